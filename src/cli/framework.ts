@@ -1,0 +1,175 @@
+import { WaymarkError, EXIT_CODES, errorMessage } from '../core/errors';
+
+/** Parsed command line: positionals and `--flag value` / `--flag` options. */
+export interface CliArgs {
+  positionals: string[];
+  flags: Record<string, string | boolean | string[]>;
+}
+
+export interface CliContext {
+  args: CliArgs;
+  cwd: string;
+  json: boolean;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+/** One verb of the `waymark` CLI. Sub-verbs (`gate pass`) are verbs named `gate pass`. */
+export interface CliCommand {
+  /** e.g. `status`, `gate pass`, `memory record`. */
+  name: string;
+  usage: string;
+  summary: string;
+  /** Longer help: options, exit codes, examples. */
+  help?: string;
+  /** Flags that take no value. */
+  booleanFlags?: string[];
+  /** Returns the exit code (0 ok, 1 validation errors found). Throw WaymarkError for the rest. */
+  run(ctx: CliContext): Promise<number>;
+}
+
+const GLOBAL_BOOLEAN_FLAGS = ['json', 'help', 'h', 'force', 'follow'];
+
+export function parseArgs(argv: string[], booleanFlags: string[] = []): CliArgs {
+  const positionals: string[] = [];
+  const flags: Record<string, string | boolean | string[]> = Object.create(null);
+  const booleans = new Set([...GLOBAL_BOOLEAN_FLAGS, ...booleanFlags]);
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--') {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (a.startsWith('--') || (a.startsWith('-') && a.length === 2 && a !== '-')) {
+      let name = a.replace(/^--?/, '');
+      let value: string | boolean | undefined;
+      const eq = name.indexOf('=');
+      if (eq >= 0) {
+        value = name.slice(eq + 1);
+        name = name.slice(0, eq);
+      } else if (booleans.has(name)) {
+        value = true;
+      } else if (i + 1 < argv.length && !argv[i + 1].startsWith('--')) {
+        value = argv[++i];
+      } else {
+        value = true;
+      }
+      const prev = flags[name];
+      if (prev !== undefined && typeof prev !== 'boolean' && typeof value === 'string') {
+        flags[name] = Array.isArray(prev) ? [...prev, value] : [prev, value];
+      } else {
+        flags[name] = value;
+      }
+    } else {
+      positionals.push(a);
+    }
+  }
+  return { positionals, flags };
+}
+
+/** A string flag, or undefined. Throws a usage error when given without a value. */
+export function flagString(args: CliArgs, name: string): string | undefined {
+  const v = args.flags[name];
+  if (v === undefined) return undefined;
+  if (v === true || v === false) throw new WaymarkError('usage', `--${name} needs a value.`);
+  return Array.isArray(v) ? v[v.length - 1] : v;
+}
+
+export function requireFlag(args: CliArgs, name: string, what: string): string {
+  const v = flagString(args, name);
+  if (!v) throw new WaymarkError('usage', `--${name} is required: ${what}.`);
+  return v;
+}
+
+export function requirePositional(args: CliArgs, index: number, what: string): string {
+  const v = args.positionals[index];
+  if (v === undefined) throw new WaymarkError('usage', `Missing ${what}.`);
+  return v;
+}
+
+export function formatHelp(cmd: CliCommand): string {
+  return [`Usage: waymark ${cmd.usage}`, '', cmd.summary, cmd.help ? `\n${cmd.help}` : ''].join('\n').trimEnd() + '\n';
+}
+
+/** Runs one command line; returns the process exit code. Never throws. */
+export async function runCli(
+  commands: CliCommand[],
+  argv: string[],
+  io: { cwd: string; stdout: (t: string) => void; stderr: (t: string) => void },
+): Promise<number> {
+  const byName = new Map(commands.map((c) => [c.name, c]));
+  // Longest verb match: `gate pass` before `gate`.
+  let cmd: CliCommand | undefined;
+  let rest = argv;
+  for (const words of [3, 2, 1]) {
+    const name = argv.slice(0, words).join(' ');
+    if (argv.length >= words && byName.has(name)) {
+      cmd = byName.get(name);
+      rest = argv.slice(words);
+      break;
+    }
+  }
+  if (!cmd) {
+    if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+      io.stdout(globalHelp(commands));
+      return argv.length === 0 ? 2 : 0;
+    }
+    if (argv[0] === '--version' || argv[0] === '-v') {
+      io.stdout(`${VERSION}\n`);
+      return 0;
+    }
+    const group = commands.filter((c) => c.name.startsWith(`${argv[0]} `));
+    if (group.length) {
+      io.stderr(`waymark ${argv[0]}: choose one of: ${group.map((c) => c.name.split(' ').slice(1).join(' ')).join(', ')}. See waymark ${argv[0]} <verb> --help.\n`);
+      return 2;
+    }
+    io.stderr(`waymark: unknown command '${argv[0]}'. Run waymark --help for the list of commands.\n`);
+    return 2;
+  }
+  let args: CliArgs;
+  try {
+    args = parseArgs(rest, cmd.booleanFlags);
+  } catch (e) {
+    io.stderr(`waymark ${cmd.name}: ${errorMessage(e)}\n`);
+    return 2;
+  }
+  if (args.flags.help || args.flags.h) {
+    io.stdout(formatHelp(cmd));
+    return 0;
+  }
+  const json = args.flags.json === true;
+  try {
+    return await cmd.run({ args, cwd: io.cwd, json, stdout: io.stdout, stderr: io.stderr });
+  } catch (e) {
+    if (WaymarkError.is(e)) {
+      if (json) {
+        io.stdout(JSON.stringify({ error: { reason: e.reason, message: e.message, file: e.file, ...e.data } }) + '\n');
+      }
+      io.stderr(`waymark ${cmd.name}: ${e.message}\n`);
+      if (e.reason === 'usage') io.stderr(`Run waymark ${cmd.name} --help for usage.\n`);
+      return EXIT_CODES[e.reason];
+    }
+    io.stderr(`waymark ${cmd.name}: unexpected error: ${errorMessage(e)}\n`);
+    if (process.env.WAYMARK_DEBUG && e instanceof Error) io.stderr(`${e.stack}\n`);
+    return 2;
+  }
+}
+
+export const VERSION = '0.1.0';
+
+function globalHelp(commands: CliCommand[]): string {
+  const width = Math.max(...commands.map((c) => c.usage.length)) + 2;
+  const lines = commands.map((c) => `  ${c.usage.padEnd(width)}${c.summary}`);
+  return [
+    'waymark: the state of AI-agent workflows, from their frontmatter.',
+    '',
+    'Usage: waymark <command> [options]',
+    '',
+    'Commands:',
+    ...lines,
+    '',
+    'Every command takes --json and --help. Mutating commands take --expect-hash HASH and --actor NAME.',
+    'Exit codes: 0 ok, 1 validation errors found, 2 usage or unreadable input, 3 conflict (stale hash, held lock), 4 refused by a gate or transition rule.',
+    '',
+  ].join('\n');
+}

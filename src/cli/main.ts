@@ -1,0 +1,21 @@
+import { runCli } from './framework';
+import { readCommands } from './readCommands';
+import { writeCommands } from './writeCommands';
+import { memoryCommands } from './memoryCommands';
+import { protocolCommands } from './protocolCommands';
+
+const commands = [...readCommands, ...writeCommands, ...protocolCommands, ...memoryCommands];
+
+runCli(commands, process.argv.slice(2), {
+  cwd: process.cwd(),
+  stdout: (t) => process.stdout.write(t),
+  stderr: (t) => process.stderr.write(t),
+}).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e) => {
+    process.stderr.write(`waymark: ${String(e)}\n`);
+    process.exitCode = 2;
+  },
+);

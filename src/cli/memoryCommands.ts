@@ -1,0 +1,3 @@
+import type { CliCommand } from './framework';
+
+export const memoryCommands: CliCommand[] = [];
