@@ -1,0 +1,48 @@
+// `npm test`: build, type-check, unit tests (node's runner), then the extension-host
+// suite inside a real VS Code (scripts/integration.mjs). Exits non-zero if any part fails.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+const only = process.argv[2]; // optional: 'unit' or 'integration'
+
+function run(label, cmd, args, opts = {}) {
+  console.log(`\n=== ${label}: ${cmd} ${args.join(' ')}`);
+  const r = spawnSync(cmd, args, { stdio: 'inherit', ...opts });
+  if (r.error) {
+    console.error(`${label} could not start: ${r.error.message}`);
+    return 1;
+  }
+  return r.status ?? 1;
+}
+
+function testFiles(dir) {
+  const out = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...testFiles(p));
+    else if (p.endsWith('.test.js')) out.push(p);
+  }
+  return out.sort();
+}
+
+const failures = [];
+const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
+
+if (run('build', process.execPath, ['esbuild.mjs']) !== 0) process.exit(2);
+if (run('build tests', process.execPath, ['esbuild.mjs', '--tests']) !== 0) process.exit(2);
+if (run('type-check', npx, ['tsc', '--noEmit', '-p', '.']) !== 0) failures.push('type-check');
+
+if (only !== 'integration') {
+  const files = testFiles('dist-test/unit');
+  if (run('unit tests', process.execPath, ['--test', '--test-reporter=spec', '--test-timeout=120000', ...files]) !== 0) failures.push('unit tests');
+}
+if (only !== 'unit') {
+  if (run('integration tests (real VS Code)', process.execPath, ['scripts/integration.mjs']) !== 0) failures.push('integration tests');
+}
+
+if (failures.length) {
+  console.error(`\nnpm test failed: ${failures.join(', ')}`);
+  process.exit(1);
+}
+console.log('\nnpm test: all parts passed');
