@@ -1,3 +1,344 @@
-import type { CliCommand } from './framework';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { CliCommand, CliContext } from './framework';
+import { WaymarkError } from '../core/errors';
+import type { Problem, WorkflowState, SkippedFile } from '../core/types';
+import { scanRoots, allProblems, readWorkflowFileSync, contextFor } from '../core/scan';
+import { chainOf, type DelegationNode } from '../core/delegation';
+import { writeManifest, changedSince } from '../core/manifest';
+import { frontmatterResume } from '../core/resume';
+import { findWorkspaceRoot } from '../core/stateCore';
 
-export const readCommands: CliCommand[] = [];
+/** Problem as the CLI prints it: 1-based line/column. */
+function cliProblem(p: Problem, cwd: string) {
+  return {
+    file: display(p.file, cwd),
+    line: p.range.start.line + 1,
+    column: p.range.start.character + 1,
+    endLine: p.range.end.line + 1,
+    endColumn: p.range.end.character + 1,
+    severity: p.severity,
+    code: p.code,
+    message: p.message,
+    ...(p.data ? { data: p.data } : {}),
+  };
+}
+
+function display(file: string, cwd: string): string {
+  const rel = path.relative(cwd, file);
+  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : file;
+}
+
+function under(file: string, dir: string): boolean {
+  return file === dir || file.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);
+}
+
+interface Target {
+  abs: string;
+  isDir: boolean;
+  root: string;
+}
+
+function resolveTargets(args: string[], cwd: string): Target[] {
+  const list = args.length ? args : [cwd];
+  return list.map((a) => {
+    const abs = path.resolve(cwd, a);
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(abs);
+    } catch (e) {
+      throw new WaymarkError('unreadable', `${a}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or folder' : (e as Error).message}.`, abs);
+    }
+    const isDir = st.isDirectory();
+    const root = isDir ? findWorkspaceRoot(path.join(abs, '_'), cwd) : findWorkspaceRoot(abs, cwd);
+    return { abs, isDir, root };
+  });
+}
+
+interface Collected {
+  files: number;
+  workflows: WorkflowState[];
+  problems: Problem[];
+  skipped: SkippedFile[];
+  states: WorkflowState[];
+}
+
+/** Scans the roots of the targets and keeps what lies under the targets; explicit files are read even outside the globs. */
+async function collect(targets: Target[], flags: CliContext['args']['flags']): Promise<Collected> {
+  const roots = [...new Set(targets.map((t) => t.root))];
+  const overrides = overridesFrom(flags);
+  const res = await scanRoots(roots, { overrides });
+  const states = res.workflows;
+  const keep = (file: string) => targets.some((t) => (t.isDir ? under(file, t.abs) : file === t.abs));
+  const workflows = states.filter((w) => keep(w.file));
+  const problems = [...res.problems.filter((p) => keep(p.file) || !states.some((w) => w.file === p.file) && roots.some((r) => under(p.file, r) && p.file.includes(`${path.sep}.waymark${path.sep}`))), ...workflows.flatMap((w) => w.problems)];
+  const skipped = res.skipped.filter((s) => keep(s.file));
+  let files = res.files;
+  if (targets.every((t) => !t.isDir)) files = targets.length;
+  // Explicit files the globs did not cover.
+  for (const t of targets) {
+    if (t.isDir || workflows.some((w) => w.file === t.abs) || skipped.some((s) => s.file === t.abs) || problems.some((p) => p.file === t.abs)) continue;
+    const ctx = contextFor(t.abs, res.contexts.values());
+    if (!ctx) continue;
+    const r = readWorkflowFileSync(t.abs, ctx);
+    if (r.skipped) skipped.push(r.skipped);
+    if (r.state) {
+      workflows.push(r.state);
+      problems.push(...r.state.problems);
+    } else problems.push(...r.problems);
+  }
+  return { files, workflows, problems, skipped, states };
+}
+
+function overridesFrom(flags: CliContext['args']['flags']): Record<string, unknown> | undefined {
+  const max = flags['max-file-bytes'];
+  if (typeof max === 'string' && /^\d+$/.test(max)) return { limits: { maxFileBytes: Number(max) } };
+  return undefined;
+}
+
+function sortProblems(ps: Problem[]): Problem[] {
+  return [...ps].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character));
+}
+
+function statusJson(w: WorkflowState, cwd: string) {
+  const resume = frontmatterResume(w);
+  return {
+    file: display(w.file, cwd),
+    workflow: w.workflow,
+    dialect: w.dialect,
+    status: w.status ?? null,
+    rawStatus: w.rawStatus ?? null,
+    currentStep: w.currentStep ?? null,
+    nextStep: w.nextStep ?? null,
+    stepsCompleted: w.stepsCompleted,
+    steps: w.steps.map((s) => s.id),
+    stepsSource: w.stepsSource,
+    lastStep: w.lastStep ?? null,
+    scope: w.scope ?? null,
+    blockedReason: w.blockedReason ?? null,
+    stateHash: w.stateHash,
+    gates: Object.fromEntries(Object.entries(w.gates).map(([step, g]) => [step, { name: g.name, verdict: g.verdict ?? null, open: g.open, exists: g.exists, file: display(g.file, cwd) }])),
+    delegation: w.delegation ?? null,
+    resume: { step: resume.step ?? null, reason: resume.reason },
+    problems: w.problems.length,
+  };
+}
+
+function skippedLine(s: SkippedFile, cwd: string): string {
+  return `skipped ${display(s.file, cwd)}: ${s.reason}${s.detail ? ` (${s.detail})` : ''}`;
+}
+
+function bar(w: WorkflowState): string {
+  const total = w.steps.length;
+  if (!total) return `${w.stepsCompleted.length} done`;
+  const done = w.steps.filter((s) => w.stepsCompleted.includes(s.id)).length;
+  return `${done}/${total}`;
+}
+
+const scanCommand: CliCommand = {
+  name: 'scan',
+  usage: 'scan [ROOT...] [--json]',
+  summary: 'Scan workspace folders for workflow files and summarize them.',
+  help: [
+    'Options:',
+    '  --json                 Print {roots, files, workflows, problems, skipped}.',
+    '  --max-file-bytes N     Override limits.maxFileBytes.',
+    '',
+    'Roots default to the current folder. Files over the size limit, binary files and',
+    'unreadable files are listed as skipped. Exit codes: 0 ok, 2 unreadable root.',
+  ].join('\n'),
+  async run(ctx) {
+    const roots = (ctx.args.positionals.length ? ctx.args.positionals : [ctx.cwd]).map((r) => path.resolve(ctx.cwd, r));
+    for (const r of roots) {
+      if (!fs.existsSync(r) || !fs.statSync(r).isDirectory()) throw new WaymarkError('unreadable', `${display(r, ctx.cwd)} is not a folder.`, r);
+    }
+    const res = await scanRoots(roots, { overrides: overridesFrom(ctx.args.flags) });
+    const problems = sortProblems(allProblems(res));
+    if (ctx.json) {
+      ctx.stdout(JSON.stringify({
+        roots: res.roots.map((r) => display(r, ctx.cwd) || '.'),
+        files: res.files,
+        workflows: res.workflows.map((w) => ({ file: display(w.file, ctx.cwd), workflow: w.workflow, dialect: w.dialect, status: w.status ?? null, rawStatus: w.rawStatus ?? null, currentStep: w.currentStep ?? null, stepsDone: w.steps.filter((s) => w.stepsCompleted.includes(s.id)).length, stepsTotal: w.steps.length, problems: w.problems.length })),
+        problems: problems.map((p) => cliProblem(p, ctx.cwd)),
+        skipped: res.skipped.map((s) => ({ ...s, file: display(s.file, ctx.cwd) })),
+      }) + '\n');
+      return 0;
+    }
+    const lines = [`${res.files} candidate file(s), ${res.workflows.length} workflow(s), ${problems.length} problem(s), ${res.skipped.length} skipped in ${res.roots.map((r) => display(r, ctx.cwd) || '.').join(', ')}`];
+    for (const w of res.workflows) lines.push(`  ${display(w.file, ctx.cwd)}  ${w.workflow} [${w.dialect}] ${w.rawStatus ?? '-'} ${bar(w)}${w.problems.length ? `  (${w.problems.length} problem(s))` : ''}`);
+    for (const s of res.skipped) lines.push(`  ${skippedLine(s, ctx.cwd)}`);
+    ctx.stdout(lines.join('\n') + '\n');
+    return 0;
+  },
+};
+
+const statusCommand: CliCommand = {
+  name: 'status',
+  usage: 'status [PATH] [--json]',
+  summary: 'Show the state of workflow files (one file, or all under a folder).',
+  help: [
+    'Options:',
+    '  --json   Print {workflows: [{file, workflow, dialect, status, currentStep, stepsCompleted,',
+    '           steps, stateHash, gates, delegation, ...}]}.',
+    '',
+    'PATH defaults to the current folder. Exit codes: 0 ok, 2 PATH missing, unreadable or not a workflow file.',
+  ].join('\n'),
+  async run(ctx) {
+    const targets = resolveTargets(ctx.args.positionals.slice(0, 1), ctx.cwd);
+    const c = await collect(targets, ctx.args.flags);
+    const t = targets[0];
+    if (!t.isDir && c.workflows.length === 0) {
+      const skip = c.skipped.find((s) => s.file === t.abs);
+      const prob = c.problems.find((p) => p.file === t.abs);
+      if (skip) throw new WaymarkError('unreadable', `${display(t.abs, ctx.cwd)} was not read: ${skip.reason}${skip.detail ? ` (${skip.detail})` : ''}.`, t.abs);
+      if (prob) throw new WaymarkError('unreadable', `${display(t.abs, ctx.cwd)}:${prob.range.start.line + 1}:${prob.range.start.character + 1}: ${prob.message}`, t.abs, { code: prob.code });
+      throw new WaymarkError('unreadable', `${display(t.abs, ctx.cwd)} is not a workflow file: its frontmatter has no workflow keys (workflow, workflowType, stepsCompleted, ...).`, t.abs);
+    }
+    const workflows = [...c.workflows].sort((a, b) => a.file.localeCompare(b.file));
+    if (ctx.json) {
+      ctx.stdout(JSON.stringify({ workflows: workflows.map((w) => statusJson(w, ctx.cwd)) }) + '\n');
+      return 0;
+    }
+    const lines: string[] = [];
+    for (const w of workflows) {
+      const r = frontmatterResume(w);
+      lines.push(`${display(w.file, ctx.cwd)}`);
+      lines.push(`  ${w.workflow} [${w.dialect}]  status: ${w.rawStatus ?? '-'}  steps: ${bar(w)}  current: ${w.currentStep ?? '-'}`);
+      if (w.blockedReason) lines.push(`  blocked: ${w.blockedReason}`);
+      for (const [step, g] of Object.entries(w.gates)) lines.push(`  gate ${g.name} (${step}): ${g.verdict ?? 'missing'}${g.open ? '' : ' - closed'}`);
+      if (w.delegation) lines.push(`  delegation: ${w.delegation.chain_path.join(' > ')}${w.delegation.agent ? ` (agent ${w.delegation.agent})` : ''}`);
+      lines.push(`  next: ${r.step ?? '-'}: ${r.reason}`);
+      if (w.problems.length) lines.push(`  ${w.problems.length} problem(s): run waymark validate ${display(w.file, ctx.cwd)}`);
+    }
+    if (!workflows.length) lines.push('No workflow files found.');
+    ctx.stdout(lines.join('\n') + '\n');
+    return 0;
+  },
+};
+
+const validateCommand: CliCommand = {
+  name: 'validate',
+  usage: 'validate [PATH...] [--json]',
+  summary: 'Check workflow files and report problems (file:line:column severity code message).',
+  help: [
+    'Options:',
+    '  --json   Print {files, workflows, problems: [{file, line, column, severity, code, message}]} (1-based).',
+    '',
+    'PATH (files or folders) defaults to the current folder. Problem codes: docs/problems.md.',
+    'Exit codes: 0 no errors (warnings allowed), 1 errors found, 2 PATH missing or unreadable.',
+  ].join('\n'),
+  async run(ctx) {
+    const targets = resolveTargets(ctx.args.positionals, ctx.cwd);
+    const c = await collect(targets, ctx.args.flags);
+    const problems = sortProblems(c.problems);
+    const errors = problems.filter((p) => p.severity === 'error').length;
+    if (ctx.json) {
+      ctx.stdout(JSON.stringify({ files: c.files, workflows: c.workflows.length, problems: problems.map((p) => cliProblem(p, ctx.cwd)), skipped: c.skipped.map((s) => ({ ...s, file: display(s.file, ctx.cwd) })) }) + '\n');
+    } else {
+      const lines = problems.map((p) => {
+        const q = cliProblem(p, ctx.cwd);
+        return `${q.file}:${q.line}:${q.column} ${q.severity} ${q.code} ${q.message}`;
+      });
+      for (const s of c.skipped) lines.push(skippedLine(s, ctx.cwd));
+      const warnings = problems.filter((p) => p.severity === 'warning').length;
+      lines.push(`${c.files} file(s), ${c.workflows.length} workflow(s): ${errors} error(s), ${warnings} warning(s), ${problems.length - errors - warnings} info.`);
+      ctx.stdout(lines.join('\n') + '\n');
+    }
+    return errors ? 1 : 0;
+  },
+};
+
+function renderTree(n: DelegationNode, cwd: string, mark: string | undefined, indent: string, out: string[]): void {
+  const label = n.missing ? `${n.id} (missing: no file has this id)` : `${n.id}  ${n.workflow ?? ''} ${n.status ?? ''}${n.agent ? ` agent ${n.agent}` : ''}  ${n.file ? display(n.file, cwd) : ''}`;
+  out.push(`${indent}${n.file && n.file === mark ? '* ' : ''}${label.replace(/\s+$/, '')}`);
+  for (const c of n.children) renderTree(c, cwd, mark, indent + '  ', out);
+}
+
+const chainCommand: CliCommand = {
+  name: 'chain',
+  usage: 'chain FILE [--json]',
+  summary: 'Show the delegation chain of a workflow file: its ancestors and its delegated children.',
+  help: ['Options:', '  --json   Print {file, path: [ids root→file], tree}.', '', 'Exit codes: 0 ok, 2 FILE missing or not a workflow with a delegation block.'].join('\n'),
+  async run(ctx) {
+    const file = ctx.args.positionals[0];
+    if (!file) throw new WaymarkError('usage', 'Missing FILE: the workflow file whose chain to show.');
+    const targets = resolveTargets([file], ctx.cwd);
+    const t = targets[0];
+    if (t.isDir) throw new WaymarkError('usage', `${file} is a folder; give a workflow file.`);
+    const c = await collect(targets, ctx.args.flags);
+    const state = c.workflows.find((w) => w.file === t.abs);
+    if (!state) throw new WaymarkError('unreadable', `${file} is not a workflow file.`, t.abs);
+    if (!state.delegation) throw new WaymarkError('unreadable', `${file} has no delegation block: it is not part of a delegation chain.`, t.abs);
+    const all = c.states.some((s) => s.file === state.file) ? c.states : [...c.states, state];
+    const { path: trail, node } = chainOf(all, state.file);
+    const root = trail[0];
+    if (ctx.json) {
+      ctx.stdout(JSON.stringify({ file: display(state.file, ctx.cwd), path: trail.map((n) => n.id), tree: root ? strip(root, ctx.cwd) : null, node: node ? strip(node, ctx.cwd) : null }) + '\n');
+      return 0;
+    }
+    const out = [`chain: ${trail.map((n) => n.id).join(' > ')}`];
+    if (root) renderTree(root, ctx.cwd, state.file, '', out);
+    const probs = state.problems.filter((p) => p.code.startsWith('delegation-'));
+    for (const p of probs) out.push(`${display(p.file, ctx.cwd)}:${p.range.start.line + 1}:${p.range.start.character + 1} ${p.severity} ${p.code} ${p.message}`);
+    ctx.stdout(out.join('\n') + '\n');
+    return 0;
+  },
+};
+
+function strip(n: DelegationNode, cwd: string): unknown {
+  return { ...n, file: n.file ? display(n.file, cwd) : undefined, children: n.children.map((c) => strip(c, cwd)) };
+}
+
+function rootArg(ctx: CliContext): string {
+  const r = path.resolve(ctx.cwd, ctx.args.positionals[0] ?? '.');
+  if (!fs.existsSync(r) || !fs.statSync(r).isDirectory()) throw new WaymarkError('unreadable', `${display(r, ctx.cwd) || r} is not a folder.`, r);
+  return r;
+}
+
+const manifestCommand: CliCommand = {
+  name: 'manifest',
+  usage: 'manifest [ROOT] [--json]',
+  summary: 'Write files-manifest.csv (path, workflow, status, current step, steps done/total, state hash, content hash).',
+  help: ['Options:', '  --json   Print {file, rows}.', '', 'The manifest goes to manifest.path in .waymark/config.yaml (default .waymark/files-manifest.csv).', 'Exit codes: 0 ok, 2 ROOT unreadable or the manifest could not be written.'].join('\n'),
+  async run(ctx) {
+    const root = rootArg(ctx);
+    const res = await scanRoots([root], { overrides: overridesFrom(ctx.args.flags) });
+    const c = res.contexts.get(root)!;
+    let out: ReturnType<typeof writeManifest>;
+    try {
+      out = writeManifest(root, res.workflows, c.config.manifest.path);
+    } catch (e) {
+      throw new WaymarkError('io', `Cannot write the manifest: ${(e as Error).message}.`);
+    }
+    if (ctx.json) ctx.stdout(JSON.stringify({ file: display(out.file, ctx.cwd), rows: out.rows }) + '\n');
+    else ctx.stdout(`Wrote ${display(out.file, ctx.cwd)} (${out.rows.length} workflow file(s)).\n`);
+    return 0;
+  },
+};
+
+const changedCommand: CliCommand = {
+  name: 'changed',
+  usage: 'changed [ROOT] [--json]',
+  summary: 'List workflow files changed since the last manifest (added, removed, state changed, content changed).',
+  help: ['Options:', '  --json   Print {manifest, added, removed, stateChanged, contentChanged}.', '', 'Compares state and content hashes with files-manifest.csv. Exit codes: 0 ok, 2 ROOT unreadable.'].join('\n'),
+  async run(ctx) {
+    const root = rootArg(ctx);
+    const res = await scanRoots([root], { overrides: overridesFrom(ctx.args.flags) });
+    const c = res.contexts.get(root)!;
+    const rep = changedSince(root, res.workflows, c.config.manifest.path);
+    if (ctx.json) {
+      ctx.stdout(JSON.stringify({ ...rep, manifest: display(rep.manifest, ctx.cwd), manifestExists: fs.existsSync(rep.manifest) }) + '\n');
+      return 0;
+    }
+    const lines: string[] = [];
+    if (!fs.existsSync(rep.manifest)) lines.push(`No manifest at ${display(rep.manifest, ctx.cwd)} yet (run waymark manifest): every file counts as added.`);
+    for (const [label, list] of [['added', rep.added], ['removed', rep.removed], ['state changed', rep.stateChanged], ['content changed', rep.contentChanged]] as const) {
+      for (const f of list) lines.push(`${label}: ${f}`);
+    }
+    if (!rep.added.length && !rep.removed.length && !rep.stateChanged.length && !rep.contentChanged.length) lines.push('No changes since the last manifest.');
+    ctx.stdout(lines.join('\n') + '\n');
+    return 0;
+  },
+};
+
+export const readCommands: CliCommand[] = [scanCommand, statusCommand, validateCommand, chainCommand, manifestCommand, changedCommand];

@@ -1,3 +1,216 @@
-import type { CliCommand } from './framework';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { CliCommand, CliContext } from './framework';
+import { flagString, requireFlag, requirePositional } from './framework';
+import { createStateCore, findWorkspaceRoot } from '../core/stateCore';
+import { WaymarkError } from '../core/errors';
+import { SCOPES, STATUSES } from '../core/types';
+import type { GateState, MutationOptions, MutationResult, Scope, Status, WorkflowState } from '../core/types';
 
-export const writeCommands: CliCommand[] = [];
+const COMMON_HELP = `Options:
+  --expect-hash HASH  refuse (exit 3) when the file's state hash is not HASH (a stale read)
+  --actor NAME        who does this, recorded in history (default $WAYMARK_ACTOR or "cli")
+  --session S         session marker recorded in history (default $WAYMARK_SESSION)
+  --json              print the result as JSON
+
+Exit codes: 0 done; 1 the result would be invalid; 2 usage or unreadable file;
+3 conflict (stale --expect-hash, file locked); 4 refused by a gate or the status rules.`;
+
+function resolveFile(ctx: CliContext, raw: string): string {
+  const abs = path.resolve(ctx.cwd, raw);
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(abs);
+  } catch {
+    throw new WaymarkError('unreadable', `${raw} does not exist (looked at ${abs}).`, abs);
+  }
+  if (!st.isFile()) throw new WaymarkError('unreadable', `${raw} is not a file.`, abs);
+  return abs;
+}
+
+function coreFor(ctx: CliContext, file: string) {
+  const root = findWorkspaceRoot(file, ctx.cwd);
+  return createStateCore({
+    roots: [root],
+    actor: flagString(ctx.args, 'actor') ?? process.env.WAYMARK_ACTOR ?? 'cli',
+    session: flagString(ctx.args, 'session') ?? process.env.WAYMARK_SESSION,
+  });
+}
+
+function mutationOptions(ctx: CliContext): MutationOptions {
+  const opts: MutationOptions = {};
+  const expect = flagString(ctx.args, 'expect-hash');
+  if (expect !== undefined) {
+    if (!/^[0-9a-f]{64}$/i.test(expect)) throw new WaymarkError('usage', `--expect-hash must be a 64-character hex state hash (from waymark status --json); got ${expect}.`);
+    opts.expectHash = expect.toLowerCase();
+  }
+  const actor = flagString(ctx.args, 'actor');
+  if (actor) opts.actor = actor;
+  const session = flagString(ctx.args, 'session');
+  if (session) opts.session = session;
+  return opts;
+}
+
+function brief(s: WorkflowState) {
+  return {
+    workflow: s.workflow,
+    dialect: s.dialect,
+    status: s.status ?? null,
+    rawStatus: s.rawStatus ?? null,
+    currentStep: s.currentStep ?? null,
+    nextStep: s.nextStep ?? null,
+    stepsCompleted: s.stepsCompleted,
+    lastStep: s.lastStep ?? null,
+    scope: s.scope ?? null,
+    blockedReason: s.blockedReason ?? null,
+    delegation: s.delegation ?? null,
+    stateHash: s.stateHash,
+  };
+}
+
+function rel(ctx: CliContext, file: string): string {
+  const r = path.relative(ctx.cwd, file);
+  return r && !r.startsWith('..') ? r : file;
+}
+
+function printResult(ctx: CliContext, r: MutationResult): number {
+  if (ctx.json) {
+    ctx.stdout(JSON.stringify({ file: r.file, operation: r.operation, written: r.written, seq: r.seq ?? null, stateHash: r.after.stateHash, before: brief(r.before), after: brief(r.after) }) + '\n');
+    return 0;
+  }
+  const b = r.before;
+  const a = r.after;
+  const parts: string[] = [];
+  if (r.operation === 'delegate') {
+    parts.push(`created ${rel(ctx, r.file)} for ${a.delegation?.agent ?? 'the agent'} (id ${a.delegation?.id}, depth ${a.delegation?.depth})`);
+  } else {
+    if (b.rawStatus !== a.rawStatus) parts.push(`status ${b.rawStatus ?? '(none)'} → ${a.rawStatus}`);
+    const newlyDone = a.stepsCompleted.filter((x) => !b.stepsCompleted.includes(x));
+    if (newlyDone.length) parts.push(`completed ${newlyDone.join(', ')}`);
+    if (b.currentStep !== a.currentStep || newlyDone.length) parts.push(a.nextStep ? `next: ${a.nextStep}` : 'all steps done');
+    if (b.scope !== a.scope) parts.push(`scope ${b.scope ?? '(none)'} → ${a.scope}`);
+    if (b.blockedReason !== a.blockedReason && a.blockedReason) parts.push(`reason: ${a.blockedReason}`);
+    if (!parts.length) parts.push('no change needed');
+  }
+  ctx.stdout(`${r.operation} ${rel(ctx, r.operation === 'delegate' ? r.before.file : r.file)}: ${parts.join('; ')}${r.seq ? ` (history #${r.seq})` : ''}\nstate hash ${r.after.stateHash}\n`);
+  return 0;
+}
+
+function printGate(ctx: CliContext, g: GateState & { error?: string }, verb: string): number {
+  if (ctx.json) {
+    ctx.stdout(JSON.stringify({ gate: g }) + '\n');
+    return 0;
+  }
+  const lines = [`gate ${g.name}: ${g.exists ? g.verdict ?? 'invalid' : 'no verdict yet'}${g.open ? ' (open: the step may be passed)' : ' (closed)'}`];
+  if (g.reviewer) lines.push(`  reviewer: ${g.reviewer}`);
+  if (g.updated) lines.push(`  updated:  ${g.updated}`);
+  if (g.reason) lines.push(`  reason:   ${g.reason}`);
+  if (g.waiver) lines.push(`  waiver:   ${g.waiver.reason} (approved by ${g.waiver.approved_by}${g.waiver.expires ? `, expires ${g.waiver.expires}` : ''})`);
+  if (g.error) lines.push(`  error:    ${g.error}`);
+  if (verb === 'show' && g.history.length) lines.push(`  history:  ${g.history.length} verdict(s), last ${g.history[g.history.length - 1].gate}`);
+  lines.push(`  file:     ${rel(ctx, g.file)}`);
+  ctx.stdout(lines.join('\n') + '\n');
+  return 0;
+}
+
+function mutating(name: string, usage: string, summary: string, extraHelp: string, run: (ctx: CliContext, file: string, core: ReturnType<typeof createStateCore>, opts: MutationOptions) => Promise<MutationResult>): CliCommand {
+  return {
+    name,
+    usage,
+    summary,
+    help: `${extraHelp ? `${extraHelp}\n\n` : ''}${COMMON_HELP}`,
+    async run(ctx) {
+      const file = resolveFile(ctx, requirePositional(ctx.args, 0, 'FILE (the workflow Markdown file)'));
+      const opts = mutationOptions(ctx);
+      const core = coreFor(ctx, file);
+      try {
+        return printResult(ctx, await run(ctx, file, core, opts));
+      } finally {
+        core.dispose();
+      }
+    },
+  };
+}
+
+function gateVerb(verb: 'pass' | 'fail' | 'concerns' | 'waive'): CliCommand {
+  const verdict = verb === 'waive' ? 'WAIVED' : verb.toUpperCase();
+  return {
+    name: `gate ${verb}`,
+    usage: `gate ${verb} FILE STEP ${verb === 'waive' ? '--reason TEXT --by NAME [--expires DATE]' : '[--reason TEXT] [--by NAME]'}`,
+    summary: `Record a ${verdict} verdict in the gate file of a step.`,
+    help: `Writes the step's gate file (YAML, atomically) and appends the verdict to its history list.
+${verb === 'waive' ? 'A waiver needs --reason and --by (who approved it); --expires DATE makes it lapse.\n' : ''}
+${COMMON_HELP}`,
+    async run(ctx) {
+      const file = resolveFile(ctx, requirePositional(ctx.args, 0, 'FILE (the workflow Markdown file)'));
+      const step = requirePositional(ctx.args, 1, 'STEP (the gated step id)');
+      const opts = mutationOptions(ctx);
+      const reason = flagString(ctx.args, 'reason');
+      const by = flagString(ctx.args, 'by');
+      const core = coreFor(ctx, file);
+      try {
+        let g: GateState;
+        if (verb === 'waive') {
+          g = await core.gateWaive(file, step, { reason: requireFlag(ctx.args, 'reason', 'why the gate is waived'), by: requireFlag(ctx.args, 'by', 'who approved the waiver'), expires: flagString(ctx.args, 'expires') }, opts);
+        } else if (verb === 'pass') g = await core.gatePass(file, step, { reason, by }, opts);
+        else if (verb === 'fail') g = await core.gateFail(file, step, { reason, by }, opts);
+        else g = await core.gateConcerns(file, step, { reason, by }, opts);
+        return printGate(ctx, g, verb);
+      } finally {
+        core.dispose();
+      }
+    },
+  };
+}
+
+export const writeCommands: CliCommand[] = [
+  mutating('start', 'start FILE', 'Start a workflow: status in_progress, current step the first one not done.', '', (_c, f, core, o) => core.start(f, o)),
+  mutating('advance', 'advance FILE', 'Complete the current step and move to the next (refused while its gate is closed).', 'On the last step the workflow becomes completed.', (_c, f, core, o) => core.advance(f, o)),
+  mutating('complete-step', 'complete-step FILE STEP', 'Mark one named step completed.', 'STEP is a step id (step-03-success), a number (3) or a step file name.', (c, f, core, o) =>
+    core.completeStep(f, requirePositional(c.args, 1, 'STEP (a step id)'), o),
+  ),
+  mutating('set-status', 'set-status FILE STATUS [--reason TEXT]', 'Set the status (created → in_progress ⇄ blocked → completed → archived).', `STATUS is one of ${STATUSES.join(', ')}. Blocking needs --reason.`, (c, f, core, o) => {
+    const status = requirePositional(c.args, 1, `STATUS (one of ${STATUSES.join(', ')})`);
+    if (!(STATUSES as readonly string[]).includes(status)) throw new WaymarkError('usage', `Unknown status ${status}; use one of ${STATUSES.join(', ')}.`);
+    return core.setStatus(f, status as Status, { ...o, reason: flagString(c.args, 'reason') });
+  }),
+  mutating('block', 'block FILE --reason TEXT', 'Block a workflow, saying what is in the way.', '', (c, f, core, o) => core.block(f, requireFlag(c.args, 'reason', 'what blocks the workflow'), o)),
+  mutating('unblock', 'unblock FILE', 'Unblock a workflow (back to in_progress; the reason is removed).', '', (_c, f, core, o) => core.unblock(f, o)),
+  mutating('scope', 'scope FILE SCOPE', 'Set the scope of a workflow.', `SCOPE is one of ${SCOPES.join(', ')}.`, (c, f, core, o) => core.setScope(f, requirePositional(c.args, 1, `SCOPE (one of ${SCOPES.join(', ')})`) as Scope, o)),
+  mutating('delegate', 'delegate FILE --agent NAME [--out PATH] [--workflow ID]', 'Create a child workflow file delegated to an agent, with its chain computed.', 'The child goes beside the parent (<parent>.<agent>.md) unless --out says where; an existing file is never overwritten.', async (c, f, core, o) => {
+    await core.scan();
+    const out = flagString(c.args, 'out');
+    return core.delegate(f, { agent: requireFlag(c.args, 'agent', 'the agent the work is delegated to'), out: out ? path.resolve(c.cwd, out) : undefined, workflow: flagString(c.args, 'workflow') }, o);
+  }),
+  mutating('fix', 'fix FILE CODE [--line N]', 'Apply the quick fix of a problem (see waymark validate).', 'CODE is the problem code (e.g. last-step-mismatch); --line picks one when several share it.', async (c, f, core, o) => {
+    const code = requirePositional(c.args, 1, 'CODE (a problem code from waymark validate)');
+    const lineFlag = flagString(c.args, 'line');
+    const text = fs.readFileSync(f, 'utf8');
+    const { problems } = await core.parseText(f, text);
+    const matching = problems.filter((p) => p.code === code && (lineFlag === undefined || p.range.start.line + 1 === Number(lineFlag)));
+    if (!matching.length) throw new WaymarkError('usage', `${rel(c, f)} has no problem ${code}${lineFlag ? ` at line ${lineFlag}` : ''}; run waymark validate ${rel(c, f)} to list them.`, f);
+    const fixable = matching.find((p) => p.data && typeof p.data.fix === 'string');
+    if (!fixable) throw new WaymarkError('usage', `Problem ${code} has no quick fix; ${matching[0].message}`, f);
+    return core.applyFix(f, fixable, o);
+  }),
+  gateVerb('pass'),
+  gateVerb('fail'),
+  gateVerb('concerns'),
+  gateVerb('waive'),
+  {
+    name: 'gate show',
+    usage: 'gate show FILE STEP',
+    summary: "Show a step's gate: verdict, reviewer, waiver, history.",
+    help: 'Options:\n  --json  print the gate as JSON\n\nExit codes: 0 shown; 2 usage or unreadable file.',
+    async run(ctx) {
+      const file = resolveFile(ctx, requirePositional(ctx.args, 0, 'FILE (the workflow Markdown file)'));
+      const step = requirePositional(ctx.args, 1, 'STEP (the gated step id)');
+      const core = coreFor(ctx, file);
+      try {
+        return printGate(ctx, await core.gateShow(file, step), 'show');
+      } finally {
+        core.dispose();
+      }
+    },
+  },
+];

@@ -1,0 +1,138 @@
+// Runs the extension-host suite (test/integration/suite) inside a real VS Code: code-server's
+// workbench and Node extension host, driven by Debian's Chromium through playwright-core.
+// Installs what is missing, builds, copies the demo workspace to a temp folder, relays the
+// host's log, takes the screenshots the suite asks for, prints `N passed, N failed`, and exits
+// non-zero on any failure, timeout or crash. Every wait is bounded.
+import { mkdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { REPO, build, copyWorkspace, ensureAll, fixtureWorkspace, log, startCodeServer } from './vscodeServer.mjs';
+
+const TOTAL_TIMEOUT_MS = Number(process.env.WAYMARK_IT_TIMEOUT_MS ?? 10 * 60_000);
+const SCREENSHOTS = join(REPO, 'test-results', 'screenshots');
+const verbose = process.argv.includes('--verbose') || process.env.WAYMARK_IT_VERBOSE === '1';
+const skipBuild = process.argv.includes('--no-build');
+
+const started = Date.now();
+let server;
+let browser;
+let workspace;
+let result; // { passed, failed } from the suite's closing line
+let exitCode;
+
+async function main() {
+  const chromiumPath = ensureAll();
+  if (!skipBuild) build({ tests: true });
+  const index = join(REPO, 'dist-test', 'integration', 'suite', 'index.js');
+  if (!existsSync(index)) throw new Error(`${index} missing: the suite was not built`);
+
+  workspace = copyWorkspace(fixtureWorkspace(), 'demo');
+  // The suite and this runner meet in this folder: the suite asks for a screenshot with a log
+  // line and waits for `<name>.done` here.
+  const signals = join(workspace.base, 'signals');
+  mkdirSync(signals, { recursive: true });
+  rmSync(SCREENSHOTS, { recursive: true, force: true });
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  log(`workspace ${workspace.folder}`);
+
+  server = await startCodeServer({
+    folder: workspace.folder,
+    base: workspace.base,
+    onOutput: (line) => verbose && log(`code-server: ${line}`),
+    env: { WAYMARK_TEST_SIGNALS: signals },
+  });
+  log(`code-server ready at ${server.url} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+
+  browser = await chromium.launch({
+    executablePath: chromiumPath,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    timeout: 60_000,
+  });
+  const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
+  page.setDefaultTimeout(30_000);
+
+  let settle;
+  const exited = new Promise((res) => (settle = res));
+  const screenshotQueue = [];
+  let shooting = Promise.resolve();
+
+  const shoot = (name) => {
+    shooting = shooting.then(async () => {
+      const file = join(SCREENSHOTS, `${name.replace(/[^a-z0-9-]/gi, '_')}.png`);
+      try {
+        await page.waitForTimeout(400); // let the workbench paint after the suite's last command
+        await page.screenshot({ path: file, timeout: 20_000 });
+        log(`screenshot ${file}`);
+      } catch (e) {
+        log(`screenshot ${name} failed: ${e.message}`);
+      } finally {
+        writeFileSync(join(signals, `${name}.done`), '');
+      }
+    });
+    screenshotQueue.push(shooting);
+  };
+
+  const onLine = (line) => {
+    const shot = /\[waymark-screenshot\] ([\w-]+)/.exec(line);
+    if (shot) return shoot(shot[1]);
+    const res = /\[waymark-result\] (\{.*\})/.exec(line);
+    if (res) {
+      try { result = JSON.parse(res[1]); } catch { /* printed below anyway */ }
+    }
+    if (/getaddrinfo ENOTFOUND open-vsx\.org/.test(line)) return;
+    if (verbose || line.includes('[waymark-test]') || /\bError\b|FAIL|✗/.test(line)) process.stdout.write(`${line}\n`);
+  };
+
+  await page.exposeFunction('codeAutomationLog', (type, args) => {
+    const parts = Array.isArray(args) ? args : [args];
+    const text = parts.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ');
+    for (const line of text.split('\n')) onLine(line);
+  });
+  await page.exposeFunction('codeAutomationExit', (code) => settle(Number(code)));
+  page.on('crash', () => settle(70));
+  page.on('pageerror', (e) => verbose && log(`page error: ${e.message}`));
+
+  const payload = [
+    ['extensionDevelopmentPath', `vscode-remote://127.0.0.1:${server.port}${REPO}`],
+    ['extensionTestsPath', `vscode-remote://127.0.0.1:${server.port}${index}`],
+    ['skipWelcome', 'true'],
+  ];
+  const url = `${server.url}/?folder=${encodeURIComponent(workspace.folder)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
+  await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60_000 });
+
+  const remaining = TOTAL_TIMEOUT_MS - (Date.now() - started);
+  const timeout = new Promise((res) => setTimeout(() => res('timeout'), Math.max(remaining, 10_000)).unref());
+  const code = await Promise.race([exited, timeout]);
+  await Promise.race([Promise.allSettled(screenshotQueue), new Promise((r) => setTimeout(r, 20_000))]);
+  if (code === 'timeout') {
+    await page.screenshot({ path: join(SCREENSHOTS, 'timeout.png') }).catch(() => {});
+    throw new Error(`the suite did not finish within ${TOTAL_TIMEOUT_MS / 1000} s`);
+  }
+  return code;
+}
+
+async function shutdown() {
+  await browser?.close().catch(() => {});
+  await server?.stop().catch(() => {});
+  if (workspace && !process.env.WAYMARK_IT_KEEP) rmSync(workspace.base, { recursive: true, force: true });
+}
+
+try {
+  exitCode = await main();
+} catch (e) {
+  log(`integration run failed: ${e?.stack ?? e}`);
+  exitCode = 1;
+} finally {
+  await shutdown();
+}
+const passed = result?.passed ?? 0;
+const failed = result?.failed ?? (exitCode === 0 ? 0 : 1);
+if (exitCode === 0 && !result) {
+  log('the suite exited without reporting its results');
+  exitCode = 1;
+}
+if (exitCode === 0 && failed > 0) exitCode = 1;
+log(`finished in ${((Date.now() - started) / 1000).toFixed(1)} s; screenshots in ${SCREENSHOTS}`);
+process.stdout.write(`${passed} passed, ${failed} failed\n`);
+process.exit(exitCode);

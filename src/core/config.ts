@@ -1,0 +1,214 @@
+import { z } from 'zod';
+import { parseDocument, type Document } from 'yaml';
+import type { Problem } from './types';
+import { rangeForPath, type PathSeg } from './positions';
+
+/** The static settings of one workspace folder, from `.waymark/config.yaml` (plus overrides). */
+export const configSchema = z
+  .object({
+    version: z.number().int().optional(),
+    /** Globs (relative to the root) of files that may hold workflow state. */
+    include: z.array(z.string()).default(['**/*.md', '_bmad-output/**/*.md']),
+    /** Globs never scanned. `node_modules` and `.git` are always skipped. */
+    exclude: z.array(z.string()).default(['**/node_modules/**', '**/.git/**', '_bmad/**', '.waymark/**']),
+    dialects: z.array(z.enum(['waymark', 'bmad'])).default(['waymark', 'bmad']),
+    limits: z
+      .object({
+        maxFileBytes: z.number().int().positive().default(2 * 1024 * 1024),
+        maxAliasCount: z.number().int().nonnegative().default(100),
+        maxNodes: z.number().int().positive().default(100_000),
+        maxFiles: z.number().int().positive().default(200_000),
+      })
+      .passthrough()
+      .default({}),
+    gates: z
+      .object({
+        /** Where gate files live, relative to the root. `{workflow}`, `{gate}`, `{step}`, `{file}` are replaced. */
+        path: z.string().default('.waymark/gates/{workflow}/{gate}.gate'),
+      })
+      .passthrough()
+      .default({}),
+    history: z.object({ dir: z.string().default('.waymark/history') }).passthrough().default({}),
+    manifest: z.object({ path: z.string().default('.waymark/files-manifest.csv') }).passthrough().default({}),
+    bmad: z
+      .object({
+        /** The installed method (step files, `_config/workflow-manifest.csv`). */
+        dir: z.string().default('_bmad'),
+        /** Where BMAD writes artifacts. */
+        output: z.string().default('_bmad-output'),
+      })
+      .passthrough()
+      .default({}),
+    /** Folder of workflow definitions (`<id>.yaml`). */
+    workflowsDir: z.string().default('.waymark/workflows'),
+  })
+  .passthrough();
+
+export type WaymarkConfig = z.infer<typeof configSchema>;
+
+export const CONFIG_FILE = '.waymark/config.yaml';
+
+const KNOWN: Record<string, string[]> = {
+  '': ['version', 'include', 'exclude', 'dialects', 'limits', 'gates', 'history', 'manifest', 'bmad', 'workflowsDir'],
+  limits: ['maxFileBytes', 'maxAliasCount', 'maxNodes', 'maxFiles'],
+  gates: ['path'],
+  history: ['dir'],
+  manifest: ['path'],
+  bmad: ['dir', 'output'],
+};
+
+export function defaultConfig(): WaymarkConfig {
+  return configSchema.parse({});
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = Object.create(null);
+  for (const k of Object.keys(base)) out[k] = base[k];
+  for (const k of Object.keys(over)) {
+    if (k === '__proto__' || k === 'constructor' || k === 'prototype') continue;
+    const b = out[k];
+    const o = over[k];
+    out[k] = isPlainObject(b) && isPlainObject(o) ? deepMerge(b, o) : o;
+  }
+  return out;
+}
+
+/**
+ * Validates config text (the content of `.waymark/config.yaml`, may be undefined when the file
+ * is missing) plus overrides. Never throws: bad values are reported as Problems with positions
+ * and replaced by their defaults; unknown keys are warned about and kept.
+ */
+export function parseConfigText(
+  file: string,
+  text: string | undefined,
+  overrides?: Record<string, unknown>,
+): { config: WaymarkConfig; problems: Problem[] } {
+  const problems: Problem[] = [];
+  let raw: Record<string, unknown> = Object.create(null);
+  let doc: Document | undefined;
+  if (text !== undefined && text.trim() !== '') {
+    doc = parseDocument(text, { prettyErrors: false, uniqueKeys: false });
+    if (doc.errors.length) {
+      const err = doc.errors[0];
+      const off = err.pos?.[0] ?? 0;
+      problems.push({
+        file, range: offsetRange(text, off, err.pos?.[1] ?? off + 1), severity: 'error', code: 'config-yaml-syntax',
+        message: `${CONFIG_FILE} is not valid YAML (${err.message.split('\n')[0]}); fix it. Defaults are used meanwhile.`,
+      });
+      doc = undefined;
+    } else {
+      let js: unknown;
+      try {
+        js = doc.toJS({ maxAliasCount: 50 });
+      } catch (e) {
+        problems.push({ file, range: zeroRange(), severity: 'error', code: 'config-yaml-syntax', message: `${CONFIG_FILE}: ${(e as Error).message}. Defaults are used meanwhile.` });
+      }
+      if (isPlainObject(js)) raw = deepMerge(raw, js);
+      else if (js !== undefined && js !== null) {
+        problems.push({ file, range: zeroRange(), severity: 'error', code: 'config-invalid', message: `${CONFIG_FILE} must be a mapping of settings. Defaults are used.` });
+      }
+    }
+  }
+  // Unknown keys: warn, keep.
+  if (doc) {
+    for (const [section, known] of Object.entries(KNOWN)) {
+      const obj = section === '' ? raw : raw[section];
+      if (!isPlainObject(obj)) continue;
+      for (const key of Object.keys(obj)) {
+        if (known.includes(key)) continue;
+        const path: PathSeg[] = section === '' ? [key] : [section, key];
+        const near = nearest(key, known);
+        problems.push({
+          file, range: rangeInDoc(text!, doc, path), severity: 'warning', code: 'config-unknown-key',
+          message: `Unknown setting '${path.join('.')}' in ${CONFIG_FILE}: it is kept but not used.${near ? ` Did you mean '${near}'?` : ''}`,
+          data: near ? { fix: 'renameKey', from: key, to: near } : undefined,
+        });
+      }
+    }
+  }
+  const merged = overrides ? deepMerge(raw, overrides) : raw;
+  // Validate; drop only the bad values (replaced by defaults), report each.
+  let result = configSchema.safeParse(merged);
+  let guard = 0;
+  while (!result.success && guard++ < 20) {
+    for (const issue of result.error.issues) {
+      const path = issue.path as PathSeg[];
+      problems.push({
+        file, range: doc && text ? rangeInDoc(text, doc, path) : zeroRange(), severity: 'error', code: 'config-invalid',
+        message: `Setting '${path.join('.') || '(root)'}' in ${CONFIG_FILE} is invalid: ${issue.message}. The default is used; fix the value.`,
+      });
+      removePath(merged, path.length > 1 && typeof path[path.length - 1] === 'number' ? path.slice(0, -1) : path);
+    }
+    result = configSchema.safeParse(merged);
+  }
+  const config = result.success ? result.data : defaultConfig();
+  return { config, problems };
+}
+
+function removePath(obj: Record<string, unknown>, path: PathSeg[]): void {
+  if (path.length === 0) {
+    for (const k of Object.keys(obj)) delete obj[k];
+    return;
+  }
+  let cur: unknown = obj;
+  for (const seg of path.slice(0, -1)) {
+    if (!isPlainObject(cur) && !Array.isArray(cur)) return;
+    cur = (cur as Record<string, unknown>)[seg as string];
+  }
+  if (isPlainObject(cur)) delete cur[path[path.length - 1] as string];
+}
+
+function rangeInDoc(text: string, doc: Document, path: PathSeg[]) {
+  return rangeForPath(doc, path, 'key', text, 0) ?? zeroRange();
+}
+
+function zeroRange() {
+  return { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
+}
+
+function offsetRange(text: string, start: number, end: number) {
+  const toPos = (off: number) => {
+    let line = 0;
+    let lineStart = 0;
+    for (let i = 0; i < off && i < text.length; i++) if (text.charCodeAt(i) === 10) { line++; lineStart = i + 1; }
+    return { line, character: Math.max(0, Math.min(off, text.length) - lineStart) };
+  };
+  return { start: toPos(start), end: toPos(Math.max(start, end)) };
+}
+
+/** The candidate closest to `word` by edit distance (at most 2 edits, or 1 for short words). */
+export function nearest(word: string, candidates: readonly string[], maxDistance?: number): string | undefined {
+  let best: string | undefined;
+  let bestD = Infinity;
+  const limit = maxDistance ?? (word.length <= 4 ? 1 : 2);
+  const lw = word.toLowerCase();
+  for (const c of candidates) {
+    const d = editDistance(lw, c.toLowerCase());
+    if (d < bestD) {
+      bestD = d;
+      best = c;
+    }
+  }
+  return bestD <= limit ? best : undefined;
+}
+
+export function editDistance(a: string, b: string): number {
+  if (a === b) return 0;
+  if (Math.abs(a.length - b.length) > 3) return 99;
+  const prev = new Array(b.length + 1).fill(0).map((_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0];
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = prev[j];
+      prev[j] = Math.min(prev[j] + 1, prev[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = tmp;
+    }
+  }
+  return prev[b.length];
+}
+

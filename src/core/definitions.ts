@@ -1,0 +1,70 @@
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import type { Problem, StepDef } from './types';
+
+/** A native workflow definition, `.waymark/workflows/<id>.yaml`. */
+export interface WorkflowDefinition {
+  id: string;
+  title?: string;
+  steps: StepDef[];
+  /** Absolute path of the definition file. */
+  file: string;
+}
+
+const zero = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
+
+/** Normalizes a `steps` list (ids or `{id, title, gate}` objects) into StepDefs. Returns the bad entries' indexes. */
+export function normalizeStepList(list: unknown[]): { steps: StepDef[]; bad: number[] } {
+  const steps: StepDef[] = [];
+  const bad: number[] = [];
+  list.forEach((entry, i) => {
+    if (typeof entry === 'string' || typeof entry === 'number') {
+      steps.push({ id: String(entry), index: steps.length + 1 });
+    } else if (entry && typeof entry === 'object' && !Array.isArray(entry) && typeof (entry as { id?: unknown }).id === 'string') {
+      const e = entry as { id: string; title?: unknown; gate?: unknown };
+      const step: StepDef = { id: e.id, index: steps.length + 1 };
+      if (typeof e.title === 'string') step.title = e.title;
+      if (e.gate === true) step.gate = e.id;
+      else if (typeof e.gate === 'string' && e.gate.trim()) step.gate = e.gate.trim();
+      steps.push(step);
+    } else {
+      bad.push(i);
+    }
+  });
+  return { steps, bad };
+}
+
+/** Reads every `<id>.yaml`/`.yml` in the definitions folder. Missing folder → none. */
+export async function loadDefinitions(dir: string): Promise<{ definitions: Map<string, WorkflowDefinition>; problems: Problem[] }> {
+  const definitions = new Map<string, WorkflowDefinition>();
+  const problems: Problem[] = [];
+  let names: string[] = [];
+  try {
+    names = await fsp.readdir(dir);
+  } catch {
+    return { definitions, problems };
+  }
+  for (const name of names.sort()) {
+    if (!/\.ya?ml$/.test(name)) continue;
+    const file = path.join(dir, name);
+    try {
+      const text = await fsp.readFile(file, 'utf8');
+      const raw = parseYaml(text, { maxAliasCount: 50 }) as unknown;
+      const id = name.replace(/\.ya?ml$/, '');
+      if (!raw || typeof raw !== 'object' || !Array.isArray((raw as { steps?: unknown }).steps)) {
+        problems.push({ file, range: zero, severity: 'error', code: 'definition-invalid', message: `Workflow definition ${name} needs a 'steps' list (ids or {id, title, gate}).` });
+        continue;
+      }
+      const { steps, bad } = normalizeStepList((raw as { steps: unknown[] }).steps);
+      if (bad.length) {
+        problems.push({ file, range: zero, severity: 'error', code: 'definition-invalid', message: `Workflow definition ${name}: steps entries ${bad.join(', ')} are neither ids nor {id: ...} objects; they are ignored.` });
+      }
+      const title = (raw as { title?: unknown }).title;
+      definitions.set(id, { id, title: typeof title === 'string' ? title : undefined, steps, file });
+    } catch (e) {
+      problems.push({ file, range: zero, severity: 'error', code: 'definition-invalid', message: `Workflow definition ${name} could not be read: ${(e as Error).message.split('\n')[0]}. Fix the YAML.` });
+    }
+  }
+  return { definitions, problems };
+}

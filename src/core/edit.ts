@@ -1,0 +1,314 @@
+import { parseDocument, isMap, isScalar, isSeq, Scalar } from 'yaml';
+import type { Node as YamlNode, Pair, YAMLMap, YAMLSeq } from 'yaml';
+import { WaymarkError } from './errors';
+import { splitFrontmatter } from './frontmatter';
+
+/** A value the editor can write: scalars and flat lists of scalars. */
+export type EditScalar = string | number | boolean | null;
+export type EditMap = { [key: string]: EditScalar | EditScalar[] };
+export type EditValue = EditScalar | EditScalar[] | EditMap;
+
+function isEditMap(v: EditValue | undefined): v is EditMap {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function keyText(key: string): string {
+  return isPlainSafe(key) ? key : doubleQuoted(key);
+}
+
+/** `key:` followed by one indented line per entry (lists in flow style). */
+function renderBlockMap(key: string, map: EditMap, eol: string, indent = '  '): string {
+  const lines = [`${keyText(key)}:`];
+  for (const [k, v] of Object.entries(map)) {
+    if (v === undefined) continue;
+    lines.push(`${indent}${keyText(k)}: ${Array.isArray(v) ? renderFlowSeq(v, 'PLAIN') : renderScalar(v)}`);
+  }
+  return lines.join(eol) + eol;
+}
+
+/** Set (or, with `value: undefined`, delete) one top-level frontmatter key. */
+export interface FrontmatterEdit {
+  key: string;
+  value: EditValue | undefined;
+  /** Rename the key (its value bytes untouched), e.g. to fix a typo. `value` is then ignored. */
+  renameTo?: string;
+  /** Keys of the enclosing mappings for a nested key (e.g. `['delegation']` for `delegation.depth`). */
+  path?: string[];
+}
+
+interface Splice {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** `\r\n` when the text's first line break is CRLF, else `\n`. */
+export function detectEol(text: string): '\r\n' | '\n' {
+  const i = text.indexOf('\n');
+  return i > 0 && text[i - 1] === '\r' ? '\r\n' : '\n';
+}
+
+const PLAIN_SAFE = /^[A-Za-z_][A-Za-z0-9_./-]*$|^[0-9]+[A-Za-z_][A-Za-z0-9_./-]*$/;
+const RESERVED = /^(true|false|yes|no|on|off|null|y|n|~)$/i;
+
+function isPlainSafe(s: string): boolean {
+  return PLAIN_SAFE.test(s) && !RESERVED.test(s) && !/^[0-9._-]+$/.test(s);
+}
+
+type QuoteStyle = 'PLAIN' | 'QUOTE_DOUBLE' | 'QUOTE_SINGLE';
+
+function doubleQuoted(s: string): string {
+  return JSON.stringify(s).replace(/[\u2028\u2029]/g, (c) => (c === '\u2028' ? '\\L' : '\\P'));
+}
+
+/** Renders a scalar in the given quoting style, falling back to double quotes when plain would change its meaning. */
+export function renderScalar(v: EditScalar, style: QuoteStyle = 'PLAIN'): string {
+  if (v === null) return 'null';
+  if (typeof v === 'boolean') return String(v);
+  if (typeof v === 'number') {
+    const s = String(v);
+    if (style === 'QUOTE_DOUBLE') return `"${s}"`;
+    if (style === 'QUOTE_SINGLE') return `'${s}'`;
+    return s;
+  }
+  if (style === 'QUOTE_SINGLE' && !/[\n\r\t]/.test(v)) return `'${v.replace(/'/g, "''")}'`;
+  if (style === 'QUOTE_DOUBLE') return doubleQuoted(v);
+  return isPlainSafe(v) ? v : doubleQuoted(v);
+}
+
+function scalarStyle(node: unknown): QuoteStyle {
+  if (isScalar(node)) {
+    const t = (node as Scalar).type;
+    if (t === 'QUOTE_DOUBLE' || t === 'QUOTE_SINGLE') return t;
+  }
+  return 'PLAIN';
+}
+
+/** The quoting every item of a list shares, else PLAIN (plain where safe, double quotes where needed). */
+function listStyle(items: unknown[]): QuoteStyle {
+  if (!items.length) return 'PLAIN';
+  const first = scalarStyle(items[0]);
+  return items.every((n) => scalarStyle(n) === first && isScalar(n) && typeof (n as Scalar).value === 'string') ? first : 'PLAIN';
+}
+
+function renderFlowSeq(items: EditScalar[], style: QuoteStyle): string {
+  return `[${items.map((v) => renderScalar(v, style)).join(', ')}]`;
+}
+
+function lineStart(text: string, pos: number): number {
+  return text.lastIndexOf('\n', pos - 1) + 1;
+}
+
+/** Position just after the line break ending the line that holds `pos` (or the text's end). */
+function afterLineEnd(text: string, pos: number): number {
+  const nl = text.indexOf('\n', pos);
+  return nl < 0 ? text.length : nl + 1;
+}
+
+function sameScalars(a: unknown[], b: unknown[]): boolean {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
+}
+
+function nodeRange(node: YamlNode | null | undefined): [number, number, number] | undefined {
+  const r = (node as { range?: [number, number, number] } | null | undefined)?.range;
+  return r ?? undefined;
+}
+
+/**
+ * Applies edits to a YAML mapping text (the frontmatter between its fences) touching only
+ * the bytes of the edited values: comments, key order, quoting and line endings elsewhere
+ * survive byte for byte. A missing key is appended at the end. Throws WaymarkError('invalid')
+ * when the YAML has errors or is not a mapping.
+ */
+export function editYamlText(yamlText: string, edits: FrontmatterEdit[], eolHint?: '\r\n' | '\n'): string {
+  const eol = eolHint ?? detectEol(yamlText);
+  let text = yamlText;
+  for (const edit of edits) text = applyOne(text, edit, eol);
+  return text;
+}
+
+function applyOne(text: string, edit: FrontmatterEdit, eol: string): string {
+  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
+  if (doc.errors.length) {
+    throw new WaymarkError('invalid', `The frontmatter has YAML errors (${doc.errors[0].message.split('\n')[0]}); fix them before changing the state.`);
+  }
+  const contents = doc.contents as YamlNode | null;
+  if (contents !== null && !isMap(contents)) {
+    const empty = isScalar(contents) && (contents.value === null || contents.value === '');
+    if (!empty) throw new WaymarkError('invalid', 'The frontmatter is not a key: value mapping; the state cannot be edited.');
+  }
+  let map = contents && isMap(contents) ? (contents as YAMLMap) : undefined;
+  for (const seg of edit.path ?? []) {
+    const parent = map?.items.find((p) => isScalar(p.key) && String((p.key as Scalar).value) === seg);
+    if (!parent || !isMap(parent.value) || (parent.value as YAMLMap).flow) {
+      throw new WaymarkError('invalid', `Cannot edit ${[...(edit.path ?? []), edit.key].join('.')}: ${seg} is not a block mapping in the frontmatter. Edit it by hand.`);
+    }
+    map = parent.value as YAMLMap;
+  }
+  if (edit.path?.length && map && !map.items.some((p) => isScalar(p.key) && String((p.key as Scalar).value) === edit.key)) {
+    if (edit.value === undefined) return text;
+    const s = appendNested(text, map, edit, eol);
+    return text.slice(0, s.start) + s.text + text.slice(s.end);
+  }
+  const pair = map?.items.find((p) => isScalar(p.key) && String((p.key as Scalar).value) === edit.key) as Pair<YamlNode, YamlNode | null> | undefined;
+  if (edit.renameTo !== undefined) {
+    if (!pair) return text;
+    if (map!.items.some((p) => isScalar(p.key) && String((p.key as Scalar).value) === edit.renameTo)) {
+      throw new WaymarkError('invalid', `Cannot rename ${edit.key} to ${edit.renameTo}: the frontmatter already has ${edit.renameTo}. Merge them by hand.`);
+    }
+    const kr = nodeRange(pair.key)!;
+    return text.slice(0, kr[0]) + keyText(edit.renameTo) + text.slice(kr[1]);
+  }
+  const splice = pair ? editExisting(text, pair, edit, eol, map!) : edit.value === undefined ? undefined : appendKey(text, edit, eol);
+  if (!splice) return text;
+  return text.slice(0, splice.start) + splice.text + text.slice(splice.end);
+}
+
+function appendKey(text: string, edit: FrontmatterEdit, eol: string): Splice {
+  const value = edit.value as EditValue;
+  const needsBreak = text.length > 0 && !text.endsWith('\n');
+  if (isEditMap(value)) return { start: text.length, end: text.length, text: `${needsBreak ? eol : ''}${renderBlockMap(edit.key, value, eol)}` };
+  const rendered = Array.isArray(value) ? renderFlowSeq(value, 'PLAIN') : renderScalar(value);
+  return { start: text.length, end: text.length, text: `${needsBreak ? eol : ''}${keyText(edit.key)}: ${rendered}${eol}` };
+}
+
+function appendNested(text: string, map: YAMLMap, edit: FrontmatterEdit, eol: string): Splice {
+  const first = map.items[0];
+  const last = map.items[map.items.length - 1];
+  const firstKey = nodeRange(first.key as YamlNode)!;
+  const lastEnd = nodeRange(last.value as YamlNode)?.[1] ?? nodeRange(last.key as YamlNode)![1];
+  const indent = text.slice(lineStart(text, firstKey[0]), firstKey[0]);
+  const at = afterLineEnd(text, Math.max(lastEnd - 1, 0));
+  const value = edit.value as EditScalar | EditScalar[];
+  const rendered = Array.isArray(value) ? renderFlowSeq(value, 'PLAIN') : renderScalar(value);
+  const needsBreak = at === text.length && !text.endsWith('\n');
+  return { start: at, end: at, text: `${needsBreak ? eol : ''}${indent}${keyText(edit.key)}: ${rendered}${eol}` };
+}
+
+function editExisting(text: string, pair: Pair<YamlNode, YamlNode | null>, edit: FrontmatterEdit, eol: string, map: YAMLMap): Splice | undefined {
+  const keyRange = nodeRange(pair.key)!;
+  const valueNode = pair.value;
+  const vr = nodeRange(valueNode);
+  if (edit.value === undefined) return deletePair(text, pair, map);
+  if (isEditMap(edit.value)) {
+    // A whole mapping is replaced: its lines go, the new block takes their place.
+    const del = deletePair(text, pair, map);
+    return { start: del.start, end: del.end, text: renderBlockMap(edit.key, edit.value, eol) };
+  }
+  const value = edit.value;
+  // `key:` with nothing after it: write the value right after the colon.
+  if (!valueNode || !vr || (isScalar(valueNode) && (valueNode as Scalar).source === '' && vr[0] === vr[1]) || (isScalar(valueNode) && valueNode.value === null && vr[0] === vr[1])) {
+    const colon = text.indexOf(':', keyRange[1]);
+    const at = vr ? vr[0] : colon + 1;
+    const before = text[at - 1];
+    const rendered = Array.isArray(value) ? renderFlowSeq(value, 'PLAIN') : renderScalar(value);
+    return { start: at, end: at, text: `${before === ' ' || before === '\t' ? '' : ' '}${rendered}` };
+  }
+  if (isSeq(valueNode)) {
+    const seq = valueNode as YAMLSeq<YamlNode>;
+    const itemStyle = listStyle(seq.items);
+    const newItems: EditScalar[] = Array.isArray(value) ? value : [value];
+    if (seq.flow || seq.items.length === 0) {
+      const oldVals = seq.items.map((n) => (isScalar(n) ? n.value : undefined));
+      if (sameScalars(oldVals, newItems)) return undefined;
+      if (seq.items.length && newItems.length > oldVals.length && sameScalars(oldVals, newItems.slice(0, oldVals.length))) {
+        // Appending: keep the existing items' bytes, add the new ones after the last.
+        const last = seq.items[seq.items.length - 1];
+        const at = nodeRange(last)![1];
+        return { start: at, end: at, text: newItems.slice(oldVals.length).map((v) => `, ${renderScalar(v, itemStyle)}`).join('') };
+      }
+      return { start: vr[0], end: vr[1], text: renderFlowSeq(newItems, itemStyle) };
+    }
+    return editBlockSeq(text, pair, seq, newItems, itemStyle, eol);
+  }
+  if (isMap(valueNode)) {
+    throw new WaymarkError('invalid', `The frontmatter key ${edit.key} holds a mapping; Waymark will not overwrite it with a ${Array.isArray(value) ? 'list' : 'value'}. Fix it by hand.`);
+  }
+  if (Array.isArray(value)) {
+    return { start: vr[0], end: vr[1], text: renderFlowSeq(value, scalarStyle(valueNode)) };
+  }
+  const scalar = valueNode as Scalar;
+  if (scalar.value === value && (scalar.type === 'PLAIN' || scalar.type === 'QUOTE_DOUBLE' || scalar.type === 'QUOTE_SINGLE')) return undefined;
+  const style = scalar.type === 'BLOCK_LITERAL' || scalar.type === 'BLOCK_FOLDED' ? 'QUOTE_DOUBLE' : scalarStyle(scalar);
+  let end = vr[1];
+  let suffix = '';
+  if (scalar.type === 'BLOCK_LITERAL' || scalar.type === 'BLOCK_FOLDED') {
+    // A block scalar's range runs through its last content line break; keep that break.
+    const lastNl = text.lastIndexOf('\n', end - 1);
+    if (lastNl >= vr[0]) {
+      end = lastNl + 1;
+      suffix = eol;
+    }
+  }
+  return { start: vr[0], end, text: renderScalar(value, style) + suffix };
+}
+
+function editBlockSeq(text: string, pair: Pair<YamlNode, YamlNode | null>, seq: YAMLSeq<YamlNode>, items: EditScalar[], style: QuoteStyle, eol: string): Splice | undefined {
+  const old = seq.items.map((n) => (isScalar(n) ? n.value : undefined));
+  if (sameScalars(old, items)) return undefined;
+  const last = seq.items[seq.items.length - 1];
+  const lastR = nodeRange(last)!;
+  // The exact prefix of an item line (`  - `), copied from the last item.
+  const prefix = text.slice(lineStart(text, lastR[0]), lastR[0]);
+  const linePrefixOk = /^[ \t]*-[ \t]+$/.test(prefix);
+  const oldAllScalar = seq.items.every((n) => isScalar(n));
+  if (items.length === 0) {
+    // A block list cannot be empty: switch to `key: []` (only this key's bytes change).
+    const keyR = nodeRange(pair.key)!;
+    const colon = text.indexOf(':', keyR[1]);
+    return { start: colon, end: afterLineEnd(text, lastR[1]), text: `: []${eol}` };
+  }
+  if (linePrefixOk && oldAllScalar) {
+    // Keep every unchanged leading item's line (with its comment); rewrite from the first difference.
+    let k = 0;
+    while (k < old.length && k < items.length && old[k] === items[k]) k++;
+    const newLines = items.slice(k).map((v) => `${prefix}${renderScalar(v, style)}${eol}`).join('');
+    if (k === old.length) {
+      const at = afterLineEnd(text, lastR[1]);
+      const needsBreak = at === text.length && !text.endsWith('\n');
+      return { start: at, end: at, text: (needsBreak ? eol : '') + newLines };
+    }
+    const from = lineStart(text, nodeRange(seq.items[k])![0]);
+    const to = afterLineEnd(text, lastR[1]);
+    const endsWithBreak = text.slice(from, to).endsWith('\n');
+    const body = endsWithBreak ? newLines : newLines.slice(0, newLines.length - eol.length);
+    return { start: from, end: to, text: body };
+  }
+  // Unusual layout (`- - x`, items sharing lines): replace the list with a flow list.
+  const keyR = nodeRange(pair.key)!;
+  const colon = text.indexOf(':', keyR[1]);
+  return { start: colon, end: afterLineEnd(text, lastR[1]), text: `: ${renderFlowSeq(items, style)}${eol}` };
+}
+
+function deletePair(text: string, pair: Pair<YamlNode, YamlNode | null>, map: YAMLMap): Splice {
+  const keyR = nodeRange(pair.key)!;
+  const start = lineStart(text, keyR[0]);
+  if (map.flow || text.slice(start, keyR[0]).trim() !== '') {
+    throw new WaymarkError('invalid', `Cannot remove ${String((pair.key as Scalar).value)}: the frontmatter is written as a flow mapping. Remove it by hand.`);
+  }
+  const vr = nodeRange(pair.value);
+  const endPos = vr ? Math.max(vr[1], keyR[1]) : keyR[1];
+  // The value's own line(s), plus a trailing comment on its last line.
+  let end = afterLineEnd(text, Math.max(endPos - 1, keyR[1]));
+  if (isSeq(pair.value) && !(pair.value as YAMLSeq).flow && (pair.value as YAMLSeq).items.length) {
+    const last = (pair.value as YAMLSeq<YamlNode>).items[(pair.value as YAMLSeq).items.length - 1];
+    end = afterLineEnd(text, nodeRange(last)![1]);
+  }
+  return { start, end, text: '' };
+}
+
+/**
+ * Applies edits to the frontmatter of a Markdown file's text. Only the edited values' bytes
+ * change; the BOM, fences, body and the file's line ending style are kept.
+ */
+export function editFrontmatter(text: string, edits: FrontmatterEdit[]): string {
+  const split = splitFrontmatter(text);
+  if (!split.hasFrontmatter) throw new WaymarkError('invalid', 'The file has no frontmatter (a first line of ---); there is no workflow state to change.');
+  if (!split.closed) throw new WaymarkError('invalid', 'The frontmatter has no closing --- line; add it before changing the state.');
+  if (split.language !== '' && split.language !== 'yaml' && split.language !== 'yml') {
+    throw new WaymarkError('invalid', `The frontmatter is marked ---${split.language}; Waymark only edits YAML frontmatter.`);
+  }
+  const edited = editYamlText(split.yamlText, edits, split.eol);
+  if (edited === split.yamlText) return text;
+  return text.slice(0, split.yamlStart) + edited + text.slice(split.yamlEnd);
+}

@@ -1,0 +1,201 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as crypto from 'node:crypto';
+import { WaymarkError } from './errors';
+import { ioError } from './atomicWrite';
+
+export interface FileLockOptions {
+  /** Folder for lock files. Default `<root>/.waymark/locks` when `root` is given, else `<tmpdir>/waymark-locks`. */
+  lockDir?: string;
+  /** Workspace folder the file belongs to. */
+  root?: string;
+  /** How long to wait for a held lock before giving up with WaymarkError('locked'). Default 10 s. */
+  waitMs?: number;
+  /** A lock older than this is stale whatever its owner. Default 60 s. */
+  staleMs?: number;
+  /** What the lock is for (recorded in the lock file). */
+  purpose?: string;
+}
+
+/** Content of a lock file. */
+export interface LockInfo {
+  pid: number;
+  host: string;
+  time: string;
+  token: string;
+  file: string;
+  purpose?: string;
+}
+
+const HOST = os.hostname();
+
+/** Where the lock for `file` lives. One lock file per workflow file, named by the SHA-256 of its path. */
+export function lockPathFor(file: string, options: FileLockOptions = {}): string {
+  const dir = options.lockDir ?? (options.root ? path.join(options.root, '.waymark', 'locks') : path.join(os.tmpdir(), 'waymark-locks'));
+  const abs = path.resolve(file);
+  return path.join(dir, `${crypto.createHash('sha256').update(abs).digest('hex').slice(0, 32)}.lock`);
+}
+
+function readLock(lockPath: string): { info?: LockInfo; raw: string; mtimeMs: number } | undefined {
+  try {
+    const raw = fs.readFileSync(lockPath, 'utf8');
+    const mtimeMs = fs.statSync(lockPath).mtimeMs;
+    let info: LockInfo | undefined;
+    try {
+      const v = JSON.parse(raw) as LockInfo;
+      if (v && typeof v.pid === 'number' && typeof v.host === 'string') info = v;
+    } catch {
+      // being written right now, or garbage: judged by age below
+    }
+    return { info, raw, mtimeMs };
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Why the lock is stale (its owner is gone or it is too old), or undefined when it is live. */
+export function staleReason(lock: { info?: LockInfo; mtimeMs: number }, staleMs: number, now = Date.now()): string | undefined {
+  const age = now - lock.mtimeMs;
+  if (lock.info) {
+    if (lock.info.host === HOST && !pidAlive(lock.info.pid)) return `its process ${lock.info.pid} is gone`;
+    const t = Date.parse(lock.info.time);
+    if (Number.isFinite(t) && now - t > staleMs) return `it is ${Math.round((now - t) / 1000)} s old`;
+    if (age > staleMs) return `it is ${Math.round(age / 1000)} s old`;
+    return undefined;
+  }
+  // Unparseable: a writer may be between open and write; give it a moment.
+  return age > Math.min(staleMs, 2000) ? 'it is unreadable and old' : undefined;
+}
+
+/** Removes `lockPath` only when it still holds exactly `raw` (never someone else's fresh lock). */
+function breakLock(lockPath: string, raw: string): boolean {
+  const aside = `${lockPath}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.broken`;
+  try {
+    fs.renameSync(lockPath, aside);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return true;
+    throw e;
+  }
+  let moved = '';
+  try {
+    moved = fs.readFileSync(aside, 'utf8');
+  } catch {
+    // gone: nothing to restore
+  }
+  if (moved !== raw) {
+    // We moved a lock someone took after we judged the old one: put it back if the slot is free.
+    try {
+      fs.linkSync(aside, lockPath);
+    } catch {
+      // the slot was taken again; that owner wins, the moved one expires by age
+    }
+  }
+  try {
+    fs.unlinkSync(aside);
+  } catch {
+    // already removed
+  }
+  return moved === raw;
+}
+
+export interface HeldLock {
+  path: string;
+  info: LockInfo;
+  /** Stale locks broken while acquiring (for the log). */
+  broken: string[];
+  release(): void;
+}
+
+/** Takes the lock for `file`, waiting (bounded) while another live process holds it. */
+export async function acquireFileLock(file: string, options: FileLockOptions = {}): Promise<HeldLock> {
+  const lockPath = lockPathFor(file, options);
+  const waitMs = options.waitMs ?? 10_000;
+  const staleMs = options.staleMs ?? 60_000;
+  try {
+    fs.mkdirSync(path.dirname(lockPath), { recursive: true });
+  } catch (e) {
+    throw ioError(e, lockPath, 'create the lock folder for');
+  }
+  const info: LockInfo = {
+    pid: process.pid,
+    host: HOST,
+    time: new Date().toISOString(),
+    token: crypto.randomBytes(8).toString('hex'),
+    file: path.resolve(file),
+    purpose: options.purpose,
+  };
+  const body = JSON.stringify(info);
+  const deadline = Date.now() + waitMs;
+  const broken: string[] = [];
+  let delay = 2;
+  let lastHolder: LockInfo | undefined;
+  for (;;) {
+    try {
+      const fd = fs.openSync(lockPath, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o644);
+      try {
+        fs.writeSync(fd, body);
+      } finally {
+        fs.closeSync(fd);
+      }
+      let released = false;
+      return {
+        path: lockPath,
+        info,
+        broken,
+        release() {
+          if (released) return;
+          released = true;
+          try {
+            if (fs.readFileSync(lockPath, 'utf8') === body) fs.unlinkSync(lockPath);
+          } catch {
+            // already gone (broken as stale by someone else): nothing to release
+          }
+        },
+      };
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== 'EEXIST') throw ioError(e, lockPath, 'create the lock file');
+    }
+    const current = readLock(lockPath);
+    if (!current) continue;
+    lastHolder = current.info;
+    const why = staleReason(current, staleMs);
+    if (why) {
+      if (breakLock(lockPath, current.raw)) broken.push(`broke a stale lock on ${file}: ${why}`);
+      continue;
+    }
+    if (Date.now() >= deadline) {
+      const who = lastHolder ? `process ${lastHolder.pid} on ${lastHolder.host} since ${lastHolder.time}` : 'another process';
+      throw new WaymarkError(
+        'locked',
+        `${file} is locked by ${who}; retry when it finishes (or delete ${lockPath} if that process is gone).`,
+        file,
+        { lock: lockPath, holder: lastHolder },
+      );
+    }
+    await new Promise((r) => setTimeout(r, delay + Math.random() * delay));
+    delay = Math.min(delay * 2, 50);
+  }
+}
+
+/** Runs `fn` while holding the lock for `file`; always releases it. */
+export async function withFileLock<T>(file: string, fn: () => T | Promise<T>, options: FileLockOptions = {}): Promise<T> {
+  const lock = await acquireFileLock(file, options);
+  try {
+    return await fn();
+  } finally {
+    lock.release();
+  }
+}
+

@@ -1,0 +1,253 @@
+import matter from 'gray-matter';
+import { parse as parseYamlLib } from 'yaml';
+// gray-matter's own default YAML engine (js-yaml safeLoad): the fast path.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const grayEngines = require('gray-matter/lib/engines') as { yaml: { parse: (s: string) => unknown } };
+
+/** The parts of a Markdown file around its frontmatter. Offsets are UTF-16 indexes into the text. */
+export interface FrontmatterSplit {
+  /** `'\uFEFF'` when the file starts with a byte order mark, else `''`. */
+  bom: string;
+  /** Line ending of the opening fence line (the file's convention). */
+  eol: '\n' | '\r\n';
+  /** True when the file opens with a `---` fence line. */
+  hasFrontmatter: boolean;
+  /** True when a closing `---` line was found. */
+  closed: boolean;
+  /** The opening fence line without its line ending, e.g. `---` or `---js`. */
+  openFence: string;
+  /** Language tag after the opening fence (`''` for plain YAML), lower-cased. */
+  language: string;
+  /** The YAML text between the fences (each line with its line ending). */
+  yamlText: string;
+  /** Offset of the YAML text in the file text. */
+  yamlStart: number;
+  /** Offset just past the YAML text (start of the closing fence line). */
+  yamlEnd: number;
+  /** 0-based line of the first YAML line. */
+  yamlStartLine: number;
+  /** The closing fence line without its line ending (`---`), `''` when unclosed. */
+  closeFence: string;
+  /** Offset where the body starts (after the closing fence line and its line ending). */
+  bodyStart: number;
+  body: string;
+}
+
+const OPEN_FENCE = /^---([A-Za-z][\w-]*)?[ \t]*$/;
+const CLOSE_FENCE = /^---[ \t]*$/;
+
+/**
+ * Splits a Markdown file into BOM, line ending, fences, YAML text (with its offset and line)
+ * and body. Never throws. A file without an opening fence has `hasFrontmatter: false` and its
+ * whole text (after any BOM) as body.
+ */
+export function splitFrontmatter(text: string): FrontmatterSplit {
+  const bom = text.charCodeAt(0) === 0xfeff ? '\uFEFF' : '';
+  const start = bom.length;
+  const firstNl = text.indexOf('\n', start);
+  const firstLineEnd = firstNl === -1 ? text.length : firstNl;
+  const crlf = firstNl > start && text.charCodeAt(firstNl - 1) === 13;
+  const eol: '\n' | '\r\n' = crlf ? '\r\n' : '\n';
+  const firstLine = text.slice(start, crlf ? firstLineEnd - 1 : firstLineEnd);
+  const none: FrontmatterSplit = {
+    bom, eol, hasFrontmatter: false, closed: false, openFence: '', language: '', yamlText: '',
+    yamlStart: start, yamlEnd: start, yamlStartLine: 0, closeFence: '', bodyStart: start, body: text.slice(start),
+  };
+  const m = OPEN_FENCE.exec(firstLine);
+  if (!m) return none;
+  const language = (m[1] ?? '').toLowerCase();
+  const yamlStart = firstNl === -1 ? text.length : firstNl + 1;
+  // Find the closing fence line.
+  let pos = yamlStart;
+  while (pos <= text.length) {
+    const nl = text.indexOf('\n', pos);
+    const lineEnd = nl === -1 ? text.length : nl;
+    const line = text.slice(pos, lineEnd > pos && text.charCodeAt(lineEnd - 1) === 13 ? lineEnd - 1 : lineEnd);
+    if (CLOSE_FENCE.test(line)) {
+      const bodyStart = nl === -1 ? text.length : nl + 1;
+      return {
+        bom, eol, hasFrontmatter: true, closed: true, openFence: firstLine, language,
+        yamlText: text.slice(yamlStart, pos), yamlStart, yamlEnd: pos, yamlStartLine: 1,
+        closeFence: line, bodyStart, body: text.slice(bodyStart),
+      };
+    }
+    if (nl === -1) break;
+    pos = nl + 1;
+  }
+  return {
+    bom, eol, hasFrontmatter: true, closed: false, openFence: firstLine, language,
+    yamlText: text.slice(yamlStart), yamlStart, yamlEnd: text.length, yamlStartLine: 1,
+    closeFence: '', bodyStart: text.length, body: '',
+  };
+}
+
+/** Why frontmatter could not be turned into data. */
+export type FrontmatterErrorKind =
+  | 'code-refused'
+  | 'language-unsupported'
+  | 'yaml-syntax'
+  | 'alias-limit'
+  | 'too-complex'
+  | 'not-mapping';
+
+export interface FrontmatterError {
+  kind: FrontmatterErrorKind;
+  message: string;
+  /** 0-based position inside the YAML text, when known. */
+  yamlOffset?: number;
+}
+
+export interface ParsedFrontmatter {
+  split: FrontmatterSplit;
+  /** Null-prototype data; `{}` when there is no frontmatter or it could not be parsed. */
+  data: Record<string, unknown>;
+  error?: FrontmatterError;
+  /** Keys that could pollute prototypes (`__proto__`, `constructor`, `prototype`), with their key paths. */
+  unsafeKeys: (string | number)[][];
+}
+
+export interface FrontmatterLimits {
+  /** Most alias expansions accepted (billion-laughs guard). */
+  maxAliasCount: number;
+  /** Most values (scalars + collections) accepted in one frontmatter block. */
+  maxNodes: number;
+}
+
+export const DEFAULT_FRONTMATTER_LIMITS: FrontmatterLimits = { maxAliasCount: 100, maxNodes: 100_000 };
+
+class RefusedEngineError extends Error {
+  constructor(readonly language: string) {
+    super(`frontmatter language '${language}' would run code; Waymark never evaluates frontmatter`);
+  }
+}
+
+class AliasLimitError extends Error {}
+
+const CODE_LANGUAGES = ['javascript', 'js', 'coffee', 'coffeescript', 'cson', 'ts', 'typescript', 'eval'];
+
+function refusingEngine(language: string) {
+  return {
+    parse(): never {
+      throw new RefusedEngineError(language);
+    },
+    stringify(): never {
+      throw new RefusedEngineError(language);
+    },
+  };
+}
+
+const ANCHOR_OR_ALIAS = /(?:^|[\s[{,])[&*][^\s,[\]{}]/;
+
+/** Parses a YAML string safely: js-yaml safeLoad normally, the `yaml` library with an alias cap when anchors/aliases appear. */
+export function safeYamlParse(yamlText: string, limits: FrontmatterLimits = DEFAULT_FRONTMATTER_LIMITS): unknown {
+  if (ANCHOR_OR_ALIAS.test(yamlText) || yamlText.includes('<<')) {
+    try {
+      return parseYamlLib(yamlText, { maxAliasCount: limits.maxAliasCount, merge: true, prettyErrors: false });
+    } catch (e) {
+      if (e instanceof ReferenceError || /alias/i.test(String((e as Error).message))) {
+        throw new AliasLimitError(String((e as Error).message));
+      }
+      throw e;
+    }
+  }
+  return grayEngines.yaml.parse(yamlText);
+}
+
+function makeGrayOptions(limits: FrontmatterLimits) {
+  const engines: Record<string, unknown> = {
+    yaml: { parse: (s: string) => safeYamlParse(s, limits), stringify: () => '' },
+    yml: { parse: (s: string) => safeYamlParse(s, limits), stringify: () => '' },
+  };
+  for (const lang of CODE_LANGUAGES) engines[lang] = refusingEngine(lang);
+  // Always pass options: gray-matter caches every input forever when called without them.
+  return { language: 'yaml', engines } as unknown as GrayOpts;
+}
+
+type GrayOpts = Parameters<typeof matter>[1];
+const defaultGrayOptions = makeGrayOptions(DEFAULT_FRONTMATTER_LIMITS);
+
+const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+class TooComplexError extends Error {}
+
+/**
+ * Deep-copies parsed YAML into null-prototype objects and plain arrays, turning Dates into
+ * strings, counting nodes (so aliases cannot explode memory) and noting unsafe keys.
+ */
+export function toPlainData(value: unknown, maxNodes: number, unsafe: (string | number)[][] = []): unknown {
+  let count = 0;
+  const walk = (v: unknown, path: (string | number)[], depth: number): unknown => {
+    if (++count > maxNodes || depth > 200) throw new TooComplexError(`frontmatter has more than ${maxNodes} values or nests deeper than 200 levels`);
+    if (v === null || typeof v !== 'object') return v;
+    if (v instanceof Date) return dateToString(v);
+    if (Array.isArray(v)) return v.map((x, i) => walk(x, [...path, i], depth + 1));
+    const out: Record<string, unknown> = Object.create(null);
+    for (const key of Object.keys(v)) {
+      if (UNSAFE_KEYS.has(key)) unsafe.push([...path, key]);
+      out[key] = walk((v as Record<string, unknown>)[key], [...path, key], depth + 1);
+    }
+    return out;
+  };
+  return walk(value, [], 0);
+}
+
+function dateToString(d: Date): string {
+  if (Number.isNaN(d.getTime())) return String(d);
+  const iso = d.toISOString();
+  return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : iso;
+}
+
+/**
+ * Splits and parses a file's frontmatter. Never throws and never evaluates code: `---js`,
+ * `---coffee` and friends are refused by engines that throw instead of running the block.
+ */
+export function parseFrontmatter(text: string, limits: FrontmatterLimits = DEFAULT_FRONTMATTER_LIMITS): ParsedFrontmatter {
+  const split = splitFrontmatter(text);
+  const empty: Record<string, unknown> = Object.create(null);
+  const unsafeKeys: (string | number)[][] = [];
+  if (!split.hasFrontmatter) return { split, data: empty, unsafeKeys };
+  if (!split.closed) {
+    return { split, data: empty, unsafeKeys, error: { kind: 'yaml-syntax', message: 'frontmatter has no closing --- line' } };
+  }
+  const lang = split.language;
+  if (lang !== '' && lang !== 'yaml' && lang !== 'yml') {
+    if (CODE_LANGUAGES.includes(lang)) {
+      return { split, data: empty, unsafeKeys, error: { kind: 'code-refused', message: `frontmatter marked ---${lang} is code; Waymark never runs it` } };
+    }
+    return { split, data: empty, unsafeKeys, error: { kind: 'language-unsupported', message: `frontmatter language '${lang}' is not supported; use YAML (a plain --- fence)` } };
+  }
+  let raw: unknown;
+  try {
+    const opts = limits === DEFAULT_FRONTMATTER_LIMITS ? defaultGrayOptions : makeGrayOptions(limits);
+    // gray-matter strips a BOM itself; give it the text from the opening fence.
+    raw = (matter(split.bom ? text.slice(1) : text, opts) as { data: unknown }).data;
+  } catch (e) {
+    if (e instanceof RefusedEngineError) {
+      return { split, data: empty, unsafeKeys, error: { kind: 'code-refused', message: e.message } };
+    }
+    if (e instanceof AliasLimitError) {
+      return { split, data: empty, unsafeKeys, error: { kind: 'alias-limit', message: `too many YAML alias expansions (limit ${limits.maxAliasCount}): possible alias bomb` } };
+    }
+    const msg = String((e as Error)?.message ?? e);
+    if (/not registered/.test(msg)) {
+      return { split, data: empty, unsafeKeys, error: { kind: 'language-unsupported', message: `frontmatter language '${lang}' is not supported; use YAML` } };
+    }
+    const mark = (e as { mark?: { position?: number } }).mark;
+    return { split, data: empty, unsafeKeys, error: { kind: 'yaml-syntax', message: firstLine(msg), yamlOffset: mark?.position } };
+  }
+  if (raw === null || raw === undefined) return { split, data: empty, unsafeKeys };
+  if (typeof raw !== 'object' || Array.isArray(raw)) {
+    return { split, data: empty, unsafeKeys, error: { kind: 'not-mapping', message: 'frontmatter must be a mapping of keys to values' } };
+  }
+  try {
+    const data = toPlainData(raw, limits.maxNodes, unsafeKeys) as Record<string, unknown>;
+    return { split, data, unsafeKeys };
+  } catch (e) {
+    return { split, data: empty, unsafeKeys: [], error: { kind: 'too-complex', message: String((e as Error).message) } };
+  }
+}
+
+function firstLine(s: string): string {
+  const i = s.indexOf('\n');
+  return (i === -1 ? s : s.slice(0, i)).trim();
+}

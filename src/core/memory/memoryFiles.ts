@@ -1,0 +1,189 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { writeFileAtomic } from '../atomicWrite';
+import { withFileLock } from '../fileLock';
+
+/* Hot and cold memory files: plain Markdown, readable without Kuzu.
+ * Hot (`session_state.md`) is rewritten as work goes on and reset at session end.
+ * Cold (`orchestrator_memory.md`) has fixed sections; entries are only ever added at the end
+ * of their section, so every historic line stays byte for byte. */
+
+export const HOT_LIMIT = 10 * 1024;
+export const COLD_LIMIT = 100 * 1024;
+export const EXPORT_LIMIT = 500 * 1024;
+
+export const COLD_SECTIONS = ['Key decisions', 'Learned context', 'Preferences', 'Blockers', 'Session history'] as const;
+export type ColdSection = (typeof COLD_SECTIONS)[number];
+
+export interface HotState {
+  session?: string;
+  started?: string;
+  objective: string;
+  working: string[];
+  tasks: string[];
+  waiting: string[];
+}
+
+const HOT_HEADINGS: [keyof Pick<HotState, 'working' | 'tasks' | 'waiting'>, string][] = [
+  ['working', 'Working memory'],
+  ['tasks', 'Immediate tasks'],
+  ['waiting', 'Waiting for'],
+];
+
+export function emptyHot(): HotState {
+  return { objective: '', working: [], tasks: [], waiting: [] };
+}
+
+export function renderHot(h: HotState): string {
+  const out = ['# Session state', '', '<!-- Waymark hot memory: rewritten as work goes on, reset at session end. -->', ''];
+  if (h.session) out.push(`Session: ${h.session}${h.started ? ` (started ${h.started})` : ''}`, '');
+  out.push('## Current objective', '', h.objective || '_none_', '');
+  for (const [k, title] of HOT_HEADINGS) {
+    out.push(`## ${title}`, '');
+    if (h[k].length) out.push(...h[k].map((l) => `- ${oneLine(l)}`));
+    else out.push('_none_');
+    out.push('');
+  }
+  return out.join('\n');
+}
+
+export function parseHot(text: string): HotState {
+  const h = emptyHot();
+  const m = /^Session: (\S+)(?: \(started ([^)]+)\))?/m.exec(text);
+  if (m) (h.session = m[1]), (h.started = m[2]);
+  let section = '';
+  const objective: string[] = [];
+  for (const line of text.split(/\r?\n/)) {
+    const head = /^## (.+?)\s*$/.exec(line);
+    if (head) {
+      section = head[1];
+      continue;
+    }
+    if (!line.trim() || line.trim() === '_none_' || line.startsWith('<!--')) continue;
+    if (section === 'Current objective') objective.push(line.trim());
+    const entry = /^- (.*)$/.exec(line);
+    const key = HOT_HEADINGS.find(([, t]) => t === section)?.[0];
+    if (key && entry) h[key].push(entry[1]);
+  }
+  h.objective = objective.join(' ');
+  return h;
+}
+
+function oneLine(s: string): string {
+  return s.replace(/\s*\r?\n\s*/g, ' ').trim();
+}
+
+export class MemoryFiles {
+  constructor(
+    readonly hotFile: string,
+    readonly coldFile: string,
+    private readonly root: string,
+  ) {}
+
+  private lock<T>(file: string, fn: () => T): Promise<T> {
+    return withFileLock(file, fn, { root: this.root, waitMs: 5000, purpose: 'memory file' });
+  }
+
+  readHot(): HotState {
+    try {
+      return parseHot(fs.readFileSync(this.hotFile, 'utf8'));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return emptyHot();
+      throw e;
+    }
+  }
+
+  /** Read-modify-write of the hot file under a lock. */
+  async updateHot(fn: (h: HotState) => void): Promise<HotState> {
+    return this.lock(this.hotFile, () => {
+      const h = this.readHot();
+      fn(h);
+      fs.mkdirSync(path.dirname(this.hotFile), { recursive: true });
+      writeFileAtomic(this.hotFile, renderHot(h));
+      return h;
+    });
+  }
+
+  /** Adds entries at the end of their cold sections; never changes an existing line. */
+  async appendCold(entries: { section: ColdSection; line: string }[]): Promise<void> {
+    if (!entries.length) return;
+    await this.lock(this.coldFile, () => {
+      let text: string;
+      try {
+        text = fs.readFileSync(this.coldFile, 'utf8');
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+        text = coldTemplate();
+      }
+      for (const { section, line } of entries) text = insertInSection(text, section, `- ${oneLine(line)}`);
+      fs.mkdirSync(path.dirname(this.coldFile), { recursive: true });
+      writeFileAtomic(this.coldFile, text);
+    });
+  }
+
+  readCold(): string {
+    try {
+      return fs.readFileSync(this.coldFile, 'utf8');
+    } catch {
+      return '';
+    }
+  }
+
+  sizes(): { hot: number; cold: number } {
+    const size = (f: string) => {
+      try {
+        return fs.statSync(f).size;
+      } catch {
+        return 0;
+      }
+    };
+    return { hot: size(this.hotFile), cold: size(this.coldFile) };
+  }
+
+  /**
+   * Moves a too-large cold file to a dated archive (kept intact) and starts a new one that
+   * points at it. Returns the archive path.
+   */
+  async archiveCold(stamp: string): Promise<string | undefined> {
+    return this.lock(this.coldFile, () => {
+      if (!fs.existsSync(this.coldFile)) return undefined;
+      const archive = this.coldFile.replace(/\.md$/, '') + `.archive-${stamp}.md`;
+      fs.renameSync(this.coldFile, archive);
+      let text = coldTemplate();
+      text = insertInSection(text, 'Session history', `- ${stamp} Earlier entries archived intact in ${path.basename(archive)}`);
+      writeFileAtomic(this.coldFile, text);
+      return archive;
+    });
+  }
+}
+
+export function coldTemplate(): string {
+  return ['# Orchestrator memory', '', '<!-- Waymark cold memory: append-only. Historic entries are never edited. -->', '', ...COLD_SECTIONS.flatMap((s) => [`## ${s}`, ''])].join('\n');
+}
+
+/** Inserts `line` after the last non-blank line of `## section` (adding the section at the end when missing). */
+export function insertInSection(text: string, section: string, line: string): string {
+  const nl = text.includes('\r\n') ? '\r\n' : '\n';
+  const lines = text.split(/\r?\n/);
+  const start = lines.findIndex((l) => l.trim() === `## ${section}`);
+  if (start < 0) {
+    const tail = text.endsWith(nl) || text === '' ? '' : nl;
+    return `${text}${tail}${nl}## ${section}${nl}${nl}${line}${nl}`;
+  }
+  let end = lines.length;
+  for (let i = start + 1; i < lines.length; i++) {
+    if (/^## /.test(lines[i])) {
+      end = i;
+      break;
+    }
+  }
+  let last = start;
+  for (let i = start + 1; i < end; i++) if (lines[i].trim()) last = i;
+  const insertAt = last === start ? start + 2 : last + 1;
+  if (last === start && (lines[start + 1] ?? '') !== '') lines.splice(start + 1, 0, '');
+  lines.splice(Math.min(insertAt, lines.length), 0, line);
+  // keep a blank line before the next heading
+  const after = Math.min(insertAt, lines.length - 1) + 1;
+  if (after < lines.length && /^## /.test(lines[after])) lines.splice(after, 0, '');
+  return lines.join(nl);
+}

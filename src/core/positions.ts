@@ -1,0 +1,136 @@
+import { parseDocument, isMap, isSeq, isScalar, isPair, type Document, type Node } from 'yaml';
+import type { Position, Range } from './types';
+
+export type PathSeg = string | number;
+/** What part of the addressed entry the range covers. */
+export type RangeTarget = 'key' | 'value' | 'entry';
+
+/** Offsets [start, end) of the node at `path` inside the document's source, or of the deepest ancestor found. */
+export function offsetsForPath(doc: Document, path: PathSeg[], target: RangeTarget): [number, number] | undefined {
+  let node: unknown = doc.contents;
+  let best: [number, number] | undefined = rangeOf(node);
+  for (let i = 0; i < path.length; i++) {
+    const seg = path[i];
+    const last = i === path.length - 1;
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isPair(p) && keyString(p.key) === String(seg));
+      if (!pair) return best;
+      const keyRange = rangeOf(pair.key);
+      const valueRange = rangeOf(pair.value);
+      if (last) {
+        if (target === 'key') return keyRange ?? valueRange ?? best;
+        if (target === 'value') return valueRange ?? keyRange ?? best;
+        if (keyRange && valueRange) return [keyRange[0], valueRange[1]];
+        return keyRange ?? valueRange ?? best;
+      }
+      best = keyRange ?? best;
+      node = pair.value;
+    } else if (isSeq(node) && typeof seg === 'number') {
+      const item = node.items[seg];
+      const r = rangeOf(item);
+      if (!r) return best;
+      if (last) return r;
+      best = r;
+      node = item;
+    } else {
+      return best;
+    }
+  }
+  return best;
+}
+
+function keyString(key: unknown): string | undefined {
+  if (isScalar(key)) return String(key.value);
+  if (key === null || key === undefined) return undefined;
+  return String(key);
+}
+
+function rangeOf(node: unknown): [number, number] | undefined {
+  const r = (node as Node | undefined)?.range;
+  if (!r) return undefined;
+  return [r[0], Math.max(r[0], r[1])];
+}
+
+/** Line starts of a text, for offset → position conversion. */
+export function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return starts;
+}
+
+export function positionAt(starts: number[], text: string, offset: number, baseLine = 0): Position {
+  const off = Math.max(0, Math.min(offset, text.length));
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid] <= off) lo = mid;
+    else hi = mid - 1;
+  }
+  let character = off - starts[lo];
+  // Never point inside a CRLF pair.
+  if (character > 0 && text.charCodeAt(off - 1) === 13 && text.charCodeAt(off) === 10) character--;
+  return { line: lo + baseLine, character };
+}
+
+/** Range for `path` in a YAML text whose first line is line `baseLine` of the file. */
+export function rangeForPath(doc: Document, path: PathSeg[], target: RangeTarget, yamlText: string, baseLine: number): Range | undefined {
+  const offs = offsetsForPath(doc, path, target);
+  if (!offs) return undefined;
+  const starts = lineStarts(yamlText);
+  return { start: positionAt(starts, yamlText, offs[0], baseLine), end: positionAt(starts, yamlText, offs[1], baseLine) };
+}
+
+/**
+ * Resolves key paths to ranges in one frontmatter block. The `yaml` document is built lazily,
+ * only when a problem needs a position (it is several times slower than the scan parser).
+ */
+export class YamlLocator {
+  private doc?: Document;
+  private starts?: number[];
+  constructor(
+    readonly yamlText: string,
+    /** 0-based file line of the YAML text's first line. */
+    readonly baseLine: number,
+  ) {}
+
+  document(): Document {
+    if (!this.doc) this.doc = parseDocument(this.yamlText, { prettyErrors: false, uniqueKeys: false });
+    return this.doc;
+  }
+
+  offsetRange(start: number, end: number): Range {
+    this.starts ??= lineStarts(this.yamlText);
+    return { start: positionAt(this.starts, this.yamlText, start, this.baseLine), end: positionAt(this.starts, this.yamlText, Math.max(start, end), this.baseLine) };
+  }
+
+  /** Range of the key / value / item at `path`; falls back to the nearest ancestor, then to the first line. */
+  range(path: PathSeg[], target: RangeTarget = 'key'): Range {
+    let offs: [number, number] | undefined;
+    try {
+      offs = offsetsForPath(this.document(), path, target);
+    } catch {
+      offs = undefined;
+    }
+    if (!offs) return this.lineRange(0);
+    return this.offsetRange(offs[0], offs[1]);
+  }
+
+  /** The first YAML syntax error's range and message, if any. */
+  syntaxError(): { range: Range; message: string } | undefined {
+    const err = this.document().errors[0];
+    if (!err) return undefined;
+    const start = err.pos?.[0] ?? 0;
+    const end = err.pos?.[1] ?? start;
+    return { range: this.offsetRange(start, Math.max(end, start)), message: err.message.split('\n')[0] };
+  }
+
+  /** Range covering YAML line `i` (0-based within the YAML text). */
+  lineRange(i: number): Range {
+    this.starts ??= lineStarts(this.yamlText);
+    const s = this.starts[Math.min(i, this.starts.length - 1)] ?? 0;
+    let e = this.yamlText.indexOf('\n', s);
+    if (e === -1) e = this.yamlText.length;
+    return this.offsetRange(s, e);
+  }
+}

@@ -1,0 +1,355 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { WriteObserver } from '../api';
+import type { Clock, Logger } from '../ports';
+import { systemClock, silentLogger } from '../ports';
+import { protocolPaths, ensureDir, relPath } from './paths';
+import { withMutexSync, sleepSync } from './mutex';
+
+/** One line of `.waymark/events/events.jsonl`. `seq` grows by exactly 1 per event, across rotations. */
+export interface ProtocolEvent {
+  seq: number;
+  time: string;
+  /** e.g. `workflow.advance`, `lease.acquire`, `lease.takeover`, `checkpoint.create`, `ttl.expired`. */
+  type: string;
+  /** Workflow file relative to the root, when the event is about one. */
+  file?: string;
+  actor?: string;
+  session?: string;
+  data?: Record<string, unknown>;
+}
+
+export type NewEvent = Omit<ProtocolEvent, 'seq' | 'time'> & { time?: string };
+
+export interface EventsLogOptions {
+  /** Rotate the active segment once it reaches this size (bytes). Default 1 MiB. */
+  maxBytes?: number;
+  /** Archived segments kept (oldest removed first). Default 100. */
+  keepSegments?: number;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+export interface TornRepair {
+  file: string;
+  /** Bytes of the incomplete last line that were moved aside to `<file>.torn`. */
+  bytes: number;
+}
+
+const SEGMENT_RE = /^events-(\d{12})\.jsonl$/;
+
+function segmentName(firstSeq: number): string {
+  return `events-${String(firstSeq).padStart(12, '0')}.jsonl`;
+}
+
+interface Segment {
+  file: string;
+  firstSeq: number;
+  active: boolean;
+}
+
+/** Archived segments (oldest first) and then the active file. */
+function listSegments(dir: string): Segment[] {
+  let names: string[] = [];
+  try {
+    names = fs.readdirSync(dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  const archived: Segment[] = [];
+  for (const n of names) {
+    const m = SEGMENT_RE.exec(n);
+    if (m) archived.push({ file: path.join(dir, n), firstSeq: Number(m[1]), active: false });
+  }
+  archived.sort((a, b) => a.firstSeq - b.firstSeq);
+  return [...archived, { file: path.join(dir, 'events.jsonl'), firstSeq: NaN, active: true }];
+}
+
+/** Complete lines only: a trailing line without its newline is still being written (or torn). */
+function completeLines(text: string): string[] {
+  const end = text.lastIndexOf('\n');
+  if (end < 0) return [];
+  return text.slice(0, end).split('\n').filter((l) => l.length > 0);
+}
+
+function parseEvent(line: string): ProtocolEvent | undefined {
+  try {
+    const v = JSON.parse(line) as ProtocolEvent;
+    return v && typeof v.seq === 'number' && typeof v.type === 'string' ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The seq of the last readable event in a file (reading backwards from its end), if any. */
+function lastSeqInFile(file: string): number | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+  try {
+    const size = fs.fstatSync(fd).size;
+    let chunk = 64 * 1024;
+    for (;;) {
+      const start = Math.max(0, size - chunk);
+      const buf = Buffer.alloc(size - start);
+      fs.readSync(fd, buf, 0, buf.length, start);
+      const lines = completeLines(buf.toString('utf8'));
+      // The first line of a partial window may be cut; only trust it when the window starts at 0.
+      for (let i = lines.length - 1; i >= (start === 0 ? 0 : 1); i--) {
+        const ev = parseEvent(lines[i]);
+        if (ev) return ev.seq;
+      }
+      if (start === 0) return undefined;
+      chunk *= 4;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Repairs a JSONL file whose last line has no newline (a crash mid-append): the incomplete
+ * bytes are appended to `<file>.torn` for inspection and cut from the file. Complete lines are
+ * never touched. Call under the file's append lock. Returns what was repaired, if anything.
+ */
+export function repairTornTail(file: string): TornRepair | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r+');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+  try {
+    const size = fs.fstatSync(fd).size;
+    if (size === 0) return undefined;
+    const last = Buffer.alloc(1);
+    fs.readSync(fd, last, 0, 1, size - 1);
+    if (last[0] === 0x0a) return undefined;
+    // Find the last newline.
+    let pos = size;
+    let cut = 0;
+    const window = 64 * 1024;
+    while (pos > 0) {
+      const start = Math.max(0, pos - window);
+      const buf = Buffer.alloc(pos - start);
+      fs.readSync(fd, buf, 0, buf.length, start);
+      const i = buf.lastIndexOf(0x0a);
+      if (i >= 0) {
+        cut = start + i + 1;
+        break;
+      }
+      pos = start;
+    }
+    const torn = Buffer.alloc(size - cut);
+    fs.readSync(fd, torn, 0, torn.length, cut);
+    fs.appendFileSync(`${file}.torn`, Buffer.concat([Buffer.from(`# ${new Date().toISOString()} ${torn.length} bytes cut from the end of ${path.basename(file)}\n`), torn, Buffer.from('\n')]));
+    fs.ftruncateSync(fd, cut);
+    fs.fsyncSync(fd);
+    return { file, bytes: torn.length };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+export interface AppendResult {
+  event: ProtocolEvent;
+  repaired?: TornRepair;
+  rotated?: string;
+}
+
+/**
+ * Appends one event to `<root>/.waymark/events/events.jsonl` under a short cross-process lock:
+ * repairs a torn last line, rotates the active segment when it is over `maxBytes` (rename to
+ * `events-<firstSeq>.jsonl`, never truncation), assigns the next `seq`, and writes one line.
+ */
+export function appendEvent(root: string, input: NewEvent, options: EventsLogOptions = {}): AppendResult {
+  const paths = protocolPaths(root);
+  const dir = paths.events;
+  ensureDir(dir);
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
+  const maxBytes = options.maxBytes ?? 1024 * 1024;
+  const keep = options.keepSegments ?? 100;
+  return withMutexSync(path.join(dir, 'events.lock'), () => {
+    const active = paths.eventsFile;
+    const repaired = repairTornTail(active);
+    if (repaired) logger.warn(`[protocol] repaired torn last line of ${active} (${repaired.bytes} bytes moved to ${active}.torn)`);
+    let lastSeq = lastSeqInFile(active);
+    let rotated: string | undefined;
+    let size = 0;
+    try {
+      size = fs.statSync(active).size;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+    if (size >= maxBytes) {
+      const first = parseEvent(firstLine(active) ?? '');
+      if (first) {
+        rotated = path.join(dir, segmentName(first.seq));
+        fs.renameSync(active, rotated);
+        pruneSegments(dir, keep);
+      }
+    }
+    if (lastSeq === undefined) {
+      const segs = listSegments(dir).filter((s) => !s.active);
+      for (let i = segs.length - 1; i >= 0 && lastSeq === undefined; i--) lastSeq = lastSeqInFile(segs[i].file);
+    }
+    const event: ProtocolEvent = {
+      seq: (lastSeq ?? 0) + 1,
+      time: input.time ?? clock.now().toISOString(),
+      type: input.type,
+      ...(input.file !== undefined ? { file: input.file } : {}),
+      ...(input.actor !== undefined ? { actor: input.actor } : {}),
+      ...(input.session !== undefined ? { session: input.session } : {}),
+      ...(input.data !== undefined ? { data: input.data } : {}),
+    };
+    const fd = fs.openSync(active, 'a');
+    try {
+      fs.writeSync(fd, JSON.stringify(event) + '\n');
+    } finally {
+      fs.closeSync(fd);
+    }
+    return { event, repaired, rotated };
+  });
+}
+
+function firstLine(file: string): string | undefined {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const buf = Buffer.alloc(64 * 1024);
+    const n = fs.readSync(fd, buf, 0, buf.length, 0);
+    const text = buf.subarray(0, n).toString('utf8');
+    const i = text.indexOf('\n');
+    return i >= 0 ? text.slice(0, i) : undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function pruneSegments(dir: string, keep: number): void {
+  const archived = listSegments(dir).filter((s) => !s.active);
+  for (const s of archived.slice(0, Math.max(0, archived.length - keep))) {
+    try {
+      fs.unlinkSync(s.file); // a reader holding it open keeps reading its bytes (POSIX)
+    } catch {
+      // removed by another process
+    }
+  }
+}
+
+export interface ReadEventsResult {
+  events: ProtocolEvent[];
+  /** Highest seq returned (or `since` when none). Pass it back as `since` to continue. */
+  last: number;
+  warnings: string[];
+}
+
+/**
+ * Events with `seq > since`, in order, across archived segments and the active file.
+ * A rotation between listing and reading is detected by the gap it would leave and retried,
+ * so a follower never loses or repeats an event.
+ */
+export function readEvents(root: string, since = 0, options: { limit?: number } = {}): ReadEventsResult {
+  const dir = protocolPaths(root).events;
+  const limit = options.limit ?? Infinity;
+  const warnings: string[] = [];
+  for (let attempt = 0; ; attempt++) {
+    const segs = listSegments(dir);
+    const out: ProtocolEvent[] = [];
+    let gap = false;
+    let expected = since + 1;
+    const archived = segs.filter((s) => !s.active);
+    const oldest = archived.length ? archived[0].firstSeq : undefined;
+    if (oldest !== undefined && since + 1 < oldest) {
+      warnings.push(`events ${since + 1}..${oldest - 1} were pruned from the archive (keepSegments); continuing at ${oldest}.`);
+      expected = oldest;
+    }
+    for (let i = 0; i < segs.length && out.length < limit; i++) {
+      const s = segs[i];
+      const next = segs[i + 1];
+      if (!s.active && next && !next.active && next.firstSeq <= expected) continue;
+      let text: string;
+      try {
+        text = fs.readFileSync(s.file, 'utf8');
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
+          gap = true; // rotated or pruned under us
+          break;
+        }
+        throw e;
+      }
+      for (const line of completeLines(text)) {
+        const ev = parseEvent(line);
+        if (!ev) {
+          warnings.push(`skipped an unreadable line in ${path.basename(s.file)}`);
+          continue;
+        }
+        if (ev.seq < expected) continue;
+        if (ev.seq > expected) {
+          gap = true;
+          break;
+        }
+        out.push(ev);
+        expected++;
+        if (out.length >= limit) break;
+      }
+      if (gap) break;
+    }
+    if (gap && attempt < 5) continue;
+    if (gap) warnings.push(`events after ${expected - 1} could not be read consistently; retry.`);
+    return { events: out, last: out.length ? out[out.length - 1].seq : since, warnings };
+  }
+}
+
+/** Follows the log from `since`, yielding each event once, until `signal` aborts. Polls every `pollMs`. */
+export async function* followEvents(root: string, since = 0, options: { signal?: AbortSignal; pollMs?: number } = {}): AsyncGenerator<ProtocolEvent> {
+  let last = since;
+  const pollMs = options.pollMs ?? 100;
+  while (!options.signal?.aborted) {
+    const r = readEvents(root, last, { limit: 1000 });
+    for (const ev of r.events) yield ev;
+    last = r.last;
+    if (r.events.length < 1000) {
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, pollMs);
+        options.signal?.addEventListener('abort', () => {
+          clearTimeout(t);
+          resolve();
+        }, { once: true });
+      });
+    }
+  }
+}
+
+/**
+ * A WriteObserver for createStateCore: every history append becomes a `workflow.<operation>`
+ * event in the root's events log.
+ */
+export function eventsObserver(options: EventsLogOptions = {}): WriteObserver {
+  return (entry, ctx) => {
+    appendEvent(
+      ctx.root,
+      {
+        type: `workflow.${entry.operation}`,
+        file: relPath(ctx.root, ctx.file),
+        actor: entry.actor ?? ctx.actor,
+        session: entry.session ?? ctx.session,
+        data: {
+          historySeq: entry.seq,
+          hashBefore: entry.hashBefore,
+          hashAfter: entry.hashAfter,
+          ...(ctx.after ? { status: ctx.after.status, currentStep: ctx.after.currentStep, nextStep: ctx.after.nextStep } : {}),
+          ...(entry.detail ? { detail: entry.detail } : {}),
+        },
+      },
+      options,
+    );
+  };
+}
+
+export { sleepSync };

@@ -1,0 +1,349 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { WriteGuard } from '../api';
+import type { Clock, Logger } from '../ports';
+import { systemClock, silentLogger } from '../ports';
+import { WaymarkError } from '../errors';
+import { protocolPaths, ensureDir, relPath, shortHash, randomId, readIfExists } from './paths';
+import { withMutexSync, pidAlive } from './mutex';
+import { appendEvent, type EventsLogOptions } from './events';
+
+/** Who holds a lease. `session` (else `agent`) identifies the holder when a write is checked. */
+export interface LeaseOwner {
+  agent: string;
+  session?: string;
+  /** Process that holds it; 0 or absent when only the expiry bounds the lease (CLI use). */
+  pid?: number;
+  host: string;
+}
+
+export interface Lease {
+  /** `root` or `file:<relative path>`. */
+  key: string;
+  /** Relative path of the workflow file, or `*` for the whole root. */
+  target: string;
+  owner: LeaseOwner;
+  acquiredAt: string;
+  expiresAt: string;
+  /** Set when this lease was taken over from another holder. */
+  takenOverFrom?: LeaseOwner & { acquiredAt: string };
+  note?: string;
+}
+
+export interface LeaseStatus {
+  lease: Lease;
+  stale: boolean;
+  /** Why it is stale: `expired` or `dead-process`. */
+  staleReason?: 'expired' | 'dead-process';
+}
+
+export interface LeaseOptions {
+  clock?: Clock;
+  logger?: Logger;
+  /** Lease length in ms. Default one hour. */
+  ttlMs?: number;
+  events?: EventsLogOptions | false;
+  /** Also recorded in the workflow's history (session markers, take-overs), when given. */
+  onRecord?: (root: string, file: string | undefined, operation: string, owner: LeaseOwner, detail: Record<string, unknown>) => void | Promise<void>;
+}
+
+export const DEFAULT_LEASE_MS = 60 * 60 * 1000;
+
+/** The owner describing this process, from explicit values, then WAYMARK_ACTOR / WAYMARK_SESSION. */
+export function currentOwner(partial: Partial<LeaseOwner> = {}): LeaseOwner {
+  return {
+    agent: partial.agent ?? process.env.WAYMARK_ACTOR ?? os.userInfo().username ?? 'unknown',
+    session: partial.session ?? process.env.WAYMARK_SESSION,
+    pid: partial.pid ?? process.pid,
+    host: partial.host ?? os.hostname(),
+  };
+}
+
+export function describeOwner(o: LeaseOwner): string {
+  const bits = [o.agent];
+  if (o.session) bits.push(`session ${o.session}`);
+  if (o.pid) bits.push(`pid ${o.pid}`);
+  bits.push(`on ${o.host}`);
+  return bits.length > 1 ? `${bits[0]} (${bits.slice(1).join(', ')})` : bits[0];
+}
+
+/** Lease key for a workflow file, or `root` when `file` is undefined. */
+export function leaseKey(root: string, file?: string): { key: string; target: string; path: string } {
+  const dir = protocolPaths(root).leases;
+  if (file === undefined) return { key: 'root', target: '*', path: path.join(dir, 'root.json') };
+  const rel = relPath(root, file);
+  const safe = rel.replace(/[^A-Za-z0-9._-]+/g, '_').slice(-80);
+  return { key: `file:${rel}`, target: rel, path: path.join(dir, `file-${safe}-${shortHash(rel)}.json`) };
+}
+
+function readLease(file: string): { lease?: Lease; text?: string } {
+  const text = readIfExists(file);
+  if (text === undefined) return {};
+  try {
+    const lease = JSON.parse(text) as Lease;
+    if (!lease || typeof lease !== 'object' || !lease.owner || !lease.expiresAt) return { text };
+    return { lease, text };
+  } catch {
+    return { text }; // unreadable: treated as stale below
+  }
+}
+
+export function leaseStatus(lease: Lease, clock: Clock = systemClock): LeaseStatus {
+  if (Date.parse(lease.expiresAt) <= clock.now().getTime()) return { lease, stale: true, staleReason: 'expired' };
+  const o = lease.owner;
+  if (o.pid && o.host === os.hostname() && !pidAlive(o.pid)) return { lease, stale: true, staleReason: 'dead-process' };
+  return { lease, stale: false };
+}
+
+/** True when `who` is the holder: same session when both have one, else same agent name. */
+export function isHolder(lease: Lease, who: { actor?: string; session?: string }): boolean {
+  if (lease.owner.session && who.session) return lease.owner.session === who.session;
+  return !!who.actor && who.actor === lease.owner.agent;
+}
+
+function sameOwner(a: LeaseOwner, b: LeaseOwner): boolean {
+  return a.agent === b.agent && (a.session ?? '') === (b.session ?? '') && a.host === b.host;
+}
+
+function lockedError(lease: Lease, what: string): WaymarkError {
+  return new WaymarkError(
+    'locked',
+    `${what} is locked by ${describeOwner(lease.owner)} since ${lease.acquiredAt} (lease expires ${lease.expiresAt}). Wait, ask the holder to release it, or take over explicitly (waymark lease takeover).`,
+    undefined,
+    { lease },
+  );
+}
+
+function writeTemp(dir: string, lease: Lease): string {
+  const tmp = path.join(dir, `.lease-${process.pid}-${randomId()}.tmp`);
+  const fd = fs.openSync(tmp, 'wx', 0o644);
+  try {
+    fs.writeSync(fd, JSON.stringify(lease, null, 2) + '\n');
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return tmp;
+}
+
+function record(root: string, file: string | undefined, type: string, owner: LeaseOwner, data: Record<string, unknown>, options: LeaseOptions): void {
+  if (options.events !== false) {
+    try {
+      appendEvent(root, { type, file: file === undefined ? undefined : relPath(root, file), actor: owner.agent, session: owner.session, data }, options.events || {});
+    } catch (e) {
+      (options.logger ?? silentLogger).warn(`[protocol] could not log ${type}: ${String(e)}`);
+    }
+  }
+}
+
+async function recordHistory(root: string, file: string | undefined, op: string, owner: LeaseOwner, detail: Record<string, unknown>, options: LeaseOptions): Promise<void> {
+  if (!options.onRecord) return;
+  try {
+    await options.onRecord(root, file, op, owner, detail);
+  } catch (e) {
+    (options.logger ?? silentLogger).warn(`[protocol] could not record ${op} in history: ${String(e)}`);
+  }
+}
+
+export interface AcquireResult {
+  lease: Lease;
+  /** `acquired`, `renewed` (already ours), or `broke-stale` (a stale lease was removed first). */
+  outcome: 'acquired' | 'renewed' | 'broke-stale';
+  broken?: LeaseStatus;
+}
+
+/**
+ * Takes the lease on `file` (or the whole root when `file` is undefined). Creation is atomic
+ * (the complete record is written to a temp file and hard-linked into place, which fails when
+ * the lease exists), so contended acquires give exactly one holder. A lease already held by the
+ * same owner is renewed; a stale one (expired, or its process dead on this host) is broken;
+ * otherwise WaymarkError('locked', "... locked by <owner> since <time> ...").
+ */
+export async function acquireLease(root: string, file: string | undefined, owner: LeaseOwner, options: LeaseOptions = {}): Promise<AcquireResult> {
+  const clock = options.clock ?? systemClock;
+  const k = leaseKey(root, file);
+  const dir = protocolPaths(root).leases;
+  ensureDir(dir);
+  // A root lease blocks file leases by others, and the reverse.
+  checkOverlap(root, file, owner, clock);
+  const now = clock.now();
+  const lease: Lease = {
+    key: k.key,
+    target: k.target,
+    owner,
+    acquiredAt: now.toISOString(),
+    expiresAt: new Date(now.getTime() + (options.ttlMs ?? DEFAULT_LEASE_MS)).toISOString(),
+  };
+  let broken: LeaseStatus | undefined;
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const tmp = writeTemp(dir, lease);
+    try {
+      fs.linkSync(tmp, k.path);
+      const outcome = broken ? 'broke-stale' : 'acquired';
+      record(root, file, 'lease.acquire', owner, { key: k.key, expiresAt: lease.expiresAt, ...(broken ? { broke: broken.lease.owner, staleReason: broken.staleReason } : {}) }, options);
+      await recordHistory(root, file, 'session.start', owner, { lease: k.key, ...(broken ? { brokeStaleLease: describeOwner(broken.lease.owner), staleReason: broken.staleReason } : {}) }, options);
+      return { lease, outcome, broken };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    } finally {
+      fs.rmSync(tmp, { force: true });
+    }
+    // Someone holds it: ours (renew), stale (break), or another live holder (refuse).
+    const result = withMutexSync(`${k.path}.lock`, (): { renewed?: Lease; brokeStale?: LeaseStatus; held?: Lease } => {
+      const cur = readLease(k.path);
+      if (cur.text === undefined) return {}; // released meanwhile: retry the link
+      if (!cur.lease) {
+        fs.rmSync(k.path, { force: true });
+        return { brokeStale: undefined };
+      }
+      const st = leaseStatus(cur.lease, clock);
+      if (!st.stale && sameOwner(cur.lease.owner, owner)) {
+        const renewed: Lease = { ...cur.lease, owner, expiresAt: lease.expiresAt };
+        const tmp2 = writeTemp(dir, renewed);
+        fs.renameSync(tmp2, k.path);
+        return { renewed };
+      }
+      if (st.stale) {
+        fs.rmSync(k.path, { force: true });
+        return { brokeStale: st };
+      }
+      return { held: cur.lease };
+    });
+    if (result.renewed) {
+      record(root, file, 'lease.renew', owner, { key: k.key, expiresAt: result.renewed.expiresAt }, options);
+      return { lease: result.renewed, outcome: 'renewed' };
+    }
+    if (result.held) throw lockedError(result.held, file === undefined ? `The workspace ${root}` : relPath(root, file));
+    if (result.brokeStale) {
+      broken = result.brokeStale;
+      (options.logger ?? silentLogger).info(`[protocol] broke stale lease ${k.key} of ${describeOwner(broken.lease.owner)} (${broken.staleReason})`);
+    }
+  }
+  throw new WaymarkError('locked', `Could not acquire the lease ${k.key}: it keeps changing hands; retry.`);
+}
+
+function checkOverlap(root: string, file: string | undefined, owner: LeaseOwner, clock: Clock): void {
+  const others = listLeases(root, clock).filter((s) => !s.stale && !sameOwner(s.lease.owner, owner));
+  for (const s of others) {
+    if (file === undefined && s.lease.key !== 'root') throw lockedError(s.lease, `${s.lease.target} (inside the workspace)`);
+    if (file !== undefined && s.lease.key === 'root') throw lockedError(s.lease, `The workspace ${root}`);
+  }
+}
+
+/** Releases our lease. Refuses (locked) when someone else holds it; a missing lease is not an error. */
+export async function releaseLease(root: string, file: string | undefined, owner: LeaseOwner, options: LeaseOptions & { force?: boolean } = {}): Promise<{ released: boolean; lease?: Lease }> {
+  const clock = options.clock ?? systemClock;
+  const k = leaseKey(root, file);
+  if (!fs.existsSync(k.path)) return { released: false };
+  const out = withMutexSync(`${k.path}.lock`, () => {
+    const cur = readLease(k.path);
+    if (cur.text === undefined) return { released: false };
+    if (cur.lease && !options.force && !sameOwner(cur.lease.owner, owner) && !leaseStatus(cur.lease, clock).stale) {
+      throw lockedError(cur.lease, file === undefined ? `The workspace ${root}` : relPath(root, file));
+    }
+    fs.rmSync(k.path, { force: true });
+    return { released: true, lease: cur.lease };
+  });
+  if (out.released) {
+    record(root, file, 'lease.release', owner, { key: k.key, ...(out.lease && !sameOwner(out.lease.owner, owner) ? { heldBy: out.lease.owner } : {}) }, options);
+    await recordHistory(root, file, 'session.end', owner, { lease: k.key }, options);
+  }
+  return out;
+}
+
+/**
+ * Takes the lease from its current holder, explicitly. The take-over is recorded in the events
+ * log (and the workflow's history when `onRecord` is given) with who held it before.
+ */
+export async function takeoverLease(root: string, file: string | undefined, owner: LeaseOwner, options: LeaseOptions & { reason?: string } = {}): Promise<{ lease: Lease; previous?: Lease }> {
+  const clock = options.clock ?? systemClock;
+  const k = leaseKey(root, file);
+  const dir = protocolPaths(root).leases;
+  ensureDir(dir);
+  const now = clock.now();
+  const out = withMutexSync(`${k.path}.lock`, () => {
+    const cur = readLease(k.path);
+    const lease: Lease = {
+      key: k.key,
+      target: k.target,
+      owner,
+      acquiredAt: now.toISOString(),
+      expiresAt: new Date(now.getTime() + (options.ttlMs ?? DEFAULT_LEASE_MS)).toISOString(),
+      ...(cur.lease ? { takenOverFrom: { ...cur.lease.owner, acquiredAt: cur.lease.acquiredAt } } : {}),
+      ...(options.reason ? { note: options.reason } : {}),
+    };
+    const tmp = writeTemp(dir, lease);
+    fs.renameSync(tmp, k.path);
+    return { lease, previous: cur.lease };
+  });
+  const detail = { key: k.key, previous: out.previous?.owner ?? null, previousSince: out.previous?.acquiredAt ?? null, ...(options.reason ? { reason: options.reason } : {}) };
+  record(root, file, 'lease.takeover', owner, detail, options);
+  await recordHistory(root, file, 'lease.takeover', owner, detail, options);
+  return out;
+}
+
+/** All leases of a root with their staleness. */
+export function listLeases(root: string, clock: Clock = systemClock): LeaseStatus[] {
+  const dir = protocolPaths(root).leases;
+  let names: string[] = [];
+  try {
+    names = fs.readdirSync(dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw e;
+  }
+  const out: LeaseStatus[] = [];
+  for (const n of names) {
+    if (!n.endsWith('.json') || (n !== 'root.json' && !n.startsWith('file-'))) continue;
+    const { lease } = readLease(path.join(dir, n));
+    if (lease) out.push(leaseStatus(lease, clock));
+  }
+  return out.sort((a, b) => a.lease.key.localeCompare(b.lease.key));
+}
+
+/** The live leases that cover `file`: its own and the root's. */
+export function leasesCovering(root: string, file: string, clock: Clock = systemClock): LeaseStatus[] {
+  const out: LeaseStatus[] = [];
+  for (const k of [leaseKey(root), leaseKey(root, file)]) {
+    const { lease } = readLease(k.path);
+    if (lease) out.push(leaseStatus(lease, clock));
+  }
+  return out;
+}
+
+/** Removes every stale lease of a root; returns what was broken. */
+export function breakStaleLeases(root: string, options: LeaseOptions = {}): LeaseStatus[] {
+  const clock = options.clock ?? systemClock;
+  const broken: LeaseStatus[] = [];
+  for (const s of listLeases(root, clock)) {
+    if (!s.stale) continue;
+    const file = s.lease.key === 'root' ? undefined : path.join(root, s.lease.target);
+    const k = leaseKey(root, file);
+    const done = withMutexSync(`${k.path}.lock`, () => {
+      const cur = readLease(k.path);
+      if (!cur.lease || !leaseStatus(cur.lease, clock).stale) return false;
+      fs.rmSync(k.path, { force: true });
+      return true;
+    });
+    if (done) {
+      broken.push(s);
+      record(root, file, 'lease.break', s.lease.owner, { key: s.lease.key, staleReason: s.staleReason }, options);
+    }
+  }
+  return broken;
+}
+
+/**
+ * A WriteGuard for createStateCore: refuses a write to a file covered by a live lease (its own
+ * or the root's) unless the writer (context `session`, else `actor`) is the holder.
+ */
+export function leaseGuard(options: { clock?: Clock } = {}): WriteGuard {
+  return (ctx) => {
+    for (const s of leasesCovering(ctx.root, ctx.file, options.clock)) {
+      if (s.stale) continue;
+      if (isHolder(s.lease, { actor: ctx.actor, session: ctx.session })) continue;
+      throw lockedError(s.lease, s.lease.key === 'root' ? `The workspace ${ctx.root}` : s.lease.target);
+    }
+  };
+}

@@ -1,0 +1,228 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Clock, Logger } from '../ports';
+import { systemClock, silentLogger } from '../ports';
+import { WaymarkError } from '../errors';
+import { writeFileAtomic } from '../atomicWrite';
+import { splitFrontmatter, safeYamlParse } from '../frontmatter';
+import { protocolPaths, ensureDir, readIfExists } from './paths';
+import { withMutexSync } from './mutex';
+import { appendEvent, type EventsLogOptions } from './events';
+
+/** What the orchestrator remembers about one workflow file (tier 3). */
+export interface OrchestratorWorkflow {
+  currentStep?: string;
+  nextStep?: string;
+  stepsCompleted?: string[];
+  status?: string;
+  updatedAt?: string;
+}
+
+/** `.waymark/memory/workflow-state.json`: the orchestrator's state for a multi-workflow session. */
+export interface OrchestratorState {
+  type?: string;
+  phase?: string;
+  lastUpdated?: string;
+  /** Seconds (number) or a duration: `90s`, `30m`, `2h`, `1d`, ISO `PT2H`. */
+  ttl?: number | string;
+  session?: string;
+  enforcement?: { violations: unknown[]; blocking: boolean };
+  /** Keyed by workflow file path relative to the root. */
+  workflows?: Record<string, OrchestratorWorkflow>;
+  /** Set when the state was cleared (TTL expiry). */
+  cleared?: { at: string; reason: string };
+  [key: string]: unknown;
+}
+
+/** The hot session file `.waymark/memory/session_state.md` (frontmatter fields; the body is notes). */
+export interface SessionState {
+  session?: string;
+  activeWorkflow?: string;
+  currentStep?: string;
+  nextStep?: string;
+  lastUpdated?: string;
+  [key: string]: unknown;
+}
+
+export interface OrchestratorRead {
+  state?: OrchestratorState;
+  session?: SessionState;
+  warnings: string[];
+}
+
+/** Reads both orchestrator files. Missing files are absent; unreadable ones give a warning, never a throw. */
+export function readOrchestrator(root: string): OrchestratorRead {
+  const p = protocolPaths(root);
+  const warnings: string[] = [];
+  let state: OrchestratorState | undefined;
+  let session: SessionState | undefined;
+  try {
+    const text = readIfExists(p.workflowState);
+    if (text !== undefined) {
+      const v = JSON.parse(text) as unknown;
+      if (v && typeof v === 'object' && !Array.isArray(v)) state = Object.assign(Object.create(null), v) as OrchestratorState;
+      else warnings.push(`${p.workflowState} is not a JSON object; ignored.`);
+    }
+  } catch (e) {
+    warnings.push(`${p.workflowState} is unreadable (${(e as Error).message}); ignored. Fix or delete it (waymark sync rewrites it).`);
+  }
+  try {
+    const text = readIfExists(p.sessionState);
+    if (text !== undefined) {
+      const split = splitFrontmatter(text);
+      if (split.hasFrontmatter && split.closed && (split.language === '' || split.language === 'yaml')) {
+        const v = safeYamlParse(split.yamlText);
+        if (v && typeof v === 'object' && !Array.isArray(v)) session = normalizeDates(v as SessionState);
+      } else warnings.push(`${p.sessionState} has no YAML frontmatter; ignored.`);
+    }
+  } catch (e) {
+    warnings.push(`${p.sessionState} is unreadable (${(e as Error).message}); ignored.`);
+  }
+  return { state, session, warnings };
+}
+
+function normalizeDates<T extends Record<string, unknown>>(v: T): T {
+  const out = Object.assign(Object.create(null), v) as Record<string, unknown>;
+  for (const [k, x] of Object.entries(out)) if (x instanceof Date) out[k] = x.toISOString();
+  return out as T;
+}
+
+/** Parses a TTL to milliseconds; undefined when absent or not understood. */
+export function parseTtl(ttl: unknown): number | undefined {
+  if (typeof ttl === 'number' && Number.isFinite(ttl) && ttl > 0) return ttl * 1000;
+  if (typeof ttl !== 'string') return undefined;
+  const s = ttl.trim();
+  let m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/i.exec(s);
+  if (m) {
+    const n = Number(m[1]);
+    const unit = (m[2] ?? 's').toLowerCase();
+    const mult = unit === 'ms' ? 1 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : unit === 'h' ? 3_600_000 : 86_400_000;
+    return n > 0 ? n * mult : undefined;
+  }
+  m = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/i.exec(s);
+  if (m && s.length > 1 && s.toUpperCase() !== 'PT') {
+    const ms = (Number(m[1] ?? 0) * 86400 + Number(m[2] ?? 0) * 3600 + Number(m[3] ?? 0) * 60 + Number(m[4] ?? 0)) * 1000;
+    return ms > 0 ? ms : undefined;
+  }
+  return undefined;
+}
+
+export interface OrchestratorOptions {
+  clock?: Clock;
+  logger?: Logger;
+  events?: EventsLogOptions | false;
+}
+
+/** Read-modify-write of workflow-state.json under a lock, written atomically; stamps `lastUpdated`. */
+export function updateOrchestratorState(root: string, fn: (s: OrchestratorState) => OrchestratorState | void, options: OrchestratorOptions = {}): OrchestratorState {
+  const p = protocolPaths(root);
+  ensureDir(p.memory);
+  const clock = options.clock ?? systemClock;
+  return withMutexSync(path.join(p.memory, 'workflow-state.lock'), () => {
+    let cur: OrchestratorState = {};
+    const text = readIfExists(p.workflowState);
+    if (text !== undefined) {
+      try {
+        const v = JSON.parse(text) as unknown;
+        if (v && typeof v === 'object' && !Array.isArray(v)) cur = v as OrchestratorState;
+      } catch {
+        // unreadable: replaced by the new state (the old bytes are kept aside)
+        fs.writeFileSync(`${p.workflowState}.unreadable-${clock.now().getTime()}`, text);
+      }
+    }
+    const next = fn(cur) ?? cur;
+    delete next.cleared;
+    next.lastUpdated = clock.now().toISOString();
+    if (!next.enforcement) next.enforcement = { violations: [], blocking: false };
+    writeFileAtomic(p.workflowState, JSON.stringify(next, null, 2) + '\n');
+    return next;
+  });
+}
+
+/** Records where a workflow stands in the orchestrator state (what an orchestrator does after each step). */
+export function recordOrchestratorWorkflow(root: string, relFile: string, wf: OrchestratorWorkflow, extra: Partial<OrchestratorState> = {}, options: OrchestratorOptions = {}): OrchestratorState {
+  const now = (options.clock ?? systemClock).now().toISOString();
+  return updateOrchestratorState(root, (s) => {
+    Object.assign(s, extra);
+    const wfs = (s.workflows && typeof s.workflows === 'object' ? s.workflows : {}) as Record<string, OrchestratorWorkflow>;
+    wfs[relFile] = { ...wfs[relFile], ...wf, updatedAt: wf.updatedAt ?? now };
+    s.workflows = wfs;
+  }, options);
+}
+
+/** Writes the hot session file: frontmatter fields plus a notes body. */
+export function writeSessionState(root: string, fields: SessionState, body = ''): void {
+  const p = protocolPaths(root);
+  ensureDir(p.memory);
+  const lines = Object.entries(fields)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}: ${JSON.stringify(v)}`);
+  writeFileAtomic(p.sessionState, `---\n${lines.join('\n')}\n---\n${body}`);
+}
+
+export interface ExpiryResult {
+  expired: boolean;
+  /** The line appended to the cold memory file. */
+  summary?: string;
+  expiresAt?: string;
+}
+
+/**
+ * Expires the orchestrator state when `lastUpdated + ttl` has passed: appends a one-line summary
+ * to `.waymark/memory/orchestrator_memory.md` (append-only), clears workflow-state.json (keeping a
+ * `cleared` marker), and logs a `ttl.expired` event.
+ */
+export function expireOrchestratorIfDue(root: string, options: OrchestratorOptions = {}): ExpiryResult {
+  const p = protocolPaths(root);
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
+  if (!fs.existsSync(p.workflowState)) return { expired: false };
+  ensureDir(p.memory);
+  const result = withMutexSync(path.join(p.memory, 'workflow-state.lock'), (): ExpiryResult & { state?: OrchestratorState } => {
+    const text = readIfExists(p.workflowState);
+    if (text === undefined) return { expired: false };
+    let s: OrchestratorState;
+    try {
+      s = JSON.parse(text) as OrchestratorState;
+    } catch {
+      return { expired: false };
+    }
+    if (!s || typeof s !== 'object' || s.cleared) return { expired: false };
+    const ttlMs = parseTtl(s.ttl);
+    const last = Date.parse(String(s.lastUpdated ?? ''));
+    if (ttlMs === undefined || !Number.isFinite(last)) return { expired: false };
+    const expiresAt = new Date(last + ttlMs);
+    if (expiresAt.getTime() > clock.now().getTime()) return { expired: false, expiresAt: expiresAt.toISOString() };
+    const wfs = Object.entries(s.workflows ?? {});
+    const where = wfs.map(([f, w]) => `${f}@${w.currentStep ?? w.nextStep ?? '?'}${w.status ? ` (${w.status})` : ''}`).join(', ');
+    const violations = Array.isArray(s.enforcement?.violations) ? s.enforcement!.violations.length : 0;
+    const summary = `- ${clock.now().toISOString()} expired: type=${s.type ?? '?'} phase=${s.phase ?? '?'} session=${s.session ?? '?'} lastUpdated=${s.lastUpdated} ttl=${String(s.ttl)} violations=${violations}${s.enforcement?.blocking ? ' blocking' : ''}${where ? ` workflows: ${where}` : ''}`
+      .replace(/[\r\n]+/g, ' ');
+    if (!fs.existsSync(p.coldMemory)) fs.appendFileSync(p.coldMemory, '# Orchestrator memory (cold, append-only)\n\n');
+    const fd = fs.openSync(p.coldMemory, 'a');
+    try {
+      fs.writeSync(fd, summary + '\n');
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    const cleared: OrchestratorState = { cleared: { at: clock.now().toISOString(), reason: `ttl ${String(s.ttl)} passed at ${expiresAt.toISOString()}` } };
+    writeFileAtomic(p.workflowState, JSON.stringify(cleared, null, 2) + '\n');
+    return { expired: true, summary, expiresAt: expiresAt.toISOString(), state: s };
+  });
+  if (result.expired) {
+    logger.info(`[protocol] orchestrator state expired (ttl): ${result.summary}`);
+    if (options.events !== false) {
+      try {
+        appendEvent(root, { type: 'ttl.expired', session: result.state?.session, data: { type: result.state?.type, phase: result.state?.phase, expiresAt: result.expiresAt } }, options.events || {});
+      } catch (e) {
+        logger.warn(`[protocol] could not log ttl.expired: ${String(e)}`);
+      }
+    }
+  }
+  return { expired: result.expired, summary: result.summary, expiresAt: result.expiresAt };
+}
+
+export function assertObject(v: unknown, what: string): asserts v is Record<string, unknown> {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new WaymarkError('invalid', `${what} must be an object.`);
+}

@@ -1,0 +1,64 @@
+import * as path from 'node:path';
+import * as fs from 'node:fs';
+import * as crypto from 'node:crypto';
+
+/** Where the protocol keeps its files, under `<root>/.waymark/`. */
+export function protocolPaths(root: string) {
+  const base = path.join(root, '.waymark');
+  return {
+    base,
+    leases: path.join(base, 'leases'),
+    modes: path.join(base, 'modes'),
+    events: path.join(base, 'events'),
+    eventsFile: path.join(base, 'events', 'events.jsonl'),
+    checkpoints: path.join(base, 'checkpoints'),
+    memory: path.join(base, 'memory'),
+    sessionState: path.join(base, 'memory', 'session_state.md'),
+    workflowState: path.join(base, 'memory', 'workflow-state.json'),
+    coldMemory: path.join(base, 'memory', 'orchestrator_memory.md'),
+  };
+}
+
+export function ensureDir(dir: string): void {
+  fs.mkdirSync(dir, { recursive: true });
+}
+
+/** Path relative to the root with forward slashes (stable across platforms). */
+export function relPath(root: string, file: string): string {
+  return path.relative(root, path.resolve(root, file)).split(path.sep).join('/');
+}
+
+export function shortHash(text: string): string {
+  return crypto.createHash('sha256').update(text).digest('hex').slice(0, 10);
+}
+
+export function randomId(bytes = 4): string {
+  return crypto.randomBytes(bytes).toString('hex');
+}
+
+/** Reads a file, or undefined when it does not exist. Other errors propagate. */
+export function readIfExists(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+}
+
+/** Finds the workspace root of a path: the nearest ancestor holding `.waymark/` or `.git`, else the path's folder. */
+export function findRoot(start: string): string {
+  let dir = path.resolve(start);
+  try {
+    if (!fs.statSync(dir).isDirectory()) dir = path.dirname(dir);
+  } catch {
+    dir = path.dirname(dir);
+  }
+  const first = dir;
+  for (;;) {
+    if (fs.existsSync(path.join(dir, '.waymark')) || fs.existsSync(path.join(dir, '.git'))) return dir;
+    const up = path.dirname(dir);
+    if (up === dir) return first;
+    dir = up;
+  }
+}

@@ -1,0 +1,308 @@
+import * as path from 'node:path';
+import type { ResumePoint } from '../types';
+import type { Clock, Logger } from '../ports';
+import { systemClock, silentLogger } from '../ports';
+import type { WriteGuard } from '../api';
+import { frontmatterResume } from '../resume';
+import { relPath, protocolPaths } from './paths';
+import { contextFor, listWorkflowFiles, readWorkflowFile, type FileRead } from './states';
+import { latestCheckpointFor, createCheckpoint, restoreCheckpoint, checkpointIds, showCheckpoint, type Checkpoint } from './checkpoints';
+import { readOrchestrator, expireOrchestratorIfDue, recordOrchestratorWorkflow, type OrchestratorRead, type ExpiryResult } from './orchestrator';
+import { appendEvent } from './events';
+import { errorMessage } from '../errors';
+
+export type Degradation = 'full' | 'standard' | 'minimal' | 'none';
+
+/** What one source says about where to continue. */
+export interface TierAnswer {
+  tier: 1 | 2 | 3;
+  /** `frontmatter`, `checkpoint <id>`, `workflow-state.json`, `session_state.md`. */
+  source: string;
+  step?: string;
+  /** True when this source says the workflow is done. */
+  done?: boolean;
+  status?: string;
+  /** When this source was written (ISO). */
+  time?: string;
+  reason: string;
+}
+
+/** A resume answer with the tier that gave it, every source consulted, and the degradation level. */
+export interface ResumeReport extends ResumePoint {
+  /** `file` relative to the root. */
+  relFile: string;
+  degradation: Degradation;
+  /** The source that answered. */
+  source: string;
+  sources: TierAnswer[];
+  /** Sources that could not answer, and why. */
+  unavailable: { tier: 1 | 2 | 3; source: string; why: string }[];
+  /** Sources that disagree with the answer (a `waymark sync` brings them in line). */
+  stale: TierAnswer[];
+}
+
+export interface ResumeOptions {
+  clock?: Clock;
+  logger?: Logger;
+  /** Disagreement beyond this is a warning (ms). Default 5 minutes. */
+  warnAfterMs?: number;
+  /** Run TTL expiry of the orchestrator state first. Default true. */
+  expire?: boolean;
+}
+
+const FIVE_MINUTES = 5 * 60 * 1000;
+
+function timeOf(v: unknown): string | undefined {
+  if (v instanceof Date) return v.toISOString();
+  if (typeof v === 'string' && Number.isFinite(Date.parse(v))) return new Date(Date.parse(v)).toISOString();
+  return undefined;
+}
+
+function ms(t: string | undefined): number {
+  return t ? Date.parse(t) : -Infinity;
+}
+
+function fmtAge(d: number): string {
+  const m = Math.round(d / 60000);
+  return m >= 120 ? `${Math.round(m / 60)} h` : `${m} min`;
+}
+
+function sameAnswer(a: TierAnswer, b: TierAnswer): boolean {
+  return (a.step ?? '') === (b.step ?? '') && !!a.done === !!b.done;
+}
+
+/** Tier 1: the frontmatter. Its time is `updatedAt` when set, else the file's modification time. */
+function tier1(read: FileRead): TierAnswer | { why: string } {
+  if (!read.state) return { why: read.error ?? 'the frontmatter could not be read' };
+  const r = frontmatterResume(read.state);
+  const t = timeOf(read.state.updatedAt) ?? (read.mtimeMs !== undefined ? new Date(read.mtimeMs).toISOString() : undefined);
+  return { tier: 1, source: 'frontmatter', step: r.step, done: !r.step, status: read.state.rawStatus ?? read.state.status, time: t, reason: r.reason };
+}
+
+function tier2(root: string, file: string): { answer?: TierAnswer; why?: string; checkpoint?: Checkpoint } {
+  const hit = latestCheckpointFor(root, file);
+  if (!hit) return { why: checkpointIds(root).length ? 'no checkpoint holds this file' : 'no checkpoints' };
+  const e = hit.entry;
+  const step = e.resumeStep ?? e.nextStep;
+  return {
+    checkpoint: hit.checkpoint,
+    answer: {
+      tier: 2,
+      source: `checkpoint ${hit.checkpoint.id}`,
+      step,
+      done: !step,
+      status: e.rawStatus ?? e.status,
+      time: hit.checkpoint.createdAt,
+      reason: step ? `checkpoint ${hit.checkpoint.id} (${hit.checkpoint.createdAt}) recorded ${e.stepsCompleted.length}/${e.stepsTotal} steps done; continue at ${step}.` : `checkpoint ${hit.checkpoint.id} recorded every step done.`,
+    },
+  };
+}
+
+function tier3(orch: OrchestratorRead, rel: string): { answer?: TierAnswer; why?: string } {
+  const answers: TierAnswer[] = [];
+  const s = orch.state;
+  if (s && !s.cleared) {
+    const w = s.workflows?.[rel];
+    if (w && typeof w === 'object') {
+      const step = w.nextStep ?? w.currentStep;
+      const done = !step && (w.status === 'completed' || w.status === 'complete');
+      answers.push({
+        tier: 3,
+        source: 'workflow-state.json',
+        step,
+        done,
+        status: w.status,
+        time: timeOf(w.updatedAt) ?? timeOf(s.lastUpdated),
+        reason: step ? `the orchestrator state (${s.type ?? 'session'}${s.phase ? `, phase ${s.phase}` : ''}) has ${rel} at ${step}.` : `the orchestrator state has no step for ${rel}.`,
+      });
+    }
+  }
+  const h = orch.session;
+  if (h && typeof h.activeWorkflow === 'string' && h.activeWorkflow.split(path.sep).join('/') === rel) {
+    const step = (h.nextStep ?? h.currentStep) as string | undefined;
+    answers.push({ tier: 3, source: 'session_state.md', step, done: false, time: timeOf(h.lastUpdated), reason: `the hot session file (session ${h.session ?? '?'}) was working on ${rel} at ${step ?? '?'}.` });
+  }
+  if (!answers.length) return { why: s?.cleared ? `the orchestrator state was cleared (${s.cleared.reason})` : s || h ? 'the orchestrator state does not mention this file' : 'no orchestrator state' };
+  answers.sort((a, b) => ms(b.time) - ms(a.time));
+  return { answer: answers[0] };
+}
+
+/** Levels: every tier answered = full; two = standard; one = minimal; none. */
+function degradationOf(n: number): Degradation {
+  return n >= 3 ? 'full' : n === 2 ? 'standard' : n === 1 ? 'minimal' : 'none';
+}
+
+/**
+ * Where to continue `file`: asks the frontmatter (tier 1), the newest checkpoint holding it
+ * (tier 2) and the orchestrator state (tier 3). The most recent write wins (ties go to the lower
+ * tier); a source that disagrees and is more than 5 minutes apart gives a warning.
+ */
+export async function resume(root: string, file: string, options: ResumeOptions & { orchestrator?: OrchestratorRead } = {}): Promise<ResumeReport> {
+  const ctx = await contextFor(root);
+  const abs = path.resolve(root, file);
+  const rel = relPath(root, abs);
+  const read = readWorkflowFile(ctx, abs);
+  return resolveTiers(root, abs, rel, read, options.orchestrator ?? readOrchestrator(root), options);
+}
+
+function resolveTiers(root: string, abs: string, rel: string, read: FileRead, orch: OrchestratorRead, options: ResumeOptions): ResumeReport {
+  const warnAfter = options.warnAfterMs ?? FIVE_MINUTES;
+  const sources: TierAnswer[] = [];
+  const unavailable: ResumeReport['unavailable'] = [];
+  const t1 = tier1(read);
+  if ('tier' in t1) sources.push(t1);
+  else unavailable.push({ tier: 1, source: 'frontmatter', why: t1.why });
+  const t2 = tier2(root, abs);
+  if (t2.answer) sources.push(t2.answer);
+  else unavailable.push({ tier: 2, source: 'checkpoint', why: t2.why! });
+  const t3 = tier3(orch, rel);
+  if (t3.answer) sources.push(t3.answer);
+  else unavailable.push({ tier: 3, source: 'orchestrator', why: t3.why! });
+  const workflow = read.state?.workflow ?? t2.checkpoint?.workflows.find((w) => w.file === rel)?.workflow ?? path.basename(abs).replace(/\.md$/i, '');
+  const degradation = degradationOf(sources.length);
+  if (!sources.length) {
+    return {
+      file: abs, relFile: rel, workflow, tier: 1, source: 'none', degradation, sources, unavailable, stale: [],
+      reason: `Nothing knows where ${rel} stands: ${unavailable.map((u) => `${u.source}: ${u.why}`).join('; ')}.`,
+      warnings: orch.warnings.slice(),
+    };
+  }
+  const winner = [...sources].sort((a, b) => ms(b.time) - ms(a.time) || a.tier - b.tier)[0];
+  const warnings = [...orch.warnings];
+  if (winner.tier === 1 && read.state) warnings.push(...frontmatterResume(read.state).warnings);
+  const stale: TierAnswer[] = [];
+  for (const s of sources) {
+    if (s === winner || sameAnswer(s, winner)) continue;
+    stale.push(s);
+    const apart = Math.abs(ms(winner.time) - ms(s.time));
+    if (apart > warnAfter) {
+      warnings.push(`${s.source} says ${s.step ?? 'done'} (written ${s.time ?? 'at an unknown time'}) but ${winner.source} says ${winner.step ?? 'done'} (written ${winner.time}), ${Number.isFinite(apart) ? fmtAge(apart) : 'an unknown time'} apart; the most recent write wins. Run waymark sync to bring ${s.source} in line.`);
+    }
+  }
+  if (winner.tier !== 1 && !('tier' in t1)) warnings.push(`The frontmatter of ${rel} could not be read (${t1.why}); answered from ${winner.source}.`);
+  return {
+    file: abs,
+    relFile: rel,
+    workflow,
+    step: winner.step,
+    stepFile: winner.step ? read.state?.steps.find((s) => s.id === winner.step)?.file : undefined,
+    reason: `${winner.tier === 1 ? '' : `from ${winner.source}: `}${winner.reason}`,
+    tier: winner.tier,
+    source: winner.source,
+    degradation,
+    sources,
+    unavailable,
+    stale,
+    warnings,
+  };
+}
+
+export interface RootResume {
+  root: string;
+  /** Worst level across the workflows (none when there are none). */
+  degradation: Degradation;
+  workflows: ResumeReport[];
+  orchestrator?: { type?: string; phase?: string; session?: string; lastUpdated?: string; activeWorkflow?: string; enforcement?: { violations: unknown[]; blocking: boolean }; cleared?: unknown };
+  expired?: ExpiryResult;
+  warnings: string[];
+}
+
+/**
+ * Resume for every workflow of a root (tier 3's multi-workflow view): workflow files on disk plus
+ * files only the checkpoints or the orchestrator still remember. Expires the orchestrator state
+ * first when its TTL has passed.
+ */
+export async function resumeRoot(root: string, options: ResumeOptions = {}): Promise<RootResume> {
+  const expired = options.expire === false ? undefined : expireOrchestratorIfDue(root, { clock: options.clock, logger: options.logger });
+  const orch = readOrchestrator(root);
+  const files = await listWorkflowFiles(root);
+  const known = new Set(files.map((f) => relPath(root, f.file)));
+  const extra = new Set<string>();
+  for (const rel of Object.keys(orch.state?.workflows ?? {})) if (!known.has(rel)) extra.add(rel);
+  if (typeof orch.session?.activeWorkflow === 'string' && !known.has(orch.session.activeWorkflow)) extra.add(orch.session.activeWorkflow);
+  const latest = checkpointIds(root)[0];
+  if (latest) {
+    try {
+      for (const w of showCheckpoint(root, latest).workflows) if (!known.has(w.file)) extra.add(w.file);
+    } catch {
+      // unreadable checkpoint: tier 2 reports it per file
+    }
+  }
+  const ctx = await contextFor(root);
+  const reports: ResumeReport[] = [];
+  for (const f of files) reports.push(resolveTiers(root, f.file, relPath(root, f.file), f, orch, options));
+  for (const rel of [...extra].sort()) {
+    const abs = path.join(root, rel);
+    reports.push(resolveTiers(root, abs, rel, readWorkflowFile(ctx, abs), orch, options));
+  }
+  const order: Degradation[] = ['none', 'minimal', 'standard', 'full'];
+  const degradation = reports.length ? reports.map((r) => r.degradation).sort((a, b) => order.indexOf(a) - order.indexOf(b))[0] : 'none';
+  const warnings = [...orch.warnings];
+  const s = orch.state;
+  if (s?.enforcement?.blocking) warnings.push(`The orchestrator's enforcement is blocking (${Array.isArray(s.enforcement.violations) ? s.enforcement.violations.length : 0} violations): resolve them before continuing.`);
+  if (expired?.expired) warnings.push(`The orchestrator state expired (ttl) and was cleared; its summary is in ${protocolPaths(root).coldMemory}.`);
+  return {
+    root,
+    degradation,
+    workflows: reports,
+    orchestrator: s || orch.session
+      ? { type: s?.type, phase: s?.phase, session: s?.session ?? (orch.session?.session as string | undefined), lastUpdated: s?.lastUpdated, activeWorkflow: orch.session?.activeWorkflow as string | undefined, enforcement: s?.enforcement, cleared: s?.cleared }
+      : undefined,
+    expired,
+    warnings,
+  };
+}
+
+export interface SyncAction {
+  file: string;
+  /** `checkpoint` (a fresh checkpoint was written), `orchestrator` (workflow-state.json updated), `frontmatter` (restored from a checkpoint), `manual` (needs a person or agent). */
+  action: 'checkpoint' | 'orchestrator' | 'frontmatter' | 'manual';
+  detail: string;
+}
+
+/**
+ * Brings stale sources in line with the most recent write: a fresh checkpoint when a checkpoint is
+ * behind, the orchestrator's entry when it is behind, the frontmatter restored from the checkpoint
+ * when the checkpoint is newer (state keys only; refused when the body changed since). An
+ * orchestrator ahead of the frontmatter is reported for a person or agent to replay.
+ */
+export async function sync(root: string, options: ResumeOptions & { actor?: string; session?: string; guards?: WriteGuard[] } = {}): Promise<{ actions: SyncAction[]; before: RootResume; after: RootResume }> {
+  const logger = options.logger ?? silentLogger;
+  const clock = options.clock ?? systemClock;
+  const before = await resumeRoot(root, options);
+  const actions: SyncAction[] = [];
+  let needCheckpoint = false;
+  for (const r of before.workflows) {
+    const winner = r.sources.find((s) => s.source === r.source);
+    if (!winner) continue;
+    for (const s of r.stale) {
+      if (s.tier === 2 && winner.tier === 1) needCheckpoint = true;
+      if (s.tier === 3 && s.source === 'workflow-state.json' && (winner.tier === 1 || winner.tier === 2)) {
+        recordOrchestratorWorkflow(root, r.relFile, { nextStep: winner.step, currentStep: winner.step, status: winner.status }, {}, { clock });
+        actions.push({ file: r.relFile, action: 'orchestrator', detail: `workflow-state.json now has ${winner.step ?? 'done'} (was ${s.step ?? 'nothing'})` });
+      }
+      if (s.tier === 3 && s.source === 'session_state.md') {
+        actions.push({ file: r.relFile, action: 'manual', detail: `session_state.md says ${s.step ?? '?'} but ${winner.source} says ${winner.step ?? 'done'}; the hot session file is the orchestrator's own notes: update it there` });
+      }
+      if (s.tier === 1 && winner.tier === 2) {
+        const id = winner.source.replace(/^checkpoint /, '');
+        try {
+          await restoreCheckpoint(root, id, { only: [r.file], actor: options.actor ?? 'waymark-sync', session: options.session, guards: options.guards, clock, logger });
+          actions.push({ file: r.relFile, action: 'frontmatter', detail: `state restored from checkpoint ${id} (${winner.step ?? 'done'})` });
+        } catch (e) {
+          actions.push({ file: r.relFile, action: 'manual', detail: `frontmatter is behind checkpoint ${id} but was not restored: ${errorMessage(e)}` });
+        }
+      }
+      if (s.tier === 1 && winner.tier === 3) {
+        actions.push({ file: r.relFile, action: 'manual', detail: `the orchestrator (${winner.source}, ${winner.time}) is ahead of the frontmatter: it says ${winner.step ?? 'done'}; record the finished steps with waymark complete-step ${r.relFile} <step> (or waymark advance)` });
+      }
+    }
+  }
+  if (needCheckpoint) {
+    const cp = await createCheckpoint(root, { message: 'waymark sync', actor: options.actor ?? 'waymark-sync', session: options.session, clock, logger });
+    actions.push({ file: '*', action: 'checkpoint', detail: `checkpoint ${cp.id} written from the current frontmatter` });
+  }
+  if (actions.length) appendEvent(root, { type: 'sync', actor: options.actor, session: options.session, data: { actions: actions.map((a) => `${a.action}:${a.file}`) } });
+  const after = await resumeRoot(root, { ...options, expire: false });
+  return { actions, before, after };
+}

@@ -1,0 +1,253 @@
+import { SCOPES, STATUSES, type Severity, type WorkflowState } from './types';
+import type { PathSeg, RangeTarget } from './positions';
+import type { ParsedFrontmatter } from './frontmatter';
+import type { WorkspaceContext } from './workspaceContext';
+import type { RawFacts } from './workflow';
+import { STATE_KEYS, typoOf } from './workflow';
+import { nearest } from './config';
+import { BMAD_STATUS_MAP } from './bmad';
+import type { GateReadResult } from './gates';
+
+/** A problem before positions are resolved: a key path into the frontmatter. */
+export interface Finding {
+  path?: PathSeg[];
+  target?: RangeTarget;
+  severity: Severity;
+  code: string;
+  message: string;
+  data?: Record<string, unknown>;
+}
+
+const TYPES: Record<string, (v: unknown) => boolean> = {
+  workflow: (v) => typeof v === 'string' && v.trim() !== '',
+  workflowType: (v) => typeof v === 'string' && v.trim() !== '',
+  status: (v) => typeof v === 'string',
+  steps: Array.isArray,
+  stepsCompleted: Array.isArray,
+  currentStep: (v) => typeof v === 'string' || typeof v === 'number' || v === null,
+  current_step: (v) => typeof v === 'string' || typeof v === 'number' || v === null,
+  lastStep: (v) => typeof v === 'string' || typeof v === 'number' || v === null,
+  scope: (v) => typeof v === 'string',
+  blockedReason: (v) => typeof v === 'string' || v === null,
+  delegation: (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
+  session: (v) => typeof v === 'string' || typeof v === 'number' || v === null,
+  updatedAt: (v) => typeof v === 'string' || v === null,
+  ttl: (v) => typeof v === 'string' || typeof v === 'number' || v === null,
+};
+
+const EXPECTED: Record<string, string> = {
+  workflow: 'a non-empty workflow id', workflowType: 'a non-empty workflow name', status: 'a status word', steps: 'a list of step ids',
+  stepsCompleted: 'a list of step ids', currentStep: 'a step id', current_step: 'a step id', lastStep: 'a step id or number',
+  scope: `one of ${SCOPES.join(', ')}`, blockedReason: 'text', delegation: 'a mapping {id, parent_id, root_id, depth, chain_path, agent}',
+  session: 'text', updatedAt: 'an ISO date-time', ttl: 'a duration (e.g. 2h, 7d, seconds) or an ISO date-time',
+};
+
+/** Per-file checks on plain data. Cross-file delegation checks live in delegation.ts. */
+export function validateParsed(state: WorkflowState, data: Record<string, unknown>, raw: RawFacts, fm: ParsedFrontmatter, ctx: WorkspaceContext): Finding[] {
+  const out: Finding[] = [];
+  const isBmad = state.dialect === 'bmad';
+  for (const p of fm.unsafeKeys) {
+    out.push({ path: p, severity: 'warning', code: 'unsafe-key', message: `Key '${p[p.length - 1]}' is ignored: it could pollute object prototypes. Rename or remove it.`, data: { fix: 'removeKey', key: p[p.length - 1] } });
+  }
+  for (const key of Object.keys(data)) {
+    const to = typoOf(key);
+    if (to && !Object.prototype.hasOwnProperty.call(data, to)) {
+      out.push({ path: [key], severity: 'warning', code: 'unknown-key-typo', message: `Unknown key '${key}': did you mean '${to}'? Waymark ignores '${key}'.`, data: { fix: 'renameKey', from: key, to } });
+    }
+  }
+  for (const [key, ok] of Object.entries(TYPES)) {
+    if (!Object.prototype.hasOwnProperty.call(data, key)) continue;
+    if (!ok(data[key])) {
+      out.push({ path: [key], target: 'value', severity: 'error', code: 'schema-type', message: `'${key}' must be ${EXPECTED[key]}; found ${describe(data[key])}. Fix the value.`, data: { key } });
+    }
+  }
+  if (!isBmad && !Object.prototype.hasOwnProperty.call(data, 'workflow')) {
+    out.push({ severity: 'warning', code: 'workflow-missing', message: `No 'workflow:' id; using '${state.workflow}' (the file name). Add 'workflow: <id>'.`, data: { fix: 'addKey', key: 'workflow', value: state.workflow } });
+  }
+  // Status.
+  if (state.rawStatus !== undefined && !raw.statusKnown) {
+    const candidates = isBmad ? Object.keys(BMAD_STATUS_MAP) : [...STATUSES];
+    const fromBmad = BMAD_STATUS_MAP[state.rawStatus.toLowerCase().replace(/\s+/g, '-')];
+    const suggestion = nearest(state.rawStatus, candidates, 3) ?? (fromBmad && !isBmad ? fromBmad : undefined) ?? nearest(state.rawStatus.replace(/-/g, '_'), candidates, 3);
+    out.push({
+      path: ['status'], target: 'value', severity: isBmad ? 'warning' : 'error', code: 'unknown-status',
+      message: `Unknown status '${state.rawStatus}'. Use one of: ${isBmad ? 'complete, in-progress, draft, review, ready-for-dev, blocked, done' : STATUSES.join(', ')}.${suggestion ? ` Did you mean '${suggestion}'?` : ''}`,
+      data: suggestion ? { fix: 'replaceStatus', value: suggestion } : undefined,
+    });
+  }
+  if (typeof data.scope === 'string' && !state.scope) {
+    const s = nearest(data.scope, SCOPES, 3);
+    out.push({ path: ['scope'], target: 'value', severity: 'error', code: 'unknown-scope', message: `Unknown scope '${data.scope}'. Use one of: ${SCOPES.join(', ')}.${s ? ` Did you mean '${s}'?` : ''}`, data: s ? { fix: 'replaceScope', value: s } : undefined });
+  }
+  if (state.status === 'blocked' && !state.blockedReason) {
+    out.push({ path: ['status'], target: 'value', severity: 'info', code: 'blocked-without-reason', message: "Status is blocked but no 'blockedReason' says why. Add one so the next agent knows what to unblock." });
+  }
+  const steps = state.steps;
+  const known = new Set(steps.map((s) => s.id));
+  if (steps.length === 0) {
+    if (isBmad) {
+      out.push({ path: [Object.prototype.hasOwnProperty.call(data, 'workflowType') ? 'workflowType' : 'stepsCompleted'], severity: 'info', code: 'bmad-workflow-unknown', message: `No installed BMAD workflow '${state.workflow}' under ${ctx.config.bmad.dir}/ (looked for steps-c/ or steps/ folders and _config/workflow-manifest.csv); steps cannot be checked.` });
+    } else {
+      out.push({ path: ['workflow'], severity: 'info', code: 'steps-missing', message: `Workflow '${state.workflow}' has no 'steps:' list and no definition ${ctx.config.workflowsDir}/${state.workflow}.yaml; steps cannot be checked. Add one.` });
+    }
+  }
+  // currentStep.
+  if (raw.currentStepKey && steps.length && state.currentStep !== undefined && data[raw.currentStepKey] !== null && !known.has(state.currentStep)) {
+    const s = nearest(state.currentStep, [...known], 3);
+    out.push({ path: [raw.currentStepKey], target: 'value', severity: 'error', code: 'current-step-unknown', message: `currentStep '${state.currentStep}' is not a step of '${state.workflow}'. Use one of: ${steps.map((x) => x.id).join(', ')}.${s ? ` Did you mean '${s}'?` : ''}`, data: s ? { fix: 'setCurrentStep', value: s } : { steps: steps.map((x) => x.id) } });
+  }
+  // stepsCompleted entries.
+  const a = raw.analysis;
+  if (steps.length && Array.isArray(data.stepsCompleted)) {
+    const seen = new Map<string, number>();
+    let prevIndex = 0;
+    let orderReported = false;
+    for (const e of a.entries) {
+      const path: PathSeg[] = ['stepsCompleted', e.index];
+      if (!e.id) {
+        const s = nearest(String(state.stepsCompleted[e.index]), [...known], 3);
+        out.push({ path, severity: 'error', code: 'step-unknown', message: `stepsCompleted entry ${JSON.stringify(e.raw)} is not a step of '${state.workflow}'.${s ? ` Did you mean '${s}'?` : ` Steps: ${steps.map((x) => x.id).join(', ')}.`}`, data: s ? { fix: 'replaceStep', index: e.index, value: s } : { fix: 'removeStep', index: e.index } });
+        continue;
+      }
+      if (seen.has(e.id)) {
+        out.push({ path, severity: 'warning', code: 'step-duplicate', message: `Step '${e.id}' is listed twice in stepsCompleted (first at entry ${seen.get(e.id)! + 1}). Remove the duplicate.`, data: { fix: 'dedupeSteps' } });
+        continue;
+      }
+      seen.set(e.id, e.index);
+      const idx = steps.find((s) => s.id === e.id)!.index;
+      if (idx < prevIndex && !orderReported) {
+        orderReported = true;
+        out.push({ path, severity: 'warning', code: 'step-order', message: `stepsCompleted is out of order: '${e.id}' comes before steps listed earlier. Sort it in workflow order.`, data: { fix: 'sortSteps' } });
+      }
+      prevIndex = Math.max(prevIndex, idx);
+    }
+    if (a.missing.length) {
+      const names = a.missing.map((s) => s.id);
+      const next = a.remaining[0];
+      const lastStep = steps[steps.length - 1];
+      out.push({
+        path: ['stepsCompleted'], severity: 'warning', code: 'step-gap',
+        message: `stepsCompleted skips ${names.join(', ')} (steps up to ${a.furthest!.id} are recorded as done). Resume at ${next.id}${a.done.has(lastStep.id) ? '' : `; the workflow never reached ${lastStep.id}`}.`,
+        data: { missing: names, resumeAt: next.id },
+      });
+    }
+  }
+  // lastStep (BMAD).
+  if (isBmad && raw.lastStepRaw !== undefined && raw.lastStepRaw !== null && steps.length) {
+    if (!state.lastStep || !known.has(state.lastStep)) {
+      out.push({ path: ['lastStep'], target: 'value', severity: 'error', code: 'step-unknown', message: `lastStep ${JSON.stringify(raw.lastStepRaw)} is not a step of '${state.workflow}'.`, data: a.furthest ? { fix: 'setLastStep', value: encodeLike(raw.lastStepRaw, a.furthest.id) } : undefined });
+    } else if (a.furthest && state.lastStep !== a.furthest.id) {
+      const value = encodeLike(raw.lastStepRaw, a.furthest.id);
+      out.push({ path: ['lastStep'], target: 'value', severity: 'warning', code: 'last-step-mismatch', message: `lastStep is ${JSON.stringify(raw.lastStepRaw)} but the furthest step in stepsCompleted is ${a.furthest.id}. Set lastStep to ${JSON.stringify(value)}.`, data: { fix: 'setLastStep', value } });
+    }
+  }
+  // Status vs steps.
+  if (steps.length) {
+    if (state.status === 'completed' && a.remaining.length) {
+      out.push({ path: ['status'], target: 'value', severity: 'warning', code: 'status-complete-steps-remain', message: `Status is '${state.rawStatus}' but ${a.remaining.length} step(s) are not done (${a.remaining.slice(0, 3).map((s) => s.id).join(', ')}${a.remaining.length > 3 ? ', …' : ''}). Finish them or reopen the workflow.`, data: { remaining: a.remaining.map((s) => s.id) } });
+    } else if (a.remaining.length === 0 && state.status !== 'completed' && state.status !== 'archived') {
+      const value = isBmad ? 'complete' : 'completed';
+      out.push({ path: [state.rawStatus !== undefined ? 'status' : 'stepsCompleted'], target: state.rawStatus !== undefined ? 'value' : 'key', severity: 'info', code: 'steps-done-status-open', message: `Every step is done but status is ${state.rawStatus === undefined ? 'missing' : `'${state.rawStatus}'`}. Set status to '${value}'.`, data: { fix: 'replaceStatus', value } });
+    }
+  }
+  // Gates: a completed gated step needs an open gate.
+  for (const s of steps) {
+    if (!s.gate || !a.done.has(s.id)) continue;
+    const g = state.gates[s.id] as GateReadResult | undefined;
+    const entry = a.entries.find((e) => e.id === s.id);
+    const path: PathSeg[] = entry ? ['stepsCompleted', entry.index] : ['stepsCompleted'];
+    if (g?.error) {
+      out.push({ path, severity: 'error', code: 'gate-invalid', message: `Gate '${s.gate}' for step '${s.id}' is unreadable (${g.error}): ${g.file}. Fix the gate file.`, data: { gate: s.gate, gateFile: g.file } });
+    } else if (!g || !g.open) {
+      const why = !g || !g.exists ? 'has no gate file' : g.verdict === 'WAIVED' ? 'has a waiver that is incomplete or expired' : `is ${g.verdict}`;
+      out.push({ path, severity: 'error', code: 'gate-not-passed', message: `Step '${s.id}' is completed but its gate '${s.gate}' ${why}. Record a verdict: waymark gate pass ${relativeHint(state)} ${s.id}.`, data: { fix: 'createGate', gate: s.gate, step: s.id, gateFile: g?.file } });
+    }
+  }
+  // TTL.
+  if (state.ttl !== undefined && state.ttl !== '') {
+    const exp = ttlExpiry(state.ttl, state.updatedAt);
+    if (exp === 'invalid') {
+      out.push({ path: ['ttl'], target: 'value', severity: 'warning', code: 'ttl-invalid', message: `ttl ${JSON.stringify(state.ttl)} is neither a duration (30m, 2h, 7d, seconds) nor a date-time.` });
+    } else if (exp === 'no-base') {
+      out.push({ path: ['ttl'], target: 'value', severity: 'info', code: 'ttl-invalid', message: `ttl ${JSON.stringify(state.ttl)} is a duration but there is no 'updatedAt' to count from. Add updatedAt.` });
+    } else if (exp.getTime() <= ctx.now().getTime() && state.status !== 'completed' && state.status !== 'archived') {
+      out.push({ path: ['ttl'], target: 'value', severity: 'warning', code: 'ttl-expired', message: `This workflow's ttl expired at ${exp.toISOString()}. Resume it, extend ttl, or archive it.`, data: { expiredAt: exp.toISOString() } });
+    }
+  }
+  // Delegation (per file).
+  out.push(...delegationFindings(state, data));
+  return out;
+}
+
+function relativeHint(state: WorkflowState): string {
+  const rel = state.file.startsWith(state.root) ? state.file.slice(state.root.length + 1) : state.file;
+  return /\s/.test(rel) ? JSON.stringify(rel) : rel;
+}
+
+function encodeLike(raw: unknown, id: string): string | number {
+  if (typeof raw === 'number') {
+    const m = /^step-(\d+)(?:-|$)/.exec(id);
+    if (m) return Number(m[1]);
+  }
+  if (typeof raw === 'string' && /\.md$/i.test(raw)) return `${id}.md`;
+  return id;
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'object') return 'a mapping';
+  return `${typeof v} ${JSON.stringify(v)}`;
+}
+
+const DURATION = /^(\d+(?:\.\d+)?)\s*(s|m|h|d|w)?$/i;
+
+/** When a ttl expires: a date-time, or a duration counted from updatedAt. */
+export function ttlExpiry(ttl: string | number, updatedAt: string | undefined): Date | 'invalid' | 'no-base' {
+  const s = String(ttl).trim();
+  const m = DURATION.exec(s);
+  if (m) {
+    const mult = { s: 1, m: 60, h: 3600, d: 86400, w: 604800 }[(m[2] ?? 's').toLowerCase() as 's'];
+    if (!updatedAt) return 'no-base';
+    const base = Date.parse(updatedAt);
+    if (Number.isNaN(base)) return 'no-base';
+    return new Date(base + Number(m[1]) * mult * 1000);
+  }
+  const t = Date.parse(s);
+  return Number.isNaN(t) ? 'invalid' : new Date(t);
+}
+
+/** Delegation checks that need only this file. */
+export function delegationFindings(state: WorkflowState, data: Record<string, unknown>): Finding[] {
+  const d = state.delegation;
+  const raw = data.delegation as Record<string, unknown> | undefined;
+  if (!d || !raw) return [];
+  const out: Finding[] = [];
+  const P = (k: string): PathSeg[] => ['delegation', k];
+  for (const k of ['id', 'root_id'] as const) {
+    if (!d[k]) out.push({ path: Object.prototype.hasOwnProperty.call(raw, k) ? P(k) : ['delegation'], target: 'value', severity: 'error', code: 'delegation-schema', message: `delegation.${k} is missing or empty. Add it.` });
+  }
+  if (!Array.isArray(raw.chain_path)) {
+    out.push({ path: Object.prototype.hasOwnProperty.call(raw, 'chain_path') ? P('chain_path') : ['delegation'], target: 'value', severity: 'error', code: 'delegation-schema', message: 'delegation.chain_path must be the list of ids from the root to this workflow. Add it.' });
+    return out;
+  }
+  const chain = d.chain_path;
+  if (!Number.isInteger(d.depth) || d.depth !== chain.length - 1) {
+    out.push({ path: Object.prototype.hasOwnProperty.call(raw, 'depth') ? P('depth') : ['delegation'], target: 'value', severity: 'error', code: 'delegation-depth', message: `delegation.depth is ${JSON.stringify(raw.depth ?? null)} but chain_path has ${chain.length} link(s), so depth must be ${chain.length - 1}.`, data: { fix: 'setDepth', value: chain.length - 1 } });
+  }
+  if (chain.length && d.root_id && chain[0] !== d.root_id) {
+    out.push({ path: P('chain_path'), target: 'value', severity: 'error', code: 'delegation-chain-root', message: `chain_path starts at '${chain[0]}' but root_id is '${d.root_id}'. The chain must start at the root.` });
+  }
+  if (chain.length && d.id && chain[chain.length - 1] !== d.id) {
+    out.push({ path: P('chain_path'), target: 'value', severity: 'error', code: 'delegation-chain-end', message: `chain_path ends at '${chain[chain.length - 1]}' but id is '${d.id}'. The chain must end at this workflow's id.` });
+  }
+  const expectedParent = chain.length >= 2 ? chain[chain.length - 2] : null;
+  if ((d.parent_id ?? null) !== expectedParent) {
+    out.push({ path: Object.prototype.hasOwnProperty.call(raw, 'parent_id') ? P('parent_id') : ['delegation'], target: 'value', severity: 'error', code: 'delegation-parent-mismatch', message: expectedParent === null ? `parent_id is '${d.parent_id}' but chain_path has only this workflow; a root has no parent (parent_id: null).` : `parent_id is ${JSON.stringify(d.parent_id ?? null)} but the previous link in chain_path is '${expectedParent}'.`, data: { fix: 'setParent', value: expectedParent } });
+  }
+  if (new Set(chain).size !== chain.length) {
+    out.push({ path: P('chain_path'), target: 'value', severity: 'error', code: 'delegation-cycle', message: 'chain_path lists the same id twice: a delegation chain cannot loop.' });
+  }
+  return out;
+}
+

@@ -1,0 +1,303 @@
+import * as path from 'node:path';
+import { SCOPES, STATUSES, type Delegation, type Dialect, type GateState, type Problem, type Scope, type Status, type StepDef, type WorkflowState } from './types';
+import { parseFrontmatter, type ParsedFrontmatter } from './frontmatter';
+import { computeStateHash, sha256 } from './hash';
+import { BMAD_STATUS_MAP, resolveBmadStep, stepEncoding, stepNumber, type BmadStepEncoding } from './bmad';
+import { normalizeStepList } from './definitions';
+import { nearest } from './config';
+import type { WorkspaceContext } from './workspaceContext';
+import { validateParsed, type Finding } from './validate';
+import { YamlLocator } from './positions';
+import { gateFilePath, readGate } from './gates';
+
+export interface ParsedWorkflow {
+  /** True when the frontmatter carries workflow state (or clearly tried to and failed). */
+  isWorkflow: boolean;
+  state?: WorkflowState;
+  problems: Problem[];
+}
+
+/** Keys whose presence makes a frontmatter a workflow. */
+export const WORKFLOW_KEYS = ['workflow', 'workflowType', 'stepsCompleted', 'lastStep', 'currentStep', 'current_step', 'steps', 'delegation'] as const;
+/** Every key Waymark reads (typo detection compares against these). */
+export const STATE_KEYS = [...WORKFLOW_KEYS, 'status', 'scope', 'blockedReason', 'session', 'updatedAt', 'ttl'] as const;
+
+const LOOKS_LIKE_WORKFLOW = /^(?:workflow|workflowType|stepsCompleted|lastStep|currentStep|current_step|steps)\s*:/m;
+
+/** Extra facts gathered while normalizing, used by validation and resume. */
+export interface StepAnalysis {
+  /** Raw list entries with their normalized id (undefined = unknown). */
+  entries: { raw: unknown; id?: string; index: number }[];
+  encoding: BmadStepEncoding;
+  /** Step ids considered done (incl. lettered sub-steps covered by an integer). */
+  done: Set<string>;
+  /** Steps before the furthest completed one that are not done, in order. */
+  missing: StepDef[];
+  /** Furthest completed step by workflow order. */
+  furthest?: StepDef;
+  /** Steps not done, in order. */
+  remaining: StepDef[];
+}
+
+const analyses = new WeakMap<WorkflowState, StepAnalysis>();
+const locators = new WeakMap<WorkflowState, YamlLocator>();
+
+/** Step analysis of a parsed state (recomputed when the state did not come from parseWorkflowText). */
+export function stepAnalysis(state: WorkflowState): StepAnalysis {
+  return analyses.get(state) ?? analyzeSteps(state.steps, state.stepsCompleted, state.dialect, []);
+}
+
+/** A locator for positions in the state's frontmatter (for cross-file problems). */
+export function locatorFor(state: WorkflowState): YamlLocator | undefined {
+  return locators.get(state);
+}
+
+export function analyzeSteps(steps: StepDef[], ids: (string | undefined)[], dialect: Dialect, rawList: unknown[]): StepAnalysis {
+  const encoding = dialect === 'bmad' ? stepEncoding(rawList) : 'id';
+  const known = new Map(steps.map((s) => [s.id, s]));
+  const entries = ids.map((id, index) => ({ raw: rawList[index] ?? id, id: id !== undefined && known.has(id) ? id : undefined, index }));
+  const done = new Set<string>();
+  for (const e of entries) if (e.id) done.add(e.id);
+  if (encoding === 'int') {
+    // An integer cannot name a lettered sub-step: N covers step-NN and step-NNa..z.
+    const doneNums = new Set<number>();
+    for (const id of done) {
+      const n = stepNumber(id);
+      if (n) doneNums.add(n.num);
+    }
+    for (const s of steps) {
+      const n = stepNumber(s.id);
+      if (n && n.letter && doneNums.has(n.num)) done.add(s.id);
+    }
+  }
+  let furthest: StepDef | undefined;
+  for (const s of steps) if (done.has(s.id)) furthest = s;
+  const missing = furthest ? steps.filter((s) => s.index < furthest!.index && !done.has(s.id)) : [];
+  const remaining = steps.filter((s) => !done.has(s.id));
+  return { entries, encoding, done, missing, furthest, remaining };
+}
+
+function isObj(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function asString(v: unknown): string | undefined {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return undefined;
+}
+
+function has(data: Record<string, unknown>, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(data, key);
+}
+
+/** Picks the dialect of a frontmatter mapping, or undefined when it is not a workflow. */
+export function detectDialect(data: Record<string, unknown>, ctx: WorkspaceContext): Dialect | undefined {
+  const keys = Object.keys(data);
+  let isWf = keys.some((k) => (WORKFLOW_KEYS as readonly string[]).includes(k));
+  if (!isWf) isWf = keys.some((k) => typoOf(k) !== undefined && (WORKFLOW_KEYS as readonly string[]).includes(typoOf(k)!));
+  if (!isWf) return undefined;
+  const native = has(data, 'workflow') || has(data, 'steps') || has(data, 'currentStep') || has(data, 'current_step') || has(data, 'delegation');
+  const dialect: Dialect = native && !has(data, 'workflowType') ? 'waymark' : has(data, 'workflow') ? 'waymark' : 'bmad';
+  if (!ctx.config.dialects.includes(dialect)) return undefined;
+  return dialect;
+}
+
+/** The known key an unknown key is a likely typo of. */
+export function typoOf(key: string): string | undefined {
+  if ((STATE_KEYS as readonly string[]).includes(key)) return undefined;
+  if (key.length < 5) return undefined;
+  const candidates = STATE_KEYS.filter((k) => k !== key);
+  const near = nearest(key, candidates, key.length >= 8 ? 2 : 1);
+  // Case-only or snake/camel differences are typos too (`StepsCompleted`, `steps_completed`).
+  if (near) return near;
+  const squash = key.replace(/[_-]/g, '').toLowerCase();
+  return candidates.find((k) => k.replace(/[_-]/g, '').toLowerCase() === squash);
+}
+
+/**
+ * Parses one file's text into a normalized WorkflowState plus its problems. Never throws on
+ * bad input; never evaluates code. `isWorkflow` is false for Markdown without workflow keys.
+ */
+export function parseWorkflowText(file: string, text: string, ctx: WorkspaceContext, opts?: { contentHash?: string }): ParsedWorkflow {
+  const fm = parseFrontmatter(text, ctx.limits);
+  const split = fm.split;
+  if (!split.hasFrontmatter) return { isWorkflow: false, problems: [] };
+  const locator = new YamlLocator(split.yamlText, split.yamlStartLine);
+  const fenceRange = { start: { line: 0, character: 0 }, end: { line: 0, character: split.openFence.length } };
+  if (fm.error) {
+    const e = fm.error;
+    const looksLike = LOOKS_LIKE_WORKFLOW.test(split.yamlText);
+    if (e.kind === 'code-refused') {
+      return { isWorkflow: looksLike, problems: [{ file, range: fenceRange, severity: 'error', code: 'frontmatter-code-refused', message: `${e.message}. Use a plain --- YAML fence; the block was not evaluated.`, data: { language: split.language } }] };
+    }
+    if (!looksLike) return { isWorkflow: false, problems: [] };
+    if (e.kind === 'yaml-syntax' && !split.closed) {
+      return { isWorkflow: true, problems: [{ file, range: fenceRange, severity: 'error', code: 'frontmatter-unclosed', message: 'Frontmatter has no closing --- line: add one after the last YAML line.' }] };
+    }
+    if (e.kind === 'yaml-syntax') {
+      let syn: { range: import('./types').Range; message: string } | undefined;
+      try {
+        syn = locator.syntaxError();
+      } catch {
+        syn = undefined;
+      }
+      const range = syn?.range ?? (e.yamlOffset !== undefined ? locator.offsetRange(Math.max(0, e.yamlOffset - split.eol.length), Math.max(0, e.yamlOffset - split.eol.length)) : fenceRange);
+      return { isWorkflow: true, problems: [{ file, range, severity: 'error', code: 'yaml-syntax', message: `YAML syntax error at line ${range.start.line + 1}: ${syn?.message ?? e.message}. Fix the frontmatter; its state is not read until then.` }] };
+    }
+    const codes: Record<string, [string, string]> = {
+      'language-unsupported': ['frontmatter-language', 'Use a plain --- fence with YAML.'],
+      'alias-limit': ['yaml-alias-limit', 'Remove the anchors/aliases (&name / *name); Waymark caps alias expansion.'],
+      'too-complex': ['yaml-too-complex', 'Simplify the frontmatter.'],
+      'not-mapping': ['frontmatter-not-mapping', 'Write the frontmatter as `key: value` lines.'],
+    };
+    const [code, todo] = codes[e.kind] ?? ['yaml-syntax', 'Fix the frontmatter.'];
+    return { isWorkflow: true, problems: [{ file, range: fenceRange, severity: 'error', code, message: `${e.message}. ${todo}` }] };
+  }
+  const data = fm.data;
+  const dialect = detectDialect(data, ctx);
+  if (!dialect) return { isWorkflow: false, problems: [] };
+  const { state, raw } = normalize(file, text, data, dialect, ctx, opts?.contentHash);
+  const findings = validateParsed(state, data, raw, fm, ctx);
+  state.problems = resolveFindings(file, findings, locator, fenceRange);
+  analyses.set(state, raw.analysis);
+  locators.set(state, locator);
+  return { isWorkflow: true, state, problems: state.problems };
+}
+
+/** Raw facts kept beside the normalized state for validation. */
+export interface RawFacts {
+  analysis: StepAnalysis;
+  statusKnown: boolean;
+  /** The list written under stepsCompleted (raw). */
+  completedList: unknown[];
+  lastStepRaw?: unknown;
+  currentStepKey?: 'currentStep' | 'current_step';
+}
+
+function normalize(file: string, text: string, data: Record<string, unknown>, dialect: Dialect, ctx: WorkspaceContext, contentHash?: string): { state: WorkflowState; raw: RawFacts } {
+  const baseName = path.basename(file).replace(/\.[^.]*$/, '');
+  const rawStatus = asString(data.status);
+  let status: Status | undefined;
+  let statusKnown = rawStatus === undefined;
+  if (rawStatus !== undefined) {
+    if ((STATUSES as readonly string[]).includes(rawStatus)) {
+      status = rawStatus as Status;
+      statusKnown = true;
+    } else if (dialect === 'bmad' && BMAD_STATUS_MAP[rawStatus.toLowerCase()]) {
+      status = BMAD_STATUS_MAP[rawStatus.toLowerCase()];
+      statusKnown = true;
+    }
+  }
+  const completedList = Array.isArray(data.stepsCompleted) ? (data.stepsCompleted as unknown[]) : [];
+  let workflow: string;
+  let steps: StepDef[] = [];
+  let stepsSource: WorkflowState['stepsSource'] = 'none';
+  let stepsCompleted: string[];
+  let ids: (string | undefined)[];
+  let lastStep: string | undefined;
+  if (dialect === 'waymark') {
+    workflow = asString(data.workflow) ?? baseName;
+    if (Array.isArray(data.steps)) {
+      steps = normalizeStepList(data.steps as unknown[]).steps;
+      stepsSource = 'frontmatter';
+      // Gates declared in a definition apply to the same ids in frontmatter steps.
+      const def = ctx.definitions.get(workflow);
+      if (def) for (const s of steps) if (!s.gate) s.gate = def.steps.find((d) => d.id === s.id)?.gate;
+    } else {
+      const def = ctx.definitions.get(workflow);
+      if (def) {
+        steps = def.steps.map((s) => ({ ...s }));
+        stepsSource = 'definition';
+      }
+    }
+    stepsCompleted = completedList.map((e) => asString(e) ?? JSON.stringify(e));
+    ids = stepsCompleted;
+  } else {
+    workflow = asString(data.workflowType) ?? asString(data.workflow) ?? baseName;
+    const wf = ctx.bmad.byName.get(workflow.toLowerCase()) ?? ctx.bmad.byName.get(workflow.toLowerCase().replace(/^create-/, ''));
+    if (wf) {
+      steps = wf.steps.map((s) => ({ ...s }));
+      stepsSource = 'bmad';
+    }
+    ids = completedList.map((e) => resolveBmadStep(e, steps));
+    stepsCompleted = completedList.map((e, i) => ids[i] ?? fallbackBmadId(e));
+    if (data.lastStep !== undefined && data.lastStep !== null) {
+      lastStep = resolveBmadStep(data.lastStep, steps) ?? fallbackBmadId(data.lastStep);
+    }
+  }
+  const analysis = analyzeSteps(steps, ids, dialect, completedList);
+  const nextStep = analysis.remaining[0]?.id;
+  const currentStepKey = has(data, 'currentStep') ? 'currentStep' : has(data, 'current_step') ? 'current_step' : undefined;
+  let currentStep = currentStepKey ? asString(data[currentStepKey]) : undefined;
+  if (currentStep !== undefined && dialect === 'bmad') currentStep = resolveBmadStep(currentStep, steps) ?? currentStep;
+  if (currentStep === undefined && dialect === 'bmad' && status !== 'completed' && status !== 'archived') currentStep = nextStep;
+  const scopeRaw = asString(data.scope);
+  const state: WorkflowState = {
+    file,
+    root: ctx.root,
+    dialect,
+    workflow,
+    status,
+    rawStatus,
+    currentStep,
+    stepsCompleted,
+    steps,
+    stepsSource,
+    lastStep,
+    scope: scopeRaw && (SCOPES as readonly string[]).includes(scopeRaw) ? (scopeRaw as Scope) : undefined,
+    blockedReason: asString(data.blockedReason),
+    delegation: normalizeDelegation(data.delegation),
+    session: asString(data.session),
+    updatedAt: asString(data.updatedAt),
+    ttl: typeof data.ttl === 'number' ? data.ttl : asString(data.ttl),
+    nextStep,
+    gates: {},
+    stateHash: '',
+    contentHash: contentHash ?? sha256(text),
+    data,
+    problems: [],
+  };
+  // Gates of gated steps.
+  for (const s of steps) {
+    if (!s.gate) continue;
+    const g = readGate(gateFilePath(ctx, state, s.gate), s.gate, ctx.now());
+    state.gates[s.id] = g as GateState;
+  }
+  state.stateHash = computeStateHash(state);
+  return { state, raw: { analysis, statusKnown, completedList, lastStepRaw: data.lastStep, currentStepKey } };
+}
+
+function fallbackBmadId(e: unknown): string {
+  if (typeof e === 'number') return `step-${String(e).padStart(2, '0')}`;
+  const s = asString(e) ?? JSON.stringify(e);
+  return s.replace(/\\/g, '/').replace(/^.*\//, '').replace(/\.md$/i, '');
+}
+
+function normalizeDelegation(v: unknown): Delegation | undefined {
+  if (!isObj(v)) return undefined;
+  const chain = Array.isArray(v.chain_path) ? v.chain_path.map((x) => asString(x) ?? '') : [];
+  const id = asString(v.id) ?? '';
+  const d: Delegation = {
+    id,
+    parent_id: v.parent_id === null || v.parent_id === undefined ? null : asString(v.parent_id) ?? null,
+    root_id: asString(v.root_id) ?? '',
+    depth: typeof v.depth === 'number' ? v.depth : Number.isFinite(Number(v.depth)) && v.depth !== '' && v.depth !== null ? Number(v.depth) : NaN,
+    chain_path: chain,
+  };
+  const agent = asString(v.agent);
+  if (agent !== undefined) d.agent = agent;
+  return d;
+}
+
+/** Turns findings (key paths) into Problems with ranges from the YAML parser. */
+export function resolveFindings(file: string, findings: Finding[], locator: YamlLocator, fenceRange: import('./types').Range): Problem[] {
+  return findings.map((f) => ({
+    file,
+    range: f.path ? locator.range(f.path, f.target ?? 'key') : fenceRange,
+    severity: f.severity,
+    code: f.code,
+    message: f.message,
+    ...(f.data ? { data: f.data } : {}),
+  }));
+}

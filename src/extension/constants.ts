@@ -1,0 +1,72 @@
+// Ids shared with package.json `contributes` (test/integration checks they match).
+
+export const EXTENSION_ID = 'waymark.waymark';
+export const OUTPUT_CHANNEL = 'Waymark';
+export const CONFIG_SECTION = 'waymark';
+
+export const VIEW_CONTAINER = 'waymark';
+export const VIEWS = {
+  workflows: 'waymark.workflows',
+  gates: 'waymark.gates',
+  delegation: 'waymark.delegation',
+  memory: 'waymark.memory',
+} as const;
+
+export const CONTEXT = {
+  /** True once a workspace with workflow files is loaded. */
+  active: 'waymark.active',
+  /** True while writes are allowed (trusted workspace). */
+  canWrite: 'waymark.canWrite',
+  /** True when the workspace has at least one workflow file. */
+  hasWorkflows: 'waymark.hasWorkflows',
+  /** True while the first scan runs. */
+  scanning: 'waymark.scanning',
+} as const;
+
+export const COMMANDS = {
+  refresh: 'waymark.refresh',
+  start: 'waymark.start',
+  advance: 'waymark.advance',
+  completeStep: 'waymark.completeStep',
+  setStatus: 'waymark.setStatus',
+  block: 'waymark.block',
+  unblock: 'waymark.unblock',
+  setScope: 'waymark.setScope',
+  delegate: 'waymark.delegate',
+  gatePass: 'waymark.gate.pass',
+  gateFail: 'waymark.gate.fail',
+  gateConcerns: 'waymark.gate.concerns',
+  gateWaive: 'waymark.gate.waive',
+  gateOpen: 'waymark.gate.open',
+  history: 'waymark.history',
+  resume: 'waymark.resume',
+  manifest: 'waymark.manifest',
+  changed: 'waymark.changed',
+  openFile: 'waymark.openFile',
+  openStepFile: 'waymark.openStepFile',
+  applyFix: 'waymark.applyFix',
+  nextActions: 'waymark.nextActions',
+  showLog: 'waymark.showLog',
+  testSnapshot: 'waymark._test.snapshot',
+  testSetTrust: 'waymark._test.setTrust',
+  testReveal: 'waymark._test.reveal',
+} as const;
+
+/** Declared here and in package.json; registered by memoryFeatures.ts (helper D). */
+export const MEMORY_COMMANDS = {
+  recordDecision: 'waymark.memory.recordDecision',
+  recordLearning: 'waymark.memory.recordLearning',
+  recall: 'waymark.memory.recall',
+  showGraph: 'waymark.memory.showGraph',
+  sessionStart: 'waymark.session.start',
+  sessionEnd: 'waymark.session.end',
+} as const;
+
+/** Declared here and in package.json; registered by protocolFeatures.ts. */
+export const PROTOCOL_COMMANDS = {
+  checkpointCreate: 'waymark.checkpoint.create',
+  leaseTakeOver: 'waymark.lease.takeOver',
+  leaseRelease: 'waymark.lease.release',
+} as const;
+
+export const STATUS_BAR_ID = 'waymark.status';

@@ -1,0 +1,113 @@
+// The Delegation view: chains from each root down by parent_id. Links the core reports as
+// broken (orphans, cycles, depth mismatch) are shown as such, never hidden.
+import * as vscode from 'vscode';
+import type { Problem, WorkflowState } from '../core/index';
+import { COMMANDS, VIEWS } from './constants';
+import type { Container } from './container';
+import { STATUS_LABELS, progress, statusIcon, statusKey } from './presentation';
+
+export type DelegationNode = { kind: 'delegation'; state: WorkflowState; depth: number; path: string[] } | { kind: 'broken' };
+
+const DELEGATION_CODE = /deleg|depth|chain|orphan|cycle|parent|root/i;
+
+export function delegationProblems(c: Container, file: string): Problem[] {
+  return c.problemsFor(file).filter((p) => DELEGATION_CODE.test(p.code));
+}
+
+export class DelegationTree implements vscode.TreeDataProvider<DelegationNode>, vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<DelegationNode | undefined>();
+  readonly onDidChangeTreeData = this.emitter.event;
+  readonly view: vscode.TreeView<DelegationNode>;
+  private readonly subscription: vscode.Disposable;
+
+  constructor(private readonly c: Container) {
+    this.view = vscode.window.createTreeView(VIEWS.delegation, { treeDataProvider: this, showCollapseAll: true });
+    this.subscription = c.onDidChangeModel(() => this.emitter.fire(undefined));
+  }
+
+  private delegated(): WorkflowState[] {
+    return this.c.states().filter((s) => s.delegation);
+  }
+
+  /** Workflows no root reaches (orphans, cycles). */
+  private unreachable(): WorkflowState[] {
+    const all = this.delegated();
+    const reached = new Set<string>();
+    const visit = (s: WorkflowState, seen: Set<string>) => {
+      if (seen.has(s.file)) return;
+      seen.add(s.file);
+      reached.add(s.file);
+      for (const child of this.childrenOf(s)) visit(child, seen);
+    };
+    for (const r of this.roots()) visit(r, new Set());
+    return all.filter((s) => !reached.has(s.file));
+  }
+
+  private roots(): WorkflowState[] {
+    return this.delegated()
+      .filter((s) => !s.delegation!.parent_id)
+      .sort((a, b) => a.workflow.localeCompare(b.workflow));
+  }
+
+  private childrenOf(s: WorkflowState): WorkflowState[] {
+    const id = s.delegation!.id;
+    return this.delegated()
+      .filter((c) => c.delegation!.parent_id === id && c.delegation!.root_id === s.delegation!.root_id && c.file !== s.file)
+      .sort((a, b) => a.workflow.localeCompare(b.workflow));
+  }
+
+  getChildren(node?: DelegationNode): DelegationNode[] {
+    if (!node) {
+      const out: DelegationNode[] = this.roots().map((state) => ({ kind: 'delegation', state, depth: 0, path: [state.file] }));
+      if (this.unreachable().length) out.push({ kind: 'broken' });
+      return out;
+    }
+    if (node.kind === 'broken') return this.unreachable().map((state) => ({ kind: 'delegation', state, depth: -1, path: [state.file] }));
+    if (node.depth < 0) return [];
+    return this.childrenOf(node.state)
+      .filter((child) => !node.path.includes(child.file))
+      .map((state) => ({ kind: 'delegation', state, depth: node.depth + 1, path: [...node.path, state.file] }));
+  }
+
+  getTreeItem(node: DelegationNode): vscode.TreeItem {
+    if (node.kind === 'broken') {
+      const item = new vscode.TreeItem('Broken links', vscode.TreeItemCollapsibleState.Expanded);
+      item.description = 'parent missing or cycle';
+      item.iconPath = new vscode.ThemeIcon('debug-disconnect', new vscode.ThemeColor('errorForeground'));
+      item.id = 'delegation:broken';
+      item.contextValue = 'waymark.delegationBroken';
+      return item;
+    }
+    const { state } = node;
+    const d = state.delegation!;
+    const problems = delegationProblems(this.c, state.file);
+    const hasChildren = node.depth >= 0 && this.childrenOf(state).some((c) => !node.path.includes(c.file));
+    const item = new vscode.TreeItem(d.agent ? `${d.agent}` : d.id, hasChildren ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+    const parts = [d.id, `depth ${d.depth}`, STATUS_LABELS[statusKey(state)] ?? statusKey(state), progress(state)];
+    if (node.depth >= 0 && d.depth !== node.depth) parts.push(`⚠ depth should be ${node.depth}`);
+    if (node.depth < 0) parts.push(d.parent_id ? `⚠ parent ${d.parent_id} not found` : '⚠ cycle');
+    item.description = parts.join(' · ');
+    item.iconPath = problems.length || node.depth < 0 ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground')) : node.depth === 0 ? new vscode.ThemeIcon('type-hierarchy') : statusIcon(statusKey(state));
+    item.id = `delegation:${node.path.join('>')}`;
+    item.contextValue = `waymark.delegation${problems.length ? '.problems' : ''}`;
+    const md = new vscode.MarkdownString(undefined, true);
+    md.appendMarkdown(`**${state.workflow}**${d.agent ? ` (agent \`${d.agent}\`)` : ''}\n\n`);
+    md.appendMarkdown(`id \`${d.id}\` · parent \`${d.parent_id ?? '—'}\` · root \`${d.root_id}\` · depth ${d.depth}\n\n`);
+    md.appendMarkdown(`chain: ${d.chain_path.map((x) => `\`${x}\``).join(' → ')}\n\n`);
+    for (const p of problems) md.appendMarkdown(`$(warning) ${p.message}\n\n`);
+    item.tooltip = md;
+    item.resourceUri = vscode.Uri.file(state.file);
+    item.command = { command: COMMANDS.openFile, title: 'Open', arguments: [{ file: state.file, key: 'delegation' }] };
+    return item;
+  }
+
+  getParent(): undefined {
+    return undefined;
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.view.dispose();
+    this.emitter.dispose();
+  }
+}

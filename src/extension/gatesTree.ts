@@ -1,0 +1,86 @@
+// The Gates view: workflow → each gated step's gate verdict, reviewer and expiry.
+import * as vscode from 'vscode';
+import type { GateState, StepDef, WorkflowState } from '../core/index';
+import { COMMANDS, VIEWS } from './constants';
+import type { Container } from './container';
+import { displayName, gateIcon, gateLabel, statusIcon, statusKey } from './presentation';
+
+export type GatesNode = { kind: 'gateWorkflow'; state: WorkflowState } | { kind: 'gate'; state: WorkflowState; step: StepDef; gate: GateState };
+
+export class GatesTree implements vscode.TreeDataProvider<GatesNode>, vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<GatesNode | undefined>();
+  readonly onDidChangeTreeData = this.emitter.event;
+  readonly view: vscode.TreeView<GatesNode>;
+  private readonly subscription: vscode.Disposable;
+
+  constructor(private readonly c: Container) {
+    this.view = vscode.window.createTreeView(VIEWS.gates, { treeDataProvider: this });
+    this.subscription = c.onDidChangeModel(() => this.refresh());
+  }
+
+  refresh(): void {
+    const closed = this.c.states().reduce((n, s) => n + Object.values(s.gates).filter((g) => !g.open).length, 0);
+    this.view.badge = closed ? { value: closed, tooltip: `${closed} gate(s) closed (missing, FAIL or expired waiver)` } : undefined;
+    this.emitter.fire(undefined);
+  }
+
+  getChildren(node?: GatesNode): GatesNode[] {
+    if (!node) {
+      return this.c
+        .states()
+        .filter((s) => Object.keys(s.gates).length > 0)
+        .sort((a, b) => a.workflow.localeCompare(b.workflow) || a.file.localeCompare(b.file))
+        .map((state) => ({ kind: 'gateWorkflow', state }));
+    }
+    if (node.kind === 'gateWorkflow') {
+      const out: GatesNode[] = [];
+      for (const step of node.state.steps) {
+        const gate = node.state.gates[step.id];
+        if (gate) out.push({ kind: 'gate', state: node.state, step, gate });
+      }
+      return out;
+    }
+    return [];
+  }
+
+  getTreeItem(node: GatesNode): vscode.TreeItem {
+    if (node.kind === 'gateWorkflow') {
+      const gates = Object.values(node.state.gates);
+      const closed = gates.filter((g) => !g.open).length;
+      const item = new vscode.TreeItem(displayName(node.state, this.c.states()), vscode.TreeItemCollapsibleState.Expanded);
+      item.description = `${this.c.relative(node.state.file)}${closed ? ` · ${closed} closed` : ''}`;
+      item.iconPath = statusIcon(statusKey(node.state));
+      item.id = `gates:${node.state.file}`;
+      item.contextValue = 'waymark.gateWorkflow';
+      item.command = { command: COMMANDS.openFile, title: 'Open', arguments: [{ file: node.state.file }] };
+      return item;
+    }
+    const { gate, step, state } = node;
+    const item = new vscode.TreeItem(`${step.id}: ${gateLabel(gate)}`, vscode.TreeItemCollapsibleState.None);
+    const parts: string[] = [];
+    if (gate.reviewer) parts.push(gate.reviewer);
+    if (gate.waiver?.expires) parts.push(`expires ${gate.waiver.expires}`);
+    if (gate.updated) parts.push(gate.updated.slice(0, 10));
+    item.description = parts.join(' · ');
+    item.iconPath = gateIcon(gate);
+    item.id = `gate:${state.file}:${step.id}`;
+    item.contextValue = `waymark.gate.${gate.exists ? 'exists' : 'missing'}.${gate.open ? 'open' : 'closed'}`;
+    const md = new vscode.MarkdownString(undefined, true);
+    md.appendMarkdown(`**Gate \`${gate.name}\`** on step \`${step.id}\` of **${state.workflow}**: ${gateLabel(gate)} — ${gate.open ? 'open, the step can be passed' : 'closed, advancing past this step is refused'}\n\n`);
+    if (gate.reviewer) md.appendMarkdown(`Reviewer: ${gate.reviewer}${gate.updated ? ` · ${gate.updated}` : ''}\n\n`);
+    if (gate.reason) md.appendMarkdown(`Reason: ${gate.reason}\n\n`);
+    if (gate.waiver) md.appendMarkdown(`Waived by ${gate.waiver.approved_by}: ${gate.waiver.reason}${gate.waiver.expires ? ` (expires ${gate.waiver.expires})` : ''}\n\n`);
+    md.appendMarkdown(gate.exists ? `\`${this.c.relative(gate.file)}\`` : `No gate file yet (\`${this.c.relative(gate.file)}\`).`);
+    item.tooltip = md;
+    item.command = gate.exists
+      ? { command: COMMANDS.gateOpen, title: 'Open gate file', arguments: [node] }
+      : { command: COMMANDS.openFile, title: 'Open', arguments: [{ file: state.file, step: step.id }] };
+    return item;
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.view.dispose();
+    this.emitter.dispose();
+  }
+}

@@ -1,0 +1,149 @@
+// Hovers on state keys and values explain the state; on a problem they say how to fix it.
+import * as vscode from 'vscode';
+import type { Problem, WorkflowState } from '../core/index';
+import { COMMANDS } from './constants';
+import type { Container } from './container';
+import { toRange } from './diagnostics';
+import { keyAt, frontmatterLayout } from './frontmatterKeys';
+import { STATUS_LABELS, activeStep, gateFor, gateLabel, progress, statusKey, stepKind, stepTitle } from './presentation';
+
+const STATUS_MEANING: Record<string, string> = {
+  created: 'not started yet; **Start** moves it to `in_progress`',
+  in_progress: 'being worked on; it can be blocked or completed',
+  blocked: 'waiting on something (see `blockedReason`); **Unblock** resumes it',
+  completed: 'all steps done; it can be archived (reopening sets it back to `in_progress`)',
+  archived: 'finished and put away; no further transitions',
+};
+
+export class Hovers implements vscode.HoverProvider {
+  constructor(private readonly c: Container) {}
+
+  provideHover(doc: vscode.TextDocument, pos: vscode.Position): vscode.Hover | undefined {
+    if (doc.uri.scheme !== 'file') return undefined;
+    const state = this.c.get(doc.uri.fsPath);
+    const problems = this.problemsAt(doc, pos);
+    if (!state && !problems.length) return undefined;
+    const md = new vscode.MarkdownString(undefined, true);
+    md.isTrusted = { enabledCommands: [COMMANDS.applyFix, COMMANDS.openFile, COMMANDS.resume, COMMANDS.gateOpen, COMMANDS.openStepFile] };
+    let range: vscode.Range | undefined;
+    if (state) {
+      const at = keyAt(frontmatterLayout(doc.getText()), pos.line, pos.character);
+      if (at) {
+        const r = at.item?.range ?? (at.onKey ? at.entry.keyRange : at.entry.valueRange ?? at.entry.keyRange);
+        range = new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
+        this.explain(md, state, at.parent?.key ?? at.entry.key, at.parent ? at.entry.key : undefined, at.item?.value);
+      }
+    }
+    for (const p of problems) {
+      md.appendMarkdown(`\n\n---\n\n${p.severity === 'error' ? '$(error)' : p.severity === 'warning' ? '$(warning)' : '$(info)'} **${p.code}**: ${p.message}`);
+      if (p.data?.fix) {
+        const arg = encodeURIComponent(JSON.stringify([{ file: p.file, problem: p }]));
+        md.appendMarkdown(`\n\n[$(lightbulb) Fix: ${fixTitle(p)}](command:${COMMANDS.applyFix}?${arg})`);
+      }
+      range ??= toRange(p.range);
+    }
+    if (!md.value.trim()) return undefined;
+    return new vscode.Hover(md, range);
+  }
+
+  private problemsAt(doc: vscode.TextDocument, pos: vscode.Position): Problem[] {
+    return this.c.problemsFor(doc.uri.fsPath).filter((p) => {
+      const r = toRange(p.range);
+      return r.contains(pos) || (r.isEmpty && r.start.line === pos.line);
+    });
+  }
+
+  private explain(md: vscode.MarkdownString, s: WorkflowState, key: string, child?: string, item?: string): void {
+    const step = activeStep(s);
+    const line = (t: string) => md.appendMarkdown(`${t}\n\n`);
+    line(`**${s.workflow}** · ${STATUS_LABELS[statusKey(s)] ?? s.rawStatus ?? 'no status'} · ${progress(s)} steps`);
+    switch (key) {
+      case 'status':
+        line(s.status ? `\`${s.rawStatus ?? s.status}\`: ${STATUS_MEANING[s.status]}.` : `\`${s.rawStatus ?? ''}\` is not a status Waymark knows (created, in_progress, blocked, completed, archived).`);
+        break;
+      case 'currentStep':
+      case 'current_step':
+      case 'lastStep':
+      case 'steps':
+      case 'stepsCompleted': {
+        const id = item !== undefined ? normalizeStep(s, item) : key === 'lastStep' ? s.lastStep : key === 'stepsCompleted' || key === 'steps' ? undefined : step;
+        const def = id ? s.steps.find((x) => x.id === id) : undefined;
+        if (def) {
+          const kind = stepKind(s, def);
+          line(`Step **${stepTitle(def)}**, ${def.index} of ${s.steps.length}: ${kind}.`);
+          const g = gateFor(s, def);
+          if (g) line(`Gate \`${g.name}\`: **${gateLabel(g)}**${g.reviewer ? ` by ${g.reviewer}` : ''}${g.open ? '' : ' — closed: advancing past this step is refused until it passes or is waived'}.`);
+          if (def.file) line(`[$(file-symlink-file) Open step file](command:${COMMANDS.openStepFile}?${encodeURIComponent(JSON.stringify([{ file: s.file, step: def.id }]))})`);
+        } else if (id) {
+          line(`\`${id}\` is not a step of this workflow.`);
+        } else if (key === 'stepsCompleted') {
+          line(`${s.stepsCompleted.length} step(s) recorded as done.`);
+        }
+        if (s.nextStep) line(`Next to do: \`${s.nextStep}\`${s.nextStep !== step && step ? ` (current: \`${step}\`)` : ''}.`);
+        else if (s.steps.length) line('Every step is done.');
+        if (s.stepsSource !== 'frontmatter' && s.steps.length) line(`_Steps from the ${s.stepsSource === 'bmad' ? 'installed BMAD workflow' : 'workflow definition'}._`);
+        break;
+      }
+      case 'delegation': {
+        const d = s.delegation;
+        if (!d) break;
+        if (child === 'parent_id' || child === 'root_id' || !child) {
+          const parent = d.parent_id ? this.c.states().find((x) => x.delegation?.id === d.parent_id) : undefined;
+          line(d.parent_id ? `Delegated by \`${d.parent_id}\`${parent ? ` (${parent.workflow}, ${this.c.relative(parent.file)})` : ' — not found in the workspace'}.` : 'The root of its delegation chain.');
+        }
+        line(`Chain: ${d.chain_path.map((x) => `\`${x}\``).join(' → ')} · depth ${d.depth}${d.agent ? ` · agent \`${d.agent}\`` : ''}`);
+        const children = this.c.states().filter((x) => x.delegation?.parent_id === d.id);
+        if (children.length) line(`Delegates to: ${children.map((x) => `\`${x.delegation!.id}\`${x.delegation!.agent ? ` (${x.delegation!.agent})` : ''}`).join(', ')}`);
+        break;
+      }
+      case 'blockedReason':
+        line(s.status === 'blocked' ? 'Why the workflow is blocked. **Unblock** clears it.' : 'A leftover reason: the workflow is not blocked.');
+        break;
+      case 'scope':
+        line(`Scope \`${s.scope ?? '?'}\`: one of micro, small, medium, large, epic.`);
+        break;
+      case 'workflow':
+      case 'workflowType':
+        line(`Workflow id; ${s.steps.length} step(s) from ${s.stepsSource}.`);
+        if (step) line(`Current step: \`${step}\`.`);
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+function normalizeStep(s: WorkflowState, raw: string): string {
+  if (s.steps.some((x) => x.id === raw)) return raw;
+  const noExt = raw.replace(/\.md$/, '');
+  if (s.steps.some((x) => x.id === noExt)) return noExt;
+  const n = Number(raw);
+  if (Number.isInteger(n)) {
+    const byIndex = s.steps.find((x) => x.index === n) ?? s.steps.find((x) => new RegExp(`^step-0*${n}-`).test(x.id));
+    if (byIndex) return byIndex.id;
+  }
+  return raw;
+}
+
+export function fixTitle(p: Problem): string {
+  const d = p.data ?? {};
+  const fix = String(d.fix ?? 'fix');
+  const value = d.value !== undefined ? ` ${Array.isArray(d.value) ? `[${d.value.join(', ')}]` : String(d.value)}` : '';
+  const titles: Record<string, string> = {
+    setLastStep: `Set lastStep to${value}`,
+    replaceStatus: `Set status to${value}`,
+    replaceScope: `Set scope to${value}`,
+    setCurrentStep: `Set currentStep to${value}`,
+    replaceStep: `Replace the entry with${value}`,
+    removeStep: 'Remove the entry',
+    renameKey: `Rename '${String(d.from ?? '')}' to '${String(d.to ?? '')}'`,
+    removeKey: `Remove key '${String(d.key ?? '')}'`,
+    addKey: `Add ${String(d.key ?? 'key')}:${value}`,
+    setDepth: `Set depth to${value}`,
+    setParent: `Set parent_id to${value}`,
+    dedupeSteps: 'Remove duplicate steps',
+    sortSteps: 'Sort stepsCompleted in workflow order',
+    createGate: `Create the missing gate file${d.gate ? ` '${String(d.gate)}'` : ''}`,
+  };
+  return (d.title as string | undefined) ?? titles[fix] ?? `${fix}${value}`;
+}

@@ -1,0 +1,77 @@
+// Debounced file watching: a changed workflow file is re-read (core.reload), a deleted one
+// forgotten, a config/definition/gate change triggers a rescan. No polling.
+import * as vscode from 'vscode';
+import { errorMessage } from '../core/index';
+import { CONFIG_SECTION } from './constants';
+import type { Container } from './container';
+
+const RESCAN = /[\\/]\.waymark[\\/](config\.ya?ml$|workflows[\\/]|gates[\\/])|\.gate$|[\\/]_bmad[\\/]/;
+const IGNORE = /[\\/](node_modules|\.git)[\\/]|[\\/]\.waymark[\\/](history|cache|locks?|events|checkpoints|memory)[\\/]|\.(lock|tmp)$|~$/;
+/** More pending files than this: one rescan instead of many reloads. */
+const BATCH_LIMIT = 200;
+
+export class Watchers implements vscode.Disposable {
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly pending = new Map<string, 'change' | 'delete'>();
+  private timer?: NodeJS.Timeout;
+  private rescanWanted = false;
+  private running: Promise<void> = Promise.resolve();
+  /** Count of flushes, for tests and the log. */
+  flushes = 0;
+
+  constructor(private readonly c: Container) {
+    for (const folder of vscode.workspace.workspaceFolders ?? []) {
+      if (folder.uri.scheme !== 'file') continue;
+      const md = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, '**/*.{md,markdown}'));
+      const meta = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, '{.waymark/**,_bmad/**,**/*.gate}'));
+      for (const w of [md, meta]) {
+        this.disposables.push(
+          w,
+          w.onDidCreate((u) => this.queue(u, 'change')),
+          w.onDidChange((u) => this.queue(u, 'change')),
+          w.onDidDelete((u) => this.queue(u, 'delete')),
+        );
+      }
+    }
+  }
+
+  private queue(uri: vscode.Uri, kind: 'change' | 'delete'): void {
+    const file = uri.fsPath;
+    if (IGNORE.test(file)) return;
+    if (RESCAN.test(file)) this.rescanWanted = true;
+    else this.pending.set(file, kind);
+    clearTimeout(this.timer);
+    const delay = vscode.workspace.getConfiguration(CONFIG_SECTION).get<number>('watcher.debounceMs', 100);
+    this.timer = setTimeout(() => {
+      this.running = this.running.then(() => this.flush());
+    }, Math.max(0, delay));
+  }
+
+  private async flush(): Promise<void> {
+    this.flushes++;
+    const batch = [...this.pending];
+    this.pending.clear();
+    const rescan = this.rescanWanted || batch.length > BATCH_LIMIT;
+    this.rescanWanted = false;
+    try {
+      if (rescan) {
+        this.c.log.debug(`[watch] rescan (${batch.length} file event(s))`);
+        await this.c.rescan();
+        return;
+      }
+      for (const [file, kind] of batch) {
+        const started = Date.now();
+        if (kind === 'delete') this.c.core.remove(file);
+        else await this.c.core.reload(file);
+        this.c.log.trace(`[watch] ${kind} ${file} in ${Date.now() - started} ms`);
+      }
+    } catch (e) {
+      this.c.log.error(`[watch] could not reload: ${errorMessage(e)}`);
+    }
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    for (const d of this.disposables) d.dispose();
+  }
+}

@@ -1,0 +1,129 @@
+// Shared by the extension-host suites: bounded waits and screenshot requests.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+
+export const EXTENSION_ID = 'waymark.waymark';
+
+export function workspaceRoot(): string {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (!folder) throw new Error('the suite needs a workspace folder open');
+  return folder.uri.fsPath;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** Polls `probe` until it returns a truthy value; fails with `what` after `timeoutMs`. */
+export async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await sleep(50);
+  }
+}
+
+function signalsDir(): string | undefined {
+  const fromEnv = process.env.WAYMARK_TEST_SIGNALS;
+  if (fromEnv && fs.existsSync(fromEnv)) return fromEnv;
+  const derived = path.join(workspaceRoot(), '..', 'signals');
+  return fs.existsSync(derived) ? derived : undefined;
+}
+
+/**
+ * Asks the runner for a screenshot of what is on screen now and waits until it is taken.
+ * Under a runner that takes none (test-electron) this returns at once.
+ */
+export async function screenshot(name: string): Promise<void> {
+  const dir = signalsDir();
+  if (!dir) return;
+  const done = path.join(dir, `${name}.done`);
+  console.log(`[waymark-screenshot] ${name}`);
+  await waitFor(`screenshot ${name}`, () => fs.existsSync(done), 30_000);
+}
+
+export interface TreeSnap {
+  label: string;
+  description?: string;
+  contextValue?: string;
+  icon?: string;
+  tooltip?: string;
+  children?: TreeSnap[];
+}
+
+export interface Snapshot {
+  workflows: TreeSnap[];
+  gates: TreeSnap[];
+  delegation: TreeSnap[];
+  statusBar: { visible: boolean; text: string; tooltip?: string; background?: string; file?: string };
+  decorations: Record<string, { done: number; current?: string; notes: string[]; status?: string }>;
+  fileBadges: Record<string, string>;
+  states: { file: string; workflow: string; status?: string; currentStep?: string; stepsCompleted: string[]; stale: boolean; stateHash: string }[];
+  canWrite: boolean;
+  lastError?: { action: string; reason?: string; message: string };
+  lastInfo?: string;
+  error?: string;
+}
+
+export async function snap(): Promise<Snapshot> {
+  const s = await vscode.commands.executeCommand<Snapshot>('waymark._test.snapshot');
+  if (!s || s.error) throw new Error(`snapshot failed: ${s?.error ?? 'no result (is the extension active?)'}`);
+  return s;
+}
+
+/** Every node of a tree snapshot, depth first. */
+export function flatten(nodes: TreeSnap[] | undefined, out: TreeSnap[] = []): TreeSnap[] {
+  for (const n of nodes ?? []) {
+    out.push(n);
+    flatten(n.children, out);
+  }
+  return out;
+}
+
+export function find(nodes: TreeSnap[] | undefined, label: string): TreeSnap | undefined {
+  return flatten(nodes).find((n) => n.label === label);
+}
+
+export function demo(rel: string): string {
+  return path.join(workspaceRoot(), rel);
+}
+
+export function read(rel: string): string {
+  return fs.readFileSync(demo(rel), 'utf8');
+}
+
+/** 0-based line and column of the first occurrence of `needle` in a demo file (test expectation). */
+export function locate(rel: string, needle: string): vscode.Range {
+  const lines = read(rel).split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const c = lines[i].indexOf(needle);
+    if (c >= 0) return new vscode.Range(i, c, i, c + needle.length);
+  }
+  throw new Error(`${needle} not found in ${rel}`);
+}
+
+/** Activates the extension and waits for the first scan to list workflows. */
+export async function ready(): Promise<Snapshot> {
+  const ext = vscode.extensions.getExtension(EXTENSION_ID);
+  if (!ext) throw new Error(`${EXTENSION_ID} is not installed`);
+  await ext.activate();
+  return waitFor('the first scan', async () => {
+    const s = await snap();
+    return s.states.length > 0 ? s : undefined;
+  }, 20_000);
+}
+
+export function hoverText(hovers: vscode.Hover[] | undefined): string {
+  return (hovers ?? [])
+    .flatMap((h) => h.contents)
+    .map((c) => (typeof c === 'string' ? c : 'value' in c ? c.value : ''))
+    .join('\n');
+}

@@ -1,0 +1,44 @@
+// Entry the extension host calls (the contract @vscode/test-electron and the code-server
+// runner share): runs every *.test.js next to this file with mocha's tdd ui and reports each
+// test as a `[waymark-test]` line and the totals as one `[waymark-result]` JSON line.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import Mocha from 'mocha';
+
+class LineReporter extends Mocha.reporters.Base {
+  constructor(runner: Mocha.Runner, options?: Mocha.MochaOptions) {
+    super(runner, options);
+    let passed = 0;
+    let failed = 0;
+    runner.on(Mocha.Runner.constants.EVENT_TEST_PASS, (t) => {
+      passed++;
+      console.log(`[waymark-test] ✓ ${t.fullTitle()} (${t.duration ?? 0} ms)`);
+    });
+    runner.on(Mocha.Runner.constants.EVENT_TEST_FAIL, (t, err: Error) => {
+      failed++;
+      console.log(`[waymark-test] ✗ ${t.fullTitle()}\n${String(err?.stack ?? err).split('\n').slice(0, 12).join('\n')}`);
+    });
+    runner.once(Mocha.Runner.constants.EVENT_RUN_END, () => {
+      console.log(`[waymark-result] ${JSON.stringify({ passed, failed })}`);
+    });
+  }
+}
+
+export function run(): Promise<void> {
+  const mocha = new Mocha({ ui: 'tdd', timeout: 30_000, reporter: LineReporter as unknown as typeof Mocha.reporters.Base });
+  const dir = __dirname;
+  const files = fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.test.js'))
+    .sort();
+  const only = process.env.WAYMARK_IT_GREP;
+  if (only) mocha.grep(only);
+  for (const f of files) mocha.addFile(path.join(dir, f));
+  return new Promise((resolve, reject) => {
+    try {
+      mocha.run((failures) => (failures > 0 ? reject(new Error(`${failures} test(s) failed`)) : resolve()));
+    } catch (e) {
+      reject(e);
+    }
+  });
+}

@@ -1,0 +1,148 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { appendEvent, readEvents, followEvents, eventsObserver, repairTornTail } from '../../src/core/protocol/events';
+import { protocolPaths } from '../../src/core/protocol/paths';
+import { tempRoot, cleanup, spawnWorker, waitWorker, workerArgs, waitUntil } from './protocolHelpers';
+
+const job = process.env.WAYMARK_PROTOCOL_WORKER;
+
+if (job === 'write-events') {
+  const a = workerArgs<{ root: string; writer: number; count: number; maxBytes: number; startAt: number }>();
+  waitUntil(a.startAt);
+  for (let i = 0; i < a.count; i++) appendEvent(a.root, { type: 'test.tick', data: { writer: a.writer, i, pad: 'x'.repeat(40) } }, { maxBytes: a.maxBytes });
+} else if (job === 'follow-events') {
+  const a = workerArgs<{ root: string; want: number }>();
+  (async () => {
+    const ac = new AbortController();
+    const seqs: number[] = [];
+    const keys: string[] = [];
+    const t = setTimeout(() => ac.abort(), 25000);
+    for await (const ev of followEvents(a.root, 0, { signal: ac.signal, pollMs: 5 })) {
+      seqs.push(ev.seq);
+      keys.push(`${(ev.data as { writer: number }).writer}:${(ev.data as { i: number }).i}`);
+      if (seqs.length >= a.want) ac.abort();
+    }
+    clearTimeout(t);
+    process.stdout.write(JSON.stringify({ seqs, keys }));
+  })();
+} else {
+  describe('protocol events log', () => {
+    test('3 writer processes + rotation: a follower process sees every event once, in seq order', async () => {
+      const root = tempRoot();
+      try {
+        const count = 250;
+        const writers = 3;
+        const follower = spawnWorker('follow-events', { root, want: count * writers });
+        const startAt = Date.now() + 500;
+        const kids = Array.from({ length: writers }, (_, w) => spawnWorker('write-events', { root, writer: w, count, maxBytes: 4096, startAt }));
+        const results = await Promise.all(kids.map((k) => waitWorker(k, 30000)));
+        for (const r of results) assert.equal(r.code, 0, r.stderr);
+        const f = await waitWorker(follower, 30000);
+        assert.equal(f.code, 0, f.stderr);
+        const { seqs, keys } = JSON.parse(f.stdout) as { seqs: number[]; keys: string[] };
+        assert.equal(seqs.length, count * writers);
+        assert.deepEqual(seqs, Array.from({ length: count * writers }, (_, i) => i + 1), 'no event lost or repeated, in order');
+        assert.equal(new Set(keys).size, count * writers);
+        // Rotation happened and segments were archived, never truncated.
+        const segs = fs.readdirSync(protocolPaths(root).events).filter((n) => /^events-\d{12}\.jsonl$/.test(n));
+        assert.ok(segs.length >= 5, `expected several archived segments, got ${segs.length}`);
+        // A fresh reader from 0 reads the same sequence across segments, and from the middle.
+        assert.deepEqual(readEvents(root, 0).events.map((e) => e.seq), seqs);
+        assert.deepEqual(readEvents(root, 500).events.map((e) => e.seq), seqs.slice(500));
+        assert.equal(readEvents(root, 500, { limit: 10 }).last, 510);
+      } finally {
+        cleanup(root);
+      }
+    });
+
+    test('a reader holding an archived segment open keeps its bytes after rotation', () => {
+      const root = tempRoot();
+      try {
+        for (let i = 0; i < 5; i++) appendEvent(root, { type: 't', data: { i } }, { maxBytes: 200 });
+        const active = protocolPaths(root).eventsFile;
+        const fd = fs.openSync(active, 'r');
+        const before = fs.fstatSync(fd).size;
+        for (let i = 0; i < 20; i++) appendEvent(root, { type: 't', data: { i } }, { maxBytes: 200 });
+        const buf = Buffer.alloc(before);
+        fs.readSync(fd, buf, 0, before, 0);
+        fs.closeSync(fd);
+        assert.ok(buf.toString().split('\n').filter(Boolean).every((l) => JSON.parse(l).type === 't'));
+        assert.deepEqual(readEvents(root).events.map((e) => e.seq), Array.from({ length: 25 }, (_, i) => i + 1));
+      } finally {
+        cleanup(root);
+      }
+    });
+
+    test('pruned archives are reported, not silently skipped', () => {
+      const root = tempRoot();
+      try {
+        for (let i = 0; i < 40; i++) appendEvent(root, { type: 't', data: { i } }, { maxBytes: 150, keepSegments: 2 });
+        const r = readEvents(root, 0);
+        assert.ok(r.warnings.some((w) => /pruned/.test(w)), r.warnings.join());
+        assert.equal(r.events[r.events.length - 1].seq, 40);
+        const first = r.events[0].seq;
+        assert.deepEqual(r.events.map((e) => e.seq), Array.from({ length: 41 - first }, (_, i) => first + i));
+      } finally {
+        cleanup(root);
+      }
+    });
+
+    test('a torn last line (crash mid-append) is repaired on the next append, reported, nothing else lost', () => {
+      const root = tempRoot();
+      try {
+        for (let i = 0; i < 3; i++) appendEvent(root, { type: 't', data: { i } });
+        const file = protocolPaths(root).eventsFile;
+        const torn = '{"seq":4,"time":"2026-01-01T00:00:00.000Z","type":"t","da';
+        fs.appendFileSync(file, torn);
+        // Readers never see the torn line.
+        assert.deepEqual(readEvents(root).events.map((e) => e.seq), [1, 2, 3]);
+        const r = appendEvent(root, { type: 'after' });
+        assert.ok(r.repaired, 'repair reported');
+        assert.equal(r.repaired!.bytes, Buffer.byteLength(torn));
+        assert.equal(r.event.seq, 4);
+        const lines = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
+        assert.equal(lines.length, 4);
+        assert.deepEqual(lines.map((l) => JSON.parse(l).seq), [1, 2, 3, 4]);
+        assert.match(fs.readFileSync(`${file}.torn`, 'utf8'), /"type":"t","da/);
+        assert.equal(repairTornTail(file), undefined, 'nothing more to repair');
+      } finally {
+        cleanup(root);
+      }
+    });
+
+    test('eventsObserver turns history appends into workflow events with the file relative to the root', async () => {
+      const root = tempRoot();
+      try {
+        const obs = eventsObserver();
+        await obs(
+          { seq: 7, time: new Date().toISOString(), operation: 'advance', file: path.join(root, 'docs', 'a.md'), actor: 'bot', session: 's', hashBefore: 'h1', hashAfter: 'h2' },
+          { file: path.join(root, 'docs', 'a.md'), root, operation: 'advance', actor: 'bot', session: 's' },
+        );
+        const [ev] = readEvents(root).events;
+        assert.equal(ev.type, 'workflow.advance');
+        assert.equal(ev.file, 'docs/a.md');
+        assert.equal(ev.actor, 'bot');
+        assert.equal(ev.data!.historySeq, 7);
+      } finally {
+        cleanup(root);
+      }
+    });
+
+    test('an unreadable line in the middle is skipped with a warning', () => {
+      const root = tempRoot();
+      try {
+        appendEvent(root, { type: 'a' });
+        fs.appendFileSync(protocolPaths(root).eventsFile, 'garbage\n');
+        appendEvent(root, { type: 'b' });
+        const r = readEvents(root);
+        assert.deepEqual(r.events.map((e) => e.type), ['a', 'b']);
+        assert.deepEqual(r.events.map((e) => e.seq), [1, 2]);
+        assert.ok(r.warnings.length === 1);
+      } finally {
+        cleanup(root);
+      }
+    });
+  });
+}
