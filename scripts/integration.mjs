@@ -3,7 +3,7 @@
 // Installs what is missing, builds, copies the demo workspace to a temp folder, relays the
 // host's log, takes the screenshots the suite asks for, prints `N passed, N failed`, and exits
 // non-zero on any failure, timeout or crash. Every wait is bounded.
-import { mkdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { REPO, build, copyWorkspace, ensureAll, fixtureWorkspace, log, startCodeServer } from './vscodeServer.mjs';
@@ -19,12 +19,19 @@ let browser;
 let workspace;
 let result; // { passed, failed } from the suite's closing line
 let exitCode;
+let suiteCopy;
 
 async function main() {
   const chromiumPath = ensureAll();
   if (!skipBuild) build({ tests: true });
-  const index = join(REPO, 'dist-test', 'integration', 'suite', 'index.js');
-  if (!existsSync(index)) throw new Error(`${index} missing: the suite was not built`);
+  const built = join(REPO, 'dist-test', 'integration', 'suite');
+  if (!existsSync(join(built, 'index.js'))) throw new Error(`${built}/index.js missing: the suite was not built`);
+  // A private copy: another build (npm run test:unit) may wipe dist-test/ while the suite runs.
+  // It stays inside the repo so `require('mocha')` resolves from node_modules.
+  suiteCopy = join(REPO, '.vscode-test', `suite-${process.pid}`);
+  rmSync(suiteCopy, { recursive: true, force: true });
+  cpSync(built, suiteCopy, { recursive: true });
+  const index = join(suiteCopy, 'index.js');
 
   workspace = copyWorkspace(fixtureWorkspace(), 'demo');
   // The suite and this runner meet in this folder: the suite asks for a screenshot with a log
@@ -73,9 +80,48 @@ async function main() {
     screenshotQueue.push(shooting);
   };
 
+  // The suite can ask for a pane to be resized by dragging the sash above a view's header
+  // (the extension API cannot size views): `[waymark-resize] <id> <view title> <dy>`.
+  const resize = (id, title, dy) => {
+    shooting = shooting.then(async () => {
+      try {
+        if (title === 'sidebar') {
+          const side = await page.locator('.part.sidebar').first().boundingBox({ timeout: 5000 });
+          if (side) {
+            const x = side.x + side.width - 1;
+            const y = side.y + side.height / 2;
+            await page.mouse.move(x, y);
+            await page.mouse.down();
+            await page.mouse.move(x + dy / 2, y, { steps: 5 });
+            await page.mouse.move(x + dy, y, { steps: 5 });
+            await page.mouse.up();
+          }
+          return;
+        }
+        const header = page.locator('.pane-header', { hasText: title }).first();
+        const box = await header.boundingBox({ timeout: 5000 });
+        if (box) {
+          const x = box.x + box.width / 2;
+          const y = box.y - 1;
+          await page.mouse.move(x, y);
+          await page.mouse.down();
+          await page.mouse.move(x, y + dy / 2, { steps: 5 });
+          await page.mouse.move(x, y + dy, { steps: 5 });
+          await page.mouse.up();
+        }
+      } catch (e) {
+        log(`resize ${title} failed: ${e.message}`);
+      } finally {
+        writeFileSync(join(signals, `${id}.done`), '');
+      }
+    });
+  };
+
   const onLine = (line) => {
     const shot = /\[waymark-screenshot\] ([\w-]+)/.exec(line);
     if (shot) return shoot(shot[1]);
+    const rs = /\[waymark-resize\] ([\w-]+) (.+) (-?\d+)$/.exec(line);
+    if (rs) return resize(rs[1], rs[2], Number(rs[3]));
     const res = /\[waymark-result\] (\{.*\})/.exec(line);
     if (res) {
       try { result = JSON.parse(res[1]); } catch { /* printed below anyway */ }
@@ -116,6 +162,7 @@ async function shutdown() {
   await browser?.close().catch(() => {});
   await server?.stop().catch(() => {});
   if (workspace && !process.env.WAYMARK_IT_KEEP) rmSync(workspace.base, { recursive: true, force: true });
+  if (suiteCopy) rmSync(suiteCopy, { recursive: true, force: true });
 }
 
 try {

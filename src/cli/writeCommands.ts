@@ -186,12 +186,13 @@ export const writeCommands: CliCommand[] = [
     const code = requirePositional(c.args, 1, 'CODE (a problem code from waymark validate)');
     const lineFlag = flagString(c.args, 'line');
     const text = fs.readFileSync(f, 'utf8');
-    const { problems } = await core.parseText(f, text);
+    const { problems, state } = await core.parseText(f, text);
     const matching = problems.filter((p) => p.code === code && (lineFlag === undefined || p.range.start.line + 1 === Number(lineFlag)));
     if (!matching.length) throw new WaymarkError('usage', `${rel(c, f)} has no problem ${code}${lineFlag ? ` at line ${lineFlag}` : ''}; run waymark validate ${rel(c, f)} to list them.`, f);
     const fixable = matching.find((p) => p.data && typeof p.data.fix === 'string');
     if (!fixable) throw new WaymarkError('usage', `Problem ${code} has no quick fix; ${matching[0].message}`, f);
-    return core.applyFix(f, fixable, o);
+    // The fix was computed from this read: refuse it if the file changes before it lands.
+    return core.applyFix(f, fixable, { expectHash: state?.stateHash, ...o });
   }),
   gateVerb('pass'),
   gateVerb('fail'),

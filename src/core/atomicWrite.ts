@@ -106,3 +106,41 @@ function fsyncDir(dir: string): void {
     if (fd !== undefined) fs.closeSync(fd);
   }
 }
+
+/**
+ * Removes temp files a killed writer left beside `file` (`.<name>.<pid>.<rand>.waymark-tmp`
+ * whose pid is not alive). Called when a stale lock was broken: only a writer that died
+ * holding the lock can leave one. Returns the removed paths.
+ */
+export function removeStaleTemps(file: string): string[] {
+  const dir = path.dirname(file);
+  const prefix = `.${path.basename(file)}.`;
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith('.waymark-tmp')) continue;
+    const pid = Number(name.slice(prefix.length).split('.')[0]);
+    if (!Number.isInteger(pid) || pidAlive(pid)) continue;
+    try {
+      fs.unlinkSync(path.join(dir, name));
+      removed.push(path.join(dir, name));
+    } catch {
+      // raced with another cleaner; nothing to do
+    }
+  }
+  return removed;
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -171,32 +171,53 @@ export function parseCsv(text: string): string[][] {
  * - `step-NN[x]` alone → the step with that number and letter.
  */
 export function resolveBmadStep(entry: unknown, steps: StepDef[]): string | undefined {
+  const idx = stepIndex(steps);
   if (typeof entry === 'number' || (typeof entry === 'string' && /^\d+$/.test(entry.trim()))) {
-    const n = Number(entry);
-    return steps.find((s) => {
-      const p = parseStepFileName(`${s.id}.md`);
-      return p && p.num === n && p.letter === '';
-    })?.id;
+    return idx.byNumber.get(`${Number(entry)}`);
   }
   if (typeof entry !== 'string') return undefined;
-  let s = entry.trim().replace(/\\/g, '/');
+  let s = entry.trim();
+  if (idx.ids.has(s)) return s;
+  s = s.replace(/\\/g, '/');
   s = s.slice(s.lastIndexOf('/') + 1).replace(/\.md$/i, '');
-  const exact = steps.find((st) => st.id === s);
-  if (exact) return exact.id;
+  if (idx.ids.has(s)) return s;
   const m = /^step-(\d+)([a-z]?)(?:-|$)/i.exec(s);
   if (!m) return undefined;
-  const num = Number(m[1]);
-  const letter = m[2].toLowerCase();
-  return steps.find((st) => {
-    const p = parseStepFileName(`${st.id}.md`);
-    return p && p.num === num && p.letter === letter;
-  })?.id;
+  return idx.byNumber.get(`${Number(m[1])}${m[2].toLowerCase()}`);
+}
+
+interface StepIndex {
+  ids: Set<string>;
+  /** `2` → step-02-*, `2b` → step-02b-*. */
+  byNumber: Map<string, string>;
+}
+
+const stepIndexes = new WeakMap<StepDef[], StepIndex>();
+
+function stepIndex(steps: StepDef[]): StepIndex {
+  let idx = stepIndexes.get(steps);
+  if (!idx) {
+    idx = { ids: new Set(steps.map((s) => s.id)), byNumber: new Map() };
+    for (const st of steps) {
+      const n = stepNumber(st.id);
+      if (n && !idx.byNumber.has(`${n.num}${n.letter}`)) idx.byNumber.set(`${n.num}${n.letter}`, st.id);
+    }
+    stepIndexes.set(steps, idx);
+  }
+  return idx;
 }
 
 /** Number and letter of a step id (`step-02b-vision` → 2, 'b'). */
+const stepNumberCache = new Map<string, { num: number; letter: string } | null>();
+
 export function stepNumber(id: string): { num: number; letter: string } | undefined {
-  const m = /^step-(\d+)([a-z]?)(?:-|$)/i.exec(id);
-  return m ? { num: Number(m[1]), letter: m[2].toLowerCase() } : undefined;
+  let hit = stepNumberCache.get(id);
+  if (hit === undefined) {
+    const m = /^step-(\d+)([a-z]?)(?:-|$)/i.exec(id);
+    hit = m ? { num: Number(m[1]), letter: m[2].toLowerCase() } : null;
+    if (stepNumberCache.size < 50_000) stepNumberCache.set(id, hit);
+  }
+  return hit ?? undefined;
 }
 
 /** The way a file writes its `stepsCompleted` entries (kept on write-back). */

@@ -3,6 +3,9 @@ import { parse as parseYamlLib } from 'yaml';
 // gray-matter's own default YAML engine (js-yaml safeLoad): the fast path.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const grayEngines = require('gray-matter/lib/engines') as { yaml: { parse: (s: string) => unknown } };
+// gray-matter's engine dispatch (language → engine), used on the block we already split out.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const grayParse = require('gray-matter/lib/parse') as (language: string, str: string, options: unknown) => unknown;
 
 /** The parts of a Markdown file around its frontmatter. Offsets are UTF-16 indexes into the text. */
 export interface FrontmatterSplit {
@@ -176,25 +179,51 @@ class TooComplexError extends Error {}
  */
 export function toPlainData(value: unknown, maxNodes: number, unsafe: (string | number)[][] = []): unknown {
   let count = 0;
-  const walk = (v: unknown, path: (string | number)[], depth: number): unknown => {
+  const trail: (string | number)[] = [];
+  const walk = (v: unknown, depth: number): unknown => {
     if (++count > maxNodes || depth > 200) throw new TooComplexError(`frontmatter has more than ${maxNodes} values or nests deeper than 200 levels`);
     if (v === null || typeof v !== 'object') return v;
     if (v instanceof Date) return dateToString(v);
-    if (Array.isArray(v)) return v.map((x, i) => walk(x, [...path, i], depth + 1));
+    if (Array.isArray(v)) {
+      const arr = new Array(v.length);
+      for (let i = 0; i < v.length; i++) {
+        trail.push(i);
+        arr[i] = walk(v[i], depth + 1);
+        trail.pop();
+      }
+      return arr;
+    }
     const out: Record<string, unknown> = Object.create(null);
     for (const key of Object.keys(v)) {
-      if (UNSAFE_KEYS.has(key)) unsafe.push([...path, key]);
-      out[key] = walk((v as Record<string, unknown>)[key], [...path, key], depth + 1);
+      trail.push(key);
+      if (UNSAFE_KEYS.has(key)) unsafe.push([...trail]);
+      out[key] = walk((v as Record<string, unknown>)[key], depth + 1);
+      trail.pop();
     }
     return out;
   };
-  return walk(value, [], 0);
+  return walk(value, 0);
 }
 
 function dateToString(d: Date): string {
   if (Number.isNaN(d.getTime())) return String(d);
   const iso = d.toISOString();
   return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : iso;
+}
+
+/**
+ * gray-matter with every code engine (`js`, `javascript`, `coffee`, ...) replaced by one that
+ * throws, and options always passed (without options gray-matter caches every input forever).
+ * Throws on refused languages and bad YAML; callers turn that into Problems.
+ */
+export function grayMatterData(text: string, limits: FrontmatterLimits = DEFAULT_FRONTMATTER_LIMITS): unknown {
+  const opts = limits === DEFAULT_FRONTMATTER_LIMITS ? defaultGrayOptions : makeGrayOptions(limits);
+  return (matter(text, opts) as { data: unknown }).data;
+}
+
+/** True for the error grayMatterData throws when a block would be evaluated as code. */
+export function isRefusedEngineError(e: unknown): boolean {
+  return e instanceof RefusedEngineError;
 }
 
 /**
@@ -219,8 +248,8 @@ export function parseFrontmatter(text: string, limits: FrontmatterLimits = DEFAU
   let raw: unknown;
   try {
     const opts = limits === DEFAULT_FRONTMATTER_LIMITS ? defaultGrayOptions : makeGrayOptions(limits);
-    // gray-matter strips a BOM itself; give it the text from the opening fence.
-    raw = (matter(split.bom ? text.slice(1) : text, opts) as { data: unknown }).data;
+    // Same engines as grayMatterData, but on the YAML block already split out (no second split).
+    raw = split.yamlText.trim() === '' ? undefined : grayParse(lang || 'yaml', split.yamlText, opts);
   } catch (e) {
     if (e instanceof RefusedEngineError) {
       return { split, data: empty, unsafeKeys, error: { kind: 'code-refused', message: e.message } };

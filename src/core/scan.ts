@@ -42,24 +42,40 @@ export interface FileReadResult {
  * `skipped`; never throws.
  */
 export function readWorkflowFileSync(file: string, ctx: WorkspaceContext): FileReadResult {
-  let st: fs.Stats;
-  try {
-    st = fs.statSync(file);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    return { problems: [], isWorkflow: false, skipped: { file, reason: 'unreadable', detail: code === 'ENOENT' ? 'file disappeared before it could be read' : (e as Error).message } };
-  }
-  if (!st.isFile()) return { problems: [], isWorkflow: false, skipped: { file, reason: 'not-a-file', detail: st.isDirectory() ? 'a directory' : 'not a regular file' } };
   const max = ctx.config.limits.maxFileBytes;
-  if (st.size > max) return { problems: [], isWorkflow: false, skipped: { file, reason: 'too-large', detail: `${st.size} bytes > limits.maxFileBytes ${max}` } };
+  const gone = (e: unknown): FileReadResult => {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EISDIR') return { problems: [], isWorkflow: false, skipped: { file, reason: 'not-a-file', detail: 'a directory' } };
+    return { problems: [], isWorkflow: false, skipped: { file, reason: 'unreadable', detail: code === 'ENOENT' ? 'file disappeared before it could be read' : (e as Error).message } };
+  };
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch (e) {
+    return gone(e);
+  }
   let buf: Buffer;
   try {
-    buf = fs.readFileSync(file);
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) return { problems: [], isWorkflow: false, skipped: { file, reason: 'not-a-file', detail: st.isDirectory() ? 'a directory' : 'not a regular file' } };
+    if (st.size > max) return { problems: [], isWorkflow: false, skipped: { file, reason: 'too-large', detail: `${st.size} bytes > limits.maxFileBytes ${max}` } };
+    buf = Buffer.allocUnsafe(st.size);
+    let n = 0;
+    while (n < st.size) {
+      const r = fs.readSync(fd, buf, n, st.size - n, n);
+      if (r === 0) break;
+      n += r;
+    }
+    if (n < st.size) buf = buf.subarray(0, n);
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    return { problems: [], isWorkflow: false, skipped: { file, reason: code === 'EISDIR' ? 'not-a-file' : 'unreadable', detail: code === 'ENOENT' ? 'file disappeared before it could be read' : (e as Error).message } };
+    return gone(e);
+  } finally {
+    try {
+      fs.closeSync(fd);
+    } catch {
+      // already closed or gone: nothing to release
+    }
   }
-  if (buf.length > max) return { problems: [], isWorkflow: false, skipped: { file, reason: 'too-large', detail: `${buf.length} bytes > limits.maxFileBytes ${max}` } };
   if (looksBinary(buf)) return { problems: [], isWorkflow: false, skipped: { file, reason: 'binary', detail: 'contains NUL bytes' } };
   // Cheap pre-check: no opening fence, no frontmatter.
   const off = buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;

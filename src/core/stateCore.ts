@@ -29,7 +29,7 @@ import { gateFilePath, readGate } from './gates';
 import { writeManifest, changedSince } from './manifest';
 import { frontmatterResume } from './resume';
 import { editFrontmatter, detectEol, type FrontmatterEdit } from './edit';
-import { writeFileAtomic } from './atomicWrite';
+import { writeFileAtomic, removeStaleTemps } from './atomicWrite';
 import { acquireFileLock, type HeldLock } from './fileLock';
 import { appendHistory, readHistory } from './history';
 import { writeGateFile } from './gateStore';
@@ -399,7 +399,7 @@ class StateCoreImpl implements StateCore {
       return { file: abs, operation, before: read.state, after, newText, written: false };
     }
     const lock = await acquireFileLock(abs, this.lockOptions(ctx.root));
-    this.logBroken(lock);
+    this.logBroken(lock, abs);
     let result: MutationResult;
     let entry: HistoryEntry | undefined;
     const wctx: WriteContext = { file: abs, root: ctx.root, operation, actor: opts.actor ?? this.init.actor, session: opts.session ?? this.init.session };
@@ -410,7 +410,12 @@ class StateCoreImpl implements StateCore {
       const plan = makePlan(read.state, ctx);
       const { newText, after } = this.applyPlan(read, plan, ctx, operation);
       if (newText !== read.text) writeFileAtomic(abs, newText, { mustExist: true });
-      entry = this.appendEntry(ctx, abs, operation, wctx, read.state, after, plan.detail);
+      try {
+        entry = this.appendEntry(ctx, abs, operation, wctx, read.state, after, plan.detail);
+      } catch (e) {
+        this.model.set(abs, after);
+        throw new WaymarkError('io', `${abs} was changed (${operation}), but its history line could not be appended: ${errorMessage(e)}`, abs, { written: true });
+      }
       result = { file: abs, operation, before: read.state, after, newText, written: newText !== read.text, seq: entry.seq };
       this.model.set(abs, after);
     } finally {
@@ -422,8 +427,10 @@ class StateCoreImpl implements StateCore {
     return result;
   }
 
-  private logBroken(lock: HeldLock): void {
+  private logBroken(lock: HeldLock, file?: string): void {
     for (const b of lock.broken) this.logger.warn(`[lock] ${b}`);
+    // A writer that died holding the lock may have left its temp file behind.
+    if (lock.broken.length && file) for (const t of removeStaleTemps(file)) this.logger.warn(`[write] removed ${t} left by a writer that died`);
   }
 
   private appendEntry(ctx: WorkspaceContext, abs: string, operation: string, wctx: WriteContext, before: WorkflowState | undefined, after: WorkflowState | undefined, detail?: Record<string, unknown>): HistoryEntry {
@@ -512,6 +519,13 @@ class StateCoreImpl implements StateCore {
       if (args.out) {
         out = path.resolve(args.out);
         if (fs.existsSync(out)) throw new WaymarkError('usage', `${out} already exists; choose another --out path (delegate never overwrites a file).`, out);
+        let dirOk = false;
+        try {
+          dirOk = fs.statSync(path.dirname(out)).isDirectory();
+        } catch {
+          dirOk = false;
+        }
+        if (!dirOk) throw new WaymarkError('usage', `The folder of --out ${out} does not exist; create it first.`, out);
       } else {
         const base = path.join(path.dirname(abs), path.basename(abs).replace(/\.md$/i, ''));
         out = `${base}.${agentSlug}.md`;
@@ -630,8 +644,15 @@ class StateCoreImpl implements StateCore {
       lock.release();
     }
     await this.runObservers(entry, { ...wctx, after: state });
-    // The workflow's gate view changed: re-read it so listeners see the new gate.
-    await this.reload(abs).catch((e) => this.logger.warn(`[core] reload after gate failed: ${errorMessage(e)}`));
+    // The workflow's gates changed (its file did not): re-read it and tell listeners.
+    try {
+      const fresh = (await this.readWorkflow(abs, false)).state;
+      this.model.set(abs, fresh);
+      this.crossProblems = this.computeCross();
+      this.emit({ changes: [{ file: abs, state: fresh }] });
+    } catch (e) {
+      this.logger.warn(`[core] re-reading ${abs} after its gate changed failed: ${errorMessage(e)}`);
+    }
     return gate;
   }
 

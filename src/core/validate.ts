@@ -35,6 +35,8 @@ const TYPES: Record<string, (v: unknown) => boolean> = {
   ttl: (v) => typeof v === 'string' || typeof v === 'number' || v === null,
 };
 
+const TYPES_MAP = new Map(Object.entries(TYPES));
+
 const EXPECTED: Record<string, string> = {
   workflow: 'a non-empty workflow id', workflowType: 'a non-empty workflow name', status: 'a status word', steps: 'a list of step ids',
   stepsCompleted: 'a list of step ids', currentStep: 'a step id', current_step: 'a step id', lastStep: 'a step id or number',
@@ -55,9 +57,9 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
       out.push({ path: [key], severity: 'warning', code: 'unknown-key-typo', message: `Unknown key '${key}': did you mean '${to}'? Waymark ignores '${key}'.`, data: { fix: 'renameKey', from: key, to } });
     }
   }
-  for (const [key, ok] of Object.entries(TYPES)) {
-    if (!Object.prototype.hasOwnProperty.call(data, key)) continue;
-    if (!ok(data[key])) {
+  for (const key of Object.keys(data)) {
+    const ok = TYPES_MAP.get(key);
+    if (ok && !ok(data[key])) {
       out.push({ path: [key], target: 'value', severity: 'error', code: 'schema-type', message: `'${key}' must be ${EXPECTED[key]}; found ${describe(data[key])}. Fix the value.`, data: { key } });
     }
   }

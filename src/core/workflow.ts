@@ -22,7 +22,7 @@ export const WORKFLOW_KEYS = ['workflow', 'workflowType', 'stepsCompleted', 'las
 /** Every key Waymark reads (typo detection compares against these). */
 export const STATE_KEYS = [...WORKFLOW_KEYS, 'status', 'scope', 'blockedReason', 'session', 'updatedAt', 'ttl'] as const;
 
-const LOOKS_LIKE_WORKFLOW = /^(?:workflow|workflowType|stepsCompleted|lastStep|currentStep|current_step|steps)\s*:/m;
+const LOOKS_LIKE_WORKFLOW = /^[ \t-]*["']?(?:workflow|workflowType|stepsCompleted|lastStep|currentStep|current_step|steps)["']?\s*[:=]/m;
 
 /** Extra facts gathered while normalizing, used by validation and resume. */
 export interface StepAnalysis {
@@ -39,17 +39,19 @@ export interface StepAnalysis {
   remaining: StepDef[];
 }
 
-const analyses = new WeakMap<WorkflowState, StepAnalysis>();
-const locators = new WeakMap<WorkflowState, YamlLocator>();
+// Kept on the state under non-enumerable symbol keys: invisible to JSON, Object.keys and deepEqual.
+const ANALYSIS = Symbol('waymark.stepAnalysis');
+const LOCATOR = Symbol('waymark.locator');
+type Annotated = WorkflowState & { [ANALYSIS]?: StepAnalysis; [LOCATOR]?: YamlLocator };
 
 /** Step analysis of a parsed state (recomputed when the state did not come from parseWorkflowText). */
 export function stepAnalysis(state: WorkflowState): StepAnalysis {
-  return analyses.get(state) ?? analyzeSteps(state.steps, state.stepsCompleted, state.dialect, []);
+  return (state as Annotated)[ANALYSIS] ?? analyzeSteps(state.steps, state.stepsCompleted, state.dialect, []);
 }
 
 /** A locator for positions in the state's frontmatter (for cross-file problems). */
 export function locatorFor(state: WorkflowState): YamlLocator | undefined {
-  return locators.get(state);
+  return (state as Annotated)[LOCATOR];
 }
 
 export function analyzeSteps(steps: StepDef[], ids: (string | undefined)[], dialect: Dialect, rawList: unknown[]): StepAnalysis {
@@ -104,7 +106,18 @@ export function detectDialect(data: Record<string, unknown>, ctx: WorkspaceConte
 }
 
 /** The known key an unknown key is a likely typo of. */
+const typoCache = new Map<string, string | null>();
+
 export function typoOf(key: string): string | undefined {
+  let hit = typoCache.get(key);
+  if (hit === undefined) {
+    hit = computeTypo(key) ?? null;
+    if (typoCache.size < 10_000) typoCache.set(key, hit);
+  }
+  return hit ?? undefined;
+}
+
+function computeTypo(key: string): string | undefined {
   if ((STATE_KEYS as readonly string[]).includes(key)) return undefined;
   if (key.length < 5) return undefined;
   const candidates = STATE_KEYS.filter((k) => k !== key);
@@ -160,8 +173,8 @@ export function parseWorkflowText(file: string, text: string, ctx: WorkspaceCont
   const { state, raw } = normalize(file, text, data, dialect, ctx, opts?.contentHash);
   const findings = validateParsed(state, data, raw, fm, ctx);
   state.problems = resolveFindings(file, findings, locator, fenceRange);
-  analyses.set(state, raw.analysis);
-  locators.set(state, locator);
+  Object.defineProperty(state, ANALYSIS, { value: raw.analysis, enumerable: false, writable: true, configurable: true });
+  Object.defineProperty(state, LOCATOR, { value: locator, enumerable: false, writable: true, configurable: true });
   return { isWorkflow: true, state, problems: state.problems };
 }
 
@@ -215,22 +228,24 @@ function normalize(file: string, text: string, data: Record<string, unknown>, di
     ids = stepsCompleted;
   } else {
     workflow = asString(data.workflowType) ?? asString(data.workflow) ?? baseName;
-    const wf = ctx.bmad.byName.get(workflow.toLowerCase()) ?? ctx.bmad.byName.get(workflow.toLowerCase().replace(/^create-/, ''));
+    const key = workflow.toLowerCase();
+    const wf = ctx.bmad.byName.get(key) ?? ctx.bmad.byName.get(key.replace(/^create-/, '')) ?? ctx.bmad.byName.get(`create-${key}`);
+    const catalogSteps = wf?.steps ?? [];
     if (wf) {
       steps = wf.steps.map((s) => ({ ...s }));
       stepsSource = 'bmad';
     }
-    ids = completedList.map((e) => resolveBmadStep(e, steps));
+    ids = completedList.map((e) => resolveBmadStep(e, catalogSteps));
     stepsCompleted = completedList.map((e, i) => ids[i] ?? fallbackBmadId(e));
     if (data.lastStep !== undefined && data.lastStep !== null) {
-      lastStep = resolveBmadStep(data.lastStep, steps) ?? fallbackBmadId(data.lastStep);
+      lastStep = resolveBmadStep(data.lastStep, catalogSteps) ?? fallbackBmadId(data.lastStep);
     }
   }
   const analysis = analyzeSteps(steps, ids, dialect, completedList);
   const nextStep = analysis.remaining[0]?.id;
   const currentStepKey = has(data, 'currentStep') ? 'currentStep' : has(data, 'current_step') ? 'current_step' : undefined;
   let currentStep = currentStepKey ? asString(data[currentStepKey]) : undefined;
-  if (currentStep !== undefined && dialect === 'bmad') currentStep = resolveBmadStep(currentStep, steps) ?? currentStep;
+  if (currentStep !== undefined && dialect === 'bmad') currentStep = resolveBmadStep(currentStep, ctx.bmad.byName.get(workflow.toLowerCase())?.steps ?? steps) ?? currentStep;
   if (currentStep === undefined && dialect === 'bmad' && status !== 'completed' && status !== 'archived') currentStep = nextStep;
   const scopeRaw = asString(data.scope);
   const state: WorkflowState = {

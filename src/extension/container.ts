@@ -1,10 +1,14 @@
 // Owns the state core and every feature; everything it creates is disposed with it.
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { createStateCore } from '../core/index';
-import type { StateCore, WriteGuard } from '../core/index';
+import type { StateCore, WriteGuard, WriteObserver } from '../core/index';
+import { createMemoryObserver } from '../core/memory/observer';
+import { eventsObserver } from '../core/protocol/events';
+import { leaseGuard } from '../core/protocol/leases';
 import { WaymarkError, errorMessage } from '../core/index';
-import type { Problem, WorkflowState } from '../core/index';
+import type { ChangeEvent, Problem, WorkflowState } from '../core/index';
 import { CONFIG_SECTION, CONTEXT } from './constants';
 
 export interface LastError {
@@ -24,6 +28,13 @@ export class Container implements vscode.Disposable {
   private firstScan?: Promise<void>;
   lastError?: LastError;
   lastInfo?: string;
+  /** The last state that parsed, per file. */
+  private readonly lastGood = new Map<string, WorkflowState>();
+  /**
+   * Files that exist but no longer read as workflows (an agent mid-write, a YAML error): the
+   * views keep their last good state, marked stale, with the problems of the current text.
+   */
+  private readonly staleStates = new Map<string, { state: WorkflowState; problems: Problem[] }>();
 
   constructor(
     readonly context: vscode.ExtensionContext,
@@ -35,16 +46,28 @@ export class Container implements vscode.Disposable {
     const trustGuard: WriteGuard = (ctx) => {
       if (!this.canWrite()) throw untrustedError(ctx.operation, ctx.file);
     };
+    const guards: WriteGuard[] = [trustGuard];
+    const observers: WriteObserver[] = [];
+    try {
+      // Orchestrator leases held by agents refuse our writes too; every write lands in the
+      // events log and (when enabled) feeds the memory tiers, exactly as the CLI's do.
+      guards.push(leaseGuard());
+      observers.push(eventsObserver({}));
+      if (cfg.get<boolean>('memory.consolidateOnWrite', true)) observers.push(createMemoryObserver({ logger: log, origin: 'vscode' }));
+    } catch (e) {
+      log.warn(`[protocol] leases/events unavailable: ${errorMessage(e)}`);
+    }
     this.core = createStateCore({
       roots: this.roots,
       logger: log,
       actor: cfg.get<string>('actor', 'vscode') || 'vscode',
       configOverrides: globs.length && vscode.workspace.isTrusted ? { workflows: globs } : undefined,
-      guards: [trustGuard],
+      guards,
+      observers,
     });
     this.disposables.push(
       this.changed,
-      this.core.onDidChange(() => this.changed.fire()),
+      this.core.onDidChange((e) => void this.onCoreChange(e)),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.updateContext()),
     );
     this.updateContext();
@@ -61,6 +84,9 @@ export class Container implements vscode.Disposable {
     void vscode.commands.executeCommand('setContext', CONTEXT.scanning, true);
     const work = async () => {
       const result = await this.core.scan();
+      this.lastGood.clear();
+      this.staleStates.clear();
+      for (const s of result.workflows) this.lastGood.set(s.file, s);
       this.log.info(`[scan] ${result.workflows.length} workflow(s), ${result.files} file(s), ${this.core.problems().length} problem(s) in ${Date.now() - started} ms`);
       for (const s of result.skipped) this.log.warn(`[scan] skipped ${s.file}: ${s.reason}${s.detail ? ` (${s.detail})` : ''}`);
     };
@@ -74,16 +100,60 @@ export class Container implements vscode.Disposable {
     }
   }
 
+  private async onCoreChange(e: ChangeEvent): Promise<void> {
+    for (const ch of e.changes) {
+      if (!ch.removed) {
+        const state = ch.state ?? this.core.get(ch.file);
+        if (state && !state.stale) this.lastGood.set(ch.file, state);
+        this.staleStates.delete(ch.file);
+        continue;
+      }
+      const prev = this.lastGood.get(ch.file) ?? this.staleStates.get(ch.file)?.state;
+      let text: string | undefined;
+      try {
+        const st = fs.statSync(ch.file);
+        if (st.isFile() && st.size < 5_000_000) text = fs.readFileSync(ch.file, 'utf8');
+      } catch {
+        text = undefined; // deleted: forget it below
+      }
+      if (!prev || text === undefined) {
+        this.lastGood.delete(ch.file);
+        this.staleStates.delete(ch.file);
+        continue;
+      }
+      let problems: Problem[] = [];
+      try {
+        problems = (await this.core.parseText(ch.file, text)).problems;
+      } catch (err) {
+        this.log.warn(`[model] could not validate ${ch.file}: ${errorMessage(err)}`);
+      }
+      this.log.warn(`[model] ${this.relative(ch.file)} does not read as a workflow now; keeping its last good state (stale)`);
+      this.staleStates.set(ch.file, { state: { ...prev, stale: true }, problems });
+    }
+    this.changed.fire();
+  }
+
   states(): WorkflowState[] {
-    return this.core.list();
+    const live = this.core.list();
+    if (!this.staleStates.size) return live;
+    return [...live.filter((s) => !this.staleStates.has(s.file)), ...[...this.staleStates.values()].map((x) => x.state)];
   }
 
   get(file: string): WorkflowState | undefined {
-    return this.core.get(file);
+    return this.staleStates.get(file)?.state ?? this.core.get(file);
+  }
+
+  /** Every problem: the core's, plus those of files shown stale. */
+  problems(): Problem[] {
+    const out = this.core.problems();
+    for (const [file, x] of this.staleStates) {
+      for (const p of x.problems) if (!out.some((q) => q.file === file && q.code === p.code && q.range.start.line === p.range.start.line)) out.push(p);
+    }
+    return out;
   }
 
   problemsFor(file: string): Problem[] {
-    return this.core.problems().filter((p) => p.file === file);
+    return this.problems().filter((p) => p.file === file);
   }
 
   rootFor(file: string): string | undefined {

@@ -83,7 +83,7 @@ export class DelegationTree implements vscode.TreeDataProvider<DelegationNode>, 
     const problems = delegationProblems(this.c, state.file);
     const hasChildren = node.depth >= 0 && this.childrenOf(state).some((c) => !node.path.includes(c.file));
     const item = new vscode.TreeItem(d.agent ? `${d.agent}` : d.id, hasChildren ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
-    const parts = [d.id, `depth ${d.depth}`, STATUS_LABELS[statusKey(state)] ?? statusKey(state), progress(state)];
+    const parts = [STATUS_LABELS[statusKey(state)] ?? statusKey(state), progress(state), `depth ${d.depth}`];
     if (node.depth >= 0 && d.depth !== node.depth) parts.push(`⚠ depth should be ${node.depth}`);
     if (node.depth < 0) parts.push(d.parent_id ? `⚠ parent ${d.parent_id} not found` : '⚠ cycle');
     item.description = parts.join(' · ');
@@ -91,7 +91,7 @@ export class DelegationTree implements vscode.TreeDataProvider<DelegationNode>, 
     item.id = `delegation:${node.path.join('>')}`;
     item.contextValue = `waymark.delegation${problems.length ? '.problems' : ''}`;
     const md = new vscode.MarkdownString(undefined, true);
-    md.appendMarkdown(`**${state.workflow}**${d.agent ? ` (agent \`${d.agent}\`)` : ''}\n\n`);
+    md.appendMarkdown(`**${state.workflow}** (\`${this.c.relative(state.file)}\`)${d.agent ? ` (agent \`${d.agent}\`)` : ''}\n\n`);
     md.appendMarkdown(`id \`${d.id}\` · parent \`${d.parent_id ?? '—'}\` · root \`${d.root_id}\` · depth ${d.depth}\n\n`);
     md.appendMarkdown(`chain: ${d.chain_path.map((x) => `\`${x}\``).join(' → ')}\n\n`);
     for (const p of problems) md.appendMarkdown(`$(warning) ${p.message}\n\n`);

@@ -43,7 +43,7 @@ export class Diagnostics implements vscode.Disposable {
 
   refresh(): void {
     const byFile = new Map<string, Problem[]>();
-    for (const p of this.c.core.problems()) {
+    for (const p of this.c.problems()) {
       const list = byFile.get(p.file) ?? [];
       list.push(p);
       byFile.set(p.file, list);

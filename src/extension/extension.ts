@@ -33,15 +33,15 @@ function loadOptionalFeatures(c: Container): void {
   const deps = { roots: c.roots, logger: c.log, core: c.core };
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const memory = require('./memoryFeatures') as { registerMemoryFeatures(ctx: vscode.ExtensionContext, d: typeof deps): vscode.Disposable };
+    const memory = require('./memoryFeatures') as typeof import('./memoryFeatures');
     c.register(memory.registerMemoryFeatures(c.context, deps));
   } catch (e) {
     c.log.warn(`[memory] memory features unavailable: ${errorMessage(e)}`);
   }
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const protocol = require('./protocolFeatures') as { registerProtocolFeatures(ctx: vscode.ExtensionContext, d: typeof deps): vscode.Disposable };
-    c.register(protocol.registerProtocolFeatures(c.context, deps));
+    const protocol = require('./protocolFeatures') as typeof import('./protocolFeatures');
+    c.register(protocol.registerProtocolFeatures(c.context, { ...deps, canWrite: () => c.canWrite() }));
   } catch (e) {
     c.log.warn(`[protocol] protocol features unavailable: ${errorMessage(e)}`);
   }

@@ -20,7 +20,7 @@ export class GatesTree implements vscode.TreeDataProvider<GatesNode>, vscode.Dis
 
   refresh(): void {
     const closed = this.c.states().reduce((n, s) => n + Object.values(s.gates).filter((g) => !g.open).length, 0);
-    this.view.badge = closed ? { value: closed, tooltip: `${closed} gate(s) closed (missing, FAIL or expired waiver)` } : undefined;
+    this.view.description = closed ? `${closed} closed` : undefined;
     this.emitter.fire(undefined);
   }
 
@@ -48,7 +48,8 @@ export class GatesTree implements vscode.TreeDataProvider<GatesNode>, vscode.Dis
       const gates = Object.values(node.state.gates);
       const closed = gates.filter((g) => !g.open).length;
       const item = new vscode.TreeItem(displayName(node.state, this.c.states()), vscode.TreeItemCollapsibleState.Expanded);
-      item.description = `${this.c.relative(node.state.file)}${closed ? ` · ${closed} closed` : ''}`;
+      item.description = closed ? `${closed} of ${gates.length} closed` : `${gates.length} open`;
+      item.tooltip = this.c.relative(node.state.file);
       item.iconPath = statusIcon(statusKey(node.state));
       item.id = `gates:${node.state.file}`;
       item.contextValue = 'waymark.gateWorkflow';

@@ -127,3 +127,12 @@ export function hoverText(hovers: vscode.Hover[] | undefined): string {
     .map((c) => (typeof c === 'string' ? c : 'value' in c ? c.value : ''))
     .join('\n');
 }
+
+/** Asks the runner to drag the sash above the view titled `title` by `dy` pixels. */
+export async function resizeView(title: string, dy: number): Promise<void> {
+  const dir = signalsDir();
+  if (!dir) return;
+  const id = `resize-${Date.now()}`;
+  console.log(`[waymark-resize] ${id} ${title} ${dy}`);
+  await waitFor(`resize ${title}`, () => fs.existsSync(path.join(dir, `${id}.done`)), 30_000);
+}

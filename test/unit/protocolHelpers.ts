@@ -12,17 +12,6 @@ export function cleanup(dir: string): void {
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
-/**
- * Runs this same bundled test file as a worker process: the file checks WAYMARK_PROTOCOL_WORKER
- * first and runs the named job instead of registering tests.
- */
-export function spawnWorker(job: string, args: Record<string, unknown>): ChildProcess {
-  return spawn(process.execPath, [__filename], {
-    env: { ...process.env, WAYMARK_PROTOCOL_WORKER: job, WAYMARK_PROTOCOL_ARGS: JSON.stringify(args) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
-
 export interface WorkerResult {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -30,24 +19,41 @@ export interface WorkerResult {
   stderr: string;
 }
 
+const results = new WeakMap<ChildProcess, Promise<WorkerResult>>();
+
+/**
+ * Runs this same bundled test file as a worker process: the file checks WAYMARK_PROTOCOL_WORKER
+ * first and runs the named job instead of registering tests. Output is collected from the start.
+ */
+export function spawnWorker(job: string, args: Record<string, unknown>): ChildProcess {
+  const child = spawn(process.execPath, [__filename], {
+    env: { ...process.env, WAYMARK_PROTOCOL_WORKER: job, WAYMARK_PROTOCOL_ARGS: JSON.stringify(args) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d) => (stdout += d));
+  child.stderr!.on('data', (d) => (stderr += d));
+  results.set(
+    child,
+    new Promise((resolve) => {
+      child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    }),
+  );
+  return child;
+}
+
+/** The worker's exit and its whole output (waits for its pipes to close). */
 export function waitWorker(child: ChildProcess, timeoutMs = 20000): Promise<WorkerResult> {
+  const done = results.get(child)!;
   return new Promise((resolve, reject) => {
-    let stdout = '';
-    let stderr = '';
-    child.stdout?.on('data', (d) => (stdout += d));
-    child.stderr?.on('data', (d) => (stderr += d));
-    if (child.exitCode !== null || child.signalCode !== null) {
-      resolve({ code: child.exitCode, signal: child.signalCode, stdout, stderr });
-      return;
-    }
     const t = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`worker timed out; stderr: ${stderr}`));
+      reject(new Error('worker timed out'));
     }, timeoutMs);
-    child.on('exit', (code, signal) => {
+    done.then((r) => {
       clearTimeout(t);
-      // let the pipes drain
-      setImmediate(() => resolve({ code, signal, stdout, stderr }));
+      resolve(r);
     });
   });
 }

@@ -20,6 +20,8 @@ type Row = Record<string, unknown>;
 
 export type KuzuLoader = () => KuzuModule;
 
+const PROFILE = !!process.env.WAYMARK_MEMORY_PROFILE;
+
 /** Loads the native module. `WAYMARK_MEMORY_ENGINE=journal` (or `none`) simulates Kuzu being unavailable. */
 export const defaultKuzuLoader: KuzuLoader = () => {
   const forced = process.env.WAYMARK_MEMORY_ENGINE;
@@ -30,8 +32,9 @@ export const defaultKuzuLoader: KuzuLoader = () => {
 
 const MEMORY_TABLES: Record<MemoryType, string> = { learning: 'Learning', decision: 'Decision', summary: 'Summary' };
 const COMMON_COLS = 'id STRING PRIMARY KEY, category STRING, title STRING, text STRING, createdAt INT64, tier INT64, workflow STRING, step STRING, session STRING, agent STRING, origin STRING, entities STRING, tags STRING';
+// COPY must name every column: a CSV without a column added by ALTER TABLE crashes Kuzu 0.11.
 const EXTRA_COLS: Record<MemoryType, string[]> = {
-  learning: [],
+  learning: ['consolidated'],
   decision: ['rationale', 'alternatives', 'decidedBy', 'supersedes'],
   summary: ['consolidates'],
 };
@@ -130,6 +133,8 @@ export class KuzuStore implements MemoryStore {
   private prepared = new Map<string, Prepared>();
   private closed = false;
   private tmpDir: string | undefined;
+  /** Schema version reached by `migrate`. */
+  version = 0;
 
   constructor(
     private readonly db: Db,
@@ -140,6 +145,15 @@ export class KuzuStore implements MemoryStore {
   /** Runs one statement; every result is read and closed before returning. */
   async run(sql: string, params?: Record<string, unknown>): Promise<Row[]> {
     if (this.closed) throw new WaymarkError('unavailable', 'memory database is closed');
+    const t0 = PROFILE ? performance.now() : 0;
+    try {
+      return await this.runInner(sql, params);
+    } finally {
+      if (PROFILE) process.stderr.write(`[kuzu ${(performance.now() - t0).toFixed(2)} ms] ${sql.slice(0, 90).replace(/\s+/g, ' ')}\n`);
+    }
+  }
+
+  private async runInner(sql: string, params?: Record<string, unknown>): Promise<Row[]> {
     let res;
     if (params) {
       let ps = this.prepared.get(sql);
@@ -162,6 +176,38 @@ export class KuzuStore implements MemoryStore {
     return rows;
   }
 
+  private inTxn = false;
+  /** Entities and relations known to exist (this process holds the only connection). */
+  private knownEntities = new Set<string>();
+  private knownRels = new Set<string>();
+
+  private clearCaches(): void {
+    this.knownEntities.clear();
+    this.knownRels.clear();
+  }
+
+  /** Runs `fn` in one write transaction (one commit instead of one per statement). */
+  async transaction<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.inTxn) return fn();
+    await this.run('BEGIN TRANSACTION');
+    this.inTxn = true;
+    try {
+      const v = await fn();
+      this.inTxn = false;
+      await this.run('COMMIT');
+      return v;
+    } catch (e) {
+      this.inTxn = false;
+      this.clearCaches();
+      try {
+        await this.run('ROLLBACK');
+      } catch {
+        // the transaction is already gone; the original error is what matters
+      }
+      throw e;
+    }
+  }
+
   async schemaVersion(): Promise<number> {
     const tables = await this.run('CALL show_tables() RETURN name');
     if (!tables.some((t) => t.name === 'Meta')) return 0;
@@ -179,6 +225,7 @@ export class KuzuStore implements MemoryStore {
       for (const s of m.statements) await this.run(s);
       await this.setMeta('schemaVersion', String(m.version));
     }
+    this.version = Math.max(current, Math.min(target, SCHEMA_VERSION));
   }
 
   async getMeta(key: string): Promise<string | undefined> {
@@ -195,7 +242,7 @@ export class KuzuStore implements MemoryStore {
     if (!ids.length) return out;
     for (const table of Object.values(MEMORY_TABLES)) {
       for (let i = 0; i < ids.length; i += 5000) {
-        const rows = await this.run(`MATCH (m:${table}) WHERE m.id IN $ids RETURN m.id AS id`, { ids: ids.slice(i, i + 5000) });
+        const rows = await this.run(`UNWIND $ids AS i MATCH (m:${table} {id: i}) RETURN m.id AS id`, { ids: ids.slice(i, i + 5000) });
         for (const r of rows) out.add(String(r.id));
       }
     }
@@ -205,7 +252,7 @@ export class KuzuStore implements MemoryStore {
   private async existingEntities(ids: string[]): Promise<Set<string>> {
     const out = new Set<string>();
     for (let i = 0; i < ids.length; i += 5000) {
-      const rows = await this.run('MATCH (e:Entity) WHERE e.id IN $ids RETURN e.id AS id', { ids: ids.slice(i, i + 5000) });
+      const rows = await this.run('UNWIND $ids AS i MATCH (e:Entity {id: i}) RETURN e.id AS id', { ids: ids.slice(i, i + 5000) });
       for (const r of rows) out.add(String(r.id));
     }
     return out;
@@ -230,6 +277,10 @@ export class KuzuStore implements MemoryStore {
   }
 
   async ingest(ops: JournalOp[]): Promise<{ added: number }> {
+    return this.transaction(() => this.ingestOps(ops));
+  }
+
+  private async ingestOps(ops: JournalOp[]): Promise<{ added: number }> {
     const mems = new Map<string, MemoryRecord>();
     const forget: string[] = [];
     const ents = new Map<string, EntityRecord>();
@@ -250,7 +301,13 @@ export class KuzuStore implements MemoryStore {
         addRel(op.rec);
       }
     }
-    const existing = await this.has([...mems.keys()]);
+    const existing = new Set<string>();
+    for (const type of Object.keys(MEMORY_TABLES) as MemoryType[]) {
+      const ids = [...mems.values()].filter((m) => m.type === type).map((m) => m.id);
+      for (let i = 0; i < ids.length; i += 5000) {
+        for (const r of await this.run(`UNWIND $ids AS i MATCH (m:${MEMORY_TABLES[type]} {id: i}) RETURN m.id AS id`, { ids: ids.slice(i, i + 5000) })) existing.add(String(r.id));
+      }
+    }
     const fresh = [...mems.values()].filter((m) => !existing.has(m.id));
     const links: { m: string; e: string; role: string; table: string }[] = [];
     for (const m of fresh) {
@@ -260,8 +317,10 @@ export class KuzuStore implements MemoryStore {
       for (const [e, role] of memoryLinks(m)) links.push({ m: m.id, e, role, table: MEMORY_TABLES[m.type] });
     }
     // Entities first (links point at them).
-    const known = await this.existingEntities([...ents.keys()]);
-    const newEnts = [...ents.values()].filter((e) => !known.has(e.id));
+    const unknown = [...ents.keys()].filter((id) => !this.knownEntities.has(id));
+    const known = unknown.length ? await this.existingEntities(unknown) : new Set<string>();
+    const newEnts = unknown.filter((id) => !known.has(id)).map((id) => ents.get(id)!);
+    for (const id of unknown) this.knownEntities.add(id);
     if (newEnts.length >= 200) {
       await this.copyRows('Entity', ['id', 'kind', 'name', 'createdAt'], newEnts.map((e) => [e.id, e.kind, e.name, Date.parse(e.createdAt) || 0]));
     } else if (newEnts.length) {
@@ -273,7 +332,7 @@ export class KuzuStore implements MemoryStore {
       const batch = fresh.filter((m) => m.type === type);
       if (!batch.length) continue;
       const table = MEMORY_TABLES[type];
-      const cols = [...COMMON_NAMES, ...EXTRA_COLS[type]];
+      const cols = [...COMMON_NAMES, ...EXTRA_COLS[type]].filter((c) => c !== 'consolidated' || this.version >= 2);
       const rows = batch.map((m) => toRow(m));
       if (batch.length >= 200) {
         await this.copyRows(table, cols, rows.map((r) => cols.map((c) => r[c])));
@@ -290,6 +349,8 @@ export class KuzuStore implements MemoryStore {
         });
       }
     }
+    for (const k of [...rels.keys()]) if (this.knownRels.has(k)) rels.delete(k);
+    for (const k of rels.keys()) this.knownRels.add(k);
     if (rels.size) {
       await this.run('UNWIND $rows AS r MATCH (a:Entity {id: r.f}), (b:Entity {id: r.t}) MERGE (a)-[:RELATES {relation: r.rel}]->(b)', {
         rows: [...rels.values()].map((r) => ({ f: r.from, t: r.to, rel: r.relation })),
@@ -302,7 +363,7 @@ export class KuzuStore implements MemoryStore {
       });
     }
     const cons = fresh.filter((m) => m.type === 'summary' && m.consolidates?.length).flatMap((m) => m.consolidates!.map((l) => ({ s: m.id, l })));
-    if (cons.length) {
+    if (cons.length && this.version >= 2) {
       await this.run('UNWIND $rows AS r MATCH (s:Summary {id: r.s}), (l:Learning {id: r.l}) MERGE (s)-[:CONSOLIDATES]->(l) SET l.consolidated = true', { rows: cons });
     }
     if (forget.length) await this.remove(forget);
@@ -317,55 +378,71 @@ export class KuzuStore implements MemoryStore {
 
   async recall(q: RecallQuery): Promise<RecallItem[]> {
     const now = Date.now();
-    const limit = q.limit ?? 20;
+    const limit = Math.max(1, Math.floor(q.limit ?? 20));
     const maxD = Math.max(0, Math.min(q.maxDistance ?? 2, 4));
     const words = queryWords(q.text);
     const labels = (q.types?.length ? q.types : (Object.keys(MEMORY_TABLES) as MemoryType[])).map((t) => MEMORY_TABLES[t]).join(':');
     const since = q.since ? Date.parse(q.since) : undefined;
     const sinceClause = since !== undefined && Number.isFinite(since) ? ` AND m.createdAt >= ${Math.floor(since)}` : '';
-    const found = new Map<string, { rec: MemoryRecord; d?: number }>();
+    // Candidates come back as light rows; only the winners are read in full.
+    const light = `m.id AS id, label(m) AS l, m.category AS c, m.createdAt AS t, m.text AS x, m.title AS ti`;
+    const cands = new Map<string, { row: Row; d?: number }>();
+    const add = (rows: Row[], d?: number) => {
+      for (const r of rows) if (!cands.has(String(r.id))) cands.set(String(r.id), { row: r, d });
+    };
     if (q.entities?.length) {
-      const direct = await this.run(`MATCH (t:Entity) WHERE t.id IN $ids MATCH (m:${labels})-[:ABOUT]->(t) WHERE true${sinceClause} RETURN DISTINCT m`, { ids: q.entities });
-      for (const r of direct) {
-        const rec = fromNode(r.m as Row);
-        found.set(rec.id, { rec, d: 0 });
-      }
-      if (maxD > 0) {
-        const rows = await this.run(
-          `MATCH (t:Entity) WHERE t.id IN $ids MATCH (t)-[p:RELATES*1..${maxD}]-(e:Entity)<-[:ABOUT]-(m:${labels}) WHERE true${sinceClause} RETURN m, min(length(p)) AS d`,
-          { ids: q.entities },
-        );
-        for (const r of rows) {
-          const rec = fromNode(r.m as Row);
-          const d = Number(r.d);
-          const prev = found.get(rec.id);
-          if (!prev || (prev.d ?? 99) > d) found.set(rec.id, { rec, d });
-        }
+      let frontier = [...new Set(q.entities)];
+      const seen = new Set(frontier);
+      for (let d = 0; d <= maxD && frontier.length; d++) {
+        add(await this.run(`UNWIND $ids AS i MATCH (m:${labels})-[:ABOUT]->(:Entity {id: i}) WHERE true${sinceClause} RETURN DISTINCT ${light}`, { ids: frontier }), d);
+        // Nearer memories rank first, so once there are enough the farther ones cannot make the cut.
+        if (cands.size >= limit && !words.length) break;
+        if (d === maxD) break;
+        const next = await this.run('UNWIND $ids AS i MATCH (:Entity {id: i})-[:RELATES]-(e:Entity) RETURN DISTINCT e.id AS id', { ids: frontier });
+        frontier = next.map((r) => String(r.id)).filter((id) => (seen.has(id) ? false : (seen.add(id), true)));
       }
     } else if (words.length) {
-      const conds = words.map((_, i) => `lower(m.text) CONTAINS $w${i} OR lower(m.title) CONTAINS $w${i}`).join(' OR ');
       const params: Record<string, unknown> = {};
       words.forEach((w, i) => (params[`w${i}`] = w));
-      const rows = await this.run(`MATCH (m:${labels}) WHERE (${conds})${sinceClause} RETURN m LIMIT 5000`, params);
-      for (const r of rows) {
-        const rec = fromNode(r.m as Row);
-        found.set(rec.id, { rec });
-      }
+      const hit = (i: number) => `(lower(m.text) CONTAINS $w${i} OR lower(m.title) CONTAINS $w${i})`;
+      const hits = words.map((_, i) => `CASE WHEN ${hit(i)} THEN 1 ELSE 0 END`).join(' + ');
+      const rows = await this.run(
+        `MATCH (m:${labels}) WHERE (${words.map((_, i) => hit(i)).join(' OR ')})${sinceClause} WITH m, ${hits} AS hits RETURN ${light} ORDER BY hits DESC, t DESC LIMIT ${limit * 5}`,
+        params,
+      );
+      add(rows);
     } else {
-      const rows = await this.run(`MATCH (m:${labels}) WHERE true${sinceClause} RETURN m ORDER BY m.createdAt DESC LIMIT ${Math.max(1, Math.floor(limit))}`);
-      for (const r of rows) {
-        const rec = fromNode(r.m as Row);
-        found.set(rec.id, { rec });
-      }
+      add(await this.run(`MATCH (m:${labels}) WHERE true${sinceClause} RETURN ${light} ORDER BY t DESC LIMIT ${limit}`));
     }
-    const superseded = await this.supersededAmong([...found.values()].filter((f) => f.rec.type === 'decision').map((f) => f.rec.id));
+    const scored = [...cands.values()].map(({ row, d }) => {
+      const stub: MemoryRecord = {
+        id: String(row.id),
+        type: labelType(String(row.l)),
+        category: str(row.c),
+        title: str(row.ti),
+        text: String(row.x ?? ''),
+        createdAt: new Date(Number(row.t) || 0).toISOString(),
+        tier: 1,
+        source: {},
+      };
+      const ts = textScore(stub, words);
+      return { stub, d, ts, score: scoreItem(stub, d, ts, now) };
+    });
+    const kept = scored.filter((x) => !(words.length && x.ts === 0 && (q.entities?.length ? x.d === undefined : true)));
+    kept.sort((a, b) => b.score - a.score || b.stub.createdAt.localeCompare(a.stub.createdAt));
+    // a superseded decision drops by 1, so read a few more than asked before cutting
+    const top = kept.slice(0, limit + 10);
+    const ids = top.map((x) => x.stub.id);
+    const full = new Map<string, MemoryRecord>();
+    if (ids.length) for (const r of await this.run(`MATCH (m:${labels}) WHERE m.id IN $ids RETURN m`, { ids })) full.set(String((r.m as Row).id), fromNode(r.m as Row));
+    const superseded = await this.supersededAmong(top.filter((x) => x.stub.type === 'decision').map((x) => x.stub.id));
     const items: RecallItem[] = [];
-    for (const { rec, d } of found.values()) {
-      const ts = textScore(rec, words);
-      if (words.length && q.entities?.length && ts === 0 && d === undefined) continue;
+    for (const x of top) {
+      const rec = full.get(x.stub.id);
+      if (!rec) continue;
       const sup = superseded.has(rec.id);
-      const reason = d === undefined ? (words.length ? 'text' : 'recent') : d === 0 ? 'linked' : 'related';
-      items.push({ memory: rec, score: scoreItem(rec, d, ts, now) - (sup ? 1 : 0), distance: d, reason, superseded: sup || undefined });
+      const reason = x.d === undefined ? (words.length ? 'text' : 'recent') : x.d === 0 ? 'linked' : 'related';
+      items.push({ memory: rec, score: x.score - (sup ? 1 : 0), distance: x.d, reason, superseded: sup || undefined });
     }
     return sortRecall(items, limit);
   }
@@ -460,6 +537,7 @@ function toRow(m: MemoryRecord): Record<string, unknown> {
     decidedBy: m.decidedBy ?? '',
     supersedes: m.supersedes ?? '',
     consolidates: m.consolidates?.length ? JSON.stringify(m.consolidates) : '',
+    consolidated: false,
   };
 }
 
@@ -477,9 +555,12 @@ function list(v: unknown): string[] | undefined {
   }
 }
 
+function labelType(label: string): MemoryType {
+  return (Object.keys(MEMORY_TABLES) as MemoryType[]).find((t) => MEMORY_TABLES[t] === label) ?? 'learning';
+}
+
 function fromNode(n: Row): MemoryRecord {
-  const label = String(n._label);
-  const type = (Object.keys(MEMORY_TABLES) as MemoryType[]).find((t) => MEMORY_TABLES[t] === label) ?? 'learning';
+  const type = labelType(String(n._label));
   const rec: MemoryRecord = {
     id: String(n.id),
     type,

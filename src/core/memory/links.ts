@@ -94,7 +94,8 @@ const HALF_LIFE_DAYS = 30;
 
 /** Ranking shared by every store: link distance first, then type, then recency. */
 export function scoreItem(rec: MemoryRecord, distance: number | undefined, textScore: number, now: number): number {
-  const proximity = distance === undefined ? 0 : 3 / (1 + distance);
+  // Distance dominates: a direct link (6) always outranks one hop (3), which mostly outranks two (2).
+  const proximity = distance === undefined ? 0 : 6 / (1 + distance);
   const ageDays = Math.max(0, (now - Date.parse(rec.createdAt)) / 86_400_000);
   const recency = Number.isFinite(ageDays) ? Math.pow(0.5, ageDays / HALF_LIFE_DAYS) : 0;
   return Math.round((proximity + 2 * textScore + typeWeight(rec) + recency) * 1000) / 1000;

@@ -166,6 +166,12 @@ export class MemoryService {
   private journalStore?: JournalStore;
   private journalRead = new Map<string, { end: number; ino?: number }>();
   private lastFailure?: WaymarkError;
+  /** Inbox cursor of the open database (this process is its only user while it is open). */
+  private cursor?: { ino?: number; offset: number };
+  /** Markdown mirrors are written in the background, in order; `flushFiles()` waits for them. */
+  private filesQueue: Promise<void> = Promise.resolve();
+  private pendingMirror: MemoryRecord[] = [];
+  private mirrorTimer?: NodeJS.Timeout;
   private badLines = 0;
   private disposed = false;
 
@@ -265,6 +271,7 @@ export class MemoryService {
   private async closeKuzu(): Promise<void> {
     const k = this.kuzu;
     this.kuzu = undefined;
+    this.cursor = undefined;
     if (k) {
       try {
         await k.close();
@@ -276,12 +283,15 @@ export class MemoryService {
 
   /** Ingests the inbox from the cursor kept in the database (idempotent by id). */
   private async ingestPending(store: KuzuStore): Promise<number> {
-    const cursorRaw = await store.getMeta('inboxCursor');
     let cursor: { ino?: number; offset: number } = { offset: 0 };
-    try {
-      if (cursorRaw) cursor = JSON.parse(cursorRaw);
-    } catch {
-      cursor = { offset: 0 };
+    if (this.cursor && store === this.kuzu) cursor = this.cursor;
+    else {
+      const cursorRaw = await store.getMeta('inboxCursor');
+      try {
+        if (cursorRaw) cursor = JSON.parse(cursorRaw);
+      } catch {
+        cursor = { offset: 0 };
+      }
     }
     let size = 0;
     let ino: number | undefined;
@@ -293,12 +303,17 @@ export class MemoryService {
       return 0;
     }
     if (ino !== cursor.ino) cursor = { ino, offset: 0 };
+    if (store === this.kuzu) this.cursor = cursor;
     if (size <= cursor.offset) return 0;
     const read = readJournal(this.paths.inbox, cursor.offset);
     this.badLines += read.bad;
-    let added = 0;
-    for (let i = 0; i < read.ops.length; i += 20000) added += (await store.ingest(read.ops.slice(i, i + 20000))).added;
-    await store.setMeta('inboxCursor', JSON.stringify({ ino: read.ino ?? ino, offset: read.end }));
+    const added = await store.transaction(async () => {
+      let n = 0;
+      for (let i = 0; i < read.ops.length; i += 20000) n += (await store.ingest(read.ops.slice(i, i + 20000))).added;
+      await store.setMeta('inboxCursor', JSON.stringify({ ino: read.ino ?? ino, offset: read.end }));
+      return n;
+    });
+    if (store === this.kuzu) this.cursor = { ino: read.ino ?? ino, offset: read.end };
     if (added) this.logger.debug(`[memory] ingested ${added} memories from the inbox`);
     return added;
   }
@@ -381,7 +396,11 @@ export class MemoryService {
     if (input.type === 'entity') return this.recordEntity(input);
     const rec = this.buildRecord(input);
     appendJournal(this.paths.inbox, [{ v: 1, op: 'memory', rec }]);
-    await this.mirrorToFiles(rec);
+    this.pendingMirror.push(rec);
+    if (!this.mirrorTimer) {
+      this.mirrorTimer = setTimeout(() => this.drainMirror(), 30);
+      this.mirrorTimer.unref?.();
+    }
     const ingest = options.ingest ?? rec.tier !== 2;
     if (!ingest) return { id: rec.id, type: rec.type, tier: rec.tier, stored: 'inbox', record: rec, note: 'tier 2: consolidated when its step or workflow completes' };
     const { engine } = await this.serial(() => this.withStore(async () => undefined, options.waitMs));
@@ -413,22 +432,42 @@ export class MemoryService {
     return { id, type: 'entity', stored: engine === 'kuzu' ? 'graph' : 'inbox', entity };
   }
 
-  /** Tier-1 memories also land in the hot file; decisions, preferences and errors in the cold file. */
-  private async mirrorToFiles(rec: MemoryRecord): Promise<void> {
-    const where = [rec.source.workflow, rec.source.step].filter(Boolean).join(' · ');
-    const label = rec.type === 'learning' ? rec.category ?? 'learning' : rec.type;
-    const line = `${rec.createdAt.slice(0, 10)} ${rec.text}${rec.type === 'decision' && rec.rationale ? ` (because ${rec.rationale})` : ''}${where ? ` [${where}]` : ''}`;
-    try {
-      if (rec.tier !== 3) await this.files.updateHot((h) => void h.working.push(`[${label}] ${rec.text}${where ? ` [${where}]` : ''}`));
+  /** Tier-1 memories also land in the hot file; decisions, preferences and errors in the cold file (batched). */
+  private async mirrorToFiles(recs: MemoryRecord[]): Promise<void> {
+    const hot: string[] = [];
+    const cold: { section: ColdSection; line: string }[] = [];
+    for (const rec of recs) {
+      const where = [rec.source.workflow, rec.source.step].filter(Boolean).join(' · ');
+      const label = rec.type === 'learning' ? rec.category ?? 'learning' : rec.type;
+      if (rec.tier !== 3) hot.push(`[${label}] ${rec.text}${where ? ` [${where}]` : ''}`);
       let section: ColdSection | undefined;
       if (rec.type === 'decision') section = 'Key decisions';
       else if (rec.category === 'preference') section = 'Preferences';
       else if (rec.type === 'learning' && rec.tier === 1) section = 'Learned context';
-      if (section) await this.files.appendCold([{ section, line }]);
+      const line = `${rec.createdAt.slice(0, 10)} ${rec.text}${rec.type === 'decision' && rec.rationale ? ` (because ${rec.rationale})` : ''}${where ? ` [${where}]` : ''}`;
+      if (section) cold.push({ section, line });
+    }
+    try {
+      if (hot.length) await this.files.updateHot((h) => void h.working.push(...hot));
+      if (cold.length) await this.files.appendCold(cold);
     } catch (e) {
-      // the journal already holds the memory; the Markdown mirrors are best effort
+      // the journal already holds the memories; the Markdown mirrors are best effort
       this.logger.warn(`[memory] could not update the memory files: ${errorMessage(e)}`);
     }
+  }
+
+  /** Waits until the hot and cold Markdown mirrors of earlier records are written. */
+  async flushFiles(): Promise<void> {
+    this.drainMirror();
+    await this.filesQueue;
+  }
+
+  private drainMirror(): void {
+    if (this.mirrorTimer) clearTimeout(this.mirrorTimer);
+    this.mirrorTimer = undefined;
+    const batch = this.pendingMirror;
+    this.pendingMirror = [];
+    if (batch.length) this.filesQueue = this.filesQueue.then(() => this.mirrorToFiles(batch));
   }
 
   /** Appends many memories at once (imports): journal first, then one bulk ingest. */
@@ -437,7 +476,8 @@ export class MemoryService {
     // Skip memories already known so that importing twice adds nothing (not even journal lines).
     const ids = ops.filter((o) => o.op === 'memory').map((o) => (o.rec as MemoryRecord).id);
     const { value: known } = await this.serial(() => this.withStore((s) => s.has(ids)));
-    const fresh = ops.filter((o) => o.op !== 'memory' || !known.has(o.rec.id));
+    const seen = new Set<string>();
+    const fresh = ops.filter((o) => o.op !== 'memory' || (!known.has(o.rec.id) && !seen.has(o.rec.id) && (seen.add(o.rec.id), true)));
     const newMemories = fresh.filter((o) => o.op === 'memory').length;
     if (!newMemories) return { added: 0, engine: this.kuzu ? 'kuzu' : 'journal' };
     appendJournal(this.paths.inbox, fresh);
@@ -501,6 +541,7 @@ export class MemoryService {
   // ---- status -------------------------------------------------------------------------------
 
   async status(options: { waitMs?: number } = {}): Promise<MemoryStatus> {
+    await this.flushFiles();
     const { value, engine } = await this.serial(() =>
       this.withStore(async (s) => ({ counts: await s.counts(), schema: s.engine === 'kuzu' ? Number(await s.getMeta('schemaVersion')) : undefined }), options.waitMs),
     );
@@ -561,6 +602,7 @@ export class MemoryService {
 
   /** Starts a session: hot file reset for it, and what memory says about the work at hand. */
   async sessionStart(args: { objective?: string; workflow?: string; limit?: number } = {}): Promise<{ session: SessionInfo; previous?: SessionInfo; recall: RecallItem[]; engine: 'kuzu' | 'journal' }> {
+    await this.flushFiles();
     const previous = this.currentSession();
     const stamp = this.now();
     const session: SessionInfo = { id: `s-${stamp.replace(/[-:]/g, '').replace('T', '-').slice(0, 15)}-${newId('x').slice(-4)}`, startedAt: stamp };
@@ -582,6 +624,7 @@ export class MemoryService {
 
   /** Ends the session: a summary memory, the hot file's discoveries moved to the cold file, hot reset. */
   async sessionEnd(args: { summary?: string } = {}): Promise<{ session?: SessionInfo; summary: MemoryRecord; moved: number }> {
+    await this.flushFiles();
     const session = this.currentSession();
     const hot = this.files.readHot();
     const text =
@@ -652,6 +695,7 @@ export class MemoryService {
       await this.record({ type: 'summary', category: 'workflow', text: line, workflow: rel, agent: ctx.after?.delegation?.agent, session: entry.session ?? ctx.session, origin: 'consolidation' }, { waitMs: 500 });
       cold.push({ section: 'Session history', line: `${day} ${line}` });
     }
+    await this.flushFiles();
     if (cold.length) await this.files.appendCold(cold);
   }
 
@@ -726,6 +770,7 @@ export class MemoryService {
    * observations older than that leave the graph (their summaries stay).
    */
   async prune(args: { keepHot?: number; olderThanDays?: number; force?: boolean } = {}): Promise<{ movedFromHot: number; coldArchive?: string; forgotten: number }> {
+    await this.flushFiles();
     const keep = args.keepHot ?? 20;
     const day = this.now().slice(0, 10);
     let moved: string[] = [];
@@ -794,6 +839,7 @@ export class MemoryService {
 
   /** Closes the database. Always call before the process exits. */
   async dispose(): Promise<void> {
+    await this.flushFiles();
     if (this.closeTimer) clearTimeout(this.closeTimer);
     this.closeTimer = undefined;
     await this.serial(() => this.closeKuzu());

@@ -14,7 +14,7 @@ import { frontmatterResume } from '../resume';
 import { protocolPaths, ensureDir, relPath, randomId, readIfExists } from './paths';
 import { contextFor, listWorkflowFiles, readWorkflowFile, bodyHashOf } from './states';
 import { appendEvent, type EventsLogOptions } from './events';
-import { gitCheckpoint, type GitCheckpoint } from './git';
+import { gitCheckpoint, repoTop, type GitCheckpoint } from './git';
 
 /** One workflow's state as captured by a checkpoint. */
 export interface CheckpointEntry {
@@ -116,6 +116,7 @@ function checkpointFile(root: string, id: string): string {
  */
 export async function createCheckpoint(root: string, options: CheckpointOptions & { message?: string; git?: boolean; gitKeep?: number } = {}): Promise<Checkpoint> {
   const clock = options.clock ?? systemClock;
+  if (options.git) await repoTop(root); // say "not a repository" / "git missing" before writing anything
   const files = await listWorkflowFiles(root);
   const cp: Checkpoint = {
     version: 1,

@@ -92,7 +92,7 @@ function lastSeqInFile(file: string): number | undefined {
   }
   try {
     const size = fs.fstatSync(fd).size;
-    let chunk = 64 * 1024;
+    let chunk = 4096;
     for (;;) {
       const start = Math.max(0, size - chunk);
       const buf = Buffer.alloc(size - start);
@@ -188,9 +188,9 @@ export function appendEvent(root: string, input: NewEvent, options: EventsLogOpt
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
     }
     if (size >= maxBytes) {
-      const first = parseEvent(firstLine(active) ?? '');
-      if (first) {
-        rotated = path.join(dir, segmentName(first.seq));
+      const first = firstSeqInFile(active);
+      if (first !== undefined) {
+        rotated = path.join(dir, segmentName(first));
         fs.renameSync(active, rotated);
         pruneSegments(dir, keep);
       }
@@ -218,14 +218,24 @@ export function appendEvent(root: string, input: NewEvent, options: EventsLogOpt
   });
 }
 
-function firstLine(file: string): string | undefined {
+/** The seq of the first readable event of a file (segments are named by it). */
+function firstSeqInFile(file: string): number | undefined {
   const fd = fs.openSync(file, 'r');
   try {
+    let pos = 0;
+    let carry = '';
     const buf = Buffer.alloc(64 * 1024);
-    const n = fs.readSync(fd, buf, 0, buf.length, 0);
-    const text = buf.subarray(0, n).toString('utf8');
-    const i = text.indexOf('\n');
-    return i >= 0 ? text.slice(0, i) : undefined;
+    for (;;) {
+      const n = fs.readSync(fd, buf, 0, buf.length, pos);
+      if (n === 0) return undefined;
+      pos += n;
+      const lines = (carry + buf.subarray(0, n).toString('utf8')).split('\n');
+      carry = lines.pop() ?? '';
+      for (const l of lines) {
+        const ev = parseEvent(l);
+        if (ev) return ev.seq;
+      }
+    }
   } finally {
     fs.closeSync(fd);
   }

@@ -119,8 +119,8 @@ function writeTemp(dir: string, lease: Lease): string {
   const tmp = path.join(dir, `.lease-${process.pid}-${randomId()}.tmp`);
   const fd = fs.openSync(tmp, 'wx', 0o644);
   try {
+    // No fsync: a lease emptied by a power loss reads as unreadable, which counts as stale.
     fs.writeSync(fd, JSON.stringify(lease, null, 2) + '\n');
-    fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
   }
@@ -165,8 +165,6 @@ export async function acquireLease(root: string, file: string | undefined, owner
   const k = leaseKey(root, file);
   const dir = protocolPaths(root).leases;
   ensureDir(dir);
-  // A root lease blocks file leases by others, and the reverse.
-  checkOverlap(root, file, owner, clock);
   const now = clock.now();
   const lease: Lease = {
     key: k.key,
@@ -175,52 +173,59 @@ export async function acquireLease(root: string, file: string | undefined, owner
     acquiredAt: now.toISOString(),
     expiresAt: new Date(now.getTime() + (options.ttlMs ?? DEFAULT_LEASE_MS)).toISOString(),
   };
-  let broken: LeaseStatus | undefined;
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const tmp = writeTemp(dir, lease);
-    try {
-      fs.linkSync(tmp, k.path);
-      const outcome = broken ? 'broke-stale' : 'acquired';
-      record(root, file, 'lease.acquire', owner, { key: k.key, expiresAt: lease.expiresAt, ...(broken ? { broke: broken.lease.owner, staleReason: broken.staleReason } : {}) }, options);
-      await recordHistory(root, file, 'session.start', owner, { lease: k.key, ...(broken ? { brokeStaleLease: describeOwner(broken.lease.owner), staleReason: broken.staleReason } : {}) }, options);
-      return { lease, outcome, broken };
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    } finally {
-      fs.rmSync(tmp, { force: true });
-    }
-    // Someone holds it: ours (renew), stale (break), or another live holder (refuse).
-    const result = withMutexSync(`${k.path}.lock`, (): { renewed?: Lease; brokeStale?: LeaseStatus; held?: Lease } => {
-      const cur = readLease(k.path);
-      if (cur.text === undefined) return {}; // released meanwhile: retry the link
-      if (!cur.lease) {
-        fs.rmSync(k.path, { force: true });
-        return { brokeStale: undefined };
+  // Acquires of one root are serialized by a short mutex so that the root/file overlap check and
+  // the creation are one step; the link below is atomic on its own as well.
+  const result = withMutexSync(path.join(dir, 'acquire.lock'), (): AcquireResult => {
+    // A root lease blocks file leases by others, and the reverse.
+    checkOverlap(root, file, owner, clock);
+    let broken: LeaseStatus | undefined;
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const tmp = writeTemp(dir, lease);
+      try {
+        fs.linkSync(tmp, k.path);
+        return { lease, outcome: broken ? 'broke-stale' : 'acquired', broken };
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      } finally {
+        fs.rmSync(tmp, { force: true });
       }
-      const st = leaseStatus(cur.lease, clock);
-      if (!st.stale && sameOwner(cur.lease.owner, owner)) {
-        const renewed: Lease = { ...cur.lease, owner, expiresAt: lease.expiresAt };
-        const tmp2 = writeTemp(dir, renewed);
-        fs.renameSync(tmp2, k.path);
-        return { renewed };
+      // Someone holds it: ours (renew), stale (break), or another live holder (refuse).
+      const r = withMutexSync(`${k.path}.lock`, (): { renewed?: Lease; brokeStale?: LeaseStatus; held?: Lease } => {
+        const cur = readLease(k.path);
+        if (cur.text === undefined) return {}; // released meanwhile: retry the link
+        if (!cur.lease) {
+          fs.rmSync(k.path, { force: true }); // unreadable record: stale
+          return {};
+        }
+        const st = leaseStatus(cur.lease, clock);
+        if (!st.stale && sameOwner(cur.lease.owner, owner)) {
+          const renewed: Lease = { ...cur.lease, owner, expiresAt: lease.expiresAt };
+          fs.renameSync(writeTemp(dir, renewed), k.path);
+          return { renewed };
+        }
+        if (st.stale) {
+          fs.rmSync(k.path, { force: true });
+          return { brokeStale: st };
+        }
+        return { held: cur.lease };
+      });
+      if (r.renewed) return { lease: r.renewed, outcome: 'renewed' };
+      if (r.held) throw lockedError(r.held, file === undefined ? `The workspace ${root}` : relPath(root, file));
+      if (r.brokeStale) {
+        broken = r.brokeStale;
+        (options.logger ?? silentLogger).info(`[protocol] broke stale lease ${k.key} of ${describeOwner(broken.lease.owner)} (${broken.staleReason})`);
       }
-      if (st.stale) {
-        fs.rmSync(k.path, { force: true });
-        return { brokeStale: st };
-      }
-      return { held: cur.lease };
-    });
-    if (result.renewed) {
-      record(root, file, 'lease.renew', owner, { key: k.key, expiresAt: result.renewed.expiresAt }, options);
-      return { lease: result.renewed, outcome: 'renewed' };
     }
-    if (result.held) throw lockedError(result.held, file === undefined ? `The workspace ${root}` : relPath(root, file));
-    if (result.brokeStale) {
-      broken = result.brokeStale;
-      (options.logger ?? silentLogger).info(`[protocol] broke stale lease ${k.key} of ${describeOwner(broken.lease.owner)} (${broken.staleReason})`);
-    }
+    throw new WaymarkError('locked', `Could not acquire the lease ${k.key}: it keeps changing hands; retry.`);
+  });
+  if (result.outcome === 'renewed') {
+    record(root, file, 'lease.renew', owner, { key: k.key, expiresAt: result.lease.expiresAt }, options);
+    return result;
   }
-  throw new WaymarkError('locked', `Could not acquire the lease ${k.key}: it keeps changing hands; retry.`);
+  const b = result.broken;
+  record(root, file, 'lease.acquire', owner, { key: k.key, expiresAt: result.lease.expiresAt, ...(b ? { broke: b.lease.owner, staleReason: b.staleReason } : {}) }, options);
+  await recordHistory(root, file, 'session.start', owner, { lease: k.key, ...(b ? { brokeStaleLease: describeOwner(b.lease.owner), staleReason: b.staleReason } : {}) }, options);
+  return result;
 }
 
 function checkOverlap(root: string, file: string | undefined, owner: LeaseOwner, clock: Clock): void {

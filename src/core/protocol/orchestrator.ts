@@ -144,8 +144,10 @@ export function recordOrchestratorWorkflow(root: string, relFile: string, wf: Or
   const now = (options.clock ?? systemClock).now().toISOString();
   return updateOrchestratorState(root, (s) => {
     Object.assign(s, extra);
-    const wfs = (s.workflows && typeof s.workflows === 'object' ? s.workflows : {}) as Record<string, OrchestratorWorkflow>;
-    wfs[relFile] = { ...wfs[relFile], ...wf, updatedAt: wf.updatedAt ?? now };
+    // A null-prototype copy: a file named `__proto__` is just a key here.
+    const wfs = Object.assign(Object.create(null), s.workflows && typeof s.workflows === 'object' ? s.workflows : {}) as Record<string, OrchestratorWorkflow>;
+    const prev = Object.prototype.hasOwnProperty.call(wfs, relFile) ? wfs[relFile] : undefined;
+    Object.defineProperty(wfs, relFile, { value: { ...prev, ...wf, updatedAt: wf.updatedAt ?? now }, enumerable: true, writable: true, configurable: true });
     s.workflows = wfs;
   }, options);
 }

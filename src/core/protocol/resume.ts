@@ -31,6 +31,8 @@ export interface TierAnswer {
 export interface ResumeReport extends ResumePoint {
   /** `file` relative to the root. */
   relFile: string;
+  /** True when the answering source says every step is done. */
+  done: boolean;
   degradation: Degradation;
   /** The source that answered. */
   source: string;
@@ -68,7 +70,7 @@ function fmtAge(d: number): string {
 }
 
 function sameAnswer(a: TierAnswer, b: TierAnswer): boolean {
-  return (a.step ?? '') === (b.step ?? '') && !!a.done === !!b.done;
+  return (a.step ?? '') === (b.step ?? '');
 }
 
 /** Tier 1: the frontmatter. Its time is `updatedAt` when set, else the file's modification time. */
@@ -76,7 +78,8 @@ function tier1(read: FileRead): TierAnswer | { why: string } {
   if (!read.state) return { why: read.error ?? 'the frontmatter could not be read' };
   const r = frontmatterResume(read.state);
   const t = timeOf(read.state.updatedAt) ?? (read.mtimeMs !== undefined ? new Date(read.mtimeMs).toISOString() : undefined);
-  return { tier: 1, source: 'frontmatter', step: r.step, done: !r.step, status: read.state.rawStatus ?? read.state.status, time: t, reason: r.reason };
+  const done = !r.step && (read.state.steps.length > 0 || read.state.status === 'completed' || read.state.status === 'archived');
+  return { tier: 1, source: 'frontmatter', step: r.step, done, status: read.state.rawStatus ?? read.state.status, time: t, reason: r.reason };
 }
 
 function tier2(root: string, file: string): { answer?: TierAnswer; why?: string; checkpoint?: Checkpoint } {
@@ -90,7 +93,7 @@ function tier2(root: string, file: string): { answer?: TierAnswer; why?: string;
       tier: 2,
       source: `checkpoint ${hit.checkpoint.id}`,
       step,
-      done: !step,
+      done: !step && (e.stepsTotal > 0 || e.status === 'completed' || e.status === 'archived'),
       status: e.rawStatus ?? e.status,
       time: hit.checkpoint.createdAt,
       reason: step ? `checkpoint ${hit.checkpoint.id} (${hit.checkpoint.createdAt}) recorded ${e.stepsCompleted.length}/${e.stepsTotal} steps done; continue at ${step}.` : `checkpoint ${hit.checkpoint.id} recorded every step done.`,
@@ -102,7 +105,7 @@ function tier3(orch: OrchestratorRead, rel: string): { answer?: TierAnswer; why?
   const answers: TierAnswer[] = [];
   const s = orch.state;
   if (s && !s.cleared) {
-    const w = s.workflows?.[rel];
+    const w = s.workflows && Object.prototype.hasOwnProperty.call(s.workflows, rel) ? s.workflows[rel] : undefined;
     if (w && typeof w === 'object') {
       const step = w.nextStep ?? w.currentStep;
       const done = !step && (w.status === 'completed' || w.status === 'complete');
@@ -162,27 +165,30 @@ function resolveTiers(root: string, abs: string, rel: string, read: FileRead, or
   const degradation = degradationOf(sources.length);
   if (!sources.length) {
     return {
-      file: abs, relFile: rel, workflow, tier: 1, source: 'none', degradation, sources, unavailable, stale: [],
+      file: abs, relFile: rel, done: false, workflow, tier: 1, source: 'none', degradation, sources, unavailable, stale: [],
       reason: `Nothing knows where ${rel} stands: ${unavailable.map((u) => `${u.source}: ${u.why}`).join('; ')}.`,
       warnings: orch.warnings.slice(),
     };
   }
-  const winner = [...sources].sort((a, b) => ms(b.time) - ms(a.time) || a.tier - b.tier)[0];
+  // The most recent write decides the answer; the lowest tier that agrees with it is the one that answered.
+  const newest = [...sources].sort((a, b) => ms(b.time) - ms(a.time) || a.tier - b.tier)[0];
+  const winner = sources.filter((s) => sameAnswer(s, newest)).sort((a, b) => a.tier - b.tier)[0];
   const warnings = [...orch.warnings];
   if (winner.tier === 1 && read.state) warnings.push(...frontmatterResume(read.state).warnings);
   const stale: TierAnswer[] = [];
   for (const s of sources) {
     if (s === winner || sameAnswer(s, winner)) continue;
     stale.push(s);
-    const apart = Math.abs(ms(winner.time) - ms(s.time));
+    const apart = Math.abs(ms(newest.time) - ms(s.time));
     if (apart > warnAfter) {
-      warnings.push(`${s.source} says ${s.step ?? 'done'} (written ${s.time ?? 'at an unknown time'}) but ${winner.source} says ${winner.step ?? 'done'} (written ${winner.time}), ${Number.isFinite(apart) ? fmtAge(apart) : 'an unknown time'} apart; the most recent write wins. Run waymark sync to bring ${s.source} in line.`);
+      warnings.push(`${s.source} says ${s.step ?? 'done'} (written ${s.time ?? 'at an unknown time'}) but ${winner.source} says ${winner.step ?? 'done'} (written ${newest.time}), ${Number.isFinite(apart) ? fmtAge(apart) : 'an unknown time'} apart; the most recent write wins. Run waymark sync to bring ${s.source} in line.`);
     }
   }
   if (winner.tier !== 1 && !('tier' in t1)) warnings.push(`The frontmatter of ${rel} could not be read (${t1.why}); answered from ${winner.source}.`);
   return {
     file: abs,
     relFile: rel,
+    done: !!winner.done,
     workflow,
     step: winner.step,
     stepFile: winner.step ? read.state?.steps.find((s) => s.id === winner.step)?.file : undefined,

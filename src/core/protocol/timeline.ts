@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import type { HistoryEntry } from '../types';
-import type { Clock } from '../ports';
-import { systemClock } from '../ports';
+import type { Clock, Logger } from '../ports';
+import { systemClock, silentLogger } from '../ports';
 import { WaymarkError } from '../errors';
 import { withFileLock } from '../fileLock';
 import { appendHistory, readHistoryDetailed } from '../history';
@@ -88,13 +88,25 @@ export async function historyOf(root: string, file: string): Promise<{ entries: 
  * Appends a protocol record (session start/end marker, lease take-over) to a workflow's
  * history, under the same file lock the core uses for its writes.
  */
-export async function recordInHistory(root: string, file: string, operation: string, owner: Pick<LeaseOwner, 'agent' | 'session'>, detail: Record<string, unknown>, clock: Clock = systemClock): Promise<HistoryEntry> {
+export async function recordInHistory(
+  root: string,
+  file: string,
+  operation: string,
+  owner: Pick<LeaseOwner, 'agent' | 'session'>,
+  detail: Record<string, unknown>,
+  options: { clock?: Clock; logger?: Logger } = {},
+): Promise<HistoryEntry> {
   const ctx = await contextFor(root);
   const abs = path.resolve(file);
+  const clock = options.clock ?? systemClock;
   return withFileLock(
     abs,
-    () => appendHistory(root, { time: clock.now().toISOString(), session: owner.session, actor: owner.agent, operation, file: abs, detail }, ctx.config.history.dir).entry,
-    { root },
+    () => {
+      const r = appendHistory(root, { time: clock.now().toISOString(), session: owner.session, actor: owner.agent, operation, file: abs, detail }, ctx.config.history.dir);
+      if (r.repaired) (options.logger ?? silentLogger).warn(`[protocol] ${r.repaired}`);
+      return r.entry;
+    },
+    { root, purpose: `waymark ${operation}` },
   );
 }
 

@@ -17,8 +17,7 @@ suite('activation and contributions', () => {
     const ext = vscode.extensions.getExtension(EXTENSION_ID)!;
     const pkg = JSON.parse(fs.readFileSync(path.join(ext.extensionPath, 'package.json'), 'utf8'));
     const registered = new Set(await vscode.commands.getCommands(true));
-    const optional = /^waymark\.(memory|session|checkpoint|lease)\./;
-    const missing = (pkg.contributes.commands as { command: string }[]).map((c) => c.command).filter((c) => !optional.test(c) && !registered.has(c));
+    const missing = (pkg.contributes.commands as { command: string }[]).map((c) => c.command).filter((c) => !registered.has(c));
     assert.deepEqual(missing, []);
     const views = (pkg.contributes.views.waymark as { id: string }[]).map((v) => v.id);
     assert.deepEqual(views, ['waymark.workflows', 'waymark.gates', 'waymark.delegation', 'waymark.memory']);

@@ -16,7 +16,8 @@ class LineReporter extends Mocha.reporters.Base {
     });
     runner.on(Mocha.Runner.constants.EVENT_TEST_FAIL, (t, err: Error) => {
       failed++;
-      console.log(`[waymark-test] ✗ ${t.fullTitle()}\n${String(err?.stack ?? err).split('\n').slice(0, 12).join('\n')}`);
+      const detail = String(err?.stack ?? err).split('\n').slice(0, 14).map((l) => `[waymark-test]     ${l}`);
+      console.log([`[waymark-test] ✗ ${t.fullTitle()}`, ...detail].join('\n'));
     });
     runner.once(Mocha.Runner.constants.EVENT_RUN_END, () => {
       console.log(`[waymark-result] ${JSON.stringify({ passed, failed })}`);

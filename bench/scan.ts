@@ -1,0 +1,189 @@
+// Scan benchmark: 10,000 workflow files (~20-line frontmatter each) in a temp dir.
+// Prints: cold scan + parse + validate, the read + SHA-256 floor, their ratio, and one-file revalidation.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { createHash } from 'node:crypto';
+import { scanRoots, readWorkflowFileSync, listCandidates } from '../src/core/scan';
+import { validateDelegation } from '../src/core/delegation';
+
+const N = Number(process.env.WAYMARK_BENCH_FILES ?? 10_000);
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-bench-scan-'));
+
+function nativeFile(i: number): string {
+  const done = i % 5;
+  const steps = ['design', 'implement', 'test', 'review', 'release'];
+  const parent = i % 10 === 0 ? null : `wf-${i - (i % 10)}`;
+  const id = `wf-${i}`;
+  const chain = parent ? [parent, id] : [id];
+  return [
+    '---',
+    `# workflow ${i}: generated for the scan benchmark`,
+    'workflow: feature',
+    `title: "Feature number ${i}"`,
+    `status: ${done === 0 ? 'created' : 'in_progress'}`,
+    `steps: [${steps.join(', ')}]`,
+    `currentStep: ${steps[done]}`,
+    `stepsCompleted: [${steps.slice(0, done).join(', ')}]`,
+    `scope: ${['micro', 'small', 'medium', 'large', 'epic'][i % 5]}`,
+    `session: sess-${i % 97}`,
+    "updatedAt: '2026-11-20T10:00:00Z'",
+    'ttl: 30d',
+    'owner: bench',
+    'tags: [generated, bench, waymark]',
+    'delegation:',
+    `  id: ${id}`,
+    `  parent_id: ${parent ?? 'null'}`,
+    `  root_id: ${chain[0]}`,
+    `  depth: ${chain.length - 1}`,
+    `  chain_path: [${chain.join(', ')}]`,
+    `  agent: agent-${i % 7}`,
+    '---',
+    '',
+    `# Feature ${i}`,
+    '',
+    'Some body text that describes the work in a few sentences. '.repeat(8),
+    '',
+  ].join('\n');
+}
+
+function bmadFile(i: number): string {
+  const n = 1 + (i % 8);
+  return [
+    '---',
+    `stepsCompleted: [${Array.from({ length: n }, (_, k) => k + 1).join(', ')}]`,
+    'inputDocuments:',
+    '  - _bmad-output/planning-artifacts/product-brief.md',
+    '  - docs/research.md',
+    "workflowType: 'architecture'",
+    `lastStep: ${n}`,
+    `status: ${n === 8 ? 'complete' : 'in-progress'}`,
+    "project_name: 'Bench project'",
+    "user_name: 'Bench'",
+    "date: '2026-11-20'",
+    'documentCounts:',
+    '  briefs: 1',
+    '  research: 1',
+    '  brainstorming: 0',
+    '  projectDocs: 3',
+    'hasProjectContext: true',
+    `notes: "artifact ${i}"`,
+    'reviewed: false',
+    'language: en',
+    '---',
+    '',
+    `# Architecture ${i}`,
+    '',
+    'Decisions and their reasons, written by the agent. '.repeat(10),
+    '',
+  ].join('\n');
+}
+
+function setup(): string[] {
+  const arch = path.join(root, '_bmad/bmm/workflows/3-solutioning/create-architecture/steps');
+  fs.mkdirSync(arch, { recursive: true });
+  for (const s of ['step-01-init', 'step-01b-continue', 'step-02-context', 'step-03-starter', 'step-04-decisions', 'step-05-patterns', 'step-06-structure', 'step-07-validation', 'step-08-complete']) {
+    fs.writeFileSync(path.join(arch, `${s}.md`), `---\nname: ${s}\n---\n`);
+  }
+  const files: string[] = [];
+  for (let i = 0; i < N; i++) {
+    const bmad = i % 5 === 4;
+    const dir = bmad ? path.join(root, '_bmad-output', `d${i % 50}`) : path.join(root, 'work', `d${i % 100}`);
+    if (i < 100) fs.mkdirSync(dir, { recursive: true });
+    const f = path.join(dir, `wf-${i}.md`);
+    fs.writeFileSync(f, bmad ? bmadFile(i) : nativeFile(i));
+    files.push(f);
+  }
+  return files;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+function p99(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(s.length * 0.99))];
+}
+
+function fmt(n: number): string {
+  return n >= 100 ? n.toFixed(0) : n >= 1 ? n.toFixed(2) : n.toFixed(3);
+}
+
+async function main() {
+  const files = setup();
+  let bytes = 0;
+  for (const f of files) bytes += fs.statSync(f).size;
+  console.log(`scan.files ${files.length}`);
+  console.log(`scan.avg_file_bytes ${Math.round(bytes / files.length)}`);
+
+  // Cold: first scan in this process (page cache warm from writing the files).
+  let t = performance.now();
+  const res = await scanRoots([root]);
+  const cold = performance.now() - t;
+  const problems = res.workflows.reduce((n, w) => n + w.problems.length, 0) + res.problems.length;
+  if (res.workflows.length !== N) console.log(`scan.warning workflows=${res.workflows.length} expected=${N}`);
+
+  // Floor: list + read + SHA-256 every file.
+  const readHash = () => {
+    const t0 = performance.now();
+    const ctx = res.contexts.get(root)!;
+    const { files: listed } = listCandidates(ctx);
+    for (const f of listed) createHash('sha256').update(fs.readFileSync(f)).digest('hex');
+    return performance.now() - t0;
+  };
+  const readHashOnly = () => {
+    const t0 = performance.now();
+    for (const f of files) createHash('sha256').update(fs.readFileSync(f)).digest('hex');
+    return performance.now() - t0;
+  };
+  const floorList = readHash();
+  const floor = readHashOnly();
+
+  // Warm scans (JIT warm), median of 3.
+  const warm: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    t = performance.now();
+    await scanRoots([root], { contexts: res.contexts });
+    warm.push(performance.now() - t);
+  }
+  const floorListWarm = median([readHash(), readHash(), readHash()]);
+
+  // Revalidate one changed file: read + parse + per-file validation.
+  const ctx = res.contexts.get(root)!;
+  const one: number[] = [];
+  const cross: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    const f = files[(i * 37) % files.length];
+    const text = fs.readFileSync(f, 'utf8');
+    fs.writeFileSync(f, text.replace(/status: (\w[\w-]*)/, (_m, s) => `status: ${s === 'created' ? 'in_progress' : s}`));
+    const t1 = performance.now();
+    const r = readWorkflowFileSync(f, ctx);
+    one.push(performance.now() - t1);
+    if (!r.state) throw new Error(`bench: ${f} did not parse`);
+    const t2 = performance.now();
+    validateDelegation(res.workflows);
+    cross.push(performance.now() - t2);
+  }
+
+  console.log(`scan.workflows ${res.workflows.length}`);
+  console.log(`scan.problems ${problems}`);
+  console.log(`scan.cold_ms ${fmt(cold)}`);
+  console.log(`scan.cold_files_per_s ${Math.round((N / cold) * 1000)}`);
+  console.log(`scan.warm_ms ${fmt(median(warm))}`);
+  console.log(`scan.read_hash_ms ${fmt(floor)}`);
+  console.log(`scan.list_read_hash_ms ${fmt(floorList)}`);
+  console.log(`scan.ratio ${(cold / floorList).toFixed(1)}  (cold scan / list+read+hash; target <= 3)`);
+  console.log(`scan.ratio_warm ${(median(warm) / floorListWarm).toFixed(1)}  (warm scan / warm list+read+hash)`);
+  console.log(`scan.revalidate_one_ms ${fmt(median(one))}  (median; p99 ${fmt(p99(one))}; target < 5)`);
+  console.log(`scan.revalidate_cross_ms ${fmt(median(cross))}  (delegation check over all ${N} states, median)`);
+  console.log(`scan.heap_mb ${Math.round(process.memoryUsage().heapUsed / 1024 / 1024)}`);
+}
+
+main()
+  .catch((e) => {
+    console.error(`bench scan failed: ${e instanceof Error ? e.stack : e}`);
+    process.exitCode = 1;
+  })
+  .finally(() => { if (!process.env.WAYMARK_BENCH_KEEP) fs.rmSync(root, { recursive: true, force: true }); else console.log(`scan.kept ${root}`); });

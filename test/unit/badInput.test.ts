@@ -1,0 +1,203 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { parseFrontmatter, grayMatterData, isRefusedEngineError } from '../../src/core/frontmatter';
+import { parseWorkflowText } from '../../src/core/workflow';
+import { defaultWorkspaceContext, loadWorkspaceContext } from '../../src/core/workspaceContext';
+import { scanRoots, listCandidates, readWorkflowFileSync, allProblems } from '../../src/core/scan';
+import { parseConfigText } from '../../src/core/config';
+
+let dir: string;
+before(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-bad-'));
+});
+after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const ctx = () => defaultWorkspaceContext(dir);
+const codes = (ps: { code: string }[]) => ps.map((p) => p.code);
+
+const BOMB = [
+  '---',
+  'workflow: bomb',
+  'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]',
+  'b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]',
+  'c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]',
+  'd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]',
+  'e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]',
+  'f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]',
+  'g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]',
+  'h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]',
+  'i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]',
+  '---',
+  '',
+].join('\n');
+
+describe('bad input never crashes, hangs or runs code', { timeout: 60_000 }, () => {
+  test('malformed YAML → yaml-syntax with a line', () => {
+    const p = parseWorkflowText(path.join(dir, 'a.md'), '---\nworkflow: w\nstatus: "open\nsteps: [a\n---\nbody\n', ctx());
+    assert.deepEqual(codes(p.problems), ['yaml-syntax']);
+    assert.ok(p.problems[0].range.start.line >= 1);
+    assert.match(p.problems[0].message, /Fix the frontmatter/);
+  });
+
+  test('alias bomb (billion laughs) → yaml-alias-limit, quickly and without blowing memory', () => {
+    const before = process.memoryUsage().heapUsed;
+    const p = parseWorkflowText(path.join(dir, 'bomb.md'), BOMB, ctx());
+    assert.deepEqual(codes(p.problems), ['yaml-alias-limit']);
+    assert.equal(p.problems[0].severity, 'error');
+    assert.ok(process.memoryUsage().heapUsed - before < 200 * 1024 * 1024);
+    // A few honest aliases are fine.
+    const ok = parseWorkflowText(path.join(dir, 'ok.md'), '---\nworkflow: w\nsteps: &s [a, b]\nstepsCompleted: [a]\nx: *s\n---\n', ctx());
+    assert.deepEqual(ok.state?.steps.map((s) => s.id), ['a', 'b']);
+  });
+
+  test('__proto__ / constructor / prototype keys do not pollute prototypes', () => {
+    const text = '---\nworkflow: w\n__proto__: {polluted: yes}\nconstructor: {prototype: {polluted: yes}}\ndelegation: {__proto__: {polluted: 1}, id: a, root_id: a, depth: 0, chain_path: [a]}\n---\n';
+    const p = parseWorkflowText(path.join(dir, 'proto.md'), text, ctx());
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+    assert.equal((Object.prototype as Record<string, unknown>).polluted, undefined);
+    assert.equal(Object.getPrototypeOf(p.state!.data), null);
+    const unsafe = p.problems.filter((x) => x.code === 'unsafe-key');
+    assert.ok(unsafe.length >= 3);
+    assert.deepEqual(unsafe[0].range, { start: { line: 2, character: 0 }, end: { line: 2, character: 9 } });
+    // Also through the alias path (yaml library) and config overrides.
+    parseFrontmatter('---\na: &x {polluted: 1}\n__proto__: *x\n---\n');
+    parseConfigText('/r/c.yaml', '__proto__: {polluted: 1}\nlimits: {__proto__: {polluted: 2}}\n', JSON.parse('{"__proto__": {"polluted": 3}}'));
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  });
+
+  test('---js frontmatter is never evaluated (CVE-2022-25863), by us or by gray-matter', () => {
+    const g = globalThis as Record<string, unknown>;
+    delete g.__waymarkRan;
+    const text = '---js\n{ workflow: (globalThis.__waymarkRan = "yes") }\n---\nbody\n';
+    const p = parseWorkflowText(path.join(dir, 'js.md'), text, ctx());
+    assert.deepEqual(codes(p.problems), ['frontmatter-code-refused']);
+    assert.deepEqual(p.problems[0].range, { start: { line: 0, character: 0 }, end: { line: 0, character: 5 } });
+    for (const lang of ['javascript', 'coffee', 'JS']) {
+      parseWorkflowText(path.join(dir, 'js.md'), text.replace('---js', `---${lang}`), ctx());
+    }
+    // The gray-matter layer itself refuses, even when handed the block directly.
+    for (const lang of ['js', 'javascript', 'coffee', 'coffeescript', 'cson']) {
+      assert.throws(() => grayMatterData(`---${lang}\n(globalThis.__waymarkRan = "yes")\n---\n`), (e: unknown) => isRefusedEngineError(e));
+    }
+    assert.equal(g.__waymarkRan, undefined);
+  });
+
+  test('frontmatter without closing fence → frontmatter-unclosed', () => {
+    const p = parseWorkflowText(path.join(dir, 'u.md'), '---\nworkflow: w\nstatus: created\n\n# Body that never ends\n', ctx());
+    assert.deepEqual(codes(p.problems), ['frontmatter-unclosed']);
+  });
+
+  test('empty file, fence-only file, list frontmatter, deep nesting', () => {
+    assert.equal(parseWorkflowText('/x/e.md', '', ctx()).isWorkflow, false);
+    assert.equal(parseWorkflowText('/x/e.md', '---\n---\n', ctx()).isWorkflow, false);
+    const list = parseWorkflowText('/x/l.md', '---\n- workflow: w\n---\n', ctx());
+    assert.deepEqual(codes(list.problems), ['frontmatter-not-mapping']);
+    const deep = parseWorkflowText('/x/d.md', `---\nworkflow: w\nx: ${'['.repeat(5000)}${']'.repeat(5000)}\n---\n`, ctx());
+    assert.ok(deep.problems.length >= 1);
+    assert.ok(deep.problems.every((p) => p.range.start.line >= 0));
+  });
+
+  test('50 MB file, binary file, empty file, directory named like a workflow file: scan reports, never crashes', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-scanbad-'));
+    try {
+      const big = path.join(root, 'big.md');
+      const fd = fs.openSync(big, 'w');
+      fs.writeSync(fd, '---\nworkflow: big\n---\n');
+      const chunk = Buffer.alloc(1024 * 1024, 'x');
+      for (let i = 0; i < 50; i++) fs.writeSync(fd, chunk);
+      fs.closeSync(fd);
+      fs.writeFileSync(path.join(root, 'bin.md'), Buffer.from([0x2d, 0x2d, 0x2d, 0x0a, 0x00, 0x01, 0xff, 0xfe, 0x0a]));
+      fs.writeFileSync(path.join(root, 'empty.md'), '');
+      fs.mkdirSync(path.join(root, 'looks-like.md'));
+      fs.writeFileSync(path.join(root, 'looks-like.md', 'inner.md'), '---\nworkflow: inner\nsteps: [a]\n---\n');
+      fs.writeFileSync(path.join(root, 'good.md'), '---\nworkflow: good\nsteps: [a]\n---\n');
+      fs.mkdirSync(path.join(root, 'node_modules/pkg'), { recursive: true });
+      fs.writeFileSync(path.join(root, 'node_modules/pkg/readme.md'), '---\nworkflow: dep\n---\n');
+      const res = await scanRoots([root]);
+      const reasons = Object.fromEntries(res.skipped.map((s) => [path.relative(root, s.file), s.reason]));
+      assert.deepEqual(reasons, { 'big.md': 'too-large', 'bin.md': 'binary', 'looks-like.md': 'not-a-file' });
+      assert.deepEqual(res.workflows.map((w) => w.workflow).sort(), ['good', 'inner']);
+      assert.match(res.skipped.find((s) => s.reason === 'too-large')!.detail!, /maxFileBytes/);
+      // An explicit read of the directory is reported too.
+      const c = (await loadWorkspaceContext(root)).context;
+      assert.equal(readWorkflowFileSync(path.join(root, 'looks-like.md'), c).skipped?.reason, 'not-a-file');
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  test('a file deleted between listing and reading is reported as unreadable', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-del-'));
+    try {
+      fs.writeFileSync(path.join(root, 'gone.md'), '---\nworkflow: g\n---\n');
+      const c = (await loadWorkspaceContext(root)).context;
+      const { files } = listCandidates(c);
+      assert.equal(files.length, 1);
+      fs.rmSync(files[0]);
+      const r = readWorkflowFileSync(files[0], c);
+      assert.equal(r.skipped?.reason, 'unreadable');
+      assert.match(r.skipped!.detail!, /disappeared/);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  test('unreadable folder and file (when not running as root)', async (t) => {
+    if (process.getuid?.() === 0) {
+      t.skip('root ignores permissions');
+      return;
+    }
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-perm-'));
+    try {
+      fs.mkdirSync(path.join(root, 'locked'));
+      fs.writeFileSync(path.join(root, 'locked/a.md'), '---\nworkflow: a\n---\n');
+      fs.writeFileSync(path.join(root, 'noread.md'), '---\nworkflow: b\n---\n');
+      fs.chmodSync(path.join(root, 'locked'), 0o000);
+      fs.chmodSync(path.join(root, 'noread.md'), 0o000);
+      const res = await scanRoots([root]);
+      assert.equal(res.skipped.find((s) => s.file.endsWith('noread.md'))?.reason, 'unreadable');
+    } finally {
+      fs.chmodSync(path.join(root, 'locked'), 0o755);
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  test('bad config: problem with position, defaults used, scan continues', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-badcfg-'));
+    try {
+      fs.mkdirSync(path.join(root, '.waymark'));
+      fs.writeFileSync(path.join(root, '.waymark/config.yaml'), 'include: 7\nlimits:\n  maxFileBytes: lots\n');
+      fs.writeFileSync(path.join(root, 'w.md'), '---\nworkflow: w\nsteps: [a]\n---\n');
+      const res = await scanRoots([root]);
+      const cfg = allProblems(res).filter((p) => p.code === 'config-invalid');
+      assert.equal(cfg.length, 2);
+      assert.deepEqual(cfg[0].range.start, { line: 0, character: 0 });
+      assert.deepEqual(cfg[1].range.start, { line: 2, character: 2 });
+      assert.equal(res.workflows.length, 1);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  test('CLI: missing path exits 2 with one actionable line; errors exit 1', () => {
+    const cli = path.resolve('dist/cli.js');
+    if (!fs.existsSync(cli)) return;
+    const missing = spawnSync(process.execPath, [cli, 'validate', path.join(dir, 'nope.md')], { encoding: 'utf8' });
+    assert.equal(missing.status, 2);
+    assert.match(missing.stderr, /no such file/);
+    fs.writeFileSync(path.join(dir, 'broken.md'), '---\nworkflow: w\nstatus: [x\n---\n');
+    const broken = spawnSync(process.execPath, [cli, 'validate', path.join(dir, 'broken.md'), '--json'], { encoding: 'utf8' });
+    assert.equal(broken.status, 1);
+    const out = JSON.parse(broken.stdout);
+    assert.equal(out.problems[0].code, 'yaml-syntax');
+    assert.ok(out.problems[0].line >= 1);
+    fs.writeFileSync(path.join(dir, 'bomb.md'), BOMB);
+    const bomb = spawnSync(process.execPath, [cli, 'status', path.join(dir, 'bomb.md')], { encoding: 'utf8', timeout: 20_000 });
+    assert.equal(bomb.status, 2);
+    assert.match(bomb.stderr, /alias/);
+  });
+});

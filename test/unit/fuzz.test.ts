@@ -1,0 +1,81 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import fc from 'fast-check';
+import { parseWorkflowText } from '../../src/core/workflow';
+import { splitFrontmatter } from '../../src/core/frontmatter';
+import { defaultWorkspaceContext } from '../../src/core/workspaceContext';
+import type { Problem } from '../../src/core/types';
+
+const ctx = defaultWorkspaceContext(path.join(os.tmpdir(), 'waymark-fuzz-root'));
+
+const KEYS = ['workflow', 'workflowType', 'status', 'steps', 'stepsCompleted', 'stepCompleted', 'currentStep', 'current_step', 'lastStep', 'scope', 'blockedReason', 'delegation', 'ttl', 'updatedAt', 'session', '__proto__', 'constructor', 'title', 'x'];
+const scalar = fc.oneof(
+  fc.constantFrom('in_progress', 'complete', 'draft', 'step-01-init', 'step-02b-x.md', 'a', '', 'null', '~', '&a', '*a', '---', '"', "'", ':', '#', '[', '{', '2026-01-01', '1d'),
+  fc.string({ maxLength: 12 }),
+  fc.integer({ min: -3, max: 20 }).map(String),
+);
+const value = fc.oneof(
+  scalar,
+  fc.array(scalar, { maxLength: 5 }).map((a) => `[${a.join(', ')}]`),
+  fc.array(scalar, { maxLength: 4 }).map((a) => a.map((v) => `\n  - ${v}`).join('')),
+  fc.record({ id: scalar, parent_id: scalar, root_id: scalar, depth: scalar, chain: fc.array(scalar, { maxLength: 3 }) }).map(
+    (d) => `\n  id: ${d.id}\n  parent_id: ${d.parent_id}\n  root_id: ${d.root_id}\n  depth: ${d.depth}\n  chain_path: [${d.chain.join(', ')}]`,
+  ),
+);
+const line = fc.tuple(fc.constantFrom(...KEYS), value).map(([k, v]) => `${k}: ${v}`);
+const frontmatter = fc.record({
+  bom: fc.boolean(),
+  crlf: fc.boolean(),
+  fence: fc.constantFrom('---', '---yaml', '---js', '--- ', '----'),
+  lines: fc.array(fc.oneof({ weight: 5, arbitrary: line }, { weight: 1, arbitrary: fc.string({ maxLength: 20 }) }), { maxLength: 10 }),
+  close: fc.constantFrom('---', '', '--- ', '...'),
+  body: fc.string({ maxLength: 30 }),
+});
+
+function checkRanges(text: string, problems: Problem[]) {
+  const lines = text.replace(/^\uFEFF/, '').split('\n');
+  for (const p of problems) {
+    const { start, end } = p.range;
+    assert.ok(Number.isInteger(start.line) && Number.isInteger(start.character) && Number.isInteger(end.line) && Number.isInteger(end.character), JSON.stringify(p));
+    assert.ok(start.line >= 0 && start.line < lines.length, `start line out of file: ${JSON.stringify(p)}`);
+    assert.ok(end.line >= start.line && end.line < lines.length, `end line out of file: ${JSON.stringify(p)}`);
+    assert.ok(start.character >= 0 && start.character <= lines[start.line].length, `start char: ${JSON.stringify(p)}`);
+    assert.ok(end.character >= 0 && end.character <= lines[end.line].length, `end char: ${JSON.stringify(p)}`);
+    assert.ok(end.line > start.line || end.character >= start.character, `reversed: ${JSON.stringify(p)}`);
+    assert.ok(p.code && p.message && ['error', 'warning', 'info'].includes(p.severity));
+  }
+}
+
+test('random frontmatter: parsing never throws, problems always have ranges inside the file', () => {
+  const g = globalThis as Record<string, unknown>;
+  fc.assert(
+    fc.property(frontmatter, (f) => {
+      const eol = f.crlf ? '\r\n' : '\n';
+      const text = `${f.bom ? '\uFEFF' : ''}${f.fence}${eol}${f.lines.join(eol)}${eol}${f.close}${eol}${f.body}`;
+      const p = parseWorkflowText('/fuzz/wf.md', text, ctx);
+      checkRanges(text, p.problems);
+      if (p.state) {
+        assert.match(p.state.stateHash, /^[0-9a-f]{64}$/);
+        assert.ok(Array.isArray(p.state.stepsCompleted));
+      }
+      const s = splitFrontmatter(text);
+      assert.equal(text.slice(s.yamlStart, s.yamlEnd), s.yamlText);
+      assert.equal(({} as Record<string, unknown>).polluted, undefined);
+      assert.equal(g.__waymarkRan, undefined);
+    }),
+    { numRuns: 1500 },
+  );
+});
+
+test('arbitrary text never throws', () => {
+  fc.assert(
+    fc.property(fc.string({ maxLength: 200 }), fc.string({ maxLength: 200 }), (a, b) => {
+      const text = `---\n${a}\n---\n${b}`;
+      checkRanges(text, parseWorkflowText('/fuzz/a.md', text, ctx).problems);
+      checkRanges(a, parseWorkflowText('/fuzz/b.md', a, ctx).problems);
+    }),
+    { numRuns: 1500 },
+  );
+});

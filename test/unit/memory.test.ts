@@ -1,0 +1,300 @@
+import { test, describe, after } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { createMemoryService } from '../../src/core/memory/memoryService';
+import { openKuzuStore, SCHEMA_VERSION } from '../../src/core/memory/kuzuStore';
+import { appendJournal, readJournal } from '../../src/core/memory/journal';
+import { insertInSection, coldTemplate } from '../../src/core/memory/memoryFiles';
+import type { HistoryEntry } from '../../src/core/types';
+import type { JournalOp, MemoryRecord } from '../../src/core/memory/model';
+
+const tmps: string[] = [];
+function tmp(): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-mem-'));
+  tmps.push(d);
+  return d;
+}
+after(() => {
+  for (const d of tmps) fs.rmSync(d, { recursive: true, force: true });
+});
+
+function mem(id: string, over: Partial<MemoryRecord> = {}): MemoryRecord {
+  return { id, type: 'learning', text: `text ${id}`, createdAt: new Date().toISOString(), tier: 1, source: {}, ...over };
+}
+
+describe('memory: Kuzu schema', () => {
+  test('creates the schema at the current version and migrates v1 to current keeping data', async () => {
+    const dir = tmp();
+    const db = path.join(dir, 'g.kuzu');
+    const v1 = await openKuzuStore(db, { targetVersion: 1 });
+    assert.equal(await v1.schemaVersion(), 1);
+    await v1.ingest([
+      { v: 1, op: 'memory', rec: mem('l1', { category: 'observation', tier: 2, source: { workflow: 'a.md', step: 's1' } }) },
+      { v: 1, op: 'memory', rec: mem('d1', { type: 'decision', rationale: 'because', alternatives: ['x', 'y'] }) },
+    ]);
+    await v1.close();
+    const cur = await openKuzuStore(db);
+    try {
+      assert.equal(await cur.schemaVersion(), SCHEMA_VERSION);
+      assert.ok(SCHEMA_VERSION >= 2);
+      const rows = await cur.run("MATCH (l:Learning {id: 'l1'}) RETURN l.consolidated AS c, l.step AS s");
+      assert.deepEqual(rows, [{ c: false, s: 's1' }]);
+      const d = (await cur.list({ types: ['decision'] }))[0];
+      assert.equal(d.rationale, 'because');
+      assert.deepEqual(d.alternatives, ['x', 'y']);
+      const tables = (await cur.run('CALL show_tables() RETURN name')).map((r) => r.name).sort();
+      for (const t of ['ABOUT', 'CONSOLIDATES', 'Decision', 'Entity', 'Learning', 'Meta', 'RELATES', 'SUPERSEDES', 'Summary']) assert.ok(tables.includes(t), t);
+    } finally {
+      await cur.close();
+    }
+  });
+
+  test('ingest is idempotent by id and bulk COPY path handles quotes, commas and newlines', async () => {
+    const dir = tmp();
+    const store = await openKuzuStore(path.join(dir, 'g.kuzu'));
+    try {
+      const ops: JournalOp[] = [];
+      for (let i = 0; i < 600; i++) {
+        ops.push({ v: 1, op: 'memory', rec: mem(`m${i}`, { text: `line one, "quoted" ${i}\nline two`, source: { workflow: `wf${i % 3}.md`, step: `s${i % 5}` }, entities: [`file:src/f${i % 7}.ts`] }) });
+      }
+      assert.equal((await store.ingest(ops)).added, 600);
+      assert.equal((await store.ingest(ops)).added, 0);
+      const c = await store.counts();
+      assert.equal(c.learning, 600);
+      const one = (await store.list()).find((m) => m.id === 'm5')!;
+      assert.equal(one.text, 'line one, "quoted" 5\nline two');
+      assert.deepEqual(one.entities, ['file:src/f5.ts']);
+      const r = await store.recall({ entities: ['step:wf1.md#s1'], limit: 1000 });
+      assert.ok(r.length > 0);
+      assert.ok(r.filter((i) => i.distance === 0).every((i) => i.memory.source.workflow === 'wf1.md' && i.memory.source.step === 's1'));
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('memory: service record and recall', () => {
+  test('round trip with links to workflows, steps, files, agents; ranking by distance, type and superseded', async () => {
+    const root = tmp();
+    const m = createMemoryService({ root, origin: 'test' });
+    try {
+      const wf = path.join(root, 'docs', 'plan.md');
+      const d1 = await m.record({ type: 'decision', text: 'Store memory in SQLite', rationale: 'simple', workflow: wf, step: 'design', agent: 'architect', decidedBy: 'ana' });
+      assert.equal(d1.stored, 'graph');
+      const d2 = await m.record({ type: 'decision', text: 'Store memory in Kuzu behind a port', rationale: 'graph queries', alternatives: ['sqlite'], workflow: wf, step: 'design', supersedes: d1.id });
+      const l1 = await m.record({ type: 'learning', category: 'error', text: 'Closing Kuzu with an open result segfaults', workflow: wf, step: 'build', files: [path.join(root, 'src/store.ts')] });
+      await m.record({ type: 'learning', category: 'pattern', text: 'Unrelated elsewhere', workflow: path.join(root, 'other.md') });
+
+      const byWf = await m.recall({ workflow: wf, types: ['decision'] });
+      assert.equal(byWf.engine, 'kuzu');
+      assert.deepEqual(byWf.items.map((i) => i.memory.id), [d2.id, d1.id]);
+      assert.equal(byWf.items[1].superseded, true);
+      assert.equal(byWf.items[0].memory.source.workflow, 'docs/plan.md');
+      assert.equal(byWf.items[0].memory.source.step, 'design');
+      assert.equal(byWf.items[0].memory.source.origin, 'test');
+      assert.deepEqual(byWf.items[0].memory.alternatives, ['sqlite']);
+
+      const byStep = await m.recall({ workflow: wf, step: 'build' });
+      assert.equal(byStep.items[0].memory.id, l1.id);
+      assert.equal(byStep.items[0].distance, 0);
+      assert.ok(byStep.items.some((i) => i.memory.id === d2.id && i.distance === 1), 'decision on the same workflow reached through it');
+      assert.ok(!byStep.items.some((i) => i.memory.text === 'Unrelated elsewhere'));
+
+      const byFile = await m.recall({ file: 'src/store.ts' });
+      assert.equal(byFile.items[0].memory.id, l1.id);
+      const byAgent = await m.recall({ entity: 'agent:architect' });
+      assert.equal(byAgent.items[0].memory.id, d1.id);
+      const byText = await m.recall({ text: 'segfaults kuzu' });
+      assert.equal(byText.items[0].memory.id, l1.id);
+      assert.equal(byText.items[0].reason, 'text');
+      const none = await m.recall({ text: 'zzzzqqq' });
+      assert.equal(none.items.length, 0);
+
+      const st = await m.status();
+      assert.equal(st.state, 'ok');
+      assert.equal(st.counts.decision, 2);
+      assert.equal(st.counts.learning, 2);
+      assert.match(st.line, /^memory: ok/);
+    } finally {
+      await m.dispose();
+    }
+  });
+
+  test('bad input is refused with a usage error and nothing is written', async () => {
+    const root = tmp();
+    const m = createMemoryService({ root });
+    try {
+      await assert.rejects(m.record({ type: 'learning', text: '   ' }), /needs text/);
+      await assert.rejects(m.record({ type: 'bogus' as never, text: 'x' }), /Unknown memory type/);
+      await assert.rejects(m.record({ type: 'learning', category: 'nope', text: 'x' }), /Unknown learning category/);
+      await assert.rejects(m.record({ type: 'learning', step: 's', text: 'x' }), /needs its workflow/);
+      await assert.rejects(m.record({ type: 'learning', text: 'x'.repeat(300_000) }), /too large/);
+      await assert.rejects(m.recall({ since: 'yesterday-ish' }), /--since/);
+      assert.equal(fs.existsSync(m.paths.inbox), false);
+    } finally {
+      await m.dispose();
+    }
+  });
+
+  test('a torn or garbage inbox line is skipped and counted; the rest is ingested', async () => {
+    const root = tmp();
+    const m = createMemoryService({ root });
+    try {
+      fs.mkdirSync(m.paths.dir, { recursive: true });
+      appendJournal(m.paths.inbox, [{ v: 1, op: 'memory', rec: mem('a1') }]);
+      fs.appendFileSync(m.paths.inbox, '{"v":1,"op":"memory","rec":{"id":\n{not json}\n');
+      appendJournal(m.paths.inbox, [{ v: 1, op: 'memory', rec: mem('a2') }]);
+      fs.appendFileSync(m.paths.inbox, '{"v":1,"op":"memory","rec":{"id":"partial"'); // no newline: still being written
+      const st = await m.status();
+      assert.equal(st.counts.learning, 2);
+      assert.equal(st.badLines, 2);
+      assert.ok(st.warnings.some((w) => /unreadable inbox/.test(w)));
+      assert.equal(readJournal(m.paths.inbox).ops.length, 2);
+    } finally {
+      await m.dispose();
+    }
+  });
+});
+
+describe('memory: tiers, sessions, hot and cold files', () => {
+  test('tier 2 observations wait in the inbox and are consolidated when the step and the workflow complete', async () => {
+    const root = tmp();
+    const m = createMemoryService({ root });
+    try {
+      const wf = path.join(root, 'wf.md');
+      const o1 = await m.record({ type: 'learning', category: 'observation', text: 'fixtures are slow', workflow: wf, step: 'test' });
+      const o2 = await m.record({ type: 'learning', category: 'pattern', text: 'retry flaky network calls', workflow: wf, step: 'test' });
+      const o3 = await m.record({ type: 'learning', category: 'observation', text: 'docs lag behind', workflow: wf, step: 'docs' });
+      assert.equal(o1.stored, 'inbox');
+      assert.equal(o1.tier, 2);
+      const base: HistoryEntry = { seq: 3, time: new Date().toISOString(), operation: 'complete-step', file: wf, detail: { step: 'test' }, from: { status: 'in_progress' }, to: { status: 'in_progress' } };
+      await m.onWorkflowEvent(base, { file: wf, root, operation: 'complete-step' });
+      const phase = (await m.list({ types: ['summary'] })).items;
+      assert.equal(phase.length, 1);
+      assert.equal(phase[0].category, 'phase');
+      assert.deepEqual([...(phase[0].consolidates ?? [])].sort(), [o1.id, o2.id].sort());
+      assert.equal(phase[0].source.step, 'test');
+      // the same event again consolidates nothing new
+      await m.onWorkflowEvent({ ...base, seq: 4 }, { file: wf, root, operation: 'complete-step' });
+      assert.equal((await m.list({ types: ['summary'] })).items.length, 1);
+
+      const done: HistoryEntry = { seq: 5, time: new Date().toISOString(), operation: 'set-status', file: wf, from: { status: 'in_progress' }, to: { status: 'completed' } };
+      await m.onWorkflowEvent(done, { file: wf, root, operation: 'set-status' });
+      const sums = (await m.list({ types: ['summary'] })).items;
+      const wfSums = sums.filter((s) => s.category === 'workflow');
+      assert.ok(wfSums.some((s) => s.consolidates?.includes(o3.id)), 'remaining observations folded at workflow completion');
+      assert.ok(wfSums.some((s) => /^Completed wf for wf\.md: /.test(s.text)));
+      const cold = fs.readFileSync(m.paths.cold, 'utf8');
+      assert.match(cold, /step test completed, 2 observations consolidated/);
+      assert.match(cold, /- \d{4}-\d{2}-\d{2} Completed wf for wf\.md: .*3 learning/);
+      const hist = cold.slice(cold.indexOf('## Session history'));
+      assert.ok(hist.includes('Completed wf'));
+      // observer never throws, even on nonsense
+      await m.onWorkflowEvent({ seq: 1, time: 'garbage', operation: '', file: '' } as HistoryEntry, { file: '', root: '', operation: '' });
+    } finally {
+      await m.dispose();
+    }
+  });
+
+  test('session start recalls, end summarises, moves discoveries to cold, resets hot; cold history is never edited', async () => {
+    const root = tmp();
+    const m = createMemoryService({ root });
+    try {
+      const wf = path.join(root, 'wf.md');
+      await m.record({ type: 'decision', text: 'Ship weekly', workflow: wf });
+      const s = await m.sessionStart({ objective: 'Fix the build', workflow: wf });
+      assert.ok(s.recall.some((i) => i.memory.text === 'Ship weekly'));
+      assert.match(fs.readFileSync(m.paths.hot, 'utf8'), /Fix the build/);
+      const l = await m.record({ type: 'learning', category: 'gotcha', text: 'CI caches node_modules', workflow: wf });
+      assert.equal(l.record!.source.session, s.session.id);
+      await m.files.updateHot((h) => void h.waiting.push('review from Bo'));
+      const coldBefore = fs.readFileSync(m.paths.cold, 'utf8');
+      const end = await m.sessionEnd({ summary: 'Build fixed' });
+      assert.equal(end.summary.type, 'summary');
+      assert.equal(end.summary.tier, 3);
+      const hot = fs.readFileSync(m.paths.hot, 'utf8');
+      assert.doesNotMatch(hot, /CI caches/);
+      assert.doesNotMatch(hot, /Fix the build/);
+      const cold = fs.readFileSync(m.paths.cold, 'utf8');
+      const beforeLines = coldBefore.split('\n').filter((x) => x.startsWith('- '));
+      let at = 0;
+      for (const line of beforeLines) {
+        at = cold.indexOf(line, at);
+        assert.ok(at >= 0, `historic line kept: ${line}`);
+      }
+      assert.match(cold, /## Learned context[\s\S]*CI caches node_modules[\s\S]*## Preferences/);
+      assert.match(cold, /## Blockers[\s\S]*waiting for: review from Bo/);
+      assert.match(cold, /## Session history[\s\S]*Session s-.*Build fixed/);
+      assert.equal(m.currentSession(), undefined);
+      const sums = await m.recall({ types: ['summary'], text: 'build fixed' });
+      assert.equal(sums.items[0].memory.category, 'session');
+    } finally {
+      await m.dispose();
+    }
+  });
+
+  test('insertInSection appends at the end of a section and keeps every other byte', () => {
+    let t = coldTemplate();
+    t = insertInSection(t, 'Blockers', '- b1');
+    t = insertInSection(t, 'Key decisions', '- k1');
+    t = insertInSection(t, 'Blockers', '- b2');
+    assert.match(t, /## Key decisions\n\n- k1\n\n## Learned context/);
+    assert.match(t, /## Blockers\n\n- b1\n- b2\n\n## Session history/);
+    const custom = '# Mine\n\nintro kept\n\n## Key decisions\n- old one\n';
+    const out = insertInSection(custom, 'Key decisions', '- new one');
+    assert.ok(out.startsWith('# Mine\n\nintro kept\n\n## Key decisions\n- old one\n- new one'));
+    assert.match(insertInSection(custom, 'Blockers', '- x'), /- old one\n\n## Blockers\n\n- x\n$/);
+  });
+
+  test('size warnings and prune: hot over 10 KB moves to cold, cold over 100 KB is archived intact', async () => {
+    const root = tmp();
+    const m = createMemoryService({ root });
+    try {
+      await m.files.updateHot((h) => {
+        for (let i = 0; i < 200; i++) h.working.push(`note ${i} ${'x'.repeat(60)}`);
+      });
+      fs.mkdirSync(path.dirname(m.paths.cold), { recursive: true });
+      fs.writeFileSync(m.paths.cold, coldTemplate() + `\n${'- old entry\n'.repeat(10_000)}`);
+      const big = fs.readFileSync(m.paths.cold, 'utf8');
+      const st = await m.status();
+      assert.ok(st.warnings.some((w) => /hot memory .*over 10 KB/.test(w)));
+      assert.ok(st.warnings.some((w) => /cold memory .*over 100 KB/.test(w)));
+      const res = await m.prune({ keepHot: 10 });
+      assert.equal(res.movedFromHot, 190);
+      assert.ok(res.coldArchive);
+      const archived = fs.readFileSync(res.coldArchive!, 'utf8').split('\n');
+      let at = 0;
+      for (const line of big.split('\n')) {
+        at = archived.indexOf(line, at);
+        assert.ok(at >= 0, 'archive keeps every historic line, in order');
+      }
+      assert.match(fs.readFileSync(m.paths.cold, 'utf8'), /archived intact in orchestrator_memory\.archive-/);
+      assert.equal(m.files.readHot().working.length, 10);
+      const st2 = await m.status();
+      assert.deepEqual(st2.warnings, []);
+    } finally {
+      await m.dispose();
+    }
+  });
+
+  test('export writes all memories, entities and relations; a big export warns', async () => {
+    const root = tmp();
+    const m = createMemoryService({ root });
+    try {
+      await m.record({ type: 'decision', text: 'd', workflow: 'a.md', step: 's' });
+      await m.record({ type: 'entity', kind: 'component', name: 'parser', relations: [{ to: 'component:lexer', relation: 'uses' }] });
+      const ex = await m.exportAll();
+      const doc = JSON.parse(fs.readFileSync(ex.file, 'utf8'));
+      assert.equal(doc.format, 'waymark-memory');
+      assert.equal(doc.memories.length, 1);
+      assert.ok(doc.entities.some((e: { id: string }) => e.id === 'component:parser'));
+      assert.ok(doc.relations.some((r: { from: string; relation: string }) => r.from === 'component:parser' && r.relation === 'uses'));
+      assert.ok(doc.relations.some((r: { relation: string }) => r.relation === 'step_of'));
+      assert.equal(ex.warning, undefined);
+    } finally {
+      await m.dispose();
+    }
+  });
+});

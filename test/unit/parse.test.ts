@@ -1,0 +1,189 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { splitFrontmatter, parseFrontmatter } from '../../src/core/frontmatter';
+import { parseWorkflowText } from '../../src/core/workflow';
+import { defaultWorkspaceContext, loadWorkspaceContext, globToRegExp } from '../../src/core/workspaceContext';
+import { parseConfigText } from '../../src/core/config';
+import { computeStateHash } from '../../src/core/hash';
+import { gateFilePath, readGate, parseGateText } from '../../src/core/gates';
+
+describe('splitFrontmatter', () => {
+  test('LF file: offsets, fences, body', () => {
+    const text = '---\na: 1\n---\nbody\n';
+    const s = splitFrontmatter(text);
+    assert.equal(s.hasFrontmatter, true);
+    assert.equal(s.closed, true);
+    assert.equal(s.eol, '\n');
+    assert.equal(s.yamlText, 'a: 1\n');
+    assert.equal(text.slice(s.yamlStart, s.yamlEnd), s.yamlText);
+    assert.equal(s.yamlStartLine, 1);
+    assert.equal(s.body, 'body\n');
+    assert.equal(text.slice(s.bodyStart), s.body);
+  });
+
+  test('CRLF with BOM and language tag', () => {
+    const text = '\uFEFF---yaml\r\na: 1\r\nb: 2\r\n---\r\nbody\r\n';
+    const s = splitFrontmatter(text);
+    assert.equal(s.bom, '\uFEFF');
+    assert.equal(s.eol, '\r\n');
+    assert.equal(s.language, 'yaml');
+    assert.equal(s.openFence, '---yaml');
+    assert.equal(s.yamlText, 'a: 1\r\nb: 2\r\n');
+    assert.equal(text.slice(s.yamlStart, s.yamlEnd), s.yamlText);
+    assert.equal(s.body, 'body\r\n');
+  });
+
+  test('empty frontmatter, no frontmatter, unclosed, closing fence at EOF', () => {
+    assert.equal(splitFrontmatter('---\n---\n').yamlText, '');
+    assert.equal(splitFrontmatter('# title\n').hasFrontmatter, false);
+    assert.equal(splitFrontmatter('----\na: 1\n----\n').hasFrontmatter, false);
+    const u = splitFrontmatter('---\na: 1\n');
+    assert.equal(u.closed, false);
+    const e = splitFrontmatter('---\na: 1\n---');
+    assert.equal(e.closed, true);
+    assert.equal(e.body, '');
+  });
+
+  test('parseFrontmatter gives null-prototype data and dates as strings', () => {
+    const p = parseFrontmatter('---\na: {b: 1}\nd: 2026-01-02\nt: 2026-01-02T03:04:05Z\n---\n');
+    assert.equal(Object.getPrototypeOf(p.data), null);
+    assert.equal(Object.getPrototypeOf(p.data.a), null);
+    assert.equal(p.data.d, '2026-01-02');
+    assert.equal(p.data.t, '2026-01-02T03:04:05.000Z');
+  });
+});
+
+describe('dialects normalize into one model', () => {
+  const ctx = defaultWorkspaceContext(os.tmpdir());
+  test('waymark native with all fields', () => {
+    const text = [
+      '---', 'workflow: feature', 'status: blocked', 'blockedReason: waiting for API keys', 'steps: [design, {id: build, gate: true}, ship]',
+      'current_step: build', 'stepsCompleted: [design]', 'scope: large', 'session: s-1', "updatedAt: '2026-11-22T10:00:00Z'", 'ttl: 7d',
+      'delegation: {id: a, parent_id: null, root_id: a, depth: 0, chain_path: [a], agent: lead}', '---', 'body',
+    ].join('\n');
+    const p = parseWorkflowText(path.join(os.tmpdir(), 'f.md'), text, ctx);
+    const s = p.state!;
+    assert.equal(s.dialect, 'waymark');
+    assert.equal(s.status, 'blocked');
+    assert.equal(s.currentStep, 'build');
+    assert.deepEqual(s.steps.map((x) => [x.id, x.index, x.gate]), [['design', 1, undefined], ['build', 2, 'build'], ['ship', 3, undefined]]);
+    assert.equal(s.stepsSource, 'frontmatter');
+    assert.equal(s.scope, 'large');
+    assert.equal(s.blockedReason, 'waiting for API keys');
+    assert.equal(s.delegation?.agent, 'lead');
+    assert.equal(s.ttl, '7d');
+    assert.equal(s.nextStep, 'build');
+    assert.equal(s.gates.build.exists, false);
+    assert.match(s.stateHash, /^[0-9a-f]{64}$/);
+    assert.deepEqual(p.problems.map((x) => x.code), []);
+  });
+
+  test('BMAD without an install still reads', () => {
+    const p = parseWorkflowText(path.join(os.tmpdir(), 'prd.md'), '---\nstepsCompleted: [1, 2]\nlastStep: 2\nstatus: review\n---\n', ctx);
+    assert.equal(p.state?.dialect, 'bmad');
+    assert.equal(p.state?.workflow, 'prd');
+    assert.equal(p.state?.status, 'in_progress');
+    assert.deepEqual(p.state?.stepsCompleted, ['step-01', 'step-02']);
+  });
+
+  test('plain Markdown frontmatter is not a workflow', () => {
+    const p = parseWorkflowText('/x/a.md', '---\ntitle: Hello\nstatus: draft\n---\n', ctx);
+    assert.equal(p.isWorkflow, false);
+    assert.deepEqual(p.problems, []);
+  });
+});
+
+describe('state hash', () => {
+  const ctx = defaultWorkspaceContext(os.tmpdir());
+  const h = (t: string) => parseWorkflowText('/x/a.md', t, ctx).state!.stateHash;
+  test('ignores updatedAt, session, comments, key order, quoting and body', () => {
+    const a = h("---\nworkflow: w\nstatus: created\nupdatedAt: '2026-01-01'\nsession: a\n---\nbody");
+    const b = h("---\n# note\nstatus: \"created\"\nsession: b\nworkflow: 'w'\nupdatedAt: '2026-02-02'\n---\nother body");
+    assert.equal(a, b);
+    assert.notEqual(a, h('---\nworkflow: w\nstatus: in_progress\n---\n'));
+    assert.notEqual(h('---\nworkflow: w\nstepsCompleted: [a]\n---\n'), h('---\nworkflow: w\nstepsCompleted: [a, b]\n---\n'));
+  });
+  test('is deterministic over delegation key order', () => {
+    assert.equal(computeStateHash({ delegation: { a: 1, b: 2 } }), computeStateHash({ delegation: { b: 2, a: 1 } }));
+  });
+});
+
+describe('config', () => {
+  test('defaults', () => {
+    const { config, problems } = parseConfigText('/r/.waymark/config.yaml', undefined);
+    assert.deepEqual(problems, []);
+    assert.ok(config.include.includes('**/*.md'));
+    assert.equal(config.gates.path, '.waymark/gates/{workflow}/{gate}.gate');
+    assert.equal(config.manifest.path, '.waymark/files-manifest.csv');
+  });
+  test('unknown keys are warned with position and kept; bad values reported and defaulted', () => {
+    const text = 'include: ["docs/**/*.md"]\nincldue: x\nlimits:\n  maxFileBytes: -5\n  maxFileByte: 9\ncustom: {keep: me}\n';
+    const { config, problems } = parseConfigText('/r/c.yaml', text);
+    const unknown = problems.filter((p) => p.code === 'config-unknown-key');
+    assert.equal(unknown.length, 3);
+    assert.deepEqual(unknown[0].range, { start: { line: 1, character: 0 }, end: { line: 1, character: 7 } });
+    assert.deepEqual(unknown[0].data, { fix: 'renameKey', from: 'incldue', to: 'include' });
+    const bad = problems.find((p) => p.code === 'config-invalid')!;
+    assert.deepEqual(bad.range.start, { line: 3, character: 2 });
+    assert.equal(config.limits.maxFileBytes, 2 * 1024 * 1024);
+    assert.deepEqual(config.include, ['docs/**/*.md']);
+    assert.deepEqual((config as Record<string, unknown>).custom, { keep: 'me' });
+    assert.equal((config.limits as Record<string, unknown>).maxFileByte, 9);
+  });
+  test('broken YAML gives config-yaml-syntax with a line, defaults used', () => {
+    const { config, problems } = parseConfigText('/r/c.yaml', 'include: [a\nlimits: {\n');
+    assert.equal(problems[0].code, 'config-yaml-syntax');
+    assert.ok(config.include.includes('**/*.md'));
+  });
+  test('overrides merge over the file', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-cfg-'));
+    try {
+      fs.mkdirSync(path.join(dir, '.waymark'));
+      fs.writeFileSync(path.join(dir, '.waymark/config.yaml'), 'limits:\n  maxFileBytes: 1000\n');
+      const { context } = await loadWorkspaceContext(dir, { limits: { maxAliasCount: 5 } });
+      assert.equal(context.config.limits.maxFileBytes, 1000);
+      assert.equal(context.limits.maxAliasCount, 5);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  test('globs', () => {
+    assert.ok(globToRegExp('**/*.md').test('a.md'));
+    assert.ok(globToRegExp('**/*.md').test('x/y/a.md'));
+    assert.ok(!globToRegExp('**/*.md').test('x/a.mdx'));
+    assert.ok(globToRegExp('_bmad-output/**').test('_bmad-output/a/b.md'));
+    assert.ok(globToRegExp('docs/*.{md,markdown}').test('docs/a.markdown'));
+    assert.ok(!globToRegExp('docs/*.md').test('docs/x/a.md'));
+  });
+});
+
+describe('gates (read side)', () => {
+  test('path template, empty = PASS, missing = closed, verdicts, history', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-gate-'));
+    try {
+      const ctx = defaultWorkspaceContext(dir);
+      const p = gateFilePath(ctx, { workflow: 'feat/../x', file: path.join(dir, 'a.md') }, 'review');
+      assert.equal(p, path.join(dir, '.waymark/gates/feat_.._x/review.gate'));
+      assert.ok(p.startsWith(dir));
+      const missing = readGate(p, 'review');
+      assert.equal(missing.exists, false);
+      assert.equal(missing.open, false);
+      fs.mkdirSync(path.dirname(p), { recursive: true });
+      fs.writeFileSync(p, '');
+      assert.equal(readGate(p, 'review').verdict, 'PASS');
+      assert.equal(readGate(p, 'review').open, true);
+      const g = parseGateText('gate: concerns\nreviewer: bo\nhistory:\n  - {gate: FAIL, reviewer: bo}\n  - {gate: CONCERNS}\n', p, 'review');
+      assert.equal(g.verdict, 'CONCERNS');
+      assert.equal(g.open, true);
+      assert.equal(g.history.length, 2);
+      assert.equal(parseGateText('gate: FAIL\n', p, 'review').open, false);
+      assert.equal(parseGateText('gate: WAIVED\n', p, 'review').open, false);
+      assert.ok(parseGateText('gate: [\n', p, 'review').error);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

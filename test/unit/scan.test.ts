@@ -1,0 +1,132 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { scanRoots, allProblems } from '../../src/core/scan';
+
+const CLI = path.resolve('dist/cli.js');
+
+function cli(args: string[], cwd: string) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8' });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+function tmp(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-scan-'));
+}
+
+describe('scan', () => {
+  test('multi-root, config globs and excludes, nested roots owned by the inner root', async () => {
+    const a = tmp();
+    const b = tmp();
+    try {
+      fs.mkdirSync(path.join(a, '.waymark'));
+      fs.writeFileSync(path.join(a, '.waymark/config.yaml'), "include: ['flows/**/*.md']\nexclude: ['flows/old/**']\n");
+      fs.mkdirSync(path.join(a, 'flows/old'), { recursive: true });
+      fs.writeFileSync(path.join(a, 'flows/one.md'), '---\nworkflow: one\nsteps: [x]\n---\n');
+      fs.writeFileSync(path.join(a, 'flows/old/two.md'), '---\nworkflow: two\nsteps: [x]\n---\n');
+      fs.writeFileSync(path.join(a, 'elsewhere.md'), '---\nworkflow: three\nsteps: [x]\n---\n');
+      fs.writeFileSync(path.join(b, 'b.md'), '---\nworkflow: bee\nsteps: [x]\n---\n');
+      fs.mkdirSync(path.join(b, '.git'));
+      fs.writeFileSync(path.join(b, '.git/x.md'), '---\nworkflow: git\n---\n');
+      const res = await scanRoots([a, b]);
+      assert.deepEqual(res.workflows.map((w) => w.workflow).sort(), ['bee', 'one']);
+      assert.equal(res.workflows.find((w) => w.workflow === 'bee')!.root, b);
+      assert.equal(res.contexts.size, 2);
+      assert.deepEqual(allProblems(res), []);
+    } finally {
+      fs.rmSync(a, { recursive: true, force: true });
+      fs.rmSync(b, { recursive: true, force: true });
+    }
+  });
+
+  test('dialects setting turns a dialect off', async () => {
+    const a = tmp();
+    try {
+      fs.writeFileSync(path.join(a, 'b.md'), '---\nworkflowType: prd\nstepsCompleted: [1]\n---\n');
+      fs.writeFileSync(path.join(a, 'n.md'), '---\nworkflow: n\nsteps: [x]\n---\n');
+      const res = await scanRoots([a], { overrides: { dialects: ['waymark'] } });
+      assert.deepEqual(res.workflows.map((w) => w.dialect), ['waymark']);
+    } finally {
+      fs.rmSync(a, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('CLI read verbs', () => {
+  const bmad = path.resolve('test/fixtures/bmad');
+  const native = path.resolve('test/fixtures/native');
+
+  test('validate --json has the issue shape (1-based) and exits 0 without errors', () => {
+    const r = cli(['validate', '--json'], bmad);
+    assert.equal(r.code, 0, r.err);
+    const j = JSON.parse(r.out);
+    assert.equal(j.workflows, 6);
+    assert.equal(typeof j.files, 'number');
+    const gap = j.problems.find((p: { code: string }) => p.code === 'step-gap');
+    assert.deepEqual(
+      { file: gap.file, line: gap.line, column: gap.column, severity: gap.severity },
+      { file: '_bmad-output/planning-artifacts/prd.md', line: 2, column: 1, severity: 'warning' },
+    );
+    for (const p of j.problems) for (const k of ['file', 'line', 'column', 'severity', 'code', 'message']) assert.ok(k in p, k);
+  });
+
+  test('validate exits 1 on errors and prints file:line:col lines', () => {
+    const d = tmp();
+    try {
+      fs.writeFileSync(path.join(d, 'w.md'), '---\nworkflow: w\nsteps: [a, b]\ncurrentStep: c\n---\n');
+      const r = cli(['validate', 'w.md'], d);
+      assert.equal(r.code, 1);
+      assert.match(r.out, /^w\.md:4:14 error current-step-unknown /m);
+      assert.match(r.out, /1 error\(s\)/);
+    } finally {
+      fs.rmSync(d, { recursive: true, force: true });
+    }
+  });
+
+  test('status --json has the issue shape', () => {
+    const r = cli(['status', '--json'], native);
+    assert.equal(r.code, 0, r.err);
+    const j = JSON.parse(r.out);
+    assert.equal(j.workflows.length, 3);
+    const login = j.workflows.find((w: { file: string }) => w.file === 'work/feature-login.md');
+    for (const k of ['file', 'workflow', 'dialect', 'status', 'currentStep', 'stepsCompleted', 'steps', 'stateHash', 'gates', 'delegation']) assert.ok(k in login, k);
+    assert.equal(login.currentStep, 'implement');
+    assert.deepEqual(login.steps, ['design', 'implement', 'review', 'release']);
+    assert.equal(login.gates.design.verdict, 'PASS');
+    assert.equal(login.gates.review.verdict, null);
+    assert.equal(login.delegation.root_id, 'wf-login');
+    const one = JSON.parse(cli(['status', 'work/chore.md', '--json'], native).out);
+    assert.equal(one.workflows.length, 1);
+    assert.equal(one.workflows[0].status, 'completed');
+  });
+
+  test('status of a non-workflow file exits 2; --help exits 0 on every read verb', () => {
+    const r = cli(['status', 'work/note.md'], native);
+    assert.equal(r.code, 2);
+    assert.match(r.err, /not a workflow file/);
+    for (const v of ['scan', 'status', 'validate', 'chain', 'manifest', 'changed']) {
+      const h = cli([v, '--help'], native);
+      assert.equal(h.code, 0);
+      assert.match(h.out, new RegExp(`Usage: waymark ${v}`));
+      assert.match(h.out, /--json/);
+    }
+  });
+
+  test('scan --json and chain', () => {
+    const s = JSON.parse(cli(['scan', '--json'], native).out);
+    assert.equal(s.workflows.length, 3);
+    assert.deepEqual(s.skipped, []);
+    const c = cli(['chain', 'work/feature-login-api.md', '--json'], native);
+    assert.equal(c.code, 0, c.err);
+    const j = JSON.parse(c.out);
+    assert.deepEqual(j.path, ['wf-login', 'wf-login-api']);
+    assert.equal(j.tree.id, 'wf-login');
+    assert.equal(j.tree.children[0].file, 'work/feature-login-api.md');
+    const t = cli(['chain', 'work/feature-login.md'], native);
+    assert.match(t.out, /^\s+wf-login-api/m);
+    assert.equal(cli(['chain', 'work/chore.md'], native).code, 2);
+  });
+});

@@ -1,0 +1,194 @@
+import { test, describe, after } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { createStateCore, writeFileAtomic, WaymarkError, readHistory } from '../../src/core/index';
+
+const tmp: string[] = [];
+const immutable: string[] = [];
+after(() => {
+  for (const d of immutable) spawnSync('chattr', ['-i', d]);
+  for (const d of tmp) {
+    spawnSync('chmod', ['-R', 'u+w', d]);
+    fs.rmSync(d, { recursive: true, force: true });
+  }
+});
+
+function ws(): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-bad-'));
+  tmp.push(root);
+  fs.mkdirSync(path.join(root, '.waymark'));
+  return root;
+}
+
+const WF = '---\nworkflow: demo\nstatus: in_progress\nsteps: [one, two]\nstepsCompleted: []\n---\nbody\n';
+
+const reasonOf = (reason: string, re?: RegExp) => (e: unknown) => {
+  assert.ok(WaymarkError.is(e, reason as never), `expected ${reason}, got ${String(e)}`);
+  if (re) assert.match((e as Error).message, re);
+  return true;
+};
+
+/**
+ * Makes `dir` read-only in a way that holds for root too: `chattr +i` (immutable: nothing can be
+ * created in it, whoever you are). Without chattr, and when not root, chmod 555 does it.
+ * Returns false when neither is possible here.
+ */
+function makeReadOnly(dir: string): boolean {
+  const r = spawnSync('chattr', ['+i', dir]);
+  if (r.status === 0) {
+    immutable.push(dir);
+    return true;
+  }
+  if (process.getuid?.() !== 0) {
+    fs.chmodSync(dir, 0o555);
+    return true;
+  }
+  return false;
+}
+
+describe('write path on bad input', () => {
+  test('a read-only folder: clear io error naming the file and what to do; file, history and folder untouched', async (t) => {
+    const root = ws();
+    const dir = path.join(root, 'docs');
+    fs.mkdirSync(dir);
+    const file = path.join(dir, 'a.md');
+    fs.writeFileSync(file, WF);
+    if (!makeReadOnly(dir)) {
+      t.skip('cannot make a read-only folder here (root without chattr); the ENOTDIR test below covers the error path');
+      return;
+    }
+    const core = createStateCore({ roots: [root] });
+    await assert.rejects(core.advance(file), reasonOf('io', /Cannot write .*a\.md: the folder .*docs is not writable; make it writable|read-only/));
+    assert.equal(fs.readFileSync(file, 'utf8'), WF);
+    assert.deepEqual(fs.readdirSync(dir), ['a.md'], 'no temp file left');
+    assert.deepEqual(readHistory(root, file), [], 'no history for a write that did not happen');
+    // The CLI says it in one or two lines and exits 2.
+    const cli = path.resolve('dist/cli.js');
+    if (fs.existsSync(cli)) {
+      const r = spawnSync(process.execPath, [cli, 'advance', file], { encoding: 'utf8' });
+      assert.equal(r.status, 2, r.stderr);
+      assert.match(r.stderr, /^waymark advance: Cannot write .*a\.md: .*Nothing was changed\.\n$/);
+    }
+  });
+
+  test('writeFileAtomic: a parent that is a file, a directory as target → io errors, nothing left behind', () => {
+    const root = ws();
+    const notDir = path.join(root, 'plain');
+    fs.writeFileSync(notDir, 'x');
+    assert.throws(() => writeFileAtomic(path.join(notDir, 'a.md'), 'data'), reasonOf('io', /does not exist \(or a part of its path is a file\)/));
+    fs.mkdirSync(path.join(root, 'adir.md'));
+    assert.throws(() => writeFileAtomic(path.join(root, 'adir.md'), 'data'), reasonOf('io', /is a directory/));
+    assert.deepEqual(fs.readdirSync(root).sort(), ['.waymark', 'adir.md', 'plain']);
+  });
+
+  test('writeFileAtomic keeps the mode and follows a symlink to its target', () => {
+    const root = ws();
+    const target = path.join(root, 'real.md');
+    fs.writeFileSync(target, 'old');
+    fs.chmodSync(target, 0o600);
+    const link = path.join(root, 'link.md');
+    fs.symlinkSync(target, link);
+    writeFileAtomic(link, 'new');
+    assert.equal(fs.readFileSync(target, 'utf8'), 'new');
+    assert.ok(fs.lstatSync(link).isSymbolicLink(), 'the link stays a link');
+    assert.equal(fs.statSync(target).mode & 0o777, 0o600);
+  });
+
+  test('unreadable inputs are refused before any write: directory, binary, too large, empty, missing', async () => {
+    const root = ws();
+    const core = createStateCore({ roots: [root] });
+    fs.mkdirSync(path.join(root, 'dir.md'));
+    await assert.rejects(core.advance(path.join(root, 'dir.md')), reasonOf('unreadable', /not a file/));
+    fs.writeFileSync(path.join(root, 'bin.md'), Buffer.from([0x2d, 0x2d, 0x2d, 0x0a, 0, 1, 2, 3]));
+    await assert.rejects(core.advance(path.join(root, 'bin.md')), reasonOf('unreadable', /binary/));
+    const big = path.join(root, 'big.md');
+    const fd = fs.openSync(big, 'w');
+    fs.writeSync(fd, WF);
+    fs.ftruncateSync(fd, 50 * 1024 * 1024);
+    fs.closeSync(fd);
+    await assert.rejects(core.advance(big), reasonOf('unreadable', /over the \d+-byte limit/));
+    fs.writeFileSync(path.join(root, 'empty.md'), '');
+    await assert.rejects(core.advance(path.join(root, 'empty.md')), reasonOf('invalid', /no workflow state/));
+    await assert.rejects(core.advance(path.join(root, 'missing.md')), reasonOf('unreadable', /does not exist/));
+  });
+
+  test('broken frontmatter is never rewritten: malformed YAML, unclosed fence, alias bomb', async () => {
+    const root = ws();
+    const core = createStateCore({ roots: [root] });
+    const bomb = ['---', 'workflow: demo', 'a: &a ["x","x","x","x","x","x","x","x","x"]', 'b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]', 'c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]', 'd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]', 'e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]', 'f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]', 'g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]', 'status: in_progress', 'steps: [one]', '---', ''].join('\n');
+    const cases: Record<string, string> = {
+      'malformed.md': '---\nworkflow: demo\nstatus: [in_progress\nsteps: [one]\n---\n',
+      'unclosed.md': '---\nworkflow: demo\nstatus: in_progress\nsteps: [one]\n',
+      'bomb.md': bomb,
+    };
+    for (const [name, text] of Object.entries(cases)) {
+      const file = path.join(root, name);
+      fs.writeFileSync(file, text);
+      const t0 = Date.now();
+      await assert.rejects(core.setScope(file, 'small'), reasonOf('invalid'), name);
+      assert.ok(Date.now() - t0 < 5000, `${name} did not hang`);
+      assert.equal(fs.readFileSync(file, 'utf8'), text, `${name} untouched`);
+    }
+  });
+
+  test('---js frontmatter is never evaluated, and never edited', async () => {
+    const root = ws();
+    const marker = path.join(root, 'PWNED');
+    const file = path.join(root, 'evil.md');
+    const text = `---js\n{ workflow: (require('fs').writeFileSync(${JSON.stringify(marker)}, 'x'), 'demo'), steps: ['one'] }\n---\nbody\n`;
+    fs.writeFileSync(file, text);
+    const core = createStateCore({ roots: [root] });
+    await core.scan();
+    await assert.rejects(core.start(file), reasonOf('invalid'));
+    await assert.rejects(core.parseText(file, text).then((r) => core.start(file, { text })), reasonOf('invalid'));
+    assert.equal(fs.existsSync(marker), false, 'the block was not run');
+    assert.equal(fs.readFileSync(file, 'utf8'), text);
+  });
+
+  test('__proto__ and constructor keys: no prototype pollution, state edits still exact', async () => {
+    const root = ws();
+    const file = path.join(root, 'proto.md');
+    const text = '---\nworkflow: demo\n__proto__: { polluted: true }\nconstructor: { prototype: { polluted: true } }\nstatus: in_progress\nsteps: [one, two]\nstepsCompleted: []\n---\n';
+    fs.writeFileSync(file, text);
+    const core = createStateCore({ roots: [root] });
+    const r = await core.advance(file);
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+    assert.equal((Object.prototype as Record<string, unknown>).polluted, undefined);
+    assert.deepEqual(r.after.stepsCompleted, ['one']);
+    assert.equal(fs.readFileSync(file, 'utf8'), text.replace('stepsCompleted: []\n', 'stepsCompleted: [one]\ncurrentStep: two\n'));
+  });
+
+  test('CLI: usage errors exit 2 with a hint; refusals exit 4; conflicts exit 3', () => {
+    const cli = path.resolve('dist/cli.js');
+    if (!fs.existsSync(cli)) throw new Error('dist/cli.js is missing: run node esbuild.mjs first (npm test does)');
+    const root = ws();
+    const file = path.join(root, 'a.md');
+    fs.writeFileSync(file, WF.replace('in_progress', 'completed'));
+    const run = (...args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', cwd: root });
+    let r = run('advance');
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /Missing FILE/);
+    assert.match(r.stderr, /Run waymark advance --help/);
+    r = run('set-status', 'a.md', 'paused');
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /Unknown status paused; use one of created, in_progress/);
+    r = run('set-status', 'a.md', 'in_progress', '--json');
+    assert.equal(r.status, 4);
+    assert.match(r.stderr, /cannot be reopened/);
+    assert.equal(JSON.parse(r.stdout).error.reason, 'transition');
+    r = run('scope', 'a.md', 'large', '--expect-hash', 'nothex');
+    assert.equal(r.status, 2);
+    r = run('scope', 'a.md', 'large', '--expect-hash', 'a'.repeat(64));
+    assert.equal(r.status, 3);
+    assert.ok(r.stderr.trim().split('\n').length <= 2, r.stderr);
+    r = run('gate', 'show', 'a.md', 'two', '--json');
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).gate.exists, false);
+    r = run('fix', 'a.md', 'no-such-code');
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /has no problem no-such-code/);
+  });
+});
