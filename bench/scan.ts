@@ -6,8 +6,11 @@ import * as path from 'node:path';
 import { createHash } from 'node:crypto';
 import { scanRoots, readWorkflowFileSync, listCandidates } from '../src/core/scan';
 import { validateDelegation } from '../src/core/delegation';
+import { parseWorkflowText } from '../src/core/workflow';
 
-const N = Number(process.env.WAYMARK_BENCH_FILES ?? 10_000);
+const filesArg = process.argv.indexOf('--files');
+const N = Number(filesArg > 0 ? process.argv[filesArg + 1] : process.env.WAYMARK_BENCH_FILES ?? 10_000);
+const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-bench-scan-'));
 
 function nativeFile(i: number): string {
@@ -119,6 +122,7 @@ async function main() {
   console.log(`scan.avg_file_bytes ${Math.round(bytes / files.length)}`);
 
   // Cold: first scan in this process (page cache warm from writing the files).
+  gc();
   let t = performance.now();
   const res = await scanRoots([root]);
   const cold = performance.now() - t;
@@ -138,17 +142,35 @@ async function main() {
     for (const f of files) createHash('sha256').update(fs.readFileSync(f)).digest('hex');
     return performance.now() - t0;
   };
+  gc();
   const floorList = readHash();
+  gc();
   const floor = readHashOnly();
 
   // Warm scans (JIT warm), median of 3.
   const warm: number[] = [];
   for (let i = 0; i < 3; i++) {
+    gc();
     t = performance.now();
     await scanRoots([root], { contexts: res.contexts });
     warm.push(performance.now() - t);
   }
   const floorListWarm = median([readHash(), readHash(), readHash()]);
+
+  // CPU only: parse + normalize + validate + hash of in-memory texts vs SHA-256 of the same bytes.
+  const bufs = files.map((f) => fs.readFileSync(f));
+  const texts = bufs.map((b) => b.toString('utf8'));
+  const cpu: number[] = [];
+  const sha: number[] = [];
+  for (let k = 0; k < 3; k++) {
+    gc();
+    let t0 = performance.now();
+    for (let i = 0; i < texts.length; i++) parseWorkflowText(files[i], texts[i], res.contexts.get(root)!, { contentHash: '' });
+    cpu.push(performance.now() - t0);
+    t0 = performance.now();
+    for (const b of bufs) createHash('sha256').update(b).digest('hex');
+    sha.push(performance.now() - t0);
+  }
 
   // Revalidate one changed file: read + parse + per-file validation.
   const ctx = res.contexts.get(root)!;
@@ -176,6 +198,8 @@ async function main() {
   console.log(`scan.list_read_hash_ms ${fmt(floorList)}`);
   console.log(`scan.ratio ${(cold / floorList).toFixed(1)}  (cold scan / list+read+hash; target <= 3)`);
   console.log(`scan.ratio_warm ${(median(warm) / floorListWarm).toFixed(1)}  (warm scan / warm list+read+hash)`);
+  console.log(`scan.parse_validate_us_per_file ${fmt((median(cpu) * 1000) / N)}  (in memory, median of 3)`);
+  console.log(`scan.sha256_us_per_file ${fmt((median(sha) * 1000) / N)}`);
   console.log(`scan.revalidate_one_ms ${fmt(median(one))}  (median; p99 ${fmt(p99(one))}; target < 5)`);
   console.log(`scan.revalidate_cross_ms ${fmt(median(cross))}  (delegation check over all ${N} states, median)`);
   console.log(`scan.heap_mb ${Math.round(process.memoryUsage().heapUsed / 1024 / 1024)}`);

@@ -3,7 +3,8 @@
 // Installs what is missing, builds, copies the demo workspace to a temp folder, relays the
 // host's log, takes the screenshots the suite asks for, prints `N passed, N failed`, and exits
 // non-zero on any failure, timeout or crash. Every wait is bounded.
-import { cpSync, mkdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync, existsSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { REPO, build, copyWorkspace, ensureAll, fixtureWorkspace, log, startCodeServer } from './vscodeServer.mjs';
@@ -12,6 +13,52 @@ const TOTAL_TIMEOUT_MS = Number(process.env.WAYMARK_IT_TIMEOUT_MS ?? 10 * 60_000
 const SCREENSHOTS = join(REPO, 'test-results', 'screenshots');
 const verbose = process.argv.includes('--verbose') || process.env.WAYMARK_IT_VERBOSE === '1';
 const skipBuild = process.argv.includes('--no-build');
+// --bench: the speed suite (test/integration/suite/y_bench.test.ts) on a generated workspace.
+const bench = process.argv.includes('--bench');
+const BENCH_FILES = Number(process.env.WAYMARK_BENCH_FILES ?? 10_000);
+
+/** A workspace of `n` workflow files with ~20-line frontmatter each. */
+function generateWorkspace(n) {
+  const base = mkdtempSync(join(tmpdir(), 'waymark-bench-'));
+  const folder = join(base, 'bench');
+  mkdirSync(join(folder, '.waymark'), { recursive: true });
+  mkdirSync(join(folder, 'work'), { recursive: true });
+  writeFileSync(join(folder, '.waymark', 'config.yaml'), 'workflows:\n  - "work/**/*.md"\n');
+  const steps = ['discovery', 'design', 'build', 'verify', 'release'];
+  for (let i = 0; i < n; i++) {
+    const done = i % 5;
+    const text = [
+      '---',
+      `workflow: wf-${i % 50}`,
+      `title: "Generated workflow ${i}"`,
+      `status: ${done === 0 ? 'created' : 'in_progress'}`,
+      'scope: small',
+      `steps: [${steps.join(', ')}]`,
+      `currentStep: ${steps[done]}`,
+      `stepsCompleted: [${steps.slice(0, done).join(', ')}]`,
+      `session: s-${i % 7}`,
+      `updatedAt: 2026-11-${String(1 + (i % 28)).padStart(2, '0')}T10:00:00Z`,
+      'owner: bench',
+      'labels:',
+      '  - generated',
+      '  - bench',
+      `priority: ${i % 3}`,
+      `estimate: ${i % 13}`,
+      'notes: >-',
+      '  A generated workflow for measuring',
+      '  the extension in a real host.',
+      'reviewers: [ana, ben]',
+      '---',
+      '',
+      `# Workflow ${i}`,
+      '',
+      'Body text.',
+      '',
+    ].join('\n');
+    writeFileSync(join(folder, 'work', `w${String(i).padStart(5, '0')}.md`), text);
+  }
+  return { base, folder };
+}
 
 const started = Date.now();
 let server;
@@ -33,7 +80,8 @@ async function main() {
   cpSync(built, suiteCopy, { recursive: true });
   const index = join(suiteCopy, 'index.js');
 
-  workspace = copyWorkspace(fixtureWorkspace(), 'demo');
+  workspace = bench ? generateWorkspace(BENCH_FILES) : copyWorkspace(fixtureWorkspace(), 'demo');
+  if (bench) log(`bundle dist/extension.js: ${(statSync(join(REPO, 'dist', 'extension.js')).size / 1024).toFixed(0)} KB; ${BENCH_FILES} generated workflow files`);
   // The suite and this runner meet in this folder: the suite asks for a screenshot with a log
   // line and waits for `<name>.done` here.
   const signals = join(workspace.base, 'signals');
@@ -46,7 +94,7 @@ async function main() {
     folder: workspace.folder,
     base: workspace.base,
     onOutput: (line) => verbose && log(`code-server: ${line}`),
-    env: { WAYMARK_TEST_SIGNALS: signals },
+    env: { WAYMARK_TEST_SIGNALS: signals, ...(bench ? { WAYMARK_IT_BENCH: '1', WAYMARK_IT_GREP: '^bench ' } : {}) },
   });
   log(`code-server ready at ${server.url} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
 
@@ -127,6 +175,16 @@ async function main() {
       try { result = JSON.parse(res[1]); } catch { /* printed below anyway */ }
     }
     if (/getaddrinfo ENOTFOUND open-vsx\.org/.test(line)) return;
+    if (line.includes('[waymark-bench]')) {
+      const m = /\[waymark-bench\] (\{.*\})/.exec(line);
+      if (m) {
+        try {
+          const b = JSON.parse(m[1]);
+          const extra = Object.entries(b).filter(([k]) => !['name', 'value', 'unit'].includes(k)).map(([k, v]) => `${k} ${v}`).join(', ');
+          return process.stdout.write(`  ${b.name}: ${b.value} ${b.unit}${extra ? ` (${extra})` : ''}\n`);
+        } catch { /* fall through */ }
+      }
+    }
     if (verbose || line.includes('[waymark-test]') || /\bError\b|FAIL|✗/.test(line)) process.stdout.write(`${line}\n`);
   };
 

@@ -26,6 +26,7 @@ function cliProblem(p: Problem, cwd: string) {
 
 function display(file: string, cwd: string): string {
   const rel = path.relative(cwd, file);
+  if (rel === '') return '.';
   return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : file;
 }
 
@@ -156,7 +157,7 @@ const scanCommand: CliCommand = {
     const problems = sortProblems(allProblems(res));
     if (ctx.json) {
       ctx.stdout(JSON.stringify({
-        roots: res.roots.map((r) => display(r, ctx.cwd) || '.'),
+        roots: res.roots.map((r) => display(r, ctx.cwd)),
         files: res.files,
         workflows: res.workflows.map((w) => ({ file: display(w.file, ctx.cwd), workflow: w.workflow, dialect: w.dialect, status: w.status ?? null, rawStatus: w.rawStatus ?? null, currentStep: w.currentStep ?? null, stepsDone: w.steps.filter((s) => w.stepsCompleted.includes(s.id)).length, stepsTotal: w.steps.length, problems: w.problems.length })),
         problems: problems.map((p) => cliProblem(p, ctx.cwd)),
@@ -164,7 +165,7 @@ const scanCommand: CliCommand = {
       }) + '\n');
       return 0;
     }
-    const lines = [`${res.files} candidate file(s), ${res.workflows.length} workflow(s), ${problems.length} problem(s), ${res.skipped.length} skipped in ${res.roots.map((r) => display(r, ctx.cwd) || '.').join(', ')}`];
+    const lines = [`${res.files} candidate file(s), ${res.workflows.length} workflow(s), ${problems.length} problem(s), ${res.skipped.length} skipped in ${res.roots.map((r) => display(r, ctx.cwd)).join(', ')}`];
     for (const w of res.workflows) lines.push(`  ${display(w.file, ctx.cwd)}  ${w.workflow} [${w.dialect}] ${w.rawStatus ?? '-'} ${bar(w)}${w.problems.length ? `  (${w.problems.length} problem(s))` : ''}`);
     for (const s of res.skipped) lines.push(`  ${skippedLine(s, ctx.cwd)}`);
     ctx.stdout(lines.join('\n') + '\n');

@@ -5,6 +5,8 @@ import { flagString, requireFlag, requirePositional } from './framework';
 import { createStateCore, findWorkspaceRoot } from '../core/stateCore';
 import { WaymarkError } from '../core/errors';
 import { SCOPES, STATUSES } from '../core/types';
+import { leaseGuard } from '../core/protocol/leases';
+import { eventsObserver } from '../core/protocol/events';
 import type { GateState, MutationOptions, MutationResult, Scope, Status, WorkflowState } from '../core/types';
 
 const COMMON_HELP = `Options:
@@ -34,6 +36,9 @@ function coreFor(ctx: CliContext, file: string) {
     roots: [root],
     actor: flagString(ctx.args, 'actor') ?? process.env.WAYMARK_ACTOR ?? 'cli',
     session: flagString(ctx.args, 'session') ?? process.env.WAYMARK_SESSION,
+    // Same write path as the editor: orchestrator leases are honoured, every write becomes an event.
+    guards: [leaseGuard()],
+    observers: [eventsObserver()],
   });
 }
 

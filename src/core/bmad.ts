@@ -53,7 +53,8 @@ export function stepsFromFileNames(dir: string, names: string[]): { steps: StepD
     parsed.push({ ...p, file: path.join(dir, name) });
   }
   parsed.sort((a, b) => a.num - b.num || a.letter.localeCompare(b.letter) || a.id.localeCompare(b.id));
-  const steps = parsed.map((p, i): StepDef => ({ id: p.id, index: i + 1, title: p.slug.replace(/-/g, ' '), file: p.file }));
+  // Shared by every artifact of this workflow: frozen so no reader can change it for the others.
+  const steps = Object.freeze(parsed.map((p, i): StepDef => Object.freeze({ id: p.id, index: i + 1, title: p.slug.replace(/-/g, ' '), file: p.file }))) as StepDef[];
   return { steps, continuation };
 }
 
@@ -230,7 +231,7 @@ export function stepEncoding(list: unknown[]): BmadStepEncoding {
 }
 
 /** Status words BMAD artifacts use, mapped to Waymark statuses. */
-export const BMAD_STATUS_MAP: Record<string, import('./types').Status> = {
+export const BMAD_STATUS_MAP: Record<string, import('./types').Status | undefined> = Object.assign(Object.create(null) as Record<string, never>, {
   draft: 'created',
   backlog: 'created',
   'ready-for-dev': 'created',
@@ -250,4 +251,4 @@ export const BMAD_STATUS_MAP: Record<string, import('./types').Status> = {
   done: 'completed',
   approved: 'completed',
   archived: 'archived',
-};
+});

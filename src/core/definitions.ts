@@ -61,7 +61,9 @@ export async function loadDefinitions(dir: string): Promise<{ definitions: Map<s
         problems.push({ file, range: zero, severity: 'error', code: 'definition-invalid', message: `Workflow definition ${name}: steps entries ${bad.join(', ')} are neither ids nor {id: ...} objects; they are ignored.` });
       }
       const title = (raw as { title?: unknown }).title;
-      definitions.set(id, { id, title: typeof title === 'string' ? title : undefined, steps, file });
+      // Shared by every file of this workflow: frozen so no reader can change it for the others.
+      const shared = Object.freeze(steps.map((st) => Object.freeze(st))) as StepDef[];
+      definitions.set(id, { id, title: typeof title === 'string' ? title : undefined, steps: shared, file });
     } catch (e) {
       problems.push({ file, range: zero, severity: 'error', code: 'definition-invalid', message: `Workflow definition ${name} could not be read: ${(e as Error).message.split('\n')[0]}. Fix the YAML.` });
     }

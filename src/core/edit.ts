@@ -122,16 +122,36 @@ function nodeRange(node: YamlNode | null | undefined): [number, number, number] 
  */
 export function editYamlText(yamlText: string, edits: FrontmatterEdit[], eolHint?: '\r\n' | '\n'): string {
   const eol = eolHint ?? detectEol(yamlText);
+  if (edits.length > 1) {
+    // One parse for all edits when their byte ranges are disjoint (the usual case).
+    const doc = parseChecked(yamlText);
+    const splices = edits.map((e) => spliceFor(yamlText, doc, e, eol)).filter((x): x is Splice => x !== undefined);
+    const sorted = [...splices].sort((a, b) => a.start - b.start);
+    const disjoint = sorted.every((sp, i) => i === 0 || (sorted[i - 1].end <= sp.start && sorted[i - 1].start !== sp.start));
+    if (disjoint) {
+      let text = yamlText;
+      for (const sp of sorted.reverse()) text = text.slice(0, sp.start) + sp.text + text.slice(sp.end);
+      return text;
+    }
+  }
   let text = yamlText;
-  for (const edit of edits) text = applyOne(text, edit, eol);
+  for (const edit of edits) {
+    const sp = spliceFor(text, parseChecked(text), edit, eol);
+    if (sp) text = text.slice(0, sp.start) + sp.text + text.slice(sp.end);
+  }
   return text;
 }
 
-function applyOne(text: string, edit: FrontmatterEdit, eol: string): string {
+function parseChecked(text: string) {
   const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
   if (doc.errors.length) {
     throw new WaymarkError('invalid', `The frontmatter has YAML errors (${doc.errors[0].message.split('\n')[0]}); fix them before changing the state.`);
   }
+  return doc;
+}
+
+/** The one byte splice that applies `edit` to `text` (parsed as `doc`), or undefined for a no-op. */
+function spliceFor(text: string, doc: ReturnType<typeof parseChecked>, edit: FrontmatterEdit, eol: string): Splice | undefined {
   const contents = doc.contents as YamlNode | null;
   if (contents !== null && !isMap(contents)) {
     const empty = isScalar(contents) && (contents.value === null || contents.value === '');
@@ -146,22 +166,22 @@ function applyOne(text: string, edit: FrontmatterEdit, eol: string): string {
     map = parent.value as YAMLMap;
   }
   if (edit.path?.length && map && !map.items.some((p) => isScalar(p.key) && String((p.key as Scalar).value) === edit.key)) {
-    if (edit.value === undefined) return text;
-    const s = appendNested(text, map, edit, eol);
-    return text.slice(0, s.start) + s.text + text.slice(s.end);
+    if (edit.value === undefined) return undefined;
+    return appendNested(text, map, edit, eol);
   }
   const pair = map?.items.find((p) => isScalar(p.key) && String((p.key as Scalar).value) === edit.key) as Pair<YamlNode, YamlNode | null> | undefined;
   if (edit.renameTo !== undefined) {
-    if (!pair) return text;
+    if (!pair) return undefined;
     if (map!.items.some((p) => isScalar(p.key) && String((p.key as Scalar).value) === edit.renameTo)) {
       throw new WaymarkError('invalid', `Cannot rename ${edit.key} to ${edit.renameTo}: the frontmatter already has ${edit.renameTo}. Merge them by hand.`);
     }
     const kr = nodeRange(pair.key)!;
-    return text.slice(0, kr[0]) + keyText(edit.renameTo) + text.slice(kr[1]);
+    return { start: kr[0], end: kr[1], text: keyText(edit.renameTo) };
   }
-  const splice = pair ? editExisting(text, pair, edit, eol, map!) : edit.value === undefined ? undefined : appendKey(text, edit, eol);
-  if (!splice) return text;
-  return text.slice(0, splice.start) + splice.text + text.slice(splice.end);
+  if (!pair && edit.value !== undefined && map?.flow) {
+    throw new WaymarkError('invalid', `Cannot add ${edit.key}: the frontmatter is written as one { ... } flow mapping. Rewrite it as key: value lines first.`);
+  }
+  return pair ? editExisting(text, pair, edit, eol, map!) : edit.value === undefined ? undefined : appendKey(text, edit, eol);
 }
 
 function appendKey(text: string, edit: FrontmatterEdit, eol: string): Splice {

@@ -32,11 +32,23 @@ export function computeStateHash(state: StateHashInput): string {
     state.lastStep ?? null,
     state.scope ?? null,
     state.blockedReason ?? null,
-    state.delegation === undefined ? null : canonicalize(state.delegation),
+    state.delegation === undefined ? null : canonicalDelegation(state.delegation),
     state.ttl ?? null,
   ];
   return sha256(JSON.stringify(canonical));
 }
+
+function canonicalDelegation(d: unknown): unknown {
+  // The common shape in a fixed order without sorting; anything else generically.
+  const x = d as Record<string, unknown>;
+  const keys = Object.keys(x);
+  if (keys.every((k) => DELEGATION_KEYS.has(k))) {
+    return [x.agent ?? null, x.chain_path ?? null, x.depth ?? null, x.id ?? null, x.parent_id ?? null, x.root_id ?? null];
+  }
+  return canonicalize(d);
+}
+
+const DELEGATION_KEYS = new Set(['id', 'parent_id', 'root_id', 'depth', 'chain_path', 'agent']);
 
 function canonicalize(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(canonicalize);

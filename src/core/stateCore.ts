@@ -192,7 +192,7 @@ class StateCoreImpl implements StateCore {
     const abs = path.resolve(file);
     let read: ReadFile | undefined;
     try {
-      read = await this.readWorkflow(abs, false);
+      read = await this.readWorkflow(abs);
     } catch (e) {
       if (!WaymarkError.is(e, 'unreadable') && !WaymarkError.is(e, 'invalid')) throw e;
       read = undefined;
@@ -327,7 +327,7 @@ class StateCoreImpl implements StateCore {
     return { text, state: parsed.state, problems: parsed.problems };
   }
 
-  private async readWorkflow(abs: string, _forWrite: boolean): Promise<ReadFile> {
+  private async readWorkflow(abs: string): Promise<ReadFile> {
     const ctx = await this.contextFor(abs);
     return this.parse(abs, this.readText(abs, ctx), ctx);
   }
@@ -404,7 +404,7 @@ class StateCoreImpl implements StateCore {
     let entry: HistoryEntry | undefined;
     const wctx: WriteContext = { file: abs, root: ctx.root, operation, actor: opts.actor ?? this.init.actor, session: opts.session ?? this.init.session };
     try {
-      const read = await this.readWorkflow(abs, true);
+      const read = await this.readWorkflow(abs);
       this.checkHash(read.state, opts);
       await this.runGuards(wctx);
       const plan = makePlan(read.state, ctx);
@@ -414,7 +414,7 @@ class StateCoreImpl implements StateCore {
         entry = this.appendEntry(ctx, abs, operation, wctx, read.state, after, plan.detail);
       } catch (e) {
         this.model.set(abs, after);
-        throw new WaymarkError('io', `${abs} was changed (${operation}), but its history line could not be appended: ${errorMessage(e)}`, abs, { written: true });
+        throw new WaymarkError('io', `${abs} was changed (${operation}), but its history line could not be appended: ${errorMessage(e).replace(/ Nothing was changed\.$/, "")}`, abs, { written: true });
       }
       result = { file: abs, operation, before: read.state, after, newText, written: newText !== read.text, seq: entry.seq };
       this.model.set(abs, after);
@@ -504,7 +504,7 @@ class StateCoreImpl implements StateCore {
     let result: MutationResult;
     const entries: { entry: HistoryEntry; ctx: WriteContext & { after?: WorkflowState } }[] = [];
     try {
-      const parent = opts.text !== undefined ? this.parse(abs, opts.text, ctx) : await this.readWorkflow(abs, true);
+      const parent = opts.text !== undefined ? this.parse(abs, opts.text, ctx) : await this.readWorkflow(abs);
       this.checkHash(parent.state, opts);
       const p = parent.state;
       const parentId = p.delegation?.id ?? slug(path.basename(abs).replace(/\.[^.]*$/, ''));
@@ -609,7 +609,7 @@ class StateCoreImpl implements StateCore {
     let gate: GateState;
     let state: WorkflowState;
     try {
-      state = (await this.readWorkflow(abs, true)).state;
+      state = (await this.readWorkflow(abs)).state;
       this.checkHash(state, opts);
       const step = this.stepFor(state, stepName);
       const gateName = step.gate ?? step.id;
@@ -646,7 +646,7 @@ class StateCoreImpl implements StateCore {
     await this.runObservers(entry, { ...wctx, after: state });
     // The workflow's gates changed (its file did not): re-read it and tell listeners.
     try {
-      const fresh = (await this.readWorkflow(abs, false)).state;
+      const fresh = (await this.readWorkflow(abs)).state;
       this.model.set(abs, fresh);
       this.crossProblems = this.computeCross();
       this.emit({ changes: [{ file: abs, state: fresh }] });
@@ -682,7 +682,7 @@ class StateCoreImpl implements StateCore {
   async gateShow(file: string, step: string): Promise<GateState> {
     const abs = path.resolve(file);
     const ctx = await this.contextFor(abs);
-    const state = (await this.readWorkflow(abs, false)).state;
+    const state = (await this.readWorkflow(abs)).state;
     const def = this.stepFor(state, step);
     const name = def.gate ?? def.id;
     return readGate(gateFilePath(ctx, state, name), name, this.clock.now());
@@ -712,7 +712,15 @@ class StateCoreImpl implements StateCore {
 
   async resume(file: string): Promise<ResumePoint> {
     const abs = path.resolve(file);
-    const state = this.model.get(abs) ?? (await this.readWorkflow(abs, false)).state;
+    let state: WorkflowState;
+    try {
+      state = (await this.readWorkflow(abs)).state;
+    } catch (e) {
+      // Unparseable right now (mid-edit): answer from the last good state when there is one.
+      const last = this.model.get(abs);
+      if (!last) throw e;
+      state = { ...last, stale: true };
+    }
     return frontmatterResume(state);
   }
 }

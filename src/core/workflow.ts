@@ -19,6 +19,7 @@ export interface ParsedWorkflow {
 
 /** Keys whose presence makes a frontmatter a workflow. */
 export const WORKFLOW_KEYS = ['workflow', 'workflowType', 'stepsCompleted', 'lastStep', 'currentStep', 'current_step', 'steps', 'delegation'] as const;
+const DISTINCTIVE_KEYS = ['workflowType', 'stepsCompleted', 'lastStep', 'currentStep', 'current_step'];
 /** Every key Waymark reads (typo detection compares against these). */
 export const STATE_KEYS = [...WORKFLOW_KEYS, 'status', 'scope', 'blockedReason', 'session', 'updatedAt', 'ttl'] as const;
 
@@ -97,7 +98,9 @@ function has(data: Record<string, unknown>, key: string): boolean {
 export function detectDialect(data: Record<string, unknown>, ctx: WorkspaceContext): Dialect | undefined {
   const keys = Object.keys(data);
   let isWf = keys.some((k) => (WORKFLOW_KEYS as readonly string[]).includes(k));
-  if (!isWf) isWf = keys.some((k) => typoOf(k) !== undefined && (WORKFLOW_KEYS as readonly string[]).includes(typoOf(k)!));
+  // A misspelt distinctive key still marks a workflow (`stepCompleted`); look-alikes of common
+  // words (`workflows`, `step`) do not, so ordinary Markdown is not mistaken for one.
+  if (!isWf) isWf = keys.some((k) => DISTINCTIVE_KEYS.includes(typoOf(k) ?? ''));
   if (!isWf) return undefined;
   const native = has(data, 'workflow') || has(data, 'steps') || has(data, 'currentStep') || has(data, 'current_step') || has(data, 'delegation');
   const dialect: Dialect = native && !has(data, 'workflowType') ? 'waymark' : has(data, 'workflow') ? 'waymark' : 'bmad';
@@ -133,6 +136,16 @@ function computeTypo(key: string): string | undefined {
  * bad input; never evaluates code. `isWorkflow` is false for Markdown without workflow keys.
  */
 export function parseWorkflowText(file: string, text: string, ctx: WorkspaceContext, opts?: { contentHash?: string }): ParsedWorkflow {
+  try {
+    return parseWorkflowTextUnguarded(file, text, ctx, opts);
+  } catch (e) {
+    // Last resort: a bug here must not take the scan (or the extension host) down with it.
+    const msg = e instanceof Error ? e.message : String(e);
+    return { isWorkflow: true, problems: [{ file, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, severity: 'error', code: 'internal-error', message: `Waymark could not read this file (${msg}). Please report it with the file's frontmatter.` }] };
+  }
+}
+
+function parseWorkflowTextUnguarded(file: string, text: string, ctx: WorkspaceContext, opts?: { contentHash?: string }): ParsedWorkflow {
   const fm = parseFrontmatter(text, ctx.limits);
   const split = fm.split;
   if (!split.hasFrontmatter) return { isWorkflow: false, problems: [] };
@@ -220,7 +233,7 @@ function normalize(file: string, text: string, data: Record<string, unknown>, di
     } else {
       const def = ctx.definitions.get(workflow);
       if (def) {
-        steps = def.steps.map((s) => ({ ...s }));
+        steps = def.steps;
         stepsSource = 'definition';
       }
     }
@@ -232,7 +245,7 @@ function normalize(file: string, text: string, data: Record<string, unknown>, di
     const wf = ctx.bmad.byName.get(key) ?? ctx.bmad.byName.get(key.replace(/^create-/, '')) ?? ctx.bmad.byName.get(`create-${key}`);
     const catalogSteps = wf?.steps ?? [];
     if (wf) {
-      steps = wf.steps.map((s) => ({ ...s }));
+      steps = wf.steps;
       stepsSource = 'bmad';
     }
     ids = completedList.map((e) => resolveBmadStep(e, catalogSteps));
@@ -267,7 +280,7 @@ function normalize(file: string, text: string, data: Record<string, unknown>, di
     updatedAt: asString(data.updatedAt),
     ttl: typeof data.ttl === 'number' ? data.ttl : asString(data.ttl),
     nextStep,
-    gates: {},
+    gates: Object.create(null) as Record<string, GateState>,
     stateHash: '',
     contentHash: contentHash ?? sha256(text),
     data,
@@ -279,7 +292,12 @@ function normalize(file: string, text: string, data: Record<string, unknown>, di
     const g = readGate(gateFilePath(ctx, state, s.gate), s.gate, ctx.now());
     state.gates[s.id] = g as GateState;
   }
-  state.stateHash = computeStateHash(state);
+  // Hash what the file says, not what is derived from the install (a derived BMAD currentStep).
+  state.stateHash = computeStateHash({
+    workflow: state.workflow, rawStatus: state.rawStatus, status: state.status, currentStep: currentStepKey ? state.currentStep : undefined,
+    stepsCompleted: state.stepsCompleted, lastStep: state.lastStep, scope: state.scope, blockedReason: state.blockedReason,
+    delegation: state.delegation, ttl: state.ttl,
+  });
   return { state, raw: { analysis, statusKnown, completedList, lastStepRaw: data.lastStep, currentStepKey } };
 }
 

@@ -10,7 +10,7 @@ import type { Scope, Status } from '../core/index';
 import { COMMANDS } from './constants';
 import type { Container } from './container';
 import { findKey, frontmatterLayout } from './frontmatterKeys';
-import { activeStep, displayName, gateFor, gateLabel, progress, stepKind, stepTitle } from './presentation';
+import { activeStep, gateFor, gateLabel, progress, stepKind, stepTitle } from './presentation';
 
 /** What a command can be invoked with: a tree node, a Uri, a path, or explicit arguments. */
 export interface CommandArgs {
@@ -427,7 +427,7 @@ export class Commands implements vscode.Disposable {
     items.push({ label: '$(go-to-file) Open workflow file', description: this.c.relative(file), run: exec(COMMANDS.openFile, { key: 'currentStep' }) });
     items.push({ label: '$(history) Show history', run: exec(COMMANDS.history) });
     items.push({ label: '$(type-hierarchy-sub) Delegate…', run: exec(COMMANDS.delegate) });
-    const picked = await vscode.window.showQuickPick(items, { title: `${displayName(s, this.c.states())} · ${step ?? s.status ?? ''} · ${progress(s)}` });
+    const picked = await vscode.window.showQuickPick(items, { title: `${this.c.displayName(s)} · ${step ?? s.status ?? ''} · ${progress(s)}` });
     if (picked) await picked.run();
     return picked?.label;
   }

@@ -86,6 +86,7 @@ export class Container implements vscode.Disposable {
       const result = await this.core.scan();
       this.lastGood.clear();
       this.staleStates.clear();
+      this.index = undefined;
       for (const s of result.workflows) this.lastGood.set(s.file, s);
       this.log.info(`[scan] ${result.workflows.length} workflow(s), ${result.files} file(s), ${this.core.problems().length} problem(s) in ${Date.now() - started} ms`);
       for (const s of result.skipped) this.log.warn(`[scan] skipped ${s.file}: ${s.reason}${s.detail ? ` (${s.detail})` : ''}`);
@@ -94,6 +95,7 @@ export class Container implements vscode.Disposable {
       if (withProgress) await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Waymark: scanning workflows' }, work);
       else await work();
     } finally {
+      this.index = undefined;
       void vscode.commands.executeCommand('setContext', CONTEXT.scanning, false);
       this.updateContext();
       this.changed.fire();
@@ -101,6 +103,7 @@ export class Container implements vscode.Disposable {
   }
 
   private async onCoreChange(e: ChangeEvent): Promise<void> {
+    this.index = undefined;
     for (const ch of e.changes) {
       if (!ch.removed) {
         const state = ch.state ?? this.core.get(ch.file);
@@ -130,13 +133,41 @@ export class Container implements vscode.Disposable {
       this.log.warn(`[model] ${this.relative(ch.file)} does not read as a workflow now; keeping its last good state (stale)`);
       this.staleStates.set(ch.file, { state: { ...prev, stale: true }, problems });
     }
+    this.index = undefined;
     this.changed.fire();
   }
 
-  states(): WorkflowState[] {
+  /** Lookups over the current model, built once per change (views ask per node). */
+  private index?: { states: WorkflowState[]; problems: Problem[]; byFile: Map<string, Problem[]>; idCounts: Map<string, number> };
+
+  private model() {
+    if (this.index) return this.index;
     const live = this.core.list();
-    if (!this.staleStates.size) return live;
-    return [...live.filter((s) => !this.staleStates.has(s.file)), ...[...this.staleStates.values()].map((x) => x.state)];
+    const states = this.staleStates.size ? [...live.filter((s) => !this.staleStates.has(s.file)), ...[...this.staleStates.values()].map((x) => x.state)] : live;
+    const problems = this.core.problems();
+    for (const [file, x] of this.staleStates) {
+      for (const p of x.problems) if (!problems.some((q) => q.file === file && q.code === p.code && q.range.start.line === p.range.start.line)) problems.push(p);
+    }
+    const byFile = new Map<string, Problem[]>();
+    for (const p of problems) {
+      const list = byFile.get(p.file);
+      if (list) list.push(p);
+      else byFile.set(p.file, [p]);
+    }
+    const idCounts = new Map<string, number>();
+    for (const s of states) idCounts.set(s.workflow, (idCounts.get(s.workflow) ?? 0) + 1);
+    this.index = { states, problems, byFile, idCounts };
+    return this.index;
+  }
+
+  /** The name a workflow goes by on screen: its id, or its file name when several files share the id. */
+  displayName(state: WorkflowState): string {
+    if ((this.model().idCounts.get(state.workflow) ?? 0) < 2) return state.workflow;
+    return path.basename(state.file).replace(/\.(md|markdown)$/i, '');
+  }
+
+  states(): WorkflowState[] {
+    return this.model().states;
   }
 
   get(file: string): WorkflowState | undefined {
@@ -145,15 +176,11 @@ export class Container implements vscode.Disposable {
 
   /** Every problem: the core's, plus those of files shown stale. */
   problems(): Problem[] {
-    const out = this.core.problems();
-    for (const [file, x] of this.staleStates) {
-      for (const p of x.problems) if (!out.some((q) => q.file === file && q.code === p.code && q.range.start.line === p.range.start.line)) out.push(p);
-    }
-    return out;
+    return this.model().problems;
   }
 
   problemsFor(file: string): Problem[] {
-    return this.problems().filter((p) => p.file === file);
+    return this.model().byFile.get(file) ?? [];
   }
 
   rootFor(file: string): string | undefined {
@@ -183,7 +210,7 @@ export class Container implements vscode.Disposable {
   }
 
   private updateContext(): void {
-    const states = this.core.list();
+    const states = this.states();
     void vscode.commands.executeCommand('setContext', CONTEXT.active, true);
     void vscode.commands.executeCommand('setContext', CONTEXT.canWrite, this.canWrite());
     void vscode.commands.executeCommand('setContext', CONTEXT.hasWorkflows, states.length > 0);

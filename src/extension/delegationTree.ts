@@ -25,8 +25,29 @@ export class DelegationTree implements vscode.TreeDataProvider<DelegationNode>, 
     this.subscription = c.onDidChangeModel(() => this.emitter.fire(undefined));
   }
 
+  private cache?: { from: WorkflowState[]; delegated: WorkflowState[]; children: Map<string, WorkflowState[]> };
+
+  /** Delegated workflows and their children by `root_id` + `parent_id`, once per model change. */
+  private graph() {
+    const states = this.c.states();
+    if (this.cache?.from === states) return this.cache;
+    const delegated = states.filter((s) => s.delegation);
+    const children = new Map<string, WorkflowState[]>();
+    for (const s of delegated) {
+      const d = s.delegation!;
+      if (!d.parent_id) continue;
+      const key = `${d.root_id}\u0000${d.parent_id}`;
+      const list = children.get(key);
+      if (list) list.push(s);
+      else children.set(key, [s]);
+    }
+    for (const list of children.values()) list.sort((a, b) => a.workflow.localeCompare(b.workflow));
+    this.cache = { from: states, delegated, children };
+    return this.cache;
+  }
+
   private delegated(): WorkflowState[] {
-    return this.c.states().filter((s) => s.delegation);
+    return this.graph().delegated;
   }
 
   /** Workflows no root reaches (orphans, cycles). */
@@ -50,10 +71,8 @@ export class DelegationTree implements vscode.TreeDataProvider<DelegationNode>, 
   }
 
   private childrenOf(s: WorkflowState): WorkflowState[] {
-    const id = s.delegation!.id;
-    return this.delegated()
-      .filter((c) => c.delegation!.parent_id === id && c.delegation!.root_id === s.delegation!.root_id && c.file !== s.file)
-      .sort((a, b) => a.workflow.localeCompare(b.workflow));
+    const d = s.delegation!;
+    return (this.graph().children.get(`${d.root_id}\u0000${d.id}`) ?? []).filter((c) => c.file !== s.file);
   }
 
   getChildren(node?: DelegationNode): DelegationNode[] {

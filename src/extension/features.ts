@@ -47,7 +47,7 @@ export function createFeatures(c: Container): Features {
   c.register(vscode.languages.registerHoverProvider(WORKFLOW_FILES, new Hovers(c)));
   c.register(vscode.languages.registerCodeActionsProvider(WORKFLOW_FILES, new CodeActions(c, diagnostics), CodeActions.metadata));
   c.register(vscode.languages.registerCodeLensProvider(WORKFLOW_FILES, lenses));
-  c.register(vscode.commands.registerCommand(COMMANDS.testSnapshot, () => snapshot(c, f)));
+  c.register(vscode.commands.registerCommand(COMMANDS.testSnapshot, (opts?: { maxDepth?: number; only?: 'workflows' }) => snapshot(c, f, opts)));
   c.register(
     vscode.commands.registerCommand(COMMANDS.testSetTrust, (trusted: boolean | undefined) => {
       c.setTrustOverride(trusted);
@@ -74,7 +74,7 @@ export interface TreeSnapshot {
   children?: TreeSnapshot[];
 }
 
-async function tree<T>(provider: vscode.TreeDataProvider<T>, node?: T, depth = 0): Promise<TreeSnapshot[]> {
+async function tree<T>(provider: vscode.TreeDataProvider<T>, node?: T, depth = 0, maxDepth = 5): Promise<TreeSnapshot[]> {
   const children = (await provider.getChildren(node)) ?? [];
   const out: TreeSnapshot[] = [];
   for (const child of children) {
@@ -87,15 +87,16 @@ async function tree<T>(provider: vscode.TreeDataProvider<T>, node?: T, depth = 0
       contextValue: item.contextValue,
       icon: item.iconPath instanceof vscode.ThemeIcon ? item.iconPath.id : undefined,
       tooltip,
-      children: depth < 5 && item.collapsibleState !== vscode.TreeItemCollapsibleState.None ? await tree(provider, child, depth + 1) : undefined,
+      children: depth < maxDepth && item.collapsibleState !== vscode.TreeItemCollapsibleState.None ? await tree(provider, child, depth + 1, maxDepth) : undefined,
     });
   }
   return out;
 }
 
 /** Test hook: what each surface shows now, as plain data. */
-export async function snapshot(c: Container, f: Features) {
+export async function snapshot(c: Container, f: Features, opts: { maxDepth?: number; only?: 'workflows' } = {}) {
   try {
+    if (opts.only === 'workflows') return { workflows: await tree(f.workflows, undefined, 0, opts.maxDepth ?? 5) };
     const tooltip = f.statusBar.item.tooltip;
     return {
       workflows: await tree(f.workflows),
@@ -120,6 +121,9 @@ export async function snapshot(c: Container, f: Features) {
       lastError: c.lastError,
       lastInfo: c.lastInfo,
       watcherFlushes: f.watchers.flushes,
+      watcherLastEventAt: f.watchers.lastEventAt,
+      watcherLastReloadMs: f.watchers.lastReloadMs,
+      watcherEventToModelMs: f.watchers.lastEventToModelMs,
     };
   } catch (e) {
     return { error: errorMessage(e) };

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { GateState, StepDef, WorkflowState } from '../core/index';
 import { COMMANDS, VIEWS } from './constants';
 import type { Container } from './container';
-import { displayName, gateIcon, gateLabel, statusIcon, statusKey } from './presentation';
+import { gateIcon, gateLabel, statusIcon, statusKey } from './presentation';
 
 export type GatesNode = { kind: 'gateWorkflow'; state: WorkflowState } | { kind: 'gate'; state: WorkflowState; step: StepDef; gate: GateState };
 
@@ -47,7 +47,7 @@ export class GatesTree implements vscode.TreeDataProvider<GatesNode>, vscode.Dis
     if (node.kind === 'gateWorkflow') {
       const gates = Object.values(node.state.gates);
       const closed = gates.filter((g) => !g.open).length;
-      const item = new vscode.TreeItem(displayName(node.state, this.c.states()), vscode.TreeItemCollapsibleState.Expanded);
+      const item = new vscode.TreeItem(this.c.displayName(node.state), vscode.TreeItemCollapsibleState.Expanded);
       item.description = closed ? `${closed} of ${gates.length} closed` : `${gates.length} open`;
       item.tooltip = this.c.relative(node.state.file);
       item.iconPath = statusIcon(statusKey(node.state));

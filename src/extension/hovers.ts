@@ -5,7 +5,7 @@ import { COMMANDS } from './constants';
 import type { Container } from './container';
 import { toRange } from './diagnostics';
 import { keyAt, frontmatterLayout } from './frontmatterKeys';
-import { STATUS_LABELS, displayName, activeStep, gateFor, gateLabel, progress, statusKey, stepKind, stepTitle } from './presentation';
+import { STATUS_LABELS, activeStep, gateFor, gateLabel, progress, statusKey, stepKind, stepTitle } from './presentation';
 
 const STATUS_MEANING: Record<string, string> = {
   created: 'not started yet; **Start** moves it to `in_progress`',
@@ -56,7 +56,7 @@ export class Hovers implements vscode.HoverProvider {
   private explain(md: vscode.MarkdownString, s: WorkflowState, key: string, child?: string, item?: string): void {
     const step = activeStep(s);
     const line = (t: string) => md.appendMarkdown(`${t}\n\n`);
-    line(`**${displayName(s, this.c.states())}**${displayName(s, this.c.states()) !== s.workflow ? ` (\`${s.workflow}\`)` : ''} · ${STATUS_LABELS[statusKey(s)] ?? s.rawStatus ?? 'no status'} · ${progress(s)} steps`);
+    line(`**${this.c.displayName(s)}**${this.c.displayName(s) !== s.workflow ? ` (\`${s.workflow}\`)` : ''} · ${STATUS_LABELS[statusKey(s)] ?? s.rawStatus ?? 'no status'} · ${progress(s)} steps`);
     switch (key) {
       case 'status':
         line(s.status ? `\`${s.rawStatus ?? s.status}\`: ${STATUS_MEANING[s.status]}.` : `\`${s.rawStatus ?? ''}\` is not a status Waymark knows (created, in_progress, blocked, completed, archived).`);

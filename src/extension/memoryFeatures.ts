@@ -58,6 +58,18 @@ export async function memoryHoverLines(file: string, stepId: string): Promise<st
   }
 }
 
+/** `memory: ok (…)` / `memory: degraded: <reason> …` for the status bar tooltip (first root). */
+export async function memoryStatusLine(): Promise<string | undefined> {
+  if (!active) return undefined;
+  const root = active.deps.roots[0];
+  if (!root) return undefined;
+  try {
+    return (await service(active.deps, root).status({ waitMs: 200 })).line;
+  } catch (e) {
+    return `memory: degraded: ${errorMessage(e)}`;
+  }
+}
+
 function escapeMd(s: string): string {
   return s.replace(/[\\`*_{}[\]<>|]/g, (c) => `\\${c}`).slice(0, 300);
 }

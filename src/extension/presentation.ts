@@ -108,13 +108,3 @@ export function stepTitle(step: StepDef): string {
   return step.title && step.title !== step.id ? `${step.id} — ${step.title}` : step.id;
 }
 
-/**
- * The name a workflow goes by on screen: its id, or its file name when several files share
- * the id (two `feature-delivery` runs read better as `auth-refactor` and `billing-migration`).
- */
-export function displayName(state: WorkflowState, all: readonly WorkflowState[]): string {
-  const shared = all.some((s) => s !== state && s.file !== state.file && s.workflow === state.workflow);
-  if (!shared) return state.workflow;
-  const base = state.file.split(/[\\/]/).pop() ?? state.workflow;
-  return base.replace(/\.(md|markdown)$/i, '');
-}

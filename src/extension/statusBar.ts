@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import type { WorkflowState } from '../core/index';
 import { COMMANDS, CONFIG_SECTION, STATUS_BAR_ID } from './constants';
 import type { Container } from './container';
-import { STATUS_LABELS, displayName, activeStep, gateFor, gateLabel, progress, statusKey } from './presentation';
+import { STATUS_LABELS, activeStep, gateFor, gateLabel, progress, statusKey } from './presentation';
 
 export class StatusBar implements vscode.Disposable {
   readonly item = vscode.window.createStatusBarItem(STATUS_BAR_ID, vscode.StatusBarAlignment.Left, 50);
@@ -59,7 +59,7 @@ export class StatusBar implements vscode.Disposable {
     const gateClosed = !!gate && !gate.open;
     const icon = blocked ? '$(circle-slash)' : gateClosed ? '$(lock)' : errors.length ? '$(warning)' : s.status === 'completed' ? '$(pass)' : '$(milestone)';
     const middle = s.status === 'completed' ? 'completed' : (step ?? STATUS_LABELS[statusKey(s)] ?? 'no step');
-    this.item.text = `${icon} ${displayName(s, this.c.states())} · ${middle} · ${progress(s)}${s.stale ? ' · stale' : ''}`;
+    this.item.text = `${icon} ${this.c.displayName(s)} · ${middle} · ${progress(s)}${s.stale ? ' · stale' : ''}`;
     this.item.backgroundColor = blocked || errors.length ? new vscode.ThemeColor('statusBarItem.errorBackground') : gateClosed || s.stale ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     this.item.accessibilityInformation = { label: `Waymark: ${s.workflow}, ${middle}, ${progress(s)} steps done` };
 

@@ -13,11 +13,17 @@ const BATCH_LIMIT = 200;
 export class Watchers implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private readonly pending = new Map<string, 'change' | 'delete'>();
+  private readonly firstEventAt = new Map<string, number>();
   private timer?: NodeJS.Timeout;
   private rescanWanted = false;
   private running: Promise<void> = Promise.resolve();
   /** Count of flushes, for tests and the log. */
   flushes = 0;
+  /** When the last watcher event arrived and when the reload it caused finished (performance.now()). */
+  lastEventAt = 0;
+  lastReloadMs = 0;
+  /** From the first watcher event of the last reloaded file to its state in the model, ms. */
+  lastEventToModelMs = 0;
 
   constructor(private readonly c: Container) {
     for (const folder of vscode.workspace.workspaceFolders ?? []) {
@@ -38,6 +44,8 @@ export class Watchers implements vscode.Disposable {
   private queue(uri: vscode.Uri, kind: 'change' | 'delete'): void {
     const file = uri.fsPath;
     if (IGNORE.test(file)) return;
+    this.lastEventAt = performance.now();
+    if (!this.firstEventAt.has(file)) this.firstEventAt.set(file, this.lastEventAt);
     if (RESCAN.test(file)) this.rescanWanted = true;
     else this.pending.set(file, kind);
     clearTimeout(this.timer);
@@ -55,15 +63,21 @@ export class Watchers implements vscode.Disposable {
     this.rescanWanted = false;
     try {
       if (rescan) {
+        this.firstEventAt.clear();
         this.c.log.debug(`[watch] rescan (${batch.length} file event(s))`);
         await this.c.rescan();
         return;
       }
       for (const [file, kind] of batch) {
-        const started = Date.now();
+        const started = performance.now();
         if (kind === 'delete') this.c.core.remove(file);
         else await this.c.core.reload(file);
-        this.c.log.trace(`[watch] ${kind} ${file} in ${Date.now() - started} ms`);
+        const done = performance.now();
+        this.lastReloadMs = done - started;
+        const first = this.firstEventAt.get(file);
+        if (first !== undefined) this.lastEventToModelMs = done - first;
+        this.firstEventAt.delete(file);
+        this.c.log.trace(`[watch] ${kind} ${file} in ${this.lastReloadMs.toFixed(1)} ms`);
       }
     } catch (e) {
       this.c.log.error(`[watch] could not reload: ${errorMessage(e)}`);

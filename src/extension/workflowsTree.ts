@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import type { StepDef, WorkflowState } from '../core/index';
 import { COMMANDS, VIEWS } from './constants';
 import type { Container } from './container';
-import { STATUS_LABELS, displayName, STATUS_ORDER, activeStep, gateFor, gateLabel, progress, statusIcon, statusKey, stepIcon, stepKind, stepTitle } from './presentation';
+import { STATUS_LABELS, STATUS_ORDER, activeStep, gateFor, gateLabel, progress, statusIcon, statusKey, stepIcon, stepKind, stepTitle } from './presentation';
 
 export type WorkflowsNode =
   | { kind: 'folder'; root: string }
@@ -97,7 +97,7 @@ export class WorkflowsTree implements vscode.TreeDataProvider<WorkflowsNode>, vs
     const problems = this.c.problemsFor(state.file);
     const errors = problems.filter((p) => p.severity === 'error').length;
     const warnings = problems.filter((p) => p.severity === 'warning').length;
-    const item = new vscode.TreeItem(displayName(state, this.c.states()), state.steps.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(this.c.displayName(state), state.steps.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     const parts = [progress(state)];
     const step = activeStep(state);
     if (step && state.status !== 'completed') parts.push(step);
@@ -109,7 +109,7 @@ export class WorkflowsTree implements vscode.TreeDataProvider<WorkflowsNode>, vs
     item.contextValue = `waymark.workflow.${statusKey(state)}${problems.length ? '.problems' : ''}`;
     item.command = { command: COMMANDS.openFile, title: 'Open', arguments: [{ file: state.file, key: 'status' }] };
     const md = new vscode.MarkdownString(undefined, true);
-    md.appendMarkdown(`**${displayName(state, this.c.states())}** (\`${state.workflow}\`) — ${STATUS_LABELS[statusKey(state)] ?? state.rawStatus ?? 'no status'}${state.rawStatus && state.rawStatus !== state.status ? ` (\`${state.rawStatus}\`)` : ''}\n\n`);
+    md.appendMarkdown(`**${this.c.displayName(state)}** (\`${state.workflow}\`) — ${STATUS_LABELS[statusKey(state)] ?? state.rawStatus ?? 'no status'}${state.rawStatus && state.rawStatus !== state.status ? ` (\`${state.rawStatus}\`)` : ''}\n\n`);
     md.appendMarkdown(`\`${this.c.relative(state.file)}\` · ${progress(state)} steps${state.scope ? ` · scope ${state.scope}` : ''}\n\n`);
     if (step) md.appendMarkdown(`Current step: \`${step}\`${state.nextStep && state.nextStep !== step ? ` · next: \`${state.nextStep}\`` : ''}\n\n`);
     if (state.blockedReason) md.appendMarkdown(`Blocked: ${state.blockedReason}\n\n`);

@@ -49,6 +49,9 @@ describe('bad input never crashes, hangs or runs code', { timeout: 60_000 }, () 
     assert.deepEqual(codes(p.problems), ['yaml-alias-limit']);
     assert.equal(p.problems[0].severity, 'error');
     assert.ok(process.memoryUsage().heapUsed - before < 200 * 1024 * 1024);
+    // A self-referencing alias cannot loop the copy.
+    const rec = parseWorkflowText(path.join(dir, 'rec.md'), '---\nworkflow: w\na: &a {b: *a}\n---\n', ctx());
+    assert.deepEqual(codes(rec.problems), ['yaml-too-complex']);
     // A few honest aliases are fine.
     const ok = parseWorkflowText(path.join(dir, 'ok.md'), '---\nworkflow: w\nsteps: &s [a, b]\nstepsCompleted: [a]\nx: *s\n---\n', ctx());
     assert.deepEqual(ok.state?.steps.map((s) => s.id), ['a', 'b']);
@@ -63,6 +66,15 @@ describe('bad input never crashes, hangs or runs code', { timeout: 60_000 }, () 
     const unsafe = p.problems.filter((x) => x.code === 'unsafe-key');
     assert.ok(unsafe.length >= 3);
     assert.deepEqual(unsafe[0].range, { start: { line: 2, character: 0 }, end: { line: 2, character: 9 } });
+    // Step ids and status words that are Object.prototype names are plain strings.
+    const ids = parseWorkflowText(path.join(dir, 'ids.md'), '---\nworkflow: w\nsteps: [{id: __proto__, gate: true}, constructor, toString]\nstepsCompleted: [__proto__, constructor]\n---\n', ctx());
+    assert.deepEqual(ids.state!.steps.map((s) => s.id), ['__proto__', 'constructor', 'toString']);
+    assert.equal(ids.state!.nextStep, 'toString');
+    assert.equal(Object.keys(ids.state!.gates).length, 1);
+    assert.equal(ids.state!.gates.__proto__.name, '__proto__');
+    const st = parseWorkflowText(path.join(dir, 'st.md'), '---\nworkflowType: prd\nstepsCompleted: [1]\nstatus: constructor\n---\n', ctx());
+    assert.equal(st.state!.status, undefined);
+    assert.ok(st.problems.some((p) => p.code === 'unknown-status'));
     // Also through the alias path (yaml library) and config overrides.
     parseFrontmatter('---\na: &x {polluted: 1}\n__proto__: *x\n---\n');
     parseConfigText('/r/c.yaml', '__proto__: {polluted: 1}\nlimits: {__proto__: {polluted: 2}}\n', JSON.parse('{"__proto__": {"polluted": 3}}'));
@@ -195,6 +207,15 @@ describe('bad input never crashes, hangs or runs code', { timeout: 60_000 }, () 
     const out = JSON.parse(broken.stdout);
     assert.equal(out.problems[0].code, 'yaml-syntax');
     assert.ok(out.problems[0].line >= 1);
+    // A repository whose ---js block would write a file: scanning it in a real process runs nothing.
+    const repo = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-jsrepo-'));
+    const marker = path.join(repo, 'PWNED');
+    fs.writeFileSync(path.join(repo, 'evil.md'), `---js\n{ workflow: require('fs').writeFileSync(${JSON.stringify(marker)}, 'x') || 'w' }\n---\n`);
+    const scan = spawnSync(process.execPath, [cli, 'validate', '--json'], { cwd: repo, encoding: 'utf8' });
+    assert.equal(scan.status, 1);
+    assert.equal(JSON.parse(scan.stdout).problems[0].code, 'frontmatter-code-refused');
+    assert.equal(fs.existsSync(marker), false);
+    fs.rmSync(repo, { recursive: true, force: true });
     fs.writeFileSync(path.join(dir, 'bomb.md'), BOMB);
     const bomb = spawnSync(process.execPath, [cli, 'status', path.join(dir, 'bomb.md')], { encoding: 'utf8', timeout: 20_000 });
     assert.equal(bomb.status, 2);

@@ -122,6 +122,20 @@ describe('memory: service record and recall', () => {
     }
   });
 
+  test('reads in a folder where nothing was recorded answer nothing and create no files', async () => {
+    const root = tmp();
+    const m = createMemoryService({ root });
+    try {
+      assert.deepEqual((await m.recall({ text: 'anything' })).items, []);
+      const st = await m.status();
+      assert.equal(st.state, 'ok');
+      assert.equal(st.line, 'memory: ok (nothing recorded yet)');
+      assert.deepEqual(fs.readdirSync(root), []);
+    } finally {
+      await m.dispose();
+    }
+  });
+
   test('bad input is refused with a usage error and nothing is written', async () => {
     const root = tmp();
     const m = createMemoryService({ root });

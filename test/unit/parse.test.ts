@@ -89,10 +89,20 @@ describe('dialects normalize into one model', () => {
     assert.deepEqual(p.state?.stepsCompleted, ['step-01', 'step-02']);
   });
 
+  test('ranges are the same for CRLF + BOM files', () => {
+    const lf = '---\nworkflow: w\nsteps: [a]\nstatus: in_progres\nstepsCompleted:\n  - a\n  - b\n---\nbody\n';
+    const crlf = '\uFEFF' + lf.replace(/\n/g, '\r\n');
+    const a = parseWorkflowText('/x/a.md', lf, ctx).problems.map((p) => [p.code, p.range]);
+    const b = parseWorkflowText('/x/a.md', crlf, ctx).problems.map((p) => [p.code, p.range]);
+    assert.ok(a.length >= 2);
+    assert.deepEqual(b, a);
+  });
+
   test('plain Markdown frontmatter is not a workflow', () => {
     const p = parseWorkflowText('/x/a.md', '---\ntitle: Hello\nstatus: draft\n---\n', ctx);
     assert.equal(p.isWorkflow, false);
     assert.deepEqual(p.problems, []);
+    assert.equal(parseWorkflowText('/x/b.md', '---\ntitle: Post\nworkflows: [ci, release]\nstep: 3\n---\n', ctx).isWorkflow, false);
   });
 });
 

@@ -250,6 +250,8 @@ describe('editFrontmatter edge cases', () => {
     assert.equal(editFrontmatter("---\nstepCompleted: [1, '2'] # typo\n---\n", [{ key: 'stepCompleted', value: undefined, renameTo: 'stepsCompleted' }]), "---\nstepsCompleted: [1, '2'] # typo\n---\n");
   });
   test('broken YAML, no frontmatter, unclosed or ---js frontmatter are refused, never rewritten', () => {
+    assert.equal(editFrontmatter('---\n{ status: created, steps: [a] }\n---\n', [{ key: 'status', value: 'in_progress' }]), '---\n{ status: in_progress, steps: [a] }\n---\n');
+    assert.throws(() => editFrontmatter('---\n{ status: created }\n---\n', [{ key: 'scope', value: 'small' }]), (e: Error & { reason?: string }) => e.reason === 'invalid');
     for (const text of ['---\na: [1\n---\n', 'no frontmatter\n', '---\na: 1\n', '---js\n{a: 1}\n---\n', '---\na: 1\na: 2\n---\n']) {
       assert.throws(() => editFrontmatter(text, [{ key: 'status', value: 'blocked' }]), (e: Error & { reason?: string }) => e.reason === 'invalid', text);
     }

@@ -190,5 +190,15 @@ describe('write path on bad input', () => {
     r = run('fix', 'a.md', 'no-such-code');
     assert.equal(r.status, 2);
     assert.match(r.stderr, /has no problem no-such-code/);
+    // A lease held by another agent refuses CLI writes (exit 3) until it is released.
+    fs.writeFileSync(path.join(root, 'b.md'), WF);
+    r = run('lease', 'acquire', 'b.md', '--actor', 'agent-a', '--session', 'sa');
+    assert.equal(r.status, 0, r.stderr);
+    const before = fs.readFileSync(path.join(root, 'b.md'), 'utf8');
+    r = run('advance', 'b.md', '--actor', 'agent-b', '--session', 'sb');
+    assert.equal(r.status, 3, r.stderr);
+    assert.equal(fs.readFileSync(path.join(root, 'b.md'), 'utf8'), before);
+    r = run('advance', 'b.md', '--actor', 'agent-a', '--session', 'sa');
+    assert.equal(r.status, 0, r.stderr);
   });
 });

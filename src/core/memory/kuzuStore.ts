@@ -384,22 +384,33 @@ export class KuzuStore implements MemoryStore {
     const labels = (q.types?.length ? q.types : (Object.keys(MEMORY_TABLES) as MemoryType[])).map((t) => MEMORY_TABLES[t]).join(':');
     const since = q.since ? Date.parse(q.since) : undefined;
     const sinceClause = since !== undefined && Number.isFinite(since) ? ` AND m.createdAt >= ${Math.floor(since)}` : '';
-    // Candidates come back as light rows; only the winners are read in full.
-    const light = `m.id AS id, label(m) AS l, m.category AS c, m.createdAt AS t, m.text AS x, m.title AS ti`;
-    const cands = new Map<string, { row: Row; d?: number }>();
+    // Returning the node costs about the same as a few columns, and saves a second lookup.
+    const light = 'm';
+    const cands = new Map<string, { rec: MemoryRecord; d?: number }>();
     const add = (rows: Row[], d?: number) => {
-      for (const r of rows) if (!cands.has(String(r.id))) cands.set(String(r.id), { row: r, d });
+      for (const r of rows) {
+        const rec = fromNode(r.m as Row);
+        if (!cands.has(rec.id)) cands.set(rec.id, { rec, d });
+      }
     };
     if (q.entities?.length) {
       let frontier = [...new Set(q.entities)];
       const seen = new Set(frontier);
       for (let d = 0; d <= maxD && frontier.length; d++) {
-        add(await this.run(`UNWIND $ids AS i MATCH (m:${labels})-[:ABOUT]->(:Entity {id: i}) WHERE true${sinceClause} RETURN DISTINCT ${light}`, { ids: frontier }), d);
+        // One query per entity: Kuzu plans `(e:Entity {id: $id})<-[:ABOUT]-(m)` as an index
+        // lookup plus adjacency; the UNWIND form scans every memory (5x slower at 10k).
+        for (const id of frontier) add(await this.run(`MATCH (e:Entity {id: $id})<-[:ABOUT]-(m:${labels}) WHERE true${sinceClause} RETURN ${light}`, { id }), d);
         // Nearer memories rank first, so once there are enough the farther ones cannot make the cut.
         if (cands.size >= limit && !words.length) break;
         if (d === maxD) break;
-        const next = await this.run('UNWIND $ids AS i MATCH (:Entity {id: i})-[:RELATES]-(e:Entity) RETURN DISTINCT e.id AS id', { ids: frontier });
-        frontier = next.map((r) => String(r.id)).filter((id) => (seen.has(id) ? false : (seen.add(id), true)));
+        const next: string[] = [];
+        for (const id of frontier) {
+          for (const r of await this.run('MATCH (t:Entity {id: $id})-[:RELATES]-(e:Entity) RETURN DISTINCT e.id AS id', { id })) {
+            const n = String(r.id);
+            if (!seen.has(n)) (seen.add(n), next.push(n));
+          }
+        }
+        frontier = next;
       }
     } else if (words.length) {
       const params: Record<string, unknown> = {};
@@ -407,43 +418,27 @@ export class KuzuStore implements MemoryStore {
       const hit = (i: number) => `(lower(m.text) CONTAINS $w${i} OR lower(m.title) CONTAINS $w${i})`;
       const hits = words.map((_, i) => `CASE WHEN ${hit(i)} THEN 1 ELSE 0 END`).join(' + ');
       const rows = await this.run(
-        `MATCH (m:${labels}) WHERE (${words.map((_, i) => hit(i)).join(' OR ')})${sinceClause} WITH m, ${hits} AS hits RETURN ${light} ORDER BY hits DESC, t DESC LIMIT ${limit * 5}`,
+        `MATCH (m:${labels}) WHERE (${words.map((_, i) => hit(i)).join(' OR ')})${sinceClause} WITH m, ${hits} AS hits RETURN ${light} ORDER BY hits DESC, m.createdAt DESC LIMIT ${limit * 5}`,
         params,
       );
       add(rows);
     } else {
-      add(await this.run(`MATCH (m:${labels}) WHERE true${sinceClause} RETURN ${light} ORDER BY t DESC LIMIT ${limit}`));
+      add(await this.run(`MATCH (m:${labels}) WHERE true${sinceClause} RETURN ${light} ORDER BY m.createdAt DESC LIMIT ${limit}`));
     }
-    const scored = [...cands.values()].map(({ row, d }) => {
-      const stub: MemoryRecord = {
-        id: String(row.id),
-        type: labelType(String(row.l)),
-        category: str(row.c),
-        title: str(row.ti),
-        text: String(row.x ?? ''),
-        createdAt: new Date(Number(row.t) || 0).toISOString(),
-        tier: 1,
-        source: {},
-      };
-      const ts = textScore(stub, words);
-      return { stub, d, ts, score: scoreItem(stub, d, ts, now) };
+    const scored = [...cands.values()].map(({ rec, d }) => {
+      const ts = textScore(rec, words);
+      return { rec, d, ts, score: scoreItem(rec, d, ts, now) };
     });
     const kept = scored.filter((x) => !(words.length && x.ts === 0 && (q.entities?.length ? x.d === undefined : true)));
-    kept.sort((a, b) => b.score - a.score || b.stub.createdAt.localeCompare(a.stub.createdAt));
-    // a superseded decision drops by 1, so read a few more than asked before cutting
+    kept.sort((a, b) => b.score - a.score || b.rec.createdAt.localeCompare(a.rec.createdAt));
+    // a superseded decision drops by 1, so look at a few more than asked before cutting
     const top = kept.slice(0, limit + 10);
-    const ids = top.map((x) => x.stub.id);
-    const full = new Map<string, MemoryRecord>();
-    if (ids.length) for (const r of await this.run(`MATCH (m:${labels}) WHERE m.id IN $ids RETURN m`, { ids })) full.set(String((r.m as Row).id), fromNode(r.m as Row));
-    const superseded = await this.supersededAmong(top.filter((x) => x.stub.type === 'decision').map((x) => x.stub.id));
-    const items: RecallItem[] = [];
-    for (const x of top) {
-      const rec = full.get(x.stub.id);
-      if (!rec) continue;
-      const sup = superseded.has(rec.id);
+    const superseded = await this.supersededAmong(top.filter((x) => x.rec.type === 'decision').map((x) => x.rec.id));
+    const items: RecallItem[] = top.map((x) => {
+      const sup = superseded.has(x.rec.id);
       const reason = x.d === undefined ? (words.length ? 'text' : 'recent') : x.d === 0 ? 'linked' : 'related';
-      items.push({ memory: rec, score: x.score - (sup ? 1 : 0), distance: x.d, reason, superseded: sup || undefined });
-    }
+      return { memory: x.rec, score: x.score - (sup ? 1 : 0), distance: x.d, reason, superseded: sup || undefined };
+    });
     return sortRecall(items, limit);
   }
 

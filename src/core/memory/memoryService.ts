@@ -166,6 +166,8 @@ export class MemoryService {
   private journalStore?: JournalStore;
   private journalRead = new Map<string, { end: number; ino?: number }>();
   private lastFailure?: WaymarkError;
+  private retryAt?: number;
+  private nothingYet = false;
   /** Inbox cursor of the open database (this process is its only user while it is open). */
   private cursor?: { ino?: number; offset: number };
   /** Markdown mirrors are written in the background, in order; `flushFiles()` waits for them. */
@@ -175,7 +177,10 @@ export class MemoryService {
   private badLines = 0;
   private disposed = false;
 
-  constructor(private readonly opts: MemoryServiceOptions) {
+  private readonly opts: MemoryServiceOptions;
+
+  constructor(options: MemoryServiceOptions) {
+    const opts = (this.opts = { ...options });
     this.root = path.resolve(opts.root);
     this.cfg = { ...loadMemoryConfig(this.root), ...(opts.config ?? {}) };
     this.logger = opts.logger ?? silentLogger;
@@ -211,6 +216,10 @@ export class MemoryService {
     if (this.disposed) throw new WaymarkError('unavailable', 'memory service is disposed');
     if (this.closeTimer) clearTimeout(this.closeTimer);
     this.closeTimer = undefined;
+    // Nothing ever recorded here: answer "nothing" without creating a database (a read in a
+    // random folder must not leave files behind).
+    this.nothingYet = !this.kuzu && !fs.existsSync(this.paths.inbox) && !fs.existsSync(this.paths.db);
+    if (this.nothingYet) return { value: await fn(new JournalStore()), engine: 'journal' };
     const kuzu = await this.tryKuzu(waitMs);
     try {
       if (kuzu) {
@@ -238,6 +247,8 @@ export class MemoryService {
       this.lastFailure = new WaymarkError('unavailable', 'memory engine set to journal in config', undefined, { cause: 'config' });
       return undefined;
     }
+    // After a failure, long-lived hosts (VS Code) do not pay the wait on every tree expansion.
+    if (this.retryAt && Date.now() < this.retryAt) return undefined;
     const started = Date.now();
     try {
       this.kuzu = await openKuzuStore(this.paths.db, {
@@ -246,14 +257,21 @@ export class MemoryService {
         waitMs: waitMs ?? this.cfg.waitMs ?? 1500,
       });
       this.lastFailure = undefined;
+      this.retryAt = undefined;
       this.logger.debug(`[memory] opened ${this.paths.db} in ${Date.now() - started} ms`);
       return this.kuzu;
     } catch (e) {
       const err = kuzuFailure(e, this.paths.db);
       if (this.lastFailure?.message !== err.message) this.logger.warn(`[memory] degraded: ${err.message}`);
       this.lastFailure = err;
+      if ((this.opts.holdMs ?? 0) > 0) this.retryAt = Date.now() + (err.data?.cause === 'locked' ? 2000 : 10_000);
       return undefined;
     }
+  }
+
+  /** Keep the database open at least this long after use (a long-lived host may raise it). */
+  raiseHold(ms: number): void {
+    if (ms > (this.opts.holdMs ?? 0)) this.opts.holdMs = ms;
   }
 
   private scheduleClose(): void {
@@ -399,7 +417,6 @@ export class MemoryService {
     this.pendingMirror.push(rec);
     if (!this.mirrorTimer) {
       this.mirrorTimer = setTimeout(() => this.drainMirror(), 30);
-      this.mirrorTimer.unref?.();
     }
     const ingest = options.ingest ?? rec.tier !== 2;
     if (!ingest) return { id: rec.id, type: rec.type, tier: rec.tier, stored: 'inbox', record: rec, note: 'tier 2: consolidated when its step or workflow completes' };
@@ -517,7 +534,7 @@ export class MemoryService {
   async recall(t: RecallTarget, options: { waitMs?: number } = {}): Promise<{ items: RecallItem[]; engine: 'kuzu' | 'journal'; degraded?: string }> {
     const q = this.resolveTarget(t);
     const { value, engine } = await this.serial(() => this.withStore((s) => s.recall(q), options.waitMs));
-    return { items: value, engine, degraded: engine === 'journal' ? this.lastFailure?.message : undefined };
+    return { items: value, engine, degraded: engine === 'journal' && !this.nothingYet ? this.lastFailure?.message : undefined };
   }
 
   async list(filter: ListFilter & { workflowFile?: string } = {}): Promise<{ items: MemoryRecord[]; engine: 'kuzu' | 'journal' }> {
@@ -567,16 +584,20 @@ export class MemoryService {
     if (fsizes.cold > COLD_LIMIT) warnings.push(`cold memory ${this.paths.cold} is ${kb(fsizes.cold)} (over 100 KB): run 'waymark memory prune' to archive it`);
     if (lastExport !== undefined && lastExport > EXPORT_LIMIT) warnings.push(`the last graph export was ${kb(lastExport)} (over 500 KB): run 'waymark memory prune --older-than 30' to drop consolidated observations`);
     if (this.badLines) warnings.push(`${this.badLines} unreadable inbox line(s) were skipped`);
-    const degraded = engine === 'journal';
+    const degraded = engine === 'journal' && !this.nothingYet;
     const c = value.counts;
     const what = `${c.decision} decisions, ${c.learning} learnings, ${c.summary} summaries, ${c.entity} entities`;
-    const line = degraded ? `memory: degraded: ${this.lastFailure?.message ?? 'database unavailable'} (using the journal: ${what})` : `memory: ok (kuzu, ${what})`;
+    const line = this.nothingYet
+      ? 'memory: ok (nothing recorded yet)'
+      : degraded
+        ? `memory: degraded: ${this.lastFailure?.message ?? 'database unavailable'} (using the journal: ${what})`
+        : `memory: ok (kuzu, ${what})`;
     return {
       state: degraded ? 'degraded' : 'ok',
       engine,
       reason: degraded ? this.lastFailure?.message : undefined,
       cause: degraded ? String(this.lastFailure?.data?.cause ?? 'unknown') : undefined,
-      schemaVersion: value.schema ?? (degraded ? undefined : SCHEMA_VERSION),
+      schemaVersion: value.schema ?? (engine === 'kuzu' ? SCHEMA_VERSION : undefined),
       counts: c,
       pendingBytes: pending,
       badLines: this.badLines,
@@ -668,7 +689,8 @@ export class MemoryService {
     const rel = relPath(root, entry.file || ctx.file);
     const op = (entry.operation || ctx.operation || '').toLowerCase().replace(/[_\s]/g, '-');
     const fromStatus = typeof entry.from?.status === 'string' ? entry.from.status : undefined;
-    const toStatus = typeof entry.to?.status === 'string' ? entry.to.status : ctx.after?.status;
+    // History entries carry only the fields that changed: no `status` in `to` means it did not change.
+    const toStatus = entry.to && 'status' in entry.to ? (typeof entry.to.status === 'string' ? entry.to.status : undefined) : undefined;
     const workflowName = ctx.after?.workflow ?? path.basename(rel, path.extname(rel));
     const day = (entry.time || this.now()).slice(0, 10);
     const completedWorkflow = toStatus === 'completed' && fromStatus !== 'completed';
@@ -824,6 +846,7 @@ export class MemoryService {
         this.kuzu = store;
         added += await this.ingestPending(store);
         this.lastFailure = undefined;
+        this.retryAt = undefined;
         return { movedAside, added };
       } finally {
         await this.closeKuzu();

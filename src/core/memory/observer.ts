@@ -15,6 +15,8 @@ export function sharedMemoryService(root: string, options: Omit<MemoryServiceOpt
   if (!s) {
     s = createMemoryService({ ...options, root: key });
     services.set(key, s);
+  } else if (options.holdMs) {
+    s.raiseHold(options.holdMs);
   }
   return s;
 }
