@@ -67,6 +67,7 @@ let workspace;
 let result; // { passed, failed } from the suite's closing line
 let exitCode;
 let suiteCopy;
+let restrictedServer;
 
 async function main() {
   const chromiumPath = ensureAll();
@@ -82,6 +83,16 @@ async function main() {
 
   workspace = bench ? generateWorkspace(BENCH_FILES) : copyWorkspace(fixtureWorkspace(), 'demo');
   if (bench) log(`bundle dist/extension.js: ${(statSync(join(REPO, 'dist', 'extension.js')).size / 1024).toFixed(0)} KB; ${BENCH_FILES} generated workflow files`);
+  // A second pass opens a multi-root workspace: a fresh copy of the demo plus a small folder.
+  let multiRoot;
+  if (!bench && !process.argv.includes('--single')) {
+    const demo2 = join(workspace.base, 'multi', 'demo');
+    cpSync(fixtureWorkspace(), demo2, { recursive: true });
+    const ops = join(workspace.base, 'multi', 'ops');
+    cpSync(join(REPO, 'test', 'integration', 'workspace'), ops, { recursive: true });
+    multiRoot = join(workspace.base, 'multi', 'waymark.code-workspace');
+    writeFileSync(multiRoot, JSON.stringify({ folders: [{ path: 'demo' }, { path: 'ops' }] }, null, 2));
+  }
   // The suite and this runner meet in this folder: the suite asks for a screenshot with a log
   // line and waits for `<name>.done` here.
   const signals = join(workspace.base, 'signals');
@@ -104,6 +115,42 @@ async function main() {
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
     timeout: 60_000,
   });
+  const passes = [{ label: 'single folder', query: `folder=${encodeURIComponent(workspace.folder)}` }];
+  if (!bench && multiRoot) passes.push({ label: 'multi-root', query: `workspace=${encodeURIComponent(multiRoot)}` });
+  if (!bench && !process.argv.includes('--single')) passes.push({ label: 'restricted mode (untrusted folder)', restricted: true });
+  let code = 0;
+  for (const pass of passes) {
+    log(`pass: ${pass.label}`);
+    let srv = server;
+    let query = pass.query;
+    if (pass.restricted) {
+      // Its own code-server: workspace trust on, a fresh copy of the demo, never trusted.
+      const folder = join(workspace.base, 'restricted', 'demo');
+      cpSync(fixtureWorkspace(), folder, { recursive: true });
+      restrictedServer = await startCodeServer({
+        folder,
+        base: workspace.base,
+        restricted: true,
+        onOutput: (line) => verbose && log(`code-server (restricted): ${line}`),
+        env: { WAYMARK_TEST_SIGNALS: signals },
+      });
+      srv = restrictedServer;
+      query = `folder=${encodeURIComponent(folder)}`;
+    }
+    const r = await runPage(srv, query, index, signals);
+    if (r.result) {
+      result = { passed: (result?.passed ?? 0) + r.result.passed, failed: (result?.failed ?? 0) + r.result.failed };
+    } else {
+      log(`the ${pass.label} pass ended without reporting its results`);
+      result = { passed: result?.passed ?? 0, failed: (result?.failed ?? 0) + 1 };
+    }
+    if (r.code !== 0) code = r.code || 1;
+  }
+  return code;
+}
+
+async function runPage(server, query, index, signals) {
+  let pageResult;
   const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
   page.setDefaultTimeout(30_000);
 
@@ -172,7 +219,7 @@ async function main() {
     if (rs) return resize(rs[1], rs[2], Number(rs[3]));
     const res = /\[waymark-result\] (\{.*\})/.exec(line);
     if (res) {
-      try { result = JSON.parse(res[1]); } catch { /* printed below anyway */ }
+      try { pageResult = JSON.parse(res[1]); } catch { /* printed below anyway */ }
     }
     if (/getaddrinfo ENOTFOUND open-vsx\.org/.test(line)) return;
     if (line.includes('[waymark-bench]')) {
@@ -202,7 +249,7 @@ async function main() {
     ['extensionTestsPath', `vscode-remote://127.0.0.1:${server.port}${index}`],
     ['skipWelcome', 'true'],
   ];
-  const url = `${server.url}/?folder=${encodeURIComponent(workspace.folder)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
+  const url = `${server.url}/?${query}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
   await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60_000 });
 
   const remaining = TOTAL_TIMEOUT_MS - (Date.now() - started);
@@ -213,12 +260,14 @@ async function main() {
     await page.screenshot({ path: join(SCREENSHOTS, 'timeout.png') }).catch(() => {});
     throw new Error(`the suite did not finish within ${TOTAL_TIMEOUT_MS / 1000} s`);
   }
-  return code;
+  await page.close().catch(() => {});
+  return { code, result: pageResult };
 }
 
 async function shutdown() {
   await browser?.close().catch(() => {});
   await server?.stop().catch(() => {});
+  await restrictedServer?.stop().catch(() => {});
   if (workspace && !process.env.WAYMARK_IT_KEEP) rmSync(workspace.base, { recursive: true, force: true });
   if (suiteCopy) rmSync(suiteCopy, { recursive: true, force: true });
 }
@@ -238,6 +287,10 @@ if (exitCode === 0 && !result) {
   exitCode = 1;
 }
 if (exitCode === 0 && failed > 0) exitCode = 1;
+if (exitCode === 0 && passed === 0) {
+  log('no test ran');
+  exitCode = 1;
+}
 log(`finished in ${((Date.now() - started) / 1000).toFixed(1)} s; screenshots in ${SCREENSHOTS}`);
 process.stdout.write(`${passed} passed, ${failed} failed\n`);
 process.exit(exitCode);

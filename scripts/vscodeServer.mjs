@@ -11,7 +11,7 @@ import http from 'node:http';
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const CODE_SERVER_VERSION = '4.100.3';
-export const CODE_SERVER_DIR = join(REPO, '.vscode-test', 'code-server');
+export const CODE_SERVER_DIR = process.env.WAYMARK_CODE_SERVER_DIR ?? join(REPO, '.vscode-test', 'code-server');
 export const CODE_SERVER_BIN = join(CODE_SERVER_DIR, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
 const APT_PACKAGES = ['chromium', 'ripgrep', 'libkrb5-dev', 'libx11-dev', 'libxkbfile-dev', 'libsecret-1-dev', 'pkg-config'];
 export const CHROMIUM_CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
@@ -125,10 +125,11 @@ function httpOk(url) {
  * Starts code-server and resolves once it answers HTTP. `onOutput` receives its output lines.
  * Returns { url, port, child, stop() }.
  */
-export async function startCodeServer({ folder, base, port, onOutput, timeoutMs = 90_000, env = {} }) {
+export async function startCodeServer({ folder, base, port, onOutput, timeoutMs = 90_000, env = {}, restricted = false }) {
   const bin = ensureCodeServer();
   port ??= await freePort();
-  const userDataDir = join(base, 'user-data');
+  // `restricted`: workspace trust on and the folder untrusted (Restricted Mode), no prompt.
+  const userDataDir = join(base, restricted ? 'user-data-restricted' : 'user-data');
   const extensionsDir = join(base, 'extensions');
   mkdirSync(join(userDataDir, 'User'), { recursive: true });
   mkdirSync(extensionsDir, { recursive: true });
@@ -139,7 +140,9 @@ export async function startCodeServer({ folder, base, port, onOutput, timeoutMs 
         'workbench.startupEditor': 'none',
         'workbench.tips.enabled': false,
         'workbench.colorTheme': 'Default Dark Modern',
-        'security.workspace.trust.enabled': false,
+        'security.workspace.trust.enabled': restricted,
+        'security.workspace.trust.startupPrompt': 'never',
+        'security.workspace.trust.emptyWindow': false,
         'telemetry.telemetryLevel': 'off',
         'extensions.autoCheckUpdates': false,
         'extensions.autoUpdate': false,
@@ -158,7 +161,7 @@ export async function startCodeServer({ folder, base, port, onOutput, timeoutMs 
     '--bind-addr', `127.0.0.1:${port}`,
     '--disable-telemetry',
     '--disable-update-check',
-    '--disable-workspace-trust',
+    ...(restricted ? [] : ['--disable-workspace-trust']),
     '--disable-getting-started-override',
     '--user-data-dir', userDataDir,
     '--extensions-dir', extensionsDir,

@@ -158,8 +158,10 @@ export async function runCli(
 export const VERSION = '0.1.0';
 
 function globalHelp(commands: CliCommand[]): string {
-  const width = Math.max(...commands.map((c) => c.usage.length)) + 2;
-  const lines = commands.map((c) => `  ${c.usage.padEnd(width)}${c.summary}`);
+  const width = 44;
+  const lines = commands.map((c) =>
+    c.usage.length < width - 2 ? `  ${c.usage.padEnd(width)}${c.summary}` : `  ${c.usage}\n  ${''.padEnd(width)}${c.summary}`,
+  );
   return [
     'waymark: the state of AI-agent workflows, from their frontmatter.',
     '',

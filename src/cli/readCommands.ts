@@ -3,11 +3,12 @@ import * as path from 'node:path';
 import type { CliCommand, CliContext } from './framework';
 import { WaymarkError } from '../core/errors';
 import type { Problem, WorkflowState, SkippedFile } from '../core/types';
-import { scanRoots, allProblems, readWorkflowFileSync, contextFor } from '../core/scan';
+import { scanRoots, allProblems, readWorkflowFileSync, contextFor, listCandidates } from '../core/scan';
+import type { WorkspaceContext } from '../core/workspaceContext';
 import { chainOf, type DelegationNode } from '../core/delegation';
 import { writeManifest, changedSince } from '../core/manifest';
 import { frontmatterResume } from '../core/resume';
-import { findWorkspaceRoot } from '../core/stateCore';
+import { findWorkspaceRoot, createStateCore } from '../core/stateCore';
 
 /** Problem as the CLI prints it: 1-based line/column. */
 function cliProblem(p: Problem, cwd: string) {
@@ -74,8 +75,7 @@ async function collect(targets: Target[], flags: CliContext['args']['flags']): P
   const workflows = states.filter((w) => keep(w.file));
   const problems = [...res.problems.filter((p) => keep(p.file) || !states.some((w) => w.file === p.file) && roots.some((r) => under(p.file, r) && p.file.includes(`${path.sep}.waymark${path.sep}`))), ...workflows.flatMap((w) => w.problems)];
   const skipped = res.skipped.filter((s) => keep(s.file));
-  let files = res.files;
-  if (targets.every((t) => !t.isDir)) files = targets.length;
+  const files = countFiles(targets, res.files, res.contexts);
   // Explicit files the globs did not cover.
   for (const t of targets) {
     if (t.isDir || workflows.some((w) => w.file === t.abs) || skipped.some((s) => s.file === t.abs) || problems.some((p) => p.file === t.abs)) continue;
@@ -89,6 +89,31 @@ async function collect(targets: Target[], flags: CliContext['args']['flags']): P
     } else problems.push(...r.problems);
   }
   return { files, workflows, problems, skipped, states };
+}
+
+/**
+ * Candidate files under the targets: the scan's count when every target is a whole root;
+ * else the root's candidates under the folders given, plus each explicit file once.
+ */
+function countFiles(targets: Target[], scanned: number, contexts: Map<string, WorkspaceContext>): number {
+  if (targets.every((t) => t.isDir && t.abs === t.root)) return scanned;
+  const counted = new Set<string>();
+  const listed = new Map<string, string[]>();
+  for (const t of targets) {
+    if (!t.isDir) {
+      counted.add(t.abs);
+      continue;
+    }
+    const ctx = contexts.get(t.root);
+    if (!ctx) continue;
+    let files = listed.get(t.root);
+    if (!files) {
+      files = listCandidates(ctx).files;
+      listed.set(t.root, files);
+    }
+    for (const f of files) if (under(f, t.abs)) counted.add(f);
+  }
+  return counted.size;
 }
 
 function overridesFrom(flags: CliContext['args']['flags']): Record<string, unknown> | undefined {
@@ -186,18 +211,40 @@ const statusCommand: CliCommand = {
   ].join('\n'),
   async run(ctx) {
     const targets = resolveTargets(ctx.args.positionals.slice(0, 1), ctx.cwd);
-    const c = await collect(targets, ctx.args.flags);
     const t = targets[0];
-    if (!t.isDir && c.workflows.length === 0) {
-      const skip = c.skipped.find((s) => s.file === t.abs);
-      const prob = c.problems.find((p) => p.file === t.abs);
-      if (skip) throw new WaymarkError('unreadable', `${display(t.abs, ctx.cwd)} was not read: ${skip.reason}${skip.detail ? ` (${skip.detail})` : ''}.`, t.abs);
-      if (prob) throw new WaymarkError('unreadable', `${display(t.abs, ctx.cwd)}:${prob.range.start.line + 1}:${prob.range.start.character + 1}: ${prob.message}`, t.abs, { code: prob.code });
-      throw new WaymarkError('unreadable', `${display(t.abs, ctx.cwd)} is not a workflow file: its frontmatter has no workflow keys (workflow, workflowType, stepsCompleted, ...).`, t.abs);
+    // Through the state core, so the CLI and the extension read state the same way.
+    const core = createStateCore({ roots: [t.root], configOverrides: overridesFrom(ctx.args.flags) });
+    let workflows: WorkflowState[];
+    let problemCount: (w: WorkflowState) => number;
+    try {
+      const res = await core.scan();
+      const keep = (file: string) => (t.isDir ? under(file, t.abs) : file === t.abs);
+      workflows = core.list().filter((w) => keep(w.file));
+      if (!t.isDir && workflows.length === 0) {
+        const skip = res.skipped.find((x) => x.file === t.abs);
+        const prob = res.problems.find((p) => p.file === t.abs);
+        if (skip) throw new WaymarkError('unreadable', `${display(t.abs, ctx.cwd)} was not read: ${skip.reason}${skip.detail ? ` (${skip.detail})` : ''}.`, t.abs);
+        if (prob) throw new WaymarkError('unreadable', `${display(t.abs, ctx.cwd)}:${prob.range.start.line + 1}:${prob.range.start.character + 1}: ${prob.message}`, t.abs, { code: prob.code });
+        // Outside the configured globs: read it anyway.
+        const one = await core.reload(t.abs);
+        if (!one) {
+          const c = await core.contextFor(t.abs);
+          const r = c ? readWorkflowFileSync(t.abs, c) : undefined;
+          if (r?.skipped) throw new WaymarkError('unreadable', `${display(t.abs, ctx.cwd)} was not read: ${r.skipped.reason}${r.skipped.detail ? ` (${r.skipped.detail})` : ''}.`, t.abs);
+          const p = r?.problems[0];
+          if (p) throw new WaymarkError('unreadable', `${display(t.abs, ctx.cwd)}:${p.range.start.line + 1}:${p.range.start.character + 1}: ${p.message}`, t.abs, { code: p.code });
+          throw new WaymarkError('unreadable', `${display(t.abs, ctx.cwd)} is not a workflow file (no frontmatter with workflow keys such as workflow, workflowType, stepsCompleted).`, t.abs);
+        }
+        workflows = [one];
+      }
+      const all = core.problems();
+      problemCount = (w) => all.filter((p) => p.file === w.file).length;
+    } finally {
+      core.dispose();
     }
-    const workflows = [...c.workflows].sort((a, b) => a.file.localeCompare(b.file));
+    workflows.sort((a, b) => a.file.localeCompare(b.file));
     if (ctx.json) {
-      ctx.stdout(JSON.stringify({ workflows: workflows.map((w) => statusJson(w, ctx.cwd)) }) + '\n');
+      ctx.stdout(JSON.stringify({ workflows: workflows.map((w) => ({ ...statusJson(w, ctx.cwd), problems: problemCount(w) })) }) + '\n');
       return 0;
     }
     const lines: string[] = [];
@@ -209,7 +256,8 @@ const statusCommand: CliCommand = {
       for (const [step, g] of Object.entries(w.gates)) lines.push(`  gate ${g.name} (${step}): ${g.verdict ?? 'missing'}${g.open ? '' : ' - closed'}`);
       if (w.delegation) lines.push(`  delegation: ${w.delegation.chain_path.join(' > ')}${w.delegation.agent ? ` (agent ${w.delegation.agent})` : ''}`);
       lines.push(`  next: ${r.step ?? '-'}: ${r.reason}`);
-      if (w.problems.length) lines.push(`  ${w.problems.length} problem(s): run waymark validate ${display(w.file, ctx.cwd)}`);
+      const n = problemCount(w);
+      if (n) lines.push(`  ${n} problem(s): run waymark validate ${display(w.file, ctx.cwd)}`);
     }
     if (!workflows.length) lines.push('No workflow files found.');
     ctx.stdout(lines.join('\n') + '\n');

@@ -80,7 +80,7 @@ function rel(ctx: CliContext, file: string): string {
 
 function printResult(ctx: CliContext, r: MutationResult): number {
   if (ctx.json) {
-    ctx.stdout(JSON.stringify({ file: r.file, operation: r.operation, written: r.written, seq: r.seq ?? null, stateHash: r.after.stateHash, before: brief(r.before), after: brief(r.after) }) + '\n');
+    ctx.stdout(JSON.stringify({ file: r.file, operation: r.operation, written: r.written, changed: r.changed !== false, seq: r.seq ?? null, stateHash: r.after.stateHash, before: brief(r.before), after: brief(r.after) }) + '\n');
     return 0;
   }
   const b = r.before;
@@ -88,6 +88,8 @@ function printResult(ctx: CliContext, r: MutationResult): number {
   const parts: string[] = [];
   if (r.operation === 'delegate') {
     parts.push(`created ${rel(ctx, r.file)} for ${a.delegation?.agent ?? 'the agent'} (id ${a.delegation?.id}, depth ${a.delegation?.depth})`);
+  } else if (r.changed === false) {
+    parts.push('no change (the state is already so; nothing written, no history line)');
   } else {
     if (b.rawStatus !== a.rawStatus) parts.push(`status ${b.rawStatus ?? '(none)'} → ${a.rawStatus}`);
     const newlyDone = a.stepsCompleted.filter((x) => !b.stepsCompleted.includes(x));

@@ -23,8 +23,12 @@ export const configSchema = z
       .default({}),
     gates: z
       .object({
-        /** Where gate files live, relative to the root. `{workflow}`, `{gate}`, `{step}`, `{file}` are replaced. */
-        path: z.string().default('.waymark/gates/{workflow}/{gate}.gate'),
+        /**
+         * Where gate files live, relative to the root. `{file}` (the workflow file's base name
+         * without extension), `{workflow}` (workflow id), `{gate}` and `{step}` are replaced.
+         * Per file by default, so two files of one workflow id never share a verdict.
+         */
+        path: z.string().default('.waymark/gates/{file}/{gate}.gate'),
       })
       .passthrough()
       .default({}),

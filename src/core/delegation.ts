@@ -35,35 +35,51 @@ export function validateDelegation(states: WorkflowState[]): Problem[] {
     const d = s.delegation;
     if (!d || !d.id) continue;
     const parentId = d.parent_id ?? null;
-    if (parentId !== null) {
-      const parents = byId.get(parentId);
-      if (!parents) {
-        out.push(problemAt(s, ['delegation', 'parent_id'], 'delegation-orphan', `Parent workflow '${parentId}' does not exist in any scanned file: this delegation is an orphan. Restore the parent or fix parent_id.`, { parent_id: parentId }));
-      } else {
-        const p = parents[0].delegation!;
-        if (p.root_id && d.root_id && p.root_id !== d.root_id) {
-          out.push(problemAt(s, ['delegation', 'root_id'], 'delegation-root-mismatch', `root_id is '${d.root_id}' but parent '${parentId}' has root_id '${p.root_id}'. A chain has one root.`, { fix: 'setRoot', value: p.root_id }));
-        }
-        const expected = [...p.chain_path, d.id];
-        if (p.chain_path.length && d.chain_path.join('\u0000') !== expected.join('\u0000')) {
-          out.push(problemAt(s, ['delegation', 'chain_path'], 'delegation-chain-mismatch', `chain_path should be the parent's chain plus this id: [${expected.join(', ')}].`, { fix: 'setChain', value: expected }));
-        }
-      }
+    if (parentId === null) continue;
+    const parents = byId.get(parentId);
+    if (!parents) {
+      out.push(problemAt(s, ['delegation', 'parent_id'], 'delegation-orphan', `Parent workflow '${parentId}' does not exist in any scanned file: this delegation is an orphan. Restore the parent or fix parent_id.`, { parent_id: parentId }));
+      continue;
     }
-    // Cycles through parent links.
-    const seen = new Set<string>([d.id]);
-    let cur = parentId;
-    let steps = 0;
-    while (cur !== null && steps++ < 10_000) {
-      if (seen.has(cur)) {
-        if (cur === d.id) out.push(problemAt(s, ['delegation', 'parent_id'], 'delegation-cycle', `Following parent_id from '${d.id}' leads back to '${d.id}': delegation chains cannot loop. Fix parent_id.`));
-        break;
-      }
-      seen.add(cur);
-      cur = byId.get(cur)?.[0].delegation?.parent_id ?? null;
+    const p = parents[0].delegation!;
+    if (p.root_id && d.root_id && p.root_id !== d.root_id) {
+      out.push(problemAt(s, ['delegation', 'root_id'], 'delegation-root-mismatch', `root_id is '${d.root_id}' but parent '${parentId}' has root_id '${p.root_id}'. A chain has one root.`, { fix: 'setRoot', value: p.root_id }));
+    }
+    if (p.chain_path.length && !isParentChainPlus(p.chain_path, d.chain_path, d.id)) {
+      const expected = [...p.chain_path, d.id];
+      out.push(problemAt(s, ['delegation', 'chain_path'], 'delegation-chain-mismatch', `chain_path should be the parent's chain plus this id: [${expected.join(', ')}].`, { fix: 'setChain', value: expected }));
     }
   }
+  // Cycles through parent links, in one pass: walk each unvisited id up its parents; meeting an
+  // id of the current walk again is a cycle, and every member of it gets the problem.
+  const state = new Map<string, number>(); // 1 = on the current walk, 2 = done
+  for (const start of byId.keys()) {
+    if (state.has(start)) continue;
+    const walk: string[] = [];
+    let cur: string | null = start;
+    while (cur !== null && !state.has(cur)) {
+      state.set(cur, 1);
+      walk.push(cur);
+      const pid: string | null = byId.get(cur)?.[0].delegation?.parent_id ?? null;
+      cur = pid !== null && byId.has(pid) ? pid : null;
+    }
+    if (cur !== null && state.get(cur) === 1) {
+      const members = walk.slice(walk.indexOf(cur));
+      for (const id of members) {
+        for (const s of byId.get(id) ?? []) {
+          out.push(problemAt(s, ['delegation', 'parent_id'], 'delegation-cycle', `Following parent_id from '${id}' leads back to '${id}' (${members.join(' > ')}): delegation chains cannot loop. Fix parent_id.`));
+        }
+      }
+    }
+    for (const id of walk) state.set(id, 2);
+  }
   return out;
+}
+
+function isParentChainPlus(parent: string[], child: string[], id: string): boolean {
+  if (child.length !== parent.length + 1 || child[child.length - 1] !== id) return false;
+  for (let i = 0; i < parent.length; i++) if (parent[i] !== child[i]) return false;
+  return true;
 }
 
 /** One node of a delegation tree. */

@@ -141,20 +141,30 @@ function refusingEngine(language: string) {
 
 const ANCHOR_OR_ALIAS = /(?:^|[\s[{,])[&*][^\s,[\]{}]/;
 
-/** Parses a YAML string safely: js-yaml safeLoad normally, the `yaml` library with an alias cap when anchors/aliases appear. */
+/**
+ * Parses a YAML string safely: js-yaml safeLoad normally, the `yaml` library with an alias cap
+ * when anchors/aliases appear. Line endings are normalised to LF first so both paths read a CRLF
+ * (or CR-only) block the same way, and the `yaml` library's warnings (ambiguous `&x:`) are never
+ * printed to the process's stderr.
+ */
 export function safeYamlParse(yamlText: string, limits: FrontmatterLimits = DEFAULT_FRONTMATTER_LIMITS): unknown {
-  if (ANCHOR_OR_ALIAS.test(yamlText) || yamlText.includes('<<')) {
+  const text = yamlText.includes('\r') ? yamlText.replace(/\r\n?/g, '\n') : yamlText;
+  if (ANCHOR_OR_ALIAS.test(text) || text.includes('<<')) {
     try {
-      return parseYamlLib(yamlText, { maxAliasCount: limits.maxAliasCount, merge: true, prettyErrors: false });
+      return parseYamlLib(text, { maxAliasCount: limits.maxAliasCount, merge: true, prettyErrors: false, logLevel: 'error' });
     } catch (e) {
-      if (e instanceof ReferenceError || /alias/i.test(String((e as Error).message))) {
-        throw new AliasLimitError(String((e as Error).message));
+      const msg = String((e as Error).message);
+      if (/unresolved alias/i.test(msg)) throw new UnresolvedAliasError(`${firstLine(msg)}: define the anchor (&name) before using *name`);
+      if (e instanceof ReferenceError || /alias/i.test(msg)) {
+        throw new AliasLimitError(msg);
       }
       throw e;
     }
   }
-  return grayEngines.yaml.parse(yamlText);
+  return grayEngines.yaml.parse(text);
 }
+
+class UnresolvedAliasError extends Error {}
 
 function makeGrayOptions(limits: FrontmatterLimits) {
   const engines: Record<string, unknown> = {
@@ -258,6 +268,9 @@ export function parseFrontmatter(text: string, limits: FrontmatterLimits = DEFAU
       return { split, data: empty, unsafeKeys, error: { kind: 'alias-limit', message: `too many YAML alias expansions (limit ${limits.maxAliasCount}): possible alias bomb` } };
     }
     const msg = String((e as Error)?.message ?? e);
+    if (e instanceof UnresolvedAliasError) {
+      return { split, data: empty, unsafeKeys, error: { kind: 'yaml-syntax', message: msg } };
+    }
     if (/not registered/.test(msg)) {
       return { split, data: empty, unsafeKeys, error: { kind: 'language-unsupported', message: `frontmatter language '${lang}' is not supported; use YAML` } };
     }

@@ -5,7 +5,7 @@ import { GATE_VERDICTS, type GateHistoryEntry, type GateState, type GateVerdict,
 import type { WorkspaceContext } from './workspaceContext';
 
 /** Default location of gate files, relative to the workspace root. */
-export const DEFAULT_GATE_PATH = '.waymark/gates/{workflow}/{gate}.gate';
+export const DEFAULT_GATE_PATH = '.waymark/gates/{file}/{gate}.gate';
 
 function safeSegment(s: string): string {
   const cleaned = s.replace(/[/\\:*?"<>|\0]/g, '_').replace(/^\.+/, '_');
@@ -14,8 +14,9 @@ function safeSegment(s: string): string {
 
 /**
  * Absolute path of a workflow's gate file: the configured template (`gates.path`, default
- * `.waymark/gates/{workflow}/{gate}.gate`) under the root, with `{workflow}`, `{gate}`, `{file}`
- * (the workflow file's base name without extension) replaced by path-safe values.
+ * `.waymark/gates/{file}/{gate}.gate`: per workflow file) under the root, with `{file}` (the
+ * workflow file's base name without extension), `{workflow}` (the workflow id), `{gate}` and
+ * `{step}` replaced by path-safe values.
  */
 export function gateFilePath(ctx: Pick<WorkspaceContext, 'root' | 'config'>, state: Pick<WorkflowState, 'workflow' | 'file'>, gateName: string): string {
   const template = ctx.config.gates?.path || DEFAULT_GATE_PATH;

@@ -6,6 +6,7 @@ import { loadWorkspaceContext, type WorkspaceContext } from './workspaceContext'
 import { parseWorkflowText } from './workflow';
 import { sha256 } from './hash';
 import { validateDelegation } from './delegation';
+import { contextFingerprint, loadScanIndex, makeEntryLine, restoreEntry, sameKey, saveScanIndex, RACY_WINDOW_MS, type FileKey, type IndexEntry, type SaveOutcome } from './scanIndex';
 
 export interface ScanOptions {
   /** Overrides on top of each root's `.waymark/config.yaml`. */
@@ -15,6 +16,26 @@ export interface ScanOptions {
   contexts?: Map<string, WorkspaceContext>;
   /** Clock for ttl/waiver checks. */
   now?: () => Date;
+  /**
+   * Use the persisted scan index (`.waymark/cache/scan-index.jsonl` under each root) so
+   * unchanged files are not read or parsed again. Default true; `WAYMARK_SCAN_INDEX=0` turns it
+   * off when not given here.
+   */
+  index?: boolean;
+  /** When the index is written: after the scan returns (default, `indexWritten` settles) or before. */
+  indexWrite?: 'deferred' | 'sync';
+}
+
+/** How a scan used the index, per root. */
+export interface ScanIndexReport {
+  root: string;
+  /** Entries reused without reading the file. */
+  hits: number;
+  /** Racy entries reused after a content-hash check. */
+  verified: number;
+  /** Files read and parsed. */
+  parsed: number;
+  saved?: SaveOutcome | 'unchanged';
 }
 
 /** Folders never walked, whatever the globs say. */
@@ -37,16 +58,31 @@ export interface FileReadResult {
   isWorkflow: boolean;
 }
 
+/** A read plus what the scan index keys it by. */
+interface DetailedRead {
+  result: FileReadResult;
+  /** Stat of the open file, taken before its bytes were read. */
+  key?: FileKey;
+  /** SHA-256 of the bytes, when the file was read (frontmatter files only). */
+  hash: string;
+  /** The decoded text, when parsed. */
+  text?: string;
+}
+
 /**
  * Reads and parses one file under a context. Size, binary and disappearance are reported in
  * `skipped`; never throws.
  */
 export function readWorkflowFileSync(file: string, ctx: WorkspaceContext): FileReadResult {
+  return readDetailed(file, ctx).result;
+}
+
+function readDetailed(file: string, ctx: WorkspaceContext, wantHashOnly?: string): DetailedRead & { sameHash?: boolean } {
   const max = ctx.config.limits.maxFileBytes;
-  const gone = (e: unknown): FileReadResult => {
+  const gone = (e: unknown): DetailedRead => {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EISDIR') return { problems: [], isWorkflow: false, skipped: { file, reason: 'not-a-file', detail: 'a directory' } };
-    return { problems: [], isWorkflow: false, skipped: { file, reason: 'unreadable', detail: code === 'ENOENT' ? 'file disappeared before it could be read' : (e as Error).message } };
+    if (code === 'EISDIR') return { hash: '', result: { problems: [], isWorkflow: false, skipped: { file, reason: 'not-a-file', detail: 'a directory' } } };
+    return { hash: '', result: { problems: [], isWorkflow: false, skipped: { file, reason: 'unreadable', detail: code === 'ENOENT' ? 'file disappeared before it could be read' : (e as Error).message } } };
   };
   let fd: number;
   try {
@@ -55,10 +91,12 @@ export function readWorkflowFileSync(file: string, ctx: WorkspaceContext): FileR
     return gone(e);
   }
   let buf: Buffer;
+  let key: FileKey;
   try {
     const st = fs.fstatSync(fd);
-    if (!st.isFile()) return { problems: [], isWorkflow: false, skipped: { file, reason: 'not-a-file', detail: st.isDirectory() ? 'a directory' : 'not a regular file' } };
-    if (st.size > max) return { problems: [], isWorkflow: false, skipped: { file, reason: 'too-large', detail: `${st.size} bytes > limits.maxFileBytes ${max}` } };
+    key = { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino };
+    if (!st.isFile()) return { key, hash: '', result: { problems: [], isWorkflow: false, skipped: { file, reason: 'not-a-file', detail: st.isDirectory() ? 'a directory' : 'not a regular file' } } };
+    if (st.size > max) return { key, hash: '', result: { problems: [], isWorkflow: false, skipped: { file, reason: 'too-large', detail: `${st.size} bytes > limits.maxFileBytes ${max}` } } };
     buf = Buffer.allocUnsafe(st.size);
     let n = 0;
     while (n < st.size) {
@@ -76,13 +114,100 @@ export function readWorkflowFileSync(file: string, ctx: WorkspaceContext): FileR
       // already closed or gone: nothing to release
     }
   }
-  if (looksBinary(buf)) return { problems: [], isWorkflow: false, skipped: { file, reason: 'binary', detail: 'contains NUL bytes' } };
+  if (looksBinary(buf)) return { key, hash: '', result: { problems: [], isWorkflow: false, skipped: { file, reason: 'binary', detail: 'contains NUL bytes' } } };
   // Cheap pre-check: no opening fence, no frontmatter.
   const off = buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
-  if (!(buf[off] === 0x2d && buf[off + 1] === 0x2d && buf[off + 2] === 0x2d)) return { problems: [], isWorkflow: false };
+  if (!(buf[off] === 0x2d && buf[off + 1] === 0x2d && buf[off + 2] === 0x2d)) return { key, hash: '', result: { problems: [], isWorkflow: false } };
+  const hash = sha256(buf);
+  // Racy index entry: same bytes as when it was parsed, so the cached parse still holds.
+  if (wantHashOnly !== undefined && hash === wantHashOnly) return { key, hash, sameHash: true, result: { problems: [], isWorkflow: false } };
   const text = buf.toString('utf8');
-  const parsed = parseWorkflowText(file, text, ctx, { contentHash: sha256(buf) });
-  return { state: parsed.state, problems: parsed.problems, isWorkflow: parsed.isWorkflow };
+  const parsed = parseWorkflowText(file, text, ctx, { contentHash: hash });
+  return { key, hash, text, result: { state: parsed.state, problems: parsed.problems, isWorkflow: parsed.isWorkflow } };
+}
+
+/** Whether scans read and write the persisted index (`.waymark/cache/scan-index.jsonl`). */
+function indexEnabled(opts: ScanOptions): boolean {
+  if (opts.index !== undefined) return opts.index;
+  const env = process.env.WAYMARK_SCAN_INDEX;
+  return !(env === '0' || env === 'off' || env === 'false');
+}
+
+/** Per-root use of the scan index during one scan. */
+class RootIndex {
+  private readonly lines: string[] = [];
+  private dirty: boolean;
+  readonly stats = { hits: 0, verified: 0, parsed: 0 };
+
+  constructor(
+    private readonly ctx: WorkspaceContext,
+    private readonly fingerprint: string,
+    private readonly old: Map<string, IndexEntry> | undefined,
+    private readonly scanStart: number,
+  ) {
+    this.dirty = !old;
+  }
+
+  get root(): string {
+    return this.ctx.root;
+  }
+
+  read(file: string): FileReadResult {
+    const entry = this.old?.get(file);
+    if (entry) {
+      let st: fs.Stats | undefined;
+      try {
+        st = fs.statSync(file, { throwIfNoEntry: false });
+      } catch {
+        st = undefined;
+      }
+      if (st && st.isFile() && sameKey(entry, st)) {
+        if (!entry.racy) {
+          const r = restoreEntry(entry, this.ctx);
+          if (r) {
+            this.stats.hits++;
+            this.lines.push(entry.line);
+            return r;
+          }
+        } else if (entry.kind === 'wf' || entry.kind === 'err') {
+          // Racy: verify by content before trusting the cached parse.
+          const d = readDetailed(file, this.ctx, entry.hash);
+          if (d.sameHash && d.key && sameKey(entry, d.key)) {
+            const r = restoreEntry(entry, this.ctx);
+            if (r) {
+              this.stats.verified++;
+              this.dirty = true; // re-recorded, maybe no longer racy
+              this.lines.push(this.relabel(entry, d.key));
+              return r;
+            }
+          }
+          if (!d.sameHash) return this.record(file, d);
+        }
+      }
+    }
+    return this.record(file, readDetailed(file, this.ctx));
+  }
+
+  private relabel(entry: IndexEntry, key: FileKey): string {
+    const racy = Math.max(key.mtimeMs, key.ctimeMs) >= this.scanStart - RACY_WINDOW_MS;
+    return racy ? entry.line : entry.line.replace(/"r":1,/, '"r":0,');
+  }
+
+  private record(file: string, d: DetailedRead): FileReadResult {
+    this.stats.parsed++;
+    this.dirty = true;
+    // Files that vanished or cannot be opened are not recorded: they are retried next time.
+    if (d.key && !(d.result.skipped?.reason === 'unreadable')) {
+      this.lines.push(makeEntryLine(file, d.key, d.hash, d.result, this.ctx, this.scanStart, d.text));
+    }
+    return d.result;
+  }
+
+  /** Writes the index when anything changed (a file parsed, re-verified, or gone). */
+  save(logger?: Logger): SaveOutcome | 'unchanged' {
+    if (!this.dirty && this.old && this.old.size === this.lines.length) return 'unchanged';
+    return saveScanIndex(this.ctx.root, this.fingerprint, this.lines, logger);
+  }
 }
 
 /** Lists candidate files of a root (include globs minus exclude globs), and directories named like candidates. */
@@ -147,13 +272,20 @@ export function contextFor(file: string, contexts: Iterable<WorkspaceContext>): 
  * Scans every root: lists candidate files, reads and parses them, validates each, then runs the
  * cross-file checks (delegation), whose problems are added to the states they concern.
  */
-export async function scanRoots(roots: string[], opts: ScanOptions = {}): Promise<ScanResult & { contexts: Map<string, WorkspaceContext> }> {
+export async function scanRoots(
+  roots: string[],
+  opts: ScanOptions = {},
+): Promise<ScanResult & { contexts: Map<string, WorkspaceContext>; index: ScanIndexReport[]; indexWritten: Promise<ScanIndexReport[]> }> {
   const absRoots = [...new Set(roots.map((r) => path.resolve(r)))];
   const contexts = new Map<string, WorkspaceContext>();
   const problems: Problem[] = [];
   const skipped: SkippedFile[] = [];
   const workflows: WorkflowState[] = [];
   let files = 0;
+  const useIndex = indexEnabled(opts);
+  const scanStart = Date.now();
+  const indexes: RootIndex[] = [];
+  const reports: ScanIndexReport[] = [];
   for (const root of absRoots) {
     let ctx = opts.contexts?.get(root);
     if (!ctx) {
@@ -165,11 +297,17 @@ export async function scanRoots(roots: string[], opts: ScanOptions = {}): Promis
     const listed = listCandidates(ctx, opts.logger);
     skipped.push(...listed.skipped);
     files += listed.files.length;
+    let idx: RootIndex | undefined;
+    if (useIndex) {
+      const fp = contextFingerprint(ctx);
+      idx = new RootIndex(ctx, fp, loadScanIndex(ctx, fp, opts.logger), scanStart);
+      indexes.push(idx);
+    }
     for (let i = 0; i < listed.files.length; i++) {
       const file = listed.files[i];
       // Another root nested inside this one owns its files.
       if (absRoots.length > 1 && contextForRoots(file, absRoots) !== root) continue;
-      const r = readWorkflowFileSync(file, ctx);
+      const r = idx ? idx.read(file) : readDetailed(file, ctx).result;
       if (r.skipped) skipped.push(r.skipped);
       if (r.state) workflows.push(r.state);
       else if (r.problems.length) problems.push(...r.problems);
@@ -181,8 +319,25 @@ export async function scanRoots(roots: string[], opts: ScanOptions = {}): Promis
     if (s) s.problems.push(p);
     else problems.push(p);
   }
-  opts.logger?.info(`[scan] ${absRoots.length} root(s), ${files} candidate file(s), ${workflows.length} workflow(s), ${skipped.length} skipped`);
-  return { roots: absRoots, workflows, problems, skipped, files, contexts };
+  for (const idx of indexes) reports.push({ root: idx.root, ...idx.stats });
+  const save = (): ScanIndexReport[] => {
+    for (let i = 0; i < indexes.length; i++) {
+      try {
+        reports[i].saved = indexes[i].save(opts.logger);
+      } catch (e) {
+        opts.logger?.warn(`[scan] could not save the scan index of ${reports[i].root}: ${(e as Error).message}`);
+        reports[i].saved = 'failed';
+      }
+    }
+    return reports;
+  };
+  let indexWritten: Promise<ScanIndexReport[]>;
+  if (!indexes.length) indexWritten = Promise.resolve(reports);
+  else if (opts.indexWrite === 'sync') indexWritten = Promise.resolve(save());
+  else indexWritten = new Promise((res) => setImmediate(() => res(save())));
+  const hits = reports.reduce((n, r) => n + r.hits + r.verified, 0);
+  opts.logger?.info(`[scan] ${absRoots.length} root(s), ${files} candidate file(s), ${workflows.length} workflow(s), ${skipped.length} skipped${useIndex ? `, ${hits} from the index` : ''}`);
+  return { roots: absRoots, workflows, problems, skipped, files, contexts, index: reports, indexWritten };
 }
 
 function contextForRoots(file: string, roots: string[]): string | undefined {

@@ -48,6 +48,9 @@ import {
 
 const BINARY_SNIFF = 8192;
 
+/** Keys a plan may touch without changing the state (the state hash leaves them out). */
+const TIMESTAMP_KEYS = new Set(['updatedAt']);
+
 /** Fields recorded as `from`/`to` in history (only those that changed). */
 const HISTORY_FIELDS = ['status', 'rawStatus', 'currentStep', 'stepsCompleted', 'lastStep', 'scope', 'blockedReason', 'delegation'] as const;
 
@@ -396,11 +399,13 @@ class StateCoreImpl implements StateCore {
       this.checkHash(read.state, opts);
       const plan = makePlan(read.state, ctx);
       const { newText, after } = this.applyPlan(read, plan, ctx, operation);
-      return { file: abs, operation, before: read.state, after, newText, written: false };
+      if (this.isNoChange(read, plan, after, operation)) return { file: abs, operation, before: read.state, after: read.state, newText: read.text, written: false, changed: false };
+      return { file: abs, operation, before: read.state, after, newText, written: false, changed: true };
     }
     const lock = await acquireFileLock(abs, this.lockOptions(ctx.root));
     this.logBroken(lock, abs);
     let result: MutationResult;
+    let noChange: MutationResult | undefined;
     let entry: HistoryEntry | undefined;
     const wctx: WriteContext = { file: abs, root: ctx.root, operation, actor: opts.actor ?? this.init.actor, session: opts.session ?? this.init.session };
     try {
@@ -409,6 +414,12 @@ class StateCoreImpl implements StateCore {
       await this.runGuards(wctx);
       const plan = makePlan(read.state, ctx);
       const { newText, after } = this.applyPlan(read, plan, ctx, operation);
+      if (this.isNoChange(read, plan, after, operation)) {
+        // Same state (hashes leave timestamps out): nothing to write, nothing to record.
+        noChange = { file: abs, operation, before: read.state, after: read.state, newText: read.text, written: false, changed: false };
+        this.model.set(abs, read.state);
+        return noChange;
+      }
       if (newText !== read.text) writeFileAtomic(abs, newText, { mustExist: true });
       try {
         entry = this.appendEntry(ctx, abs, operation, wctx, read.state, after, plan.detail);
@@ -416,7 +427,7 @@ class StateCoreImpl implements StateCore {
         this.model.set(abs, after);
         throw new WaymarkError('io', `${abs} was changed (${operation}), but its history line could not be appended: ${errorMessage(e).replace(/ Nothing was changed\.$/, "")}`, abs, { written: true });
       }
-      result = { file: abs, operation, before: read.state, after, newText, written: newText !== read.text, seq: entry.seq };
+      result = { file: abs, operation, before: read.state, after, newText, written: newText !== read.text, changed: true, seq: entry.seq };
       this.model.set(abs, after);
     } finally {
       lock.release();
@@ -425,6 +436,21 @@ class StateCoreImpl implements StateCore {
     await this.runObservers(entry!, { ...wctx, after: result.after });
     this.emit({ changes: [{ file: abs, state: result.after }] });
     return result;
+  }
+
+  /**
+   * True when a plan changes nothing that matters: the state hash is the same and, apart from
+   * timestamp keys, the edits leave the text as it was (a fix removing a stray key is a change).
+   */
+  private isNoChange(read: ReadFile, plan: Plan, after: WorkflowState, operation: string): boolean {
+    if (after.stateHash !== read.state.stateHash) return false;
+    const substantive = operation === 'fix' ? plan.edits : plan.edits.filter((e) => !TIMESTAMP_KEYS.has(e.key));
+    if (!substantive.length) return true;
+    try {
+      return editFrontmatter(read.text, substantive) === read.text;
+    } catch {
+      return false;
+    }
   }
 
   private logBroken(lock: HeldLock, file?: string): void {

@@ -175,8 +175,13 @@ export interface MutationResult {
   before: WorkflowState;
   after: WorkflowState;
   newText: string;
-  /** False when `MutationOptions.text` was given (nothing written). */
+  /** False when `MutationOptions.text` was given or nothing changed (nothing written). */
   written: boolean;
+  /**
+   * False when the operation changes nothing: the state hash stays the same and only timestamps
+   * would move (then nothing is written and no history line is appended).
+   */
+  changed?: boolean;
   /** History sequence number, when written. */
   seq?: number;
 }

@@ -256,7 +256,9 @@ export class Commands implements vscode.Disposable {
 
   private report(action: string, e: unknown, arg: unknown): void {
     const reason = WaymarkError.is(e) ? e.reason : undefined;
-    const message = `${action} failed: ${errorMessage(e)}`;
+    const untrusted = WaymarkError.is(e) && !!e.data?.untrusted;
+    // A refusal in Restricted Mode is not a failure: say why, without "failed".
+    const message = untrusted ? errorMessage(e) : `${action} failed: ${errorMessage(e)}`;
     this.c.lastError = { action, reason, message };
     this.c.log.error(`[command] ${message}`);
     if (e instanceof Error && !WaymarkError.is(e) && e.stack) this.c.log.error(e.stack);
@@ -266,7 +268,7 @@ export class Commands implements vscode.Disposable {
         if (b === 'Reload') await this.c.core.reload(file);
         if (b === 'Show diff') await this.showConflict(file, stateOf(arg));
       });
-    } else if (WaymarkError.is(e) && e.data?.untrusted) {
+    } else if (untrusted) {
       void vscode.window.showWarningMessage(message, 'Manage Workspace Trust').then((b) => b && vscode.commands.executeCommand('workbench.trust.manage'));
     } else {
       void vscode.window.showErrorMessage(message, 'Show Log').then((b) => b && this.c.log.show(true));

@@ -16,7 +16,7 @@ const STATUS_COLORS: Record<string, string> = {
   unknown: 'problemsWarningIcon.foreground',
 };
 
-const BADGES: Record<string, string> = { in_progress: '●', blocked: '⊘', created: '○', completed: '✓', archived: '▪', unknown: '?' };
+const BADGES: Record<string, string> = { in_progress: '◐', blocked: '⊘', created: '○', completed: '✓', archived: '▪', unknown: '?' };
 
 function toRange(r: { start: { line: number; character: number }; end: { line: number; character: number } }): vscode.Range {
   return new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);

@@ -1,4 +1,5 @@
 // The Gates view: workflow → each gated step's gate verdict, reviewer and expiry.
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { GateState, StepDef, WorkflowState } from '../core/index';
 import { COMMANDS, VIEWS } from './constants';
@@ -49,6 +50,7 @@ export class GatesTree implements vscode.TreeDataProvider<GatesNode>, vscode.Dis
       const closed = gates.filter((g) => !g.open).length;
       const item = new vscode.TreeItem(this.c.displayName(node.state), vscode.TreeItemCollapsibleState.Expanded);
       item.description = closed ? `${closed} of ${gates.length} closed` : `${gates.length} open`;
+      if (this.c.roots.length > 1) item.description += ` · ${path.basename(node.state.root)}`;
       item.tooltip = this.c.relative(node.state.file);
       item.iconPath = statusIcon(statusKey(node.state));
       item.id = `gates:${node.state.file}`;

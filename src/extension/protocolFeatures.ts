@@ -38,11 +38,11 @@ export function registerProtocolFeatures(_context: vscode.ExtensionContext, deps
     vscode.commands.registerCommand(id, async (arg?: Args) => {
       try {
         if (deps.canWrite && !deps.canWrite()) {
-          throw new WaymarkError('unavailable', `${action} is disabled because this workspace is not trusted. Trust the folder to change workflow state.`);
+          throw new WaymarkError('unavailable', `${action} is disabled because this workspace is not trusted. Trust the folder to change workflow state.`, undefined, { untrusted: true });
         }
         return await fn(arg && typeof arg === 'object' && !(arg instanceof vscode.Uri) ? arg : {});
       } catch (e) {
-        const message = `${action} failed: ${errorMessage(e)}`;
+        const message = WaymarkError.is(e) && e.data?.untrusted ? errorMessage(e) : `${action} failed: ${errorMessage(e)}`;
         logger.error(`[protocol] ${message}`);
         void vscode.window.showErrorMessage(message, 'Show Log').then((b) => b && logger.show(true));
         return undefined;

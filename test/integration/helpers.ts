@@ -136,3 +136,13 @@ export async function resizeView(title: string, dy: number): Promise<void> {
   console.log(`[waymark-resize] ${id} ${title} ${dy}`);
   await waitFor(`resize ${title}`, () => fs.existsSync(path.join(dir, `${id}.done`)), 30_000);
 }
+
+/** Registers a suite that runs only when one folder is open (the single-folder pass). */
+export function singleRoot(title: string, fn: (this: Mocha.Suite) => void): void {
+  if ((vscode.workspace.workspaceFolders?.length ?? 0) <= 1 && vscode.workspace.isTrusted) suite(title, fn);
+}
+
+/** Registers a suite that runs only in a multi-root workspace (the second pass). */
+export function multiRoot(title: string, fn: (this: Mocha.Suite) => void): void {
+  if ((vscode.workspace.workspaceFolders?.length ?? 0) > 1) suite(title, fn);
+}

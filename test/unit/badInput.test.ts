@@ -222,3 +222,56 @@ describe('bad input never crashes, hangs or runs code', { timeout: 60_000 }, () 
     assert.match(bomb.stderr, /alias/);
   });
 });
+
+// ---- hostile-input sweep through the real CLI (black box) ---------------------------------------
+
+function runCli(args: string[], cwd: string, timeout = 20_000) {
+  const r = spawnSync(process.execPath, [path.resolve('dist/cli.js'), ...args], { cwd, encoding: 'utf8', timeout });
+  return { status: r.status, signal: r.signal, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+}
+
+function freshRoot(prefix: string): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), `waymark-${prefix}-`));
+  fs.mkdirSync(path.join(root, '.waymark'));
+  return root;
+}
+
+/** No stack trace, no `undefined`, one or two lines naming something a person can act on. */
+function assertCleanError(r: { stderr: string; status: number | null }, what: string) {
+  assert.ok(!/\n\s+at .+\(.+:\d+:\d+\)|\bat Object\.|TypeError|RangeError|ReferenceError/.test(r.stderr), `${what}: stack trace or JS error on stderr: ${r.stderr}`);
+  assert.ok(!/undefined|\[object Object\]/.test(r.stderr), `${what}: ${r.stderr}`);
+  const lines = r.stderr.trim().split('\n').filter(Boolean);
+  assert.ok(lines.length >= 1 && lines.length <= 2, `${what}: expected 1-2 stderr lines, got ${JSON.stringify(r.stderr)}`);
+}
+
+describe('CLI counts and hostile inputs', { timeout: 120_000 }, () => {
+  const cli = path.resolve('dist/cli.js');
+
+  test('validate --json counts only the files under the folder given', (t) => {
+    if (!fs.existsSync(cli)) return t.skip('dist/cli.js not built');
+    const root = freshRoot('count');
+    try {
+      fs.mkdirSync(path.join(root, 'a'));
+      fs.mkdirSync(path.join(root, 'b'));
+      const wf = '---\nworkflow: w\nsteps: [x, y]\nstatus: created\n---\n';
+      fs.writeFileSync(path.join(root, 'a', 'one.md'), wf);
+      fs.writeFileSync(path.join(root, 'a', 'notes.md'), '# just notes\n');
+      fs.writeFileSync(path.join(root, 'b', 'two.md'), wf);
+      fs.writeFileSync(path.join(root, 'b', 'three.md'), wf);
+      fs.writeFileSync(path.join(root, 'top.md'), wf);
+      const all = JSON.parse(runCli(['validate', '--json'], root).stdout);
+      assert.equal(all.files, 5);
+      assert.equal(all.workflows, 4);
+      const a = JSON.parse(runCli(['validate', 'a', '--json'], root).stdout);
+      assert.deepEqual([a.files, a.workflows], [2, 1]);
+      const b = JSON.parse(runCli(['validate', path.join(root, 'b'), '--json'], root).stdout);
+      assert.deepEqual([b.files, b.workflows], [2, 2]);
+      const both = JSON.parse(runCli(['validate', 'a', 'b/two.md', '--json'], root).stdout);
+      assert.deepEqual([both.files, both.workflows], [3, 2]);
+      const scan = JSON.parse(runCli(['scan', '--json'], root).stdout);
+      assert.equal(scan.files, 5);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

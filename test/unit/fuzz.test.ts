@@ -8,6 +8,7 @@ import { splitFrontmatter } from '../../src/core/frontmatter';
 import { defaultWorkspaceContext } from '../../src/core/workspaceContext';
 import type { Problem } from '../../src/core/types';
 
+const RUNS = Number(process.env.WAYMARK_FUZZ_RUNS ?? 1500);
 const ctx = defaultWorkspaceContext(path.join(os.tmpdir(), 'waymark-fuzz-root'));
 
 const KEYS = ['workflow', 'workflowType', 'status', 'steps', 'stepsCompleted', 'stepCompleted', 'currentStep', 'current_step', 'lastStep', 'scope', 'blockedReason', 'delegation', 'ttl', 'updatedAt', 'session', '__proto__', 'constructor', 'title', 'x'];
@@ -69,7 +70,7 @@ test('random frontmatter: parsing never throws, problems always have ranges insi
       assert.equal(({} as Record<string, unknown>).polluted, undefined);
       assert.equal(g.__waymarkRan, undefined);
     }),
-    { numRuns: 1500 },
+    { numRuns: RUNS },
   );
   // The generator reaches both outcomes (the property is not vacuous).
   assert.ok(withProblems > 100, `only ${withProblems} runs had problems`);
@@ -83,6 +84,6 @@ test('arbitrary text never throws', () => {
       checkRanges(text, parseWorkflowText('/fuzz/a.md', text, ctx).problems);
       checkRanges(a, parseWorkflowText('/fuzz/b.md', a, ctx).problems);
     }),
-    { numRuns: 1500 },
+    { numRuns: RUNS },
   );
 });

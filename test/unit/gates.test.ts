@@ -48,7 +48,7 @@ describe('gates', () => {
     assert.deepEqual(r.after.stepsCompleted, ['build', 'review']);
     assert.equal(r.after.currentStep, 'ship');
     // The gate file: latest verdict on top, append-only history below.
-    const gateFile = path.join(root, '.waymark', 'gates', 'release', 'review.gate');
+    const gateFile = path.join(root, '.waymark', 'gates', 'rel', 'review.gate');
     const g = parseGateText(fs.readFileSync(gateFile, 'utf8'), gateFile, 'review');
     assert.equal(g.verdict, 'PASS');
     assert.equal(g.reviewer, 'bob');
@@ -66,7 +66,7 @@ describe('gates', () => {
     await assert.rejects(core.advance(file), reasonOf('gate-closed', /gate sign-off/));
     const g = await core.gateConcerns(file, 'ship', { reason: 'docs thin', by: 'cy' });
     assert.equal(g.name, 'sign-off');
-    assert.ok(fs.existsSync(path.join(root, '.waymark', 'gates', 'release', 'sign-off.gate')));
+    assert.ok(fs.existsSync(path.join(root, '.waymark', 'gates', 'rel', 'sign-off.gate')));
     const r = await core.advance(file);
     assert.equal(r.after.status, 'completed');
   });
@@ -99,5 +99,33 @@ describe('gates', () => {
     assert.throws(() => renderGateUpdate('gate: FAIL\nhistory: nope\n', { verdict: 'PASS', updated: 'now' }), (e: unknown) => WaymarkError.is(e, 'invalid'));
     // An empty gate file (counts as PASS) gets a proper body.
     assert.equal(parseGateText(renderGateUpdate('', { verdict: 'FAIL', updated: 'now' }), 'x', 'x').verdict, 'FAIL');
+  });
+
+  test('gates are per workflow FILE by default: a sibling of the same workflow id and a delegated child do not share them', async () => {
+    const { root, file, core } = gatedWorkspace();
+    const sibling = path.join(root, 'rel2.md');
+    fs.writeFileSync(sibling, fs.readFileSync(file, 'utf8'));
+    await core.gatePass(file, 'review', { by: 'ann' });
+    assert.ok(fs.existsSync(path.join(root, '.waymark', 'gates', 'rel', 'review.gate')));
+    assert.equal((await core.gateShow(file, 'review')).verdict, 'PASS');
+    const other = await core.gateShow(sibling, 'review');
+    assert.equal(other.exists, false, 'the sibling file has its own (missing) gate');
+    await assert.rejects(core.advance(sibling), reasonOf('gate-closed'));
+    const d = await core.delegate(file, { agent: 'helper' });
+    const child = (await core.parseText(d.file, fs.readFileSync(d.file, 'utf8'))).state!;
+    assert.equal(child.gates.review?.exists, false, "a delegated child does not show its parent's gates");
+    assert.equal((await core.parseText(file, fs.readFileSync(file, 'utf8'))).state!.gates.review?.verdict, 'PASS');
+    await core.advance(file);
+  });
+
+  test('gates.path {workflow} shares gates across the files of one workflow id (opt-in)', async () => {
+    const { root, file } = gatedWorkspace();
+    fs.writeFileSync(path.join(root, '.waymark', 'config.yaml'), "gates:\n  path: '.waymark/gates/{workflow}/{gate}.gate'\n");
+    const core = createStateCore({ roots: [root] });
+    const sibling = path.join(root, 'rel2.md');
+    fs.writeFileSync(sibling, fs.readFileSync(file, 'utf8'));
+    await core.gatePass(file, 'review', { by: 'ann' });
+    assert.ok(fs.existsSync(path.join(root, '.waymark', 'gates', 'release', 'review.gate')));
+    assert.equal((await core.gateShow(sibling, 'review')).verdict, 'PASS');
   });
 });

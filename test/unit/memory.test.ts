@@ -63,6 +63,19 @@ describe('memory: Kuzu schema', () => {
       assert.equal((await store.ingest(ops)).added, 0);
       const c = await store.counts();
       assert.equal(c.learning, 600);
+      // a second bulk batch COPYs into non-empty tables, with new and already-known relationships
+      const more: JournalOp[] = [];
+      for (let i = 0; i < 300; i++) {
+        more.push({ v: 1, op: 'memory', rec: mem(`n${i}`, { type: i % 2 ? 'decision' : 'learning', source: { workflow: `wf${i % 4}.md`, step: `s${i % 6}` }, entities: [`file:src/g${i % 250}.ts`] }) });
+      }
+      const relsBefore = (await store.relations()).length;
+      assert.equal((await store.ingest(more)).added, 300);
+      const rels = await store.relations();
+      const keys = rels.map((r) => `${r.from}|${r.to}|${r.relation}`);
+      assert.equal(new Set(keys).size, keys.length, 'no duplicate relationships');
+      assert.ok(rels.length > relsBefore);
+      assert.ok(keys.includes('step:wf3.md#s5|workflow:wf3.md|step_of'));
+      assert.equal((await store.counts()).decision, 150);
       const one = (await store.list()).find((m) => m.id === 'm5')!;
       assert.equal(one.text, 'line one, "quoted" 5\nline two');
       assert.deepEqual(one.entities, ['file:src/f5.ts']);
@@ -260,6 +273,9 @@ describe('memory: tiers, sessions, hot and cold files', () => {
     const out = insertInSection(custom, 'Key decisions', '- new one');
     assert.ok(out.startsWith('# Mine\n\nintro kept\n\n## Key decisions\n- old one\n- new one'));
     assert.match(insertInSection(custom, 'Blockers', '- x'), /- old one\n\n## Blockers\n\n- x\n$/);
+    assert.ok(insertInSection(insertInSection(coldTemplate(), 'Session history', '- s1'), 'Session history', '- s2').endsWith('## Session history\n\n- s1\n- s2\n'));
+    const crlf = insertInSection('# M\r\n\r\n## Blockers\r\n- a\r\n', 'Blockers', '- b');
+    assert.equal(crlf, '# M\r\n\r\n## Blockers\r\n- a\r\n- b\r\n');
   });
 
   test('size warnings and prune: hot over 10 KB moves to cold, cold over 100 KB is archived intact', async () => {
@@ -288,6 +304,32 @@ describe('memory: tiers, sessions, hot and cold files', () => {
       assert.equal(m.files.readHot().working.length, 10);
       const st2 = await m.status();
       assert.deepEqual(st2.warnings, []);
+    } finally {
+      await m.dispose();
+    }
+  });
+
+  test('prune --older-than drops old consolidated observations, keeps their summary, and a rebuild agrees', async () => {
+    const root = tmp();
+    const m = createMemoryService({ root });
+    try {
+      const old = new Date(Date.now() - 40 * 86_400_000).toISOString();
+      const o1 = await m.record({ type: 'learning', category: 'observation', text: 'old observation', workflow: 'w.md', step: 'a', createdAt: old });
+      const o2 = await m.record({ type: 'learning', category: 'observation', text: 'fresh observation', workflow: 'w.md', step: 'b' });
+      const keep = await m.record({ type: 'learning', category: 'error', text: 'old error stays', workflow: 'w.md', step: 'a', createdAt: old });
+      assert.equal(await m.consolidate('w.md', 'a'), 1);
+      assert.equal(await m.consolidate('w.md', 'b'), 1);
+      const res = await m.prune({ olderThanDays: 30 });
+      assert.equal(res.forgotten, 1);
+      const ids = (await m.list()).items.map((x) => x.id);
+      assert.ok(!ids.includes(o1.id));
+      assert.ok(ids.includes(o2.id));
+      assert.ok(ids.includes(keep.id));
+      assert.equal((await m.list({ types: ['summary'] })).items.length, 2);
+      const rb = await m.rebuild();
+      assert.equal(rb.movedAside !== undefined, true);
+      const after = (await m.list()).items.map((x) => x.id);
+      assert.deepEqual([...after].sort(), [...ids].sort());
     } finally {
       await m.dispose();
     }

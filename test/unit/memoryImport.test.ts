@@ -4,7 +4,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createMemoryService } from '../../src/core/memory/memoryService';
-import { parseMarkdownMemory } from '../../src/core/memory/importers';
+import fc from 'fast-check';
+import { parseMarkdownMemory, parseKnowledgeGraph } from '../../src/core/memory/importers';
+import { readJournal } from '../../src/core/memory/journal';
+import { WaymarkError } from '../../src/core/errors';
 
 const tmps: string[] = [];
 function tmp(): string {
@@ -143,5 +146,38 @@ describe('memory: import', () => {
     const b = parseMarkdownMemory('# moved\n## Decisions\n- Bee\n', { origin: 'y.md', now: '2027-01-01T00:00:00.000Z' });
     assert.equal(a.length, 1, 'too-short entries are skipped, duplicates once');
     assert.equal((a[0].rec as { id: string }).id, (b[0].rec as { id: string }).id);
+  });
+
+  test('fuzz: markdown, knowledge graph and journal parsers never crash on arbitrary input', () => {
+    const dir = tmp();
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 400 }), (text) => {
+        for (const op of parseMarkdownMemory(text, { origin: 'f.md', now: '2026-01-01T00:00:00.000Z' })) {
+          assert.equal(op.op, 'memory');
+          assert.ok((op.rec as { text: string }).text.trim().length >= 3);
+        }
+        try {
+          parseKnowledgeGraph(text, 'kg.json', 'kg.json', '2026-01-01T00:00:00.000Z');
+        } catch (e) {
+          assert.ok(WaymarkError.is(e), `only WaymarkError, got ${String(e)}`);
+        }
+        const f = path.join(dir, 'inbox.jsonl');
+        fs.writeFileSync(f, text);
+        const r = readJournal(f);
+        assert.ok(r.end <= Buffer.byteLength(text));
+      }),
+      { numRuns: 300 },
+    );
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.constantFrom('{"type":"entity","name":"__proto__","observations":["x y z"]}', '{"type":"relation","from":1}', '[]', 'null', '{"op":"memory","rec":{"id":1}}'), fc.json()), { maxLength: 8 }), (lines) => {
+        try {
+          parseKnowledgeGraph(lines.join('\n'), 'kg.jsonl', 'kg.jsonl', '2026-01-01T00:00:00.000Z');
+        } catch (e) {
+          assert.ok(WaymarkError.is(e));
+        }
+        assert.equal(({} as Record<string, unknown>).polluted, undefined);
+      }),
+      { numRuns: 200 },
+    );
   });
 });

@@ -7,8 +7,12 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createMemoryService } from '../../src/core/memory/memoryService';
 
 // Real processes against the bundled CLI (npm test builds dist/ first; build it if missing).
-const CLI = path.resolve('dist/cli.js');
-const KUZU = path.resolve('node_modules/kuzu');
+// The bundle is copied to a private folder so a rebuild of dist/ meanwhile cannot change it
+// under the running processes; NODE_PATH lets the copy find the native kuzu module.
+const BUILT_CLI = path.resolve('dist/cli.js');
+const NODE_MODULES = path.resolve('node_modules');
+const KUZU = path.join(NODE_MODULES, 'kuzu');
+let CLI = BUILT_CLI;
 const tmps: string[] = [];
 function tmp(): string {
   const d = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-memp-'));
@@ -16,7 +20,10 @@ function tmp(): string {
   return d;
 }
 before(() => {
-  if (!fs.existsSync(CLI)) spawnSync(process.execPath, ['esbuild.mjs'], { stdio: 'inherit' });
+  if (!fs.existsSync(BUILT_CLI)) spawnSync(process.execPath, ['esbuild.mjs'], { stdio: 'inherit' });
+  const dir = tmp();
+  CLI = path.join(dir, 'cli.js');
+  fs.copyFileSync(BUILT_CLI, CLI);
 });
 after(() => {
   for (const d of tmps) fs.rmSync(d, { recursive: true, force: true });
@@ -33,7 +40,7 @@ interface Run {
 function run(cwd: string, args: string[], env: Record<string, string> = {}, timeoutMs = 30_000): Promise<Run> {
   return new Promise((resolve) => {
     const t0 = Date.now();
-    const p = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, NODE_PATH: NODE_MODULES, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     p.stdout.on('data', (d) => (stdout += d));

@@ -126,7 +126,7 @@ describe('config', () => {
     const { config, problems } = parseConfigText('/r/.waymark/config.yaml', undefined);
     assert.deepEqual(problems, []);
     assert.ok(config.include.includes('**/*.md'));
-    assert.equal(config.gates.path, '.waymark/gates/{workflow}/{gate}.gate');
+    assert.equal(config.gates.path, '.waymark/gates/{file}/{gate}.gate');
     assert.equal(config.manifest.path, '.waymark/files-manifest.csv');
   });
   test('unknown keys are warned with position and kept; bad values reported and defaulted', () => {
@@ -175,8 +175,14 @@ describe('gates (read side)', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-gate-'));
     try {
       const ctx = defaultWorkspaceContext(dir);
+      // Per workflow FILE by default: two files of one workflow id never share a gate.
       const p = gateFilePath(ctx, { workflow: 'feat/../x', file: path.join(dir, 'a.md') }, 'review');
-      assert.equal(p, path.join(dir, '.waymark/gates/feat_.._x/review.gate'));
+      assert.equal(p, path.join(dir, '.waymark/gates/a/review.gate'));
+      assert.equal(gateFilePath(ctx, { workflow: 'feat/../x', file: path.join(dir, 'sub', 'b.md') }, 'review'), path.join(dir, '.waymark/gates/b/review.gate'));
+      assert.equal(gateFilePath(ctx, { workflow: 'w', file: path.join(dir, '..hidden.md') }, '../up'), path.join(dir, '.waymark/gates/_hidden/__up.gate'));
+      // {workflow} stays available as an option.
+      const byId = { ...ctx, config: { ...ctx.config, gates: { path: '.waymark/gates/{workflow}/{gate}.gate' } } };
+      assert.equal(gateFilePath(byId, { workflow: 'feat/../x', file: path.join(dir, 'a.md') }, 'review'), path.join(dir, '.waymark/gates/feat_.._x/review.gate'));
       assert.ok(p.startsWith(dir));
       const missing = readGate(p, 'review');
       assert.equal(missing.exists, false);
@@ -195,5 +201,45 @@ describe('gates (read side)', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('anchor/alias path (the `yaml` library) reads like the fast path', () => {
+  test('CRLF frontmatter with & or * keeps no stray \\r on any value', () => {
+    const cases = [
+      '---\r\na: &x 1\r\nscope: large\r\n---\r\n',
+      '---\r\na: &x 1\r\nscope: large\r\n---',
+      '---\r\na: 1 # a &comment and *star\r\nscope: large\r\n---\r\nbody\r\n',
+      '---\r\nlist:\r\n  - &a x\r\n  - *a\r\nscope: large\r\n---\r\n',
+      '---\r\n<<: {a: 1}\r\nscope: large\r\n---\r\n',
+      '\uFEFF---\r\nnote: |\r\n  two &x\r\n  lines\r\nscope: large\r\n---\r\n',
+    ];
+    for (const text of cases) {
+      const lf = parseFrontmatter(text.replace(/\r\n/g, '\n'));
+      const crlf = parseFrontmatter(text);
+      assert.equal(crlf.error, undefined, text);
+      assert.equal(crlf.data.scope, 'large', JSON.stringify(text));
+      assert.deepEqual(crlf.data, lf.data, JSON.stringify(text));
+      assert.ok(!JSON.stringify(crlf.data).includes('\\r'), JSON.stringify(crlf.data));
+    }
+  });
+
+  test('an alias without its anchor is a YAML syntax error, not an alias bomb', () => {
+    const fm = parseFrontmatter('---\nworkflow: w\nb: *nowhere\n---\n');
+    assert.equal(fm.error?.kind, 'yaml-syntax');
+    const p = parseWorkflowText('/tmp/x.md', '---\nworkflow: w\nb: *nowhere\n---\n', defaultWorkspaceContext('/tmp')).problems;
+    assert.equal(p[0].code, 'yaml-syntax');
+    assert.match(p[0].message, /nowhere/);
+  });
+
+  test('ambiguous anchors/aliases print no warnings on stderr (a CLI must stay quiet)', async () => {
+    const warnings: string[] = [];
+    const onWarn = (w: Error) => warnings.push(w.message);
+    process.on('warning', onWarn);
+    parseFrontmatter('---\nworkflow: w\na: &x: 1\nb: *x:\n---\n');
+    parseFrontmatter('---\nworkflow: w\na: &y 1\nb: [*y: 2]\n---\n');
+    await new Promise((resolve) => setImmediate(resolve));
+    process.off('warning', onWarn);
+    assert.deepEqual(warnings, []);
   });
 });

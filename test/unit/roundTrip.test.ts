@@ -287,9 +287,9 @@ function withoutStateKeys(text: string): string {
 }
 
 const keyName = fc.stringMatching(/^[a-z][a-zA-Z0-9_]{0,10}$/).filter((k) => !STATE_KEY_SET.has(k) && k !== 'stepCompleted' && k !== 'workflowType');
-// `&` and `*` are left out: with CRLF they send the reader down its anchor/alias path, which (at the
-// time of writing) keeps a stray \r on the last frontmatter value: a read-side bug reported to core-read.
-const safeText = fc.string({ maxLength: 20 }).map((s) => s.replace(/[\r\n\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff&*]/g, ''));
+// `&` and `*` are in: they send the reader down its anchor/alias path (the `yaml` library), which
+// once kept a stray \r on the last value of a CRLF file.
+const safeText = fc.string({ maxLength: 20 }).map((s) => s.replace(/[\r\n\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/g, ''));
 const scalarLine = fc.oneof(
   safeText.map((s) => JSON.stringify(s)),
   safeText.map((s) => `'${s.replace(/'/g, "''")}'`),
@@ -346,7 +346,7 @@ describe('round trip (generated): random frontmatter, random mutation', () => {
           core.dispose();
         },
       ),
-      { numRuns: 150 },
+      { numRuns: 300 },
     );
   });
 });

@@ -15,7 +15,7 @@ before(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-validate-'));
   fs.mkdirSync(path.join(dir, '.waymark/workflows'), { recursive: true });
   fs.writeFileSync(path.join(dir, '.waymark/workflows/feature.yaml'), 'steps:\n  - id: design\n    gate: true\n  - implement\n  - id: review\n    gate: code-review\n  - release\n');
-  fs.mkdirSync(path.join(dir, '.waymark/gates/feature'), { recursive: true });
+  fs.mkdirSync(path.join(dir, '.waymark/gates/wf'), { recursive: true });
   ctx = (await loadWorkspaceContext(dir, undefined, { now: () => new Date('2026-11-22T12:00:00Z') })).context;
 });
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -37,13 +37,13 @@ function r(l1: number, c1: number, l2: number, c2: number) {
 
 describe('validation problems carry exact ranges', () => {
   test('valid native file has no problems', () => {
-    fs.writeFileSync(path.join(dir, '.waymark/gates/feature/design.gate'), 'gate: PASS\nreviewer: ann\n');
+    fs.writeFileSync(path.join(dir, '.waymark/gates/wf/design.gate'), 'gate: PASS\nreviewer: ann\n');
     const p = parse('---\nworkflow: feature\nstatus: in_progress\ncurrentStep: implement\nstepsCompleted: [design]\n---\nbody\n');
     assert.deepEqual(p.problems, []);
     assert.equal(p.state?.nextStep, 'implement');
     assert.equal(p.state?.stepsSource, 'definition');
     assert.equal(p.state?.gates.design.verdict, 'PASS');
-    fs.rmSync(path.join(dir, '.waymark/gates/feature/design.gate'));
+    fs.rmSync(path.join(dir, '.waymark/gates/wf/design.gate'));
   });
 
   test('yaml-syntax points at the error line', () => {
@@ -115,7 +115,7 @@ describe('validation problems carry exact ranges', () => {
     assert.deepEqual(pr.range, r(4, 4, 4, 10));
     assert.equal(pr.data?.fix, 'createGate');
     assert.equal(pr.data?.gate, 'design');
-    const gate = path.join(dir, '.waymark/gates/feature/design.gate');
+    const gate = path.join(dir, '.waymark/gates/wf/design.gate');
     fs.writeFileSync(gate, 'gate: FAIL\nreason: no tests\n');
     assert.match(only(parse(text).problems, 'gate-not-passed').message, /is FAIL/);
     fs.writeFileSync(gate, '');
@@ -193,7 +193,7 @@ describe('validation problems carry exact ranges', () => {
       const { problems, context } = await loadWorkspaceContext(root);
       assert.deepEqual(problems.map((p) => p.code).sort(), ['config-invalid', 'config-unknown-key', 'definition-invalid', 'definition-invalid']);
       assert.deepEqual(problems.find((p) => p.code === 'config-unknown-key')!.range, r(2, 2, 2, 8));
-      assert.equal(context.config.gates.path, '.waymark/gates/{workflow}/{gate}.gate');
+      assert.equal(context.config.gates.path, '.waymark/gates/{file}/{gate}.gate');
       assert.equal((context.config.gates as Record<string, unknown>).colour, 'red');
     } finally {
       fs.rmSync(root, { recursive: true, force: true });

@@ -12,8 +12,9 @@ import type { JournalOp } from './model';
 
 const MAX_LINE = 256 * 1024;
 
-export function appendJournal(file: string, ops: JournalOp[]): void {
-  if (!ops.length) return;
+/** Appends ops as lines; returns the bytes written by the final (successful) attempt. */
+export function appendJournal(file: string, ops: JournalOp[]): number {
+  if (!ops.length) return 0;
   const text = ops.map((op) => {
     const line = JSON.stringify(op);
     if (line.length > MAX_LINE) throw new WaymarkError('invalid', `A memory is too large to record (${line.length} bytes; the limit is ${MAX_LINE}). Shorten the text.`);
@@ -40,8 +41,9 @@ export function appendJournal(file: string, ops: JournalOp[]): void {
       } catch {
         now = undefined;
       }
-      if (now === ino) return;
+      if (now === ino) return Buffer.byteLength(text, 'utf8');
     }
+    return Buffer.byteLength(text, 'utf8');
   } catch (e) {
     if (WaymarkError.is(e)) throw e;
     throw ioError(e, file, 'append to');

@@ -270,7 +270,9 @@ export class KuzuStore implements MemoryStore {
     fs.writeFileSync(file, `${cols.join(',')}\n${body}\n`);
     try {
       const opts = relPair ? `, from='${relPair[0]}', to='${relPair[1]}'` : '';
-      await this.run(`COPY ${table} FROM '${file.replace(/\\/g, '/').replace(/'/g, "\\'")}' (HEADER=true, PARALLEL=false${opts})`);
+      // The parallel CSV reader cannot handle line breaks inside quoted fields.
+      const parallel = !rows.some((r) => r.some((v) => typeof v === 'string' && /[\r\n]/.test(v)));
+      await this.run(`COPY ${table} FROM '${file.replace(/\\/g, '/').replace(/'/g, "\\'")}' (HEADER=true, PARALLEL=${parallel}${opts})`);
     } finally {
       fs.rmSync(file, { force: true });
     }
@@ -351,7 +353,13 @@ export class KuzuStore implements MemoryStore {
     }
     for (const k of [...rels.keys()]) if (this.knownRels.has(k)) rels.delete(k);
     for (const k of rels.keys()) this.knownRels.add(k);
-    if (rels.size) {
+    if (rels.size >= 200) {
+      // Bulk: read the existing relationships once, COPY the missing ones.
+      for (const r of await this.run('MATCH (a:Entity)-[r:RELATES]->(b:Entity) RETURN a.id AS f, b.id AS t, r.relation AS rel')) {
+        rels.delete(`${String(r.f)}\u0000${String(r.t)}\u0000${String(r.rel)}`);
+      }
+      if (rels.size) await this.copyRows('RELATES', ['from', 'to', 'relation'], [...rels.values()].map((r) => [r.from, r.to, r.relation]), ['Entity', 'Entity']);
+    } else if (rels.size) {
       await this.run('UNWIND $rows AS r MATCH (a:Entity {id: r.f}), (b:Entity {id: r.t}) MERGE (a)-[:RELATES {relation: r.rel}]->(b)', {
         rows: [...rels.values()].map((r) => ({ f: r.from, t: r.to, rel: r.relation })),
       });
@@ -415,10 +423,11 @@ export class KuzuStore implements MemoryStore {
     } else if (words.length) {
       const params: Record<string, unknown> = {};
       words.forEach((w, i) => (params[`w${i}`] = w));
-      const hit = (i: number) => `(lower(m.text) CONTAINS $w${i} OR lower(m.title) CONTAINS $w${i})`;
-      const hits = words.map((_, i) => `CASE WHEN ${hit(i)} THEN 1 ELSE 0 END`).join(' + ');
+      // lower() once per row, not once per word and field
+      const any = words.map((_, i) => `hay CONTAINS $w${i}`).join(' OR ');
+      const hits = words.map((_, i) => `CASE WHEN hay CONTAINS $w${i} THEN 1 ELSE 0 END`).join(' + ');
       const rows = await this.run(
-        `MATCH (m:${labels}) WHERE (${words.map((_, i) => hit(i)).join(' OR ')})${sinceClause} WITH m, ${hits} AS hits RETURN ${light} ORDER BY hits DESC, m.createdAt DESC LIMIT ${limit * 5}`,
+        `MATCH (m:${labels}) WHERE true${sinceClause} WITH m, lower(coalesce(m.title, '') + ' ' + coalesce(m.text, '')) AS hay WHERE ${any} WITH m, ${hits} AS hits RETURN ${light} ORDER BY hits DESC, m.createdAt DESC LIMIT ${limit * 5}`,
         params,
       );
       add(rows);

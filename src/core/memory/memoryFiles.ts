@@ -185,5 +185,6 @@ export function insertInSection(text: string, section: string, line: string): st
   // keep a blank line before the next heading
   const after = Math.min(insertAt, lines.length - 1) + 1;
   if (after < lines.length && /^## /.test(lines[after])) lines.splice(after, 0, '');
-  return lines.join(nl);
+  const out = lines.join(nl);
+  return out.endsWith(nl) ? out : out + nl;
 }

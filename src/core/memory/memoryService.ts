@@ -168,6 +168,7 @@ export class MemoryService {
   private lastFailure?: WaymarkError;
   private retryAt?: number;
   private nothingYet = false;
+  private cursorDirty = false;
   /** Inbox cursor of the open database (this process is its only user while it is open). */
   private cursor?: { ino?: number; offset: number };
   /** Markdown mirrors are written in the background, in order; `flushFiles()` waits for them. */
@@ -212,13 +213,13 @@ export class MemoryService {
   // ---- store access -------------------------------------------------------------------------
 
   /** Opens Kuzu (or reuses the open one), ingests the journal, runs `fn`; falls back to the journal store. */
-  private async withStore<T>(fn: (s: MemoryStore) => Promise<T>, waitMs?: number): Promise<{ value: T; engine: 'kuzu' | 'journal' }> {
+  private async withStore<T>(fn: (s: MemoryStore) => Promise<T>, waitMs?: number, write = false): Promise<{ value: T; engine: 'kuzu' | 'journal' }> {
     if (this.disposed) throw new WaymarkError('unavailable', 'memory service is disposed');
     if (this.closeTimer) clearTimeout(this.closeTimer);
     this.closeTimer = undefined;
     // Nothing ever recorded here: answer "nothing" without creating a database (a read in a
     // random folder must not leave files behind).
-    this.nothingYet = !this.kuzu && !fs.existsSync(this.paths.inbox) && !fs.existsSync(this.paths.db);
+    this.nothingYet = !write && !this.kuzu && !fs.existsSync(this.paths.inbox) && !fs.existsSync(this.paths.db);
     if (this.nothingYet) return { value: await fn(new JournalStore()), engine: 'journal' };
     const kuzu = await this.tryKuzu(waitMs);
     try {
@@ -286,11 +287,24 @@ export class MemoryService {
     this.closeTimer.unref?.();
   }
 
+  private deferCursor(store: MemoryStore): boolean {
+    return store === this.kuzu && (this.opts.holdMs ?? 0) > 0;
+  }
+
   private async closeKuzu(): Promise<void> {
     const k = this.kuzu;
+    const cursor = this.cursor;
     this.kuzu = undefined;
     this.cursor = undefined;
     if (k) {
+      if (this.cursorDirty && cursor) {
+        try {
+          await k.setMeta('inboxCursor', JSON.stringify(cursor));
+        } catch (e) {
+          this.logger.warn(`[memory] saving the inbox cursor: ${errorMessage(e)}`);
+        }
+      }
+      this.cursorDirty = false;
       try {
         await k.close();
       } catch (e) {
@@ -328,7 +342,10 @@ export class MemoryService {
     const added = await store.transaction(async () => {
       let n = 0;
       for (let i = 0; i < read.ops.length; i += 20000) n += (await store.ingest(read.ops.slice(i, i + 20000))).added;
-      await store.setMeta('inboxCursor', JSON.stringify({ ino: read.ino ?? ino, offset: read.end }));
+      // A long-lived holder keeps the cursor in memory and stores it when it closes (a crash
+      // only means re-reading lines, which ingestion ignores by id).
+      if (this.deferCursor(store)) this.cursorDirty = true;
+      else await store.setMeta('inboxCursor', JSON.stringify({ ino: read.ino ?? ino, offset: read.end }));
       return n;
     });
     if (store === this.kuzu) this.cursor = { ino: read.ino ?? ino, offset: read.end };
@@ -492,14 +509,34 @@ export class MemoryService {
     if (!ops.length) return { added: 0, engine: this.kuzu ? 'kuzu' : 'journal' };
     // Skip memories already known so that importing twice adds nothing (not even journal lines).
     const ids = ops.filter((o) => o.op === 'memory').map((o) => (o.rec as MemoryRecord).id);
-    const { value: known } = await this.serial(() => this.withStore((s) => s.has(ids)));
-    const seen = new Set<string>();
-    const fresh = ops.filter((o) => o.op !== 'memory' || (!known.has(o.rec.id) && !seen.has(o.rec.id) && (seen.add(o.rec.id), true)));
-    const newMemories = fresh.filter((o) => o.op === 'memory').length;
-    if (!newMemories) return { added: 0, engine: this.kuzu ? 'kuzu' : 'journal' };
-    appendJournal(this.paths.inbox, fresh);
-    const { engine } = await this.serial(() => this.withStore(async () => undefined));
-    return { added: newMemories, engine };
+    const { value: added, engine } = await this.serial(() =>
+      this.withStore(async (s) => {
+        const known = await s.has(ids);
+        const seen = new Set<string>();
+        const fresh = ops.filter((o) => o.op !== 'memory' || (!known.has(o.rec.id) && !seen.has(o.rec.id) && (seen.add(o.rec.id), true)));
+        const newMemories = fresh.filter((o) => o.op === 'memory').length;
+        if (!newMemories) return 0;
+        // The journal first (durable); then, when we hold the database, ingest the ops we have
+        // in hand instead of reading them back, and move the cursor past them only when nobody
+        // else appended meanwhile (otherwise the next ingest re-reads; ids make that harmless).
+        const before = statOrUndefined(this.paths.inbox);
+        const bytes = appendJournal(this.paths.inbox, fresh);
+        if (s.engine !== 'kuzu' || s !== this.kuzu) return newMemories;
+        const kuzu = s as KuzuStore;
+        await kuzu.transaction(async () => {
+          await kuzu.ingest(fresh);
+          const now = statOrUndefined(this.paths.inbox);
+          const c = this.cursor;
+          if (c && before && now && now.ino === before.ino && c.ino === now.ino && c.offset === before.size && now.size === before.size + bytes) {
+            if (this.deferCursor(kuzu)) this.cursorDirty = true;
+            else await kuzu.setMeta('inboxCursor', JSON.stringify({ ino: now.ino, offset: now.size }));
+            this.cursor = { ino: now.ino, offset: now.size };
+          }
+        });
+        return newMemories;
+      }, undefined, true),
+    );
+    return { added, engine };
   }
 
   /** Imports MEMORY.md, knowledge_graph.json(l), BMAD *.memlog.md, {agent}_memories.md or an export; idempotent. */
@@ -650,7 +687,7 @@ export class MemoryService {
     const hot = this.files.readHot();
     const text =
       args.summary?.trim() ||
-      (hot.working.length ? `Session ${session?.id ?? ''} worked on: ${hot.objective || 'no stated objective'}; ${hot.working.length} notes: ${hot.working.slice(-5).join('; ')}` : `Session ${session?.id ?? '(none)'} ended${hot.objective ? ` (objective: ${hot.objective})` : ''} with nothing recorded.`);
+      (hot.working.length ? `Worked on: ${hot.objective || 'no stated objective'}; ${hot.working.length} notes: ${hot.working.slice(-5).join('; ')}` : `Ended${hot.objective ? ` (objective: ${hot.objective})` : ''} with nothing recorded.`);
     const res = await this.record({ type: 'summary', category: 'session', text, session: session?.id });
     const day = this.now().slice(0, 10);
     const discoveries = hot.working.filter((w) => !/^\[(decision|preference)\]/.test(w));
@@ -856,7 +893,7 @@ export class MemoryService {
 
   /** Ingests the inbox now (when the database can be taken). */
   async flush(waitMs?: number): Promise<{ engine: 'kuzu' | 'journal' }> {
-    const { engine } = await this.serial(() => this.withStore(async () => undefined, waitMs));
+    const { engine } = await this.serial(() => this.withStore(async () => undefined, waitMs, true));
     return { engine };
   }
 
@@ -867,6 +904,15 @@ export class MemoryService {
     this.closeTimer = undefined;
     await this.serial(() => this.closeKuzu());
     this.disposed = true;
+  }
+}
+
+function statOrUndefined(f: string): { ino: number; size: number } | undefined {
+  try {
+    const st = fs.statSync(f);
+    return { ino: st.ino, size: st.size };
+  } catch {
+    return undefined;
   }
 }
 

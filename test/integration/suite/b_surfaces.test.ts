@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { demo, find, hoverText, locate, read, ready, snap, waitFor } from '../helpers';
+import { demo, find, hoverText, locate, read, ready, snap, waitFor, singleRoot } from '../helpers';
 
 function diagnosticsOf(rel: string): vscode.Diagnostic[] {
   return vscode.languages.getDiagnostics(vscode.Uri.file(demo(rel))).filter((d) => d.source === 'waymark');
@@ -15,7 +15,7 @@ async function open(rel: string): Promise<vscode.TextEditor> {
   return vscode.window.showTextDocument(doc);
 }
 
-suite('read surfaces', () => {
+singleRoot('read surfaces', () => {
   suiteSetup(async () => {
     await ready();
   });

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
-import { demo, find, read, ready, snap, waitFor } from '../helpers';
+import { demo, find, read, ready, snap, waitFor, singleRoot } from '../helpers';
 
 const run = <T>(id: string, arg?: unknown) => vscode.commands.executeCommand<T>(id, arg);
 
@@ -12,7 +12,7 @@ async function stateOf(rel: string) {
   return st;
 }
 
-suite('commands, writes and watching', () => {
+singleRoot('commands, writes and watching', () => {
   suiteSetup(async () => {
     await ready();
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
@@ -80,6 +80,16 @@ suite('commands, writes and watching', () => {
     });
   });
 
+  test('manifest and changed report what changed since the manifest', async () => {
+    const written = await run<{ file: string; rows: unknown[] }[]>('waymark.manifest', { quiet: true });
+    assert.ok(written?.[0], JSON.stringify((await snap()).lastError));
+    assert.ok(fs.existsSync(written[0].file));
+    assert.ok(written[0].rows.length >= 8);
+    assert.ok(await run('waymark.setScope', { file: demo('workflows/release-notes.md'), scope: 'micro', quiet: true }));
+    const changed = await run<{ stateChanged: string[] }[]>('waymark.changed', { quiet: true });
+    assert.ok(changed?.[0].stateChanged.some((f) => f.endsWith('release-notes.md')), JSON.stringify(changed));
+  });
+
   test('resume says where to pick up', async () => {
     const point = await run<{ step?: string; reason: string }>('waymark.resume', { file: demo('workflows/auth-refactor.md'), quiet: true });
     assert.equal(point?.step, 'implement');
@@ -138,7 +148,7 @@ suite('commands, writes and watching', () => {
       assert.equal(await run('waymark.advance', { file: demo(rel), quiet: true }), undefined);
       let s = await snap();
       assert.equal(s.canWrite, false);
-      assert.match(s.lastError?.message ?? '', /^Advance failed: Advance is disabled because this workspace is not trusted/);
+      assert.match(s.lastError?.message ?? '', /^Advance is disabled because this workspace is not trusted/);
       assert.equal(await run('waymark.gate.pass', { file: demo('workflows/auth-refactor.md'), step: 'review', quiet: true }), undefined);
       s = await snap();
       assert.match(s.lastError?.message ?? '', /not trusted/);

@@ -3,9 +3,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { acquireLease } from '../../../src/core/protocol/leases';
 import * as vscode from 'vscode';
-import { demo, read, ready, snap, workspaceRoot } from '../helpers';
+import { demo, read, ready, snap, workspaceRoot, singleRoot } from '../helpers';
 
-suite('protocol: checkpoints and leases', () => {
+singleRoot('protocol: checkpoints and leases', () => {
   suiteSetup(async () => {
     await ready();
   });

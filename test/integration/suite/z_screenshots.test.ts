@@ -1,9 +1,9 @@
 // Puts each surface on screen and asks the runner for a screenshot (test-results/screenshots/).
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { demo, locate, ready, resizeView, screenshot, sleep } from '../helpers';
+import { demo, locate, ready, resizeView, screenshot, sleep, singleRoot } from '../helpers';
 
-suite('screenshots', () => {
+singleRoot('screenshots', () => {
   suiteSetup(async () => {
     await ready();
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
@@ -63,7 +63,7 @@ suite('screenshots', () => {
   });
 });
 
-suite('screenshots (explorer)', () => {
+singleRoot('screenshots (explorer)', () => {
   test('Explorer badges on workflow files', async () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await vscode.commands.executeCommand('workbench.view.explorer');
