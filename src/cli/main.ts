@@ -3,6 +3,7 @@ import { readCommands } from './readCommands';
 import { writeCommands } from './writeCommands';
 import { memoryCommands } from './memoryCommands';
 import { protocolCommands } from './protocolCommands';
+import { disposeSharedMemoryServices } from '../core/memory/observer';
 
 const commands = [...readCommands, ...writeCommands, ...protocolCommands, ...memoryCommands];
 
@@ -11,7 +12,9 @@ runCli(commands, process.argv.slice(2), {
   stdout: (t) => process.stdout.write(t),
   stderr: (t) => process.stderr.write(t),
 }).then(
-  (code) => {
+  async (code) => {
+    // Close any memory database a write observer opened (Kuzu must see every result closed).
+    await disposeSharedMemoryServices().catch(() => undefined);
     process.exitCode = code;
   },
   (e) => {

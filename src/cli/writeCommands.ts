@@ -2,11 +2,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CliCommand, CliContext } from './framework';
 import { flagString, requireFlag, requirePositional } from './framework';
-import { createStateCore, findWorkspaceRoot } from '../core/stateCore';
+import { findWorkspaceRoot } from '../core/stateCore';
+import type { StateCore } from '../core/api';
 import { WaymarkError } from '../core/errors';
 import { SCOPES, STATUSES } from '../core/types';
-import { leaseGuard } from '../core/protocol/leases';
-import { eventsObserver } from '../core/protocol/events';
+import { createStandardStateCore } from '../core/standardCore';
 import type { GateState, MutationOptions, MutationResult, Scope, Status, WorkflowState } from '../core/types';
 
 const COMMON_HELP = `Options:
@@ -32,13 +32,12 @@ function resolveFile(ctx: CliContext, raw: string): string {
 
 function coreFor(ctx: CliContext, file: string) {
   const root = findWorkspaceRoot(file, ctx.cwd);
-  return createStateCore({
+  // Same write path as the editor: leases honoured, every write an event, completions feed memory.
+  return createStandardStateCore({
     roots: [root],
     actor: flagString(ctx.args, 'actor') ?? process.env.WAYMARK_ACTOR ?? 'cli',
     session: flagString(ctx.args, 'session') ?? process.env.WAYMARK_SESSION,
-    // Same write path as the editor: orchestrator leases are honoured, every write becomes an event.
-    guards: [leaseGuard()],
-    observers: [eventsObserver()],
+    origin: 'cli',
   });
 }
 
@@ -120,7 +119,7 @@ function printGate(ctx: CliContext, g: GateState & { error?: string }, verb: str
   return 0;
 }
 
-function mutating(name: string, usage: string, summary: string, extraHelp: string, run: (ctx: CliContext, file: string, core: ReturnType<typeof createStateCore>, opts: MutationOptions) => Promise<MutationResult>): CliCommand {
+function mutating(name: string, usage: string, summary: string, extraHelp: string, run: (ctx: CliContext, file: string, core: StateCore, opts: MutationOptions) => Promise<MutationResult>): CliCommand {
   return {
     name,
     usage,

@@ -198,7 +198,8 @@ class RootIndex {
     this.dirty = true;
     // Files that vanished or cannot be opened are not recorded: they are retried next time.
     if (d.key && !(d.result.skipped?.reason === 'unreadable')) {
-      this.lines.push(makeEntryLine(file, d.key, d.hash, d.result, this.ctx, this.scanStart, d.text));
+      const line = makeEntryLine(file, d.key, d.hash, d.result, this.ctx, this.scanStart);
+      if (line) this.lines.push(line);
     }
     return d.result;
   }

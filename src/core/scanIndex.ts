@@ -9,6 +9,7 @@ import { analyzeSteps, parseWorkflowText, type StepAnalysis } from './workflow';
 import { resolveBmadStep } from './bmad';
 import { YamlLocator } from './positions';
 import { splitFrontmatter } from './frontmatter';
+import type { BmadWorkflow } from './bmad';
 import { gateFilePath, readGate } from './gates';
 import { ttlExpiry } from './validate';
 import type { Logger } from './ports';
@@ -170,23 +171,31 @@ class DecodeError extends Error {}
 
 const MAX_DECODE_DEPTH = 256;
 
-/** Inverse of encodeValue over parsed JSON. Throws DecodeError on anything malformed. */
+function setOwn(o: object, k: string, v: unknown): void {
+  // defineProperty: a `__proto__` key stays an own data property, never a prototype change.
+  Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+}
+
+/**
+ * Inverse of encodeValue over freshly parsed JSON, in place: only the paths the fix-up trie
+ * names and the null-prototype subtrees are visited. Throws DecodeError on anything malformed.
+ */
 export function decodeValue(json: unknown, meta: unknown): unknown {
+  const own = Object.prototype.hasOwnProperty;
   const walk = (v: unknown, m: unknown, inNull: boolean, depth: number): unknown => {
     if (depth > MAX_DECODE_DEPTH) throw new DecodeError('too deep');
     let tag: unknown;
     let kids: Record<string, unknown> | undefined;
-    if (m !== undefined && m !== null) {
-      if (typeof m !== 'object' || Array.isArray(m)) throw new DecodeError('bad meta');
+    if (m !== undefined) {
+      if (typeof m !== 'object' || m === null || Array.isArray(m)) throw new DecodeError('bad meta');
       const mm = m as Record<string, unknown>;
-      tag = Object.prototype.hasOwnProperty.call(mm, 't') ? mm.t : undefined;
-      const c = Object.prototype.hasOwnProperty.call(mm, 'c') ? mm.c : undefined;
+      tag = own.call(mm, 't') ? mm.t : undefined;
+      const c = own.call(mm, 'c') ? mm.c : undefined;
       if (c !== undefined) {
         if (typeof c !== 'object' || c === null || Array.isArray(c)) throw new DecodeError('bad meta children');
         kids = c as Record<string, unknown>;
       }
     }
-    const child = (k: string) => (kids && Object.prototype.hasOwnProperty.call(kids, k) ? kids[k] : undefined);
     switch (tag) {
       case undefined:
         break;
@@ -212,18 +221,38 @@ export function decodeValue(json: unknown, meta: unknown): unknown {
       return v;
     }
     if (Array.isArray(v)) {
-      const out = new Array(v.length);
-      for (let i = 0; i < v.length; i++) out[i] = walk(v[i], child(String(i)), inNull, depth + 1);
-      return out;
+      if (inNull) {
+        for (let i = 0; i < v.length; i++) {
+          const k = kids && own.call(kids, String(i)) ? kids[String(i)] : undefined;
+          v[i] = walk(v[i], k, true, depth + 1);
+        }
+      } else if (kids) {
+        for (const k of Object.keys(kids)) {
+          const i = Number(k);
+          if (!Number.isInteger(i) || i < 0 || i >= v.length) throw new DecodeError('bad index');
+          v[i] = walk(v[i], kids[k], false, depth + 1);
+        }
+      }
+      return v;
     }
+    const o = v as Record<string, unknown>;
     const nul = tag === 'n' ? true : tag === 'p' ? false : inNull;
-    const out: Record<string, unknown> = nul ? Object.create(null) : {};
-    for (const k of Object.keys(v)) {
-      const val = walk((v as Record<string, unknown>)[k], child(k), nul, depth + 1);
-      // defineProperty: a `__proto__` key stays an own data property, never a prototype change.
-      Object.defineProperty(out, k, { value: val, enumerable: true, writable: true, configurable: true });
+    if (nul) {
+      Object.setPrototypeOf(o, null);
+      for (const k of Object.keys(o)) {
+        const old = o[k];
+        const val = walk(old, kids && own.call(kids, k) ? kids[k] : undefined, true, depth + 1);
+        if (!Object.is(val, old)) setOwn(o, k, val);
+      }
+    } else if (kids) {
+      for (const k of Object.keys(kids)) {
+        if (!own.call(o, k)) throw new DecodeError('meta for a missing key');
+        const old = o[k];
+        const val = walk(old, kids[k], false, depth + 1);
+        if (!Object.is(val, old)) setOwn(o, k, val);
+      }
     }
-    return out;
+    return o;
   };
   return walk(json, meta, false, 0);
 }
@@ -316,7 +345,36 @@ function restoreAnalysis(state: WorkflowState): StepAnalysis {
   return analyzeSteps(state.steps, ids, state.dialect, rawList);
 }
 
-function annotate(state: WorkflowState, yaml: [string, number] | undefined): void {
+/**
+ * A YAML locator for a restored state that reads the file's frontmatter only when a position is
+ * asked for (cross-file problems), and only if the bytes still hash to the state's contentHash.
+ */
+function lazyLocator(file: string, contentHash: string, maxBytes: number): YamlLocator {
+  const loc = new YamlLocator('', 1);
+  let loaded: { yamlText: string; baseLine: number } | undefined;
+  const load = () => {
+    if (loaded) return loaded;
+    loaded = { yamlText: '', baseLine: 1 };
+    try {
+      const st = fs.statSync(file);
+      if (st.isFile() && st.size <= maxBytes) {
+        const buf = fs.readFileSync(file);
+        if (createHash('sha256').update(buf).digest('hex') === contentHash) {
+          const split = splitFrontmatter(buf.toString('utf8'));
+          loaded = { yamlText: split.yamlText, baseLine: split.yamlStartLine };
+        }
+      }
+    } catch {
+      // gone or unreadable since the scan: positions fall back to the first YAML line
+    }
+    return loaded;
+  };
+  Object.defineProperty(loc, 'yamlText', { get: () => load().yamlText, enumerable: true, configurable: true });
+  Object.defineProperty(loc, 'baseLine', { get: () => load().baseLine, enumerable: true, configurable: true });
+  return loc;
+}
+
+function annotate(state: WorkflowState, ctx: WorkspaceContext): void {
   const keys = annotations();
   if (keys.analysis) {
     const sym = keys.analysis;
@@ -333,9 +391,50 @@ function annotate(state: WorkflowState, yaml: [string, number] | undefined): voi
       },
     });
   }
-  if (keys.locator && yaml) {
-    Object.defineProperty(state, keys.locator, { value: new YamlLocator(yaml[0], yaml[1]), enumerable: false, writable: true, configurable: true });
+  if (keys.locator) {
+    Object.defineProperty(state, keys.locator, { value: lazyLocator(state.file, state.contentHash, ctx.config.limits.maxFileBytes), enumerable: false, writable: true, configurable: true });
   }
+}
+
+/** The installed BMAD workflow a workflow id names (as normalize() looks it up). */
+function bmadLookup(ctx: WorkspaceContext, workflow: string) {
+  const key = workflow.toLowerCase();
+  return ctx.bmad.byName.get(key) ?? ctx.bmad.byName.get(key.replace(/^create-/, '')) ?? ctx.bmad.byName.get(`create-${key}`);
+}
+
+/** Steps shared with the context (BMAD catalog, definition) are stored as a reference, restored as the same object. */
+function stepsRef(state: WorkflowState, ctx: WorkspaceContext): 'bmad' | 'def' | undefined {
+  if (state.stepsSource === 'bmad' && bmadLookup(ctx, state.workflow)?.steps === state.steps) return 'bmad';
+  if (state.stepsSource === 'definition' && ctx.definitions.get(state.workflow)?.steps === state.steps) return 'def';
+  return undefined;
+}
+
+/** Encodes a state without what the entry or context already holds (file, root, content hash, shared steps). */
+function encodeState(state: WorkflowState, ctx: WorkspaceContext): [unknown, Meta | undefined] {
+  const copy: Record<string, unknown> = { ...state };
+  copy.file = 0;
+  copy.root = 0;
+  copy.contentHash = 0;
+  const ref = stepsRef(state, ctx);
+  if (ref) copy.steps = ref;
+  copy.problems = state.problems.map((p) => (p.file === state.file ? { ...p, file: 0 } : p));
+  return encodeValue(copy);
+}
+
+function decodeState(payload: unknown, entry: IndexEntry, ctx: WorkspaceContext): WorkflowState | undefined {
+  if (!Array.isArray(payload) || payload.length !== 2) return undefined;
+  const v = decodeValue(payload[0], payload[1] ?? undefined);
+  if (!isObj(v) || Object.getPrototypeOf(v) !== Object.prototype || v.file !== 0 || v.root !== 0 || v.contentHash !== 0) return undefined;
+  v.file = entry.file;
+  v.root = ctx.root;
+  v.contentHash = entry.hash;
+  if (v.steps === 'bmad' || v.steps === 'def') {
+    const steps = v.steps === 'bmad' ? bmadLookup(ctx, String(v.workflow))?.steps : ctx.definitions.get(String(v.workflow))?.steps;
+    if (!steps) return undefined;
+    v.steps = steps;
+  }
+  if (Array.isArray(v.problems)) for (const p of v.problems) if (isObj(p) && p.file === 0) p.file = entry.file;
+  return checkState(v, entry.file, ctx.root) ? v : undefined;
 }
 
 // ---- entries -------------------------------------------------------------------------------
@@ -352,25 +451,18 @@ function timeThresholds(state: WorkflowState | undefined): number[] {
 }
 
 /** Builds the index line for a file just read and parsed. `scanStart` is the wall clock at scan start. */
-export function makeEntryLine(file: string, key: FileKey, hash: string, read: CachedRead, ctx: WorkspaceContext, scanStart: number, text?: string): string {
-  const kind: EntryKind = read.state ? 'wf' : read.skipped ? 'skip' : read.problems.length ? 'err' : 'none';
+export function makeEntryLine(file: string, key: FileKey, hash: string, read: CachedRead, ctx: WorkspaceContext, scanStart: number): string {
+  const kind: EntryKind = read.state && read.state.contentHash === hash && read.state.file === file ? 'wf' : read.skipped ? 'skip' : read.problems.length ? 'err' : 'none';
+  if (read.state && kind !== 'wf') return '';
   let payload: unknown = 0;
-  let yaml: [string, number] | undefined;
-  if (kind === 'wf') {
-    payload = encodeValue(read.state);
-    // Cross-file (delegation) problems need positions in this file's YAML.
-    if (read.state!.delegation && text !== undefined) {
-      const split = splitFrontmatter(text);
-      yaml = [split.yamlText, split.yamlStartLine];
-    }
-  } else if (kind === 'err') payload = encodeValue(read.problems);
+  if (kind === 'wf') payload = encodeState(read.state!, ctx);
+  else if (kind === 'err') payload = encodeValue(read.problems);
   else if (kind === 'skip') payload = encodeValue(read.skipped);
   const racy = Math.max(key.mtimeMs, key.ctimeMs) >= scanStart - RACY_WINDOW_MS;
   const row: Record<string, unknown> = {
     f: file, s: key.size, m: key.mtimeMs, c: key.ctimeMs, i: key.ino, h: hash, k: kind, r: racy ? 1 : 0,
     t: timeThresholds(read.state), a: ctx.now().getTime(), v: payload,
   };
-  if (yaml) row.y = yaml;
   return JSON.stringify(row);
 }
 
@@ -387,9 +479,7 @@ export function parseEntryLine(line: string): IndexEntry | undefined {
   if (!isStr(f) || !path.isAbsolute(f) || !isNum(s) || !isNum(m) || !isNum(c) || !isNum(i) || !isStr(h) || !isNum(a)) return undefined;
   if (k !== 'wf' && k !== 'err' && k !== 'none' && k !== 'skip') return undefined;
   if (!Array.isArray(t) || !t.every((x) => isNum(x) && Number.isFinite(x))) return undefined;
-  const entry: IndexEntry = { file: f, size: s, mtimeMs: m, ctimeMs: c, ino: i, hash: h, kind: k, racy: r === 1, times: t as number[], parsedAt: a, payload: v, line };
-  if (Object.prototype.hasOwnProperty.call(o, 'y')) (entry as IndexEntry & { yaml?: unknown }).yaml = o.y;
-  return entry;
+  return { file: f, size: s, mtimeMs: m, ctimeMs: c, ino: i, hash: h, kind: k, racy: r === 1, times: t as number[], parsedAt: a, payload: v, line };
 }
 
 /** True when the stat key matches the entry's. */
@@ -406,8 +496,9 @@ export function restoreEntry(entry: IndexEntry, ctx: WorkspaceContext): CachedRe
   for (const th of entry.times) if (entry.parsedAt >= th !== now >= th) return undefined;
   try {
     if (entry.kind === 'none') return { problems: [], isWorkflow: false };
+    if (entry.kind === 'wf') return restoreWorkflow(entry, ctx);
     if (!Array.isArray(entry.payload) || entry.payload.length !== 2) return undefined;
-    const value = decodeValue(entry.payload[0], entry.payload[1]);
+    const value = decodeValue(entry.payload[0], entry.payload[1] ?? undefined);
     if (entry.kind === 'skip') {
       if (!isObj(value) || value.file !== entry.file || !isStr(value.reason) || !optStr(value.detail)) return undefined;
       if (!['too-large', 'binary', 'unreadable', 'not-a-file', 'no-frontmatter'].includes(value.reason)) return undefined;
@@ -417,9 +508,17 @@ export function restoreEntry(entry: IndexEntry, ctx: WorkspaceContext): CachedRe
       if (!checkProblems(value, entry.file)) return undefined;
       return { problems: value, isWorkflow: true };
     }
-    if (!checkState(value, entry.file, ctx.root)) return undefined;
-    const state = value;
-    if (state.contentHash !== entry.hash) return undefined;
+    return undefined;
+  } catch (e) {
+    if (e instanceof DecodeError || e instanceof RangeError || e instanceof TypeError) return undefined;
+    throw e;
+  }
+}
+
+function restoreWorkflow(entry: IndexEntry, ctx: WorkspaceContext): CachedRead | undefined {
+  try {
+    const state = decodeState(entry.payload, entry, ctx);
+    if (!state) return undefined;
     // Gate files are read at parse time: a different reading now means a different state.
     for (const s of state.steps) {
       if (!s.gate) continue;
@@ -429,13 +528,7 @@ export function restoreEntry(entry: IndexEntry, ctx: WorkspaceContext): CachedRe
       const fresh = readGate(gateFile, s.gate, ctx.now());
       if (JSON.stringify(fresh) !== JSON.stringify(cached)) return undefined;
     }
-    const y = (entry as IndexEntry & { yaml?: unknown }).yaml;
-    let yaml: [string, number] | undefined;
-    if (y !== undefined) {
-      if (!Array.isArray(y) || y.length !== 2 || !isStr(y[0]) || !Number.isInteger(y[1])) return undefined;
-      yaml = [y[0], y[1] as number];
-    } else if (state.delegation) return undefined;
-    annotate(state, yaml);
+    annotate(state, ctx);
     return { state, problems: state.problems, isWorkflow: true };
   } catch (e) {
     if (e instanceof DecodeError || e instanceof RangeError || e instanceof TypeError) return undefined;
