@@ -24,6 +24,8 @@ export interface ScanOptions {
   index?: boolean;
   /** When the index is written: after the scan returns (default, `indexWritten` settles) or before. */
   indexWrite?: 'deferred' | 'sync';
+  /** Files changed this close (ms) before a scan are hash-verified next time. Default RACY_WINDOW_MS; tests lower it. */
+  racyWindowMs?: number;
 }
 
 /** How a scan used the index, per root. */
@@ -133,9 +135,19 @@ function indexEnabled(opts: ScanOptions): boolean {
   return !(env === '0' || env === 'off' || env === 'false');
 }
 
+/** A file read during the scan, not yet encoded for the index. */
+interface PendingEntry {
+  file: string;
+  key: FileKey;
+  hash: string;
+  result: FileReadResult;
+  ownProblems: Problem[];
+}
+
 /** Per-root use of the scan index during one scan. */
 class RootIndex {
-  private readonly lines: string[] = [];
+  /** Kept lines (verbatim) and new reads, encoded only when the index is saved (off the scan's path). */
+  private readonly lines: (string | PendingEntry)[] = [];
   private dirty: boolean;
   readonly stats = { hits: 0, verified: 0, parsed: 0 };
 
@@ -144,6 +156,7 @@ class RootIndex {
     private readonly fingerprint: string,
     private readonly old: Map<string, IndexEntry> | undefined,
     private readonly scanStart: number,
+    private readonly racyWindow: number,
   ) {
     this.dirty = !old;
   }
@@ -176,8 +189,9 @@ class RootIndex {
             const r = restoreEntry(entry, this.ctx);
             if (r) {
               this.stats.verified++;
-              this.dirty = true; // re-recorded, maybe no longer racy
-              this.lines.push(this.relabel(entry, d.key));
+              const line = this.relabel(entry, d.key);
+              if (line !== entry.line) this.dirty = true; // no longer racy: worth recording
+              this.lines.push(line);
               return r;
             }
           }
@@ -189,7 +203,7 @@ class RootIndex {
   }
 
   private relabel(entry: IndexEntry, key: FileKey): string {
-    const racy = Math.max(key.mtimeMs, key.ctimeMs) >= this.scanStart - RACY_WINDOW_MS;
+    const racy = Math.max(key.mtimeMs, key.ctimeMs) >= this.scanStart - this.racyWindow;
     return racy ? entry.line : entry.line.replace(/"r":1,/, '"r":0,');
   }
 
@@ -198,16 +212,30 @@ class RootIndex {
     this.dirty = true;
     // Files that vanished or cannot be opened are not recorded: they are retried next time.
     if (d.key && !(d.result.skipped?.reason === 'unreadable')) {
-      const line = makeEntryLine(file, d.key, d.hash, d.result, this.ctx, this.scanStart);
-      if (line) this.lines.push(line);
+      // Cross-file problems are appended to the state's list after this: keep the file's own.
+      this.lines.push({ file, key: d.key, hash: d.hash, result: d.result, ownProblems: d.result.state ? d.result.state.problems.slice() : [] });
     }
     return d.result;
   }
 
   /** Writes the index when anything changed (a file parsed, re-verified, or gone). */
-  save(logger?: Logger): SaveOutcome | 'unchanged' {
+  async save(logger?: Logger, yieldEvery = 0): Promise<SaveOutcome | 'unchanged'> {
     if (!this.dirty && this.old && this.old.size === this.lines.length) return 'unchanged';
-    return saveScanIndex(this.ctx.root, this.fingerprint, this.lines, logger);
+    const out: string[] = [];
+    const racySince = this.scanStart - this.racyWindow;
+    let encoded = 0;
+    for (const item of this.lines) {
+      if (typeof item === 'string') {
+        out.push(item);
+        continue;
+      }
+      const result = item.result.state ? { ...item.result, state: { ...item.result.state, problems: item.ownProblems } } : item.result;
+      const line = makeEntryLine(item.file, item.key, item.hash, result, this.ctx, racySince);
+      if (line) out.push(line);
+      // Keep an editor responsive while a large index is encoded.
+      if (yieldEvery && ++encoded % yieldEvery === 0) await new Promise((res) => setImmediate(res));
+    }
+    return saveScanIndex(this.ctx.root, this.fingerprint, out, logger);
   }
 }
 
@@ -301,7 +329,7 @@ export async function scanRoots(
     let idx: RootIndex | undefined;
     if (useIndex) {
       const fp = contextFingerprint(ctx);
-      idx = new RootIndex(ctx, fp, loadScanIndex(ctx, fp, opts.logger), scanStart);
+      idx = new RootIndex(ctx, fp, loadScanIndex(ctx, fp, opts.logger), scanStart, opts.racyWindowMs ?? RACY_WINDOW_MS);
       indexes.push(idx);
     }
     for (let i = 0; i < listed.files.length; i++) {
@@ -321,10 +349,10 @@ export async function scanRoots(
     else problems.push(p);
   }
   for (const idx of indexes) reports.push({ root: idx.root, ...idx.stats });
-  const save = (): ScanIndexReport[] => {
+  const save = async (yieldEvery: number): Promise<ScanIndexReport[]> => {
     for (let i = 0; i < indexes.length; i++) {
       try {
-        reports[i].saved = indexes[i].save(opts.logger);
+        reports[i].saved = await indexes[i].save(opts.logger, yieldEvery);
       } catch (e) {
         opts.logger?.warn(`[scan] could not save the scan index of ${reports[i].root}: ${(e as Error).message}`);
         reports[i].saved = 'failed';
@@ -334,8 +362,8 @@ export async function scanRoots(
   };
   let indexWritten: Promise<ScanIndexReport[]>;
   if (!indexes.length) indexWritten = Promise.resolve(reports);
-  else if (opts.indexWrite === 'sync') indexWritten = Promise.resolve(save());
-  else indexWritten = new Promise((res) => setImmediate(() => res(save())));
+  else if (opts.indexWrite === 'sync') indexWritten = Promise.resolve(await save(0));
+  else indexWritten = new Promise((res) => setImmediate(() => res(save(500))));
   const hits = reports.reduce((n, r) => n + r.hits + r.verified, 0);
   opts.logger?.info(`[scan] ${absRoots.length} root(s), ${files} candidate file(s), ${workflows.length} workflow(s), ${skipped.length} skipped${useIndex ? `, ${hits} from the index` : ''}`);
   return { roots: absRoots, workflows, problems, skipped, files, contexts, index: reports, indexWritten };

@@ -9,7 +9,6 @@ import { analyzeSteps, parseWorkflowText, type StepAnalysis } from './workflow';
 import { resolveBmadStep } from './bmad';
 import { YamlLocator } from './positions';
 import { splitFrontmatter } from './frontmatter';
-import type { BmadWorkflow } from './bmad';
 import { gateFilePath, readGate } from './gates';
 import { ttlExpiry } from './validate';
 import type { Logger } from './ports';
@@ -347,52 +346,69 @@ function restoreAnalysis(state: WorkflowState): StepAnalysis {
 
 /**
  * A YAML locator for a restored state that reads the file's frontmatter only when a position is
- * asked for (cross-file problems), and only if the bytes still hash to the state's contentHash.
+ * asked for (cross-file problems), and only if the bytes still hash to the state's contentHash;
+ * otherwise positions fall back to the first YAML line.
  */
-function lazyLocator(file: string, contentHash: string, maxBytes: number): YamlLocator {
-  const loc = new YamlLocator('', 1);
-  let loaded: { yamlText: string; baseLine: number } | undefined;
-  const load = () => {
-    if (loaded) return loaded;
-    loaded = { yamlText: '', baseLine: 1 };
+class LazyYamlLocator extends YamlLocator {
+  private loaded?: { yamlText: string; baseLine: number };
+  constructor(
+    private readonly file: string,
+    private readonly contentHash: string,
+    private readonly maxBytes: number,
+  ) {
+    super('', 1);
+    // Should the base class define these as own fields, the prototype getters below take over.
+    delete (this as { yamlText?: string }).yamlText;
+    delete (this as { baseLine?: number }).baseLine;
+  }
+
+  load(): { yamlText: string; baseLine: number } {
+    if (this.loaded) return this.loaded;
+    this.loaded = { yamlText: '', baseLine: 1 };
     try {
-      const st = fs.statSync(file);
-      if (st.isFile() && st.size <= maxBytes) {
-        const buf = fs.readFileSync(file);
-        if (createHash('sha256').update(buf).digest('hex') === contentHash) {
+      const st = fs.statSync(this.file);
+      if (st.isFile() && st.size <= this.maxBytes) {
+        const buf = fs.readFileSync(this.file);
+        if (createHash('sha256').update(buf).digest('hex') === this.contentHash) {
           const split = splitFrontmatter(buf.toString('utf8'));
-          loaded = { yamlText: split.yamlText, baseLine: split.yamlStartLine };
+          this.loaded = { yamlText: split.yamlText, baseLine: split.yamlStartLine };
         }
       }
     } catch {
-      // gone or unreadable since the scan: positions fall back to the first YAML line
+      // gone or unreadable since the scan: the fallback above stands
     }
-    return loaded;
-  };
-  Object.defineProperty(loc, 'yamlText', { get: () => load().yamlText, enumerable: true, configurable: true });
-  Object.defineProperty(loc, 'baseLine', { get: () => load().baseLine, enumerable: true, configurable: true });
-  return loc;
+    return this.loaded;
+  }
 }
+Object.defineProperties(LazyYamlLocator.prototype, {
+  // The setters swallow the base constructor's assignments.
+  yamlText: { get(this: LazyYamlLocator) { return this.load().yamlText; }, set() {}, configurable: true },
+  baseLine: { get(this: LazyYamlLocator) { return this.load().baseLine; }, set() {}, configurable: true },
+});
+
+/** One shared accessor (so restored states keep one hidden class): computes the analysis on first use. */
+function analysisAccessor(sym: symbol): PropertyDescriptor {
+  return {
+    configurable: true,
+    enumerable: false,
+    get(this: WorkflowState) {
+      const value = restoreAnalysis(this);
+      Object.defineProperty(this, sym, { value, enumerable: false, writable: true, configurable: true });
+      return value;
+    },
+    set(this: WorkflowState, value: unknown) {
+      Object.defineProperty(this, sym, { value, enumerable: false, writable: true, configurable: true });
+    },
+  };
+}
+let analysisDescriptor: PropertyDescriptor | undefined;
 
 function annotate(state: WorkflowState, ctx: WorkspaceContext): void {
   const keys = annotations();
-  if (keys.analysis) {
-    const sym = keys.analysis;
-    Object.defineProperty(state, sym, {
-      configurable: true,
-      enumerable: false,
-      get() {
-        const value = restoreAnalysis(state);
-        Object.defineProperty(state, sym, { value, enumerable: false, writable: true, configurable: true });
-        return value;
-      },
-      set(value: unknown) {
-        Object.defineProperty(state, sym, { value, enumerable: false, writable: true, configurable: true });
-      },
-    });
-  }
-  if (keys.locator) {
-    Object.defineProperty(state, keys.locator, { value: lazyLocator(state.file, state.contentHash, ctx.config.limits.maxFileBytes), enumerable: false, writable: true, configurable: true });
+  if (keys.analysis) Object.defineProperty(state, keys.analysis, (analysisDescriptor ??= analysisAccessor(keys.analysis)));
+  // Only delegation problems (cross-file) ask a state for positions after its parse.
+  if (keys.locator && state.delegation) {
+    Object.defineProperty(state, keys.locator, { value: new LazyYamlLocator(state.file, state.contentHash, ctx.config.limits.maxFileBytes), enumerable: false, writable: true, configurable: true });
   }
 }
 
@@ -450,15 +466,18 @@ function timeThresholds(state: WorkflowState | undefined): number[] {
   return out;
 }
 
-/** Builds the index line for a file just read and parsed. `scanStart` is the wall clock at scan start. */
-export function makeEntryLine(file: string, key: FileKey, hash: string, read: CachedRead, ctx: WorkspaceContext, scanStart: number): string {
+/**
+ * Builds the index line for a file just read and parsed. A file whose mtime or ctime is at or
+ * after `racySince` (scan start minus the racy window) is marked racy.
+ */
+export function makeEntryLine(file: string, key: FileKey, hash: string, read: CachedRead, ctx: WorkspaceContext, racySince: number): string {
   const kind: EntryKind = read.state && read.state.contentHash === hash && read.state.file === file ? 'wf' : read.skipped ? 'skip' : read.problems.length ? 'err' : 'none';
   if (read.state && kind !== 'wf') return '';
   let payload: unknown = 0;
   if (kind === 'wf') payload = encodeState(read.state!, ctx);
   else if (kind === 'err') payload = encodeValue(read.problems);
   else if (kind === 'skip') payload = encodeValue(read.skipped);
-  const racy = Math.max(key.mtimeMs, key.ctimeMs) >= scanStart - RACY_WINDOW_MS;
+  const racy = Math.max(key.mtimeMs, key.ctimeMs) >= racySince;
   const row: Record<string, unknown> = {
     f: file, s: key.size, m: key.mtimeMs, c: key.ctimeMs, i: key.ino, h: hash, k: kind, r: racy ? 1 : 0,
     t: timeThresholds(read.state), a: ctx.now().getTime(), v: payload,

@@ -28,6 +28,9 @@ export class Container implements vscode.Disposable {
   private firstScan?: Promise<void>;
   lastError?: LastError;
   lastInfo?: string;
+  /** Why the last scan failed, if it did (shown in the log; read by the test snapshot). */
+  lastScanError?: string;
+  scans = 0;
   /** The last state that parsed, per file. */
   private readonly lastGood = new Map<string, WorkflowState>();
   /**
@@ -94,7 +97,12 @@ export class Container implements vscode.Disposable {
     try {
       if (withProgress) await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Waymark: scanning workflows' }, work);
       else await work();
+      this.lastScanError = undefined;
+    } catch (e) {
+      this.lastScanError = errorMessage(e);
+      throw e;
     } finally {
+      this.scans++;
       this.index = undefined;
       void vscode.commands.executeCommand('setContext', CONTEXT.scanning, false);
       this.updateContext();

@@ -115,10 +115,16 @@ export async function ready(): Promise<Snapshot> {
   const ext = vscode.extensions.getExtension(EXTENSION_ID);
   if (!ext) throw new Error(`${EXTENSION_ID} is not installed`);
   await ext.activate();
-  return waitFor('the first scan', async () => {
-    const s = await snap();
-    return s.states.length > 0 ? s : undefined;
-  }, 20_000);
+  let last: Snapshot | undefined;
+  try {
+    return await waitFor('the first scan', async () => {
+      last = await snap();
+      return last.states.length > 0 ? last : undefined;
+    }, 45_000);
+  } catch (e) {
+    const l = last as (Snapshot & { scans?: number; lastScanError?: string; roots?: string[] }) | undefined;
+    throw new Error(`${String(e)}; scans done: ${l?.scans}, last scan error: ${l?.lastScanError ?? 'none'}, roots: ${JSON.stringify(l?.roots)}`);
+  }
 }
 
 export function hoverText(hovers: vscode.Hover[] | undefined): string {

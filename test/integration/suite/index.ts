@@ -26,7 +26,7 @@ class LineReporter extends Mocha.reporters.Base {
 }
 
 export function run(): Promise<void> {
-  const mocha = new Mocha({ ui: 'tdd', timeout: 30_000, reporter: LineReporter as unknown as typeof Mocha.reporters.Base });
+  const mocha = new Mocha({ ui: 'tdd', timeout: 60_000, reporter: LineReporter as unknown as typeof Mocha.reporters.Base });
   const dir = __dirname;
   const files = fs
     .readdirSync(dir)
