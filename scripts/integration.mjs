@@ -272,6 +272,13 @@ async function shutdown() {
   if (suiteCopy) rmSync(suiteCopy, { recursive: true, force: true });
 }
 
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    log(`${sig}: shutting down`);
+    void shutdown().finally(() => process.exit(130));
+  });
+}
+
 try {
   exitCode = await main();
 } catch (e) {

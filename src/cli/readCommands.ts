@@ -52,6 +52,8 @@ function resolveTargets(args: string[], cwd: string): Target[] {
       throw new WaymarkError('unreadable', `${a}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or folder' : (e as Error).message}.`, abs);
     }
     const isDir = st.isDirectory();
+    // Never open a FIFO, socket or device: reading one would hang or never end.
+    if (!isDir && !st.isFile()) throw new WaymarkError('unreadable', `${a} is not a regular file or folder (a pipe, socket or device); point at a workflow file.`, abs);
     const root = isDir ? findWorkspaceRoot(path.join(abs, '_'), cwd) : findWorkspaceRoot(abs, cwd);
     return { abs, isDir, root };
   });

@@ -1,6 +1,7 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import type { StepDef } from './types';
+import { readRegularFile } from './safeRead';
 
 /** One installed BMAD workflow and its ordered steps. */
 export interface BmadWorkflow {
@@ -107,7 +108,7 @@ export async function loadBmadCatalog(bmadDir: string): Promise<BmadCatalog> {
   // Manifest names → folders.
   const root = path.dirname(bmadDir);
   try {
-    const csv = await fsp.readFile(path.join(bmadDir, '_config', 'workflow-manifest.csv'), 'utf8');
+    const csv = await readRegularFile(path.join(bmadDir, '_config', 'workflow-manifest.csv'), 8 * 1024 * 1024);
     const rows = parseCsv(csv);
     const header = (rows.shift() ?? []).map((h) => h.trim().toLowerCase());
     const nameCol = header.indexOf('name');

@@ -2,6 +2,7 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { Problem, StepDef } from './types';
+import { readRegularFile } from './safeRead';
 
 /** A native workflow definition, `.waymark/workflows/<id>.yaml`. */
 export interface WorkflowDefinition {
@@ -49,7 +50,7 @@ export async function loadDefinitions(dir: string): Promise<{ definitions: Map<s
     if (!/\.ya?ml$/.test(name)) continue;
     const file = path.join(dir, name);
     try {
-      const text = await fsp.readFile(file, 'utf8');
+      const text = await readRegularFile(file, 1024 * 1024);
       const raw = parseYaml(text, { maxAliasCount: 50 }) as unknown;
       const id = name.replace(/\.ya?ml$/, '');
       if (!raw || typeof raw !== 'object' || !Array.isArray((raw as { steps?: unknown }).steps)) {

@@ -4,6 +4,7 @@ import * as crypto from 'node:crypto';
 import { WaymarkError } from './errors';
 import { ioError } from './atomicWrite';
 import type { HistoryEntry } from './types';
+import { readRegularFileSync } from './safeRead';
 
 /**
  * Append-only history, one JSONL file per workflow file:
@@ -36,13 +37,15 @@ const TAIL = 64 * 1024;
 function prepareTail(histFile: string): { nextSeq: number; repaired?: string } {
   let fd: number;
   try {
-    fd = fs.openSync(histFile, 'r+');
+    fd = fs.openSync(histFile, fs.constants.O_RDWR | (fs.constants.O_NONBLOCK ?? 0));
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { nextSeq: 1 };
     throw e;
   }
   try {
-    const size = fs.fstatSync(fd).size;
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) throw new WaymarkError('io', `History ${histFile} is not a regular file (a pipe, socket or folder); remove it so history can be kept.`, histFile);
+    const size = st.size;
     if (size === 0) return { nextSeq: 1 };
     let start = Math.max(0, size - TAIL);
     let buf = Buffer.alloc(size - start);
@@ -109,6 +112,21 @@ export function appendHistory(root: string, entry: Omit<HistoryEntry, 'seq'>, di
   }
 }
 
+/**
+ * Refuses before any write when the history of `file` could not be appended to: its path is a
+ * pipe, socket or folder. (A missing history is fine: it is created on the first append.)
+ */
+export function assertHistoryAppendable(root: string, file: string, dir?: string): void {
+  const histFile = historyPathFor(root, file, dir);
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(histFile);
+  } catch {
+    return;
+  }
+  if (!st.isFile()) throw new WaymarkError('io', `History ${histFile} is not a regular file (a pipe, socket or folder); remove it, then retry. Nothing was changed.`, histFile);
+}
+
 export interface HistoryRead {
   entries: HistoryEntry[];
   /** Lines that are not valid JSON entries (1-based line numbers), e.g. a torn last line. */
@@ -121,7 +139,7 @@ export function readHistoryDetailed(root: string, file: string, dir?: string): H
   const histFile = historyPathFor(root, file, dir);
   let text: string;
   try {
-    text = fs.readFileSync(histFile, 'utf8');
+    text = readRegularFileSync(histFile).toString('utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [], badLines: [], historyFile: histFile };
     throw new WaymarkError('unreadable', `Cannot read history ${histFile}: ${(e as Error).message}.`, histFile);

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import type { ChangedReport, ManifestRow, WorkflowState } from './types';
 import { parseCsv } from './bmad';
 import { CONFIG_FILE, parseConfigText } from './config';
+import { readRegularFileSync } from './safeRead';
 export const DEFAULT_MANIFEST_PATH = '.waymark/files-manifest.csv';
 
 export const MANIFEST_COLUMNS = ['path', 'workflow', 'status', 'currentStep', 'stepsDone', 'stepsTotal', 'stateHash', 'contentHash'] as const;
@@ -15,7 +16,7 @@ export function manifestPath(root: string, configured?: string): string {
 /** `manifest.path` from the root's `.waymark/config.yaml`, when set (read here so callers need not pass it). */
 function configuredManifestPath(root: string): string | undefined {
   try {
-    const text = fs.readFileSync(path.join(root, CONFIG_FILE), 'utf8');
+    const text = readRegularFileSync(path.join(root, CONFIG_FILE), 1024 * 1024).toString('utf8');
     return parseConfigText(path.join(root, CONFIG_FILE), text).config.manifest.path;
   } catch {
     return undefined;
@@ -96,7 +97,7 @@ export function changedSince(root: string, states: WorkflowState[], configured?:
   const file = manifestPath(root, configured);
   let old: ManifestRow[] = [];
   try {
-    old = parseManifest(fs.readFileSync(file, 'utf8'));
+    old = parseManifest(readRegularFileSync(file).toString('utf8'));
   } catch {
     old = [];
   }

@@ -142,6 +142,7 @@ interface PendingEntry {
   hash: string;
   result: FileReadResult;
   ownProblems: Problem[];
+  parsedAt: number;
 }
 
 /** Per-root use of the scan index during one scan. */
@@ -213,7 +214,7 @@ class RootIndex {
     // Files that vanished or cannot be opened are not recorded: they are retried next time.
     if (d.key && !(d.result.skipped?.reason === 'unreadable')) {
       // Cross-file problems are appended to the state's list after this: keep the file's own.
-      this.lines.push({ file, key: d.key, hash: d.hash, result: d.result, ownProblems: d.result.state ? d.result.state.problems.slice() : [] });
+      this.lines.push({ file, key: d.key, hash: d.hash, result: d.result, ownProblems: d.result.state ? d.result.state.problems.slice() : [], parsedAt: this.ctx.now().getTime() });
     }
     return d.result;
   }
@@ -230,7 +231,7 @@ class RootIndex {
         continue;
       }
       const result = item.result.state ? { ...item.result, state: { ...item.result.state, problems: item.ownProblems } } : item.result;
-      const line = makeEntryLine(item.file, item.key, item.hash, result, this.ctx, racySince);
+      const line = makeEntryLine(item.file, item.key, item.hash, result, this.ctx, racySince, item.parsedAt);
       if (line) out.push(line);
       // Keep an editor responsive while a large index is encoded.
       if (yieldEvery && ++encoded % yieldEvery === 0) await new Promise((res) => setImmediate(res));

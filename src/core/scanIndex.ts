@@ -467,10 +467,11 @@ function timeThresholds(state: WorkflowState | undefined): number[] {
 }
 
 /**
- * Builds the index line for a file just read and parsed. A file whose mtime or ctime is at or
- * after `racySince` (scan start minus the racy window) is marked racy.
+ * Builds the index line for a file just read and parsed (`parsedAt`: the context clock then). A
+ * file whose mtime or ctime is at or after `racySince` (scan start minus the racy window) is
+ * marked racy.
  */
-export function makeEntryLine(file: string, key: FileKey, hash: string, read: CachedRead, ctx: WorkspaceContext, racySince: number): string {
+export function makeEntryLine(file: string, key: FileKey, hash: string, read: CachedRead, ctx: WorkspaceContext, racySince: number, parsedAt: number): string {
   const kind: EntryKind = read.state && read.state.contentHash === hash && read.state.file === file ? 'wf' : read.skipped ? 'skip' : read.problems.length ? 'err' : 'none';
   if (read.state && kind !== 'wf') return '';
   let payload: unknown = 0;
@@ -480,7 +481,7 @@ export function makeEntryLine(file: string, key: FileKey, hash: string, read: Ca
   const racy = Math.max(key.mtimeMs, key.ctimeMs) >= racySince;
   const row: Record<string, unknown> = {
     f: file, s: key.size, m: key.mtimeMs, c: key.ctimeMs, i: key.ino, h: hash, k: kind, r: racy ? 1 : 0,
-    t: timeThresholds(read.state), a: ctx.now().getTime(), v: payload,
+    t: timeThresholds(read.state), a: parsedAt, v: payload,
   };
   return JSON.stringify(row);
 }
@@ -512,7 +513,7 @@ export function sameKey(e: FileKey, st: FileKey): boolean {
  */
 export function restoreEntry(entry: IndexEntry, ctx: WorkspaceContext): CachedRead | undefined {
   const now = ctx.now().getTime();
-  for (const th of entry.times) if (entry.parsedAt >= th !== now >= th) return undefined;
+  for (const th of entry.times) if ((entry.parsedAt >= th) !== (now >= th)) return undefined;
   try {
     if (entry.kind === 'none') return { problems: [], isWorkflow: false };
     if (entry.kind === 'wf') return restoreWorkflow(entry, ctx);

@@ -31,8 +31,9 @@ import { frontmatterResume } from './resume';
 import { editFrontmatter, detectEol, type FrontmatterEdit } from './edit';
 import { writeFileAtomic, removeStaleTemps } from './atomicWrite';
 import { acquireFileLock, type HeldLock } from './fileLock';
-import { appendHistory, readHistory } from './history';
+import { appendHistory, assertHistoryAppendable, readHistory } from './history';
 import { writeGateFile } from './gateStore';
+import { readRegularFileSync } from './safeRead';
 import {
   planAdvance,
   planBlock,
@@ -305,14 +306,16 @@ class StateCoreImpl implements StateCore {
       if (code === 'ENOENT') throw new WaymarkError('unreadable', `${abs} does not exist (deleted or moved since it was read?); rescan and retry.`, abs);
       throw new WaymarkError('unreadable', `Cannot read ${abs}: ${errorMessage(e)}.`, abs);
     }
-    if (!st.isFile()) throw new WaymarkError('unreadable', `${abs} is not a file (a directory named like a workflow file?).`, abs);
+    if (!st.isFile()) throw new WaymarkError('unreadable', `${abs} is not a file (a directory, pipe, socket or device named like a workflow file); point at a regular workflow file.`, abs);
     const max = ctx.config.limits.maxFileBytes;
     if (st.size > max) throw new WaymarkError('unreadable', `${abs} is ${st.size} bytes, over the ${max}-byte limit (limits.maxFileBytes in .waymark/config.yaml); Waymark will not edit it.`, abs);
     let buf: Buffer;
     try {
-      buf = fs.readFileSync(abs);
+      buf = readRegularFileSync(abs, max);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOTREG') throw new WaymarkError('unreadable', `${abs} is not a regular file (it was replaced by a pipe, socket or folder); point at a regular workflow file.`, abs);
+      if (code === 'EFBIG') throw new WaymarkError('unreadable', `${abs} grew over the ${max}-byte limit (limits.maxFileBytes in .waymark/config.yaml) while being read; Waymark will not edit it.`, abs);
       if (code === 'ENOENT') throw new WaymarkError('unreadable', `${abs} was deleted while being read; rescan and retry.`, abs);
       throw new WaymarkError('unreadable', `Cannot read ${abs}: ${errorMessage(e)}.`, abs);
     }
@@ -325,7 +328,7 @@ class StateCoreImpl implements StateCore {
     if (!parsed.isWorkflow || !parsed.state) {
       const first = parsed.problems.find((p) => p.severity === 'error');
       if (first) throw new WaymarkError('invalid', `${abs}:${first.range.start.line + 1}: ${first.message}`, abs, { code: first.code });
-      throw new WaymarkError('invalid', `${abs} has no workflow state in its frontmatter (no workflow, workflowType, steps or stepsCompleted key).`, abs);
+      throw new WaymarkError('usage', `${abs} is not a workflow file: its frontmatter has no workflow, workflowType, steps or stepsCompleted key. Point at a workflow file, or add \`workflow: <id>\` to its frontmatter.`, abs);
     }
     return { text, state: parsed.state, problems: parsed.problems };
   }
@@ -420,6 +423,7 @@ class StateCoreImpl implements StateCore {
         this.model.set(abs, read.state);
         return noChange;
       }
+      assertHistoryAppendable(ctx.root, abs, ctx.config.history?.dir);
       if (newText !== read.text) writeFileAtomic(abs, newText, { mustExist: true });
       try {
         entry = this.appendEntry(ctx, abs, operation, wctx, read.state, after, plan.detail);

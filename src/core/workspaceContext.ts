@@ -5,6 +5,10 @@ import { CONFIG_FILE, parseConfigText, type WaymarkConfig } from './config';
 import { loadDefinitions, type WorkflowDefinition } from './definitions';
 import { loadBmadCatalog, type BmadCatalog } from './bmad';
 import type { FrontmatterLimits } from './frontmatter';
+import { readRegularFile } from './safeRead';
+
+/** A config file larger than this is not read (it is a settings file, not data). */
+const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /** Everything parsing needs to know about one workspace folder. Plain data; built once per scan. */
 export interface WorkspaceContext {
@@ -39,11 +43,12 @@ export async function loadWorkspaceContext(
   let text: string | undefined;
   const problems: Problem[] = [];
   try {
-    text = await fsp.readFile(configFile, 'utf8');
+    text = await readRegularFile(configFile, MAX_CONFIG_BYTES);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code !== 'ENOENT' && code !== 'ENOTDIR') {
-      problems.push({ file: configFile, range: zeroRange(), severity: 'error', code: 'config-unreadable', message: `Cannot read ${CONFIG_FILE}: ${(e as Error).message}. Defaults are used.` });
+      const why = code === 'ENOTREG' ? 'it is not a regular file (a folder, pipe or device); make it a YAML file' : code === 'EFBIG' ? `it is larger than ${MAX_CONFIG_BYTES} bytes` : (e as Error).message;
+      problems.push({ file: configFile, range: zeroRange(), severity: 'error', code: 'config-unreadable', message: `Cannot read ${CONFIG_FILE}: ${why}. Defaults are used.` });
     }
   }
   const parsed = parseConfigText(configFile, text, overrides);

@@ -111,7 +111,7 @@ describe('write path on bad input', () => {
     fs.closeSync(fd);
     await assert.rejects(core.advance(big), reasonOf('unreadable', /over the \d+-byte limit/));
     fs.writeFileSync(path.join(root, 'empty.md'), '');
-    await assert.rejects(core.advance(path.join(root, 'empty.md')), reasonOf('invalid', /no workflow state/));
+    await assert.rejects(core.advance(path.join(root, 'empty.md')), reasonOf('usage', /is not a workflow file.*Point at a workflow file/));
     await assert.rejects(core.advance(path.join(root, 'missing.md')), reasonOf('unreadable', /does not exist/));
   });
 
@@ -200,5 +200,64 @@ describe('write path on bad input', () => {
     assert.equal(fs.readFileSync(path.join(root, 'b.md'), 'utf8'), before);
     r = run('advance', 'b.md', '--actor', 'agent-a', '--session', 'sa');
     assert.equal(r.status, 0, r.stderr);
+  });
+});
+
+describe('hostile special files never hang a read or a write', { timeout: 60_000 }, () => {
+  const mkfifo = (p: string) => spawnSync('mkfifo', [p]).status === 0;
+
+  test('a workflow file that is a FIFO: refused at once (never opened), CLI exit 2 with one line', async (t) => {
+    const root = ws();
+    const fifo = path.join(root, 'pipe.md');
+    if (!mkfifo(fifo)) return t.skip('mkfifo not available');
+    const core = createStateCore({ roots: [root] });
+    const t0 = Date.now();
+    await assert.rejects(core.advance(fifo), reasonOf('unreadable', /not a file/));
+    await assert.rejects(core.gateShow(fifo, 'one'), reasonOf('unreadable'));
+    assert.equal(await core.reload(fifo), undefined);
+    const scan = await core.scan();
+    assert.equal(scan.workflows.length, 0);
+    assert.ok(Date.now() - t0 < 5000);
+    const cli = path.resolve('dist/cli.js');
+    if (!fs.existsSync(cli)) return;
+    for (const args of [['validate', fifo], ['status', fifo], ['advance', fifo], ['resume', fifo], ['chain', fifo], ['scope', fifo, 'large'], ['gate', 'show', fifo, 'one']]) {
+      const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 10_000 });
+      assert.equal(r.signal, null, `${args[0]} hung on a FIFO`);
+      assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+      assert.match(r.stderr, /pipe\.md/);
+    }
+  });
+
+  test('a config, definition, manifest or history that is a FIFO or a folder: reported, never waited on', async (t) => {
+    const root = ws();
+    fs.writeFileSync(path.join(root, 'a.md'), WF);
+    const cfg = path.join(root, '.waymark', 'config.yaml');
+    if (!mkfifo(cfg)) return t.skip('mkfifo not available');
+    fs.mkdirSync(path.join(root, '.waymark', 'workflows'));
+    mkfifo(path.join(root, '.waymark', 'workflows', 'demo.yaml'));
+    mkfifo(path.join(root, '.waymark', 'files-manifest.csv'));
+    fs.mkdirSync(path.join(root, '.waymark', 'history'));
+    mkfifo(path.join(root, '.waymark', 'history', 'a.md.jsonl'));
+    const core = createStateCore({ roots: [root] });
+    const t0 = Date.now();
+    const res = await core.scan();
+    assert.equal(res.workflows.length, 1);
+    const codes = res.problems.map((p) => p.code);
+    assert.ok(codes.includes('config-unreadable'), codes.join());
+    assert.ok(codes.includes('definition-invalid'), codes.join());
+    assert.match(res.problems.find((p) => p.code === 'config-unreadable')!.message, /not a regular file/);
+    const changed = await core.changed(root);
+    assert.deepEqual(changed.added.length, 1);
+    // History is a FIFO: the mutation is refused before the workflow file is touched.
+    await assert.rejects(core.setScope(path.join(root, 'a.md'), 'large'), reasonOf('io', /not a regular file.*Nothing was changed/));
+    assert.equal(fs.readFileSync(path.join(root, 'a.md'), 'utf8'), WF);
+    await assert.rejects(core.history(path.join(root, 'a.md')), reasonOf('unreadable'));
+    assert.ok(Date.now() - t0 < 5000, 'nothing waited on a pipe');
+    // A config that is a folder.
+    fs.rmSync(cfg);
+    fs.mkdirSync(cfg);
+    const again = await createStateCore({ roots: [root] }).scan();
+    assert.match(again.problems.find((p) => p.code === 'config-unreadable')?.message ?? '', /not a regular file/);
   });
 });

@@ -1,0 +1,43 @@
+import * as fs from 'node:fs';
+import { promises as fsp } from 'node:fs';
+
+/** Thrown (with `code: 'ENOTREG'`) when a path is a FIFO, socket, device or directory. */
+export class NotRegularFileError extends Error {
+  readonly code = 'ENOTREG';
+  constructor(readonly file: string) {
+    super(`${file} is not a regular file (a pipe, socket, device or folder)`);
+  }
+}
+
+// O_NONBLOCK: opening a FIFO with no writer returns at once instead of blocking forever; the
+// fstat that follows then refuses it before a single byte is read.
+const FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0);
+
+/**
+ * Reads a regular file, never a FIFO/socket/device (which could hang the process). Throws the
+ * usual fs errors (ENOENT, EACCES, EISDIR...) or NotRegularFileError; `maxBytes` caps the read.
+ */
+export function readRegularFileSync(file: string, maxBytes = Infinity): Buffer {
+  const fd = fs.openSync(file, FLAGS);
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) throw new NotRegularFileError(file);
+    if (st.size > maxBytes) throw Object.assign(new Error(`${file} is ${st.size} bytes, over the ${maxBytes}-byte limit`), { code: 'EFBIG' });
+    return fs.readFileSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Async form of readRegularFileSync, as UTF-8 text. */
+export async function readRegularFile(file: string, maxBytes = Infinity): Promise<string> {
+  const h = await fsp.open(file, FLAGS);
+  try {
+    const st = await h.stat();
+    if (!st.isFile()) throw new NotRegularFileError(file);
+    if (st.size > maxBytes) throw Object.assign(new Error(`${file} is ${st.size} bytes, over the ${maxBytes}-byte limit`), { code: 'EFBIG' });
+    return await h.readFile('utf8');
+  } finally {
+    await h.close();
+  }
+}
