@@ -38,7 +38,7 @@ if (only !== 'integration') {
   if (run('unit tests', process.execPath, ['--test', '--test-reporter=spec', '--test-timeout=120000', ...files]) !== 0) failures.push('unit tests');
 }
 if (only !== 'unit') {
-  if (run('integration tests (real VS Code)', process.execPath, ['scripts/integration.mjs']) !== 0) failures.push('integration tests');
+  if (run('integration tests (real VS Code)', process.execPath, ['scripts/integration.mjs', '--no-build']) !== 0) failures.push('integration tests');
 }
 
 if (failures.length) {

@@ -148,7 +148,7 @@ export function parseWorkflowText(file: string, text: string, ctx: WorkspaceCont
 function parseWorkflowTextUnguarded(file: string, text: string, ctx: WorkspaceContext, opts?: { contentHash?: string }): ParsedWorkflow {
   const fm = parseFrontmatter(text, ctx.limits);
   const split = fm.split;
-  if (!split.hasFrontmatter) return { isWorkflow: false, problems: [] };
+  if (!split.hasFrontmatter) return crOnlyCheck(file, text);
   const locator = new YamlLocator(split.yamlText, split.yamlStartLine);
   const fenceRange = { start: { line: 0, character: 0 }, end: { line: 0, character: split.openFence.length } };
   if (fm.error) {
@@ -189,6 +189,23 @@ function parseWorkflowTextUnguarded(file: string, text: string, ctx: WorkspaceCo
   Object.defineProperty(state, ANALYSIS, { value: raw.analysis, enumerable: false, writable: true, configurable: true });
   Object.defineProperty(state, LOCATOR, { value: locator, enumerable: false, writable: true, configurable: true });
   return { isWorkflow: true, state, problems: state.problems };
+}
+
+const CR_ONLY_FENCE = /^\uFEFF?---[ \t]*\r(?!\n)/;
+
+/**
+ * A file whose lines end in a lone CR (classic Mac) has no LF at all, so no fence line is found.
+ * When its frontmatter holds workflow keys, say so instead of silently not seeing the workflow.
+ */
+function crOnlyCheck(file: string, text: string): ParsedWorkflow {
+  if (!CR_ONLY_FENCE.test(text) || text.slice(0, 65536).includes('\n')) return { isWorkflow: false, problems: [] };
+  const head = text.slice(0, 65536).replace(/\r/g, '\n');
+  const end = head.indexOf('\n---', 3);
+  if (!LOOKS_LIKE_WORKFLOW.test(end === -1 ? head : head.slice(0, end))) return { isWorkflow: false, problems: [] };
+  return {
+    isWorkflow: true,
+    problems: [{ file, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 3 } }, severity: 'error', code: 'frontmatter-line-endings', message: 'This file uses CR-only line endings (classic Mac), so its frontmatter cannot be read. Convert it to LF or CRLF line endings; its state is not read until then.' }],
+  };
 }
 
 /** Raw facts kept beside the normalized state for validation. */

@@ -2,11 +2,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { createStateCore } from '../core/index';
-import type { StateCore, WriteGuard, WriteObserver } from '../core/index';
-import { createMemoryObserver } from '../core/memory/observer';
-import { eventsObserver } from '../core/protocol/events';
-import { leaseGuard } from '../core/protocol/leases';
+import type { StateCore, WriteGuard } from '../core/index';
+import { createStandardStateCore } from '../core/standardCore';
 import { WaymarkError, errorMessage } from '../core/index';
 import type { ChangeEvent, Problem, WorkflowState } from '../core/index';
 import { CONFIG_SECTION, CONTEXT } from './constants';
@@ -49,24 +46,16 @@ export class Container implements vscode.Disposable {
     const trustGuard: WriteGuard = (ctx) => {
       if (!this.canWrite()) throw untrustedError(ctx.operation, ctx.file);
     };
-    const guards: WriteGuard[] = [trustGuard];
-    const observers: WriteObserver[] = [];
-    try {
-      // Orchestrator leases held by agents refuse our writes too; every write lands in the
-      // events log and (when enabled) feeds the memory tiers, exactly as the CLI's do.
-      guards.push(leaseGuard());
-      observers.push(eventsObserver({}));
-      if (cfg.get<boolean>('memory.consolidateOnWrite', true)) observers.push(createMemoryObserver({ logger: log, origin: 'vscode' }));
-    } catch (e) {
-      log.warn(`[protocol] leases/events unavailable: ${errorMessage(e)}`);
-    }
-    this.core = createStateCore({
+    // The same write path as the CLI: orchestrator leases refuse our writes too, every write
+    // lands in the events log and (when enabled) feeds the memory tiers.
+    this.core = createStandardStateCore({
       roots: this.roots,
       logger: log,
       actor: cfg.get<string>('actor', 'vscode') || 'vscode',
-      configOverrides: globs.length && vscode.workspace.isTrusted ? { workflows: globs } : undefined,
-      guards,
-      observers,
+      configOverrides: globs.length && vscode.workspace.isTrusted ? { include: globs } : undefined,
+      guards: [trustGuard],
+      memory: cfg.get<boolean>('memory.consolidateOnWrite', true),
+      origin: 'vscode',
     });
     this.disposables.push(
       this.changed,

@@ -243,3 +243,18 @@ describe('anchor/alias path (the `yaml` library) reads like the fast path', () =
     assert.deepEqual(warnings, []);
   });
 });
+
+describe('odd encodings say what to do', () => {
+  const ctx = () => defaultWorkspaceContext('/tmp');
+  test('CR-only line endings (classic Mac): an error that says to convert, not a silent non-workflow', () => {
+    const p = parseWorkflowText('/tmp/cr.md', '---\rworkflow: w\rsteps: [a, b]\rstatus: created\r---\rbody\r', ctx());
+    assert.equal(p.isWorkflow, true);
+    assert.equal(p.state, undefined);
+    assert.equal(p.problems[0].code, 'frontmatter-line-endings');
+    assert.match(p.problems[0].message, /CR-only.*LF or CRLF/);
+    // Plain Markdown with CR-only endings stays not-a-workflow.
+    assert.equal(parseWorkflowText('/tmp/cr.md', '---\rtitle: x\r---\rbody\r', ctx()).isWorkflow, false);
+    // A file with only --- or --- then EOF is not a workflow and never throws.
+    for (const t of ['---', '---\n', '---\r\n', '---\r', '\uFEFF---']) assert.equal(parseWorkflowText('/tmp/f.md', t, ctx()).isWorkflow, false, JSON.stringify(t));
+  });
+});

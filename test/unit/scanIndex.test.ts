@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
+import fc from 'fast-check';
 import { scanRoots, allProblems, type ScanOptions } from '../../src/core/scan';
 import { decodeValue, encodeValue, scanIndexPath, SCAN_INDEX_MAX_BYTES } from '../../src/core/scanIndex';
 import { stepAnalysis } from '../../src/core/workflow';
@@ -311,6 +312,45 @@ describe('scan index', () => {
       const blocked = await warm(d);
       assertSameScan(c, blocked);
       assert.equal(blocked.index[0].saved, 'failed');
+    } finally {
+      fs.rmSync(d, { recursive: true, force: true });
+    }
+  });
+
+  test('random damage to index entries never crashes a scan or changes its result (property)', async () => {
+    const d = makeNative();
+    try {
+      await sleep(20);
+      const c = await cold(d);
+      await warm(d);
+      const file = scanIndexPath(d);
+      const [header, ...lines] = fs.readFileSync(file, 'utf8').trimEnd().split('\n');
+      /** Every path into a JSON value. */
+      const paths = (v: unknown, at: (string | number)[] = [], out: (string | number)[][] = []) => {
+        out.push(at);
+        if (Array.isArray(v)) v.forEach((x, i) => paths(x, [...at, i], out));
+        else if (v && typeof v === 'object') for (const k of Object.keys(v)) paths((v as Record<string, unknown>)[k], [...at, k], out);
+        return out;
+      };
+      await fc.assert(
+        fc.asyncProperty(fc.nat(), fc.nat(), fc.jsonValue({ maxDepth: 3 }), async (li, pi, replacement) => {
+          const damaged = lines.map((l, i) => {
+            if (i !== li % lines.length) return l;
+            const row = JSON.parse(l);
+            const all = paths(row).filter((p) => p.length > 0);
+            const at = all[pi % all.length];
+            let o = row;
+            for (const k of at.slice(0, -1)) o = o[k];
+            o[at[at.length - 1]] = replacement;
+            return JSON.stringify(row);
+          });
+          fs.writeFileSync(file, [header, ...damaged].join('\n'));
+          const w = await warm(d);
+          assertSameScan(c, w);
+          assert.equal(({} as Record<string, unknown>).polluted, undefined);
+        }),
+        { numRuns: 60 },
+      );
     } finally {
       fs.rmSync(d, { recursive: true, force: true });
     }
