@@ -319,6 +319,9 @@ class StateCoreImpl implements StateCore {
       if (code === 'ENOENT') throw new WaymarkError('unreadable', `${abs} was deleted while being read; rescan and retry.`, abs);
       throw new WaymarkError('unreadable', `Cannot read ${abs}: ${errorMessage(e)}.`, abs);
     }
+    if (buf.length >= 2 && ((buf[0] === 0xff && buf[1] === 0xfe) || (buf[0] === 0xfe && buf[1] === 0xff))) {
+      throw new WaymarkError('unreadable', `${abs} is UTF-16 text; Waymark reads UTF-8 only. Save it as UTF-8 (a UTF-8 BOM is fine), then retry.`, abs);
+    }
     if (buf.subarray(0, BINARY_SNIFF).includes(0)) throw new WaymarkError('unreadable', `${abs} looks binary (it holds NUL bytes); it is not a workflow file.`, abs);
     return buf.toString('utf8');
   }

@@ -261,3 +261,22 @@ describe('hostile special files never hang a read or a write', { timeout: 60_000
     assert.match(again.problems.find((p) => p.code === 'config-unreadable')?.message ?? '', /not a regular file/);
   });
 });
+
+describe('odd encodings and line endings are refused with what to do, never rewritten', () => {
+  test('UTF-16 with BOM, NUL bytes, CR-only line endings', async () => {
+    const root = ws();
+    const core = createStateCore({ roots: [root] });
+    const u16 = path.join(root, 'u16.md');
+    fs.writeFileSync(u16, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(WF, 'utf16le')]));
+    await assert.rejects(core.advance(u16), reasonOf('unreadable', /UTF-16.*Save it as UTF-8/));
+    const nul = path.join(root, 'nul.md');
+    fs.writeFileSync(nul, WF.replace('demo', 'de\u0000mo'));
+    await assert.rejects(core.setScope(nul, 'large'), reasonOf('unreadable', /binary/));
+    const cr = path.join(root, 'cr.md');
+    const crText = WF.replace(/\n/g, '\r');
+    fs.writeFileSync(cr, crText);
+    await assert.rejects(core.setScope(cr, 'large'), reasonOf('invalid', /CR-only.*Convert it to LF or CRLF/));
+    assert.equal(fs.readFileSync(cr, 'utf8'), crText);
+    assert.deepEqual(await core.history(cr), []);
+  });
+});
