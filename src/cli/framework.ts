@@ -145,7 +145,7 @@ export async function runCli(
       if (json) {
         io.stdout(JSON.stringify({ error: { reason: e.reason, message: e.message, file: e.file, ...e.data } }) + '\n');
       }
-      io.stderr(`waymark ${cmd.name}: ${e.message}\n`);
+      io.stderr(`waymark ${cmd.name}: ${namingFile(e, io.cwd)}\n`);
       if (e.reason === 'usage') io.stderr(`Run waymark ${cmd.name} --help for usage.\n`);
       return EXIT_CODES[e.reason];
     }
@@ -174,4 +174,13 @@ function globalHelp(commands: CliCommand[]): string {
     'Exit codes: 0 ok, 1 validation errors found, 2 usage or unreadable input, 3 conflict (stale hash, held lock), 4 refused by a gate or transition rule.',
     '',
   ].join('\n');
+}
+
+/** The error's message, prefixed with its file (relative to cwd) when the message does not name it. */
+function namingFile(e: WaymarkError, cwd: string): string {
+  if (!e.file) return e.message;
+  const base = e.file.split(/[\\/]/).pop() ?? e.file;
+  if (e.message.includes(e.file) || (base && e.message.includes(base))) return e.message;
+  const rel = e.file.startsWith(cwd + '/') ? e.file.slice(cwd.length + 1) : e.file;
+  return `${rel}: ${e.message}`;
 }

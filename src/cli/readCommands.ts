@@ -299,10 +299,15 @@ const validateCommand: CliCommand = {
   },
 };
 
-function renderTree(n: DelegationNode, cwd: string, mark: string | undefined, indent: string, out: string[]): void {
+function renderTree(n: DelegationNode, cwd: string, mark: string | undefined, indent: string, out: string[], seen = new Set<DelegationNode>()): void {
+  if (seen.has(n)) {
+    out.push(`${indent}${n.id} (again: the chain loops back here; a delegation cycle)`);
+    return;
+  }
+  seen.add(n);
   const label = n.missing ? `${n.id} (missing: no file has this id)` : `${n.id}  ${n.workflow ?? ''} ${n.status ?? ''}${n.agent ? ` agent ${n.agent}` : ''}  ${n.file ? display(n.file, cwd) : ''}`;
   out.push(`${indent}${n.file && n.file === mark ? '* ' : ''}${label.replace(/\s+$/, '')}`);
-  for (const c of n.children) renderTree(c, cwd, mark, indent + '  ', out);
+  for (const c of n.children) renderTree(c, cwd, mark, indent + '  ', out, seen);
 }
 
 const chainCommand: CliCommand = {
@@ -336,8 +341,11 @@ const chainCommand: CliCommand = {
   },
 };
 
-function strip(n: DelegationNode, cwd: string): unknown {
-  return { ...n, file: n.file ? display(n.file, cwd) : undefined, children: n.children.map((c) => strip(c, cwd)) };
+function strip(n: DelegationNode, cwd: string, seen = new Set<DelegationNode>()): unknown {
+  // A delegation cycle: name the node again without descending (JSON has no cycles).
+  if (seen.has(n)) return { id: n.id, cycle: true, children: [] };
+  seen.add(n);
+  return { ...n, file: n.file ? display(n.file, cwd) : undefined, children: n.children.map((c) => strip(c, cwd, seen)) };
 }
 
 function rootArg(ctx: CliContext): string {

@@ -17,7 +17,10 @@ export function ioError(e: unknown, file: string, action: string): WaymarkError 
   switch (code) {
     case 'EACCES':
     case 'EPERM':
-      hint = `the folder ${dir} is not writable; make it writable (chmod u+w) or work on a copy`;
+      // EPERM on the rename also comes from an immutable (chattr +i) or append-only file.
+      hint = code === 'EPERM'
+        ? `the file or its folder ${dir} may not be changed (read-only, or marked immutable: check chmod u+w and lsattr); make both writable or work on a copy`
+        : `the folder ${dir} is not writable; make it writable (chmod u+w) or work on a copy`;
       break;
     case 'EROFS':
       hint = `the folder ${dir} is on a read-only file system; work on a writable copy`;

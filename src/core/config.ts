@@ -3,6 +3,15 @@ import { parseDocument, type Document } from 'yaml';
 import type { Problem } from './types';
 import { rangeForPath, type PathSeg } from './positions';
 
+/**
+ * A path Waymark writes to, relative to the root and inside it: a cloned repository's config
+ * must not make Waymark write gate files, history or manifests elsewhere on the machine.
+ */
+const insideRoot = (what: string) =>
+  z.string().refine((p) => p.trim() !== '' && !/^([\\/]|[A-Za-z]:)/.test(p) && !p.split(/[\\/]+/).includes('..'), {
+    message: `${what} must be a relative path inside the workspace (no leading /, no ..)`,
+  });
+
 /** The static settings of one workspace folder, from `.waymark/config.yaml` (plus overrides). */
 export const configSchema = z
   .object({
@@ -28,12 +37,12 @@ export const configSchema = z
          * without extension), `{workflow}` (workflow id), `{gate}` and `{step}` are replaced.
          * Per file by default, so two files of one workflow id never share a verdict.
          */
-        path: z.string().default('.waymark/gates/{file}/{gate}.gate'),
+        path: insideRoot('gates.path').default('.waymark/gates/{file}/{gate}.gate'),
       })
       .passthrough()
       .default({}),
-    history: z.object({ dir: z.string().default('.waymark/history') }).passthrough().default({}),
-    manifest: z.object({ path: z.string().default('.waymark/files-manifest.csv') }).passthrough().default({}),
+    history: z.object({ dir: insideRoot('history.dir').default('.waymark/history') }).passthrough().default({}),
+    manifest: z.object({ path: insideRoot('manifest.path').default('.waymark/files-manifest.csv') }).passthrough().default({}),
     bmad: z
       .object({
         /** The installed method (step files, `_config/workflow-manifest.csv`). */
@@ -111,7 +120,22 @@ export function parseConfigText(
       } catch (e) {
         problems.push({ file, range: zeroRange(), severity: 'error', code: 'config-yaml-syntax', message: `${CONFIG_FILE}: ${(e as Error).message}. Defaults are used meanwhile.` });
       }
-      if (isPlainObject(js)) raw = deepMerge(raw, js);
+      if (isPlainObject(js)) {
+        // `__proto__`, `constructor`, `prototype` are never merged (prototype pollution): say so.
+        const unsafe = ['__proto__', 'constructor', 'prototype'];
+        const report = (obj: Record<string, unknown>, prefix: PathSeg[]) => {
+          for (const key of Object.keys(obj)) {
+            if (unsafe.includes(key)) {
+              problems.push({
+                file, range: rangeInDoc(text, doc!, [...prefix, key]), severity: 'warning', code: 'config-unknown-key',
+                message: `Setting '${[...prefix, key].join('.')}' in ${CONFIG_FILE} is ignored: a key named ${key} could pollute object prototypes. Remove it.`,
+              });
+            } else if (prefix.length === 0 && isPlainObject(obj[key])) report(obj[key] as Record<string, unknown>, [key]);
+          }
+        };
+        report(js, []);
+        raw = deepMerge(raw, js);
+      }
       else if (js !== undefined && js !== null) {
         problems.push({ file, range: zeroRange(), severity: 'error', code: 'config-invalid', message: `${CONFIG_FILE} must be a mapping of settings. Defaults are used.` });
       }

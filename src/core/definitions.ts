@@ -16,10 +16,19 @@ export interface WorkflowDefinition {
 const zero = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
 
 /** Normalizes a `steps` list (ids or `{id, title, gate}` objects) into StepDefs. Returns the bad entries' indexes. */
-export function normalizeStepList(list: unknown[]): { steps: StepDef[]; bad: number[] } {
+export function normalizeStepList(list: unknown[]): { steps: StepDef[]; bad: number[]; duplicates: string[] } {
   const steps: StepDef[] = [];
   const bad: number[] = [];
+  const duplicates: string[] = [];
+  const seen = new Set<string>();
   list.forEach((entry, i) => {
+    const id = typeof entry === 'string' || typeof entry === 'number' ? String(entry) : entry && typeof entry === 'object' && !Array.isArray(entry) ? (entry as { id?: unknown }).id : undefined;
+    if (typeof id === 'string' && seen.has(id)) {
+      // A step id twice would make order, resume and gates ambiguous: the first one counts.
+      duplicates.push(id);
+      return;
+    }
+    if (typeof id === 'string') seen.add(id);
     if (typeof entry === 'string' || typeof entry === 'number') {
       steps.push({ id: String(entry), index: steps.length + 1 });
     } else if (entry && typeof entry === 'object' && !Array.isArray(entry) && typeof (entry as { id?: unknown }).id === 'string') {
@@ -33,7 +42,7 @@ export function normalizeStepList(list: unknown[]): { steps: StepDef[]; bad: num
       bad.push(i);
     }
   });
-  return { steps, bad };
+  return { steps, bad, duplicates };
 }
 
 /** Reads every `<id>.yaml`/`.yml` in the definitions folder. Missing folder → none. */
@@ -57,7 +66,10 @@ export async function loadDefinitions(dir: string): Promise<{ definitions: Map<s
         problems.push({ file, range: zero, severity: 'error', code: 'definition-invalid', message: `Workflow definition ${name} needs a 'steps' list (ids or {id, title, gate}).` });
         continue;
       }
-      const { steps, bad } = normalizeStepList((raw as { steps: unknown[] }).steps);
+      const { steps, bad, duplicates } = normalizeStepList((raw as { steps: unknown[] }).steps);
+      if (duplicates.length) {
+        problems.push({ file, range: zero, severity: 'error', code: 'definition-invalid', message: `Workflow definition ${name} lists step ${[...new Set(duplicates)].map((d) => `'${d}'`).join(', ')} more than once; only the first counts. Give each step a unique id.` });
+      }
       if (bad.length) {
         problems.push({ file, range: zero, severity: 'error', code: 'definition-invalid', message: `Workflow definition ${name}: steps entries ${bad.join(', ')} are neither ids nor {id: ...} objects; they are ignored.` });
       }

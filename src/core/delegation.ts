@@ -132,9 +132,15 @@ export function buildChains(states: WorkflowState[]): DelegationNode[] {
   };
   roots.forEach(mark);
   for (const n of nodes.values()) if (!reachable.has(n)) { roots.push(n); mark(n); }
+  // Cycles (A → B → A, or a node its own parent) make the trees graphs: visit each node once.
+  const sorted = new Set<DelegationNode>();
   const sort = (list: DelegationNode[]) => {
     list.sort((a, b) => a.id.localeCompare(b.id));
-    list.forEach((n) => sort(n.children));
+    for (const n of list) {
+      if (sorted.has(n)) continue;
+      sorted.add(n);
+      sort(n.children);
+    }
   };
   sort(roots);
   return roots;

@@ -121,6 +121,39 @@ function timestampEdits(state: WorkflowState, now: Date): FrontmatterEdit[] {
   return has(state.data, 'updatedAt') ? [{ key: 'updatedAt', value: now.toISOString() }] : [];
 }
 
+/**
+ * Refuses to act on a status Waymark cannot read (`Done`, `COMPLETE`, `5`, a list): guessing
+ * could reopen finished work or overwrite a value someone meant. An absent, null or empty
+ * status is a fresh start and fine.
+ */
+function assertStatusReadable(state: WorkflowState): void {
+  const v = state.data.status;
+  if (v === undefined || v === null || v === '' || state.status !== undefined) return;
+  const shown = typeof v === 'object' ? (Array.isArray(v) ? 'a list' : 'a mapping') : JSON.stringify(v);
+  throw new WaymarkError(
+    'transition',
+    `Refused: status ${shown} is not a status Waymark knows (created, in_progress, blocked, completed, archived). Fix it first (waymark fix ${state.file} unknown-status, or edit it), then retry.`,
+    state.file,
+    { status: typeof v === 'object' ? null : v },
+  );
+}
+
+/**
+ * Refuses to rewrite a `stepsCompleted` that is not a plain list of step ids/numbers (a string,
+ * a mapping, nested lists): writing a list back would drop what is there.
+ */
+function assertCompletedWritable(state: WorkflowState): void {
+  const v = state.data.stepsCompleted;
+  if (v === undefined || v === null) return;
+  if (Array.isArray(v) && v.every((x) => x === null || ['string', 'number'].includes(typeof x))) return;
+  const shown = Array.isArray(v) ? 'a list with nested lists or mappings' : typeof v === 'object' ? 'a mapping' : `the single value ${JSON.stringify(v)}`;
+  throw new WaymarkError(
+    'invalid',
+    `Refused: stepsCompleted holds ${shown}, not a list of step ids; Waymark will not overwrite it. Fix it by hand (e.g. stepsCompleted: [step-a, step-b]), then retry.`,
+    state.file,
+  );
+}
+
 function assertWorkable(state: WorkflowState, what: string): void {
   const s = state.status;
   if (s === 'blocked') throw new WaymarkError('transition', `Refused: ${state.workflow} is blocked${state.blockedReason ? ` (${state.blockedReason})` : ''}; unblock it before you ${what}.`, state.file);
@@ -145,6 +178,7 @@ function assertGate(state: WorkflowState, def: StepDef, gates: GateLookup): Reco
 
 /** Edits for a new completed list: the list itself, lastStep (BMAD), currentStep, and completion of the workflow. */
 function completionEdits(state: WorkflowState, def: StepDef): { edits: FrontmatterEdit[]; next?: string; done: boolean } {
+  if (!state.stepsCompleted.includes(def.id)) assertCompletedWritable(state);
   const enc = stepsEncoding(state);
   const raw = rawCompleted(state);
   const doneIds = new Set([...state.stepsCompleted, ...stepAnalysis(state).done]);
@@ -186,6 +220,7 @@ function completionEdits(state: WorkflowState, def: StepDef): { edits: Frontmatt
 }
 
 export function planStart(state: WorkflowState, now: Date): Plan {
+  assertStatusReadable(state);
   if (state.status === 'in_progress') throw new WaymarkError('transition', `Refused: ${state.workflow} is already in progress (at ${state.currentStep ?? state.nextStep ?? 'no step'}).`, state.file);
   if (state.status === 'blocked') throw new WaymarkError('transition', `Refused: ${state.workflow} is blocked${state.blockedReason ? ` (${state.blockedReason})` : ''}; use unblock to resume it.`, state.file);
   assertTransition(state.status, 'in_progress', state.file);
@@ -198,6 +233,7 @@ export function planStart(state: WorkflowState, now: Date): Plan {
 }
 
 export function planAdvance(state: WorkflowState, now: Date, gates: GateLookup): Plan {
+  assertStatusReadable(state);
   if (state.status !== undefined) assertWorkable(state, 'advance');
   const doneSet = stepAnalysis(state).done;
   const currentId = state.currentStep && !doneSet.has(state.currentStep) && !state.stepsCompleted.includes(state.currentStep) ? state.currentStep : state.nextStep;
@@ -216,6 +252,7 @@ export function planAdvance(state: WorkflowState, now: Date, gates: GateLookup):
 }
 
 export function planCompleteStep(state: WorkflowState, step: string, now: Date, gates: GateLookup): Plan {
+  assertStatusReadable(state);
   const def = requireStep(state, step);
   if (state.stepsCompleted.includes(def.id) || stepAnalysis(state).done.has(def.id)) throw new WaymarkError('transition', `Refused: step ${def.id} is already completed.`, state.file);
   if (state.status !== undefined) assertWorkable(state, `complete step ${def.id}`);
@@ -230,6 +267,7 @@ export function planCompleteStep(state: WorkflowState, step: string, now: Date, 
 }
 
 export function planSetStatus(state: WorkflowState, status: Status, reason: string | undefined, now: Date): Plan {
+  assertStatusReadable(state);
   assertTransition(state.status, status, state.file);
   if (status === 'blocked' && !reason?.trim()) throw new WaymarkError('usage', 'Blocking needs a reason (--reason "what is in the way").', state.file);
   const edits: FrontmatterEdit[] = [{ key: 'status', value: statusWord(state, status) }];

@@ -564,6 +564,13 @@ export interface IndexHeader {
   root: string;
   context: string;
   writtenAt: number;
+  /** SHA-256 of everything after the header line: random damage drops the whole index. */
+  body: string;
+}
+
+/** The checksum the header keeps of the entry lines. */
+export function indexBodyHash(body: string): string {
+  return createHash('sha256').update(body).digest('hex');
 }
 
 /** The index file of a root. */
@@ -602,6 +609,10 @@ export function loadScanIndex(ctx: WorkspaceContext, fingerprint: string, logger
     logger?.debug(`[scan] ${file}: made by another version, root or configuration; rebuilding`);
     return undefined;
   }
+  if (header.body !== indexBodyHash(nl === -1 ? '' : text.slice(nl + 1))) {
+    logger?.warn(`[scan] ${file} is damaged (checksum mismatch); rebuilding it`);
+    return undefined;
+  }
   const entries = new Map<string, IndexEntry>();
   let pos = nl === -1 ? text.length : nl + 1;
   while (pos < text.length) {
@@ -616,6 +627,12 @@ export function loadScanIndex(ctx: WorkspaceContext, fingerprint: string, logger
   return entries;
 }
 
+function writeAll(fd: number, text: string): void {
+  const buf = Buffer.from(text, 'utf8');
+  let off = 0;
+  while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off);
+}
+
 export type SaveOutcome = 'written' | 'read-only' | 'failed';
 
 /**
@@ -625,7 +642,12 @@ export type SaveOutcome = 'written' | 'read-only' | 'failed';
 export function saveScanIndex(root: string, fingerprint: string, lines: string[], logger?: Logger): SaveOutcome {
   const file = scanIndexPath(root);
   const dir = path.dirname(file);
-  const header: IndexHeader = { waymarkScanIndex: SCAN_INDEX_FORMAT, code: codeFingerprint(), root, context: fingerprint, writtenAt: Date.now() };
+  // Slices of the body, so a 10k-entry index never needs one giant string.
+  const slices: string[] = [];
+  for (let i = 0; i < lines.length; i += 2000) slices.push(lines.slice(i, i + 2000).join('\n') + '\n');
+  const hash = createHash('sha256');
+  for (const sl of slices) hash.update(sl);
+  const header: IndexHeader = { waymarkScanIndex: SCAN_INDEX_FORMAT, code: codeFingerprint(), root, context: fingerprint, writtenAt: Date.now(), body: hash.digest('hex') };
   const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`;
   let fd: number | undefined;
   try {
@@ -634,9 +656,8 @@ export function saveScanIndex(root: string, fingerprint: string, lines: string[]
       fs.writeFileSync(path.join(dir, '.gitignore'), '# Waymark cache: safe to delete, never commit.\n*\n');
     }
     fd = fs.openSync(tmp, 'wx', 0o644);
-    const chunks = [JSON.stringify(header), ...lines];
-    // Write in slices so a 10k-entry index never needs one giant string.
-    for (let i = 0; i < chunks.length; i += 2000) fs.writeSync(fd, chunks.slice(i, i + 2000).join('\n') + '\n');
+    writeAll(fd, JSON.stringify(header) + '\n');
+    for (const sl of slices) writeAll(fd, sl);
     fs.fsyncSync(fd);
     fs.closeSync(fd);
     fd = undefined;

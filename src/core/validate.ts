@@ -57,6 +57,16 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
       out.push({ path: [key], severity: 'warning', code: 'unknown-key-typo', message: `Unknown key '${key}': did you mean '${to}'? Waymark ignores '${key}'.`, data: { fix: 'renameKey', from: key, to } });
     }
   }
+  if (Array.isArray(data.steps)) {
+    const first = new Map<string, number>();
+    (data.steps as unknown[]).forEach((e, i) => {
+      const id = typeof e === 'string' || typeof e === 'number' ? String(e) : e && typeof e === 'object' && !Array.isArray(e) && typeof (e as { id?: unknown }).id === 'string' ? (e as { id: string }).id : undefined;
+      if (id === undefined) return;
+      const at = first.get(id);
+      if (at === undefined) first.set(id, i);
+      else out.push({ path: ['steps', i], severity: 'error', code: 'step-id-duplicate', message: `Step '${id}' is listed twice in steps (first at entry ${at + 1}); only the first counts. Give each step a unique id.` });
+    });
+  }
   for (const key of Object.keys(data)) {
     const ok = TYPES_MAP.get(key);
     if (ok && !ok(data[key])) {

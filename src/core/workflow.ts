@@ -186,10 +186,23 @@ function parseWorkflowTextUnguarded(file: string, text: string, ctx: WorkspaceCo
   const { state, raw } = normalize(file, text, data, dialect, ctx, opts?.contentHash);
   const findings = validateParsed(state, data, raw, fm, ctx);
   state.problems = resolveFindings(file, findings, locator, fenceRange);
+  // The fast reader (js-yaml) accepts some YAML the editing parser refuses (tab indentation).
+  // Say so on read, so validate and the write path agree on what is broken.
+  if (LEADING_TAB.test(split.yamlText)) {
+    let syn: { range: import('./types').Range; message: string } | undefined;
+    try {
+      syn = locator.syntaxError();
+    } catch {
+      syn = undefined;
+    }
+    if (syn) state.problems.unshift({ file, range: syn.range, severity: 'error', code: 'yaml-syntax', message: `YAML syntax error at line ${syn.range.start.line + 1}: ${syn.message}. Use spaces, not tabs, to indent; the state cannot be changed until then.` });
+  }
   Object.defineProperty(state, ANALYSIS, { value: raw.analysis, enumerable: false, writable: true, configurable: true });
   Object.defineProperty(state, LOCATOR, { value: locator, enumerable: false, writable: true, configurable: true });
   return { isWorkflow: true, state, problems: state.problems };
 }
+
+const LEADING_TAB = /^ *\t/m;
 
 const CR_ONLY_FENCE = /^\uFEFF?---[ \t]*\r(?!\n)/;
 

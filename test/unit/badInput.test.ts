@@ -275,3 +275,85 @@ describe('CLI counts and hostile inputs', { timeout: 120_000 }, () => {
     }
   });
 });
+
+describe('CLI on hostile workspaces', { timeout: 120_000 }, () => {
+  const cli = path.resolve('dist/cli.js');
+
+  test('chain over a delegation cycle and a self-parent: shown once with the loop marked, never a stack overflow', (t) => {
+    if (!fs.existsSync(cli)) return t.skip('dist/cli.js not built');
+    const root = freshRoot('cycle');
+    try {
+      fs.writeFileSync(path.join(root, 'a.md'), '---\nworkflow: w\nsteps: [x]\ndelegation: {id: A, parent_id: B, root_id: A, depth: 1, chain_path: [A, B]}\n---\n');
+      fs.writeFileSync(path.join(root, 'b.md'), '---\nworkflow: w\nsteps: [x]\ndelegation: {id: B, parent_id: A, root_id: A, depth: 1, chain_path: [A, B]}\n---\n');
+      fs.writeFileSync(path.join(root, 's.md'), '---\nworkflow: w\nsteps: [x]\ndelegation: {id: S, parent_id: S, root_id: S, depth: 0, chain_path: [S]}\n---\n');
+      for (const f of ['a.md', 'b.md', 's.md']) {
+        const r = runCli(['chain', f], root);
+        assert.equal(r.status, 0, r.stderr);
+        assert.match(r.stdout, /delegation-cycle/);
+        const j = runCli(['chain', f, '--json'], root);
+        assert.equal(j.status, 0, j.stderr);
+        JSON.parse(j.stdout);
+      }
+      assert.match(runCli(['chain', 'a.md'], root).stdout, /again: the chain loops back here/);
+      const v = runCli(['validate', '--json'], root);
+      assert.equal(v.status, 1);
+      assert.ok(JSON.parse(v.stdout).problems.some((p: { code: string }) => p.code === 'delegation-cycle'));
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  test('a config that is malformed, mistyped or a folder: one problem, defaults used, status still works', (t) => {
+    if (!fs.existsSync(cli)) return t.skip('dist/cli.js not built');
+    const root = freshRoot('cfg');
+    try {
+      fs.writeFileSync(path.join(root, 'w.md'), '---\nworkflow: w\nsteps: [x]\nstatus: created\n---\n');
+      const cfg = path.join(root, '.waymark', 'config.yaml');
+      const variants: [string, string | null, string][] = [
+        ['malformed', 'include: [**/*.md\n', 'config-yaml-syntax'],
+        ['wrong types', 'include: 5\nlimits: {maxFileBytes: -1}\ngates: [x]\n', 'config-invalid'],
+        ['a list', '- a\n- b\n', 'config-invalid'],
+        ['__proto__', '__proto__: {include: [x]}\nconstructor: 1\n', 'config-unknown-key'],
+        ['a folder', null, 'config-unreadable'],
+      ];
+      for (const [what, text, code] of variants) {
+        fs.rmSync(cfg, { recursive: true, force: true });
+        if (text === null) fs.mkdirSync(cfg);
+        else fs.writeFileSync(cfg, text);
+        const v = runCli(['validate', '--json'], root);
+        assert.notEqual(v.status, null, `${what}: hung`);
+        const out = JSON.parse(v.stdout);
+        assert.ok(out.problems.some((p: { code: string }) => p.code === code), `${what}: ${JSON.stringify(out.problems.map((p: { code: string }) => p.code))}`);
+        assert.equal(out.workflows, 1, what);
+        const s = runCli(['status', '--json'], root);
+        assert.equal(s.status, 0, `${what}: ${s.stderr}`);
+        assert.equal(JSON.parse(s.stdout).workflows.length, 1, what);
+        assert.equal(({} as Record<string, unknown>).include, undefined, 'no prototype pollution');
+      }
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  test('symlink loops and links out of the workspace: the scan ends, once per real file', (t) => {
+    if (!fs.existsSync(cli)) return t.skip('dist/cli.js not built');
+    const root = freshRoot('links');
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-outside-'));
+    try {
+      fs.writeFileSync(path.join(root, 'w.md'), '---\nworkflow: w\nsteps: [x]\n---\n');
+      fs.symlinkSync('.', path.join(root, 'loop'));
+      fs.mkdirSync(path.join(root, 'd'));
+      fs.symlinkSync('..', path.join(root, 'd', 'up'));
+      fs.writeFileSync(path.join(outside, 'o.md'), '---\nworkflow: o\nsteps: [x]\n---\n');
+      fs.symlinkSync(outside, path.join(root, 'out'));
+      const r = runCli(['scan', '--json'], root, 30_000);
+      assert.equal(r.signal, null, 'scan hung');
+      assert.equal(r.status, 0, r.stderr);
+      const files = JSON.parse(r.stdout).workflows.map((w: { file: string }) => w.file);
+      assert.equal(files.filter((f: string) => f.endsWith('w.md')).length, 1, JSON.stringify(files));
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
+  });
+});

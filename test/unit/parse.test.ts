@@ -258,3 +258,28 @@ describe('odd encodings say what to do', () => {
     for (const t of ['---', '---\n', '---\r\n', '---\r', '\uFEFF---']) assert.equal(parseWorkflowText('/tmp/f.md', t, ctx()).isWorkflow, false, JSON.stringify(t));
   });
 });
+
+describe('read and write agree on what is broken', () => {
+  test('tab indentation: js-yaml would read it, the editor refuses it, so read reports yaml-syntax', () => {
+    const p = parseWorkflowText('/tmp/t.md', '---\nworkflow: w\n\tsteps: [a, b]\nstatus: created\n---\n', defaultWorkspaceContext('/tmp'));
+    const e = p.problems.find((x) => x.code === 'yaml-syntax');
+    assert.ok(e, JSON.stringify(p.problems));
+    assert.equal(e!.range.start.line, 2);
+    assert.match(e!.message, /tabs/i);
+    // A tab inside a block scalar is content, not indentation: no problem.
+    const ok = parseWorkflowText('/tmp/t.md', '---\nworkflow: w\nsteps: [a]\nnote: |\n  \tcode\n---\n', defaultWorkspaceContext('/tmp'));
+    assert.deepEqual(ok.problems.filter((x) => x.severity === 'error'), []);
+  });
+});
+
+describe('config paths Waymark writes to stay inside the workspace', () => {
+  test('gates.path, history.dir, manifest.path with .. or absolute: config-invalid, default used', () => {
+    const { config, problems } = parseConfigText('/w/.waymark/config.yaml', "gates:\n  path: '../../outside/{gate}.gate'\nhistory:\n  dir: /tmp/h\nmanifest:\n  path: 'a/../../m.csv'\n");
+    assert.equal(config.gates.path, '.waymark/gates/{file}/{gate}.gate');
+    assert.equal(config.history.dir, '.waymark/history');
+    assert.equal(config.manifest.path, '.waymark/files-manifest.csv');
+    assert.deepEqual(problems.map((p) => p.code), ['config-invalid', 'config-invalid', 'config-invalid']);
+    assert.match(problems[0].message, /inside the workspace/);
+    assert.equal(parseConfigText('/w/c.yaml', "gates:\n  path: 'qa/{workflow}/{file}/{gate}.gate'\n").config.gates.path, 'qa/{workflow}/{file}/{gate}.gate');
+  });
+});

@@ -9,7 +9,8 @@ import { scanRoots, allProblems } from '../../src/core/scan';
 const CLI = path.resolve('dist/cli.js');
 
 function cli(args: string[], cwd: string) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8' });
+  // No scan index inside the repo's fixtures (test/unit/scanIndex.test.ts covers the index).
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', env: { ...process.env, WAYMARK_SCAN_INDEX: '0' } });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { scanRoots, allProblems, type ScanOptions } from '../../src/core/scan';
-import { decodeValue, encodeValue, scanIndexPath, SCAN_INDEX_MAX_BYTES } from '../../src/core/scanIndex';
+import { decodeValue, encodeValue, indexBodyHash, scanIndexPath, SCAN_INDEX_MAX_BYTES } from '../../src/core/scanIndex';
 import { stepAnalysis } from '../../src/core/workflow';
 import type { WorkflowState } from '../../src/core/types';
 
@@ -81,6 +81,14 @@ function makeBmad(): string {
 }
 
 const pinned = (iso: string) => () => new Date(iso);
+
+/** An index text with a correct checksum over `lines` (what a deliberate writer could produce). */
+function sealed(header: string, lines: string[]): string {
+  const body = lines.length ? lines.join('\n') + '\n' : '';
+  const h = JSON.parse(header);
+  h.body = indexBodyHash(body);
+  return JSON.stringify(h) + '\n' + body;
+}
 
 describe('scan index', () => {
   test('warm scan equals cold scan exactly (native with bad inputs, BMAD), from the index and not from parsing', async () => {
@@ -283,7 +291,8 @@ describe('scan index', () => {
         ['array header', '[1,2,3]\n' + lines.join('\n')],
         ['other version', header.replace(/"code":"[^"]*"/, '"code":"0:0.0.0:x"') + '\n' + lines.join('\n')],
         ['other root', header.replace(/"root":"[^"]*"/, '"root":"/elsewhere"') + '\n' + lines.join('\n')],
-        ['hostile entries', [header, ...hostile, protoLine, '{"f":', 'null', '[]', '"str"'].join('\n')],
+        ['damaged entries (checksum)', [header, ...lines.slice(1), ...hostile].join('\n')],
+        ['hostile entries', sealed(header, [...hostile, protoLine, '{"f":', 'null', '[]', '"str"'])],
       ];
       for (const [name, text] of variants) {
         fs.writeFileSync(file, text);
@@ -297,7 +306,7 @@ describe('scan index', () => {
         assertSameScan(c, again);
       }
       // Hostile entries for one file only cost that file: the others still come from the index.
-      fs.writeFileSync(file, [header, ...lines.filter((l) => l !== wf), ...hostile].join('\n'));
+      fs.writeFileSync(file, sealed(header, [...lines.filter((l) => l !== wf), ...hostile]));
       const partial = await warm(d);
       assert.equal(partial.index[0].parsed, 1);
       assertSameScan(c, partial);
@@ -333,7 +342,7 @@ describe('scan index', () => {
         return out;
       };
       await fc.assert(
-        fc.asyncProperty(fc.nat(), fc.nat(), fc.jsonValue({ maxDepth: 3 }), async (li, pi, replacement) => {
+        fc.asyncProperty(fc.nat(), fc.nat(), fc.jsonValue({ maxDepth: 3 }), fc.boolean(), async (li, pi, replacement, reseal) => {
           const damaged = lines.map((l, i) => {
             if (i !== li % lines.length) return l;
             const row = JSON.parse(l);
@@ -344,12 +353,21 @@ describe('scan index', () => {
             o[at[at.length - 1]] = replacement;
             return JSON.stringify(row);
           });
-          fs.writeFileSync(file, [header, ...damaged].join('\n'));
+          // Random damage is caught by the checksum: the result is exactly the cold one.
+          // Damage with a recomputed checksum (a deliberate writer) may change what the entry
+          // says, but never crashes, pollutes, or yields states that break the shape checks.
+          fs.writeFileSync(file, reseal ? sealed(header, damaged) : [header, ...damaged].join('\n') + '\n');
           const w = await warm(d);
-          assertSameScan(c, w);
+          if (!reseal) assertSameScan(c, w);
+          else {
+            assert.equal(w.files, c.files);
+            for (const s of w.workflows) assert.ok(Array.isArray(s.steps) && Array.isArray(s.problems) && typeof s.file === 'string');
+            JSON.stringify(w.workflows);
+            allProblems(w);
+          }
           assert.equal(({} as Record<string, unknown>).polluted, undefined);
         }),
-        { numRuns: 60 },
+        { numRuns: 80 },
       );
     } finally {
       fs.rmSync(d, { recursive: true, force: true });

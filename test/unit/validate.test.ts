@@ -229,3 +229,22 @@ describe('validation problems carry exact ranges', () => {
     }
   });
 });
+
+describe('duplicate step ids', () => {
+  test('in frontmatter steps: an error on the second entry; in a definition: definition-invalid', async () => {
+    const p = parse('---\nworkflow: x\nsteps: [a, b, a]\n---\n');
+    const pr = only(p.problems, 'step-id-duplicate');
+    assert.deepEqual(pr.range, r(2, 14, 2, 15));
+    assert.deepEqual(p.state?.steps.map((s) => s.id), ['a', 'b']);
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-dupdef-'));
+    try {
+      fs.mkdirSync(path.join(root, '.waymark/workflows'), { recursive: true });
+      fs.writeFileSync(path.join(root, '.waymark/workflows/d.yaml'), 'steps: [a, {id: a, gate: true}, b]\n');
+      const { problems, context } = await loadWorkspaceContext(root);
+      assert.match(only(problems, 'definition-invalid').message, /'a' more than once/);
+      assert.deepEqual(context.definitions.get('d')?.steps.map((s) => s.id), ['a', 'b']);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

@@ -220,7 +220,7 @@ describe('hostile special files never hang a read or a write', { timeout: 60_000
     assert.ok(Date.now() - t0 < 5000);
     const cli = path.resolve('dist/cli.js');
     if (!fs.existsSync(cli)) return;
-    for (const args of [['validate', fifo], ['status', fifo], ['advance', fifo], ['resume', fifo], ['chain', fifo], ['scope', fifo, 'large'], ['gate', 'show', fifo, 'one']]) {
+    for (const args of [['validate', fifo], ['status', fifo], ['advance', fifo], ['chain', fifo], ['scope', fifo, 'large'], ['gate', 'show', fifo, 'one']]) {
       const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 10_000 });
       assert.equal(r.signal, null, `${args[0]} hung on a FIFO`);
       assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
@@ -278,5 +278,91 @@ describe('odd encodings and line endings are refused with what to do, never rewr
     await assert.rejects(core.setScope(cr, 'large'), reasonOf('invalid', /CR-only.*Convert it to LF or CRLF/));
     assert.equal(fs.readFileSync(cr, 'utf8'), crText);
     assert.deepEqual(await core.history(cr), []);
+  });
+});
+
+describe('hostile frontmatter values: every mutation refuses cleanly or does the right thing, nothing half-written', { timeout: 120_000 }, () => {
+  const body = (extra: string) => `---\nworkflow: w\nsteps: [a, b]\n${extra}---\nbody\n`;
+
+  test('unknown status values are never overwritten by a status change', async () => {
+    const root = ws();
+    const core = createStateCore({ roots: [root] });
+    for (const st of ['COMPLETE', 'Done', '5', 'true', '"~"', '[a]', '{x: 1}']) {
+      const file = path.join(root, `s${Buffer.from(st).toString('hex')}.md`);
+      const text = body(`status: ${st}\n`);
+      fs.writeFileSync(file, text);
+      for (const op of [() => core.start(file), () => core.advance(file), () => core.completeStep(file, 'b'), () => core.setStatus(file, 'completed'), () => core.block(file, 'x')]) {
+        await assert.rejects(op(), (e: unknown) => WaymarkError.is(e) && /not a status Waymark knows|is not blocked|mapping|list/.test((e as Error).message), st);
+      }
+      assert.equal(fs.readFileSync(file, 'utf8'), text, `${st}: untouched`);
+      assert.deepEqual(await core.history(file), [], `${st}: no history`);
+    }
+    // null, ~ and an absent status are a fresh start.
+    for (const st of ['null', '~', '""']) {
+      const file = path.join(root, `n${Buffer.from(st).toString('hex')}.md`);
+      fs.writeFileSync(file, body(`status: ${st}\n`));
+      const r = await core.start(file);
+      assert.equal(r.after.status, 'in_progress', st);
+    }
+  });
+
+  test('stepsCompleted that is not a list of ids (string, map, nested lists) is never rewritten', async () => {
+    const root = ws();
+    const core = createStateCore({ roots: [root] });
+    for (const sc of ['a', '{a: 1}', '[[a], [b, [c]]]', '[a, {x: 1}]']) {
+      const file = path.join(root, `c${Buffer.from(sc).toString('hex')}.md`);
+      const text = body(`status: in_progress\nstepsCompleted: ${sc}\n`);
+      fs.writeFileSync(file, text);
+      await assert.rejects(core.completeStep(file, 'b'), (e: unknown) => WaymarkError.is(e) && /(not a list of step ids|will not overwrite)/.test((e as Error).message), sc);
+      await assert.rejects(core.advance(file), (e: unknown) => WaymarkError.is(e), sc);
+      assert.equal(fs.readFileSync(file, 'utf8'), text, `${sc}: untouched`);
+    }
+    // null is an empty list.
+    const file = path.join(root, 'null.md');
+    fs.writeFileSync(file, body('status: in_progress\nstepsCompleted: null\n'));
+    assert.deepEqual((await core.advance(file)).after.stepsCompleted, ['a']);
+  });
+
+  test('CLI: one or two lines, exit code by kind, never a stack trace', (t) => {
+    const cli = path.resolve('dist/cli.js');
+    if (!fs.existsSync(cli)) return t.skip('dist/cli.js not built');
+    const root = ws();
+    const cases: [string, string, string[], number][] = [
+      ['done.md', body('status: Done\n'), ['start'], 4],
+      ['nested.md', body('status: in_progress\nstepsCompleted: [[a]]\n'), ['advance'], 1],
+      ['list.md', '---\n- a\n---\n', ['advance'], 2],
+      ['scalar.md', '---\njust text\n---\n', ['scope', 'large'], 2],
+      ['only.md', '---', ['start'], 2],
+      ['dup.md', body('status: created\nstatus: completed\n'), ['start'], 1],
+    ];
+    for (const [name, text, verb, code] of cases) {
+      const file = path.join(root, name);
+      fs.writeFileSync(file, text);
+      const r = spawnSync(process.execPath, [cli, verb[0], file, ...verb.slice(1)], { encoding: 'utf8', timeout: 15_000 });
+      assert.equal(r.status, code, `${name}: ${r.stderr}`);
+      const lines = r.stderr.trim().split('\n');
+      assert.ok(lines.length <= 2, r.stderr);
+      assert.ok(!/\n\s+at |TypeError|undefined/.test(r.stderr), r.stderr);
+      assert.ok(r.stderr.includes(name), `${name} named: ${r.stderr}`);
+      assert.equal(fs.readFileSync(file, 'utf8'), text);
+    }
+  });
+});
+
+describe('an immutable workflow file (chattr +i: refused even for root)', () => {
+  test('every mutation refuses with an io error naming the file; file and history untouched', async (t) => {
+    const root = ws();
+    const file = path.join(root, 'locked.md');
+    fs.writeFileSync(file, WF.replace('stepsCompleted: []', 'stepsCompleted: []\ncurrentStep: one'));
+    const text = fs.readFileSync(file, 'utf8');
+    if (spawnSync('chattr', ['+i', file]).status !== 0) return t.skip('chattr +i not available here');
+    immutable.push(file);
+    const core = createStateCore({ roots: [root] });
+    for (const op of [() => core.advance(file), () => core.setScope(file, 'large'), () => core.block(file, 'x')]) {
+      await assert.rejects(op(), reasonOf('io', /locked\.md.*(may not be changed|not writable).*Nothing was changed/));
+    }
+    assert.equal(fs.readFileSync(file, 'utf8'), text);
+    assert.deepEqual(readHistory(root, file), []);
+    assert.deepEqual(fs.readdirSync(root).filter((n) => n.includes('.tmp') || n.includes('waymark-')), [], 'no temp file left');
   });
 });
