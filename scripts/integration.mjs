@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { REPO, build, copyWorkspace, ensureAll, fixtureWorkspace, log, startCodeServer } from './vscodeServer.mjs';
 
-const TOTAL_TIMEOUT_MS = Number(process.env.WAYMARK_IT_TIMEOUT_MS ?? 10 * 60_000);
+// Each pass (its code-server start, page load and suite) must finish within this.
+const PASS_TIMEOUT_MS = Number(process.env.WAYMARK_IT_TIMEOUT_MS ?? 8 * 60_000);
 const SCREENSHOTS = join(REPO, 'test-results', 'screenshots');
 const verbose = process.argv.includes('--verbose') || process.env.WAYMARK_IT_VERBOSE === '1';
 const skipBuild = process.argv.includes('--no-build');
@@ -61,13 +62,13 @@ function generateWorkspace(n) {
 }
 
 const started = Date.now();
-let server;
 let browser;
 let workspace;
-let result; // { passed, failed } from the suite's closing line
+let result; // { passed, failed } summed over the passes' closing lines
 let exitCode;
 let suiteCopy;
-let restrictedServer;
+/** Servers still running, stopped on shutdown whatever happens. */
+const servers = new Set();
 
 async function main() {
   const chromiumPath = ensureAll();
@@ -83,31 +84,49 @@ async function main() {
 
   workspace = bench ? generateWorkspace(BENCH_FILES) : copyWorkspace(fixtureWorkspace(), 'demo');
   if (bench) log(`bundle dist/extension.js: ${(statSync(join(REPO, 'dist', 'extension.js')).size / 1024).toFixed(0)} KB; ${BENCH_FILES} generated workflow files`);
-  // A second pass opens a multi-root workspace: a fresh copy of the demo plus a small folder.
-  let multiRoot;
-  if (!bench && !process.argv.includes('--single')) {
-    const demo2 = join(workspace.base, 'multi', 'demo');
-    cpSync(fixtureWorkspace(), demo2, { recursive: true });
-    const ops = join(workspace.base, 'multi', 'ops');
-    cpSync(join(REPO, 'test', 'integration', 'workspace'), ops, { recursive: true });
-    multiRoot = join(workspace.base, 'multi', 'waymark.code-workspace');
-    writeFileSync(multiRoot, JSON.stringify({ folders: [{ path: 'demo' }, { path: 'ops' }] }, null, 2));
-  }
-  // The suite and this runner meet in this folder: the suite asks for a screenshot with a log
-  // line and waits for `<name>.done` here.
-  const signals = join(workspace.base, 'signals');
-  mkdirSync(signals, { recursive: true });
-  rmSync(SCREENSHOTS, { recursive: true, force: true });
-  mkdirSync(SCREENSHOTS, { recursive: true });
   log(`workspace ${workspace.folder}`);
 
-  server = await startCodeServer({
-    folder: workspace.folder,
-    base: workspace.base,
-    onOutput: (line) => verbose && log(`code-server: ${line}`),
-    env: { WAYMARK_TEST_SIGNALS: signals, ...(bench ? { WAYMARK_IT_BENCH: '1', WAYMARK_IT_GREP: '^bench ' } : {}) },
-  });
-  log(`code-server ready at ${server.url} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  // Each pass is isolated: its own copy of the workspace, its own code-server (port, user-data
+  // and extensions folders, extension host), its own browser context (fresh storage) and its
+  // own signals folder. A pass's server is stopped before the next one starts.
+  const passes = [{ id: 'single', label: 'single folder', open: () => ({ target: workspace.folder, query: `folder=${encodeURIComponent(workspace.folder)}` }) }];
+  if (!bench && !process.argv.includes('--single')) {
+    passes.push({
+      id: 'multi',
+      label: 'multi-root',
+      // A .code-workspace with a fresh copy of the demo plus a small second folder.
+      open: () => {
+        const dir = join(workspace.base, 'multi');
+        cpSync(fixtureWorkspace(), join(dir, 'demo'), { recursive: true });
+        cpSync(join(REPO, 'test', 'integration', 'workspace'), join(dir, 'ops'), { recursive: true });
+        const file = join(dir, 'waymark.code-workspace');
+        writeFileSync(file, JSON.stringify({ folders: [{ path: 'demo' }, { path: 'ops' }] }, null, 2));
+        return { target: file, query: `workspace=${encodeURIComponent(file)}` };
+      },
+    });
+    passes.push({
+      id: 'restricted',
+      label: 'restricted mode (untrusted folder)',
+      // Workspace trust on, a fresh copy of the demo, never trusted.
+      restricted: true,
+      open: () => {
+        const folder = join(workspace.base, 'restricted', 'demo');
+        cpSync(fixtureWorkspace(), folder, { recursive: true });
+        return { target: folder, query: `folder=${encodeURIComponent(folder)}` };
+      },
+    });
+  }
+
+  // --pass <id>[,<id>]: run only these passes (single, multi, restricted), e.g. to repeat one.
+  const only = process.argv.includes('--pass') ? process.argv[process.argv.indexOf('--pass') + 1]?.split(',') : undefined;
+  if (only) {
+    const unknown = only.filter((id) => !passes.some((p) => p.id === id));
+    if (unknown.length) throw new Error(`--pass: unknown pass ${unknown.join(', ')} (one of ${passes.map((p) => p.id).join(', ')})`);
+    passes.splice(0, passes.length, ...passes.filter((p) => only.includes(p.id)));
+  } else {
+    rmSync(SCREENSHOTS, { recursive: true, force: true }); // a full run replaces them all
+  }
+  mkdirSync(SCREENSHOTS, { recursive: true });
 
   browser = await chromium.launch({
     executablePath: chromiumPath,
@@ -115,43 +134,52 @@ async function main() {
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
     timeout: 60_000,
   });
-  const passes = [{ label: 'single folder', query: `folder=${encodeURIComponent(workspace.folder)}` }];
-  if (!bench && multiRoot) passes.push({ label: 'multi-root', query: `workspace=${encodeURIComponent(multiRoot)}` });
-  if (!bench && !process.argv.includes('--single')) passes.push({ label: 'restricted mode (untrusted folder)', restricted: true });
   let code = 0;
   for (const pass of passes) {
+    const passStarted = Date.now();
     log(`pass: ${pass.label}`);
-    let srv = server;
-    let query = pass.query;
-    if (pass.restricted) {
-      // Its own code-server: workspace trust on, a fresh copy of the demo, never trusted.
-      const folder = join(workspace.base, 'restricted', 'demo');
-      cpSync(fixtureWorkspace(), folder, { recursive: true });
-      restrictedServer = await startCodeServer({
-        folder,
+    const signals = join(workspace.base, 'signals', pass.id);
+    mkdirSync(signals, { recursive: true });
+    let r;
+    let server;
+    try {
+      const { target, query } = pass.open();
+      server = await startCodeServer({
+        folder: target,
         base: workspace.base,
-        restricted: true,
-        onOutput: (line) => verbose && log(`code-server (restricted): ${line}`),
-        env: { WAYMARK_TEST_SIGNALS: signals },
+        name: pass.id,
+        restricted: !!pass.restricted,
+        onOutput: (line) => verbose && log(`code-server (${pass.id}): ${line}`),
+        env: { WAYMARK_TEST_SIGNALS: signals, ...(bench ? { WAYMARK_IT_BENCH: '1', WAYMARK_IT_GREP: '^bench ' } : {}) },
       });
-      srv = restrictedServer;
-      query = `folder=${encodeURIComponent(folder)}`;
+      servers.add(server);
+      log(`code-server ready at ${server.url} (${((Date.now() - passStarted) / 1000).toFixed(1)} s)`);
+      r = await runPage(server, query, index, signals, pass.id);
+    } catch (e) {
+      log(`the ${pass.label} pass failed: ${e?.stack ?? e}`);
+      r = { code: 1 };
+    } finally {
+      if (server) {
+        await server.stop().catch(() => {});
+        servers.delete(server);
+      }
     }
-    const r = await runPage(srv, query, index, signals);
     if (r.result) {
       result = { passed: (result?.passed ?? 0) + r.result.passed, failed: (result?.failed ?? 0) + r.result.failed };
     } else {
       log(`the ${pass.label} pass ended without reporting its results`);
       result = { passed: result?.passed ?? 0, failed: (result?.failed ?? 0) + 1 };
     }
-    if (r.code !== 0) code = r.code || 1;
+    log(`pass ${pass.label}: ${r.result ? `${r.result.passed} passed, ${r.result.failed} failed` : 'no results'} in ${((Date.now() - passStarted) / 1000).toFixed(1)} s`);
+    if (r.code !== 0) code = typeof r.code === 'number' && r.code ? r.code : 1;
   }
   return code;
 }
 
-async function runPage(server, query, index, signals) {
+async function runPage(server, query, index, signals, passId) {
   let pageResult;
-  const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
+  const context = await browser.newContext({ viewport: { width: 1400, height: 860 } });
+  const page = await context.newPage();
   page.setDefaultTimeout(30_000);
 
   let settle;
@@ -212,7 +240,29 @@ async function runPage(server, query, index, signals) {
     });
   };
 
+  // The suite can ask for a click where a user would click: a view's header (to fold or unfold
+  // it) or a row of a view (to expand it): `[waymark-click] <id> header <view title>` or
+  // `[waymark-click] <id> row <view title> :: <row text>`.
+  const click = (id, kind, text) => {
+    shooting = shooting.then(async () => {
+      try {
+        const [title, row] = text.split(' :: ');
+        const header = (scope) => scope.locator('.pane-header', { hasText: title });
+        const sidebar = page.locator('.part.sidebar');
+        const target = kind === 'header' ? header(sidebar).first() : sidebar.locator('.pane', { has: header(page) }).locator('.monaco-list-row', { hasText: row }).first();
+        await target.click({ timeout: 10_000 });
+        await page.waitForTimeout(300);
+      } catch (e) {
+        log(`click ${kind} ${text} failed: ${e.message}`);
+      } finally {
+        writeFileSync(join(signals, `${id}.done`), '');
+      }
+    });
+  };
+
   const onLine = (line) => {
+    const cl = /\[waymark-click\] ([\w-]+) (header|row) (.+)$/.exec(line);
+    if (cl) return click(cl[1], cl[2], cl[3]);
     const shot = /\[waymark-screenshot\] ([\w-]+)/.exec(line);
     if (shot) return shoot(shot[1]);
     const rs = /\[waymark-resize\] ([\w-]+) (.+) (-?\d+)$/.exec(line);
@@ -242,6 +292,7 @@ async function runPage(server, query, index, signals) {
   });
   await page.exposeFunction('codeAutomationExit', (code) => settle(Number(code)));
   page.on('crash', () => settle(70));
+  server.child.once('exit', () => settle(71)); // code-server died under the page
   page.on('pageerror', (e) => verbose && log(`page error: ${e.message}`));
 
   const payload = [
@@ -252,22 +303,22 @@ async function runPage(server, query, index, signals) {
   const url = `${server.url}/?${query}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
   await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60_000 });
 
-  const remaining = TOTAL_TIMEOUT_MS - (Date.now() - started);
-  const timeout = new Promise((res) => setTimeout(() => res('timeout'), Math.max(remaining, 10_000)).unref());
+  let timer;
+  const timeout = new Promise((res) => (timer = setTimeout(() => res('timeout'), PASS_TIMEOUT_MS)));
   const code = await Promise.race([exited, timeout]);
-  await Promise.race([Promise.allSettled(screenshotQueue), new Promise((r) => setTimeout(r, 20_000))]);
+  clearTimeout(timer);
+  await Promise.race([Promise.allSettled(screenshotQueue), new Promise((r) => setTimeout(r, 20_000).unref())]);
   if (code === 'timeout') {
-    await page.screenshot({ path: join(SCREENSHOTS, 'timeout.png') }).catch(() => {});
-    throw new Error(`the suite did not finish within ${TOTAL_TIMEOUT_MS / 1000} s`);
+    await page.screenshot({ path: join(SCREENSHOTS, `timeout-${passId}.png`), timeout: 20_000 }).catch(() => {});
+    log(`the suite did not finish within ${PASS_TIMEOUT_MS / 1000} s (screenshot timeout-${passId}.png)`);
   }
-  await page.close().catch(() => {});
-  return { code, result: pageResult };
+  await context.close().catch(() => {});
+  return { code: code === 'timeout' ? 1 : code, result: code === 'timeout' ? undefined : pageResult };
 }
 
 async function shutdown() {
   await browser?.close().catch(() => {});
-  await server?.stop().catch(() => {});
-  await restrictedServer?.stop().catch(() => {});
+  for (const server of servers) await server.stop().catch(() => {});
   if (workspace && !process.env.WAYMARK_IT_KEEP) rmSync(workspace.base, { recursive: true, force: true });
   if (suiteCopy) rmSync(suiteCopy, { recursive: true, force: true });
 }

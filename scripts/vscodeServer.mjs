@@ -123,14 +123,15 @@ function httpOk(url) {
 
 /**
  * Starts code-server and resolves once it answers HTTP. `onOutput` receives its output lines.
- * Returns { url, port, child, stop() }.
+ * `name` keeps its user-data and extensions folders apart from other servers under `base`
+ * (each integration pass runs its own). Returns { url, port, child, stop(), userDataDir }.
  */
-export async function startCodeServer({ folder, base, port, onOutput, timeoutMs = 90_000, env = {}, restricted = false }) {
+export async function startCodeServer({ folder, base, name = 'default', port, onOutput, timeoutMs = 90_000, env = {}, restricted = false }) {
   const bin = ensureCodeServer();
   port ??= await freePort();
   // `restricted`: workspace trust on and the folder untrusted (Restricted Mode), no prompt.
-  const userDataDir = join(base, restricted ? 'user-data-restricted' : 'user-data');
-  const extensionsDir = join(base, 'extensions');
+  const userDataDir = join(base, `user-data-${name}`);
+  const extensionsDir = join(base, `extensions-${name}`);
   mkdirSync(join(userDataDir, 'User'), { recursive: true });
   mkdirSync(extensionsDir, { recursive: true });
   writeFileSync(
@@ -184,6 +185,8 @@ export async function startCodeServer({ folder, base, port, onOutput, timeoutMs 
       }, 5000);
       child.once('exit', () => {
         clearTimeout(t);
+        // Whatever of its process group outlived it (an extension host, a pty host) goes too.
+        try { process.kill(-child.pid, 'SIGKILL'); } catch { /* all gone */ }
         res();
       });
       try { process.kill(-child.pid, 'SIGTERM'); } catch { clearTimeout(t); res(); }

@@ -367,6 +367,7 @@ const manifestCommand: CliCommand = {
     try {
       out = writeManifest(root, res.workflows, c.config.manifest.path);
     } catch (e) {
+      if (WaymarkError.is(e)) throw e;
       throw new WaymarkError('io', `Cannot write the manifest: ${(e as Error).message}.`);
     }
     if (ctx.json) ctx.stdout(JSON.stringify({ file: display(out.file, ctx.cwd), rows: out.rows }) + '\n');

@@ -91,7 +91,8 @@ function printResult(ctx: CliContext, r: MutationResult): number {
     parts.push('no change (the state is already so; nothing written, no history line)');
   } else {
     if (b.rawStatus !== a.rawStatus) parts.push(`status ${b.rawStatus ?? '(none)'} → ${a.rawStatus}`);
-    const newlyDone = a.stepsCompleted.filter((x) => !b.stepsCompleted.includes(x));
+    const had = new Set(b.stepsCompleted);
+    const newlyDone = a.stepsCompleted.filter((x) => !had.has(x));
     if (newlyDone.length) parts.push(`completed ${newlyDone.join(', ')}`);
     if (b.currentStep !== a.currentStep || newlyDone.length) parts.push(a.nextStep ? `next: ${a.nextStep}` : 'all steps done');
     if (b.scope !== a.scope) parts.push(`scope ${b.scope ?? '(none)'} → ${a.scope}`);

@@ -12,15 +12,18 @@ const insideRoot = (what: string) =>
     message: `${what} must be a relative path inside the workspace (no leading /, no ..)`,
   });
 
+/** A list setting that may also be written as one value (`include: "docs/**\/*.md"`). */
+const oneOrMany = <T extends z.ZodTypeAny>(item: T) => z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(item));
+
 /** The static settings of one workspace folder, from `.waymark/config.yaml` (plus overrides). */
 export const configSchema = z
   .object({
     version: z.number().int().optional(),
     /** Globs (relative to the root) of files that may hold workflow state. */
-    include: z.array(z.string()).default(['**/*.md', '_bmad-output/**/*.md']),
+    include: oneOrMany(z.string()).default(['**/*.md', '_bmad-output/**/*.md']),
     /** Globs never scanned. `node_modules` and `.git` are always skipped. */
-    exclude: z.array(z.string()).default(['**/node_modules/**', '**/.git/**', '_bmad/**', '.waymark/**']),
-    dialects: z.array(z.enum(['waymark', 'bmad'])).default(['waymark', 'bmad']),
+    exclude: oneOrMany(z.string()).default(['**/node_modules/**', '**/.git/**', '_bmad/**', '.waymark/**']),
+    dialects: oneOrMany(z.enum(['waymark', 'bmad'])).default(['waymark', 'bmad']),
     limits: z
       .object({
         maxFileBytes: z.number().int().positive().default(2 * 1024 * 1024),

@@ -60,7 +60,7 @@ export async function loadDefinitions(dir: string): Promise<{ definitions: Map<s
     const file = path.join(dir, name);
     try {
       const text = await readRegularFile(file, 1024 * 1024);
-      const raw = parseYaml(text, { maxAliasCount: 50 }) as unknown;
+      const raw = parseYaml(text, { maxAliasCount: 50, logLevel: 'error' }) as unknown;
       const id = name.replace(/\.ya?ml$/, '');
       if (!raw || typeof raw !== 'object' || !Array.isArray((raw as { steps?: unknown }).steps)) {
         problems.push({ file, range: zero, severity: 'error', code: 'definition-invalid', message: `Workflow definition ${name} needs a 'steps' list (ids or {id, title, gate}).` });

@@ -98,6 +98,9 @@ export interface FrontmatterError {
   message: string;
   /** 0-based position inside the YAML text, when known. */
   yamlOffset?: number;
+  /** 0-based line and column inside the YAML text, when known (exact for CRLF files too). */
+  yamlLine?: number;
+  yamlColumn?: number;
 }
 
 export interface ParsedFrontmatter {
@@ -268,14 +271,19 @@ export function parseFrontmatter(text: string, limits: FrontmatterLimits = DEFAU
       return { split, data: empty, unsafeKeys, error: { kind: 'alias-limit', message: `too many YAML alias expansions (limit ${limits.maxAliasCount}): possible alias bomb` } };
     }
     const msg = String((e as Error)?.message ?? e);
+    if (e instanceof RangeError && /call stack/i.test(msg)) {
+      return { split, data: empty, unsafeKeys, error: { kind: 'too-complex', message: 'frontmatter nests too deeply to read (thousands of levels)' } };
+    }
     if (e instanceof UnresolvedAliasError) {
       return { split, data: empty, unsafeKeys, error: { kind: 'yaml-syntax', message: msg } };
     }
     if (/not registered/.test(msg)) {
       return { split, data: empty, unsafeKeys, error: { kind: 'language-unsupported', message: `frontmatter language '${lang}' is not supported; use YAML` } };
     }
-    const mark = (e as { mark?: { position?: number } }).mark;
-    return { split, data: empty, unsafeKeys, error: { kind: 'yaml-syntax', message: firstLine(msg), yamlOffset: mark?.position } };
+    const mark = (e as { mark?: { position?: number; line?: number; column?: number } }).mark;
+    // js-yaml's `reason` is the message without its "(line:col)" excerpt.
+    const reason = (e as { reason?: string }).reason;
+    return { split, data: empty, unsafeKeys, error: { kind: 'yaml-syntax', message: reason ?? firstLine(msg), yamlOffset: mark?.position, yamlLine: mark?.line, yamlColumn: mark?.column } };
   }
   if (raw === null || raw === undefined) return { split, data: empty, unsafeKeys };
   if (typeof raw !== 'object' || Array.isArray(raw)) {

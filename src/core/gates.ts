@@ -53,7 +53,7 @@ export function parseGateText(text: string, filePath: string, name: string, now:
   if (text.trim() === '') return { ...base, verdict: 'PASS', open: true };
   let raw: unknown;
   try {
-    raw = parseYaml(text, { maxAliasCount: 20 });
+    raw = parseYaml(text, { maxAliasCount: 20, logLevel: 'error' });
   } catch (e) {
     return { ...base, error: `gate file is not valid YAML: ${(e as Error).message.split('\n')[0]}` };
   }

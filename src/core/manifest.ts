@@ -4,6 +4,7 @@ import type { ChangedReport, ManifestRow, WorkflowState } from './types';
 import { parseCsv } from './bmad';
 import { CONFIG_FILE, parseConfigText } from './config';
 import { readRegularFileSync } from './safeRead';
+import { writeFileAtomic, ioError } from './atomicWrite';
 export const DEFAULT_MANIFEST_PATH = '.waymark/files-manifest.csv';
 
 export const MANIFEST_COLUMNS = ['path', 'workflow', 'status', 'currentStep', 'stepsDone', 'stepsTotal', 'stateHash', 'contentHash'] as const;
@@ -74,21 +75,13 @@ export function parseManifest(text: string): ManifestRow[] {
 export function writeManifest(root: string, states: WorkflowState[], configured?: string): { file: string; rows: ManifestRow[] } {
   const file = manifestPath(root, configured);
   const rows = manifestRows(root, states);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  const fd = fs.openSync(tmp, 'w');
   try {
-    fs.writeSync(fd, formatManifest(rows));
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  try {
-    fs.renameSync(tmp, file);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
   } catch (e) {
-    fs.rmSync(tmp, { force: true });
-    throw e;
+    throw ioError(e, file, 'write the manifest');
   }
+  // Temp file + fsync + rename, like every other write (a folder or pipe in the way is a clear io error).
+  writeFileAtomic(file, formatManifest(rows));
   return { file, rows };
 }
 

@@ -102,6 +102,12 @@ function findStep(state: WorkflowState, step: string): StepDef | undefined {
   return matches.length === 1 ? matches[0] : undefined;
 }
 
+/** A value shown in a one-line message: at most 60 characters, no line breaks. */
+export function clip(s: string, max = 60): string {
+  const one = s.replace(/[\r\n\t]+/g, ' ');
+  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
+}
+
 function requireStep(state: WorkflowState, step: string): StepDef {
   const def = findStep(state, step);
   if (!def) {
@@ -109,7 +115,7 @@ function requireStep(state: WorkflowState, step: string): StepDef {
     throw new WaymarkError(
       'usage',
       known.length
-        ? `${step} is not a step of ${state.workflow}; steps are: ${known.slice(0, 12).join(', ')}${known.length > 12 ? ', …' : ''}.`
+        ? `${clip(step)} is not a step of ${clip(state.workflow)}; steps are: ${known.slice(0, 12).map((k) => clip(k)).join(', ')}${known.length > 12 ? ', …' : ''}.`
         : `${state.workflow} has no known steps (no steps list, definition or BMAD step files); add them first.`,
       state.file,
     );

@@ -43,6 +43,7 @@ import {
   planSetStatus,
   planStart,
   planUnblock,
+  clip,
   type GateLookup,
   type Plan,
 } from './mutations';
@@ -380,7 +381,14 @@ class StateCoreImpl implements StateCore {
   }
 
   private applyPlan(read: ReadFile, plan: Plan, ctx: WorkspaceContext, operation: string): { newText: string; after: WorkflowState } {
-    const newText = plan.edits.length ? editFrontmatter(read.text, plan.edits) : read.text;
+    let newText = read.text;
+    try {
+      if (plan.edits.length) newText = editFrontmatter(read.text, plan.edits);
+    } catch (e) {
+      // The editor's refusals do not know the file: name it.
+      if (WaymarkError.is(e) && !e.file) throw new WaymarkError(e.reason, `${read.state.file}: ${e.message}`, read.state.file, e.data);
+      throw e;
+    }
     const after = this.parse(read.state.file, newText, ctx).state;
     const fresh = newErrors(read.problems, after.problems);
     if (fresh.length) {
@@ -411,7 +419,6 @@ class StateCoreImpl implements StateCore {
     const lock = await acquireFileLock(abs, this.lockOptions(ctx.root));
     this.logBroken(lock, abs);
     let result: MutationResult;
-    let noChange: MutationResult | undefined;
     let entry: HistoryEntry | undefined;
     const wctx: WriteContext = { file: abs, root: ctx.root, operation, actor: opts.actor ?? this.init.actor, session: opts.session ?? this.init.session };
     try {
@@ -422,9 +429,8 @@ class StateCoreImpl implements StateCore {
       const { newText, after } = this.applyPlan(read, plan, ctx, operation);
       if (this.isNoChange(read, plan, after, operation)) {
         // Same state (hashes leave timestamps out): nothing to write, nothing to record.
-        noChange = { file: abs, operation, before: read.state, after: read.state, newText: read.text, written: false, changed: false };
         this.model.set(abs, read.state);
-        return noChange;
+        return { file: abs, operation, before: read.state, after: read.state, newText: read.text, written: false, changed: false };
       }
       assertHistoryAppendable(ctx.root, abs, ctx.config.history?.dir);
       if (newText !== read.text) writeFileAtomic(abs, newText, { mustExist: true });
@@ -540,6 +546,11 @@ class StateCoreImpl implements StateCore {
       const parent = opts.text !== undefined ? this.parse(abs, opts.text, ctx) : await this.readWorkflow(abs);
       this.checkHash(parent.state, opts);
       const p = parent.state;
+      // A child copies its parent's chain: never copy a broken one.
+      const broken = parent.problems.find((x) => x.severity === 'error' && x.code.startsWith('delegation-'));
+      if (broken) {
+        throw new WaymarkError('invalid', `Refused: the delegation block of ${abs} is broken (${broken.code}, line ${broken.range.start.line + 1}: ${broken.message}); fix it before delegating from this file.`, abs, { code: broken.code });
+      }
       const parentId = p.delegation?.id ?? slug(path.basename(abs).replace(/\.[^.]*$/, ''));
       const rootId = p.delegation?.root_id ?? parentId;
       const chain = p.delegation?.chain_path?.length ? [...p.delegation.chain_path] : [parentId];
@@ -594,18 +605,35 @@ class StateCoreImpl implements StateCore {
         return { file: out, operation: 'delegate', before: p, after: child.state, newText: childText, written: false };
       }
       await this.runGuards(wctx);
+      // Claim the child's path before touching the parent: a lost race then changes nothing.
+      childLock = await acquireFileLock(out, this.lockOptions(ctx.root));
+      if (fs.existsSync(out)) throw new WaymarkError('conflict', `${out} was created by someone else meanwhile; retry. Nothing was changed.`, out);
       // A parent without a delegation block becomes the root of the chain.
       let parentAfter = p;
+      let parentText: string | undefined;
       if (!p.delegation) {
         const edit: FrontmatterEdit = { key: 'delegation', value: { id: parentId, parent_id: null, root_id: parentId, depth: 0, chain_path: [parentId] } };
         const applied = this.applyPlan(parent, { edits: [edit] }, ctx, 'delegate');
-        writeFileAtomic(abs, applied.newText, { mustExist: true });
+        parentText = applied.newText;
         parentAfter = applied.after;
+      }
+      assertHistoryAppendable(ctx.root, abs, ctx.config.history?.dir);
+      assertHistoryAppendable(ctx.root, out, ctx.config.history?.dir);
+      // Child first; if the parent cannot then be written, the child is taken back (all or nothing).
+      writeFileAtomic(out, childText);
+      if (parentText !== undefined) {
+        try {
+          writeFileAtomic(abs, parentText, { mustExist: true });
+        } catch (e) {
+          try {
+            fs.unlinkSync(out);
+          } catch {
+            // already gone
+          }
+          throw e;
+        }
         this.model.set(abs, parentAfter);
       }
-      childLock = await acquireFileLock(out, this.lockOptions(ctx.root));
-      if (fs.existsSync(out)) throw new WaymarkError('conflict', `${out} was created by someone else meanwhile; retry.`, out);
-      writeFileAtomic(out, childText);
       this.model.set(out, child.state);
       const pe = this.appendEntry(ctx, abs, 'delegate', wctx, p, parentAfter, { child: out, childId, agent });
       entries.push({ entry: pe, ctx: { ...wctx, after: parentAfter } });
@@ -693,7 +721,7 @@ class StateCoreImpl implements StateCore {
     const def = state.steps.find((s) => s.id === step) ?? state.steps.find((s) => s.gate === step) ?? state.steps.find((s) => s.id.replace(/\.md$/i, '') === step.replace(/\.md$/i, ''));
     if (def) return def;
     if (!state.steps.length) return { id: step, index: 0, gate: step };
-    throw new WaymarkError('usage', `${step} is not a step of ${state.workflow}; steps are: ${state.steps.map((s) => s.id).slice(0, 12).join(', ')}.`, state.file);
+    throw new WaymarkError('usage', `${clip(step)} is not a step of ${clip(state.workflow)}; steps are: ${state.steps.map((s) => clip(s.id)).slice(0, 12).join(', ')}${state.steps.length > 12 ? ', …' : ''}.`, state.file);
   }
 
   gatePass(file: string, step: string, args: { reason?: string; by?: string }, options?: MutationOptions): Promise<GateState> {

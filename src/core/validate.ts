@@ -49,7 +49,9 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
   const out: Finding[] = [];
   const isBmad = state.dialect === 'bmad';
   for (const p of fm.unsafeKeys) {
-    out.push({ path: p, severity: 'warning', code: 'unsafe-key', message: `Key '${p[p.length - 1]}' is ignored: it could pollute object prototypes. Rename or remove it.`, data: { fix: 'removeKey', key: p[p.length - 1] } });
+    // The quick fix removes top-level keys only; a nested one is removed by hand.
+    const top = p.length === 1;
+    out.push({ path: p, severity: 'warning', code: 'unsafe-key', message: `Key '${p.join('.')}' is ignored: it could pollute object prototypes. ${top ? 'Rename or remove it.' : 'Remove it by hand.'}`, ...(top ? { data: { fix: 'removeKey', key: p[0] } } : {}) });
   }
   for (const key of Object.keys(data)) {
     const to = typoOf(key);
@@ -96,6 +98,9 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
   }
   const steps = state.steps;
   const known = new Set(steps.map((s) => s.id));
+  const indexOf = new Map(steps.map((s) => [s.id, s.index]));
+  // Shown in messages: a long list is cut (a message is one line a person reads).
+  const stepList = steps.slice(0, 12).map((x) => x.id).join(', ') + (steps.length > 12 ? `, … (${steps.length} steps)` : '');
   if (steps.length === 0) {
     if (isBmad) {
       out.push({ path: [Object.prototype.hasOwnProperty.call(data, 'workflowType') ? 'workflowType' : 'stepsCompleted'], severity: 'info', code: 'bmad-workflow-unknown', message: `No installed BMAD workflow '${state.workflow}' under ${ctx.config.bmad.dir}/ (looked for steps-c/ or steps/ folders and _config/workflow-manifest.csv); steps cannot be checked.` });
@@ -106,19 +111,20 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
   // currentStep.
   if (raw.currentStepKey && steps.length && state.currentStep !== undefined && data[raw.currentStepKey] !== null && !known.has(state.currentStep)) {
     const s = nearest(state.currentStep, [...known], 3);
-    out.push({ path: [raw.currentStepKey], target: 'value', severity: 'error', code: 'current-step-unknown', message: `currentStep '${state.currentStep}' is not a step of '${state.workflow}'. Use one of: ${steps.map((x) => x.id).join(', ')}.${s ? ` Did you mean '${s}'?` : ''}`, data: s ? { fix: 'setCurrentStep', value: s } : { steps: steps.map((x) => x.id) } });
+    out.push({ path: [raw.currentStepKey], target: 'value', severity: 'error', code: 'current-step-unknown', message: `currentStep '${state.currentStep}' is not a step of '${state.workflow}'. Use one of: ${stepList}.${s ? ` Did you mean '${s}'?` : ''}`, data: s ? { fix: 'setCurrentStep', value: s } : { steps: steps.map((x) => x.id) } });
   }
   // stepsCompleted entries.
   const a = raw.analysis;
   if (steps.length && Array.isArray(data.stepsCompleted)) {
     const seen = new Map<string, number>();
+    const knownList = [...known];
     let prevIndex = 0;
     let orderReported = false;
     for (const e of a.entries) {
       const path: PathSeg[] = ['stepsCompleted', e.index];
       if (!e.id) {
-        const s = nearest(String(state.stepsCompleted[e.index]), [...known], 3);
-        out.push({ path, severity: 'error', code: 'step-unknown', message: `stepsCompleted entry ${JSON.stringify(e.raw)} is not a step of '${state.workflow}'.${s ? ` Did you mean '${s}'?` : ` Steps: ${steps.map((x) => x.id).join(', ')}.`}`, data: s ? { fix: 'replaceStep', index: e.index, value: s } : { fix: 'removeStep', index: e.index } });
+        const s = known.size <= 500 ? nearest(String(state.stepsCompleted[e.index]), knownList, 3) : undefined;
+        out.push({ path, severity: 'error', code: 'step-unknown', message: `stepsCompleted entry ${JSON.stringify(e.raw)} is not a step of '${state.workflow}'.${s ? ` Did you mean '${s}'?` : ` Steps: ${stepList}.`}`, data: s ? { fix: 'replaceStep', index: e.index, value: s } : { fix: 'removeStep', index: e.index } });
         continue;
       }
       if (seen.has(e.id)) {
@@ -126,7 +132,7 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
         continue;
       }
       seen.set(e.id, e.index);
-      const idx = steps.find((s) => s.id === e.id)!.index;
+      const idx = indexOf.get(e.id)!;
       if (idx < prevIndex && !orderReported) {
         orderReported = true;
         out.push({ path, severity: 'warning', code: 'step-order', message: `stepsCompleted is out of order: '${e.id}' comes before steps listed earlier. Sort it in workflow order.`, data: { fix: 'sortSteps' } });
@@ -179,7 +185,7 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
   if (state.ttl !== undefined && state.ttl !== '') {
     const exp = ttlExpiry(state.ttl, state.updatedAt);
     if (exp === 'invalid') {
-      out.push({ path: ['ttl'], target: 'value', severity: 'warning', code: 'ttl-invalid', message: `ttl ${JSON.stringify(state.ttl)} is neither a duration (30m, 2h, 7d, seconds) nor a date-time.` });
+      out.push({ path: ['ttl'], target: 'value', severity: 'warning', code: 'ttl-invalid', message: `ttl ${typeof state.ttl === 'number' ? String(state.ttl) : JSON.stringify(state.ttl)} is neither a duration (30m, 2h, 7d, seconds) nor a date-time within reach. Fix the value.` });
     } else if (exp === 'no-base') {
       out.push({ path: ['ttl'], target: 'value', severity: 'info', code: 'ttl-invalid', message: `ttl ${JSON.stringify(state.ttl)} is a duration but there is no 'updatedAt' to count from. Add updatedAt.` });
     } else if (exp.getTime() <= ctx.now().getTime() && state.status !== 'completed' && state.status !== 'archived') {
@@ -223,7 +229,9 @@ export function ttlExpiry(ttl: string | number, updatedAt: string | undefined): 
     if (!updatedAt) return 'no-base';
     const base = Date.parse(updatedAt);
     if (Number.isNaN(base)) return 'no-base';
-    return new Date(base + Number(m[1]) * mult * 1000);
+    const at = new Date(base + Number(m[1]) * mult * 1000);
+    // Beyond the Date range (±8.64e15 ms): not a usable expiry.
+    return Number.isNaN(at.getTime()) ? 'invalid' : at;
   }
   const t = Date.parse(s);
   return Number.isNaN(t) ? 'invalid' : new Date(t);

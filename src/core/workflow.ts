@@ -168,8 +168,9 @@ function parseWorkflowTextUnguarded(file: string, text: string, ctx: WorkspaceCo
       } catch {
         syn = undefined;
       }
-      const range = syn?.range ?? (e.yamlOffset !== undefined ? locator.offsetRange(Math.max(0, e.yamlOffset - split.eol.length), Math.max(0, e.yamlOffset - split.eol.length)) : fenceRange);
-      return { isWorkflow: true, problems: [{ file, range, severity: 'error', code: 'yaml-syntax', message: `YAML syntax error at line ${range.start.line + 1}: ${syn?.message ?? e.message}. Fix the frontmatter; its state is not read until then.` }] };
+      const atMark = e.yamlLine !== undefined ? markPosition(split.yamlText, split.yamlStartLine, e.yamlLine, e.yamlColumn ?? 0) : undefined;
+      const range = syn?.range ?? (atMark ? { start: atMark, end: atMark } : fenceRange);
+      return { isWorkflow: true, problems: [{ file, range, severity: 'error', code: 'yaml-syntax', message: `YAML syntax error at line ${range.start.line + 1}: ${tidy(syn?.message ?? e.message)}. Fix the frontmatter; its state is not read until then.` }] };
     }
     const codes: Record<string, [string, string]> = {
       'language-unsupported': ['frontmatter-language', 'Use a plain --- fence with YAML.'],
@@ -195,7 +196,7 @@ function parseWorkflowTextUnguarded(file: string, text: string, ctx: WorkspaceCo
     } catch {
       syn = undefined;
     }
-    if (syn) state.problems.unshift({ file, range: syn.range, severity: 'error', code: 'yaml-syntax', message: `YAML syntax error at line ${syn.range.start.line + 1}: ${syn.message}. Use spaces, not tabs, to indent; the state cannot be changed until then.` });
+    if (syn) state.problems.unshift({ file, range: syn.range, severity: 'error', code: 'yaml-syntax', message: `YAML syntax error at line ${syn.range.start.line + 1}: ${tidy(syn.message)}. Use spaces, not tabs, to indent; the state cannot be changed until then.` });
   }
   Object.defineProperty(state, ANALYSIS, { value: raw.analysis, enumerable: false, writable: true, configurable: true });
   Object.defineProperty(state, LOCATOR, { value: locator, enumerable: false, writable: true, configurable: true });
@@ -363,4 +364,27 @@ export function resolveFindings(file: string, findings: Finding[], locator: Yaml
     message: f.message,
     ...(f.data ? { data: f.data } : {}),
   }));
+}
+
+/** A parser message fit for one line: no trailing `:` (the parsers end with one before a code excerpt), no final period. */
+function tidy(msg: string): string {
+  return msg.replace(/[\s:.]+$/, '');
+}
+
+/**
+ * A parser mark (0-based line/column in the YAML text) as a file position, clamped into the
+ * text: js-yaml can point one line past a key with an empty value, with a negative column.
+ */
+function markPosition(yamlText: string, startLine: number, line: number, column: number): import('./types').Position {
+  const lines = yamlText.split('\n');
+  // The YAML text ends with a line break, so its last split element is the closing fence's start.
+  const last = Math.max(0, lines.length - 2);
+  let l = Math.min(Math.max(0, line), last);
+  let c = column;
+  if (c < 0 && l > 0) {
+    l -= 1;
+    c = lines[l].replace(/\r$/, '').length;
+  }
+  const len = (lines[l] ?? '').replace(/\r$/, '').length;
+  return { line: startLine + l, character: Math.min(Math.max(0, c), len) };
 }

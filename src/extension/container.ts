@@ -14,9 +14,35 @@ export interface LastError {
   message: string;
 }
 
+/** The file-scheme workspace folders, in workspace order. */
+function workspaceRoots(): string[] {
+  return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/** Settings that shape the state core itself: a change makes a new core and a rescan. */
+const CORE_SETTINGS = ['workflowGlobs', 'actor', 'memory.consolidateOnWrite'].map((k) => `${CONFIG_SECTION}.${k}`);
+
 export class Container implements vscode.Disposable {
+  /**
+   * The state core every feature talks to. It stays the same object for the container's life:
+   * when the workspace folders (or the settings that shape the core) change, a new core is
+   * made behind it and every call and change event goes to the new one.
+   */
   readonly core: StateCore;
-  readonly roots: string[];
+  private current!: StateCore;
+  private currentSubscription?: { dispose(): void };
+  private currentRoots: string[] = [];
+  /** Bumped when the core is replaced; a scan that started on an older core is discarded. */
+  private generation = 0;
+  private readonly coreChanged = new vscode.EventEmitter<ChangeEvent>();
+  private readonly rootsChanged = new vscode.EventEmitter<readonly string[]>();
+  /** Fired after the workspace folders changed and a new core was made (before its scan). */
+  readonly onDidChangeRoots = this.rootsChanged.event;
+  private reconfiguring: Promise<void> = Promise.resolve();
   private readonly disposables: vscode.Disposable[] = [];
   private readonly changed = new vscode.EventEmitter<void>();
   /** Fired after the model changed (scan done, a file reloaded or removed). */
@@ -28,6 +54,8 @@ export class Container implements vscode.Disposable {
   /** Why the last scan failed, if it did (shown in the log; read by the test snapshot). */
   lastScanError?: string;
   scans = 0;
+  /** How many times the core was replaced (folders or settings changed); read by the tests. */
+  coreReplacements = 0;
   /** The last state that parsed, per file. */
   private readonly lastGood = new Map<string, WorkflowState>();
   /**
@@ -40,7 +68,49 @@ export class Container implements vscode.Disposable {
     readonly context: vscode.ExtensionContext,
     readonly log: vscode.LogOutputChannel,
   ) {
-    this.roots = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+    this.core = this.stableCore();
+    const roots = workspaceRoots();
+    this.replaceCore(this.makeCore(roots), roots);
+    this.disposables.push(
+      this.changed,
+      this.coreChanged,
+      this.rootsChanged,
+      this.coreChanged.event((e) => void this.onCoreChange(e)),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => {
+        this.updateContext();
+        // Settings-based globs apply only in a trusted workspace.
+        if (vscode.workspace.getConfiguration(CONFIG_SECTION).get<string[]>('workflowGlobs', []).length) this.reconfigure('workspace trusted', true);
+      }),
+      // Folders can arrive after activation (VS Code for the Web reads a remote .code-workspace
+      // file only once its file system is up) and users add and remove folders at any time.
+      vscode.workspace.onDidChangeWorkspaceFolders(() => this.reconfigure('workspace folders changed')),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (CORE_SETTINGS.some((k) => e.affectsConfiguration(k))) this.reconfigure('settings changed', true);
+      }),
+    );
+    this.updateContext();
+  }
+
+  /** Absolute paths of the workspace folders the core reads (file scheme only). */
+  get roots(): string[] {
+    return this.currentRoots;
+  }
+
+  /** A StateCore that forwards to whichever core is current. */
+  private stableCore(): StateCore {
+    return new Proxy({} as StateCore, {
+      get: (_target, prop) => {
+        if (prop === 'roots') return this.currentRoots;
+        if (prop === 'onDidChange') return (listener: (e: ChangeEvent) => void) => this.coreChanged.event(listener);
+        // The container owns the core's life.
+        if (prop === 'dispose') return () => undefined;
+        const value = Reflect.get(this.current, prop) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(this.current) : value;
+      },
+    });
+  }
+
+  private makeCore(roots: string[]): StateCore {
     const cfg = vscode.workspace.getConfiguration(CONFIG_SECTION);
     const globs = cfg.get<string[]>('workflowGlobs', []);
     const trustGuard: WriteGuard = (ctx) => {
@@ -48,21 +118,86 @@ export class Container implements vscode.Disposable {
     };
     // The same write path as the CLI: orchestrator leases refuse our writes too, every write
     // lands in the events log and (when enabled) feeds the memory tiers.
-    this.core = createStandardStateCore({
-      roots: this.roots,
-      logger: log,
+    return createStandardStateCore({
+      roots,
+      logger: this.log,
       actor: cfg.get<string>('actor', 'vscode') || 'vscode',
       configOverrides: globs.length && vscode.workspace.isTrusted ? { include: globs } : undefined,
       guards: [trustGuard],
       memory: cfg.get<boolean>('memory.consolidateOnWrite', true),
       origin: 'vscode',
     });
-    this.disposables.push(
-      this.changed,
-      this.core.onDidChange((e) => void this.onCoreChange(e)),
-      vscode.workspace.onDidGrantWorkspaceTrust(() => this.updateContext()),
-    );
-    this.updateContext();
+  }
+
+  /** Puts `next` in place of the current core; the model starts from `scanned` (its first scan). */
+  private replaceCore(next: StateCore, roots: string[], scanned?: WorkflowState[]): void {
+    const previous = this.current;
+    this.currentSubscription?.dispose();
+    this.current = next;
+    this.currentRoots = roots;
+    this.generation++;
+    this.currentSubscription = next.onDidChange((e) => {
+      for (const ch of e.changes) this.touchedWhileScanning?.add(ch.file);
+      this.coreChanged.fire(e);
+    });
+    this.lastGood.clear();
+    this.staleStates.clear();
+    for (const s of scanned ?? []) this.lastGood.set(s.file, s);
+    this.index = undefined;
+    previous?.dispose();
+  }
+
+  /** Files the current core reported changed while a replacement was being scanned. */
+  private touchedWhileScanning?: Set<string>;
+
+  /**
+   * Makes a new core for the current folders and settings, scans it, and only then puts it in
+   * place, so the views keep showing the old model meanwhile (no empty flash). Without `force`
+   * nothing happens when the folders are unchanged. Calls are serialized.
+   */
+  reconfigure(reason: string, force = false): Promise<void> {
+    this.reconfiguring = this.reconfiguring.then(async () => {
+      const roots = workspaceRoots();
+      if (!force && sameList(roots, this.currentRoots)) return;
+      const foldersChanged = !sameList(roots, this.currentRoots);
+      this.log.info(`[roots] ${reason}: ${roots.length ? roots.join(', ') : '(no folder)'}`);
+      const started = Date.now();
+      const next = this.makeCore(roots);
+      const touched = (this.touchedWhileScanning = new Set<string>());
+      let scanned: WorkflowState[] | undefined;
+      void vscode.commands.executeCommand('setContext', CONTEXT.scanning, true);
+      try {
+        const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Waymark: scanning workflows' }, () => next.scan());
+        scanned = result.workflows;
+        this.lastScanError = undefined;
+        this.log.info(`[scan] ${result.workflows.length} workflow(s), ${result.files} file(s), ${next.problems().length} problem(s) in ${Date.now() - started} ms`);
+      } catch (e) {
+        this.lastScanError = errorMessage(e);
+        this.log.error(`[scan] scan after ${reason} failed: ${errorMessage(e)}`);
+      } finally {
+        this.touchedWhileScanning = undefined;
+        void vscode.commands.executeCommand('setContext', CONTEXT.scanning, false);
+      }
+      this.replaceCore(next, roots, scanned);
+      this.coreReplacements++;
+      this.scans++;
+      if (foldersChanged) this.rootsChanged.fire(roots);
+      // Writes and watcher reloads that went to the old core while the new one scanned.
+      for (const file of touched) {
+        if (!this.rootFor(file)) continue;
+        try {
+          if (fs.existsSync(file)) await next.reload(file);
+          else next.remove(file);
+        } catch (e) {
+          this.log.warn(`[roots] could not re-read ${file}: ${errorMessage(e)}`);
+        }
+      }
+      this.updateContext();
+      this.changed.fire();
+      // Listeners of core changes (the Memory view) hear about the new model.
+      if (scanned?.length) this.coreChanged.fire({ changes: scanned.map((state) => ({ file: state.file, state })) });
+    });
+    return this.reconfiguring;
   }
 
   /** Runs the first scan once, with progress; later calls return the same promise. */
@@ -75,7 +210,9 @@ export class Container implements vscode.Disposable {
     const started = Date.now();
     void vscode.commands.executeCommand('setContext', CONTEXT.scanning, true);
     const work = async () => {
-      const result = await this.core.scan();
+      const generation = this.generation;
+      const result = await this.current.scan();
+      if (generation !== this.generation) return; // the core was replaced meanwhile; its own scan follows
       this.lastGood.clear();
       this.staleStates.clear();
       this.index = undefined;
@@ -100,6 +237,7 @@ export class Container implements vscode.Disposable {
   }
 
   private async onCoreChange(e: ChangeEvent): Promise<void> {
+    const generation = this.generation;
     this.index = undefined;
     for (const ch of e.changes) {
       if (!ch.removed) {
@@ -127,6 +265,7 @@ export class Container implements vscode.Disposable {
       } catch (err) {
         this.log.warn(`[model] could not validate ${ch.file}: ${errorMessage(err)}`);
       }
+      if (generation !== this.generation) return; // the core was replaced meanwhile
       this.log.warn(`[model] ${this.relative(ch.file)} does not read as a workflow now; keeping its last good state (stale)`);
       this.staleStates.set(ch.file, { state: { ...prev, stale: true }, problems });
     }
@@ -230,7 +369,8 @@ export class Container implements vscode.Disposable {
         this.log.error(`[dispose] ${errorMessage(e)}`);
       }
     }
-    this.core.dispose();
+    this.currentSubscription?.dispose();
+    this.current.dispose();
   }
 }
 

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { errorMessage } from '../core/index';
+import type { WorkflowState } from '../core/index';
 import { OUTPUT_CHANNEL } from './constants';
 import { Container } from './container';
 import { createFeatures } from './features';
@@ -46,7 +47,16 @@ export function activate(context: vscode.ExtensionContext): { container?: Contai
 
 /** Memory (Kuzu) and protocol features are optional: their failure never stops the rest. */
 function loadOptionalFeatures(c: Container): void {
-  const deps = { roots: c.roots, logger: c.log, core: c.core };
+  // `roots` is read at each use: workspace folders can change after activation.
+  const deps = {
+    get roots() {
+      return c.roots;
+    },
+    logger: c.log,
+    core: c.core,
+    canWrite: () => c.canWrite(),
+    displayName: (state: WorkflowState) => c.displayName(state),
+  };
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const memory = require('./memoryFeatures') as typeof import('./memoryFeatures');
@@ -57,7 +67,7 @@ function loadOptionalFeatures(c: Container): void {
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const protocol = require('./protocolFeatures') as typeof import('./protocolFeatures');
-    c.register(protocol.registerProtocolFeatures(c.context, { ...deps, canWrite: () => c.canWrite() }));
+    c.register(protocol.registerProtocolFeatures(c.context, deps));
   } catch (e) {
     c.log.warn(`[protocol] protocol features unavailable: ${errorMessage(e)}`);
   }

@@ -47,7 +47,7 @@ export function createFeatures(c: Container): Features {
   c.register(vscode.languages.registerHoverProvider(WORKFLOW_FILES, new Hovers(c)));
   c.register(vscode.languages.registerCodeActionsProvider(WORKFLOW_FILES, new CodeActions(c, diagnostics), CodeActions.metadata));
   c.register(vscode.languages.registerCodeLensProvider(WORKFLOW_FILES, lenses));
-  c.register(vscode.commands.registerCommand(COMMANDS.testSnapshot, (opts?: { maxDepth?: number; only?: 'workflows' }) => snapshot(c, f, opts)));
+  c.register(vscode.commands.registerCommand(COMMANDS.testSnapshot, (opts?: { maxDepth?: number; only?: 'workflows' | 'memory' }) => snapshot(c, f, opts)));
   c.register(
     vscode.commands.registerCommand(COMMANDS.testSetTrust, (trusted: boolean | undefined) => {
       c.setTrustOverride(trusted);
@@ -94,9 +94,15 @@ async function tree<T>(provider: vscode.TreeDataProvider<T>, node?: T, depth = 0
 }
 
 /** Test hook: what each surface shows now, as plain data. */
-export async function snapshot(c: Container, f: Features, opts: { maxDepth?: number; only?: 'workflows' } = {}) {
+export async function snapshot(c: Container, f: Features, opts: { maxDepth?: number; only?: 'workflows' | 'memory' } = {}) {
   try {
     if (opts.only === 'workflows') return { workflows: await tree(f.workflows, undefined, 0, opts.maxDepth ?? 5) };
+    if (opts.only === 'memory') {
+      // Only on request: listing memory opens the Kuzu database.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const provider = (require('./memoryFeatures') as typeof import('./memoryFeatures')).memoryTreeProvider();
+      return { memory: provider ? await tree(provider, undefined, 0, opts.maxDepth ?? 3) : undefined };
+    }
     const tooltip = f.statusBar.item.tooltip;
     return {
       workflows: await tree(f.workflows),
@@ -123,6 +129,8 @@ export async function snapshot(c: Container, f: Features, opts: { maxDepth?: num
       scans: c.scans,
       lastScanError: c.lastScanError,
       roots: c.roots,
+      coreReplacements: c.coreReplacements,
+      watchedRoots: f.watchers.watchedRoots,
       watcherFlushes: f.watchers.flushes,
       watcherLastEventAt: f.watchers.lastEventAt,
       watcherLastReloadMs: f.watchers.lastReloadMs,

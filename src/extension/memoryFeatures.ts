@@ -21,12 +21,30 @@ const CMD = {
 } as const;
 
 export interface MemoryDeps {
-  roots: string[];
+  /** Read at each use: workspace folders can change after activation. */
+  readonly roots: string[];
   logger: vscode.LogOutputChannel;
   core: StateCore;
+  /** The name a workflow goes by on screen (as in the Workflows view). */
+  displayName?: (state: WorkflowState) => string;
 }
 
-let active: { deps: MemoryDeps } | undefined;
+let active: { deps: MemoryDeps; tree?: MemoryTree } | undefined;
+
+/** The Memory view's data (for the test snapshot); undefined when memory features are off. */
+export function memoryTreeProvider(): vscode.TreeDataProvider<unknown> | undefined {
+  return active?.tree as vscode.TreeDataProvider<unknown> | undefined;
+}
+
+/** What a caller can pass to the record commands instead of answering prompts. */
+interface RecordArgs {
+  file?: string;
+  step?: string | null;
+  text: string;
+  rationale?: string;
+  alternatives?: string[];
+  category?: string;
+}
 
 function rootFor(deps: MemoryDeps, file?: string): string | undefined {
   if (file) {
@@ -183,7 +201,7 @@ class MemoryTree implements vscode.TreeDataProvider<Node> {
         for (const rel of [...files].sort()) {
           const file = path.resolve(root, rel);
           const st = this.deps.core.get(file);
-          out.push({ kind: 'workflow', root, file, label: st?.workflow ?? path.basename(rel) });
+          out.push({ kind: 'workflow', root, file, label: st ? (this.deps.displayName?.(st) ?? st.workflow) : path.basename(rel) });
         }
         if (items.length) out.push({ kind: 'entities', root });
       }
@@ -257,8 +275,8 @@ async function pickStep(state: WorkflowState | undefined, arg: unknown): Promise
 }
 
 export function registerMemoryFeatures(context: vscode.ExtensionContext, deps: MemoryDeps): vscode.Disposable {
-  active = { deps };
   const tree = new MemoryTree(deps);
+  active = { deps, tree };
   const view = vscode.window.createTreeView(VIEW_ID, { treeDataProvider: tree, showCollapseAll: true });
   tree.view = view;
   const disposables: vscode.Disposable[] = [tree, view];
@@ -271,39 +289,55 @@ export function registerMemoryFeatures(context: vscode.ExtensionContext, deps: M
     }),
   );
 
-  const wrap = (action: string, fn: (...args: unknown[]) => Promise<void>) => async (...args: unknown[]) => {
+  const wrap = (action: string, fn: (...args: unknown[]) => Promise<unknown>) => async (...args: unknown[]) => {
     try {
-      await fn(...args);
+      return await fn(...args);
     } catch (e) {
       deps.logger.error(`[memory] ${action} failed: ${errorMessage(e)}`);
-      const b = await vscode.window.showErrorMessage(`${action} failed: ${errorMessage(e)}`, 'Show Log');
-      if (b) deps.logger.show(true);
+      // Not awaited: a command must not wait for someone to dismiss the notification.
+      void vscode.window.showErrorMessage(`${action} failed: ${errorMessage(e)}`, 'Show Log').then((b) => b && deps.logger.show(true));
+      return undefined;
     }
   };
 
+  /**
+   * Records a decision or learning. Asks for each part; a caller (a script, a test, a keybinding)
+   * can give them instead: `{ file, step?, text, rationale?, alternatives?, category? }`, and
+   * then nothing is asked. Returns what the memory service stored.
+   */
   const record = async (type: 'decision' | 'learning', arg: unknown) => {
+    const given = arg && typeof arg === 'object' && typeof (arg as { text?: unknown }).text === 'string' ? (arg as RecordArgs) : undefined;
+    if (given && !given.text.trim()) throw new Error('the text is empty');
     const wf = await pickWorkflow(deps, arg, true);
-    if (!wf) return;
-    const step = wf.state ? await pickStep(wf.state, arg) : null;
-    if (step === undefined) return;
+    if (!wf) return undefined;
+    const step = given ? (given.step ?? null) : wf.state ? await pickStep(wf.state, arg) : null;
+    if (step === undefined) return undefined;
     let category: string | undefined;
     if (type === 'learning') {
-      const pick = await vscode.window.showQuickPick(
-        LEARNING_CATEGORIES.map((c) => ({ label: c })),
-        { placeHolder: 'What kind of learning?' },
-      );
-      if (!pick) return;
-      category = pick.label;
+      if (given) {
+        category = given.category ?? 'pattern';
+        if (!(LEARNING_CATEGORIES as readonly string[]).includes(category)) throw new Error(`unknown learning category "${category}" (one of ${LEARNING_CATEGORIES.join(', ')})`);
+      } else {
+        const pick = await vscode.window.showQuickPick(
+          LEARNING_CATEGORIES.map((c) => ({ label: c })),
+          { placeHolder: 'What kind of learning?' },
+        );
+        if (!pick) return undefined;
+        category = pick.label;
+      }
     }
-    const text = await vscode.window.showInputBox({ prompt: type === 'decision' ? 'What was decided?' : 'What was learned?', validateInput: (v) => (v.trim() ? undefined : 'Say something') });
-    if (!text) return;
+    const text = given ? given.text.trim() : await vscode.window.showInputBox({ prompt: type === 'decision' ? 'What was decided?' : 'What was learned?', validateInput: (v) => (v.trim() ? undefined : 'Say something') });
+    if (!text) return undefined;
     let rationale: string | undefined;
     let alternatives: string[] | undefined;
-    if (type === 'decision') {
+    if (type === 'decision' && given) {
+      rationale = given.rationale;
+      alternatives = given.alternatives?.filter((a) => typeof a === 'string' && a.trim());
+    } else if (type === 'decision') {
       rationale = await vscode.window.showInputBox({ prompt: 'Why? (rationale, optional)' });
-      if (rationale === undefined) return;
+      if (rationale === undefined) return undefined;
       const alt = await vscode.window.showInputBox({ prompt: 'Alternatives considered (comma-separated, optional)' });
-      if (alt === undefined) return;
+      if (alt === undefined) return undefined;
       alternatives = alt.split(',').map((s) => s.trim()).filter(Boolean);
     }
     const root = rootFor(deps, wf.file);
@@ -321,6 +355,7 @@ export function registerMemoryFeatures(context: vscode.ExtensionContext, deps: M
     });
     tree.refresh();
     vscode.window.setStatusBarMessage(`$(check) Recorded ${type}${res.stored === 'inbox' ? ' (kept in the memory inbox)' : ''}`, 4000);
+    return res;
   };
 
   disposables.push(
@@ -357,7 +392,7 @@ export function registerMemoryFeatures(context: vscode.ExtensionContext, deps: M
         if (!wf?.file) return;
         const root = rootFor(deps, wf.file)!;
         const g = await service(deps, root).neighbourhood(wf.file, 2);
-        const panel = vscode.window.createWebviewPanel('waymark.memoryGraph', `Memory: ${wf.state?.workflow ?? path.basename(wf.file)}`, vscode.ViewColumn.Beside, { enableScripts: false });
+        const panel = vscode.window.createWebviewPanel('waymark.memoryGraph', `Memory: ${wf.state ? (deps.displayName?.(wf.state) ?? wf.state.workflow) : path.basename(wf.file)}`, vscode.ViewColumn.Beside, { enableScripts: false });
         panel.webview.html = graphHtml(g.center, g.entities, g.relations, g.memories, panel.webview.cspSource);
       }),
     ),
@@ -437,12 +472,19 @@ export function graphHtml(center: string, entities: EntityRecord[], relations: R
     const r = e.id === center ? 26 : 16;
     parts.push(`<circle cx="${p[0]}" cy="${p[1]}" r="${r}" class="e ${esc(String(e.kind))}"><title>${esc(e.id)}</title></circle><text x="${p[0]}" y="${p[1] + r + 12}" class="el">${esc(e.name.length > 40 ? '…' + e.name.slice(-39) : e.name)}</text>`);
   }
+  const n = (k: number, one: string, many = `${one}s`) => `${k} ${k === 1 ? one : many}`;
+  // A memory about several entities appears once per entity: count each memory once.
   const counts = { decision: 0, learning: 0, summary: 0 };
-  for (const m of memories) counts[m.memory.type]++;
+  const counted = new Set<string>();
+  for (const m of memories) {
+    if (counted.has(m.memory.id)) continue;
+    counted.add(m.memory.id);
+    counts[m.memory.type]++;
+  }
   return `<!DOCTYPE html><html><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${cspSource} 'unsafe-inline';">
 <style>body{font-family:var(--vscode-font-family);color:var(--vscode-foreground)} .rel{stroke:var(--vscode-charts-blue);stroke-width:1.5} .about{stroke:var(--vscode-editorWidget-border,#888);stroke-dasharray:2 3}
 .e{fill:var(--vscode-charts-blue);opacity:.85} .e.workflow{fill:var(--vscode-charts-purple)} .e.step{fill:var(--vscode-charts-green)} .e.file{fill:var(--vscode-charts-orange)} .e.agent{fill:var(--vscode-charts-yellow)}
 .m.decision{fill:var(--vscode-charts-red)} .m.learning{fill:var(--vscode-charts-yellow)} .m.summary{fill:var(--vscode-charts-green)} text{fill:var(--vscode-foreground);font-size:11px;text-anchor:middle} .rl{font-size:9px;opacity:.7}</style></head>
-<body><p>${esc(center)}: ${entities.length} entities, ${counts.decision} decisions, ${counts.learning} learnings, ${counts.summary} summaries${memories.length > mems.length ? ` (showing ${mems.length} memories)` : ''}. Hover a dot for its text.</p>
+<body><p>${esc(center)}: ${n(entities.length, 'entity', 'entities')}, ${n(counts.decision, 'decision')}, ${n(counts.learning, 'learning')}, ${n(counts.summary, 'summary', 'summaries')}${memories.length > mems.length ? ` (showing ${mems.length} memories)` : ''}. Hover a dot for its text.</p>
 <svg width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" role="img" aria-label="Knowledge neighbourhood of ${esc(center)}">${parts.join('')}</svg></body></html>`;
 }

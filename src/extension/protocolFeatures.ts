@@ -24,11 +24,12 @@ interface Args {
 }
 
 export function registerProtocolFeatures(_context: vscode.ExtensionContext, deps: ProtocolDeps): vscode.Disposable {
-  const { roots, logger } = deps;
+  const { logger } = deps;
   const owner = () => currentOwner({ agent: vscode.workspace.getConfiguration(CONFIG_SECTION).get<string>('actor', 'vscode') || 'vscode' });
 
   const pickRoot = async (a: Args): Promise<string | undefined> => {
     if (a.root) return a.root;
+    const roots = deps.roots; // read now: folders can change after activation
     if (a.file) return roots.find((r) => a.file!.startsWith(r + path.sep)) ?? roots[0];
     if (roots.length <= 1) return roots[0];
     return (await vscode.window.showQuickPick(roots.map((r) => ({ label: path.basename(r), description: r, r }))))?.r;

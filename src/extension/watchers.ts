@@ -25,25 +25,50 @@ export class Watchers implements vscode.Disposable {
   /** From the first watcher event of the last reloaded file to its state in the model, ms. */
   lastEventToModelMs = 0;
 
+  /** The watchers of each workspace folder, by its path. */
+  private readonly byRoot = new Map<string, vscode.Disposable[]>();
+
   constructor(private readonly c: Container) {
-    for (const folder of vscode.workspace.workspaceFolders ?? []) {
-      if (folder.uri.scheme !== 'file') continue;
-      const md = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, '**/*.{md,markdown}'));
-      const meta = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, '{.waymark/**,_bmad/**,**/*.gate}'));
+    this.sync();
+    // Folders added to (or removed from) the workspace get (or lose) their watchers.
+    this.disposables.push(c.onDidChangeRoots(() => this.sync()));
+  }
+
+  /** Roots being watched now (for tests and the log). */
+  get watchedRoots(): string[] {
+    return [...this.byRoot.keys()];
+  }
+
+  private sync(): void {
+    const roots = new Set(this.c.roots);
+    for (const [root, ds] of this.byRoot) {
+      if (roots.has(root)) continue;
+      for (const d of ds) d.dispose();
+      this.byRoot.delete(root);
+    }
+    for (const root of roots) {
+      if (this.byRoot.has(root)) continue;
+      const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file' && f.uri.fsPath === root);
+      const base = folder ?? vscode.Uri.file(root);
+      const md = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(base, '**/*.{md,markdown}'));
+      const meta = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(base, '{.waymark/**,_bmad/**,**/*.gate}'));
+      const ds: vscode.Disposable[] = [];
       for (const w of [md, meta]) {
-        this.disposables.push(
+        ds.push(
           w,
           w.onDidCreate((u) => this.queue(u, 'change')),
           w.onDidChange((u) => this.queue(u, 'change')),
           w.onDidDelete((u) => this.queue(u, 'delete')),
         );
       }
+      this.byRoot.set(root, ds);
     }
   }
 
   private queue(uri: vscode.Uri, kind: 'change' | 'delete'): void {
     const file = uri.fsPath;
     if (IGNORE.test(file)) return;
+    if (!this.c.rootFor(file)) return; // a folder just removed from the workspace
     this.lastEventAt = performance.now();
     if (!this.firstEventAt.has(file)) this.firstEventAt.set(file, this.lastEventAt);
     if (RESCAN.test(file)) this.rescanWanted = true;
@@ -69,6 +94,7 @@ export class Watchers implements vscode.Disposable {
         return;
       }
       for (const [file, kind] of batch) {
+        if (!this.c.rootFor(file)) continue;
         const started = performance.now();
         if (kind === 'delete') this.c.core.remove(file);
         else await this.c.core.reload(file);
@@ -87,5 +113,7 @@ export class Watchers implements vscode.Disposable {
   dispose(): void {
     clearTimeout(this.timer);
     for (const d of this.disposables) d.dispose();
+    for (const ds of this.byRoot.values()) for (const d of ds) d.dispose();
+    this.byRoot.clear();
   }
 }

@@ -152,3 +152,16 @@ export function singleRoot(title: string, fn: (this: Mocha.Suite) => void): void
 export function multiRoot(title: string, fn: (this: Mocha.Suite) => void): void {
   if ((vscode.workspace.workspaceFolders?.length ?? 0) > 1) suite(title, fn);
 }
+
+/**
+ * Asks the runner to click where a user would: a view's header (`clickView('Gates')` folds or
+ * unfolds it) or a row in a view (`clickView('Memory', 'feature-delivery')` expands it).
+ * Under a runner that cannot click (test-electron) this returns at once.
+ */
+export async function clickView(viewTitle: string, rowText?: string): Promise<void> {
+  const dir = signalsDir();
+  if (!dir) return;
+  const id = `click-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+  console.log(`[waymark-click] ${id} ${rowText === undefined ? `header ${viewTitle}` : `row ${viewTitle} :: ${rowText}`}`);
+  await waitFor(`click ${viewTitle} ${rowText ?? ''}`, () => fs.existsSync(path.join(dir, `${id}.done`)), 30_000);
+}

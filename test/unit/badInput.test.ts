@@ -66,6 +66,12 @@ describe('bad input never crashes, hangs or runs code', { timeout: 60_000 }, () 
     const unsafe = p.problems.filter((x) => x.code === 'unsafe-key');
     assert.ok(unsafe.length >= 3);
     assert.deepEqual(unsafe[0].range, { start: { line: 2, character: 0 }, end: { line: 2, character: 9 } });
+    // Only top-level keys get the removeKey quick fix (it cannot reach nested ones: it would do nothing).
+    assert.equal(unsafe[0].data?.fix, 'removeKey');
+    const nested = unsafe.find((x) => x.message.includes("'delegation.__proto__'"));
+    assert.ok(nested, JSON.stringify(unsafe.map((x) => x.message)));
+    assert.equal(nested!.data, undefined);
+    assert.match(nested!.message, /by hand/);
     // Step ids and status words that are Object.prototype names are plain strings.
     const ids = parseWorkflowText(path.join(dir, 'ids.md'), '---\nworkflow: w\nsteps: [{id: __proto__, gate: true}, constructor, toString]\nstepsCompleted: [__proto__, constructor]\n---\n', ctx());
     assert.deepEqual(ids.state!.steps.map((s) => s.id), ['__proto__', 'constructor', 'toString']);
@@ -354,6 +360,22 @@ describe('CLI on hostile workspaces', { timeout: 120_000 }, () => {
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
       fs.rmSync(outside, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('pathological nesting', () => {
+  test('thousands of nested lists (flow or block, with or without anchors) → yaml-too-complex, not a syntax error', () => {
+    const texts = [
+      `---\nworkflow: w\nx: ${'['.repeat(20000)}${']'.repeat(20000)}\n---\n`,
+      `---\nworkflow: w\ny: &a 1\nx: ${'['.repeat(20000)}${']'.repeat(20000)}\n---\n`,
+      `---\nworkflow: w\nx:\n${Array.from({ length: 3000 }, (_, i) => ' '.repeat(i + 1) + '- ').join('\n')}1\n---\n`,
+    ];
+    for (const t of texts) {
+      const p = parseWorkflowText(path.join(dir, 'deep.md'), t, ctx());
+      assert.equal(p.state, undefined);
+      assert.deepEqual(codes(p.problems), ['yaml-too-complex'], t.slice(0, 40));
+      assert.match(p.problems[0].message, /nests too deeply|deeper than/);
     }
   });
 });

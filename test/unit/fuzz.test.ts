@@ -87,3 +87,71 @@ test('arbitrary text never throws', () => {
     { numRuns: RUNS },
   );
 });
+
+// ---- generated mutations over hostile frontmatter, through the real state core -----------------
+import * as fs from 'node:fs';
+import { createStateCore } from '../../src/core/stateCore';
+import { WaymarkError } from '../../src/core/errors';
+import { readHistory } from '../../src/core/history';
+
+test('random frontmatter × every mutation: a WaymarkError or a valid write, never a crash or a half-written file', async () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-fuzzmut-'));
+  fs.mkdirSync(path.join(root, '.waymark'));
+  const core = createStateCore({ roots: [root] });
+  const ops = ['start', 'advance', 'complete', 'status', 'block', 'unblock', 'scope', 'gate', 'delegate'] as const;
+  let n = 0;
+  let landed = 0;
+  let refused = 0;
+  try {
+    await fc.assert(
+      fc.asyncProperty(frontmatter, fc.constantFrom(...ops), fc.constantFrom('a', 'step-01-init', '1', '__proto__', 'x y'), async (f, op, step) => {
+        const eol = f.crlf ? '\r\n' : '\n';
+        const text = `${f.bom ? '\uFEFF' : ''}${f.fence}${eol}${f.lines.join(eol)}${eol}${f.close}${eol}${f.body}`;
+        const file = path.join(root, `f${n++}.md`);
+        fs.writeFileSync(file, text);
+        const run = () => {
+          switch (op) {
+            case 'start': return core.start(file);
+            case 'advance': return core.advance(file);
+            case 'complete': return core.completeStep(file, step);
+            case 'status': return core.setStatus(file, 'completed');
+            case 'block': return core.block(file, 'why');
+            case 'unblock': return core.unblock(file);
+            case 'scope': return core.setScope(file, 'large');
+            case 'gate': return core.gatePass(file, step, { by: 'fuzz' });
+            default: return core.delegate(file, { agent: 'fz' });
+          }
+        };
+        let ok = true;
+        try {
+          await run();
+        } catch (e) {
+          assert.ok(WaymarkError.is(e), `${op} threw a non-Waymark error: ${String((e as Error)?.stack ?? e)}\n${JSON.stringify(text)}`);
+          const m = (e as Error).message;
+          assert.ok(m && !m.includes('undefined') && !m.includes('[object'), `${op}: ${m}`);
+          ok = false;
+        }
+        const after = fs.readFileSync(file, 'utf8');
+        if (!ok) {
+          refused++;
+          assert.equal(after, text, `${op} refused but changed the file`);
+        } else {
+          landed++;
+          // Whatever was written still parses (a state) and keeps the body.
+          const parsed = await core.parseText(file, after);
+          if (after !== text) {
+            assert.ok(parsed.state, `${op} wrote a file that no longer parses: ${JSON.stringify(after)}`);
+            assert.ok(after.endsWith(splitFrontmatter(text).body), `${op} changed the body`);
+            assert.ok(readHistory(root, file).length >= 1, `${op} wrote without a history line`);
+          }
+        }
+        assert.equal(({} as Record<string, unknown>).polluted, undefined);
+      }),
+      { numRuns: Math.min(RUNS, 300) },
+    );
+  } finally {
+    core.dispose();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+  assert.ok(landed > 2 && refused > 10, `landed ${landed}, refused ${refused}`);
+});

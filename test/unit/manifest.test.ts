@@ -46,3 +46,19 @@ test('manifest rows, CSV round trip, and changedSince (added / removed / state /
     fs.rmSync(root, { recursive: true, force: true });
   }
 });
+
+test('a manifest path taken by a folder: a clear io error, no temp file left; a FIFO there is replaced, never waited on', () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-mf-'));
+  try {
+    fs.mkdirSync(path.join(root, '.waymark', 'files-manifest.csv'), { recursive: true });
+    assert.throws(() => writeManifest(root, []), (e: unknown) => e instanceof Error && (e as { reason?: string }).reason === 'io' && /is a directory, not a file/.test(e.message));
+    assert.deepEqual(fs.readdirSync(path.join(root, '.waymark')), ['files-manifest.csv']);
+    fs.rmdirSync(path.join(root, '.waymark', 'files-manifest.csv'));
+    if (spawnSync('mkfifo', [path.join(root, '.waymark', 'files-manifest.csv')]).status !== 0) return;
+    assert.deepEqual(changedSince(root, []).added, []);
+    writeManifest(root, []);
+    assert.ok(fs.statSync(path.join(root, '.waymark', 'files-manifest.csv')).isFile());
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});

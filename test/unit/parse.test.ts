@@ -9,6 +9,7 @@ import { defaultWorkspaceContext, loadWorkspaceContext, globToRegExp } from '../
 import { parseConfigText } from '../../src/core/config';
 import { computeStateHash } from '../../src/core/hash';
 import { gateFilePath, readGate, parseGateText } from '../../src/core/gates';
+import { loadDefinitions } from '../../src/core/definitions';
 
 describe('splitFrontmatter', () => {
   test('LF file: offsets, fences, body', () => {
@@ -238,6 +239,14 @@ describe('anchor/alias path (the `yaml` library) reads like the fast path', () =
     process.on('warning', onWarn);
     parseFrontmatter('---\nworkflow: w\na: &x: 1\nb: *x:\n---\n');
     parseFrontmatter('---\nworkflow: w\na: &y 1\nb: [*y: 2]\n---\n');
+    parseGateText('gate: PASS\nnote: &z: 1\n', 'g.gate', 'g');
+    const defs = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-warn-'));
+    try {
+      fs.writeFileSync(path.join(defs, 'w.yaml'), 'steps: [a]\nx: &q: 1\n');
+      await loadDefinitions(defs);
+    } finally {
+      fs.rmSync(defs, { recursive: true, force: true });
+    }
     await new Promise((resolve) => setImmediate(resolve));
     process.off('warning', onWarn);
     assert.deepEqual(warnings, []);
@@ -282,4 +291,37 @@ describe('config paths Waymark writes to stay inside the workspace', () => {
     assert.match(problems[0].message, /inside the workspace/);
     assert.equal(parseConfigText('/w/c.yaml', "gates:\n  path: 'qa/{workflow}/{file}/{gate}.gate'\n").config.gates.path, 'qa/{workflow}/{file}/{gate}.gate');
   });
+});
+
+describe('syntax messages read as one clean line', () => {
+  test('duplicate keys: names the line, no dangling colon', () => {
+    const p = parseWorkflowText('/tmp/d.md', '---\nworkflow: w\nstatus: created\nstatus: completed\n---\n', defaultWorkspaceContext('/tmp'));
+    assert.equal(p.problems[0].code, 'yaml-syntax');
+    assert.equal(p.problems[0].range.start.line, 3);
+    assert.doesNotMatch(p.problems[0].message, /:\./);
+    assert.match(p.problems[0].message, /line 4/);
+  });
+});
+
+test('a duplicate key with an empty value: the error position stays inside the file', () => {
+  for (const eol of ['\n', '\r\n']) {
+    const text = ['---', 'ttl: []', 'ttl: ', 'workflow: []', '---', ''].join(eol);
+    const p = parseWorkflowText('/tmp/d.md', text, defaultWorkspaceContext('/tmp')).problems[0];
+    assert.equal(p.code, 'yaml-syntax');
+    const lines = text.split(/\r?\n/);
+    assert.ok(p.range.start.character >= 0 && p.range.start.character <= lines[p.range.start.line].length, JSON.stringify(p.range));
+    assert.ok(p.range.start.line >= 1 && p.range.start.line <= 3, JSON.stringify(p.range));
+  }
+});
+
+test('config list settings may be written as one string; other wrong types fall back to defaults with a problem', () => {
+  const one = parseConfigText('/w/c.yaml', "include: 'docs/**/*.md'\ndialects: bmad\n");
+  assert.deepEqual(one.config.include, ['docs/**/*.md']);
+  assert.deepEqual(one.config.dialects, ['bmad']);
+  assert.deepEqual(one.problems, []);
+  const bad = parseConfigText('/w/c.yaml', 'include: 5\nlimits: {maxFileBytes: "10"}\ndialects: [klingon]\n');
+  assert.deepEqual(bad.config.include, ['**/*.md', '_bmad-output/**/*.md']);
+  assert.equal(bad.config.limits.maxFileBytes, 2 * 1024 * 1024);
+  assert.deepEqual(bad.config.dialects, ['waymark', 'bmad']);
+  assert.ok(bad.problems.length >= 3 && bad.problems.every((p) => p.code === 'config-invalid'), JSON.stringify(bad.problems.map((p) => p.message)));
 });

@@ -341,34 +341,58 @@ describe('scan index', () => {
         else if (v && typeof v === 'object') for (const k of Object.keys(v)) paths((v as Record<string, unknown>)[k], [...at, k], out);
         return out;
       };
+      /** A scan's per-file results outside `skip` (cross-file delegation problems left out: they follow other files' states). */
+      const others = (r: Awaited<ReturnType<typeof scanRoots>>, skip: Set<unknown>) => ({
+        workflows: r.workflows.filter((s) => !skip.has(s.file)).map((s) => ({ ...s, problems: s.problems.filter((p) => !p.code.startsWith('delegation-')) })),
+        problems: r.problems.filter((p) => !skip.has(p.file)),
+        skipped: r.skipped.filter((x) => !skip.has(x.file)),
+      });
+      // Each run writes the whole index from the pristine lines, so runs never depend on each other.
       await fc.assert(
         fc.asyncProperty(fc.nat(), fc.nat(), fc.jsonValue({ maxDepth: 3 }), fc.boolean(), async (li, pi, replacement, reseal) => {
+          const target = li % lines.length;
+          const affected = new Set<unknown>();
           const damaged = lines.map((l, i) => {
-            if (i !== li % lines.length) return l;
+            if (i !== target) return l;
             const row = JSON.parse(l);
+            affected.add(row.f);
             const all = paths(row).filter((p) => p.length > 0);
             const at = all[pi % all.length];
             let o = row;
             for (const k of at.slice(0, -1)) o = o[k];
             o[at[at.length - 1]] = replacement;
+            affected.add(row.f);
             return JSON.stringify(row);
           });
           // Random damage is caught by the checksum: the result is exactly the cold one.
-          // Damage with a recomputed checksum (a deliberate writer) may change what the entry
-          // says, but never crashes, pollutes, or yields states that break the shape checks.
+          // Damage with a recomputed checksum (a deliberate writer) may change what that one
+          // entry says, but never crashes, pollutes, changes any other file's result, or
+          // yields states that break the shape checks.
           fs.writeFileSync(file, reseal ? sealed(header, damaged) : [header, ...damaged].join('\n') + '\n');
           const w = await warm(d);
           if (!reseal) assertSameScan(c, w);
           else {
             assert.equal(w.files, c.files);
+            assert.deepStrictEqual(others(w, affected), others(c, affected));
             for (const s of w.workflows) assert.ok(Array.isArray(s.steps) && Array.isArray(s.problems) && typeof s.file === 'string');
             JSON.stringify(w.workflows);
             allProblems(w);
           }
           assert.equal(({} as Record<string, unknown>).polluted, undefined);
         }),
-        { numRuns: 80 },
+        { numRuns: 200 },
       );
+      // The case an index without a checksum got wrong: chore.md's entry says `workflow: ''`.
+      const chore = lines.findIndex((l) => l.includes('"k":"wf"') && l.includes('chore.md'));
+      assert.ok(chore >= 0);
+      const row = JSON.parse(lines[chore]);
+      row.v[0].workflow = '';
+      const edited = lines.map((l, i) => (i === chore ? JSON.stringify(row) : l));
+      fs.writeFileSync(file, [header, ...edited].join('\n') + '\n');
+      const w = await warm(d);
+      assertSameScan(c, w);
+      assert.equal(w.index[0].hits, 0, 'a checksum mismatch drops the whole index');
+      assert.equal(w.workflows.find((s) => s.file === row.f)?.workflow, 'chore');
     } finally {
       fs.rmSync(d, { recursive: true, force: true });
     }

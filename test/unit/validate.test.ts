@@ -248,3 +248,18 @@ describe('duplicate step ids', () => {
     }
   });
 });
+
+describe('odd ttl and date values', () => {
+  test('overflowing durations, .inf/.nan, bad dates: ttl-invalid naming the value; YAML dates read as dates', () => {
+    const base = (ttl: string, updated = '2026-11-22') => parse(`---\nworkflow: x\nsteps: [a]\nstatus: in_progress\nupdatedAt: ${updated}\nttl: ${ttl}\n---\n`).problems;
+    for (const [ttl, shown] of [['99999999999999999999d', '99999999999999999999d'], ['9999999999999999h', '9999999999999999h'], ['.inf', 'Infinity'], ['.nan', 'NaN'], ['1e400', 'Infinity'], ["'2026-13-45'", '2026-13-45']]) {
+      const p = only(base(ttl), 'ttl-invalid');
+      assert.ok(p.message.includes(shown), `${ttl}: ${p.message}`);
+    }
+    // A YAML timestamp (unquoted date) is a date: 1d after 2026-11-22 has expired by noon on the 23rd? not yet at noon on the 22nd.
+    assert.deepEqual(base('2d').filter((p) => p.code.startsWith('ttl')), []);
+    assert.equal(only(base('2h'), 'ttl-expired').severity, 'warning');
+    assert.equal(only(base('2026-11-01'), 'ttl-expired').severity, 'warning');
+    assert.equal(only(base('[1]'), 'schema-type').severity, 'error');
+  });
+});

@@ -366,3 +366,76 @@ describe('an immutable workflow file (chattr +i: refused even for root)', () => 
     assert.deepEqual(fs.readdirSync(root).filter((n) => n.includes('.tmp') || n.includes('waymark-')), [], 'no temp file left');
   });
 });
+
+describe('odd step ids', () => {
+  test('unicode, spaces, ../ and very long ids: work as ids, gate files stay inside .waymark, errors stay one short line', async () => {
+    const root = ws();
+    const long = 'x'.repeat(5000);
+    const file = path.join(root, 'ids.md');
+    fs.writeFileSync(file, `---\nworkflow: w\nstatus: in_progress\nsteps: ["ü-步骤", "with space", {id: "../../etc/passwd", gate: true}, "${long}"]\nstepsCompleted: []\ncurrentStep: "ü-步骤"\n---\n`);
+    const core = createStateCore({ roots: [root] });
+    assert.deepEqual((await core.advance(file)).after.stepsCompleted, ['ü-步骤']);
+    assert.deepEqual((await core.completeStep(file, 'with space')).after.stepsCompleted, ['ü-步骤', 'with space']);
+    const g = await core.gatePass(file, '../../etc/passwd', { by: 'ann' });
+    assert.ok(g.file.startsWith(path.join(root, '.waymark', 'gates') + path.sep), g.file);
+    await core.advance(file);
+    await assert.rejects(core.completeStep(file, 'nope'), (e: unknown) => {
+      assert.ok(WaymarkError.is(e, 'usage'));
+      const m = (e as Error).message;
+      assert.ok(m.length < 400, `message is ${m.length} chars`);
+      assert.ok(!m.includes('\n'));
+      return true;
+    });
+  });
+});
+
+describe('delegating from a broken chain', () => {
+  test('a self-parent or a chain that does not end at the id: delegate refuses, no child file, parent untouched', async () => {
+    const root = ws();
+    const core = createStateCore({ roots: [root] });
+    const cases: Record<string, string> = {
+      'self.md': '---\nworkflow: w\nsteps: [a]\ndelegation: {id: S, parent_id: S, root_id: S, depth: 0, chain_path: [S]}\n---\n',
+      'end.md': '---\nworkflow: w\nsteps: [a]\ndelegation: {id: A, parent_id: B, root_id: A, depth: 1, chain_path: [A, B]}\n---\n',
+    };
+    for (const [name, text] of Object.entries(cases)) {
+      const file = path.join(root, name);
+      fs.writeFileSync(file, text);
+      await assert.rejects(core.delegate(file, { agent: 'z' }), reasonOf('invalid', /delegation block .* is broken.*fix it before delegating/));
+      assert.equal(fs.readFileSync(file, 'utf8'), text);
+    }
+    assert.deepEqual(fs.readdirSync(root).filter((n) => n.endsWith('.md')).sort(), ['end.md', 'self.md']);
+  });
+});
+
+describe('every refusal names the file', () => {
+  test('tab indentation (the editor refuses), unknown step with odd ids', async () => {
+    const root = ws();
+    const core = createStateCore({ roots: [root] });
+    const tabs = path.join(root, 'tabs.md');
+    const text = '---\nworkflow: w\n\tsteps: [a, b]\nstatus: created\n---\n';
+    fs.writeFileSync(tabs, text);
+    await assert.rejects(core.start(tabs), (e: unknown) => WaymarkError.is(e, 'invalid') && (e as WaymarkError).file === tabs && (e as Error).message.includes('tabs.md'));
+    assert.equal(fs.readFileSync(tabs, 'utf8'), text);
+    const ids = path.join(root, 'ids.md');
+    fs.writeFileSync(ids, '---\nworkflow: w\nstatus: in_progress\nsteps: ["ü-步骤", "with space", "../x"]\n---\n');
+    await assert.rejects(core.completeStep(ids, 'nope'), (e: unknown) => {
+      assert.match((e as Error).message, /steps are: ü-步骤, with space, \.\.\/x\./);
+      return true;
+    });
+  });
+});
+
+describe('delegate is all or nothing', () => {
+  test('when the parent cannot be written (immutable), no child file is left behind', async (t) => {
+    const root = ws();
+    const parent = path.join(root, 'parent.md');
+    fs.writeFileSync(parent, WF);
+    if (spawnSync('chattr', ['+i', parent]).status !== 0) return t.skip('chattr +i not available here');
+    immutable.push(parent);
+    const core = createStateCore({ roots: [root] });
+    await assert.rejects(core.delegate(parent, { agent: 'helper' }), reasonOf('io', /parent\.md/));
+    assert.deepEqual(fs.readdirSync(root).filter((n) => n.endsWith('.md')), ['parent.md']);
+    assert.equal(fs.readFileSync(parent, 'utf8'), WF);
+    assert.deepEqual(readHistory(root, parent), []);
+  });
+});

@@ -50,4 +50,54 @@ multiRoot('multi-root workspace', () => {
     await resizeView('Gates', 260);
     await screenshot('multi-root');
   });
+
+  test('a folder added to the workspace is scanned and watched; removed, it is forgotten', async () => {
+    // Real users add folders to a workspace; VS Code for the Web can also hand the folders of a
+    // .code-workspace to the extension host only after activation. Both are a folder change.
+    const extra = path.join(folder('ops'), '..', 'extra');
+    fs.mkdirSync(path.join(extra, '.waymark'), { recursive: true });
+    fs.mkdirSync(path.join(extra, 'work'), { recursive: true });
+    fs.writeFileSync(path.join(extra, '.waymark', 'config.yaml'), 'workflows:\n  - "work/**/*.md"\n');
+    const wf = (id: string, step: string) => `---\nworkflow: ${id}\nstatus: in_progress\nsteps: [draft, review]\ncurrentStep: ${step}\nstepsCompleted: []\n---\n\nBody of ${id}.\n`;
+    fs.writeFileSync(path.join(extra, 'work', 'triage.md'), wf('triage', 'draft'));
+    const before = (await snap()) as Awaited<ReturnType<typeof snap>> & { roots?: string[] };
+    assert.equal(before.roots?.length, 2);
+
+    const count = vscode.workspace.workspaceFolders!.length;
+    const added = new Promise<void>((res) => {
+      const d = vscode.workspace.onDidChangeWorkspaceFolders(() => (d.dispose(), res()));
+    });
+    assert.ok(vscode.workspace.updateWorkspaceFolders(count, 0, { uri: vscode.Uri.file(extra), name: 'extra' }), 'the folder change was accepted');
+    await added;
+    const s = await waitFor('the added folder scanned', async () => {
+      const x = (await snap()) as Awaited<ReturnType<typeof snap>> & { roots?: string[] };
+      return x.roots?.includes(extra) && x.states.some((st) => st.file === path.join(extra, 'work', 'triage.md')) ? x : undefined;
+    }, 30_000);
+    assert.deepEqual(s.workflows.map((n) => n.label), ['demo', 'ops', 'extra']);
+    assert.ok(find(s.workflows[0].children, 'auth-refactor'), 'the other folders keep their workflows');
+    assert.ok(find(s.workflows[1].children, 'deploy'));
+
+    // The new folder is watched: a workflow file created there shows up without a rescan.
+    fs.writeFileSync(path.join(extra, 'work', 'intake.md'), wf('intake', 'review'));
+    await waitFor('a file created in the added folder', async () => (await snap()).states.find((st) => st.workflow === 'intake' && st.currentStep === 'review'), 30_000);
+    // Writes work there too, with history under that folder.
+    const r = await vscode.commands.executeCommand<{ after: { currentStep?: string } }>('waymark.advance', { file: path.join(extra, 'work', 'triage.md'), quiet: true });
+    assert.equal(r?.after.currentStep, 'review', JSON.stringify((await snap()).lastError));
+    assert.ok(fs.existsSync(path.join(extra, '.waymark', 'history')), 'history under the added folder');
+
+    const removed = new Promise<void>((res) => {
+      const d = vscode.workspace.onDidChangeWorkspaceFolders(() => (d.dispose(), res()));
+    });
+    assert.ok(vscode.workspace.updateWorkspaceFolders(count, 1), 'the folder removal was accepted');
+    await removed;
+    const after = await waitFor('the removed folder forgotten', async () => {
+      const x = (await snap()) as Awaited<ReturnType<typeof snap>> & { roots?: string[] };
+      return !x.roots?.includes(extra) && !x.states.some((st) => st.file.startsWith(extra + path.sep)) ? x : undefined;
+    }, 30_000);
+    assert.deepEqual(after.workflows.map((n) => n.label), ['demo', 'ops']);
+    // Its files are no longer watched: an edit there changes nothing here.
+    fs.writeFileSync(path.join(extra, 'work', 'late.md'), wf('late', 'draft'));
+    await sleep(1000);
+    assert.ok(!(await snap()).states.some((st) => st.workflow === 'late'));
+  });
 });

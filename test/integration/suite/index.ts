@@ -4,6 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Mocha from 'mocha';
+import * as vscode from 'vscode';
 
 class LineReporter extends Mocha.reporters.Base {
   constructor(runner: Mocha.Runner, options?: Mocha.MochaOptions) {
@@ -25,7 +26,34 @@ class LineReporter extends Mocha.reporters.Base {
   }
 }
 
-export function run(): Promise<void> {
+/**
+ * A `.code-workspace` opened in VS Code for the Web (code-server) can start the extension host
+ * before the workspace file is read: the folders come from a browser-side cache (empty in a
+ * fresh browser profile) and arrive later as a folder change. The suites pick what to run by
+ * the folders open when they load, so wait for them (bounded) before loading any.
+ */
+async function workspaceSettled(timeoutMs = 90_000): Promise<void> {
+  const file = vscode.workspace.workspaceFile;
+  if (!file || file.scheme === 'untitled' || (vscode.workspace.workspaceFolders?.length ?? 0) > 0) return;
+  const started = Date.now();
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      sub.dispose();
+      resolve();
+    }, timeoutMs);
+    const sub = vscode.workspace.onDidChangeWorkspaceFolders(() => {
+      if (!vscode.workspace.workspaceFolders?.length) return;
+      clearTimeout(timer);
+      sub.dispose();
+      resolve();
+    });
+  });
+  const n = vscode.workspace.workspaceFolders?.length ?? 0;
+  console.log(`[waymark-test] the workspace file's ${n} folder(s) arrived ${Date.now() - started} ms after the suite started${n ? '' : ' (none: timed out)'}`);
+}
+
+export async function run(): Promise<void> {
+  await workspaceSettled();
   const mocha = new Mocha({ ui: 'tdd', timeout: 60_000, reporter: LineReporter as unknown as typeof Mocha.reporters.Base });
   const dir = __dirname;
   const files = fs
