@@ -97,6 +97,25 @@ export function newErrors(before: Problem[], after: Problem[]): Problem[] {
 const ROOT_MARKERS = ['.waymark', '_bmad', '_bmad-output', '.git'];
 
 /**
+ * Refuses a write whose real target (after symlinks) lies outside the workspace folder: a
+ * repository's `notes.md -> /elsewhere/plan.md` must not make Waymark edit files elsewhere.
+ */
+function assertWritableInside(abs: string, root: string): void {
+  let real: string;
+  let realRoot: string;
+  try {
+    real = fs.realpathSync(abs);
+    realRoot = fs.realpathSync(root);
+  } catch {
+    return; // missing: the read that follows reports it
+  }
+  const rel = path.relative(realRoot, real);
+  if (rel.startsWith('..') || path.isAbsolute(rel)) {
+    throw new WaymarkError('usage', `${abs} is a link to ${real}, outside the workspace ${realRoot}; Waymark does not write outside the workspace. Run the command on ${real} itself.`, abs);
+  }
+}
+
+/**
  * The workspace folder a file belongs to when no roots are given (the CLI): the nearest
  * ancestor holding `.waymark`, `_bmad`, `_bmad-output` or `.git`; else `fallback` when it
  * contains the file; else the file's folder.
@@ -416,6 +435,7 @@ class StateCoreImpl implements StateCore {
       if (this.isNoChange(read, plan, after, operation)) return { file: abs, operation, before: read.state, after: read.state, newText: read.text, written: false, changed: false };
       return { file: abs, operation, before: read.state, after, newText, written: false, changed: true };
     }
+    assertWritableInside(abs, ctx.root);
     const lock = await acquireFileLock(abs, this.lockOptions(ctx.root));
     this.logBroken(lock, abs);
     let result: MutationResult;
@@ -536,6 +556,7 @@ class StateCoreImpl implements StateCore {
     if (!agent) throw new WaymarkError('usage', 'delegate needs an agent name (--agent NAME).');
     const abs = path.resolve(file);
     const ctx = await this.contextFor(abs);
+    if (opts.text === undefined) assertWritableInside(abs, ctx.root);
     const parentLock = opts.text === undefined ? await acquireFileLock(abs, this.lockOptions(ctx.root)) : undefined;
     if (parentLock) this.logBroken(parentLock);
     const wctx: WriteContext = { file: abs, root: ctx.root, operation: 'delegate', actor: opts.actor ?? this.init.actor, session: opts.session ?? this.init.session };
@@ -664,6 +685,7 @@ class StateCoreImpl implements StateCore {
     if (args.expires && !Number.isFinite(Date.parse(args.expires))) throw new WaymarkError('usage', `--expires ${args.expires} is not a date (use e.g. 2026-12-31).`, abs);
     const operation = `gate-${verdict.toLowerCase()}`;
     const wctx: WriteContext = { file: abs, root: ctx.root, operation, actor: opts.actor ?? this.init.actor, session: opts.session ?? this.init.session };
+    assertWritableInside(abs, ctx.root);
     const lock = await acquireFileLock(abs, this.lockOptions(ctx.root));
     this.logBroken(lock);
     let entry: HistoryEntry;

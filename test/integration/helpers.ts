@@ -122,8 +122,9 @@ export async function ready(): Promise<Snapshot> {
       return last.states.length > 0 ? last : undefined;
     }, 45_000);
   } catch (e) {
-    const l = last as (Snapshot & { scans?: number; lastScanError?: string; roots?: string[] }) | undefined;
-    throw new Error(`${String(e)}; scans done: ${l?.scans}, last scan error: ${l?.lastScanError ?? 'none'}, roots: ${JSON.stringify(l?.roots)}`);
+    const l = last as (Snapshot & { scans?: number; lastScanError?: string; roots?: string[]; coreReplacements?: number }) | undefined;
+    const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.toString());
+    throw new Error(`${String(e)}; scans done: ${l?.scans}, last scan error: ${l?.lastScanError ?? 'none'}, roots: ${JSON.stringify(l?.roots)}, cores made after activation: ${l?.coreReplacements}, workspace folders: ${JSON.stringify(folders)}`);
   }
 }
 

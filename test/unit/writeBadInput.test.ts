@@ -439,3 +439,30 @@ describe('delegate is all or nothing', () => {
     assert.deepEqual(readHistory(root, parent), []);
   });
 });
+
+describe('symlinks and the workspace boundary', () => {
+  test('a link to a file outside the workspace is read but never written through; a link inside is fine', async () => {
+    const root = ws();
+    const outside = ws();
+    const target = path.join(outside, 'plan.md');
+    fs.writeFileSync(target, WF);
+    const link = path.join(root, 'notes.md');
+    fs.symlinkSync(target, link);
+    const core = createStateCore({ roots: [root] });
+    assert.ok((await core.parseText(link, fs.readFileSync(link, 'utf8'))).state);
+    for (const op of [() => core.setScope(link, 'large'), () => core.advance(link), () => core.gatePass(link, 'one', {}), () => core.delegate(link, { agent: 'x' })]) {
+      await assert.rejects(op(), reasonOf('usage', /outside the workspace/));
+    }
+    assert.equal(fs.readFileSync(target, 'utf8'), WF);
+    assert.deepEqual(fs.readdirSync(outside).sort(), ['.waymark', 'plan.md']);
+    assert.deepEqual(fs.readdirSync(root).filter((n) => n.endsWith('.md')), ['notes.md']);
+    // Inside the workspace a link is followed as before.
+    const real = path.join(root, 'real.md');
+    fs.writeFileSync(real, WF);
+    const inner = path.join(root, 'inner.md');
+    fs.symlinkSync(real, inner);
+    await core.setScope(inner, 'large');
+    assert.match(fs.readFileSync(real, 'utf8'), /scope: large/);
+    assert.ok(fs.lstatSync(inner).isSymbolicLink());
+  });
+});

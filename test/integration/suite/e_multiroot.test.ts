@@ -100,4 +100,42 @@ multiRoot('multi-root workspace', () => {
     await sleep(1000);
     assert.ok(!(await snap()).states.some((st) => st.workflow === 'late'));
   });
+
+  test('from no folder to two: the case of a .code-workspace whose folders arrive after activation', async () => {
+    // VS Code for the Web can start the extension host before it has read a remote
+    // .code-workspace file (the folders come from a browser cache, empty in a fresh profile):
+    // the extension starts with no folder and is then told the folders changed.
+    const folders = vscode.workspace.workspaceFolders!.map((f) => ({ uri: f.uri, name: f.name }));
+    const change = () =>
+      new Promise<void>((res) => {
+        const d = vscode.workspace.onDidChangeWorkspaceFolders(() => (d.dispose(), res()));
+      });
+    let changed = change();
+    assert.ok(vscode.workspace.updateWorkspaceFolders(0, folders.length), 'all folders removed');
+    await changed;
+    const empty = await waitFor('no folder, no workflow', async () => {
+      const x = (await snap()) as Awaited<ReturnType<typeof snap>> & { roots?: string[]; watchedRoots?: string[] };
+      return x.roots?.length === 0 && x.states.length === 0 && x.workflows.length === 0 ? x : undefined;
+    }, 30_000);
+    assert.deepEqual(empty.workflows, []);
+    assert.deepEqual(empty.watchedRoots, []);
+    assert.equal(vscode.languages.getDiagnostics().filter(([, ds]) => ds.some((d) => d.source === 'waymark')).length, 0, 'no Waymark problem left behind');
+
+    changed = change();
+    assert.ok(vscode.workspace.updateWorkspaceFolders(0, 0, ...folders), 'the folders are back');
+    await changed;
+    const back = await waitFor('both folders scanned again', async () => {
+      const x = (await snap()) as Awaited<ReturnType<typeof snap>> & { roots?: string[]; watchedRoots?: string[] };
+      return x.roots?.length === 2 && x.workflows.length === 2 ? x : undefined;
+    }, 30_000);
+    assert.deepEqual(back.workflows.map((n) => n.label), ['demo', 'ops']);
+    assert.deepEqual(back.watchedRoots, back.roots);
+    assert.ok(find(back.workflows[0].children, 'auth-refactor'));
+    assert.ok(find(back.workflows[1].children, 'deploy'));
+    await waitFor('diagnostics again', () => vscode.languages.getDiagnostics(vscode.Uri.file(path.join(folder('ops'), 'workflows', 'rollback.md'))).find((x) => String(x.code) === 'step-duplicate'));
+    // Watched again: an external edit in the second folder reaches the model.
+    const file = path.join(folder('ops'), 'workflows', 'deploy.md');
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/^status: in_progress$/m, 'status: blocked\nblockedReason: waiting for the change window'));
+    await waitFor('the edit seen', async () => (await snap()).states.find((st) => st.file === file && st.status === 'blocked'), 30_000);
+  });
 });
