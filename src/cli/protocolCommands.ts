@@ -117,7 +117,8 @@ ${EXIT_HELP}`,
     if (abs && !(fs.existsSync(abs) && fs.statSync(abs).isDirectory())) {
       const r = await resume(root, abs);
       print(ctx, r, describeReport(r));
-      return r.degradation === 'none' && !fs.existsSync(abs) ? 2 : 0;
+      // Nothing answered and the target is missing or not a regular file (a FIFO, a device): unreadable input.
+      return r.degradation === 'none' && !(fs.existsSync(abs) && fs.statSync(abs).isFile()) ? 2 : 0;
     }
     const rr = await resumeRoot(root);
     const head: string[] = [];

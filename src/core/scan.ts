@@ -279,6 +279,9 @@ export function listCandidates(ctx: WorkspaceContext, logger?: Logger): { files:
         walk(abs, childRel, depth + 1);
       } else if (isFile) {
         if (matches(childRel)) files.push(abs);
+      } else if (matches(childRel)) {
+        // A FIFO, socket or device named like a workflow file: never opened (a FIFO would hang).
+        skipped.push({ file: abs, reason: 'not-a-file', detail: 'not a regular file (FIFO, socket or device)' });
       }
     }
   };

@@ -633,7 +633,7 @@ function writeAll(fd: number, text: string): void {
   while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off);
 }
 
-export type SaveOutcome = 'written' | 'read-only' | 'failed';
+export type SaveOutcome = 'written' | 'read-only' | 'failed' | 'root-gone';
 
 /**
  * Writes a root's index atomically (temp file in the same folder, fsync, rename). A read-only
@@ -652,6 +652,8 @@ export function saveScanIndex(root: string, fingerprint: string, lines: string[]
   let fd: number | undefined;
   try {
     if (!fs.existsSync(dir)) {
+      // Never recreate a root that went away (a deleted temp folder, a removed workspace).
+      if (!fs.existsSync(root)) return 'root-gone';
       fs.mkdirSync(dir, { recursive: true });
       fs.writeFileSync(path.join(dir, '.gitignore'), '# Waymark cache: safe to delete, never commit.\n*\n');
     }

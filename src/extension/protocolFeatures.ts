@@ -3,7 +3,6 @@
 // (tree, status bar, hover: "an agent is writing this file") and the resume tier/degradation.
 // Lease files are watched (`.waymark/leases/*.json`, no polling); a timer set to the next expiry
 // marks a lease stale when it runs out.
-import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { StateCore } from '../core/index';
@@ -381,6 +380,3 @@ export function registerProtocolFeatures(_context: vscode.ExtensionContext, deps
     changed.fire();
   });
 }
-
-/** For the log and tests: this host's name as leases record it. */
-export const HOST = os.hostname();

@@ -1,17 +1,32 @@
 // The current step of the active workflow: the one in the active editor, else the configured
 // one, else the most recently updated in-progress one. Click: quick pick of next actions.
+// Also shows who holds an orchestrator lease on it, where resume would continue and how
+// degraded that answer is (full / standard / minimal / none), and `memory: degraded` with why.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { WorkflowState } from '../core/index';
-import { COMMANDS, CONFIG_SECTION, STATUS_BAR_ID } from './constants';
+import { errorMessage } from '../core/index';
+import type { ResumeReport } from '../core/protocol/resume';
+import { COMMANDS, CONFIG_SECTION, PROTOCOL_COMMANDS, STATUS_BAR_ID } from './constants';
 import type { Container } from './container';
 import { STATUS_LABELS, activeStep, gateFor, gateLabel, progress, statusKey } from './presentation';
+import { leaseHolders, leaseMarkdown, onDidChangeLeases, resumeLine, resumeReport } from './protocolFeatures';
+
+/** The memory status is asked for at most this often (it may open the Kuzu database). */
+const MEMORY_STATUS_EVERY_MS = 10_000;
 
 export class StatusBar implements vscode.Disposable {
   readonly item = vscode.window.createStatusBarItem(STATUS_BAR_ID, vscode.StatusBarAlignment.Left, 50);
   private readonly disposables: vscode.Disposable[] = [];
   /** The workflow shown now. */
   current?: WorkflowState;
+  /** Resume answer for the workflow shown (loaded after each change, off the UI path). */
+  resume?: ResumeReport;
+  /** `memory: ok (…)` / `memory: degraded: <reason> …`, when the memory features are loaded. */
+  memoryLine?: string;
+  private memoryAskedAt = 0;
+  private extrasTimer?: NodeJS.Timeout;
+  private extrasRun = 0;
 
   constructor(private readonly c: Container) {
     this.item.name = 'Waymark';
@@ -19,6 +34,7 @@ export class StatusBar implements vscode.Disposable {
     this.disposables.push(
       this.item,
       c.onDidChangeModel(() => this.update()),
+      onDidChangeLeases(() => this.update()),
       vscode.window.onDidChangeActiveTextEditor(() => this.update()),
       vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration(CONFIG_SECTION) && this.update()),
     );
@@ -42,6 +58,27 @@ export class StatusBar implements vscode.Disposable {
   }
 
   update(): void {
+    this.render();
+    clearTimeout(this.extrasTimer);
+    if (this.current) this.extrasTimer = setTimeout(() => void this.loadExtras(), 100);
+  }
+
+  /** Loads what needs file reads (resume tiers) or the memory service, then re-renders. */
+  private async loadExtras(): Promise<void> {
+    const s = this.current;
+    if (!s) return;
+    const run = ++this.extrasRun;
+    const askMemory = Date.now() - this.memoryAskedAt >= MEMORY_STATUS_EVERY_MS || this.memoryLine === undefined;
+    if (askMemory) this.memoryAskedAt = Date.now();
+    const [report, memory] = await Promise.all([resumeReport(s.file, s.root), askMemory ? memoryStatus(this.c) : Promise.resolve(this.memoryLine)]);
+    if (run !== this.extrasRun || this.current?.file !== s.file) return;
+    const before = JSON.stringify([this.resume?.file, this.resume?.tier, this.resume?.source, this.resume?.degradation, this.resume?.step, this.memoryLine]);
+    this.resume = report;
+    this.memoryLine = memory;
+    if (JSON.stringify([report?.file, report?.tier, report?.source, report?.degradation, report?.step, memory]) !== before) this.render();
+  }
+
+  private render(): void {
     if (!vscode.workspace.getConfiguration(CONFIG_SECTION).get<boolean>('statusBar.enabled', true)) {
       this.item.hide();
       return;
@@ -59,18 +96,31 @@ export class StatusBar implements vscode.Disposable {
     const gateClosed = !!gate && !gate.open;
     const icon = blocked ? '$(circle-slash)' : gateClosed ? '$(lock)' : errors.length ? '$(warning)' : s.status === 'completed' ? '$(pass)' : '$(milestone)';
     const middle = s.status === 'completed' ? 'completed' : (step ?? STATUS_LABELS[statusKey(s)] ?? 'no step');
-    this.item.text = `${icon} ${this.c.displayName(s)} · ${middle} · ${progress(s)}${s.stale ? ' · stale' : ''}`;
-    this.item.backgroundColor = blocked || errors.length ? new vscode.ThemeColor('statusBarItem.errorBackground') : gateClosed || s.stale ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
-    this.item.accessibilityInformation = { label: `Waymark: ${s.workflow}, ${middle}, ${progress(s)} steps done` };
+    const holders = leaseHolders(s.file).filter((h) => !h.stale);
+    const foreign = holders.find((h) => !h.mine);
+    const leaseText = foreign ? ` · $(lock) ${foreign.lease.owner.agent}` : holders.length ? ' · $(key) leased' : '';
+    const resumeFor = this.resume && this.resume.file === s.file ? this.resume : undefined;
+    const memoryDegraded = this.memoryLine?.startsWith('memory: degraded');
+    this.item.text = `${icon} ${this.c.displayName(s)} · ${middle} · ${progress(s)}${s.stale ? ' · stale' : ''}${leaseText}${memoryDegraded ? ' · $(database) memory degraded' : ''}`;
+    this.item.backgroundColor = blocked || errors.length ? new vscode.ThemeColor('statusBarItem.errorBackground') : gateClosed || s.stale || foreign ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    this.item.accessibilityInformation = {
+      label: `Waymark: ${s.workflow}, ${middle}, ${progress(s)} steps done${foreign ? `, locked by ${foreign.lease.owner.agent}` : ''}${memoryDegraded ? ', memory degraded' : ''}`,
+    };
 
     const md = new vscode.MarkdownString(undefined, true);
-    md.isTrusted = { enabledCommands: Object.values(COMMANDS) };
+    md.isTrusted = { enabledCommands: [...Object.values(COMMANDS), ...Object.values(PROTOCOL_COMMANDS)] };
     const arg = (extra: Record<string, unknown> = {}) => encodeURIComponent(JSON.stringify([{ file: s.file, ...extra }]));
     md.appendMarkdown(`**${s.workflow}** — ${STATUS_LABELS[statusKey(s)] ?? s.rawStatus ?? 'no status'} · ${progress(s)} steps\n\n`);
     md.appendMarkdown(`\`${this.c.relative(s.file)}\`\n\n`);
     if (step) md.appendMarkdown(`Current step: \`${step}\`${gate ? ` · gate **${gateLabel(gate)}**` : ''}\n\n`);
     if (s.blockedReason) md.appendMarkdown(`$(circle-slash) Blocked: ${s.blockedReason}\n\n`);
     if (errors.length) md.appendMarkdown(`$(warning) ${errors.length} problem(s): ${errors[0].message}\n\n`);
+    for (const line of leaseMarkdown(s.file, leaseHolders(s.file))) md.appendMarkdown(`${line}\n\n`);
+    if (resumeFor) {
+      md.appendMarkdown(`${resumeLine(resumeFor)}\n\n`);
+      if (resumeFor.warnings.length) md.appendMarkdown(`$(warning) ${escapeMd(resumeFor.warnings[0])}${resumeFor.warnings.length > 1 ? ` (+${resumeFor.warnings.length - 1} more)` : ''}\n\n`);
+    }
+    if (this.memoryLine) md.appendMarkdown(`${memoryDegraded ? '$(warning)' : '$(database)'} ${escapeMd(this.memoryLine)}\n\n`);
     const links: string[] = [];
     if (s.status === 'in_progress') links.push(`[$(arrow-right) Advance](command:${COMMANDS.advance}?${arg()})`);
     if (s.status === 'created') links.push(`[$(play) Start](command:${COMMANDS.start}?${arg()})`);
@@ -84,6 +134,24 @@ export class StatusBar implements vscode.Disposable {
   }
 
   dispose(): void {
+    clearTimeout(this.extrasTimer);
     for (const d of this.disposables) d.dispose();
+  }
+}
+
+function escapeMd(s: string): string {
+  return s.replace(/[\\`*_{}[\]<>|]/g, (c) => `\\${c}`);
+}
+
+/** The memory service's one-line status (first root), or undefined when memory is not loaded. */
+async function memoryStatus(c: Container): Promise<string | undefined> {
+  try {
+    // Loaded lazily, as extension.ts does: the memory features are optional.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const memory = require('./memoryFeatures') as typeof import('./memoryFeatures');
+    return await memory.memoryStatusLine();
+  } catch (e) {
+    c.log.warn(`[memory] status: ${errorMessage(e)}`);
+    return undefined;
   }
 }
