@@ -3,15 +3,19 @@
 // Installs what is missing, builds, copies the demo workspace to a temp folder, relays the
 // host's log, takes the screenshots the suite asks for, prints `N passed, N failed`, and exits
 // non-zero on any failure, timeout or crash. Every wait is bounded.
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync, existsSync, statSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync, existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { REPO, build, copyWorkspace, ensureAll, fixtureWorkspace, log, startCodeServer } from './vscodeServer.mjs';
 
 // Each pass (its code-server start, page load and suite) must finish within this.
 const PASS_TIMEOUT_MS = Number(process.env.WAYMARK_IT_TIMEOUT_MS ?? 8 * 60_000);
 const SCREENSHOTS = join(REPO, 'test-results', 'screenshots');
+// Shots are taken into a folder of this run's own and moved to SCREENSHOTS at the end, so a
+// run started meanwhile (another `npm test` in the same tree) never wipes them half-way.
+const SHOTS = join(REPO, 'test-results', `.screenshots-${process.pid}`);
+let fullRun = true;
 const verbose = process.argv.includes('--verbose') || process.env.WAYMARK_IT_VERBOSE === '1';
 const skipBuild = process.argv.includes('--no-build');
 // --bench: the speed suite (test/integration/suite/y_bench.test.ts) on a generated workspace.
@@ -123,10 +127,10 @@ async function main() {
     const unknown = only.filter((id) => !passes.some((p) => p.id === id));
     if (unknown.length) throw new Error(`--pass: unknown pass ${unknown.join(', ')} (one of ${passes.map((p) => p.id).join(', ')})`);
     passes.splice(0, passes.length, ...passes.filter((p) => only.includes(p.id)));
-  } else {
-    rmSync(SCREENSHOTS, { recursive: true, force: true }); // a full run replaces them all
   }
-  mkdirSync(SCREENSHOTS, { recursive: true });
+  fullRun = !only;
+  rmSync(SHOTS, { recursive: true, force: true });
+  mkdirSync(SHOTS, { recursive: true });
 
   browser = await chromium.launch({
     executablePath: chromiumPath,
@@ -176,6 +180,22 @@ async function main() {
   return code;
 }
 
+/**
+ * Waits (at most 5 s) until what the workbench shows stops changing: two reads of its text
+ * 300 ms apart agree. Under load a view can be caught half-way through re-rendering a refresh.
+ */
+async function settled(page) {
+  const read = () => page.evaluate(() => [...document.querySelectorAll('.part.sidebar, .part.editor, .part.panel, .part.statusbar')].map((e) => e.innerText).join('\n')).catch(() => '');
+  const deadline = Date.now() + 5000;
+  let last = await read();
+  for (;;) {
+    await page.waitForTimeout(300);
+    const now = await read();
+    if (now === last || Date.now() > deadline) return;
+    last = now;
+  }
+}
+
 async function runPage(server, query, index, signals, passId) {
   let pageResult;
   const context = await browser.newContext({ viewport: { width: 1400, height: 860 } });
@@ -189,11 +209,11 @@ async function runPage(server, query, index, signals, passId) {
 
   const shoot = (name) => {
     shooting = shooting.then(async () => {
-      const file = join(SCREENSHOTS, `${name.replace(/[^a-z0-9-]/gi, '_')}.png`);
+      const file = join(SHOTS, `${name.replace(/[^a-z0-9-]/gi, '_')}.png`);
       try {
-        await page.waitForTimeout(400); // let the workbench paint after the suite's last command
+        await settled(page); // let the workbench paint after the suite's last command
         await page.screenshot({ path: file, timeout: 20_000 });
-        log(`screenshot ${file}`);
+        log(`screenshot ${join(SCREENSHOTS, basename(file))}`);
       } catch (e) {
         log(`screenshot ${name} failed: ${e.message}`);
       } finally {
@@ -309,7 +329,7 @@ async function runPage(server, query, index, signals, passId) {
   clearTimeout(timer);
   await Promise.race([Promise.allSettled(screenshotQueue), new Promise((r) => setTimeout(r, 20_000).unref())]);
   if (code === 'timeout') {
-    await page.screenshot({ path: join(SCREENSHOTS, `timeout-${passId}.png`), timeout: 20_000 }).catch(() => {});
+    await page.screenshot({ path: join(SHOTS, `timeout-${passId}.png`), timeout: 20_000 }).catch(() => {});
     log(`the suite did not finish within ${PASS_TIMEOUT_MS / 1000} s (screenshot timeout-${passId}.png)`);
   }
   await context.close().catch(() => {});
@@ -321,6 +341,24 @@ async function shutdown() {
   for (const server of servers) await server.stop().catch(() => {});
   if (workspace && !process.env.WAYMARK_IT_KEEP) rmSync(workspace.base, { recursive: true, force: true });
   if (suiteCopy) rmSync(suiteCopy, { recursive: true, force: true });
+  publishScreenshots();
+}
+
+/** A full run replaces test-results/screenshots with its own; --pass adds its shots to them. */
+function publishScreenshots() {
+  if (!existsSync(SHOTS)) return;
+  try {
+    if (fullRun) {
+      rmSync(SCREENSHOTS, { recursive: true, force: true });
+      renameSync(SHOTS, SCREENSHOTS);
+    } else {
+      mkdirSync(SCREENSHOTS, { recursive: true });
+      for (const f of readdirSync(SHOTS)) renameSync(join(SHOTS, f), join(SCREENSHOTS, f));
+      rmSync(SHOTS, { recursive: true, force: true });
+    }
+  } catch (e) {
+    log(`could not move the screenshots from ${SHOTS}: ${e.message}`);
+  }
 }
 
 for (const sig of ['SIGINT', 'SIGTERM']) {

@@ -1,11 +1,28 @@
 // Hovers on state keys and values explain the state; on a problem they say how to fix it.
+// Anywhere in the frontmatter of a file someone holds an orchestrator lease on, the hover says
+// who is writing it (Take over / Release); on a step, it lists the step's decisions and learnings.
 import * as vscode from 'vscode';
 import type { Problem, WorkflowState } from '../core/index';
-import { COMMANDS } from './constants';
+import { errorMessage } from '../core/index';
+import { COMMANDS, PROTOCOL_COMMANDS } from './constants';
 import type { Container } from './container';
 import { toRange } from './diagnostics';
 import { keyAt, frontmatterLayout } from './frontmatterKeys';
 import { STATUS_LABELS, activeStep, gateFor, gateLabel, progress, statusKey, stepKind, stepTitle } from './presentation';
+import { leaseHolders, leaseMarkdown } from './protocolFeatures';
+
+/** The step's decisions and learnings from memory (empty when the memory features are off). */
+async function memoryLines(c: Container, file: string, step: string): Promise<string[]> {
+  try {
+    // Loaded lazily, as extension.ts does: the memory features are optional.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const memory = require('./memoryFeatures') as typeof import('./memoryFeatures');
+    return await memory.memoryHoverLines(file, step);
+  } catch (e) {
+    c.log.warn(`[memory] hover: ${errorMessage(e)}`);
+    return [];
+  }
+}
 
 const STATUS_MEANING: Record<string, string> = {
   created: 'not started yet; **Start** moves it to `in_progress`',
@@ -18,20 +35,31 @@ const STATUS_MEANING: Record<string, string> = {
 export class Hovers implements vscode.HoverProvider {
   constructor(private readonly c: Container) {}
 
-  provideHover(doc: vscode.TextDocument, pos: vscode.Position): vscode.Hover | undefined {
+  async provideHover(doc: vscode.TextDocument, pos: vscode.Position, token?: vscode.CancellationToken): Promise<vscode.Hover | undefined> {
     if (doc.uri.scheme !== 'file') return undefined;
     const state = this.c.get(doc.uri.fsPath);
     const problems = this.problemsAt(doc, pos);
     if (!state && !problems.length) return undefined;
     const md = new vscode.MarkdownString(undefined, true);
-    md.isTrusted = { enabledCommands: [COMMANDS.applyFix, COMMANDS.openFile, COMMANDS.resume, COMMANDS.gateOpen, COMMANDS.openStepFile] };
+    md.isTrusted = { enabledCommands: [COMMANDS.applyFix, COMMANDS.openFile, COMMANDS.resume, COMMANDS.gateOpen, COMMANDS.openStepFile, PROTOCOL_COMMANDS.leaseTakeOver, PROTOCOL_COMMANDS.leaseRelease] };
     let range: vscode.Range | undefined;
+    let lease: string[] = [];
     if (state) {
-      const at = keyAt(frontmatterLayout(doc.getText()), pos.line, pos.character);
+      const layout = frontmatterLayout(doc.getText());
+      const inFrontmatter = !!layout && pos.line >= layout.openLine && pos.line <= (layout.closeLine ?? doc.lineCount - 1);
+      lease = inFrontmatter ? leaseMarkdown(doc.uri.fsPath, leaseHolders(doc.uri.fsPath)) : [];
+      const at = layout ? keyAt(layout, pos.line, pos.character) : undefined;
       if (at) {
         const r = at.item?.range ?? (at.onKey ? at.entry.keyRange : at.entry.valueRange ?? at.entry.keyRange);
         range = new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
-        this.explain(md, state, at.parent?.key ?? at.entry.key, at.parent ? at.entry.key : undefined, at.item?.value);
+        const step = this.explain(md, state, at.parent?.key ?? at.entry.key, at.parent ? at.entry.key : undefined, at.item?.value);
+        if (step) {
+          const lines = await memoryLines(this.c, state.file, step);
+          if (token?.isCancellationRequested) return undefined;
+          if (lines.length) md.appendMarkdown(`**Memory for \`${step}\`**\n\n${lines.map((l) => `- ${l}`).join('\n')}\n\n`);
+        }
+      } else if (lease.length) {
+        range = doc.lineAt(pos.line).range;
       }
     }
     for (const p of problems) {
@@ -41,6 +69,11 @@ export class Hovers implements vscode.HoverProvider {
         md.appendMarkdown(`\n\n[$(lightbulb) Fix: ${fixTitle(p)}](command:${COMMANDS.applyFix}?${arg})`);
       }
       range ??= toRange(p.range);
+    }
+    if (lease.length) {
+      // Who is writing the file comes first, above what the key means.
+      const rest = md.value.trim().replace(/^---\s*/, '');
+      md.value = `${lease.join('\n\n')}${rest ? `\n\n---\n\n${rest}` : ''}`;
     }
     if (!md.value.trim()) return undefined;
     return new vscode.Hover(md, range);
@@ -53,7 +86,9 @@ export class Hovers implements vscode.HoverProvider {
     });
   }
 
-  private explain(md: vscode.MarkdownString, s: WorkflowState, key: string, child?: string, item?: string): void {
+  /** Explains the key under the cursor; returns the step it is about, if any (for its memories). */
+  private explain(md: vscode.MarkdownString, s: WorkflowState, key: string, child?: string, item?: string): string | undefined {
+    let about: string | undefined;
     const step = activeStep(s);
     const line = (t: string) => md.appendMarkdown(`${t}\n\n`);
     line(`**${this.c.displayName(s)}**${this.c.displayName(s) !== s.workflow ? ` (\`${s.workflow}\`)` : ''} · ${STATUS_LABELS[statusKey(s)] ?? s.rawStatus ?? 'no status'} · ${progress(s)} steps`);
@@ -69,6 +104,7 @@ export class Hovers implements vscode.HoverProvider {
         const id = item !== undefined ? normalizeStep(s, item) : key === 'lastStep' ? s.lastStep : key === 'stepsCompleted' || key === 'steps' ? undefined : step;
         const def = id ? s.steps.find((x) => x.id === id) : undefined;
         if (def) {
+          about = def.id;
           const kind = stepKind(s, def);
           line(`Step **${stepTitle(def)}**, ${def.index} of ${s.steps.length}: ${kind}.`);
           const g = gateFor(s, def);
@@ -110,6 +146,7 @@ export class Hovers implements vscode.HoverProvider {
       default:
         break;
     }
+    return about;
   }
 }
 

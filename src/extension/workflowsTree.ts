@@ -1,10 +1,12 @@
-// The Workflows view: (folder →) status group → workflow → steps.
+// The Workflows view: (folder →) status group → workflow → steps. A workflow someone else holds
+// an orchestrator lease on shows a lock and the holder (Take over / Release in its menu).
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { StepDef, WorkflowState } from '../core/index';
-import { COMMANDS, VIEWS } from './constants';
+import { COMMANDS, PROTOCOL_COMMANDS, VIEWS } from './constants';
 import type { Container } from './container';
 import { STATUS_LABELS, STATUS_ORDER, activeStep, gateFor, gateLabel, progress, statusIcon, statusKey, stepIcon, stepKind, stepTitle } from './presentation';
+import { leaseHolders, leaseMarkdown, onDidChangeLeases } from './protocolFeatures';
 
 export type WorkflowsNode =
   | { kind: 'folder'; root: string }
@@ -20,7 +22,10 @@ export class WorkflowsTree implements vscode.TreeDataProvider<WorkflowsNode>, vs
 
   constructor(private readonly c: Container) {
     this.view = vscode.window.createTreeView(VIEWS.workflows, { treeDataProvider: this, showCollapseAll: true });
-    this.subscription = c.onDidChangeModel(() => this.refresh());
+    this.subscription = vscode.Disposable.from(
+      c.onDidChangeModel(() => this.refresh()),
+      onDidChangeLeases(() => this.refresh()),
+    );
   }
 
   refresh(): void {
@@ -103,17 +108,29 @@ export class WorkflowsTree implements vscode.TreeDataProvider<WorkflowsNode>, vs
     if (step && state.status !== 'completed') parts.push(step);
     if (errors + warnings) parts.push(`$(warning) ${errors + warnings}`);
     if (state.stale) parts.push('stale');
+    const holders = leaseHolders(state.file);
+    const live = holders.filter((h) => !h.stale);
+    const foreign = live.find((h) => !h.mine);
+    if (foreign) parts.push(`locked by ${foreign.lease.owner.agent}${foreign.scope === 'workspace' ? ' (workspace lease)' : ''}`);
+    else if (live.length) parts.push('leased by you');
     item.description = parts.join(' · ').replace(/\$\(warning\) /, '⚠ ');
-    item.iconPath = state.stale ? new vscode.ThemeIcon('history', new vscode.ThemeColor('problemsWarningIcon.foreground')) : statusIcon(statusKey(state), errors > 0);
+    item.iconPath = state.stale
+      ? new vscode.ThemeIcon('history', new vscode.ThemeColor('problemsWarningIcon.foreground'))
+      : foreign
+        ? new vscode.ThemeIcon('lock', new vscode.ThemeColor('charts.orange'))
+        : statusIcon(statusKey(state), errors > 0);
     item.id = `workflow:${state.file}`;
-    item.contextValue = `waymark.workflow.${statusKey(state)}${problems.length ? '.problems' : ''}`;
+    // `.lease`: someone else holds a live lease (Take over, Release); `.leaseMine`: we do (Release).
+    item.contextValue = `waymark.workflow.${statusKey(state)}${problems.length ? '.problems' : ''}${foreign ? '.lease' : live.length ? '.leaseMine' : ''}`;
     item.command = { command: COMMANDS.openFile, title: 'Open', arguments: [{ file: state.file, key: 'status' }] };
     const md = new vscode.MarkdownString(undefined, true);
+    if (holders.length) md.isTrusted = { enabledCommands: [PROTOCOL_COMMANDS.leaseTakeOver, PROTOCOL_COMMANDS.leaseRelease] };
     md.appendMarkdown(`**${this.c.displayName(state)}** (\`${state.workflow}\`) — ${STATUS_LABELS[statusKey(state)] ?? state.rawStatus ?? 'no status'}${state.rawStatus && state.rawStatus !== state.status ? ` (\`${state.rawStatus}\`)` : ''}\n\n`);
     md.appendMarkdown(`\`${this.c.relative(state.file)}\` · ${progress(state)} steps${state.scope ? ` · scope ${state.scope}` : ''}\n\n`);
     if (step) md.appendMarkdown(`Current step: \`${step}\`${state.nextStep && state.nextStep !== step ? ` · next: \`${state.nextStep}\`` : ''}\n\n`);
     if (state.blockedReason) md.appendMarkdown(`Blocked: ${state.blockedReason}\n\n`);
     if (state.stale) md.appendMarkdown(`$(history) The file does not parse right now; this is the last good state.\n\n`);
+    for (const line of leaseMarkdown(state.file, holders)) md.appendMarkdown(`${line}\n\n`);
     for (const p of problems.slice(0, 6)) md.appendMarkdown(`${p.severity === 'error' ? '$(error)' : p.severity === 'warning' ? '$(warning)' : '$(info)'} ${escapeMd(p.message)} \`${p.code}\`\n\n`);
     if (problems.length > 6) md.appendMarkdown(`…and ${problems.length - 6} more in the Problems panel\n`);
     item.tooltip = md;
