@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { listCandidates } from '../scan';
 import type { WorkflowState } from '../types';
 import { loadWorkspaceContext, type WorkspaceContext } from '../workspaceContext';
@@ -19,16 +20,43 @@ export interface FileRead {
   mtimeMs?: number;
 }
 
-const contexts = new Map<string, Promise<WorkspaceContext>>();
+const contexts = new Map<string, { fingerprint: string; context: Promise<WorkspaceContext> }>();
 
-/** The root's workspace context (config, definitions, BMAD catalog), loaded once per process. */
-export function contextFor(root: string): Promise<WorkspaceContext> {
-  let c = contexts.get(root);
-  if (!c) {
-    c = loadWorkspaceContext(root).then((r) => r.context);
-    contexts.set(root, c);
+/**
+ * What the context is built from, cheaply: the config file, the definitions and the BMAD
+ * manifest (size and mtime of each). A long-lived process (the extension) sees edits to them.
+ */
+function contextFingerprint(root: string): string {
+  const parts: string[] = [];
+  const stamp = (p: string) => {
+    try {
+      const st = fs.statSync(p);
+      parts.push(`${p}:${st.size}:${st.mtimeMs}`);
+    } catch {
+      parts.push(`${p}:-`);
+    }
+  };
+  stamp(path.join(root, '.waymark', 'config.yaml'));
+  const defs = path.join(root, '.waymark', 'workflows');
+  stamp(defs);
+  try {
+    for (const name of fs.readdirSync(defs).sort()) stamp(path.join(defs, name));
+  } catch {
+    // no definitions folder
   }
-  return c;
+  stamp(path.join(root, '_bmad'));
+  stamp(path.join(root, '_bmad', '_config', 'workflow-manifest.csv'));
+  return parts.join('|');
+}
+
+/** The root's workspace context (config, definitions, BMAD catalog), reloaded when its sources change. */
+export function contextFor(root: string): Promise<WorkspaceContext> {
+  const fingerprint = contextFingerprint(root);
+  const cached = contexts.get(root);
+  if (cached && cached.fingerprint === fingerprint) return cached.context;
+  const context = loadWorkspaceContext(root).then((r) => r.context);
+  contexts.set(root, { fingerprint, context });
+  return context;
 }
 
 export function bodyHashOf(text: string): string {
