@@ -253,3 +253,18 @@ export const BMAD_STATUS_MAP: Record<string, import('./types').Status | undefine
   approved: 'completed',
   archived: 'archived',
 });
+
+/**
+ * The installed BMAD workflow a `workflowType` (or file name) names. Installs name folders
+ * `create-prd`, `bmad-create-ux-design` or plain `architecture`, while artifacts say `prd`,
+ * `ux-design`, `create-architecture`...: the `bmad-` and `create-` prefixes are optional on
+ * both sides.
+ */
+export function lookupBmadWorkflow(catalog: BmadCatalog, workflow: string): BmadWorkflow | undefined {
+  const bare = workflow.toLowerCase().replace(/^bmad-/, '').replace(/^create-/, '');
+  for (const k of [workflow.toLowerCase(), bare, `create-${bare}`, `bmad-${bare}`, `bmad-create-${bare}`]) {
+    const wf = catalog.byName.get(k);
+    if (wf) return wf;
+  }
+  return undefined;
+}

@@ -6,7 +6,7 @@ import { SCOPES, STATUSES, type Problem, type SkippedFile, type WorkflowState } 
 import type { WorkspaceContext } from './workspaceContext';
 import { defaultWorkspaceContext } from './workspaceContext';
 import { analyzeSteps, parseWorkflowText, type StepAnalysis } from './workflow';
-import { resolveBmadStep } from './bmad';
+import { lookupBmadWorkflow, resolveBmadStep } from './bmad';
 import { YamlLocator } from './positions';
 import { splitFrontmatter } from './frontmatter';
 import { gateFilePath, readGate } from './gates';
@@ -414,8 +414,7 @@ function annotate(state: WorkflowState, ctx: WorkspaceContext): void {
 
 /** The installed BMAD workflow a workflow id names (as normalize() looks it up). */
 function bmadLookup(ctx: WorkspaceContext, workflow: string) {
-  const key = workflow.toLowerCase();
-  return ctx.bmad.byName.get(key) ?? ctx.bmad.byName.get(key.replace(/^create-/, '')) ?? ctx.bmad.byName.get(`create-${key}`);
+  return lookupBmadWorkflow(ctx.bmad, workflow);
 }
 
 /** Steps shared with the context (BMAD catalog, definition) are stored as a reference, restored as the same object. */

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { SCOPES, STATUSES, type Delegation, type Dialect, type GateState, type Problem, type Scope, type Status, type StepDef, type WorkflowState } from './types';
 import { parseFrontmatter, type ParsedFrontmatter } from './frontmatter';
 import { computeStateHash, sha256 } from './hash';
-import { BMAD_STATUS_MAP, resolveBmadStep, stepEncoding, stepNumber, type BmadStepEncoding } from './bmad';
+import { BMAD_STATUS_MAP, lookupBmadWorkflow, resolveBmadStep, stepEncoding, stepNumber, type BmadStepEncoding } from './bmad';
 import { normalizeStepList } from './definitions';
 import { nearest } from './config';
 import type { WorkspaceContext } from './workspaceContext';
@@ -273,7 +273,7 @@ function normalize(file: string, text: string, data: Record<string, unknown>, di
   } else {
     workflow = asString(data.workflowType) ?? asString(data.workflow) ?? baseName;
     const key = workflow.toLowerCase();
-    const wf = ctx.bmad.byName.get(key) ?? ctx.bmad.byName.get(key.replace(/^create-/, '')) ?? ctx.bmad.byName.get(`create-${key}`);
+    const wf = lookupBmadWorkflow(ctx.bmad, key);
     const catalogSteps = wf?.steps ?? [];
     if (wf) {
       steps = wf.steps;
@@ -289,7 +289,7 @@ function normalize(file: string, text: string, data: Record<string, unknown>, di
   const nextStep = analysis.remaining[0]?.id;
   const currentStepKey = has(data, 'currentStep') ? 'currentStep' : has(data, 'current_step') ? 'current_step' : undefined;
   let currentStep = currentStepKey ? asString(data[currentStepKey]) : undefined;
-  if (currentStep !== undefined && dialect === 'bmad') currentStep = resolveBmadStep(currentStep, ctx.bmad.byName.get(workflow.toLowerCase())?.steps ?? steps) ?? currentStep;
+  if (currentStep !== undefined && dialect === 'bmad') currentStep = resolveBmadStep(currentStep, lookupBmadWorkflow(ctx.bmad, workflow)?.steps ?? steps) ?? currentStep;
   if (currentStep === undefined && dialect === 'bmad' && status !== 'completed' && status !== 'archived') currentStep = nextStep;
   const scopeRaw = asString(data.scope);
   const state: WorkflowState = {
