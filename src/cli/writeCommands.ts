@@ -97,7 +97,7 @@ function printResult(ctx: CliContext, r: MutationResult): number {
     if (b.currentStep !== a.currentStep || newlyDone.length) parts.push(a.nextStep ? `next: ${a.nextStep}` : 'all steps done');
     if (b.scope !== a.scope) parts.push(`scope ${b.scope ?? '(none)'} → ${a.scope}`);
     if (b.blockedReason !== a.blockedReason && a.blockedReason) parts.push(`reason: ${a.blockedReason}`);
-    if (!parts.length) parts.push('no change needed');
+    if (!parts.length) parts.push(r.written ? 'frontmatter updated' : 'no change needed');
   }
   ctx.stdout(`${r.operation} ${rel(ctx, r.operation === 'delegate' ? r.before.file : r.file)}: ${parts.join('; ')}${r.seq ? ` (history #${r.seq})` : ''}\nstate hash ${r.after.stateHash}\n`);
   return 0;

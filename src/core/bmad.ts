@@ -268,3 +268,8 @@ export function lookupBmadWorkflow(catalog: BmadCatalog, workflow: string): Bmad
   }
   return undefined;
 }
+
+/** The key a file keeps its status under: `workflowStatus` in BMAD files that use it instead of `status`. */
+export function statusKeyOf(state: Pick<import('./types').WorkflowState, 'dialect' | 'data'>): 'status' | 'workflowStatus' {
+  return state.dialect === 'bmad' && state.data.status === undefined && typeof state.data.workflowStatus === 'string' ? 'workflowStatus' : 'status';
+}

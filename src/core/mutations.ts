@@ -1,3 +1,4 @@
+import { statusKeyOf } from './bmad';
 import { WaymarkError } from './errors';
 import { assertTransition } from './transitions';
 import type { EditScalar, FrontmatterEdit } from './edit';
@@ -230,7 +231,7 @@ export function planStart(state: WorkflowState, now: Date): Plan {
   if (state.status === 'in_progress') throw new WaymarkError('transition', `Refused: ${state.workflow} is already in progress (at ${state.currentStep ?? state.nextStep ?? 'no step'}).`, state.file);
   if (state.status === 'blocked') throw new WaymarkError('transition', `Refused: ${state.workflow} is blocked${state.blockedReason ? ` (${state.blockedReason})` : ''}; use unblock to resume it.`, state.file);
   assertTransition(state.status, 'in_progress', state.file);
-  const edits: FrontmatterEdit[] = [{ key: 'status', value: statusWord(state, 'in_progress') }];
+  const edits: FrontmatterEdit[] = [{ key: statusKeyOf(state), value: statusWord(state, 'in_progress') }];
   const key = currentStepKey(state);
   const first = state.nextStep ?? state.steps.find((s) => !state.stepsCompleted.includes(s.id))?.id;
   if (key && first && state.currentStep !== first) edits.push({ key, value: first });
@@ -251,7 +252,7 @@ export function planAdvance(state: WorkflowState, now: Date, gates: GateLookup):
   const { edits, next, done } = completionEdits(state, def);
   if (done && state.status !== undefined) {
     assertTransition(state.status, 'completed', state.file);
-    edits.push({ key: 'status', value: statusWord(state, 'completed') });
+    edits.push({ key: statusKeyOf(state), value: statusWord(state, 'completed') });
   }
   edits.push(...timestampEdits(state, now));
   return { edits, detail: { step: def.id, next: next ?? null, ...(gate ? { gate } : {}) } };
@@ -266,7 +267,7 @@ export function planCompleteStep(state: WorkflowState, step: string, now: Date, 
   const { edits, next, done } = completionEdits(state, def);
   if (done && state.status !== undefined) {
     assertTransition(state.status, 'completed', state.file);
-    edits.push({ key: 'status', value: statusWord(state, 'completed') });
+    edits.push({ key: statusKeyOf(state), value: statusWord(state, 'completed') });
   }
   edits.push(...timestampEdits(state, now));
   return { edits, detail: { step: def.id, next: next ?? null, ...(gate ? { gate } : {}) } };
@@ -276,7 +277,7 @@ export function planSetStatus(state: WorkflowState, status: Status, reason: stri
   assertStatusReadable(state);
   assertTransition(state.status, status, state.file);
   if (status === 'blocked' && !reason?.trim()) throw new WaymarkError('usage', 'Blocking needs a reason (--reason "what is in the way").', state.file);
-  const edits: FrontmatterEdit[] = [{ key: 'status', value: statusWord(state, status) }];
+  const edits: FrontmatterEdit[] = [{ key: statusKeyOf(state), value: statusWord(state, status) }];
   if (status === 'blocked') edits.push({ key: 'blockedReason', value: reason!.trim() });
   else if (has(state.data, 'blockedReason')) edits.push({ key: 'blockedReason', value: undefined });
   if (status === 'in_progress') {
@@ -331,7 +332,7 @@ export function planFix(state: WorkflowState, problem: Problem, now: Date): Plan
       break;
     case 'replaceStatus':
     case 'setStatus':
-      if (typeof value === 'string') return { edits: [{ key: 'status', value }, ...timestampEdits(state, now)], detail };
+      if (typeof value === 'string') return { edits: [{ key: statusKeyOf(state), value }, ...timestampEdits(state, now)], detail };
       break;
     case 'replaceScope':
       if (typeof value === 'string') return { edits: [{ key: 'scope', value }], detail };

@@ -5,7 +5,7 @@ import type { WorkspaceContext } from './workspaceContext';
 import type { RawFacts } from './workflow';
 import { STATE_KEYS, typoOf } from './workflow';
 import { nearest } from './config';
-import { BMAD_STATUS_MAP } from './bmad';
+import { BMAD_STATUS_MAP, statusKeyOf } from './bmad';
 import type { GateReadResult } from './gates';
 
 /** A problem before positions are resolved: a key path into the frontmatter. */
@@ -84,7 +84,7 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
     const fromBmad = BMAD_STATUS_MAP[state.rawStatus.toLowerCase().replace(/\s+/g, '-')];
     const suggestion = nearest(state.rawStatus, candidates, 3) ?? (fromBmad && !isBmad ? fromBmad : undefined) ?? nearest(state.rawStatus.replace(/-/g, '_'), candidates, 3);
     out.push({
-      path: ['status'], target: 'value', severity: isBmad ? 'warning' : 'error', code: 'unknown-status',
+      path: [statusKeyOf(state)], target: 'value', severity: isBmad ? 'warning' : 'error', code: 'unknown-status',
       message: `Unknown status '${state.rawStatus}'. Use one of: ${isBmad ? 'complete, in-progress, draft, review, ready-for-dev, blocked, done' : STATUSES.join(', ')}.${suggestion ? ` Did you mean '${suggestion}'?` : ''}`,
       data: suggestion ? { fix: 'replaceStatus', value: suggestion } : undefined,
     });
@@ -94,7 +94,7 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
     out.push({ path: ['scope'], target: 'value', severity: 'error', code: 'unknown-scope', message: `Unknown scope '${data.scope}'. Use one of: ${SCOPES.join(', ')}.${s ? ` Did you mean '${s}'?` : ''}`, data: s ? { fix: 'replaceScope', value: s } : undefined });
   }
   if (state.status === 'blocked' && !state.blockedReason) {
-    out.push({ path: ['status'], target: 'value', severity: 'info', code: 'blocked-without-reason', message: "Status is blocked but no 'blockedReason' says why. Add one so the next agent knows what to unblock." });
+    out.push({ path: [statusKeyOf(state)], target: 'value', severity: 'info', code: 'blocked-without-reason', message: "Status is blocked but no 'blockedReason' says why. Add one so the next agent knows what to unblock." });
   }
   const steps = state.steps;
   const known = new Set(steps.map((s) => s.id));
@@ -159,13 +159,26 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
       out.push({ path: ['lastStep'], target: 'value', severity: 'warning', code: 'last-step-mismatch', message: `lastStep is ${JSON.stringify(raw.lastStepRaw)} but the furthest step in stepsCompleted is ${a.furthest.id}. Set lastStep to ${JSON.stringify(value)}.`, data: { fix: 'setLastStep', value } });
     }
   }
+  // lastStep vs integer stepsCompleted when no step list is installed: numbers still compare.
+  if (isBmad && !steps.length && raw.lastStepRaw !== undefined && raw.lastStepRaw !== null && Array.isArray(data.stepsCompleted)) {
+    const asInt = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) ? v : typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v.trim()) : undefined);
+    const nums = (data.stepsCompleted as unknown[]).map(asInt);
+    const last = asInt(raw.lastStepRaw);
+    if (last !== undefined && nums.length && nums.every((n) => n !== undefined)) {
+      const furthest = Math.max(...(nums as number[]));
+      if (last !== furthest) {
+        const value = typeof raw.lastStepRaw === 'number' ? furthest : String(furthest);
+        out.push({ path: ['lastStep'], target: 'value', severity: 'warning', code: 'last-step-mismatch', message: `lastStep is ${JSON.stringify(raw.lastStepRaw)} but the furthest step in stepsCompleted is ${furthest}. Set lastStep to ${JSON.stringify(value)}.`, data: { fix: 'setLastStep', value } });
+      }
+    }
+  }
   // Status vs steps.
   if (steps.length) {
     if (state.status === 'completed' && a.remaining.length) {
-      out.push({ path: ['status'], target: 'value', severity: 'warning', code: 'status-complete-steps-remain', message: `Status is '${state.rawStatus}' but ${a.remaining.length} step(s) are not done (${a.remaining.slice(0, 3).map((s) => s.id).join(', ')}${a.remaining.length > 3 ? ', …' : ''}). Finish them or reopen the workflow.`, data: { remaining: a.remaining.map((s) => s.id) } });
+      out.push({ path: [statusKeyOf(state)], target: 'value', severity: 'warning', code: 'status-complete-steps-remain', message: `Status is '${state.rawStatus}' but ${a.remaining.length} step(s) are not done (${a.remaining.slice(0, 3).map((s) => s.id).join(', ')}${a.remaining.length > 3 ? ', …' : ''}). Finish them or reopen the workflow.`, data: { remaining: a.remaining.map((s) => s.id) } });
     } else if (a.remaining.length === 0 && state.status !== 'completed' && state.status !== 'archived') {
       const value = isBmad ? 'complete' : 'completed';
-      out.push({ path: [state.rawStatus !== undefined ? 'status' : 'stepsCompleted'], target: state.rawStatus !== undefined ? 'value' : 'key', severity: 'info', code: 'steps-done-status-open', message: `Every step is done but status is ${state.rawStatus === undefined ? 'missing' : `'${state.rawStatus}'`}. Set status to '${value}'.`, data: { fix: 'replaceStatus', value } });
+      out.push({ path: [state.rawStatus !== undefined ? statusKeyOf(state) : 'stepsCompleted'], target: state.rawStatus !== undefined ? 'value' : 'key', severity: 'info', code: 'steps-done-status-open', message: `Every step is done but status is ${state.rawStatus === undefined ? 'missing' : `'${state.rawStatus}'`}. Set status to '${value}'.`, data: { fix: 'replaceStatus', value } });
     }
   }
   // Gates: a completed gated step needs an open gate.

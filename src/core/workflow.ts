@@ -234,7 +234,8 @@ export interface RawFacts {
 
 function normalize(file: string, text: string, data: Record<string, unknown>, dialect: Dialect, ctx: WorkspaceContext, contentHash?: string): { state: WorkflowState; raw: RawFacts } {
   const baseName = path.basename(file).replace(/\.[^.]*$/, '');
-  const rawStatus = asString(data.status);
+  // Some BMAD workflows record their status as `workflowStatus` (e.g. architecture: 'complete').
+  const rawStatus = asString(data.status) ?? (dialect === 'bmad' && data.status === undefined ? asString(data.workflowStatus) : undefined);
   let status: Status | undefined;
   let statusKnown = rawStatus === undefined;
   if (rawStatus !== undefined) {

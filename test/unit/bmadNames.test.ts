@@ -33,3 +33,32 @@ test('BMAD workflowType finds its installed folder with or without bmad-/create-
     fs.rmSync(root, { recursive: true, force: true });
   }
 });
+
+test('real BMAD artifacts: workflowStatus is read and written in place; lastStep is checked without an install', async () => {
+  const { createStateCore } = await import('../../src/core/stateCore');
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-bmadreal-'));
+  try {
+    const out = path.join(root, '_bmad-output', 'planning-artifacts');
+    fs.mkdirSync(out, { recursive: true });
+    const arch = path.join(out, 'architecture.md');
+    const archText = "---\nstepsCompleted: ['step-01-init', 'step-02-context']\nworkflowStatus: 'complete'  # set by the agent\ncompletedAt: '2026-03-01'\n---\n# Architecture\n";
+    fs.writeFileSync(arch, archText);
+    const research = path.join(out, 'research.md');
+    fs.writeFileSync(research, "---\nstepsCompleted: [1, 2, 3, 4, 5, 6]\nworkflowType: 'research'\nlastStep: 1\n---\n# Research\n");
+    const core = createStateCore({ roots: [root] });
+    await core.scan();
+    const a = core.get(arch)!;
+    assert.equal(a.rawStatus, 'complete');
+    assert.equal(a.status, 'completed');
+    const mismatch = core.get(research)!.problems.find((p) => p.code === 'last-step-mismatch');
+    assert.ok(mismatch, 'lastStep 1 vs stepsCompleted up to 6 is reported');
+    assert.equal(mismatch!.range.start.line, 3);
+    assert.deepEqual(mismatch!.data, { fix: 'setLastStep', value: 6 });
+    await core.setStatus(arch, 'archived');
+    // Written where the file keeps it, quoting and comment kept; no second `status` key.
+    assert.equal(fs.readFileSync(arch, 'utf8'), archText.replace("'complete'", "'archived'"));
+    core.dispose();
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
