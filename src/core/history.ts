@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import * as crypto from 'node:crypto';
 import { WaymarkError } from './errors';
 import { ioError } from './atomicWrite';
-import type { HistoryEntry } from './types';
+import type { HistoryEntry, WorkflowState } from './types';
 import { readRegularFileSync } from './safeRead';
 
 /**
@@ -162,4 +162,29 @@ export function readHistoryDetailed(root: string, file: string, dir?: string): H
 
 export function readHistory(root: string, file: string, dir?: string): HistoryEntry[] {
   return readHistoryDetailed(root, file, dir).entries;
+}
+
+/** Fields recorded as `from`/`to` in history (only those that changed). */
+const HISTORY_FIELDS = ['status', 'rawStatus', 'currentStep', 'stepsCompleted', 'lastStep', 'scope', 'blockedReason', 'delegation'] as const;
+
+function historySnapshot(s: WorkflowState | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (!s) return out;
+  for (const k of HISTORY_FIELDS) if (s[k] !== undefined) out[k] = s[k];
+  return out;
+}
+
+/** The state fields that differ between two states, as history's `from` and `to`. */
+export function stateChange(before: WorkflowState | undefined, after: WorkflowState | undefined): { from: Record<string, unknown>; to: Record<string, unknown> } {
+  const a = historySnapshot(before);
+  const b = historySnapshot(after);
+  const from: Record<string, unknown> = {};
+  const to: Record<string, unknown> = {};
+  for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
+    if (JSON.stringify(a[k]) !== JSON.stringify(b[k])) {
+      from[k] = a[k] ?? null;
+      to[k] = b[k] ?? null;
+    }
+  }
+  return { from, to };
 }

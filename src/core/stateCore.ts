@@ -31,7 +31,7 @@ import { frontmatterResume } from './resume';
 import { editFrontmatter, detectEol, type FrontmatterEdit } from './edit';
 import { writeFileAtomic, removeStaleTemps } from './atomicWrite';
 import { acquireFileLock, type HeldLock } from './fileLock';
-import { appendHistory, assertHistoryAppendable, readHistory } from './history';
+import { appendHistory, assertHistoryAppendable, readHistory, stateChange } from './history';
 import { writeGateFile } from './gateStore';
 import { readRegularFileSync } from './safeRead';
 import {
@@ -52,28 +52,6 @@ const BINARY_SNIFF = 8192;
 
 /** Keys a plan may touch without changing the state (the state hash leaves them out). */
 const TIMESTAMP_KEYS = new Set(['updatedAt']);
-
-/** Fields recorded as `from`/`to` in history (only those that changed). */
-const HISTORY_FIELDS = ['status', 'rawStatus', 'currentStep', 'stepsCompleted', 'lastStep', 'scope', 'blockedReason', 'delegation'] as const;
-
-function snapshot(s: WorkflowState | undefined): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  if (!s) return out;
-  for (const k of HISTORY_FIELDS) if (s[k] !== undefined) out[k] = s[k];
-  return out;
-}
-
-function diffSnapshots(a: Record<string, unknown>, b: Record<string, unknown>): { from: Record<string, unknown>; to: Record<string, unknown> } {
-  const from: Record<string, unknown> = {};
-  const to: Record<string, unknown> = {};
-  for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
-    if (JSON.stringify(a[k]) !== JSON.stringify(b[k])) {
-      from[k] = a[k] ?? null;
-      to[k] = b[k] ?? null;
-    }
-  }
-  return { from, to };
-}
 
 function errorCounts(problems: Problem[]): Map<string, number> {
   const m = new Map<string, number>();
@@ -493,7 +471,7 @@ class StateCoreImpl implements StateCore {
   }
 
   private appendEntry(ctx: WorkspaceContext, abs: string, operation: string, wctx: WriteContext, before: WorkflowState | undefined, after: WorkflowState | undefined, detail?: Record<string, unknown>): HistoryEntry {
-    const { from, to } = diffSnapshots(snapshot(before), snapshot(after));
+    const { from, to } = stateChange(before, after);
     const res = appendHistory(
       ctx.root,
       {

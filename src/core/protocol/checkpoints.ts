@@ -7,11 +7,11 @@ import type { WorkflowState } from '../types';
 import { WaymarkError } from '../errors';
 import { writeFileAtomic } from '../atomicWrite';
 import { withFileLock } from '../fileLock';
-import { appendHistory } from '../history';
+import { appendHistory, stateChange } from '../history';
 import { editFrontmatter, type EditValue, type FrontmatterEdit } from '../edit';
 import { STATE_KEYS } from '../workflow';
 import { frontmatterResume } from '../resume';
-import { protocolPaths, ensureDir, relPath, randomId, readIfExists } from './paths';
+import { protocolPaths, ensureDir, relPath, randomId, readIfExists, readdirIfExists } from './paths';
 import { contextFor, listWorkflowFiles, readWorkflowFile, bodyHashOf } from './states';
 import { appendEvent, type EventsLogOptions } from './events';
 import { gitCheckpoint, repoTop, type GitCheckpoint } from './git';
@@ -164,13 +164,7 @@ function collectFiles(dir: string): string[] {
 /** Checkpoints of a root, newest first (unreadable files are skipped). */
 export function listCheckpoints(root: string): Checkpoint[] {
   const dir = protocolPaths(root).checkpoints;
-  let names: string[] = [];
-  try {
-    names = fs.readdirSync(dir);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw e;
-  }
+  const names = readdirIfExists(dir);
   const out: Checkpoint[] = [];
   for (const n of names) {
     if (!n.endsWith('.json') || !ID_RE.test(n.slice(0, -5))) continue;
@@ -196,13 +190,7 @@ export function showCheckpoint(root: string, id: string): Checkpoint {
 
 /** Checkpoint ids of a root, newest first (names only; nothing is parsed). */
 export function checkpointIds(root: string): string[] {
-  let names: string[] = [];
-  try {
-    names = fs.readdirSync(protocolPaths(root).checkpoints);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw e;
-  }
+  const names = readdirIfExists(protocolPaths(root).checkpoints);
   return names
     .filter((n) => n.endsWith('.json') && ID_RE.test(n.slice(0, -5)))
     .map((n) => n.slice(0, -5))
@@ -335,7 +323,7 @@ export async function restoreCheckpoint(
             actor: options.actor,
             operation: 'checkpoint.restore',
             file: abs,
-            ...diffState(pickState(cur.state), after.state ? pickState(after.state) : {}),
+            ...stateChange(cur.state, after.state),
             hashBefore: cur.state.stateHash,
             hashAfter: after.state?.stateHash,
             detail: { checkpoint: id, ...(skipped.length ? { skipped } : {}), ...(item.detail ? { note: item.detail } : {}) },
@@ -355,21 +343,3 @@ export async function restoreCheckpoint(
   return result;
 }
 
-function diffState(a: Record<string, unknown>, b: Record<string, unknown>): { from: Record<string, unknown>; to: Record<string, unknown> } {
-  const from: Record<string, unknown> = {};
-  const to: Record<string, unknown> = {};
-  for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
-    if (JSON.stringify(a[k]) !== JSON.stringify(b[k])) {
-      from[k] = a[k] ?? null;
-      to[k] = b[k] ?? null;
-    }
-  }
-  return { from, to };
-}
-
-/** The state fields recorded in history `from`/`to` (the same fields the core records). */
-export function pickState(s: WorkflowState): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const k of ['status', 'rawStatus', 'currentStep', 'stepsCompleted', 'lastStep', 'scope', 'blockedReason', 'delegation'] as const) if (s[k] !== undefined) out[k] = s[k];
-  return out;
-}

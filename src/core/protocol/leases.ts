@@ -5,7 +5,7 @@ import type { WriteGuard } from '../api';
 import type { Clock, Logger } from '../ports';
 import { systemClock, silentLogger } from '../ports';
 import { WaymarkError } from '../errors';
-import { protocolPaths, ensureDir, relPath, shortHash, randomId, readIfExists } from './paths';
+import { protocolPaths, ensureDir, relPath, shortHash, randomId, readIfExists, readdirIfExists } from './paths';
 import { withMutexSync, pidAlive } from './mutex';
 import { appendEvent, type EventsLogOptions } from './events';
 
@@ -291,13 +291,7 @@ export async function takeoverLease(root: string, file: string | undefined, owne
 /** All leases of a root with their staleness. */
 export function listLeases(root: string, clock: Clock = systemClock): LeaseStatus[] {
   const dir = protocolPaths(root).leases;
-  let names: string[] = [];
-  try {
-    names = fs.readdirSync(dir);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw e;
-  }
+  const names = readdirIfExists(dir);
   const out: LeaseStatus[] = [];
   for (const n of names) {
     if (!n.endsWith('.json') || (n !== 'root.json' && !n.startsWith('file-'))) continue;

@@ -4,7 +4,7 @@ import type { Clock, Logger } from '../ports';
 import { systemClock, silentLogger } from '../ports';
 import { WaymarkError } from '../errors';
 import { writeFileAtomic } from '../atomicWrite';
-import { protocolPaths, ensureDir, shortHash } from './paths';
+import { protocolPaths, ensureDir, shortHash, readdirIfExists } from './paths';
 import { withMutexSync } from './mutex';
 import { describeOwner, leaseStatus, type Lease, type LeaseOwner, DEFAULT_LEASE_MS } from './leases';
 import { appendEvent, type EventsLogOptions } from './events';
@@ -36,13 +36,7 @@ function asLease(r: ModeRecord): Lease {
 
 function readModes(root: string, clock: Clock): { rec: ModeRecord; file: string; stale: boolean }[] {
   const dir = protocolPaths(root).modes;
-  let names: string[] = [];
-  try {
-    names = fs.readdirSync(dir);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw e;
-  }
+  const names = readdirIfExists(dir);
   const out: { rec: ModeRecord; file: string; stale: boolean }[] = [];
   for (const n of names) {
     if (!n.endsWith('.json')) continue;

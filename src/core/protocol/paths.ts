@@ -62,3 +62,13 @@ export function findRoot(start: string): string {
     dir = up;
   }
 }
+
+/** The names in a folder; none when the folder does not exist (other errors are thrown). */
+export function readdirIfExists(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw e;
+  }
+}
