@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as crypto from 'node:crypto';
 import { WaymarkError, errorMessage } from './errors';
+import { pidAlive } from './processes';
 
 export interface AtomicWriteOptions {
   /** File mode for a new file (an existing file keeps its own). Default 0o644 (less umask). */
@@ -139,11 +140,3 @@ export function removeStaleTemps(file: string): string[] {
   return removed;
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

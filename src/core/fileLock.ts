@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import * as crypto from 'node:crypto';
 import { WaymarkError } from './errors';
 import { ioError } from './atomicWrite';
+import { pidAlive } from './processes';
 
 export interface FileLockOptions {
   /** Folder for lock files. Default `<root>/.waymark/locks` when `root` is given, else `<tmpdir>/waymark-locks`. */
@@ -55,14 +56,6 @@ function readLock(lockPath: string): { info?: LockInfo; raw: string; mtimeMs: nu
   }
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Why the lock is stale (its owner is gone or it is too old), or undefined when it is live. */
 export function staleReason(lock: { info?: LockInfo; mtimeMs: number }, staleMs: number, now = Date.now()): string | undefined {

@@ -1,17 +1,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { WaymarkError } from '../errors';
+import { pidAlive } from '../processes';
 
-/** True when `pid` names a live process on this host (EPERM means alive but not ours). */
-export function pidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 const sleepCell = new Int32Array(new SharedArrayBuffer(4));
 export function sleepSync(ms: number): void {
