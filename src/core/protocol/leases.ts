@@ -6,7 +6,8 @@ import type { Clock, Logger } from '../ports';
 import { systemClock, silentLogger } from '../ports';
 import { WaymarkError } from '../errors';
 import { protocolPaths, ensureDir, relPath, shortHash, randomId, readIfExists, readdirIfExists } from './paths';
-import { withMutexSync, pidAlive } from './mutex';
+import { withMutexSync } from './mutex';
+import { pidAlive } from '../processes';
 import { appendEvent, type EventsLogOptions } from './events';
 
 /** Who holds a lease. `session` (else `agent`) identifies the holder when a write is checked. */
@@ -153,6 +154,11 @@ export interface AcquireResult {
   broken?: LeaseStatus;
 }
 
+/** A lease record for `owner`, starting now and lasting `ttlMs` (default one hour). */
+function newLease(k: { key: string; target: string }, owner: LeaseOwner, now: Date, ttlMs: number | undefined): Lease {
+  return { key: k.key, target: k.target, owner, acquiredAt: now.toISOString(), expiresAt: new Date(now.getTime() + (ttlMs ?? DEFAULT_LEASE_MS)).toISOString() };
+}
+
 /**
  * Takes the lease on `file` (or the whole root when `file` is undefined). Creation is atomic
  * (the complete record is written to a temp file and hard-linked into place, which fails when
@@ -166,13 +172,7 @@ export async function acquireLease(root: string, file: string | undefined, owner
   const dir = protocolPaths(root).leases;
   ensureDir(dir);
   const now = clock.now();
-  const lease: Lease = {
-    key: k.key,
-    target: k.target,
-    owner,
-    acquiredAt: now.toISOString(),
-    expiresAt: new Date(now.getTime() + (options.ttlMs ?? DEFAULT_LEASE_MS)).toISOString(),
-  };
+  const lease = newLease(k, owner, now, options.ttlMs);
   // Acquires of one root are serialized by a short mutex so that the root/file overlap check and
   // the creation are one step; the link below is atomic on its own as well.
   const result = withMutexSync(path.join(dir, 'acquire.lock'), (): AcquireResult => {
@@ -270,11 +270,7 @@ export async function takeoverLease(root: string, file: string | undefined, owne
   const out = withMutexSync(`${k.path}.lock`, () => {
     const cur = readLease(k.path);
     const lease: Lease = {
-      key: k.key,
-      target: k.target,
-      owner,
-      acquiredAt: now.toISOString(),
-      expiresAt: new Date(now.getTime() + (options.ttlMs ?? DEFAULT_LEASE_MS)).toISOString(),
+      ...newLease(k, owner, now, options.ttlMs),
       ...(cur.lease ? { takenOverFrom: { ...cur.lease.owner, acquiredAt: cur.lease.acquiredAt } } : {}),
       ...(options.reason ? { note: options.reason } : {}),
     };
