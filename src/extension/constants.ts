@@ -52,7 +52,7 @@ export const COMMANDS = {
   testReveal: 'waymark._test.reveal',
 } as const;
 
-/** Declared here and in package.json; registered by memoryFeatures.ts (helper D). */
+/** Declared here and in package.json; registered by memoryFeatures.ts. */
 export const MEMORY_COMMANDS = {
   recordDecision: 'waymark.memory.recordDecision',
   recordLearning: 'waymark.memory.recordLearning',

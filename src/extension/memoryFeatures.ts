@@ -9,16 +9,8 @@ import type { MemoryService } from '../core/memory/memoryService';
 import type { EntityRecord, MemoryRecord, MemoryType, RelationRecord } from '../core/memory/model';
 import { LEARNING_CATEGORIES } from '../core/memory/model';
 import { relPath } from '../core/memory/links';
+import { MEMORY_COMMANDS, VIEWS } from './constants';
 
-const VIEW_ID = 'waymark.memory';
-const CMD = {
-  recordDecision: 'waymark.memory.recordDecision',
-  recordLearning: 'waymark.memory.recordLearning',
-  recall: 'waymark.memory.recall',
-  showGraph: 'waymark.memory.showGraph',
-  sessionStart: 'waymark.session.start',
-  sessionEnd: 'waymark.session.end',
-} as const;
 
 export interface MemoryDeps {
   /** Read at each use: workspace folders can change after activation. */
@@ -277,7 +269,7 @@ async function pickStep(state: WorkflowState | undefined, arg: unknown): Promise
 export function registerMemoryFeatures(context: vscode.ExtensionContext, deps: MemoryDeps): vscode.Disposable {
   const tree = new MemoryTree(deps);
   active = { deps, tree };
-  const view = vscode.window.createTreeView(VIEW_ID, { treeDataProvider: tree, showCollapseAll: true });
+  const view = vscode.window.createTreeView(VIEWS.memory, { treeDataProvider: tree, showCollapseAll: true });
   tree.view = view;
   const disposables: vscode.Disposable[] = [tree, view];
   let timer: NodeJS.Timeout | undefined;
@@ -359,10 +351,10 @@ export function registerMemoryFeatures(context: vscode.ExtensionContext, deps: M
   };
 
   disposables.push(
-    vscode.commands.registerCommand(CMD.recordDecision, wrap('Record decision', (arg) => record('decision', arg))),
-    vscode.commands.registerCommand(CMD.recordLearning, wrap('Record learning', (arg) => record('learning', arg))),
+    vscode.commands.registerCommand(MEMORY_COMMANDS.recordDecision, wrap('Record decision', (arg) => record('decision', arg))),
+    vscode.commands.registerCommand(MEMORY_COMMANDS.recordLearning, wrap('Record learning', (arg) => record('learning', arg))),
     vscode.commands.registerCommand(
-      CMD.recall,
+      MEMORY_COMMANDS.recall,
       wrap('Recall', async (arg) => {
         const wf = await pickWorkflow(deps, arg, true);
         if (!wf) return;
@@ -386,7 +378,7 @@ export function registerMemoryFeatures(context: vscode.ExtensionContext, deps: M
       }),
     ),
     vscode.commands.registerCommand(
-      CMD.showGraph,
+      MEMORY_COMMANDS.showGraph,
       wrap('Show memory graph', async (arg) => {
         const wf = await pickWorkflow(deps, arg, false);
         if (!wf?.file) return;
@@ -397,7 +389,7 @@ export function registerMemoryFeatures(context: vscode.ExtensionContext, deps: M
       }),
     ),
     vscode.commands.registerCommand(
-      CMD.sessionStart,
+      MEMORY_COMMANDS.sessionStart,
       wrap('Start session', async (arg) => {
         const objective = await vscode.window.showInputBox({ prompt: 'Session objective (optional)' });
         if (objective === undefined) return;
@@ -411,7 +403,7 @@ export function registerMemoryFeatures(context: vscode.ExtensionContext, deps: M
       }),
     ),
     vscode.commands.registerCommand(
-      CMD.sessionEnd,
+      MEMORY_COMMANDS.sessionEnd,
       wrap('End session', async () => {
         const summary = await vscode.window.showInputBox({ prompt: 'Session summary (optional: derived from the hot memory when empty)' });
         if (summary === undefined) return;
