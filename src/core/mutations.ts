@@ -239,15 +239,8 @@ export function planStart(state: WorkflowState, now: Date): Plan {
   return { edits, detail: { step: first } };
 }
 
-export function planAdvance(state: WorkflowState, now: Date, gates: GateLookup): Plan {
-  assertStatusReadable(state);
-  if (state.status !== undefined) assertWorkable(state, 'advance');
-  const doneSet = stepAnalysis(state).done;
-  const currentId = state.currentStep && !doneSet.has(state.currentStep) && !state.stepsCompleted.includes(state.currentStep) ? state.currentStep : state.nextStep;
-  if (!currentId) {
-    throw new WaymarkError('transition', state.steps.length ? `Refused: every step of ${state.workflow} is already completed; set its status to completed instead.` : `Refused: ${state.workflow} has no known steps to advance through.`, state.file);
-  }
-  const def = requireStep(state, currentId);
+/** Completes one step (gate checked); the last step also completes the workflow. Shared by advance and complete-step. */
+function planStepCompletion(state: WorkflowState, def: StepDef, now: Date, gates: GateLookup): Plan {
   const gate = assertGate(state, def, gates);
   const { edits, next, done } = completionEdits(state, def);
   if (done && state.status !== undefined) {
@@ -258,19 +251,24 @@ export function planAdvance(state: WorkflowState, now: Date, gates: GateLookup):
   return { edits, detail: { step: def.id, next: next ?? null, ...(gate ? { gate } : {}) } };
 }
 
+export function planAdvance(state: WorkflowState, now: Date, gates: GateLookup): Plan {
+  assertStatusReadable(state);
+  if (state.status !== undefined) assertWorkable(state, 'advance');
+  const doneSet = stepAnalysis(state).done;
+  const currentId = state.currentStep && !doneSet.has(state.currentStep) && !state.stepsCompleted.includes(state.currentStep) ? state.currentStep : state.nextStep;
+  if (!currentId) {
+    throw new WaymarkError('transition', state.steps.length ? `Refused: every step of ${state.workflow} is already completed; set its status to completed instead.` : `Refused: ${state.workflow} has no known steps to advance through.`, state.file);
+  }
+  const def = requireStep(state, currentId);
+  return planStepCompletion(state, def, now, gates);
+}
+
 export function planCompleteStep(state: WorkflowState, step: string, now: Date, gates: GateLookup): Plan {
   assertStatusReadable(state);
   const def = requireStep(state, step);
   if (state.stepsCompleted.includes(def.id) || stepAnalysis(state).done.has(def.id)) throw new WaymarkError('transition', `Refused: step ${def.id} is already completed.`, state.file);
   if (state.status !== undefined) assertWorkable(state, `complete step ${def.id}`);
-  const gate = assertGate(state, def, gates);
-  const { edits, next, done } = completionEdits(state, def);
-  if (done && state.status !== undefined) {
-    assertTransition(state.status, 'completed', state.file);
-    edits.push({ key: statusKeyOf(state), value: statusWord(state, 'completed') });
-  }
-  edits.push(...timestampEdits(state, now));
-  return { edits, detail: { step: def.id, next: next ?? null, ...(gate ? { gate } : {}) } };
+  return planStepCompletion(state, def, now, gates);
 }
 
 export function planSetStatus(state: WorkflowState, status: Status, reason: string | undefined, now: Date): Plan {
