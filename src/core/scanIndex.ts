@@ -12,6 +12,8 @@ import { splitFrontmatter } from './frontmatter';
 import { gateFilePath, readGate } from './gates';
 import { ttlExpiry } from './validate';
 import type { Logger } from './ports';
+import { writeFileAtomic } from './atomicWrite';
+import { WaymarkError } from './errors';
 
 /**
  * The persisted scan index: one file per workspace root that lets a warm start rebuild every
@@ -626,12 +628,6 @@ export function loadScanIndex(ctx: WorkspaceContext, fingerprint: string, logger
   return entries;
 }
 
-function writeAll(fd: number, text: string): void {
-  const buf = Buffer.from(text, 'utf8');
-  let off = 0;
-  while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off);
-}
-
 export type SaveOutcome = 'written' | 'read-only' | 'failed' | 'root-gone';
 
 /**
@@ -647,8 +643,6 @@ export function saveScanIndex(root: string, fingerprint: string, lines: string[]
   const hash = createHash('sha256');
   for (const sl of slices) hash.update(sl);
   const header: IndexHeader = { waymarkScanIndex: SCAN_INDEX_FORMAT, code: codeFingerprint(), root, context: fingerprint, writtenAt: Date.now(), body: hash.digest('hex') };
-  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`;
-  let fd: number | undefined;
   try {
     if (!fs.existsSync(dir)) {
       // Never recreate a root that went away (a deleted temp folder, a removed workspace).
@@ -656,28 +650,10 @@ export function saveScanIndex(root: string, fingerprint: string, lines: string[]
       fs.mkdirSync(dir, { recursive: true });
       fs.writeFileSync(path.join(dir, '.gitignore'), '# Waymark cache: safe to delete, never commit.\n*\n');
     }
-    fd = fs.openSync(tmp, 'wx', 0o644);
-    writeAll(fd, JSON.stringify(header) + '\n');
-    for (const sl of slices) writeAll(fd, sl);
-    fs.fsyncSync(fd);
-    fs.closeSync(fd);
-    fd = undefined;
-    fs.renameSync(tmp, file);
+    writeFileAtomic(file, Buffer.concat([Buffer.from(JSON.stringify(header) + '\n', 'utf8'), ...slices.map((sl) => Buffer.from(sl, 'utf8'))]));
     return 'written';
   } catch (e) {
-    if (fd !== undefined) {
-      try {
-        fs.closeSync(fd);
-      } catch {
-        // already failing; the write error is what matters
-      }
-    }
-    try {
-      fs.unlinkSync(tmp);
-    } catch {
-      // never created
-    }
-    const code = (e as NodeJS.ErrnoException).code;
+    const code = WaymarkError.is(e) ? e.data?.code : (e as NodeJS.ErrnoException).code;
     if (code === 'EACCES' || code === 'EROFS' || code === 'EPERM') {
       logger?.debug(`[scan] not writing ${file}: the workspace is read-only`);
       return 'read-only';
