@@ -6,11 +6,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { scanRoots, readWorkflowFileSync, listCandidates } from '../src/core/scan';
-import { scanIndexPath } from '../src/core/scanIndex';
-import { loadWorkspaceContext } from '../src/core/workspaceContext';
-import { validateDelegation } from '../src/core/delegation';
-import { parseWorkflowText } from '../src/core/workflow';
+import { scanRoots, readWorkflowFileSync, listCandidates } from '../src/core/store/scan';
+import { scanIndexPath } from '../src/core/store/scanIndex';
+import { loadWorkspaceContext } from '../src/core/store/workspaceContext';
+import { validateDelegation } from '../src/core/model/delegation';
+import { parseWorkflowText } from '../src/core/model/workflow';
 
 const filesArg = process.argv.indexOf('--files');
 const N = Number(filesArg > 0 ? process.argv[filesArg + 1] : process.env.WAYMARK_BENCH_FILES ?? 10_000);

@@ -5,7 +5,7 @@ import type { CliCommand, CliContext } from './framework';
 import { flagString, requirePositional } from './framework';
 import { findWorkspaceRoot } from '../core/stateCore';
 import { WaymarkError } from '../core/errors';
-import { ioError } from '../core/atomicWrite';
+import { ioError } from '../core/store/atomicWrite';
 import { resume, resumeRoot, sync, type ResumeReport } from '../core/protocol/resume';
 import { historyOf, buildTimeline, formatTimeline, stateAt, parseAt, recordInHistory } from '../core/protocol/timeline';
 import { createCheckpoint, listCheckpoints, showCheckpoint, restoreCheckpoint } from '../core/protocol/checkpoints';

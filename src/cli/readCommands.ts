@@ -3,11 +3,11 @@ import * as path from 'node:path';
 import type { CliCommand, CliContext } from './framework';
 import { WaymarkError } from '../core/errors';
 import type { Problem, WorkflowState, SkippedFile } from '../core/types';
-import { scanRoots, allProblems, readWorkflowFileSync, contextFor, listCandidates } from '../core/scan';
-import type { WorkspaceContext } from '../core/workspaceContext';
-import { chainOf, type DelegationNode } from '../core/delegation';
-import { writeManifest, changedSince } from '../core/manifest';
-import { frontmatterResume } from '../core/resume';
+import { scanRoots, allProblems, readWorkflowFileSync, contextFor, listCandidates } from '../core/store/scan';
+import type { WorkspaceContext } from '../core/store/workspaceContext';
+import { chainOf, type DelegationNode } from '../core/model/delegation';
+import { writeManifest, changedSince } from '../core/store/manifest';
+import { frontmatterResume } from '../core/model/resume';
 import { findWorkspaceRoot, createStateCore } from '../core/stateCore';
 
 /** Problem as the CLI prints it: 1-based line/column. */

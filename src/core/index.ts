@@ -9,18 +9,18 @@ export type { StateCore, StateCoreInit, WriteContext, WriteGuard, WriteObserver 
 export { createStateCore, findWorkspaceRoot, newErrors } from './stateCore';
 
 // Reading and validating (core-read).
-export { parseWorkflowText, stepAnalysis, type ParsedWorkflow } from './workflow';
-export { loadWorkspaceContext, defaultWorkspaceContext, type WorkspaceContext } from './workspaceContext';
-export { splitFrontmatter, parseFrontmatter, type FrontmatterSplit } from './frontmatter';
-export { sha256, computeStateHash } from './hash';
-export { scanRoots, allProblems } from './scan';
-export { validateDelegation, buildChains, chainOf, type DelegationNode } from './delegation';
-export { gateFilePath, readGate, parseGateText } from './gates';
+export { parseWorkflowText, stepAnalysis, type ParsedWorkflow } from './model/workflow';
+export { loadWorkspaceContext, defaultWorkspaceContext, type WorkspaceContext } from './store/workspaceContext';
+export { splitFrontmatter, parseFrontmatter, type FrontmatterSplit } from './model/frontmatter';
+export { sha256, computeStateHash } from './model/hash';
+export { scanRoots, allProblems } from './store/scan';
+export { validateDelegation, buildChains, chainOf, type DelegationNode } from './model/delegation';
+export { gateFilePath, readGate, parseGateText } from './model/gates';
 
 // Writing (core-write).
-export { editFrontmatter, editYamlText, type FrontmatterEdit, type EditValue } from './edit';
-export { writeFileAtomic } from './atomicWrite';
-export { withFileLock, acquireFileLock, lockPathFor, type FileLockOptions, type HeldLock } from './fileLock';
-export { appendHistory, readHistory, readHistoryDetailed, historyPathFor } from './history';
-export { transitionRefusal, assertTransition, allowedTransitions } from './transitions';
-export { renderGateUpdate, writeGateFile } from './gateStore';
+export { editFrontmatter, editYamlText, type FrontmatterEdit, type EditValue } from './model/edit';
+export { writeFileAtomic } from './store/atomicWrite';
+export { withFileLock, acquireFileLock, lockPathFor, type FileLockOptions, type HeldLock } from './store/fileLock';
+export { appendHistory, readHistory, readHistoryDetailed, historyPathFor } from './store/history';
+export { transitionRefusal, assertTransition, allowedTransitions } from './model/transitions';
+export { renderGateUpdate, writeGateFile } from './store/gateStore';

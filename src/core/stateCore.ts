@@ -21,19 +21,19 @@ import type {
   StepDef,
   WorkflowState,
 } from './types';
-import { loadWorkspaceContext, type WorkspaceContext } from './workspaceContext';
-import { parseWorkflowText } from './workflow';
-import { scanRoots } from './scan';
-import { validateDelegation } from './delegation';
-import { gateFilePath, readGate } from './gates';
-import { writeManifest, changedSince } from './manifest';
-import { frontmatterResume } from './resume';
-import { editFrontmatter, detectEol, type FrontmatterEdit } from './edit';
-import { writeFileAtomic, removeStaleTemps } from './atomicWrite';
-import { acquireFileLock, type HeldLock } from './fileLock';
-import { appendHistory, assertHistoryAppendable, readHistory, stateChange } from './history';
-import { writeGateFile } from './gateStore';
-import { readRegularFileSync } from './safeRead';
+import { loadWorkspaceContext, type WorkspaceContext } from './store/workspaceContext';
+import { parseWorkflowText } from './model/workflow';
+import { scanRoots } from './store/scan';
+import { validateDelegation } from './model/delegation';
+import { gateFilePath, readGate } from './model/gates';
+import { writeManifest, changedSince } from './store/manifest';
+import { frontmatterResume } from './model/resume';
+import { editFrontmatter, detectEol, type FrontmatterEdit } from './model/edit';
+import { writeFileAtomic, removeStaleTemps } from './store/atomicWrite';
+import { acquireFileLock, type HeldLock } from './store/fileLock';
+import { appendHistory, assertHistoryAppendable, readHistory, stateChange } from './store/history';
+import { writeGateFile } from './store/gateStore';
+import { readRegularFileSync } from './store/safeRead';
 import {
   planAdvance,
   planBlock,
@@ -46,7 +46,7 @@ import {
   clip,
   type GateLookup,
   type Plan,
-} from './mutations';
+} from './model/mutations';
 
 const BINARY_SNIFF = 8192;
 

@@ -4,11 +4,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { parseFrontmatter, grayMatterData, isRefusedEngineError } from '../../src/core/frontmatter';
-import { parseWorkflowText } from '../../src/core/workflow';
-import { defaultWorkspaceContext, loadWorkspaceContext } from '../../src/core/workspaceContext';
-import { scanRoots, listCandidates, readWorkflowFileSync, allProblems } from '../../src/core/scan';
-import { parseConfigText } from '../../src/core/config';
+import { parseFrontmatter, grayMatterData, isRefusedEngineError } from '../../src/core/model/frontmatter';
+import { parseWorkflowText } from '../../src/core/model/workflow';
+import { defaultWorkspaceContext, loadWorkspaceContext } from '../../src/core/store/workspaceContext';
+import { scanRoots, listCandidates, readWorkflowFileSync, allProblems } from '../../src/core/store/scan';
+import { parseConfigText } from '../../src/core/model/config';
 
 let dir: string;
 before(() => {

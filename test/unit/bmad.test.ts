@@ -1,9 +1,9 @@
 import { test, describe, before } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { scanRoots, allProblems } from '../../src/core/scan';
-import { loadBmadCatalog, resolveBmadStep, parseCsv } from '../../src/core/bmad';
-import { frontmatterResume } from '../../src/core/resume';
+import { scanRoots, allProblems } from '../../src/core/store/scan';
+import { loadBmadCatalog, resolveBmadStep, parseCsv } from '../../src/core/bmad/artifacts';
+import { frontmatterResume } from '../../src/core/model/resume';
 import type { ScanResult, WorkflowState } from '../../src/core/types';
 
 const ROOT = path.resolve('test/fixtures/bmad');

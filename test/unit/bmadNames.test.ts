@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { scanRoots } from '../../src/core/scan';
+import { scanRoots } from '../../src/core/store/scan';
 
 // Installs name workflow folders `create-prd`, `bmad-create-ux-design` or `architecture`; the
 // artifacts' workflowType says `prd`, `ux-design`, `create-architecture`.

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { parseWorkflowText } from '../../src/core/workflow';
-import { splitFrontmatter } from '../../src/core/frontmatter';
-import { defaultWorkspaceContext } from '../../src/core/workspaceContext';
+import { parseWorkflowText } from '../../src/core/model/workflow';
+import { splitFrontmatter } from '../../src/core/model/frontmatter';
+import { defaultWorkspaceContext } from '../../src/core/store/workspaceContext';
 import type { Problem } from '../../src/core/types';
 
 const RUNS = Number(process.env.WAYMARK_FUZZ_RUNS ?? 1500);
@@ -92,7 +92,7 @@ test('arbitrary text never throws', () => {
 import * as fs from 'node:fs';
 import { createStateCore } from '../../src/core/stateCore';
 import { WaymarkError } from '../../src/core/errors';
-import { readHistory } from '../../src/core/history';
+import { readHistory } from '../../src/core/store/history';
 
 test('random frontmatter × every mutation: a WaymarkError or a valid write, never a crash or a half-written file', async () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-fuzzmut-'));

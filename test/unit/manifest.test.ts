@@ -4,8 +4,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { scanRoots } from '../../src/core/scan';
-import { writeManifest, changedSince, parseManifest, formatManifest } from '../../src/core/manifest';
+import { scanRoots } from '../../src/core/store/scan';
+import { writeManifest, changedSince, parseManifest, formatManifest } from '../../src/core/store/manifest';
 
 test('manifest rows, CSV round trip, and changedSince (added / removed / state / content)', async () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-manifest-'));

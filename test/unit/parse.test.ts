@@ -3,13 +3,13 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { splitFrontmatter, parseFrontmatter } from '../../src/core/frontmatter';
-import { parseWorkflowText } from '../../src/core/workflow';
-import { defaultWorkspaceContext, loadWorkspaceContext, globToRegExp } from '../../src/core/workspaceContext';
-import { parseConfigText } from '../../src/core/config';
-import { computeStateHash } from '../../src/core/hash';
-import { gateFilePath, readGate, parseGateText } from '../../src/core/gates';
-import { loadDefinitions } from '../../src/core/definitions';
+import { splitFrontmatter, parseFrontmatter } from '../../src/core/model/frontmatter';
+import { parseWorkflowText } from '../../src/core/model/workflow';
+import { defaultWorkspaceContext, loadWorkspaceContext, globToRegExp } from '../../src/core/store/workspaceContext';
+import { parseConfigText } from '../../src/core/model/config';
+import { computeStateHash } from '../../src/core/model/hash';
+import { gateFilePath, readGate, parseGateText } from '../../src/core/model/gates';
+import { loadDefinitions } from '../../src/core/model/definitions';
 
 describe('splitFrontmatter', () => {
   test('LF file: offsets, fences, body', () => {

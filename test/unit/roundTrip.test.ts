@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createStateCore, type StateCore } from '../../src/core/index';
-import { editFrontmatter } from '../../src/core/edit';
+import { editFrontmatter } from '../../src/core/model/edit';
 
 // Round trip: every mutation changes only the state keys' bytes. Each case states the exact
 // expected file, built from the original by replacing just the state lines, and checks it for
@@ -261,7 +261,7 @@ describe('editFrontmatter edge cases', () => {
 // ---- generated: random frontmatter around the state keys -------------------------------------
 import fc from 'fast-check';
 import { parseDocument, isMap, isScalar } from 'yaml';
-import { splitFrontmatter } from '../../src/core/frontmatter';
+import { splitFrontmatter } from '../../src/core/model/frontmatter';
 
 const STATE_KEY_SET = new Set(['status', 'steps', 'stepsCompleted', 'currentStep', 'current_step', 'scope', 'blockedReason', 'lastStep', 'updatedAt', 'delegation', 'workflow']);
 

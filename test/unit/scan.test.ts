@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { scanRoots, allProblems } from '../../src/core/scan';
+import { scanRoots, allProblems } from '../../src/core/store/scan';
 
 const CLI = path.resolve('dist/cli.js');
 

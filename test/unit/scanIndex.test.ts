@@ -5,9 +5,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
-import { scanRoots, allProblems, type ScanOptions } from '../../src/core/scan';
-import { decodeValue, encodeValue, indexBodyHash, scanIndexPath, SCAN_INDEX_MAX_BYTES } from '../../src/core/scanIndex';
-import { stepAnalysis } from '../../src/core/workflow';
+import { scanRoots, allProblems, type ScanOptions } from '../../src/core/store/scan';
+import { decodeValue, encodeValue, indexBodyHash, scanIndexPath, SCAN_INDEX_MAX_BYTES } from '../../src/core/store/scanIndex';
+import { stepAnalysis } from '../../src/core/model/workflow';
 import type { WorkflowState } from '../../src/core/types';
 
 function tmp(): string {

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { loadWorkspaceContext, type WorkspaceContext } from '../../src/core/workspaceContext';
-import { parseWorkflowText } from '../../src/core/workflow';
-import { scanRoots } from '../../src/core/scan';
+import { loadWorkspaceContext, type WorkspaceContext } from '../../src/core/store/workspaceContext';
+import { parseWorkflowText } from '../../src/core/model/workflow';
+import { scanRoots } from '../../src/core/store/scan';
 import type { Problem } from '../../src/core/types';
 
 let dir: string;

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { WaymarkError } from '../errors';
-import { ioError } from '../atomicWrite';
+import { ioError } from '../store/atomicWrite';
 import type { JournalOp } from './model';
 
 /**

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { writeFileAtomic } from '../atomicWrite';
-import { withFileLock } from '../fileLock';
+import { writeFileAtomic } from '../store/atomicWrite';
+import { withFileLock } from '../store/fileLock';
 
 /* Hot and cold memory files: plain Markdown, readable without Kuzu.
  * Hot (`session_state.md`) is rewritten as work goes on and reset at session end.

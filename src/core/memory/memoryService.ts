@@ -666,7 +666,7 @@ export class MemoryService {
     const session: SessionInfo = { id: `s-${stamp.replace(/[-:]/g, '').replace('T', '-').slice(0, 15)}-${newId('x').slice(-4)}`, startedAt: stamp };
     if (args.objective) session.objective = args.objective;
     fs.mkdirSync(this.paths.dir, { recursive: true });
-    const { writeFileAtomic } = await import('../atomicWrite');
+    const { writeFileAtomic } = await import('../store/atomicWrite');
     writeFileAtomic(this.paths.session, JSON.stringify(session, null, 2) + '\n');
     await this.files.updateHot((h) => {
       h.session = session.id;
@@ -815,7 +815,7 @@ export class MemoryService {
     const file = path.resolve(this.root, out ?? path.join(this.paths.dir, 'export.json'));
     const doc = { format: 'waymark-memory', version: 1, exportedAt: this.now(), memories: value.memories, entities: value.entities, relations: value.relations };
     const text = JSON.stringify(doc, null, 1) + '\n';
-    const { writeFileAtomic } = await import('../atomicWrite');
+    const { writeFileAtomic } = await import('../store/atomicWrite');
     fs.mkdirSync(path.dirname(file), { recursive: true });
     writeFileAtomic(file, text);
     const bytes = Buffer.byteLength(text);

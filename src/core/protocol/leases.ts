@@ -7,7 +7,7 @@ import { systemClock, silentLogger } from '../ports';
 import { WaymarkError } from '../errors';
 import { protocolPaths, ensureDir, relPath, shortHash, randomId, readIfExists, readdirIfExists } from './paths';
 import { withMutexSync } from './mutex';
-import { pidAlive } from '../processes';
+import { pidAlive } from '../store/processes';
 import { appendEvent, type EventsLogOptions } from './events';
 
 /** Who holds a lease. `session` (else `agent`) identifies the holder when a write is checked. */

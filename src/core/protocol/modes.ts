@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import type { Clock, Logger } from '../ports';
 import { systemClock, silentLogger } from '../ports';
 import { WaymarkError } from '../errors';
-import { writeFileAtomic } from '../atomicWrite';
+import { writeFileAtomic } from '../store/atomicWrite';
 import { protocolPaths, ensureDir, shortHash, readdirIfExists } from './paths';
 import { withMutexSync } from './mutex';
 import { describeOwner, leaseStatus, type Lease, type LeaseOwner, DEFAULT_LEASE_MS } from './leases';

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { WaymarkError } from '../errors';
-import { pidAlive } from '../processes';
+import { pidAlive } from '../store/processes';
 
 
 const sleepCell = new Int32Array(new SharedArrayBuffer(4));

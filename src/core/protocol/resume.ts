@@ -3,7 +3,7 @@ import type { ResumePoint } from '../types';
 import type { Clock, Logger } from '../ports';
 import { systemClock, silentLogger } from '../ports';
 import type { WriteGuard } from '../api';
-import { frontmatterResume } from '../resume';
+import { frontmatterResume } from '../model/resume';
 import { relPath, protocolPaths } from './paths';
 import { contextFor, listWorkflowFiles, readWorkflowFile, type FileRead } from './states';
 import { latestCheckpointFor, createCheckpoint, restoreCheckpoint, checkpointIds, showCheckpoint, type Checkpoint } from './checkpoints';

@@ -1,11 +1,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { listCandidates } from '../scan';
+import { listCandidates } from '../store/scan';
 import type { WorkflowState } from '../types';
-import { loadWorkspaceContext, type WorkspaceContext } from '../workspaceContext';
-import { parseWorkflowText } from '../workflow';
-import { splitFrontmatter } from '../frontmatter';
-import { sha256 } from '../hash';
+import { loadWorkspaceContext, type WorkspaceContext } from '../store/workspaceContext';
+import { parseWorkflowText } from '../model/workflow';
+import { splitFrontmatter } from '../model/frontmatter';
+import { sha256 } from '../model/hash';
 
 /** One workflow file as read for the protocol: its state (when readable), hashes and times. */
 export interface FileRead {

@@ -3,8 +3,8 @@ import type { HistoryEntry } from '../types';
 import type { Clock, Logger } from '../ports';
 import { systemClock, silentLogger } from '../ports';
 import { WaymarkError } from '../errors';
-import { withFileLock } from '../fileLock';
-import { appendHistory, readHistoryDetailed } from '../history';
+import { withFileLock } from '../store/fileLock';
+import { appendHistory, readHistoryDetailed } from '../store/history';
 import { contextFor } from './states';
 import type { LeaseOwner } from './leases';
 

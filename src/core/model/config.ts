@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseDocument, type Document } from 'yaml';
-import type { Problem } from './types';
+import type { Problem } from '../types';
 import { rangeForPath, type PathSeg } from './positions';
 
 /**

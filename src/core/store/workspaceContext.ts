@@ -1,10 +1,10 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import type { Problem } from './types';
-import { CONFIG_FILE, parseConfigText, type WaymarkConfig } from './config';
-import { loadDefinitions, type WorkflowDefinition } from './definitions';
-import { loadBmadCatalog, type BmadCatalog } from './bmad';
-import type { FrontmatterLimits } from './frontmatter';
+import type { Problem } from '../types';
+import { CONFIG_FILE, parseConfigText, type WaymarkConfig } from '../model/config';
+import { loadDefinitions, type WorkflowDefinition } from '../model/definitions';
+import { loadBmadCatalog, type BmadCatalog } from '../bmad/artifacts';
+import type { FrontmatterLimits } from '../model/frontmatter';
 import { readRegularFile } from './safeRead';
 
 /** A config file larger than this is not read (it is a settings file, not data). */

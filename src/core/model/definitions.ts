@@ -1,8 +1,8 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import type { Problem, StepDef } from './types';
-import { readRegularFile } from './safeRead';
+import type { Problem, StepDef } from '../types';
+import { readRegularFile } from '../store/safeRead';
 
 /** A native workflow definition, `.waymark/workflows/<id>.yaml`. */
 export interface WorkflowDefinition {

@@ -1,6 +1,6 @@
 import { parseDocument, isMap, isScalar, isSeq, Scalar } from 'yaml';
 import type { Node as YamlNode, Pair, YAMLMap, YAMLSeq } from 'yaml';
-import { WaymarkError } from './errors';
+import { WaymarkError } from '../errors';
 import { splitFrontmatter } from './frontmatter';
 
 /** A value the editor can write: scalars and flat lists of scalars. */

@@ -1,11 +1,11 @@
-import { SCOPES, STATUSES, type Severity, type WorkflowState } from './types';
+import { SCOPES, STATUSES, type Severity, type WorkflowState } from '../types';
 import type { PathSeg, RangeTarget } from './positions';
 import type { ParsedFrontmatter } from './frontmatter';
-import type { WorkspaceContext } from './workspaceContext';
+import type { WorkspaceContext } from '../store/workspaceContext';
 import type { RawFacts } from './workflow';
 import { STATE_KEYS, typoOf } from './workflow';
 import { nearest } from './config';
-import { BMAD_STATUS_MAP, statusKeyOf } from './bmad';
+import { BMAD_STATUS_MAP, statusKeyOf } from '../bmad/artifacts';
 import type { GateReadResult } from './gates';
 
 /** A problem before positions are resolved: a key path into the frontmatter. */

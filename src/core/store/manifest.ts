@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { ChangedReport, ManifestRow, WorkflowState } from './types';
-import { parseCsv } from './bmad';
-import { CONFIG_FILE, parseConfigText } from './config';
+import type { ChangedReport, ManifestRow, WorkflowState } from '../types';
+import { parseCsv } from '../bmad/artifacts';
+import { CONFIG_FILE, parseConfigText } from '../model/config';
 import { readRegularFileSync } from './safeRead';
 import { writeFileAtomic, ioError } from './atomicWrite';
 export const DEFAULT_MANIFEST_PATH = '.waymark/files-manifest.csv';

@@ -1,5 +1,5 @@
-import { WaymarkError } from './errors';
-import type { Status } from './types';
+import { WaymarkError } from '../errors';
+import type { Status } from '../types';
 
 /**
  * The status state machine:

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as crypto from 'node:crypto';
-import { WaymarkError, errorMessage } from './errors';
+import { WaymarkError, errorMessage } from '../errors';
 import { pidAlive } from './processes';
 
 export interface AtomicWriteOptions {

@@ -1,19 +1,19 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
-import { version as WAYMARK_VERSION } from '../../package.json';
-import { SCOPES, STATUSES, type Problem, type SkippedFile, type WorkflowState } from './types';
+import { version as WAYMARK_VERSION } from '../../../package.json';
+import { SCOPES, STATUSES, type Problem, type SkippedFile, type WorkflowState } from '../types';
 import type { WorkspaceContext } from './workspaceContext';
 import { defaultWorkspaceContext } from './workspaceContext';
-import { analyzeSteps, parseWorkflowText, type StepAnalysis } from './workflow';
-import { lookupBmadWorkflow, resolveBmadStep } from './bmad';
-import { YamlLocator } from './positions';
-import { splitFrontmatter } from './frontmatter';
-import { gateFilePath, readGate } from './gates';
-import { ttlExpiry } from './validate';
-import type { Logger } from './ports';
+import { analyzeSteps, parseWorkflowText, type StepAnalysis } from '../model/workflow';
+import { lookupBmadWorkflow, resolveBmadStep } from '../bmad/artifacts';
+import { YamlLocator } from '../model/positions';
+import { splitFrontmatter } from '../model/frontmatter';
+import { gateFilePath, readGate } from '../model/gates';
+import { ttlExpiry } from '../model/validate';
+import type { Logger } from '../ports';
 import { writeFileAtomic } from './atomicWrite';
-import { WaymarkError } from './errors';
+import { WaymarkError } from '../errors';
 
 /**
  * The persisted scan index: one file per workspace root that lets a warm start rebuild every

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as crypto from 'node:crypto';
-import { WaymarkError } from './errors';
+import { WaymarkError } from '../errors';
 import { ioError } from './atomicWrite';
 import { pidAlive } from './processes';
 

@@ -1,4 +1,4 @@
-import type { Problem, WorkflowState } from './types';
+import type { Problem, WorkflowState } from '../types';
 import { locatorFor } from './workflow';
 import type { PathSeg } from './positions';
 

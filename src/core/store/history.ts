@@ -1,9 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as crypto from 'node:crypto';
-import { WaymarkError } from './errors';
+import { WaymarkError } from '../errors';
 import { ioError } from './atomicWrite';
-import type { HistoryEntry, WorkflowState } from './types';
+import type { HistoryEntry, WorkflowState } from '../types';
 import { readRegularFileSync } from './safeRead';
 
 /**

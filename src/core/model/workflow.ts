@@ -1,11 +1,11 @@
 import * as path from 'node:path';
-import { SCOPES, STATUSES, type Delegation, type Dialect, type GateState, type Problem, type Scope, type Status, type StepDef, type WorkflowState } from './types';
+import { SCOPES, STATUSES, type Delegation, type Dialect, type GateState, type Problem, type Scope, type Status, type StepDef, type WorkflowState } from '../types';
 import { parseFrontmatter, type ParsedFrontmatter } from './frontmatter';
 import { computeStateHash, sha256 } from './hash';
-import { BMAD_STATUS_MAP, lookupBmadWorkflow, resolveBmadStep, stepEncoding, stepNumber, type BmadStepEncoding } from './bmad';
+import { BMAD_STATUS_MAP, lookupBmadWorkflow, resolveBmadStep, stepEncoding, stepNumber, type BmadStepEncoding } from '../bmad/artifacts';
 import { normalizeStepList } from './definitions';
 import { nearest } from './config';
-import type { WorkspaceContext } from './workspaceContext';
+import type { WorkspaceContext } from '../store/workspaceContext';
 import { validateParsed, type Finding } from './validate';
 import { YamlLocator } from './positions';
 import { gateFilePath, readGate } from './gates';
@@ -162,7 +162,7 @@ function parseWorkflowTextUnguarded(file: string, text: string, ctx: WorkspaceCo
       return { isWorkflow: true, problems: [{ file, range: fenceRange, severity: 'error', code: 'frontmatter-unclosed', message: 'Frontmatter has no closing --- line: add one after the last YAML line.' }] };
     }
     if (e.kind === 'yaml-syntax') {
-      let syn: { range: import('./types').Range; message: string } | undefined;
+      let syn: { range: import('../types').Range; message: string } | undefined;
       try {
         syn = locator.syntaxError();
       } catch {
@@ -190,7 +190,7 @@ function parseWorkflowTextUnguarded(file: string, text: string, ctx: WorkspaceCo
   // The fast reader (js-yaml) accepts some YAML the editing parser refuses (tab indentation).
   // Say so on read, so validate and the write path agree on what is broken.
   if (LEADING_TAB.test(split.yamlText)) {
-    let syn: { range: import('./types').Range; message: string } | undefined;
+    let syn: { range: import('../types').Range; message: string } | undefined;
     try {
       syn = locator.syntaxError();
     } catch {
@@ -356,7 +356,7 @@ function normalizeDelegation(v: unknown): Delegation | undefined {
 }
 
 /** Turns findings (key paths) into Problems with ranges from the YAML parser. */
-export function resolveFindings(file: string, findings: Finding[], locator: YamlLocator, fenceRange: import('./types').Range): Problem[] {
+export function resolveFindings(file: string, findings: Finding[], locator: YamlLocator, fenceRange: import('../types').Range): Problem[] {
   return findings.map((f) => ({
     file,
     range: f.path ? locator.range(f.path, f.target ?? 'key') : fenceRange,
@@ -376,7 +376,7 @@ function tidy(msg: string): string {
  * A parser mark (0-based line/column in the YAML text) as a file position, clamped into the
  * text: js-yaml can point one line past a key with an empty value, with a negative column.
  */
-function markPosition(yamlText: string, startLine: number, line: number, column: number): import('./types').Position {
+function markPosition(yamlText: string, startLine: number, line: number, column: number): import('../types').Position {
   const lines = yamlText.split('\n');
   // The YAML text ends with a line break, so its last split element is the closing fence's start.
   const last = Math.max(0, lines.length - 2);

@@ -1,9 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseDocument, isSeq, isMap, YAMLSeq } from 'yaml';
-import { WaymarkError } from './errors';
+import { WaymarkError } from '../errors';
 import { writeFileAtomic } from './atomicWrite';
-import type { GateVerdict, GateWaiver } from './types';
+import type { GateVerdict, GateWaiver } from '../types';
 
 export interface GateUpdate {
   verdict: GateVerdict;

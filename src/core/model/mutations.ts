@@ -1,10 +1,10 @@
-import { statusKeyOf } from './bmad';
-import { WaymarkError } from './errors';
+import { statusKeyOf } from '../bmad/artifacts';
+import { WaymarkError } from '../errors';
 import { assertTransition } from './transitions';
 import type { EditScalar, FrontmatterEdit } from './edit';
-import { SCOPES } from './types';
+import { SCOPES } from '../types';
 import { stepAnalysis } from './workflow';
-import type { GateState, Problem, Scope, Status, StepDef, WorkflowState } from './types';
+import type { GateState, Problem, Scope, Status, StepDef, WorkflowState } from '../types';
 
 /**
  * Pure planning of each mutation: given the state read under the lock, which frontmatter

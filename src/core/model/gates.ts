@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { GATE_VERDICTS, type GateHistoryEntry, type GateState, type GateVerdict, type GateWaiver, type WorkflowState } from './types';
-import type { WorkspaceContext } from './workspaceContext';
+import { GATE_VERDICTS, type GateHistoryEntry, type GateState, type GateVerdict, type GateWaiver, type WorkflowState } from '../types';
+import type { WorkspaceContext } from '../store/workspaceContext';
 
 /** Default location of gate files, relative to the workspace root. */
 export const DEFAULT_GATE_PATH = '.waymark/gates/{file}/{gate}.gate';

@@ -1,4 +1,4 @@
-import type { ResumePoint, WorkflowState } from './types';
+import type { ResumePoint, WorkflowState } from '../types';
 import { stepAnalysis } from './workflow';
 
 /**

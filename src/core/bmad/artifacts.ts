@@ -1,7 +1,7 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import type { StepDef } from './types';
-import { readRegularFile } from './safeRead';
+import type { StepDef } from '../types';
+import { readRegularFile } from '../store/safeRead';
 
 /** One installed BMAD workflow and its ordered steps. */
 export interface BmadWorkflow {
@@ -232,7 +232,7 @@ export function stepEncoding(list: unknown[]): BmadStepEncoding {
 }
 
 /** Status words BMAD artifacts use, mapped to Waymark statuses. */
-export const BMAD_STATUS_MAP: Record<string, import('./types').Status | undefined> = Object.assign(Object.create(null) as Record<string, never>, {
+export const BMAD_STATUS_MAP: Record<string, import('../types').Status | undefined> = Object.assign(Object.create(null) as Record<string, never>, {
   draft: 'created',
   backlog: 'created',
   'ready-for-dev': 'created',
@@ -270,6 +270,6 @@ export function lookupBmadWorkflow(catalog: BmadCatalog, workflow: string): Bmad
 }
 
 /** The key a file keeps its status under: `workflowStatus` in BMAD files that use it instead of `status`. */
-export function statusKeyOf(state: Pick<import('./types').WorkflowState, 'dialect' | 'data'>): 'status' | 'workflowStatus' {
+export function statusKeyOf(state: Pick<import('../types').WorkflowState, 'dialect' | 'data'>): 'status' | 'workflowStatus' {
   return state.dialect === 'bmad' && state.data.status === undefined && typeof state.data.workflowStatus === 'string' ? 'workflowStatus' : 'status';
 }

@@ -1,5 +1,5 @@
 import { parseDocument, isMap, isSeq, isScalar, isPair, type Document, type Node } from 'yaml';
-import type { Position, Range } from './types';
+import type { Position, Range } from '../types';
 
 export type PathSeg = string | number;
 /** What part of the addressed entry the range covers. */

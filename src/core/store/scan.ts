@@ -1,11 +1,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Logger } from './ports';
-import type { Problem, ScanResult, SkippedFile, WorkflowState } from './types';
+import type { Logger } from '../ports';
+import type { Problem, ScanResult, SkippedFile, WorkflowState } from '../types';
 import { loadWorkspaceContext, type WorkspaceContext } from './workspaceContext';
-import { parseWorkflowText } from './workflow';
-import { sha256 } from './hash';
-import { validateDelegation } from './delegation';
+import { parseWorkflowText } from '../model/workflow';
+import { sha256 } from '../model/hash';
+import { validateDelegation } from '../model/delegation';
 import { contextFingerprint, loadScanIndex, makeEntryLine, restoreEntry, sameKey, saveScanIndex, RACY_WINDOW_MS, type FileKey, type IndexEntry, type SaveOutcome } from './scanIndex';
 
 export interface ScanOptions {
