@@ -151,7 +151,7 @@ class StateCoreImpl implements StateCore {
   // ---- model -------------------------------------------------------------------------
 
   async scan(): Promise<ScanResult> {
-    const result = await scanRoots(this.roots, { overrides: this.init.configOverrides, logger: this.logger, contexts: this.contexts, now: () => this.clock.now() });
+    const result = await scanRoots(this.roots, { overrides: this.init.configOverrides, logger: this.logger, contexts: this.contexts, now: () => this.clock.now(), index: this.init.scanIndex });
     for (const [root, ctx] of result.contexts) this.contexts.set(root, ctx);
     // The scan folds cross-file (delegation) problems into the states; the model keeps them apart
     // so they can be recomputed after a single file changes.
@@ -192,14 +192,15 @@ class StateCoreImpl implements StateCore {
 
   async reload(file: string): Promise<WorkflowState | undefined> {
     const abs = path.resolve(file);
+    const old = this.model.get(abs);
     let read: ReadFile | undefined;
     try {
       read = await this.readWorkflow(abs);
     } catch (e) {
+      if (old && (WaymarkError.is(e, 'invalid') || WaymarkError.is(e, 'usage'))) return this.keepLastGood(abs, old);
       if (!WaymarkError.is(e, 'unreadable') && !WaymarkError.is(e, 'invalid')) throw e;
       read = undefined;
     }
-    const old = this.model.get(abs);
     if (!read) {
       if (old) this.remove(abs);
       return undefined;
@@ -208,6 +209,28 @@ class StateCoreImpl implements StateCore {
     this.crossProblems = this.computeCross();
     if (!old || old.contentHash !== read.state.contentHash || old.stateHash !== read.state.stateHash) this.emit({ changes: [{ file: abs, state: read.state }] });
     return read.state;
+  }
+
+  /**
+   * The file is there but does not read as a workflow now (an agent mid-write, a YAML error):
+   * the model keeps its last good state, marked stale, with the problems of the current text.
+   */
+  private async keepLastGood(abs: string, old: WorkflowState): Promise<WorkflowState> {
+    const ctx = await this.contextFor(abs);
+    let problems: Problem[] = [];
+    try {
+      problems = parseWorkflowText(abs, this.readText(abs, ctx), ctx).problems;
+    } catch (e) {
+      this.logger.warn(`[core] could not validate ${abs}: ${errorMessage(e)}`);
+    }
+    const first = problems.find((p) => p.severity === 'error');
+    const staleReason = first ? `line ${first.range.start.line + 1}: ${first.message}` : 'its frontmatter no longer names a workflow';
+    const stale: WorkflowState = { ...old, stale: true, staleReason, problems };
+    this.model.set(abs, stale);
+    this.crossProblems = this.computeCross();
+    if (!old.stale) this.logger.warn(`[core] ${abs} does not read as a workflow now (${staleReason}); keeping its last good state (stale)`);
+    if (!old.stale || old.staleReason !== staleReason || JSON.stringify(old.problems) !== JSON.stringify(problems)) this.emit({ changes: [{ file: abs, state: stale }] });
+    return stale;
   }
 
   remove(file: string): void {
