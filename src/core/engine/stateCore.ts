@@ -42,7 +42,7 @@ class StateCoreImpl implements StateCore {
     const logger = init.logger ?? silentLogger;
     this.clock = init.clock ?? systemClock;
     this.contexts = new ContextCache(this.roots, init.configOverrides, logger, this.clock);
-    this.model = new WorkflowModel(this.roots, this.contexts, (abs) => this.writes.readWorkflow(abs), { overrides: init.configOverrides, logger, clock: this.clock });
+    this.model = new WorkflowModel(this.roots, this.contexts, (abs) => this.writes.readWorkflow(abs), { overrides: init.configOverrides, logger, clock: this.clock, scanIndex: init.scanIndex });
     this.writes = new WritePipeline(init, logger, this.clock, this.contexts, this.model);
   }
 
