@@ -15,7 +15,7 @@ export { parseWorkflowText, stepAnalysis, type ParsedWorkflow } from './model/wo
 export { loadWorkspaceContext, defaultWorkspaceContext, type WorkspaceContext } from './store/workspaceContext';
 export { splitFrontmatter, parseFrontmatter, type FrontmatterSplit } from './model/frontmatter';
 export { sha256, computeStateHash } from './model/hash';
-export { scanRoots, allProblems } from './store/scan';
+export { scanRoots, allProblems, readOneFile } from './store/scan';
 export { validateDelegation, buildChains, chainOf, type DelegationNode } from './model/delegation';
 export { gateFilePath, readGate, parseGateText } from './model/gates';
 
