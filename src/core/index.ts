@@ -6,7 +6,9 @@ export * from './types';
 export * from './errors';
 export * from './ports';
 export type { StateCore, StateCoreInit, WriteContext, WriteGuard, WriteObserver } from './api';
-export { createStateCore, findWorkspaceRoot, newErrors } from './stateCore';
+export { createStateCore } from './engine/stateCore';
+export { findWorkspaceRoot } from './engine/roots';
+export { newErrors } from './engine/writePipeline';
 
 // Reading and validating (core-read).
 export { parseWorkflowText, stepAnalysis, type ParsedWorkflow } from './model/workflow';

@@ -1,5 +1,5 @@
 import type { StateCore, StateCoreInit } from './api';
-import { createStateCore } from './stateCore';
+import { createStateCore } from './engine/stateCore';
 import { leaseGuard } from './protocol/leases';
 import { eventsGuard, eventsObserver } from './protocol/events';
 import { createMemoryObserver } from './memory/observer';

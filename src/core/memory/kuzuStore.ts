@@ -26,8 +26,17 @@ const PROFILE = !!process.env.WAYMARK_MEMORY_PROFILE;
 export const defaultKuzuLoader: KuzuLoader = () => {
   const forced = process.env.WAYMARK_MEMORY_ENGINE;
   if (forced === 'journal' || forced === 'none') throw new Error(`Kuzu disabled by WAYMARK_MEMORY_ENGINE=${forced}`);
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require('kuzu') as KuzuModule;
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require('kuzu') as KuzuModule;
+  } catch (err) {
+    // The universal package (and an npm install without the optional dependency) ships no
+    // native database: say so plainly instead of Node's "Cannot find module".
+    if ((err as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') {
+      throw new Error(`Kuzu (memory's database) is not installed for ${process.platform}-${process.arch}; install Waymark's package for this platform to keep memory in a graph`);
+    }
+    throw err;
+  }
 };
 
 const MEMORY_TABLES: Record<MemoryType, string> = { learning: 'Learning', decision: 'Decision', summary: 'Summary' };

@@ -9,7 +9,7 @@ import type { WriteContext } from '../api';
 import { appendJournal, journalFiles, readJournal } from './journal';
 import { assertWritable, readInternalIfExists, safeMkdir, safeWritePath } from '../store/safePath';
 import { JournalStore } from './journalStore';
-import { kuzuFailure, openKuzuStore, SCHEMA_VERSION } from './kuzuStore';
+import { defaultKuzuLoader, kuzuFailure, openKuzuStore, SCHEMA_VERSION } from './kuzuStore';
 import type { KuzuLoader, KuzuStore } from './kuzuStore';
 import { entityId, entityKindOf, entityName, newId, normalizeEntityId, relPath } from './links';
 import { importCandidates, parseImportFile } from './importers';
@@ -639,10 +639,19 @@ export class MemoryService {
     if (fsizes.cold > COLD_LIMIT) warnings.push(`cold memory ${this.paths.cold} is ${kb(fsizes.cold)} (over 100 KB): run 'waymark memory prune' to archive it`);
     if (lastExport !== undefined && lastExport > EXPORT_LIMIT) warnings.push(`the last graph export was ${kb(lastExport)} (over 500 KB): run 'waymark memory prune --older-than 30' to drop consolidated observations`);
     if (this.badLines) warnings.push(`${this.badLines} unreadable inbox line(s) were skipped`);
-    const degraded = engine === 'journal' && !this.nothingYet;
+    // Nothing recorded yet opens no database; still say when none could ever be opened here
+    // (a package without Kuzu for this platform), so the user learns it before recording.
+    if (this.nothingYet && this.cfg.engine !== 'journal' && !process.env.WAYMARK_MEMORY_ENGINE) {
+      try {
+        (this.opts.loader ?? defaultKuzuLoader)();
+      } catch (e) {
+        this.lastFailure = new WaymarkError('unavailable', `${errorMessage(e)}; learnings are kept in the journal`, undefined, { cause: 'no-engine' });
+      }
+    }
+    const degraded = engine === 'journal' && (!this.nothingYet || this.lastFailure?.data?.cause === 'no-engine');
     const c = value.counts;
     const what = `${c.decision} decisions, ${c.learning} learnings, ${c.summary} summaries, ${c.entity} entities`;
-    const line = this.nothingYet
+    const line = this.nothingYet && !degraded
       ? 'memory: ok (nothing recorded yet)'
       : degraded
         ? `memory: degraded: ${this.lastFailure?.message ?? 'database unavailable'} (using the journal: ${what})`
