@@ -19,7 +19,7 @@ export { loadWorkspaceContext, defaultWorkspaceContext, type WorkspaceContext } 
 export { splitFrontmatter, parseFrontmatter, type FrontmatterSplit } from './model/frontmatter';
 export { YamlLocator } from './model/positions';
 export { sha256, computeStateHash } from './model/hash';
-export { scanRoots, allProblems, readWorkflowFileSync, contextFor, listCandidates } from './store/scan';
+export { scanRoots, allProblems, readOneFile, readWorkflowFileSync, contextFor, listCandidates } from './store/scan';
 export { validateDelegation, buildChains, chainOf, type DelegationNode } from './model/delegation';
 export { gateFilePath, readGate, parseGateText } from './model/gates';
 export { frontmatterResume } from './model/resume';
@@ -50,13 +50,15 @@ export type { MemoryRecord, MemoryType, RecallItem, EntityRecord, RelationRecord
 export { MEMORY_TYPES, LEARNING_CATEGORIES, SUMMARY_SCOPES, ENTITY_KINDS } from './memory/model';
 export { relPath as memoryRelPath } from './memory/links';
 
-// Transitional: the extension's protocol and memory features still call these directly; they
-// move to `core.protocol.*` / `core.memory.forRoot()` with the one extension model, then go.
+// Transitional: the extension's protocol and memory features and the MCP tools still call these
+// directly; they move to `core.protocol.*` / `core.memory.forRoot()` with the one extension model, then go.
 /** @deprecated use `core.protocol.resume` */
-export { resume } from './protocol/resume';
+export { resume, resume as resumeWorkflow, resumeRoot } from './protocol/resume';
 /** @deprecated use `core.protocol.*` */
 export { createCheckpoint } from './protocol/checkpoints';
+/** @deprecated use `core.protocol.*` (which also records lease markers in history) */
+export { acquireLease, leaseStatus, listLeases, releaseLease, takeoverLease } from './protocol/leases';
 /** @deprecated use `core.protocol.*` */
-export { leaseStatus, listLeases, releaseLease, takeoverLease } from './protocol/leases';
+export { recordInHistory } from './protocol/timeline';
 /** @deprecated use `core.memory.forRoot` and `core.close()` */
 export { sharedMemoryService, disposeSharedMemoryServices } from './memory/observer';

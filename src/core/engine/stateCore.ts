@@ -33,7 +33,7 @@ import { createProtocolApi } from './protocolApi';
 import { CoreMemory } from './memoryApi';
 import { workspaceFolderOf } from './roots';
 import { leaseGuard } from '../protocol/leases';
-import { eventsObserver } from '../protocol/events';
+import { eventsGuard, eventsObserver } from '../protocol/events';
 
 /**
  * Composes the core's parts: contexts, model, write pipeline, protocol and memory; each API
@@ -61,9 +61,9 @@ class StateCoreImpl implements StateCore {
     this.memory = this.coreMemory;
     // Every face gets the same write path: leases honoured on every write, every write an event,
     // completions fed to memory unless it is off.
-    const guards = [leaseGuard(), ...(init.guards ?? [])];
+    const guards = [leaseGuard(), eventsGuard(), ...(init.guards ?? [])];
     const observers = [eventsObserver(), ...(init.observers ?? []), ...(consolidate ? [this.coreMemory.observer()] : [])];
-    this.model = new WorkflowModel(this.roots, this.contexts, (abs) => this.writes.readWorkflow(abs), { overrides: init.configOverrides, logger, clock: this.clock });
+    this.model = new WorkflowModel(this.roots, this.contexts, (abs) => this.writes.readWorkflow(abs), { overrides: init.configOverrides, logger, clock: this.clock, scanIndex: init.scanIndex });
     this.writes = new WritePipeline({ ...init, guards, observers }, logger, this.clock, this.contexts, this.model);
     this.protocol = createProtocolApi(init, { clock: this.clock, logger, contexts: this.contexts, guards });
   }
