@@ -9,7 +9,7 @@ import { writeFileAtomic } from '../store/atomicWrite';
 import { withFileLock } from '../store/fileLock';
 import { appendHistory, stateChange } from '../store/history';
 import { editFrontmatter, type EditValue, type FrontmatterEdit } from '../model/edit';
-import { STATE_KEYS } from '../model/workflow';
+import { STATE_KEYS } from '../model/stateKeys';
 import { frontmatterResume } from '../model/resume';
 import { protocolPaths, ensureDir, relPath, randomId, readIfExists, readdirIfExists } from './paths';
 import { contextFor, listWorkflowFiles, readWorkflowFile, bodyHashOf } from './states';
