@@ -4,7 +4,11 @@
 // documents in the subset it reads, generated line soup with hostile pieces, and a fixed list.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import fc from 'fast-check';
+import { scanRoots } from '../../src/core/store/scan';
 import { parseFrontmatter, DEFAULT_FRONTMATTER_LIMITS } from '../../src/core/model/frontmatter';
 import { parsePlainYaml } from '../../src/core/model/plainYaml';
 
@@ -165,4 +169,75 @@ test('fixed inputs: duplicates, prototypes, limits, dates, numbers, comments, in
   for (let d = 0; d < 205; d++) deep += `${' '.repeat(d)}k:\n`;
   deep += `${' '.repeat(205)}k: 1\n`;
   assert.equal(same(deep), false);
+});
+
+/** A scan's whole answer in comparable form (states with their data and problems, problems with ranges, skipped files). */
+async function scanAnswer(root: string, fast: boolean, index: boolean) {
+  const before = process.env.WAYMARK_FAST_PARSE;
+  if (fast) delete process.env.WAYMARK_FAST_PARSE;
+  else process.env.WAYMARK_FAST_PARSE = '0';
+  try {
+    const r = await scanRoots([root], { index, indexWrite: 'sync', racyWindowMs: 0 });
+    const byFile = (a: { file: string }, b: { file: string }) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0);
+    return { files: r.files, workflows: [...r.workflows].sort(byFile), problems: r.problems, skipped: [...r.skipped].sort(byFile), hits: r.index.reduce((n, x) => n + x.hits + x.verified, 0) };
+  } finally {
+    if (before === undefined) delete process.env.WAYMARK_FAST_PARSE;
+    else process.env.WAYMARK_FAST_PARSE = before;
+  }
+}
+
+test('whole scans: the fast path gives the same states, problems (with ranges) and skipped files as the reference, cold and from the index', async () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-fastscan-'));
+  try {
+    fs.mkdirSync(path.join(root, '.waymark/workflows'), { recursive: true });
+    fs.writeFileSync(path.join(root, '.waymark/workflows/feature.yaml'), 'steps:\n  - id: design\n    gate: design-review\n  - implement\n  - review\n');
+    fs.mkdirSync(path.join(root, '.waymark/gates'), { recursive: true });
+    const arch = path.join(root, '_bmad/bmm/workflows/3-solutioning/create-architecture/steps');
+    fs.mkdirSync(arch, { recursive: true });
+    for (const s of ['step-01-init', 'step-02-context', 'step-03-starter', 'step-04-decisions']) fs.writeFileSync(path.join(arch, `${s}.md`), `---\nname: ${s}\n---\n`);
+    const dir = (d: string) => {
+      fs.mkdirSync(path.join(root, d), { recursive: true });
+      return path.join(root, d);
+    };
+    const gen = dir('gen');
+    // Generated well-formed documents and line soup, each made a workflow by a leading key.
+    const docs = fc.sample(doc, { numRuns: 150, seed: 42 });
+    docs.forEach((d, i) => {
+      const lines: string[] = [];
+      render(d.entries, '', ' '.repeat(d.indent), lines, d);
+      const head = i % 3 === 0 ? 'workflowType: architecture' : i % 3 === 1 ? 'workflow: feature' : `workflow: w${i}`;
+      fs.writeFileSync(path.join(gen, `doc-${i}.md`), `---\n${head}\n${lines.filter((l) => !/^(workflow|workflowType):/.test(l)).join('\n')}\n---\nbody\n`);
+    });
+    const soups = fc.sample(fc.tuple(fc.array(soupLine, { maxLength: 10 }), fc.constantFrom('\n', '\r\n')), { numRuns: 150, seed: 7 });
+    soups.forEach(([lines, eol], i) => fs.writeFileSync(path.join(gen, `soup-${i}.md`), `---${eol}workflow: s${i}${eol}${lines.join(eol)}${eol}---${eol}`));
+    // Hand-written: delegation across files (orphan, duplicate id), gates, BOM, CRLF, tabs, unclosed, binary, too large.
+    const hand = dir('hand');
+    const deleg = (id: string, parent: string | null, chain: string[]) => `---\nworkflow: feature\nstatus: in_progress\nstepsCompleted: [design]\ndelegation:\n  id: ${id}\n  parent_id: ${parent ?? 'null'}\n  root_id: ${chain[0]}\n  depth: ${chain.length - 1}\n  chain_path: [${chain.join(', ')}]\n---\n`;
+    fs.writeFileSync(path.join(hand, 'root.md'), deleg('r', null, ['r']));
+    fs.writeFileSync(path.join(hand, 'kid.md'), deleg('k', 'r', ['r', 'k']));
+    fs.writeFileSync(path.join(hand, 'kid-again.md'), deleg('k', 'r', ['r', 'k']));
+    fs.writeFileSync(path.join(hand, 'orphan.md'), deleg('o', 'gone', ['gone', 'o']));
+    fs.writeFileSync(path.join(root, '.waymark/gates/design-review.md'), '---\nverdict: PASS\nreviewer: me\n---\n');
+    fs.writeFileSync(path.join(hand, 'bom-crlf.md'), '\uFEFF---\r\nworkflow: feature\r\nstatus: done\r\nstepsCompleted: [implement, design]\r\n---\r\n');
+    fs.writeFileSync(path.join(hand, 'tab.md'), '---\nworkflow: feature\ndelegation:\n\tid: x\n---\n');
+    fs.writeFileSync(path.join(hand, 'unclosed.md'), '---\nworkflow: feature\nstatus: created\n');
+    fs.writeFileSync(path.join(hand, 'dup.md'), '---\nworkflow: feature\nstatus: created\nstatus: blocked\n---\n');
+    fs.writeFileSync(path.join(hand, 'proto.md'), '---\nworkflow: feature\n__proto__: x\nstepCompleted: [design]\n---\n');
+    fs.writeFileSync(path.join(hand, 'ttl.md'), '---\nworkflow: feature\nupdatedAt: 2020-01-01\nttl: 30d\nscope: smal\nstatus: in-progres\n---\n');
+    fs.writeFileSync(path.join(hand, 'bin.md'), Buffer.from([0x2d, 0x2d, 0x2d, 0x0a, 0x00, 0x01]));
+    fs.writeFileSync(path.join(hand, 'big.md'), `---\nworkflow: feature\n---\n${'x'.repeat(3 * 1024 * 1024)}\n`);
+    fs.writeFileSync(path.join(hand, 'bmad.md'), '---\nstepsCompleted: [1, 2, 4]\nworkflowType: architecture\nlastStep: 3\nstatus: in-progress\ninputDocuments:\n  - _bmad-output/brief.md\ndate: 2026-02-30\n---\n');
+    const ref = await scanAnswer(root, false, false);
+    assert.ok(ref.workflows.length > 120 && ref.problems.length > 20, `only ${ref.workflows.length} workflows`);
+    assert.ok(ref.skipped.length >= 2 && ref.workflows.some((w) => w.problems.some((p) => p.code === 'delegation-duplicate-id')) && ref.workflows.some((w) => w.problems.some((p) => p.code === 'delegation-orphan')));
+    assert.deepStrictEqual(await scanAnswer(root, true, false), ref);
+    // With the index: the cold scan writes it, the warm scan restores from it; both the same answer.
+    const cold = await scanAnswer(root, true, true);
+    const warm = await scanAnswer(root, true, true);
+    assert.ok(warm.hits > 200, `the warm scan reused only ${warm.hits} entries`);
+    assert.deepStrictEqual({ ...cold, hits: 0 }, { ...ref, hits: 0 });
+    assert.deepStrictEqual({ ...warm, hits: 0 }, { ...ref, hits: 0 });
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
 });
