@@ -8,7 +8,8 @@ import type { WorkspaceContext } from '../core/store/workspaceContext';
 import { chainOf, type DelegationNode } from '../core/model/delegation';
 import { writeManifest, changedSince } from '../core/store/manifest';
 import { frontmatterResume } from '../core/model/resume';
-import { findWorkspaceRoot, createStateCore } from '../core/stateCore';
+import { findWorkspaceRoot } from '../core/engine/roots';
+import { createStateCore } from '../core/engine/stateCore';
 import { readOneFile } from '../core/index';
 
 /** Problem as the CLI prints it: 1-based line/column. */

@@ -6,7 +6,9 @@ export * from './types';
 export * from './errors';
 export * from './ports';
 export type { StateCore, StateCoreInit, WriteContext, WriteGuard, WriteObserver } from './api';
-export { createStateCore, findWorkspaceRoot, newErrors } from './stateCore';
+export { createStateCore } from './engine/stateCore';
+export { findWorkspaceRoot } from './engine/roots';
+export { newErrors } from './engine/writePipeline';
 
 // Reading and validating (core-read).
 export { parseWorkflowText, stepAnalysis, type ParsedWorkflow } from './model/workflow';
@@ -24,3 +26,15 @@ export { withFileLock, acquireFileLock, lockPathFor, type FileLockOptions, type 
 export { appendHistory, readHistory, readHistoryDetailed, historyPathFor } from './store/history';
 export { transitionRefusal, assertTransition, allowedTransitions } from './model/transitions';
 export { renderGateUpdate, writeGateFile } from './store/gateStore';
+
+// Faces for agents (MCP server, VS Code language-model tools): the standard core (leases,
+// events, memory observers), three-tier resume, leases and the shared memory service.
+export { createStandardStateCore } from './standardCore';
+export { frontmatterResume } from './model/resume';
+export { resume as resumeWorkflow, resumeRoot, type ResumeReport, type RootResume, type Degradation } from './protocol/resume';
+export { acquireLease, releaseLease, listLeases, describeOwner, type LeaseOwner, type Lease, type AcquireResult } from './protocol/leases';
+export { recordInHistory } from './protocol/timeline';
+export { parseTtl } from './protocol/orchestrator';
+export { sharedMemoryService, disposeSharedMemoryServices } from './memory/observer';
+export { type MemoryService, type RecordInput, type RecordResult, type MemoryConfig } from './memory/memoryService';
+export { MEMORY_TYPES, LEARNING_CATEGORIES, SUMMARY_SCOPES, type MemoryType, type MemoryRecord, type RecallItem } from './memory/model';
