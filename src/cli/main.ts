@@ -7,10 +7,27 @@ import { disposeSharedMemoryServices } from '../core/memory/observer';
 
 const commands = [...readCommands, ...writeCommands, ...protocolCommands, ...memoryCommands];
 
+// A reader that goes away (`waymark status . | head`) is not an error: stop writing, let the
+// command finish what it was doing (a write is never cut short), and exit with its own code.
+const outputClosed = new AbortController();
+let stderrClosed = false;
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE' || e.code === 'ERR_STREAM_DESTROYED') outputClosed.abort();
+  else process.exitCode = 2;
+});
+process.stderr.on('error', () => {
+  stderrClosed = true;
+});
+
 runCli(commands, process.argv.slice(2), {
   cwd: process.cwd(),
-  stdout: (t) => process.stdout.write(t),
-  stderr: (t) => process.stderr.write(t),
+  stdout: (t) => {
+    if (!outputClosed.signal.aborted) process.stdout.write(t);
+  },
+  stderr: (t) => {
+    if (!stderrClosed) process.stderr.write(t);
+  },
+  outputClosed: outputClosed.signal,
 }).then(
   async (code) => {
     // Close any memory database a write observer opened (Kuzu must see every result closed).
@@ -18,7 +35,7 @@ runCli(commands, process.argv.slice(2), {
     process.exitCode = code;
   },
   (e) => {
-    process.stderr.write(`waymark: ${String(e)}\n`);
+    if (!stderrClosed) process.stderr.write(`waymark: ${String(e)}\n`);
     process.exitCode = 2;
   },
 );
