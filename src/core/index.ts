@@ -26,3 +26,12 @@ export { withFileLock, acquireFileLock, lockPathFor, type FileLockOptions, type 
 export { appendHistory, readHistory, readHistoryDetailed, historyPathFor } from './store/history';
 export { transitionRefusal, assertTransition, allowedTransitions } from './model/transitions';
 export { renderGateUpdate, writeGateFile } from './store/gateStore';
+
+// BMAD sprint: ledger, story files, epics, gates and the drift between them (core-bmad).
+export { loadSprint, checkSprintProposal, findStory, findLedgerFile, type SprintReport, type SprintOptions } from './bmad/sprint';
+export { setStoryStatus, checkStoryTask, type StoryWriteOptions, type StoryWriteResult } from './bmad/storyWrite';
+export { buildSprint, recommend, type SprintStory, type SprintEpic, type SprintRecommendation, type SprintModel } from './bmad/drift';
+export { parseLedger, classifyLedgerKey, parseStamp, formatStamp, STORY_STATUSES, EPIC_STATUSES, type Ledger, type LedgerEntry } from './bmad/ledger';
+export { parseStory, normalizeStoryStatus, storyKeyFromName, type StoryFile, type StoryTask } from './bmad/story';
+export { parseEpics, type PlannedEpic, type PlannedStory } from './bmad/epics';
+export { loadBmadConfig, type BmadConfig } from './bmad/config';
