@@ -6,7 +6,7 @@
  */
 import type { Problem, Range } from '../types';
 import { sha256 } from '../model/hash';
-import { LEDGER_ORDER, ledgerRank, storyOrder, type Ledger, type LedgerEntry } from './ledger';
+import { LEDGER_ORDER, ledgerRank, storyOrder, type Ledger } from './ledger';
 import { normalizeStoryStatus, taskProgress, type StoryFile } from './story';
 import type { PlannedEpic } from './epics';
 import type { StoryGate } from './qaGates';
@@ -86,7 +86,11 @@ const STORY_WORDS = LEDGER_ORDER.story.join(', ');
 export function buildSprint(parts: SprintParts): SprintModel {
   const { ledger, now } = parts;
   const problems: Problem[] = [...(ledger?.problems ?? [])];
-  const byId = new Map<string, SprintStory>();
+  // Stories by key; `N.M` ids can be shared (sub-epic keys `3-5-0-slug` read as story 3.5 by
+  // BMAD's grammar), so an id maps to a list and a file or plan joins by exact key first.
+  const byKey = new Map<string, SprintStory>();
+  const byId = new Map<string, SprintStory[]>();
+  const fileOf = new Map<SprintStory, StoryFile>();
   const epics = new Map<number, SprintEpic>();
   const epicOf = (n: number): SprintEpic => {
     let e = epics.get(n);
@@ -96,18 +100,23 @@ export function buildSprint(parts: SprintParts): SprintModel {
     }
     return e;
   };
-  const storyOf = (epic: number, story: string, key: string): SprintStory => {
+  const newStory = (epic: number, story: string, key: string): SprintStory => {
+    const s: SprintStory = { key, epic, story, tasks: { done: 0, total: 0, reviewOpen: 0 }, status: 'backlog', stateHash: '', problems: [] };
+    byKey.set(key, s);
     const id = idOf(epic, story);
-    let s = byId.get(id);
-    if (!s) {
-      s = { key, epic, story, tasks: { done: 0, total: 0, reviewOpen: 0 }, status: 'backlog', stateHash: '', problems: [] };
-      byId.set(id, s);
-      epicOf(epic).stories.push(s);
-    }
+    const list = byId.get(id);
+    if (list) list.push(s);
+    else byId.set(id, [s]);
+    epicOf(epic).stories.push(s);
     return s;
   };
+  /** The story a file or plan with this key and id belongs to: same key, else the only story with that id. */
+  const match = (key: string | undefined, epic: number, story: string): SprintStory | undefined => {
+    if (key && byKey.has(key)) return byKey.get(key);
+    const list = byId.get(idOf(epic, story));
+    return list && list.length === 1 ? list[0] : undefined;
+  };
   const lf = ledger?.file ?? '';
-  const ledgerEntries = new Map<string, LedgerEntry>();
   // Ledger entries.
   if (ledger) {
     for (const e of ledger.entries) {
@@ -120,12 +129,12 @@ export function buildSprint(parts: SprintParts): SprintModel {
         const sug: { status?: string; suggestion?: string } = e.kind === 'story' ? normalizeStoryStatus(e.raw) : {};
         const value = sug.status ?? sug.suggestion;
         problems.push({
-          file: lf, range, severity: 'error', code: 'ledger-unknown-status',
+          file: lf, range, severity: 'warning', code: 'ledger-unknown-status',
           message: `'${e.raw}' is not a ${e.kind} status BMAD knows (${LEDGER_ORDER[e.kind].join(', ')}).${value ? ` Did you mean ${value}?` : ''}`,
           data: value ? { fix: 'setLedgerValue', key: e.key, value } : { key: e.key },
         });
       } else if (e.legacy) {
-        problems.push({ file: lf, range, severity: 'info', code: 'ledger-legacy-status', message: `'${e.raw}' is an older BMAD word, read as '${e.status}'. Write '${e.status}' so every tool reads it the same.`, data: { fix: 'setLedgerValue', key: e.key, value: e.status } });
+        problems.push({ file: lf, range, severity: 'info', code: 'ledger-legacy-status', message: `'${e.raw}' is read as '${e.status}' (an older or differently written BMAD word). Write '${e.status}' so every tool reads it the same.`, data: { fix: 'setLedgerValue', key: e.key, value: e.status } });
       }
       if (e.kind === 'epic') {
         const ep = epicOf(e.epic);
@@ -134,34 +143,25 @@ export function buildSprint(parts: SprintParts): SprintModel {
       } else if (e.kind === 'retro') {
         epicOf(e.epic).retrospective = e.status;
       } else {
-        const s = storyOf(e.epic, e.story!, e.key);
-        s.key = e.key;
+        const s = newStory(e.epic, e.story!, e.key);
         s.ledgerStatus = e.status;
         s.ledgerRaw = e.raw;
         s.ledgerLine = e.line;
-        ledgerEntries.set(idOf(e.epic, e.story!), e);
       }
     }
   }
-  // Story files.
-  const fileById = new Map<string, StoryFile>();
-  for (const f of parts.stories) {
+  // Story files: the file named by the ledger key wins; another file for the same story is reported.
+  const sortedFiles = [...parts.stories].sort((a, b) => Number(!(a.key && byKey.has(a.key))) - Number(!(b.key && byKey.has(b.key))) || Number(a.status === undefined) - Number(b.status === undefined) || a.file.localeCompare(b.file));
+  for (const f of sortedFiles) {
     if (f.epic === undefined || f.story === undefined) continue;
-    const id = idOf(f.epic, f.story);
-    const prev = fileById.get(id);
-    // Two files for one story: the one whose name is the ledger key wins; the other is reported.
-    const entry = ledgerEntries.get(id);
-    if (prev) {
-      const keep = entry && f.key === entry.key ? f : prev;
-      const drop = keep === f ? prev : f;
-      fileById.set(id, keep);
-      problems.push({ file: drop.file, range: at(drop.titleLine ?? 0), severity: 'warning', code: 'story-file-duplicate', message: `Story ${id} has two files: this one and ${keep.file}. Waymark reads ${keep.file}; merge or remove this one.` });
+    let s = match(f.key, f.epic, f.story);
+    if (s && fileOf.has(s)) {
+      const keep = fileOf.get(s)!;
+      problems.push({ file: f.file, range: at(f.titleLine ?? 0), severity: 'info', code: 'story-file-duplicate', message: `Story ${s.key} has another file, ${keep.file}, which Waymark reads. Merge or rename this one if it is the same story.` });
       continue;
     }
-    fileById.set(id, f);
-  }
-  for (const [id, f] of fileById) {
-    const s = storyOf(f.epic!, f.story!, f.key ?? id);
+    if (!s) s = newStory(f.epic, f.story, f.key ?? idOf(f.epic, f.story));
+    fileOf.set(s, f);
     s.file = f.file;
     s.title = f.title ?? s.title;
     s.tasks = taskProgress(f.tasks);
@@ -176,14 +176,13 @@ export function buildSprint(parts: SprintParts): SprintModel {
     const ep = epicOf(pe.epic);
     ep.title = pe.title || ep.title;
     for (const ps of pe.stories) {
-      const id = idOf(ps.epic, ps.story);
-      const existing = byId.get(id);
+      const existing = match(ps.key, ps.epic, ps.story) ?? byId.get(idOf(ps.epic, ps.story))?.[0];
       if (existing) {
         existing.planned = { file: ps.file, line: ps.line };
         existing.title = existing.title ?? ps.title;
         continue;
       }
-      const s = storyOf(ps.epic, ps.story, ps.key);
+      const s = newStory(ps.epic, ps.story, ps.key);
       s.title = ps.title;
       s.planned = { file: ps.file, line: ps.line };
       if (ledger) s.problems.push({ file: ps.file, range: at(ps.line, 0, 0), severity: 'warning', code: 'epics-story-not-in-ledger', message: `Story ${ps.epic}.${ps.story} (${ps.title}) is planned here but sprint-status.yaml has no entry for it. Re-run sprint planning, or add '${ps.key}: backlog'.`, data: { key: ps.key } });
@@ -192,20 +191,20 @@ export function buildSprint(parts: SprintParts): SprintModel {
   // Gates.
   for (const g of parts.gates) {
     if (g.epic === undefined || g.story === undefined) continue;
-    const s = byId.get(idOf(g.epic, g.story));
+    const s = match(undefined, g.epic, g.story);
     if (!s) continue;
     s.gate = { verdict: g.verdict, open: g.open, file: g.file, expired: g.expired };
   }
   // Per-story drift.
-  for (const s of byId.values()) {
+  for (const s of byKey.values()) {
+    const f = fileOf.get(s);
     s.status = s.ledgerStatus ?? s.fileStatusMapped ?? (s.file ? 'ready-for-dev' : 'backlog');
-    storyDrift(s, parts, fileById.get(idOf(s.epic, s.story)), lf, ledger !== undefined);
-    const f = fileById.get(idOf(s.epic, s.story));
+    storyDrift(s, f, lf, ledger !== undefined);
     s.stateHash = sha256(JSON.stringify([s.key, s.ledgerRaw ?? null, s.fileStatus ?? null, f ? f.tasks.map((t) => (t.checked ? 1 : 0)).join('') : null]));
   }
   // Per-epic drift.
   for (const ep of epics.values()) {
-    ep.stories.sort((a, b) => storyOrder(a, b));
+    ep.stories.sort((a, b) => storyOrder(a, b) || a.key.localeCompare(b.key));
     if (ep.ledgerStatus === undefined || ep.ledgerLine === undefined) {
       if (ledger && ep.stories.some((s) => s.ledgerStatus !== undefined)) {
         const first = ep.stories.find((s) => s.ledgerLine !== undefined)!;
@@ -226,7 +225,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
     problems.push(...ep.problems);
   }
   // Stale ledger.
-  const active = [...byId.values()].filter((s) => s.ledgerStatus === 'in-progress' || s.ledgerStatus === 'review');
+  const active = [...byKey.values()].filter((s) => s.ledgerStatus === 'in-progress' || s.ledgerStatus === 'review');
   const stamp = ledger?.lastUpdated ?? ledger?.generated;
   if (ledger && stamp?.date && active.length) {
     const days = (now.getTime() - stamp.date.getTime()) / 86_400_000;
@@ -234,7 +233,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
       problems.push({ file: lf, range: at(stamp.line, stamp.valueStart, stamp.valueEnd), severity: 'info', code: 'ledger-stale', message: `${stamp.key} is ${Math.floor(days)} days old while ${active.length} stor${active.length === 1 ? 'y is' : 'ies are'} in progress or review (${active[0].key}…). Check the ledger still says where work stands.` });
     }
   }
-  const stories = [...byId.values()].sort(storyOrder);
+  const stories = [...byKey.values()].sort((a, b) => storyOrder(a, b) || a.key.localeCompare(b.key));
   for (const s of stories) problems.push(...s.problems);
   const sortedEpics = [...epics.values()].sort((a, b) => a.epic - b.epic);
   const counts: Record<string, number> = Object.create(null);
@@ -242,7 +241,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
   return { epics: sortedEpics, stories, problems, next: recommend(stories, sortedEpics), actionItems: ledger?.actionItems.map(({ line: _l, ...rest }) => rest) ?? [], counts };
 }
 
-function storyDrift(s: SprintStory, parts: SprintParts, f: StoryFile | undefined, lf: string, hasLedger: boolean): void {
+function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLedger: boolean): void {
   const out = s.problems;
   const ledgerRankOf = s.ledgerStatus !== undefined ? ledgerRank('story', s.ledgerStatus) : -1;
   const statusRange = f && f.statusLine !== undefined ? at(f.statusLine, f.statusStart ?? 0, f.statusEnd ?? 0) : f ? at(f.titleLine ?? 0) : undefined;
@@ -259,7 +258,9 @@ function storyDrift(s: SprintStory, parts: SprintParts, f: StoryFile | undefined
     if (hasLedger && s.ledgerStatus !== undefined) out.push({ file: f.file, range: at(f.titleLine ?? 0), severity: 'warning', code: 'story-status-missing', message: `This story file has no 'Status:' line; the ledger says ${s.ledgerStatus}. Add 'Status: ${s.ledgerStatus}' under the title.`, data: { fix: 'setStoryStatus', key: s.key, value: s.ledgerStatus } });
   } else {
     const norm = normalizeStoryStatus(f.status);
-    if (!norm.status) {
+    if (!norm.status && s.ledgerRaw !== undefined && s.ledgerRaw.trim().toLowerCase() === f.status.trim().toLowerCase() && ledgerRankOf < 0) {
+      // The ledger says the same word and is reported there.
+    } else if (!norm.status) {
       const value = norm.suggestion ?? (s.ledgerStatus && ledgerRankOf >= 0 ? s.ledgerStatus : undefined);
       out.push({
         file: f.file, range: statusRange!, severity: 'warning', code: 'story-unknown-status',
@@ -289,7 +290,7 @@ function storyDrift(s: SprintStory, parts: SprintParts, f: StoryFile | undefined
     const none = f.tasks.every((t) => !t.checked);
     out.push({
       file: f.file, range: at(open[0].line, open[0].boxColumn, open[0].boxColumn + 3), severity: 'warning', code: 'story-done-tasks-open',
-      message: none ? `The story is done but not one of its ${f.tasks.length} tasks is checked. Tick the tasks that were done, or reopen the story.` : `The story is done but ${open.length} of ${f.tasks.length} tasks are unchecked (first: ${open[0].number} ${truncate(open[0].text)}). Tick them or reopen the story.`,
+      message: none ? `The story is done but not one of its ${f.tasks.length} tasks is checked. Tick the tasks that were done, or reopen the story.` : `The story is done but ${open.length} of ${f.tasks.length} tasks are unchecked (first: ${/^\W*(task\s*)?\d/i.test(open[0].text) ? '' : `${open[0].number} `}${truncate(open[0].text)}). Tick them or reopen the story.`,
       data: { key: s.key, open: open.length, total: f.tasks.length },
     });
   }
@@ -298,7 +299,6 @@ function storyDrift(s: SprintStory, parts: SprintParts, f: StoryFile | undefined
     const why = s.gate.expired ? 'has expired' : s.gate.verdict === 'WAIVED' ? 'is WAIVED without an active waiver' : `is ${s.gate.verdict ?? 'unreadable'}`;
     out.push({ file: f.file, range: statusRange ?? at(0), severity: 'error', code: 'story-gate-failed', message: `The story is done but its QA gate ${why} (${s.gate.file}). Fix and re-review, or record a waiver.`, data: { key: s.key, gate: s.gate.file } });
   }
-  void parts;
 }
 
 function isV4Word(w: string): boolean {

@@ -230,7 +230,9 @@ export function parseLedger(file: string, text: string): Ledger {
       const raw = v.raw;
       const kind = c?.kind ?? 'unknown';
       const lower = raw.toLowerCase();
-      const mapped = c ? LEGACY_STATUS[c.kind][lower] : undefined;
+      // `in progress`, `In_Progress`, `Done`: the same word written differently.
+      const spelled = lower.trim().replace(/[\s_]+/g, '-');
+      const mapped = c ? LEGACY_STATUS[c.kind][spelled] ?? (spelled !== raw && LEDGER_ORDER[c.kind].includes(spelled) ? spelled : undefined) : undefined;
       const status = mapped ?? lower;
       const valid = c ? LEDGER_ORDER[c.kind].includes(status) : false;
       const entry: LedgerEntry = { key, kind, epic: c?.epic ?? -1, story: c?.story, raw, status, legacy: mapped !== undefined, valid, line: i, keyStart, valueStart: v.start, valueEnd: v.end };

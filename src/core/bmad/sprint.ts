@@ -164,14 +164,14 @@ export function loadSprint(root: string, opts: SprintOptions = {}): SprintReport
   addDir(path.join(cfg.root, 'docs', 'stories'));
   addDir(path.join(cfg.root, 'docs', 'sprint-artifacts'));
   const storyPaths = new Map<string, string>();
-  for (const d of dirs) storyFilesIn(d, 1, storyPaths);
+  for (const d of dirs) storyFilesIn(d, 3, storyPaths);
   const stories: StoryFile[] = [];
   for (const p of storyPaths.keys()) {
     const text = readText(p, opts.overrides);
     if (text === undefined) continue;
     const s = parseStory(p, text);
     // A file named like a story but holding no story (a review note) is not one.
-    if (s.title === undefined && s.status === undefined && s.tasks.length === 0) continue;
+    if (s.title === undefined && s.status === undefined) continue;
     stories.push(s);
     files.push(p);
   }

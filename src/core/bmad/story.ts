@@ -44,13 +44,16 @@ export interface StoryFile {
   eol: '\n' | '\r\n';
 }
 
+/** The status word(s) at the start of a value such as `done ✅` or `backlog (deferred)`. */
+const STATUS_WORD = /^[A-Za-z][A-Za-z _-]*?(?=\s*(?:$|[^A-Za-z _-]|\s-\s))/;
+
 const V6_NAME = /^(\d+)-(\d+)([a-z]?)-(.+)\.md$/i;
 const V4_NAME = /^(\d+)\.(\d+)([a-z]?)(?:\.(.+))?\.md$/i;
 
 /** True when a file name is a story by BMAD's naming (never a retro, a context or a validation report). */
 export function storyKeyFromName(file: string): { key: string; epic: number; story: string; v4: boolean } | undefined {
   const base = path.basename(file);
-  if (/\.context\.|retro|validation-report|-review\.md$/i.test(base)) return undefined;
+  if (/\.context\.|retro|validation-report|-review\.md$/i.test(base) || /^\d{4}-\d{2}-\d{2}/.test(base)) return undefined;
   let m = V6_NAME.exec(base);
   if (m) return { key: base.slice(0, -3), epic: Number(m[1]), story: `${Number(m[2])}${m[3].toLowerCase()}`, v4: false };
   m = V4_NAME.exec(base);
@@ -59,11 +62,36 @@ export function storyKeyFromName(file: string): { key: string; epic: number; sto
 }
 
 const TITLE = /^#\s+Story\s+(\d+)[.\-](\d+)([a-z]?)\s*[:\-–]?\s*(.*?)\s*$/i;
-const STATUS_LINE = /^(\s*(?:[-*]\s+)?(?:\*\*|__)?Status(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*)([^*_\s][^*_]*?)\s*(?:\*\*|__)?\s*$/i;
+/** A `Status:` label at the start of a line (`Status:`, `**Status:**`, `- **Status**:`). */
+const LABEL = /^\s*(?:[-*]\s+)?(?:\*\*|__)?Status(?:\*\*|__)?\s*:(?:\*\*|__)?/i;
+/** `## Status: Done`. */
+const HEADING_STATUS = /^#{2,4}\s+Status\s*:/i;
 const STATUS_HEADING = /^#{2,3}\s+Status\s*$/i;
 const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
 const CHECKBOX = /^(\s*)[-*+]\s+\[([ xX])\]\s*(.*)$/;
 const FENCE = /^\s{0,3}(```|~~~)/;
+const TASKS_HEADING = /^[^A-Za-z]*(tasks?\b|subtasks|implementation (tasks|plan|checklist)|task breakdown|development tasks)/i;
+/** `**Status:** done` inside a metadata line with other fields. */
+const INLINE_LABEL = /(?:\*\*|__)Status:?(?:\*\*|__):?/;
+
+/** The status word after a label: emoji, bold and spaces skipped; `done ✅`, `backlog (deferred)` give the word. */
+function statusAfter(line: string, from: number): { value: string; start: number } | undefined {
+  const rest = line.slice(from);
+  const skip = /^[^A-Za-z]*/.exec(rest)![0].length;
+  if (skip >= rest.length) return undefined;
+  const m = STATUS_WORD.exec(rest.slice(skip));
+  const value = (m?.[0] ?? /^[A-Za-z][\w-]*/.exec(rest.slice(skip))?.[0] ?? '').trim();
+  if (!value || /^status$/i.test(value)) return undefined;
+  return { value, start: from + skip };
+}
+
+function setStatus(s: StoryFile, v: { value: string; start: number }, line: number, form: 'line' | 'section'): void {
+  s.status = v.value;
+  s.statusLine = line;
+  s.statusStart = v.start;
+  s.statusEnd = v.start + v.value.length;
+  s.statusForm = form;
+}
 
 /** Parses a story file's text. Never throws. */
 export function parseStory(file: string, text: string): StoryFile {
@@ -117,11 +145,17 @@ export function parseStory(file: string, text: string): StoryFile {
         awaitingStatus = true;
         continue;
       }
+      const hs = s.status === undefined ? HEADING_STATUS.exec(line) : null;
+      const hv = hs ? statusAfter(line, hs[0].length) : undefined;
+      if (hv) {
+        setStatus(s, hv, i, 'section');
+        continue;
+      }
       awaitingStatus = false;
-      if (level <= 2 || (inTasks && level <= sectionLevel)) {
+      if ((level === 2 || (inTasks && level <= sectionLevel)) && level > 1) {
         section = title.toLowerCase();
         sectionLevel = level;
-        inTasks = /tasks|subtasks|implementation (tasks|plan)/i.test(title);
+        inTasks = TASKS_HEADING.test(title);
         counters.length = 0;
         indents.length = 0;
       }
@@ -132,26 +166,19 @@ export function parseStory(file: string, text: string): StoryFile {
     }
     if (awaitingStatus) {
       if (!line.trim() || /^\s*<!--.*-->\s*$/.test(line)) continue;
-      const m = /^(\s*(?:[-*]\s+)?(?:\*\*|__)?)([A-Za-z][\w\- ]*?)\s*(?:\*\*|__)?\s*(?:[(\-–:].*)?$/.exec(line);
-      if (m) {
-        s.status = m[2].trim();
-        s.statusLine = i;
-        s.statusStart = m[1].length;
-        s.statusEnd = m[1].length + m[2].trim().length;
-        s.statusForm = 'section';
-      }
+      // `**Status:** done` under the heading, or the bare word.
+      const v = statusAfter(line, LABEL.exec(line)?.[0].length ?? INLINE_LABEL.exec(line)?.[0].length ?? 0);
+      if (v) setStatus(s, v, i, 'section');
       awaitingStatus = false;
       continue;
     }
     if (s.status === undefined && !inTasks && (section === '' || i - start < 40)) {
-      const m = STATUS_LINE.exec(line);
-      if (m) {
-        const value = m[2].trim();
-        s.status = value;
-        s.statusLine = i;
-        s.statusStart = m[1].length;
-        s.statusEnd = m[1].length + value.length;
-        s.statusForm = 'line';
+      const label = LABEL.exec(line);
+      const inline = label ? null : section === '' ? INLINE_LABEL.exec(line) : null;
+      const at = label ? label[0].length : inline ? inline.index + inline[0].length : -1;
+      const v = at >= 0 ? statusAfter(line, at) : undefined;
+      if (v) {
+        setStatus(s, v, i, 'line');
         continue;
       }
     }
@@ -190,13 +217,13 @@ export function parseStory(file: string, text: string): StoryFile {
  * `Review`, `Done`) and BMAD's legacy ones map; anything else is `undefined` (outside the vocabulary).
  */
 export function normalizeStoryStatus(raw: string): { status?: string; exact: boolean; suggestion?: string } {
-  const w = raw.trim().toLowerCase().replace(/[_\s]+/g, '-').replace(/\.$/, '');
+  const w = (STATUS_WORD.exec(raw.trim())?.[0] ?? raw).trim().toLowerCase().replace(/[_\s]+/g, '-').replace(/\.$/, '');
   const exact: Record<string, string> = { backlog: 'backlog', 'ready-for-dev': 'ready-for-dev', 'in-progress': 'in-progress', review: 'review', done: 'done' };
   if (exact[w]) return { status: exact[w], exact: true };
   const mapped: Record<string, string> = {
     drafted: 'ready-for-dev', contexted: 'in-progress', draft: 'ready-for-dev', approved: 'ready-for-dev', ready: 'ready-for-dev', 'ready-for-development': 'ready-for-dev',
     inprogress: 'in-progress', 'in-development': 'in-progress', 'in-dev': 'in-progress', wip: 'in-progress', started: 'in-progress',
-    'in-review': 'review', 'ready-for-review': 'review', 'code-review': 'review', 'review-pending': 'review',
+    'in-review': 'review', 'ready-for-review': 'review', 'review-ready': 'review', 'ready-review': 'review', 'under-review': 'review', 'code-review': 'review', 'review-pending': 'review',
   };
   if (mapped[w]) return { status: mapped[w], exact: false };
   const doneLike = ['complete', 'completed', 'dev-complete', 'dev-done', 'finished', 'closed', 'merged', 'shipped', 'implemented', 'accepted', 'done-'];
