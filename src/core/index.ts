@@ -24,3 +24,27 @@ export { withFileLock, acquireFileLock, lockPathFor, type FileLockOptions, type 
 export { appendHistory, readHistory, readHistoryDetailed, historyPathFor } from './store/history';
 export { transitionRefusal, assertTransition, allowedTransitions } from './model/transitions';
 export { renderGateUpdate, writeGateFile } from './store/gateStore';
+
+// Enforcement where agents write (agent hooks, git pre-commit).
+export { judgeWorkflowChange, type ProposalProblem } from './model/proposal';
+export {
+  checkProposedEdit,
+  applyReplacements,
+  recordAgentEdit,
+  saveEditSnapshot,
+  sessionLeftovers,
+  assertInsideWorkspace,
+  readCurrentText,
+  isWaymarkRecord,
+  refusals,
+  currentState,
+  type ProposalVerdict,
+  type StateFileKind,
+  type AgentEditRecord,
+  type LeftInconsistent,
+} from './protocol/proposal';
+export { resumeRoot, type RootResume, type ResumeReport } from './protocol/resume';
+export { listLeases, describeOwner } from './protocol/leases';
+export { runGit, repoTop } from './protocol/git';
+export { isLedgerPath, isStoryText, storyStatus } from './model/bmadProposal';
+export { checkStagedChanges, type StagedCheck, type StagedFileReport } from './protocol/stagedCheck';
