@@ -20,31 +20,31 @@ function write(fd: 1 | 2, text: string): void {
   if (text) fs.writeSync(fd, text);
 }
 
-/** Answers a hook event on the fast path, or returns the stdin text for the full CLI. */
-function fastHook(argv: string[]): string | undefined {
+/** Answers a hook event on the fast path (`answered`), or hands the stdin text to the full CLI. */
+function fastHook(argv: string[]): { answered: true } | { hookInput?: string } {
   const adapter = HOOK_ADAPTERS.get(argv[1]);
-  if (!adapter || argv.slice(2).some((a) => a !== '--fail-closed') || process.stdin.isTTY) return undefined;
+  if (!adapter || argv.slice(2).some((a) => a !== '--fail-closed') || process.stdin.isTTY) return {};
   let text: string;
   try {
     text = fs.readFileSync(0, 'utf8');
   } catch {
-    return undefined;
+    return {};
   }
   try {
     const event = adapter.parse(JSON.parse(text), process.env);
     const q = quickCheck(event);
-    if (q.verdict === 'judge') return text;
+    if (q.verdict === 'judge') return { hookInput: text };
     const out = adapter.render(event, { kind: 'allow', note: q.note });
     write(1, out.stdout);
     write(2, out.stderr);
     process.exitCode = out.exitCode;
-    return '';
+    return { answered: true };
   } catch {
     // Bad input: the full CLI reports it the one documented way.
-    return text;
+    return { hookInput: text };
   }
 }
 
 const argv = process.argv.slice(2);
-const handed = argv[0] === 'hook' ? fastHook(argv) : undefined;
-if (handed !== '') full().main(argv, handed === undefined ? {} : { hookInput: handed });
+const fast = argv[0] === 'hook' ? fastHook(argv) : {};
+if (!('answered' in fast)) full().main(argv, fast);

@@ -127,8 +127,17 @@ export function judgeWorkflowChange(before: WorkflowState | undefined, after: Pa
     if (reported.has(p.code)) continue;
     out.push({ severity: 'error', code: p.code, message: `line ${p.range.start.line + 1}: ${p.message}`, line: p.range.start.line + 1, fix: typeof p.data?.fix === 'string' && p.data.fix !== 'createGate' ? `waymark fix ${rel} ${p.code} applies the quick fix` : undefined });
   }
+  const stale = staleCurrentStep(a);
+  if (stale && (!b || staleCurrentStep(b) !== stale)) out.push({ severity: 'warning', code: 'current-step-stale', message: stale, fix: `set currentStep: ${a.nextStep} (waymark advance and complete-step update every key in one write)` });
   for (const p of newProblems(b?.problems ?? [], a.problems, 'warning')) {
     out.push({ severity: 'warning', code: p.code, message: `line ${p.range.start.line + 1}: ${p.message}`, line: p.range.start.line + 1 });
   }
   return out;
+}
+
+/** Says so when `currentStep` names a step already done while later steps remain (a partial completion write). */
+export function staleCurrentStep(s: WorkflowState): string | undefined {
+  if (!s.currentStep || !s.nextStep || s.status === 'completed' || s.status === 'archived') return undefined;
+  if (!s.steps.some((x) => x.id === s.currentStep) || !stepAnalysis(s).done.has(s.currentStep)) return undefined;
+  return `currentStep is ${s.currentStep}, which is already done; the completion write did not move it to ${s.nextStep}`;
 }

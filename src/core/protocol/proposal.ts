@@ -11,8 +11,8 @@ import { systemClock } from '../ports';
 import { WaymarkError } from '../errors';
 import type { HistoryEntry, WorkflowState } from '../types';
 import type { WorkspaceContext } from '../store/workspaceContext';
-import { parseWorkflowText, stepAnalysis, type ParsedWorkflow } from '../model/workflow';
-import { judgeWorkflowChange, newProblems, type ProposalProblem } from '../model/proposal';
+import { parseWorkflowText, type ParsedWorkflow } from '../model/workflow';
+import { judgeWorkflowChange, newProblems, staleCurrentStep, type ProposalProblem } from '../model/proposal';
 import { isLedgerPath, isStoryText, judgeLedgerChange, judgeStoryChange, storyStatus } from '../model/bmadProposal';
 import { appendHistory, readHistory, stateChange } from '../store/history';
 import { withFileLock } from '../store/fileLock';
@@ -305,11 +305,16 @@ export async function recordAgentEdit(input: { root: string; file: string; actor
       }
     }
     // Nothing recorded yet and nothing to compare with: the first state seen is not an edit.
-    if (!entries.length || (hashBefore !== undefined && hashBefore === verdict.after?.stateHash)) {
-      verdict = { ...verdict, changesState: false };
-    } else {
-      verdict = { ...verdict, changesState: hashBefore !== verdict.after?.stateHash };
+    const changed = entries.length > 0 && hashBefore !== verdict.after?.stateHash;
+    let problems = verdict.problems;
+    if (changed && verdict.after) {
+      // Judge the landed state against the state history last recorded (its fields, no text).
+      const recorded = { ...verdict.after, problems: [] } as WorkflowState;
+      // History lines carry only the fields that changed: the others stay as they are now.
+      for (const k of RECORD_FIELDS) if (k in prev) (recorded as unknown as Record<string, unknown>)[k] = prev[k] === null ? (k === 'stepsCompleted' ? [] : undefined) : prev[k];
+      problems = judgeWorkflowChange(recorded, { isWorkflow: true, state: verdict.after, problems: verdict.after.problems }, verdict.rel);
     }
+    verdict = { ...verdict, changesState: changed, problems };
   }
   let entry: HistoryEntry | undefined;
   if (verdict.kind === 'workflow' && verdict.changesState && verdict.after) {
@@ -366,10 +371,8 @@ export async function sessionLeftovers(root: string, session: string, clock: Clo
       if (!INCONSISTENT.has(p.code)) continue;
       out.push({ rel, message: `line ${p.range.start.line + 1}: ${p.message}`, fix: typeof p.data?.fix === 'string' && p.data.fix !== 'createGate' ? `waymark fix ${rel} ${p.code}` : undefined });
     }
-    const s = parsed.state;
-    if (s && s.currentStep && s.steps.some((x) => x.id === s.currentStep) && stepAnalysis(s).done.has(s.currentStep) && s.nextStep && s.status !== 'completed') {
-      out.push({ rel, message: `currentStep is ${s.currentStep}, which is already done; the completion write did not move it to ${s.nextStep}`, fix: `waymark advance ${rel} completes steps with every key updated; or set currentStep: ${s.nextStep}` });
-    }
+    const stale = parsed.state ? staleCurrentStep(parsed.state) : undefined;
+    if (stale) out.push({ rel, message: stale, fix: `set currentStep: ${parsed.state!.nextStep} (waymark advance and complete-step update every key in one write)` });
   }
   for (const l of listLeases(root, clock)) {
     if (l.stale || l.lease.owner.session !== session) continue;
