@@ -33,6 +33,12 @@ export function isLedgerPath(file: string): boolean {
 
 const BMAD_WORDS = 'backlog, ready-for-dev, in-progress, review, done';
 
+/** BMAD's words for a story, with `drafted` (earlier BMAD v6 releases) among the not-started ones. */
+function statusOf(word: string): import('../types').Status | undefined {
+  const w = word.toLowerCase();
+  return w === 'drafted' ? 'created' : BMAD_STATUS_MAP[w];
+}
+
 function openTasks(text: string): number {
   const m = /^#{2,3}\s+Tasks\b[^\n]*\n([\s\S]*?)(?=^#{1,3}\s|(?![\s\S]))/m.exec(text);
   const section = m ? m[1] : '';
@@ -41,10 +47,10 @@ function openTasks(text: string): number {
 
 /** Rules for a story's status word moving from `from` to `to` (BMAD words). */
 function storyStep(rel: string, from: string | undefined, to: string, what: string): ProposalProblem | undefined {
-  const a = BMAD_STATUS_MAP[to.toLowerCase()];
+  const a = statusOf(to);
   if (!a) return { severity: 'error', code: 'status-unknown', message: `${what} status '${to}' is not a BMAD status`, fix: `use one of ${BMAD_WORDS}` };
   if (from === undefined || from.toLowerCase() === to.toLowerCase()) return undefined;
-  const b = BMAD_STATUS_MAP[from.toLowerCase()];
+  const b = statusOf(from);
   const why = transitionRefusal(b, a);
   if (why) {
     const fix = b === 'completed' ? 'leave it done and open a follow-up story for the new work' : b === 'created' ? `move it to in-progress first (the dev-story workflow starts it), then review, then done` : undefined;
@@ -99,13 +105,13 @@ export function judgeLedgerChange(beforeText: string | undefined, afterText: str
   }
   for (const [key, word] of after.entries!) {
     // Retrospectives use optional/completed; epics use contexted: only refuse moves backwards there.
-    const known = BMAD_STATUS_MAP[word.toLowerCase()] !== undefined;
+    const known = statusOf(word) !== undefined;
     const prev = before.get(key);
     if (!known) {
-      if (prev !== undefined && prev !== word && BMAD_STATUS_MAP[prev.toLowerCase()] === 'completed') out.push({ severity: 'error', code: 'status-transition', message: `${key} in ${rel}: ${prev} → ${word} reopens finished work`, fix: 'leave it done; add a follow-up story instead' });
+      if (prev !== undefined && prev !== word && statusOf(prev) === 'completed') out.push({ severity: 'error', code: 'status-transition', message: `${key} in ${rel}: ${prev} → ${word} reopens finished work`, fix: 'leave it done; add a follow-up story instead' });
       continue;
     }
-    const p = storyStep(rel, prev && BMAD_STATUS_MAP[prev.toLowerCase()] ? prev : undefined, word, `${key} in ${rel}:`);
+    const p = storyStep(rel, prev && statusOf(prev) ? prev : undefined, word, `${key} in ${rel}:`);
     if (p && !(p.code === 'story-done-without-review' && /^epic-|retrospective$/.test(key))) out.push(p);
   }
   return out;
