@@ -3,10 +3,11 @@ import { readCommands } from './readCommands';
 import { writeCommands } from './writeCommands';
 import { memoryCommands } from './memoryCommands';
 import { protocolCommands } from './protocolCommands';
+import { mcpCommand } from './mcpCommand';
 import { hookCommands, provideHookInput } from './hookCommands';
 import { disposeSharedMemoryServices } from '../core/memory/observer';
 
-const commands = [...readCommands, ...writeCommands, ...protocolCommands, ...memoryCommands, ...hookCommands];
+const commands = [...readCommands, ...writeCommands, ...protocolCommands, ...memoryCommands, mcpCommand, ...hookCommands];
 
 /** Runs the full CLI. `hookInput`: stdin already read by the launcher's fast path (launch.ts). */
 export function main(argv: string[], options: { hookInput?: string } = {}): void {

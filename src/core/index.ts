@@ -6,14 +6,16 @@ export * from './types';
 export * from './errors';
 export * from './ports';
 export type { StateCore, StateCoreInit, WriteContext, WriteGuard, WriteObserver } from './api';
-export { createStateCore, findWorkspaceRoot, newErrors } from './stateCore';
+export { createStateCore } from './engine/stateCore';
+export { findWorkspaceRoot } from './engine/roots';
+export { newErrors } from './engine/writePipeline';
 
 // Reading and validating (core-read).
 export { parseWorkflowText, stepAnalysis, type ParsedWorkflow } from './model/workflow';
 export { loadWorkspaceContext, defaultWorkspaceContext, type WorkspaceContext } from './store/workspaceContext';
 export { splitFrontmatter, parseFrontmatter, type FrontmatterSplit } from './model/frontmatter';
 export { sha256, computeStateHash } from './model/hash';
-export { scanRoots, allProblems } from './store/scan';
+export { scanRoots, allProblems, readOneFile } from './store/scan';
 export { validateDelegation, buildChains, chainOf, type DelegationNode } from './model/delegation';
 export { gateFilePath, readGate, parseGateText } from './model/gates';
 
@@ -24,6 +26,18 @@ export { withFileLock, acquireFileLock, lockPathFor, type FileLockOptions, type 
 export { appendHistory, readHistory, readHistoryDetailed, historyPathFor } from './store/history';
 export { transitionRefusal, assertTransition, allowedTransitions } from './model/transitions';
 export { renderGateUpdate, writeGateFile } from './store/gateStore';
+
+// Faces for agents (MCP server, VS Code language-model tools): the standard core (leases,
+// events, memory observers), three-tier resume, leases and the shared memory service.
+export { createStandardStateCore } from './standardCore';
+export { frontmatterResume } from './model/resume';
+export { resume as resumeWorkflow, resumeRoot, type ResumeReport, type RootResume, type Degradation } from './protocol/resume';
+export { acquireLease, releaseLease, listLeases, describeOwner, type LeaseOwner, type Lease, type AcquireResult } from './protocol/leases';
+export { recordInHistory } from './protocol/timeline';
+export { parseTtl } from './protocol/orchestrator';
+export { sharedMemoryService, disposeSharedMemoryServices } from './memory/observer';
+export { type MemoryService, type RecordInput, type RecordResult, type MemoryConfig } from './memory/memoryService';
+export { MEMORY_TYPES, LEARNING_CATEGORIES, SUMMARY_SCOPES, type MemoryType, type MemoryRecord, type RecallItem } from './memory/model';
 
 // Enforcement where agents write (agent hooks, git pre-commit).
 export { judgeWorkflowChange, type ProposalProblem } from './model/proposal';
@@ -43,8 +57,6 @@ export {
   type AgentEditRecord,
   type LeftInconsistent,
 } from './protocol/proposal';
-export { resumeRoot, type RootResume, type ResumeReport } from './protocol/resume';
-export { listLeases, describeOwner } from './protocol/leases';
 export { runGit, repoTop } from './protocol/git';
 export { isLedgerPath, isStoryText, storyStatus } from './model/bmadProposal';
 export { checkStagedChanges, type StagedCheck, type StagedFileReport } from './protocol/stagedCheck';

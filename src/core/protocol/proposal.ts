@@ -17,6 +17,7 @@ import { isLedgerPath, isStoryText, judgeLedgerChange, judgeStoryChange, storySt
 import { appendHistory, readHistory, stateChange } from '../store/history';
 import { withFileLock } from '../store/fileLock';
 import { readRegularFileSync } from '../store/safeRead';
+import { safeWritePath } from '../store/safePath';
 import { contextFor } from './states';
 import { relPath, protocolPaths, shortHash, ensureDir } from './paths';
 import { describeOwner, isHolder, leasesCovering, listLeases } from './leases';
@@ -224,8 +225,8 @@ function snapshotPath(root: string, rel: string): string {
  */
 export function saveEditSnapshot(root: string, file: string, text: string | undefined, clock: Clock = systemClock): void {
   const rel = relPath(root, file);
-  const p = snapshotPath(root, rel);
-  ensureDir(path.dirname(p));
+  const p = safeWritePath(root, snapshotPath(root, rel));
+  ensureDir(root, path.dirname(p));
   const tmp = `${p}.${process.pid}.tmp`;
   fs.writeFileSync(tmp, JSON.stringify({ rel, time: clock.now().toISOString(), exists: text !== undefined, text: text ?? null }));
   fs.renameSync(tmp, p);
