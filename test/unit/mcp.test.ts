@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { spawn } from 'node:child_process';
 import { cleanup, cliPath, childEnv, reasonOf, runCli, startServer, workspace, workflowText, type Server } from './mcpHelpers';
 import { TOOLS } from '../../src/mcp/tools';
+import { languageModelToolsContribution } from '../../src/mcp/contribution';
 
 after(cleanup);
 
@@ -21,6 +22,15 @@ async function withServer(root: string, fn: (s: Server) => Promise<void>, opts?:
 }
 
 describe('waymark mcp: listing', () => {
+  test('package.json contributes the same tools to VS Code (names, descriptions, input schemas): node scripts/lmTools.mjs regenerates it', () => {
+    const pkg = JSON.parse(fs.readFileSync('package.json', 'utf8'));
+    assert.deepEqual(pkg.contributes.languageModelTools, languageModelToolsContribution());
+    for (const t of pkg.contributes.languageModelTools) {
+      assert.match(t.toolReferenceName, /^waymark[A-Z]\w+$/);
+      assert.equal(t.when === undefined, TOOLS.find((x) => x.name === t.name)!.annotations.readOnlyHint, `${t.name}: write tools only in trusted workspaces`);
+    }
+  });
+
   test('lists every tool of the table with draft-07 input and output schemas, annotations, and when-not-to-use descriptions', async () => {
     const root = workspace();
     await withServer(root, async (s) => {

@@ -48,7 +48,7 @@ suite('language-model tools', () => {
 
   test('waymark_status through vscode.lm.invokeTool (or the tool\'s invoke where the host refuses) reads the extension\'s model', async () => {
     const r = await invoke('waymark_status', { file: FILE });
-    console.log(`[lm-tools] waymark_status answered via ${r.via}`);
+    console.log(`[waymark-test]   (waymark_status answered via ${r.via})`);
     assert.equal(r.data.workflow, 'lm-fixture');
     assert.equal(r.data.currentStep, 'one');
     assert.match(r.data.stateHash, /^[0-9a-f]{64}$/);
