@@ -32,6 +32,11 @@ export interface StateCoreInit {
   guards?: WriteGuard[];
   /** Told after every write (events log, memory tiers). Their failures are logged, never fail the write. */
   observers?: WriteObserver[];
+  /**
+   * Whether scans read and write the persisted scan index (`.waymark/cache/`). Default: on,
+   * unless `WAYMARK_SCAN_INDEX=0`. Off in an untrusted workspace, which must change no file.
+   */
+  scanIndex?: boolean;
 }
 
 /**
@@ -42,7 +47,11 @@ export interface StateCore {
   readonly roots: string[];
   /** Full scan of every root: parse, validate (per file and across files). */
   scan(): Promise<ScanResult>;
-  /** Re-read one file (after a watcher event); emits onDidChange when its state changed. */
+  /**
+   * Re-read one file (after a watcher event); emits onDidChange when its state changed. A file
+   * the model knows that exists but no longer reads as a workflow keeps its last good state,
+   * marked `stale` with the current text's problems; a deleted or unreadable one is removed.
+   */
   reload(file: string): Promise<WorkflowState | undefined>;
   /** Forget a deleted file; emits onDidChange. */
   remove(file: string): void;

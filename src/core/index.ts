@@ -6,14 +6,16 @@ export * from './types';
 export * from './errors';
 export * from './ports';
 export type { StateCore, StateCoreInit, WriteContext, WriteGuard, WriteObserver } from './api';
-export { createStateCore, findWorkspaceRoot, newErrors } from './stateCore';
+export { createStateCore } from './engine/stateCore';
+export { findWorkspaceRoot } from './engine/roots';
+export { newErrors } from './engine/writePipeline';
 
 // Reading and validating (core-read).
 export { parseWorkflowText, stepAnalysis, type ParsedWorkflow } from './model/workflow';
 export { loadWorkspaceContext, defaultWorkspaceContext, type WorkspaceContext } from './store/workspaceContext';
 export { splitFrontmatter, parseFrontmatter, type FrontmatterSplit } from './model/frontmatter';
 export { sha256, computeStateHash } from './model/hash';
-export { scanRoots, allProblems } from './store/scan';
+export { scanRoots, allProblems, readOneFile } from './store/scan';
 export { validateDelegation, buildChains, chainOf, type DelegationNode } from './model/delegation';
 export { gateFilePath, readGate, parseGateText } from './model/gates';
 
