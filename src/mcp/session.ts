@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { WaymarkError, createStandardStateCore, errorMessage, sharedMemoryService, disposeSharedMemoryServices } from '../core/index';
+import { WaymarkError, createStateCore, errorMessage } from '../core/index';
 import type { LeaseOwner, Logger, MemoryService, MutationOptions, MutationResult, StateCore, WorkflowState } from '../core/index';
 import type { ToolHost } from './host';
 
@@ -59,7 +59,7 @@ export class WorkspaceSession implements ToolHost {
 
   private makeCore(): StateCore {
     // The same factory as the CLI and the extension: leases honoured, events logged, memory fed.
-    return createStandardStateCore({ roots: this.roots, actor: this.opts.actor, session: this.opts.session, logger: this.opts.logger, origin: 'mcp' });
+    return createStateCore({ roots: this.roots, actor: this.opts.actor, session: this.opts.session, logger: this.opts.logger, origin: 'mcp' });
   }
 
   /** Starts watching, then scans; tools wait for the scan. */
@@ -126,7 +126,8 @@ export class WorkspaceSession implements ToolHost {
       const old = this.current;
       this.current = next;
       this.seen.clear();
-      old.dispose();
+      this.memory(this.roots[0]);
+      await old.close();
       this.opts.logger.info(`[mcp] configuration changed: rescanned in ${Date.now() - started} ms`);
       return;
     }
@@ -214,9 +215,9 @@ export class WorkspaceSession implements ToolHost {
   }
 
   memory(root: string): MemoryService {
-    // Shared with the core's memory observer, so this process opens the database at most once.
+    // The core's (shared with its write observer: this process opens the database at most once).
     // Short waits: when another server holds the database, answer from the journal and say so.
-    return sharedMemoryService(root, { logger: this.opts.logger, holdMs: this.opts.memoryHoldMs ?? 2000, origin: 'mcp', config: { waitMs: 300 } });
+    return this.core.memory.forRoot(root, { waitMs: 300, holdMs: this.opts.memoryHoldMs ?? 2000 });
   }
 
   owner(): LeaseOwner {
@@ -228,7 +229,6 @@ export class WorkspaceSession implements ToolHost {
     this.disposed = true;
     if (this.timer) clearTimeout(this.timer);
     this.watcher?.close();
-    this.core.dispose();
-    await disposeSharedMemoryServices();
+    await this.core.close();
   }
 }

@@ -346,9 +346,9 @@ describe('waymark mcp: staying current and racing writers', () => {
   test('an MCP write racing a CLI write and another writer on the same file: exactly one wins per round, no lost update', async () => {
     const steps = Array.from({ length: 12 }, (_, i) => `s${i + 1}`);
     const root = workspace({ 'race.workflow.md': workflowText({ steps }) });
-    const { createStandardStateCore } = await import('../../src/core/index');
+    const { createStateCore } = await import('../../src/core/index');
     // The third writer: a long-lived in-process core, as the VS Code extension holds one.
-    const other = createStandardStateCore({ roots: [root], actor: 'editor', origin: 'vscode', memory: false });
+    const other = createStateCore({ roots: [root], actor: 'editor', origin: 'vscode', memory: false });
     const file = path.join(root, 'race.workflow.md');
     await withServer(root, async (s) => {
       let wins = 0;
@@ -359,7 +359,7 @@ describe('waymark mcp: staying current and racing writers', () => {
           runCli(root, ['advance', 'race.workflow.md', '--expect-hash', hash, '--json']),
           other.advance(file, { expectHash: hash }).then(
             () => 'ok',
-            (e) => (e as { reason?: string }).reason ?? 'crash',
+            (e: unknown) => (e as { reason?: string }).reason ?? 'crash',
           ),
         ]);
         const outcomes = [m.isError ? reasonOf(m) : 'ok', c.code === 0 ? 'ok' : c.code === 3 ? 'conflict' : `exit ${c.code}: ${c.stderr}`, o];
@@ -376,8 +376,8 @@ describe('waymark mcp: staying current and racing writers', () => {
   test('without expectHash, MCP, CLI and another writer completing different steps at once lose none', async () => {
     const steps = Array.from({ length: 15 }, (_, i) => `s${i + 1}`);
     const root = workspace({ 'race.workflow.md': workflowText({ steps }) });
-    const { createStandardStateCore } = await import('../../src/core/index');
-    const other = createStandardStateCore({ roots: [root], actor: 'editor', memory: false });
+    const { createStateCore } = await import('../../src/core/index');
+    const other = createStateCore({ roots: [root], actor: 'editor', memory: false });
     const file = path.join(root, 'race.workflow.md');
     await withServer(root, async (s) => {
       const lane = async (from: number, run: (step: string) => Promise<unknown>) => {

@@ -336,6 +336,20 @@ export async function* followEvents(root: string, since = 0, options: { signal?:
   }
 }
 
+/** True when the recent log (the active file and the newest archive) has the event of history line `seq` of `file`. */
+function hasWorkflowEvent(root: string, file: string, seq: number): boolean {
+  const segs = listSegments(protocolPaths(root).events).slice(-2);
+  for (const s of segs) {
+    const text = readInternalIfExists(s.file, 'events log');
+    if (!text) continue;
+    for (const line of completeLines(text)) {
+      const ev = parseEvent(line);
+      if (ev && ev.file === file && ev.type.startsWith('workflow.') && ev.data?.historySeq === seq) return true;
+    }
+  }
+  return false;
+}
+
 /**
  * A WriteGuard for createStateCore: refuses a write (exit 2, before the workflow file changes)
  * when its event could not be logged afterwards: the events folder leads outside the workspace,
@@ -355,6 +369,8 @@ export function eventsGuard(): WriteGuard {
  */
 export function eventsObserver(options: EventsLogOptions = {}): WriteObserver {
   return (entry, ctx) => {
+    // Re-run for a change whose writer died: its event may already be out.
+    if (ctx.recovered && hasWorkflowEvent(ctx.root, relPath(ctx.root, ctx.file), entry.seq)) return;
     appendEvent(
       ctx.root,
       {
