@@ -113,6 +113,22 @@ describe('waymark mcp: tools', () => {
     });
   });
 
+  test('no answer exceeds ~20k tokens: a page is cut to fit and says where to continue', async () => {
+    const extra: Record<string, string> = {};
+    const long = 'waiting for a long explanation '.repeat(60).trim();
+    for (let i = 0; i < 150; i++) extra[`big/w${i}.workflow.md`] = workflowText({ status: 'blocked', extra: [`blockedReason: "${long} ${i}"`] });
+    const root = workspace(extra);
+    await withServer(root, async (s) => {
+      const r = await s.call('waymark_summary', { limit: 200 });
+      assert.equal(r.isError, false, r.text.slice(0, 300));
+      assert.ok(r.text.length <= 80_000, `answer is ${r.text.length} characters`);
+      assert.ok(r.data.workflows.length < 152 && r.data.nextCursor, 'cut, with a cursor to the rest');
+      assert.equal(r.data.total, 152);
+      const next = await s.call('waymark_summary', { limit: 200, cursor: r.data.nextCursor });
+      assert.equal(next.data.workflows[0].file === r.data.workflows[0].file, false);
+    });
+  });
+
   test('status: steps, gates, chain, problems, resume and the state hash', async () => {
     const root = workspace({
       'docs/parent.workflow.md': workflowText({ extra: ['delegation:', '  id: p1', '  parent_id: null', '  root_id: p1', '  depth: 0', '  chain_path: [p1]'] }),
