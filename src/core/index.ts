@@ -24,3 +24,15 @@ export { withFileLock, acquireFileLock, lockPathFor, type FileLockOptions, type 
 export { appendHistory, readHistory, readHistoryDetailed, historyPathFor } from './store/history';
 export { transitionRefusal, assertTransition, allowedTransitions } from './model/transitions';
 export { renderGateUpdate, writeGateFile } from './store/gateStore';
+
+// What the VS Code layer needs beyond the state core (until createStateCore owns protocol and
+// memory): the standard write path, frontmatter positions, resume tiers, leases, checkpoints, memory.
+export { createStandardStateCore } from './standardCore';
+export { YamlLocator } from './model/positions';
+export { resume as resumeWorkflow, type ResumeReport, type Degradation } from './protocol/resume';
+export { createCheckpoint, type Checkpoint } from './protocol/checkpoints';
+export { currentOwner, describeOwner, leaseStatus, listLeases, releaseLease, takeoverLease, type Lease, type LeaseOwner, type LeaseStatus } from './protocol/leases';
+export { sharedMemoryService, disposeSharedMemoryServices } from './memory/observer';
+export type { MemoryService } from './memory/memoryService';
+export { LEARNING_CATEGORIES, type EntityRecord, type MemoryRecord, type MemoryType, type RelationRecord } from './memory/model';
+export { relPath } from './memory/links';
