@@ -39,6 +39,7 @@ if (only !== 'integration') {
 }
 if (only !== 'unit') {
   if (run('integration tests (real VS Code)', process.execPath, ['scripts/integration.mjs', '--no-build']) !== 0) failures.push('integration tests');
+  if (run('installed package (VSIX in a fresh code-server)', process.execPath, ['scripts/vsixInstall.mjs']) !== 0) failures.push('installed package');
 }
 
 if (failures.length) {

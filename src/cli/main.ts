@@ -3,9 +3,10 @@ import { readCommands } from './readCommands';
 import { writeCommands } from './writeCommands';
 import { memoryCommands } from './memoryCommands';
 import { protocolCommands } from './protocolCommands';
+import { mcpCommand } from './mcpCommand';
 import { disposeSharedMemoryServices } from '../core/memory/observer';
 
-const commands = [...readCommands, ...writeCommands, ...protocolCommands, ...memoryCommands];
+const commands = [...readCommands, ...writeCommands, ...protocolCommands, ...memoryCommands, mcpCommand];
 
 runCli(commands, process.argv.slice(2), {
   cwd: process.cwd(),

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CliCommand, CliContext } from './framework';
 import { flagString, requirePositional } from './framework';
-import { findWorkspaceRoot } from '../core/stateCore';
+import { findWorkspaceRoot } from '../core/engine/roots';
 import { WaymarkError } from '../core/errors';
 import { ioError } from '../core/store/atomicWrite';
 import { resume, resumeRoot, sync, type ResumeReport } from '../core/protocol/resume';

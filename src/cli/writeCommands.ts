@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CliCommand, CliContext } from './framework';
 import { flagString, requireFlag, requirePositional } from './framework';
-import { findWorkspaceRoot } from '../core/stateCore';
+import { findWorkspaceRoot } from '../core/engine/roots';
 import type { StateCore } from '../core/api';
 import { WaymarkError } from '../core/errors';
 import { SCOPES, STATUSES } from '../core/types';

@@ -1,7 +1,7 @@
 import type { StateCore, StateCoreInit } from './api';
-import { createStateCore } from './stateCore';
+import { createStateCore } from './engine/stateCore';
 import { leaseGuard } from './protocol/leases';
-import { eventsObserver } from './protocol/events';
+import { eventsGuard, eventsObserver } from './protocol/events';
 import { createMemoryObserver } from './memory/observer';
 
 /**
@@ -13,5 +13,5 @@ export function createStandardStateCore(init: StateCoreInit & { memory?: boolean
   const { memory = true, origin, ...rest } = init;
   const observers = [eventsObserver(), ...(rest.observers ?? [])];
   if (memory) observers.push(createMemoryObserver({ logger: rest.logger, origin }));
-  return createStateCore({ ...rest, guards: [leaseGuard(), ...(rest.guards ?? [])], observers });
+  return createStateCore({ ...rest, guards: [leaseGuard(), eventsGuard(), ...(rest.guards ?? [])], observers });
 }

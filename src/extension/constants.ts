@@ -76,11 +76,17 @@ export const COMMAND_DECLS = {
   checkpointCreate: { id: 'waymark.checkpoint.create', title: 'Create Checkpoint', action: 'Create checkpoint', access: 'write' },
   leaseTakeOver: { id: 'waymark.lease.takeOver', title: 'Take Over Orchestrator Lease…', action: 'Take over lease', access: 'write' },
   leaseRelease: { id: 'waymark.lease.release', title: 'Release Orchestrator Lease', action: 'Release lease', access: 'write' },
+  installCli: { id: 'waymark.installCli', title: 'Install the `waymark` Command in PATH', action: 'Install the waymark command', access: 'read' },
+  newWorkflow: { id: 'waymark.newWorkflow', title: 'New Workflow File from Template…', action: 'New workflow file', access: 'write' },
+  getStarted: { id: 'waymark.getStarted', title: 'Get Started', action: 'Get started', access: 'read' },
 } as const satisfies Record<string, CommandDecl>;
 
 export type CommandName = keyof typeof COMMAND_DECLS;
 
 /** Command ids by name, for `command:` links, tree items and `executeCommand`. */
 export const COMMANDS = Object.fromEntries(Object.entries(COMMAND_DECLS).map(([k, d]) => [k, d.id])) as { readonly [K in CommandName]: (typeof COMMAND_DECLS)[K]['id'] };
+
+/** The Getting Started walkthrough's id in package.json (`contributes.walkthroughs`). */
+export const WALKTHROUGH_ID = 'gettingStarted';
 
 export const STATUS_BAR_ID = 'waymark.status';

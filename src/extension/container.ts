@@ -17,6 +17,7 @@ import { registerMemoryCommands } from './memoryCommands';
 import { MemoryTree } from './memoryTree';
 import { ExtensionModel } from './model';
 import { Navigator } from './navigation';
+import { registerOnboarding } from './onboarding';
 import { registerProtocolCommands } from './protocolCommands';
 import { StatusBar } from './statusBar';
 import { Watchers } from './watchers';
@@ -40,7 +41,7 @@ export class Container extends Disposable {
   readonly decorations: Decorations;
   readonly watchers: Watchers;
 
-  constructor(readonly log: vscode.LogOutputChannel) {
+  constructor(context: vscode.ExtensionContext, readonly log: vscode.LogOutputChannel) {
     super();
     const model = (this.model = this.register(new ExtensionModel(log)));
     const memory = this.register(new MemoryAccess(model));
@@ -65,5 +66,6 @@ export class Container extends Disposable {
     registerInfoCommands(run, model, nav);
     registerProtocolCommands(run, model);
     registerMemoryCommands(run, model, memory, this.memoryTree);
+    registerOnboarding(run, context, log);
   }
 }

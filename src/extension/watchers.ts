@@ -1,11 +1,14 @@
 // Debounced file watching: a changed workflow file is re-read (core.reload), a deleted one
-// forgotten, a config/definition/gate change triggers a rescan. No polling.
+// forgotten, a gate change triggers a rescan, a config/definition/BMAD change a new core (the
+// core caches each folder's context, so only a new one reads them again). No polling.
 import * as vscode from 'vscode';
 import { WaymarkError, errorMessage } from '../core/index';
 import { Disposable } from './disposable';
 import type { ExtensionModel } from './model';
 
-const RESCAN = /[\\/]\.waymark[\\/](config\.ya?ml$|workflows[\\/]|gates[\\/])|\.gate$|[\\/]_bmad[\\/]/;
+/** What a folder's context is read from: config, workflow definitions, the BMAD install. */
+const CONTEXT_FILES = /[\\/]\.waymark[\\/](config\.ya?ml$|workflows[\\/])|[\\/]_bmad[\\/]/;
+const RESCAN = /[\\/]\.waymark[\\/]gates[\\/]|\.gate$/;
 const IGNORE = /[\\/](node_modules|\.git)[\\/]|[\\/]\.waymark[\\/](history|cache|locks?|events|checkpoints|memory)[\\/]|\.(lock|tmp)$|~$/;
 /** More pending files than this: one rescan instead of many reloads. */
 const BATCH_LIMIT = 200;
@@ -29,6 +32,7 @@ export class Watchers extends Disposable {
   private readonly firstEventAt = new Map<string, number>();
   private timer?: NodeJS.Timeout;
   private rescanWanted = false;
+  private contextChanged = false;
   private running: Promise<void> = Promise.resolve();
 
   /** The watchers of each workspace folder, by its path. */
@@ -84,7 +88,8 @@ export class Watchers extends Disposable {
     if (IGNORE.test(file)) return;
     if (!this.c.rootFor(file)) return; // a folder just removed from the workspace
     if (!this.firstEventAt.has(file)) this.firstEventAt.set(file, performance.now());
-    if (RESCAN.test(file)) this.rescanWanted = true;
+    if (CONTEXT_FILES.test(file)) this.contextChanged = true;
+    else if (RESCAN.test(file)) this.rescanWanted = true;
     else this.pending.set(file, kind);
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
@@ -96,16 +101,19 @@ export class Watchers extends Disposable {
     if (this.isDisposed) return;
     const batch = [...this.pending];
     this.pending.clear();
-    const rescan = this.rescanWanted || batch.length > BATCH_LIMIT;
+    const reconfigure = this.contextChanged;
+    const rescan = reconfigure || this.rescanWanted || batch.length > BATCH_LIMIT;
     this.rescanWanted = false;
+    this.contextChanged = false;
     let files = 0;
     let lastReloadMs: number | undefined;
     let eventToModelMs: number | undefined;
     try {
       if (rescan) {
         this.firstEventAt.clear();
-        this.c.log.debug(`[watch] rescan (${batch.length} file event(s))`);
-        await this.c.rescan();
+        this.c.log.debug(`[watch] ${reconfigure ? 'new core' : 'rescan'} (${batch.length} file event(s))`);
+        if (reconfigure) await this.c.reconfigure('config, definitions or BMAD install changed', true);
+        else await this.c.rescan();
         return;
       }
       for (const [file, kind] of batch) {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createStateCore } from '../../src/core/stateCore';
+import { createStateCore } from '../../src/core/engine/stateCore';
 import { leaseGuard, acquireLease, listLeases } from '../../src/core/protocol/leases';
 import { eventsObserver, readEvents } from '../../src/core/protocol/events';
 import { createCheckpoint, listCheckpoints, restoreCheckpoint, showCheckpoint } from '../../src/core/protocol/checkpoints';

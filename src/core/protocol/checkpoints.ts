@@ -129,15 +129,15 @@ export async function createCheckpoint(root: string, options: CheckpointOptions 
   };
   const bad = files.filter((f) => !f.state).map((f) => ({ file: relPath(root, f.file), error: f.error ?? 'unreadable' }));
   if (bad.length) cp.unreadable = bad;
-  ensureDir(protocolPaths(root).checkpoints);
+  ensureDir(root, protocolPaths(root).checkpoints);
   const file = checkpointFile(root, cp.id);
-  writeFileAtomic(file, JSON.stringify(cp, null, 2) + '\n');
+  writeFileAtomic(file, JSON.stringify(cp, null, 2) + '\n', { root });
   if (options.git) {
     const p = protocolPaths(root);
     const ctx = await contextFor(root);
     const stateFiles = [file, p.workflowState, p.sessionState, p.coldMemory, ...collectFiles(path.resolve(root, ctx.config.history.dir))].filter((f) => fs.existsSync(f));
     cp.git = await gitCheckpoint(root, cp.id, stateFiles, `waymark checkpoint ${cp.id}${options.message ? `: ${options.message}` : ''}`, options.gitKeep ?? 10);
-    writeFileAtomic(file, JSON.stringify(cp, null, 2) + '\n');
+    writeFileAtomic(file, JSON.stringify(cp, null, 2) + '\n', { root });
   }
   if (options.events !== false) {
     appendEvent(root, { type: 'checkpoint.create', actor: options.actor, session: options.session, data: { id: cp.id, workflows: cp.workflows.length, ...(cp.git ? { git: cp.git.ref } : {}) } }, options.events || {});
@@ -313,7 +313,7 @@ export async function restoreCheckpoint(
         const { edits, skipped } = restoreEdits(cur.state.data, entry.stateKeys);
         if (skipped.length) logger.warn(`[protocol] restore of ${item.file}: keys ${skipped.join(', ')} hold nested values and were left as they are`);
         const newText = editFrontmatter(cur.text, edits);
-        writeFileAtomic(abs, newText);
+        writeFileAtomic(abs, newText, { root });
         const after = readWorkflowFile(ctx, abs);
         const h = appendHistory(
           root,
