@@ -4,7 +4,6 @@ import { writeCommands } from './writeCommands';
 import { memoryCommands } from './memoryCommands';
 import { protocolCommands } from './protocolCommands';
 import { mcpCommand } from './mcpCommand';
-import { disposeSharedMemoryServices } from '../core/memory/observer';
 
 const commands = [...readCommands, ...writeCommands, ...protocolCommands, ...memoryCommands, mcpCommand];
 
@@ -13,9 +12,8 @@ runCli(commands, process.argv.slice(2), {
   stdout: (t) => process.stdout.write(t),
   stderr: (t) => process.stderr.write(t),
 }).then(
-  async (code) => {
-    // Close any memory database a write observer opened (Kuzu must see every result closed).
-    await disposeSharedMemoryServices().catch(() => undefined);
+  (code) => {
+    // Each verb closes the core it made (and with it any memory database it opened).
     process.exitCode = code;
   },
   (e) => {

@@ -1,16 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CliCommand, CliContext } from './framework';
-import { WaymarkError } from '../core/errors';
-import type { Problem, WorkflowState, SkippedFile } from '../core/types';
-import { scanRoots, allProblems, readWorkflowFileSync, contextFor, listCandidates } from '../core/store/scan';
-import type { WorkspaceContext } from '../core/store/workspaceContext';
-import { chainOf, type DelegationNode } from '../core/model/delegation';
-import { writeManifest, changedSince } from '../core/store/manifest';
-import { frontmatterResume } from '../core/model/resume';
-import { findWorkspaceRoot } from '../core/engine/roots';
-import { createStateCore } from '../core/engine/stateCore';
-import { readOneFile } from '../core/index';
+import { WaymarkError, scanRoots, allProblems, readWorkflowFileSync, contextFor, listCandidates, chainOf, writeManifest, changedSince, frontmatterResume, findWorkspaceRoot, createStateCore, readOneFile } from '../core/index';
+import type { Problem, WorkflowState, SkippedFile, WorkspaceContext, DelegationNode } from '../core/index';
 
 /** Problem as the CLI prints it: 1-based line/column. */
 function cliProblem(p: Problem, cwd: string) {
@@ -241,7 +233,7 @@ const statusCommand: CliCommand = {
         const all = core.problems();
         problemCount = (w) => all.filter((p) => p.file === w.file).length;
       } finally {
-        core.dispose();
+        await core.close();
       }
     }
     workflows.sort((a, b) => a.file.localeCompare(b.file));

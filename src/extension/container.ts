@@ -44,7 +44,7 @@ export class Container extends Disposable {
   constructor(context: vscode.ExtensionContext, readonly log: vscode.LogOutputChannel) {
     super();
     const model = (this.model = this.register(new ExtensionModel(log)));
-    const memory = this.register(new MemoryAccess(model));
+    const memory = new MemoryAccess(model);
     const nav = this.register(new Navigator(model));
     const run = (this.runner = this.register(new CommandRunner(model, nav)));
 

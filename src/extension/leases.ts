@@ -3,8 +3,8 @@
 // expiry turns a lease stale when it runs out. Owned by the model, which tells the surfaces.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { currentOwner, describeOwner, errorMessage, leaseStatus, listLeases } from '../core/index';
-import type { Lease, LeaseOwner, LeaseStatus } from '../core/index';
+import { currentOwner, describeOwner, errorMessage } from '../core/index';
+import type { Lease, LeaseOwner, LeaseStatus, StateCore } from '../core/index';
 import { COMMANDS } from './constants';
 import { Disposable } from './disposable';
 import { escapeMd } from './presentation';
@@ -40,7 +40,7 @@ export class LeaseMonitor extends Disposable {
   private readonly dirty = new Set<string>();
 
   constructor(
-    private readonly deps: { roots(): readonly string[]; actor(): string; log: vscode.LogOutputChannel },
+    private readonly deps: { core(): StateCore; roots(): readonly string[]; actor(): string; log: vscode.LogOutputChannel },
     private readonly changed: () => void,
   ) {
     super();
@@ -100,7 +100,7 @@ export class LeaseMonitor extends Disposable {
       const scope = cached.lease.key === 'root' ? 'workspace' : cached.lease.target === rel ? 'file' : undefined;
       if (!scope) continue;
       // Staleness by the clock now: the cache may be older than an expiry or a process exit.
-      const st = leaseStatus(cached.lease);
+      const st = this.deps.core().protocol.leaseStatus(cached.lease);
       out.push({ lease: st.lease, scope, root, stale: st.stale, staleReason: st.staleReason, mine: sameOwner(st.lease.owner, me), who: describeOwner(st.lease.owner) });
     }
     return out.sort((a, b) => Number(a.stale) - Number(b.stale) || (a.scope === 'file' ? -1 : 1));
@@ -122,7 +122,7 @@ export class LeaseMonitor extends Disposable {
   private read(root: string): boolean {
     let leases: LeaseStatus[] = [];
     try {
-      leases = listLeases(root);
+      leases = this.deps.core().protocol.listLeases(root);
     } catch (e) {
       this.deps.log.warn(`[leases] could not read the leases of ${root}: ${errorMessage(e)}`);
     }

@@ -1,8 +1,8 @@
-// The extension's one way to the memory store. Kuzu opens lazily on first use, never at
-// activation; in Restricted Mode it is never opened at all, because opening it writes
+// The extension's one way to the memory store (`core.memory`, owned and closed by the core).
+// Kuzu opens lazily on first use, never at activation; in Restricted Mode it is never opened at all, because opening it writes
 // `.waymark/memory/*` and an untrusted workspace changes no file.
 import * as path from 'node:path';
-import { disposeSharedMemoryServices, errorMessage, sharedMemoryService } from '../core/index';
+import { WaymarkError, errorMessage } from '../core/index';
 import type { MemoryService } from '../core/index';
 import type { ExtensionModel } from './model';
 import { escapeMd } from './presentation';
@@ -26,10 +26,10 @@ export class MemoryAccess {
     return this.model.roots[0];
   }
 
-  /** The memory service of `root`; callers check `available` first (the command runner does). */
+  /** The memory service of `root`, owned by the current core; callers check `available` first (the runner does). */
   service(root: string): MemoryService {
-    if (!this.available) throw new Error('memory is closed in Restricted Mode');
-    return sharedMemoryService(root, { logger: this.model.log, holdMs: 3000, origin: 'vscode', config: { waitMs: 1000 } });
+    if (!this.available) throw new WaymarkError('unavailable', 'Memory stays closed in Restricted Mode: opening it writes .waymark/memory.');
+    return this.model.core.memory.forRoot(root, { waitMs: 1000, holdMs: 3000 });
   }
 
   /** Lines for the step hover: the step's decisions and learnings (most relevant first). */
@@ -56,11 +56,6 @@ export class MemoryAccess {
     } catch (e) {
       return `memory: degraded: ${errorMessage(e)}`;
     }
-  }
-
-  /** Closes every memory service opened (when the extension stops). */
-  dispose(): void {
-    void disposeSharedMemoryServices().catch((e) => this.model.log.warn(`[memory] closing: ${errorMessage(e)}`));
   }
 }
 

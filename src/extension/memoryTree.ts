@@ -3,7 +3,7 @@
 // Restricted Mode.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { errorMessage, relPath } from '../core/index';
+import { errorMessage, memoryRelPath as relPath } from '../core/index';
 import type { EntityRecord, MemoryRecord, MemoryType } from '../core/index';
 import { VIEWS } from './constants';
 import { Disposable } from './disposable';

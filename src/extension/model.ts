@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { WaymarkError, createStandardStateCore, errorMessage, resumeWorkflow } from '../core/index';
+import { WaymarkError, createStateCore, errorMessage } from '../core/index';
 import type { Problem, ResumeReport, StateCore, WorkflowState, WriteGuard } from '../core/index';
 import { CONTEXT } from './constants';
 import { Disposable } from './disposable';
@@ -65,7 +65,7 @@ export class ExtensionModel extends Disposable {
     const roots = workspaceRoots();
     this.current = this.makeCore(roots);
     this.adopt(this.current, roots);
-    this.leases = this.register(new LeaseMonitor({ roots: () => this.currentRoots, actor: () => this.settingsNow.actor, log }, () => this.fire({ what: 'leases' })));
+    this.leases = this.register(new LeaseMonitor({ core: () => this.current, roots: () => this.currentRoots, actor: () => this.settingsNow.actor, log }, () => this.fire({ what: 'leases' })));
     this.leases.sync();
     this.register({ dispose: () => (this.currentSubscription?.dispose(), this.current.dispose()) });
     this.register(
@@ -170,7 +170,7 @@ export class ExtensionModel extends Disposable {
   async resume(file: string): Promise<ResumeReport> {
     const root = this.get(file)?.root ?? this.rootFor(file);
     if (!root) throw new WaymarkError('usage', `${file} is not in a folder of this workspace.`, file);
-    return resumeWorkflow(root, file, { expire: false, logger: this.log });
+    return this.current.protocol.resume(root, file, { expire: false });
   }
 
   /** Runs the first scan once, with progress; later calls return the same promise. */
@@ -240,7 +240,8 @@ export class ExtensionModel extends Disposable {
       const previous = this.current;
       this.current = next;
       this.adopt(next, roots);
-      previous.dispose();
+      // Wait for the old core's memory databases to close before the new core may open them.
+      await previous.close().catch((e: unknown) => this.log.warn(`[roots] closing the previous core: ${errorMessage(e)}`));
       // Writes and watcher reloads that went to the old core while the new one scanned.
       for (const file of touched) {
         if (!this.rootFor(file)) continue;
@@ -270,13 +271,13 @@ export class ExtensionModel extends Disposable {
     };
     // The same write path as the CLI: orchestrator leases refuse our writes too, every write
     // lands in the events log and (when enabled) feeds the memory tiers.
-    return createStandardStateCore({
+    return createStateCore({
       roots,
       logger: this.log,
       actor: s.actor,
       configOverrides: s.workflowGlobs.length && trusted ? { include: [...s.workflowGlobs] } : undefined,
       guards: [trustGuard],
-      memory: s.memoryConsolidateOnWrite,
+      memory: { consolidateOnWrite: s.memoryConsolidateOnWrite },
       origin: 'vscode',
       // An untrusted workspace changes no file, not even the scan's cache.
       scanIndex: trusted ? undefined : false,

@@ -2,13 +2,14 @@
 // The leases on screen live in the model (leases.ts); these commands change them.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { WaymarkError, createCheckpoint, describeOwner, listLeases, releaseLease, takeoverLease } from '../core/index';
+import { WaymarkError, describeOwner } from '../core/index';
 import { toArgs, type CommandArgs, type CommandRunner } from './commandRunner';
 import { editorOwner, sameOwner } from './leases';
 import type { ExtensionModel } from './model';
 
 export function registerProtocolCommands(run: CommandRunner, model: ExtensionModel): void {
   const log = model.log;
+  const protocol = () => model.core.protocol;
   const owner = () => editorOwner(model.settings.actor);
   const label = (root: string, file: string | undefined) => (file ? path.relative(root, file).split(path.sep).join('/') : `the workspace ${path.basename(root)}`);
   const pickRoot = async (a: CommandArgs): Promise<string | undefined> => {
@@ -25,7 +26,7 @@ export function registerProtocolCommands(run: CommandRunner, model: ExtensionMod
     if (!root) return undefined;
     const message = a.message ?? (a.quiet ? undefined : await vscode.window.showInputBox({ prompt: 'Checkpoint message (optional)' }));
     if (message === undefined && !a.quiet) return undefined;
-    const cp = await createCheckpoint(root, { message: message || undefined, actor: owner().agent, logger: log });
+    const cp = await protocol().createCheckpoint(root, { message: message || undefined, actor: owner().agent });
     log.info(`[protocol] checkpoint ${cp.id}: ${cp.workflows.length} workflow(s)`);
     if (!a.quiet) void vscode.window.showInformationMessage(`Checkpoint ${cp.id}: ${cp.workflows.length} workflow(s) saved.`);
     return cp;
@@ -37,7 +38,7 @@ export function registerProtocolCommands(run: CommandRunner, model: ExtensionMod
     if (!root) return undefined;
     let file = a.file;
     if (!file && !a.root && !a.quiet) {
-      const held = listLeases(root).filter((s) => !s.stale);
+      const held = protocol().listLeases(root).filter((s) => !s.stale);
       const whole = held.find((s) => s.lease.key === 'root');
       const picked = await vscode.window.showQuickPick(
         [
@@ -51,14 +52,14 @@ export function registerProtocolCommands(run: CommandRunner, model: ExtensionMod
     }
     let reason = a.reason;
     if (reason === undefined && !a.quiet) {
-      const holder = listLeases(root).find((s) => s.lease.key === (file ? `file:${label(root, file)}` : 'root'));
+      const holder = protocol().listLeases(root).find((s) => s.lease.key === (file ? `file:${label(root, file)}` : 'root'));
       reason = await vscode.window.showInputBox({
         title: `Take over ${label(root, file)}${holder ? ` from ${holder.lease.owner.agent}` : ''}`,
         prompt: 'Why take over? (recorded in the events log and the history; Escape cancels)',
       });
       if (reason === undefined) return undefined;
     }
-    const r = await takeoverLease(root, file, owner(), { reason: reason || undefined, logger: log });
+    const r = await protocol().takeoverLease(root, file, owner(), { reason: reason || undefined });
     model.leases.refresh(root);
     log.info(`[protocol] took over the lease of ${label(root, file)}${r.previous ? ` from ${describeOwner(r.previous.owner)}` : ''}`);
     if (!a.quiet) void vscode.window.showInformationMessage(`Lease on ${label(root, file)} taken over${r.previous ? ` from ${describeOwner(r.previous.owner)}` : ''}.`);
@@ -72,7 +73,7 @@ export function registerProtocolCommands(run: CommandRunner, model: ExtensionMod
     let file = a.file;
     const me = owner();
     if (!file && !a.root && !a.quiet) {
-      const mine = listLeases(root).filter((s) => sameOwner(s.lease.owner, me) || s.stale);
+      const mine = protocol().listLeases(root).filter((s) => sameOwner(s.lease.owner, me) || s.stale);
       if (!mine.length) throw new WaymarkError('usage', `No lease held by ${me.agent} in ${path.basename(root)}.`);
       const picked = await vscode.window.showQuickPick(mine.map((s) => ({ label: s.lease.target === '*' ? 'Whole workspace' : s.lease.target, description: `${describeOwner(s.lease.owner)}${s.stale ? ' (stale)' : ''}`, target: s.lease.target === '*' ? undefined : path.join(root, s.lease.target) })));
       if (!picked) return undefined;
@@ -80,7 +81,7 @@ export function registerProtocolCommands(run: CommandRunner, model: ExtensionMod
     }
     let force = a.force === true;
     if (!force && !a.quiet) {
-      const cur = listLeases(root).find((s) => s.lease.key === (file ? `file:${label(root, file)}` : 'root'));
+      const cur = protocol().listLeases(root).find((s) => s.lease.key === (file ? `file:${label(root, file)}` : 'root'));
       if (cur && !cur.stale && !sameOwner(cur.lease.owner, me)) {
         const b = await vscode.window.showWarningMessage(
           `${describeOwner(cur.lease.owner)} holds the lease on ${label(root, file)} since ${cur.lease.acquiredAt}. Releasing it lets anyone write while that agent may still be working. Release it anyway?`,
@@ -91,7 +92,7 @@ export function registerProtocolCommands(run: CommandRunner, model: ExtensionMod
         force = true;
       }
     }
-    const r = await releaseLease(root, file, me, { logger: log, force });
+    const r = await protocol().releaseLease(root, file, me, { force });
     model.leases.refresh(root);
     if (!a.quiet) void vscode.window.showInformationMessage(r.released ? `Lease on ${label(root, file)} released.` : 'No lease to release.');
     return r;

@@ -32,7 +32,7 @@ export async function delegateWorkflow(w: WritePipeline, file: string, args: { a
   let result: MutationResult;
   const entries: { entry: HistoryEntry; ctx: WriteContext & { after?: WorkflowState } }[] = [];
   try {
-    const parent = opts.text !== undefined ? w.parse(abs, opts.text, ctx) : await w.readWorkflow(abs);
+    const parent = opts.text !== undefined ? w.parse(abs, opts.text, ctx) : await w.readForWrite(abs);
     w.checkHash(parent.state, opts);
     const p = parent.state;
     // A child copies its parent's chain: never copy a broken one.

@@ -45,7 +45,7 @@ export async function writeGateVerdict(
   let gate: GateState;
   let state: WorkflowState;
   try {
-    state = (await w.readWorkflow(abs)).state;
+    state = (await w.readForWrite(abs)).state;
     w.checkHash(state, opts);
     const step = stepFor(state, stepName);
     const gateName = step.gate ?? step.id;
