@@ -32,6 +32,8 @@ export function cliPath(): string {
   const dir = tmpDir('waymark-mcp-cli-');
   cli = path.join(dir, 'cli.js');
   fs.copyFileSync(BUILT_CLI, cli);
+  // cli.js is the launcher: the CLI itself is cli-main.js beside it.
+  fs.copyFileSync(path.join(path.dirname(BUILT_CLI), 'cli-main.js'), path.join(dir, 'cli-main.js'));
   return cli;
 }
 
