@@ -355,8 +355,9 @@ const status = tool({
         children: (node?.children ?? []).slice(0, 50).map((c) => ({ id: c.id, ...(c.file ? { file: relativeTo(host.roots, c.file) } : {}), ...(c.status ? { status: c.status } : {}), ...(c.agent ? { agent: c.agent } : {}) })),
       };
     }
-    const problems = host.core.problems().filter((p) => p.file === s.file);
-    const own = problems.length ? problems : s.problems;
+    // Per-file problems come with the state; cross-file ones (delegation) need the whole model,
+    // which costs O(workflows): only for files that are part of a chain.
+    const own = s.delegation ? host.core.problems().filter((p) => p.file === s.file) : s.problems;
     const r = frontmatterResume(s);
     return {
       file: relativeTo(host.roots, s.file),
