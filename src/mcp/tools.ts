@@ -283,15 +283,24 @@ const summary = tool({
     for (const p of problems) problemsByFile.set(p.file, (problemsByFile.get(p.file) ?? 0) + 1);
     const byStatus: Record<string, number> = {};
     for (const w of all) byStatus[w.status ?? w.rawStatus ?? 'unknown'] = (byStatus[w.status ?? w.rawStatus ?? 'unknown'] ?? 0) + 1;
-    const order = ['fix-problems', 'pass-gate', 'unblock', 'advance', 'start'];
+    // Cheap ranks first; the (string-building) suggestions only for the five shown.
+    const urgency = (w: WorkflowState): number => {
+      if (errorsByFile.get(w.file)) return 0;
+      if (w.status === 'in_progress' && w.nextStep) return w.gates[w.nextStep] && !w.gates[w.nextStep].open ? 1 : 3;
+      return w.status === 'blocked' ? 2 : w.status === 'created' ? 4 : -1;
+    };
     const next = all
-      .map((w) => ({ w, n: nextFor(host, w, errorsByFile.get(w.file) ?? 0) }))
-      .filter((x): x is { w: WorkflowState; n: z.infer<typeof nextAction> } => !!x.n)
-      .sort((a, b) => order.indexOf(a.n.action) - order.indexOf(b.n.action) || (b.w.updatedAt ?? '').localeCompare(a.w.updatedAt ?? ''))
+      .map((w) => ({ w, u: urgency(w) }))
+      .filter((x) => x.u >= 0)
+      .sort((a, b) => a.u - b.u || (b.w.updatedAt ?? '').localeCompare(a.w.updatedAt ?? ''))
       .slice(0, 5)
-      .map((x) => x.n);
-    const rank = (w: WorkflowState) => ['in_progress', 'blocked', 'created'].indexOf(w.status ?? '');
-    const listed = all.filter((w) => !input.status || w.status === input.status).sort((a, b) => ((rank(a) + 4) % 4) - ((rank(b) + 4) % 4) || a.file.localeCompare(b.file));
+      .map((x) => nextFor(host, x.w, errorsByFile.get(x.w.file) ?? 0)!);
+    const rank = (w: WorkflowState) => { const r = ['in_progress', 'blocked', 'created'].indexOf(w.status ?? ''); return r < 0 ? 3 : r; };
+    const listed = all
+      .filter((w) => !input.status || w.status === input.status)
+      .map((w) => ({ w, r: rank(w) }))
+      .sort((a, b) => a.r - b.r || (a.w.file < b.w.file ? -1 : a.w.file > b.w.file ? 1 : 0))
+      .map((x) => x.w);
     const counts = { workflows: all.length, byStatus, errors: problems.filter((p) => p.severity === 'error').length, warnings: problems.filter((p) => p.severity === 'warning').length };
     return page(listed, input, (slice, nextCursor) => ({
       counts,
