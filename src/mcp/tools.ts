@@ -16,6 +16,7 @@ import {
   describeOwner,
   errorMessage,
   frontmatterResume,
+  loadSprint,
   parseTtl,
   resumeRoot,
 } from '../core/index';
@@ -103,6 +104,16 @@ const delegationOut = z.object({
   depth: z.number(),
   chain: z.array(z.string()).describe('Ids from the root of the chain to this workflow.'),
   children: z.array(z.object({ id: z.string(), file: z.string().optional(), status: z.string().optional(), agent: z.string().optional() })),
+});
+
+const sprintOut = z.object({
+  ledger: z.string().nullable(),
+  counts: z.record(z.number()).describe('Stories by status.'),
+  next: z.object({ action: z.string(), story: z.string().optional(), reason: z.string() }).nullable().describe('What BMAD would run next (dev-story, code-review, create-story, retrospective).'),
+  active: z
+    .array(z.object({ key: z.string(), title: z.string().optional(), status: z.string(), file: z.string().optional(), tasksDone: z.number(), tasksTotal: z.number(), gate: z.string().optional(), problems: z.number(), stateHash: z.string() }))
+    .describe('Stories in progress, in review or ready (at most 10).'),
+  problems: z.number().describe('Drift between the ledger, the story files, the epics and the gates: waymark_validate does not list these; run waymark sprint.'),
 });
 
 const resumeOut = z.object({
@@ -234,6 +245,35 @@ function nextFor(host: ToolHost, s: WorkflowState, errors: number): z.infer<type
   return undefined;
 }
 
+/** The BMAD sprint of the first root, summarised; undefined without a sprint ledger or stories. */
+function sprintSummary(host: ToolHost): z.infer<typeof sprintOut> | undefined {
+  const r = loadSprint(host.roots[0]);
+  if (!r || (!r.ledgerFile && !r.stories.length)) return undefined;
+  const order = ['in-progress', 'review', 'ready-for-dev'];
+  const active = r.stories
+    .filter((x) => order.includes(x.status))
+    .sort((a, b) => order.indexOf(a.status) - order.indexOf(b.status) || a.epic - b.epic || a.story.localeCompare(b.story))
+    .slice(0, 10)
+    .map((x) => ({
+      key: x.key,
+      ...(x.title ? { title: x.title } : {}),
+      status: x.status,
+      ...(x.file ? { file: relativeTo(host.roots, x.file) } : {}),
+      tasksDone: x.tasks.done,
+      tasksTotal: x.tasks.total,
+      ...(x.gate?.verdict ? { gate: x.gate.verdict } : {}),
+      problems: x.problems.length,
+      stateHash: x.stateHash,
+    }));
+  return {
+    ledger: r.ledgerFile ? relativeTo(host.roots, r.ledgerFile) : null,
+    counts: r.counts,
+    next: r.next ? { action: r.next.action, ...(r.next.storyKey ? { story: r.next.storyKey } : {}), reason: r.next.reason } : null,
+    active,
+    problems: r.problems.length,
+  };
+}
+
 function resumeJson(host: ToolHost, r: ResumeReport): z.infer<typeof resumeOut> {
   return {
     file: relativeTo(host.roots, r.file),
@@ -270,10 +310,12 @@ const summary = tool({
     workflows: z.array(workflowBrief),
     total: z.number().describe('Workflows matching the filters (all pages).'),
     nextCursor: z.string().optional(),
+    sprint: sprintOut.optional().describe('BMAD sprint (sprint-status.yaml and story files), when the workspace has one.'),
   },
   annotations: READ,
   async run(input, host) {
     await host.refresh();
+    const sprint = sprintSummary(host);
     const dir = input.path !== undefined ? resolveInside(host.roots, input.path).abs : undefined;
     const all = host.core.list().filter((w) => !dir || under(w.file, dir));
     const problems = host.core.problems().filter((p) => !dir || under(p.file, dir));
@@ -319,6 +361,7 @@ const summary = tool({
       })),
       total: listed.length,
       ...(nextCursor ? { nextCursor } : {}),
+      ...(sprint ? { sprint } : {}),
     }));
   },
 });

@@ -113,6 +113,31 @@ describe('waymark mcp: tools', () => {
     });
   });
 
+  test('summary of a BMAD project: the sprint ledger, active stories with task progress, and what BMAD runs next', async () => {
+    const dir = '_bmad-output/implementation-artifacts';
+    const storyText = (title: string, status: string, boxes: string[]) => [`# Story ${title}`, '', `Status: ${status}`, '', '## Story', '', 'As a user I want this.', '', '## Tasks / Subtasks', '', ...boxes.map((b, i) => `- [${b}] Task ${i + 1}`), ''].join('\n');
+    const root = workspace({
+      '_bmad/_config/manifest.yaml': 'installation:\n  version: 6.0.0\n',
+      [`${dir}/sprint-status.yaml`]: `# generated: 2026-11-20\nproject: shop\nstory_location: ${dir}\n\ndevelopment_status:\n  epic-1: in-progress\n  1-1-sign-up: done\n  1-2-user-login: in-progress\n  1-3-reset-password: ready-for-dev\n  epic-1-retrospective: optional\n`,
+      [`${dir}/1-2-user-login.md`]: storyText('1.2: User login', 'in-progress', ['x', ' ', ' ']),
+      [`${dir}/1-3-reset-password.md`]: storyText('1.3: Reset password', 'ready-for-dev', [' ']),
+    });
+    await withServer(root, async (s) => {
+      const r = await s.call('waymark_summary');
+      assert.equal(r.isError, false, r.text);
+      const sp = r.data.sprint;
+      assert.ok(sp, 'the sprint is summarised');
+      assert.equal(sp.ledger, `${dir}/sprint-status.yaml`);
+      assert.equal(sp.counts['in-progress'], 1);
+      assert.equal(sp.counts['ready-for-dev'], 1);
+      assert.deepEqual(sp.next, { action: 'dev-story', story: '1-2-user-login', reason: 'resume the in-progress story' });
+      assert.deepEqual(sp.active.map((x: any) => [x.key, x.status, x.tasksDone, x.tasksTotal]), [['1-2-user-login', 'in-progress', 1, 3], ['1-3-reset-password', 'ready-for-dev', 0, 1]]);
+      assert.equal(sp.active[0].file, `${dir}/1-2-user-login.md`);
+      // A workspace without BMAD has no sprint field.
+    });
+    await withServer(workspace(), async (s) => assert.equal((await s.call('waymark_summary')).data.sprint, undefined));
+  });
+
   test('no answer exceeds ~20k tokens: a page is cut to fit and says where to continue', async () => {
     const extra: Record<string, string> = {};
     const long = 'waiting for a long explanation '.repeat(60).trim();
