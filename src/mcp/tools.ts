@@ -296,7 +296,7 @@ const summary = tool({
   referenceName: 'waymarkSummary',
   title: 'Workflow summary and what next',
   description:
-    'Summarise every workflow in the workspace: counts by status, what to do next (advance, pass a gate, unblock, start, fix problems), and one line per workflow (status, current step, progress, stateHash). ' +
+    'Summarise every workflow in the workspace: counts by status, what to do next (advance, pass a gate, unblock, start, fix problems), and one line per workflow (status, current step, progress, stateHash); in a BMAD project also the sprint (active stories, task progress, what BMAD runs next). ' +
     'Use it first, to orient yourself or to find a workflow file. Do not use it for the full detail of one workflow (use waymark_status) or to list problems (use waymark_validate). Paged: pass nextCursor to continue.',
   input: {
     path: z.string().max(4096).optional().describe('Only workflows under this folder (relative to the workspace).'),
