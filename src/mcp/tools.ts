@@ -390,6 +390,8 @@ const status = tool({
     problems: z.array(problemOut),
     resume: z.object({ step: nullableString(), reason: z.string() }),
     updatedAt: nullableString(),
+    stale: z.boolean().describe('True when the file does not read as a workflow right now (a half-written edit, a YAML error): this is its last good state, and problems says what is wrong.'),
+    staleReason: z.string().optional(),
     stateHash: z.string(),
   },
   annotations: READ,
@@ -427,6 +429,8 @@ const status = tool({
       problems: own.slice(0, 50).map((p) => problemJson(host, p)),
       resume: { step: r.step ?? null, reason: r.reason },
       updatedAt: s.updatedAt ?? null,
+      stale: s.stale === true,
+      ...(s.staleReason ? { staleReason: s.staleReason } : {}),
       stateHash: s.stateHash,
     };
   },

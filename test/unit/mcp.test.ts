@@ -301,7 +301,8 @@ describe('waymark mcp: bad input', () => {
         assert.ok(r.data.error.advice);
       }
       const unknown = await s.call('waymark_nope', {});
-      assert.ok(unknown.isError);
+      assert.equal(reasonOf(unknown), 'usage');
+      assert.match(unknown.data.error.message, /waymark_summary/);
       const notWorkflow = await s.call('waymark_status', { file: '.waymark/workflows/release.yaml' });
       assert.ok(['usage', 'invalid', 'unreadable'].includes(reasonOf(notWorkflow)));
       const missing = await s.call('waymark_status', { file: 'docs/none.md' });
@@ -373,6 +374,13 @@ describe('waymark mcp: staying current and racing writers', () => {
         gone = await s.call('waymark_summary');
       }
       assert.equal(gone.data.counts.workflows, 2);
+      // A half-written file: the last good state, marked stale, with what is wrong.
+      fs.writeFileSync(path.join(root, FEAT), '---\nworkflow: feature\nstatus: [unclosed\n---\n');
+      const stale = await s.call('waymark_status', { file: FEAT });
+      assert.equal(stale.isError, false, stale.text);
+      assert.equal(stale.data.stale, true);
+      assert.equal(stale.data.status, 'blocked', 'the last good state');
+      assert.ok(stale.data.staleReason);
       // A step definition change re-reads every file.
       fs.writeFileSync(path.join(root, '.waymark', 'workflows', 'release.yaml'), 'steps:\n  - build\n  - review\n  - ship\n  - announce\n');
       let rel = await s.call('waymark_status', { file: REL });
