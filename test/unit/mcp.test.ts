@@ -70,14 +70,20 @@ describe('waymark mcp: listing', () => {
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'waymark_summary', arguments: {} } });
     send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'waymark_advance', arguments: { file: FEAT } } });
-    const deadline = Date.now() + 15_000;
-    while (out.split('\n').filter(Boolean).length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    // Memory loads the native Kuzu module: it must not print either.
+    send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'waymark_memory_record', arguments: { type: 'decision', text: 'stdout stays clean' } } });
+    send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'waymark_memory_recall', arguments: { text: 'stdout' } } });
+    const deadline = Date.now() + 20_000;
+    while (out.split('\n').filter(Boolean).length < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     p.stdin.end();
     const code = await new Promise<number | null>((r) => p.on('close', r));
     assert.equal(code, 0, `the server exits 0 when the client disconnects: ${err}`);
     const lines = out.split('\n').filter(Boolean);
-    assert.equal(lines.length, 3, out);
+    assert.equal(lines.length, 5, out);
     for (const l of lines) assert.equal(JSON.parse(l).jsonrpc, '2.0');
+    const recalled = JSON.parse(lines.find((l) => JSON.parse(l).id === 5)!).result.structuredContent;
+    assert.equal(recalled.engine, 'kuzu', 'the memory database was opened in this process');
+    assert.ok(recalled.items.some((i: any) => i.text === 'stdout stays clean'));
     assert.match(err, /\[waymark mcp\]/, 'logs went to stderr');
   });
 });
