@@ -619,9 +619,15 @@ const validate = tool({
         }
       }
       if (isFile) {
-        const s = await host.state(abs);
-        scope = (f) => f === s.file;
-        if (!problems.some((p) => p.file === s.file)) problems = [...problems, ...s.problems];
+        scope = (f) => f === abs;
+        try {
+          const s = await host.state(abs);
+          if (!problems.some((p) => p.file === s.file)) problems = [...problems, ...s.problems];
+        } catch (e) {
+          // A file that does not read as a workflow at all: its problems are the answer.
+          if (!WaymarkError.is(e, 'invalid')) throw e;
+          problems = [...problems.filter((p) => p.file !== abs), ...(await host.core.readWorkflow(abs)).problems];
+        }
       } else scope = (f) => under(f, abs);
     }
     if (scope) {

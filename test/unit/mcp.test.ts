@@ -243,6 +243,10 @@ describe('waymark mcp: tools', () => {
       const paged = await s.call('waymark_validate', { limit: 1 });
       assert.equal(paged.data.problems.length, 1);
       assert.equal(paged.data.nextCursor ?? (v.data.total > 1 ? 'missing' : undefined), v.data.total > 1 ? '1' : undefined);
+      fs.writeFileSync(path.join(root, 'docs', 'broken.workflow.md'), '---\nworkflow: x\nstatus: [oops\n---\n');
+      const broken = await s.call('waymark_validate', { path: 'docs/broken.workflow.md' });
+      assert.equal(broken.isError, false, broken.text);
+      assert.ok(broken.data.errors >= 1 && broken.data.problems[0].line >= 1, JSON.stringify(broken.data));
       const clean = await s.call('waymark_validate', { path: FEAT });
       assert.equal(clean.data.problems.length, 0);
       assert.equal(clean.data.workflows, 1);
