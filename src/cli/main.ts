@@ -3,18 +3,17 @@ import { readCommands } from './readCommands';
 import { writeCommands } from './writeCommands';
 import { memoryCommands } from './memoryCommands';
 import { protocolCommands } from './protocolCommands';
-import { disposeSharedMemoryServices } from '../core/memory/observer';
+import { mcpCommand } from './mcpCommand';
 
-const commands = [...readCommands, ...writeCommands, ...protocolCommands, ...memoryCommands];
+const commands = [...readCommands, ...writeCommands, ...protocolCommands, ...memoryCommands, mcpCommand];
 
 runCli(commands, process.argv.slice(2), {
   cwd: process.cwd(),
   stdout: (t) => process.stdout.write(t),
   stderr: (t) => process.stderr.write(t),
 }).then(
-  async (code) => {
-    // Close any memory database a write observer opened (Kuzu must see every result closed).
-    await disposeSharedMemoryServices().catch(() => undefined);
+  (code) => {
+    // Each verb closes the core it made (and with it any memory database it opened).
     process.exitCode = code;
   },
   (e) => {

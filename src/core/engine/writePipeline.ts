@@ -1,7 +1,8 @@
 import * as path from 'node:path';
 import type { StateCoreInit, WriteContext } from '../api';
 import { WaymarkError, errorMessage } from '../errors';
-import type { Clock, Logger } from '../ports';
+import type { Clock, FileSystem, Logger } from '../ports';
+import { nodeFileSystem } from '../store/nodeFileSystem';
 import type { HistoryEntry, MutationOptions, MutationResult, Problem, StepDef, WorkflowState } from '../types';
 import type { WorkspaceContext } from '../store/workspaceContext';
 import { gateFilePath, readGate } from '../model/gates';
@@ -62,12 +63,26 @@ export class WritePipeline {
     readonly clock: Clock,
     readonly contexts: ContextCache,
     readonly model: WorkflowModel,
-  ) {}
+  ) {
+    this.fs = init.fs ?? nodeFileSystem;
+  }
 
-  /** Reads and parses a workflow file from disk through the one reader. */
+  /** How workflow files are read (the core's FileSystem port). */
+  readonly fs: FileSystem;
+
+  /** Reads and parses a workflow file through the one reader, as the core's FileSystem shows it. */
   async readWorkflow(abs: string): Promise<ReadFile> {
     const ctx = await this.contexts.contextFor(abs);
-    return parseWorkflowFile(abs, readWorkflowText(abs, ctx), ctx);
+    return parseWorkflowFile(abs, readWorkflowText(abs, ctx, this.fs), ctx);
+  }
+
+  /**
+   * The same reader on the disk itself, under the write lock: a write is computed from the bytes
+   * it replaces, never from a view laid over them (an editor's unsaved text goes in `options.text`).
+   */
+  async readForWrite(abs: string): Promise<ReadFile> {
+    const ctx = await this.contexts.contextFor(abs);
+    return parseWorkflowFile(abs, readWorkflowText(abs, ctx, nodeFileSystem), ctx);
   }
 
   /**

@@ -4,7 +4,7 @@ import { parseFrontmatter, type ParsedFrontmatter } from './frontmatter';
 import { computeStateHash, sha256 } from './hash';
 import { BMAD_STATUS_MAP, lookupBmadWorkflow, resolveBmadStep, stepEncoding, stepNumber, type BmadStepEncoding } from '../bmad/artifacts';
 import { normalizeStepList } from './definitions';
-import { nearest } from './config';
+import { DISTINCTIVE_KEYS, WORKFLOW_KEYS, typoOf } from './stateKeys';
 import type { WorkspaceContext } from '../store/workspaceContext';
 import { validateParsed, type Finding } from './validate';
 import { YamlLocator } from './positions';
@@ -16,12 +16,6 @@ export interface ParsedWorkflow {
   state?: WorkflowState;
   problems: Problem[];
 }
-
-/** Keys whose presence makes a frontmatter a workflow. */
-export const WORKFLOW_KEYS = ['workflow', 'workflowType', 'stepsCompleted', 'lastStep', 'currentStep', 'current_step', 'steps', 'delegation'] as const;
-const DISTINCTIVE_KEYS = ['workflowType', 'stepsCompleted', 'lastStep', 'currentStep', 'current_step'];
-/** Every key Waymark reads (typo detection compares against these). */
-export const STATE_KEYS = [...WORKFLOW_KEYS, 'status', 'scope', 'blockedReason', 'session', 'updatedAt', 'ttl'] as const;
 
 const LOOKS_LIKE_WORKFLOW = /^[ \t{,-]*["']?(?:workflow|workflowType|stepsCompleted|lastStep|currentStep|current_step|steps)["']?\s*[:=]/m;
 
@@ -106,29 +100,6 @@ export function detectDialect(data: Record<string, unknown>, ctx: WorkspaceConte
   const dialect: Dialect = native && !has(data, 'workflowType') ? 'waymark' : has(data, 'workflow') ? 'waymark' : 'bmad';
   if (!ctx.config.dialects.includes(dialect)) return undefined;
   return dialect;
-}
-
-/** The known key an unknown key is a likely typo of. */
-const typoCache = new Map<string, string | null>();
-
-export function typoOf(key: string): string | undefined {
-  let hit = typoCache.get(key);
-  if (hit === undefined) {
-    hit = computeTypo(key) ?? null;
-    if (typoCache.size < 10_000) typoCache.set(key, hit);
-  }
-  return hit ?? undefined;
-}
-
-function computeTypo(key: string): string | undefined {
-  if ((STATE_KEYS as readonly string[]).includes(key)) return undefined;
-  if (key.length < 5) return undefined;
-  const candidates = STATE_KEYS.filter((k) => k !== key);
-  const near = nearest(key, candidates, key.length >= 8 ? 2 : 1);
-  // Case-only or snake/camel differences are typos too (`StepsCompleted`, `steps_completed`).
-  if (near) return near;
-  const squash = key.replace(/[_-]/g, '').toLowerCase();
-  return candidates.find((k) => k.replace(/[_-]/g, '').toLowerCase() === squash);
 }
 
 /**

@@ -2,9 +2,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ChangedReport, ManifestRow, WorkflowState } from '../types';
 import { parseCsv } from '../bmad/artifacts';
-import { CONFIG_FILE, parseConfigText } from '../model/config';
+import { readConfigSync } from './configFile';
 import { readRegularFileSync } from './safeRead';
 import { writeFileAtomic, ioError } from './atomicWrite';
+import { safeMkdir } from './safePath';
+import { WaymarkError } from '../errors';
 export const DEFAULT_MANIFEST_PATH = '.waymark/files-manifest.csv';
 
 export const MANIFEST_COLUMNS = ['path', 'workflow', 'status', 'currentStep', 'stepsDone', 'stepsTotal', 'stateHash', 'contentHash'] as const;
@@ -16,12 +18,7 @@ export function manifestPath(root: string, configured?: string): string {
 
 /** `manifest.path` from the root's `.waymark/config.yaml`, when set (read here so callers need not pass it). */
 function configuredManifestPath(root: string): string | undefined {
-  try {
-    const text = readRegularFileSync(path.join(root, CONFIG_FILE), 1024 * 1024).toString('utf8');
-    return parseConfigText(path.join(root, CONFIG_FILE), text).config.manifest.path;
-  } catch {
-    return undefined;
-  }
+  return readConfigSync(root).manifest.path;
 }
 
 /** One manifest row per workflow file of `root`, sorted by path (relative, `/`-separated). */
@@ -76,12 +73,14 @@ export function writeManifest(root: string, states: WorkflowState[], configured?
   const file = manifestPath(root, configured);
   const rows = manifestRows(root, states);
   try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
+    safeMkdir(root, path.dirname(file), configured ? 'manifest.path' : undefined);
   } catch (e) {
+    if (WaymarkError.is(e)) throw e;
     throw ioError(e, file, 'write the manifest');
   }
-  // Temp file + fsync + rename, like every other write (a folder or pipe in the way is a clear io error).
-  writeFileAtomic(file, formatManifest(rows));
+  // Temp file + fsync + rename, like every other write (a folder or pipe in the way is a clear io
+  // error); its real path must lie inside the workspace.
+  writeFileAtomic(file, formatManifest(rows), { root, what: 'manifest' });
   return { file, rows };
 }
 

@@ -131,6 +131,28 @@ function readDetailed(file: string, ctx: WorkspaceContext, wantHashOnly?: string
   return { key, hash, text, result: { state: parsed.state, problems: parsed.problems, isWorkflow: parsed.isWorkflow } };
 }
 
+/**
+ * Reads one file under its root's context (config, definitions, BMAD catalog, gate files)
+ * without listing or reading any other file: what a one-file verb costs. The file is read even
+ * when the include/exclude globs would not list it. Cross-file (delegation) checks are not run:
+ * duplicate ids and missing parents need every file (`scanRoots`).
+ */
+export async function readOneFile(
+  file: string,
+  root: string,
+  opts: Pick<ScanOptions, 'overrides' | 'now' | 'contexts'> = {},
+): Promise<FileReadResult & { context: WorkspaceContext; contextProblems: Problem[] }> {
+  const absRoot = path.resolve(root);
+  let context = opts.contexts?.get(absRoot);
+  let contextProblems: Problem[] = [];
+  if (!context) {
+    const loaded = await loadWorkspaceContext(absRoot, opts.overrides, { now: opts.now });
+    context = loaded.context;
+    contextProblems = loaded.problems;
+  }
+  return { ...readDetailed(path.resolve(file), context).result, context, contextProblems };
+}
+
 /** Whether scans read and write the persisted index (`.waymark/cache/scan-index.jsonl`). */
 function indexEnabled(opts: ScanOptions): boolean {
   if (opts.index !== undefined) return opts.index;
