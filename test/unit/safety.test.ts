@@ -70,7 +70,8 @@ if (WORKER) {
   tmp.push(workerDir);
   const self = path.join(workerDir, 'worker.js');
   fs.copyFileSync(__filename, self);
-  const cli = path.resolve('dist/cli.js');
+  // WAYMARK_TEST_CLI runs the CLI-level checks against another build (e.g. one from before a fix).
+  const cli = process.env.WAYMARK_TEST_CLI ?? path.resolve('dist/cli.js');
 
   const ws = () => {
     const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-safety-')));
