@@ -3,8 +3,8 @@ import type { FileStat, FileSystem } from '../ports';
 import type { Problem, WorkflowState } from '../types';
 import type { WorkspaceContext } from '../store/workspaceContext';
 import { parseWorkflowText } from '../model/workflow';
-import { encodingRefusal } from '../store/safeRead';
 import { nodeFileSystem } from '../store/nodeFileSystem';
+import { encodingRefusal } from '../store/safeRead';
 
 
 /** A workflow file as the write path reads it: its text, its state and its per-file problems. */

@@ -320,19 +320,30 @@ export function readEvents(root: string, since = 0, options: { limit?: number } 
 export async function* followEvents(root: string, since = 0, options: { signal?: AbortSignal; pollMs?: number } = {}): AsyncGenerator<ProtocolEvent> {
   let last = since;
   const pollMs = options.pollMs ?? 100;
-  while (!options.signal?.aborted) {
-    const r = readEvents(root, last, { limit: 1000 });
-    for (const ev of r.events) yield ev;
-    last = r.last;
-    if (r.events.length < 1000) {
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, pollMs);
-        options.signal?.addEventListener('abort', () => {
-          clearTimeout(t);
-          resolve();
-        }, { once: true });
-      });
+  // One abort listener for the whole follow (one per poll piled up: MaxListenersExceededWarning).
+  let wake: (() => void) | undefined;
+  const onAbort = () => wake?.();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    while (!options.signal?.aborted) {
+      const r = readEvents(root, last, { limit: 1000 });
+      for (const ev of r.events) yield ev;
+      last = r.last;
+      if (r.events.length < 1000 && !options.signal?.aborted) {
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(() => {
+            wake = undefined;
+            resolve();
+          }, pollMs);
+          wake = () => {
+            clearTimeout(t);
+            resolve();
+          };
+        });
+      }
     }
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
   }
 }
 
