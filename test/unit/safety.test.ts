@@ -196,6 +196,15 @@ if (WORKER) {
       }
     });
 
+    test('16: the scan cache folder linked outside: the scan still answers, nothing is written there', () => {
+      const { root } = ws();
+      const out = outside();
+      fs.symlinkSync(out, path.join(root, '.waymark', 'cache'));
+      const r = run(root, ['validate', '.'], { WAYMARK_SCAN_INDEX: '1' });
+      assert.equal(r.status, 0, r.stderr + r.stdout);
+      assert.deepEqual(fs.readdirSync(out), [], 'no index written outside');
+    });
+
     test('18: swapping the file for a symlink during writes never sends a write outside', async () => {
       const { root, file } = ws();
       const out = outside();
