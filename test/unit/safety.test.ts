@@ -356,6 +356,28 @@ if (WORKER) {
       assert.deepEqual(fs.readdirSync(root).filter((n) => n.endsWith('.waymark-tmp')), [], 'temp files of killed writers swept');
     });
 
+    test('22: an event that could not be logged (events log held by a live process) is logged by the next writer', async () => {
+      const { root, file } = ws();
+      const holder = spawn('sleep', ['60']);
+      try {
+        const events = path.join(root, '.waymark', 'events');
+        fs.mkdirSync(events, { recursive: true });
+        fs.writeFileSync(path.join(events, 'events.lock'), JSON.stringify({ pid: holder.pid, host: os.hostname(), start: processStartTime(holder.pid!), time: Date.now() }));
+        const r = run(root, ['advance', file]);
+        assert.equal(r.status, 0, r.stderr);
+        assert.equal(readEvents(root, 0).events.length, 0, 'the event could not be logged meanwhile');
+        assert.equal(fs.readdirSync(path.join(root, '.waymark', 'journal')).length, 1, 'its intent stays');
+      } finally {
+        holder.kill('SIGKILL');
+        await new Promise((r) => holder.once('exit', r));
+      }
+      const r2 = run(root, ['scope', file, 'large']);
+      assert.equal(r2.status, 0, r2.stderr);
+      const logged = readEvents(root, 0).events.filter((e) => e.type.startsWith('workflow.')).map((e) => e.data?.historySeq);
+      assert.deepEqual(logged, [1, 2]);
+      assert.deepEqual(fs.readdirSync(path.join(root, '.waymark', 'journal')), []);
+    });
+
     test('23: a FIFO at an internal path is refused at once (exit 2) and before the workflow file is written', () => {
       const fifos: { name: string; at: (root: string) => string; args: (file: string) => string[] }[] = [
         { name: 'events.jsonl', at: (r) => path.join(r, '.waymark', 'events', 'events.jsonl'), args: (f) => ['advance', f] },
