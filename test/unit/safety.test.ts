@@ -447,6 +447,16 @@ if (WORKER) {
       await core.gatePass(file, 'a', { reason: 'ok' });
       assert.equal(fs.existsSync(gateTemp), false, 'gate temp of a dead writer removed');
       assert.equal(fs.existsSync(otherLock), false, 'dead-pid lock beside another file removed');
+      // A memory writer killed holding the hot file's lock left its temp file.
+      const mem = path.join(root, '.waymark', 'memory');
+      fs.mkdirSync(mem, { recursive: true });
+      const hot = path.join(mem, 'session_state.md');
+      const memTemp = path.join(mem, `.session_state.md.${deadPid}.cafe0001.waymark-tmp`);
+      fs.writeFileSync(memTemp, 'half');
+      fs.writeFileSync(lockPathFor(hot, { root }), JSON.stringify({ pid: deadPid, host: os.hostname(), time: new Date().toISOString(), token: 'z', file: hot }));
+      const ms = run(root, ['session', 'start']);
+      assert.equal(ms.status, 0, ms.stderr);
+      assert.equal(fs.existsSync(memTemp), false, 'memory temp of a dead writer removed');
       const idx = path.join(os.tmpdir(), `waymark-index-${deadPid}-0badc0de`);
       fs.writeFileSync(idx, 'index');
       fs.writeFileSync(`${idx}.lock`, 'lock');
