@@ -59,6 +59,8 @@ interface Collected {
   problems: Problem[];
   skipped: SkippedFile[];
   states: WorkflowState[];
+  /** Delegation problems across every scanned file (the scan's own list). */
+  crossProblems: Problem[];
 }
 
 /** Scans the roots of the targets and keeps what lies under the targets; explicit files are read even outside the globs. */
@@ -69,7 +71,7 @@ async function collect(targets: Target[], flags: CliContext['args']['flags']): P
   const states = res.workflows;
   const keep = (file: string) => targets.some((t) => (t.isDir ? under(file, t.abs) : file === t.abs));
   const workflows = states.filter((w) => keep(w.file));
-  const problems = [...res.problems.filter((p) => keep(p.file) || !states.some((w) => w.file === p.file) && roots.some((r) => under(p.file, r) && p.file.includes(`${path.sep}.waymark${path.sep}`))), ...workflows.flatMap((w) => w.problems)];
+  const problems = [...res.problems.filter((p) => keep(p.file) || !states.some((w) => w.file === p.file) && roots.some((r) => under(p.file, r) && p.file.includes(`${path.sep}.waymark${path.sep}`))), ...workflows.flatMap((w) => w.problems), ...res.crossProblems.filter((p) => keep(p.file))];
   const skipped = res.skipped.filter((s) => keep(s.file));
   const files = countFiles(targets, res.files, res.contexts);
   // Explicit files the globs did not cover.
@@ -84,7 +86,7 @@ async function collect(targets: Target[], flags: CliContext['args']['flags']): P
       problems.push(...r.state.problems);
     } else problems.push(...r.problems);
   }
-  return { files, workflows, problems, skipped, states };
+  return { files, workflows, problems, skipped, states, crossProblems: res.crossProblems };
 }
 
 /**
@@ -326,7 +328,7 @@ const chainCommand: CliCommand = {
     }
     const out = [`chain: ${trail.map((n) => n.id).join(' > ')}`];
     if (root) renderTree(root, ctx.cwd, state.file, '', out);
-    const probs = state.problems.filter((p) => p.code.startsWith('delegation-'));
+    const probs = [...state.problems, ...c.crossProblems.filter((p) => p.file === state.file)].filter((p) => p.code.startsWith('delegation-'));
     for (const p of probs) out.push(`${display(p.file, ctx.cwd)}:${p.range.start.line + 1}:${p.range.start.character + 1} ${p.severity} ${p.code} ${p.message}`);
     ctx.stdout(out.join('\n') + '\n');
     return 0;

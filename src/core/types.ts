@@ -154,6 +154,11 @@ export interface ScanResult {
   workflows: WorkflowState[];
   /** Problems not tied to a parsed workflow (config errors, unparseable files). */
   problems: Problem[];
+  /**
+   * Cross-file problems (delegation: orphans, duplicate ids, cycles, chain mismatches), computed
+   * over every workflow of the scan. Their own list: a state's `problems` are its file's alone.
+   */
+  crossProblems: Problem[];
   skipped: SkippedFile[];
   /** Number of candidate files looked at. */
   files: number;
