@@ -15,19 +15,26 @@ export interface Range {
   end: Position;
 }
 
+import type { FixId, ProblemCode } from './model/problems';
+
+export type { FixId, ProblemCode };
+
 export type Severity = 'error' | 'warning' | 'info';
 
-/** One finding about one file. `code` is stable (documented in docs/problems.md). */
+/** Machine-readable facts of a problem; `fix` names its quick fix (model/problems.ts). */
+export type ProblemData = Record<string, unknown> & { fix?: FixId };
+
+/** One finding about one file. `code` is stable: one entry of model/problems.ts, documented in docs/problems.md. */
 export interface Problem {
   /** Absolute path. */
   file: string;
   range: Range;
   severity: Severity;
-  code: string;
+  code: ProblemCode;
   /** Says what is wrong and what to do. */
   message: string;
   /** Machine-readable facts for quick fixes (e.g. `{ fix: 'setLastStep', value: 'step-03' }`). */
-  data?: Record<string, unknown>;
+  data?: ProblemData;
 }
 
 export type Dialect = 'waymark' | 'bmad';

@@ -1,10 +1,10 @@
-import type { Problem, WorkflowState } from '../types';
+import type { Problem, ProblemCode, ProblemData, WorkflowState } from '../types';
 import { locatorFor } from './workflow';
 import type { PathSeg } from './positions';
 
 const zero = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
 
-function problemAt(state: WorkflowState, path: PathSeg[], code: string, message: string, data?: Record<string, unknown>): Problem {
+function problemAt(state: WorkflowState, path: PathSeg[], code: ProblemCode, message: string, data?: ProblemData): Problem {
   const loc = locatorFor(state);
   return { file: state.file, range: loc ? loc.range(path, 'value') : zero, severity: 'error', code, message, ...(data ? { data } : {}) };
 }

@@ -4,6 +4,7 @@ import { assertTransition } from './transitions';
 import type { EditScalar, FrontmatterEdit } from './edit';
 import { SCOPES } from '../types';
 import { stepAnalysis } from './workflow';
+import { isFixId } from './problems';
 import type { GateState, Problem, Scope, Status, StepDef, WorkflowState } from '../types';
 
 /**
@@ -304,14 +305,12 @@ export function planSetScope(state: WorkflowState, scope: string, now: Date): Pl
 }
 
 /**
- * A problem's quick fix (`Problem.data.fix`, names from docs/problems.md): removeKey, renameKey,
- * addKey, replaceStatus, replaceScope, setCurrentStep, setLastStep, replaceStep, removeStep,
- * dedupeSteps, sortSteps, setDepth, setParent. `createGate` is refused: a gate verdict is a
- * reviewer's decision, never a quick fix.
+ * A problem's quick fix (`Problem.data.fix`, a `FixId` of model/problems.ts), as a plan for the
+ * one write path. `createGate` is refused: a gate verdict is a reviewer's decision, never a fix.
  */
 export function planFix(state: WorkflowState, problem: Problem, now: Date): Plan {
   const data = problem.data ?? {};
-  const fix = typeof data.fix === 'string' ? data.fix : undefined;
+  const fix = isFixId(data.fix) ? data.fix : undefined;
   const value = data.value as EditScalar | undefined;
   const detail = { code: problem.code, fix };
   const raw = rawCompleted(state);
@@ -325,11 +324,9 @@ export function planFix(state: WorkflowState, problem: Problem, now: Date): Plan
       if (typeof data.from === 'string' && typeof data.to === 'string') return { edits: [{ key: data.from, value: undefined, renameTo: data.to }], detail };
       break;
     case 'addKey':
-    case 'set':
       if (typeof data.key === 'string' && value !== undefined) return { edits: [{ key: data.key, value }], detail };
       break;
     case 'replaceStatus':
-    case 'setStatus':
       if (typeof value === 'string') return { edits: [{ key: statusKeyOf(state), value }, ...timestampEdits(state, now)], detail };
       break;
     case 'replaceScope':
@@ -378,10 +375,21 @@ export function planFix(state: WorkflowState, problem: Problem, now: Date): Plan
     case 'setParent':
       if (value === null || typeof value === 'string') return { edits: [{ path: ['delegation'], key: 'parent_id', value }], detail };
       break;
+    case 'setRoot':
+      if (typeof value === 'string') return { edits: [{ path: ['delegation'], key: 'root_id', value }], detail };
+      break;
+    case 'setChain': {
+      const chain = data.value;
+      if (Array.isArray(chain) && chain.length && chain.every((c) => typeof c === 'string')) return { edits: [{ path: ['delegation'], key: 'chain_path', value: chain as string[] }], detail };
+      break;
+    }
     case 'createGate':
       throw new WaymarkError('usage', `A gate verdict is a reviewer's decision, not a quick fix: run waymark gate pass|concerns|waive ${state.file} ${String(data.step ?? '')}.`, state.file);
-    default:
+    case undefined:
       break;
+    default:
+      // Every FixId of model/problems.ts has a case above: a new one fails to compile here.
+      fix satisfies never;
   }
   throw new WaymarkError('usage', `Problem ${problem.code} has no quick fix Waymark can apply${fix ? ` (fix ${fix} with these data)` : ''}; fix it by hand.`, state.file);
 }

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { SCOPES, STATUSES, type Delegation, type Dialect, type GateState, type Problem, type Scope, type Status, type StepDef, type WorkflowState } from '../types';
+import { SCOPES, STATUSES, type Delegation, type Dialect, type GateState, type Problem, type ProblemCode, type Scope, type Status, type StepDef, type WorkflowState } from '../types';
 import { parseFrontmatter, type ParsedFrontmatter } from './frontmatter';
 import { computeStateHash, sha256 } from './hash';
 import { BMAD_STATUS_MAP, lookupBmadWorkflow, resolveBmadStep, stepEncoding, stepNumber, type BmadStepEncoding } from '../bmad/artifacts';
@@ -143,7 +143,7 @@ function parseWorkflowTextUnguarded(file: string, text: string, ctx: WorkspaceCo
       const range = syn?.range ?? (atMark ? { start: atMark, end: atMark } : fenceRange);
       return { isWorkflow: true, problems: [{ file, range, severity: 'error', code: 'yaml-syntax', message: `YAML syntax error at line ${range.start.line + 1}: ${tidy(syn?.message ?? e.message)}. Fix the frontmatter; its state is not read until then.` }] };
     }
-    const codes: Record<string, [string, string]> = {
+    const codes: Record<string, [ProblemCode, string]> = {
       'language-unsupported': ['frontmatter-language', 'Use a plain --- fence with YAML.'],
       'alias-limit': ['yaml-alias-limit', 'Remove the anchors/aliases (&name / *name); Waymark caps alias expansion.'],
       'too-complex': ['yaml-too-complex', 'Simplify the frontmatter.'],
