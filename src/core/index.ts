@@ -45,7 +45,11 @@ export { parseTtl } from './protocol/orchestrator';
 export { relPath } from './protocol/paths';
 
 // Memory: data types and vocabularies (the services are `core.memory.forRoot(root)`).
-export type { MemoryService, MemoryConfig, RecordInput, RecordResult, RecallTarget, MemoryStatus, SessionInfo } from './memory/memoryService';
+export type { MemoryService } from './memory/memoryService';
+export type { MemoryConfig } from './memory/memoryConfig';
+export type { RecordInput, RecordResult, RecallTarget } from './memory/records';
+export type { MemoryStatus } from './memory/memoryStatus';
+export type { SessionInfo } from './memory/sessions';
 export type { MemoryRecord, MemoryType, RecallItem, EntityRecord, RelationRecord, Tier } from './memory/model';
 export { MEMORY_TYPES, LEARNING_CATEGORIES, SUMMARY_SCOPES, ENTITY_KINDS } from './memory/model';
 export { relPath as memoryRelPath } from './memory/links';
