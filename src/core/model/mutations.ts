@@ -385,6 +385,9 @@ export function planFix(state: WorkflowState, problem: Problem, now: Date): Plan
     }
     case 'createGate':
       throw new WaymarkError('usage', `A gate verdict is a reviewer's decision, not a quick fix: run waymark gate pass|concerns|waive ${state.file} ${String(data.step ?? '')}.`, state.file);
+    case 'setLedgerValue':
+    case 'setStoryStatus':
+      throw new WaymarkError('usage', `This fix belongs to the sprint ledger and story files, not to ${state.file}: run waymark story set-status ${String(data.key ?? 'KEY')} ${String(data.value ?? 'STATUS')}.`, state.file);
     case undefined:
       break;
     default:

@@ -12,6 +12,7 @@ export const PROBLEM_SECTIONS = {
   time: 'time',
   delegation: 'delegation',
   config: 'configuration-and-definitions',
+  sprint: 'bmad-sprint-ledger-and-stories',
 } as const;
 type Section = keyof typeof PROBLEM_SECTIONS;
 
@@ -43,6 +44,9 @@ export const FIXES = {
   setRoot: { title: (d: FixData) => `Set root_id to${shown(d.value)}` },
   setChain: { title: (d: FixData) => `Set chain_path to${shown(d.value)}` },
   createGate: { title: (d: FixData) => `Create the missing gate file${d.gate ? ` '${String(d.gate)}'` : ''}` },
+  // Sprint ledger and story files: applied with `waymark story set-status`, not to a workflow file.
+  setLedgerValue: { title: (d: FixData) => `Set ${String(d.key ?? 'the entry')} to${shown(d.value)} in sprint-status.yaml` },
+  setStoryStatus: { title: (d: FixData) => `Set the story's Status to${shown(d.value)}` },
 } as const;
 
 /** A quick-fix id (`Problem.data.fix`). */
@@ -115,6 +119,28 @@ export const PROBLEMS = {
   'config-unknown-key': { severity: 'warning', title: 'An unknown setting (kept, not used)', section: 'config', fixes: ['renameKey'] },
   'config-unreadable': { severity: 'error', title: 'The config file cannot be read', section: 'config' },
   'definition-invalid': { severity: 'error', title: 'A workflow definition file is not valid', section: 'config' },
+  // BMAD sprint ledger (sprint-status.yaml) and story files.
+  'bmad-config-unreadable': { severity: 'warning', title: "The BMAD config cannot be read; defaults are used", section: 'sprint' },
+  'ledger-yaml': { severity: 'error', title: 'sprint-status.yaml is not valid YAML', section: 'sprint' },
+  'ledger-duplicate-key': { severity: 'error', title: 'A ledger key is listed twice', section: 'sprint' },
+  'ledger-timestamp': { severity: 'warning', title: 'A ledger timestamp is not a date Waymark reads', section: 'sprint' },
+  'ledger-unknown-key': { severity: 'warning', title: 'A ledger key BMAD does not read', section: 'sprint' },
+  'ledger-unknown-status': { severity: 'warning', title: 'A ledger status BMAD does not know', section: 'sprint', fixes: ['setLedgerValue'] },
+  'ledger-legacy-status': { severity: 'info', title: 'An older or differently written BMAD status word', section: 'sprint', fixes: ['setLedgerValue'] },
+  'ledger-epic-missing': { severity: 'warning', title: 'Stories of an epic are listed without its epic entry', section: 'sprint' },
+  'ledger-stale': { severity: 'info', title: 'The ledger has not been updated while stories are active', section: 'sprint' },
+  'ledger-story-no-file': { severity: 'warning', also: ['info'], title: 'A started story has no story file', section: 'sprint' },
+  'epic-done-stories-open': { severity: 'warning', title: 'An epic is done but some of its stories are not', section: 'sprint', fixes: ['setLedgerValue'] },
+  'epic-backlog-story-started': { severity: 'warning', title: 'An epic is backlog but one of its stories has started', section: 'sprint', fixes: ['setLedgerValue'] },
+  'epics-story-not-in-ledger': { severity: 'warning', title: 'A planned story has no ledger entry', section: 'sprint' },
+  'story-not-in-ledger': { severity: 'warning', title: 'A story file has no ledger entry', section: 'sprint' },
+  'story-file-duplicate': { severity: 'info', title: 'Two files for one story', section: 'sprint' },
+  'story-status-missing': { severity: 'warning', title: "A story file has no 'Status:' line", section: 'sprint', fixes: ['setStoryStatus'] },
+  'story-unknown-status': { severity: 'warning', title: 'A story status BMAD does not know', section: 'sprint', fixes: ['setStoryStatus'] },
+  'story-legacy-status': { severity: 'info', title: 'An older or differently written story status', section: 'sprint', fixes: ['setStoryStatus'] },
+  'story-status-drift': { severity: 'warning', also: ['info'], title: 'The story file and the ledger disagree on its status', section: 'sprint' },
+  'story-done-tasks-open': { severity: 'warning', title: 'A story is done but tasks are unchecked', section: 'sprint' },
+  'story-gate-failed': { severity: 'error', title: "A done story's QA gate did not pass", section: 'sprint' },
 } as const satisfies Record<string, ProblemSpec>;
 
 /** A problem code (`Problem.code`). */
