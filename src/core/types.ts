@@ -101,6 +101,9 @@ export interface GateState {
   open: boolean;
 }
 
+/** Delegation keys a cross-file problem may point at. */
+export type DelegationKey = 'id' | 'parent_id' | 'root_id' | 'chain_path';
+
 /** The normalized state of one workflow file, whatever its dialect. */
 export interface WorkflowState {
   /** Absolute path of the Markdown file. */
@@ -126,6 +129,11 @@ export interface WorkflowState {
   scope?: Scope;
   blockedReason?: string;
   delegation?: Delegation;
+  /**
+   * Where the delegation keys sit in the file, from the parse: cross-file problems found later
+   * (orphans, duplicate ids, chain mismatches) are placed with them. Only with `delegation`.
+   */
+  delegationRanges?: Partial<Record<DelegationKey, Range>>;
   session?: string;
   updatedAt?: string;
   ttl?: string | number;
