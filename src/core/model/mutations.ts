@@ -2,7 +2,7 @@ import { statusKeyOf } from '../bmad/artifacts';
 import { WaymarkError } from '../errors';
 import { assertTransition } from './transitions';
 import type { EditScalar, FrontmatterEdit } from './edit';
-import { SCOPES } from '../types';
+import { SCOPES, STATUSES } from '../types';
 import { stepAnalysis } from './workflow';
 import { isFixId } from './problems';
 import type { GateState, Problem, Scope, Status, StepDef, WorkflowState } from '../types';
@@ -395,4 +395,68 @@ export function planFix(state: WorkflowState, problem: Problem, now: Date): Plan
       fix satisfies never;
   }
   throw new WaymarkError('usage', `Problem ${problem.code} has no quick fix Waymark can apply${fix ? ` (fix ${fix} with these data)` : ''}; fix it by hand.`, state.file);
+}
+
+/** What a plan may ask of the core besides the state read under the lock. */
+export interface PlanEnv {
+  now: Date;
+  /** The step's gate as its gate file says right now. */
+  gates: GateLookup;
+}
+
+/** One argument of a mutation, as every face asks for it (CLI option, quick pick, MCP tool field). */
+export interface MutationArg {
+  description: string;
+  /** The allowed values, when the argument is one of a few words. */
+  choices?: readonly string[];
+  optional?: boolean;
+}
+
+/**
+ * A frontmatter mutation: its arguments and its plan. The operation name (the key in MUTATIONS)
+ * is what history and the events log record.
+ */
+export interface MutationSpec<A> {
+  summary: string;
+  args: { readonly [K in keyof A]-?: MutationArg };
+  plan(state: WorkflowState, args: A, env: PlanEnv): Plan;
+}
+
+function spec<A>(s: MutationSpec<A>): MutationSpec<A> {
+  return s;
+}
+
+/**
+ * Every frontmatter mutation, by operation name. A new mutation is one entry here:
+ * `core.apply(file, name, args)` runs it through the one write path (lock, hash check, guards,
+ * validation, atomic write, history, events), and the faces list it from this table.
+ */
+export const MUTATIONS = {
+  start: spec<Record<string, never>>({ summary: 'Start a workflow: status in_progress, current step the first one not done.', args: {}, plan: (s, _a, env) => planStart(s, env.now) }),
+  advance: spec<Record<string, never>>({ summary: 'Complete the current step and move to the next (refused while its gate is closed).', args: {}, plan: (s, _a, env) => planAdvance(s, env.now, env.gates) }),
+  'complete-step': spec<{ step: string }>({
+    summary: 'Mark one named step completed.',
+    args: { step: { description: 'a step id, number or step file name' } },
+    plan: (s, a, env) => planCompleteStep(s, a.step, env.now, env.gates),
+  }),
+  'set-status': spec<{ status: Status; reason?: string }>({
+    summary: 'Set the status (created → in_progress ⇄ blocked → completed → archived).',
+    args: { status: { description: 'the new status', choices: STATUSES }, reason: { description: 'why it is blocked (needed for blocked)', optional: true } },
+    plan: (s, a, env) => planSetStatus(s, a.status, a.reason, env.now),
+  }),
+  block: spec<{ reason: string }>({ summary: 'Block a workflow, saying what is in the way.', args: { reason: { description: 'what blocks the workflow' } }, plan: (s, a, env) => planBlock(s, a.reason, env.now) }),
+  unblock: spec<Record<string, never>>({ summary: 'Unblock a workflow (back to in_progress; the reason is removed).', args: {}, plan: (s, _a, env) => planUnblock(s, env.now) }),
+  'set-scope': spec<{ scope: Scope }>({ summary: 'Set the scope of a workflow.', args: { scope: { description: 'the scope', choices: SCOPES } }, plan: (s, a, env) => planSetScope(s, a.scope, env.now) }),
+  fix: spec<{ problem: Problem }>({ summary: "Apply a problem's quick fix.", args: { problem: { description: 'the problem, with data.fix' } }, plan: (s, a, env) => planFix(s, a.problem, env.now) }),
+} as const;
+
+/** A mutation's operation name. */
+export type MutationName = keyof typeof MUTATIONS;
+
+/** The arguments a mutation takes. */
+export type MutationArgs<N extends MutationName> = (typeof MUTATIONS)[N] extends MutationSpec<infer A> ? A : never;
+
+/** True for a string that names a mutation (input from outside: CLI, MCP). */
+export function isMutationName(s: string): s is MutationName {
+  return Object.prototype.hasOwnProperty.call(MUTATIONS, s);
 }
