@@ -189,3 +189,22 @@ describe('no hidden fields on WorkflowState', () => {
     }
   });
 });
+
+describe('a mutation is one table entry', () => {
+  test('core.apply runs any MUTATIONS entry through the write path; an unknown name is a usage error', async () => {
+    const { MUTATIONS } = await import('../../src/core/index');
+    const { root, file } = workspace();
+    const core = createStateCore({ roots: [root], actor: 'tester', memory: false });
+    try {
+      await core.scan();
+      const r = await core.apply(file, 'set-scope', { scope: 'small' });
+      assert.equal(r.after.scope, 'small');
+      const h = await core.history(file);
+      assert.equal(h.at(-1)?.operation, 'set-scope', 'history records the table name');
+      await assert.rejects(core.apply(file, 'nope' as never, {} as never), (e: unknown) => WaymarkError.is(e, 'usage') && /known: start, advance/.test((e as Error).message));
+      for (const [name, m] of Object.entries(MUTATIONS)) assert.ok(m.summary && typeof m.plan === 'function', name);
+    } finally {
+      await core.close();
+    }
+  });
+});

@@ -138,7 +138,7 @@ class StateCoreImpl implements StateCore {
 
   // Mutations: a plan each, through the one write path.
 
-  apply<N extends MutationName>(file: string, operation: N, args: MutationArgs<N>, options?: MutationOptions): Promise<MutationResult> {
+  async apply<N extends MutationName>(file: string, operation: N, args: MutationArgs<N>, options?: MutationOptions): Promise<MutationResult> {
     if (!isMutationName(operation)) throw new WaymarkError('usage', `Unknown operation ${String(operation)}; known: ${Object.keys(MUTATIONS).join(', ')}.`);
     const m = MUTATIONS[operation] as MutationSpec<MutationArgs<N>>;
     return this.writes.mutate(file, operation, options, (s, ctx) => m.plan(s, args, { now: this.clock.now(), gates: this.writes.gateLookup(ctx, s) }));
