@@ -56,18 +56,11 @@ export type { MemoryRecord, MemoryType, RecallItem, EntityRecord, RelationRecord
 export { MEMORY_TYPES, LEARNING_CATEGORIES, SUMMARY_SCOPES, ENTITY_KINDS } from './memory/model';
 export { relPath as memoryRelPath } from './memory/links';
 
-// Transitional: the extension's protocol and memory features and the MCP tools still call these
-// directly; they move to `core.protocol.*` / `core.memory.forRoot()` with the one extension model, then go.
-/** @deprecated use `core.protocol.resume` */
-export { resume, resume as resumeWorkflow, resumeRoot } from './protocol/resume';
-/** @deprecated use `core.protocol.*` */
-export { createCheckpoint } from './protocol/checkpoints';
-/** @deprecated use `core.protocol.*` (which also records lease markers in history) */
-export { acquireLease, leaseStatus, listLeases, releaseLease, takeoverLease } from './protocol/leases';
-/** @deprecated use `core.protocol.*` */
-export { recordInHistory } from './protocol/timeline';
-/** @deprecated use `core.memory.forRoot` and `core.close()` */
-export { sharedMemoryService, disposeSharedMemoryServices } from './memory/observer';
+// Transitional: the agent hooks still call these two directly; they move to `core.protocol.*`.
+/** @deprecated use `core.protocol.resumeRoot` */
+export { resumeRoot } from './protocol/resume';
+/** @deprecated use `core.protocol.listLeases` */
+export { listLeases } from './protocol/leases';
 
 // BMAD sprint: ledger, story files, epics, gates and the drift between them (core-bmad).
 export { loadSprint, checkSprintProposal, findStory, findLedgerFile, type SprintReport, type SprintOptions } from './bmad/sprint';
