@@ -30,9 +30,11 @@ export function cliPath(): string {
   if (cli) return cli;
   if (!fs.existsSync(BUILT_CLI)) spawnSync(process.execPath, ['esbuild.mjs'], { stdio: 'inherit' });
   const dir = tmpDir('waymark-mcp-cli-');
-  // The launcher (cli.js) loads the full CLI (cli-main.js) from beside itself.
-  for (const f of fs.readdirSync(path.dirname(BUILT_CLI))) if (/^cli.*\.js$/.test(f)) fs.copyFileSync(path.join(path.dirname(BUILT_CLI), f), path.join(dir, f));
   cli = path.join(dir, 'cli.js');
+  fs.copyFileSync(BUILT_CLI, cli);
+  // cli.js is the launcher; it loads the full CLI from cli-main.js beside it.
+  const main = path.join(path.dirname(BUILT_CLI), 'cli-main.js');
+  if (fs.existsSync(main)) fs.copyFileSync(main, path.join(dir, 'cli-main.js'));
   return cli;
 }
 

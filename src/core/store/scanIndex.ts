@@ -4,11 +4,8 @@ import { createHash } from 'node:crypto';
 import { version as WAYMARK_VERSION } from '../../../package.json';
 import { SCOPES, STATUSES, type Problem, type SkippedFile, type WorkflowState } from '../types';
 import type { WorkspaceContext } from './workspaceContext';
-import { defaultWorkspaceContext } from './workspaceContext';
-import { analyzeSteps, parseWorkflowText, type StepAnalysis } from '../model/workflow';
-import { lookupBmadWorkflow, resolveBmadStep } from '../bmad/artifacts';
-import { YamlLocator } from '../model/positions';
-import { splitFrontmatter } from '../model/frontmatter';
+import { lookupBmadWorkflow } from '../bmad/artifacts';
+import { isProblemCode } from '../model/problems';
 import { gateFilePath, readGate } from '../model/gates';
 import { ttlExpiry } from '../model/validate';
 import type { Logger } from '../ports';
@@ -273,7 +270,7 @@ function checkPos(p: unknown): boolean {
 function checkProblem(p: unknown): boolean {
   return (
     isObj(p) && isStr(p.file) && isObj(p.range) && checkPos(p.range.start) && checkPos(p.range.end) &&
-    (p.severity === 'error' || p.severity === 'warning' || p.severity === 'info') && isStr(p.code) && isStr(p.message) &&
+    (p.severity === 'error' || p.severity === 'warning' || p.severity === 'info') && isStr(p.code) && isProblemCode(p.code) && isStr(p.message) &&
     (p.data === undefined || isObj(p.data))
   );
 }
@@ -314,105 +311,11 @@ export function checkState(s: unknown, file: string, root: string): s is Workflo
     if (!isObj(d) || !isStr(d.id) || !isStr(d.root_id) || !isNum(d.depth) || !Array.isArray(d.chain_path) || !d.chain_path.every(isStr)) return false;
     if (!(d.parent_id === undefined || d.parent_id === null || isStr(d.parent_id)) || !optStr(d.agent)) return false;
   }
+  if (s.delegationRanges !== undefined) {
+    const r = s.delegationRanges;
+    if (!isObj(r) || !Object.entries(r).every(([k, v]) => ['id', 'parent_id', 'root_id', 'chain_path'].includes(k) && isObj(v) && checkPos(v.start) && checkPos(v.end))) return false;
+  }
   return checkProblems(s.problems, file);
-}
-
-// ---- parse-time annotations (step analysis, YAML locator) ----------------------------------
-
-let annotationKeys: { analysis?: symbol; locator?: symbol } | undefined;
-
-/**
- * The symbols workflow.ts keeps a state's step analysis and YAML locator under, found on a
- * freshly parsed sample (workflow.ts does not export them).
- */
-function annotations(): { analysis?: symbol; locator?: symbol } {
-  if (annotationKeys) return annotationKeys;
-  annotationKeys = {};
-  try {
-    const parsed = parseWorkflowText('/waymark-sample.md', '---\nworkflow: sample\nsteps: [a]\n---\n', defaultWorkspaceContext(path.resolve('/')), { contentHash: '' });
-    for (const sym of parsed.state ? Object.getOwnPropertySymbols(parsed.state) : []) {
-      if (sym.description === 'waymark.stepAnalysis') annotationKeys.analysis = sym;
-      if (sym.description === 'waymark.locator') annotationKeys.locator = sym;
-    }
-  } catch {
-    // no annotations: stepAnalysis() recomputes, cross-file problems fall back to line 0
-  }
-  return annotationKeys;
-}
-
-/** Step analysis exactly as normalize() in workflow.ts builds it. */
-function restoreAnalysis(state: WorkflowState): StepAnalysis {
-  const rawList = Array.isArray(state.data.stepsCompleted) ? (state.data.stepsCompleted as unknown[]) : [];
-  const ids = state.dialect === 'waymark' ? state.stepsCompleted : rawList.map((e) => resolveBmadStep(e, state.stepsSource === 'bmad' ? state.steps : []));
-  return analyzeSteps(state.steps, ids, state.dialect, rawList);
-}
-
-/**
- * A YAML locator for a restored state that reads the file's frontmatter only when a position is
- * asked for (cross-file problems), and only if the bytes still hash to the state's contentHash;
- * otherwise positions fall back to the first YAML line.
- */
-class LazyYamlLocator extends YamlLocator {
-  private loaded?: { yamlText: string; baseLine: number };
-  constructor(
-    private readonly file: string,
-    private readonly contentHash: string,
-    private readonly maxBytes: number,
-  ) {
-    super('', 1);
-    // Should the base class define these as own fields, the prototype getters below take over.
-    delete (this as { yamlText?: string }).yamlText;
-    delete (this as { baseLine?: number }).baseLine;
-  }
-
-  load(): { yamlText: string; baseLine: number } {
-    if (this.loaded) return this.loaded;
-    this.loaded = { yamlText: '', baseLine: 1 };
-    try {
-      const st = fs.statSync(this.file);
-      if (st.isFile() && st.size <= this.maxBytes) {
-        const buf = fs.readFileSync(this.file);
-        if (createHash('sha256').update(buf).digest('hex') === this.contentHash) {
-          const split = splitFrontmatter(buf.toString('utf8'));
-          this.loaded = { yamlText: split.yamlText, baseLine: split.yamlStartLine };
-        }
-      }
-    } catch {
-      // gone or unreadable since the scan: the fallback above stands
-    }
-    return this.loaded;
-  }
-}
-Object.defineProperties(LazyYamlLocator.prototype, {
-  // The setters swallow the base constructor's assignments.
-  yamlText: { get(this: LazyYamlLocator) { return this.load().yamlText; }, set() {}, configurable: true },
-  baseLine: { get(this: LazyYamlLocator) { return this.load().baseLine; }, set() {}, configurable: true },
-});
-
-/** One shared accessor (so restored states keep one hidden class): computes the analysis on first use. */
-function analysisAccessor(sym: symbol): PropertyDescriptor {
-  return {
-    configurable: true,
-    enumerable: false,
-    get(this: WorkflowState) {
-      const value = restoreAnalysis(this);
-      Object.defineProperty(this, sym, { value, enumerable: false, writable: true, configurable: true });
-      return value;
-    },
-    set(this: WorkflowState, value: unknown) {
-      Object.defineProperty(this, sym, { value, enumerable: false, writable: true, configurable: true });
-    },
-  };
-}
-let analysisDescriptor: PropertyDescriptor | undefined;
-
-function annotate(state: WorkflowState, ctx: WorkspaceContext): void {
-  const keys = annotations();
-  if (keys.analysis) Object.defineProperty(state, keys.analysis, (analysisDescriptor ??= analysisAccessor(keys.analysis)));
-  // Only delegation problems (cross-file) ask a state for positions after its parse.
-  if (keys.locator && state.delegation) {
-    Object.defineProperty(state, keys.locator, { value: new LazyYamlLocator(state.file, state.contentHash, ctx.config.limits.maxFileBytes), enumerable: false, writable: true, configurable: true });
-  }
 }
 
 /** The installed BMAD workflow a workflow id names (as normalize() looks it up). */
@@ -550,7 +453,6 @@ function restoreWorkflow(entry: IndexEntry, ctx: WorkspaceContext): CachedRead |
       const fresh = readGate(gateFile, s.gate, ctx.now());
       if (JSON.stringify(fresh) !== JSON.stringify(cached)) return undefined;
     }
-    annotate(state, ctx);
     return { state, problems: state.problems, isWorkflow: true };
   } catch (e) {
     if (e instanceof DecodeError || e instanceof RangeError || e instanceof TypeError) return undefined;
