@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createHash } from 'node:crypto';
+import { createHash, webcrypto } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
 import { version as WAYMARK_VERSION } from '../../../package.json';
 import type { Problem, SkippedFile, WorkflowState } from '../types';
 import type { WorkspaceContext } from './workspaceContext';
@@ -223,7 +224,7 @@ export interface IndexHeader {
 }
 
 /** The checksum the header keeps of the entry lines. */
-export function indexBodyHash(body: string): string {
+export function indexBodyHash(body: string | Uint8Array): string {
   return createHash('sha256').update(body).digest('hex');
 }
 
@@ -234,27 +235,28 @@ export function scanIndexPath(root: string): string {
 
 /**
  * Loads a root's index. Returns the entries by absolute file, or undefined when there is no
- * usable index (missing, too large, unreadable, wrong header). Never throws.
+ * usable index (missing, too large, unreadable, wrong header, damaged). Never throws. Reading
+ * and checksumming run off the main thread: start it before walking the root and await it after.
  */
-export function loadScanIndex(ctx: WorkspaceContext, fingerprint: string, logger?: Logger): Map<string, IndexEntry> | undefined {
+export async function loadScanIndex(ctx: WorkspaceContext, fingerprint: string, logger?: Logger): Promise<Map<string, IndexEntry> | undefined> {
   const file = scanIndexPath(ctx.root);
-  let text: string;
+  let buf: Buffer;
   try {
-    const st = fs.statSync(file);
+    const st = await fsp.stat(file);
     if (!st.isFile()) return undefined;
     if (st.size > SCAN_INDEX_MAX_BYTES) {
       logger?.warn(`[scan] ignoring ${file}: ${st.size} bytes is over ${SCAN_INDEX_MAX_BYTES}; it will be rebuilt`);
       return undefined;
     }
-    text = fs.readFileSync(file, 'utf8');
+    buf = await fsp.readFile(file);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') logger?.debug(`[scan] cannot read ${file}: ${(e as Error).message}`);
     return undefined;
   }
-  const nl = text.indexOf('\n');
+  const nl = buf.indexOf(10);
   let header: unknown;
   try {
-    header = JSON.parse(nl === -1 ? text : text.slice(0, nl));
+    header = JSON.parse(buf.toString('utf8', 0, nl === -1 ? buf.length : nl));
   } catch {
     logger?.debug(`[scan] ${file}: unreadable header; rebuilding`);
     return undefined;
@@ -263,12 +265,15 @@ export function loadScanIndex(ctx: WorkspaceContext, fingerprint: string, logger
     logger?.debug(`[scan] ${file}: made by another version, root or configuration; rebuilding`);
     return undefined;
   }
-  if (header.body !== indexBodyHash(nl === -1 ? '' : text.slice(nl + 1))) {
-    logger?.warn(`[scan] ${file} is damaged (checksum mismatch); rebuilding it`);
-    return undefined;
-  }
+  const body = nl === -1 ? buf.subarray(buf.length) : buf.subarray(nl + 1);
+  // The checksum runs in the thread pool while the entries are parsed here.
+  const digest = webcrypto.subtle.digest('SHA-256', body).then(
+    (d) => Buffer.from(d).toString('hex'),
+    () => indexBodyHash(body),
+  );
+  const text = body.toString('utf8');
   const entries = new Map<string, IndexEntry>();
-  let pos = nl === -1 ? text.length : nl + 1;
+  let pos = 0;
   while (pos < text.length) {
     let end = text.indexOf('\n', pos);
     if (end === -1) end = text.length;
@@ -277,6 +282,10 @@ export function loadScanIndex(ctx: WorkspaceContext, fingerprint: string, logger
       if (e) entries.set(e.file, e);
     }
     pos = end + 1;
+  }
+  if (header.body !== (await digest)) {
+    logger?.warn(`[scan] ${file} is damaged (checksum mismatch); rebuilding it`);
+    return undefined;
   }
   return entries;
 }
