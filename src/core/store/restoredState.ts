@@ -107,9 +107,31 @@ export function annotate(state: WorkflowState, ctx: WorkspaceContext): void {
   const keys = annotations();
   if (keys.analysis) Object.defineProperty(state, keys.analysis, (analysisDescriptor ??= analysisAccessor(keys.analysis)));
   // Only delegation problems (cross-file) ask a state for positions after its parse.
-  if (keys.locator && state.delegation) {
-    Object.defineProperty(state, keys.locator, { value: new LazyYamlLocator(state.file, state.contentHash, ctx.config.limits.maxFileBytes), enumerable: false, writable: true, configurable: true });
+  if (keys.locator && state.delegation) Object.defineProperty(state, keys.locator, locatorAccessor(keys.locator, ctx.config.limits.maxFileBytes));
+}
+
+/** Shared accessors (one per size limit) that make a state's lazy locator when it is first asked for. */
+const locatorDescriptors = new Map<number, PropertyDescriptor>();
+
+function locatorAccessor(sym: symbol, maxBytes: number): PropertyDescriptor {
+  let d = locatorDescriptors.get(maxBytes);
+  if (!d) {
+    const own = (state: WorkflowState, value: unknown) => Object.defineProperty(state, sym, { value, enumerable: false, writable: true, configurable: true });
+    d = {
+      configurable: true,
+      enumerable: false,
+      get(this: WorkflowState) {
+        const value = new LazyYamlLocator(this.file, this.contentHash, maxBytes);
+        own(this, value);
+        return value;
+      },
+      set(this: WorkflowState, value: unknown) {
+        own(this, value);
+      },
+    };
+    locatorDescriptors.set(maxBytes, d);
   }
+  return d;
 }
 
 /** The installed BMAD workflow a workflow id names (as normalize() looks it up). */
