@@ -11,12 +11,10 @@ export interface Meta {
   c?: Record<string, Meta>;
 }
 
-function isNullProto(v: object): boolean {
-  return Object.getPrototypeOf(v) === null;
-}
-
 /** Encodes a value for JSON: returns the JSON-safe tree and the fix-up trie (undefined when none). */
 export function encodeValue(value: unknown): [unknown, Meta | undefined] {
+  // Plain arrays and objects whose children all keep their JSON form are returned as they are
+  // (JSON.stringify writes them the same as a copy): only what needs a fix-up is copied.
   const walk = (v: unknown, inNull: boolean): [unknown, Meta | undefined] => {
     if (v === undefined) return [null, { t: 'u' }];
     if (typeof v === 'number') {
@@ -29,27 +27,39 @@ export function encodeValue(value: unknown): [unknown, Meta | undefined] {
     if (v === null || typeof v !== 'object') return [v, undefined];
     let children: Record<string, Meta> | undefined;
     if (Array.isArray(v)) {
-      const out = new Array(v.length);
+      let out: unknown[] | undefined = Object.getPrototypeOf(v) === Array.prototype ? undefined : [];
       for (let i = 0; i < v.length; i++) {
-        const [j, m] = walk(v[i], inNull);
-        out[i] = j;
+        const x = v[i];
+        const [j, m] = walk(x, inNull);
+        if (!out && j !== x) out = v.slice(0, i);
+        if (out) out[i] = j;
         if (m) (children ??= Object.create(null) as Record<string, Meta>)[String(i)] = m;
       }
-      return [out, children ? { c: children } : undefined];
+      if (out && out.length < v.length) out.length = v.length;
+      return [out ?? v, children ? { c: children } : undefined];
     }
-    const nul = isNullProto(v);
-    const out: Record<string, unknown> = Object.create(null);
-    for (const k of Object.keys(v)) {
-      const [j, m] = walk((v as Record<string, unknown>)[k], nul);
-      out[k] = j;
+    const proto = Object.getPrototypeOf(v);
+    const nul = proto === null;
+    const keys = Object.keys(v);
+    let out: Record<string, unknown> | undefined = nul || proto === Object.prototype ? undefined : Object.create(null);
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i];
+      const x = (v as Record<string, unknown>)[k];
+      const [j, m] = walk(x, nul);
+      if (!out && j !== x) {
+        out = Object.create(null) as Record<string, unknown>;
+        for (let e = 0; e < i; e++) out[keys[e]] = (v as Record<string, unknown>)[keys[e]];
+      }
+      if (out) out[k] = j;
       if (m) (children ??= Object.create(null) as Record<string, Meta>)[k] = m;
     }
     const tag = nul && !inNull ? 'n' : !nul && inNull ? 'p' : undefined;
-    if (!tag && !children) return [out, undefined];
+    const json = out ?? v;
+    if (!tag && !children) return [json, undefined];
     const meta: Meta = {};
     if (tag) meta.t = tag;
     if (children) meta.c = children;
-    return [out, meta];
+    return [json, meta];
   };
   return walk(value, false);
 }
