@@ -299,11 +299,14 @@ export type SaveOutcome = 'written' | 'read-only' | 'failed' | 'root-gone';
 export function saveScanIndex(root: string, fingerprint: string, lines: string[], logger?: Logger): SaveOutcome {
   const file = scanIndexPath(root);
   const dir = path.dirname(file);
-  // Slices of the body, so a 10k-entry index never needs one giant string.
-  const slices: string[] = [];
-  for (let i = 0; i < lines.length; i += 2000) slices.push(lines.slice(i, i + 2000).join('\n') + '\n');
+  // Slices of the body, so a 10k-entry index never needs one giant string; each encoded once.
+  const slices: Buffer[] = [];
   const hash = createHash('sha256');
-  for (const sl of slices) hash.update(sl);
+  for (let i = 0; i < lines.length; i += 2000) {
+    const sl = Buffer.from(lines.slice(i, i + 2000).join('\n') + '\n', 'utf8');
+    hash.update(sl);
+    slices.push(sl);
+  }
   const header: IndexHeader = { waymarkScanIndex: SCAN_INDEX_FORMAT, code: codeFingerprint(), root, context: fingerprint, writtenAt: Date.now(), body: hash.digest('hex') };
   try {
     if (!fs.existsSync(dir)) {
@@ -312,7 +315,7 @@ export function saveScanIndex(root: string, fingerprint: string, lines: string[]
       fs.mkdirSync(dir, { recursive: true });
       fs.writeFileSync(path.join(dir, '.gitignore'), '# Waymark cache: safe to delete, never commit.\n*\n');
     }
-    writeFileAtomic(file, Buffer.concat([Buffer.from(JSON.stringify(header) + '\n', 'utf8'), ...slices.map((sl) => Buffer.from(sl, 'utf8'))]));
+    writeFileAtomic(file, Buffer.concat([Buffer.from(JSON.stringify(header) + '\n', 'utf8'), ...slices]));
     return 'written';
   } catch (e) {
     const code = WaymarkError.is(e) ? e.data?.code : (e as NodeJS.ErrnoException).code;
