@@ -281,10 +281,12 @@ export function listCandidates(ctx: WorkspaceContext, logger?: Logger): { files:
       else logger?.debug(`[scan] cannot list ${dir}: ${(e as Error).message}`);
       return;
     }
+    // Entry names never hold a separator: plain concatenation is path.join without its normalizing.
+    const prefix = dir.endsWith(path.sep) ? dir : dir + path.sep;
     for (const ent of entries) {
       const name = ent.name;
       const childRel = rel ? `${rel}/${name}` : name;
-      const abs = path.join(dir, name);
+      const abs = prefix + name;
       let isDir = ent.isDirectory();
       let isFile = ent.isFile();
       if (ent.isSymbolicLink()) {
@@ -352,13 +354,15 @@ export async function scanRoots(
       problems.push(...loaded.problems);
     }
     contexts.set(root, ctx);
+    // The index is read and checksummed in the background while the root is walked.
+    const fp = useIndex ? contextFingerprint(ctx) : '';
+    const oldIndex = useIndex ? loadScanIndex(ctx, fp, opts.logger) : undefined;
     const listed = listCandidates(ctx, opts.logger);
     skipped.push(...listed.skipped);
     files += listed.files.length;
     let idx: RootIndex | undefined;
     if (useIndex) {
-      const fp = contextFingerprint(ctx);
-      idx = new RootIndex(ctx, fp, loadScanIndex(ctx, fp, opts.logger), scanStart, opts.racyWindowMs ?? RACY_WINDOW_MS);
+      idx = new RootIndex(ctx, fp, await oldIndex, scanStart, opts.racyWindowMs ?? RACY_WINDOW_MS);
       indexes.push(idx);
     }
     for (let i = 0; i < listed.files.length; i++) {
