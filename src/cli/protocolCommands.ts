@@ -107,8 +107,11 @@ const resumeCmd: CliCommand = {
   options: ['root'],
   usage: 'resume [FILE|ROOT]',
   summary: 'Where to continue, from frontmatter (tier 1), checkpoints (tier 2) or orchestrator state (tier 3).',
-  help: `Asks every source; the most recent write wins and disagreements over 5 minutes are warnings
-(waymark sync brings stale sources in line). Degradation: full (3 sources), standard (2),
+  help: `Asks every source. Progress decides first (completed steps as a set, then the status): a
+source behind another never answers, whatever its time; the frontmatter answers ties and
+disagreements in content (reported as warnings naming both). Sources behind are listed as stale
+(waymark sync moves them forward); a stale source newer than the answer, or over 5 minutes
+apart, is a warning. Degradation: full (3 sources), standard (2),
 minimal (1), none. Without FILE: every workflow of the root, after expiring an orchestrator
 state whose ttl has passed.
 Options:
@@ -234,15 +237,17 @@ const checkpointRestore: CliCommand = {
   usage: 'checkpoint restore ID [--force] [--dry-run] [--file F]',
   summary: 'Put the workflow state back as the checkpoint had it (state keys only, never the body or source code).',
   booleanFlags: ['dry-run', 'force'],
-  help: `Refuses (exit 3, nothing changed) when a file's body changed since the checkpoint, unless --force.
+  help: `Refuses (exit 3, nothing changed) when a file's body changed since the checkpoint, and (exit 4)
+when the restore would move work backwards (un-complete a step, re-open a completed workflow,
+move any status back), unless --force; a forced rewind is recorded in history.
 Each restore is written under the file lock, checked against leases, and recorded in history.
 Options:
-  --force          restore even when files changed since (their body is kept)
+  --force          restore even when files changed since (their body is kept) or it rewinds work
   --dry-run        only say what would change
   --file F         restore only this file (repeatable)
 ${IDENTITY_HELP}
 ${ROOT_HELP}
-${EXIT_HELP}`,
+Exit codes: 0 ok; 2 usage or unreadable input; 3 conflict (body changed) or held lease; 4 it would rewind work.`,
   async run(ctx) {
     const root = rootFor(ctx);
     const id = requirePositional(ctx.args, 0, 'ID (see waymark checkpoint list)');
@@ -444,19 +449,22 @@ const syncCmd: CliCommand = {
   options: ['root', ...IDENTITY_OPTIONS],
   usage: 'sync [ROOT]',
   summary: 'Bring stale resume sources (checkpoints, orchestrator state, frontmatter) in line with the most recent write.',
-  help: `A checkpoint behind the frontmatter gets a fresh checkpoint; an orchestrator entry behind gets
-updated; frontmatter behind a checkpoint is restored from it (state keys only; refused when the
-body changed). An orchestrator ahead of the frontmatter is reported for you to replay.
+  help: `Only ever moves a source forward, to the one furthest ahead in progress (completed steps,
+then status; time only breaks ties). A checkpoint behind the frontmatter gets a fresh
+checkpoint; an orchestrator entry behind gets updated; frontmatter behind a checkpoint is
+restored from it (state keys only; refused when the body changed). An orchestrator ahead of the
+frontmatter is reported for you to replay. Sources that disagree in content (neither has every
+step the other completed) are reported and left alone. Nothing is ever rewound.
 Options:
-  --force          also move a source backwards (rewinding completed steps or a status);
-                   refused (exit 4) without it, and recorded in history with it
+  --force          restore frontmatter from a checkpoint ahead of it even when the body changed
+                   since (recorded in history); never a rewind
 ${IDENTITY_HELP}
 ${ROOT_HELP}
 ${EXIT_HELP}`,
   async run(ctx) {
     const root = rootFor(ctx, ctx.args.positionals[0]);
     const o = owner(ctx);
-    const r = await sync(root, { actor: o.agent, session: o.session, guards: [leaseGuard()] });
+    const r = await sync(root, { actor: o.agent, session: o.session, guards: [leaseGuard()], force: ctx.args.flags.force === true });
     const lines = r.actions.map((a) => `${a.action}: ${a.file}: ${a.detail}`);
     print(ctx, { actions: r.actions, degradation: r.after.degradation, stillStale: r.after.workflows.filter((w) => w.stale.length).map((w) => w.relFile) }, lines.length ? lines.join('\n') : 'Everything is in line.');
     return 0;
