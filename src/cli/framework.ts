@@ -1,4 +1,4 @@
-import { WaymarkError, EXIT_CODES, errorMessage } from '../core/errors';
+import { WaymarkError, EXIT_CODES, errorMessage } from '../core/index';
 
 /** Parsed command line: positionals and `--flag value` / `--flag` options. */
 export interface CliArgs {

@@ -3,9 +3,9 @@ import { readCommands } from './readCommands';
 import { writeCommands } from './writeCommands';
 import { memoryCommands } from './memoryCommands';
 import { protocolCommands } from './protocolCommands';
-import { disposeSharedMemoryServices } from '../core/memory/observer';
+import { mcpCommand } from './mcpCommand';
 
-const commands = [...readCommands, ...writeCommands, ...protocolCommands, ...memoryCommands];
+const commands = [...readCommands, ...writeCommands, ...protocolCommands, ...memoryCommands, mcpCommand];
 
 // A reader that goes away (`waymark status . | head`) is not an error: stop writing, let the
 // command finish what it was doing (a write is never cut short), and exit with its own code.
@@ -29,9 +29,8 @@ runCli(commands, process.argv.slice(2), {
   },
   outputClosed: outputClosed.signal,
 }).then(
-  async (code) => {
-    // Close any memory database a write observer opened (Kuzu must see every result closed).
-    await disposeSharedMemoryServices().catch(() => undefined);
+  (code) => {
+    // Each verb closes the core it made (and with it any memory database it opened).
     process.exitCode = code;
   },
   (e) => {

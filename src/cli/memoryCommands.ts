@@ -1,10 +1,9 @@
 import * as path from 'node:path';
-import { WaymarkError } from '../core/errors';
+import { WaymarkError } from '../core/index';
+import type { MemoryService, RecordInput, MemoryRecord, MemoryType, RecallItem } from '../core/index';
 import type { CliArgs, CliCommand, CliContext } from './framework';
 import { flagString, requirePositional } from './framework';
-import { createMemoryService } from '../core/memory/memoryService';
-import type { MemoryService, RecordInput } from '../core/memory/memoryService';
-import type { MemoryRecord, MemoryType, RecallItem } from '../core/memory/model';
+import { rootArg, withCore } from './cliCore';
 
 function flagList(args: CliArgs, name: string): string[] {
   const v = args.flags[name];
@@ -22,19 +21,10 @@ function flagInt(args: CliArgs, name: string, min = 0): number | undefined {
 }
 
 async function withMemory<T>(ctx: CliContext, fn: (m: MemoryService) => Promise<T>): Promise<T> {
-  const root = path.resolve(ctx.cwd, flagString(ctx.args, 'root') ?? '.');
-  const wait = flagInt(ctx.args, 'wait-ms');
-  const m = createMemoryService({
-    root,
-    origin: flagString(ctx.args, 'origin') ?? process.env.WAYMARK_MEMORY_ORIGIN ?? 'cli',
-    holdMs: 0,
-    config: wait !== undefined ? { waitMs: wait } : undefined,
-  });
-  try {
-    return await fn(m);
-  } finally {
-    await m.dispose();
-  }
+  const root = rootArg(ctx);
+  const waitMs = flagInt(ctx.args, 'wait-ms');
+  const origin = flagString(ctx.args, 'origin') ?? process.env.WAYMARK_MEMORY_ORIGIN ?? 'cli';
+  return withCore(ctx, root, (core) => fn(core.memory.forRoot(root, { waitMs, holdMs: 0 })), { origin });
 }
 
 function resolvePath(ctx: CliContext, p: string | undefined): string | undefined {
@@ -65,7 +55,7 @@ function formatItem(i: RecallItem): string {
 const MEMORY_OPTIONS = ['root', 'wait-ms', 'origin'];
 
 const COMMON_HELP = `Common options:
-  --root DIR        workspace folder (default: the current folder)
+  --root DIR        workspace folder (default: the nearest folder above holding .waymark, _bmad or .git)
   --wait-ms N       how long to wait for the memory database held by another process (default 1500)
   --origin NAME     who records (default $WAYMARK_MEMORY_ORIGIN, else cli)
   --json            machine-readable output`;

@@ -1,14 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CliCommand, CliContext } from './framework';
-import { WaymarkError } from '../core/errors';
-import type { Problem, WorkflowState, SkippedFile } from '../core/types';
-import { scanRoots, allProblems, readWorkflowFileSync, contextFor, listCandidates } from '../core/store/scan';
-import type { WorkspaceContext } from '../core/store/workspaceContext';
-import { chainOf, type DelegationNode } from '../core/model/delegation';
-import { writeManifest, changedSince } from '../core/store/manifest';
-import { frontmatterResume } from '../core/model/resume';
-import { findWorkspaceRoot, createStateCore } from '../core/stateCore';
+import { WaymarkError, scanRoots, allProblems, readWorkflowFileSync, contextFor, listCandidates, chainOf, writeManifest, changedSince, frontmatterResume, findWorkspaceRoot, createStateCore, readOneFile } from '../core/index';
+import type { Problem, WorkflowState, SkippedFile, WorkspaceContext, DelegationNode } from '../core/index';
 
 /** Problem as the CLI prints it: 1-based line/column. */
 function cliProblem(p: Problem, cwd: string) {
@@ -212,40 +206,38 @@ const statusCommand: CliCommand = {
     '           steps, stateHash, gates, delegation, ...}]}.',
     '  --max-file-bytes N     Override limits.maxFileBytes.',
     '',
-    'PATH defaults to the current folder. Exit codes: 0 ok, 2 PATH missing, unreadable or not a workflow file.',
+    'PATH defaults to the current folder. A FILE is read alone (its folder\'s config, definitions and',
+    'gate files, nothing else): its problem count is its own; delegation checks that need other files',
+    '(duplicate ids, a parent no file has) are in `waymark validate` and `waymark chain FILE`.',
+    'Exit codes: 0 ok, 2 PATH missing, unreadable or not a workflow file.',
   ].join('\n'),
   async run(ctx) {
     const targets = resolveTargets(ctx.args.positionals.slice(0, 1), ctx.cwd);
     const t = targets[0];
-    // Through the state core, so the CLI and the extension read state the same way.
-    const core = createStateCore({ roots: [t.root], configOverrides: overridesFrom(ctx.args.flags) });
     let workflows: WorkflowState[];
     let problemCount: (w: WorkflowState) => number;
-    try {
-      const res = await core.scan();
-      const keep = (file: string) => (t.isDir ? under(file, t.abs) : file === t.abs);
-      workflows = core.list().filter((w) => keep(w.file));
-      if (!t.isDir && workflows.length === 0) {
-        const skip = res.skipped.find((x) => x.file === t.abs);
-        const prob = res.problems.find((p) => p.file === t.abs);
-        if (skip) throw new WaymarkError('unreadable', `${display(t.abs, ctx.cwd)} was not read: ${skip.reason}${skip.detail ? ` (${skip.detail})` : ''}.`, t.abs);
-        if (prob) throw new WaymarkError('unreadable', `${display(t.abs, ctx.cwd)}:${prob.range.start.line + 1}:${prob.range.start.character + 1}: ${prob.message}`, t.abs, { code: prob.code });
-        // Outside the configured globs: read it anyway.
-        const one = await core.reload(t.abs);
-        if (!one) {
-          const c = await core.contextFor(t.abs);
-          const r = c ? readWorkflowFileSync(t.abs, c) : undefined;
-          if (r?.skipped) throw new WaymarkError('unreadable', `${display(t.abs, ctx.cwd)} was not read: ${r.skipped.reason}${r.skipped.detail ? ` (${r.skipped.detail})` : ''}.`, t.abs);
-          const p = r?.problems[0];
-          if (p) throw new WaymarkError('unreadable', `${display(t.abs, ctx.cwd)}:${p.range.start.line + 1}:${p.range.start.character + 1}: ${p.message}`, t.abs, { code: p.code });
-          throw new WaymarkError('unreadable', `${display(t.abs, ctx.cwd)} is not a workflow file (no frontmatter with workflow keys such as workflow, workflowType, stepsCompleted).`, t.abs);
-        }
-        workflows = [one];
+    if (!t.isDir) {
+      // One file costs one file: its root's config, definitions and gate files; no scan.
+      const r = await readOneFile(t.abs, t.root, { overrides: overridesFrom(ctx.args.flags) });
+      if (r.skipped) throw new WaymarkError('unreadable', `${display(t.abs, ctx.cwd)} was not read: ${r.skipped.reason}${r.skipped.detail ? ` (${r.skipped.detail})` : ''}.`, t.abs);
+      if (!r.state) {
+        const p = r.problems[0];
+        if (p) throw new WaymarkError('unreadable', `${display(t.abs, ctx.cwd)}:${p.range.start.line + 1}:${p.range.start.character + 1}: ${p.message}`, t.abs, { code: p.code });
+        throw new WaymarkError('unreadable', `${display(t.abs, ctx.cwd)} is not a workflow file (no frontmatter with workflow keys such as workflow, workflowType, stepsCompleted).`, t.abs);
       }
-      const all = core.problems();
-      problemCount = (w) => all.filter((p) => p.file === w.file).length;
-    } finally {
-      core.dispose();
+      workflows = [r.state];
+      problemCount = (w) => w.problems.length;
+    } else {
+      // Through the state core, so the CLI and the extension read state the same way.
+      const core = createStateCore({ roots: [t.root], configOverrides: overridesFrom(ctx.args.flags) });
+      try {
+        await core.scan();
+        workflows = core.list().filter((w) => under(w.file, t.abs));
+        const all = core.problems();
+        problemCount = (w) => all.filter((p) => p.file === w.file).length;
+      } finally {
+        await core.close();
+      }
     }
     workflows.sort((a, b) => a.file.localeCompare(b.file));
     if (ctx.json) {

@@ -2,12 +2,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CliCommand, CliContext } from './framework';
 import { flagString, requireFlag, requirePositional } from './framework';
-import { findWorkspaceRoot } from '../core/stateCore';
-import type { StateCore } from '../core/api';
-import { WaymarkError } from '../core/errors';
-import { SCOPES, STATUSES } from '../core/types';
-import { createStandardStateCore } from '../core/standardCore';
-import type { GateState, MutationOptions, MutationResult, Scope, Status, WorkflowState } from '../core/types';
+import { WaymarkError, SCOPES, STATUSES, createStateCore, findWorkspaceRoot } from '../core/index';
+import type { StateCore, GateState, MutationOptions, MutationResult, Scope, Status, WorkflowState } from '../core/index';
 
 const COMMON_HELP = `Options:
   --expect-hash HASH  refuse (exit 3) when the file's state hash is not HASH (a stale read)
@@ -35,8 +31,8 @@ function resolveFile(ctx: CliContext, raw: string): string {
 
 function coreFor(ctx: CliContext, file: string) {
   const root = findWorkspaceRoot(file, ctx.cwd);
-  // Same write path as the editor: leases honoured, every write an event, completions feed memory.
-  return createStandardStateCore({
+  // Same core as the editor: leases honoured, every write an event, completions feed memory.
+  return createStateCore({
     roots: [root],
     actor: flagString(ctx.args, 'actor') ?? process.env.WAYMARK_ACTOR ?? 'cli',
     session: flagString(ctx.args, 'session') ?? process.env.WAYMARK_SESSION,
@@ -143,7 +139,7 @@ function mutating(name: string, usage: string, summary: string, extraHelp: strin
       try {
         return printResult(ctx, await run(ctx, file, core, opts));
       } finally {
-        core.dispose();
+        await core.close();
       }
     },
   };
@@ -175,7 +171,7 @@ ${COMMON_HELP}`,
         else g = await core.gateConcerns(file, step, { reason, by }, opts);
         return printGate(ctx, g, verb);
       } finally {
-        core.dispose();
+        await core.close();
       }
     },
   };
@@ -203,8 +199,7 @@ export const writeCommands: CliCommand[] = [
   mutating('fix', 'fix FILE CODE [--line N]', 'Apply the quick fix of a problem (see waymark validate).', 'CODE is the problem code (e.g. last-step-mismatch); --line picks one when several share it.', async (c, f, core, o) => {
     const code = requirePositional(c.args, 1, 'CODE (a problem code from waymark validate)');
     const lineFlag = flagString(c.args, 'line');
-    const text = fs.readFileSync(f, 'utf8');
-    const { problems, state } = await core.parseText(f, text);
+    const { problems, state } = await core.readWorkflow(f);
     const matching = problems.filter((p) => p.code === code && (lineFlag === undefined || p.range.start.line + 1 === Number(lineFlag)));
     if (!matching.length) throw new WaymarkError('usage', `${rel(c, f)} has no problem ${code}${lineFlag ? ` at line ${lineFlag}` : ''}; run waymark validate ${rel(c, f)} to list them.`, f);
     const fixable = matching.find((p) => p.data && typeof p.data.fix === 'string');
@@ -229,7 +224,7 @@ export const writeCommands: CliCommand[] = [
       try {
         return printGate(ctx, await core.gateShow(file, step), 'show');
       } finally {
-        core.dispose();
+        await core.close();
       }
     },
   },

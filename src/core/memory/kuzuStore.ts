@@ -26,8 +26,17 @@ const PROFILE = !!process.env.WAYMARK_MEMORY_PROFILE;
 export const defaultKuzuLoader: KuzuLoader = () => {
   const forced = process.env.WAYMARK_MEMORY_ENGINE;
   if (forced === 'journal' || forced === 'none') throw new Error(`Kuzu disabled by WAYMARK_MEMORY_ENGINE=${forced}`);
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require('kuzu') as KuzuModule;
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require('kuzu') as KuzuModule;
+  } catch (err) {
+    // The universal package (and an npm install without the optional dependency) ships no
+    // native database: say so plainly instead of Node's "Cannot find module".
+    if ((err as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') {
+      throw new Error(`Kuzu (memory's database) is not installed for ${process.platform}-${process.arch}; install Waymark's package for this platform to keep memory in a graph`);
+    }
+    throw err;
+  }
 };
 
 const MEMORY_TABLES: Record<MemoryType, string> = { learning: 'Learning', decision: 'Decision', summary: 'Summary' };
@@ -78,6 +87,10 @@ export function kuzuFailure(e: unknown, dbFile: string): WaymarkError {
   if (WaymarkError.is(e)) return e;
   const msg = errorMessage(e);
   if (/could not set lock/i.test(msg)) return new WaymarkError('locked', `memory database is in use by another process (${dbFile})`, dbFile, { cause: 'locked' });
+  // Checked before "corrupt": a read-only folder makes Kuzu fail on its WAL file too.
+  if (/permission denied|read-only file system|operation not permitted|EACCES|EROFS|EPERM/i.test(msg)) {
+    return new WaymarkError('unavailable', `memory folder ${path.dirname(dbFile)} is not writable (${msg.split('\n')[0]}); make it writable (chmod u+w) — the database is not corrupt`, dbFile, { cause: 'not-writable' });
+  }
   if (/not a valid kuzu database|corrupt|checksum|invalid .*file|wal/i.test(msg)) return new WaymarkError('unavailable', `memory database is unreadable (corrupt?): ${msg.split('\n')[0]}. Run 'waymark memory rebuild' to rebuild it from the journal.`, dbFile, { cause: 'corrupt' });
   return new WaymarkError('unavailable', `memory database cannot be opened: ${msg.split('\n')[0]}`, dbFile, { cause: 'error' });
 }

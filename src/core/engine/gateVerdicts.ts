@@ -1,0 +1,122 @@
+import * as path from 'node:path';
+import { WaymarkError, errorMessage } from '../errors';
+import type { GateState, GateVerdict, HistoryEntry, MutationOptions, StepDef, WorkflowState } from '../types';
+import { gateFilePath, readGate } from '../model/gates';
+import { clip } from '../model/mutations';
+import { acquireFileLock } from '../store/fileLock';
+import { prepareGateFile } from '../store/gateStore';
+import { writeFileAtomic, sweepStaleTemps } from '../store/atomicWrite';
+import { completeIntent } from '../store/intentJournal';
+import { checkReason } from './writePipeline';
+import type { WritePipeline } from './writePipeline';
+
+/** The step a gate command names: by id, by gate name, or by id without `.md`. */
+export function stepFor(state: WorkflowState, step: string): StepDef {
+  const def = state.steps.find((s) => s.id === step) ?? state.steps.find((s) => s.gate === step) ?? state.steps.find((s) => s.id.replace(/\.md$/i, '') === step.replace(/\.md$/i, ''));
+  if (def) return def;
+  if (!state.steps.length) return { id: step, index: 0, gate: step };
+  throw new WaymarkError('usage', `${clip(step)} is not a step of ${clip(state.workflow)}; steps are: ${state.steps.map((s) => clip(s.id)).slice(0, 12).join(', ')}${state.steps.length > 12 ? ', …' : ''}.`, state.file);
+}
+
+/**
+ * Writes a gate verdict to the step's gate file under the workflow's lock and the gate file's
+ * own lock, records it in the workflow's history, then re-reads the workflow so listeners see it.
+ */
+export async function writeGateVerdict(
+  w: WritePipeline,
+  file: string,
+  stepName: string,
+  verdict: GateVerdict,
+  args: { reason?: string; by?: string; expires?: string },
+  options?: MutationOptions,
+): Promise<GateState> {
+  const opts = options ?? {};
+  const abs = path.resolve(file);
+  const ctx = await w.contexts.contextFor(abs);
+  if (opts.text !== undefined) throw new WaymarkError('usage', 'Gate verdicts are written to gate files; they cannot be applied to unsaved text.');
+  if (verdict === 'WAIVED' && (!args.reason?.trim() || !args.by?.trim())) {
+    throw new WaymarkError('usage', 'A waiver needs a reason and who approved it (--reason TEXT --by NAME).', abs);
+  }
+  if (args.expires && !Number.isFinite(Date.parse(args.expires))) throw new WaymarkError('usage', `--expires ${args.expires} is not a date (use e.g. 2026-12-31).`, abs);
+  checkReason(args.reason, abs);
+  const operation = `gate-${verdict.toLowerCase()}`;
+  const wctx = w.writeContext(abs, ctx.root, operation, opts);
+  const target = w.writeTarget(abs, ctx.root);
+  const lock = await acquireFileLock(abs, w.lockOptions(ctx.root));
+  w.logBroken(lock);
+  let entry: HistoryEntry;
+  let gate: GateState;
+  let state: WorkflowState;
+  let intent: { path: string; id: string } | undefined;
+  try {
+    await w.recover(ctx, abs);
+    state = w.readAt(abs, target, ctx).state;
+    w.checkHash(state, opts);
+    const step = stepFor(state, stepName);
+    const gateName = step.gate ?? step.id;
+    const gatePath = gateFilePath(ctx, state, gateName);
+    await w.runGuards({ ...wctx });
+    const gateLock = await acquireFileLock(gatePath, w.lockOptions(ctx.root));
+    // A gate writer that died may have left its temp file; the lock above was its.
+    if (gateLock.broken.length) for (const t of sweepStaleTemps(path.dirname(gatePath))) w.logger.warn(`[write] removed ${t} left by a writer that died`);
+    try {
+      w.preflight(ctx, abs, undefined);
+      const before = readGate(gatePath, gateName, w.clock.now());
+      const reviewer = args.by?.trim() || wctx.actor;
+      const prepared = prepareGateFile(gatePath, {
+        verdict,
+        reviewer,
+        reason: args.reason?.trim() || undefined,
+        updated: w.clock.now().toISOString(),
+        waiver: verdict === 'WAIVED' ? { reason: args.reason!.trim(), approved_by: args.by!.trim(), ...(args.expires ? { expires: args.expires } : {}) } : undefined,
+      }, ctx.root);
+      const planned = w.entryFor(abs, operation, wctx, state, state, {
+        step: step.id,
+        gate: gateName,
+        gateFile: gatePath,
+        verdict,
+        previous: before.verdict ?? null,
+        ...(args.reason ? { reason: args.reason } : {}),
+        ...(args.by ? { by: args.by } : {}),
+        ...(args.expires ? { expires: args.expires } : {}),
+      });
+      intent = w.journal(ctx, abs, [{ file: prepared.target, text: prepared.text }], [{ entry: planned, evidence: 0 }]);
+      try {
+        writeFileAtomic(prepared.target, prepared.text, { root: ctx.root, what: 'gate verdict', beforeRename: () => { lock.assertHeld(); gateLock.assertHeld(); } });
+      } catch (e) {
+        completeIntent(intent.path);
+        intent = undefined;
+        throw e;
+      }
+      gate = readGate(gatePath, gateName, w.clock.now());
+      // A failure from here leaves the intent for the next writer to complete.
+      entry = w.append(ctx, { ...planned, intent: `${intent.id}:0` });
+    } finally {
+      gateLock.release();
+    }
+  } finally {
+    lock.release();
+  }
+  await w.runObservers(entry, { ...wctx, after: state });
+  if (intent) completeIntent(intent.path);
+  // The workflow's gates changed (its file did not): re-read it and tell listeners.
+  try {
+    const fresh = (await w.readWorkflow(abs)).state;
+    w.model.set(abs, fresh);
+    w.model.refreshCross();
+    w.model.emit({ changes: [{ file: abs, state: fresh }] });
+  } catch (e) {
+    w.logger.warn(`[core] re-reading ${abs} after its gate changed failed: ${errorMessage(e)}`);
+  }
+  return gate;
+}
+
+/** A step's gate as it stands on disk. */
+export async function showGate(w: WritePipeline, file: string, step: string): Promise<GateState> {
+  const abs = path.resolve(file);
+  const ctx = await w.contexts.contextFor(abs);
+  const state = (await w.readWorkflow(abs)).state;
+  const def = stepFor(state, step);
+  const name = def.gate ?? def.id;
+  return readGate(gateFilePath(ctx, state, name), name, w.clock.now());
+}

@@ -1,0 +1,67 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { WaymarkError } from '../errors';
+
+const ROOT_MARKERS = ['.waymark', '_bmad', '_bmad-output', '.git'];
+
+/**
+ * The workspace folder a file belongs to when no roots are given (the CLI): the nearest
+ * ancestor holding `.waymark`, `_bmad`, `_bmad-output` or `.git`; else `fallback` when it
+ * contains the file; else the file's folder.
+ */
+export function findWorkspaceRoot(file: string, fallback?: string): string {
+  const abs = path.resolve(file);
+  let dir = path.dirname(abs);
+  for (;;) {
+    for (const m of ROOT_MARKERS) {
+      try {
+        if (fs.statSync(path.join(dir, m)).isDirectory()) return dir;
+      } catch {
+        // not here; keep walking up
+      }
+    }
+    const up = path.dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  if (fallback) {
+    const rel = path.relative(path.resolve(fallback), abs);
+    if (rel && !rel.startsWith('..') && !path.isAbsolute(rel)) return path.resolve(fallback);
+  }
+  return path.dirname(abs);
+}
+
+/** The deepest of `roots` containing `file`, or undefined when none does. */
+export function workspaceFolderOf(roots: readonly string[], file: string): string | undefined {
+  const abs = path.resolve(file);
+  let best: string | undefined;
+  for (const r of roots) {
+    const rel = path.relative(r, abs);
+    if (!rel.startsWith('..') && !path.isAbsolute(rel) && (!best || r.length > best.length)) best = r;
+  }
+  return best;
+}
+
+/** The workspace folder of a file: the deepest of `roots` containing it, else one found from markers. */
+export function rootAmong(roots: readonly string[], file: string): string {
+  return workspaceFolderOf(roots, file) ?? findWorkspaceRoot(file, roots[0]);
+}
+
+/**
+ * Refuses a write whose real target (after symlinks) lies outside the workspace folder: a
+ * repository's `notes.md -> /elsewhere/plan.md` must not make Waymark edit files elsewhere.
+ */
+export function assertWritableInside(abs: string, root: string): void {
+  let real: string;
+  let realRoot: string;
+  try {
+    real = fs.realpathSync(abs);
+    realRoot = fs.realpathSync(root);
+  } catch {
+    return; // missing: the read that follows reports it
+  }
+  const rel = path.relative(realRoot, real);
+  if (rel.startsWith('..') || path.isAbsolute(rel)) {
+    throw new WaymarkError('usage', `${abs} is a link to ${real}, outside the workspace ${realRoot}; Waymark does not write outside the workspace. Run the command on ${real} itself.`, abs);
+  }
+}

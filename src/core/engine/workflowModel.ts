@@ -1,0 +1,175 @@
+import * as path from 'node:path';
+import { WaymarkError, errorMessage } from '../errors';
+import type { Clock, Logger } from '../ports';
+import type { ChangeEvent, Disposable, Problem, ScanResult, WorkflowState } from '../types';
+import { scanRoots } from '../store/scan';
+import { validateDelegation } from '../model/delegation';
+import type { ContextCache } from './contextCache';
+import { readWorkflowText, type ReadFile } from './workflowReader';
+import { parseWorkflowText } from '../model/workflow';
+
+/**
+ * The core's in-memory model: the last read state of every workflow file, the cross-file
+ * (delegation) problems computed over all of them, the scan's own problems, and the one
+ * change event every face listens to.
+ */
+export class WorkflowModel {
+  private readonly states = new Map<string, WorkflowState>();
+  private scanProblems: Problem[] = [];
+  private crossProblems: Problem[] = [];
+  private readonly listeners = new Set<(e: ChangeEvent) => void>();
+  private disposed = false;
+
+  constructor(
+    private readonly roots: readonly string[],
+    private readonly contexts: ContextCache,
+    private readonly readWorkflow: (abs: string) => Promise<ReadFile>,
+    private readonly opts: { overrides?: Record<string, unknown>; logger: Logger; clock: Clock; scanIndex?: boolean },
+  ) {}
+
+  async scan(): Promise<ScanResult> {
+    const result = await scanRoots([...this.roots], { overrides: this.opts.overrides, logger: this.opts.logger, contexts: this.contexts.loaded, now: () => this.opts.clock.now(), index: this.opts.scanIndex });
+    for (const [root, ctx] of result.contexts) this.contexts.loaded.set(root, ctx);
+    // The scan folds cross-file (delegation) problems into the states; the model keeps them apart
+    // so they can be recomputed after a single file changes.
+    const cross = validateDelegation(result.workflows);
+    const key = (p: Problem) => `${p.file}\0${p.code}\0${p.message}`;
+    const crossKeys = new Map<string, number>();
+    for (const p of cross) crossKeys.set(key(p), (crossKeys.get(key(p)) ?? 0) + 1);
+    for (const w of result.workflows) {
+      w.problems = w.problems.filter((p) => {
+        const n = crossKeys.get(key(p)) ?? 0;
+        if (n > 0) {
+          crossKeys.set(key(p), n - 1);
+          return false;
+        }
+        return true;
+      });
+    }
+    const crossSet = new Set(cross.map(key));
+    const changes: ChangeEvent['changes'] = [];
+    const seen = new Set<string>();
+    for (const s of result.workflows) {
+      seen.add(s.file);
+      const old = this.states.get(s.file);
+      if (!old || old.contentHash !== s.contentHash || old.stateHash !== s.stateHash) changes.push({ file: s.file, state: s });
+      this.states.set(s.file, s);
+    }
+    for (const file of [...this.states.keys()]) {
+      if (!seen.has(file)) {
+        this.states.delete(file);
+        changes.push({ file, removed: true });
+      }
+    }
+    this.scanProblems = result.problems.filter((p) => !crossSet.has(key(p)));
+    this.crossProblems = this.computeCross();
+    if (changes.length) this.emit({ changes });
+    return { ...result, problems: this.problems() };
+  }
+
+  async reload(file: string): Promise<WorkflowState | undefined> {
+    const abs = path.resolve(file);
+    const old = this.states.get(abs);
+    let read: ReadFile | undefined;
+    try {
+      read = await this.readWorkflow(abs);
+    } catch (e) {
+      if (old && (WaymarkError.is(e, 'invalid') || WaymarkError.is(e, 'usage'))) return this.keepLastGood(abs, old);
+      if (!WaymarkError.is(e, 'unreadable') && !WaymarkError.is(e, 'invalid')) throw e;
+      read = undefined;
+    }
+    if (!read) {
+      if (old) this.remove(abs);
+      return undefined;
+    }
+    this.states.set(abs, read.state);
+    this.crossProblems = this.computeCross();
+    if (!old || old.contentHash !== read.state.contentHash || old.stateHash !== read.state.stateHash) this.emit({ changes: [{ file: abs, state: read.state }] });
+    return read.state;
+  }
+
+  /**
+   * The file is there but does not read as a workflow now (an agent mid-write, a YAML error):
+   * the model keeps its last good state, marked stale, with the problems of the current text.
+   */
+  private async keepLastGood(abs: string, old: WorkflowState): Promise<WorkflowState> {
+    let problems: Problem[] = [];
+    try {
+      const ctx = await this.contexts.contextFor(abs);
+      problems = parseWorkflowText(abs, readWorkflowText(abs, ctx), ctx).problems;
+    } catch (e) {
+      this.opts.logger.warn(`[core] could not validate ${abs}: ${errorMessage(e)}`);
+    }
+    const first = problems.find((p) => p.severity === 'error');
+    const staleReason = first ? `line ${first.range.start.line + 1}: ${first.message}` : 'its frontmatter no longer names a workflow';
+    const stale: WorkflowState = { ...old, stale: true, staleReason, problems };
+    this.states.set(abs, stale);
+    this.crossProblems = this.computeCross();
+    if (!old.stale) this.opts.logger.warn(`[core] ${abs} does not read as a workflow now (${staleReason}); keeping its last good state (stale)`);
+    if (!old.stale || old.staleReason !== staleReason || JSON.stringify(old.problems) !== JSON.stringify(problems)) this.emit({ changes: [{ file: abs, state: stale }] });
+    return stale;
+  }
+
+  remove(file: string): void {
+    const abs = path.resolve(file);
+    if (!this.states.delete(abs)) return;
+    this.crossProblems = this.computeCross();
+    this.emit({ changes: [{ file: abs, removed: true }] });
+  }
+
+  get(file: string): WorkflowState | undefined {
+    return this.states.get(path.resolve(file));
+  }
+
+  /** Records a state the write path just wrote (no event: the caller emits once it is done). */
+  set(abs: string, state: WorkflowState): void {
+    this.states.set(abs, state);
+  }
+
+  get size(): number {
+    return this.states.size;
+  }
+
+  list(): WorkflowState[] {
+    return [...this.states.values()].sort((a, b) => a.file.localeCompare(b.file));
+  }
+
+  problems(): Problem[] {
+    return [...this.list().flatMap((s) => s.problems), ...this.crossProblems, ...this.scanProblems];
+  }
+
+  /** Recomputes the cross-file problems after one or more states changed. */
+  refreshCross(): void {
+    this.crossProblems = this.computeCross();
+  }
+
+  onDidChange(listener: (e: ChangeEvent) => void): Disposable {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  }
+
+  emit(e: ChangeEvent): void {
+    if (this.disposed) return;
+    for (const l of [...this.listeners]) {
+      try {
+        l(e);
+      } catch (err) {
+        this.opts.logger.error(`[core] change listener failed: ${errorMessage(err)}`);
+      }
+    }
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.listeners.clear();
+  }
+
+  private computeCross(): Problem[] {
+    try {
+      return validateDelegation(this.list());
+    } catch (e) {
+      this.opts.logger.error(`[core] delegation check failed: ${errorMessage(e)}`);
+      return [];
+    }
+  }
+}
