@@ -4,8 +4,9 @@ import { writeCommands } from './writeCommands';
 import { memoryCommands } from './memoryCommands';
 import { protocolCommands } from './protocolCommands';
 import { mcpCommand } from './mcpCommand';
+import { sprintCommands } from './sprintCommands';
 
-const commands = [...readCommands, ...writeCommands, ...protocolCommands, ...memoryCommands, mcpCommand];
+const commands = [...readCommands, ...writeCommands, ...protocolCommands, ...memoryCommands, ...sprintCommands, mcpCommand];
 
 // A reader that goes away (`waymark status . | head`) is not an error: stop writing, let the
 // command finish what it was doing (a write is never cut short), and exit with its own code.
