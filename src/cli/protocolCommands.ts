@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CliCommand, CliContext } from './framework';
 import { flagString, requirePositional } from './framework';
-import { WaymarkError, ioError, buildTimeline, formatTimeline, stateAt, parseAt, describeOwner, parseTtl, relPath } from '../core/index';
+import { WaymarkError, ioError, buildTimeline, formatTimeline, stateAt, parseAt, describeOwner, parseTtl, relPath, historySnapshot } from '../core/index';
 import type { ResumeReport, LeaseOwner, StateCore } from '../core/index';
 import { rootArg, withCore } from './cliCore';
 
@@ -124,7 +124,9 @@ Exit codes: 0 history shown; 1 no history (yet, or at that point); 2 usage or un
     const warn = h.badLines.length ? `warning: ${h.historyFile} has unreadable lines ${h.badLines.join(', ')} (skipped; a torn last line is repaired on the next write)\n` : '';
     if (warn) ctx.stderr(warn);
     if (at !== undefined) {
-      const s = stateAt(h.entries, parseAt(at));
+      // The whole state as it was: today's fields with every later change undone.
+      const now = await core.readWorkflow(file).catch(() => undefined);
+      const s = stateAt(h.entries, parseAt(at), now?.state ? historySnapshot(now.state) : undefined);
       const text = s.count === 0 ? `${relPath(root, file)}: no history at or before ${at}.` : `${relPath(root, file)} as of #${s.entry?.seq} (${s.entry?.time}, ${s.entry?.actor ?? '?'} ${s.entry?.operation}):\n${Object.entries(s.state).map(([k, v]) => `  ${k}: ${JSON.stringify(v)}`).join('\n')}\n  stateHash: ${s.hash ?? '?'}`;
       print(ctx, { file, at, ...s }, text);
       return s.count === 0 ? 1 : 0;

@@ -50,12 +50,13 @@ describe('status state machine', () => {
       ['created', 'in_progress'],
       ['in_progress', 'blocked'],
       ['blocked', 'in_progress'],
-      ['blocked', 'completed'],
       ['in_progress', 'completed'],
       ['completed', 'archived'],
     ];
     for (const [a, b] of allowed) assert.equal(transitionRefusal(a, b), undefined, `${a} → ${b}`);
     assert.match(transitionRefusal('completed', 'in_progress')!, /cannot be reopened/);
+    // Issue 9 item 9: the way out of blocked is back through in_progress.
+    assert.match(transitionRefusal('blocked', 'completed')!, /unblock it first/);
     for (const to of STATUSES.filter((s) => s !== 'archived')) assert.match(transitionRefusal('archived', to)!, /archived workflow is final/);
     assert.match(transitionRefusal('created', 'completed')!, /must be started/);
     assert.match(transitionRefusal('in_progress', 'created')!, /cannot go back to created/);

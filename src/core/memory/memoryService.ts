@@ -13,6 +13,8 @@ import { defaultKuzuLoader, kuzuFailure, openKuzuStore, SCHEMA_VERSION } from '.
 import type { KuzuLoader, KuzuStore } from './kuzuStore';
 import { entityId, entityKindOf, entityName, newId, normalizeEntityId, relPath } from './links';
 import { importCandidates, parseImportFile } from './importers';
+import { markSession } from '../protocol/sessions';
+import { listWorkflowFiles } from '../protocol/states';
 import type { ImportFormat } from './importers';
 import { COLD_LIMIT, EXPORT_LIMIT, HOT_LIMIT, MemoryFiles } from './memoryFiles';
 import type { ColdSection } from './memoryFiles';
@@ -687,8 +689,12 @@ export class MemoryService {
     const session: SessionInfo = { id: `s-${stamp.replace(/[-:]/g, '').replace('T', '-').slice(0, 15)}-${newId('x').slice(-4)}`, startedAt: stamp };
     if (args.objective) session.objective = args.objective;
     safeMkdir(this.root, this.paths.dir, this.dirLabel());
+    // The workflows the session covers get its start marker (and its end marker later): the
+    // one named, else every workflow under way.
+    const covered = args.workflow ? [args.workflow] : (await listWorkflowFiles(this.root)).filter((f) => f.state && (f.state.status === 'in_progress' || f.state.status === 'blocked')).map((f) => f.file);
     const { writeFileAtomic } = await import('../store/atomicWrite');
-    writeFileAtomic(this.paths.session, JSON.stringify(session, null, 2) + '\n', { root: this.root, what: 'memory session' });
+    writeFileAtomic(this.paths.session, JSON.stringify({ ...session, workflows: covered.map((f) => relPath(this.root, f)) }, null, 2) + '\n', { root: this.root, what: 'memory session' });
+    await markSession(this.root, 'session.start', { actor: this.opts.origin, session: session.id }, covered, args.objective ? { objective: args.objective } : {}, { clock: this.clock, logger: this.logger });
     await this.files.updateHot((h) => {
       h.session = session.id;
       h.started = stamp;
@@ -696,6 +702,8 @@ export class MemoryService {
       h.working = [];
       h.tasks = h.tasks ?? [];
       h.waiting = h.waiting ?? [];
+      // The workflow the session is on: tier-3 resume reads it from here.
+      h.fields = args.workflow ? { activeWorkflow: relPath(this.root, args.workflow) } : {};
     });
     const r = await this.recall({ workflow: args.workflow, limit: args.limit ?? 15 });
     return { session, previous, recall: r.items, engine: r.engine };
@@ -723,8 +731,13 @@ export class MemoryService {
       h.objective = '';
       h.working = [];
       h.waiting = [];
+      h.fields = {};
     });
     fs.rmSync(this.paths.session, { force: true });
+    if (session) {
+      const files = (session as SessionInfo & { workflows?: string[] }).workflows ?? [];
+      await markSession(this.root, 'session.end', { actor: this.opts.origin, session: session.id }, files, { summary: res.record!.id }, { clock: this.clock, logger: this.logger });
+    }
     return { session, summary: res.record!, moved: discoveries.length };
   }
 

@@ -186,7 +186,8 @@ export function readHistory(root: string, file: string, dir?: string): HistoryEn
 /** Fields recorded as `from`/`to` in history (only those that changed). */
 const HISTORY_FIELDS = ['status', 'rawStatus', 'currentStep', 'stepsCompleted', 'lastStep', 'scope', 'blockedReason', 'delegation'] as const;
 
-function historySnapshot(s: WorkflowState | undefined): Record<string, unknown> {
+/** The state fields history records, as they are in `s` (absent fields left out). */
+export function historySnapshot(s: WorkflowState | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (!s) return out;
   for (const k of HISTORY_FIELDS) if (s[k] !== undefined) out[k] = s[k];
