@@ -248,8 +248,7 @@ export class WritePipeline {
    * entry) becomes an `external-edit` line first, so history has no gap and `--at` is exact:
    * `from` is what history last recorded, `to` the whole state as found.
    */
-  recordExternalEdit(ctx: WorkspaceContext, abs: string, found: WorkflowState, wctx: WriteContext): HistoryEntry | undefined {
-    const entries = readHistory(ctx.root, abs, ctx.config.history?.dir);
+  recordExternalEdit(ctx: WorkspaceContext, abs: string, found: WorkflowState, wctx: WriteContext, entries: HistoryEntry[]): HistoryEntry | undefined {
     const last = [...entries].reverse().find((e) => e.hashAfter !== undefined);
     if (!last || last.hashAfter === found.stateHash) return undefined;
     const known: Record<string, unknown> = {};
@@ -290,10 +289,9 @@ export class WritePipeline {
     if (!left.length || opts.force) return left;
     const p = left[0];
     const file = read.state.file;
-    const fix = p.data && typeof p.data.fix === 'string' ? `waymark fix ${file} ${p.code}` : `edit line ${p.range.start.line + 1}`;
     throw new WaymarkError(
       'refused',
-      `Refused: ${file} has ${left.length === 1 ? 'an error' : `${left.length} errors`} that ${operation} does not fix: line ${p.range.start.line + 1}: ${p.code}: ${p.message} Fix it first (${fix}; waymark validate ${file} lists all), or pass --force to ${operation} anyway (recorded in history).`,
+      `Refused: ${file} has ${left.length === 1 ? 'an error' : `${left.length} errors`} that ${operation} does not fix: line ${p.range.start.line + 1}: ${p.code}: ${p.message} Fix it first (as the problem says; waymark validate ${file} lists all, waymark fix applies the quick fixes), or pass --force to ${operation} anyway (recorded in history).`,
       file,
       { problems: left.map((x) => ({ code: x.code, line: x.range.start.line + 1, message: x.message })) },
     );
@@ -400,9 +398,13 @@ export class WritePipeline {
       }
       const forced = this.checkProblems(read, after, operation, opts);
       this.preflight(ctx, abs, target);
-      this.recordExternalEdit(ctx, abs, read.state, wctx);
+      const history = readHistory(ctx.root, abs, ctx.config.history?.dir);
+      const external = this.recordExternalEdit(ctx, abs, read.state, wctx, history);
       const detail = forced.length ? { ...(plan.detail ?? {}), forced: { problems: forced.map((p) => p.code) } } : plan.detail;
       const planned = this.entryFor(abs, operation, wctx, read.state, after, detail);
+      // A file's first history line records the whole state it started from: later lines
+      // record only what changed, and `history --at` needs a known starting point.
+      if (!history.length && !external) planned.from = { ...historySnapshot(read.state), ...planned.from };
       intent = this.journal(ctx, abs, [{ file: target, text: newText }], [{ entry: planned, evidence: 0 }]);
       try {
         if (newText !== read.text) writeFileAtomic(target, newText, { root: ctx.root, mustExist: true, beforeRename: this.casCheck(lock, target, abs, read.text) });

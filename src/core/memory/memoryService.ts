@@ -14,7 +14,8 @@ import type { KuzuLoader, KuzuStore } from './kuzuStore';
 import { entityId, entityKindOf, entityName, newId, normalizeEntityId, relPath } from './links';
 import { importCandidates, parseImportFile } from './importers';
 import { markSession } from '../protocol/sessions';
-import { listWorkflowFiles } from '../protocol/states';
+import { contextFor, listWorkflowFiles, readWorkflowFile } from '../protocol/states';
+import { frontmatterResume } from '../model/resume';
 import type { ImportFormat } from './importers';
 import { COLD_LIMIT, EXPORT_LIMIT, HOT_LIMIT, MemoryFiles } from './memoryFiles';
 import type { ColdSection } from './memoryFiles';
@@ -125,6 +126,13 @@ export interface SessionInfo {
 }
 
 export const DEFAULT_MEMORY_DIR = '.waymark/memory';
+
+/** Where a workflow stands, as the hot file's frontmatter records it for tier-3 resume. */
+function hotPosition(state: WorkflowState | undefined): Record<string, unknown> {
+  if (!state) return {};
+  const next = frontmatterResume(state).step;
+  return { currentStep: next ?? null, nextStep: next ?? null };
+}
 
 /**
  * The `memory:` block of `.waymark/config.yaml`, read through the one config schema (bad values
@@ -692,6 +700,7 @@ export class MemoryService {
     // The workflows the session covers get its start marker (and its end marker later): the
     // one named, else every workflow under way.
     const covered = args.workflow ? [args.workflow] : (await listWorkflowFiles(this.root)).filter((f) => f.state && (f.state.status === 'in_progress' || f.state.status === 'blocked')).map((f) => f.file);
+    const where = args.workflow ? hotPosition(readWorkflowFile(await contextFor(this.root), path.resolve(this.root, args.workflow)).state) : {};
     const { writeFileAtomic } = await import('../store/atomicWrite');
     writeFileAtomic(this.paths.session, JSON.stringify({ ...session, workflows: covered.map((f) => relPath(this.root, f)) }, null, 2) + '\n', { root: this.root, what: 'memory session' });
     await markSession(this.root, 'session.start', { actor: this.opts.origin, session: session.id }, covered, args.objective ? { objective: args.objective } : {}, { clock: this.clock, logger: this.logger });
@@ -702,8 +711,8 @@ export class MemoryService {
       h.working = [];
       h.tasks = h.tasks ?? [];
       h.waiting = h.waiting ?? [];
-      // The workflow the session is on: tier-3 resume reads it from here.
-      h.fields = args.workflow ? { activeWorkflow: relPath(this.root, args.workflow) } : {};
+      // The workflow the session is on and where it stands: tier-3 resume reads them from here.
+      h.fields = args.workflow ? { activeWorkflow: relPath(this.root, args.workflow), ...where } : {};
     });
     const r = await this.recall({ workflow: args.workflow, limit: args.limit ?? 15 });
     return { session, previous, recall: r.items, engine: r.engine };
@@ -758,6 +767,13 @@ export class MemoryService {
   private async handleWorkflowEvent(entry: HistoryEntry, ctx: WriteContext & { after?: WorkflowState }): Promise<void> {
     const root = ctx.root || this.root;
     const rel = relPath(root, entry.file || ctx.file);
+    if (ctx.after && this.files.readHot().fields.activeWorkflow === rel) {
+      // The hot file follows its active workflow, so tier 3 agrees with the frontmatter.
+      const pos = hotPosition(ctx.after);
+      await this.files.updateHot((h) => {
+        if (h.fields.activeWorkflow === rel) Object.assign(h.fields, pos);
+      });
+    }
     const op = (entry.operation || ctx.operation || '').toLowerCase().replace(/[_\s]/g, '-');
     const fromStatus = typeof entry.from?.status === 'string' ? entry.from.status : undefined;
     // History entries carry only the fields that changed: no `status` in `to` means it did not change.
