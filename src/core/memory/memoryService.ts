@@ -127,6 +127,33 @@ export interface SessionInfo {
 
 export const DEFAULT_MEMORY_DIR = '.waymark/memory';
 
+/** Why `file` cannot be written (rewritten atomically beside itself), or undefined. */
+function unwritable(file: string): string | undefined {
+  let st: fs.Stats | undefined;
+  try {
+    st = fs.statSync(file);
+  } catch {
+    st = undefined;
+  }
+  if (st && !st.isFile()) return `is ${st.isDirectory() ? 'a folder' : 'not a regular file'}; remove it (Waymark recreates the file)`;
+  if (st) {
+    try {
+      fs.accessSync(file, fs.constants.W_OK);
+    } catch {
+      return 'is read-only; chmod u+w it';
+    }
+  }
+  // Atomic rewrites need the folder writable too (a missing folder is created when needed).
+  let dir = path.dirname(file);
+  while (!fs.existsSync(dir) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  try {
+    fs.accessSync(dir, fs.constants.W_OK);
+  } catch {
+    return `cannot be written: its folder ${dir} is read-only; chmod u+w it`;
+  }
+  return undefined;
+}
+
 /** Where a workflow stands, as the hot file's frontmatter records it for tier-3 resume. */
 function hotPosition(state: WorkflowState | undefined): Record<string, unknown> {
   if (!state) return {};
@@ -477,11 +504,11 @@ export class MemoryService {
     const id = kind === 'file' || kind === 'workflow' ? `${kind}:${relPath(this.root, name)}` : /^[a-z]+:/.test(name) ? name : `${kind}:${name}`;
     const entity: EntityRecord = { id, kind: entityKindOf(id), name: entityName(id), createdAt: input.createdAt ?? this.now() };
     const ops: JournalOp[] = [{ v: 1, op: 'entity', rec: entity }];
-    for (const r of input.relations ?? []) ops.push({ v: 1, op: 'relate', rec: { from: id, to: normalizeEntityId(r.to), relation: r.relation || 'related_to' } });
+    for (const r of input.relations ?? []) ops.push({ v: 1, op: 'relate', rec: { from: id, to: normalizeEntityId(r.to), relation: r.relation || 'related_to', at: entity.createdAt } });
     if (input.workflow) {
       const wf = entityId.workflow(relPath(this.root, input.workflow));
-      ops.push({ v: 1, op: 'relate', rec: { from: id, to: input.step ? entityId.step(relPath(this.root, input.workflow), input.step) : wf, relation: 'used_by' } });
-      if (input.step) ops.push({ v: 1, op: 'relate', rec: { from: entityId.step(relPath(this.root, input.workflow), input.step), to: wf, relation: 'step_of' } });
+      ops.push({ v: 1, op: 'relate', rec: { from: id, to: input.step ? entityId.step(relPath(this.root, input.workflow), input.step) : wf, relation: 'used_by', at: entity.createdAt } });
+      if (input.step) ops.push({ v: 1, op: 'relate', rec: { from: entityId.step(relPath(this.root, input.workflow), input.step), to: wf, relation: 'step_of', at: entity.createdAt } });
     }
     appendJournal(this.paths.inbox, ops, this.root);
     const { engine } = await this.serial(() => this.withStore(async () => undefined));
@@ -652,19 +679,22 @@ export class MemoryService {
         this.lastFailure = new WaymarkError('unavailable', `${errorMessage(e)}; learnings are kept in the journal`, undefined, { cause: 'no-engine' });
       }
     }
-    const degraded = engine === 'journal' && (!this.nothingYet || this.lastFailure?.data?.cause === 'no-engine');
+    const engineDown = engine === 'journal' && (!this.nothingYet || this.lastFailure?.data?.cause === 'no-engine');
+    const files = this.fileHealth();
+    const degraded = engineDown || files !== undefined;
     const c = value.counts;
     const what = `${c.decision} decisions, ${c.learning} learnings, ${c.summary} summaries, ${c.entity} entities`;
+    const reason = files ?? this.lastFailure?.message ?? 'database unavailable';
     const line = this.nothingYet && !degraded
       ? 'memory: ok (nothing recorded yet)'
       : degraded
-        ? `memory: degraded: ${this.lastFailure?.message ?? 'database unavailable'} (using the journal: ${what})`
+        ? `memory: degraded: ${reason} (${engine === 'journal' ? 'using the journal' : 'kuzu'}: ${what})`
         : `memory: ok (kuzu, ${what})`;
     return {
       state: degraded ? 'degraded' : 'ok',
       engine,
-      reason: degraded ? this.lastFailure?.message : undefined,
-      cause: degraded ? String(this.lastFailure?.data?.cause ?? 'unknown') : undefined,
+      reason: degraded ? reason : undefined,
+      cause: files ? 'memory-file' : degraded ? String(this.lastFailure?.data?.cause ?? 'unknown') : undefined,
       schemaVersion: value.schema ?? (engine === 'kuzu' ? SCHEMA_VERSION : undefined),
       counts: c,
       pendingBytes: pending,
@@ -675,6 +705,19 @@ export class MemoryService {
       warnings,
       line,
     };
+  }
+
+  /**
+   * Whether the hot and cold Markdown files can be written, checked without opening the
+   * database: a folder where the file belongs, a read-only file or folder. Undefined when fine;
+   * else the reason (the seeds' wording first, so status bars say what it means).
+   */
+  fileHealth(): string | undefined {
+    for (const [what, file] of [['cold memory file', this.paths.cold], ['hot memory file', this.paths.hot]] as const) {
+      const why = unwritable(file);
+      if (why) return `Auto-memory unavailable — learnings will not persist: the ${what} ${file} ${why}`;
+    }
+    return undefined;
   }
 
   // ---- sessions (tier 3) --------------------------------------------------------------------
