@@ -194,3 +194,67 @@ describe('history and sessions tell the truth (issue 9, items 10, 11 and 12)', (
     }
   });
 });
+
+describe('memory that cannot persist says so; small truths (issue 9, items 13 and 14)', () => {
+  test('item 13: a folder where the cold file belongs: memory status and status say degraded, with the reason', async () => {
+    const { root } = workspace('---\nworkflow: w\nstatus: in_progress\nsteps: [a, b]\ncurrentStep: a\nstepsCompleted: []\n---\n');
+    // Real Kuzu here: with it healthy, the only thing wrong is the cold file.
+    delete process.env.WAYMARK_MEMORY_ENGINE;
+    try {
+      assert.equal((await cli(root, 'memory', 'record', '--type', 'learning', '--category', 'gotcha', 'npm ci needs the lockfile', '--root', root)).code, 0);
+      let r = await cli(root, 'memory', 'status', '--root', root, '--json');
+      assert.equal(JSON.parse(r.out).state, 'ok', r.out);
+      fs.rmSync(protocolPaths(root).coldMemory, { force: true });
+      fs.mkdirSync(protocolPaths(root).coldMemory);
+      r = await cli(root, 'memory', 'status', '--root', root, '--json');
+      const s = JSON.parse(r.out);
+      assert.equal(s.state, 'degraded');
+      assert.match(s.reason, /^Auto-memory unavailable — learnings will not persist: the cold memory file .*orchestrator_memory\.md is a folder/);
+      assert.match(s.line, /^memory: degraded: Auto-memory unavailable/);
+      r = await cli(root, 'status');
+      assert.match(r.out, /^memory: degraded: Auto-memory unavailable — learnings will not persist/);
+      r = await cli(root, 'status', '--json');
+      assert.equal(JSON.parse(r.out).memory.state, 'degraded');
+    } finally {
+      process.env.WAYMARK_MEMORY_ENGINE = 'journal';
+      cleanup(root);
+    }
+  });
+
+  test('item 14: updatedAt keeps its style; delegate --out makes its folder; relation targets get a real createdAt; recall ignores stop-words', async () => {
+    const { root, file } = workspace('---\nworkflow: w\nstatus: in_progress\nsteps: [a, b, c]\ncurrentStep: a\nstepsCompleted: []\nupdatedAt: 2026-11-22T09:14:00Z\n---\n');
+    try {
+      assert.equal((await cli(root, 'advance', 'wf.md')).code, 0);
+      const text = fs.readFileSync(file, 'utf8');
+      assert.match(text, /^updatedAt: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/m, text);
+      assert.doesNotMatch(text, /updatedAt: 2026-11-22T09:14:00Z/);
+      fs.writeFileSync(path.join(root, 'q.md'), '---\nworkflow: w\nstatus: in_progress\nsteps: [a, b]\ncurrentStep: a\nstepsCompleted: []\nupdatedAt: "2026-11-22T09:14:00.123Z"\n---\n');
+      assert.equal((await cli(root, 'advance', 'q.md')).code, 0);
+      assert.match(fs.readFileSync(path.join(root, 'q.md'), 'utf8'), /^updatedAt: "\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"$/m);
+
+      let r = await cli(root, 'delegate', 'wf.md', '--agent', 'dev', '--out', 'work/dev/child.md');
+      assert.equal(r.code, 0, r.err);
+      assert.ok(fs.statSync(path.join(root, 'work', 'dev', 'child.md')).isFile());
+
+      r = await cli(root, 'memory', 'record', '--type', 'entity', '--kind', 'component', '--name', 'parser', '--relates-to', 'component:lexer', '--relation', 'uses', '--root', root);
+      assert.equal(r.code, 0, r.err);
+      r = await cli(root, 'memory', 'export', '--out', 'export.json', '--root', root);
+      assert.equal(r.code, 0, r.err);
+      const exported = JSON.parse(fs.readFileSync(path.join(root, 'export.json'), 'utf8')) as { entities: { id: string; createdAt: string }[] };
+      const lexer = exported.entities.find((e) => e.id === 'component:lexer');
+      assert.ok(lexer, JSON.stringify(exported.entities));
+      assert.ok(Date.parse(lexer.createdAt) > Date.parse('2026-01-01T00:00:00Z'), lexer.createdAt);
+
+      for (const t of ['Release pipeline runs for every tag', 'Lint config moved to flat config', 'Parser keeps comments']) {
+        assert.equal((await cli(root, 'memory', 'record', '--type', 'summary', '--category', 'session', t, '--root', root)).code, 0);
+      }
+      r = await cli(root, 'memory', 'recall', 'for', '--root', root, '--json');
+      assert.deepEqual(JSON.parse(r.out).items, [], 'a stop-word alone recalls nothing');
+      r = await cli(root, 'memory', 'recall', 'pipeline for the release', '--root', root, '--json');
+      const items = JSON.parse(r.out).items as { memory: { text: string } }[];
+      assert.deepEqual(items.map((i) => i.memory.text), ['Release pipeline runs for every tag']);
+    } finally {
+      cleanup(root);
+    }
+  });
+});
