@@ -10,7 +10,7 @@ import { editFrontmatter } from '../model/edit';
 import * as fs from 'node:fs';
 import { writeFileAtomic, removeStaleTemps } from '../store/atomicWrite';
 import { acquireFileLock, type HeldLock } from '../store/fileLock';
-import { appendHistory, assertHistoryAppendable, historySnapshot, readHistory, stateChange } from '../store/history';
+import { appendHistory, assertHistoryAppendable, historySnapshot, lastRecordedState, readHistory, stateChange } from '../store/history';
 import { runningSession } from '../protocol/sessions';
 import { assertJournalWritable, completeIntent, currentSha256, orphanedIntents, sha256Hex, writeIntent, type IntentEntry, type IntentWrite } from '../store/intentJournal';
 import { assertWritable, safeWritePath } from '../store/safePath';
@@ -248,9 +248,10 @@ export class WritePipeline {
    * entry) becomes an `external-edit` line first, so history has no gap and `--at` is exact:
    * `from` is what history last recorded, `to` the whole state as found.
    */
-  recordExternalEdit(ctx: WorkspaceContext, abs: string, found: WorkflowState, wctx: WriteContext, entries: HistoryEntry[]): HistoryEntry | undefined {
-    const last = [...entries].reverse().find((e) => e.hashAfter !== undefined);
+  recordExternalEdit(ctx: WorkspaceContext, abs: string, found: WorkflowState, wctx: WriteContext, last: HistoryEntry | undefined): HistoryEntry | undefined {
     if (!last || last.hashAfter === found.stateHash) return undefined;
+    // Rare (a hand edit): only now is the whole history read, for what it last recorded.
+    const entries = readHistory(ctx.root, abs, ctx.config.history?.dir);
     const known: Record<string, unknown> = {};
     for (const e of [...entries].sort((a, b) => a.seq - b.seq)) {
       if (e.from) for (const [k, v] of Object.entries(e.from)) if (!(k in known)) known[k] = v;
@@ -398,13 +399,13 @@ export class WritePipeline {
       }
       const forced = this.checkProblems(read, after, operation, opts);
       this.preflight(ctx, abs, target);
-      const history = readHistory(ctx.root, abs, ctx.config.history?.dir);
-      const external = this.recordExternalEdit(ctx, abs, read.state, wctx, history);
+      const recorded = lastRecordedState(ctx.root, abs, ctx.config.history?.dir);
+      const external = this.recordExternalEdit(ctx, abs, read.state, wctx, recorded.last);
       const detail = forced.length ? { ...(plan.detail ?? {}), forced: { problems: forced.map((p) => p.code) } } : plan.detail;
       const planned = this.entryFor(abs, operation, wctx, read.state, after, detail);
       // A file's first history line records the whole state it started from: later lines
       // record only what changed, and `history --at` needs a known starting point.
-      if (!history.length && !external) planned.from = { ...historySnapshot(read.state), ...planned.from };
+      if (!recorded.any && !external) planned.from = { ...historySnapshot(read.state), ...planned.from };
       intent = this.journal(ctx, abs, [{ file: target, text: newText }], [{ entry: planned, evidence: 0 }]);
       try {
         if (newText !== read.text) writeFileAtomic(target, newText, { root: ctx.root, mustExist: true, beforeRename: this.casCheck(lock, target, abs, read.text) });
