@@ -221,8 +221,10 @@ describe('memory that cannot persist says so; small truths (issue 9, items 13 an
     }
   });
 
-  test('item 14: updatedAt keeps its style; delegate --out makes its folder; relation targets get a real createdAt; recall ignores stop-words', async () => {
-    const { root, file } = workspace('---\nworkflow: w\nstatus: in_progress\nsteps: [a, b, c]\ncurrentStep: a\nstepsCompleted: []\nupdatedAt: 2026-11-22T09:14:00Z\n---\n');
+  const PLAN = '---\nworkflow: w\nstatus: in_progress\nsteps: [a, b, c]\ncurrentStep: a\nstepsCompleted: []\nupdatedAt: 2026-11-22T09:14:00Z\n---\n';
+
+  test('item 14a: updatedAt is rewritten in the file\'s own style', async () => {
+    const { root, file } = workspace(PLAN);
     try {
       assert.equal((await cli(root, 'advance', 'wf.md')).code, 0);
       const text = fs.readFileSync(file, 'utf8');
@@ -231,12 +233,26 @@ describe('memory that cannot persist says so; small truths (issue 9, items 13 an
       fs.writeFileSync(path.join(root, 'q.md'), '---\nworkflow: w\nstatus: in_progress\nsteps: [a, b]\ncurrentStep: a\nstepsCompleted: []\nupdatedAt: "2026-11-22T09:14:00.123Z"\n---\n');
       assert.equal((await cli(root, 'advance', 'q.md')).code, 0);
       assert.match(fs.readFileSync(path.join(root, 'q.md'), 'utf8'), /^updatedAt: "\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"$/m);
+    } finally {
+      cleanup(root);
+    }
+  });
 
-      let r = await cli(root, 'delegate', 'wf.md', '--agent', 'dev', '--out', 'work/dev/child.md');
+  test('item 14b: delegate --out creates a missing folder inside the workspace', async () => {
+    const { root } = workspace(PLAN);
+    try {
+      const r = await cli(root, 'delegate', 'wf.md', '--agent', 'dev', '--out', 'work/dev/child.md');
       assert.equal(r.code, 0, r.err);
       assert.ok(fs.statSync(path.join(root, 'work', 'dev', 'child.md')).isFile());
+    } finally {
+      cleanup(root);
+    }
+  });
 
-      r = await cli(root, 'memory', 'record', '--type', 'entity', '--kind', 'component', '--name', 'parser', '--relates-to', 'component:lexer', '--relation', 'uses', '--root', root);
+  test('item 14c: an entity created only as a relation target gets a real createdAt', async () => {
+    const { root } = workspace(PLAN);
+    try {
+      let r = await cli(root, 'memory', 'record', '--type', 'entity', '--kind', 'component', '--name', 'parser', '--relates-to', 'component:lexer', '--relation', 'uses', '--root', root);
       assert.equal(r.code, 0, r.err);
       r = await cli(root, 'memory', 'export', '--out', 'export.json', '--root', root);
       assert.equal(r.code, 0, r.err);
@@ -244,11 +260,18 @@ describe('memory that cannot persist says so; small truths (issue 9, items 13 an
       const lexer = exported.entities.find((e) => e.id === 'component:lexer');
       assert.ok(lexer, JSON.stringify(exported.entities));
       assert.ok(Date.parse(lexer.createdAt) > Date.parse('2026-01-01T00:00:00Z'), lexer.createdAt);
+    } finally {
+      cleanup(root);
+    }
+  });
 
+  test('item 14d: free-text recall ignores stop-words', async () => {
+    const { root } = workspace(PLAN);
+    try {
       for (const t of ['Release pipeline runs for every tag', 'Lint config moved to flat config', 'Parser keeps comments']) {
         assert.equal((await cli(root, 'memory', 'record', '--type', 'summary', '--category', 'session', t, '--root', root)).code, 0);
       }
-      r = await cli(root, 'memory', 'recall', 'for', '--root', root, '--json');
+      let r = await cli(root, 'memory', 'recall', 'for', '--root', root, '--json');
       assert.deepEqual(JSON.parse(r.out).items, [], 'a stop-word alone recalls nothing');
       r = await cli(root, 'memory', 'recall', 'pipeline for the release', '--root', root, '--json');
       const items = JSON.parse(r.out).items as { memory: { text: string } }[];
