@@ -242,11 +242,21 @@ const statusCommand: CliCommand = {
       }
     }
     workflows.sort((a, b) => a.file.localeCompare(b.file));
+    // Memory that cannot persist is part of the state an agent must know (no database opened here).
+    const memCore = createStateCore({ roots: [t.root] });
+    let memoryDown: string | undefined;
+    try {
+      memoryDown = memCore.memory.forRoot(t.root).fileHealth();
+    } catch (e) {
+      if (!WaymarkError.is(e, 'unavailable')) throw e;
+    } finally {
+      await memCore.close();
+    }
     if (ctx.json) {
-      ctx.stdout(JSON.stringify({ workflows: workflows.map((w) => ({ ...statusJson(w, ctx.cwd), problems: problemCount(w) })) }) + '\n');
+      ctx.stdout(JSON.stringify({ workflows: workflows.map((w) => ({ ...statusJson(w, ctx.cwd), problems: problemCount(w) })), memory: memoryDown ? { state: 'degraded', reason: memoryDown } : { state: 'ok' } }) + '\n');
       return 0;
     }
-    const lines: string[] = [];
+    const lines: string[] = memoryDown ? [`memory: degraded: ${memoryDown}`] : [];
     for (const w of workflows) {
       const r = frontmatterResume(w);
       lines.push(`${display(w.file, ctx.cwd)}`);

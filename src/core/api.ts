@@ -158,7 +158,8 @@ export interface ProtocolApi {
   /** Every workflow of a root, after expiring an orchestrator state whose ttl passed. */
   resumeRoot(root: string): Promise<RootResume>;
   /** Brings stale resume sources in line with the most recent write. */
-  sync(root: string, who?: Actor): Promise<{ actions: SyncAction[]; before: RootResume; after: RootResume }>;
+  /** Moves stale resume sources forward (never back); `force` lets it restore frontmatter whose body changed. */
+  sync(root: string, who?: Actor & { force?: boolean }): Promise<{ actions: SyncAction[]; before: RootResume; after: RootResume }>;
   /** A workflow's history with the root's configured history folder (bad lines listed, not fatal). */
   history(root: string, file: string): Promise<{ entries: HistoryEntry[]; badLines: number[]; historyFile: string }>;
 

@@ -188,6 +188,11 @@ export interface MutationOptions {
   /** Session marker recorded in history. */
   session?: string;
   /**
+   * Write although the file has error-level problems this change does not fix (recorded in
+   * history as `detail.forced`). Never bypasses a gate, a lease or the status rules.
+   */
+  force?: boolean;
+  /**
    * Apply to this text instead of the file on disk, and do not write: the result
    * carries `newText` for the caller to apply (an editor with unsaved changes).
    */

@@ -34,6 +34,7 @@ import { createProtocolApi } from './protocolApi';
 import { CoreMemory } from './memoryApi';
 import { workspaceFolderOf } from './roots';
 import { leaseGuard } from '../protocol/leases';
+import { enforcementGuard } from '../protocol/orchestrator';
 import { eventsGuard, eventsObserver } from '../protocol/events';
 
 /**
@@ -62,7 +63,7 @@ class StateCoreImpl implements StateCore {
     this.memory = this.coreMemory;
     // Every face gets the same write path: leases honoured on every write, every write an event,
     // completions fed to memory unless it is off.
-    const guards = [leaseGuard(), eventsGuard(), ...(init.guards ?? [])];
+    const guards = [leaseGuard(), enforcementGuard(), eventsGuard(), ...(init.guards ?? [])];
     const observers = [eventsObserver(), ...(init.observers ?? []), ...(consolidate ? [this.coreMemory.observer()] : [])];
     this.model = new WorkflowModel(this.roots, this.contexts, (abs) => this.writes.readWorkflow(abs), { overrides: init.configOverrides, logger, clock: this.clock, scanIndex: init.scanIndex });
     this.writes = new WritePipeline({ ...init, guards, observers }, logger, this.clock, this.contexts, this.model);
