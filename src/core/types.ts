@@ -135,6 +135,12 @@ export interface WorkflowState {
   problems: Problem[];
   /** True when the file could not be parsed and this is the last good state. */
   stale?: boolean;
+  /** BMAD: which rule identified the artifact's workflow (`outputFile`, `default_output_file`, `workflowType`, `steps`, `manifest`). */
+  identifiedBy?: string;
+  /** BMAD: what that rule matched (the declared output path, the workflowType...). */
+  identifiedDetail?: string;
+  /** True when `status` is derived from the steps (the file has no status key); never written back. */
+  statusDerived?: boolean;
 }
 
 /** A file the scan found but did not read as a workflow, and why. */

@@ -250,3 +250,12 @@ export function findStory(report: SprintReport, ref: string): SprintReport['stor
   const id = `${Number(m[2])}${m[3].toLowerCase()}`;
   return report.stories.find((s) => s.epic === Number(m[1]) && s.story === id);
 }
+
+/** The drift problems of a project's sprint (none when it has no BMAD sprint). Never throws. */
+export function sprintProblems(root: string, opts: SprintOptions = {}): Problem[] {
+  try {
+    return loadSprint(root, opts)?.problems ?? [];
+  } catch (e) {
+    return [{ file: root, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, severity: 'warning', code: 'sprint-unreadable', message: `The BMAD sprint could not be read (${(e as Error).message}); sprint checks are skipped.` }];
+  }
+}

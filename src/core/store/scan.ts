@@ -6,6 +6,7 @@ import { loadWorkspaceContext, type WorkspaceContext } from './workspaceContext'
 import { parseWorkflowText } from '../model/workflow';
 import { sha256 } from '../model/hash';
 import { validateDelegation } from '../model/delegation';
+import { sprintProblems } from '../bmad/sprint';
 import { contextFingerprint, loadScanIndex, makeEntryLine, restoreEntry, sameKey, saveScanIndex, RACY_WINDOW_MS, type FileKey, type IndexEntry, type SaveOutcome } from './scanIndex';
 
 export interface ScanOptions {
@@ -26,6 +27,8 @@ export interface ScanOptions {
   indexWrite?: 'deferred' | 'sync';
   /** Files changed this close (ms) before a scan are hash-verified next time. Default RACY_WINDOW_MS; tests lower it. */
   racyWindowMs?: number;
+  /** Also check BMAD sprint ledgers (sprint-status.yaml, story files, epics, gates) and add their drift problems. */
+  sprint?: boolean;
 }
 
 /** How a scan used the index, per root. */
@@ -327,6 +330,7 @@ export async function scanRoots(
       problems.push(...loaded.problems);
     }
     contexts.set(root, ctx);
+    if (opts.sprint && ctx.config.dialects.includes('bmad')) problems.push(...sprintProblems(root, { installDir: ctx.config.bmad.dir, outputDir: ctx.config.bmad.output, now: opts.now?.() }));
     const listed = listCandidates(ctx, opts.logger);
     skipped.push(...listed.skipped);
     files += listed.files.length;
