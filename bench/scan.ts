@@ -5,9 +5,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { scanRoots, readWorkflowFileSync, listCandidates } from '../src/core/store/scan';
-import { scanIndexPath } from '../src/core/store/scanIndex';
+import { scanIndexPath, SCAN_INDEX_DIR, RACY_WINDOW_MS } from '../src/core/store/scanIndex';
 import { loadWorkspaceContext } from '../src/core/store/workspaceContext';
 import { validateDelegation } from '../src/core/model/delegation';
 import { parseWorkflowText } from '../src/core/model/workflow';
@@ -87,14 +87,14 @@ function bmadFile(i: number): string {
   ].join('\n');
 }
 
-function setup(): string[] {
+function setup(root: string, n = N): string[] {
   const arch = path.join(root, '_bmad/bmm/workflows/3-solutioning/create-architecture/steps');
   fs.mkdirSync(arch, { recursive: true });
   for (const s of ['step-01-init', 'step-01b-continue', 'step-02-context', 'step-03-starter', 'step-04-decisions', 'step-05-patterns', 'step-06-structure', 'step-07-validation', 'step-08-complete']) {
     fs.writeFileSync(path.join(arch, `${s}.md`), `---\nname: ${s}\n---\n`);
   }
   const files: string[] = [];
-  for (let i = 0; i < N; i++) {
+  for (let i = 0; i < n; i++) {
     const bmad = i % 5 === 4;
     const dir = bmad ? path.join(root, '_bmad-output', `d${i % 50}`) : path.join(root, 'work', `d${i % 100}`);
     if (i < 100) fs.mkdirSync(dir, { recursive: true });
@@ -144,7 +144,7 @@ function freshProcess(dir: string, mode: 'index' | 'noindex' | 'floor'): { ms: n
 }
 
 async function main() {
-  const files = setup();
+  const files = setup(root);
   let bytes = 0;
   for (const f of files) bytes += fs.statSync(f).size;
   console.log(`scan.files ${files.length}`);
@@ -233,6 +233,8 @@ async function main() {
     cross.push(performance.now() - t2);
   }
 
+  const proc = processFigures(files);
+
   console.log(`scan.workflows ${res.workflows.length}`);
   console.log(`scan.problems ${problems}`);
   console.log(`scan.cold_ms ${fmt(cold)}  (first scan in the process, no index; ${Math.round((N / cold) * 1000)} files/s)`);
@@ -250,6 +252,110 @@ async function main() {
   console.log(`scan.revalidate_one_ms ${fmt(median(one))}  (median; p99 ${fmt(p99(one))}; target < 5)`);
   console.log(`scan.revalidate_cross_ms ${fmt(median(cross))}  (delegation check over all ${N} states, median)`);
   console.log(`scan.heap_mb ${Math.round(process.memoryUsage().heapUsed / 1024 / 1024)}`);
+  printProcessFigures(proc);
+}
+
+// ---- whole processes, side by side ------------------------------------------------------------
+
+const CLI = path.resolve('dist/cli.js');
+const FLOOR = path.resolve('bench/floor.mjs');
+const RUNS = 5;
+
+/** Wall ms of one whole process, spawn to exit, its output thrown away. */
+function wall(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env, okCodes = [0]): number {
+  const t0 = performance.now();
+  const r = spawnSync(cmd, args, { cwd, env, stdio: 'ignore' });
+  const ms = performance.now() - t0;
+  if (r.error || !okCodes.includes(r.status ?? -1)) throw new Error(`bench: ${cmd} ${args.join(' ')} failed (${r.error?.message ?? `exit ${r.status}`})`);
+  return ms;
+}
+
+interface Pair {
+  a: number;
+  b: number;
+  /** Median of the run-by-run ratios a/b (runs alternate, so drift in machine speed cancels). */
+  ratio: number;
+}
+
+/** A and B in turn (A B A B ...), one unmeasured warm-up pair first; medians of each and of the ratios. */
+function paired(a: () => number, b: () => number, runs = RUNS): Pair {
+  a();
+  b();
+  const as: number[] = [];
+  const bs: number[] = [];
+  const rs: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const x = a();
+    const y = b();
+    as.push(x);
+    bs.push(y);
+    rs.push(x / y);
+  }
+  return { a: median(as), b: median(bs), ratio: median(rs) };
+}
+
+function hasRipgrep(): boolean {
+  const r = spawnSync('rg', ['--version'], { stdio: 'ignore' });
+  return !r.error && r.status === 0;
+}
+
+interface ProcessFigures {
+  cold: Pair;
+  coldNoIndex: Pair;
+  warm: Pair;
+  rg?: Pair;
+  status: Pair;
+  statusFile: string;
+}
+
+/**
+ * `waymark validate .` on the benchmark tree against the floor script (list + read + SHA-256 in
+ * plain Node), cold (no index yet, so it is written too), cold with the index off, and warm; ripgrep
+ * finding the state lines as a peer; `waymark status FILE` in this tree against the same file's
+ * status in a 10-file tree.
+ */
+function processFigures(files: string[]): ProcessFigures {
+  const cache = path.join(root, SCAN_INDEX_DIR);
+  const noIndex = { ...process.env, WAYMARK_SCAN_INDEX: '0' };
+  const withIndex = { ...process.env };
+  delete withIndex.WAYMARK_SCAN_INDEX;
+  const floor = () => wall(process.execPath, [FLOOR, root], root);
+  const validate = (env: NodeJS.ProcessEnv) => wall(process.execPath, [CLI, 'validate', '.'], root, env);
+  const cold = paired(() => {
+    fs.rmSync(cache, { recursive: true, force: true });
+    return validate(withIndex);
+  }, floor);
+  const coldNoIndex = paired(() => validate(noIndex), floor);
+  validate(withIndex);
+  // Past the racy window, so the warm runs reuse entries without re-hashing them.
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, RACY_WINDOW_MS + 100);
+  validate(withIndex);
+  const warm = paired(() => validate(withIndex), floor);
+  const rg = hasRipgrep()
+    ? paired(() => wall('rg', ['--no-ignore', '--hidden', '-c', '-g', '*.md', '-g', '!_bmad/**', '-g', '!.waymark/**', '^(status|currentStep|stepsCompleted):', '.'], root), floor)
+    : undefined;
+  // The same file, in this tree and in a 10-file tree.
+  const small = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-bench-small-'));
+  try {
+    const smallFiles = setup(small, 10);
+    const target = path.relative(root, files[5]);
+    if (path.relative(small, smallFiles[5]) !== target) throw new Error('bench: the small tree does not hold the same file');
+    const status = paired(() => wall(process.execPath, [CLI, 'status', target], root, withIndex), () => wall(process.execPath, [CLI, 'status', target], small, withIndex));
+    return { cold, coldNoIndex, warm, rg, status, statusFile: target };
+  } finally {
+    fs.rmSync(small, { recursive: true, force: true });
+  }
+}
+
+function printProcessFigures(p: ProcessFigures): void {
+  const ms = (x: number) => `${fmt(x)} ms`;
+  console.log(`process.floor_ms ${fmt(p.warm.b)}  (node bench/floor.mjs: list + read + SHA-256 of the same files, whole process, median of ${RUNS})`);
+  console.log(`process.validate_cold_ms ${fmt(p.cold.a)}  (waymark validate ., no index yet (written too); ${p.cold.ratio.toFixed(2)}x the floor's ${ms(p.cold.b)} in the same pairs; target <= 4)`);
+  console.log(`process.validate_cold_noindex_ms ${fmt(p.coldNoIndex.a)}  (WAYMARK_SCAN_INDEX=0; ${p.coldNoIndex.ratio.toFixed(2)}x the floor's ${ms(p.coldNoIndex.b)}; target <= 4)`);
+  console.log(`process.validate_warm_ms ${fmt(p.warm.a)}  (with the scan index; ${p.warm.ratio.toFixed(2)}x the floor's ${ms(p.warm.b)}; target <= 2)`);
+  if (p.rg) console.log(`process.ripgrep_ms ${fmt(p.rg.a)}  (peer: rg finds the state lines; ${p.rg.ratio.toFixed(2)}x the floor's ${ms(p.rg.b)})`);
+  else console.log('process.ripgrep_ms n/a  (rg not on PATH)');
+  console.log(`process.status_one_file_ms ${fmt(p.status.a)}  (waymark status ${p.statusFile} in the ${N}-file tree; ${p.status.ratio.toFixed(2)}x the same in a 10-file tree, ${ms(p.status.b)}; target <= 1.3)`);
 }
 
 (childArg > 0 ? child(process.argv[childArg + 1], process.argv[childArg + 2]) : main())

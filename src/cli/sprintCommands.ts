@@ -83,6 +83,7 @@ function storyLine(s: SprintStory): string {
 const sprint: CliCommand = {
   name: 'sprint',
   usage: 'sprint [ROOT] [--json] [--stale-days N]',
+  options: ['root', 'stale-days'],
   summary: 'List epics and stories of a BMAD project: ledger and file status, tasks, gates, drift, and what to do next.',
   help: [
     'Reads sprint-status.yaml, the story files, the epics document and QA gates where the BMAD config puts them.',
@@ -154,6 +155,7 @@ const storySetStatus: CliCommand = {
   summary: 'Set a story\'s status in its story file and in sprint-status.yaml, as one change.',
   help: `KEY is the ledger key (2-6a-login) or its number (2.6a, 2-6a). STATUS: backlog, ready-for-dev, in-progress, review, done.\n\n${WRITE_HELP}`,
   booleanFlags: ['force'],
+  options: ['root', 'expect-hash', 'actor', 'session'],
   async run(ctx) {
     assertFlags(ctx, ['root', 'expect-hash', 'actor', 'session', 'force']);
     const key = requirePositional(ctx.args, 0, 'KEY (the story key, e.g. 1-2-login or 1.2)');
@@ -171,6 +173,7 @@ const storyCheck: CliCommand = {
   summary: 'Tick a task of a story file (TASK: its number 2 or 2.1, #N for the Nth checkbox, or a unique piece of its text).',
   help: `  --uncheck           untick instead (a done story needs --force)\n${WRITE_HELP}`,
   booleanFlags: ['force', 'uncheck'],
+  options: ['root', 'expect-hash', 'actor', 'session'],
   async run(ctx) {
     assertFlags(ctx, ['root', 'expect-hash', 'actor', 'session', 'force', 'uncheck']);
     const key = requirePositional(ctx.args, 0, 'KEY (the story key, e.g. 1-2-login or 1.2)');
@@ -186,6 +189,7 @@ const storyShow: CliCommand = {
   name: 'story show',
   usage: 'story show KEY [--root DIR] [--json]',
   summary: 'One story: ledger and file status, tasks, gate, problems and its state hash.',
+  options: ['root'],
   async run(ctx) {
     assertFlags(ctx, ['root']);
     const key = requirePositional(ctx.args, 0, 'KEY (the story key, e.g. 1-2-login or 1.2)');

@@ -133,7 +133,10 @@ export interface WorkflowState {
   /** The raw frontmatter data (null-prototype object). */
   data: Record<string, unknown>;
   problems: Problem[];
-  /** True when the file could not be parsed and this is the last good state. */
+  /**
+   * True when the file exists but does not read as a workflow right now (an agent mid-write, a
+   * YAML error): this is its last good state, kept by the core; `problems` are the current text's.
+   */
   stale?: boolean;
   /** BMAD: which rule identified the artifact's workflow (`outputFile`, `default_output_file`, `workflowType`, `steps`, `manifest`). */
   identifiedBy?: string;
@@ -141,6 +144,8 @@ export interface WorkflowState {
   identifiedDetail?: string;
   /** True when `status` is derived from the steps (the file has no status key); never written back. */
   statusDerived?: boolean;
+  /** Why the state is stale: the first error of the current text, in one line. */
+  staleReason?: string;
 }
 
 /** A file the scan found but did not read as a workflow, and why. */
@@ -206,6 +211,11 @@ export interface HistoryEntry {
   hashAfter?: string;
   /** Free-form details (reason, gate verdict, step...). */
   detail?: Record<string, unknown>;
+  /**
+   * Id of the journalled intent this line completes (`<intent>:<n>`): lets a writer that
+   * recovers after a crash tell a line already written from one still missing.
+   */
+  intent?: string;
 }
 
 export interface ResumePoint {

@@ -69,4 +69,14 @@ export const PROTOCOL_COMMANDS = {
   leaseRelease: 'waymark.lease.release',
 } as const;
 
+/** Declared here and in package.json; registered by onboarding.ts (the walkthrough's commands). */
+export const ONBOARDING_COMMANDS = {
+  installCli: 'waymark.installCli',
+  newWorkflow: 'waymark.newWorkflow',
+  getStarted: 'waymark.getStarted',
+} as const;
+
+/** The Getting Started walkthrough's id in package.json (`contributes.walkthroughs`). */
+export const WALKTHROUGH_ID = 'gettingStarted';
+
 export const STATUS_BAR_ID = 'waymark.status';

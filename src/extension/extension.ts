@@ -4,6 +4,7 @@ import type { WorkflowState } from '../core/index';
 import { OUTPUT_CHANNEL } from './constants';
 import { Container } from './container';
 import { createFeatures } from './features';
+import { registerOnboarding } from './onboarding';
 
 let container: Container | undefined;
 
@@ -25,6 +26,8 @@ export function activate(context: vscode.ExtensionContext): { container?: Contai
     context.subscriptions.push(container);
     createFeatures(container);
     loadOptionalFeatures(container);
+    const c0 = container;
+    context.subscriptions.push(...registerOnboarding(context, log, () => c0.canWrite()));
     timings.activationMs = performance.now() - started;
     log.info(`[activate] ${timings.activationMs.toFixed(1)} ms (scan deferred)`);
     // The first scan runs after activation returns, with progress, never blocking start-up.

@@ -104,6 +104,34 @@ describe('CLI read verbs', () => {
     assert.equal(one.workflows[0].status, 'completed');
   });
 
+  test('status FILE reads that file alone: no scan, no index written, its own problems; validate and chain stay complete', () => {
+    const d = tmp();
+    try {
+      fs.mkdirSync(path.join(d, '.waymark'));
+      // A file the globs exclude is still read when named; the orphan needs other files to be seen.
+      fs.writeFileSync(path.join(d, '.waymark/config.yaml'), "exclude: ['skip/**']\n");
+      fs.mkdirSync(path.join(d, 'skip'));
+      const orphan = '---\nworkflow: w\nsteps: [a, b]\ncurrentStep: c\ndelegation:\n  id: kid\n  parent_id: gone\n  root_id: gone\n  depth: 1\n  chain_path: [gone, kid]\n---\n';
+      fs.writeFileSync(path.join(d, 'skip/kid.md'), orphan);
+      fs.writeFileSync(path.join(d, 'kid.md'), orphan);
+      const env = { ...process.env };
+      delete env.WAYMARK_SCAN_INDEX;
+      const run = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: d, encoding: 'utf8', env });
+      const one = run(['status', 'kid.md', '--json']);
+      assert.equal(one.status, 0, one.stderr);
+      assert.equal(fs.existsSync(path.join(d, '.waymark/cache/scan-index.jsonl')), false, 'a one-file status must not scan (the scan writes the index)');
+      const own = JSON.parse(one.stdout).workflows[0];
+      assert.equal(own.problems, 1, 'current-step-unknown only: the orphan check needs every file');
+      assert.equal(JSON.parse(run(['status', 'skip/kid.md', '--json']).stdout).workflows[0].workflow, 'w');
+      const v = JSON.parse(run(['validate', 'kid.md', '--json']).stdout);
+      assert.deepEqual(v.problems.map((p: { code: string }) => p.code).sort(), ['current-step-unknown', 'delegation-orphan']);
+      assert.match(run(['chain', 'kid.md']).stdout, /delegation-orphan/);
+      assert.match(run(['status', '--help']).stdout, /its problem count is its own/);
+    } finally {
+      fs.rmSync(d, { recursive: true, force: true });
+    }
+  });
+
   test('status of a non-workflow file exits 2; --help exits 0 on every read verb', () => {
     const r = cli(['status', 'work/note.md'], native);
     assert.equal(r.code, 2);

@@ -5,7 +5,8 @@ import type { ChangeEvent, Disposable, Problem, ScanResult, WorkflowState } from
 import { scanRoots } from '../store/scan';
 import { validateDelegation } from '../model/delegation';
 import type { ContextCache } from './contextCache';
-import type { ReadFile } from './workflowReader';
+import { readWorkflowText, type ReadFile } from './workflowReader';
+import { parseWorkflowText } from '../model/workflow';
 
 /**
  * The core's in-memory model: the last read state of every workflow file, the cross-file
@@ -23,11 +24,11 @@ export class WorkflowModel {
     private readonly roots: readonly string[],
     private readonly contexts: ContextCache,
     private readonly readWorkflow: (abs: string) => Promise<ReadFile>,
-    private readonly opts: { overrides?: Record<string, unknown>; logger: Logger; clock: Clock },
+    private readonly opts: { overrides?: Record<string, unknown>; logger: Logger; clock: Clock; scanIndex?: boolean },
   ) {}
 
   async scan(): Promise<ScanResult> {
-    const result = await scanRoots([...this.roots], { overrides: this.opts.overrides, logger: this.opts.logger, contexts: this.contexts.loaded, now: () => this.opts.clock.now() });
+    const result = await scanRoots([...this.roots], { overrides: this.opts.overrides, logger: this.opts.logger, contexts: this.contexts.loaded, now: () => this.opts.clock.now(), index: this.opts.scanIndex });
     for (const [root, ctx] of result.contexts) this.contexts.loaded.set(root, ctx);
     // The scan folds cross-file (delegation) problems into the states; the model keeps them apart
     // so they can be recomputed after a single file changes.
@@ -68,14 +69,15 @@ export class WorkflowModel {
 
   async reload(file: string): Promise<WorkflowState | undefined> {
     const abs = path.resolve(file);
+    const old = this.states.get(abs);
     let read: ReadFile | undefined;
     try {
       read = await this.readWorkflow(abs);
     } catch (e) {
+      if (old && (WaymarkError.is(e, 'invalid') || WaymarkError.is(e, 'usage'))) return this.keepLastGood(abs, old);
       if (!WaymarkError.is(e, 'unreadable') && !WaymarkError.is(e, 'invalid')) throw e;
       read = undefined;
     }
-    const old = this.states.get(abs);
     if (!read) {
       if (old) this.remove(abs);
       return undefined;
@@ -84,6 +86,28 @@ export class WorkflowModel {
     this.crossProblems = this.computeCross();
     if (!old || old.contentHash !== read.state.contentHash || old.stateHash !== read.state.stateHash) this.emit({ changes: [{ file: abs, state: read.state }] });
     return read.state;
+  }
+
+  /**
+   * The file is there but does not read as a workflow now (an agent mid-write, a YAML error):
+   * the model keeps its last good state, marked stale, with the problems of the current text.
+   */
+  private async keepLastGood(abs: string, old: WorkflowState): Promise<WorkflowState> {
+    let problems: Problem[] = [];
+    try {
+      const ctx = await this.contexts.contextFor(abs);
+      problems = parseWorkflowText(abs, readWorkflowText(abs, ctx), ctx).problems;
+    } catch (e) {
+      this.opts.logger.warn(`[core] could not validate ${abs}: ${errorMessage(e)}`);
+    }
+    const first = problems.find((p) => p.severity === 'error');
+    const staleReason = first ? `line ${first.range.start.line + 1}: ${first.message}` : 'its frontmatter no longer names a workflow';
+    const stale: WorkflowState = { ...old, stale: true, staleReason, problems };
+    this.states.set(abs, stale);
+    this.crossProblems = this.computeCross();
+    if (!old.stale) this.opts.logger.warn(`[core] ${abs} does not read as a workflow now (${staleReason}); keeping its last good state (stale)`);
+    if (!old.stale || old.staleReason !== staleReason || JSON.stringify(old.problems) !== JSON.stringify(problems)) this.emit({ changes: [{ file: abs, state: stale }] });
+    return stale;
   }
 
   remove(file: string): void {

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { WaymarkError } from '../errors';
 import { ioError } from '../store/atomicWrite';
+import { openInternalSync, safeMkdir, safeWritePath } from '../store/safePath';
 import type { JournalOp } from './model';
 
 /**
@@ -12,8 +13,12 @@ import type { JournalOp } from './model';
 
 const MAX_LINE = 256 * 1024;
 
-/** Appends ops as lines; returns the bytes written by the final (successful) attempt. */
-export function appendJournal(file: string, ops: JournalOp[]): number {
+/**
+ * Appends ops as lines; returns the bytes written by the final (successful) attempt. With
+ * `root`, the inbox's real path must lie inside that workspace folder (`memory.dir` or a link
+ * leading elsewhere is refused, exit 2) and a FIFO or folder at its path is refused, never waited on.
+ */
+export function appendJournal(file: string, ops: JournalOp[], root?: string): number {
   if (!ops.length) return 0;
   const text = ops.map((op) => {
     const line = JSON.stringify(op);
@@ -21,11 +26,13 @@ export function appendJournal(file: string, ops: JournalOp[]): number {
     return line + '\n';
   }).join('');
   try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const target = root ? safeWritePath(root, file) : file;
+    if (root) safeMkdir(root, path.dirname(target));
+    else fs.mkdirSync(path.dirname(target), { recursive: true });
     // Re-check after writing that the path still names the file we wrote to: a prune
     // may have rotated the inbox between open and write; then write again (ids make it idempotent).
     for (let attempt = 0; attempt < 5; attempt++) {
-      const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, 0o644);
+      const fd = openInternalSync(target, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, { noFollow: !!root, what: 'memory inbox' });
       let ino: number;
       try {
         const buf = Buffer.from(text, 'utf8');
@@ -37,7 +44,7 @@ export function appendJournal(file: string, ops: JournalOp[]): number {
       }
       let now: number | undefined;
       try {
-        now = fs.statSync(file).ino;
+        now = fs.statSync(target).ino;
       } catch {
         now = undefined;
       }
@@ -64,9 +71,10 @@ export interface JournalRead {
 export function readJournal(file: string, offset = 0): JournalRead {
   let fd: number;
   try {
-    fd = fs.openSync(file, 'r');
+    fd = openInternalSync(file, fs.constants.O_RDONLY, { what: 'memory inbox' });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { ops: [], end: 0, bad: 0 };
+    if (WaymarkError.is(e)) throw e;
     throw ioError(e, file, 'read');
   }
   try {

@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { writeFileAtomic } from '../store/atomicWrite';
-import { withFileLock } from '../store/fileLock';
+import { writeFileAtomic, sweepStaleTemps } from '../store/atomicWrite';
+import { assertRegularOrMissing, readInternalIfExists, safeMkdir, safeWritePath } from '../store/safePath';
+import { acquireFileLock } from '../store/fileLock';
 
 /* Hot and cold memory files: plain Markdown, readable without Kuzu.
  * Hot (`session_state.md`) is rewritten as work goes on and reset at session end.
@@ -78,15 +79,34 @@ export class MemoryFiles {
     readonly hotFile: string,
     readonly coldFile: string,
     private readonly root: string,
+    /** The settings the paths came from (`memory.hotFile`...), named when a path is refused. */
+    private readonly labels: { hot?: string; cold?: string } = {},
   ) {}
 
-  private lock<T>(file: string, fn: () => T): Promise<T> {
-    return withFileLock(file, fn, { root: this.root, waitMs: 5000, purpose: 'memory file' });
+  /** The real path to write, checked inside the workspace (a config or a link leading elsewhere is refused). */
+  private target(which: 'hot' | 'cold'): string {
+    const file = which === 'hot' ? this.hotFile : this.coldFile;
+    const real = safeWritePath(this.root, file, this.labels[which]);
+    assertRegularOrMissing(real, which === 'hot' ? 'hot memory' : 'cold memory');
+    safeMkdir(this.root, path.dirname(real), this.labels[which]);
+    return real;
+  }
+
+  private async lock<T>(file: string, fn: () => T): Promise<T> {
+    const lock = await acquireFileLock(file, { root: this.root, waitMs: 5000, purpose: 'memory file' });
+    try {
+      // A memory writer that died holding this lock may have left its temp file beside the file.
+      if (lock.broken.length) sweepStaleTemps(path.dirname(file));
+      return fn();
+    } finally {
+      lock.release();
+    }
   }
 
   readHot(): HotState {
     try {
-      return parseHot(fs.readFileSync(this.hotFile, 'utf8'));
+      const text = readInternalIfExists(this.hotFile, 'hot memory');
+      return text === undefined ? emptyHot() : parseHot(text);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return emptyHot();
       throw e;
@@ -95,11 +115,12 @@ export class MemoryFiles {
 
   /** Read-modify-write of the hot file under a lock. */
   async updateHot(fn: (h: HotState) => void): Promise<HotState> {
+    this.target('hot');
     return this.lock(this.hotFile, () => {
+      const real = this.target('hot');
       const h = this.readHot();
       fn(h);
-      fs.mkdirSync(path.dirname(this.hotFile), { recursive: true });
-      writeFileAtomic(this.hotFile, renderHot(h));
+      writeFileAtomic(real, renderHot(h), { root: this.root, what: 'hot memory' });
       return h;
     });
   }
@@ -107,23 +128,18 @@ export class MemoryFiles {
   /** Adds entries at the end of their cold sections; never changes an existing line. */
   async appendCold(entries: { section: ColdSection; line: string }[]): Promise<void> {
     if (!entries.length) return;
+    this.target('cold');
     await this.lock(this.coldFile, () => {
-      let text: string;
-      try {
-        text = fs.readFileSync(this.coldFile, 'utf8');
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-        text = coldTemplate();
-      }
+      const real = this.target('cold');
+      let text = readInternalIfExists(real, 'cold memory') ?? coldTemplate();
       for (const { section, line } of entries) text = insertInSection(text, section, `- ${oneLine(line)}`);
-      fs.mkdirSync(path.dirname(this.coldFile), { recursive: true });
-      writeFileAtomic(this.coldFile, text);
+      writeFileAtomic(real, text, { root: this.root, what: 'cold memory' });
     });
   }
 
   readCold(): string {
     try {
-      return fs.readFileSync(this.coldFile, 'utf8');
+      return readInternalIfExists(this.coldFile, 'cold memory') ?? '';
     } catch {
       return '';
     }
@@ -146,12 +162,13 @@ export class MemoryFiles {
    */
   async archiveCold(stamp: string): Promise<string | undefined> {
     return this.lock(this.coldFile, () => {
-      if (!fs.existsSync(this.coldFile)) return undefined;
-      const archive = this.coldFile.replace(/\.md$/, '') + `.archive-${stamp}.md`;
-      fs.renameSync(this.coldFile, archive);
+      const real = this.target('cold');
+      if (!fs.existsSync(real)) return undefined;
+      const archive = safeWritePath(this.root, real.replace(/\.md$/, '') + `.archive-${stamp}.md`, this.labels.cold);
+      fs.renameSync(real, archive);
       let text = coldTemplate();
       text = insertInSection(text, 'Session history', `- ${stamp} Earlier entries archived intact in ${path.basename(archive)}`);
-      writeFileAtomic(this.coldFile, text);
+      writeFileAtomic(real, text, { root: this.root, what: 'cold memory' });
       return archive;
     });
   }

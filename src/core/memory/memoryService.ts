@@ -1,12 +1,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { readConfigSync } from '../store/configFile';
 import { WaymarkError, errorMessage } from '../errors';
 import { silentLogger, systemClock } from '../ports';
 import type { Clock, Logger } from '../ports';
 import type { HistoryEntry, WorkflowState } from '../types';
 import type { WriteContext } from '../api';
 import { appendJournal, journalFiles, readJournal } from './journal';
+import { assertWritable, readInternalIfExists, safeMkdir, safeWritePath } from '../store/safePath';
 import { JournalStore } from './journalStore';
 import { defaultKuzuLoader, kuzuFailure, openKuzuStore, SCHEMA_VERSION } from './kuzuStore';
 import type { KuzuLoader, KuzuStore } from './kuzuStore';
@@ -123,26 +124,20 @@ export interface SessionInfo {
 
 export const DEFAULT_MEMORY_DIR = '.waymark/memory';
 
-/** Reads the `memory:` block of `.waymark/config.yaml` (missing or bad config gives defaults). */
+/**
+ * The `memory:` block of `.waymark/config.yaml`, read through the one config schema (bad values
+ * are dropped there and reported by the scan; a missing or unreadable config gives defaults).
+ */
 export function loadMemoryConfig(root: string): MemoryConfig {
-  try {
-    const text = fs.readFileSync(path.join(root, '.waymark', 'config.yaml'), 'utf8');
-    if (text.length > 1_000_000) return {};
-    const doc = parseYaml(text, { maxAliasCount: 50, prettyErrors: false }) as Record<string, unknown> | null;
-    const m = doc && typeof doc === 'object' ? (doc as Record<string, unknown>).memory : undefined;
-    if (!m || typeof m !== 'object' || Array.isArray(m)) return {};
-    const o = m as Record<string, unknown>;
-    const cfg: MemoryConfig = {};
-    if (typeof o.dir === 'string') cfg.dir = o.dir;
-    if (typeof o.hotFile === 'string') cfg.hotFile = o.hotFile;
-    if (typeof o.coldFile === 'string') cfg.coldFile = o.coldFile;
-    if (typeof o.bufferManagerSize === 'number' && o.bufferManagerSize > 0) cfg.bufferManagerSize = o.bufferManagerSize;
-    if (typeof o.waitMs === 'number' && o.waitMs >= 0) cfg.waitMs = o.waitMs;
-    if (o.engine === 'kuzu' || o.engine === 'journal') cfg.engine = o.engine;
-    return cfg;
-  } catch {
-    return {};
-  }
+  const m = readConfigSync(root).memory;
+  const cfg: MemoryConfig = {};
+  if (m.dir !== undefined) cfg.dir = m.dir;
+  if (m.hotFile !== undefined) cfg.hotFile = m.hotFile;
+  if (m.coldFile !== undefined) cfg.coldFile = m.coldFile;
+  if (m.bufferManagerSize !== undefined) cfg.bufferManagerSize = m.bufferManagerSize;
+  if (m.waitMs !== undefined) cfg.waitMs = m.waitMs;
+  if (m.engine !== undefined) cfg.engine = m.engine;
+  return cfg;
 }
 
 const TIER1_CATEGORIES = new Set(['error', 'security', 'preference', 'gotcha', 'fix']);
@@ -196,7 +191,15 @@ export class MemoryService {
       session: path.join(dir, 'session.json'),
       exportMeta: path.join(dir, 'last-export.json'),
     };
-    this.files = new MemoryFiles(this.paths.hot, this.paths.cold, this.root);
+    this.files = new MemoryFiles(this.paths.hot, this.paths.cold, this.root, {
+      hot: this.cfg.hotFile !== undefined ? 'memory.hotFile' : this.cfg.dir !== undefined ? 'memory.dir' : undefined,
+      cold: this.cfg.coldFile !== undefined ? 'memory.coldFile' : this.cfg.dir !== undefined ? 'memory.dir' : undefined,
+    });
+  }
+
+  /** The setting to name when the memory folder is refused (only when it was configured). */
+  private dirLabel(): string | undefined {
+    return this.cfg.dir !== undefined ? 'memory.dir' : undefined;
   }
 
   private now(): string {
@@ -252,6 +255,15 @@ export class MemoryService {
     if (this.retryAt && Date.now() < this.retryAt) return undefined;
     const started = Date.now();
     try {
+      // Say what is wrong before Kuzu does: a folder leading outside the workspace, or one that
+      // cannot be written (Kuzu's own message for that reads like a corrupt database).
+      const db = safeWritePath(this.root, this.paths.db, this.dirLabel());
+      try {
+        assertWritable(db, 'memory database');
+      } catch (e) {
+        const notWritable = (WaymarkError.is(e) && (e.data?.notWritable as string | undefined)) || this.paths.dir;
+        throw new WaymarkError('unavailable', `memory folder is not writable: ${notWritable} (${String((e as WaymarkError).data?.code ?? 'EACCES')}); make it writable (chmod u+w ${notWritable}) — the database is not corrupt`, this.paths.db, { cause: 'not-writable' });
+      }
       this.kuzu = await openKuzuStore(this.paths.db, {
         loader: this.opts.loader,
         bufferManagerSize: this.cfg.bufferManagerSize,
@@ -430,7 +442,7 @@ export class MemoryService {
   async record(input: RecordInput, options: { waitMs?: number; ingest?: boolean } = {}): Promise<RecordResult> {
     if (input.type === 'entity') return this.recordEntity(input);
     const rec = this.buildRecord(input);
-    appendJournal(this.paths.inbox, [{ v: 1, op: 'memory', rec }]);
+    appendJournal(this.paths.inbox, [{ v: 1, op: 'memory', rec }], this.root);
     this.pendingMirror.push(rec);
     if (!this.mirrorTimer) {
       this.mirrorTimer = setTimeout(() => this.drainMirror(), 30);
@@ -461,7 +473,7 @@ export class MemoryService {
       ops.push({ v: 1, op: 'relate', rec: { from: id, to: input.step ? entityId.step(relPath(this.root, input.workflow), input.step) : wf, relation: 'used_by' } });
       if (input.step) ops.push({ v: 1, op: 'relate', rec: { from: entityId.step(relPath(this.root, input.workflow), input.step), to: wf, relation: 'step_of' } });
     }
-    appendJournal(this.paths.inbox, ops);
+    appendJournal(this.paths.inbox, ops, this.root);
     const { engine } = await this.serial(() => this.withStore(async () => undefined));
     return { id, type: 'entity', stored: engine === 'kuzu' ? 'graph' : 'inbox', entity };
   }
@@ -520,7 +532,7 @@ export class MemoryService {
         // in hand instead of reading them back, and move the cursor past them only when nobody
         // else appended meanwhile (otherwise the next ingest re-reads; ids make that harmless).
         const before = statOrUndefined(this.paths.inbox);
-        const bytes = appendJournal(this.paths.inbox, fresh);
+        const bytes = appendJournal(this.paths.inbox, fresh, this.root);
         if (s.engine !== 'kuzu' || s !== this.kuzu) return newMemories;
         const kuzu = s as KuzuStore;
         await kuzu.transaction(async () => {
@@ -659,7 +671,7 @@ export class MemoryService {
 
   currentSession(): SessionInfo | undefined {
     try {
-      const s = JSON.parse(fs.readFileSync(this.paths.session, 'utf8'));
+      const s = JSON.parse(readInternalIfExists(this.paths.session, 'memory session') ?? '');
       if (s && typeof s.id === 'string' && typeof s.startedAt === 'string') return s as SessionInfo;
     } catch {
       // no session running
@@ -674,9 +686,9 @@ export class MemoryService {
     const stamp = this.now();
     const session: SessionInfo = { id: `s-${stamp.replace(/[-:]/g, '').replace('T', '-').slice(0, 15)}-${newId('x').slice(-4)}`, startedAt: stamp };
     if (args.objective) session.objective = args.objective;
-    fs.mkdirSync(this.paths.dir, { recursive: true });
+    safeMkdir(this.root, this.paths.dir, this.dirLabel());
     const { writeFileAtomic } = await import('../store/atomicWrite');
-    writeFileAtomic(this.paths.session, JSON.stringify(session, null, 2) + '\n');
+    writeFileAtomic(this.paths.session, JSON.stringify(session, null, 2) + '\n', { root: this.root, what: 'memory session' });
     await this.files.updateHot((h) => {
       h.session = session.id;
       h.started = stamp;
@@ -798,7 +810,7 @@ export class MemoryService {
           consolidates: pending.map((p) => p.id),
         };
         const op: JournalOp = { v: 1, op: 'memory', rec: summary };
-        appendJournal(this.paths.inbox, [op]);
+        appendJournal(this.paths.inbox, [op], this.root);
         await s.ingest([op]);
         if (s.engine === 'kuzu') await this.ingestPending(s as KuzuStore);
         return pending.length;
@@ -825,10 +837,10 @@ export class MemoryService {
     const doc = { format: 'waymark-memory', version: 1, exportedAt: this.now(), memories: value.memories, entities: value.entities, relations: value.relations };
     const text = JSON.stringify(doc, null, 1) + '\n';
     const { writeFileAtomic } = await import('../store/atomicWrite');
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    writeFileAtomic(file, text);
+    safeMkdir(this.root, path.dirname(file), out === undefined ? this.dirLabel() : '--out');
+    writeFileAtomic(file, text, { root: this.root, what: 'memory export' });
     const bytes = Buffer.byteLength(text);
-    writeFileAtomic(this.paths.exportMeta, JSON.stringify({ bytes, at: doc.exportedAt }) + '\n');
+    writeFileAtomic(this.paths.exportMeta, JSON.stringify({ bytes, at: doc.exportedAt }) + '\n', { root: this.root, what: 'memory export record' });
     return { file, bytes, counts: value.counts, engine, warning: bytes > EXPORT_LIMIT ? `export is ${kb(bytes)} (over 500 KB): consider 'waymark memory prune --older-than 30'` : undefined };
   }
 
@@ -861,7 +873,7 @@ export class MemoryService {
           const ids = all.filter((m) => m.type === 'learning' && m.tier === 2 && consolidated.has(m.id) && m.createdAt < cutoff).map((m) => m.id);
           if (!ids.length) return 0;
           const op: JournalOp = { v: 1, op: 'forget', rec: { ids } };
-          appendJournal(this.paths.inbox, [op]);
+          appendJournal(this.paths.inbox, [op], this.root);
           await s.ingest([op]);
           if (s.engine === 'kuzu') await this.ingestPending(s as KuzuStore);
           return ids.length;

@@ -3,8 +3,10 @@ import * as path from 'node:path';
 import type { WriteObserver } from '../api';
 import type { Clock, Logger } from '../ports';
 import { systemClock, silentLogger } from '../ports';
-import { protocolPaths, ensureDir, relPath } from './paths';
+import { protocolPaths, relPath } from './paths';
 import { withMutexSync, sleepSync } from './mutex';
+import { assertRegularOrMissing, assertWritable, openInternalSync, readInternalIfExists, safeAppend, safeMkdir, safeWritePath } from '../store/safePath';
+import type { WriteGuard } from '../api';
 
 /** One line of `.waymark/events/events.jsonl`. `seq` grows by exactly 1 per event, across rotations. */
 export interface ProtocolEvent {
@@ -85,7 +87,7 @@ function parseEvent(line: string): ProtocolEvent | undefined {
 function lastSeqInFile(file: string): number | undefined {
   let fd: number;
   try {
-    fd = fs.openSync(file, 'r');
+    fd = openInternalSync(file, fs.constants.O_RDONLY, { what: 'events log' });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw e;
@@ -119,7 +121,7 @@ function lastSeqInFile(file: string): number | undefined {
 export function repairTornTail(file: string): TornRepair | undefined {
   let fd: number;
   try {
-    fd = fs.openSync(file, 'r+');
+    fd = openInternalSync(file, fs.constants.O_RDWR, { noFollow: true, what: 'events log' });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw e;
@@ -147,7 +149,7 @@ export function repairTornTail(file: string): TornRepair | undefined {
     }
     const torn = Buffer.alloc(size - cut);
     fs.readSync(fd, torn, 0, torn.length, cut);
-    fs.appendFileSync(`${file}.torn`, Buffer.concat([Buffer.from(`# ${new Date().toISOString()} ${torn.length} bytes cut from the end of ${path.basename(file)}\n`), torn, Buffer.from('\n')]));
+    safeAppend(path.dirname(file), `${file}.torn`, Buffer.concat([Buffer.from(`# ${new Date().toISOString()} ${torn.length} bytes cut from the end of ${path.basename(file)}\n`), torn, Buffer.from('\n')]));
     fs.ftruncateSync(fd, cut);
     fs.fsyncSync(fd);
     return { file, bytes: torn.length };
@@ -169,21 +171,22 @@ export interface AppendResult {
  */
 export function appendEvent(root: string, input: NewEvent, options: EventsLogOptions = {}): AppendResult {
   const paths = protocolPaths(root);
-  const dir = paths.events;
-  ensureDir(dir);
+  // Checked by its real path: `.waymark/events` linked to elsewhere is refused, not followed.
+  const dir = safeMkdir(root, paths.events);
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const maxBytes = options.maxBytes ?? 1024 * 1024;
   const keep = options.keepSegments ?? 100;
   return withMutexSync(path.join(dir, 'events.lock'), () => {
-    const active = paths.eventsFile;
+    const active = path.join(dir, 'events.jsonl');
+    assertRegularOrMissing(active, 'events log');
     const repaired = repairTornTail(active);
     if (repaired) logger.warn(`[protocol] repaired torn last line of ${active} (${repaired.bytes} bytes moved to ${active}.torn)`);
     let lastSeq = lastSeqInFile(active);
     let rotated: string | undefined;
     let size = 0;
     try {
-      size = fs.statSync(active).size;
+      size = fs.lstatSync(active).size;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
     }
@@ -208,7 +211,7 @@ export function appendEvent(root: string, input: NewEvent, options: EventsLogOpt
       ...(input.session !== undefined ? { session: input.session } : {}),
       ...(input.data !== undefined ? { data: input.data } : {}),
     };
-    const fd = fs.openSync(active, 'a');
+    const fd = openInternalSync(active, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, { noFollow: true, what: 'events log' });
     try {
       fs.writeSync(fd, JSON.stringify(event) + '\n');
     } finally {
@@ -220,7 +223,7 @@ export function appendEvent(root: string, input: NewEvent, options: EventsLogOpt
 
 /** The seq of the first readable event of a file (segments are named by it). */
 function firstSeqInFile(file: string): number | undefined {
-  const fd = fs.openSync(file, 'r');
+  const fd = openInternalSync(file, fs.constants.O_RDONLY, { what: 'events log' });
   try {
     let pos = 0;
     let carry = '';
@@ -283,16 +286,13 @@ export function readEvents(root: string, since = 0, options: { limit?: number } 
       const s = segs[i];
       const next = segs[i + 1];
       if (!s.active && next && !next.active && next.firstSeq <= expected) continue;
-      let text: string;
-      try {
-        text = fs.readFileSync(s.file, 'utf8');
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
-          gap = true; // rotated or pruned under us
-          break;
-        }
-        throw e;
+      const read = readInternalIfExists(s.file, 'events log');
+      if (read === undefined) {
+        if (s.active) break; // no events yet
+        gap = true; // rotated or pruned under us
+        break;
       }
+      const text = read;
       for (const line of completeLines(text)) {
         const ev = parseEvent(line);
         if (!ev) {
@@ -320,20 +320,58 @@ export function readEvents(root: string, since = 0, options: { limit?: number } 
 export async function* followEvents(root: string, since = 0, options: { signal?: AbortSignal; pollMs?: number } = {}): AsyncGenerator<ProtocolEvent> {
   let last = since;
   const pollMs = options.pollMs ?? 100;
-  while (!options.signal?.aborted) {
-    const r = readEvents(root, last, { limit: 1000 });
-    for (const ev of r.events) yield ev;
-    last = r.last;
-    if (r.events.length < 1000) {
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, pollMs);
-        options.signal?.addEventListener('abort', () => {
-          clearTimeout(t);
-          resolve();
-        }, { once: true });
-      });
+  // One abort listener for the whole follow (one per poll piled up: MaxListenersExceededWarning).
+  let wake: (() => void) | undefined;
+  const onAbort = () => wake?.();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    while (!options.signal?.aborted) {
+      const r = readEvents(root, last, { limit: 1000 });
+      for (const ev of r.events) yield ev;
+      last = r.last;
+      if (r.events.length < 1000 && !options.signal?.aborted) {
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(() => {
+            wake = undefined;
+            resolve();
+          }, pollMs);
+          wake = () => {
+            clearTimeout(t);
+            resolve();
+          };
+        });
+      }
+    }
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** True when the recent log (the active file and the newest archive) has the event of history line `seq` of `file`. */
+function hasWorkflowEvent(root: string, file: string, seq: number): boolean {
+  const segs = listSegments(protocolPaths(root).events).slice(-2);
+  for (const s of segs) {
+    const text = readInternalIfExists(s.file, 'events log');
+    if (!text) continue;
+    for (const line of completeLines(text)) {
+      const ev = parseEvent(line);
+      if (ev && ev.file === file && ev.type.startsWith('workflow.') && ev.data?.historySeq === seq) return true;
     }
   }
+  return false;
+}
+
+/**
+ * A WriteGuard for createStateCore: refuses a write (exit 2, before the workflow file changes)
+ * when its event could not be logged afterwards: the events folder leads outside the workspace,
+ * or `events.jsonl` / `events.lock` is a folder, pipe or socket, or the folder is not writable.
+ */
+export function eventsGuard(): WriteGuard {
+  return (ctx) => {
+    const dir = safeWritePath(ctx.root, protocolPaths(ctx.root).events);
+    for (const name of ['events.jsonl', 'events.lock']) assertRegularOrMissing(path.join(dir, name), 'events log');
+    assertWritable(path.join(dir, 'events.jsonl'), 'events log');
+  };
 }
 
 /**
@@ -342,6 +380,8 @@ export async function* followEvents(root: string, since = 0, options: { signal?:
  */
 export function eventsObserver(options: EventsLogOptions = {}): WriteObserver {
   return (entry, ctx) => {
+    // Re-run for a change whose writer died: its event may already be out.
+    if (ctx.recovered && hasWorkflowEvent(ctx.root, relPath(ctx.root, ctx.file), entry.seq)) return;
     appendEvent(
       ctx.root,
       {

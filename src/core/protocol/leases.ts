@@ -7,7 +7,7 @@ import { systemClock, silentLogger } from '../ports';
 import { WaymarkError } from '../errors';
 import { protocolPaths, ensureDir, relPath, shortHash, randomId, readIfExists, readdirIfExists } from './paths';
 import { withMutexSync } from './mutex';
-import { pidAlive } from '../store/processes';
+import { holderAlive, processStartTime } from '../store/processes';
 import { appendEvent, type EventsLogOptions } from './events';
 
 /** Who holds a lease. `session` (else `agent`) identifies the holder when a write is checked. */
@@ -16,6 +16,11 @@ export interface LeaseOwner {
   session?: string;
   /** Process that holds it; 0 or absent when only the expiry bounds the lease (CLI use). */
   pid?: number;
+  /**
+   * Start time of `pid` (see processStartTime), recorded when the lease is taken on this host: a
+   * pid later reused by an unrelated process then reads as a dead holder, not a live one.
+   */
+  start?: string;
   host: string;
 }
 
@@ -61,6 +66,13 @@ export function currentOwner(partial: Partial<LeaseOwner> = {}): LeaseOwner {
   };
 }
 
+/** The owner with its process start time filled in (pid on this host only). */
+function withStart(owner: LeaseOwner): LeaseOwner {
+  if (!owner.pid || owner.start || owner.host !== os.hostname()) return owner;
+  const start = processStartTime(owner.pid);
+  return start ? { ...owner, start } : owner;
+}
+
 export function describeOwner(o: LeaseOwner): string {
   const bits = [o.agent];
   if (o.session) bits.push(`session ${o.session}`);
@@ -93,7 +105,7 @@ function readLease(file: string): { lease?: Lease; text?: string } {
 export function leaseStatus(lease: Lease, clock: Clock = systemClock): LeaseStatus {
   if (Date.parse(lease.expiresAt) <= clock.now().getTime()) return { lease, stale: true, staleReason: 'expired' };
   const o = lease.owner;
-  if (o.pid && o.host === os.hostname() && !pidAlive(o.pid)) return { lease, stale: true, staleReason: 'dead-process' };
+  if (o.pid && o.host === os.hostname() && !holderAlive(o.pid, o.start)) return { lease, stale: true, staleReason: 'dead-process' };
   return { lease, stale: false };
 }
 
@@ -156,7 +168,7 @@ export interface AcquireResult {
 
 /** A lease record for `owner`, starting now and lasting `ttlMs` (default one hour). */
 function newLease(k: { key: string; target: string }, owner: LeaseOwner, now: Date, ttlMs: number | undefined): Lease {
-  return { key: k.key, target: k.target, owner, acquiredAt: now.toISOString(), expiresAt: new Date(now.getTime() + (ttlMs ?? DEFAULT_LEASE_MS)).toISOString() };
+  return { key: k.key, target: k.target, owner: withStart(owner), acquiredAt: now.toISOString(), expiresAt: new Date(now.getTime() + (ttlMs ?? DEFAULT_LEASE_MS)).toISOString() };
 }
 
 /**
@@ -170,7 +182,7 @@ export async function acquireLease(root: string, file: string | undefined, owner
   const clock = options.clock ?? systemClock;
   const k = leaseKey(root, file);
   const dir = protocolPaths(root).leases;
-  ensureDir(dir);
+  ensureDir(root, dir);
   const now = clock.now();
   const lease = newLease(k, owner, now, options.ttlMs);
   // Acquires of one root are serialized by a short mutex so that the root/file overlap check and
@@ -199,7 +211,7 @@ export async function acquireLease(root: string, file: string | undefined, owner
         }
         const st = leaseStatus(cur.lease, clock);
         if (!st.stale && sameOwner(cur.lease.owner, owner)) {
-          const renewed: Lease = { ...cur.lease, owner, expiresAt: lease.expiresAt };
+          const renewed: Lease = { ...cur.lease, owner: lease.owner, expiresAt: lease.expiresAt };
           fs.renameSync(writeTemp(dir, renewed), k.path);
           return { renewed };
         }
@@ -265,7 +277,7 @@ export async function takeoverLease(root: string, file: string | undefined, owne
   const clock = options.clock ?? systemClock;
   const k = leaseKey(root, file);
   const dir = protocolPaths(root).leases;
-  ensureDir(dir);
+  ensureDir(root, dir);
   const now = clock.now();
   const out = withMutexSync(`${k.path}.lock`, () => {
     const cur = readLease(k.path);

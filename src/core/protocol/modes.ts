@@ -71,7 +71,7 @@ export function startMode(root: string, mode: string, owner: LeaseOwner, options
   const clock = options.clock ?? systemClock;
   const exclusive = options.exclusive ?? true;
   const dir = protocolPaths(root).modes;
-  ensureDir(dir);
+  ensureDir(root, dir);
   const rec = withMutexSync(path.join(dir, 'modes.lock'), () => {
     const all = readModes(root, clock);
     for (const m of all) {
@@ -92,7 +92,7 @@ export function startMode(root: string, mode: string, owner: LeaseOwner, options
     }
     const now = clock.now();
     const r: ModeRecord = { mode, exclusive, owner, startedAt: now.toISOString(), expiresAt: new Date(now.getTime() + (options.ttlMs ?? DEFAULT_LEASE_MS)).toISOString() };
-    writeFileAtomic(modeFile(root, mode, owner), JSON.stringify(r, null, 2) + '\n');
+    writeFileAtomic(modeFile(root, mode, owner), JSON.stringify(r, null, 2) + '\n', { root });
     return r;
   });
   if (options.events !== false) appendEvent(root, { type: 'mode.start', actor: owner.agent, session: owner.session, data: { mode, exclusive } }, options.events || {});

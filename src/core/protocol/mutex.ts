@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { WaymarkError } from '../errors';
-import { pidAlive } from '../store/processes';
+import { holderAlive, ownStartTime } from '../store/processes';
+import { openInternalSync } from '../store/safePath';
 
 
 const sleepCell = new Int32Array(new SharedArrayBuffer(4));
@@ -12,13 +13,15 @@ export function sleepSync(ms: number): void {
 interface MutexRecord {
   pid: number;
   host: string;
+  /** Process start time, so a reused pid is not taken for the holder. */
+  start?: string;
   time: number;
 }
 
 export interface MutexOptions {
   /** Give up after this long (ms). Default 5000. */
   timeoutMs?: number;
-  /** A lock older than this is stale even when its process is alive (ms). Default 30000. */
+  /** A lock from another host older than this is stale (ms). Default 30000. On this host only a dead holder's lock is. */
   staleMs?: number;
 }
 
@@ -31,11 +34,11 @@ export function withMutexSync<T>(lockPath: string, fn: () => T, options: MutexOp
   const timeoutMs = options.timeoutMs ?? 5000;
   const staleMs = options.staleMs ?? 30000;
   const deadline = Date.now() + timeoutMs;
-  const me: MutexRecord = { pid: process.pid, host: os.hostname(), time: Date.now() };
+  const me: MutexRecord = { pid: process.pid, host: os.hostname(), start: ownStartTime(), time: Date.now() };
   let delay = 1;
   for (;;) {
     try {
-      const fd = fs.openSync(lockPath, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o644);
+      const fd = fs.openSync(lockPath, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), 0o644);
       try {
         fs.writeSync(fd, JSON.stringify(me));
       } finally {
@@ -66,11 +69,19 @@ export function withMutexSync<T>(lockPath: string, fn: () => T, options: MutexOp
 function breakIfStale(lockPath: string, staleMs: number): void {
   let text: string;
   let mtime: number;
+  let fd: number;
   try {
-    text = fs.readFileSync(lockPath, 'utf8');
-    mtime = fs.statSync(lockPath).mtimeMs;
-  } catch {
-    return; // released meanwhile
+    // A FIFO or folder planted at the lock path is refused here (exit 2), never waited on.
+    fd = openInternalSync(lockPath, fs.constants.O_RDONLY, { what: 'lock' });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return; // released meanwhile
+    throw e;
+  }
+  try {
+    text = fs.readFileSync(fd, 'utf8');
+    mtime = fs.fstatSync(fd).mtimeMs;
+  } finally {
+    fs.closeSync(fd);
   }
   let rec: Partial<MutexRecord> = {};
   try {
@@ -79,9 +90,11 @@ function breakIfStale(lockPath: string, staleMs: number): void {
     // written but not yet filled, or torn by a crash: judge by age alone
   }
   const age = Date.now() - mtime;
-  const dead = rec.host === os.hostname() && typeof rec.pid === 'number' && !pidAlive(rec.pid);
+  const sameHost = rec.host === os.hostname() && typeof rec.pid === 'number';
+  const dead = sameHost && !holderAlive(rec.pid!, rec.start);
   const emptyAndOld = !rec.pid && age > 2000;
-  if (dead || emptyAndOld || age > staleMs) {
+  // On this host a live holder keeps its lock however old (it may be paused); elsewhere, by age.
+  if (dead || emptyAndOld || (!sameHost && age > staleMs)) {
     try {
       // Re-read right before removing so a fresh lock taken meanwhile is left alone.
       if (fs.readFileSync(lockPath, 'utf8') === text) fs.unlinkSync(lockPath);

@@ -4,6 +4,7 @@ import type { Clock, Logger } from '../ports';
 import { systemClock, silentLogger } from '../ports';
 import { WaymarkError } from '../errors';
 import { writeFileAtomic } from '../store/atomicWrite';
+import { safeAppend } from '../store/safePath';
 import { splitFrontmatter, safeYamlParse } from '../model/frontmatter';
 import { protocolPaths, ensureDir, readIfExists } from './paths';
 import { withMutexSync } from './mutex';
@@ -116,7 +117,7 @@ export interface OrchestratorOptions {
 /** Read-modify-write of workflow-state.json under a lock, written atomically; stamps `lastUpdated`. */
 export function updateOrchestratorState(root: string, fn: (s: OrchestratorState) => OrchestratorState | void, options: OrchestratorOptions = {}): OrchestratorState {
   const p = protocolPaths(root);
-  ensureDir(p.memory);
+  ensureDir(root, p.memory);
   const clock = options.clock ?? systemClock;
   return withMutexSync(path.join(p.memory, 'workflow-state.lock'), () => {
     let cur: OrchestratorState = {};
@@ -127,14 +128,14 @@ export function updateOrchestratorState(root: string, fn: (s: OrchestratorState)
         if (v && typeof v === 'object' && !Array.isArray(v)) cur = v as OrchestratorState;
       } catch {
         // unreadable: replaced by the new state (the old bytes are kept aside)
-        fs.writeFileSync(`${p.workflowState}.unreadable-${clock.now().getTime()}`, text);
+        writeFileAtomic(`${p.workflowState}.unreadable-${clock.now().getTime()}`, text, { root });
       }
     }
     const next = fn(cur) ?? cur;
     delete next.cleared;
     next.lastUpdated = clock.now().toISOString();
     if (!next.enforcement) next.enforcement = { violations: [], blocking: false };
-    writeFileAtomic(p.workflowState, JSON.stringify(next, null, 2) + '\n');
+    writeFileAtomic(p.workflowState, JSON.stringify(next, null, 2) + '\n', { root });
     return next;
   });
 }
@@ -155,11 +156,11 @@ export function recordOrchestratorWorkflow(root: string, relFile: string, wf: Or
 /** Writes the hot session file: frontmatter fields plus a notes body. */
 export function writeSessionState(root: string, fields: SessionState, body = ''): void {
   const p = protocolPaths(root);
-  ensureDir(p.memory);
+  ensureDir(root, p.memory);
   const lines = Object.entries(fields)
     .filter(([, v]) => v !== undefined)
     .map(([k, v]) => `${k}: ${JSON.stringify(v)}`);
-  writeFileAtomic(p.sessionState, `---\n${lines.join('\n')}\n---\n${body}`);
+  writeFileAtomic(p.sessionState, `---\n${lines.join('\n')}\n---\n${body}`, { root });
 }
 
 export interface ExpiryResult {
@@ -179,7 +180,7 @@ export function expireOrchestratorIfDue(root: string, options: OrchestratorOptio
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   if (!fs.existsSync(p.workflowState)) return { expired: false };
-  ensureDir(p.memory);
+  ensureDir(root, p.memory);
   const result = withMutexSync(path.join(p.memory, 'workflow-state.lock'), (): ExpiryResult & { state?: OrchestratorState } => {
     const text = readIfExists(p.workflowState);
     if (text === undefined) return { expired: false };
@@ -200,16 +201,10 @@ export function expireOrchestratorIfDue(root: string, options: OrchestratorOptio
     const violations = Array.isArray(s.enforcement?.violations) ? s.enforcement!.violations.length : 0;
     const summary = `- ${clock.now().toISOString()} expired: type=${s.type ?? '?'} phase=${s.phase ?? '?'} session=${s.session ?? '?'} lastUpdated=${s.lastUpdated} ttl=${String(s.ttl)} violations=${violations}${s.enforcement?.blocking ? ' blocking' : ''}${where ? ` workflows: ${where}` : ''}`
       .replace(/[\r\n]+/g, ' ');
-    if (!fs.existsSync(p.coldMemory)) fs.appendFileSync(p.coldMemory, '# Orchestrator memory (cold, append-only)\n\n');
-    const fd = fs.openSync(p.coldMemory, 'a');
-    try {
-      fs.writeSync(fd, summary + '\n');
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
+    if (!fs.existsSync(p.coldMemory)) safeAppend(root, p.coldMemory, '# Orchestrator memory (cold, append-only)\n\n', { what: 'cold memory' });
+    safeAppend(root, p.coldMemory, summary + '\n', { what: 'cold memory', fsync: true });
     const cleared: OrchestratorState = { cleared: { at: clock.now().toISOString(), reason: `ttl ${String(s.ttl)} passed at ${expiresAt.toISOString()}` } };
-    writeFileAtomic(p.workflowState, JSON.stringify(cleared, null, 2) + '\n');
+    writeFileAtomic(p.workflowState, JSON.stringify(cleared, null, 2) + '\n', { root });
     return { expired: true, summary, expiresAt: expiresAt.toISOString(), state: s };
   });
   if (result.expired) {

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import * as fs from 'node:fs';
 import * as crypto from 'node:crypto';
+import { readInternalIfExists, safeMkdir } from '../store/safePath';
 
 /** Where the protocol keeps its files, under `<root>/.waymark/`. */
 export function protocolPaths(root: string) {
@@ -19,8 +20,9 @@ export function protocolPaths(root: string) {
   };
 }
 
-export function ensureDir(dir: string): void {
-  fs.mkdirSync(dir, { recursive: true });
+/** Creates a folder of the protocol under `root`, refusing one whose real path leads outside (exit 2). Returns its real path. */
+export function ensureDir(root: string, dir: string): string {
+  return safeMkdir(root, dir);
 }
 
 /** Path relative to the root with forward slashes (stable across platforms). */
@@ -36,31 +38,12 @@ export function randomId(bytes = 4): string {
   return crypto.randomBytes(bytes).toString('hex');
 }
 
-/** Reads a file, or undefined when it does not exist. Other errors propagate. */
+/**
+ * Reads a file, or undefined when it does not exist. Never blocks: a FIFO, socket or folder at
+ * the path is refused (WaymarkError 'unreadable', exit 2). Other errors propagate.
+ */
 export function readIfExists(file: string): string | undefined {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw e;
-  }
-}
-
-/** Finds the workspace root of a path: the nearest ancestor holding `.waymark/` or `.git`, else the path's folder. */
-export function findRoot(start: string): string {
-  let dir = path.resolve(start);
-  try {
-    if (!fs.statSync(dir).isDirectory()) dir = path.dirname(dir);
-  } catch {
-    dir = path.dirname(dir);
-  }
-  const first = dir;
-  for (;;) {
-    if (fs.existsSync(path.join(dir, '.waymark')) || fs.existsSync(path.join(dir, '.git'))) return dir;
-    const up = path.dirname(dir);
-    if (up === dir) return first;
-    dir = up;
-  }
+  return readInternalIfExists(file);
 }
 
 /** The names in a folder; none when the folder does not exist (other errors are thrown). */

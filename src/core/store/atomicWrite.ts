@@ -3,12 +3,26 @@ import * as path from 'node:path';
 import * as crypto from 'node:crypto';
 import { WaymarkError, errorMessage } from '../errors';
 import { pidAlive } from './processes';
+import { safeWritePath, resolveRealPath, notRegularError } from './safePath';
 
 export interface AtomicWriteOptions {
   /** File mode for a new file (an existing file keeps its own). Default 0o644 (less umask). */
   mode?: number;
   /** Refuse to create the file when it does not exist. */
   mustExist?: boolean;
+  /**
+   * The workspace folder: the real path of the target (links followed) must lie inside its real
+   * path, else WaymarkError('usage') naming the link. Every writer inside a workspace passes it.
+   */
+  root?: string;
+  /** What the file is, for error messages (e.g. `history`, `gate file`). */
+  what?: string;
+  /**
+   * Runs after the new bytes are durable in the temp file and right before the rename: the last
+   * moment to refuse (lock no longer ours, file changed since it was read). A throw removes the
+   * temp file and leaves the target untouched.
+   */
+  beforeRename?: (target: string) => void;
 }
 
 export function ioError(e: unknown, file: string, action: string): WaymarkError {
@@ -46,31 +60,46 @@ export function ioError(e: unknown, file: string, action: string): WaymarkError 
 /**
  * Writes `data` to `file` so that a reader (or a crash) sees the old bytes or the new bytes,
  * never a mix: a temp file in the same folder, fsync, rename over the target, fsync the folder.
- * An existing file keeps its mode. Symlinks are followed (the link's target is replaced).
- * On failure the temp file is removed and a WaymarkError('io') says what to do.
+ * An existing file keeps its mode. Symlinks are followed (the link's target is replaced) once,
+ * here; with `options.root` that real path is checked inside the workspace, and the folder is
+ * checked again (same device and inode) right before the rename, so a link swapped in between
+ * cannot redirect the write. On failure the temp file is removed and a WaymarkError says what to do.
  */
 export function writeFileAtomic(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): void {
   let target = file;
   let mode = options.mode ?? 0o644;
-  try {
-    target = fs.realpathSync(file);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw ioError(e, file, 'write');
-    if (options.mustExist) throw new WaymarkError('unreadable', `${file} no longer exists (deleted or moved since it was read); rescan and retry.`, file);
+  if (options.root) {
+    target = safeWritePath(options.root, file);
+    if (options.mustExist && !fs.existsSync(target)) throw new WaymarkError('unreadable', `${file} no longer exists (deleted or moved since it was read); rescan and retry.`, file);
+  } else {
+    try {
+      target = fs.realpathSync(file);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw ioError(e, file, 'write');
+      if (options.mustExist) throw new WaymarkError('unreadable', `${file} no longer exists (deleted or moved since it was read); rescan and retry.`, file);
+    }
   }
   try {
-    const st = fs.statSync(target);
+    const st = fs.lstatSync(target);
+    if (st.isSymbolicLink()) throw new WaymarkError('usage', `${file} is a dangling symbolic link; remove it, then retry. Nothing was changed.`, file);
     if (st.isDirectory()) throw ioError(Object.assign(new Error('is a directory'), { code: 'EISDIR' }), file, 'write');
+    if (!st.isFile()) throw notRegularError(file, st, options.what);
     mode = st.mode & 0o7777;
   } catch (e) {
     if (WaymarkError.is(e)) throw e;
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw ioError(e, file, 'write');
   }
   const dir = path.dirname(target);
+  let dirId: fs.Stats | undefined;
+  try {
+    dirId = fs.statSync(dir);
+  } catch (e) {
+    throw ioError(e, file, 'write');
+  }
   const tmp = path.join(dir, `.${path.basename(target)}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.waymark-tmp`);
   let fd: number | undefined;
   try {
-    fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, mode);
+    fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), mode);
     const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     let off = 0;
     while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off);
@@ -78,6 +107,16 @@ export function writeFileAtomic(file: string, data: string | Uint8Array, options
     fs.fsyncSync(fd);
     fs.closeSync(fd);
     fd = undefined;
+    options.beforeRename?.(target);
+    if (options.root) {
+      // The folder must still be the one checked (a parent swapped for a link meanwhile is refused).
+      const now = fs.statSync(dir);
+      if (now.ino !== dirId.ino || now.dev !== dirId.dev || resolveRealPath(dir) !== dir) {
+        throw new WaymarkError('conflict', `The folder of ${file} was replaced while Waymark was writing; nothing was changed. Check for symbolic links and retry.`, file);
+      }
+    }
+    // rename() replaces the directory entry itself: a last component swapped for a link is
+    // replaced, never followed.
     fs.renameSync(tmp, target);
   } catch (e) {
     if (fd !== undefined) {
@@ -111,14 +150,29 @@ function fsyncDir(dir: string): void {
   }
 }
 
+/** The pid in a temp file name `.<name>.<pid>.<rand>.waymark-tmp` (names may hold dots). */
+function tempOwner(name: string): number | undefined {
+  if (!name.endsWith('.waymark-tmp')) return undefined;
+  const parts = name.split('.');
+  const pid = Number(parts[parts.length - 3]);
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
+
 /**
  * Removes temp files a killed writer left beside `file` (`.<name>.<pid>.<rand>.waymark-tmp`
  * whose pid is not alive). Called when a stale lock was broken: only a writer that died
  * holding the lock can leave one. Returns the removed paths.
  */
 export function removeStaleTemps(file: string): string[] {
-  const dir = path.dirname(file);
   const prefix = `.${path.basename(file)}.`;
+  return sweepStaleTemps(path.dirname(file), (name) => name.startsWith(prefix));
+}
+
+/**
+ * Removes every temp file of a dead writer in `dir` (gate files, memory files, checkpoints,
+ * leases...: anything written with writeFileAtomic). A live writer's temp file is never touched.
+ */
+export function sweepStaleTemps(dir: string, filter: (name: string) => boolean = () => true): string[] {
   const removed: string[] = [];
   let names: string[];
   try {
@@ -127,9 +181,8 @@ export function removeStaleTemps(file: string): string[] {
     return removed;
   }
   for (const name of names) {
-    if (!name.startsWith(prefix) || !name.endsWith('.waymark-tmp')) continue;
-    const pid = Number(name.slice(prefix.length).split('.')[0]);
-    if (!Number.isInteger(pid) || pidAlive(pid)) continue;
+    const pid = tempOwner(name);
+    if (pid === undefined || !filter(name) || pidAlive(pid)) continue;
     try {
       fs.unlinkSync(path.join(dir, name));
       removed.push(path.join(dir, name));
@@ -139,4 +192,3 @@ export function removeStaleTemps(file: string): string[] {
   }
   return removed;
 }
-

@@ -4,7 +4,8 @@ import * as path from 'node:path';
 import * as crypto from 'node:crypto';
 import { WaymarkError } from '../errors';
 import { ioError } from './atomicWrite';
-import { pidAlive } from './processes';
+import { holderAlive, ownStartTime } from './processes';
+import { openInternalSync, safeMkdir } from './safePath';
 
 export interface FileLockOptions {
   /** Folder for lock files. Default `<root>/.waymark/locks` when `root` is given, else `<tmpdir>/waymark-locks`. */
@@ -13,7 +14,11 @@ export interface FileLockOptions {
   root?: string;
   /** How long to wait for a held lock before giving up with WaymarkError('locked'). Default 10 s. */
   waitMs?: number;
-  /** A lock older than this is stale whatever its owner. Default 60 s. */
+  /**
+   * A lock held from another host is stale after this long. Default 60 s. A lock held on this
+   * host is stale only when its process is gone (or its pid now names another process): a live
+   * holder that is paused (SIGSTOP, a sleeping laptop) keeps its lock whatever its age.
+   */
   staleMs?: number;
   /** What the lock is for (recorded in the lock file). */
   purpose?: string;
@@ -23,6 +28,8 @@ export interface FileLockOptions {
 export interface LockInfo {
   pid: number;
   host: string;
+  /** Start time of the holder process (see processStartTime), to tell a reused pid apart. */
+  start?: string;
   time: string;
   token: string;
   file: string;
@@ -40,8 +47,16 @@ export function lockPathFor(file: string, options: FileLockOptions = {}): string
 
 function readLock(lockPath: string): { info?: LockInfo; raw: string; mtimeMs: number } | undefined {
   try {
-    const raw = fs.readFileSync(lockPath, 'utf8');
-    const mtimeMs = fs.statSync(lockPath).mtimeMs;
+    // Non-blocking, regular files only: a FIFO planted at a lock path must not hang us.
+    const fd = openInternalSync(lockPath, fs.constants.O_RDONLY, { what: 'lock' });
+    let raw: string;
+    let mtimeMs: number;
+    try {
+      raw = fs.readFileSync(fd, 'utf8');
+      mtimeMs = fs.fstatSync(fd).mtimeMs;
+    } finally {
+      fs.closeSync(fd);
+    }
     let info: LockInfo | undefined;
     try {
       const v = JSON.parse(raw) as LockInfo;
@@ -61,7 +76,11 @@ function readLock(lockPath: string): { info?: LockInfo; raw: string; mtimeMs: nu
 export function staleReason(lock: { info?: LockInfo; mtimeMs: number }, staleMs: number, now = Date.now()): string | undefined {
   const age = now - lock.mtimeMs;
   if (lock.info) {
-    if (lock.info.host === HOST && !pidAlive(lock.info.pid)) return `its process ${lock.info.pid} is gone`;
+    if (lock.info.host === HOST) {
+      // Same host: the process table is the truth. Age alone never breaks a live holder's lock.
+      if (holderAlive(lock.info.pid, lock.info.start)) return undefined;
+      return `its process ${lock.info.pid} is gone`;
+    }
     const t = Date.parse(lock.info.time);
     if (Number.isFinite(t) && now - t > staleMs) return `it is ${Math.round((now - t) / 1000)} s old`;
     if (age > staleMs) return `it is ${Math.round(age / 1000)} s old`;
@@ -107,6 +126,11 @@ export interface HeldLock {
   info: LockInfo;
   /** Stale locks broken while acquiring (for the log). */
   broken: string[];
+  /**
+   * Throws WaymarkError('conflict') unless the lock file still holds this lock (a holder from
+   * another host may have judged it stale and broken it). Call right before a rename.
+   */
+  assertHeld(): void;
   release(): void;
 }
 
@@ -116,13 +140,16 @@ export async function acquireFileLock(file: string, options: FileLockOptions = {
   const waitMs = options.waitMs ?? 10_000;
   const staleMs = options.staleMs ?? 60_000;
   try {
-    fs.mkdirSync(path.dirname(lockPath), { recursive: true });
+    if (options.root) safeMkdir(options.root, path.dirname(lockPath));
+    else fs.mkdirSync(path.dirname(lockPath), { recursive: true });
   } catch (e) {
+    if (WaymarkError.is(e)) throw e;
     throw ioError(e, lockPath, 'create the lock folder for');
   }
   const info: LockInfo = {
     pid: process.pid,
     host: HOST,
+    start: ownStartTime(),
     time: new Date().toISOString(),
     token: crypto.randomBytes(8).toString('hex'),
     file: path.resolve(file),
@@ -135,17 +162,34 @@ export async function acquireFileLock(file: string, options: FileLockOptions = {
   let lastHolder: LockInfo | undefined;
   for (;;) {
     try {
-      const fd = fs.openSync(lockPath, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o644);
+      const fd = fs.openSync(lockPath, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), 0o644);
       try {
         fs.writeSync(fd, body);
       } finally {
         fs.closeSync(fd);
       }
+      if (broken.length) for (const r of sweepDeadLocks(path.dirname(lockPath), staleMs)) broken.push(`removed ${r}: its holder died`);
       let released = false;
       return {
         path: lockPath,
         info,
         broken,
+        assertHeld() {
+          let now: string | undefined;
+          try {
+            now = fs.readFileSync(lockPath, 'utf8');
+          } catch {
+            now = undefined;
+          }
+          if (now !== body) {
+            throw new WaymarkError(
+              'conflict',
+              `The lock on ${file} was broken by another process while this one was paused; nothing was written. Re-read the file and retry.`,
+              file,
+              { lock: lockPath },
+            );
+          }
+        },
         release() {
           if (released) return;
           released = true;
@@ -180,6 +224,47 @@ export async function acquireFileLock(file: string, options: FileLockOptions = {
     await new Promise((r) => setTimeout(r, delay + Math.random() * delay));
     delay = Math.min(delay * 2, 50);
   }
+}
+
+/**
+ * Removes the locks in `lockDir` whose holder died on this host (they belong to gate, memory
+ * and other files that may never be locked again, so nobody would break them). Called when a
+ * stale lock was found: a sign that processes were killed. Returns the removed paths.
+ */
+export function sweepDeadLocks(lockDir: string, staleMs = 60_000): string[] {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = fs.readdirSync(lockDir);
+  } catch {
+    return removed;
+  }
+  for (const n of names) {
+    const p = path.join(lockDir, n);
+    if (/\.lock\.\d+\.[0-9a-f]+\.broken$/.test(n)) {
+      // left by a breaker killed between its rename and its unlink
+      const pid = Number(n.split('.').slice(-3)[0]);
+      if (!holderAlive(pid)) {
+        try {
+          fs.unlinkSync(p);
+          removed.push(p);
+        } catch {
+          // gone already
+        }
+      }
+      continue;
+    }
+    if (!n.endsWith('.lock')) continue;
+    let cur: ReturnType<typeof readLock>;
+    try {
+      cur = readLock(p);
+    } catch {
+      continue; // not a lock Waymark can judge (a FIFO...): left for the error when it is used
+    }
+    if (!cur?.info || cur.info.host !== HOST) continue;
+    if (staleReason(cur, staleMs) && breakLock(p, cur.raw)) removed.push(p);
+  }
+  return removed;
 }
 
 /** Runs `fn` while holding the lock for `file`; always releases it. */

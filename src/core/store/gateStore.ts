@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { parseDocument, isSeq, isMap, YAMLSeq } from 'yaml';
 import { WaymarkError } from '../errors';
 import { writeFileAtomic } from './atomicWrite';
+import { openInternalSync, safeMkdir, safeWritePath } from './safePath';
 import type { GateVerdict, GateWaiver } from '../types';
 
 export interface GateUpdate {
@@ -58,23 +59,40 @@ export function renderGateUpdate(existing: string | undefined, update: GateUpdat
   return doc.toString({ lineWidth: 0 });
 }
 
-/** Writes a verdict into a gate file atomically (creating its folder). Call under the gate file's lock. */
-export function writeGateFile(file: string, update: GateUpdate): void {
+/**
+ * The real path and new text of a gate file for a verdict, without writing it (the caller
+ * journals it first). With `root`, the gate file's real path must lie inside that workspace.
+ */
+export function prepareGateFile(file: string, update: GateUpdate, root?: string): { target: string; text: string } {
+  const target = root ? safeWritePath(root, file) : file;
   let existing: string | undefined;
+  let fd: number | undefined;
   try {
-    const st = fs.statSync(file);
-    if (!st.isFile()) throw new WaymarkError('invalid', `${file} is not a file; remove it so the gate can be written.`, file);
-    if (st.size > 1024 * 1024) throw new WaymarkError('invalid', `${file} is larger than 1 MB; it is not a gate file Waymark will rewrite.`, file);
-    existing = fs.readFileSync(file, 'utf8');
+    fd = openInternalSync(target, fs.constants.O_RDONLY, { what: 'gate verdict' });
+    if (fs.fstatSync(fd).size > 1024 * 1024) throw new WaymarkError('invalid', `${file} is larger than 1 MB; it is not a gate file Waymark will rewrite.`, file);
+    existing = fs.readFileSync(fd, 'utf8');
   } catch (e) {
     if (WaymarkError.is(e)) throw e;
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new WaymarkError('unreadable', `Cannot read ${file}: ${(e as Error).message}.`, file);
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
   }
-  const next = renderGateUpdate(existing, update, file);
+  const text = renderGateUpdate(existing, update, file);
   try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
+    if (root) safeMkdir(root, path.dirname(target));
+    else fs.mkdirSync(path.dirname(target), { recursive: true });
   } catch (e) {
+    if (WaymarkError.is(e)) throw e;
     throw new WaymarkError('io', `Cannot create the gate folder ${path.dirname(file)}: ${(e as Error).message}. Make the workspace writable.`, file);
   }
-  writeFileAtomic(file, next);
+  return { target, text };
+}
+
+/**
+ * Writes a verdict into a gate file atomically (creating its folder). Call under the gate file's
+ * lock. With `root`, the gate file's real path must lie inside that workspace folder.
+ */
+export function writeGateFile(file: string, update: GateUpdate, root?: string): void {
+  const { target, text } = prepareGateFile(file, update, root);
+  writeFileAtomic(target, text, { root, what: 'gate verdict' });
 }

@@ -5,6 +5,7 @@ import { WaymarkError } from '../errors';
 import { ioError } from './atomicWrite';
 import type { HistoryEntry, WorkflowState } from '../types';
 import { readRegularFileSync } from './safeRead';
+import { assertRegularOrMissing, assertWritable, openInternalSync, safeAppend, safeMkdir, safeWritePath } from './safePath';
 
 /**
  * Append-only history, one JSONL file per workflow file:
@@ -33,54 +34,73 @@ export interface AppendResult {
 
 const TAIL = 64 * 1024;
 
+/** The seq of the last whole line that parses, reading backwards in growing windows. */
+function lastSeq(fd: number, end: number): number | undefined {
+  let window = TAIL;
+  for (;;) {
+    const start = Math.max(0, end - window);
+    const buf = Buffer.alloc(end - start);
+    fs.readSync(fd, buf, 0, buf.length, start);
+    const lines = buf.toString('utf8').split('\n');
+    // A window that does not start at 0 may begin mid-line: its first piece is not a whole line.
+    for (let i = lines.length - 1; i >= (start === 0 ? 0 : 1); i--) {
+      const line = lines[i].trim();
+      if (!line) continue;
+      try {
+        const seq = (JSON.parse(line) as HistoryEntry).seq;
+        if (typeof seq === 'number' && Number.isFinite(seq)) return seq;
+      } catch {
+        // a damaged line in the middle: keep looking further up
+      }
+    }
+    if (start === 0) return undefined;
+    // No whole line parsed in this window (one line can be longer than it): widen and retry.
+    window *= 4;
+  }
+}
+
 /** Reads the last complete line's seq; repairs a torn tail. Returns the next seq. */
-function prepareTail(histFile: string): { nextSeq: number; repaired?: string } {
+function prepareTail(root: string, histFile: string): { nextSeq: number; repaired?: string } {
   let fd: number;
   try {
-    fd = fs.openSync(histFile, fs.constants.O_RDWR | (fs.constants.O_NONBLOCK ?? 0));
+    fd = openInternalSync(histFile, fs.constants.O_RDWR, { noFollow: true, what: 'history' });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { nextSeq: 1 };
     throw e;
   }
   try {
-    const st = fs.fstatSync(fd);
-    if (!st.isFile()) throw new WaymarkError('io', `History ${histFile} is not a regular file (a pipe, socket or folder); remove it so history can be kept.`, histFile);
-    const size = st.size;
+    const size = fs.fstatSync(fd).size;
     if (size === 0) return { nextSeq: 1 };
-    let start = Math.max(0, size - TAIL);
-    let buf = Buffer.alloc(size - start);
-    fs.readSync(fd, buf, 0, buf.length, start);
     let repaired: string | undefined;
-    let end = buf.length;
-    if (buf[end - 1] !== 0x0a) {
-      const nl = buf.lastIndexOf(0x0a);
-      if (nl < 0 && start > 0) {
-        // The torn line is longer than the tail window: read it all.
-        start = 0;
-        buf = fs.readFileSync(histFile);
-        end = buf.length;
+    let end = size;
+    const last = Buffer.alloc(1);
+    fs.readSync(fd, last, 0, 1, size - 1);
+    if (last[0] !== 0x0a) {
+      // Find the last newline, however long the torn line is.
+      let cut = 0;
+      let pos = size;
+      while (pos > 0) {
+        const start = Math.max(0, pos - TAIL);
+        const buf = Buffer.alloc(pos - start);
+        fs.readSync(fd, buf, 0, buf.length, start);
+        const i = buf.lastIndexOf(0x0a);
+        if (i >= 0) {
+          cut = start + i + 1;
+          break;
+        }
+        pos = start;
       }
-      const cut = buf.lastIndexOf(0x0a) + 1;
-      const torn = buf.subarray(cut, end);
-      fs.appendFileSync(`${histFile}.torn`, JSON.stringify({ time: new Date().toISOString(), offset: start + cut, text: torn.toString('utf8') }) + '\n');
-      fs.ftruncateSync(fd, start + cut);
+      const torn = Buffer.alloc(size - cut);
+      fs.readSync(fd, torn, 0, torn.length, cut);
+      safeAppend(root, `${histFile}.torn`, JSON.stringify({ time: new Date().toISOString(), offset: cut, text: torn.toString('utf8') }) + '\n', { what: 'torn history lines' });
+      fs.ftruncateSync(fd, cut);
       fs.fsyncSync(fd);
-      repaired = `moved a torn last line (${torn.length} bytes, offset ${start + cut}) of ${histFile} to ${histFile}.torn`;
+      repaired = `moved a torn last line (${torn.length} bytes, offset ${cut}) of ${histFile} to ${histFile}.torn`;
       end = cut;
     }
-    const text = buf.subarray(0, end).toString('utf8');
-    const lines = text.split('\n');
-    for (let i = lines.length - 1; i >= 0; i--) {
-      const line = lines[i].trim();
-      if (!line) continue;
-      try {
-        const seq = (JSON.parse(line) as HistoryEntry).seq;
-        if (typeof seq === 'number' && Number.isFinite(seq)) return { nextSeq: seq + 1, repaired };
-      } catch {
-        // a damaged line in the middle: keep looking further up
-      }
-    }
-    return { nextSeq: 1, repaired };
+    if (end === 0) return { nextSeq: 1, repaired };
+    const seq = lastSeq(fd, end);
+    return { nextSeq: seq === undefined ? 1 : seq + 1, repaired };
   } finally {
     fs.closeSync(fd);
   }
@@ -88,16 +108,18 @@ function prepareTail(histFile: string): { nextSeq: number; repaired?: string } {
 
 /**
  * Appends one entry (its `seq` is assigned here). Call under the workflow file's lock so that
- * sequence numbers stay unique; the line itself can never tear between processes.
+ * sequence numbers stay unique; the line itself can never tear between processes. The history
+ * file's real path must lie inside `root` (a `.waymark/history` link to elsewhere is refused).
  */
 export function appendHistory(root: string, entry: Omit<HistoryEntry, 'seq'>, dir?: string): AppendResult {
   const histFile = historyPathFor(root, entry.file, dir);
   try {
-    fs.mkdirSync(path.dirname(histFile), { recursive: true });
-    const { nextSeq, repaired } = prepareTail(histFile);
+    const real = safeWritePath(root, histFile);
+    safeMkdir(root, path.dirname(real));
+    const { nextSeq, repaired } = prepareTail(root, real);
     const full: HistoryEntry = { seq: nextSeq, ...entry };
     const line = Buffer.from(JSON.stringify(full) + '\n', 'utf8');
-    const fd = fs.openSync(histFile, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, 0o644);
+    const fd = openInternalSync(real, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, { noFollow: true, what: 'history' });
     try {
       const n = fs.writeSync(fd, line, 0, line.length);
       if (n !== line.length) throw new WaymarkError('io', `Short write to ${histFile} (${n} of ${line.length} bytes); it will be repaired on the next append.`, histFile);
@@ -113,18 +135,15 @@ export function appendHistory(root: string, entry: Omit<HistoryEntry, 'seq'>, di
 }
 
 /**
- * Refuses before any write when the history of `file` could not be appended to: its path is a
- * pipe, socket or folder. (A missing history is fine: it is created on the first append.)
+ * Refuses before any write when the history of `file` could not be appended to: its real path
+ * lies outside the workspace, it is a pipe, socket or folder, or it (or the folder it would be
+ * created in) is not writable. A missing history is fine: it is created on the first append.
  */
 export function assertHistoryAppendable(root: string, file: string, dir?: string): void {
   const histFile = historyPathFor(root, file, dir);
-  let st: fs.Stats;
-  try {
-    st = fs.statSync(histFile);
-  } catch {
-    return;
-  }
-  if (!st.isFile()) throw new WaymarkError('io', `History ${histFile} is not a regular file (a pipe, socket or folder); remove it, then retry. Nothing was changed.`, histFile);
+  const real = safeWritePath(root, histFile);
+  assertRegularOrMissing(real, 'history');
+  assertWritable(real, 'history');
 }
 
 export interface HistoryRead {

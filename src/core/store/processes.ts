@@ -1,3 +1,5 @@
+import * as fs from 'node:fs';
+
 /** True when `pid` names a live process on this host (EPERM means alive but not ours). */
 export function pidAlive(pid: number): boolean {
   // 0 and negative pids address process groups: never a lock or lease holder.
@@ -8,4 +10,45 @@ export function pidAlive(pid: number): boolean {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/**
+ * When process `pid` started, as an opaque string that differs between two processes that
+ * had the same pid: on Linux field 22 of /proc/PID/stat (clock ticks since boot). Undefined
+ * where it cannot be known (other systems, /proc hidden); callers then fall back to the pid.
+ */
+export function processStartTime(pid: number): string | undefined {
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  let text: string;
+  try {
+    text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // The command name (field 2) is in parentheses and may itself hold spaces or ')'.
+  const close = text.lastIndexOf(')');
+  if (close < 0) return undefined;
+  const fields = text.slice(close + 2).split(' ');
+  // fields[0] is field 3 (state), so field 22 is fields[19].
+  const start = fields[19];
+  return start && /^\d+$/.test(start) ? start : undefined;
+}
+
+let ownStart: string | undefined | null = null;
+
+/** This process's start time (see processStartTime), computed once. */
+export function ownStartTime(): string | undefined {
+  if (ownStart === null) ownStart = processStartTime(process.pid);
+  return ownStart;
+}
+
+/**
+ * True when the process that recorded (`pid`, `startTime`) on this host still runs: the pid is
+ * alive and, when both start times are known, it is the same process (not a reused pid).
+ */
+export function holderAlive(pid: number, startTime?: string): boolean {
+  if (!pidAlive(pid)) return false;
+  if (!startTime) return true;
+  const now = processStartTime(pid);
+  return now === undefined || now === startTime;
 }

@@ -1,3 +1,4 @@
+import { encodingRefusal } from './safeRead';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Logger } from '../ports';
@@ -119,7 +120,9 @@ function readDetailed(file: string, ctx: WorkspaceContext, wantHashOnly?: string
       // already closed or gone: nothing to release
     }
   }
-  if (looksBinary(buf)) return { key, hash: '', result: { problems: [], isWorkflow: false, skipped: { file, reason: 'binary', detail: 'contains NUL bytes' } } };
+  // The write path's own test, so validate and a mutation give one answer for one file.
+  const refusal = encodingRefusal(buf);
+  if (refusal) return { key, hash: '', result: { problems: [], isWorkflow: false, skipped: { file, reason: refusal.reason === 'utf16' ? 'unreadable' : 'binary', detail: refusal.reason === 'utf16' ? refusal.message : 'contains NUL bytes' } } };
   // Cheap pre-check: no opening fence, no frontmatter.
   const off = buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
   if (!(buf[off] === 0x2d && buf[off + 1] === 0x2d && buf[off + 2] === 0x2d)) return { key, hash: '', result: { problems: [], isWorkflow: false } };
@@ -129,6 +132,28 @@ function readDetailed(file: string, ctx: WorkspaceContext, wantHashOnly?: string
   const text = buf.toString('utf8');
   const parsed = parseWorkflowText(file, text, ctx, { contentHash: hash });
   return { key, hash, text, result: { state: parsed.state, problems: parsed.problems, isWorkflow: parsed.isWorkflow } };
+}
+
+/**
+ * Reads one file under its root's context (config, definitions, BMAD catalog, gate files)
+ * without listing or reading any other file: what a one-file verb costs. The file is read even
+ * when the include/exclude globs would not list it. Cross-file (delegation) checks are not run:
+ * duplicate ids and missing parents need every file (`scanRoots`).
+ */
+export async function readOneFile(
+  file: string,
+  root: string,
+  opts: Pick<ScanOptions, 'overrides' | 'now' | 'contexts'> = {},
+): Promise<FileReadResult & { context: WorkspaceContext; contextProblems: Problem[] }> {
+  const absRoot = path.resolve(root);
+  let context = opts.contexts?.get(absRoot);
+  let contextProblems: Problem[] = [];
+  if (!context) {
+    const loaded = await loadWorkspaceContext(absRoot, opts.overrides, { now: opts.now });
+    context = loaded.context;
+    contextProblems = loaded.problems;
+  }
+  return { ...readDetailed(path.resolve(file), context).result, context, contextProblems };
 }
 
 /** Whether scans read and write the persisted index (`.waymark/cache/scan-index.jsonl`). */

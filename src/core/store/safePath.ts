@@ -1,0 +1,264 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { WaymarkError } from '../errors';
+
+/**
+ * The one place that decides whether Waymark may write a path: every writer (workflow files,
+ * history, gates, locks, journal, events, leases, modes, checkpoints, memory) asks here first.
+ *
+ * A path is writable when its *real* path (every symbolic link followed, including a dangling
+ * last one and `.waymark` itself) lies inside the real path of the workspace folder. A cloned
+ * repository can ship `.waymark/history -> /home/me` or a config saying
+ * `memory.hotFile: ../../.bashrc`; both are refused, naming the link or the setting.
+ *
+ * Internal files are opened non-blocking and must be regular files: a FIFO planted at
+ * `.waymark/events/events.jsonl` would otherwise hang the process forever.
+ */
+
+const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
+const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
+
+function isInside(dir: string, p: string): boolean {
+  const rel = path.relative(dir, p);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+function realOrResolved(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
+
+/**
+ * The real path `p` would be written at: symlinks followed, a missing tail appended to the real
+ * path of its deepest existing ancestor, and a dangling link resolved to the path it names.
+ */
+export function resolveRealPath(p: string): string {
+  let hops = 0;
+  const walk = (cur: string): string => {
+    try {
+      return fs.realpathSync(cur);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ELOOP') throw new WaymarkError('usage', `${cur} is a loop of symbolic links; remove it, then retry. Nothing was changed.`, cur);
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw e;
+    }
+    let st: fs.Stats | undefined;
+    try {
+      st = fs.lstatSync(cur);
+    } catch {
+      st = undefined;
+    }
+    if (st?.isSymbolicLink()) {
+      if (++hops > 40) throw new WaymarkError('usage', `${cur} is a loop of symbolic links; remove it, then retry. Nothing was changed.`, cur);
+      return walk(path.resolve(path.dirname(cur), fs.readlinkSync(cur)));
+    }
+    const parent = path.dirname(cur);
+    if (parent === cur) return cur;
+    return path.join(walk(parent), path.basename(cur));
+  };
+  return walk(path.resolve(p));
+}
+
+/** The first symbolic link on the way from `root` down to `p` (the one to name in an error). */
+function firstLink(root: string, p: string): string | undefined {
+  const rel = path.relative(root, p);
+  if (rel.startsWith('..') || path.isAbsolute(rel)) return undefined;
+  let cur = root;
+  for (const part of rel.split(path.sep).filter(Boolean)) {
+    cur = path.join(cur, part);
+    try {
+      if (fs.lstatSync(cur).isSymbolicLink()) return cur;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Resolves `target` (absolute, or relative to `root`) and returns its real path when that lies
+ * inside the real path of `root`; else throws WaymarkError('usage') (exit 2) that names the
+ * symbolic link or the setting (`what`, e.g. `memory.hotFile`) responsible. Nothing is created.
+ */
+export function safeWritePath(root: string, target: string, what?: string): string {
+  const absRoot = path.resolve(root);
+  const abs = path.resolve(absRoot, target);
+  const realRoot = realOrResolved(absRoot);
+  if (!isInside(absRoot, abs) && !isInside(realRoot, abs)) {
+    const label = what ? `${what} (${target})` : target;
+    throw new WaymarkError(
+      'usage',
+      `${label} resolves to ${abs}, outside the workspace ${absRoot}; Waymark writes only inside the workspace.${what ? ` Set ${what} to a path inside it (.waymark/config.yaml).` : ''} Nothing was changed.`,
+      abs,
+      { setting: what, outside: abs },
+    );
+  }
+  const real = resolveRealPath(abs);
+  if (!isInside(realRoot, real)) {
+    const link = firstLink(absRoot, abs) ?? firstLink(realRoot, abs) ?? abs;
+    throw new WaymarkError(
+      'usage',
+      `${link} is a symbolic link leading to ${real}, outside the workspace ${realRoot}; Waymark does not write outside the workspace. Remove the link (or make it a real ${link === abs ? 'file' : 'folder'}), then retry. Nothing was changed.`,
+      link,
+      { link, outside: real, ...(what ? { setting: what } : {}) },
+    );
+  }
+  return real;
+}
+
+/** `mkdir -p` of a folder that was checked with safeWritePath (its real path). */
+export function safeMkdir(root: string, dir: string, what?: string): string {
+  const real = safeWritePath(root, dir, what);
+  fs.mkdirSync(real, { recursive: true });
+  // A link swapped in while the folders were created would be caught here.
+  const after = realOrResolved(real);
+  if (after !== real) return safeWritePath(root, dir, what);
+  return real;
+}
+
+function kindOf(st: fs.Stats): string {
+  if (st.isDirectory()) return 'a folder';
+  if (st.isFIFO()) return 'a named pipe (FIFO)';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  if (st.isSymbolicLink()) return 'a symbolic link';
+  return 'not a regular file';
+}
+
+/** The error for an internal path that is not a regular file ('io', exit 2: Waymark cannot keep its record there). */
+export function notRegularError(file: string, st: fs.Stats, what = 'Waymark file'): WaymarkError {
+  return new WaymarkError(
+    'io',
+    `${file} is ${kindOf(st)}, not a regular file; Waymark keeps its ${what} there. Remove it (Waymark recreates it), then retry. Nothing was changed.`,
+    file,
+    { kind: kindOf(st) },
+  );
+}
+
+/** Refuses (exit 2) when `file` exists and is not a regular file. Does not follow a last symlink. */
+export function assertRegularOrMissing(file: string, what?: string): void {
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(file);
+  } catch {
+    return;
+  }
+  if (st.isSymbolicLink()) {
+    try {
+      st = fs.statSync(file);
+    } catch {
+      return; // dangling: safeWritePath judged where it leads
+    }
+  }
+  if (!st.isFile()) throw notRegularError(file, st, what);
+}
+
+/**
+ * Opens an internal file without ever blocking (O_NONBLOCK: a FIFO opens at once) and refuses
+ * anything but a regular file. With `noFollow` (writers, on a path from safeWritePath) a last
+ * component swapped for a symbolic link since the check is refused instead of followed.
+ */
+export function openInternalSync(file: string, flags: number, options: { mode?: number; noFollow?: boolean; what?: string } = {}): number {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, flags | O_NONBLOCK | (options.noFollow ? O_NOFOLLOW : 0), options.mode ?? 0o644);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP' && options.noFollow) {
+      throw new WaymarkError('usage', `${file} became a symbolic link while Waymark was writing it; Waymark does not follow links it did not check. Remove the link, then retry.`, file);
+    }
+    if (code === 'ENXIO') {
+      // O_WRONLY|O_NONBLOCK on a FIFO with no reader.
+      throw new WaymarkError('io', `${file} is a named pipe (FIFO), not a regular file; Waymark keeps its ${options.what ?? 'Waymark file'} there. Remove it, then retry. Nothing was changed.`, file, { kind: 'fifo' });
+    }
+    if (code === 'EISDIR') {
+      throw new WaymarkError('io', `${file} is a folder, not a regular file; Waymark keeps its ${options.what ?? 'Waymark file'} there. Remove it, then retry. Nothing was changed.`, file, { kind: 'folder' });
+    }
+    throw e;
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) throw notRegularError(file, st, options.what);
+    // Writers keep blocking semantics for regular files (O_NONBLOCK has no effect on them anyway).
+    return fd;
+  } catch (e) {
+    fs.closeSync(fd);
+    throw e;
+  }
+}
+
+/** Reads an internal file as UTF-8, or undefined when it does not exist. FIFOs, folders: exit 2. */
+export function readInternalIfExists(file: string, what?: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openInternalSync(file, fs.constants.O_RDONLY, { what });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+  try {
+    return fs.readFileSync(fd, 'utf8');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Appends `data` to an internal file inside `root` in one write() on an O_APPEND descriptor:
+ * the path is checked with safeWritePath, opened without following a swapped-in link, and
+ * must be a regular file. Creates the folder when missing.
+ */
+export function safeAppend(root: string, file: string, data: string | Buffer, options: { what?: string; fsync?: boolean } = {}): void {
+  const real = safeWritePath(root, file);
+  safeMkdir(root, path.dirname(real));
+  const fd = openInternalSync(real, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, { noFollow: true, what: options.what });
+  try {
+    const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    let off = 0;
+    while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off);
+    if (options.fsync) fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Refuses (exit 2, 'io') when a new file could not be created in `dir` or an existing `file`
+ * could not be written: checked before a change so that a change is never half done.
+ */
+export function assertWritable(file: string, what = 'file', options: { display?: string } = {}): void {
+  let target = file;
+  for (;;) {
+    try {
+      fs.accessSync(target, fs.constants.W_OK);
+      break;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') {
+        const up = path.dirname(target);
+        if (up === target) return;
+        target = up;
+        continue;
+      }
+      const shown = options.display ?? file;
+      throw new WaymarkError(
+        'io',
+        `Cannot write ${what} ${shown}: ${target === file ? 'it' : `the folder ${target}`} is not writable; make it writable (chmod u+w ${target}) and retry (${code}). Nothing was changed.`,
+        shown,
+        { code, notWritable: target },
+      );
+    }
+  }
+  // Root ignores permission bits on access(); a read-only file system still shows as EROFS above.
+  if (target !== file) {
+    try {
+      const st = fs.statSync(target);
+      if (!st.isDirectory()) throw new WaymarkError('io', `Cannot write ${what} ${file}: ${target} is not a folder. Nothing was changed.`, file);
+    } catch (e) {
+      if (WaymarkError.is(e)) throw e;
+    }
+  }
+}

@@ -1,0 +1,81 @@
+// What a tool needs from the face that runs it. The MCP server (one long-lived core per root,
+// watching the files) and the VS Code language-model tools (the extension's core, its unsaved
+// editors and its trust) each implement it once; the tool table does the rest.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { WaymarkError } from '../core/index';
+import type { LeaseOwner, MemoryService, MutationOptions, MutationResult, StateCore, WorkflowState } from '../core/index';
+
+export interface ToolHost {
+  /** Workspace folders the tools answer for and may write in (absolute). */
+  readonly roots: readonly string[];
+  readonly core: StateCore;
+  /** Recorded in history when a call names no actor. */
+  readonly actor: string;
+  /** Applies file changes seen but not yet read (watcher debounce) before a whole-workspace answer. */
+  refresh(): Promise<void>;
+  /** The current state of one workflow file, re-read when it changed on disk since the last read. */
+  state(file: string): Promise<WorkflowState>;
+  /**
+   * Runs a mutation of a workflow file. The VS Code host applies it to an editor with unsaved
+   * changes instead of writing behind it; the MCP host writes through the core.
+   */
+  mutate(file: string, options: MutationOptions, op: (o: MutationOptions) => Promise<MutationResult>): Promise<MutationResult & { appliedToEditor?: boolean }>;
+  /** Throws WaymarkError('unavailable') when writes are not allowed (VS Code Restricted Mode). */
+  assertCanWrite(action: string): void;
+  /** The memory service of a root (one per process: only one opener of the Kuzu database). */
+  memory(root: string): MemoryService;
+  /** Who holds leases taken through this host. */
+  owner(): LeaseOwner;
+}
+
+function inside(child: string, parent: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/** The real path of `abs`, or of its nearest existing ancestor joined with the rest. */
+function realish(abs: string): string {
+  let dir = abs;
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return path.join(fs.realpathSync(dir), ...rest.reverse());
+    } catch {
+      const up = path.dirname(dir);
+      if (up === dir) return abs;
+      rest.push(path.basename(dir));
+      dir = up;
+    }
+  }
+}
+
+/**
+ * Resolves a path an agent gave (absolute, or relative to the first root) and refuses it unless
+ * its real path (after symlinks) lies inside one of the roots. Returns the absolute path as given
+ * (not the real one), so it matches the core's model keys; and the root it belongs to.
+ */
+export function resolveInside(roots: readonly string[], raw: string): { abs: string; root: string } {
+  if (typeof raw !== 'string' || !raw.trim()) throw new WaymarkError('usage', 'The path is empty; give a workflow file relative to the workspace folder.');
+  if (raw.includes('\0')) throw new WaymarkError('usage', 'The path holds a NUL byte; give a workflow file relative to the workspace folder.');
+  const base = roots[0];
+  const abs = path.resolve(base, raw);
+  const real = realish(abs);
+  let best: string | undefined;
+  for (const r of roots) {
+    if ((inside(abs, r) && inside(real, realish(r))) && (!best || r.length > best.length)) best = r;
+  }
+  if (!best) {
+    throw new WaymarkError('usage', `${raw} is outside the workspace (${roots.join(', ')}); Waymark's tools only read and write inside it. Give a path relative to the workspace folder.`, abs, { outside: true });
+  }
+  return { abs, root: best };
+}
+
+/**
+ * A path as agents see it: relative to the root with forward slashes (one root), absolute when
+ * there are several roots (a relative path would be ambiguous).
+ */
+export function relativeTo(roots: readonly string[], abs: string): string {
+  if (roots.length !== 1 || !inside(abs, roots[0])) return abs;
+  return path.relative(roots[0], abs).split(path.sep).join('/') || '.';
+}

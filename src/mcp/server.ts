@@ -1,0 +1,97 @@
+// `waymark mcp`: a stdio MCP server over one long-lived workspace session. stdout carries the
+// protocol and nothing else; logs go to stderr.
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '../core/index';
+import { errorAnswer, runTool, TOOLS } from './tools';
+import type { ToolAnswer } from './tools';
+import type { ToolHost } from './host';
+import { WorkspaceSession } from './session';
+
+export const SERVER_NAME = 'waymark';
+
+const INSTRUCTIONS = `Waymark keeps the state of agent workflows (BMAD and native Waymark workflow files) in their YAML frontmatter.
+Start with waymark_summary (what exists, what to do next), read one workflow with waymark_status (its stateHash),
+and change state only through waymark_advance, waymark_set_status and waymark_gate, passing the stateHash you read as
+expectHash: a refusal with reason "conflict" means someone else changed the file; re-read and decide again.
+Paths are relative to the workspace folder; nothing outside it is read or written.`;
+
+function toResult(a: ToolAnswer): CallToolResult {
+  // An error carries its reason, exit code and advice as JSON text only: clients validate any
+  // structuredContent against the tool's outputSchema, errors included.
+  if (a.isError) return { content: [{ type: 'text', text: a.text }], isError: true };
+  return { content: [{ type: 'text', text: a.text }], structuredContent: a.structured };
+}
+
+/** Builds the MCP server with every tool of the table, answering through `host`. */
+export function createMcpServer(host: ToolHost, version: string): McpServer {
+  const server = new McpServer({ name: SERVER_NAME, title: 'Waymark', version }, { instructions: INSTRUCTIONS });
+  // The SDK's generic signature is too deep for the compiler over a heterogeneous table.
+  const register = server.registerTool.bind(server) as unknown as (name: string, config: Record<string, unknown>, cb: () => Promise<CallToolResult>) => void;
+  for (const t of TOOLS) {
+    // The SDK lists the tools (zod 3 → draft-07 JSON Schema, with outputSchema and annotations).
+    register(t.name, { title: t.title, description: t.description, inputSchema: t.input, outputSchema: t.output, annotations: { title: t.title, ...t.annotations } }, async () => {
+      throw new Error('tools/call is answered by the handler below');
+    });
+  }
+  // Calls go through the same runTool as the VS Code tools, so a schema error comes back like
+  // every other refusal: isError with reason "usage", the CLI's exit code and one line of advice
+  // (the SDK's own handler would answer it as bare text).
+  const byName = new Map(TOOLS.map((t) => [t.name, t]));
+  server.server.removeRequestHandler('tools/call');
+  server.server.setRequestHandler(CallToolRequestSchema, async (req) => {
+    const t = byName.get(req.params.name);
+    if (!t) return toResult(errorAnswer(Object.assign(new Error(`Unknown tool ${req.params.name}; tools: ${TOOLS.map((x) => x.name).join(', ')}.`)), host.roots));
+    return toResult(await runTool(t, req.params.arguments, host));
+  });
+  return server;
+}
+
+/** Logs to stderr only: stdout belongs to the protocol. */
+export function stderrLogger(verbose: boolean): Logger {
+  const w = (level: string) => (m: unknown) => process.stderr.write(`[waymark mcp] ${level} ${m instanceof Error ? m.message : String(m)}\n`);
+  const quiet = () => undefined;
+  return { trace: quiet, debug: verbose ? w('debug') : quiet, info: w('info'), warn: w('warn'), error: w('error') };
+}
+
+export interface RunMcpOptions {
+  root: string;
+  actor: string;
+  session: string;
+  version: string;
+  verbose?: boolean;
+}
+
+/** Runs the server on stdin/stdout until the client closes the connection or a signal arrives. */
+export async function runMcpServer(o: RunMcpOptions): Promise<void> {
+  // Anything a dependency prints with console.* must not corrupt the protocol stream.
+  const toErr = (...a: unknown[]) => process.stderr.write(a.map(String).join(' ') + '\n');
+  console.log = toErr;
+  console.info = toErr;
+  console.debug = toErr;
+  const logger = stderrLogger(!!o.verbose);
+  const session = new WorkspaceSession({ root: o.root, actor: o.actor, session: o.session, logger });
+  const server = createMcpServer(session, o.version);
+  const transport = new StdioServerTransport();
+  let closing: Promise<void> | undefined;
+  const closed = new Promise<void>((resolve) => {
+    const close = () => {
+      closing ??= (async () => {
+        await server.close().catch(() => undefined);
+        await session.dispose().catch((e) => logger.warn(`closing: ${String(e)}`));
+        resolve();
+      })();
+    };
+    server.server.onclose = close;
+    process.stdin.on('end', close);
+    process.once('SIGINT', close);
+    process.once('SIGTERM', close);
+  });
+  // Scan while the client initializes; tools wait for it.
+  void session.start().catch((e) => logger.error(`scan failed: ${String(e)}`));
+  await server.connect(transport);
+  logger.info(`serving ${o.root} as ${o.actor} (session ${o.session})`);
+  await closed;
+}

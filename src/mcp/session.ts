@@ -1,0 +1,220 @@
+// The MCP server's workspace: one long-lived state core per root, kept current by a debounced
+// recursive fs.watch and by a stat check before every one-file answer (an event may still be on
+// its way when an agent asks right after another process wrote).
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { WaymarkError, createStateCore, errorMessage, sharedMemoryService, disposeSharedMemoryServices } from '../core/index';
+import type { LeaseOwner, Logger, MemoryService, MutationOptions, MutationResult, StateCore, WorkflowState } from '../core/index';
+import type { ToolHost } from './host';
+
+export interface WorkspaceSessionOptions {
+  root: string;
+  actor: string;
+  /** Session marker for history and the holder id of leases taken through this server. */
+  session: string;
+  logger: Logger;
+  /** Delay after a file change before it is re-read (changes within it are merged). */
+  debounceMs?: number;
+  /** Keep the memory database open this long after use; others meanwhile write to the inbox. */
+  memoryHoldMs?: number;
+}
+
+/** Folders whose changes never affect workflow state (our own logs, VCS, dependencies). */
+const IGNORED = /^(?:\.git|node_modules|\.waymark[\\/](?:history|events|memory|cache|leases|modes|checkpoints|[^\\/]*\.lock))(?:[\\/]|$)/;
+const WORKFLOW_TEXT = /\.(?:md|markdown)$/i;
+/** Changes that alter how every file reads (config, step definitions, BMAD manifests). */
+const CONTEXT_FILES = /^(?:\.waymark[\\/](?:config\.ya?ml|workflows[\\/].*)|_bmad[\\/].*\.(?:csv|ya?ml))$/i;
+
+function signature(st: fs.Stats): string {
+  return `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
+}
+
+export class WorkspaceSession implements ToolHost {
+  readonly roots: string[];
+  readonly core: StateCore;
+  readonly actor: string;
+  private readonly opts: WorkspaceSessionOptions;
+  private scanned?: Promise<void>;
+  private watcher?: fs.FSWatcher;
+  private watchFailed = false;
+  private lastScan = 0;
+  private readonly pending = new Set<string>();
+  private contextChanged = false;
+  private timer?: NodeJS.Timeout;
+  /** File signature at the last read, per file: a mismatch means re-read before answering. */
+  private readonly seen = new Map<string, string>();
+  private disposed = false;
+
+  constructor(opts: WorkspaceSessionOptions) {
+    this.opts = opts;
+    this.roots = [path.resolve(opts.root)];
+    this.actor = opts.actor;
+    // The same factory as the CLI and the extension: leases honoured, events logged, memory fed.
+    this.core = createStateCore({ roots: this.roots, actor: opts.actor, session: opts.session, logger: opts.logger, origin: 'mcp' });
+  }
+
+  /** Starts watching, then scans; tools wait for the scan. */
+  start(): Promise<void> {
+    if (!this.scanned) {
+      // Made first, with this server's settings, so the core's memory observer shares it.
+      this.memory(this.roots[0]);
+      this.watch();
+      this.scanned = this.scan();
+    }
+    return this.scanned;
+  }
+
+  private async scan(): Promise<void> {
+    const started = Date.now();
+    const r = await this.core.scan();
+    this.lastScan = Date.now();
+    this.opts.logger.info(`[mcp] ${r.workflows.length} workflow(s), ${r.files} file(s) in ${this.roots[0]} scanned in ${Date.now() - started} ms`);
+  }
+
+  private watch(): void {
+    const root = this.roots[0];
+    try {
+      this.watcher = fs.watch(root, { recursive: true, persistent: false }, (_event, name) => {
+        if (name) this.onChange(name.toString());
+      });
+      this.watcher.on('error', (e) => this.watchLost(e));
+    } catch (e) {
+      this.watchLost(e);
+    }
+  }
+
+  private watchLost(e: unknown): void {
+    if (this.watchFailed) return;
+    this.watchFailed = true;
+    this.watcher?.close();
+    this.watcher = undefined;
+    // Without events, whole-workspace answers rescan (the scan index keeps that cheap) when
+    // the last scan is older than a second; one-file answers still stat before answering.
+    this.opts.logger.warn(`[mcp] cannot watch ${this.roots[0]} (${errorMessage(e)}); rescanning before whole-workspace answers instead`);
+  }
+
+  private onChange(rel: string): void {
+    if (this.disposed || IGNORED.test(rel)) return;
+    if (CONTEXT_FILES.test(rel)) this.contextChanged = true;
+    else if (WORKFLOW_TEXT.test(rel) || rel.endsWith('.gate')) this.pending.add(path.join(this.roots[0], rel));
+    else return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.flush().catch((e) => this.opts.logger.warn(`[mcp] applying file changes: ${errorMessage(e)}`)), this.opts.debounceMs ?? 100);
+    this.timer.unref?.();
+  }
+
+  /** Applies the changes seen so far: a rescan after a config change, else one re-read per file. */
+  private async flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.contextChanged) {
+      this.contextChanged = false;
+      this.pending.clear();
+      this.seen.clear();
+      await this.scan();
+      return;
+    }
+    const files = [...this.pending];
+    this.pending.clear();
+    for (const file of files) {
+      if (file.endsWith('.gate')) {
+        // A verdict changed: re-read the workflows whose gates live there.
+        for (const s of this.core.list()) if (Object.values(s.gates).some((g) => g.file === file)) await this.reload(s.file);
+        continue;
+      }
+      await this.reload(file);
+    }
+  }
+
+  private async reload(file: string): Promise<WorkflowState | undefined> {
+    let st: fs.Stats | undefined;
+    try {
+      st = fs.statSync(file);
+    } catch {
+      st = undefined;
+    }
+    if (!st) {
+      this.seen.delete(file);
+      this.core.remove(file);
+      return undefined;
+    }
+    try {
+      const s = await this.core.reload(file);
+      this.seen.set(file, signature(st));
+      return s;
+    } catch (e) {
+      this.opts.logger.warn(`[mcp] re-reading ${file}: ${errorMessage(e)}`);
+      return undefined;
+    }
+  }
+
+  async refresh(): Promise<void> {
+    await this.start();
+    if (this.watchFailed && Date.now() - this.lastScan > 1000) {
+      this.seen.clear();
+      await this.scan();
+      return;
+    }
+    if (this.pending.size || this.contextChanged) await this.flush();
+  }
+
+  async state(file: string): Promise<WorkflowState> {
+    await this.start();
+    if (this.contextChanged) await this.flush();
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(file);
+    } catch {
+      this.core.remove(file);
+      throw new WaymarkError('unreadable', `${path.relative(this.roots[0], file) || file} does not exist; waymark_summary lists the workflow files.`, file);
+    }
+    if (!st.isFile()) throw new WaymarkError('unreadable', `${path.relative(this.roots[0], file)} is not a regular file; give a workflow Markdown file.`, file);
+    const known = this.core.get(file);
+    if (known && this.seen.get(file) === signature(st) && !this.pending.has(file)) return known;
+    this.pending.delete(file);
+    // Re-read through the core: a file that is not (or no longer) a workflow says why.
+    const s = await this.core.reload(file);
+    this.seen.set(file, signature(st));
+    if (s) return s;
+    const { problems } = await this.core.parseText(file, fs.readFileSync(file, 'utf8'));
+    const first = problems.find((p) => p.severity === 'error');
+    if (first) throw new WaymarkError('invalid', `${path.relative(this.roots[0], file)}:${first.range.start.line + 1}: ${first.message}`, file, { code: first.code });
+    throw new WaymarkError('usage', `${path.relative(this.roots[0], file)} is not a workflow file: its frontmatter has no workflow, workflowType, steps or stepsCompleted key.`, file);
+  }
+
+  async mutate(file: string, options: MutationOptions, op: (o: MutationOptions) => Promise<MutationResult>): Promise<MutationResult> {
+    await this.start();
+    // The core locks, re-reads and compares expectHash itself: a stale model cannot lose an update.
+    const r = await op(options);
+    try {
+      this.seen.set(file, signature(fs.statSync(file)));
+    } catch {
+      this.seen.delete(file);
+    }
+    return r;
+  }
+
+  assertCanWrite(): void {
+    // A stdio server runs with the rights of the agent that started it.
+  }
+
+  memory(root: string): MemoryService {
+    // Shared with the core's memory observer, so this process opens the database at most once.
+    // Short waits: when another server holds the database, answer from the journal and say so.
+    return sharedMemoryService(root, { logger: this.opts.logger, holdMs: this.opts.memoryHoldMs ?? 2000, origin: 'mcp', config: { waitMs: 300 } });
+  }
+
+  owner(): LeaseOwner {
+    // pid: the lease goes stale when this server exits.
+    return { agent: this.actor, session: this.opts.session, pid: process.pid, host: os.hostname() };
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.watcher?.close();
+    this.core.dispose();
+    await disposeSharedMemoryServices();
+  }
+}
