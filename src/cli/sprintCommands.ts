@@ -72,8 +72,8 @@ function sprintJson(r: SprintReport, cwd: string) {
 
 const MARK: Record<string, string> = { done: '✓', review: '◎', 'in-progress': '▶', 'ready-for-dev': '○', backlog: '·' };
 
-function storyLine(s: SprintStory): string {
-  const file = s.fileStatus !== undefined && s.fileStatusMapped !== s.ledgerStatus && s.ledgerStatus !== undefined ? ` (file: ${s.fileStatus})` : s.ledgerStatus === undefined && s.file ? ' (not in ledger)' : '';
+function storyLine(s: SprintStory, hasLedger = true): string {
+  const file = s.fileStatus !== undefined && s.fileStatusMapped !== s.ledgerStatus && s.ledgerStatus !== undefined ? ` (file: ${s.fileStatus})` : hasLedger && s.ledgerStatus === undefined && s.file ? ' (not in ledger)' : '';
   const tasks = s.tasks.total ? `  ${s.tasks.done}/${s.tasks.total} tasks` : '';
   const gate = s.gate ? `  gate ${s.gate.verdict ?? '?'}${s.gate.open ? '' : ' (closed)'}` : '';
   const probs = s.problems.filter((p) => p.severity !== 'info').length;
@@ -108,8 +108,8 @@ const sprint: CliCommand = {
     lines.push(`${r.ledgerFile ? display(r.ledgerFile, ctx.cwd) : '(no sprint-status.yaml)'}${r.ledger?.lastUpdated ? `  last updated ${r.ledger.lastUpdated.raw}` : ''}`);
     lines.push(`  ${Object.entries(r.counts).map(([k, v]) => `${v} ${k}`).join(', ') || 'no stories'}`);
     for (const e of r.epics) {
-      lines.push(`  Epic ${e.epic}${e.title ? `: ${e.title}` : ''}  [${e.ledgerStatus ?? 'not in ledger'}]${e.retrospective ? `  retro ${e.retrospective}` : ''}`);
-      for (const s of e.stories) lines.push(storyLine(s));
+      lines.push(`  Epic ${e.epic}${e.title ? `: ${e.title}` : ''}${e.ledgerStatus ? `  [${e.ledgerStatus}]` : r.ledger ? '  [not in ledger]' : ''}${e.retrospective ? `  retro ${e.retrospective}` : ''}`);
+      for (const s of e.stories) lines.push(storyLine(s, !!r.ledger));
     }
     const open = r.actionItems.filter((a) => a.status !== 'done');
     if (open.length) lines.push(`  ${open.length} open action item(s): ${open.slice(0, 3).map((a) => a.action).join('; ')}`);
