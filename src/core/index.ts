@@ -71,3 +71,25 @@ export { parseLedger, classifyLedgerKey, parseStamp, formatStamp, STORY_STATUSES
 export { parseStory, normalizeStoryStatus, storyKeyFromName, type StoryFile, type StoryTask } from './bmad/story';
 export { parseEpics, type PlannedEpic, type PlannedStory } from './bmad/epics';
 export { loadBmadConfig, type BmadConfig } from './bmad/config';
+
+// Enforcement where agents write (agent hooks, git pre-commit).
+export { judgeWorkflowChange, type ProposalProblem } from './model/proposal';
+export {
+  checkProposedEdit,
+  applyReplacements,
+  recordAgentEdit,
+  saveEditSnapshot,
+  sessionLeftovers,
+  assertInsideWorkspace,
+  readCurrentText,
+  isWaymarkRecord,
+  refusals,
+  currentState,
+  type ProposalVerdict,
+  type StateFileKind,
+  type AgentEditRecord,
+  type LeftInconsistent,
+} from './protocol/proposal';
+export { runGit, repoTop } from './protocol/git';
+export { isLedgerPath, isStoryText, storyStatus } from './model/bmadProposal';
+export { checkStagedChanges, type StagedCheck, type StagedFileReport } from './protocol/stagedCheck';

@@ -80,3 +80,13 @@ export const ONBOARDING_COMMANDS = {
 export const WALKTHROUGH_ID = 'gettingStarted';
 
 export const STATUS_BAR_ID = 'waymark.status';
+
+/** Declared here and in package.json; registered by lmTools.ts. */
+export const MCP_COMMANDS = {
+  addToWorkspace: 'waymark.mcp.addToWorkspace',
+  /** Calls a language-model tool's `invoke` directly (tests; hidden from the palette). */
+  testInvokeTool: 'waymark._test.invokeTool',
+} as const;
+
+/** `contributes.mcpServerDefinitionProviders` id (VS Code 1.101+). */
+export const MCP_PROVIDER_ID = 'waymark.mcpServer';

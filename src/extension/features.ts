@@ -11,6 +11,7 @@ import { DelegationTree } from './delegationTree';
 import { Diagnostics } from './diagnostics';
 import { GatesTree } from './gatesTree';
 import { Hovers } from './hovers';
+import { registerLanguageModelTools } from './lmTools';
 import { StatusBar } from './statusBar';
 import { Watchers } from './watchers';
 import { WorkflowsTree } from './workflowsTree';
@@ -44,6 +45,7 @@ export function createFeatures(c: Container): Features {
     watchers: c.register(new Watchers(c)),
   };
   const lenses = c.register(new CodeLenses(c));
+  for (const d of registerLanguageModelTools(c, f.commands)) c.register(d);
   c.register(vscode.languages.registerHoverProvider(WORKFLOW_FILES, new Hovers(c)));
   c.register(vscode.languages.registerCodeActionsProvider(WORKFLOW_FILES, new CodeActions(c, diagnostics), CodeActions.metadata));
   c.register(vscode.languages.registerCodeLensProvider(WORKFLOW_FILES, lenses));

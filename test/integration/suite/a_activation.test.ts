@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { EXTENSION_ID, ready, snap } from '../helpers';
-import { COMMANDS, MEMORY_COMMANDS, PROTOCOL_COMMANDS, VIEWS } from '../../../src/extension/constants';
+import { COMMANDS, MCP_COMMANDS, MEMORY_COMMANDS, PROTOCOL_COMMANDS, VIEWS } from '../../../src/extension/constants';
 
 suite('activation and contributions', () => {
   test('activates on the demo workspace and scans it after activation', async () => {
@@ -21,7 +21,7 @@ suite('activation and contributions', () => {
     const missing = (pkg.contributes.commands as { command: string }[]).map((c) => c.command).filter((c) => !registered.has(c));
     assert.deepEqual(missing, []);
     const declared = new Set((pkg.contributes.commands as { command: string }[]).map((c) => c.command));
-    const undeclared = [...Object.values(COMMANDS), ...Object.values(MEMORY_COMMANDS), ...Object.values(PROTOCOL_COMMANDS)].filter((c) => !declared.has(c));
+    const undeclared = [...Object.values(COMMANDS), ...Object.values(MEMORY_COMMANDS), ...Object.values(PROTOCOL_COMMANDS), ...Object.values(MCP_COMMANDS)].filter((c) => !declared.has(c));
     assert.deepEqual(undeclared, [], 'every command id in constants.ts is declared in package.json');
     for (const c of pkg.contributes.commands as { command: string; category?: string }[]) assert.equal(c.category, 'Waymark', c.command);
     const views = (pkg.contributes.views.waymark as { id: string }[]).map((v) => v.id);
