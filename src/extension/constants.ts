@@ -10,6 +10,7 @@ export const VIEWS = {
   gates: 'waymark.gates',
   delegation: 'waymark.delegation',
   memory: 'waymark.memory',
+  sprint: 'waymark.sprint',
 } as const;
 
 export const CONTEXT = {
@@ -90,3 +91,12 @@ export const MCP_COMMANDS = {
 
 /** `contributes.mcpServerDefinitionProviders` id (VS Code 1.101+). */
 export const MCP_PROVIDER_ID = 'waymark.mcpServer';
+
+/** Declared here and in package.json; registered by sprintFeatures.ts (BMAD sprint and stories). */
+export const SPRINT_COMMANDS = {
+  setStoryStatus: 'waymark.story.setStatus',
+  checkTask: 'waymark.story.checkTask',
+  openStory: 'waymark.story.open',
+  refresh: 'waymark.sprint.refresh',
+  testSnapshot: 'waymark._test.sprintSnapshot',
+} as const;

@@ -14,6 +14,7 @@ import { Hovers } from './hovers';
 import { registerLanguageModelTools } from './lmTools';
 import { StatusBar } from './statusBar';
 import { Watchers } from './watchers';
+import { SprintFeatures } from './sprintFeatures';
 import { WorkflowsTree } from './workflowsTree';
 
 export interface Features {
@@ -44,6 +45,7 @@ export function createFeatures(c: Container): Features {
     commands: c.register(new Commands(c)),
     watchers: c.register(new Watchers(c)),
   };
+  c.register(new SprintFeatures(c));
   const lenses = c.register(new CodeLenses(c));
   for (const d of registerLanguageModelTools(c, f.commands)) c.register(d);
   c.register(vscode.languages.registerHoverProvider(WORKFLOW_FILES, new Hovers(c)));

@@ -82,14 +82,17 @@ function inside(root: string, p: string): boolean {
 }
 
 /** Bounded walk for files named `name` (depth 5, skipping dependency and build folders). */
-function findNamed(root: string, name: RegExp, depth = 5, limit = 20): string[] {
+function findNamed(root: string, name: RegExp, depth = 4, limit = 20): string[] {
   const out: string[] = [];
   const walk = (dir: string, d: number) => {
     if (d > depth || out.length >= limit) return;
     for (const e of listDir(dir)) {
       if (e.isDirectory()) {
         if (SKIP_DIRS.has(e.name) || (e.name.startsWith('.') && e.name !== '.bmad-core')) continue;
-        walk(path.join(dir, e.name), d + 1);
+        const sub = path.join(dir, e.name);
+        // Another project (its own repository) nested inside is not this project's ledger.
+        if (exists(path.join(sub, '.git')) || isDir(path.join(sub, '.git'))) continue;
+        walk(sub, d + 1);
       } else if (e.isFile() && name.test(e.name)) out.push(path.join(dir, e.name));
     }
   };
@@ -117,7 +120,8 @@ export function findLedgerFile(cfg: BmadConfig): string | undefined {
 function storyFilesIn(dir: string, depth: number, out: Map<string, string>): void {
   for (const e of listDir(dir)) {
     const p = path.join(dir, e.name);
-    if (e.isFile() && /\.md$/i.test(e.name) && storyKeyFromName(e.name)) out.set(p, p);
+    // A symlinked story is read (and its writes refused when it points outside the workspace).
+    if ((e.isFile() || e.isSymbolicLink()) && /\.md$/i.test(e.name) && storyKeyFromName(e.name)) out.set(p, p);
     else if (e.isDirectory() && depth > 0 && !SKIP_DIRS.has(e.name) && !e.name.startsWith('.')) storyFilesIn(p, depth - 1, out);
   }
 }
