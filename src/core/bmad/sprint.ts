@@ -11,7 +11,7 @@ import { parseLedger, type Ledger } from './ledger';
 import { parseStory, storyKeyFromName, type StoryFile } from './story';
 import { parseEpics, type PlannedEpic } from './epics';
 import { parseGateDecision, parseQaGate, type StoryGate } from './qaGates';
-import { buildSprint, type SprintModel } from './drift';
+import { buildSprint, type SprintModel, type SprintStory } from './drift';
 
 export interface SprintReport extends SprintModel {
   root: string;
@@ -134,6 +134,64 @@ function epicsFilesIn(dir: string, out: Set<string>): void {
   }
 }
 
+/** Folders story files are looked for in: the ledger's story_location, the ledger's own folder, the config's. */
+function storyDirs(cfg: BmadConfig, ledgerFile: string | undefined, ledger: Ledger | undefined): Set<string> {
+  const dirs = new Set<string>();
+  const addDir = (d: string | undefined) => {
+    if (!d) return;
+    const abs = path.resolve(cfg.root, d.replace(/\{project-root\}\/?/g, ''));
+    if (inside(cfg.root, abs) && isDir(abs)) dirs.add(abs);
+  };
+  if (ledger?.storyLocation) addDir(ledger.storyLocation);
+  if (ledgerFile) addDir(path.dirname(ledgerFile));
+  addDir(cfg.implementationArtifacts);
+  addDir(cfg.storyLocation);
+  addDir(path.join(cfg.implementationArtifacts, 'stories'));
+  addDir(path.join(cfg.outputFolder, 'stories'));
+  addDir(path.join(cfg.root, 'docs', 'stories'));
+  addDir(path.join(cfg.root, 'docs', 'sprint-artifacts'));
+  return dirs;
+}
+
+/**
+ * One story, read the short way for a write: the config, the ledger and the file named by the
+ * story's key (no walk over every story, epics or gates). Undefined when that is not enough (no
+ * ledger entry, or no file by that name): the caller then reads the whole sprint.
+ */
+export function loadStoryQuick(root: string, ref: string, opts: SprintOptions = {}): { report: SprintReport; story: SprintStory } | undefined {
+  const cfg = loadBmadConfig(root, { installDir: opts.installDir, outputDir: opts.outputDir });
+  const ledgerFile = findLedgerFile(cfg);
+  if (!ledgerFile) return undefined;
+  const text = readText(ledgerFile, opts.overrides);
+  if (text === undefined) return undefined;
+  const ledger = parseLedger(ledgerFile, text);
+  const r = ref.trim().replace(/\.md$/i, '');
+  let entry = ledger.byKey.get(r);
+  if (!entry) {
+    const m = /^(\d+)[.\-](\d+)([a-z]?)$/i.exec(r);
+    const hits = m ? ledger.entries.filter((e) => e.kind === 'story' && e.epic === Number(m[1]) && e.story === `${Number(m[2])}${m[3].toLowerCase()}`) : [];
+    if (hits.length !== 1) return undefined;
+    entry = hits[0];
+  }
+  let file: string | undefined;
+  for (const d of storyDirs(cfg, ledgerFile, ledger)) {
+    const p = path.join(d, `${entry.key}.md`);
+    if (exists(p)) {
+      file = p;
+      break;
+    }
+  }
+  if (!file) return undefined;
+  const storyText = readText(file, opts.overrides);
+  if (storyText === undefined) return undefined;
+  // Only this story and its epic: the write needs its state, not the drift of the other 999.
+  const only: Ledger = { ...ledger, entries: ledger.entries.filter((e) => e === entry || (e.kind === 'epic' && e.epic === entry!.epic)), problems: [] };
+  const model = buildSprint({ root: cfg.root, ledger: only, stories: [parseStory(file, storyText)], epics: new Map(), gates: [], now: opts.now ?? new Date(), staleDays: opts.staleDays ?? 7 });
+  const story = model.stories.find((s) => s.key === entry!.key);
+  if (!story) return undefined;
+  return { report: { ...model, root: cfg.root, config: cfg, ledgerFile, ledger, storyDirs: [], epicsFiles: [], files: [ledgerFile, file] }, story };
+}
+
 /**
  * Reads the sprint of one project folder: config, ledger, story files, epics, gates; returns the
  * model with its drift problems. Undefined when the folder has neither a ledger nor story files.
@@ -152,21 +210,7 @@ export function loadSprint(root: string, opts: SprintOptions = {}): SprintReport
       files.push(ledgerFile);
     }
   }
-  // Story folders: the ledger's story_location, the ledger's own folder, the config's.
-  const dirs = new Set<string>();
-  const addDir = (d: string | undefined) => {
-    if (!d) return;
-    const abs = path.resolve(cfg.root, d.replace(/\{project-root\}\/?/g, ''));
-    if (inside(cfg.root, abs) && isDir(abs)) dirs.add(abs);
-  };
-  if (ledger?.storyLocation) addDir(ledger.storyLocation);
-  if (ledgerFile) addDir(path.dirname(ledgerFile));
-  addDir(cfg.implementationArtifacts);
-  addDir(cfg.storyLocation);
-  addDir(path.join(cfg.implementationArtifacts, 'stories'));
-  addDir(path.join(cfg.outputFolder, 'stories'));
-  addDir(path.join(cfg.root, 'docs', 'stories'));
-  addDir(path.join(cfg.root, 'docs', 'sprint-artifacts'));
+  const dirs = storyDirs(cfg, ledgerFile, ledger);
   const storyPaths = new Map<string, string>();
   for (const d of dirs) storyFilesIn(d, 3, storyPaths);
   const stories: StoryFile[] = [];

@@ -14,7 +14,7 @@ import { assertWritableInside } from '../engine/roots';
 import { nearest } from '../model/config';
 import { applyLineEdits, ledgerRank, parseLedger, rewriteLedgerStatus, STORY_STATUSES } from './ledger';
 import { findTask, parseStory } from './story';
-import { findStory, loadSprint, type SprintOptions, type SprintReport } from './sprint';
+import { findStory, loadSprint, loadStoryQuick, type SprintOptions, type SprintReport } from './sprint';
 import type { SprintStory } from './drift';
 import * as fs from 'node:fs';
 
@@ -40,6 +40,8 @@ export interface StoryWriteResult {
 }
 
 function load(root: string, ref: string, opts: StoryWriteOptions): { report: SprintReport; story: SprintStory } {
+  const quick = loadStoryQuick(root, ref, { ...opts.sprint, now: opts.now });
+  if (quick) return quick;
   const report = loadSprint(root, { ...opts.sprint, now: opts.now });
   if (!report) throw new WaymarkError('unreadable', `No BMAD sprint under ${root}: no sprint-status.yaml and no story files were found. Run BMAD sprint planning first.`, root);
   const story = findStory(report, ref);
