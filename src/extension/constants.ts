@@ -7,10 +7,10 @@ export const CONFIG_SECTION = 'waymark';
 export const VIEW_CONTAINER = 'waymark';
 export const VIEWS = {
   workflows: 'waymark.workflows',
+  sprint: 'waymark.sprint',
   gates: 'waymark.gates',
   delegation: 'waymark.delegation',
   memory: 'waymark.memory',
-  sprint: 'waymark.sprint',
 } as const;
 
 export const CONTEXT = {
