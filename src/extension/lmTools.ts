@@ -6,18 +6,19 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { WaymarkError, errorMessage, sharedMemoryService, writeFileAtomic } from '../core/index';
+import { WaymarkError, errorMessage, writeFileAtomic } from '../core/index';
 import type { MutationOptions, MutationResult, WorkflowState } from '../core/index';
 import type { ToolHost } from '../mcp/host';
 import { TOOLS, runTool } from '../mcp/tools';
 import type { ToolAnswer, WaymarkTool } from '../mcp/tools';
-import type { Commands } from './commands';
-import { CONFIG_SECTION, MCP_COMMANDS, MCP_PROVIDER_ID } from './constants';
-import type { Container } from './container';
+import type { CommandRunner } from './commandRunner';
+import { MCP_PROVIDER_ID } from './constants';
+import { untrustedError, type ExtensionModel } from './model';
+import { mutateInEditorOrFile } from './workflowCommands';
 
 /** The ToolHost of the extension: its core, its editors, its trust. */
-export function extensionToolHost(c: Container, commands: Commands): ToolHost {
-  const actor = () => vscode.workspace.getConfiguration(CONFIG_SECTION).get<string>('actor', 'vscode') || 'vscode';
+export function extensionToolHost(c: ExtensionModel, run: CommandRunner): ToolHost {
+  const actor = () => c.settings.actor || 'vscode';
   return {
     get roots() {
       return c.roots;
@@ -41,11 +42,17 @@ export function extensionToolHost(c: Container, commands: Commands): ToolHost {
       if (!state) throw new WaymarkError('usage', `${c.relative(file)} is not a workflow file Waymark knows.`, file);
       const dirty = vscode.workspace.textDocuments.some((d) => d.uri.scheme === 'file' && d.uri.fsPath === file && d.isDirty);
       // The commands' path: with unsaved changes the core computes the edit from the buffer.
-      const r = await commands.mutate({ state, args: { file, quiet: true, by: options.actor, expectHash: options.expectHash } }, (o) => op({ ...o, expectHash: options.expectHash }));
+      const r = await mutateInEditorOrFile(run, c, { state, args: { file, quiet: true, by: options.actor, expectHash: options.expectHash } }, (o) => op({ ...o, expectHash: options.expectHash }));
       return { ...r, appliedToEditor: dirty && r.changed !== false };
     },
-    assertCanWrite: (action: string) => c.assertCanWrite(action),
-    memory: (root: string) => sharedMemoryService(root, { logger: c.log, holdMs: 3000, origin: 'vscode', config: { waitMs: 1000 } }),
+    assertCanWrite: (action: string) => {
+      if (!c.canWrite) throw untrustedError(action);
+    },
+    memory: (root: string) => {
+      // Opening memory writes .waymark/memory: closed in Restricted Mode, like the memory commands.
+      if (!c.canWrite) throw untrustedError('Memory', undefined, 'open the memory store');
+      return c.core.memory.forRoot(root, { waitMs: 1000, holdMs: 3000 });
+    },
     owner: () => ({ agent: actor(), pid: process.pid, host: os.hostname() }),
   };
 }
@@ -55,7 +62,7 @@ function toResult(a: ToolAnswer): vscode.LanguageModelToolResult {
 }
 
 /** The language-model tool for one table entry. */
-export function languageModelTool(t: WaymarkTool, host: ToolHost, c: Container): vscode.LanguageModelTool<Record<string, unknown>> {
+export function languageModelTool(t: WaymarkTool, host: ToolHost, c: ExtensionModel): vscode.LanguageModelTool<Record<string, unknown>> {
   return {
     async invoke(options) {
       const answer = await runTool(t, options.input, host);
@@ -78,8 +85,9 @@ export function languageModelTool(t: WaymarkTool, host: ToolHost, c: Container):
 }
 
 /** The command line that starts the MCP server bundled with this extension. */
-export function mcpServerCommand(context: vscode.ExtensionContext, root: string): { command: string; args: string[] } {
-  return { command: 'node', args: [path.join(context.extensionPath, 'dist', 'cli.js'), 'mcp', '--root', root] };
+export function mcpServerCommand(context: vscode.ExtensionContext, root: string): { command: string; args: string[]; env: Record<string, string> } {
+  // VS Code's own Node (Electron run as Node): nothing else needs installing.
+  return { command: process.execPath, args: [path.join(context.extensionPath, 'dist', 'cli.js'), 'mcp', '--root', root], env: { ELECTRON_RUN_AS_NODE: '1' } };
 }
 
 /**
@@ -87,8 +95,8 @@ export function mcpServerCommand(context: vscode.ExtensionContext, root: string)
  * entry. Refuses a file that is open with unsaved changes, is not plain JSON, or whose real
  * path lies outside the folder.
  */
-export async function addMcpServerToWorkspace(context: vscode.ExtensionContext, c: Container, folder?: string): Promise<string> {
-  c.assertCanWrite('Add MCP server');
+export async function addMcpServerToWorkspace(context: vscode.ExtensionContext, c: ExtensionModel, folder?: string): Promise<string> {
+  if (!c.canWrite) throw untrustedError('Add MCP server');
   const roots = c.roots;
   if (!roots.length) throw new WaymarkError('usage', 'Open a folder first: the MCP server is configured per workspace folder.');
   let root = folder ?? roots[0];
@@ -129,25 +137,25 @@ interface McpApi {
 
 /**
  * Registers every tool of the table with `vscode.lm.registerTool`, the "Add MCP server" command,
- * and, where the running VS Code has it (1.101+), the MCP server definition provider.
+ * and, where the running VS Code has it (1.101+), the MCP server definition provider. Returns the
+ * registrations and each tool's `invoke` by name (the test API calls it where the host refuses
+ * `vscode.lm.invokeTool` to an extension).
  */
-export function registerLanguageModelTools(c: Container, commands: Commands): vscode.Disposable[] {
+export function registerLanguageModelTools(run: CommandRunner, c: ExtensionModel, context: vscode.ExtensionContext): { disposables: vscode.Disposable[]; invoke(name: string, input: Record<string, unknown>): Promise<string | undefined> } {
   const out: vscode.Disposable[] = [];
-  const host = extensionToolHost(c, commands);
+  const host = extensionToolHost(c, run);
   const tools = new Map(TOOLS.map((t) => [t.name, languageModelTool(t, host, c)]));
-  out.push(
-    vscode.commands.registerCommand(MCP_COMMANDS.testInvokeTool, async (name: string, input: Record<string, unknown>) => {
-      const t = tools.get(name);
-      if (!t) return undefined;
-      const source = new vscode.CancellationTokenSource();
-      try {
-        const r = await t.invoke({ input, toolInvocationToken: undefined }, source.token);
-        return r?.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
-      } finally {
-        source.dispose();
-      }
-    }),
-  );
+  const invoke = async (name: string, input: Record<string, unknown>): Promise<string | undefined> => {
+    const t = tools.get(name);
+    if (!t) return undefined;
+    const source = new vscode.CancellationTokenSource();
+    try {
+      const r = await t.invoke({ input, toolInvocationToken: undefined }, source.token);
+      return r?.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
+    } finally {
+      source.dispose();
+    }
+  };
   if (typeof vscode.lm?.registerTool === 'function') {
     for (const t of TOOLS) {
       try {
@@ -159,32 +167,22 @@ export function registerLanguageModelTools(c: Container, commands: Commands): vs
   } else {
     c.log.info('[lm] this VS Code has no language-model tools API; the MCP server (waymark mcp) still works');
   }
-  out.push(
-    vscode.commands.registerCommand(MCP_COMMANDS.addToWorkspace, async (folder?: string) => {
-      try {
-        const file = await addMcpServerToWorkspace(c.context, c, typeof folder === 'string' ? folder : undefined);
-        c.log.info(`[mcp] wrote ${file}`);
-        void vscode.window.showInformationMessage(`Waymark MCP server added to ${c.relative(file)}.`, 'Open').then((b) => b && vscode.window.showTextDocument(vscode.Uri.file(file)));
-        return file;
-      } catch (e) {
-        const message = `Add MCP server failed: ${errorMessage(e)}`;
-        c.lastError = { action: 'Add MCP server', reason: WaymarkError.is(e) ? e.reason : undefined, message };
-        c.log.error(`[command] ${message}`);
-        void vscode.window.showErrorMessage(message, 'Show Log').then((b) => b && c.log.show(true));
-        return undefined;
-      }
-    }),
-  );
+  run.add('addMcpServer', async (folder?: unknown) => {
+    const file = await addMcpServerToWorkspace(context, c, typeof folder === 'string' ? folder : undefined);
+    c.log.info(`[mcp] wrote ${file}`);
+    void vscode.window.showInformationMessage(`Waymark MCP server added to ${c.relative(file)}.`, 'Open').then((b) => b && vscode.window.showTextDocument(vscode.Uri.file(file)));
+    return file;
+  });
   const lm = vscode.lm as unknown as McpApi;
-  const Definition = (vscode as unknown as { McpStdioServerDefinition?: new (label: string, command: string, args?: string[]) => unknown }).McpStdioServerDefinition;
+  const Definition = (vscode as unknown as { McpStdioServerDefinition?: new (label: string, command: string, args?: string[], env?: Record<string, string>) => unknown }).McpStdioServerDefinition;
   if (typeof lm?.registerMcpServerDefinitionProvider === 'function' && Definition) {
     try {
       out.push(
         lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, {
           provideMcpServerDefinitions: () =>
             c.roots.map((root) => {
-              const cmd = mcpServerCommand(c.context, root);
-              return new Definition(c.roots.length > 1 ? `Waymark (${path.basename(root)})` : 'Waymark', cmd.command, cmd.args);
+              const cmd = mcpServerCommand(context, root);
+              return new Definition(c.roots.length > 1 ? `Waymark (${path.basename(root)})` : 'Waymark', cmd.command, cmd.args, cmd.env);
             }),
         }),
       );
@@ -195,5 +193,5 @@ export function registerLanguageModelTools(c: Container, commands: Commands): vs
   } else {
     c.log.info('[mcp] this VS Code has no MCP server definition API (1.101+); use "Waymark: Add MCP Server to .vscode/mcp.json"');
   }
-  return out;
+  return { disposables: out, invoke };
 }

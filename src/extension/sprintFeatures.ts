@@ -6,8 +6,10 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { WaymarkError, errorMessage, findStory, loadSprint, setStoryStatus, checkStoryTask, STORY_STATUSES, type Problem, type SprintReport, type SprintStory } from '../core/index';
-import { CONFIG_SECTION, SPRINT_COMMANDS } from './constants';
-import type { Container } from './container';
+import { COMMANDS, CONFIG_SECTION } from './constants';
+import type { CommandRunner } from './commandRunner';
+import { Disposable } from './disposable';
+import type { ExtensionModel } from './model';
 import { SprintTree, storyDescription } from './sprintTree';
 
 const SPRINT_FILES = /(?:^|[\\/])(sprint-status\.ya?ml|[^\\/]*epic[^\\/]*\.md|\d+[-.]\d+[a-z]?[-.][^\\/]*\.md|[^\\/]*\.ya?ml|gate-decision[^\\/]*\.json)$/i;
@@ -15,21 +17,23 @@ const IGNORE = /[\\/](node_modules|\.git|\.waymark)[\\/]/;
 const DEBOUNCE_MS = 250;
 
 /** The sprint of every workspace folder, with one change event. */
-export class SprintModel implements vscode.Disposable {
+export class SprintModel extends Disposable {
   private readonly byRoot = new Map<string, SprintReport>();
-  private readonly emitter = new vscode.EventEmitter<void>();
+  private readonly emitter = this.register(new vscode.EventEmitter<void>());
   readonly onDidChange = this.emitter.event;
-  private readonly disposables: vscode.Disposable[] = [];
   private timer?: NodeJS.Timeout;
   private dirtyRoots = new Set<string>();
   /** Number of reloads, for tests and the log. */
   loads = 0;
 
-  constructor(private readonly c: Container) {
-    const w = vscode.workspace.createFileSystemWatcher('**/*.{md,yaml,yml,json}');
-    this.disposables.push(w, w.onDidChange((u) => this.queue(u)), w.onDidCreate((u) => this.queue(u)), w.onDidDelete((u) => this.queue(u)));
-    this.disposables.push(c.onDidChangeRoots(() => this.reloadAll()));
-    this.disposables.push(vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration(`${CONFIG_SECTION}.sprint`) && this.reloadAll()));
+  constructor(private readonly c: ExtensionModel) {
+    super();
+    const w = this.register(vscode.workspace.createFileSystemWatcher('**/*.{md,yaml,yml,json}'));
+    this.register(w.onDidChange((u) => this.queue(u)));
+    this.register(w.onDidCreate((u) => this.queue(u)));
+    this.register(w.onDidDelete((u) => this.queue(u)));
+    this.register(c.onDidChange((e) => (e.what === 'roots' || e.what === 'settings') && this.reloadAll()));
+    this.register({ dispose: () => this.timer && clearTimeout(this.timer) });
     this.reloadAll();
   }
 
@@ -93,14 +97,9 @@ export class SprintModel implements vscode.Disposable {
         this.c.log.error(`[sprint] ${root}: ${errorMessage(e)}`);
       }
     }
-    if (roots.length) this.emitter.fire();
+    if (roots.length && !this.isDisposed) this.emitter.fire();
   }
 
-  dispose(): void {
-    if (this.timer) clearTimeout(this.timer);
-    for (const d of this.disposables) d.dispose();
-    this.emitter.dispose();
-  }
 }
 
 function toRange(p: Problem): vscode.Range {
@@ -112,60 +111,61 @@ const SEVERITY: Record<Problem['severity'], vscode.DiagnosticSeverity> = { error
 /** Problem data kept per diagnostic for quick fixes. */
 const PROBLEM_OF = new WeakMap<vscode.Diagnostic, Problem>();
 
-export class SprintFeatures implements vscode.Disposable {
+/** Arguments of the story commands (code lenses, quick fixes and the tree pass them; the palette asks). */
+interface StoryArgs {
+  key?: string;
+  status?: string;
+  task?: string;
+  root?: string;
+}
+
+function storyArgs(arg: unknown): StoryArgs {
+  if (typeof arg === 'string') return { key: arg };
+  if (arg && typeof arg === 'object') {
+    const o = arg as { key?: unknown; status?: unknown; task?: unknown; root?: unknown; node?: unknown };
+    const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+    return { key: str(o.key), status: str(o.status), task: str(o.task), root: str(o.root) };
+  }
+  return {};
+}
+
+export class SprintFeatures extends Disposable {
   readonly model: SprintModel;
   readonly tree: SprintTree;
-  readonly diagnostics = vscode.languages.createDiagnosticCollection('waymark-sprint');
+  readonly diagnostics = this.register(vscode.languages.createDiagnosticCollection('waymark-sprint'));
   readonly statusBar: vscode.StatusBarItem;
-  private readonly lensEmitter = new vscode.EventEmitter<void>();
-  private readonly disposables: vscode.Disposable[] = [];
+  private readonly lensEmitter = this.register(new vscode.EventEmitter<void>());
 
-  constructor(private readonly c: Container) {
-    this.model = new SprintModel(c);
-    this.tree = new SprintTree(this.model);
-    this.statusBar = vscode.window.createStatusBarItem('waymark.sprint', vscode.StatusBarAlignment.Left, 99);
+  constructor(private readonly c: ExtensionModel, run: CommandRunner) {
+    super();
+    this.model = this.register(new SprintModel(c));
+    this.tree = this.register(new SprintTree(this.model));
+    this.statusBar = this.register(vscode.window.createStatusBarItem('waymark.sprint', vscode.StatusBarAlignment.Left, 99));
     this.statusBar.name = 'Waymark Sprint';
     const selector: vscode.DocumentSelector = [{ scheme: 'file', pattern: '**/*.md' }, { scheme: 'file', pattern: '**/sprint-status.{yaml,yml}' }];
-    this.disposables.push(
-      this.model,
-      this.tree,
-      this.diagnostics,
-      this.statusBar,
-      this.lensEmitter,
-      this.model.onDidChange(() => this.render()),
-      vscode.window.onDidChangeActiveTextEditor(() => this.renderStatusBar()),
-      vscode.languages.registerHoverProvider(selector, { provideHover: (doc, pos) => this.hover(doc, pos) }),
-      vscode.languages.registerCodeActionsProvider(selector, { provideCodeActions: (doc, range, ctx) => this.codeActions(doc, range, ctx) }, { providedCodeActionKinds: [vscode.CodeActionKind.QuickFix] }),
-      vscode.languages.registerCodeLensProvider(selector, { onDidChangeCodeLenses: this.lensEmitter.event, provideCodeLenses: (doc) => this.codeLenses(doc) }),
-      this.command(SPRINT_COMMANDS.setStoryStatus, 'Set story status', true, (key: unknown, status: unknown, root: unknown) => this.setStatus(key, status, root)),
-      this.command(SPRINT_COMMANDS.checkTask, 'Tick task', true, (key: unknown, task: unknown, root: unknown) => this.checkTask(key, task, root)),
-      this.command(SPRINT_COMMANDS.openStory, 'Open story', false, (key: unknown, root: unknown) => this.openStory(key, root)),
-      this.command(SPRINT_COMMANDS.refresh, 'Refresh sprint', false, async () => {
-        this.model.reloadAll();
-        this.model.flush();
-      }),
-      this.command(SPRINT_COMMANDS.testSnapshot, 'Sprint snapshot', false, async () => {
-        this.model.flush();
-        return { reports: this.model.reports().map((r) => ({ root: r.root, next: r.next, stories: r.stories.map((s) => ({ key: s.key, status: s.status, description: storyDescription(s), problems: s.problems.map((p) => p.code) })) })), statusBar: this.statusBar.text, loads: this.model.loads };
-      }),
-    );
+    this.register(this.model.onDidChange(() => this.render()));
+    this.register(vscode.window.onDidChangeActiveTextEditor(() => this.renderStatusBar()));
+    this.register(vscode.languages.registerHoverProvider(selector, { provideHover: (doc, pos) => this.hover(doc, pos) }));
+    this.register(vscode.languages.registerCodeActionsProvider(selector, { provideCodeActions: (doc, range, ctx) => this.codeActions(doc, range, ctx) }, { providedCodeActionKinds: [vscode.CodeActionKind.QuickFix] }));
+    this.register(vscode.languages.registerCodeLensProvider(selector, { onDidChangeCodeLenses: this.lensEmitter.event, provideCodeLenses: (doc) => this.codeLenses(doc) }));
+    run.add('setStoryStatus', (arg) => this.setStatus(storyArgs(arg)));
+    run.add('checkStoryTask', (arg) => this.checkTask(storyArgs(arg)));
+    run.add('openStory', (arg) => this.openStory(storyArgs(arg)));
+    run.add('refreshSprint', async () => {
+      this.model.reloadAll();
+      this.model.flush();
+    });
     this.render();
   }
 
-  private command(id: string, action: string, writes: boolean, fn: (...args: unknown[]) => Promise<unknown>): vscode.Disposable {
-    return vscode.commands.registerCommand(id, async (...args: unknown[]) => {
-      try {
-        if (writes) this.c.assertCanWrite(action);
-        return await fn(...args);
-      } catch (e) {
-        const untrusted = WaymarkError.is(e) && !!e.data?.untrusted;
-        const message = untrusted ? errorMessage(e) : `${action} failed: ${errorMessage(e)}`;
-        this.c.lastError = { action, reason: WaymarkError.is(e) ? e.reason : undefined, message };
-        this.c.log.error(`[sprint] ${message}`);
-        void vscode.window.showErrorMessage(message, 'Show Log').then((b) => b && this.c.log.show(true));
-        return undefined;
-      }
-    });
+  /** What the Sprint surfaces show now, as plain data (the test API reads it). */
+  snapshot(): { reports: { root: string; next?: unknown; stories: { key: string; status: string; description: string; problems: string[] }[] }[]; statusBar: string; loads: number } {
+    this.model.flush();
+    return {
+      reports: this.model.reports().map((r) => ({ root: r.root, next: r.next, stories: r.stories.map((s) => ({ key: s.key, status: s.status, description: storyDescription(s), problems: s.problems.map((p) => p.code) })) })),
+      statusBar: this.statusBar.text,
+      loads: this.model.loads,
+    };
   }
 
   private render(): void {
@@ -207,11 +207,11 @@ export class SprintFeatures implements vscode.Disposable {
     const drift = s.problems.some((p) => p.severity === 'warning' || p.severity === 'error');
     this.statusBar.text = `$(${drift ? 'warning' : 'rocket'}) ${s.key} · ${s.status}${s.tasks.total ? ` · ${s.tasks.done}/${s.tasks.total}` : ''}`;
     const md = new vscode.MarkdownString(`**Story ${s.epic}.${s.story}**${s.title ? ` — ${s.title}` : ''}\n\n${storyDescription(s)}\n\n`, true);
-    md.isTrusted = { enabledCommands: [SPRINT_COMMANDS.openStory, SPRINT_COMMANDS.setStoryStatus] };
+    md.isTrusted = { enabledCommands: [COMMANDS.openStory, COMMANDS.setStoryStatus] };
     for (const p of s.problems.filter((x) => x.severity !== 'info')) md.appendMarkdown(`- $(warning) ${p.message}\n`);
-    md.appendMarkdown(`\n[Open story](command:${SPRINT_COMMANDS.openStory}?${encodeURIComponent(JSON.stringify([s.key, pick.report.root]))})`);
+    md.appendMarkdown(`\n[Open story](command:${COMMANDS.openStory}?${encodeURIComponent(JSON.stringify([{ key: s.key, root: pick.report.root }]))})`);
     this.statusBar.tooltip = md;
-    this.statusBar.command = { command: SPRINT_COMMANDS.openStory, title: 'Open story', arguments: [s.key, pick.report.root] };
+    this.statusBar.command = { command: COMMANDS.openStory, title: 'Open story', arguments: [{ key: s.key, root: pick.report.root }] };
     this.statusBar.backgroundColor = drift ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     this.statusBar.show();
   }
@@ -254,7 +254,7 @@ export class SprintFeatures implements vscode.Disposable {
         out.push(a);
       } else if (fix === 'setStoryStatus') {
         const a = new vscode.CodeAction(`Set ${key} to ${value} in the story file and sprint-status.yaml`, vscode.CodeActionKind.QuickFix);
-        a.command = { command: SPRINT_COMMANDS.setStoryStatus, title: a.title, arguments: [key, value, root] };
+        a.command = { command: COMMANDS.setStoryStatus, title: a.title, arguments: [{ key, status: value, root }] };
         a.diagnostics = [d];
         a.isPreferred = true;
         out.push(a);
@@ -273,11 +273,11 @@ export class SprintFeatures implements vscode.Disposable {
     if (s.status === 'backlog' || s.status === 'ready-for-dev') next.push(['$(play) Start', 'in-progress']);
     if (s.status === 'in-progress') next.push(['$(eye) Move to review', 'review']);
     if (s.status === 'review') next.push(['$(pass) Done', 'done'], ['$(debug-step-back) Back to in-progress', 'in-progress']);
-    return next.map(([title, status]) => new vscode.CodeLens(range, { title, command: SPRINT_COMMANDS.setStoryStatus, arguments: [s.key, status, at.report.root] }));
+    return next.map(([title, status]) => new vscode.CodeLens(range, { title, command: COMMANDS.setStoryStatus, arguments: [{ key: s.key, status, root: at.report.root }] }));
   }
 
-  private rootArg(root: unknown): string {
-    if (typeof root === 'string' && root) return root;
+  private rootArg(root: string | undefined): string {
+    if (root) return root;
     const active = vscode.window.activeTextEditor?.document.uri;
     const fromEditor = active?.scheme === 'file' ? this.c.rootFor(active.fsPath) : undefined;
     const r = fromEditor ?? this.model.reports()[0]?.root ?? this.c.roots[0];
@@ -294,24 +294,24 @@ export class SprintFeatures implements vscode.Disposable {
     }
   }
 
-  private async setStatus(keyArg: unknown, statusArg: unknown, rootArg: unknown): Promise<unknown> {
-    const root = this.rootArg(rootArg);
+  private async setStatus(args: StoryArgs): Promise<unknown> {
+    const root = this.rootArg(args.root);
     const report = this.model.reports().find((r) => r.root === root) ?? loadSprint(root);
     if (!report) throw new WaymarkError('unreadable', `No BMAD sprint under ${root}.`);
-    let key = typeof keyArg === 'string' ? keyArg : undefined;
+    let key = args.key;
     if (!key) {
       const picked = await vscode.window.showQuickPick(report.stories.map((s) => ({ label: s.key, description: storyDescription(s) })), { placeHolder: 'Story' });
       if (!picked) return undefined;
       key = picked.label;
     }
-    let status = typeof statusArg === 'string' ? statusArg : undefined;
+    let status = args.status;
     if (!status) {
       status = await vscode.window.showQuickPick([...STORY_STATUSES], { placeHolder: `New status of ${key}` });
       if (!status) return undefined;
     }
     const s = findStory(report, key);
     this.assertNotDirty([s?.file, report.ledgerFile]);
-    const actor = vscode.workspace.getConfiguration(CONFIG_SECTION).get<string>('actor', 'vscode') || 'vscode';
+    const actor = this.c.settings.actor || 'vscode';
     const r = await setStoryStatus(root, key, status, { actor, expectHash: s?.stateHash });
     this.model.reloadAll();
     this.model.flush();
@@ -319,9 +319,11 @@ export class SprintFeatures implements vscode.Disposable {
     return { key: r.key, status: r.after.status, written: r.written };
   }
 
-  private async checkTask(keyArg: unknown, taskArg: unknown, rootArg: unknown): Promise<unknown> {
-    const root = this.rootArg(rootArg);
-    if (typeof keyArg !== 'string' || typeof taskArg !== 'string') throw new WaymarkError('usage', 'Give the story key and the task (its number, #N or text).');
+  private async checkTask(args: StoryArgs): Promise<unknown> {
+    const root = this.rootArg(args.root);
+    const keyArg = args.key;
+    const taskArg = args.task;
+    if (!keyArg || !taskArg) throw new WaymarkError('usage', 'Give the story key and the task (its number, #N or text).');
     const report = this.model.reports().find((r) => r.root === root);
     const s = report ? findStory(report, keyArg) : undefined;
     this.assertNotDirty([s?.file]);
@@ -331,11 +333,11 @@ export class SprintFeatures implements vscode.Disposable {
     return { key: r.key, task: r.task, tasks: r.after.tasks };
   }
 
-  private async openStory(keyArg: unknown, rootArg: unknown): Promise<unknown> {
-    const root = this.rootArg(rootArg);
+  private async openStory(args: StoryArgs): Promise<unknown> {
+    const root = this.rootArg(args.root);
     const report = this.model.reports().find((r) => r.root === root);
-    const s = report && typeof keyArg === 'string' ? findStory(report, keyArg) : undefined;
-    if (!report || !s) throw new WaymarkError('usage', `No story '${String(keyArg)}' in this workspace.`);
+    const s = report && args.key ? findStory(report, args.key) : undefined;
+    if (!report || !s) throw new WaymarkError('usage', `No story '${String(args.key)}' in this workspace.`);
     const file = s.file ?? report.ledgerFile ?? s.planned?.file;
     if (!file) return undefined;
     const line = s.file ? s.fileStatusLine ?? 0 : file === report.ledgerFile ? s.ledgerLine ?? 0 : s.planned?.line ?? 0;
@@ -344,7 +346,4 @@ export class SprintFeatures implements vscode.Disposable {
     return file;
   }
 
-  dispose(): void {
-    for (const d of this.disposables) d.dispose();
-  }
 }

@@ -3,7 +3,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { SprintEpic, SprintReport, SprintStory } from '../core/index';
-import { SPRINT_COMMANDS, VIEWS } from './constants';
+import { COMMANDS, VIEWS } from './constants';
 import type { SprintModel } from './sprintFeatures';
 
 export type SprintNode =
@@ -81,7 +81,7 @@ export class SprintTree implements vscode.TreeDataProvider<SprintNode>, vscode.D
         item.iconPath = new vscode.ThemeIcon('arrow-right');
         item.contextValue = 'sprintNext';
         const s = n?.storyKey ? node.report.stories.find((x) => x.key === n.storyKey) : undefined;
-        if (s) item.command = { command: SPRINT_COMMANDS.openStory, title: 'Open story', arguments: [s.key, node.report.root] };
+        if (s) item.command = { command: COMMANDS.openStory, title: 'Open story', arguments: [{ key: s.key, root: node.report.root }] };
         return item;
       }
       case 'epic': {
@@ -107,7 +107,7 @@ export class SprintTree implements vscode.TreeDataProvider<SprintNode>, vscode.D
         md.appendMarkdown(`ledger: \`${s.ledgerRaw ?? '—'}\` · file: \`${s.fileStatus ?? (s.file ? 'no Status line' : 'no file')}\` · tasks ${s.tasks.done}/${s.tasks.total}\n\n`);
         for (const p of s.problems) md.appendMarkdown(`- $(warning) ${p.message}\n`);
         item.tooltip = md;
-        item.command = { command: SPRINT_COMMANDS.openStory, title: 'Open story', arguments: [s.key, node.report.root] };
+        item.command = { command: COMMANDS.openStory, title: 'Open story', arguments: [{ key: s.key, root: node.report.root }] };
         return item;
       }
     }

@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { demo, ready, waitFor, workspaceRoot } from '../helpers';
+import { demo, ready, snap, testApi, waitFor, workspaceRoot } from '../helpers';
 
 const FILE = 'workflows/lm-tools-fixture.md';
 const TEXT = '---\nworkflow: lm-fixture\nstatus: in_progress\nsteps: [one, two, three]\ncurrentStep: one\nstepsCompleted: []\n---\n\n# Fixture for the language-model tools\n\nBody.\n';
@@ -16,7 +16,7 @@ async function invoke(name: string, input: Record<string, unknown>): Promise<{ v
     const text = r.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
     return { via: 'lm.invokeTool', data: JSON.parse(text) };
   } catch (e) {
-    const text = await vscode.commands.executeCommand<string>('waymark._test.invokeTool', name, input);
+    const text = await (await testApi()).invokeTool(name, input);
     assert.ok(text, `${name}: no answer (lm.invokeTool failed with ${String(e)})`);
     return { via: `invoke (lm.invokeTool refused: ${String(e).slice(0, 120)})`, data: JSON.parse(text) };
   }
@@ -27,7 +27,7 @@ suite('language-model tools', () => {
     await ready();
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     fs.writeFileSync(demo(FILE), TEXT);
-    await waitFor('the fixture in the model', async () => (await vscode.commands.executeCommand<{ states: { file: string }[] }>('waymark._test.snapshot'))?.states.some((s) => s.file === demo(FILE)));
+    await waitFor('the fixture in the model', async () => (await snap()).states.some((s) => s.file === demo(FILE)));
   });
 
   suiteTeardown(async () => {
@@ -108,12 +108,12 @@ suite('language-model tools', () => {
   if (!vscode.workspace.isTrusted) {
     test('Restricted Mode: write tools refuse with reason unavailable, read tools answer', async () => {
       const before = fs.readFileSync(demo(FILE), 'utf8');
-      const w = await vscode.commands.executeCommand<string>('waymark._test.invokeTool', 'waymark_advance', { file: FILE });
+      const w = await (await testApi()).invokeTool('waymark_advance', { file: FILE });
       assert.equal(JSON.parse(w!).error.reason, 'unavailable');
       assert.match(JSON.parse(w!).error.message, /not trusted/);
-      const rec = await vscode.commands.executeCommand<string>('waymark._test.invokeTool', 'waymark_memory_record', { type: 'learning', text: 'x' });
+      const rec = await (await testApi()).invokeTool('waymark_memory_record', { type: 'learning', text: 'x' });
       assert.equal(JSON.parse(rec!).error.reason, 'unavailable');
-      const r = await vscode.commands.executeCommand<string>('waymark._test.invokeTool', 'waymark_summary', {});
+      const r = await (await testApi()).invokeTool('waymark_summary', {});
       assert.ok(JSON.parse(r!).counts.workflows > 0);
       assert.equal(fs.readFileSync(demo(FILE), 'utf8'), before);
     });

@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { EXTENSION_ID, demo, hoverText, ready, screenshot, singleRoot, sleep, waitFor } from '../helpers';
+import { EXTENSION_ID, demo, hoverText, ready, screenshot, singleRoot, sleep, testApi, waitFor } from '../helpers';
 
 interface SprintSnap {
   reports: { root: string; next?: { storyKey?: string }; stories: { key: string; status: string; description: string; problems: string[] }[] }[];
@@ -14,7 +14,7 @@ interface SprintSnap {
 }
 
 const IMPL = '_bmad-output/implementation-artifacts';
-const sprintSnap = () => vscode.commands.executeCommand<SprintSnap>('waymark._test.sprintSnapshot');
+const sprintSnap = async (): Promise<SprintSnap> => (await testApi()).sprint() as SprintSnap;
 const storyOf = (s: SprintSnap, key: string) => s.reports.flatMap((r) => r.stories).find((x) => x.key === key);
 
 singleRoot('BMAD sprint', () => {
@@ -95,13 +95,14 @@ singleRoot('BMAD sprint', () => {
   test('in an untrusted workspace the story commands refuse and write nothing', async () => {
     const story = demo(`${IMPL}/2-6a-export-split.md`);
     const before = fs.readFileSync(story, 'utf8');
-    await vscode.commands.executeCommand('waymark._test.setTrust', false);
+    const api = await testApi();
+    assert.equal(api.setTrust(false), false);
     try {
-      const r = await vscode.commands.executeCommand('waymark.story.setStatus', '2-6a-export-split', 'in-progress');
+      const r = await vscode.commands.executeCommand('waymark.story.setStatus', { key: '2-6a-export-split', status: 'in-progress' });
       assert.equal(r, undefined);
       assert.equal(fs.readFileSync(story, 'utf8'), before);
     } finally {
-      await vscode.commands.executeCommand('waymark._test.setTrust', undefined);
+      api.setTrust(undefined);
     }
   });
 
