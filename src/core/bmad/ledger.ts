@@ -262,7 +262,7 @@ export function parseLedger(file: string, text: string): Ledger {
     }
   }
   if (suspicious) {
-    const err = parseDocument(text, { schema: 'core', uniqueKeys: false }).errors[0];
+    const err = parseDocument(text, { schema: 'core', uniqueKeys: false, logLevel: 'error' }).errors[0];
     if (err) {
       const line = Math.min(Math.max(0, (err.linePos?.[0]?.line ?? 1) - 1), Math.max(0, lines.length - 1));
       ledger.problems.push({ file, range: range(line, 0, lines[line]?.length ?? 0), severity: 'error', code: 'ledger-yaml', message: `sprint-status.yaml is not valid YAML at line ${line + 1} (${err.message.split('\n')[0].replace(/[\s:.]+$/, '')}). Fix it; the ledger is read line by line until then.` });

@@ -122,7 +122,7 @@ function storyFilesIn(dir: string, depth: number, out: Map<string, string>): voi
     const p = path.join(dir, e.name);
     // A symlinked story is read (and its writes refused when it points outside the workspace).
     if ((e.isFile() || e.isSymbolicLink()) && /\.md$/i.test(e.name) && storyKeyFromName(e.name)) out.set(p, p);
-    else if (e.isDirectory() && depth > 0 && !SKIP_DIRS.has(e.name) && !e.name.startsWith('.')) storyFilesIn(p, depth - 1, out);
+    else if (e.isDirectory() && depth > 0 && !SKIP_DIRS.has(e.name) && !e.name.startsWith('.') && !/^(archive|archived|old|deprecated)$/i.test(e.name)) storyFilesIn(p, depth - 1, out);
   }
 }
 

@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { EXTENSION_ID, demo, hoverText, ready, screenshot, singleRoot, sleep, testApi, waitFor } from '../helpers';
+import { EXTENSION_ID, demo, hoverText, ready, resizeView, screenshot, singleRoot, sleep, testApi, waitFor } from '../helpers';
 
 interface SprintSnap {
   reports: { root: string; next?: { storyKey?: string }; stories: { key: string; status: string; description: string; problems: string[] }[] }[];
@@ -73,7 +73,7 @@ singleRoot('BMAD sprint', () => {
   test('code lenses move a story on; the ledger line and the story file change together', async () => {
     const story = demo(`${IMPL}/2-1-dashboard.md`);
     const uri = vscode.Uri.file(story);
-    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri);
+    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri, 10);
     const review = lenses.find((l) => l.command?.title.includes('Move to review'));
     assert.ok(review?.command, JSON.stringify(lenses.map((l) => l.command?.title)));
     await vscode.commands.executeCommand(review.command.command, ...(review.command.arguments ?? []));
@@ -111,6 +111,9 @@ singleRoot('BMAD sprint', () => {
     await vscode.commands.executeCommand('notifications.clearAll');
     await vscode.commands.executeCommand('workbench.view.extension.waymark');
     await vscode.commands.executeCommand('waymark.sprint.focus');
+    await sleep(300);
+    await resizeView('Sprint', -220);
+    await sleep(300);
     const uri = vscode.Uri.file(demo(`${IMPL}/1-3-password-reset.md`));
     const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
     const at = new vscode.Position(2, 10);
