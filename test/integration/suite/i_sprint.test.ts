@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { EXTENSION_ID, demo, hoverText, ready, resizeView, screenshot, singleRoot, sleep, testApi, waitFor } from '../helpers';
+import { EXTENSION_ID, clickView, demo, hoverText, ready, screenshot, singleRoot, sleep, testApi, waitFor } from '../helpers';
 
 interface SprintSnap {
   reports: { root: string; next?: { storyKey?: string }; stories: { key: string; status: string; description: string; problems: string[] }[] }[];
@@ -73,6 +73,8 @@ singleRoot('BMAD sprint', () => {
   test('code lenses move a story on; the ledger line and the story file change together', async () => {
     const story = demo(`${IMPL}/2-1-dashboard.md`);
     const uri = vscode.Uri.file(story);
+    // The code lens command needs the document loaded in the workbench.
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
     const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri, 10);
     const review = lenses.find((l) => l.command?.title.includes('Move to review'));
     assert.ok(review?.command, JSON.stringify(lenses.map((l) => l.command?.title)));
@@ -111,8 +113,8 @@ singleRoot('BMAD sprint', () => {
     await vscode.commands.executeCommand('notifications.clearAll');
     await vscode.commands.executeCommand('workbench.view.extension.waymark');
     await vscode.commands.executeCommand('waymark.sprint.focus');
-    await sleep(300);
-    await resizeView('Sprint', -220);
+    // Fold the other views so the Sprint view has the room; unfolded again after the shot.
+    for (const v of ['Workflows', 'Gates', 'Delegation']) await clickView(v);
     await sleep(300);
     const uri = vscode.Uri.file(demo(`${IMPL}/1-3-password-reset.md`));
     const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
@@ -122,5 +124,7 @@ singleRoot('BMAD sprint', () => {
     await vscode.commands.executeCommand('editor.action.showHover');
     await sleep(800);
     await screenshot('sprint');
+    for (const v of ['Workflows', 'Gates', 'Delegation']) await clickView(v);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 });
