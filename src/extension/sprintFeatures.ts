@@ -5,7 +5,7 @@
 // setStoryStatus/checkStoryTask (locks, hash check, atomic, one history entry).
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { WaymarkError, errorMessage, findStory, loadSprint, setStoryStatus, checkStoryTask, STORY_STATUSES, type Problem, type SprintReport, type SprintStory } from '../core/index';
+import { WaymarkError, errorMessage, findStory, loadSprint, STORY_STATUSES, type Problem, type SprintReport, type SprintStory } from '../core/index';
 import { COMMANDS, CONFIG_SECTION } from './constants';
 import type { CommandRunner } from './commandRunner';
 import { Disposable } from './disposable';
@@ -312,7 +312,7 @@ export class SprintFeatures extends Disposable {
     const s = findStory(report, key);
     this.assertNotDirty([s?.file, report.ledgerFile]);
     const actor = this.c.settings.actor || 'vscode';
-    const r = await setStoryStatus(root, key, status, { actor, expectHash: s?.stateHash });
+    const r = await this.c.core.sprint.setStoryStatus(root, key, status, { actor, expectHash: s?.stateHash });
     this.model.reloadAll();
     this.model.flush();
     this.c.log.info(`[sprint] ${r.key}: ${r.before.status} → ${r.after.status} (${r.written.length} file(s))`);
@@ -327,7 +327,7 @@ export class SprintFeatures extends Disposable {
     const report = this.model.reports().find((r) => r.root === root);
     const s = report ? findStory(report, keyArg) : undefined;
     this.assertNotDirty([s?.file]);
-    const r = await checkStoryTask(root, keyArg, taskArg, { actor: 'vscode', expectHash: s?.stateHash });
+    const r = await this.c.core.sprint.checkStoryTask(root, keyArg, taskArg, { actor: this.c.settings.actor || 'vscode', expectHash: s?.stateHash });
     this.model.reloadAll();
     this.model.flush();
     return { key: r.key, task: r.task, tasks: r.after.tasks };

@@ -366,6 +366,19 @@ describe('CLI: waymark sprint / story', () => {
     assert.equal(run(['story', 'check', '2-1', '2', '--root', dir]).status, 0);
   });
 
+  test('a story write honours an orchestrator lease held by another agent (exit 3), like every write verb', () => {
+    const dir = copyFixture('bmad-v6');
+    const lease = run(['lease', 'acquire', '--root', dir, '--actor', 'orchestrator', '--session', 'o1']);
+    assert.equal(lease.status, 0, lease.stderr);
+    const story = path.join(dir, '_bmad-output/implementation-artifacts/2-1-dashboard.md');
+    const before = fs.readFileSync(story, 'utf8');
+    const r = run(['story', 'set-status', '2-1', 'review', '--root', dir, '--actor', 'dev-agent', '--session', 'd1']);
+    assert.equal(r.status, 3, r.stderr);
+    assert.match(r.stderr, /orchestrator/);
+    assert.equal(fs.readFileSync(story, 'utf8'), before);
+    assert.equal(run(['story', 'set-status', '2-1', 'review', '--root', dir, '--actor', 'orchestrator', '--session', 'o1']).status, 0);
+  });
+
   test('validate includes sprint drift with file:line', () => {
     const r = run(['validate', path.join(FIX, 'bmad-v6')]);
     assert.match(r.stdout, /1-2-account-settings\.md:3:9 warning story-status-drift/);
