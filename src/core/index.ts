@@ -7,7 +7,7 @@
 export * from './types';
 export * from './errors';
 export * from './ports';
-export type { StateCore, StateCoreInit, StateCoreOptions, ProtocolApi, MemoryApi, Actor, WriteContext, WriteGuard, WriteObserver } from './api';
+export type { SprintApi, StateCore, StateCoreInit, StateCoreOptions, ProtocolApi, MemoryApi, Actor, WriteContext, WriteGuard, WriteObserver } from './api';
 export { createStateCore } from './engine/stateCore';
 export { findWorkspaceRoot } from './engine/roots';
 export { newErrors } from './engine/writePipeline';

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
-import type { MemoryApi, ProtocolApi, StateCore, StateCoreOptions } from '../api';
+import type { MemoryApi, ProtocolApi, SprintApi, StateCore, StateCoreOptions } from '../api';
+import { createSprintApi } from '../bmad/sprintApi';
 import { silentLogger, systemClock } from '../ports';
 import type {
   ChangeEvent,
@@ -44,6 +45,7 @@ import { eventsGuard, eventsObserver } from '../protocol/events';
 class StateCoreImpl implements StateCore {
   readonly roots: string[];
   readonly protocol: ProtocolApi;
+  readonly sprint: SprintApi;
   readonly memory: MemoryApi;
   private readonly clock;
   private readonly contexts: ContextCache;
@@ -68,6 +70,7 @@ class StateCoreImpl implements StateCore {
     this.model = new WorkflowModel(this.roots, this.contexts, (abs) => this.writes.readWorkflow(abs), { overrides: init.configOverrides, logger, clock: this.clock, scanIndex: init.scanIndex });
     this.writes = new WritePipeline({ ...init, guards, observers }, logger, this.clock, this.contexts, this.model);
     this.protocol = createProtocolApi(init, { clock: this.clock, logger, contexts: this.contexts, guards });
+    this.sprint = createSprintApi({ clock: this.clock, guards, observers, actor: init.actor, session: init.session });
   }
 
   // The model.
