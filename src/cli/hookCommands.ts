@@ -4,8 +4,8 @@ import type { CliCommand, CliContext } from './framework';
 import { flagString, requirePositional } from './framework';
 import { WaymarkError, errorMessage, assertInsideWorkspace, checkStagedChanges, readCurrentText, runGit, repoTop, writeFileAtomic, type StagedFileReport } from '../core/index';
 import { HOOK_ADAPTERS } from '../hooks/adapters';
-import { decide } from '../hooks/handler';
-import { HookInputError, type HookAdapter, type HookOutput, type NeutralEvent } from '../hooks/port';
+import { runHook } from '../hooks/run';
+import { HookInputError, type HookAdapter, type HookOutput } from '../hooks/port';
 import { installHooks, uninstallHooks, SettingsError } from '../hooks/install';
 import { workspaceRootOf } from '../hooks/quickCheck';
 
@@ -31,28 +31,6 @@ function emit(ctx: CliContext, out: HookOutput): number {
   if (out.stdout) ctx.stdout(out.stdout);
   if (out.stderr) ctx.stderr(out.stderr);
   return out.exitCode;
-}
-
-/**
- * Runs one hook event through an adapter. Bad input and the hook's own failures are reported
- * fail-open (a non-blocking error), so a Waymark problem never stops the agent's other work;
- * `--fail-closed` refuses the proposed change instead.
- */
-export async function runHook(adapter: HookAdapter, text: string, env: Record<string, string | undefined>, failClosed: boolean): Promise<HookOutput> {
-  let event: NeutralEvent | undefined;
-  try {
-    let input: unknown;
-    try {
-      input = JSON.parse(text);
-    } catch (e) {
-      throw new HookInputError(`the hook input is not valid JSON (${errorMessage(e)}); ${adapter.name} sends one JSON object on stdin.`);
-    }
-    event = adapter.parse(input, env);
-    return adapter.render(event, await decide(event, adapter));
-  } catch (e) {
-    const msg = e instanceof HookInputError ? e.message : WaymarkError.is(e) ? e.message : `unexpected error: ${errorMessage(e)}`;
-    return adapter.renderFailure(`${msg} The event was not checked.`, event, failClosed);
-  }
 }
 
 const RUN_HELP = (a: HookAdapter) => `Reads one ${a.name} hook event (JSON) on stdin and answers in ${a.name}'s hook protocol.
