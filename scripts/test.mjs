@@ -1,4 +1,4 @@
-// `npm test`: build, type-check, unit tests (node's runner), then the extension-host
+// `npm test`: build, type-check, lint, unit tests (node's runner), then the extension-host
 // suite inside a real VS Code (scripts/integration.mjs). Exits non-zero if any part fails.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
@@ -32,6 +32,8 @@ const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
 if (run('build', process.execPath, ['esbuild.mjs']) !== 0) process.exit(2);
 if (run('build tests', process.execPath, ['esbuild.mjs', '--tests']) !== 0) process.exit(2);
 if (run('type-check', npx, ['tsc', '--noEmit', '-p', '.']) !== 0) failures.push('type-check');
+// The architecture rules (no vscode in the core, faces through src/core/index.ts, no cycles).
+if (run('lint', npx, ['eslint', 'src', 'test', 'bench']) !== 0) failures.push('lint');
 
 if (only !== 'integration') {
   const files = testFiles('dist-test/unit');

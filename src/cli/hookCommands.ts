@@ -22,11 +22,6 @@ function readHookInput(): string {
   return fs.readFileSync(0, 'utf8');
 }
 
-function rejectUnknownFlags(ctx: CliContext, allowed: string[]): void {
-  const ok = new Set(['json', 'help', 'h', ...allowed]);
-  for (const f of Object.keys(ctx.args.flags)) if (!ok.has(f)) throw new WaymarkError('usage', `unknown option --${f}.`);
-}
-
 function emit(ctx: CliContext, out: HookOutput): number {
   if (out.stdout) ctx.stdout(out.stdout);
   if (out.stderr) ctx.stderr(out.stderr);
@@ -54,9 +49,9 @@ function runCommand(a: HookAdapter): CliCommand {
     usage: `hook ${a.name} [--fail-closed]`,
     summary: `Answer one ${a.name} hook event from stdin: refuse edits that break workflow rules, record the ones that land.`,
     help: RUN_HELP(a),
+    options: [],
     booleanFlags: ['fail-closed'],
     async run(ctx) {
-      rejectUnknownFlags(ctx, ['fail-closed']);
       if (ctx.args.positionals.length) throw new WaymarkError('usage', `hook ${a.name} takes no arguments (the event comes on stdin).`);
       let text: string;
       try {
@@ -102,8 +97,8 @@ settings are kept; running it again changes nothing. git: writes the repository'
 Options:
   --command CMD   how the agent starts waymark (default: waymark; e.g. "node /path/to/dist/cli.js")
   --project DIR   the project folder (default: the workspace holding the current folder)`,
+  options: ['command', 'project'],
   async run(ctx) {
-    rejectUnknownFlags(ctx, ['command', 'project']);
     const target = requirePositional(ctx.args, 0, 'the agent (claude-code, gemini) or git');
     const launcher = flagString(ctx.args, 'command') ?? 'waymark';
     if (target === 'git') {
@@ -144,8 +139,8 @@ const uninstallCmd: CliCommand = {
   name: 'hook uninstall',
   usage: 'hook uninstall claude-code|gemini|git [--project DIR]',
   summary: "Remove exactly Waymark's hook entries (or its git pre-commit hook); everything else stays.",
+  options: ['project'],
   async run(ctx) {
-    rejectUnknownFlags(ctx, ['project']);
     const target = requirePositional(ctx.args, 0, 'the agent (claude-code, gemini) or git');
     if (target === 'git') {
       const hook = await gitHookPath(ctx.cwd);
@@ -193,8 +188,8 @@ waymark hook install git. To commit anyway, once: git commit --no-verify.
 
 Exit codes: 0 the commit may go ahead; 1 refused (each problem on stderr with its fix); 2 not a
 git repository or git missing.`,
+  options: [],
   async run(ctx) {
-    rejectUnknownFlags(ctx, []);
     const r = await checkStagedChanges(ctx.cwd);
     if (ctx.json) ctx.stdout(JSON.stringify(r) + '\n');
     printReports(ctx, r.warnings, 'warning');

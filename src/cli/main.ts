@@ -4,26 +4,45 @@ import { writeCommands } from './writeCommands';
 import { memoryCommands } from './memoryCommands';
 import { protocolCommands } from './protocolCommands';
 import { mcpCommand } from './mcpCommand';
+import { sprintCommands } from './sprintCommands';
 import { hookCommands, provideHookInput } from './hookCommands';
-import { disposeSharedMemoryServices } from '../core/memory/observer';
 
-const commands = [...readCommands, ...writeCommands, ...protocolCommands, ...memoryCommands, mcpCommand, ...hookCommands];
+const commands = [...readCommands, ...writeCommands, ...protocolCommands, ...memoryCommands, ...sprintCommands, mcpCommand, ...hookCommands];
 
-/** Runs the full CLI. `hookInput`: stdin already read by the launcher's fast path (launch.ts). */
+/**
+ * Runs the full CLI (bundled as cli-main.js; dist/cli.js, the launcher, loads it). `hookInput`:
+ * the stdin text the launcher already read for a `hook` verb.
+ */
 export function main(argv: string[], options: { hookInput?: string } = {}): void {
   if (options.hookInput !== undefined) provideHookInput(options.hookInput);
+  // A reader that goes away (`waymark status . | head`) is not an error: stop writing, let the
+  // command finish what it was doing (a write is never cut short), and exit with its own code.
+  const outputClosed = new AbortController();
+  let stderrClosed = false;
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE' || e.code === 'ERR_STREAM_DESTROYED') outputClosed.abort();
+    else process.exitCode = 2;
+  });
+  process.stderr.on('error', () => {
+    stderrClosed = true;
+  });
+
   runCli(commands, argv, {
     cwd: process.cwd(),
-    stdout: (t) => process.stdout.write(t),
-    stderr: (t) => process.stderr.write(t),
+    stdout: (t) => {
+      if (!outputClosed.signal.aborted) process.stdout.write(t);
+    },
+    stderr: (t) => {
+      if (!stderrClosed) process.stderr.write(t);
+    },
+    outputClosed: outputClosed.signal,
   }).then(
-    async (code) => {
-      // Close any memory database a write observer opened (Kuzu must see every result closed).
-      await disposeSharedMemoryServices().catch(() => undefined);
+    (code) => {
+      // Each verb closes the core it made (and with it any memory database it opened).
       process.exitCode = code;
     },
     (e) => {
-      process.stderr.write(`waymark: ${String(e)}\n`);
+      if (!stderrClosed) process.stderr.write(`waymark: ${String(e)}\n`);
       process.exitCode = 2;
     },
   );

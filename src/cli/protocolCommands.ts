@@ -3,46 +3,22 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CliCommand, CliContext } from './framework';
 import { flagString, requirePositional } from './framework';
-import { findWorkspaceRoot } from '../core/engine/roots';
-import { WaymarkError } from '../core/errors';
-import { ioError } from '../core/store/atomicWrite';
-import { resume, resumeRoot, sync, type ResumeReport } from '../core/protocol/resume';
-import { historyOf, buildTimeline, formatTimeline, stateAt, parseAt, recordInHistory } from '../core/protocol/timeline';
-import { createCheckpoint, listCheckpoints, showCheckpoint, restoreCheckpoint } from '../core/protocol/checkpoints';
-import { acquireLease, releaseLease, takeoverLease, listLeases, breakStaleLeases, leaseGuard, describeOwner, type LeaseOwner, type LeaseOptions } from '../core/protocol/leases';
-import { startMode, endMode, showModes } from '../core/protocol/modes';
-import { readEvents, followEvents } from '../core/protocol/events';
-import { parseTtl } from '../core/protocol/orchestrator';
-import { relPath } from '../core/protocol/paths';
+import { WaymarkError, ioError, buildTimeline, formatTimeline, stateAt, parseAt, describeOwner, parseTtl, relPath } from '../core/index';
+import type { ResumeReport, LeaseOwner, StateCore } from '../core/index';
+import { rootArg, withCore } from './cliCore';
 
 const IDENTITY_HELP = `Identity (who holds a lease or mode, who is recorded):
   --actor NAME     agent name (default $WAYMARK_ACTOR, else cli:<user>)
   --session S      session id (default $WAYMARK_SESSION); a lease's holder is its session, else its agent
   --pid N          process whose death makes the lease stale (default none: only the expiry bounds it)`;
 
+/** Who is acting: read by owner(). */
+const IDENTITY_OPTIONS = ['actor', 'session', 'pid'];
+
 const ROOT_HELP = `  --root DIR       workspace folder (default: the nearest folder above holding .waymark, _bmad or .git)
   --json           print JSON`;
 
 const EXIT_HELP = 'Exit codes: 0 ok; 2 usage or unreadable input; 3 conflict or held lease/mode.';
-
-function rootFor(ctx: CliContext, target?: string): string {
-  const given = flagString(ctx.args, 'root');
-  if (given) {
-    const abs = path.resolve(ctx.cwd, given);
-    if (!fs.existsSync(abs) || !fs.statSync(abs).isDirectory()) throw new WaymarkError('usage', `--root ${given} is not a folder.`);
-    return abs;
-  }
-  if (target) {
-    const abs = path.resolve(ctx.cwd, target);
-    try {
-      if (fs.statSync(abs).isDirectory()) return abs;
-    } catch {
-      // a file that does not exist (any more): its folder's root
-    }
-    return findWorkspaceRoot(abs, ctx.cwd);
-  }
-  return findWorkspaceRoot(path.join(ctx.cwd, '.waymark-probe'), ctx.cwd);
-}
 
 function owner(ctx: CliContext): LeaseOwner {
   const pidRaw = flagString(ctx.args, 'pid');
@@ -82,14 +58,6 @@ function fileTarget(ctx: CliContext, raw: string | undefined): string | undefine
   return raw === undefined ? undefined : path.resolve(ctx.cwd, raw);
 }
 
-function leaseOptions(): LeaseOptions {
-  return {
-    onRecord: async (root, file, op, o, detail) => {
-      if (file && fs.existsSync(file)) await recordInHistory(root, file, op, o, detail);
-    },
-  };
-}
-
 function describeReport(r: ResumeReport): string {
   const lines = [`${r.relFile}: ${r.step ? `continue at ${r.step}` : r.done ? 'nothing left to do' : 'no next step known'}  (tier ${r.tier}: ${r.source}; degradation ${r.degradation})`];
   lines.push(`  why: ${r.reason}`);
@@ -99,8 +67,9 @@ function describeReport(r: ResumeReport): string {
   return lines.join('\n');
 }
 
-const resumeCmd: CliCommand = {
+const resumeCmd: ProtocolVerb = {
   name: 'resume',
+  options: ['root'],
   usage: 'resume [FILE|ROOT]',
   summary: 'Where to continue, from frontmatter (tier 1), checkpoints (tier 2) or orchestrator state (tier 3).',
   help: `Asks every source; the most recent write wins and disagreements over 5 minutes are warnings
@@ -110,17 +79,17 @@ state whose ttl has passed.
 Options:
 ${ROOT_HELP}
 ${EXIT_HELP}`,
-  async run(ctx) {
+  async run(ctx, core) {
     const target = ctx.args.positionals[0];
-    const root = rootFor(ctx, target);
+    const root = rootArg(ctx, target);
     const abs = target ? path.resolve(ctx.cwd, target) : undefined;
     if (abs && !(fs.existsSync(abs) && fs.statSync(abs).isDirectory())) {
-      const r = await resume(root, abs);
+      const r = await core.protocol.resume(root, abs);
       print(ctx, r, describeReport(r));
       // Nothing answered and the target is missing or not a regular file (a FIFO, a device): unreadable input.
       return r.degradation === 'none' && !(fs.existsSync(abs) && fs.statSync(abs).isFile()) ? 2 : 0;
     }
-    const rr = await resumeRoot(root);
+    const rr = await core.protocol.resumeRoot(root);
     const head: string[] = [];
     if (rr.orchestrator) {
       const o = rr.orchestrator;
@@ -133,19 +102,21 @@ ${EXIT_HELP}`,
   },
 };
 
-const historyCmd: CliCommand = {
+const historyCmd: ProtocolVerb = {
   name: 'history',
+  options: ['at', 'root'],
   usage: 'history FILE [--at TIME|SEQ]',
   summary: "A workflow's history as a timeline grouped by session; --at shows the state as it was.",
   help: `Options:
   --at T|SEQ       the state as of a history sequence number or a date/time
 ${ROOT_HELP}
-${EXIT_HELP}`,
-  async run(ctx) {
+Exit codes: 0 history shown; 1 no history (yet, or at that point); 2 usage or unreadable input.`,
+  async run(ctx, core) {
     const raw = requirePositional(ctx.args, 0, 'FILE (the workflow file)');
     const file = path.resolve(ctx.cwd, raw);
-    const root = rootFor(ctx, raw);
-    const h = await historyOf(root, file);
+    if (fs.existsSync(file) && fs.statSync(file).isDirectory()) throw new WaymarkError('usage', `${raw} is a folder; history is kept per workflow file: give one (waymark status ${raw} lists them).`, file);
+    const root = rootArg(ctx, raw);
+    const h = await core.protocol.history(root, file);
     const at = flagString(ctx.args, 'at');
     const warn = h.badLines.length ? `warning: ${h.historyFile} has unreadable lines ${h.badLines.join(', ')} (skipped; a torn last line is repaired on the next write)\n` : '';
     if (warn) ctx.stderr(warn);
@@ -153,16 +124,17 @@ ${EXIT_HELP}`,
       const s = stateAt(h.entries, parseAt(at));
       const text = s.count === 0 ? `${relPath(root, file)}: no history at or before ${at}.` : `${relPath(root, file)} as of #${s.entry?.seq} (${s.entry?.time}, ${s.entry?.actor ?? '?'} ${s.entry?.operation}):\n${Object.entries(s.state).map(([k, v]) => `  ${k}: ${JSON.stringify(v)}`).join('\n')}\n  stateHash: ${s.hash ?? '?'}`;
       print(ctx, { file, at, ...s }, text);
-      return 0;
+      return s.count === 0 ? 1 : 0;
     }
     const tl = buildTimeline(h.entries);
     print(ctx, { file, historyFile: h.historyFile, sessions: tl, badLines: h.badLines }, tl.length ? formatTimeline(tl) : `${relPath(root, file)}: no history yet.`);
-    return 0;
+    return tl.length ? 0 : 1;
   },
 };
 
-const checkpointCreate: CliCommand = {
+const checkpointCreate: ProtocolVerb = {
   name: 'checkpoint create',
+  options: ['message', 'keep', 'root', ...IDENTITY_OPTIONS],
   usage: 'checkpoint create [--message M] [--git [--keep N]]',
   summary: 'Snapshot every workflow state to .waymark/checkpoints/<id>.json (optionally a git ref too).',
   booleanFlags: ['git'],
@@ -171,28 +143,30 @@ const checkpointCreate: CliCommand = {
   --git            also commit Waymark's state files to refs/waymark/checkpoints/<id>
                    (a temporary index: your branch, index, staged and unstaged work are untouched)
   --keep N         git checkpoint refs to keep (default 10)
+${IDENTITY_HELP}
 ${ROOT_HELP}
 ${EXIT_HELP}`,
-  async run(ctx) {
-    const root = rootFor(ctx);
+  async run(ctx, core) {
+    const root = rootArg(ctx);
     const keepRaw = flagString(ctx.args, 'keep');
     const keep = keepRaw === undefined ? 10 : Number(keepRaw);
     if (!Number.isInteger(keep) || keep < 1) throw new WaymarkError('usage', `--keep must be a positive integer; got ${keepRaw}.`);
     const o = owner(ctx);
-    const cp = await createCheckpoint(root, { message: flagString(ctx.args, 'message'), git: ctx.args.flags.git === true, gitKeep: keep, actor: o.agent, session: o.session });
+    const cp = await core.protocol.createCheckpoint(root, { message: flagString(ctx.args, 'message'), git: ctx.args.flags.git === true, gitKeep: keep, actor: o.agent, session: o.session });
     print(ctx, cp, `checkpoint ${cp.id}: ${cp.workflows.length} workflow(s)${cp.git ? `, git ${cp.git.ref} (${cp.git.commit.slice(0, 12)})` : ''}${cp.unreadable?.length ? `\nwarning: not captured (unreadable): ${cp.unreadable.map((u) => u.file).join(', ')}` : ''}`);
     return 0;
   },
 };
 
-const checkpointList: CliCommand = {
+const checkpointList: ProtocolVerb = {
   name: 'checkpoint list',
+  options: ['root'],
   usage: 'checkpoint list',
   summary: 'Checkpoints, newest first.',
   help: `Options:\n${ROOT_HELP}\n${EXIT_HELP}`,
-  async run(ctx) {
-    const root = rootFor(ctx);
-    const list = listCheckpoints(root);
+  async run(ctx, core) {
+    const root = rootArg(ctx);
+    const list = core.protocol.listCheckpoints(root);
     print(
       ctx,
       { checkpoints: list.map((c) => ({ id: c.id, createdAt: c.createdAt, message: c.message, workflows: c.workflows.length, git: c.git?.ref })) },
@@ -202,14 +176,15 @@ const checkpointList: CliCommand = {
   },
 };
 
-const checkpointShow: CliCommand = {
+const checkpointShow: ProtocolVerb = {
   name: 'checkpoint show',
+  options: ['root'],
   usage: 'checkpoint show ID',
   summary: "One checkpoint's workflows and where each stood.",
   help: `Options:\n${ROOT_HELP}\n${EXIT_HELP}`,
-  async run(ctx) {
-    const root = rootFor(ctx);
-    const cp = showCheckpoint(root, requirePositional(ctx.args, 0, 'ID (see waymark checkpoint list)'));
+  async run(ctx, core) {
+    const root = rootArg(ctx);
+    const cp = core.protocol.showCheckpoint(root, requirePositional(ctx.args, 0, 'ID (see waymark checkpoint list)'));
     const lines = [`checkpoint ${cp.id}  ${cp.createdAt}${cp.message ? `  ${cp.message}` : ''}${cp.actor ? `  by ${cp.actor}` : ''}`];
     if (cp.git) lines.push(`git: ${cp.git.ref} ${cp.git.commit}`);
     for (const w of cp.workflows) lines.push(`  ${w.file}: ${w.rawStatus ?? w.status ?? '?'}, ${w.stepsCompleted.length}/${w.stepsTotal} done, next ${w.resumeStep ?? w.nextStep ?? '-'}  state ${w.stateHash.slice(0, 12)}`);
@@ -218,11 +193,12 @@ const checkpointShow: CliCommand = {
   },
 };
 
-const checkpointRestore: CliCommand = {
+const checkpointRestore: ProtocolVerb = {
   name: 'checkpoint restore',
+  options: ['file', 'root', ...IDENTITY_OPTIONS],
   usage: 'checkpoint restore ID [--force] [--dry-run] [--file F]',
   summary: 'Put the workflow state back as the checkpoint had it (state keys only, never the body or source code).',
-  booleanFlags: ['dry-run'],
+  booleanFlags: ['dry-run', 'force'],
   help: `Refuses (exit 3, nothing changed) when a file's body changed since the checkpoint, unless --force.
 Each restore is written under the file lock, checked against leases, and recorded in history.
 Options:
@@ -232,13 +208,13 @@ Options:
 ${IDENTITY_HELP}
 ${ROOT_HELP}
 ${EXIT_HELP}`,
-  async run(ctx) {
-    const root = rootFor(ctx);
+  async run(ctx, core) {
+    const root = rootArg(ctx);
     const id = requirePositional(ctx.args, 0, 'ID (see waymark checkpoint list)');
     const f = ctx.args.flags.file;
     const only = f === undefined ? undefined : (Array.isArray(f) ? f : [String(f)]).map((x) => path.resolve(ctx.cwd, x));
     const o = owner(ctx);
-    const r = await restoreCheckpoint(root, id, { force: ctx.args.flags.force === true, dryRun: ctx.args.flags['dry-run'] === true, only, actor: o.agent, session: o.session, guards: [leaseGuard()] });
+    const r = await core.protocol.restoreCheckpoint(root, id, { force: ctx.args.flags.force === true, dryRun: ctx.args.flags['dry-run'] === true, only, actor: o.agent, session: o.session });
     const lines = r.items.map((i) => `  ${i.file}: ${i.action === 'restore' ? (ctx.args.flags['dry-run'] ? 'would restore' : 'restored') : i.action}${i.detail ? ` (${i.detail})` : ''}`);
     print(ctx, r, `checkpoint ${id}: ${r.restored.length} file(s) restored\n${lines.join('\n')}`);
     return 0;
@@ -247,7 +223,7 @@ ${EXIT_HELP}`,
 
 function leaseTarget(ctx: CliContext): { root: string; file?: string } {
   const raw = ctx.args.positionals[0];
-  const root = rootFor(ctx, raw);
+  const root = rootArg(ctx, raw);
   if (raw === undefined) return { root };
   const file = fileTarget(ctx, raw)!;
   if (fs.existsSync(file) && fs.statSync(file).isDirectory()) return { root: file };
@@ -263,55 +239,60 @@ ${IDENTITY_HELP}
 ${ROOT_HELP}
 ${EXIT_HELP}`;
 
-const leaseAcquire: CliCommand = {
+const leaseAcquire: ProtocolVerb = {
   name: 'lease acquire',
+  options: ['ttl', 'root', ...IDENTITY_OPTIONS],
   usage: 'lease acquire [FILE] [--ttl D] [--actor A --session S --pid N]',
   summary: 'Take the lease on a workflow file (or the whole workspace).',
   help: LEASE_HELP,
-  async run(ctx) {
+  async run(ctx, core) {
     const t = leaseTarget(ctx);
-    const r = await acquireLease(t.root, t.file, owner(ctx), { ...leaseOptions(), ttlMs: ttlMs(ctx) });
+    const r = await core.protocol.acquireLease(t.root, t.file, owner(ctx), { ttlMs: ttlMs(ctx) });
     print(ctx, r, `${r.outcome}: ${r.lease.target} held by ${describeOwner(r.lease.owner)} until ${r.lease.expiresAt}${r.broken ? ` (broke a stale lease of ${describeOwner(r.broken.lease.owner)}: ${r.broken.staleReason})` : ''}`);
     return 0;
   },
 };
 
-const leaseRelease: CliCommand = {
+const leaseRelease: ProtocolVerb = {
   name: 'lease release',
+  booleanFlags: ['force'],
+  options: ['root', ...IDENTITY_OPTIONS],
   usage: 'lease release [FILE] [--force]',
   summary: 'Release our lease (--force: anyone\'s).',
   help: LEASE_HELP,
-  async run(ctx) {
+  async run(ctx, core) {
     const t = leaseTarget(ctx);
-    const r = await releaseLease(t.root, t.file, owner(ctx), { ...leaseOptions(), force: ctx.args.flags.force === true });
+    const r = await core.protocol.releaseLease(t.root, t.file, owner(ctx), { force: ctx.args.flags.force === true });
     print(ctx, r, r.released ? `released ${r.lease?.target ?? ''}` : 'no lease held');
     return 0;
   },
 };
 
-const leaseTakeover: CliCommand = {
+const leaseTakeover: ProtocolVerb = {
   name: 'lease takeover',
+  options: ['ttl', 'reason', 'root', ...IDENTITY_OPTIONS],
   usage: 'lease takeover [FILE] [--reason R]',
   summary: 'Take the lease from its holder explicitly (recorded in history and events).',
   help: LEASE_HELP,
-  async run(ctx) {
+  async run(ctx, core) {
     const t = leaseTarget(ctx);
-    const r = await takeoverLease(t.root, t.file, owner(ctx), { ...leaseOptions(), ttlMs: ttlMs(ctx), reason: flagString(ctx.args, 'reason') });
+    const r = await core.protocol.takeoverLease(t.root, t.file, owner(ctx), { ttlMs: ttlMs(ctx), reason: flagString(ctx.args, 'reason') });
     print(ctx, r, `took over ${r.lease.target}${r.previous ? ` from ${describeOwner(r.previous.owner)} (held since ${r.previous.acquiredAt})` : ' (it was free)'}`);
     return 0;
   },
 };
 
-const leaseShow: CliCommand = {
+const leaseShow: ProtocolVerb = {
   name: 'lease show',
+  options: ['root'],
   usage: 'lease show [FILE] [--break-stale]',
   summary: 'Who holds which lease (stale ones marked); --break-stale removes the stale ones.',
   booleanFlags: ['break-stale'],
   help: LEASE_HELP,
-  async run(ctx) {
+  async run(ctx, core) {
     const t = leaseTarget(ctx);
-    const broken = ctx.args.flags['break-stale'] === true ? breakStaleLeases(t.root) : [];
-    let list = listLeases(t.root);
+    const broken = ctx.args.flags['break-stale'] === true ? core.protocol.breakStaleLeases(t.root) : [];
+    let list = core.protocol.listLeases(t.root);
     if (t.file) {
       const rel = relPath(t.root, t.file);
       list = list.filter((s) => s.lease.key === 'root' || s.lease.target === rel);
@@ -323,8 +304,9 @@ const leaseShow: CliCommand = {
   },
 };
 
-const modeStart: CliCommand = {
+const modeStart: ProtocolVerb = {
   name: 'mode start',
+  options: ['ttl', 'root', ...IDENTITY_OPTIONS],
   usage: 'mode start NAME [--shared] [--ttl D]',
   summary: 'Enter a mode (e.g. planning, executing); exclusive modes refuse any other active mode.',
   booleanFlags: ['shared'],
@@ -334,43 +316,48 @@ const modeStart: CliCommand = {
 ${IDENTITY_HELP}
 ${ROOT_HELP}
 ${EXIT_HELP}`,
-  async run(ctx) {
-    const root = rootFor(ctx);
-    const m = startMode(root, requirePositional(ctx.args, 0, 'NAME (e.g. planning)'), owner(ctx), { exclusive: ctx.args.flags.shared !== true, ttlMs: ttlMs(ctx) });
+  async run(ctx, core) {
+    const root = rootArg(ctx);
+    const m = core.protocol.startMode(root, requirePositional(ctx.args, 0, 'NAME (e.g. planning)'), owner(ctx), { exclusive: ctx.args.flags.shared !== true, ttlMs: ttlMs(ctx) });
     print(ctx, m, `mode ${m.mode}${m.exclusive ? ' (exclusive)' : ''} held by ${describeOwner(m.owner)} until ${m.expiresAt}`);
     return 0;
   },
 };
 
-const modeEnd: CliCommand = {
+const modeEnd: ProtocolVerb = {
   name: 'mode end',
+  booleanFlags: ['force'],
+  options: ['root', ...IDENTITY_OPTIONS],
   usage: 'mode end NAME [--force]',
   summary: 'Leave a mode.',
   help: `Options:\n  --force          end it whoever holds it\n${IDENTITY_HELP}\n${ROOT_HELP}\n${EXIT_HELP}`,
-  async run(ctx) {
-    const root = rootFor(ctx);
+  async run(ctx, core) {
+    const root = rootArg(ctx);
     const name = requirePositional(ctx.args, 0, 'NAME');
-    const r = endMode(root, name, owner(ctx), { force: ctx.args.flags.force === true });
+    const r = core.protocol.endMode(root, name, owner(ctx), { force: ctx.args.flags.force === true });
     print(ctx, { ended: r }, r.length ? `ended ${name}` : `mode ${name} was not active`);
     return 0;
   },
 };
 
-const modeShow: CliCommand = {
+const modeShow: ProtocolVerb = {
   name: 'mode show',
+  options: ['root'],
   usage: 'mode show',
   summary: 'Active modes and who holds them.',
   help: `Options:\n${ROOT_HELP}\n${EXIT_HELP}`,
-  async run(ctx) {
-    const root = rootFor(ctx);
-    const list = showModes(root);
+  async run(ctx, core) {
+    const root = rootArg(ctx);
+    const list = core.protocol.showModes(root);
     print(ctx, { modes: list }, list.length ? list.map((m) => `${m.mode}${m.exclusive ? ' (exclusive)' : ''}  ${describeOwner(m.owner)}  since ${m.startedAt}  until ${m.expiresAt}`).join('\n') : 'No active mode.');
     return 0;
   },
 };
 
-const eventsCmd: CliCommand = {
+const eventsCmd: ProtocolVerb = {
   name: 'events',
+  booleanFlags: ['follow'],
+  options: ['since', 'limit', 'root'],
   usage: 'events [--since N] [--follow] [--limit N]',
   summary: 'The events log (JSONL, one event per line with a growing seq); --follow keeps printing new ones.',
   help: `Prints events with seq > N as JSON lines (with or without --json). Follow with the last seq
@@ -381,8 +368,8 @@ Options:
   --limit N        stop after N events
 ${ROOT_HELP}
 ${EXIT_HELP}`,
-  async run(ctx) {
-    const root = rootFor(ctx);
+  async run(ctx, core) {
+    const root = rootArg(ctx);
     const sinceRaw = flagString(ctx.args, 'since') ?? '0';
     const since = Number(sinceRaw);
     if (!Number.isInteger(since) || since < 0) throw new WaymarkError('usage', `--since must be a sequence number (0 or more); got ${sinceRaw}.`);
@@ -391,7 +378,7 @@ ${EXIT_HELP}`,
     if (!(limit > 0)) throw new WaymarkError('usage', `--limit must be a positive integer; got ${limitRaw}.`);
     let n = 0;
     if (ctx.args.flags.follow !== true) {
-      const r = readEvents(root, since, { limit });
+      const r = core.protocol.readEvents(root, since, { limit });
       for (const w of r.warnings) ctx.stderr(`warning: ${w}\n`);
       for (const e of r.events) ctx.stdout(JSON.stringify(e) + '\n');
       return 0;
@@ -400,47 +387,62 @@ ${EXIT_HELP}`,
     const stop = () => ac.abort();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
+    // The reader went away (`events --follow | head -3`): stop following, quietly.
+    ctx.outputClosed?.addEventListener('abort', stop, { once: true });
     try {
-      for await (const e of followEvents(root, since, { signal: ac.signal })) {
+      for await (const e of core.protocol.followEvents(root, since, { signal: ac.signal })) {
         ctx.stdout(JSON.stringify(e) + '\n');
         if (++n >= limit) ac.abort();
       }
     } finally {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
+      ctx.outputClosed?.removeEventListener('abort', stop);
     }
     return 0;
   },
 };
 
-const syncCmd: CliCommand = {
+const syncCmd: ProtocolVerb = {
   name: 'sync',
+  booleanFlags: ['force'],
+  options: ['root', ...IDENTITY_OPTIONS],
   usage: 'sync [ROOT]',
   summary: 'Bring stale resume sources (checkpoints, orchestrator state, frontmatter) in line with the most recent write.',
   help: `A checkpoint behind the frontmatter gets a fresh checkpoint; an orchestrator entry behind gets
 updated; frontmatter behind a checkpoint is restored from it (state keys only; refused when the
 body changed). An orchestrator ahead of the frontmatter is reported for you to replay.
 Options:
+  --force          also move a source backwards (rewinding completed steps or a status);
+                   refused (exit 4) without it, and recorded in history with it
 ${IDENTITY_HELP}
 ${ROOT_HELP}
 ${EXIT_HELP}`,
-  async run(ctx) {
-    const root = rootFor(ctx, ctx.args.positionals[0]);
+  async run(ctx, core) {
+    const root = rootArg(ctx, ctx.args.positionals[0]);
     const o = owner(ctx);
-    const r = await sync(root, { actor: o.agent, session: o.session, guards: [leaseGuard()] });
+    const r = await core.protocol.sync(root, { actor: o.agent, session: o.session });
     const lines = r.actions.map((a) => `${a.action}: ${a.file}: ${a.detail}`);
     print(ctx, { actions: r.actions, degradation: r.after.degradation, stillStale: r.after.workflows.filter((w) => w.stale.length).map((w) => w.relFile) }, lines.length ? lines.join('\n') : 'Everything is in line.');
     return 0;
   },
 };
 
-/** File-system failures (read-only folder, disk full, a folder where a file belongs) become one clear io error. */
-function withIoErrors(cmd: CliCommand): CliCommand {
+/** A protocol verb: it gets the one core (closed when it returns) besides its context. */
+interface ProtocolVerb extends Omit<CliCommand, 'run'> {
+  run(ctx: CliContext, core: StateCore): Promise<number>;
+}
+
+/**
+ * Builds the verb's core and closes it after; file-system failures (read-only folder, disk
+ * full, a folder where a file belongs) become one clear io error.
+ */
+function verb(cmd: ProtocolVerb): CliCommand {
   return {
     ...cmd,
     async run(ctx) {
       try {
-        return await cmd.run(ctx);
+        return await withCore(ctx, rootArg(ctx), (core) => cmd.run(ctx, core));
       } catch (e) {
         const code = (e as NodeJS.ErrnoException)?.code;
         if (!WaymarkError.is(e) && typeof code === 'string' && /^E[A-Z]+$/.test(code)) {
@@ -468,4 +470,4 @@ export const protocolCommands: CliCommand[] = [
   modeShow,
   eventsCmd,
   syncCmd,
-].map(withIoErrors);
+].map(verb);

@@ -1,4 +1,11 @@
-import type { Logger, Clock } from './ports';
+import type { Logger, Clock, FileSystem } from './ports';
+import type { WorkspaceContext } from './store/workspaceContext';
+import type { ResumeReport, RootResume, SyncAction } from './protocol/resume';
+import type { Checkpoint, RestoreResult } from './protocol/checkpoints';
+import type { AcquireResult, Lease, LeaseOwner, LeaseStatus } from './protocol/leases';
+import type { ModeRecord } from './protocol/modes';
+import type { ProtocolEvent, ReadEventsResult } from './protocol/events';
+import type { MemoryService } from './memory/memoryService';
 import type {
   ChangeEvent,
   ChangedReport,
@@ -32,11 +39,27 @@ export interface StateCoreInit {
   guards?: WriteGuard[];
   /** Told after every write (events log, memory tiers). Their failures are logged, never fail the write. */
   observers?: WriteObserver[];
+  /** How workflow files are read (default: the disk). Writes always go to the disk. */
+  fs?: FileSystem;
   /**
    * Whether scans read and write the persisted scan index (`.waymark/cache/`). Default: on,
    * unless `WAYMARK_SCAN_INDEX=0`. Off in an untrusted workspace, which must change no file.
    */
   scanIndex?: boolean;
+}
+
+/**
+ * How the whole core is made: `StateCoreInit` plus the parts every face gets by default —
+ * orchestrator leases honoured on every write, every write an event, completions fed to memory.
+ */
+export interface StateCoreOptions extends StateCoreInit {
+  /**
+   * Memory (`core.memory`, and tier-2 consolidation after each write). Default on; false never
+   * opens it; `{ consolidateOnWrite: false }` keeps `core.memory` without the consolidation.
+   */
+  memory?: boolean | { consolidateOnWrite?: boolean };
+  /** Recorded as the origin of memory records when they name none (`cli`, `vscode`, `hook`). */
+  origin?: string;
 }
 
 /**
@@ -57,6 +80,11 @@ export interface StateCore {
   remove(file: string): void;
   /** Parse text that is not (yet) on disk, e.g. an editor's unsaved buffer. Does not change the model. */
   parseText(file: string, text: string): Promise<{ state?: WorkflowState; problems: Problem[] }>;
+  /**
+   * Reads a file through the core's one reader (its FileSystem port; refuses missing, non-regular,
+   * oversized, UTF-16 and binary files with 'unreadable') and parses it. Does not change the model.
+   */
+  readWorkflow(file: string): Promise<{ text: string; state?: WorkflowState; problems: Problem[] }>;
   get(file: string): WorkflowState | undefined;
   list(): WorkflowState[];
   /** Problems across all files (per-file plus cross-file such as delegation). */
@@ -86,8 +114,79 @@ export interface StateCore {
   history(file: string): Promise<HistoryEntry[]>;
   manifest(root?: string): Promise<{ file: string; rows: ManifestRow[] }>;
   changed(root?: string): Promise<ChangedReport>;
+  /** Frontmatter-only resume (tier 1); `protocol.resume` asks all three tiers. */
   resume(file: string): Promise<ResumePoint>;
+
+  /** The workspace folder of a file: the deepest root holding it, else one found from markers. */
+  rootFor(file: string): string;
+  /** The workspace folder among `roots` holding a file, or undefined when none does. */
+  rootOf(file: string): string | undefined;
+  /** The folder's config, definitions and BMAD catalog, from the core's one cache. */
+  contextFor(file: string): Promise<WorkspaceContext>;
+
+  /** Resume tiers, checkpoints, leases, modes, events, sync: with this core's clock, guards and contexts. */
+  readonly protocol: ProtocolApi;
+  /** Memory of each workspace folder, owned by this core and closed with it. */
+  readonly memory: MemoryApi;
+
+  /** Stops change events and releases what the core holds (memory databases); does not wait. */
   dispose(): void;
+  /** dispose(), then waits until every memory database this core opened is closed. */
+  close(): Promise<void>;
+}
+
+/** Who acts, for protocol records and history (defaults: the core's actor and session). */
+export interface Actor {
+  actor?: string;
+  session?: string;
+}
+
+/**
+ * The workflow protocol through the core: the same functions as `core/protocol/*`, bound to the
+ * core's clock, logger, write guards (leases), context cache, actor and session. `root` is a
+ * workspace folder (`core.rootFor(file)` finds it).
+ */
+export interface ProtocolApi {
+  /** Three-tier resume of one file (frontmatter, checkpoints, orchestrator state). */
+  resume(root: string, file: string, options?: { expire?: boolean }): Promise<ResumeReport>;
+  /** Every workflow of a root, after expiring an orchestrator state whose ttl passed. */
+  resumeRoot(root: string): Promise<RootResume>;
+  /** Brings stale resume sources in line with the most recent write. */
+  sync(root: string, who?: Actor): Promise<{ actions: SyncAction[]; before: RootResume; after: RootResume }>;
+  /** A workflow's history with the root's configured history folder (bad lines listed, not fatal). */
+  history(root: string, file: string): Promise<{ entries: HistoryEntry[]; badLines: number[]; historyFile: string }>;
+
+  createCheckpoint(root: string, options?: Actor & { message?: string; git?: boolean; gitKeep?: number }): Promise<Checkpoint>;
+  listCheckpoints(root: string): Checkpoint[];
+  showCheckpoint(root: string, id: string): Checkpoint;
+  /** State keys back as the checkpoint had them, through the file lock and the write guards. */
+  restoreCheckpoint(root: string, id: string, options?: Actor & { force?: boolean; dryRun?: boolean; only?: string[] }): Promise<RestoreResult>;
+
+  /** Lease operations also record session markers and take-overs in the workflow's history. */
+  acquireLease(root: string, file: string | undefined, owner: LeaseOwner, options?: { ttlMs?: number }): Promise<AcquireResult>;
+  releaseLease(root: string, file: string | undefined, owner: LeaseOwner, options?: { force?: boolean }): Promise<{ released: boolean; lease?: Lease }>;
+  takeoverLease(root: string, file: string | undefined, owner: LeaseOwner, options?: { ttlMs?: number; reason?: string }): Promise<{ lease: Lease; previous?: Lease }>;
+  listLeases(root: string): LeaseStatus[];
+  leaseStatus(lease: Lease): LeaseStatus;
+  breakStaleLeases(root: string): LeaseStatus[];
+
+  startMode(root: string, mode: string, owner: LeaseOwner, options?: { exclusive?: boolean; ttlMs?: number }): ModeRecord;
+  endMode(root: string, mode: string, owner: LeaseOwner, options?: { force?: boolean }): ModeRecord[];
+  showModes(root: string): ModeRecord[];
+
+  readEvents(root: string, since?: number, options?: { limit?: number }): ReadEventsResult;
+  followEvents(root: string, since?: number, options?: { signal?: AbortSignal; pollMs?: number }): AsyncGenerator<ProtocolEvent>;
+}
+
+/** Memory through the core: one service per workspace folder, opened lazily, closed by `core.close()`. */
+export interface MemoryApi {
+  /** False when the core was made with `memory: false`. */
+  readonly enabled: boolean;
+  /**
+   * The memory service of a workspace folder. `waitMs` (how long to wait for a database held by
+   * another process) and `holdMs` apply when this call opens it. Throws 'unavailable' when memory is off.
+   */
+  forRoot(root: string, options?: { waitMs?: number; holdMs?: number }): MemoryService;
 }
 
 /** Context a write guard or observer receives. */
@@ -99,6 +198,11 @@ export interface WriteContext {
   operation: string;
   actor?: string;
   session?: string;
+  /**
+   * Set when an observer is re-run for a change whose writer was killed before its observers
+   * ran (see the intent journal): an observer that logs must not log the same entry twice.
+   */
+  recovered?: boolean;
 }
 
 /**

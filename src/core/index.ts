@@ -1,43 +1,76 @@
 /**
- * The state core's one public entry. Everything the CLI, the VS Code layer, memory and
- * protocol code need comes from here; nothing here imports `vscode`.
+ * The state core's one public entry. Every face (the CLI, the VS Code layer, the MCP server,
+ * agent hooks) imports from here and nowhere else under `src/core` (ESLint enforces it); nothing
+ * here imports `vscode`. `createStateCore(options)` returns the whole core: workflows, gates,
+ * delegation, history, protocol and memory, owned and closed by the instance.
  */
 export * from './types';
 export * from './errors';
 export * from './ports';
-export type { StateCore, StateCoreInit, WriteContext, WriteGuard, WriteObserver } from './api';
+export type { StateCore, StateCoreInit, StateCoreOptions, ProtocolApi, MemoryApi, Actor, WriteContext, WriteGuard, WriteObserver } from './api';
 export { createStateCore } from './engine/stateCore';
 export { findWorkspaceRoot } from './engine/roots';
 export { newErrors } from './engine/writePipeline';
+export { nodeFileSystem, overlayFileSystem } from './store/nodeFileSystem';
 
-// Reading and validating (core-read).
+// Reading and validating.
 export { parseWorkflowText, stepAnalysis, type ParsedWorkflow } from './model/workflow';
 export { loadWorkspaceContext, defaultWorkspaceContext, type WorkspaceContext } from './store/workspaceContext';
 export { splitFrontmatter, parseFrontmatter, type FrontmatterSplit } from './model/frontmatter';
+export { YamlLocator } from './model/positions';
 export { sha256, computeStateHash } from './model/hash';
-export { scanRoots, allProblems, readOneFile } from './store/scan';
+export { scanRoots, allProblems, readOneFile, readWorkflowFileSync, contextFor, listCandidates } from './store/scan';
 export { validateDelegation, buildChains, chainOf, type DelegationNode } from './model/delegation';
 export { gateFilePath, readGate, parseGateText } from './model/gates';
+export { frontmatterResume } from './model/resume';
+export { writeManifest, changedSince } from './store/manifest';
 
-// Writing (core-write).
+// Writing.
 export { editFrontmatter, editYamlText, type FrontmatterEdit, type EditValue } from './model/edit';
-export { writeFileAtomic } from './store/atomicWrite';
+export { writeFileAtomic, ioError } from './store/atomicWrite';
 export { withFileLock, acquireFileLock, lockPathFor, type FileLockOptions, type HeldLock } from './store/fileLock';
 export { appendHistory, readHistory, readHistoryDetailed, historyPathFor } from './store/history';
 export { transitionRefusal, assertTransition, allowedTransitions } from './model/transitions';
 export { renderGateUpdate, writeGateFile } from './store/gateStore';
 
-// Faces for agents (MCP server, VS Code language-model tools): the standard core (leases,
-// events, memory observers), three-tier resume, leases and the shared memory service.
-export { createStandardStateCore } from './standardCore';
-export { frontmatterResume } from './model/resume';
-export { resume as resumeWorkflow, resumeRoot, type ResumeReport, type RootResume, type Degradation } from './protocol/resume';
-export { acquireLease, releaseLease, listLeases, describeOwner, type LeaseOwner, type Lease, type AcquireResult } from './protocol/leases';
-export { recordInHistory } from './protocol/timeline';
+// Protocol: data types and pure helpers (the operations are `core.protocol.*`).
+export type { ResumeReport, RootResume, SyncAction, TierAnswer, Degradation } from './protocol/resume';
+export type { Checkpoint, CheckpointEntry, RestoreResult, RestorePlanItem } from './protocol/checkpoints';
+export type { Lease, LeaseOwner, LeaseStatus, AcquireResult } from './protocol/leases';
+export { currentOwner, describeOwner, DEFAULT_LEASE_MS } from './protocol/leases';
+export type { ModeRecord } from './protocol/modes';
+export type { ProtocolEvent, ReadEventsResult } from './protocol/events';
+export { buildTimeline, formatTimeline, stateAt, parseAt, type TimelineSession, type StateAt } from './protocol/timeline';
 export { parseTtl } from './protocol/orchestrator';
+export { relPath } from './protocol/paths';
+
+// Memory: data types and vocabularies (the services are `core.memory.forRoot(root)`).
+export type { MemoryService, MemoryConfig, RecordInput, RecordResult, RecallTarget, MemoryStatus, SessionInfo } from './memory/memoryService';
+export type { MemoryRecord, MemoryType, RecallItem, EntityRecord, RelationRecord, Tier } from './memory/model';
+export { MEMORY_TYPES, LEARNING_CATEGORIES, SUMMARY_SCOPES, ENTITY_KINDS } from './memory/model';
+export { relPath as memoryRelPath } from './memory/links';
+
+// Transitional: the extension's protocol and memory features and the MCP tools still call these
+// directly; they move to `core.protocol.*` / `core.memory.forRoot()` with the one extension model, then go.
+/** @deprecated use `core.protocol.resume` */
+export { resume, resume as resumeWorkflow, resumeRoot } from './protocol/resume';
+/** @deprecated use `core.protocol.*` */
+export { createCheckpoint } from './protocol/checkpoints';
+/** @deprecated use `core.protocol.*` (which also records lease markers in history) */
+export { acquireLease, leaseStatus, listLeases, releaseLease, takeoverLease } from './protocol/leases';
+/** @deprecated use `core.protocol.*` */
+export { recordInHistory } from './protocol/timeline';
+/** @deprecated use `core.memory.forRoot` and `core.close()` */
 export { sharedMemoryService, disposeSharedMemoryServices } from './memory/observer';
-export { type MemoryService, type RecordInput, type RecordResult, type MemoryConfig } from './memory/memoryService';
-export { MEMORY_TYPES, LEARNING_CATEGORIES, SUMMARY_SCOPES, type MemoryType, type MemoryRecord, type RecallItem } from './memory/model';
+
+// BMAD sprint: ledger, story files, epics, gates and the drift between them (core-bmad).
+export { loadSprint, checkSprintProposal, findStory, findLedgerFile, type SprintReport, type SprintOptions } from './bmad/sprint';
+export { setStoryStatus, checkStoryTask, type StoryWriteOptions, type StoryWriteResult } from './bmad/storyWrite';
+export { buildSprint, recommend, type SprintStory, type SprintEpic, type SprintRecommendation, type SprintModel } from './bmad/drift';
+export { parseLedger, classifyLedgerKey, parseStamp, formatStamp, STORY_STATUSES, EPIC_STATUSES, type Ledger, type LedgerEntry } from './bmad/ledger';
+export { parseStory, normalizeStoryStatus, storyKeyFromName, type StoryFile, type StoryTask } from './bmad/story';
+export { parseEpics, type PlannedEpic, type PlannedStory } from './bmad/epics';
+export { loadBmadConfig, type BmadConfig } from './bmad/config';
 
 // Enforcement where agents write (agent hooks, git pre-commit).
 export { judgeWorkflowChange, type ProposalProblem } from './model/proposal';

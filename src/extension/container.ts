@@ -3,8 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { StateCore, WriteGuard } from '../core/index';
-import { createStandardStateCore } from '../core/standardCore';
-import { WaymarkError, errorMessage } from '../core/index';
+import { createStateCore, WaymarkError, errorMessage } from '../core/index';
 import type { ChangeEvent, Problem, WorkflowState } from '../core/index';
 import { CONFIG_SECTION, CONTEXT } from './constants';
 
@@ -118,13 +117,13 @@ export class Container implements vscode.Disposable {
     };
     // The same write path as the CLI: orchestrator leases refuse our writes too, every write
     // lands in the events log and (when enabled) feeds the memory tiers.
-    return createStandardStateCore({
+    return createStateCore({
       roots,
       logger: this.log,
       actor: cfg.get<string>('actor', 'vscode') || 'vscode',
       configOverrides: globs.length && vscode.workspace.isTrusted ? { include: globs } : undefined,
       guards: [trustGuard],
-      memory: cfg.get<boolean>('memory.consolidateOnWrite', true),
+      memory: { consolidateOnWrite: cfg.get<boolean>('memory.consolidateOnWrite', true) },
       origin: 'vscode',
     });
   }

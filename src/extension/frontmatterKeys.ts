@@ -2,7 +2,7 @@
 // Positions come from the core's YAML locator (parser node ranges), never from text search.
 import { isMap, isPair, isScalar, isSeq } from 'yaml';
 import { splitFrontmatter } from '../core/index';
-import { YamlLocator } from '../core/model/positions';
+import { YamlLocator } from '../core/index';
 import type { Range } from '../core/index';
 
 export interface KeyEntry {

@@ -3,12 +3,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { StateCore, WorkflowState } from '../core/index';
-import { errorMessage } from '../core/errors';
-import { sharedMemoryService, disposeSharedMemoryServices } from '../core/memory/observer';
-import type { MemoryService } from '../core/memory/memoryService';
-import type { EntityRecord, MemoryRecord, MemoryType, RelationRecord } from '../core/memory/model';
-import { LEARNING_CATEGORIES } from '../core/memory/model';
-import { relPath } from '../core/memory/links';
+import { errorMessage, sharedMemoryService, disposeSharedMemoryServices, LEARNING_CATEGORIES, memoryRelPath as relPath } from '../core/index';
+import type { MemoryService, EntityRecord, MemoryRecord, MemoryType, RelationRecord } from '../core/index';
 import { MEMORY_COMMANDS, VIEWS } from './constants';
 
 

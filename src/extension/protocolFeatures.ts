@@ -7,9 +7,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { StateCore } from '../core/index';
 import { WaymarkError, errorMessage } from '../core/index';
-import { createCheckpoint } from '../core/protocol/checkpoints';
-import { currentOwner, describeOwner, leaseStatus, listLeases, releaseLease, takeoverLease, type Lease, type LeaseOwner, type LeaseStatus } from '../core/protocol/leases';
-import { resume, type ResumeReport } from '../core/protocol/resume';
+import { createCheckpoint, currentOwner, describeOwner, leaseStatus, listLeases, releaseLease, takeoverLease, resume, type Lease, type LeaseOwner, type LeaseStatus, type ResumeReport } from '../core/index';
 import { CONFIG_SECTION, PROTOCOL_COMMANDS } from './constants';
 
 export interface ProtocolDeps {

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { WorkflowState } from '../core/index';
 import { errorMessage } from '../core/index';
-import type { ResumeReport } from '../core/protocol/resume';
+import type { ResumeReport } from '../core/index';
 import { COMMANDS, CONFIG_SECTION, PROTOCOL_COMMANDS, STATUS_BAR_ID } from './constants';
 import type { Container } from './container';
 import { STATUS_LABELS, activeStep, gateFor, gateLabel, progress, statusKey } from './presentation';

@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { WaymarkError, createStandardStateCore, errorMessage, sharedMemoryService, disposeSharedMemoryServices } from '../core/index';
+import { WaymarkError, createStateCore, errorMessage, sharedMemoryService, disposeSharedMemoryServices } from '../core/index';
 import type { LeaseOwner, Logger, MemoryService, MutationOptions, MutationResult, StateCore, WorkflowState } from '../core/index';
 import type { ToolHost } from './host';
 
@@ -51,7 +51,7 @@ export class WorkspaceSession implements ToolHost {
     this.roots = [path.resolve(opts.root)];
     this.actor = opts.actor;
     // The same factory as the CLI and the extension: leases honoured, events logged, memory fed.
-    this.core = createStandardStateCore({ roots: this.roots, actor: opts.actor, session: opts.session, logger: opts.logger, origin: 'mcp' });
+    this.core = createStateCore({ roots: this.roots, actor: opts.actor, session: opts.session, logger: opts.logger, origin: 'mcp' });
   }
 
   /** Starts watching, then scans; tools wait for the scan. */

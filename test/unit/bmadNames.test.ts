@@ -35,7 +35,7 @@ test('BMAD workflowType finds its installed folder with or without bmad-/create-
 });
 
 test('real BMAD artifacts: workflowStatus is read and written in place; lastStep is checked without an install', async () => {
-  const { createStateCore } = await import('../../src/core/engine/stateCore');
+  const { createStateCore } = await import('../../src/core/index');
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-bmadreal-'));
   try {
     const out = path.join(root, '_bmad-output', 'planning-artifacts');

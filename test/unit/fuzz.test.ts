@@ -90,7 +90,7 @@ test('arbitrary text never throws', () => {
 
 // ---- generated mutations over hostile frontmatter, through the real state core -----------------
 import * as fs from 'node:fs';
-import { createStateCore } from '../../src/core/engine/stateCore';
+import { createStateCore } from '../../src/core/index';
 import { WaymarkError } from '../../src/core/errors';
 import { readHistory } from '../../src/core/store/history';
 

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createStateCore } from '../../src/core/index';
-import { createMemoryObserver, disposeSharedMemoryServices, sharedMemoryService } from '../../src/core/memory/observer';
+import { disposeSharedMemoryServices } from '../../src/core/memory/observer';
 
 const tmps: string[] = [];
 after(async () => {
@@ -18,8 +18,9 @@ describe('memory: wired into the real state core as a write observer', () => {
     tmps.push(root);
     const file = path.join(root, 'plan.md');
     fs.writeFileSync(file, '---\nworkflow: demo\nstatus: created\nsteps: [one, two]\nstepsCompleted: []\n---\n# Demo\n');
-    const core = createStateCore({ roots: [root], actor: 'tester', session: 'sess-1', observers: [createMemoryObserver()] });
-    const mem = sharedMemoryService(root);
+    // Memory is part of the one core: its observer consolidates, `core.memory` reads the same service.
+    const core = createStateCore({ roots: [root], actor: 'tester', session: 'sess-1' });
+    const mem = core.memory.forRoot(root);
     try {
       await core.scan();
       await core.start(file);
@@ -49,7 +50,7 @@ describe('memory: wired into the real state core as a write observer', () => {
       const r = await mem.recall({ workflow: file, step: 'one' });
       assert.ok(r.items.some((i) => i.memory.type === 'summary' && i.distance === 0));
     } finally {
-      core.dispose();
+      await core.close();
     }
   });
 });

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { runCli } from '../../src/cli/framework';
 import { protocolCommands } from '../../src/cli/protocolCommands';
 import { appendEvent } from '../../src/core/protocol/events';
-import { createStateCore } from '../../src/core/engine/stateCore';
+import { createStateCore } from '../../src/core/index';
 import { spawn } from 'node:child_process';
 import { tempRoot, cleanup } from './protocolHelpers';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createStateCore } from '../../src/core/engine/stateCore';
+import { createStateCore } from '../../src/core/index';
 import { leaseGuard, acquireLease, listLeases } from '../../src/core/protocol/leases';
 import { eventsObserver, readEvents } from '../../src/core/protocol/events';
 import { createCheckpoint, listCheckpoints, restoreCheckpoint, showCheckpoint } from '../../src/core/protocol/checkpoints';
@@ -44,7 +44,7 @@ if (job === 'agent') {
   (async () => {
     const owner = { agent: 'agent-1', session: 'sess-1', pid: process.pid, host: os.hostname() };
     await acquireLease(a.root, a.file, owner, { onRecord: (root, file, op, o, detail) => (file ? recordInHistory(root, file, op, o, detail).then(() => undefined) : undefined) });
-    const core = createStateCore({ roots: [a.root], actor: 'agent-1', session: 'sess-1', guards: [leaseGuard()], observers: [eventsObserver()] });
+    const core = createStateCore({ roots: [a.root], actor: 'agent-1', session: 'sess-1' });
     await core.scan();
     const r = await core.advance(a.file);
     await createCheckpoint(a.root, { message: 'after design', actor: 'agent-1', session: 'sess-1' });
@@ -333,7 +333,8 @@ if (job === 'agent') {
       const root = tempRoot();
       try {
         const file = seed(root);
-        const mk = (actor: string, session: string) => createStateCore({ roots: [root], actor, session, guards: [leaseGuard()], observers: [eventsObserver()] });
+        // The one core honours leases and logs every write as an event by itself.
+        const mk = (actor: string, session: string) => createStateCore({ roots: [root], actor, session });
         const ui = mk('vscode', 'ui-1');
         const agent = mk('agent-7', 'run-7');
         await ui.scan();

@@ -31,15 +31,20 @@ export function findWorkspaceRoot(file: string, fallback?: string): string {
   return path.dirname(abs);
 }
 
-/** The workspace folder of a file: the deepest of `roots` containing it, else one found from markers. */
-export function rootAmong(roots: readonly string[], file: string): string {
+/** The deepest of `roots` containing `file`, or undefined when none does. */
+export function workspaceFolderOf(roots: readonly string[], file: string): string | undefined {
   const abs = path.resolve(file);
   let best: string | undefined;
   for (const r of roots) {
     const rel = path.relative(r, abs);
     if (!rel.startsWith('..') && !path.isAbsolute(rel) && (!best || r.length > best.length)) best = r;
   }
-  return best ?? findWorkspaceRoot(abs, roots[0]);
+  return best;
+}
+
+/** The workspace folder of a file: the deepest of `roots` containing it, else one found from markers. */
+export function rootAmong(roots: readonly string[], file: string): string {
+  return workspaceFolderOf(roots, file) ?? findWorkspaceRoot(file, roots[0]);
 }
 
 /**

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import type { StateCore, StateCoreInit } from '../api';
+import type { MemoryApi, ProtocolApi, StateCore, StateCoreOptions } from '../api';
 import { silentLogger, systemClock } from '../ports';
 import type {
   ChangeEvent,
@@ -25,25 +25,47 @@ import { readHistory } from '../store/history';
 import { planAdvance, planBlock, planCompleteStep, planFix, planSetScope, planSetStatus, planStart, planUnblock } from '../model/mutations';
 import { ContextCache } from './contextCache';
 import { WorkflowModel } from './workflowModel';
-import { WritePipeline } from './writePipeline';
+import { WritePipeline, checkReason } from './writePipeline';
 import { delegateWorkflow } from './delegate';
 import { showGate, writeGateVerdict } from './gateVerdicts';
+import { readWorkflowText } from './workflowReader';
+import { createProtocolApi } from './protocolApi';
+import { CoreMemory } from './memoryApi';
+import { workspaceFolderOf } from './roots';
+import { leaseGuard } from '../protocol/leases';
+import { eventsGuard, eventsObserver } from '../protocol/events';
 
-/** Composes the core's parts: contexts, model, write pipeline; each API method is one call into them. */
+/**
+ * Composes the core's parts: contexts, model, write pipeline, protocol and memory; each API
+ * method is one call into them.
+ */
 class StateCoreImpl implements StateCore {
   readonly roots: string[];
+  readonly protocol: ProtocolApi;
+  readonly memory: MemoryApi;
   private readonly clock;
   private readonly contexts: ContextCache;
   private readonly model: WorkflowModel;
   private readonly writes: WritePipeline;
+  private readonly coreMemory: CoreMemory;
 
-  constructor(init: StateCoreInit) {
+  constructor(options: StateCoreOptions) {
+    const { memory = true, origin, ...init } = options;
+    const memoryOn = memory !== false;
+    const consolidate = memoryOn && (memory === true || memory.consolidateOnWrite !== false);
     this.roots = init.roots.map((r) => path.resolve(r));
     const logger = init.logger ?? silentLogger;
     this.clock = init.clock ?? systemClock;
-    this.contexts = new ContextCache(this.roots, init.configOverrides, logger, this.clock);
+    this.contexts = new ContextCache(this.roots, { overrides: init.configOverrides, logger, clock: this.clock });
+    this.coreMemory = new CoreMemory(memoryOn, { logger, clock: this.clock, origin });
+    this.memory = this.coreMemory;
+    // Every face gets the same write path: leases honoured on every write, every write an event,
+    // completions fed to memory unless it is off.
+    const guards = [leaseGuard(), eventsGuard(), ...(init.guards ?? [])];
+    const observers = [eventsObserver(), ...(init.observers ?? []), ...(consolidate ? [this.coreMemory.observer()] : [])];
     this.model = new WorkflowModel(this.roots, this.contexts, (abs) => this.writes.readWorkflow(abs), { overrides: init.configOverrides, logger, clock: this.clock, scanIndex: init.scanIndex });
-    this.writes = new WritePipeline(init, logger, this.clock, this.contexts, this.model);
+    this.writes = new WritePipeline({ ...init, guards, observers }, logger, this.clock, this.contexts, this.model);
+    this.protocol = createProtocolApi(init, { clock: this.clock, logger, contexts: this.contexts, guards });
   }
 
   // The model.
@@ -67,6 +89,14 @@ class StateCoreImpl implements StateCore {
     return { state: parsed.state, problems: parsed.problems };
   }
 
+  async readWorkflow(file: string): Promise<{ text: string; state?: WorkflowState; problems: Problem[] }> {
+    const abs = path.resolve(file);
+    const ctx = await this.contextFor(abs);
+    const text = readWorkflowText(abs, ctx, this.writes.fs);
+    const parsed = parseWorkflowText(abs, text, ctx);
+    return { text, state: parsed.state, problems: parsed.problems };
+  }
+
   get(file: string): WorkflowState | undefined {
     return this.model.get(file);
   }
@@ -85,10 +115,20 @@ class StateCoreImpl implements StateCore {
 
   dispose(): void {
     this.model.dispose();
+    void this.coreMemory.close();
+  }
+
+  async close(): Promise<void> {
+    this.model.dispose();
+    await this.coreMemory.close();
   }
 
   rootFor(file: string): string {
     return this.contexts.rootFor(file);
+  }
+
+  rootOf(file: string): string | undefined {
+    return workspaceFolderOf(this.roots, file);
   }
 
   contextFor(file: string): Promise<WorkspaceContext> {
@@ -110,10 +150,12 @@ class StateCoreImpl implements StateCore {
   }
 
   setStatus(file: string, status: Status, options?: MutationOptions & { reason?: string }): Promise<MutationResult> {
+    checkReason(options?.reason, file);
     return this.writes.mutate(file, 'set-status', options, (s) => planSetStatus(s, status, options?.reason, this.clock.now()));
   }
 
   block(file: string, reason: string, options?: MutationOptions): Promise<MutationResult> {
+    checkReason(reason, file);
     return this.writes.mutate(file, 'block', options, (s) => planBlock(s, reason, this.clock.now()));
   }
 
@@ -193,10 +235,12 @@ class StateCoreImpl implements StateCore {
 }
 
 /**
- * Creates the state core: one in-process model of the workflow files under `init.roots`,
- * with every mutation going through lock → re-read → hash check → guards → validate →
- * atomic write → history → observers → onDidChange.
+ * Creates the state core, the one object every face uses: an in-process model of the workflow
+ * files under `options.roots`, every mutation going through lock → re-read → hash check →
+ * guards (leases first) → validate → atomic write → history → observers (events, memory) →
+ * onDidChange; the protocol (`core.protocol`) and memory (`core.memory`) bound to it.
+ * `close()` releases everything it opened.
  */
-export function createStateCore(init: StateCoreInit): StateCore & { rootFor(file: string): string; contextFor(file: string): Promise<WorkspaceContext> } {
-  return new StateCoreImpl(init);
+export function createStateCore(options: StateCoreOptions): StateCore {
+  return new StateCoreImpl(options);
 }

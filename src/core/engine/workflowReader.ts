@@ -1,11 +1,11 @@
-import * as fs from 'node:fs';
 import { WaymarkError, errorMessage } from '../errors';
+import type { FileStat, FileSystem } from '../ports';
 import type { Problem, WorkflowState } from '../types';
 import type { WorkspaceContext } from '../store/workspaceContext';
 import { parseWorkflowText } from '../model/workflow';
-import { readRegularFileSync } from '../store/safeRead';
+import { nodeFileSystem } from '../store/nodeFileSystem';
+import { encodingRefusal } from '../store/safeRead';
 
-const BINARY_SNIFF = 8192;
 
 /** A workflow file as the write path reads it: its text, its state and its per-file problems. */
 export interface ReadFile {
@@ -18,10 +18,15 @@ export interface ReadFile {
  * Reads a workflow file's text for editing, refusing with a WaymarkError ('unreadable') what
  * Waymark must not edit: missing, not a regular file, over the size limit, UTF-16 or binary.
  */
-export function readWorkflowText(abs: string, ctx: WorkspaceContext): string {
-  let st: fs.Stats;
+export function readWorkflowText(abs: string, ctx: WorkspaceContext, fs: FileSystem = nodeFileSystem): string {
+  return readWorkflowBytes(abs, ctx, fs).text;
+}
+
+/** readWorkflowText with the file's stat (the protocol dates a frontmatter by its mtime). */
+export function readWorkflowBytes(abs: string, ctx: WorkspaceContext, fs: FileSystem = nodeFileSystem): { text: string; stat: FileStat } {
+  let st: FileStat;
   try {
-    st = fs.statSync(abs);
+    st = fs.stat(abs);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new WaymarkError('unreadable', `${abs} does not exist (deleted or moved since it was read?); rescan and retry.`, abs);
@@ -32,7 +37,8 @@ export function readWorkflowText(abs: string, ctx: WorkspaceContext): string {
   if (st.size > max) throw new WaymarkError('unreadable', `${abs} is ${st.size} bytes, over the ${max}-byte limit (limits.maxFileBytes in .waymark/config.yaml); Waymark will not edit it.`, abs);
   let buf: Buffer;
   try {
-    buf = readRegularFileSync(abs, max);
+    const bytes = fs.readFile(abs, max);
+    buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOTREG') throw new WaymarkError('unreadable', `${abs} is not a regular file (it was replaced by a pipe, socket or folder); point at a regular workflow file.`, abs);
@@ -40,11 +46,9 @@ export function readWorkflowText(abs: string, ctx: WorkspaceContext): string {
     if (code === 'ENOENT') throw new WaymarkError('unreadable', `${abs} was deleted while being read; rescan and retry.`, abs);
     throw new WaymarkError('unreadable', `Cannot read ${abs}: ${errorMessage(e)}.`, abs);
   }
-  if (buf.length >= 2 && ((buf[0] === 0xff && buf[1] === 0xfe) || (buf[0] === 0xfe && buf[1] === 0xff))) {
-    throw new WaymarkError('unreadable', `${abs} is UTF-16 text; Waymark reads UTF-8 only. Save it as UTF-8 (a UTF-8 BOM is fine), then retry.`, abs);
-  }
-  if (buf.subarray(0, BINARY_SNIFF).includes(0)) throw new WaymarkError('unreadable', `${abs} looks binary (it holds NUL bytes); it is not a workflow file.`, abs);
-  return buf.toString('utf8');
+  const refusal = encodingRefusal(buf);
+  if (refusal) throw new WaymarkError('unreadable', `${abs} is ${refusal.message}.`, abs, { encoding: refusal.reason });
+  return { text: buf.toString('utf8'), stat: st };
 }
 
 /** Parses a workflow's text; refuses ('invalid' or 'usage') text that is not a workflow. */

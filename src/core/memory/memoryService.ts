@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { readConfigSync } from '../store/configFile';
 import { WaymarkError, errorMessage } from '../errors';
 import { silentLogger, systemClock } from '../ports';
 import type { Clock, Logger } from '../ports';
@@ -124,26 +124,20 @@ export interface SessionInfo {
 
 export const DEFAULT_MEMORY_DIR = '.waymark/memory';
 
-/** Reads the `memory:` block of `.waymark/config.yaml` (missing or bad config gives defaults). */
+/**
+ * The `memory:` block of `.waymark/config.yaml`, read through the one config schema (bad values
+ * are dropped there and reported by the scan; a missing or unreadable config gives defaults).
+ */
 export function loadMemoryConfig(root: string): MemoryConfig {
-  try {
-    const text = fs.readFileSync(path.join(root, '.waymark', 'config.yaml'), 'utf8');
-    if (text.length > 1_000_000) return {};
-    const doc = parseYaml(text, { maxAliasCount: 50, prettyErrors: false }) as Record<string, unknown> | null;
-    const m = doc && typeof doc === 'object' ? (doc as Record<string, unknown>).memory : undefined;
-    if (!m || typeof m !== 'object' || Array.isArray(m)) return {};
-    const o = m as Record<string, unknown>;
-    const cfg: MemoryConfig = {};
-    if (typeof o.dir === 'string') cfg.dir = o.dir;
-    if (typeof o.hotFile === 'string') cfg.hotFile = o.hotFile;
-    if (typeof o.coldFile === 'string') cfg.coldFile = o.coldFile;
-    if (typeof o.bufferManagerSize === 'number' && o.bufferManagerSize > 0) cfg.bufferManagerSize = o.bufferManagerSize;
-    if (typeof o.waitMs === 'number' && o.waitMs >= 0) cfg.waitMs = o.waitMs;
-    if (o.engine === 'kuzu' || o.engine === 'journal') cfg.engine = o.engine;
-    return cfg;
-  } catch {
-    return {};
-  }
+  const m = readConfigSync(root).memory;
+  const cfg: MemoryConfig = {};
+  if (m.dir !== undefined) cfg.dir = m.dir;
+  if (m.hotFile !== undefined) cfg.hotFile = m.hotFile;
+  if (m.coldFile !== undefined) cfg.coldFile = m.coldFile;
+  if (m.bufferManagerSize !== undefined) cfg.bufferManagerSize = m.bufferManagerSize;
+  if (m.waitMs !== undefined) cfg.waitMs = m.waitMs;
+  if (m.engine !== undefined) cfg.engine = m.engine;
+  return cfg;
 }
 
 const TIER1_CATEGORIES = new Set(['error', 'security', 'preference', 'gotcha', 'fix']);

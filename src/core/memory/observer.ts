@@ -5,27 +5,64 @@ import { createMemoryService } from './memoryService';
 import type { MemoryService, MemoryServiceOptions } from './memoryService';
 
 /* One memory service per workspace root per process: Kuzu must never be opened twice on the
- * same file from one process, so the extension's features and the core's observer share it. */
+ * same file from one process, so every core (and a host's old and new core during a
+ * reconfigure) shares it. Cores hold counted references; the last release closes it. */
 
-const services = new Map<string, MemoryService>();
+interface Entry {
+  service: MemoryService;
+  refs: number;
+  /** Taken by `sharedMemoryService` (no reference count): only disposeSharedMemoryServices closes it. */
+  pinned: boolean;
+}
 
-export function sharedMemoryService(root: string, options: Omit<MemoryServiceOptions, 'root'> = {}): MemoryService {
+const services = new Map<string, Entry>();
+
+function entryFor(root: string, options: Omit<MemoryServiceOptions, 'root'>): Entry {
   const key = path.resolve(root);
-  let s = services.get(key);
-  if (!s) {
-    s = createMemoryService({ ...options, root: key });
-    services.set(key, s);
+  let e = services.get(key);
+  if (!e) {
+    e = { service: createMemoryService({ ...options, root: key }), refs: 0, pinned: false };
+    services.set(key, e);
   } else if (options.holdMs) {
-    s.raiseHold(options.holdMs);
+    e.service.raiseHold(options.holdMs);
   }
-  return s;
+  return e;
+}
+
+/** The process's memory service of `root`, kept until disposeSharedMemoryServices. */
+export function sharedMemoryService(root: string, options: Omit<MemoryServiceOptions, 'root'> = {}): MemoryService {
+  const e = entryFor(root, options);
+  e.pinned = true;
+  return e.service;
+}
+
+/**
+ * A counted reference to the process's memory service of `root`; `release()` gives it back and
+ * the last release closes the database.
+ */
+export function acquireMemoryService(root: string, options: Omit<MemoryServiceOptions, 'root'> = {}): { service: MemoryService; release(): Promise<void> } {
+  const key = path.resolve(root);
+  const e = entryFor(key, options);
+  e.refs++;
+  let released = false;
+  return {
+    service: e.service,
+    async release() {
+      if (released) return;
+      released = true;
+      e.refs--;
+      if (e.refs > 0 || e.pinned || services.get(key) !== e) return;
+      services.delete(key);
+      await e.service.dispose();
+    },
+  };
 }
 
 /** Disposes every shared service (closes their databases). */
 export async function disposeSharedMemoryServices(): Promise<void> {
   const all = [...services.values()];
   services.clear();
-  for (const s of all) await s.dispose();
+  for (const e of all) await e.service.dispose();
 }
 
 /**

@@ -57,6 +57,22 @@ export const configSchema = z
       .default({}),
     /** Folder of workflow definitions (`<id>.yaml`). */
     workflowsDir: z.string().default('.waymark/workflows'),
+    /** Memory (Kuzu graph, journal, hot/cold files); every key optional, the memory code has the defaults. */
+    memory: z
+      .object({
+        /** Folder for the database and inbox. Default `.waymark/memory`. */
+        dir: insideRoot('memory.dir').optional(),
+        hotFile: insideRoot('memory.hotFile').optional(),
+        coldFile: insideRoot('memory.coldFile').optional(),
+        /** Bytes for Kuzu's buffer pool. */
+        bufferManagerSize: z.number().int().positive().optional(),
+        /** How long to wait for a database held by another process before falling back (ms). */
+        waitMs: z.number().int().nonnegative().optional(),
+        /** `journal` never loads Kuzu. */
+        engine: z.enum(['kuzu', 'journal']).optional(),
+      })
+      .passthrough()
+      .default({}),
   })
   .passthrough();
 
@@ -65,12 +81,13 @@ export type WaymarkConfig = z.infer<typeof configSchema>;
 export const CONFIG_FILE = '.waymark/config.yaml';
 
 const KNOWN: Record<string, string[]> = {
-  '': ['version', 'include', 'exclude', 'dialects', 'limits', 'gates', 'history', 'manifest', 'bmad', 'workflowsDir'],
+  '': ['version', 'include', 'exclude', 'dialects', 'limits', 'gates', 'history', 'manifest', 'bmad', 'workflowsDir', 'memory'],
   limits: ['maxFileBytes', 'maxAliasCount', 'maxNodes', 'maxFiles'],
   gates: ['path'],
   history: ['dir'],
   manifest: ['path'],
   bmad: ['dir', 'output'],
+  memory: ['dir', 'hotFile', 'coldFile', 'bufferManagerSize', 'waitMs', 'engine'],
 };
 
 export function defaultConfig(): WaymarkConfig {

@@ -1,5 +1,6 @@
 import matter from 'gray-matter';
 import { parse as parseYamlLib } from 'yaml';
+import { parsePlainYaml, yamlDateToString } from './plainYaml';
 // gray-matter's own default YAML engine (js-yaml safeLoad): the fast path.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const grayEngines = require('gray-matter/lib/engines') as { yaml: { parse: (s: string) => unknown } };
@@ -218,11 +219,7 @@ export function toPlainData(value: unknown, maxNodes: number, unsafe: (string | 
   return walk(value, 0);
 }
 
-function dateToString(d: Date): string {
-  if (Number.isNaN(d.getTime())) return String(d);
-  const iso = d.toISOString();
-  return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : iso;
-}
+const dateToString = yamlDateToString;
 
 /**
  * gray-matter with every code engine (`js`, `javascript`, `coffee`, ...) replaced by one that
@@ -237,6 +234,15 @@ export function grayMatterData(text: string, limits: FrontmatterLimits = DEFAULT
 /** True for the error grayMatterData throws when a block would be evaluated as code. */
 export function isRefusedEngineError(e: unknown): boolean {
   return e instanceof RefusedEngineError;
+}
+
+/**
+ * True when the fast reader (plainYaml.ts) may answer instead of js-yaml. `WAYMARK_FAST_PARSE=0`
+ * turns it off, e.g. to rule it out when a result looks wrong; the differential tests use it too.
+ */
+function fastParseEnabled(): boolean {
+  const v = process.env.WAYMARK_FAST_PARSE;
+  return v === undefined || !(v === '0' || v === 'off' || v === 'false');
 }
 
 /**
@@ -257,6 +263,12 @@ export function parseFrontmatter(text: string, limits: FrontmatterLimits = DEFAU
       return { split, data: empty, unsafeKeys, error: { kind: 'code-refused', message: `frontmatter marked ---${lang} is code; Waymark never runs it` } };
     }
     return { split, data: empty, unsafeKeys, error: { kind: 'language-unsupported', message: `frontmatter language '${lang}' is not supported; use YAML (a plain --- fence)` } };
+  }
+  // The common case, answered without js-yaml; anything the fast reader is unsure of falls through.
+  // It runs where the reference would use js-yaml (no anchors, aliases or merge keys).
+  if (fastParseEnabled() && !ANCHOR_OR_ALIAS.test(split.yamlText) && !split.yamlText.includes('<<')) {
+    const data = parsePlainYaml(split.yamlText, limits.maxNodes);
+    if (data) return { split, data, unsafeKeys };
   }
   let raw: unknown;
   try {

@@ -3,7 +3,7 @@ import type { PathSeg, RangeTarget } from './positions';
 import type { ParsedFrontmatter } from './frontmatter';
 import type { WorkspaceContext } from '../store/workspaceContext';
 import type { RawFacts } from './workflow';
-import { STATE_KEYS, typoOf } from './workflow';
+import { STATE_KEYS, typoOf } from './stateKeys';
 import { nearest } from './config';
 import { BMAD_STATUS_MAP, statusKeyOf } from '../bmad/artifacts';
 import type { GateReadResult } from './gates';

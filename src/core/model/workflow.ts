@@ -4,7 +4,7 @@ import { parseFrontmatter, type ParsedFrontmatter } from './frontmatter';
 import { computeStateHash, sha256 } from './hash';
 import { BMAD_STATUS_MAP, lookupBmadWorkflow, resolveBmadStep, stepEncoding, stepNumber, type BmadStepEncoding } from '../bmad/artifacts';
 import { normalizeStepList } from './definitions';
-import { nearest } from './config';
+import { DISTINCTIVE_KEYS, WORKFLOW_KEYS, typoOf } from './stateKeys';
 import type { WorkspaceContext } from '../store/workspaceContext';
 import { validateParsed, type Finding } from './validate';
 import { YamlLocator } from './positions';
@@ -17,13 +17,7 @@ export interface ParsedWorkflow {
   problems: Problem[];
 }
 
-/** Keys whose presence makes a frontmatter a workflow. */
-export const WORKFLOW_KEYS = ['workflow', 'workflowType', 'stepsCompleted', 'lastStep', 'currentStep', 'current_step', 'steps', 'delegation'] as const;
-const DISTINCTIVE_KEYS = ['workflowType', 'stepsCompleted', 'lastStep', 'currentStep', 'current_step'];
-/** Every key Waymark reads (typo detection compares against these). */
-export const STATE_KEYS = [...WORKFLOW_KEYS, 'status', 'scope', 'blockedReason', 'session', 'updatedAt', 'ttl'] as const;
-
-const LOOKS_LIKE_WORKFLOW = /^[ \t-]*["']?(?:workflow|workflowType|stepsCompleted|lastStep|currentStep|current_step|steps)["']?\s*[:=]/m;
+const LOOKS_LIKE_WORKFLOW = /^[ \t{,-]*["']?(?:workflow|workflowType|stepsCompleted|lastStep|currentStep|current_step|steps)["']?\s*[:=]/m;
 
 /** Extra facts gathered while normalizing, used by validation and resume. */
 export interface StepAnalysis {
@@ -108,29 +102,6 @@ export function detectDialect(data: Record<string, unknown>, ctx: WorkspaceConte
   return dialect;
 }
 
-/** The known key an unknown key is a likely typo of. */
-const typoCache = new Map<string, string | null>();
-
-export function typoOf(key: string): string | undefined {
-  let hit = typoCache.get(key);
-  if (hit === undefined) {
-    hit = computeTypo(key) ?? null;
-    if (typoCache.size < 10_000) typoCache.set(key, hit);
-  }
-  return hit ?? undefined;
-}
-
-function computeTypo(key: string): string | undefined {
-  if ((STATE_KEYS as readonly string[]).includes(key)) return undefined;
-  if (key.length < 5) return undefined;
-  const candidates = STATE_KEYS.filter((k) => k !== key);
-  const near = nearest(key, candidates, key.length >= 8 ? 2 : 1);
-  // Case-only or snake/camel differences are typos too (`StepsCompleted`, `steps_completed`).
-  if (near) return near;
-  const squash = key.replace(/[_-]/g, '').toLowerCase();
-  return candidates.find((k) => k.replace(/[_-]/g, '').toLowerCase() === squash);
-}
-
 /**
  * Parses one file's text into a normalized WorkflowState plus its problems. Never throws on
  * bad input; never evaluates code. `isWorkflow` is false for Markdown without workflow keys.
@@ -189,14 +160,15 @@ function parseWorkflowTextUnguarded(file: string, text: string, ctx: WorkspaceCo
   state.problems = resolveFindings(file, findings, locator, fenceRange);
   // The fast reader (js-yaml) accepts some YAML the editing parser refuses (tab indentation).
   // Say so on read, so validate and the write path agree on what is broken.
-  if (LEADING_TAB.test(split.yamlText)) {
+  // Likewise an implicit key longer than 1024 characters (YAML 1.2's limit), on a long line.
+  if (LEADING_TAB.test(split.yamlText) || LONG_LINE.test(split.yamlText)) {
     let syn: { range: import('../types').Range; message: string } | undefined;
     try {
       syn = locator.syntaxError();
     } catch {
       syn = undefined;
     }
-    if (syn) state.problems.unshift({ file, range: syn.range, severity: 'error', code: 'yaml-syntax', message: `YAML syntax error at line ${syn.range.start.line + 1}: ${tidy(syn.message)}. Use spaces, not tabs, to indent; the state cannot be changed until then.` });
+    if (syn) state.problems.unshift({ file, range: syn.range, severity: 'error', code: 'yaml-syntax', message: `YAML syntax error at line ${syn.range.start.line + 1}: ${tidy(syn.message)}. ${/tab/i.test(syn.message) || LEADING_TAB.test(split.yamlText) ? 'Use spaces, not tabs, to indent' : 'Shorten the key (at most 1024 characters) or quote it'}; the state cannot be changed until then.` });
   }
   Object.defineProperty(state, ANALYSIS, { value: raw.analysis, enumerable: false, writable: true, configurable: true });
   Object.defineProperty(state, LOCATOR, { value: locator, enumerable: false, writable: true, configurable: true });
@@ -204,6 +176,7 @@ function parseWorkflowTextUnguarded(file: string, text: string, ctx: WorkspaceCo
 }
 
 const LEADING_TAB = /^ *\t/m;
+const LONG_LINE = /[^\n]{1025}/;
 
 const CR_ONLY_FENCE = /^\uFEFF?---[ \t]*\r(?!\n)/;
 

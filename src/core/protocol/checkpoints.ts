@@ -9,10 +9,11 @@ import { writeFileAtomic } from '../store/atomicWrite';
 import { withFileLock } from '../store/fileLock';
 import { appendHistory, stateChange } from '../store/history';
 import { editFrontmatter, type EditValue, type FrontmatterEdit } from '../model/edit';
-import { STATE_KEYS } from '../model/workflow';
+import { STATE_KEYS } from '../model/stateKeys';
 import { frontmatterResume } from '../model/resume';
 import { protocolPaths, ensureDir, relPath, randomId, readIfExists, readdirIfExists } from './paths';
 import { contextFor, listWorkflowFiles, readWorkflowFile, bodyHashOf } from './states';
+import type { ContextSource } from '../engine/contextCache';
 import { appendEvent, type EventsLogOptions } from './events';
 import { gitCheckpoint, repoTop, type GitCheckpoint } from './git';
 
@@ -55,6 +56,8 @@ export interface Checkpoint {
 }
 
 export interface CheckpointOptions {
+  /** The core's workspace contexts (default: a standalone cache). */
+  contexts?: ContextSource;
   clock?: Clock;
   logger?: Logger;
   events?: EventsLogOptions | false;
@@ -117,7 +120,7 @@ function checkpointFile(root: string, id: string): string {
 export async function createCheckpoint(root: string, options: CheckpointOptions & { message?: string; git?: boolean; gitKeep?: number } = {}): Promise<Checkpoint> {
   const clock = options.clock ?? systemClock;
   if (options.git) await repoTop(root); // say "not a repository" / "git missing" before writing anything
-  const files = await listWorkflowFiles(root);
+  const files = await listWorkflowFiles(root, options.contexts);
   const cp: Checkpoint = {
     version: 1,
     id: newId(clock),
@@ -134,7 +137,7 @@ export async function createCheckpoint(root: string, options: CheckpointOptions 
   writeFileAtomic(file, JSON.stringify(cp, null, 2) + '\n', { root });
   if (options.git) {
     const p = protocolPaths(root);
-    const ctx = await contextFor(root);
+    const ctx = await contextFor(root, options.contexts);
     const stateFiles = [file, p.workflowState, p.sessionState, p.coldMemory, ...collectFiles(path.resolve(root, ctx.config.history.dir))].filter((f) => fs.existsSync(f));
     cp.git = await gitCheckpoint(root, cp.id, stateFiles, `waymark checkpoint ${cp.id}${options.message ? `: ${options.message}` : ''}`, options.gitKeep ?? 10);
     writeFileAtomic(file, JSON.stringify(cp, null, 2) + '\n', { root });
@@ -272,7 +275,7 @@ export async function restoreCheckpoint(
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const cp = showCheckpoint(root, id);
-  const ctx = await contextFor(root);
+  const ctx = await contextFor(root, options.contexts);
   const only = options.only?.map((f) => relPath(root, f));
   const entries = cp.workflows.filter((w) => !only || only.includes(w.file));
   if (only && !entries.length) throw new WaymarkError('usage', `Checkpoint ${id} holds none of: ${only.join(', ')}.`);

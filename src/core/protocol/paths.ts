@@ -46,23 +46,6 @@ export function readIfExists(file: string): string | undefined {
   return readInternalIfExists(file);
 }
 
-/** Finds the workspace root of a path: the nearest ancestor holding `.waymark/` or `.git`, else the path's folder. */
-export function findRoot(start: string): string {
-  let dir = path.resolve(start);
-  try {
-    if (!fs.statSync(dir).isDirectory()) dir = path.dirname(dir);
-  } catch {
-    dir = path.dirname(dir);
-  }
-  const first = dir;
-  for (;;) {
-    if (fs.existsSync(path.join(dir, '.waymark')) || fs.existsSync(path.join(dir, '.git'))) return dir;
-    const up = path.dirname(dir);
-    if (up === dir) return first;
-    dir = up;
-  }
-}
-
 /** The names in a folder; none when the folder does not exist (other errors are thrown). */
 export function readdirIfExists(dir: string): string[] {
   try {

@@ -6,6 +6,7 @@ import type { WriteGuard } from '../api';
 import { frontmatterResume } from '../model/resume';
 import { relPath, protocolPaths } from './paths';
 import { contextFor, listWorkflowFiles, readWorkflowFile, type FileRead } from './states';
+import type { ContextSource } from '../engine/contextCache';
 import { latestCheckpointFor, createCheckpoint, restoreCheckpoint, checkpointIds, showCheckpoint, type Checkpoint } from './checkpoints';
 import { readOrchestrator, expireOrchestratorIfDue, recordOrchestratorWorkflow, type OrchestratorRead, type ExpiryResult } from './orchestrator';
 import { appendEvent } from './events';
@@ -50,6 +51,8 @@ export interface ResumeOptions {
   warnAfterMs?: number;
   /** Run TTL expiry of the orchestrator state first. Default true. */
   expire?: boolean;
+  /** The core's workspace contexts (default: a standalone cache). */
+  contexts?: ContextSource;
 }
 
 const FIVE_MINUTES = 5 * 60 * 1000;
@@ -141,7 +144,7 @@ function degradationOf(n: number): Degradation {
  * tier); a source that disagrees and is more than 5 minutes apart gives a warning.
  */
 export async function resume(root: string, file: string, options: ResumeOptions & { orchestrator?: OrchestratorRead } = {}): Promise<ResumeReport> {
-  const ctx = await contextFor(root);
+  const ctx = await contextFor(root, options.contexts);
   const abs = path.resolve(root, file);
   const rel = relPath(root, abs);
   const read = readWorkflowFile(ctx, abs);
@@ -221,7 +224,7 @@ export interface RootResume {
 export async function resumeRoot(root: string, options: ResumeOptions = {}): Promise<RootResume> {
   const expired = options.expire === false ? undefined : expireOrchestratorIfDue(root, { clock: options.clock, logger: options.logger });
   const orch = readOrchestrator(root);
-  const files = await listWorkflowFiles(root);
+  const files = await listWorkflowFiles(root, options.contexts);
   const known = new Set(files.map((f) => relPath(root, f.file)));
   const extra = new Set<string>();
   for (const rel of Object.keys(orch.state?.workflows ?? {})) if (!known.has(rel)) extra.add(rel);
@@ -234,7 +237,7 @@ export async function resumeRoot(root: string, options: ResumeOptions = {}): Pro
       // unreadable checkpoint: tier 2 reports it per file
     }
   }
-  const ctx = await contextFor(root);
+  const ctx = await contextFor(root, options.contexts);
   const reports: ResumeReport[] = [];
   for (const f of files) reports.push(resolveTiers(root, f.file, relPath(root, f.file), f, orch, options));
   for (const rel of [...extra].sort()) {
@@ -293,7 +296,7 @@ export async function sync(root: string, options: ResumeOptions & { actor?: stri
       if (s.tier === 1 && winner.tier === 2) {
         const id = winner.source.replace(/^checkpoint /, '');
         try {
-          await restoreCheckpoint(root, id, { only: [r.file], actor: options.actor ?? 'waymark-sync', session: options.session, guards: options.guards, clock, logger });
+          await restoreCheckpoint(root, id, { only: [r.file], actor: options.actor ?? 'waymark-sync', session: options.session, guards: options.guards, clock, logger, contexts: options.contexts });
           actions.push({ file: r.relFile, action: 'frontmatter', detail: `state restored from checkpoint ${id} (${winner.step ?? 'done'})` });
         } catch (e) {
           actions.push({ file: r.relFile, action: 'manual', detail: `frontmatter is behind checkpoint ${id} but was not restored: ${errorMessage(e)}` });
@@ -305,7 +308,7 @@ export async function sync(root: string, options: ResumeOptions & { actor?: stri
     }
   }
   if (needCheckpoint) {
-    const cp = await createCheckpoint(root, { message: 'waymark sync', actor: options.actor ?? 'waymark-sync', session: options.session, clock, logger });
+    const cp = await createCheckpoint(root, { message: 'waymark sync', actor: options.actor ?? 'waymark-sync', session: options.session, clock, logger, contexts: options.contexts });
     actions.push({ file: '*', action: 'checkpoint', detail: `checkpoint ${cp.id} written from the current frontmatter` });
   }
   if (actions.length) appendEvent(root, { type: 'sync', actor: options.actor, session: options.session, data: { actions: actions.map((a) => `${a.action}:${a.file}`) } });

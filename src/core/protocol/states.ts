@@ -2,7 +2,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { listCandidates } from '../store/scan';
 import type { WorkflowState } from '../types';
-import { loadWorkspaceContext, type WorkspaceContext } from '../store/workspaceContext';
+import type { WorkspaceContext } from '../store/workspaceContext';
+import { ContextCache, type ContextSource } from '../engine/contextCache';
+import { readWorkflowBytes } from '../engine/workflowReader';
+import { nodeFileSystem } from '../store/nodeFileSystem';
+import type { FileSystem } from '../ports';
+import { WaymarkError, errorMessage } from '../errors';
 import { parseWorkflowText } from '../model/workflow';
 import { splitFrontmatter } from '../model/frontmatter';
 import { sha256 } from '../model/hash';
@@ -20,43 +25,12 @@ export interface FileRead {
   mtimeMs?: number;
 }
 
-const contexts = new Map<string, { fingerprint: string; context: Promise<WorkspaceContext> }>();
+/** Contexts for protocol calls made outside a core (tests, one-off scripts): re-validated per lookup. */
+const standalone = new ContextCache([], { revalidate: true });
 
-/**
- * What the context is built from, cheaply: the config file, the definitions and the BMAD
- * manifest (size and mtime of each). A long-lived process (the extension) sees edits to them.
- */
-function contextFingerprint(root: string): string {
-  const parts: string[] = [];
-  const stamp = (p: string) => {
-    try {
-      const st = fs.statSync(p);
-      parts.push(`${p}:${st.size}:${st.mtimeMs}`);
-    } catch {
-      parts.push(`${p}:-`);
-    }
-  };
-  stamp(path.join(root, '.waymark', 'config.yaml'));
-  const defs = path.join(root, '.waymark', 'workflows');
-  stamp(defs);
-  try {
-    for (const name of fs.readdirSync(defs).sort()) stamp(path.join(defs, name));
-  } catch {
-    // no definitions folder
-  }
-  stamp(path.join(root, '_bmad'));
-  stamp(path.join(root, '_bmad', '_config', 'workflow-manifest.csv'));
-  return parts.join('|');
-}
-
-/** The root's workspace context (config, definitions, BMAD catalog), reloaded when its sources change. */
-export function contextFor(root: string): Promise<WorkspaceContext> {
-  const fingerprint = contextFingerprint(root);
-  const cached = contexts.get(root);
-  if (cached && cached.fingerprint === fingerprint) return cached.context;
-  const context = loadWorkspaceContext(root).then((r) => r.context);
-  contexts.set(root, { fingerprint, context });
-  return context;
+/** The root's workspace context from `source` (a core's cache), else from the standalone cache. */
+export function contextFor(root: string, source?: ContextSource): Promise<WorkspaceContext> {
+  return (source ?? standalone).contextOfRoot(root);
 }
 
 export function bodyHashOf(text: string): string {
@@ -64,18 +38,16 @@ export function bodyHashOf(text: string): string {
   return sha256(split.hasFrontmatter && split.closed ? split.body : text);
 }
 
-/** Reads and parses one workflow file; never throws for a missing or broken file. */
-export function readWorkflowFile(ctx: WorkspaceContext, file: string): FileRead {
+/** Reads and parses one workflow file through the core's one reader; never throws for a missing or broken file. */
+export function readWorkflowFile(ctx: WorkspaceContext, file: string, fs: FileSystem = nodeFileSystem): FileRead {
   let text: string;
   let mtimeMs: number;
   try {
-    const st = fs.statSync(file);
-    if (!st.isFile()) return { file, exists: false, error: `${file} is not a file` };
-    mtimeMs = st.mtimeMs;
-    text = fs.readFileSync(file, 'utf8');
+    const r = readWorkflowBytes(file, ctx, fs);
+    text = r.text;
+    mtimeMs = r.stat.mtimeMs;
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    return { file, exists: false, error: code === 'ENOENT' ? `${file} does not exist` : `cannot read ${file}: ${(e as Error).message}` };
+    return { file, exists: false, error: WaymarkError.is(e) ? e.message : `cannot read ${file}: ${errorMessage(e)}` };
   }
   const parsed = parseWorkflowText(file, text, ctx);
   const out: FileRead = { file, exists: true, text, mtimeMs, bodyHash: bodyHashOf(text) };
@@ -89,8 +61,8 @@ export function readWorkflowFile(ctx: WorkspaceContext, file: string): FileRead 
  * Every workflow file of a root: the scan's candidates (config include/exclude globs) whose
  * frontmatter carries workflow state, plus those that try to but cannot be read.
  */
-export async function listWorkflowFiles(root: string): Promise<FileRead[]> {
-  const ctx = await contextFor(root);
+export async function listWorkflowFiles(root: string, source?: ContextSource): Promise<FileRead[]> {
+  const ctx = await contextFor(root, source);
   const out: FileRead[] = [];
   for (const p of listCandidates(ctx).files) {
     try {

@@ -6,6 +6,7 @@ import { WaymarkError } from '../errors';
 import { withFileLock } from '../store/fileLock';
 import { appendHistory, readHistoryDetailed } from '../store/history';
 import { contextFor } from './states';
+import type { ContextSource } from '../engine/contextCache';
 import type { LeaseOwner } from './leases';
 
 /** A run of consecutive history entries written under one session. */
@@ -79,8 +80,8 @@ export function stateAt(entries: HistoryEntry[], at: { seq: number } | { time: n
 }
 
 /** Reads a workflow's history with the root's configured history folder. */
-export async function historyOf(root: string, file: string): Promise<{ entries: HistoryEntry[]; badLines: number[]; historyFile: string }> {
-  const ctx = await contextFor(root);
+export async function historyOf(root: string, file: string, options: { contexts?: ContextSource } = {}): Promise<{ entries: HistoryEntry[]; badLines: number[]; historyFile: string }> {
+  const ctx = await contextFor(root, options.contexts);
   return readHistoryDetailed(root, path.resolve(file), ctx.config.history.dir);
 }
 
@@ -94,9 +95,9 @@ export async function recordInHistory(
   operation: string,
   owner: Pick<LeaseOwner, 'agent' | 'session'>,
   detail: Record<string, unknown>,
-  options: { clock?: Clock; logger?: Logger } = {},
+  options: { clock?: Clock; logger?: Logger; contexts?: ContextSource } = {},
 ): Promise<HistoryEntry> {
-  const ctx = await contextFor(root);
+  const ctx = await contextFor(root, options.contexts);
   const abs = path.resolve(file);
   const clock = options.clock ?? systemClock;
   return withFileLock(

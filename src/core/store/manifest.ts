@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ChangedReport, ManifestRow, WorkflowState } from '../types';
 import { parseCsv } from '../bmad/artifacts';
-import { CONFIG_FILE, parseConfigText } from '../model/config';
+import { readConfigSync } from './configFile';
 import { readRegularFileSync } from './safeRead';
 import { writeFileAtomic, ioError } from './atomicWrite';
 export const DEFAULT_MANIFEST_PATH = '.waymark/files-manifest.csv';
@@ -16,12 +16,7 @@ export function manifestPath(root: string, configured?: string): string {
 
 /** `manifest.path` from the root's `.waymark/config.yaml`, when set (read here so callers need not pass it). */
 function configuredManifestPath(root: string): string | undefined {
-  try {
-    const text = readRegularFileSync(path.join(root, CONFIG_FILE), 1024 * 1024).toString('utf8');
-    return parseConfigText(path.join(root, CONFIG_FILE), text).config.manifest.path;
-  } catch {
-    return undefined;
-  }
+  return readConfigSync(root).manifest.path;
 }
 
 /** One manifest row per workflow file of `root`, sorted by path (relative, `/`-separated). */

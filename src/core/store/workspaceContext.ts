@@ -6,9 +6,8 @@ import { loadDefinitions, type WorkflowDefinition } from '../model/definitions';
 import { loadBmadCatalog, type BmadCatalog } from '../bmad/artifacts';
 import type { FrontmatterLimits } from '../model/frontmatter';
 import { readRegularFile } from './safeRead';
+import { MAX_CONFIG_BYTES } from './configFile';
 
-/** A config file larger than this is not read (it is a settings file, not data). */
-const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /** Everything parsing needs to know about one workspace folder. Plain data; built once per scan. */
 export interface WorkspaceContext {

@@ -1,0 +1,293 @@
+/**
+ * A fast reader for the YAML that workflow frontmatter is nearly always written in: `key: value`
+ * lines, nested block mappings, block sequences and one-line `[a, b]` lists of plain or quoted
+ * scalars, comments and blank lines. It answers exactly what the reference path (js-yaml
+ * safeLoad, then `toPlainData`) answers, or `undefined` to say "not sure, ask the reference":
+ * anything else — anchors, tags, block scalars, multi-line scalars, escapes, floats, timestamps
+ * with a time, duplicate or prototype-polluting keys, tabs, control characters — is left to it.
+ * test/unit/plainYaml.test.ts checks that claim differentially on generated and hostile input.
+ */
+
+/** js-yaml's rendering of a timestamp after `toPlainData`: date-only stays `YYYY-MM-DD`. */
+export function yamlDateToString(d: Date): string {
+  if (Number.isNaN(d.getTime())) return String(d);
+  const iso = d.toISOString();
+  return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : iso;
+}
+
+/** Not sure: the reference parser decides. */
+const BAIL = Symbol('bail');
+type Value = unknown;
+
+/** Characters js-yaml refuses, line breaks it reads differently, and tabs (indentation rules differ). */
+const UNSURE_CHARS = /[\x00-\x08\t\x0B\x0C\x0E-\x1F\x7F-\x9F\uFEFF\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:[^\uD800-\uDBFF]|^)[\uDC00-\uDFFF]/;
+/** A mapping key the fast path reads: an identifier that no YAML type resolves to something else. */
+const KEY_LINE = /^([A-Za-z][A-Za-z0-9_-]*):(?: +(.*))?$/;
+const INT = /^-?(?:0|[1-9][0-9]{0,14})$/;
+const DATE = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/;
+const RESERVED_KEYS = new Set(['true', 'True', 'TRUE', 'false', 'False', 'FALSE', 'null', 'Null', 'NULL', '__proto__', 'constructor', 'prototype']);
+const MAX_DEPTH = 200;
+
+interface Line {
+  indent: number;
+  /** The line without its indentation and trailing spaces. */
+  text: string;
+}
+
+/**
+ * The plain data of a YAML mapping, as the reference path would build it (null-prototype
+ * objects, plain arrays, date-only timestamps as strings), or `undefined` when the text uses
+ * anything this reader does not handle. `maxNodes` is the reference's node cap: a text over it
+ * is left to the reference (which reports it).
+ */
+export function parsePlainYaml(yamlText: string, maxNodes: number): Record<string, unknown> | undefined {
+  const text = yamlText.includes('\r') ? yamlText.replace(/\r\n?/g, '\n') : yamlText;
+  if (UNSURE_CHARS.test(text)) return undefined;
+  const lines: Line[] = [];
+  let pos = 0;
+  while (pos < text.length) {
+    let end = text.indexOf('\n', pos);
+    if (end === -1) end = text.length;
+    let indent = pos;
+    while (indent < end && text.charCodeAt(indent) === 32) indent++;
+    if (indent < end && text.charCodeAt(indent) !== 35 /* # */) {
+      let stop = end;
+      while (stop > indent && text.charCodeAt(stop - 1) === 32) stop--;
+      lines.push({ indent: indent - pos, text: text.slice(indent, stop) });
+    }
+    pos = end + 1;
+  }
+  const reader = new Reader(lines, maxNodes);
+  const out = reader.document();
+  return out === BAIL ? undefined : (out as Record<string, unknown>);
+}
+
+class Reader {
+  private i = 0;
+  private nodes = 0;
+
+  constructor(
+    private readonly lines: Line[],
+    private readonly maxNodes: number,
+  ) {}
+
+  document(): Value {
+    if (!this.lines.length) return Object.create(null);
+    if (this.lines[0].indent !== 0) return BAIL;
+    const v = this.mapping(0, 0);
+    return this.i === this.lines.length ? v : BAIL;
+  }
+
+  /** Counts a value as toPlainData does (every scalar and collection), with its depth cap. */
+  private node(v: Value, depth: number): Value {
+    return ++this.nodes > this.maxNodes || depth > MAX_DEPTH ? BAIL : v;
+  }
+
+  private mapping(indent: number, depth: number): Value {
+    if (this.node(0, depth) === BAIL) return BAIL;
+    const out: Record<string, unknown> = Object.create(null);
+    const lines = this.lines;
+    while (this.i < lines.length) {
+      const line = lines[this.i];
+      if (line.indent < indent) break;
+      if (line.indent > indent) return BAIL;
+      const m = KEY_LINE.exec(line.text);
+      if (!m) return BAIL;
+      const key = m[1];
+      if (RESERVED_KEYS.has(key) || Object.prototype.hasOwnProperty.call(out, key)) return BAIL;
+      this.i++;
+      const rest = m[2];
+      let value: Value;
+      if (rest === undefined || rest === '' || rest.charCodeAt(0) === 35 /* # */) value = this.nested(indent, depth + 1);
+      else {
+        value = this.inline(rest, depth + 1);
+        // A more indented line after a value would continue it (a multi-line scalar).
+        if (this.i < lines.length && lines[this.i].indent > indent) return BAIL;
+      }
+      if (value === BAIL) return BAIL;
+      out[key] = value;
+    }
+    return out;
+  }
+
+  /** The value of `key:` with nothing after it: a nested block, or null. */
+  private nested(indent: number, depth: number): Value {
+    const next = this.lines[this.i];
+    if (!next || next.indent < indent) return this.node(null, depth);
+    const item = isItem(next.text);
+    if (next.indent > indent) return item ? this.sequence(next.indent, depth) : this.mapping(next.indent, depth);
+    // `key:` then `- a` at the same indentation: a sequence that belongs to the key.
+    return item ? this.sequence(indent, depth) : this.node(null, depth);
+  }
+
+  private sequence(indent: number, depth: number): Value {
+    if (this.node(0, depth) === BAIL) return BAIL;
+    const out: unknown[] = [];
+    const lines = this.lines;
+    while (this.i < lines.length) {
+      const line = lines[this.i];
+      if (line.indent < indent || (line.indent === indent && !isItem(line.text))) break;
+      if (line.indent > indent || line.text.length < 3) return BAIL;
+      let start = 2;
+      while (line.text.charCodeAt(start) === 32) start++;
+      this.i++;
+      const v = this.inline(line.text.slice(start), depth + 1);
+      if (v === BAIL) return BAIL;
+      if (this.i < lines.length && lines[this.i].indent > indent) return BAIL;
+      out.push(v);
+    }
+    return out;
+  }
+
+  /** A value written on the key's (or item's) line. */
+  private inline(rest: string, depth: number): Value {
+    const c = rest.charCodeAt(0);
+    if (c === 91 /* [ */) return this.flowSequence(rest, depth);
+    if (c === 39 /* ' */ || c === 34 /* " */) {
+      const q = quoted(rest, 0);
+      return q && onlyComment(rest, q.end) ? this.node(q.value, depth) : BAIL;
+    }
+    if (c === 123 /* { */) return /^\{\}(?: +(?:#.*)?)?$/.test(rest) ? this.node(Object.create(null), depth) : BAIL;
+    const hash = rest.indexOf(' #');
+    const raw = hash === -1 ? rest : trimSpaces(rest.slice(0, hash));
+    if (raw.includes(': ') || raw.endsWith(':')) return BAIL;
+    const v = plainScalar(raw);
+    return v === BAIL ? BAIL : this.node(v, depth);
+  }
+
+  private flowSequence(rest: string, depth: number): Value {
+    if (this.node(0, depth) === BAIL) return BAIL;
+    const out: unknown[] = [];
+    let p = skipSpaces(rest, 1);
+    if (rest.charCodeAt(p) === 93 /* ] */) return onlyComment(rest, p + 1) ? out : BAIL;
+    for (;;) {
+      let v: Value;
+      const c = rest.charCodeAt(p);
+      if (c === 39 || c === 34) {
+        const q = quoted(rest, p);
+        if (!q) return BAIL;
+        v = q.value;
+        p = skipSpaces(rest, q.end);
+      } else {
+        let e = p;
+        while (e < rest.length) {
+          const ch = rest.charCodeAt(e);
+          if (ch === 44 /* , */ || ch === 93 /* ] */) break;
+          // Nested collections, comments, quotes and `:` (flow pairs) are the reference's.
+          if (ch === 91 || ch === 123 || ch === 125 || ch === 35 || ch === 58 || ch === 39 || ch === 34) return BAIL;
+          e++;
+        }
+        const raw = trimSpaces(rest.slice(p, e));
+        if (!raw) return BAIL;
+        v = plainScalar(raw);
+        if (v === BAIL) return BAIL;
+        p = e;
+      }
+      if (this.node(v, depth + 1) === BAIL) return BAIL;
+      out.push(v);
+      const sep = rest.charCodeAt(p);
+      if (sep === 93) return onlyComment(rest, p + 1) ? out : BAIL;
+      if (sep !== 44) return BAIL;
+      p = skipSpaces(rest, p + 1);
+      // `[a, ]` and `[a,,b]` are the reference's.
+      if (p >= rest.length || rest.charCodeAt(p) === 93 || rest.charCodeAt(p) === 44) return BAIL;
+    }
+  }
+}
+
+function isItem(text: string): boolean {
+  return text === '-' || (text.charCodeAt(0) === 45 && text.charCodeAt(1) === 32);
+}
+
+/** Trailing spaces off (YAML's white space is space and tab; String#trimEnd takes more). */
+function trimSpaces(s: string): string {
+  let e = s.length;
+  while (e > 0 && s.charCodeAt(e - 1) === 32) e--;
+  return e === s.length ? s : s.slice(0, e);
+}
+
+function skipSpaces(s: string, p: number): number {
+  while (s.charCodeAt(p) === 32) p++;
+  return p;
+}
+
+/** True when nothing but spaces and a comment follows position `p`. */
+function onlyComment(s: string, p: number): boolean {
+  if (p >= s.length) return true;
+  if (s.charCodeAt(p) !== 32) return false;
+  p = skipSpaces(s, p);
+  return p >= s.length || s.charCodeAt(p) === 35;
+}
+
+/** A one-line quoted scalar starting at `p`: single quotes with `''`, double quotes without escapes. */
+function quoted(s: string, p: number): { value: string; end: number } | undefined {
+  const q = s.charCodeAt(p);
+  if (q === 34) {
+    const close = s.indexOf('"', p + 1);
+    if (close === -1) return undefined;
+    const value = s.slice(p + 1, close);
+    return value.includes('\\') ? undefined : { value, end: close + 1 };
+  }
+  let out = '';
+  let from = p + 1;
+  for (;;) {
+    const close = s.indexOf("'", from);
+    if (close === -1) return undefined;
+    out += s.slice(from, close);
+    if (s.charCodeAt(close + 1) !== 39) return { value: out, end: close + 1 };
+    out += "'";
+    from = close + 2;
+  }
+}
+
+/**
+ * What js-yaml's safe schema resolves a plain scalar to, for the forms that cannot be anything
+ * else: words starting with a letter (strings, or the exact true/false/null spellings), `~`,
+ * decimal integers without leading zeros, `YYYY-MM-DD` dates, and digits or underscores followed
+ * by a letter that no number has there. Everything else: BAIL.
+ */
+function plainScalar(s: string): Value {
+  const c = s.charCodeAt(0);
+  if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 47 /* / */) {
+    switch (s) {
+      case 'true':
+      case 'True':
+      case 'TRUE':
+        return true;
+      case 'false':
+      case 'False':
+      case 'FALSE':
+        return false;
+      case 'null':
+      case 'Null':
+      case 'NULL':
+        return null;
+    }
+    return s;
+  }
+  if (s === '~') return null;
+  if ((c >= 48 && c <= 57) || c === 45 /* - */) {
+    if (INT.test(s)) return s === '-0' ? BAIL : Number(s);
+    const d = DATE.exec(s);
+    if (d) return yamlDateToString(new Date(Date.UTC(+d[1], +d[2] - 1, +d[3])));
+  }
+  if ((c >= 48 && c <= 57) || c === 95 /* _ */) {
+    // Digits or underscores, then a letter: no int, float or timestamp has that shape (`30d`,
+    // `_bmad-output/x.md`), except an exponent (`1e3`) and the 0x/0b/0o prefixes.
+    let k = 1;
+    while (k < s.length) {
+      const ch = s.charCodeAt(k);
+      if (!((ch >= 48 && ch <= 57) || ch === 95)) break;
+      k++;
+    }
+    const ch = s.charCodeAt(k);
+    const letter = (ch >= 65 && ch <= 90) || (ch >= 97 && ch <= 122);
+    if (letter) {
+      const l = s[k];
+      if (c !== 95 && (l === 'e' || l === 'E')) return BAIL;
+      if (k === 1 && c === 48 && 'xXbBoO'.includes(l)) return BAIL;
+      return s;
+    }
+  }
+  return BAIL;
+}
