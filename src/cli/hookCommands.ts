@@ -87,6 +87,7 @@ async function gitHookPath(cwd: string): Promise<string> {
 const installCmd: CliCommand = {
   name: 'hook install',
   usage: 'hook install claude-code|gemini|git [--command CMD] [--project DIR]',
+  options: ['command', 'project'],
   summary: "Write Waymark's hook entries into the agent's project settings (or the git pre-commit hook).",
   help: `claude-code: adds PreToolUse/PostToolUse (Edit|Write|MultiEdit|Bash), SessionStart, Stop and
 SubagentStop entries to .claude/settings.json; gemini: BeforeTool/AfterTool (write_file|replace|
@@ -97,7 +98,6 @@ settings are kept; running it again changes nothing. git: writes the repository'
 Options:
   --command CMD   how the agent starts waymark (default: waymark; e.g. "node /path/to/dist/cli.js")
   --project DIR   the project folder (default: the workspace holding the current folder)`,
-  options: ['command', 'project'],
   async run(ctx) {
     const target = requirePositional(ctx.args, 0, 'the agent (claude-code, gemini) or git');
     const launcher = flagString(ctx.args, 'command') ?? 'waymark';
@@ -138,8 +138,8 @@ Options:
 const uninstallCmd: CliCommand = {
   name: 'hook uninstall',
   usage: 'hook uninstall claude-code|gemini|git [--project DIR]',
-  summary: "Remove exactly Waymark's hook entries (or its git pre-commit hook); everything else stays.",
   options: ['project'],
+  summary: "Remove exactly Waymark's hook entries (or its git pre-commit hook); everything else stays.",
   async run(ctx) {
     const target = requirePositional(ctx.args, 0, 'the agent (claude-code, gemini) or git');
     if (target === 'git') {
@@ -181,6 +181,7 @@ function printReports(ctx: CliContext, reports: StagedFileReport[], label: strin
 const preCommitCmd: CliCommand = {
   name: 'hook git pre-commit',
   usage: 'hook git pre-commit',
+  options: [],
   summary: 'Refuse a commit whose staged workflow files, stories or sprint ledger break the state rules.',
   help: `Judges the staged version of each changed state file (git show :PATH) against the committed one
 (HEAD:PATH) with the rules of a Waymark mutation; history files must only grow. Installed by
@@ -188,7 +189,6 @@ waymark hook install git. To commit anyway, once: git commit --no-verify.
 
 Exit codes: 0 the commit may go ahead; 1 refused (each problem on stderr with its fix); 2 not a
 git repository or git missing.`,
-  options: [],
   async run(ctx) {
     const r = await checkStagedChanges(ctx.cwd);
     if (ctx.json) ctx.stdout(JSON.stringify(r) + '\n');

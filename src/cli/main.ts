@@ -26,7 +26,6 @@ export function main(argv: string[], options: { hookInput?: string } = {}): void
   process.stderr.on('error', () => {
     stderrClosed = true;
   });
-
   runCli(commands, argv, {
     cwd: process.cwd(),
     stdout: (t) => {

@@ -2,18 +2,14 @@
 // core.applyFix through the same guarded write path as every other change.
 import * as vscode from 'vscode';
 import { COMMANDS } from './constants';
-import type { Container } from './container';
-import type { Diagnostics } from './diagnostics';
 import { toRange } from './diagnostics';
 import { fixTitle } from './hovers';
+import type { ExtensionModel } from './model';
 
 export class CodeActions implements vscode.CodeActionProvider {
   static readonly metadata: vscode.CodeActionProviderMetadata = { providedCodeActionKinds: [vscode.CodeActionKind.QuickFix] };
 
-  constructor(
-    private readonly c: Container,
-    private readonly diagnostics: Diagnostics,
-  ) {}
+  constructor(private readonly c: ExtensionModel) {}
 
   provideCodeActions(doc: vscode.TextDocument, range: vscode.Range | vscode.Selection, ctx: vscode.CodeActionContext): vscode.CodeAction[] {
     if (doc.uri.scheme !== 'file') return [];
@@ -29,10 +25,9 @@ export class CodeActions implements vscode.CodeActionProvider {
       action.diagnostics = ctx.diagnostics.filter((d) => d.code === p.code && d.range.isEqual(toRange(p.range)));
       action.command = { command: COMMANDS.applyFix, title: action.title, arguments: [{ file, problem: p }] };
       action.isPreferred = candidates.length === 1;
-      if (!this.c.canWrite()) action.disabled = { reason: 'This workspace is not trusted: Waymark changes no file in Restricted Mode.' };
+      if (!this.c.canWrite) action.disabled = { reason: 'This workspace is not trusted: Waymark changes no file in Restricted Mode.' };
       out.push(action);
     }
-    void this.diagnostics;
     return out;
   }
 }

@@ -1,20 +1,21 @@
 // Above the frontmatter of a workflow file: "Resume at <step>", "Complete <step>", "Open step file".
 import * as vscode from 'vscode';
-import { COMMANDS, CONFIG_SECTION } from './constants';
-import type { Container } from './container';
+import { COMMANDS } from './constants';
+import { Disposable } from './disposable';
+import type { ExtensionModel } from './model';
 import { activeStep, gateFor, gateLabel, progress } from './presentation';
 
-export class CodeLenses implements vscode.CodeLensProvider, vscode.Disposable {
-  private readonly emitter = new vscode.EventEmitter<void>();
+export class CodeLenses extends Disposable implements vscode.CodeLensProvider {
+  private readonly emitter = this.register(new vscode.EventEmitter<void>());
   readonly onDidChangeCodeLenses = this.emitter.event;
-  private readonly subscription: vscode.Disposable;
 
-  constructor(private readonly c: Container) {
-    this.subscription = c.onDidChangeModel(() => this.emitter.fire());
+  constructor(private readonly c: ExtensionModel) {
+    super();
+    this.register(c.onDidChange((e) => e.what !== 'leases' && e.what !== 'trust' && this.emitter.fire()));
   }
 
   provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
-    if (doc.uri.scheme !== 'file' || !vscode.workspace.getConfiguration(CONFIG_SECTION).get<boolean>('codeLens.enabled', true)) return [];
+    if (doc.uri.scheme !== 'file' || !this.c.settings.codeLensEnabled) return [];
     const s = this.c.get(doc.uri.fsPath);
     if (!s) return [];
     const range = new vscode.Range(0, 0, 0, 0);
@@ -35,10 +36,5 @@ export class CodeLenses implements vscode.CodeLensProvider, vscode.Disposable {
     if (def?.file) lenses.push(new vscode.CodeLens(range, { title: '$(file-symlink-file) Open step file', command: COMMANDS.openStepFile, arguments: [{ ...arg, step: def.id }] }));
     if (!lenses.length) lenses.push(new vscode.CodeLens(range, { title: `${s.workflow} · ${s.status ?? s.rawStatus ?? '?'} · ${progress(s)}`, command: COMMANDS.nextActions, arguments: [arg] }));
     return lenses;
-  }
-
-  dispose(): void {
-    this.subscription.dispose();
-    this.emitter.dispose();
   }
 }

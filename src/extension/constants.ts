@@ -3,6 +3,8 @@
 export const EXTENSION_ID = 'waymark.waymark';
 export const OUTPUT_CHANNEL = 'Waymark';
 export const CONFIG_SECTION = 'waymark';
+/** Every command's category in package.json. */
+export const COMMAND_CATEGORY = 'Waymark';
 
 export const VIEW_CONTAINER = 'waymark';
 export const VIEWS = {
@@ -23,60 +25,72 @@ export const CONTEXT = {
   scanning: 'waymark.scanning',
 } as const;
 
-export const COMMANDS = {
-  refresh: 'waymark.refresh',
-  start: 'waymark.start',
-  advance: 'waymark.advance',
-  completeStep: 'waymark.completeStep',
-  setStatus: 'waymark.setStatus',
-  block: 'waymark.block',
-  unblock: 'waymark.unblock',
-  setScope: 'waymark.setScope',
-  delegate: 'waymark.delegate',
-  gatePass: 'waymark.gate.pass',
-  gateFail: 'waymark.gate.fail',
-  gateConcerns: 'waymark.gate.concerns',
-  gateWaive: 'waymark.gate.waive',
-  gateOpen: 'waymark.gate.open',
-  history: 'waymark.history',
-  resume: 'waymark.resume',
-  manifest: 'waymark.manifest',
-  changed: 'waymark.changed',
-  openFile: 'waymark.openFile',
-  openStepFile: 'waymark.openStepFile',
-  applyFix: 'waymark.applyFix',
-  nextActions: 'waymark.nextActions',
-  showLog: 'waymark.showLog',
-  testSnapshot: 'waymark._test.snapshot',
-  testSetTrust: 'waymark._test.setTrust',
-  testReveal: 'waymark._test.reveal',
-} as const;
+/**
+ * What a command may touch, checked by the command runner before it runs:
+ * `read` runs anywhere; `write` changes workspace files (state, gates, manifest, checkpoints,
+ * leases); `memory` opens the memory store, which writes `.waymark/memory/*` even to read.
+ * `write` and `memory` are refused in Restricted Mode.
+ */
+export type CommandAccess = 'read' | 'write' | 'memory';
 
-/** Declared here and in package.json; registered by memoryFeatures.ts. */
-export const MEMORY_COMMANDS = {
-  recordDecision: 'waymark.memory.recordDecision',
-  recordLearning: 'waymark.memory.recordLearning',
-  recall: 'waymark.memory.recall',
-  showGraph: 'waymark.memory.showGraph',
-  sessionStart: 'waymark.session.start',
-  sessionEnd: 'waymark.session.end',
-} as const;
+export interface CommandDecl {
+  readonly id: string;
+  /** The title in package.json (category Waymark). */
+  readonly title: string;
+  /** The action named in messages: "<action> failed: <reason>". */
+  readonly action: string;
+  readonly access: CommandAccess;
+}
 
-/** Declared here and in package.json; registered by protocolFeatures.ts. */
-export const PROTOCOL_COMMANDS = {
-  checkpointCreate: 'waymark.checkpoint.create',
-  leaseTakeOver: 'waymark.lease.takeOver',
-  leaseRelease: 'waymark.lease.release',
-} as const;
+/** Every command, declared once here and once in package.json `contributes.commands`. */
+export const COMMAND_DECLS = {
+  refresh: { id: 'waymark.refresh', title: 'Revalidate Workspace', action: 'Revalidate', access: 'read' },
+  start: { id: 'waymark.start', title: 'Start Workflow', action: 'Start', access: 'write' },
+  advance: { id: 'waymark.advance', title: 'Advance (Complete Current Step)', action: 'Advance', access: 'write' },
+  completeStep: { id: 'waymark.completeStep', title: 'Complete Step…', action: 'Complete step', access: 'write' },
+  setStatus: { id: 'waymark.setStatus', title: 'Set Status…', action: 'Set status', access: 'write' },
+  block: { id: 'waymark.block', title: 'Block…', action: 'Block', access: 'write' },
+  unblock: { id: 'waymark.unblock', title: 'Unblock', action: 'Unblock', access: 'write' },
+  setScope: { id: 'waymark.setScope', title: 'Set Scope…', action: 'Set scope', access: 'write' },
+  delegate: { id: 'waymark.delegate', title: 'Delegate to Sub-agent…', action: 'Delegate', access: 'write' },
+  gatePass: { id: 'waymark.gate.pass', title: 'Gate: Pass…', action: 'Gate pass', access: 'write' },
+  gateFail: { id: 'waymark.gate.fail', title: 'Gate: Fail…', action: 'Gate fail', access: 'write' },
+  gateConcerns: { id: 'waymark.gate.concerns', title: 'Gate: Pass with Concerns…', action: 'Gate concerns', access: 'write' },
+  gateWaive: { id: 'waymark.gate.waive', title: 'Gate: Waive…', action: 'Gate waive', access: 'write' },
+  gateOpen: { id: 'waymark.gate.open', title: 'Open Gate File', action: 'Open gate', access: 'read' },
+  history: { id: 'waymark.history', title: 'Show History…', action: 'Show history', access: 'read' },
+  resume: { id: 'waymark.resume', title: 'Resume Workflow…', action: 'Resume', access: 'read' },
+  manifest: { id: 'waymark.manifest', title: 'Write Files Manifest', action: 'Write manifest', access: 'write' },
+  changed: { id: 'waymark.changed', title: 'Show Changes Since Manifest', action: 'Show changes', access: 'read' },
+  openFile: { id: 'waymark.openFile', title: 'Open Workflow File', action: 'Open', access: 'read' },
+  openStepFile: { id: 'waymark.openStepFile', title: 'Open Step File', action: 'Open step file', access: 'read' },
+  applyFix: { id: 'waymark.applyFix', title: 'Apply Quick Fix', action: 'Quick fix', access: 'write' },
+  nextActions: { id: 'waymark.nextActions', title: 'Next Actions…', action: 'Next actions', access: 'read' },
+  showLog: { id: 'waymark.showLog', title: 'Show Log', action: 'Show log', access: 'read' },
+  recordDecision: { id: 'waymark.memory.recordDecision', title: 'Memory: Record Decision…', action: 'Record decision', access: 'memory' },
+  recordLearning: { id: 'waymark.memory.recordLearning', title: 'Memory: Record Learning…', action: 'Record learning', access: 'memory' },
+  recall: { id: 'waymark.memory.recall', title: 'Memory: Recall…', action: 'Recall', access: 'memory' },
+  showGraph: { id: 'waymark.memory.showGraph', title: 'Memory: Show Graph', action: 'Show memory graph', access: 'memory' },
+  sessionStart: { id: 'waymark.session.start', title: 'Start Session', action: 'Start session', access: 'memory' },
+  sessionEnd: { id: 'waymark.session.end', title: 'End Session', action: 'End session', access: 'memory' },
+  checkpointCreate: { id: 'waymark.checkpoint.create', title: 'Create Checkpoint', action: 'Create checkpoint', access: 'write' },
+  leaseTakeOver: { id: 'waymark.lease.takeOver', title: 'Take Over Orchestrator Lease…', action: 'Take over lease', access: 'write' },
+  leaseRelease: { id: 'waymark.lease.release', title: 'Release Orchestrator Lease', action: 'Release lease', access: 'write' },
+  installCli: { id: 'waymark.installCli', title: 'Install the `waymark` Command in PATH', action: 'Install the waymark command', access: 'read' },
+  newWorkflow: { id: 'waymark.newWorkflow', title: 'New Workflow File from Template…', action: 'New workflow file', access: 'write' },
+  getStarted: { id: 'waymark.getStarted', title: 'Get Started', action: 'Get started', access: 'read' },
+  addMcpServer: { id: 'waymark.mcp.addToWorkspace', title: 'Add MCP Server to .vscode/mcp.json', action: 'Add MCP server', access: 'write' },
+} as const satisfies Record<string, CommandDecl>;
 
-/** Declared here and in package.json; registered by onboarding.ts (the walkthrough's commands). */
-export const ONBOARDING_COMMANDS = {
-  installCli: 'waymark.installCli',
-  newWorkflow: 'waymark.newWorkflow',
-  getStarted: 'waymark.getStarted',
-} as const;
+export type CommandName = keyof typeof COMMAND_DECLS;
+
+/** Command ids by name, for `command:` links, tree items and `executeCommand`. */
+export const COMMANDS = Object.fromEntries(Object.entries(COMMAND_DECLS).map(([k, d]) => [k, d.id])) as { readonly [K in CommandName]: (typeof COMMAND_DECLS)[K]['id'] };
 
 /** The Getting Started walkthrough's id in package.json (`contributes.walkthroughs`). */
 export const WALKTHROUGH_ID = 'gettingStarted';
 
 export const STATUS_BAR_ID = 'waymark.status';
+
+/** `contributes.mcpServerDefinitionProviders` id (VS Code 1.101+). */
+export const MCP_PROVIDER_ID = 'waymark.mcpServer';

@@ -2,8 +2,8 @@
 // Explorer badges for workflow files.
 import * as vscode from 'vscode';
 import type { WorkflowState } from '../core/index';
-import { CONFIG_SECTION } from './constants';
-import type { Container } from './container';
+import { Disposable } from './disposable';
+import type { ExtensionModel } from './model';
 import { findKey, frontmatterLayout } from './frontmatterKeys';
 import { STATUS_LABELS, activeStep, gateFor, gateLabel, progress, statusKey } from './presentation';
 
@@ -22,10 +22,20 @@ function toRange(r: { start: { line: number; character: number }; end: { line: n
   return new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
 }
 
-export class Decorations implements vscode.FileDecorationProvider, vscode.Disposable {
-  private readonly fileEmitter = new vscode.EventEmitter<vscode.Uri | vscode.Uri[] | undefined>();
+/** What one render put in an editor (none: `undefined`, decorations cleared). */
+export interface RenderedDecorations {
+  done: number;
+  current?: string;
+  notes: string[];
+  status?: string;
+}
+
+export class Decorations extends Disposable implements vscode.FileDecorationProvider {
+  private readonly fileEmitter = this.register(new vscode.EventEmitter<vscode.Uri | vscode.Uri[] | undefined>());
   readonly onDidChangeFileDecorations = this.fileEmitter.event;
-  private readonly disposables: vscode.Disposable[] = [];
+  private readonly rendered = this.register(new vscode.EventEmitter<{ file: string; what?: RenderedDecorations }>());
+  /** Fired after each render of an editor (the test API keeps the last per file). */
+  readonly onDidRender = this.rendered.event;
   private readonly done = vscode.window.createTextEditorDecorationType({
     color: new vscode.ThemeColor('testing.iconPassed'),
     after: { contentText: ' ✓', color: new vscode.ThemeColor('testing.iconPassed') },
@@ -40,25 +50,23 @@ export class Decorations implements vscode.FileDecorationProvider, vscode.Dispos
     rangeBehavior: vscode.DecorationRangeBehavior.ClosedClosed,
   });
   private readonly statusTypes = new Map<string, vscode.TextEditorDecorationType>();
-  /** What the last render put in each editor, for the test snapshot. */
-  readonly rendered = new Map<string, { done: number; current?: string; notes: string[]; status?: string }>();
 
-  constructor(private readonly c: Container) {
+  constructor(private readonly c: ExtensionModel) {
+    super();
     for (const [status, color] of Object.entries(STATUS_COLORS)) {
       this.statusTypes.set(status, vscode.window.createTextEditorDecorationType({ color: new vscode.ThemeColor(color), fontWeight: 'bold' }));
     }
-    this.disposables.push(
-      this.fileEmitter,
-      this.done,
-      this.current,
-      this.note,
-      ...this.statusTypes.values(),
-      vscode.window.registerFileDecorationProvider(this),
-      c.onDidChangeModel(() => {
+    for (const t of [this.done, this.current, this.note, ...this.statusTypes.values()]) this.register(t);
+    this.register(vscode.window.registerFileDecorationProvider(this));
+    this.register(
+      c.onDidChange((e) => {
+        if (e.what === 'leases' || e.what === 'trust') return;
         this.fileEmitter.fire(undefined);
         this.renderAll();
       }),
-      vscode.window.onDidChangeVisibleTextEditors(() => this.renderAll()),
+    );
+    this.register(vscode.window.onDidChangeVisibleTextEditors(() => this.renderAll()));
+    this.register(
       vscode.workspace.onDidChangeTextDocument((e) => {
         for (const ed of vscode.window.visibleTextEditors) if (ed.document === e.document) this.render(ed);
       }),
@@ -67,7 +75,7 @@ export class Decorations implements vscode.FileDecorationProvider, vscode.Dispos
   }
 
   private enabled(): boolean {
-    return vscode.workspace.getConfiguration(CONFIG_SECTION).get<boolean>('decorations.enabled', true);
+    return this.c.settings.decorationsEnabled;
   }
 
   provideFileDecoration(uri: vscode.Uri): vscode.FileDecoration | undefined {
@@ -92,7 +100,7 @@ export class Decorations implements vscode.FileDecorationProvider, vscode.Dispos
     const s = this.c.get(doc.uri.fsPath);
     const clear = () => {
       for (const t of [this.done, this.current, this.note, ...this.statusTypes.values()]) editor.setDecorations(t, []);
-      this.rendered.delete(doc.uri.fsPath);
+      this.rendered.fire({ file: doc.uri.fsPath });
     };
     if (!s || !this.enabled()) return clear();
     const layout = frontmatterLayout(doc.getText());
@@ -128,7 +136,7 @@ export class Decorations implements vscode.FileDecorationProvider, vscode.Dispos
     editor.setDecorations(this.done, doneRanges);
     editor.setDecorations(this.current, currentRanges);
     editor.setDecorations(this.note, notes);
-    this.rendered.set(doc.uri.fsPath, { done: doneRanges.length, current: step, notes: notes.map((n) => String(n.renderOptions?.after?.contentText ?? '')), status: key });
+    this.rendered.fire({ file: doc.uri.fsPath, what: { done: doneRanges.length, current: step, notes: notes.map((n) => String(n.renderOptions?.after?.contentText ?? '')), status: key } });
   }
 
   private stepNote(s: WorkflowState, step: string | undefined): string {
@@ -138,9 +146,5 @@ export class Decorations implements vscode.FileDecorationProvider, vscode.Dispos
     const parts = [def ? `step ${def.index} of ${s.steps.length}` : 'not a step of this workflow', `${progress(s)} done`];
     if (gate) parts.push(`gate ${gateLabel(gate)}`);
     return `◀ ${parts.join(' · ')}`;
-  }
-
-  dispose(): void {
-    for (const d of this.disposables) d.dispose();
   }
 }

@@ -3,26 +3,26 @@
 import * as vscode from 'vscode';
 import type { Problem, WorkflowState } from '../core/index';
 import { COMMANDS, VIEWS } from './constants';
-import type { Container } from './container';
-import { STATUS_LABELS, progress, statusIcon, statusKey } from './presentation';
+import { Disposable } from './disposable';
+import type { ExtensionModel } from './model';
+import { DELEGATION_CODE, STATUS_LABELS, progress, statusIcon, statusKey } from './presentation';
 
 export type DelegationNode = { kind: 'delegation'; state: WorkflowState; depth: number; path: string[] } | { kind: 'broken' };
 
-const DELEGATION_CODE = /deleg|depth|chain|orphan|cycle|parent|root/i;
 
-export function delegationProblems(c: Container, file: string): Problem[] {
+export function delegationProblems(c: ExtensionModel, file: string): Problem[] {
   return c.problemsFor(file).filter((p) => DELEGATION_CODE.test(p.code));
 }
 
-export class DelegationTree implements vscode.TreeDataProvider<DelegationNode>, vscode.Disposable {
-  private readonly emitter = new vscode.EventEmitter<DelegationNode | undefined>();
+export class DelegationTree extends Disposable implements vscode.TreeDataProvider<DelegationNode> {
+  private readonly emitter = this.register(new vscode.EventEmitter<DelegationNode | undefined>());
   readonly onDidChangeTreeData = this.emitter.event;
   readonly view: vscode.TreeView<DelegationNode>;
-  private readonly subscription: vscode.Disposable;
 
-  constructor(private readonly c: Container) {
-    this.view = vscode.window.createTreeView(VIEWS.delegation, { treeDataProvider: this, showCollapseAll: true });
-    this.subscription = c.onDidChangeModel(() => this.emitter.fire(undefined));
+  constructor(private readonly c: ExtensionModel) {
+    super();
+    this.view = this.register(vscode.window.createTreeView(VIEWS.delegation, { treeDataProvider: this, showCollapseAll: true }));
+    this.register(c.onDidChange((e) => (e.what === 'states' || e.what === 'roots') && this.emitter.fire(undefined)));
   }
 
   private cache?: { from: WorkflowState[]; delegated: WorkflowState[]; children: Map<string, WorkflowState[]> };
@@ -124,9 +124,4 @@ export class DelegationTree implements vscode.TreeDataProvider<DelegationNode>, 
     return undefined;
   }
 
-  dispose(): void {
-    this.subscription.dispose();
-    this.view.dispose();
-    this.emitter.dispose();
-  }
 }

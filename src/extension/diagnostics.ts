@@ -3,8 +3,9 @@
 import * as vscode from 'vscode';
 import type { Problem } from '../core/index';
 import { errorMessage } from '../core/index';
-import { CONFIG_SECTION } from './constants';
-import type { Container } from './container';
+import { Disposable } from './disposable';
+import type { ExtensionModel } from './model';
+import { DELEGATION_CODE } from './presentation';
 
 export function toRange(r: Problem['range']): vscode.Range {
   return new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
@@ -18,23 +19,21 @@ export function toDiagnostic(p: Problem): vscode.Diagnostic {
   return d;
 }
 
-export class Diagnostics implements vscode.Disposable {
-  readonly collection = vscode.languages.createDiagnosticCollection('waymark');
-  private readonly disposables: vscode.Disposable[] = [];
+export class Diagnostics extends Disposable {
+  readonly collection = this.register(vscode.languages.createDiagnosticCollection('waymark'));
   /** Problems of unsaved buffers, by file; they win over the saved file's. */
   private readonly unsaved = new Map<string, Problem[]>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   /** The Problem behind each diagnostic, for code actions. */
   private readonly byDiagnostic = new WeakMap<vscode.Diagnostic, Problem>();
 
-  constructor(private readonly c: Container) {
-    this.disposables.push(
-      this.collection,
-      c.onDidChangeModel(() => this.refresh()),
-      vscode.workspace.onDidChangeTextDocument((e) => this.onEdit(e.document)),
-      vscode.workspace.onDidSaveTextDocument((d) => this.dropUnsaved(d.uri.fsPath)),
-      vscode.workspace.onDidCloseTextDocument((d) => this.dropUnsaved(d.uri.fsPath)),
-    );
+  constructor(private readonly c: ExtensionModel) {
+    super();
+    this.register({ dispose: () => this.timers.forEach((t) => clearTimeout(t)) });
+    this.register(c.onDidChange((e) => (e.what === 'states' || e.what === 'roots') && this.refresh()));
+    this.register(vscode.workspace.onDidChangeTextDocument((e) => this.onEdit(e.document)));
+    this.register(vscode.workspace.onDidSaveTextDocument((d) => this.dropUnsaved(d.uri.fsPath)));
+    this.register(vscode.workspace.onDidCloseTextDocument((d) => this.dropUnsaved(d.uri.fsPath)));
   }
 
   problemFor(d: vscode.Diagnostic): Problem | undefined {
@@ -66,7 +65,7 @@ export class Diagnostics implements vscode.Disposable {
     if (doc.uri.scheme !== 'file' || !doc.isDirty) return;
     const file = doc.uri.fsPath;
     if (!this.c.get(file)) return;
-    if (!vscode.workspace.getConfiguration(CONFIG_SECTION).get<boolean>('diagnostics.unsavedChanges', true)) return;
+    if (!this.c.settings.diagnosticsUnsavedChanges) return;
     clearTimeout(this.timers.get(file));
     this.timers.set(
       file,
@@ -78,7 +77,7 @@ export class Diagnostics implements vscode.Disposable {
             if (doc.getText() !== text || !doc.isDirty) return;
             // Cross-file problems (delegation) of the saved state still apply.
             const cross = this.c.problemsFor(file).filter((p) => !(r.state?.problems ?? r.problems).some((q) => q.code === p.code));
-            this.unsaved.set(file, [...r.problems, ...cross.filter((p) => /deleg|depth|chain|orphan|cycle|parent/i.test(p.code))]);
+            this.unsaved.set(file, [...r.problems, ...cross.filter((p) => DELEGATION_CODE.test(p.code))]);
             this.refresh();
           },
           (e) => this.c.log.warn(`[diagnostics] could not validate the unsaved ${file}: ${errorMessage(e)}`),
@@ -91,10 +90,5 @@ export class Diagnostics implements vscode.Disposable {
     clearTimeout(this.timers.get(file));
     this.timers.delete(file);
     if (this.unsaved.delete(file)) this.refresh();
-  }
-
-  dispose(): void {
-    for (const t of this.timers.values()) clearTimeout(t);
-    for (const d of this.disposables) d.dispose();
   }
 }

@@ -1,8 +1,7 @@
 // Where the state keys sit in a workflow file, for hovers, decorations and "open at key".
 // Positions come from the core's YAML locator (parser node ranges), never from text search.
 import { isMap, isPair, isScalar, isSeq } from 'yaml';
-import { splitFrontmatter } from '../core/index';
-import { YamlLocator } from '../core/index';
+import { YamlLocator, splitFrontmatter } from '../core/index';
 import type { Range } from '../core/index';
 
 export interface KeyEntry {

@@ -3,20 +3,21 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { GateState, StepDef, WorkflowState } from '../core/index';
 import { COMMANDS, VIEWS } from './constants';
-import type { Container } from './container';
+import { Disposable } from './disposable';
+import type { ExtensionModel } from './model';
 import { gateIcon, gateLabel, statusIcon, statusKey } from './presentation';
 
 export type GatesNode = { kind: 'gateWorkflow'; state: WorkflowState } | { kind: 'gate'; state: WorkflowState; step: StepDef; gate: GateState };
 
-export class GatesTree implements vscode.TreeDataProvider<GatesNode>, vscode.Disposable {
-  private readonly emitter = new vscode.EventEmitter<GatesNode | undefined>();
+export class GatesTree extends Disposable implements vscode.TreeDataProvider<GatesNode> {
+  private readonly emitter = this.register(new vscode.EventEmitter<GatesNode | undefined>());
   readonly onDidChangeTreeData = this.emitter.event;
   readonly view: vscode.TreeView<GatesNode>;
-  private readonly subscription: vscode.Disposable;
 
-  constructor(private readonly c: Container) {
-    this.view = vscode.window.createTreeView(VIEWS.gates, { treeDataProvider: this });
-    this.subscription = c.onDidChangeModel(() => this.refresh());
+  constructor(private readonly c: ExtensionModel) {
+    super();
+    this.view = this.register(vscode.window.createTreeView(VIEWS.gates, { treeDataProvider: this }));
+    this.register(c.onDidChange((e) => (e.what === 'states' || e.what === 'roots') && this.refresh()));
   }
 
   refresh(): void {
@@ -81,9 +82,4 @@ export class GatesTree implements vscode.TreeDataProvider<GatesNode>, vscode.Dis
     return item;
   }
 
-  dispose(): void {
-    this.subscription.dispose();
-    this.view.dispose();
-    this.emitter.dispose();
-  }
 }

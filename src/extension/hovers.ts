@@ -3,26 +3,12 @@
 // who is writing it (Take over / Release); on a step, it lists the step's decisions and learnings.
 import * as vscode from 'vscode';
 import type { Problem, WorkflowState } from '../core/index';
-import { errorMessage } from '../core/index';
-import { COMMANDS, PROTOCOL_COMMANDS } from './constants';
-import type { Container } from './container';
+import { COMMANDS } from './constants';
+import type { ExtensionModel } from './model';
 import { toRange } from './diagnostics';
 import { keyAt, frontmatterLayout } from './frontmatterKeys';
 import { STATUS_LABELS, activeStep, gateFor, gateLabel, progress, statusKey, stepKind, stepTitle } from './presentation';
-import { leaseHolders, leaseMarkdown } from './protocolFeatures';
-
-/** The step's decisions and learnings from memory (empty when the memory features are off). */
-async function memoryLines(c: Container, file: string, step: string): Promise<string[]> {
-  try {
-    // Loaded lazily, as extension.ts does: the memory features are optional.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const memory = require('./memoryFeatures') as typeof import('./memoryFeatures');
-    return await memory.memoryHoverLines(file, step);
-  } catch (e) {
-    c.log.warn(`[memory] hover: ${errorMessage(e)}`);
-    return [];
-  }
-}
+import { leaseMarkdown } from './leases';
 
 const STATUS_MEANING: Record<string, string> = {
   created: 'not started yet; **Start** moves it to `in_progress`',
@@ -33,7 +19,11 @@ const STATUS_MEANING: Record<string, string> = {
 };
 
 export class Hovers implements vscode.HoverProvider {
-  constructor(private readonly c: Container) {}
+  constructor(
+    private readonly c: ExtensionModel,
+    /** The step's decisions and learnings from memory (none when the memory features are off). */
+    private readonly memoryLines: (file: string, step: string) => Promise<string[]> = async () => [],
+  ) {}
 
   async provideHover(doc: vscode.TextDocument, pos: vscode.Position, token?: vscode.CancellationToken): Promise<vscode.Hover | undefined> {
     if (doc.uri.scheme !== 'file') return undefined;
@@ -41,20 +31,20 @@ export class Hovers implements vscode.HoverProvider {
     const problems = this.problemsAt(doc, pos);
     if (!state && !problems.length) return undefined;
     const md = new vscode.MarkdownString(undefined, true);
-    md.isTrusted = { enabledCommands: [COMMANDS.applyFix, COMMANDS.openFile, COMMANDS.resume, COMMANDS.gateOpen, COMMANDS.openStepFile, PROTOCOL_COMMANDS.leaseTakeOver, PROTOCOL_COMMANDS.leaseRelease] };
+    md.isTrusted = { enabledCommands: [COMMANDS.applyFix, COMMANDS.openFile, COMMANDS.resume, COMMANDS.gateOpen, COMMANDS.openStepFile, COMMANDS.leaseTakeOver, COMMANDS.leaseRelease] };
     let range: vscode.Range | undefined;
     let lease: string[] = [];
     if (state) {
       const layout = frontmatterLayout(doc.getText());
       const inFrontmatter = !!layout && pos.line >= layout.openLine && pos.line <= (layout.closeLine ?? doc.lineCount - 1);
-      lease = inFrontmatter ? leaseMarkdown(doc.uri.fsPath, leaseHolders(doc.uri.fsPath)) : [];
+      lease = inFrontmatter ? leaseMarkdown(doc.uri.fsPath, this.c.leaseHolders(doc.uri.fsPath)) : [];
       const at = layout ? keyAt(layout, pos.line, pos.character) : undefined;
       if (at) {
         const r = at.item?.range ?? (at.onKey ? at.entry.keyRange : at.entry.valueRange ?? at.entry.keyRange);
         range = new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
         const step = this.explain(md, state, at.parent?.key ?? at.entry.key, at.parent ? at.entry.key : undefined, at.item?.value);
         if (step) {
-          const lines = await memoryLines(this.c, state.file, step);
+          const lines = await this.memoryLines(state.file, step);
           if (token?.isCancellationRequested) return undefined;
           if (lines.length) md.appendMarkdown(`**Memory for \`${step}\`**\n\n${lines.map((l) => `- ${l}`).join('\n')}\n\n`);
         }

@@ -5,8 +5,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { errorMessage } from '../core/index';
-import { EXTENSION_ID, ONBOARDING_COMMANDS, WALKTHROUGH_ID } from './constants';
+import { WaymarkError, errorMessage } from '../core/index';
+import type { CommandRunner } from './commandRunner';
+import { EXTENSION_ID, WALKTHROUGH_ID } from './constants';
 
 /** Every launcher we write says so on its second line: we only ever replace our own. */
 const MARKER = 'Installed by the Waymark extension';
@@ -96,7 +97,7 @@ export function workflowTemplate(title: string, t: (typeof TEMPLATES)[number]): 
   ].join('\n');
 }
 
-export function registerOnboarding(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, canWrite: () => boolean): vscode.Disposable[] {
+export function registerOnboarding(run: CommandRunner, context: vscode.ExtensionContext, log: vscode.LogOutputChannel): void {
   const cliPath = context.asAbsolutePath(path.join('dist', 'cli.js'));
   const binDir = path.join(context.globalStorageUri.fsPath, 'bin');
   const list = () => launchers(cliPath, process.execPath, binDir);
@@ -113,56 +114,40 @@ export function registerOnboarding(context: vscode.ExtensionContext, log: vscode
     }
   }, 2000).unref?.();
 
-  const fail = (action: string, e: unknown) => {
-    log.error(`[onboarding] ${action} failed: ${errorMessage(e)}`);
-    void vscode.window.showErrorMessage(`${action} failed: ${errorMessage(e)}`, 'Show Log').then((b) => b && log.show(true));
-  };
+  // Writes outside the workspace only (the user's bin folders): allowed in Restricted Mode.
+  run.add('installCli', async () => {
+    if (!fs.existsSync(cliPath)) throw new WaymarkError('unavailable', `the bundled CLI is missing at ${cliPath}; reinstall the extension`);
+    const { written, skipped } = writeLaunchers(list());
+    env();
+    const userBin = written.find((f) => !f.startsWith(binDir));
+    const hint = userBin && !onPath(path.dirname(userBin)) ? ` Add ${path.dirname(userBin)} to PATH for terminals outside VS Code.` : '';
+    const skip = skipped.length ? ` Left alone (not ours): ${skipped.join(', ')}.` : '';
+    log.info(`[onboarding] waymark launcher written: ${written.join(', ')}${skip}`);
+    void vscode.window.showInformationMessage(`The waymark command is installed (${written.join(', ')}). Open a new terminal and run "waymark --version".${hint}${skip}`);
+    return { written, skipped, cli: cliPath, node: process.execPath };
+  });
 
-  return [
-    vscode.commands.registerCommand(ONBOARDING_COMMANDS.installCli, async () => {
-      try {
-        if (!fs.existsSync(cliPath)) throw new Error(`the bundled CLI is missing at ${cliPath}; reinstall the extension`);
-        const { written, skipped } = writeLaunchers(list());
-        env();
-        const userBin = written.find((f) => !f.startsWith(binDir));
-        const hint = userBin && !onPath(path.dirname(userBin)) ? ` Add ${path.dirname(userBin)} to PATH for terminals outside VS Code.` : '';
-        const skip = skipped.length ? ` Left alone (not ours): ${skipped.join(', ')}.` : '';
-        log.info(`[onboarding] waymark launcher written: ${written.join(', ')}${skip}`);
-        void vscode.window.showInformationMessage(`The waymark command is installed (${written.join(', ')}). Open a new terminal and run "waymark --version".${hint}${skip}`);
-        return { written, skipped, cli: cliPath, node: process.execPath };
-      } catch (e) {
-        fail('Install the waymark command', e);
-        return undefined;
-      }
-    }),
-    vscode.commands.registerCommand(ONBOARDING_COMMANDS.newWorkflow, async (arg?: { title?: string; template?: string; folder?: string }) => {
-      try {
-        if (!canWrite()) throw new Error('this workspace is in Restricted Mode: trust it to let Waymark create files');
-        const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file');
-        if (!folders.length) throw new Error('open a folder first');
-        const folder = arg?.folder ? folders.find((f) => f.uri.fsPath === arg.folder) : folders.length === 1 ? folders[0] : await vscode.window.showWorkspaceFolderPick({ placeHolder: 'Where should the workflow file go?' });
-        if (!folder) return undefined;
-        const pick = arg?.template
-          ? TEMPLATES.find((t) => t.workflow === arg.template)
-          : await vscode.window.showQuickPick(TEMPLATES.map((t) => ({ ...t, description: t.workflow })), { placeHolder: 'Which kind of workflow?' });
-        if (!pick) return undefined;
-        const title = arg?.title ?? (await vscode.window.showInputBox({ prompt: 'Title of the workflow', placeHolder: 'Refactor session handling', validateInput: (v) => (slug(v) ? undefined : 'Use letters or digits') }));
-        if (!title || !slug(title)) return undefined;
-        const file = path.join(folder.uri.fsPath, 'workflows', `${slug(title)}.md`);
-        if (fs.existsSync(file)) throw new Error(`${vscode.workspace.asRelativePath(file)} already exists; choose another title`);
-        const edit = new vscode.WorkspaceEdit();
-        const uri = vscode.Uri.file(file);
-        edit.createFile(uri, { ignoreIfExists: false, contents: Buffer.from(workflowTemplate(title, pick)) });
-        if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`could not create ${file}`);
-        await vscode.window.showTextDocument(uri, { preview: false });
-        return { file };
-      } catch (e) {
-        fail('New workflow file', e);
-        return undefined;
-      }
-    }),
-    vscode.commands.registerCommand(ONBOARDING_COMMANDS.getStarted, () =>
-      vscode.commands.executeCommand('workbench.action.openWalkthrough', `${EXTENSION_ID}#${WALKTHROUGH_ID}`, false),
-    ),
-  ];
+  run.add('newWorkflow', async (arg?: unknown) => {
+    const a = (arg && typeof arg === 'object' ? arg : {}) as { title?: string; template?: string; folder?: string };
+    const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file');
+    if (!folders.length) throw new WaymarkError('usage', 'open a folder first');
+    const folder = a.folder ? folders.find((f) => f.uri.fsPath === a.folder) : folders.length === 1 ? folders[0] : await vscode.window.showWorkspaceFolderPick({ placeHolder: 'Where should the workflow file go?' });
+    if (!folder) return undefined;
+    const pick = a.template
+      ? TEMPLATES.find((t) => t.workflow === a.template)
+      : await vscode.window.showQuickPick(TEMPLATES.map((t) => ({ ...t, description: t.workflow })), { placeHolder: 'Which kind of workflow?' });
+    if (!pick) return undefined;
+    const title = a.title ?? (await vscode.window.showInputBox({ prompt: 'Title of the workflow', placeHolder: 'Refactor session handling', validateInput: (v) => (slug(v) ? undefined : 'Use letters or digits') }));
+    if (!title || !slug(title)) return undefined;
+    const file = path.join(folder.uri.fsPath, 'workflows', `${slug(title)}.md`);
+    if (fs.existsSync(file)) throw new WaymarkError('usage', `${vscode.workspace.asRelativePath(file)} already exists; choose another title`, file);
+    const edit = new vscode.WorkspaceEdit();
+    const uri = vscode.Uri.file(file);
+    edit.createFile(uri, { ignoreIfExists: false, contents: Buffer.from(workflowTemplate(title, pick)) });
+    if (!(await vscode.workspace.applyEdit(edit))) throw new WaymarkError('io', `could not create ${file}`, file);
+    await vscode.window.showTextDocument(uri, { preview: false });
+    return { file };
+  });
+
+  run.add('getStarted', async () => vscode.commands.executeCommand('workbench.action.openWalkthrough', `${EXTENSION_ID}#${WALKTHROUGH_ID}`, false));
 }

@@ -2,6 +2,9 @@
 import * as vscode from 'vscode';
 import type { GateState, StepDef, WorkflowState } from '../core/index';
 
+/** Problem codes about delegation chains (cross-file): shown in the Delegation view, kept for unsaved buffers. */
+export const DELEGATION_CODE = /deleg|depth|chain|orphan|cycle|parent|root/i;
+
 export type StepKind = 'done' | 'current' | 'pending' | 'gated' | 'blocked';
 
 export function doneCount(state: WorkflowState): number {
@@ -108,3 +111,8 @@ export function stepTitle(step: StepDef): string {
   return step.title && step.title !== step.id ? `${step.id} — ${step.title}` : step.id;
 }
 
+
+/** Escapes Markdown so agent-written text (names, reasons) shows as typed. */
+export function escapeMd(s: string): string {
+  return s.replace(/[\\`*_{}[\]<>|]/g, (c) => `\\${c}`);
+}

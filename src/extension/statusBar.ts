@@ -4,20 +4,32 @@
 // degraded that answer is (full / standard / minimal / none), and `memory: degraded` with why.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { WorkflowState } from '../core/index';
+import type { ResumeReport, WorkflowState } from '../core/index';
 import { errorMessage } from '../core/index';
-import type { ResumeReport } from '../core/index';
-import { COMMANDS, CONFIG_SECTION, PROTOCOL_COMMANDS, STATUS_BAR_ID } from './constants';
-import type { Container } from './container';
-import { STATUS_LABELS, activeStep, gateFor, gateLabel, progress, statusKey } from './presentation';
-import { leaseHolders, leaseMarkdown, onDidChangeLeases, resumeLine, resumeReport } from './protocolFeatures';
+import { COMMANDS, STATUS_BAR_ID } from './constants';
+import { Disposable } from './disposable';
+import { leaseMarkdown } from './leases';
+import type { ExtensionModel } from './model';
+import { STATUS_LABELS, activeStep, escapeMd, gateFor, gateLabel, progress, statusKey } from './presentation';
 
 /** The memory status is asked for at most this often (it may open the Kuzu database). */
 const MEMORY_STATUS_EVERY_MS = 10_000;
 
-export class StatusBar implements vscode.Disposable {
-  readonly item = vscode.window.createStatusBarItem(STATUS_BAR_ID, vscode.StatusBarAlignment.Left, 50);
-  private readonly disposables: vscode.Disposable[] = [];
+const DEGRADATION_MEANING: Record<string, string> = {
+  full: 'frontmatter, checkpoint and orchestrator state all know this file',
+  standard: 'two of frontmatter, checkpoint and orchestrator state know this file',
+  minimal: 'only one source knows this file',
+  none: 'nothing knows where this file stands',
+};
+
+/** One Markdown line: `Resume: continue at … · tier 1 (frontmatter) · degradation minimal — …`. */
+export function resumeLine(r: ResumeReport): string {
+  const where = r.done ? 'every step done' : r.step ? `continue at \`${r.step}\`` : 'no step';
+  return `$(debug-start) Resume: ${where} · tier ${r.tier} (${r.source}) · degradation **${r.degradation}** (${DEGRADATION_MEANING[r.degradation] ?? r.degradation})`;
+}
+
+export class StatusBar extends Disposable {
+  readonly item = this.register(vscode.window.createStatusBarItem(STATUS_BAR_ID, vscode.StatusBarAlignment.Left, 50));
   /** The workflow shown now. */
   current?: WorkflowState;
   /** Resume answer for the workflow shown (loaded after each change, off the UI path). */
@@ -28,16 +40,17 @@ export class StatusBar implements vscode.Disposable {
   private extrasTimer?: NodeJS.Timeout;
   private extrasRun = 0;
 
-  constructor(private readonly c: Container) {
+  constructor(
+    private readonly c: ExtensionModel,
+    /** The memory line (`memory: ok …`), when the memory features are loaded. */
+    private readonly memoryStatus: () => Promise<string | undefined> = async () => undefined,
+  ) {
+    super();
     this.item.name = 'Waymark';
     this.item.command = COMMANDS.nextActions;
-    this.disposables.push(
-      this.item,
-      c.onDidChangeModel(() => this.update()),
-      onDidChangeLeases(() => this.update()),
-      vscode.window.onDidChangeActiveTextEditor(() => this.update()),
-      vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration(CONFIG_SECTION) && this.update()),
-    );
+    this.register({ dispose: () => clearTimeout(this.extrasTimer) });
+    this.register(c.onDidChange(() => this.update()));
+    this.register(vscode.window.onDidChangeActiveTextEditor(() => this.update()));
   }
 
   pick(): WorkflowState | undefined {
@@ -47,7 +60,7 @@ export class StatusBar implements vscode.Disposable {
       const s = this.c.get(editor.document.uri.fsPath);
       if (s) return s;
     }
-    const configured = vscode.workspace.getConfiguration(CONFIG_SECTION).get<string>('statusBar.workflow', '').trim();
+    const configured = this.c.settings.statusBarWorkflow;
     if (configured) {
       const s = states.find((x) => x.workflow === configured || this.c.relative(x.file) === configured || x.file === configured || path.basename(x.file) === configured);
       if (s) return s;
@@ -70,8 +83,8 @@ export class StatusBar implements vscode.Disposable {
     const run = ++this.extrasRun;
     const askMemory = Date.now() - this.memoryAskedAt >= MEMORY_STATUS_EVERY_MS || this.memoryLine === undefined;
     if (askMemory) this.memoryAskedAt = Date.now();
-    const [report, memory] = await Promise.all([resumeReport(s.file, s.root), askMemory ? memoryStatus(this.c) : Promise.resolve(this.memoryLine)]);
-    if (run !== this.extrasRun || this.current?.file !== s.file) return;
+    const [report, memory] = await Promise.all([this.resumeOf(s.file), askMemory ? this.memoryLineNow() : Promise.resolve(this.memoryLine)]);
+    if (this.isDisposed || run !== this.extrasRun || this.current?.file !== s.file) return;
     const before = JSON.stringify([this.resume?.file, this.resume?.tier, this.resume?.source, this.resume?.degradation, this.resume?.step, this.memoryLine]);
     this.resume = report;
     this.memoryLine = memory;
@@ -79,7 +92,7 @@ export class StatusBar implements vscode.Disposable {
   }
 
   private render(): void {
-    if (!vscode.workspace.getConfiguration(CONFIG_SECTION).get<boolean>('statusBar.enabled', true)) {
+    if (!this.c.settings.statusBarEnabled) {
       this.item.hide();
       return;
     }
@@ -96,7 +109,8 @@ export class StatusBar implements vscode.Disposable {
     const gateClosed = !!gate && !gate.open;
     const icon = blocked ? '$(circle-slash)' : gateClosed ? '$(lock)' : errors.length ? '$(warning)' : s.status === 'completed' ? '$(pass)' : '$(milestone)';
     const middle = s.status === 'completed' ? 'completed' : (step ?? STATUS_LABELS[statusKey(s)] ?? 'no step');
-    const holders = leaseHolders(s.file).filter((h) => !h.stale);
+    const allHolders = this.c.leaseHolders(s.file);
+    const holders = allHolders.filter((h) => !h.stale);
     const foreign = holders.find((h) => !h.mine);
     const leaseText = foreign ? ` · $(lock) ${foreign.lease.owner.agent}` : holders.length ? ' · $(key) leased' : '';
     const resumeFor = this.resume && this.resume.file === s.file ? this.resume : undefined;
@@ -108,14 +122,14 @@ export class StatusBar implements vscode.Disposable {
     };
 
     const md = new vscode.MarkdownString(undefined, true);
-    md.isTrusted = { enabledCommands: [...Object.values(COMMANDS), ...Object.values(PROTOCOL_COMMANDS)] };
+    md.isTrusted = { enabledCommands: Object.values(COMMANDS) };
     const arg = (extra: Record<string, unknown> = {}) => encodeURIComponent(JSON.stringify([{ file: s.file, ...extra }]));
     md.appendMarkdown(`**${s.workflow}** — ${STATUS_LABELS[statusKey(s)] ?? s.rawStatus ?? 'no status'} · ${progress(s)} steps\n\n`);
     md.appendMarkdown(`\`${this.c.relative(s.file)}\`\n\n`);
     if (step) md.appendMarkdown(`Current step: \`${step}\`${gate ? ` · gate **${gateLabel(gate)}**` : ''}\n\n`);
     if (s.blockedReason) md.appendMarkdown(`$(circle-slash) Blocked: ${s.blockedReason}\n\n`);
     if (errors.length) md.appendMarkdown(`$(warning) ${errors.length} problem(s): ${errors[0].message}\n\n`);
-    for (const line of leaseMarkdown(s.file, leaseHolders(s.file))) md.appendMarkdown(`${line}\n\n`);
+    for (const line of leaseMarkdown(s.file, allHolders)) md.appendMarkdown(`${line}\n\n`);
     if (resumeFor) {
       md.appendMarkdown(`${resumeLine(resumeFor)}\n\n`);
       if (resumeFor.warnings.length) md.appendMarkdown(`$(warning) ${escapeMd(resumeFor.warnings[0])}${resumeFor.warnings.length > 1 ? ` (+${resumeFor.warnings.length - 1} more)` : ''}\n\n`);
@@ -133,25 +147,22 @@ export class StatusBar implements vscode.Disposable {
     this.item.show();
   }
 
-  dispose(): void {
-    clearTimeout(this.extrasTimer);
-    for (const d of this.disposables) d.dispose();
+  /** The three-tier resume answer (the one `waymark resume FILE` gives); undefined when it cannot be had. */
+  private async resumeOf(file: string): Promise<ResumeReport | undefined> {
+    try {
+      return await this.c.resume(file);
+    } catch (e) {
+      this.c.log.warn(`[status] resume ${file}: ${errorMessage(e)}`);
+      return undefined;
+    }
   }
-}
 
-function escapeMd(s: string): string {
-  return s.replace(/[\\`*_{}[\]<>|]/g, (c) => `\\${c}`);
-}
-
-/** The memory service's one-line status (first root), or undefined when memory is not loaded. */
-async function memoryStatus(c: Container): Promise<string | undefined> {
-  try {
-    // Loaded lazily, as extension.ts does: the memory features are optional.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const memory = require('./memoryFeatures') as typeof import('./memoryFeatures');
-    return await memory.memoryStatusLine();
-  } catch (e) {
-    c.log.warn(`[memory] status: ${errorMessage(e)}`);
-    return undefined;
+  private async memoryLineNow(): Promise<string | undefined> {
+    try {
+      return await this.memoryStatus();
+    } catch (e) {
+      this.c.log.warn(`[memory] status: ${errorMessage(e)}`);
+      return undefined;
+    }
   }
 }

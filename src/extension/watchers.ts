@@ -1,37 +1,55 @@
 // Debounced file watching: a changed workflow file is re-read (core.reload), a deleted one
-// forgotten, a config/definition/gate change triggers a rescan. No polling.
+// forgotten, a gate change triggers a rescan, a config/definition/BMAD change a new core (the
+// core caches each folder's context, so only a new one reads them again). No polling.
 import * as vscode from 'vscode';
-import { errorMessage } from '../core/index';
-import { CONFIG_SECTION } from './constants';
-import type { Container } from './container';
+import { WaymarkError, errorMessage } from '../core/index';
+import { Disposable } from './disposable';
+import type { ExtensionModel } from './model';
 
-const RESCAN = /[\\/]\.waymark[\\/](config\.ya?ml$|workflows[\\/]|gates[\\/])|\.gate$|[\\/]_bmad[\\/]/;
+/** What a folder's context is read from: config, workflow definitions, the BMAD install. */
+const CONTEXT_FILES = /[\\/]\.waymark[\\/](config\.ya?ml$|workflows[\\/])|[\\/]_bmad[\\/]/;
+const RESCAN = /[\\/]\.waymark[\\/]gates[\\/]|\.gate$/;
 const IGNORE = /[\\/](node_modules|\.git)[\\/]|[\\/]\.waymark[\\/](history|cache|locks?|events|checkpoints|memory)[\\/]|\.(lock|tmp)$|~$/;
 /** More pending files than this: one rescan instead of many reloads. */
 const BATCH_LIMIT = 200;
 
-export class Watchers implements vscode.Disposable {
-  private readonly disposables: vscode.Disposable[] = [];
+/** One flush of the queued file events, with how fast the last file reached the model. */
+export interface WatcherFlush {
+  /** Files re-read or forgotten (0 when the flush was a rescan). */
+  readonly files: number;
+  readonly rescan: boolean;
+  /** The last file's reload, ms. */
+  readonly lastReloadMs?: number;
+  /** From the first watcher event of the last file to its state in the model, ms (includes the debounce). */
+  readonly eventToModelMs?: number;
+}
+
+export class Watchers extends Disposable {
+  private readonly flushed = this.register(new vscode.EventEmitter<WatcherFlush>());
+  /** Fired after each flush (the test API and the bench read it). */
+  readonly onDidFlush = this.flushed.event;
   private readonly pending = new Map<string, 'change' | 'delete'>();
   private readonly firstEventAt = new Map<string, number>();
   private timer?: NodeJS.Timeout;
   private rescanWanted = false;
+  private contextChanged = false;
   private running: Promise<void> = Promise.resolve();
-  /** Count of flushes, for tests and the log. */
-  flushes = 0;
-  /** When the last watcher event arrived and when the reload it caused finished (performance.now()). */
-  lastEventAt = 0;
-  lastReloadMs = 0;
-  /** From the first watcher event of the last reloaded file to its state in the model, ms. */
-  lastEventToModelMs = 0;
 
   /** The watchers of each workspace folder, by its path. */
   private readonly byRoot = new Map<string, vscode.Disposable[]>();
 
-  constructor(private readonly c: Container) {
+  constructor(private readonly c: ExtensionModel) {
+    super();
+    this.register({
+      dispose: () => {
+        clearTimeout(this.timer);
+        for (const ds of this.byRoot.values()) for (const d of ds) d.dispose();
+        this.byRoot.clear();
+      },
+    });
     this.sync();
     // Folders added to (or removed from) the workspace get (or lose) their watchers.
-    this.disposables.push(c.onDidChangeRoots(() => this.sync()));
+    this.register(c.onDidChange((e) => e.what === 'roots' && this.sync()));
   }
 
   /** Roots being watched now (for tests and the log). */
@@ -69,51 +87,59 @@ export class Watchers implements vscode.Disposable {
     const file = uri.fsPath;
     if (IGNORE.test(file)) return;
     if (!this.c.rootFor(file)) return; // a folder just removed from the workspace
-    this.lastEventAt = performance.now();
-    if (!this.firstEventAt.has(file)) this.firstEventAt.set(file, this.lastEventAt);
-    if (RESCAN.test(file)) this.rescanWanted = true;
+    if (!this.firstEventAt.has(file)) this.firstEventAt.set(file, performance.now());
+    if (CONTEXT_FILES.test(file)) this.contextChanged = true;
+    else if (RESCAN.test(file)) this.rescanWanted = true;
     else this.pending.set(file, kind);
     clearTimeout(this.timer);
-    const delay = vscode.workspace.getConfiguration(CONFIG_SECTION).get<number>('watcher.debounceMs', 100);
     this.timer = setTimeout(() => {
       this.running = this.running.then(() => this.flush());
-    }, Math.max(0, delay));
+    }, this.c.settings.watcherDebounceMs);
   }
 
   private async flush(): Promise<void> {
-    this.flushes++;
+    if (this.isDisposed) return;
     const batch = [...this.pending];
     this.pending.clear();
-    const rescan = this.rescanWanted || batch.length > BATCH_LIMIT;
+    const reconfigure = this.contextChanged;
+    const rescan = reconfigure || this.rescanWanted || batch.length > BATCH_LIMIT;
     this.rescanWanted = false;
+    this.contextChanged = false;
+    let files = 0;
+    let lastReloadMs: number | undefined;
+    let eventToModelMs: number | undefined;
     try {
       if (rescan) {
         this.firstEventAt.clear();
-        this.c.log.debug(`[watch] rescan (${batch.length} file event(s))`);
-        await this.c.rescan();
+        this.c.log.debug(`[watch] ${reconfigure ? 'new core' : 'rescan'} (${batch.length} file event(s))`);
+        if (reconfigure) await this.c.reconfigure('config, definitions or BMAD install changed', true);
+        else await this.c.rescan();
         return;
       }
       for (const [file, kind] of batch) {
         if (!this.c.rootFor(file)) continue;
         const started = performance.now();
-        if (kind === 'delete') this.c.core.remove(file);
-        else await this.c.core.reload(file);
+        try {
+          if (kind === 'delete') this.c.core.remove(file);
+          else await this.c.core.reload(file);
+        } catch (e) {
+          // One file that cannot be read (a README that is no workflow) does not stop the batch.
+          if (WaymarkError.is(e, 'usage')) this.c.log.trace(`[watch] ${file}: ${errorMessage(e)}`);
+          else this.c.log.warn(`[watch] could not reload ${file}: ${errorMessage(e)}`);
+          continue;
+        }
         const done = performance.now();
-        this.lastReloadMs = done - started;
+        files++;
+        lastReloadMs = done - started;
         const first = this.firstEventAt.get(file);
-        if (first !== undefined) this.lastEventToModelMs = done - first;
+        if (first !== undefined) eventToModelMs = done - first;
         this.firstEventAt.delete(file);
-        this.c.log.trace(`[watch] ${kind} ${file} in ${this.lastReloadMs.toFixed(1)} ms`);
+        this.c.log.trace(`[watch] ${kind} ${file} in ${lastReloadMs.toFixed(1)} ms`);
       }
     } catch (e) {
       this.c.log.error(`[watch] could not reload: ${errorMessage(e)}`);
+    } finally {
+      if (!this.isDisposed) this.flushed.fire({ files, rescan, lastReloadMs, eventToModelMs });
     }
-  }
-
-  dispose(): void {
-    clearTimeout(this.timer);
-    for (const d of this.disposables) d.dispose();
-    for (const ds of this.byRoot.values()) for (const d of ds) d.dispose();
-    this.byRoot.clear();
   }
 }

@@ -3,10 +3,11 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { StepDef, WorkflowState } from '../core/index';
-import { COMMANDS, PROTOCOL_COMMANDS, VIEWS } from './constants';
-import type { Container } from './container';
-import { STATUS_LABELS, STATUS_ORDER, activeStep, gateFor, gateLabel, progress, statusIcon, statusKey, stepIcon, stepKind, stepTitle } from './presentation';
-import { leaseHolders, leaseMarkdown, onDidChangeLeases } from './protocolFeatures';
+import { COMMANDS, VIEWS } from './constants';
+import { Disposable } from './disposable';
+import { leaseMarkdown } from './leases';
+import type { ExtensionModel } from './model';
+import { STATUS_LABELS, STATUS_ORDER, activeStep, escapeMd, gateFor, gateLabel, progress, statusIcon, statusKey, stepIcon, stepKind, stepTitle } from './presentation';
 
 export type WorkflowsNode =
   | { kind: 'folder'; root: string }
@@ -14,18 +15,15 @@ export type WorkflowsNode =
   | { kind: 'workflow'; state: WorkflowState }
   | { kind: 'step'; state: WorkflowState; step: StepDef };
 
-export class WorkflowsTree implements vscode.TreeDataProvider<WorkflowsNode>, vscode.Disposable {
-  private readonly emitter = new vscode.EventEmitter<WorkflowsNode | undefined>();
+export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider<WorkflowsNode> {
+  private readonly emitter = this.register(new vscode.EventEmitter<WorkflowsNode | undefined>());
   readonly onDidChangeTreeData = this.emitter.event;
   readonly view: vscode.TreeView<WorkflowsNode>;
-  private readonly subscription: vscode.Disposable;
 
-  constructor(private readonly c: Container) {
-    this.view = vscode.window.createTreeView(VIEWS.workflows, { treeDataProvider: this, showCollapseAll: true });
-    this.subscription = vscode.Disposable.from(
-      c.onDidChangeModel(() => this.refresh()),
-      onDidChangeLeases(() => this.refresh()),
-    );
+  constructor(private readonly c: ExtensionModel) {
+    super();
+    this.view = this.register(vscode.window.createTreeView(VIEWS.workflows, { treeDataProvider: this, showCollapseAll: true }));
+    this.register(c.onDidChange((e) => e.what !== 'settings' && e.what !== 'trust' && this.refresh()));
   }
 
   refresh(): void {
@@ -108,7 +106,7 @@ export class WorkflowsTree implements vscode.TreeDataProvider<WorkflowsNode>, vs
     if (step && state.status !== 'completed') parts.push(step);
     if (errors + warnings) parts.push(`$(warning) ${errors + warnings}`);
     if (state.stale) parts.push('stale');
-    const holders = leaseHolders(state.file);
+    const holders = this.c.leaseHolders(state.file);
     const live = holders.filter((h) => !h.stale);
     const foreign = live.find((h) => !h.mine);
     if (foreign) parts.push(`locked by ${foreign.lease.owner.agent}${foreign.scope === 'workspace' ? ' (workspace lease)' : ''}`);
@@ -124,12 +122,12 @@ export class WorkflowsTree implements vscode.TreeDataProvider<WorkflowsNode>, vs
     item.contextValue = `waymark.workflow.${statusKey(state)}${problems.length ? '.problems' : ''}${foreign ? '.lease' : live.length ? '.leaseMine' : ''}`;
     item.command = { command: COMMANDS.openFile, title: 'Open', arguments: [{ file: state.file, key: 'status' }] };
     const md = new vscode.MarkdownString(undefined, true);
-    if (holders.length) md.isTrusted = { enabledCommands: [PROTOCOL_COMMANDS.leaseTakeOver, PROTOCOL_COMMANDS.leaseRelease] };
+    if (holders.length) md.isTrusted = { enabledCommands: [COMMANDS.leaseTakeOver, COMMANDS.leaseRelease] };
     md.appendMarkdown(`**${this.c.displayName(state)}** (\`${state.workflow}\`) — ${STATUS_LABELS[statusKey(state)] ?? state.rawStatus ?? 'no status'}${state.rawStatus && state.rawStatus !== state.status ? ` (\`${state.rawStatus}\`)` : ''}\n\n`);
     md.appendMarkdown(`\`${this.c.relative(state.file)}\` · ${progress(state)} steps${state.scope ? ` · scope ${state.scope}` : ''}\n\n`);
     if (step) md.appendMarkdown(`Current step: \`${step}\`${state.nextStep && state.nextStep !== step ? ` · next: \`${state.nextStep}\`` : ''}\n\n`);
     if (state.blockedReason) md.appendMarkdown(`Blocked: ${state.blockedReason}\n\n`);
-    if (state.stale) md.appendMarkdown(`$(history) The file does not parse right now; this is the last good state.\n\n`);
+    if (state.stale) md.appendMarkdown(`$(history) The file does not read as a workflow right now${state.staleReason ? ` (${escapeMd(state.staleReason)})` : ''}; this is the last good state.\n\n`);
     for (const line of leaseMarkdown(state.file, holders)) md.appendMarkdown(`${line}\n\n`);
     for (const p of problems.slice(0, 6)) md.appendMarkdown(`${p.severity === 'error' ? '$(error)' : p.severity === 'warning' ? '$(warning)' : '$(info)'} ${escapeMd(p.message)} \`${p.code}\`\n\n`);
     if (problems.length > 6) md.appendMarkdown(`…and ${problems.length - 6} more in the Problems panel\n`);
@@ -138,11 +136,6 @@ export class WorkflowsTree implements vscode.TreeDataProvider<WorkflowsNode>, vs
     return item;
   }
 
-  dispose(): void {
-    this.subscription.dispose();
-    this.view.dispose();
-    this.emitter.dispose();
-  }
 }
 
 function groups(states: WorkflowState[], root?: string): WorkflowsNode[] {
@@ -170,8 +163,4 @@ export function stepItem(state: WorkflowState, step: StepDef): vscode.TreeItem {
   item.tooltip = `${stepTitle(step)} (step ${step.index} of ${state.steps.length}): ${kind}${gate ? ` · gate ${gateLabel(gate)}` : ''}`;
   item.command = { command: COMMANDS.openFile, title: 'Open', arguments: [{ file: state.file, step: step.id }] };
   return item;
-}
-
-function escapeMd(s: string): string {
-  return s.replace(/[\\`*_{}[\]<>]/g, (c) => `\\${c}`);
 }

@@ -2,6 +2,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { WaymarkApi } from '../../src/extension/extension';
+import type { TestApi } from '../../src/extension/testApi';
 
 export const EXTENSION_ID = 'waymark.waymark';
 
@@ -73,8 +75,17 @@ export interface Snapshot {
   error?: string;
 }
 
+/** The extension's test API (activate()'s return value under a test runner; see src/extension/testApi.ts). */
+export async function testApi(): Promise<TestApi> {
+  const ext = vscode.extensions.getExtension<WaymarkApi>(EXTENSION_ID);
+  if (!ext) throw new Error(`${EXTENSION_ID} is not installed`);
+  const api = await ext.activate();
+  if (!api.test) throw new Error('activate() returned no test API: the extension host is not in ExtensionMode.Test');
+  return api.test;
+}
+
 export async function snap(): Promise<Snapshot> {
-  const s = await vscode.commands.executeCommand<Snapshot>('waymark._test.snapshot');
+  const s = (await (await testApi()).snapshot()) as unknown as Snapshot | undefined;
   if (!s || s.error) throw new Error(`snapshot failed: ${s?.error ?? 'no result (is the extension active?)'}`);
   return s;
 }

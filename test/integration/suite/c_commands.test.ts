@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
-import { demo, find, read, ready, snap, waitFor, singleRoot } from '../helpers';
+import { demo, find, read, ready, snap, testApi, waitFor, singleRoot } from '../helpers';
 
 const run = <T>(id: string, arg?: unknown) => vscode.commands.executeCommand<T>(id, arg);
 
@@ -143,7 +143,8 @@ singleRoot('commands, writes and watching', () => {
     // write guard) is the real one.
     const rel = 'workflows/delegated/auth-tests.md';
     const before = read(rel);
-    assert.equal(await run('waymark._test.setTrust', false), false);
+    const api = await testApi();
+    assert.equal(api.setTrust(false), false);
     try {
       assert.equal(await run('waymark.advance', { file: demo(rel), quiet: true }), undefined);
       let s = await snap();
@@ -156,7 +157,7 @@ singleRoot('commands, writes and watching', () => {
       const s2 = await run<{ workflows: number }>('waymark.refresh');
       assert.ok(s2 && s2.workflows > 0, 'reading still works');
     } finally {
-      await run('waymark._test.setTrust', undefined);
+      api.setTrust(undefined);
     }
     assert.equal((await snap()).canWrite, true);
   });

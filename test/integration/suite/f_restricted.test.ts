@@ -1,9 +1,25 @@
 // Runs in the runner's third pass: code-server with workspace trust on and the folder never
 // trusted (Restricted Mode). Reading works; every write is refused with an explanation.
 import * as assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { demo, find, ready, resizeView, screenshot, sleep, snap, waitFor } from '../helpers';
+import { EXTENSION_ID, demo, find, ready, resizeView, screenshot, sleep, snap, testApi, waitFor, workspaceRoot } from '../helpers';
+
+/** Every file under `dir` with the SHA-256 of its bytes, by relative path. */
+function tree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const abs = path.join(d, e.name);
+      if (e.isDirectory()) walk(abs);
+      else out[path.relative(dir, abs).split(path.sep).join('/')] = createHash('sha256').update(fs.readFileSync(abs)).digest('hex');
+    }
+  };
+  walk(dir);
+  return out;
+}
 
 if (!vscode.workspace.isTrusted) {
   suite('restricted mode (untrusted workspace)', () => {
@@ -40,6 +56,31 @@ if (!vscode.workspace.isTrusted) {
       assert.ok(!fs.existsSync(demo('.waymark/history')), 'no history written');
     });
 
+    test('memory commands are refused before the memory store opens, and write no file', async () => {
+      const before = tree(workspaceRoot());
+      const file = demo('workflows/auth-refactor.md');
+      const attempts: [string, Record<string, unknown>][] = [
+        ['waymark.memory.recordDecision', { file, step: 'design', text: 'Never stored: untrusted', rationale: 'x' }],
+        ['waymark.memory.recordLearning', { file, step: 'design', text: 'Never stored either', category: 'gotcha' }],
+        ['waymark.memory.recall', { file }],
+        ['waymark.memory.showGraph', { file }],
+        ['waymark.session.start', { file, message: 'untrusted session' }],
+        ['waymark.session.end', { file, message: 'summary' }],
+      ];
+      for (const [id, arg] of attempts) {
+        assert.equal(await vscode.commands.executeCommand(id, { ...arg, quiet: true }), undefined, id);
+        const s = await snap();
+        assert.match(s.lastError?.message ?? '', /is disabled because this workspace is not trusted/, id);
+        assert.equal(s.lastError?.reason, 'unavailable', id);
+      }
+      // The Memory view says why it is empty instead of opening the store.
+      const memory = (await (await testApi()).snapshot({ only: 'memory' })) as { memory?: unknown[]; memoryMessage?: string };
+      assert.deepEqual(memory.memory, []);
+      assert.match(memory.memoryMessage ?? '', /Restricted Mode/);
+      assert.ok(!fs.existsSync(demo('.waymark/memory')), 'no memory store created');
+      assert.deepEqual(tree(workspaceRoot()), before, 'no file added, removed or changed');
+    });
+
     test('quick fixes are not offered as runnable, and applying one is refused', async () => {
       const rel = 'workflows/release-notes.md';
       await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(vscode.Uri.file(demo(rel))));
@@ -65,6 +106,13 @@ if (!vscode.workspace.isTrusted) {
       void vscode.commands.executeCommand('waymark.advance', { file: demo('workflows/delegated/auth-tests.md') });
       await sleep(800);
       await screenshot('restricted-mode');
+    });
+
+    test('the whole pass changed no file: the folder still equals the fixture it was copied from', async () => {
+      const ext = vscode.extensions.getExtension(EXTENSION_ID)!;
+      const fixture = [path.join(ext.extensionPath, 'examples', 'demo'), path.join(ext.extensionPath, 'test', 'integration', 'workspace')].find((d) => fs.existsSync(path.join(d, 'workflows')))!;
+      await sleep(500); // let a refused command's last event settle
+      assert.deepEqual(tree(workspaceRoot()), tree(fixture));
     });
   });
 }

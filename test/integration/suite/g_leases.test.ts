@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as vscode from 'vscode';
 import { acquireLease, leaseKey, leasesCovering, releaseLease } from '../../../src/core/protocol/leases';
 import { resume } from '../../../src/core/protocol/resume';
-import { demo, find, hoverText, locate, ready, screenshot, singleRoot, sleep, snap, waitFor, workspaceRoot, type Snapshot, type TreeSnap } from '../helpers';
+import { demo, find, hoverText, locate, ready, screenshot, singleRoot, sleep, snap, testApi, waitFor, workspaceRoot, type Snapshot, type TreeSnap } from '../helpers';
 
 const REL = 'workflows/delegated/auth-tests.md';
 const NAME = 'auth-tests';
@@ -104,7 +104,7 @@ singleRoot('leases on screen', () => {
 
     // On screen: the locked row, the status bar and the hover.
     await vscode.commands.executeCommand('workbench.view.extension.waymark');
-    assert.equal(await vscode.commands.executeCommand('waymark._test.reveal', file), true);
+    assert.equal(await (await testApi()).reveal(file), true);
     editor.selection = new vscode.Selection(at, at);
     await vscode.window.showTextDocument(doc);
     await sleep(500);

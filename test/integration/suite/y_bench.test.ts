@@ -3,12 +3,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { WaymarkApi } from '../../../src/extension/extension';
 import { EXTENSION_ID, sleep, waitFor, workspaceRoot } from '../helpers';
 
-interface Api {
-  timings: { activationMs?: number; firstScanMs?: number };
-  container?: { get(file: string): { currentStep?: string } | undefined; states(): unknown[] };
-}
 
 function report(name: string, value: number, unit: string, extra: Record<string, unknown> = {}): void {
   console.log(`[waymark-bench] ${JSON.stringify({ name, value: Math.round(value * 10) / 10, unit, ...extra })}`);
@@ -23,21 +20,22 @@ if (process.env.WAYMARK_IT_BENCH === '1') {
   suite('bench', () => {
     test('activation, first tree and external edits on 10,000 files', async function () {
       this.timeout(300_000);
-      const ext = vscode.extensions.getExtension<Api>(EXTENSION_ID)!;
+      const ext = vscode.extensions.getExtension<WaymarkApi>(EXTENSION_ID)!;
       const api = await ext.activate();
+      const test = api.test!;
       report('activation (our code)', api.timings.activationMs ?? NaN, 'ms');
       await waitFor('the first scan', () => api.timings.firstScanMs, 120_000);
-      const count = api.container!.states().length;
+      const count = test.count();
       report('first scan after activation began', api.timings.firstScanMs!, 'ms', { workflows: count });
       // What the Workflows view renders first: the status groups (expanded) and every workflow
       // item in them (collapsed, so their steps are not asked for).
       const t0 = performance.now();
-      await vscode.commands.executeCommand('waymark._test.snapshot', { only: 'workflows', maxDepth: 1 });
+      await test.snapshot({ only: 'workflows', maxDepth: 1 });
       const treeMs = performance.now() - t0;
       report('Workflows view items built (groups + 10,000 workflow items)', treeMs, 'ms');
       report('first full tree after activation began', api.timings.firstScanMs! + treeMs, 'ms', { target: '< 2000 ms' });
       const t1 = performance.now();
-      await vscode.commands.executeCommand('waymark._test.snapshot');
+      await test.snapshot();
       report('every tree fully expanded (workflows with all steps, gates, delegation)', performance.now() - t1, 'ms');
 
       const file = path.join(workspaceRoot(), 'work', 'w00042.md');
@@ -48,11 +46,10 @@ if (process.env.WAYMARK_IT_BENCH === '1') {
         const step = i % 2 === 0 ? 'build' : 'design';
         fs.writeFileSync(file, original.replace(/currentStep: \w+/, `currentStep: ${step}`));
         const written = performance.now();
-        await waitFor('the edit in the model', () => api.container!.get(file)?.currentStep === step, 10_000);
+        await waitFor('the edit in the model', () => test.state(file)?.currentStep === step, 10_000);
         const seen = performance.now();
-        const s = await vscode.commands.executeCommand<{ watcherEventToModelMs: number }>('waymark._test.snapshot', { only: 'workflows', maxDepth: 0 });
-        void s;
-        const full = await vscode.commands.executeCommand<{ watcherEventToModelMs: number }>('waymark._test.snapshot');
+        await test.snapshot({ only: 'workflows', maxDepth: 0 });
+        const full = (await test.snapshot()) as { watcherEventToModelMs: number };
         sinceWrite.push(seen - written);
         sinceEvent.push(full.watcherEventToModelMs);
         await sleep(150);

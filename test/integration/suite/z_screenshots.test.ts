@@ -1,7 +1,7 @@
 // Puts each surface on screen and asks the runner for a screenshot (test-results/screenshots/).
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { demo, locate, ready, resizeView, screenshot, sleep, singleRoot } from '../helpers';
+import { demo, locate, ready, resizeView, screenshot, sleep, singleRoot, testApi } from '../helpers';
 
 singleRoot('screenshots', () => {
   suiteSetup(async () => {
@@ -19,7 +19,7 @@ singleRoot('screenshots', () => {
   test('the Waymark views', async () => {
     await vscode.commands.executeCommand('workbench.view.extension.waymark');
     await sleep(300);
-    assert.equal(await vscode.commands.executeCommand('waymark._test.reveal', demo('workflows/auth-refactor.md')), true);
+    assert.equal(await (await testApi()).reveal(demo('workflows/auth-refactor.md')), true);
     await sleep(500);
     await screenshot('views');
   });

@@ -5,7 +5,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
-import { clickView, demo, find, flatten, ready, screenshot, singleRoot, sleep, waitFor, type TreeSnap } from '../helpers';
+import { clickView, demo, find, flatten, ready, screenshot, singleRoot, sleep, testApi, waitFor, type TreeSnap } from '../helpers';
 
 /** A Markdown tooltip as plain text (VS Code escapes it: `&nbsp;`, backslashes). */
 const plain = (md: string | undefined) => (md ?? '').replace(/&nbsp;/g, ' ').replace(/\\(.)/g, '$1');
@@ -13,7 +13,7 @@ const plain = (md: string | undefined) => (md ?? '').replace(/&nbsp;/g, ' ').rep
 const run = <T>(id: string, arg?: unknown) => vscode.commands.executeCommand<T>(id, arg);
 
 async function memoryTree(): Promise<TreeSnap[]> {
-  const s = await run<{ memory?: TreeSnap[]; error?: string }>('waymark._test.snapshot', { only: 'memory', maxDepth: 3 });
+  const s = (await (await testApi()).snapshot({ only: 'memory', maxDepth: 3 })) as { memory?: TreeSnap[]; error?: string };
   if (!s || s.error) throw new Error(`memory snapshot failed: ${s?.error ?? 'no result'}`);
   if (!s.memory) throw new Error('the memory features are not loaded');
   return s.memory;

@@ -1,0 +1,337 @@
+// The extension's one model: it owns the state core (made again when the folders, the trust or
+// the settings that shape it change), the leases on screen and the settings, and fires ONE change
+// event that every surface listens to. It renders nothing and keeps no state the core knows:
+// stale files, problems and resume answers all come from the core.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { WaymarkError, createStateCore, errorMessage } from '../core/index';
+import type { Problem, ResumeReport, StateCore, WorkflowState, WriteGuard } from '../core/index';
+import { CONTEXT } from './constants';
+import { Disposable } from './disposable';
+import { LeaseMonitor, type LeaseHolder } from './leases';
+import { CORE_SETTING_KEYS, changedSettings, readSettings, type Settings } from './settings';
+
+/** What changed: workflow states (scan, reload, write), the folders, the leases, the settings or the trust. */
+export type ModelChangeKind = 'states' | 'roots' | 'leases' | 'settings' | 'trust';
+
+export interface ModelChange {
+  readonly what: ModelChangeKind;
+  /** Files whose state changed, when known (a scan or a new core: undefined, meaning any). */
+  readonly files?: readonly string[];
+}
+
+/** One scan's outcome, for the log and the test API. */
+export interface ScanOutcome {
+  readonly error?: string;
+  /** True when the scan belonged to a new core (folders, trust or settings changed). */
+  readonly newCore: boolean;
+}
+
+/** The file-scheme workspace folders, in workspace order. */
+function workspaceRoots(): string[] {
+  return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+export class ExtensionModel extends Disposable {
+  private readonly changed = this.register(new vscode.EventEmitter<ModelChange>());
+  /** The one change event: trees, status bar, decorations, diagnostics, lenses and memory listen here. */
+  readonly onDidChange = this.changed.event;
+  private readonly scanned = this.register(new vscode.EventEmitter<ScanOutcome>());
+  readonly onDidScan = this.scanned.event;
+
+  private current: StateCore;
+  private currentSubscription?: { dispose(): void };
+  private currentRoots: string[] = [];
+  /** Bumped when the core is replaced; a scan that started on an older core is discarded. */
+  private generation = 0;
+  private reconfiguring: Promise<void> = Promise.resolve();
+  private firstScan?: Promise<void>;
+  /** Files the current core reported changed while a replacement was being scanned. */
+  private touchedWhileScanning?: Set<string>;
+  private trustOverride: boolean | undefined;
+  private settingsNow: Settings = readSettings();
+  /** Lookups over the current states, built once per change (views ask per node). */
+  private index?: { states: WorkflowState[]; problems: Problem[]; byFile: Map<string, Problem[]>; idCounts: Map<string, number> };
+
+  readonly leases: LeaseMonitor;
+
+  constructor(readonly log: vscode.LogOutputChannel) {
+    super();
+    const roots = workspaceRoots();
+    this.current = this.makeCore(roots);
+    this.adopt(this.current, roots);
+    this.leases = this.register(new LeaseMonitor({ core: () => this.current, roots: () => this.currentRoots, actor: () => this.settingsNow.actor, log }, () => this.fire({ what: 'leases' })));
+    this.leases.sync();
+    this.register({ dispose: () => (this.currentSubscription?.dispose(), this.current.dispose()) });
+    this.register(
+      vscode.workspace.onDidGrantWorkspaceTrust(() => {
+        this.updateContext();
+        this.fire({ what: 'trust' });
+        // Settings-based globs and the scan index apply only in a trusted workspace.
+        void this.reconfigure('workspace trusted', true);
+      }),
+    );
+    // Folders can arrive after activation (VS Code for the Web reads a remote .code-workspace
+    // file only once its file system is up) and users add and remove folders at any time.
+    this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => void this.reconfigure('workspace folders changed')));
+    this.register(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (!e.affectsConfiguration('waymark')) return;
+        const next = readSettings();
+        const keys = changedSettings(this.settingsNow, next);
+        this.settingsNow = next;
+        if (!keys.length) return;
+        this.log.info(`[settings] changed: ${keys.join(', ')}`);
+        this.fire({ what: 'settings' });
+        if (keys.some((k) => CORE_SETTING_KEYS.includes(k))) void this.reconfigure('settings changed', true);
+      }),
+    );
+    this.updateContext();
+  }
+
+  /** The settings as read last (re-read on every configuration change). */
+  get settings(): Settings {
+    return this.settingsNow;
+  }
+
+  /** The current state core; replaced behind this getter when the folders or settings change. */
+  get core(): StateCore {
+    return this.current;
+  }
+
+  /** Absolute paths of the workspace folders the core reads (file scheme only). */
+  get roots(): string[] {
+    return this.currentRoots;
+  }
+
+  /** Writes (and opening the memory store) are allowed only in a trusted workspace. */
+  get canWrite(): boolean {
+    return this.trustOverride ?? vscode.workspace.isTrusted;
+  }
+
+  /**
+   * Behave as if the workspace were (un)trusted; undefined restores the real state. Only the test
+   * API calls it: code-server runs trusted, and the refusal path must be the real one.
+   */
+  overrideTrust(trusted: boolean | undefined): void {
+    this.trustOverride = trusted;
+    this.updateContext();
+    this.fire({ what: 'trust' });
+  }
+
+  states(): WorkflowState[] {
+    return this.lookups().states;
+  }
+
+  /** The state of a workflow file, stale (last good) when its text does not parse now. */
+  get(file: string): WorkflowState | undefined {
+    return this.current.get(file);
+  }
+
+  problems(): Problem[] {
+    return this.lookups().problems;
+  }
+
+  problemsFor(file: string): Problem[] {
+    return this.lookups().byFile.get(file) ?? [];
+  }
+
+  /** The name a workflow goes by on screen: its id, or its file name when several files share the id. */
+  displayName(state: WorkflowState): string {
+    if ((this.lookups().idCounts.get(state.workflow) ?? 0) < 2) return state.workflow;
+    return path.basename(state.file).replace(/\.(md|markdown)$/i, '');
+  }
+
+  rootFor(file: string): string | undefined {
+    let best: string | undefined;
+    for (const r of this.currentRoots) if ((file === r || file.startsWith(r + path.sep)) && (!best || r.length > best.length)) best = r;
+    return best;
+  }
+
+  relative(file: string): string {
+    const root = this.rootFor(file);
+    return root ? path.relative(root, file) : file;
+  }
+
+  /** Leases covering `file`, live ones first. */
+  leaseHolders(file: string): LeaseHolder[] {
+    return this.leases.holders(file);
+  }
+
+  /**
+   * Where to continue `file`, from all three tiers (frontmatter, checkpoint, orchestrator state):
+   * the answer `waymark resume FILE` gives. No side effects (the orchestrator TTL is not run).
+   */
+  async resume(file: string): Promise<ResumeReport> {
+    const root = this.get(file)?.root ?? this.rootFor(file);
+    if (!root) throw new WaymarkError('usage', `${file} is not in a folder of this workspace.`, file);
+    return this.current.protocol.resume(root, file, { expire: false });
+  }
+
+  /** Runs the first scan once, with progress; later calls return the same promise. */
+  ready(): Promise<void> {
+    this.firstScan ??= this.rescan(true);
+    return this.firstScan;
+  }
+
+  async rescan(withProgress = false): Promise<void> {
+    const started = Date.now();
+    void vscode.commands.executeCommand('setContext', CONTEXT.scanning, true);
+    let error: string | undefined;
+    const work = async () => {
+      const generation = this.generation;
+      const core = this.current;
+      const result = await core.scan();
+      if (generation !== this.generation) return; // the core was replaced meanwhile; its own scan follows
+      this.log.info(`[scan] ${result.workflows.length} workflow(s), ${result.files} file(s), ${core.problems().length} problem(s) in ${Date.now() - started} ms`);
+      for (const s of result.skipped) this.log.warn(`[scan] skipped ${s.file}: ${s.reason}${s.detail ? ` (${s.detail})` : ''}`);
+    };
+    try {
+      if (withProgress) await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Waymark: scanning workflows' }, work);
+      else await work();
+    } catch (e) {
+      error = errorMessage(e);
+      throw e;
+    } finally {
+      void vscode.commands.executeCommand('setContext', CONTEXT.scanning, false);
+      this.index = undefined;
+      this.updateContext();
+      this.scanned.fire({ error, newCore: false });
+      this.fire({ what: 'states' });
+    }
+  }
+
+  /**
+   * Makes a new core for the current folders, trust and settings, scans it, and only then puts
+   * it in place, so the views keep showing the old model meanwhile (no empty flash). Without
+   * `force` nothing happens when the folders are unchanged. Calls are serialized.
+   */
+  reconfigure(reason: string, force = false): Promise<void> {
+    this.reconfiguring = this.reconfiguring.then(async () => {
+      if (this.isDisposed) return;
+      const roots = workspaceRoots();
+      if (!force && sameList(roots, this.currentRoots)) return;
+      const foldersChanged = !sameList(roots, this.currentRoots);
+      this.log.info(`[roots] ${reason}: ${roots.length ? roots.join(', ') : '(no folder)'}`);
+      const started = Date.now();
+      const next = this.makeCore(roots);
+      const touched = (this.touchedWhileScanning = new Set<string>());
+      let error: string | undefined;
+      void vscode.commands.executeCommand('setContext', CONTEXT.scanning, true);
+      try {
+        const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Waymark: scanning workflows' }, () => next.scan());
+        this.log.info(`[scan] ${result.workflows.length} workflow(s), ${result.files} file(s), ${next.problems().length} problem(s) in ${Date.now() - started} ms`);
+      } catch (e) {
+        error = errorMessage(e);
+        this.log.error(`[scan] scan after ${reason} failed: ${error}`);
+      } finally {
+        this.touchedWhileScanning = undefined;
+        void vscode.commands.executeCommand('setContext', CONTEXT.scanning, false);
+      }
+      if (this.isDisposed) {
+        next.dispose();
+        return;
+      }
+      const previous = this.current;
+      this.current = next;
+      this.adopt(next, roots);
+      // Wait for the old core's memory databases to close before the new core may open them.
+      await previous.close().catch((e: unknown) => this.log.warn(`[roots] closing the previous core: ${errorMessage(e)}`));
+      // Writes and watcher reloads that went to the old core while the new one scanned.
+      for (const file of touched) {
+        if (!this.rootFor(file)) continue;
+        try {
+          if (fs.existsSync(file)) await next.reload(file);
+          else next.remove(file);
+        } catch (e) {
+          this.log.warn(`[roots] could not re-read ${file}: ${errorMessage(e)}`);
+        }
+      }
+      this.updateContext();
+      this.scanned.fire({ error, newCore: true });
+      if (foldersChanged) {
+        this.leases.sync();
+        this.fire({ what: 'roots' });
+      }
+      this.fire({ what: 'states' });
+    });
+    return this.reconfiguring;
+  }
+
+  private makeCore(roots: string[]): StateCore {
+    const s = this.settingsNow;
+    const trusted = this.canWrite;
+    const trustGuard: WriteGuard = (ctx) => {
+      if (!this.canWrite) throw untrustedError(ctx.operation, ctx.file);
+    };
+    // The same write path as the CLI: orchestrator leases refuse our writes too, every write
+    // lands in the events log and (when enabled) feeds the memory tiers.
+    return createStateCore({
+      roots,
+      logger: this.log,
+      actor: s.actor,
+      configOverrides: s.workflowGlobs.length && trusted ? { include: [...s.workflowGlobs] } : undefined,
+      guards: [trustGuard],
+      memory: { consolidateOnWrite: s.memoryConsolidateOnWrite },
+      origin: 'vscode',
+      // An untrusted workspace changes no file, not even the scan's cache.
+      scanIndex: trusted ? undefined : false,
+    });
+  }
+
+  /** Listens to `core` as the current one. */
+  private adopt(core: StateCore, roots: string[]): void {
+    this.currentSubscription?.dispose();
+    this.currentRoots = roots;
+    this.generation++;
+    this.index = undefined;
+    this.currentSubscription = core.onDidChange((e) => {
+      for (const ch of e.changes) this.touchedWhileScanning?.add(ch.file);
+      this.index = undefined;
+      this.fire({ what: 'states', files: e.changes.map((c) => c.file) });
+    });
+  }
+
+  private fire(change: ModelChange): void {
+    if (this.isDisposed) return;
+    if (change.what === 'states') this.updateContext();
+    this.changed.fire(change);
+  }
+
+  private lookups() {
+    if (this.index) return this.index;
+    const states = this.current.list();
+    const problems = this.current.problems();
+    const byFile = new Map<string, Problem[]>();
+    for (const p of problems) {
+      const list = byFile.get(p.file);
+      if (list) list.push(p);
+      else byFile.set(p.file, [p]);
+    }
+    const idCounts = new Map<string, number>();
+    for (const s of states) idCounts.set(s.workflow, (idCounts.get(s.workflow) ?? 0) + 1);
+    this.index = { states, problems, byFile, idCounts };
+    return this.index;
+  }
+
+  private updateContext(): void {
+    void vscode.commands.executeCommand('setContext', CONTEXT.active, true);
+    void vscode.commands.executeCommand('setContext', CONTEXT.canWrite, this.canWrite);
+    void vscode.commands.executeCommand('setContext', CONTEXT.hasWorkflows, this.current.list().length > 0);
+  }
+}
+
+/** The refusal of a write in Restricted Mode: an explanation, not a failure. */
+export function untrustedError(action: string, file?: string, what = 'change workflow state'): WaymarkError {
+  return new WaymarkError(
+    'unavailable',
+    `${action} is disabled because this workspace is not trusted. Waymark only reads in Restricted Mode; trust the folder (Manage Workspace Trust) to ${what}.`,
+    file,
+    { untrusted: true },
+  );
+}

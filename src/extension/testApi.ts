@@ -1,0 +1,136 @@
+// The test API: what the extension-host tests read, handed out by activate() only when VS Code
+// runs extension tests (ExtensionMode.Test). It reads the surfaces through their public parts
+// and records what the model, the command runner, the watchers and the decorations announce on
+// their events; production classes keep no counters or snapshots for the tests.
+//
+//   const api = (await vscode.extensions.getExtension('waymark.waymark')!.activate()).test!;
+//   const s = await api.snapshot();          // every view, the status bar, states, last error
+//   api.setTrust(false);                     // behave as in Restricted Mode (undefined: real)
+//   await api.reveal(file);                  // select a workflow in the Workflows view
+import * as vscode from 'vscode';
+import { errorMessage } from '../core/index';
+import type { CommandOutcome } from './commandRunner';
+import type { Container } from './container';
+import type { RenderedDecorations } from './decorations';
+import type { WatcherFlush } from './watchers';
+
+export interface TreeSnapshot {
+  label: string;
+  description?: string;
+  contextValue?: string;
+  icon?: string;
+  tooltip?: string;
+  children?: TreeSnapshot[];
+}
+
+export interface TestApi {
+  /** What each surface shows now, as plain data (`only` limits it to one tree). */
+  snapshot(opts?: { maxDepth?: number; only?: 'workflows' | 'memory' }): Promise<Record<string, unknown>>;
+  /** Behave as if the workspace were (un)trusted; undefined restores the real state. Returns canWrite. */
+  setTrust(trusted: boolean | undefined): boolean;
+  /** Reveals and selects a workflow in the Workflows view; false when it is not in the model. */
+  reveal(file: string): Promise<boolean>;
+  /** The model's current state of a file (for the bench). */
+  state(file: string): { currentStep?: string; stale?: boolean } | undefined;
+  /** How many workflows the model holds. */
+  count(): number;
+  /** A language-model tool's own invoke (where the host refuses vscode.lm.invokeTool to an extension). */
+  invokeTool(name: string, input: Record<string, unknown>): Promise<string | undefined>;
+}
+
+export function createTestApi(c: Container): TestApi {
+  let lastError: { action: string; reason?: string; message: string } | undefined;
+  let scans = 0;
+  let coreReplacements = 0;
+  let lastScanError: string | undefined;
+  let flushes = 0;
+  let lastFlush: WatcherFlush | undefined;
+  const rendered = new Map<string, RenderedDecorations>();
+  c.runner.onDidRun((o: CommandOutcome) => {
+    lastError = o.ok ? undefined : { action: o.action, reason: o.reason, message: o.message ?? '' };
+  });
+  c.model.onDidScan((s) => {
+    scans++;
+    if (s.newCore) coreReplacements++;
+    lastScanError = s.error;
+  });
+  c.watchers.onDidFlush((f) => {
+    flushes++;
+    if (f.eventToModelMs !== undefined) lastFlush = f;
+  });
+  c.decorations.onDidRender((r) => (r.what ? rendered.set(r.file, r.what) : rendered.delete(r.file)));
+
+  const snapshot = async (opts: { maxDepth?: number; only?: 'workflows' | 'memory' } = {}) => {
+    try {
+      if (opts.only === 'workflows') return { workflows: await tree(c.workflows, undefined, 0, opts.maxDepth ?? 5) };
+      // Only on request: listing memory opens the memory store.
+      if (opts.only === 'memory') return { memory: await tree(c.memoryTree, undefined, 0, opts.maxDepth ?? 3), memoryMessage: c.memoryTree.view.message };
+      const m = c.model;
+      const bar = c.statusBar;
+      const tooltip = bar.item.tooltip;
+      return {
+        workflows: await tree(c.workflows),
+        gates: await tree(c.gates),
+        delegation: await tree(c.delegation),
+        statusBar: {
+          visible: !!bar.current,
+          text: bar.item.text,
+          tooltip: typeof tooltip === 'string' ? tooltip : tooltip?.value,
+          background: bar.item.backgroundColor?.id,
+          file: bar.current?.file,
+        },
+        decorations: Object.fromEntries(rendered),
+        fileBadges: Object.fromEntries(m.states().map((s) => [s.file, c.decorations.provideFileDecoration(vscode.Uri.file(s.file))?.badge ?? ''])),
+        states: m.states().map((s) => ({ file: s.file, workflow: s.workflow, status: s.status, currentStep: s.currentStep, stepsCompleted: s.stepsCompleted, stale: !!s.stale, staleReason: s.staleReason, stateHash: s.stateHash })),
+        canWrite: m.canWrite,
+        lastError,
+        scans,
+        lastScanError,
+        roots: m.roots,
+        coreReplacements,
+        watchedRoots: c.watchers.watchedRoots,
+        watcherFlushes: flushes,
+        watcherLastReloadMs: lastFlush?.lastReloadMs,
+        watcherEventToModelMs: lastFlush?.eventToModelMs,
+      };
+    } catch (e) {
+      return { error: errorMessage(e) };
+    }
+  };
+
+  return {
+    snapshot,
+    setTrust: (trusted) => {
+      c.model.overrideTrust(trusted);
+      return c.model.canWrite;
+    },
+    reveal: async (file) => {
+      const state = c.model.get(file);
+      if (!state) return false;
+      await c.workflows.view.reveal({ kind: 'workflow', state }, { expand: true, select: true, focus: false });
+      return true;
+    },
+    state: (file) => c.model.get(file),
+    count: () => c.model.states().length,
+    invokeTool: (name, input) => c.invokeTool(name, input),
+  };
+}
+
+async function tree<T>(provider: vscode.TreeDataProvider<T>, node?: T, depth = 0, maxDepth = 5): Promise<TreeSnapshot[]> {
+  const children = (await provider.getChildren(node)) ?? [];
+  const out: TreeSnapshot[] = [];
+  for (const child of children) {
+    const item = await provider.getTreeItem(child);
+    const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
+    const tooltip = typeof item.tooltip === 'string' ? item.tooltip : item.tooltip?.value;
+    out.push({
+      label,
+      description: typeof item.description === 'string' ? item.description : undefined,
+      contextValue: item.contextValue,
+      icon: item.iconPath instanceof vscode.ThemeIcon ? item.iconPath.id : undefined,
+      tooltip,
+      children: depth < maxDepth && item.collapsibleState !== vscode.TreeItemCollapsibleState.None ? await tree(provider, child, depth + 1, maxDepth) : undefined,
+    });
+  }
+  return out;
+}
