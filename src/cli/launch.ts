@@ -13,6 +13,7 @@ type HookCheck = { answerHook(agent: string, text: string, failClosed: boolean):
 
 /** A bundle beside this one. The path is computed so the bundler leaves the require to run time. */
 function load<T>(name: string): T {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
   return require(path.join(__dirname, name)) as T;
 }
 
