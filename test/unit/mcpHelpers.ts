@@ -31,7 +31,8 @@ export function cliPath(): string {
   if (!fs.existsSync(BUILT_CLI)) spawnSync(process.execPath, ['esbuild.mjs'], { stdio: 'inherit' });
   const dir = tmpDir('waymark-mcp-cli-');
   cli = path.join(dir, 'cli.js');
-  fs.copyFileSync(BUILT_CLI, cli);
+  // The launcher loads its sibling bundles (cli-main.js, cli-hook.js): copy them all.
+  for (const name of fs.readdirSync(path.dirname(BUILT_CLI))) if (/^cli(-[\w-]+)?\.js$/.test(name)) fs.copyFileSync(path.join(path.dirname(BUILT_CLI), name), path.join(dir, name));
   return cli;
 }
 
