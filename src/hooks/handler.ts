@@ -2,7 +2,6 @@
  * The hook logic between the adapters and the core: a neutral event in, a neutral decision out.
  * Knows no agent. Loaded only when the fast path (quickCheck.ts) says an event may touch state.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   applyReplacements,
@@ -16,8 +15,8 @@ import {
   sessionLeftovers,
   listLeases,
   describeOwner,
-  isLedgerPath,
-  storyStatus,
+  loadSprint,
+  relPath,
   WaymarkError,
   errorMessage,
   type ProposalProblem,
@@ -178,26 +177,18 @@ export async function sessionBriefing(root: string): Promise<string> {
   return out.join('\n');
 }
 
-/** Stories the sprint ledger says are in progress or in review (BMAD). */
+/** Stories in progress or in review (BMAD sprint: the ledger, else the story files). */
 function inProgressStories(root: string): string[] {
-  const out: string[] = [];
-  for (const rel of ['_bmad-output/implementation-artifacts/sprint-status.yaml', '_bmad-output/sprint-status.yaml', 'docs/sprint-status.yaml']) {
-    let text: string | undefined;
-    try {
-      text = readCurrentText(path.join(root, rel));
-    } catch {
-      text = undefined;
-    }
-    if (text === undefined || !isLedgerPath(rel)) continue;
-    for (const m of text.matchAll(/^\s+([\w.-]+):\s*(in-progress|review)\s*(?:#.*)?$/gm)) {
-      if (m[1].startsWith('epic-')) continue;
-      const storyFile = [path.join(path.dirname(path.join(root, rel)), `${m[1]}.md`), path.join(path.dirname(path.join(root, rel)), 'stories', `${m[1]}.md`)].find((f) => fs.existsSync(f));
-      const word = storyFile ? storyStatus(readCurrentText(storyFile) ?? '')?.word : undefined;
-      out.push(`- story ${m[1]}: ${m[2]} in ${rel}${storyFile ? ` (${path.relative(root, storyFile).split(path.sep).join('/')}${word && word !== m[2] ? `, whose Status says ${word}` : ''})` : ''}`);
-    }
-    break;
-  }
-  return out;
+  const sprint = loadSprint(root);
+  if (!sprint) return [];
+  return sprint.stories
+    .filter((st) => st.status === 'in-progress' || st.status === 'review')
+    .slice(0, 8)
+    .map((st) => {
+      const file = st.file ? relPath(root, st.file) : undefined;
+      const drift = st.fileStatus && st.ledgerStatus && st.fileStatusMapped !== st.ledgerStatus ? `; its file says ${st.fileStatus}, the ledger ${st.ledgerStatus}` : '';
+      return `- story ${st.key}: ${st.status}${file ? ` (${file}, tasks ${st.tasks.done}/${st.tasks.total}${drift})` : ''}`;
+    });
 }
 
 async function stop(event: Extract<NeutralEvent, { kind: 'stop' }>, root: string): Promise<HookDecision> {
