@@ -21,7 +21,7 @@ import { safeWritePath } from '../store/safePath';
 import { contextFor } from './states';
 import { relPath, protocolPaths, shortHash, ensureDir } from './paths';
 import { describeOwner, isHolder, leasesCovering, listLeases } from './leases';
-import { appendEvent, readEvents } from './events';
+import { appendEvent } from './events';
 import { stateAt } from './timeline';
 import { checkSprintProposal } from '../bmad/sprint';
 
@@ -377,10 +377,28 @@ export interface LeftInconsistent {
   fix?: string;
 }
 
-/** Workflow files a session wrote (per the events log): the ones its stop is judged on. */
+/**
+ * Workflow files a session wrote, per the events log's active segment (the last MiB of events:
+ * a stop hook runs after every turn, so it does not read the whole archive).
+ */
 function filesOfSession(root: string, session: string): string[] {
   const seen = new Set<string>();
-  for (const e of readEvents(root, 0).events) if (e.session === session && e.file && e.type.startsWith('workflow.')) seen.add(e.file);
+  let text: string | undefined;
+  try {
+    text = readCurrentText(protocolPaths(root).eventsFile);
+  } catch {
+    return [];
+  }
+  for (const line of (text ?? '').split('\n')) {
+    if (!line.includes(session)) continue;
+    let e: { session?: unknown; file?: unknown; type?: unknown };
+    try {
+      e = JSON.parse(line) as typeof e;
+    } catch {
+      continue; // a torn line: the events log repairs it on its next append
+    }
+    if (e.session === session && typeof e.file === 'string' && typeof e.type === 'string' && e.type.startsWith('workflow.')) seen.add(e.file);
+  }
   return [...seen];
 }
 
