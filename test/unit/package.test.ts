@@ -79,7 +79,7 @@ describe('per-platform packages (real vsce, real zip files)', () => {
     const r = spawnSync('npm', ['pack', '--dry-run', '--json'], { cwd: REPO, encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
     const files = (JSON.parse(r.stdout)[0].files as { path: string }[]).map((f) => f.path).sort();
-    assert.ok(files.includes('dist/cli.js') && files.includes('dist/cli-main.js'));
-    assert.deepEqual(files.filter((f) => !['dist/cli.js', 'dist/cli-main.js', 'README.md', 'LICENSE', 'CHANGELOG.md', 'package.json'].includes(f)), []);
+    assert.ok(files.includes('dist/cli.js') && files.includes('dist/cli-main.js') && files.includes('dist/cli-hook.js'));
+    assert.deepEqual(files.filter((f) => !['dist/cli.js', 'dist/cli-main.js', 'dist/cli-hook.js', 'README.md', 'LICENSE', 'CHANGELOG.md', 'package.json'].includes(f)), []);
   });
 });
