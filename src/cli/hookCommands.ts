@@ -97,7 +97,10 @@ settings are kept; running it again changes nothing. git: writes the repository'
 
 Options:
   --command CMD   how the agent starts waymark (default: waymark; e.g. "node /path/to/dist/cli.js")
-  --project DIR   the project folder (default: the workspace holding the current folder)`,
+  --project DIR   the project folder (default: the workspace holding the current folder)
+
+Exit codes: 0 installed (or unchanged); 1 the settings file is not valid JSON (nothing written);
+2 usage, or not a git repository; 3 a pre-commit hook that is not Waymark's is in the way.`,
   async run(ctx) {
     const target = requirePositional(ctx.args, 0, 'the agent (claude-code, gemini) or git');
     const launcher = flagString(ctx.args, 'command') ?? 'waymark';
@@ -140,6 +143,11 @@ const uninstallCmd: CliCommand = {
   usage: 'hook uninstall claude-code|gemini|git [--project DIR]',
   options: ['project'],
   summary: "Remove exactly Waymark's hook entries (or its git pre-commit hook); everything else stays.",
+  help: `Options:
+  --project DIR   the project folder (default: the workspace holding the current folder)
+
+Exit codes: 0 removed (or nothing to remove); 1 the settings file is not valid JSON (nothing
+written); 2 usage; 3 the pre-commit hook is not Waymark's (left as it is).`,
   async run(ctx) {
     const target = requirePositional(ctx.args, 0, 'the agent (claude-code, gemini) or git');
     if (target === 'git') {
