@@ -94,3 +94,20 @@ describe('the fast path and the shell parser', () => {
     assert.equal(isOurCommand(42, 'claude-code'), false);
   });
 });
+
+describe('the fast path after an edit', () => {
+  test('a file whose state the edit removed is still judged (its snapshot is found); other files pass', async () => {
+    const { saveEditSnapshot } = await import('../../src/core/index');
+    const root = featureWorkspace();
+    try {
+      const done = (file: string) => claudeCodeAdapter.parse({ hook_event_name: 'PostToolUse', session_id: 's', cwd: root, tool_name: 'Write', tool_input: { file_path: path.join(root, file), content: '# gone' } }, {});
+      write(root, 'docs/plan.md', '# Plan, no state any more\n');
+      assert.equal(quickCheck(done('docs/plan.md')).verdict, 'pass');
+      saveEditSnapshot(root, path.join(root, 'docs/plan.md'), PLAN);
+      assert.equal(quickCheck(done('docs/plan.md')).verdict, 'judge');
+      assert.equal(quickCheck(done('src/app.ts')).verdict, 'pass', "another file's snapshot does not slow this one down");
+    } finally {
+      cleanup(root);
+    }
+  });
+});

@@ -250,6 +250,7 @@ export function applyReplacements(current: string | undefined, edits: { oldStrin
 
 // ---- after the edit: snapshots, history, events ------------------------------------------------
 
+/** hooks/quickCheck.ts looks for this name on its fast path: change both together. */
 function snapshotPath(root: string, rel: string): string {
   return path.join(protocolPaths(root).base, 'cache', 'hooks', `before-${shortHash(rel)}.json`);
 }
