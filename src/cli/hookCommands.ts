@@ -77,11 +77,28 @@ function projectRoot(ctx: CliContext): string {
 
 const GIT_MARK = '# waymark pre-commit hook';
 
+/**
+ * The repository's pre-commit hook file. It must lie in the repository's folder or its git
+ * folder (by real path): a core.hooksPath shared elsewhere on the machine is not Waymark's to write.
+ */
 async function gitHookPath(cwd: string): Promise<string> {
   const top = await repoTop(cwd);
-  const r = await runGit(top, ['rev-parse', '--git-path', 'hooks/pre-commit']);
+  const r = await runGit(top, ['rev-parse', '--git-path', 'hooks/pre-commit', '--git-common-dir']);
   if (r.code !== 0) throw new WaymarkError('io', `git rev-parse --git-path failed: ${r.stderr.trim()}`);
-  return path.resolve(top, r.stdout.trim());
+  const [hookRel, commonRel] = r.stdout.trim().split('\n');
+  const hook = path.resolve(top, hookRel);
+  const inside = (dir: string) => {
+    try {
+      assertInsideWorkspace(dir, hook);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!inside(top) && !inside(path.resolve(top, commonRel))) {
+    throw new WaymarkError('usage', `the pre-commit hook of this repository is ${hook}, outside it (core.hooksPath?); Waymark does not write there. Add the line 'waymark hook git pre-commit || exit 1' to that hook yourself.`, hook);
+  }
+  return hook;
 }
 
 const installCmd: CliCommand = {
