@@ -30,9 +30,9 @@ export function cliPath(): string {
   if (cli) return cli;
   if (!fs.existsSync(BUILT_CLI)) spawnSync(process.execPath, ['esbuild.mjs'], { stdio: 'inherit' });
   const dir = tmpDir('waymark-mcp-cli-');
+  // The launcher (cli.js) loads the full CLI (cli-main.js) from beside itself.
+  for (const f of fs.readdirSync(path.dirname(BUILT_CLI))) if (/^cli.*\.js$/.test(f)) fs.copyFileSync(path.join(path.dirname(BUILT_CLI), f), path.join(dir, f));
   cli = path.join(dir, 'cli.js');
-  // The launcher loads its sibling bundles (cli-main.js, cli-hook.js): copy them all.
-  for (const name of fs.readdirSync(path.dirname(BUILT_CLI))) if (/^cli(-[\w-]+)?\.js$/.test(name)) fs.copyFileSync(path.join(path.dirname(BUILT_CLI), name), path.join(dir, name));
   return cli;
 }
 

@@ -105,7 +105,7 @@ describe('memory: several processes', () => {
 const db = new kuzu.Database(${JSON.stringify(db)}, 16 * 1024 * 1024); db.initSync();
 const c = new kuzu.Connection(db); c.initSync();
 process.stdout.write('held\\n');
-setTimeout(() => { c.closeSync(); db.closeSync(); }, 4000);`,
+setTimeout(() => { c.closeSync(); db.closeSync(); }, 10000);`,
     );
     const holder = spawn(process.execPath, [holderJs], { cwd, stdio: ['ignore', 'pipe', 'inherit'] });
     const holderDone = new Promise((r) => holder.on('close', r));

@@ -152,7 +152,7 @@ describe('one reader behind the FileSystem port', () => {
     const binary: FileSystem = { stat: (f) => nodeFileSystem.stat(f), readFile: () => Buffer.from([0x2d, 0x2d, 0x2d, 0x00, 0x0a]) };
     const core = createStateCore({ roots: [root], fs: binary, memory: false });
     try {
-      await assert.rejects(core.readWorkflow(file), (e: unknown) => WaymarkError.is(e, 'unreadable') && /looks binary/.test((e as Error).message));
+      await assert.rejects(core.readWorkflow(file), (e: unknown) => WaymarkError.is(e, 'unreadable') && /is binary/.test((e as Error).message));
     } finally {
       await core.close();
     }

@@ -262,7 +262,7 @@ export class MemoryService {
         assertWritable(db, 'memory database');
       } catch (e) {
         const notWritable = (WaymarkError.is(e) && (e.data?.notWritable as string | undefined)) || this.paths.dir;
-        throw new WaymarkError('unavailable', `memory folder is not writable: ${notWritable} (${String((e as WaymarkError).data?.code ?? 'EACCES')}); make it writable (chmod u+w ${notWritable}) — the database is not corrupt`, this.paths.db, { cause: 'not-writable' });
+        throw new WaymarkError('unavailable', `memory folder is not writable: ${notWritable} (${String((e as WaymarkError).data?.code ?? 'EACCES')}); make it writable (chmod u+w ${notWritable}); nothing needs rebuilding`, this.paths.db, { cause: 'not-writable' });
       }
       this.kuzu = await openKuzuStore(this.paths.db, {
         loader: this.opts.loader,
