@@ -62,7 +62,7 @@ function stage(target, dir) {
   manifest.dependencies = {};
   writeFileSync(join(dir, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
   for (const f of ['README.md', 'LICENSE', 'CHANGELOG.md']) if (existsSync(join(REPO, f))) cpSync(join(REPO, f), join(dir, f));
-  for (const f of ['extension.js', 'cli.js']) cpSync(join(REPO, 'dist', f), join(dir, 'dist', f));
+  for (const f of ['extension.js', 'cli.js', 'cli-main.js']) cpSync(join(REPO, 'dist', f), join(dir, 'dist', f));
   cpSync(join(REPO, 'media'), join(dir, 'media'), { recursive: true, filter: (src) => !src.includes(`${join('media', 'screenshots')}`) || src.endsWith('screenshots') });
   rmSync(join(dir, 'media', 'screenshots'), { recursive: true, force: true });
   if (target !== 'universal') {

@@ -56,7 +56,7 @@ export function checkVsix(file, target, repo) {
   const { entries, data } = readZip(file);
   const problems = [];
   const names = entries.map((e) => e.name);
-  for (const must of ['extension/package.json', 'extension/dist/extension.js', 'extension/dist/cli.js']) {
+  for (const must of ['extension/package.json', 'extension/dist/extension.js', 'extension/dist/cli.js', 'extension/dist/cli-main.js']) {
     if (!names.includes(must)) problems.push(`missing ${must}`);
   }
   const natives = entries.filter((e) => /\.(node|dll|so|dylib)$/i.test(e.name));

@@ -12,6 +12,8 @@ export interface CliContext {
   json: boolean;
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+  /** Aborts when the reader of stdout went away (`waymark events --follow | head`). */
+  outputClosed?: AbortSignal;
 }
 
 /** One verb of the `waymark` CLI. Sub-verbs (`gate pass`) are verbs named `gate pass`. */
@@ -22,18 +24,30 @@ export interface CliCommand {
   summary: string;
   /** Longer help: options, exit codes, examples. */
   help?: string;
+  /**
+   * Options that take a value (`expect-hash` for `--expect-hash HASH`), without the dashes.
+   * Every option a verb reads is declared here or in `booleanFlags`: anything else is refused
+   * (exit 2), so a typo such as `--expected-hash` can never silently drop a safety check.
+   */
+  options: readonly string[];
   /** Flags that take no value. */
-  booleanFlags?: string[];
+  booleanFlags?: readonly string[];
   /** Returns the exit code (0 ok, 1 validation errors found). Throw WaymarkError for the rest. */
   run(ctx: CliContext): Promise<number>;
 }
 
-const GLOBAL_BOOLEAN_FLAGS = ['json', 'help', 'h', 'force', 'follow'];
+/** Flags every verb takes. */
+const GLOBAL_BOOLEAN_FLAGS = ['json', 'help', 'h'];
 
-export function parseArgs(argv: string[], booleanFlags: string[] = []): CliArgs {
+/**
+ * Parses `argv` for one verb. With `options` given (the verb's declared value options), any
+ * other option is a usage error naming the nearest known option.
+ */
+export function parseArgs(argv: string[], booleanFlags: readonly string[] = [], options?: readonly string[]): CliArgs {
   const positionals: string[] = [];
   const flags: Record<string, string | boolean | string[]> = Object.create(null);
   const booleans = new Set([...GLOBAL_BOOLEAN_FLAGS, ...booleanFlags]);
+  const known = options ? new Set([...booleans, ...options]) : undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--') {
@@ -47,12 +61,12 @@ export function parseArgs(argv: string[], booleanFlags: string[] = []): CliArgs 
       if (eq >= 0) {
         value = name.slice(eq + 1);
         name = name.slice(0, eq);
-      } else if (booleans.has(name)) {
-        value = true;
-      } else if (i + 1 < argv.length && !argv[i + 1].startsWith('--')) {
-        value = argv[++i];
-      } else {
-        value = true;
+      }
+      if (known && !known.has(name)) throw new WaymarkError('usage', unknownOption(a.startsWith('--') ? `--${name}` : `-${name}`, name, [...known]));
+      if (value === undefined) {
+        if (booleans.has(name)) value = true;
+        else if (i + 1 < argv.length && !argv[i + 1].startsWith('--')) value = argv[++i];
+        else value = true;
       }
       const prev = flags[name];
       if (prev !== undefined && typeof prev !== 'boolean' && typeof value === 'string') {
@@ -65,6 +79,27 @@ export function parseArgs(argv: string[], booleanFlags: string[] = []): CliArgs 
     }
   }
   return { positionals, flags };
+}
+
+function unknownOption(written: string, name: string, known: string[]): string {
+  const near = known
+    .filter((k) => k.length > 1)
+    .map((k) => ({ k, d: editDistance(name, k) }))
+    .sort((a, b) => a.d - b.d || a.k.localeCompare(b.k))[0];
+  const prefix = known.find((k) => k.length > 1 && (k.startsWith(name) || name.startsWith(k)));
+  const hint = near && near.d <= Math.max(2, Math.floor(name.length / 3)) ? near.k : prefix;
+  return `unknown option ${written}${hint ? `; did you mean --${hint}?` : ''}`;
+}
+
+/** Levenshtein distance (options are short: the quadratic table is fine). */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length];
 }
 
 /** A string flag, or undefined. Throws a usage error when given without a value. */
@@ -95,7 +130,7 @@ export function formatHelp(cmd: CliCommand): string {
 export async function runCli(
   commands: CliCommand[],
   argv: string[],
-  io: { cwd: string; stdout: (t: string) => void; stderr: (t: string) => void },
+  io: { cwd: string; stdout: (t: string) => void; stderr: (t: string) => void; outputClosed?: AbortSignal },
 ): Promise<number> {
   const byName = new Map(commands.map((c) => [c.name, c]));
   // Longest verb match: `gate pass` before `gate`.
@@ -128,9 +163,9 @@ export async function runCli(
   }
   let args: CliArgs;
   try {
-    args = parseArgs(rest, cmd.booleanFlags);
+    args = parseArgs(rest, cmd.booleanFlags, cmd.options);
   } catch (e) {
-    io.stderr(`waymark ${cmd.name}: ${errorMessage(e)}\n`);
+    io.stderr(`waymark ${cmd.name}: ${errorMessage(e)}\nRun waymark ${cmd.name} --help for its options.\n`);
     return 2;
   }
   if (args.flags.help || args.flags.h) {
@@ -139,7 +174,7 @@ export async function runCli(
   }
   const json = args.flags.json === true;
   try {
-    return await cmd.run({ args, cwd: io.cwd, json, stdout: io.stdout, stderr: io.stderr });
+    return await cmd.run({ args, cwd: io.cwd, json, stdout: io.stdout, stderr: io.stderr, outputClosed: io.outputClosed });
   } catch (e) {
     if (WaymarkError.is(e)) {
       if (json) {

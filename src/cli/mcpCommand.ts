@@ -5,14 +5,13 @@ import type { CliCommand } from './framework';
 import { VERSION, flagString } from './framework';
 import { WaymarkError, findWorkspaceRoot } from '../core/index';
 
-const FLAGS = new Set(['root', 'actor', 'session', 'verbose', 'help', 'h', 'json']);
-
 /** `waymark mcp`: the MCP server for agents (Claude Code, Cursor, VS Code, orchestrators). */
 export const mcpCommand: CliCommand = {
   name: 'mcp',
   usage: 'mcp [--root DIR] [--actor NAME] [--session S]',
   summary: 'Run the MCP server (stdio) that lets agents read and change workflow state natively.',
   booleanFlags: ['verbose'],
+  options: ['root', 'actor', 'session'],
   help: `Speaks the Model Context Protocol on stdin/stdout (logs go to stderr) until the client disconnects.
 One long-lived state core watches the workspace, so answers stay current while people and other
 agents edit. Tools: waymark_summary, waymark_status, waymark_resume, waymark_advance,
@@ -29,7 +28,6 @@ Options:
 Setup: claude mcp add waymark -- npx waymark mcp
 Exit codes: 0 the client disconnected; 2 usage (bad --root).`,
   async run(ctx) {
-    for (const k of Object.keys(ctx.args.flags)) if (!FLAGS.has(k)) throw new WaymarkError('usage', `Unknown option --${k}.`);
     if (ctx.args.positionals.length) throw new WaymarkError('usage', `Unexpected argument ${ctx.args.positionals[0]}; give the folder with --root DIR.`);
     const given = flagString(ctx.args, 'root');
     let root: string;

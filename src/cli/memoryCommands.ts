@@ -51,13 +51,18 @@ function formatItem(i: RecallItem): string {
   return lines.join('\n');
 }
 
+/** Options every memory verb reads (withMemory). */
+const MEMORY_OPTIONS = ['root', 'wait-ms', 'origin'];
+
 const COMMON_HELP = `Common options:
   --root DIR        workspace folder (default: the nearest folder above holding .waymark, _bmad or .git)
   --wait-ms N       how long to wait for the memory database held by another process (default 1500)
+  --origin NAME     who records (default $WAYMARK_MEMORY_ORIGIN, else cli)
   --json            machine-readable output`;
 
 const record: CliCommand = {
   name: 'memory record',
+  options: ['type', 'text', 'title', 'category', 'rationale', 'alternative', 'decided-by', 'supersedes', 'workflow', 'step', 'agent', 'session', 'file', 'entity', 'tag', 'kind', 'name', 'relates-to', 'relation', ...MEMORY_OPTIONS],
   usage: 'memory record --type learning|decision|summary|entity [TEXT] [options]',
   summary: 'Record a learning, decision, summary or entity (written to the inbox at once, then to the graph).',
   help: `Options:
@@ -119,6 +124,7 @@ Examples:
 
 const recall: CliCommand = {
   name: 'memory recall',
+  options: ['workflow', 'step', 'file', 'entity', 'text', 'type', 'since', 'limit', ...MEMORY_OPTIONS],
   usage: 'memory recall [TEXT] [--workflow FILE [--step S]] [--file F] [--entity ID] [--type T] [--since DATE] [--limit N]',
   summary: 'What memory knows about a workflow, step, file, entity or text, ranked, with sources.',
   help: `Ranked by link distance (0 = linked directly, 1-2 = through related entities), type
@@ -129,7 +135,7 @@ Examples:
   waymark memory recall --workflow docs/plan.md --type decision
   waymark memory recall --workflow docs/plan.md --step test --type learning
   waymark memory recall --file src/core/scan.ts
-  waymark memory recall "lockfile"`,
+  waymark memory recall "lockfile" (or --text TEXT)`,
   async run(ctx) {
     const a = ctx.args;
     const res = await withMemory(ctx, (m) =>
@@ -156,6 +162,7 @@ Examples:
 
 const importCmd: CliCommand = {
   name: 'memory import',
+  options: MEMORY_OPTIONS,
   usage: 'memory import PATH',
   summary: 'Import MEMORY.md, knowledge_graph.json(l), BMAD *.memlog.md, {agent}_memories.md or an export (idempotent).',
   help: `PATH is a file or a folder searched for those names. Importing the same content twice adds nothing.
@@ -174,6 +181,7 @@ ${COMMON_HELP}`,
 
 const exportCmd: CliCommand = {
   name: 'memory export',
+  options: ['out', ...MEMORY_OPTIONS],
   usage: 'memory export [--out FILE]',
   summary: 'Export memories, entities and relationships as JSON (default .waymark/memory/export.json).',
   help: COMMON_HELP,
@@ -191,6 +199,7 @@ const exportCmd: CliCommand = {
 
 const status: CliCommand = {
   name: 'memory status',
+  options: MEMORY_OPTIONS,
   usage: 'memory status',
   summary: 'Memory engine state (ok or degraded, and why), counts, file sizes and size warnings.',
   help: COMMON_HELP,
@@ -210,6 +219,7 @@ const status: CliCommand = {
 
 const prune: CliCommand = {
   name: 'memory prune',
+  options: ['keep', 'older-than', ...MEMORY_OPTIONS],
   usage: 'memory prune [--keep N] [--older-than DAYS] [--force]',
   summary: 'Shrink memory: hot notes move to the cold file, a big cold file is archived, old consolidated observations leave the graph.',
   help: `  --keep N            working-memory notes to keep in the hot file (default 20)
@@ -227,6 +237,7 @@ ${COMMON_HELP}`,
 
 const rebuild: CliCommand = {
   name: 'memory rebuild',
+  options: MEMORY_OPTIONS,
   usage: 'memory rebuild',
   summary: 'Move an unreadable memory database aside and rebuild it from the journal.',
   help: COMMON_HELP,
@@ -240,9 +251,13 @@ const rebuild: CliCommand = {
 
 const sessionStart: CliCommand = {
   name: 'session start',
+  options: ['objective', 'workflow', 'limit', ...MEMORY_OPTIONS],
   usage: 'session start [--objective TEXT] [--workflow FILE]',
   summary: 'Start a session: reset the hot memory file and recall what matters for the work.',
-  help: COMMON_HELP,
+  help: `  --objective TEXT    what the session is for
+  --workflow FILE     the workflow the session works on (recall starts there)
+  --limit N           memories to recall (default 15)
+${COMMON_HELP}`,
   async run(ctx) {
     const res = await withMemory(ctx, (m) => m.sessionStart({ objective: flagString(ctx.args, 'objective'), workflow: resolvePath(ctx, flagString(ctx.args, 'workflow')), limit: flagInt(ctx.args, 'limit', 1) }));
     if (ctx.json) ctx.stdout(JSON.stringify(res) + '\n');
@@ -256,6 +271,7 @@ const sessionStart: CliCommand = {
 
 const sessionEnd: CliCommand = {
   name: 'session end',
+  options: ['summary', ...MEMORY_OPTIONS],
   usage: 'session end [--summary TEXT]',
   summary: 'End the session: record its summary, move hot discoveries to the cold file, reset hot memory.',
   help: COMMON_HELP,

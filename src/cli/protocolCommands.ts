@@ -12,6 +12,9 @@ const IDENTITY_HELP = `Identity (who holds a lease or mode, who is recorded):
   --session S      session id (default $WAYMARK_SESSION); a lease's holder is its session, else its agent
   --pid N          process whose death makes the lease stale (default none: only the expiry bounds it)`;
 
+/** Who is acting: read by owner(). */
+const IDENTITY_OPTIONS = ['actor', 'session', 'pid'];
+
 const ROOT_HELP = `  --root DIR       workspace folder (default: the nearest folder above holding .waymark, _bmad or .git)
   --json           print JSON`;
 
@@ -66,6 +69,7 @@ function describeReport(r: ResumeReport): string {
 
 const resumeCmd: ProtocolVerb = {
   name: 'resume',
+  options: ['root'],
   usage: 'resume [FILE|ROOT]',
   summary: 'Where to continue, from frontmatter (tier 1), checkpoints (tier 2) or orchestrator state (tier 3).',
   help: `Asks every source; the most recent write wins and disagreements over 5 minutes are warnings
@@ -100,15 +104,17 @@ ${EXIT_HELP}`,
 
 const historyCmd: ProtocolVerb = {
   name: 'history',
+  options: ['at', 'root'],
   usage: 'history FILE [--at TIME|SEQ]',
   summary: "A workflow's history as a timeline grouped by session; --at shows the state as it was.",
   help: `Options:
   --at T|SEQ       the state as of a history sequence number or a date/time
 ${ROOT_HELP}
-${EXIT_HELP}`,
+Exit codes: 0 history shown; 1 no history (yet, or at that point); 2 usage or unreadable input.`,
   async run(ctx, core) {
     const raw = requirePositional(ctx.args, 0, 'FILE (the workflow file)');
     const file = path.resolve(ctx.cwd, raw);
+    if (fs.existsSync(file) && fs.statSync(file).isDirectory()) throw new WaymarkError('usage', `${raw} is a folder; history is kept per workflow file: give one (waymark status ${raw} lists them).`, file);
     const root = rootArg(ctx, raw);
     const h = await core.protocol.history(root, file);
     const at = flagString(ctx.args, 'at');
@@ -118,16 +124,17 @@ ${EXIT_HELP}`,
       const s = stateAt(h.entries, parseAt(at));
       const text = s.count === 0 ? `${relPath(root, file)}: no history at or before ${at}.` : `${relPath(root, file)} as of #${s.entry?.seq} (${s.entry?.time}, ${s.entry?.actor ?? '?'} ${s.entry?.operation}):\n${Object.entries(s.state).map(([k, v]) => `  ${k}: ${JSON.stringify(v)}`).join('\n')}\n  stateHash: ${s.hash ?? '?'}`;
       print(ctx, { file, at, ...s }, text);
-      return 0;
+      return s.count === 0 ? 1 : 0;
     }
     const tl = buildTimeline(h.entries);
     print(ctx, { file, historyFile: h.historyFile, sessions: tl, badLines: h.badLines }, tl.length ? formatTimeline(tl) : `${relPath(root, file)}: no history yet.`);
-    return 0;
+    return tl.length ? 0 : 1;
   },
 };
 
 const checkpointCreate: ProtocolVerb = {
   name: 'checkpoint create',
+  options: ['message', 'keep', 'root', ...IDENTITY_OPTIONS],
   usage: 'checkpoint create [--message M] [--git [--keep N]]',
   summary: 'Snapshot every workflow state to .waymark/checkpoints/<id>.json (optionally a git ref too).',
   booleanFlags: ['git'],
@@ -136,6 +143,7 @@ const checkpointCreate: ProtocolVerb = {
   --git            also commit Waymark's state files to refs/waymark/checkpoints/<id>
                    (a temporary index: your branch, index, staged and unstaged work are untouched)
   --keep N         git checkpoint refs to keep (default 10)
+${IDENTITY_HELP}
 ${ROOT_HELP}
 ${EXIT_HELP}`,
   async run(ctx, core) {
@@ -152,6 +160,7 @@ ${EXIT_HELP}`,
 
 const checkpointList: ProtocolVerb = {
   name: 'checkpoint list',
+  options: ['root'],
   usage: 'checkpoint list',
   summary: 'Checkpoints, newest first.',
   help: `Options:\n${ROOT_HELP}\n${EXIT_HELP}`,
@@ -169,6 +178,7 @@ const checkpointList: ProtocolVerb = {
 
 const checkpointShow: ProtocolVerb = {
   name: 'checkpoint show',
+  options: ['root'],
   usage: 'checkpoint show ID',
   summary: "One checkpoint's workflows and where each stood.",
   help: `Options:\n${ROOT_HELP}\n${EXIT_HELP}`,
@@ -185,9 +195,10 @@ const checkpointShow: ProtocolVerb = {
 
 const checkpointRestore: ProtocolVerb = {
   name: 'checkpoint restore',
+  options: ['file', 'root', ...IDENTITY_OPTIONS],
   usage: 'checkpoint restore ID [--force] [--dry-run] [--file F]',
   summary: 'Put the workflow state back as the checkpoint had it (state keys only, never the body or source code).',
-  booleanFlags: ['dry-run'],
+  booleanFlags: ['dry-run', 'force'],
   help: `Refuses (exit 3, nothing changed) when a file's body changed since the checkpoint, unless --force.
 Each restore is written under the file lock, checked against leases, and recorded in history.
 Options:
@@ -230,6 +241,7 @@ ${EXIT_HELP}`;
 
 const leaseAcquire: ProtocolVerb = {
   name: 'lease acquire',
+  options: ['ttl', 'root', ...IDENTITY_OPTIONS],
   usage: 'lease acquire [FILE] [--ttl D] [--actor A --session S --pid N]',
   summary: 'Take the lease on a workflow file (or the whole workspace).',
   help: LEASE_HELP,
@@ -243,6 +255,8 @@ const leaseAcquire: ProtocolVerb = {
 
 const leaseRelease: ProtocolVerb = {
   name: 'lease release',
+  booleanFlags: ['force'],
+  options: ['root', ...IDENTITY_OPTIONS],
   usage: 'lease release [FILE] [--force]',
   summary: 'Release our lease (--force: anyone\'s).',
   help: LEASE_HELP,
@@ -256,6 +270,7 @@ const leaseRelease: ProtocolVerb = {
 
 const leaseTakeover: ProtocolVerb = {
   name: 'lease takeover',
+  options: ['ttl', 'reason', 'root', ...IDENTITY_OPTIONS],
   usage: 'lease takeover [FILE] [--reason R]',
   summary: 'Take the lease from its holder explicitly (recorded in history and events).',
   help: LEASE_HELP,
@@ -269,6 +284,7 @@ const leaseTakeover: ProtocolVerb = {
 
 const leaseShow: ProtocolVerb = {
   name: 'lease show',
+  options: ['root'],
   usage: 'lease show [FILE] [--break-stale]',
   summary: 'Who holds which lease (stale ones marked); --break-stale removes the stale ones.',
   booleanFlags: ['break-stale'],
@@ -290,6 +306,7 @@ const leaseShow: ProtocolVerb = {
 
 const modeStart: ProtocolVerb = {
   name: 'mode start',
+  options: ['ttl', 'root', ...IDENTITY_OPTIONS],
   usage: 'mode start NAME [--shared] [--ttl D]',
   summary: 'Enter a mode (e.g. planning, executing); exclusive modes refuse any other active mode.',
   booleanFlags: ['shared'],
@@ -309,6 +326,8 @@ ${EXIT_HELP}`,
 
 const modeEnd: ProtocolVerb = {
   name: 'mode end',
+  booleanFlags: ['force'],
+  options: ['root', ...IDENTITY_OPTIONS],
   usage: 'mode end NAME [--force]',
   summary: 'Leave a mode.',
   help: `Options:\n  --force          end it whoever holds it\n${IDENTITY_HELP}\n${ROOT_HELP}\n${EXIT_HELP}`,
@@ -323,6 +342,7 @@ const modeEnd: ProtocolVerb = {
 
 const modeShow: ProtocolVerb = {
   name: 'mode show',
+  options: ['root'],
   usage: 'mode show',
   summary: 'Active modes and who holds them.',
   help: `Options:\n${ROOT_HELP}\n${EXIT_HELP}`,
@@ -336,6 +356,8 @@ const modeShow: ProtocolVerb = {
 
 const eventsCmd: ProtocolVerb = {
   name: 'events',
+  booleanFlags: ['follow'],
+  options: ['since', 'limit', 'root'],
   usage: 'events [--since N] [--follow] [--limit N]',
   summary: 'The events log (JSONL, one event per line with a growing seq); --follow keeps printing new ones.',
   help: `Prints events with seq > N as JSON lines (with or without --json). Follow with the last seq
@@ -365,6 +387,8 @@ ${EXIT_HELP}`,
     const stop = () => ac.abort();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
+    // The reader went away (`events --follow | head -3`): stop following, quietly.
+    ctx.outputClosed?.addEventListener('abort', stop, { once: true });
     try {
       for await (const e of core.protocol.followEvents(root, since, { signal: ac.signal })) {
         ctx.stdout(JSON.stringify(e) + '\n');
@@ -373,6 +397,7 @@ ${EXIT_HELP}`,
     } finally {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
+      ctx.outputClosed?.removeEventListener('abort', stop);
     }
     return 0;
   },
@@ -380,12 +405,16 @@ ${EXIT_HELP}`,
 
 const syncCmd: ProtocolVerb = {
   name: 'sync',
+  booleanFlags: ['force'],
+  options: ['root', ...IDENTITY_OPTIONS],
   usage: 'sync [ROOT]',
   summary: 'Bring stale resume sources (checkpoints, orchestrator state, frontmatter) in line with the most recent write.',
   help: `A checkpoint behind the frontmatter gets a fresh checkpoint; an orchestrator entry behind gets
 updated; frontmatter behind a checkpoint is restored from it (state keys only; refused when the
 body changed). An orchestrator ahead of the frontmatter is reported for you to replay.
 Options:
+  --force          also move a source backwards (rewinding completed steps or a status);
+                   refused (exit 4) without it, and recorded in history with it
 ${IDENTITY_HELP}
 ${ROOT_HELP}
 ${EXIT_HELP}`,

@@ -159,6 +159,7 @@ function bar(w: WorkflowState): string {
 
 const scanCommand: CliCommand = {
   name: 'scan',
+  options: ['max-file-bytes'],
   usage: 'scan [ROOT...] [--json]',
   summary: 'Scan workspace folders for workflow files and summarize them.',
   help: [
@@ -196,12 +197,14 @@ const scanCommand: CliCommand = {
 
 const statusCommand: CliCommand = {
   name: 'status',
+  options: ['max-file-bytes'],
   usage: 'status [PATH] [--json]',
   summary: 'Show the state of workflow files (one file, or all under a folder).',
   help: [
     'Options:',
     '  --json   Print {workflows: [{file, workflow, dialect, status, currentStep, stepsCompleted,',
     '           steps, stateHash, gates, delegation, ...}]}.',
+    '  --max-file-bytes N     Override limits.maxFileBytes.',
     '',
     'PATH defaults to the current folder. A FILE is read alone (its folder\'s config, definitions and',
     'gate files, nothing else): its problem count is its own; delegation checks that need other files',
@@ -261,11 +264,13 @@ const statusCommand: CliCommand = {
 
 const validateCommand: CliCommand = {
   name: 'validate',
+  options: ['max-file-bytes'],
   usage: 'validate [PATH...] [--json]',
   summary: 'Check workflow files and report problems (file:line:column severity code message).',
   help: [
     'Options:',
     '  --json   Print {files, workflows, problems: [{file, line, column, severity, code, message}]} (1-based).',
+    '  --max-file-bytes N     Override limits.maxFileBytes.',
     '',
     'PATH (files or folders) defaults to the current folder. Problem codes: docs/problems.md.',
     'Exit codes: 0 no errors (warnings allowed), 1 errors found, 2 PATH missing or unreadable.',
@@ -304,9 +309,10 @@ function renderTree(n: DelegationNode, cwd: string, mark: string | undefined, in
 
 const chainCommand: CliCommand = {
   name: 'chain',
+  options: ['max-file-bytes'],
   usage: 'chain FILE [--json]',
   summary: 'Show the delegation chain of a workflow file: its ancestors and its delegated children.',
-  help: ['Options:', '  --json   Print {file, path: [ids root→file], tree}.', '', 'Exit codes: 0 ok, 2 FILE missing or not a workflow with a delegation block.'].join('\n'),
+  help: ['Options:', '  --json   Print {file, path: [ids root→file], tree, problems}.', '  --max-file-bytes N     Override limits.maxFileBytes.', '', 'Exit codes: 0 the chain is sound, 1 it has integrity errors (printed), 2 FILE missing or not a workflow with a delegation block.'].join('\n'),
   async run(ctx) {
     const file = ctx.args.positionals[0];
     if (!file) throw new WaymarkError('usage', 'Missing FILE: the workflow file whose chain to show.');
@@ -320,16 +326,17 @@ const chainCommand: CliCommand = {
     const all = c.states.some((s) => s.file === state.file) ? c.states : [...c.states, state];
     const { path: trail, node } = chainOf(all, state.file);
     const root = trail[0];
+    const probs = state.problems.filter((p) => p.code.startsWith('delegation-'));
+    const code = probs.some((p) => p.severity === 'error') ? 1 : 0;
     if (ctx.json) {
-      ctx.stdout(JSON.stringify({ file: display(state.file, ctx.cwd), path: trail.map((n) => n.id), tree: root ? strip(root, ctx.cwd) : null, node: node ? strip(node, ctx.cwd) : null }) + '\n');
-      return 0;
+      ctx.stdout(JSON.stringify({ file: display(state.file, ctx.cwd), path: trail.map((n) => n.id), tree: root ? strip(root, ctx.cwd) : null, node: node ? strip(node, ctx.cwd) : null, problems: probs.map((p) => cliProblem(p, ctx.cwd)) }) + '\n');
+      return code;
     }
     const out = [`chain: ${trail.map((n) => n.id).join(' > ')}`];
     if (root) renderTree(root, ctx.cwd, state.file, '', out);
-    const probs = state.problems.filter((p) => p.code.startsWith('delegation-'));
     for (const p of probs) out.push(`${display(p.file, ctx.cwd)}:${p.range.start.line + 1}:${p.range.start.character + 1} ${p.severity} ${p.code} ${p.message}`);
     ctx.stdout(out.join('\n') + '\n');
-    return 0;
+    return code;
   },
 };
 
@@ -348,9 +355,10 @@ function rootArg(ctx: CliContext): string {
 
 const manifestCommand: CliCommand = {
   name: 'manifest',
+  options: ['max-file-bytes'],
   usage: 'manifest [ROOT] [--json]',
   summary: 'Write files-manifest.csv (path, workflow, status, current step, steps done/total, state hash, content hash).',
-  help: ['Options:', '  --json   Print {file, rows}.', '', 'The manifest goes to manifest.path in .waymark/config.yaml (default .waymark/files-manifest.csv).', 'Exit codes: 0 ok, 2 ROOT unreadable or the manifest could not be written.'].join('\n'),
+  help: ['Options:', '  --json   Print {file, rows}.', '  --max-file-bytes N     Override limits.maxFileBytes.', '', 'The manifest goes to manifest.path in .waymark/config.yaml (default .waymark/files-manifest.csv).', 'Exit codes: 0 ok, 2 ROOT unreadable or the manifest could not be written.'].join('\n'),
   async run(ctx) {
     const root = rootArg(ctx);
     const res = await scanRoots([root], { overrides: overridesFrom(ctx.args.flags) });
@@ -370,26 +378,30 @@ const manifestCommand: CliCommand = {
 
 const changedCommand: CliCommand = {
   name: 'changed',
+  options: ['max-file-bytes'],
   usage: 'changed [ROOT] [--json]',
   summary: 'List workflow files changed since the last manifest (added, removed, state changed, content changed).',
-  help: ['Options:', '  --json   Print {manifest, added, removed, stateChanged, contentChanged}.', '', 'Compares state and content hashes with files-manifest.csv. Exit codes: 0 ok, 2 ROOT unreadable.'].join('\n'),
+  help: ['Options:', '  --json   Print {manifest, added, removed, stateChanged, contentChanged}.', '  --max-file-bytes N     Override limits.maxFileBytes.', '', 'Compares state and content hashes with files-manifest.csv.', 'Exit codes: 0 no changes, 1 changes found (or no manifest yet), 2 ROOT unreadable.'].join('\n'),
   async run(ctx) {
     const root = rootArg(ctx);
     const res = await scanRoots([root], { overrides: overridesFrom(ctx.args.flags) });
     const c = res.contexts.get(root)!;
     const rep = changedSince(root, res.workflows, c.config.manifest.path);
+    const any = rep.added.length + rep.removed.length + rep.stateChanged.length + rep.contentChanged.length > 0;
+    // "Anything changed?" answered yes is exit 1, like diff(1): a script can branch on it.
+    const code = any ? 1 : 0;
     if (ctx.json) {
       ctx.stdout(JSON.stringify({ ...rep, manifest: display(rep.manifest, ctx.cwd), manifestExists: fs.existsSync(rep.manifest) }) + '\n');
-      return 0;
+      return code;
     }
     const lines: string[] = [];
     if (!fs.existsSync(rep.manifest)) lines.push(`No manifest at ${display(rep.manifest, ctx.cwd)} yet (run waymark manifest): every file counts as added.`);
     for (const [label, list] of [['added', rep.added], ['removed', rep.removed], ['state changed', rep.stateChanged], ['content changed', rep.contentChanged]] as const) {
       for (const f of list) lines.push(`${label}: ${f}`);
     }
-    if (!rep.added.length && !rep.removed.length && !rep.stateChanged.length && !rep.contentChanged.length) lines.push('No changes since the last manifest.');
+    if (!any) lines.push('No changes since the last manifest.');
     ctx.stdout(lines.join('\n') + '\n');
-    return 0;
+    return code;
   },
 };
 

@@ -8,7 +8,10 @@ import type { StateCore, GateState, MutationOptions, MutationResult, Scope, Stat
 const COMMON_HELP = `Options:
   --expect-hash HASH  refuse (exit 3) when the file's state hash is not HASH (a stale read)
   --actor NAME        who does this, recorded in history (default $WAYMARK_ACTOR or "cli")
-  --session S         session marker recorded in history (default $WAYMARK_SESSION)
+  --session S         session marker recorded in history (default $WAYMARK_SESSION, else the
+                      session started with waymark session start)
+  --force             write although the file has error-level problems this change does not
+                      fix, or the change rewinds completed work (recorded in history as forced)
   --json              print the result as JSON
 
 Exit codes: 0 done; 1 the result would be invalid; 2 usage or unreadable file;
@@ -99,10 +102,12 @@ function printResult(ctx: CliContext, r: MutationResult): number {
   return 0;
 }
 
+/** `gate show` answers "may the step be passed?": a closed gate is a "no" (exit 1). */
 function printGate(ctx: CliContext, g: GateState & { error?: string }, verb: string): number {
+  const code = verb === 'show' && !g.open ? 1 : 0;
   if (ctx.json) {
     ctx.stdout(JSON.stringify({ gate: g }) + '\n');
-    return 0;
+    return code;
   }
   const lines = [`gate ${g.name}: ${g.exists ? g.verdict ?? 'invalid' : 'no verdict yet'}${g.open ? ' (open: the step may be passed)' : ' (closed)'}`];
   if (g.reviewer) lines.push(`  reviewer: ${g.reviewer}`);
@@ -113,12 +118,17 @@ function printGate(ctx: CliContext, g: GateState & { error?: string }, verb: str
   if (verb === 'show' && g.history.length) lines.push(`  history:  ${g.history.length} verdict(s), last ${g.history[g.history.length - 1].gate}`);
   lines.push(`  file:     ${rel(ctx, g.file)}`);
   ctx.stdout(lines.join('\n') + '\n');
-  return 0;
+  return code;
 }
 
-function mutating(name: string, usage: string, summary: string, extraHelp: string, run: (ctx: CliContext, file: string, core: StateCore, opts: MutationOptions) => Promise<MutationResult>): CliCommand {
+/** Options every mutating verb takes. */
+const MUTATION_OPTIONS = ['expect-hash', 'actor', 'session'];
+
+function mutating(name: string, usage: string, summary: string, extraHelp: string, run: (ctx: CliContext, file: string, core: StateCore, opts: MutationOptions) => Promise<MutationResult>, options: string[] = []): CliCommand {
   return {
     name,
+    options: [...MUTATION_OPTIONS, ...options],
+    booleanFlags: ['force'],
     usage,
     summary,
     help: `${extraHelp ? `${extraHelp}\n\n` : ''}${COMMON_HELP}`,
@@ -139,6 +149,7 @@ function gateVerb(verb: 'pass' | 'fail' | 'concerns' | 'waive'): CliCommand {
   const verdict = verb === 'waive' ? 'WAIVED' : verb.toUpperCase();
   return {
     name: `gate ${verb}`,
+    options: [...MUTATION_OPTIONS, 'reason', 'by', ...(verb === 'waive' ? ['expires'] : [])],
     usage: `gate ${verb} FILE STEP ${verb === 'waive' ? '--reason TEXT --by NAME [--expires DATE]' : '[--reason TEXT] [--by NAME]'}`,
     summary: `Record a ${verdict} verdict in the gate file of a step.`,
     help: `Writes the step's gate file (YAML, atomically) and appends the verdict to its history list.
@@ -176,15 +187,15 @@ export const writeCommands: CliCommand[] = [
     const status = requirePositional(c.args, 1, `STATUS (one of ${STATUSES.join(', ')})`);
     if (!(STATUSES as readonly string[]).includes(status)) throw new WaymarkError('usage', `Unknown status ${status}; use one of ${STATUSES.join(', ')}.`);
     return core.setStatus(f, status as Status, { ...o, reason: flagString(c.args, 'reason') });
-  }),
-  mutating('block', 'block FILE --reason TEXT', 'Block a workflow, saying what is in the way.', '', (c, f, core, o) => core.block(f, requireFlag(c.args, 'reason', 'what blocks the workflow'), o)),
+  }, ['reason']),
+  mutating('block', 'block FILE --reason TEXT', 'Block a workflow, saying what is in the way.', '', (c, f, core, o) => core.block(f, requireFlag(c.args, 'reason', 'what blocks the workflow'), o), ['reason']),
   mutating('unblock', 'unblock FILE', 'Unblock a workflow (back to in_progress; the reason is removed).', '', (_c, f, core, o) => core.unblock(f, o)),
   mutating('scope', 'scope FILE SCOPE', 'Set the scope of a workflow.', `SCOPE is one of ${SCOPES.join(', ')}.`, (c, f, core, o) => core.setScope(f, requirePositional(c.args, 1, `SCOPE (one of ${SCOPES.join(', ')})`) as Scope, o)),
   mutating('delegate', 'delegate FILE --agent NAME [--out PATH] [--workflow ID]', 'Create a child workflow file delegated to an agent, with its chain computed.', 'The child goes beside the parent (<parent>.<agent>.md) unless --out says where; an existing file is never overwritten.', async (c, f, core, o) => {
     await core.scan();
     const out = flagString(c.args, 'out');
     return core.delegate(f, { agent: requireFlag(c.args, 'agent', 'the agent the work is delegated to'), out: out ? path.resolve(c.cwd, out) : undefined, workflow: flagString(c.args, 'workflow') }, o);
-  }),
+  }, ['agent', 'out', 'workflow']),
   mutating('fix', 'fix FILE CODE [--line N]', 'Apply the quick fix of a problem (see waymark validate).', 'CODE is the problem code (e.g. last-step-mismatch); --line picks one when several share it.', async (c, f, core, o) => {
     const code = requirePositional(c.args, 1, 'CODE (a problem code from waymark validate)');
     const lineFlag = flagString(c.args, 'line');
@@ -195,16 +206,17 @@ export const writeCommands: CliCommand[] = [
     if (!fixable) throw new WaymarkError('usage', `Problem ${code} has no quick fix; ${matching[0].message}`, f);
     // The fix was computed from this read: refuse it if the file changes before it lands.
     return core.applyFix(f, fixable, { expectHash: state?.stateHash, ...o });
-  }),
+  }, ['line']),
   gateVerb('pass'),
   gateVerb('fail'),
   gateVerb('concerns'),
   gateVerb('waive'),
   {
     name: 'gate show',
+    options: [],
     usage: 'gate show FILE STEP',
     summary: "Show a step's gate: verdict, reviewer, waiver, history.",
-    help: 'Options:\n  --json  print the gate as JSON\n\nExit codes: 0 shown; 2 usage or unreadable file.',
+    help: 'Options:\n  --json  print the gate as JSON\n\nExit codes: 0 the gate is open (the step may be passed); 1 it is closed; 2 usage or unreadable file.',
     async run(ctx) {
       const file = resolveFile(ctx, requirePositional(ctx.args, 0, 'FILE (the workflow Markdown file)'));
       const step = requirePositional(ctx.args, 1, 'STEP (the gated step id)');

@@ -198,6 +198,11 @@ export interface WriteContext {
   operation: string;
   actor?: string;
   session?: string;
+  /**
+   * Set when an observer is re-run for a change whose writer was killed before its observers
+   * ran (see the intent journal): an observer that logs must not log the same entry twice.
+   */
+  recovered?: boolean;
 }
 
 /**

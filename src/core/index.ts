@@ -62,3 +62,34 @@ export { acquireLease, leaseStatus, listLeases, releaseLease, takeoverLease } fr
 export { recordInHistory } from './protocol/timeline';
 /** @deprecated use `core.memory.forRoot` and `core.close()` */
 export { sharedMemoryService, disposeSharedMemoryServices } from './memory/observer';
+
+// BMAD sprint: ledger, story files, epics, gates and the drift between them (core-bmad).
+export { loadSprint, checkSprintProposal, findStory, findLedgerFile, type SprintReport, type SprintOptions } from './bmad/sprint';
+export { setStoryStatus, checkStoryTask, type StoryWriteOptions, type StoryWriteResult } from './bmad/storyWrite';
+export { buildSprint, recommend, type SprintStory, type SprintEpic, type SprintRecommendation, type SprintModel } from './bmad/drift';
+export { parseLedger, classifyLedgerKey, parseStamp, formatStamp, STORY_STATUSES, EPIC_STATUSES, type Ledger, type LedgerEntry } from './bmad/ledger';
+export { parseStory, normalizeStoryStatus, storyKeyFromName, type StoryFile, type StoryTask } from './bmad/story';
+export { parseEpics, type PlannedEpic, type PlannedStory } from './bmad/epics';
+export { loadBmadConfig, type BmadConfig } from './bmad/config';
+
+// Enforcement where agents write (agent hooks, git pre-commit).
+export { judgeWorkflowChange, type ProposalProblem } from './model/proposal';
+export {
+  checkProposedEdit,
+  applyReplacements,
+  recordAgentEdit,
+  saveEditSnapshot,
+  sessionLeftovers,
+  assertInsideWorkspace,
+  readCurrentText,
+  isWaymarkRecord,
+  refusals,
+  currentState,
+  type ProposalVerdict,
+  type StateFileKind,
+  type AgentEditRecord,
+  type LeftInconsistent,
+} from './protocol/proposal';
+export { runGit, repoTop } from './protocol/git';
+export { isLedgerPath, isStoryText, storyStatus } from './model/bmadProposal';
+export { checkStagedChanges, type StagedCheck, type StagedFileReport } from './protocol/stagedCheck';

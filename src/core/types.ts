@@ -205,6 +205,11 @@ export interface HistoryEntry {
   hashAfter?: string;
   /** Free-form details (reason, gate verdict, step...). */
   detail?: Record<string, unknown>;
+  /**
+   * Id of the journalled intent this line completes (`<intent>:<n>`): lets a writer that
+   * recovers after a crash tell a line already written from one still missing.
+   */
+  intent?: string;
 }
 
 export interface ResumePoint {

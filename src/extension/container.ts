@@ -11,6 +11,7 @@ import { Disposable } from './disposable';
 import { registerGateCommands } from './gateCommands';
 import { GatesTree } from './gatesTree';
 import { Hovers } from './hovers';
+import { LanguageModelTools } from './lmTools';
 import { registerInfoCommands } from './infoCommands';
 import { MemoryAccess } from './memoryAccess';
 import { registerMemoryCommands } from './memoryCommands';
@@ -40,6 +41,7 @@ export class Container extends Disposable {
   readonly diagnostics: Diagnostics;
   readonly decorations: Decorations;
   readonly watchers: Watchers;
+  readonly lmTools: LanguageModelTools;
 
   constructor(context: vscode.ExtensionContext, readonly log: vscode.LogOutputChannel) {
     super();
@@ -67,5 +69,6 @@ export class Container extends Disposable {
     registerProtocolCommands(run, model);
     registerMemoryCommands(run, model, memory, this.memoryTree);
     registerOnboarding(run, context, log);
+    this.lmTools = this.register(new LanguageModelTools(context, model, run, memory));
   }
 }

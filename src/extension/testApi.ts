@@ -34,6 +34,8 @@ export interface TestApi {
   state(file: string): { currentStep?: string; stale?: boolean } | undefined;
   /** How many workflows the model holds. */
   count(): number;
+  /** Calls a language-model tool's invoke directly (where the host refuses `vscode.lm.invokeTool`); its text answer. */
+  invokeTool(name: string, input: Record<string, unknown>): Promise<string | undefined>;
 }
 
 export function createTestApi(c: Container): TestApi {
@@ -110,6 +112,7 @@ export function createTestApi(c: Container): TestApi {
     },
     state: (file) => c.model.get(file),
     count: () => c.model.states().length,
+    invokeTool: (name, input) => c.lmTools.invoke(name, input),
   };
 }
 

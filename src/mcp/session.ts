@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { WaymarkError, createStateCore, errorMessage, sharedMemoryService, disposeSharedMemoryServices } from '../core/index';
+import { WaymarkError, createStateCore, errorMessage } from '../core/index';
 import type { LeaseOwner, Logger, MemoryService, MutationOptions, MutationResult, StateCore, WorkflowState } from '../core/index';
 import type { ToolHost } from './host';
 
@@ -32,8 +32,8 @@ function signature(st: fs.Stats): string {
 
 export class WorkspaceSession implements ToolHost {
   readonly roots: string[];
-  readonly core: StateCore;
   readonly actor: string;
+  private current: StateCore;
   private readonly opts: WorkspaceSessionOptions;
   private scanned?: Promise<void>;
   private watcher?: fs.FSWatcher;
@@ -50,8 +50,16 @@ export class WorkspaceSession implements ToolHost {
     this.opts = opts;
     this.roots = [path.resolve(opts.root)];
     this.actor = opts.actor;
+    this.current = this.makeCore();
+  }
+
+  get core(): StateCore {
+    return this.current;
+  }
+
+  private makeCore(): StateCore {
     // The same factory as the CLI and the extension: leases honoured, events logged, memory fed.
-    this.core = createStateCore({ roots: this.roots, actor: opts.actor, session: opts.session, logger: opts.logger, origin: 'mcp' });
+    return createStateCore({ roots: this.roots, actor: this.opts.actor, session: this.opts.session, logger: this.opts.logger, origin: 'mcp' });
   }
 
   /** Starts watching, then scans; tools wait for the scan. */
@@ -109,10 +117,18 @@ export class WorkspaceSession implements ToolHost {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.contextChanged) {
+      // Config and step definitions are read once per core: build a new one, scan it, swap.
       this.contextChanged = false;
       this.pending.clear();
+      const next = this.makeCore();
+      const started = Date.now();
+      await next.scan();
+      const old = this.current;
+      this.current = next;
       this.seen.clear();
-      await this.scan();
+      this.memory(this.roots[0]);
+      await old.close();
+      this.opts.logger.info(`[mcp] configuration changed: rescanned in ${Date.now() - started} ms`);
       return;
     }
     const files = [...this.pending];
@@ -152,9 +168,8 @@ export class WorkspaceSession implements ToolHost {
   async refresh(): Promise<void> {
     await this.start();
     if (this.watchFailed && Date.now() - this.lastScan > 1000) {
-      this.seen.clear();
-      await this.scan();
-      return;
+      this.contextChanged = true;
+      this.lastScan = Date.now();
     }
     if (this.pending.size || this.contextChanged) await this.flush();
   }
@@ -200,9 +215,9 @@ export class WorkspaceSession implements ToolHost {
   }
 
   memory(root: string): MemoryService {
-    // Shared with the core's memory observer, so this process opens the database at most once.
+    // The core's (shared with its write observer: this process opens the database at most once).
     // Short waits: when another server holds the database, answer from the journal and say so.
-    return sharedMemoryService(root, { logger: this.opts.logger, holdMs: this.opts.memoryHoldMs ?? 2000, origin: 'mcp', config: { waitMs: 300 } });
+    return this.core.memory.forRoot(root, { waitMs: 300, holdMs: this.opts.memoryHoldMs ?? 2000 });
   }
 
   owner(): LeaseOwner {
@@ -214,7 +229,6 @@ export class WorkspaceSession implements ToolHost {
     this.disposed = true;
     if (this.timer) clearTimeout(this.timer);
     this.watcher?.close();
-    this.core.dispose();
-    await disposeSharedMemoryServices();
+    await this.core.close();
   }
 }

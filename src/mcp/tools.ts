@@ -12,16 +12,12 @@ import {
   STATUSES,
   SUMMARY_SCOPES,
   WaymarkError,
-  acquireLease,
   chainOf,
   describeOwner,
   errorMessage,
   frontmatterResume,
   parseTtl,
-  recordInHistory,
-  releaseLease,
   resumeRoot,
-  resumeWorkflow,
 } from '../core/index';
 import type { MutationOptions, MutationResult, Problem, ResumeReport, WaymarkErrorReason, WorkflowState } from '../core/index';
 import { relativeTo, resolveInside } from './host';
@@ -402,7 +398,7 @@ const resumeTool = tool({
   async run(input, host) {
     if (input.file !== undefined) {
       const { abs, root } = resolveInside(host.roots, input.file);
-      const r = await resumeWorkflow(root, abs);
+      const r = await host.core.protocol.resume(root, abs, { expire: false });
       return { degradation: r.degradation, workflows: [resumeJson(host, r)], warnings: [], total: 1 };
     }
     const reports: ResumeReport[] = [];
@@ -410,7 +406,8 @@ const resumeTool = tool({
     let degradation: ResumeReport['degradation'] = 'full';
     const order = ['none', 'minimal', 'standard', 'full'];
     for (const root of host.roots) {
-      // Read-only: the orchestrator's TTL expiry (a write) is left to waymark resume and sync.
+      // Read-only: the orchestrator's TTL expiry (a write, which core.protocol.resumeRoot runs
+      // first) is left to waymark resume and sync; hence the plain function here.
       const rr = await resumeRoot(root, { expire: false });
       reports.push(...rr.workflows);
       warnings.push(...rr.warnings);
@@ -708,19 +705,16 @@ const lease = tool({
     host.assertCanWrite(input.action === 'acquire' ? 'Acquire a lease' : 'Release a lease');
     const t = input.file !== undefined ? resolveInside(host.roots, input.file) : { abs: undefined, root: host.roots[0] };
     const owner = host.owner();
-    const onRecord = async (root: string, file: string | undefined, op: string, o: typeof owner, detail: Record<string, unknown>) => {
-      if (file) await recordInHistory(root, file, op, o, detail);
-    };
     if (input.action === 'acquire') {
       let ttlMs: number | undefined;
       if (input.ttl !== undefined) {
         ttlMs = parseTtl(input.ttl);
         if (ttlMs === undefined) throw new WaymarkError('usage', `ttl '${input.ttl}' is not a duration (e.g. 90s, 30m, 2h, 1d).`);
       }
-      const r = await acquireLease(t.root, t.abs, owner, { ttlMs, onRecord });
+      const r = await host.core.protocol.acquireLease(t.root, t.abs, owner, { ttlMs });
       return { action: input.action, outcome: r.outcome, target: r.lease.target, holder: describeOwner(r.lease.owner), expiresAt: r.lease.expiresAt };
     }
-    const r = await releaseLease(t.root, t.abs, owner, { onRecord });
+    const r = await host.core.protocol.releaseLease(t.root, t.abs, owner);
     return { action: input.action, outcome: r.released ? ('released' as const) : ('not-held' as const), target: r.lease?.target ?? (t.abs ? relativeTo(host.roots, t.abs) : '*'), holder: describeOwner(r.lease?.owner ?? owner) };
   },
 });

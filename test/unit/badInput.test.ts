@@ -293,11 +293,12 @@ describe('CLI on hostile workspaces', { timeout: 120_000 }, () => {
       fs.writeFileSync(path.join(root, 'b.md'), '---\nworkflow: w\nsteps: [x]\ndelegation: {id: B, parent_id: A, root_id: A, depth: 1, chain_path: [A, B]}\n---\n');
       fs.writeFileSync(path.join(root, 's.md'), '---\nworkflow: w\nsteps: [x]\ndelegation: {id: S, parent_id: S, root_id: S, depth: 0, chain_path: [S]}\n---\n');
       for (const f of ['a.md', 'b.md', 's.md']) {
+        // A cycle is an integrity error: shown, and "not OK" (exit 1).
         const r = runCli(['chain', f], root);
-        assert.equal(r.status, 0, r.stderr);
+        assert.equal(r.status, 1, r.stderr);
         assert.match(r.stdout, /delegation-cycle/);
         const j = runCli(['chain', f, '--json'], root);
-        assert.equal(j.status, 0, j.stderr);
+        assert.equal(j.status, 1, j.stderr);
         JSON.parse(j.stdout);
       }
       assert.match(runCli(['chain', 'a.md'], root).stdout, /again: the chain loops back here/);

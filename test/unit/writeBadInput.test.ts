@@ -185,7 +185,7 @@ describe('write path on bad input', () => {
     assert.equal(r.status, 3);
     assert.ok(r.stderr.trim().split('\n').length <= 2, r.stderr);
     r = run('gate', 'show', 'a.md', 'two', '--json');
-    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.status, 1, r.stderr); // no verdict yet: the gate is closed
     assert.equal(JSON.parse(r.stdout).gate.exists, false);
     r = run('fix', 'a.md', 'no-such-code');
     assert.equal(r.status, 2);

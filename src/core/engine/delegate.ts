@@ -6,9 +6,10 @@ import type { HistoryEntry, MutationOptions, MutationResult, WorkflowState } fro
 import { detectEol, type FrontmatterEdit } from '../model/edit';
 import { writeFileAtomic } from '../store/atomicWrite';
 import { acquireFileLock, type HeldLock } from '../store/fileLock';
-import { assertHistoryAppendable } from '../store/history';
+import { readHistory } from '../store/history';
+import { completeIntent } from '../store/intentJournal';
+import { safeWritePath } from '../store/safePath';
 import type { WritePipeline } from './writePipeline';
-import { assertWritableInside } from './roots';
 
 function slug(s: string): string {
   return s.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'x';
@@ -24,15 +25,17 @@ export async function delegateWorkflow(w: WritePipeline, file: string, args: { a
   if (!agent) throw new WaymarkError('usage', 'delegate needs an agent name (--agent NAME).');
   const abs = path.resolve(file);
   const ctx = await w.contexts.contextFor(abs);
-  if (opts.text === undefined) assertWritableInside(abs, ctx.root);
+  const target = opts.text === undefined ? w.writeTarget(abs, ctx.root) : undefined;
   const parentLock = opts.text === undefined ? await acquireFileLock(abs, w.lockOptions(ctx.root)) : undefined;
-  if (parentLock) w.logBroken(parentLock);
+  if (parentLock) w.logBroken(parentLock, target);
+  let intent: { path: string; id: string } | undefined;
   const wctx = w.writeContext(abs, ctx.root, 'delegate', opts);
   let childLock: HeldLock | undefined;
   let result: MutationResult;
   const entries: { entry: HistoryEntry; ctx: WriteContext & { after?: WorkflowState } }[] = [];
   try {
-    const parent = opts.text !== undefined ? w.parse(abs, opts.text, ctx) : await w.readForWrite(abs);
+    if (target !== undefined) await w.recover(ctx, abs);
+    const parent = opts.text !== undefined ? w.parse(abs, opts.text, ctx) : w.readAt(abs, target!, ctx);
     w.checkHash(parent.state, opts);
     const p = parent.state;
     // A child copies its parent's chain: never copy a broken one.
@@ -45,12 +48,22 @@ export async function delegateWorkflow(w: WritePipeline, file: string, args: { a
     const chain = p.delegation?.chain_path?.length ? [...p.delegation.chain_path] : [parentId];
     const depth = (p.delegation?.depth ?? 0) + 1;
     const agentSlug = slug(agent);
+    // Ids already given out: the model's, and (read under the parent's lock, so two concurrent
+    // delegations never pick the same one) every child recorded in the parent's history.
     const taken = new Set(w.model.list().map((s) => s.delegation?.id).filter(Boolean) as string[]);
+    if (opts.text === undefined) {
+      for (const e of readHistory(ctx.root, abs, ctx.config.history?.dir)) {
+        const id = e.operation === 'delegate' ? e.detail?.childId : undefined;
+        if (typeof id === 'string') taken.add(id);
+      }
+    }
     let childId = `${parentId}.${agentSlug}`;
     for (let n = 2; taken.has(childId); n++) childId = `${parentId}.${agentSlug}-${n}`;
     let out: string;
     if (args.out) {
       out = path.resolve(args.out);
+      // Never outside the workspace, by its real path (`../../x.md`, `/abs/x.md`, a linked folder).
+      safeWritePath(ctx.root, out, '--out');
       if (fs.existsSync(out)) throw new WaymarkError('usage', `${out} already exists; choose another --out path (delegate never overwrites a file).`, out);
       let dirOk = false;
       try {
@@ -63,6 +76,12 @@ export async function delegateWorkflow(w: WritePipeline, file: string, args: { a
       const base = path.join(path.dirname(abs), path.basename(abs).replace(/\.md$/i, ''));
       out = `${base}.${agentSlug}.md`;
       for (let n = 2; fs.existsSync(out); n++) out = `${base}.${agentSlug}-${n}.md`;
+    }
+    // Ids follow the file: a child file name taken by an earlier delegation means its id is too.
+    if (!args.out) {
+      const suffix = path.basename(out, '.md').slice(path.basename(abs).replace(/\.md$/i, '').length + 1);
+      if (suffix !== agentSlug && !taken.has(`${parentId}.${suffix}`)) childId = `${parentId}.${suffix}`;
+      for (let n = 2; taken.has(childId); n++) childId = `${parentId}.${agentSlug}-${n}`;
     }
     const eol = detectEol(parent.text);
     const workflowId = args.workflow ?? p.workflow;
@@ -106,14 +125,29 @@ export async function delegateWorkflow(w: WritePipeline, file: string, args: { a
       parentText = applied.newText;
       parentAfter = applied.after;
     }
-    assertHistoryAppendable(ctx.root, abs, ctx.config.history?.dir);
-    assertHistoryAppendable(ctx.root, out, ctx.config.history?.dir);
+    w.preflight(ctx, abs, parentText !== undefined ? target : undefined);
+    w.preflight(ctx, out, undefined);
+    const outTarget = safeWritePath(ctx.root, out, '--out');
+    const pe0 = w.entryFor(abs, 'delegate', wctx, p, parentAfter, { child: out, childId, agent });
+    const cctx: WriteContext = { ...wctx, file: out, operation: 'create' };
+    const ce0 = w.entryFor(out, 'create', cctx, undefined, child.state, { parent: abs, parentId, agent });
+    const writes = [{ file: outTarget, text: childText }, ...(parentText !== undefined ? [{ file: target!, text: parentText }] : [])];
+    // The parent's line is proven by the parent's new bytes when it changes, else by the child.
+    intent = w.journal(ctx, abs, writes, [{ entry: pe0, evidence: parentText !== undefined ? 1 : 0 }, { entry: ce0, evidence: 0 }]);
     // Child first; if the parent cannot then be written, the child is taken back (all or nothing).
-    writeFileAtomic(out, childText);
+    try {
+      writeFileAtomic(outTarget, childText, { root: ctx.root, beforeRename: () => parentLock!.assertHeld() });
+    } catch (e) {
+      completeIntent(intent.path);
+      intent = undefined;
+      throw e;
+    }
     if (parentText !== undefined) {
       try {
-        writeFileAtomic(abs, parentText, { mustExist: true });
+        writeFileAtomic(target!, parentText, { root: ctx.root, mustExist: true, beforeRename: w.casCheck(parentLock!, target!, abs, parent.text) });
       } catch (e) {
+        completeIntent(intent.path);
+        intent = undefined;
         try {
           fs.unlinkSync(out);
         } catch {
@@ -124,10 +158,9 @@ export async function delegateWorkflow(w: WritePipeline, file: string, args: { a
       w.model.set(abs, parentAfter);
     }
     w.model.set(out, child.state);
-    const pe = w.appendEntry(ctx, abs, 'delegate', wctx, p, parentAfter, { child: out, childId, agent });
+    const pe = w.append(ctx, { ...pe0, intent: `${intent.id}:0` });
     entries.push({ entry: pe, ctx: { ...wctx, after: parentAfter } });
-    const cctx: WriteContext = { ...wctx, file: out, operation: 'create' };
-    const ce = w.appendEntry(ctx, out, 'create', cctx, undefined, child.state, { parent: abs, parentId, agent });
+    const ce = w.append(ctx, { ...ce0, intent: `${intent.id}:1` });
     entries.push({ entry: ce, ctx: { ...cctx, after: child.state } });
     result = { file: out, operation: 'delegate', before: p, after: child.state, newText: childText, written: true, seq: ce.seq };
   } finally {
@@ -136,6 +169,7 @@ export async function delegateWorkflow(w: WritePipeline, file: string, args: { a
   }
   w.model.refreshCross();
   for (const e of entries) await w.runObservers(e.entry, e.ctx);
+  if (intent) completeIntent(intent.path);
   w.model.emit({ changes: [{ file: abs, state: w.model.get(abs) }, { file: result.file, state: result.after }] });
   return result;
 }

@@ -4,9 +4,11 @@ import type { GateState, GateVerdict, HistoryEntry, MutationOptions, StepDef, Wo
 import { gateFilePath, readGate } from '../model/gates';
 import { clip } from '../model/mutations';
 import { acquireFileLock } from '../store/fileLock';
-import { writeGateFile } from '../store/gateStore';
+import { prepareGateFile } from '../store/gateStore';
+import { writeFileAtomic, sweepStaleTemps } from '../store/atomicWrite';
+import { completeIntent } from '../store/intentJournal';
+import { checkReason } from './writePipeline';
 import type { WritePipeline } from './writePipeline';
-import { assertWritableInside } from './roots';
 
 /** The step a gate command names: by id, by gate name, or by id without `.md`. */
 export function stepFor(state: WorkflowState, step: string): StepDef {
@@ -36,34 +38,39 @@ export async function writeGateVerdict(
     throw new WaymarkError('usage', 'A waiver needs a reason and who approved it (--reason TEXT --by NAME).', abs);
   }
   if (args.expires && !Number.isFinite(Date.parse(args.expires))) throw new WaymarkError('usage', `--expires ${args.expires} is not a date (use e.g. 2026-12-31).`, abs);
+  checkReason(args.reason, abs);
   const operation = `gate-${verdict.toLowerCase()}`;
   const wctx = w.writeContext(abs, ctx.root, operation, opts);
-  assertWritableInside(abs, ctx.root);
+  const target = w.writeTarget(abs, ctx.root);
   const lock = await acquireFileLock(abs, w.lockOptions(ctx.root));
   w.logBroken(lock);
   let entry: HistoryEntry;
   let gate: GateState;
   let state: WorkflowState;
+  let intent: { path: string; id: string } | undefined;
   try {
-    state = (await w.readForWrite(abs)).state;
+    await w.recover(ctx, abs);
+    state = w.readAt(abs, target, ctx).state;
     w.checkHash(state, opts);
     const step = stepFor(state, stepName);
     const gateName = step.gate ?? step.id;
     const gatePath = gateFilePath(ctx, state, gateName);
     await w.runGuards({ ...wctx });
     const gateLock = await acquireFileLock(gatePath, w.lockOptions(ctx.root));
+    // A gate writer that died may have left its temp file; the lock above was its.
+    if (gateLock.broken.length) for (const t of sweepStaleTemps(path.dirname(gatePath))) w.logger.warn(`[write] removed ${t} left by a writer that died`);
     try {
+      w.preflight(ctx, abs, undefined);
       const before = readGate(gatePath, gateName, w.clock.now());
       const reviewer = args.by?.trim() || wctx.actor;
-      writeGateFile(gatePath, {
+      const prepared = prepareGateFile(gatePath, {
         verdict,
         reviewer,
         reason: args.reason?.trim() || undefined,
         updated: w.clock.now().toISOString(),
         waiver: verdict === 'WAIVED' ? { reason: args.reason!.trim(), approved_by: args.by!.trim(), ...(args.expires ? { expires: args.expires } : {}) } : undefined,
-      });
-      gate = readGate(gatePath, gateName, w.clock.now());
-      entry = w.appendEntry(ctx, abs, operation, wctx, state, state, {
+      }, ctx.root);
+      const planned = w.entryFor(abs, operation, wctx, state, state, {
         step: step.id,
         gate: gateName,
         gateFile: gatePath,
@@ -73,6 +80,17 @@ export async function writeGateVerdict(
         ...(args.by ? { by: args.by } : {}),
         ...(args.expires ? { expires: args.expires } : {}),
       });
+      intent = w.journal(ctx, abs, [{ file: prepared.target, text: prepared.text }], [{ entry: planned, evidence: 0 }]);
+      try {
+        writeFileAtomic(prepared.target, prepared.text, { root: ctx.root, what: 'gate verdict', beforeRename: () => { lock.assertHeld(); gateLock.assertHeld(); } });
+      } catch (e) {
+        completeIntent(intent.path);
+        intent = undefined;
+        throw e;
+      }
+      gate = readGate(gatePath, gateName, w.clock.now());
+      // A failure from here leaves the intent for the next writer to complete.
+      entry = w.append(ctx, { ...planned, intent: `${intent.id}:0` });
     } finally {
       gateLock.release();
     }
@@ -80,6 +98,7 @@ export async function writeGateVerdict(
     lock.release();
   }
   await w.runObservers(entry, { ...wctx, after: state });
+  if (intent) completeIntent(intent.path);
   // The workflow's gates changed (its file did not): re-read it and tell listeners.
   try {
     const fresh = (await w.readWorkflow(abs)).state;

@@ -25,7 +25,7 @@ import { readHistory } from '../store/history';
 import { planAdvance, planBlock, planCompleteStep, planFix, planSetScope, planSetStatus, planStart, planUnblock } from '../model/mutations';
 import { ContextCache } from './contextCache';
 import { WorkflowModel } from './workflowModel';
-import { WritePipeline } from './writePipeline';
+import { WritePipeline, checkReason } from './writePipeline';
 import { delegateWorkflow } from './delegate';
 import { showGate, writeGateVerdict } from './gateVerdicts';
 import { readWorkflowText } from './workflowReader';
@@ -150,10 +150,12 @@ class StateCoreImpl implements StateCore {
   }
 
   setStatus(file: string, status: Status, options?: MutationOptions & { reason?: string }): Promise<MutationResult> {
+    checkReason(options?.reason, file);
     return this.writes.mutate(file, 'set-status', options, (s) => planSetStatus(s, status, options?.reason, this.clock.now()));
   }
 
   block(file: string, reason: string, options?: MutationOptions): Promise<MutationResult> {
+    checkReason(reason, file);
     return this.writes.mutate(file, 'block', options, (s) => planBlock(s, reason, this.clock.now()));
   }
 

@@ -4,8 +4,8 @@ import type { Problem, WorkflowState } from '../types';
 import type { WorkspaceContext } from '../store/workspaceContext';
 import { parseWorkflowText } from '../model/workflow';
 import { nodeFileSystem } from '../store/nodeFileSystem';
+import { encodingRefusal } from '../store/safeRead';
 
-const BINARY_SNIFF = 8192;
 
 /** A workflow file as the write path reads it: its text, its state and its per-file problems. */
 export interface ReadFile {
@@ -46,10 +46,8 @@ export function readWorkflowBytes(abs: string, ctx: WorkspaceContext, fs: FileSy
     if (code === 'ENOENT') throw new WaymarkError('unreadable', `${abs} was deleted while being read; rescan and retry.`, abs);
     throw new WaymarkError('unreadable', `Cannot read ${abs}: ${errorMessage(e)}.`, abs);
   }
-  if (buf.length >= 2 && ((buf[0] === 0xff && buf[1] === 0xfe) || (buf[0] === 0xfe && buf[1] === 0xff))) {
-    throw new WaymarkError('unreadable', `${abs} is UTF-16 text; Waymark reads UTF-8 only. Save it as UTF-8 (a UTF-8 BOM is fine), then retry.`, abs);
-  }
-  if (buf.subarray(0, BINARY_SNIFF).includes(0)) throw new WaymarkError('unreadable', `${abs} looks binary (it holds NUL bytes); it is not a workflow file.`, abs);
+  const refusal = encodingRefusal(buf);
+  if (refusal) throw new WaymarkError('unreadable', `${abs} is ${refusal.message}.`, abs, { encoding: refusal.reason });
   return { text: buf.toString('utf8'), stat: st };
 }
 

@@ -7,13 +7,27 @@ import type { HistoryEntry, MutationOptions, MutationResult, Problem, StepDef, W
 import type { WorkspaceContext } from '../store/workspaceContext';
 import { gateFilePath, readGate } from '../model/gates';
 import { editFrontmatter } from '../model/edit';
+import * as fs from 'node:fs';
 import { writeFileAtomic, removeStaleTemps } from '../store/atomicWrite';
 import { acquireFileLock, type HeldLock } from '../store/fileLock';
-import { appendHistory, assertHistoryAppendable, stateChange } from '../store/history';
+import { appendHistory, assertHistoryAppendable, readHistory, stateChange } from '../store/history';
+import { assertJournalWritable, completeIntent, currentSha256, orphanedIntents, sha256Hex, writeIntent, type IntentEntry, type IntentWrite } from '../store/intentJournal';
+import { assertWritable, safeWritePath } from '../store/safePath';
+import { readRegularFileSync } from '../store/safeRead';
 import type { GateLookup, Plan } from '../model/mutations';
 import type { ContextCache } from './contextCache';
 import type { WorkflowModel } from './workflowModel';
 import { parseWorkflowFile, readWorkflowText, type ReadFile } from './workflowReader';
+
+/** Longest free text (`--reason`) a history line, gate file or frontmatter key gets. */
+export const MAX_REASON_CHARS = 4000;
+
+/** Refuses a reason over MAX_REASON_CHARS (exit 2) before anything is read or written. */
+export function checkReason(reason: string | undefined, file?: string): void {
+  if (reason !== undefined && reason.length > MAX_REASON_CHARS) {
+    throw new WaymarkError('usage', `--reason is ${reason.length} characters; the limit is ${MAX_REASON_CHARS}. Shorten it (put long notes in the file's body or a linked document).`, file, { limit: MAX_REASON_CHARS });
+  }
+}
 import { assertWritableInside } from './roots';
 
 /** Keys a plan may touch without changing the state (the state hash leaves them out). */
@@ -69,6 +83,136 @@ export class WritePipeline {
   async readForWrite(abs: string): Promise<ReadFile> {
     const ctx = await this.contexts.contextFor(abs);
     return parseWorkflowFile(abs, readWorkflowText(abs, ctx, nodeFileSystem), ctx);
+  }
+
+  /**
+   * The one real path a write to `abs` uses for its check, read and rename: resolved once here,
+   * inside the workspace by its real path (a link leading elsewhere is refused, exit 2).
+   */
+  writeTarget(abs: string, root: string): string {
+    assertWritableInside(abs, root);
+    return safeWritePath(root, abs);
+  }
+
+  /** Reads the workflow at its resolved real path `target`, named `abs` in the state. */
+  readAt(abs: string, target: string, ctx: WorkspaceContext): ReadFile {
+    return parseWorkflowFile(abs, readWorkflowText(target, ctx), ctx);
+  }
+
+  /**
+   * Everything a change needs, checked before the first byte changes, so a refusal leaves
+   * nothing half done: the file is not frozen (no write bit: people chmod 0444 to freeze a
+   * file), its folder, its history and the intent journal are writable.
+   */
+  preflight(ctx: WorkspaceContext, abs: string, target: string | undefined): void {
+    if (target !== undefined) {
+      let mode: number | undefined;
+      try {
+        mode = fs.statSync(target).mode;
+      } catch {
+        mode = undefined; // a new file (delegate): its folder is checked below
+      }
+      if (mode !== undefined && (mode & 0o200) === 0) {
+        throw new WaymarkError('io', `${abs} is read-only; chmod u+w ${abs} to allow Waymark to write it. Nothing was changed.`, abs, { readOnly: true });
+      }
+      assertWritable(path.join(path.dirname(target), '.waymark-probe'), 'workflow file', { display: abs });
+    }
+    assertHistoryAppendable(ctx.root, abs, ctx.config.history?.dir);
+    assertJournalWritable(ctx.root);
+  }
+
+  /**
+   * The compare-and-swap before a rename: this process still holds the lock, and the file's
+   * bytes are still the ones the change was computed from. Otherwise a conflict (exit 3), and
+   * nothing is written: a paused writer never renames a stale result over newer work.
+   */
+  casCheck(lock: HeldLock, target: string, abs: string, readText: string | undefined): () => void {
+    return () => {
+      lock.assertHeld();
+      if (readText === undefined) return;
+      let now: string | undefined;
+      try {
+        now = readRegularFileSync(target).toString('utf8');
+      } catch {
+        now = undefined;
+      }
+      if (now !== readText) {
+        throw new WaymarkError('conflict', `${abs} changed on disk while this change was being made (another writer or an editor); nothing was written. Re-read it and retry.`, abs);
+      }
+    };
+  }
+
+  /** The history line a change will append (its seq is assigned when it is appended). */
+  entryFor(abs: string, operation: string, wctx: WriteContext, before: WorkflowState | undefined, after: WorkflowState | undefined, detail?: Record<string, unknown>): Omit<HistoryEntry, 'seq'> {
+    const { from, to } = stateChange(before, after);
+    return {
+      time: this.clock.now().toISOString(),
+      session: wctx.session,
+      actor: wctx.actor,
+      operation,
+      file: abs,
+      from,
+      to,
+      hashBefore: before?.stateHash,
+      hashAfter: after?.stateHash,
+      detail,
+    };
+  }
+
+  /** Journals a change before its renames (see intentJournal.ts). */
+  journal(ctx: WorkspaceContext, abs: string, writes: { file: string; text: string }[], entries: IntentEntry[]): { path: string; id: string } {
+    const w: IntentWrite[] = writes.map((x) => ({ file: x.file, sha256: sha256Hex(x.text) }));
+    const j = writeIntent(ctx.root, abs, { historyDir: ctx.config.history?.dir, writes: w, entries });
+    return { path: j.path, id: j.intent.id };
+  }
+
+  /** Appends a prepared history line (see entryFor). */
+  append(ctx: WorkspaceContext, entry: Omit<HistoryEntry, 'seq'>): HistoryEntry {
+    const res = appendHistory(ctx.root, entry, ctx.config.history?.dir);
+    if (res.repaired) this.logger.warn(`[history] ${res.repaired}`);
+    return res.entry;
+  }
+
+  /**
+   * Completes the changes of writers killed between their rename and their history line or
+   * events (their intents are still in the journal): a rename that happened gets its history
+   * line (marked recovered) and its observers; one that did not is dropped. Call under the lock
+   * of `abs`.
+   */
+  async recover(ctx: WorkspaceContext, abs: string): Promise<void> {
+    for (const o of orphanedIntents(ctx.root, abs)) {
+      if (!o.intent) {
+        this.logger.warn(`[journal] ${o.path} is unreadable; moved aside to ${o.path}.bad`);
+        try {
+          fs.renameSync(o.path, `${o.path}.bad`);
+        } catch {
+          // removed by another recovering writer
+        }
+        continue;
+      }
+      const intent = o.intent;
+      for (const [i, ie] of intent.entries.entries()) {
+        const id = `${intent.id}:${i}`;
+        const file = ie.entry.file;
+        let entry: HistoryEntry | undefined = readHistory(ctx.root, file, intent.historyDir).find((e) => e.intent === id);
+        if (!entry) {
+          const w = intent.writes[ie.evidence];
+          if (!w || currentSha256(w.file) !== w.sha256) continue; // the rename never happened
+          const res = appendHistory(ctx.root, { ...ie.entry, intent: id, detail: { ...(ie.entry.detail ?? {}), recovered: true } }, intent.historyDir);
+          entry = res.entry;
+          this.logger.warn(`[journal] recovered history line ${entry.seq} (${entry.operation}) of ${file}: its writer (pid ${intent.pid}) died after the change`);
+        }
+        let after: WorkflowState | undefined;
+        try {
+          after = (await this.readWorkflow(file)).state;
+        } catch {
+          after = undefined;
+        }
+        await this.runObservers(entry, { file, root: ctx.root, operation: entry.operation, actor: entry.actor, session: entry.session, recovered: true, after });
+      }
+      for (const w of intent.writes) for (const t of removeStaleTemps(w.file)) this.logger.warn(`[write] removed ${t} left by a writer that died`);
+      completeIntent(o.path);
+    }
   }
 
   parse(abs: string, text: string, ctx: WorkspaceContext): ReadFile {
@@ -151,14 +295,16 @@ export class WritePipeline {
       if (this.isNoChange(read, plan, after, operation)) return { file: abs, operation, before: read.state, after: read.state, newText: read.text, written: false, changed: false };
       return { file: abs, operation, before: read.state, after, newText, written: false, changed: true };
     }
-    assertWritableInside(abs, ctx.root);
+    const target = this.writeTarget(abs, ctx.root);
     const lock = await acquireFileLock(abs, this.lockOptions(ctx.root));
-    this.logBroken(lock, abs);
+    this.logBroken(lock, target);
     let result: MutationResult;
     let entry: HistoryEntry | undefined;
+    let intent: { path: string; id: string } | undefined;
     const wctx = this.writeContext(abs, ctx.root, operation, opts);
     try {
-      const read = await this.readForWrite(abs);
+      await this.recover(ctx, abs);
+      const read = this.readAt(abs, target, ctx);
       this.checkHash(read.state, opts);
       await this.runGuards(wctx);
       const plan = makePlan(read.state, ctx);
@@ -168,11 +314,21 @@ export class WritePipeline {
         this.model.set(abs, read.state);
         return { file: abs, operation, before: read.state, after: read.state, newText: read.text, written: false, changed: false };
       }
-      assertHistoryAppendable(ctx.root, abs, ctx.config.history?.dir);
-      if (newText !== read.text) writeFileAtomic(abs, newText, { mustExist: true });
+      this.preflight(ctx, abs, target);
+      const planned = this.entryFor(abs, operation, wctx, read.state, after, plan.detail);
+      intent = this.journal(ctx, abs, [{ file: target, text: newText }], [{ entry: planned, evidence: 0 }]);
       try {
-        entry = this.appendEntry(ctx, abs, operation, wctx, read.state, after, plan.detail);
+        if (newText !== read.text) writeFileAtomic(target, newText, { root: ctx.root, mustExist: true, beforeRename: this.casCheck(lock, target, abs, read.text) });
       } catch (e) {
+        completeIntent(intent.path); // nothing was renamed: nothing to recover
+        intent = undefined;
+        throw e;
+      }
+      try {
+        entry = this.append(ctx, { ...planned, intent: `${intent.id}:0` });
+      } catch (e) {
+        // The intent stays: the next writer of this file appends the line once this process is gone.
+        intent = undefined;
         this.model.set(abs, after);
         throw new WaymarkError('io', `${abs} was changed (${operation}), but its history line could not be appended: ${errorMessage(e).replace(/ Nothing was changed\.$/, "")}`, abs, { written: true });
       }
@@ -183,6 +339,7 @@ export class WritePipeline {
     }
     this.model.refreshCross();
     await this.runObservers(entry!, { ...wctx, after: result.after });
+    if (intent) completeIntent(intent.path);
     this.model.emit({ changes: [{ file: abs, state: result.after }] });
     return result;
   }

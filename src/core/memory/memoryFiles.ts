@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { writeFileAtomic } from '../store/atomicWrite';
+import { writeFileAtomic, sweepStaleTemps } from '../store/atomicWrite';
 import { assertRegularOrMissing, readInternalIfExists, safeMkdir, safeWritePath } from '../store/safePath';
-import { withFileLock } from '../store/fileLock';
+import { acquireFileLock } from '../store/fileLock';
 
 /* Hot and cold memory files: plain Markdown, readable without Kuzu.
  * Hot (`session_state.md`) is rewritten as work goes on and reset at session end.
@@ -92,8 +92,15 @@ export class MemoryFiles {
     return real;
   }
 
-  private lock<T>(file: string, fn: () => T): Promise<T> {
-    return withFileLock(file, fn, { root: this.root, waitMs: 5000, purpose: 'memory file' });
+  private async lock<T>(file: string, fn: () => T): Promise<T> {
+    const lock = await acquireFileLock(file, { root: this.root, waitMs: 5000, purpose: 'memory file' });
+    try {
+      // A memory writer that died holding this lock may have left its temp file beside the file.
+      if (lock.broken.length) sweepStaleTemps(path.dirname(file));
+      return fn();
+    } finally {
+      lock.release();
+    }
   }
 
   readHot(): HotState {

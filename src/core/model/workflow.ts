@@ -17,7 +17,7 @@ export interface ParsedWorkflow {
   problems: Problem[];
 }
 
-const LOOKS_LIKE_WORKFLOW = /^[ \t-]*["']?(?:workflow|workflowType|stepsCompleted|lastStep|currentStep|current_step|steps)["']?\s*[:=]/m;
+const LOOKS_LIKE_WORKFLOW = /^[ \t{,-]*["']?(?:workflow|workflowType|stepsCompleted|lastStep|currentStep|current_step|steps)["']?\s*[:=]/m;
 
 /** Extra facts gathered while normalizing, used by validation and resume. */
 export interface StepAnalysis {
@@ -160,14 +160,15 @@ function parseWorkflowTextUnguarded(file: string, text: string, ctx: WorkspaceCo
   state.problems = resolveFindings(file, findings, locator, fenceRange);
   // The fast reader (js-yaml) accepts some YAML the editing parser refuses (tab indentation).
   // Say so on read, so validate and the write path agree on what is broken.
-  if (LEADING_TAB.test(split.yamlText)) {
+  // Likewise an implicit key longer than 1024 characters (YAML 1.2's limit), on a long line.
+  if (LEADING_TAB.test(split.yamlText) || LONG_LINE.test(split.yamlText)) {
     let syn: { range: import('../types').Range; message: string } | undefined;
     try {
       syn = locator.syntaxError();
     } catch {
       syn = undefined;
     }
-    if (syn) state.problems.unshift({ file, range: syn.range, severity: 'error', code: 'yaml-syntax', message: `YAML syntax error at line ${syn.range.start.line + 1}: ${tidy(syn.message)}. Use spaces, not tabs, to indent; the state cannot be changed until then.` });
+    if (syn) state.problems.unshift({ file, range: syn.range, severity: 'error', code: 'yaml-syntax', message: `YAML syntax error at line ${syn.range.start.line + 1}: ${tidy(syn.message)}. ${/tab/i.test(syn.message) || LEADING_TAB.test(split.yamlText) ? 'Use spaces, not tabs, to indent' : 'Shorten the key (at most 1024 characters) or quote it'}; the state cannot be changed until then.` });
   }
   Object.defineProperty(state, ANALYSIS, { value: raw.analysis, enumerable: false, writable: true, configurable: true });
   Object.defineProperty(state, LOCATOR, { value: locator, enumerable: false, writable: true, configurable: true });
@@ -175,6 +176,7 @@ function parseWorkflowTextUnguarded(file: string, text: string, ctx: WorkspaceCo
 }
 
 const LEADING_TAB = /^ *\t/m;
+const LONG_LINE = /[^\n]{1025}/;
 
 const CR_ONLY_FENCE = /^\uFEFF?---[ \t]*\r(?!\n)/;
 

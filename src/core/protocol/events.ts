@@ -320,20 +320,45 @@ export function readEvents(root: string, since = 0, options: { limit?: number } 
 export async function* followEvents(root: string, since = 0, options: { signal?: AbortSignal; pollMs?: number } = {}): AsyncGenerator<ProtocolEvent> {
   let last = since;
   const pollMs = options.pollMs ?? 100;
-  while (!options.signal?.aborted) {
-    const r = readEvents(root, last, { limit: 1000 });
-    for (const ev of r.events) yield ev;
-    last = r.last;
-    if (r.events.length < 1000) {
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, pollMs);
-        options.signal?.addEventListener('abort', () => {
-          clearTimeout(t);
-          resolve();
-        }, { once: true });
-      });
+  // One abort listener for the whole follow (one per poll piled up: MaxListenersExceededWarning).
+  let wake: (() => void) | undefined;
+  const onAbort = () => wake?.();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    while (!options.signal?.aborted) {
+      const r = readEvents(root, last, { limit: 1000 });
+      for (const ev of r.events) yield ev;
+      last = r.last;
+      if (r.events.length < 1000 && !options.signal?.aborted) {
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(() => {
+            wake = undefined;
+            resolve();
+          }, pollMs);
+          wake = () => {
+            clearTimeout(t);
+            resolve();
+          };
+        });
+      }
+    }
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** True when the recent log (the active file and the newest archive) has the event of history line `seq` of `file`. */
+function hasWorkflowEvent(root: string, file: string, seq: number): boolean {
+  const segs = listSegments(protocolPaths(root).events).slice(-2);
+  for (const s of segs) {
+    const text = readInternalIfExists(s.file, 'events log');
+    if (!text) continue;
+    for (const line of completeLines(text)) {
+      const ev = parseEvent(line);
+      if (ev && ev.file === file && ev.type.startsWith('workflow.') && ev.data?.historySeq === seq) return true;
     }
   }
+  return false;
 }
 
 /**
@@ -355,6 +380,8 @@ export function eventsGuard(): WriteGuard {
  */
 export function eventsObserver(options: EventsLogOptions = {}): WriteObserver {
   return (entry, ctx) => {
+    // Re-run for a change whose writer died: its event may already be out.
+    if (ctx.recovered && hasWorkflowEvent(ctx.root, relPath(ctx.root, ctx.file), entry.seq)) return;
     appendEvent(
       ctx.root,
       {

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
+import { pidAlive } from '../store/processes';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { WaymarkError } from '../errors';
@@ -47,6 +48,31 @@ export interface GitCheckpoint {
 }
 
 /**
+ * Removes temporary indexes (and their `.lock`) that killed git checkpoints left in the system
+ * temp folder: `waymark-index-<pid>-<rand>` whose process is gone. Returns the removed paths.
+ */
+export function sweepGitIndexes(dir = os.tmpdir()): string[] {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return removed;
+  }
+  for (const n of names) {
+    const m = /^waymark-index-(\d+)-[0-9a-f]+(\.lock)?$/.exec(n);
+    if (!m || pidAlive(Number(m[1]))) continue;
+    try {
+      fs.rmSync(path.join(dir, n), { force: true });
+      removed.push(path.join(dir, n));
+    } catch {
+      // another sweeper got it
+    }
+  }
+  return removed;
+}
+
+/**
  * Commits `files` (absolute paths, Waymark's own state files) as a commit whose tree is HEAD's
  * tree plus those files, built in a temporary index (GIT_INDEX_FILE), and points
  * `refs/waymark/checkpoints/<id>` at it. HEAD, the branch, the user's index and working tree are
@@ -55,6 +81,7 @@ export interface GitCheckpoint {
 export async function gitCheckpoint(root: string, id: string, files: string[], message: string, keep = 10): Promise<GitCheckpoint> {
   const top = await repoTop(root);
   const realTop = fs.realpathSync(top);
+  sweepGitIndexes();
   const tmpIndex = path.join(os.tmpdir(), `waymark-index-${process.pid}-${randomId()}`);
   const env = { GIT_INDEX_FILE: tmpIndex };
   try {

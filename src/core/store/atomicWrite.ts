@@ -82,6 +82,7 @@ export function writeFileAtomic(file: string, data: string | Uint8Array, options
   try {
     const st = fs.lstatSync(target);
     if (st.isSymbolicLink()) throw new WaymarkError('usage', `${file} is a dangling symbolic link; remove it, then retry. Nothing was changed.`, file);
+    if (st.isDirectory()) throw ioError(Object.assign(new Error('is a directory'), { code: 'EISDIR' }), file, 'write');
     if (!st.isFile()) throw notRegularError(file, st, options.what);
     mode = st.mode & 0o7777;
   } catch (e) {

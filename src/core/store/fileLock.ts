@@ -168,6 +168,7 @@ export async function acquireFileLock(file: string, options: FileLockOptions = {
       } finally {
         fs.closeSync(fd);
       }
+      if (broken.length) for (const r of sweepDeadLocks(path.dirname(lockPath), staleMs)) broken.push(`removed ${r}: its holder died`);
       let released = false;
       return {
         path: lockPath,
@@ -223,6 +224,47 @@ export async function acquireFileLock(file: string, options: FileLockOptions = {
     await new Promise((r) => setTimeout(r, delay + Math.random() * delay));
     delay = Math.min(delay * 2, 50);
   }
+}
+
+/**
+ * Removes the locks in `lockDir` whose holder died on this host (they belong to gate, memory
+ * and other files that may never be locked again, so nobody would break them). Called when a
+ * stale lock was found: a sign that processes were killed. Returns the removed paths.
+ */
+export function sweepDeadLocks(lockDir: string, staleMs = 60_000): string[] {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = fs.readdirSync(lockDir);
+  } catch {
+    return removed;
+  }
+  for (const n of names) {
+    const p = path.join(lockDir, n);
+    if (/\.lock\.\d+\.[0-9a-f]+\.broken$/.test(n)) {
+      // left by a breaker killed between its rename and its unlink
+      const pid = Number(n.split('.').slice(-3)[0]);
+      if (!holderAlive(pid)) {
+        try {
+          fs.unlinkSync(p);
+          removed.push(p);
+        } catch {
+          // gone already
+        }
+      }
+      continue;
+    }
+    if (!n.endsWith('.lock')) continue;
+    let cur: ReturnType<typeof readLock>;
+    try {
+      cur = readLock(p);
+    } catch {
+      continue; // not a lock Waymark can judge (a FIFO...): left for the error when it is used
+    }
+    if (!cur?.info || cur.info.host !== HOST) continue;
+    if (staleReason(cur, staleMs) && breakLock(p, cur.raw)) removed.push(p);
+  }
+  return removed;
 }
 
 /** Runs `fn` while holding the lock for `file`; always releases it. */

@@ -60,10 +60,10 @@ export function renderGateUpdate(existing: string | undefined, update: GateUpdat
 }
 
 /**
- * Writes a verdict into a gate file atomically (creating its folder). Call under the gate file's
- * lock. With `root`, the gate file's real path must lie inside that workspace folder.
+ * The real path and new text of a gate file for a verdict, without writing it (the caller
+ * journals it first). With `root`, the gate file's real path must lie inside that workspace.
  */
-export function writeGateFile(file: string, update: GateUpdate, root?: string): void {
+export function prepareGateFile(file: string, update: GateUpdate, root?: string): { target: string; text: string } {
   const target = root ? safeWritePath(root, file) : file;
   let existing: string | undefined;
   let fd: number | undefined;
@@ -77,7 +77,7 @@ export function writeGateFile(file: string, update: GateUpdate, root?: string): 
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
   }
-  const next = renderGateUpdate(existing, update, file);
+  const text = renderGateUpdate(existing, update, file);
   try {
     if (root) safeMkdir(root, path.dirname(target));
     else fs.mkdirSync(path.dirname(target), { recursive: true });
@@ -85,5 +85,14 @@ export function writeGateFile(file: string, update: GateUpdate, root?: string): 
     if (WaymarkError.is(e)) throw e;
     throw new WaymarkError('io', `Cannot create the gate folder ${path.dirname(file)}: ${(e as Error).message}. Make the workspace writable.`, file);
   }
-  writeFileAtomic(file, next, { root, what: 'gate verdict' });
+  return { target, text };
+}
+
+/**
+ * Writes a verdict into a gate file atomically (creating its folder). Call under the gate file's
+ * lock. With `root`, the gate file's real path must lie inside that workspace folder.
+ */
+export function writeGateFile(file: string, update: GateUpdate, root?: string): void {
+  const { target, text } = prepareGateFile(file, update, root);
+  writeFileAtomic(target, text, { root, what: 'gate verdict' });
 }

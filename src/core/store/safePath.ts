@@ -128,10 +128,10 @@ function kindOf(st: fs.Stats): string {
   return 'not a regular file';
 }
 
-/** The error for an internal path that is not a regular file (exit 2). */
+/** The error for an internal path that is not a regular file ('io', exit 2: Waymark cannot keep its record there). */
 export function notRegularError(file: string, st: fs.Stats, what = 'Waymark file'): WaymarkError {
   return new WaymarkError(
-    'unreadable',
+    'io',
     `${file} is ${kindOf(st)}, not a regular file; Waymark keeps its ${what} there. Remove it (Waymark recreates it), then retry. Nothing was changed.`,
     file,
     { kind: kindOf(st) },
@@ -172,10 +172,10 @@ export function openInternalSync(file: string, flags: number, options: { mode?: 
     }
     if (code === 'ENXIO') {
       // O_WRONLY|O_NONBLOCK on a FIFO with no reader.
-      throw new WaymarkError('unreadable', `${file} is a named pipe (FIFO), not a regular file; Waymark keeps its ${options.what ?? 'Waymark file'} there. Remove it, then retry. Nothing was changed.`, file, { kind: 'fifo' });
+      throw new WaymarkError('io', `${file} is a named pipe (FIFO), not a regular file; Waymark keeps its ${options.what ?? 'Waymark file'} there. Remove it, then retry. Nothing was changed.`, file, { kind: 'fifo' });
     }
     if (code === 'EISDIR') {
-      throw new WaymarkError('unreadable', `${file} is a folder, not a regular file; Waymark keeps its ${options.what ?? 'Waymark file'} there. Remove it, then retry. Nothing was changed.`, file, { kind: 'folder' });
+      throw new WaymarkError('io', `${file} is a folder, not a regular file; Waymark keeps its ${options.what ?? 'Waymark file'} there. Remove it, then retry. Nothing was changed.`, file, { kind: 'folder' });
     }
     throw e;
   }
@@ -229,7 +229,7 @@ export function safeAppend(root: string, file: string, data: string | Buffer, op
  * Refuses (exit 2, 'io') when a new file could not be created in `dir` or an existing `file`
  * could not be written: checked before a change so that a change is never half done.
  */
-export function assertWritable(file: string, what = 'file'): void {
+export function assertWritable(file: string, what = 'file', options: { display?: string } = {}): void {
   let target = file;
   for (;;) {
     try {
@@ -243,10 +243,11 @@ export function assertWritable(file: string, what = 'file'): void {
         target = up;
         continue;
       }
+      const shown = options.display ?? file;
       throw new WaymarkError(
         'io',
-        `Cannot write ${what} ${file}: ${target === file ? 'it' : `the folder ${target}`} is not writable (${code}); make it writable (chmod u+w ${target}) and retry. Nothing was changed.`,
-        file,
+        `Cannot write ${what} ${shown}: ${target === file ? 'it' : `the folder ${target}`} is not writable; make it writable (chmod u+w ${target}) and retry (${code}). Nothing was changed.`,
+        shown,
         { code, notWritable: target },
       );
     }

@@ -1,6 +1,19 @@
 import * as fs from 'node:fs';
 import { promises as fsp } from 'node:fs';
 
+/**
+ * Why bytes cannot be a workflow file's text, or undefined when they can: UTF-16 (a byte-order
+ * mark) or binary (a NUL byte in the first 8 KiB). The one answer for validate and every write.
+ */
+export function encodingRefusal(buf: Uint8Array): { reason: 'utf16' | 'binary'; message: string } | undefined {
+  if (buf.length >= 2 && ((buf[0] === 0xff && buf[1] === 0xfe) || (buf[0] === 0xfe && buf[1] === 0xff))) {
+    return { reason: 'utf16', message: 'UTF-16 text; Waymark reads UTF-8 only. Save it as UTF-8 (a UTF-8 BOM is fine), then retry' };
+  }
+  const n = Math.min(buf.length, 8192);
+  for (let i = 0; i < n; i++) if (buf[i] === 0) return { reason: 'binary', message: 'binary (it holds NUL bytes); it is not a workflow file' };
+  return undefined;
+}
+
 /** Thrown (with `code: 'ENOTREG'`) when a path is a FIFO, socket, device or directory. */
 export class NotRegularFileError extends Error {
   readonly code = 'ENOTREG';

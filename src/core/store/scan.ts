@@ -1,3 +1,4 @@
+import { encodingRefusal } from './safeRead';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Logger } from '../ports';
@@ -116,7 +117,9 @@ function readDetailed(file: string, ctx: WorkspaceContext, wantHashOnly?: string
       // already closed or gone: nothing to release
     }
   }
-  if (looksBinary(buf)) return { key, hash: '', result: { problems: [], isWorkflow: false, skipped: { file, reason: 'binary', detail: 'contains NUL bytes' } } };
+  // The write path's own test, so validate and a mutation give one answer for one file.
+  const refusal = encodingRefusal(buf);
+  if (refusal) return { key, hash: '', result: { problems: [], isWorkflow: false, skipped: { file, reason: refusal.reason === 'utf16' ? 'unreadable' : 'binary', detail: refusal.reason === 'utf16' ? refusal.message : 'contains NUL bytes' } } };
   // Cheap pre-check: no opening fence, no frontmatter.
   const off = buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
   if (!(buf[off] === 0x2d && buf[off + 1] === 0x2d && buf[off + 2] === 0x2d)) return { key, hash: '', result: { problems: [], isWorkflow: false } };

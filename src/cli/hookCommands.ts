@@ -1,0 +1,236 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { CliCommand, CliContext } from './framework';
+import { flagString, requirePositional } from './framework';
+import { WaymarkError, errorMessage, assertInsideWorkspace, checkStagedChanges, readCurrentText, runGit, repoTop, writeFileAtomic, type StagedFileReport } from '../core/index';
+import { HOOK_ADAPTERS } from '../hooks/adapters';
+import { decide } from '../hooks/handler';
+import { HookInputError, type HookAdapter, type HookOutput, type NeutralEvent } from '../hooks/port';
+import { installHooks, uninstallHooks, SettingsError } from '../hooks/install';
+import { workspaceRootOf } from '../hooks/quickCheck';
+
+let handedInput: string | undefined;
+
+/** The launcher already read stdin on its fast path: it hands the text over here. */
+export function provideHookInput(text: string): void {
+  handedInput = text;
+}
+
+function readHookInput(): string {
+  if (handedInput !== undefined) return handedInput;
+  if (process.stdin.isTTY) throw new HookInputError('expects the agent\'s hook event as JSON on stdin (it is run by the agent, not by hand).');
+  return fs.readFileSync(0, 'utf8');
+}
+
+function rejectUnknownFlags(ctx: CliContext, allowed: string[]): void {
+  const ok = new Set(['json', 'help', 'h', ...allowed]);
+  for (const f of Object.keys(ctx.args.flags)) if (!ok.has(f)) throw new WaymarkError('usage', `unknown option --${f}.`);
+}
+
+function emit(ctx: CliContext, out: HookOutput): number {
+  if (out.stdout) ctx.stdout(out.stdout);
+  if (out.stderr) ctx.stderr(out.stderr);
+  return out.exitCode;
+}
+
+/**
+ * Runs one hook event through an adapter. Bad input and the hook's own failures are reported
+ * fail-open (a non-blocking error), so a Waymark problem never stops the agent's other work;
+ * `--fail-closed` refuses the proposed change instead.
+ */
+export async function runHook(adapter: HookAdapter, text: string, env: Record<string, string | undefined>, failClosed: boolean): Promise<HookOutput> {
+  let event: NeutralEvent | undefined;
+  try {
+    let input: unknown;
+    try {
+      input = JSON.parse(text);
+    } catch (e) {
+      throw new HookInputError(`the hook input is not valid JSON (${errorMessage(e)}); ${adapter.name} sends one JSON object on stdin.`);
+    }
+    event = adapter.parse(input, env);
+    return adapter.render(event, await decide(event, adapter));
+  } catch (e) {
+    const msg = e instanceof HookInputError ? e.message : WaymarkError.is(e) ? e.message : `unexpected error: ${errorMessage(e)}`;
+    return adapter.renderFailure(`${msg} The event was not checked.`, event, failClosed);
+  }
+}
+
+const RUN_HELP = (a: HookAdapter) => `Reads one ${a.name} hook event (JSON) on stdin and answers in ${a.name}'s hook protocol.
+Install it with waymark hook install ${a.name}; it handles ${a.install.events.map((e) => e.event).join(', ')}.
+
+Edits of workflow files, BMAD stories and sprint-status.yaml are judged before they land by the
+rules of a Waymark mutation (status machine, no rewinding completed steps, gates, leases, valid
+frontmatter) and refused with a reason naming the command that does it right. Allowed edits of
+state are recorded in history and the events log afterwards, with the agent's session id.
+Edits of other files pass untouched, without loading the core.
+
+Options:
+  --fail-closed   refuse a change when the check itself fails (default: fail open, the agent's
+                  work is never blocked by a Waymark error; the error is shown as a warning)
+
+Exit codes follow ${a.name}'s protocol${a.name === 'claude-code' ? ': 0 go ahead (JSON on stdout when there is something to say), 2 refused (reason on stderr), 1 the hook could not check the event (not a block)' : ': 0 with a JSON decision on stdout, 1 the hook could not check the event (a warning, not a block)'}.`;
+
+function runCommand(a: HookAdapter): CliCommand {
+  return {
+    name: `hook ${a.name}`,
+    usage: `hook ${a.name} [--fail-closed]`,
+    summary: `Answer one ${a.name} hook event from stdin: refuse edits that break workflow rules, record the ones that land.`,
+    help: RUN_HELP(a),
+    booleanFlags: ['fail-closed'],
+    options: [],
+    async run(ctx) {
+      rejectUnknownFlags(ctx, ['fail-closed']);
+      if (ctx.args.positionals.length) throw new WaymarkError('usage', `hook ${a.name} takes no arguments (the event comes on stdin).`);
+      let text: string;
+      try {
+        text = readHookInput();
+      } catch (e) {
+        return emit(ctx, a.renderFailure(errorMessage(e), undefined, false));
+      }
+      return emit(ctx, await runHook(a, text, process.env, ctx.args.flags['fail-closed'] === true));
+    },
+  };
+}
+
+function adapterOf(name: string): HookAdapter {
+  const a = HOOK_ADAPTERS.get(name);
+  if (!a) throw new WaymarkError('usage', `unknown agent '${name}'; choose one of ${[...HOOK_ADAPTERS.keys()].join(', ')} or git.`);
+  return a;
+}
+
+function projectRoot(ctx: CliContext): string {
+  const dir = flagString(ctx.args, 'project');
+  return dir ? path.resolve(ctx.cwd, dir) : workspaceRootOf({ agent: '', event: '', cwd: ctx.cwd });
+}
+
+const GIT_MARK = '# waymark pre-commit hook';
+
+async function gitHookPath(cwd: string): Promise<string> {
+  const top = await repoTop(cwd);
+  const r = await runGit(top, ['rev-parse', '--git-path', 'hooks/pre-commit']);
+  if (r.code !== 0) throw new WaymarkError('io', `git rev-parse --git-path failed: ${r.stderr.trim()}`);
+  return path.resolve(top, r.stdout.trim());
+}
+
+const installCmd: CliCommand = {
+  name: 'hook install',
+  usage: 'hook install claude-code|gemini|git [--command CMD] [--project DIR]',
+  options: ['command', 'project'],
+  summary: "Write Waymark's hook entries into the agent's project settings (or the git pre-commit hook).",
+  help: `claude-code: adds PreToolUse/PostToolUse (Edit|Write|MultiEdit|Bash), SessionStart, Stop and
+SubagentStop entries to .claude/settings.json; gemini: BeforeTool/AfterTool (write_file|replace|
+run_shell_command), SessionStart and AfterAgent entries to .gemini/settings.json. Other hooks and
+settings are kept; running it again changes nothing. git: writes the repository's pre-commit hook
+(refused when one exists that is not Waymark's: add the line 'waymark hook git pre-commit' to it).
+
+Options:
+  --command CMD   how the agent starts waymark (default: waymark; e.g. "node /path/to/dist/cli.js")
+  --project DIR   the project folder (default: the workspace holding the current folder)`,
+  async run(ctx) {
+    rejectUnknownFlags(ctx, ['command', 'project']);
+    const target = requirePositional(ctx.args, 0, 'the agent (claude-code, gemini) or git');
+    const launcher = flagString(ctx.args, 'command') ?? 'waymark';
+    if (target === 'git') {
+      const hook = await gitHookPath(ctx.cwd);
+      const existing = readCurrentText(hook);
+      if (existing !== undefined && !existing.includes(GIT_MARK)) {
+        throw new WaymarkError('conflict', `${hook} already exists and is not Waymark's; add the line '${launcher} hook git pre-commit || exit 1' to it yourself. Nothing was changed.`, hook);
+      }
+      const script = `#!/bin/sh\n${GIT_MARK}: refuses commits whose staged workflow state breaks the rules.\n# Skip it once with git commit --no-verify. Remove it with waymark hook uninstall git.\nexec ${launcher} hook git pre-commit\n`;
+      fs.mkdirSync(path.dirname(hook), { recursive: true });
+      writeFileAtomic(hook, script, { mode: 0o755 });
+      fs.chmodSync(hook, 0o755);
+      ctx.stdout(`${existing === script ? 'unchanged' : 'installed'}: ${hook}\n`);
+      return 0;
+    }
+    const a = adapterOf(target);
+    const root = projectRoot(ctx);
+    const file = path.join(root, a.install.settingsFile);
+    assertInsideWorkspace(root, file);
+    const before = readCurrentText(file);
+    let next: { text: string; changed: boolean };
+    try {
+      next = installHooks(before, a, `${launcher} hook ${a.name}`, file);
+    } catch (e) {
+      if (e instanceof SettingsError) throw new WaymarkError('invalid', e.message, file);
+      throw e;
+    }
+    if (next.changed) {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      writeFileAtomic(file, next.text);
+    }
+    ctx.stdout(`${next.changed ? 'installed' : 'unchanged'}: ${a.install.events.map((e) => e.event).join(', ')} hooks in ${path.relative(ctx.cwd, file) || file}\n`);
+    return 0;
+  },
+};
+
+const uninstallCmd: CliCommand = {
+  name: 'hook uninstall',
+  usage: 'hook uninstall claude-code|gemini|git [--project DIR]',
+  options: ['project'],
+  summary: "Remove exactly Waymark's hook entries (or its git pre-commit hook); everything else stays.",
+  async run(ctx) {
+    rejectUnknownFlags(ctx, ['project']);
+    const target = requirePositional(ctx.args, 0, 'the agent (claude-code, gemini) or git');
+    if (target === 'git') {
+      const hook = await gitHookPath(ctx.cwd);
+      const existing = readCurrentText(hook);
+      if (existing === undefined) {
+        ctx.stdout('nothing to remove: no pre-commit hook\n');
+        return 0;
+      }
+      if (!existing.includes(GIT_MARK)) throw new WaymarkError('conflict', `${hook} is not Waymark's pre-commit hook; remove the waymark line from it by hand. Nothing was changed.`, hook);
+      fs.rmSync(hook);
+      ctx.stdout(`removed: ${hook}\n`);
+      return 0;
+    }
+    const a = adapterOf(target);
+    const root = projectRoot(ctx);
+    const file = path.join(root, a.install.settingsFile);
+    assertInsideWorkspace(root, file);
+    const before = readCurrentText(file);
+    let next: { text: string | undefined; removed: number };
+    try {
+      next = uninstallHooks(before, a, file);
+    } catch (e) {
+      if (e instanceof SettingsError) throw new WaymarkError('invalid', e.message, file);
+      throw e;
+    }
+    if (next.removed && next.text !== undefined) writeFileAtomic(file, next.text);
+    ctx.stdout(next.removed ? `removed ${next.removed} waymark hook entr${next.removed === 1 ? 'y' : 'ies'} from ${path.relative(ctx.cwd, file) || file}\n` : `nothing to remove in ${path.relative(ctx.cwd, file) || file}\n`);
+    return 0;
+  },
+};
+
+function printReports(ctx: CliContext, reports: StagedFileReport[], label: string): void {
+  for (const r of reports) {
+    for (const p of r.problems) ctx.stderr(`${r.rel}${p.line ? `:${p.line}` : ''}: ${label} ${p.code}: ${p.message}${p.fix ? `\n  fix: ${p.fix}` : ''}\n`);
+  }
+}
+
+const preCommitCmd: CliCommand = {
+  name: 'hook git pre-commit',
+  usage: 'hook git pre-commit',
+  options: [],
+  summary: 'Refuse a commit whose staged workflow files, stories or sprint ledger break the state rules.',
+  help: `Judges the staged version of each changed state file (git show :PATH) against the committed one
+(HEAD:PATH) with the rules of a Waymark mutation; history files must only grow. Installed by
+waymark hook install git. To commit anyway, once: git commit --no-verify.
+
+Exit codes: 0 the commit may go ahead; 1 refused (each problem on stderr with its fix); 2 not a
+git repository or git missing.`,
+  async run(ctx) {
+    rejectUnknownFlags(ctx, []);
+    const r = await checkStagedChanges(ctx.cwd);
+    if (ctx.json) ctx.stdout(JSON.stringify(r) + '\n');
+    printReports(ctx, r.warnings, 'warning');
+    if (!r.refused.length) return 0;
+    printReports(ctx, r.refused, 'error');
+    const n = r.refused.reduce((s, x) => s + x.problems.length, 0);
+    ctx.stderr(`waymark: commit refused: ${n} problem${n > 1 ? 's' : ''} in ${r.refused.length} staged state file${r.refused.length > 1 ? 's' : ''}. Fix them (the waymark commands above do it right), or skip this check once with git commit --no-verify.\n`);
+    return 1;
+  },
+};
+
+/** `waymark hook ...`: the agent hooks, their install, and the git pre-commit check. */
+export const hookCommands: CliCommand[] = [...[...HOOK_ADAPTERS.values()].map(runCommand), installCmd, uninstallCmd, preCommitCmd];

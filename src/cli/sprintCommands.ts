@@ -1,0 +1,212 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { CliCommand, CliContext } from './framework';
+import { flagString, requirePositional } from './framework';
+import { WaymarkError, findWorkspaceRoot, loadSprint, setStoryStatus, checkStoryTask, findStory, type Problem, type SprintReport, type SprintStory, type StoryWriteOptions, type StoryWriteResult } from '../core/index';
+
+const WRITE_HELP = `Options:
+  --root DIR          the project folder (default: the nearest folder above holding _bmad, .waymark or .git)
+  --expect-hash HASH  refuse (exit 3) when the story's state hash is not HASH (from waymark sprint --json)
+  --actor NAME        who does this, recorded in history (default $WAYMARK_ACTOR or "cli")
+  --session S         session marker recorded in history (default $WAYMARK_SESSION)
+  --force             allow moving a done story backwards
+  --json              print the result as JSON
+
+Exit codes: 0 ok; 2 usage, no sprint or unreadable; 3 conflict (stale --expect-hash, file locked);
+4 refused by the status rules (a done story moved backwards without --force).`;
+
+function display(file: string, cwd: string): string {
+  const rel = path.relative(cwd, file);
+  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : file;
+}
+
+/** Unknown options are errors, never ignored. */
+function assertFlags(ctx: CliContext, allowed: string[]): void {
+  const ok = new Set([...allowed, 'json', 'help', 'h']);
+  for (const f of Object.keys(ctx.args.flags)) {
+    if (!ok.has(f)) throw new WaymarkError('usage', `Unknown option --${f}. Options: ${allowed.map((a) => `--${a}`).join(', ')}, --json.`);
+  }
+}
+
+function rootOf(ctx: CliContext, given?: string): string {
+  const dir = path.resolve(ctx.cwd, given ?? '.');
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(dir);
+  } catch {
+    throw new WaymarkError('unreadable', `${given ?? dir}: no such folder.`, dir);
+  }
+  if (!st.isDirectory()) throw new WaymarkError('usage', `${given ?? dir} is not a folder; give the project folder.`, dir);
+  return given ? dir : findWorkspaceRoot(path.join(dir, '_'), dir);
+}
+
+function staleDays(ctx: CliContext): number | undefined {
+  const v = flagString(ctx.args, 'stale-days');
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v)) throw new WaymarkError('usage', `--stale-days must be a whole number of days; got ${v}.`);
+  return Number(v);
+}
+
+function problemJson(p: Problem, cwd: string) {
+  return { file: display(p.file, cwd), line: p.range.start.line + 1, column: p.range.start.character + 1, severity: p.severity, code: p.code, message: p.message, ...(p.data ? { data: p.data } : {}) };
+}
+
+function storyJson(s: SprintStory, cwd: string) {
+  return {
+    key: s.key, epic: s.epic, story: s.story, title: s.title ?? null, status: s.status,
+    ledgerStatus: s.ledgerStatus ?? null, ledgerRaw: s.ledgerRaw ?? null, file: s.file ? display(s.file, cwd) : null,
+    fileStatus: s.fileStatus ?? null, tasks: s.tasks, gate: s.gate ? { ...s.gate, file: display(s.gate.file, cwd) } : null,
+    planned: s.planned ? { file: display(s.planned.file, cwd), line: s.planned.line + 1 } : null, stateHash: s.stateHash,
+    problems: s.problems.map((p) => problemJson(p, cwd)),
+  };
+}
+
+function sprintJson(r: SprintReport, cwd: string) {
+  return {
+    root: r.root, layout: r.config.layout, ledger: r.ledgerFile ? display(r.ledgerFile, cwd) : null,
+    lastUpdated: r.ledger?.lastUpdated?.raw ?? null, counts: r.counts, next: r.next ?? null,
+    epics: r.epics.map((e) => ({ epic: e.epic, title: e.title ?? null, status: e.ledgerStatus ?? null, retrospective: e.retrospective ?? null, stories: e.stories.map((s) => storyJson(s, cwd)) })),
+    actionItems: r.actionItems, problems: r.problems.map((p) => problemJson(p, cwd)),
+  };
+}
+
+const MARK: Record<string, string> = { done: '✓', review: '◎', 'in-progress': '▶', 'ready-for-dev': '○', backlog: '·' };
+
+function storyLine(s: SprintStory): string {
+  const file = s.fileStatus !== undefined && s.fileStatusMapped !== s.ledgerStatus && s.ledgerStatus !== undefined ? ` (file: ${s.fileStatus})` : s.ledgerStatus === undefined && s.file ? ' (not in ledger)' : '';
+  const tasks = s.tasks.total ? `  ${s.tasks.done}/${s.tasks.total} tasks` : '';
+  const gate = s.gate ? `  gate ${s.gate.verdict ?? '?'}${s.gate.open ? '' : ' (closed)'}` : '';
+  const probs = s.problems.filter((p) => p.severity !== 'info').length;
+  return `    ${MARK[s.status] ?? '?'} ${s.key.padEnd(40)} ${s.status}${file}${tasks}${gate}${probs ? `  ⚠ ${probs}` : ''}`;
+}
+
+const sprint: CliCommand = {
+  name: 'sprint',
+  usage: 'sprint [ROOT] [--json] [--stale-days N]',
+  options: ['root', 'stale-days'],
+  summary: 'List epics and stories of a BMAD project: ledger and file status, tasks, gates, drift, and what to do next.',
+  help: [
+    'Reads sprint-status.yaml, the story files, the epics document and QA gates where the BMAD config puts them.',
+    '',
+    'Options:',
+    '  --json           print {epics: [{stories: [...]}], next, problems, counts}',
+    '  --stale-days N   the ledger is stale when last_updated is older than N days with work in progress (default 7)',
+    '',
+    'Exit codes: 0 ok (drift is reported, not an error), 1 errors in the ledger, 2 no BMAD sprint found or ROOT unreadable.',
+  ].join('\n'),
+  async run(ctx) {
+    assertFlags(ctx, ['stale-days']);
+    const root = rootOf(ctx, ctx.args.positionals[0]);
+    const r = loadSprint(root, { staleDays: staleDays(ctx) });
+    if (!r) throw new WaymarkError('unreadable', `No BMAD sprint under ${display(root, ctx.cwd) || '.'}: no sprint-status.yaml and no story files. Run BMAD sprint planning first.`, root);
+    const errors = r.problems.filter((p) => p.severity === 'error').length;
+    if (ctx.json) {
+      ctx.stdout(JSON.stringify(sprintJson(r, ctx.cwd)) + '\n');
+      return errors ? 1 : 0;
+    }
+    const lines: string[] = [];
+    lines.push(`${r.ledgerFile ? display(r.ledgerFile, ctx.cwd) : '(no sprint-status.yaml)'}${r.ledger?.lastUpdated ? `  last updated ${r.ledger.lastUpdated.raw}` : ''}`);
+    lines.push(`  ${Object.entries(r.counts).map(([k, v]) => `${v} ${k}`).join(', ') || 'no stories'}`);
+    for (const e of r.epics) {
+      lines.push(`  Epic ${e.epic}${e.title ? `: ${e.title}` : ''}  [${e.ledgerStatus ?? 'not in ledger'}]${e.retrospective ? `  retro ${e.retrospective}` : ''}`);
+      for (const s of e.stories) lines.push(storyLine(s));
+    }
+    const open = r.actionItems.filter((a) => a.status !== 'done');
+    if (open.length) lines.push(`  ${open.length} open action item(s): ${open.slice(0, 3).map((a) => a.action).join('; ')}`);
+    const shown = r.problems.filter((p) => p.severity !== 'info');
+    if (shown.length) {
+      lines.push('', 'Problems:');
+      for (const p of shown) lines.push(`  ${display(p.file, ctx.cwd)}:${p.range.start.line + 1}:${p.range.start.character + 1} ${p.severity} ${p.code} ${p.message}`);
+    }
+    const info = r.problems.length - shown.length;
+    if (info) lines.push(`  (+${info} info: waymark sprint --json lists them)`);
+    lines.push('', r.next ? `Next: ${r.next.action}${r.next.storyKey ? ` ${r.next.storyKey}` : ''}: ${r.next.reason}` : 'Next: nothing: every story and retrospective is done.');
+    ctx.stdout(lines.join('\n') + '\n');
+    return errors ? 1 : 0;
+  },
+};
+
+function writeOptions(ctx: CliContext): StoryWriteOptions {
+  const opts: StoryWriteOptions = { actor: flagString(ctx.args, 'actor') ?? process.env.WAYMARK_ACTOR ?? 'cli', force: ctx.args.flags.force === true };
+  const session = flagString(ctx.args, 'session') ?? process.env.WAYMARK_SESSION;
+  if (session) opts.session = session;
+  const expect = flagString(ctx.args, 'expect-hash');
+  if (expect !== undefined) {
+    if (!/^[0-9a-f]{64}$/i.test(expect)) throw new WaymarkError('usage', `--expect-hash must be a 64-character hex state hash (from waymark sprint --json); got ${expect}.`);
+    opts.expectHash = expect.toLowerCase();
+  }
+  return opts;
+}
+
+function renderWrite(ctx: CliContext, r: StoryWriteResult, what: string): number {
+  if (ctx.json) {
+    ctx.stdout(JSON.stringify({ key: r.key, operation: r.operation, changed: r.changed, written: r.written.map((f) => display(f, ctx.cwd)), status: r.after.status, fileStatus: r.after.fileStatus ?? null, tasks: r.after.tasks, stateHash: r.after.stateHash, seq: r.seq ?? null }) + '\n');
+  } else if (!r.changed) {
+    ctx.stdout(`${r.key}: ${what} already; nothing written.\n`);
+  } else {
+    ctx.stdout(`${r.key}: ${what} (${r.written.map((f) => display(f, ctx.cwd)).join(', ')}).\n`);
+  }
+  return 0;
+}
+
+const storySetStatus: CliCommand = {
+  name: 'story set-status',
+  usage: 'story set-status KEY STATUS [--expect-hash HASH] [--force]',
+  summary: 'Set a story\'s status in its story file and in sprint-status.yaml, as one change.',
+  help: `KEY is the ledger key (2-6a-login) or its number (2.6a, 2-6a). STATUS: backlog, ready-for-dev, in-progress, review, done.\n\n${WRITE_HELP}`,
+  booleanFlags: ['force'],
+  options: ['root', 'expect-hash', 'actor', 'session'],
+  async run(ctx) {
+    assertFlags(ctx, ['root', 'expect-hash', 'actor', 'session', 'force']);
+    const key = requirePositional(ctx.args, 0, 'KEY (the story key, e.g. 1-2-login or 1.2)');
+    const status = requirePositional(ctx.args, 1, 'STATUS (backlog, ready-for-dev, in-progress, review, done)');
+    if (ctx.args.positionals.length > 2) throw new WaymarkError('usage', `Unexpected argument '${ctx.args.positionals[2]}'.`);
+    const root = rootOf(ctx, flagString(ctx.args, 'root'));
+    const r = await setStoryStatus(root, key, status, writeOptions(ctx));
+    return renderWrite(ctx, r, `status ${r.after.status}`);
+  },
+};
+
+const storyCheck: CliCommand = {
+  name: 'story check',
+  usage: 'story check KEY TASK [--uncheck]',
+  summary: 'Tick a task of a story file (TASK: its number 2 or 2.1, #N for the Nth checkbox, or a unique piece of its text).',
+  help: `  --uncheck           untick instead (a done story needs --force)\n${WRITE_HELP}`,
+  booleanFlags: ['force', 'uncheck'],
+  options: ['root', 'expect-hash', 'actor', 'session'],
+  async run(ctx) {
+    assertFlags(ctx, ['root', 'expect-hash', 'actor', 'session', 'force', 'uncheck']);
+    const key = requirePositional(ctx.args, 0, 'KEY (the story key, e.g. 1-2-login or 1.2)');
+    const task = requirePositional(ctx.args, 1, 'TASK (its number such as 2 or 2.1, #N, or a piece of its text)');
+    if (ctx.args.positionals.length > 2) throw new WaymarkError('usage', `Unexpected argument '${ctx.args.positionals[2]}'; quote a TASK text that has spaces.`);
+    const root = rootOf(ctx, flagString(ctx.args, 'root'));
+    const r = await checkStoryTask(root, key, task, { ...writeOptions(ctx), uncheck: ctx.args.flags.uncheck === true });
+    return renderWrite(ctx, r, `task ${r.task} ${ctx.args.flags.uncheck ? 'unticked' : 'ticked'}, ${r.after.tasks.done}/${r.after.tasks.total} done`);
+  },
+};
+
+const storyShow: CliCommand = {
+  name: 'story show',
+  usage: 'story show KEY [--root DIR] [--json]',
+  summary: 'One story: ledger and file status, tasks, gate, problems and its state hash.',
+  options: ['root'],
+  async run(ctx) {
+    assertFlags(ctx, ['root']);
+    const key = requirePositional(ctx.args, 0, 'KEY (the story key, e.g. 1-2-login or 1.2)');
+    const root = rootOf(ctx, flagString(ctx.args, 'root'));
+    const r = loadSprint(root);
+    if (!r) throw new WaymarkError('unreadable', `No BMAD sprint under ${root}.`, root);
+    const s = findStory(r, key);
+    if (!s) throw new WaymarkError('usage', `No story '${key}'. Run waymark sprint for the list.`);
+    if (ctx.json) {
+      ctx.stdout(JSON.stringify(storyJson(s, ctx.cwd)) + '\n');
+      return 0;
+    }
+    const lines = [storyLine(s).trim(), `  ledger: ${s.ledgerRaw ?? '-'}  file: ${s.file ? `${display(s.file, ctx.cwd)} (${s.fileStatus ?? 'no Status line'})` : '-'}`, `  state hash: ${s.stateHash}`];
+    for (const p of s.problems) lines.push(`  ${display(p.file, ctx.cwd)}:${p.range.start.line + 1} ${p.severity} ${p.code} ${p.message}`);
+    ctx.stdout(lines.join('\n') + '\n');
+    return 0;
+  },
+};
+
+export const sprintCommands: CliCommand[] = [sprint, storySetStatus, storyCheck, storyShow];

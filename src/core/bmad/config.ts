@@ -1,0 +1,258 @@
+/**
+ * BMAD config variables of one project, resolved from what its install left behind: v6
+ * `_bmad/<module>/config.yaml`, the layered TOML of newer releases (`_bmad/config.toml`,
+ * `config.user.toml`, `custom/config.toml`, `custom/config.user.toml`, later wins), the alpha
+ * `bmad/` folder with `sprint_artifacts` and `output_folder` defaulting to `docs`, and v4's
+ * `.bmad-core/core-config.yaml`. Reads small files synchronously; never throws on bad input.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+
+/** Which install generation the config came from. */
+export type BmadLayout = 'v6' | 'v6-toml' | 'alpha' | 'v4' | 'none';
+
+export interface BmadConfig {
+  root: string;
+  layout: BmadLayout;
+  /** The install folder (`_bmad`, `bmad`, `.bmad-core`), absolute, when there is one. */
+  installDir?: string;
+  /** Resolved variables (`planning_artifacts`, `implementation_artifacts`, `output_folder`, ...): absolute paths where they are paths. */
+  vars: Record<string, string>;
+  /** Absolute folders, in the order BMAD uses them. */
+  outputFolder: string;
+  planningArtifacts: string;
+  implementationArtifacts: string;
+  /** Where v4 stories live (`devStoryLocation`), and v4 QA (`qa.qaLocation`). */
+  storyLocation?: string;
+  qaLocation?: string;
+  /** Files the values came from, in precedence order (later wins). */
+  sources: string[];
+  /** Config files that could not be read, with why (shown as warnings, never fatal). */
+  warnings: { file: string; line: number; message: string }[];
+}
+
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
+function readSmall(file: string): string | undefined {
+  try {
+    const st = fs.statSync(file);
+    if (!st.isFile() || st.size > MAX_CONFIG_BYTES) return undefined;
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function isDir(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A small TOML reader for BMAD's generated config: `[table.sub]` headers, `key = value` with
+ * basic/literal strings, numbers, booleans and arrays of those, `#` comments. Returns the nested
+ * tables, or an error with its 1-based line.
+ */
+export function parseSimpleToml(text: string): { data: Record<string, unknown>; error?: { line: number; message: string } } {
+  const data: Record<string, unknown> = Object.create(null);
+  let table = data;
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const line = stripTomlComment(lines[i]).trim();
+    if (!line) continue;
+    const header = /^\[\[?\s*([A-Za-z0-9_.\- "']+?)\s*\]\]?$/.exec(line);
+    if (header) {
+      table = data;
+      for (const part of header[1].split('.').map((s) => s.trim().replace(/^["']|["']$/g, ''))) {
+        if (isUnsafeKey(part)) return { data, error: { line: i + 1, message: `unsafe table name '${part}'` } };
+        const next = table[part];
+        if (next && typeof next === 'object' && !Array.isArray(next)) table = next as Record<string, unknown>;
+        else {
+          const t: Record<string, unknown> = Object.create(null);
+          table[part] = t;
+          table = t;
+        }
+      }
+      continue;
+    }
+    const kv = /^("[^"]*"|'[^']*'|[A-Za-z0-9_\-]+)\s*=\s*(.*)$/.exec(line);
+    if (!kv) return { data, error: { line: i + 1, message: `cannot read '${line.slice(0, 60)}'` } };
+    const key = kv[1].replace(/^["']|["']$/g, '');
+    if (isUnsafeKey(key)) continue;
+    const value = parseTomlValue(kv[2].trim());
+    if (value === undefined) return { data, error: { line: i + 1, message: `cannot read the value of '${key}'` } };
+    table[key] = value;
+  }
+  return { data };
+}
+
+function isUnsafeKey(k: string): boolean {
+  return k === '__proto__' || k === 'constructor' || k === 'prototype';
+}
+
+function stripTomlComment(line: string): string {
+  let quote: string | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (quote) {
+      if (c === '\\' && quote === '"') i++;
+      else if (c === quote) quote = undefined;
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === '#') return line.slice(0, i);
+  }
+  return line;
+}
+
+function parseTomlValue(v: string): unknown {
+  if (/^"(?:[^"\\]|\\.)*"$/.test(v)) {
+    try {
+      return JSON.parse(v) as unknown;
+    } catch {
+      return v.slice(1, -1);
+    }
+  }
+  if (/^'[^']*'$/.test(v)) return v.slice(1, -1);
+  if (v === 'true' || v === 'false') return v === 'true';
+  if (/^[+-]?\d[\d_]*(\.\d+)?$/.test(v)) return Number(v.replace(/_/g, ''));
+  if (v.startsWith('[') && v.endsWith(']')) {
+    const inner = v.slice(1, -1).trim();
+    if (!inner) return [];
+    const parts = inner.match(/"(?:[^"\\]|\\.)*"|'[^']*'|[^,\s][^,]*/g) ?? [];
+    const out = parts.map((p) => parseTomlValue(p.trim()));
+    return out.some((x) => x === undefined) ? undefined : out;
+  }
+  // Dates and other bare values: kept as text.
+  if (/^[\w:.+\-]+$/.test(v)) return v;
+  return undefined;
+}
+
+function flattenStrings(obj: Record<string, unknown>, into: Record<string, string>): void {
+  for (const [k, v] of Object.entries(obj)) {
+    if (typeof v === 'string') into[k] = v;
+    else if (typeof v === 'number' || typeof v === 'boolean') into[k] = String(v);
+  }
+}
+
+/** Replaces `{name}` references (`{project-root}`, `{output_folder}`, `{config_source}:key` is left alone). */
+export function expandVars(value: string, vars: Record<string, string>, root: string): string {
+  let out = value;
+  for (let pass = 0; pass < 5; pass++) {
+    const next = out.replace(/\{([A-Za-z0-9_\-]+)\}/g, (m, name: string) => {
+      if (name === 'project-root' || name === 'project_root') return root;
+      const v = vars[name];
+      return v !== undefined && !v.includes(`{${name}}`) ? v : m;
+    });
+    if (next === out) break;
+    out = next;
+  }
+  return out;
+}
+
+function toAbs(root: string, p: string): string {
+  const cleaned = p.replace(/^\.\//, '');
+  return path.isAbsolute(cleaned) ? path.normalize(cleaned) : path.resolve(root, cleaned);
+}
+
+/** Loads a YAML mapping of plain keys; problems go to `warnings`. */
+function loadYamlVars(file: string, into: Record<string, string>, warnings: BmadConfig['warnings'], nested?: (data: Record<string, unknown>) => void): boolean {
+  const text = readSmall(file);
+  if (text === undefined) return false;
+  try {
+    const data = parseYaml(text, { schema: 'core', maxAliasCount: 100 }) as unknown;
+    if (data && typeof data === 'object' && !Array.isArray(data)) {
+      flattenStrings(data as Record<string, unknown>, into);
+      nested?.(data as Record<string, unknown>);
+    }
+  } catch (e) {
+    const pos = (e as { linePos?: { line: number }[] }).linePos;
+    warnings.push({ file, line: pos?.[0]?.line ?? 1, message: `BMAD config is not valid YAML (${(e as Error).message.split('\n')[0]}); its values are not used.` });
+  }
+  return true;
+}
+
+/**
+ * Resolves the BMAD config of a project folder. The caller may name the install folder
+ * (Waymark's `bmad.dir` setting); otherwise `_bmad`, `bmad` (alpha) and `.bmad-core` (v4) are tried.
+ */
+export function loadBmadConfig(root: string, opts?: { installDir?: string; outputDir?: string }): BmadConfig {
+  const absRoot = path.resolve(root);
+  const raw: Record<string, string> = Object.create(null);
+  const sources: string[] = [];
+  const warnings: BmadConfig['warnings'] = [];
+  let layout: BmadLayout = 'none';
+  let installDir: string | undefined;
+  const candidates = [opts?.installDir ?? '_bmad', 'bmad', '.bmad-core'].filter((d, i, a) => a.indexOf(d) === i);
+  for (const d of candidates) {
+    const abs = path.resolve(absRoot, d);
+    if (isDir(abs)) {
+      installDir = abs;
+      break;
+    }
+  }
+  if (installDir) {
+    // v4: one core-config.yaml with nested keys.
+    const v4 = path.join(installDir, 'core-config.yaml');
+    if (loadYamlVars(v4, raw, warnings, (data) => {
+      const qa = data.qa as Record<string, unknown> | undefined;
+      if (qa && typeof qa.qaLocation === 'string') raw.qaLocation = qa.qaLocation;
+      const prd = data.prd as Record<string, unknown> | undefined;
+      if (prd && typeof prd.prdFile === 'string') raw.prdFile = prd.prdFile;
+    })) {
+      sources.push(v4);
+      layout = 'v4';
+    }
+    // v6 YAML: core first, then modules (bmm last so its paths win).
+    for (const mod of ['core', 'cis', 'bmb', 'tea', 'bmgd', 'bmm']) {
+      const f = path.join(installDir, mod, 'config.yaml');
+      if (loadYamlVars(f, raw, warnings)) {
+        sources.push(f);
+        if (layout === 'none') layout = path.basename(installDir) === 'bmad' ? 'alpha' : 'v6';
+      }
+    }
+    // Layered TOML (v6.3+): [core] and [modules.<code>] tables.
+    for (const rel of ['config.toml', 'config.user.toml', path.join('custom', 'config.toml'), path.join('custom', 'config.user.toml')]) {
+      const f = path.join(installDir, rel);
+      const text = readSmall(f);
+      if (text === undefined) continue;
+      const { data, error } = parseSimpleToml(text);
+      if (error) {
+        warnings.push({ file: f, line: error.line, message: `BMAD config TOML: ${error.message}; the rest of this file is not used.` });
+      }
+      const core = data.core as Record<string, unknown> | undefined;
+      if (core && typeof core === 'object') flattenStrings(core, raw);
+      const modules = data.modules as Record<string, Record<string, unknown>> | undefined;
+      if (modules && typeof modules === 'object') {
+        const order = Object.keys(modules).sort((a, b) => (a === 'bmm' ? 1 : b === 'bmm' ? -1 : a.localeCompare(b)));
+        for (const m of order) if (modules[m] && typeof modules[m] === 'object') flattenStrings(modules[m], raw);
+      }
+      flattenStrings(data, raw);
+      sources.push(f);
+      layout = 'v6-toml';
+    }
+  }
+  // Resolve references among the values.
+  const vars: Record<string, string> = Object.create(null);
+  for (const [k, v] of Object.entries(raw)) vars[k] = v;
+  const alpha = layout === 'alpha' || (installDir !== undefined && path.basename(installDir) === 'bmad');
+  if (vars.output_folder === undefined) vars.output_folder = opts?.outputDir && !alpha && layout !== 'v4' ? opts.outputDir : alpha || layout === 'v4' ? 'docs' : '_bmad-output';
+  for (let pass = 0; pass < 3; pass++) for (const k of Object.keys(vars)) vars[k] = expandVars(vars[k], vars, absRoot);
+  const pathVar = (v: string | undefined) => (v === undefined || v.includes('{') ? undefined : toAbs(absRoot, v));
+  const outputFolder = pathVar(vars.output_folder) ?? path.join(absRoot, '_bmad-output');
+  const planningArtifacts = pathVar(vars.planning_artifacts) ?? (alpha ? outputFolder : path.join(outputFolder, 'planning-artifacts'));
+  const implementationArtifacts =
+    pathVar(vars.implementation_artifacts) ?? pathVar(vars.sprint_artifacts) ?? pathVar(vars.dev_story_location) ??
+    (alpha ? (isDir(path.join(outputFolder, 'sprint-artifacts')) ? path.join(outputFolder, 'sprint-artifacts') : outputFolder) : path.join(outputFolder, 'implementation-artifacts'));
+  const storyLocation = pathVar(vars.devStoryLocation) ?? pathVar(vars.story_location);
+  const qaLocation = pathVar(vars.qaLocation);
+  for (const k of Object.keys(vars)) {
+    if (/(_folder|_artifacts|_location|Location|_knowledge|^project_root)$/.test(k)) {
+      const abs = pathVar(vars[k]);
+      if (abs) vars[k] = abs;
+    }
+  }
+  return { root: absRoot, layout, installDir, vars, outputFolder, planningArtifacts, implementationArtifacts, storyLocation, qaLocation, sources, warnings };
+}

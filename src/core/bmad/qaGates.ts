@@ -1,0 +1,105 @@
+/**
+ * Quality gates that attach to stories: v4 QA gate YAML (`{qaLocation}/gates/{epic}.{story}-{slug}.yml`
+ * with gate PASS/CONCERNS/FAIL/WAIVED, top_issues, waiver, expires, history) and the test-architect
+ * module's `gate-decision.json` (`gate_status`, a story id when it names one).
+ */
+import { parse as parseYaml } from 'yaml';
+import type { GateVerdict } from '../types';
+
+export interface StoryGate {
+  file: string;
+  epic?: number;
+  story?: string;
+  verdict?: GateVerdict;
+  reason?: string;
+  reviewer?: string;
+  updated?: string;
+  expires?: string;
+  waiver?: { active: boolean; reason?: string; approvedBy?: string };
+  topIssues: number;
+  /** False for FAIL, or WAIVED without an active waiver, or an expired gate. */
+  open: boolean;
+  expired: boolean;
+  source: 'qa-gate' | 'gate-decision';
+  /** An unreadable file: why. */
+  error?: string;
+}
+
+const VERDICTS = ['PASS', 'CONCERNS', 'FAIL', 'WAIVED'];
+
+function str(v: unknown): string | undefined {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (v instanceof Date) return v.toISOString();
+  return undefined;
+}
+
+function storyIdOf(v: string | undefined): { epic: number; story: string } | undefined {
+  const m = v ? /^(\d+)[.\-](\d+)([a-z]?)\b/i.exec(v.trim()) : null;
+  return m ? { epic: Number(m[1]), story: `${Number(m[2])}${m[3].toLowerCase()}` } : undefined;
+}
+
+function finish(g: StoryGate, now: Date): StoryGate {
+  const exp = g.expires ? Date.parse(g.expires) : NaN;
+  g.expired = Number.isFinite(exp) && exp < now.getTime();
+  const waived = g.verdict === 'WAIVED' && (g.waiver?.active ?? true);
+  g.open = !g.expired && (g.verdict === 'PASS' || g.verdict === 'CONCERNS' || waived);
+  return g;
+}
+
+/** Parses a QA gate YAML file. The story comes from `story:` or the file name `{epic}.{story}-slug.yml`. */
+export function parseQaGate(file: string, text: string, now: Date): StoryGate {
+  const base = file.split(/[\\/]/).pop() ?? file;
+  const fromName = storyIdOf(base);
+  const g: StoryGate = { file, ...fromName, topIssues: 0, open: false, expired: false, source: 'qa-gate' };
+  let data: unknown;
+  try {
+    data = parseYaml(text, { schema: 'core', maxAliasCount: 100 }) as unknown;
+  } catch (e) {
+    g.error = (e as Error).message.split('\n')[0];
+    return g;
+  }
+  if (!data || typeof data !== 'object' || Array.isArray(data)) {
+    g.error = 'not a mapping';
+    return g;
+  }
+  const d = data as Record<string, unknown>;
+  const verdict = str(d.gate)?.toUpperCase();
+  if (verdict && VERDICTS.includes(verdict)) g.verdict = verdict as GateVerdict;
+  else g.error = verdict ? `gate '${verdict}' is not PASS, CONCERNS, FAIL or WAIVED` : 'no gate: key';
+  const sid = storyIdOf(str(d.story));
+  if (sid) Object.assign(g, sid);
+  g.reason = str(d.status_reason);
+  g.reviewer = str(d.reviewer);
+  g.updated = str(d.updated);
+  g.expires = str(d.expires);
+  g.topIssues = Array.isArray(d.top_issues) ? d.top_issues.length : 0;
+  if (d.waiver && typeof d.waiver === 'object') {
+    const w = d.waiver as Record<string, unknown>;
+    g.waiver = { active: w.active === true || w.active === 'true', reason: str(w.reason), approvedBy: str(w.approved_by) };
+  }
+  return finish(g, now);
+}
+
+/** Parses a test-architect `gate-decision.json`. */
+export function parseGateDecision(file: string, text: string, now: Date): StoryGate {
+  const g: StoryGate = { file, topIssues: 0, open: false, expired: false, source: 'gate-decision' };
+  let d: Record<string, unknown>;
+  try {
+    const v = JSON.parse(text) as unknown;
+    if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error('not an object');
+    d = v as Record<string, unknown>;
+  } catch (e) {
+    g.error = (e as Error).message;
+    return g;
+  }
+  const verdict = str(d.gate_status ?? d.decision ?? d.gate)?.toUpperCase();
+  if (verdict && VERDICTS.includes(verdict)) g.verdict = verdict as GateVerdict;
+  else g.error = 'no gate_status';
+  const sid = storyIdOf(str(d.story_id ?? d.target_id ?? d.id));
+  if (sid) Object.assign(g, sid);
+  g.reason = str(d.rationale);
+  g.updated = str(d.evaluated_at);
+  g.expires = str(d.expires);
+  return finish(g, now);
+}

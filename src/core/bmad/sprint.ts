@@ -1,0 +1,252 @@
+/**
+ * Finds and reads one project's implementation ledgers where its BMAD config puts them, and
+ * builds the sprint model (drift.ts). Reads only; small bounded folder walks; never throws on
+ * bad content. `checkSprintProposal` runs the same rules on a proposed edit (agent hooks).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Problem } from '../types';
+import { loadBmadConfig, type BmadConfig } from './config';
+import { parseLedger, type Ledger } from './ledger';
+import { parseStory, storyKeyFromName, type StoryFile } from './story';
+import { parseEpics, type PlannedEpic } from './epics';
+import { parseGateDecision, parseQaGate, type StoryGate } from './qaGates';
+import { buildSprint, type SprintModel } from './drift';
+
+export interface SprintReport extends SprintModel {
+  root: string;
+  config: BmadConfig;
+  /** Absolute path of `sprint-status.yaml`, when found. */
+  ledgerFile?: string;
+  ledger?: Ledger;
+  /** Folders story files were looked for in. */
+  storyDirs: string[];
+  epicsFiles: string[];
+  /** Every file the model was read from (watchers use it). */
+  files: string[];
+}
+
+export interface SprintOptions {
+  now?: Date;
+  /** Days after which the ledger is stale while work is in progress (default 7, BMAD's). */
+  staleDays?: number;
+  /** Waymark's `bmad.dir` / `bmad.output` settings. */
+  installDir?: string;
+  outputDir?: string;
+  /** Text to use instead of a file's content (an unsaved editor, a proposed edit). */
+  overrides?: Map<string, string>;
+}
+
+const MAX_FILE = 4 * 1024 * 1024;
+const SKIP_DIRS = new Set(['node_modules', '.git', '.waymark', 'dist', 'build', 'out', '.next', 'vendor', 'target', '.venv', 'venv', '__pycache__']);
+
+function readText(file: string, overrides?: Map<string, string>): string | undefined {
+  const o = overrides?.get(file);
+  if (o !== undefined) return o;
+  try {
+    const st = fs.statSync(file);
+    if (!st.isFile() || st.size > MAX_FILE) return undefined;
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function listDir(dir: string): fs.Dirent[] {
+  try {
+    return fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+function exists(p: string): boolean {
+  try {
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function isDir(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function inside(root: string, p: string): boolean {
+  const rel = path.relative(root, p);
+  return !rel.startsWith('..') && !path.isAbsolute(rel);
+}
+
+/** Bounded walk for files named `name` (depth 5, skipping dependency and build folders). */
+function findNamed(root: string, name: RegExp, depth = 5, limit = 20): string[] {
+  const out: string[] = [];
+  const walk = (dir: string, d: number) => {
+    if (d > depth || out.length >= limit) return;
+    for (const e of listDir(dir)) {
+      if (e.isDirectory()) {
+        if (SKIP_DIRS.has(e.name) || (e.name.startsWith('.') && e.name !== '.bmad-core')) continue;
+        walk(path.join(dir, e.name), d + 1);
+      } else if (e.isFile() && name.test(e.name)) out.push(path.join(dir, e.name));
+    }
+  };
+  walk(root, 0);
+  return out.sort((a, b) => a.split(path.sep).length - b.split(path.sep).length || a.localeCompare(b));
+}
+
+/** Where the project's `sprint-status.yaml` is: the config's folders first, then a bounded search. */
+export function findLedgerFile(cfg: BmadConfig): string | undefined {
+  const c = [
+    path.join(cfg.implementationArtifacts, 'sprint-status.yaml'),
+    cfg.vars.sprint_artifacts ? path.join(cfg.vars.sprint_artifacts, 'sprint-status.yaml') : '',
+    path.join(cfg.outputFolder, 'sprint-status.yaml'),
+    path.join(cfg.outputFolder, 'sprint-artifacts', 'sprint-status.yaml'),
+    path.join(cfg.outputFolder, 'implementation-artifacts', 'sprint-status.yaml'),
+    path.join(cfg.root, 'docs', 'sprint-artifacts', 'sprint-status.yaml'),
+    path.join(cfg.root, 'docs', 'sprint-status.yaml'),
+    path.join(cfg.root, '_bmad-output', 'implementation-artifacts', 'sprint-status.yaml'),
+    path.join(cfg.root, '_bmad-output', 'sprint-status.yaml'),
+  ].filter((p) => p && inside(cfg.root, p));
+  for (const p of c) if (exists(p)) return p;
+  return findNamed(cfg.root, /^sprint-status\.ya?ml$/)[0];
+}
+
+function storyFilesIn(dir: string, depth: number, out: Map<string, string>): void {
+  for (const e of listDir(dir)) {
+    const p = path.join(dir, e.name);
+    if (e.isFile() && /\.md$/i.test(e.name) && storyKeyFromName(e.name)) out.set(p, p);
+    else if (e.isDirectory() && depth > 0 && !SKIP_DIRS.has(e.name) && !e.name.startsWith('.')) storyFilesIn(p, depth - 1, out);
+  }
+}
+
+function epicsFilesIn(dir: string, out: Set<string>): void {
+  for (const e of listDir(dir)) {
+    const p = path.join(dir, e.name);
+    if (e.isFile() && /epic/i.test(e.name) && /\.md$/i.test(e.name) && !/retro/i.test(e.name)) out.add(p);
+    else if (e.isDirectory() && /epic/i.test(e.name)) for (const s of listDir(p)) if (s.isFile() && /\.md$/i.test(s.name)) out.add(path.join(p, s.name));
+  }
+}
+
+/**
+ * Reads the sprint of one project folder: config, ledger, story files, epics, gates; returns the
+ * model with its drift problems. Undefined when the folder has neither a ledger nor story files.
+ */
+export function loadSprint(root: string, opts: SprintOptions = {}): SprintReport | undefined {
+  const cfg = loadBmadConfig(root, { installDir: opts.installDir, outputDir: opts.outputDir });
+  const now = opts.now ?? new Date();
+  const problems: Problem[] = cfg.warnings.map((w) => ({ file: w.file, range: { start: { line: w.line - 1, character: 0 }, end: { line: w.line - 1, character: 0 } }, severity: 'warning' as const, code: 'bmad-config-unreadable', message: w.message }));
+  const ledgerFile = findLedgerFile(cfg);
+  const files: string[] = [];
+  let ledger: Ledger | undefined;
+  if (ledgerFile) {
+    const text = readText(ledgerFile, opts.overrides);
+    if (text !== undefined) {
+      ledger = parseLedger(ledgerFile, text);
+      files.push(ledgerFile);
+    }
+  }
+  // Story folders: the ledger's story_location, the ledger's own folder, the config's.
+  const dirs = new Set<string>();
+  const addDir = (d: string | undefined) => {
+    if (!d) return;
+    const abs = path.resolve(cfg.root, d.replace(/\{project-root\}\/?/g, ''));
+    if (inside(cfg.root, abs) && isDir(abs)) dirs.add(abs);
+  };
+  if (ledger?.storyLocation) addDir(ledger.storyLocation);
+  if (ledgerFile) addDir(path.dirname(ledgerFile));
+  addDir(cfg.implementationArtifacts);
+  addDir(cfg.storyLocation);
+  addDir(path.join(cfg.implementationArtifacts, 'stories'));
+  addDir(path.join(cfg.outputFolder, 'stories'));
+  addDir(path.join(cfg.root, 'docs', 'stories'));
+  addDir(path.join(cfg.root, 'docs', 'sprint-artifacts'));
+  const storyPaths = new Map<string, string>();
+  for (const d of dirs) storyFilesIn(d, 3, storyPaths);
+  const stories: StoryFile[] = [];
+  for (const p of storyPaths.keys()) {
+    const text = readText(p, opts.overrides);
+    if (text === undefined) continue;
+    const s = parseStory(p, text);
+    // A file named like a story but holding no story (a review note) is not one.
+    if (s.title === undefined && s.status === undefined) continue;
+    stories.push(s);
+    files.push(p);
+  }
+  if (!ledger && stories.length === 0) return undefined;
+  // Epics.
+  const epicFiles = new Set<string>();
+  for (const d of new Set([cfg.planningArtifacts, cfg.outputFolder, path.join(cfg.root, 'docs'), path.join(cfg.root, 'docs', 'prd')])) {
+    if (inside(cfg.root, d)) epicsFilesIn(d, epicFiles);
+  }
+  const epics = new Map<number, PlannedEpic>();
+  const sortedEpicFiles = [...epicFiles].sort();
+  for (const f of sortedEpicFiles) {
+    const text = readText(f, opts.overrides);
+    if (text === undefined) continue;
+    parseEpics(f, text, epics);
+    files.push(f);
+  }
+  // Gates.
+  const gates: StoryGate[] = [];
+  const gateDirs = new Set<string>();
+  if (cfg.qaLocation) gateDirs.add(path.join(cfg.qaLocation, 'gates'));
+  gateDirs.add(path.join(cfg.root, 'docs', 'qa', 'gates'));
+  gateDirs.add(path.join(cfg.outputFolder, 'qa', 'gates'));
+  for (const d of gateDirs) {
+    if (!inside(cfg.root, d)) continue;
+    for (const e of listDir(d)) {
+      if (!e.isFile() || !/\.ya?ml$/i.test(e.name)) continue;
+      const p = path.join(d, e.name);
+      const text = readText(p, opts.overrides);
+      if (text === undefined) continue;
+      gates.push(parseQaGate(p, text, now));
+      files.push(p);
+    }
+  }
+  for (const d of new Set([cfg.implementationArtifacts, cfg.outputFolder, cfg.vars.test_artifacts ?? '', path.join(cfg.outputFolder, 'test-artifacts')])) {
+    if (!d || !inside(cfg.root, d)) continue;
+    for (const e of listDir(d)) {
+      if (!e.isFile() || !/^gate-decision.*\.json$/i.test(e.name)) continue;
+      const p = path.join(d, e.name);
+      const text = readText(p, opts.overrides);
+      if (text !== undefined) {
+        gates.push(parseGateDecision(p, text, now));
+        files.push(p);
+      }
+    }
+  }
+  const model = buildSprint({ root: cfg.root, ledger, stories, epics, gates, now, staleDays: opts.staleDays ?? 7 });
+  return { ...model, problems: [...problems, ...model.problems], root: cfg.root, config: cfg, ledgerFile, ledger, storyDirs: [...dirs], epicsFiles: sortedEpicFiles, files };
+}
+
+/**
+ * Runs the sprint rules on a proposed edit of one file (a story file or `sprint-status.yaml`)
+ * without writing anything. `introduced` are the problems the edit would add (by code and story),
+ * the ones a hook should refuse or warn about; `problems` are all problems of that file after it.
+ */
+export function checkSprintProposal(root: string, file: string, proposedText: string, opts: Omit<SprintOptions, 'overrides'> = {}): { problems: Problem[]; introduced: Problem[]; applies: boolean } {
+  const abs = path.resolve(root, file);
+  const before = loadSprint(root, opts);
+  const after = loadSprint(root, { ...opts, overrides: new Map([[abs, proposedText]]) });
+  const applies = !!after && (after.files.includes(abs) || (!before && /sprint-status\.ya?ml$/.test(abs)));
+  if (!after || !applies) return { problems: [], introduced: [], applies: false };
+  const key = (p: Problem) => `${p.code}\0${String(p.data?.key ?? '')}\0${p.file}`;
+  const had = new Set((before?.problems ?? []).map(key));
+  const problems = after.problems.filter((p) => p.file === abs);
+  const introduced = after.problems.filter((p) => !had.has(key(p)) && (p.file === abs || p.severity !== 'info'));
+  return { problems, introduced, applies };
+}
+
+/** The story a user names: a full key, `N-M`, `N.M` or `N-Ma`. */
+export function findStory(report: SprintReport, ref: string): SprintReport['stories'][number] | undefined {
+  const r = ref.trim().replace(/\.md$/i, '');
+  const exact = report.stories.find((s) => s.key === r);
+  if (exact) return exact;
+  const m = /^(\d+)[.\-](\d+)([a-z]?)$/i.exec(r) ?? /^(\d+)-(\d+)([a-z]?)-/i.exec(r);
+  if (!m) return undefined;
+  const id = `${Number(m[2])}${m[3].toLowerCase()}`;
+  return report.stories.find((s) => s.epic === Number(m[1]) && s.story === id);
+}

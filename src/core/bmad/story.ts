@@ -1,0 +1,261 @@
+/**
+ * BMAD story files as their templates write them: `# Story N.M: title`, a `Status:` line (or a
+ * `## Status` section, or frontmatter `status:`), Tasks/Subtasks checkboxes with nesting and
+ * `[AI-Review]` follow-ups, File List, Change Log, Dev Agent Record. v6 files are named
+ * `{N}-{M}[a-z]?-{slug}.md`; v4 files `docs/stories/{N}.{M}.{slug}.md`.
+ */
+import * as path from 'node:path';
+
+export interface StoryTask {
+  /** 0-based line of the checkbox. */
+  line: number;
+  /** Column of the `[`. */
+  boxColumn: number;
+  checked: boolean;
+  text: string;
+  /** Nesting depth (0 = task, 1 = subtask...). */
+  depth: number;
+  /** A code-review follow-up (`[AI-Review]`). */
+  review: boolean;
+  /** 1-based number among top-level tasks, `2.1` for subtasks. */
+  number: string;
+}
+
+export interface StoryFile {
+  file: string;
+  /** Ledger-style key from the file name (`2-6a-slug`) or v4 `{epic}.{story}` mapped to numbers. */
+  key?: string;
+  epic?: number;
+  /** `3`, `6a`. */
+  story?: string;
+  title?: string;
+  titleLine?: number;
+  /** The status as written, and where. */
+  status?: string;
+  statusLine?: number;
+  statusStart?: number;
+  statusEnd?: number;
+  /** How the status is written: `Status: x`, `## Status` section, or frontmatter. */
+  statusForm?: 'line' | 'section' | 'frontmatter';
+  tasks: StoryTask[];
+  hasFileList: boolean;
+  hasChangeLog: boolean;
+  hasDevAgentRecord: boolean;
+  eol: '\n' | '\r\n';
+}
+
+/** The status word(s) at the start of a value such as `done ✅` or `backlog (deferred)`. */
+const STATUS_WORD = /^[A-Za-z][A-Za-z _-]*?(?=\s*(?:$|[^A-Za-z _-]|\s-\s))/;
+
+const V6_NAME = /^(\d+)-(\d+)([a-z]?)-(.+)\.md$/i;
+const V4_NAME = /^(\d+)\.(\d+)([a-z]?)(?:\.(.+))?\.md$/i;
+
+/** True when a file name is a story by BMAD's naming (never a retro, a context or a validation report). */
+export function storyKeyFromName(file: string): { key: string; epic: number; story: string; v4: boolean } | undefined {
+  const base = path.basename(file);
+  if (/\.context\.|retro|validation-report|-review\.md$/i.test(base) || /^\d{4}-\d{2}-\d{2}/.test(base)) return undefined;
+  let m = V6_NAME.exec(base);
+  if (m) return { key: base.slice(0, -3), epic: Number(m[1]), story: `${Number(m[2])}${m[3].toLowerCase()}`, v4: false };
+  m = V4_NAME.exec(base);
+  if (m) return { key: `${Number(m[1])}-${Number(m[2])}${m[3].toLowerCase()}-${(m[4] ?? 'story').toLowerCase()}`, epic: Number(m[1]), story: `${Number(m[2])}${m[3].toLowerCase()}`, v4: true };
+  return undefined;
+}
+
+const TITLE = /^#\s+Story\s+(\d+)[.\-](\d+)([a-z]?)\s*[:\-–]?\s*(.*?)\s*$/i;
+/** A `Status:` label at the start of a line (`Status:`, `**Status:**`, `- **Status**:`). */
+const LABEL = /^\s*(?:[-*]\s+)?(?:\*\*|__)?Status(?:\*\*|__)?\s*:(?:\*\*|__)?/i;
+/** `## Status: Done`. */
+const HEADING_STATUS = /^#{2,4}\s+Status\s*:/i;
+const STATUS_HEADING = /^#{2,3}\s+Status\s*$/i;
+const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
+const CHECKBOX = /^(\s*)[-*+]\s+\[([ xX])\]\s*(.*)$/;
+const FENCE = /^\s{0,3}(```|~~~)/;
+const TASKS_HEADING = /^[^A-Za-z]*(tasks?\b|subtasks|implementation (tasks|plan|checklist)|task breakdown|development tasks)/i;
+/** `**Status:** done` inside a metadata line with other fields. */
+const INLINE_LABEL = /(?:\*\*|__)Status:?(?:\*\*|__):?/;
+
+/** The status word after a label: emoji, bold and spaces skipped; `done ✅`, `backlog (deferred)` give the word. */
+function statusAfter(line: string, from: number): { value: string; start: number } | undefined {
+  const rest = line.slice(from);
+  const skip = /^[^A-Za-z]*/.exec(rest)![0].length;
+  if (skip >= rest.length) return undefined;
+  const m = STATUS_WORD.exec(rest.slice(skip));
+  const value = (m?.[0] ?? /^[A-Za-z][\w-]*/.exec(rest.slice(skip))?.[0] ?? '').trim();
+  if (!value || /^status$/i.test(value)) return undefined;
+  return { value, start: from + skip };
+}
+
+function setStatus(s: StoryFile, v: { value: string; start: number }, line: number, form: 'line' | 'section'): void {
+  s.status = v.value;
+  s.statusLine = line;
+  s.statusStart = v.start;
+  s.statusEnd = v.start + v.value.length;
+  s.statusForm = form;
+}
+
+/** Parses a story file's text. Never throws. */
+export function parseStory(file: string, text: string): StoryFile {
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  const lines = text.split(/\r?\n/);
+  const named = storyKeyFromName(file);
+  const s: StoryFile = { file, key: named?.key, epic: named?.epic, story: named?.story, tasks: [], hasFileList: false, hasChangeLog: false, hasDevAgentRecord: false, eol };
+  let start = 0;
+  // Frontmatter (some teams add it): a `status:` key there counts when no Status line follows.
+  let fmStatus: { value: string; line: number; start: number; end: number } | undefined;
+  if (lines[0]?.trim() === '---') {
+    for (let i = 1; i < Math.min(lines.length, 200); i++) {
+      if (lines[i].trim() === '---') {
+        start = i + 1;
+        break;
+      }
+      const m = /^(status\s*:\s*["']?)([^"'#\s][^"'#]*?)["']?\s*(#.*)?$/i.exec(lines[i]);
+      if (m) fmStatus = { value: m[2].trim(), line: i, start: m[1].length, end: m[1].length + m[2].trim().length };
+    }
+  }
+  let inFence = false;
+  let section = '';
+  let sectionLevel = 0;
+  let inTasks = false;
+  let awaitingStatus = false;
+  const counters: number[] = [];
+  const indents: number[] = [];
+  for (let i = start; i < lines.length; i++) {
+    const line = lines[i];
+    if (FENCE.test(line)) {
+      inFence = !inFence;
+      continue;
+    }
+    if (inFence) continue;
+    const h = HEADING.exec(line);
+    if (h) {
+      const level = h[1].length;
+      const title = h[2];
+      if (s.title === undefined) {
+        const t = TITLE.exec(line);
+        if (t) {
+          s.title = t[4] || undefined;
+          s.titleLine = i;
+          if (s.epic === undefined) {
+            s.epic = Number(t[1]);
+            s.story = `${Number(t[2])}${t[3].toLowerCase()}`;
+          }
+        }
+      }
+      if (STATUS_HEADING.test(line) && s.status === undefined) {
+        awaitingStatus = true;
+        continue;
+      }
+      const hs = s.status === undefined ? HEADING_STATUS.exec(line) : null;
+      const hv = hs ? statusAfter(line, hs[0].length) : undefined;
+      if (hv) {
+        setStatus(s, hv, i, 'section');
+        continue;
+      }
+      awaitingStatus = false;
+      if ((level === 2 || (inTasks && level <= sectionLevel)) && level > 1) {
+        section = title.toLowerCase();
+        sectionLevel = level;
+        inTasks = TASKS_HEADING.test(title);
+        counters.length = 0;
+        indents.length = 0;
+      }
+      if (/^file list/i.test(title)) s.hasFileList = true;
+      if (/^change ?log/i.test(title)) s.hasChangeLog = true;
+      if (/^dev agent record/i.test(title)) s.hasDevAgentRecord = true;
+      continue;
+    }
+    if (awaitingStatus) {
+      if (!line.trim() || /^\s*<!--.*-->\s*$/.test(line)) continue;
+      // `**Status:** done` under the heading, or the bare word.
+      const v = statusAfter(line, LABEL.exec(line)?.[0].length ?? INLINE_LABEL.exec(line)?.[0].length ?? 0);
+      if (v) setStatus(s, v, i, 'section');
+      awaitingStatus = false;
+      continue;
+    }
+    if (s.status === undefined && !inTasks && (section === '' || i - start < 40)) {
+      const label = LABEL.exec(line);
+      const inline = label ? null : section === '' ? INLINE_LABEL.exec(line) : null;
+      const at = label ? label[0].length : inline ? inline.index + inline[0].length : -1;
+      const v = at >= 0 ? statusAfter(line, at) : undefined;
+      if (v) {
+        setStatus(s, v, i, 'line');
+        continue;
+      }
+    }
+    if (inTasks) {
+      const c = CHECKBOX.exec(line);
+      if (!c) continue;
+      const indent = c[1].replace(/\t/g, '    ').length;
+      while (indents.length && indents[indents.length - 1] > indent) {
+        indents.pop();
+        counters.pop();
+      }
+      if (!indents.length || indents[indents.length - 1] < indent) {
+        indents.push(indent);
+        counters.push(0);
+      }
+      counters[counters.length - 1]++;
+      const text = c[3].trim();
+      s.tasks.push({
+        line: i, boxColumn: c[1].length + line.slice(c[1].length).indexOf('['), checked: c[2] !== ' ', text, depth: indents.length - 1,
+        review: /\[AI-Review\]/i.test(text) || /review follow-?ups?/i.test(section), number: counters.join('.'),
+      });
+    }
+  }
+  if (s.status === undefined && fmStatus) {
+    s.status = fmStatus.value;
+    s.statusLine = fmStatus.line;
+    s.statusStart = fmStatus.start;
+    s.statusEnd = fmStatus.end;
+    s.statusForm = 'frontmatter';
+  }
+  return s;
+}
+
+/**
+ * Story status words mapped to the ledger vocabulary. v4 words (`Draft`, `Approved`, `InProgress`,
+ * `Review`, `Done`) and BMAD's legacy ones map; anything else is `undefined` (outside the vocabulary).
+ */
+export function normalizeStoryStatus(raw: string): { status?: string; exact: boolean; suggestion?: string } {
+  const w = (STATUS_WORD.exec(raw.trim())?.[0] ?? raw).trim().toLowerCase().replace(/[_\s]+/g, '-').replace(/\.$/, '');
+  const exact: Record<string, string> = { backlog: 'backlog', 'ready-for-dev': 'ready-for-dev', 'in-progress': 'in-progress', review: 'review', done: 'done' };
+  if (exact[w]) return { status: exact[w], exact: true };
+  const mapped: Record<string, string> = {
+    drafted: 'ready-for-dev', contexted: 'in-progress', draft: 'ready-for-dev', approved: 'ready-for-dev', ready: 'ready-for-dev', 'ready-for-development': 'ready-for-dev',
+    inprogress: 'in-progress', 'in-development': 'in-progress', 'in-dev': 'in-progress', wip: 'in-progress', started: 'in-progress',
+    'in-review': 'review', 'ready-for-review': 'review', 'review-ready': 'review', 'ready-review': 'review', 'under-review': 'review', 'code-review': 'review', 'review-pending': 'review',
+  };
+  if (mapped[w]) return { status: mapped[w], exact: false };
+  const doneLike = ['complete', 'completed', 'dev-complete', 'dev-done', 'finished', 'closed', 'merged', 'shipped', 'implemented', 'accepted', 'done-'];
+  if (doneLike.includes(w) || /^(done|complete)/.test(w)) return { exact: false, suggestion: 'done' };
+  return { exact: false };
+}
+
+/** Progress of a story's tasks: all checkboxes, and review follow-ups apart. */
+export function taskProgress(tasks: StoryTask[]): { done: number; total: number; reviewOpen: number } {
+  let done = 0;
+  let reviewOpen = 0;
+  for (const t of tasks) {
+    if (t.checked) done++;
+    else if (t.review) reviewOpen++;
+  }
+  return { done, total: tasks.length, reviewOpen };
+}
+
+/** Finds a task by number (`2`, `2.1`), by 1-based index (`#3`) or by unique text fragment. */
+export function findTask(tasks: StoryTask[], ref: string): StoryTask | { error: string } {
+  const r = ref.trim();
+  if (/^\d+(\.\d+)*$/.test(r)) {
+    const t = tasks.find((x) => x.number === r);
+    return t ?? { error: `no task numbered ${r} (tasks: ${tasks.filter((x) => x.depth === 0).map((x) => x.number).join(', ') || 'none'})` };
+  }
+  if (/^#\d+$/.test(r)) {
+    const t = tasks[Number(r.slice(1)) - 1];
+    return t ?? { error: `no checkbox #${r.slice(1)} (the story has ${tasks.length})` };
+  }
+  const needle = r.toLowerCase();
+  const hits = tasks.filter((x) => x.text.toLowerCase().includes(needle));
+  if (hits.length === 1) return hits[0];
+  if (hits.length === 0) return { error: `no task mentions '${r}'` };
+  return { error: `'${r}' matches ${hits.length} tasks (${hits.slice(0, 4).map((h) => h.number).join(', ')}); give its number` };
+}

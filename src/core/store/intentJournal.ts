@@ -1,0 +1,124 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as crypto from 'node:crypto';
+import type { HistoryEntry } from '../types';
+import { writeFileAtomic } from './atomicWrite';
+import { lockPathFor } from './fileLock';
+import { holderAlive, ownStartTime } from './processes';
+import { readRegularFileSync } from './safeRead';
+import { assertWritable, readInternalIfExists, safeMkdir, safeWritePath } from './safePath';
+
+/**
+ * The intent journal (`.waymark/journal/`): written (durably) before a change renames a file,
+ * removed once its history lines and events are out. A writer killed in between leaves its
+ * intent behind; the next writer of the same file (under that file's lock) finds it, sees from
+ * the files' content hashes which renames happened, and appends what is missing, so history
+ * and events are never behind the files.
+ */
+
+/** One file a change writes, and the SHA-256 of its bytes once written. */
+export interface IntentWrite {
+  file: string;
+  sha256: string;
+}
+
+/** A history line to append once its evidence file holds the new bytes. */
+export interface IntentEntry {
+  entry: Omit<HistoryEntry, 'seq'>;
+  /** Index into `writes`: the write whose presence proves the change happened. */
+  evidence: number;
+}
+
+export interface Intent {
+  id: string;
+  pid: number;
+  start?: string;
+  host: string;
+  time: string;
+  root: string;
+  historyDir?: string;
+  writes: IntentWrite[];
+  entries: IntentEntry[];
+}
+
+export function sha256Hex(data: string | Uint8Array): string {
+  return crypto.createHash('sha256').update(data).digest('hex');
+}
+
+function journalDir(root: string): string {
+  return path.join(root, '.waymark', 'journal');
+}
+
+/** Prefix of the intents about `file` (the name of its lock, so one listing finds them). */
+function prefixFor(file: string): string {
+  return path.basename(lockPathFor(file), '.lock');
+}
+
+/** Refuses (exit 2) before a change when the journal could not be written. */
+export function assertJournalWritable(root: string): void {
+  const dir = safeWritePath(root, journalDir(root));
+  assertWritable(path.join(dir, 'x.json'), 'intent journal');
+}
+
+/** Records an intent about `file` durably; returns its path (pass it to completeIntent). */
+export function writeIntent(root: string, file: string, intent: Omit<Intent, 'id' | 'pid' | 'start' | 'host' | 'time' | 'root'>): { path: string; intent: Intent } {
+  const dir = safeMkdir(root, journalDir(root));
+  const id = crypto.randomBytes(8).toString('hex');
+  const full: Intent = { id, pid: process.pid, start: ownStartTime(), host: os.hostname(), time: new Date().toISOString(), root, ...intent };
+  const p = path.join(dir, `${prefixFor(file)}.${process.pid}.${id}.json`);
+  writeFileAtomic(p, JSON.stringify(full) + '\n', { root, what: 'intent journal' });
+  return { path: p, intent: full };
+}
+
+/** Removes a completed intent. */
+export function completeIntent(p: string): void {
+  try {
+    fs.unlinkSync(p);
+  } catch {
+    // already completed by a recovering writer
+  }
+}
+
+/**
+ * Intents about `file` left by writers that are gone (dead on this host). A live writer's
+ * intent is its own business: it completes it after its observers ran. Unreadable intents are
+ * returned with `intent` undefined so the caller can move them aside.
+ */
+export function orphanedIntents(root: string, file: string): { path: string; intent?: Intent }[] {
+  const dir = journalDir(root);
+  const prefix = `${prefixFor(file)}.`;
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const out: { path: string; intent?: Intent }[] = [];
+  for (const n of names.sort()) {
+    if (!n.startsWith(prefix) || !n.endsWith('.json')) continue;
+    const p = path.join(dir, n);
+    let intent: Intent | undefined;
+    try {
+      intent = JSON.parse(readInternalIfExists(p, 'intent journal') ?? 'null') as Intent;
+    } catch {
+      intent = undefined;
+    }
+    if (intent && typeof intent === 'object' && Array.isArray(intent.writes) && Array.isArray(intent.entries)) {
+      if (intent.host === os.hostname() && holderAlive(intent.pid, intent.start)) continue;
+      out.push({ path: p, intent });
+    } else {
+      out.push({ path: p });
+    }
+  }
+  return out;
+}
+
+/** SHA-256 of a file's bytes now, or undefined when it is missing or not a regular file. */
+export function currentSha256(file: string): string | undefined {
+  try {
+    return sha256Hex(readRegularFileSync(file));
+  } catch {
+    return undefined;
+  }
+}

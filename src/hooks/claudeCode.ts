@@ -1,0 +1,100 @@
+/**
+ * Claude Code's hook protocol: one JSON object on stdin (`session_id`, `cwd`,
+ * `hook_event_name`, `tool_name`, `tool_input`...). Exit 2 blocks a tool call and feeds stderr
+ * to the model; with exit 0 the JSON on stdout is read (`hookSpecificOutput`, `decision:
+ * "block"` + `reason`, `systemMessage`); any other exit code is a non-blocking error.
+ */
+import { HookInputError, isObject, optStr, str, type HookAdapter, type HookContext, type HookDecision, type HookOutput, type NeutralEvent, type Replacement } from './port';
+
+const EDIT_TOOLS = new Set(['Edit', 'Write', 'MultiEdit']);
+
+function replacement(e: unknown, where: string): Replacement {
+  if (!isObject(e)) throw new HookInputError(`${where} must be an object with old_string and new_string.`);
+  return { oldString: str(e, 'old_string', where), newString: str(e, 'new_string', where), replaceAll: e.replace_all === true };
+}
+
+function toolEvent(kind: 'pre' | 'post', ctx: HookContext, tool: string, input: Record<string, unknown>): NeutralEvent {
+  if (EDIT_TOOLS.has(tool)) {
+    const file = str(input, 'file_path', 'tool_input');
+    if (!file) throw new HookInputError('tool_input.file_path is empty.');
+    if (kind === 'post') return { kind: 'tool-done', ctx, tool, file };
+    if (tool === 'Write') return { kind: 'proposed-edit', ctx, tool, file, change: { type: 'write', content: str(input, 'content', 'tool_input') } };
+    if (tool === 'Edit') return { kind: 'proposed-edit', ctx, tool, file, change: { type: 'replace', edits: [replacement(input, 'tool_input')] } };
+    if (!Array.isArray(input.edits)) throw new HookInputError('tool_input.edits must be a list of {old_string, new_string, replace_all}.');
+    return { kind: 'proposed-edit', ctx, tool, file, change: { type: 'replace', edits: input.edits.map((e, i) => replacement(e, `tool_input.edits[${i}]`)) } };
+  }
+  if (tool === 'Bash') {
+    const command = str(input, 'command', 'tool_input');
+    return kind === 'pre' ? { kind: 'proposed-command', ctx, tool, command } : { kind: 'tool-done', ctx, tool, command };
+  }
+  return { kind: 'other', ctx, what: `${ctx.event} ${tool}` };
+}
+
+function json(v: unknown): string {
+  return JSON.stringify(v) + '\n';
+}
+
+export const claudeCodeAdapter: HookAdapter = {
+  name: 'claude-code',
+  actor: 'claude-code',
+  install: {
+    settingsFile: '.claude/settings.json',
+    timeoutUnit: 's',
+    events: [
+      { event: 'PreToolUse', matcher: 'Edit|Write|MultiEdit|Bash', timeout: 30 },
+      { event: 'PostToolUse', matcher: 'Edit|Write|MultiEdit|Bash', timeout: 30 },
+      { event: 'SessionStart', timeout: 60 },
+      { event: 'Stop', timeout: 30 },
+      { event: 'SubagentStop', timeout: 30 },
+    ],
+  },
+  parse(input, env) {
+    if (!isObject(input)) throw new HookInputError('the hook input must be a JSON object (Claude Code sends one on stdin).');
+    const event = str(input, 'hook_event_name', 'input');
+    const ctx: HookContext = { agent: 'claude-code', event, session: optStr(input, 'session_id'), cwd: optStr(input, 'cwd') ?? process.cwd(), projectDir: env.CLAUDE_PROJECT_DIR || undefined };
+    switch (event) {
+      case 'PreToolUse':
+      case 'PostToolUse': {
+        const tool = str(input, 'tool_name', 'input');
+        if (!EDIT_TOOLS.has(tool) && tool !== 'Bash') return { kind: 'other', ctx, what: `${event} ${tool}` };
+        if (!isObject(input.tool_input)) throw new HookInputError('input.tool_input must be an object.');
+        return toolEvent(event === 'PreToolUse' ? 'pre' : 'post', ctx, tool, input.tool_input);
+      }
+      case 'SessionStart':
+        return { kind: 'session-start', ctx, source: optStr(input, 'source') };
+      case 'Stop':
+      case 'SubagentStop':
+        return { kind: 'stop', ctx, subagent: event === 'SubagentStop', alreadyContinued: input.stop_hook_active === true };
+      default:
+        return { kind: 'other', ctx, what: event };
+    }
+  },
+  render(event, decision): HookOutput {
+    const name = event.ctx.event;
+    switch (decision.kind) {
+      case 'allow':
+        return { exitCode: 0, stdout: '', stderr: decision.note ? `waymark: ${decision.note}\n` : '' };
+      case 'deny':
+        // Exit 2: the call is blocked and stderr is the model's feedback (every version reads this form).
+        return { exitCode: 2, stdout: '', stderr: `${decision.reason}\n` };
+      case 'context':
+        if (name === 'PostToolUse' && decision.problem) {
+          return { exitCode: 0, stdout: json({ decision: 'block', reason: decision.text, hookSpecificOutput: { hookEventName: name, additionalContext: decision.text } }), stderr: '' };
+        }
+        return { exitCode: 0, stdout: json({ hookSpecificOutput: { hookEventName: name, additionalContext: decision.text } }), stderr: '' };
+      case 'keep-going':
+        return { exitCode: 0, stdout: json({ decision: 'block', reason: decision.reason }), stderr: '' };
+      case 'notify':
+        return { exitCode: 0, stdout: json({ systemMessage: decision.message }), stderr: '' };
+    }
+  },
+  renderFailure(message, event, failClosed) {
+    if (failClosed && event && (event.kind === 'proposed-edit' || event.kind === 'proposed-command')) {
+      return { exitCode: 2, stdout: '', stderr: `waymark could not check this change (${message}); refused because the hook runs with --fail-closed.\n` };
+    }
+    // Exit 1: Claude Code shows the error and carries on; the hook's own failure never blocks work.
+    return { exitCode: 1, stdout: '', stderr: `waymark hook: ${message}\n` };
+  },
+};
+
+export type { HookDecision };

@@ -1,0 +1,81 @@
+/**
+ * Gemini CLI's hook protocol: JSON on stdin (`session_id`, `cwd`, `hook_event_name`,
+ * `tool_name`, `tool_input`...), only JSON on stdout. `decision: "deny"` + `reason` refuses a
+ * tool call (BeforeTool) or asks for another turn (AfterAgent); `hookSpecificOutput.
+ * additionalContext` reaches the model; exit 2 blocks with stderr; other codes are warnings.
+ * Tools: write_file {file_path, content}, replace {file_path, old_string, new_string,
+ * expected_replacements}, run_shell_command {command}.
+ */
+import { HookInputError, isObject, optStr, str, type HookAdapter, type HookContext, type HookOutput, type NeutralEvent } from './port';
+
+function toolEvent(kind: 'pre' | 'post', ctx: HookContext, tool: string, input: Record<string, unknown>): NeutralEvent {
+  if (tool === 'write_file' || tool === 'replace') {
+    const file = str(input, 'file_path', 'tool_input');
+    if (!file) throw new HookInputError('tool_input.file_path is empty.');
+    if (kind === 'post') return { kind: 'tool-done', ctx, tool, file };
+    if (tool === 'write_file') return { kind: 'proposed-edit', ctx, tool, file, change: { type: 'write', content: str(input, 'content', 'tool_input') } };
+    const n = input.expected_replacements;
+    const count = typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : 1;
+    return { kind: 'proposed-edit', ctx, tool, file, change: { type: 'replace', edits: [{ oldString: str(input, 'old_string', 'tool_input'), newString: str(input, 'new_string', 'tool_input'), count }] } };
+  }
+  const command = str(input, 'command', 'tool_input');
+  return kind === 'pre' ? { kind: 'proposed-command', ctx, tool, command } : { kind: 'tool-done', ctx, tool, command };
+}
+
+const json = (v: unknown) => JSON.stringify(v) + '\n';
+
+export const geminiAdapter: HookAdapter = {
+  name: 'gemini',
+  actor: 'gemini-cli',
+  install: {
+    settingsFile: '.gemini/settings.json',
+    timeoutUnit: 'ms',
+    events: [
+      { event: 'BeforeTool', matcher: 'write_file|replace|run_shell_command', timeout: 30_000 },
+      { event: 'AfterTool', matcher: 'write_file|replace|run_shell_command', timeout: 30_000 },
+      { event: 'SessionStart', timeout: 60_000 },
+      { event: 'AfterAgent', timeout: 30_000 },
+    ],
+  },
+  parse(input, env) {
+    if (!isObject(input)) throw new HookInputError('the hook input must be a JSON object (Gemini CLI sends one on stdin).');
+    const event = str(input, 'hook_event_name', 'input');
+    const ctx: HookContext = { agent: 'gemini', event, session: optStr(input, 'session_id'), cwd: optStr(input, 'cwd') ?? process.cwd(), projectDir: env.GEMINI_PROJECT_DIR || undefined };
+    switch (event) {
+      case 'BeforeTool':
+      case 'AfterTool': {
+        const tool = str(input, 'tool_name', 'input');
+        if (!['write_file', 'replace', 'run_shell_command'].includes(tool)) return { kind: 'other', ctx, what: `${event} ${tool}` };
+        if (!isObject(input.tool_input)) throw new HookInputError('input.tool_input must be an object.');
+        return toolEvent(event === 'BeforeTool' ? 'pre' : 'post', ctx, tool, input.tool_input);
+      }
+      case 'SessionStart':
+        return { kind: 'session-start', ctx, source: optStr(input, 'source') };
+      case 'AfterAgent':
+        return { kind: 'stop', ctx, subagent: false, alreadyContinued: input.stop_hook_active === true };
+      default:
+        return { kind: 'other', ctx, what: event };
+    }
+  },
+  render(event, decision): HookOutput {
+    const name = event.ctx.event;
+    switch (decision.kind) {
+      case 'allow':
+        return { exitCode: 0, stdout: json({}), stderr: decision.note ? `waymark: ${decision.note}\n` : '' };
+      case 'deny':
+        return { exitCode: 0, stdout: json({ decision: 'deny', reason: decision.reason }), stderr: '' };
+      case 'context':
+        return { exitCode: 0, stdout: json({ ...(decision.problem ? { systemMessage: decision.text.split('\n')[0] } : {}), hookSpecificOutput: { hookEventName: name, additionalContext: decision.text } }), stderr: '' };
+      case 'keep-going':
+        return { exitCode: 0, stdout: json({ decision: 'deny', reason: decision.reason }), stderr: '' };
+      case 'notify':
+        return { exitCode: 0, stdout: json({ systemMessage: decision.message }), stderr: '' };
+    }
+  },
+  renderFailure(message, event, failClosed) {
+    if (failClosed && event && (event.kind === 'proposed-edit' || event.kind === 'proposed-command')) {
+      return { exitCode: 0, stdout: json({ decision: 'deny', reason: `waymark could not check this change (${message}); refused because the hook runs with --fail-closed.` }), stderr: '' };
+    }
+    return { exitCode: 1, stdout: '', stderr: `waymark hook: ${message}\n` };
+  },
+};

@@ -1,0 +1,105 @@
+/**
+ * The hook port: each agent's hook protocol (Claude Code, Gemini CLI...) is an adapter that
+ * turns the agent's event into one neutral event, and a neutral decision back into the exit
+ * code and output that agent expects. The logic between the two knows no agent.
+ *
+ * Adapters import nothing from the core: they run on the fast path, before the core is loaded.
+ */
+
+/** Who is asking and from where. */
+export interface HookContext {
+  /** The adapter's name (`claude-code`, `gemini`). */
+  agent: string;
+  /** The agent's own event name (`PreToolUse`, `BeforeTool`), for rendering. */
+  event: string;
+  session?: string;
+  /** The agent's working directory. */
+  cwd: string;
+  /** The project folder the agent was started in, when it says (CLAUDE_PROJECT_DIR). */
+  projectDir?: string;
+}
+
+/** A string replacement as edit tools apply it. `count`: the exact number of matches expected. */
+export interface Replacement {
+  oldString: string;
+  newString: string;
+  replaceAll?: boolean;
+  count?: number;
+}
+
+export type FileChange = { type: 'write'; content: string } | { type: 'replace'; edits: Replacement[] };
+
+export type NeutralEvent =
+  /** A tool is about to change a file. */
+  | { kind: 'proposed-edit'; ctx: HookContext; tool: string; file: string; change: FileChange }
+  /** A shell command is about to run. */
+  | { kind: 'proposed-command'; ctx: HookContext; tool: string; command: string }
+  /** A tool finished: the file it edited, or the command it ran. */
+  | { kind: 'tool-done'; ctx: HookContext; tool: string; file?: string; command?: string }
+  | { kind: 'session-start'; ctx: HookContext; source?: string }
+  /** The agent (or a sub-agent) is about to stop. `alreadyContinued`: a stop hook kept it going once already. */
+  | { kind: 'stop'; ctx: HookContext; subagent: boolean; alreadyContinued: boolean }
+  /** An event or tool Waymark has nothing to say about. */
+  | { kind: 'other'; ctx: HookContext; what: string };
+
+export type HookDecision =
+  /** Go ahead. `note` is for the person (debug output), never the model. */
+  | { kind: 'allow'; note?: string }
+  /** Refuse the tool call; `reason` goes to the model. */
+  | { kind: 'deny'; reason: string }
+  /** Text for the model (after a tool, or at session start). `problem`: the landed change broke a rule. */
+  | { kind: 'context'; text: string; problem?: boolean }
+  /** Do not stop yet: `reason` is the model's next instruction. */
+  | { kind: 'keep-going'; reason: string }
+  /** A message for the person; no effect on the agent. */
+  | { kind: 'notify'; message: string };
+
+/** What the hook process prints and exits with. */
+export interface HookOutput {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Bad input from the agent (not JSON, missing fields): said clearly, never a stack trace. */
+export class HookInputError extends Error {
+  override readonly name = 'HookInputError';
+}
+
+/** Where an adapter's hook entries go and what they are. */
+export interface InstallSpec {
+  /** Settings file relative to the project folder (`.claude/settings.json`). */
+  settingsFile: string;
+  /** Per agent event: the tool matcher (undefined: the event takes none) and the timeout. */
+  events: { event: string; matcher?: string; timeout: number }[];
+  /** The timeout unit the agent reads. */
+  timeoutUnit: 's' | 'ms';
+}
+
+export interface HookAdapter {
+  readonly name: string;
+  /** Recorded as the actor in history for edits this agent makes. */
+  readonly actor: string;
+  readonly install: InstallSpec;
+  /** Turns the agent's stdin JSON into a neutral event. Throws HookInputError on bad input. */
+  parse(input: unknown, env: Record<string, string | undefined>): NeutralEvent;
+  render(event: NeutralEvent, decision: HookDecision): HookOutput;
+  /** How a failure of the hook itself is reported: never a block unless `failClosed`. */
+  renderFailure(message: string, event: NeutralEvent | undefined, failClosed: boolean): HookOutput;
+}
+
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A required string field of the agent's input, or a clear HookInputError. */
+export function str(obj: Record<string, unknown>, key: string, where: string): string {
+  const v = obj[key];
+  if (typeof v !== 'string') throw new HookInputError(`${where}.${key} must be a string (got ${v === undefined ? 'nothing' : typeof v}).`);
+  return v;
+}
+
+export function optStr(obj: Record<string, unknown>, key: string): string | undefined {
+  const v = obj[key];
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}

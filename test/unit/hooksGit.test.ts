@@ -1,0 +1,114 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { cleanup, featureWorkspace, runCliProcess, treeDigest, write, type Run } from './hooksHelpers';
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' } });
+}
+
+/** `git commit` through the installed hook; resolves with its exit code and output. */
+function commit(cwd: string, ...extra: string[]): Run {
+  try {
+    const stdout = execFileSync('git', ['commit', '-q', '-m', 'change', ...extra], {
+      cwd,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' },
+    });
+    return { code: 0, stdout, stderr: '' };
+  } catch (e) {
+    const x = e as { status: number; stdout: string; stderr: string };
+    return { code: x.status, stdout: x.stdout, stderr: x.stderr };
+  }
+}
+
+function repo(): string {
+  const root = featureWorkspace();
+  git(root, 'init', '-q', '-b', 'main');
+  git(root, 'add', '-A');
+  git(root, 'commit', '-q', '-m', 'start');
+  return root;
+}
+
+describe('waymark hook git pre-commit (real git)', () => {
+  test('refuses a staged edit that breaks the rules, passes a good one; --no-verify skips it', async () => {
+    const root = repo();
+    const cli = `node ${JSON.stringify(path.resolve('dist/cli.js'))}`;
+    try {
+      const inst = await runCliProcess(['hook', 'install', 'git', '--command', cli], '', { cwd: root });
+      assert.equal(inst.code, 0, inst.stderr);
+      const hook = path.join(root, '.git/hooks/pre-commit');
+      assert.ok(fs.statSync(hook).mode & 0o100, 'executable');
+      assert.equal((await runCliProcess(['hook', 'install', 'git', '--command', cli], '', { cwd: root })).stdout.startsWith('unchanged'), true);
+
+      const plan = path.join(root, 'docs/plan.md');
+      const text = fs.readFileSync(plan, 'utf8');
+      // Staged: design marked done without its gate verdict. The working tree holds something else.
+      fs.writeFileSync(plan, text.replace('stepsCompleted: [discovery]', 'stepsCompleted: [discovery, design]'));
+      git(root, 'add', 'docs/plan.md');
+      fs.writeFileSync(plan, text);
+      const head = git(root, 'rev-parse', 'HEAD');
+      let r = commit(root);
+      assert.equal(r.code, 1);
+      assert.match(r.stderr, /docs\/plan\.md: error gate-closed: step design is gated and its gate design has no verdict yet/);
+      assert.match(r.stderr, /fix: record the gate first: waymark gate pass docs\/plan\.md design/);
+      assert.match(r.stderr, /commit refused: 1 problem in 1 staged state file.*git commit --no-verify/s);
+      assert.equal(git(root, 'rev-parse', 'HEAD'), head, 'no commit was made');
+
+      // The same check with the staged rewind of a completed step.
+      fs.writeFileSync(plan, text.replace('stepsCompleted: [discovery]', 'stepsCompleted: []'));
+      git(root, 'add', 'docs/plan.md');
+      r = await runCliProcess(['hook', 'git', 'pre-commit'], '', { cwd: path.join(root, 'docs') });
+      assert.equal(r.code, 1);
+      assert.match(r.stderr, /step-rewound: the edit removes completed step discovery/);
+
+      // A good change commits; so does a bad one with --no-verify.
+      fs.writeFileSync(plan, text.replace('# Plan', '# The plan'));
+      git(root, 'add', 'docs/plan.md');
+      r = commit(root);
+      assert.equal(r.code, 0, r.stderr);
+      fs.writeFileSync(plan, text.replace('status: in_progress', 'status: created'));
+      git(root, 'add', 'docs/plan.md');
+      assert.equal(commit(root).code, 1);
+      assert.equal(commit(root, '--no-verify').code, 0);
+
+      // History only grows.
+      write(root, '.waymark/history/docs/plan.md.jsonl', '{"seq":1,"time":"t","operation":"start","file":"x"}\n');
+      git(root, 'add', '-A');
+      assert.equal(commit(root).code, 0);
+      write(root, '.waymark/history/docs/plan.md.jsonl', '{"seq":1,"time":"t","operation":"advance","file":"x"}\n');
+      git(root, 'add', '-A');
+      r = commit(root);
+      assert.equal(r.code, 1);
+      assert.match(r.stderr, /history-rewritten: .*append-only/);
+
+      const un = await runCliProcess(['hook', 'uninstall', 'git'], '', { cwd: root });
+      assert.equal(un.code, 0, un.stderr);
+      assert.equal(fs.existsSync(hook), false);
+    } finally {
+      cleanup(root);
+    }
+  });
+
+  test("someone else's pre-commit hook is never overwritten; outside a repository is exit 2", async () => {
+    const root = repo();
+    try {
+      write(root, '.git/hooks/pre-commit', '#!/bin/sh\nnpm run lint\n');
+      const before = treeDigest(root);
+      const r = await runCliProcess(['hook', 'install', 'git'], '', { cwd: root });
+      assert.equal(r.code, 3);
+      assert.match(r.stderr, /already exists and is not Waymark's; add the line 'waymark hook git pre-commit \|\| exit 1' to it yourself/);
+      assert.equal((await runCliProcess(['hook', 'uninstall', 'git'], '', { cwd: root })).code, 3);
+      assert.deepEqual(treeDigest(root), before);
+      fs.rmSync(path.join(root, '.git'), { recursive: true });
+      const outside = await runCliProcess(['hook', 'git', 'pre-commit'], '', { cwd: root, env: { GIT_CEILING_DIRECTORIES: path.dirname(root) } });
+      assert.equal(outside.code, 2);
+      assert.match(outside.stderr, /not inside a git repository/);
+    } finally {
+      cleanup(root);
+    }
+  });
+});
