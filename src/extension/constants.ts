@@ -79,7 +79,7 @@ export const COMMAND_DECLS = {
   installCli: { id: 'waymark.installCli', title: 'Install the `waymark` Command in PATH', action: 'Install the waymark command', access: 'read' },
   newWorkflow: { id: 'waymark.newWorkflow', title: 'New Workflow File from Template…', action: 'New workflow file', access: 'write' },
   getStarted: { id: 'waymark.getStarted', title: 'Get Started', action: 'Get started', access: 'read' },
-  mcpAddToWorkspace: { id: 'waymark.mcp.addToWorkspace', title: 'Add MCP Server to .vscode/mcp.json', action: 'Add MCP server', access: 'write' },
+  addMcpServer: { id: 'waymark.mcp.addToWorkspace', title: 'Add MCP Server to .vscode/mcp.json', action: 'Add MCP server', access: 'write' },
 } as const satisfies Record<string, CommandDecl>;
 
 export type CommandName = keyof typeof COMMAND_DECLS;

@@ -11,13 +11,13 @@ import { Disposable } from './disposable';
 import { registerGateCommands } from './gateCommands';
 import { GatesTree } from './gatesTree';
 import { Hovers } from './hovers';
-import { LanguageModelTools } from './lmTools';
 import { registerInfoCommands } from './infoCommands';
 import { MemoryAccess } from './memoryAccess';
 import { registerMemoryCommands } from './memoryCommands';
 import { MemoryTree } from './memoryTree';
 import { ExtensionModel } from './model';
 import { Navigator } from './navigation';
+import { registerLanguageModelTools } from './lmTools';
 import { registerOnboarding } from './onboarding';
 import { registerProtocolCommands } from './protocolCommands';
 import { StatusBar } from './statusBar';
@@ -41,7 +41,8 @@ export class Container extends Disposable {
   readonly diagnostics: Diagnostics;
   readonly decorations: Decorations;
   readonly watchers: Watchers;
-  readonly lmTools: LanguageModelTools;
+  /** Each language-model tool's invoke, by name (for the test API). */
+  readonly invokeTool: (name: string, input: Record<string, unknown>) => Promise<string | undefined>;
 
   constructor(context: vscode.ExtensionContext, readonly log: vscode.LogOutputChannel) {
     super();
@@ -69,6 +70,8 @@ export class Container extends Disposable {
     registerProtocolCommands(run, model);
     registerMemoryCommands(run, model, memory, this.memoryTree);
     registerOnboarding(run, context, log);
-    this.lmTools = this.register(new LanguageModelTools(context, model, run, memory));
+    const lm = registerLanguageModelTools(run, model, context);
+    for (const d of lm.disposables) this.register(d);
+    this.invokeTool = lm.invoke;
   }
 }

@@ -13,13 +13,12 @@ import { TOOLS, runTool } from '../mcp/tools';
 import type { ToolAnswer, WaymarkTool } from '../mcp/tools';
 import type { CommandRunner } from './commandRunner';
 import { MCP_PROVIDER_ID } from './constants';
-import { Disposable } from './disposable';
-import type { MemoryAccess } from './memoryAccess';
 import { untrustedError, type ExtensionModel } from './model';
 import { mutateInEditorOrFile } from './workflowCommands';
 
-/** The ToolHost of the extension: its model's core, its editors, its trust. */
-export function extensionToolHost(c: ExtensionModel, run: CommandRunner, memory: MemoryAccess): ToolHost {
+/** The ToolHost of the extension: its core, its editors, its trust. */
+export function extensionToolHost(c: ExtensionModel, run: CommandRunner): ToolHost {
+  const actor = () => c.settings.actor || 'vscode';
   return {
     get roots() {
       return c.roots;
@@ -28,7 +27,7 @@ export function extensionToolHost(c: ExtensionModel, run: CommandRunner, memory:
       return c.core;
     },
     get actor() {
-      return c.settings.actor;
+      return actor();
     },
     refresh: () => c.ready(),
     async state(file: string): Promise<WorkflowState> {
@@ -49,9 +48,12 @@ export function extensionToolHost(c: ExtensionModel, run: CommandRunner, memory:
     assertCanWrite: (action: string) => {
       if (!c.canWrite) throw untrustedError(action);
     },
-    // Closed in Restricted Mode, for tools as for commands: opening it writes .waymark/memory.
-    memory: (root: string) => memory.service(root),
-    owner: () => ({ agent: c.settings.actor, pid: process.pid, host: os.hostname() }),
+    memory: (root: string) => {
+      // Opening memory writes .waymark/memory: closed in Restricted Mode, like the memory commands.
+      if (!c.canWrite) throw untrustedError('Memory', undefined, 'open the memory store');
+      return c.core.memory.forRoot(root, { waitMs: 1000, holdMs: 3000 });
+    },
+    owner: () => ({ agent: actor(), pid: process.pid, host: os.hostname() }),
   };
 }
 
@@ -83,8 +85,9 @@ export function languageModelTool(t: WaymarkTool, host: ToolHost, c: ExtensionMo
 }
 
 /** The command line that starts the MCP server bundled with this extension. */
-export function mcpServerCommand(context: vscode.ExtensionContext, root: string): { command: string; args: string[] } {
-  return { command: 'node', args: [path.join(context.extensionPath, 'dist', 'cli.js'), 'mcp', '--root', root] };
+export function mcpServerCommand(context: vscode.ExtensionContext, root: string): { command: string; args: string[]; env: Record<string, string> } {
+  // VS Code's own Node (Electron run as Node): nothing else needs installing.
+  return { command: process.execPath, args: [path.join(context.extensionPath, 'dist', 'cli.js'), 'mcp', '--root', root], env: { ELECTRON_RUN_AS_NODE: '1' } };
 }
 
 /**
@@ -133,58 +136,17 @@ interface McpApi {
 }
 
 /**
- * Every tool of the table registered with `vscode.lm.registerTool`, the "Add MCP server" command,
- * and, where the running VS Code has it (1.101+), the MCP server definition provider.
+ * Registers every tool of the table with `vscode.lm.registerTool`, the "Add MCP server" command,
+ * and, where the running VS Code has it (1.101+), the MCP server definition provider. Returns the
+ * registrations and each tool's `invoke` by name (the test API calls it where the host refuses
+ * `vscode.lm.invokeTool` to an extension).
  */
-export class LanguageModelTools extends Disposable {
-  private readonly tools: Map<string, vscode.LanguageModelTool<Record<string, unknown>>>;
-
-  constructor(context: vscode.ExtensionContext, c: ExtensionModel, run: CommandRunner, memory: MemoryAccess) {
-    super();
-    const host = extensionToolHost(c, run, memory);
-    this.tools = new Map(TOOLS.map((t) => [t.name, languageModelTool(t, host, c)]));
-    if (typeof vscode.lm?.registerTool === 'function') {
-      for (const t of TOOLS) {
-        try {
-          this.register(vscode.lm.registerTool(t.name, this.tools.get(t.name)!));
-        } catch (e) {
-          c.log.warn(`[lm] could not register ${t.name}: ${errorMessage(e)}`);
-        }
-      }
-    } else {
-      c.log.info('[lm] this VS Code has no language-model tools API; the MCP server (waymark mcp) still works');
-    }
-    run.add('mcpAddToWorkspace', async (folder?: unknown) => {
-      const file = await addMcpServerToWorkspace(context, c, typeof folder === 'string' ? folder : undefined);
-      c.log.info(`[mcp] wrote ${file}`);
-      void vscode.window.showInformationMessage(`Waymark MCP server added to ${c.relative(file)}.`, 'Open').then((b) => b && vscode.window.showTextDocument(vscode.Uri.file(file)));
-      return file;
-    });
-    const lm = vscode.lm as unknown as McpApi;
-    const Definition = (vscode as unknown as { McpStdioServerDefinition?: new (label: string, command: string, args?: string[]) => unknown }).McpStdioServerDefinition;
-    if (typeof lm?.registerMcpServerDefinitionProvider === 'function' && Definition) {
-      try {
-        this.register(
-          lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, {
-            provideMcpServerDefinitions: () =>
-              c.roots.map((root) => {
-                const cmd = mcpServerCommand(context, root);
-                return new Definition(c.roots.length > 1 ? `Waymark (${path.basename(root)})` : 'Waymark', cmd.command, cmd.args);
-              }),
-          }),
-        );
-        c.log.info('[mcp] MCP server definition provider registered');
-      } catch (e) {
-        c.log.warn(`[mcp] could not register the MCP server definition provider: ${errorMessage(e)}`);
-      }
-    } else {
-      c.log.info('[mcp] this VS Code has no MCP server definition API (1.101+); use "Waymark: Add MCP Server to .vscode/mcp.json"');
-    }
-  }
-
-  /** Calls a tool's `invoke` directly, as `vscode.lm.invokeTool` would (the test API uses it). */
-  async invoke(name: string, input: Record<string, unknown>): Promise<string | undefined> {
-    const t = this.tools.get(name);
+export function registerLanguageModelTools(run: CommandRunner, c: ExtensionModel, context: vscode.ExtensionContext): { disposables: vscode.Disposable[]; invoke(name: string, input: Record<string, unknown>): Promise<string | undefined> } {
+  const out: vscode.Disposable[] = [];
+  const host = extensionToolHost(c, run);
+  const tools = new Map(TOOLS.map((t) => [t.name, languageModelTool(t, host, c)]));
+  const invoke = async (name: string, input: Record<string, unknown>): Promise<string | undefined> => {
+    const t = tools.get(name);
     if (!t) return undefined;
     const source = new vscode.CancellationTokenSource();
     try {
@@ -193,5 +155,43 @@ export class LanguageModelTools extends Disposable {
     } finally {
       source.dispose();
     }
+  };
+  if (typeof vscode.lm?.registerTool === 'function') {
+    for (const t of TOOLS) {
+      try {
+        out.push(vscode.lm.registerTool(t.name, tools.get(t.name)!));
+      } catch (e) {
+        c.log.warn(`[lm] could not register ${t.name}: ${errorMessage(e)}`);
+      }
+    }
+  } else {
+    c.log.info('[lm] this VS Code has no language-model tools API; the MCP server (waymark mcp) still works');
   }
+  run.add('addMcpServer', async (folder?: unknown) => {
+    const file = await addMcpServerToWorkspace(context, c, typeof folder === 'string' ? folder : undefined);
+    c.log.info(`[mcp] wrote ${file}`);
+    void vscode.window.showInformationMessage(`Waymark MCP server added to ${c.relative(file)}.`, 'Open').then((b) => b && vscode.window.showTextDocument(vscode.Uri.file(file)));
+    return file;
+  });
+  const lm = vscode.lm as unknown as McpApi;
+  const Definition = (vscode as unknown as { McpStdioServerDefinition?: new (label: string, command: string, args?: string[], env?: Record<string, string>) => unknown }).McpStdioServerDefinition;
+  if (typeof lm?.registerMcpServerDefinitionProvider === 'function' && Definition) {
+    try {
+      out.push(
+        lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, {
+          provideMcpServerDefinitions: () =>
+            c.roots.map((root) => {
+              const cmd = mcpServerCommand(context, root);
+              return new Definition(c.roots.length > 1 ? `Waymark (${path.basename(root)})` : 'Waymark', cmd.command, cmd.args, cmd.env);
+            }),
+        }),
+      );
+      c.log.info('[mcp] MCP server definition provider registered');
+    } catch (e) {
+      c.log.warn(`[mcp] could not register the MCP server definition provider: ${errorMessage(e)}`);
+    }
+  } else {
+    c.log.info('[mcp] this VS Code has no MCP server definition API (1.101+); use "Waymark: Add MCP Server to .vscode/mcp.json"');
+  }
+  return { disposables: out, invoke };
 }

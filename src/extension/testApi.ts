@@ -34,7 +34,7 @@ export interface TestApi {
   state(file: string): { currentStep?: string; stale?: boolean } | undefined;
   /** How many workflows the model holds. */
   count(): number;
-  /** Calls a language-model tool's invoke directly (where the host refuses `vscode.lm.invokeTool`); its text answer. */
+  /** A language-model tool's own invoke (where the host refuses vscode.lm.invokeTool to an extension). */
   invokeTool(name: string, input: Record<string, unknown>): Promise<string | undefined>;
 }
 
@@ -112,7 +112,7 @@ export function createTestApi(c: Container): TestApi {
     },
     state: (file) => c.model.get(file),
     count: () => c.model.states().length,
-    invokeTool: (name, input) => c.lmTools.invoke(name, input),
+    invokeTool: (name, input) => c.invokeTool(name, input),
   };
 }
 

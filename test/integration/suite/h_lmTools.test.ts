@@ -108,13 +108,12 @@ suite('language-model tools', () => {
   if (!vscode.workspace.isTrusted) {
     test('Restricted Mode: write tools refuse with reason unavailable, read tools answer', async () => {
       const before = fs.readFileSync(demo(FILE), 'utf8');
-      const api = await testApi();
-      const w = await api.invokeTool('waymark_advance', { file: FILE });
+      const w = await (await testApi()).invokeTool('waymark_advance', { file: FILE });
       assert.equal(JSON.parse(w!).error.reason, 'unavailable');
       assert.match(JSON.parse(w!).error.message, /not trusted/);
-      const rec = await api.invokeTool('waymark_memory_record', { type: 'learning', text: 'x' });
+      const rec = await (await testApi()).invokeTool('waymark_memory_record', { type: 'learning', text: 'x' });
       assert.equal(JSON.parse(rec!).error.reason, 'unavailable');
-      const r = await api.invokeTool('waymark_summary', {});
+      const r = await (await testApi()).invokeTool('waymark_summary', {});
       assert.ok(JSON.parse(r!).counts.workflows > 0);
       assert.equal(fs.readFileSync(demo(FILE), 'utf8'), before);
     });
