@@ -3,7 +3,7 @@
 // 10,000 files) unless --no-vscode is given. Each prints `name value` lines; other arguments
 // are passed to the dist-bench scripts (e.g. --files 2000).
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const args = process.argv.slice(2);
@@ -14,6 +14,8 @@ let failed = 0;
 
 console.log(`bundle.extension_kb ${(statSync('dist/extension.js').size / 1024).toFixed(0)}`);
 console.log(`bundle.cli_kb ${(statSync('dist/cli.js').size / 1024).toFixed(0)}`);
+// The launcher (cli.js) loads the CLI proper (cli-main.js) for every verb that touches state.
+if (existsSync('dist/cli-main.js')) console.log(`bundle.cli_main_kb ${(statSync('dist/cli-main.js').size / 1024).toFixed(0)}`);
 for (const b of benches) {
   console.log(`\n=== bench ${b}`);
   const r = spawnSync(process.execPath, ['--expose-gc', join('dist-bench', b), ...extra], { stdio: 'inherit' });

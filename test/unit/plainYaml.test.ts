@@ -9,6 +9,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { scanRoots } from '../../src/core/store/scan';
+import { hasLongLine, parseWorkflowText } from '../../src/core/model/workflow';
+import { defaultWorkspaceContext } from '../../src/core/store/workspaceContext';
 import { parseFrontmatter, DEFAULT_FRONTMATTER_LIMITS } from '../../src/core/model/frontmatter';
 import { parsePlainYaml } from '../../src/core/model/plainYaml';
 
@@ -240,4 +242,25 @@ test('whole scans: the fast path gives the same states, problems (with ranges) a
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
+});
+
+test('long-line check (YAML implicit-key limit) answers as /[^\\n]{1025}/ did, and a 1025-character key is still flagged', () => {
+  const piece = fc.oneof(fc.constantFrom('\n', '\r\n', 'x', 'é', ' '), fc.integer({ min: 0, max: 1100 }).map((n) => 'k'.repeat(n)));
+  fc.assert(
+    fc.property(fc.array(piece, { maxLength: 8 }), (parts) => {
+      const t = parts.join('');
+      assert.equal(hasLongLine(t), /[^\n]{1025}/.test(t));
+    }),
+    { numRuns: RUNS },
+  );
+  for (const n of [1023, 1024, 1025, 2000]) {
+    const t = 'k'.repeat(n);
+    assert.equal(hasLongLine(t), n > 1024);
+    assert.equal(hasLongLine(`a: 1\n${t}\nb: 2\n`), n > 1024);
+  }
+  const ctx = defaultWorkspaceContext(os.tmpdir());
+  const long = parseWorkflowText('/x/w.md', `---\nworkflow: w\nsteps: [a]\n${'k'.repeat(1025)}: 1\n---\n`, ctx);
+  assert.ok(long.problems.some((p) => p.code === 'yaml-syntax'), JSON.stringify(long.problems.map((p) => p.code)));
+  const ok = parseWorkflowText('/x/w.md', `---\nworkflow: w\nsteps: [a]\n${'k'.repeat(1000)}: 1\n---\n`, ctx);
+  assert.ok(!ok.problems.some((p) => p.code === 'yaml-syntax'));
 });

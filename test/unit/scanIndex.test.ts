@@ -6,7 +6,8 @@ import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { scanRoots, allProblems, type ScanOptions } from '../../src/core/store/scan';
-import { decodeValue, encodeValue, indexBodyHash, scanIndexPath, SCAN_INDEX_MAX_BYTES } from '../../src/core/store/scanIndex';
+import { indexBodyHash, scanIndexPath, SCAN_INDEX_MAX_BYTES } from '../../src/core/store/scanIndex';
+import { decodeValue, encodeValue } from '../../src/core/store/indexCodec';
 import { stepAnalysis } from '../../src/core/model/workflow';
 import type { WorkflowState } from '../../src/core/types';
 

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { WaymarkError, errorMessage } from '../errors';
 import type { EntityRecord, JournalOp, ListFilter, MemoryRecord, MemoryStore, MemoryType, RecallItem, RecallQuery, RelationRecord, StoreCounts } from './model';
-import { impliedGraph, memoryLinks, queryWords, scoreItem, sortRecall, textScore } from './links';
+import { impliedGraph, memoryLinks, queryWords, onlyStopWords, scoreItem, sortRecall, textScore } from './links';
 
 /* The Kuzu engine behind the MemoryStore port. Kuzu realities handled here:
  * - one process per database file: open fails with "Could not set lock"; we retry until
@@ -89,7 +89,7 @@ export function kuzuFailure(e: unknown, dbFile: string): WaymarkError {
   if (/could not set lock/i.test(msg)) return new WaymarkError('locked', `memory database is in use by another process (${dbFile})`, dbFile, { cause: 'locked' });
   // Checked before "corrupt": a read-only folder makes Kuzu fail on its WAL file too.
   if (/permission denied|read-only file system|operation not permitted|EACCES|EROFS|EPERM/i.test(msg)) {
-    return new WaymarkError('unavailable', `memory folder ${path.dirname(dbFile)} is not writable (${msg.split('\n')[0]}); make it writable (chmod u+w) — the database is not corrupt`, dbFile, { cause: 'not-writable' });
+    return new WaymarkError('unavailable', `memory folder ${path.dirname(dbFile)} is not writable (${msg.split('\n')[0]}); make it writable (chmod u+w); nothing needs rebuilding`, dbFile, { cause: 'not-writable' });
   }
   if (/not a valid kuzu database|corrupt|checksum|invalid .*file|wal/i.test(msg)) return new WaymarkError('unavailable', `memory database is unreadable (corrupt?): ${msg.split('\n')[0]}. Run 'waymark memory rebuild' to rebuild it from the journal.`, dbFile, { cause: 'corrupt' });
   return new WaymarkError('unavailable', `memory database cannot be opened: ${msg.split('\n')[0]}`, dbFile, { cause: 'error' });
@@ -311,7 +311,7 @@ export class KuzuStore implements MemoryStore {
         forget.push(...op.rec.ids);
       } else if (op.op === 'relate') {
         for (const id of [op.rec.from, op.rec.to]) {
-          if (!ents.has(id)) ents.set(id, { id, kind: id.includes(':') ? id.slice(0, id.indexOf(':')) : 'component', name: id.slice(id.indexOf(':') + 1), createdAt: new Date(0).toISOString() });
+          if (!ents.has(id)) ents.set(id, { id, kind: id.includes(':') ? id.slice(0, id.indexOf(':')) : 'component', name: id.slice(id.indexOf(':') + 1), createdAt: op.rec.at ?? new Date().toISOString() });
         }
         addRel(op.rec);
       }
@@ -402,6 +402,8 @@ export class KuzuStore implements MemoryStore {
     const limit = Math.max(1, Math.floor(q.limit ?? 20));
     const maxD = Math.max(0, Math.min(q.maxDistance ?? 2, 4));
     const words = queryWords(q.text);
+    // "for" alone must not recall every memory as if no text were given.
+    if (onlyStopWords(q.text) && !q.entities?.length) return [];
     const labels = (q.types?.length ? q.types : (Object.keys(MEMORY_TABLES) as MemoryType[])).map((t) => MEMORY_TABLES[t]).join(':');
     const since = q.since ? Date.parse(q.since) : undefined;
     const sinceClause = since !== undefined && Number.isFinite(since) ? ` AND m.createdAt >= ${Math.floor(since)}` : '';

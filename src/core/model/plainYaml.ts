@@ -20,9 +20,7 @@ const BAIL = Symbol('bail');
 type Value = unknown;
 
 /** Characters js-yaml refuses, line breaks it reads differently, and tabs (indentation rules differ). */
-const UNSURE_CHARS = /[\x00-\x08\t\x0B\x0C\x0E-\x1F\x7F-\x9F\uFEFF\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:[^\uD800-\uDBFF]|^)[\uDC00-\uDFFF]/;
-/** A mapping key the fast path reads: an identifier that no YAML type resolves to something else. */
-const KEY_LINE = /^([A-Za-z][A-Za-z0-9_-]*):(?: +(.*))?$/;
+const UNSURE_CHARS = /[\x00-\x08\t\x0B\x0C\x0E-\x1F\x7F-\x9F\u2028\u2029\uFEFF\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:[^\uD800-\uDBFF]|^)[\uDC00-\uDFFF]/;
 const INT = /^-?(?:0|[1-9][0-9]{0,14})$/;
 const DATE = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/;
 const RESERVED_KEYS = new Set(['true', 'True', 'TRUE', 'false', 'False', 'FALSE', 'null', 'Null', 'NULL', '__proto__', 'constructor', 'prototype']);
@@ -91,12 +89,13 @@ class Reader {
       const line = lines[this.i];
       if (line.indent < indent) break;
       if (line.indent > indent) return BAIL;
-      const m = KEY_LINE.exec(line.text);
-      if (!m) return BAIL;
-      const key = m[1];
+      const t = line.text;
+      const k = keyLength(t);
+      if (!k) return BAIL;
+      const key = t.slice(0, k);
       if (RESERVED_KEYS.has(key) || Object.prototype.hasOwnProperty.call(out, key)) return BAIL;
       this.i++;
-      const rest = m[2];
+      const rest = k + 1 < t.length ? t.slice(skipSpaces(t, k + 1)) : undefined;
       let value: Value;
       if (rest === undefined || rest === '' || rest.charCodeAt(0) === 35 /* # */) value = this.nested(indent, depth + 1);
       else {
@@ -193,6 +192,22 @@ class Reader {
       if (p >= rest.length || rest.charCodeAt(p) === 93 || rest.charCodeAt(p) === 44) return BAIL;
     }
   }
+}
+
+/**
+ * Length of the key that starts a `key: value` or `key:` line: a letter, then letters, digits,
+ * `_` or `-`, then `:` and a space or the line's end. 0 when the line is not one.
+ */
+function keyLength(t: string): number {
+  const c = t.charCodeAt(0);
+  if (!((c >= 65 && c <= 90) || (c >= 97 && c <= 122))) return 0;
+  let k = 1;
+  for (; k < t.length; k++) {
+    const ch = t.charCodeAt(k);
+    if (!((ch >= 65 && ch <= 90) || (ch >= 97 && ch <= 122) || (ch >= 48 && ch <= 57) || ch === 95 || ch === 45)) break;
+  }
+  if (t.charCodeAt(k) !== 58 /* : */) return 0;
+  return k + 1 === t.length || t.charCodeAt(k + 1) === 32 ? k : 0;
 }
 
 function isItem(text: string): boolean {

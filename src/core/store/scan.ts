@@ -7,6 +7,7 @@ import { loadWorkspaceContext, type WorkspaceContext } from './workspaceContext'
 import { parseWorkflowText } from '../model/workflow';
 import { sha256 } from '../model/hash';
 import { validateDelegation } from '../model/delegation';
+import { sprintProblems } from '../bmad/sprint';
 import { contextFingerprint, loadScanIndex, makeEntryLine, restoreEntry, sameKey, saveScanIndex, RACY_WINDOW_MS, type FileKey, type IndexEntry, type SaveOutcome } from './scanIndex';
 
 export interface ScanOptions {
@@ -27,6 +28,8 @@ export interface ScanOptions {
   indexWrite?: 'deferred' | 'sync';
   /** Files changed this close (ms) before a scan are hash-verified next time. Default RACY_WINDOW_MS; tests lower it. */
   racyWindowMs?: number;
+  /** Also check BMAD sprint ledgers (sprint-status.yaml, story files, epics, gates) and add their drift problems. */
+  sprint?: boolean;
 }
 
 /** How a scan used the index, per root. */
@@ -281,10 +284,12 @@ export function listCandidates(ctx: WorkspaceContext, logger?: Logger): { files:
       else logger?.debug(`[scan] cannot list ${dir}: ${(e as Error).message}`);
       return;
     }
+    // Entry names never hold a separator: plain concatenation is path.join without its normalizing.
+    const prefix = dir.endsWith(path.sep) ? dir : dir + path.sep;
     for (const ent of entries) {
       const name = ent.name;
       const childRel = rel ? `${rel}/${name}` : name;
-      const abs = path.join(dir, name);
+      const abs = prefix + name;
       let isDir = ent.isDirectory();
       let isFile = ent.isFile();
       if (ent.isSymbolicLink()) {
@@ -352,13 +357,16 @@ export async function scanRoots(
       problems.push(...loaded.problems);
     }
     contexts.set(root, ctx);
+    if (opts.sprint && ctx.config.dialects.includes('bmad')) problems.push(...sprintProblems(root, { installDir: ctx.config.bmad.dir, outputDir: ctx.config.bmad.output, now: opts.now?.() }));
+    // The index is read and checksummed in the background while the root is walked.
+    const fp = useIndex ? contextFingerprint(ctx) : '';
+    const oldIndex = useIndex ? loadScanIndex(ctx, fp, opts.logger) : undefined;
     const listed = listCandidates(ctx, opts.logger);
     skipped.push(...listed.skipped);
     files += listed.files.length;
     let idx: RootIndex | undefined;
     if (useIndex) {
-      const fp = contextFingerprint(ctx);
-      idx = new RootIndex(ctx, fp, loadScanIndex(ctx, fp, opts.logger), scanStart, opts.racyWindowMs ?? RACY_WINDOW_MS);
+      idx = new RootIndex(ctx, fp, await oldIndex, scanStart, opts.racyWindowMs ?? RACY_WINDOW_MS);
       indexes.push(idx);
     }
     for (let i = 0; i < listed.files.length; i++) {

@@ -1,16 +1,19 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createHash } from 'node:crypto';
+import { createHash, webcrypto } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
 import { version as WAYMARK_VERSION } from '../../../package.json';
-import { SCOPES, STATUSES, type Problem, type SkippedFile, type WorkflowState } from '../types';
+import type { Problem, SkippedFile, WorkflowState } from '../types';
 import type { WorkspaceContext } from './workspaceContext';
-import { lookupBmadWorkflow } from '../bmad/artifacts';
-import { isProblemCode } from '../model/problems';
 import { gateFilePath, readGate } from '../model/gates';
 import { ttlExpiry } from '../model/validate';
 import type { Logger } from '../ports';
 import { writeFileAtomic } from './atomicWrite';
+import { safeMkdir } from './safePath';
 import { WaymarkError } from '../errors';
+import { DecodeError, decodeValue, encodeValue } from './indexCodec';
+import { checkProblems, isNum, isObj, isStr, optStr } from './indexTrust';
+import { annotate, decodeState, encodeState } from './restoredState';
 
 /**
  * The persisted scan index: one file per workspace root that lets a warm start rebuild every
@@ -74,8 +77,6 @@ export interface CachedRead {
   isWorkflow: boolean;
 }
 
-// ---- fingerprints -------------------------------------------------------------------------
-
 let codeFp: string | undefined;
 
 /** Waymark version, index format and the running bundle's size and mtime (a rebuild invalidates every index). */
@@ -111,253 +112,6 @@ export function contextFingerprint(ctx: WorkspaceContext): string {
   const text = JSON.stringify([ctx.root, ctx.config, [...ctx.definitions.entries()], bmad, ctx.limits, ctx.include, ctx.exclude], stableReplacer);
   return createHash('sha256').update(text).digest('hex');
 }
-
-// ---- codec: JSON plus what JSON loses (undefined, NaN, ±Infinity, -0, null prototypes) -------
-
-/** A meta trie mirrors the value tree along the paths that need a fix-up. */
-interface Meta {
-  /** Tag for this node: 'u' undefined, 'nan', 'inf', '-inf', '-0', 'n' null-prototype object, 'p' plain object under a null-prototype one. */
-  t?: string;
-  /** Children by key (object keys, or array indexes as strings). */
-  c?: Record<string, Meta>;
-}
-
-function isNullProto(v: object): boolean {
-  return Object.getPrototypeOf(v) === null;
-}
-
-/** Encodes a value for JSON: returns the JSON-safe tree and the fix-up trie (undefined when none). */
-export function encodeValue(value: unknown): [unknown, Meta | undefined] {
-  const walk = (v: unknown, inNull: boolean): [unknown, Meta | undefined] => {
-    if (v === undefined) return [null, { t: 'u' }];
-    if (typeof v === 'number') {
-      if (Number.isNaN(v)) return [null, { t: 'nan' }];
-      if (v === Infinity) return [null, { t: 'inf' }];
-      if (v === -Infinity) return [null, { t: '-inf' }];
-      if (v === 0 && 1 / v < 0) return [0, { t: '-0' }];
-      return [v, undefined];
-    }
-    if (v === null || typeof v !== 'object') return [v, undefined];
-    let children: Record<string, Meta> | undefined;
-    if (Array.isArray(v)) {
-      const out = new Array(v.length);
-      for (let i = 0; i < v.length; i++) {
-        const [j, m] = walk(v[i], inNull);
-        out[i] = j;
-        if (m) (children ??= Object.create(null) as Record<string, Meta>)[String(i)] = m;
-      }
-      return [out, children ? { c: children } : undefined];
-    }
-    const nul = isNullProto(v);
-    const out: Record<string, unknown> = Object.create(null);
-    for (const k of Object.keys(v)) {
-      const [j, m] = walk((v as Record<string, unknown>)[k], nul);
-      out[k] = j;
-      if (m) (children ??= Object.create(null) as Record<string, Meta>)[k] = m;
-    }
-    const tag = nul && !inNull ? 'n' : !nul && inNull ? 'p' : undefined;
-    if (!tag && !children) return [out, undefined];
-    const meta: Meta = {};
-    if (tag) meta.t = tag;
-    if (children) meta.c = children;
-    return [out, meta];
-  };
-  return walk(value, false);
-}
-
-class DecodeError extends Error {}
-
-const MAX_DECODE_DEPTH = 256;
-
-function setOwn(o: object, k: string, v: unknown): void {
-  // defineProperty: a `__proto__` key stays an own data property, never a prototype change.
-  Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
-}
-
-/**
- * Inverse of encodeValue over freshly parsed JSON, in place: only the paths the fix-up trie
- * names and the null-prototype subtrees are visited. Throws DecodeError on anything malformed.
- */
-export function decodeValue(json: unknown, meta: unknown): unknown {
-  const own = Object.prototype.hasOwnProperty;
-  const walk = (v: unknown, m: unknown, inNull: boolean, depth: number): unknown => {
-    if (depth > MAX_DECODE_DEPTH) throw new DecodeError('too deep');
-    let tag: unknown;
-    let kids: Record<string, unknown> | undefined;
-    if (m !== undefined) {
-      if (typeof m !== 'object' || m === null || Array.isArray(m)) throw new DecodeError('bad meta');
-      const mm = m as Record<string, unknown>;
-      tag = own.call(mm, 't') ? mm.t : undefined;
-      const c = own.call(mm, 'c') ? mm.c : undefined;
-      if (c !== undefined) {
-        if (typeof c !== 'object' || c === null || Array.isArray(c)) throw new DecodeError('bad meta children');
-        kids = c as Record<string, unknown>;
-      }
-    }
-    switch (tag) {
-      case undefined:
-        break;
-      case 'u':
-        return undefined;
-      case 'nan':
-        return NaN;
-      case 'inf':
-        return Infinity;
-      case '-inf':
-        return -Infinity;
-      case '-0':
-        return -0;
-      case 'n':
-      case 'p':
-        if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new DecodeError('prototype tag on a non-object');
-        break;
-      default:
-        throw new DecodeError('unknown tag');
-    }
-    if (v === null || typeof v !== 'object') {
-      if (kids) throw new DecodeError('children on a scalar');
-      return v;
-    }
-    if (Array.isArray(v)) {
-      if (inNull) {
-        for (let i = 0; i < v.length; i++) {
-          const k = kids && own.call(kids, String(i)) ? kids[String(i)] : undefined;
-          v[i] = walk(v[i], k, true, depth + 1);
-        }
-      } else if (kids) {
-        for (const k of Object.keys(kids)) {
-          const i = Number(k);
-          if (!Number.isInteger(i) || i < 0 || i >= v.length) throw new DecodeError('bad index');
-          v[i] = walk(v[i], kids[k], false, depth + 1);
-        }
-      }
-      return v;
-    }
-    const o = v as Record<string, unknown>;
-    const nul = tag === 'n' ? true : tag === 'p' ? false : inNull;
-    if (nul) {
-      Object.setPrototypeOf(o, null);
-      for (const k of Object.keys(o)) {
-        const old = o[k];
-        const val = walk(old, kids && own.call(kids, k) ? kids[k] : undefined, true, depth + 1);
-        if (!Object.is(val, old)) setOwn(o, k, val);
-      }
-    } else if (kids) {
-      for (const k of Object.keys(kids)) {
-        if (!own.call(o, k)) throw new DecodeError('meta for a missing key');
-        const old = o[k];
-        const val = walk(old, kids[k], false, depth + 1);
-        if (!Object.is(val, old)) setOwn(o, k, val);
-      }
-    }
-    return o;
-  };
-  return walk(json, meta, false, 0);
-}
-
-// ---- trust nothing: shape checks on restored values ----------------------------------------
-
-const isStr = (v: unknown): v is string => typeof v === 'string';
-const optStr = (v: unknown) => v === undefined || typeof v === 'string';
-const isNum = (v: unknown): v is number => typeof v === 'number';
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function checkPos(p: unknown): boolean {
-  return isObj(p) && Number.isInteger(p.line) && Number.isInteger(p.character) && (p.line as number) >= 0 && (p.character as number) >= 0;
-}
-
-function checkProblem(p: unknown): boolean {
-  return (
-    isObj(p) && isStr(p.file) && isObj(p.range) && checkPos(p.range.start) && checkPos(p.range.end) &&
-    (p.severity === 'error' || p.severity === 'warning' || p.severity === 'info') && isStr(p.code) && isProblemCode(p.code) && isStr(p.message) &&
-    (p.data === undefined || isObj(p.data))
-  );
-}
-
-function checkProblems(ps: unknown, file: string): ps is Problem[] {
-  return Array.isArray(ps) && ps.every((p) => checkProblem(p) && (p as Problem).file === file);
-}
-
-function checkStep(s: unknown): boolean {
-  return isObj(s) && isStr(s.id) && isNum(s.index) && optStr(s.title) && optStr(s.gate) && optStr(s.file);
-}
-
-function checkGate(g: unknown): boolean {
-  return (
-    isObj(g) && isStr(g.name) && isStr(g.file) && typeof g.exists === 'boolean' && typeof g.open === 'boolean' && Array.isArray(g.history) &&
-    g.history.every((h) => isObj(h) && isStr(h.gate)) && optStr(g.verdict) && optStr(g.error) && (g.waiver === undefined || isObj(g.waiver))
-  );
-}
-
-/** True when a restored value has the WorkflowState shape downstream code relies on. */
-export function checkState(s: unknown, file: string, root: string): s is WorkflowState {
-  if (!isObj(s)) return false;
-  if (s.file !== file || s.root !== root) return false;
-  if (s.dialect !== 'waymark' && s.dialect !== 'bmad') return false;
-  if (!isStr(s.workflow) || !isStr(s.stateHash) || !isStr(s.contentHash)) return false;
-  if (s.status !== undefined && !(STATUSES as readonly unknown[]).includes(s.status)) return false;
-  if (s.scope !== undefined && !(SCOPES as readonly unknown[]).includes(s.scope)) return false;
-  for (const k of ['rawStatus', 'currentStep', 'lastStep', 'blockedReason', 'session', 'updatedAt', 'nextStep']) if (!optStr(s[k])) return false;
-  if (!(s.ttl === undefined || isStr(s.ttl) || isNum(s.ttl))) return false;
-  if (!(s.stale === undefined || typeof s.stale === 'boolean')) return false;
-  if (!['frontmatter', 'definition', 'bmad', 'none'].includes(s.stepsSource as string)) return false;
-  if (!Array.isArray(s.stepsCompleted) || !s.stepsCompleted.every(isStr)) return false;
-  if (!Array.isArray(s.steps) || !s.steps.every(checkStep)) return false;
-  if (!isObj(s.gates) || !Object.values(s.gates).every(checkGate)) return false;
-  if (!isObj(s.data)) return false;
-  if (s.delegation !== undefined) {
-    const d = s.delegation;
-    if (!isObj(d) || !isStr(d.id) || !isStr(d.root_id) || !isNum(d.depth) || !Array.isArray(d.chain_path) || !d.chain_path.every(isStr)) return false;
-    if (!(d.parent_id === undefined || d.parent_id === null || isStr(d.parent_id)) || !optStr(d.agent)) return false;
-  }
-  if (s.delegationRanges !== undefined) {
-    const r = s.delegationRanges;
-    if (!isObj(r) || !Object.entries(r).every(([k, v]) => ['id', 'parent_id', 'root_id', 'chain_path'].includes(k) && isObj(v) && checkPos(v.start) && checkPos(v.end))) return false;
-  }
-  return checkProblems(s.problems, file);
-}
-
-/** The installed BMAD workflow a workflow id names (as normalize() looks it up). */
-function bmadLookup(ctx: WorkspaceContext, workflow: string) {
-  return lookupBmadWorkflow(ctx.bmad, workflow);
-}
-
-/** Steps shared with the context (BMAD catalog, definition) are stored as a reference, restored as the same object. */
-function stepsRef(state: WorkflowState, ctx: WorkspaceContext): 'bmad' | 'def' | undefined {
-  if (state.stepsSource === 'bmad' && bmadLookup(ctx, state.workflow)?.steps === state.steps) return 'bmad';
-  if (state.stepsSource === 'definition' && ctx.definitions.get(state.workflow)?.steps === state.steps) return 'def';
-  return undefined;
-}
-
-/** Encodes a state without what the entry or context already holds (file, root, content hash, shared steps). */
-function encodeState(state: WorkflowState, ctx: WorkspaceContext): [unknown, Meta | undefined] {
-  const copy: Record<string, unknown> = { ...state };
-  copy.file = 0;
-  copy.root = 0;
-  copy.contentHash = 0;
-  const ref = stepsRef(state, ctx);
-  if (ref) copy.steps = ref;
-  copy.problems = state.problems.map((p) => (p.file === state.file ? { ...p, file: 0 } : p));
-  return encodeValue(copy);
-}
-
-function decodeState(payload: unknown, entry: IndexEntry, ctx: WorkspaceContext): WorkflowState | undefined {
-  if (!Array.isArray(payload) || payload.length !== 2) return undefined;
-  const v = decodeValue(payload[0], payload[1] ?? undefined);
-  if (!isObj(v) || Object.getPrototypeOf(v) !== Object.prototype || v.file !== 0 || v.root !== 0 || v.contentHash !== 0) return undefined;
-  v.file = entry.file;
-  v.root = ctx.root;
-  v.contentHash = entry.hash;
-  if (v.steps === 'bmad' || v.steps === 'def') {
-    const steps = v.steps === 'bmad' ? bmadLookup(ctx, String(v.workflow))?.steps : ctx.definitions.get(String(v.workflow))?.steps;
-    if (!steps) return undefined;
-    v.steps = steps;
-  }
-  if (Array.isArray(v.problems)) for (const p of v.problems) if (isObj(p) && p.file === 0) p.file = entry.file;
-  return checkState(v, entry.file, ctx.root) ? v : undefined;
-}
-
-// ---- entries -------------------------------------------------------------------------------
 
 /** Time thresholds a fresh result depends on (ttl expiry), for `now` comparisons. */
 function timeThresholds(state: WorkflowState | undefined): number[] {
@@ -459,8 +213,6 @@ function restoreWorkflow(entry: IndexEntry, ctx: WorkspaceContext): CachedRead |
   }
 }
 
-// ---- load / save -----------------------------------------------------------------------------
-
 export interface IndexHeader {
   waymarkScanIndex: number;
   code: string;
@@ -472,7 +224,7 @@ export interface IndexHeader {
 }
 
 /** The checksum the header keeps of the entry lines. */
-export function indexBodyHash(body: string): string {
+export function indexBodyHash(body: string | Uint8Array): string {
   return createHash('sha256').update(body).digest('hex');
 }
 
@@ -483,27 +235,28 @@ export function scanIndexPath(root: string): string {
 
 /**
  * Loads a root's index. Returns the entries by absolute file, or undefined when there is no
- * usable index (missing, too large, unreadable, wrong header). Never throws.
+ * usable index (missing, too large, unreadable, wrong header, damaged). Never throws. Reading
+ * and checksumming run off the main thread: start it before walking the root and await it after.
  */
-export function loadScanIndex(ctx: WorkspaceContext, fingerprint: string, logger?: Logger): Map<string, IndexEntry> | undefined {
+export async function loadScanIndex(ctx: WorkspaceContext, fingerprint: string, logger?: Logger): Promise<Map<string, IndexEntry> | undefined> {
   const file = scanIndexPath(ctx.root);
-  let text: string;
+  let buf: Buffer;
   try {
-    const st = fs.statSync(file);
+    const st = await fsp.stat(file);
     if (!st.isFile()) return undefined;
     if (st.size > SCAN_INDEX_MAX_BYTES) {
       logger?.warn(`[scan] ignoring ${file}: ${st.size} bytes is over ${SCAN_INDEX_MAX_BYTES}; it will be rebuilt`);
       return undefined;
     }
-    text = fs.readFileSync(file, 'utf8');
+    buf = await fsp.readFile(file);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') logger?.debug(`[scan] cannot read ${file}: ${(e as Error).message}`);
     return undefined;
   }
-  const nl = text.indexOf('\n');
+  const nl = buf.indexOf(10);
   let header: unknown;
   try {
-    header = JSON.parse(nl === -1 ? text : text.slice(0, nl));
+    header = JSON.parse(buf.toString('utf8', 0, nl === -1 ? buf.length : nl));
   } catch {
     logger?.debug(`[scan] ${file}: unreadable header; rebuilding`);
     return undefined;
@@ -512,12 +265,15 @@ export function loadScanIndex(ctx: WorkspaceContext, fingerprint: string, logger
     logger?.debug(`[scan] ${file}: made by another version, root or configuration; rebuilding`);
     return undefined;
   }
-  if (header.body !== indexBodyHash(nl === -1 ? '' : text.slice(nl + 1))) {
-    logger?.warn(`[scan] ${file} is damaged (checksum mismatch); rebuilding it`);
-    return undefined;
-  }
+  const body = nl === -1 ? buf.subarray(buf.length) : buf.subarray(nl + 1);
+  // The checksum runs in the thread pool while the entries are parsed here.
+  const digest = webcrypto.subtle.digest('SHA-256', body).then(
+    (d) => Buffer.from(d).toString('hex'),
+    () => indexBodyHash(body),
+  );
+  const text = body.toString('utf8');
   const entries = new Map<string, IndexEntry>();
-  let pos = nl === -1 ? text.length : nl + 1;
+  let pos = 0;
   while (pos < text.length) {
     let end = text.indexOf('\n', pos);
     if (end === -1) end = text.length;
@@ -526,6 +282,10 @@ export function loadScanIndex(ctx: WorkspaceContext, fingerprint: string, logger
       if (e) entries.set(e.file, e);
     }
     pos = end + 1;
+  }
+  if (header.body !== (await digest)) {
+    logger?.warn(`[scan] ${file} is damaged (checksum mismatch); rebuilding it`);
+    return undefined;
   }
   return entries;
 }
@@ -539,20 +299,24 @@ export type SaveOutcome = 'written' | 'read-only' | 'failed' | 'root-gone';
 export function saveScanIndex(root: string, fingerprint: string, lines: string[], logger?: Logger): SaveOutcome {
   const file = scanIndexPath(root);
   const dir = path.dirname(file);
-  // Slices of the body, so a 10k-entry index never needs one giant string.
-  const slices: string[] = [];
-  for (let i = 0; i < lines.length; i += 2000) slices.push(lines.slice(i, i + 2000).join('\n') + '\n');
+  // Slices of the body, so a 10k-entry index never needs one giant string; each encoded once.
+  const slices: Buffer[] = [];
   const hash = createHash('sha256');
-  for (const sl of slices) hash.update(sl);
+  for (let i = 0; i < lines.length; i += 2000) {
+    const sl = Buffer.from(lines.slice(i, i + 2000).join('\n') + '\n', 'utf8');
+    hash.update(sl);
+    slices.push(sl);
+  }
   const header: IndexHeader = { waymarkScanIndex: SCAN_INDEX_FORMAT, code: codeFingerprint(), root, context: fingerprint, writtenAt: Date.now(), body: hash.digest('hex') };
   try {
     if (!fs.existsSync(dir)) {
       // Never recreate a root that went away (a deleted temp folder, a removed workspace).
       if (!fs.existsSync(root)) return 'root-gone';
-      fs.mkdirSync(dir, { recursive: true });
-      fs.writeFileSync(path.join(dir, '.gitignore'), '# Waymark cache: safe to delete, never commit.\n*\n');
+      safeMkdir(root, dir);
+      writeFileAtomic(path.join(dir, '.gitignore'), '# Waymark cache: safe to delete, never commit.\n*\n', { root });
     }
-    writeFileAtomic(file, Buffer.concat([Buffer.from(JSON.stringify(header) + '\n', 'utf8'), ...slices.map((sl) => Buffer.from(sl, 'utf8'))]));
+    // By its real path, like every write: a cache folder linked to elsewhere is not written.
+    writeFileAtomic(file, Buffer.concat([Buffer.from(JSON.stringify(header) + '\n', 'utf8'), ...slices]), { root });
     return 'written';
   } catch (e) {
     const code = WaymarkError.is(e) ? e.data?.code : (e as NodeJS.ErrnoException).code;
