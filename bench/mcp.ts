@@ -1,13 +1,14 @@
 // MCP benchmark: the same operations through the MCP server (one long-lived core, over stdio,
 // driven by the SDK's own Client) and through the CLI (a new process per call), side by side in
-// one run, in a workspace of 10,000 workflow files. The floor is a bare JSON-RPC ping over the
-// same stdio pipe. Targets: one-file status < 3 ms, advance < 15 ms (p50, through MCP).
+// one run, in a workspace of 10,000 workflow files. Floors and peers: a bare JSON-RPC ping over
+// the same stdio pipe, the same advance on an in-process core, an empty Node process. Targets: one-file status < 3 ms, advance < 15 ms (p50, through MCP).
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { createStateCore } from '../src/core/index';
 
 const filesArg = process.argv.indexOf('--files');
 const N = Number(filesArg > 0 ? process.argv[filesArg + 1] : process.env.WAYMARK_BENCH_FILES ?? 10_000);
@@ -15,6 +16,9 @@ const ROUNDS = 200;
 const CLI_ROUNDS = 8;
 const STEPS = Array.from({ length: ROUNDS + 20 }, (_, i) => `step-${String(i + 1).padStart(3, '0')}`);
 const CLI = path.resolve('dist/cli.js');
+const K = Math.min(317, N - 1);
+/** The file the one-file status reads. */
+const ONE = `work/area-${Math.floor(K / 100)}/wf-${K}.workflow.md`;
 
 function workflowFile(i: number): string {
   const steps = ['design', 'implement', 'test', 'review', 'release'];
@@ -51,7 +55,7 @@ function generate(root: string): void {
     for (let i = d * 100; i < Math.min(N, (d + 1) * 100); i++) fs.writeFileSync(path.join(dir, `wf-${i}.workflow.md`), workflowFile(i));
   }
   // The workflows the timed writes advance: many steps, so every round completes one.
-  for (const name of ['mcp-target', 'cli-target']) {
+  for (const name of ['mcp-target', 'cli-target', 'core-target']) {
     fs.writeFileSync(path.join(root, 'work', `${name}.workflow.md`), ['---', 'workflow: long-run', 'status: in_progress', `steps: [${STEPS.join(', ')}]`, `currentStep: ${STEPS[0]}`, 'stepsCompleted: []', '---', '', '# Long run', ''].join('\n'));
   }
 }
@@ -95,10 +99,7 @@ async function main(): Promise<void> {
     if (first.isError) throw new Error(JSON.stringify(first.content));
     line('mcp.start_and_first_summary_ms', Number(process.hrtime.bigint() - started) / 1e6, 0);
     try {
-      const floor = stats(await time(ROUNDS, () => client.ping()));
-      line('mcp.floor_ping_p50_ms', floor.median, 3);
-
-      const one = 'work/area-3/wf-317.workflow.md';
+      const one = ONE;
       const status = stats(
         await time(ROUNDS, async () => {
           const r = await client.callTool({ name: 'waymark_status', arguments: { file: one } });
@@ -107,6 +108,8 @@ async function main(): Promise<void> {
       );
       line('mcp.status_one_file_p50_ms', status.median, 3);
       line('mcp.status_one_file_p90_ms', status.p90, 3);
+      const floor = stats(await time(ROUNDS, () => client.ping()));
+      line('mcp.floor_ping_p50_ms', floor.median, 3);
 
       let hash = ((await client.callTool({ name: 'waymark_status', arguments: { file: 'work/mcp-target.workflow.md' } })).structuredContent as { stateHash: string }).stateHash;
       const advance = stats(
@@ -125,8 +128,17 @@ async function main(): Promise<void> {
       await client.close();
     }
 
+    // The peer: the same advance on the core in this process (no protocol, no process): what is
+    // left of the MCP figure is the server's own cost; the rest is the write (lock, fsync, history).
+    const core = createStateCore({ roots: [root], actor: 'bench' });
+    await core.scan();
+    const target = path.join(root, 'work', 'core-target.workflow.md');
+    const inProcess = stats(await time(ROUNDS / 4, () => core.advance(target)));
+    line('core.advance_in_process_p50_ms', inProcess.median, 3);
+    await core.close();
+
     // The same operations through the CLI: a new Node process per call, reloading the workspace.
-    const cliStatus = stats(Array.from({ length: CLI_ROUNDS }, () => cli(root, ['status', 'work/area-3/wf-317.workflow.md', '--json'])));
+    const cliStatus = stats(Array.from({ length: CLI_ROUNDS }, () => cli(root, ['status', ONE, '--json'])));
     line('cli.status_one_file_process_p50_ms', cliStatus.median, 1);
     const cliAdvance = stats(Array.from({ length: CLI_ROUNDS }, () => cli(root, ['advance', 'work/cli-target.workflow.md', '--json'])));
     line('cli.advance_process_p50_ms', cliAdvance.median, 1);

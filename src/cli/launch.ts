@@ -13,6 +13,7 @@ type FullCli = { main(argv: string[], options?: { hookInput?: string }): void };
 function full(): FullCli {
   // A computed path: the bundler must leave this require to run time.
   const file = path.join(__dirname, 'cli-main.js');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
   return require(file) as FullCli;
 }
 

@@ -59,6 +59,8 @@ interface Collected {
   problems: Problem[];
   skipped: SkippedFile[];
   states: WorkflowState[];
+  /** Delegation problems across every scanned file (the scan's own list). */
+  crossProblems: Problem[];
 }
 
 /** Scans the roots of the targets and keeps what lies under the targets; explicit files are read even outside the globs. */
@@ -69,7 +71,7 @@ async function collect(targets: Target[], flags: CliContext['args']['flags']): P
   const states = res.workflows;
   const keep = (file: string) => targets.some((t) => (t.isDir ? under(file, t.abs) : file === t.abs));
   const workflows = states.filter((w) => keep(w.file));
-  const problems = [...res.problems.filter((p) => keep(p.file) || !states.some((w) => w.file === p.file) && roots.some((r) => under(p.file, r) && p.file.includes(`${path.sep}.waymark${path.sep}`))), ...workflows.flatMap((w) => w.problems)];
+  const problems = [...res.problems.filter((p) => keep(p.file) || !states.some((w) => w.file === p.file) && roots.some((r) => under(p.file, r) && p.file.includes(`${path.sep}.waymark${path.sep}`))), ...workflows.flatMap((w) => w.problems), ...res.crossProblems.filter((p) => keep(p.file))];
   const skipped = res.skipped.filter((s) => keep(s.file));
   const files = countFiles(targets, res.files, res.contexts);
   // Explicit files the globs did not cover.
@@ -84,7 +86,7 @@ async function collect(targets: Target[], flags: CliContext['args']['flags']): P
       problems.push(...r.state.problems);
     } else problems.push(...r.problems);
   }
-  return { files, workflows, problems, skipped, states };
+  return { files, workflows, problems, skipped, states, crossProblems: res.crossProblems };
 }
 
 /**
@@ -326,7 +328,7 @@ const chainCommand: CliCommand = {
     const all = c.states.some((s) => s.file === state.file) ? c.states : [...c.states, state];
     const { path: trail, node } = chainOf(all, state.file);
     const root = trail[0];
-    const probs = state.problems.filter((p) => p.code.startsWith('delegation-'));
+    const probs = [...state.problems, ...c.crossProblems.filter((p) => p.file === state.file)].filter((p) => p.code.startsWith('delegation-'));
     const code = probs.some((p) => p.severity === 'error') ? 1 : 0;
     if (ctx.json) {
       ctx.stdout(JSON.stringify({ file: display(state.file, ctx.cwd), path: trail.map((n) => n.id), tree: root ? strip(root, ctx.cwd) : null, node: node ? strip(node, ctx.cwd) : null, problems: probs.map((p) => cliProblem(p, ctx.cwd)) }) + '\n');

@@ -2,7 +2,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CliCommand, CliContext } from './framework';
 import { flagString, requireFlag, requirePositional } from './framework';
-import { WaymarkError, SCOPES, STATUSES, createStateCore, findWorkspaceRoot } from '../core/index';
+import { WaymarkError, SCOPES, STATUSES, MUTATIONS, createStateCore, findWorkspaceRoot } from '../core/index';
+import type { MutationArg, MutationArgs, MutationName, MutationSpec } from '../core/index';
 import type { StateCore, GateState, MutationOptions, MutationResult, Scope, Status, WorkflowState } from '../core/index';
 
 const COMMON_HELP = `Options:
@@ -145,6 +146,29 @@ function mutating(name: string, usage: string, summary: string, extraHelp: strin
   };
 }
 
+/**
+ * The verb of a core mutation, declared from its entry in MUTATIONS: required arguments are
+ * positionals after FILE (in the order declared), optional ones `--name VALUE`; choices are
+ * checked here so a typo is a usage error that names the words.
+ */
+function mutationVerb<N extends MutationName>(operation: N, extraHelp = ''): CliCommand {
+  const m = MUTATIONS[operation] as MutationSpec<Record<string, unknown>>;
+  const entries = Object.entries(m.args) as [string, MutationArg][];
+  const required = entries.filter(([, a]) => !a.optional);
+  const optional = entries.filter(([, a]) => a.optional);
+  const usage = [operation, 'FILE', ...required.map(([k]) => k.toUpperCase()), ...optional.map(([k]) => `[--${k} ${k.toUpperCase()}]`)].join(' ');
+  const argHelp = entries.map(([k, a]) => `${k.toUpperCase()}: ${a.description}${a.choices ? ` (${a.choices.join(', ')})` : ''}.`).join('\n');
+  return mutating(operation, usage, m.summary, [argHelp, extraHelp].filter(Boolean).join('\n'), (c, f, core, o) => {
+    const args: Record<string, unknown> = {};
+    required.forEach(([k, a], i) => (args[k] = requirePositional(c.args, i + 1, `${k.toUpperCase()} (${a.description})`)));
+    for (const [k] of optional) args[k] = flagString(c.args, k);
+    for (const [k, a] of entries) {
+      if (a.choices && args[k] !== undefined && !a.choices.includes(String(args[k]))) throw new WaymarkError('usage', `Unknown ${k} ${String(args[k])}; use one of ${a.choices.join(', ')}.`);
+    }
+    return core.apply(f, operation, args as MutationArgs<N>, o);
+  }, optional.map(([k]) => k));
+}
+
 function gateVerb(verb: 'pass' | 'fail' | 'concerns' | 'waive'): CliCommand {
   const verdict = verb === 'waive' ? 'WAIVED' : verb.toUpperCase();
   return {
@@ -178,8 +202,8 @@ ${COMMON_HELP}`,
 }
 
 export const writeCommands: CliCommand[] = [
-  mutating('start', 'start FILE', 'Start a workflow: status in_progress, current step the first one not done.', '', (_c, f, core, o) => core.start(f, o)),
-  mutating('advance', 'advance FILE', 'Complete the current step and move to the next (refused while its gate is closed).', 'On the last step the workflow becomes completed.', (_c, f, core, o) => core.advance(f, o)),
+  mutationVerb('start'),
+  mutationVerb('advance', 'On the last step the workflow becomes completed.'),
   mutating('complete-step', 'complete-step FILE STEP', 'Mark one named step completed.', 'STEP is a step id (step-03-success), a number (3) or a step file name.', (c, f, core, o) =>
     core.completeStep(f, requirePositional(c.args, 1, 'STEP (a step id)'), o),
   ),
@@ -189,7 +213,7 @@ export const writeCommands: CliCommand[] = [
     return core.setStatus(f, status as Status, { ...o, reason: flagString(c.args, 'reason') });
   }, ['reason']),
   mutating('block', 'block FILE --reason TEXT', 'Block a workflow, saying what is in the way.', '', (c, f, core, o) => core.block(f, requireFlag(c.args, 'reason', 'what blocks the workflow'), o), ['reason']),
-  mutating('unblock', 'unblock FILE', 'Unblock a workflow (back to in_progress; the reason is removed).', '', (_c, f, core, o) => core.unblock(f, o)),
+  mutationVerb('unblock'),
   mutating('scope', 'scope FILE SCOPE', 'Set the scope of a workflow.', `SCOPE is one of ${SCOPES.join(', ')}.`, (c, f, core, o) => core.setScope(f, requirePositional(c.args, 1, `SCOPE (one of ${SCOPES.join(', ')})`) as Scope, o)),
   mutating('delegate', 'delegate FILE --agent NAME [--out PATH] [--workflow ID]', 'Create a child workflow file delegated to an agent, with its chain computed.', 'The child goes beside the parent (<parent>.<agent>.md) unless --out says where; an existing file is never overwritten.', async (c, f, core, o) => {
     await core.scan();

@@ -6,6 +6,7 @@ import type { AcquireResult, Lease, LeaseOwner, LeaseStatus } from './protocol/l
 import type { ModeRecord } from './protocol/modes';
 import type { ProtocolEvent, ReadEventsResult } from './protocol/events';
 import type { MemoryService } from './memory/memoryService';
+import type { MutationArgs, MutationName } from './model/mutations';
 import type {
   ChangeEvent,
   ChangedReport,
@@ -93,6 +94,11 @@ export interface StateCore {
 
   // Mutations: each takes a per-file lock, checks `expectHash`, validates, writes atomically,
   // appends history, and emits onDidChange. With `options.text` it only computes `newText`.
+  /**
+   * Runs the mutation `operation` of model/mutations.ts (MUTATIONS) on `file` through the one
+   * write path. The named methods below are this with their operation filled in.
+   */
+  apply<N extends MutationName>(file: string, operation: N, args: MutationArgs<N>, options?: MutationOptions): Promise<MutationResult>;
   start(file: string, options?: MutationOptions): Promise<MutationResult>;
   advance(file: string, options?: MutationOptions): Promise<MutationResult>;
   completeStep(file: string, step: string, options?: MutationOptions): Promise<MutationResult>;

@@ -31,6 +31,8 @@ export { writeFileAtomic, ioError } from './store/atomicWrite';
 export { withFileLock, acquireFileLock, lockPathFor, type FileLockOptions, type HeldLock } from './store/fileLock';
 export { appendHistory, readHistory, readHistoryDetailed, historyPathFor } from './store/history';
 export { transitionRefusal, assertTransition, allowedTransitions } from './model/transitions';
+export { MUTATIONS, isMutationName, type MutationName, type MutationArgs, type MutationArg, type MutationSpec, type PlanEnv, type Plan } from './model/mutations';
+export { PROBLEMS, FIXES, fixTitle, problemSpec, problemDocsPath, isProblemCode, isFixId, type ProblemSpec } from './model/problems';
 export { renderGateUpdate, writeGateFile } from './store/gateStore';
 
 // Protocol: data types and pure helpers (the operations are `core.protocol.*`).
@@ -45,23 +47,20 @@ export { parseTtl } from './protocol/orchestrator';
 export { relPath } from './protocol/paths';
 
 // Memory: data types and vocabularies (the services are `core.memory.forRoot(root)`).
-export type { MemoryService, MemoryConfig, RecordInput, RecordResult, RecallTarget, MemoryStatus, SessionInfo } from './memory/memoryService';
+export type { MemoryService } from './memory/memoryService';
+export type { MemoryConfig } from './memory/memoryConfig';
+export type { RecordInput, RecordResult, RecallTarget } from './memory/records';
+export type { MemoryStatus } from './memory/memoryStatus';
+export type { SessionInfo } from './memory/sessions';
 export type { MemoryRecord, MemoryType, RecallItem, EntityRecord, RelationRecord, Tier } from './memory/model';
 export { MEMORY_TYPES, LEARNING_CATEGORIES, SUMMARY_SCOPES, ENTITY_KINDS } from './memory/model';
 export { relPath as memoryRelPath } from './memory/links';
 
-// Transitional: the extension's protocol and memory features and the MCP tools still call these
-// directly; they move to `core.protocol.*` / `core.memory.forRoot()` with the one extension model, then go.
-/** @deprecated use `core.protocol.resume` */
-export { resume, resume as resumeWorkflow, resumeRoot } from './protocol/resume';
-/** @deprecated use `core.protocol.*` */
-export { createCheckpoint } from './protocol/checkpoints';
-/** @deprecated use `core.protocol.*` (which also records lease markers in history) */
-export { acquireLease, leaseStatus, listLeases, releaseLease, takeoverLease } from './protocol/leases';
-/** @deprecated use `core.protocol.*` */
-export { recordInHistory } from './protocol/timeline';
-/** @deprecated use `core.memory.forRoot` and `core.close()` */
-export { sharedMemoryService, disposeSharedMemoryServices } from './memory/observer';
+// Transitional: the agent hooks still call these two directly; they move to `core.protocol.*`.
+/** @deprecated use `core.protocol.resumeRoot` */
+export { resumeRoot } from './protocol/resume';
+/** @deprecated use `core.protocol.listLeases` */
+export { listLeases } from './protocol/leases';
 
 // BMAD sprint: ledger, story files, epics, gates and the drift between them (core-bmad).
 export { loadSprint, checkSprintProposal, findStory, findLedgerFile, type SprintReport, type SprintOptions } from './bmad/sprint';

@@ -15,19 +15,26 @@ export interface Range {
   end: Position;
 }
 
+import type { FixId, ProblemCode } from './model/problems';
+
+export type { FixId, ProblemCode };
+
 export type Severity = 'error' | 'warning' | 'info';
 
-/** One finding about one file. `code` is stable (documented in docs/problems.md). */
+/** Machine-readable facts of a problem; `fix` names its quick fix (model/problems.ts). */
+export type ProblemData = Record<string, unknown> & { fix?: FixId };
+
+/** One finding about one file. `code` is stable: one entry of model/problems.ts, documented in docs/problems.md. */
 export interface Problem {
   /** Absolute path. */
   file: string;
   range: Range;
   severity: Severity;
-  code: string;
+  code: ProblemCode;
   /** Says what is wrong and what to do. */
   message: string;
   /** Machine-readable facts for quick fixes (e.g. `{ fix: 'setLastStep', value: 'step-03' }`). */
-  data?: Record<string, unknown>;
+  data?: ProblemData;
 }
 
 export type Dialect = 'waymark' | 'bmad';
@@ -94,6 +101,9 @@ export interface GateState {
   open: boolean;
 }
 
+/** Delegation keys a cross-file problem may point at. */
+export type DelegationKey = 'id' | 'parent_id' | 'root_id' | 'chain_path';
+
 /** The normalized state of one workflow file, whatever its dialect. */
 export interface WorkflowState {
   /** Absolute path of the Markdown file. */
@@ -119,6 +129,11 @@ export interface WorkflowState {
   scope?: Scope;
   blockedReason?: string;
   delegation?: Delegation;
+  /**
+   * Where the delegation keys sit in the file, from the parse: cross-file problems found later
+   * (orphans, duplicate ids, chain mismatches) are placed with them. Only with `delegation`.
+   */
+  delegationRanges?: Partial<Record<DelegationKey, Range>>;
   session?: string;
   updatedAt?: string;
   ttl?: string | number;
@@ -154,6 +169,11 @@ export interface ScanResult {
   workflows: WorkflowState[];
   /** Problems not tied to a parsed workflow (config errors, unparseable files). */
   problems: Problem[];
+  /**
+   * Cross-file problems (delegation: orphans, duplicate ids, cycles, chain mismatches), computed
+   * over every workflow of the scan. Their own list: a state's `problems` are its file's alone.
+   */
+  crossProblems: Problem[];
   skipped: SkippedFile[];
   /** Number of candidate files looked at. */
   files: number;

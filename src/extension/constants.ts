@@ -1,4 +1,5 @@
 // Ids shared with package.json `contributes` (test/integration checks they match).
+import type { MutationName } from '../core/index';
 
 export const EXTENSION_ID = 'waymark.waymark';
 export const OUTPUT_CHANNEL = 'Waymark';
@@ -40,6 +41,11 @@ export interface CommandDecl {
   /** The action named in messages: "<action> failed: <reason>". */
   readonly action: string;
   readonly access: CommandAccess;
+  /**
+   * A core mutation (MUTATIONS in src/core/model/mutations.ts) this command runs: declared here,
+   * it needs no handler of its own; workflowCommands.ts asks for its arguments from their spec.
+   */
+  readonly mutation?: MutationName;
 }
 
 /** Every command, declared once here and once in package.json `contributes.commands`. */
@@ -50,7 +56,7 @@ export const COMMAND_DECLS = {
   completeStep: { id: 'waymark.completeStep', title: 'Complete Step…', action: 'Complete step', access: 'write' },
   setStatus: { id: 'waymark.setStatus', title: 'Set Status…', action: 'Set status', access: 'write' },
   block: { id: 'waymark.block', title: 'Block…', action: 'Block', access: 'write' },
-  unblock: { id: 'waymark.unblock', title: 'Unblock', action: 'Unblock', access: 'write' },
+  unblock: { id: 'waymark.unblock', title: 'Unblock', action: 'Unblock', access: 'write', mutation: 'unblock' },
   setScope: { id: 'waymark.setScope', title: 'Set Scope…', action: 'Set scope', access: 'write' },
   delegate: { id: 'waymark.delegate', title: 'Delegate to Sub-agent…', action: 'Delegate', access: 'write' },
   gatePass: { id: 'waymark.gate.pass', title: 'Gate: Pass…', action: 'Gate pass', access: 'write' },

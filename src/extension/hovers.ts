@@ -1,6 +1,7 @@
 // Hovers on state keys and values explain the state; on a problem they say how to fix it.
 // Anywhere in the frontmatter of a file someone holds an orchestrator lease on, the hover says
 // who is writing it (Take over / Release); on a step, it lists the step's decisions and learnings.
+import { fixTitle as coreFixTitle } from '../core/index';
 import * as vscode from 'vscode';
 import type { Problem, WorkflowState } from '../core/index';
 import { COMMANDS } from './constants';
@@ -152,25 +153,7 @@ function normalizeStep(s: WorkflowState, raw: string): string {
   return raw;
 }
 
+/** A quick fix's title, from the core's registry of fixes (model/problems.ts). */
 export function fixTitle(p: Problem): string {
-  const d = p.data ?? {};
-  const fix = String(d.fix ?? 'fix');
-  const value = d.value !== undefined ? ` ${Array.isArray(d.value) ? `[${d.value.join(', ')}]` : String(d.value)}` : '';
-  const titles: Record<string, string> = {
-    setLastStep: `Set lastStep to${value}`,
-    replaceStatus: `Set status to${value}`,
-    replaceScope: `Set scope to${value}`,
-    setCurrentStep: `Set currentStep to${value}`,
-    replaceStep: `Replace the entry with${value}`,
-    removeStep: 'Remove the entry',
-    renameKey: `Rename '${String(d.from ?? '')}' to '${String(d.to ?? '')}'`,
-    removeKey: `Remove key '${String(d.key ?? '')}'`,
-    addKey: `Add ${String(d.key ?? 'key')}:${value}`,
-    setDepth: `Set depth to${value}`,
-    setParent: `Set parent_id to${value}`,
-    dedupeSteps: 'Remove duplicate steps',
-    sortSteps: 'Sort stepsCompleted in workflow order',
-    createGate: `Create the missing gate file${d.gate ? ` '${String(d.gate)}'` : ''}`,
-  };
-  return (d.title as string | undefined) ?? titles[fix] ?? `${fix}${value}`;
+  return coreFixTitle(p);
 }

@@ -2,16 +2,40 @@
 // delegate, quick fix. Each asks for what it needs unless the caller passes it; a file open with
 // unsaved changes gets the change as an edit in its editor, never a write behind it.
 import * as vscode from 'vscode';
-import { SCOPES, STATUSES, WaymarkError } from '../core/index';
-import type { MutationOptions, MutationResult, Scope, Status, StepDef, WorkflowState } from '../core/index';
+import { MUTATIONS, SCOPES, STATUSES, WaymarkError } from '../core/index';
+import type { MutationArg, MutationArgs, MutationOptions, MutationResult, Scope, Status, StepDef, WorkflowState } from '../core/index';
 import { ask, toArgs, type CommandRunner, type Target } from './commandRunner';
 import type { ExtensionModel } from './model';
+import { COMMAND_DECLS, type CommandDecl, type CommandName } from './constants';
 import type { Navigator } from './navigation';
 import { activeStep, gateLabel, stepKind } from './presentation';
 
 export function registerWorkflowCommands(run: CommandRunner, model: ExtensionModel, nav: Navigator): void {
   const core = () => model.core;
   const mutate = (t: Target, op: (o: MutationOptions) => Promise<MutationResult>) => mutateInEditorOrFile(run, model, t, op);
+
+  // Commands declared with `mutation` in constants.ts: the target, then each argument the
+  // mutation's spec names (given, else a pick among its choices, else an input box).
+  for (const [name, decl] of Object.entries(COMMAND_DECLS) as [CommandName, CommandDecl][]) {
+    const op = decl.mutation;
+    if (!op) continue;
+    run.add(name, async (arg) => {
+      const t = await run.target(arg);
+      if (!t) return undefined;
+      const given = (typeof arg === 'object' && arg !== null ? arg : {}) as Record<string, unknown>;
+      const args: Record<string, unknown> = {};
+      for (const [k, a] of Object.entries(MUTATIONS[op].args) as [string, MutationArg][]) {
+        let v = given[k];
+        if (v === undefined) v = a.choices ? await vscode.window.showQuickPick([...a.choices], { title: `${decl.title.replace(/…$/, '')}: ${a.description}` }) : await ask(a.description, !a.optional);
+        if (v === undefined || v === '') {
+          if (!a.optional) return undefined;
+          continue;
+        }
+        args[k] = v;
+      }
+      return mutate(t, (o) => core().apply(t.state.file, op, args as MutationArgs<typeof op>, o));
+    });
+  }
 
   run.add('start', async (arg) => {
     const t = await run.target(arg, (s) => s.status === 'created' || !s.status);
@@ -47,10 +71,6 @@ export function registerWorkflowCommands(run: CommandRunner, model: ExtensionMod
     if (!t) return undefined;
     const reason = t.args.reason ?? (await ask(`Why is ${t.state.workflow} blocked?`, true));
     return reason ? mutate(t, (o) => core().block(t.state.file, reason, o)) : undefined;
-  });
-  run.add('unblock', async (arg) => {
-    const t = await run.target(arg, (s) => s.status === 'blocked');
-    return t && mutate(t, (o) => core().unblock(t.state.file, o));
   });
   run.add('setScope', async (arg) => {
     const t = await run.target(arg);

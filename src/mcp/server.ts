@@ -4,6 +4,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { WaymarkError } from '../core/index';
 import type { Logger } from '../core/index';
 import { errorAnswer, runTool, TOOLS } from './tools';
 import type { ToolAnswer } from './tools';
@@ -43,7 +44,7 @@ export function createMcpServer(host: ToolHost, version: string): McpServer {
   server.server.removeRequestHandler('tools/call');
   server.server.setRequestHandler(CallToolRequestSchema, async (req) => {
     const t = byName.get(req.params.name);
-    if (!t) return toResult(errorAnswer(Object.assign(new Error(`Unknown tool ${req.params.name}; tools: ${TOOLS.map((x) => x.name).join(', ')}.`)), host.roots));
+    if (!t) return toResult(errorAnswer(new WaymarkError('usage', `Unknown tool ${req.params.name}; the tools are ${TOOLS.map((x) => x.name).join(', ')}.`), host.roots));
     return toResult(await runTool(t, req.params.arguments, host));
   });
   return server;

@@ -16,6 +16,7 @@ import {
   describeOwner,
   errorMessage,
   frontmatterResume,
+  loadSprint,
   parseTtl,
   resumeRoot,
 } from '../core/index';
@@ -103,6 +104,16 @@ const delegationOut = z.object({
   depth: z.number(),
   chain: z.array(z.string()).describe('Ids from the root of the chain to this workflow.'),
   children: z.array(z.object({ id: z.string(), file: z.string().optional(), status: z.string().optional(), agent: z.string().optional() })),
+});
+
+const sprintOut = z.object({
+  ledger: z.string().nullable(),
+  counts: z.record(z.number()).describe('Stories by status.'),
+  next: z.object({ action: z.string(), story: z.string().optional(), reason: z.string() }).nullable().describe('What BMAD would run next (dev-story, code-review, create-story, retrospective).'),
+  active: z
+    .array(z.object({ key: z.string(), title: z.string().optional(), status: z.string(), file: z.string().optional(), tasksDone: z.number(), tasksTotal: z.number(), gate: z.string().optional(), problems: z.number(), stateHash: z.string() }))
+    .describe('Stories in progress, in review or ready (at most 10).'),
+  problems: z.number().describe('Drift between the ledger, the story files, the epics and the gates: waymark_validate does not list these; run waymark sprint.'),
 });
 
 const resumeOut = z.object({
@@ -234,6 +245,35 @@ function nextFor(host: ToolHost, s: WorkflowState, errors: number): z.infer<type
   return undefined;
 }
 
+/** The BMAD sprint of the first root, summarised; undefined without a sprint ledger or stories. */
+function sprintSummary(host: ToolHost): z.infer<typeof sprintOut> | undefined {
+  const r = loadSprint(host.roots[0]);
+  if (!r || (!r.ledgerFile && !r.stories.length)) return undefined;
+  const order = ['in-progress', 'review', 'ready-for-dev'];
+  const active = r.stories
+    .filter((x) => order.includes(x.status))
+    .sort((a, b) => order.indexOf(a.status) - order.indexOf(b.status) || a.epic - b.epic || a.story.localeCompare(b.story))
+    .slice(0, 10)
+    .map((x) => ({
+      key: x.key,
+      ...(x.title ? { title: x.title } : {}),
+      status: x.status,
+      ...(x.file ? { file: relativeTo(host.roots, x.file) } : {}),
+      tasksDone: x.tasks.done,
+      tasksTotal: x.tasks.total,
+      ...(x.gate?.verdict ? { gate: x.gate.verdict } : {}),
+      problems: x.problems.length,
+      stateHash: x.stateHash,
+    }));
+  return {
+    ledger: r.ledgerFile ? relativeTo(host.roots, r.ledgerFile) : null,
+    counts: r.counts,
+    next: r.next ? { action: r.next.action, ...(r.next.storyKey ? { story: r.next.storyKey } : {}), reason: r.next.reason } : null,
+    active,
+    problems: r.problems.length,
+  };
+}
+
 function resumeJson(host: ToolHost, r: ResumeReport): z.infer<typeof resumeOut> {
   return {
     file: relativeTo(host.roots, r.file),
@@ -256,7 +296,7 @@ const summary = tool({
   referenceName: 'waymarkSummary',
   title: 'Workflow summary and what next',
   description:
-    'Summarise every workflow in the workspace: counts by status, what to do next (advance, pass a gate, unblock, start, fix problems), and one line per workflow (status, current step, progress, stateHash). ' +
+    'Summarise every workflow in the workspace: counts by status, what to do next (advance, pass a gate, unblock, start, fix problems), and one line per workflow (status, current step, progress, stateHash); in a BMAD project also the sprint (active stories, task progress, what BMAD runs next). ' +
     'Use it first, to orient yourself or to find a workflow file. Do not use it for the full detail of one workflow (use waymark_status) or to list problems (use waymark_validate). Paged: pass nextCursor to continue.',
   input: {
     path: z.string().max(4096).optional().describe('Only workflows under this folder (relative to the workspace).'),
@@ -270,10 +310,12 @@ const summary = tool({
     workflows: z.array(workflowBrief),
     total: z.number().describe('Workflows matching the filters (all pages).'),
     nextCursor: z.string().optional(),
+    sprint: sprintOut.optional().describe('BMAD sprint (sprint-status.yaml and story files), when the workspace has one.'),
   },
   annotations: READ,
   async run(input, host) {
     await host.refresh();
+    const sprint = sprintSummary(host);
     const dir = input.path !== undefined ? resolveInside(host.roots, input.path).abs : undefined;
     const all = host.core.list().filter((w) => !dir || under(w.file, dir));
     const problems = host.core.problems().filter((p) => !dir || under(p.file, dir));
@@ -283,15 +325,24 @@ const summary = tool({
     for (const p of problems) problemsByFile.set(p.file, (problemsByFile.get(p.file) ?? 0) + 1);
     const byStatus: Record<string, number> = {};
     for (const w of all) byStatus[w.status ?? w.rawStatus ?? 'unknown'] = (byStatus[w.status ?? w.rawStatus ?? 'unknown'] ?? 0) + 1;
-    const order = ['fix-problems', 'pass-gate', 'unblock', 'advance', 'start'];
+    // Cheap ranks first; the (string-building) suggestions only for the five shown.
+    const urgency = (w: WorkflowState): number => {
+      if (errorsByFile.get(w.file)) return 0;
+      if (w.status === 'in_progress' && w.nextStep) return w.gates[w.nextStep] && !w.gates[w.nextStep].open ? 1 : 3;
+      return w.status === 'blocked' ? 2 : w.status === 'created' ? 4 : -1;
+    };
     const next = all
-      .map((w) => ({ w, n: nextFor(host, w, errorsByFile.get(w.file) ?? 0) }))
-      .filter((x): x is { w: WorkflowState; n: z.infer<typeof nextAction> } => !!x.n)
-      .sort((a, b) => order.indexOf(a.n.action) - order.indexOf(b.n.action) || (b.w.updatedAt ?? '').localeCompare(a.w.updatedAt ?? ''))
+      .map((w) => ({ w, u: urgency(w) }))
+      .filter((x) => x.u >= 0)
+      .sort((a, b) => a.u - b.u || (b.w.updatedAt ?? '').localeCompare(a.w.updatedAt ?? ''))
       .slice(0, 5)
-      .map((x) => x.n);
-    const rank = (w: WorkflowState) => ['in_progress', 'blocked', 'created'].indexOf(w.status ?? '');
-    const listed = all.filter((w) => !input.status || w.status === input.status).sort((a, b) => ((rank(a) + 4) % 4) - ((rank(b) + 4) % 4) || a.file.localeCompare(b.file));
+      .map((x) => nextFor(host, x.w, errorsByFile.get(x.w.file) ?? 0)!);
+    const rank = (w: WorkflowState) => { const r = ['in_progress', 'blocked', 'created'].indexOf(w.status ?? ''); return r < 0 ? 3 : r; };
+    const listed = all
+      .filter((w) => !input.status || w.status === input.status)
+      .map((w) => ({ w, r: rank(w) }))
+      .sort((a, b) => a.r - b.r || (a.w.file < b.w.file ? -1 : a.w.file > b.w.file ? 1 : 0))
+      .map((x) => x.w);
     const counts = { workflows: all.length, byStatus, errors: problems.filter((p) => p.severity === 'error').length, warnings: problems.filter((p) => p.severity === 'warning').length };
     return page(listed, input, (slice, nextCursor) => ({
       counts,
@@ -310,6 +361,7 @@ const summary = tool({
       })),
       total: listed.length,
       ...(nextCursor ? { nextCursor } : {}),
+      ...(sprint ? { sprint } : {}),
     }));
   },
 });
@@ -338,6 +390,8 @@ const status = tool({
     problems: z.array(problemOut),
     resume: z.object({ step: nullableString(), reason: z.string() }),
     updatedAt: nullableString(),
+    stale: z.boolean().describe('True when the file does not read as a workflow right now (a half-written edit, a YAML error): this is its last good state, and problems says what is wrong.'),
+    staleReason: z.string().optional(),
     stateHash: z.string(),
   },
   annotations: READ,
@@ -355,8 +409,9 @@ const status = tool({
         children: (node?.children ?? []).slice(0, 50).map((c) => ({ id: c.id, ...(c.file ? { file: relativeTo(host.roots, c.file) } : {}), ...(c.status ? { status: c.status } : {}), ...(c.agent ? { agent: c.agent } : {}) })),
       };
     }
-    const problems = host.core.problems().filter((p) => p.file === s.file);
-    const own = problems.length ? problems : s.problems;
+    // Per-file problems come with the state; cross-file ones (delegation) need the whole model,
+    // which costs O(workflows): only for files that are part of a chain.
+    const own = s.delegation ? host.core.problems().filter((p) => p.file === s.file) : s.problems;
     const r = frontmatterResume(s);
     return {
       file: relativeTo(host.roots, s.file),
@@ -374,6 +429,8 @@ const status = tool({
       problems: own.slice(0, 50).map((p) => problemJson(host, p)),
       resume: { step: r.step ?? null, reason: r.reason },
       updatedAt: s.updatedAt ?? null,
+      stale: s.stale === true,
+      ...(s.staleReason ? { staleReason: s.staleReason } : {}),
       stateHash: s.stateHash,
     };
   },
@@ -562,9 +619,15 @@ const validate = tool({
         }
       }
       if (isFile) {
-        const s = await host.state(abs);
-        scope = (f) => f === s.file;
-        if (!problems.some((p) => p.file === s.file)) problems = [...problems, ...s.problems];
+        scope = (f) => f === abs;
+        try {
+          const s = await host.state(abs);
+          if (!problems.some((p) => p.file === s.file)) problems = [...problems, ...s.problems];
+        } catch (e) {
+          // A file that does not read as a workflow at all: its problems are the answer.
+          if (!WaymarkError.is(e, 'invalid')) throw e;
+          problems = [...problems.filter((p) => p.file !== abs), ...(await host.core.readWorkflow(abs)).problems];
+        }
       } else scope = (f) => under(f, abs);
     }
     if (scope) {

@@ -47,7 +47,7 @@ test('manifest rows, CSV round trip, and changedSince (added / removed / state /
   }
 });
 
-test('a manifest path taken by a folder: a clear io error, no temp file left; a FIFO there is replaced, never waited on', () => {
+test('a manifest path taken by a folder or a FIFO: a clear io error (never waited on), no temp file left', () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-mf-'));
   try {
     fs.mkdirSync(path.join(root, '.waymark', 'files-manifest.csv'), { recursive: true });
@@ -56,8 +56,10 @@ test('a manifest path taken by a folder: a clear io error, no temp file left; a 
     fs.rmdirSync(path.join(root, '.waymark', 'files-manifest.csv'));
     if (spawnSync('mkfifo', [path.join(root, '.waymark', 'files-manifest.csv')]).status !== 0) return;
     assert.deepEqual(changedSince(root, []).added, []);
-    writeManifest(root, []);
-    assert.ok(fs.statSync(path.join(root, '.waymark', 'files-manifest.csv')).isFile());
+    // Internal paths must be regular files (issue 9, item 23): refused, never opened, never replaced.
+    assert.throws(() => writeManifest(root, []), (e: unknown) => e instanceof Error && (e as { reason?: string }).reason === 'io' && /named pipe \(FIFO\), not a regular file/.test(e.message));
+    assert.ok(fs.statSync(path.join(root, '.waymark', 'files-manifest.csv')).isFIFO());
+    assert.deepEqual(fs.readdirSync(path.join(root, '.waymark')), ['files-manifest.csv']);
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }

@@ -32,6 +32,9 @@ export function cliPath(): string {
   const dir = tmpDir('waymark-mcp-cli-');
   cli = path.join(dir, 'cli.js');
   fs.copyFileSync(BUILT_CLI, cli);
+  // cli.js is the launcher; it loads the full CLI from cli-main.js beside it.
+  const main = path.join(path.dirname(BUILT_CLI), 'cli-main.js');
+  if (fs.existsSync(main)) fs.copyFileSync(main, path.join(dir, 'cli-main.js'));
   return cli;
 }
 

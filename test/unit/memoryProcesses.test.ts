@@ -24,6 +24,8 @@ before(() => {
   const dir = tmp();
   CLI = path.join(dir, 'cli.js');
   fs.copyFileSync(BUILT_CLI, CLI);
+  // cli.js is the launcher: the CLI itself is cli-main.js beside it.
+  fs.copyFileSync(path.join(path.dirname(BUILT_CLI), 'cli-main.js'), path.join(dir, 'cli-main.js'));
 });
 after(() => {
   for (const d of tmps) fs.rmSync(d, { recursive: true, force: true });
@@ -104,7 +106,7 @@ describe('memory: several processes', () => {
 const db = new kuzu.Database(${JSON.stringify(db)}, 16 * 1024 * 1024); db.initSync();
 const c = new kuzu.Connection(db); c.initSync();
 process.stdout.write('held\\n');
-setTimeout(() => { c.closeSync(); db.closeSync(); }, 4000);`,
+setTimeout(() => { c.closeSync(); db.closeSync(); }, 10000);`,
     );
     const holder = spawn(process.execPath, [holderJs], { cwd, stdio: ['ignore', 'pipe', 'inherit'] });
     const holderDone = new Promise((r) => holder.on('close', r));

@@ -168,7 +168,7 @@ describe('mutations', () => {
     const file = path.join(root, 'a.md');
     const core = createStateCore({ roots: [root] });
     await assert.rejects(
-      core.applyFix(file, { file, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, severity: 'warning', code: 'x', message: 'x', data: { fix: 'replaceScope', value: 'gigantic' } }),
+      core.applyFix(file, { file, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, severity: 'warning', code: 'unknown-scope', message: 'x', data: { fix: 'replaceScope', value: 'gigantic' } }),
       (e) => reasonOf('invalid')(e) && /new error/.test((e as Error).message),
     );
     assert.equal(fs.readFileSync(file, 'utf8'), wf('in_progress'));

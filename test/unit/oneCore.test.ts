@@ -152,7 +152,7 @@ describe('one reader behind the FileSystem port', () => {
     const binary: FileSystem = { stat: (f) => nodeFileSystem.stat(f), readFile: () => Buffer.from([0x2d, 0x2d, 0x2d, 0x00, 0x0a]) };
     const core = createStateCore({ roots: [root], fs: binary, memory: false });
     try {
-      await assert.rejects(core.readWorkflow(file), (e: unknown) => WaymarkError.is(e, 'unreadable') && /looks binary/.test((e as Error).message));
+      await assert.rejects(core.readWorkflow(file), (e: unknown) => WaymarkError.is(e, 'unreadable') && /binary/.test((e as Error).message));
     } finally {
       await core.close();
     }
@@ -172,5 +172,39 @@ describe('one root resolver', () => {
     assert.equal(core.rootFor(file), root);
     assert.equal(core.rootOf(path.join(os.tmpdir(), 'elsewhere.md')), undefined);
     core.dispose();
+  });
+});
+
+describe('no hidden fields on WorkflowState', () => {
+  test('a spread or JSON copy of a state keeps what its parse knew: step analysis and delegation positions', async () => {
+    const { parseWorkflowText, stepAnalysis, defaultWorkspaceContext, validateDelegation } = await import('../../src/core/index');
+    const ctx = defaultWorkspaceContext(os.tmpdir());
+    const text = '---\nworkflow: w\nsteps: [a, b, c]\nstepsCompleted: [a, c]\ndelegation:\n  id: kid\n  parent_id: gone\n  root_id: gone\n  depth: 1\n  chain_path: [gone, kid]\n---\n';
+    const s = parseWorkflowText('/x/kid.md', text, ctx).state!;
+    assert.deepEqual(Object.getOwnPropertySymbols(s), [], 'no symbol-keyed fields');
+    for (const copy of [{ ...s }, { ...JSON.parse(JSON.stringify(s)), data: s.data }]) {
+      assert.deepEqual([...stepAnalysis(copy).missing.map((m) => m.id)], ['b']);
+      const orphan = validateDelegation([copy]).find((p) => p.code === 'delegation-orphan')!;
+      assert.deepEqual(orphan.range.start, { line: 6, character: 13 }, 'placed on parent_id, not line 0');
+    }
+  });
+});
+
+describe('a mutation is one table entry', () => {
+  test('core.apply runs any MUTATIONS entry through the write path; an unknown name is a usage error', async () => {
+    const { MUTATIONS } = await import('../../src/core/index');
+    const { root, file } = workspace();
+    const core = createStateCore({ roots: [root], actor: 'tester', memory: false });
+    try {
+      await core.scan();
+      const r = await core.apply(file, 'set-scope', { scope: 'small' });
+      assert.equal(r.after.scope, 'small');
+      const h = await core.history(file);
+      assert.equal(h.at(-1)?.operation, 'set-scope', 'history records the table name');
+      await assert.rejects(core.apply(file, 'nope' as never, {} as never), (e: unknown) => WaymarkError.is(e, 'usage') && /known: start, advance/.test((e as Error).message));
+      for (const [name, m] of Object.entries(MUTATIONS)) assert.ok(m.summary && typeof m.plan === 'function', name);
+    } finally {
+      await core.close();
+    }
   });
 });

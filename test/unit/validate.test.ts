@@ -213,7 +213,9 @@ describe('validation problems carry exact ranges', () => {
       w('cy2.md', 'delegation:\n  id: y\n  parent_id: x\n  root_id: x\n  depth: 1\n  chain_path: [x, y]\n');
       w('mis.md', 'delegation:\n  id: m\n  parent_id: c\n  root_id: r\n  depth: 1\n  chain_path: [c, m]\n');
       const res = await scanRoots([root]);
-      const byFile = (n: string) => res.workflows.find((s) => s.file === path.join(root, n))!.problems;
+      // Cross-file problems are the scan's own list; a state keeps only its file's problems.
+      for (const s of res.workflows) assert.ok(!s.problems.some((p) => ['delegation-orphan', 'delegation-duplicate-id', 'delegation-cycle'].includes(p.code)), s.file);
+      const byFile = (n: string) => res.crossProblems.filter((p) => p.file === path.join(root, n));
       const orphan = only(byFile('orphan.md'), 'delegation-orphan');
       assert.deepEqual(orphan.range, r(5, 13, 5, 17));
       assert.ok(byFile('dup.md').some((p) => p.code === 'delegation-duplicate-id'));

@@ -122,14 +122,14 @@ export async function setStoryStatus(root: string, ref: string, status: string, 
     const done: typeof writes = [];
     try {
       for (const w of writes) {
-        writeFileAtomic(w.file, w.after, { mustExist: true });
+        writeFileAtomic(w.file, w.after, { root: report.root, mustExist: true });
         done.push(w);
       }
     } catch (e) {
       // Put back what was written so the two files never disagree because of us.
       for (const w of done.reverse()) {
         try {
-          writeFileAtomic(w.file, w.before, { mustExist: true });
+          writeFileAtomic(w.file, w.before, { root: report.root, mustExist: true });
         } catch {
           // The original error says what failed; this file is reported by the next validate.
         }
@@ -169,7 +169,7 @@ export async function checkStoryTask(root: string, ref: string, task: string, op
       throw new WaymarkError('transition', `Story ${story.key} is done; unticking task ${t.number} would rewind completed work. Use --force if that is what you mean.`, file);
     }
     const next = applyLineEdits(text, [{ line: t.line, start: t.boxColumn, end: t.boxColumn + 3, value: want ? '[x]' : '[ ]' }]);
-    writeFileAtomic(file, next, { mustExist: true });
+    writeFileAtomic(file, next, { root: report.root, mustExist: true });
     const after = load(root, story.key, opts).story;
     const hist = appendHistory(report.root, {
       time: now.toISOString(), actor: opts.actor, session: opts.session, operation: 'story-check', file,

@@ -168,8 +168,9 @@ export async function delegateWorkflow(w: WritePipeline, file: string, args: { a
     parentLock?.release();
   }
   w.model.refreshCross();
-  for (const e of entries) await w.runObservers(e.entry, e.ctx);
-  if (intent) completeIntent(intent.path);
+  let observersOk = true;
+  for (const e of entries) if (!(await w.runObservers(e.entry, e.ctx))) observersOk = false;
+  w.finish(intent?.path, observersOk);
   w.model.emit({ changes: [{ file: abs, state: w.model.get(abs) }, { file: result.file, state: result.after }] });
   return result;
 }

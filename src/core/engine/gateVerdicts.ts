@@ -97,8 +97,7 @@ export async function writeGateVerdict(
   } finally {
     lock.release();
   }
-  await w.runObservers(entry, { ...wctx, after: state });
-  if (intent) completeIntent(intent.path);
+  w.finish(intent?.path, await w.runObservers(entry, { ...wctx, after: state }));
   // The workflow's gates changed (its file did not): re-read it and tell listeners.
   try {
     const fresh = (await w.readWorkflow(abs)).state;

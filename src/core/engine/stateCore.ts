@@ -22,7 +22,8 @@ import { parseWorkflowText } from '../model/workflow';
 import { writeManifest, changedSince } from '../store/manifest';
 import { frontmatterResume } from '../model/resume';
 import { readHistory } from '../store/history';
-import { planAdvance, planBlock, planCompleteStep, planFix, planSetScope, planSetStatus, planStart, planUnblock } from '../model/mutations';
+import { MUTATIONS, isMutationName, type MutationArgs, type MutationName, type MutationSpec } from '../model/mutations';
+import { WaymarkError } from '../errors';
 import { ContextCache } from './contextCache';
 import { WorkflowModel } from './workflowModel';
 import { WritePipeline, checkReason } from './writePipeline';
@@ -137,38 +138,42 @@ class StateCoreImpl implements StateCore {
 
   // Mutations: a plan each, through the one write path.
 
+  async apply<N extends MutationName>(file: string, operation: N, args: MutationArgs<N>, options?: MutationOptions): Promise<MutationResult> {
+    if (!isMutationName(operation)) throw new WaymarkError('usage', `Unknown operation ${String(operation)}; known: ${Object.keys(MUTATIONS).join(', ')}.`);
+    const m = MUTATIONS[operation] as MutationSpec<MutationArgs<N>>;
+    return this.writes.mutate(file, operation, options, (s, ctx) => m.plan(s, args, { now: this.clock.now(), gates: this.writes.gateLookup(ctx, s) }));
+  }
+
   start(file: string, options?: MutationOptions): Promise<MutationResult> {
-    return this.writes.mutate(file, 'start', options, (s) => planStart(s, this.clock.now()));
+    return this.apply(file, 'start', {}, options);
   }
 
   advance(file: string, options?: MutationOptions): Promise<MutationResult> {
-    return this.writes.mutate(file, 'advance', options, (s, ctx) => planAdvance(s, this.clock.now(), this.writes.gateLookup(ctx, s)));
+    return this.apply(file, 'advance', {}, options);
   }
 
   completeStep(file: string, step: string, options?: MutationOptions): Promise<MutationResult> {
-    return this.writes.mutate(file, 'complete-step', options, (s, ctx) => planCompleteStep(s, step, this.clock.now(), this.writes.gateLookup(ctx, s)));
+    return this.apply(file, 'complete-step', { step }, options);
   }
 
   setStatus(file: string, status: Status, options?: MutationOptions & { reason?: string }): Promise<MutationResult> {
-    checkReason(options?.reason, file);
-    return this.writes.mutate(file, 'set-status', options, (s) => planSetStatus(s, status, options?.reason, this.clock.now()));
+    return this.apply(file, 'set-status', { status, reason: options?.reason }, options);
   }
 
   block(file: string, reason: string, options?: MutationOptions): Promise<MutationResult> {
-    checkReason(reason, file);
-    return this.writes.mutate(file, 'block', options, (s) => planBlock(s, reason, this.clock.now()));
+    return this.apply(file, 'block', { reason }, options);
   }
 
   unblock(file: string, options?: MutationOptions): Promise<MutationResult> {
-    return this.writes.mutate(file, 'unblock', options, (s) => planUnblock(s, this.clock.now()));
+    return this.apply(file, 'unblock', {}, options);
   }
 
   setScope(file: string, scope: Scope, options?: MutationOptions): Promise<MutationResult> {
-    return this.writes.mutate(file, 'set-scope', options, (s) => planSetScope(s, scope, this.clock.now()));
+    return this.apply(file, 'set-scope', { scope }, options);
   }
 
   applyFix(file: string, problem: Problem, options?: MutationOptions): Promise<MutationResult> {
-    return this.writes.mutate(file, 'fix', options, (s) => planFix(s, problem, this.clock.now()));
+    return this.apply(file, 'fix', { problem }, options);
   }
 
   delegate(file: string, args: { agent: string; out?: string; workflow?: string }, options?: MutationOptions): Promise<MutationResult> {

@@ -30,23 +30,6 @@ export class WorkflowModel {
   async scan(): Promise<ScanResult> {
     const result = await scanRoots([...this.roots], { overrides: this.opts.overrides, logger: this.opts.logger, contexts: this.contexts.loaded, now: () => this.opts.clock.now(), index: this.opts.scanIndex });
     for (const [root, ctx] of result.contexts) this.contexts.loaded.set(root, ctx);
-    // The scan folds cross-file (delegation) problems into the states; the model keeps them apart
-    // so they can be recomputed after a single file changes.
-    const cross = validateDelegation(result.workflows);
-    const key = (p: Problem) => `${p.file}\0${p.code}\0${p.message}`;
-    const crossKeys = new Map<string, number>();
-    for (const p of cross) crossKeys.set(key(p), (crossKeys.get(key(p)) ?? 0) + 1);
-    for (const w of result.workflows) {
-      w.problems = w.problems.filter((p) => {
-        const n = crossKeys.get(key(p)) ?? 0;
-        if (n > 0) {
-          crossKeys.set(key(p), n - 1);
-          return false;
-        }
-        return true;
-      });
-    }
-    const crossSet = new Set(cross.map(key));
     const changes: ChangeEvent['changes'] = [];
     const seen = new Set<string>();
     for (const s of result.workflows) {
@@ -61,10 +44,10 @@ export class WorkflowModel {
         changes.push({ file, removed: true });
       }
     }
-    this.scanProblems = result.problems.filter((p) => !crossSet.has(key(p)));
-    this.crossProblems = this.computeCross();
+    this.scanProblems = result.problems;
+    this.crossProblems = result.crossProblems;
     if (changes.length) this.emit({ changes });
-    return { ...result, problems: this.problems() };
+    return { ...result, problems: this.problems(), crossProblems: this.crossProblems };
   }
 
   async reload(file: string): Promise<WorkflowState | undefined> {

@@ -238,14 +238,27 @@ export class WritePipeline {
     for (const g of this.init.guards ?? []) await g(wctx);
   }
 
-  async runObservers(entry: HistoryEntry, wctx: WriteContext & { after?: WorkflowState }): Promise<void> {
+  /** Runs the observers; false when one failed (its failure is logged, never the write's). */
+  async runObservers(entry: HistoryEntry, wctx: WriteContext & { after?: WorkflowState }): Promise<boolean> {
+    let ok = true;
     for (const o of this.init.observers ?? []) {
       try {
         await o(entry, wctx);
       } catch (e) {
+        ok = false;
         this.logger.error(`[core] write observer failed after ${wctx.operation} on ${wctx.file}: ${errorMessage(e)}`);
       }
     }
+    return ok;
+  }
+
+  /**
+   * Completes an intent once its observers ran. When one failed (an events log held by a stopped
+   * process...) the intent stays, and the next writer after this process is gone runs them once
+   * more, so the events log is not left behind.
+   */
+  finish(intentPath: string | undefined, observersOk: boolean): void {
+    if (intentPath && observersOk) completeIntent(intentPath);
   }
 
   checkHash(state: WorkflowState, options: MutationOptions): void {
@@ -338,8 +351,7 @@ export class WritePipeline {
       lock.release();
     }
     this.model.refreshCross();
-    await this.runObservers(entry!, { ...wctx, after: result.after });
-    if (intent) completeIntent(intent.path);
+    this.finish(intent?.path, await this.runObservers(entry!, { ...wctx, after: result.after }));
     this.model.emit({ changes: [{ file: abs, state: result.after }] });
     return result;
   }

@@ -89,7 +89,7 @@ export function kuzuFailure(e: unknown, dbFile: string): WaymarkError {
   if (/could not set lock/i.test(msg)) return new WaymarkError('locked', `memory database is in use by another process (${dbFile})`, dbFile, { cause: 'locked' });
   // Checked before "corrupt": a read-only folder makes Kuzu fail on its WAL file too.
   if (/permission denied|read-only file system|operation not permitted|EACCES|EROFS|EPERM/i.test(msg)) {
-    return new WaymarkError('unavailable', `memory folder ${path.dirname(dbFile)} is not writable (${msg.split('\n')[0]}); make it writable (chmod u+w) — the database is not corrupt`, dbFile, { cause: 'not-writable' });
+    return new WaymarkError('unavailable', `memory folder ${path.dirname(dbFile)} is not writable (${msg.split('\n')[0]}); make it writable (chmod u+w); nothing needs rebuilding`, dbFile, { cause: 'not-writable' });
   }
   if (/not a valid kuzu database|corrupt|checksum|invalid .*file|wal/i.test(msg)) return new WaymarkError('unavailable', `memory database is unreadable (corrupt?): ${msg.split('\n')[0]}. Run 'waymark memory rebuild' to rebuild it from the journal.`, dbFile, { cause: 'corrupt' });
   return new WaymarkError('unavailable', `memory database cannot be opened: ${msg.split('\n')[0]}`, dbFile, { cause: 'error' });

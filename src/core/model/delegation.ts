@@ -1,12 +1,9 @@
-import type { Problem, WorkflowState } from '../types';
-import { locatorFor } from './workflow';
-import type { PathSeg } from './positions';
+import type { DelegationKey, Problem, ProblemCode, ProblemData, WorkflowState } from '../types';
 
 const zero = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
 
-function problemAt(state: WorkflowState, path: PathSeg[], code: string, message: string, data?: Record<string, unknown>): Problem {
-  const loc = locatorFor(state);
-  return { file: state.file, range: loc ? loc.range(path, 'value') : zero, severity: 'error', code, message, ...(data ? { data } : {}) };
+function problemAt(state: WorkflowState, key: DelegationKey, code: ProblemCode, message: string, data?: ProblemData): Problem {
+  return { file: state.file, range: state.delegationRanges?.[key] ?? zero, severity: 'error', code, message, ...(data ? { data } : {}) };
 }
 
 /**
@@ -28,7 +25,7 @@ export function validateDelegation(states: WorkflowState[]): Problem[] {
     if (list.length < 2) continue;
     for (const s of list) {
       const others = list.filter((o) => o !== s).map((o) => o.file);
-      out.push(problemAt(s, ['delegation', 'id'], 'delegation-duplicate-id', `Delegation id '${id}' is also used by ${others.join(', ')}. Each workflow needs its own id.`, { others }));
+      out.push(problemAt(s, 'id', 'delegation-duplicate-id', `Delegation id '${id}' is also used by ${others.join(', ')}. Each workflow needs its own id.`, { others }));
     }
   }
   for (const s of states) {
@@ -38,16 +35,16 @@ export function validateDelegation(states: WorkflowState[]): Problem[] {
     if (parentId === null) continue;
     const parents = byId.get(parentId);
     if (!parents) {
-      out.push(problemAt(s, ['delegation', 'parent_id'], 'delegation-orphan', `Parent workflow '${parentId}' does not exist in any scanned file: this delegation is an orphan. Restore the parent or fix parent_id.`, { parent_id: parentId }));
+      out.push(problemAt(s, 'parent_id', 'delegation-orphan', `Parent workflow '${parentId}' does not exist in any scanned file: this delegation is an orphan. Restore the parent or fix parent_id.`, { parent_id: parentId }));
       continue;
     }
     const p = parents[0].delegation!;
     if (p.root_id && d.root_id && p.root_id !== d.root_id) {
-      out.push(problemAt(s, ['delegation', 'root_id'], 'delegation-root-mismatch', `root_id is '${d.root_id}' but parent '${parentId}' has root_id '${p.root_id}'. A chain has one root.`, { fix: 'setRoot', value: p.root_id }));
+      out.push(problemAt(s, 'root_id', 'delegation-root-mismatch', `root_id is '${d.root_id}' but parent '${parentId}' has root_id '${p.root_id}'. A chain has one root.`, { fix: 'setRoot', value: p.root_id }));
     }
     if (p.chain_path.length && !isParentChainPlus(p.chain_path, d.chain_path, d.id)) {
       const expected = [...p.chain_path, d.id];
-      out.push(problemAt(s, ['delegation', 'chain_path'], 'delegation-chain-mismatch', `chain_path should be the parent's chain plus this id: [${expected.join(', ')}].`, { fix: 'setChain', value: expected }));
+      out.push(problemAt(s, 'chain_path', 'delegation-chain-mismatch', `chain_path should be the parent's chain plus this id: [${expected.join(', ')}].`, { fix: 'setChain', value: expected }));
     }
   }
   // Cycles through parent links, in one pass: walk each unvisited id up its parents; meeting an
@@ -67,7 +64,7 @@ export function validateDelegation(states: WorkflowState[]): Problem[] {
       const members = walk.slice(walk.indexOf(cur));
       for (const id of members) {
         for (const s of byId.get(id) ?? []) {
-          out.push(problemAt(s, ['delegation', 'parent_id'], 'delegation-cycle', `Following parent_id from '${id}' leads back to '${id}' (${members.join(' > ')}): delegation chains cannot loop. Fix parent_id.`));
+          out.push(problemAt(s, 'parent_id', 'delegation-cycle', `Following parent_id from '${id}' leads back to '${id}' (${members.join(' > ')}): delegation chains cannot loop. Fix parent_id.`));
         }
       }
     }

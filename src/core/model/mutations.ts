@@ -2,8 +2,9 @@ import { statusKeyOf } from '../bmad/artifacts';
 import { WaymarkError } from '../errors';
 import { assertTransition } from './transitions';
 import type { EditScalar, FrontmatterEdit } from './edit';
-import { SCOPES } from '../types';
+import { SCOPES, STATUSES } from '../types';
 import { stepAnalysis } from './workflow';
+import { isFixId } from './problems';
 import type { GateState, Problem, Scope, Status, StepDef, WorkflowState } from '../types';
 
 /**
@@ -304,14 +305,12 @@ export function planSetScope(state: WorkflowState, scope: string, now: Date): Pl
 }
 
 /**
- * A problem's quick fix (`Problem.data.fix`, names from docs/problems.md): removeKey, renameKey,
- * addKey, replaceStatus, replaceScope, setCurrentStep, setLastStep, replaceStep, removeStep,
- * dedupeSteps, sortSteps, setDepth, setParent. `createGate` is refused: a gate verdict is a
- * reviewer's decision, never a quick fix.
+ * A problem's quick fix (`Problem.data.fix`, a `FixId` of model/problems.ts), as a plan for the
+ * one write path. `createGate` is refused: a gate verdict is a reviewer's decision, never a fix.
  */
 export function planFix(state: WorkflowState, problem: Problem, now: Date): Plan {
   const data = problem.data ?? {};
-  const fix = typeof data.fix === 'string' ? data.fix : undefined;
+  const fix = isFixId(data.fix) ? data.fix : undefined;
   const value = data.value as EditScalar | undefined;
   const detail = { code: problem.code, fix };
   const raw = rawCompleted(state);
@@ -325,11 +324,9 @@ export function planFix(state: WorkflowState, problem: Problem, now: Date): Plan
       if (typeof data.from === 'string' && typeof data.to === 'string') return { edits: [{ key: data.from, value: undefined, renameTo: data.to }], detail };
       break;
     case 'addKey':
-    case 'set':
       if (typeof data.key === 'string' && value !== undefined) return { edits: [{ key: data.key, value }], detail };
       break;
     case 'replaceStatus':
-    case 'setStatus':
       if (typeof value === 'string') return { edits: [{ key: statusKeyOf(state), value }, ...timestampEdits(state, now)], detail };
       break;
     case 'replaceScope':
@@ -378,10 +375,88 @@ export function planFix(state: WorkflowState, problem: Problem, now: Date): Plan
     case 'setParent':
       if (value === null || typeof value === 'string') return { edits: [{ path: ['delegation'], key: 'parent_id', value }], detail };
       break;
+    case 'setRoot':
+      if (typeof value === 'string') return { edits: [{ path: ['delegation'], key: 'root_id', value }], detail };
+      break;
+    case 'setChain': {
+      const chain = data.value;
+      if (Array.isArray(chain) && chain.length && chain.every((c) => typeof c === 'string')) return { edits: [{ path: ['delegation'], key: 'chain_path', value: chain as string[] }], detail };
+      break;
+    }
     case 'createGate':
       throw new WaymarkError('usage', `A gate verdict is a reviewer's decision, not a quick fix: run waymark gate pass|concerns|waive ${state.file} ${String(data.step ?? '')}.`, state.file);
-    default:
+    case 'setLedgerValue':
+    case 'setStoryStatus':
+      throw new WaymarkError('usage', `This fix belongs to the sprint ledger and story files, not to ${state.file}: run waymark story set-status ${String(data.key ?? 'KEY')} ${String(data.value ?? 'STATUS')}.`, state.file);
+    case undefined:
       break;
+    default:
+      // Every FixId of model/problems.ts has a case above: a new one fails to compile here.
+      fix satisfies never;
   }
   throw new WaymarkError('usage', `Problem ${problem.code} has no quick fix Waymark can apply${fix ? ` (fix ${fix} with these data)` : ''}; fix it by hand.`, state.file);
+}
+
+/** What a plan may ask of the core besides the state read under the lock. */
+export interface PlanEnv {
+  now: Date;
+  /** The step's gate as its gate file says right now. */
+  gates: GateLookup;
+}
+
+/** One argument of a mutation, as every face asks for it (CLI option, quick pick, MCP tool field). */
+export interface MutationArg {
+  description: string;
+  /** The allowed values, when the argument is one of a few words. */
+  choices?: readonly string[];
+  optional?: boolean;
+}
+
+/**
+ * A frontmatter mutation: its arguments and its plan. The operation name (the key in MUTATIONS)
+ * is what history and the events log record.
+ */
+export interface MutationSpec<A> {
+  summary: string;
+  args: { readonly [K in keyof A]-?: MutationArg };
+  plan(state: WorkflowState, args: A, env: PlanEnv): Plan;
+}
+
+function spec<A>(s: MutationSpec<A>): MutationSpec<A> {
+  return s;
+}
+
+/**
+ * Every frontmatter mutation, by operation name. A new mutation is one entry here:
+ * `core.apply(file, name, args)` runs it through the one write path (lock, hash check, guards,
+ * validation, atomic write, history, events), and the faces list it from this table.
+ */
+export const MUTATIONS = {
+  start: spec<Record<string, never>>({ summary: 'Start a workflow: status in_progress, current step the first one not done.', args: {}, plan: (s, _a, env) => planStart(s, env.now) }),
+  advance: spec<Record<string, never>>({ summary: 'Complete the current step and move to the next (refused while its gate is closed).', args: {}, plan: (s, _a, env) => planAdvance(s, env.now, env.gates) }),
+  'complete-step': spec<{ step: string }>({
+    summary: 'Mark one named step completed.',
+    args: { step: { description: 'a step id, number or step file name' } },
+    plan: (s, a, env) => planCompleteStep(s, a.step, env.now, env.gates),
+  }),
+  'set-status': spec<{ status: Status; reason?: string }>({
+    summary: 'Set the status (created → in_progress ⇄ blocked → completed → archived).',
+    args: { status: { description: 'the new status', choices: STATUSES }, reason: { description: 'why it is blocked (needed for blocked)', optional: true } },
+    plan: (s, a, env) => planSetStatus(s, a.status, a.reason, env.now),
+  }),
+  block: spec<{ reason: string }>({ summary: 'Block a workflow, saying what is in the way.', args: { reason: { description: 'what blocks the workflow' } }, plan: (s, a, env) => planBlock(s, a.reason, env.now) }),
+  unblock: spec<Record<string, never>>({ summary: 'Unblock a workflow (back to in_progress; the reason is removed).', args: {}, plan: (s, _a, env) => planUnblock(s, env.now) }),
+  'set-scope': spec<{ scope: Scope }>({ summary: 'Set the scope of a workflow.', args: { scope: { description: 'the scope', choices: SCOPES } }, plan: (s, a, env) => planSetScope(s, a.scope, env.now) }),
+  fix: spec<{ problem: Problem }>({ summary: "Apply a problem's quick fix.", args: { problem: { description: 'the problem, with data.fix' } }, plan: (s, a, env) => planFix(s, a.problem, env.now) }),
+} as const;
+
+/** A mutation's operation name. */
+export type MutationName = keyof typeof MUTATIONS;
+
+/** The arguments a mutation takes. */
+export type MutationArgs<N extends MutationName> = (typeof MUTATIONS)[N] extends MutationSpec<infer A> ? A : never;
+
+/** True for a string that names a mutation (input from outside: CLI, MCP). */
+export function isMutationName(s: string): s is MutationName {
+  return Object.prototype.hasOwnProperty.call(MUTATIONS, s);
 }

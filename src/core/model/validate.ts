@@ -1,4 +1,4 @@
-import { SCOPES, STATUSES, type Severity, type WorkflowState } from '../types';
+import { SCOPES, STATUSES, type ProblemCode, type ProblemData, type Severity, type WorkflowState } from '../types';
 import type { PathSeg, RangeTarget } from './positions';
 import type { ParsedFrontmatter } from './frontmatter';
 import type { WorkspaceContext } from '../store/workspaceContext';
@@ -13,9 +13,9 @@ export interface Finding {
   path?: PathSeg[];
   target?: RangeTarget;
   severity: Severity;
-  code: string;
+  code: ProblemCode;
   message: string;
-  data?: Record<string, unknown>;
+  data?: ProblemData;
 }
 
 const TYPES: Record<string, (v: unknown) => boolean> = {

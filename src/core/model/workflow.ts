@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { SCOPES, STATUSES, type Delegation, type Dialect, type GateState, type Problem, type Scope, type Status, type StepDef, type WorkflowState } from '../types';
+import { SCOPES, STATUSES, type Delegation, type Dialect, type DelegationKey, type GateState, type Problem, type ProblemCode, type Scope, type Status, type StepDef, type WorkflowState } from '../types';
 import { parseFrontmatter, type ParsedFrontmatter } from './frontmatter';
 import { computeStateHash, sha256 } from './hash';
 import { BMAD_STATUS_MAP, lookupBmadWorkflow, resolveBmadStep, stepEncoding, stepNumber, type BmadStepEncoding } from '../bmad/artifacts';
@@ -34,20 +34,23 @@ export interface StepAnalysis {
   remaining: StepDef[];
 }
 
-// Kept on the state under non-enumerable symbol keys: invisible to JSON, Object.keys and deepEqual.
-const ANALYSIS = Symbol('waymark.stepAnalysis');
-const LOCATOR = Symbol('waymark.locator');
-type Annotated = WorkflowState & { [ANALYSIS]?: StepAnalysis; [LOCATOR]?: YamlLocator };
+// A side cache of each parsed state's step analysis (no hidden fields on the state: a copy of
+// a state, or one restored from the scan index, recomputes the same analysis from its fields).
+const analyses = new WeakMap<WorkflowState, StepAnalysis>();
 
-/** Step analysis of a parsed state (recomputed when the state did not come from parseWorkflowText). */
+/** Step analysis of a state: the parse's own, else recomputed from the state's fields exactly as normalize() builds it. */
 export function stepAnalysis(state: WorkflowState): StepAnalysis {
-  return (state as Annotated)[ANALYSIS] ?? analyzeSteps(state.steps, state.stepsCompleted, state.dialect, []);
+  let a = analyses.get(state);
+  if (!a) {
+    const rawList = Array.isArray(state.data.stepsCompleted) ? (state.data.stepsCompleted as unknown[]) : [];
+    const ids = state.dialect === 'waymark' ? state.stepsCompleted : rawList.map((e) => resolveBmadStep(e, state.stepsSource === 'bmad' ? state.steps : []));
+    a = analyzeSteps(state.steps, ids, state.dialect, rawList);
+    analyses.set(state, a);
+  }
+  return a;
 }
 
-/** A locator for positions in the state's frontmatter (for cross-file problems). */
-export function locatorFor(state: WorkflowState): YamlLocator | undefined {
-  return (state as Annotated)[LOCATOR];
-}
+const DELEGATION_KEYS: DelegationKey[] = ['id', 'parent_id', 'root_id', 'chain_path'];
 
 export function analyzeSteps(steps: StepDef[], ids: (string | undefined)[], dialect: Dialect, rawList: unknown[]): StepAnalysis {
   const encoding = dialect === 'bmad' ? stepEncoding(rawList) : 'id';
@@ -143,7 +146,7 @@ function parseWorkflowTextUnguarded(file: string, text: string, ctx: WorkspaceCo
       const range = syn?.range ?? (atMark ? { start: atMark, end: atMark } : fenceRange);
       return { isWorkflow: true, problems: [{ file, range, severity: 'error', code: 'yaml-syntax', message: `YAML syntax error at line ${range.start.line + 1}: ${tidy(syn?.message ?? e.message)}. Fix the frontmatter; its state is not read until then.` }] };
     }
-    const codes: Record<string, [string, string]> = {
+    const codes: Record<string, [ProblemCode, string]> = {
       'language-unsupported': ['frontmatter-language', 'Use a plain --- fence with YAML.'],
       'alias-limit': ['yaml-alias-limit', 'Remove the anchors/aliases (&name / *name); Waymark caps alias expansion.'],
       'too-complex': ['yaml-too-complex', 'Simplify the frontmatter.'],
@@ -170,8 +173,8 @@ function parseWorkflowTextUnguarded(file: string, text: string, ctx: WorkspaceCo
     }
     if (syn) state.problems.unshift({ file, range: syn.range, severity: 'error', code: 'yaml-syntax', message: `YAML syntax error at line ${syn.range.start.line + 1}: ${tidy(syn.message)}. ${/tab/i.test(syn.message) || LEADING_TAB.test(split.yamlText) ? 'Use spaces, not tabs, to indent' : 'Shorten the key (at most 1024 characters) or quote it'}; the state cannot be changed until then.` });
   }
-  Object.defineProperty(state, ANALYSIS, { value: raw.analysis, enumerable: false, writable: true, configurable: true });
-  Object.defineProperty(state, LOCATOR, { value: locator, enumerable: false, writable: true, configurable: true });
+  analyses.set(state, raw.analysis);
+  if (state.delegation) state.delegationRanges = Object.fromEntries(DELEGATION_KEYS.map((k) => [k, locator.range(['delegation', k], 'value')]));
   return { isWorkflow: true, state, problems: state.problems };
 }
 

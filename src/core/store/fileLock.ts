@@ -175,13 +175,14 @@ export async function acquireFileLock(file: string, options: FileLockOptions = {
         info,
         broken,
         assertHeld() {
-          let now: string | undefined;
+          // By token: the holder's identity, whatever else was rewritten in the record.
+          let token: unknown;
           try {
-            now = fs.readFileSync(lockPath, 'utf8');
+            token = (JSON.parse(fs.readFileSync(lockPath, 'utf8')) as LockInfo).token;
           } catch {
-            now = undefined;
+            token = undefined;
           }
-          if (now !== body) {
+          if (token !== info.token) {
             throw new WaymarkError(
               'conflict',
               `The lock on ${file} was broken by another process while this one was paused; nothing was written. Re-read the file and retry.`,

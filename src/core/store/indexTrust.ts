@@ -1,3 +1,4 @@
+import { isProblemCode } from '../model/problems';
 import { SCOPES, STATUSES, type Problem, type WorkflowState } from '../types';
 
 /**
@@ -16,7 +17,7 @@ function checkPos(p: unknown): boolean {
 function checkProblem(p: unknown): boolean {
   return (
     isObj(p) && isStr(p.file) && isObj(p.range) && checkPos(p.range.start) && checkPos(p.range.end) &&
-    (p.severity === 'error' || p.severity === 'warning' || p.severity === 'info') && isStr(p.code) && isStr(p.message) &&
+    (p.severity === 'error' || p.severity === 'warning' || p.severity === 'info') && isStr(p.code) && isProblemCode(p.code) && isStr(p.message) &&
     (p.data === undefined || isObj(p.data))
   );
 }

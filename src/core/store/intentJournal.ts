@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as crypto from 'node:crypto';
 import type { HistoryEntry } from '../types';
-import { writeFileAtomic } from './atomicWrite';
+import { writeFileAtomic, sweepStaleTemps } from './atomicWrite';
 import { lockPathFor } from './fileLock';
 import { holderAlive, ownStartTime } from './processes';
 import { readRegularFileSync } from './safeRead';
@@ -88,6 +88,8 @@ export function completeIntent(p: string): void {
 export function orphanedIntents(root: string, file: string): { path: string; intent?: Intent }[] {
   const dir = journalDir(root);
   const prefix = `${prefixFor(file)}.`;
+  // A writer killed while writing its intent leaves only a temp file: nothing happened yet.
+  sweepStaleTemps(dir, (n) => n.startsWith(`.${prefix}`));
   let names: string[];
   try {
     names = fs.readdirSync(dir);

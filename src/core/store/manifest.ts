@@ -5,6 +5,8 @@ import { parseCsv } from '../bmad/artifacts';
 import { readConfigSync } from './configFile';
 import { readRegularFileSync } from './safeRead';
 import { writeFileAtomic, ioError } from './atomicWrite';
+import { safeMkdir } from './safePath';
+import { WaymarkError } from '../errors';
 export const DEFAULT_MANIFEST_PATH = '.waymark/files-manifest.csv';
 
 export const MANIFEST_COLUMNS = ['path', 'workflow', 'status', 'currentStep', 'stepsDone', 'stepsTotal', 'stateHash', 'contentHash'] as const;
@@ -71,12 +73,14 @@ export function writeManifest(root: string, states: WorkflowState[], configured?
   const file = manifestPath(root, configured);
   const rows = manifestRows(root, states);
   try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
+    safeMkdir(root, path.dirname(file), configured ? 'manifest.path' : undefined);
   } catch (e) {
+    if (WaymarkError.is(e)) throw e;
     throw ioError(e, file, 'write the manifest');
   }
-  // Temp file + fsync + rename, like every other write (a folder or pipe in the way is a clear io error).
-  writeFileAtomic(file, formatManifest(rows));
+  // Temp file + fsync + rename, like every other write (a folder or pipe in the way is a clear io
+  // error); its real path must lie inside the workspace.
+  writeFileAtomic(file, formatManifest(rows), { root, what: 'manifest' });
   return { file, rows };
 }
 

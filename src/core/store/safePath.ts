@@ -53,7 +53,13 @@ export function resolveRealPath(p: string): string {
     }
     if (st?.isSymbolicLink()) {
       if (++hops > 40) throw new WaymarkError('usage', `${cur} is a loop of symbolic links; remove it, then retry. Nothing was changed.`, cur);
-      return walk(path.resolve(path.dirname(cur), fs.readlinkSync(cur)));
+      let to: string;
+      try {
+        to = fs.readlinkSync(cur);
+      } catch {
+        return walk(cur); // stopped being a link meanwhile: look again
+      }
+      return walk(path.resolve(path.dirname(cur), to));
     }
     const parent = path.dirname(cur);
     if (parent === cur) return cur;
@@ -129,7 +135,7 @@ function kindOf(st: fs.Stats): string {
 }
 
 /** The error for an internal path that is not a regular file ('io', exit 2: Waymark cannot keep its record there). */
-export function notRegularError(file: string, st: fs.Stats, what = 'Waymark file'): WaymarkError {
+export function notRegularError(file: string, st: fs.Stats, what = 'records'): WaymarkError {
   return new WaymarkError(
     'io',
     `${file} is ${kindOf(st)}, not a regular file; Waymark keeps its ${what} there. Remove it (Waymark recreates it), then retry. Nothing was changed.`,
@@ -172,10 +178,10 @@ export function openInternalSync(file: string, flags: number, options: { mode?: 
     }
     if (code === 'ENXIO') {
       // O_WRONLY|O_NONBLOCK on a FIFO with no reader.
-      throw new WaymarkError('io', `${file} is a named pipe (FIFO), not a regular file; Waymark keeps its ${options.what ?? 'Waymark file'} there. Remove it, then retry. Nothing was changed.`, file, { kind: 'fifo' });
+      throw new WaymarkError('io', `${file} is a named pipe (FIFO), not a regular file; Waymark keeps its ${options.what ?? 'records'} there. Remove it, then retry. Nothing was changed.`, file, { kind: 'fifo' });
     }
     if (code === 'EISDIR') {
-      throw new WaymarkError('io', `${file} is a folder, not a regular file; Waymark keeps its ${options.what ?? 'Waymark file'} there. Remove it, then retry. Nothing was changed.`, file, { kind: 'folder' });
+      throw new WaymarkError('io', `${file} is a folder, not a regular file; Waymark keeps its ${options.what ?? 'records'} there. Remove it, then retry. Nothing was changed.`, file, { kind: 'folder' });
     }
     throw e;
   }

@@ -10,7 +10,7 @@ export function encodingRefusal(buf: Uint8Array): { reason: 'utf16' | 'binary'; 
     return { reason: 'utf16', message: 'UTF-16 text; Waymark reads UTF-8 only. Save it as UTF-8 (a UTF-8 BOM is fine), then retry' };
   }
   const n = Math.min(buf.length, 8192);
-  for (let i = 0; i < n; i++) if (buf[i] === 0) return { reason: 'binary', message: 'binary (it holds NUL bytes); it is not a workflow file' };
+  for (let i = 0; i < n; i++) if (buf[i] === 0) return { reason: 'binary', message: 'binary: it holds NUL bytes (it looks binary); it is not a workflow file' };
   return undefined;
 }
 

@@ -330,7 +330,7 @@ export function contextFor(file: string, contexts: Iterable<WorkspaceContext>): 
 
 /**
  * Scans every root: lists candidate files, reads and parses them, validates each, then runs the
- * cross-file checks (delegation), whose problems are added to the states they concern.
+ * cross-file checks (delegation), whose problems come back in their own list (`crossProblems`).
  */
 export async function scanRoots(
   roots: string[],
@@ -376,13 +376,7 @@ export async function scanRoots(
       if (i % 500 === 499) await new Promise((res) => setImmediate(res));
     }
   }
-  const byFile = new Map<string, WorkflowState>();
-  for (const w of workflows) if (!byFile.has(w.file)) byFile.set(w.file, w);
-  for (const p of validateDelegation(workflows)) {
-    const s = byFile.get(p.file);
-    if (s) s.problems.push(p);
-    else problems.push(p);
-  }
+  const crossProblems = validateDelegation(workflows);
   for (const idx of indexes) reports.push({ root: idx.root, ...idx.stats });
   const save = async (yieldEvery: number): Promise<ScanIndexReport[]> => {
     for (let i = 0; i < indexes.length; i++) {
@@ -401,7 +395,7 @@ export async function scanRoots(
   else indexWritten = new Promise((res) => setImmediate(() => res(save(500))));
   const hits = reports.reduce((n, r) => n + r.hits + r.verified, 0);
   opts.logger?.info(`[scan] ${absRoots.length} root(s), ${files} candidate file(s), ${workflows.length} workflow(s), ${skipped.length} skipped${useIndex ? `, ${hits} from the index` : ''}`);
-  return { roots: absRoots, workflows, problems, skipped, files, contexts, index: reports, indexWritten };
+  return { roots: absRoots, workflows, problems, crossProblems, skipped, files, contexts, index: reports, indexWritten };
 }
 
 function contextForRoots(file: string, roots: string[]): string | undefined {
@@ -410,7 +404,7 @@ function contextForRoots(file: string, roots: string[]): string | undefined {
   return best;
 }
 
-/** Every problem of a scan: per-file (in states) plus file-level and config ones. */
-export function allProblems(result: Pick<ScanResult, 'workflows' | 'problems'>): Problem[] {
-  return [...result.problems, ...result.workflows.flatMap((w) => w.problems)];
+/** Every problem of a scan: file-level and config ones, per-file (in states), cross-file. */
+export function allProblems(result: Pick<ScanResult, 'workflows' | 'problems'> & Partial<Pick<ScanResult, 'crossProblems'>>): Problem[] {
+  return [...result.problems, ...result.workflows.flatMap((w) => w.problems), ...(result.crossProblems ?? [])];
 }

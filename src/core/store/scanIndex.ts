@@ -9,6 +9,7 @@ import { gateFilePath, readGate } from '../model/gates';
 import { ttlExpiry } from '../model/validate';
 import type { Logger } from '../ports';
 import { writeFileAtomic } from './atomicWrite';
+import { safeMkdir } from './safePath';
 import { WaymarkError } from '../errors';
 import { DecodeError, decodeValue, encodeValue } from './indexCodec';
 import { checkProblems, isNum, isObj, isStr, optStr } from './indexTrust';
@@ -205,7 +206,6 @@ function restoreWorkflow(entry: IndexEntry, ctx: WorkspaceContext): CachedRead |
       const fresh = readGate(gateFile, s.gate, ctx.now());
       if (JSON.stringify(fresh) !== JSON.stringify(cached)) return undefined;
     }
-    annotate(state, ctx);
     return { state, problems: state.problems, isWorkflow: true };
   } catch (e) {
     if (e instanceof DecodeError || e instanceof RangeError || e instanceof TypeError) return undefined;
@@ -312,10 +312,11 @@ export function saveScanIndex(root: string, fingerprint: string, lines: string[]
     if (!fs.existsSync(dir)) {
       // Never recreate a root that went away (a deleted temp folder, a removed workspace).
       if (!fs.existsSync(root)) return 'root-gone';
-      fs.mkdirSync(dir, { recursive: true });
-      fs.writeFileSync(path.join(dir, '.gitignore'), '# Waymark cache: safe to delete, never commit.\n*\n');
+      safeMkdir(root, dir);
+      writeFileAtomic(path.join(dir, '.gitignore'), '# Waymark cache: safe to delete, never commit.\n*\n', { root });
     }
-    writeFileAtomic(file, Buffer.concat([Buffer.from(JSON.stringify(header) + '\n', 'utf8'), ...slices]));
+    // By its real path, like every write: a cache folder linked to elsewhere is not written.
+    writeFileAtomic(file, Buffer.concat([Buffer.from(JSON.stringify(header) + '\n', 'utf8'), ...slices]), { root });
     return 'written';
   } catch (e) {
     const code = WaymarkError.is(e) ? e.data?.code : (e as NodeJS.ErrnoException).code;

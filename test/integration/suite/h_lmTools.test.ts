@@ -9,17 +9,14 @@ import { demo, ready, snap, testApi, waitFor, workspaceRoot } from '../helpers';
 const FILE = 'workflows/lm-tools-fixture.md';
 const TEXT = '---\nworkflow: lm-fixture\nstatus: in_progress\nsteps: [one, two, three]\ncurrentStep: one\nstepsCompleted: []\n---\n\n# Fixture for the language-model tools\n\nBody.\n';
 
-/** `vscode.lm.invokeTool` when this host lets an extension call it, else the tool's invoke. */
+/**
+ * Through `vscode.lm.invokeTool`, as an agent in chat calls it (code-server 4.100.3 lets an
+ * extension invoke a registered tool without a chat token; no confirmation is asked then).
+ */
 async function invoke(name: string, input: Record<string, unknown>): Promise<{ via: string; data: any }> {
-  try {
-    const r = await vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined });
-    const text = r.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
-    return { via: 'lm.invokeTool', data: JSON.parse(text) };
-  } catch (e) {
-    const text = await (await testApi()).invokeTool(name, input);
-    assert.ok(text, `${name}: no answer (lm.invokeTool failed with ${String(e)})`);
-    return { via: `invoke (lm.invokeTool refused: ${String(e).slice(0, 120)})`, data: JSON.parse(text) };
-  }
+  const r = await vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined });
+  const text = r.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
+  return { via: 'lm.invokeTool', data: JSON.parse(text) };
 }
 
 suite('language-model tools', () => {
@@ -46,9 +43,8 @@ suite('language-model tools', () => {
     for (const n of want) assert.ok(registered.has(n), `${n} is in vscode.lm.tools (${[...registered].join(', ')})`);
   });
 
-  test('waymark_status through vscode.lm.invokeTool (or the tool\'s invoke where the host refuses) reads the extension\'s model', async () => {
+  test('waymark_status through vscode.lm.invokeTool reads the extension\'s model', async () => {
     const r = await invoke('waymark_status', { file: FILE });
-    console.log(`[waymark-test]   (waymark_status answered via ${r.via})`);
     assert.equal(r.data.workflow, 'lm-fixture');
     assert.equal(r.data.currentStep, 'one');
     assert.match(r.data.stateHash, /^[0-9a-f]{64}$/);
@@ -113,8 +109,9 @@ suite('language-model tools', () => {
       assert.match(JSON.parse(w!).error.message, /not trusted/);
       const rec = await (await testApi()).invokeTool('waymark_memory_record', { type: 'learning', text: 'x' });
       assert.equal(JSON.parse(rec!).error.reason, 'unavailable');
-      const r = await (await testApi()).invokeTool('waymark_summary', {});
-      assert.ok(JSON.parse(r!).counts.workflows > 0);
+      // Read tools stay offered in Restricted Mode, through the chat's own entry point.
+      const r = await invoke('waymark_summary', {});
+      assert.ok(r.data.counts.workflows > 0);
       assert.equal(fs.readFileSync(demo(FILE), 'utf8'), before);
     });
   }

@@ -1,0 +1,90 @@
+// Memory's status: which engine answers, what it holds, how big its files are, what to do.
+import * as fs from 'node:fs';
+import { WaymarkError, errorMessage } from '../errors';
+import { defaultKuzuLoader, SCHEMA_VERSION } from './kuzuStore';
+import { COLD_LIMIT, EXPORT_LIMIT, HOT_LIMIT } from './memoryFiles';
+import type { StoreCounts } from './model';
+import { kb } from './maintenance';
+import { currentSession, type SessionInfo } from './sessions';
+import type { MemoryInternals, MemoryService } from './memoryService';
+
+export interface MemoryStatus {
+  state: 'ok' | 'degraded';
+  engine: 'kuzu' | 'journal';
+  /** Why degraded. */
+  reason?: string;
+  cause?: string;
+  schemaVersion?: number;
+  counts: StoreCounts;
+  /** Journal bytes not yet in the database. */
+  pendingBytes: number;
+  badLines: number;
+  session?: SessionInfo;
+  files: { dir: string; db: string; inbox: string; hot: string; cold: string };
+  sizes: { hot: number; cold: number; inbox: number; db: number; lastExport?: number };
+  warnings: string[];
+  /** One line for status bars: `memory: ok (kuzu, ...)` / `memory: degraded: reason`. */
+  line: string;
+}
+
+/** How memory stands: engine, counts, sizes, warnings, and one line for status bars. */
+export async function memoryStatus(m: MemoryInternals, svc: MemoryService, options: { waitMs?: number } = {}): Promise<MemoryStatus> {
+  await svc.flushFiles();
+  const { value, engine } = await m.access.serial(() =>
+    m.access.withStore(async (s) => ({ counts: await s.counts(), schema: s.engine === 'kuzu' ? Number(await s.getMeta('schemaVersion')) : undefined }), options.waitMs),
+  );
+  const size = (f: string) => {
+    try {
+      return fs.statSync(f).size;
+    } catch {
+      return 0;
+    }
+  };
+  const inbox = size(m.paths.inbox);
+  let pending = 0;
+  if (engine === 'journal') pending = inbox;
+  const fsizes = m.files.sizes();
+  let lastExport: number | undefined;
+  try {
+    lastExport = JSON.parse(fs.readFileSync(m.paths.exportMeta, 'utf8')).bytes;
+  } catch {
+    lastExport = undefined;
+  }
+  const warnings: string[] = [];
+  if (fsizes.hot > HOT_LIMIT) warnings.push(`hot memory ${m.paths.hot} is ${kb(fsizes.hot)} (over 10 KB): run 'waymark memory prune' to move it to the cold file`);
+  if (fsizes.cold > COLD_LIMIT) warnings.push(`cold memory ${m.paths.cold} is ${kb(fsizes.cold)} (over 100 KB): run 'waymark memory prune' to archive it`);
+  if (lastExport !== undefined && lastExport > EXPORT_LIMIT) warnings.push(`the last graph export was ${kb(lastExport)} (over 500 KB): run 'waymark memory prune --older-than 30' to drop consolidated observations`);
+  if (m.access.badLines) warnings.push(`${m.access.badLines} unreadable inbox line(s) were skipped`);
+  // Nothing recorded yet opens no database; still say when none could ever be opened here
+  // (a package without Kuzu for this platform), so the user learns it before recording.
+  if (m.access.nothingYet && m.cfg.engine !== 'journal' && !process.env.WAYMARK_MEMORY_ENGINE) {
+    try {
+      (m.loader ?? defaultKuzuLoader)();
+    } catch (e) {
+      m.access.lastFailure = new WaymarkError('unavailable', `${errorMessage(e)}; learnings are kept in the journal`, undefined, { cause: 'no-engine' });
+    }
+  }
+  const degraded = engine === 'journal' && (!m.access.nothingYet || m.access.lastFailure?.data?.cause === 'no-engine');
+  const c = value.counts;
+  const what = `${c.decision} decisions, ${c.learning} learnings, ${c.summary} summaries, ${c.entity} entities`;
+  const line = m.access.nothingYet && !degraded
+    ? 'memory: ok (nothing recorded yet)'
+    : degraded
+      ? `memory: degraded: ${m.access.lastFailure?.message ?? 'database unavailable'} (using the journal: ${what})`
+      : `memory: ok (kuzu, ${what})`;
+  return {
+    state: degraded ? 'degraded' : 'ok',
+    engine,
+    reason: degraded ? m.access.lastFailure?.message : undefined,
+    cause: degraded ? String(m.access.lastFailure?.data?.cause ?? 'unknown') : undefined,
+    schemaVersion: value.schema ?? (engine === 'kuzu' ? SCHEMA_VERSION : undefined),
+    counts: c,
+    pendingBytes: pending,
+    badLines: m.access.badLines,
+    session: currentSession(m),
+    files: { dir: m.paths.dir, db: m.paths.db, inbox: m.paths.inbox, hot: m.paths.hot, cold: m.paths.cold },
+    sizes: { hot: fsizes.hot, cold: fsizes.cold, inbox, db: size(m.paths.db), lastExport },
+    warnings,
+    line,
+  };
+}

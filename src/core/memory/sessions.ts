@@ -1,0 +1,75 @@
+// Sessions (tier 3): the running session's file, the hot file reset at start, and at the end a
+// summary memory with the hot file's discoveries moved to the cold file.
+import * as fs from 'node:fs';
+import { readInternalIfExists, safeMkdir } from '../store/safePath';
+import { newId } from './links';
+import type { MemoryRecord, RecallItem } from './model';
+import type { MemoryInternals, MemoryService } from './memoryService';
+
+export interface SessionInfo {
+  id: string;
+  startedAt: string;
+  objective?: string;
+}
+
+/** The running session (tier 3), from its file; undefined when none runs. */
+export function currentSession(m: MemoryInternals): SessionInfo | undefined {
+  try {
+    const s = JSON.parse(readInternalIfExists(m.paths.session, 'memory session') ?? '');
+    if (s && typeof s.id === 'string' && typeof s.startedAt === 'string') return s as SessionInfo;
+  } catch {
+    // no session running
+  }
+  return undefined;
+}
+
+
+/** Starts a session: hot file reset for it, and what memory says about the work at hand. */
+export async function sessionStart(m: MemoryInternals, svc: MemoryService, args: { objective?: string; workflow?: string; limit?: number } = {}): Promise<{ session: SessionInfo; previous?: SessionInfo; recall: RecallItem[]; engine: 'kuzu' | 'journal' }> {
+  await svc.flushFiles();
+  const previous = currentSession(m);
+  const stamp = m.now();
+  const session: SessionInfo = { id: `s-${stamp.replace(/[-:]/g, '').replace('T', '-').slice(0, 15)}-${newId('x').slice(-4)}`, startedAt: stamp };
+  if (args.objective) session.objective = args.objective;
+  safeMkdir(m.root, m.paths.dir, m.dirLabel());
+  const { writeFileAtomic } = await import('../store/atomicWrite');
+  writeFileAtomic(m.paths.session, JSON.stringify(session, null, 2) + '\n', { root: m.root, what: 'memory session' });
+  await m.files.updateHot((h) => {
+    h.session = session.id;
+    h.started = stamp;
+    h.objective = args.objective ?? '';
+    h.working = [];
+    h.tasks = h.tasks ?? [];
+    h.waiting = h.waiting ?? [];
+  });
+  const r = await svc.recall({ workflow: args.workflow, limit: args.limit ?? 15 });
+  return { session, previous, recall: r.items, engine: r.engine };
+}
+
+
+/** Ends the session: a summary memory, the hot file's discoveries moved to the cold file, hot reset. */
+export async function sessionEnd(m: MemoryInternals, svc: MemoryService, args: { summary?: string } = {}): Promise<{ session?: SessionInfo; summary: MemoryRecord; moved: number }> {
+  await svc.flushFiles();
+  const session = currentSession(m);
+  const hot = m.files.readHot();
+  const text =
+    args.summary?.trim() ||
+    (hot.working.length ? `Worked on: ${hot.objective || 'no stated objective'}; ${hot.working.length} notes: ${hot.working.slice(-5).join('; ')}` : `Ended${hot.objective ? ` (objective: ${hot.objective})` : ''} with nothing recorded.`);
+  const res = await svc.record({ type: 'summary', category: 'session', text, session: session?.id });
+  const day = m.now().slice(0, 10);
+  const discoveries = hot.working.filter((w) => !/^\[(decision|preference)\]/.test(w));
+  await m.files.appendCold([
+    ...discoveries.map((d) => ({ section: 'Learned context' as const, line: `${day} ${d}` })),
+    ...hot.waiting.map((w) => ({ section: 'Blockers' as const, line: `${day} waiting for: ${w}` })),
+    { section: 'Session history', line: `${day} Session ${session?.id ?? '(none)'}: ${text}` },
+  ]);
+  await m.files.updateHot((h) => {
+    h.session = undefined;
+    h.started = undefined;
+    h.objective = '';
+    h.working = [];
+    h.waiting = [];
+  });
+  fs.rmSync(m.paths.session, { force: true });
+  return { session, summary: res.record!, moved: discoveries.length };
+}

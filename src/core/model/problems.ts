@@ -1,0 +1,174 @@
+// The one registry of problem codes and quick fixes. `ProblemCode` and `FixId` are derived from
+// it, so a misspelt code or fix is a type error wherever a Problem is made or read. A new code is
+// one entry here plus its row in docs/problems.md (a unit test holds the two together).
+import type { Severity } from '../types';
+
+/** Sections of docs/problems.md; the anchor is the section's GitHub heading id. */
+export const PROBLEM_SECTIONS = {
+  reading: 'reading-the-file',
+  schema: 'schema-and-keys',
+  steps: 'steps',
+  gates: 'gates',
+  time: 'time',
+  delegation: 'delegation',
+  config: 'configuration-and-definitions',
+  sprint: 'bmad-sprint-ledger-and-stories',
+} as const;
+type Section = keyof typeof PROBLEM_SECTIONS;
+
+type FixData = Readonly<Record<string, unknown>>;
+
+function shown(v: unknown): string {
+  if (v === undefined) return '';
+  return ` ${Array.isArray(v) ? `[${v.join(', ')}]` : String(v)}`;
+}
+
+/**
+ * Quick fixes: what `Problem.data.fix` may name, each with the title a face shows for it. Each is
+ * applied by `planFix` (mutations.ts) through the one write path; the switch there is exhaustive.
+ */
+export const FIXES = {
+  removeKey: { title: (d: FixData) => `Remove key '${String(d.key ?? '')}'` },
+  renameKey: { title: (d: FixData) => `Rename '${String(d.from ?? '')}' to '${String(d.to ?? '')}'` },
+  addKey: { title: (d: FixData) => `Add ${String(d.key ?? 'key')}:${shown(d.value)}` },
+  replaceStatus: { title: (d: FixData) => `Set status to${shown(d.value)}` },
+  replaceScope: { title: (d: FixData) => `Set scope to${shown(d.value)}` },
+  setCurrentStep: { title: (d: FixData) => `Set currentStep to${shown(d.value)}` },
+  setLastStep: { title: (d: FixData) => `Set lastStep to${shown(d.value)}` },
+  replaceStep: { title: (d: FixData) => `Replace the entry with${shown(d.value)}` },
+  removeStep: { title: () => 'Remove the entry' },
+  dedupeSteps: { title: () => 'Remove duplicate steps' },
+  sortSteps: { title: () => 'Sort stepsCompleted in workflow order' },
+  setDepth: { title: (d: FixData) => `Set depth to${shown(d.value)}` },
+  setParent: { title: (d: FixData) => `Set parent_id to${shown(d.value)}` },
+  setRoot: { title: (d: FixData) => `Set root_id to${shown(d.value)}` },
+  setChain: { title: (d: FixData) => `Set chain_path to${shown(d.value)}` },
+  createGate: { title: (d: FixData) => `Create the missing gate file${d.gate ? ` '${String(d.gate)}'` : ''}` },
+  // Sprint ledger and story files: applied with `waymark story set-status`, not to a workflow file.
+  setLedgerValue: { title: (d: FixData) => `Set ${String(d.key ?? 'the entry')} to${shown(d.value)} in sprint-status.yaml` },
+  setStoryStatus: { title: (d: FixData) => `Set the story's Status to${shown(d.value)}` },
+} as const;
+
+/** A quick-fix id (`Problem.data.fix`). */
+export type FixId = keyof typeof FIXES;
+
+export interface ProblemSpec {
+  /** The usual severity; `also` lists the others a code may be reported with. */
+  severity: Severity;
+  also?: readonly Severity[];
+  /** One line: what the problem is (the message of a Problem adds the specifics). */
+  title: string;
+  section: Section;
+  /** Quick fixes a problem with this code may carry. */
+  fixes?: readonly FixId[];
+}
+
+/** Every problem code Waymark reports. */
+export const PROBLEMS = {
+  // Reading the file.
+  'yaml-syntax': { severity: 'error', title: 'The frontmatter is not valid YAML', section: 'reading' },
+  'frontmatter-unclosed': { severity: 'error', title: 'The frontmatter has no closing --- line', section: 'reading' },
+  'frontmatter-code-refused': { severity: 'error', title: 'The fence names a code language; Waymark never evaluates frontmatter', section: 'reading' },
+  'frontmatter-language': { severity: 'error', title: 'Only YAML frontmatter is supported', section: 'reading' },
+  'frontmatter-not-mapping': { severity: 'error', title: 'The frontmatter is not a mapping of keys', section: 'reading' },
+  'frontmatter-line-endings': { severity: 'error', title: 'Lone CR line endings: no fence line can be found', section: 'reading' },
+  'yaml-alias-limit': { severity: 'error', title: 'Aliases expand beyond limits.maxAliasCount', section: 'reading' },
+  'yaml-too-complex': { severity: 'error', title: 'Too many values or nesting too deep', section: 'reading' },
+  'unsafe-key': { severity: 'warning', title: 'A key that could pollute prototypes is ignored', section: 'reading', fixes: ['removeKey'] },
+  'internal-error': { severity: 'error', title: 'An unexpected failure while reading this file', section: 'reading' },
+  // Schema and keys.
+  'schema-type': { severity: 'error', title: 'A known key has the wrong type', section: 'schema' },
+  'step-id-duplicate': { severity: 'error', title: 'A step id is listed twice in steps', section: 'schema' },
+  'unknown-key-typo': { severity: 'warning', title: 'An unknown key is a likely typo of a known one', section: 'schema', fixes: ['renameKey'] },
+  'workflow-missing': { severity: 'warning', title: "No 'workflow:' id; the file name is used", section: 'schema', fixes: ['addKey'] },
+  'unknown-status': { severity: 'error', also: ['warning'], title: "Status is not one of the dialect's words", section: 'schema', fixes: ['replaceStatus'] },
+  'unknown-scope': { severity: 'error', title: 'Scope is not micro, small, medium, large or epic', section: 'schema', fixes: ['replaceScope'] },
+  'blocked-without-reason': { severity: 'info', title: 'Blocked without a blockedReason', section: 'schema' },
+  // Steps.
+  'steps-missing': { severity: 'info', title: 'No steps list and no definition: steps cannot be checked', section: 'steps' },
+  'bmad-workflow-unknown': { severity: 'info', title: 'No installed BMAD workflow of that name', section: 'steps' },
+  'current-step-unknown': { severity: 'error', title: 'currentStep is not a step of the workflow', section: 'steps', fixes: ['setCurrentStep'] },
+  'step-unknown': { severity: 'error', title: 'A stepsCompleted entry or lastStep names no step', section: 'steps', fixes: ['replaceStep', 'removeStep', 'setLastStep'] },
+  'step-duplicate': { severity: 'warning', title: 'A step is listed twice in stepsCompleted', section: 'steps', fixes: ['dedupeSteps'] },
+  'step-order': { severity: 'warning', title: 'stepsCompleted is not in workflow order', section: 'steps', fixes: ['sortSteps'] },
+  'step-gap': { severity: 'warning', title: 'Steps before the furthest completed one were skipped', section: 'steps' },
+  'last-step-mismatch': { severity: 'warning', title: 'lastStep is not the furthest completed step', section: 'steps', fixes: ['setLastStep'] },
+  'status-complete-steps-remain': { severity: 'warning', title: 'Status says complete but steps remain', section: 'steps' },
+  'steps-done-status-open': { severity: 'info', title: 'Every step is done but status is not complete', section: 'steps', fixes: ['replaceStatus'] },
+  // Gates.
+  'gate-not-passed': { severity: 'error', title: 'A gated step is completed but its gate is not passed', section: 'gates', fixes: ['createGate'] },
+  'gate-invalid': { severity: 'error', title: 'The gate file is not valid', section: 'gates' },
+  // Time.
+  'ttl-expired': { severity: 'warning', title: 'The ttl has passed', section: 'time' },
+  'ttl-invalid': { severity: 'warning', also: ['info'], title: 'ttl is not a duration or a date-time (or has no updatedAt to count from)', section: 'time' },
+  // Delegation: per file.
+  'delegation-schema': { severity: 'error', title: 'The delegation block is incomplete', section: 'delegation' },
+  'delegation-depth': { severity: 'error', title: 'depth is not the chain length - 1', section: 'delegation', fixes: ['setDepth'] },
+  'delegation-chain-root': { severity: 'error', title: 'The chain does not start at root_id', section: 'delegation' },
+  'delegation-chain-end': { severity: 'error', title: 'The chain does not end at id', section: 'delegation' },
+  'delegation-parent-mismatch': { severity: 'error', title: 'parent_id is not the previous link of the chain', section: 'delegation', fixes: ['setParent'] },
+  'delegation-cycle': { severity: 'error', title: 'The delegation chain loops', section: 'delegation' },
+  // Delegation: across files.
+  'delegation-orphan': { severity: 'error', title: 'No scanned file has the parent id', section: 'delegation' },
+  'delegation-duplicate-id': { severity: 'error', title: 'Two files use the same delegation id', section: 'delegation' },
+  'delegation-root-mismatch': { severity: 'error', title: "root_id differs from the parent's", section: 'delegation', fixes: ['setRoot'] },
+  'delegation-chain-mismatch': { severity: 'error', title: "chain_path is not the parent's chain plus this id", section: 'delegation', fixes: ['setChain'] },
+  // Configuration and definitions.
+  'config-yaml-syntax': { severity: 'error', title: '.waymark/config.yaml is not valid YAML', section: 'config' },
+  'config-invalid': { severity: 'error', title: 'A setting has a bad value; its default is used', section: 'config' },
+  'config-unknown-key': { severity: 'warning', title: 'An unknown setting (kept, not used)', section: 'config', fixes: ['renameKey'] },
+  'config-unreadable': { severity: 'error', title: 'The config file cannot be read', section: 'config' },
+  'definition-invalid': { severity: 'error', title: 'A workflow definition file is not valid', section: 'config' },
+  // BMAD sprint ledger (sprint-status.yaml) and story files.
+  'bmad-config-unreadable': { severity: 'warning', title: "The BMAD config cannot be read; defaults are used", section: 'sprint' },
+  'ledger-yaml': { severity: 'error', title: 'sprint-status.yaml is not valid YAML', section: 'sprint' },
+  'ledger-duplicate-key': { severity: 'error', title: 'A ledger key is listed twice', section: 'sprint' },
+  'ledger-timestamp': { severity: 'warning', title: 'A ledger timestamp is not a date Waymark reads', section: 'sprint' },
+  'ledger-unknown-key': { severity: 'warning', title: 'A ledger key BMAD does not read', section: 'sprint' },
+  'ledger-unknown-status': { severity: 'warning', title: 'A ledger status BMAD does not know', section: 'sprint', fixes: ['setLedgerValue'] },
+  'ledger-legacy-status': { severity: 'info', title: 'An older or differently written BMAD status word', section: 'sprint', fixes: ['setLedgerValue'] },
+  'ledger-epic-missing': { severity: 'warning', title: 'Stories of an epic are listed without its epic entry', section: 'sprint' },
+  'ledger-stale': { severity: 'info', title: 'The ledger has not been updated while stories are active', section: 'sprint' },
+  'ledger-story-no-file': { severity: 'warning', also: ['info'], title: 'A started story has no story file', section: 'sprint' },
+  'epic-done-stories-open': { severity: 'warning', title: 'An epic is done but some of its stories are not', section: 'sprint', fixes: ['setLedgerValue'] },
+  'epic-backlog-story-started': { severity: 'warning', title: 'An epic is backlog but one of its stories has started', section: 'sprint', fixes: ['setLedgerValue'] },
+  'epics-story-not-in-ledger': { severity: 'warning', title: 'A planned story has no ledger entry', section: 'sprint' },
+  'story-not-in-ledger': { severity: 'warning', title: 'A story file has no ledger entry', section: 'sprint' },
+  'story-file-duplicate': { severity: 'info', title: 'Two files for one story', section: 'sprint' },
+  'story-status-missing': { severity: 'warning', title: "A story file has no 'Status:' line", section: 'sprint', fixes: ['setStoryStatus'] },
+  'story-unknown-status': { severity: 'warning', title: 'A story status BMAD does not know', section: 'sprint', fixes: ['setStoryStatus'] },
+  'story-legacy-status': { severity: 'info', title: 'An older or differently written story status', section: 'sprint', fixes: ['setStoryStatus'] },
+  'story-status-drift': { severity: 'warning', also: ['info'], title: 'The story file and the ledger disagree on its status', section: 'sprint' },
+  'story-done-tasks-open': { severity: 'warning', title: 'A story is done but tasks are unchecked', section: 'sprint' },
+  'story-gate-failed': { severity: 'error', title: "A done story's QA gate did not pass", section: 'sprint' },
+} as const satisfies Record<string, ProblemSpec>;
+
+/** A problem code (`Problem.code`). */
+export type ProblemCode = keyof typeof PROBLEMS;
+
+/** The registry entry of a code. */
+export function problemSpec(code: ProblemCode): ProblemSpec {
+  return PROBLEMS[code];
+}
+
+/** Where a code is explained: `docs/problems.md#<section>`. */
+export function problemDocsPath(code: ProblemCode): string {
+  return `docs/problems.md#${PROBLEM_SECTIONS[PROBLEMS[code].section]}`;
+}
+
+/** True for a string that is a known problem code (for input from outside: CLI arguments, MCP). */
+export function isProblemCode(s: string): s is ProblemCode {
+  return Object.prototype.hasOwnProperty.call(PROBLEMS, s);
+}
+
+/** True for a string that is a known quick-fix id. */
+export function isFixId(s: unknown): s is FixId {
+  return typeof s === 'string' && Object.prototype.hasOwnProperty.call(FIXES, s);
+}
+
+/** The title a face shows for a problem's quick fix (`data.title` wins when the core set one). */
+export function fixTitle(problem: { data?: Readonly<Record<string, unknown>> }): string {
+  const d = problem.data ?? {};
+  if (typeof d.title === 'string') return d.title;
+  return isFixId(d.fix) ? FIXES[d.fix].title(d) : `${String(d.fix ?? 'fix')}${shown(d.value)}`;
+}
