@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CliCommand, CliContext } from './framework';
 import { flagString, requirePositional } from './framework';
-import { WaymarkError, ioError, buildTimeline, formatTimeline, stateAt, parseAt, describeOwner, parseTtl, relPath } from '../core/index';
+import { WaymarkError, ioError, buildTimeline, formatTimeline, stateAt, parseAt, describeOwner, parseTtl, relPath, historySnapshot } from '../core/index';
 import type { ResumeReport, LeaseOwner, StateCore } from '../core/index';
 import { rootArg, withCore } from './cliCore';
 
@@ -72,8 +72,11 @@ const resumeCmd: ProtocolVerb = {
   options: ['root'],
   usage: 'resume [FILE|ROOT]',
   summary: 'Where to continue, from frontmatter (tier 1), checkpoints (tier 2) or orchestrator state (tier 3).',
-  help: `Asks every source; the most recent write wins and disagreements over 5 minutes are warnings
-(waymark sync brings stale sources in line). Degradation: full (3 sources), standard (2),
+  help: `Asks every source. Progress decides first (completed steps as a set, then the status): a
+source behind another never answers, whatever its time; the frontmatter answers ties and
+disagreements in content (reported as warnings naming both). Sources behind are listed as stale
+(waymark sync moves them forward); a stale source newer than the answer, or over 5 minutes
+apart, is a warning. Degradation: full (3 sources), standard (2),
 minimal (1), none. Without FILE: every workflow of the root, after expiring an orchestrator
 state whose ttl has passed.
 Options:
@@ -121,7 +124,9 @@ Exit codes: 0 history shown; 1 no history (yet, or at that point); 2 usage or un
     const warn = h.badLines.length ? `warning: ${h.historyFile} has unreadable lines ${h.badLines.join(', ')} (skipped; a torn last line is repaired on the next write)\n` : '';
     if (warn) ctx.stderr(warn);
     if (at !== undefined) {
-      const s = stateAt(h.entries, parseAt(at));
+      // The whole state as it was: today's fields with every later change undone.
+      const now = await core.readWorkflow(file).catch(() => undefined);
+      const s = stateAt(h.entries, parseAt(at), now?.state ? historySnapshot(now.state) : undefined);
       const text = s.count === 0 ? `${relPath(root, file)}: no history at or before ${at}.` : `${relPath(root, file)} as of #${s.entry?.seq} (${s.entry?.time}, ${s.entry?.actor ?? '?'} ${s.entry?.operation}):\n${Object.entries(s.state).map(([k, v]) => `  ${k}: ${JSON.stringify(v)}`).join('\n')}\n  stateHash: ${s.hash ?? '?'}`;
       print(ctx, { file, at, ...s }, text);
       return s.count === 0 ? 1 : 0;
@@ -199,15 +204,17 @@ const checkpointRestore: ProtocolVerb = {
   usage: 'checkpoint restore ID [--force] [--dry-run] [--file F]',
   summary: 'Put the workflow state back as the checkpoint had it (state keys only, never the body or source code).',
   booleanFlags: ['dry-run', 'force'],
-  help: `Refuses (exit 3, nothing changed) when a file's body changed since the checkpoint, unless --force.
+  help: `Refuses (exit 3, nothing changed) when a file's body changed since the checkpoint, and (exit 4)
+when the restore would move work backwards (un-complete a step, re-open a completed workflow,
+move any status back), unless --force; a forced rewind is recorded in history.
 Each restore is written under the file lock, checked against leases, and recorded in history.
 Options:
-  --force          restore even when files changed since (their body is kept)
+  --force          restore even when files changed since (their body is kept) or it rewinds work
   --dry-run        only say what would change
   --file F         restore only this file (repeatable)
 ${IDENTITY_HELP}
 ${ROOT_HELP}
-${EXIT_HELP}`,
+Exit codes: 0 ok; 2 usage or unreadable input; 3 conflict (body changed) or held lease; 4 it would rewind work.`,
   async run(ctx, core) {
     const root = rootArg(ctx);
     const id = requirePositional(ctx.args, 0, 'ID (see waymark checkpoint list)');
@@ -409,19 +416,22 @@ const syncCmd: ProtocolVerb = {
   options: ['root', ...IDENTITY_OPTIONS],
   usage: 'sync [ROOT]',
   summary: 'Bring stale resume sources (checkpoints, orchestrator state, frontmatter) in line with the most recent write.',
-  help: `A checkpoint behind the frontmatter gets a fresh checkpoint; an orchestrator entry behind gets
-updated; frontmatter behind a checkpoint is restored from it (state keys only; refused when the
-body changed). An orchestrator ahead of the frontmatter is reported for you to replay.
+  help: `Only ever moves a source forward, to the one furthest ahead in progress (completed steps,
+then status; time only breaks ties). A checkpoint behind the frontmatter gets a fresh
+checkpoint; an orchestrator entry behind gets updated; frontmatter behind a checkpoint is
+restored from it (state keys only; refused when the body changed). An orchestrator ahead of the
+frontmatter is reported for you to replay. Sources that disagree in content (neither has every
+step the other completed) are reported and left alone. Nothing is ever rewound.
 Options:
-  --force          also move a source backwards (rewinding completed steps or a status);
-                   refused (exit 4) without it, and recorded in history with it
+  --force          restore frontmatter from a checkpoint ahead of it even when the body changed
+                   since (recorded in history); never a rewind
 ${IDENTITY_HELP}
 ${ROOT_HELP}
 ${EXIT_HELP}`,
   async run(ctx, core) {
     const root = rootArg(ctx, ctx.args.positionals[0]);
     const o = owner(ctx);
-    const r = await core.protocol.sync(root, { actor: o.agent, session: o.session });
+    const r = await core.protocol.sync(root, { actor: o.agent, session: o.session, force: ctx.args.flags.force === true });
     const lines = r.actions.map((a) => `${a.action}: ${a.file}: ${a.detail}`);
     print(ctx, { actions: r.actions, degradation: r.after.degradation, stillStale: r.after.workflows.filter((w) => w.stale.length).map((w) => w.relFile) }, lines.length ? lines.join('\n') : 'Everything is in line.');
     return 0;

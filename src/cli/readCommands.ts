@@ -67,7 +67,7 @@ interface Collected {
 async function collect(targets: Target[], flags: CliContext['args']['flags']): Promise<Collected> {
   const roots = [...new Set(targets.map((t) => t.root))];
   const overrides = overridesFrom(flags);
-  const res = await scanRoots(roots, { overrides });
+  const res = await scanRoots(roots, { overrides, sprint: true });
   const states = res.workflows;
   const keep = (file: string) => targets.some((t) => (t.isDir ? under(file, t.abs) : file === t.abs));
   const workflows = states.filter((w) => keep(w.file));
@@ -132,6 +132,8 @@ function statusJson(w: WorkflowState, cwd: string) {
     dialect: w.dialect,
     status: w.status ?? null,
     rawStatus: w.rawStatus ?? null,
+    ...(w.statusDerived ? { statusDerived: true } : {}),
+    ...(w.identifiedBy ? { identifiedBy: w.identifiedBy, identifiedDetail: w.identifiedDetail ?? null } : {}),
     currentStep: w.currentStep ?? null,
     nextStep: w.nextStep ?? null,
     stepsCompleted: w.stepsCompleted,
@@ -242,15 +244,25 @@ const statusCommand: CliCommand = {
       }
     }
     workflows.sort((a, b) => a.file.localeCompare(b.file));
+    // Memory that cannot persist is part of the state an agent must know (no database opened here).
+    const memCore = createStateCore({ roots: [t.root] });
+    let memoryDown: string | undefined;
+    try {
+      memoryDown = memCore.memory.forRoot(t.root).fileHealth();
+    } catch (e) {
+      if (!WaymarkError.is(e, 'unavailable')) throw e;
+    } finally {
+      await memCore.close();
+    }
     if (ctx.json) {
-      ctx.stdout(JSON.stringify({ workflows: workflows.map((w) => ({ ...statusJson(w, ctx.cwd), problems: problemCount(w) })) }) + '\n');
+      ctx.stdout(JSON.stringify({ workflows: workflows.map((w) => ({ ...statusJson(w, ctx.cwd), problems: problemCount(w) })), memory: memoryDown ? { state: 'degraded', reason: memoryDown } : { state: 'ok' } }) + '\n');
       return 0;
     }
-    const lines: string[] = [];
+    const lines: string[] = memoryDown ? [`memory: degraded: ${memoryDown}`] : [];
     for (const w of workflows) {
       const r = frontmatterResume(w);
       lines.push(`${display(w.file, ctx.cwd)}`);
-      lines.push(`  ${w.workflow} [${w.dialect}]  status: ${w.rawStatus ?? '-'}  steps: ${bar(w)}  current: ${w.currentStep ?? '-'}`);
+      lines.push(`  ${w.workflow} [${w.dialect}]  status: ${w.rawStatus ?? (w.statusDerived && w.status ? `${w.status.replace('_', ' ')} (from steps)` : '-')}  steps: ${bar(w)}  current: ${w.currentStep ?? '-'}`);
       if (w.blockedReason) lines.push(`  blocked: ${w.blockedReason}`);
       for (const [step, g] of Object.entries(w.gates)) lines.push(`  gate ${g.name} (${step}): ${g.verdict ?? 'missing'}${g.open ? '' : ' - closed'}`);
       if (w.delegation) lines.push(`  delegation: ${w.delegation.chain_path.join(' > ')}${w.delegation.agent ? ` (agent ${w.delegation.agent})` : ''}`);

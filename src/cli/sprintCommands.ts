@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CliCommand, CliContext } from './framework';
 import { flagString, requirePositional } from './framework';
-import { WaymarkError, findWorkspaceRoot, loadSprint, setStoryStatus, checkStoryTask, findStory, type Problem, type SprintReport, type SprintStory, type StoryWriteOptions, type StoryWriteResult } from '../core/index';
+import { WaymarkError, createStateCore, findWorkspaceRoot, loadSprint, findStory, type Problem, type SprintReport, type SprintStory, type StoryWriteOptions, type StoryWriteResult } from '../core/index';
 
 const WRITE_HELP = `Options:
   --root DIR          the project folder (default: the nearest folder above holding _bmad, .waymark or .git)
@@ -72,8 +72,8 @@ function sprintJson(r: SprintReport, cwd: string) {
 
 const MARK: Record<string, string> = { done: '✓', review: '◎', 'in-progress': '▶', 'ready-for-dev': '○', backlog: '·' };
 
-function storyLine(s: SprintStory): string {
-  const file = s.fileStatus !== undefined && s.fileStatusMapped !== s.ledgerStatus && s.ledgerStatus !== undefined ? ` (file: ${s.fileStatus})` : s.ledgerStatus === undefined && s.file ? ' (not in ledger)' : '';
+function storyLine(s: SprintStory, hasLedger = true): string {
+  const file = s.fileStatus !== undefined && s.fileStatusMapped !== s.ledgerStatus && s.ledgerStatus !== undefined ? ` (file: ${s.fileStatus})` : hasLedger && s.ledgerStatus === undefined && s.file ? ' (not in ledger)' : '';
   const tasks = s.tasks.total ? `  ${s.tasks.done}/${s.tasks.total} tasks` : '';
   const gate = s.gate ? `  gate ${s.gate.verdict ?? '?'}${s.gate.open ? '' : ' (closed)'}` : '';
   const probs = s.problems.filter((p) => p.severity !== 'info').length;
@@ -108,8 +108,8 @@ const sprint: CliCommand = {
     lines.push(`${r.ledgerFile ? display(r.ledgerFile, ctx.cwd) : '(no sprint-status.yaml)'}${r.ledger?.lastUpdated ? `  last updated ${r.ledger.lastUpdated.raw}` : ''}`);
     lines.push(`  ${Object.entries(r.counts).map(([k, v]) => `${v} ${k}`).join(', ') || 'no stories'}`);
     for (const e of r.epics) {
-      lines.push(`  Epic ${e.epic}${e.title ? `: ${e.title}` : ''}  [${e.ledgerStatus ?? 'not in ledger'}]${e.retrospective ? `  retro ${e.retrospective}` : ''}`);
-      for (const s of e.stories) lines.push(storyLine(s));
+      lines.push(`  Epic ${e.epic}${e.title ? `: ${e.title}` : ''}${e.ledgerStatus ? `  [${e.ledgerStatus}]` : r.ledger ? '  [not in ledger]' : ''}${e.retrospective ? `  retro ${e.retrospective}` : ''}`);
+      for (const s of e.stories) lines.push(storyLine(s, !!r.ledger));
     }
     const open = r.actionItems.filter((a) => a.status !== 'done');
     if (open.length) lines.push(`  ${open.length} open action item(s): ${open.slice(0, 3).map((a) => a.action).join('; ')}`);
@@ -138,6 +138,17 @@ function writeOptions(ctx: CliContext): StoryWriteOptions {
   return opts;
 }
 
+/** The same core as every other write verb: leases honoured, every write an event. */
+async function withCore<T>(ctx: CliContext, root: string, fn: (core: ReturnType<typeof createStateCore>, opts: StoryWriteOptions) => Promise<T>): Promise<T> {
+  const opts = writeOptions(ctx);
+  const core = createStateCore({ roots: [root], actor: opts.actor, session: opts.session, origin: 'cli', memory: false });
+  try {
+    return await fn(core, opts);
+  } finally {
+    await core.close();
+  }
+}
+
 function renderWrite(ctx: CliContext, r: StoryWriteResult, what: string): number {
   if (ctx.json) {
     ctx.stdout(JSON.stringify({ key: r.key, operation: r.operation, changed: r.changed, written: r.written.map((f) => display(f, ctx.cwd)), status: r.after.status, fileStatus: r.after.fileStatus ?? null, tasks: r.after.tasks, stateHash: r.after.stateHash, seq: r.seq ?? null }) + '\n');
@@ -162,7 +173,7 @@ const storySetStatus: CliCommand = {
     const status = requirePositional(ctx.args, 1, 'STATUS (backlog, ready-for-dev, in-progress, review, done)');
     if (ctx.args.positionals.length > 2) throw new WaymarkError('usage', `Unexpected argument '${ctx.args.positionals[2]}'.`);
     const root = rootOf(ctx, flagString(ctx.args, 'root'));
-    const r = await setStoryStatus(root, key, status, writeOptions(ctx));
+    const r = await withCore(ctx, root, (core, opts) => core.sprint.setStoryStatus(root, key, status, opts));
     return renderWrite(ctx, r, `status ${r.after.status}`);
   },
 };
@@ -180,7 +191,7 @@ const storyCheck: CliCommand = {
     const task = requirePositional(ctx.args, 1, 'TASK (its number such as 2 or 2.1, #N, or a piece of its text)');
     if (ctx.args.positionals.length > 2) throw new WaymarkError('usage', `Unexpected argument '${ctx.args.positionals[2]}'; quote a TASK text that has spaces.`);
     const root = rootOf(ctx, flagString(ctx.args, 'root'));
-    const r = await checkStoryTask(root, key, task, { ...writeOptions(ctx), uncheck: ctx.args.flags.uncheck === true });
+    const r = await withCore(ctx, root, (core, opts) => core.sprint.checkStoryTask(root, key, task, { ...opts, uncheck: ctx.args.flags.uncheck === true }));
     return renderWrite(ctx, r, `task ${r.task} ${ctx.args.flags.uncheck ? 'unticked' : 'ticked'}, ${r.after.tasks.done}/${r.after.tasks.total} done`);
   },
 };

@@ -52,6 +52,7 @@ function mutationOptions(ctx: CliContext): MutationOptions {
   if (actor) opts.actor = actor;
   const session = flagString(ctx.args, 'session');
   if (session) opts.session = session;
+  if (ctx.args.flags.force === true) opts.force = true;
   return opts;
 }
 

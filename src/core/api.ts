@@ -132,6 +132,8 @@ export interface StateCore {
 
   /** Resume tiers, checkpoints, leases, modes, events, sync: with this core's clock, guards and contexts. */
   readonly protocol: ProtocolApi;
+  /** BMAD sprint ledgers (sprint-status.yaml, story files, epics, gates): read, drift, story writes through this core's guards. */
+  readonly sprint: SprintApi;
   /** Memory of each workspace folder, owned by this core and closed with it. */
   readonly memory: MemoryApi;
 
@@ -158,7 +160,8 @@ export interface ProtocolApi {
   /** Every workflow of a root, after expiring an orchestrator state whose ttl passed. */
   resumeRoot(root: string): Promise<RootResume>;
   /** Brings stale resume sources in line with the most recent write. */
-  sync(root: string, who?: Actor): Promise<{ actions: SyncAction[]; before: RootResume; after: RootResume }>;
+  /** Moves stale resume sources forward (never back); `force` lets it restore frontmatter whose body changed. */
+  sync(root: string, who?: Actor & { force?: boolean }): Promise<{ actions: SyncAction[]; before: RootResume; after: RootResume }>;
   /** A workflow's history with the root's configured history folder (bad lines listed, not fatal). */
   history(root: string, file: string): Promise<{ entries: HistoryEntry[]; badLines: number[]; historyFile: string }>;
 
@@ -219,3 +222,18 @@ export type WriteGuard = (ctx: WriteContext) => void | Promise<void>;
 
 /** Told after a write landed and its history line was appended (events log, memory consolidation). */
 export type WriteObserver = (entry: import('./types').HistoryEntry, ctx: WriteContext & { after?: WorkflowState }) => void | Promise<void>;
+
+/**
+ * A BMAD project's sprint through the core: the same functions as `core/bmad/*`, bound to the
+ * core's clock, write guards (leases, events, trust), observers, actor and session.
+ */
+export interface SprintApi {
+  /** The sprint of one project folder with its drift problems; undefined when it has no ledger and no story files. */
+  load(root: string, options?: import('./bmad/sprint').SprintOptions): import('./bmad/sprint').SprintReport | undefined;
+  /** Story file + ledger as one change (locks, hash check, guards, atomic writes, one history entry). */
+  setStoryStatus(root: string, key: string, status: string, options?: import('./bmad/storyWrite').StoryWriteOptions): Promise<import('./bmad/storyWrite').StoryWriteResult>;
+  /** Ticks (or unticks) one task of a story file. */
+  checkStoryTask(root: string, key: string, task: string, options?: import('./bmad/storyWrite').StoryWriteOptions & { uncheck?: boolean }): Promise<import('./bmad/storyWrite').StoryWriteResult & { task: string }>;
+  /** The sprint rules on a proposed edit, nothing written (agent hooks). */
+  checkProposal(root: string, file: string, proposedText: string): { problems: Problem[]; introduced: Problem[]; applies: boolean };
+}

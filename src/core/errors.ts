@@ -7,6 +7,7 @@ export type WaymarkErrorReason =
   | 'locked' // file lock or lease held by someone else (exit 3)
   | 'gate-closed' // refused by a gate (exit 4)
   | 'transition' // refused by the status state machine (exit 4)
+  | 'refused' // refused by enforcement: error-level problems, a blocking orchestrator (exit 4)
   | 'io' // write failed (read-only folder, disk full) (exit 2)
   | 'unavailable'; // optional subsystem (memory) unavailable
 
@@ -37,6 +38,7 @@ export const EXIT_CODES: Record<WaymarkErrorReason, number> = {
   locked: 3,
   'gate-closed': 4,
   transition: 4,
+  refused: 4,
   unavailable: 2,
 };
 

@@ -7,7 +7,7 @@
 export * from './types';
 export * from './errors';
 export * from './ports';
-export type { StateCore, StateCoreInit, StateCoreOptions, ProtocolApi, MemoryApi, Actor, WriteContext, WriteGuard, WriteObserver } from './api';
+export type { SprintApi, StateCore, StateCoreInit, StateCoreOptions, ProtocolApi, MemoryApi, Actor, WriteContext, WriteGuard, WriteObserver } from './api';
 export { createStateCore } from './engine/stateCore';
 export { findWorkspaceRoot } from './engine/roots';
 export { newErrors } from './engine/writePipeline';
@@ -29,7 +29,7 @@ export { writeManifest, changedSince } from './store/manifest';
 export { editFrontmatter, editYamlText, type FrontmatterEdit, type EditValue } from './model/edit';
 export { writeFileAtomic, ioError } from './store/atomicWrite';
 export { withFileLock, acquireFileLock, lockPathFor, type FileLockOptions, type HeldLock } from './store/fileLock';
-export { appendHistory, readHistory, readHistoryDetailed, historyPathFor } from './store/history';
+export { appendHistory, readHistory, readHistoryDetailed, historyPathFor, historySnapshot } from './store/history';
 export { transitionRefusal, assertTransition, allowedTransitions } from './model/transitions';
 export { MUTATIONS, isMutationName, type MutationName, type MutationArgs, type MutationArg, type MutationSpec, type PlanEnv, type Plan } from './model/mutations';
 export { PROBLEMS, FIXES, fixTitle, problemSpec, problemDocsPath, isProblemCode, isFixId, type ProblemSpec } from './model/problems';

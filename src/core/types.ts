@@ -153,6 +153,12 @@ export interface WorkflowState {
    * YAML error): this is its last good state, kept by the core; `problems` are the current text's.
    */
   stale?: boolean;
+  /** BMAD: which rule identified the artifact's workflow (`outputFile`, `default_output_file`, `workflowType`, `steps`, `manifest`). */
+  identifiedBy?: string;
+  /** BMAD: what that rule matched (the declared output path, the workflowType...). */
+  identifiedDetail?: string;
+  /** True when `status` is derived from the steps (the file has no status key); never written back. */
+  statusDerived?: boolean;
   /** Why the state is stale: the first error of the current text, in one line. */
   staleReason?: string;
 }
@@ -187,6 +193,11 @@ export interface MutationOptions {
   actor?: string;
   /** Session marker recorded in history. */
   session?: string;
+  /**
+   * Write although the file has error-level problems this change does not fix (recorded in
+   * history as `detail.forced`). Never bypasses a gate, a lease or the status rules.
+   */
+  force?: boolean;
   /**
    * Apply to this text instead of the file on disk, and do not write: the result
    * carries `newText` for the caller to apply (an editor with unsaved changes).

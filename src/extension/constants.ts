@@ -10,6 +10,7 @@ export const COMMAND_CATEGORY = 'Waymark';
 export const VIEW_CONTAINER = 'waymark';
 export const VIEWS = {
   workflows: 'waymark.workflows',
+  sprint: 'waymark.sprint',
   gates: 'waymark.gates',
   delegation: 'waymark.delegation',
   memory: 'waymark.memory',
@@ -86,6 +87,10 @@ export const COMMAND_DECLS = {
   newWorkflow: { id: 'waymark.newWorkflow', title: 'New Workflow File from Template…', action: 'New workflow file', access: 'write' },
   getStarted: { id: 'waymark.getStarted', title: 'Get Started', action: 'Get started', access: 'read' },
   addMcpServer: { id: 'waymark.mcp.addToWorkspace', title: 'Add MCP Server to .vscode/mcp.json', action: 'Add MCP server', access: 'write' },
+  setStoryStatus: { id: 'waymark.story.setStatus', title: 'Set Story Status…', action: 'Set story status', access: 'write' },
+  checkStoryTask: { id: 'waymark.story.checkTask', title: 'Tick Story Task', action: 'Tick story task', access: 'write' },
+  openStory: { id: 'waymark.story.open', title: 'Open Story', action: 'Open story', access: 'read' },
+  refreshSprint: { id: 'waymark.sprint.refresh', title: 'Refresh Sprint', action: 'Refresh sprint', access: 'read' },
 } as const satisfies Record<string, CommandDecl>;
 
 export type CommandName = keyof typeof COMMAND_DECLS;

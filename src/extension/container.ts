@@ -20,6 +20,7 @@ import { Navigator } from './navigation';
 import { registerLanguageModelTools } from './lmTools';
 import { registerOnboarding } from './onboarding';
 import { registerProtocolCommands } from './protocolCommands';
+import { SprintFeatures } from './sprintFeatures';
 import { StatusBar } from './statusBar';
 import { Watchers } from './watchers';
 import { registerWorkflowCommands } from './workflowCommands';
@@ -41,6 +42,8 @@ export class Container extends Disposable {
   readonly diagnostics: Diagnostics;
   readonly decorations: Decorations;
   readonly watchers: Watchers;
+  /** BMAD sprint surfaces: Sprint view, story status bar item, sprint diagnostics, hovers, fixes, lenses. */
+  readonly sprint: SprintFeatures;
   /** Each language-model tool's invoke, by name (for the test API). */
   readonly invokeTool: (name: string, input: Record<string, unknown>) => Promise<string | undefined>;
 
@@ -59,6 +62,7 @@ export class Container extends Disposable {
     this.diagnostics = this.register(new Diagnostics(model));
     this.decorations = this.register(new Decorations(model));
     this.watchers = this.register(new Watchers(model));
+    this.sprint = this.register(new SprintFeatures(model, run));
     const lenses = this.register(new CodeLenses(model));
     this.register(vscode.languages.registerHoverProvider(WORKFLOW_FILES, new Hovers(model, (file, step) => memory.hoverLines(file, step))));
     this.register(vscode.languages.registerCodeActionsProvider(WORKFLOW_FILES, new CodeActions(model), CodeActions.metadata));

@@ -83,6 +83,9 @@ export class Hovers implements vscode.HoverProvider {
     const step = activeStep(s);
     const line = (t: string) => md.appendMarkdown(`${t}\n\n`);
     line(`**${this.c.displayName(s)}**${this.c.displayName(s) !== s.workflow ? ` (\`${s.workflow}\`)` : ''} · ${STATUS_LABELS[statusKey(s)] ?? s.rawStatus ?? 'no status'} · ${progress(s)} steps`);
+    // BMAD: a status derived from the steps (never written) and the rule that identified the workflow.
+    if (s.statusDerived) line(`_No status key: ${(STATUS_LABELS[statusKey(s)] ?? s.status ?? '').toLowerCase()} (from steps); Waymark does not write it._`);
+    if (s.identifiedBy) line(`_Workflow identified by ${s.identifiedBy}${s.identifiedDetail ? ` (\`${s.identifiedDetail}\`)` : ''}._`);
     switch (key) {
       case 'status':
         line(s.status ? `\`${s.rawStatus ?? s.status}\`: ${STATUS_MEANING[s.status]}.` : `\`${s.rawStatus ?? ''}\` is not a status Waymark knows (created, in_progress, blocked, completed, archived).`);

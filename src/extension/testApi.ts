@@ -34,6 +34,8 @@ export interface TestApi {
   state(file: string): { currentStep?: string; stale?: boolean } | undefined;
   /** How many workflows the model holds. */
   count(): number;
+  /** The Sprint surfaces: stories with status, description and problem codes; the status bar text. */
+  sprint(): ReturnType<Container['sprint']['snapshot']>;
   /** A language-model tool's own invoke (where the host refuses vscode.lm.invokeTool to an extension). */
   invokeTool(name: string, input: Record<string, unknown>): Promise<string | undefined>;
 }
@@ -113,6 +115,7 @@ export function createTestApi(c: Container): TestApi {
     state: (file) => c.model.get(file),
     count: () => c.model.states().length,
     invokeTool: (name, input) => c.invokeTool(name, input),
+    sprint: () => c.sprint.snapshot(),
   };
 }
 

@@ -796,6 +796,7 @@ export const ADVICE: Record<WaymarkErrorReason, string> = {
   locked: 'Someone else holds the file or its lease: wait and retry, or ask its holder to release it.',
   'gate-closed': 'The step\'s gate is closed: get a PASS, CONCERNS or WAIVED verdict recorded (waymark_gate), then advance.',
   transition: 'The status rules refuse this move: read the allowed moves in the message; completed work is not moved backwards.',
+  refused: 'Enforcement refuses this write: fix the error-level problems the message names (waymark_validate), or wait for the orchestrator that blocks the workflow; a person may force it from the CLI (--force, recorded in history).',
   io: 'The file system refused the write (read-only, full disk); nothing was changed unless the message says so.',
   unavailable: 'This is not available here (for example a workspace not trusted in VS Code); the message says why.',
 };

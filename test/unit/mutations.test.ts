@@ -50,12 +50,13 @@ describe('status state machine', () => {
       ['created', 'in_progress'],
       ['in_progress', 'blocked'],
       ['blocked', 'in_progress'],
-      ['blocked', 'completed'],
       ['in_progress', 'completed'],
       ['completed', 'archived'],
     ];
     for (const [a, b] of allowed) assert.equal(transitionRefusal(a, b), undefined, `${a} → ${b}`);
     assert.match(transitionRefusal('completed', 'in_progress')!, /cannot be reopened/);
+    // Issue 9 item 9: the way out of blocked is back through in_progress.
+    assert.match(transitionRefusal('blocked', 'completed')!, /unblock it first/);
     for (const to of STATUSES.filter((s) => s !== 'archived')) assert.match(transitionRefusal('archived', to)!, /archived workflow is final/);
     assert.match(transitionRefusal('created', 'completed')!, /must be started/);
     assert.match(transitionRefusal('in_progress', 'created')!, /cannot go back to created/);
@@ -195,8 +196,7 @@ describe('mutations', () => {
     const r = await core.delegate(file, { agent: 'QA Agent' });
     assert.equal(r.file, path.join(root, 'plan.qa-agent.md'));
     assert.deepEqual(r.after.delegation, { id: 'plan.qa-agent', parent_id: 'plan', root_id: 'plan', depth: 1, chain_path: ['plan', 'plan.qa-agent'], agent: 'QA Agent' });
-    await assert.rejects(core.delegate(r.file, { agent: 'sub', out: path.join(root, 'deep', 'x.md') }), (e) => reasonOf('usage')(e) && /does not exist/.test((e as Error).message));
-    fs.mkdirSync(path.join(root, 'deep'));
+    // A folder that does not exist yet inside the workspace is created (issue 9, item 14).
     const r3 = await core.delegate(r.file, { agent: 'sub', out: path.join(root, 'deep', 'x.md') });
     assert.deepEqual(r3.after.delegation?.chain_path, ['plan', 'plan.qa-agent', 'plan.qa-agent.sub']);
     assert.equal(r3.after.delegation?.depth, 2);

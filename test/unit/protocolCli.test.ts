@@ -113,9 +113,14 @@ describe('protocol CLI verbs', () => {
       r = await cli(root, 'sync');
       assert.match(r.out, /^checkpoint: \*: checkpoint .* written/);
       r = await cli(root, 'checkpoint', 'restore', id, '--dry-run');
+      assert.equal(r.code, 4);
+      assert.match(r.err, /completed step a would be un-done/);
+      r = await cli(root, 'checkpoint', 'restore', id, '--dry-run', '--force');
       assert.match(r.out, /wf\.md: would restore/);
       assert.match(fs.readFileSync(file, 'utf8'), /currentStep: b/);
       r = await cli(root, 'checkpoint', 'restore', id, '--actor', 'me');
+      assert.equal(r.code, 4, 'a rewind needs --force');
+      r = await cli(root, 'checkpoint', 'restore', id, '--actor', 'me', '--force');
       assert.equal(r.code, 0, r.err);
       assert.equal(fs.readFileSync(file, 'utf8'), WF);
       r = await cli(root, 'history', 'wf.md', '--at', '1', '--json');

@@ -225,7 +225,9 @@ if (job === 'agent') {
         await core.advance(file);
         await core.advance(file);
         const otherBefore = fs.readFileSync(other, 'utf8');
-        const res = await restoreCheckpoint(root, cp.id, { actor: 'restorer', session: 'r1' });
+        // Both advances are rewound: only with force (issue 9: a restore never moves work backwards on its own).
+        await assert.rejects(restoreCheckpoint(root, cp.id, { actor: 'restorer', session: 'r1' }), (e: unknown) => WaymarkError.is(e, 'transition'));
+        const res = await restoreCheckpoint(root, cp.id, { actor: 'restorer', session: 'r1', force: true });
         assert.deepEqual(res.restored, ['wf.md']);
         assert.equal(res.items.find((i) => i.file === 'sub/other.md')!.action, 'unchanged');
         assert.equal(fs.readFileSync(file, 'utf8'), WF, 'byte-identical to the checkpointed file');
@@ -280,9 +282,9 @@ if (job === 'agent') {
         await core.advance(file);
         const before = fs.readFileSync(file, 'utf8');
         await acquireLease(root, file, { agent: 'holder', session: 'h', pid: process.pid, host: os.hostname() });
-        await assert.rejects(restoreCheckpoint(root, cp.id, { actor: 'ui', guards: [leaseGuard()] }), /locked by holder/);
+        await assert.rejects(restoreCheckpoint(root, cp.id, { actor: 'ui', guards: [leaseGuard()], force: true }), /locked by holder/);
         assert.equal(fs.readFileSync(file, 'utf8'), before);
-        const ok = await restoreCheckpoint(root, cp.id, { actor: 'holder', session: 'h', guards: [leaseGuard()] });
+        const ok = await restoreCheckpoint(root, cp.id, { actor: 'holder', session: 'h', guards: [leaseGuard()], force: true });
         assert.deepEqual(ok.restored, ['wf.md']);
       } finally {
         cleanup(root);

@@ -2,6 +2,7 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import type { StepDef } from '../types';
 import { readRegularFile } from '../store/safeRead';
+import { expandVars, loadBmadConfig, type BmadConfig } from './config';
 
 /** One installed BMAD workflow and its ordered steps. */
 export interface BmadWorkflow {
@@ -17,17 +18,53 @@ export interface BmadWorkflow {
   continuation: string[];
   /** Other mode folders present (`steps-e`, `steps-v`). */
   otherModes: string[];
+  /** Steps of the other modes (`edit` from steps-e/, `validate` from steps-v/): recorded, they are that mode's progress. */
+  modeSteps: Record<string, StepDef[]>;
+  /** Where the workflow writes its artifact: step files' `outputFile:` and `default_output_file`, as declared. */
+  outputs: { pattern: string; source: 'outputFile' | 'default_output_file' }[];
 }
 
 export interface BmadCatalog {
   /** By manifest name and by folder name (lower-case). */
   byName: Map<string, BmadWorkflow>;
   workflows: BmadWorkflow[];
+  /** Declared output paths compiled against the project's BMAD config (identify.ts). */
+  patterns?: OutputPattern[];
+  /** Names that came from `_config/workflow-manifest.csv`. */
+  manifestNames?: Set<string>;
 }
 
 export const emptyBmadCatalog = (): BmadCatalog => ({ byName: new Map(), workflows: [] });
 
 const STEP_FILE = /^step-(\d+)([a-z]?)-(.+)\.md$/i;
+/** Mode step files: `step-e-01-discovery.md`, `step-v-02b-parity-check.md`. */
+const MODE_STEP_FILE = /^step-([a-z])-(\d+)([a-z]?)-(.+)\.md$/i;
+const MODE_NAMES: Record<string, string> = { e: 'edit', v: 'validate', c: 'create' };
+
+/** Orders the step files of a mode folder (`steps-e/`), ids as written (`step-e-01-discovery`). */
+export function modeStepsFromFileNames(dir: string, names: string[]): StepDef[] {
+  const parsed = names.map((n) => ({ n, m: MODE_STEP_FILE.exec(n) ?? STEP_FILE.exec(n) })).filter((x) => x.m);
+  const num = (x: RegExpExecArray) => (x.length === 5 ? [Number(x[2]), x[3]] : [Number(x[1]), x[2]]) as [number, string];
+  parsed.sort((a, b) => num(a.m!)[0] - num(b.m!)[0] || num(a.m!)[1].localeCompare(num(b.m!)[1]) || a.n.localeCompare(b.n));
+  return Object.freeze(parsed.map((p, i): StepDef => Object.freeze({ id: p.n.slice(0, -3), index: i + 1, title: p.n.slice(0, -3).replace(/^step-([a-z]-)?\d+[a-z]?-/i, '').replace(/-/g, ' '), file: path.join(dir, p.n) }))) as StepDef[];
+}
+
+/** Reads `key: value` from a file's leading frontmatter or YAML (first 4 KB), without a YAML parser. */
+async function declared(file: string, key: string): Promise<string | undefined> {
+  let fh: import('node:fs/promises').FileHandle | undefined;
+  try {
+    fh = await fsp.open(file, 'r');
+    const buf = Buffer.alloc(4096);
+    const { bytesRead } = await fh.read(buf, 0, 4096, 0);
+    const head = buf.subarray(0, bytesRead).toString('utf8');
+    const m = new RegExp(`^\\s*${key}\\s*:\\s*["']?([^"'#\\r\\n]+?)["']?\\s*(#.*)?$`, 'm').exec(head);
+    return m ? m[1].trim() : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    await fh?.close().catch(() => undefined);
+  }
+}
 
 /** Parses a step file name: `step-02b-vision.md` → {num: 2, letter: 'b', slug: 'vision'}. */
 export function parseStepFileName(name: string): { num: number; letter: string; slug: string; id: string } | undefined {
@@ -37,7 +74,7 @@ export function parseStepFileName(name: string): { num: number; letter: string; 
 }
 
 export function isContinuationStep(slug: string): boolean {
-  return /^continu/i.test(slug);
+  return /^(continu|resume)/i.test(slug);
 }
 
 /** Orders and numbers step files of one folder. */
@@ -91,9 +128,37 @@ export async function loadBmadCatalog(bmadDir: string): Promise<BmadCatalog> {
       }
       const { steps, continuation } = stepsFromFileNames(stepsDir, names);
       if (steps.length) {
+        const otherModes = subdirs.filter((s) => /^steps-[a-z]$/.test(s) && s !== 'steps-c').sort();
+        const modeSteps: Record<string, StepDef[]> = Object.create(null) as Record<string, StepDef[]>;
+        for (const m of otherModes) {
+          const d = path.join(dir, m);
+          let ns: string[] = [];
+          try {
+            ns = await fsp.readdir(d);
+          } catch {
+            ns = [];
+          }
+          modeSteps[MODE_NAMES[m.slice(-1)] ?? m] = modeStepsFromFileNames(d, ns);
+        }
+        if (stepsDirName === 'steps-c' && subdirs.includes('steps')) {
+          try {
+            modeSteps.plain = modeStepsFromFileNames(path.join(dir, 'steps'), await fsp.readdir(path.join(dir, 'steps')));
+          } catch {
+            // unreadable: no plain steps
+          }
+        }
+        const outputs: BmadWorkflow['outputs'] = [];
+        for (const st of steps.slice(0, 3)) {
+          const o = st.file ? await declared(st.file, 'outputFile') : undefined;
+          if (o && !outputs.some((x) => x.pattern === o)) outputs.push({ pattern: o, source: 'outputFile' });
+        }
+        for (const f of ['workflow.yaml', 'workflow.md']) {
+          const o = await declared(path.join(dir, f), 'default_output_file');
+          if (o && !outputs.some((x) => x.pattern === o)) outputs.push({ pattern: o, source: 'default_output_file' });
+        }
         const wf: BmadWorkflow = {
           name: path.basename(dir), dir, stepsDir, mode: stepsDirName === 'steps-c' ? 'create' : 'plain', steps, continuation,
-          otherModes: subdirs.filter((s) => /^steps-[a-z]$/.test(s) && s !== 'steps-c').sort(),
+          otherModes, modeSteps, outputs,
         };
         catalog.workflows.push(wf);
         if (!catalog.byName.has(wf.name.toLowerCase())) catalog.byName.set(wf.name.toLowerCase(), wf);
@@ -122,12 +187,16 @@ export async function loadBmadCatalog(bmadDir: string): Promise<BmadCatalog> {
         let folder = path.resolve(root, rel);
         if (/\.(md|ya?ml|xml)$/i.test(folder)) folder = path.dirname(folder);
         const wf = catalog.workflows.find((w) => w.dir === folder);
-        if (wf) catalog.byName.set(name.toLowerCase(), wf);
+        if (wf) {
+          catalog.byName.set(name.toLowerCase(), wf);
+          (catalog.manifestNames ??= new Set()).add(name.toLowerCase());
+        }
       }
     }
   } catch {
     // No manifest: folder names only.
   }
+  if (catalog.workflows.length) catalog.patterns = compileOutputPatterns(catalog, loadBmadConfig(root, { installDir: path.basename(bmadDir) }));
   return catalog;
 }
 
@@ -252,6 +321,11 @@ export const BMAD_STATUS_MAP: Record<string, import('../types').Status | undefin
   done: 'completed',
   approved: 'completed',
   archived: 'archived',
+  'implementation-complete': 'completed',
+  'implementation-ready': 'created',
+  final: 'completed',
+  finalized: 'completed',
+  validated: 'completed',
 });
 
 /**
@@ -273,3 +347,44 @@ export function lookupBmadWorkflow(catalog: BmadCatalog, workflow: string): Bmad
 export function statusKeyOf(state: Pick<import('../types').WorkflowState, 'dialect' | 'data'>): 'status' | 'workflowStatus' {
   return state.dialect === 'bmad' && state.data.status === undefined && typeof state.data.workflowStatus === 'string' ? 'workflowStatus' : 'status';
 }
+
+export interface OutputPattern {
+  re: RegExp;
+  workflow: BmadWorkflow;
+  source: 'outputFile' | 'default_output_file';
+  /** The declaration as written, for messages. */
+  declared: string;
+  /** Fewer wildcards = more specific; a literal path wins over `{{date}}` patterns. */
+  wildcards: number;
+}
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Compiles every workflow's declared outputs against the project's config variables. */
+export function compileOutputPatterns(catalog: BmadCatalog, cfg: BmadConfig): OutputPattern[] {
+  const out: OutputPattern[] = [];
+  for (const wf of catalog.workflows) {
+    for (const o of wf.outputs) {
+      // Only paths into the project: a pattern that still names an unknown folder variable at its start is skipped.
+      const expanded = expandVars(o.pattern.replace(/\{project-root\}/g, cfg.root), cfg.vars, cfg.root);
+      if (/^\{[^}]+\}/.test(expanded) || !/\.(md|ya?ml)$/i.test(expanded)) continue;
+      const abs = path.isAbsolute(expanded) ? expanded : path.resolve(cfg.root, expanded);
+      let wildcards = 0;
+      const re = abs
+        .split(/(\{\{[^}]+\}\}|\{[^}]+\})/)
+        .map((part) => {
+          if (/^\{\{[^}]+\}\}$|^\{[^}]+\}$/.test(part)) {
+            wildcards++;
+            return '[^/\\\\]*';
+          }
+          return escapeRe(part);
+        })
+        .join('');
+      out.push({ re: new RegExp(`^${re}$`, process.platform === 'win32' ? 'i' : ''), workflow: wf, source: o.source, declared: o.pattern, wildcards });
+    }
+  }
+  return out.sort((a, b) => a.wildcards - b.wildcards);
+}
+

@@ -162,7 +162,7 @@ function loadYamlVars(file: string, into: Record<string, string>, warnings: Bmad
   const text = readSmall(file);
   if (text === undefined) return false;
   try {
-    const data = parseYaml(text, { schema: 'core', maxAliasCount: 100 }) as unknown;
+    const data = parseYaml(text, { schema: 'core', maxAliasCount: 100, logLevel: 'error' }) as unknown;
     if (data && typeof data === 'object' && !Array.isArray(data)) {
       flattenStrings(data as Record<string, unknown>, into);
       nested?.(data as Record<string, unknown>);

@@ -151,7 +151,8 @@ export function buildSprint(parts: SprintParts): SprintModel {
     }
   }
   // Story files: the file named by the ledger key wins; another file for the same story is reported.
-  const sortedFiles = [...parts.stories].sort((a, b) => Number(!(a.key && byKey.has(a.key))) - Number(!(b.key && byKey.has(b.key))) || Number(a.status === undefined) - Number(b.status === undefined) || a.file.localeCompare(b.file));
+  const subNumbered = (f: StoryFile) => Number(/^\d+-\d+[a-z]?-\d/.test(f.key ?? ''));
+  const sortedFiles = [...parts.stories].sort((a, b) => Number(!(a.key && byKey.has(a.key))) - Number(!(b.key && byKey.has(b.key))) || Number(a.status === undefined) - Number(b.status === undefined) || subNumbered(a) - subNumbered(b) || a.file.localeCompare(b.file));
   for (const f of sortedFiles) {
     if (f.epic === undefined || f.story === undefined) continue;
     let s = match(f.key, f.epic, f.story);

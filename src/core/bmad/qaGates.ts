@@ -40,10 +40,11 @@ function storyIdOf(v: string | undefined): { epic: number; story: string } | und
 }
 
 function finish(g: StoryGate, now: Date): StoryGate {
+  // `expires` dates a review for re-checking; it closes only a waiver (an old PASS stays a PASS).
   const exp = g.expires ? Date.parse(g.expires) : NaN;
-  g.expired = Number.isFinite(exp) && exp < now.getTime();
-  const waived = g.verdict === 'WAIVED' && (g.waiver?.active ?? true);
-  g.open = !g.expired && (g.verdict === 'PASS' || g.verdict === 'CONCERNS' || waived);
+  g.expired = g.verdict === 'WAIVED' && Number.isFinite(exp) && exp < now.getTime();
+  const waived = g.verdict === 'WAIVED' && (g.waiver?.active ?? true) && !g.expired;
+  g.open = g.verdict === 'PASS' || g.verdict === 'CONCERNS' || waived;
   return g;
 }
 
@@ -54,7 +55,7 @@ export function parseQaGate(file: string, text: string, now: Date): StoryGate {
   const g: StoryGate = { file, ...fromName, topIssues: 0, open: false, expired: false, source: 'qa-gate' };
   let data: unknown;
   try {
-    data = parseYaml(text, { schema: 'core', maxAliasCount: 100 }) as unknown;
+    data = parseYaml(text, { schema: 'core', maxAliasCount: 100, logLevel: 'error' }) as unknown;
   } catch (e) {
     g.error = (e as Error).message.split('\n')[0];
     return g;

@@ -11,7 +11,7 @@ import { parseLedger, type Ledger } from './ledger';
 import { parseStory, storyKeyFromName, type StoryFile } from './story';
 import { parseEpics, type PlannedEpic } from './epics';
 import { parseGateDecision, parseQaGate, type StoryGate } from './qaGates';
-import { buildSprint, type SprintModel } from './drift';
+import { buildSprint, type SprintModel, type SprintStory } from './drift';
 
 export interface SprintReport extends SprintModel {
   root: string;
@@ -82,14 +82,17 @@ function inside(root: string, p: string): boolean {
 }
 
 /** Bounded walk for files named `name` (depth 5, skipping dependency and build folders). */
-function findNamed(root: string, name: RegExp, depth = 5, limit = 20): string[] {
+function findNamed(root: string, name: RegExp, depth = 4, limit = 20): string[] {
   const out: string[] = [];
   const walk = (dir: string, d: number) => {
     if (d > depth || out.length >= limit) return;
     for (const e of listDir(dir)) {
       if (e.isDirectory()) {
         if (SKIP_DIRS.has(e.name) || (e.name.startsWith('.') && e.name !== '.bmad-core')) continue;
-        walk(path.join(dir, e.name), d + 1);
+        const sub = path.join(dir, e.name);
+        // Another project (its own repository) nested inside is not this project's ledger.
+        if (exists(path.join(sub, '.git')) || isDir(path.join(sub, '.git'))) continue;
+        walk(sub, d + 1);
       } else if (e.isFile() && name.test(e.name)) out.push(path.join(dir, e.name));
     }
   };
@@ -117,8 +120,9 @@ export function findLedgerFile(cfg: BmadConfig): string | undefined {
 function storyFilesIn(dir: string, depth: number, out: Map<string, string>): void {
   for (const e of listDir(dir)) {
     const p = path.join(dir, e.name);
-    if (e.isFile() && /\.md$/i.test(e.name) && storyKeyFromName(e.name)) out.set(p, p);
-    else if (e.isDirectory() && depth > 0 && !SKIP_DIRS.has(e.name) && !e.name.startsWith('.')) storyFilesIn(p, depth - 1, out);
+    // A symlinked story is read (and its writes refused when it points outside the workspace).
+    if ((e.isFile() || e.isSymbolicLink()) && /\.md$/i.test(e.name) && storyKeyFromName(e.name)) out.set(p, p);
+    else if (e.isDirectory() && depth > 0 && !SKIP_DIRS.has(e.name) && !e.name.startsWith('.') && !/^(archive|archived|old|deprecated)$/i.test(e.name)) storyFilesIn(p, depth - 1, out);
   }
 }
 
@@ -128,6 +132,64 @@ function epicsFilesIn(dir: string, out: Set<string>): void {
     if (e.isFile() && /epic/i.test(e.name) && /\.md$/i.test(e.name) && !/retro/i.test(e.name)) out.add(p);
     else if (e.isDirectory() && /epic/i.test(e.name)) for (const s of listDir(p)) if (s.isFile() && /\.md$/i.test(s.name)) out.add(path.join(p, s.name));
   }
+}
+
+/** Folders story files are looked for in: the ledger's story_location, the ledger's own folder, the config's. */
+function storyDirs(cfg: BmadConfig, ledgerFile: string | undefined, ledger: Ledger | undefined): Set<string> {
+  const dirs = new Set<string>();
+  const addDir = (d: string | undefined) => {
+    if (!d) return;
+    const abs = path.resolve(cfg.root, d.replace(/\{project-root\}\/?/g, ''));
+    if (inside(cfg.root, abs) && isDir(abs)) dirs.add(abs);
+  };
+  if (ledger?.storyLocation) addDir(ledger.storyLocation);
+  if (ledgerFile) addDir(path.dirname(ledgerFile));
+  addDir(cfg.implementationArtifacts);
+  addDir(cfg.storyLocation);
+  addDir(path.join(cfg.implementationArtifacts, 'stories'));
+  addDir(path.join(cfg.outputFolder, 'stories'));
+  addDir(path.join(cfg.root, 'docs', 'stories'));
+  addDir(path.join(cfg.root, 'docs', 'sprint-artifacts'));
+  return dirs;
+}
+
+/**
+ * One story, read the short way for a write: the config, the ledger and the file named by the
+ * story's key (no walk over every story, epics or gates). Undefined when that is not enough (no
+ * ledger entry, or no file by that name): the caller then reads the whole sprint.
+ */
+export function loadStoryQuick(root: string, ref: string, opts: SprintOptions = {}): { report: SprintReport; story: SprintStory } | undefined {
+  const cfg = loadBmadConfig(root, { installDir: opts.installDir, outputDir: opts.outputDir });
+  const ledgerFile = findLedgerFile(cfg);
+  if (!ledgerFile) return undefined;
+  const text = readText(ledgerFile, opts.overrides);
+  if (text === undefined) return undefined;
+  const ledger = parseLedger(ledgerFile, text);
+  const r = ref.trim().replace(/\.md$/i, '');
+  let entry = ledger.byKey.get(r);
+  if (!entry) {
+    const m = /^(\d+)[.\-](\d+)([a-z]?)$/i.exec(r);
+    const hits = m ? ledger.entries.filter((e) => e.kind === 'story' && e.epic === Number(m[1]) && e.story === `${Number(m[2])}${m[3].toLowerCase()}`) : [];
+    if (hits.length !== 1) return undefined;
+    entry = hits[0];
+  }
+  let file: string | undefined;
+  for (const d of storyDirs(cfg, ledgerFile, ledger)) {
+    const p = path.join(d, `${entry.key}.md`);
+    if (exists(p)) {
+      file = p;
+      break;
+    }
+  }
+  if (!file) return undefined;
+  const storyText = readText(file, opts.overrides);
+  if (storyText === undefined) return undefined;
+  // Only this story and its epic: the write needs its state, not the drift of the other 999.
+  const only: Ledger = { ...ledger, entries: ledger.entries.filter((e) => e === entry || (e.kind === 'epic' && e.epic === entry!.epic)), problems: [] };
+  const model = buildSprint({ root: cfg.root, ledger: only, stories: [parseStory(file, storyText)], epics: new Map(), gates: [], now: opts.now ?? new Date(), staleDays: opts.staleDays ?? 7 });
+  const story = model.stories.find((s) => s.key === entry!.key);
+  if (!story) return undefined;
+  return { report: { ...model, root: cfg.root, config: cfg, ledgerFile, ledger, storyDirs: [], epicsFiles: [], files: [ledgerFile, file] }, story };
 }
 
 /**
@@ -148,21 +210,7 @@ export function loadSprint(root: string, opts: SprintOptions = {}): SprintReport
       files.push(ledgerFile);
     }
   }
-  // Story folders: the ledger's story_location, the ledger's own folder, the config's.
-  const dirs = new Set<string>();
-  const addDir = (d: string | undefined) => {
-    if (!d) return;
-    const abs = path.resolve(cfg.root, d.replace(/\{project-root\}\/?/g, ''));
-    if (inside(cfg.root, abs) && isDir(abs)) dirs.add(abs);
-  };
-  if (ledger?.storyLocation) addDir(ledger.storyLocation);
-  if (ledgerFile) addDir(path.dirname(ledgerFile));
-  addDir(cfg.implementationArtifacts);
-  addDir(cfg.storyLocation);
-  addDir(path.join(cfg.implementationArtifacts, 'stories'));
-  addDir(path.join(cfg.outputFolder, 'stories'));
-  addDir(path.join(cfg.root, 'docs', 'stories'));
-  addDir(path.join(cfg.root, 'docs', 'sprint-artifacts'));
+  const dirs = storyDirs(cfg, ledgerFile, ledger);
   const storyPaths = new Map<string, string>();
   for (const d of dirs) storyFilesIn(d, 3, storyPaths);
   const stories: StoryFile[] = [];
@@ -249,4 +297,13 @@ export function findStory(report: SprintReport, ref: string): SprintReport['stor
   if (!m) return undefined;
   const id = `${Number(m[2])}${m[3].toLowerCase()}`;
   return report.stories.find((s) => s.epic === Number(m[1]) && s.story === id);
+}
+
+/** The drift problems of a project's sprint (none when it has no BMAD sprint). Never throws. */
+export function sprintProblems(root: string, opts: SprintOptions = {}): Problem[] {
+  try {
+    return loadSprint(root, opts)?.problems ?? [];
+  } catch (e) {
+    return [{ file: root, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, severity: 'warning', code: 'sprint-unreadable', message: `The BMAD sprint could not be read (${(e as Error).message}); sprint checks are skipped.` }];
+  }
 }

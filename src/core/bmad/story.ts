@@ -56,7 +56,7 @@ export function storyKeyFromName(file: string): { key: string; epic: number; sto
   if (/\.context\.|retro|validation-report|-review\.md$/i.test(base) || /^\d{4}-\d{2}-\d{2}/.test(base)) return undefined;
   let m = V6_NAME.exec(base);
   if (m) return { key: base.slice(0, -3), epic: Number(m[1]), story: `${Number(m[2])}${m[3].toLowerCase()}`, v4: false };
-  m = V4_NAME.exec(base);
+  m = V4_NAME.exec(base.replace(/\.story\.md$/i, '.md'));
   if (m) return { key: `${Number(m[1])}-${Number(m[2])}${m[3].toLowerCase()}-${(m[4] ?? 'story').toLowerCase()}`, epic: Number(m[1]), story: `${Number(m[2])}${m[3].toLowerCase()}`, v4: true };
   return undefined;
 }

@@ -14,9 +14,11 @@ import { assertWritableInside } from '../engine/roots';
 import { nearest } from '../model/config';
 import { applyLineEdits, ledgerRank, parseLedger, rewriteLedgerStatus, STORY_STATUSES } from './ledger';
 import { findTask, parseStory } from './story';
-import { findStory, loadSprint, type SprintOptions, type SprintReport } from './sprint';
+import { findStory, loadSprint, loadStoryQuick, type SprintOptions, type SprintReport } from './sprint';
 import type { SprintStory } from './drift';
 import * as fs from 'node:fs';
+import type { WriteGuard, WriteObserver } from '../api';
+import type { HistoryEntry } from '../types';
 
 export interface StoryWriteOptions {
   expectHash?: string;
@@ -26,6 +28,24 @@ export interface StoryWriteOptions {
   force?: boolean;
   now?: Date;
   sprint?: Omit<SprintOptions, 'overrides' | 'now'>;
+  /** Run under the locks before anything is written (leases, trust); a throw refuses the write. */
+  guards?: WriteGuard[];
+  /** Told after the write and its history line (events log); their failures never fail the write. */
+  observers?: WriteObserver[];
+}
+
+async function runGuards(opts: StoryWriteOptions, root: string, files: string[], operation: string): Promise<void> {
+  for (const file of files) for (const g of opts.guards ?? []) await g({ file, root, operation, actor: opts.actor, session: opts.session });
+}
+
+async function notify(opts: StoryWriteOptions, entry: HistoryEntry, root: string, operation: string): Promise<void> {
+  for (const o of opts.observers ?? []) {
+    try {
+      await o(entry, { file: entry.file, root, operation, actor: opts.actor, session: opts.session });
+    } catch {
+      // An observer (events log) failing never undoes a landed write.
+    }
+  }
 }
 
 export interface StoryWriteResult {
@@ -40,6 +60,8 @@ export interface StoryWriteResult {
 }
 
 function load(root: string, ref: string, opts: StoryWriteOptions): { report: SprintReport; story: SprintStory } {
+  const quick = loadStoryQuick(root, ref, { ...opts.sprint, now: opts.now });
+  if (quick) return quick;
   const report = loadSprint(root, { ...opts.sprint, now: opts.now });
   if (!report) throw new WaymarkError('unreadable', `No BMAD sprint under ${root}: no sprint-status.yaml and no story files were found. Run BMAD sprint planning first.`, root);
   const story = findStory(report, ref);
@@ -81,7 +103,7 @@ export async function setStoryStatus(root: string, ref: string, status: string, 
   if (!files.length) throw new WaymarkError('invalid', `Story ${first.story.key} has neither a story file nor a ledger entry to write.`);
   for (const f of files) assertWritableInside(f, first.report.root);
   const now = opts.now ?? new Date();
-  return withLocks(first.report.root, files, () => {
+  return withLocks(first.report.root, files, async () => {
     // Re-read under the locks: what we change is what is there now.
     const { report, story } = load(root, ref, opts);
     if (opts.expectHash && opts.expectHash !== story.stateHash) {
@@ -119,6 +141,7 @@ export async function setStoryStatus(root: string, ref: string, status: string, 
       writes.push({ file: report.ledgerFile, before: text, after: rewriteLedgerStatus(text, ledger, story.key, want, now) });
     }
     if (!writes.length) return { key: story.key, operation: 'story-set-status' as const, written: [], before: story, after: story, changed: false };
+    await runGuards(opts, report.root, writes.map((w) => w.file), 'story-set-status');
     const done: typeof writes = [];
     try {
       for (const w of writes) {
@@ -143,6 +166,7 @@ export async function setStoryStatus(root: string, ref: string, status: string, 
       from: { status: current ?? null }, to: { status: want }, hashBefore: story.stateHash, hashAfter: after.stateHash,
       detail: { key: story.key, files: writes.map((w) => rel(w.file)) },
     });
+    await notify(opts, hist.entry, report.root, 'story-set-status');
     return { key: story.key, operation: 'story-set-status' as const, written: writes.map((w) => w.file), before: story, after, changed: true, seq: hist.entry.seq };
   });
 }
@@ -154,7 +178,7 @@ export async function checkStoryTask(root: string, ref: string, task: string, op
   if (!file) throw new WaymarkError('unreadable', `Story ${first.story.key} has no story file to tick a task in. Create it first (BMAD create-story).`, first.report.ledgerFile);
   assertWritableInside(file, first.report.root);
   const now = opts.now ?? new Date();
-  return withLocks(first.report.root, [file], () => {
+  return withLocks(first.report.root, [file], async () => {
     const { report, story } = load(root, ref, opts);
     if (opts.expectHash && opts.expectHash !== story.stateHash) {
       throw new WaymarkError('conflict', `Story ${story.key} changed since it was read (state hash ${story.stateHash.slice(0, 12)}…). Read it again, then retry.`, file, { currentHash: story.stateHash });
@@ -169,6 +193,7 @@ export async function checkStoryTask(root: string, ref: string, task: string, op
       throw new WaymarkError('transition', `Story ${story.key} is done; unticking task ${t.number} would rewind completed work. Use --force if that is what you mean.`, file);
     }
     const next = applyLineEdits(text, [{ line: t.line, start: t.boxColumn, end: t.boxColumn + 3, value: want ? '[x]' : '[ ]' }]);
+    await runGuards(opts, report.root, [file], 'story-check');
     writeFileAtomic(file, next, { root: report.root, mustExist: true });
     const after = load(root, story.key, opts).story;
     const hist = appendHistory(report.root, {
@@ -176,6 +201,7 @@ export async function checkStoryTask(root: string, ref: string, task: string, op
       from: { task: t.number, checked: t.checked }, to: { task: t.number, checked: want }, hashBefore: story.stateHash, hashAfter: after.stateHash,
       detail: { key: story.key, text: t.text },
     });
+    await notify(opts, hist.entry, report.root, 'story-check');
     return { key: story.key, operation: 'story-check' as const, written: [file], before: story, after, changed: true, seq: hist.entry.seq, task: t.number };
   });
 }

@@ -8,7 +8,7 @@ import { writeFileAtomic } from '../store/atomicWrite';
 import { acquireFileLock, type HeldLock } from '../store/fileLock';
 import { readHistory } from '../store/history';
 import { completeIntent } from '../store/intentJournal';
-import { safeWritePath } from '../store/safePath';
+import { safeMkdir, safeWritePath } from '../store/safePath';
 import type { WritePipeline } from './writePipeline';
 
 function slug(s: string): string {
@@ -32,6 +32,8 @@ export async function delegateWorkflow(w: WritePipeline, file: string, args: { a
   const wctx = w.writeContext(abs, ctx.root, 'delegate', opts);
   let childLock: HeldLock | undefined;
   let result: MutationResult;
+  let created: { deepest: string; top: string } | undefined;
+  let done = false;
   const entries: { entry: HistoryEntry; ctx: WriteContext & { after?: WorkflowState } }[] = [];
   try {
     if (target !== undefined) await w.recover(ctx, abs);
@@ -60,18 +62,20 @@ export async function delegateWorkflow(w: WritePipeline, file: string, args: { a
     let childId = `${parentId}.${agentSlug}`;
     for (let n = 2; taken.has(childId); n++) childId = `${parentId}.${agentSlug}-${n}`;
     let out: string;
+    let missingDir: string | undefined;
     if (args.out) {
       out = path.resolve(args.out);
       // Never outside the workspace, by its real path (`../../x.md`, `/abs/x.md`, a linked folder).
       safeWritePath(ctx.root, out, '--out');
       if (fs.existsSync(out)) throw new WaymarkError('usage', `${out} already exists; choose another --out path (delegate never overwrites a file).`, out);
-      let dirOk = false;
+      let dir: fs.Stats | undefined;
       try {
-        dirOk = fs.statSync(path.dirname(out)).isDirectory();
+        dir = fs.statSync(path.dirname(out));
       } catch {
-        dirOk = false;
+        dir = undefined; // created below, inside the workspace, once the guards let the write go
       }
-      if (!dirOk) throw new WaymarkError('usage', `The folder of --out ${out} does not exist; create it first.`, out);
+      if (dir && !dir.isDirectory()) throw new WaymarkError('usage', `The folder of --out ${out} is a file; choose another --out path.`, out);
+      if (!dir) missingDir = path.dirname(out);
     } else {
       const base = path.join(path.dirname(abs), path.basename(abs).replace(/\.md$/i, ''));
       out = `${base}.${agentSlug}.md`;
@@ -113,6 +117,13 @@ export async function delegateWorkflow(w: WritePipeline, file: string, args: { a
       return { file: out, operation: 'delegate', before: p, after: child.state, newText: childText, written: false };
     }
     await w.runGuards(wctx);
+    // --out into a folder that does not exist yet: create it (checked inside the workspace by its real path).
+    if (missingDir) {
+      let top = missingDir;
+      while (!fs.existsSync(path.dirname(top)) && path.dirname(top) !== top) top = path.dirname(top);
+      safeMkdir(ctx.root, missingDir, '--out');
+      created = { deepest: missingDir, top };
+    }
     // Claim the child's path before touching the parent: a lost race then changes nothing.
     childLock = await acquireFileLock(out, w.lockOptions(ctx.root));
     if (fs.existsSync(out)) throw new WaymarkError('conflict', `${out} was created by someone else meanwhile; retry. Nothing was changed.`, out);
@@ -163,9 +174,21 @@ export async function delegateWorkflow(w: WritePipeline, file: string, args: { a
     const ce = w.append(ctx, { ...ce0, intent: `${intent.id}:1` });
     entries.push({ entry: ce, ctx: { ...cctx, after: child.state } });
     result = { file: out, operation: 'delegate', before: p, after: child.state, newText: childText, written: true, seq: ce.seq };
+    done = true;
   } finally {
     childLock?.release();
     parentLock?.release();
+    // Refused or failed after the folder was made for it: take the empty folders back.
+    if (created && !done) {
+      for (let d = created.deepest; ; d = path.dirname(d)) {
+        try {
+          fs.rmdirSync(d); // only ever an empty folder
+        } catch {
+          break;
+        }
+        if (d === created.top) break;
+      }
+    }
   }
   w.model.refreshCross();
   let observersOk = true;

@@ -24,7 +24,7 @@ export function createProtocolApi(init: StateCoreInit, deps: { clock: Clock; log
   return {
     resume: (root, file, options) => resume(root, file, { clock, logger, contexts, ...(options?.expire !== undefined ? { expire: options.expire } : {}) }),
     resumeRoot: (root) => resumeRoot(root, { clock, logger, contexts }),
-    sync: (root, a) => sync(root, { clock, logger, contexts, guards, ...who(a) }),
+    sync: (root, a) => sync(root, { clock, logger, contexts, guards, force: a?.force, ...who(a) }),
     history: (root, file) => historyOf(root, file, { contexts }),
 
     createCheckpoint: (root, options) => createCheckpoint(root, { clock, logger, contexts, ...options, ...who(options) }),

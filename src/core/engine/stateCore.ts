@@ -1,5 +1,6 @@
 import * as path from 'node:path';
-import type { MemoryApi, ProtocolApi, StateCore, StateCoreOptions } from '../api';
+import type { MemoryApi, ProtocolApi, SprintApi, StateCore, StateCoreOptions } from '../api';
+import { createSprintApi } from '../bmad/sprintApi';
 import { silentLogger, systemClock } from '../ports';
 import type {
   ChangeEvent,
@@ -34,6 +35,7 @@ import { createProtocolApi } from './protocolApi';
 import { CoreMemory } from './memoryApi';
 import { workspaceFolderOf } from './roots';
 import { leaseGuard } from '../protocol/leases';
+import { enforcementGuard } from '../protocol/orchestrator';
 import { eventsGuard, eventsObserver } from '../protocol/events';
 
 /**
@@ -43,6 +45,7 @@ import { eventsGuard, eventsObserver } from '../protocol/events';
 class StateCoreImpl implements StateCore {
   readonly roots: string[];
   readonly protocol: ProtocolApi;
+  readonly sprint: SprintApi;
   readonly memory: MemoryApi;
   private readonly clock;
   private readonly contexts: ContextCache;
@@ -62,11 +65,12 @@ class StateCoreImpl implements StateCore {
     this.memory = this.coreMemory;
     // Every face gets the same write path: leases honoured on every write, every write an event,
     // completions fed to memory unless it is off.
-    const guards = [leaseGuard(), eventsGuard(), ...(init.guards ?? [])];
+    const guards = [leaseGuard(), enforcementGuard(), eventsGuard(), ...(init.guards ?? [])];
     const observers = [eventsObserver(), ...(init.observers ?? []), ...(consolidate ? [this.coreMemory.observer()] : [])];
     this.model = new WorkflowModel(this.roots, this.contexts, (abs) => this.writes.readWorkflow(abs), { overrides: init.configOverrides, logger, clock: this.clock, scanIndex: init.scanIndex });
     this.writes = new WritePipeline({ ...init, guards, observers }, logger, this.clock, this.contexts, this.model);
     this.protocol = createProtocolApi(init, { clock: this.clock, logger, contexts: this.contexts, guards });
+    this.sprint = createSprintApi({ clock: this.clock, guards, observers, actor: init.actor, session: init.session });
   }
 
   // The model.

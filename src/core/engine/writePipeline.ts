@@ -10,7 +10,8 @@ import { editFrontmatter } from '../model/edit';
 import * as fs from 'node:fs';
 import { writeFileAtomic, removeStaleTemps } from '../store/atomicWrite';
 import { acquireFileLock, type HeldLock } from '../store/fileLock';
-import { appendHistory, assertHistoryAppendable, readHistory, stateChange } from '../store/history';
+import { appendHistory, assertHistoryAppendable, historySnapshot, lastRecordedState, readHistory, stateChange } from '../store/history';
+import { runningSession } from '../protocol/sessions';
 import { assertJournalWritable, completeIntent, currentSha256, orphanedIntents, sha256Hex, writeIntent, type IntentEntry, type IntentWrite } from '../store/intentJournal';
 import { assertWritable, safeWritePath } from '../store/safePath';
 import { readRegularFileSync } from '../store/safeRead';
@@ -31,7 +32,25 @@ export function checkReason(reason: string | undefined, file?: string): void {
 import { assertWritableInside } from './roots';
 
 /** Keys a plan may touch without changing the state (the state hash leaves them out). */
-const TIMESTAMP_KEYS = new Set(['updatedAt']);
+const TIMESTAMP_KEYS = new Set(['updatedAt', 'session']);
+
+/**
+ * Errors the file had before that it still has after (by code): what a change leaves unfixed.
+ * Changing a file that fails validation is refused unless forced (issue 9, item 7).
+ */
+export function unfixedErrors(before: Problem[], after: Problem[]): Problem[] {
+  const left = errorCounts(after);
+  const out: Problem[] = [];
+  for (const p of before) {
+    if (p.severity !== 'error') continue;
+    const n = left.get(p.code) ?? 0;
+    if (n > 0) {
+      left.set(p.code, n - 1);
+      out.push(p);
+    }
+  }
+  return out;
+}
 
 function errorCounts(problems: Problem[]): Map<string, number> {
   const m = new Map<string, number>();
@@ -219,8 +238,71 @@ export class WritePipeline {
     return parseWorkflowFile(abs, text, ctx);
   }
 
+  /** Who writes: the caller's session, else the core's, else the session running in the workspace (`waymark session start`). */
   writeContext(abs: string, root: string, operation: string, opts: MutationOptions): WriteContext {
-    return { file: abs, root, operation, actor: opts.actor ?? this.init.actor, session: opts.session ?? this.init.session };
+    return { file: abs, root, operation, actor: opts.actor ?? this.init.actor, session: opts.session ?? this.init.session ?? runningSession(root)?.id };
+  }
+
+  /**
+   * A hand edit since the last history line (the file's state is not the `to` of the last
+   * entry) becomes an `external-edit` line first, so history has no gap and `--at` is exact:
+   * `from` is what history last recorded, `to` the whole state as found.
+   */
+  recordExternalEdit(ctx: WorkspaceContext, abs: string, found: WorkflowState, wctx: WriteContext, last: HistoryEntry | undefined): HistoryEntry | undefined {
+    if (!last || last.hashAfter === found.stateHash) return undefined;
+    // Rare (a hand edit): only now is the whole history read, for what it last recorded.
+    const entries = readHistory(ctx.root, abs, ctx.config.history?.dir);
+    const known: Record<string, unknown> = {};
+    for (const e of [...entries].sort((a, b) => a.seq - b.seq)) {
+      if (e.from) for (const [k, v] of Object.entries(e.from)) if (!(k in known)) known[k] = v;
+      if (e.to) Object.assign(known, e.to);
+    }
+    const now = historySnapshot(found);
+    const from: Record<string, unknown> = {};
+    const to: Record<string, unknown> = {};
+    for (const k of new Set([...Object.keys(known), ...Object.keys(now)])) {
+      to[k] = now[k] ?? null;
+      from[k] = k in known ? known[k] : null;
+    }
+    const entry = this.append(ctx, {
+      time: this.clock.now().toISOString(),
+      session: wctx.session,
+      actor: 'external',
+      operation: 'external-edit',
+      file: abs,
+      from,
+      to,
+      hashBefore: last.hashAfter,
+      hashAfter: found.stateHash,
+      detail: { note: `the file was edited outside Waymark after history #${last.seq}; found by ${wctx.actor ?? 'a writer'} before ${wctx.operation}` },
+    });
+    this.logger.info(`[history] ${abs}: recorded an external edit (#${entry.seq}) before ${wctx.operation}`);
+    return entry;
+  }
+
+  /**
+   * Refuses a change to a file with error-level problems the change leaves in place (exit 4,
+   * naming the first and its fix), unless forced. `fix` is exempt: it is the way out.
+   */
+  checkProblems(read: ReadFile, after: WorkflowState, operation: string, opts: MutationOptions): Problem[] {
+    if (operation === 'fix') return [];
+    const left = unfixedErrors(read.problems, after.problems);
+    if (!left.length || opts.force) return left;
+    const p = left[0];
+    const file = read.state.file;
+    throw new WaymarkError(
+      'refused',
+      `Refused: ${file} has ${left.length === 1 ? 'an error' : `${left.length} errors`} that ${operation} does not fix: line ${p.range.start.line + 1}: ${p.code}: ${p.message} Fix it first (as the problem says; waymark validate ${file} lists all, waymark fix applies the quick fixes), or pass --force to ${operation} anyway (recorded in history).`,
+      file,
+      { problems: left.map((x) => ({ code: x.code, line: x.range.start.line + 1, message: x.message })) },
+    );
+  }
+
+  /** The file's own `session:` key follows the session that writes it (when the file has one). */
+  sessionEdit(state: WorkflowState, wctx: WriteContext, plan: Plan): Plan {
+    if (!wctx.session || !Object.prototype.hasOwnProperty.call(state.data, 'session')) return plan;
+    if (String(state.data.session) === wctx.session || plan.edits.some((e) => e.key === 'session')) return plan;
+    return { ...plan, edits: [...plan.edits, { key: 'session', value: wctx.session }] };
   }
 
   gateLookup(ctx: WorkspaceContext, state: WorkflowState): GateLookup {
@@ -303,9 +385,10 @@ export class WritePipeline {
     if (opts.text !== undefined) {
       const read = this.parse(abs, opts.text, ctx);
       this.checkHash(read.state, opts);
-      const plan = makePlan(read.state, ctx);
+      const plan = this.sessionEdit(read.state, this.writeContext(abs, ctx.root, operation, opts), makePlan(read.state, ctx));
       const { newText, after } = this.applyPlan(read, plan, ctx, operation);
       if (this.isNoChange(read, plan, after, operation)) return { file: abs, operation, before: read.state, after: read.state, newText: read.text, written: false, changed: false };
+      this.checkProblems(read, after, operation, opts);
       return { file: abs, operation, before: read.state, after, newText, written: false, changed: true };
     }
     const target = this.writeTarget(abs, ctx.root);
@@ -320,15 +403,22 @@ export class WritePipeline {
       const read = this.readAt(abs, target, ctx);
       this.checkHash(read.state, opts);
       await this.runGuards(wctx);
-      const plan = makePlan(read.state, ctx);
+      const plan = this.sessionEdit(read.state, wctx, makePlan(read.state, ctx));
       const { newText, after } = this.applyPlan(read, plan, ctx, operation);
       if (this.isNoChange(read, plan, after, operation)) {
         // Same state (hashes leave timestamps out): nothing to write, nothing to record.
         this.model.set(abs, read.state);
         return { file: abs, operation, before: read.state, after: read.state, newText: read.text, written: false, changed: false };
       }
+      const forced = this.checkProblems(read, after, operation, opts);
       this.preflight(ctx, abs, target);
-      const planned = this.entryFor(abs, operation, wctx, read.state, after, plan.detail);
+      const recorded = lastRecordedState(ctx.root, abs, ctx.config.history?.dir);
+      const external = this.recordExternalEdit(ctx, abs, read.state, wctx, recorded.last);
+      const detail = forced.length ? { ...(plan.detail ?? {}), forced: { problems: forced.map((p) => p.code) } } : plan.detail;
+      const planned = this.entryFor(abs, operation, wctx, read.state, after, detail);
+      // A file's first history line records the whole state it started from: later lines
+      // record only what changed, and `history --at` needs a known starting point.
+      if (!recorded.any && !external) planned.from = { ...historySnapshot(read.state), ...planned.from };
       intent = this.journal(ctx, abs, [{ file: target, text: newText }], [{ entry: planned, evidence: 0 }]);
       try {
         if (newText !== read.text) writeFileAtomic(target, newText, { root: ctx.root, mustExist: true, beforeRename: this.casCheck(lock, target, abs, read.text) });

@@ -1,5 +1,5 @@
 import type { EntityRecord, JournalOp, ListFilter, MemoryRecord, MemoryStore, RecallItem, RecallQuery, RelationRecord, StoreCounts } from './model';
-import { impliedGraph, matchesFilters, memoryLinks, queryWords, scoreItem, sortRecall, textScore } from './links';
+import { impliedGraph, matchesFilters, memoryLinks, queryWords, onlyStopWords, scoreItem, sortRecall, textScore } from './links';
 
 /**
  * The fallback store: everything in memory, built from the journal files. Used when Kuzu
@@ -40,7 +40,7 @@ export class JournalStore implements MemoryStore {
         this.removeSync(op.rec.ids);
       } else if (op.op === 'relate') {
         for (const id of [op.rec.from, op.rec.to]) {
-          if (!this.ents.has(id)) this.ents.set(id, { id, kind: id.split(':')[0], name: id.slice(id.indexOf(':') + 1), createdAt: new Date(0).toISOString() });
+          if (!this.ents.has(id)) this.ents.set(id, { id, kind: id.split(':')[0], name: id.slice(id.indexOf(':') + 1), createdAt: op.rec.at ?? new Date().toISOString() });
         }
         this.relate(op.rec);
       }
@@ -76,6 +76,8 @@ export class JournalStore implements MemoryStore {
     const limit = q.limit ?? 20;
     const maxD = q.maxDistance ?? 2;
     const words = queryWords(q.text);
+    // "for" alone must not recall every memory as if no text were given.
+    if (onlyStopWords(q.text) && !q.entities?.length) return [];
     const superseded = this.supersededIds();
     const dist = new Map<string, number>();
     if (q.entities?.length) {

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { WaymarkError, errorMessage } from '../errors';
 import type { EntityRecord, JournalOp, ListFilter, MemoryRecord, MemoryStore, MemoryType, RecallItem, RecallQuery, RelationRecord, StoreCounts } from './model';
-import { impliedGraph, memoryLinks, queryWords, scoreItem, sortRecall, textScore } from './links';
+import { impliedGraph, memoryLinks, queryWords, onlyStopWords, scoreItem, sortRecall, textScore } from './links';
 
 /* The Kuzu engine behind the MemoryStore port. Kuzu realities handled here:
  * - one process per database file: open fails with "Could not set lock"; we retry until
@@ -311,7 +311,7 @@ export class KuzuStore implements MemoryStore {
         forget.push(...op.rec.ids);
       } else if (op.op === 'relate') {
         for (const id of [op.rec.from, op.rec.to]) {
-          if (!ents.has(id)) ents.set(id, { id, kind: id.includes(':') ? id.slice(0, id.indexOf(':')) : 'component', name: id.slice(id.indexOf(':') + 1), createdAt: new Date(0).toISOString() });
+          if (!ents.has(id)) ents.set(id, { id, kind: id.includes(':') ? id.slice(0, id.indexOf(':')) : 'component', name: id.slice(id.indexOf(':') + 1), createdAt: op.rec.at ?? new Date().toISOString() });
         }
         addRel(op.rec);
       }
@@ -402,6 +402,8 @@ export class KuzuStore implements MemoryStore {
     const limit = Math.max(1, Math.floor(q.limit ?? 20));
     const maxD = Math.max(0, Math.min(q.maxDistance ?? 2, 4));
     const words = queryWords(q.text);
+    // "for" alone must not recall every memory as if no text were given.
+    if (onlyStopWords(q.text) && !q.entities?.length) return [];
     const labels = (q.types?.length ? q.types : (Object.keys(MEMORY_TABLES) as MemoryType[])).map((t) => MEMORY_TABLES[t]).join(':');
     const since = q.since ? Date.parse(q.since) : undefined;
     const sinceClause = since !== undefined && Number.isFinite(since) ? ` AND m.createdAt >= ${Math.floor(since)}` : '';

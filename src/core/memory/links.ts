@@ -110,9 +110,20 @@ export function textScore(rec: MemoryRecord, words: string[]): number {
   return n / words.length;
 }
 
+/** Words that say nothing about what a memory is about: never matched on their own. */
+const STOP_WORDS = new Set(
+  'a an and are as at be but by can do does for from had has have how if in into is it its of on or so than that the their then there these this those to was we were what when where which who why will with you your not no yes all any'.split(' '),
+);
+
+/** The words free-text recall matches: lower-cased, deduplicated, stop-words ("for", "the") left out. */
 export function queryWords(text: string | undefined): string[] {
   if (!text) return [];
-  return [...new Set(text.toLowerCase().split(/[^\p{L}\p{N}_.#/-]+/u).filter((w) => w.length > 1))].slice(0, 12);
+  return [...new Set(text.toLowerCase().split(/[^\p{L}\p{N}_.#/-]+/u).filter((w) => w.length > 1 && !STOP_WORDS.has(w)))].slice(0, 12);
+}
+
+/** True when a text query was given but every word of it is a stop-word: nothing can match it. */
+export function onlyStopWords(text: string | undefined): boolean {
+  return !!text && /[\p{L}\p{N}]/u.test(text) && queryWords(text).length === 0;
 }
 
 export function sortRecall(items: RecallItem[], limit: number): RecallItem[] {

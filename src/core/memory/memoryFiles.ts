@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { writeFileAtomic, sweepStaleTemps } from '../store/atomicWrite';
 import { assertRegularOrMissing, readInternalIfExists, safeMkdir, safeWritePath } from '../store/safePath';
 import { acquireFileLock } from '../store/fileLock';
+import { splitFrontmatter, safeYamlParse } from '../model/frontmatter';
 
 /* Hot and cold memory files: plain Markdown, readable without Kuzu.
  * Hot (`session_state.md`) is rewritten as work goes on and reset at session end.
@@ -19,6 +20,11 @@ export type ColdSection = (typeof COLD_SECTIONS)[number];
 export interface HotState {
   session?: string;
   started?: string;
+  /**
+   * Frontmatter fields besides session and started, kept as found: tier-3 resume reads
+   * `activeWorkflow`, `currentStep`, `nextStep` and `lastUpdated` from here.
+   */
+  fields: Record<string, unknown>;
   objective: string;
   working: string[];
   tasks: string[];
@@ -32,11 +38,24 @@ const HOT_HEADINGS: [keyof Pick<HotState, 'working' | 'tasks' | 'waiting'>, stri
 ];
 
 export function emptyHot(): HotState {
-  return { objective: '', working: [], tasks: [], waiting: [] };
+  return { objective: '', working: [], tasks: [], waiting: [], fields: {} };
 }
 
-export function renderHot(h: HotState): string {
-  const out = ['# Session state', '', '<!-- Waymark hot memory: rewritten as work goes on, reset at session end. -->', ''];
+/** A YAML scalar as JSON (a JSON string is a valid YAML flow scalar, quotes and all). */
+function yamlLine(k: string, v: unknown): string {
+  return `${k}: ${v instanceof Date ? JSON.stringify(v.toISOString()) : JSON.stringify(v ?? null)}`;
+}
+
+/**
+ * The hot file: YAML frontmatter in the form tier-3 resume reads (session, lastUpdated and
+ * whatever the orchestrator recorded: activeWorkflow, currentStep, nextStep), then the notes.
+ */
+export function renderHot(h: HotState, now: string = new Date().toISOString()): string {
+  const fm: [string, unknown][] = [['session', h.session ?? null]];
+  if (h.started) fm.push(['started', h.started]);
+  for (const [k, v] of Object.entries(h.fields)) if (!['session', 'started', 'lastUpdated'].includes(k) && v !== undefined) fm.push([k, v]);
+  fm.push(['lastUpdated', now]);
+  const out = ['---', ...fm.map(([k, v]) => yamlLine(k, v)), '---', '# Session state', '', '<!-- Waymark hot memory: rewritten as work goes on, reset at session end. -->', ''];
   if (h.session) out.push(`Session: ${h.session}${h.started ? ` (started ${h.started})` : ''}`, '');
   out.push('## Current objective', '', h.objective || '_none_', '');
   for (const [k, title] of HOT_HEADINGS) {
@@ -48,10 +67,29 @@ export function renderHot(h: HotState): string {
   return out.join('\n');
 }
 
-export function parseHot(text: string): HotState {
+export function parseHot(raw: string): HotState {
   const h = emptyHot();
+  let text = raw;
+  const split = splitFrontmatter(raw);
+  if (split.hasFrontmatter && split.closed) {
+    text = split.body;
+    let v: unknown;
+    try {
+      v = safeYamlParse(split.yamlText);
+    } catch {
+      v = undefined; // a damaged header: the notes below still count
+    }
+    if (v && typeof v === 'object' && !Array.isArray(v)) {
+      for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+        const val = x instanceof Date ? x.toISOString() : x;
+        if (k === 'session') h.session = typeof val === 'string' && val ? val : undefined;
+        else if (k === 'started') h.started = typeof val === 'string' ? val : undefined;
+        else if (k !== 'lastUpdated') h.fields[k] = val;
+      }
+    }
+  }
   const m = /^Session: (\S+)(?: \(started ([^)]+)\))?/m.exec(text);
-  if (m) (h.session = m[1]), (h.started = m[2]);
+  if (m && !h.session) (h.session = m[1]), (h.started = m[2]);
   let section = '';
   const objective: string[] = [];
   for (const line of text.split(/\r?\n/)) {

@@ -20,7 +20,7 @@ import { buildMemoryRecord, entityJournalOps, mirrorLines, recallQuery, type Rec
 import { currentSession, sessionEnd, sessionStart, type SessionInfo } from './sessions';
 import { consolidate, handleWorkflowEvent } from './milestones';
 import { exportAll, prune } from './maintenance';
-import { memoryStatus, type MemoryStatus } from './memoryStatus';
+import { memoryFileHealth, memoryStatus, type MemoryStatus } from './memoryStatus';
 
 export interface MemoryServiceOptions {
   root: string;
@@ -45,6 +45,8 @@ export interface MemoryInternals {
   readonly logger: Logger;
   readonly clock: Clock;
   readonly loader?: KuzuLoader;
+  /** Who records when a record names none. */
+  readonly origin?: string;
   now(): string;
   /** The setting to name when the memory folder is refused (only when it was configured). */
   dirLabel(): string | undefined;
@@ -85,7 +87,15 @@ export class MemoryService {
     this.files = files;
     this.access = access;
     this.origin = options.origin;
-    this.m = { root, paths, cfg, files, access, logger, clock, loader: options.loader, now: () => clock.now().toISOString(), dirLabel: () => dirLabel };
+    this.m = { root, paths, cfg, files, access, logger, clock, loader: options.loader, origin: options.origin, now: () => clock.now().toISOString(), dirLabel: () => dirLabel };
+  }
+
+  /**
+   * Whether the hot and cold Markdown files can be written (checked without opening the
+   * database); undefined when fine, else the reason, in the seeds' wording first.
+   */
+  fileHealth(): string | undefined {
+    return memoryFileHealth(this.m);
   }
 
   /** Keep the database open at least this long after use (a long-lived host may raise it). */

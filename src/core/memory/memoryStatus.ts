@@ -1,5 +1,6 @@
 // Memory's status: which engine answers, what it holds, how big its files are, what to do.
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { WaymarkError, errorMessage } from '../errors';
 import { defaultKuzuLoader, SCHEMA_VERSION } from './kuzuStore';
 import { COLD_LIMIT, EXPORT_LIMIT, HOT_LIMIT } from './memoryFiles';
@@ -64,19 +65,22 @@ export async function memoryStatus(m: MemoryInternals, svc: MemoryService, optio
       m.access.lastFailure = new WaymarkError('unavailable', `${errorMessage(e)}; learnings are kept in the journal`, undefined, { cause: 'no-engine' });
     }
   }
-  const degraded = engine === 'journal' && (!m.access.nothingYet || m.access.lastFailure?.data?.cause === 'no-engine');
+  const engineDown = engine === 'journal' && (!m.access.nothingYet || m.access.lastFailure?.data?.cause === 'no-engine');
+  const fileTrouble = memoryFileHealth(m);
+  const degraded = engineDown || fileTrouble !== undefined;
   const c = value.counts;
   const what = `${c.decision} decisions, ${c.learning} learnings, ${c.summary} summaries, ${c.entity} entities`;
+  const reason = fileTrouble ?? m.access.lastFailure?.message ?? 'database unavailable';
   const line = m.access.nothingYet && !degraded
     ? 'memory: ok (nothing recorded yet)'
     : degraded
-      ? `memory: degraded: ${m.access.lastFailure?.message ?? 'database unavailable'} (using the journal: ${what})`
+      ? `memory: degraded: ${reason} (${engine === 'journal' ? 'using the journal' : 'kuzu'}: ${what})`
       : `memory: ok (kuzu, ${what})`;
   return {
     state: degraded ? 'degraded' : 'ok',
     engine,
-    reason: degraded ? m.access.lastFailure?.message : undefined,
-    cause: degraded ? String(m.access.lastFailure?.data?.cause ?? 'unknown') : undefined,
+    reason: degraded ? reason : undefined,
+    cause: fileTrouble ? 'memory-file' : degraded ? String(m.access.lastFailure?.data?.cause ?? 'unknown') : undefined,
     schemaVersion: value.schema ?? (engine === 'kuzu' ? SCHEMA_VERSION : undefined),
     counts: c,
     pendingBytes: pending,
@@ -87,4 +91,40 @@ export async function memoryStatus(m: MemoryInternals, svc: MemoryService, optio
     warnings,
     line,
   };
+}
+
+/** Why `file` cannot be written (rewritten atomically beside itself), or undefined. */
+function unwritable(file: string): string | undefined {
+  let st: fs.Stats | undefined;
+  try {
+    st = fs.statSync(file);
+  } catch {
+    st = undefined;
+  }
+  if (st && !st.isFile()) return `is ${st.isDirectory() ? 'a folder' : 'not a regular file'}; remove it (Waymark recreates the file)`;
+  if (st) {
+    try {
+      fs.accessSync(file, fs.constants.W_OK);
+    } catch {
+      return 'is read-only; chmod u+w it';
+    }
+  }
+  // Atomic rewrites need the folder writable too (a missing folder is created when needed).
+  let dir = path.dirname(file);
+  while (!fs.existsSync(dir) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  try {
+    fs.accessSync(dir, fs.constants.W_OK);
+  } catch {
+    return `cannot be written: its folder ${dir} is read-only; chmod u+w it`;
+  }
+  return undefined;
+}
+
+/** Whether the hot and cold Markdown files can be written; undefined when fine, else the reason. */
+export function memoryFileHealth(m: MemoryInternals): string | undefined {
+  for (const [what, file] of [['cold memory file', m.paths.cold], ['hot memory file', m.paths.hot]] as const) {
+    const why = unwritable(file);
+    if (why) return `Auto-memory unavailable — learnings will not persist: the ${what} ${file} ${why}`;
+  }
+  return undefined;
 }

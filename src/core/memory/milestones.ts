@@ -1,6 +1,7 @@
 // Tier 2: what memory does after a workflow write (the core's write observer calls it). A
 // completed step or workflow folds its pending observations into a summary; phase transitions
 // become cold-file lines; a completed workflow gets its summary memory.
+import { hotPosition } from './sessions';
 import * as path from 'node:path';
 import type { WriteContext } from '../api';
 import type { HistoryEntry, WorkflowState } from '../types';
@@ -18,6 +19,13 @@ import type { MemoryInternals, MemoryService } from './memoryService';
 export async function handleWorkflowEvent(m: MemoryInternals, svc: MemoryService, entry: HistoryEntry, ctx: WriteContext & { after?: WorkflowState }): Promise<void> {
   const root = ctx.root || m.root;
   const rel = relPath(root, entry.file || ctx.file);
+  if (ctx.after && m.files.readHot().fields.activeWorkflow === rel) {
+    // The hot file follows its active workflow, so tier 3 agrees with the frontmatter.
+    const pos = hotPosition(ctx.after);
+    await m.files.updateHot((h) => {
+      if (h.fields.activeWorkflow === rel) Object.assign(h.fields, pos);
+    });
+  }
   const op = (entry.operation || ctx.operation || '').toLowerCase().replace(/[_\s]/g, '-');
   const fromStatus = typeof entry.from?.status === 'string' ? entry.from.status : undefined;
   // History entries carry only the fields that changed: no `status` in `to` means it did not change.

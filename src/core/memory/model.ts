@@ -63,6 +63,8 @@ export interface RelationRecord {
   from: string;
   to: string;
   relation: string;
+  /** When it was recorded: the `createdAt` of an entity that exists only as this relation's end. */
+  at?: string;
 }
 
 /** One line of the inbox journal (`.waymark/memory/inbox.jsonl`). */

@@ -125,11 +125,11 @@ export function entityJournalOps(root: string, input: RecordInput, now: string):
   const id = kind === 'file' || kind === 'workflow' ? `${kind}:${relPath(root, name)}` : /^[a-z]+:/.test(name) ? name : `${kind}:${name}`;
   const entity: EntityRecord = { id, kind: entityKindOf(id), name: entityName(id), createdAt: input.createdAt ?? now };
   const ops: JournalOp[] = [{ v: 1, op: 'entity', rec: entity }];
-  for (const r of input.relations ?? []) ops.push({ v: 1, op: 'relate', rec: { from: id, to: normalizeEntityId(r.to), relation: r.relation || 'related_to' } });
+  for (const r of input.relations ?? []) ops.push({ v: 1, op: 'relate', rec: { from: id, to: normalizeEntityId(r.to), relation: r.relation || 'related_to', at: entity.createdAt } });
   if (input.workflow) {
     const wf = entityId.workflow(relPath(root, input.workflow));
-    ops.push({ v: 1, op: 'relate', rec: { from: id, to: input.step ? entityId.step(relPath(root, input.workflow), input.step) : wf, relation: 'used_by' } });
-    if (input.step) ops.push({ v: 1, op: 'relate', rec: { from: entityId.step(relPath(root, input.workflow), input.step), to: wf, relation: 'step_of' } });
+    ops.push({ v: 1, op: 'relate', rec: { from: id, to: input.step ? entityId.step(relPath(root, input.workflow), input.step) : wf, relation: 'used_by', at: entity.createdAt } });
+    if (input.step) ops.push({ v: 1, op: 'relate', rec: { from: entityId.step(relPath(root, input.workflow), input.step), to: wf, relation: 'step_of', at: entity.createdAt } });
   }
   return { entity, ops };
 }

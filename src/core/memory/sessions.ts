@@ -1,8 +1,13 @@
 // Sessions (tier 3): the running session's file, the hot file reset at start, and at the end a
 // summary memory with the hot file's discoveries moved to the cold file.
 import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { WorkflowState } from '../types';
+import { markSession } from '../protocol/sessions';
+import { contextFor, listWorkflowFiles, readWorkflowFile } from '../protocol/states';
+import { frontmatterResume } from '../model/resume';
 import { readInternalIfExists, safeMkdir } from '../store/safePath';
-import { newId } from './links';
+import { newId, relPath } from './links';
 import type { MemoryRecord, RecallItem } from './model';
 import type { MemoryInternals, MemoryService } from './memoryService';
 
@@ -32,8 +37,13 @@ export async function sessionStart(m: MemoryInternals, svc: MemoryService, args:
   const session: SessionInfo = { id: `s-${stamp.replace(/[-:]/g, '').replace('T', '-').slice(0, 15)}-${newId('x').slice(-4)}`, startedAt: stamp };
   if (args.objective) session.objective = args.objective;
   safeMkdir(m.root, m.paths.dir, m.dirLabel());
+  // The workflows the session covers get its start marker (and its end marker later): the
+  // one named, else every workflow under way.
+  const covered = args.workflow ? [args.workflow] : (await listWorkflowFiles(m.root)).filter((f) => f.state && (f.state.status === 'in_progress' || f.state.status === 'blocked')).map((f) => f.file);
+  const where = args.workflow ? hotPosition(readWorkflowFile(await contextFor(m.root), path.resolve(m.root, args.workflow)).state) : {};
   const { writeFileAtomic } = await import('../store/atomicWrite');
-  writeFileAtomic(m.paths.session, JSON.stringify(session, null, 2) + '\n', { root: m.root, what: 'memory session' });
+  writeFileAtomic(m.paths.session, JSON.stringify({ ...session, workflows: covered.map((f) => relPath(m.root, f)) }, null, 2) + '\n', { root: m.root, what: 'memory session' });
+  await markSession(m.root, 'session.start', { actor: m.origin, session: session.id }, covered, args.objective ? { objective: args.objective } : {}, { clock: m.clock, logger: m.logger });
   await m.files.updateHot((h) => {
     h.session = session.id;
     h.started = stamp;
@@ -41,6 +51,8 @@ export async function sessionStart(m: MemoryInternals, svc: MemoryService, args:
     h.working = [];
     h.tasks = h.tasks ?? [];
     h.waiting = h.waiting ?? [];
+    // The workflow the session is on and where it stands: tier-3 resume reads them from here.
+    h.fields = args.workflow ? { activeWorkflow: relPath(m.root, args.workflow), ...where } : {};
   });
   const r = await svc.recall({ workflow: args.workflow, limit: args.limit ?? 15 });
   return { session, previous, recall: r.items, engine: r.engine };
@@ -69,7 +81,19 @@ export async function sessionEnd(m: MemoryInternals, svc: MemoryService, args: {
     h.objective = '';
     h.working = [];
     h.waiting = [];
+    h.fields = {};
   });
   fs.rmSync(m.paths.session, { force: true });
+  if (session) {
+    const files = (session as SessionInfo & { workflows?: string[] }).workflows ?? [];
+    await markSession(m.root, 'session.end', { actor: m.origin, session: session.id }, files, { summary: res.record!.id }, { clock: m.clock, logger: m.logger });
+  }
   return { session, summary: res.record!, moved: discoveries.length };
+}
+
+/** Where a workflow stands, as the hot file's frontmatter records it for tier-3 resume. */
+export function hotPosition(state: WorkflowState | undefined): Record<string, unknown> {
+  if (!state) return {};
+  const next = frontmatterResume(state).step;
+  return { currentStep: next ?? null, nextStep: next ?? null };
 }

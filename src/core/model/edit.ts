@@ -250,6 +250,8 @@ function editExisting(text: string, pair: Pair<YamlNode, YamlNode | null>, edit:
   const scalar = valueNode as Scalar;
   if (scalar.value === value && (scalar.type === 'PLAIN' || scalar.type === 'QUOTE_DOUBLE' || scalar.type === 'QUOTE_SINGLE')) return undefined;
   const style = scalar.type === 'BLOCK_LITERAL' || scalar.type === 'BLOCK_FOLDED' ? 'QUOTE_DOUBLE' : scalarStyle(scalar);
+  const stamp = timestampLike(scalar, value, style);
+  if (stamp !== undefined) return { start: vr[0], end: vr[1], text: stamp };
   let end = vr[1];
   let suffix = '';
   if (scalar.type === 'BLOCK_LITERAL' || scalar.type === 'BLOCK_FOLDED') {
@@ -261,6 +263,19 @@ function editExisting(text: string, pair: Pair<YamlNode, YamlNode | null>, edit:
     }
   }
   return { start: vr[0], end, text: renderScalar(value, style) + suffix };
+}
+
+const TIMESTAMP = /^\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d(:\d\d)?(\.\d+)?(Z|[+-]\d\d:?\d\d)?$/;
+
+/**
+ * A timestamp replacing a timestamp, in the old one's style: `updatedAt: 2026-11-22T09:14:00Z`
+ * stays plain (a plain ISO time reads back the same) and gets no milliseconds when it had none.
+ */
+function timestampLike(old: Scalar, value: EditScalar, style: QuoteStyle): string | undefined {
+  const was = typeof old.source === 'string' ? old.source : typeof old.value === 'string' ? old.value : undefined;
+  if (typeof value !== 'string' || was === undefined || !TIMESTAMP.test(was) || !TIMESTAMP.test(value)) return undefined;
+  const v = /\.\d+/.test(was) ? value : value.replace(/\.\d+(?=Z|[+-]|$)/, '');
+  return style === 'PLAIN' ? v : renderScalar(v, style);
 }
 
 function editBlockSeq(text: string, pair: Pair<YamlNode, YamlNode | null>, seq: YAMLSeq<YamlNode>, items: EditScalar[], style: QuoteStyle, eol: string): Splice | undefined {

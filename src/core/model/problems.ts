@@ -121,6 +121,7 @@ export const PROBLEMS = {
   'definition-invalid': { severity: 'error', title: 'A workflow definition file is not valid', section: 'config' },
   // BMAD sprint ledger (sprint-status.yaml) and story files.
   'bmad-config-unreadable': { severity: 'warning', title: "The BMAD config cannot be read; defaults are used", section: 'sprint' },
+  'sprint-unreadable': { severity: 'warning', title: 'The BMAD sprint could not be read; sprint checks are skipped', section: 'sprint' },
   'ledger-yaml': { severity: 'error', title: 'sprint-status.yaml is not valid YAML', section: 'sprint' },
   'ledger-duplicate-key': { severity: 'error', title: 'A ledger key is listed twice', section: 'sprint' },
   'ledger-timestamp': { severity: 'warning', title: 'A ledger timestamp is not a date Waymark reads', section: 'sprint' },

@@ -3,13 +3,14 @@ import type { Status } from '../types';
 
 /**
  * The status state machine:
- * created → in_progress ⇄ blocked → completed → archived, plus in_progress → completed.
+ * created → in_progress ⇄ blocked, in_progress → completed → archived. A blocked workflow goes
+ * back through in_progress before it completes: what blocked it is resolved first, visibly.
  * Everything else is refused with a reason.
  */
 const ALLOWED: Record<Status, readonly Status[]> = {
   created: ['in_progress'],
   in_progress: ['blocked', 'completed'],
-  blocked: ['in_progress', 'completed'],
+  blocked: ['in_progress'],
   completed: ['archived'],
   archived: [],
 };
@@ -28,6 +29,9 @@ export function transitionRefusal(from: Status | undefined, to: Status): string 
   }
   if (from === 'created' && (to === 'blocked' || to === 'completed')) {
     return `a workflow must be started before it can be ${to === 'blocked' ? 'blocked' : 'completed'} (run start first)`;
+  }
+  if (from === 'blocked' && to === 'completed') {
+    return `a blocked workflow cannot be completed directly (blocked → completed); unblock it first (back to in_progress), then complete it`;
   }
   if (to === 'created') return `a workflow cannot go back to created from ${from}`;
   return `status ${from} cannot move to ${to}; allowed: ${ALLOWED[from].join(', ') || 'none'}`;

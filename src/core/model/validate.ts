@@ -91,7 +91,9 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
   }
   if (typeof data.scope === 'string' && !state.scope) {
     const s = nearest(data.scope, SCOPES, 3);
-    out.push({ path: ['scope'], target: 'value', severity: 'error', code: 'unknown-scope', message: `Unknown scope '${data.scope}'. Use one of: ${SCOPES.join(', ')}.${s ? ` Did you mean '${s}'?` : ''}`, data: s ? { fix: 'replaceScope', value: s } : undefined });
+    if (isBmad) {
+      // BMAD documents use `scope` for their own text; it is not Waymark's scope.
+    } else out.push({ path: ['scope'], target: 'value', severity: 'error', code: 'unknown-scope', message: `Unknown scope '${data.scope}'. Use one of: ${SCOPES.join(', ')}.${s ? ` Did you mean '${s}'?` : ''}`, data: s ? { fix: 'replaceScope', value: s } : undefined });
   }
   if (state.status === 'blocked' && !state.blockedReason) {
     out.push({ path: [statusKeyOf(state)], target: 'value', severity: 'info', code: 'blocked-without-reason', message: "Status is blocked but no 'blockedReason' says why. Add one so the next agent knows what to unblock." });
@@ -120,8 +122,15 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
     const knownList = [...known];
     let prevIndex = 0;
     let orderReported = false;
+    const labels: { index: number; raw: unknown }[] = [];
     for (const e of a.entries) {
       const path: PathSeg[] = ['stepsCompleted', e.index];
+      if (!e.id && isBmad) {
+        // Another mode's step (edit, validate) is that mode's progress; anything else is the
+        // user's own label: one warning for the file, not an error per entry.
+        if (!raw.modeStepIds?.has(state.stepsCompleted[e.index])) labels.push({ index: e.index, raw: e.raw });
+        continue;
+      }
       if (!e.id) {
         const s = known.size <= 500 ? nearest(String(state.stepsCompleted[e.index]), knownList, 3) : undefined;
         out.push({ path, severity: 'error', code: 'step-unknown', message: `stepsCompleted entry ${JSON.stringify(e.raw)} is not a step of '${state.workflow}'.${s ? ` Did you mean '${s}'?` : ` Steps: ${stepList}.`}`, data: s ? { fix: 'replaceStep', index: e.index, value: s } : { fix: 'removeStep', index: e.index } });
@@ -139,6 +148,10 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
       }
       prevIndex = Math.max(prevIndex, idx);
     }
+    if (labels.length) {
+      const shown = labels.slice(0, 5).map((l) => JSON.stringify(l.raw)).join(', ') + (labels.length > 5 ? `, … (${labels.length})` : '');
+      out.push({ path: ['stepsCompleted', labels[0].index], severity: 'warning', code: 'step-unknown', message: `stepsCompleted records ${labels.length === 1 ? 'an entry that is' : `${labels.length} entries that are`} no step of '${state.workflow}' (${shown}); Waymark keeps ${labels.length === 1 ? 'it' : 'them'} as your own label${labels.length === 1 ? '' : 's'} and does not count ${labels.length === 1 ? 'it' : 'them'} as steps. Steps: ${stepList}.`, data: { labels: labels.map((l) => l.raw) } });
+    }
     if (a.missing.length) {
       const names = a.missing.map((s) => s.id);
       const next = a.remaining[0];
@@ -152,8 +165,11 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
   }
   // lastStep (BMAD).
   if (isBmad && raw.lastStepRaw !== undefined && raw.lastStepRaw !== null && steps.length) {
-    if (!state.lastStep || !known.has(state.lastStep)) {
-      out.push({ path: ['lastStep'], target: 'value', severity: 'error', code: 'step-unknown', message: `lastStep ${JSON.stringify(raw.lastStepRaw)} is not a step of '${state.workflow}'.`, data: a.furthest ? { fix: 'setLastStep', value: encodeLike(raw.lastStepRaw, a.furthest.id) } : undefined });
+    const labelled = Array.isArray(data.stepsCompleted) && (data.stepsCompleted as unknown[]).some((e) => e === raw.lastStepRaw) && !raw.modeStepIds?.has(String(raw.lastStepRaw));
+    if ((!state.lastStep || !known.has(state.lastStep)) && (labelled || raw.modeStepIds?.has(String(raw.lastStepRaw)))) {
+      // The user's own label (already reported once for the file) or another mode's step.
+    } else if (!state.lastStep || !known.has(state.lastStep)) {
+      out.push({ path: ['lastStep'], target: 'value', severity: 'warning', code: 'step-unknown', message: `lastStep ${JSON.stringify(raw.lastStepRaw)} is not a step of '${state.workflow}'.`, data: a.furthest ? { fix: 'setLastStep', value: encodeLike(raw.lastStepRaw, a.furthest.id) } : undefined });
     } else if (a.furthest && state.lastStep !== a.furthest.id) {
       const value = encodeLike(raw.lastStepRaw, a.furthest.id);
       out.push({ path: ['lastStep'], target: 'value', severity: 'warning', code: 'last-step-mismatch', message: `lastStep is ${JSON.stringify(raw.lastStepRaw)} but the furthest step in stepsCompleted is ${a.furthest.id}. Set lastStep to ${JSON.stringify(value)}.`, data: { fix: 'setLastStep', value } });
@@ -174,9 +190,9 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
   }
   // Status vs steps.
   if (steps.length) {
-    if (state.status === 'completed' && a.remaining.length) {
+    if (state.status === 'completed' && a.remaining.length && !state.statusDerived) {
       out.push({ path: [statusKeyOf(state)], target: 'value', severity: 'warning', code: 'status-complete-steps-remain', message: `Status is '${state.rawStatus}' but ${a.remaining.length} step(s) are not done (${a.remaining.slice(0, 3).map((s) => s.id).join(', ')}${a.remaining.length > 3 ? ', …' : ''}). Finish them or reopen the workflow.`, data: { remaining: a.remaining.map((s) => s.id) } });
-    } else if (a.remaining.length === 0 && state.status !== 'completed' && state.status !== 'archived') {
+    } else if (a.remaining.length === 0 && state.status !== 'completed' && state.status !== 'archived' && !state.statusDerived) {
       const value = isBmad ? 'complete' : 'completed';
       out.push({ path: [state.rawStatus !== undefined ? statusKeyOf(state) : 'stepsCompleted'], target: state.rawStatus !== undefined ? 'value' : 'key', severity: 'info', code: 'steps-done-status-open', message: `Every step is done but status is ${state.rawStatus === undefined ? 'missing' : `'${state.rawStatus}'`}. Set status to '${value}'.`, data: { fix: 'replaceStatus', value } });
     }

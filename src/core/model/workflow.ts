@@ -3,6 +3,7 @@ import { SCOPES, STATUSES, type Delegation, type Dialect, type DelegationKey, ty
 import { parseFrontmatter, type ParsedFrontmatter } from './frontmatter';
 import { computeStateHash, sha256 } from './hash';
 import { BMAD_STATUS_MAP, lookupBmadWorkflow, resolveBmadStep, stepEncoding, stepNumber, type BmadStepEncoding } from '../bmad/artifacts';
+import { identifyArtifact } from '../bmad/identify';
 import { normalizeStepList } from './definitions';
 import { DISTINCTIVE_KEYS, WORKFLOW_KEYS, typoOf } from './stateKeys';
 import type { WorkspaceContext } from '../store/workspaceContext';
@@ -221,6 +222,8 @@ export interface RawFacts {
   completedList: unknown[];
   lastStepRaw?: unknown;
   currentStepKey?: 'currentStep' | 'current_step';
+  /** BMAD: ids of the workflow's other-mode steps (`step-e-01-discovery`): recorded, they are that mode's progress. */
+  modeStepIds?: Set<string>;
 }
 
 function normalize(file: string, text: string, data: Record<string, unknown>, dialect: Dialect, ctx: WorkspaceContext, contentHash?: string): { state: WorkflowState; raw: RawFacts } {
@@ -245,6 +248,8 @@ function normalize(file: string, text: string, data: Record<string, unknown>, di
   let stepsCompleted: string[];
   let ids: (string | undefined)[];
   let lastStep: string | undefined;
+  let identified: { by: string; detail?: string } | undefined;
+  let modeStepIds: Set<string> | undefined;
   if (dialect === 'waymark') {
     workflow = asString(data.workflow) ?? baseName;
     if (Array.isArray(data.steps)) {
@@ -263,13 +268,15 @@ function normalize(file: string, text: string, data: Record<string, unknown>, di
     stepsCompleted = completedList.map((e) => asString(e) ?? JSON.stringify(e));
     ids = stepsCompleted;
   } else {
-    workflow = asString(data.workflowType) ?? asString(data.workflow) ?? baseName;
-    const key = workflow.toLowerCase();
-    const wf = lookupBmadWorkflow(ctx.bmad, key);
+    const found = identifyArtifact(file, data, ctx.bmad);
+    const wf = found.workflow;
+    workflow = asString(data.workflowType) ?? asString(data.workflow) ?? wf?.name ?? baseName;
+    identified = found.by ? { by: found.by, detail: found.detail } : undefined;
     const catalogSteps = wf?.steps ?? [];
     if (wf) {
       steps = wf.steps;
       stepsSource = 'bmad';
+      modeStepIds = new Set(Object.values(wf.modeSteps ?? {}).flat().map((x) => x.id));
     }
     ids = completedList.map((e) => resolveBmadStep(e, catalogSteps));
     stepsCompleted = completedList.map((e, i) => ids[i] ?? fallbackBmadId(e));
@@ -321,7 +328,17 @@ function normalize(file: string, text: string, data: Record<string, unknown>, di
     stepsCompleted: state.stepsCompleted, lastStep: state.lastStep, scope: state.scope, blockedReason: state.blockedReason,
     delegation: state.delegation, ttl: state.ttl,
   });
-  return { state, raw: { analysis, statusKnown, completedList, lastStepRaw: data.lastStep, currentStepKey } };
+  if (identified) {
+    state.identifiedBy = identified.by;
+    if (identified.detail) state.identifiedDetail = identified.detail;
+  }
+  // A BMAD artifact with no status key: derived from its steps, shown as derived, never written.
+  if (dialect === 'bmad' && rawStatus === undefined && steps.length) {
+    const doneCount = steps.length - analysis.remaining.length;
+    state.status = doneCount === 0 && !completedList.length ? 'created' : analysis.remaining.length === 0 ? 'completed' : 'in_progress';
+    state.statusDerived = true;
+  }
+  return { state, raw: { analysis, statusKnown, completedList, lastStepRaw: data.lastStep, currentStepKey, modeStepIds } };
 }
 
 function fallbackBmadId(e: unknown): string {

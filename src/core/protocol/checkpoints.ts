@@ -11,6 +11,7 @@ import { appendHistory, stateChange } from '../store/history';
 import { editFrontmatter, type EditValue, type FrontmatterEdit } from '../model/edit';
 import { STATE_KEYS } from '../model/stateKeys';
 import { frontmatterResume } from '../model/resume';
+import { describeRewind, rewindOf, toStatus } from '../model/progress';
 import { protocolPaths, ensureDir, relPath, randomId, readIfExists, readdirIfExists } from './paths';
 import { contextFor, listWorkflowFiles, readWorkflowFile, bodyHashOf } from './states';
 import type { ContextSource } from '../engine/contextCache';
@@ -219,8 +220,11 @@ export function latestCheckpointFor(root: string, file: string): { checkpoint: C
 
 export interface RestorePlanItem {
   file: string;
-  action: 'restore' | 'unchanged' | 'missing' | 'changed-since' | 'unreadable';
+  /** `rewind`: the restore would un-complete steps or move the status back (refused unless forced). */
+  action: 'restore' | 'unchanged' | 'missing' | 'changed-since' | 'unreadable' | 'rewind';
   detail?: string;
+  /** What a forced restore undoes (also in its history line). */
+  rewound?: { steps: string[]; status?: { from: string; to: string } };
   fromHash?: string;
   toHash: string;
 }
@@ -262,15 +266,18 @@ function isEditValue(v: unknown): v is EditValue {
 
 /**
  * Restores the workflow state (frontmatter state keys only, never the Markdown body or any
- * other file) of every workflow in checkpoint `id`. Refuses (WaymarkError 'conflict') when a
- * file's body changed since the checkpoint, unless `force`. Each file is written under the
+ * other file) of every workflow in checkpoint `id`. Refuses, changing nothing, when a file's
+ * body changed since the checkpoint (WaymarkError 'conflict'; `force` or `forceBody` overrides)
+ * or when the restore would move work backwards: un-complete a step or move the status back,
+ * such as re-opening a completed workflow (WaymarkError 'transition'; only `force` overrides, and
+ * the history line says what was rewound). Each file is written under the
  * core's file lock, after the write guards (leases), atomically, and the restore is appended to
  * its history (operation `checkpoint.restore`). `only` limits it to some files.
  */
 export async function restoreCheckpoint(
   root: string,
   id: string,
-  options: CheckpointOptions & { force?: boolean; dryRun?: boolean; only?: string[]; guards?: WriteGuard[] } = {},
+  options: CheckpointOptions & { force?: boolean; forceBody?: boolean; dryRun?: boolean; only?: string[]; guards?: WriteGuard[] } = {},
 ): Promise<RestoreResult> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
@@ -285,16 +292,25 @@ export async function restoreCheckpoint(
       if (!r.exists) return { file: e.file, action: 'missing', detail: 'the file no longer exists; a restore never recreates files', toHash: e.stateHash };
       if (!r.state) return { file: e.file, action: 'unreadable', detail: r.error, toHash: e.stateHash };
       if (r.state.stateHash === e.stateHash) return { file: e.file, action: 'unchanged', fromHash: r.state.stateHash, toHash: e.stateHash };
-      if (r.bodyHash !== e.bodyHash && !options.force) return { file: e.file, action: 'changed-since', detail: 'the Markdown body changed since the checkpoint', fromHash: r.state.stateHash, toHash: e.stateHash };
-      return { file: e.file, action: 'restore', fromHash: r.state.stateHash, toHash: e.stateHash, ...(r.bodyHash !== e.bodyHash ? { detail: 'body changed since the checkpoint (forced)' } : {}) };
+      const forceBody = options.force || options.forceBody;
+      if (r.bodyHash !== e.bodyHash && !forceBody) return { file: e.file, action: 'changed-since', detail: 'the Markdown body changed since the checkpoint', fromHash: r.state.stateHash, toHash: e.stateHash };
+      const rw = rewindOf({ done: r.state.stepsCompleted, status: r.state.status }, { done: e.stepsCompleted, status: toStatus(e.status) });
+      const rewind = describeRewind(rw);
+      if (rewind && !options.force) return { file: e.file, action: 'rewind', detail: rewind, rewound: rw, fromHash: r.state.stateHash, toHash: e.stateHash };
+      const notes = [r.bodyHash !== e.bodyHash ? 'body changed since the checkpoint (forced)' : '', rewind ? `${rewind} (forced)` : ''].filter(Boolean).join('; ');
+      return { file: e.file, action: 'restore', fromHash: r.state.stateHash, toHash: e.stateHash, ...(notes ? { detail: notes } : {}), ...(rewind ? { rewound: rw } : {}) };
     });
   const items = plan();
   const result: RestoreResult = { checkpoint: id, items, restored: [], history: {} };
-  const refused = items.filter((i) => i.action === 'changed-since' || i.action === 'unreadable');
-  if (refused.length && !options.force) {
+  const conflicts = items.filter((i) => (i.action === 'changed-since' || i.action === 'unreadable') && !options.force);
+  const rewinds = items.filter((i) => i.action === 'rewind');
+  if (conflicts.length || rewinds.length) {
+    const refused = [...conflicts, ...rewinds];
     throw new WaymarkError(
-      'conflict',
-      `Checkpoint ${id} not restored: ${refused.map((i) => `${i.file} (${i.detail})`).join('; ')}. Nothing was changed. Use --force to restore the state anyway (the body is never touched).`,
+      conflicts.length ? 'conflict' : 'transition',
+      `Checkpoint ${id} not restored: ${refused.map((i) => `${i.file} (${i.detail})`).join('; ')}. Nothing was changed. ${
+        rewinds.length ? 'A restore never moves work backwards on its own: use --force to rewind anyway (recorded in history).' : 'Use --force to restore the state anyway (the body is never touched).'
+      }`,
       undefined,
       { items },
     );
@@ -329,7 +345,7 @@ export async function restoreCheckpoint(
             ...stateChange(cur.state, after.state),
             hashBefore: cur.state.stateHash,
             hashAfter: after.state?.stateHash,
-            detail: { checkpoint: id, ...(skipped.length ? { skipped } : {}), ...(item.detail ? { note: item.detail } : {}) },
+            detail: { checkpoint: id, ...(skipped.length ? { skipped } : {}), ...(item.detail ? { note: item.detail } : {}), ...(item.rewound ? { forced: true, rewound: item.rewound } : {}) },
           },
           ctx.config.history.dir,
         );

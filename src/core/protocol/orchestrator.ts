@@ -6,7 +6,8 @@ import { WaymarkError } from '../errors';
 import { writeFileAtomic } from '../store/atomicWrite';
 import { safeAppend } from '../store/safePath';
 import { splitFrontmatter, safeYamlParse } from '../model/frontmatter';
-import { protocolPaths, ensureDir, readIfExists } from './paths';
+import { protocolPaths, ensureDir, readIfExists, relPath } from './paths';
+import type { WriteGuard } from '../api';
 import { withMutexSync } from './mutex';
 import { appendEvent, type EventsLogOptions } from './events';
 
@@ -218,6 +219,30 @@ export function expireOrchestratorIfDue(root: string, options: OrchestratorOptio
     }
   }
   return { expired: result.expired, summary: result.summary, expiresAt: result.expiresAt };
+}
+
+/**
+ * A WriteGuard: while the orchestrator state says `enforcement.blocking: true`, writes to the
+ * workflows it names are refused (exit 4) for everyone but the orchestrator's own session. A
+ * cleared (expired) state blocks nothing.
+ */
+export function enforcementGuard(): WriteGuard {
+  return (ctx) => {
+    const s = readOrchestrator(ctx.root).state;
+    if (!s || s.cleared || s.enforcement?.blocking !== true) return;
+    const rel = relPath(ctx.root, ctx.file);
+    const named = s.workflows && typeof s.workflows === 'object' && Object.prototype.hasOwnProperty.call(s.workflows, rel);
+    if (!named) return;
+    if (s.session !== undefined && ctx.session === s.session) return;
+    const v = Array.isArray(s.enforcement.violations) ? s.enforcement.violations : [];
+    const list = v.slice(0, 3).map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join('; ');
+    throw new WaymarkError(
+      'refused',
+      `Refused: the orchestrator${s.session ? ` (session ${s.session})` : ''} blocks writes to ${rel} until its enforcement violations are resolved (${v.length}${list ? `: ${list}` : ''}). Only its session may write it${s.session ? ` (--session ${s.session})` : ''}; or wait until it clears enforcement.blocking in ${protocolPaths(ctx.root).workflowState}.`,
+      ctx.file,
+      { blocking: true, orchestratorSession: s.session ?? null, violations: v.length },
+    );
+  };
 }
 
 export function assertObject(v: unknown, what: string): asserts v is Record<string, unknown> {

@@ -1,9 +1,10 @@
 import * as path from 'node:path';
-import type { ResumePoint } from '../types';
+import type { ResumePoint, Status } from '../types';
 import type { Clock, Logger } from '../ports';
 import { systemClock, silentLogger } from '../ports';
 import type { WriteGuard } from '../api';
 import { frontmatterResume } from '../model/resume';
+import { compareProgress, impliedDone, toStatus, type Progress } from '../model/progress';
 import { relPath, protocolPaths } from './paths';
 import { contextFor, listWorkflowFiles, readWorkflowFile, type FileRead } from './states';
 import type { ContextSource } from '../engine/contextCache';
@@ -26,6 +27,10 @@ export interface TierAnswer {
   /** When this source was written (ISO). */
   time?: string;
   reason: string;
+  /** Completed steps as this source records them (or as its "continue at" implies). */
+  stepsCompleted?: string[];
+  /** The status as a Waymark status, for comparing progress. */
+  progressStatus?: Status;
 }
 
 /** A resume answer with the tier that gave it, every source consulted, and the degradation level. */
@@ -40,8 +45,10 @@ export interface ResumeReport extends ResumePoint {
   sources: TierAnswer[];
   /** Sources that could not answer, and why. */
   unavailable: { tier: 1 | 2 | 3; source: string; why: string }[];
-  /** Sources that disagree with the answer (a `waymark sync` brings them in line). */
+  /** Sources behind the answer, or at its progress with another step (a `waymark sync` moves them forward). */
   stale: TierAnswer[];
+  /** Sources whose completed steps disagree with the answer's (neither has all the other's): a warning, never synced. */
+  diverged: TierAnswer[];
 }
 
 export interface ResumeOptions {
@@ -82,7 +89,7 @@ function tier1(read: FileRead): TierAnswer | { why: string } {
   const r = frontmatterResume(read.state);
   const t = timeOf(read.state.updatedAt) ?? (read.mtimeMs !== undefined ? new Date(read.mtimeMs).toISOString() : undefined);
   const done = !r.step && (read.state.steps.length > 0 || read.state.status === 'completed' || read.state.status === 'archived');
-  return { tier: 1, source: 'frontmatter', step: r.step, done, status: read.state.rawStatus ?? read.state.status, time: t, reason: r.reason };
+  return { tier: 1, source: 'frontmatter', step: r.step, done, status: read.state.rawStatus ?? read.state.status, time: t, reason: r.reason, stepsCompleted: read.state.stepsCompleted, progressStatus: read.state.status };
 }
 
 function tier2(root: string, file: string): { answer?: TierAnswer; why?: string; checkpoint?: Checkpoint } {
@@ -99,12 +106,14 @@ function tier2(root: string, file: string): { answer?: TierAnswer; why?: string;
       done: !step && (e.stepsTotal > 0 || e.status === 'completed' || e.status === 'archived'),
       status: e.rawStatus ?? e.status,
       time: hit.checkpoint.createdAt,
+      stepsCompleted: e.stepsCompleted,
+      progressStatus: toStatus(e.status),
       reason: step ? `checkpoint ${hit.checkpoint.id} (${hit.checkpoint.createdAt}) recorded ${e.stepsCompleted.length}/${e.stepsTotal} steps done; continue at ${step}.` : `checkpoint ${hit.checkpoint.id} recorded every step done.`,
     },
   };
 }
 
-function tier3(orch: OrchestratorRead, rel: string): { answer?: TierAnswer; why?: string } {
+function tier3(orch: OrchestratorRead, rel: string, steps: string[]): { answer?: TierAnswer; why?: string } {
   const answers: TierAnswer[] = [];
   const s = orch.state;
   if (s && !s.cleared) {
@@ -119,6 +128,8 @@ function tier3(orch: OrchestratorRead, rel: string): { answer?: TierAnswer; why?
         done,
         status: w.status,
         time: timeOf(w.updatedAt) ?? timeOf(s.lastUpdated),
+        stepsCompleted: Array.isArray(w.stepsCompleted) ? w.stepsCompleted.map(String) : impliedDone(steps, step, done),
+        progressStatus: toStatus(w.status),
         reason: step ? `the orchestrator state (${s.type ?? 'session'}${s.phase ? `, phase ${s.phase}` : ''}) has ${rel} at ${step}.` : `the orchestrator state has no step for ${rel}.`,
       });
     }
@@ -126,7 +137,7 @@ function tier3(orch: OrchestratorRead, rel: string): { answer?: TierAnswer; why?
   const h = orch.session;
   if (h && typeof h.activeWorkflow === 'string' && h.activeWorkflow.split(path.sep).join('/') === rel) {
     const step = (h.nextStep ?? h.currentStep) as string | undefined;
-    answers.push({ tier: 3, source: 'session_state.md', step, done: false, time: timeOf(h.lastUpdated), reason: `the hot session file (session ${h.session ?? '?'}) was working on ${rel} at ${step ?? '?'}.` });
+    answers.push({ tier: 3, source: 'session_state.md', step, done: false, time: timeOf(h.lastUpdated), stepsCompleted: impliedDone(steps, step, false), reason: `the hot session file (session ${h.session ?? '?'}) was working on ${rel} at ${step ?? '?'}.` });
   }
   if (!answers.length) return { why: s?.cleared ? `the orchestrator state was cleared (${s.cleared.reason})` : s || h ? 'the orchestrator state does not mention this file' : 'no orchestrator state' };
   answers.sort((a, b) => ms(b.time) - ms(a.time));
@@ -161,30 +172,38 @@ function resolveTiers(root: string, abs: string, rel: string, read: FileRead, or
   const t2 = tier2(root, abs);
   if (t2.answer) sources.push(t2.answer);
   else unavailable.push({ tier: 2, source: 'checkpoint', why: t2.why! });
-  const t3 = tier3(orch, rel);
+  const t3 = tier3(orch, rel, read.state?.steps.map((x) => x.id) ?? []);
   if (t3.answer) sources.push(t3.answer);
   else unavailable.push({ tier: 3, source: 'orchestrator', why: t3.why! });
   const workflow = read.state?.workflow ?? t2.checkpoint?.workflows.find((w) => w.file === rel)?.workflow ?? path.basename(abs).replace(/\.md$/i, '');
   const degradation = degradationOf(sources.length);
   if (!sources.length) {
     return {
-      file: abs, relFile: rel, done: false, workflow, tier: 1, source: 'none', degradation, sources, unavailable, stale: [],
+      file: abs, relFile: rel, done: false, workflow, tier: 1, source: 'none', degradation, sources, unavailable, stale: [], diverged: [],
       reason: `Nothing knows where ${rel} stands: ${unavailable.map((u) => `${u.source}: ${u.why}`).join('; ')}.`,
       warnings: orch.warnings.slice(),
     };
   }
-  // The most recent write decides the answer; the lowest tier that agrees with it is the one that answered.
-  const newest = [...sources].sort((a, b) => ms(b.time) - ms(a.time) || a.tier - b.tier)[0];
-  const winner = sources.filter((s) => sameAnswer(s, newest)).sort((a, b) => a.tier - b.tier)[0];
+  const winner = pickWinner(sources);
   const warnings = [...orch.warnings];
   if (winner.tier === 1 && read.state) warnings.push(...frontmatterResume(read.state).warnings);
   const stale: TierAnswer[] = [];
+  const diverged: TierAnswer[] = [];
   for (const s of sources) {
-    if (s === winner || sameAnswer(s, winner)) continue;
+    if (s === winner) continue;
+    const cmp = compareProgress(progressOf(s), progressOf(winner));
+    if (cmp === 'diverged') {
+      diverged.push(s);
+      warnings.push(`${s.source} and ${winner.source} disagree about ${rel}: ${s.source} records ${doneText(s)}, ${winner.source} records ${doneText(winner)}; neither is ahead of the other, so ${winner.source} answers and nothing is changed. Decide which is right and correct the other.`);
+      continue;
+    }
+    if (cmp === 'same' && sameAnswer(s, winner)) continue;
     stale.push(s);
-    const apart = Math.abs(ms(newest.time) - ms(s.time));
-    if (apart > warnAfter) {
-      warnings.push(`${s.source} says ${s.step ?? 'done'} (written ${s.time ?? 'at an unknown time'}) but ${winner.source} says ${winner.step ?? 'done'} (written ${newest.time}), ${Number.isFinite(apart) ? fmtAge(apart) : 'an unknown time'} apart; the most recent write wins. Run waymark sync to bring ${s.source} in line.`);
+    const apart = Math.abs(ms(winner.time) - ms(s.time));
+    if (cmp === 'behind' && ms(s.time) > ms(winner.time)) {
+      warnings.push(`${s.source} says ${s.step ?? 'done'} (written ${s.time ?? 'at an unknown time'}) but ${winner.source} says ${winner.step ?? 'done'} (written ${winner.time ?? 'at an unknown time'}): ${s.source} is newer but behind (${doneText(s)} against ${doneText(winner)}); progress wins over time. Run waymark sync to move ${s.source} forward.`);
+    } else if (apart > warnAfter) {
+      warnings.push(`${s.source} says ${s.step ?? 'done'} (written ${s.time ?? 'at an unknown time'}) but ${winner.source} says ${winner.step ?? 'done'} (written ${winner.time ?? 'at an unknown time'}), ${Number.isFinite(apart) ? fmtAge(apart) : 'an unknown time'} apart; the source further ahead wins. Run waymark sync to bring ${s.source} in line.`);
     }
   }
   if (winner.tier !== 1 && !('tier' in t1)) warnings.push(`The frontmatter of ${rel} could not be read (${t1.why}); answered from ${winner.source}.`);
@@ -202,8 +221,35 @@ function resolveTiers(root: string, abs: string, rel: string, read: FileRead, or
     sources,
     unavailable,
     stale,
+    diverged,
     warnings,
   };
+}
+
+function progressOf(a: TierAnswer): Progress {
+  return { done: a.stepsCompleted, status: a.progressStatus };
+}
+
+function doneText(a: TierAnswer): string {
+  const steps = a.stepsCompleted ? `[${a.stepsCompleted.join(', ')}] done` : 'no step list';
+  return a.progressStatus ? `${steps}, ${a.progressStatus}` : steps;
+}
+
+/**
+ * The source that answers: progress first (completed steps as a set, then the status order),
+ * then time. A source behind another never answers; the frontmatter answers whenever nothing
+ * is ahead of it (ties and disagreements in content included); among the others the newest.
+ */
+function pickWinner(sources: TierAnswer[]): TierAnswer {
+  const ahead = (a: TierAnswer, b: TierAnswer) => compareProgress(progressOf(a), progressOf(b)) === 'ahead';
+  const maxima = sources.filter((s) => !sources.some((o) => o !== s && ahead(o, s)));
+  const front = sources.find((s) => s.tier === 1);
+  if (front && maxima.includes(front)) return front;
+  const pool = front ? maxima.filter((s) => ahead(s, front)) : maxima;
+  const byTime = (list: TierAnswer[]) => [...list].sort((a, b) => ms(b.time) - ms(a.time) || a.tier - b.tier)[0];
+  const newest = byTime(pool.length ? pool : maxima.length ? maxima : sources);
+  // The lowest tier that says the same at the same progress is the one that answered.
+  return sources.filter((s) => sameAnswer(s, newest) && compareProgress(progressOf(s), progressOf(newest)) === 'same').sort((a, b) => a.tier - b.tier)[0] ?? newest;
 }
 
 export interface RootResume {
@@ -270,12 +316,13 @@ export interface SyncAction {
 }
 
 /**
- * Brings stale sources in line with the most recent write: a fresh checkpoint when a checkpoint is
- * behind, the orchestrator's entry when it is behind, the frontmatter restored from the checkpoint
- * when the checkpoint is newer (state keys only; refused when the body changed since). An
- * orchestrator ahead of the frontmatter is reported for a person or agent to replay.
+ * Moves stale sources forward to the one furthest ahead (never backwards): a fresh checkpoint
+ * when a checkpoint is behind, the orchestrator's entry when it is behind, the frontmatter
+ * restored from a checkpoint that is ahead of it (state keys only; refused when the body changed
+ * since, unless `force`). An orchestrator ahead of the frontmatter is reported for a person or
+ * agent to replay; sources that disagree in content are reported and left alone.
  */
-export async function sync(root: string, options: ResumeOptions & { actor?: string; session?: string; guards?: WriteGuard[] } = {}): Promise<{ actions: SyncAction[]; before: RootResume; after: RootResume }> {
+export async function sync(root: string, options: ResumeOptions & { actor?: string; session?: string; guards?: WriteGuard[]; force?: boolean } = {}): Promise<{ actions: SyncAction[]; before: RootResume; after: RootResume }> {
   const logger = options.logger ?? silentLogger;
   const clock = options.clock ?? systemClock;
   const before = await resumeRoot(root, options);
@@ -284,10 +331,13 @@ export async function sync(root: string, options: ResumeOptions & { actor?: stri
   for (const r of before.workflows) {
     const winner = r.sources.find((s) => s.source === r.source);
     if (!winner) continue;
+    for (const s of r.diverged) {
+      actions.push({ file: r.relFile, action: 'manual', detail: `${s.source} and ${winner.source} disagree (neither has every step the other completed); nothing was changed: decide which is right and correct the other` });
+    }
     for (const s of r.stale) {
       if (s.tier === 2 && winner.tier === 1) needCheckpoint = true;
       if (s.tier === 3 && s.source === 'workflow-state.json' && (winner.tier === 1 || winner.tier === 2)) {
-        recordOrchestratorWorkflow(root, r.relFile, { nextStep: winner.step, currentStep: winner.step, status: winner.status }, {}, { clock });
+        recordOrchestratorWorkflow(root, r.relFile, { nextStep: winner.step, currentStep: winner.step, status: winner.status, ...(winner.stepsCompleted ? { stepsCompleted: winner.stepsCompleted } : {}) }, {}, { clock });
         actions.push({ file: r.relFile, action: 'orchestrator', detail: `workflow-state.json now has ${winner.step ?? 'done'} (was ${s.step ?? 'nothing'})` });
       }
       if (s.tier === 3 && s.source === 'session_state.md') {
@@ -296,7 +346,8 @@ export async function sync(root: string, options: ResumeOptions & { actor?: stri
       if (s.tier === 1 && winner.tier === 2) {
         const id = winner.source.replace(/^checkpoint /, '');
         try {
-          await restoreCheckpoint(root, id, { only: [r.file], actor: options.actor ?? 'waymark-sync', session: options.session, guards: options.guards, clock, logger, contexts: options.contexts });
+          // Forward only: the restore itself refuses to un-complete a step or move a status back.
+          await restoreCheckpoint(root, id, { only: [r.file], actor: options.actor ?? 'waymark-sync', session: options.session, guards: options.guards, clock, logger, contexts: options.contexts, forceBody: options.force });
           actions.push({ file: r.relFile, action: 'frontmatter', detail: `state restored from checkpoint ${id} (${winner.step ?? 'done'})` });
         } catch (e) {
           actions.push({ file: r.relFile, action: 'manual', detail: `frontmatter is behind checkpoint ${id} but was not restored: ${errorMessage(e)}` });

@@ -62,19 +62,36 @@ export interface StateAt {
   count: number;
 }
 
-/** The state as it was at a seq or a time (temporal versioning over the append-only history). */
-export function stateAt(entries: HistoryEntry[], at: { seq: number } | { time: number }): StateAt {
+/**
+ * The state as it was at a seq or a time (temporal versioning over the append-only history).
+ * With `current` (the file's state fields now), the answer is the whole state: the current
+ * fields with every later change undone, so keys no entry touched are shown too. External
+ * edits are history entries (`external-edit`), so the walk back has no gaps.
+ */
+export function stateAt(entries: HistoryEntry[], at: { seq: number } | { time: number }, current?: Record<string, unknown>): StateAt {
   const sorted = [...entries].sort((a, b) => a.seq - b.seq);
   const state: Record<string, unknown> = {};
   let last: HistoryEntry | undefined;
   let count = 0;
+  const after: HistoryEntry[] = [];
   for (const e of sorted) {
-    if ('seq' in at ? e.seq > at.seq : Date.parse(e.time) > at.time) break;
+    if ('seq' in at ? e.seq > at.seq : Date.parse(e.time) > at.time) {
+      after.push(e);
+      continue;
+    }
     if (count === 0 && e.from) Object.assign(state, e.from);
     if (e.to) Object.assign(state, e.to);
     if (e.hashAfter !== undefined || e.to) last = e;
     else if (!last) last = e;
     count++;
+  }
+  if (current && count > 0) {
+    // Start from now as history last knew it (a hand edit not yet recorded is left out), then undo.
+    const whole: Record<string, unknown> = { ...current };
+    for (const e of sorted) if (e.to) Object.assign(whole, e.to);
+    for (const e of after.reverse()) if (e.from) Object.assign(whole, e.from);
+    for (const [k, v] of Object.entries(whole)) if (v === null || v === undefined) delete whole[k];
+    return { entry: last, state: whole, hash: last?.hashAfter, count };
   }
   return { entry: last, state, hash: last?.hashAfter, count };
 }

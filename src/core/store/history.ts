@@ -179,6 +179,46 @@ export function readHistoryDetailed(root: string, file: string, dir?: string): H
   return { entries, badLines, historyFile: histFile };
 }
 
+/**
+ * The last history entry of `file` that has a `hashAfter` (what the file's state was when
+ * history last saw it), and whether the history has any entry at all. Reads only the tail, in
+ * growing windows, so a write costs the same however long the history is.
+ */
+export function lastRecordedState(root: string, file: string, dir?: string): { any: boolean; last?: HistoryEntry } {
+  let fd: number;
+  try {
+    fd = fs.openSync(historyPathFor(root, file, dir), fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  } catch {
+    return { any: false };
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) return { any: false };
+    let any = false;
+    for (let window = TAIL; ; window *= 4) {
+      const start = Math.max(0, st.size - window);
+      const buf = Buffer.alloc(st.size - start);
+      fs.readSync(fd, buf, 0, buf.length, start);
+      const lines = buf.toString('utf8').split('\n');
+      for (let i = lines.length - 1; i >= (start === 0 ? 0 : 1); i--) {
+        const line = lines[i].trim();
+        if (!line) continue;
+        try {
+          const e = JSON.parse(line) as HistoryEntry;
+          if (typeof e.seq !== 'number') continue;
+          any = true;
+          if (e.hashAfter !== undefined) return { any, last: e };
+        } catch {
+          // a torn or damaged line: keep looking further up
+        }
+      }
+      if (start === 0) return { any };
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 export function readHistory(root: string, file: string, dir?: string): HistoryEntry[] {
   return readHistoryDetailed(root, file, dir).entries;
 }
@@ -186,7 +226,8 @@ export function readHistory(root: string, file: string, dir?: string): HistoryEn
 /** Fields recorded as `from`/`to` in history (only those that changed). */
 const HISTORY_FIELDS = ['status', 'rawStatus', 'currentStep', 'stepsCompleted', 'lastStep', 'scope', 'blockedReason', 'delegation'] as const;
 
-function historySnapshot(s: WorkflowState | undefined): Record<string, unknown> {
+/** The state fields history records, as they are in `s` (absent fields left out). */
+export function historySnapshot(s: WorkflowState | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (!s) return out;
   for (const k of HISTORY_FIELDS) if (s[k] !== undefined) out[k] = s[k];

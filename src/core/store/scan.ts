@@ -7,6 +7,7 @@ import { loadWorkspaceContext, type WorkspaceContext } from './workspaceContext'
 import { parseWorkflowText } from '../model/workflow';
 import { sha256 } from '../model/hash';
 import { validateDelegation } from '../model/delegation';
+import { sprintProblems } from '../bmad/sprint';
 import { contextFingerprint, loadScanIndex, makeEntryLine, restoreEntry, sameKey, saveScanIndex, RACY_WINDOW_MS, type FileKey, type IndexEntry, type SaveOutcome } from './scanIndex';
 
 export interface ScanOptions {
@@ -27,6 +28,8 @@ export interface ScanOptions {
   indexWrite?: 'deferred' | 'sync';
   /** Files changed this close (ms) before a scan are hash-verified next time. Default RACY_WINDOW_MS; tests lower it. */
   racyWindowMs?: number;
+  /** Also check BMAD sprint ledgers (sprint-status.yaml, story files, epics, gates) and add their drift problems. */
+  sprint?: boolean;
 }
 
 /** How a scan used the index, per root. */
@@ -354,6 +357,7 @@ export async function scanRoots(
       problems.push(...loaded.problems);
     }
     contexts.set(root, ctx);
+    if (opts.sprint && ctx.config.dialects.includes('bmad')) problems.push(...sprintProblems(root, { installDir: ctx.config.bmad.dir, outputDir: ctx.config.bmad.output, now: opts.now?.() }));
     // The index is read and checksummed in the background while the root is walked.
     const fp = useIndex ? contextFingerprint(ctx) : '';
     const oldIndex = useIndex ? loadScanIndex(ctx, fp, opts.logger) : undefined;

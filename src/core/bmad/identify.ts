@@ -1,0 +1,37 @@
+/**
+ * Which installed BMAD workflow an artifact belongs to, from what the workflows declare: step
+ * files' `outputFile:` and `workflow.yaml`/`workflow.md` `default_output_file` (run-time values
+ * such as `{{date}}`, `{date}`, `{{project_name}}`, `{{story_key}}` match as wildcards), then the
+ * artifact's `workflowType`, then the step ids it records, then the manifest's names. The rule
+ * that answered is kept so hovers and `status --json` can say why.
+ */
+import * as path from 'node:path';
+import { lookupBmadWorkflow, type BmadCatalog, type BmadWorkflow } from './artifacts';
+
+export type IdentifiedBy = 'outputFile' | 'default_output_file' | 'workflowType' | 'steps' | 'manifest';
+
+/** Identifies an artifact's workflow. `data` is its frontmatter. */
+export function identifyArtifact(file: string, data: Record<string, unknown>, catalog: BmadCatalog): { workflow?: BmadWorkflow; by?: IdentifiedBy; detail?: string } {
+  const abs = path.resolve(file);
+  for (const p of catalog.patterns ?? []) {
+    if (p.re.test(abs)) return { workflow: p.workflow, by: p.source, detail: p.declared };
+  }
+  const type = typeof data.workflowType === 'string' ? data.workflowType : undefined;
+  if (type) {
+    const wf = lookupBmadWorkflow(catalog, type);
+    if (wf) return { workflow: wf, by: catalog.manifestNames?.has(type.toLowerCase()) && !catalog.workflows.some((w) => w.name.toLowerCase() === type.toLowerCase()) ? 'manifest' : 'workflowType', detail: type };
+  }
+  // Step ids recorded as ids or file names name their workflow.
+  const list = Array.isArray(data.stepsCompleted) ? data.stepsCompleted : [];
+  const ids = list.filter((e): e is string => typeof e === 'string' && /^step-/i.test(e.replace(/^.*[\\/]/, ''))).map((e) => e.replace(/^.*[\\/]/, '').replace(/\.md$/i, ''));
+  if (ids.length) {
+    let best: { wf: BmadWorkflow; n: number } | undefined;
+    for (const wf of catalog.workflows) {
+      const own = new Set([...wf.steps.map((s) => s.id), ...Object.values(wf.modeSteps ?? {}).flat().map((s) => s.id)]);
+      const n = ids.filter((i) => own.has(i)).length;
+      if (n && (!best || n > best.n)) best = { wf, n };
+    }
+    if (best && best.n * 2 >= ids.length) return { workflow: best.wf, by: 'steps', detail: `${best.n} of ${ids.length} recorded steps` };
+  }
+  return {};
+}

@@ -1,0 +1,18 @@
+/**
+ * The sprint functions bound to one state core: its clock, write guards (leases, events, trust),
+ * observers, actor and session, so a story write from any face takes the core's write path.
+ */
+import type { SprintApi, WriteGuard, WriteObserver } from '../api';
+import type { Clock } from '../ports';
+import { checkSprintProposal, loadSprint } from './sprint';
+import { checkStoryTask, setStoryStatus } from './storyWrite';
+
+export function createSprintApi(deps: { clock: Clock; guards: WriteGuard[]; observers: WriteObserver[]; actor?: string; session?: string }): SprintApi {
+  const who = { actor: deps.actor, session: deps.session };
+  return {
+    load: (root, options) => loadSprint(root, { now: deps.clock.now(), ...options }),
+    setStoryStatus: (root, key, status, options) => setStoryStatus(root, key, status, { ...who, now: deps.clock.now(), ...options, guards: [...deps.guards, ...(options?.guards ?? [])], observers: deps.observers }),
+    checkStoryTask: (root, key, task, options) => checkStoryTask(root, key, task, { ...who, now: deps.clock.now(), ...options, guards: [...deps.guards, ...(options?.guards ?? [])], observers: deps.observers }),
+    checkProposal: (root, file, text) => checkSprintProposal(root, file, text, { now: deps.clock.now() }),
+  };
+}
