@@ -6,8 +6,9 @@ import { protocolCommands } from './protocolCommands';
 import { mcpCommand } from './mcpCommand';
 import { sprintCommands } from './sprintCommands';
 import { hookCommands, provideHookInput } from './hookCommands';
+import { gitCommands } from './gitCommands';
 
-const commands = [...readCommands, ...writeCommands, ...protocolCommands, ...memoryCommands, ...sprintCommands, mcpCommand, ...hookCommands];
+const commands = [...readCommands, ...writeCommands, ...protocolCommands, ...memoryCommands, ...sprintCommands, ...gitCommands, mcpCommand, ...hookCommands];
 
 /**
  * Runs the full CLI (bundled as cli-main.js; dist/cli.js, the launcher, loads it). `hookInput`:

@@ -92,3 +92,7 @@ export {
 export { runGit, repoTop } from './protocol/git';
 export { isLedgerPath, isStoryText, storyStatus } from './model/bmadProposal';
 export { checkStagedChanges, type StagedCheck, type StagedFileReport } from './protocol/stagedCheck';
+
+// Git as the distributed engine: the state merge driver and its install.
+export { mergeStateFile, mergeStatus, uniteSteps, mergeHistoryText, gitMergeFile, stateMergeKind, type StateMergeInput, type StateMergeResult, type StateDecision, type StateMergeKind, type MergeLabels } from './git/mergeDriver';
+export { installMergeDriver, uninstallMergeDriver, attributeLines, type GitSetupResult } from './git/gitSetup';
