@@ -18,7 +18,7 @@ function readSide(file: string, what: string): string {
   }
 }
 
-const mergeDriverCommand: CliCommand = {
+export const mergeDriverCommand: CliCommand = {
   name: 'merge-driver',
   options: ['marker-size'],
   usage: 'merge-driver BASE OURS THEIRS PATH [MARKER-SIZE]',
