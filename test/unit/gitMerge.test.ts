@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
+import { renderGateUpdate } from '../../src/core/index';
 
 const CLI = path.resolve('dist/cli.js');
 const ENV = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x', GIT_CONFIG_NOSYSTEM: '1' };
@@ -150,6 +151,21 @@ describe('waymark merge-driver in real git merges', () => {
     assert.equal(r.code, 0, r.out);
     const got = read(root, rel).trim().split('\n').map((l) => JSON.parse(l) as { seq: number; operation: string });
     assert.deepEqual(got.map((e) => [e.seq, e.operation]), [[1, 'create'], [2, 'main-step'], [3, 'feat-step']]);
+  });
+
+  test('gate files keep the newest verdict and the verdict history of both sides', () => {
+    const rel = '.waymark/gates/prd/review.gate';
+    const base = renderGateUpdate(undefined, { verdict: 'CONCERNS', reviewer: 'qa', updated: '2026-11-20T10:00:00.000Z' });
+    const root = repo({ [rel]: base });
+    const feat = renderGateUpdate(base, { verdict: 'FAIL', reviewer: 'qa', reason: 'tests red', updated: '2026-11-20T11:00:00.000Z' });
+    const main = renderGateUpdate(base, { verdict: 'PASS', reviewer: 'lead', updated: '2026-11-20T12:00:00.000Z' });
+    const r = diverge(root, { [rel]: feat }, { [rel]: main });
+    assert.equal(r.code, 0, r.out);
+    const text = read(root, rel);
+    assert.match(text, /^gate: PASS$/m);
+    assert.match(text, /^reviewer: lead$/m);
+    const verdicts = [...text.matchAll(/- gate: (\w+)/g)].map((m) => m[1]);
+    assert.deepEqual(verdicts, ['CONCERNS', 'FAIL', 'PASS']);
   });
 
   test('uninstall removes exactly what install wrote and restores git\'s behaviour', () => {

@@ -19,6 +19,7 @@ import { editFrontmatter, type EditScalar, type EditValue, type FrontmatterEdit 
 import { parseFrontmatter } from '../model/frontmatter';
 import { parseLedger, applyLineEdits, parseStamp, type Ledger } from '../bmad/ledger';
 import { parseStory, storyKeyFromName } from '../bmad/story';
+import { parseDocument, isMap, isSeq } from 'yaml';
 import { WaymarkError } from '../errors';
 import type { HistoryEntry } from '../types';
 
@@ -56,7 +57,7 @@ export interface StateDecision {
   conflict: boolean;
 }
 
-export type StateMergeKind = 'workflow' | 'ledger' | 'history' | 'text';
+export type StateMergeKind = 'workflow' | 'ledger' | 'history' | 'gate';
 
 export interface StateMergeResult {
   text: string;
@@ -70,13 +71,14 @@ export interface StateMergeResult {
 export function stateMergeKind(file: string): StateMergeKind {
   const p = file.split(path.sep).join('/');
   const base = p.slice(p.lastIndexOf('/') + 1);
-  if (p.endsWith('.jsonl') && /(^|\/)\.waymark\/history\//.test(p)) return 'history';
+  // Only history files are routed to the driver as JSONL (waymark git install), wherever history.dir puts them.
+  if (p.endsWith('.jsonl')) return 'history';
   if (base === 'sprint-status.yaml' || base === 'sprint-status.yml') return 'ledger';
   if (/\.(md|markdown)$/i.test(base)) return 'workflow';
-  return 'text';
+  // The rest install routes here are gate files (`gates.path`, `.gate` by default).
+  return 'gate';
 }
 
-// ---------------------------------------------------------------------------------------------
 // The status order. Finer than Waymark's (progress.ts) because git sees BMAD's words: review is
 // after in-progress, ready-for-dev after backlog. Blocked is as far as in-progress.
 
@@ -154,7 +156,6 @@ function show(v: unknown): string {
   return typeof v === 'string' ? v : JSON.stringify(v) ?? 'nothing';
 }
 
-// ---------------------------------------------------------------------------------------------
 
 interface Versions {
   base: string;
@@ -320,7 +321,6 @@ function planLedger(v: Versions, file: string, plan: Plan): Versions | undefined
   };
 }
 
-// ---------------------------------------------------------------------------------------------
 
 /**
  * History JSONL: the union of both sides' lines. Lines both sides share keep their place; the
@@ -382,7 +382,37 @@ export function mergeHistoryText(base: string, ours: string, theirs: string): st
   return out.length ? out.join(eol) + eol : '';
 }
 
-// ---------------------------------------------------------------------------------------------
+
+/**
+ * A gate file: the newest verdict (top-level `gate`, `reviewer`, `reason`, `updated`, `waiver`)
+ * from the side that recorded it last, and the `history` lists of both sides united in time
+ * order. Undefined when a side is not a gate file Waymark reads (git's text merge decides then).
+ */
+export function mergeGateText(base: string, ours: string, theirs: string): string | undefined {
+  void base;
+  const docs = [ours, theirs].map((t) => parseDocument(t, { prettyErrors: false }));
+  if (docs.some((d) => d.errors.length || !isMap(d.contents))) return undefined;
+  const updated = docs.map((d) => String(d.get('updated') ?? ''));
+  const newer = updated[1] > updated[0] ? 1 : 0;
+  const entries: unknown[] = [];
+  const seen = new Set<string>();
+  for (const d of docs) {
+    const h = d.get('history', true);
+    if (h !== undefined && !isSeq(h)) return undefined;
+    for (const e of (d.toJS() as { history?: unknown[] }).history ?? []) {
+      const k = JSON.stringify(e);
+      if (!seen.has(k)) {
+        seen.add(k);
+        entries.push(e);
+      }
+    }
+  }
+  const at = (e: unknown) => String((e as { updated?: unknown } | null)?.updated ?? '');
+  entries.sort((a, b) => at(a).localeCompare(at(b)));
+  const out = docs[newer];
+  if (entries.length) out.set('history', out.createNode(entries));
+  return out.toString();
+}
 
 /** Git's three-way text merge of three texts (`git merge-file -p`): the result and its conflict count. */
 export function gitMergeFile(v: Versions, labels: MergeLabels, markerSize = 7, cwd?: string): { text: string; conflicts: number } {
@@ -448,6 +478,10 @@ export function mergeStateFile(input: StateMergeInput): StateMergeResult {
   const kind = stateMergeKind(input.path);
   if (kind === 'history') {
     return { text: mergeHistoryText(input.base, input.ours, input.theirs), kind, conflicts: 0, decisions: [{ key: 'history', reason: 'lines of both sides united, new ones re-sequenced', conflict: false }] };
+  }
+  if (kind === 'gate') {
+    const text = mergeGateText(input.base, input.ours, input.theirs);
+    if (text !== undefined) return { text, kind, conflicts: 0, decisions: [{ key: 'gate', reason: 'newest verdict kept, verdict history of both sides united', conflict: false }] };
   }
   const plan = new Plan();
   let v: Versions = { base: input.base, ours: input.ours, theirs: input.theirs };
