@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { CliCommand } from './framework';
+import type { CliCommand, CliContext } from './framework';
 import { flagString, requirePositional } from './framework';
-import { WaymarkError, mergeStateFile, installMergeDriver, uninstallMergeDriver, loadWorkspaceContext, repoTop } from '../core/index';
+import { WaymarkError, mergeStateFile, installMergeDriver, uninstallMergeDriver, loadWorkspaceContext, repoTop, worktreeStates, findWorkspaceRoot, type WorktreeItem } from '../core/index';
 
 /** Git's label for the other side: `git merge feature` exports GITHEAD_<sha>=feature to drivers. */
 function theirsLabel(): string {
@@ -113,5 +113,39 @@ const gitUninstallCommand: CliCommand = {
     return 0;
   },
 };
+
+const MARK: Record<WorktreeItem['vsMain'], string> = { main: '', same: '', ahead: '  AHEAD of main', behind: '  behind main', diverged: '  differs from main', 'only-here': '  only here' };
+
+function describeItem(i: WorktreeItem): string {
+  const steps = i.stepsCompleted ? `  steps: ${i.stepsCompleted.join(', ') || '-'}` : '';
+  return `${i.id}  ${i.status ?? '-'}${steps}`;
+}
+
+/** `waymark status --worktrees`: what each worktree holds, and what main does not have yet. */
+export async function statusWorktrees(ctx: CliContext): Promise<number> {
+  const given = ctx.args.positionals[0];
+  const dir = path.resolve(ctx.cwd, given ?? '.');
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new WaymarkError('usage', `${given ?? dir} is not a folder; --worktrees reads a project folder.`, dir);
+  const root = given ? dir : findWorkspaceRoot(path.join(dir, '_'), dir);
+  const states = await worktreeStates(root);
+  if (ctx.json) {
+    ctx.stdout(JSON.stringify({ worktrees: states }) + '\n');
+    return 0;
+  }
+  const main = states.find((s) => s.worktree.main);
+  const mainOf = new Map((main?.items ?? []).map((i) => [i.id, i]));
+  const lines: string[] = [];
+  for (const s of states) {
+    const shown = s.worktree.main ? s.items : s.items.filter((i) => i.vsMain !== 'same');
+    lines.push(`${s.worktree.main ? 'main checkout' : 'worktree'} ${s.worktree.branch}  (${s.worktree.path})${!s.worktree.main && !shown.length ? '  same as main' : ''}`);
+    for (const i of shown) {
+      const m = mainOf.get(i.id);
+      const says = !s.worktree.main && m && i.vsMain !== 'only-here' ? `; main says ${m.status ?? '-'}${m.stepsCompleted ? ` (steps ${m.stepsCompleted.join(', ') || '-'})` : ''}` : '';
+      lines.push(`  ${describeItem(i)}${MARK[i.vsMain]}${says}`);
+    }
+  }
+  ctx.stdout(lines.join('\n') + '\n');
+  return 0;
+}
 
 export const gitCommands: CliCommand[] = [mergeDriverCommand, gitInstallCommand, gitUninstallCommand];

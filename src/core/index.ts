@@ -96,3 +96,4 @@ export { checkStagedChanges, type StagedCheck, type StagedFileReport } from './p
 // Git as the distributed engine: the state merge driver and its install.
 export { mergeStateFile, mergeStatus, uniteSteps, mergeHistoryText, gitMergeFile, stateMergeKind, type StateMergeInput, type StateMergeResult, type StateDecision, type StateMergeKind, type MergeLabels } from './git/mergeDriver';
 export { installMergeDriver, uninstallMergeDriver, attributeLines, type GitSetupResult } from './git/gitSetup';
+export { listWorktrees, worktreeStates, type Worktree, type WorktreeItem, type WorktreeState } from './git/worktrees';
