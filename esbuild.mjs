@@ -41,6 +41,7 @@ if (args.has('--tests')) {
   await esbuild.build({ ...common, entryPoints: filesUnder('bench', '.ts'), outdir: 'dist-bench', outbase: 'bench' });
 } else {
   await esbuild.build({ ...common, entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist' });
-  // cli.js is a small launcher (hook events that cannot touch state are answered there); cli-main.js is the CLI.
-  await esbuild.build({ ...common, entryPoints: { cli: 'src/cli/launch.ts', 'cli-main': 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } });
+  // cli.js is a small launcher (hook events that cannot touch state are answered there), cli-hook.js
+  // the full hook check, cli-main.js the CLI.
+  await esbuild.build({ ...common, entryPoints: { cli: 'src/cli/launch.ts', 'cli-main': 'src/cli/main.ts', 'cli-hook': 'src/cli/hookMain.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } });
 }

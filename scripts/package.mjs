@@ -6,7 +6,7 @@
 //   node scripts/package.mjs [--targets linux-x64,universal] [--out DIR] [--no-build]
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkVsix, KUZU_TARGETS, listVsix } from './packageCheck.mjs';
@@ -62,7 +62,8 @@ function stage(target, dir) {
   manifest.dependencies = {};
   writeFileSync(join(dir, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
   for (const f of ['README.md', 'LICENSE', 'CHANGELOG.md']) if (existsSync(join(REPO, f))) cpSync(join(REPO, f), join(dir, f));
-  for (const f of ['extension.js', 'cli.js', 'cli-main.js']) cpSync(join(REPO, 'dist', f), join(dir, 'dist', f));
+  // The extension and every CLI bundle (the launcher cli.js loads its siblings cli-*.js).
+  for (const f of readdirSync(join(REPO, 'dist')).filter((n) => n === 'extension.js' || /^cli(-[\w]+)?\.js$/.test(n))) cpSync(join(REPO, 'dist', f), join(dir, 'dist', f));
   cpSync(join(REPO, 'media'), join(dir, 'media'), { recursive: true, filter: (src) => !src.includes(`${join('media', 'screenshots')}`) || src.endsWith('screenshots') });
   rmSync(join(dir, 'media', 'screenshots'), { recursive: true, force: true });
   if (target !== 'universal') {

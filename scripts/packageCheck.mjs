@@ -2,7 +2,7 @@
 // platform, more than one native binary, a source file, a missing entry point. Reads the zip's
 // central directory itself so it runs wherever Node runs (no `unzip` needed).
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 
@@ -56,7 +56,9 @@ export function checkVsix(file, target, repo) {
   const { entries, data } = readZip(file);
   const problems = [];
   const names = entries.map((e) => e.name);
-  for (const must of ['extension/package.json', 'extension/dist/extension.js', 'extension/dist/cli.js', 'extension/dist/cli-main.js']) {
+  // Every bundle esbuild makes for the CLI (the launcher loads its siblings at run time).
+  const bundles = readdirSync(join(repo, 'dist')).filter((n) => /^cli(-[\w]+)?\.js$/.test(n)).map((n) => `extension/dist/${n}`);
+  for (const must of ['extension/package.json', 'extension/dist/extension.js', ...bundles]) {
     if (!names.includes(must)) problems.push(`missing ${must}`);
   }
   const natives = entries.filter((e) => /\.(node|dll|so|dylib)$/i.test(e.name));

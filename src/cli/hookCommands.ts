@@ -4,8 +4,8 @@ import type { CliCommand, CliContext } from './framework';
 import { flagString, requirePositional } from './framework';
 import { WaymarkError, errorMessage, assertInsideWorkspace, checkStagedChanges, readCurrentText, runGit, repoTop, writeFileAtomic, type StagedFileReport } from '../core/index';
 import { HOOK_ADAPTERS } from '../hooks/adapters';
-import { decide } from '../hooks/handler';
-import { HookInputError, type HookAdapter, type HookOutput, type NeutralEvent } from '../hooks/port';
+import { runHook } from '../hooks/run';
+import { HookInputError, type HookAdapter, type HookOutput } from '../hooks/port';
 import { installHooks, uninstallHooks, SettingsError } from '../hooks/install';
 import { workspaceRootOf } from '../hooks/quickCheck';
 
@@ -22,37 +22,10 @@ function readHookInput(): string {
   return fs.readFileSync(0, 'utf8');
 }
 
-function rejectUnknownFlags(ctx: CliContext, allowed: string[]): void {
-  const ok = new Set(['json', 'help', 'h', ...allowed]);
-  for (const f of Object.keys(ctx.args.flags)) if (!ok.has(f)) throw new WaymarkError('usage', `unknown option --${f}.`);
-}
-
 function emit(ctx: CliContext, out: HookOutput): number {
   if (out.stdout) ctx.stdout(out.stdout);
   if (out.stderr) ctx.stderr(out.stderr);
   return out.exitCode;
-}
-
-/**
- * Runs one hook event through an adapter. Bad input and the hook's own failures are reported
- * fail-open (a non-blocking error), so a Waymark problem never stops the agent's other work;
- * `--fail-closed` refuses the proposed change instead.
- */
-export async function runHook(adapter: HookAdapter, text: string, env: Record<string, string | undefined>, failClosed: boolean): Promise<HookOutput> {
-  let event: NeutralEvent | undefined;
-  try {
-    let input: unknown;
-    try {
-      input = JSON.parse(text);
-    } catch (e) {
-      throw new HookInputError(`the hook input is not valid JSON (${errorMessage(e)}); ${adapter.name} sends one JSON object on stdin.`);
-    }
-    event = adapter.parse(input, env);
-    return adapter.render(event, await decide(event, adapter));
-  } catch (e) {
-    const msg = e instanceof HookInputError ? e.message : WaymarkError.is(e) ? e.message : `unexpected error: ${errorMessage(e)}`;
-    return adapter.renderFailure(`${msg} The event was not checked.`, event, failClosed);
-  }
 }
 
 const RUN_HELP = (a: HookAdapter) => `Reads one ${a.name} hook event (JSON) on stdin and answers in ${a.name}'s hook protocol.
@@ -76,10 +49,9 @@ function runCommand(a: HookAdapter): CliCommand {
     usage: `hook ${a.name} [--fail-closed]`,
     summary: `Answer one ${a.name} hook event from stdin: refuse edits that break workflow rules, record the ones that land.`,
     help: RUN_HELP(a),
-    booleanFlags: ['fail-closed'],
     options: [],
+    booleanFlags: ['fail-closed'],
     async run(ctx) {
-      rejectUnknownFlags(ctx, ['fail-closed']);
       if (ctx.args.positionals.length) throw new WaymarkError('usage', `hook ${a.name} takes no arguments (the event comes on stdin).`);
       let text: string;
       try {
@@ -105,11 +77,28 @@ function projectRoot(ctx: CliContext): string {
 
 const GIT_MARK = '# waymark pre-commit hook';
 
+/**
+ * The repository's pre-commit hook file. It must lie in the repository's folder or its git
+ * folder (by real path): a core.hooksPath shared elsewhere on the machine is not Waymark's to write.
+ */
 async function gitHookPath(cwd: string): Promise<string> {
   const top = await repoTop(cwd);
-  const r = await runGit(top, ['rev-parse', '--git-path', 'hooks/pre-commit']);
+  const r = await runGit(top, ['rev-parse', '--git-path', 'hooks/pre-commit', '--git-common-dir']);
   if (r.code !== 0) throw new WaymarkError('io', `git rev-parse --git-path failed: ${r.stderr.trim()}`);
-  return path.resolve(top, r.stdout.trim());
+  const [hookRel, commonRel] = r.stdout.trim().split('\n');
+  const hook = path.resolve(top, hookRel);
+  const inside = (dir: string) => {
+    try {
+      assertInsideWorkspace(dir, hook);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!inside(top) && !inside(path.resolve(top, commonRel))) {
+    throw new WaymarkError('usage', `the pre-commit hook of this repository is ${hook}, outside it (core.hooksPath?); Waymark does not write there. Add the line 'waymark hook git pre-commit || exit 1' to that hook yourself.`, hook);
+  }
+  return hook;
 }
 
 const installCmd: CliCommand = {
@@ -125,9 +114,11 @@ settings are kept; running it again changes nothing. git: writes the repository'
 
 Options:
   --command CMD   how the agent starts waymark (default: waymark; e.g. "node /path/to/dist/cli.js")
-  --project DIR   the project folder (default: the workspace holding the current folder)`,
+  --project DIR   the project folder (default: the workspace holding the current folder)
+
+Exit codes: 0 installed (or unchanged); 1 the settings file is not valid JSON (nothing written);
+2 usage, or not a git repository; 3 a pre-commit hook that is not Waymark's is in the way.`,
   async run(ctx) {
-    rejectUnknownFlags(ctx, ['command', 'project']);
     const target = requirePositional(ctx.args, 0, 'the agent (claude-code, gemini) or git');
     const launcher = flagString(ctx.args, 'command') ?? 'waymark';
     if (target === 'git') {
@@ -169,8 +160,12 @@ const uninstallCmd: CliCommand = {
   usage: 'hook uninstall claude-code|gemini|git [--project DIR]',
   options: ['project'],
   summary: "Remove exactly Waymark's hook entries (or its git pre-commit hook); everything else stays.",
+  help: `Options:
+  --project DIR   the project folder (default: the workspace holding the current folder)
+
+Exit codes: 0 removed (or nothing to remove); 1 the settings file is not valid JSON (nothing
+written); 2 usage; 3 the pre-commit hook is not Waymark's (left as it is).`,
   async run(ctx) {
-    rejectUnknownFlags(ctx, ['project']);
     const target = requirePositional(ctx.args, 0, 'the agent (claude-code, gemini) or git');
     if (target === 'git') {
       const hook = await gitHookPath(ctx.cwd);
@@ -220,7 +215,6 @@ waymark hook install git. To commit anyway, once: git commit --no-verify.
 Exit codes: 0 the commit may go ahead; 1 refused (each problem on stderr with its fix); 2 not a
 git repository or git missing.`,
   async run(ctx) {
-    rejectUnknownFlags(ctx, []);
     const r = await checkStagedChanges(ctx.cwd);
     if (ctx.json) ctx.stdout(JSON.stringify(r) + '\n');
     printReports(ctx, r.warnings, 'warning');

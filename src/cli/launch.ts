@@ -9,19 +9,28 @@ import { HOOK_ADAPTERS } from '../hooks/adapters';
 import { quickCheck } from '../hooks/quickCheck';
 
 type FullCli = { main(argv: string[], options?: { hookInput?: string }): void };
+type HookCheck = { answerHook(agent: string, text: string, failClosed: boolean): Promise<{ exitCode: number; stdout: string; stderr: string }> };
 
-function full(): FullCli {
-  // A computed path: the bundler must leave this require to run time.
-  const file = path.join(__dirname, 'cli-main.js');
+/** A bundle beside this one. The path is computed so the bundler leaves the require to run time. */
+function load<T>(name: string): T {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require(file) as FullCli;
+  return require(path.join(__dirname, name)) as T;
 }
 
 function write(fd: 1 | 2, text: string): void {
   if (text) fs.writeSync(fd, text);
 }
 
-/** Answers a hook event on the fast path (`answered`), or hands the stdin text to the full CLI. */
+function answer(out: { exitCode: number; stdout: string; stderr: string }): void {
+  write(1, out.stdout);
+  write(2, out.stderr);
+  process.exitCode = out.exitCode;
+}
+
+/**
+ * Answers a hook event: at once when it cannot touch state, else with the hook check bundle
+ * (`answered`); anything else (bad options, --help) goes to the full CLI with the stdin text.
+ */
 function fastHook(argv: string[]): { answered: true } | { hookInput?: string } {
   const adapter = HOOK_ADAPTERS.get(argv[1]);
   if (!adapter || argv.slice(2).some((a) => a !== '--fail-closed') || process.stdin.isTTY) return {};
@@ -34,11 +43,11 @@ function fastHook(argv: string[]): { answered: true } | { hookInput?: string } {
   try {
     const event = adapter.parse(JSON.parse(text), process.env);
     const q = quickCheck(event);
-    if (q.verdict === 'judge') return { hookInput: text };
-    const out = adapter.render(event, { kind: 'allow', note: q.note });
-    write(1, out.stdout);
-    write(2, out.stderr);
-    process.exitCode = out.exitCode;
+    if (q.verdict === 'judge') {
+      load<HookCheck>('cli-hook.js').answerHook(adapter.name, text, argv.includes('--fail-closed')).then(answer, (e) => answer(adapter.renderFailure(`unexpected error: ${String(e)}`, event, false)));
+      return { answered: true };
+    }
+    answer(adapter.render(event, { kind: 'allow', note: q.note }));
     return { answered: true };
   } catch {
     // Bad input: the full CLI reports it the one documented way.
@@ -48,4 +57,4 @@ function fastHook(argv: string[]): { answered: true } | { hookInput?: string } {
 
 const argv = process.argv.slice(2);
 const fast = argv[0] === 'hook' ? fastHook(argv) : {};
-if (!('answered' in fast)) full().main(argv, fast);
+if (!('answered' in fast)) load<FullCli>('cli-main.js').main(argv, fast);

@@ -9,7 +9,10 @@ import { hookCommands, provideHookInput } from './hookCommands';
 
 const commands = [...readCommands, ...writeCommands, ...protocolCommands, ...memoryCommands, ...sprintCommands, mcpCommand, ...hookCommands];
 
-/** Runs the full CLI. `hookInput`: stdin already read by the launcher's fast path (launch.ts). */
+/**
+ * Runs the full CLI (bundled as cli-main.js; dist/cli.js, the launcher, loads it). `hookInput`:
+ * the stdin text the launcher already read for a `hook` verb.
+ */
 export function main(argv: string[], options: { hookInput?: string } = {}): void {
   if (options.hookInput !== undefined) provideHookInput(options.hookInput);
   // A reader that goes away (`waymark status . | head`) is not an error: stop writing, let the

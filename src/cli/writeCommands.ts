@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CliCommand, CliContext } from './framework';
 import { flagString, requireFlag, requirePositional } from './framework';
-import { WaymarkError, SCOPES, STATUSES, MUTATIONS, createStateCore, findWorkspaceRoot } from '../core/index';
+import { WaymarkError, SCOPES, STATUSES, MUTATIONS, createStateCore, findWorkspaceRoot, isProblemCode } from '../core/index';
 import type { MutationArg, MutationArgs, MutationName, MutationSpec } from '../core/index';
 import type { StateCore, GateState, MutationOptions, MutationResult, Scope, Status, WorkflowState } from '../core/index';
 
@@ -223,6 +223,7 @@ export const writeCommands: CliCommand[] = [
   }, ['agent', 'out', 'workflow']),
   mutating('fix', 'fix FILE CODE [--line N]', 'Apply the quick fix of a problem (see waymark validate).', 'CODE is the problem code (e.g. last-step-mismatch); --line picks one when several share it.', async (c, f, core, o) => {
     const code = requirePositional(c.args, 1, 'CODE (a problem code from waymark validate)');
+    if (!isProblemCode(code)) throw new WaymarkError('usage', `${code} is not a problem code; run waymark validate ${rel(c, f)} to list the file's problems (codes: docs/problems.md).`, f);
     const lineFlag = flagString(c.args, 'line');
     const { problems, state } = await core.readWorkflow(f);
     const matching = problems.filter((p) => p.code === code && (lineFlag === undefined || p.range.start.line + 1 === Number(lineFlag)));

@@ -12,7 +12,7 @@ import { errorMessage } from '../core/index';
 import type { CommandOutcome } from './commandRunner';
 import type { Container } from './container';
 import type { RenderedDecorations } from './decorations';
-import type { WatcherFlush } from './watchers';
+import type { WatcherReload } from './watchers';
 
 export interface TreeSnapshot {
   label: string;
@@ -46,7 +46,7 @@ export function createTestApi(c: Container): TestApi {
   let coreReplacements = 0;
   let lastScanError: string | undefined;
   let flushes = 0;
-  let lastFlush: WatcherFlush | undefined;
+  let lastReload: WatcherReload | undefined;
   const rendered = new Map<string, RenderedDecorations>();
   c.runner.onDidRun((o: CommandOutcome) => {
     lastError = o.ok ? undefined : { action: o.action, reason: o.reason, message: o.message ?? '' };
@@ -56,9 +56,9 @@ export function createTestApi(c: Container): TestApi {
     if (s.newCore) coreReplacements++;
     lastScanError = s.error;
   });
-  c.watchers.onDidFlush((f) => {
-    flushes++;
-    if (f.eventToModelMs !== undefined) lastFlush = f;
+  c.watchers.onDidFlush(() => flushes++);
+  c.watchers.onDidReload((r) => {
+    if (r.eventToModelMs !== undefined) lastReload = r;
   });
   c.decorations.onDidRender((r) => (r.what ? rendered.set(r.file, r.what) : rendered.delete(r.file)));
 
@@ -92,8 +92,8 @@ export function createTestApi(c: Container): TestApi {
         coreReplacements,
         watchedRoots: c.watchers.watchedRoots,
         watcherFlushes: flushes,
-        watcherLastReloadMs: lastFlush?.lastReloadMs,
-        watcherEventToModelMs: lastFlush?.eventToModelMs,
+        watcherLastReloadMs: lastReload?.reloadMs,
+        watcherEventToModelMs: lastReload?.eventToModelMs,
       };
     } catch (e) {
       return { error: errorMessage(e) };

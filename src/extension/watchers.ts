@@ -13,21 +13,28 @@ const IGNORE = /[\\/](node_modules|\.git)[\\/]|[\\/]\.waymark[\\/](history|cache
 /** More pending files than this: one rescan instead of many reloads. */
 const BATCH_LIMIT = 200;
 
-/** One flush of the queued file events, with how fast the last file reached the model. */
+/** One flush of the queued file events. */
 export interface WatcherFlush {
   /** Files re-read or forgotten (0 when the flush was a rescan). */
   readonly files: number;
   readonly rescan: boolean;
-  /** The last file's reload, ms. */
-  readonly lastReloadMs?: number;
-  /** From the first watcher event of the last file to its state in the model, ms (includes the debounce). */
+}
+
+/** One file re-read (or forgotten) after a watcher event, and how fast. */
+export interface WatcherReload {
+  readonly file: string;
+  readonly reloadMs: number;
+  /** From the first watcher event of the file to its state in the model, ms (includes the debounce). */
   readonly eventToModelMs?: number;
 }
 
 export class Watchers extends Disposable {
   private readonly flushed = this.register(new vscode.EventEmitter<WatcherFlush>());
-  /** Fired after each flush (the test API and the bench read it). */
+  /** Fired after each flush (the test API reads it). */
   readonly onDidFlush = this.flushed.event;
+  private readonly reloaded = this.register(new vscode.EventEmitter<WatcherReload>());
+  /** Fired as soon as a file's new state is in the model (the bench reads it through the test API). */
+  readonly onDidReload = this.reloaded.event;
   private readonly pending = new Map<string, 'change' | 'delete'>();
   private readonly firstEventAt = new Map<string, number>();
   private timer?: NodeJS.Timeout;
@@ -106,8 +113,6 @@ export class Watchers extends Disposable {
     this.rescanWanted = false;
     this.contextChanged = false;
     let files = 0;
-    let lastReloadMs: number | undefined;
-    let eventToModelMs: number | undefined;
     try {
       if (rescan) {
         this.firstEventAt.clear();
@@ -130,16 +135,15 @@ export class Watchers extends Disposable {
         }
         const done = performance.now();
         files++;
-        lastReloadMs = done - started;
         const first = this.firstEventAt.get(file);
-        if (first !== undefined) eventToModelMs = done - first;
         this.firstEventAt.delete(file);
-        this.c.log.trace(`[watch] ${kind} ${file} in ${lastReloadMs.toFixed(1)} ms`);
+        this.reloaded.fire({ file, reloadMs: done - started, eventToModelMs: first === undefined ? undefined : done - first });
+        this.c.log.trace(`[watch] ${kind} ${file} in ${(done - started).toFixed(1)} ms`);
       }
     } catch (e) {
       this.c.log.error(`[watch] could not reload: ${errorMessage(e)}`);
     } finally {
-      if (!this.isDisposed) this.flushed.fire({ files, rescan, lastReloadMs, eventToModelMs });
+      if (!this.isDisposed) this.flushed.fire({ files, rescan });
     }
   }
 }

@@ -113,7 +113,6 @@ export function mutationOptions(model: ExtensionModel, t: Target): MutationOptio
  * Runs a workflow-file mutation. When the file is open with unsaved changes, the core computes
  * the new text from the editor's buffer and it is applied as an edit: never written behind it.
  */
-/** A mutation through the commands' path: an open editor with unsaved changes gets an edit, never a write behind it. */
 export async function mutateInEditorOrFile(run: CommandRunner, model: ExtensionModel, t: Target, op: (o: MutationOptions) => Promise<MutationResult>): Promise<MutationResult> {
   const file = t.state.file;
   const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === file);

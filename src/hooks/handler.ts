@@ -2,7 +2,6 @@
  * The hook logic between the adapters and the core: a neutral event in, a neutral decision out.
  * Knows no agent. Loaded only when the fast path (quickCheck.ts) says an event may touch state.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   applyReplacements,
@@ -16,8 +15,8 @@ import {
   sessionLeftovers,
   listLeases,
   describeOwner,
-  isLedgerPath,
-  storyStatus,
+  loadSprint,
+  relPath,
   WaymarkError,
   errorMessage,
   type ProposalProblem,
@@ -34,7 +33,7 @@ function formatProblems(problems: ProposalProblem[], max = 3): string {
 /** Paths a shell command names that may be state files, resolved against `cwd`. */
 export function namedPaths(command: string, cwd: string): string[] {
   const out = new Set<string>();
-  for (const m of command.matchAll(/(?:^|[\s'"=<>|;&(])((?:\.{0,2}\/|~\/|[\w@-])[\w@%+,.~/-]*\.(?:md|markdown|ya?ml|gate|jsonl|csv))(?=$|[\s'";&|)<>])/gi)) {
+  for (const m of command.matchAll(PATH_WORD)) {
     const p = m[1].startsWith('~/') ? path.join(process.env.HOME ?? '~', m[1].slice(2)) : m[1];
     out.add(path.resolve(cwd, p));
   }
@@ -58,10 +57,55 @@ async function proposedEdit(event: Extract<NeutralEvent, { kind: 'proposed-edit'
   return { kind: 'allow' };
 }
 
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Whether one segment of a shell command (between `;`, `&&`, `||`, `|`) writes the file it names
+ * as `word`: redirected into, edited in place, the target of cp/mv/install/ln/dd, removed or
+ * truncated, or checked out/restored by git. Reading it (`cat`, `grep`, `cp it elsewhere`) is not.
+ */
+export function segmentWrites(segment: string, word: string): boolean {
+  const w = `['"]?${escapeRe(word)}['"]?`;
+  if (new RegExp(`(?:^|[^<>&0-9])>>?\\|?\\s*${w}(?=$|[\\s;&|)])`).test(segment)) return true;
+  const args = segment.trim().split(/\s+/).map((a) => a.replace(/^['"]|['"]$/g, ''));
+  const named = args.includes(word);
+  if (!named) return /\bof=/.test(segment) && segment.includes(`of=${word}`);
+  const cmd = args.find((a) => !/^[A-Z_]+=/.test(a) && a !== 'sudo' && a !== 'command') ?? '';
+  const last = args.filter((a) => !a.startsWith('-')).pop();
+  if (/^(?:sed|perl|ruby)$/.test(cmd)) return args.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith('--in-place'));
+  if (cmd === 'awk' || cmd === 'gawk') return /-i\s*inplace/.test(segment);
+  if (/^(?:tee|rm|truncate|shred|unlink|mv|touch)$/.test(cmd)) return true;
+  if (/^(?:cp|install|ln|rsync)$/.test(cmd)) return last === word;
+  if (cmd === 'git') return /\bgit\s+(?:checkout|restore|reset|stash|apply|am|mv|rm)\b/.test(segment);
+  return false;
+}
+
+/** The state-file paths named in `command` that it writes, as given (relative or absolute). */
+function writtenWords(command: string): string[] {
+  const out: string[] = [];
+  // A here-doc's body is data, not commands: only its first line (the command) counts.
+  const lines = command.split('\n');
+  const kept: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    kept.push(lines[i]);
+    const m = /<<-?\s*['"]?(\w+)['"]?/.exec(lines[i]);
+    if (m) while (i + 1 < lines.length && lines[i + 1].trim() !== m[1]) i++;
+  }
+  for (const segment of kept.join('\n').split(/&&|\|\||[;|\n]/)) {
+    for (const m of segment.matchAll(PATH_WORD)) if (segmentWrites(segment, m[1])) out.push(m[1]);
+  }
+  return out;
+}
+
+const PATH_WORD = /(?:^|[\s'"=<>|;&(])((?:\.{0,2}\/|~\/|[\w@-])[\w@%+,.~/-]*\.(?:md|markdown|ya?ml|gate|jsonl|csv))(?=$|[\s'";&|)<>])/gi;
+
 async function proposedCommand(event: Extract<NeutralEvent, { kind: 'proposed-command' }>, root: string): Promise<HookDecision> {
   if (!SHELL_WRITE.test(event.command)) return { kind: 'allow' };
   const hits: string[] = [];
-  for (const file of namedPaths(event.command, event.ctx.cwd)) {
+  const words = [...new Set(writtenWords(event.command))].map((w) => (w.startsWith('~/') ? path.join(process.env.HOME ?? '~', w.slice(2)) : w));
+  for (const file of words.map((w) => path.resolve(event.ctx.cwd, w))) {
     let verdict;
     try {
       const text = readCurrentText(file);
@@ -133,26 +177,18 @@ export async function sessionBriefing(root: string): Promise<string> {
   return out.join('\n');
 }
 
-/** Stories the sprint ledger says are in progress or in review (BMAD). */
+/** Stories in progress or in review (BMAD sprint: the ledger, else the story files). */
 function inProgressStories(root: string): string[] {
-  const out: string[] = [];
-  for (const rel of ['_bmad-output/implementation-artifacts/sprint-status.yaml', '_bmad-output/sprint-status.yaml', 'docs/sprint-status.yaml']) {
-    let text: string | undefined;
-    try {
-      text = readCurrentText(path.join(root, rel));
-    } catch {
-      text = undefined;
-    }
-    if (text === undefined || !isLedgerPath(rel)) continue;
-    for (const m of text.matchAll(/^\s+([\w.-]+):\s*(in-progress|review)\s*(?:#.*)?$/gm)) {
-      if (m[1].startsWith('epic-')) continue;
-      const storyFile = [path.join(path.dirname(path.join(root, rel)), `${m[1]}.md`), path.join(path.dirname(path.join(root, rel)), 'stories', `${m[1]}.md`)].find((f) => fs.existsSync(f));
-      const word = storyFile ? storyStatus(readCurrentText(storyFile) ?? '')?.word : undefined;
-      out.push(`- story ${m[1]}: ${m[2]} in ${rel}${storyFile ? ` (${path.relative(root, storyFile).split(path.sep).join('/')}${word && word !== m[2] ? `, whose Status says ${word}` : ''})` : ''}`);
-    }
-    break;
-  }
-  return out;
+  const sprint = loadSprint(root);
+  if (!sprint) return [];
+  return sprint.stories
+    .filter((st) => st.status === 'in-progress' || st.status === 'review')
+    .slice(0, 8)
+    .map((st) => {
+      const file = st.file ? relPath(root, st.file) : undefined;
+      const drift = st.fileStatus && st.ledgerStatus && st.fileStatusMapped !== st.ledgerStatus ? `; its file says ${st.fileStatus}, the ledger ${st.ledgerStatus}` : '';
+      return `- story ${st.key}: ${st.status}${file ? ` (${file}, tasks ${st.tasks.done}/${st.tasks.total}${drift})` : ''}`;
+    });
 }
 
 async function stop(event: Extract<NeutralEvent, { kind: 'stop' }>, root: string): Promise<HookDecision> {

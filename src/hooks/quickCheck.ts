@@ -4,6 +4,7 @@
  * It errs towards "judge": anything that might hold state goes to the full check, which
  * decides exactly (include/exclude globs, dialects, real paths).
  */
+import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { HookContext, NeutralEvent } from './port';
@@ -110,11 +111,8 @@ export function quickCheck(event: NeutralEvent): QuickVerdict {
     if (c.type === 'write' ? looksLikeState(c.content) : c.edits.some((e) => fragmentMayAddState(e.newString))) return { verdict: 'judge' };
     return { verdict: 'pass' };
   }
-  // After an edit: the state may have been removed; the snapshot kept before the edit says so.
-  try {
-    if (fs.readdirSync(path.join(root, '.waymark', 'cache', 'hooks')).some((n) => n.startsWith('before-'))) return { verdict: 'judge' };
-  } catch {
-    // no snapshots
-  }
-  return { verdict: 'pass' };
+  // After an edit: the state may have been removed; the snapshot the check kept before this
+  // file's edit says so (named as protocol/proposal.ts names it).
+  const snapshot = path.join(root, '.waymark', 'cache', 'hooks', `before-${crypto.createHash('sha256').update(relSlash).digest('hex').slice(0, 10)}.json`);
+  return { verdict: fs.existsSync(snapshot) ? 'judge' : 'pass' };
 }

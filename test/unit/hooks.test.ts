@@ -123,12 +123,12 @@ describe('waymark hook claude-code: PreToolUse', () => {
     const root = featureWorkspace();
     try {
       const before = treeDigest(root);
-      for (const command of ["sed -i 's/design/implement/' docs/plan.md", 'echo "status: completed" >> docs/plan.md', 'cat > docs/plan.md <<EOF\n---\nworkflow: feature\n---\nEOF', 'printf x | tee docs/plan.md']) {
+      for (const command of ["sed -i 's/design/implement/' docs/plan.md", 'echo "status: completed" >> docs/plan.md', 'cat > docs/plan.md <<EOF\n---\nworkflow: feature\n---\nEOF', 'printf x | tee docs/plan.md', 'cd . && mv docs/plan.md docs/old.md', 'cp /tmp/x.md docs/plan.md', 'git checkout -- docs/plan.md']) {
         const r = await claude(root, 'PreToolUse', { tool_name: 'Bash', tool_input: { command, description: 'edit' } });
         assert.equal(r.code, 2, command);
         assert.match(r.stderr, /it writes docs\/plan\.md, which holds workflow state, by shell/, command);
       }
-      for (const command of ['cat docs/plan.md', 'grep -n status docs/plan.md', 'waymark advance docs/plan.md', "sed -i 's/1/2/' src/app.ts", 'echo hi > notes.md']) {
+      for (const command of ['cat docs/plan.md', 'grep -n status docs/plan.md', 'waymark advance docs/plan.md', "sed -i 's/1/2/' src/app.ts", 'echo hi > notes.md', 'grep -n status docs/plan.md > /tmp/status.txt', 'cp docs/plan.md docs/plan-copy.md', "sed -n '1,5p' docs/plan.md | tee /tmp/head.md"]) {
         const r = await claude(root, 'PreToolUse', { tool_name: 'Bash', tool_input: { command } });
         assert.equal(r.code, 0, `${command}: ${r.stderr}`);
       }

@@ -85,6 +85,10 @@ describe('hooks on a BMAD story: every step of its life, and the common bad edit
           await land(root, ledger, LEDGER(to));
         }
       }
+      // A new session hears which story is under way.
+      await land(root, ledger, LEDGER('in-progress'));
+      const start = await claude(root, 'SessionStart', { source: 'resume' });
+      assert.match(JSON.parse(start.stdout).hookSpecificOutput.additionalContext, /story 1-2-user-login: in-progress \(_bmad-output\/implementation-artifacts\/1-2-user-login\.md, tasks 3\/3; its file says done, the ledger in-progress\)/);
       // Review sends it back for changes: review → in-progress is allowed.
       fs.writeFileSync(storyFile(root), story('review', [true, true]));
       assert.equal((await proposeStory(root, story('in-progress', [true, true]))).code, 0);

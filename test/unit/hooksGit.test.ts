@@ -103,6 +103,14 @@ describe('waymark hook git pre-commit (real git)', () => {
       assert.match(r.stderr, /already exists and is not Waymark's; add the line 'waymark hook git pre-commit \|\| exit 1' to it yourself/);
       assert.equal((await runCliProcess(['hook', 'uninstall', 'git'], '', { cwd: root })).code, 3);
       assert.deepEqual(treeDigest(root), before);
+      // A hooks folder shared elsewhere on the machine (core.hooksPath) is not written.
+      const shared = fs.mkdtempSync(path.join(path.dirname(root), 'shared-hooks-'));
+      git(root, 'config', 'core.hooksPath', shared);
+      const elsewhere = await runCliProcess(['hook', 'install', 'git'], '', { cwd: root });
+      assert.equal(elsewhere.code, 2);
+      assert.match(elsewhere.stderr, /outside it \(core\.hooksPath\?\); Waymark does not write there/);
+      assert.deepEqual(fs.readdirSync(shared), []);
+      fs.rmSync(shared, { recursive: true });
       fs.rmSync(path.join(root, '.git'), { recursive: true });
       const outside = await runCliProcess(['hook', 'git', 'pre-commit'], '', { cwd: root, env: { GIT_CEILING_DIRECTORIES: path.dirname(root) } });
       assert.equal(outside.code, 2);

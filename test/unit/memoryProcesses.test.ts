@@ -23,9 +23,8 @@ before(() => {
   if (!fs.existsSync(BUILT_CLI)) spawnSync(process.execPath, ['esbuild.mjs'], { stdio: 'inherit' });
   const dir = tmp();
   CLI = path.join(dir, 'cli.js');
-  fs.copyFileSync(BUILT_CLI, CLI);
-  // cli.js is the launcher: the CLI itself is cli-main.js beside it.
-  fs.copyFileSync(path.join(path.dirname(BUILT_CLI), 'cli-main.js'), path.join(dir, 'cli-main.js'));
+  // The launcher loads its sibling bundles (cli-main.js, cli-hook.js): copy them all.
+  for (const name of fs.readdirSync(path.dirname(BUILT_CLI))) if (/^cli(-[\w-]+)?\.js$/.test(name)) fs.copyFileSync(path.join(path.dirname(BUILT_CLI), name), path.join(dir, name));
 });
 after(() => {
   for (const d of tmps) fs.rmSync(d, { recursive: true, force: true });

@@ -43,7 +43,7 @@ describe('per-platform packages (real vsce, real zip files)', () => {
     try {
       const cli = path.join(dir, 'cli.js');
       fs.writeFileSync(cli, data(entries.find((e: { name: string }) => e.name === 'extension/dist/cli.js')));
-      fs.writeFileSync(path.join(dir, 'cli-main.js'), data(entries.find((e: { name: string }) => e.name === 'extension/dist/cli-main.js')));
+      for (const e of entries.filter((x: { name: string }) => /^extension\/dist\/cli-[\w]+\.js$/.test(x.name))) fs.writeFileSync(path.join(dir, path.basename(e.name)), data(e));
       const ws = path.join(dir, 'ws');
       fs.mkdirSync(ws);
       const r = spawnSync(process.execPath, [cli, 'memory', 'status', '--root', ws], { cwd: ws, encoding: 'utf8', env: { ...process.env, WAYMARK_MEMORY_ENGINE: '' } });
@@ -79,7 +79,9 @@ describe('per-platform packages (real vsce, real zip files)', () => {
     const r = spawnSync('npm', ['pack', '--dry-run', '--json'], { cwd: REPO, encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
     const files = (JSON.parse(r.stdout)[0].files as { path: string }[]).map((f) => f.path).sort();
-    assert.ok(files.includes('dist/cli.js') && files.includes('dist/cli-main.js'));
-    assert.deepEqual(files.filter((f) => !['dist/cli.js', 'dist/cli-main.js', 'README.md', 'LICENSE', 'CHANGELOG.md', 'package.json'].includes(f)), []);
+    const bundles = fs.readdirSync('dist').filter((n) => /^cli(-[\w]+)?\.js$/.test(n)).map((n) => `dist/${n}`).sort();
+    assert.ok(bundles.includes('dist/cli.js') && bundles.includes('dist/cli-main.js'));
+    assert.deepEqual(files.filter((f) => f.startsWith('dist/')), bundles, 'every CLI bundle ships, and nothing else of dist/');
+    assert.deepEqual(files.filter((f) => !['README.md', 'LICENSE', 'CHANGELOG.md', 'package.json'].includes(f) && !f.startsWith('dist/')), []);
   });
 });

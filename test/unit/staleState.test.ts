@@ -62,6 +62,34 @@ describe('stale state in the core', () => {
     core.dispose();
   });
 
+  test('a rescan while the file is broken keeps the stale state; once repaired it is live again', async () => {
+    const root = ws({ 'w.md': GOOD, 'other.md': GOOD.replace('workflow: w', 'workflow: other') });
+    const file = path.join(root, 'w.md');
+    const core = createStateCore({ roots: [root], scanIndex: false });
+    await core.scan();
+    fs.writeFileSync(file, BROKEN);
+    await core.reload(file);
+    const events: ChangeEvent[] = [];
+    core.onDidChange((e) => events.push(e));
+    // A gate or definition change rescans the workspace while the agent is still mid-write.
+    await core.scan();
+    const kept = core.get(file);
+    assert.equal(kept?.stale, true, 'still listed, still stale');
+    assert.deepEqual(kept.stepsCompleted, ['a']);
+    assert.equal(core.list().length, 2);
+    const errors = core.problems().filter((p) => p.file === file && p.severity === 'error');
+    assert.ok(errors.length > 0, 'the broken text is reported');
+    assert.equal(new Set(errors.map((p) => `${p.code}:${p.range.start.line}`)).size, errors.length, 'once, not twice');
+    assert.ok(!events.some((e) => e.changes.some((c) => c.file === file && c.removed)), 'never reported removed');
+    fs.writeFileSync(file, GOOD);
+    await core.scan();
+    assert.equal(core.get(file)?.stale, undefined);
+    fs.unlinkSync(file);
+    await core.scan();
+    assert.equal(core.get(file), undefined, 'deleted: forgotten');
+    core.close?.();
+  });
+
   test('frontmatter without workflow keys is stale too; a deleted file is forgotten', async () => {
     const root = ws({ 'w.md': GOOD });
     const file = path.join(root, 'w.md');

@@ -189,7 +189,7 @@ describe('write path on bad input', () => {
     assert.equal(JSON.parse(r.stdout).gate.exists, false);
     r = run('fix', 'a.md', 'no-such-code');
     assert.equal(r.status, 2);
-    assert.match(r.stderr, /has no problem no-such-code/);
+    assert.match(r.stderr, /no-such-code is not a problem code/);
     // A lease held by another agent refuses CLI writes (exit 3) until it is released.
     fs.writeFileSync(path.join(root, 'b.md'), WF);
     r = run('lease', 'acquire', 'b.md', '--actor', 'agent-a', '--session', 'sa');

@@ -38,14 +38,28 @@ export class WorkflowModel {
       if (!old || old.contentHash !== s.contentHash || old.stateHash !== s.stateHash) changes.push({ file: s.file, state: s });
       this.states.set(s.file, s);
     }
-    for (const file of [...this.states.keys()]) {
-      if (!seen.has(file)) {
-        this.states.delete(file);
-        changes.push({ file, removed: true });
+    // A known file the scan found but could not read as a workflow (mid-write, a YAML error)
+    // keeps its last good state, as a reload would; a deleted or unreadable one is forgotten.
+    const unparsed = new Map<string, Problem[]>();
+    for (const p of result.problems) if (p.file !== undefined) unparsed.set(p.file, [...(unparsed.get(p.file) ?? []), p]);
+    for (const sk of result.skipped) if (sk.reason === 'no-frontmatter' && !unparsed.has(sk.file)) unparsed.set(sk.file, []);
+    const keptStale = new Set<string>();
+    for (const [file, old] of [...this.states]) {
+      if (seen.has(file)) continue;
+      const now = unparsed.get(file);
+      if (now) {
+        const stale = staleState(old, now);
+        this.states.set(file, stale);
+        keptStale.add(file);
+        if (!old.stale || old.staleReason !== stale.staleReason) changes.push({ file, state: stale });
+        continue;
       }
+      this.states.delete(file);
+      changes.push({ file, removed: true });
     }
-    this.scanProblems = result.problems;
-    this.crossProblems = result.crossProblems;
+    this.scanProblems = result.problems.filter((p) => !keptStale.has(p.file));
+    // Over the model's states (stale ones kept included), like a reload computes them.
+    this.crossProblems = keptStale.size ? this.computeCross() : result.crossProblems;
     if (changes.length) this.emit({ changes });
     return { ...result, problems: this.problems(), crossProblems: this.crossProblems };
   }
@@ -83,9 +97,8 @@ export class WorkflowModel {
     } catch (e) {
       this.opts.logger.warn(`[core] could not validate ${abs}: ${errorMessage(e)}`);
     }
-    const first = problems.find((p) => p.severity === 'error');
-    const staleReason = first ? `line ${first.range.start.line + 1}: ${first.message}` : 'its frontmatter no longer names a workflow';
-    const stale: WorkflowState = { ...old, stale: true, staleReason, problems };
+    const stale = staleState(old, problems);
+    const staleReason = stale.staleReason;
     this.states.set(abs, stale);
     this.crossProblems = this.computeCross();
     if (!old.stale) this.opts.logger.warn(`[core] ${abs} does not read as a workflow now (${staleReason}); keeping its last good state (stale)`);
@@ -155,4 +168,11 @@ export class WorkflowModel {
       return [];
     }
   }
+}
+
+/** The last good state of a file whose current text does not read as a workflow, with that text's problems. */
+function staleState(old: WorkflowState, problems: Problem[]): WorkflowState {
+  const first = problems.find((p) => p.severity === 'error');
+  const staleReason = first ? `line ${first.range.start.line + 1}: ${first.message}` : 'its frontmatter no longer names a workflow';
+  return { ...old, stale: true, staleReason, problems };
 }

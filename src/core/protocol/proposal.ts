@@ -21,19 +21,55 @@ import { safeWritePath } from '../store/safePath';
 import { contextFor } from './states';
 import { relPath, protocolPaths, shortHash, ensureDir } from './paths';
 import { describeOwner, isHolder, leasesCovering, listLeases } from './leases';
-import { appendEvent, readEvents } from './events';
+import { appendEvent } from './events';
 import { stateAt } from './timeline';
+import { checkSprintProposal } from '../bmad/sprint';
 
 export type { ProposalProblem } from '../model/proposal';
 
 /** What a file is to Waymark: workflow frontmatter, a BMAD story or ledger, Waymark's own records. */
 export type StateFileKind = 'workflow' | 'story' | 'ledger' | 'waymark-record';
 
+interface BmadInput {
+  root: string;
+  file: string;
+  rel: string;
+  beforeText: string | undefined;
+  text: string;
+}
+
 /**
- * The BMAD ledger/story rules. The BMAD module's own checker replaces these two functions when
- * it exports one (one line here); until then the stand-ins in model/bmadProposal.ts apply.
+ * What the BMAD module's sprint rules (ledger, stories, epics, QA gates and the drift between
+ * them) say the proposed text would introduce. Infos are left out; a rule the status machine
+ * already reported (same code) is not said twice.
  */
-const bmadRules = { story: judgeStoryChange, ledger: judgeLedgerChange };
+function sprintProblems(i: BmadInput, already: ProposalProblem[]): ProposalProblem[] {
+  const r = checkSprintProposal(i.root, i.file, i.text);
+  const seen = new Set(already.map((p) => p.code));
+  return r.introduced
+    .filter((p) => p.severity !== 'info' && !seen.has(p.code))
+    .map((p) => ({ severity: p.severity === 'error' ? 'error' : 'warning', code: p.code, message: `${p.file === i.file ? '' : `${relPath(i.root, p.file)} `}line ${p.range.start.line + 1}: ${p.message}`, line: p.file === i.file ? p.range.start.line + 1 : undefined }));
+}
+
+/**
+ * The BMAD ledger/story rules: the status machine over BMAD's words (model/bmadProposal.ts),
+ * then the BMAD module's sprint rules.
+ */
+const bmadRules = {
+  story(i: BmadInput): ProposalProblem[] {
+    const own = judgeStoryChange(i.beforeText, i.text, i.rel);
+    return [...own, ...sprintProblems(i, own)];
+  },
+  ledger(i: BmadInput): ProposalProblem[] {
+    const own = judgeLedgerChange(i.beforeText, i.text, i.rel);
+    return own.some((p) => p.code === 'state-hidden') ? own : [...own, ...sprintProblems(i, own)];
+  },
+};
+
+/** True when the BMAD module counts `file` among the sprint's story files. */
+function isSprintStory(root: string, file: string, text: string): boolean {
+  return !isLedgerPath(file) && checkSprintProposal(root, file, text).applies;
+}
 
 export interface ProposalVerdict {
   file: string;
@@ -158,7 +194,7 @@ export async function checkProposedEdit(input: {
   if (isLedgerPath(rel)) {
     if (beforeText === input.text) return { ...base, kind: 'ledger' };
     if (input.text === undefined) return withLeases({ ...base, kind: 'ledger', changesState: true, problems: [{ severity: 'error', code: 'state-removed', message: `deleting ${rel} erases the sprint ledger`, fix: 'keep the ledger; it only moves forward' }] });
-    return withLeases({ ...base, kind: 'ledger', changesState: true, problems: bmadRules.ledger(beforeText, input.text, rel) });
+    return withLeases({ ...base, kind: 'ledger', changesState: true, problems: bmadRules.ledger({ root, file, rel, beforeText, text: input.text }) });
   }
   const ctx = await contextFor(root);
   if (!matchesInclude(ctx, rel)) return base;
@@ -173,11 +209,11 @@ export async function checkProposedEdit(input: {
     return withLeases({ ...base, kind: 'workflow', before: before?.state, after: after.state, changesState, problems });
   }
   const storyBefore = beforeText !== undefined && isStoryText(beforeText);
-  const storyAfter = input.text !== undefined && isStoryText(input.text);
+  const storyAfter = input.text !== undefined && (isStoryText(input.text) || isSprintStory(root, file, input.text));
   if (storyBefore || storyAfter) {
     const changesState = storyStatus(beforeText ?? '')?.word !== storyStatus(input.text ?? '')?.word || beforeText !== input.text;
     if (input.text === undefined) return withLeases({ ...base, kind: 'story', changesState: true, problems: [{ severity: 'error', code: 'state-removed', message: `deleting story ${rel} erases its status`, fix: 'keep the story; mark unfinished work in a follow-up story' }] });
-    return withLeases({ ...base, kind: 'story', changesState, problems: bmadRules.story(beforeText, input.text, rel) });
+    return withLeases({ ...base, kind: 'story', changesState, problems: bmadRules.story({ root, file, rel, beforeText, text: input.text }) });
   }
   return base;
 }
@@ -214,6 +250,7 @@ export function applyReplacements(current: string | undefined, edits: { oldStrin
 
 // ---- after the edit: snapshots, history, events ------------------------------------------------
 
+/** hooks/quickCheck.ts looks for this name on its fast path: change both together. */
 function snapshotPath(root: string, rel: string): string {
   return path.join(protocolPaths(root).base, 'cache', 'hooks', `before-${shortHash(rel)}.json`);
 }
@@ -341,10 +378,28 @@ export interface LeftInconsistent {
   fix?: string;
 }
 
-/** Workflow files a session wrote (per the events log): the ones its stop is judged on. */
+/**
+ * Workflow files a session wrote, per the events log's active segment (the last MiB of events:
+ * a stop hook runs after every turn, so it does not read the whole archive).
+ */
 function filesOfSession(root: string, session: string): string[] {
   const seen = new Set<string>();
-  for (const e of readEvents(root, 0).events) if (e.session === session && e.file && e.type.startsWith('workflow.')) seen.add(e.file);
+  let text: string | undefined;
+  try {
+    text = readCurrentText(protocolPaths(root).eventsFile);
+  } catch {
+    return [];
+  }
+  for (const line of (text ?? '').split('\n')) {
+    if (!line.includes(session)) continue;
+    let e: { session?: unknown; file?: unknown; type?: unknown };
+    try {
+      e = JSON.parse(line) as typeof e;
+    } catch {
+      continue; // a torn line: the events log repairs it on its next append
+    }
+    if (e.session === session && typeof e.file === 'string' && typeof e.type === 'string' && e.type.startsWith('workflow.')) seen.add(e.file);
+  }
   return [...seen];
 }
 

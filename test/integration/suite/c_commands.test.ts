@@ -100,20 +100,24 @@ singleRoot('commands, writes and watching', () => {
     const rel = 'workflows/delegated/auth-fixtures.md';
     const file = demo(rel);
     const text = read(rel);
-    fs.writeFileSync(file, text.replace('stepsCompleted: [collect]', 'stepsCompleted: [collect, generate]').replace('currentStep: generate\n', ''));
-    await waitFor('the external edit to reach the tree', async () => {
-      const s = await snap();
-      return find(s.workflows, 'auth-fixtures')?.description?.startsWith('2/2');
-    }, 5000);
-    fs.writeFileSync(file, text.slice(0, text.indexOf('delegation:')) + 'delegation: [unclosed\n');
-    const stale = await waitFor('the broken file to be marked stale', async () => {
-      const st = (await snap()).states.find((x) => x.file === file);
-      return st?.stale ? st : undefined;
-    }, 5000);
-    assert.deepEqual(stale.stepsCompleted, ['collect', 'generate'], 'the last good state is kept');
-    const node = find((await snap()).workflows, 'auth-fixtures');
-    assert.match(node?.description ?? '', /stale/);
-    fs.writeFileSync(file, text);
+    try {
+      fs.writeFileSync(file, text.replace('stepsCompleted: [collect]', 'stepsCompleted: [collect, generate]').replace('currentStep: generate\n', ''));
+      await waitFor('the external edit to reach the tree', async () => {
+        const s = await snap();
+        return find(s.workflows, 'auth-fixtures')?.description?.startsWith('2/2');
+      }, 5000);
+      fs.writeFileSync(file, text.slice(0, text.indexOf('delegation:')) + 'delegation: [unclosed\n');
+      const stale = await waitFor('the broken file to be marked stale', async () => {
+        const st = (await snap()).states.find((x) => x.file === file);
+        return st?.stale ? st : undefined;
+      }, 5000);
+      assert.deepEqual(stale.stepsCompleted, ['collect', 'generate'], 'the last good state is kept');
+      const node = find((await snap()).workflows, 'auth-fixtures');
+      assert.match(node?.description ?? '', /stale/);
+    } finally {
+      // Repaired whatever happened above: the suites after this one use the file.
+      fs.writeFileSync(file, text);
+    }
     await waitFor('the repaired file to parse again', async () => {
       const st = (await snap()).states.find((x) => x.file === file);
       return st && !st.stale && st.stepsCompleted.length === 1;

@@ -1,0 +1,25 @@
+import { WaymarkError, errorMessage } from '../core/index';
+import { decide } from './handler';
+import { HookInputError, type HookAdapter, type HookOutput, type NeutralEvent } from './port';
+
+/**
+ * Runs one hook event through an adapter. Bad input and the hook's own failures are reported
+ * fail-open (a non-blocking error), so a Waymark problem never stops the agent's other work;
+ * `--fail-closed` refuses the proposed change instead.
+ */
+export async function runHook(adapter: HookAdapter, text: string, env: Record<string, string | undefined>, failClosed: boolean): Promise<HookOutput> {
+  let event: NeutralEvent | undefined;
+  try {
+    let input: unknown;
+    try {
+      input = JSON.parse(text);
+    } catch (e) {
+      throw new HookInputError(`the hook input is not valid JSON (${errorMessage(e)}); ${adapter.name} sends one JSON object on stdin.`);
+    }
+    event = adapter.parse(input, env);
+    return adapter.render(event, await decide(event, adapter));
+  } catch (e) {
+    const msg = e instanceof HookInputError ? e.message : WaymarkError.is(e) ? e.message : `unexpected error: ${errorMessage(e)}`;
+    return adapter.renderFailure(`${msg} The event was not checked.`, event, failClosed);
+  }
+}

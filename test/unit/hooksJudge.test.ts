@@ -1,0 +1,113 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { applyReplacements, checkProposedEdit } from '../../src/core/index';
+import { segmentWrites } from '../../src/hooks/handler';
+import { looksLikeState, quickCheck } from '../../src/hooks/quickCheck';
+import { isOurCommand } from '../../src/hooks/install';
+import { claudeCodeAdapter } from '../../src/hooks/claudeCode';
+import { cleanup, featureWorkspace, PLAN, write } from './hooksHelpers';
+
+describe('applying an edit tool\'s replacements', () => {
+  test('exactly one match unless replace_all; an exact count; a new file from an empty old_string', () => {
+    assert.equal(applyReplacements('a b a', [{ oldString: 'b', newString: 'c' }]), 'a c a');
+    assert.equal(applyReplacements('a b a', [{ oldString: 'a', newString: 'c' }]), undefined, 'ambiguous: the tool fails');
+    assert.equal(applyReplacements('a b a', [{ oldString: 'a', newString: 'c', replaceAll: true }]), 'c b c');
+    assert.equal(applyReplacements('a b a', [{ oldString: 'a', newString: 'c', count: 2 }]), 'c b c');
+    assert.equal(applyReplacements('a b a', [{ oldString: 'a', newString: 'c', count: 3 }]), undefined);
+    assert.equal(applyReplacements('a b', [{ oldString: 'x', newString: 'y' }]), undefined, 'not found');
+    assert.equal(applyReplacements(undefined, [{ oldString: '', newString: 'new' }]), 'new');
+    assert.equal(applyReplacements(undefined, [{ oldString: 'x', newString: 'new' }]), undefined);
+    // MultiEdit: each edit sees the result of the one before.
+    assert.equal(applyReplacements('one two', [{ oldString: 'one', newString: 'three' }, { oldString: 'three two', newString: 'done' }]), 'done');
+    // `$&` and friends are literal text, not replacement patterns.
+    assert.equal(applyReplacements('x', [{ oldString: 'x', newString: '$&$&' }]), '$&$&');
+  });
+});
+
+describe('judging a proposed text (in process)', () => {
+  test('every rule by its code; body edits and no-change edits pass; a new workflow file is judged on its own', async () => {
+    const root = featureWorkspace();
+    const file = path.join(root, 'docs/plan.md');
+    const judge = async (text: string) => (await checkProposedEdit({ root, file, text })).problems.filter((p) => p.severity === 'error').map((p) => p.code);
+    try {
+      assert.deepEqual(await judge(PLAN.replace('Body text.', 'Other text.')), []);
+      assert.deepEqual(await judge(PLAN), []);
+      assert.deepEqual(await judge(PLAN.replace('stepsCompleted: [discovery]', 'stepsCompleted: [discovery, design]')), ['gate-closed']);
+      assert.deepEqual(await judge(PLAN.replace('stepsCompleted: [discovery]', 'stepsCompleted: []')), ['step-rewound']);
+      assert.deepEqual(await judge(PLAN.replace('status: in_progress', 'status: created')), ['status-transition']);
+      assert.deepEqual(await judge(PLAN.replace('status: in_progress', 'status: blocked').replace('stepsCompleted: [discovery]', 'stepsCompleted: [discovery, implement]')), ['step-while-blocked']);
+      assert.deepEqual(await judge(PLAN.replace('stepsCompleted: [discovery]', 'stepsCompleted: [discovery, desgin]')), ['step-unknown']);
+      assert.deepEqual(await judge(PLAN.replace('---\n# Plan', 'oops: [\n---\n# Plan')), ['state-hidden']);
+      assert.deepEqual(await judge('# Plan\n'), ['state-removed']);
+      const created = await checkProposedEdit({ root, file: path.join(root, 'docs/new.md'), text: '---\nworkflow: feature\nstatus: completed\nstepsCompleted: [discovery, design, implement, review]\n---\n' });
+      assert.deepEqual(created.problems.filter((p) => p.severity === 'error').map((p) => p.code), ['gate-closed'], 'a new file cannot smuggle in a gated step');
+      const plain = await checkProposedEdit({ root, file: path.join(root, 'src/app.ts'), text: 'x' });
+      assert.equal(plain.kind, undefined);
+      write(root, '.waymark/config.yaml', 'exclude: ["docs/**"]\n');
+      const excluded = await checkProposedEdit({ root, file, text: PLAN.replace('status: in_progress', 'status: created') });
+      assert.equal(excluded.kind, undefined, 'excluded by the config: not a workflow file to Waymark');
+    } finally {
+      cleanup(root);
+    }
+  });
+});
+
+describe('the fast path and the shell parser', () => {
+  test('shell writes are told from reads, per named file', () => {
+    const w = (seg: string, word = 'docs/plan.md') => segmentWrites(seg, word);
+    for (const seg of ["sed -i 's/a/b/' docs/plan.md", 'sed --in-place=.bak x docs/plan.md', 'echo x > docs/plan.md', 'echo x >>docs/plan.md', 'tee -a docs/plan.md', 'rm -f docs/plan.md', 'mv docs/plan.md x.md', 'cp x.md docs/plan.md', 'git checkout -- docs/plan.md', "perl -pi -e 's/a/b/' docs/plan.md", 'truncate -s 0 docs/plan.md', 'echo x > "docs/plan.md"']) {
+      assert.equal(w(seg), true, seg);
+    }
+    for (const seg of ['cat docs/plan.md', 'grep a docs/plan.md > out.txt', 'cp docs/plan.md backup.md', "sed -n '1p' docs/plan.md", 'wc -l docs/plan.md', 'git diff docs/plan.md', 'diff docs/plan.md other.md 2>/dev/null']) {
+      assert.equal(w(seg), false, seg);
+    }
+  });
+
+  test('state is recognised from the first bytes; edits elsewhere pass without the core', () => {
+    assert.equal(looksLikeState('---\nworkflow: x\n---\n'), true);
+    assert.equal(looksLikeState('\uFEFF---\r\nstepsCompleted: [1]\r\n---\r\n'), true);
+    assert.equal(looksLikeState('# Story 1.1: X\n\nStatus: review\n'), true);
+    assert.equal(looksLikeState('---\ntitle: Blog post\n---\nworkflow: is a word here\n'), false);
+    assert.equal(looksLikeState('# Notes\n\nStatus: fine\n'), false);
+    const root = featureWorkspace();
+    try {
+      const ev = (file: string, newString: string) => claudeCodeAdapter.parse({ hook_event_name: 'PreToolUse', session_id: 's', cwd: root, tool_name: 'Edit', tool_input: { file_path: path.join(root, file), old_string: 'x', new_string: newString } }, {});
+      assert.equal(quickCheck(ev('src/app.ts', 'y')).verdict, 'pass');
+      assert.equal(quickCheck(ev('docs/plan.md', 'y')).verdict, 'judge');
+      assert.equal(quickCheck(ev('notes.md', 'workflow: feature')).verdict, 'judge', 'an edit that may add state');
+      assert.equal(quickCheck(ev('.waymark/gates/plan/design.gate', 'PASS')).verdict, 'judge');
+      assert.equal(quickCheck(ev('_bmad-output/sprint-status.yaml', 'done')).verdict, 'judge');
+      assert.equal(quickCheck(ev('../elsewhere.md', 'workflow: x')).verdict, 'pass');
+    } finally {
+      cleanup(root);
+    }
+  });
+
+  test('install recognises its own commands only', () => {
+    assert.equal(isOurCommand('waymark hook claude-code', 'claude-code'), true);
+    assert.equal(isOurCommand('node "/opt/w/dist/cli.js" hook claude-code --fail-closed', 'claude-code'), true);
+    assert.equal(isOurCommand('npx waymark hook claude-code', 'claude-code'), true);
+    assert.equal(isOurCommand('waymark hook gemini', 'claude-code'), false);
+    assert.equal(isOurCommand('my-waymark-wrapper hook claude-code', 'claude-code'), false);
+    assert.equal(isOurCommand('prettier --write', 'claude-code'), false);
+    assert.equal(isOurCommand(42, 'claude-code'), false);
+  });
+});
+
+describe('the fast path after an edit', () => {
+  test('a file whose state the edit removed is still judged (its snapshot is found); other files pass', async () => {
+    const { saveEditSnapshot } = await import('../../src/core/index');
+    const root = featureWorkspace();
+    try {
+      const done = (file: string) => claudeCodeAdapter.parse({ hook_event_name: 'PostToolUse', session_id: 's', cwd: root, tool_name: 'Write', tool_input: { file_path: path.join(root, file), content: '# gone' } }, {});
+      write(root, 'docs/plan.md', '# Plan, no state any more\n');
+      assert.equal(quickCheck(done('docs/plan.md')).verdict, 'pass');
+      saveEditSnapshot(root, path.join(root, 'docs/plan.md'), PLAN);
+      assert.equal(quickCheck(done('docs/plan.md')).verdict, 'judge');
+      assert.equal(quickCheck(done('src/app.ts')).verdict, 'pass', "another file's snapshot does not slow this one down");
+    } finally {
+      cleanup(root);
+    }
+  });
+});
