@@ -489,11 +489,12 @@ export function mergeStateFile(input: StateMergeInput): StateMergeResult {
     if (kind === 'ledger') v = planLedger(v, input.path, plan) ?? v;
     else if (kind === 'workflow') v = planStory(planFrontmatter(v, plan), input.path, plan);
   } catch (e) {
-    // State the driver cannot read (broken YAML on one side) is left to git's text merge whole.
-    if (!WaymarkError.is(e)) throw e;
+    // State the driver cannot read (broken YAML on one side) is left to git's text merge whole:
+    // a driver that failed would leave git with our side unmerged and no conflict markers.
     v = { base: input.base, ours: input.ours, theirs: input.theirs };
     plan.decisions.length = 0;
     plan.pending.length = 0;
+    plan.decisions.push({ key: 'state', reason: `not merged by progress (${e instanceof Error ? e.message.split('\n')[0] : String(e)}); git's text merge decides`, conflict: false });
   }
   const merged = gitMergeFile(v, labels, size, input.cwd);
   const resolved = resolvePlaceholders(merged.text, plan.pending, labels, size);
