@@ -204,10 +204,12 @@ function planFrontmatter(v: Versions, plan: Plan): Versions {
   if (!o || !t) return v;
   const edits: FrontmatterEdit[] = [];
   const has = (d: Record<string, unknown>, k: string) => Object.prototype.hasOwnProperty.call(d, k);
+  let united: EditScalar[] | undefined;
   for (const key of FRONTMATTER_STEPS) {
     if (!Array.isArray(o[key]) || !Array.isArray(t[key])) continue;
     const base = Array.isArray(b[key]) ? (b[key] as unknown[]) : undefined;
     const value = uniteSteps(base, o[key] as unknown[], t[key] as unknown[]);
+    united = value;
     edits.push({ key, value });
     plan.decisions.push({ key, base: show(base), ours: show(o[key]), theirs: show(t[key]), result: show(value), reason: 'completed steps of both sides united', conflict: false });
   }
@@ -228,10 +230,23 @@ function planFrontmatter(v: Versions, plan: Plan): Versions {
     const [ov, tv] = [o[key], t[key]];
     const scalar = (x: unknown) => x === null || ['string', 'number', 'boolean'].includes(typeof x);
     if (!scalar(ov) || !scalar(tv)) continue;
-    const r = mergeScalar(b[key], ov, tv, () => {
-      const f = further();
-      return f === 'ours' ? ov : f === 'theirs' ? tv : undefined;
-    });
+    // The current step follows the united steps when the file lists its steps: the first not done.
+    const steps = Array.isArray(o.steps) && JSON.stringify(o.steps) === JSON.stringify(t.steps) ? (o.steps as unknown[]) : undefined;
+    const done = new Set((united ?? []).map(String));
+    const next = (key === 'currentStep' || key === 'current_step') && united && steps ? steps.find((x) => !done.has(String(x)) && (typeof x === 'string' || typeof x === 'number')) : undefined;
+    if ((key === 'currentStep' || key === 'current_step') && united && steps && next === undefined && ov !== tv) {
+      // Every listed step is done: no current step, as Waymark writes it when the last one completes.
+      edits.push({ key, value: undefined });
+      plan.decisions.push({ key, ours: show(ov), theirs: show(tv), reason: 'every step is done in the united steps; removed', conflict: false });
+      continue;
+    }
+    const r =
+      next !== undefined && ov !== tv
+        ? { value: next, reason: 'the first step the united steps leave to do' }
+        : mergeScalar(b[key], ov, tv, () => {
+            const f = further();
+            return f === 'ours' ? ov : f === 'theirs' ? tv : undefined;
+          });
     if (r.value !== undefined) edits.push({ key, value: r.value as EditValue });
     else edits.push({ key, value: plan.placeholder(show(ov), show(tv), `${key}: ${r.reason}`) });
     plan.decisions.push({ key, base: show(b[key]), ours: show(ov), theirs: show(tv), result: r.value === undefined ? undefined : show(r.value), reason: r.reason, conflict: r.value === undefined });
