@@ -106,7 +106,6 @@ export function mergeStatus(base: string | undefined, ours: string | undefined, 
   if (ours === theirs) return { value: ours, reason: 'same on both sides' };
   const ro = statusRank(ours);
   const rt = statusRank(theirs);
-  const rb = statusRank(base);
   const oneSided = (changed: string | undefined, rc: number | undefined, kept: string | undefined, rk: number | undefined, who: string) => {
     if (changed === undefined) return { value: kept, reason: `${who} removed it; kept` };
     if (rc === undefined || rk === undefined || rc >= rk) return { value: changed, reason: `only ${who} changed it` };
@@ -116,7 +115,6 @@ export function mergeStatus(base: string | undefined, ours: string | undefined, 
   if (ours === base) return oneSided(theirs, rt, ours, ro, 'theirs');
   if (theirs === base) return oneSided(ours, ro, theirs, rt, 'ours');
   if (ours === undefined || theirs === undefined) return { value: ours ?? theirs, reason: 'one side removed it; kept' };
-  void rb;
   if (ro !== undefined && rt !== undefined && ro !== rt) {
     return ro > rt ? { value: ours, reason: `both changed it; ${ours} is later than ${theirs}` } : { value: theirs, reason: `both changed it; ${theirs} is later than ${ours}` };
   }

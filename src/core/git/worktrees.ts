@@ -3,6 +3,7 @@
  * (`git worktree list`) has it right now, compared with the main checkout by progress, so an
  * orchestrator sees that story 2-3 is in review in worktree feat/2-3 while main says in-progress.
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runGit } from '../protocol/git';
 import { WaymarkError } from '../errors';
@@ -50,6 +51,8 @@ export async function listWorktrees(dir: string): Promise<Worktree[]> {
 
 async function readWorktree(root: string, top: string): Promise<Map<string, Omit<WorktreeItem, 'vsMain'>>> {
   const items = new Map<string, Omit<WorktreeItem, 'vsMain'>>();
+  // A worktree on a branch from before the project folder existed holds none of it.
+  if (!fs.existsSync(root)) return items;
   const core = createStateCore({ roots: [root] });
   try {
     await core.scan();
