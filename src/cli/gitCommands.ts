@@ -122,12 +122,12 @@ function describeItem(i: WorktreeItem): string {
 }
 
 /** `waymark status --worktrees`: what each worktree holds, and what main does not have yet. */
-export async function statusWorktrees(ctx: CliContext): Promise<number> {
+export async function statusWorktrees(ctx: CliContext, only?: WorktreeItem['kind']): Promise<number> {
   const given = ctx.args.positionals[0];
   const dir = path.resolve(ctx.cwd, given ?? '.');
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new WaymarkError('usage', `${given ?? dir} is not a folder; --worktrees reads a project folder.`, dir);
   const root = given ? dir : findWorkspaceRoot(path.join(dir, '_'), dir);
-  const states = await worktreeStates(root);
+  const states = (await worktreeStates(root)).map((s) => (only ? { ...s, items: s.items.filter((i) => i.kind === only) } : s));
   if (ctx.json) {
     ctx.stdout(JSON.stringify({ worktrees: states }) + '\n');
     return 0;

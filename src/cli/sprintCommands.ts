@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CliCommand, CliContext } from './framework';
+import { statusWorktrees } from './gitCommands';
 import { flagString, requirePositional } from './framework';
 import { WaymarkError, createStateCore, findWorkspaceRoot, loadSprint, findStory, type Problem, type SprintReport, type SprintStory, type StoryWriteOptions, type StoryWriteResult } from '../core/index';
 
@@ -82,8 +83,9 @@ function storyLine(s: SprintStory, hasLedger = true): string {
 
 const sprint: CliCommand = {
   name: 'sprint',
-  usage: 'sprint [ROOT] [--json] [--stale-days N]',
+  usage: 'sprint [ROOT] [--json] [--stale-days N] [--worktrees]',
   options: ['root', 'stale-days'],
+  booleanFlags: ['worktrees'],
   summary: 'List epics and stories of a BMAD project: ledger and file status, tasks, gates, drift, and what to do next.',
   help: [
     'Reads sprint-status.yaml, the story files, the epics document and QA gates where the BMAD config puts them.',
@@ -91,11 +93,13 @@ const sprint: CliCommand = {
     'Options:',
     '  --json           print {epics: [{stories: [...]}], next, problems, counts}',
     '  --stale-days N   the ledger is stale when last_updated is older than N days with work in progress (default 7)',
+    '  --worktrees      each story as every git worktree has it, marked where a worktree is ahead of main',
     '',
     'Exit codes: 0 ok (drift is reported, not an error), 1 errors in the ledger, 2 no BMAD sprint found or ROOT unreadable.',
   ].join('\n'),
   async run(ctx) {
-    assertFlags(ctx, ['stale-days']);
+    assertFlags(ctx, ['stale-days', 'worktrees']);
+    if (ctx.args.flags.worktrees === true) return statusWorktrees(ctx, 'story');
     const root = rootOf(ctx, ctx.args.positionals[0]);
     const r = loadSprint(root, { staleDays: staleDays(ctx) });
     if (!r) throw new WaymarkError('unreadable', `No BMAD sprint under ${display(root, ctx.cwd) || '.'}: no sprint-status.yaml and no story files. Run BMAD sprint planning first.`, root);

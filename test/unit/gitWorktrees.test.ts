@@ -57,6 +57,11 @@ describe('waymark status --worktrees (real git worktrees)', () => {
     assert.equal(vs('feat/1-1', 'prd.md'), 'same');
     assert.equal(vs('feat/prd', 'prd.md'), 'ahead');
 
+    const sprint = cli(main, 'sprint', '--worktrees');
+    assert.equal(sprint.code, 0, sprint.stderr);
+    assert.match(sprint.stdout, /story 1-1-login {2}review {2}AHEAD of main; main says in-progress/);
+    assert.doesNotMatch(sprint.stdout, /prd\.md/);
+
     // Once the work is merged back, main has it and nothing is ahead.
     git(a, 'commit', '-q', '-am', 'review');
     git(main, 'merge', '-q', 'feat/1-1');
