@@ -142,6 +142,17 @@ describe('waymark merge-driver in real git merges', () => {
     assert.match(text, /<<<<<<< HEAD\nPara main\.\n=======\nPara feat\.\n>>>>>>> feat\n/);
   });
 
+  test('frontmatter that is not a workflow (a blog post) is text: git decides, the driver does not', () => {
+    const post = (status: string, title: string) => `---\ntitle: ${title}\nstatus: ${status}\n---\nText.\n`;
+    const root = repo({ 'post.md': post('draft', 'A') });
+    const plain = repo({ 'post.md': post('draft', 'A') }, false);
+    const feat = { 'post.md': post('in-progress', 'A') };
+    const main = { 'post.md': post('done', 'B') };
+    assert.equal(diverge(root, feat, main).code, 1);
+    assert.equal(diverge(plain, feat, main).code, 1);
+    assert.equal(read(root, 'post.md'), read(plain, 'post.md'));
+  });
+
   test('history files merge by union, new lines re-sequenced after the shared ones', () => {
     const line = (seq: number, time: string, op: string) => JSON.stringify({ seq, time, operation: op, file: 'wf.md' });
     const base = `${line(1, '2026-11-20T10:00:00Z', 'create')}\n`;

@@ -17,6 +17,7 @@ import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { editFrontmatter, type EditScalar, type EditValue, type FrontmatterEdit } from '../model/edit';
 import { parseFrontmatter } from '../model/frontmatter';
+import { WORKFLOW_KEYS } from '../model/stateKeys';
 import { parseLedger, applyLineEdits, parseStamp, type Ledger } from '../bmad/ledger';
 import { parseStory, storyKeyFromName } from '../bmad/story';
 import { parseDocument, isMap, isSeq } from 'yaml';
@@ -197,9 +198,12 @@ function stepCount(data: Record<string, unknown>): number {
 }
 
 /** Frontmatter state: decides each state key and writes the decision into every version that has the key. */
-function planFrontmatter(v: Versions, plan: Plan): Versions {
+function planFrontmatter(v: Versions, file: string, plan: Plan): Versions {
   const [b, o, t] = [frontmatterData(v.base) ?? {}, frontmatterData(v.ours), frontmatterData(v.theirs)];
   if (!o || !t) return v;
+  // Only a workflow's (or a story's) frontmatter is state; a blog post's `status: draft` is text.
+  const isState = (d: Record<string, unknown>) => WORKFLOW_KEYS.some((k) => Object.prototype.hasOwnProperty.call(d, k));
+  if (!storyKeyFromName(file) && !isState(o) && !isState(t)) return v;
   const edits: FrontmatterEdit[] = [];
   const has = (d: Record<string, unknown>, k: string) => Object.prototype.hasOwnProperty.call(d, k);
   let united: EditScalar[] | undefined;
@@ -500,7 +504,7 @@ export function mergeStateFile(input: StateMergeInput): StateMergeResult {
   let v: Versions = { base: input.base, ours: input.ours, theirs: input.theirs };
   try {
     if (kind === 'ledger') v = planLedger(v, input.path, plan) ?? v;
-    else if (kind === 'workflow') v = planStory(planFrontmatter(v, plan), input.path, plan);
+    else if (kind === 'workflow') v = planStory(planFrontmatter(v, input.path, plan), input.path, plan);
   } catch (e) {
     // State the driver cannot read (broken YAML on one side) is left to git's text merge whole:
     // a driver that failed would leave git with our side unmerged and no conflict markers.
