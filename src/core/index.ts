@@ -92,3 +92,9 @@ export {
 export { runGit, repoTop } from './protocol/git';
 export { isLedgerPath, isStoryText, storyStatus } from './model/bmadProposal';
 export { checkStagedChanges, type StagedCheck, type StagedFileReport } from './protocol/stagedCheck';
+
+// The project view: registry, dependencies, frontier, critical path, stalled work (core/project).
+export { buildRegistry, type ProjectRegistry, type ProjectItem, type ProjectEdge, type ItemState, type EdgeKind, type RangeFinder } from './project/registry';
+export { computeFrontier, DEFAULT_STALLED, type Frontier, type FrontierEntry, type FrontierInput, type Activity, type Stalled, type StalledThresholds } from './project/frontier';
+export { loadProject, projectProblemsFor, type ProjectView, type LoadProjectOptions } from './project/loadProject';
+export { durationMs } from './model/config';
