@@ -5,9 +5,10 @@ import { memoryCommands } from './memoryCommands';
 import { protocolCommands } from './protocolCommands';
 import { mcpCommand } from './mcpCommand';
 import { sprintCommands } from './sprintCommands';
+import { projectCommands } from './projectCommands';
 import { hookCommands, provideHookInput } from './hookCommands';
 
-const commands = [...readCommands, ...writeCommands, ...protocolCommands, ...memoryCommands, ...sprintCommands, mcpCommand, ...hookCommands];
+const commands = [...readCommands, ...writeCommands, ...protocolCommands, ...memoryCommands, ...sprintCommands, ...projectCommands, mcpCommand, ...hookCommands];
 
 /**
  * Runs the full CLI (bundled as cli-main.js; dist/cli.js, the launcher, loads it). `hookInput`:

@@ -21,6 +21,8 @@ export interface ProjectView {
   frontier: Frontier;
   /** When the view was computed (the injected clock's now). */
   now: string;
+  /** Each root's history folder (setting `history.dir`), for reading items' history. */
+  historyDirs: Map<string, string>;
 }
 
 export interface LoadProjectOptions {
@@ -86,7 +88,7 @@ export async function loadProject(core: StateCore, options: LoadProjectOptions =
     }
   }
   const frontier = computeFrontier(registry, { activity, sessions, now, stalledAfter: (root) => thresholds.get(root) ?? DEFAULT_STALLED });
-  return { roots: scan.roots, registry, frontier, now: now.toISOString() };
+  return { roots: scan.roots, registry, frontier, now: now.toISOString(), historyDirs };
 }
 
 /** Where a key of a workflow file's frontmatter is, from the YAML parser. */
