@@ -129,12 +129,12 @@ export function computeFrontier(reg: ProjectRegistry, input: FrontierInput): Fro
 
   const now = input.now.getTime();
   for (const item of reg.items) {
-    const waivedSet = new Set(item.waived);
     const waitingOn: string[] = [];
     const why: string[] = [];
-    for (const e of reg.prerequisites.get(item.id) ?? []) {
+    const settled = item.state === 'done' || item.state === 'dropped';
+    for (const e of settled ? [] : reg.prerequisites.get(item.id) ?? []) {
       const pre = reg.byId.get(e.to);
-      const waived = waivedSet.has(e.to) || (pre?.rel !== undefined && waivedSet.has(pre.rel));
+      const waived = item.waived.length > 0 && (item.waived.includes(e.to) || (pre?.rel !== undefined && item.waived.includes(pre.rel)));
       if (isDone(pre, waived)) continue;
       waitingOn.push(e.to);
       why.push(`${e.to} (${pre?.state === 'dropped' ? 'dropped: waive it to go on' : pre?.state.replace('_', ' ') ?? 'unknown'}${e.kind === 'dependsOn' ? '' : `, ${e.kind}`})`);
@@ -160,13 +160,17 @@ export function computeFrontier(reg: ProjectRegistry, input: FrontierInput): Fro
     entries.set(item.id, entry);
   }
 
-  const col = (c: ItemState) => [...entries.values()].filter((e) => e.column === c);
+  const columns: Record<ItemState, FrontierEntry[]> = { todo: [], in_progress: [], review: [], blocked: [], done: [], dropped: [] };
+  for (const e of entries.values()) columns[e.column].push(e);
+  const col = (c: ItemState) => columns[c];
   const ready = col('todo');
   for (const e of ready) {
     e.unblocks = countDependents(reg, e.id);
     if (e.unblocks) e.reason += `; unblocks ${e.unblocks}`;
   }
-  ready.sort((a, b) => b.unblocks - a.unblocks || b.item.priority - a.item.priority || (a.item.created ?? '\uffff').localeCompare(b.item.created ?? '\uffff') || a.id.localeCompare(b.id));
+  // Plain code-unit comparison: ISO times and ids order correctly, and localeCompare is slow.
+  const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  ready.sort((a, b) => b.unblocks - a.unblocks || b.item.priority - a.item.priority || cmp(a.item.created ?? '\uffff', b.item.created ?? '\uffff') || cmp(a.id, b.id));
 
   // The critical path ends at the deepest remaining item; walk back to its first step.
   let end: string | undefined;

@@ -98,7 +98,10 @@ function listOf(v: unknown): unknown[] {
 }
 
 function relOf(root: string, file: string): string {
-  return path.relative(root, file).split(path.sep).join('/');
+  // The common case (a file under its root) without path.relative's normalising.
+  const prefix = root.endsWith(path.sep) ? root : root + path.sep;
+  const rel = file.startsWith(prefix) && !file.includes(`${path.sep}..`) ? file.slice(prefix.length) : path.relative(root, file);
+  return path.sep === '/' ? rel : rel.split(path.sep).join('/');
 }
 
 const zero: Range = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
@@ -172,12 +175,15 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
 
   const edges: ProjectEdge[] = [];
   const problems: Problem[] = [];
-  const seen = new Set<string>();
+  const prerequisites = new Map<string, ProjectEdge[]>();
   const addEdge = (from: string, to: string, kind: EdgeKind) => {
-    const k = `${from}\u0000${to}`;
-    if (from === to || seen.has(k)) return;
-    seen.add(k);
-    edges.push({ from, to, kind });
+    if (from === to) return;
+    const had = prerequisites.get(from);
+    if (had?.some((e) => e.to === to)) return;
+    const e: ProjectEdge = { from, to, kind };
+    edges.push(e);
+    if (had) had.push(e);
+    else prerequisites.set(from, [e]);
   };
   const problem = (file: string, keyPath: (string | number)[], code: Problem['code'], severity: Problem['severity'], message: string, data?: Record<string, unknown>) => {
     problems.push({ file, range: findRange?.(file, keyPath) ?? zero, severity, code, message, data });
@@ -232,14 +238,15 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
   }
 
   const cycles: string[][] = [];
-  const cycleEdges = breakCycles(items, edges, byId, problems, cycles, findRange);
-  const dag = new Set(cycleEdges);
-  const prerequisites = new Map<string, ProjectEdge[]>();
+  const cycleEdges = breakCycles(items, prerequisites, byId, problems, cycles, findRange);
+  const closing = new Set(cycleEdges);
   const dependents = new Map<string, ProjectEdge[]>();
-  for (const e of edges) {
-    if (dag.has(e)) continue;
-    push(prerequisites, e.from, e);
-    push(dependents, e.to, e);
+  for (const e of edges) if (!closing.has(e)) push(dependents, e.to, e);
+  if (closing.size) {
+    for (const [from, list] of prerequisites) {
+      const kept = list.filter((e) => !closing.has(e));
+      if (kept.length !== list.length) prerequisites.set(from, kept);
+    }
   }
   return { items, byId, edges, prerequisites, dependents, problems, cycleEdges, cycles };
 }
@@ -270,9 +277,7 @@ function resolve(name: string, root: string, file: string, alias: Map<string, st
  * Finds the cycles (iterative DFS, so 10,000 chained items do not overflow the stack), reports
  * each once on every workflow file in it, and returns the edges that close them.
  */
-function breakCycles(items: ProjectItem[], edges: ProjectEdge[], byId: Map<string, ProjectItem>, problems: Problem[], cycles: string[][], findRange?: RangeFinder): ProjectEdge[] {
-  const out = new Map<string, ProjectEdge[]>();
-  for (const e of edges) push(out, e.from, e);
+function breakCycles(items: ProjectItem[], out: Map<string, ProjectEdge[]>, byId: Map<string, ProjectItem>, problems: Problem[], cycles: string[][], findRange?: RangeFinder): ProjectEdge[] {
   const colour = new Map<string, 1 | 2>();
   const closing: ProjectEdge[] = [];
   for (const start of items) {
