@@ -9,6 +9,7 @@ import {
   findWorkspaceRoot,
   loadProject,
   readHistory,
+  gitStateTimeline,
   type FrontierEntry,
   type HistoryEntry,
   type Problem,
@@ -201,15 +202,17 @@ interface TimelineRow {
   operation: string;
   from: Record<string, unknown> | null;
   to: Record<string, unknown> | null;
-  source: 'waymark';
+  source: 'waymark' | 'git';
+  commit?: string;
 }
 
 const timelineCommand: CliCommand = {
   name: 'timeline',
-  options: ['root', 'now', 'since', 'file'],
+  options: ['root', 'now', 'since', 'file', 'max-commits'],
+  booleanFlags: ['no-git'],
   usage: 'timeline [PATH] [--since DATE] [--file F] [--json]',
   summary: "The project's state changes in time order, from Waymark's history: who changed which state when.",
-  help: `Options:\n${COMMON_HELP}\n  --since DATE  only changes at or after DATE (ISO date or time)\n  --file F      only the changes of one workflow or story file\n\nExit codes: 0 ok, 1 no change found, 2 usage or unreadable.`,
+  help: `Options:\n${COMMON_HELP}\n  --since DATE  only changes at or after DATE (ISO date or time)\n  --file F      only the changes of one workflow or story file\n  --max-commits N  newest git commits read for changes made outside Waymark (default 1000; cached in .waymark/cache)\n  --no-git      Waymark's history only\n\nExit codes: 0 ok, 1 no change found, 2 usage or unreadable.`,
   async run(ctx) {
     const sinceRaw = flagString(ctx.args, 'since');
     const since = sinceRaw === undefined ? undefined : Date.parse(sinceRaw);
@@ -217,8 +220,32 @@ const timelineCommand: CliCommand = {
     const fileRaw = flagString(ctx.args, 'file');
     const only = fileRaw === undefined ? undefined : path.resolve(ctx.cwd, fileRaw);
     if (only && !fs.existsSync(only)) throw new WaymarkError('unreadable', `--file ${fileRaw}: no such file.`, only);
+    const maxRaw = flagString(ctx.args, 'max-commits');
+    if (maxRaw !== undefined && !/^[1-9]\d*$/.test(maxRaw)) throw new WaymarkError('usage', `--max-commits must be a positive whole number; got ${maxRaw}.`);
+    const git = new Map<string, Awaited<ReturnType<typeof gitStateTimeline>>>();
+    if (ctx.args.flags['no-git'] !== true) {
+      for (const root of rootsOf(ctx)) git.set(root, await gitStateTimeline(root, { maxCommits: maxRaw ? Number(maxRaw) : undefined, since: sinceRaw }));
+    }
     return withProject(ctx, (view) => {
       const rows: TimelineRow[] = [];
+      const itemByFile = new Map(view.registry.items.filter((i) => i.file).map((i) => [i.file!, i]));
+      for (const [root, t] of git) {
+        for (const c of t.changes) {
+          const abs = path.join(root, c.file);
+          if (only && abs !== only) continue;
+          if (since !== undefined && !(Date.parse(c.time) >= since)) continue;
+          // Only the project's items: a `status:` line in a plain note is prose, not state.
+          const item = itemByFile.get(abs);
+          if (!item) continue;
+          const from: Record<string, unknown> = {};
+          const to: Record<string, unknown> = {};
+          for (const [k, v] of Object.entries(c.changes)) {
+            from[k] = v.from ?? null;
+            to[k] = v.to ?? null;
+          }
+          rows.push({ time: new Date(c.time).toISOString(), id: item.id, file: display(abs, ctx.cwd), actor: c.author, session: null, operation: 'git commit', from, to, source: 'git', commit: c.commit });
+        }
+      }
       for (const item of view.registry.items) {
         if (!item.file || (only && item.file !== only)) continue;
         let entries: HistoryEntry[];
@@ -240,7 +267,7 @@ const timelineCommand: CliCommand = {
         const out: string[] = [];
         for (const r of rows) {
           if (r.time.slice(0, 10) !== day) out.push(`${(day = r.time.slice(0, 10))}`);
-          out.push(`  ${r.time.slice(11, 16)}  ${r.id}  ${r.operation}${change(r)}${r.actor ? `  by ${r.actor}` : ''}${r.session ? `  [${r.session}]` : ''}`);
+          out.push(`  ${r.time.slice(11, 16)}  ${r.id}  ${r.operation}${r.commit ? ` ${r.commit.slice(0, 8)}` : ''}${change(r)}${r.actor ? `  by ${r.actor}` : ''}${r.session ? `  [${r.session}]` : ''}`);
         }
         ctx.stdout(out.join('\n') + '\n');
       }

@@ -98,3 +98,4 @@ export { buildRegistry, type ProjectRegistry, type ProjectItem, type ProjectEdge
 export { computeFrontier, DEFAULT_STALLED, type Frontier, type FrontierEntry, type FrontierInput, type Activity, type Stalled, type StalledThresholds } from './project/frontier';
 export { loadProject, projectProblemsFor, type ProjectView, type LoadProjectOptions } from './project/loadProject';
 export { durationMs } from './model/config';
+export { gitStateTimeline, type GitStateChange, type GitTimeline, type GitTimelineOptions } from './project/gitTimeline';

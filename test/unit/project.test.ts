@@ -288,3 +288,44 @@ describe('project CLI', () => {
     assert.match(future.out, /No state changes recorded since 2999-01-01/);
   });
 });
+
+describe('git timeline (a real repository built here)', () => {
+  test("state changes made before Waymark, recovered from the frontmatter's git history; cached by HEAD", async () => {
+    const { spawnSync } = await import('node:child_process');
+    const root = workspace({ 'feature.md': wf('feature', 'created', 'steps: [plan, build]\n'), 'notes.md': '# Notes\n\nstatus: this prose line is not state\n' });
+    const git = (...args: string[]) => {
+      const r = spawnSync('git', args, { cwd: root, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_DATE: '2026-02-01T10:00:00Z', GIT_COMMITTER_DATE: '2026-02-01T10:00:00Z' } });
+      assert.equal(r.status, 0, r.stderr);
+    };
+    git('init', '-q');
+    git('-c', 'user.name=Ana', '-c', 'user.email=ana@example.com', 'add', '.');
+    git('-c', 'user.name=Ana', '-c', 'user.email=ana@example.com', 'commit', '-qm', 'start');
+    fs.writeFileSync(path.join(root, 'feature.md'), wf('feature', 'in_progress', 'steps: [plan, build]\ncurrentStep: build\n').replace('stepsCompleted: []', 'stepsCompleted: [plan]'));
+    fs.appendFileSync(path.join(root, 'notes.md'), 'status: more prose\n');
+    git('-c', 'user.name=Bo', '-c', 'user.email=bo@example.com', 'commit', '-qam', 'plan done');
+    const { gitStateTimeline } = await import('../../src/core/index');
+    const first = await gitStateTimeline(root);
+    assert.equal(first.cached, false);
+    const feature = first.changes.filter((c) => c.file === 'feature.md');
+    assert.equal(feature.length, 2);
+    assert.equal(feature[1].author, 'Bo');
+    assert.deepEqual(feature[1].changes.status, { from: 'created', to: 'in_progress' });
+    assert.deepEqual(feature[1].changes.stepsCompleted, { from: '[]', to: '[plan]' });
+    assert.deepEqual(feature[1].changes.currentStep, { to: 'build' });
+    const again = await gitStateTimeline(root);
+    assert.equal(again.cached, true);
+    assert.deepEqual(again.changes, first.changes);
+    // Through the CLI, merged with Waymark's history and filtered.
+    let out = '';
+    const code = await runCli(projectCommands, ['timeline', '--file', 'feature.md', '--json'], { cwd: root, stdout: (t) => (out += t), stderr: () => {} });
+    assert.equal(code, 0);
+    const rows = JSON.parse(out).changes;
+    assert.deepEqual(rows.map((r: { source: string; actor: string }) => `${r.source} ${r.actor}`), ['git Ana', 'git Bo']);
+    // A file that is no workflow (a `status:` line in prose) is not in the project's timeline.
+    out = '';
+    await runCli(projectCommands, ['timeline', '--json'], { cwd: root, stdout: (t) => (out += t), stderr: () => {} });
+    assert.deepEqual([...new Set(JSON.parse(out).changes.map((r: { file: string }) => r.file))], ['feature.md']);
+    const outside = await gitStateTimeline(fs.mkdtempSync(path.join(os.tmpdir(), 'wm-nogit-')));
+    assert.ok(outside.unavailable);
+  });
+});
