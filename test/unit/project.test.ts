@@ -325,6 +325,15 @@ describe('git timeline (a real repository built here)', () => {
     out = '';
     await runCli(projectCommands, ['timeline', '--json'], { cwd: root, stdout: (t) => (out += t), stderr: () => {} });
     assert.deepEqual([...new Set(JSON.parse(out).changes.map((r: { file: string }) => r.file))], ['feature.md']);
+    // A clean tracked file's last change is its commit, not its mtime (a clone sets every mtime to now).
+    const v = await view([root], new Date('2026-02-10T10:00:00Z'));
+    assert.deepEqual(ids(v.frontier.stalled), ['feature']);
+    assert.equal(v.frontier.stalled[0].stalled!.last?.time, '2026-02-01T10:00:00.000Z');
+    assert.match(v.frontier.stalled[0].stalled!.last?.who ?? '', /^Bo/);
+    // A local edit is activity now.
+    fs.appendFileSync(path.join(root, 'feature.md'), 'edited\n');
+    const edited = await view([root], new Date(Date.now() + 60_000));
+    assert.deepEqual(edited.frontier.stalled, []);
     const outside = await gitStateTimeline(fs.mkdtempSync(path.join(os.tmpdir(), 'wm-nogit-')));
     assert.ok(outside.unavailable);
   });

@@ -12,6 +12,7 @@ import { readHistory } from '../store/history';
 import { splitFrontmatter } from '../model/frontmatter';
 import { YamlLocator } from '../model/positions';
 import { durationMs } from '../model/config';
+import { runGit } from '../protocol/git';
 import { buildRegistry, type ProjectRegistry } from './registry';
 import { computeFrontier, DEFAULT_STALLED, type Activity, type Frontier, type StalledThresholds } from './frontier';
 
@@ -59,12 +60,17 @@ export async function loadProject(core: StateCore, options: LoadProjectOptions =
     const had = m.get(id);
     if (!had || Date.parse(a.time) > Date.parse(had.time)) m.set(id, a);
   };
+  const committed = await lastCommits(registry.items.filter((i) => i.state === 'in_progress' && i.file).map((i) => i.file!));
   for (const item of registry.items) {
     if (item.state !== 'in_progress' || !item.file) continue;
-    try {
-      later(activity, item.id, { time: fs.statSync(item.file).mtime.toISOString(), who: 'file edit', source: 'file' });
-    } catch {
-      // a story file that vanished: no file activity
+    const commit = committed.get(item.file);
+    if (commit) later(activity, item.id, commit);
+    else {
+      try {
+        later(activity, item.id, { time: fs.statSync(item.file).mtime.toISOString(), who: 'file edit', source: 'file' });
+      } catch {
+        // a story file that vanished: no file activity
+      }
     }
     const entries = readHistory(item.root, item.file, historyDirs.get(item.root));
     const last = entries[entries.length - 1];
@@ -89,6 +95,41 @@ export async function loadProject(core: StateCore, options: LoadProjectOptions =
   }
   const frontier = computeFrontier(registry, { activity, sessions, now, stalledAfter: (root) => thresholds.get(root) ?? DEFAULT_STALLED });
   return { roots: scan.roots, registry, frontier, now: now.toISOString(), historyDirs };
+}
+
+/** At most this many in-progress files are asked of git (one `git log -1` each). */
+const MAX_GIT_FILES = 200;
+
+/**
+ * The last commit of each file that git tracks and that has no change since: a checkout or clone
+ * sets every file's mtime to now, so for a clean file its commit is when it last changed. Files
+ * with local changes, untracked files and folders without git are left to their mtime.
+ */
+async function lastCommits(files: string[]): Promise<Map<string, Activity>> {
+  const out = new Map<string, Activity>();
+  if (!files.length || files.length > MAX_GIT_FILES) return out;
+  const byDir = new Map<string, string[]>();
+  for (const f of files) {
+    const d = path.dirname(f);
+    (byDir.get(d) ?? byDir.set(d, []).get(d)!).push(f);
+  }
+  try {
+    for (const [dir, list] of byDir) {
+      const names = list.map((f) => path.basename(f));
+      const status = await runGit(dir, ['-c', 'core.quotepath=off', 'status', '--porcelain', '--', ...names]);
+      if (status.code !== 0) continue;
+      const dirty = new Set(status.stdout.split('\n').filter(Boolean).map((l) => path.basename(l.slice(3).trim())));
+      for (const f of list) {
+        if (dirty.has(path.basename(f))) continue;
+        const log = await runGit(dir, ['log', '-1', '--format=%cI%x1f%an', '--', path.basename(f)]);
+        const [time, author] = log.stdout.trim().split('\x1f');
+        if (log.code === 0 && time && Number.isFinite(Date.parse(time))) out.set(f, { time: new Date(time).toISOString(), who: author ? `${author} (git commit)` : 'git commit', source: 'file' });
+      }
+    }
+  } catch {
+    // git missing: mtimes only
+  }
+  return out;
 }
 
 /** Where a key of a workflow file's frontmatter is, from the YAML parser. */
