@@ -3,8 +3,15 @@
 // workflows with ~1.5 dependencies each and a mix of statuses. Beside it, its floor in the same
 // run: one topological sort (Kahn) over the same ids and edges, which any frontier must at least do.
 // Prints `project.frontier_median_ms` (goal < 100 for 10,000) and `project.floor_toposort_median_ms`.
-// Options: --workflows N (default 10000), --runs N (default 15).
-import { buildRegistry, computeFrontier, type Activity, type WorkflowState, type Status } from '../src/core/index';
+// Then the git timeline over a generated repository of --commits commits (default 1000) changing
+// the frontmatter of 50 workflow files: cold (goal < 2 s), cached (the next call, same HEAD), and
+// its floor, the same `git log -p` run alone.
+// Options: --workflows N (default 10000), --runs N (default 15), --commits N (default 1000).
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { buildRegistry, computeFrontier, gitStateTimeline, type Activity, type WorkflowState, type Status } from '../src/core/index';
 
 function arg(name: string, def: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -14,6 +21,7 @@ function arg(name: string, def: number): number {
 
 const N = arg('workflows', 10_000);
 const RUNS = arg('runs', 15);
+const COMMITS = arg('commits', 1000);
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -96,4 +104,51 @@ function main(): void {
   console.log(`project.floor_toposort_median_ms ${median(floor).toFixed(1)}   (one topological sort of the same ids and edges)`);
 }
 
+/** A repository of COMMITS commits, written with `git fast-import` (one process, not 1,000). */
+function gitRepo(): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-bench-timeline-'));
+  fs.mkdirSync(path.join(root, '.waymark'));
+  spawnSync('git', ['init', '-q', '-b', 'main'], { cwd: root });
+  const statuses = ['created', 'in_progress', 'blocked', 'in_progress', 'completed'];
+  const parts: string[] = [];
+  for (let c = 0; c < COMMITS; c++) {
+    const f = c % 50;
+    const round = Math.floor(c / 50);
+    const body = `---\nworkflow: w${f}\nstatus: ${statuses[round % statuses.length]}\nstepsCompleted: [${Array.from({ length: round % 8 }, (_, i) => `s${i}`).join(', ')}]\n---\n# w${f}\n\nBody text.\n`;
+    const msg = `change ${c}`;
+    const t = 1_760_000_000 + c * 600;
+    parts.push(`commit refs/heads/main\ncommitter Bench <bench@example.com> ${t} +0000\ndata ${Buffer.byteLength(msg)}\n${msg}\nM 100644 inline w${f}.md\ndata ${Buffer.byteLength(body)}\n${body}\n`);
+  }
+  const r = spawnSync('git', ['fast-import', '--quiet'], { cwd: root, input: parts.join('') });
+  if (r.status !== 0) throw new Error(`git fast-import failed: ${String(r.stderr)}`);
+  return root;
+}
+
+async function timelineBench(): Promise<void> {
+  const root = gitRepo();
+  try {
+    let t = performance.now();
+    const floor = spawnSync('git', ['log', `--max-count=${COMMITS}`, '-p', '-U0', '--no-color', '--', '*.md'], { cwd: root, maxBuffer: 256 * 1024 * 1024 });
+    const floorMs = performance.now() - t;
+    if (floor.status !== 0) throw new Error('git log failed');
+    t = performance.now();
+    const cold = await gitStateTimeline(root, { maxCommits: COMMITS });
+    const coldMs = performance.now() - t;
+    t = performance.now();
+    const warm = await gitStateTimeline(root, { maxCommits: COMMITS });
+    const warmMs = performance.now() - t;
+    if (!warm.cached || warm.changes.length !== cold.changes.length) throw new Error('the second call did not come from the cache');
+    console.log(`project.timeline_commits ${COMMITS}  (${cold.changes.length} state changes)`);
+    console.log(`project.timeline_cold_ms ${coldMs.toFixed(1)}   (goal < 2000)`);
+    console.log(`project.timeline_cached_ms ${warmMs.toFixed(1)}   (same HEAD: from .waymark/cache)`);
+    console.log(`project.floor_git_log_ms ${floorMs.toFixed(1)}   (the same git log -p alone)`);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
 main();
+void timelineBench().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
