@@ -230,7 +230,8 @@ describe('waymark hook claude-code: after the edit, session start, stop', () => 
       const out = JSON.parse(r.stdout);
       assert.equal(out.decision, 'block');
       assert.match(out.reason, /the change to docs\/plan\.md breaks the workflow rules/);
-      assert.match(out.reason, /Step 'design' is completed but its gate 'design' has no gate file\. Record a verdict: waymark gate pass docs\/plan\.md design/);
+      // Judged against the state history last recorded: design was not done then, and its gate has no verdict.
+      assert.match(out.reason, /step design is gated and its gate design has no verdict yet\n  fix: record the gate first: waymark gate pass docs\/plan\.md design/);
       const hist = fs.readFileSync(path.join(root, '.waymark/history/docs/plan.md.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
       assert.equal(hist[hist.length - 1].operation, 'agent-edit');
     } finally {

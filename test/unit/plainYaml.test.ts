@@ -31,7 +31,7 @@ function reference(text: string, limits = DEFAULT_FRONTMATTER_LIMITS) {
 /** Compares fast and reference on one YAML block; returns whether the fast reader answered. */
 function same(yaml: string, eol = '\n', limits = DEFAULT_FRONTMATTER_LIMITS): boolean {
   const text = `---${eol}${yaml}${yaml.endsWith(eol) || yaml === '' ? '' : eol}---${eol}body${eol}`;
-  const fast = parseFrontmatter(text, limits);
+  const { delegationSpans: _spans, ...fast } = parseFrontmatter(text, limits);
   const ref = reference(text, limits);
   assert.deepStrictEqual(fast, ref, `fast and reference differ on ${JSON.stringify(yaml)}`);
   return parsePlainYaml(fast.split.yamlText, limits.maxNodes) !== undefined;
@@ -264,3 +264,38 @@ test('long-line check (YAML implicit-key limit) answers as /[^\\n]{1025}/ did, a
   const ok = parseWorkflowText('/x/w.md', `---\nworkflow: w\nsteps: [a]\n${'k'.repeat(1000)}: 1\n---\n`, ctx);
   assert.ok(!ok.problems.some((p) => p.code === 'yaml-syntax'));
 });
+
+test('delegation ranges from the fast reader equal the YAML parser\'s', () => {
+  const ctx = defaultWorkspaceContext(os.tmpdir());
+  const values = ['wf-1', "'wf-1'", '"wf 1"', 'null', '~', '[a, b]', '[ a ,b ]', '[]', "['a', \"b\"]", 'x # note', '[a] # note', '7', 'é ü'];
+  const blocks: string[] = [];
+  for (const v of values) {
+    blocks.push(`delegation:\n  id: ${v}\n  parent_id: ${v}\n  root_id: ${v}\n  depth: 1\n  chain_path: ${v}\n`);
+    blocks.push(`delegation:\n    id: ${v}\n    chain_path: ${v}\n`);
+    blocks.push(`delegation:  # the chain\n  agent: a\n  root_id:   ${v}\n`);
+  }
+  blocks.push('delegation: {}\n', 'delegation:\n  id:\n  root_id: r\n', 'delegation:\n  chain_path:\n    - a\n    - b\n  id: b\n', 'delegation:\n  id: a\nother:\n  id: zz\n');
+  let fastUsed = 0;
+  for (const b of blocks) {
+    for (const eol of ['\n', '\r\n']) {
+      const text = `---${eol}workflow: w${eol}${b.replace(/\n/g, eol)}---${eol}`;
+      const fast = parseWorkflowText('/x/w.md', text, ctx);
+      const before = process.env.WAYMARK_FAST_PARSE;
+      process.env.WAYMARK_FAST_PARSE = '0';
+      let ref;
+      try {
+        ref = parseWorkflowText('/x/w.md', text, ctx);
+      } finally {
+        if (before === undefined) delete process.env.WAYMARK_FAST_PARSE;
+        else process.env.WAYMARK_FAST_PARSE = before;
+      }
+      assert.deepStrictEqual(fast.state?.delegationRanges, ref.state?.delegationRanges, JSON.stringify(text));
+      if (splitAndSpans(text)) fastUsed++;
+    }
+  }
+  assert.ok(fastUsed > blocks.length, `the fast positions were used only ${fastUsed} times`);
+});
+
+function splitAndSpans(text: string): boolean {
+  return parseFrontmatter(text).delegationSpans !== undefined;
+}

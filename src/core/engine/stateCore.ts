@@ -145,6 +145,9 @@ class StateCoreImpl implements StateCore {
   async apply<N extends MutationName>(file: string, operation: N, args: MutationArgs<N>, options?: MutationOptions): Promise<MutationResult> {
     if (!isMutationName(operation)) throw new WaymarkError('usage', `Unknown operation ${String(operation)}; known: ${Object.keys(MUTATIONS).join(', ')}.`);
     const m = MUTATIONS[operation] as MutationSpec<MutationArgs<N>>;
+    // Every mutation that takes a reason refuses an oversized one before anything is read.
+    const reason = (args as { reason?: unknown }).reason;
+    if (typeof reason === 'string') checkReason(reason, file);
     return this.writes.mutate(file, operation, options, (s, ctx) => m.plan(s, args, { now: this.clock.now(), gates: this.writes.gateLookup(ctx, s) }));
   }
 

@@ -1,6 +1,6 @@
 import matter from 'gray-matter';
 import { parse as parseYamlLib } from 'yaml';
-import { parsePlainYaml, yamlDateToString } from './plainYaml';
+import { parsePlainYaml, yamlDateToString, type MappingSpans } from './plainYaml';
 // gray-matter's own default YAML engine (js-yaml safeLoad): the fast path.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const grayEngines = require('gray-matter/lib/engines') as { yaml: { parse: (s: string) => unknown } };
@@ -111,6 +111,11 @@ export interface ParsedFrontmatter {
   error?: FrontmatterError;
   /** Keys that could pollute prototypes (`__proto__`, `constructor`, `prototype`), with their key paths. */
   unsafeKeys: (string | number)[][];
+  /**
+   * Positions of the `delegation` key and of its entries' values (rows relative to the YAML text),
+   * when the fast reader read the block: cross-file problems are placed there without a YAML parse.
+   */
+  delegationSpans?: MappingSpans;
 }
 
 export interface FrontmatterLimits {
@@ -142,6 +147,8 @@ function refusingEngine(language: string) {
     },
   };
 }
+
+const LONE_CR = /\r(?!\n)/;
 
 const ANCHOR_OR_ALIAS = /(?:^|[\s[{,])[&*][^\s,[\]{}]/;
 
@@ -267,8 +274,10 @@ export function parseFrontmatter(text: string, limits: FrontmatterLimits = DEFAU
   // The common case, answered without js-yaml; anything the fast reader is unsure of falls through.
   // It runs where the reference would use js-yaml (no anchors, aliases or merge keys).
   if (fastParseEnabled() && !ANCHOR_OR_ALIAS.test(split.yamlText) && !split.yamlText.includes('<<')) {
-    const data = parsePlainYaml(split.yamlText, limits.maxNodes);
-    if (data) return { split, data, unsafeKeys };
+    const spans: { key: string; out?: MappingSpans } = { key: 'delegation' };
+    const data = parsePlainYaml(split.yamlText, limits.maxNodes, spans);
+    // A lone CR is a line break to the fast reader but not to positions: no spans then.
+    if (data) return spans.out && !LONE_CR.test(split.yamlText) ? { split, data, unsafeKeys, delegationSpans: spans.out } : { split, data, unsafeKeys };
   }
   let raw: unknown;
   try {

@@ -30,6 +30,26 @@ interface Line {
   indent: number;
   /** The line without its indentation and trailing spaces. */
   text: string;
+  /** 0-based line in the YAML text. */
+  row: number;
+}
+
+/** Where a value sits: 0-based line in the YAML text and [start, end) columns on it. */
+export interface ValueSpan {
+  row: number;
+  start: number;
+  end: number;
+}
+
+/**
+ * Positions the fast reader took while reading: the key of one top-level mapping and the values
+ * of its entries written on their key's line (what a YAML parser's node ranges would say).
+ * `nested` lists the entries whose value was not on the key line (their position is not known).
+ */
+export interface MappingSpans {
+  key: ValueSpan;
+  values: Record<string, ValueSpan>;
+  nested: string[];
 }
 
 /**
@@ -38,11 +58,12 @@ interface Line {
  * anything this reader does not handle. `maxNodes` is the reference's node cap: a text over it
  * is left to the reference (which reports it).
  */
-export function parsePlainYaml(yamlText: string, maxNodes: number): Record<string, unknown> | undefined {
+export function parsePlainYaml(yamlText: string, maxNodes: number, spansOf?: { key: string; out?: MappingSpans }): Record<string, unknown> | undefined {
   const text = yamlText.includes('\r') ? yamlText.replace(/\r\n?/g, '\n') : yamlText;
   if (UNSURE_CHARS.test(text)) return undefined;
   const lines: Line[] = [];
   let pos = 0;
+  let row = 0;
   while (pos < text.length) {
     let end = text.indexOf('\n', pos);
     if (end === -1) end = text.length;
@@ -51,22 +72,32 @@ export function parsePlainYaml(yamlText: string, maxNodes: number): Record<strin
     if (indent < end && text.charCodeAt(indent) !== 35 /* # */) {
       let stop = end;
       while (stop > indent && text.charCodeAt(stop - 1) === 32) stop--;
-      lines.push({ indent: indent - pos, text: text.slice(indent, stop) });
+      lines.push({ indent: indent - pos, text: text.slice(indent, stop), row });
     }
     pos = end + 1;
+    row++;
   }
-  const reader = new Reader(lines, maxNodes);
+  const reader = new Reader(lines, maxNodes, spansOf?.key);
   const out = reader.document();
-  return out === BAIL ? undefined : (out as Record<string, unknown>);
+  if (out === BAIL) return undefined;
+  if (spansOf) spansOf.out = reader.spans;
+  return out as Record<string, unknown>;
 }
 
 class Reader {
   private i = 0;
   private nodes = 0;
+  /** Length of the last value read by inline(), from the start of its text. */
+  private lastLength = 0;
+  /** Positions in the mapping under `spanKey` (a top-level key), when asked for. */
+  spans?: MappingSpans;
+  /** True while the value of `spanKey` is read. */
+  private recording = false;
 
   constructor(
     private readonly lines: Line[],
     private readonly maxNodes: number,
+    private readonly spanKey?: string,
   ) {}
 
   document(): Value {
@@ -95,14 +126,22 @@ class Reader {
       const key = t.slice(0, k);
       if (RESERVED_KEYS.has(key) || Object.prototype.hasOwnProperty.call(out, key)) return BAIL;
       this.i++;
-      const rest = k + 1 < t.length ? t.slice(skipSpaces(t, k + 1)) : undefined;
+      const restAt = k + 1 < t.length ? skipSpaces(t, k + 1) : t.length;
+      const rest = k + 1 < t.length ? t.slice(restAt) : undefined;
+      const spans = depth === 1 && this.recording ? this.spans : undefined;
+      if (depth === 0) this.recording = key === this.spanKey;
+      if (depth === 0 && this.recording) this.spans = { key: { row: line.row, start: indent, end: indent + k }, values: Object.create(null), nested: [] };
       let value: Value;
-      if (rest === undefined || rest === '' || rest.charCodeAt(0) === 35 /* # */) value = this.nested(indent, depth + 1);
-      else {
+      if (rest === undefined || rest === '' || rest.charCodeAt(0) === 35 /* # */) {
+        value = this.nested(indent, depth + 1);
+        spans?.nested.push(key);
+      } else {
         value = this.inline(rest, depth + 1);
         // A more indented line after a value would continue it (a multi-line scalar).
         if (this.i < lines.length && lines[this.i].indent > indent) return BAIL;
+        if (spans) spans.values[key] = { row: line.row, start: indent + restAt, end: indent + restAt + this.lastLength };
       }
+      if (depth === 0) this.recording = false;
       if (value === BAIL) return BAIL;
       out[key] = value;
     }
@@ -144,12 +183,17 @@ class Reader {
     if (c === 91 /* [ */) return this.flowSequence(rest, depth);
     if (c === 39 /* ' */ || c === 34 /* " */) {
       const q = quoted(rest, 0);
+      this.lastLength = q ? q.end : 0;
       return q && onlyComment(rest, q.end) ? this.node(q.value, depth) : BAIL;
     }
-    if (c === 123 /* { */) return /^\{\}(?: +(?:#.*)?)?$/.test(rest) ? this.node(Object.create(null), depth) : BAIL;
+    if (c === 123 /* { */) {
+      this.lastLength = 2;
+      return /^\{\}(?: +(?:#.*)?)?$/.test(rest) ? this.node(Object.create(null), depth) : BAIL;
+    }
     const hash = rest.indexOf(' #');
     const raw = hash === -1 ? rest : trimSpaces(rest.slice(0, hash));
     if (raw.includes(': ') || raw.endsWith(':')) return BAIL;
+    this.lastLength = raw.length;
     const v = plainScalar(raw);
     return v === BAIL ? BAIL : this.node(v, depth);
   }
@@ -158,7 +202,10 @@ class Reader {
     if (this.node(0, depth) === BAIL) return BAIL;
     const out: unknown[] = [];
     let p = skipSpaces(rest, 1);
-    if (rest.charCodeAt(p) === 93 /* ] */) return onlyComment(rest, p + 1) ? out : BAIL;
+    if (rest.charCodeAt(p) === 93 /* ] */) {
+      this.lastLength = p + 1;
+      return onlyComment(rest, p + 1) ? out : BAIL;
+    }
     for (;;) {
       let v: Value;
       const c = rest.charCodeAt(p);
@@ -185,7 +232,10 @@ class Reader {
       if (this.node(v, depth + 1) === BAIL) return BAIL;
       out.push(v);
       const sep = rest.charCodeAt(p);
-      if (sep === 93) return onlyComment(rest, p + 1) ? out : BAIL;
+      if (sep === 93) {
+        this.lastLength = p + 1;
+        return onlyComment(rest, p + 1) ? out : BAIL;
+      }
       if (sep !== 44) return BAIL;
       p = skipSpaces(rest, p + 1);
       // `[a, ]` and `[a,,b]` are the reference's.

@@ -12,7 +12,7 @@ export const PROBLEM_SECTIONS = {
   time: 'time',
   delegation: 'delegation',
   config: 'configuration-and-definitions',
-  sprint: 'bmad-sprint-ledger-and-stories',
+  sprint: 'bmad-sprint-sprint-statusyaml-story-files-epics-gates',
   project: 'the-project-view-dependencies-and-stalled-work',
 } as const;
 type Section = keyof typeof PROBLEM_SECTIONS;

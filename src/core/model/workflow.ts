@@ -175,8 +175,20 @@ function parseWorkflowTextUnguarded(file: string, text: string, ctx: WorkspaceCo
     if (syn) state.problems.unshift({ file, range: syn.range, severity: 'error', code: 'yaml-syntax', message: `YAML syntax error at line ${syn.range.start.line + 1}: ${tidy(syn.message)}. ${/tab/i.test(syn.message) || LEADING_TAB.test(split.yamlText) ? 'Use spaces, not tabs, to indent' : 'Shorten the key (at most 1024 characters) or quote it'}; the state cannot be changed until then.` });
   }
   analyses.set(state, raw.analysis);
-  if (state.delegation) state.delegationRanges = Object.fromEntries(DELEGATION_KEYS.map((k) => [k, locator.range(['delegation', k], 'value')]));
+  if (state.delegation) state.delegationRanges = spanRanges(fm, split.yamlStartLine) ?? Object.fromEntries(DELEGATION_KEYS.map((k) => [k, locator.range(['delegation', k], 'value')]));
   return { isWorkflow: true, state, problems: state.problems };
+}
+
+/**
+ * The delegation ranges from the fast reader's positions: the same ranges the YAML parser gives
+ * (a value's own span; the `delegation` key for a missing entry), without parsing the block
+ * again. Undefined when a position is not known (an entry whose value is not on its key's line).
+ */
+function spanRanges(fm: ParsedFrontmatter, baseLine: number): WorkflowState['delegationRanges'] | undefined {
+  const spans = fm.delegationSpans;
+  if (!spans || DELEGATION_KEYS.some((k) => spans.nested.includes(k))) return undefined;
+  const range = (v: { row: number; start: number; end: number }) => ({ start: { line: baseLine + v.row, character: v.start }, end: { line: baseLine + v.row, character: v.end } });
+  return Object.fromEntries(DELEGATION_KEYS.map((k) => [k, range(spans.values[k] ?? spans.key)]));
 }
 
 const LEADING_TAB = /^ *\t/m;

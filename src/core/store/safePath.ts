@@ -43,6 +43,9 @@ export function resolveRealPath(p: string): string {
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'ELOOP') throw new WaymarkError('usage', `${cur} is a loop of symbolic links; remove it, then retry. Nothing was changed.`, cur);
+      // EINVAL: realpath saw a link that was swapped for a file before it read the link (a race
+      // with another process): look again, a bounded number of times.
+      if (code === 'EINVAL' && ++hops <= 40) return walk(cur);
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw e;
     }
     let st: fs.Stats | undefined;
