@@ -93,6 +93,13 @@ export { runGit, repoTop } from './protocol/git';
 export { isLedgerPath, isStoryText, storyStatus } from './model/bmadProposal';
 export { checkStagedChanges, type StagedCheck, type StagedFileReport } from './protocol/stagedCheck';
 
+// The project view: registry, dependencies, frontier, critical path, stalled work (core/project).
+export { buildRegistry, type ProjectRegistry, type ProjectItem, type ProjectEdge, type ItemState, type EdgeKind, type RangeFinder } from './project/registry';
+export { computeFrontier, DEFAULT_STALLED, type Frontier, type FrontierEntry, type FrontierInput, type Activity, type Stalled, type StalledThresholds } from './project/frontier';
+export { loadProject, projectProblemsFor, type ProjectView, type LoadProjectOptions } from './project/loadProject';
+export { durationMs } from './model/config';
+export { gitStateTimeline, type GitStateChange, type GitTimeline, type GitTimelineOptions } from './project/gitTimeline';
+
 // Git as the distributed engine: the state merge driver and its install.
 export { mergeStateFile, mergeStatus, uniteSteps, mergeHistoryText, gitMergeFile, stateMergeKind, type StateMergeInput, type StateMergeResult, type StateDecision, type StateMergeKind, type MergeLabels } from './git/mergeDriver';
 export { installMergeDriver, uninstallMergeDriver, attributeLines, type GitSetupResult } from './git/gitSetup';

@@ -15,6 +15,22 @@ const insideRoot = (what: string) =>
 /** A list setting that may also be written as one value (`include: "docs/**\/*.md"`). */
 const oneOrMany = <T extends z.ZodTypeAny>(item: T) => z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(item));
 
+/** A duration such as `30m`, `4h`, `3d`, `1w` (a bare number is minutes). */
+const duration = z.union([z.number().positive(), z.string()]).refine((v) => durationMs(v) !== undefined, {
+  message: 'must be a duration such as 30m, 4h, 3d or 1w',
+});
+
+/** Milliseconds of a duration setting (`30m`, `4h`, `3d`, `1w`; a bare number is minutes), else undefined. */
+export function durationMs(v: unknown): number | undefined {
+  if (typeof v === 'number') return Number.isFinite(v) && v > 0 ? v * 60_000 : undefined;
+  if (typeof v !== 'string') return undefined;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(m|min|h|d|w)?\s*$/i.exec(v);
+  if (!m) return undefined;
+  const unit: Record<string, number> = { m: 60_000, min: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+  const ms = Number(m[1]) * unit[(m[2] ?? 'm').toLowerCase()];
+  return ms > 0 ? ms : undefined;
+}
+
 /** The static settings of one workspace folder, from `.waymark/config.yaml` (plus overrides). */
 export const configSchema = z
   .object({
@@ -73,6 +89,21 @@ export const configSchema = z
       })
       .passthrough()
       .default({}),
+    /** The project view (dependencies, frontier, stalled work). */
+    project: z
+      .object({
+        /**
+         * How long in-progress work may go quiet before it counts as stalled: a duration
+         * (`30m`, `4h`, `3d`, `1w`). `session`: a workflow held by a lease or mode (an agent
+         * session); `workflow`: any other workflow file; `ledger`: a BMAD story in the ledger.
+         */
+        stalledAfter: z
+          .object({ session: duration.default('30m'), workflow: duration.default('3d'), ledger: duration.default('7d') })
+          .passthrough()
+          .default({}),
+      })
+      .passthrough()
+      .default({}),
   })
   .passthrough();
 
@@ -81,7 +112,8 @@ export type WaymarkConfig = z.infer<typeof configSchema>;
 export const CONFIG_FILE = '.waymark/config.yaml';
 
 const KNOWN: Record<string, string[]> = {
-  '': ['version', 'include', 'exclude', 'dialects', 'limits', 'gates', 'history', 'manifest', 'bmad', 'workflowsDir', 'memory'],
+  '': ['version', 'include', 'exclude', 'dialects', 'limits', 'gates', 'history', 'manifest', 'bmad', 'workflowsDir', 'memory', 'project'],
+  project: ['stalledAfter'],
   limits: ['maxFileBytes', 'maxAliasCount', 'maxNodes', 'maxFiles'],
   gates: ['path'],
   history: ['dir'],

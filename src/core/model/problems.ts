@@ -13,6 +13,7 @@ export const PROBLEM_SECTIONS = {
   delegation: 'delegation',
   config: 'configuration-and-definitions',
   sprint: 'bmad-sprint-sprint-statusyaml-story-files-epics-gates',
+  project: 'the-project-view-dependencies-and-stalled-work',
 } as const;
 type Section = keyof typeof PROBLEM_SECTIONS;
 
@@ -142,6 +143,11 @@ export const PROBLEMS = {
   'story-status-drift': { severity: 'warning', also: ['info'], title: 'The story file and the ledger disagree on its status', section: 'sprint' },
   'story-done-tasks-open': { severity: 'warning', title: 'A story is done but tasks are unchecked', section: 'sprint' },
   'story-gate-failed': { severity: 'error', title: "A done story's QA gate did not pass", section: 'sprint' },
+  // The project view: dependencies and stalled work (core/project).
+  'depends-unknown': { severity: 'error', also: ['warning'], title: 'A dependsOn/after entry names no workflow, story or file (or several)', section: 'project' },
+  'depends-self': { severity: 'error', title: 'A workflow depends on itself', section: 'project' },
+  'depends-cycle': { severity: 'error', title: 'Dependencies form a cycle; none of its items can start', section: 'project' },
+  'work-stalled': { severity: 'warning', title: 'In progress with no activity for longer than project.stalledAfter', section: 'project' },
 } as const satisfies Record<string, ProblemSpec>;
 
 /** A problem code (`Problem.code`). */

@@ -1,0 +1,290 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { CliCommand, CliContext } from './framework';
+import { flagString, requirePositional } from './framework';
+import { rootArg } from './cliCore';
+import {
+  WaymarkError,
+  createStateCore,
+  findWorkspaceRoot,
+  loadProject,
+  readHistory,
+  gitStateTimeline,
+  type FrontierEntry,
+  type HistoryEntry,
+  type Problem,
+  type ProjectView,
+} from '../core/index';
+
+const COMMON_HELP = `  --root DIR   a workspace folder (repeat for several: ids resolve across them); default the
+               folder of PATH, or the nearest folder above holding .waymark, _bmad or .git
+  --now TIME   compute as of this ISO time (default now): stalled work is judged against it
+  --json       print JSON`;
+
+function display(file: string | undefined, cwd: string): string | null {
+  if (!file) return null;
+  const rel = path.relative(cwd, file);
+  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : file;
+}
+
+function rootsOf(ctx: CliContext): string[] {
+  const given = ctx.args.flags.root;
+  const list = Array.isArray(given) ? given : typeof given === 'string' ? [given] : [];
+  if (given === true) throw new WaymarkError('usage', '--root needs a folder.');
+  if (!list.length) return [rootArg(ctx, ctx.args.positionals[0])];
+  return list.map((r) => {
+    const abs = path.resolve(ctx.cwd, r);
+    if (!fs.existsSync(abs) || !fs.statSync(abs).isDirectory()) throw new WaymarkError('usage', `--root ${r} is not a folder.`);
+    return abs;
+  });
+}
+
+function nowOf(ctx: CliContext): Date | undefined {
+  const v = flagString(ctx.args, 'now');
+  if (v === undefined) return undefined;
+  const t = Date.parse(v);
+  if (!Number.isFinite(t)) throw new WaymarkError('usage', `--now must be an ISO date or time (2026-11-23T10:00:00Z); got ${v}.`);
+  return new Date(t);
+}
+
+async function withProject<T>(ctx: CliContext, fn: (view: ProjectView) => T): Promise<T> {
+  const roots = rootsOf(ctx);
+  const core = createStateCore({ roots, memory: false });
+  try {
+    return fn(await loadProject(core, { now: nowOf(ctx) }));
+  } finally {
+    await core.close();
+  }
+}
+
+function entryJson(e: FrontierEntry, cwd: string) {
+  return {
+    id: e.id, kind: e.item.kind, title: e.item.title, file: display(e.item.file, cwd), column: e.column, status: e.item.rawStatus ?? null,
+    reason: e.reason, waitingOn: e.waitingOn, unblocks: e.unblocks, chain: e.depth, priority: e.item.priority,
+    stalled: e.stalled
+      ? { lastActivity: e.stalled.last?.time ?? null, who: e.stalled.last?.who ?? null, source: e.stalled.last?.source ?? null, idleMinutes: Number.isFinite(e.stalled.idleMs) ? Math.round(e.stalled.idleMs / 60_000) : null, thresholdMinutes: Math.round(e.stalled.thresholdMs / 60_000), kind: e.stalled.kind }
+      : null,
+  };
+}
+
+function problemJson(p: Problem, cwd: string) {
+  return { file: display(p.file, cwd), line: p.range.start.line + 1, column: p.range.start.character + 1, severity: p.severity, code: p.code, message: p.message, ...(p.data ? { data: p.data } : {}) };
+}
+
+function problemLines(problems: Problem[], cwd: string): string[] {
+  return problems.map((p) => `  ${p.severity === 'error' ? '✗' : '⚠'} ${display(p.file, cwd)}:${p.range.start.line + 1}: ${p.message} [${p.code}]`);
+}
+
+function line(e: FrontierEntry, cwd: string): string {
+  const where = e.item.file ? `  ${display(e.item.file, cwd)}` : '';
+  return `  ${e.id}${where}\n      ${e.reason}`;
+}
+
+const nextCommand: CliCommand = {
+  name: 'next',
+  options: ['root', 'now'],
+  usage: 'next [PATH] [--json]',
+  summary: 'What to do now: ready work in the order to start it, with the reason; reviews waiting; stalled work.',
+  help: `Options:\n${COMMON_HELP}\n\nReady work is ordered by how much work it unblocks, then priority, then age. Exit codes: 0 ok
+(also when nothing is ready), 2 usage or an unreadable folder.`,
+  async run(ctx) {
+    return withProject(ctx, (view) => {
+      const f = view.frontier;
+      if (ctx.json) {
+        ctx.stdout(JSON.stringify({
+          now: view.now, next: f.ready[0] ? entryJson(f.ready[0], ctx.cwd) : null, ready: f.ready.map((e) => entryJson(e, ctx.cwd)),
+          review: f.review.map((e) => entryJson(e, ctx.cwd)), stalled: f.stalled.map((e) => entryJson(e, ctx.cwd)),
+          criticalPath: f.criticalPath, problems: f.problems.map((p) => problemJson(p, ctx.cwd)),
+        }, null, 2) + '\n');
+        return 0;
+      }
+      const out: string[] = [];
+      if (f.ready.length) out.push(`Start ${f.ready[0].id}: ${f.ready[0].reason}.`, '', 'Ready, in order:', ...f.ready.slice(0, 10).map((e) => line(e, ctx.cwd)));
+      else out.push(f.inProgress.length || f.review.length ? 'Nothing is ready to start: finish the work in progress or in review.' : 'Nothing is ready to start.');
+      if (f.ready.length > 10) out.push(`  … and ${f.ready.length - 10} more (waymark board)`);
+      if (f.review.length) out.push('', 'Waiting for review:', ...f.review.map((e) => line(e, ctx.cwd)));
+      if (f.stalled.length) out.push('', 'Stalled:', ...f.stalled.map((e) => line(e, ctx.cwd)));
+      if (f.criticalPath.length > 1) out.push('', `Critical path (${f.criticalPath.length}): ${f.criticalPath.join(' → ')}`);
+      const probs = f.problems.filter((p) => p.code !== 'work-stalled');
+      if (probs.length) out.push('', 'Problems:', ...problemLines(probs, ctx.cwd));
+      ctx.stdout(out.join('\n') + '\n');
+      return 0;
+    });
+  },
+};
+
+const COLUMNS = [
+  ['ready', 'Ready'], ['inProgress', 'In progress'], ['review', 'In review'], ['blocked', 'Blocked'], ['done', 'Done'], ['dropped', 'Dropped'],
+] as const;
+
+const boardCommand: CliCommand = {
+  name: 'board',
+  options: ['root', 'now'],
+  usage: 'board [PATH] [--json]',
+  summary: 'The whole project by column: ready, in progress, in review, blocked (and by what), done, dropped; stalled work and the critical path.',
+  help: `Options:\n${COMMON_HELP}\n\nExit codes: 0 ok, 1 dependency problems found (unknown targets, cycles), 2 usage or unreadable.`,
+  async run(ctx) {
+    return withProject(ctx, (view) => {
+      const f = view.frontier;
+      const depErrors = f.problems.filter((p) => p.severity === 'error').length;
+      if (ctx.json) {
+        const columns: Record<string, unknown> = {};
+        for (const [key] of COLUMNS) columns[key] = f[key].map((e) => entryJson(e, ctx.cwd));
+        ctx.stdout(JSON.stringify({ now: view.now, roots: view.roots, columns, stalled: f.stalled.map((e) => e.id), criticalPath: f.criticalPath, problems: f.problems.map((p) => problemJson(p, ctx.cwd)) }, null, 2) + '\n');
+        return depErrors ? 1 : 0;
+      }
+      const out: string[] = [];
+      for (const [key, title] of COLUMNS) {
+        const list = f[key];
+        out.push(`${title} (${list.length})`);
+        for (const e of key === 'done' ? list.slice(0, 20) : list) out.push(`  ${e.stalled ? '⏸' : '·'} ${e.id}${key === 'done' || key === 'dropped' ? '' : `  — ${e.reason}`}`);
+        if (key === 'done' && list.length > 20) out.push(`  … and ${list.length - 20} more`);
+      }
+      if (f.stalled.length) out.push(`Stalled (${f.stalled.length}): ${f.stalled.map((e) => e.id).join(', ')}`);
+      if (f.criticalPath.length) out.push(`Critical path (${f.criticalPath.length}): ${f.criticalPath.join(' → ')}`);
+      if (f.problems.length) out.push('Problems:', ...problemLines(f.problems, ctx.cwd));
+      ctx.stdout(out.join('\n') + '\n');
+      return depErrors ? 1 : 0;
+    });
+  },
+};
+
+const depsCommand: CliCommand = {
+  name: 'deps',
+  options: ['root', 'now'],
+  usage: 'deps FILE|ID [--json]',
+  summary: 'What a workflow or story waits on, and what waits on it.',
+  help: `Options:\n${COMMON_HELP}\n\nFILE is a workflow or story file; ID a workflow id, a delegation id or story:<key>.
+Exit codes: 0 ok, 2 usage, or FILE/ID is no item of the project.`,
+  async run(ctx) {
+    const target = requirePositional(ctx.args, 0, 'FILE or ID (the workflow or story to look at)');
+    const abs = path.resolve(ctx.cwd, target);
+    const isFile = fs.existsSync(abs);
+    if (isFile && fs.statSync(abs).isDirectory()) throw new WaymarkError('usage', `${target} is a folder; give a workflow file or id.`, abs);
+    if (!ctx.args.flags.root && !isFile) ctx.args.flags.root = findWorkspaceRoot(path.join(ctx.cwd, '.waymark-probe'), ctx.cwd);
+    else if (!ctx.args.flags.root) ctx.args.flags.root = findWorkspaceRoot(abs, ctx.cwd);
+    ctx.args.positionals = [];
+    return withProject(ctx, (view) => {
+      const reg = view.registry;
+      const item = isFile ? reg.items.find((i) => i.file === abs || (i.file && fs.existsSync(i.file) && fs.realpathSync(i.file) === fs.realpathSync(abs))) : reg.byId.get(target) ?? reg.byId.get(`story:${target}`);
+      if (!item) throw new WaymarkError('usage', `${target} is no workflow or story of ${view.roots.join(', ')}. Run waymark board for the ids.`, isFile ? abs : undefined);
+      const entry = view.frontier.entries.get(item.id)!;
+      const side = (edges: typeof reg.edges, pick: 'to' | 'from') =>
+        edges.map((e) => {
+          const other = view.frontier.entries.get(e[pick]);
+          return { id: e[pick], kind: e.kind, column: other?.column ?? null, file: display(other?.item.file, ctx.cwd), done: other?.item.state === 'done' };
+        });
+      const waitsOn = side(reg.prerequisites.get(item.id) ?? [], 'to');
+      const waitedOnBy = side(reg.dependents.get(item.id) ?? [], 'from');
+      const problems = view.frontier.problems.filter((p) => p.file === item.file);
+      if (ctx.json) {
+        ctx.stdout(JSON.stringify({ item: entryJson(entry, ctx.cwd), waitsOn, waitedOnBy, problems: problems.map((p) => problemJson(p, ctx.cwd)) }, null, 2) + '\n');
+        return 0;
+      }
+      const out = [`${item.id}${item.file ? `  ${display(item.file, ctx.cwd)}` : ''}`, `  ${entry.column}: ${entry.reason}`, '', `Waits on (${waitsOn.length}):`];
+      for (const w of waitsOn) out.push(`  ${w.done ? '✓' : '·'} ${w.id}  ${w.column ?? 'unknown'}${w.kind === 'dependsOn' ? '' : `  (${w.kind})`}`);
+      out.push(`Waited on by (${waitedOnBy.length}):`);
+      for (const w of waitedOnBy) out.push(`  · ${w.id}  ${w.column ?? 'unknown'}${w.kind === 'dependsOn' ? '' : `  (${w.kind})`}`);
+      if (problems.length) out.push('Problems:', ...problemLines(problems, ctx.cwd));
+      ctx.stdout(out.join('\n') + '\n');
+      return 0;
+    });
+  },
+};
+
+/** One state change of the project timeline. */
+interface TimelineRow {
+  time: string;
+  id: string;
+  file: string | null;
+  actor: string | null;
+  session: string | null;
+  operation: string;
+  from: Record<string, unknown> | null;
+  to: Record<string, unknown> | null;
+  source: 'waymark' | 'git';
+  commit?: string;
+}
+
+const timelineCommand: CliCommand = {
+  name: 'timeline',
+  options: ['root', 'now', 'since', 'file', 'max-commits'],
+  booleanFlags: ['no-git'],
+  usage: 'timeline [PATH] [--since DATE] [--file F] [--json]',
+  summary: "The project's state changes in time order, from Waymark's history: who changed which state when.",
+  help: `Options:\n${COMMON_HELP}\n  --since DATE  only changes at or after DATE (ISO date or time)\n  --file F      only the changes of one workflow or story file\n  --max-commits N  newest git commits read for changes made outside Waymark (default 1000; cached in .waymark/cache)\n  --no-git      Waymark's history only\n\nExit codes: 0 ok, 1 no change found, 2 usage or unreadable.`,
+  async run(ctx) {
+    const sinceRaw = flagString(ctx.args, 'since');
+    const since = sinceRaw === undefined ? undefined : Date.parse(sinceRaw);
+    if (since !== undefined && !Number.isFinite(since)) throw new WaymarkError('usage', `--since must be an ISO date or time (2026-11-01); got ${sinceRaw}.`);
+    const fileRaw = flagString(ctx.args, 'file');
+    const only = fileRaw === undefined ? undefined : path.resolve(ctx.cwd, fileRaw);
+    if (only && !fs.existsSync(only)) throw new WaymarkError('unreadable', `--file ${fileRaw}: no such file.`, only);
+    const maxRaw = flagString(ctx.args, 'max-commits');
+    if (maxRaw !== undefined && !/^[1-9]\d*$/.test(maxRaw)) throw new WaymarkError('usage', `--max-commits must be a positive whole number; got ${maxRaw}.`);
+    const git = new Map<string, Awaited<ReturnType<typeof gitStateTimeline>>>();
+    if (ctx.args.flags['no-git'] !== true) {
+      for (const root of rootsOf(ctx)) git.set(root, await gitStateTimeline(root, { maxCommits: maxRaw ? Number(maxRaw) : undefined, since: sinceRaw }));
+    }
+    return withProject(ctx, (view) => {
+      const rows: TimelineRow[] = [];
+      const itemByFile = new Map(view.registry.items.filter((i) => i.file).map((i) => [i.file!, i]));
+      for (const [root, t] of git) {
+        for (const c of t.changes) {
+          const abs = path.join(root, c.file);
+          if (only && abs !== only) continue;
+          if (since !== undefined && !(Date.parse(c.time) >= since)) continue;
+          // Only the project's items: a `status:` line in a plain note is prose, not state.
+          const item = itemByFile.get(abs);
+          if (!item) continue;
+          const from: Record<string, unknown> = {};
+          const to: Record<string, unknown> = {};
+          for (const [k, v] of Object.entries(c.changes)) {
+            from[k] = v.from ?? null;
+            to[k] = v.to ?? null;
+          }
+          rows.push({ time: new Date(c.time).toISOString(), id: item.id, file: display(abs, ctx.cwd), actor: c.author, session: null, operation: 'git commit', from, to, source: 'git', commit: c.commit });
+        }
+      }
+      for (const item of view.registry.items) {
+        if (!item.file || (only && item.file !== only)) continue;
+        let entries: HistoryEntry[];
+        try {
+          entries = readHistory(item.root, item.file, view.historyDirs.get(item.root));
+        } catch {
+          continue;
+        }
+        for (const e of entries) {
+          if (since !== undefined && !(Date.parse(e.time) >= since)) continue;
+          rows.push({ time: e.time, id: item.id, file: display(item.file, ctx.cwd), actor: e.actor ?? null, session: e.session ?? null, operation: e.operation, from: e.from ?? null, to: e.to ?? null, source: 'waymark' });
+        }
+      }
+      rows.sort((a, b) => a.time.localeCompare(b.time) || a.id.localeCompare(b.id));
+      if (ctx.json) ctx.stdout(JSON.stringify({ changes: rows }, null, 2) + '\n');
+      else if (!rows.length) ctx.stdout('No state changes recorded' + (since !== undefined ? ` since ${sinceRaw}` : '') + '.\n');
+      else {
+        let day = '';
+        const out: string[] = [];
+        for (const r of rows) {
+          if (r.time.slice(0, 10) !== day) out.push(`${(day = r.time.slice(0, 10))}`);
+          out.push(`  ${r.time.slice(11, 16)}  ${r.id}  ${r.operation}${r.commit ? ` ${r.commit.slice(0, 8)}` : ''}${change(r)}${r.actor ? `  by ${r.actor}` : ''}${r.session ? `  [${r.session}]` : ''}`);
+        }
+        ctx.stdout(out.join('\n') + '\n');
+      }
+      return rows.length ? 0 : 1;
+    });
+  },
+};
+
+function change(r: TimelineRow): string {
+  const keys = new Set([...Object.keys(r.from ?? {}), ...Object.keys(r.to ?? {})]);
+  const parts: string[] = [];
+  for (const k of keys) {
+    const a = JSON.stringify(r.from?.[k] ?? null);
+    const b = JSON.stringify(r.to?.[k] ?? null);
+    if (a !== b) parts.push(`${k}: ${a} → ${b}`);
+  }
+  return parts.length ? `  ${parts.slice(0, 3).join(', ')}` : '';
+}
+
+export const projectCommands: CliCommand[] = [nextCommand, boardCommand, depsCommand, timelineCommand];

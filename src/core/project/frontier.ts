@@ -1,0 +1,224 @@
+/**
+ * The frontier over a project registry: what is ready, in progress, in review, blocked (and by
+ * what), done; the order to start ready work in; the critical path; and stalled work, derived
+ * from the last activity and never written anywhere. Pure: the clock and activity come in.
+ */
+import type { Problem, Range } from '../types';
+import type { ItemState, ProjectItem, ProjectRegistry } from './registry';
+
+/** The last sign of life of an item. */
+export interface Activity {
+  /** ISO time. */
+  time: string;
+  /** Who: an actor, a lease holder, `file edit`. */
+  who?: string;
+  source: 'history' | 'event' | 'file' | 'lease' | 'mode' | 'ledger';
+}
+
+/** How long in-progress work may go quiet before it counts as stalled, in milliseconds. */
+export interface StalledThresholds {
+  /** A workflow an agent session holds (a live lease or mode): minutes. */
+  session: number;
+  /** Any other workflow file. */
+  workflow: number;
+  /** A BMAD story tracked in the sprint ledger: days. */
+  ledger: number;
+}
+
+export const DEFAULT_STALLED: StalledThresholds = { session: 30 * 60_000, workflow: 3 * 86_400_000, ledger: 7 * 86_400_000 };
+
+export interface FrontierInput {
+  /** Last activity per item id. */
+  activity?: ReadonlyMap<string, Activity>;
+  /** Items an agent session holds (a lease or a mode), with its holder. */
+  sessions?: ReadonlyMap<string, Activity>;
+  now: Date;
+  /** Thresholds per item's root (default `DEFAULT_STALLED`). */
+  stalledAfter?: (root: string) => StalledThresholds;
+}
+
+export interface Stalled {
+  /** Last activity, or undefined when none was found at all. */
+  last?: Activity;
+  idleMs: number;
+  thresholdMs: number;
+  kind: keyof StalledThresholds;
+}
+
+export interface FrontierEntry {
+  id: string;
+  item: ProjectItem;
+  /** The board column (a todo item waiting on something is `blocked`). */
+  column: ItemState;
+  /** One sentence: why it is in this column. */
+  reason: string;
+  /** Prerequisites not done (and not waived), by id. */
+  waitingOn: string[];
+  /** How many not-done items wait on this one, directly or through others. */
+  unblocks: number;
+  /** Length of the longest chain of not-done work ending at this item (itself included). */
+  depth: number;
+  stalled?: Stalled;
+}
+
+export interface Frontier {
+  /** Ready to start, in the order to start them: unblocks most, then priority, then age. */
+  ready: FrontierEntry[];
+  inProgress: FrontierEntry[];
+  review: FrontierEntry[];
+  blocked: FrontierEntry[];
+  done: FrontierEntry[];
+  dropped: FrontierEntry[];
+  /** In progress and quiet for longer than the threshold; most idle first. */
+  stalled: FrontierEntry[];
+  /** The longest chain of remaining work, first to do → last, by id. */
+  criticalPath: string[];
+  entries: Map<string, FrontierEntry>;
+  /** The registry's problems plus a `work-stalled` warning per stalled file. */
+  problems: Problem[];
+}
+
+const zero: Range = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
+
+function isDone(item: ProjectItem | undefined, waived: boolean): boolean {
+  return !!item && (item.state === 'done' || (waived && item.state === 'dropped'));
+}
+
+function ago(ms: number): string {
+  const m = Math.round(ms / 60_000);
+  if (m < 120) return `${m} min`;
+  const h = Math.round(m / 60);
+  return h < 48 ? `${h} h` : `${Math.round(h / 24)} days`;
+}
+
+/** Computes the frontier. Linear in items + edges, plus the dependents of the ready items. */
+export function computeFrontier(reg: ProjectRegistry, input: FrontierInput): Frontier {
+  const entries = new Map<string, FrontierEntry>();
+  const inCycle = new Map<string, string[]>();
+  for (const c of reg.cycles) for (const id of c) if (!inCycle.has(id)) inCycle.set(id, c);
+
+  // Longest remaining chain (depth) in topological order over the DAG of not-done items.
+  const remaining = reg.items.filter((it) => it.state !== 'done');
+  const depth = new Map<string, number>();
+  const via = new Map<string, string>();
+  const pending = new Map<string, number>();
+  const open = new Set(remaining.map((it) => it.id));
+  for (const it of remaining) pending.set(it.id, (reg.prerequisites.get(it.id) ?? []).filter((e) => open.has(e.to)).length);
+  const queue: string[] = [];
+  for (const it of remaining) if (pending.get(it.id) === 0) queue.push(it.id);
+  for (let q = 0; q < queue.length; q++) {
+    const id = queue[q];
+    let best = 0;
+    let bestVia: string | undefined;
+    for (const e of reg.prerequisites.get(id) ?? []) {
+      const d = depth.get(e.to);
+      if (d !== undefined && d > best) {
+        best = d;
+        bestVia = e.to;
+      }
+    }
+    depth.set(id, best + 1);
+    if (bestVia) via.set(id, bestVia);
+    for (const e of reg.dependents.get(id) ?? []) {
+      const p = pending.get(e.from);
+      if (p === undefined) continue;
+      pending.set(e.from, p - 1);
+      if (p - 1 === 0) queue.push(e.from);
+    }
+  }
+
+  const now = input.now.getTime();
+  for (const item of reg.items) {
+    const waitingOn: string[] = [];
+    const why: string[] = [];
+    const settled = item.state === 'done' || item.state === 'dropped';
+    for (const e of settled ? [] : reg.prerequisites.get(item.id) ?? []) {
+      const pre = reg.byId.get(e.to);
+      const waived = item.waived.length > 0 && (item.waived.includes(e.to) || (pre?.rel !== undefined && item.waived.includes(pre.rel)));
+      if (isDone(pre, waived)) continue;
+      waitingOn.push(e.to);
+      why.push(`${e.to} (${pre?.state === 'dropped' ? 'dropped: waive it to go on' : pre?.state.replace('_', ' ') ?? 'unknown'}${e.kind === 'dependsOn' ? '' : `, ${e.kind}`})`);
+    }
+    let column: ItemState = item.state;
+    let reason: string;
+    const cycle = inCycle.get(item.id);
+    if (item.state === 'done') reason = 'done';
+    else if (item.state === 'dropped') reason = 'archived';
+    else if (item.state === 'blocked') reason = `blocked${item.blockedReason ? `: ${item.blockedReason}` : ''}${why.length ? `; waits on ${why.join(', ')}` : ''}`;
+    else if (cycle && item.state === 'todo') {
+      column = 'blocked';
+      reason = `in a dependency cycle: ${cycle.join(' → ')}`;
+    } else if (waitingOn.length && item.state === 'todo') {
+      column = 'blocked';
+      reason = `waits on ${why.join(', ')}`;
+    } else if (item.state === 'todo') {
+      const n = (reg.prerequisites.get(item.id) ?? []).length;
+      reason = n ? `ready: its ${n === 1 ? 'prerequisite is' : `${n} prerequisites are`} done` : 'ready: waits on nothing';
+    } else reason = item.state === 'review' ? 'in review' : `in progress${waitingOn.length ? `; still waits on ${why.join(', ')}` : ''}`;
+    const entry: FrontierEntry = { id: item.id, item, column, reason, waitingOn, unblocks: 0, depth: depth.get(item.id) ?? 0 };
+    if (item.state === 'in_progress') entry.stalled = stalledOf(item, input, now);
+    entries.set(item.id, entry);
+  }
+
+  const columns: Record<ItemState, FrontierEntry[]> = { todo: [], in_progress: [], review: [], blocked: [], done: [], dropped: [] };
+  for (const e of entries.values()) columns[e.column].push(e);
+  const col = (c: ItemState) => columns[c];
+  const ready = col('todo');
+  for (const e of ready) {
+    e.unblocks = countDependents(reg, e.id);
+    if (e.unblocks) e.reason += `; unblocks ${e.unblocks}`;
+  }
+  // Plain code-unit comparison: ISO times and ids order correctly, and localeCompare is slow.
+  const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  ready.sort((a, b) => b.unblocks - a.unblocks || b.item.priority - a.item.priority || cmp(a.item.created ?? '\uffff', b.item.created ?? '\uffff') || cmp(a.id, b.id));
+
+  // The critical path ends at the deepest remaining item; walk back to its first step.
+  let end: string | undefined;
+  let endDepth = 0;
+  for (const [id, d] of depth) if (d > endDepth || (d === endDepth && end !== undefined && id < end)) [end, endDepth] = [id, d];
+  const criticalPath: string[] = [];
+  for (let id = end; id; id = via.get(id)) criticalPath.unshift(id);
+
+  const problems = [...reg.problems];
+  const stalled = [...entries.values()].filter((e) => e.stalled && e.stalled.idleMs > e.stalled.thresholdMs).sort((a, b) => b.stalled!.idleMs - a.stalled!.idleMs);
+  for (const e of entries.values()) if (e.stalled && !(e.stalled.idleMs > e.stalled.thresholdMs)) delete e.stalled;
+  for (const e of stalled) {
+    const s = e.stalled!;
+    e.reason += `; stalled: no activity for ${ago(s.idleMs)}${s.last ? ` (last: ${s.last.source}${s.last.who ? ` by ${s.last.who}` : ''} at ${s.last.time})` : ''}`;
+    if (e.item.file) {
+      problems.push({
+        file: e.item.file, range: zero, severity: 'warning', code: 'work-stalled',
+        message: `In progress but untouched for ${ago(s.idleMs)} (threshold ${ago(s.thresholdMs)}, ${s.kind})${s.last ? `; last activity: ${s.last.source}${s.last.who ? ` by ${s.last.who}` : ''} at ${s.last.time}` : ''}. Resume it, hand it over, or set its status.`,
+        data: { lastActivity: s.last?.time, who: s.last?.who, idleMs: s.idleMs },
+      });
+    }
+  }
+  return { ready, inProgress: col('in_progress'), review: col('review'), blocked: col('blocked'), done: col('done'), dropped: col('dropped'), stalled, criticalPath, entries, problems };
+}
+
+function stalledOf(item: ProjectItem, input: FrontierInput, now: number): Stalled {
+  const t = input.stalledAfter?.(item.root) ?? DEFAULT_STALLED;
+  const session = input.sessions?.get(item.id);
+  const kind: keyof StalledThresholds = session ? 'session' : item.kind === 'story' ? 'ledger' : 'workflow';
+  let last = input.activity?.get(item.id);
+  if (session && (!last || session.time > last.time)) last = session;
+  const at = last ? Date.parse(last.time) : NaN;
+  return { last, idleMs: Number.isFinite(at) ? Math.max(0, now - at) : Infinity, thresholdMs: t[kind], kind };
+}
+
+/** Not-done items that wait on `id`, directly or through others (breadth-first). */
+function countDependents(reg: ProjectRegistry, id: string): number {
+  const seen = new Set<string>([id]);
+  const queue = [id];
+  let n = 0;
+  for (let q = 0; q < queue.length; q++) {
+    for (const e of reg.dependents.get(queue[q]) ?? []) {
+      if (seen.has(e.from)) continue;
+      seen.add(e.from);
+      if (reg.byId.get(e.from)?.state === 'done') continue;
+      n++;
+      queue.push(e.from);
+    }
+  }
+  return n;
+}

@@ -1,0 +1,320 @@
+/**
+ * The project registry: every workflow and BMAD story of every workspace folder as one item, and
+ * the edges saying what waits on what (frontmatter `dependsOn` / `after`, BMAD story and epic
+ * order, delegation parents waiting on their children). Pure: data in, data out; no I/O.
+ */
+import * as path from 'node:path';
+import type { Problem, Range, WorkflowState } from '../types';
+import type { SprintReport } from '../bmad/sprint';
+
+/** Where an item stands, for the board's columns. `dropped` is an archived workflow. */
+export type ItemState = 'todo' | 'in_progress' | 'review' | 'blocked' | 'done' | 'dropped';
+
+/** Why one item waits on another. */
+export type EdgeKind = 'dependsOn' | 'story-order' | 'epic-order' | 'delegation';
+
+/** One unit of work: a workflow file or a BMAD story. */
+export interface ProjectItem {
+  /** Stable id: the workflow id (or relative path when two files share it), `story:<key>` for stories. */
+  id: string;
+  kind: 'workflow' | 'story';
+  root: string;
+  /** Absolute path of the file, when there is one (a ledger-only story has none). */
+  file?: string;
+  /** Path relative to its root, with `/`. */
+  rel?: string;
+  title: string;
+  state: ItemState;
+  /** The status exactly as written. */
+  rawStatus?: string;
+  blockedReason?: string;
+  /** Higher first; from frontmatter `priority` (number, or critical/high/medium/low). */
+  priority: number;
+  /** When the item was created (frontmatter `createdAt`/`created`), ISO; for ordering by age. */
+  created?: string;
+  /** Prerequisites a `waive:` list lets pass although not done. */
+  waived: string[];
+}
+
+/** `from` waits on `to`. */
+export interface ProjectEdge {
+  from: string;
+  to: string;
+  kind: EdgeKind;
+}
+
+export interface ProjectRegistry {
+  items: ProjectItem[];
+  byId: Map<string, ProjectItem>;
+  edges: ProjectEdge[];
+  /** Prerequisites of each item (edges out of it). */
+  prerequisites: Map<string, ProjectEdge[]>;
+  /** Items waiting on each item (edges into it). */
+  dependents: Map<string, ProjectEdge[]>;
+  /** Unknown targets, self-dependencies and cycles (the cycle named). */
+  problems: Problem[];
+  /** Edges left out because they close a cycle: the rest is a DAG. */
+  cycleEdges: ProjectEdge[];
+  /** Each cycle found, as ids from one item round to itself. */
+  cycles: string[][];
+}
+
+/** Frontmatter text of a workflow file, for problem ranges from the YAML parser (optional). */
+export type RangeFinder = (file: string, keyPath: (string | number)[]) => Range | undefined;
+
+const PRIORITY_WORDS: Record<string, number> = { critical: 4, urgent: 4, high: 3, p0: 4, p1: 3, p2: 2, p3: 1, medium: 2, normal: 2, low: 1 };
+
+function priorityOf(v: unknown): number {
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  if (typeof v === 'string') return PRIORITY_WORDS[v.trim().toLowerCase()] ?? (Number.isFinite(Number(v)) ? Number(v) : 0);
+  return 0;
+}
+
+function workflowState(w: WorkflowState): ItemState {
+  const raw = (w.rawStatus ?? '').toLowerCase();
+  if (raw === 'review' || raw === 'in-review' || raw === 'in_review') return 'review';
+  switch (w.status) {
+    case 'in_progress': return 'in_progress';
+    case 'blocked': return 'blocked';
+    case 'completed': return 'done';
+    case 'archived': return 'dropped';
+    default: return 'todo';
+  }
+}
+
+function storyState(status: string): ItemState {
+  switch (status) {
+    case 'in-progress': return 'in_progress';
+    case 'review': return 'review';
+    case 'done': return 'done';
+    case 'blocked': return 'blocked';
+    default: return 'todo';
+  }
+}
+
+function listOf(v: unknown): unknown[] {
+  if (v === undefined || v === null) return [];
+  return Array.isArray(v) ? v : [v];
+}
+
+function relOf(root: string, file: string): string {
+  // The common case (a file under its root) without path.relative's normalising.
+  const prefix = root.endsWith(path.sep) ? root : root + path.sep;
+  const rel = file.startsWith(prefix) && !file.includes(`${path.sep}..`) ? file.slice(prefix.length) : path.relative(root, file);
+  return path.sep === '/' ? rel : rel.split(path.sep).join('/');
+}
+
+const zero: Range = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
+
+/**
+ * Builds the registry from a scan's workflows and each folder's sprint. Ids resolve across
+ * workspace folders: a `dependsOn` entry may name a workflow id, a delegation id, a story
+ * (`story:1-2-login`, or its key), or a path relative to the file's folder root.
+ */
+export function buildRegistry(workflows: readonly WorkflowState[], sprints: readonly SprintReport[], findRange?: RangeFinder): ProjectRegistry {
+  const items: ProjectItem[] = [];
+  const byId = new Map<string, ProjectItem>();
+  /** Every name an item answers to → its id (first one wins; ambiguous names listed). */
+  const alias = new Map<string, string>();
+  const ambiguous = new Set<string>();
+  const addAlias = (name: string, id: string) => {
+    const had = alias.get(name);
+    if (had === undefined) alias.set(name, id);
+    else if (had !== id) ambiguous.add(name);
+  };
+  const storyFiles = new Map<string, string>();
+
+  for (const sprint of sprints) {
+    for (const s of sprint.stories) {
+      const id = `story:${s.key}`;
+      if (byId.has(id)) continue;
+      const item: ProjectItem = {
+        id, kind: 'story', root: sprint.root, file: s.file, rel: s.file ? relOf(sprint.root, s.file) : undefined,
+        title: s.title ?? s.key, state: storyState(s.status), rawStatus: s.status, priority: 0, waived: [],
+      };
+      items.push(item);
+      byId.set(id, item);
+      addAlias(id, id);
+      addAlias(s.key, id);
+      addAlias(`${s.epic}.${s.story}`, id);
+      if (s.file) {
+        storyFiles.set(s.file, id);
+        addAlias(item.rel!, id);
+      }
+    }
+  }
+
+  const idCount = new Map<string, number>();
+  for (const w of workflows) if (!storyFiles.has(w.file)) idCount.set(w.workflow, (idCount.get(w.workflow) ?? 0) + 1);
+  const workflowItems: { w: WorkflowState; item: ProjectItem }[] = [];
+  for (const w of workflows) {
+    const rel = relOf(w.root, w.file);
+    const storyId = storyFiles.get(w.file);
+    if (storyId) {
+      // A story file that is also read as a workflow is one item: the story, with its dependsOn.
+      workflowItems.push({ w, item: byId.get(storyId)! });
+      continue;
+    }
+    const id = idCount.get(w.workflow) === 1 && !byId.has(w.workflow) ? w.workflow : rel;
+    const data = w.data;
+    const item: ProjectItem = {
+      id, kind: 'workflow', root: w.root, file: w.file, rel,
+      title: typeof data.title === 'string' ? data.title : w.workflow, state: workflowState(w), rawStatus: w.rawStatus,
+      blockedReason: w.blockedReason, priority: priorityOf(data.priority),
+      created: typeof data.createdAt === 'string' ? data.createdAt : typeof data.created === 'string' ? data.created : undefined,
+      waived: listOf(data.waive).filter((x): x is string => typeof x === 'string'),
+    };
+    items.push(item);
+    byId.set(id, item);
+    workflowItems.push({ w, item });
+    addAlias(id, id);
+    addAlias(rel, id);
+    addAlias(w.workflow, id);
+    if (w.delegation?.id) addAlias(w.delegation.id, id);
+  }
+
+  const edges: ProjectEdge[] = [];
+  const problems: Problem[] = [];
+  const prerequisites = new Map<string, ProjectEdge[]>();
+  const addEdge = (from: string, to: string, kind: EdgeKind) => {
+    if (from === to) return;
+    const had = prerequisites.get(from);
+    if (had?.some((e) => e.to === to)) return;
+    const e: ProjectEdge = { from, to, kind };
+    edges.push(e);
+    if (had) had.push(e);
+    else prerequisites.set(from, [e]);
+  };
+  const problem = (file: string, keyPath: (string | number)[], code: Problem['code'], severity: Problem['severity'], message: string, data?: Record<string, unknown>) => {
+    problems.push({ file, range: findRange?.(file, keyPath) ?? zero, severity, code, message, data });
+  };
+
+  const workflowById = new Map(workflowItems.map((x) => [x.item.id, x.w]));
+  // Frontmatter dependencies.
+  for (const { w, item } of workflowItems) {
+    for (const key of ['dependsOn', 'after'] as const) {
+      const entries = listOf(w.data[key]);
+      entries.forEach((entry, i) => {
+        const where = Array.isArray(w.data[key]) ? [key, i] : [key];
+        const name = typeof entry === 'string' ? entry.trim() : typeof entry === 'number' ? String(entry) : undefined;
+        if (!name) {
+          problem(w.file, where, 'depends-unknown', 'error', `${key} entries must be workflow ids or relative paths; this one is ${JSON.stringify(entry)}. Write the id of the workflow this one waits on.`);
+          return;
+        }
+        const target = resolve(name, w.root, w.file, alias);
+        if (!target) {
+          problem(w.file, where, 'depends-unknown', 'error', `${key} names '${name}', which is no workflow, story or file of the workspace. Fix the id or path, or remove the entry.`, { target: name });
+          return;
+        }
+        if (ambiguous.has(name)) {
+          problem(w.file, where, 'depends-unknown', 'warning', `${key} names '${name}', which several files answer to; '${target}' is used. Name the file by its relative path.`, { target: name, resolved: target });
+        }
+        if (target === item.id) {
+          problem(w.file, where, 'depends-self', 'error', `${key} names this workflow itself ('${name}'): an item cannot wait on itself. Remove the entry.`, { target: name });
+          return;
+        }
+        addEdge(item.id, target, 'dependsOn');
+      });
+    }
+    // Delegation: a parent that says so waits on its children.
+    const parent = w.delegation?.parent_id ? alias.get(w.delegation.parent_id) : undefined;
+    if (parent) {
+      const p = workflowById.get(parent);
+      if (p && waitsForChildren(p)) addEdge(parent, item.id, 'delegation');
+    }
+  }
+
+  // BMAD order: each story waits on the one before it in its epic; an epic's first story on the
+  // previous epic's last.
+  for (const sprint of sprints) {
+    let prevLast: string | undefined;
+    for (const epic of [...sprint.epics].sort((a, b) => a.epic - b.epic)) {
+      const ids = epic.stories.map((s) => `story:${s.key}`).filter((id) => byId.has(id));
+      if (!ids.length) continue;
+      if (prevLast) addEdge(ids[0], prevLast, 'epic-order');
+      for (let i = 1; i < ids.length; i++) addEdge(ids[i], ids[i - 1], 'story-order');
+      prevLast = ids[ids.length - 1];
+    }
+  }
+
+  const cycles: string[][] = [];
+  const cycleEdges = breakCycles(items, prerequisites, byId, problems, cycles, findRange);
+  const closing = new Set(cycleEdges);
+  const dependents = new Map<string, ProjectEdge[]>();
+  for (const e of edges) if (!closing.has(e)) push(dependents, e.to, e);
+  if (closing.size) {
+    for (const [from, list] of prerequisites) {
+      const kept = list.filter((e) => !closing.has(e));
+      if (kept.length !== list.length) prerequisites.set(from, kept);
+    }
+  }
+  return { items, byId, edges, prerequisites, dependents, problems, cycleEdges, cycles };
+}
+
+function waitsForChildren(w: WorkflowState): boolean {
+  const v = w.data.waitForChildren ?? w.data.waitsForChildren;
+  return v === true || v === 'true' || v === 'all';
+}
+
+function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
+  const l = m.get(k);
+  if (l) l.push(v);
+  else m.set(k, [v]);
+}
+
+function resolve(name: string, root: string, file: string, alias: Map<string, string>): string | undefined {
+  const direct = alias.get(name) ?? alias.get(`story:${name}`);
+  if (direct) return direct;
+  // A path: relative to the root, or to the file's own folder.
+  const norm = name.replace(/\\/g, '/').replace(/^\.\//, '');
+  const fromRoot = alias.get(norm);
+  if (fromRoot) return fromRoot;
+  const fromFile = path.relative(root, path.resolve(path.dirname(file), name)).split(path.sep).join('/');
+  return alias.get(fromFile) ?? (norm.endsWith('.md') ? undefined : alias.get(`${norm}.md`));
+}
+
+/**
+ * Finds the cycles (iterative DFS, so 10,000 chained items do not overflow the stack), reports
+ * each once on every workflow file in it, and returns the edges that close them.
+ */
+function breakCycles(items: ProjectItem[], out: Map<string, ProjectEdge[]>, byId: Map<string, ProjectItem>, problems: Problem[], cycles: string[][], findRange?: RangeFinder): ProjectEdge[] {
+  const colour = new Map<string, 1 | 2>();
+  const closing: ProjectEdge[] = [];
+  for (const start of items) {
+    if (colour.has(start.id)) continue;
+    const stack: { id: string; i: number }[] = [{ id: start.id, i: 0 }];
+    const onPath: string[] = [start.id];
+    colour.set(start.id, 1);
+    while (stack.length) {
+      const top = stack[stack.length - 1];
+      const next = out.get(top.id)?.[top.i++];
+      if (!next) {
+        colour.set(top.id, 2);
+        stack.pop();
+        onPath.pop();
+        continue;
+      }
+      const c = colour.get(next.to);
+      if (c === 1) {
+        closing.push(next);
+        const cycle = [...onPath.slice(onPath.indexOf(next.to)), next.to];
+        cycles.push(cycle);
+        const named = cycle.join(' → ');
+        for (const id of new Set(cycle)) {
+          const it = byId.get(id);
+          if (!it?.file || it.kind !== 'workflow') continue;
+          problems.push({
+            file: it.file, range: findRange?.(it.file, ['dependsOn']) ?? findRange?.(it.file, ['after']) ?? zero, severity: 'error', code: 'depends-cycle',
+            message: `Dependency cycle: ${named}. None of these can start; remove one dependsOn/after entry of the loop.`,
+            data: { cycle },
+          });
+        }
+      } else if (c === undefined) {
+        colour.set(next.to, 1);
+        stack.push({ id: next.to, i: 0 });
+        onPath.push(next.to);
+      }
+    }
+  }
+  return closing;
+}
