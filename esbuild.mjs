@@ -42,6 +42,6 @@ if (args.has('--tests')) {
 } else {
   await esbuild.build({ ...common, entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist' });
   // cli.js is a small launcher (hook events that cannot touch state are answered there), cli-hook.js
-  // the full hook check, cli-main.js the CLI.
-  await esbuild.build({ ...common, entryPoints: { cli: 'src/cli/launch.ts', 'cli-main': 'src/cli/main.ts', 'cli-hook': 'src/cli/hookMain.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } });
+  // the full hook check, cli-merge.js git's state merge driver (run once per merged file), cli-main.js the CLI.
+  await esbuild.build({ ...common, entryPoints: { cli: 'src/cli/launch.ts', 'cli-main': 'src/cli/main.ts', 'cli-hook': 'src/cli/hookMain.ts', 'cli-merge': 'src/cli/mergeMain.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } });
 }

@@ -9,6 +9,7 @@ import { HOOK_ADAPTERS } from '../hooks/adapters';
 import { quickCheck } from '../hooks/quickCheck';
 
 type FullCli = { main(argv: string[], options?: { hookInput?: string }): void };
+type MergeDriver = { mergeDriverMain(argv: string[]): void };
 type HookCheck = { answerHook(agent: string, text: string, failClosed: boolean): Promise<{ exitCode: number; stdout: string; stderr: string }> };
 
 /** A bundle beside this one. The path is computed so the bundler leaves the require to run time. */
@@ -56,5 +57,9 @@ function fastHook(argv: string[]): { answered: true } | { hookInput?: string } {
 }
 
 const argv = process.argv.slice(2);
-const fast = argv[0] === 'hook' ? fastHook(argv) : {};
-if (!('answered' in fast)) load<FullCli>('cli-main.js').main(argv, fast);
+// git runs the merge driver once per merged file: it loads only the merge code.
+if (argv[0] === 'merge-driver') load<MergeDriver>('cli-merge.js').mergeDriverMain(argv);
+else {
+  const fast = argv[0] === 'hook' ? fastHook(argv) : {};
+  if (!('answered' in fast)) load<FullCli>('cli-main.js').main(argv, fast);
+}

@@ -7,8 +7,9 @@ import { mcpCommand } from './mcpCommand';
 import { sprintCommands } from './sprintCommands';
 import { projectCommands } from './projectCommands';
 import { hookCommands, provideHookInput } from './hookCommands';
+import { gitCommands } from './gitCommands';
 
-const commands = [...readCommands, ...writeCommands, ...protocolCommands, ...memoryCommands, ...sprintCommands, ...projectCommands, mcpCommand, ...hookCommands];
+const commands = [...readCommands, ...writeCommands, ...protocolCommands, ...memoryCommands, ...sprintCommands, ...projectCommands, ...gitCommands, mcpCommand, ...hookCommands];
 
 /**
  * Runs the full CLI (bundled as cli-main.js; dist/cli.js, the launcher, loads it). `hookInput`:

@@ -415,7 +415,7 @@ const syncCmd: ProtocolVerb = {
   booleanFlags: ['force'],
   options: ['root', ...IDENTITY_OPTIONS],
   usage: 'sync [ROOT]',
-  summary: 'Bring stale resume sources (checkpoints, orchestrator state, frontmatter) in line with the most recent write.',
+  summary: 'Move stale resume sources (checkpoints, orchestrator state, frontmatter) forward to the one furthest ahead in progress; never back.',
   help: `Only ever moves a source forward, to the one furthest ahead in progress (completed steps,
 then status; time only breaks ties). A checkpoint behind the frontmatter gets a fresh
 checkpoint; an orchestrator entry behind gets updated; frontmatter behind a checkpoint is

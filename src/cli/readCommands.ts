@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { statusWorktrees } from './gitCommands';
 import type { CliCommand, CliContext } from './framework';
 import { WaymarkError, scanRoots, allProblems, readWorkflowFileSync, contextFor, listCandidates, chainOf, writeManifest, changedSince, frontmatterResume, findWorkspaceRoot, createStateCore, readOneFile } from '../core/index';
 import type { Problem, WorkflowState, SkippedFile, WorkspaceContext, DelegationNode } from '../core/index';
@@ -202,13 +203,16 @@ const scanCommand: CliCommand = {
 const statusCommand: CliCommand = {
   name: 'status',
   options: ['max-file-bytes'],
-  usage: 'status [PATH] [--json]',
+  booleanFlags: ['worktrees'],
+  usage: 'status [PATH] [--worktrees] [--json]',
   summary: 'Show the state of workflow files (one file, or all under a folder).',
   help: [
     'Options:',
     '  --json   Print {workflows: [{file, workflow, dialect, status, currentStep, stepsCompleted,',
     '           steps, stateHash, gates, delegation, ...}]}.',
     '  --max-file-bytes N     Override limits.maxFileBytes.',
+    '  --worktrees            Each workflow and story as every git worktree has it, marked where a',
+    '                         worktree is ahead of the main checkout (work not merged back yet).',
     '',
     'PATH defaults to the current folder. A FILE is read alone (its folder\'s config, definitions and',
     'gate files, nothing else): its problem count is its own; delegation checks that need other files',
@@ -216,6 +220,7 @@ const statusCommand: CliCommand = {
     'Exit codes: 0 ok, 2 PATH missing, unreadable or not a workflow file.',
   ].join('\n'),
   async run(ctx) {
+    if (ctx.args.flags.worktrees === true) return statusWorktrees(ctx);
     const targets = resolveTargets(ctx.args.positionals.slice(0, 1), ctx.cwd);
     const t = targets[0];
     let workflows: WorkflowState[];

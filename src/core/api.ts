@@ -159,7 +159,7 @@ export interface ProtocolApi {
   resume(root: string, file: string, options?: { expire?: boolean }): Promise<ResumeReport>;
   /** Every workflow of a root, after expiring an orchestrator state whose ttl passed. */
   resumeRoot(root: string): Promise<RootResume>;
-  /** Brings stale resume sources in line with the most recent write. */
+  /** Moves stale resume sources forward to the one furthest ahead in progress; never back. */
   /** Moves stale resume sources forward (never back); `force` lets it restore frontmatter whose body changed. */
   sync(root: string, who?: Actor & { force?: boolean }): Promise<{ actions: SyncAction[]; before: RootResume; after: RootResume }>;
   /** A workflow's history with the root's configured history folder (bad lines listed, not fatal). */

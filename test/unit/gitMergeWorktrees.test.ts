@@ -1,0 +1,99 @@
+import { test, describe, after } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { execFileSync, spawnSync } from 'node:child_process';
+
+const CLI = path.resolve('dist/cli.js');
+const ENV = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x', GIT_CONFIG_NOSYSTEM: '1' };
+const dirs: string[] = [];
+after(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, encoding: 'utf8', env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+function cli(cwd: string, ...args: string[]): void {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', env: { ...ENV, WAYMARK_ACTOR: `agent-${path.basename(cwd)}` } });
+  assert.equal(r.status, 0, `waymark ${args.join(' ')} in ${cwd}: ${r.stderr}`);
+}
+
+const IMPL = '_bmad-output/implementation-artifacts';
+const STORIES = ['1-1-login', '1-2-logout', '1-3-profile'];
+const story = (key: string) => `# Story ${key.slice(0, 3).replace('-', '.')}: ${key.slice(4)}\n\nStatus: ready-for-dev\n\n## Tasks / Subtasks\n\n- [ ] Build it\n- [ ] Test it\n\n## Dev Notes\n`;
+
+/** Reads every history line under .waymark/history of a checkout, by file. */
+function history(root: string): Map<string, { seq: number; operation: string }[]> {
+  const out = new Map<string, { seq: number; operation: string }[]>();
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.jsonl')) out.set(path.relative(root, p), fs.readFileSync(p, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { seq: number; operation: string }));
+    }
+  };
+  if (fs.existsSync(path.join(root, '.waymark/history'))) walk(path.join(root, '.waymark/history'));
+  return out;
+}
+
+describe('three worktrees, three agents, merged back in random order (real git, real CLI)', () => {
+  test('every step of every story done and the history of all three complete', () => {
+    const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-three-'));
+    dirs.push(parent);
+    const main = path.join(parent, 'main');
+    fs.mkdirSync(path.join(main, IMPL), { recursive: true });
+    git(main, 'init', '-q', '-b', 'main');
+    fs.writeFileSync(path.join(main, IMPL, 'sprint-status.yaml'), `last_updated: 2026-11-20 10:00\ndevelopment_status:\n  epic-1: in-progress\n${STORIES.map((k) => `  ${k}: ready-for-dev`).join('\n')}\n`);
+    for (const k of STORIES) fs.writeFileSync(path.join(main, IMPL, `${k}.md`), story(k));
+    // One workflow all three agents advance: each completes its own step of it.
+    fs.writeFileSync(path.join(main, 'release.md'), `---\nworkflow: release\nstatus: in_progress\nsteps: [${STORIES.join(', ')}]\nstepsCompleted: []\n---\n# Release\n`);
+    cli(main, 'git', 'install');
+    git(main, 'add', '-A');
+    git(main, 'commit', '-q', '-m', 'sprint planned');
+
+    // Each agent works its story in its own worktree and commits the state it wrote (history too).
+    const trees = STORIES.map((k, i) => {
+      const wt = path.join(parent, `wt${i + 1}`);
+      git(main, 'worktree', 'add', '-q', '-b', `story/${k}`, wt);
+      cli(wt, 'story', 'set-status', k, 'in-progress');
+      cli(wt, 'story', 'check', k, '1');
+      cli(wt, 'story', 'check', k, '2');
+      cli(wt, 'story', 'set-status', k, 'review');
+      cli(wt, 'story', 'set-status', k, 'done');
+      cli(wt, 'complete-step', 'release.md', k);
+      git(wt, 'add', IMPL, 'release.md', '.waymark/history');
+      git(wt, 'commit', '-q', '-m', `story ${k} done`);
+      return { key: k, wt, branch: `story/${k}`, lines: [...history(wt).values()].reduce((n, l) => n + l.length, 0) };
+    });
+
+    const order = [...trees].sort(() => Math.random() - 0.5);
+    for (const t of order) {
+      const r = spawnSync('git', ['merge', '--no-edit', t.branch], { cwd: main, encoding: 'utf8', env: ENV });
+      assert.equal(r.status, 0, `merging ${t.branch} (order ${order.map((o) => o.key).join(', ')}): ${r.stdout}${r.stderr}`);
+    }
+
+    const ledger = fs.readFileSync(path.join(main, IMPL, 'sprint-status.yaml'), 'utf8');
+    for (const k of STORIES) {
+      assert.match(ledger, new RegExp(`^  ${k}: done$`, 'm'), `order ${order.map((o) => o.key).join(', ')}\n${ledger}`);
+      const text = fs.readFileSync(path.join(main, IMPL, `${k}.md`), 'utf8');
+      assert.match(text, /^Status: done$/m);
+      assert.doesNotMatch(text, /- \[ \]/);
+    }
+    // History complete: every line each agent wrote is in main, once, in one unbroken sequence per file.
+    const merged = history(main);
+    const total = [...merged.values()].reduce((n, l) => n + l.length, 0);
+    for (const lines of merged.values()) assert.deepEqual(lines.map((l) => l.seq), lines.map((_, i) => i + 1));
+    // release.md's history was appended in all three worktrees: one line each, all three kept.
+    const release = merged.get(path.join('.waymark/history', 'release.md.jsonl'));
+    assert.ok(release, [...merged.keys()].join(', '));
+    assert.equal(release.length, 3);
+    const wf = fs.readFileSync(path.join(main, 'release.md'), 'utf8');
+    for (const k of STORIES) assert.match(wf, new RegExp(`stepsCompleted: \\[.*${k}`));
+    assert.doesNotMatch(wf, /<<<<<<<|currentStep/);
+    assert.match(wf, /^status: in_progress$/m);
+    assert.equal(total, trees.reduce((n, t) => n + t.lines, 0));
+    const status = spawnSync(process.execPath, [CLI, 'sprint', '--json'], { cwd: main, encoding: 'utf8', env: ENV });
+    assert.equal(status.status, 0, status.stderr);
+  });
+});
