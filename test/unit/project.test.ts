@@ -193,6 +193,8 @@ describe('stalled work (derived, with an injected clock)', () => {
     }
     const old = new Date('2020-01-01T00:00:00Z');
     fs.utimesSync(path.join(root, 'w.md'), old, old);
+    // The write also logged an event (its own test below): history alone here.
+    fs.rmSync(path.join(root, '.waymark', 'events'), { recursive: true, force: true });
     const v = await view([root], new Date(Date.now() + 4 * 86_400_000));
     const s = v.frontier.stalled[0]?.stalled;
     assert.equal(s?.last?.source, 'history');
@@ -336,5 +338,27 @@ describe('git timeline (a real repository built here)', () => {
     assert.deepEqual(edited.frontier.stalled, []);
     const outside = await gitStateTimeline(fs.mkdtempSync(path.join(os.tmpdir(), 'wm-nogit-')));
     assert.ok(outside.unavailable);
+  });
+});
+
+describe('stalled work: events are activity', () => {
+  test('an event about the file (another process, a hook) counts; a folder where the log should be is skipped', async () => {
+    const root = workspace({ 'w.md': wf('w', 'in_progress') });
+    const old = new Date('2026-01-01T00:00:00Z');
+    fs.utimesSync(path.join(root, 'w.md'), old, old);
+    fs.mkdirSync(path.join(root, '.waymark', 'events'), { recursive: true });
+    fs.writeFileSync(
+      path.join(root, '.waymark', 'events', 'events.jsonl'),
+      `{"seq":1,"time":"2026-01-05T00:00:00.000Z","type":"lease.renew","file":"w.md","actor":"claude"}\n{"seq":2,"time":"2026-01-0\n`,
+    );
+    const v = await view([root], new Date('2026-01-06T00:00:00Z'));
+    assert.deepEqual(v.frontier.stalled, [], 'one day since the event: not stalled (3d)');
+    const later = await view([root], new Date('2026-01-09T00:00:00Z'));
+    assert.equal(later.frontier.stalled[0]?.stalled?.last?.source, 'event');
+    assert.equal(later.frontier.stalled[0]?.stalled?.last?.who, 'claude');
+    fs.rmSync(path.join(root, '.waymark', 'events'), { recursive: true });
+    fs.mkdirSync(path.join(root, '.waymark', 'events', 'events.jsonl'), { recursive: true });
+    const folder = await view([root], new Date('2026-01-09T00:00:00Z'));
+    assert.equal(folder.frontier.stalled[0]?.stalled?.last?.source, 'file');
   });
 });

@@ -78,6 +78,10 @@ export interface Frontier {
   problems: Problem[];
 }
 
+const STATE_WORDS: Record<ItemState, string> = {
+  todo: 'not started', in_progress: 'in progress', review: 'in review', blocked: 'blocked', done: 'done', dropped: 'dropped: waive it to go on',
+};
+
 const zero: Range = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
 
 function isDone(item: ProjectItem | undefined, waived: boolean): boolean {
@@ -137,7 +141,7 @@ export function computeFrontier(reg: ProjectRegistry, input: FrontierInput): Fro
       const waived = item.waived.length > 0 && (item.waived.includes(e.to) || (pre?.rel !== undefined && item.waived.includes(pre.rel)));
       if (isDone(pre, waived)) continue;
       waitingOn.push(e.to);
-      why.push(`${e.to} (${pre?.state === 'dropped' ? 'dropped: waive it to go on' : pre?.state.replace('_', ' ') ?? 'unknown'}${e.kind === 'dependsOn' ? '' : `, ${e.kind}`})`);
+      why.push(`${e.to} (${pre ? STATE_WORDS[pre.state] : 'unknown'}${e.kind === 'dependsOn' ? '' : `, ${e.kind}`})`);
     }
     let column: ItemState = item.state;
     let reason: string;

@@ -1,6 +1,6 @@
 /**
  * Reads what the project view needs from disk, through one state core: the scan, each folder's
- * BMAD sprint, the last activity of every item (history, file change, leases, modes), and the
+ * BMAD sprint, the last activity of every item (history, events, file change, leases, modes), and the
  * stalled thresholds of each folder's config. Then builds the registry and the frontier.
  */
 import * as fs from 'node:fs';
@@ -13,6 +13,7 @@ import { splitFrontmatter } from '../model/frontmatter';
 import { YamlLocator } from '../model/positions';
 import { durationMs } from '../model/config';
 import { runGit } from '../protocol/git';
+import { protocolPaths } from '../protocol/paths';
 import { buildRegistry, type ProjectRegistry } from './registry';
 import { computeFrontier, DEFAULT_STALLED, type Activity, type Frontier, type StalledThresholds } from './frontier';
 
@@ -77,6 +78,13 @@ export async function loadProject(core: StateCore, options: LoadProjectOptions =
     if (last) later(activity, item.id, { time: last.time, who: last.actor, source: 'history' });
   }
   for (const root of scan.roots) {
+    const recent = lastEvents(root);
+    for (const item of registry.items) {
+      const ev = item.root === root && item.state === 'in_progress' && item.rel ? recent.get(item.rel) : undefined;
+      if (ev) later(activity, item.id, ev);
+    }
+  }
+  for (const root of scan.roots) {
     const holders: Activity[] = [];
     const byRel = new Map<string, Activity>();
     for (const { lease, stale } of core.protocol.listLeases(root)) {
@@ -95,6 +103,40 @@ export async function loadProject(core: StateCore, options: LoadProjectOptions =
   }
   const frontier = computeFrontier(registry, { activity, sessions, now, stalledAfter: (root) => thresholds.get(root) ?? DEFAULT_STALLED });
   return { roots: scan.roots, registry, frontier, now: now.toISOString(), historyDirs };
+}
+
+/** The active events segment is rotated at 1 MiB by default: read no more than this of it. */
+const MAX_EVENTS_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The latest event per workflow file (relative path) in the active segment of the events log:
+ * lease renewals, hooks and writes by other processes show there. Archived segments are older
+ * than anything in the active one, so they are not read. A log that is no regular file is skipped.
+ */
+function lastEvents(root: string): Map<string, Activity> {
+  const out = new Map<string, Activity>();
+  const file = protocolPaths(root).eventsFile;
+  let text: string;
+  try {
+    const st = fs.statSync(file);
+    if (!st.isFile() || st.size > MAX_EVENTS_BYTES) return out;
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return out;
+  }
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    let ev: { time?: unknown; file?: unknown; actor?: unknown; type?: unknown };
+    try {
+      ev = JSON.parse(line) as typeof ev;
+    } catch {
+      continue; // a line cut by a crash: the events reader reports it, here it is just no activity
+    }
+    if (typeof ev.file !== 'string' || typeof ev.time !== 'string' || !Number.isFinite(Date.parse(ev.time))) continue;
+    const had = out.get(ev.file);
+    if (!had || Date.parse(ev.time) > Date.parse(had.time)) out.set(ev.file, { time: ev.time, who: typeof ev.actor === 'string' ? ev.actor : typeof ev.type === 'string' ? ev.type : undefined, source: 'event' });
+  }
+  return out;
 }
 
 /** At most this many in-progress files are asked of git (one `git log -1` each). */
