@@ -468,24 +468,6 @@ export class WritePipeline {
   }
 
   appendEntry(ctx: WorkspaceContext, abs: string, operation: string, wctx: WriteContext, before: WorkflowState | undefined, after: WorkflowState | undefined, detail?: Record<string, unknown>): HistoryEntry {
-    const { from, to } = stateChange(before, after);
-    const res = appendHistory(
-      ctx.root,
-      {
-        time: this.clock.now().toISOString(),
-        session: wctx.session,
-        actor: wctx.actor,
-        operation,
-        file: abs,
-        from,
-        to,
-        hashBefore: before?.stateHash,
-        hashAfter: after?.stateHash,
-        detail,
-      },
-      ctx.config.history?.dir,
-    );
-    if (res.repaired) this.logger.warn(`[history] ${res.repaired}`);
-    return res.entry;
+    return this.append(ctx, this.entryFor(abs, operation, wctx, before, after, detail));
   }
 }
