@@ -137,7 +137,7 @@ const frontierEntryOut = () =>
     kind: z.string(),
     title: z.string(),
     file: z.string().nullable(),
-    column: z.string().describe('ready, in_progress, review, blocked, done or dropped.'),
+    column: z.string().describe('The board column: ready, inProgress, review, blocked, done or dropped.'),
     status: z.string().nullable().describe('The status as written.'),
     reason: z.string().describe('Why it is in this column, in one sentence (what it waits on, what it unblocks, how long it has been quiet).'),
     waitingOn: z.array(z.string()),

@@ -130,6 +130,7 @@ describe('waymark mcp: tools', () => {
       assert.equal(n.data.next.id, 'plan-a', 'what unblocks the most comes first');
       assert.equal(n.data.next.file, 'plan/a.md');
       assert.equal(n.data.next.unblocks, 2);
+      assert.ok(n.data.ready.every((e: any) => e.column === 'ready'));
       assert.ok(!n.data.ready.some((e: any) => e.id === 'plan-b' || e.id === 'plan-c'), 'waiting work is not ready');
       assert.deepEqual(n.data.criticalPath.slice(0, 3), ['plan-a', 'plan-b', 'plan-c']);
       assert.deepEqual(n.data.stalled.map((e: any) => e.id), ['plan-quiet']);
@@ -139,6 +140,7 @@ describe('waymark mcp: tools', () => {
       assert.equal(b.isError, false, b.text);
       assert.deepEqual(b.data.items.map((e: any) => e.id).sort(), ['plan-b', 'plan-c']);
       assert.deepEqual(b.data.items.find((e: any) => e.id === 'plan-b').waitingOn, ['plan-a']);
+      assert.ok(b.data.items.every((e: any) => e.column === 'blocked'));
       assert.equal(b.data.counts.blocked, 2);
       const paged = await s.call('waymark_board', { limit: 2 });
       assert.equal(paged.data.items.length, 2);

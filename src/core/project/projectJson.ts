@@ -6,6 +6,7 @@
 import type { Problem } from '../types';
 import type { FrontierEntry } from './frontier';
 import type { ProjectView } from './loadProject';
+import type { ItemState } from './registry';
 
 export type DisplayPath = (file: string | undefined) => string | null;
 
@@ -14,7 +15,8 @@ export interface FrontierEntryJson {
   kind: string;
   title: string;
   file: string | null;
-  column: string;
+  /** The board column: ready, inProgress, review, blocked, done, dropped. */
+  column: BoardColumn;
   status: string | null;
   reason: string;
   waitingOn: string[];
@@ -31,13 +33,16 @@ export interface FrontierEntryJson {
   };
 }
 
+/** The board column an item state is shown in (the keys of `boardJson().columns`). */
+export const COLUMN_OF: Record<ItemState, BoardColumn> = { todo: 'ready', in_progress: 'inProgress', review: 'review', blocked: 'blocked', done: 'done', dropped: 'dropped' };
+
 export function frontierEntryJson(e: FrontierEntry, display: DisplayPath): FrontierEntryJson {
   return {
     id: e.id,
     kind: e.item.kind,
     title: e.item.title,
     file: display(e.item.file),
-    column: e.column,
+    column: COLUMN_OF[e.column],
     status: e.item.rawStatus ?? null,
     reason: e.reason,
     waitingOn: e.waitingOn,
