@@ -11,13 +11,15 @@ import { CONTEXT } from './constants';
 import { Disposable } from './disposable';
 import { LeaseMonitor, type LeaseHolder } from './leases';
 import { ProjectMonitor } from './projectMonitor';
+import { WorktreeMonitor } from './worktrees';
 import { CORE_SETTING_KEYS, changedSettings, readSettings, type Settings } from './settings';
 
 /**
  * What changed: workflow states (scan, reload, write), the folders, the leases, the settings, the
- * trust, or the project view (dependencies, frontier, stalled work), recomputed after any of those.
+ * trust, the project view (dependencies, frontier, stalled work), recomputed after any of those, or
+ * what other git worktrees have ahead of this checkout.
  */
-export type ModelChangeKind = 'states' | 'roots' | 'leases' | 'settings' | 'trust' | 'project';
+export type ModelChangeKind = 'states' | 'roots' | 'leases' | 'settings' | 'trust' | 'project' | 'worktrees';
 
 export interface ModelChange {
   readonly what: ModelChangeKind;
@@ -63,6 +65,8 @@ export class ExtensionModel extends Disposable {
   private index?: { states: WorkflowState[]; problems: Problem[]; byFile: Map<string, Problem[]>; idCounts: Map<string, number> };
 
   readonly leases: LeaseMonitor;
+  /** What other git worktrees have ahead of this checkout (markers in the trees). */
+  readonly worktrees: WorktreeMonitor;
   /** The project view (registry, frontier, stalled work) over the current states. */
   readonly project: ProjectMonitor;
 
@@ -76,6 +80,8 @@ export class ExtensionModel extends Disposable {
     );
     this.leases = this.register(new LeaseMonitor({ core: () => this.current, roots: () => this.currentRoots, actor: () => this.settingsNow.actor, log }, () => this.fire({ what: 'leases' })));
     this.leases.sync();
+    this.worktrees = this.register(new WorktreeMonitor({ roots: () => this.currentRoots, enabled: () => this.settingsNow.worktreesEnabled, log }, () => this.fire({ what: 'worktrees' })));
+    this.worktrees.sync();
     this.register({ dispose: () => (this.currentSubscription?.dispose(), this.current.dispose()) });
     this.register(
       vscode.workspace.onDidGrantWorkspaceTrust(() => {
@@ -97,6 +103,7 @@ export class ExtensionModel extends Disposable {
         if (!keys.length) return;
         this.log.info(`[settings] changed: ${keys.join(', ')}`);
         this.fire({ what: 'settings' });
+        if (keys.includes('worktreesEnabled')) this.worktrees.sync();
         if (keys.some((k) => CORE_SETTING_KEYS.includes(k))) void this.reconfigure('settings changed', true);
       }),
     );
@@ -265,6 +272,7 @@ export class ExtensionModel extends Disposable {
       this.scanned.fire({ error, newCore: true });
       if (foldersChanged) {
         this.leases.sync();
+        this.worktrees.sync();
         this.fire({ what: 'roots' });
       }
       this.fire({ what: 'states' });
@@ -308,8 +316,11 @@ export class ExtensionModel extends Disposable {
 
   private fire(change: ModelChange): void {
     if (this.isDisposed) return;
-    if (change.what === 'states') this.updateContext();
-    if (change.what !== 'project') this.project?.invalidate();
+    if (change.what === 'states') {
+      this.updateContext();
+      this.worktrees?.stateChanged();
+    }
+    if (change.what !== 'project' && change.what !== 'worktrees') this.project?.invalidate();
     this.changed.fire(change);
   }
 

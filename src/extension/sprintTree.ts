@@ -1,10 +1,13 @@
 // The Sprint view: per project, what to do next, then epics → stories with ledger status, task
-// progress, gate and a drift badge. Fed by SprintModel's one change event.
+// progress, gate and a drift badge, and where another git worktree has a story ahead of this
+// checkout ("review in feat/2-3"). Fed by SprintModel's change event and the model's worktree one.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { SprintEpic, SprintReport, SprintStory } from '../core/index';
 import { COMMANDS, VIEWS } from './constants';
+import type { ExtensionModel } from './model';
 import type { SprintModel } from './sprintFeatures';
+import { markShort, markSentence } from './worktrees';
 
 export type SprintNode =
   | { kind: 'root'; report: SprintReport }
@@ -42,13 +45,19 @@ export class SprintTree implements vscode.TreeDataProvider<SprintNode>, vscode.D
   readonly view: vscode.TreeView<SprintNode>;
   private readonly subscription: vscode.Disposable;
 
-  constructor(private readonly model: SprintModel) {
+  constructor(
+    private readonly model: SprintModel,
+    private readonly c?: ExtensionModel,
+  ) {
     this.view = vscode.window.createTreeView(VIEWS.sprint, { treeDataProvider: this, showCollapseAll: true });
-    this.subscription = model.onDidChange(() => {
-      this.emitter.fire(undefined);
-      const total = model.reports().reduce((n, r) => n + r.problems.filter((p) => p.severity !== 'info').length, 0);
-      this.view.badge = total ? { value: total, tooltip: `${total} sprint problem(s): ledger and story files disagree` } : undefined;
-    });
+    this.subscription = vscode.Disposable.from(
+      model.onDidChange(() => {
+        this.emitter.fire(undefined);
+        const total = model.reports().reduce((n, r) => n + r.problems.filter((p) => p.severity !== 'info').length, 0);
+        this.view.badge = total ? { value: total, tooltip: `${total} sprint problem(s): ledger and story files disagree` } : undefined;
+      }),
+      ...(c ? [c.onDidChange((e) => e.what === 'worktrees' && this.emitter.fire(undefined))] : []),
+    );
   }
 
   getChildren(node?: SprintNode): SprintNode[] {
@@ -97,7 +106,8 @@ export class SprintTree implements vscode.TreeDataProvider<SprintNode>, vscode.D
       case 'story': {
         const s = node.story;
         const item = new vscode.TreeItem(s.key, vscode.TreeItemCollapsibleState.None);
-        item.description = storyDescription(s);
+        const elsewhere = this.c?.worktrees.forStory(node.report.root, s.key) ?? [];
+        item.description = storyDescription(s) + (elsewhere.length ? ` · ⎇ ${elsewhere.map(markShort).join(', ')}` : '');
         const drift = s.problems.some((p) => p.severity !== 'info');
         item.iconPath = drift ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground')) : icon(s.status);
         item.contextValue = `sprintStory${s.file ? '.file' : ''}.${s.status}`;
@@ -106,6 +116,7 @@ export class SprintTree implements vscode.TreeDataProvider<SprintNode>, vscode.D
         md.appendMarkdown(`**${s.key}**${s.title ? ` — ${s.title}` : ''}\n\n`);
         md.appendMarkdown(`ledger: \`${s.ledgerRaw ?? '—'}\` · file: \`${s.fileStatus ?? (s.file ? 'no Status line' : 'no file')}\` · tasks ${s.tasks.done}/${s.tasks.total}\n\n`);
         for (const p of s.problems) md.appendMarkdown(`- $(warning) ${p.message}\n`);
+        for (const m of elsewhere) md.appendMarkdown(`\n$(git-branch) ${markSentence(m)}\n`);
         item.tooltip = md;
         item.command = { command: COMMANDS.openStory, title: 'Open story', arguments: [{ key: s.key, root: node.report.root }] };
         return item;

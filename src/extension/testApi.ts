@@ -36,6 +36,10 @@ export interface TestApi {
   count(): number;
   /** The Sprint surfaces: stories with status, description and problem codes; the status bar text. */
   sprint(): ReturnType<Container['sprint']['snapshot']>;
+  /** Re-reads the other git worktrees now (the markers in the Workflows and Sprint views). */
+  refreshWorktrees(): Promise<void>;
+  /** The Sprint view's tree items (label, description, tooltip). */
+  sprintTree(): Promise<TreeSnapshot[]>;
   /** A language-model tool's own invoke (where the host refuses vscode.lm.invokeTool to an extension). */
   invokeTool(name: string, input: Record<string, unknown>): Promise<string | undefined>;
 }
@@ -116,6 +120,11 @@ export function createTestApi(c: Container): TestApi {
     count: () => c.model.states().length,
     invokeTool: (name, input) => c.invokeTool(name, input),
     sprint: () => c.sprint.snapshot(),
+    refreshWorktrees: () => c.model.worktrees.refresh(),
+    sprintTree: async () => {
+      c.sprint.model.flush();
+      return tree(c.sprint.tree, undefined, 0, 4);
+    },
   };
 }
 

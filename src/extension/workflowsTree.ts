@@ -1,11 +1,13 @@
 // The Workflows view: (folder →) status group → workflow → steps. A workflow someone else holds
-// an orchestrator lease on shows a lock and the holder (Take over / Release in its menu).
+// an orchestrator lease on shows a lock and the holder (Take over / Release in its menu); one
+// another git worktree has ahead of this checkout says so ("2 step(s) done in feat/x").
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { StepDef, WorkflowState } from '../core/index';
 import { COMMANDS, VIEWS } from './constants';
 import { Disposable } from './disposable';
 import { leaseMarkdown } from './leases';
+import { markShort, markSentence } from './worktrees';
 import type { ExtensionModel } from './model';
 import { STATUS_LABELS, STATUS_ORDER, activeStep, escapeMd, gateFor, gateLabel, progress, statusIcon, statusKey, stepIcon, stepKind, stepTitle } from './presentation';
 
@@ -111,6 +113,8 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
     const foreign = live.find((h) => !h.mine);
     if (foreign) parts.push(`locked by ${foreign.lease.owner.agent}${foreign.scope === 'workspace' ? ' (workspace lease)' : ''}`);
     else if (live.length) parts.push('leased by you');
+    const elsewhere = this.c.worktrees.forFile(state.file);
+    if (elsewhere.length) parts.push(`⎇ ${elsewhere.map(markShort).join(', ')}`);
     item.description = parts.join(' · ').replace(/\$\(warning\) /, '⚠ ');
     item.iconPath = state.stale
       ? new vscode.ThemeIcon('history', new vscode.ThemeColor('problemsWarningIcon.foreground'))
@@ -129,6 +133,7 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
     if (state.blockedReason) md.appendMarkdown(`Blocked: ${state.blockedReason}\n\n`);
     if (state.stale) md.appendMarkdown(`$(history) The file does not read as a workflow right now${state.staleReason ? ` (${escapeMd(state.staleReason)})` : ''}; this is the last good state.\n\n`);
     for (const line of leaseMarkdown(state.file, holders)) md.appendMarkdown(`${line}\n\n`);
+    for (const m of elsewhere) md.appendMarkdown(`$(git-branch) ${escapeMd(markSentence(m))}\n\n`);
     for (const p of problems.slice(0, 6)) md.appendMarkdown(`${p.severity === 'error' ? '$(error)' : p.severity === 'warning' ? '$(warning)' : '$(info)'} ${escapeMd(p.message)} \`${p.code}\`\n\n`);
     if (problems.length > 6) md.appendMarkdown(`…and ${problems.length - 6} more in the Problems panel\n`);
     item.tooltip = md;

@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
+import { aheadInOtherWorktrees, worktreeStates } from '../../src/core/git/worktrees';
 
 const CLI = path.resolve('dist/cli.js');
 const ENV = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x', GIT_CONFIG_NOSYSTEM: '1' };
@@ -67,6 +68,40 @@ describe('waymark status --worktrees (real git worktrees)', () => {
     git(main, 'merge', '-q', 'feat/1-1');
     const after2 = JSON.parse(cli(main, 'status', '--worktrees', '--json').stdout) as typeof j;
     assert.equal(after2.worktrees.find((w) => w.worktree.branch === 'feat/1-1')!.items.every((i) => i.vsMain === 'same'), true);
+  });
+
+  test('the editor\'s markers: what other worktrees have ahead of the checkout it has open (not only of main)', async () => {
+    const parent = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wm-ahead-')));
+    dirs.push(parent);
+    const main = path.join(parent, 'main');
+    fs.mkdirSync(path.join(main, path.dirname(LEDGER)), { recursive: true });
+    git(main, 'init', '-q', '-b', 'main');
+    fs.writeFileSync(path.join(main, 'prd.md'), '---\nworkflowType: prd\nstepsCompleted: [1, 2]\nstatus: in-progress\n---\n# PRD\n');
+    fs.writeFileSync(path.join(main, LEDGER), 'development_status:\n  epic-1: in-progress\n  1-1-login: in-progress\n');
+    git(main, 'add', '-A');
+    git(main, 'commit', '-q', '-m', 'base');
+    // One worktree alone: nothing to mark (only git worktree list ran).
+    assert.deepEqual((await aheadInOtherWorktrees(main)).ahead, []);
+    const a = path.join(parent, 'a');
+    const b = path.join(parent, 'b');
+    git(main, 'worktree', 'add', '-q', '-b', 'feat/1-1', a);
+    git(main, 'worktree', 'add', '-q', '-b', 'feat/prd', b);
+    edit(path.join(a, LEDGER), '1-1-login: in-progress', '1-1-login: review');
+    edit(path.join(b, 'prd.md'), '[1, 2]', '[1, 2, 3]');
+    const fromMain = await aheadInOtherWorktrees(main);
+    assert.deepEqual(
+      fromMain.ahead.map((m) => [m.id, m.branch, m.status, m.here?.status]),
+      [['story 1-1-login', 'feat/1-1', 'review', 'in-progress'], ['prd.md', 'feat/prd', 'in-progress', 'in-progress']],
+    );
+    // Seen from worktree a: b's PRD step is ahead of a too, and a's own story is not marked; main is behind a.
+    const fromA = await aheadInOtherWorktrees(a);
+    assert.equal(fromA.top, a);
+    assert.deepEqual(fromA.ahead.map((m) => [m.id, m.branch]), [['prd.md', 'feat/prd']]);
+    assert.deepEqual(fromA.ahead[0].stepsCompleted, ['step-01', 'step-02', 'step-03']);
+    assert.deepEqual(fromA.ahead[0].here?.stepsCompleted, ['step-01', 'step-02']);
+    const states = await worktreeStates(a, { against: 'here' });
+    assert.equal(states.find((s) => s.reference)?.worktree.path, a);
+    assert.equal(states.find((s) => s.worktree.main)!.items.find((i) => i.id === 'story 1-1-login')!.vsMain, 'behind');
   });
 
   test('outside a git repository --worktrees says so (exit 2)', () => {

@@ -9,7 +9,8 @@ import { runGit } from '../protocol/git';
 import { WaymarkError } from '../errors';
 import { createStateCore } from '../engine/stateCore';
 import { loadSprint } from '../bmad/sprint';
-import { compareProgress, toStatus, type ProgressOrder } from '../model/progress';
+import type { ProgressOrder } from '../model/progress';
+import { compareItems } from './refState';
 
 export interface Worktree {
   path: string;
@@ -26,13 +27,23 @@ export interface WorktreeItem {
   kind: 'workflow' | 'story';
   status?: string;
   stepsCompleted?: string[];
-  /** Compared with the main checkout: `ahead` marks work not merged back yet. */
+  /**
+   * Compared with the reference checkout (the main one, or with `against: 'here'` the one holding
+   * the folder asked about): `ahead` marks work not merged back yet; `main` marks the reference.
+   */
   vsMain: ProgressOrder | 'only-here' | 'main';
 }
 
 export interface WorktreeState {
   worktree: Worktree;
   items: WorktreeItem[];
+  /** True for the checkout the others are compared with. */
+  reference?: boolean;
+}
+
+export interface WorktreeStatesOptions {
+  /** Compare with the main checkout (default) or with the checkout that holds `root` (`here`: the editor's view). */
+  against?: 'main' | 'here';
 }
 
 /** The repository's worktrees, main first. */
@@ -72,31 +83,67 @@ async function readWorktree(root: string, top: string): Promise<Map<string, Omit
  * Reads `root` (a folder inside the repository) in every worktree and marks each item against
  * the main checkout. Worktrees that do not hold the folder are listed with no items.
  */
-export async function worktreeStates(root: string): Promise<WorktreeState[]> {
+export async function worktreeStates(root: string, options: WorktreeStatesOptions = {}): Promise<WorktreeState[]> {
   const trees = await listWorktrees(root);
   const top = (await runGit(root, ['rev-parse', '--show-toplevel'])).stdout.trim();
   const rel = path.relative(top, path.resolve(root));
+  const realTop = realOr(top);
+  const isRef = (t: Worktree) => (options.against === 'here' ? realOr(t.path) === realTop : t.main);
   const read = await Promise.all(trees.map(async (t) => ({ t, items: await readWorktree(path.join(t.path, rel), t.path) })));
-  const main = read.find((x) => x.t.main)?.items ?? new Map();
-  const progressOf = (i: Omit<WorktreeItem, 'vsMain'>) => ({ done: i.stepsCompleted, status: toStatus(i.status) });
+  const reference = read.find((x) => isRef(x.t))?.items ?? new Map();
   return read.map(({ t, items }) => ({
     worktree: t,
+    ...(isRef(t) ? { reference: true } : {}),
     items: [...items.values()]
       .sort((a, b) => a.id.localeCompare(b.id))
       .map((i) => {
-        if (t.main) return { ...i, vsMain: 'main' as const };
-        const m = main.get(i.id);
+        if (isRef(t)) return { ...i, vsMain: 'main' as const };
+        const m = reference.get(i.id);
         if (!m) return { ...i, vsMain: 'only-here' as const };
-        let order = compareProgress(progressOf(i), progressOf(m));
         // review is further than in-progress although both are Waymark's in_progress.
-        if (order === 'same' && i.status !== m.status) order = storyRank(i.status) > storyRank(m.status) ? 'ahead' : storyRank(i.status) < storyRank(m.status) ? 'behind' : 'diverged';
-        return { ...i, vsMain: order };
+        return { ...i, vsMain: compareItems(i, m) };
       }),
   }));
 }
 
-const STORY_ORDER = ['backlog', 'ready-for-dev', 'in-progress', 'review', 'done'];
+function realOr(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
 
-function storyRank(s: string | undefined): number {
-  return s === undefined ? -1 : STORY_ORDER.indexOf(s.trim().toLowerCase());
+/** One item another worktree has ahead of the reference checkout, with what the reference says. */
+export interface AheadElsewhere {
+  /** Repository-relative path of a workflow file, or `story KEY`. */
+  id: string;
+  kind: 'workflow' | 'story';
+  branch: string;
+  worktree: string;
+  status?: string;
+  stepsCompleted?: string[];
+  here?: { status?: string; stepsCompleted?: string[] };
+}
+
+/**
+ * What other worktrees have ahead of the checkout holding `root` (the editor's markers): nothing
+ * when the repository has one worktree (then only `git worktree list` runs).
+ */
+export async function aheadInOtherWorktrees(root: string): Promise<{ top: string; ahead: AheadElsewhere[] }> {
+  const trees = await listWorktrees(root);
+  const top = (await runGit(root, ['rev-parse', '--show-toplevel'])).stdout.trim();
+  if (trees.length < 2) return { top, ahead: [] };
+  const states = await worktreeStates(root, { against: 'here' });
+  const here = new Map((states.find((s) => s.reference)?.items ?? []).map((i) => [i.id, i]));
+  const ahead: AheadElsewhere[] = [];
+  for (const s of states) {
+    if (s.reference) continue;
+    for (const i of s.items) {
+      if (i.vsMain !== 'ahead') continue;
+      const h = here.get(i.id);
+      ahead.push({ id: i.id, kind: i.kind, branch: s.worktree.branch, worktree: s.worktree.path, status: i.status, stepsCompleted: i.stepsCompleted, ...(h ? { here: { status: h.status, stepsCompleted: h.stepsCompleted } } : {}) });
+    }
+  }
+  return { top, ahead };
 }
