@@ -3,12 +3,16 @@
 //   worktrees.status_inprocess_median_ms  worktreeStates (git worktree list, scan each checkout, compare)
 //   worktrees.status_process_median_ms    `waymark status --worktrees --json` as a process   goal < 1000
 //   worktrees.floor_read_median_ms        floor: reading every file of the 8 checkouts, no parsing
+//   worktrees.editor_markers_median_ms    aheadInOtherWorktrees from a linked worktree (one refresh of the views' markers)
+//   diffstate.inprocess_median_ms         diffState(root, feat/1): the project at a branch read from git vs the working tree
+//   diffstate.process_median_ms           `waymark diff-state feat/1 --json` as a process
+//   diffstate.floor_archive_median_ms     floor: `git archive feat/1` (every blob at the ref, no parsing)
 // Options: --files N (default 1000), --worktrees N (default 8), --runs N (default 5).
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { worktreeStates } from '../src/core/index';
+import { aheadInOtherWorktrees, diffState, worktreeStates } from '../src/core/index';
 
 function arg(name: string, def: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -71,6 +75,38 @@ try {
     proc.push(performance.now() - t0);
   }
 
+  // diff-state: the first worktree's work committed on its branch, compared from main.
+  git(checkouts[1], 'commit', '-q', '-am', 'feat/1 work');
+  const diffIn: number[] = [];
+  let changes = 0;
+  for (let r = 0; r < RUNS + 1; r++) {
+    const t0 = performance.now();
+    const d = await diffState(root, 'feat/1');
+    if (r >= 1) diffIn.push(performance.now() - t0);
+    changes = d.changes.length;
+  }
+  const diffProc: number[] = [];
+  for (let r = 0; r < RUNS; r++) {
+    const t0 = performance.now();
+    const x = spawnSync(process.execPath, [cli, 'diff-state', 'feat/1', '--json'], { cwd: root, maxBuffer: 64 * 1024 * 1024 });
+    if (x.status !== 1) throw new Error(`diff-state exit ${x.status}: ${String(x.stderr)}`);
+    diffProc.push(performance.now() - t0);
+  }
+  const archive: number[] = [];
+  for (let r = 0; r < RUNS; r++) {
+    const t0 = performance.now();
+    spawnSync('git', ['archive', '--format=tar', 'feat/1'], { cwd: root, maxBuffer: 256 * 1024 * 1024 });
+    archive.push(performance.now() - t0);
+  }
+  const markers: number[] = [];
+  let marked = 0;
+  for (let r = 0; r < RUNS + 1; r++) {
+    const t0 = performance.now();
+    const m = await aheadInOtherWorktrees(checkouts[2]);
+    if (r >= 1) markers.push(performance.now() - t0);
+    marked = m.ahead.length;
+  }
+
   const floor: number[] = [];
   const walk = (d: string): number => {
     let n = 0;
@@ -93,6 +129,11 @@ try {
   console.log(`worktrees.status_inprocess_median_ms ${median(inproc).toFixed(0)}`);
   console.log(`worktrees.status_process_median_ms ${median(proc).toFixed(0)} (goal < 1000)`);
   console.log(`worktrees.floor_read_median_ms ${median(floor).toFixed(0)}`);
+  console.log(`worktrees.editor_markers_median_ms ${median(markers).toFixed(0)} (${marked} marked from wt2)`);
+  console.log(`diffstate.changes ${changes} (expected 5)`);
+  console.log(`diffstate.inprocess_median_ms ${median(diffIn).toFixed(0)}`);
+  console.log(`diffstate.process_median_ms ${median(diffProc).toFixed(0)}`);
+  console.log(`diffstate.floor_archive_median_ms ${median(archive).toFixed(0)}`);
 } finally {
   fs.rmSync(parent, { recursive: true, force: true });
 }
