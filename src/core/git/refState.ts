@@ -166,10 +166,10 @@ export async function snapshotRef(root: string, ref: string): Promise<RefSnapsho
 }
 
 /** Every workflow and story of a workspace folder with its state, by id (ids relative to `root`). */
-export async function readStateItems(root: string): Promise<Map<string, StateItem>> {
+export async function readStateItems(root: string, options: { scanIndex?: false } = {}): Promise<Map<string, StateItem>> {
   const items = new Map<string, StateItem>();
   if (!fs.existsSync(root)) return items;
-  const core = createStateCore({ roots: [root], memory: false });
+  const core = createStateCore({ roots: [root], memory: false, ...(options.scanIndex === false ? { scanIndex: false } : {}) });
   try {
     await core.scan();
     for (const w of core.list()) {
@@ -246,7 +246,8 @@ export function compareStateItems(here: Map<string, StateItem>, there: Map<strin
 export async function diffState(root: string, ref: string): Promise<StateDiff> {
   const snap = await snapshotRef(root, ref);
   try {
-    const [here, there] = await Promise.all([readStateItems(root), readStateItems(snap.dir)]);
+    // The temp copy is read once: no scan index is written for it.
+    const [here, there] = await Promise.all([readStateItems(root), readStateItems(snap.dir, { scanIndex: false })]);
     return { ref, commit: snap.commit, changes: compareStateItems(here, there) };
   } finally {
     snap.dispose();
