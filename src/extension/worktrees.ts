@@ -7,7 +7,11 @@ import * as vscode from 'vscode';
 import { aheadInOtherWorktrees, errorMessage, type AheadElsewhere } from '../core/index';
 import { Disposable } from './disposable';
 
-/** Re-read this often while enabled (a cheap `git worktree list` when there is one worktree). */
+/**
+ * Re-read this often while enabled (a cheap `git worktree list` when there is one worktree); a
+ * large repository whose reading takes long is re-read less often (20 times its last duration), so
+ * the markers never cost more than ~5 % of the extension host.
+ */
 export const WORKTREE_REFRESH_MS = 15_000;
 const AFTER_CHANGE_MS = 1_500;
 
@@ -34,6 +38,7 @@ export class WorktreeMonitor extends Disposable {
   private readonly byRoot = new Map<string, { key: string; top: string; marks: WorktreeMark[] }>();
   private timer?: NodeJS.Timeout;
   private soon?: NodeJS.Timeout;
+  private lastMs = 0;
   private running?: Promise<void>;
   private again = false;
   /** Completed refreshes (the test API waits on it). */
@@ -46,7 +51,7 @@ export class WorktreeMonitor extends Disposable {
     super();
     this.register({
       dispose: () => {
-        clearInterval(this.timer);
+        clearTimeout(this.timer);
         clearTimeout(this.soon);
         this.byRoot.clear();
       },
@@ -56,7 +61,7 @@ export class WorktreeMonitor extends Disposable {
   /** Starts or stops with the setting and the folders; call after either changes. */
   sync(): void {
     if (this.isDisposed) return;
-    clearInterval(this.timer);
+    clearTimeout(this.timer);
     this.timer = undefined;
     if (!this.deps.enabled()) {
       const had = [...this.byRoot.values()].some((e) => e.marks.length);
@@ -64,8 +69,13 @@ export class WorktreeMonitor extends Disposable {
       if (had) this.changed();
       return;
     }
-    this.timer = setInterval(() => void this.refresh(), WORKTREE_REFRESH_MS);
-    void this.refresh();
+    void this.refresh().finally(() => this.schedule());
+  }
+
+  private schedule(): void {
+    clearTimeout(this.timer);
+    if (this.isDisposed || !this.deps.enabled()) return;
+    this.timer = setTimeout(() => void this.refresh().finally(() => this.schedule()), Math.max(WORKTREE_REFRESH_MS, 20 * this.lastMs));
   }
 
   /** Workflow state changed here: re-read a little later (a merge back clears the markers). */
@@ -112,6 +122,7 @@ export class WorktreeMonitor extends Disposable {
 
   private async readAll(): Promise<void> {
     if (!this.deps.enabled()) return;
+    const started = Date.now();
     let fire = false;
     const roots = this.deps.roots();
     for (const r of [...this.byRoot.keys()]) if (!roots.includes(r)) fire = this.byRoot.delete(r) || fire;
@@ -132,6 +143,7 @@ export class WorktreeMonitor extends Disposable {
       this.byRoot.set(root, { key, top, marks });
     }
     this.refreshes++;
+    this.lastMs = Date.now() - started;
     if (fire && !this.isDisposed) this.changed();
   }
 }
