@@ -32,7 +32,7 @@ export function workspaceRootOf(ctx: HookContext): string {
 const STATE_KEY = /^[ \t]*["']?(?:workflow|workflowType|steps|steps?[_-]?completed|lastStep|last_step|currentStep|current_step|delegation)["']?[ \t]*:/im;
 const STORY = /^#\s+Story\b/m;
 const STATUS_LINE = /^(?:\*\*)?Status(?:\*\*)?:/m;
-const RECORD = /^\.waymark\/(?:gates|history|events|leases|modes|checkpoints|locks)\/|^\.waymark\/files-manifest\.csv$/;
+const RECORD = /^\.waymark\/(?:gates|history|events|leases|modes|checkpoints|locks)\/|^\.waymark\/files-manifest\.csv$|^\.git\/waymark\//;
 const LEDGER = /(?:^|\/)sprint-status\.ya?ml$/i;
 const HEAD_BYTES = 16 * 1024;
 

@@ -166,6 +166,19 @@ describe('leases and modes across worktrees (real git, real CLI processes)', () 
     assert.deepEqual(listLeases(r.wt).map((s) => s.lease.owner.agent), ['old-agent']);
   });
 
+  test('an agent hook refuses a hand edit of a shared lease (it would forge a holder)', async () => {
+    const r = repo();
+    assert.equal(cli(r.wt, 'lease', 'acquire', STORY, '--actor', 'holder').code, 0);
+    const [name] = fs.readdirSync(path.join(r.common, 'waymark', 'leases')).filter((n) => n.endsWith('.json'));
+    const target = path.join(r.common, 'waymark', 'leases', name);
+    const before = fs.readFileSync(target, 'utf8');
+    const event = JSON.stringify({ session_id: 's1', transcript_path: path.join(r.main, 't.jsonl'), cwd: r.main, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: target, content: before.replace('holder', 'agent-x') } });
+    const h = spawnSync(process.execPath, [CLI, 'hook', 'claude-code'], { cwd: r.main, input: event, encoding: 'utf8', env: { ...ENV, CLAUDE_PROJECT_DIR: r.main } });
+    assert.equal(h.status, 2, h.stdout + h.stderr);
+    assert.match(h.stderr, /is a Waymark record.*waymark lease acquire\|release\|takeover/s);
+    assert.equal(fs.readFileSync(target, 'utf8'), before);
+  });
+
   test('a lease held on another host is shown as remote and never broken by a pid check, only by expiry or takeover', () => {
     const r = repo();
     const dir = path.join(r.common, 'waymark', 'leases');

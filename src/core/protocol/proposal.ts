@@ -130,14 +130,17 @@ export function readCurrentText(file: string): string | undefined {
 
 function recordFix(rel: string): string {
   if (rel.startsWith('.waymark/gates/')) return 'gate verdicts are a reviewer\'s record: waymark gate pass|concerns|fail|waive FILE STEP --by NAME';
-  if (rel.startsWith('.waymark/leases/') || rel.startsWith('.waymark/modes/')) return 'use waymark lease acquire|release|takeover (or waymark mode start|end)';
+  if (/^(\.waymark|\.git\/waymark)\/(leases|modes)\//.test(rel)) return 'use waymark lease acquire|release|takeover (or waymark mode start|end)';
   if (rel.startsWith('.waymark/checkpoints/')) return 'use waymark checkpoint create|restore';
   return 'Waymark appends these itself; change state with the waymark commands (waymark --help)';
 }
 
-/** Waymark's own records: written only by Waymark (config and workflow definitions are people's files). */
+/**
+ * Waymark's own records: written only by Waymark (config and workflow definitions are people's
+ * files). Leases and modes shared by worktrees sit in the git folder (`.git/waymark/`).
+ */
 export function isWaymarkRecord(rel: string): boolean {
-  return /^\.waymark\/(gates|history|events|leases|modes|checkpoints|locks)\//.test(rel) || rel === '.waymark/files-manifest.csv';
+  return /^\.waymark\/(gates|history|events|leases|modes|checkpoints|locks)\//.test(rel) || /^\.git\/waymark\//.test(rel) || rel === '.waymark/files-manifest.csv';
 }
 
 function matchesInclude(ctx: WorkspaceContext, rel: string): boolean {
