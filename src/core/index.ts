@@ -105,3 +105,4 @@ export { gitStateTimeline, type GitStateChange, type GitTimeline, type GitTimeli
 export { mergeStateFile, mergeStatus, uniteSteps, mergeHistoryText, gitMergeFile, stateMergeKind, type StateMergeInput, type StateMergeResult, type StateDecision, type StateMergeKind, type MergeLabels } from './git/mergeDriver';
 export { installMergeDriver, uninstallMergeDriver, attributeLines, type GitSetupResult } from './git/gitSetup';
 export { listWorktrees, worktreeStates, type Worktree, type WorktreeItem, type WorktreeState } from './git/worktrees';
+export { snapshotRef, diffState, resolveRef, readStateItems, compareStateItems, compareItems, type RefSnapshot, type StateItem, type StateChange, type StateFieldChange, type StateDiff } from './git/refState';
