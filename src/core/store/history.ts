@@ -59,6 +59,65 @@ function lastSeq(fd: number, end: number): number | undefined {
   }
 }
 
+/**
+ * Cuts a torn last line (a crash mid-append: no final newline) off the JSONL file open on `fd`
+ * and keeps it in `<file>.torn`. Returns the size of the whole lines and what was repaired.
+ * Every append-only JSONL record (history, the ticket outbox) goes through this one repair.
+ */
+export function repairTornTail(root: string, fd: number, file: string): { end: number; repaired?: string } {
+  const size = fs.fstatSync(fd).size;
+  if (size === 0) return { end: 0 };
+  const last = Buffer.alloc(1);
+  fs.readSync(fd, last, 0, 1, size - 1);
+  if (last[0] === 0x0a) return { end: size };
+  // Find the last newline, however long the torn line is.
+  let cut = 0;
+  let pos = size;
+  while (pos > 0) {
+    const start = Math.max(0, pos - TAIL);
+    const buf = Buffer.alloc(pos - start);
+    fs.readSync(fd, buf, 0, buf.length, start);
+    const i = buf.lastIndexOf(0x0a);
+    if (i >= 0) {
+      cut = start + i + 1;
+      break;
+    }
+    pos = start;
+  }
+  const torn = Buffer.alloc(size - cut);
+  fs.readSync(fd, torn, 0, torn.length, cut);
+  safeAppend(root, `${file}.torn`, JSON.stringify({ time: new Date().toISOString(), offset: cut, text: torn.toString('utf8') }) + '\n', { what: 'torn lines' });
+  fs.ftruncateSync(fd, cut);
+  fs.fsyncSync(fd);
+  return { end: cut, repaired: `moved a torn last line (${torn.length} bytes, offset ${cut}) of ${file} to ${file}.torn` };
+}
+
+/**
+ * Appends one JSON record as a line to an append-only JSONL file inside `root` (its real path
+ * checked), repairing a torn last line first; one write() on an O_APPEND descriptor, fsynced.
+ * Call under a lock when several writers may append.
+ */
+export function appendJsonLine(root: string, file: string, record: unknown, what: string): { repaired?: string } {
+  try {
+    const real = safeWritePath(root, file);
+    safeMkdir(root, path.dirname(real));
+    const fd = openInternalSync(real, fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_CREAT, { noFollow: true, what });
+    try {
+      const { repaired } = repairTornTail(root, fd, real);
+      const line = Buffer.from(JSON.stringify(record) + '\n', 'utf8');
+      const n = fs.writeSync(fd, line, 0, line.length);
+      if (n !== line.length) throw new WaymarkError('io', `Short write to ${file} (${n} of ${line.length} bytes); it will be repaired on the next append.`, file);
+      fs.fsyncSync(fd);
+      return { repaired };
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch (e) {
+    if (WaymarkError.is(e)) throw e;
+    throw ioError(e, file, `append ${what} to`);
+  }
+}
+
 /** Reads the last complete line's seq; repairs a torn tail. Returns the next seq. */
 function prepareTail(root: string, histFile: string): { nextSeq: number; repaired?: string } {
   let fd: number;
@@ -69,35 +128,7 @@ function prepareTail(root: string, histFile: string): { nextSeq: number; repaire
     throw e;
   }
   try {
-    const size = fs.fstatSync(fd).size;
-    if (size === 0) return { nextSeq: 1 };
-    let repaired: string | undefined;
-    let end = size;
-    const last = Buffer.alloc(1);
-    fs.readSync(fd, last, 0, 1, size - 1);
-    if (last[0] !== 0x0a) {
-      // Find the last newline, however long the torn line is.
-      let cut = 0;
-      let pos = size;
-      while (pos > 0) {
-        const start = Math.max(0, pos - TAIL);
-        const buf = Buffer.alloc(pos - start);
-        fs.readSync(fd, buf, 0, buf.length, start);
-        const i = buf.lastIndexOf(0x0a);
-        if (i >= 0) {
-          cut = start + i + 1;
-          break;
-        }
-        pos = start;
-      }
-      const torn = Buffer.alloc(size - cut);
-      fs.readSync(fd, torn, 0, torn.length, cut);
-      safeAppend(root, `${histFile}.torn`, JSON.stringify({ time: new Date().toISOString(), offset: cut, text: torn.toString('utf8') }) + '\n', { what: 'torn history lines' });
-      fs.ftruncateSync(fd, cut);
-      fs.fsyncSync(fd);
-      repaired = `moved a torn last line (${torn.length} bytes, offset ${cut}) of ${histFile} to ${histFile}.torn`;
-      end = cut;
-    }
+    const { end, repaired } = repairTornTail(root, fd, histFile);
     if (end === 0) return { nextSeq: 1, repaired };
     const seq = lastSeq(fd, end);
     return { nextSeq: seq === undefined ? 1 : seq + 1, repaired };
