@@ -88,7 +88,7 @@ export function projectTickets(input: ProjectionInput): ProjectedTicket[] {
       hasFrontmatter: read?.hasFrontmatter ?? false,
       stateHash: w?.stateHash,
       title: item.title,
-      text: read ? clip(read.text.trim()) : '',
+      text: [stateLine(item, w), read ? clip(read.text.trim()) : ''].filter(Boolean).join('\n\n'),
       labels: labelsOf(item, w),
       open: item.state !== 'done' && item.state !== 'dropped',
       parentId: parentId !== item.id ? parentId : undefined,
@@ -96,6 +96,15 @@ export function projectTickets(input: ProjectionInput): ProjectedTicket[] {
     }));
   }
   return sendOrder(out);
+}
+
+/** The state at a glance, first line of the body: status, steps done, next step, why blocked. */
+function stateLine(item: ProjectItem, w: WorkflowState | undefined): string {
+  const parts = [`Status: ${item.rawStatus ?? item.state}`];
+  if (w?.steps.length) parts.push(`steps ${w.stepsCompleted.length}/${w.steps.length}`);
+  if (w?.nextStep && item.state !== 'done') parts.push(`next: ${w.nextStep}`);
+  if (item.blockedReason) parts.push(`blocked: ${item.blockedReason}`);
+  return `_${parts.join(' · ')}_`;
 }
 
 function labelsOf(item: ProjectItem, w: WorkflowState | undefined): string[] {

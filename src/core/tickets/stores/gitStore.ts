@@ -69,7 +69,7 @@ export class GitTicketStore implements TicketStore {
         const split = splitFrontmatter(fs.readFileSync(path.join(this.dir, n), 'utf8'));
         const data = split.hasFrontmatter ? (safeYamlParse(split.yamlText) as Record<string, unknown>) : undefined;
         const id = data?.['waymark-id'];
-        if (typeof id === 'string') index.set(id, { id: n.slice(0, -3), url: path.join(this.dir, n), status: typeof data?.status === 'string' ? data.status : undefined });
+        if (typeof id === 'string') index.set(id, { id: n.slice(0, -3), url: path.relative(this.repo, path.join(this.dir, n)).split(path.sep).join('/'), status: typeof data?.status === 'string' ? data.status : undefined });
       } catch {
         // a ticket file someone broke by hand: not ours to fix; its id is created again elsewhere
       }
@@ -99,7 +99,7 @@ export class GitTicketStore implements TicketStore {
     if (d.parent) fm.parent = d.parent.id;
     if (d.blockedBy.length) fm.blockedBy = d.blockedBy.map((r) => r.id);
     writeFileAtomic(real, `---\n${stringify(fm, { lineWidth: 0 })}---\n\n# ${d.title}\n\n${d.body}`, { root: this.repo, what: 'ticket file' });
-    const ref: TicketRef = { id: name, url: real, status };
+    const ref: TicketRef = { id: name, url: path.relative(this.repo, real).split(path.sep).join('/'), status };
     this.load().set(d.waymarkId, ref);
     this.writes++;
     return ref;
