@@ -130,7 +130,9 @@ export class TrackerBreaker {
       breaker: new ConsecutiveBreaker(settings.failures),
       initialState: saved?.policy,
     });
-    const retries = retry(counted, { maxAttempts: settings.retries, backoff: new ExponentialBackoff({ initialDelay: settings.backoffMs ?? 200, maxDelay: settings.halfOpenAfterMs }) });
+    // A rate limit is not retried: the tracker said how long to wait (rateLimitedUntil).
+    const retried = handleWhen((e) => retryable(e) && !(TicketError.is(e) && e.retryAfterMs !== undefined));
+    const retries = retry(retried, { maxAttempts: settings.retries, backoff: new ExponentialBackoff({ initialDelay: settings.backoffMs ?? 200, maxDelay: settings.halfOpenAfterMs }) });
     const limit = timeout(settings.timeoutMs, TimeoutStrategy.Aggressive);
     // Each attempt passes the breaker (consecutive failures count attempts) and has its own timeout.
     this.policy = wrap(retries, this.breaker, limit);
