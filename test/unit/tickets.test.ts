@@ -10,8 +10,8 @@ describe('tickets: planning order', () => {
   test('parents before children, prerequisites first, whatever the file order', async () => {
     const root = workspace({
       'a-child.md': wf('child', 'in_progress', 'delegation:\n  id: d-child\n  parent_id: d-root\n  root_id: d-root\n  depth: 1\n  chain_path: [root, child]\n'),
-      'b-last.md': wf('last', 'pending', 'dependsOn: [middle]\n'),
-      'c-middle.md': wf('middle', 'pending', 'dependsOn: [child]\n'),
+      'b-last.md': wf('last', 'created', 'dependsOn: [middle]\n'),
+      'c-middle.md': wf('middle', 'created', 'dependsOn: [child]\n'),
       'd-root.md': wf('root', 'in_progress', 'delegation:\n  id: d-root\n  root_id: d-root\n  depth: 0\n  chain_path: [root]\n'),
     }, gitConfig(ticketRepo()));
     const tickets = await withCore(root, async (core) => {
@@ -35,7 +35,7 @@ describe('tickets: planning order', () => {
 describe('tickets: syncedHash diffing and idempotent reconcile (git store)', () => {
   test('only what changed is sent; a lost mirror is found again by its waymark-id line, never created twice', async () => {
     const repo = ticketRepo();
-    const root = workspace({ 'a.md': wf('a', 'in_progress'), 'b.md': wf('b', 'pending', 'dependsOn: [a]\n') }, gitConfig(repo));
+    const root = workspace({ 'a.md': wf('a', 'in_progress'), 'b.md': wf('b', 'created', 'dependsOn: [a]\n') }, gitConfig(repo));
     const first = await project(root);
     assert.deepEqual(first.created, ['a', 'b']);
     const again = await project(root);
@@ -116,7 +116,7 @@ describe('tickets: the tracker block is not state', () => {
 
   test('a git store outside the workspace needs allowOutside: true', async () => {
     const repo = ticketRepo();
-    const root = workspace({ 'a.md': wf('a', 'pending') }, `tracker:\n  store: git\n  repo: ${repo}\n`);
+    const root = workspace({ 'a.md': wf('a', 'created') }, `tracker:\n  store: git\n  repo: ${repo}\n`);
     await assert.rejects(project(root), /outside the workspace.*allowOutside: true/);
   });
 });

@@ -27,7 +27,7 @@ function projectKilledAfter(cwd: string, creates: number): Promise<string> {
 
 function chain(n: number): Record<string, string> {
   const files: Record<string, string> = {};
-  for (let i = 1; i <= n; i++) files[`w${i}.md`] = wf(`w${i}`, i === 1 ? 'in_progress' : 'pending', i > 1 ? `dependsOn: [w${i - 1}]\n` : '', `# Work ${i}\n\nThe text of work ${i}.\n`);
+  for (let i = 1; i <= n; i++) files[`w${i}.md`] = wf(`w${i}`, i === 1 ? 'in_progress' : 'created', i > 1 ? `dependsOn: [w${i - 1}]\n` : '', `# Work ${i}\n\nThe text of work ${i}.\n`);
   return files;
 }
 
@@ -82,16 +82,16 @@ describe('tickets: git store end to end against real git', () => {
   });
 
   test('bad input: no tracker configured, an unknown --store, a missing repository: exit 2 with what to do', () => {
-    const plain = workspace({ 'a.md': wf('a', 'pending') }, 'version: 1\n');
+    const plain = workspace({ 'a.md': wf('a', 'created') }, 'version: 1\n');
     const a = cli(plain, ['project']);
     assert.equal(a.status, 2);
     assert.match(a.stderr, /No ticket tracker is configured.*add a tracker: section/);
     const repo = ticketRepo();
-    const root = workspace({ 'a.md': wf('a', 'pending') }, gitConfig(repo));
+    const root = workspace({ 'a.md': wf('a', 'created') }, gitConfig(repo));
     const b = cli(root, ['project', '--store', 'jira']);
     assert.equal(b.status, 2);
     assert.match(b.stderr, /--store jira is not configured; known: git/);
-    const gone = workspace({ 'a.md': wf('a', 'pending') }, gitConfig(path.join(repo, 'nope')));
+    const gone = workspace({ 'a.md': wf('a', 'created') }, gitConfig(path.join(repo, 'nope')));
     const c = cli(gone, ['project']);
     assert.equal(c.status, 2);
     assert.match(c.stderr, /does not exist; create it \(git init/);

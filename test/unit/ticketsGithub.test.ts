@@ -73,7 +73,7 @@ describe('tickets: GitHub adapter (recorded payloads, not the live service)', ()
   test('a rate limit opens the breaker until the reset: the rest is queued, not hammered (recorded payloads, not the live service)', async () => {
     const gh = await fakeGitHub();
     try {
-      const root = workspace({ 'a.md': wf('a', 'pending'), 'b.md': wf('b', 'pending') }, githubConfig());
+      const root = workspace({ 'a.md': wf('a', 'created'), 'b.md': wf('b', 'created') }, githubConfig());
       gh.rateLimitNext = true;
       gh.rateLimitResetSec = 600;
       const r = await project(root, { apiUrl: gh.url });
@@ -94,7 +94,7 @@ describe('tickets: GitHub adapter (recorded payloads, not the live service)', ()
   test('422 is a clear validation error, not retried, not an outage (recorded payloads, not the live service)', async () => {
     const gh = await fakeGitHub();
     try {
-      const root = workspace({ 'a.md': wf('a', 'pending', 'title: INVALID title\n'), 'b.md': wf('b', 'pending') }, githubConfig());
+      const root = workspace({ 'a.md': wf('a', 'created', 'title: INVALID title\n'), 'b.md': wf('b', 'created') }, githubConfig());
       const r = await project(root, { apiUrl: gh.url });
       assert.equal(r.failed.length, 1);
       assert.equal(r.failed[0].id, 'a');
@@ -111,7 +111,7 @@ describe('tickets: GitHub adapter (recorded payloads, not the live service)', ()
   test('5xx is retried with backoff and then succeeds (recorded payloads, not the live service)', async () => {
     const gh = await fakeGitHub();
     try {
-      const root = workspace({ 'a.md': wf('a', 'pending') }, githubConfig('  breaker: { retries: 2, failures: 5 }\n'));
+      const root = workspace({ 'a.md': wf('a', 'created') }, githubConfig('  breaker: { retries: 2, failures: 5 }\n'));
       gh.fail5xx = 2;
       const r = await project(root, { apiUrl: gh.url });
       assert.deepEqual(r.created, ['a']);
@@ -127,7 +127,7 @@ describe('tickets: GitHub adapter (recorded payloads, not the live service)', ()
   test('no token: a clear usage error, and the token never lands in a file (recorded payloads, not the live service)', async () => {
     const gh = await fakeGitHub();
     try {
-      const root = workspace({ 'a.md': wf('a', 'pending') }, githubConfig());
+      const root = workspace({ 'a.md': wf('a', 'created') }, githubConfig());
       await project(root, { apiUrl: gh.url, token: 'test-token' });
       const all: string[] = [];
       const walk = (d: string) => { for (const n of fs.readdirSync(d, { withFileTypes: true })) n.isDirectory() ? walk(path.join(d, n.name)) : all.push(fs.readFileSync(path.join(d, n.name), 'utf8')); };

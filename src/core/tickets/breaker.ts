@@ -193,13 +193,19 @@ export class TrackerBreaker {
       if (TicketError.is(e) && !e.retryable) throw e; // the tracker answered: not an outage
       if (!(e instanceof BrokenCircuitError)) {
         this.failures++;
-        this.lastError = e instanceof TaskCancelledError ? `timed out after ${this.settings.timeoutMs} ms` : e instanceof Error ? e.message : String(e);
+        this.lastError = this.describe(e);
       }
       if (TicketError.is(e) && e.retryAfterMs !== undefined) this.rateLimitedUntil = this.clock.now().getTime() + e.retryAfterMs;
       throw e;
     } finally {
       this.save();
     }
+  }
+
+  /** A failure in words (a cancelled call is a timeout). */
+  describe(e: unknown): string {
+    if (e instanceof TaskCancelledError) return `timed out after ${this.settings.timeoutMs} ms`;
+    return e instanceof Error ? e.message : String(e);
   }
 
   /** Writes this store's state into breaker.json (atomic; other stores' entries kept). */

@@ -188,8 +188,9 @@ export async function runProjection(o: ProjectOptions): Promise<ProjectReport> {
           continue;
         }
         if (!isOutage(e)) throw e;
-        report.outage = `the ${o.store.name} tracker is unavailable: ${errorMessage(e)}`;
-        outbox.queue(order.slice(i).map((x) => ({ id: x.waymarkId, hash: x.hash, reason: errorMessage(e).slice(0, 200) })), clock.now());
+        const why = breaker.describe(e);
+        report.outage = `the ${o.store.name} tracker is unavailable: ${why}`;
+        outbox.queue(order.slice(i).map((x) => ({ id: x.waymarkId, hash: x.hash, reason: why.slice(0, 200) })), clock.now());
         break;
       }
       refs.set(t.waymarkId, ref);
