@@ -98,6 +98,7 @@ export { buildRegistry, type ProjectRegistry, type ProjectItem, type ProjectEdge
 export { computeFrontier, DEFAULT_STALLED, type Frontier, type FrontierEntry, type FrontierInput, type Activity, type Stalled, type StalledThresholds } from './project/frontier';
 export { loadProject, projectProblemsFor, type ProjectView, type LoadProjectOptions } from './project/loadProject';
 export { durationMs } from './model/config';
+export { frontierEntryJson, projectProblemJson, nextJson, boardJson, BOARD_COLUMNS, COLUMN_OF, type BoardColumn, type DisplayPath, type FrontierEntryJson, type ProjectProblemJson } from './project/projectJson';
 export { gitStateTimeline, type GitStateChange, type GitTimeline, type GitTimelineOptions } from './project/gitTimeline';
 
 // Git as the distributed engine: the state merge driver and its install.

@@ -30,8 +30,13 @@ export interface ProjectView {
 export interface LoadProjectOptions {
   /** The clock's now (tests pin it); default the core's clock. */
   now?: Date;
-  /** A scan already made (the extension's model); default a fresh `core.scan()`. */
-  scan?: ScanResult;
+  /** A scan already made (the extension's model: its roots and states); default a fresh `core.scan()`. */
+  scan?: Pick<ScanResult, 'roots' | 'workflows'>;
+  /**
+   * Ask git for the last commit of in-progress files (default true). False in an untrusted
+   * workspace: running git there can run the repository's own hooks and `core.fsmonitor`.
+   */
+  git?: boolean;
 }
 
 /** The project view of every workspace folder of `core`. */
@@ -61,7 +66,7 @@ export async function loadProject(core: StateCore, options: LoadProjectOptions =
     const had = m.get(id);
     if (!had || Date.parse(a.time) > Date.parse(had.time)) m.set(id, a);
   };
-  const committed = await lastCommits(registry.items.filter((i) => i.state === 'in_progress' && i.file).map((i) => i.file!));
+  const committed = options.git === false ? new Map<string, Activity>() : await lastCommits(registry.items.filter((i) => i.state === 'in_progress' && i.file).map((i) => i.file!));
   for (const item of registry.items) {
     if (item.state !== 'in_progress' || !item.file) continue;
     const commit = committed.get(item.file);
@@ -102,6 +107,7 @@ export async function loadProject(core: StateCore, options: LoadProjectOptions =
     }
   }
   const frontier = computeFrontier(registry, { activity, sessions, now, stalledAfter: (root) => thresholds.get(root) ?? DEFAULT_STALLED });
+  placeStalled(frontier);
   return { roots: scan.roots, registry, frontier, now: now.toISOString(), historyDirs };
 }
 
@@ -185,6 +191,25 @@ function frontmatterRange(file: string, keyPath: (string | number)[]) {
   const split = splitFrontmatter(text);
   if (!split.hasFrontmatter) return undefined;
   return new YamlLocator(split.yamlText, split.yamlStartLine).range(keyPath, 'value');
+}
+
+/**
+ * A `work-stalled` warning sits on the status it is about: a story file's `Status:` line, a
+ * workflow file's frontmatter `status` key (read for the stalled files only).
+ */
+function placeStalled(frontier: Frontier): void {
+  for (const e of frontier.stalled) {
+    const file = e.item.file;
+    if (!file) continue;
+    const range =
+      e.item.statusLine !== undefined
+        ? { start: { line: e.item.statusLine, character: 0 }, end: { line: e.item.statusLine, character: 0 } }
+        : e.item.kind === 'workflow'
+          ? frontmatterRange(file, ['status'])
+          : undefined;
+    if (!range) continue;
+    for (const p of frontier.problems) if (p.code === 'work-stalled' && p.file === file) p.range = range;
+  }
 }
 
 /** The problems of the project view (dependencies, cycles, stalled work) for one file. */
