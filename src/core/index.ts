@@ -99,6 +99,7 @@ export { computeFrontier, DEFAULT_STALLED, type Frontier, type FrontierEntry, ty
 export { loadProject, projectProblemsFor, type ProjectView, type LoadProjectOptions } from './project/loadProject';
 export { durationMs } from './model/config';
 export { gitStateTimeline, type GitStateChange, type GitTimeline, type GitTimelineOptions } from './project/gitTimeline';
+export { projectTimeline, describeChange, type TimelineChange, type TimelineOptions } from './project/timeline';
 
 // Git as the distributed engine: the state merge driver and its install.
 export { mergeStateFile, mergeStatus, uniteSteps, mergeHistoryText, gitMergeFile, stateMergeKind, type StateMergeInput, type StateMergeResult, type StateDecision, type StateMergeKind, type MergeLabels } from './git/mergeDriver';
