@@ -32,6 +32,8 @@ export interface LoadProjectOptions {
   now?: Date;
   /** A scan already made (the extension's model); default a fresh `core.scan()`. */
   scan?: ScanResult;
+  /** Also find each workflow's state line (`line`), for views that open a file at its state. */
+  lines?: boolean;
 }
 
 /** The project view of every workspace folder of `core`. */
@@ -54,6 +56,7 @@ export async function loadProject(core: StateCore, options: LoadProjectOptions =
     if (sprint) sprints.push(sprint);
   }
   const registry = buildRegistry(scan.workflows, sprints, frontmatterRange);
+  if (options.lines) for (const item of registry.items) if (item.kind === 'workflow' && item.file && item.line === undefined) item.line = stateLine(item.file);
 
   const activity = new Map<string, Activity>();
   const sessions = new Map<string, Activity>();
@@ -172,6 +175,32 @@ async function lastCommits(files: string[]): Promise<Map<string, Activity>> {
     // git missing: mtimes only
   }
   return out;
+}
+
+const STATE_LINE = /^(status|Status|currentStep|current_step)\s*:/;
+
+/**
+ * The 0-based line of a workflow file's `status:` key (else its current step, else 0): a plain
+ * scan of the frontmatter's top-level keys, cheap enough for every item of a large project.
+ */
+function stateLine(file: string): number {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return 0;
+  }
+  const lines = text.slice(0, 64 * 1024).split('\n');
+  if (lines[0]?.trim() !== '---') return 0;
+  let fallback = 0;
+  for (let i = 1; i < lines.length; i++) {
+    const l = lines[i];
+    if (l.trim() === '---' || l.trim() === '...') break;
+    const m = STATE_LINE.exec(l);
+    if (m && (m[1] === 'status' || m[1] === 'Status')) return i;
+    if (m && !fallback) fallback = i;
+  }
+  return fallback;
 }
 
 /** Where a key of a workflow file's frontmatter is, from the YAML parser. */

@@ -34,6 +34,8 @@ export interface ProjectItem {
   created?: string;
   /** Prerequisites a `waive:` list lets pass although not done. */
   waived: string[];
+  /** 0-based line of the item's state in its file (a story's Status line; a workflow's `status:` when loaded with `lines`). */
+  line?: number;
 }
 
 /** `from` waits on `to`. */
@@ -130,7 +132,7 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
       if (byId.has(id)) continue;
       const item: ProjectItem = {
         id, kind: 'story', root: sprint.root, file: s.file, rel: s.file ? relOf(sprint.root, s.file) : undefined,
-        title: s.title ?? s.key, state: storyState(s.status), rawStatus: s.status, priority: 0, waived: [],
+        title: s.title ?? s.key, state: storyState(s.status), rawStatus: s.status, priority: 0, waived: [], line: s.file ? s.fileStatusLine : undefined,
       };
       items.push(item);
       byId.set(id, item);
