@@ -123,7 +123,7 @@ export interface DashboardOptions {
   maxLanes?: number;
   /** Days of per-day activity kept, the latest (default 60). */
   maxDays?: number;
-  /** Items listed per column (default 200; the summary counts them all). */
+  /** Items listed per column (default 500; the summary counts them all). */
   maxPerColumn?: number;
 }
 
@@ -166,7 +166,7 @@ function stalledOf(e: FrontierEntry): DashboardStalled | null {
 export function dashboardModel(view: ProjectView, timeline: readonly TimelineChange[], opts: DashboardOptions = {}): DashboardModel {
   const maxLanes = opts.maxLanes ?? 24;
   const maxDays = opts.maxDays ?? 60;
-  const maxPer = opts.maxPerColumn ?? 200;
+  const maxPer = opts.maxPerColumn ?? 500;
   const f = view.frontier;
   const reg = view.registry;
   const parentOf = new Map<string, string>();
@@ -187,7 +187,6 @@ export function dashboardModel(view: ProjectView, timeline: readonly TimelineCha
       startable: e.column === 'todo' && !!it.file,
     };
   };
-  for (const e of f.entries.values()) items[e.id] = itemOf(e);
 
   const stalledIds = new Set(f.stalled.map((e) => e.id));
   const ids = (list: FrontierEntry[]) => list.slice(0, maxPer).map((e) => e.id);
@@ -228,8 +227,8 @@ export function dashboardModel(view: ProjectView, timeline: readonly TimelineCha
   for (const c of timeline) {
     let lane = laneById.get(c.id);
     if (!lane) {
-      const it = items[c.id];
-      lane = { id: c.id, title: it?.title ?? c.id, file: c.file, line: it?.line ?? 0, state: it?.state ?? null, marks: [] };
+      const e = f.entries.get(c.id);
+      lane = { id: c.id, title: e?.item.title ?? c.id, file: c.file, line: e?.item.line ?? 0, state: e?.column ?? null, marks: [] };
       laneById.set(c.id, lane);
     }
     const label = describeChange(c).join(', ') || c.operation;
@@ -237,6 +236,12 @@ export function dashboardModel(view: ProjectView, timeline: readonly TimelineCha
     lastTime.set(c.id, c.time);
   }
   const lanes = [...laneById.values()].sort((a, b) => (lastTime.get(b.id)! < lastTime.get(a.id)! ? -1 : lastTime.get(b.id)! > lastTime.get(a.id)! ? 1 : a.id < b.id ? -1 : 1)).slice(0, maxLanes);
+  // Only the items something shows (a large project's model stays bounded).
+  const shown = new Set<string>([...columns.flatMap((c) => c.items), ...f.criticalPath, ...chains.flatMap((c) => [c.id, ...c.waitsOn]), ...lanes.map((l) => l.id)]);
+  for (const id of shown) {
+    const e = f.entries.get(id);
+    if (e) items[id] = itemOf(e);
+  }
 
   return {
     now: view.now,

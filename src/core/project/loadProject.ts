@@ -34,6 +34,8 @@ export interface LoadProjectOptions {
   scan?: ScanResult;
   /** Also find each workflow's state line (`line`), for views that open a file at its state. */
   lines?: boolean;
+  /** Ask git for clean files' last commit times (default true; false in an untrusted folder, where running git is unsafe). */
+  git?: boolean;
 }
 
 /** The project view of every workspace folder of `core`. */
@@ -64,7 +66,7 @@ export async function loadProject(core: StateCore, options: LoadProjectOptions =
     const had = m.get(id);
     if (!had || Date.parse(a.time) > Date.parse(had.time)) m.set(id, a);
   };
-  const committed = await lastCommits(registry.items.filter((i) => i.state === 'in_progress' && i.file).map((i) => i.file!));
+  const committed = options.git === false ? new Map<string, Activity>() : await lastCommits(registry.items.filter((i) => i.state === 'in_progress' && i.file).map((i) => i.file!));
   for (const item of registry.items) {
     if (item.state !== 'in_progress' || !item.file) continue;
     const commit = committed.get(item.file);
