@@ -83,6 +83,11 @@ export class Dashboard extends Disposable {
     return this.current;
   }
 
+  /** The version of the model last posted (each paint reports the version it drew). */
+  get modelVersion(): number {
+    return this.version;
+  }
+
   get isOpen(): boolean {
     return !!this.panel;
   }

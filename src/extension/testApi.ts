@@ -39,7 +39,7 @@ export interface TestApi {
   /** The Sprint surfaces: stories with status, description and problem codes; the status bar text. */
   sprint(): ReturnType<Container['sprint']['snapshot']>;
   /** The dashboard: open or not, the model last posted, every paint the webview reported and every action taken from it. */
-  dashboard(): { open: boolean; model?: DashboardModel; paints: DashboardPaint[]; actions: DashboardAction[] };
+  dashboard(): { open: boolean; model?: DashboardModel; version: number; paints: DashboardPaint[]; actions: DashboardAction[] };
   /** A language-model tool's own invoke (where the host refuses vscode.lm.invokeTool to an extension). */
   invokeTool(name: string, input: Record<string, unknown>): Promise<string | undefined>;
 }
@@ -124,7 +124,7 @@ export function createTestApi(c: Container): TestApi {
     count: () => c.model.states().length,
     invokeTool: (name, input) => c.invokeTool(name, input),
     sprint: () => c.sprint.snapshot(),
-    dashboard: () => ({ open: c.dashboard.isOpen, model: c.dashboard.lastModel, paints: [...paints], actions: [...actions] }),
+    dashboard: () => ({ open: c.dashboard.isOpen, model: c.dashboard.lastModel, version: c.dashboard.modelVersion, paints: [...paints], actions: [...actions] }),
   };
 }
 

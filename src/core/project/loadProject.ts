@@ -64,7 +64,8 @@ export async function loadProject(core: StateCore, options: LoadProjectOptions =
   const sessions = new Map<string, Activity>();
   const later = (m: Map<string, Activity>, id: string, a: Activity) => {
     const had = m.get(id);
-    if (!had || Date.parse(a.time) > Date.parse(had.time)) m.set(id, a);
+    // On a tie, history says more (who, which operation) than a file time.
+    if (!had || Date.parse(a.time) > Date.parse(had.time) || (a.source === 'history' && Date.parse(a.time) === Date.parse(had.time))) m.set(id, a);
   };
   const committed = options.git === false ? new Map<string, Activity>() : await lastCommits(registry.items.filter((i) => i.state === 'in_progress' && i.file).map((i) => i.file!));
   for (const item of registry.items) {
