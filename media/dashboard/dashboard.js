@@ -21,14 +21,14 @@
       else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
       else el.setAttribute(k, v === true ? '' : String(v));
     }
-    for (const c of kids.flat()) if (c !== undefined && c !== null && c !== false) el.append(c instanceof Node ? c : String(c));
+    for (const c of kids.flat(Infinity)) if (c !== undefined && c !== null && c !== false) el.append(c instanceof Node ? c : String(c));
     return el;
   }
   /** @param {string} tag @param {Record<string, any>} [attrs] @param {...any} kids */
   function s(tag, attrs, ...kids) {
     const el = document.createElementNS(SVG, tag);
     for (const [k, v] of Object.entries(attrs || {})) if (v !== undefined && v !== null) el.setAttribute(k, String(v));
-    for (const c of kids.flat()) if (c) el.append(c instanceof Node ? c : String(c));
+    for (const c of kids.flat(Infinity)) if (c) el.append(c instanceof Node ? c : String(c));
     return el;
   }
 

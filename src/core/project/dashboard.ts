@@ -51,8 +51,10 @@ export interface DashboardItem {
   chain: number;
   priority: number;
   stalled: DashboardStalled | null;
-  /** The delegation parent (for a sub-agent's workflow). */
+  /** The delegation parent's id (for a sub-agent's workflow). */
   parent: string | null;
+  /** The sub-agent that works on it (delegation `agent`). */
+  agent: string | null;
   /** Ready to start: the dashboard offers Start (where writes are allowed). */
   startable: boolean;
 }
@@ -169,7 +171,11 @@ export function dashboardModel(view: ProjectView, timeline: readonly TimelineCha
   const maxPer = opts.maxPerColumn ?? 500;
   const f = view.frontier;
   const reg = view.registry;
+  // A sub-agent's workflow names its parent by delegation id; the item with that id (or alias).
+  const byDelegation = new Map<string, string>();
+  for (const it of reg.items) if (it.delegationId) byDelegation.set(it.delegationId, it.id);
   const parentOf = new Map<string, string>();
+  for (const it of reg.items) if (it.delegatedBy) parentOf.set(it.id, byDelegation.get(it.delegatedBy) ?? it.delegatedBy);
   for (const e of reg.edges) if (e.kind === 'delegation') parentOf.set(e.to, e.from);
   const notDone = (id: string) => {
     const st = reg.byId.get(id)?.state;
@@ -183,7 +189,7 @@ export function dashboardModel(view: ProjectView, timeline: readonly TimelineCha
       id: e.id, kind: it.kind, title: it.title, file: it.file ?? null, rel: it.rel ?? null, root: it.root, line: it.line ?? 0,
       state: e.column, status: it.rawStatus ?? null, reason: e.reason, waitingOn: e.waitingOn, unblocks: e.unblocks,
       unblocksIds: (reg.dependents.get(e.id) ?? []).map((d) => d.from).filter(notDone),
-      chain: e.depth, priority: it.priority, stalled: stalledOf(e), parent: parentOf.get(e.id) ?? null,
+      chain: e.depth, priority: it.priority, stalled: stalledOf(e), parent: parentOf.get(e.id) ?? null, agent: it.agent ?? null,
       startable: e.column === 'todo' && !!it.file,
     };
   };

@@ -36,6 +36,11 @@ export interface ProjectItem {
   waived: string[];
   /** 0-based line of the item's state in its file (a story's Status line; a workflow's `status:` when loaded with `lines`). */
   line?: number;
+  /** A sub-agent's workflow: the delegation it belongs to (its parent's delegation id) and the agent. */
+  delegatedBy?: string;
+  agent?: string;
+  /** Its own delegation id, when it has one. */
+  delegationId?: string;
 }
 
 /** `from` waits on `to`. */
@@ -165,6 +170,9 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
       blockedReason: w.blockedReason, priority: priorityOf(data.priority),
       created: typeof data.createdAt === 'string' ? data.createdAt : typeof data.created === 'string' ? data.created : undefined,
       waived: listOf(data.waive).filter((x): x is string => typeof x === 'string'),
+      delegatedBy: w.delegation?.parent_id ?? undefined,
+      agent: w.delegation?.agent,
+      delegationId: w.delegation?.id,
     };
     items.push(item);
     byId.set(id, item);

@@ -139,22 +139,6 @@ singleRoot('dashboard', () => {
     assert.ok(paint.version > 1);
   });
 
-  test('dark theme screenshot', async () => {
-    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    const config = vscode.workspace.getConfiguration('workbench');
-    const had = config.inspect<string>('colorTheme')?.globalValue;
-    await config.update('colorTheme', 'Default Dark Modern', vscode.ConfigurationTarget.Global);
-    try {
-      const before = (await dash()).paints.length;
-      await vscode.commands.executeCommand('waymark.openDashboard');
-      await paintWhere(before, () => true, 'a paint in the dark theme');
-      await sleep(800);
-      await screenshot('dashboard-dark');
-    } finally {
-      await config.update('colorTheme', had, vscode.ConfigurationTarget.Global);
-    }
-  });
-
   test('a BMAD sprint: stories by column, a story opens at its Status line', async function () {
     const fixture = path.join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'test', 'fixtures', 'bmad-v6', '_bmad-output');
     for (const rel of ['implementation-artifacts', 'planning-artifacts/epics.md']) {
@@ -171,6 +155,8 @@ singleRoot('dashboard', () => {
     assert.ok(column(model, 'shipped').includes('story:1-1-user-login'));
     assert.ok(column(model, 'blocked').includes('story:2-2-reports'));
     assert.match(paint.text, /story ·/);
+    // Bring the board (where the stories are) into view, as a user scrolling down would.
+    await clickWebview('#h-board');
     await sleep(400);
     await screenshot('dashboard-bmad');
     const story = demo('_bmad-output/implementation-artifacts/2-1-dashboard.md');
@@ -178,6 +164,22 @@ singleRoot('dashboard', () => {
     const editor = await waitFor('the story to open', () => vscode.window.visibleTextEditors.find((x) => x.document.uri.fsPath === story), 15_000);
     assert.equal(editor.document.lineAt(editor.selection.active.line).text, 'Status: in-progress');
     await closeDashboard();
+  });
+
+  test('light theme screenshot (code-server starts dark)', async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    const config = vscode.workspace.getConfiguration('workbench');
+    const had = config.inspect<string>('colorTheme')?.globalValue;
+    await config.update('colorTheme', 'Default Light Modern', vscode.ConfigurationTarget.Global);
+    try {
+      const before = (await dash()).paints.length;
+      await vscode.commands.executeCommand('waymark.openDashboard');
+      await paintWhere(before, () => true, 'a paint in the light theme');
+      await sleep(800);
+      await screenshot('dashboard-light');
+    } finally {
+      await config.update('colorTheme', had, vscode.ConfigurationTarget.Global);
+    }
   });
 });
 
