@@ -228,20 +228,23 @@ export function dashboardModel(view: ProjectView, timeline: readonly TimelineCha
       if (d) d[c.source]++;
     }
   }
-  const laneById = new Map<string, DashboardLane>();
+  // Lanes: the items changed most recently (the timeline is oldest first), then their marks.
   const lastTime = new Map<string, string>();
+  for (const c of timeline) lastTime.set(c.id, c.time);
+  const laneIds = [...lastTime.keys()].sort((a, b) => (lastTime.get(b)! < lastTime.get(a)! ? -1 : lastTime.get(b)! > lastTime.get(a)! ? 1 : a < b ? -1 : 1)).slice(0, maxLanes);
+  const laneById = new Map<string, DashboardLane>();
+  for (const id of laneIds) {
+    const e = f.entries.get(id);
+    laneById.set(id, { id, title: e?.item.title ?? id, file: '', line: e?.item.line ?? 0, state: e?.column ?? null, marks: [] });
+  }
   for (const c of timeline) {
-    let lane = laneById.get(c.id);
-    if (!lane) {
-      const e = f.entries.get(c.id);
-      lane = { id: c.id, title: e?.item.title ?? c.id, file: c.file, line: e?.item.line ?? 0, state: e?.column ?? null, marks: [] };
-      laneById.set(c.id, lane);
-    }
+    const lane = laneById.get(c.id);
+    if (!lane) continue;
+    lane.file = c.file;
     const label = describeChange(c).join(', ') || c.operation;
     lane.marks.push({ time: c.time, operation: c.operation, label, actor: c.actor, source: c.source, tone: toneOf(c) });
-    lastTime.set(c.id, c.time);
   }
-  const lanes = [...laneById.values()].sort((a, b) => (lastTime.get(b.id)! < lastTime.get(a.id)! ? -1 : lastTime.get(b.id)! > lastTime.get(a.id)! ? 1 : a.id < b.id ? -1 : 1)).slice(0, maxLanes);
+  const lanes = [...laneById.values()];
   // Only the items something shows (a large project's model stays bounded).
   const shown = new Set<string>([...columns.flatMap((c) => c.items), ...f.criticalPath, ...chains.flatMap((c) => [c.id, ...c.waitsOn]), ...lanes.map((l) => l.id)]);
   for (const id of shown) {
