@@ -96,7 +96,7 @@ export { checkStagedChanges, type StagedCheck, type StagedFileReport } from './p
 // The project view: registry, dependencies, frontier, critical path, stalled work (core/project).
 export { buildRegistry, type ProjectRegistry, type ProjectItem, type ProjectEdge, type ItemState, type EdgeKind, type RangeFinder } from './project/registry';
 export { computeFrontier, DEFAULT_STALLED, type Frontier, type FrontierEntry, type FrontierInput, type Activity, type Stalled, type StalledThresholds } from './project/frontier';
-export { loadProject, projectProblemsFor, type ProjectView, type LoadProjectOptions } from './project/loadProject';
+export { loadProject, projectProblemsFor, workflowStateLine, type ProjectView, type LoadProjectOptions } from './project/loadProject';
 export { durationMs } from './model/config';
 export { gitStateTimeline, type GitStateChange, type GitTimeline, type GitTimelineOptions } from './project/gitTimeline';
 export { projectTimeline, describeChange, type TimelineChange, type TimelineOptions } from './project/timeline';

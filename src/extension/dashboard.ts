@@ -6,7 +6,7 @@
 // runner: trust, unsaved editors and conflicts are handled there. Read-only in Restricted Mode.
 import * as crypto from 'node:crypto';
 import * as vscode from 'vscode';
-import { dashboardModel, errorMessage, gitStateTimeline, loadProject, projectTimeline } from '../core/index';
+import { dashboardModel, errorMessage, gitStateTimeline, loadProject, projectTimeline, workflowStateLine } from '../core/index';
 import type { DashboardModel, GitTimeline, ScanResult } from '../core/index';
 import type { CommandRunner } from './commandRunner';
 import { COMMANDS } from './constants';
@@ -28,6 +28,8 @@ export interface DashboardPaint {
   text: string;
   /** Item cards drawn. */
   cards: number;
+  /** How the model drawn was built (ms): the project read, the timeline, the view model. */
+  build?: { projectMs: number; timelineMs: number; modelMs: number };
 }
 
 /** An action taken from the webview: the item opened or started, and how it ended. */
@@ -53,6 +55,8 @@ export class Dashboard extends Disposable {
   private building = false;
   private rebuild = false;
   private openedAt?: number;
+  /** How long the last model took to build, in parts (ms). */
+  lastBuild?: { projectMs: number; timelineMs: number; modelMs: number };
   private readonly paints = this.register(new vscode.EventEmitter<DashboardPaint>());
   /** Each paint the webview reports (the test API and the bench listen). */
   readonly onDidPaint = this.paints.event;
@@ -153,10 +157,15 @@ export class Dashboard extends Disposable {
       const roots = this.model.roots;
       const scan: ScanResult = { roots, workflows: this.model.states(), problems: [], crossProblems: [], skipped: [], files: 0 };
       // Running git in an untrusted folder can run its config's programs: only when trusted.
-      const view = await loadProject(this.model.core, { scan, lines: true, git: trusted });
+      const t0 = performance.now();
+      const view = await loadProject(this.model.core, { scan, git: trusted });
+      const t1 = performance.now();
       const git = new Map<string, GitTimeline>();
       if (trusted) for (const root of roots) git.set(root, await gitStateTimeline(root));
-      const m = dashboardModel(view, projectTimeline(view, git));
+      const changes = projectTimeline(view, git);
+      const t2 = performance.now();
+      const m = dashboardModel(view, changes, { lineOf: (item) => (item.file && item.kind === 'workflow' ? workflowStateLine(item.file) : undefined) });
+      this.lastBuild = { projectMs: t1 - t0, timelineMs: t2 - t1, modelMs: performance.now() - t2 };
       if (!this.panel || this.isDisposed) return;
       this.current = m;
       const version = ++this.version;
@@ -180,7 +189,7 @@ export class Dashboard extends Disposable {
       const sinceOpenMs = this.openedAt !== undefined ? performance.now() - this.openedAt : undefined;
       this.openedAt = undefined;
       this.model.log.info(`[dashboard] painted model ${m.version}: ${m.cards} cards in ${m.drawMs.toFixed(0)} ms${sinceOpenMs !== undefined ? `, ${sinceOpenMs.toFixed(0)} ms after the open command` : ''}`);
-      this.paints.fire({ version: m.version, sinceOpenMs, drawMs: m.drawMs, text: String(m.text ?? ''), cards: m.cards });
+      this.paints.fire({ version: m.version, sinceOpenMs, drawMs: m.drawMs, text: String(m.text ?? ''), cards: m.cards, build: this.lastBuild });
       return;
     }
     const item = typeof m.id === 'string' ? this.current?.items[m.id] : undefined;

@@ -6,7 +6,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { createStateCore, dashboardModel, gitStateTimeline, loadProject, projectTimeline, type GitTimeline, type ProjectView } from '../../src/core/index';
+import { createStateCore, dashboardModel as model, gitStateTimeline, loadProject, projectTimeline, workflowStateLine, type DashboardOptions, type GitTimeline, type ProjectView, type TimelineChange } from '../../src/core/index';
+
+/** The model as the extension builds it: lines read from the files shown. */
+const dashboardModel = (v: ProjectView, t: TimelineChange[], o: DashboardOptions = {}) => model(v, t, { lineOf: (i) => (i.file ? workflowStateLine(i.file) : undefined), ...o });
 
 const FIX = path.resolve('test/fixtures');
 
@@ -27,7 +30,7 @@ function wf(id: string, status: string, extra = ''): string {
 async function load(roots: string[], now: Date): Promise<ProjectView> {
   const core = createStateCore({ roots, memory: false });
   try {
-    return await loadProject(core, { now, lines: true });
+    return await loadProject(core, { now });
   } finally {
     await core.close();
   }

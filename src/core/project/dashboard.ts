@@ -127,6 +127,11 @@ export interface DashboardOptions {
   maxDays?: number;
   /** Items listed per column (default 500; the summary counts them all). */
   maxPerColumn?: number;
+  /**
+   * The 0-based line of an item's state in its file, asked only for the items shown (a story
+   * knows its Status line already). Default: line 0. `workflowStateLine` reads it from the file.
+   */
+  lineOf?: (item: ProjectItem) => number | undefined;
 }
 
 const DAY = 86_400_000;
@@ -182,11 +187,17 @@ export function dashboardModel(view: ProjectView, timeline: readonly TimelineCha
     return st !== 'done' && st !== 'dropped';
   };
 
+  const lines = new Map<string, number>();
+  const lineOf = (it: ProjectItem): number => {
+    let n = it.line ?? lines.get(it.id);
+    if (n === undefined) lines.set(it.id, (n = opts.lineOf?.(it) ?? 0));
+    return n;
+  };
   const items: Record<string, DashboardItem> = {};
   const itemOf = (e: FrontierEntry): DashboardItem => {
     const it: ProjectItem = e.item;
     return {
-      id: e.id, kind: it.kind, title: it.title, file: it.file ?? null, rel: it.rel ?? null, root: it.root, line: it.line ?? 0,
+      id: e.id, kind: it.kind, title: it.title, file: it.file ?? null, rel: it.rel ?? null, root: it.root, line: lineOf(it),
       state: e.column, status: it.rawStatus ?? null, reason: e.reason, waitingOn: e.waitingOn, unblocks: e.unblocks,
       unblocksIds: (reg.dependents.get(e.id) ?? []).map((d) => d.from).filter(notDone),
       chain: e.depth, priority: it.priority, stalled: stalledOf(e), parent: parentOf.get(e.id) ?? null, agent: it.agent ?? null,
@@ -235,7 +246,7 @@ export function dashboardModel(view: ProjectView, timeline: readonly TimelineCha
   const laneById = new Map<string, DashboardLane>();
   for (const id of laneIds) {
     const e = f.entries.get(id);
-    laneById.set(id, { id, title: e?.item.title ?? id, file: '', line: e?.item.line ?? 0, state: e?.column ?? null, marks: [] });
+    laneById.set(id, { id, title: e?.item.title ?? id, file: '', line: e ? lineOf(e.item) : 0, state: e?.column ?? null, marks: [] });
   }
   for (const c of timeline) {
     const lane = laneById.get(c.id);

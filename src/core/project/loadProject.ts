@@ -32,8 +32,6 @@ export interface LoadProjectOptions {
   now?: Date;
   /** A scan already made (the extension's model); default a fresh `core.scan()`. */
   scan?: ScanResult;
-  /** Also find each workflow's state line (`line`), for views that open a file at its state. */
-  lines?: boolean;
   /** Ask git for clean files' last commit times (default true; false in an untrusted folder, where running git is unsafe). */
   git?: boolean;
 }
@@ -58,7 +56,6 @@ export async function loadProject(core: StateCore, options: LoadProjectOptions =
     if (sprint) sprints.push(sprint);
   }
   const registry = buildRegistry(scan.workflows, sprints, frontmatterRange);
-  if (options.lines) for (const item of registry.items) if (item.kind === 'workflow' && item.file && item.line === undefined) item.line = stateLine(item.file);
 
   const activity = new Map<string, Activity>();
   const sessions = new Map<string, Activity>();
@@ -184,9 +181,9 @@ const STATE_LINE = /^(status|Status|currentStep|current_step)\s*:/;
 
 /**
  * The 0-based line of a workflow file's `status:` key (else its current step, else 0): a plain
- * scan of the frontmatter's top-level keys, cheap enough for every item of a large project.
+ * scan of the frontmatter's top-level keys. Views ask it only for the items they show.
  */
-function stateLine(file: string): number {
+export function workflowStateLine(file: string): number {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
