@@ -8,7 +8,6 @@ import {
   createStateCore,
   findWorkspaceRoot,
   loadProject,
-  readHistory,
   gitStateTimeline,
   snapshotRef,
   type RefSnapshot,
@@ -17,8 +16,10 @@ import {
   frontierEntryJson,
   projectProblemJson,
   BOARD_COLUMNS,
+  projectTimeline,
+  describeChange,
   type FrontierEntry,
-  type HistoryEntry,
+  type TimelineChange,
   type Problem,
   type ProjectView,
 } from '../core/index';
@@ -174,20 +175,6 @@ Exit codes: 0 ok, 2 usage, or FILE/ID is no item of the project.`,
   },
 };
 
-/** One state change of the project timeline. */
-interface TimelineRow {
-  time: string;
-  id: string;
-  file: string | null;
-  actor: string | null;
-  session: string | null;
-  operation: string;
-  from: Record<string, unknown> | null;
-  to: Record<string, unknown> | null;
-  source: 'waymark' | 'git';
-  commit?: string;
-}
-
 const timelineCommand: CliCommand = {
   name: 'timeline',
   options: ['root', 'now', 'since', 'file', 'max-commits', 'ref'],
@@ -250,39 +237,7 @@ async function timelineOf(
   return withProject(
     ctx,
     (view) => {
-      const rows: TimelineRow[] = [];
-      const itemByFile = new Map(view.registry.items.filter((i) => i.file).map((i) => [i.file!, i]));
-      for (const [root, t] of git) {
-        for (const c of t.changes) {
-          const abs = path.join(root, c.file);
-          if (only && abs !== only) continue;
-          if (since !== undefined && !(Date.parse(c.time) >= since)) continue;
-          // Only the project's items: a `status:` line in a plain note is prose, not state.
-          const item = itemByFile.get(abs);
-          if (!item) continue;
-          const from: Record<string, unknown> = {};
-          const to: Record<string, unknown> = {};
-          for (const [k, v] of Object.entries(c.changes)) {
-            from[k] = v.from ?? null;
-            to[k] = v.to ?? null;
-          }
-          rows.push({ time: new Date(c.time).toISOString(), id: item.id, file: shown(abs, ctx.cwd), actor: c.author, session: null, operation: 'git commit', from, to, source: 'git', commit: c.commit });
-        }
-      }
-      for (const item of view.registry.items) {
-        if (!item.file || (only && item.file !== only)) continue;
-        let entries: HistoryEntry[];
-        try {
-          entries = readHistory(item.root, item.file, view.historyDirs.get(item.root));
-        } catch {
-          continue;
-        }
-        for (const e of entries) {
-          if (since !== undefined && !(Date.parse(e.time) >= since)) continue;
-          rows.push({ time: e.time, id: item.id, file: shown(item.file, ctx.cwd), actor: e.actor ?? null, session: e.session ?? null, operation: e.operation, from: e.from ?? null, to: e.to ?? null, source: 'waymark' });
-        }
-      }
-      rows.sort((a, b) => a.time.localeCompare(b.time) || a.id.localeCompare(b.id));
+      const rows = projectTimeline(view, git, { since, file: only }).map((r) => ({ ...r, file: shown(r.file, ctx.cwd) }));
       if (ctx.json) ctx.stdout(JSON.stringify({ changes: rows }, null, 2) + '\n');
       else if (!rows.length) ctx.stdout('No state changes recorded' + (since !== undefined ? ` since ${sinceRaw}` : '') + '.\n');
       else {
@@ -300,15 +255,9 @@ async function timelineOf(
   );
 }
 
-function change(r: TimelineRow): string {
-  const keys = new Set([...Object.keys(r.from ?? {}), ...Object.keys(r.to ?? {})]);
-  const parts: string[] = [];
-  for (const k of keys) {
-    const a = JSON.stringify(r.from?.[k] ?? null);
-    const b = JSON.stringify(r.to?.[k] ?? null);
-    if (a !== b) parts.push(`${k}: ${a} → ${b}`);
-  }
-  return parts.length ? `  ${parts.slice(0, 3).join(', ')}` : '';
+function change(r: Pick<TimelineChange, 'from' | 'to'>): string {
+  const parts = describeChange(r);
+  return parts.length ? `  ${parts.join(', ')}` : '';
 }
 
 export const projectCommands: CliCommand[] = [nextCommand, boardCommand, depsCommand, timelineCommand];

@@ -18,6 +18,8 @@ export interface Settings {
   readonly diagnosticsUnsavedChanges: boolean;
   /** Mark items another git worktree has ahead of this checkout in the Workflows and Sprint views. */
   readonly worktreesEnabled: boolean;
+  /** Run the ticket projection in the background after each state change (off by default). */
+  readonly trackerProjectOnChange: boolean;
 }
 
 /** Settings whose change makes a new core (and a rescan). */
@@ -37,6 +39,7 @@ export function readSettings(): Settings {
     watcherDebounceMs: Number.isFinite(debounce) ? Math.min(5000, Math.max(0, debounce)) : 100,
     diagnosticsUnsavedChanges: cfg.get<boolean>('diagnostics.unsavedChanges', true),
     worktreesEnabled: cfg.get<boolean>('worktrees.enabled', true),
+    trackerProjectOnChange: cfg.get<boolean>('tracker.projectOnChange', false),
   };
 }
 
