@@ -133,6 +133,17 @@ describe('leases and modes across worktrees (real git, real CLI processes)', () 
     const m = cli(r.main, 'mode', 'start', 'planning', '--actor', 'x');
     assert.equal(m.code, 2, m.stdout + m.stderr);
     assert.deepEqual(fs.readdirSync(elsewhere), []);
+    // Release and --break-stale through the link are refused too: no lock file is made there, nothing removed.
+    const key = (name: string) => fs.readdirSync(path.join(r.common, 'waymark', 'leases')).find((n) => n.startsWith(name));
+    fs.unlinkSync(path.join(r.common, 'waymark'));
+    assert.equal(cli(r.main, 'lease', 'acquire', STORY, '--actor', 'x', '--ttl', '1s').code, 0);
+    const leaseFile = key('file-')!;
+    fs.renameSync(path.join(r.common, 'waymark'), path.join(elsewhere, 'waymark'));
+    fs.symlinkSync(path.join(elsewhere, 'waymark'), path.join(r.common, 'waymark'));
+    const rel = cli(r.main, 'lease', 'release', STORY, '--actor', 'x', '--force');
+    assert.equal(rel.code, 2, rel.stdout + rel.stderr);
+    assert.deepEqual(fs.readdirSync(path.join(elsewhere, 'waymark', 'leases')).filter((n) => !n.startsWith('acquire')), [leaseFile]);
+    fs.rmSync(path.join(elsewhere, 'waymark'), { recursive: true });
     // A link further down (leases -> elsewhere) is refused as well.
     fs.unlinkSync(path.join(r.common, 'waymark'));
     fs.mkdirSync(path.join(r.common, 'waymark'));

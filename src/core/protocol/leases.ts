@@ -5,9 +5,11 @@ import type { WriteGuard } from '../api';
 import type { Clock, Logger } from '../ports';
 import { systemClock, silentLogger } from '../ports';
 import { WaymarkError } from '../errors';
-import { coordinationPaths, ensureCoordinationDir, relPath, shortHash, randomId, readIfExists, readdirIfExists } from './paths';
+import { coordinationPaths, ensureCoordinationDir, type CoordinationPaths, relPath, shortHash, randomId, readIfExists, readdirIfExists } from './paths';
 import { withMutexSync } from './mutex';
 import { holderAlive, processStartTime } from '../store/processes';
+import { safeWritePath } from '../store/safePath';
+import { safeSharedPath } from '../store/sharedDir';
 import { appendEvent, type EventsLogOptions } from './events';
 
 /** Who holds a lease. `session` (else `agent`) identifies the holder when a write is checked. */
@@ -261,6 +263,12 @@ export async function acquireLease(root: string, file: string | undefined, owner
   return result;
 }
 
+/** A lease path about to get a lock file beside it or be removed, checked by real path (exit 2 when it leads elsewhere). */
+function checkedPath(root: string, c: CoordinationPaths, p: string): void {
+  if (c.shared && p.startsWith(c.shared.base + path.sep)) safeSharedPath(c.shared, p);
+  else safeWritePath(root, p);
+}
+
 function settleLegacy(legacy: string[], owner: LeaseOwner, clock: Clock, what: string): LeaseStatus | undefined {
   let broken: LeaseStatus | undefined;
   for (const p of legacy) {
@@ -291,9 +299,11 @@ function checkOverlap(root: string, file: string | undefined, owner: LeaseOwner,
 export async function releaseLease(root: string, file: string | undefined, owner: LeaseOwner, options: LeaseOptions & { force?: boolean } = {}): Promise<{ released: boolean; lease?: Lease }> {
   const clock = options.clock ?? systemClock;
   const k = leaseKey(root, file);
+  const c = coordinationPaths(root);
   let out: { released: boolean; lease?: Lease } = { released: false };
   for (const p of k.paths) {
     if (!fs.existsSync(p)) continue;
+    checkedPath(root, c, p);
     const one = withMutexSync(`${p}.lock`, (): { released: boolean; lease?: Lease } => {
       const cur = readLease(p);
       if (cur.text === undefined) return { released: false };
@@ -390,6 +400,7 @@ export function breakStaleLeases(root: string, options: LeaseOptions = {}): Leas
     let done = false;
     for (const p of k.paths) {
       if (!fs.existsSync(p)) continue;
+      checkedPath(root, coordinationPaths(root), p);
       done = withMutexSync(`${p}.lock`, () => {
         const cur = readLease(p);
         if (!cur.lease || !leaseStatus(cur.lease, clock).stale) return false;

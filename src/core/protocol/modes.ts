@@ -107,7 +107,8 @@ export function endMode(root: string, mode: string, owner: LeaseOwner, options: 
   const c = coordinationPaths(root);
   const dir = c.modes;
   if (!fs.existsSync(dir) && !(c.legacyModes && fs.existsSync(c.legacyModes))) return [];
-  if (!fs.existsSync(dir)) ensureCoordinationDir(root, c, dir);
+  // Checked by real path (and created when only the old place has modes) before its lock is taken.
+  ensureCoordinationDir(root, c, dir);
   const removed = withMutexSync(path.join(dir, 'modes.lock'), () => {
     const out: ModeRecord[] = [];
     const all = readModes(root, clock).filter((m) => m.rec.mode === mode);
