@@ -2,6 +2,7 @@
 // shared `<git common dir>/waymark/leases/` every worktree sees, plus the old `.waymark/leases/`) kept in
 // memory, re-read when a lease file changes (watched, no polling); one timer set to the next
 // expiry turns a lease stale when it runs out. Owned by the model, which tells the surfaces.
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { currentOwner, describeOwner, errorMessage } from '../core/index';
@@ -84,9 +85,11 @@ export class LeaseMonitor extends Disposable {
       } catch (e) {
         this.deps.log.warn(`[leases] could not locate the lease folders of ${root}: ${errorMessage(e)}`);
       }
-      // The shared folder lies outside the workspace (in the git folder): watched by its own pattern.
+      // The shared folder lies outside the workspace (in the git folder): watched by its own pattern,
+      // from its nearest existing folder so that a lease folder made later is seen too.
       const parts = folders.flatMap((f) => {
-        const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(f), '*.json'));
+        const { base, pattern } = watchBase(f);
+        const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(base), pattern));
         return [w, w.onDidCreate(on), w.onDidChange(on), w.onDidDelete(on)];
       });
       this.watchers.set(root, vscode.Disposable.from(...parts));
@@ -169,6 +172,19 @@ export class LeaseMonitor extends Disposable {
       this.changedNow();
     }, Math.min(next - now + 50, 2 ** 31 - 1));
   }
+}
+
+/** The nearest existing folder of `folder` and the pattern of its lease files below it. */
+function watchBase(folder: string): { base: string; pattern: string } {
+  let base = folder;
+  const parts: string[] = [];
+  while (!fs.existsSync(base)) {
+    const up = path.dirname(base);
+    if (up === base) break;
+    parts.unshift(path.basename(base));
+    base = up;
+  }
+  return { base, pattern: [...parts, '*.json'].join('/') };
 }
 
 function when(iso: string): string {
