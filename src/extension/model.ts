@@ -80,12 +80,14 @@ export class ExtensionModel extends Disposable {
     );
     this.leases = this.register(new LeaseMonitor({ core: () => this.current, roots: () => this.currentRoots, actor: () => this.settingsNow.actor, log }, () => this.fire({ what: 'leases' })));
     this.leases.sync();
-    this.worktrees = this.register(new WorktreeMonitor({ roots: () => this.currentRoots, enabled: () => this.settingsNow.worktreesEnabled, log }, () => this.fire({ what: 'worktrees' })));
+    // Not in Restricted Mode: reading other worktrees runs git in the repository and refreshes their scan caches.
+    this.worktrees = this.register(new WorktreeMonitor({ roots: () => this.currentRoots, enabled: () => this.settingsNow.worktreesEnabled && this.canWrite, log }, () => this.fire({ what: 'worktrees' })));
     this.worktrees.sync();
     this.register({ dispose: () => (this.currentSubscription?.dispose(), this.current.dispose()) });
     this.register(
       vscode.workspace.onDidGrantWorkspaceTrust(() => {
         this.updateContext();
+        this.worktrees.sync();
         this.fire({ what: 'trust' });
         // Settings-based globs and the scan index apply only in a trusted workspace.
         void this.reconfigure('workspace trusted', true);
@@ -137,6 +139,7 @@ export class ExtensionModel extends Disposable {
   overrideTrust(trusted: boolean | undefined): void {
     this.trustOverride = trusted;
     this.updateContext();
+    this.worktrees.sync();
     this.fire({ what: 'trust' });
   }
 
