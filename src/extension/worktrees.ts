@@ -2,6 +2,7 @@
 // has ahead of this checkout ("review in worktree feat/2-3; here: in-progress"), computed by the
 // core's worktree reading (the one `waymark status --worktrees` uses), cached per folder, re-read
 // on a timer and after workflow state changes here. Owned by the model, which tells the surfaces.
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { aheadInOtherWorktrees, errorMessage, type AheadElsewhere } from '../core/index';
@@ -35,7 +36,7 @@ export function markSentence(m: WorktreeMark): string {
 }
 
 export class WorktreeMonitor extends Disposable {
-  private readonly byRoot = new Map<string, { key: string; top: string; marks: WorktreeMark[] }>();
+  private readonly byRoot = new Map<string, { key: string; top: string; rootReal: string; marks: WorktreeMark[] }>();
   private timer?: NodeJS.Timeout;
   private soon?: NodeJS.Timeout;
   private lastMs = 0;
@@ -106,8 +107,12 @@ export class WorktreeMonitor extends Disposable {
 
   /** Marks for a workflow file of this checkout. */
   forFile(file: string): WorktreeMark[] {
-    for (const e of this.byRoot.values()) {
-      const id = path.relative(e.top, file).split(path.sep).join('/');
+    for (const [root, e] of this.byRoot) {
+      if (!e.marks.length) continue;
+      // git names the top by its real path; the workspace folder may be reached through a link.
+      const inRoot = path.relative(root, file);
+      if (inRoot.startsWith('..') || path.isAbsolute(inRoot)) continue;
+      const id = path.relative(e.top, path.join(e.rootReal, inRoot)).split(path.sep).join('/');
       if (id.startsWith('..')) continue;
       const found = e.marks.filter((m) => m.kind === 'workflow' && m.id === id);
       if (found.length) return found;
@@ -140,7 +145,13 @@ export class WorktreeMonitor extends Disposable {
       if (this.isDisposed) return;
       const key = JSON.stringify(marks);
       if (this.byRoot.get(root)?.key !== key) fire = true;
-      this.byRoot.set(root, { key, top, marks });
+      let rootReal = root;
+      try {
+        rootReal = fs.realpathSync(root);
+      } catch {
+        // gone meanwhile: no markers match it
+      }
+      this.byRoot.set(root, { key, top, rootReal, marks });
     }
     this.refreshes++;
     this.lastMs = Date.now() - started;
