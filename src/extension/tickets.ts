@@ -36,7 +36,7 @@ export class TicketProjection extends Disposable {
       return reports;
     });
     this.register(model.onDidChange((e) => {
-      if (e.what === 'states' && model.settings.trackerProjectOnChange && model.canWrite) this.schedule();
+      if (e.what === 'states' && model.canWrite) this.schedule();
       void this.refresh();
     }));
     void this.refresh();
@@ -46,14 +46,14 @@ export class TicketProjection extends Disposable {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       // In the background: a tracker that is down queues to the outbox; nothing waits on it.
-      void this.projectAll(false).catch((e) => this.model.log.warn(`[tickets] background projection: ${errorMessage(e)}`));
+      void this.projectAll(false, true).catch((e) => this.model.log.warn(`[tickets] background projection: ${errorMessage(e)}`));
     }, DEBOUNCE_MS);
   }
 
   /** Projects every folder with a tracker (one run at a time; a second call waits for the first). */
-  async projectAll(interactive: boolean): Promise<ProjectReport[]> {
+  async projectAll(interactive: boolean, background = false): Promise<ProjectReport[]> {
     while (this.running) await this.running.catch(() => undefined);
-    const work = this.projectNow(interactive);
+    const work = this.projectNow(interactive, background);
     this.running = work;
     try {
       return await work;
@@ -63,12 +63,14 @@ export class TicketProjection extends Disposable {
     }
   }
 
-  private async projectNow(interactive: boolean): Promise<ProjectReport[]> {
+  /** `background`: only folders where the setting or the folder's `tracker.autoProject` turns it on. */
+  private async projectNow(interactive: boolean, background: boolean): Promise<ProjectReport[]> {
     const out: ProjectReport[] = [];
     const core = this.model.core;
     for (const root of this.model.roots) {
       const setup = trackerSetup((await core.contextFor(path.join(root, '.waymark-probe'))).config);
       if (!setup) continue;
+      if (background && !this.model.settings.trackerProjectOnChange && !setup.autoProject) continue;
       const cfg = setup.stores.get(setup.defaultStore)!;
       const token = cfg.store === 'github' ? await this.githubToken(interactive) : undefined;
       const store = await openStore(root, setup.defaultStore, cfg, { token, apiUrl: process.env.WAYMARK_GITHUB_API_URL });
