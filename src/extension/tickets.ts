@@ -74,7 +74,13 @@ export class TicketProjection extends Disposable {
       const cfg = setup.stores.get(setup.defaultStore)!;
       const token = cfg.store === 'github' ? await this.githubToken(interactive) : undefined;
       const store = await openStore(root, setup.defaultStore, cfg, { token, apiUrl: process.env.WAYMARK_GITHUB_API_URL });
-      const report = await runProjection({ core, root, store, isDefault: true, breaker: setup.breaker, onProgress: (l) => this.model.log.info(`[tickets] ${l}`) });
+      // A file with unsaved changes in an editor keeps its bytes: its mirror waits for a later run.
+      const dirty = new Set(vscode.workspace.textDocuments.filter((d) => d.isDirty && d.uri.scheme === 'file').map((d) => d.uri.fsPath));
+      const report = await runProjection({
+        core, root, store, isDefault: true, breaker: setup.breaker,
+        deferMirror: (file) => dirty.has(file) || vscode.workspace.textDocuments.some((d) => d.isDirty && d.uri.fsPath === file),
+        onProgress: (l) => this.model.log.info(`[tickets] ${l}`),
+      });
       this.model.log.info(`[tickets] ${summary(report)}`);
       out.push(report);
     }

@@ -70,6 +70,20 @@ describe('tickets: GitHub adapter (recorded payloads, not the live service)', ()
     }
   });
 
+  test('a secondary rate limit: 429 with retry-after waits that long (recorded payloads, not the live service)', async () => {
+    const gh = await fakeGitHub();
+    try {
+      gh.retryAfterNext = 30;
+      const store = new GitHubIssueStore({ name: 'gh', owner: 'acme', repo: 'app', token: 'test-token', apiUrl: gh.url });
+      const e = await store.find('a').then(() => undefined, (x: unknown) => x);
+      assert.ok(TicketError.is(e));
+      assert.deepEqual([e.status, e.retryable, e.retryAfterMs], [429, true, 30_000]);
+      assert.match(e.message, /secondary rate limit/);
+    } finally {
+      await gh.stop();
+    }
+  });
+
   test('a rate limit opens the breaker until the reset: the rest is queued, not hammered (recorded payloads, not the live service)', async () => {
     const gh = await fakeGitHub();
     try {

@@ -161,6 +161,8 @@ export interface FakeGitHub {
   /** Answers the next request with a primary rate limit (reset in `rateLimitResetSec` s). */
   rateLimitNext: boolean;
   rateLimitResetSec: number;
+  /** Answers the next request with a secondary rate limit (429 with retry-after, in s). */
+  retryAfterNext?: number;
   /** Issues per page of the list (to exercise Link pagination). */
   perPage: number;
   stop(): Promise<void>;
@@ -192,6 +194,11 @@ export async function fakeGitHub(owner = 'acme', repo = 'app', port = 0): Promis
       if (fake.fail5xx > 0) {
         fake.fail5xx--;
         return send(502, { message: 'Server Error' });
+      }
+      if (fake.retryAfterNext !== undefined) {
+        const after = fake.retryAfterNext;
+        fake.retryAfterNext = undefined;
+        return send(429, { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.', documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits', status: '429' }, { 'retry-after': String(after) });
       }
       if (fake.rateLimitNext) {
         fake.rateLimitNext = false;

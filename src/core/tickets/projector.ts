@@ -35,6 +35,11 @@ export interface ProjectOptions {
   clock?: Clock;
   /** One line per ticket sent (the CLI prints them; tests wait for them). */
   onProgress?: (line: string) => void;
+  /**
+   * Files whose mirror must not be written now (an editor holds unsaved changes to them): the
+   * ticket is sent, its mirror is left out, and the next run finds the ticket by its id line.
+   */
+  deferMirror?: (file: string) => boolean;
   /** Test hook: after this many creates, before their mirror is written, wait forever (to be killed). */
   pauseAfterCreates?: number;
 }
@@ -63,6 +68,8 @@ export interface ProjectReport {
   failed: { id: string; message: string }[];
   /** Changes waiting in the outbox after the run. */
   queued: number;
+  /** Tickets sent whose frontmatter mirror was left out (unsaved editor, or an agent wrote meanwhile). */
+  mirrorsDeferred: string[];
   /** Why the run stopped sending (breaker open, outage), when it did. */
   outage?: string;
   breaker: BreakerStatus;
@@ -127,7 +134,7 @@ export async function runProjection(o: ProjectOptions): Promise<ProjectReport> {
   const breaker = new TrackerBreaker(o.root, o.store.name, o.breaker, clock);
   const report: ProjectReport = {
     store: o.store.name, root: o.root, dryRun: !!o.dryRun, planned, unchanged: tickets.length - order.length,
-    created: [], updated: [], reconciled: [], failed: [], queued: pending.length, breaker: breaker.status(),
+    created: [], updated: [], reconciled: [], failed: [], queued: pending.length, mirrorsDeferred: [], breaker: breaker.status(),
   };
   if (o.dryRun) return report;
 
@@ -195,7 +202,7 @@ export async function runProjection(o: ProjectOptions): Promise<ProjectReport> {
       }
       refs.set(t.waymarkId, ref);
       const mirror: TrackerMirror = { store: o.store.name, id: ref.id, url: ref.url, status: ref.status, syncedHash: complete ? t.hash : `partial:${t.hash}` };
-      await writeMirror(o, t, mirror, useFrontmatter(t), sidecar);
+      if (!(await writeMirror(o, t, mirror, useFrontmatter(t), sidecar))) report.mirrorsDeferred.push(t.waymarkId);
       if (queuedIds.has(t.waymarkId)) outbox.done(t.waymarkId, clock.now());
       if ((i + 1) % 50 === 0) sidecar.save();
     }
@@ -216,18 +223,21 @@ export async function runProjection(o: ProjectOptions): Promise<ProjectReport> {
   return report;
 }
 
-async function writeMirror(o: ProjectOptions, t: ProjectedTicket, m: TrackerMirror, frontmatter: boolean, sidecar: SidecarMirrors): Promise<void> {
+/** Writes one mirror; false when it was left out (see `deferMirror`). */
+async function writeMirror(o: ProjectOptions, t: ProjectedTicket, m: TrackerMirror, frontmatter: boolean, sidecar: SidecarMirrors): Promise<boolean> {
   if (frontmatter && t.file) {
+    if (o.deferMirror?.(t.file)) return false;
     try {
       await o.core.writeNonStateKey(t.file, 'tracker', mirrorBlock(m), { expectStateHash: t.stateHash });
-      return;
+      return true;
     } catch (e) {
       // The state moved under us (an agent wrote): the ticket is found again by its id next run.
       o.onProgress?.(`mirror of ${t.waymarkId} not written to ${t.file}: ${errorMessage(e)}`);
-      return;
+      return false;
     }
   }
   sidecar.set(t.waymarkId, m);
+  return true;
 }
 
 /** How many changes wait in a store's outbox (for `waymark status`). */
