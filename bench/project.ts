@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { buildRegistry, computeFrontier, gitStateTimeline, type Activity, type WorkflowState, type Status } from '../src/core/index';
+import { buildRegistry, computeFrontier, dashboardModel, gitStateTimeline, type Activity, type ProjectView, type TimelineChange, type WorkflowState, type Status } from '../src/core/index';
 
 function arg(name: string, def: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -102,6 +102,42 @@ function main(): void {
   console.log(`project.workflows ${N}  (ready ${ready}, stalled ${stalled}, critical path ${critical})`);
   console.log(`project.frontier_median_ms ${median(frontier).toFixed(1)}   (goal < 100 for 10,000: registry + frontier + critical path + stalled)`);
   console.log(`project.floor_toposort_median_ms ${median(floor).toFixed(1)}   (one topological sort of the same ids and edges)`);
+  dashboardBench(workflows, activity, now);
+}
+
+/**
+ * The dashboard's view model over the same 10,000 items and 2 state changes each (20,000 in the
+ * timeline): columns, frontier, stalled, chains, per-day activity and swimlanes. Beside it, what
+ * posting it to the webview costs at least: one JSON round trip of the model.
+ */
+function dashboardBench(workflows: WorkflowState[], activity: Map<string, Activity>, now: Date): void {
+  const registry = buildRegistry(workflows, []);
+  const frontier = computeFrontier(registry, { now, activity });
+  const view: ProjectView = { roots: ['/bench'], registry, frontier, now: now.toISOString(), historyDirs: new Map() };
+  const changes: TimelineChange[] = [];
+  for (let i = 0; i < workflows.length * 2; i++) {
+    const w = workflows[i % workflows.length];
+    const time = new Date(Date.UTC(2026, 3, 1) + i * 300_000).toISOString();
+    changes.push({ time, id: w.workflow, file: w.file, actor: 'agent', session: null, operation: i % 2 ? 'advance' : 'start', from: { status: 'created' }, to: { status: 'in_progress' }, source: 'waymark' });
+  }
+  const build: number[] = [];
+  const post: number[] = [];
+  let cards = 0;
+  let bytes = 0;
+  for (let i = 0; i < RUNS; i++) {
+    let t = performance.now();
+    const m = dashboardModel(view, changes);
+    build.push(performance.now() - t);
+    t = performance.now();
+    const json = JSON.stringify(m);
+    JSON.parse(json);
+    post.push(performance.now() - t);
+    cards = m.columns.reduce((n, c) => n + c.items.length, 0);
+    bytes = json.length;
+  }
+  console.log(`project.dashboard_items ${workflows.length}  (${cards} cards in the columns, ${changes.length} timeline changes, model ${(bytes / 1024).toFixed(0)} KB)`);
+  console.log(`project.dashboard_model_median_ms ${median(build).toFixed(1)}   (the view model from the project view and its timeline)`);
+  console.log(`project.floor_dashboard_json_median_ms ${median(post).toFixed(1)}   (one JSON round trip of that model: what posting it costs at least)`);
 }
 
 /** A repository of COMMITS commits, written with `git fast-import` (one process, not 1,000). */

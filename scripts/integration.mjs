@@ -280,7 +280,39 @@ async function runPage(server, query, index, signals, passId) {
     });
   };
 
+  // And a click inside a webview (the dashboard): `[waymark-click] <id> webview <css selector>`.
+  // Webview content lives in nested iframes: every frame whose URL is a webview's is searched
+  // for the selector and the first match is clicked as a user would (mouse, in the frame).
+  const clickWebview = (id, selector) => {
+    shooting = shooting.then(async () => {
+      try {
+        const deadline = Date.now() + 15_000;
+        for (;;) {
+          let done = false;
+          for (const frame of page.frames()) {
+            if (frame === page.mainFrame() || !/webview/i.test(frame.url())) continue;
+            const target = frame.locator(selector).first();
+            if ((await target.count().catch(() => 0)) === 0) continue;
+            await target.scrollIntoViewIfNeeded({ timeout: 5000 }).catch(() => {});
+            await target.click({ timeout: 10_000 });
+            done = true;
+            break;
+          }
+          if (done) break;
+          if (Date.now() > deadline) throw new Error(`no webview frame has ${selector} (frames: ${page.frames().map((f) => f.url().slice(0, 80)).join(', ')})`);
+          await page.waitForTimeout(200);
+        }
+      } catch (e) {
+        log(`click webview ${selector} failed: ${e.message}`);
+      } finally {
+        writeFileSync(join(signals, `${id}.done`), '');
+      }
+    });
+  };
+
   const onLine = (line) => {
+    const wv = /\[waymark-click\] ([\w-]+) webview (.+)$/.exec(line);
+    if (wv) return clickWebview(wv[1], wv[2]);
     const cl = /\[waymark-click\] ([\w-]+) (header|row) (.+)$/.exec(line);
     if (cl) return click(cl[1], cl[2], cl[3]);
     const shot = /\[waymark-screenshot\] ([\w-]+)/.exec(line);

@@ -2,10 +2,10 @@
 // (Debian packages when root, code-server into .vscode-test/, a pre-seeded ripgrep archive),
 // builds, and starts code-server on a free port. See ../shared/REAL-VSCODE-TESTS.md.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync, cpSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, utimesSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import http from 'node:http';
 
@@ -103,8 +103,38 @@ export function freePort() {
 export function copyWorkspace(source, label = 'ws') {
   const base = mkdtempSync(join(tmpdir(), 'waymark-vscode-'));
   const folder = join(base, label);
-  cpSync(source, folder, { recursive: true });
+  // The cache is the source folder's own (keyed by its paths and times): never copied.
+  cpSync(source, folder, { recursive: true, filter: (src) => !src.includes(`${sep}.waymark${sep}cache`) });
+  ageFromHistory(folder);
   return { base, folder };
+}
+
+/**
+ * A copy gives every file the time of the copy, as if all work had just been touched. A workflow
+ * file with Waymark history was last written when its history's last line says: set its time
+ * to that, so the copy looks like the workspace it is (work that went quiet shows as stalled).
+ */
+function ageFromHistory(folder) {
+  const dir = join(folder, '.waymark', 'history');
+  if (!existsSync(dir)) return;
+  const walk = (d) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.jsonl')) {
+        const target = join(folder, relative(dir, p).slice(0, -'.jsonl'.length));
+        const last = readFileSync(p, 'utf8').trim().split('\n').pop();
+        let time;
+        try {
+          time = new Date(JSON.parse(last).time);
+        } catch {
+          continue;
+        }
+        if (existsSync(target) && Number.isFinite(time.getTime())) utimesSync(target, time, time);
+      }
+    }
+  };
+  walk(dir);
 }
 
 function httpOk(url) {

@@ -182,6 +182,8 @@ export interface ProtocolApi {
   releaseLease(root: string, file: string | undefined, owner: LeaseOwner, options?: { force?: boolean }): Promise<{ released: boolean; lease?: Lease }>;
   takeoverLease(root: string, file: string | undefined, owner: LeaseOwner, options?: { ttlMs?: number; reason?: string }): Promise<{ lease: Lease; previous?: Lease }>;
   listLeases(root: string): LeaseStatus[];
+  /** The folders leases of `root` live in: the repository's shared one in git (every worktree sees it), then the old per-worktree one. */
+  leaseFolders(root: string): string[];
   leaseStatus(lease: Lease): LeaseStatus;
   breakStaleLeases(root: string): LeaseStatus[];
 

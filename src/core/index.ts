@@ -96,15 +96,18 @@ export { checkStagedChanges, type StagedCheck, type StagedFileReport } from './p
 // The project view: registry, dependencies, frontier, critical path, stalled work (core/project).
 export { buildRegistry, type ProjectRegistry, type ProjectItem, type ProjectEdge, type ItemState, type EdgeKind, type RangeFinder } from './project/registry';
 export { computeFrontier, DEFAULT_STALLED, type Frontier, type FrontierEntry, type FrontierInput, type Activity, type Stalled, type StalledThresholds } from './project/frontier';
-export { loadProject, projectProblemsFor, type ProjectView, type LoadProjectOptions } from './project/loadProject';
+export { loadProject, projectProblemsFor, workflowStateLine, type ProjectView, type LoadProjectOptions } from './project/loadProject';
 export { durationMs } from './model/config';
 export { frontierEntryJson, projectProblemJson, nextJson, boardJson, BOARD_COLUMNS, COLUMN_OF, type BoardColumn, type DisplayPath, type FrontierEntryJson, type ProjectProblemJson } from './project/projectJson';
 export { gitStateTimeline, type GitStateChange, type GitTimeline, type GitTimelineOptions } from './project/gitTimeline';
+export { projectTimeline, describeChange, type TimelineChange, type TimelineOptions } from './project/timeline';
+export { dashboardModel, type DashboardModel, type DashboardItem, type DashboardColumn, type DashboardColumnKey, type DashboardLane, type DashboardMark, type DashboardDay, type DashboardStalled, type DashboardOptions } from './project/dashboard';
 
 // Git as the distributed engine: the state merge driver and its install.
 export { mergeStateFile, mergeStatus, uniteSteps, mergeHistoryText, gitMergeFile, stateMergeKind, type StateMergeInput, type StateMergeResult, type StateDecision, type StateMergeKind, type MergeLabels } from './git/mergeDriver';
 export { installMergeDriver, uninstallMergeDriver, attributeLines, type GitSetupResult } from './git/gitSetup';
 export { listWorktrees, worktreeStates, type Worktree, type WorktreeItem, type WorktreeState } from './git/worktrees';
+export { snapshotRef, diffState, resolveRef, readStateItems, compareStateItems, compareItems, type RefSnapshot, type StateItem, type StateChange, type StateFieldChange, type StateDiff } from './git/refState';
 
 // One-way ticket projection behind a circuit breaker (core/tickets).
 export { runProjection, projectFolder, outboxLength, type ProjectOptions, type ProjectReport, type PlannedChange } from './tickets/projector';

@@ -92,6 +92,7 @@ export const COMMAND_DECLS = {
   openStory: { id: 'waymark.story.open', title: 'Open Story', action: 'Open story', access: 'read' },
   refreshSprint: { id: 'waymark.sprint.refresh', title: 'Refresh Sprint', action: 'Refresh sprint', access: 'read' },
   projectTickets: { id: 'waymark.projectTickets', title: 'Project Workflows to Tickets', action: 'Project to tickets', access: 'write' },
+  openDashboard: { id: 'waymark.openDashboard', title: 'Open Project Dashboard', action: 'Open the project dashboard', access: 'read' },
 } as const satisfies Record<string, CommandDecl>;
 
 export type CommandName = keyof typeof COMMAND_DECLS;

@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { CodeActions } from './codeActions';
 import { CodeLenses } from './codeLenses';
 import { CommandRunner } from './commandRunner';
+import { Dashboard } from './dashboard';
 import { Decorations } from './decorations';
 import { DelegationTree } from './delegationTree';
 import { Diagnostics } from './diagnostics';
@@ -47,6 +48,8 @@ export class Container extends Disposable {
   readonly sprint: SprintFeatures;
   /** The ticket projection: command, background runs, breaker status item. */
   readonly tickets: TicketProjection;
+  /** The project dashboard (a webview panel). */
+  readonly dashboard: Dashboard;
   /** Each language-model tool's invoke, by name (for the test API). */
   readonly invokeTool: (name: string, input: Record<string, unknown>) => Promise<string | undefined>;
 
@@ -67,6 +70,7 @@ export class Container extends Disposable {
     this.watchers = this.register(new Watchers(model));
     this.sprint = this.register(new SprintFeatures(model, run));
     this.tickets = this.register(new TicketProjection(model, run));
+    this.dashboard = this.register(new Dashboard(model, run, context.extensionUri));
     const lenses = this.register(new CodeLenses(model));
     this.register(vscode.languages.registerHoverProvider(WORKFLOW_FILES, new Hovers(model, (file, step) => memory.hoverLines(file, step))));
     this.register(vscode.languages.registerCodeActionsProvider(WORKFLOW_FILES, new CodeActions(model), CodeActions.metadata));

@@ -11,6 +11,8 @@ import * as vscode from 'vscode';
 import { errorMessage } from '../core/index';
 import type { CommandOutcome } from './commandRunner';
 import type { Container } from './container';
+import type { DashboardAction, DashboardPaint } from './dashboard';
+import type { DashboardModel } from '../core/index';
 import type { RenderedDecorations } from './decorations';
 import type { WatcherReload } from './watchers';
 
@@ -36,6 +38,8 @@ export interface TestApi {
   count(): number;
   /** The Sprint surfaces: stories with status, description and problem codes; the status bar text. */
   sprint(): ReturnType<Container['sprint']['snapshot']>;
+  /** The dashboard: open or not, the model last posted, every paint the webview reported and every action taken from it. */
+  dashboard(): { open: boolean; model?: DashboardModel; version: number; paints: DashboardPaint[]; actions: DashboardAction[] };
   /** A language-model tool's own invoke (where the host refuses vscode.lm.invokeTool to an extension). */
   invokeTool(name: string, input: Record<string, unknown>): Promise<string | undefined>;
 }
@@ -60,6 +64,10 @@ export function createTestApi(c: Container): TestApi {
   c.watchers.onDidReload((r) => {
     if (r.eventToModelMs !== undefined) lastReload = r;
   });
+  const paints: DashboardPaint[] = [];
+  const actions: DashboardAction[] = [];
+  c.dashboard.onDidPaint((p) => paints.push(p));
+  c.dashboard.onDidAct((a) => actions.push(a));
   c.decorations.onDidRender((r) => (r.what ? rendered.set(r.file, r.what) : rendered.delete(r.file)));
 
   const snapshot = async (opts: { maxDepth?: number; only?: 'workflows' | 'memory' } = {}) => {
@@ -116,6 +124,7 @@ export function createTestApi(c: Container): TestApi {
     count: () => c.model.states().length,
     invokeTool: (name, input) => c.invokeTool(name, input),
     sprint: () => c.sprint.snapshot(),
+    dashboard: () => ({ open: c.dashboard.isOpen, model: c.dashboard.lastModel, version: c.dashboard.modelVersion, paints: [...paints], actions: [...actions] }),
   };
 }
 

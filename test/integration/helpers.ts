@@ -177,3 +177,18 @@ export async function clickView(viewTitle: string, rowText?: string): Promise<vo
   console.log(`[waymark-click] ${id} ${rowText === undefined ? `header ${viewTitle}` : `row ${viewTitle} :: ${rowText}`}`);
   await waitFor(`click ${viewTitle} ${rowText ?? ''}`, () => fs.existsSync(path.join(dir, `${id}.done`)), 30_000);
 }
+
+/**
+ * Asks the runner to click the first element matching a CSS `selector` inside a webview (the
+ * dashboard), with the mouse, in the webview's own frame. Resolves once the click was made (or
+ * failed: the runner logs why); the test then checks what the click did. Returns false under
+ * a runner that cannot click (test-electron).
+ */
+export async function clickWebview(selector: string): Promise<boolean> {
+  const dir = signalsDir();
+  if (!dir) return false;
+  const id = `wvclick-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+  console.log(`[waymark-click] ${id} webview ${selector}`);
+  await waitFor(`click ${selector} in the webview`, () => fs.existsSync(path.join(dir, `${id}.done`)), 40_000);
+  return true;
+}

@@ -32,10 +32,7 @@ export interface LoadProjectOptions {
   now?: Date;
   /** A scan already made (the extension's model: its roots and states); default a fresh `core.scan()`. */
   scan?: Pick<ScanResult, 'roots' | 'workflows'>;
-  /**
-   * Ask git for the last commit of in-progress files (default true). False in an untrusted
-   * workspace: running git there can run the repository's own hooks and `core.fsmonitor`.
-   */
+  /** Ask git for clean files' last commit times (default true; false in an untrusted folder, where running git can run the repository's own hooks). */
   git?: boolean;
 }
 
@@ -64,7 +61,8 @@ export async function loadProject(core: StateCore, options: LoadProjectOptions =
   const sessions = new Map<string, Activity>();
   const later = (m: Map<string, Activity>, id: string, a: Activity) => {
     const had = m.get(id);
-    if (!had || Date.parse(a.time) > Date.parse(had.time)) m.set(id, a);
+    // On a tie, history says more (who, which operation) than a file time.
+    if (!had || Date.parse(a.time) > Date.parse(had.time) || (a.source === 'history' && Date.parse(a.time) === Date.parse(had.time))) m.set(id, a);
   };
   const committed = options.git === false ? new Map<string, Activity>() : await lastCommits(registry.items.filter((i) => i.state === 'in_progress' && i.file).map((i) => i.file!));
   for (const item of registry.items) {
@@ -180,6 +178,32 @@ async function lastCommits(files: string[]): Promise<Map<string, Activity>> {
   return out;
 }
 
+const STATE_LINE = /^(status|Status|currentStep|current_step)\s*:/;
+
+/**
+ * The 0-based line of a workflow file's `status:` key (else its current step, else 0): a plain
+ * scan of the frontmatter's top-level keys. Views ask it only for the items they show.
+ */
+export function workflowStateLine(file: string): number {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return 0;
+  }
+  const lines = text.slice(0, 64 * 1024).split('\n');
+  if (lines[0]?.trim() !== '---') return 0;
+  let fallback = 0;
+  for (let i = 1; i < lines.length; i++) {
+    const l = lines[i];
+    if (l.trim() === '---' || l.trim() === '...') break;
+    const m = STATE_LINE.exec(l);
+    if (m && (m[1] === 'status' || m[1] === 'Status')) return i;
+    if (m && !fallback) fallback = i;
+  }
+  return fallback;
+}
+
 /** Where a key of a workflow file's frontmatter is, from the YAML parser. */
 function frontmatterRange(file: string, keyPath: (string | number)[]) {
   let text: string;
@@ -202,8 +226,8 @@ function placeStalled(frontier: Frontier): void {
     const file = e.item.file;
     if (!file) continue;
     const range =
-      e.item.statusLine !== undefined
-        ? { start: { line: e.item.statusLine, character: 0 }, end: { line: e.item.statusLine, character: 0 } }
+      e.item.line !== undefined
+        ? { start: { line: e.item.line, character: 0 }, end: { line: e.item.line, character: 0 } }
         : e.item.kind === 'workflow'
           ? frontmatterRange(file, ['status'])
           : undefined;

@@ -34,8 +34,13 @@ export interface ProjectItem {
   created?: string;
   /** Prerequisites a `waive:` list lets pass although not done. */
   waived: string[];
-  /** 0-based line of a story file's `Status:` (workflow files: the frontmatter's `status` key, found on demand). */
-  statusLine?: number;
+  /** 0-based line of the item's state in its file (a story's Status line; a workflow's `status:` when loaded with `lines`). */
+  line?: number;
+  /** A sub-agent's workflow: the delegation it belongs to (its parent's delegation id) and the agent. */
+  delegatedBy?: string;
+  agent?: string;
+  /** Its own delegation id, when it has one. */
+  delegationId?: string;
 }
 
 /** `from` waits on `to`. */
@@ -132,7 +137,7 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
       if (byId.has(id)) continue;
       const item: ProjectItem = {
         id, kind: 'story', root: sprint.root, file: s.file, rel: s.file ? relOf(sprint.root, s.file) : undefined,
-        title: s.title ?? s.key, state: storyState(s.status), rawStatus: s.status, priority: 0, waived: [], statusLine: s.fileStatusLine,
+        title: s.title ?? s.key, state: storyState(s.status), rawStatus: s.status, priority: 0, waived: [], line: s.file ? s.fileStatusLine : undefined,
       };
       items.push(item);
       byId.set(id, item);
@@ -165,6 +170,9 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
       blockedReason: w.blockedReason, priority: priorityOf(data.priority),
       created: typeof data.createdAt === 'string' ? data.createdAt : typeof data.created === 'string' ? data.created : undefined,
       waived: listOf(data.waive).filter((x): x is string => typeof x === 'string'),
+      delegatedBy: w.delegation?.parent_id ?? undefined,
+      agent: w.delegation?.agent,
+      delegationId: w.delegation?.id,
     };
     items.push(item);
     byId.set(id, item);

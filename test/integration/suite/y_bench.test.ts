@@ -16,6 +16,41 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)];
 }
 
+/**
+ * The dashboard's first paint on the generated workspace: from the open command to the webview's
+ * "painted" message (the project read, the view model, the post, the webview's drawing; columns
+ * hold at most 500 items each, so ~1,000 item cards are drawn). Its floor in the same host: an
+ * empty webview's first paint, measured the same way (create → its script's first frame).
+ */
+async function dashboardBench(test: NonNullable<WaymarkApi['test']>): Promise<void> {
+  const floors: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const t0 = performance.now();
+    const panel = vscode.window.createWebviewPanel('waymark.benchFloor', 'floor', vscode.ViewColumn.Active, { enableScripts: true });
+    const painted = new Promise<number>((resolve) => panel.webview.onDidReceiveMessage(() => resolve(performance.now() - t0)));
+    const nonce = String(Math.random()).slice(2);
+    panel.webview.html = `<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'nonce-${nonce}';"></head><body><p>empty</p><script nonce="${nonce}">const api = acquireVsCodeApi(); requestAnimationFrame(() => api.postMessage('painted'));</script></body></html>`;
+    floors.push(await painted);
+    panel.dispose();
+    await sleep(200);
+  }
+  const firsts: { ms: number; cards: number; draw: number; project: number; timeline: number; model: number }[] = [];
+  for (let i = 0; i < 3; i++) {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await waitFor('the dashboard to close', () => !test.dashboard().open, 10_000);
+    const before = test.dashboard().paints.length;
+    await vscode.commands.executeCommand('waymark.openDashboard');
+    const p = await waitFor('the first paint', () => test.dashboard().paints.slice(before).find((x) => x.sinceOpenMs !== undefined), 60_000);
+    firsts.push({ ms: p.sinceOpenMs!, cards: p.cards, draw: p.drawMs, project: p.build?.projectMs ?? NaN, timeline: p.build?.timelineMs ?? NaN, model: p.build?.modelMs ?? NaN });
+    await sleep(300);
+  }
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  report('dashboard first paint: open command → webview painted (median of 3)', median(firsts.map((f) => f.ms)), 'ms', { cards: firsts[0].cards, workflows: test.count(), target: '< 1000 ms for 1,000 items' });
+  const part = (k: 'draw' | 'project' | 'timeline' | 'model') => Math.round(median(firsts.map((f) => f[k])));
+  report('  of which: project read / timeline / view model / webview draw (medians)', part('project') + part('timeline') + part('model') + part('draw'), 'ms', { project: part('project'), timeline: part('timeline'), model: part('model'), draw: part('draw') });
+  report('floor: an empty webview\'s first paint (median of 3)', median(floors), 'ms');
+}
+
 if (process.env.WAYMARK_IT_BENCH === '1') {
   suite('bench', () => {
     test('activation, first tree and external edits on 10,000 files', async function () {
@@ -56,6 +91,7 @@ if (process.env.WAYMARK_IT_BENCH === '1') {
         await sleep(150);
       }
       fs.writeFileSync(file, original);
+      await dashboardBench(test);
       report('external edit: file written → model (median of 10)', median(sinceWrite), 'ms', { max: Math.round(Math.max(...sinceWrite)) });
       report('external edit: watcher event → model (median of 10, includes the 100 ms debounce)', median(sinceEvent), 'ms', { max: Math.round(Math.max(...sinceEvent)), target: '< 300 ms' });
     });

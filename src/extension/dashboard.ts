@@ -1,0 +1,239 @@
+// The project dashboard: one webview panel drawing the core's dashboard view model (columns by
+// status, the ready frontier with Start, stalled work, dependency chains, the timeline). It is
+// fed by the model's one change event (debounced), keeps its scroll and selection across updates
+// (webview state) and comes back after a reload (a panel serializer). Start runs the same
+// commands as everywhere else (waymark.start, waymark.story.setStatus) through the command
+// runner: trust, unsaved editors and conflicts are handled there. Read-only in Restricted Mode.
+import * as crypto from 'node:crypto';
+import * as vscode from 'vscode';
+import { dashboardModel, errorMessage, gitStateTimeline, loadProject, projectTimeline, workflowStateLine } from '../core/index';
+import type { DashboardModel, GitTimeline, ScanResult } from '../core/index';
+import type { CommandRunner } from './commandRunner';
+import { COMMANDS } from './constants';
+import { Disposable } from './disposable';
+import type { ExtensionModel } from './model';
+
+export const DASHBOARD_VIEW_TYPE = 'waymark.dashboard';
+const DEBOUNCE_MS = 300;
+
+/** What the webview reports after drawing a model. */
+export interface DashboardPaint {
+  /** The model version drawn. */
+  version: number;
+  /** Milliseconds from the open command to this paint, for the first paint after an open. */
+  sinceOpenMs?: number;
+  /** The webview's own time to draw, ms. */
+  drawMs: number;
+  /** What it shows, as text (the test reads it). */
+  text: string;
+  /** Item cards drawn. */
+  cards: number;
+  /** How the model drawn was built (ms): the project read, the timeline, the view model. */
+  build?: { projectMs: number; timelineMs: number; modelMs: number };
+}
+
+/** An action taken from the webview: the item opened or started, and how it ended. */
+export interface DashboardAction {
+  action: 'open' | 'start';
+  id: string;
+  ok: boolean;
+  message?: string;
+}
+
+type FromWebview =
+  | { type: 'ready' }
+  | { type: 'painted'; version: number; drawMs: number; text: string; cards: number }
+  | { type: 'open'; id: string }
+  | { type: 'start'; id: string };
+
+export class Dashboard extends Disposable {
+  private panel?: vscode.WebviewPanel;
+  private panelSubs: vscode.Disposable[] = [];
+  private timer?: NodeJS.Timeout;
+  private version = 0;
+  private current?: DashboardModel;
+  private building = false;
+  private rebuild = false;
+  private openedAt?: number;
+  /** How long the last model took to build, in parts (ms). */
+  lastBuild?: { projectMs: number; timelineMs: number; modelMs: number };
+  private readonly paints = this.register(new vscode.EventEmitter<DashboardPaint>());
+  /** Each paint the webview reports (the test API and the bench listen). */
+  readonly onDidPaint = this.paints.event;
+  private readonly actions = this.register(new vscode.EventEmitter<DashboardAction>());
+  readonly onDidAct = this.actions.event;
+
+  constructor(
+    private readonly model: ExtensionModel,
+    run: CommandRunner,
+    private readonly extensionUri: vscode.Uri,
+  ) {
+    super();
+    run.add('openDashboard', async () => {
+      this.open();
+      return undefined;
+    });
+    this.register(
+      vscode.window.registerWebviewPanelSerializer(DASHBOARD_VIEW_TYPE, {
+        deserializeWebviewPanel: async (panel) => this.adopt(panel),
+      }),
+    );
+    this.register(model.onDidChange(() => this.refreshSoon()));
+    this.register({ dispose: () => (this.timer && clearTimeout(this.timer), this.disposePanel()) });
+  }
+
+  /** The model last sent to the webview (the test API reads it). */
+  get lastModel(): DashboardModel | undefined {
+    return this.current;
+  }
+
+  /** The version of the model last posted (each paint reports the version it drew). */
+  get modelVersion(): number {
+    return this.version;
+  }
+
+  get isOpen(): boolean {
+    return !!this.panel;
+  }
+
+  /** Opens the panel (or brings it forward) and draws the project. */
+  open(): void {
+    this.openedAt = performance.now();
+    if (this.panel) {
+      this.panel.reveal();
+      this.refreshSoon(0);
+      return;
+    }
+    const panel = vscode.window.createWebviewPanel(DASHBOARD_VIEW_TYPE, 'Waymark Project', vscode.ViewColumn.Active, this.options());
+    this.adopt(panel);
+  }
+
+  private options(): vscode.WebviewOptions & vscode.WebviewPanelOptions {
+    return { enableScripts: true, retainContextWhenHidden: false, localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'media', 'dashboard')] };
+  }
+
+  private adopt(panel: vscode.WebviewPanel): void {
+    this.disposePanel();
+    this.panel = panel;
+    panel.webview.options = this.options();
+    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'waymark.svg');
+    panel.webview.html = this.html(panel.webview);
+    this.panelSubs.push(
+      panel.onDidDispose(() => {
+        if (this.panel === panel) {
+          this.panel = undefined;
+          for (const d of this.panelSubs.splice(0)) d.dispose();
+        }
+      }),
+      panel.webview.onDidReceiveMessage((m: FromWebview) => void this.receive(m)),
+      panel.onDidChangeViewState((e) => e.webviewPanel.visible && this.refreshSoon(0)),
+    );
+  }
+
+  private disposePanel(): void {
+    const p = this.panel;
+    this.panel = undefined;
+    for (const d of this.panelSubs.splice(0)) d.dispose();
+    p?.dispose();
+  }
+
+  private refreshSoon(ms = DEBOUNCE_MS): void {
+    if (!this.panel || this.isDisposed) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.refresh(), ms);
+  }
+
+  /** Builds the view model from the model's states (no rescan) and posts it. One build at a time. */
+  private async refresh(): Promise<void> {
+    this.timer = undefined;
+    if (this.building) {
+      this.rebuild = true;
+      return;
+    }
+    this.building = true;
+    try {
+      await this.model.ready();
+      const trusted = this.model.canWrite;
+      const roots = this.model.roots;
+      const scan: ScanResult = { roots, workflows: this.model.states(), problems: [], crossProblems: [], skipped: [], files: 0 };
+      // Running git in an untrusted folder can run its config's programs: only when trusted.
+      const t0 = performance.now();
+      const view = await loadProject(this.model.core, { scan, git: trusted });
+      const t1 = performance.now();
+      const git = new Map<string, GitTimeline>();
+      if (trusted) for (const root of roots) git.set(root, await gitStateTimeline(root));
+      const changes = projectTimeline(view, git);
+      const t2 = performance.now();
+      const m = dashboardModel(view, changes, { lineOf: (item) => (item.file && item.kind === 'workflow' ? workflowStateLine(item.file) : undefined) });
+      this.lastBuild = { projectMs: t1 - t0, timelineMs: t2 - t1, modelMs: performance.now() - t2 };
+      if (!this.panel || this.isDisposed) return;
+      this.current = m;
+      const version = ++this.version;
+      await this.panel.webview.postMessage({ type: 'model', version, model: m, canWrite: trusted, gitSkipped: !trusted });
+    } catch (e) {
+      this.model.log.error(`[dashboard] ${errorMessage(e)}`);
+      void this.panel?.webview.postMessage({ type: 'error', message: errorMessage(e) });
+    } finally {
+      this.building = false;
+      if (this.rebuild) {
+        this.rebuild = false;
+        this.refreshSoon(0);
+      }
+    }
+  }
+
+  private async receive(m: FromWebview): Promise<void> {
+    if (!m || typeof m !== 'object') return;
+    if (m.type === 'ready') return this.refreshSoon(0);
+    if (m.type === 'painted') {
+      const sinceOpenMs = this.openedAt !== undefined ? performance.now() - this.openedAt : undefined;
+      this.openedAt = undefined;
+      this.model.log.info(`[dashboard] painted model ${m.version}: ${m.cards} cards in ${m.drawMs.toFixed(0)} ms${sinceOpenMs !== undefined ? `, ${sinceOpenMs.toFixed(0)} ms after the open command` : ''}`);
+      this.paints.fire({ version: m.version, sinceOpenMs, drawMs: m.drawMs, text: String(m.text ?? ''), cards: m.cards, build: this.lastBuild });
+      return;
+    }
+    const item = typeof m.id === 'string' ? this.current?.items[m.id] : undefined;
+    if (!item) return;
+    try {
+      if (m.type === 'open') {
+        if (!item.file) throw new Error(`${item.id} has no file (a story only in the sprint ledger).`);
+        const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(item.file));
+        const at = new vscode.Position(Math.min(item.line, doc.lineCount - 1), 0);
+        await vscode.window.showTextDocument(doc, { selection: new vscode.Range(at, at), preview: true, viewColumn: vscode.ViewColumn.Beside });
+        this.actions.fire({ action: 'open', id: item.id, ok: true });
+      } else if (m.type === 'start') {
+        // The same commands as the tree, the lenses and the palette: the runner checks trust,
+        // an unsaved editor gets the change as an edit, a stale read is a conflict.
+        const result =
+          item.kind === 'story'
+            ? await vscode.commands.executeCommand(COMMANDS.setStoryStatus, { key: item.id.replace(/^story:/, ''), status: 'in-progress', root: item.root })
+            : await vscode.commands.executeCommand(COMMANDS.start, { file: item.file, quiet: true });
+        this.actions.fire({ action: 'start', id: item.id, ok: result !== undefined });
+        this.refreshSoon(0);
+      }
+    } catch (e) {
+      this.model.log.error(`[dashboard] ${m.type} ${item.id}: ${errorMessage(e)}`);
+      this.actions.fire({ action: m.type, id: item.id, ok: false, message: errorMessage(e) });
+    }
+  }
+
+  private html(webview: vscode.Webview): string {
+    const nonce = crypto.randomBytes(16).toString('base64');
+    const media = (f: string) => webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'media', 'dashboard', f)).toString();
+    const csp = `default-src 'none'; style-src ${webview.cspSource}; img-src ${webview.cspSource}; script-src 'nonce-${nonce}';`;
+    return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${media('dashboard.css')}">
+<title>Waymark Project</title>
+</head>
+<body>
+<main id="app" aria-busy="true"><p class="empty">Reading the project…</p></main>
+<script nonce="${nonce}" src="${media('dashboard.js')}"></script>
+</body>
+</html>`;
+  }
+}
