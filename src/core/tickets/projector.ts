@@ -11,11 +11,11 @@ import * as path from 'node:path';
 import type { StateCore } from '../api';
 import type { Clock } from '../ports';
 import { systemClock } from '../ports';
-import { errorMessage } from '../errors';
+import { WaymarkError, errorMessage } from '../errors';
 import { buildRegistry } from '../project/registry';
 import type { SprintReport } from '../bmad/sprint';
 import { splitFrontmatter } from '../model/frontmatter';
-import { acquireFileLock } from '../store/fileLock';
+import { acquireFileLock, type HeldLock } from '../store/fileLock';
 import { readRegularFileSync } from '../store/safeRead';
 import { TrackerBreaker, isOutage, type BreakerSettings, type BreakerStatus } from './breaker';
 import { Outbox } from './outbox';
@@ -138,7 +138,13 @@ export async function runProjection(o: ProjectOptions): Promise<ProjectReport> {
   };
   if (o.dryRun) return report;
 
-  const lock = await acquireFileLock(outbox.file, { root: o.root, purpose: `waymark project (${o.store.name})`, waitMs: 2000 });
+  let lock: HeldLock;
+  try {
+    lock = await acquireFileLock(outbox.file, { root: o.root, purpose: `waymark project (${o.store.name})`, waitMs: 2000 });
+  } catch (e) {
+    if (!WaymarkError.is(e, 'locked')) throw e;
+    throw new WaymarkError('locked', `Another waymark project to the ${o.store.name} store is running in ${o.root}; nothing was sent. Retry when it finishes. (${e.message})`, undefined, e.data);
+  }
   let creates = 0;
   try {
     // Entries for items that are gone, or already in sync (another run sent them), leave the outbox.
