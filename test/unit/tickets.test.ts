@@ -10,10 +10,10 @@ import { gitConfig, project, ticketFiles, ticketRepo, wf, withCore, workspace } 
 describe('tickets: planning order', () => {
   test('parents before children, prerequisites first, whatever the file order', async () => {
     const root = workspace({
-      'a-child.md': wf('child', 'in_progress', 'delegation:\n  id: d-child\n  parent_id: d-root\n  root_id: d-root\n  depth: 1\n  chain_path: [root, child]\n'),
+      'a-child.md': wf('child', 'in_progress', 'delegation:\n  id: d-child\n  parent_id: d-root\n  root_id: d-root\n  depth: 1\n  chain_path: [d-root, d-child]\n'),
       'b-last.md': wf('last', 'created', 'dependsOn: [middle]\n'),
       'c-middle.md': wf('middle', 'created', 'dependsOn: [child]\n'),
-      'd-root.md': wf('root', 'in_progress', 'delegation:\n  id: d-root\n  root_id: d-root\n  depth: 0\n  chain_path: [root]\n'),
+      'd-root.md': wf('root', 'in_progress', 'delegation:\n  id: d-root\n  root_id: d-root\n  depth: 0\n  chain_path: [d-root]\n'),
     }, gitConfig(ticketRepo()));
     const tickets = await withCore(root, async (core) => {
       const scan = await core.scan();

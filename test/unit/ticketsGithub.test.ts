@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { GitHubIssueStore, TicketError, nextLink, readBreakerStatus } from '../../src/core/index';
-import { fakeGitHub, githubConfig, project, wf, workspace } from './ticketsHelpers';
+import { fakeGitHub, githubConfig, project, wf, withCore, workspace } from './ticketsHelpers';
 
 const draft = (id: string, title = id) => ({ waymarkId: id, title, body: `text\n---\nwaymark-id: ${id}\n`, labels: ['waymark', 'status:todo'], open: true, blockedBy: [] });
 
@@ -149,6 +149,33 @@ describe('tickets: GitHub adapter (recorded payloads, not the live service)', ()
       assert.ok(!all.some((t) => t.includes('test-token')), 'the token is in no file of the workspace');
       const { openStore } = await import('../../src/core/index');
       await assert.rejects(openStore(root, 'github', { store: 'github', owner: 'acme', repo: 'app' }, {}), /needs a token: set GITHUB_TOKEN/);
+    } finally {
+      await gh.stop();
+    }
+  });
+
+  test('parents become sub-issues (POST …/sub_issues with the issue id, not its number); blocked-by is a body line (recorded payloads, not the live service)', async () => {
+    const gh = await fakeGitHub();
+    try {
+      const root = workspace({
+        'a-root.md': wf('root', 'in_progress', 'delegation:\n  id: d-root\n  root_id: d-root\n  depth: 0\n  chain_path: [d-root]\n'),
+        'b-child.md': wf('child', 'in_progress', 'dependsOn: [other]\ndelegation:\n  id: d-child\n  parent_id: d-root\n  root_id: d-root\n  depth: 1\n  chain_path: [d-root, d-child]\n'),
+        'c-other.md': wf('other', 'created'),
+      }, githubConfig());
+      const r = await project(root, { apiUrl: gh.url });
+      assert.deepEqual(r.failed, []);
+      const byId = new Map(gh.issues.map((i) => [/waymark-id: (\S+)/.exec(i.body)![1], i]));
+      const child = byId.get('child')!;
+      assert.equal(child.parent, byId.get('root')!.number, 'linked as a sub-issue of its delegating workflow');
+      const link = gh.requests.find((x) => x.url.endsWith('/sub_issues'))!;
+      assert.deepEqual(link.body, { sub_issue_id: 1_000_000 + child.number, replace_parent: true });
+      assert.doesNotMatch(child.body, /^Parent:/m);
+      assert.match(child.body, new RegExp(`^Blocked by: #${byId.get('other')!.number}$`, 'm'));
+      // A later change re-sends the child: the link exists already (422 from GitHub), the update still succeeds.
+      await withCore(root, (core) => core.advance(path.join(root, 'b-child.md')));
+      const again = await project(root, { apiUrl: gh.url });
+      assert.deepEqual([again.updated, again.failed], [['child'], []]);
+      assert.equal(child.parent, byId.get('root')!.number);
     } finally {
       await gh.stop();
     }

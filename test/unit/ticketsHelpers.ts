@@ -93,6 +93,8 @@ export interface Recorded {
 
 export interface FakeIssue {
   number: number;
+  /** The parent's number (sub-issue link). */
+  parent?: number;
   title: string;
   body: string;
   labels: string[];
@@ -224,6 +226,16 @@ export async function fakeGitHub(owner = 'acme', repo = 'app', port = 0): Promis
         const i: FakeIssue = { number: fake.issues.length + 1, title: body.title, body: String(body.body ?? ''), labels: (body.labels as string[]) ?? [], state: 'open' };
         fake.issues.push(i);
         return send(201, issuePayload(fake.url, owner, repo, i), { location: `${fake.url}${prefix}/${i.number}` });
+      }
+      const sub = new RegExp(`^${prefix}/(\\d+)/sub_issues$`).exec(u.pathname);
+      if (req.method === 'POST' && sub) {
+        const parent = fake.issues.find((x) => x.number === Number(sub[1]));
+        const child = fake.issues.find((x) => 1_000_000 + x.number === body?.sub_issue_id);
+        if (!parent || !child) return send(404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest/issues/sub-issues#add-sub-issue', status: '404' });
+        if (child.parent === parent.number) return send(422, { message: 'Validation Failed', errors: [{ resource: 'Issue', code: 'custom', field: 'sub_issue_id', message: 'Sub issue may only have one parent' }], documentation_url: 'https://docs.github.com/rest/issues/sub-issues#add-sub-issue', status: '422' });
+        if (child.parent !== undefined && body?.replace_parent !== true) return send(422, { message: 'Validation Failed', status: '422' });
+        child.parent = parent.number;
+        return send(201, issuePayload(fake.url, owner, repo, parent));
       }
       const m = new RegExp(`^${prefix}/(\\d+)$`).exec(u.pathname);
       if (req.method === 'PATCH' && m) {
