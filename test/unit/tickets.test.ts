@@ -157,4 +157,15 @@ describe('tickets: the tracker block is not state', () => {
     assert.equal(ticketFiles(repo).get('a')!.length, 1);
     assert.match(fs.readFileSync(a, 'utf8'), /^tracker:/m);
   });
+
+  test('a `tracker:` key someone else wrote is not replaced: the mirror goes to the sidecar', async () => {
+    const repo = ticketRepo();
+    const root = workspace({ 'a.md': wf('a', 'in_progress', 'tracker: JIRA-42\n') }, gitConfig(repo));
+    const before = fs.readFileSync(path.join(root, 'a.md'), 'utf8');
+    const r = await project(root);
+    assert.deepEqual(r.created, ['a']);
+    assert.equal(fs.readFileSync(path.join(root, 'a.md'), 'utf8'), before);
+    assert.ok((JSON.parse(fs.readFileSync(sidecarFile(root, 'git'), 'utf8')) as { items: Record<string, unknown> }).items.a);
+    assert.equal((await project(root)).planned.length, 0, 'in sync through the sidecar');
+  });
 });

@@ -105,7 +105,13 @@ export async function runProjection(o: ProjectOptions): Promise<ProjectReport> {
   const tickets = await projectFolder(o.core, o.root);
   const outbox = new Outbox(o.root, o.store.name);
   const sidecar = new SidecarMirrors(o.root, o.store.name);
-  const useFrontmatter = (t: ProjectedTicket) => o.isDefault && t.hasFrontmatter && t.kind !== 'epic';
+  // The frontmatter block only for workflow files the core reads, and only when the `tracker` key
+  // is absent or Waymark's own mirror: a `tracker:` someone else wrote is not ours to replace.
+  const useFrontmatter = (t: ProjectedTicket) => {
+    if (!o.isDefault || !t.hasFrontmatter || t.kind === 'epic' || t.stateHash === undefined || !t.file) return false;
+    const own = o.core.get(t.file)?.data.tracker;
+    return own === undefined || isOwnBlock(own);
+  };
   const mirrorOf = (t: ProjectedTicket): TrackerMirror | undefined =>
     useFrontmatter(t) && t.file ? mirrorFromFrontmatter(o.core.get(t.file)?.data, o.store.name) ?? sidecar.get(t.waymarkId) : sidecar.get(t.waymarkId);
 
@@ -227,6 +233,10 @@ export async function runProjection(o: ProjectOptions): Promise<ProjectReport> {
   }
   report.breaker = breaker.status();
   return report;
+}
+
+function isOwnBlock(v: unknown): boolean {
+  return !!v && typeof v === 'object' && !Array.isArray(v) && typeof (v as Record<string, unknown>).syncedHash === 'string' && typeof (v as Record<string, unknown>).store === 'string';
 }
 
 /** Writes one mirror; false when it was left out (see `deferMirror`). */
