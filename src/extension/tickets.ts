@@ -77,7 +77,7 @@ export class TicketProjection extends Disposable {
       // A file with unsaved changes in an editor keeps its bytes: its mirror waits for a later run.
       const dirty = new Set(vscode.workspace.textDocuments.filter((d) => d.isDirty && d.uri.scheme === 'file').map((d) => d.uri.fsPath));
       const report = await runProjection({
-        core, root, store, isDefault: true, breaker: setup.breaker,
+        core, root, store, isDefault: true, breaker: setup.breaker, workflows: this.model.states(),
         deferMirror: (file) => dirty.has(file) || vscode.workspace.textDocuments.some((d) => d.isDirty && d.uri.fsPath === file),
         onProgress: (l) => this.model.log.info(`[tickets] ${l}`),
       });

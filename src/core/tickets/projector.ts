@@ -14,6 +14,7 @@ import { systemClock } from '../ports';
 import { WaymarkError, errorMessage } from '../errors';
 import { buildRegistry } from '../project/registry';
 import type { SprintReport } from '../bmad/sprint';
+import type { WorkflowState } from '../types';
 import { splitFrontmatter } from '../model/frontmatter';
 import { acquireFileLock, type HeldLock } from '../store/fileLock';
 import { readRegularFileSync } from '../store/safeRead';
@@ -40,6 +41,8 @@ export interface ProjectOptions {
    * ticket is sent, its mirror is left out, and the next run finds the ticket by its id line.
    */
   deferMirror?: (file: string) => boolean;
+  /** The workflows as the host already holds them (the extension's model); default a fresh scan. */
+  workflows?: readonly WorkflowState[];
   /** Test hook: after this many creates, before their mirror is written, wait forever (to be killed). */
   pauseAfterCreates?: number;
 }
@@ -76,11 +79,11 @@ export interface ProjectReport {
 }
 
 /** The tickets of one workspace folder, from the project registry (core/project). */
-export async function projectFolder(core: StateCore, root: string): Promise<ProjectedTicket[]> {
-  const scan = await core.scan();
+export async function projectFolder(core: StateCore, root: string, known?: readonly WorkflowState[]): Promise<ProjectedTicket[]> {
+  const all = known ?? (await core.scan()).workflows;
   const ctx = await core.contextFor(path.join(root, '.waymark-probe'));
   const sprint: SprintReport | undefined = core.sprint.load(root, { installDir: ctx.config.bmad.dir, outputDir: ctx.config.bmad.output });
-  const workflows = scan.workflows.filter((w) => w.root === root);
+  const workflows = all.filter((w) => w.root === root && !w.stale);
   const registry = buildRegistry(workflows, sprint ? [sprint] : []);
   return projectTickets({ registry, workflows, sprints: sprint ? [sprint] : [], readText });
 }
@@ -102,7 +105,7 @@ function refText(r: TicketRef): string {
 /** Plans and (unless dry-run) sends one folder's changes to one store. */
 export async function runProjection(o: ProjectOptions): Promise<ProjectReport> {
   const clock = o.clock ?? systemClock;
-  const tickets = await projectFolder(o.core, o.root);
+  const tickets = await projectFolder(o.core, o.root, o.workflows);
   const outbox = new Outbox(o.root, o.store.name);
   const sidecar = new SidecarMirrors(o.root, o.store.name);
   // The frontmatter block only for workflow files the core reads, and only when the `tracker` key
