@@ -168,4 +168,21 @@ describe('tickets: the tracker block is not state', () => {
     assert.ok((JSON.parse(fs.readFileSync(sidecarFile(root, 'git'), 'utf8')) as { items: Record<string, unknown> }).items.a);
     assert.equal((await project(root)).planned.length, 0, 'in sync through the sidecar');
   });
+
+  test('several stores: the default mirrors into frontmatter, another (--store) only into its sidecar; each in sync on its own', async () => {
+    const main = ticketRepo();
+    const other = ticketRepo();
+    const root = workspace({ 'a.md': wf('a', 'in_progress') }, `tracker:\n  default: main\n  stores:\n    main: { store: git, repo: ${main}, allowOutside: true }\n    archive: { store: git, repo: ${other}, allowOutside: true, dir: archive }\n`);
+    const file = path.join(root, 'a.md');
+    assert.deepEqual((await project(root)).created, ['a']);
+    const withMain = fs.readFileSync(file, 'utf8');
+    assert.match(withMain, /^tracker:\n  store: main\n/m);
+    const r = await project(root, { store: 'archive' });
+    assert.deepEqual(r.created, ['a']);
+    assert.equal(fs.readFileSync(file, 'utf8'), withMain, 'the default store\'s block is untouched');
+    assert.equal(ticketFiles(other, 'archive').size, 1);
+    assert.ok((JSON.parse(fs.readFileSync(sidecarFile(root, 'archive'), 'utf8')) as { items: Record<string, unknown> }).items.a);
+    assert.equal((await project(root, { store: 'archive' })).planned.length, 0);
+    assert.equal((await project(root)).planned.length, 0);
+  });
 });
