@@ -19,6 +19,7 @@ export class TicketProjection extends Disposable {
   readonly item = this.register(vscode.window.createStatusBarItem(TRACKER_STATUS_ID, vscode.StatusBarAlignment.Left, 49));
   private running: Promise<unknown> | undefined;
   private timer?: NodeJS.Timeout;
+  private refreshTimer?: NodeJS.Timeout;
   /** The last health read per folder (for the item and the test API). */
   health: TrackerHealth[] = [];
 
@@ -29,7 +30,7 @@ export class TicketProjection extends Disposable {
     super();
     this.item.name = 'Waymark tickets';
     this.item.command = COMMANDS.projectTickets;
-    this.register({ dispose: () => clearTimeout(this.timer) });
+    this.register({ dispose: () => (clearTimeout(this.timer), clearTimeout(this.refreshTimer)) });
     run.add('projectTickets', async (arg) => {
       const reports = await this.projectAll(true);
       if (!toArgs(arg).quiet) run.info(toArgs(arg), reports.length ? reports.map(summary).join(' ') : 'No ticket tracker is configured (tracker: in .waymark/config.yaml).');
@@ -37,7 +38,9 @@ export class TicketProjection extends Disposable {
     });
     this.register(model.onDidChange((e) => {
       if (e.what === 'states' && model.canWrite) this.schedule();
-      void this.refresh();
+      // The item reads breaker.json and the outbox: once per burst of changes.
+      clearTimeout(this.refreshTimer);
+      this.refreshTimer = setTimeout(() => void this.refresh(), 300);
     }));
     void this.refresh();
   }
