@@ -33,7 +33,8 @@ open, timeouts, 5xx, rate limit) the changes are queued in .waymark/outbox/ and 
 them first. The GitHub token comes from WAYMARK_GITHUB_TOKEN or GITHUB_TOKEN (never from a file).
 Exit codes: 0 sent, nothing to send, or queued while the tracker is down (the output says which);
 1 the tracker refused some tickets (validation; fix the files, re-run); 2 usage, no tracker
-configured, bad config; 3 another projection to the same store is running.`,
+configured, bad config, a token or repository the tracker rejects; 3 another projection to the
+same store is running.`,
   async run(ctx) {
     const root = rootArg(ctx, ctx.args.positionals[0]);
     return withCore(ctx, root, async (core) => {

@@ -180,4 +180,21 @@ describe('tickets: GitHub adapter (recorded payloads, not the live service)', ()
       await gh.stop();
     }
   });
+
+  test('a rejected token stops the run at the first call with what to do (exit 2), not once per ticket (recorded payloads, not the live service)', async () => {
+    const gh = await fakeGitHub();
+    try {
+      const root = workspace({ 'a.md': wf('a', 'created'), 'b.md': wf('b', 'created'), 'c.md': wf('c', 'created') }, githubConfig());
+      await assert.rejects(project(root, { apiUrl: gh.url, token: 'wrong' }), (e: unknown) => {
+        assert.ok(e instanceof Error);
+        assert.match(e.message, /GitHub rejected the token \(401 Bad credentials\); set a valid GITHUB_TOKEN/);
+        assert.equal((e as { reason?: string }).reason, 'usage');
+        return true;
+      });
+      assert.equal(gh.requests.length, 1, 'one call, not one per ticket');
+      assert.equal(readBreakerStatus(root)[0]?.state ?? 'closed', 'closed', 'a bad token is no outage');
+    } finally {
+      await gh.stop();
+    }
+  });
 });
