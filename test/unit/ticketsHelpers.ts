@@ -160,6 +160,8 @@ export interface FakeGitHub {
   fail5xx: number;
   /** Delays every answer (ms). */
   delayMs: number;
+  /** Delays only the answers to creates (POST), after the issue is made: a create whose answer is lost. */
+  delayPostMs?: number;
   /** Answers the next request with a primary rate limit (reset in `rateLimitResetSec` s). */
   rateLimitNext: boolean;
   rateLimitResetSec: number;
@@ -190,7 +192,8 @@ export async function fakeGitHub(owner = 'acme', repo = 'app', port = 0): Promis
           res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'x-github-api-version-selected': '2022-11-28', 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '4999', 'x-ratelimit-resource': 'core', ...headers });
           res.end(JSON.stringify(json));
         };
-        if (fake.delayMs) setTimeout(go, fake.delayMs);
+        const delay = fake.delayMs || (req.method === 'POST' ? fake.delayPostMs ?? 0 : 0);
+        if (delay) setTimeout(go, delay);
         else go();
       };
       if (fake.fail5xx > 0) {
