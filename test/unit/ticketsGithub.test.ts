@@ -201,10 +201,10 @@ describe('tickets: GitHub adapter (recorded payloads, not the live service)', ()
   test('a create whose answer never came (timeout after GitHub made the issue) is found by its id line next run, not made twice (recorded payloads, not the live service)', async () => {
     const gh = await fakeGitHub();
     try {
-      const root = workspace({ 'a.md': wf('a', 'created') }, githubConfig('  breaker: { failures: 5, retries: 0, timeoutMs: 200 }\n'));
-      gh.delayPostMs = 1000;
+      const root = workspace({ 'a.md': wf('a', 'created') }, githubConfig('  breaker: { failures: 5, retries: 0, timeoutMs: 1500 }\n'));
+      gh.delayPostMs = 4000;
       const first = await project(root, { apiUrl: gh.url });
-      assert.match(first.outage!, /timed out after 200 ms/);
+      assert.match(first.outage!, /timed out after 1500 ms/);
       assert.equal(first.queued, 1);
       assert.equal(gh.issues.length, 1, 'GitHub made the issue; the answer was lost');
       gh.delayPostMs = 0;
