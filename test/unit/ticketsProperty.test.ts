@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { Outbox, sendOrder, type ProjectedTicket } from '../../src/core/index';
+import { Outbox, renderBody, sendOrder, waymarkIdOf, type ProjectedTicket } from '../../src/core/index';
 import { tmp } from './ticketsHelpers';
 
 const ticket = (id: string, parentId: string | undefined, blockedByIds: string[]): ProjectedTicket => ({
@@ -62,6 +62,16 @@ describe('tickets: properties', () => {
         assert.deepEqual(outbox.pending().map((e) => ({ id: e.id, hash: e.hash })), model, 'compaction keeps what is pending');
       }),
       { numRuns: 100 },
+    );
+  });
+
+  test('the id line read back from any body is the ticket\'s own, whatever the artifact text quotes', () => {
+    fc.assert(
+      fc.property(fc.string(), fc.stringMatching(/^[A-Za-z0-9:._/-]{1,40}$/), (text, id) => {
+        const t = { ...ticket(id, undefined, []), text: `${text}\nwaymark-id: someone-else\n` };
+        assert.equal(waymarkIdOf(renderBody(t, { blockedBy: [] })), id);
+      }),
+      { numRuns: 200 },
     );
   });
 });
