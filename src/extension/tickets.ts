@@ -20,6 +20,7 @@ export class TicketProjection extends Disposable {
   private running: Promise<unknown> | undefined;
   private timer?: NodeJS.Timeout;
   private refreshTimer?: NodeJS.Timeout;
+  private lastBackgroundError?: string;
   /** The last health read per folder (for the item and the test API). */
   health: TrackerHealth[] = [];
 
@@ -49,7 +50,15 @@ export class TicketProjection extends Disposable {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       // In the background: a tracker that is down queues to the outbox; nothing waits on it.
-      void this.projectAll(false, true).catch((e) => this.model.log.warn(`[tickets] background projection: ${errorMessage(e)}`));
+      void this.projectAll(false, true).then(
+        () => (this.lastBackgroundError = undefined),
+        (e) => {
+          // The same failure after every change (no token, no repository) is logged once.
+          const msg = errorMessage(e);
+          if (msg !== this.lastBackgroundError) this.model.log.warn(`[tickets] background projection: ${msg}`);
+          this.lastBackgroundError = msg;
+        },
+      );
     }, DEBOUNCE_MS);
   }
 
