@@ -33,7 +33,8 @@ open, timeouts, 5xx, rate limit) the changes are queued in .waymark/outbox/ and 
 them first. The GitHub token comes from WAYMARK_GITHUB_TOKEN or GITHUB_TOKEN (never from a file).
 Exit codes: 0 sent, nothing to send, or queued while the tracker is down (the output says which);
 1 the tracker refused some tickets (validation; fix the files, re-run); 2 usage, no tracker
-configured, bad config; 3 another projection to the same store is running.`,
+configured, bad config, a token or repository the tracker rejects; 3 another projection to the
+same store is running.`,
   async run(ctx) {
     const root = rootArg(ctx, ctx.args.positionals[0]);
     return withCore(ctx, root, async (core) => {
@@ -62,7 +63,7 @@ function reportJson(r: ProjectReport, cwd: string) {
   return {
     store: r.store, dryRun: r.dryRun, unchanged: r.unchanged,
     planned: r.planned.map((p) => ({ ...p, file: display(p.file, cwd) })),
-    created: r.created, updated: r.updated, reconciled: r.reconciled, failed: r.failed, queued: r.queued,
+    created: r.created, updated: r.updated, reconciled: r.reconciled, failed: r.failed, queued: r.queued, mirrorsDeferred: r.mirrorsDeferred,
     outage: r.outage ?? null, breaker: r.breaker,
   };
 }
@@ -77,6 +78,7 @@ function reportLines(r: ProjectReport, cwd: string): string[] {
   }
   out.push(`${r.store}: ${r.created.length} created, ${r.updated.length} updated${r.reconciled.length ? ` (${r.reconciled.length} found again by waymark-id, not created twice)` : ''}, ${r.unchanged} unchanged.`);
   for (const f of r.failed) out.push(`  ✗ ${f.id}: ${f.message}`);
+  if (r.mirrorsDeferred.length) out.push(`${r.mirrorsDeferred.length} tracker block(s) not written (the file changed meanwhile); the next run finds those tickets by their waymark-id.`);
   if (r.outage) out.push(`Queued: ${r.outage}. ${r.queued} change(s) wait in .waymark/outbox/${r.store}.jsonl and are sent first by the next waymark project. Local work is not affected.`);
   else if (r.queued) out.push(`${r.queued} change(s) still wait in the outbox.`);
   out.push(`breaker: ${r.breaker.state}${r.breaker.failures ? ` (${r.breaker.failures} consecutive failure(s))` : ''}`);

@@ -19,6 +19,8 @@ export class TicketProjection extends Disposable {
   readonly item = this.register(vscode.window.createStatusBarItem(TRACKER_STATUS_ID, vscode.StatusBarAlignment.Left, 49));
   private running: Promise<unknown> | undefined;
   private timer?: NodeJS.Timeout;
+  private refreshTimer?: NodeJS.Timeout;
+  private lastBackgroundError?: string;
   /** The last health read per folder (for the item and the test API). */
   health: TrackerHealth[] = [];
 
@@ -29,15 +31,17 @@ export class TicketProjection extends Disposable {
     super();
     this.item.name = 'Waymark tickets';
     this.item.command = COMMANDS.projectTickets;
-    this.register({ dispose: () => clearTimeout(this.timer) });
+    this.register({ dispose: () => (clearTimeout(this.timer), clearTimeout(this.refreshTimer)) });
     run.add('projectTickets', async (arg) => {
       const reports = await this.projectAll(true);
       if (!toArgs(arg).quiet) run.info(toArgs(arg), reports.length ? reports.map(summary).join(' ') : 'No ticket tracker is configured (tracker: in .waymark/config.yaml).');
       return reports;
     });
     this.register(model.onDidChange((e) => {
-      if (e.what === 'states' && model.settings.trackerProjectOnChange && model.canWrite) this.schedule();
-      void this.refresh();
+      if (e.what === 'states' && model.canWrite) this.schedule();
+      // The item reads breaker.json and the outbox: once per burst of changes.
+      clearTimeout(this.refreshTimer);
+      this.refreshTimer = setTimeout(() => void this.refresh(), 300);
     }));
     void this.refresh();
   }
@@ -46,14 +50,22 @@ export class TicketProjection extends Disposable {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       // In the background: a tracker that is down queues to the outbox; nothing waits on it.
-      void this.projectAll(false).catch((e) => this.model.log.warn(`[tickets] background projection: ${errorMessage(e)}`));
+      void this.projectAll(false, true).then(
+        () => (this.lastBackgroundError = undefined),
+        (e) => {
+          // The same failure after every change (no token, no repository) is logged once.
+          const msg = errorMessage(e);
+          if (msg !== this.lastBackgroundError) this.model.log.warn(`[tickets] background projection: ${msg}`);
+          this.lastBackgroundError = msg;
+        },
+      );
     }, DEBOUNCE_MS);
   }
 
   /** Projects every folder with a tracker (one run at a time; a second call waits for the first). */
-  async projectAll(interactive: boolean): Promise<ProjectReport[]> {
+  async projectAll(interactive: boolean, background = false): Promise<ProjectReport[]> {
     while (this.running) await this.running.catch(() => undefined);
-    const work = this.projectNow(interactive);
+    const work = this.projectNow(interactive, background);
     this.running = work;
     try {
       return await work;
@@ -63,16 +75,24 @@ export class TicketProjection extends Disposable {
     }
   }
 
-  private async projectNow(interactive: boolean): Promise<ProjectReport[]> {
+  /** `background`: only folders where the setting or the folder's `tracker.autoProject` turns it on. */
+  private async projectNow(interactive: boolean, background: boolean): Promise<ProjectReport[]> {
     const out: ProjectReport[] = [];
     const core = this.model.core;
     for (const root of this.model.roots) {
       const setup = trackerSetup((await core.contextFor(path.join(root, '.waymark-probe'))).config);
       if (!setup) continue;
+      if (background && !this.model.settings.trackerProjectOnChange && !setup.autoProject) continue;
       const cfg = setup.stores.get(setup.defaultStore)!;
       const token = cfg.store === 'github' ? await this.githubToken(interactive) : undefined;
       const store = await openStore(root, setup.defaultStore, cfg, { token, apiUrl: process.env.WAYMARK_GITHUB_API_URL });
-      const report = await runProjection({ core, root, store, isDefault: true, breaker: setup.breaker, onProgress: (l) => this.model.log.info(`[tickets] ${l}`) });
+      // A file with unsaved changes in an editor keeps its bytes: its mirror waits for a later run.
+      const dirty = new Set(vscode.workspace.textDocuments.filter((d) => d.isDirty && d.uri.scheme === 'file').map((d) => d.uri.fsPath));
+      const report = await runProjection({
+        core, root, store, isDefault: true, breaker: setup.breaker, workflows: this.model.states(),
+        deferMirror: (file) => dirty.has(file) || vscode.workspace.textDocuments.some((d) => d.isDirty && d.uri.fsPath === file),
+        onProgress: (l) => this.model.log.info(`[tickets] ${l}`),
+      });
       this.model.log.info(`[tickets] ${summary(report)}`);
       out.push(report);
     }

@@ -4,15 +4,16 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { buildRegistry, projectTickets, sendOrder, sidecarFile, readHistory, type ProjectedTicket } from '../../src/core/index';
 import { parseConfigText } from '../../src/core/model/config';
+import { createStateCore, openStore, runProjection, trackerSetup } from '../../src/core/index';
 import { gitConfig, project, ticketFiles, ticketRepo, wf, withCore, workspace } from './ticketsHelpers';
 
 describe('tickets: planning order', () => {
   test('parents before children, prerequisites first, whatever the file order', async () => {
     const root = workspace({
-      'a-child.md': wf('child', 'in_progress', 'delegation:\n  id: d-child\n  parent_id: d-root\n  root_id: d-root\n  depth: 1\n  chain_path: [root, child]\n'),
+      'a-child.md': wf('child', 'in_progress', 'delegation:\n  id: d-child\n  parent_id: d-root\n  root_id: d-root\n  depth: 1\n  chain_path: [d-root, d-child]\n'),
       'b-last.md': wf('last', 'created', 'dependsOn: [middle]\n'),
       'c-middle.md': wf('middle', 'created', 'dependsOn: [child]\n'),
-      'd-root.md': wf('root', 'in_progress', 'delegation:\n  id: d-root\n  root_id: d-root\n  depth: 0\n  chain_path: [root]\n'),
+      'd-root.md': wf('root', 'in_progress', 'delegation:\n  id: d-root\n  root_id: d-root\n  depth: 0\n  chain_path: [d-root]\n'),
     }, gitConfig(ticketRepo()));
     const tickets = await withCore(root, async (core) => {
       const scan = await core.scan();
@@ -118,5 +119,70 @@ describe('tickets: the tracker block is not state', () => {
     const repo = ticketRepo();
     const root = workspace({ 'a.md': wf('a', 'created') }, `tracker:\n  store: git\n  repo: ${repo}\n`);
     await assert.rejects(project(root), /outside the workspace.*allowOutside: true/);
+  });
+
+  test('the mirror write is a compare-and-swap on the state: a moved state or another key is refused, nothing written', async () => {
+    const root = workspace({ 'a.md': wf('a', 'in_progress') }, gitConfig(ticketRepo()));
+    const file = path.join(root, 'a.md');
+    const before = fs.readFileSync(file, 'utf8');
+    await withCore(root, async (core) => {
+      await assert.rejects(core.writeNonStateKey(file, 'tracker', { store: 'git', id: 'x', syncedHash: 'h' }, { expectStateHash: 'f'.repeat(64) }), /changed state while its tracker block was being written/);
+      await assert.rejects(core.writeNonStateKey(file, 'status' as 'tracker', 'completed'), /not a key Waymark writes outside the state/);
+      assert.equal(fs.readFileSync(file, 'utf8'), before);
+      assert.equal(await core.writeNonStateKey(file, 'tracker', { store: 'git', id: 'x', syncedHash: 'h' }), true);
+      assert.equal(await core.writeNonStateKey(file, 'tracker', { store: 'git', id: 'x', syncedHash: 'h' }), false, 'the same block again: nothing written');
+      assert.equal(await core.writeNonStateKey(file, 'tracker', undefined), true);
+    });
+    assert.equal(fs.readFileSync(file, 'utf8'), before, 'set then removed: byte for byte as before');
+  });
+
+  test('a file an editor holds unsaved changes to keeps its bytes (deferMirror); the next run finds its ticket, no duplicate', async () => {
+    const repo = ticketRepo();
+    const root = workspace({ 'a.md': wf('a', 'in_progress'), 'b.md': wf('b', 'created') }, gitConfig(repo));
+    const a = path.join(root, 'a.md');
+    const before = fs.readFileSync(a, 'utf8');
+    const core = createStateCore({ roots: [root], memory: false });
+    try {
+      const setup = trackerSetup((await core.contextFor(a)).config)!;
+      const store = await openStore(root, 'git', setup.stores.get('git')!);
+      const r = await runProjection({ core, root, store, isDefault: true, breaker: setup.breaker, deferMirror: (f) => f === a });
+      assert.deepEqual(r.created, ['a', 'b']);
+      assert.deepEqual(r.mirrorsDeferred, ['a']);
+    } finally {
+      await core.close();
+    }
+    assert.equal(fs.readFileSync(a, 'utf8'), before);
+    const next = await project(root);
+    assert.deepEqual(next.reconciled, ['a']);
+    assert.equal(ticketFiles(repo).get('a')!.length, 1);
+    assert.match(fs.readFileSync(a, 'utf8'), /^tracker:/m);
+  });
+
+  test('a `tracker:` key someone else wrote is not replaced: the mirror goes to the sidecar', async () => {
+    const repo = ticketRepo();
+    const root = workspace({ 'a.md': wf('a', 'in_progress', 'tracker: JIRA-42\n') }, gitConfig(repo));
+    const before = fs.readFileSync(path.join(root, 'a.md'), 'utf8');
+    const r = await project(root);
+    assert.deepEqual(r.created, ['a']);
+    assert.equal(fs.readFileSync(path.join(root, 'a.md'), 'utf8'), before);
+    assert.ok((JSON.parse(fs.readFileSync(sidecarFile(root, 'git'), 'utf8')) as { items: Record<string, unknown> }).items.a);
+    assert.equal((await project(root)).planned.length, 0, 'in sync through the sidecar');
+  });
+
+  test('several stores: the default mirrors into frontmatter, another (--store) only into its sidecar; each in sync on its own', async () => {
+    const main = ticketRepo();
+    const other = ticketRepo();
+    const root = workspace({ 'a.md': wf('a', 'in_progress') }, `tracker:\n  default: main\n  stores:\n    main: { store: git, repo: ${main}, allowOutside: true }\n    archive: { store: git, repo: ${other}, allowOutside: true, dir: archive }\n`);
+    const file = path.join(root, 'a.md');
+    assert.deepEqual((await project(root)).created, ['a']);
+    const withMain = fs.readFileSync(file, 'utf8');
+    assert.match(withMain, /^tracker:\n  store: main\n/m);
+    const r = await project(root, { store: 'archive' });
+    assert.deepEqual(r.created, ['a']);
+    assert.equal(fs.readFileSync(file, 'utf8'), withMain, 'the default store\'s block is untouched');
+    assert.equal(ticketFiles(other, 'archive').size, 1);
+    assert.ok((JSON.parse(fs.readFileSync(sidecarFile(root, 'archive'), 'utf8')) as { items: Record<string, unknown> }).items.a);
+    assert.equal((await project(root, { store: 'archive' })).planned.length, 0);
+    assert.equal((await project(root)).planned.length, 0);
   });
 });

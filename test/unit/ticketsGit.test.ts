@@ -95,6 +95,32 @@ describe('tickets: git store end to end against real git', () => {
     const c = cli(gone, ['project']);
     assert.equal(c.status, 2);
     assert.match(c.stderr, /does not exist; create it \(git init/);
-    assert.doesNotMatch(a.stderr + b.stderr + c.stderr, /at .*\.js:\d+/, 'no stack trace');
+    const half = workspace({ 'a.md': wf('a', 'created') }, 'tracker:\n  store: github\n');
+    const d = cli(half, ['project']);
+    assert.equal(d.status, 2);
+    assert.match(d.stderr, /names no usable store: write store: git with repo: PATH, or store: github with owner: and repo:/);
+    assert.doesNotMatch(a.stderr + b.stderr + c.stderr + d.stderr, /at .*\.js:\d+/, 'no stack trace');
+  });
+
+  test('one projection per store at a time: a second run while the first holds the lock exits 3 and sends nothing', async () => {
+    const repo = ticketRepo();
+    const root = workspace(chain(3), gitConfig(repo));
+    const child = spawn(process.execPath, [CLI, 'project'], { cwd: root, env: { ...process.env, WAYMARK_TICKETS_PAUSE_AFTER_CREATES: '1' } });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString('utf8');
+          if (out.includes('paused')) resolve();
+        });
+        child.on('exit', () => reject(new Error(`the first run ended early:\n${out}`)));
+      });
+      const second = cli(root, ['project']);
+      assert.equal(second.status, 3, second.stdout + second.stderr);
+      assert.match(second.stderr, /Another waymark project to the git store is running.*nothing was sent/);
+      assert.equal(ticketFiles(repo).size, 1, 'the second run created nothing');
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { GitHubIssueStore, TicketError, nextLink, readBreakerStatus } from '../../src/core/index';
-import { fakeGitHub, githubConfig, project, wf, workspace } from './ticketsHelpers';
+import { fakeGitHub, githubConfig, project, wf, withCore, workspace } from './ticketsHelpers';
 
 const draft = (id: string, title = id) => ({ waymarkId: id, title, body: `text\n---\nwaymark-id: ${id}\n`, labels: ['waymark', 'status:todo'], open: true, blockedBy: [] });
 
@@ -65,6 +65,20 @@ describe('tickets: GitHub adapter (recorded payloads, not the live service)', ()
       assert.equal(e.status, 403);
       assert.ok(e.retryAfterMs! > 100_000 && e.retryAfterMs! <= 121_000, `waits until the reset (${e.retryAfterMs} ms)`);
       assert.match(e.message, /rate limit/);
+    } finally {
+      await gh.stop();
+    }
+  });
+
+  test('a secondary rate limit: 429 with retry-after waits that long (recorded payloads, not the live service)', async () => {
+    const gh = await fakeGitHub();
+    try {
+      gh.retryAfterNext = 30;
+      const store = new GitHubIssueStore({ name: 'gh', owner: 'acme', repo: 'app', token: 'test-token', apiUrl: gh.url });
+      const e = await store.find('a').then(() => undefined, (x: unknown) => x);
+      assert.ok(TicketError.is(e));
+      assert.deepEqual([e.status, e.retryable, e.retryAfterMs], [429, true, 30_000]);
+      assert.match(e.message, /secondary rate limit/);
     } finally {
       await gh.stop();
     }
@@ -135,6 +149,69 @@ describe('tickets: GitHub adapter (recorded payloads, not the live service)', ()
       assert.ok(!all.some((t) => t.includes('test-token')), 'the token is in no file of the workspace');
       const { openStore } = await import('../../src/core/index');
       await assert.rejects(openStore(root, 'github', { store: 'github', owner: 'acme', repo: 'app' }, {}), /needs a token: set GITHUB_TOKEN/);
+    } finally {
+      await gh.stop();
+    }
+  });
+
+  test('parents become sub-issues (POST …/sub_issues with the issue id, not its number); blocked-by is a body line (recorded payloads, not the live service)', async () => {
+    const gh = await fakeGitHub();
+    try {
+      const root = workspace({
+        'a-root.md': wf('root', 'in_progress', 'delegation:\n  id: d-root\n  root_id: d-root\n  depth: 0\n  chain_path: [d-root]\n'),
+        'b-child.md': wf('child', 'in_progress', 'dependsOn: [other]\ndelegation:\n  id: d-child\n  parent_id: d-root\n  root_id: d-root\n  depth: 1\n  chain_path: [d-root, d-child]\n'),
+        'c-other.md': wf('other', 'created'),
+      }, githubConfig());
+      const r = await project(root, { apiUrl: gh.url });
+      assert.deepEqual(r.failed, []);
+      const byId = new Map(gh.issues.map((i) => [/waymark-id: (\S+)/.exec(i.body)![1], i]));
+      const child = byId.get('child')!;
+      assert.equal(child.parent, byId.get('root')!.number, 'linked as a sub-issue of its delegating workflow');
+      const link = gh.requests.find((x) => x.url.endsWith('/sub_issues'))!;
+      assert.deepEqual(link.body, { sub_issue_id: 1_000_000 + child.number, replace_parent: true });
+      assert.doesNotMatch(child.body, /^Parent:/m);
+      assert.match(child.body, new RegExp(`^Blocked by: #${byId.get('other')!.number}$`, 'm'));
+      // A later change re-sends the child: the link exists already (422 from GitHub), the update still succeeds.
+      await withCore(root, (core) => core.advance(path.join(root, 'b-child.md')));
+      const again = await project(root, { apiUrl: gh.url });
+      assert.deepEqual([again.updated, again.failed], [['child'], []]);
+      assert.equal(child.parent, byId.get('root')!.number);
+    } finally {
+      await gh.stop();
+    }
+  });
+
+  test('a rejected token stops the run at the first call with what to do (exit 2), not once per ticket (recorded payloads, not the live service)', async () => {
+    const gh = await fakeGitHub();
+    try {
+      const root = workspace({ 'a.md': wf('a', 'created'), 'b.md': wf('b', 'created'), 'c.md': wf('c', 'created') }, githubConfig());
+      await assert.rejects(project(root, { apiUrl: gh.url, token: 'wrong' }), (e: unknown) => {
+        assert.ok(e instanceof Error);
+        assert.match(e.message, /GitHub rejected the token \(401 Bad credentials\); set a valid GITHUB_TOKEN/);
+        assert.equal((e as { reason?: string }).reason, 'usage');
+        return true;
+      });
+      assert.equal(gh.requests.length, 1, 'one call, not one per ticket');
+      assert.equal(readBreakerStatus(root)[0]?.state ?? 'closed', 'closed', 'a bad token is no outage');
+    } finally {
+      await gh.stop();
+    }
+  });
+
+  test('a create whose answer never came (timeout after GitHub made the issue) is found by its id line next run, not made twice (recorded payloads, not the live service)', async () => {
+    const gh = await fakeGitHub();
+    try {
+      const root = workspace({ 'a.md': wf('a', 'created') }, githubConfig('  breaker: { failures: 5, retries: 0, timeoutMs: 1500 }\n'));
+      gh.delayPostMs = 4000;
+      const first = await project(root, { apiUrl: gh.url });
+      assert.match(first.outage!, /timed out after 1500 ms/);
+      assert.equal(first.queued, 1);
+      assert.equal(gh.issues.length, 1, 'GitHub made the issue; the answer was lost');
+      gh.delayPostMs = 0;
+      const second = await project(root, { apiUrl: gh.url });
+      assert.deepEqual([second.reconciled, second.created, second.updated, second.queued], [['a'], [], ['a'], 0]);
+      assert.equal(gh.issues.length, 1, 'no duplicate');
+      assert.equal(gh.requests.filter((r) => r.method === 'POST').length, 1);
     } finally {
       await gh.stop();
     }

@@ -93,6 +93,8 @@ export interface Recorded {
 
 export interface FakeIssue {
   number: number;
+  /** The parent's number (sub-issue link). */
+  parent?: number;
   title: string;
   body: string;
   labels: string[];
@@ -158,9 +160,13 @@ export interface FakeGitHub {
   fail5xx: number;
   /** Delays every answer (ms). */
   delayMs: number;
+  /** Delays only the answers to creates (POST), after the issue is made: a create whose answer is lost. */
+  delayPostMs?: number;
   /** Answers the next request with a primary rate limit (reset in `rateLimitResetSec` s). */
   rateLimitNext: boolean;
   rateLimitResetSec: number;
+  /** Answers the next request with a secondary rate limit (429 with retry-after, in s). */
+  retryAfterNext?: number;
   /** Issues per page of the list (to exercise Link pagination). */
   perPage: number;
   stop(): Promise<void>;
@@ -186,12 +192,18 @@ export async function fakeGitHub(owner = 'acme', repo = 'app', port = 0): Promis
           res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'x-github-api-version-selected': '2022-11-28', 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '4999', 'x-ratelimit-resource': 'core', ...headers });
           res.end(JSON.stringify(json));
         };
-        if (fake.delayMs) setTimeout(go, fake.delayMs);
+        const delay = fake.delayMs || (req.method === 'POST' ? fake.delayPostMs ?? 0 : 0);
+        if (delay) setTimeout(go, delay);
         else go();
       };
       if (fake.fail5xx > 0) {
         fake.fail5xx--;
         return send(502, { message: 'Server Error' });
+      }
+      if (fake.retryAfterNext !== undefined) {
+        const after = fake.retryAfterNext;
+        fake.retryAfterNext = undefined;
+        return send(429, { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.', documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits', status: '429' }, { 'retry-after': String(after) });
       }
       if (fake.rateLimitNext) {
         fake.rateLimitNext = false;
@@ -217,6 +229,16 @@ export async function fakeGitHub(owner = 'acme', repo = 'app', port = 0): Promis
         const i: FakeIssue = { number: fake.issues.length + 1, title: body.title, body: String(body.body ?? ''), labels: (body.labels as string[]) ?? [], state: 'open' };
         fake.issues.push(i);
         return send(201, issuePayload(fake.url, owner, repo, i), { location: `${fake.url}${prefix}/${i.number}` });
+      }
+      const sub = new RegExp(`^${prefix}/(\\d+)/sub_issues$`).exec(u.pathname);
+      if (req.method === 'POST' && sub) {
+        const parent = fake.issues.find((x) => x.number === Number(sub[1]));
+        const child = fake.issues.find((x) => 1_000_000 + x.number === body?.sub_issue_id);
+        if (!parent || !child) return send(404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest/issues/sub-issues#add-sub-issue', status: '404' });
+        if (child.parent === parent.number) return send(422, { message: 'Validation Failed', errors: [{ resource: 'Issue', code: 'custom', field: 'sub_issue_id', message: 'Sub issue may only have one parent' }], documentation_url: 'https://docs.github.com/rest/issues/sub-issues#add-sub-issue', status: '422' });
+        if (child.parent !== undefined && body?.replace_parent !== true) return send(422, { message: 'Validation Failed', status: '422' });
+        child.parent = parent.number;
+        return send(201, issuePayload(fake.url, owner, repo, parent));
       }
       const m = new RegExp(`^${prefix}/(\\d+)$`).exec(u.pathname);
       if (req.method === 'PATCH' && m) {

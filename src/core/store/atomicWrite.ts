@@ -23,6 +23,12 @@ export interface AtomicWriteOptions {
    * temp file and leaves the target untouched.
    */
   beforeRename?: (target: string) => void;
+  /**
+   * Default true: fsync the file and its folder (the change survives a power loss). False only for
+   * files that can be rebuilt from the workspace (the git ticket store's projection, committed by
+   * git at the end of the run): still atomic against a crashed process, not against a power loss.
+   */
+  durable?: boolean;
 }
 
 export function ioError(e: unknown, file: string, action: string): WaymarkError {
@@ -104,7 +110,7 @@ export function writeFileAtomic(file: string, data: string | Uint8Array, options
     let off = 0;
     while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off);
     fs.fchmodSync(fd, mode);
-    fs.fsyncSync(fd);
+    if (options.durable !== false) fs.fsyncSync(fd);
     fs.closeSync(fd);
     fd = undefined;
     options.beforeRename?.(target);
@@ -134,7 +140,7 @@ export function writeFileAtomic(file: string, data: string | Uint8Array, options
     if (WaymarkError.is(e)) throw e;
     throw ioError(e, file, 'write');
   }
-  fsyncDir(dir);
+  if (options.durable !== false) fsyncDir(dir);
 }
 
 /** Best effort: make the rename durable. Some file systems refuse to fsync a directory. */

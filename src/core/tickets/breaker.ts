@@ -113,6 +113,8 @@ export class TrackerBreaker {
   private failures = 0;
   private lastError: string | undefined;
   private rateLimitedUntil: number | undefined;
+  /** What breaker.json holds for this store (a call that changes nothing writes nothing). */
+  private savedKey: string | undefined;
 
   constructor(
     readonly root: string,
@@ -124,6 +126,7 @@ export class TrackerBreaker {
     this.failures = saved?.status.failures ?? 0;
     this.lastError = saved?.status.lastError;
     this.rateLimitedUntil = saved?.rateLimitedUntil;
+    if (!saved) this.savedKey = JSON.stringify(['closed', 0, undefined, undefined, undefined, undefined]);
     const counted = handleWhen(retryable);
     this.breaker = circuitBreaker(counted, {
       halfOpenAfter: settings.halfOpenAfterMs,
@@ -208,13 +211,17 @@ export class TrackerBreaker {
     return e instanceof Error ? e.message : String(e);
   }
 
-  /** Writes this store's state into breaker.json (atomic; other stores' entries kept). */
+  /** Writes this store's state into breaker.json (atomic; other stores' entries kept) when it changed. */
   save(): void {
+    const status = this.status();
+    const key = JSON.stringify([status.state, status.failures, status.lastError, status.retryAt, this.breaker.toJSON(), this.rateLimitedUntil]);
+    if (key === this.savedKey) return;
+    this.savedKey = key;
     const file = breakerFile(this.root);
     const real = safeWritePath(this.root, file, 'breaker state');
     safeMkdir(this.root, path.dirname(real));
     const all = readAll(this.root);
-    all[this.store] = { status: this.status(), policy: this.breaker.toJSON(), rateLimitedUntil: this.rateLimitedUntil };
+    all[this.store] = { status, policy: this.breaker.toJSON(), rateLimitedUntil: this.rateLimitedUntil };
     writeFileAtomic(real, JSON.stringify({ stores: all }, null, 2) + '\n', { root: this.root, what: 'breaker state' });
   }
 }

@@ -76,9 +76,10 @@ export class TicketError extends Error {
 /** The `waymark-id:` line every ticket body ends with. */
 export const WAYMARK_ID_LINE = 'waymark-id:';
 
-/** The Waymark id in a ticket body, if it has the line. */
+/** The Waymark id in a ticket body: its last `waymark-id:` line (the artifact's text above may quote one). */
 export function waymarkIdOf(body: string | null | undefined): string | undefined {
   if (!body) return undefined;
-  const m = /^waymark-id:[ \t]*(.+?)[ \t]*$/m.exec(body);
-  return m?.[1];
+  let id: string | undefined;
+  for (const m of body.matchAll(/^waymark-id:[ \t]*(.+?)[ \t]*\r?$/gm)) id = m[1];
+  return id;
 }

@@ -11,14 +11,15 @@ import * as path from 'node:path';
 import type { StateCore } from '../api';
 import type { Clock } from '../ports';
 import { systemClock } from '../ports';
-import { errorMessage } from '../errors';
+import { WaymarkError, errorMessage } from '../errors';
 import { buildRegistry } from '../project/registry';
 import type { SprintReport } from '../bmad/sprint';
+import type { WorkflowState } from '../types';
 import { splitFrontmatter } from '../model/frontmatter';
-import { acquireFileLock } from '../store/fileLock';
+import { acquireFileLock, type HeldLock } from '../store/fileLock';
 import { readRegularFileSync } from '../store/safeRead';
 import { TrackerBreaker, isOutage, type BreakerSettings, type BreakerStatus } from './breaker';
-import { Outbox } from './outbox';
+import { Outbox, outboxFile } from './outbox';
 import { SidecarMirrors, mirrorBlock, mirrorFromFrontmatter, type TrackerMirror } from './mirror';
 import { projectTickets, renderBody, type ProjectedTicket } from './projection';
 import { TicketError, type TicketDraft, type TicketRef, type TicketStore } from './port';
@@ -35,6 +36,13 @@ export interface ProjectOptions {
   clock?: Clock;
   /** One line per ticket sent (the CLI prints them; tests wait for them). */
   onProgress?: (line: string) => void;
+  /**
+   * Files whose mirror must not be written now (an editor holds unsaved changes to them): the
+   * ticket is sent, its mirror is left out, and the next run finds the ticket by its id line.
+   */
+  deferMirror?: (file: string) => boolean;
+  /** The workflows as the host already holds them (the extension's model); default a fresh scan. */
+  workflows?: readonly WorkflowState[];
   /** Test hook: after this many creates, before their mirror is written, wait forever (to be killed). */
   pauseAfterCreates?: number;
 }
@@ -63,17 +71,19 @@ export interface ProjectReport {
   failed: { id: string; message: string }[];
   /** Changes waiting in the outbox after the run. */
   queued: number;
+  /** Tickets sent whose frontmatter mirror was left out (unsaved editor, or an agent wrote meanwhile). */
+  mirrorsDeferred: string[];
   /** Why the run stopped sending (breaker open, outage), when it did. */
   outage?: string;
   breaker: BreakerStatus;
 }
 
 /** The tickets of one workspace folder, from the project registry (core/project). */
-export async function projectFolder(core: StateCore, root: string): Promise<ProjectedTicket[]> {
-  const scan = await core.scan();
+export async function projectFolder(core: StateCore, root: string, known?: readonly WorkflowState[]): Promise<ProjectedTicket[]> {
+  const all = known ?? (await core.scan()).workflows;
   const ctx = await core.contextFor(path.join(root, '.waymark-probe'));
   const sprint: SprintReport | undefined = core.sprint.load(root, { installDir: ctx.config.bmad.dir, outputDir: ctx.config.bmad.output });
-  const workflows = scan.workflows.filter((w) => w.root === root);
+  const workflows = all.filter((w) => w.root === root && !w.stale);
   const registry = buildRegistry(workflows, sprint ? [sprint] : []);
   return projectTickets({ registry, workflows, sprints: sprint ? [sprint] : [], readText });
 }
@@ -92,13 +102,39 @@ function refText(r: TicketRef): string {
   return /^\d+$/.test(r.id) ? `#${r.id}` : r.id;
 }
 
-/** Plans and (unless dry-run) sends one folder's changes to one store. */
+/**
+ * Plans and (unless dry-run) sends one folder's changes to one store. A run that sends holds the
+ * store's lock from before it reads the mirrors to after the last one is written.
+ */
 export async function runProjection(o: ProjectOptions): Promise<ProjectReport> {
+  if (o.dryRun) return planAndSend(o);
+  const file = outboxFile(o.root, o.store.name);
+  let lock: HeldLock;
+  try {
+    lock = await acquireFileLock(file, { root: o.root, purpose: `waymark project (${o.store.name})`, waitMs: 2000 });
+  } catch (e) {
+    if (!WaymarkError.is(e, 'locked')) throw e;
+    throw new WaymarkError('locked', `Another waymark project to the ${o.store.name} store is running in ${o.root}; nothing was sent. Retry when it finishes. (${e.message})`, undefined, e.data);
+  }
+  try {
+    return await planAndSend(o);
+  } finally {
+    lock.release();
+  }
+}
+
+async function planAndSend(o: ProjectOptions): Promise<ProjectReport> {
   const clock = o.clock ?? systemClock;
-  const tickets = await projectFolder(o.core, o.root);
+  const tickets = await projectFolder(o.core, o.root, o.workflows);
   const outbox = new Outbox(o.root, o.store.name);
   const sidecar = new SidecarMirrors(o.root, o.store.name);
-  const useFrontmatter = (t: ProjectedTicket) => o.isDefault && t.hasFrontmatter && t.kind !== 'epic';
+  // The frontmatter block only for workflow files the core reads, and only when the `tracker` key
+  // is absent or Waymark's own mirror: a `tracker:` someone else wrote is not ours to replace.
+  const useFrontmatter = (t: ProjectedTicket) => {
+    if (!o.isDefault || !t.hasFrontmatter || t.kind === 'epic' || t.stateHash === undefined || !t.file) return false;
+    const own = o.core.get(t.file)?.data.tracker;
+    return own === undefined || isOwnBlock(own);
+  };
   const mirrorOf = (t: ProjectedTicket): TrackerMirror | undefined =>
     useFrontmatter(t) && t.file ? mirrorFromFrontmatter(o.core.get(t.file)?.data, o.store.name) ?? sidecar.get(t.waymarkId) : sidecar.get(t.waymarkId);
 
@@ -127,107 +163,117 @@ export async function runProjection(o: ProjectOptions): Promise<ProjectReport> {
   const breaker = new TrackerBreaker(o.root, o.store.name, o.breaker, clock);
   const report: ProjectReport = {
     store: o.store.name, root: o.root, dryRun: !!o.dryRun, planned, unchanged: tickets.length - order.length,
-    created: [], updated: [], reconciled: [], failed: [], queued: pending.length, breaker: breaker.status(),
+    created: [], updated: [], reconciled: [], failed: [], queued: pending.length, mirrorsDeferred: [], breaker: breaker.status(),
   };
   if (o.dryRun) return report;
 
-  const lock = await acquireFileLock(outbox.file, { root: o.root, purpose: `waymark project (${o.store.name})`, waitMs: 2000 });
   let creates = 0;
-  try {
-    // Entries for items that are gone, or already in sync (another run sent them), leave the outbox.
-    for (const e of pending) {
-      const t = byId.get(e.id);
-      if (!t) outbox.done(e.id, clock.now(), 'drop');
-      else if (!changed(t)) outbox.done(e.id, clock.now());
-    }
-    const refs = new Map<string, TicketRef>();
-    for (const [id, m] of mirrors) if (m) refs.set(id, m);
-    for (let i = 0; i < order.length; i++) {
-      const t = order[i];
-      if (breaker.isOpen()) {
-        report.outage = `the ${o.store.name} tracker is unavailable (breaker open${breaker.status().retryAt ? ` until ${breaker.status().retryAt}` : ''})`;
-        outbox.queue(order.slice(i).map((x) => ({ id: x.waymarkId, hash: x.hash, reason: 'breaker open' })), clock.now());
-        break;
-      }
-      const parent = t.parentId ? refs.get(t.parentId) : undefined;
-      const blockedBy = t.blockedByIds.map((id) => refs.get(id)).filter((r): r is TicketRef => !!r);
-      const complete = (!t.parentId || !!parent || !byId.has(t.parentId)) && blockedBy.length === t.blockedByIds.filter((id) => byId.has(id)).length;
-      const draft: TicketDraft = {
-        waymarkId: t.waymarkId, title: t.title, labels: t.labels, open: t.open, parent, blockedBy,
-        body: renderBody(t, {
-          parent: parent && !o.store.capabilities.parent ? refText(parent) : undefined,
-          blockedBy: o.store.capabilities.blockedBy ? [] : blockedBy.map(refText),
-        }),
-      };
-      let ref: TicketRef;
-      try {
-        let known: TicketRef | undefined = mirrors.get(t.waymarkId);
-        if (!known) {
-          // Reconcile: a create that got no answer may have landed.
-          known = await breaker.call((signal) => o.store.find(t.waymarkId, signal));
-          if (known) report.reconciled.push(t.waymarkId);
-        }
-        if (known) {
-          const k = known;
-          ref = await breaker.call((signal) => o.store.update(k, draft, signal));
-          report.updated.push(t.waymarkId);
-          o.onProgress?.(`updated ${t.waymarkId} → ${refText(ref)}`);
-        } else {
-          ref = await breaker.call((signal) => o.store.create(draft, signal));
-          report.created.push(t.waymarkId);
-          creates++;
-          o.onProgress?.(`created ${t.waymarkId} → ${refText(ref)}`);
-          if (o.pauseAfterCreates !== undefined && creates >= o.pauseAfterCreates) {
-            o.onProgress?.('paused (WAYMARK_TICKETS_PAUSE_AFTER_CREATES)');
-            await new Promise<never>(() => undefined);
-          }
-        }
-      } catch (e) {
-        if (TicketError.is(e) && !e.retryable) {
-          report.failed.push({ id: t.waymarkId, message: e.message });
-          continue;
-        }
-        if (!isOutage(e)) throw e;
-        const why = breaker.describe(e);
-        report.outage = `the ${o.store.name} tracker is unavailable: ${why}`;
-        outbox.queue(order.slice(i).map((x) => ({ id: x.waymarkId, hash: x.hash, reason: why.slice(0, 200) })), clock.now());
-        break;
-      }
-      refs.set(t.waymarkId, ref);
-      const mirror: TrackerMirror = { store: o.store.name, id: ref.id, url: ref.url, status: ref.status, syncedHash: complete ? t.hash : `partial:${t.hash}` };
-      await writeMirror(o, t, mirror, useFrontmatter(t), sidecar);
-      if (queuedIds.has(t.waymarkId)) outbox.done(t.waymarkId, clock.now());
-      if ((i + 1) % 50 === 0) sidecar.save();
-    }
-    sidecar.save();
-    if (report.created.length + report.updated.length) {
-      try {
-        await o.store.flush?.(`waymark project: ${report.created.length} created, ${report.updated.length} updated`);
-      } catch (e) {
-        report.failed.push({ id: '(commit)', message: errorMessage(e) });
-      }
-    }
-    outbox.compact();
-    report.queued = outbox.pending().length;
-  } finally {
-    lock.release();
+  let fatal: WaymarkError | undefined;
+  // Entries for items that are gone, or already in sync (another run sent them), leave the outbox.
+  for (const e of pending) {
+    const t = byId.get(e.id);
+    if (!t) outbox.done(e.id, clock.now(), 'drop');
+    else if (!changed(t)) outbox.done(e.id, clock.now());
   }
+  const refs = new Map<string, TicketRef>();
+  for (const [id, m] of mirrors) if (m) refs.set(id, m);
+  for (let i = 0; i < order.length; i++) {
+    const t = order[i];
+    if (breaker.isOpen()) {
+      report.outage = `the ${o.store.name} tracker is unavailable (breaker open${breaker.status().retryAt ? ` until ${breaker.status().retryAt}` : ''})`;
+      outbox.queue(order.slice(i).map((x) => ({ id: x.waymarkId, hash: x.hash, reason: 'breaker open' })), clock.now());
+      break;
+    }
+    const parent = t.parentId ? refs.get(t.parentId) : undefined;
+    const blockedBy = t.blockedByIds.map((id) => refs.get(id)).filter((r): r is TicketRef => !!r);
+    const complete = (!t.parentId || !!parent || !byId.has(t.parentId)) && blockedBy.length === t.blockedByIds.filter((id) => byId.has(id)).length;
+    const draft: TicketDraft = {
+      waymarkId: t.waymarkId, title: t.title, labels: t.labels, open: t.open, parent, blockedBy,
+      body: renderBody(t, {
+        parent: parent && !o.store.capabilities.parent ? refText(parent) : undefined,
+        blockedBy: o.store.capabilities.blockedBy ? [] : blockedBy.map(refText),
+      }),
+    };
+    let ref: TicketRef;
+    try {
+      let known: TicketRef | undefined = mirrors.get(t.waymarkId);
+      if (!known) {
+        // Reconcile: a create that got no answer may have landed.
+        known = await breaker.call((signal) => o.store.find(t.waymarkId, signal));
+        if (known) report.reconciled.push(t.waymarkId);
+      }
+      if (known) {
+        const k = known;
+        ref = await breaker.call((signal) => o.store.update(k, draft, signal));
+        report.updated.push(t.waymarkId);
+        o.onProgress?.(`updated ${t.waymarkId} → ${refText(ref)}`);
+      } else {
+        ref = await breaker.call((signal) => o.store.create(draft, signal));
+        report.created.push(t.waymarkId);
+        creates++;
+        o.onProgress?.(`created ${t.waymarkId} → ${refText(ref)}`);
+        if (o.pauseAfterCreates !== undefined && creates >= o.pauseAfterCreates) {
+          o.onProgress?.('paused (WAYMARK_TICKETS_PAUSE_AFTER_CREATES)');
+          await new Promise<never>(() => undefined);
+        }
+      }
+    } catch (e) {
+      if (TicketError.is(e) && !e.retryable) {
+        // A refused ticket (422) is that ticket's; anything else (bad token, no such repository)
+        // would refuse every ticket: stop and say so.
+        if (e.status !== undefined && e.status !== 422) {
+          fatal = new WaymarkError('usage', e.message, undefined, { status: e.status });
+          break;
+        }
+        report.failed.push({ id: t.waymarkId, message: e.message });
+        continue;
+      }
+      if (!isOutage(e)) throw e;
+      const why = breaker.describe(e);
+      report.outage = `the ${o.store.name} tracker is unavailable: ${why}`;
+      outbox.queue(order.slice(i).map((x) => ({ id: x.waymarkId, hash: x.hash, reason: why.slice(0, 200) })), clock.now());
+      break;
+    }
+    refs.set(t.waymarkId, ref);
+    const mirror: TrackerMirror = { store: o.store.name, id: ref.id, url: ref.url, status: ref.status, syncedHash: complete ? t.hash : `partial:${t.hash}` };
+    if (!(await writeMirror(o, t, mirror, useFrontmatter(t), sidecar))) report.mirrorsDeferred.push(t.waymarkId);
+    if (queuedIds.has(t.waymarkId)) outbox.done(t.waymarkId, clock.now());
+    if ((i + 1) % 50 === 0) sidecar.save();
+  }
+  sidecar.save();
+  if (report.created.length + report.updated.length) {
+    try {
+      await o.store.flush?.(`waymark project: ${report.created.length} created, ${report.updated.length} updated`);
+    } catch (e) {
+      report.failed.push({ id: '(commit)', message: errorMessage(e) });
+    }
+  }
+  outbox.compact();
+  report.queued = outbox.pending().length;
+  if (fatal) throw fatal;
   report.breaker = breaker.status();
   return report;
 }
 
-async function writeMirror(o: ProjectOptions, t: ProjectedTicket, m: TrackerMirror, frontmatter: boolean, sidecar: SidecarMirrors): Promise<void> {
+function isOwnBlock(v: unknown): boolean {
+  return !!v && typeof v === 'object' && !Array.isArray(v) && typeof (v as Record<string, unknown>).syncedHash === 'string' && typeof (v as Record<string, unknown>).store === 'string';
+}
+
+/** Writes one mirror; false when it was left out (see `deferMirror`). */
+async function writeMirror(o: ProjectOptions, t: ProjectedTicket, m: TrackerMirror, frontmatter: boolean, sidecar: SidecarMirrors): Promise<boolean> {
   if (frontmatter && t.file) {
+    if (o.deferMirror?.(t.file)) return false;
     try {
       await o.core.writeNonStateKey(t.file, 'tracker', mirrorBlock(m), { expectStateHash: t.stateHash });
-      return;
+      return true;
     } catch (e) {
       // The state moved under us (an agent wrote): the ticket is found again by its id next run.
       o.onProgress?.(`mirror of ${t.waymarkId} not written to ${t.file}: ${errorMessage(e)}`);
-      return;
+      return false;
     }
   }
   sidecar.set(t.waymarkId, m);
+  return true;
 }
 
 /** How many changes wait in a store's outbox (for `waymark status`). */

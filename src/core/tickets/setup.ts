@@ -32,7 +32,9 @@ export function trackerSetup(config: WaymarkConfig): TrackerSetup | undefined {
   if (t.stores) for (const [name, s] of Object.entries(t.stores)) stores.set(name, s as StoreConfig);
   if (t.store === 'git' && t.repo) stores.set('git', { store: 'git', repo: t.repo, dir: t.dir ?? 'tickets', allowOutside: t.allowOutside ?? false });
   if (t.store === 'github' && t.owner && t.repo) stores.set('github', { store: 'github', owner: t.owner, repo: t.repo });
-  if (!stores.size) return undefined;
+  if (!stores.size) {
+    throw new WaymarkError('usage', 'The tracker: section of .waymark/config.yaml names no usable store: write store: git with repo: PATH, or store: github with owner: and repo: (or a stores: map of those).');
+  }
   for (const name of stores.keys()) {
     if (!/^[A-Za-z0-9._-]+$/.test(name)) throw new WaymarkError('usage', `tracker store name '${name}' may hold only letters, digits, . _ - (.waymark/config.yaml).`);
   }

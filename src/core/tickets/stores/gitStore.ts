@@ -98,7 +98,7 @@ export class GitTicketStore implements TicketStore {
     const fm: Record<string, unknown> = { 'waymark-id': d.waymarkId, title: d.title, status, labels: d.labels };
     if (d.parent) fm.parent = d.parent.id;
     if (d.blockedBy.length) fm.blockedBy = d.blockedBy.map((r) => r.id);
-    writeFileAtomic(real, `---\n${stringify(fm, { lineWidth: 0 })}---\n\n# ${d.title}\n\n${d.body}`, { root: this.repo, what: 'ticket file' });
+    writeFileAtomic(real, `---\n${stringify(fm, { lineWidth: 0 })}---\n\n# ${d.title}\n\n${d.body}`, { root: this.repo, what: 'ticket file', durable: false });
     const ref: TicketRef = { id: name, url: path.relative(this.repo, real).split(path.sep).join('/'), status };
     this.load().set(d.waymarkId, ref);
     this.writes++;

@@ -3,7 +3,7 @@
  * (the CLI: GITHUB_TOKEN / WAYMARK_GITHUB_TOKEN; the extension: vscode.authentication) and is
  * never written to a file. Issues are found again by the `waymark-id:` line of their body,
  * from one paginated listing of the `waymark` label (Link: rel="next"), not from the search
- * index, which lags behind a create. Rate limits (403/429 with x-ratelimit-remaining: 0 or
+ * index, which lags behind a create. A parent is a sub-issue link; blocked-by a line of the body. Rate limits (403/429 with x-ratelimit-remaining: 0 or
  * retry-after) become a TicketError carrying the wait, which opens the breaker until then; a
  * 422 is a validation error (not retried); 5xx and network errors are retried and counted.
  */
@@ -22,6 +22,8 @@ export interface GitHubStoreOptions {
 }
 
 interface Issue {
+  /** The issue's numeric id (not its number): what the sub-issue API takes. */
+  id: number;
   number: number;
   html_url: string;
   state: string;
@@ -33,8 +35,8 @@ const API_VERSION = '2022-11-28';
 
 export class GitHubIssueStore implements TicketStore {
   readonly name: string;
-  /** Sub-issues and issue dependencies have their own endpoints; here links are lines of the body. */
-  readonly capabilities: StoreCapabilities = { parent: false, blockedBy: false, labels: true };
+  /** The parent is a sub-issue link (POST …/issues/{parent}/sub_issues); blocked-by stays a line of the body. */
+  readonly capabilities: StoreCapabilities = { parent: true, blockedBy: false, labels: true };
   private readonly base: string;
   private readonly now: () => number;
   private index: Map<string, TicketRef> | undefined;
@@ -133,13 +135,29 @@ export class GitHubIssueStore implements TicketStore {
     let ref = this.ref(json as Issue);
     // An issue is created open: closing it is a second call.
     if (!d.open) ref = this.ref((await this.request('PATCH', this.path(`/${ref.id}`), { state: 'closed' }, signal)).json as Issue);
+    await this.linkParent(json as Issue, d, signal);
     this.index?.set(d.waymarkId, ref);
     return ref;
+  }
+
+  /**
+   * Makes the issue a sub-issue of its parent (`replace_parent`: a ticket whose parent changed
+   * moves). A 422 here (already that parent's sub-issue, or a link GitHub will not make) leaves
+   * the issue as it is: the link is not worth failing the ticket for.
+   */
+  private async linkParent(issue: Issue, d: TicketDraft, signal?: AbortSignal): Promise<void> {
+    if (!d.parent || !/^\d+$/.test(d.parent.id) || typeof issue.id !== 'number') return;
+    try {
+      await this.request('POST', this.path(`/${d.parent.id}/sub_issues`), { sub_issue_id: issue.id, replace_parent: true }, signal);
+    } catch (e) {
+      if (!(TicketError.is(e) && e.status === 422)) throw e;
+    }
   }
 
   async update(ref: TicketRef, d: TicketDraft, signal?: AbortSignal): Promise<TicketRef> {
     const { json } = await this.request('PATCH', this.path(`/${ref.id}`), { title: d.title, body: d.body, labels: d.labels, state: d.open ? 'open' : 'closed' }, signal);
     const out = this.ref(json as Issue);
+    await this.linkParent(json as Issue, d, signal);
     this.index?.set(d.waymarkId, out);
     return out;
   }
