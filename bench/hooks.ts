@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { line, percentile, median } from './lib';
 
 const ROUNDS = 25;
 
@@ -19,8 +20,7 @@ function workflow(i: number): string {
 }
 
 function stats(xs: number[]): { median: number; p90: number } {
-  const s = [...xs].sort((a, b) => a - b);
-  return { median: s[Math.floor(s.length / 2)], p90: s[Math.min(s.length - 1, Math.floor(s.length * 0.9))] };
+  return { median: median(xs), p90: percentile(xs, 90) };
 }
 
 interface Scenario {
@@ -54,10 +54,6 @@ function timeRounds(scenarios: Scenario[], cwd: string): void {
       }
     }
   }
-}
-
-function line(name: string, v: number): void {
-  console.log(`${name} ${Number(v.toFixed(1))}`);
 }
 
 function main(): void {

@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { createStateCore } from '../src/core/index';
+import { timeRounds, line, percentile, median } from './lib';
 
 const filesArg = process.argv.indexOf('--files');
 const N = Number(filesArg > 0 ? process.argv[filesArg + 1] : process.env.WAYMARK_BENCH_FILES ?? 10_000);
@@ -61,22 +62,7 @@ function generate(root: string): void {
 }
 
 function stats(ms: number[]): { median: number; p90: number } {
-  const s = [...ms].sort((a, b) => a - b);
-  return { median: s[Math.floor(s.length / 2)], p90: s[Math.min(s.length - 1, Math.floor(s.length * 0.9))] };
-}
-
-function line(name: string, value: number, digits = 2): void {
-  console.log(`${name} ${value.toFixed(digits)}`);
-}
-
-async function time(rounds: number, fn: (i: number) => Promise<unknown>): Promise<number[]> {
-  const out: number[] = [];
-  for (let i = 0; i < rounds; i++) {
-    const t0 = process.hrtime.bigint();
-    await fn(i);
-    out.push(Number(process.hrtime.bigint() - t0) / 1e6);
-  }
-  return out;
+  return { median: median(ms), p90: percentile(ms, 90) };
 }
 
 function cli(root: string, args: string[]): number {
@@ -101,19 +87,19 @@ async function main(): Promise<void> {
     try {
       const one = ONE;
       const status = stats(
-        await time(ROUNDS, async () => {
+        await timeRounds(ROUNDS, async () => {
           const r = await client.callTool({ name: 'waymark_status', arguments: { file: one } });
           if (r.isError) throw new Error(JSON.stringify(r.content));
         }),
       );
       line('mcp.status_one_file_p50_ms', status.median, 3);
       line('mcp.status_one_file_p90_ms', status.p90, 3);
-      const floor = stats(await time(ROUNDS, () => client.ping()));
+      const floor = stats(await timeRounds(ROUNDS, () => client.ping()));
       line('mcp.floor_ping_p50_ms', floor.median, 3);
 
       let hash = ((await client.callTool({ name: 'waymark_status', arguments: { file: 'work/mcp-target.workflow.md' } })).structuredContent as { stateHash: string }).stateHash;
       const advance = stats(
-        await time(ROUNDS, async () => {
+        await timeRounds(ROUNDS, async () => {
           const r = await client.callTool({ name: 'waymark_advance', arguments: { file: 'work/mcp-target.workflow.md', expectHash: hash } });
           if (r.isError) throw new Error(JSON.stringify(r.content));
           hash = (r.structuredContent as { stateHash: string }).stateHash;
@@ -122,7 +108,7 @@ async function main(): Promise<void> {
       line('mcp.advance_p50_ms', advance.median, 3);
       line('mcp.advance_p90_ms', advance.p90, 3);
 
-      const summary = stats(await time(20, () => client.callTool({ name: 'waymark_summary', arguments: {} })));
+      const summary = stats(await timeRounds(20, () => client.callTool({ name: 'waymark_summary', arguments: {} })));
       line(`mcp.summary_${N}_files_p50_ms`, summary.median, 2);
     } finally {
       await client.close();
@@ -133,7 +119,7 @@ async function main(): Promise<void> {
     const core = createStateCore({ roots: [root], actor: 'bench' });
     await core.scan();
     const target = path.join(root, 'work', 'core-target.workflow.md');
-    const inProcess = stats(await time(ROUNDS / 4, () => core.advance(target)));
+    const inProcess = stats(await timeRounds(ROUNDS / 4, () => core.advance(target)));
     line('core.advance_in_process_p50_ms', inProcess.median, 3);
     await core.close();
 

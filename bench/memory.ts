@@ -6,15 +6,8 @@ import * as path from 'node:path';
 import { createMemoryService } from '../src/core/memory/memoryService';
 import { openKuzuStore } from '../src/core/memory/kuzuStore';
 import type { JournalOp } from '../src/core/memory/model';
+import { median, percentile } from './lib';
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
-function p95(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length * 0.95)];
-}
 const r2 = (n: number) => Math.round(n * 100) / 100;
 const targets: string[] = [];
 function out(name: string, v: number, target?: string): void {
@@ -91,7 +84,7 @@ async function main(): Promise<void> {
         if (!r.items.length) throw new Error(`${name} recalled nothing`);
       }
       out(`${name}_median_ms`, median(xs), '< 20');
-      out(`${name}_p95_ms`, p95(xs));
+      out(`${name}_p95_ms`, percentile(xs, 95));
     };
     await recallRuns('recall_workflow_10k', { workflow: 'docs/wf7.md' });
     await recallRuns('recall_step_10k', { workflow: 'docs/wf7.md', step: 'step-7', types: ['decision', 'learning'] });
@@ -111,7 +104,7 @@ async function main(): Promise<void> {
       lat.push(performance.now() - t0);
     }
     out('record_median_ms', median(lat), '< 5');
-    out('record_p95_ms', p95(lat));
+    out('record_p95_ms', percentile(lat, 95));
     const lat2: number[] = [];
     for (let i = 0; i < 200; i++) {
       const t0 = performance.now();

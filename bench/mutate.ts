@@ -7,12 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createStateCore, type Scope } from '../src/core/index';
-
-function arg(name: string, def: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  const v = i >= 0 ? Number(process.argv[i + 1]) : NaN;
-  return Number.isFinite(v) && v > 0 ? v : def;
-}
+import { arg, percentile } from './lib';
 
 function frontmatter(i: number): string {
   return [
@@ -43,10 +38,6 @@ function frontmatter(i: number): string {
     'Body text. '.repeat(40),
     '',
   ].join('\n');
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
 async function main(): Promise<void> {

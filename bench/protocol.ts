@@ -9,6 +9,7 @@ import { recordOrchestratorWorkflow, writeSessionState } from '../src/core/proto
 import { acquireLease, releaseLease } from '../src/core/protocol/leases';
 import { appendEvent, readEvents } from '../src/core/protocol/events';
 import { protocolPaths } from '../src/core/protocol/paths';
+import { line, timeRounds, percentile, median } from './lib';
 
 const WORKFLOWS = 50;
 const ROUNDS = 200;
@@ -34,22 +35,7 @@ function wf(i: number): string {
 }
 
 function stats(xs: number[]): { median: number; p99: number } {
-  const s = [...xs].sort((a, b) => a - b);
-  return { median: s[Math.floor(s.length / 2)], p99: s[Math.min(s.length - 1, Math.floor(s.length * 0.99))] };
-}
-
-async function time<T>(rounds: number, fn: (i: number) => Promise<T> | T): Promise<number[]> {
-  const out: number[] = [];
-  for (let i = 0; i < rounds; i++) {
-    const t = process.hrtime.bigint();
-    await fn(i);
-    out.push(Number(process.hrtime.bigint() - t) / 1e6);
-  }
-  return out;
-}
-
-function line(name: string, v: number, digits = 3): void {
-  console.log(`${name} ${Number(v.toFixed(digits))}`);
+  return { median: median(xs), p99: percentile(xs, 99) };
 }
 
 async function main(): Promise<void> {
@@ -65,7 +51,7 @@ async function main(): Promise<void> {
 
     const target = path.join(root, 'wf-5.md');
     await resume(root, target); // warm: config, definitions
-    const t1 = await time(ROUNDS, () => resume(root, target));
+    const t1 = await timeRounds(ROUNDS, () => resume(root, target));
     const r1 = await resume(root, target);
     if (r1.tier !== 1) throw new Error(`expected tier 1, got ${r1.tier}`);
     const s1 = stats(t1);
@@ -74,7 +60,7 @@ async function main(): Promise<void> {
 
     // Tier 2: the frontmatter is unreadable; the newest of 20 checkpoints answers.
     fs.writeFileSync(target, '---\nworkflow: wf-5\nstepsCompleted: [step-01\n---\nbody\n');
-    const t2 = await time(ROUNDS, () => resume(root, target));
+    const t2 = await timeRounds(ROUNDS, () => resume(root, target));
     const r2 = await resume(root, target);
     if (r2.tier !== 2) throw new Error(`expected tier 2, got ${r2.tier}`);
     const s2 = stats(t2);
@@ -83,7 +69,7 @@ async function main(): Promise<void> {
 
     // Tier 3: no checkpoint holds it either; the orchestrator state (50 workflows) answers.
     fs.rmSync(protocolPaths(root).checkpoints, { recursive: true });
-    const t3 = await time(ROUNDS, () => resume(root, target));
+    const t3 = await timeRounds(ROUNDS, () => resume(root, target));
     const r3 = await resume(root, target);
     if (r3.tier !== 3) throw new Error(`expected tier 3, got ${r3.tier}`);
     const s3 = stats(t3);
@@ -91,15 +77,15 @@ async function main(): Promise<void> {
     line('protocol.resume_tier3_p99_ms', s3.p99);
 
     // The multi-workflow view: every workflow of the root.
-    const tr = stats(await time(20, () => resumeRoot(root, { expire: false })));
+    const tr = stats(await timeRounds(20, () => resumeRoot(root, { expire: false })));
     line(`protocol.resume_root_${WORKFLOWS}_workflows_ms`, tr.median);
 
-    const tc = stats(await time(20, () => createCheckpoint(root, { events: false })));
+    const tc = stats(await timeRounds(20, () => createCheckpoint(root, { events: false })));
     line(`protocol.checkpoint_create_${WORKFLOWS}_workflows_ms`, tc.median);
 
     const owner = { agent: 'bench', session: 'b', pid: process.pid, host: os.hostname() };
     const tl = stats(
-      await time(ROUNDS, async (i) => {
+      await timeRounds(ROUNDS, async (i) => {
         const f = path.join(root, `wf-${i % WORKFLOWS}.md`);
         await acquireLease(root, f, owner, { events: false });
         await releaseLease(root, f, owner, { events: false });

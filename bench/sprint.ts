@@ -9,33 +9,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadSprint, setStoryStatus, writeFileAtomic, appendHistory } from '../src/core/index';
-
-function arg(name: string, def: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  const v = i >= 0 ? Number(process.argv[i + 1]) : NaN;
-  return Number.isFinite(v) && v > 0 ? v : def;
-}
+import { arg, median, time, timeAsync } from './lib';
 
 const EPICS = arg('epics', 50);
 const PER = arg('stories', 20);
 const RUNS = arg('runs', 15);
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
-
-function time(fn: () => void): number {
-  const t = performance.now();
-  fn();
-  return performance.now() - t;
-}
-
-async function timeAsync(fn: () => Promise<unknown>): Promise<number> {
-  const t = performance.now();
-  await fn();
-  return performance.now() - t;
-}
 
 function generate(root: string): string[] {
   fs.mkdirSync(path.join(root, '_bmad/bmm'), { recursive: true });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 const args = process.argv.slice(2);
 const withVscode = !args.includes('--no-vscode');
 const extra = args.filter((a) => a !== '--no-vscode');
-const benches = readdirSync('dist-bench').filter((f) => f.endsWith('.js')).sort();
+const benches = readdirSync('dist-bench').filter((f) => f.endsWith('.js') && f !== 'lib.js').sort();
 let failed = 0;
 
 console.log(`bundle.extension_kb ${(statSync('dist/extension.js').size / 1024).toFixed(0)}`);

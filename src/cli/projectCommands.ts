@@ -11,6 +11,11 @@ import {
   gitStateTimeline,
   projectTimeline,
   describeChange,
+  nextJson,
+  boardJson,
+  frontierEntryJson,
+  projectProblemJson,
+  BOARD_COLUMNS,
   type FrontierEntry,
   type TimelineChange,
   type Problem,
@@ -58,20 +63,6 @@ async function withProject<T>(ctx: CliContext, fn: (view: ProjectView) => T): Pr
   }
 }
 
-function entryJson(e: FrontierEntry, cwd: string) {
-  return {
-    id: e.id, kind: e.item.kind, title: e.item.title, file: display(e.item.file, cwd), column: e.column, status: e.item.rawStatus ?? null,
-    reason: e.reason, waitingOn: e.waitingOn, unblocks: e.unblocks, chain: e.depth, priority: e.item.priority,
-    stalled: e.stalled
-      ? { lastActivity: e.stalled.last?.time ?? null, who: e.stalled.last?.who ?? null, source: e.stalled.last?.source ?? null, idleMinutes: Number.isFinite(e.stalled.idleMs) ? Math.round(e.stalled.idleMs / 60_000) : null, thresholdMinutes: Math.round(e.stalled.thresholdMs / 60_000), kind: e.stalled.kind }
-      : null,
-  };
-}
-
-function problemJson(p: Problem, cwd: string) {
-  return { file: display(p.file, cwd), line: p.range.start.line + 1, column: p.range.start.character + 1, severity: p.severity, code: p.code, message: p.message, ...(p.data ? { data: p.data } : {}) };
-}
-
 function problemLines(problems: Problem[], cwd: string): string[] {
   return problems.map((p) => `  ${p.severity === 'error' ? '✗' : '⚠'} ${display(p.file, cwd)}:${p.range.start.line + 1}: ${p.message} [${p.code}]`);
 }
@@ -92,11 +83,7 @@ const nextCommand: CliCommand = {
     return withProject(ctx, (view) => {
       const f = view.frontier;
       if (ctx.json) {
-        ctx.stdout(JSON.stringify({
-          now: view.now, next: f.ready[0] ? entryJson(f.ready[0], ctx.cwd) : null, ready: f.ready.map((e) => entryJson(e, ctx.cwd)),
-          review: f.review.map((e) => entryJson(e, ctx.cwd)), stalled: f.stalled.map((e) => entryJson(e, ctx.cwd)),
-          criticalPath: f.criticalPath, problems: f.problems.map((p) => problemJson(p, ctx.cwd)),
-        }, null, 2) + '\n');
+        ctx.stdout(JSON.stringify(nextJson(view, (file) => display(file, ctx.cwd)), null, 2) + '\n');
         return 0;
       }
       const out: string[] = [];
@@ -114,10 +101,6 @@ const nextCommand: CliCommand = {
   },
 };
 
-const COLUMNS = [
-  ['ready', 'Ready'], ['inProgress', 'In progress'], ['review', 'In review'], ['blocked', 'Blocked'], ['done', 'Done'], ['dropped', 'Dropped'],
-] as const;
-
 const boardCommand: CliCommand = {
   name: 'board',
   options: ['root', 'now'],
@@ -129,13 +112,11 @@ const boardCommand: CliCommand = {
       const f = view.frontier;
       const depErrors = f.problems.filter((p) => p.severity === 'error').length;
       if (ctx.json) {
-        const columns: Record<string, unknown> = {};
-        for (const [key] of COLUMNS) columns[key] = f[key].map((e) => entryJson(e, ctx.cwd));
-        ctx.stdout(JSON.stringify({ now: view.now, roots: view.roots, columns, stalled: f.stalled.map((e) => e.id), criticalPath: f.criticalPath, problems: f.problems.map((p) => problemJson(p, ctx.cwd)) }, null, 2) + '\n');
+        ctx.stdout(JSON.stringify(boardJson(view, (file) => display(file, ctx.cwd)), null, 2) + '\n');
         return depErrors ? 1 : 0;
       }
       const out: string[] = [];
-      for (const [key, title] of COLUMNS) {
+      for (const [key, title] of BOARD_COLUMNS) {
         const list = f[key];
         out.push(`${title} (${list.length})`);
         for (const e of key === 'done' ? list.slice(0, 20) : list) out.push(`  ${e.stalled ? '⏸' : '·'} ${e.id}${key === 'done' || key === 'dropped' ? '' : `  — ${e.reason}`}`);
@@ -179,7 +160,7 @@ Exit codes: 0 ok, 2 usage, or FILE/ID is no item of the project.`,
       const waitedOnBy = side(reg.dependents.get(item.id) ?? [], 'from');
       const problems = view.frontier.problems.filter((p) => p.file === item.file);
       if (ctx.json) {
-        ctx.stdout(JSON.stringify({ item: entryJson(entry, ctx.cwd), waitsOn, waitedOnBy, problems: problems.map((p) => problemJson(p, ctx.cwd)) }, null, 2) + '\n');
+        ctx.stdout(JSON.stringify({ item: frontierEntryJson(entry, (file) => display(file, ctx.cwd)), waitsOn, waitedOnBy, problems: problems.map((p) => projectProblemJson(p, (file) => display(file, ctx.cwd))) }, null, 2) + '\n');
         return 0;
       }
       const out = [`${item.id}${item.file ? `  ${display(item.file, ctx.cwd)}` : ''}`, `  ${entry.column}: ${entry.reason}`, '', `Waits on (${waitsOn.length}):`];

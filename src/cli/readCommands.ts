@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { statusWorktrees } from './gitCommands';
 import type { CliCommand, CliContext } from './framework';
-import { WaymarkError, scanRoots, allProblems, readWorkflowFileSync, contextFor, listCandidates, chainOf, writeManifest, changedSince, frontmatterResume, findWorkspaceRoot, createStateCore, readOneFile } from '../core/index';
+import { WaymarkError, scanRoots, allProblems, readWorkflowFileSync, contextFor, listCandidates, chainOf, writeManifest, changedSince, frontmatterResume, findWorkspaceRoot, createStateCore, readOneFile, loadProject } from '../core/index';
 import type { Problem, WorkflowState, SkippedFile, WorkspaceContext, DelegationNode } from '../core/index';
 
 /** Problem as the CLI prints it: 1-based line/column. */
@@ -119,6 +119,23 @@ function overridesFrom(flags: CliContext['args']['flags']): Record<string, unkno
   const max = flags['max-file-bytes'];
   if (typeof max === 'string' && /^\d+$/.test(max)) return { limits: { maxFileBytes: Number(max) } };
   return undefined;
+}
+
+/**
+ * The project view's problems (dependsOn/after targets, cycles, stalled work) of the files under
+ * the targets: they need every workflow and story of the roots, so they come after the scan.
+ */
+async function projectProblems(targets: Target[], c: Collected): Promise<Problem[]> {
+  const roots = [...new Set(targets.map((t) => t.root))];
+  const core = createStateCore({ roots, memory: false, scanIndex: false });
+  try {
+    const view = await loadProject(core, { scan: { roots, workflows: c.states } });
+    const keep = (file: string) => targets.some((t) => (t.isDir ? under(file, t.abs) : file === t.abs));
+    const seen = new Set(c.problems.map((p) => `${p.file}\0${p.code}\0${p.range.start.line}`));
+    return view.frontier.problems.filter((p) => keep(p.file) && !seen.has(`${p.file}\0${p.code}\0${p.range.start.line}`));
+  } finally {
+    await core.close();
+  }
 }
 
 function sortProblems(ps: Problem[]): Problem[] {
@@ -291,13 +308,15 @@ const validateCommand: CliCommand = {
     '  --json   Print {files, workflows, problems: [{file, line, column, severity, code, message}]} (1-based).',
     '  --max-file-bytes N     Override limits.maxFileBytes.',
     '',
-    'PATH (files or folders) defaults to the current folder. Problem codes: docs/problems.md.',
+    'PATH (files or folders) defaults to the current folder. Besides each file, the project is checked as a whole:',
+    'dependsOn/after targets and cycles, and in-progress work stalled longer than project.stalledAfter.',
+    'Problem codes: docs/problems.md.',
     'Exit codes: 0 no errors (warnings allowed), 1 errors found, 2 PATH missing or unreadable.',
   ].join('\n'),
   async run(ctx) {
     const targets = resolveTargets(ctx.args.positionals, ctx.cwd);
     const c = await collect(targets, ctx.args.flags);
-    const problems = sortProblems(c.problems);
+    const problems = sortProblems([...c.problems, ...(await projectProblems(targets, c))]);
     const errors = problems.filter((p) => p.severity === 'error').length;
     if (ctx.json) {
       ctx.stdout(JSON.stringify({ files: c.files, workflows: c.workflows.length, problems: problems.map((p) => cliProblem(p, ctx.cwd)), skipped: c.skipped.map((s) => ({ ...s, file: display(s.file, ctx.cwd) })) }) + '\n');

@@ -98,6 +98,7 @@ export { buildRegistry, type ProjectRegistry, type ProjectItem, type ProjectEdge
 export { computeFrontier, DEFAULT_STALLED, type Frontier, type FrontierEntry, type FrontierInput, type Activity, type Stalled, type StalledThresholds } from './project/frontier';
 export { loadProject, projectProblemsFor, workflowStateLine, type ProjectView, type LoadProjectOptions } from './project/loadProject';
 export { durationMs } from './model/config';
+export { frontierEntryJson, projectProblemJson, nextJson, boardJson, BOARD_COLUMNS, COLUMN_OF, type BoardColumn, type DisplayPath, type FrontierEntryJson, type ProjectProblemJson } from './project/projectJson';
 export { gitStateTimeline, type GitStateChange, type GitTimeline, type GitTimelineOptions } from './project/gitTimeline';
 export { projectTimeline, describeChange, type TimelineChange, type TimelineOptions } from './project/timeline';
 export { dashboardModel, type DashboardModel, type DashboardItem, type DashboardColumn, type DashboardColumnKey, type DashboardLane, type DashboardMark, type DashboardDay, type DashboardStalled, type DashboardOptions } from './project/dashboard';

@@ -30,7 +30,7 @@ export class Diagnostics extends Disposable {
   constructor(private readonly c: ExtensionModel) {
     super();
     this.register({ dispose: () => this.timers.forEach((t) => clearTimeout(t)) });
-    this.register(c.onDidChange((e) => (e.what === 'states' || e.what === 'roots') && this.refresh()));
+    this.register(c.onDidChange((e) => (e.what === 'states' || e.what === 'roots' || e.what === 'project') && this.refresh()));
     this.register(vscode.workspace.onDidChangeTextDocument((e) => this.onEdit(e.document)));
     this.register(vscode.workspace.onDidSaveTextDocument((d) => this.dropUnsaved(d.uri.fsPath)));
     this.register(vscode.workspace.onDidCloseTextDocument((d) => this.dropUnsaved(d.uri.fsPath)));
@@ -42,7 +42,8 @@ export class Diagnostics extends Disposable {
 
   refresh(): void {
     const byFile = new Map<string, Problem[]>();
-    for (const p of this.c.problems()) {
+    // The file's own problems, then the project's (dependsOn/after, cycles, stalled work).
+    for (const p of [...this.c.problems(), ...this.c.project.problems()]) {
       const list = byFile.get(p.file) ?? [];
       list.push(p);
       byFile.set(p.file, list);
@@ -77,7 +78,7 @@ export class Diagnostics extends Disposable {
             if (doc.getText() !== text || !doc.isDirty) return;
             // Cross-file problems (delegation) of the saved state still apply.
             const cross = this.c.problemsFor(file).filter((p) => !(r.state?.problems ?? r.problems).some((q) => q.code === p.code));
-            this.unsaved.set(file, [...r.problems, ...cross.filter((p) => DELEGATION_CODE.test(p.code))]);
+            this.unsaved.set(file, [...r.problems, ...cross.filter((p) => DELEGATION_CODE.test(p.code)), ...this.c.project.problemsFor(file)]);
             this.refresh();
           },
           (e) => this.c.log.warn(`[diagnostics] could not validate the unsaved ${file}: ${errorMessage(e)}`),

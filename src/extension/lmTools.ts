@@ -54,6 +54,7 @@ export function extensionToolHost(c: ExtensionModel, run: CommandRunner): ToolHo
       return c.core.memory.forRoot(root, { waitMs: 1000, holdMs: 3000 });
     },
     owner: () => ({ agent: actor(), pid: process.pid, host: os.hostname() }),
+    project: () => c.project.refresh(),
   };
 }
 

@@ -10,10 +10,14 @@ import type { Problem, ResumeReport, StateCore, WorkflowState, WriteGuard } from
 import { CONTEXT } from './constants';
 import { Disposable } from './disposable';
 import { LeaseMonitor, type LeaseHolder } from './leases';
+import { ProjectMonitor } from './projectMonitor';
 import { CORE_SETTING_KEYS, changedSettings, readSettings, type Settings } from './settings';
 
-/** What changed: workflow states (scan, reload, write), the folders, the leases, the settings or the trust. */
-export type ModelChangeKind = 'states' | 'roots' | 'leases' | 'settings' | 'trust';
+/**
+ * What changed: workflow states (scan, reload, write), the folders, the leases, the settings, the
+ * trust, or the project view (dependencies, frontier, stalled work), recomputed after any of those.
+ */
+export type ModelChangeKind = 'states' | 'roots' | 'leases' | 'settings' | 'trust' | 'project';
 
 export interface ModelChange {
   readonly what: ModelChangeKind;
@@ -59,12 +63,17 @@ export class ExtensionModel extends Disposable {
   private index?: { states: WorkflowState[]; problems: Problem[]; byFile: Map<string, Problem[]>; idCounts: Map<string, number> };
 
   readonly leases: LeaseMonitor;
+  /** The project view (registry, frontier, stalled work) over the current states. */
+  readonly project: ProjectMonitor;
 
   constructor(readonly log: vscode.LogOutputChannel) {
     super();
     const roots = workspaceRoots();
     this.current = this.makeCore(roots);
     this.adopt(this.current, roots);
+    this.project = this.register(
+      new ProjectMonitor({ core: () => this.current, roots: () => this.currentRoots, states: () => this.states(), trusted: () => this.canWrite, ready: () => this.ready(), log }, () => this.fire({ what: 'project' })),
+    );
     this.leases = this.register(new LeaseMonitor({ core: () => this.current, roots: () => this.currentRoots, actor: () => this.settingsNow.actor, log }, () => this.fire({ what: 'leases' })));
     this.leases.sync();
     this.register({ dispose: () => (this.currentSubscription?.dispose(), this.current.dispose()) });
@@ -300,6 +309,7 @@ export class ExtensionModel extends Disposable {
   private fire(change: ModelChange): void {
     if (this.isDisposed) return;
     if (change.what === 'states') this.updateContext();
+    if (change.what !== 'project') this.project?.invalidate();
     this.changed.fire(change);
   }
 

@@ -4,9 +4,10 @@
  * to the model; with exit 0 the JSON on stdout is read (`hookSpecificOutput`, `decision:
  * "block"` + `reason`, `systemMessage`); any other exit code is a non-blocking error.
  */
-import { HookInputError, isObject, optStr, str, type HookAdapter, type HookContext, type HookDecision, type HookOutput, type NeutralEvent, type Replacement } from './port';
+import { HookInputError, isObject, parseHookInput, str, type HookAdapter, type HookContext, type HookDecision, type HookOutput, type NeutralEvent, type Replacement } from './port';
 
 const EDIT_TOOLS = new Set(['Edit', 'Write', 'MultiEdit']);
+const TOOLS = new Set([...EDIT_TOOLS, 'Bash']);
 
 function replacement(e: unknown, where: string): Replacement {
   if (!isObject(e)) throw new HookInputError(`${where} must be an object with old_string and new_string.`);
@@ -49,25 +50,10 @@ export const claudeCodeAdapter: HookAdapter = {
     ],
   },
   parse(input, env) {
-    if (!isObject(input)) throw new HookInputError('the hook input must be a JSON object (Claude Code sends one on stdin).');
-    const event = str(input, 'hook_event_name', 'input');
-    const ctx: HookContext = { agent: 'claude-code', event, session: optStr(input, 'session_id'), cwd: optStr(input, 'cwd') ?? process.cwd(), projectDir: env.CLAUDE_PROJECT_DIR || undefined };
-    switch (event) {
-      case 'PreToolUse':
-      case 'PostToolUse': {
-        const tool = str(input, 'tool_name', 'input');
-        if (!EDIT_TOOLS.has(tool) && tool !== 'Bash') return { kind: 'other', ctx, what: `${event} ${tool}` };
-        if (!isObject(input.tool_input)) throw new HookInputError('input.tool_input must be an object.');
-        return toolEvent(event === 'PreToolUse' ? 'pre' : 'post', ctx, tool, input.tool_input);
-      }
-      case 'SessionStart':
-        return { kind: 'session-start', ctx, source: optStr(input, 'source') };
-      case 'Stop':
-      case 'SubagentStop':
-        return { kind: 'stop', ctx, subagent: event === 'SubagentStop', alreadyContinued: input.stop_hook_active === true };
-      default:
-        return { kind: 'other', ctx, what: event };
-    }
+    return parseHookInput(input, env, {
+      agent: 'claude-code', sender: 'Claude Code', projectDirEnv: 'CLAUDE_PROJECT_DIR', preTool: 'PreToolUse', postTool: 'PostToolUse',
+      tools: TOOLS, stops: { Stop: { subagent: false }, SubagentStop: { subagent: true } }, toolEvent,
+    });
   },
   render(event, decision): HookOutput {
     const name = event.ctx.event;

@@ -6,7 +6,9 @@
  * Tools: write_file {file_path, content}, replace {file_path, old_string, new_string,
  * expected_replacements}, run_shell_command {command}.
  */
-import { HookInputError, isObject, optStr, str, type HookAdapter, type HookContext, type HookOutput, type NeutralEvent } from './port';
+import { HookInputError, parseHookInput, str, type HookAdapter, type HookContext, type HookOutput, type NeutralEvent } from './port';
+
+const TOOLS = new Set(['write_file', 'replace', 'run_shell_command']);
 
 function toolEvent(kind: 'pre' | 'post', ctx: HookContext, tool: string, input: Record<string, unknown>): NeutralEvent {
   if (tool === 'write_file' || tool === 'replace') {
@@ -38,24 +40,10 @@ export const geminiAdapter: HookAdapter = {
     ],
   },
   parse(input, env) {
-    if (!isObject(input)) throw new HookInputError('the hook input must be a JSON object (Gemini CLI sends one on stdin).');
-    const event = str(input, 'hook_event_name', 'input');
-    const ctx: HookContext = { agent: 'gemini', event, session: optStr(input, 'session_id'), cwd: optStr(input, 'cwd') ?? process.cwd(), projectDir: env.GEMINI_PROJECT_DIR || undefined };
-    switch (event) {
-      case 'BeforeTool':
-      case 'AfterTool': {
-        const tool = str(input, 'tool_name', 'input');
-        if (!['write_file', 'replace', 'run_shell_command'].includes(tool)) return { kind: 'other', ctx, what: `${event} ${tool}` };
-        if (!isObject(input.tool_input)) throw new HookInputError('input.tool_input must be an object.');
-        return toolEvent(event === 'BeforeTool' ? 'pre' : 'post', ctx, tool, input.tool_input);
-      }
-      case 'SessionStart':
-        return { kind: 'session-start', ctx, source: optStr(input, 'source') };
-      case 'AfterAgent':
-        return { kind: 'stop', ctx, subagent: false, alreadyContinued: input.stop_hook_active === true };
-      default:
-        return { kind: 'other', ctx, what: event };
-    }
+    return parseHookInput(input, env, {
+      agent: 'gemini', sender: 'Gemini CLI', projectDirEnv: 'GEMINI_PROJECT_DIR', preTool: 'BeforeTool', postTool: 'AfterTool',
+      tools: TOOLS, stops: { AfterAgent: { subagent: false } }, toolEvent,
+    });
   },
   render(event, decision): HookOutput {
     const name = event.ctx.event;

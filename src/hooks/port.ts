@@ -103,3 +103,42 @@ export function optStr(obj: Record<string, unknown>, key: string): string | unde
   const v = obj[key];
   return typeof v === 'string' && v !== '' ? v : undefined;
 }
+
+/** What sets one agent's hook input apart; the frame (JSON object, session, cwd, event, tool) is shared. */
+export interface HookDialect {
+  agent: string;
+  /** Who sends the input, for the error message (`Claude Code`). */
+  sender: string;
+  /** The environment variable naming the project folder. */
+  projectDirEnv: string;
+  /** The agent's events before and after a tool runs. */
+  preTool: string;
+  postTool: string;
+  /** The tools Waymark looks at (edits and shell commands); others are `other`. */
+  tools: ReadonlySet<string>;
+  /** The agent's stop events, and whether each is a sub-agent's. */
+  stops: Readonly<Record<string, { subagent: boolean }>>;
+  /** The tool call as a neutral event (its input already checked to be an object). */
+  toolEvent(kind: 'pre' | 'post', ctx: HookContext, tool: string, input: Record<string, unknown>): NeutralEvent;
+}
+
+/**
+ * One JSON object on stdin — `session_id`, `cwd`, `hook_event_name`, `tool_name`, `tool_input`,
+ * `source`, `stop_hook_active` — as Claude Code and Gemini CLI both send it, read into a neutral
+ * event. Throws HookInputError on bad input.
+ */
+export function parseHookInput(input: unknown, env: NodeJS.ProcessEnv, d: HookDialect): NeutralEvent {
+  if (!isObject(input)) throw new HookInputError(`the hook input must be a JSON object (${d.sender} sends one on stdin).`);
+  const event = str(input, 'hook_event_name', 'input');
+  const ctx: HookContext = { agent: d.agent, event, session: optStr(input, 'session_id'), cwd: optStr(input, 'cwd') ?? process.cwd(), projectDir: env[d.projectDirEnv] || undefined };
+  if (event === d.preTool || event === d.postTool) {
+    const tool = str(input, 'tool_name', 'input');
+    if (!d.tools.has(tool)) return { kind: 'other', ctx, what: `${event} ${tool}` };
+    if (!isObject(input.tool_input)) throw new HookInputError('input.tool_input must be an object.');
+    return d.toolEvent(event === d.preTool ? 'pre' : 'post', ctx, tool, input.tool_input);
+  }
+  if (event === 'SessionStart') return { kind: 'session-start', ctx, source: optStr(input, 'source') };
+  const stop = Object.prototype.hasOwnProperty.call(d.stops, event) ? d.stops[event] : undefined;
+  if (stop) return { kind: 'stop', ctx, subagent: stop.subagent, alreadyContinued: input.stop_hook_active === true };
+  return { kind: 'other', ctx, what: event };
+}

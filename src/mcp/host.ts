@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { WaymarkError } from '../core/index';
-import type { LeaseOwner, MemoryService, MutationOptions, MutationResult, StateCore, WorkflowState } from '../core/index';
+import type { LeaseOwner, MemoryService, MutationOptions, MutationResult, ProjectView, StateCore, WorkflowState } from '../core/index';
 
 export interface ToolHost {
   /** Workspace folders the tools answer for and may write in (absolute). */
@@ -27,6 +27,8 @@ export interface ToolHost {
   memory(root: string): MemoryService;
   /** Who holds leases taken through this host. */
   owner(): LeaseOwner;
+  /** The project view (dependencies, frontier, stalled work) over the current states. */
+  project(): Promise<ProjectView>;
 }
 
 function inside(child: string, parent: string): boolean {

@@ -4,8 +4,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { WaymarkError, createStateCore, errorMessage } from '../core/index';
-import type { LeaseOwner, Logger, MemoryService, MutationOptions, MutationResult, StateCore, WorkflowState } from '../core/index';
+import { WaymarkError, createStateCore, errorMessage, loadProject } from '../core/index';
+import type { LeaseOwner, Logger, MemoryService, MutationOptions, MutationResult, ProjectView, StateCore, WorkflowState } from '../core/index';
 import type { ToolHost } from './host';
 
 export interface WorkspaceSessionOptions {
@@ -218,6 +218,11 @@ export class WorkspaceSession implements ToolHost {
     // The core's (shared with its write observer: this process opens the database at most once).
     // Short waits: when another server holds the database, answer from the journal and say so.
     return this.core.memory.forRoot(root, { waitMs: 300, holdMs: this.opts.memoryHoldMs ?? 2000 });
+  }
+
+  async project(): Promise<ProjectView> {
+    await this.refresh();
+    return loadProject(this.core, { scan: { roots: [...this.roots], workflows: this.core.list() } });
   }
 
   owner(): LeaseOwner {

@@ -19,8 +19,10 @@ import {
   loadSprint,
   parseTtl,
   resumeRoot,
+  frontierEntryJson,
+  BOARD_COLUMNS,
 } from '../core/index';
-import type { MutationOptions, MutationResult, Problem, ResumeReport, WaymarkErrorReason, WorkflowState } from '../core/index';
+import type { BoardColumn, FrontierEntry, MutationOptions, MutationResult, Problem, ResumeReport, WaymarkErrorReason, WorkflowState } from '../core/index';
 import { relativeTo, resolveInside } from './host';
 import type { ToolHost } from './host';
 
@@ -128,6 +130,24 @@ const resumeOut = z.object({
   stepFile: z.string().optional(),
   warnings: z.array(z.string()),
 });
+
+const frontierEntryOut = () =>
+  z.object({
+    id: z.string().describe('Workflow id (or relative path when two files share one), story:<key> for a BMAD story.'),
+    kind: z.string(),
+    title: z.string(),
+    file: z.string().nullable(),
+    column: z.string().describe('The board column: ready, inProgress, review, blocked, done or dropped.'),
+    status: z.string().nullable().describe('The status as written.'),
+    reason: z.string().describe('Why it is in this column, in one sentence (what it waits on, what it unblocks, how long it has been quiet).'),
+    waitingOn: z.array(z.string()),
+    unblocks: z.number().describe('How many not-done items wait on it, directly or through others.'),
+    chain: z.number().describe('Length of the longest chain of not-done work ending at it.'),
+    priority: z.number(),
+    stalled: z
+      .object({ lastActivity: z.string().nullable(), who: z.string().nullable(), source: z.string().nullable(), idleMinutes: z.number().nullable(), thresholdMinutes: z.number(), kind: z.string() })
+      .nullable(),
+  });
 
 // ---- the table -------------------------------------------------------------------------------
 
@@ -585,7 +605,7 @@ const validate = tool({
   referenceName: 'waymarkValidate',
   title: 'Check workflow files',
   description:
-    'List problems in workflow files (file, line, column, severity, code, message, and the quick-fix id when there is one): invalid YAML, unknown status, steps that do not exist, gates, broken delegation chains. ' +
+    'List problems in workflow files (file, line, column, severity, code, message, and the quick-fix id when there is one): invalid YAML, unknown status, steps that do not exist, gates, broken delegation chains, unknown or circular dependsOn/after, stalled work. ' +
     'Use it after editing a workflow file by hand or when waymark_summary reports errors. Without path: the whole workspace (paged). Do not use it to read state (use waymark_status).',
   input: {
     path: z.string().min(1).max(4096).optional().describe('A workflow file or a folder, relative to the workspace. Default: everything.'),
@@ -606,7 +626,8 @@ const validate = tool({
     await host.refresh();
     let scope: ((file: string) => boolean) | undefined;
     let states = host.core.list();
-    let problems = host.core.problems();
+    // The file's own problems and the project's: dependsOn/after targets, cycles, stalled work.
+    let problems = [...host.core.problems(), ...(await host.project()).frontier.problems];
     if (input.path !== undefined) {
       const { abs } = resolveInside(host.roots, input.path);
       const known = host.core.get(abs);
@@ -782,8 +803,87 @@ const lease = tool({
   },
 });
 
+function entryOut(host: ToolHost, e: FrontierEntry): z.infer<ReturnType<typeof frontierEntryOut>> {
+  return frontierEntryJson(e, (file) => (file ? relativeTo(host.roots, file) : null));
+}
+
+const next = tool({
+  name: 'waymark_next',
+  referenceName: 'waymarkNext',
+  title: 'What to start next',
+  description:
+    'The project frontier: the work ready to start (every prerequisite done), in the order to start it — what unblocks the most work first, then priority, then age — each with the reason; work waiting for review; stalled work (in progress with no activity for longer than the threshold, with who last touched it); the critical path; dependency problems (unknown dependsOn/after targets, cycles). ' +
+    'Use it to choose what to work on, or to check whether something you want to start still waits on another item. Do not use it for the detail of one workflow (use waymark_status).',
+  input: { limit },
+  output: {
+    now: z.string(),
+    next: frontierEntryOut().nullable().describe('The first ready item; null when nothing is ready.'),
+    ready: z.array(frontierEntryOut()),
+    readyTotal: z.number(),
+    review: z.array(frontierEntryOut()),
+    stalled: z.array(frontierEntryOut()),
+    criticalPath: z.array(z.string()).describe('The longest chain of remaining work, first to do → last, by id.'),
+    problems: z.array(problemOut),
+  },
+  annotations: READ,
+  async run(input, host) {
+    const view = await host.project();
+    const f = view.frontier;
+    const n = Math.min(input.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
+    return {
+      now: view.now,
+      next: f.ready[0] ? entryOut(host, f.ready[0]) : null,
+      ready: f.ready.slice(0, n).map((e) => entryOut(host, e)),
+      readyTotal: f.ready.length,
+      review: f.review.slice(0, n).map((e) => entryOut(host, e)),
+      stalled: f.stalled.slice(0, n).map((e) => entryOut(host, e)),
+      criticalPath: f.criticalPath,
+      problems: f.problems.filter((p) => p.code !== 'work-stalled').slice(0, n).map((p) => problemJson(host, p)),
+    };
+  },
+});
+
+const COLUMN_KEYS = BOARD_COLUMNS.map(([k]) => k) as [BoardColumn, ...BoardColumn[]];
+
+const board = tool({
+  name: 'waymark_board',
+  referenceName: 'waymarkBoard',
+  title: 'Project board',
+  description:
+    'Every workflow and BMAD story of the workspace by board column — ready, inProgress, review, blocked (and by what), done, dropped — with counts, the stalled ids and the critical path. ' +
+    'Use it for the whole picture (an orchestrator planning, a lead reporting); pass column to list one column. Paged: pass nextCursor to continue. Do not use it to pick what to start (waymark_next is shorter) or for one workflow (waymark_status).',
+  input: {
+    column: z.enum(COLUMN_KEYS).optional().describe('Only this column (default: all, in column order).'),
+    limit,
+    cursor,
+  },
+  output: {
+    counts: z.record(z.number()).describe('Items per column.'),
+    items: z.array(frontierEntryOut()),
+    total: z.number(),
+    nextCursor: z.string().optional(),
+    stalled: z.array(z.string()),
+    criticalPath: z.array(z.string()),
+  },
+  annotations: READ,
+  async run(input, host) {
+    const f = (await host.project()).frontier;
+    const counts: Record<string, number> = {};
+    for (const [key] of BOARD_COLUMNS) counts[key] = f[key].length;
+    const items = input.column ? f[input.column] : BOARD_COLUMNS.flatMap(([key]) => f[key]);
+    return page(items, input, (slice, nextCursor) => ({
+      counts,
+      items: slice.map((e) => entryOut(host, e)),
+      total: items.length,
+      ...(nextCursor ? { nextCursor } : {}),
+      stalled: f.stalled.map((e) => e.id),
+      criticalPath: f.criticalPath,
+    }));
+  },
+});
+
 /** Every tool, in the order agents see them. */
-export const TOOLS: WaymarkTool[] = [summary, status, resumeTool, advance, setStatus, gate, validate, memoryRecall, memoryRecord, lease] as unknown as WaymarkTool[];
+export const TOOLS: WaymarkTool[] = [summary, status, resumeTool, next, board, advance, setStatus, gate, validate, memoryRecall, memoryRecord, lease] as unknown as WaymarkTool[];
 
 // ---- answers -----------------------------------------------------------------------------
 

@@ -119,6 +119,49 @@ describe('waymark mcp: tools', () => {
     });
   });
 
+  test('next and board: the ready frontier in order, blocked work and what it waits on, stalled work; they follow edits', async () => {
+    const wf = (id: string, status: string, extra = '') => `---\nworkflow: ${id}\nstatus: ${status}\nstepsCompleted: []\n${extra}---\n# ${id}\n`;
+    const root = workspace({ 'plan/a.md': wf('plan-a', 'created'), 'plan/b.md': wf('plan-b', 'created', 'dependsOn: [plan-a]\n'), 'plan/c.md': wf('plan-c', 'created', 'after: plan-b\n'), 'plan/x.md': wf('plan-x', 'created'), 'plan/quiet.md': wf('plan-quiet', 'in_progress', 'dependsOn: [ghost]\n') });
+    const old = new Date(Date.now() - 20 * 86_400_000);
+    fs.utimesSync(path.join(root, 'plan/quiet.md'), old, old);
+    await withServer(root, async (s) => {
+      const n = await s.call('waymark_next', {});
+      assert.equal(n.isError, false, n.text);
+      assert.equal(n.data.next.id, 'plan-a', 'what unblocks the most comes first');
+      assert.equal(n.data.next.file, 'plan/a.md');
+      assert.equal(n.data.next.unblocks, 2);
+      assert.ok(n.data.ready.every((e: any) => e.column === 'ready'));
+      assert.ok(!n.data.ready.some((e: any) => e.id === 'plan-b' || e.id === 'plan-c'), 'waiting work is not ready');
+      assert.deepEqual(n.data.criticalPath.slice(0, 3), ['plan-a', 'plan-b', 'plan-c']);
+      assert.deepEqual(n.data.stalled.map((e: any) => e.id), ['plan-quiet']);
+      assert.ok(n.data.stalled[0].stalled.idleMinutes >= 20 * 1440 - 5);
+      assert.ok(n.data.problems.some((p: any) => p.code === 'depends-unknown' && p.file === 'plan/quiet.md' && p.line === 5), JSON.stringify(n.data.problems));
+      const b = await s.call('waymark_board', { column: 'blocked' });
+      assert.equal(b.isError, false, b.text);
+      assert.deepEqual(b.data.items.map((e: any) => e.id).sort(), ['plan-b', 'plan-c']);
+      assert.deepEqual(b.data.items.find((e: any) => e.id === 'plan-b').waitingOn, ['plan-a']);
+      assert.ok(b.data.items.every((e: any) => e.column === 'blocked'));
+      assert.equal(b.data.counts.blocked, 2);
+      const paged = await s.call('waymark_board', { limit: 2 });
+      assert.equal(paged.data.items.length, 2);
+      assert.equal(paged.data.nextCursor, '2');
+      const v = await s.call('waymark_validate', { path: 'plan' });
+      assert.ok(v.data.problems.some((p: any) => p.code === 'work-stalled' && p.file === 'plan/quiet.md' && p.line === 3), JSON.stringify(v.data.problems));
+      // A person finishes plan-a by hand: the frontier moves on.
+      fs.writeFileSync(path.join(root, 'plan/a.md'), wf('plan-a', 'completed'));
+      let after: any;
+      for (let i = 0; i < 40; i++) {
+        after = await s.call('waymark_next', {});
+        if (after.data.next?.id === 'plan-b') break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.equal(after.data.next.id, 'plan-b', JSON.stringify(after.data.ready));
+      const bad = await s.call('waymark_board', { column: 'someday' });
+      assert.equal(bad.isError, true);
+      assert.equal(reasonOf(bad), 'usage');
+    });
+  });
+
   test('summary of a BMAD project: the sprint ledger, active stories with task progress, and what BMAD runs next', async () => {
     const dir = '_bmad-output/implementation-artifacts';
     const storyText = (title: string, status: string, boxes: string[]) => [`# Story ${title}`, '', `Status: ${status}`, '', '## Story', '', 'As a user I want this.', '', '## Tasks / Subtasks', '', ...boxes.map((b, i) => `- [${b}] Task ${i + 1}`), ''].join('\n');

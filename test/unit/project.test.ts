@@ -362,3 +362,46 @@ describe('stalled work: events are activity', () => {
     assert.equal(folder.frontier.stalled[0]?.stalled?.last?.source, 'file');
   });
 });
+
+describe('validate checks the project as a whole', () => {
+  async function validate(cwd: string, ...argv: string[]) {
+    const { readCommands } = await import('../../src/cli/readCommands');
+    let out = '';
+    let err = '';
+    const code = await runCli(readCommands, ['validate', ...argv], { cwd, stdout: (t) => (out += t), stderr: (t) => (err += t) });
+    return { code, out, err };
+  }
+
+  test('an unknown dependsOn target, a self-dependency and a cycle are errors at their entry; exit 1', async () => {
+    const root = workspace({
+      'a.md': wf('a', 'created', 'dependsOn: [b]\n'),
+      'b.md': wf('b', 'created', 'after: a\n'),
+      'c.md': wf('c', 'created', 'dependsOn:\n  - ghost\n  - c\n'),
+      'ok.md': wf('ok', 'created', 'dependsOn: [a]\n'),
+    });
+    const r = await validate(root, '--json');
+    assert.equal(r.code, 1, r.err);
+    const probs = (JSON.parse(r.out) as { problems: { file: string; line: number; code: string; message: string }[] }).problems;
+    const codes = probs.filter((p) => p.code.startsWith('depends-')).map((p) => `${p.file}:${p.code}`).sort();
+    assert.deepEqual(codes, ['a.md:depends-cycle', 'b.md:depends-cycle', 'c.md:depends-self', 'c.md:depends-unknown'].sort());
+    const ghost = probs.find((p) => p.code === 'depends-unknown')!;
+    assert.equal(ghost.line, 6, 'the line of the ghost entry');
+    assert.match(probs.find((p) => p.code === 'depends-cycle')!.message, /a → b → a|b → a → b/);
+    // Validating one file keeps to that file's problems.
+    const one = await validate(root, 'ok.md', '--json');
+    assert.equal(one.code, 0, one.out);
+    assert.deepEqual((JSON.parse(one.out) as { problems: { code: string }[] }).problems.filter((p) => p.code.startsWith('depends-')), []);
+  });
+
+  test('stalled in-progress work is a warning on its status line, naming the last activity; exit stays 0', async () => {
+    const root = workspace({ 'quiet.md': wf('quiet', 'in_progress'), 'busy.md': wf('busy', 'in_progress') });
+    const old = new Date(Date.now() - 10 * 86_400_000);
+    fs.utimesSync(path.join(root, 'quiet.md'), old, old);
+    const r = await validate(root);
+    assert.equal(r.code, 0, r.out + r.err);
+    const lines = r.out.split('\n').filter((l) => l.includes('work-stalled'));
+    assert.equal(lines.length, 1, r.out);
+    assert.match(lines[0], /^quiet\.md:3:9 warning work-stalled In progress but untouched for 10 d/);
+    assert.match(lines[0], /last activity: file/);
+  });
+});

@@ -30,9 +30,12 @@ export interface ProjectView {
 export interface LoadProjectOptions {
   /** The clock's now (tests pin it); default the core's clock. */
   now?: Date;
-  /** A scan already made (the extension's model); default a fresh `core.scan()`. */
-  scan?: ScanResult;
-  /** Ask git for clean files' last commit times (default true; false in an untrusted folder, where running git is unsafe). */
+  /** A scan already made (the extension's model: its roots and states); default a fresh `core.scan()`. */
+  scan?: Pick<ScanResult, 'roots' | 'workflows'>;
+  /**
+   * Ask git for the last commit of in-progress files (default true). False in an untrusted
+   * workspace: running git there can run the repository's own hooks and `core.fsmonitor`.
+   */
   git?: boolean;
 }
 
@@ -105,6 +108,7 @@ export async function loadProject(core: StateCore, options: LoadProjectOptions =
     }
   }
   const frontier = computeFrontier(registry, { activity, sessions, now, stalledAfter: (root) => thresholds.get(root) ?? DEFAULT_STALLED });
+  placeStalled(frontier);
   return { roots: scan.roots, registry, frontier, now: now.toISOString(), historyDirs };
 }
 
@@ -214,6 +218,25 @@ function frontmatterRange(file: string, keyPath: (string | number)[]) {
   const split = splitFrontmatter(text);
   if (!split.hasFrontmatter) return undefined;
   return new YamlLocator(split.yamlText, split.yamlStartLine).range(keyPath, 'value');
+}
+
+/**
+ * A `work-stalled` warning sits on the status it is about: a story file's `Status:` line, a
+ * workflow file's frontmatter `status` key (read for the stalled files only).
+ */
+function placeStalled(frontier: Frontier): void {
+  for (const e of frontier.stalled) {
+    const file = e.item.file;
+    if (!file) continue;
+    const range =
+      e.item.statusLine !== undefined
+        ? { start: { line: e.item.statusLine, character: 0 }, end: { line: e.item.statusLine, character: 0 } }
+        : e.item.kind === 'workflow'
+          ? frontmatterRange(file, ['status'])
+          : undefined;
+    if (!range) continue;
+    for (const p of frontier.problems) if (p.code === 'work-stalled' && p.file === file) p.range = range;
+  }
 }
 
 /** The problems of the project view (dependencies, cycles, stalled work) for one file. */

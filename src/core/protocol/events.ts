@@ -7,6 +7,7 @@ import { protocolPaths, relPath } from './paths';
 import { withMutexSync, sleepSync } from './mutex';
 import { assertRegularOrMissing, assertWritable, openInternalSync, readInternalIfExists, safeAppend, safeMkdir, safeWritePath } from '../store/safePath';
 import type { WriteGuard } from '../api';
+import { tornTail } from '../store/jsonlTail';
 
 /** One line of `.waymark/events/events.jsonl`. `seq` grows by exactly 1 per event, across rotations. */
 export interface ProtocolEvent {
@@ -127,28 +128,9 @@ export function repairTornTail(file: string): TornRepair | undefined {
     throw e;
   }
   try {
-    const size = fs.fstatSync(fd).size;
-    if (size === 0) return undefined;
-    const last = Buffer.alloc(1);
-    fs.readSync(fd, last, 0, 1, size - 1);
-    if (last[0] === 0x0a) return undefined;
-    // Find the last newline.
-    let pos = size;
-    let cut = 0;
-    const window = 64 * 1024;
-    while (pos > 0) {
-      const start = Math.max(0, pos - window);
-      const buf = Buffer.alloc(pos - start);
-      fs.readSync(fd, buf, 0, buf.length, start);
-      const i = buf.lastIndexOf(0x0a);
-      if (i >= 0) {
-        cut = start + i + 1;
-        break;
-      }
-      pos = start;
-    }
-    const torn = Buffer.alloc(size - cut);
-    fs.readSync(fd, torn, 0, torn.length, cut);
+    const t = tornTail(fd, fs.fstatSync(fd).size);
+    if (!t) return undefined;
+    const { cut, torn } = t;
     safeAppend(path.dirname(file), `${file}.torn`, Buffer.concat([Buffer.from(`# ${new Date().toISOString()} ${torn.length} bytes cut from the end of ${path.basename(file)}\n`), torn, Buffer.from('\n')]));
     fs.ftruncateSync(fd, cut);
     fs.fsyncSync(fd);

@@ -5,6 +5,7 @@ import { WaymarkError } from '../errors';
 import { ioError } from './atomicWrite';
 import type { HistoryEntry, WorkflowState } from '../types';
 import { readRegularFileSync } from './safeRead';
+import { findFromEnd, tornTail } from './jsonlTail';
 import { assertRegularOrMissing, assertWritable, openInternalSync, safeAppend, safeMkdir, safeWritePath } from './safePath';
 
 /**
@@ -32,31 +33,16 @@ export interface AppendResult {
   repaired?: string;
 }
 
-const TAIL = 64 * 1024;
-
-/** The seq of the last whole line that parses, reading backwards in growing windows. */
+/** The seq of the last whole line that parses (damaged lines in the middle are passed over). */
 function lastSeq(fd: number, end: number): number | undefined {
-  let window = TAIL;
-  for (;;) {
-    const start = Math.max(0, end - window);
-    const buf = Buffer.alloc(end - start);
-    fs.readSync(fd, buf, 0, buf.length, start);
-    const lines = buf.toString('utf8').split('\n');
-    // A window that does not start at 0 may begin mid-line: its first piece is not a whole line.
-    for (let i = lines.length - 1; i >= (start === 0 ? 0 : 1); i--) {
-      const line = lines[i].trim();
-      if (!line) continue;
-      try {
-        const seq = (JSON.parse(line) as HistoryEntry).seq;
-        if (typeof seq === 'number' && Number.isFinite(seq)) return seq;
-      } catch {
-        // a damaged line in the middle: keep looking further up
-      }
+  return findFromEnd(fd, end, (line) => {
+    try {
+      const seq = (JSON.parse(line) as HistoryEntry).seq;
+      return typeof seq === 'number' && Number.isFinite(seq) ? seq : undefined;
+    } catch {
+      return undefined; // a damaged line in the middle: keep looking further up
     }
-    if (start === 0) return undefined;
-    // No whole line parsed in this window (one line can be longer than it): widen and retry.
-    window *= 4;
-  }
+  });
 }
 
 /** Reads the last complete line's seq; repairs a torn tail. Returns the next seq. */
@@ -73,30 +59,13 @@ function prepareTail(root: string, histFile: string): { nextSeq: number; repaire
     if (size === 0) return { nextSeq: 1 };
     let repaired: string | undefined;
     let end = size;
-    const last = Buffer.alloc(1);
-    fs.readSync(fd, last, 0, 1, size - 1);
-    if (last[0] !== 0x0a) {
-      // Find the last newline, however long the torn line is.
-      let cut = 0;
-      let pos = size;
-      while (pos > 0) {
-        const start = Math.max(0, pos - TAIL);
-        const buf = Buffer.alloc(pos - start);
-        fs.readSync(fd, buf, 0, buf.length, start);
-        const i = buf.lastIndexOf(0x0a);
-        if (i >= 0) {
-          cut = start + i + 1;
-          break;
-        }
-        pos = start;
-      }
-      const torn = Buffer.alloc(size - cut);
-      fs.readSync(fd, torn, 0, torn.length, cut);
-      safeAppend(root, `${histFile}.torn`, JSON.stringify({ time: new Date().toISOString(), offset: cut, text: torn.toString('utf8') }) + '\n', { what: 'torn history lines' });
-      fs.ftruncateSync(fd, cut);
+    const t = tornTail(fd, size);
+    if (t) {
+      safeAppend(root, `${histFile}.torn`, JSON.stringify({ time: new Date().toISOString(), offset: t.cut, text: t.torn.toString('utf8') }) + '\n', { what: 'torn history lines' });
+      fs.ftruncateSync(fd, t.cut);
       fs.fsyncSync(fd);
-      repaired = `moved a torn last line (${torn.length} bytes, offset ${cut}) of ${histFile} to ${histFile}.torn`;
-      end = cut;
+      repaired = `moved a torn last line (${t.torn.length} bytes, offset ${t.cut}) of ${histFile} to ${histFile}.torn`;
+      end = t.cut;
     }
     if (end === 0) return { nextSeq: 1, repaired };
     const seq = lastSeq(fd, end);
@@ -195,25 +164,17 @@ export function lastRecordedState(root: string, file: string, dir?: string): { a
     const st = fs.fstatSync(fd);
     if (!st.isFile()) return { any: false };
     let any = false;
-    for (let window = TAIL; ; window *= 4) {
-      const start = Math.max(0, st.size - window);
-      const buf = Buffer.alloc(st.size - start);
-      fs.readSync(fd, buf, 0, buf.length, start);
-      const lines = buf.toString('utf8').split('\n');
-      for (let i = lines.length - 1; i >= (start === 0 ? 0 : 1); i--) {
-        const line = lines[i].trim();
-        if (!line) continue;
-        try {
-          const e = JSON.parse(line) as HistoryEntry;
-          if (typeof e.seq !== 'number') continue;
-          any = true;
-          if (e.hashAfter !== undefined) return { any, last: e };
-        } catch {
-          // a torn or damaged line: keep looking further up
-        }
+    const last = findFromEnd(fd, st.size, (line) => {
+      try {
+        const e = JSON.parse(line) as HistoryEntry;
+        if (typeof e.seq !== 'number') return undefined;
+        any = true;
+        return e.hashAfter !== undefined ? e : undefined;
+      } catch {
+        return undefined; // a torn or damaged line: keep looking further up
       }
-      if (start === 0) return { any };
-    }
+    });
+    return last ? { any, last } : { any };
   } finally {
     fs.closeSync(fd);
   }

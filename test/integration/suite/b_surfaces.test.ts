@@ -152,4 +152,22 @@ singleRoot('read surfaces', () => {
     assert.equal(after, before.replace('status: in-progess', 'status: in_progress'), 'only the status value changed');
     await waitFor('the unknown-status diagnostic to clear', () => !diagnosticsOf(rel).some((d) => codeOf(d) === 'unknown-status'));
   });
+
+  test('the project view in the Problems panel: an unknown dependsOn target, then fixed', async () => {
+    const rel = 'workflows/waits-on-ghost.md';
+    const text = (dep: string) => `---\nworkflow: waits-on-ghost\nstatus: created\nstepsCompleted: []\ndependsOn:\n  - ${dep}\n---\n# Waits\n`;
+    const fs = await import('node:fs');
+    fs.writeFileSync(demo(rel), text('ghost-workflow'));
+    try {
+      const d = await waitFor('depends-unknown', () => diagnosticsOf(rel).find((x) => codeOf(x) === 'depends-unknown'));
+      assert.equal(d.range.start.line, 5, 'on the entry that names nothing');
+      assert.equal(d.severity, vscode.DiagnosticSeverity.Error);
+      assert.match(d.message, /'ghost-workflow'/);
+      fs.writeFileSync(demo(rel), text('onboarding-docs'));
+      await waitFor('depends-unknown to clear', () => !diagnosticsOf(rel).some((x) => codeOf(x) === 'depends-unknown'));
+    } finally {
+      fs.rmSync(demo(rel), { force: true });
+    }
+    await waitFor('the file gone from the model', async () => !(await snap()).states.some((s) => s.file === demo(rel)));
+  });
 });

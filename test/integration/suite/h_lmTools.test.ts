@@ -43,6 +43,15 @@ suite('language-model tools', () => {
     for (const n of want) assert.ok(registered.has(n), `${n} is in vscode.lm.tools (${[...registered].join(', ')})`);
   });
 
+  test('waymark_next and waymark_board answer from the extension\'s project view', async () => {
+    const n = (await invoke('waymark_next', {})).data;
+    assert.ok(Array.isArray(n.ready), JSON.stringify(n).slice(0, 300));
+    assert.ok(n.ready.every((e: { column: string }) => e.column === 'ready'));
+    const b = (await invoke('waymark_board', { column: 'inProgress' })).data;
+    assert.ok(b.items.some((e: { file: string }) => e.file === FILE), JSON.stringify(b).slice(0, 500));
+    assert.equal(b.counts.inProgress, b.total);
+  });
+
   test('waymark_status through vscode.lm.invokeTool reads the extension\'s model', async () => {
     const r = await invoke('waymark_status', { file: FILE });
     assert.equal(r.data.workflow, 'lm-fixture');

@@ -1,0 +1,48 @@
+// What every benchmark of `npm run bench` needs: its options, timing, and the figures' statistics.
+// Generators of workspaces stay with the bench that measures them (each measures a different shape).
+
+/** `--name N` from the command line: a positive number, else `def`. */
+export function arg(name: string, def: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  const v = i >= 0 ? Number(process.argv[i + 1]) : NaN;
+  return Number.isFinite(v) && v > 0 ? v : def;
+}
+
+/** The value below which `p` percent of `xs` lie (nearest rank; `xs` need not be sorted). */
+export function percentile(xs: readonly number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+}
+
+export function median(xs: readonly number[]): number {
+  return percentile(xs, 50);
+}
+
+/** Milliseconds `fn` took. */
+export function time(fn: () => void): number {
+  const t = performance.now();
+  fn();
+  return performance.now() - t;
+}
+
+export async function timeAsync(fn: () => Promise<unknown>): Promise<number> {
+  const t = performance.now();
+  await fn();
+  return performance.now() - t;
+}
+
+/** Milliseconds of each of `rounds` calls of `fn`, one after the other. */
+export async function timeRounds<T>(rounds: number, fn: (i: number) => Promise<T> | T): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const t = process.hrtime.bigint();
+    await fn(i);
+    out.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  return out;
+}
+
+/** One figure as scripts/bench.mjs reads it: `name value`. */
+export function line(name: string, v: number, digits = 3): void {
+  console.log(`${name} ${Number(v.toFixed(digits))}`);
+}

@@ -1,0 +1,119 @@
+// The project view (registry, frontier, stalled work) as the surfaces show it: computed by the core
+// from the model's states, again after a burst of changes settles and once a minute (stalled work is
+// a matter of time passing), and announced through the model's one change event only when what it
+// says changed. Owned by the model. In Restricted Mode git is not asked (it could run the
+// repository's own hooks); files, history and the events log are still read.
+import * as vscode from 'vscode';
+import { errorMessage, loadProject } from '../core/index';
+import type { Problem, ProjectView, StateCore, WorkflowState } from '../core/index';
+import { Disposable } from './disposable';
+
+/** After the last change, wait this long before recomputing (agents write in bursts). */
+const SETTLE_MS = 400;
+/** Recompute this often even when nothing changed: work stalls as time passes. */
+const TICK_MS = 60_000;
+
+export class ProjectMonitor extends Disposable {
+  private view?: ProjectView;
+  private byFile = new Map<string, Problem[]>();
+  private signature = '';
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<ProjectView | undefined>;
+  private again = false;
+  private generation = 0;
+
+  constructor(
+    private readonly deps: { core(): StateCore; roots(): readonly string[]; states(): WorkflowState[]; trusted(): boolean; ready(): Promise<void>; log: vscode.LogOutputChannel },
+    private readonly changed: () => void,
+  ) {
+    super();
+    const tick = setInterval(() => this.schedule(0), TICK_MS);
+    tick.unref?.();
+    this.register({ dispose: () => (clearInterval(tick), clearTimeout(this.timer)) });
+  }
+
+  /** The last computed view; undefined until the first computation ends. */
+  current(): ProjectView | undefined {
+    return this.view;
+  }
+
+  /** The project problems (dependencies, cycles, stalled work) of one file, from the last view. */
+  problemsFor(file: string): Problem[] {
+    return this.byFile.get(file) ?? [];
+  }
+
+  /** Every project problem of the last view. */
+  problems(): Problem[] {
+    return this.view?.frontier.problems ?? [];
+  }
+
+  /** States changed, folders changed, the trust changed: recompute once things settle. */
+  invalidate(): void {
+    this.generation++;
+    this.schedule(SETTLE_MS);
+  }
+
+  /** A view computed now from the current states (waits for a computation already running). */
+  async refresh(): Promise<ProjectView> {
+    await this.deps.ready();
+    for (;;) {
+      const generation = this.generation;
+      const v = await this.compute();
+      if (v && generation === this.generation) return v;
+      if (this.isDisposed) throw new Error('the project view is closed');
+    }
+  }
+
+  private schedule(ms: number): void {
+    if (this.isDisposed) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.compute(), ms);
+  }
+
+  private compute(): Promise<ProjectView | undefined> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      try {
+        const roots = [...this.deps.roots()];
+        const view = await loadProject(this.deps.core(), { scan: { roots, workflows: this.deps.states() }, git: this.deps.trusted() });
+        if (this.isDisposed) return undefined;
+        this.adopt(view);
+        return view;
+      } catch (e) {
+        this.deps.log.warn(`[project] could not compute the project view: ${errorMessage(e)}`);
+        return undefined;
+      } finally {
+        this.running = undefined;
+        if (this.again && !this.isDisposed) {
+          this.again = false;
+          this.schedule(0);
+        }
+      }
+    })();
+    return this.running;
+  }
+
+  private adopt(view: ProjectView): void {
+    this.view = view;
+    const byFile = new Map<string, Problem[]>();
+    for (const p of view.frontier.problems) {
+      const list = byFile.get(p.file);
+      if (list) list.push(p);
+      else byFile.set(p.file, [p]);
+    }
+    this.byFile = byFile;
+    // What a surface shows: columns, reasons, stalled work, problems. Not `now` (it moves every tick).
+    const f = view.frontier;
+    const sig = JSON.stringify([
+      [...f.entries.values()].map((e) => [e.id, e.column, e.reason.replace(/\d+ (min|h|d)\b/g, ''), e.waitingOn, e.unblocks, e.item.file]),
+      f.criticalPath,
+      f.problems.map((p) => [p.file, p.code, p.range.start.line, p.severity]),
+    ]);
+    if (sig === this.signature) return;
+    this.signature = sig;
+    this.changed();
+  }
+}
