@@ -55,6 +55,9 @@ export class Dashboard extends Disposable {
   private building = false;
   private rebuild = false;
   private openedAt?: number;
+  /** The panel's script has said `ready`: messages posted now are received. */
+  private webviewReady = false;
+  private currentMeta = { canWrite: false, gitSkipped: true };
   /** How long the last model took to build, in parts (ms). */
   lastBuild?: { projectMs: number; timelineMs: number; modelMs: number };
   private readonly paints = this.register(new vscode.EventEmitter<DashboardPaint>());
@@ -115,6 +118,8 @@ export class Dashboard extends Disposable {
   private adopt(panel: vscode.WebviewPanel): void {
     this.disposePanel();
     this.panel = panel;
+    this.webviewReady = false;
+    this.current = undefined;
     panel.webview.options = this.options();
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'waymark.svg');
     panel.webview.html = this.html(panel.webview);
@@ -126,8 +131,13 @@ export class Dashboard extends Disposable {
         }
       }),
       panel.webview.onDidReceiveMessage((m: FromWebview) => void this.receive(m)),
-      panel.onDidChangeViewState((e) => e.webviewPanel.visible && this.refreshSoon(0)),
+      panel.onDidChangeViewState((e) => {
+        // A hidden panel's page is unloaded (no retainContextWhenHidden): it says `ready` again.
+        if (!e.webviewPanel.visible) this.webviewReady = false;
+      }),
     );
+    // Start reading the project now, while the webview loads.
+    this.refreshSoon(0);
   }
 
   private disposePanel(): void {
@@ -168,8 +178,10 @@ export class Dashboard extends Disposable {
       this.lastBuild = { projectMs: t1 - t0, timelineMs: t2 - t1, modelMs: performance.now() - t2 };
       if (!this.panel || this.isDisposed) return;
       this.current = m;
-      const version = ++this.version;
-      await this.panel.webview.postMessage({ type: 'model', version, model: m, canWrite: trusted, gitSkipped: !trusted });
+      this.currentMeta = { canWrite: trusted, gitSkipped: !trusted };
+      ++this.version;
+      // Built while the webview loads; posted once its script listens (else on its `ready`).
+      if (this.webviewReady) await this.post();
     } catch (e) {
       this.model.log.error(`[dashboard] ${errorMessage(e)}`);
       void this.panel?.webview.postMessage({ type: 'error', message: errorMessage(e) });
@@ -182,9 +194,20 @@ export class Dashboard extends Disposable {
     }
   }
 
+  private async post(): Promise<void> {
+    if (!this.panel || !this.current) return;
+    await this.panel.webview.postMessage({ type: 'model', version: this.version, model: this.current, ...this.currentMeta });
+  }
+
   private async receive(m: FromWebview): Promise<void> {
     if (!m || typeof m !== 'object') return;
-    if (m.type === 'ready') return this.refreshSoon(0);
+    if (m.type === 'ready') {
+      this.webviewReady = true;
+      // The model built meanwhile is posted now; one still building posts when done.
+      if (this.current && !this.building) await this.post();
+      else if (!this.building) this.refreshSoon(0);
+      return;
+    }
     if (m.type === 'painted') {
       const sinceOpenMs = this.openedAt !== undefined ? performance.now() - this.openedAt : undefined;
       this.openedAt = undefined;
