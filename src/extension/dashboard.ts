@@ -136,8 +136,9 @@ export class Dashboard extends Disposable {
         if (!e.webviewPanel.visible) this.webviewReady = false;
       }),
     );
-    // Start reading the project now, while the webview loads.
-    this.refreshSoon(0);
+    // Start reading the project while the webview loads: after the messages that create the
+    // panel have left the extension host (the read is mostly synchronous file reads).
+    this.refreshSoon(40);
   }
 
   private disposePanel(): void {
