@@ -5,6 +5,7 @@
 // commands as everywhere else (waymark.start, waymark.story.setStatus) through the command
 // runner: trust, unsaved editors and conflicts are handled there. Read-only in Restricted Mode.
 import * as crypto from 'node:crypto';
+import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { dashboardModel, errorMessage, gitStateTimeline, loadProject, projectTimeline, workflowStateLine } from '../core/index';
 import type { DashboardModel, GitTimeline, ScanResult } from '../core/index';
@@ -122,7 +123,7 @@ export class Dashboard extends Disposable {
     this.current = undefined;
     panel.webview.options = this.options();
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'waymark.svg');
-    panel.webview.html = this.html(panel.webview);
+    panel.webview.html = this.html();
     this.panelSubs.push(
       panel.onDidDispose(() => {
         if (this.panel === panel) {
@@ -241,22 +242,32 @@ export class Dashboard extends Disposable {
     }
   }
 
-  private html(webview: vscode.Webview): string {
+  /** The page's script and stylesheet (media/dashboard), read once. */
+  private assets?: { js: string; css: string };
+
+  /**
+   * The page: our stylesheet and script from media/dashboard inlined with a fresh nonce (no
+   * resource round trips before the first paint), under a CSP that allows nothing else.
+   */
+  private html(): string {
     const nonce = crypto.randomBytes(16).toString('base64');
-    const media = (f: string) => webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'media', 'dashboard', f)).toString();
-    const csp = `default-src 'none'; style-src ${webview.cspSource}; img-src ${webview.cspSource}; script-src 'nonce-${nonce}';`;
+    const read = (f: string) => fs.readFileSync(vscode.Uri.joinPath(this.extensionUri, 'media', 'dashboard', f).fsPath, 'utf8');
+    this.assets ??= { js: read('dashboard.js'), css: read('dashboard.css') };
+    const csp = `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}';`;
+    // Text inside <script>/<style> ends at the first `</`: none may come from the files.
+    const safe = (t: string) => t.replace(/<\//g, '<\\/');
     return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${media('dashboard.css')}">
+<style nonce="${nonce}">${safe(this.assets.css)}</style>
 <title>Waymark Project</title>
 </head>
 <body>
 <main id="app" aria-busy="true"><p class="empty">Reading the project…</p></main>
-<script nonce="${nonce}" src="${media('dashboard.js')}"></script>
+<script nonce="${nonce}">${safe(this.assets.js)}</script>
 </body>
 </html>`;
   }
