@@ -29,6 +29,8 @@ export interface DashboardPaint {
   text: string;
   /** Item cards drawn. */
   cards: number;
+  /** The page's scroll position after drawing (an update keeps the reader's place). */
+  scrollY: number;
   /** How the model drawn was built (ms): the project read, the timeline, the view model. */
   build?: { projectMs: number; timelineMs: number; modelMs: number };
 }
@@ -43,7 +45,7 @@ export interface DashboardAction {
 
 type FromWebview =
   | { type: 'ready' }
-  | { type: 'painted'; version: number; drawMs: number; text: string; cards: number }
+  | { type: 'painted'; version: number; drawMs: number; text: string; cards: number; scrollY: number }
   | { type: 'open'; id: string }
   | { type: 'start'; id: string };
 
@@ -71,6 +73,8 @@ export class Dashboard extends Disposable {
     private readonly model: ExtensionModel,
     run: CommandRunner,
     private readonly extensionUri: vscode.Uri,
+    /** Other changes the project view depends on (the BMAD sprint ledgers, which are no workflow files). */
+    alsoOn: vscode.Event<unknown>[] = [],
   ) {
     super();
     run.add('openDashboard', async () => {
@@ -83,6 +87,7 @@ export class Dashboard extends Disposable {
       }),
     );
     this.register(model.onDidChange(() => this.refreshSoon()));
+    for (const e of alsoOn) this.register(e(() => this.refreshSoon()));
     this.register({ dispose: () => (this.timer && clearTimeout(this.timer), this.disposePanel()) });
   }
 
@@ -214,7 +219,7 @@ export class Dashboard extends Disposable {
       const sinceOpenMs = this.openedAt !== undefined ? performance.now() - this.openedAt : undefined;
       this.openedAt = undefined;
       this.model.log.info(`[dashboard] painted model ${m.version}: ${m.cards} cards in ${m.drawMs.toFixed(0)} ms${sinceOpenMs !== undefined ? `, ${sinceOpenMs.toFixed(0)} ms after the open command` : ''}`);
-      this.paints.fire({ version: m.version, sinceOpenMs, drawMs: m.drawMs, text: String(m.text ?? ''), cards: m.cards, build: this.lastBuild });
+      this.paints.fire({ version: m.version, sinceOpenMs, drawMs: m.drawMs, text: String(m.text ?? ''), cards: m.cards, scrollY: Number(m.scrollY) || 0, build: this.lastBuild });
       return;
     }
     const item = typeof m.id === 'string' ? this.current?.items[m.id] : undefined;
