@@ -101,7 +101,17 @@ singleRoot('dashboard', () => {
     assert.equal(a?.ok, true);
   });
 
-  test('Start runs the core mutation: the file on disk changes, and the dashboard follows', async function () {
+  test('keyboard: Enter on a focused item (a timeline swimlane) opens its file too', async function () {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.commands.executeCommand('waymark.openDashboard');
+    await paintWhere(0, (m) => m.timeline.lanes.some((l) => l.id === 'onboarding-docs'), 'the timeline');
+    if (!(await clickWebview('.lane-label[data-open="onboarding-docs"]', 'Enter'))) this.skip();
+    const rel = 'workflows/onboarding-docs.md';
+    const editor = await waitFor('the file to open from the keyboard', () => vscode.window.visibleTextEditors.find((x) => x.document.uri.fsPath === demo(rel)), 15_000);
+    assert.equal(editor.selection.active.line, locate(rel, 'status:').start.line);
+  });
+
+    test('Start runs the core mutation: the file on disk changes, and the dashboard follows', async function () {
     const file = demo('workflows/search-index.md');
     keep(file);
     keep(demo('.waymark/history/workflows/search-index.md.jsonl'));
