@@ -75,7 +75,8 @@ const gitInstallCommand: CliCommand = {
   summary: 'Install the state merge driver: .gitattributes lines and local git config merge.waymark.*.',
   help: [
     'Writes a marked block to the repository\'s .gitattributes routing workflow files (the config\'s',
-    'include globs), sprint-status.yaml, history files (.waymark/history/**/*.jsonl) and gate files to the',
+    'include globs), sprint-status.yaml, history files (.waymark/history/**/*.jsonl), the events log',
+    '(.waymark/events/*.jsonl, when committed) and gate files to the',
     'driver, and sets',
     'merge.waymark.name and merge.waymark.driver in the repository\'s local git config.',
     'Run it again to update the block; waymark git uninstall removes exactly these.',
@@ -92,7 +93,7 @@ const gitInstallCommand: CliCommand = {
     const prefix = rel ? `${rel}/` : '';
     const include = context.config.include.map((g) => `${prefix}${g}`);
     const gatePath = `${prefix}${context.config.gates?.path || '.waymark/gates/{file}/{gate}.gate'}`;
-    const r = await installMergeDriver(root, include, driverLine(), { historyDir: `${prefix}${context.config.history.dir}`, gatePath });
+    const r = await installMergeDriver(root, include, driverLine(), { historyDir: `${prefix}${context.config.history.dir}`, gatePath, eventsDir: `${prefix}.waymark/events` });
     if (ctx.json) ctx.stdout(JSON.stringify(r) + '\n');
     else ctx.stdout(`Installed the Waymark merge driver in ${r.repo}:\n  .gitattributes: ${r.lines.join(', ')}\n  git config merge.waymark.driver = ${r.driver}\n`);
     return 0;

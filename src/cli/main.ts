@@ -8,8 +8,10 @@ import { sprintCommands } from './sprintCommands';
 import { projectCommands } from './projectCommands';
 import { hookCommands, provideHookInput } from './hookCommands';
 import { gitCommands } from './gitCommands';
+import { refCommands } from './refCommands';
+import { ticketCommands } from './ticketCommands';
 
-const commands = [...readCommands, ...writeCommands, ...protocolCommands, ...memoryCommands, ...sprintCommands, ...projectCommands, ...gitCommands, mcpCommand, ...hookCommands];
+const commands = [...readCommands, ...writeCommands, ...protocolCommands, ...memoryCommands, ...sprintCommands, ...projectCommands, ...ticketCommands, ...gitCommands, ...refCommands, mcpCommand, ...hookCommands];
 
 /**
  * Runs the full CLI (bundled as cli-main.js; dist/cli.js, the launcher, loads it). `hookInput`:

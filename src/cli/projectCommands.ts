@@ -9,13 +9,15 @@ import {
   findWorkspaceRoot,
   loadProject,
   gitStateTimeline,
-  projectTimeline,
-  describeChange,
+  snapshotRef,
+  type RefSnapshot,
   nextJson,
   boardJson,
   frontierEntryJson,
   projectProblemJson,
   BOARD_COLUMNS,
+  projectTimeline,
+  describeChange,
   type FrontierEntry,
   type TimelineChange,
   type Problem,
@@ -53,8 +55,7 @@ function nowOf(ctx: CliContext): Date | undefined {
   return new Date(t);
 }
 
-async function withProject<T>(ctx: CliContext, fn: (view: ProjectView) => T): Promise<T> {
-  const roots = rootsOf(ctx);
+async function withProject<T>(ctx: CliContext, fn: (view: ProjectView) => T, roots = rootsOf(ctx)): Promise<T> {
   const core = createStateCore({ roots, memory: false });
   try {
     return fn(await loadProject(core, { now: nowOf(ctx) }));
@@ -176,26 +177,67 @@ Exit codes: 0 ok, 2 usage, or FILE/ID is no item of the project.`,
 
 const timelineCommand: CliCommand = {
   name: 'timeline',
-  options: ['root', 'now', 'since', 'file', 'max-commits'],
+  options: ['root', 'now', 'since', 'file', 'max-commits', 'ref'],
   booleanFlags: ['no-git'],
-  usage: 'timeline [PATH] [--since DATE] [--file F] [--json]',
+  usage: 'timeline [PATH] [--since DATE] [--file F] [--ref REF] [--json]',
   summary: "The project's state changes in time order, from Waymark's history: who changed which state when.",
-  help: `Options:\n${COMMON_HELP}\n  --since DATE  only changes at or after DATE (ISO date or time)\n  --file F      only the changes of one workflow or story file\n  --max-commits N  newest git commits read for changes made outside Waymark (default 1000; cached in .waymark/cache)\n  --no-git      Waymark's history only\n\nExit codes: 0 ok, 1 no change found, 2 usage or unreadable.`,
+  help: `Options:\n${COMMON_HELP}\n  --since DATE  only changes at or after DATE (ISO date or time)\n  --file F      only the changes of one workflow or story file\n  --max-commits N  newest git commits read for changes made outside Waymark (default 1000; cached in .waymark/cache)\n  --no-git      Waymark's history only\n  --ref REF     the timeline as branch or ref REF has it (origin/main, feat/2-3): its files, history and\n                commits read from git, no checkout; with --file, F names the file as it is here\n\nExit codes: 0 ok, 1 no change found, 2 usage, unreadable, or an unknown ref.`,
   async run(ctx) {
     const sinceRaw = flagString(ctx.args, 'since');
     const since = sinceRaw === undefined ? undefined : Date.parse(sinceRaw);
     if (since !== undefined && !Number.isFinite(since)) throw new WaymarkError('usage', `--since must be an ISO date or time (2026-11-01); got ${sinceRaw}.`);
     const fileRaw = flagString(ctx.args, 'file');
-    const only = fileRaw === undefined ? undefined : path.resolve(ctx.cwd, fileRaw);
-    if (only && !fs.existsSync(only)) throw new WaymarkError('unreadable', `--file ${fileRaw}: no such file.`, only);
+    const ref = flagString(ctx.args, 'ref');
+    if (ctx.args.flags.ref === true) throw new WaymarkError('usage', '--ref needs a branch, tag or commit (origin/main).');
     const maxRaw = flagString(ctx.args, 'max-commits');
     if (maxRaw !== undefined && !/^[1-9]\d*$/.test(maxRaw)) throw new WaymarkError('usage', `--max-commits must be a positive whole number; got ${maxRaw}.`);
-    const git = new Map<string, Awaited<ReturnType<typeof gitStateTimeline>>>();
-    if (ctx.args.flags['no-git'] !== true) {
-      for (const root of rootsOf(ctx)) git.set(root, await gitStateTimeline(root, { maxCommits: maxRaw ? Number(maxRaw) : undefined, since: sinceRaw }));
+    const roots = rootsOf(ctx);
+    // With --ref every root is read as REF has it, from a temp copy of its files; shown under the real root.
+    const snaps: RefSnapshot[] = [];
+    try {
+      if (ref !== undefined) for (const r of roots) snaps.push(await snapshotRef(r, ref));
+      const readRoots = ref !== undefined ? snaps.map((s) => s.dir) : roots;
+      const shownAs = (file: string): string => {
+        for (let i = 0; i < readRoots.length; i++) {
+          const rel = path.relative(readRoots[i], file);
+          if (!rel.startsWith('..') && !path.isAbsolute(rel)) return path.join(roots[i], rel);
+        }
+        return file;
+      };
+      const toRead = (file: string): string => {
+        for (let i = 0; i < roots.length; i++) {
+          const rel = path.relative(roots[i], file);
+          if (!rel.startsWith('..') && !path.isAbsolute(rel)) return path.join(readRoots[i], rel);
+        }
+        return file;
+      };
+      const only = fileRaw === undefined ? undefined : toRead(path.resolve(ctx.cwd, fileRaw));
+      if (only && !fs.existsSync(only)) throw new WaymarkError('unreadable', `--file ${fileRaw}: no such file${ref !== undefined ? ` at ${ref}` : ''}.`, only);
+      const git = new Map<string, Awaited<ReturnType<typeof gitStateTimeline>>>();
+      if (ctx.args.flags['no-git'] !== true) {
+        for (let i = 0; i < roots.length; i++) git.set(readRoots[i], await gitStateTimeline(roots[i], { maxCommits: maxRaw ? Number(maxRaw) : undefined, since: sinceRaw, ref }));
+      }
+      return await timelineOf(ctx, readRoots, git, only, since, sinceRaw, shownAs);
+    } finally {
+      for (const s of snaps) s.dispose();
     }
-    return withProject(ctx, (view) => {
-      const rows = projectTimeline(view, git, { since, file: only }).map((r) => ({ ...r, file: display(r.file, ctx.cwd) }));
+  },
+};
+
+async function timelineOf(
+  ctx: CliContext,
+  readRoots: string[],
+  git: Map<string, Awaited<ReturnType<typeof gitStateTimeline>>>,
+  only: string | undefined,
+  since: number | undefined,
+  sinceRaw: string | undefined,
+  shownAs: (file: string) => string,
+): Promise<number> {
+  const shown = (file: string, cwd: string) => display(shownAs(file), cwd);
+  return withProject(
+    ctx,
+    (view) => {
+      const rows = projectTimeline(view, git, { since, file: only }).map((r) => ({ ...r, file: shown(r.file, ctx.cwd) }));
       if (ctx.json) ctx.stdout(JSON.stringify({ changes: rows }, null, 2) + '\n');
       else if (!rows.length) ctx.stdout('No state changes recorded' + (since !== undefined ? ` since ${sinceRaw}` : '') + '.\n');
       else {
@@ -208,9 +250,10 @@ const timelineCommand: CliCommand = {
         ctx.stdout(out.join('\n') + '\n');
       }
       return rows.length ? 0 : 1;
-    });
-  },
-};
+    },
+    readRoots,
+  );
+}
 
 function change(r: Pick<TimelineChange, 'from' | 'to'>): string {
   const parts = describeChange(r);

@@ -304,7 +304,7 @@ const leaseShow: ProtocolVerb = {
       const rel = relPath(t.root, t.file);
       list = list.filter((s) => s.lease.key === 'root' || s.lease.target === rel);
     }
-    const lines = list.map((s) => `${s.lease.target}  ${describeOwner(s.lease.owner)}  since ${s.lease.acquiredAt}  until ${s.lease.expiresAt}${s.stale ? `  STALE (${s.staleReason})` : ''}${s.lease.takenOverFrom ? `  (taken over from ${s.lease.takenOverFrom.agent})` : ''}`);
+    const lines = list.map((s) => `${s.lease.target}  ${describeOwner(s.lease.owner)}  since ${s.lease.acquiredAt}  until ${s.lease.expiresAt}${s.remote ? '  REMOTE (another machine: ends by expiry or takeover only)' : ''}${s.stale ? `  STALE (${s.staleReason})` : ''}${s.lease.takenOverFrom ? `  (taken over from ${s.lease.takenOverFrom.agent})` : ''}`);
     for (const b of broken) lines.unshift(`broke stale lease ${b.lease.target} of ${describeOwner(b.lease.owner)} (${b.staleReason})`);
     print(ctx, { leases: list, broken }, lines.length ? lines.join('\n') : 'No leases.');
     return 0;

@@ -2,8 +2,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { statusWorktrees } from './gitCommands';
 import type { CliCommand, CliContext } from './framework';
-import { WaymarkError, scanRoots, allProblems, readWorkflowFileSync, contextFor, listCandidates, chainOf, writeManifest, changedSince, frontmatterResume, findWorkspaceRoot, createStateCore, readOneFile, loadProject } from '../core/index';
-import type { Problem, WorkflowState, SkippedFile, WorkspaceContext, DelegationNode } from '../core/index';
+import { WaymarkError, scanRoots, allProblems, readWorkflowFileSync, contextFor, listCandidates, chainOf, writeManifest, changedSince, frontmatterResume, findWorkspaceRoot, createStateCore, readOneFile, loadProject, trackerHealth } from '../core/index';
+import type { Problem, WorkflowState, SkippedFile, WorkspaceContext, DelegationNode, TrackerHealth } from '../core/index';
 
 /** Problem as the CLI prints it: 1-based line/column. */
 function cliProblem(p: Problem, cwd: string) {
@@ -269,7 +269,9 @@ const statusCommand: CliCommand = {
     // Memory that cannot persist is part of the state an agent must know (no database opened here).
     const memCore = createStateCore({ roots: [t.root] });
     let memoryDown: string | undefined;
+    let tracker: TrackerHealth[] = [];
     try {
+      tracker = trackerHealth(t.root, (await memCore.contextFor(path.join(t.root, '.waymark-probe'))).config);
       memoryDown = memCore.memory.forRoot(t.root).fileHealth();
     } catch (e) {
       if (!WaymarkError.is(e, 'unavailable')) throw e;
@@ -277,10 +279,11 @@ const statusCommand: CliCommand = {
       await memCore.close();
     }
     if (ctx.json) {
-      ctx.stdout(JSON.stringify({ workflows: workflows.map((w) => ({ ...statusJson(w, ctx.cwd), problems: problemCount(w) })), memory: memoryDown ? { state: 'degraded', reason: memoryDown } : { state: 'ok' } }) + '\n');
+      ctx.stdout(JSON.stringify({ workflows: workflows.map((w) => ({ ...statusJson(w, ctx.cwd), problems: problemCount(w) })), memory: memoryDown ? { state: 'degraded', reason: memoryDown } : { state: 'ok' }, ...(tracker.length ? { tracker } : {}) }) + '\n');
       return 0;
     }
     const lines: string[] = memoryDown ? [`memory: degraded: ${memoryDown}`] : [];
+    for (const h of tracker) lines.push(`tracker ${h.store} (${h.kind}): breaker ${h.state}${h.failures ? `, ${h.failures} failure(s)` : ''}${h.retryAt && h.state === 'open' ? `, next try ${h.retryAt}` : ''}; ${h.queued} change(s) queued${h.queued ? ' (waymark project sends them)' : ''}`);
     for (const w of workflows) {
       const r = frontmatterResume(w);
       lines.push(`${display(w.file, ctx.cwd)}`);

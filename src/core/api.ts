@@ -120,6 +120,12 @@ export interface StateCore {
   history(file: string): Promise<HistoryEntry[]>;
   manifest(root?: string): Promise<{ file: string; rows: ManifestRow[] }>;
   changed(root?: string): Promise<ChangedReport>;
+  /**
+   * Sets (value) or removes (undefined) a non-state frontmatter block (`tracker`, the ticket
+   * projection's mirror) through the write pipeline's lock, compare-and-swap and atomic rename.
+   * No history line, no event, the state hash unchanged. False when it already had that value.
+   */
+  writeNonStateKey(file: string, key: 'tracker', value: import('./model/edit').EditValue | undefined, options?: { expectStateHash?: string }): Promise<boolean>;
   /** Frontmatter-only resume (tier 1); `protocol.resume` asks all three tiers. */
   resume(file: string): Promise<ResumePoint>;
 
@@ -176,6 +182,8 @@ export interface ProtocolApi {
   releaseLease(root: string, file: string | undefined, owner: LeaseOwner, options?: { force?: boolean }): Promise<{ released: boolean; lease?: Lease }>;
   takeoverLease(root: string, file: string | undefined, owner: LeaseOwner, options?: { ttlMs?: number; reason?: string }): Promise<{ lease: Lease; previous?: Lease }>;
   listLeases(root: string): LeaseStatus[];
+  /** The folders leases of `root` live in: the repository's shared one in git (every worktree sees it), then the old per-worktree one. */
+  leaseFolders(root: string): string[];
   leaseStatus(lease: Lease): LeaseStatus;
   breakStaleLeases(root: string): LeaseStatus[];
 

@@ -107,3 +107,15 @@ export { dashboardModel, type DashboardModel, type DashboardItem, type Dashboard
 export { mergeStateFile, mergeStatus, uniteSteps, mergeHistoryText, gitMergeFile, stateMergeKind, type StateMergeInput, type StateMergeResult, type StateDecision, type StateMergeKind, type MergeLabels } from './git/mergeDriver';
 export { installMergeDriver, uninstallMergeDriver, attributeLines, type GitSetupResult } from './git/gitSetup';
 export { listWorktrees, worktreeStates, type Worktree, type WorktreeItem, type WorktreeState } from './git/worktrees';
+export { snapshotRef, diffState, resolveRef, readStateItems, compareStateItems, compareItems, type RefSnapshot, type StateItem, type StateChange, type StateFieldChange, type StateDiff } from './git/refState';
+
+// One-way ticket projection behind a circuit breaker (core/tickets).
+export { runProjection, projectFolder, outboxLength, type ProjectOptions, type ProjectReport, type PlannedChange } from './tickets/projector';
+export { projectTickets, sendOrder, renderBody, type ProjectedTicket, type ProjectionInput } from './tickets/projection';
+export { TicketError, waymarkIdOf, type TicketStore, type TicketDraft, type TicketRef, type StoreCapabilities } from './tickets/port';
+export { TrackerBreaker, readBreakerStatus, breakerFile, DEFAULT_BREAKER, type BreakerSettings, type BreakerStatus, type BreakerState } from './tickets/breaker';
+export { Outbox, outboxFile, type OutboxEntry } from './tickets/outbox';
+export { mirrorFromFrontmatter, sidecarFile, type TrackerMirror } from './tickets/mirror';
+export { trackerSetup, openStore, trackerHealth, type TrackerSetup, type StoreConfig, type TrackerHealth, type OpenStoreOptions } from './tickets/setup';
+export { GitTicketStore, ticketFileName } from './tickets/stores/gitStore';
+export { GitHubIssueStore, nextLink } from './tickets/stores/github';

@@ -91,6 +91,7 @@ export const COMMAND_DECLS = {
   checkStoryTask: { id: 'waymark.story.checkTask', title: 'Tick Story Task', action: 'Tick story task', access: 'write' },
   openStory: { id: 'waymark.story.open', title: 'Open Story', action: 'Open story', access: 'read' },
   refreshSprint: { id: 'waymark.sprint.refresh', title: 'Refresh Sprint', action: 'Refresh sprint', access: 'read' },
+  projectTickets: { id: 'waymark.projectTickets', title: 'Project Workflows to Tickets', action: 'Project to tickets', access: 'write' },
   openDashboard: { id: 'waymark.openDashboard', title: 'Open Project Dashboard', action: 'Open the project dashboard', access: 'read' },
 } as const satisfies Record<string, CommandDecl>;
 

@@ -23,6 +23,7 @@ import { registerOnboarding } from './onboarding';
 import { registerProtocolCommands } from './protocolCommands';
 import { SprintFeatures } from './sprintFeatures';
 import { StatusBar } from './statusBar';
+import { TicketProjection } from './tickets';
 import { Watchers } from './watchers';
 import { registerWorkflowCommands } from './workflowCommands';
 import { WorkflowsTree } from './workflowsTree';
@@ -45,6 +46,8 @@ export class Container extends Disposable {
   readonly watchers: Watchers;
   /** BMAD sprint surfaces: Sprint view, story status bar item, sprint diagnostics, hovers, fixes, lenses. */
   readonly sprint: SprintFeatures;
+  /** The ticket projection: command, background runs, breaker status item. */
+  readonly tickets: TicketProjection;
   /** The project dashboard (a webview panel). */
   readonly dashboard: Dashboard;
   /** Each language-model tool's invoke, by name (for the test API). */
@@ -66,6 +69,7 @@ export class Container extends Disposable {
     this.decorations = this.register(new Decorations(model));
     this.watchers = this.register(new Watchers(model));
     this.sprint = this.register(new SprintFeatures(model, run));
+    this.tickets = this.register(new TicketProjection(model, run));
     this.dashboard = this.register(new Dashboard(model, run, context.extensionUri, [this.sprint.model.onDidChange]));
     const lenses = this.register(new CodeLenses(model));
     this.register(vscode.languages.registerHoverProvider(WORKFLOW_FILES, new Hovers(model, (file, step) => memory.hoverLines(file, step))));

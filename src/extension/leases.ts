@@ -1,4 +1,5 @@
-// Orchestrator leases as the surfaces show them: every folder's `.waymark/leases/*.json` kept in
+// Orchestrator leases as the surfaces show them: every folder's leases (in a git repository the
+// shared `<git common dir>/waymark/leases/` every worktree sees, plus the old `.waymark/leases/`) kept in
 // memory, re-read when a lease file changes (watched, no polling); one timer set to the next
 // expiry turns a lease stale when it runs out. Owned by the model, which tells the surfaces.
 import * as path from 'node:path';
@@ -17,6 +18,8 @@ export interface LeaseHolder {
   root: string;
   stale: boolean;
   staleReason?: 'expired' | 'dead-process';
+  /** Held on another machine: shown, never judged by its pid (only expiry or a take-over ends it). */
+  remote: boolean;
   /** Held by this editor (same agent, session and host as our writes). */
   mine: boolean;
   /** `agent-1 (session s1, pid 42, on host)`. */
@@ -74,9 +77,19 @@ export class LeaseMonitor extends Disposable {
     }
     for (const root of roots) {
       if (this.watchers.has(root)) continue;
-      const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(root), '.waymark/leases/*.json'));
       const on = () => this.schedule(root);
-      this.watchers.set(root, vscode.Disposable.from(w, w.onDidCreate(on), w.onDidChange(on), w.onDidDelete(on)));
+      let folders = [path.join(root, '.waymark', 'leases')];
+      try {
+        folders = this.deps.core().protocol.leaseFolders(root);
+      } catch (e) {
+        this.deps.log.warn(`[leases] could not locate the lease folders of ${root}: ${errorMessage(e)}`);
+      }
+      // The shared folder lies outside the workspace (in the git folder): watched by its own pattern.
+      const parts = folders.flatMap((f) => {
+        const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(f), '*.json'));
+        return [w, w.onDidCreate(on), w.onDidChange(on), w.onDidDelete(on)];
+      });
+      this.watchers.set(root, vscode.Disposable.from(...parts));
       fire = this.read(root) || fire;
     }
     if (fire) this.changedNow();
@@ -101,7 +114,7 @@ export class LeaseMonitor extends Disposable {
       if (!scope) continue;
       // Staleness by the clock now: the cache may be older than an expiry or a process exit.
       const st = this.deps.core().protocol.leaseStatus(cached.lease);
-      out.push({ lease: st.lease, scope, root, stale: st.stale, staleReason: st.staleReason, mine: sameOwner(st.lease.owner, me), who: describeOwner(st.lease.owner) });
+      out.push({ lease: st.lease, scope, root, stale: st.stale, staleReason: st.staleReason, remote: !!st.remote, mine: sameOwner(st.lease.owner, me), who: describeOwner(st.lease.owner) });
     }
     return out.sort((a, b) => Number(a.stale) - Number(b.stale) || (a.scope === 'file' ? -1 : 1));
   }
@@ -177,8 +190,9 @@ export function leaseMarkdown(file: string, holders: LeaseHolder[]): string[] {
       out.push(`$(key) You hold the lease on ${what} as ${escapeMd(h.who)} since ${when(h.lease.acquiredAt)} (expires ${when(h.lease.expiresAt)}). ${release}`);
     } else {
       const from = h.lease.takenOverFrom ? ` (taken over from ${escapeMd(h.lease.takenOverFrom.agent)})` : '';
+      const remote = h.remote ? ` It is held on another machine (${escapeMd(h.lease.owner.host)}): its process is not checked here, only its expiry or a take-over ends it.` : '';
       out.push(
-        `$(lock) **An agent is writing ${what}**: ${escapeMd(h.who)}${from} holds the lease since ${when(h.lease.acquiredAt)} (expires ${when(h.lease.expiresAt)})${h.lease.note ? `, note: ${escapeMd(h.lease.note)}` : ''}. Changes from here are refused until it is released or taken over. ${take} · ${release}`,
+        `$(lock) **An agent is writing ${what}**: ${escapeMd(h.who)}${from} holds the lease since ${when(h.lease.acquiredAt)} (expires ${when(h.lease.expiresAt)})${h.lease.note ? `, note: ${escapeMd(h.lease.note)}` : ''}. Changes from here are refused until it is released or taken over.${remote} ${take} · ${release}`,
       );
     }
   }

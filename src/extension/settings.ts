@@ -16,6 +16,8 @@ export interface Settings {
   readonly codeLensEnabled: boolean;
   readonly watcherDebounceMs: number;
   readonly diagnosticsUnsavedChanges: boolean;
+  /** Run the ticket projection in the background after each state change (off by default). */
+  readonly trackerProjectOnChange: boolean;
 }
 
 /** Settings whose change makes a new core (and a rescan). */
@@ -34,6 +36,7 @@ export function readSettings(): Settings {
     codeLensEnabled: cfg.get<boolean>('codeLens.enabled', true),
     watcherDebounceMs: Number.isFinite(debounce) ? Math.min(5000, Math.max(0, debounce)) : 100,
     diagnosticsUnsavedChanges: cfg.get<boolean>('diagnostics.unsavedChanges', true),
+    trackerProjectOnChange: cfg.get<boolean>('tracker.projectOnChange', false),
   };
 }
 

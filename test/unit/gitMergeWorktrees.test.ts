@@ -1,4 +1,5 @@
 import { test, describe, after } from 'node:test';
+import { cleanup as mcpCleanup, startServer } from './mcpHelpers';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -8,7 +9,10 @@ import { execFileSync, spawnSync } from 'node:child_process';
 const CLI = path.resolve('dist/cli.js');
 const ENV = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x', GIT_CONFIG_NOSYSTEM: '1' };
 const dirs: string[] = [];
-after(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+after(() => {
+  dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true }));
+  mcpCleanup();
+});
 
 function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, encoding: 'utf8', env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -37,8 +41,8 @@ function history(root: string): Map<string, { seq: number; operation: string }[]
   return out;
 }
 
-describe('three worktrees, three agents, merged back in random order (real git, real CLI)', () => {
-  test('every step of every story done and the history of all three complete', () => {
+describe('three worktrees, three agents, merged back in random order (real git, real CLI and MCP server)', () => {
+  test('every step of every story done and the history of all three complete, whether merged, rebased or cherry-picked', async () => {
     const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-three-'));
     dirs.push(parent);
     const main = path.join(parent, 'main');
@@ -53,7 +57,11 @@ describe('three worktrees, three agents, merged back in random order (real git, 
     git(main, 'commit', '-q', '-m', 'sprint planned');
 
     // Each agent works its story in its own worktree and commits the state it wrote (history too).
-    const trees = STORIES.map((k, i) => {
+    // The third agent is an MCP client (the SDK's Client over stdio to `waymark mcp`): it takes the
+    // shared workflow's lease, completes its step with waymark_advance and gives the lease back.
+    // MCP has no story tools, so its story moves through the CLI like the others'.
+    const trees: { key: string; wt: string; branch: string; lines: number }[] = [];
+    for (const [i, k] of STORIES.entries()) {
       const wt = path.join(parent, `wt${i + 1}`);
       git(main, 'worktree', 'add', '-q', '-b', `story/${k}`, wt);
       cli(wt, 'story', 'set-status', k, 'in-progress');
@@ -61,16 +69,44 @@ describe('three worktrees, three agents, merged back in random order (real git, 
       cli(wt, 'story', 'check', k, '2');
       cli(wt, 'story', 'set-status', k, 'review');
       cli(wt, 'story', 'set-status', k, 'done');
-      cli(wt, 'complete-step', 'release.md', k);
+      if (i === 2) {
+        const server = await startServer(wt, { args: ['--actor', 'mcp-agent'] });
+        try {
+          const take = await server.call('waymark_lease', { action: 'acquire', file: 'release.md' });
+          assert.equal(take.isError, false, take.text);
+          // Leases live in the repository's shared folder: the other worktrees see this one.
+          const seen = spawnSync(process.execPath, [CLI, 'lease', 'show', '--json'], { cwd: main, encoding: 'utf8', env: ENV });
+          assert.match(seen.stdout, /mcp-agent/);
+          const done = await server.call('waymark_advance', { file: 'release.md', step: k });
+          assert.equal(done.isError, false, done.text);
+          assert.deepEqual(done.data.after.stepsCompleted, [k]);
+          const give = await server.call('waymark_lease', { action: 'release', file: 'release.md' });
+          assert.equal(give.data.outcome, 'released', give.text);
+        } finally {
+          await server.close();
+        }
+      } else {
+        cli(wt, 'complete-step', 'release.md', k);
+      }
       git(wt, 'add', IMPL, 'release.md', '.waymark/history');
       git(wt, 'commit', '-q', '-m', `story ${k} done`);
-      return { key: k, wt, branch: `story/${k}`, lines: [...history(wt).values()].reduce((n, l) => n + l.length, 0) };
-    });
+      trees.push({ key: k, wt, branch: `story/${k}`, lines: [...history(wt).values()].reduce((n, l) => n + l.length, 0) });
+    }
 
+    // Random order, and each branch brought back a different way: the driver runs for all three.
     const order = [...trees].sort(() => Math.random() - 0.5);
-    for (const t of order) {
-      const r = spawnSync('git', ['merge', '--no-edit', t.branch], { cwd: main, encoding: 'utf8', env: ENV });
-      assert.equal(r.status, 0, `merging ${t.branch} (order ${order.map((o) => o.key).join(', ')}): ${r.stdout}${r.stderr}`);
+    const ways = (['merge', 'rebase', 'cherry-pick'] as const).slice().sort(() => Math.random() - 0.5);
+    const run = (cwd: string, args: string[], what: string) => {
+      const r = spawnSync('git', args, { cwd, encoding: 'utf8', env: { ...ENV, GIT_EDITOR: 'true' } });
+      assert.equal(r.status, 0, `${what} (order ${order.map((o, j) => `${o.key} by ${ways[j]}`).join(', ')}): ${r.stdout}${r.stderr}`);
+    };
+    for (const [j, t] of order.entries()) {
+      if (ways[j] === 'merge') run(main, ['merge', '--no-edit', t.branch], `merging ${t.branch}`);
+      else if (ways[j] === 'cherry-pick') run(main, ['cherry-pick', t.branch], `cherry-picking ${t.branch}`);
+      else {
+        run(t.wt, ['rebase', 'main'], `rebasing ${t.branch} onto main`);
+        run(main, ['merge', '--ff-only', t.branch], `fast-forwarding to ${t.branch}`);
+      }
     }
 
     const ledger = fs.readFileSync(path.join(main, IMPL, 'sprint-status.yaml'), 'utf8');
@@ -84,10 +120,11 @@ describe('three worktrees, three agents, merged back in random order (real git, 
     const merged = history(main);
     const total = [...merged.values()].reduce((n, l) => n + l.length, 0);
     for (const lines of merged.values()) assert.deepEqual(lines.map((l) => l.seq), lines.map((_, i) => i + 1));
-    // release.md's history was appended in all three worktrees: one line each, all three kept.
+    // release.md's history was appended in all three worktrees: a completed step each, and the MCP
+    // agent's lease (session start and end), all kept.
     const release = merged.get(path.join('.waymark/history', 'release.md.jsonl'));
     assert.ok(release, [...merged.keys()].join(', '));
-    assert.equal(release.length, 3);
+    assert.deepEqual(release.map((l) => l.operation).sort(), ['complete-step', 'complete-step', 'complete-step', 'session.end', 'session.start']);
     const wf = fs.readFileSync(path.join(main, 'release.md'), 'utf8');
     for (const k of STORIES) assert.match(wf, new RegExp(`stepsCompleted: \\[.*${k}`));
     assert.doesNotMatch(wf, /<<<<<<<|currentStep/);

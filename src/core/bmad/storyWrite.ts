@@ -59,10 +59,11 @@ export interface StoryWriteResult {
   seq?: number;
 }
 
-function load(root: string, ref: string, opts: StoryWriteOptions): { report: SprintReport; story: SprintStory } {
-  const quick = loadStoryQuick(root, ref, { ...opts.sprint, now: opts.now });
+/** The story `ref` and its sprint; `texts`: files already read (under the locks), not read again. */
+function load(root: string, ref: string, opts: StoryWriteOptions, texts?: Map<string, string>): { report: SprintReport; story: SprintStory } {
+  const quick = loadStoryQuick(root, ref, { ...opts.sprint, now: opts.now, overrides: texts });
   if (quick) return quick;
-  const report = loadSprint(root, { ...opts.sprint, now: opts.now });
+  const report = loadSprint(root, { ...opts.sprint, now: opts.now, overrides: texts });
   if (!report) throw new WaymarkError('unreadable', `No BMAD sprint under ${root}: no sprint-status.yaml and no story files were found. Run BMAD sprint planning first.`, root);
   const story = findStory(report, ref);
   if (!story) {
@@ -104,8 +105,10 @@ export async function setStoryStatus(root: string, ref: string, status: string, 
   for (const f of files) assertWritableInside(f, first.report.root);
   const now = opts.now ?? new Date();
   return withLocks(first.report.root, files, async () => {
-    // Re-read under the locks: what we change is what is there now.
-    const { report, story } = load(root, ref, opts);
+    // Re-read under the locks: what we change is what is there now. Each file is read once; the
+    // model and the edit see the same bytes.
+    const texts = new Map(files.map((f) => [f, readNow(f)]));
+    const { report, story } = load(root, ref, opts, texts);
     if (opts.expectHash && opts.expectHash !== story.stateHash) {
       throw new WaymarkError('conflict', `Story ${story.key} changed since it was read (state hash ${story.stateHash.slice(0, 12)}…, expected ${opts.expectHash.slice(0, 12)}…). Read it again, then retry.`, story.file ?? report.ledgerFile, { currentHash: story.stateHash });
     }
@@ -120,7 +123,7 @@ export async function setStoryStatus(root: string, ref: string, status: string, 
     }
     const writes: { file: string; before: string; after: string }[] = [];
     if (story.file) {
-      const text = readNow(story.file);
+      const text = texts.get(story.file) ?? readNow(story.file);
       const parsed = parseStory(story.file, text);
       let next: string;
       if (parsed.statusLine !== undefined && parsed.statusStart !== undefined && parsed.statusEnd !== undefined) {
@@ -136,7 +139,7 @@ export async function setStoryStatus(root: string, ref: string, status: string, 
       if (next !== text) writes.push({ file: story.file, before: text, after: next });
     }
     if (report.ledgerFile && story.ledgerLine !== undefined && story.ledgerStatus !== want) {
-      const text = readNow(report.ledgerFile);
+      const text = texts.get(report.ledgerFile) ?? readNow(report.ledgerFile);
       const ledger = parseLedger(report.ledgerFile, text);
       writes.push({ file: report.ledgerFile, before: text, after: rewriteLedgerStatus(text, ledger, story.key, want, now) });
     }
@@ -159,7 +162,8 @@ export async function setStoryStatus(root: string, ref: string, status: string, 
       }
       throw e;
     }
-    const after = load(root, story.key, opts).story;
+    // The state after, from the bytes just written (they are what is on disk: we hold the locks).
+    const after = load(root, story.key, opts, new Map([...texts, ...writes.map((w) => [w.file, w.after] as const)])).story;
     const rel = (f: string) => path.relative(report.root, f).split(path.sep).join('/');
     const hist = appendHistory(report.root, {
       time: now.toISOString(), actor: opts.actor, session: opts.session, operation: 'story-set-status', file: story.file ?? report.ledgerFile!,
@@ -179,11 +183,11 @@ export async function checkStoryTask(root: string, ref: string, task: string, op
   assertWritableInside(file, first.report.root);
   const now = opts.now ?? new Date();
   return withLocks(first.report.root, [file], async () => {
-    const { report, story } = load(root, ref, opts);
+    const text = readNow(file);
+    const { report, story } = load(root, ref, opts, new Map([[file, text]]));
     if (opts.expectHash && opts.expectHash !== story.stateHash) {
       throw new WaymarkError('conflict', `Story ${story.key} changed since it was read (state hash ${story.stateHash.slice(0, 12)}…). Read it again, then retry.`, file, { currentHash: story.stateHash });
     }
-    const text = readNow(file);
     const parsed = parseStory(file, text);
     const t = findTask(parsed.tasks, task);
     if ('error' in t) throw new WaymarkError('usage', `${path.basename(file)}: ${t.error}.`, file);
@@ -195,7 +199,7 @@ export async function checkStoryTask(root: string, ref: string, task: string, op
     const next = applyLineEdits(text, [{ line: t.line, start: t.boxColumn, end: t.boxColumn + 3, value: want ? '[x]' : '[ ]' }]);
     await runGuards(opts, report.root, [file], 'story-check');
     writeFileAtomic(file, next, { root: report.root, mustExist: true });
-    const after = load(root, story.key, opts).story;
+    const after = load(root, story.key, opts, new Map([[file, next]])).story;
     const hist = appendHistory(report.root, {
       time: now.toISOString(), actor: opts.actor, session: opts.session, operation: 'story-check', file,
       from: { task: t.number, checked: t.checked }, to: { task: t.number, checked: want }, hashBefore: story.stateHash, hashAfter: after.stateHash,

@@ -3,6 +3,7 @@ import type { Actor, ProtocolApi, StateCoreInit, WriteGuard } from '../api';
 import type { Clock, Logger } from '../ports';
 import { resume, resumeRoot, sync } from '../protocol/resume';
 import { createCheckpoint, listCheckpoints, restoreCheckpoint, showCheckpoint } from '../protocol/checkpoints';
+import { coordinationPaths } from '../protocol/paths';
 import { acquireLease, breakStaleLeases, leaseStatus, listLeases, releaseLease, takeoverLease, type LeaseOptions } from '../protocol/leases';
 import { endMode, showModes, startMode } from '../protocol/modes';
 import { followEvents, readEvents } from '../protocol/events';
@@ -36,6 +37,10 @@ export function createProtocolApi(init: StateCoreInit, deps: { clock: Clock; log
     releaseLease: (root, file, owner, options) => releaseLease(root, file, owner, { ...leaseOptions(), ...options }),
     takeoverLease: (root, file, owner, options) => takeoverLease(root, file, owner, { ...leaseOptions(), ...options }),
     listLeases: (root) => listLeases(root, clock),
+    leaseFolders: (root) => {
+      const c = coordinationPaths(root);
+      return c.legacyLeases ? [c.leases, c.legacyLeases] : [c.leases];
+    },
     leaseStatus: (lease) => leaseStatus(lease, clock),
     breakStaleLeases: (root) => breakStaleLeases(root, { clock, logger }),
 

@@ -231,6 +231,10 @@ class StateCoreImpl implements StateCore {
     return changedSince(r, this.list().filter((s) => s.root === r), ctx.config.manifest?.path);
   }
 
+  writeNonStateKey(file: string, key: 'tracker', value: import('../model/edit').EditValue | undefined, options?: { expectStateHash?: string }): Promise<boolean> {
+    return this.writes.writeNonStateKey(file, key, value, options);
+  }
+
   async resume(file: string): Promise<ResumePoint> {
     const abs = path.resolve(file);
     let state: WorkflowState;

@@ -6,7 +6,7 @@ import { nodeFileSystem } from '../store/nodeFileSystem';
 import type { HistoryEntry, MutationOptions, MutationResult, Problem, StepDef, WorkflowState } from '../types';
 import type { WorkspaceContext } from '../store/workspaceContext';
 import { gateFilePath, readGate } from '../model/gates';
-import { editFrontmatter } from '../model/edit';
+import { editFrontmatter, type EditValue } from '../model/edit';
 import * as fs from 'node:fs';
 import { writeFileAtomic, removeStaleTemps } from '../store/atomicWrite';
 import { acquireFileLock, type HeldLock } from '../store/fileLock';
@@ -30,6 +30,9 @@ export function checkReason(reason: string | undefined, file?: string): void {
   }
 }
 import { assertWritableInside } from './roots';
+
+/** Top-level frontmatter keys written outside the state (writeNonStateKey): the ticket mirror. */
+export const NON_STATE_KEYS = new Set(['tracker']);
 
 /** Keys a plan may touch without changing the state (the state hash leaves them out). */
 const TIMESTAMP_KEYS = new Set(['updatedAt', 'session']);
@@ -458,6 +461,39 @@ export class WritePipeline {
       return editFrontmatter(read.text, substantive) === read.text;
     } catch {
       return false;
+    }
+  }
+
+  /**
+   * The one narrow write that is not a state change: sets (or removes) one top-level frontmatter
+   * key that the state hash leaves out (the ticket projection's `tracker` mirror). Same lock,
+   * compare-and-swap and atomic rename as `mutate`, but no history line, no guards, no event:
+   * only that key's lines change, and the state hash must come out the same, else nothing is
+   * written. Returns false when the key already had that value.
+   */
+  async writeNonStateKey(file: string, key: string, value: EditValue | undefined, options: { expectStateHash?: string } = {}): Promise<boolean> {
+    if (!NON_STATE_KEYS.has(key)) throw new WaymarkError('usage', `${key} is not a key Waymark writes outside the state (known: ${[...NON_STATE_KEYS].join(', ')}).`, file);
+    const abs = path.resolve(file);
+    const ctx = await this.contexts.contextFor(abs);
+    const target = this.writeTarget(abs, ctx.root);
+    const lock = await acquireFileLock(abs, this.lockOptions(ctx.root));
+    this.logBroken(lock, target);
+    try {
+      const read = this.readAt(abs, target, ctx);
+      if (options.expectStateHash && options.expectStateHash !== read.state.stateHash) {
+        throw new WaymarkError('conflict', `${abs} changed state while its ${key} block was being written; nothing was written. Re-run.`, abs);
+      }
+      const newText = editFrontmatter(read.text, [{ key, value }]);
+      if (newText === read.text) return false;
+      const after = this.parse(abs, newText, ctx).state;
+      if (after.stateHash !== read.state.stateHash) {
+        throw new WaymarkError('refused', `Writing ${key} would change the state of ${abs}; nothing was written.`, abs);
+      }
+      writeFileAtomic(target, newText, { root: ctx.root, mustExist: true, beforeRename: this.casCheck(lock, target, abs, read.text) });
+      this.model.set(abs, after);
+      return true;
+    } finally {
+      lock.release();
     }
   }
 

@@ -24,7 +24,7 @@ export interface GitSetupResult {
 }
 
 /** `.gitattributes` patterns for the workflow globs, the sprint ledger, history files and gate files. */
-export function attributeLines(include: readonly string[], historyDir = '.waymark/history', gatePath = '.waymark/gates/{file}/{gate}.gate'): string[] {
+export function attributeLines(include: readonly string[], historyDir = '.waymark/history', gatePath = '.waymark/gates/{file}/{gate}.gate', eventsDir = '.waymark/events'): string[] {
   const pats = new Set<string>();
   for (const g of include) {
     // gitattributes has no brace or negation syntax; those globs are left to the user.
@@ -34,6 +34,8 @@ export function attributeLines(include: readonly string[], historyDir = '.waymar
   pats.add('sprint-status.yaml');
   pats.add('sprint-status.yml');
   pats.add(`${historyDir.replace(/\/+$/, '')}/**/*.jsonl`);
+  // The events log, when committed: united and re-sequenced like history (seq stays monotonic).
+  pats.add(`${eventsDir.replace(/\/+$/, '')}/*.jsonl`);
   // The gate path template with its fields as wildcards: `.waymark/gates/*/*.gate`.
   pats.add(gatePath.replace(/\{[a-z]+\}/g, '*'));
   return [...pats].map((p) => `${/\s/.test(p) ? `"${p}"` : p} merge=waymark`);
@@ -64,10 +66,10 @@ function withoutBlock(text: string): { text: string; removed: string[] } | undef
  * `merge.waymark.name` / `merge.waymark.driver`. `driver` is the command git runs, with git's
  * placeholders (`%O %A %B %P %L`).
  */
-export async function installMergeDriver(dir: string, include: readonly string[], driver: string, paths: { historyDir?: string; gatePath?: string } = {}): Promise<GitSetupResult> {
+export async function installMergeDriver(dir: string, include: readonly string[], driver: string, paths: { historyDir?: string; gatePath?: string; eventsDir?: string } = {}): Promise<GitSetupResult> {
   const repo = await repoTop(dir);
   const file = path.join(repo, '.gitattributes');
-  const lines = attributeLines(include, paths.historyDir, paths.gatePath);
+  const lines = attributeLines(include, paths.historyDir, paths.gatePath, paths.eventsDir);
   const before = readText(file);
   const base = before === undefined ? '' : withoutBlock(before)?.text ?? before;
   const eol = base.includes('\r\n') ? '\r\n' : '\n';

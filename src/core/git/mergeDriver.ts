@@ -72,7 +72,8 @@ export interface StateMergeResult {
 export function stateMergeKind(file: string): StateMergeKind {
   const p = file.split(path.sep).join('/');
   const base = p.slice(p.lastIndexOf('/') + 1);
-  // Only history files are routed to the driver as JSONL (waymark git install), wherever history.dir puts them.
+  // Only history files and the events log are routed to the driver as JSONL (waymark git install);
+  // both merge by union and re-sequencing.
   if (p.endsWith('.jsonl')) return 'history';
   if (base === 'sprint-status.yaml' || base === 'sprint-status.yml') return 'ledger';
   if (/\.(md|markdown)$/i.test(base)) return 'workflow';

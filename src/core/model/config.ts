@@ -31,6 +31,52 @@ export function durationMs(v: unknown): number | undefined {
   return ms > 0 ? ms : undefined;
 }
 
+/** One ticket store: a git repository of Markdown tickets, or GitHub Issues. */
+export const ticketStoreSchema = z.discriminatedUnion('store', [
+  z.object({
+    store: z.literal('git'),
+    /** The ticket repository (a separate git repo), relative to the workspace folder or absolute. */
+    repo: z.string().min(1),
+    /** Folder inside that repository for the ticket files. */
+    dir: z.string().default('tickets'),
+    /** A repository outside the workspace folder is used only when this is true (and it exists). */
+    allowOutside: z.boolean().default(false),
+  }).passthrough(),
+  z.object({
+    store: z.literal('github'),
+    owner: z.string().min(1),
+    repo: z.string().min(1),
+  }).passthrough(),
+]);
+
+const trackerSchema = z
+  .object({
+    store: z.enum(['git', 'github']).optional(),
+    repo: z.string().optional(),
+    dir: z.string().optional(),
+    allowOutside: z.boolean().optional(),
+    owner: z.string().optional(),
+    /** Named stores; `default` picks the one `waymark project` uses without --store. */
+    stores: z.record(ticketStoreSchema).optional(),
+    default: z.string().optional(),
+    /** Whether `waymark project` runs after writes made by the extension (its setting wins). */
+    autoProject: z.boolean().default(false),
+    breaker: z
+      .object({
+        /** Consecutive failures that open the breaker. */
+        failures: z.number().int().positive().default(3),
+        /** Milliseconds an open breaker waits before a half-open probe. */
+        halfOpenAfterMs: z.number().int().positive().default(30_000),
+        /** Milliseconds one call may take. */
+        timeoutMs: z.number().int().positive().default(10_000),
+        /** Retries of one call (exponential backoff) before it counts as failed. */
+        retries: z.number().int().nonnegative().default(2),
+      })
+      .passthrough()
+      .default({}),
+  })
+  .passthrough();
+
 /** The static settings of one workspace folder, from `.waymark/config.yaml` (plus overrides). */
 export const configSchema = z
   .object({
@@ -104,6 +150,11 @@ export const configSchema = z
       })
       .passthrough()
       .default({}),
+    /**
+     * The one-way ticket projection (core/tickets): one store inline (`store: git, repo: ../tickets`)
+     * or several under `stores` with a `default`. Off when absent.
+     */
+    tracker: trackerSchema.optional(),
   })
   .passthrough();
 
@@ -112,7 +163,8 @@ export type WaymarkConfig = z.infer<typeof configSchema>;
 export const CONFIG_FILE = '.waymark/config.yaml';
 
 const KNOWN: Record<string, string[]> = {
-  '': ['version', 'include', 'exclude', 'dialects', 'limits', 'gates', 'history', 'manifest', 'bmad', 'workflowsDir', 'memory', 'project'],
+  '': ['version', 'include', 'exclude', 'dialects', 'limits', 'gates', 'history', 'manifest', 'bmad', 'workflowsDir', 'memory', 'project', 'tracker'],
+  tracker: ['store', 'repo', 'dir', 'allowOutside', 'owner', 'stores', 'default', 'autoProject', 'breaker'],
   project: ['stalledAfter'],
   limits: ['maxFileBytes', 'maxAliasCount', 'maxNodes', 'maxFiles'],
   gates: ['path'],

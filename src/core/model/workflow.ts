@@ -106,6 +106,29 @@ export function detectDialect(data: Record<string, unknown>, ctx: WorkspaceConte
   return dialect;
 }
 
+/** An unfilled template variable as BMAD's templates write them: `{{project_name}}`. */
+const PLACEHOLDER = /^\s*\{\{\s*[\w.-]+\s*\}\}\s*$/;
+
+/** BMAD's own template variables, unfilled, in a document's text. */
+const BODY_PLACEHOLDER = /\{\{\s*(?:project_name|user_name|date)\s*\}\}/;
+
+/**
+ * A BMAD template (a workflow's `data/*-template.md`, copied and filled in when the workflow
+ * runs) rather than an artifact: no step done yet, and either its own variables still unfilled
+ * (`project_name: '{{project_name}}'`, `# PRD - {{project_name}}`) or its name says template
+ * inside a workflow's folder. It is no workflow: nothing is shown, checked or written for it — a
+ * template that carried state would hand it to every document made from it.
+ */
+export function isBmadTemplate(file: string, data: Record<string, unknown>, body: string): boolean {
+  const done = data.stepsCompleted;
+  if (Array.isArray(done) ? done.length > 0 : done !== undefined && done !== null && done !== '') return false;
+  if (['project_name', 'user_name', 'date'].some((k) => typeof data[k] === 'string' && PLACEHOLDER.test(data[k] as string))) return true;
+  if (BODY_PLACEHOLDER.test(body.slice(0, 4096))) return true;
+  const parts = file.split(/[\\/]/);
+  const name = parts[parts.length - 1].toLowerCase();
+  return /(^|[-_.])template\.(md|markdown)$/.test(name) && parts.slice(0, -1).some((p) => p === 'workflows' || p === 'templates');
+}
+
 /**
  * Parses one file's text into a normalized WorkflowState plus its problems. Never throws on
  * bad input; never evaluates code. `isWorkflow` is false for Markdown without workflow keys.
@@ -158,7 +181,7 @@ function parseWorkflowTextUnguarded(file: string, text: string, ctx: WorkspaceCo
   }
   const data = fm.data;
   const dialect = detectDialect(data, ctx);
-  if (!dialect) return { isWorkflow: false, problems: [] };
+  if (!dialect || (dialect === 'bmad' && isBmadTemplate(file, data, split.body))) return { isWorkflow: false, problems: [] };
   const { state, raw } = normalize(file, text, data, dialect, ctx, opts?.contentHash);
   const findings = validateParsed(state, data, raw, fm, ctx);
   state.problems = resolveFindings(file, findings, locator, fenceRange);

@@ -189,7 +189,7 @@ export function dashboardModel(view: ProjectView, timeline: readonly TimelineCha
 
   const lines = new Map<string, number>();
   const lineOf = (it: ProjectItem): number => {
-    let n = (it.kind === 'story' && it.file ? it.statusLine : undefined) ?? lines.get(it.id);
+    let n = it.line ?? lines.get(it.id);
     if (n === undefined) lines.set(it.id, (n = opts.lineOf?.(it) ?? 0));
     return n;
   };

@@ -25,6 +25,8 @@ export interface GitTimelineOptions {
   maxCommits?: number;
   /** Only commits at or after this ISO date. */
   since?: string;
+  /** The branch or ref whose history is read (default HEAD). */
+  ref?: string;
 }
 
 export interface GitTimeline {
@@ -45,7 +47,7 @@ export async function gitStateTimeline(root: string, options: GitTimelineOptions
   const maxCommits = options.maxCommits ?? 1000;
   let head: string;
   try {
-    const r = await runGit(root, ['rev-parse', 'HEAD']);
+    const r = await runGit(root, ['rev-parse', '--verify', '--quiet', `${options.ref ?? 'HEAD'}^{commit}`]);
     if (r.code !== 0) return { changes: [], cached: false, unavailable: 'not a git repository with commits' };
     head = r.stdout.trim();
   } catch (e) {
@@ -59,7 +61,7 @@ export async function gitStateTimeline(root: string, options: GitTimelineOptions
   } catch {
     // no cache, or a broken one: recompute
   }
-  const args = ['-c', 'core.quotepath=off', 'log', `--max-count=${maxCommits}`, '--format=%x1e%H%x1f%aI%x1f%an', '-p', '-U0', '--no-color', '--no-renames', '--no-ext-diff', '--relative'];
+  const args = ['-c', 'core.quotepath=off', 'log', head, `--max-count=${maxCommits}`, '--format=%x1e%H%x1f%aI%x1f%an', '-p', '-U0', '--no-color', '--no-renames', '--no-ext-diff', '--relative'];
   if (options.since) args.push(`--since=${options.since}`);
   args.push('--', '*.md');
   const r = await runGit(root, args);

@@ -231,8 +231,8 @@ function placeStalled(frontier: Frontier): void {
     const file = e.item.file;
     if (!file) continue;
     const range =
-      e.item.statusLine !== undefined
-        ? { start: { line: e.item.statusLine, character: 0 }, end: { line: e.item.statusLine, character: 0 } }
+      e.item.line !== undefined
+        ? { start: { line: e.item.line, character: 0 }, end: { line: e.item.line, character: 0 } }
         : e.item.kind === 'workflow'
           ? frontmatterRange(file, ['status'])
           : undefined;

@@ -34,8 +34,8 @@ export interface ProjectItem {
   created?: string;
   /** Prerequisites a `waive:` list lets pass although not done. */
   waived: string[];
-  /** 0-based line of a story file's `Status:` (workflow files: the frontmatter's `status` key, found on demand). */
-  statusLine?: number;
+  /** 0-based line of a story file's `Status:` (a workflow's `status:` key is found on demand: `workflowStateLine`). */
+  line?: number;
   /** A sub-agent's workflow: the delegation it belongs to (its parent's delegation id) and the agent. */
   delegatedBy?: string;
   agent?: string;
@@ -137,7 +137,7 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
       if (byId.has(id)) continue;
       const item: ProjectItem = {
         id, kind: 'story', root: sprint.root, file: s.file, rel: s.file ? relOf(sprint.root, s.file) : undefined,
-        title: s.title ?? s.key, state: storyState(s.status), rawStatus: s.status, priority: 0, waived: [], statusLine: s.fileStatusLine,
+        title: s.title ?? s.key, state: storyState(s.status), rawStatus: s.status, priority: 0, waived: [], line: s.file ? s.fileStatusLine : undefined,
       };
       items.push(item);
       byId.set(id, item);

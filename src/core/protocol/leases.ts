@@ -5,7 +5,7 @@ import type { WriteGuard } from '../api';
 import type { Clock, Logger } from '../ports';
 import { systemClock, silentLogger } from '../ports';
 import { WaymarkError } from '../errors';
-import { protocolPaths, ensureDir, relPath, shortHash, randomId, readIfExists, readdirIfExists } from './paths';
+import { coordinationPaths, ensureCoordinationDir, relPath, shortHash, randomId, readIfExists, readdirIfExists } from './paths';
 import { withMutexSync } from './mutex';
 import { holderAlive, processStartTime } from '../store/processes';
 import { appendEvent, type EventsLogOptions } from './events';
@@ -42,6 +42,8 @@ export interface LeaseStatus {
   stale: boolean;
   /** Why it is stale: `expired` or `dead-process`. */
   staleReason?: 'expired' | 'dead-process';
+  /** Held on another host: its pid is never checked here; only expiry or a take-over ends it. */
+  remote?: boolean;
 }
 
 export interface LeaseOptions {
@@ -81,13 +83,28 @@ export function describeOwner(o: LeaseOwner): string {
   return bits.length > 1 ? `${bits[0]} (${bits.slice(1).join(', ')})` : bits[0];
 }
 
-/** Lease key for a workflow file, or `root` when `file` is undefined. */
-export function leaseKey(root: string, file?: string): { key: string; target: string; path: string } {
-  const dir = protocolPaths(root).leases;
-  if (file === undefined) return { key: 'root', target: '*', path: path.join(dir, 'root.json') };
+/** True when a lease is held on another machine: its pid means nothing here, only expiry or force end it. */
+export function isRemote(lease: Lease): boolean {
+  return lease.owner.host !== os.hostname();
+}
+
+/**
+ * Lease key for a workflow file, or `root` when `file` is undefined. `path` is where it is taken
+ * (the repository's shared folder in git, see coordinationPaths); `paths` adds the old
+ * per-worktree place, still honoured.
+ */
+export function leaseKey(root: string, file?: string): { key: string; target: string; path: string; paths: string[] } {
+  const c = coordinationPaths(root);
+  const name = (() => {
+    if (file === undefined) return 'root.json';
+    const rel = relPath(root, file);
+    return `file-${rel.replace(/[^A-Za-z0-9._-]+/g, '_').slice(-80)}-${shortHash(rel)}.json`;
+  })();
+  const p = path.join(c.leases, name);
+  const paths = c.legacyLeases ? [p, path.join(c.legacyLeases, name)] : [p];
+  if (file === undefined) return { key: 'root', target: '*', path: p, paths };
   const rel = relPath(root, file);
-  const safe = rel.replace(/[^A-Za-z0-9._-]+/g, '_').slice(-80);
-  return { key: `file:${rel}`, target: rel, path: path.join(dir, `file-${safe}-${shortHash(rel)}.json`) };
+  return { key: `file:${rel}`, target: rel, path: p, paths };
 }
 
 function readLease(file: string): { lease?: Lease; text?: string } {
@@ -103,10 +120,12 @@ function readLease(file: string): { lease?: Lease; text?: string } {
 }
 
 export function leaseStatus(lease: Lease, clock: Clock = systemClock): LeaseStatus {
-  if (Date.parse(lease.expiresAt) <= clock.now().getTime()) return { lease, stale: true, staleReason: 'expired' };
+  const remote = isRemote(lease) ? { remote: true } : {};
+  if (Date.parse(lease.expiresAt) <= clock.now().getTime()) return { lease, stale: true, staleReason: 'expired', ...remote };
   const o = lease.owner;
-  if (o.pid && o.host === os.hostname() && !holderAlive(o.pid, o.start)) return { lease, stale: true, staleReason: 'dead-process' };
-  return { lease, stale: false };
+  // A pid names a process only on the host that recorded it: a remote holder is never judged by it.
+  if (o.pid && !remote.remote && !holderAlive(o.pid, o.start)) return { lease, stale: true, staleReason: 'dead-process' };
+  return { lease, stale: false, ...remote };
 }
 
 /** True when `who` is the holder: same session when both have one, else same agent name. */
@@ -122,7 +141,7 @@ function sameOwner(a: LeaseOwner, b: LeaseOwner): boolean {
 function lockedError(lease: Lease, what: string): WaymarkError {
   return new WaymarkError(
     'locked',
-    `${what} is locked by ${describeOwner(lease.owner)} since ${lease.acquiredAt} (lease expires ${lease.expiresAt}). Wait, ask the holder to release it, or take over explicitly (waymark lease takeover).`,
+    `${what} is locked by ${describeOwner(lease.owner)} since ${lease.acquiredAt} (lease expires ${lease.expiresAt}).${isRemote(lease) ? ' It is held on another machine, so its process is not checked here: only its expiry or a take-over ends it.' : ''} Wait, ask the holder to release it, or take over explicitly (waymark lease takeover).`,
     undefined,
     { lease },
   );
@@ -181,8 +200,8 @@ function newLease(k: { key: string; target: string }, owner: LeaseOwner, now: Da
 export async function acquireLease(root: string, file: string | undefined, owner: LeaseOwner, options: LeaseOptions = {}): Promise<AcquireResult> {
   const clock = options.clock ?? systemClock;
   const k = leaseKey(root, file);
-  const dir = protocolPaths(root).leases;
-  ensureDir(root, dir);
+  const c = coordinationPaths(root);
+  const dir = ensureCoordinationDir(root, c, c.leases);
   const now = clock.now();
   const lease = newLease(k, owner, now, options.ttlMs);
   // Acquires of one root are serialized by a short mutex so that the root/file overlap check and
@@ -190,7 +209,9 @@ export async function acquireLease(root: string, file: string | undefined, owner
   const result = withMutexSync(path.join(dir, 'acquire.lock'), (): AcquireResult => {
     // A root lease blocks file leases by others, and the reverse.
     checkOverlap(root, file, owner, clock);
-    let broken: LeaseStatus | undefined;
+    // A lease taken before leases moved to the shared folder still counts: a live one of another
+    // holder refuses, ours moves over, a stale one is broken.
+    let broken: LeaseStatus | undefined = settleLegacy(k.paths.slice(1), owner, clock, file === undefined ? `The workspace ${root}` : relPath(root, file));
     for (let attempt = 0; attempt < 20; attempt++) {
       const tmp = writeTemp(dir, lease);
       try {
@@ -240,6 +261,24 @@ export async function acquireLease(root: string, file: string | undefined, owner
   return result;
 }
 
+function settleLegacy(legacy: string[], owner: LeaseOwner, clock: Clock, what: string): LeaseStatus | undefined {
+  let broken: LeaseStatus | undefined;
+  for (const p of legacy) {
+    if (!fs.existsSync(p)) continue;
+    withMutexSync(`${p}.lock`, () => {
+      const cur = readLease(p);
+      if (cur.text === undefined) return;
+      if (cur.lease) {
+        const st = leaseStatus(cur.lease, clock);
+        if (!st.stale && !sameOwner(cur.lease.owner, owner)) throw lockedError(cur.lease, what);
+        if (st.stale) broken = st;
+      }
+      fs.rmSync(p, { force: true });
+    });
+  }
+  return broken;
+}
+
 function checkOverlap(root: string, file: string | undefined, owner: LeaseOwner, clock: Clock): void {
   const others = listLeases(root, clock).filter((s) => !s.stale && !sameOwner(s.lease.owner, owner));
   for (const s of others) {
@@ -252,16 +291,20 @@ function checkOverlap(root: string, file: string | undefined, owner: LeaseOwner,
 export async function releaseLease(root: string, file: string | undefined, owner: LeaseOwner, options: LeaseOptions & { force?: boolean } = {}): Promise<{ released: boolean; lease?: Lease }> {
   const clock = options.clock ?? systemClock;
   const k = leaseKey(root, file);
-  if (!fs.existsSync(k.path)) return { released: false };
-  const out = withMutexSync(`${k.path}.lock`, () => {
-    const cur = readLease(k.path);
-    if (cur.text === undefined) return { released: false };
-    if (cur.lease && !options.force && !sameOwner(cur.lease.owner, owner) && !leaseStatus(cur.lease, clock).stale) {
-      throw lockedError(cur.lease, file === undefined ? `The workspace ${root}` : relPath(root, file));
-    }
-    fs.rmSync(k.path, { force: true });
-    return { released: true, lease: cur.lease };
-  });
+  let out: { released: boolean; lease?: Lease } = { released: false };
+  for (const p of k.paths) {
+    if (!fs.existsSync(p)) continue;
+    const one = withMutexSync(`${p}.lock`, (): { released: boolean; lease?: Lease } => {
+      const cur = readLease(p);
+      if (cur.text === undefined) return { released: false };
+      if (cur.lease && !options.force && !sameOwner(cur.lease.owner, owner) && !leaseStatus(cur.lease, clock).stale) {
+        throw lockedError(cur.lease, file === undefined ? `The workspace ${root}` : relPath(root, file));
+      }
+      fs.rmSync(p, { force: true });
+      return { released: true, lease: cur.lease };
+    });
+    if (one.released && !out.released) out = one;
+  }
   if (out.released) {
     record(root, file, 'lease.release', owner, { key: k.key, ...(out.lease && !sameOwner(out.lease.owner, owner) ? { heldBy: out.lease.owner } : {}) }, options);
     await recordHistory(root, file, 'session.end', owner, { lease: k.key }, options);
@@ -276,11 +319,21 @@ export async function releaseLease(root: string, file: string | undefined, owner
 export async function takeoverLease(root: string, file: string | undefined, owner: LeaseOwner, options: LeaseOptions & { reason?: string } = {}): Promise<{ lease: Lease; previous?: Lease }> {
   const clock = options.clock ?? systemClock;
   const k = leaseKey(root, file);
-  const dir = protocolPaths(root).leases;
-  ensureDir(root, dir);
+  const c = coordinationPaths(root);
+  const dir = ensureCoordinationDir(root, c, c.leases);
   const now = clock.now();
+  // A lease in the old per-worktree place is taken over too (it is removed; the new one records it).
+  let legacy: Lease | undefined;
+  for (const p of k.paths.slice(1)) {
+    if (!fs.existsSync(p)) continue;
+    withMutexSync(`${p}.lock`, () => {
+      legacy = readLease(p).lease ?? legacy;
+      fs.rmSync(p, { force: true });
+    });
+  }
   const out = withMutexSync(`${k.path}.lock`, () => {
-    const cur = readLease(k.path);
+    const found = readLease(k.path);
+    const cur = found.lease ? found : { lease: legacy };
     const lease: Lease = {
       ...newLease(k, owner, now, options.ttlMs),
       ...(cur.lease ? { takenOverFrom: { ...cur.lease.owner, acquiredAt: cur.lease.acquiredAt } } : {}),
@@ -298,13 +351,18 @@ export async function takeoverLease(root: string, file: string | undefined, owne
 
 /** All leases of a root with their staleness. */
 export function listLeases(root: string, clock: Clock = systemClock): LeaseStatus[] {
-  const dir = protocolPaths(root).leases;
-  const names = readdirIfExists(dir);
+  const c = coordinationPaths(root);
+  const seen = new Set<string>();
   const out: LeaseStatus[] = [];
-  for (const n of names) {
-    if (!n.endsWith('.json') || (n !== 'root.json' && !n.startsWith('file-'))) continue;
-    const { lease } = readLease(path.join(dir, n));
-    if (lease) out.push(leaseStatus(lease, clock));
+  // The shared place first: a key found there hides a leftover of the same key in the old place.
+  for (const dir of c.legacyLeases ? [c.leases, c.legacyLeases] : [c.leases]) {
+    for (const n of readdirIfExists(dir)) {
+      if (!n.endsWith('.json') || (n !== 'root.json' && !n.startsWith('file-'))) continue;
+      const { lease } = readLease(path.join(dir, n));
+      if (!lease || seen.has(lease.key)) continue;
+      seen.add(lease.key);
+      out.push(leaseStatus(lease, clock));
+    }
   }
   return out.sort((a, b) => a.lease.key.localeCompare(b.lease.key));
 }
@@ -313,8 +371,10 @@ export function listLeases(root: string, clock: Clock = systemClock): LeaseStatu
 export function leasesCovering(root: string, file: string, clock: Clock = systemClock): LeaseStatus[] {
   const out: LeaseStatus[] = [];
   for (const k of [leaseKey(root), leaseKey(root, file)]) {
-    const { lease } = readLease(k.path);
-    if (lease) out.push(leaseStatus(lease, clock));
+    for (const p of k.paths) {
+      const { lease } = readLease(p);
+      if (lease) out.push(leaseStatus(lease, clock));
+    }
   }
   return out;
 }
@@ -327,12 +387,16 @@ export function breakStaleLeases(root: string, options: LeaseOptions = {}): Leas
     if (!s.stale) continue;
     const file = s.lease.key === 'root' ? undefined : path.join(root, s.lease.target);
     const k = leaseKey(root, file);
-    const done = withMutexSync(`${k.path}.lock`, () => {
-      const cur = readLease(k.path);
-      if (!cur.lease || !leaseStatus(cur.lease, clock).stale) return false;
-      fs.rmSync(k.path, { force: true });
-      return true;
-    });
+    let done = false;
+    for (const p of k.paths) {
+      if (!fs.existsSync(p)) continue;
+      done = withMutexSync(`${p}.lock`, () => {
+        const cur = readLease(p);
+        if (!cur.lease || !leaseStatus(cur.lease, clock).stale) return false;
+        fs.rmSync(p, { force: true });
+        return true;
+      }) || done;
+    }
     if (done) {
       broken.push(s);
       record(root, file, 'lease.break', s.lease.owner, { key: s.lease.key, staleReason: s.staleReason }, options);

@@ -4,7 +4,8 @@ import type { Clock, Logger } from '../ports';
 import { systemClock, silentLogger } from '../ports';
 import { WaymarkError } from '../errors';
 import { writeFileAtomic } from '../store/atomicWrite';
-import { protocolPaths, ensureDir, shortHash, readdirIfExists } from './paths';
+import { safeSharedPath } from '../store/sharedDir';
+import { coordinationPaths, ensureCoordinationDir, shortHash, readdirIfExists } from './paths';
 import { withMutexSync } from './mutex';
 import { describeOwner, leaseStatus, type Lease, type LeaseOwner, DEFAULT_LEASE_MS } from './leases';
 import { appendEvent, type EventsLogOptions } from './events';
@@ -26,21 +27,19 @@ export interface ModeOptions {
   events?: EventsLogOptions | false;
 }
 
-function modeFile(root: string, mode: string, owner: LeaseOwner): string {
-  return path.join(protocolPaths(root).modes, `${mode.replace(/[^A-Za-z0-9._-]+/g, '_')}--${shortHash(`${owner.agent}|${owner.session ?? ''}|${owner.host}`)}.json`);
+function modeFile(dir: string, mode: string, owner: LeaseOwner): string {
+  return path.join(dir, `${mode.replace(/[^A-Za-z0-9._-]+/g, '_')}--${shortHash(`${owner.agent}|${owner.session ?? ''}|${owner.host}`)}.json`);
 }
 
 function asLease(r: ModeRecord): Lease {
   return { key: `mode:${r.mode}`, target: '*', owner: r.owner, acquiredAt: r.startedAt, expiresAt: r.expiresAt };
 }
 
+/** Modes of a root: the shared place in git (every worktree sees them), and the old per-worktree one. */
 function readModes(root: string, clock: Clock): { rec: ModeRecord; file: string; stale: boolean }[] {
-  const dir = protocolPaths(root).modes;
-  const names = readdirIfExists(dir);
+  const c = coordinationPaths(root);
   const out: { rec: ModeRecord; file: string; stale: boolean }[] = [];
-  for (const n of names) {
-    if (!n.endsWith('.json')) continue;
-    const file = path.join(dir, n);
+  for (const file of (c.legacyModes ? [c.modes, c.legacyModes] : [c.modes]).flatMap((dir) => readdirIfExists(dir).filter((n) => n.endsWith('.json')).map((n) => path.join(dir, n)))) {
     try {
       const rec = JSON.parse(fs.readFileSync(file, 'utf8')) as ModeRecord;
       if (!rec?.mode || !rec.owner) continue;
@@ -70,8 +69,8 @@ export function startMode(root: string, mode: string, owner: LeaseOwner, options
   if (!/^[A-Za-z][A-Za-z0-9._-]{0,63}$/.test(mode)) throw new WaymarkError('usage', `Mode name '${mode}' is not valid: use letters, digits, '.', '_' or '-'.`);
   const clock = options.clock ?? systemClock;
   const exclusive = options.exclusive ?? true;
-  const dir = protocolPaths(root).modes;
-  ensureDir(root, dir);
+  const c = coordinationPaths(root);
+  const dir = ensureCoordinationDir(root, c, c.modes);
   const rec = withMutexSync(path.join(dir, 'modes.lock'), () => {
     const all = readModes(root, clock);
     for (const m of all) {
@@ -92,7 +91,10 @@ export function startMode(root: string, mode: string, owner: LeaseOwner, options
     }
     const now = clock.now();
     const r: ModeRecord = { mode, exclusive, owner, startedAt: now.toISOString(), expiresAt: new Date(now.getTime() + (options.ttlMs ?? DEFAULT_LEASE_MS)).toISOString() };
-    writeFileAtomic(modeFile(root, mode, owner), JSON.stringify(r, null, 2) + '\n', { root });
+    const target = modeFile(dir, mode, owner);
+    // In git the record goes to exactly <git common dir>/waymark/, checked by real path.
+    if (c.shared) writeFileAtomic(safeSharedPath(c.shared, target), JSON.stringify(r, null, 2) + '\n');
+    else writeFileAtomic(target, JSON.stringify(r, null, 2) + '\n', { root });
     return r;
   });
   if (options.events !== false) appendEvent(root, { type: 'mode.start', actor: owner.agent, session: owner.session, data: { mode, exclusive } }, options.events || {});
@@ -102,8 +104,10 @@ export function startMode(root: string, mode: string, owner: LeaseOwner, options
 /** Ends `mode` for `owner` (or for anyone with `force`). Returns the records removed. */
 export function endMode(root: string, mode: string, owner: LeaseOwner, options: ModeOptions & { force?: boolean } = {}): ModeRecord[] {
   const clock = options.clock ?? systemClock;
-  const dir = protocolPaths(root).modes;
-  if (!fs.existsSync(dir)) return [];
+  const c = coordinationPaths(root);
+  const dir = c.modes;
+  if (!fs.existsSync(dir) && !(c.legacyModes && fs.existsSync(c.legacyModes))) return [];
+  if (!fs.existsSync(dir)) ensureCoordinationDir(root, c, dir);
   const removed = withMutexSync(path.join(dir, 'modes.lock'), () => {
     const out: ModeRecord[] = [];
     const all = readModes(root, clock).filter((m) => m.rec.mode === mode);

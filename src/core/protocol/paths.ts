@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import * as fs from 'node:fs';
 import * as crypto from 'node:crypto';
 import { readInternalIfExists, safeMkdir } from '../store/safePath';
+import { findGitShared, safeSharedMkdir, type GitShared } from '../store/sharedDir';
 
 /** Where the protocol keeps its files, under `<root>/.waymark/`. */
 export function protocolPaths(root: string) {
@@ -54,4 +55,40 @@ export function readdirIfExists(dir: string): string[] {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw e;
   }
+}
+
+/**
+ * Where leases and modes live. In a git repository: `<git common dir>/waymark/leases|modes`
+ * (the workspace at the top of its worktree; a workspace in a subfolder gets
+ * `<common>/waymark/scopes/<folder>-<hash>/`), seen by every worktree, so the same story or
+ * workflow in two worktrees is the same lease (keys are paths relative to the workspace, which
+ * sits at the same place in each worktree). Outside git: `<root>/.waymark/`. `legacy*` are the
+ * old per-worktree folders, still read (leases taken before the move still count).
+ */
+export interface CoordinationPaths {
+  leases: string;
+  modes: string;
+  legacyLeases?: string;
+  legacyModes?: string;
+  shared?: GitShared;
+}
+
+export function coordinationPaths(root: string): CoordinationPaths {
+  const local = protocolPaths(root);
+  const shared = findGitShared(root);
+  if (!shared) return { leases: local.leases, modes: local.modes };
+  let real: string;
+  try {
+    real = fs.realpathSync(root);
+  } catch {
+    real = path.resolve(root);
+  }
+  const rel = path.relative(shared.top, real).split(path.sep).join('/');
+  const base = rel === '' ? shared.base : path.join(shared.base, 'scopes', `${rel.replace(/[^A-Za-z0-9._-]+/g, '_').slice(-60)}-${shortHash(rel)}`);
+  return { leases: path.join(base, 'leases'), modes: path.join(base, 'modes'), legacyLeases: local.leases, legacyModes: local.modes, shared };
+}
+
+/** Creates a coordination folder (leases, modes): inside the workspace, or inside exactly `<git common dir>/waymark/` by real path. */
+export function ensureCoordinationDir(root: string, c: CoordinationPaths, dir: string): string {
+  return c.shared ? safeSharedMkdir(c.shared, dir) : safeMkdir(root, dir);
 }

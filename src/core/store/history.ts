@@ -76,6 +76,39 @@ function prepareTail(root: string, histFile: string): { nextSeq: number; repaire
 }
 
 /**
+ * Appends one JSON record as a line to an append-only JSONL file inside `root` (the ticket
+ * outbox): real path checked, a torn last line moved to `<file>.torn` first (jsonlTail's
+ * tornTail, as history does), one write() on an O_APPEND descriptor, fsynced.
+ */
+export function appendJsonLine(root: string, file: string, record: unknown, what: string): { repaired?: string } {
+  try {
+    const real = safeWritePath(root, file);
+    safeMkdir(root, path.dirname(real));
+    const fd = openInternalSync(real, fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_CREAT, { noFollow: true, what });
+    try {
+      let repaired: string | undefined;
+      const t = tornTail(fd, fs.fstatSync(fd).size);
+      if (t) {
+        safeAppend(root, `${real}.torn`, JSON.stringify({ time: new Date().toISOString(), offset: t.cut, text: t.torn.toString('utf8') }) + '\n', { what: `torn ${what} lines` });
+        fs.ftruncateSync(fd, t.cut);
+        fs.fsyncSync(fd);
+        repaired = `moved a torn last line (${t.torn.length} bytes, offset ${t.cut}) of ${file} to ${file}.torn`;
+      }
+      const line = Buffer.from(JSON.stringify(record) + '\n', 'utf8');
+      const n = fs.writeSync(fd, line, 0, line.length);
+      if (n !== line.length) throw new WaymarkError('io', `Short write to ${file} (${n} of ${line.length} bytes); it will be repaired on the next append.`, file);
+      fs.fsyncSync(fd);
+      return { repaired };
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch (e) {
+    if (WaymarkError.is(e)) throw e;
+    throw ioError(e, file, `append ${what} to`);
+  }
+}
+
+/**
  * Appends one entry (its `seq` is assigned here). Call under the workflow file's lock so that
  * sequence numbers stay unique; the line itself can never tear between processes. The history
  * file's real path must lie inside `root` (a `.waymark/history` link to elsewhere is refused).

@@ -166,7 +166,7 @@ singleRoot('leases on screen', () => {
     assert.equal(still[0].lease.owner.agent, 'planner-agent');
     assert.match(find((await snap()).workflows, NAME)?.description ?? '', /locked by planner-agent/);
     await clearLeases();
-    await row('the lock to go after the agent released', (n) => !/locked by/.test(n.description ?? ''), 5_000);
+    await row('the lock to go after the agent released', (n) => !/locked by/.test(n.description ?? ''), 15_000);
     await vscode.commands.executeCommand('notifications.clearAll');
   });
 

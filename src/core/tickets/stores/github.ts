@@ -1,0 +1,156 @@
+/**
+ * GitHub Issues over the REST API v3 (Node 20's global fetch). The token comes from the caller
+ * (the CLI: GITHUB_TOKEN / WAYMARK_GITHUB_TOKEN; the extension: vscode.authentication) and is
+ * never written to a file. Issues are found again by the `waymark-id:` line of their body,
+ * from one paginated listing of the `waymark` label (Link: rel="next"), not from the search
+ * index, which lags behind a create. Rate limits (403/429 with x-ratelimit-remaining: 0 or
+ * retry-after) become a TicketError carrying the wait, which opens the breaker until then; a
+ * 422 is a validation error (not retried); 5xx and network errors are retried and counted.
+ */
+import type { StoreCapabilities, TicketDraft, TicketRef, TicketStore } from '../port';
+import { TicketError, waymarkIdOf } from '../port';
+
+export interface GitHubStoreOptions {
+  name: string;
+  owner: string;
+  repo: string;
+  token: string;
+  /** API root; default https://api.github.com (GitHub Enterprise: https://HOST/api/v3). */
+  apiUrl?: string;
+  /** Clock for rate-limit resets (tests pin it). */
+  now?: () => number;
+}
+
+interface Issue {
+  number: number;
+  html_url: string;
+  state: string;
+  body?: string | null;
+  pull_request?: unknown;
+}
+
+const API_VERSION = '2022-11-28';
+
+export class GitHubIssueStore implements TicketStore {
+  readonly name: string;
+  /** Sub-issues and issue dependencies have their own endpoints; here links are lines of the body. */
+  readonly capabilities: StoreCapabilities = { parent: false, blockedBy: false, labels: true };
+  private readonly base: string;
+  private readonly now: () => number;
+  private index: Map<string, TicketRef> | undefined;
+
+  constructor(private readonly options: GitHubStoreOptions) {
+    this.name = options.name;
+    this.base = (options.apiUrl ?? 'https://api.github.com').replace(/\/+$/, '');
+    this.now = options.now ?? Date.now;
+  }
+
+  private async request(method: string, url: string, body: unknown, signal?: AbortSignal): Promise<{ json: unknown; headers: Headers }> {
+    let res: Response;
+    try {
+      res = await fetch(url.startsWith('http') ? url : `${this.base}${url}`, {
+        method,
+        signal,
+        headers: {
+          Accept: 'application/vnd.github+json',
+          Authorization: `Bearer ${this.options.token}`,
+          'X-GitHub-Api-Version': API_VERSION,
+          'User-Agent': 'waymark',
+          ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+        },
+        body: body !== undefined ? JSON.stringify(body) : undefined,
+      });
+    } catch (e) {
+      throw new TicketError(`GitHub ${method} ${url}: ${e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : String(e)}`, true);
+    }
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    if (res.ok) return { json, headers: res.headers };
+    const message = (json as { message?: string } | undefined)?.message ?? (text.slice(0, 200) || res.statusText);
+    const wait = this.rateLimitWait(res);
+    if (wait !== undefined) throw new TicketError(`GitHub rate limit reached (${res.status}: ${message}); waiting ${Math.ceil(wait / 1000)} s before the next call.`, true, wait, res.status);
+    if (res.status === 422) {
+      const errors = ((json as { errors?: { field?: string; code?: string; message?: string }[] } | undefined)?.errors ?? []).map((e) => e.message ?? `${e.field ?? '?'} ${e.code ?? 'invalid'}`);
+      throw new TicketError(`GitHub refused the issue (422 ${message}${errors.length ? `: ${errors.join('; ')}` : ''}); fix the workflow file's title/labels and re-run.`, false, undefined, 422);
+    }
+    if (res.status >= 500) throw new TicketError(`GitHub ${method} ${url} failed with ${res.status} ${message}`, true, undefined, res.status);
+    if (res.status === 401) throw new TicketError('GitHub rejected the token (401 Bad credentials); set a valid GITHUB_TOKEN (repo scope) and re-run.', false, undefined, 401);
+    if (res.status === 404) throw new TicketError(`GitHub has no repository ${this.options.owner}/${this.options.repo} the token can see (404); check tracker.owner/repo and the token's access.`, false, undefined, 404);
+    throw new TicketError(`GitHub ${method} ${url} failed with ${res.status} ${message}`, false, undefined, res.status);
+  }
+
+  /** Milliseconds to wait when the response says the rate limit is spent; undefined otherwise. */
+  private rateLimitWait(res: Response): number | undefined {
+    if (res.status !== 403 && res.status !== 429) return undefined;
+    const after = res.headers.get('retry-after');
+    if (after && Number.isFinite(Number(after))) return Math.max(1000, Number(after) * 1000);
+    if (res.headers.get('x-ratelimit-remaining') === '0') {
+      const reset = Number(res.headers.get('x-ratelimit-reset'));
+      return Number.isFinite(reset) ? Math.max(1000, reset * 1000 - this.now()) : 60_000;
+    }
+    return res.status === 429 ? 60_000 : undefined;
+  }
+
+  private path(suffix = ''): string {
+    return `/repos/${encodeURIComponent(this.options.owner)}/${encodeURIComponent(this.options.repo)}/issues${suffix}`;
+  }
+
+  private ref(i: Issue): TicketRef {
+    return { id: String(i.number), url: i.html_url, status: i.state };
+  }
+
+  /** Every issue labelled `waymark` (open and closed), page by page along the Link header. */
+  private async load(signal?: AbortSignal): Promise<Map<string, TicketRef>> {
+    if (this.index) return this.index;
+    const index = new Map<string, TicketRef>();
+    let url: string | undefined = `${this.path()}?state=all&labels=waymark&per_page=100`;
+    for (let pages = 0; url && pages < 1000; pages++) {
+      const { json, headers } = await this.request('GET', url, undefined, signal);
+      for (const i of (Array.isArray(json) ? json : []) as Issue[]) {
+        if (i.pull_request) continue;
+        const id = waymarkIdOf(i.body);
+        if (id && !index.has(id)) index.set(id, this.ref(i));
+      }
+      url = nextLink(headers.get('link'));
+      // The token goes to the API's own origin only, whatever a Link header says.
+      if (url && new URL(url).origin !== new URL(this.base).origin) throw new TicketError(`GitHub's Link header points to another origin (${new URL(url).origin}); not followed.`, false);
+    }
+    this.index = index;
+    return index;
+  }
+
+  async find(waymarkId: string, signal?: AbortSignal): Promise<TicketRef | undefined> {
+    return (await this.load(signal)).get(waymarkId);
+  }
+
+  async create(d: TicketDraft, signal?: AbortSignal): Promise<TicketRef> {
+    const { json } = await this.request('POST', this.path(), { title: d.title, body: d.body, labels: d.labels }, signal);
+    let ref = this.ref(json as Issue);
+    // An issue is created open: closing it is a second call.
+    if (!d.open) ref = this.ref((await this.request('PATCH', this.path(`/${ref.id}`), { state: 'closed' }, signal)).json as Issue);
+    this.index?.set(d.waymarkId, ref);
+    return ref;
+  }
+
+  async update(ref: TicketRef, d: TicketDraft, signal?: AbortSignal): Promise<TicketRef> {
+    const { json } = await this.request('PATCH', this.path(`/${ref.id}`), { title: d.title, body: d.body, labels: d.labels, state: d.open ? 'open' : 'closed' }, signal);
+    const out = this.ref(json as Issue);
+    this.index?.set(d.waymarkId, out);
+    return out;
+  }
+}
+
+/** The rel="next" URL of a Link header. */
+export function nextLink(link: string | null): string | undefined {
+  if (!link) return undefined;
+  for (const part of link.split(',')) {
+    const m = /<([^>]+)>\s*;\s*rel="?next"?/.exec(part.trim());
+    if (m) return m[1];
+  }
+  return undefined;
+}

@@ -1,0 +1,126 @@
+// The ticket projection in the editor: the `Project Workflows to Tickets` command, the optional
+// background projection after state changes (`waymark.tracker.projectOnChange`, off by default:
+// never awaited by a command, one run at a time), and a status bar item with the breaker's state
+// when a tracker is configured. GitHub's token: the environment, else VS Code's GitHub sign-in;
+// it is handed to the core per run and never written anywhere.
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { errorMessage, openStore, runProjection, trackerHealth, trackerSetup, type ProjectReport, type TrackerHealth } from '../core/index';
+import { toArgs, type CommandRunner } from './commandRunner';
+import { COMMANDS } from './constants';
+import { Disposable } from './disposable';
+import type { ExtensionModel } from './model';
+
+const TRACKER_STATUS_ID = 'waymark.tracker';
+/** Background runs wait this long after the last state change (several writes: one run). */
+const DEBOUNCE_MS = 2000;
+
+export class TicketProjection extends Disposable {
+  readonly item = this.register(vscode.window.createStatusBarItem(TRACKER_STATUS_ID, vscode.StatusBarAlignment.Left, 49));
+  private running: Promise<unknown> | undefined;
+  private timer?: NodeJS.Timeout;
+  /** The last health read per folder (for the item and the test API). */
+  health: TrackerHealth[] = [];
+
+  constructor(
+    private readonly model: ExtensionModel,
+    run: CommandRunner,
+  ) {
+    super();
+    this.item.name = 'Waymark tickets';
+    this.item.command = COMMANDS.projectTickets;
+    this.register({ dispose: () => clearTimeout(this.timer) });
+    run.add('projectTickets', async (arg) => {
+      const reports = await this.projectAll(true);
+      if (!toArgs(arg).quiet) run.info(toArgs(arg), reports.length ? reports.map(summary).join(' ') : 'No ticket tracker is configured (tracker: in .waymark/config.yaml).');
+      return reports;
+    });
+    this.register(model.onDidChange((e) => {
+      if (e.what === 'states' && model.settings.trackerProjectOnChange && model.canWrite) this.schedule();
+      void this.refresh();
+    }));
+    void this.refresh();
+  }
+
+  private schedule(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      // In the background: a tracker that is down queues to the outbox; nothing waits on it.
+      void this.projectAll(false).catch((e) => this.model.log.warn(`[tickets] background projection: ${errorMessage(e)}`));
+    }, DEBOUNCE_MS);
+  }
+
+  /** Projects every folder with a tracker (one run at a time; a second call waits for the first). */
+  async projectAll(interactive: boolean): Promise<ProjectReport[]> {
+    while (this.running) await this.running.catch(() => undefined);
+    const work = this.projectNow(interactive);
+    this.running = work;
+    try {
+      return await work;
+    } finally {
+      this.running = undefined;
+      void this.refresh();
+    }
+  }
+
+  private async projectNow(interactive: boolean): Promise<ProjectReport[]> {
+    const out: ProjectReport[] = [];
+    const core = this.model.core;
+    for (const root of this.model.roots) {
+      const setup = trackerSetup((await core.contextFor(path.join(root, '.waymark-probe'))).config);
+      if (!setup) continue;
+      const cfg = setup.stores.get(setup.defaultStore)!;
+      const token = cfg.store === 'github' ? await this.githubToken(interactive) : undefined;
+      const store = await openStore(root, setup.defaultStore, cfg, { token, apiUrl: process.env.WAYMARK_GITHUB_API_URL });
+      const report = await runProjection({ core, root, store, isDefault: true, breaker: setup.breaker, onProgress: (l) => this.model.log.info(`[tickets] ${l}`) });
+      this.model.log.info(`[tickets] ${summary(report)}`);
+      out.push(report);
+    }
+    return out;
+  }
+
+  /** GITHUB_TOKEN / WAYMARK_GITHUB_TOKEN, else the GitHub session (asked for only from the command). */
+  private async githubToken(interactive: boolean): Promise<string | undefined> {
+    const env = process.env.WAYMARK_GITHUB_TOKEN || process.env.GITHUB_TOKEN;
+    if (env) return env;
+    const session = await vscode.authentication.getSession('github', ['repo'], interactive ? { createIfNone: true } : { silent: true });
+    return session?.accessToken;
+  }
+
+  /** Re-reads breaker and outbox of every folder and renders the item (hidden without a tracker). */
+  async refresh(): Promise<void> {
+    const health: TrackerHealth[] = [];
+    for (const root of this.model.roots) {
+      try {
+        health.push(...trackerHealth(root, (await this.model.core.contextFor(path.join(root, '.waymark-probe'))).config));
+      } catch (e) {
+        this.model.log.warn(`[tickets] status of ${root}: ${errorMessage(e)}`);
+      }
+    }
+    if (this.isDisposed) return;
+    this.health = health;
+    if (!health.length) {
+      this.item.hide();
+      return;
+    }
+    const open = health.filter((h) => h.state !== 'closed');
+    const queued = health.reduce((n, h) => n + h.queued, 0);
+    this.item.text = `${open.length ? '$(cloud-offline)' : '$(cloud-upload)'} tickets${open.length ? ` ${open[0].state}` : ''}${queued ? ` · ${queued} queued` : ''}`;
+    this.item.backgroundColor = open.some((h) => h.state === 'open') ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    const md = new vscode.MarkdownString(undefined, true);
+    md.isTrusted = { enabledCommands: [COMMANDS.projectTickets] };
+    for (const h of health) {
+      md.appendMarkdown(`**${h.store}** (${h.kind}): breaker **${h.state}**${h.failures ? `, ${h.failures} failure(s)` : ''}${h.retryAt && h.state === 'open' ? `, next try ${h.retryAt}` : ''} · ${h.queued} queued\n\n`);
+      if (h.lastError && h.state !== 'closed') md.appendMarkdown(`$(warning) ${h.lastError.replace(/[\\`*_[\]]/g, '\\$&')}\n\n`);
+    }
+    md.appendMarkdown(`One way: workflow files → tickets; local work never waits on the tracker.\n\n[$(cloud-upload) Project now](command:${COMMANDS.projectTickets})`);
+    this.item.tooltip = md;
+    this.item.show();
+  }
+}
+
+function summary(r: ProjectReport): string {
+  const head = `${r.store}: ${r.created.length} created, ${r.updated.length} updated, ${r.unchanged} unchanged.`;
+  const failed = r.failed.length ? ` ${r.failed.length} refused: ${r.failed[0].message}` : '';
+  return r.outage ? `${head} Tracker unavailable (${r.outage}); ${r.queued} change(s) queued in .waymark/outbox.${failed}` : head + failed;
+}

@@ -1,0 +1,142 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { GitHubIssueStore, TicketError, nextLink, readBreakerStatus } from '../../src/core/index';
+import { fakeGitHub, githubConfig, project, wf, workspace } from './ticketsHelpers';
+
+const draft = (id: string, title = id) => ({ waymarkId: id, title, body: `text\n---\nwaymark-id: ${id}\n`, labels: ['waymark', 'status:todo'], open: true, blockedBy: [] });
+
+describe('tickets: GitHub adapter (recorded payloads, not the live service)', () => {
+  test('request shape (recorded payloads, not the live service): auth, API version, JSON body; create, close, update', async () => {
+    const gh = await fakeGitHub();
+    try {
+      const store = new GitHubIssueStore({ name: 'gh', owner: 'acme', repo: 'app', token: 'test-token', apiUrl: gh.url });
+      const ref = await store.create({ ...draft('a', 'Alpha'), open: false });
+      assert.deepEqual(ref, { id: '1', url: 'https://github.com/acme/app/issues/1', status: 'closed' });
+      const [post, patch] = gh.requests;
+      assert.equal(post.method, 'POST');
+      assert.equal(post.url, '/repos/acme/app/issues');
+      assert.equal(post.headers.authorization, 'Bearer test-token');
+      assert.equal(post.headers.accept, 'application/vnd.github+json');
+      assert.equal(post.headers['x-github-api-version'], '2022-11-28');
+      assert.equal(post.headers['content-type'], 'application/json');
+      assert.ok(post.headers['user-agent']);
+      assert.deepEqual(post.body, { title: 'Alpha', body: 'text\n---\nwaymark-id: a\n', labels: ['waymark', 'status:todo'] });
+      assert.deepEqual([patch.method, patch.url, patch.body], ['PATCH', '/repos/acme/app/issues/1', { state: 'closed' }]);
+      const upd = await store.update(ref, draft('a', 'Alpha 2'));
+      assert.equal(upd.status, 'open');
+      assert.deepEqual(gh.requests[2].body, { title: 'Alpha 2', body: 'text\n---\nwaymark-id: a\n', labels: ['waymark', 'status:todo'], state: 'open' });
+    } finally {
+      await gh.stop();
+    }
+  });
+
+  test('pagination via the Link header (recorded payloads, not the live service): every page read, pull requests skipped', async () => {
+    const gh = await fakeGitHub();
+    try {
+      gh.perPage = 2;
+      for (let n = 1; n <= 5; n++) gh.issues.push({ number: n, title: `t${n}`, body: `x\nwaymark-id: w${n}\n`, labels: ['waymark'], state: n === 3 ? 'closed' : 'open' });
+      gh.issues.push({ number: 6, title: 'not ours', body: 'no id line', labels: ['bug'], state: 'open' });
+      const store = new GitHubIssueStore({ name: 'gh', owner: 'acme', repo: 'app', token: 'test-token', apiUrl: gh.url });
+      assert.deepEqual(await store.find('w5'), { id: '5', url: 'https://github.com/acme/app/issues/5', status: 'open' });
+      assert.deepEqual(await store.find('w3'), { id: '3', url: 'https://github.com/acme/app/issues/3', status: 'closed' });
+      assert.equal(await store.find('nope'), undefined);
+      const gets = gh.requests.filter((r) => r.method === 'GET');
+      assert.equal(gets.length, 3, 'three pages of two, then no rel="next"');
+      assert.match(gets[0].url, /state=all&labels=waymark&per_page=100/);
+      assert.match(gets[2].url, /page=3/);
+      assert.equal(nextLink('<https://api.github.com/x?page=2>; rel="next", <https://api.github.com/x?page=9>; rel="last"'), 'https://api.github.com/x?page=2');
+      assert.equal(nextLink('<https://api.github.com/x?page=1>; rel="prev"'), undefined);
+    } finally {
+      await gh.stop();
+    }
+  });
+
+  test('rate-limit headers (recorded payloads, not the live service): 403 with x-ratelimit-remaining 0 waits until x-ratelimit-reset', async () => {
+    const gh = await fakeGitHub();
+    try {
+      gh.rateLimitNext = true;
+      gh.rateLimitResetSec = 120;
+      const store = new GitHubIssueStore({ name: 'gh', owner: 'acme', repo: 'app', token: 'test-token', apiUrl: gh.url });
+      const e = await store.create(draft('a')).then(() => undefined, (x: unknown) => x);
+      assert.ok(TicketError.is(e));
+      assert.equal(e.retryable, true);
+      assert.equal(e.status, 403);
+      assert.ok(e.retryAfterMs! > 100_000 && e.retryAfterMs! <= 121_000, `waits until the reset (${e.retryAfterMs} ms)`);
+      assert.match(e.message, /rate limit/);
+    } finally {
+      await gh.stop();
+    }
+  });
+
+  test('a rate limit opens the breaker until the reset: the rest is queued, not hammered (recorded payloads, not the live service)', async () => {
+    const gh = await fakeGitHub();
+    try {
+      const root = workspace({ 'a.md': wf('a', 'created'), 'b.md': wf('b', 'created') }, githubConfig());
+      gh.rateLimitNext = true;
+      gh.rateLimitResetSec = 600;
+      const r = await project(root, { apiUrl: gh.url });
+      assert.equal(gh.requests.length, 1, 'one call, then nothing until the reset');
+      assert.equal(r.queued, 2);
+      assert.match(r.outage!, /rate limit/);
+      const b = readBreakerStatus(root)[0];
+      assert.equal(b.state, 'open');
+      assert.ok(Date.parse(b.retryAt!) > Date.now() + 500_000);
+      const again = await project(root, { apiUrl: gh.url });
+      assert.equal(gh.requests.length, 1, 'still rate limited: the next run does not call');
+      assert.equal(again.queued, 2);
+    } finally {
+      await gh.stop();
+    }
+  });
+
+  test('422 is a clear validation error, not retried, not an outage (recorded payloads, not the live service)', async () => {
+    const gh = await fakeGitHub();
+    try {
+      const root = workspace({ 'a.md': wf('a', 'created', 'title: INVALID title\n'), 'b.md': wf('b', 'created') }, githubConfig());
+      const r = await project(root, { apiUrl: gh.url });
+      assert.equal(r.failed.length, 1);
+      assert.equal(r.failed[0].id, 'a');
+      assert.match(r.failed[0].message, /422 Validation Failed: title invalid.*fix the workflow file/);
+      assert.deepEqual(r.created, ['b']);
+      assert.equal(r.queued, 0);
+      assert.equal(r.breaker.state, 'closed');
+      assert.equal(gh.requests.filter((x) => x.method === 'POST').length, 2, 'the 422 was not retried');
+    } finally {
+      await gh.stop();
+    }
+  });
+
+  test('5xx is retried with backoff and then succeeds (recorded payloads, not the live service)', async () => {
+    const gh = await fakeGitHub();
+    try {
+      const root = workspace({ 'a.md': wf('a', 'created') }, githubConfig('  breaker: { retries: 2, failures: 5 }\n'));
+      gh.fail5xx = 2;
+      const r = await project(root, { apiUrl: gh.url });
+      assert.deepEqual(r.created, ['a']);
+      assert.equal(gh.requests.filter((x) => x.method === 'GET').length, 3, 'the listing was tried three times (two 502s)');
+      assert.equal(r.breaker.state, 'closed');
+      assert.equal(r.breaker.failures, 0);
+      assert.match(fs.readFileSync(path.join(root, 'a.md'), 'utf8'), /tracker:\n  store: github\n  id: "?1"?\n  url: "?https:\/\/github.com\/acme\/app\/issues\/1"?\n  status: open\n/);
+    } finally {
+      await gh.stop();
+    }
+  });
+
+  test('no token: a clear usage error, and the token never lands in a file (recorded payloads, not the live service)', async () => {
+    const gh = await fakeGitHub();
+    try {
+      const root = workspace({ 'a.md': wf('a', 'created') }, githubConfig());
+      await project(root, { apiUrl: gh.url, token: 'test-token' });
+      const all: string[] = [];
+      const walk = (d: string) => { for (const n of fs.readdirSync(d, { withFileTypes: true })) n.isDirectory() ? walk(path.join(d, n.name)) : all.push(fs.readFileSync(path.join(d, n.name), 'utf8')); };
+      walk(root);
+      assert.ok(!all.some((t) => t.includes('test-token')), 'the token is in no file of the workspace');
+      const { openStore } = await import('../../src/core/index');
+      await assert.rejects(openStore(root, 'github', { store: 'github', owner: 'acme', repo: 'app' }, {}), /needs a token: set GITHUB_TOKEN/);
+    } finally {
+      await gh.stop();
+    }
+  });
+});
