@@ -283,7 +283,9 @@ async function runPage(server, query, index, signals, passId) {
   // And a click inside a webview (the dashboard): `[waymark-click] <id> webview <css selector>`.
   // Webview content lives in nested iframes: every frame whose URL is a webview's is searched
   // for the selector and the first match is clicked as a user would (mouse, in the frame).
-  const clickWebview = (id, selector) => {
+  // `[waymark-click] <id> webview-key <Key> <css selector>` focuses the element and presses the key
+  // (keyboard use: Enter or Space on a focused button).
+  const clickWebview = (id, selector, key) => {
     shooting = shooting.then(async () => {
       try {
         const deadline = Date.now() + 15_000;
@@ -294,7 +296,10 @@ async function runPage(server, query, index, signals, passId) {
             const target = frame.locator(selector).first();
             if ((await target.count().catch(() => 0)) === 0) continue;
             await target.scrollIntoViewIfNeeded({ timeout: 5000 }).catch(() => {});
-            await target.click({ timeout: 10_000 });
+            if (key) {
+              await target.focus({ timeout: 10_000 });
+              await target.press(key, { timeout: 10_000 });
+            } else await target.click({ timeout: 10_000 });
             done = true;
             break;
           }
@@ -311,6 +316,8 @@ async function runPage(server, query, index, signals, passId) {
   };
 
   const onLine = (line) => {
+    const wk = /\[waymark-click\] ([\w-]+) webview-key (\S+) (.+)$/.exec(line);
+    if (wk) return clickWebview(wk[1], wk[3], wk[2]);
     const wv = /\[waymark-click\] ([\w-]+) webview (.+)$/.exec(line);
     if (wv) return clickWebview(wv[1], wv[2]);
     const cl = /\[waymark-click\] ([\w-]+) (header|row) (.+)$/.exec(line);

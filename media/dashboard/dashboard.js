@@ -51,9 +51,10 @@
 
   /** The item's title as a link that opens its file at the state line. */
   function openLink(item, label) {
-    return h('a', {
-      href: '#', class: 'open', 'data-open': item.id, 'aria-label': `Open ${item.title} at its state (${item.rel || item.id})`,
-      onclick: (e) => { e.preventDefault(); remember(item.id, 'open'); post('open', item.id); },
+    // A button, not <a href="#">: the webview host scrolls the page to the top on any `#` link.
+    return h('button', {
+      type: 'button', class: 'open link', 'data-open': item.id, 'aria-label': `Open ${item.title} at its state (${item.rel || item.id})`,
+      onclick: () => { remember(item.id, 'open'); post('open', item.id); },
     }, label || item.title);
   }
 
@@ -190,9 +191,9 @@
     const rows = lanes.map((lane, i) => {
       const yy = top + i * rowH + rowH / 2;
       const item = model.items[lane.id];
-      const label = s('a', { href: '#', class: 'lane-label', 'data-open': lane.id, 'aria-label': `Open ${lane.title}` }, s('text', { x: 0, y: yy + 4 }, lane.title.length > 30 ? `${lane.title.slice(0, 29)}…` : lane.title));
-      label.addEventListener('click', (e) => { e.preventDefault(); if (item) { remember(lane.id, 'open'); post('open', lane.id); } });
-      label.addEventListener('keydown', (e) => { if ((e.key === 'Enter' || e.key === ' ') && item) { e.preventDefault(); post('open', lane.id); } });
+      const label = s('g', { class: 'lane-label', role: 'button', tabindex: item ? '0' : undefined, 'data-open': lane.id, 'aria-label': `Open ${lane.title}` }, s('title', {}, lane.title), s('text', { x: 0, y: yy + 4 }, lane.title.length > 30 ? `${lane.title.slice(0, 29)}…` : lane.title));
+      label.addEventListener('click', () => { if (item) { remember(lane.id, 'open'); post('open', lane.id); } });
+      label.addEventListener('keydown', (e) => { if ((e.key === 'Enter' || e.key === ' ') && item) { e.preventDefault(); remember(lane.id, 'open'); post('open', lane.id); } });
       const marks = lane.marks.map((m) => {
         const tip = `${lane.title} · ${fmtTime(m.time)} · ${m.operation}${m.actor ? ` by ${m.actor}` : ''}\n${m.label}`;
         return s('g', { class: `mark t-${m.tone} src-${m.source}`, tabindex: '0', role: 'img', 'aria-label': tip }, s('title', {}, tip),
@@ -239,7 +240,7 @@
     }
     const drawMs = performance.now() - started;
     requestAnimationFrame(() => {
-      vscode.postMessage({ type: 'painted', version, drawMs, text: app.innerText.slice(0, 20000), cards: app.querySelectorAll('.card, .frontier-item').length });
+      vscode.postMessage({ type: 'painted', version, drawMs, text: app.innerText.slice(0, 20000), cards: app.querySelectorAll('.card, .frontier-item').length, scrollY: Math.round(window.scrollY) });
     });
   }
 

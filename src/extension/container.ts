@@ -70,7 +70,7 @@ export class Container extends Disposable {
     this.watchers = this.register(new Watchers(model));
     this.sprint = this.register(new SprintFeatures(model, run));
     this.tickets = this.register(new TicketProjection(model, run));
-    this.dashboard = this.register(new Dashboard(model, run, context.extensionUri));
+    this.dashboard = this.register(new Dashboard(model, run, context.extensionUri, [this.sprint.model.onDidChange]));
     const lenses = this.register(new CodeLenses(model));
     this.register(vscode.languages.registerHoverProvider(WORKFLOW_FILES, new Hovers(model, (file, step) => memory.hoverLines(file, step))));
     this.register(vscode.languages.registerCodeActionsProvider(WORKFLOW_FILES, new CodeActions(model), CodeActions.metadata));

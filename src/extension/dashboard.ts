@@ -5,6 +5,7 @@
 // commands as everywhere else (waymark.start, waymark.story.setStatus) through the command
 // runner: trust, unsaved editors and conflicts are handled there. Read-only in Restricted Mode.
 import * as crypto from 'node:crypto';
+import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { dashboardModel, errorMessage, gitStateTimeline, loadProject, projectTimeline, workflowStateLine } from '../core/index';
 import type { DashboardModel, GitTimeline, ScanResult } from '../core/index';
@@ -28,6 +29,8 @@ export interface DashboardPaint {
   text: string;
   /** Item cards drawn. */
   cards: number;
+  /** The page's scroll position after drawing (an update keeps the reader's place). */
+  scrollY: number;
   /** How the model drawn was built (ms): the project read, the timeline, the view model. */
   build?: { projectMs: number; timelineMs: number; modelMs: number };
 }
@@ -42,7 +45,7 @@ export interface DashboardAction {
 
 type FromWebview =
   | { type: 'ready' }
-  | { type: 'painted'; version: number; drawMs: number; text: string; cards: number }
+  | { type: 'painted'; version: number; drawMs: number; text: string; cards: number; scrollY: number }
   | { type: 'open'; id: string }
   | { type: 'start'; id: string };
 
@@ -55,6 +58,9 @@ export class Dashboard extends Disposable {
   private building = false;
   private rebuild = false;
   private openedAt?: number;
+  /** The panel's script has said `ready`: messages posted now are received. */
+  private webviewReady = false;
+  private currentMeta = { canWrite: false, gitSkipped: true };
   /** How long the last model took to build, in parts (ms). */
   lastBuild?: { projectMs: number; timelineMs: number; modelMs: number };
   private readonly paints = this.register(new vscode.EventEmitter<DashboardPaint>());
@@ -67,6 +73,8 @@ export class Dashboard extends Disposable {
     private readonly model: ExtensionModel,
     run: CommandRunner,
     private readonly extensionUri: vscode.Uri,
+    /** Other changes the project view depends on (the BMAD sprint ledgers, which are no workflow files). */
+    alsoOn: vscode.Event<unknown>[] = [],
   ) {
     super();
     run.add('openDashboard', async () => {
@@ -79,6 +87,7 @@ export class Dashboard extends Disposable {
       }),
     );
     this.register(model.onDidChange(() => this.refreshSoon()));
+    for (const e of alsoOn) this.register(e(() => this.refreshSoon()));
     this.register({ dispose: () => (this.timer && clearTimeout(this.timer), this.disposePanel()) });
   }
 
@@ -115,9 +124,11 @@ export class Dashboard extends Disposable {
   private adopt(panel: vscode.WebviewPanel): void {
     this.disposePanel();
     this.panel = panel;
+    this.webviewReady = false;
+    this.current = undefined;
     panel.webview.options = this.options();
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'waymark.svg');
-    panel.webview.html = this.html(panel.webview);
+    panel.webview.html = this.html();
     this.panelSubs.push(
       panel.onDidDispose(() => {
         if (this.panel === panel) {
@@ -126,8 +137,14 @@ export class Dashboard extends Disposable {
         }
       }),
       panel.webview.onDidReceiveMessage((m: FromWebview) => void this.receive(m)),
-      panel.onDidChangeViewState((e) => e.webviewPanel.visible && this.refreshSoon(0)),
+      panel.onDidChangeViewState((e) => {
+        // A hidden panel's page is unloaded (no retainContextWhenHidden): it says `ready` again.
+        if (!e.webviewPanel.visible) this.webviewReady = false;
+      }),
     );
+    // Start reading the project while the webview loads: after the messages that create the
+    // panel have left the extension host (the read is mostly synchronous file reads).
+    this.refreshSoon(40);
   }
 
   private disposePanel(): void {
@@ -168,8 +185,10 @@ export class Dashboard extends Disposable {
       this.lastBuild = { projectMs: t1 - t0, timelineMs: t2 - t1, modelMs: performance.now() - t2 };
       if (!this.panel || this.isDisposed) return;
       this.current = m;
-      const version = ++this.version;
-      await this.panel.webview.postMessage({ type: 'model', version, model: m, canWrite: trusted, gitSkipped: !trusted });
+      this.currentMeta = { canWrite: trusted, gitSkipped: !trusted };
+      ++this.version;
+      // Built while the webview loads; posted once its script listens (else on its `ready`).
+      if (this.webviewReady) await this.post();
     } catch (e) {
       this.model.log.error(`[dashboard] ${errorMessage(e)}`);
       void this.panel?.webview.postMessage({ type: 'error', message: errorMessage(e) });
@@ -182,14 +201,25 @@ export class Dashboard extends Disposable {
     }
   }
 
+  private async post(): Promise<void> {
+    if (!this.panel || !this.current) return;
+    await this.panel.webview.postMessage({ type: 'model', version: this.version, model: this.current, ...this.currentMeta });
+  }
+
   private async receive(m: FromWebview): Promise<void> {
     if (!m || typeof m !== 'object') return;
-    if (m.type === 'ready') return this.refreshSoon(0);
+    if (m.type === 'ready') {
+      this.webviewReady = true;
+      // The model built meanwhile is posted now; one still building posts when done.
+      if (this.current && !this.building) await this.post();
+      else if (!this.building) this.refreshSoon(0);
+      return;
+    }
     if (m.type === 'painted') {
       const sinceOpenMs = this.openedAt !== undefined ? performance.now() - this.openedAt : undefined;
       this.openedAt = undefined;
       this.model.log.info(`[dashboard] painted model ${m.version}: ${m.cards} cards in ${m.drawMs.toFixed(0)} ms${sinceOpenMs !== undefined ? `, ${sinceOpenMs.toFixed(0)} ms after the open command` : ''}`);
-      this.paints.fire({ version: m.version, sinceOpenMs, drawMs: m.drawMs, text: String(m.text ?? ''), cards: m.cards, build: this.lastBuild });
+      this.paints.fire({ version: m.version, sinceOpenMs, drawMs: m.drawMs, text: String(m.text ?? ''), cards: m.cards, scrollY: Number(m.scrollY) || 0, build: this.lastBuild });
       return;
     }
     const item = typeof m.id === 'string' ? this.current?.items[m.id] : undefined;
@@ -217,22 +247,32 @@ export class Dashboard extends Disposable {
     }
   }
 
-  private html(webview: vscode.Webview): string {
+  /** The page's script and stylesheet (media/dashboard), read once. */
+  private assets?: { js: string; css: string };
+
+  /**
+   * The page: our stylesheet and script from media/dashboard inlined with a fresh nonce (no
+   * resource round trips before the first paint), under a CSP that allows nothing else.
+   */
+  private html(): string {
     const nonce = crypto.randomBytes(16).toString('base64');
-    const media = (f: string) => webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'media', 'dashboard', f)).toString();
-    const csp = `default-src 'none'; style-src ${webview.cspSource}; img-src ${webview.cspSource}; script-src 'nonce-${nonce}';`;
+    const read = (f: string) => fs.readFileSync(vscode.Uri.joinPath(this.extensionUri, 'media', 'dashboard', f).fsPath, 'utf8');
+    this.assets ??= { js: read('dashboard.js'), css: read('dashboard.css') };
+    const csp = `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}';`;
+    // Text inside <script>/<style> ends at the first `</`: none may come from the files.
+    const safe = (t: string) => t.replace(/<\//g, '<\\/');
     return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${media('dashboard.css')}">
+<style nonce="${nonce}">${safe(this.assets.css)}</style>
 <title>Waymark Project</title>
 </head>
 <body>
 <main id="app" aria-busy="true"><p class="empty">Reading the project…</p></main>
-<script nonce="${nonce}" src="${media('dashboard.js')}"></script>
+<script nonce="${nonce}">${safe(this.assets.js)}</script>
 </body>
 </html>`;
   }

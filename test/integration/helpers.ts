@@ -180,15 +180,16 @@ export async function clickView(viewTitle: string, rowText?: string): Promise<vo
 
 /**
  * Asks the runner to click the first element matching a CSS `selector` inside a webview (the
- * dashboard), with the mouse, in the webview's own frame. Resolves once the click was made (or
+ * dashboard), with the mouse, in the webview's own frame; with `key`, to focus it and press the
+ * key instead (keyboard use). Resolves once the click was made (or
  * failed: the runner logs why); the test then checks what the click did. Returns false under
  * a runner that cannot click (test-electron).
  */
-export async function clickWebview(selector: string): Promise<boolean> {
+export async function clickWebview(selector: string, key?: string): Promise<boolean> {
   const dir = signalsDir();
   if (!dir) return false;
   const id = `wvclick-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
-  console.log(`[waymark-click] ${id} webview ${selector}`);
+  console.log(`[waymark-click] ${id} ${key ? `webview-key ${key}` : 'webview'} ${selector}`);
   await waitFor(`click ${selector} in the webview`, () => fs.existsSync(path.join(dir, `${id}.done`)), 40_000);
   return true;
 }

@@ -86,6 +86,13 @@ describe('dashboard view model', () => {
     assert.equal(m.items.b.line, 4);
     assert.equal(fs.readFileSync(m.items.b.file!, 'utf8').split('\n')[m.items.b.line], 'status: created');
     assert.equal(fs.readFileSync(m.items.lone.file!, 'utf8').split('\n')[m.items.lone.line], 'status: created');
+    // Bounded: with one item per column, only what is shown is in the model, and only their lines are read.
+    const asked: string[] = [];
+    const small = model(await load([root], now), [], { maxPerColumn: 1, lineOf: (i) => (asked.push(i.id), 0) });
+    assert.deepEqual(small.columns.find((c) => c.key === 'discovery')!.items, ['b']);
+    assert.equal(small.summary.ready, 2, 'the summary still counts every item');
+    assert.ok(!('lone' in small.items), 'an item no column shows is left out');
+    assert.deepEqual(Object.keys(small.items).sort(), [...new Set(asked)].sort());
     // Plain data: survives JSON unchanged.
     assert.deepEqual(JSON.parse(JSON.stringify(m)), m);
     assert.equal(m.timeline.total, 0);

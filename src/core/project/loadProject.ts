@@ -32,7 +32,10 @@ export interface LoadProjectOptions {
   now?: Date;
   /** A scan already made (the extension's model: its roots and states); default a fresh `core.scan()`. */
   scan?: Pick<ScanResult, 'roots' | 'workflows'>;
-  /** Ask git for clean files' last commit times (default true; false in an untrusted folder, where running git can run the repository's own hooks). */
+  /**
+   * Ask git for the last commit of in-progress files (default true). False in an untrusted
+   * workspace: running git there can run the repository's own hooks and `core.fsmonitor`.
+   */
   git?: boolean;
 }
 
@@ -65,6 +68,8 @@ export async function loadProject(core: StateCore, options: LoadProjectOptions =
     if (!had || Date.parse(a.time) > Date.parse(had.time) || (a.source === 'history' && Date.parse(a.time) === Date.parse(had.time))) m.set(id, a);
   };
   const committed = options.git === false ? new Map<string, Activity>() : await lastCommits(registry.items.filter((i) => i.state === 'in_progress' && i.file).map((i) => i.file!));
+  // A folder without a history folder (new to Waymark) is not asked for history file by file.
+  const hasHistory = new Map([...historyDirs].map(([root, dir]) => [root, fs.existsSync(path.resolve(root, dir))]));
   for (const item of registry.items) {
     if (item.state !== 'in_progress' || !item.file) continue;
     const commit = committed.get(item.file);
@@ -76,7 +81,7 @@ export async function loadProject(core: StateCore, options: LoadProjectOptions =
         // a story file that vanished: no file activity
       }
     }
-    const entries = readHistory(item.root, item.file, historyDirs.get(item.root));
+    const entries = hasHistory.get(item.root) === false ? [] : readHistory(item.root, item.file, historyDirs.get(item.root));
     const last = entries[entries.length - 1];
     if (last) later(activity, item.id, { time: last.time, who: last.actor, source: 'history' });
   }

@@ -34,7 +34,7 @@ export interface ProjectItem {
   created?: string;
   /** Prerequisites a `waive:` list lets pass although not done. */
   waived: string[];
-  /** 0-based line of the item's state in its file (a story's Status line; a workflow's `status:` when loaded with `lines`). */
+  /** 0-based line of a story file's `Status:` (a workflow's `status:` key is found on demand: `workflowStateLine`). */
   line?: number;
   /** A sub-agent's workflow: the delegation it belongs to (its parent's delegation id) and the agent. */
   delegatedBy?: string;

@@ -4,6 +4,7 @@
  * including those made before Waymark was installed). One place for `waymark timeline` and the
  * dashboard. Pure over its inputs apart from reading the history files.
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { HistoryEntry } from '../types';
 import { readHistory } from '../store/history';
@@ -60,8 +61,11 @@ export function projectTimeline(view: ProjectView, git: ReadonlyMap<string, GitT
       rows.push({ time: new Date(c.time).toISOString(), id: item.id, file: abs, actor: c.author, session: null, operation: 'git commit', from, to, source: 'git', commit: c.commit });
     }
   }
+  // A folder with no history folder at all (a project new to Waymark) is not asked per file.
+  const hasHistory = new Map<string, boolean>();
+  for (const root of view.roots) hasHistory.set(root, fs.existsSync(path.resolve(root, view.historyDirs.get(root) ?? '.waymark/history')));
   for (const item of view.registry.items) {
-    if (!item.file || (only && item.file !== only)) continue;
+    if (!item.file || (only && item.file !== only) || hasHistory.get(item.root) === false) continue;
     let entries: HistoryEntry[];
     try {
       entries = readHistory(item.root, item.file, view.historyDirs.get(item.root));

@@ -101,7 +101,17 @@ singleRoot('dashboard', () => {
     assert.equal(a?.ok, true);
   });
 
-  test('Start runs the core mutation: the file on disk changes, and the dashboard follows', async function () {
+  test('keyboard: Enter on a focused item (a timeline swimlane) opens its file too', async function () {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.commands.executeCommand('waymark.openDashboard');
+    await paintWhere(0, (m) => m.timeline.lanes.some((l) => l.id === 'onboarding-docs'), 'the timeline');
+    if (!(await clickWebview('.lane-label[data-open="onboarding-docs"]', 'Enter'))) this.skip();
+    const rel = 'workflows/onboarding-docs.md';
+    const editor = await waitFor('the file to open from the keyboard', () => vscode.window.visibleTextEditors.find((x) => x.document.uri.fsPath === demo(rel)), 15_000);
+    assert.equal(editor.selection.active.line, locate(rel, 'status:').start.line);
+  });
+
+    test('Start runs the core mutation: the file on disk changes, and the dashboard follows', async function () {
     const file = demo('workflows/search-index.md');
     keep(file);
     keep(demo('.waymark/history/workflows/search-index.md.jsonl'));
@@ -136,7 +146,8 @@ singleRoot('dashboard', () => {
     const before = (await dash()).paints.length;
     fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('waiting for the release date', 'waiting for the release date (again)'));
     const { paint } = await paintWhere(before, (m) => /again/.test(m.items['release-notes']?.reason ?? ''), 'the second edit');
-    assert.ok(paint.version > 1);
+    // Redrawn where the reader was: the board, far below the top (a reset would report 0).
+    assert.ok(paint.scrollY > 300, `scrolled to ${paint.scrollY} after the update`);
   });
 
   test('a BMAD sprint: stories by column, a story opens at its Status line', async function () {
@@ -159,6 +170,11 @@ singleRoot('dashboard', () => {
     await clickWebview('#h-board');
     await sleep(400);
     await screenshot('dashboard-bmad');
+    // A change to the sprint ledger alone (no workflow file changes) reaches the dashboard too.
+    const ledger = demo('_bmad-output/implementation-artifacts/sprint-status.yaml');
+    const seen = (await dash()).paints.length;
+    fs.writeFileSync(ledger, fs.readFileSync(ledger, 'utf8').replace('2-6a-export-split: drafted', '2-6a-export-split: done'));
+    await paintWhere(seen, (m) => column(m, 'shipped').includes('story:2-6a-export-split'), 'the ledger edit in the dashboard');
     const story = demo('_bmad-output/implementation-artifacts/2-1-dashboard.md');
     if (!(await clickWebview('[data-open="story:2-1-dashboard"]'))) this.skip();
     const editor = await waitFor('the story to open', () => vscode.window.visibleTextEditors.find((x) => x.document.uri.fsPath === story), 15_000);
