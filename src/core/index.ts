@@ -101,7 +101,7 @@ export { durationMs } from './model/config';
 export { frontierEntryJson, projectProblemJson, nextJson, boardJson, BOARD_COLUMNS, COLUMN_OF, type BoardColumn, type DisplayPath, type FrontierEntryJson, type ProjectProblemJson } from './project/projectJson';
 export { gitStateTimeline, type GitStateChange, type GitTimeline, type GitTimelineOptions } from './project/gitTimeline';
 export { projectTimeline, describeChange, type TimelineChange, type TimelineOptions } from './project/timeline';
-export { dashboardModel, type DashboardModel, type DashboardItem, type DashboardColumn, type DashboardColumnKey, type DashboardLane, type DashboardMark, type DashboardDay, type DashboardStalled, type DashboardOptions } from './project/dashboard';
+export { dashboardModel, dashboardTracker, type DashboardChip, type DashboardTrackerInput, type DashboardTrackerStore, type DashboardModel, type DashboardItem, type DashboardColumn, type DashboardColumnKey, type DashboardLane, type DashboardMark, type DashboardDay, type DashboardStalled, type DashboardOptions } from './project/dashboard';
 
 // Git as the distributed engine: the state merge driver and its install.
 export { mergeStateFile, mergeStatus, uniteSteps, mergeHistoryText, gitMergeFile, stateMergeKind, type StateMergeInput, type StateMergeResult, type StateDecision, type StateMergeKind, type MergeLabels } from './git/mergeDriver';

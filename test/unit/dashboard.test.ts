@@ -6,10 +6,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { createStateCore, dashboardModel as model, gitStateTimeline, loadProject, projectTimeline, workflowStateLine, type DashboardOptions, type GitTimeline, type ProjectView, type TimelineChange } from '../../src/core/index';
+import { createStateCore, dashboardModel as model, trackerHealth, dashboardTracker, gitStateTimeline, loadProject, projectTimeline, workflowStateLine, type DashboardOptions, type GitTimeline, type ProjectView, type TimelineChange } from '../../src/core/index';
 
 /** The model as the extension builds it: lines read from the files shown. */
 const dashboardModel = (v: ProjectView, t: TimelineChange[], o: DashboardOptions = {}) => model(v, t, { lineOf: (i) => (i.file ? workflowStateLine(i.file) : undefined), ...o });
+
+import { fakeGitHub, githubConfig, project, withCore } from './ticketsHelpers';
 
 const FIX = path.resolve('test/fixtures');
 
@@ -156,5 +158,56 @@ describe('dashboard view model', () => {
     assert.equal(fs.readFileSync(s.file!, 'utf8').split('\n')[s.line], 'Status: in-progress');
     assert.ok(m.columns.find((c) => c.key === 'blocked')!.items.includes('story:2-2-reports'));
     assert.ok(m.columns.find((c) => c.key === 'shipped')!.items.includes('story:1-1-user-login'));
+  });
+});
+
+describe('dashboard view model: tracker health and worktree chips', () => {
+  test('a tracker that is down: the store shows `open until …`, its failures, the last error and the changes queued; closed before any call', async () => {
+    const gh = await fakeGitHub();
+    const root = workspace({ 'a.md': wf('a', 'created'), 'b.md': wf('b', 'created') });
+    fs.writeFileSync(path.join(root, '.waymark', 'config.yaml'), githubConfig('  breaker: { failures: 1, halfOpenAfterMs: 600000, timeoutMs: 1000, retries: 0 }\n'));
+    const health = async () => withCore(root, async (core) => trackerHealth(root, (await core.contextFor(path.join(root, 'x'))).config).map((h) => ({ ...h, root })));
+    try {
+      const view = await load([root], new Date());
+      // Before any call: closed, nothing queued.
+      const before = dashboardModel(view, [], { tracker: await health() });
+      assert.deepEqual(before.tracker.map((t) => [t.store, t.kind, t.state, t.label, t.failures, t.queued, t.lastError]), [['github', 'github', 'closed', 'closed', 0, 0, null]]);
+      assert.equal((await project(root, { apiUrl: gh.url })).created.length, 2);
+      // The tracker goes away; a change is made and projected: one failure opens the breaker.
+      await gh.stop();
+      await withCore(root, (core) => core.start(path.join(root, 'a.md')));
+      const down = await project(root, { apiUrl: gh.url });
+      assert.ok(down.outage);
+      const m = dashboardModel(view, [], { tracker: await health() });
+      const t = m.tracker[0];
+      assert.equal(t.state, 'open');
+      assert.equal(t.failures, 1);
+      assert.equal(t.queued, 1);
+      assert.equal(t.root, root);
+      assert.ok(t.retryAt && Date.parse(t.retryAt) > Date.now());
+      assert.equal(t.label, `open until ${new Date(Date.parse(t.retryAt)).toISOString().slice(0, 16).replace('T', ' ')} UTC`);
+      assert.ok(t.lastError && t.lastError.length > 0, 'the last error is shown while open');
+      assert.deepEqual(JSON.parse(JSON.stringify(m.tracker)), m.tracker);
+      // Half-open in words; a closed breaker shows no stale error.
+      assert.equal(dashboardTracker({ ...t, retryAt: undefined, lastError: 'x', state: 'half-open' }).label, 'half-open (the next call is a trial)');
+      assert.equal(dashboardTracker({ ...t, retryAt: undefined, lastError: 'x', state: 'closed' }).lastError, null);
+      // No tracker configured: nothing to show.
+      assert.deepEqual(dashboardModel(view, []).tracker, []);
+    } finally {
+      await gh.stop();
+    }
+  });
+
+  test('worktree chips: asked only for the items shown, carried with their tooltip', async () => {
+    const root = workspace({ 'a.md': wf('a', 'created'), 'b.md': wf('b', 'in_progress') });
+    const view = await load([root], new Date());
+    const asked: string[] = [];
+    const m = dashboardModel(view, [], {
+      maxPerColumn: 1,
+      worktreesOf: (it) => (asked.push(it.id), it.id === 'b' ? [{ label: '⎇ review in feat/2-3', tooltip: 'Ahead in worktree feat/2-3' }] : []),
+    });
+    assert.deepEqual(m.items.b.worktrees, [{ label: '⎇ review in feat/2-3', tooltip: 'Ahead in worktree feat/2-3' }]);
+    assert.deepEqual(m.items.a.worktrees, []);
+    assert.deepEqual(asked.sort(), Object.keys(m.items).sort());
   });
 });

@@ -57,6 +57,42 @@ export interface DashboardItem {
   agent: string | null;
   /** Ready to start: the dashboard offers Start (where writes are allowed). */
   startable: boolean;
+  /** Where it is ahead in another git worktree: a chip each (`⎇ review in feat/2-3`) with a tooltip. */
+  worktrees: DashboardChip[];
+}
+
+export interface DashboardChip {
+  label: string;
+  tooltip: string;
+}
+
+/** A ticket store's breaker and outbox, as `trackerHealth` reads them (plus the folder). */
+export interface DashboardTrackerInput {
+  root: string;
+  store: string;
+  kind: string;
+  isDefault: boolean;
+  state: 'closed' | 'open' | 'half-open';
+  failures: number;
+  retryAt?: string;
+  lastError?: string;
+  queued: number;
+}
+
+export interface DashboardTrackerStore {
+  root: string;
+  store: string;
+  kind: string;
+  isDefault: boolean;
+  state: 'closed' | 'open' | 'half-open';
+  /** The state in words: `closed`, `open until 2026-11-23 15:40 UTC`, `half-open (the next call is a trial)`. */
+  label: string;
+  failures: number;
+  retryAt: string | null;
+  /** The last failure; only while the breaker is not closed. */
+  lastError: string | null;
+  /** Changes waiting in the outbox. */
+  queued: number;
 }
 
 export interface DashboardColumn {
@@ -118,6 +154,8 @@ export interface DashboardModel {
     total: number;
   };
   problems: { file: string; line: number; severity: string; code: string; message: string }[];
+  /** The ticket stores of the folders with a tracker (empty when none is configured). */
+  tracker: DashboardTrackerStore[];
 }
 
 export interface DashboardOptions {
@@ -132,6 +170,25 @@ export interface DashboardOptions {
    * knows its Status line already). Default: line 0. `workflowStateLine` reads it from the file.
    */
   lineOf?: (item: ProjectItem) => number | undefined;
+  /** What another git worktree has ahead for an item, asked only for the items shown. */
+  worktreesOf?: (item: ProjectItem) => readonly DashboardChip[];
+  /** The breaker and outbox of each configured ticket store (`trackerHealth` per folder). */
+  tracker?: readonly DashboardTrackerInput[];
+}
+
+function utc(iso: string): string {
+  const t = Date.parse(iso);
+  return Number.isFinite(t) ? `${new Date(t).toISOString().slice(0, 16).replace('T', ' ')} UTC` : iso;
+}
+
+/** A store's health for the dashboard: its state in words, the last error only while not closed. */
+export function dashboardTracker(h: DashboardTrackerInput): DashboardTrackerStore {
+  const label =
+    h.state === 'open' ? (h.retryAt ? `open until ${utc(h.retryAt)}` : 'open') : h.state === 'half-open' ? 'half-open (the next call is a trial)' : 'closed';
+  return {
+    root: h.root, store: h.store, kind: h.kind, isDefault: h.isDefault, state: h.state, label, failures: h.failures,
+    retryAt: h.retryAt ?? null, lastError: h.state !== 'closed' && h.lastError ? h.lastError : null, queued: h.queued,
+  };
 }
 
 const DAY = 86_400_000;
@@ -202,6 +259,7 @@ export function dashboardModel(view: ProjectView, timeline: readonly TimelineCha
       unblocksIds: (reg.dependents.get(e.id) ?? []).map((d) => d.from).filter(notDone),
       chain: e.depth, priority: it.priority, stalled: stalledOf(e), parent: parentOf.get(e.id) ?? null, agent: it.agent ?? null,
       startable: e.column === 'todo' && !!it.file,
+      worktrees: (opts.worktreesOf?.(it) ?? []).map((c) => ({ label: c.label, tooltip: c.tooltip })),
     };
   };
 
@@ -278,5 +336,6 @@ export function dashboardModel(view: ProjectView, timeline: readonly TimelineCha
     chains,
     timeline: { days, lanes, start: timeline[0]?.time ?? null, end: timeline[timeline.length - 1]?.time ?? null, total: timeline.length },
     problems: f.problems.slice(0, 200).map((p) => ({ file: p.file, line: p.range.start.line, severity: p.severity, code: p.code, message: p.message })),
+    tracker: (opts.tracker ?? []).map(dashboardTracker),
   };
 }
