@@ -75,11 +75,39 @@
     return h('span', { class: `pill s-${state}` }, STATE_WORDS[state] || state);
   }
 
+  /** Where the item is ahead in another git worktree: `⎇ review in feat/2-3`, the sentence as its tooltip. */
+  function worktreeChips(item) {
+    const list = item.worktrees || [];
+    if (!list.length) return null;
+    return h('div', { class: 'worktrees' }, list.map((c) => h('span', { class: 'wt-chip', title: c.tooltip, 'aria-label': c.tooltip, 'data-worktree': item.id }, c.label)));
+  }
+
   function card(item, extra) {
     return h('li', { class: `card s-${item.state}${item.stalled ? ' is-stalled' : ''}`, 'data-id': item.id },
       h('div', { class: 'card-head' }, openLink(item), pill(item.stalled ? 'stalled' : item.state)),
       h('div', { class: 'meta' }, item.kind === 'story' ? 'story · ' : '', item.rel || item.id),
+      worktreeChips(item),
       extra);
+  }
+
+  /** The ticket stores: breaker state, failures, queued changes, the last error, and Project now. */
+  function trackerSection() {
+    const stores = model.tracker || [];
+    if (!stores.length) return null;
+    const multi = model.roots.length > 1;
+    const rows = stores.map((t) => h('li', { class: `store b-${t.state}`, 'data-store': t.store },
+      h('div', { class: 'card-head' },
+        h('strong', {}, t.store, h('span', { class: 'meta' }, ` (${t.kind}${t.isDefault && stores.length > 1 ? ', default' : ''})`)),
+        h('span', { class: `pill b-${t.state}` }, `breaker ${t.label}`)),
+      h('div', { class: 'meta' },
+        `${t.failures} failure${t.failures === 1 ? '' : 's'} · ${t.queued} change${t.queued === 1 ? '' : 's'} queued`,
+        multi ? ` · ${t.root}` : ''),
+      t.lastError ? h('div', { class: 'reason last-error' }, `last error: ${t.lastError}`) : null));
+    const open = stores.filter((t) => t.state !== 'closed').length;
+    const button = canWrite
+      ? h('button', { type: 'button', class: 'start', 'data-action': 'projectTickets', onclick: () => vscode.postMessage({ type: 'projectTickets' }) }, '⇪ Project to tickets')
+      : h('p', { class: 'meta' }, 'Projecting to tickets is off in Restricted Mode.');
+    return section('tracker', 'Tickets', open ? `${open} store${open === 1 ? '' : 's'} unavailable: changes queue in .waymark/outbox` : 'one way: workflow files → tickets', h('ul', { class: 'stores' }, rows), button);
   }
 
   function summary() {
@@ -100,6 +128,7 @@
           h('div', { class: 'frontier-body' },
             h('div', { class: 'card-head' }, openLink(item), startButton(item)),
             h('div', { class: 'reason' }, item.reason),
+            worktreeChips(item),
             item.unblocksIds.length ? h('div', { class: 'meta' }, 'unblocks: ', item.unblocksIds.slice(0, 6).map((d, j) => [j ? ', ' : '', linkTo(d)])) : null))))
       : h('p', { class: 'empty' }, model.summary.active || model.summary.review ? 'Nothing is ready to start: finish the work in progress or in review.' : 'Nothing is ready to start.');
     return section('frontier', 'Start next', `${list.length} ready, in the order to start them${canWrite ? '' : ' (read-only: Restricted Mode)'}`, body);
@@ -117,6 +146,7 @@
         const st = item.stalled;
         return h('li', { class: 'stalled-item', 'data-id': item.id },
           h('div', { class: 'card-head' }, openLink(item), h('span', { class: 'idle' }, `idle ${st.idle}`)),
+          worktreeChips(item),
           h('div', { class: 'meta' }, st.lastActivity ? `last: ${st.source}${st.who ? ` by ${st.who}` : ''} at ${fmtTime(st.lastActivity)}` : 'no activity found', ` · threshold ${st.threshold} (${st.kind})`));
       }))
       : h('p', { class: 'empty' }, 'Nothing has stalled: all work in progress has recent activity.');
@@ -228,6 +258,7 @@
         h('span', { class: 'updated' }, `as of ${fmtTime(model.now)}${model.roots.length > 1 ? ` · ${model.roots.length} folders` : ''}`),
         canWrite ? null : h('p', { class: 'readonly', role: 'note' }, 'Restricted Mode: the dashboard is read-only. Trust the workspace to start work from here.')),
       h('div', { class: 'grid' }, frontierSection(), stalledSection()),
+      trackerSection(),
       timelineSection(),
       depsSection(),
       boardSection());

@@ -69,8 +69,10 @@ export class Container extends Disposable {
     this.decorations = this.register(new Decorations(model));
     this.watchers = this.register(new Watchers(model));
     this.sprint = this.register(new SprintFeatures(model, run));
-    this.tickets = this.register(new TicketProjection(model, run));
-    this.dashboard = this.register(new Dashboard(model, run, context.extensionUri, [this.sprint.model.onDidChange]));
+    this.tickets = this.register(new TicketProjection(model, run, this.watchers.onDidChangeOutbox));
+    // The BMAD sprint ledgers are no workflow files: their changes reach the one project view here.
+    this.register(this.sprint.model.onDidChange(() => model.project.invalidate()));
+    this.dashboard = this.register(new Dashboard(model, run, context.extensionUri, this.tickets, [this.sprint.model.onDidChange]));
     const lenses = this.register(new CodeLenses(model));
     this.register(vscode.languages.registerHoverProvider(WORKFLOW_FILES, new Hovers(model, (file, step) => memory.hoverLines(file, step))));
     this.register(vscode.languages.registerCodeActionsProvider(WORKFLOW_FILES, new CodeActions(model), CodeActions.metadata));

@@ -7,12 +7,21 @@
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
-import { dashboardModel, errorMessage, gitStateTimeline, loadProject, projectTimeline, workflowStateLine } from '../core/index';
-import type { DashboardModel, GitTimeline, ScanResult } from '../core/index';
+import { dashboardModel, errorMessage, gitStateTimeline, projectTimeline, workflowStateLine } from '../core/index';
+import type { DashboardChip, DashboardModel, DashboardTrackerInput, GitTimeline, ProjectItem, ProjectView, TimelineChange } from '../core/index';
 import type { CommandRunner } from './commandRunner';
 import { COMMANDS } from './constants';
 import { Disposable } from './disposable';
 import type { ExtensionModel } from './model';
+import { markSentence, markShort, type WorktreeMark } from './worktrees';
+
+/** What the dashboard shows beside the project view: the ticket stores' health (none without a tracker). */
+export interface DashboardTrackerSource {
+  /** The last health read per store, with its folder. */
+  tracker(): readonly DashboardTrackerInput[];
+  /** Fired when the health read changed (a breaker opened, the outbox grew). */
+  readonly onDidChangeTracker: vscode.Event<unknown>;
+}
 
 export const DASHBOARD_VIEW_TYPE = 'waymark.dashboard';
 const DEBOUNCE_MS = 300;
@@ -32,12 +41,21 @@ export interface DashboardPaint {
   /** The page's scroll position after drawing (an update keeps the reader's place). */
   scrollY: number;
   /** How the model drawn was built (ms): the project read, the timeline, the view model. */
-  build?: { projectMs: number; timelineMs: number; modelMs: number };
+  build?: DashboardBuild;
+}
+
+/** How a model was built (ms): the project view (0-ish when the monitor's was fresh), the timeline, the view model. */
+export interface DashboardBuild {
+  projectMs: number;
+  timelineMs: number;
+  modelMs: number;
+  /** The project monitor's view was fresh: no project read for this model. */
+  fresh: boolean;
 }
 
 /** An action taken from the webview: the item opened or started, and how it ended. */
 export interface DashboardAction {
-  action: 'open' | 'start';
+  action: 'open' | 'start' | 'projectTickets';
   id: string;
   ok: boolean;
   message?: string;
@@ -47,7 +65,8 @@ type FromWebview =
   | { type: 'ready' }
   | { type: 'painted'; version: number; drawMs: number; text: string; cards: number; scrollY: number }
   | { type: 'open'; id: string }
-  | { type: 'start'; id: string };
+  | { type: 'start'; id: string }
+  | { type: 'projectTickets' };
 
 export class Dashboard extends Disposable {
   private panel?: vscode.WebviewPanel;
@@ -61,8 +80,10 @@ export class Dashboard extends Disposable {
   /** The panel's script has said `ready`: messages posted now are received. */
   private webviewReady = false;
   private currentMeta = { canWrite: false, gitSkipped: true };
+  /** The inputs of the model last built (a refresh with the same inputs builds nothing). */
+  private builtFrom?: { view: ProjectView; key: string; changes: TimelineChange[] };
   /** How long the last model took to build, in parts (ms). */
-  lastBuild?: { projectMs: number; timelineMs: number; modelMs: number };
+  lastBuild?: DashboardBuild;
   private readonly paints = this.register(new vscode.EventEmitter<DashboardPaint>());
   /** Each paint the webview reports (the test API and the bench listen). */
   readonly onDidPaint = this.paints.event;
@@ -73,6 +94,8 @@ export class Dashboard extends Disposable {
     private readonly model: ExtensionModel,
     run: CommandRunner,
     private readonly extensionUri: vscode.Uri,
+    /** The ticket stores' health (the tracker status item reads it; the dashboard shows it too). */
+    private readonly tickets?: DashboardTrackerSource,
     /** Other changes the project view depends on (the BMAD sprint ledgers, which are no workflow files). */
     alsoOn: vscode.Event<unknown>[] = [],
   ) {
@@ -86,7 +109,10 @@ export class Dashboard extends Disposable {
         deserializeWebviewPanel: async (panel) => this.adopt(panel),
       }),
     );
+    // Every input is behind the model's one change event (states, the project view, the worktree
+    // markers, trust), the tracker's health or `alsoOn`; a refresh whose inputs did not change posts nothing.
     this.register(model.onDidChange(() => this.refreshSoon()));
+    if (tickets) this.register(tickets.onDidChangeTracker(() => this.refreshSoon()));
     for (const e of alsoOn) this.register(e(() => this.refreshSoon()));
     this.register({ dispose: () => (this.timer && clearTimeout(this.timer), this.disposePanel()) });
   }
@@ -160,7 +186,10 @@ export class Dashboard extends Disposable {
     this.timer = setTimeout(() => void this.refresh(), ms);
   }
 
-  /** Builds the view model from the model's states (no rescan) and posts it. One build at a time. */
+  /**
+   * Builds the view model from the model's one project view (computed now only when it is not
+   * fresh, e.g. the first paint right after a change) and posts it. One build at a time.
+   */
   private async refresh(): Promise<void> {
     this.timer = undefined;
     if (this.building) {
@@ -172,18 +201,33 @@ export class Dashboard extends Disposable {
       await this.model.ready();
       const trusted = this.model.canWrite;
       const roots = this.model.roots;
-      const scan: ScanResult = { roots, workflows: this.model.states(), problems: [], crossProblems: [], skipped: [], files: 0 };
-      // Running git in an untrusted folder can run its config's programs: only when trusted.
       const t0 = performance.now();
-      const view = await loadProject(this.model.core, { scan, git: trusted });
+      const fresh = this.model.project.fresh();
+      const view = fresh ?? (await this.model.project.refresh());
       const t1 = performance.now();
-      const git = new Map<string, GitTimeline>();
-      if (trusted) for (const root of roots) git.set(root, await gitStateTimeline(root));
-      const changes = projectTimeline(view, git);
+      const tracker = this.tickets?.tracker() ?? [];
+      const chips = new Map<string, DashboardChip[]>();
+      const worktreesOf = (item: ProjectItem): DashboardChip[] => {
+        const marks: WorktreeMark[] = item.kind === 'story' ? this.model.worktrees.forStory(item.root, item.id.replace(/^story:/, '')) : item.file ? this.model.worktrees.forFile(item.file) : [];
+        const list = marks.map((m) => ({ label: `⎇ ${markShort(m)}`, tooltip: markSentence(m) }));
+        if (list.length) chips.set(item.id, list);
+        return list;
+      };
+      // The same view, trust, tracker health and markers as the model on screen: nothing to draw.
+      const key = JSON.stringify([trusted, tracker, this.model.worktrees.marksVersion]);
+      if (this.current && this.builtFrom?.view === view && this.builtFrom.key === key) return;
+      let changes = this.builtFrom?.view === view ? this.builtFrom.changes : undefined;
+      if (!changes) {
+        // Running git in an untrusted folder can run its config's programs: only when trusted.
+        const git = new Map<string, GitTimeline>();
+        if (trusted) for (const root of roots) git.set(root, await gitStateTimeline(root));
+        changes = projectTimeline(view, git);
+      }
       const t2 = performance.now();
-      const m = dashboardModel(view, changes, { lineOf: (item) => (item.file && item.kind === 'workflow' ? workflowStateLine(item.file) : undefined) });
-      this.lastBuild = { projectMs: t1 - t0, timelineMs: t2 - t1, modelMs: performance.now() - t2 };
+      const m = dashboardModel(view, changes, { lineOf: (item) => (item.file && item.kind === 'workflow' ? workflowStateLine(item.file) : undefined), worktreesOf, tracker });
+      this.lastBuild = { projectMs: t1 - t0, timelineMs: t2 - t1, modelMs: performance.now() - t2, fresh: !!fresh };
       if (!this.panel || this.isDisposed) return;
+      this.builtFrom = { view, key, changes };
       this.current = m;
       this.currentMeta = { canWrite: trusted, gitSkipped: !trusted };
       ++this.version;
@@ -220,6 +264,17 @@ export class Dashboard extends Disposable {
       this.openedAt = undefined;
       this.model.log.info(`[dashboard] painted model ${m.version}: ${m.cards} cards in ${m.drawMs.toFixed(0)} ms${sinceOpenMs !== undefined ? `, ${sinceOpenMs.toFixed(0)} ms after the open command` : ''}`);
       this.paints.fire({ version: m.version, sinceOpenMs, drawMs: m.drawMs, text: String(m.text ?? ''), cards: m.cards, scrollY: Number(m.scrollY) || 0, build: this.lastBuild });
+      return;
+    }
+    if (m.type === 'projectTickets') {
+      // The same command as the status bar item and the palette (the runner refuses it untrusted).
+      try {
+        const reports = await vscode.commands.executeCommand<unknown[] | undefined>(COMMANDS.projectTickets);
+        this.actions.fire({ action: 'projectTickets', id: '', ok: reports !== undefined });
+      } catch (e) {
+        this.actions.fire({ action: 'projectTickets', id: '', ok: false, message: errorMessage(e) });
+      }
+      this.refreshSoon(0);
       return;
     }
     const item = typeof m.id === 'string' ? this.current?.items[m.id] : undefined;

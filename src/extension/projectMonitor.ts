@@ -1,7 +1,9 @@
-// The project view (registry, frontier, stalled work) as the surfaces show it: computed by the core
-// from the model's states, again after a burst of changes settles and once a minute (stalled work is
-// a matter of time passing), and announced through the model's one change event only when what it
-// says changed. Owned by the model. In Restricted Mode git is not asked (it could run the
+// The project view (registry, frontier, stalled work) as the surfaces show it (Problems panel,
+// language-model tools, dashboard): computed by the core from the model's states, again after a
+// burst of changes settles and once a minute (stalled work is a matter of time passing), and
+// announced through the model's one change event only when what it says changed. One computation
+// per change for every surface: a surface that needs the view now (`refresh`, the dashboard's
+// first paint) computes it early, and the settle timer then finds it fresh. Owned by the model. In Restricted Mode git is not asked (it could run the
 // repository's own hooks); files, history and the events log are still read.
 import * as vscode from 'vscode';
 import { errorMessage, loadProject } from '../core/index';
@@ -21,13 +23,18 @@ export class ProjectMonitor extends Disposable {
   private running?: Promise<ProjectView | undefined>;
   private again = false;
   private generation = 0;
+  /** The generation the last view was computed at (the view is fresh when it equals `generation`). */
+  private viewGeneration = -1;
+  /** Computations finished, and those of them the minute tick asked for (the test API reads both). */
+  computations = 0;
+  tickComputations = 0;
 
   constructor(
     private readonly deps: { core(): StateCore; roots(): readonly string[]; states(): WorkflowState[]; trusted(): boolean; ready(): Promise<void>; log: vscode.LogOutputChannel },
     private readonly changed: () => void,
   ) {
     super();
-    const tick = setInterval(() => this.schedule(0), TICK_MS);
+    const tick = setInterval(() => this.schedule(0, true), TICK_MS);
     tick.unref?.();
     this.register({ dispose: () => (clearInterval(tick), clearTimeout(this.timer)) });
   }
@@ -35,6 +42,11 @@ export class ProjectMonitor extends Disposable {
   /** The last computed view; undefined until the first computation ends. */
   current(): ProjectView | undefined {
     return this.view;
+  }
+
+  /** The last view if nothing changed since it was computed, else undefined (then `refresh`). */
+  fresh(): ProjectView | undefined {
+    return this.viewGeneration === this.generation ? this.view : undefined;
   }
 
   /** The project problems (dependencies, cycles, stalled work) of one file, from the last view. */
@@ -64,10 +76,15 @@ export class ProjectMonitor extends Disposable {
     }
   }
 
-  private schedule(ms: number): void {
+  /** `force`: recompute even when fresh (the minute tick: time passing changes what is stalled). */
+  private schedule(ms: number, force = false): void {
     if (this.isDisposed) return;
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.compute(), ms);
+    this.timer = setTimeout(() => {
+      // Already computed for this generation (a surface asked for it early): nothing to do.
+      if (force) this.tickComputations++;
+      if (force || !this.fresh()) void this.compute();
+    }, ms);
   }
 
   private compute(): Promise<ProjectView | undefined> {
@@ -77,9 +94,12 @@ export class ProjectMonitor extends Disposable {
     }
     this.running = (async () => {
       try {
+        const generation = this.generation;
         const roots = [...this.deps.roots()];
         const view = await loadProject(this.deps.core(), { scan: { roots, workflows: this.deps.states() }, git: this.deps.trusted() });
         if (this.isDisposed) return undefined;
+        this.computations++;
+        this.viewGeneration = generation;
         this.adopt(view);
         return view;
       } catch (e) {

@@ -43,7 +43,7 @@ export interface TestApi {
   /** The Sprint view's tree items (label, description, tooltip). */
   sprintTree(): Promise<TreeSnapshot[]>;
   /** The dashboard: open or not, the model last posted, every paint the webview reported and every action taken from it. */
-  dashboard(): { open: boolean; model?: DashboardModel; version: number; paints: DashboardPaint[]; actions: DashboardAction[] };
+  dashboard(): { open: boolean; model?: DashboardModel; version: number; paints: DashboardPaint[]; actions: DashboardAction[]; project: { computations: number; ticks: number } };
   /** A language-model tool's own invoke (where the host refuses vscode.lm.invokeTool to an extension). */
   invokeTool(name: string, input: Record<string, unknown>): Promise<string | undefined>;
 }
@@ -133,7 +133,7 @@ export function createTestApi(c: Container): TestApi {
       c.sprint.model.flush();
       return tree(c.sprint.tree, undefined, 0, 4);
     },
-    dashboard: () => ({ open: c.dashboard.isOpen, model: c.dashboard.lastModel, version: c.dashboard.modelVersion, paints: [...paints], actions: [...actions] }),
+    dashboard: () => ({ open: c.dashboard.isOpen, model: c.dashboard.lastModel, version: c.dashboard.modelVersion, paints: [...paints], actions: [...actions], project: { computations: c.model.project.computations, ticks: c.model.project.tickComputations } }),
   };
 }
 

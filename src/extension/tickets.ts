@@ -5,7 +5,7 @@
 // it is handed to the core per run and never written anywhere.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { errorMessage, openStore, runProjection, trackerHealth, trackerSetup, type ProjectReport, type TrackerHealth } from '../core/index';
+import { errorMessage, openStore, runProjection, trackerHealth, trackerSetup, type DashboardTrackerInput, type ProjectReport, type TrackerHealth } from '../core/index';
 import { toArgs, type CommandRunner } from './commandRunner';
 import { COMMANDS } from './constants';
 import { Disposable } from './disposable';
@@ -23,15 +23,25 @@ export class TicketProjection extends Disposable {
   private lastBackgroundError?: string;
   /** The last health read per folder (for the item and the test API). */
   health: TrackerHealth[] = [];
+  /** The same, each with its folder (the dashboard shows it). */
+  private healthByRoot: DashboardTrackerInput[] = [];
+  private healthKey = '[]';
+  private retryTimer?: NodeJS.Timeout;
+  private readonly healthChanged = this.register(new vscode.EventEmitter<void>());
+  /** Fired when the health read changed: a breaker opened or closed, the outbox grew or drained. */
+  readonly onDidChangeTracker = this.healthChanged.event;
 
   constructor(
     private readonly model: ExtensionModel,
     run: CommandRunner,
+    /** A file under .waymark/outbox (the breaker state, a queue) changed: by us, the CLI or a hook. */
+    onOutboxChange?: vscode.Event<unknown>,
   ) {
     super();
     this.item.name = 'Waymark tickets';
     this.item.command = COMMANDS.projectTickets;
-    this.register({ dispose: () => (clearTimeout(this.timer), clearTimeout(this.refreshTimer)) });
+    this.register({ dispose: () => (clearTimeout(this.timer), clearTimeout(this.refreshTimer), clearTimeout(this.retryTimer)) });
+    if (onOutboxChange) this.register(onOutboxChange(() => this.refreshSoon()));
     run.add('projectTickets', async (arg) => {
       const reports = await this.projectAll(true);
       if (!toArgs(arg).quiet) run.info(toArgs(arg), reports.length ? reports.map(summary).join(' ') : 'No ticket tracker is configured (tracker: in .waymark/config.yaml).');
@@ -40,10 +50,20 @@ export class TicketProjection extends Disposable {
     this.register(model.onDidChange((e) => {
       if (e.what === 'states' && model.canWrite) this.schedule();
       // The item reads breaker.json and the outbox: once per burst of changes.
-      clearTimeout(this.refreshTimer);
-      this.refreshTimer = setTimeout(() => void this.refresh(), 300);
+      this.refreshSoon();
     }));
     void this.refresh();
+  }
+
+  /** The health of every store with its folder (empty without a tracker). */
+  tracker(): readonly DashboardTrackerInput[] {
+    return this.healthByRoot;
+  }
+
+  private refreshSoon(): void {
+    if (this.isDisposed) return;
+    clearTimeout(this.refreshTimer);
+    this.refreshTimer = setTimeout(() => void this.refresh(), 300);
   }
 
   private schedule(): void {
@@ -110,15 +130,31 @@ export class TicketProjection extends Disposable {
   /** Re-reads breaker and outbox of every folder and renders the item (hidden without a tracker). */
   async refresh(): Promise<void> {
     const health: TrackerHealth[] = [];
+    const byRoot: DashboardTrackerInput[] = [];
     for (const root of this.model.roots) {
       try {
-        health.push(...trackerHealth(root, (await this.model.core.contextFor(path.join(root, '.waymark-probe'))).config));
+        const list = trackerHealth(root, (await this.model.core.contextFor(path.join(root, '.waymark-probe'))).config);
+        health.push(...list);
+        byRoot.push(...list.map((h) => ({ ...h, root })));
       } catch (e) {
         this.model.log.warn(`[tickets] status of ${root}: ${errorMessage(e)}`);
       }
     }
     if (this.isDisposed) return;
     this.health = health;
+    this.healthByRoot = byRoot;
+    const key = JSON.stringify(byRoot);
+    if (key !== this.healthKey) {
+      this.healthKey = key;
+      this.healthChanged.fire();
+    }
+    // An open breaker turns half-open when its wait ends, with no file changing: read it again then.
+    clearTimeout(this.retryTimer);
+    const next = Math.min(...health.filter((h) => h.state === 'open' && h.retryAt).map((h) => Date.parse(h.retryAt!)).filter(Number.isFinite));
+    if (Number.isFinite(next)) {
+      this.retryTimer = setTimeout(() => void this.refresh(), Math.min(Math.max(0, next - Date.now()) + 250, 2 ** 31 - 1));
+      this.retryTimer.unref?.();
+    }
     if (!health.length) {
       this.item.hide();
       return;

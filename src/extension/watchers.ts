@@ -10,6 +10,8 @@ import type { ExtensionModel } from './model';
 const CONTEXT_FILES = /[\\/]\.waymark[\\/](config\.ya?ml$|workflows[\\/])|[\\/]_bmad[\\/]/;
 const RESCAN = /[\\/]\.waymark[\\/]gates[\\/]|\.gate$/;
 const IGNORE = /[\\/](node_modules|\.git)[\\/]|[\\/]\.waymark[\\/](history|cache|locks?|events|checkpoints|memory)[\\/]|\.(lock|tmp)$|~$/;
+/** The ticket projection's breaker state and queues: no workflow state, the tracker surfaces re-read them. */
+const OUTBOX = /[\\/]\.waymark[\\/]outbox[\\/]/;
 /** More pending files than this: one rescan instead of many reloads. */
 const BATCH_LIMIT = 200;
 
@@ -35,6 +37,9 @@ export class Watchers extends Disposable {
   private readonly reloaded = this.register(new vscode.EventEmitter<WatcherReload>());
   /** Fired as soon as a file's new state is in the model (the bench reads it through the test API). */
   readonly onDidReload = this.reloaded.event;
+  private readonly outbox = this.register(new vscode.EventEmitter<string>());
+  /** A file under a folder's .waymark/outbox changed (the breaker, a queue): the tracker status reads it. */
+  readonly onDidChangeOutbox = this.outbox.event;
   private readonly pending = new Map<string, 'change' | 'delete'>();
   private readonly firstEventAt = new Map<string, number>();
   private timer?: NodeJS.Timeout;
@@ -94,6 +99,10 @@ export class Watchers extends Disposable {
     const file = uri.fsPath;
     if (IGNORE.test(file)) return;
     if (!this.c.rootFor(file)) return; // a folder just removed from the workspace
+    if (OUTBOX.test(file)) {
+      this.outbox.fire(file);
+      return;
+    }
     if (!this.firstEventAt.has(file)) this.firstEventAt.set(file, performance.now());
     if (CONTEXT_FILES.test(file)) this.contextChanged = true;
     else if (RESCAN.test(file)) this.rescanWanted = true;

@@ -44,6 +44,8 @@ export class WorktreeMonitor extends Disposable {
   private again = false;
   /** Completed refreshes (the test API waits on it). */
   refreshes = 0;
+  /** Bumped each time the markers change (a surface that caches them compares it). */
+  marksVersion = 0;
 
   constructor(
     private readonly deps: { roots(): readonly string[]; enabled(): boolean; log: vscode.LogOutputChannel },
@@ -67,7 +69,10 @@ export class WorktreeMonitor extends Disposable {
     if (!this.deps.enabled()) {
       const had = [...this.byRoot.values()].some((e) => e.marks.length);
       this.byRoot.clear();
-      if (had) this.changed();
+      if (had) {
+        this.marksVersion++;
+        this.changed();
+      }
       return;
     }
     void this.refresh().finally(() => this.schedule());
@@ -155,6 +160,7 @@ export class WorktreeMonitor extends Disposable {
     }
     this.refreshes++;
     this.lastMs = Date.now() - started;
+    if (fire) this.marksVersion++;
     if (fire && !this.isDisposed) this.changed();
   }
 }

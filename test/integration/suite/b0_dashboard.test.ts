@@ -17,6 +17,7 @@ interface DashSnap {
   version: number;
   paints: DashboardPaint[];
   actions: { action: string; id: string; ok: boolean; message?: string }[];
+  project: { computations: number; ticks: number };
 }
 
 const dash = async (): Promise<DashSnap> => (await testApi()).dashboard() as DashSnap;
@@ -132,11 +133,16 @@ singleRoot('dashboard', () => {
   test('an external edit shows up in the open dashboard without a command', async () => {
     const file = demo('workflows/release-notes.md');
     keep(file);
-    const before = (await dash()).paints.length;
+    const { paints: { length: before }, project: p0 } = await dash();
     fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('status: in-progess', 'status: blocked\nblockedReason: "waiting for the release date"'));
     const { model, paint } = await paintWhere(before, (m) => !m.frontier.includes('release-notes') && column(m, 'blocked').includes('release-notes'), 'the edit in the dashboard');
     assert.match(model.items['release-notes'].reason, /waiting for the release date/);
     assert.match(paint.text, /waiting for the release date/);
+    // One project view for every surface: the dashboard drew the monitor's view, and the
+    // monitor's own recompute after the burst settled (400 ms) found it fresh.
+    await sleep(1500);
+    const p1 = (await dash()).project;
+    assert.equal(p1.computations - p0.computations - (p1.ticks - p0.ticks), 1, `project computations for one edit: ${JSON.stringify([p0, p1])}`);
   });
 
   test('the view keeps its place: a model update does not scroll the panel back to the top', async function () {

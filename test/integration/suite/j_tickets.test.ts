@@ -8,7 +8,19 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import * as vscode from 'vscode';
-import { demo, ready, singleRoot, waitFor } from '../helpers';
+import * as net from 'node:net';
+import type { DashboardModel } from '../../../src/core/index';
+import type { DashboardPaint } from '../../../src/extension/dashboard';
+import { clickWebview, demo, ready, screenshot, singleRoot, sleep, testApi, waitFor } from '../helpers';
+
+/** A port on 127.0.0.1 nothing listens on (a tracker that is down). */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
 
 interface Report { store: string; created: string[]; updated: string[]; unchanged: number; planned: unknown[]; queued: number; breaker: { state: string } }
 
@@ -77,5 +89,63 @@ singleRoot('ticket projection (tickets)', () => {
     assert.equal(historyLines(historyDir), historyBefore, 'no history line for a tracker block');
     const again = (await vscode.commands.executeCommand<Report[]>('waymark.projectTickets', { quiet: true }))![0];
     assert.deepEqual([again.created.length, again.updated.length, again.planned.length], [0, 0, 0]);
+  });
+
+  test('the dashboard shows the breaker: closed, then open until … with the failure and the queue after Project to tickets against a tracker that is down; a breaker file changed outside follows', async () => {
+    const api = await testApi();
+    const last = () => {
+      const d = api.dashboard();
+      const p = d.paints[d.paints.length - 1] as DashboardPaint | undefined;
+      return d.model && p && p.version === d.version ? { m: d.model as DashboardModel, p } : undefined;
+    };
+    // A GitHub tracker on a port nothing listens on; one failure opens the breaker for ten minutes.
+    const env = { url: process.env.WAYMARK_GITHUB_API_URL, token: process.env.WAYMARK_GITHUB_TOKEN };
+    process.env.WAYMARK_GITHUB_API_URL = `http://127.0.0.1:${await closedPort()}`;
+    process.env.WAYMARK_GITHUB_TOKEN = 'test-token';
+    fs.rmSync(demo('.waymark/outbox'), { recursive: true, force: true });
+    fs.writeFileSync(config, `${configBefore ?? ''}\ntracker:\n  store: github\n  owner: acme\n  repo: app\n  breaker: { failures: 1, halfOpenAfterMs: 600000, timeoutMs: 2000, retries: 0 }\n`);
+    try {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      await vscode.commands.executeCommand('waymark.openDashboard');
+      const closed = await waitFor('the tracker on the dashboard, closed', async () => {
+        const x = last();
+        return x?.m.tracker.length === 1 && x.m.tracker[0].store === 'github' && x.m.tracker[0].state === 'closed' ? x : undefined;
+      }, 30_000);
+      assert.match(closed.p.text, /Tickets[\s\S]*github \(github\)[\s\S]*breaker closed[\s\S]*0 failures · 0 changes queued/);
+      assert.match(closed.p.text, /Project to tickets/);
+      // The button runs waymark.projectTickets (the same command as the status bar item).
+      const acted = api.dashboard().actions.length;
+      if (!(await clickWebview('[data-action="projectTickets"]'))) await vscode.commands.executeCommand('waymark.projectTickets', { quiet: true });
+      const open = await waitFor('the open breaker on the dashboard', async () => {
+        const x = last();
+        return x?.m.tracker[0]?.state === 'open' ? x : undefined;
+      }, 30_000);
+      const t = open.m.tracker[0];
+      assert.equal(t.failures, 1);
+      assert.ok(t.queued > 0, `queued: ${t.queued}`);
+      assert.ok(t.lastError, 'the last error is shown');
+      assert.match(open.p.text, /breaker open until \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
+      assert.match(open.p.text, new RegExp(`1 failure · ${t.queued} changes? queued`));
+      assert.match(open.p.text, /last error: /);
+      assert.match(open.p.text, /1 store unavailable: changes queue in \.waymark\/outbox/);
+      const a = api.dashboard().actions.slice(acted).find((x) => x.action === 'projectTickets');
+      if (a) assert.equal(a.ok, true, a.message);
+      await sleep(300);
+      await screenshot('dashboard-tracker');
+      // Outside the editor (the CLI, a hook) the breaker state goes away: the watcher brings it in.
+      fs.rmSync(demo('.waymark/outbox/breaker.json'));
+      const reset = await waitFor('the breaker file change on the dashboard', async () => {
+        const x = last();
+        return x?.m.tracker[0]?.state === 'closed' ? x : undefined;
+      }, 20_000);
+      assert.equal(reset.m.tracker[0].lastError, null);
+      assert.equal(reset.m.tracker[0].queued, t.queued, 'the outbox still holds the queued changes');
+    } finally {
+      if (env.url === undefined) delete process.env.WAYMARK_GITHUB_API_URL;
+      else process.env.WAYMARK_GITHUB_API_URL = env.url;
+      if (env.token === undefined) delete process.env.WAYMARK_GITHUB_TOKEN;
+      else process.env.WAYMARK_GITHUB_TOKEN = env.token;
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    }
   });
 });

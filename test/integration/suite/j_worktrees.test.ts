@@ -94,6 +94,24 @@ singleRoot('worktree-aware views', () => {
     // Stories the worktree did not move carry no marker.
     assert.doesNotMatch((await storyItem('2-2-reports'))?.description ?? '', /⎇/);
 
+    // The dashboard shows the same markers on the cards, from the same cache, with the same sentence.
+    await vscode.commands.executeCommand('waymark.openDashboard');
+    const drawn = await waitFor('the markers on the dashboard', async () => {
+      const d = api.dashboard();
+      const p = d.paints[d.paints.length - 1];
+      const m = d.model;
+      const wfItem = m && Object.values(m.items).find((i) => i.rel === WF);
+      return p && m && p.version === d.version && wfItem?.worktrees.length && m.items['story:2-1-dashboard']?.worktrees.length ? { m, p, wfItem } : undefined;
+    }, 30_000);
+    assert.deepEqual(drawn.wfItem.worktrees.map((c) => c.label), ['⎇ 3 step(s) done in feat/2-1']);
+    assert.match(drawn.wfItem.worktrees[0].tooltip, /^Ahead in worktree feat\/2-1 \(.*feat-2-1\): in_progress \(steps discovery, design, implement\); here: in_progress \(steps discovery, design\)/);
+    assert.deepEqual(drawn.m.items['story:2-1-dashboard'].worktrees.map((c) => c.label), ['⎇ review in feat/2-1']);
+    assert.deepEqual(drawn.m.items['story:2-2-reports']?.worktrees ?? [], []);
+    assert.match(drawn.p.text, /⎇ 3 step\(s\) done in feat\/2-1/);
+    assert.match(drawn.p.text, /⎇ review in feat\/2-1/);
+    await sleep(300);
+    await screenshot('dashboard-worktrees');
+
     // The picture: a wide sidebar with the Workflows and Sprint views (the others folded, then restored).
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await vscode.commands.executeCommand('notifications.clearAll');
@@ -118,7 +136,7 @@ singleRoot('worktree-aware views', () => {
     await waitFor('the markers to return', async () => ((await workflowItem('auth-refactor'))?.description?.includes('⎇') ? true : undefined), 20_000);
   });
 
-  test('once the branch is merged into this checkout the markers clear (git changed here, no manual refresh)', async () => {
+  test('once the branch is merged into this checkout the markers clear (git changed here, no manual refresh), on the dashboard too', async () => {
     git(wt, 'commit', '-q', '-am', 'implement done, 2-1 in review');
     git(workspaceRoot(), 'merge', '-q', '--no-edit', 'feat/2-1');
     await waitFor('the markers to clear after the merge', async () => {
@@ -126,5 +144,11 @@ singleRoot('worktree-aware views', () => {
       const st = await storyItem('2-1-dashboard');
       return wf && st && !wf.description?.includes('⎇') && !st.description?.includes('⎇') && /review/.test(st.description ?? '') ? true : undefined;
     }, 30_000);
+    await waitFor('the dashboard chips to clear', async () => {
+      const d = (await testApi()).dashboard();
+      const p = d.paints[d.paints.length - 1];
+      return d.model && p?.version === d.version && !/⎇/.test(p.text) && Object.values(d.model.items).every((i) => !i.worktrees.length) ? true : undefined;
+    }, 30_000);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 });
