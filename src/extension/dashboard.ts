@@ -152,6 +152,8 @@ export class Dashboard extends Disposable {
     this.panel = panel;
     this.webviewReady = false;
     this.current = undefined;
+    // A new panel reads the timeline again (git may have moved without a state change).
+    this.builtFrom = undefined;
     panel.webview.options = this.options();
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'waymark.svg');
     panel.webview.html = this.html();
@@ -206,12 +208,10 @@ export class Dashboard extends Disposable {
       const view = fresh ?? (await this.model.project.refresh());
       const t1 = performance.now();
       const tracker = this.tickets?.tracker() ?? [];
-      const chips = new Map<string, DashboardChip[]>();
+      // The markers' cache (no git run here): the same chip and sentence as the trees.
       const worktreesOf = (item: ProjectItem): DashboardChip[] => {
         const marks: WorktreeMark[] = item.kind === 'story' ? this.model.worktrees.forStory(item.root, item.id.replace(/^story:/, '')) : item.file ? this.model.worktrees.forFile(item.file) : [];
-        const list = marks.map((m) => ({ label: `⎇ ${markShort(m)}`, tooltip: markSentence(m) }));
-        if (list.length) chips.set(item.id, list);
-        return list;
+        return marks.map((m) => ({ label: `⎇ ${markShort(m)}`, tooltip: markSentence(m) }));
       };
       // The same view, trust, tracker health and markers as the model on screen: nothing to draw.
       const key = JSON.stringify([trusted, tracker, this.model.worktrees.marksVersion]);
