@@ -258,7 +258,7 @@
         h('span', { class: 'updated' }, `as of ${fmtTime(model.now)}${model.roots.length > 1 ? ` · ${model.roots.length} folders` : ''}`),
         canWrite ? null : h('p', { class: 'readonly', role: 'note' }, 'Restricted Mode: the dashboard is read-only. Trust the workspace to start work from here.')),
       h('div', { class: 'grid' }, frontierSection(), stalledSection()),
-      trackerSection(),
+      trackerSection() || '',
       timelineSection(),
       depsSection(),
       boardSection());

@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import * as vscode from 'vscode';
-import { EXTENSION_ID, clickView, demo, find, ready, resizeView, screenshot, singleRoot, sleep, testApi, waitFor, workspaceRoot, type TreeSnap } from '../helpers';
+import { EXTENSION_ID, clickView, clickWebview, demo, find, ready, resizeView, screenshot, singleRoot, sleep, testApi, waitFor, workspaceRoot, type TreeSnap } from '../helpers';
 
 const IMPL = '_bmad-output/implementation-artifacts';
 const WF = 'workflows/auth-refactor.md';
@@ -109,7 +109,9 @@ singleRoot('worktree-aware views', () => {
     assert.deepEqual(drawn.m.items['story:2-2-reports']?.worktrees ?? [], []);
     assert.match(drawn.p.text, /⎇ 3 step\(s\) done in feat\/2-1/);
     assert.match(drawn.p.text, /⎇ review in feat\/2-1/);
-    await sleep(300);
+    // The board, where the cards with the chips are.
+    await clickWebview('#h-board');
+    await sleep(400);
     await screenshot('dashboard-worktrees');
 
     // The picture: a wide sidebar with the Workflows and Sprint views (the others folded, then restored).
@@ -137,6 +139,13 @@ singleRoot('worktree-aware views', () => {
   });
 
   test('once the branch is merged into this checkout the markers clear (git changed here, no manual refresh), on the dashboard too', async () => {
+    // The dashboard open with the chips (it is fed by the same markers as the trees).
+    await vscode.commands.executeCommand('waymark.openDashboard');
+    await waitFor('the dashboard with the chips', async () => {
+      const d = (await testApi()).dashboard();
+      const p = d.paints[d.paints.length - 1];
+      return d.model && p?.version === d.version && /⎇ review in feat\/2-1/.test(p.text) ? true : undefined;
+    }, 30_000);
     git(wt, 'commit', '-q', '-am', 'implement done, 2-1 in review');
     git(workspaceRoot(), 'merge', '-q', '--no-edit', 'feat/2-1');
     await waitFor('the markers to clear after the merge', async () => {
