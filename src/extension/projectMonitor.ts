@@ -28,6 +28,8 @@ export class ProjectMonitor extends Disposable {
   /** Computations finished, and those of them the minute tick asked for (the test API reads both). */
   computations = 0;
   tickComputations = 0;
+  /** Why the last computation failed; cleared by the next one that succeeds. */
+  private lastError?: unknown;
 
   constructor(
     private readonly deps: { core(): StateCore; roots(): readonly string[]; states(): WorkflowState[]; trusted(): boolean; ready(): Promise<void>; log: vscode.LogOutputChannel },
@@ -73,6 +75,8 @@ export class ProjectMonitor extends Disposable {
       const v = await this.compute();
       if (v && generation === this.generation) return v;
       if (this.isDisposed) throw new Error('the project view is closed');
+      // The computation failed (not merely overtaken by a change): say why, do not retry in a loop.
+      if (!v && this.lastError) throw this.lastError;
     }
   }
 
@@ -99,10 +103,12 @@ export class ProjectMonitor extends Disposable {
         const view = await loadProject(this.deps.core(), { scan: { roots, workflows: this.deps.states() }, git: this.deps.trusted() });
         if (this.isDisposed) return undefined;
         this.computations++;
+        this.lastError = undefined;
         this.viewGeneration = generation;
         this.adopt(view);
         return view;
       } catch (e) {
+        this.lastError = e;
         this.deps.log.warn(`[project] could not compute the project view: ${errorMessage(e)}`);
         return undefined;
       } finally {
