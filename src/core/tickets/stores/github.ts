@@ -7,8 +7,8 @@
  * retry-after) become a TicketError carrying the wait, which opens the breaker until then; a
  * 422 is a validation error (not retried); 5xx and network errors are retried and counted.
  */
-import type { StoreCapabilities, TicketDraft, TicketRef, TicketStore } from '../port';
-import { TicketError, waymarkIdOf } from '../port';
+import type { ListedTicket, StoreCapabilities, TicketDraft, TicketRef, TicketStore } from '../port';
+import { TicketError, bodyWithNote, removedLabels, sourceOf, waymarkIdOf } from '../port';
 
 export interface GitHubStoreOptions {
   name: string;
@@ -28,6 +28,7 @@ interface Issue {
   html_url: string;
   state: string;
   body?: string | null;
+  labels?: (string | { name?: string })[];
   pull_request?: unknown;
 }
 
@@ -39,7 +40,9 @@ export class GitHubIssueStore implements TicketStore {
   readonly capabilities: StoreCapabilities = { parent: true, blockedBy: false, labels: true };
   private readonly base: string;
   private readonly now: () => number;
-  private index: Map<string, TicketRef> | undefined;
+  private index: Map<string, ListedTicket> | undefined;
+  /** Issue number → its numeric id (what the sub-issue and dependency APIs take). */
+  private readonly idOf = new Map<string, number>();
 
   constructor(private readonly options: GitHubStoreOptions) {
     this.name = options.name;
@@ -103,20 +106,26 @@ export class GitHubIssueStore implements TicketStore {
   }
 
   private ref(i: Issue): TicketRef {
+    if (typeof i.id === 'number') this.idOf.set(String(i.number), i.id);
     return { id: String(i.number), url: i.html_url, status: i.state };
   }
 
+  private listed(i: Issue): ListedTicket {
+    const labels = (i.labels ?? []).map((l) => (typeof l === 'string' ? l : l.name)).filter((l): l is string => typeof l === 'string');
+    return { ...this.ref(i), source: sourceOf(i.body), labels, body: i.body ?? '' };
+  }
+
   /** Every issue labelled `waymark` (open and closed), page by page along the Link header. */
-  private async load(signal?: AbortSignal): Promise<Map<string, TicketRef>> {
+  private async load(signal?: AbortSignal): Promise<Map<string, ListedTicket>> {
     if (this.index) return this.index;
-    const index = new Map<string, TicketRef>();
+    const index = new Map<string, ListedTicket>();
     let url: string | undefined = `${this.path()}?state=all&labels=waymark&per_page=100`;
     for (let pages = 0; url && pages < 1000; pages++) {
       const { json, headers } = await this.request('GET', url, undefined, signal);
       for (const i of (Array.isArray(json) ? json : []) as Issue[]) {
         if (i.pull_request) continue;
         const id = waymarkIdOf(i.body);
-        if (id && !index.has(id)) index.set(id, this.ref(i));
+        if (id && !index.has(id)) index.set(id, this.listed(i));
       }
       url = nextLink(headers.get('link'));
       // The token goes to the API's own origin only, whatever a Link header says.
@@ -128,6 +137,27 @@ export class GitHubIssueStore implements TicketStore {
 
   async find(waymarkId: string, signal?: AbortSignal): Promise<TicketRef | undefined> {
     return (await this.load(signal)).get(waymarkId);
+  }
+
+  /** The `waymark` label's listing, read again (issues may have been deleted since). */
+  async list(signal?: AbortSignal): Promise<Map<string, ListedTicket>> {
+    this.index = undefined;
+    return new Map(await this.load(signal));
+  }
+
+  /**
+   * One PATCH: state closed (`not_planned`), `status:removed` in place of the status label, the
+   * note in the body above the id line. A closed issue is not touched.
+   */
+  async close(ref: ListedTicket, waymarkId: string, note: string, signal?: AbortSignal): Promise<TicketRef> {
+    if (ref.status === 'closed') return ref;
+    const body = ref.body;
+    const patch: Record<string, unknown> = { state: 'closed', state_reason: 'not_planned', labels: removedLabels(ref.labels) };
+    if (typeof body === 'string' && waymarkIdOf(body) === waymarkId) patch.body = bodyWithNote(body, note);
+    const { json } = await this.request('PATCH', this.path(`/${ref.id}`), patch, signal);
+    const out = this.ref(json as Issue);
+    this.index?.set(waymarkId, { ...ref, ...out, labels: patch.labels as string[] });
+    return out;
   }
 
   async create(d: TicketDraft, signal?: AbortSignal): Promise<TicketRef> {
