@@ -99,6 +99,8 @@ export interface FakeIssue {
   body: string;
   labels: string[];
   state: 'open' | 'closed';
+  /** As PATCHed (`not_planned` for a removed artifact). */
+  stateReason?: string;
 }
 
 /** An issue as GitHub documents it (GET /repos/{owner}/{repo}/issues/{issue_number}). */
@@ -226,7 +228,7 @@ export async function fakeGitHub(owner = 'acme', repo = 'app', port = 0): Promis
       }
       if (req.method === 'POST' && u.pathname === prefix) {
         if (typeof body?.title !== 'string' || !body.title || body.title.includes('INVALID')) return send(422, VALIDATION_FAILED);
-        const i: FakeIssue = { number: fake.issues.length + 1, title: body.title, body: String(body.body ?? ''), labels: (body.labels as string[]) ?? [], state: 'open' };
+        const i: FakeIssue = { number: fake.issues.reduce((n, x) => Math.max(n, x.number), 0) + 1, title: body.title, body: String(body.body ?? ''), labels: (body.labels as string[]) ?? [], state: 'open' };
         fake.issues.push(i);
         return send(201, issuePayload(fake.url, owner, repo, i), { location: `${fake.url}${prefix}/${i.number}` });
       }
@@ -248,6 +250,7 @@ export async function fakeGitHub(owner = 'acme', repo = 'app', port = 0): Promis
         if (typeof body?.body === 'string') i.body = body.body;
         if (Array.isArray(body?.labels)) i.labels = body.labels as string[];
         if (body?.state === 'open' || body?.state === 'closed') i.state = body.state;
+        if (body?.state_reason === 'completed' || body?.state_reason === 'not_planned' || body?.state_reason === 'reopened') i.stateReason = body.state_reason;
         return send(200, issuePayload(fake.url, owner, repo, i));
       }
       return send(404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest', status: '404' });
