@@ -150,7 +150,7 @@ async function planAndSend(o: ProjectOptions): Promise<ProjectReport> {
   // One listing of the tracker's tickets: a mirror whose ticket is gone (ticket repository
   // re-created, issue deleted) is sent again; a ticket whose artifact was removed is closed.
   // A listing that failed changes nothing.
-  const { listed, listError } = await listTickets(o, breaker);
+  const { listed, listError, outage: listOutage } = await listTickets(o, breaker);
   const missing = new Set<string>();
   if (listed) {
     for (const t of tickets) {
@@ -203,6 +203,12 @@ async function planAndSend(o: ProjectOptions): Promise<ProjectReport> {
   for (const [id, m] of mirrors) if (m) refs.set(id, m);
   for (let i = 0; i < order.length; i++) {
     const t = order[i];
+    if (listOutage) {
+      // The listing met the outage: the run's one failed call; everything waits in the outbox.
+      report.outage = `the ${o.store.name} tracker is unavailable: ${listOutage}`;
+      outbox.queue(order.slice(i).map((x) => ({ id: x.waymarkId, hash: x.hash, reason: listOutage.slice(0, 200) })), clock.now());
+      break;
+    }
     if (breaker.isOpen()) {
       report.outage = `the ${o.store.name} tracker is unavailable (breaker open${breaker.status().retryAt ? ` until ${breaker.status().retryAt}` : ''})`;
       outbox.queue(order.slice(i).map((x) => ({ id: x.waymarkId, hash: x.hash, reason: 'breaker open' })), clock.now());
@@ -312,14 +318,16 @@ async function planAndSend(o: ProjectOptions): Promise<ProjectReport> {
 }
 
 /** The tracker's tickets, or why they could not be listed (then nothing is closed or re-created). */
-async function listTickets(o: ProjectOptions, breaker: TrackerBreaker): Promise<{ listed?: Map<string, ListedTicket>; listError?: string }> {
+async function listTickets(o: ProjectOptions, breaker: TrackerBreaker): Promise<{ listed?: Map<string, ListedTicket>; listError?: string; outage?: string }> {
   if (breaker.isOpen()) return { listError: 'breaker open' };
   try {
     return { listed: o.dryRun ? await o.store.list() : await breaker.call((signal) => o.store.list(signal)) };
   } catch (e) {
-    if (!o.dryRun && TicketError.is(e) && !e.retryable) throw new WaymarkError('usage', e.message, undefined, { status: e.status });
-    if (!o.dryRun && !isOutage(e)) throw e;
-    return { listError: errorMessage(e) };
+    if (o.dryRun) return { listError: errorMessage(e) };
+    if (TicketError.is(e) && !e.retryable) throw new WaymarkError('usage', e.message, undefined, { status: e.status });
+    if (!isOutage(e)) throw e;
+    const why = breaker.describe(e);
+    return { listError: why, outage: why };
   }
 }
 

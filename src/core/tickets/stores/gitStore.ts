@@ -81,7 +81,8 @@ export class GitTicketStore implements TicketStore {
   }
 
   async find(waymarkId: string): Promise<TicketRef | undefined> {
-    return this.load().get(waymarkId);
+    const t = this.load().get(waymarkId);
+    return t && { id: t.id, url: t.url, status: t.status };
   }
 
   /** Every ticket file with a `waymark-id` (read from the folder again: files may have been removed). */

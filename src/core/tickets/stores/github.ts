@@ -136,7 +136,8 @@ export class GitHubIssueStore implements TicketStore {
   }
 
   async find(waymarkId: string, signal?: AbortSignal): Promise<TicketRef | undefined> {
-    return (await this.load(signal)).get(waymarkId);
+    const t = (await this.load(signal)).get(waymarkId);
+    return t && { id: t.id, url: t.url, status: t.status };
   }
 
   /** The `waymark` label's listing, read again (issues may have been deleted since). */
