@@ -3,17 +3,10 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { renderGateUpdate } from '../../src/core/index';
+import { CLI, ENV, dirs, git } from './gitHelpers';
 
-const CLI = path.resolve('dist/cli.js');
-const ENV = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x', GIT_CONFIG_NOSYSTEM: '1' };
-const dirs: string[] = [];
-after(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8', env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
-}
 
 /** `git merge` that may conflict: its exit code and the merged tree's text of `file`. */
 function merge(cwd: string, branch: string): { code: number; out: string } {

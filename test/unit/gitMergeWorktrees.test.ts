@@ -4,19 +4,10 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
+import { CLI, ENV, dirs, git } from './gitHelpers';
 
-const CLI = path.resolve('dist/cli.js');
-const ENV = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x', GIT_CONFIG_NOSYSTEM: '1' };
-const dirs: string[] = [];
-after(() => {
-  dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true }));
-  mcpCleanup();
-});
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8', env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
-}
+after(mcpCleanup);
 
 function cli(cwd: string, ...args: string[]): void {
   const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', env: { ...ENV, WAYMARK_ACTOR: `agent-${path.basename(cwd)}` } });

@@ -1,19 +1,12 @@
-import { test, describe, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { aheadInOtherWorktrees, worktreeStates } from '../../src/core/git/worktrees';
+import { CLI, ENV, dirs, git, tempDir } from './gitHelpers';
 
-const CLI = path.resolve('dist/cli.js');
-const ENV = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x', GIT_CONFIG_NOSYSTEM: '1' };
-const dirs: string[] = [];
-after(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8', env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
-}
 
 function cli(cwd: string, ...args: string[]): { code: number; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', env: ENV });
@@ -28,17 +21,22 @@ function edit(file: string, from: string, to: string): void {
   fs.writeFileSync(file, text.replace(from, to));
 }
 
+/** A repository (its main checkout in `<parent>/main`) with a PRD two steps in and a sprint ledger, committed. */
+function baseRepo(prefix: string, moreLedger = ''): { parent: string; main: string } {
+  const parent = tempDir(prefix);
+  const main = path.join(parent, 'main');
+  fs.mkdirSync(path.join(main, path.dirname(LEDGER)), { recursive: true });
+  git(main, 'init', '-q', '-b', 'main');
+  fs.writeFileSync(path.join(main, 'prd.md'), '---\nworkflowType: prd\nstepsCompleted: [1, 2]\nstatus: in-progress\n---\n# PRD\n');
+  fs.writeFileSync(path.join(main, LEDGER), `development_status:\n  epic-1: in-progress\n  1-1-login: in-progress\n${moreLedger}`);
+  git(main, 'add', '-A');
+  git(main, 'commit', '-q', '-m', 'base');
+  return { parent, main };
+}
+
 describe('waymark status --worktrees (real git worktrees)', () => {
   test('shows each worktree\'s state and marks what is ahead of the main checkout until it is merged back', () => {
-    const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-worktrees-'));
-    dirs.push(parent);
-    const main = path.join(parent, 'main');
-    fs.mkdirSync(path.join(main, path.dirname(LEDGER)), { recursive: true });
-    git(main, 'init', '-q', '-b', 'main');
-    fs.writeFileSync(path.join(main, 'prd.md'), '---\nworkflowType: prd\nstepsCompleted: [1, 2]\nstatus: in-progress\n---\n# PRD\n');
-    fs.writeFileSync(path.join(main, LEDGER), 'development_status:\n  epic-1: in-progress\n  1-1-login: in-progress\n  1-2-logout: backlog\n');
-    git(main, 'add', '-A');
-    git(main, 'commit', '-q', '-m', 'base');
+    const { parent, main } = baseRepo('wm-worktrees-', '  1-2-logout: backlog\n');
     const a = path.join(parent, 'a');
     const b = path.join(parent, 'b');
     git(main, 'worktree', 'add', '-q', '-b', 'feat/1-1', a);
@@ -71,15 +69,7 @@ describe('waymark status --worktrees (real git worktrees)', () => {
   });
 
   test('the editor\'s markers: what other worktrees have ahead of the checkout it has open (not only of main)', async () => {
-    const parent = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wm-ahead-')));
-    dirs.push(parent);
-    const main = path.join(parent, 'main');
-    fs.mkdirSync(path.join(main, path.dirname(LEDGER)), { recursive: true });
-    git(main, 'init', '-q', '-b', 'main');
-    fs.writeFileSync(path.join(main, 'prd.md'), '---\nworkflowType: prd\nstepsCompleted: [1, 2]\nstatus: in-progress\n---\n# PRD\n');
-    fs.writeFileSync(path.join(main, LEDGER), 'development_status:\n  epic-1: in-progress\n  1-1-login: in-progress\n');
-    git(main, 'add', '-A');
-    git(main, 'commit', '-q', '-m', 'base');
+    const { parent, main } = baseRepo('wm-ahead-');
     // One worktree alone: nothing to mark (only git worktree list ran).
     assert.deepEqual((await aheadInOtherWorktrees(main)).ahead, []);
     const a = path.join(parent, 'a');
