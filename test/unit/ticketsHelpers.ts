@@ -101,6 +101,8 @@ export interface FakeIssue {
   state: 'open' | 'closed';
   /** As PATCHed (`not_planned` for a removed artifact). */
   stateReason?: string;
+  /** Numbers of the issues this one is blocked by (issue dependencies). */
+  blockedBy?: number[];
 }
 
 /** An issue as GitHub documents it (GET /repos/{owner}/{repo}/issues/{issue_number}). */
@@ -171,6 +173,11 @@ export interface FakeGitHub {
   retryAfterNext?: number;
   /** Issues per page of the list (to exercise Link pagination). */
   perPage: number;
+  /**
+   * How the issue-dependencies endpoints answer: `ok`, or 404 / 410 as a GitHub Enterprise
+   * Server without them does (the body-line fallback).
+   */
+  dependencies: 'ok' | 404 | 410;
   stop(): Promise<void>;
   /** Starts again on the same port. */
   start(): Promise<void>;
@@ -178,7 +185,7 @@ export interface FakeGitHub {
 
 export async function fakeGitHub(owner = 'acme', repo = 'app', port = 0): Promise<FakeGitHub> {
   const fake: FakeGitHub = {
-    url: '', port: 0, issues: [], requests: [], fail5xx: 0, delayMs: 0, rateLimitNext: false, rateLimitResetSec: 60, perPage: 2,
+    url: '', port: 0, issues: [], requests: [], fail5xx: 0, delayMs: 0, rateLimitNext: false, rateLimitResetSec: 60, perPage: 2, dependencies: 'ok',
     stop: async () => undefined, start: async () => undefined,
   };
   const sockets = new Set<import('node:net').Socket>();
@@ -241,6 +248,35 @@ export async function fakeGitHub(owner = 'acme', repo = 'app', port = 0): Promis
         if (child.parent !== undefined && body?.replace_parent !== true) return send(422, { message: 'Validation Failed', status: '422' });
         child.parent = parent.number;
         return send(201, issuePayload(fake.url, owner, repo, parent));
+      }
+      // Issue dependencies (docs.github.com/rest/issues/issue-dependencies): list, add, remove.
+      const dep = new RegExp(`^${prefix}/(\\d+)/dependencies/blocked_by(?:/(\\d+))?$`).exec(u.pathname);
+      if (dep) {
+        const docs = 'https://docs.github.com/rest/issues/issue-dependencies';
+        if (fake.dependencies === 404) return send(404, { message: 'Not Found', documentation_url: 'https://docs.github.com/enterprise-server@3.14/rest', status: '404' });
+        if (fake.dependencies === 410) return send(410, { message: 'Issue dependencies are not available for this repository.', documentation_url: docs, status: '410' });
+        const issue = fake.issues.find((x) => x.number === Number(dep[1]));
+        if (!issue) return send(404, { message: 'Not Found', documentation_url: docs, status: '404' });
+        issue.blockedBy ??= [];
+        if (req.method === 'GET' && !dep[2]) return send(200, issue.blockedBy.map((n) => issuePayload(fake.url, owner, repo, fake.issues.find((x) => x.number === n)!)));
+        if (req.method === 'POST' && !dep[2]) {
+          const blocker = fake.issues.find((x) => 1_000_000 + x.number === body?.issue_id);
+          if (!blocker) return send(404, { message: 'Not Found', documentation_url: docs, status: '404' });
+          if (blocker.number === issue.number || issue.blockedBy.includes(blocker.number) || blocker.title.includes('NOLINK')) return send(422, { message: 'Validation Failed', errors: [{ resource: 'IssueDependency', code: 'custom', field: 'issue_id', message: 'Issue dependency could not be created' }], documentation_url: docs, status: '422' });
+          issue.blockedBy.push(blocker.number);
+          return send(201, issuePayload(fake.url, owner, repo, issue));
+        }
+        if (req.method === 'DELETE' && dep[2]) {
+          const n = Number(dep[2]) - 1_000_000;
+          if (!issue.blockedBy.includes(n)) return send(404, { message: 'Not Found', documentation_url: docs, status: '404' });
+          issue.blockedBy = issue.blockedBy.filter((x) => x !== n);
+          return send(200, issuePayload(fake.url, owner, repo, issue));
+        }
+      }
+      const one = new RegExp(`^${prefix}/(\\d+)$`).exec(u.pathname);
+      if (req.method === 'GET' && one) {
+        const i = fake.issues.find((x) => x.number === Number(one[1]));
+        return i ? send(200, issuePayload(fake.url, owner, repo, i)) : send(404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest/issues/issues#get-an-issue', status: '404' });
       }
       const m = new RegExp(`^${prefix}/(\\d+)$`).exec(u.pathname);
       if (req.method === 'PATCH' && m) {
