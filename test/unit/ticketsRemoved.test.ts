@@ -147,4 +147,18 @@ describe('tickets: removed artifacts and missing issues (GitHub, recorded payloa
       await gh.stop();
     }
   });
+
+  test('a dry run against a tracker that does not answer: a listing error after the time limit, not a hang, and the breaker untouched (recorded payloads, not the live service)', async () => {
+    const gh = await fakeGitHub();
+    try {
+      const root = workspace(three(), githubConfig('  breaker: { failures: 1, retries: 0, timeoutMs: 500 }\n'));
+      gh.delayMs = 3000;
+      const dry = await project(root, { apiUrl: gh.url, dryRun: true });
+      assert.match(dry.listError ?? '', /abort|timeout/i);
+      assert.deepEqual(dry.planned.map((p) => p.action), ['create', 'create', 'create']);
+      assert.equal(fs.existsSync(path.join(root, '.waymark', 'outbox', 'breaker.json')), false, 'a dry run records no failure');
+    } finally {
+      await gh.stop();
+    }
+  });
 });

@@ -321,7 +321,9 @@ async function planAndSend(o: ProjectOptions): Promise<ProjectReport> {
 async function listTickets(o: ProjectOptions, breaker: TrackerBreaker): Promise<{ listed?: Map<string, ListedTicket>; listError?: string; outage?: string }> {
   if (breaker.isOpen()) return { listError: 'breaker open' };
   try {
-    return { listed: o.dryRun ? await o.store.list() : await breaker.call((signal) => o.store.list(signal)) };
+    // A dry run leaves the breaker's record alone, but not its time limit: a tracker that does not
+    // answer is a listing error, never a hang.
+    return { listed: o.dryRun ? await o.store.list(AbortSignal.timeout(o.breaker.timeoutMs)) : await breaker.call((signal) => o.store.list(signal)) };
   } catch (e) {
     if (o.dryRun) return { listError: errorMessage(e) };
     if (TicketError.is(e) && !e.retryable) throw new WaymarkError('usage', e.message, undefined, { status: e.status });
