@@ -219,7 +219,7 @@ async function planAndSend(o: ProjectOptions): Promise<ProjectReport> {
     const complete = (!t.parentId || !!parent || !byId.has(t.parentId)) && blockedBy.length === t.blockedByIds.filter((id) => byId.has(id)).length;
     const draft: TicketDraft = {
       waymarkId: t.waymarkId, title: t.title, labels: t.labels, open: t.open, parent, blockedBy,
-        body: renderBody(t, {
+      body: renderBody(t, {
         parent: parent && !o.store.capabilities.parent ? refText(parent) : undefined,
         blockedBy: o.store.capabilities.blockedBy ? [] : blockedBy.map(refText),
       }),
