@@ -7,7 +7,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { fakeGitHub, gitConfig, githubConfig, project, ticketFiles, ticketRepo, wf, workspace } from './ticketsHelpers';
 
 const git = (repo: string, ...args: string[]) => execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8' });
@@ -40,6 +40,24 @@ describe('tickets: removed artifacts close their ticket (git store)', () => {
     const again = await project(root);
     assert.deepEqual([again.closed, again.planned], [[], []], 'idempotent: a closed ticket is not touched again');
     assert.equal(git(repo, 'rev-list', '--count', 'HEAD'), commits, 'no new commit');
+  });
+
+  test('the CLI: --dry-run lists the close, the run says how many were closed, --json carries them', async () => {
+    const cli = path.resolve('dist/cli.js');
+    if (!fs.existsSync(cli)) throw new Error('dist/cli.js not built (node esbuild.mjs)');
+    const repo = ticketRepo();
+    const root = workspace(three(), gitConfig(repo));
+    await project(root);
+    fs.rmSync(path.join(root, 'w3.md'));
+    const run = (...args: string[]) => spawnSync(process.execPath, [cli, 'project', ...args], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+    const dry = run('--dry-run');
+    assert.equal(dry.status, 0, dry.stderr);
+    assert.match(dry.stdout, /^  close  w3 \(w3-[0-9a-f]{8}\)  removed  w3\.md$/m);
+    const r = run();
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /git: 0 created, 0 updated, 1 closed \(artifact removed\), 2 unchanged\./);
+    const j = JSON.parse(run('--json').stdout) as { closed: string[]; listError: string | null; planned: unknown[] };
+    assert.deepEqual([j.closed, j.listError, j.planned], [[], null, []]);
   });
 
   test('not deleted, only no longer read (the file is still there but no workflow any more): its ticket stays open', async () => {
