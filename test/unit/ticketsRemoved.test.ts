@@ -166,6 +166,27 @@ describe('tickets: removed artifacts and missing issues (GitHub, recorded payloa
     }
   });
 
+  test('a mirror naming an issue that is gone while the listing has the same waymark-id under another number: that issue is updated, nothing created (recorded payloads, not the live service)', async () => {
+    const gh = await fakeGitHub();
+    try {
+      const root = workspace(three(), githubConfig());
+      await project(root, { apiUrl: gh.url });
+      const old = gh.issues.find((i) => i.body.includes('waymark-id: w1'))!;
+      gh.issues.splice(gh.issues.indexOf(old), 1);
+      gh.issues.push({ ...old, number: 40 });
+      const f = path.join(root, 'w1.md');
+      fs.writeFileSync(f, fs.readFileSync(f, 'utf8').replace('status: in_progress\n', 'status: blocked\nblockedReason: waiting\n'));
+      gh.requests.length = 0;
+      const r = await project(root, { apiUrl: gh.url });
+      assert.deepEqual([r.created, r.updated, r.planned.map((p) => `${p.action} ${p.ticket}`)], [[], ['w1'], ['update 40']]);
+      assert.equal(gh.requests.filter((x) => x.method === 'POST').length, 0);
+      assert.ok(gh.issues.find((i) => i.number === 40)!.labels.includes('status:blocked'));
+      assert.match(fs.readFileSync(path.join(root, 'w1.md'), 'utf8'), /^  id: "?40"?$/m);
+    } finally {
+      await gh.stop();
+    }
+  });
+
   test('a dry run against a tracker that does not answer: a listing error after the time limit, not a hang, and the breaker untouched (recorded payloads, not the live service)', async () => {
     const gh = await fakeGitHub();
     try {
