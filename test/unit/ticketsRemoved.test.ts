@@ -187,6 +187,21 @@ describe('tickets: removed artifacts and missing issues (GitHub, recorded payloa
     }
   });
 
+  test('the listing\'s time limit is per page: many slow pages add up past one call\'s limit and still list (recorded payloads, not the live service)', async () => {
+    const gh = await fakeGitHub();
+    try {
+      for (let n = 1; n <= 16; n++) gh.issues.push({ number: n, title: `t${n}`, body: `x\nwaymark-id: elsewhere-${n}\n`, labels: ['waymark'], state: 'open' });
+      gh.perPage = 2;
+      gh.delayMs = 300;
+      const root = workspace(three(), githubConfig('  breaker: { failures: 1, retries: 0, timeoutMs: 1500 }\n'));
+      const r = await project(root, { apiUrl: gh.url });
+      assert.equal(gh.requests.filter((x) => x.method === 'GET').length, 8, 'eight pages, each well under the limit, together over it');
+      assert.deepEqual([r.listError, r.outage, r.created, r.closed], [undefined, undefined, ['w1', 'w2', 'w3'], []]);
+    } finally {
+      await gh.stop();
+    }
+  });
+
   test('a dry run against a tracker that does not answer: a listing error after the time limit, not a hang, and the breaker untouched (recorded payloads, not the live service)', async () => {
     const gh = await fakeGitHub();
     try {

@@ -68,7 +68,7 @@ export interface TicketStore {
    * Every ticket carrying a `waymark-id` (the same listing `find` uses): which tickets exist, to
    * close those whose artifact was removed and re-create those a mirror calls synced but are gone.
    */
-  list(signal?: AbortSignal): Promise<Map<string, ListedTicket>>;
+  list(call?: TrackerCall): Promise<Map<string, ListedTicket>>;
   /**
    * Closes a ticket whose artifact was removed: state closed, its `status:` label replaced by
    * `status:removed`, `note` added to its text. One-way and idempotent (a closed ticket is not touched).
@@ -77,6 +77,12 @@ export interface TicketStore {
   /** Called once after a run's sends (the git store commits them as one commit). */
   flush?(message: string): Promise<void>;
 }
+
+/**
+ * Runs one tracker request (the projector passes its breaker: a time limit and retries per
+ * request, so a listing of many pages is not held to one request's time limit).
+ */
+export type TrackerCall = <T>(fn: (signal?: AbortSignal) => Promise<T>) => Promise<T>;
 
 /** A tracker failure with what the breaker needs to know. */
 export class TicketError extends Error {

@@ -22,7 +22,7 @@ import { TrackerBreaker, isOutage, type BreakerSettings, type BreakerStatus } fr
 import { Outbox, outboxFile } from './outbox';
 import { SidecarMirrors, mirrorBlock, mirrorFromFrontmatter, type TrackerMirror } from './mirror';
 import { projectTickets, renderBody, type ProjectedTicket } from './projection';
-import { TicketError, type ListedTicket, type TicketDraft, type TicketRef, type TicketStore } from './port';
+import { TicketError, type ListedTicket, type TrackerCall, type TicketDraft, type TicketRef, type TicketStore } from './port';
 
 export interface ProjectOptions {
   core: StateCore;
@@ -323,7 +323,9 @@ async function listTickets(o: ProjectOptions, breaker: TrackerBreaker): Promise<
   try {
     // A dry run leaves the breaker's record alone, but not its time limit: a tracker that does not
     // answer is a listing error, never a hang.
-    return { listed: o.dryRun ? await o.store.list(AbortSignal.timeout(o.breaker.timeoutMs)) : await breaker.call((signal) => o.store.list(signal)) };
+    // Each page of the listing is one call through the breaker (its own time limit and retries).
+    const call: TrackerCall = o.dryRun ? (fn) => fn(AbortSignal.timeout(o.breaker.timeoutMs)) : (fn) => breaker.call((signal) => fn(signal));
+    return { listed: await o.store.list(call) };
   } catch (e) {
     if (o.dryRun) return { listError: errorMessage(e) };
     if (TicketError.is(e) && !e.retryable) throw new WaymarkError('usage', e.message, undefined, { status: e.status });

@@ -12,7 +12,7 @@ import { splitFrontmatter, safeYamlParse } from '../../model/frontmatter';
 import { runGit } from '../../protocol/git';
 import { writeFileAtomic } from '../../store/atomicWrite';
 import { resolveRealPath, safeMkdir, safeWritePath } from '../../store/safePath';
-import { bodyWithNote, removedLabels, sourceOf, type ListedTicket, type StoreCapabilities, type TicketDraft, type TicketRef, type TicketStore } from '../port';
+import { bodyWithNote, removedLabels, sourceOf, type ListedTicket, type TrackerCall, type StoreCapabilities, type TicketDraft, type TicketRef, type TicketStore } from '../port';
 
 export interface GitStoreOptions {
   name: string;
@@ -86,9 +86,10 @@ export class GitTicketStore implements TicketStore {
   }
 
   /** Every ticket file with a `waymark-id` (read from the folder again: files may have been removed). */
-  async list(): Promise<Map<string, ListedTicket>> {
+  async list(call?: TrackerCall): Promise<Map<string, ListedTicket>> {
     this.index = undefined;
-    return new Map(this.load());
+    const load = async () => this.load();
+    return new Map(call ? await call(load) : this.load());
   }
 
   /** Rewrites the ticket file closed, with `status:removed` and the note; a closed one is left as it is. */

@@ -10,7 +10,7 @@
  * retry-after) become a TicketError carrying the wait, which opens the breaker until then; a
  * 422 is a validation error (not retried); 5xx and network errors are retried and counted.
  */
-import type { ListedTicket, StoreCapabilities, TicketDraft, TicketRef, TicketStore } from '../port';
+import type { ListedTicket, StoreCapabilities, TrackerCall, TicketDraft, TicketRef, TicketStore } from '../port';
 import { TicketError, bodyWithNote, removedLabels, sourceOf, waymarkIdOf } from '../port';
 
 export interface GitHubStoreOptions {
@@ -121,12 +121,13 @@ export class GitHubIssueStore implements TicketStore {
   }
 
   /** Every issue labelled `waymark` (open and closed), page by page along the Link header. */
-  private async load(signal?: AbortSignal): Promise<Map<string, ListedTicket>> {
+  private async load(signal?: AbortSignal, call?: TrackerCall): Promise<Map<string, ListedTicket>> {
     if (this.index) return this.index;
     const index = new Map<string, ListedTicket>();
     let url: string | undefined = `${this.path()}?state=all&labels=waymark&per_page=100`;
     for (let pages = 0; url && pages < 1000; pages++) {
-      const { json, headers } = await this.request('GET', url, undefined, signal);
+      const page: string = url;
+      const { json, headers } = call ? await call((s) => this.request('GET', page, undefined, s)) : await this.request('GET', page, undefined, signal);
       for (const i of (Array.isArray(json) ? json : []) as Issue[]) {
         if (i.pull_request) continue;
         const id = waymarkIdOf(i.body);
@@ -146,9 +147,9 @@ export class GitHubIssueStore implements TicketStore {
   }
 
   /** The `waymark` label's listing, read again (issues may have been deleted since). */
-  async list(signal?: AbortSignal): Promise<Map<string, ListedTicket>> {
+  async list(call?: TrackerCall): Promise<Map<string, ListedTicket>> {
     this.index = undefined;
-    return new Map(await this.load(signal));
+    return new Map(await this.load(undefined, call));
   }
 
   /**
