@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { createStateCore, openStore, runProjection, trackerSetup, type ProjectReport, type StateCore } from '../../src/core/index';
+import { workspace as makeWorkspace } from './fileHelpers';
 
 export function tmp(prefix: string): string {
   return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
@@ -18,14 +19,7 @@ export function tmp(prefix: string): string {
 
 /** A workspace folder with files and `.waymark/config.yaml` (`config` text). */
 export function workspace(files: Record<string, string>, config: string): string {
-  const root = tmp('wm-tickets-');
-  fs.mkdirSync(path.join(root, '.waymark'));
-  fs.writeFileSync(path.join(root, '.waymark', 'config.yaml'), config);
-  for (const [rel, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-    fs.writeFileSync(path.join(root, rel), text);
-  }
-  return root;
+  return makeWorkspace(files, { prefix: 'wm-tickets-', config });
 }
 
 /** A fresh git repository for tickets (outside any workspace). */
