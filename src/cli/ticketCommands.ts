@@ -27,7 +27,10 @@ const projectCommand: CliCommand = {
   --root DIR    the workspace folder (default: ROOT, or the folder above holding .waymark)
   --json        print the report as JSON
 
-Only tickets whose projection changed since their mirrored syncedHash are sent; a ticket with no
+A ticket whose artifact was removed from the folder (the file no longer exists) is closed, labelled
+status:removed, with a note; a mirror whose ticket is gone from the tracker (ticket repository
+re-created, issue deleted) is sent again. Both come from one listing of the tracker's tickets; a
+listing that fails changes nothing. Only tickets whose projection changed since their mirrored syncedHash are sent; a ticket with no
 mirror is looked up by its waymark-id line before it is created. While the tracker is down (breaker
 open, timeouts, 5xx, rate limit) the changes are queued in .waymark/outbox/ and the next run sends
 them first. The GitHub token comes from WAYMARK_GITHUB_TOKEN or GITHUB_TOKEN (never from a file).
@@ -63,7 +66,7 @@ function reportJson(r: ProjectReport, cwd: string) {
   return {
     store: r.store, dryRun: r.dryRun, unchanged: r.unchanged,
     planned: r.planned.map((p) => ({ ...p, file: display(p.file, cwd) })),
-    created: r.created, updated: r.updated, reconciled: r.reconciled, failed: r.failed, queued: r.queued, mirrorsDeferred: r.mirrorsDeferred,
+    created: r.created, updated: r.updated, closed: r.closed, listError: r.listError ?? null, reconciled: r.reconciled, failed: r.failed, queued: r.queued, mirrorsDeferred: r.mirrorsDeferred,
     outage: r.outage ?? null, breaker: r.breaker,
   };
 }
@@ -74,9 +77,11 @@ function reportLines(r: ProjectReport, cwd: string): string[] {
     out.push(r.planned.length ? `${r.planned.length} ticket(s) to send to ${r.store} (dry run, nothing sent); ${r.unchanged} unchanged:` : `Nothing to send to ${r.store}: ${r.unchanged} ticket(s) in sync.`);
     for (const p of r.planned) out.push(`  ${p.action.padEnd(6)} ${p.id}${p.ticket ? ` (${p.ticket})` : ''}  ${p.why}${p.file ? `  ${display(p.file, cwd)}` : ''}`);
     if (r.queued) out.push(`${r.queued} change(s) wait in the outbox.`);
+    if (r.listError) out.push(`The ${r.store} tickets could not be listed (${r.listError}): removed artifacts and missing tickets are not shown.`);
     return out;
   }
-  out.push(`${r.store}: ${r.created.length} created, ${r.updated.length} updated${r.reconciled.length ? ` (${r.reconciled.length} found again by waymark-id, not created twice)` : ''}, ${r.unchanged} unchanged.`);
+  out.push(`${r.store}: ${r.created.length} created, ${r.updated.length} updated${r.closed.length ? `, ${r.closed.length} closed (artifact removed)` : ''}${r.reconciled.length ? ` (${r.reconciled.length} found again by waymark-id, not created twice)` : ''}, ${r.unchanged} unchanged.`);
+  if (r.listError && !r.outage) out.push(`The ${r.store} tickets could not be listed (${r.listError}): no ticket of a removed artifact was closed, no missing ticket re-created this run.`);
   for (const f of r.failed) out.push(`  ✗ ${f.id}: ${f.message}`);
   if (r.mirrorsDeferred.length) out.push(`${r.mirrorsDeferred.length} tracker block(s) not written (the file changed meanwhile); the next run finds those tickets by their waymark-id.`);
   if (r.outage) out.push(`Queued: ${r.outage}. ${r.queued} change(s) wait in .waymark/outbox/${r.store}.jsonl and are sent first by the next waymark project. Local work is not affected.`);

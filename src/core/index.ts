@@ -112,7 +112,7 @@ export { snapshotRef, diffState, resolveRef, readStateItems, compareStateItems, 
 // One-way ticket projection behind a circuit breaker (core/tickets).
 export { runProjection, projectFolder, outboxLength, type ProjectOptions, type ProjectReport, type PlannedChange } from './tickets/projector';
 export { projectTickets, sendOrder, renderBody, type ProjectedTicket, type ProjectionInput } from './tickets/projection';
-export { TicketError, waymarkIdOf, type TicketStore, type TicketDraft, type TicketRef, type StoreCapabilities } from './tickets/port';
+export { TicketError, waymarkIdOf, sourceOf, bodyWithNote, removedLabels, type TicketStore, type TicketDraft, type TicketRef, type ListedTicket, type TrackerCall, type StoreCapabilities } from './tickets/port';
 export { TrackerBreaker, readBreakerStatus, breakerFile, DEFAULT_BREAKER, type BreakerSettings, type BreakerStatus, type BreakerState } from './tickets/breaker';
 export { Outbox, outboxFile, type OutboxEntry } from './tickets/outbox';
 export { mirrorFromFrontmatter, sidecarFile, type TrackerMirror } from './tickets/mirror';

@@ -176,7 +176,7 @@ export class TicketProjection extends Disposable {
 }
 
 function summary(r: ProjectReport): string {
-  const head = `${r.store}: ${r.created.length} created, ${r.updated.length} updated, ${r.unchanged} unchanged.`;
+  const head = `${r.store}: ${r.created.length} created, ${r.updated.length} updated${r.closed.length ? `, ${r.closed.length} closed (artifact removed)` : ''}, ${r.unchanged} unchanged.`;
   const failed = r.failed.length ? ` ${r.failed.length} refused: ${r.failed[0].message}` : '';
   return r.outage ? `${head} Tracker unavailable (${r.outage}); ${r.queued} change(s) queued in .waymark/outbox.${failed}` : head + failed;
 }

@@ -1,18 +1,10 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { createStateCore } from '../../src/core/index';
+import { workspace as makeWorkspace } from './fileHelpers';
 
-function workspace(files: Record<string, string>): string {
-  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wm-tpl-')));
-  for (const [rel, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-    fs.writeFileSync(path.join(root, rel), text);
-  }
-  return root;
-}
+const workspace = (files: Record<string, string>) => makeWorkspace(files, { prefix: 'wm-tpl-', waymark: false });
 
 async function workflows(root: string): Promise<string[]> {
   const core = createStateCore({ roots: [root], memory: false, scanIndex: false });

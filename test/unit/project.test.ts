@@ -6,19 +6,12 @@ import * as path from 'node:path';
 import { createStateCore, loadProject, computeFrontier, buildRegistry, type ProjectView, type WorkflowState } from '../../src/core/index';
 import { runCli } from '../../src/cli/framework';
 import { projectCommands } from '../../src/cli/projectCommands';
+import { workspace as makeWorkspace } from './fileHelpers';
 
 const FIX = path.resolve('test/fixtures');
 
 /** A workspace folder with the given files (relative path → text), and a `.waymark` folder. */
-function workspace(files: Record<string, string>): string {
-  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wm-project-')));
-  fs.mkdirSync(path.join(root, '.waymark'));
-  for (const [rel, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-    fs.writeFileSync(path.join(root, rel), text);
-  }
-  return root;
-}
+const workspace = (files: Record<string, string>) => makeWorkspace(files, { prefix: 'wm-project-' });
 
 function wf(id: string, status: string, extra = ''): string {
   return `---\nworkflow: ${id}\nstatus: ${status}\nstepsCompleted: []\n${extra}---\n# ${id}\n`;

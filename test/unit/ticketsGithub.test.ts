@@ -154,7 +154,7 @@ describe('tickets: GitHub adapter (recorded payloads, not the live service)', ()
     }
   });
 
-  test('parents become sub-issues (POST …/sub_issues with the issue id, not its number); blocked-by is a body line (recorded payloads, not the live service)', async () => {
+  test('parents become sub-issues (POST …/sub_issues with the issue id, not its number); blocked-by an issue dependency, not a body line (recorded payloads, not the live service)', async () => {
     const gh = await fakeGitHub();
     try {
       const root = workspace({
@@ -170,12 +170,17 @@ describe('tickets: GitHub adapter (recorded payloads, not the live service)', ()
       const link = gh.requests.find((x) => x.url.endsWith('/sub_issues'))!;
       assert.deepEqual(link.body, { sub_issue_id: 1_000_000 + child.number, replace_parent: true });
       assert.doesNotMatch(child.body, /^Parent:/m);
-      assert.match(child.body, new RegExp(`^Blocked by: #${byId.get('other')!.number}$`, 'm'));
+      assert.doesNotMatch(child.body, /^Blocked by:/m);
+      assert.deepEqual(child.blockedBy, [byId.get('other')!.number], 'a native dependency');
+      const dep = gh.requests.find((x) => x.method === 'POST' && x.url.endsWith('/dependencies/blocked_by'))!;
+      assert.equal(dep.url, `/repos/acme/app/issues/${child.number}/dependencies/blocked_by`);
+      assert.deepEqual(dep.body, { issue_id: 1_000_000 + byId.get('other')!.number }, 'the blocker by its issue id, not its number');
       // A later change re-sends the child: the link exists already (422 from GitHub), the update still succeeds.
       await withCore(root, (core) => core.advance(path.join(root, 'b-child.md')));
       const again = await project(root, { apiUrl: gh.url });
       assert.deepEqual([again.updated, again.failed], [['child'], []]);
       assert.equal(child.parent, byId.get('root')!.number);
+      assert.deepEqual(child.blockedBy, [byId.get('other')!.number], 'read first, not added twice');
     } finally {
       await gh.stop();
     }

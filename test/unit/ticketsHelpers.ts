@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { createStateCore, openStore, runProjection, trackerSetup, type ProjectReport, type StateCore } from '../../src/core/index';
+import { workspace as makeWorkspace } from './fileHelpers';
 
 export function tmp(prefix: string): string {
   return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
@@ -18,14 +19,7 @@ export function tmp(prefix: string): string {
 
 /** A workspace folder with files and `.waymark/config.yaml` (`config` text). */
 export function workspace(files: Record<string, string>, config: string): string {
-  const root = tmp('wm-tickets-');
-  fs.mkdirSync(path.join(root, '.waymark'));
-  fs.writeFileSync(path.join(root, '.waymark', 'config.yaml'), config);
-  for (const [rel, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-    fs.writeFileSync(path.join(root, rel), text);
-  }
-  return root;
+  return makeWorkspace(files, { prefix: 'wm-tickets-', config });
 }
 
 /** A fresh git repository for tickets (outside any workspace). */
@@ -99,6 +93,10 @@ export interface FakeIssue {
   body: string;
   labels: string[];
   state: 'open' | 'closed';
+  /** As PATCHed (`not_planned` for a removed artifact). */
+  stateReason?: string;
+  /** Numbers of the issues this one is blocked by (issue dependencies). */
+  blockedBy?: number[];
 }
 
 /** An issue as GitHub documents it (GET /repos/{owner}/{repo}/issues/{issue_number}). */
@@ -169,6 +167,11 @@ export interface FakeGitHub {
   retryAfterNext?: number;
   /** Issues per page of the list (to exercise Link pagination). */
   perPage: number;
+  /**
+   * How the issue-dependencies endpoints answer: `ok`, or 404 / 410 as a GitHub Enterprise
+   * Server without them does (the body-line fallback).
+   */
+  dependencies: 'ok' | 404 | 410;
   stop(): Promise<void>;
   /** Starts again on the same port. */
   start(): Promise<void>;
@@ -176,7 +179,7 @@ export interface FakeGitHub {
 
 export async function fakeGitHub(owner = 'acme', repo = 'app', port = 0): Promise<FakeGitHub> {
   const fake: FakeGitHub = {
-    url: '', port: 0, issues: [], requests: [], fail5xx: 0, delayMs: 0, rateLimitNext: false, rateLimitResetSec: 60, perPage: 2,
+    url: '', port: 0, issues: [], requests: [], fail5xx: 0, delayMs: 0, rateLimitNext: false, rateLimitResetSec: 60, perPage: 2, dependencies: 'ok',
     stop: async () => undefined, start: async () => undefined,
   };
   const sockets = new Set<import('node:net').Socket>();
@@ -226,7 +229,7 @@ export async function fakeGitHub(owner = 'acme', repo = 'app', port = 0): Promis
       }
       if (req.method === 'POST' && u.pathname === prefix) {
         if (typeof body?.title !== 'string' || !body.title || body.title.includes('INVALID')) return send(422, VALIDATION_FAILED);
-        const i: FakeIssue = { number: fake.issues.length + 1, title: body.title, body: String(body.body ?? ''), labels: (body.labels as string[]) ?? [], state: 'open' };
+        const i: FakeIssue = { number: fake.issues.reduce((n, x) => Math.max(n, x.number), 0) + 1, title: body.title, body: String(body.body ?? ''), labels: (body.labels as string[]) ?? [], state: 'open' };
         fake.issues.push(i);
         return send(201, issuePayload(fake.url, owner, repo, i), { location: `${fake.url}${prefix}/${i.number}` });
       }
@@ -240,6 +243,35 @@ export async function fakeGitHub(owner = 'acme', repo = 'app', port = 0): Promis
         child.parent = parent.number;
         return send(201, issuePayload(fake.url, owner, repo, parent));
       }
+      // Issue dependencies (docs.github.com/rest/issues/issue-dependencies): list, add, remove.
+      const dep = new RegExp(`^${prefix}/(\\d+)/dependencies/blocked_by(?:/(\\d+))?$`).exec(u.pathname);
+      if (dep) {
+        const docs = 'https://docs.github.com/rest/issues/issue-dependencies';
+        if (fake.dependencies === 404) return send(404, { message: 'Not Found', documentation_url: 'https://docs.github.com/enterprise-server@3.14/rest', status: '404' });
+        if (fake.dependencies === 410) return send(410, { message: 'Issue dependencies are not available for this repository.', documentation_url: docs, status: '410' });
+        const issue = fake.issues.find((x) => x.number === Number(dep[1]));
+        if (!issue) return send(404, { message: 'Not Found', documentation_url: docs, status: '404' });
+        issue.blockedBy ??= [];
+        if (req.method === 'GET' && !dep[2]) return send(200, issue.blockedBy.map((n) => issuePayload(fake.url, owner, repo, fake.issues.find((x) => x.number === n)!)));
+        if (req.method === 'POST' && !dep[2]) {
+          const blocker = fake.issues.find((x) => 1_000_000 + x.number === body?.issue_id);
+          if (!blocker) return send(404, { message: 'Not Found', documentation_url: docs, status: '404' });
+          if (blocker.number === issue.number || issue.blockedBy.includes(blocker.number) || blocker.title.includes('NOLINK')) return send(422, { message: 'Validation Failed', errors: [{ resource: 'IssueDependency', code: 'custom', field: 'issue_id', message: 'Issue dependency could not be created' }], documentation_url: docs, status: '422' });
+          issue.blockedBy.push(blocker.number);
+          return send(201, issuePayload(fake.url, owner, repo, issue));
+        }
+        if (req.method === 'DELETE' && dep[2]) {
+          const n = Number(dep[2]) - 1_000_000;
+          if (!issue.blockedBy.includes(n)) return send(404, { message: 'Not Found', documentation_url: docs, status: '404' });
+          issue.blockedBy = issue.blockedBy.filter((x) => x !== n);
+          return send(200, issuePayload(fake.url, owner, repo, issue));
+        }
+      }
+      const one = new RegExp(`^${prefix}/(\\d+)$`).exec(u.pathname);
+      if (req.method === 'GET' && one) {
+        const i = fake.issues.find((x) => x.number === Number(one[1]));
+        return i ? send(200, issuePayload(fake.url, owner, repo, i)) : send(404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest/issues/issues#get-an-issue', status: '404' });
+      }
       const m = new RegExp(`^${prefix}/(\\d+)$`).exec(u.pathname);
       if (req.method === 'PATCH' && m) {
         const i = fake.issues.find((x) => x.number === Number(m[1]));
@@ -248,6 +280,7 @@ export async function fakeGitHub(owner = 'acme', repo = 'app', port = 0): Promis
         if (typeof body?.body === 'string') i.body = body.body;
         if (Array.isArray(body?.labels)) i.labels = body.labels as string[];
         if (body?.state === 'open' || body?.state === 'closed') i.state = body.state;
+        if (body?.state_reason === 'completed' || body?.state_reason === 'not_planned' || body?.state_reason === 'reopened') i.stateReason = body.state_reason;
         return send(200, issuePayload(fake.url, owner, repo, i));
       }
       return send(404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest', status: '404' });

@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { Outbox, renderBody, sendOrder, waymarkIdOf, type ProjectedTicket } from '../../src/core/index';
+import { Outbox, bodyWithNote, renderBody, sendOrder, sourceOf, waymarkIdOf, type ProjectedTicket } from '../../src/core/index';
 import { tmp } from './ticketsHelpers';
 
 const ticket = (id: string, parentId: string | undefined, blockedByIds: string[]): ProjectedTicket => ({
@@ -70,6 +70,21 @@ describe('tickets: properties', () => {
       fc.property(fc.string(), fc.stringMatching(/^[A-Za-z0-9:._/-]{1,40}$/), (text, id) => {
         const t = { ...ticket(id, undefined, []), text: `${text}\nwaymark-id: someone-else\n` };
         assert.equal(waymarkIdOf(renderBody(t, { blockedBy: [] })), id);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  test('the closing note keeps the ticket\'s id and source lines, and added twice is added once', () => {
+    fc.assert(
+      fc.property(fc.string(), fc.stringMatching(/^[A-Za-z0-9:._/-]{1,40}$/), fc.stringMatching(/^[a-z0-9_/-]{1,30}\.md$/), (text, id, rel) => {
+        const body = renderBody({ ...ticket(id, undefined, []), text, rel }, { blockedBy: [] });
+        const note = `Closed by Waymark: \`${rel}\` was removed from the project.`;
+        const once = bodyWithNote(body, note);
+        assert.equal(waymarkIdOf(once), id);
+        assert.equal(sourceOf(once), rel);
+        assert.ok(once.endsWith(`waymark-id: ${id}\n`), 'the id line stays last');
+        assert.equal(bodyWithNote(once, note), once);
       }),
       { numRuns: 200 },
     );

@@ -27,6 +27,11 @@ export interface TicketDraft {
   parent?: TicketRef;
   /** The tracker's answers for the prerequisites. */
   blockedBy: TicketRef[];
+  /**
+   * The body with the `Blocked by:` line, for a store that links prerequisites natively but finds
+   * the relation unavailable (an older GitHub Enterprise Server): it sends this body instead.
+   */
+  bodyWithBlockedBy?: string;
 }
 
 /** What a tracker answers for one ticket. */
@@ -36,6 +41,15 @@ export interface TicketRef {
   url?: string;
   /** The tracker's own status word (`open`, `closed`, `In Progress`...), mirrored, never read back into state. */
   status?: string;
+}
+
+/** A ticket as a store's listing answers it: what the orphan and missing-ticket checks need. */
+export interface ListedTicket extends TicketRef {
+  /** The artifact's path relative to its workspace folder (the body's `Projected by Waymark from` line). */
+  source?: string;
+  labels?: string[];
+  /** The body as the tracker holds it (GitHub; the git store reads its file when it closes one). */
+  body?: string;
 }
 
 /**
@@ -50,9 +64,25 @@ export interface TicketStore {
   find(waymarkId: string, signal?: AbortSignal): Promise<TicketRef | undefined>;
   create(draft: TicketDraft, signal?: AbortSignal): Promise<TicketRef>;
   update(ref: TicketRef, draft: TicketDraft, signal?: AbortSignal): Promise<TicketRef>;
+  /**
+   * Every ticket carrying a `waymark-id` (the same listing `find` uses): which tickets exist, to
+   * close those whose artifact was removed and re-create those a mirror calls synced but are gone.
+   */
+  list(call?: TrackerCall): Promise<Map<string, ListedTicket>>;
+  /**
+   * Closes a ticket whose artifact was removed: state closed, its `status:` label replaced by
+   * `status:removed`, `note` added to its text. One-way and idempotent (a closed ticket is not touched).
+   */
+  close(ref: ListedTicket, waymarkId: string, note: string, signal?: AbortSignal): Promise<TicketRef>;
   /** Called once after a run's sends (the git store commits them as one commit). */
   flush?(message: string): Promise<void>;
 }
+
+/**
+ * Runs one tracker request (the projector passes its breaker: a time limit and retries per
+ * request, so a listing of many pages is not held to one request's time limit).
+ */
+export type TrackerCall = <T>(fn: (signal?: AbortSignal) => Promise<T>) => Promise<T>;
 
 /** A tracker failure with what the breaker needs to know. */
 export class TicketError extends Error {
@@ -75,6 +105,26 @@ export class TicketError extends Error {
 
 /** The `waymark-id:` line every ticket body ends with. */
 export const WAYMARK_ID_LINE = 'waymark-id:';
+
+/** The artifact path of a ticket body (`Projected by Waymark from \`rel\``), when it names one. */
+export function sourceOf(body: string | null | undefined): string | undefined {
+  if (!body) return undefined;
+  let rel: string | undefined;
+  for (const m of body.matchAll(/^Projected by Waymark from `([^`\r\n]+)`/gm)) rel = m[1];
+  return rel;
+}
+
+/** The labels after a close: every `status:` label replaced by `status:removed`. */
+export function removedLabels(labels: readonly string[] | undefined): string[] {
+  return [...(labels ?? ['waymark']).filter((l) => !l.startsWith('status:')), 'status:removed'];
+}
+
+/** The body with `note` put before its closing `---` block (the id line stays last). */
+export function bodyWithNote(body: string, note: string): string {
+  if (body.includes(note)) return body;
+  const at = body.lastIndexOf('\n---\n');
+  return at >= 0 ? `${body.slice(0, at)}\n\n${note}\n${body.slice(at)}` : `${note}\n\n${body}`;
+}
 
 /** The Waymark id in a ticket body: its last `waymark-id:` line (the artifact's text above may quote one). */
 export function waymarkIdOf(body: string | null | undefined): string | undefined {

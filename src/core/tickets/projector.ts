@@ -22,7 +22,7 @@ import { TrackerBreaker, isOutage, type BreakerSettings, type BreakerStatus } fr
 import { Outbox, outboxFile } from './outbox';
 import { SidecarMirrors, mirrorBlock, mirrorFromFrontmatter, type TrackerMirror } from './mirror';
 import { projectTickets, renderBody, type ProjectedTicket } from './projection';
-import { TicketError, type TicketDraft, type TicketRef, type TicketStore } from './port';
+import { TicketError, type ListedTicket, type TrackerCall, type TicketDraft, type TicketRef, type TicketStore } from './port';
 
 export interface ProjectOptions {
   core: StateCore;
@@ -49,12 +49,13 @@ export interface ProjectOptions {
 
 export interface PlannedChange {
   id: string;
-  action: 'create' | 'update';
+  action: 'create' | 'update' | 'close';
   title: string;
   file?: string;
   /** The tracker's id when known. */
   ticket?: string;
-  why: 'new' | 'changed' | 'queued' | 'links';
+  /** `missing`: the mirror says synced but the tracker has no such ticket; `removed`: the artifact is gone. */
+  why: 'new' | 'changed' | 'queued' | 'links' | 'missing' | 'removed';
 }
 
 export interface ProjectReport {
@@ -65,6 +66,10 @@ export interface ProjectReport {
   unchanged: number;
   created: string[];
   updated: string[];
+  /** Tickets closed because their artifact was removed from the project. */
+  closed: string[];
+  /** Why the tracker's tickets could not be listed (no orphan closed, no missing ticket re-created this run). */
+  listError?: string;
   /** Tickets found by their id line instead of being created again. */
   reconciled: string[];
   /** The tracker refused these (validation): not queued, fix the file. */
@@ -140,6 +145,25 @@ async function planAndSend(o: ProjectOptions): Promise<ProjectReport> {
 
   const byId = new Map(tickets.map((t) => [t.waymarkId, t]));
   const mirrors = new Map<string, TrackerMirror | undefined>(tickets.map((t) => [t.waymarkId, mirrorOf(t)]));
+  const breaker = new TrackerBreaker(o.root, o.store.name, o.breaker, clock);
+
+  // One listing of the tracker's tickets: a mirror whose ticket is gone (ticket repository
+  // re-created, issue deleted) is sent again; a ticket whose artifact was removed is closed.
+  // A listing that failed changes nothing.
+  const { listed, listError, outage: listOutage } = await listTickets(o, breaker);
+  const missing = new Set<string>();
+  if (listed) {
+    for (const t of tickets) {
+      const m = mirrors.get(t.waymarkId);
+      if (!m) continue;
+      const there = listed.get(t.waymarkId);
+      if (!there) {
+        mirrors.set(t.waymarkId, undefined);
+        missing.add(t.waymarkId);
+      } else if (there.id !== m.id) mirrors.set(t.waymarkId, { ...m, id: there.id, url: there.url, status: there.status });
+    }
+  }
+  const orphans = listed ? findOrphans(o.root, listed, byId, tickets.length) : [];
   const changed = (t: ProjectedTicket) => mirrors.get(t.waymarkId)?.syncedHash !== t.hash;
   const pending = outbox.pending();
   // The outbox first, in the order queued; then the rest of what changed, parents and
@@ -157,13 +181,13 @@ async function planAndSend(o: ProjectOptions): Promise<ProjectReport> {
   const queuedIds = new Set(pending.map((e) => e.id));
   const planned: PlannedChange[] = order.map((t) => {
     const m = mirrors.get(t.waymarkId);
-    return { id: t.waymarkId, action: m ? 'update' : 'create', title: t.title, file: t.file, ticket: m?.id, why: queuedIds.has(t.waymarkId) ? 'queued' : !m ? 'new' : m.syncedHash.startsWith('partial:') ? 'links' : 'changed' };
+    return { id: t.waymarkId, action: m ? 'update' : 'create', title: t.title, file: t.file, ticket: m?.id, why: queuedIds.has(t.waymarkId) ? 'queued' : missing.has(t.waymarkId) ? 'missing' : !m ? 'new' : m.syncedHash.startsWith('partial:') ? 'links' : 'changed' };
   });
+  for (const x of orphans) planned.push({ id: x.id, action: 'close', title: x.id, file: x.file, ticket: x.ref.id, why: 'removed' });
 
-  const breaker = new TrackerBreaker(o.root, o.store.name, o.breaker, clock);
   const report: ProjectReport = {
-    store: o.store.name, root: o.root, dryRun: !!o.dryRun, planned, unchanged: tickets.length - order.length,
-    created: [], updated: [], reconciled: [], failed: [], queued: pending.length, mirrorsDeferred: [], breaker: breaker.status(),
+    store: o.store.name, root: o.root, dryRun: !!o.dryRun, planned, unchanged: tickets.length - order.length, listError,
+    created: [], updated: [], closed: [], reconciled: [], failed: [], queued: pending.length, mirrorsDeferred: [], breaker: breaker.status(),
   };
   if (o.dryRun) return report;
 
@@ -179,6 +203,12 @@ async function planAndSend(o: ProjectOptions): Promise<ProjectReport> {
   for (const [id, m] of mirrors) if (m) refs.set(id, m);
   for (let i = 0; i < order.length; i++) {
     const t = order[i];
+    if (listOutage) {
+      // The listing met the outage: the run's one failed call; everything waits in the outbox.
+      report.outage = `the ${o.store.name} tracker is unavailable: ${listOutage}`;
+      outbox.queue(order.slice(i).map((x) => ({ id: x.waymarkId, hash: x.hash, reason: listOutage.slice(0, 200) })), clock.now());
+      break;
+    }
     if (breaker.isOpen()) {
       report.outage = `the ${o.store.name} tracker is unavailable (breaker open${breaker.status().retryAt ? ` until ${breaker.status().retryAt}` : ''})`;
       outbox.queue(order.slice(i).map((x) => ({ id: x.waymarkId, hash: x.hash, reason: 'breaker open' })), clock.now());
@@ -194,6 +224,9 @@ async function planAndSend(o: ProjectOptions): Promise<ProjectReport> {
         blockedBy: o.store.capabilities.blockedBy ? [] : blockedBy.map(refText),
       }),
     };
+    if (o.store.capabilities.blockedBy && blockedBy.length) {
+      draft.bodyWithBlockedBy = renderBody(t, { parent: parent && !o.store.capabilities.parent ? refText(parent) : undefined, blockedBy: blockedBy.map(refText) });
+    }
     let ref: TicketRef;
     try {
       let known: TicketRef | undefined = mirrors.get(t.waymarkId);
@@ -241,9 +274,38 @@ async function planAndSend(o: ProjectOptions): Promise<ProjectReport> {
     if ((i + 1) % 50 === 0) sidecar.save();
   }
   sidecar.save();
-  if (report.created.length + report.updated.length) {
+  // Tickets of removed artifacts: closed, one way, through the breaker like any change.
+  for (let i = 0; i < orphans.length && !fatal && !report.outage; i++) {
+    const x = orphans[i];
+    const rest = () => orphans.slice(i).map((y) => ({ id: y.id, hash: 'close', reason: report.outage!.slice(0, 200) }));
+    if (breaker.isOpen()) {
+      report.outage = `the ${o.store.name} tracker is unavailable (breaker open${breaker.status().retryAt ? ` until ${breaker.status().retryAt}` : ''})`;
+      outbox.queue(rest(), clock.now());
+      break;
+    }
+    const note = `Closed by Waymark: \`${x.ref.source}\` was removed from the project.`;
     try {
-      await o.store.flush?.(`waymark project: ${report.created.length} created, ${report.updated.length} updated`);
+      const ref = await breaker.call((signal) => o.store.close(x.ref, x.id, note, signal));
+      report.closed.push(x.id);
+      o.onProgress?.(`closed ${x.id} → ${refText(ref)} (${x.ref.source} removed)`);
+    } catch (e) {
+      if (TicketError.is(e) && !e.retryable) {
+        if (e.status !== undefined && e.status !== 422) {
+          fatal = new WaymarkError('usage', e.message, undefined, { status: e.status });
+          break;
+        }
+        report.failed.push({ id: x.id, message: e.message });
+        continue;
+      }
+      if (!isOutage(e)) throw e;
+      report.outage = `the ${o.store.name} tracker is unavailable: ${breaker.describe(e)}`;
+      outbox.queue(rest(), clock.now());
+      break;
+    }
+  }
+  if (report.created.length + report.updated.length + report.closed.length) {
+    try {
+      await o.store.flush?.(`waymark project: ${report.created.length} created, ${report.updated.length} updated${report.closed.length ? `, ${report.closed.length} closed (artifact removed)` : ''}`);
     } catch (e) {
       report.failed.push({ id: '(commit)', message: errorMessage(e) });
     }
@@ -253,6 +315,60 @@ async function planAndSend(o: ProjectOptions): Promise<ProjectReport> {
   if (fatal) throw fatal;
   report.breaker = breaker.status();
   return report;
+}
+
+/** The tracker's tickets, or why they could not be listed (then nothing is closed or re-created). */
+async function listTickets(o: ProjectOptions, breaker: TrackerBreaker): Promise<{ listed?: Map<string, ListedTicket>; listError?: string; outage?: string }> {
+  if (breaker.isOpen()) return { listError: 'breaker open' };
+  try {
+    // A dry run leaves the breaker's record alone, but not its time limit: a tracker that does not
+    // answer is a listing error, never a hang.
+    // Each page of the listing is one call through the breaker (its own time limit and retries).
+    const call: TrackerCall = o.dryRun ? (fn) => fn(AbortSignal.timeout(o.breaker.timeoutMs)) : (fn) => breaker.call((signal) => fn(signal));
+    return { listed: await o.store.list(call) };
+  } catch (e) {
+    if (o.dryRun) return { listError: errorMessage(e) };
+    if (TicketError.is(e) && !e.retryable) throw new WaymarkError('usage', e.message, undefined, { status: e.status });
+    if (!isOutage(e)) throw e;
+    const why = breaker.describe(e);
+    return { listError: why, outage: why };
+  }
+}
+
+/**
+ * Open tickets carrying a waymark-id no item has any more whose artifact is truly gone: the
+ * `Projected by Waymark from` path, inside the folder, answers ENOENT (an unreadable file, one
+ * mid-write, one the scan skipped, still exists: left alone). A scan with no item at all, or a
+ * folder that is not there, closes nothing (it looks like a failed scan, not a deleted project).
+ */
+function findOrphans(root: string, listed: Map<string, ListedTicket>, byId: Map<string, ProjectedTicket>, items: number): { id: string; ref: ListedTicket; file: string }[] {
+  if (items === 0 || !isDir(root)) return [];
+  const out: { id: string; ref: ListedTicket; file: string }[] = [];
+  for (const [id, ref] of listed) {
+    if (byId.has(id) || ref.status === 'closed' || !ref.source) continue;
+    const file = path.resolve(root, ...ref.source.split('/'));
+    const rel = path.relative(root, file);
+    if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) continue;
+    if (isGone(file)) out.push({ id, ref, file });
+  }
+  return out;
+}
+
+function isDir(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function isGone(file: string): boolean {
+  try {
+    fs.lstatSync(file);
+    return false;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ENOENT';
+  }
 }
 
 function isOwnBlock(v: unknown): boolean {

@@ -12,7 +12,7 @@ import { splitFrontmatter, safeYamlParse } from '../../model/frontmatter';
 import { runGit } from '../../protocol/git';
 import { writeFileAtomic } from '../../store/atomicWrite';
 import { resolveRealPath, safeMkdir, safeWritePath } from '../../store/safePath';
-import type { StoreCapabilities, TicketDraft, TicketRef, TicketStore } from '../port';
+import { bodyWithNote, removedLabels, sourceOf, type ListedTicket, type TrackerCall, type StoreCapabilities, type TicketDraft, type TicketRef, type TicketStore } from '../port';
 
 export interface GitStoreOptions {
   name: string;
@@ -33,7 +33,7 @@ export class GitTicketStore implements TicketStore {
   readonly capabilities: StoreCapabilities = { parent: true, blockedBy: true, labels: true };
   private readonly repo: string;
   private readonly dir: string;
-  private index: Map<string, TicketRef> | undefined;
+  private index: Map<string, ListedTicket> | undefined;
   private writes = 0;
 
   constructor(options: GitStoreOptions) {
@@ -55,9 +55,9 @@ export class GitTicketStore implements TicketStore {
     return new GitTicketStore(options);
   }
 
-  private load(): Map<string, TicketRef> {
+  private load(): Map<string, ListedTicket> {
     if (this.index) return this.index;
-    const index = new Map<string, TicketRef>();
+    const index = new Map<string, ListedTicket>();
     let names: string[] = [];
     try {
       names = fs.readdirSync(this.dir).filter((n) => n.endsWith('.md'));
@@ -66,10 +66,12 @@ export class GitTicketStore implements TicketStore {
     }
     for (const n of names) {
       try {
-        const split = splitFrontmatter(fs.readFileSync(path.join(this.dir, n), 'utf8'));
+        const text = fs.readFileSync(path.join(this.dir, n), 'utf8');
+        const split = splitFrontmatter(text);
         const data = split.hasFrontmatter ? (safeYamlParse(split.yamlText) as Record<string, unknown>) : undefined;
         const id = data?.['waymark-id'];
-        if (typeof id === 'string') index.set(id, { id: n.slice(0, -3), url: path.relative(this.repo, path.join(this.dir, n)).split(path.sep).join('/'), status: typeof data?.status === 'string' ? data.status : undefined });
+        const labels = Array.isArray(data?.labels) ? data.labels.filter((l): l is string => typeof l === 'string') : undefined;
+        if (typeof id === 'string') index.set(id, { id: n.slice(0, -3), url: path.relative(this.repo, path.join(this.dir, n)).split(path.sep).join('/'), status: typeof data?.status === 'string' ? data.status : undefined, source: sourceOf(text), labels });
       } catch {
         // a ticket file someone broke by hand: not ours to fix; its id is created again elsewhere
       }
@@ -79,7 +81,32 @@ export class GitTicketStore implements TicketStore {
   }
 
   async find(waymarkId: string): Promise<TicketRef | undefined> {
-    return this.load().get(waymarkId);
+    const t = this.load().get(waymarkId);
+    return t && { id: t.id, url: t.url, status: t.status };
+  }
+
+  /** Every ticket file with a `waymark-id` (read from the folder again: files may have been removed). */
+  async list(call?: TrackerCall): Promise<Map<string, ListedTicket>> {
+    this.index = undefined;
+    const load = async () => this.load();
+    return new Map(call ? await call(load) : this.load());
+  }
+
+  /** Rewrites the ticket file closed, with `status:removed` and the note; a closed one is left as it is. */
+  async close(ref: ListedTicket, waymarkId: string, note: string): Promise<TicketRef> {
+    if (ref.status === 'closed') return ref;
+    const file = path.join(this.dir, `${ref.id}.md`);
+    const real = safeWritePath(this.repo, file, 'ticket file');
+    const text = fs.readFileSync(real, 'utf8');
+    const split = splitFrontmatter(text);
+    const data = (split.hasFrontmatter ? (safeYamlParse(split.yamlText) as Record<string, unknown>) : undefined) ?? {};
+    const fm: Record<string, unknown> = { ...data, 'waymark-id': waymarkId, status: 'closed', labels: removedLabels(ref.labels) };
+    const body = split.hasFrontmatter && split.closed ? text.slice(split.bodyStart).replace(/^\n+/, '') : text;
+    writeFileAtomic(real, `---\n${stringify(fm, { lineWidth: 0 })}---\n\n${bodyWithNote(body, note)}`, { root: this.repo, what: 'ticket file', durable: false });
+    const out: ListedTicket = { ...ref, status: 'closed', labels: fm.labels as string[] };
+    this.load().set(waymarkId, out);
+    this.writes++;
+    return out;
   }
 
   async create(draft: TicketDraft): Promise<TicketRef> {
