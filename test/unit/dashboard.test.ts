@@ -7,23 +7,15 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createStateCore, dashboardModel as model, trackerHealth, dashboardTracker, gitStateTimeline, loadProject, projectTimeline, workflowStateLine, type DashboardOptions, type GitTimeline, type ProjectView, type TimelineChange } from '../../src/core/index';
+import { fakeGitHub, githubConfig, project, withCore } from './ticketsHelpers';
+import { workspace as makeWorkspace } from './fileHelpers';
 
 /** The model as the extension builds it: lines read from the files shown. */
 const dashboardModel = (v: ProjectView, t: TimelineChange[], o: DashboardOptions = {}) => model(v, t, { lineOf: (i) => (i.file ? workflowStateLine(i.file) : undefined), ...o });
 
-import { fakeGitHub, githubConfig, project, withCore } from './ticketsHelpers';
-
 const FIX = path.resolve('test/fixtures');
 
-function workspace(files: Record<string, string>): string {
-  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wm-dash-')));
-  fs.mkdirSync(path.join(root, '.waymark'));
-  for (const [rel, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-    fs.writeFileSync(path.join(root, rel), text);
-  }
-  return root;
-}
+const workspace = (files: Record<string, string>) => makeWorkspace(files, { prefix: 'wm-dash-' });
 
 function wf(id: string, status: string, extra = ''): string {
   return `---\nworkflow: ${id}\ntitle: The ${id} work\n${extra}status: ${status}\nstepsCompleted: []\n---\n# ${id}\n`;
@@ -158,6 +150,19 @@ describe('dashboard view model', () => {
     assert.equal(fs.readFileSync(s.file!, 'utf8').split('\n')[s.line], 'Status: in-progress');
     assert.ok(m.columns.find((c) => c.key === 'blocked')!.items.includes('story:2-2-reports'));
     assert.ok(m.columns.find((c) => c.key === 'shipped')!.items.includes('story:1-1-user-login'));
+  });
+});
+
+describe('dashboard view model: names', () => {
+  test('two items with one title (an epics.md per epic folder) are told apart by their folder; a unique title is left alone', async () => {
+    const root = workspace({
+      'epics/e1/epics.md': wf('epics-one', 'created').replace('title: The epics-one work', 'title: epics'),
+      'epics/e2/epics.md': wf('epics-two', 'created').replace('title: The epics-two work', 'title: epics'),
+      'solo.md': wf('solo', 'created'),
+    });
+    const m = dashboardModel(await load([root], new Date()), []);
+    const titles = Object.values(m.items).map((i) => i.title).sort();
+    assert.deepEqual(titles, ['The solo work', 'epics (e1)', 'epics (e2)']);
   });
 });
 

@@ -250,11 +250,19 @@ export function dashboardModel(view: ProjectView, timeline: readonly TimelineCha
     if (n === undefined) lines.set(it.id, (n = opts.lineOf?.(it) ?? 0));
     return n;
   };
+  // Two files with one title (`epics.md` in two epic folders) are told apart by their folder.
+  const titleCount = new Map<string, number>();
+  for (const it of reg.items) titleCount.set(it.title, (titleCount.get(it.title) ?? 0) + 1);
+  const titleOf = (it: ProjectItem): string => {
+    if ((titleCount.get(it.title) ?? 0) < 2 || !it.rel) return it.title;
+    const dir = it.rel.split('/').slice(0, -1).pop();
+    return dir ? `${it.title} (${dir})` : it.title;
+  };
   const items: Record<string, DashboardItem> = {};
   const itemOf = (e: FrontierEntry): DashboardItem => {
     const it: ProjectItem = e.item;
     return {
-      id: e.id, kind: it.kind, title: it.title, file: it.file ?? null, rel: it.rel ?? null, root: it.root, line: lineOf(it),
+      id: e.id, kind: it.kind, title: titleOf(it), file: it.file ?? null, rel: it.rel ?? null, root: it.root, line: lineOf(it),
       state: e.column, status: it.rawStatus ?? null, reason: e.reason, waitingOn: e.waitingOn, unblocks: e.unblocks,
       unblocksIds: (reg.dependents.get(e.id) ?? []).map((d) => d.from).filter(notDone),
       chain: e.depth, priority: it.priority, stalled: stalledOf(e), parent: parentOf.get(e.id) ?? null, agent: it.agent ?? null,
@@ -304,7 +312,7 @@ export function dashboardModel(view: ProjectView, timeline: readonly TimelineCha
   const laneById = new Map<string, DashboardLane>();
   for (const id of laneIds) {
     const e = f.entries.get(id);
-    laneById.set(id, { id, title: e?.item.title ?? id, file: '', line: e ? lineOf(e.item) : 0, state: e?.column ?? null, marks: [] });
+    laneById.set(id, { id, title: e ? titleOf(e.item) : id, file: '', line: e ? lineOf(e.item) : 0, state: e?.column ?? null, marks: [] });
   }
   for (const c of timeline) {
     const lane = laneById.get(c.id);
