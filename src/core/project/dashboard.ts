@@ -11,6 +11,7 @@ import type { ItemState, ProjectItem } from './registry';
 import type { ProjectView } from './loadProject';
 import type { TimelineChange } from './timeline';
 import { describeChange } from './timeline';
+import type { TrackerHealth } from '../tickets/setup';
 
 export type DashboardColumnKey = 'discovery' | 'active' | 'review' | 'blocked' | 'stalled' | 'shipped' | 'dropped' | 'subagents';
 
@@ -66,18 +67,8 @@ export interface DashboardChip {
   tooltip: string;
 }
 
-/** A ticket store's breaker and outbox, as `trackerHealth` reads them (plus the folder). */
-export interface DashboardTrackerInput {
-  root: string;
-  store: string;
-  kind: string;
-  isDefault: boolean;
-  state: 'closed' | 'open' | 'half-open';
-  failures: number;
-  retryAt?: string;
-  lastError?: string;
-  queued: number;
-}
+/** A ticket store's breaker and outbox, as `trackerHealth` reads them, plus the folder. */
+export type DashboardTrackerInput = Omit<TrackerHealth, 'kind'> & { root: string; kind: string };
 
 export interface DashboardTrackerStore {
   root: string;
