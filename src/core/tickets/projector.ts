@@ -111,6 +111,20 @@ function refText(r: TicketRef): string {
  * Plans and (unless dry-run) sends one folder's changes to one store. A run that sends holds the
  * store's lock from before it reads the mirrors to after the last one is written.
  */
+/**
+ * What a failed tracker call means for the run: that one ticket refused (422); the whole run
+ * stopped (a bad token, no such repository: every ticket would be refused); or the tracker down
+ * (queue the rest). Anything else is a bug and is thrown.
+ */
+function failureOf(e: unknown, breaker: TrackerBreaker): { stop: WaymarkError } | { refused: string } | { outage: string } {
+  if (TicketError.is(e) && !e.retryable) {
+    if (e.status !== undefined && e.status !== 422) return { stop: new WaymarkError('usage', e.message, undefined, { status: e.status }) };
+    return { refused: e.message };
+  }
+  if (!isOutage(e)) throw e;
+  return { outage: breaker.describe(e) };
+}
+
 export async function runProjection(o: ProjectOptions): Promise<ProjectReport> {
   if (o.dryRun) return planAndSend(o);
   const file = outboxFile(o.root, o.store.name);
@@ -251,18 +265,16 @@ async function planAndSend(o: ProjectOptions): Promise<ProjectReport> {
         }
       }
     } catch (e) {
-      if (TicketError.is(e) && !e.retryable) {
-        // A refused ticket (422) is that ticket's; anything else (bad token, no such repository)
-        // would refuse every ticket: stop and say so.
-        if (e.status !== undefined && e.status !== 422) {
-          fatal = new WaymarkError('usage', e.message, undefined, { status: e.status });
-          break;
-        }
-        report.failed.push({ id: t.waymarkId, message: e.message });
+      const f = failureOf(e, breaker);
+      if ('stop' in f) {
+        fatal = f.stop;
+        break;
+      }
+      if ('refused' in f) {
+        report.failed.push({ id: t.waymarkId, message: f.refused });
         continue;
       }
-      if (!isOutage(e)) throw e;
-      const why = breaker.describe(e);
+      const why = f.outage;
       report.outage = `the ${o.store.name} tracker is unavailable: ${why}`;
       outbox.queue(order.slice(i).map((x) => ({ id: x.waymarkId, hash: x.hash, reason: why.slice(0, 200) })), clock.now());
       break;
@@ -289,16 +301,16 @@ async function planAndSend(o: ProjectOptions): Promise<ProjectReport> {
       report.closed.push(x.id);
       o.onProgress?.(`closed ${x.id} → ${refText(ref)} (${x.ref.source} removed)`);
     } catch (e) {
-      if (TicketError.is(e) && !e.retryable) {
-        if (e.status !== undefined && e.status !== 422) {
-          fatal = new WaymarkError('usage', e.message, undefined, { status: e.status });
-          break;
-        }
-        report.failed.push({ id: x.id, message: e.message });
+      const f = failureOf(e, breaker);
+      if ('stop' in f) {
+        fatal = f.stop;
+        break;
+      }
+      if ('refused' in f) {
+        report.failed.push({ id: x.id, message: f.refused });
         continue;
       }
-      if (!isOutage(e)) throw e;
-      report.outage = `the ${o.store.name} tracker is unavailable: ${breaker.describe(e)}`;
+      report.outage = `the ${o.store.name} tracker is unavailable: ${f.outage}`;
       outbox.queue(rest(), clock.now());
       break;
     }
