@@ -10,27 +10,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { mergeStateFile } from '../src/core/index';
-
-function arg(name: string, def: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  const v = i >= 0 ? Number(process.argv[i + 1]) : NaN;
-  return Number.isFinite(v) && v > 0 ? v : def;
-}
+import { arg, median, time } from './lib';
 
 const ENTRIES = arg('entries', 1000);
 const RUNS = arg('runs', 15);
 const ORDER = ['backlog', 'ready-for-dev', 'in-progress', 'review', 'done'];
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
-
-function time(fn: () => void): number {
-  const t = performance.now();
-  fn();
-  return performance.now() - t;
-}
 
 function ledger(status: (i: number) => string): string {
   const lines = ['# generated: 01-05-2026 09:00', 'last_updated: 01-06-2026 10:00', 'project: Bench', '', 'development_status:'];

@@ -13,22 +13,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { aheadInOtherWorktrees, diffState, worktreeStates } from '../src/core/index';
-
-function arg(name: string, def: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  const v = i >= 0 ? Number(process.argv[i + 1]) : NaN;
-  return Number.isFinite(v) && v > 0 ? v : def;
-}
+import { arg, median } from './lib';
 
 const FILES = arg('files', 1000);
 const TREES = arg('worktrees', 8);
 const RUNS = arg('runs', 5);
 const ENV = { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@x', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@x' };
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
 const wf = (i: number, done: string) => `---\nworkflow: w${i}\nstatus: in_progress\nsteps: [a, b, c, d]\nstepsCompleted: [${done}]\n---\n# Workflow ${i}\n\nBody of workflow ${i}.\n`;

@@ -6,14 +6,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { line, percentile, median } from './lib';
+import { arg, line, percentile, median } from './lib';
 
 const ROUNDS = 25;
-
-function arg(name: string, dflt: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : dflt;
-}
 
 function workflow(i: number): string {
   return `---\nworkflow: wf-${i}\nstatus: in_progress\nsteps: [a, b, c, d]\ncurrentStep: b\nstepsCompleted: [a]\n---\n# Workflow ${i}\n\n${'Body. '.repeat(100)}\n`;

@@ -12,21 +12,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { buildRegistry, computeFrontier, dashboardModel, gitStateTimeline, type Activity, type ProjectView, type TimelineChange, type WorkflowState, type Status } from '../src/core/index';
-
-function arg(name: string, def: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  const v = i >= 0 ? Number(process.argv[i + 1]) : NaN;
-  return Number.isFinite(v) && v > 0 ? v : def;
-}
+import { arg, median } from './lib';
 
 const N = arg('workflows', 10_000);
 const RUNS = arg('runs', 15);
 const COMMITS = arg('commits', 1000);
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
 
 /** Deterministic pseudo-random numbers (mulberry32), so every run measures the same project. */
 function rng(seed: number): () => number {

@@ -10,14 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { createStateCore, openStore, runProjection, trackerSetup, type Scope, type StateCore } from '../src/core/index';
-
-function arg(name: string, def: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  const v = i >= 0 ? Number(process.argv[i + 1]) : NaN;
-  return Number.isFinite(v) && v > 0 ? v : def;
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+import { arg, median } from './lib';
 
 function wf(i: number, deps = ''): string {
   return `---\nworkflow: w${i}\ntitle: Work item ${i}\nstatus: ${i % 3 === 0 ? 'in_progress' : 'created'}\nsteps: [plan, build, ship]\nstepsCompleted: []\nscope: small\n${deps}---\n# Work item ${i}\n\n${'Some text of the artifact. '.repeat(20)}\n`;
