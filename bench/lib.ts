@@ -46,3 +46,36 @@ export async function timeRounds<T>(rounds: number, fn: (i: number) => Promise<T
 export function line(name: string, v: number, digits = 3): void {
   console.log(`${name} ${Number(v.toFixed(digits))}`);
 }
+
+/**
+ * A generated feature workflow of ~1 KB with ~20 lines of frontmatter (i-th of many: status,
+ * step and scope vary with `i`), as the scan and MCP benchmarks read them; `extra` lines go in
+ * before `owner:` and after `tags:`.
+ */
+export function featureFile(i: number, bench: string, extra: { beforeOwner?: string[]; afterTags?: string[] } = {}): string {
+  const steps = ['design', 'implement', 'test', 'review', 'release'];
+  const done = i % 5;
+  return [
+    '---',
+    `# workflow ${i}: generated for the ${bench} benchmark`,
+    'workflow: feature',
+    `title: "Feature number ${i}"`,
+    `status: ${done === 0 ? 'created' : 'in_progress'}`,
+    `steps: [${steps.join(', ')}]`,
+    `currentStep: ${steps[done]}`,
+    `stepsCompleted: [${steps.slice(0, done).join(', ')}]`,
+    `scope: ${['micro', 'small', 'medium', 'large', 'epic'][i % 5]}`,
+    `session: sess-${i % 97}`,
+    "updatedAt: '2026-11-20T10:00:00Z'",
+    ...(extra.beforeOwner ?? []),
+    'owner: bench',
+    'tags: [generated, bench, waymark]',
+    ...(extra.afterTags ?? []),
+    '---',
+    '',
+    `# Feature ${i}`,
+    '',
+    'Some body text that describes the work in a few sentences. '.repeat(8),
+    '',
+  ].join('\n');
+}

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { createStateCore } from '../src/core/index';
-import { timeRounds, line, percentile, median } from './lib';
+import { featureFile, timeRounds, line, percentile, median } from './lib';
 
 const filesArg = process.argv.indexOf('--files');
 const N = Number(filesArg > 0 ? process.argv[filesArg + 1] : process.env.WAYMARK_BENCH_FILES ?? 10_000);
@@ -21,31 +21,7 @@ const K = Math.min(317, N - 1);
 /** The file the one-file status reads. */
 const ONE = `work/area-${Math.floor(K / 100)}/wf-${K}.workflow.md`;
 
-function workflowFile(i: number): string {
-  const steps = ['design', 'implement', 'test', 'review', 'release'];
-  const done = i % 5;
-  return [
-    '---',
-    `# workflow ${i}: generated for the MCP benchmark`,
-    'workflow: feature',
-    `title: "Feature number ${i}"`,
-    `status: ${done === 0 ? 'created' : 'in_progress'}`,
-    `steps: [${steps.join(', ')}]`,
-    `currentStep: ${steps[done]}`,
-    `stepsCompleted: [${steps.slice(0, done).join(', ')}]`,
-    `scope: ${['micro', 'small', 'medium', 'large', 'epic'][i % 5]}`,
-    `session: sess-${i % 97}`,
-    "updatedAt: '2026-11-20T10:00:00Z'",
-    'owner: bench',
-    'tags: [generated, bench, waymark]',
-    '---',
-    '',
-    `# Feature ${i}`,
-    '',
-    'Some body text that describes the work in a few sentences. '.repeat(8),
-    '',
-  ].join('\n');
-}
+const workflowFile = (i: number) => featureFile(i, 'MCP');
 
 function generate(root: string): void {
   fs.mkdirSync(path.join(root, '.waymark'), { recursive: true });

@@ -11,7 +11,7 @@ import { scanIndexPath, SCAN_INDEX_DIR, RACY_WINDOW_MS } from '../src/core/store
 import { loadWorkspaceContext } from '../src/core/store/workspaceContext';
 import { validateDelegation } from '../src/core/model/delegation';
 import { parseWorkflowText } from '../src/core/model/workflow';
-import { median, percentile } from './lib';
+import { featureFile, median, percentile } from './lib';
 
 const filesArg = process.argv.indexOf('--files');
 const N = Number(filesArg > 0 ? process.argv[filesArg + 1] : process.env.WAYMARK_BENCH_FILES ?? 10_000);
@@ -20,40 +20,13 @@ const childArg = process.argv.indexOf('--child');
 const root = childArg > 0 ? '' : fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-bench-scan-'));
 
 function nativeFile(i: number): string {
-  const done = i % 5;
-  const steps = ['design', 'implement', 'test', 'review', 'release'];
   const parent = i % 10 === 0 ? null : `wf-${i - (i % 10)}`;
   const id = `wf-${i}`;
   const chain = parent ? [parent, id] : [id];
-  return [
-    '---',
-    `# workflow ${i}: generated for the scan benchmark`,
-    'workflow: feature',
-    `title: "Feature number ${i}"`,
-    `status: ${done === 0 ? 'created' : 'in_progress'}`,
-    `steps: [${steps.join(', ')}]`,
-    `currentStep: ${steps[done]}`,
-    `stepsCompleted: [${steps.slice(0, done).join(', ')}]`,
-    `scope: ${['micro', 'small', 'medium', 'large', 'epic'][i % 5]}`,
-    `session: sess-${i % 97}`,
-    "updatedAt: '2026-11-20T10:00:00Z'",
-    'ttl: 30d',
-    'owner: bench',
-    'tags: [generated, bench, waymark]',
-    'delegation:',
-    `  id: ${id}`,
-    `  parent_id: ${parent ?? 'null'}`,
-    `  root_id: ${chain[0]}`,
-    `  depth: ${chain.length - 1}`,
-    `  chain_path: [${chain.join(', ')}]`,
-    `  agent: agent-${i % 7}`,
-    '---',
-    '',
-    `# Feature ${i}`,
-    '',
-    'Some body text that describes the work in a few sentences. '.repeat(8),
-    '',
-  ].join('\n');
+  return featureFile(i, 'scan', {
+    beforeOwner: ['ttl: 30d'],
+    afterTags: ['delegation:', `  id: ${id}`, `  parent_id: ${parent ?? 'null'}`, `  root_id: ${chain[0]}`, `  depth: ${chain.length - 1}`, `  chain_path: [${chain.join(', ')}]`, `  agent: agent-${i % 7}`],
+  });
 }
 
 function bmadFile(i: number): string {
