@@ -134,18 +134,7 @@ Exit codes: 0 installed (or unchanged); 1 the settings file is not valid JSON (n
       ctx.stdout(`${existing === script ? 'unchanged' : 'installed'}: ${hook}\n`);
       return 0;
     }
-    const a = adapterOf(target);
-    const root = projectRoot(ctx);
-    const file = path.join(root, a.install.settingsFile);
-    assertInsideWorkspace(root, file);
-    const before = readCurrentText(file);
-    let next: { text: string; changed: boolean };
-    try {
-      next = installHooks(before, a, `${launcher} hook ${a.name}`, file);
-    } catch (e) {
-      if (e instanceof SettingsError) throw new WaymarkError('invalid', e.message, file);
-      throw e;
-    }
+    const { a, file, next } = editSettings(ctx, target, (before, a, file) => installHooks(before, a, `${launcher} hook ${a.name}`, file));
     if (next.changed) {
       fs.mkdirSync(path.dirname(file), { recursive: true });
       writeFileAtomic(file, next.text);
@@ -154,6 +143,23 @@ Exit codes: 0 installed (or unchanged); 1 the settings file is not valid JSON (n
     return 0;
   },
 };
+
+/**
+ * The agent's settings file in the project (checked to be inside the workspace) and what `edit`
+ * makes of its current text; a file that is not valid JSON is an `invalid` error naming it.
+ */
+function editSettings<T>(ctx: CliContext, target: string, edit: (before: string | undefined, a: HookAdapter, file: string) => T): { a: HookAdapter; file: string; next: T } {
+  const a = adapterOf(target);
+  const root = projectRoot(ctx);
+  const file = path.join(root, a.install.settingsFile);
+  assertInsideWorkspace(root, file);
+  try {
+    return { a, file, next: edit(readCurrentText(file), a, file) };
+  } catch (e) {
+    if (e instanceof SettingsError) throw new WaymarkError('invalid', e.message, file);
+    throw e;
+  }
+}
 
 const uninstallCmd: CliCommand = {
   name: 'hook uninstall',
@@ -179,18 +185,7 @@ written); 2 usage; 3 the pre-commit hook is not Waymark's (left as it is).`,
       ctx.stdout(`removed: ${hook}\n`);
       return 0;
     }
-    const a = adapterOf(target);
-    const root = projectRoot(ctx);
-    const file = path.join(root, a.install.settingsFile);
-    assertInsideWorkspace(root, file);
-    const before = readCurrentText(file);
-    let next: { text: string | undefined; removed: number };
-    try {
-      next = uninstallHooks(before, a, file);
-    } catch (e) {
-      if (e instanceof SettingsError) throw new WaymarkError('invalid', e.message, file);
-      throw e;
-    }
+    const { file, next } = editSettings(ctx, target, uninstallHooks);
     if (next.removed && next.text !== undefined) writeFileAtomic(file, next.text);
     ctx.stdout(next.removed ? `removed ${next.removed} waymark hook entr${next.removed === 1 ? 'y' : 'ies'} from ${path.relative(ctx.cwd, file) || file}\n` : `nothing to remove in ${path.relative(ctx.cwd, file) || file}\n`);
     return 0;
