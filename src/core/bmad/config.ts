@@ -5,9 +5,9 @@
  * `bmad/` folder with `sprint_artifacts` and `output_folder` defaulting to `docs`, and v4's
  * `.bmad-core/core-config.yaml`. Reads small files synchronously; never throws on bad input.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { isDirectory, readTextIfRegular } from '../store/safeRead';
 
 /** Which install generation the config came from. */
 export type BmadLayout = 'v6' | 'v6-toml' | 'alpha' | 'v4' | 'none';
@@ -33,24 +33,6 @@ export interface BmadConfig {
 }
 
 const MAX_CONFIG_BYTES = 1024 * 1024;
-
-function readSmall(file: string): string | undefined {
-  try {
-    const st = fs.statSync(file);
-    if (!st.isFile() || st.size > MAX_CONFIG_BYTES) return undefined;
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
-
-function isDir(p: string): boolean {
-  try {
-    return fs.statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
 
 /**
  * A small TOML reader for BMAD's generated config: `[table.sub]` headers, `key = value` with
@@ -159,7 +141,7 @@ function toAbs(root: string, p: string): string {
 
 /** Loads a YAML mapping of plain keys; problems go to `warnings`. */
 function loadYamlVars(file: string, into: Record<string, string>, warnings: BmadConfig['warnings'], nested?: (data: Record<string, unknown>) => void): boolean {
-  const text = readSmall(file);
+  const text = readTextIfRegular(file, MAX_CONFIG_BYTES);
   if (text === undefined) return false;
   try {
     const data = parseYaml(text, { schema: 'core', maxAliasCount: 100, logLevel: 'error' }) as unknown;
@@ -188,7 +170,7 @@ export function loadBmadConfig(root: string, opts?: { installDir?: string; outpu
   const candidates = [opts?.installDir ?? '_bmad', 'bmad', '.bmad-core'].filter((d, i, a) => a.indexOf(d) === i);
   for (const d of candidates) {
     const abs = path.resolve(absRoot, d);
-    if (isDir(abs)) {
+    if (isDirectory(abs)) {
       installDir = abs;
       break;
     }
@@ -216,7 +198,7 @@ export function loadBmadConfig(root: string, opts?: { installDir?: string; outpu
     // Layered TOML (v6.3+): [core] and [modules.<code>] tables.
     for (const rel of ['config.toml', 'config.user.toml', path.join('custom', 'config.toml'), path.join('custom', 'config.user.toml')]) {
       const f = path.join(installDir, rel);
-      const text = readSmall(f);
+      const text = readTextIfRegular(f, MAX_CONFIG_BYTES);
       if (text === undefined) continue;
       const { data, error } = parseSimpleToml(text);
       if (error) {
@@ -245,7 +227,7 @@ export function loadBmadConfig(root: string, opts?: { installDir?: string; outpu
   const planningArtifacts = pathVar(vars.planning_artifacts) ?? (alpha ? outputFolder : path.join(outputFolder, 'planning-artifacts'));
   const implementationArtifacts =
     pathVar(vars.implementation_artifacts) ?? pathVar(vars.sprint_artifacts) ?? pathVar(vars.dev_story_location) ??
-    (alpha ? (isDir(path.join(outputFolder, 'sprint-artifacts')) ? path.join(outputFolder, 'sprint-artifacts') : outputFolder) : path.join(outputFolder, 'implementation-artifacts'));
+    (alpha ? (isDirectory(path.join(outputFolder, 'sprint-artifacts')) ? path.join(outputFolder, 'sprint-artifacts') : outputFolder) : path.join(outputFolder, 'implementation-artifacts'));
   const storyLocation = pathVar(vars.devStoryLocation) ?? pathVar(vars.story_location);
   const qaLocation = pathVar(vars.qaLocation);
   for (const k of Object.keys(vars)) {

@@ -12,6 +12,7 @@ import { parseStory, storyKeyFromName, type StoryFile } from './story';
 import { parseEpics, type PlannedEpic } from './epics';
 import { parseGateDecision, parseQaGate, type StoryGate } from './qaGates';
 import { buildSprint, type SprintModel, type SprintStory } from './drift';
+import { isDirectory, isRegularFile, readTextIfRegular } from '../store/safeRead';
 
 export interface SprintReport extends SprintModel {
   root: string;
@@ -43,13 +44,7 @@ const SKIP_DIRS = new Set(['node_modules', '.git', '.waymark', 'dist', 'build', 
 function readText(file: string, overrides?: Map<string, string>): string | undefined {
   const o = overrides?.get(file);
   if (o !== undefined) return o;
-  try {
-    const st = fs.statSync(file);
-    if (!st.isFile() || st.size > MAX_FILE) return undefined;
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
+  return readTextIfRegular(file, MAX_FILE);
 }
 
 function listDir(dir: string): fs.Dirent[] {
@@ -57,22 +52,6 @@ function listDir(dir: string): fs.Dirent[] {
     return fs.readdirSync(dir, { withFileTypes: true });
   } catch {
     return [];
-  }
-}
-
-function exists(p: string): boolean {
-  try {
-    return fs.statSync(p).isFile();
-  } catch {
-    return false;
-  }
-}
-
-function isDir(p: string): boolean {
-  try {
-    return fs.statSync(p).isDirectory();
-  } catch {
-    return false;
   }
 }
 
@@ -91,7 +70,7 @@ function findNamed(root: string, name: RegExp, depth = 4, limit = 20): string[] 
         if (SKIP_DIRS.has(e.name) || (e.name.startsWith('.') && e.name !== '.bmad-core')) continue;
         const sub = path.join(dir, e.name);
         // Another project (its own repository) nested inside is not this project's ledger.
-        if (exists(path.join(sub, '.git')) || isDir(path.join(sub, '.git'))) continue;
+        if (isRegularFile(path.join(sub, '.git')) || isDirectory(path.join(sub, '.git'))) continue;
         walk(sub, d + 1);
       } else if (e.isFile() && name.test(e.name)) out.push(path.join(dir, e.name));
     }
@@ -113,7 +92,7 @@ export function findLedgerFile(cfg: BmadConfig): string | undefined {
     path.join(cfg.root, '_bmad-output', 'implementation-artifacts', 'sprint-status.yaml'),
     path.join(cfg.root, '_bmad-output', 'sprint-status.yaml'),
   ].filter((p) => p && inside(cfg.root, p));
-  for (const p of c) if (exists(p)) return p;
+  for (const p of c) if (isRegularFile(p)) return p;
   return findNamed(cfg.root, /^sprint-status\.ya?ml$/)[0];
 }
 
@@ -140,7 +119,7 @@ function storyDirs(cfg: BmadConfig, ledgerFile: string | undefined, ledger: Ledg
   const addDir = (d: string | undefined) => {
     if (!d) return;
     const abs = path.resolve(cfg.root, d.replace(/\{project-root\}\/?/g, ''));
-    if (inside(cfg.root, abs) && isDir(abs)) dirs.add(abs);
+    if (inside(cfg.root, abs) && isDirectory(abs)) dirs.add(abs);
   };
   if (ledger?.storyLocation) addDir(ledger.storyLocation);
   if (ledgerFile) addDir(path.dirname(ledgerFile));
@@ -176,7 +155,7 @@ export function loadStoryQuick(root: string, ref: string, opts: SprintOptions = 
   let file: string | undefined;
   for (const d of storyDirs(cfg, ledgerFile, ledger)) {
     const p = path.join(d, `${entry.key}.md`);
-    if (exists(p)) {
+    if (isRegularFile(p)) {
       file = p;
       break;
     }

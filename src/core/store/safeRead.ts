@@ -54,3 +54,33 @@ export async function readRegularFile(file: string, maxBytes = Infinity): Promis
     await h.close();
   }
 }
+
+/**
+ * A regular file's UTF-8 text, or undefined when it is missing, not a regular file (never opened
+ * for reading if a FIFO), over `maxBytes` or unreadable: for optional inputs (configs, ledgers).
+ */
+export function readTextIfRegular(file: string, maxBytes = Infinity): string | undefined {
+  try {
+    return readRegularFileSync(file, maxBytes).toString('utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when `p` is a directory (through symlinks); false when missing or unreadable. */
+export function isDirectory(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** True when `p` is a regular file (through symlinks); false when missing or unreadable. */
+export function isRegularFile(p: string): boolean {
+  try {
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}

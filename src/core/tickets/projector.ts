@@ -23,6 +23,7 @@ import { Outbox, outboxFile } from './outbox';
 import { SidecarMirrors, mirrorBlock, mirrorFromFrontmatter, type TrackerMirror } from './mirror';
 import { projectTickets, renderBody, type ProjectedTicket } from './projection';
 import { TicketError, type ListedTicket, type TrackerCall, type TicketDraft, type TicketRef, type TicketStore } from './port';
+import { isDirectory } from '../store/safeRead';
 
 export interface ProjectOptions {
   core: StateCore;
@@ -354,7 +355,7 @@ async function listTickets(o: ProjectOptions, breaker: TrackerBreaker): Promise<
  * folder that is not there, closes nothing (it looks like a failed scan, not a deleted project).
  */
 function findOrphans(root: string, listed: Map<string, ListedTicket>, byId: Map<string, ProjectedTicket>, items: number): { id: string; ref: ListedTicket; file: string }[] {
-  if (items === 0 || !isDir(root)) return [];
+  if (items === 0 || !isDirectory(root)) return [];
   const out: { id: string; ref: ListedTicket; file: string }[] = [];
   for (const [id, ref] of listed) {
     if (byId.has(id) || ref.status === 'closed' || !ref.source) continue;
@@ -364,14 +365,6 @@ function findOrphans(root: string, listed: Map<string, ListedTicket>, byId: Map<
     if (isGone(file)) out.push({ id, ref, file });
   }
   return out;
-}
-
-function isDir(p: string): boolean {
-  try {
-    return fs.statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 function isGone(file: string): boolean {
