@@ -64,13 +64,18 @@ interface Collected {
   crossProblems: Problem[];
 }
 
+/** True when `file` is one of the targets or lies under a target folder. */
+function inTargets(targets: Target[], file: string): boolean {
+  return targets.some((t) => (t.isDir ? under(file, t.abs) : file === t.abs));
+}
+
 /** Scans the roots of the targets and keeps what lies under the targets; explicit files are read even outside the globs. */
 async function collect(targets: Target[], flags: CliContext['args']['flags']): Promise<Collected> {
   const roots = [...new Set(targets.map((t) => t.root))];
   const overrides = overridesFrom(flags);
   const res = await scanRoots(roots, { overrides, sprint: true });
   const states = res.workflows;
-  const keep = (file: string) => targets.some((t) => (t.isDir ? under(file, t.abs) : file === t.abs));
+  const keep = (file: string) => inTargets(targets, file);
   const workflows = states.filter((w) => keep(w.file));
   const problems = [...res.problems.filter((p) => keep(p.file) || !states.some((w) => w.file === p.file) && roots.some((r) => under(p.file, r) && p.file.includes(`${path.sep}.waymark${path.sep}`))), ...workflows.flatMap((w) => w.problems), ...res.crossProblems.filter((p) => keep(p.file))];
   const skipped = res.skipped.filter((s) => keep(s.file));
@@ -125,14 +130,13 @@ function overridesFrom(flags: CliContext['args']['flags']): Record<string, unkno
  * The project view's problems (dependsOn/after targets, cycles, stalled work) of the files under
  * the targets: they need every workflow and story of the roots, so they come after the scan.
  */
-async function projectProblems(targets: Target[], c: Collected): Promise<Problem[]> {
+async function projectProblems(targets: Target[], c: Pick<Collected, 'states'>): Promise<Problem[]> {
   const roots = [...new Set(targets.map((t) => t.root))];
   const core = createStateCore({ roots, memory: false, scanIndex: false });
   try {
     const view = await loadProject(core, { scan: { roots, workflows: c.states } });
-    const keep = (file: string) => targets.some((t) => (t.isDir ? under(file, t.abs) : file === t.abs));
-    const seen = new Set(c.problems.map((p) => `${p.file}\0${p.code}\0${p.range.start.line}`));
-    return view.frontier.problems.filter((p) => keep(p.file) && !seen.has(`${p.file}\0${p.code}\0${p.range.start.line}`));
+    // Only the project view's own codes (depends-*, work-stalled): none is a scan problem too.
+    return view.frontier.problems.filter((p) => inTargets(targets, p.file));
   } finally {
     await core.close();
   }

@@ -3,8 +3,9 @@
 // burst of changes settles and once a minute (stalled work is a matter of time passing), and
 // announced through the model's one change event only when what it says changed. One computation
 // per change for every surface: a surface that needs the view now (`refresh`, the dashboard's
-// first paint) computes it early, and the settle timer then finds it fresh. Owned by the model. In Restricted Mode git is not asked (it could run the
-// repository's own hooks); files, history and the events log are still read.
+// first paint) computes it early, and the settle timer then finds it fresh. Owned by the model.
+// In Restricted Mode git is not asked (it could run the repository's own hooks); files, history
+// and the events log are still read.
 import * as vscode from 'vscode';
 import { errorMessage, loadProject } from '../core/index';
 import type { Problem, ProjectView, StateCore, WorkflowState } from '../core/index';
