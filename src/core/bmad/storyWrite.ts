@@ -17,7 +17,7 @@ import { findTask, parseStory } from './story';
 import { findStory, loadSprint, loadStoryQuick, type SprintOptions, type SprintReport } from './sprint';
 import type { SprintStory } from './drift';
 import * as fs from 'node:fs';
-import type { WriteGuard, WriteObserver } from '../api';
+import type { WriteGuard, WriteObserver } from '../writeHooks';
 import type { HistoryEntry } from '../types';
 
 export interface StoryWriteOptions {
