@@ -220,9 +220,10 @@ function layoutOf(repo, project) {
 const STATUS_WORDS = [
   // [pattern over the cleaned text, meaning]
   [/^(backlog|not[ -]started|to[ -]?do|pending|planned|new|open|proposed)\b/, 'backlog'],
+  [/^(reviewed|review(ed)?[ -](passed|complete[d]?|approved|done)|code[ -]review[ -](passed|complete[d]?|approved|done))\b/, 'done'],
+  [/^(ready[ -]for[ -]review|in[ -]review|review[ -]ready|code[ -]review|needs[ -]review|under[ -]review|review|qa|in[ -]qa|ready[ -]for[ -]qa)\b/, 'review'],
   [/^(ready[ -]for[ -]dev(elopment)?|ready[ -]to[ -]dev|ready[ -]for[ -]implementation|ready|dev[ -]ready|drafted|draft|approved?|story[ -]ready)\b/, 'ready-for-dev'],
   [/^(in[ -]?progress|wip|started|in[ -]development|implementing|in[ -]dev|contexted|doing|active)\b/, 'in-progress'],
-  [/^(ready[ -]for[ -]review|in[ -]review|review[ -]ready|code[ -]review|needs[ -]review|under[ -]review|review|qa|in[ -]qa|ready[ -]for[ -]qa)\b/, 'review'],
   [/^(done|complete|completed|finished|closed|merged|shipped|delivered|implemented|resolved|accepted)\b/, 'done'],
   [/^(blocked|on[ -]hold)\b/, 'blocked'],
   [/^(cancell?ed|dropped|deferred|superseded|obsolete|skipped|won'?t[ -]do|abandoned|descoped|removed|deprecated|optional)\b/, 'dropped'],
@@ -341,7 +342,7 @@ export function storyStatus(text) {
       continue;
     }
     // `Status: done`, `**Status:** done`, `- **Status**: done`, `> Status: done`
-    m = /^\s*(?:[-*+>]\s*)?(?:\*\*|__)?\s*(?:story\s+|current\s+)?status\s*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(.+)$/i.exec(line);
+    m = i < 60 ? /^\s*(?:[-*+>]\s*)?(?:\*\*|__)?\s*(?:story\s+|current\s+)?status\s*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(.+)$/i.exec(line) : null;
     if (m && cleanStatusText(m[1])) return { raw: m[1], where: 'line', line: i + 1 };
   }
   // inline metadata near the top: `**Epic:** 1 **Story ID:** 1.1 **Status:** done`
@@ -411,7 +412,16 @@ function findStoryFile(key, index) {
   if (exact.length >= 1) return { file: exact[0], candidates: exact.length };
   const { id, slug } = keyId(key);
   if (id.length < 2) return { file: null, candidates: 0 };
-  const cands = index.filter((f) => sameId(idOfFileName(path.basename(f)).id, id));
+  const words = (x) => new Set(x.split('-').filter((w) => w.length > 2));
+  const kw = words(slug);
+  const related = (candSlug) => {
+    if (!candSlug || !slug || candSlug === slug || slug.startsWith(candSlug) || candSlug.startsWith(slug)) return true;
+    const cw = words(candSlug);
+    let common = 0;
+    for (const w of cw) if (kw.has(w)) common++;
+    return common >= Math.max(1, Math.ceil(Math.min(cw.size, kw.size) / 2));
+  };
+  const cands = index.filter((f) => { const c = idOfFileName(path.basename(f)); return sameId(c.id, id) && related(c.slug); });
   if (cands.length === 0) return { file: null, candidates: 0 };
   if (cands.length === 1) return { file: cands[0], candidates: 1 };
   // A companion note next to the story (10-1-e2e-evidence.md): take the one whose slug is the key's.
@@ -498,7 +508,7 @@ export function truthFor(repoDir) {
           s.ambiguous = !!found.ambiguous;
           s.openTasks = openTasks(text);
         }
-        s.drift = !!(s.file && s.ledgerStatus && s.fileStatus && s.ledgerStatus !== s.fileStatus);
+        s.drift = !!(s.file && !s.ambiguous && s.ledgerStatus && s.fileStatus && s.ledgerStatus !== s.fileStatus);
         s.clean = !!(s.file && !s.ambiguous && s.ledgerStatus && s.fileStatus && s.ledgerStatus === s.fileStatus
           && !s.ledgerStatus.startsWith('other:') && !(s.fileStatus === 'done' && s.openTasks > 0));
         stories.push(s);
