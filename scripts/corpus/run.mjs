@@ -50,7 +50,8 @@ const STACK = /\n\s+at .+(:\d+:\d+\)?|\(node:)/;
 function runVerb(cli, verb, cwd, timeoutMs) {
   const t0 = process.hrtime.bigint();
   const r = spawnSync(process.execPath, [cli, verb, '.', '--json'], {
-    cwd, encoding: 'utf8', timeout: timeoutMs, maxBuffer: 512 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' },
+    // No scan index: every run reads the project as a first-time user's does, and writes nothing into it.
+    cwd, encoding: 'utf8', timeout: timeoutMs, maxBuffer: 512 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1', WAYMARK_SCAN_INDEX: '0' },
   });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   const out = { verb, ms: Math.round(ms), exit: r.status, signal: r.signal ?? null, stderr: (r.stderr ?? '').slice(0, 4000), json: null, crash: null };
