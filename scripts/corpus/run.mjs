@@ -169,6 +169,21 @@ function measure(name, repoDir, opts) {
     else if (top.kind === 'workflow' && f && !art && !story) nextBad = { what: 'an unidentified file', id: top.id, file: f };
   }
 
+  // A BMAD project in a subfolder must read the same from its own folder (issue 20 item 8).
+  result.subfolders = [];
+  for (const p of truth.projects) {
+    if (p.root === '.' || result.crashes.length) continue;
+    const cwd = path.join(repoDir, p.root);
+    const st = runVerb(opts.cli, 'status', cwd, timeoutMs);
+    const va = runVerb(opts.cli, 'validate', cwd, timeoutMs);
+    const sp = runVerb(opts.cli, 'sprint', cwd, timeoutMs);
+    result.ms += st.ms + va.ms + sp.ms;
+    for (const r of [st, va, sp]) if (r.crash) result.crashes.push({ verb: `${r.verb} (from ${p.root})`, what: r.crash });
+    const subListed = new Set((st.json?.workflows ?? []).map((w) => toRepoRel(repoDir, w.file, cwd)));
+    const subUnknown = new Set((va.json?.problems ?? []).filter((x) => x.code === 'bmad-workflow-unknown').map((x) => toRepoRel(repoDir, x.file, cwd)));
+    const arts = p.artifacts.filter((a) => subListed.has(a.file) && !subUnknown.has(a.file)).length;
+    result.subfolders.push({ root: p.root, artifacts: { total: p.artifacts.length, identified: arts }, sprintStories: sprintStories(sp.json).length, truthStories: p.stories.length });
+  }
   result.truth = {
     projects: truth.projects.map((p) => ({ root: p.root, layout: p.layout, ledgers: p.ledgers })),
     stories: stories.length, storyFiles: stories.filter((s) => s.file).length,
@@ -277,6 +292,7 @@ function main() {
         process.stdout.write(`${lineOf(`${name} [${r.layout}]`.slice(0, 44), t)}\n`);
         for (const c of r.crashes) process.stdout.write(`    crash ${c.verb}: ${c.what}\n`);
         for (const c of r.refused) process.stdout.write(`    exit 2 ${c.verb}: ${c.what}\n`);
+        for (const f of r.subfolders ?? []) process.stdout.write(`    from ${f.root}/: artifacts ${f.artifacts.identified}/${f.artifacts.total}, sprint stories ${f.sprintStories} (truth ${f.truthStories})\n`);
       }
     }
   }
