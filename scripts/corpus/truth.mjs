@@ -221,7 +221,7 @@ const STATUS_WORDS = [
   // [pattern over the cleaned text, meaning]
   [/^(backlog|not[ -]started|to[ -]?do|pending|planned|new|open|proposed)\b/, 'backlog'],
   [/^(reviewed|review(ed)?[ -](passed|complete[d]?|approved|done)|code[ -]review[ -](passed|complete[d]?|approved|done))\b/, 'done'],
-  [/^(ready[ -]for[ -]review|in[ -]review|review[ -]ready|code[ -]review|needs[ -]review|under[ -]review|review|qa|in[ -]qa|ready[ -]for[ -]qa)\b/, 'review'],
+  [/^(dev[ -]complete[d]?|implementation[ -]complete[d]?|ready[ -]for[ -]review|in[ -]review|review[ -]ready|code[ -]review|needs[ -]review|under[ -]review|review|qa|in[ -]qa|ready[ -]for[ -]qa)\b/, 'review'],
   [/^(ready[ -]for[ -]dev(elopment)?|ready[ -]to[ -]dev|ready[ -]for[ -]implementation|ready|dev[ -]ready|drafted|draft|approved?|story[ -]ready)\b/, 'ready-for-dev'],
   [/^(in[ -]?progress|wip|started|in[ -]development|implementing|in[ -]dev|contexted|doing|active)\b/, 'in-progress'],
   [/^(done|complete|completed|finished|closed|merged|shipped|delivered|implemented|resolved|accepted)\b/, 'done'],
@@ -248,14 +248,11 @@ export function normalizeStatus(raw) {
   if (!s) return null;
   const compact = s.replace(/^inprogress\b/, 'in-progress').replace(/^readyfordev\b/, 'ready-for-dev').replace(/^readyforreview\b/, 'review');
   for (const [re, meaning] of STATUS_WORDS) if (re.test(compact)) return meaning;
-  // `Refined - Ready for Development`, `Maximum readiness: ready for dev`: the status word after the commentary
-  let best = null;
-  for (const [re, meaning] of STATUS_WORDS) {
-    const inner = new RegExp(`(?:^|[\\s:—–(-])${re.source.slice(1)}`);
-    const m = inner.exec(compact);
-    if (m && (best == null || m.index < best.index)) best = { index: m.index, meaning };
+  // `Refined - Ready for Development`, `Maximum readiness: ready for dev`: a status word opening a later part
+  for (const part of compact.split(/\s+[-—–|]\s+|[:;(),]\s*/).slice(1)) {
+    const t = part.trim();
+    for (const [re, meaning] of STATUS_WORDS) if (re.test(t)) return meaning;
   }
-  if (best) return best.meaning;
   return `other:${compact.split(/[\s(,;:.—–-]/)[0]}`;
 }
 
