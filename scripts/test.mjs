@@ -38,6 +38,8 @@ if (run('lint', npx, ['eslint', 'src', 'test', 'bench']) !== 0) failures.push('l
 if (only !== 'integration') {
   const files = testFiles('dist-test/unit');
   if (run('unit tests', process.execPath, ['--test', '--test-reporter=spec', '--test-timeout=120000', ...files]) !== 0) failures.push('unit tests');
+  // The corpus runner and its independent truth script (test/corpus: plain .mjs, not built).
+  if (run('corpus runner tests', process.execPath, ['--test', '--test-reporter=spec', ...readdirSync('test/corpus').filter((n) => n.endsWith('.test.mjs')).sort().map((n) => join('test/corpus', n))]) !== 0) failures.push('corpus runner tests');
 }
 if (only !== 'unit') {
   if (run('integration tests (real VS Code)', process.execPath, ['scripts/integration.mjs', '--no-build']) !== 0) failures.push('integration tests');
