@@ -53,8 +53,20 @@ export interface StoryWriteResult {
   seq?: number;
 }
 
+/** The workspace's context for the project folder `root` (the core's when it covers `root`). */
 async function contextOf(root: string, opts: StoryWriteOptions): Promise<WorkspaceContext> {
-  return opts.context ?? (await loadWorkspaceContext(root, undefined, opts.now ? { now: () => opts.now! } : undefined)).context;
+  if (opts.context && inside(opts.context.root, path.resolve(root))) return opts.context;
+  return (await loadWorkspaceContext(root, undefined, opts.now ? { now: () => opts.now! } : undefined)).context;
+}
+
+function inside(root: string, p: string): boolean {
+  const rel = path.relative(root, p);
+  return !rel.startsWith('..') && !path.isAbsolute(rel);
+}
+
+/** Where the change's locks, journal and history live: the workspace holding the project. */
+function txRoot(ctx: WorkspaceContext, projectRoot: string): string {
+  return inside(ctx.root, projectRoot) ? ctx.root : projectRoot;
 }
 
 /** The story `ref` names exactly, and its sprint; `texts`: files already read (under the locks). */
@@ -113,9 +125,10 @@ export async function setStoryStatus(root: string, ref: string, status: string, 
   const ledgerFile = first.report.ledgerFile;
   const files = [first.story.file, ledgerFile].filter((f): f is string => !!f);
   if (!files.length) throw new WaymarkError('invalid', `Story ${key} has neither a story file nor a ledger entry to write.`);
-  for (const f of files) assertWritableInside(f, first.report.root);
+  const workspaceRoot = txRoot(ctx, first.report.root);
+  for (const f of files) assertWritableInside(f, workspaceRoot);
   const now = opts.now ?? new Date();
-  return runTransaction({ root: first.report.root, historyDir: ctx.config.history.dir, actor: opts.actor, session: opts.session, now: () => now, guards: opts.guards, observers: opts.observers, logger: opts.logger }, {
+  return runTransaction({ root: workspaceRoot, historyDir: ctx.config.history.dir, actor: opts.actor, session: opts.session, now: () => now, guards: opts.guards, observers: opts.observers, logger: opts.logger }, {
     operation: 'story-set-status',
     files,
     plan(texts) {
@@ -192,10 +205,11 @@ export async function checkStoryTask(root: string, ref: string, task: string, op
   const first = load(root, ref, opts, ctx);
   const file = first.story.file;
   if (!file) throw new WaymarkError('unreadable', `Story ${first.story.key} has no story file to tick a task in. Create it first (BMAD create-story).`, first.report.ledgerFile);
-  assertWritableInside(file, first.report.root);
+  const workspaceRoot = txRoot(ctx, first.report.root);
+  assertWritableInside(file, workspaceRoot);
   const now = opts.now ?? new Date();
   const key = first.story.key;
-  return runTransaction({ root: first.report.root, historyDir: ctx.config.history.dir, actor: opts.actor, session: opts.session, now: () => now, guards: opts.guards, observers: opts.observers, logger: opts.logger }, {
+  return runTransaction({ root: workspaceRoot, historyDir: ctx.config.history.dir, actor: opts.actor, session: opts.session, now: () => now, guards: opts.guards, observers: opts.observers, logger: opts.logger }, {
     operation: 'story-check',
     files: [file],
     plan(texts) {
