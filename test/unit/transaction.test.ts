@@ -11,6 +11,8 @@ import { workspace } from './fileHelpers';
 import { runTransaction, type TxPlanner } from '../../src/core/engine/transaction';
 import { readHistory } from '../../src/core/store/history';
 import { WaymarkError } from '../../src/core/errors';
+import { sha256Hex } from '../../src/core/store/intentJournal';
+import * as os from 'node:os';
 
 const CLI = path.resolve('dist/cli.js');
 
@@ -78,6 +80,28 @@ describe('runTransaction', () => {
     await assert.rejects(runTransaction(tx(root), planner(a, b, check)), (e) => WaymarkError.is(e, 'conflict'));
     assert.deepEqual([fs.readFileSync(a, 'utf8'), fs.readFileSync(b, 'utf8')], ['a old\n', 'b edited by hand\n']);
     assert.deepEqual(journalLeft(root), []);
+  });
+
+  test('a journal file naming a file outside the workspace is never replayed: moved aside, nothing written there', async () => {
+    const { root, a, b } = twoFiles();
+    const outsideDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-tx-outside-'));
+    const outside = path.join(outsideDir, 'victim.txt');
+    fs.writeFileSync(outside, 'precious\n');
+    const w = (file: string, before: string, text: string) => ({ file, target: file, before: sha256Hex(before), after: sha256Hex(text), text });
+    const planted = {
+      kind: 'tx', id: 'deadbeefdeadbeef', pid: 2147483646, host: os.hostname(), time: new Date().toISOString(), root, operation: 'story-set-status',
+      writes: [w(a, 'a new\n', 'a planted\n'), w(outside, 'precious\n', 'owned\n')],
+      entries: [{ time: '', operation: 'x', file: a }, { time: '', operation: 'x', file: outside }],
+    };
+    fs.mkdirSync(path.join(root, '.waymark', 'journal'), { recursive: true });
+    // a.txt already holds the planted "after" of the first write: a replay would write the second.
+    fs.writeFileSync(a, 'a planted\n');
+    fs.writeFileSync(path.join(root, '.waymark', 'journal', `tx.2147483646.${planted.id}.json`), JSON.stringify(planted));
+    const p: TxPlanner<number> = { operation: 'test-write', files: [a, b], plan: () => ({ writes: [{ file: b, text: 'b new\n', entry: {} }], result: (e) => e.length }) };
+    assert.equal(await runTransaction(tx(root), p), 1);
+    assert.equal(fs.readFileSync(outside, 'utf8'), 'precious\n');
+    assert.deepEqual(journalLeft(root), [`tx.2147483646.${planted.id}.json.bad`]);
+    assert.equal(readHistory(root, a).length, 0);
   });
 
   test('a planned write to a file the planner did not read is a bug, refused before anything is written', async () => {

@@ -128,6 +128,13 @@ function orphansTouching(root: string, targets: Set<string>): { files: Set<strin
 async function recoverTx(tx: TxContext, o: { path: string; intent: TxIntent }): Promise<void> {
   const { intent } = o;
   const log = tx.logger;
+  const why = foreignIntent(tx.root, intent);
+  if (why) {
+    // Never replayed: a journal file is data found on disk, not an instruction (a planted or copied one).
+    log?.warn(`[journal] ${o.path} was not written for this workspace (${why}); moved aside to ${o.path}.bad`);
+    moveAside(o.path);
+    return;
+  }
   const states = intent.writes.map((w) => {
     const cur = currentSha256(w.target);
     return cur === w.after ? 'after' : (cur ?? null) === w.before ? 'before' : 'other';
@@ -140,7 +147,7 @@ async function recoverTx(tx: TxContext, o: { path: string; intent: TxIntent }): 
   }
   for (const [i, w] of intent.writes.entries()) {
     if (states[i] === 'before') {
-      writeFileAtomic(w.target, w.text, { root: intent.root });
+      writeFileAtomic(w.target, w.text, { root: tx.root });
       log?.warn(`[journal] completed ${intent.operation} on ${w.file}: its writer (pid ${intent.pid}) died between its renames`);
     } else if (states[i] === 'other') {
       log?.warn(`[journal] ${w.file} changed after ${intent.operation} by pid ${intent.pid} died; left as it is`);
@@ -150,20 +157,50 @@ async function recoverTx(tx: TxContext, o: { path: string; intent: TxIntent }): 
   for (const [i, e] of intent.entries.entries()) {
     if (states[i] === 'other') continue;
     const id = `${intent.id}:${i}`;
-    let entry = readHistory(intent.root, e.file, intent.historyDir).find((h) => h.intent === id);
-    if (!entry) entry = appendHistory(intent.root, { ...e, intent: id, detail: { ...(e.detail ?? {}), recovered: true } }, intent.historyDir).entry;
+    let entry = readHistory(tx.root, e.file, tx.historyDir).find((h) => h.intent === id);
+    if (!entry) entry = appendHistory(tx.root, { ...e, intent: id, detail: { ...(e.detail ?? {}), recovered: true } }, tx.historyDir).entry;
     recovered.push(entry);
   }
   for (const entry of recovered) {
     for (const ob of tx.observers ?? []) {
       try {
-        await ob(entry, { file: entry.file, root: intent.root, operation: entry.operation, actor: entry.actor, session: entry.session, recovered: true });
+        await ob(entry, { file: entry.file, root: tx.root, operation: entry.operation, actor: entry.actor, session: entry.session, recovered: true });
       } catch (e) {
         log?.error(`[journal] observer failed re-running ${entry.operation} on ${entry.file}: ${errorMessage(e)}`);
       }
     }
   }
   completeTxIntent(o.path);
+}
+
+/**
+ * Why an intent cannot be this workspace's own: another root or history folder, a file whose
+ * real path is not its target inside the workspace, history lines about other files.
+ */
+function foreignIntent(root: string, intent: TxIntent): string | undefined {
+  if (path.resolve(intent.root) !== path.resolve(root)) return `its root is ${intent.root}`;
+  if (intent.entries.length !== intent.writes.length) return 'its history lines do not match its files';
+  for (const [i, w] of intent.writes.entries()) {
+    if (typeof w.file !== 'string' || typeof w.after !== 'string' || (w.before !== null && typeof w.before !== 'string')) return 'a malformed write';
+    let real: string;
+    try {
+      real = targetOf(root, w.file);
+    } catch (e) {
+      return errorMessage(e);
+    }
+    if (real !== w.target) return `${w.file} is not ${w.target}`;
+    if (sha256Hex(w.text) !== w.after) return `the bytes for ${w.file} do not match their hash`;
+    if (!intent.entries[i] || path.resolve(intent.entries[i].file) !== path.resolve(w.file)) return 'its history lines do not match its files';
+  }
+  return undefined;
+}
+
+function moveAside(p: string): void {
+  try {
+    fs.renameSync(p, `${p}.bad`);
+  } catch {
+    // moved by another recovering writer
+  }
 }
 
 function writable(target: string, file: string): void {
@@ -208,11 +245,7 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
         for (const o of now.intents) {
           if (!o.intent) {
             tx.logger?.warn(`[journal] ${o.path} is unreadable; moved aside to ${o.path}.bad`);
-            try {
-              fs.renameSync(o.path, `${o.path}.bad`);
-            } catch {
-              // moved by another recovering writer
-            }
+            moveAside(o.path);
           } else if (o.intent.writes.every((w) => peek.files.has(w.target))) {
             await recoverTx(tx, { path: o.path, intent: o.intent });
           }
