@@ -200,6 +200,17 @@ describe('story commands are exact and follow the hook rules', () => {
     assert.equal(forced.status, 0, forced.stderr);
   });
 
+  test('an entry written as a mapping is judged by the status YAML reads: done moved back is refused, history says done', () => {
+    const dir = project('development_status:\n  1-1-story-1: {status: done}\n  1-2-story-2: backlog\n', { statuses: ['done', 'backlog'] });
+    const r = cli(dir, ['story', 'set-status', '1-1', 'in-progress']);
+    assert.equal(r.status, 4, r.stderr);
+    assert.match(r.stderr, /waymark story set-status 1-1-story-1 in-progress --force/);
+    assert.equal(cli(dir, ['story', 'set-status', '1-1', 'in-progress', '--force']).status, 0);
+    assert.match(read(dir, LEDGER), /1-1-story-1: \{status: in-progress\}/);
+    const l = readHistory(dir, path.join(dir, LEDGER));
+    assert.deepEqual([l.length, l[0].from], [1, { status: 'done' }]);
+  });
+
   test('in-progress → done skipping review is refused like the hook; review → done with tasks ticked is fine', () => {
     const dir = project(BLOCK, { statuses: ['in-progress', 'backlog'] });
     fs.writeFileSync(path.join(dir, `${IMPL}/1-1-story-1.md`), storyText('1.1', 'Story 1', 'in-progress', ['- [x] Task 1: first', '- [x] Task 2: second']));

@@ -121,6 +121,21 @@ export function editLedgerStatus(file: string, text: string, key: string, status
   return out;
 }
 
+/** The status YAML reads for `key` (a mapping value's `status`), or undefined (no entry, not YAML). */
+export function ledgerEntryStatus(text: string, key: string): string | undefined {
+  const doc = parseDocument(text, { schema: 'core', uniqueKeys: false, logLevel: 'silent' });
+  if (doc.errors.length) return undefined;
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 100 });
+  } catch {
+    return undefined;
+  }
+  const ds = data && typeof data === 'object' ? (data as Record<string, unknown>).development_status : undefined;
+  const v = ds && typeof ds === 'object' ? statusValue((ds as Record<string, unknown>)[key]) : undefined;
+  return typeof v === 'string' ? v : undefined;
+}
+
 /**
  * Why `text` is not a ledger whose `key` reads `status` (it does not parse, or says otherwise),
  * else undefined: the check before a ledger write and after it lands.

@@ -17,7 +17,7 @@ import { judgeLedgerChange, judgeStoryChange } from '../model/bmadProposal';
 import type { ProposalProblem } from '../model/proposal';
 import { loadWorkspaceContext, type WorkspaceContext } from '../store/workspaceContext';
 import { applyLineEdits, ledgerRank, STORY_STATUSES } from './ledger';
-import { editLedgerStatus, ledgerHasEntry, ledgerStatusProblem } from './ledgerEdit';
+import { editLedgerStatus, ledgerEntryStatus, ledgerHasEntry, ledgerStatusProblem } from './ledgerEdit';
 import { findTask, parseStory } from './story';
 import { loadSprint, loadStoryQuick, type SprintOptions, type SprintReport } from './sprint';
 import { resolveStoryRef, storyRefMessage } from './storyRef';
@@ -136,13 +136,18 @@ export async function setStoryStatus(root: string, ref: string, status: string, 
       if (opts.expectHash && opts.expectHash !== story.stateHash) {
         throw new WaymarkError('conflict', `Story ${story.key} changed since it was read (state hash ${story.stateHash.slice(0, 12)}…, expected ${opts.expectHash.slice(0, 12)}…). Read it again (waymark story show ${story.key} --json), then retry.`, story.file ?? report.ledgerFile, { currentHash: story.stateHash });
       }
-      const current = story.ledgerStatus ?? story.fileStatusMapped;
+      const ledgerText = report.ledgerFile ? texts.get(report.ledgerFile) : undefined;
+      // The line reader's word when it is one; else what YAML reads (an entry written as a mapping).
+      const known = (w: string | undefined) => (w !== undefined && (STORY_STATUSES as readonly string[]).includes(w) ? w : undefined);
+      const yamlWord = ledgerText !== undefined && known(story.ledgerStatus) === undefined ? ledgerEntryStatus(ledgerText, story.key)?.trim().toLowerCase() : undefined;
+      const ledgerNow = known(story.ledgerStatus) ?? known(yamlWord);
+      const current = ledgerNow ?? story.fileStatusMapped;
       if (current !== undefined && !opts.force) {
         const from = ledgerRank('story', current);
         const to = ledgerRank('story', want);
         const codeReview = current === 'review' && want === 'in-progress';
         if (from >= 0 && to < from && (current === 'done' || !codeReview)) {
-          throw new WaymarkError('transition', `Story ${story.key} is ${current}; moving it back to ${want} would rewind completed work. Use --force if that is what you mean.`, story.file ?? report.ledgerFile, { from: current, to: want });
+          throw new WaymarkError('transition', `Story ${story.key} is ${current}; moving it back to ${want} would rewind completed work. If that is what you mean: waymark story set-status ${story.key} ${want} --force (recorded in history).`, story.file ?? report.ledgerFile, { from: current, to: want });
         }
       }
       const writes: TxWrite[] = [];
@@ -174,14 +179,13 @@ export async function setStoryStatus(root: string, ref: string, status: string, 
           });
         }
       }
-      const ledgerText = report.ledgerFile ? texts.get(report.ledgerFile) : undefined;
-      if (report.ledgerFile && ledgerText !== undefined && story.ledgerStatus !== want && (story.ledgerLine !== undefined || ledgerHasEntry(ledgerText, story.key))) {
+      if (report.ledgerFile && ledgerText !== undefined && ledgerNow !== want && (story.ledgerLine !== undefined || ledgerHasEntry(ledgerText, story.key))) {
         const file = report.ledgerFile;
         const next = editLedgerStatus(file, ledgerText, story.key, want, now);
         ledgerEdit = { file, root: report.root, before: ledgerText, after: next };
         writes.push({
           file, text: next,
-          entry: { from: { status: story.ledgerRaw ?? null }, to: { status: want }, hashBefore: story.stateHash, detail },
+          entry: { from: { status: ledgerNow ?? story.ledgerRaw ?? null }, to: { status: want }, hashBefore: story.stateHash, detail },
           check: (t) => ledgerStatusProblem(file, t, story.key, want),
         });
       }
