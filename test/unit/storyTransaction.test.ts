@@ -83,6 +83,17 @@ describe('story set-status is one transaction', () => {
     });
   }
 
+  test('killed between the renames, the next writer of the story file alone (story check) completes the ledger too', () => {
+    const dir = project(BLOCK);
+    assert.equal(cli(dir, ['story', 'set-status', '1-1', 'in-progress'], { WAYMARK_TX_DIE_AFTER_RENAME: '1' }).signal, 'SIGKILL');
+    const next = cli(dir, ['story', 'check', '1-1', '1']);
+    assert.equal(next.status, 0, next.stderr);
+    assert.equal((parseYaml(read(dir, LEDGER)) as { development_status: Record<string, string> }).development_status['1-1-story-1'], 'in-progress');
+    assert.match(read(dir, `${IMPL}/1-1-story-1.md`), /^Status: in-progress$/m);
+    assert.deepEqual(readHistory(dir, path.join(dir, `${IMPL}/1-1-story-1.md`)).map((e) => e.operation), ['story-set-status', 'story-check']);
+    assert.deepEqual(readHistory(dir, path.join(dir, LEDGER)).map((e) => e.operation), ['story-set-status']);
+  });
+
   test('one history line per changed file, both with the same operation; a stale --expect-hash is exit 3 and nothing moves', () => {
     const dir = project(BLOCK);
     const hash = JSON.parse(cli(dir, ['story', 'show', '1-1', '--json']).stdout).stateHash;

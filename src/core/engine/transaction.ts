@@ -258,7 +258,7 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
     }
     for (const l of locks.reverse()) l.release();
   }
-  let entries: HistoryEntry[] = [];
+  const entries: HistoryEntry[] = [];
   let intentPath: string | undefined;
   let plan: TxPlan<R>;
   try {
@@ -352,6 +352,5 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
   }
   // When an observer failed the intent stays, and the next writer runs them once more.
   if (intentPath && observersOk) completeTxIntent(intentPath);
-  entries = [...entries];
   return plan.result(entries);
 }
