@@ -44,9 +44,10 @@ export function resolveStoryRef<S extends StoryLike>(stories: readonly S[], ref:
 }
 
 /** The refusal's text: "No story '…'. Did you mean 1-2-login?" / "'1-2' names 2 stories: …". */
-export function storyRefMessage(ref: string, answer: { candidates: StoryLike[]; ambiguous: boolean }, where: string, all: readonly StoryLike[]): string {
+export function storyRefMessage(ref: string, answer: { candidates: StoryLike[]; ambiguous: boolean }, where: string, all: readonly StoryLike[], write = false): string {
+  const nothing = write ? ' Nothing was changed.' : '';
   const list = (xs: readonly StoryLike[]) => xs.slice(0, 6).map((s) => s.key).join(', ') + (xs.length > 6 ? ', …' : '');
-  if (answer.ambiguous) return `'${ref}' names ${answer.candidates.length} stories in ${where}: ${list(answer.candidates)}. Give the full key.`;
-  if (answer.candidates.length) return `No story '${ref}' in ${where}; nothing was written. Did you mean ${list(answer.candidates)}? Give the exact key (waymark sprint lists them).`;
-  return `No story '${ref}' in ${where}; nothing was written.${all.length ? ` Stories: ${list(all)}.` : ''} Give the exact key (waymark sprint lists them).`;
+  if (answer.ambiguous) return `'${ref}' names ${answer.candidates.length} stories in ${where}: ${list(answer.candidates)}. Give the full key.${nothing}`;
+  if (answer.candidates.length) return `No story '${ref}' in ${where}. Did you mean ${list(answer.candidates)}? Give the exact key (waymark sprint lists them).${nothing}`;
+  return `No story '${ref}' in ${where}.${all.length ? ` Stories: ${list(all)}.` : ''} Give the exact key (waymark sprint lists them).${nothing}`;
 }

@@ -78,7 +78,7 @@ function load(root: string, ref: string, opts: StoryWriteOptions, ctx: Workspace
   const report = loadSprint(root, sprint);
   if (!report) throw new WaymarkError('unreadable', `No BMAD sprint under ${root}: no sprint-status.yaml and no story files were found. Run BMAD sprint planning first.`, root);
   const answer = resolveStoryRef(report.stories, ref);
-  if (!('story' in answer)) throw new WaymarkError('usage', storyRefMessage(ref, answer, report.ledgerFile ? path.basename(report.ledgerFile) : 'the story files', report.stories), report.ledgerFile, { candidates: answer.candidates.map((s) => s.key) });
+  if (!('story' in answer)) throw new WaymarkError('usage', storyRefMessage(ref, answer, report.ledgerFile ? path.basename(report.ledgerFile) : 'the story files', report.stories, true), report.ledgerFile, { candidates: answer.candidates.map((s) => s.key) });
   return { report, story: answer.story };
 }
 
