@@ -2,7 +2,8 @@
  * The sprint functions bound to one state core: its clock, write guards (leases, events, trust),
  * observers, actor and session, so a story write from any face takes the core's write path.
  */
-import type { SprintApi, WriteGuard, WriteObserver } from '../api';
+import type { SprintApi } from '../api';
+import type { WriteGuard, WriteObserver } from '../writeHooks';
 import type { Clock, Logger } from '../ports';
 import type { WorkspaceContext } from '../store/workspaceContext';
 import { checkSprintProposal, loadSprint } from './sprint';

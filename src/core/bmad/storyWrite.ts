@@ -22,7 +22,7 @@ import { findTask, parseStory } from './story';
 import { loadSprint, loadStoryQuick, type SprintOptions, type SprintReport } from './sprint';
 import { resolveStoryRef, storyRefMessage } from './storyRef';
 import type { SprintStory } from './drift';
-import type { WriteGuard, WriteObserver } from '../api';
+import type { WriteGuard, WriteObserver } from '../writeHooks';
 import type { Logger } from '../ports';
 
 export interface StoryWriteOptions {

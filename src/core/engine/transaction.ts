@@ -7,7 +7,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { WriteGuard, WriteObserver } from '../api';
+import type { WriteGuard, WriteObserver } from '../writeHooks';
 import { WaymarkError, errorMessage } from '../errors';
 import type { Logger } from '../ports';
 import type { HistoryEntry } from '../types';

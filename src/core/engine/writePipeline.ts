@@ -1,5 +1,6 @@
 import * as path from 'node:path';
-import type { StateCoreInit, WriteContext } from '../api';
+import type { StateCoreInit } from '../api';
+import type { WriteContext } from '../writeHooks';
 import { WaymarkError, errorMessage } from '../errors';
 import type { Clock, FileSystem, Logger } from '../ports';
 import { nodeFileSystem } from '../store/nodeFileSystem';
