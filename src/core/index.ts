@@ -65,6 +65,7 @@ export { listLeases } from './protocol/leases';
 // BMAD sprint: ledger, story files, epics, gates and the drift between them (core-bmad).
 export { loadSprint, checkSprintProposal, findStory, findLedgerFile, type SprintReport, type SprintOptions } from './bmad/sprint';
 export { setStoryStatus, checkStoryTask, type StoryWriteOptions, type StoryWriteResult } from './bmad/storyWrite';
+export { resolveStoryRef, storyRefMessage } from './bmad/storyRef';
 export { buildSprint, recommend, type SprintStory, type SprintEpic, type SprintRecommendation, type SprintModel } from './bmad/drift';
 export { parseLedger, classifyLedgerKey, parseStamp, formatStamp, STORY_STATUSES, EPIC_STATUSES, type Ledger, type LedgerEntry } from './bmad/ledger';
 export { parseStory, normalizeStoryStatus, storyKeyFromName, type StoryFile, type StoryTask } from './bmad/story';
