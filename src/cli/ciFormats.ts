@@ -134,6 +134,8 @@ function moveLine(m: ReviewMove): string {
   const parts = [status];
   if (m.stepsCompleted.length) parts.push(`completed ${m.stepsCompleted.join(', ')}`);
   if (m.stepsRewound.length) parts.push(`un-did ${m.stepsRewound.join(', ')}`);
+  if (m.ledgerStatus) parts.push(`ledger ${m.ledgerStatus.from ?? '-'} → ${m.ledgerStatus.to ?? '-'}`);
+  if (m.fileStatus) parts.push(`story file ${m.fileStatus.from ?? '-'} → ${m.fileStatus.to ?? '-'}`);
   if (m.tasks) parts.push(`tasks ${m.tasks.from ?? '-'} → ${m.tasks.to ?? '-'}`);
   return `- ${m.rewind ? '⚠️ **rewind** ' : ''}${name}: ${parts.join('; ')}${who(m)}`;
 }

@@ -28,6 +28,9 @@ export interface ReviewMove {
   stepsRewound: string[];
   /** Tasks ticked, as `done/total`, when they changed. */
   tasks?: { from?: string; to?: string };
+  /** Stories: the ledger's and the story file's own statuses, when they changed (`from → to`). */
+  ledgerStatus?: { from?: string; to?: string };
+  fileStatus?: { from?: string; to?: string };
   /** True when the branch moved it backwards (steps un-done or an earlier status). */
   rewind: boolean;
   /** Who moved it, from the history lines the branch added (empty: no history line: edited by hand). */
@@ -132,9 +135,7 @@ function only(a: ReviewProblem[], b: ReviewProblem[]): ReviewProblem[] {
 }
 
 function reviewProblems(side: Side): ReviewProblem[] {
-  return side.problems
-    .filter((p) => p.severity !== 'info')
-    .map((p) => ({ file: rel(side.dir, p.file), line: p.range.start.line + 1, severity: p.severity, code: p.code, message: p.message }));
+  return side.problems.map((p) => ({ file: rel(side.dir, p.file), line: p.range.start.line + 1, severity: p.severity, code: p.code, message: p.message }));
 }
 
 const STORY_ORDER = ['backlog', 'ready-for-dev', 'in-progress', 'review', 'done'];
@@ -164,6 +165,10 @@ export async function reviewState(root: string, base: string): Promise<StateRevi
       const file = c.kind === 'workflow' ? c.id : (head.storyFiles.get(c.id.slice(6)) ?? old.storyFiles.get(c.id.slice(6)));
       const statusChanged = was?.status !== now?.status;
       const tasksChanged = was?.tasks !== now?.tasks;
+      // A story's own two statuses are shown when they say more than its status change does.
+      const own = (a?: string, b?: string) => (c.kind === 'story' && c.change === 'changed' && a !== b && (!statusChanged || b !== now?.status) ? { ...(a !== undefined ? { from: a } : {}), ...(b !== undefined ? { to: b } : {}) } : undefined);
+      const ledger = own(was?.ledgerStatus, now?.ledgerStatus);
+      const fileSt = own(was?.fileStatus, now?.fileStatus);
       const stepsCompleted = stepsNow.filter((s) => !stepsBefore.includes(s));
       const stepsRewound = c.change === 'removed' ? [] : stepsBefore.filter((s) => !stepsNow.includes(s));
       const onlyGates = !statusChanged && !tasksChanged && !stepsCompleted.length && !stepsRewound.length && c.fields.every((f) => f.key === 'gates');
@@ -183,6 +188,8 @@ export async function reviewState(root: string, base: string): Promise<StateRevi
         ...(now?.status !== undefined ? { to: now.status } : {}),
         stepsCompleted,
         stepsRewound,
+        ...(ledger ? { ledgerStatus: ledger } : {}),
+        ...(fileSt ? { fileStatus: fileSt } : {}),
         ...(tasksChanged ? { tasks: { ...(was?.tasks ? { from: was.tasks } : {}), ...(now?.tasks ? { to: now.tasks } : {}) } } : {}),
         rewind,
         by: file ? movers(head, old, file) : [],
