@@ -322,7 +322,7 @@ function outputFormat(ctx: CliContext): Format {
 /** Paths that carry project-level state (config, definitions, gates, history, the BMAD sprint). */
 const PROJECT_FILE = /(^|\/)(\.waymark|_bmad|_bmad-output|\.bmad-core)\/|(^|\/)sprint-status\.ya?ml$/;
 
-interface Checked {
+export interface Checked {
   files: number;
   workflows: number;
   problems: Problem[];
@@ -389,6 +389,22 @@ async function checkChanged(targets: Target[], ref: string, flags: CliContext['a
   };
 }
 
+/**
+ * validate's check, for the faces that print it their own way (the GitHub Action): every problem
+ * under `paths` (relative to `cwd`), or with `changedSince` only those of the files changed since
+ * the merge base of that ref; `top` is the repository's top folder (what paths are shown against).
+ */
+export async function checkForCi(paths: string[], cwd: string, changedSince?: string, flags: CliContext['args']['flags'] = {}): Promise<Checked & { top: string }> {
+  const targets = resolveTargets(paths, cwd);
+  let checked: Checked;
+  if (changedSince !== undefined) checked = await checkChanged(targets, changedSince, flags);
+  else {
+    const c = await collect(targets, flags);
+    checked = { files: c.files, workflows: c.workflows.length, problems: [...c.problems, ...(await projectProblems(targets, c))], skipped: c.skipped };
+  }
+  return { ...checked, problems: sortProblems(checked.problems), top: checked.top ?? (await repositoryTop(targets[0]?.root ?? cwd)) };
+}
+
 const validateCommand: CliCommand = {
   name: 'validate',
   options: ['max-file-bytes', 'format', 'changed-since'],
@@ -414,23 +430,17 @@ const validateCommand: CliCommand = {
   async run(ctx) {
     const format = outputFormat(ctx);
     const since = flagString(ctx.args, 'changed-since');
-    const targets = resolveTargets(ctx.args.positionals, ctx.cwd);
-    let checked: Checked;
-    if (since !== undefined) checked = await checkChanged(targets, since, ctx.args.flags);
-    else {
-      const c = await collect(targets, ctx.args.flags);
-      checked = { files: c.files, workflows: c.workflows.length, problems: [...c.problems, ...(await projectProblems(targets, c))], skipped: c.skipped };
-    }
-    const problems = sortProblems(checked.problems);
+    const checked = await checkForCi(ctx.args.positionals, ctx.cwd, since, ctx.args.flags);
+    const problems = checked.problems;
     const errors = problems.filter((p) => p.severity === 'error').length;
     const warnings = problems.filter((p) => p.severity === 'warning').length;
     const tally = `${checked.files} file(s), ${checked.workflows} workflow(s): ${errors} error(s), ${warnings} warning(s), ${problems.length - errors - warnings} info.`;
     if (format === 'json') {
       ctx.stdout(JSON.stringify({ files: checked.files, workflows: checked.workflows, problems: problems.map((p) => cliProblem(p, ctx.cwd)), skipped: checked.skipped.map((s) => ({ ...s, file: display(s.file, ctx.cwd) })) }) + '\n');
     } else if (format === 'sarif') {
-      ctx.stdout(JSON.stringify(toSarif(problems, checked.top ?? (await repositoryTop(ctx.cwd))), null, 2) + '\n');
+      ctx.stdout(JSON.stringify(toSarif(problems, checked.top), null, 2) + '\n');
     } else if (format === 'github') {
-      const lines = toGithubCommands(problems, checked.top ?? (await repositoryTop(ctx.cwd)));
+      const lines = toGithubCommands(problems, checked.top);
       lines.push(`Waymark: ${tally}`);
       ctx.stdout(lines.join('\n') + '\n');
     } else {
