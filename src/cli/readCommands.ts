@@ -381,7 +381,11 @@ async function checkChanged(targets: Target[], ref: string, flags: CliContext['a
   const c = await collect(rootTargets, flags);
   const keep = (f: string) => changed.has(f);
   return {
-    files: [...changed].filter((f) => c.states.some((w) => w.file === f) || c.skipped.some((s) => s.file === f)).length,
+    files: [...changed].filter((f) => {
+      const ctx = contextFor(f, contexts.values());
+      const rel = ctx ? path.relative(ctx.root, f).split(path.sep).join('/') : '';
+      return ctx && (PROJECT_FILE.test(rel) || (ctx.include.some((r) => r.test(rel)) && !ctx.exclude.some((r) => r.test(rel))));
+    }).length,
     workflows: c.workflows.filter((w) => keep(w.file)).length,
     problems: [...c.problems, ...(await projectProblems(rootTargets, c))].filter((p) => keep(p.file)),
     skipped: c.skipped.filter((s) => keep(s.file)),

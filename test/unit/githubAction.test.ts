@@ -54,8 +54,9 @@ function runBundle(repo: string, inputs: Record<string, string>): Run {
 
 /** The annotations (workflow commands) a run printed, as [level, file, title]. */
 function annotations(stdout: string): string[][] {
-  return [...stdout.matchAll(/^::(error|warning|notice) ([^:]*)::/gm)].map((m) => {
-    const props = Object.fromEntries(m[2].split(',').map((kv) => kv.split('=')));
+  // The real @actions/core escapes `:` and `,` in properties; local-action's stub prints them as they are.
+  return [...stdout.matchAll(/^::(error|warning|notice) (.+?)::/gm)].map((m) => {
+    const props = Object.fromEntries(m[2].split(/,(?=\w+=)/).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
     return [m[1], decodeURIComponent(props.file ?? ''), decodeURIComponent(props.title ?? '')];
   }).filter((a) => a[1] !== '');
 }
