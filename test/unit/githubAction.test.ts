@@ -70,7 +70,7 @@ const EXPECTED = [
 ].map((a) => a.join(' ')).sort();
 
 describe('the GitHub Action, run locally (github.com itself is not reached)', () => {
-  test('GitHub\'s local runner (@github/local-action) runs the Action\'s source on a PR with a base and a head commit: exactly the four findings annotated, summarized, and a SARIF file', { skip: !fs.existsSync(LOCAL_ACTION) && 'npm install brings @github/local-action' }, () => {
+  test('GitHub\'s local runner (@github/local-action) runs the Action\'s source on a PR with a base and a head commit: exactly the four findings annotated, summarized, and a SARIF file', { skip: !fs.existsSync(LOCAL_ACTION) && 'npm install brings @github/local-action', timeout: 400_000 }, () => {
     const repo = prRepo();
     makePrChanges(repo);
     const { env, files } = actionEnv(repo, { path: '.', base: 'main', 'fail-on': 'error' });
@@ -89,7 +89,7 @@ describe('the GitHub Action, run locally (github.com itself is not reached)', ()
     assert.match(run.stdout, /sarif-file.*waymark\.sarif/);
   });
 
-  test('the bundled dist/action.js (what action.yml runs) with the real @actions/core: annotations, job summary, outputs, SARIF', () => {
+  test('the bundled dist/action.js (what action.yml runs) with the real @actions/core: annotations, job summary, outputs, SARIF', { timeout: 300_000 }, () => {
     const repo = prRepo();
     makePrChanges(repo);
     const run = runBundle(repo, { path: '.', base: 'main', 'fail-on': 'error' });

@@ -27,8 +27,8 @@ function multitool(file: string): Finding[] {
   return log.runs.flatMap((run) => run.results ?? []);
 }
 
-describe('SARIF from validate, checked by the SARIF multitool (offline)', { skip: missing }, () => {
-  test('the multitool finds errors in a broken log (so a clean answer means something)', () => {
+describe('SARIF from validate, checked by the SARIF multitool (offline)', { skip: missing, timeout: 400_000 }, () => {
+  test('the multitool finds errors in a broken log (so a clean answer means something)', { timeout: 300_000 }, () => {
     const dir = tempDir('wm-sarif-');
     const file = path.join(dir, 'broken.sarif');
     fs.writeFileSync(file, JSON.stringify({ version: '2.1.0', runs: [{ tool: { driver: { name: 'x', rules: [] } }, results: [{ ruleId: 'r', ruleIndex: 3, message: { text: 'm' }, locations: [{ physicalLocation: { artifactLocation: { uri: 'a.md' }, region: { startLine: 0 } } }] }] }] }));
@@ -36,7 +36,7 @@ describe('SARIF from validate, checked by the SARIF multitool (offline)', { skip
     assert.ok(found.some((f) => f.level === 'error'), JSON.stringify(found));
   });
 
-  test('a pull request with problems of every severity, quick fixes and awkward file names validates with no finding', () => {
+  test('a pull request with problems of every severity, quick fixes and awkward file names validates with no finding', { timeout: 400_000 }, () => {
     const root = prRepo();
     makePrChanges(root);
     fs.mkdirSync(path.join(root, 'docs', 'ünï cödé %20'), { recursive: true });
