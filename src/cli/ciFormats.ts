@@ -124,25 +124,40 @@ export function toGithubCommands(problems: Problem[], base: string): string[] {
   });
 }
 
+/** Text from files (names, statuses, actors, messages) as Markdown that renders as written, never as markup. */
+export function mdText(s: string): string {
+  return s.replace(/[\r\n]+/g, ' ').replace(/[\\`*_{}[\]<>|#!~]/g, '\\$&');
+}
+
+/** `s` as an inline code span, whatever backticks it holds. */
+export function mdCode(s: string): string {
+  const flat = s.replace(/[\r\n]+/g, ' ');
+  const longest = Math.max(0, ...(flat.match(/`+/g) ?? []).map((r) => r.length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = flat.startsWith('`') || flat.endsWith('`') ? ' ' : '';
+  return `${fence}${pad}${flat}${pad}${fence}`;
+}
+
 function who(m: { by: string[] }): string {
-  return m.by.length ? ` by ${m.by.join(', ')}` : ' (no history line: edited by hand)';
+  return m.by.length ? ` by ${m.by.map(mdText).join(', ')}` : ' (no history line: edited by hand)';
 }
 
 function moveLine(m: ReviewMove): string {
-  const name = m.kind === 'story' ? m.id : `\`${m.id}\``;
-  const status = m.change === 'added' ? `new, ${m.to ?? 'no status'}` : m.change === 'removed' ? `removed (was ${m.from ?? 'no status'})` : m.from !== m.to ? `${m.from ?? '-'} → ${m.to ?? '-'}` : `${m.to ?? 'no status'}`;
+  const name = m.kind === 'story' ? mdText(m.id) : mdCode(m.id);
+  const t = (v: string | undefined, none = '-') => (v === undefined ? none : mdText(v));
+  const status = m.change === 'added' ? `new, ${t(m.to, 'no status')}` : m.change === 'removed' ? `removed (was ${t(m.from, 'no status')})` : m.from !== m.to ? `${t(m.from)} → ${t(m.to)}` : t(m.to, 'no status');
   const parts = [status];
-  if (m.stepsCompleted.length) parts.push(`completed ${m.stepsCompleted.join(', ')}`);
-  if (m.stepsRewound.length) parts.push(`un-did ${m.stepsRewound.join(', ')}`);
-  if (m.ledgerStatus) parts.push(`ledger ${m.ledgerStatus.from ?? '-'} → ${m.ledgerStatus.to ?? '-'}`);
-  if (m.fileStatus) parts.push(`story file ${m.fileStatus.from ?? '-'} → ${m.fileStatus.to ?? '-'}`);
-  if (m.tasks) parts.push(`tasks ${m.tasks.from ?? '-'} → ${m.tasks.to ?? '-'}`);
+  if (m.stepsCompleted.length) parts.push(`completed ${m.stepsCompleted.map(mdText).join(', ')}`);
+  if (m.stepsRewound.length) parts.push(`un-did ${m.stepsRewound.map(mdText).join(', ')}`);
+  if (m.ledgerStatus) parts.push(`ledger ${t(m.ledgerStatus.from)} → ${t(m.ledgerStatus.to)}`);
+  if (m.fileStatus) parts.push(`story file ${t(m.fileStatus.from)} → ${t(m.fileStatus.to)}`);
+  if (m.tasks) parts.push(`tasks ${t(m.tasks.from)} → ${t(m.tasks.to)}`);
   return `- ${m.rewind ? '⚠️ **rewind** ' : ''}${name}: ${parts.join('; ')}${who(m)}`;
 }
 
 /** The review as a short Markdown summary for a pull request (one line when nothing of state changed). */
 export function reviewMarkdown(r: StateReview): string {
-  const against = `\`${r.base}\` (merge base ${r.mergeBase.slice(0, 8)})`;
+  const against = `${mdCode(r.base)} (merge base ${r.mergeBase.slice(0, 8)})`;
   if (!r.moved.length && !r.gates.length && !r.introduced.length && !r.fixed.length) return `**Waymark:** this change leaves workflow state as it is against ${against}.\n`;
   const out = [`### Waymark: workflow state against ${against}`, ''];
   const rewinds = r.moved.filter((m) => m.rewind);
@@ -151,17 +166,17 @@ export function reviewMarkdown(r: StateReview): string {
   if (r.moved.length) out.push('**Moved**', '', ...r.moved.map(moveLine), '');
   if (r.gates.length) {
     out.push('**Gates**', '');
-    for (const g of r.gates) out.push(`- \`${g.id}\` step ${g.step}: gate ${g.gate} ${g.change} (${g.from ?? 'none'} → ${g.to ?? 'removed'})${g.reviewer ? ` by reviewer ${g.reviewer}` : g.to ? ' ⚠️ no reviewer recorded' : ''}`);
+    for (const g of r.gates) out.push(`- ${mdCode(g.id)} step ${mdText(g.step)}: gate ${mdText(g.gate)} ${g.change} (${g.from ?? 'none'} → ${g.to ?? 'removed'})${g.reviewer ? ` by reviewer ${mdText(g.reviewer)}` : g.to ? ' ⚠️ no reviewer recorded' : ''}`);
     out.push('');
   }
   if (r.introduced.length) {
     out.push('**Problems introduced**', '');
-    for (const p of r.introduced) out.push(`- ${p.severity} \`${p.code}\` ${p.file}:${p.line}: ${p.message}`);
+    for (const p of r.introduced) out.push(`- ${p.severity} ${mdCode(p.code)} ${mdText(p.file)}:${p.line}: ${mdText(p.message)}`);
     out.push('');
   }
   if (r.fixed.length) {
     out.push('**Problems fixed**', '');
-    for (const p of r.fixed) out.push(`- \`${p.code}\` ${p.file}: ${p.message}`);
+    for (const p of r.fixed) out.push(`- ${mdCode(p.code)} ${mdText(p.file)}: ${mdText(p.message)}`);
     out.push('');
   }
   return out.join('\n');

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { git } from './gitHelpers';
 import { cli, ok, write, prRepo, makePrChanges, IMPL } from './ciHelpers';
-import { escapeData, escapeProperty } from '../../src/cli/ciFormats';
+import { escapeData, escapeProperty, mdText, mdCode } from '../../src/cli/ciFormats';
 
 describe('validate for CI: --format sarif|github and --changed-since (real git)', () => {
   test('--format github prints one workflow command per problem of the changed files, paths from the repository top', () => {
@@ -121,5 +121,21 @@ describe('diff-state --format markdown|json: what a pull request changes in work
     // The old --json view is unchanged.
     const old = JSON.parse(cli(root, ['diff-state', 'main', '--json']).stdout) as { changes: unknown[] };
     assert.ok(Array.isArray(old.changes));
+  });
+});
+
+describe('the PR summary renders what files say as text, never as markup', () => {
+  test('Markdown and HTML in names, statuses and messages are escaped; code spans hold any backticks', () => {
+    assert.equal(mdText('<img src=x onerror=alert(1)> **bold** [link](http://x) a|b\nnext'), '\\<img src=x onerror=alert(1)\\> \\*\\*bold\\*\\* \\[link\\](http://x) a\\|b next');
+    assert.equal(mdCode('plan.md'), '`plan.md`');
+    assert.equal(mdCode('a`b'), '``a`b``');
+    assert.equal(mdCode('`x`'), '`` `x` ``');
+  });
+
+  test('a workflow file and status written to break the summary show as written', () => {
+    const root = prRepo();
+    write(root, 'we`ird <b>.workflow.md', '---\nworkflow: weird\nstatus: in_progress\nsteps: [a, b]\nstepsCompleted: [a]\n---\n');
+    const md = cli(root, ['diff-state', 'main', '--format', 'markdown']).stdout;
+    assert.match(md, /- ``we`ird <b>\.workflow\.md``: new, in\\_progress; completed a/);
   });
 });
