@@ -34,14 +34,14 @@ function reviewAnnotations(r: StateReview, root: string, top: string): { warning
     if (!m.rewind || !m.file) continue;
     warnings++;
     const what = m.stepsRewound.length ? `un-does ${m.stepsRewound.join(', ')}` : `moves it back from ${m.from ?? '-'} to ${m.to ?? '-'}`;
-    core.warning(`This change rewinds ${m.id}: it ${what}${m.by.length ? ` (by ${m.by.join(', ')})` : ' with no history line (edited by hand)'}. Completed work moves back only on purpose: waymark set-status/reopen records who and why.`, { title: 'Waymark: rewind', file: file(m.file), startLine: 1 });
+    core.warning(`This change rewinds ${m.id}: it ${what}${m.by.length ? ` (by ${m.by.join(', ')})` : ' with no history line (edited by hand)'}. Completed work moves back only on purpose: waymark set-status/reopen records who and why.`, { title: 'rewind', file: file(m.file), startLine: 1 });
   }
   for (const g of r.gates) {
     if (g.change !== 'opened' || g.reviewer) continue;
     warnings++;
-    core.warning(`Gate ${g.gate} of ${g.id} (step ${g.step}) is opened (${g.to}) with no reviewer recorded: the gate file was written by hand. Record the verdict with waymark gate pass ${g.id} ${g.step} --by REVIEWER.`, { title: 'Waymark: gate without reviewer', file: file(g.file), startLine: 1 });
+    core.warning(`Gate ${g.gate} of ${g.id} (step ${g.step}) is opened (${g.to}) with no reviewer recorded: the gate file was written by hand. Record the verdict with waymark gate pass ${g.id} ${g.step} --by REVIEWER.`, { title: 'gate-without-reviewer', file: file(g.file), startLine: 1 });
   }
-  for (const p of r.fixed) core.notice(`Fixed by this change: ${p.code}: ${p.message}`, { title: `Waymark fixed ${p.code}`, file: file(p.file), startLine: p.line });
+  for (const p of r.fixed) core.notice(`Fixed by this change: ${p.code}: ${p.message}`, { title: `fixed ${p.code}`, file: file(p.file), startLine: p.line });
   return { warnings };
 }
 
@@ -59,7 +59,7 @@ export async function run(): Promise<void> {
     const checked = await checkForCi([root], workspace, base);
     for (const p of checked.problems) {
       BY_SEVERITY[p.severity](p.message, {
-        title: `Waymark ${p.code}`,
+        title: p.code,
         file: relTo(checked.top, p.file),
         startLine: p.range.start.line + 1,
         endLine: p.range.end.line + 1,

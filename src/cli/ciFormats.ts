@@ -118,7 +118,7 @@ export function toGithubCommands(problems: Problem[], base: string): string[] {
       `col=${p.range.start.character + 1}`,
       `endLine=${p.range.end.line + 1}`,
       ...(p.range.end.line === p.range.start.line ? [`endColumn=${Math.max(p.range.end.character, p.range.start.character) + 1}`] : []),
-      `title=${escapeProperty(`Waymark ${p.code}`)}`,
+      `title=${escapeProperty(p.code)}`,
     ];
     return `::${COMMAND[p.severity]} ${props.join(',')}::${escapeData(p.message)}`;
   });

@@ -15,7 +15,7 @@ describe('validate for CI: --format sarif|github and --changed-since (real git)'
     const lines = r.stdout.trim().split('\n');
     const commands = lines.filter((l) => l.startsWith('::'));
     assert.equal(commands.length, 1, r.stdout);
-    assert.match(commands[0], /^::warning file=_bmad-output\/implementation-artifacts\/1-1-login\.md,line=\d+,col=\d+,endLine=\d+(,endColumn=\d+)?,title=Waymark story-done-tasks-open::.+/);
+    assert.match(commands[0], /^::warning file=_bmad-output\/implementation-artifacts\/1-1-login\.md,line=\d+,col=\d+,endLine=\d+(,endColumn=\d+)?,title=story-done-tasks-open::.+/);
     assert.match(lines[lines.length - 1], /^Waymark: \d+ file\(s\)/);
     assert.equal(r.code, 0, 'warnings only: exit 0');
   });

@@ -62,11 +62,11 @@ function annotations(stdout: string): string[][] {
 }
 
 const EXPECTED = [
-  ['notice', `${IMPL}/1-2-logout.md`, 'Waymark fixed story-status-drift'],
-  ['notice', `${IMPL}/sprint-status.yaml`, 'Waymark fixed story-status-drift'],
-  ['warning', '.waymark/gates/release/approve.gate', 'Waymark: gate without reviewer'],
-  ['warning', `${IMPL}/1-1-login.md`, 'Waymark story-done-tasks-open'],
-  ['warning', 'plan.md', 'Waymark: rewind'],
+  ['notice', `${IMPL}/1-2-logout.md`, 'fixed story-status-drift'],
+  ['notice', `${IMPL}/sprint-status.yaml`, 'fixed story-status-drift'],
+  ['warning', '.waymark/gates/release/approve.gate', 'gate-without-reviewer'],
+  ['warning', `${IMPL}/1-1-login.md`, 'story-done-tasks-open'],
+  ['warning', 'plan.md', 'rewind'],
 ].map((a) => a.join(' ')).sort();
 
 describe('the GitHub Action, run locally (github.com itself is not reached)', () => {
@@ -122,7 +122,7 @@ describe('the GitHub Action, run locally (github.com itself is not reached)', ()
     write(repo, 'plan.md', '---\nworkflow: plan\nstatus: bogus\nsteps: [design, build, ship]\nstepsCompleted: [design, build]\n---\n');
     const failing = runBundle(repo, { base: 'main' });
     assert.equal(failing.code, 1);
-    assert.deepEqual(annotations(failing.stdout).map((a) => a.join(' ')), ['error plan.md Waymark unknown-status']);
+    assert.deepEqual(annotations(failing.stdout).map((a) => a.join(' ')), ['error plan.md unknown-status']);
   });
 
   test('action.yml declares what the code reads and writes: node20, dist/action.js, inputs path/base/fail-on, output sarif-file', () => {
