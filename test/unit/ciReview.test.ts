@@ -37,6 +37,14 @@ describe('validate for CI: --format sarif|github and --changed-since (real git)'
     assert.ok(j.problems.some((p) => p.file === 'notes/new.workflow.md'), JSON.stringify(j));
   });
 
+  test('--changed-since keeps the project-level checks of the changed files (dependsOn targets)', () => {
+    const root = prRepo();
+    write(root, 'next.workflow.md', '---\nworkflow: next\nstatus: created\ndependsOn: [no-such-workflow]\n---\n');
+    const j = JSON.parse(cli(root, ['validate', '--changed-since', 'main', '--json']).stdout) as { problems: { file: string; code: string }[] };
+    assert.deepEqual(j.problems.filter((p) => p.code.startsWith('depends-')).map((p) => `${p.file} ${p.code}`), ['next.workflow.md depends-unknown']);
+    assert.ok(j.problems.every((p) => p.file === 'next.workflow.md'), JSON.stringify(j));
+  });
+
   test('--format sarif: SARIF 2.1.0 with the registry as rules, 1-based regions, %SRCROOT%-relative URIs', () => {
     const root = prRepo();
     write(root, 'docs/a b.workflow.md', '---\nworkflow: ab\nstatus: in_progress\nsteps: [one, two]\nstepsCompleted: [one, tow]\n---\n');
