@@ -109,6 +109,7 @@ export { mergeStateFile, mergeStatus, uniteSteps, mergeHistoryText, gitMergeFile
 export { installMergeDriver, uninstallMergeDriver, attributeLines, type GitSetupResult } from './git/gitSetup';
 export { listWorktrees, worktreeStates, aheadInOtherWorktrees, type Worktree, type WorktreeItem, type WorktreeState, type WorktreeStatesOptions, type AheadElsewhere } from './git/worktrees';
 export { snapshotRef, diffState, resolveRef, readStateItems, compareStateItems, compareItems, type RefSnapshot, type StateItem, type StateChange, type StateFieldChange, type StateDiff } from './git/refState';
+export { reviewState, changedFilesSince, mergeBaseOf, type StateReview, type ReviewMove, type ReviewGate, type ReviewProblem } from './git/stateReview';
 
 // One-way ticket projection behind a circuit breaker (core/tickets).
 export { runProjection, projectFolder, outboxLength, type ProjectOptions, type ProjectReport, type PlannedChange } from './tickets/projector';
