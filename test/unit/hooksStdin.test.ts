@@ -8,7 +8,7 @@ import { claudeEvent, cleanup, featureWorkspace, treeDigest, write, type Run } f
 /** Runs `sh -c script` (a real shell pipeline into dist/cli.js) in `cwd`. */
 function shell(script: string, cwd: string): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const env = { ...process.env, CLI: `${process.execPath} ${path.resolve('dist/cli.js')}`, CLAUDE_PROJECT_DIR: cwd };
+    const env: NodeJS.ProcessEnv = { ...process.env, CLI: `${process.execPath} ${path.resolve('dist/cli.js')}`, CLAUDE_PROJECT_DIR: cwd };
     delete env.WAYMARK_ACTOR;
     delete env.WAYMARK_SESSION;
     const p = spawn('sh', ['-c', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
