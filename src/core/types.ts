@@ -104,7 +104,7 @@ export interface GateState {
    * Waymark in the workflow's history (false: it does not open the gate). Unset under `file`.
    */
   recorded?: boolean;
-  /** Why the gate file does not count as recorded (when `recorded` is false). */
+  /** Why the gate file does not open its gate although its verdict would: it was not recorded (only then set). */
   unrecorded?: string;
 }
 

@@ -21,7 +21,7 @@ function safeSegment(s: string): string {
  */
 function pathKey(root: string, file: string): string {
   const rel = path.relative(root, path.resolve(file));
-  if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) return `_outside/${createHash('sha256').update(path.resolve(file)).digest('hex').slice(0, 16)}`;
+  if (!rel || rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) return `_outside/${createHash('sha256').update(path.resolve(file)).digest('hex').slice(0, 16)}`;
   return rel.replace(/\.[^./\\]*$/, '').split(/[/\\]/).map(safeSegment).join('/');
 }
 
@@ -75,7 +75,7 @@ function gateGlobRegex(template: string): RegExp {
  */
 export function isGatePathIn(ctx: Pick<WorkspaceContext, 'root' | 'config'>, absPath: string): boolean {
   const rel = path.relative(ctx.root, path.resolve(absPath)).split(path.sep).join('/');
-  if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) return false;
+  if (!rel || rel === '..' || rel.startsWith('../') || path.isAbsolute(rel)) return false;
   const template = path.posix.normalize(ctx.config.gates?.path || DEFAULT_GATE_PATH);
   if (gateGlobRegex(template).test(rel)) return true;
   return template === DEFAULT_GATE_PATH && gateGlobRegex('.waymark/gates/{file}/{gate}.gate').test(rel);
@@ -219,12 +219,14 @@ export function gateOf(ctx: Pick<WorkspaceContext, 'root' | 'config'>, state: Pi
   const g = parseGateText(read.text, at, gateName, now);
   if ((ctx.config.gates?.trust ?? 'recorded') === 'file' || g.error) return g;
   const why = unrecordedReason(read.text, g, latestGateRecord(ctx.root, state.file, gateName, ctx.config.history?.dir));
-  return why ? { ...g, open: false, recorded: false, unrecorded: why } : { ...g, recorded: true };
+  if (!why) return { ...g, recorded: true };
+  // `unrecorded` only when the file would have opened the gate: a hand-written FAIL closes it either way.
+  return g.open ? { ...g, open: false, recorded: false, unrecorded: why } : { ...g, recorded: false };
 }
 
 /** Why a gated step's gate does not open, for refusals and problems (`g` closed or missing). */
 export function closedGateWhy(g: GateState | undefined, gateName: string): string {
   if (!g || !g.exists) return `its gate ${gateName} has no verdict yet`;
-  if (g.recorded === false) return `its gate file ${gateName} was not recorded through Waymark (${g.unrecorded ?? 'no matching history line'}), so it does not open the gate (gates.trust: recorded)`;
+  if (g.unrecorded !== undefined) return `its gate file ${gateName} was not recorded through Waymark (${g.unrecorded}), so it does not open the gate (gates.trust: recorded)`;
   return `its gate ${gateName} is ${g.verdict ?? 'unreadable'}${g.reason ? ` (${g.reason})` : ''}`;
 }

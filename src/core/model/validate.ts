@@ -203,14 +203,14 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
     const g = state.gates[s.id] as GateReadResult | undefined;
     const entry = a.entries.find((e) => e.id === s.id);
     const path: PathSeg[] = entry ? ['stepsCompleted', entry.index] : ['stepsCompleted'];
-    if (g?.recorded === false) {
-      out.push({ path, severity: 'warning', code: 'gate-unrecorded', message: `The gate file of step '${s.id}' (${g.file}) was not recorded through Waymark: ${g.unrecorded ?? 'no matching history line'}. It does not open the gate (gates.trust: recorded). Record the verdict: waymark gate pass ${relativeHint(state)} ${s.id} --by NAME.`, data: { fix: 'recordGate', gate: s.gate, step: s.id, gateFile: g.file } });
+    if (g?.unrecorded !== undefined) {
+      out.push({ path, severity: 'warning', code: 'gate-unrecorded', message: `The gate file of step '${s.id}' (${g.file}) was not recorded through Waymark: ${g.unrecorded}. It does not open the gate (gates.trust: recorded). Record the verdict: waymark gate pass ${relativeHint(state)} ${s.id} --by NAME.`, data: { fix: 'recordGate', gate: s.gate, step: s.id, gateFile: g.file } });
     }
     if (!a.done.has(s.id)) continue;
     if (g?.error) {
       out.push({ path, severity: 'error', code: 'gate-invalid', message: `Gate '${s.gate}' for step '${s.id}' is unreadable (${g.error}): ${g.file}. Fix the gate file.`, data: { gate: s.gate, gateFile: g.file } });
     } else if (!g || !g.open) {
-      const why = !g || !g.exists ? 'has no gate file' : g.recorded === false ? 'was not recorded through Waymark' : g.verdict === 'WAIVED' ? 'has a waiver that is incomplete or expired' : `is ${g.verdict}`;
+      const why = !g || !g.exists ? 'has no gate file' : g.unrecorded !== undefined ? 'was not recorded through Waymark' : g.verdict === 'WAIVED' ? 'has a waiver that is incomplete or expired' : `is ${g.verdict}`;
       out.push({ path, severity: 'error', code: 'gate-not-passed', message: `Step '${s.id}' is completed but its gate '${s.gate}' ${why}. Record a verdict: waymark gate pass ${relativeHint(state)} ${s.id} --by NAME.`, data: { fix: 'createGate', gate: s.gate, step: s.id, gateFile: g?.file } });
     }
   }
