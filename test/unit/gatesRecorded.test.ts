@@ -62,6 +62,8 @@ describe('gates.trust: recorded (the default): only a verdict recorded through W
       assert.equal(p.data?.fix, 'recordGate');
       assert.equal(p.data?.step, 'review');
       assert.match(p.message, /waymark gate pass rel\.md review --by NAME/);
+      // Its quick fix is the gate command, never a write of the gate file.
+      await assert.rejects(core.applyFix(file, p), (e: unknown) => WaymarkError.is(e, 'usage') && /waymark gate pass\|concerns\|waive .*rel\.md review --by NAME/.test((e as Error).message));
     }
     // The CLI says the same, with the gate-closed exit code.
     const r = cli(root, 'advance', 'rel.md');
