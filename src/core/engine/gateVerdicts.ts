@@ -65,6 +65,7 @@ export async function writeGateVerdict(
   let gate: GateState;
   let state: WorkflowState;
   let intent: { path: string; id: string } | undefined;
+  let legacyLock: Awaited<ReturnType<typeof acquireFileLock>> | undefined;
   try {
     await w.recover(ctx, abs);
     state = w.readAt(abs, target, ctx).state;
@@ -81,6 +82,8 @@ export async function writeGateVerdict(
       const before = gateOf(ctx, state, gateName, w.clock.now());
       // A verdict at the old location (keyed by base name) moves to the file's own path.
       const moveFrom = before.exists && before.file !== gatePath && ownsLegacyGate(ctx, abs, gateName, before.file) ? before.file : undefined;
+      // The old copy is read and removed under its own lock too (another writer may still address it there).
+      if (moveFrom) legacyLock = await acquireFileLock(moveFrom, w.lockOptions(ctx.root));
       const reviewer = args.by?.trim() || wctx.actor;
       const updated = w.clock.now().toISOString();
       const prepared = prepareGateFile(gatePath, {
@@ -124,6 +127,7 @@ export async function writeGateVerdict(
       }
       gate = gateOf(ctx, state, gateName, w.clock.now());
     } finally {
+      legacyLock?.release();
       gateLock.release();
     }
   } finally {
