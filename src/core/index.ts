@@ -21,7 +21,8 @@ export { YamlLocator } from './model/positions';
 export { sha256, computeStateHash } from './model/hash';
 export { scanRoots, allProblems, readOneFile, readWorkflowFileSync, contextFor, listCandidates } from './store/scan';
 export { validateDelegation, buildChains, chainOf, type DelegationNode } from './model/delegation';
-export { gateFilePath, readGate, parseGateText } from './model/gates';
+export { gateFilePath, gateOf, readGate, parseGateText, gateTextHash } from './model/gates';
+export { isGatePath } from './store/gateStore';
 export { frontmatterResume } from './model/resume';
 export { writeManifest, changedSince } from './store/manifest';
 
