@@ -40,7 +40,8 @@ export const claudeCodeAdapter: HookAdapter = {
   actor: 'claude-code',
   install: {
     settingsFile: '.claude/settings.json',
-    timeoutUnit: 's',
+    layout: 'groups',
+    entry: (command, e) => ({ type: 'command', command, timeout: e.timeout }),
     events: [
       { event: 'PreToolUse', matcher: 'Edit|Write|MultiEdit|Bash', timeout: 30 },
       { event: 'PostToolUse', matcher: 'Edit|Write|MultiEdit|Bash', timeout: 30 },

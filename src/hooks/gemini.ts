@@ -31,7 +31,8 @@ export const geminiAdapter: HookAdapter = {
   actor: 'gemini-cli',
   install: {
     settingsFile: '.gemini/settings.json',
-    timeoutUnit: 'ms',
+    layout: 'groups',
+    entry: (command, e) => ({ type: 'command', command, timeout: e.timeout, name: `waymark-${e.event}` }),
     events: [
       { event: 'BeforeTool', matcher: 'write_file|replace|run_shell_command', timeout: 30_000 },
       { event: 'AfterTool', matcher: 'write_file|replace|run_shell_command', timeout: 30_000 },

@@ -70,10 +70,17 @@ export class HookInputError extends Error {
 export interface InstallSpec {
   /** Settings file relative to the project folder (`.claude/settings.json`). */
   settingsFile: string;
-  /** Per agent event: the tool matcher (undefined: the event takes none) and the timeout. */
+  /** Per agent event: the tool matcher (undefined: the event takes none) and the timeout (in the agent's unit). */
   events: { event: string; matcher?: string; timeout: number }[];
-  /** The timeout unit the agent reads. */
-  timeoutUnit: 's' | 'ms';
+  /**
+   * `groups`: `hooks.<event>` lists `{matcher, hooks: [entry]}` (Claude Code, Gemini CLI, Codex);
+   * `flat`: `hooks.<event>` lists the entries themselves (Cursor, Copilot).
+   */
+  layout: 'groups' | 'flat';
+  /** Top-level keys the file's format requires (`version: 1`), added when missing. */
+  top?: Record<string, unknown>;
+  /** One hook entry as the agent reads it. */
+  entry(command: string, e: { event: string; matcher?: string; timeout: number }): Record<string, unknown>;
 }
 
 export interface HookAdapter {

@@ -92,7 +92,11 @@ describe('the fast path and the shell parser', () => {
 
   test('install recognises its own commands only', () => {
     assert.equal(isOurCommand('waymark hook claude-code', 'claude-code'), true);
-    assert.equal(isOurCommand('node "/opt/w/dist/cli.js" hook claude-code --fail-closed', 'claude-code'), true);
+    assert.equal(isOurCommand('node "/opt/w/dist/cli.js" hook claude-code --fail-closed', 'claude-code', 'node "/opt/w/dist/cli.js"'), true, 'the launcher given to install');
+    assert.equal(isOurCommand('node ./node_modules/waymark/dist/cli.js hook claude-code', 'claude-code'), true);
+    assert.equal(isOurCommand('node ./node_modules/otherguard/dist/cli.js hook claude-code', 'claude-code'), false, "another tool's hook");
+    assert.equal(isOurCommand('./audit.sh && waymark hook claude-code', 'claude-code'), false, 'a command that only contains ours');
+    assert.equal(isOurCommand('waymark hook claude-code; rm -rf /', 'claude-code'), false);
     assert.equal(isOurCommand('npx waymark hook claude-code', 'claude-code'), true);
     assert.equal(isOurCommand('waymark hook gemini', 'claude-code'), false);
     assert.equal(isOurCommand('my-waymark-wrapper hook claude-code', 'claude-code'), false);
