@@ -4,6 +4,7 @@
  * to the model; with exit 0 the JSON on stdout is read (`hookSpecificOutput`, `decision:
  * "block"` + `reason`, `systemMessage`); any other exit code is a non-blocking error.
  */
+import { catalogueToolEvent } from './tools';
 import { HookInputError, isObject, parseHookInput, str, type HookAdapter, type HookContext, type HookDecision, type HookOutput, type NeutralEvent, type Replacement } from './port';
 
 const EDIT_TOOLS = new Set(['Edit', 'Write', 'MultiEdit']);
@@ -53,7 +54,7 @@ export const claudeCodeAdapter: HookAdapter = {
   parse(input, env) {
     return parseHookInput(input, env, {
       agent: 'claude-code', sender: 'Claude Code', projectDirEnv: 'CLAUDE_PROJECT_DIR', preTool: 'PreToolUse', postTool: 'PostToolUse',
-      tools: TOOLS, stops: { Stop: { subagent: false }, SubagentStop: { subagent: true } }, toolEvent,
+      tools: TOOLS, stops: { Stop: { subagent: false }, SubagentStop: { subagent: true } }, toolEvent, otherTools: catalogueToolEvent,
     });
   },
   render(event, decision): HookOutput {
@@ -76,7 +77,7 @@ export const claudeCodeAdapter: HookAdapter = {
     }
   },
   renderFailure(message, event, failClosed) {
-    if (failClosed && event && (event.kind === 'proposed-edit' || event.kind === 'proposed-command')) {
+    if (failClosed && event && (event.kind === 'proposed-edit' || event.kind === 'proposed-edits' || event.kind === 'proposed-command')) {
       return { exitCode: 2, stdout: '', stderr: `waymark could not check this change (${message}); refused because the hook runs with --fail-closed.\n` };
     }
     // Exit 1: Claude Code shows the error and carries on; the hook's own failure never blocks work.

@@ -20,11 +20,13 @@ import {
   loadSprint,
   relPath,
   isWaymarkRecord,
+  checkGateRemoval,
   WaymarkError,
   errorMessage,
   type ProposalProblem,
 } from '../core/index';
-import type { HookAdapter, HookDecision, NeutralEvent } from './port';
+import { applyHunks } from './applyPatch';
+import type { FileChange, FileEdit, HookAdapter, HookDecision, NeutralEvent } from './port';
 import { hasWorkspace, realPathOf, workspaceRootOf } from './quickCheck';
 import { readShellCommand } from './shell';
 
@@ -34,21 +36,70 @@ function formatProblems(problems: ProposalProblem[], max = 3): string {
   return lines.join('\n');
 }
 
-async function proposedEdit(event: Extract<NeutralEvent, { kind: 'proposed-edit' }>, adapter: HookAdapter, root: string): Promise<HookDecision> {
-  const file = realOf(path.resolve(event.ctx.cwd, event.file));
-  const current = readCurrentText(file);
-  const c = event.change;
-  const next = c.type === 'write' ? c.content : applyReplacements(current, c.edits);
-  // The tool itself will fail (old_string not found or not unique): nothing lands, nothing to judge.
-  if (next === undefined) return { kind: 'allow', note: `${event.tool} on ${file} will not apply (old_string not found or not unique); not checked.` };
-  const verdict = await checkProposedEdit({ root, file, text: next, beforeText: current ?? null, actor: adapter.actor, session: event.ctx.session });
-  if (!verdict.kind) return { kind: 'allow' };
-  const errors = refusals(verdict);
-  if (errors.length) {
-    return { kind: 'deny', reason: `Waymark refused this edit of ${verdict.rel}:\n${formatProblems(errors)}` };
+/** The text a change leaves in `file`: null when it deletes it; undefined when the tool itself would fail (nothing lands). */
+function nextText(cwd: string, file: string, current: string | undefined, c: FileChange): string | null | undefined {
+  switch (c.type) {
+    case 'write':
+      return c.content;
+    case 'replace':
+      return applyReplacements(current, c.edits);
+    case 'hunks': {
+      const base = c.from ? readCurrentText(realOf(path.resolve(cwd, c.from))) : current;
+      return base === undefined ? undefined : applyHunks(base, c.hunks);
+    }
+    case 'delete':
+      return null;
+    case 'unknown':
+      return undefined;
   }
-  saveEditSnapshot(root, file, current);
-  return { kind: 'allow' };
+}
+
+/** Judges every file a tool call changes; refused when any change breaks the rules. */
+async function proposedEdits(event: { ctx: NeutralEvent['ctx']; tool: string }, edits: FileEdit[], adapter: HookAdapter, root: string): Promise<HookDecision> {
+  const reasons: string[] = [];
+  const allowed: { file: string; current: string | undefined }[] = [];
+  const notes: string[] = [];
+  for (const e of edits) {
+    const file = realOf(path.resolve(event.ctx.cwd, e.file));
+    if (!insideRoot(root, file)) {
+      notes.push(`${file} is outside the workspace ${root}; not checked.`);
+      continue;
+    }
+    const current = readCurrentText(file);
+    const next = nextText(event.ctx.cwd, file, current, e.change);
+    if (next === undefined && e.change.type === 'replace') {
+      // The edit tool itself will fail (old_string not found or not unique): nothing lands.
+      notes.push(`${event.tool} on ${file} will not apply (old_string not found or not unique); not checked.`);
+      continue;
+    }
+    if (next === undefined) {
+      // A change Waymark cannot see (editFiles) or cannot apply (a patch whose context is not there):
+      // harmless elsewhere, refused where state lives.
+      const what = await stateOf(root, file);
+      if (what) reasons.push(e.change.type === 'unknown'
+        ? `Waymark refused this edit of ${relPath(root, file)}: ${event.tool} does not say what it writes, and the file holds ${what}.\n- fix: change state with a waymark command (waymark --help), or edit it with a tool whose change can be checked (a string replacement or a full write).`
+        : `Waymark refused this edit of ${relPath(root, file)}: the change cannot be applied to the file as it is (its old text is not there), and the file holds ${what}.\n- fix: read the file again and send the change against its current text.`);
+      else notes.push(`${event.tool} on ${file} will not apply or says no content; not checked.`);
+      continue;
+    }
+    const verdict = await checkProposedEdit({ root, file, text: next ?? undefined, beforeText: current ?? null, actor: adapter.actor, session: event.ctx.session });
+    const errors = [...refusals(verdict), ...(await gateDefinitionProblems(root, file, current, next ?? undefined))];
+    if (errors.length) reasons.push(`Waymark refused this edit of ${verdict.rel}:\n${formatProblems(errors)}`);
+    else if (verdict.kind) allowed.push({ file, current });
+  }
+  if (reasons.length) return { kind: 'deny', reason: reasons.join('\n') };
+  for (const a of allowed) saveEditSnapshot(root, a.file, a.current);
+  return { kind: 'allow', note: notes.length ? notes.join(' ') : undefined };
+}
+
+/** Changes that take away a gate a gated step depends on (a definition, a `gate:` entry, a `workflow:` switch, `gates.path`). */
+async function gateDefinitionProblems(root: string, file: string, before: string | undefined, after: string | undefined): Promise<ProposalProblem[]> {
+  return checkGateRemoval({ root, file, beforeText: before, text: after });
+}
+
+function insideRoot(root: string, file: string): boolean {
+  const rel = path.relative(root, file);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
 }
 
 /** The state a path holds, said for a refusal (`workflow state`, `a Waymark record`...), or undefined. */
@@ -201,7 +252,8 @@ function commandPaths(command: string, cwd: string): string[] {
 }
 
 async function toolDone(event: Extract<NeutralEvent, { kind: 'tool-done' }>, adapter: HookAdapter, root: string): Promise<HookDecision> {
-  const files = (event.file !== undefined ? [path.resolve(event.ctx.cwd, event.file)] : commandPaths(event.command ?? '', event.ctx.cwd)).map(realOf);
+  const named = [...(event.file !== undefined ? [event.file] : []), ...(event.files ?? [])];
+  const files = (named.length ? named.map((f) => path.resolve(event.ctx.cwd, f)) : commandPaths(event.command ?? '', event.ctx.cwd)).map(realOf);
   const reports: string[] = [];
   let problem = false;
   for (const file of files) {
@@ -288,7 +340,9 @@ export async function decide(event: NeutralEvent, adapter: HookAdapter): Promise
   try {
     switch (event.kind) {
       case 'proposed-edit':
-        return await proposedEdit(event, adapter, root);
+        return await proposedEdits(event, [{ file: event.file, change: event.change }], adapter, root);
+      case 'proposed-edits':
+        return await proposedEdits(event, event.edits, adapter, root);
       case 'proposed-command':
         return await proposedCommand(event, root);
       case 'tool-done':

@@ -7,7 +7,7 @@
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { HookContext, NeutralEvent } from './port';
+import type { FileChange, HookContext, NeutralEvent } from './port';
 
 const ROOT_MARKERS = ['.waymark', '_bmad', '_bmad-output', '.git'];
 
@@ -130,22 +130,43 @@ export function quickCheck(event: NeutralEvent): QuickVerdict {
       return { verdict: commandMayWrite(event.command) ? 'judge' : 'pass' };
     case 'tool-done':
       if (event.command !== undefined) return { verdict: commandMayWrite(event.command) ? 'judge' : 'pass' };
-      break;
+      return worst([...(event.file !== undefined ? [event.file] : []), ...(event.files ?? [])].map((f) => fileCheck(event.ctx, f, undefined)));
     case 'proposed-edit':
-      break;
+      return fileCheck(event.ctx, event.file, event.change);
+    case 'proposed-edits':
+      return worst(event.edits.map((e) => fileCheck(event.ctx, e.file, e.change)));
   }
-  const root = realPathOf(workspaceRootOf(event.ctx));
+}
+
+/** `judge` when any file needs it; else `pass` (with the first note). */
+function worst(vs: QuickVerdict[]): QuickVerdict {
+  return vs.find((v) => v.verdict === 'judge') ?? vs[0] ?? { verdict: 'pass' };
+}
+
+/** A file an edit changes (`change`) or changed (undefined: after the tool ran). */
+function fileCheck(ctx: HookContext, file: string, change: FileChange | undefined): QuickVerdict {
+  const root = realPathOf(workspaceRootOf(ctx));
   // Judged by real path: a link (inside or outside the workspace) is the file it points to.
-  const abs = realPathOf(path.resolve(event.ctx.cwd, event.file!));
+  const abs = realPathOf(path.resolve(ctx.cwd, file));
   const rel = path.relative(root, abs);
   if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) return { verdict: 'pass', note: `${abs} is outside the workspace ${root}; not checked.` };
   const relSlash = rel.split(path.sep).join('/');
   if (RECORD.test(relSlash) || LEDGER.test(relSlash)) return { verdict: 'judge' };
   if (looksLikeState(head(abs))) return { verdict: 'judge' };
-  if (event.kind === 'proposed-edit') {
-    const c = event.change;
-    if (c.type === 'write' ? looksLikeState(c.content) : c.edits.some((e) => fragmentMayAddState(e.newString))) return { verdict: 'judge' };
-    return { verdict: 'pass' };
+  if (change) {
+    switch (change.type) {
+      case 'write':
+        return { verdict: looksLikeState(change.content) ? 'judge' : 'pass' };
+      case 'replace':
+        return { verdict: change.edits.some((e) => fragmentMayAddState(e.newString)) ? 'judge' : 'pass' };
+      case 'hunks':
+        if (change.from && looksLikeState(head(realPathOf(path.resolve(ctx.cwd, change.from))))) return { verdict: 'judge' };
+        return { verdict: change.hunks.some((h) => fragmentMayAddState(h.new.join('\n'))) ? 'judge' : 'pass' };
+      case 'delete':
+      case 'unknown':
+        // Without state now, deleting it changes none; an unseen edit that adds state is caught after it.
+        return { verdict: 'pass' };
+    }
   }
   // After an edit: the state may have been removed; the snapshot the check kept before this
   // file's edit says so (named as protocol/proposal.ts names it).

@@ -73,7 +73,7 @@ describe('waymark hook install|uninstall claude-code|gemini', () => {
       assert.equal(r.code, 1);
       assert.match(r.stderr, /settings\.json is not valid JSON .*fix it first.*Nothing was changed/);
       assert.equal(fs.readFileSync(bad, 'utf8'), '{ "hooks": { ,, }\n');
-      assert.equal((await runCliProcess(['hook', 'install', 'cursor'], '', { cwd: root })).code, 2);
+      assert.equal((await runCliProcess(['hook', 'install', 'windsurf'], '', { cwd: root })).code, 2);
       assert.equal((await runCliProcess(['hook', 'install', 'claude-code', '--force-it'], '', { cwd: root })).code, 2);
     } finally {
       cleanup(root);
