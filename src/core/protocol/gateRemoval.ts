@@ -54,10 +54,12 @@ const FIX = 'finish the gated step first (a reviewer records its verdict: waymar
  * not done, in this file or in the workflows that use this definition or configuration.
  */
 export async function checkGateRemoval(input: { root: string; file: string; beforeText: string | undefined; text: string | undefined }): Promise<ProposalProblem[]> {
-  if (input.beforeText === input.text || input.beforeText === undefined) return [];
+  if (input.beforeText === input.text) return [];
   const root = path.resolve(input.root);
   const file = path.resolve(root, input.file);
   const rel = relPath(root, file);
+  // A missing configuration is the default one: creating it may move the gates too.
+  if (input.beforeText === undefined && !CONFIG.test(rel)) return [];
   const def = DEFINITION.exec(rel);
   if (def) {
     const after = gatedSteps(input.text);
@@ -84,7 +86,7 @@ export async function checkGateRemoval(input: { root: string; file: string; befo
     const what = moved ? `points gates.path elsewhere (${String(before.path ?? 'the default')} → ${String(after.path ?? 'the default')})` : 'sets gates.trust to file';
     return [{ severity: 'error', code: 'gate-removed', message: `this ${what} while gated steps wait for a verdict (${waiting.slice(0, 3).map((w) => relPath(root, w.file)).join(', ')}${waiting.length > 3 ? ', ...' : ''})`, fix: FIX }];
   }
-  if (input.text === undefined) return [];
+  if (input.text === undefined || input.beforeText === undefined) return [];
   const ctx = await contextFor(root);
   const before = parseWorkflowText(file, input.beforeText, ctx).state;
   const pending = pendingGates(before);
