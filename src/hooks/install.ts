@@ -142,6 +142,25 @@ function entryFor(spec: InstallSpec, command: string, e: InstallSpec['events'][n
 
 const SKELETON = '{}\n';
 
+/**
+ * `text` with `value` appended to the non-empty array or object `list` (as `key` for an object),
+ * written after its last item in the file's indentation; the items already there are not touched
+ * (jsonc-parser's own insertion reformats the item before it).
+ */
+function append(text: string, list: JsonNode, value: unknown, f: Format, key?: string): string {
+  const last = list.children![list.children!.length - 1];
+  const lineStart = text.lastIndexOf('\n', last.offset) + 1;
+  const lead = /^[ \t]*/.exec(text.slice(lineStart, last.offset))![0];
+  const sameLine = text.lastIndexOf('\n', last.offset) < text.lastIndexOf(list.type === 'array' ? '[' : '{', last.offset);
+  const unit = f.insertSpaces ? ' '.repeat(f.tabSize) : '\t';
+  // An item on its container's opening line: the new one goes on that line too, after a space.
+  const indent = sameLine ? '' : lead;
+  const body = JSON.stringify(value, null, unit).split('\n').join(f.eol + indent);
+  const item = (key !== undefined ? `${JSON.stringify(key)}: ` : '') + body;
+  const at = last.offset + last.length;
+  return text.slice(0, at) + ',' + (sameLine ? ' ' : f.eol + indent) + item + text.slice(at);
+}
+
 /** The settings text with Waymark's hook entries for `adapter` (replacing its earlier ones). */
 export function installHooks(text: string | undefined, adapter: HookAdapter, command: string, file: string): { text: string; changed: boolean } {
   const spec = adapter.install;
@@ -155,15 +174,19 @@ export function installHooks(text: string | undefined, adapter: HookAdapter, com
   const formattingOptions = formatOf(out);
   for (const [key, value] of Object.entries(spec.top ?? {})) {
     root = parseSettings(out, file);
-    if (!findNodeAtLocation(root, [key])) out = applyEdits(out, modify(out, [key], value, { formattingOptions }));
+    if (findNodeAtLocation(root, [key])) continue;
+    out = root.children?.length ? append(out, root, value, formattingOptions, key) : applyEdits(out, modify(out, [key], value, { formattingOptions }));
   }
+  root = parseSettings(out, file);
+  if (!findNodeAtLocation(root, ['hooks']) && root.children?.length) out = append(out, root, {}, formattingOptions, 'hooks');
   for (const e of spec.events) {
     root = parseSettings(out, file);
+    const hooks = findNodeAtLocation(root, ['hooks']);
     const list = findNodeAtLocation(root, ['hooks', e.event]);
     const entry = entryFor(spec, command, e);
-    out = list && list.type === 'array'
-      ? applyEdits(out, modify(out, ['hooks', e.event, list.children!.length], entry, { formattingOptions, isArrayInsertion: true }))
-      : applyEdits(out, modify(out, ['hooks', e.event], [entry], { formattingOptions }));
+    if (list && list.type === 'array' && list.children?.length) out = append(out, list, entry, formattingOptions);
+    else if (!list && hooks?.children?.length) out = append(out, hooks, [entry], formattingOptions, e.event);
+    else out = applyEdits(out, modify(out, ['hooks', e.event], [entry], { formattingOptions }));
   }
   if (!out.endsWith(formattingOptions.eol)) out += formattingOptions.eol;
   return { text: out, changed: out !== text };
