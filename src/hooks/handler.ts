@@ -229,7 +229,8 @@ async function proposedCommand(event: Extract<NeutralEvent, { kind: 'proposed-co
   if (f.hits.length) {
     const which = f.hits.map((h) => h.replace(/ \((.+), by (.+)\)$/, '')).join(', ');
     const kinds = [...new Set(f.hits.map((h) => / \((.+), by /.exec(h)?.[1] ?? 'state'))];
-    return { kind: 'deny', reason: `Waymark refused this command: it writes ${which}, which hold${f.hits.length === 1 ? 's' : ''} ${kinds.join(' and ')}, by shell, where the rules cannot be checked (${f.hits.map((h) => /, by (.+)\)$/.exec(h)?.[1]).join('; ')}).\n${COMMAND_FIX}` };
+    const fix = kinds.includes('a gate verdict') ? "- fix: a gate verdict is a reviewer's record: waymark gate pass|concerns|fail|waive FILE STEP --by NAME" : COMMAND_FIX;
+    return { kind: 'deny', reason: `Waymark refused this command: it writes ${which}, which hold${f.hits.length === 1 ? 's' : ''} ${kinds.join(' and ')}, by shell, where the rules cannot be checked (${f.hits.map((h) => /, by (.+)\)$/.exec(h)?.[1]).join('; ')}).\n${fix}` };
   }
   if (f.broken.length) return { kind: 'deny', reason: `Waymark refused this command: the file it writes would break the workflow rules: ${f.broken.join('\n')}\n${COMMAND_FIX}` };
   if (f.opaque.length) {

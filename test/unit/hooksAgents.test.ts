@@ -112,6 +112,7 @@ describe('every bypass through every agent (documented payload shapes)', () => {
   before(() => {
     root = featureWorkspace();
     write(root, '.waymark/workflows/quick.yaml', 'steps:\n  - discovery\n  - design\n  - implement\n');
+    write(root, 'docs/inline.md', '---\nworkflow: inline\nstatus: in_progress\nsteps: [s01, {id: s02, gate: true}, s03]\ncurrentStep: s02\nstepsCompleted: [s01]\n---\n# Inline\n');
     // History for git: the plan once had nothing done.
     git(root, 'init', '-q');
     fs.writeFileSync(path.join(root, 'docs/plan.md'), PLAN.replace('stepsCompleted: [discovery]', 'stepsCompleted: []').replace('currentStep: design', 'currentStep: discovery'));
@@ -139,6 +140,7 @@ describe('every bypass through every agent (documented payload shapes)', () => {
     { name: 'a gate verdict forged with the write tool', run: (a) => a.write(root, path.join(root, '.waymark/gates/docs/plan.md/design.gate'), 'gate: PASS\n') },
     { name: 'an empty gate file created', run: (a) => a.write(root, path.join(root, '.waymark/gates/plan/design.gate'), '') },
     { name: "the file's workflow: switched to an ungated definition", run: (a) => a.edit(root, plan(), 'workflow: feature', 'workflow: quick') },
+    { name: 'an inline {id: s02, gate: true} edited to s02', run: (a) => a.edit(root, path.join(root, 'docs/inline.md'), '{id: s02, gate: true}', 's02') },
     { name: 'the gate dropped from the definition', run: (a) => a.edit(root, path.join(root, '.waymark/workflows/feature.yaml'), '  - {id: design, gate: true}', '  - design') },
     { name: 'gates.path pointed at a folder the agent writes', run: (a) => a.write(root, path.join(root, '.waymark/config.yaml'), 'gates:\n  path: tmp/{file}/{gate}.gate\n') },
     { name: 'an edit through a link outside the workspace', run: (a) => a.edit(root, path.join(out, 'alias.md'), ...MARK_DONE) },
@@ -185,6 +187,8 @@ describe('every bypass through every agent (documented payload shapes)', () => {
       const harmless = [
         a.edit(root, path.join(root, 'src/app.ts'), 'x = 1', 'x = 2'),
         a.edit(root, plan(), 'Body text.', 'Body text, revised.'),
+        a.edit(root, path.join(root, '.waymark/workflows/feature.yaml'), '  - implement', '  - {id: implement, title: Build it}'),
+        a.edit(root, path.join(root, 'docs/inline.md'), 'steps: [s01, {id: s02, gate: true}, s03]', 'steps: [s01, {id: s02, gate: true}, s03, s04]'),
         a.write(root, path.join(root, 'notes/todo.md'), '# Todo\n\n- nothing yet\n'),
         ...['ls -la', 'cat docs/plan.md', 'waymark status', 'npm test > out.log 2>&1', "sed -i 's/1/2/' src/app.ts", "cd src && sed -i 's/1/2/' app.ts", 'git status && git diff docs', 'echo hi > notes.txt', 'git checkout HEAD -- docs', 'cp docs/plan.md /tmp/plan-copy.md', 'grep -n status docs/plan.md | tee /tmp/status.txt'].map((c) => a.shell(root, c)),
       ];
