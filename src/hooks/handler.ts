@@ -27,7 +27,7 @@ import {
 } from '../core/index';
 import { applyHunks } from './applyPatch';
 import type { FileChange, FileEdit, HookAdapter, HookDecision, NeutralEvent } from './port';
-import { hasWorkspace, realPathOf, workspaceRootOf } from './quickCheck';
+import { hasWorkspace, mayHoldState, realPathOf, workspaceRootOf } from './quickCheck';
 import { readShellCommand } from './shell';
 
 function formatProblems(problems: ProposalProblem[], max = 3): string {
@@ -195,7 +195,7 @@ export async function judgeCommand(command: string, cwd: string, root: string): 
         const changed = gitChanged(t.git, t.how);
         if (changed) files = files.filter((f) => changed.has(f));
       }
-      for (const f of files) if (await hit(f, t.how)) break;
+      for (const f of files) if (mayHoldState(realRoot, f) && (await hit(f, t.how))) break;
       continue;
     }
     if (await hit(abs, t.how)) continue;

@@ -138,6 +138,12 @@ export function quickCheck(event: NeutralEvent): QuickVerdict {
   }
 }
 
+/** Cheap: may the file at `abs` (inside `root`) hold state? Waymark's records, definitions, the ledger, or state in its first bytes. */
+export function mayHoldState(root: string, abs: string): boolean {
+  const rel = path.relative(root, abs).split(path.sep).join('/');
+  return RECORD.test(rel) || LEDGER.test(rel) || looksLikeState(head(abs));
+}
+
 /** `judge` when any file needs it; else `pass` (with the first note). */
 function worst(vs: QuickVerdict[]): QuickVerdict {
   return vs.find((v) => v.verdict === 'judge') ?? vs[0] ?? { verdict: 'pass' };
