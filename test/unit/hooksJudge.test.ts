@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { applyReplacements, checkProposedEdit } from '../../src/core/index';
 import { readShellCommand } from '../../src/hooks/shell';
+import { applyHunks, parseApplyPatch } from '../../src/hooks/applyPatch';
 import { looksLikeState, quickCheck } from '../../src/hooks/quickCheck';
 import { isOurCommand } from '../../src/hooks/install';
 import { claudeCodeAdapter } from '../../src/hooks/claudeCode';
@@ -119,5 +120,20 @@ describe('the fast path after an edit', () => {
     } finally {
       cleanup(root);
     }
+  });
+});
+
+describe("Codex's apply_patch envelope", () => {
+  test('Add, Delete, Update with anchors and Move to are read into the edits they make', () => {
+    const patch = ['*** Begin Patch', '*** Add File: docs/new.md', '+# New', '+', '+text', '*** Delete File: old.md', '*** Update File: src/a.ts', '*** Move to: src/b.ts', '@@ function f() {', '-  return 1;', '+  return 2;', '*** End of File', '*** End Patch'].join('\n');
+    const ops = parseApplyPatch(`apply_patch <<'EOF'\n${patch}\nEOF`);
+    assert.deepEqual(ops.map((o) => [o.type, o.path]), [['add', 'docs/new.md'], ['delete', 'old.md'], ['update', 'src/a.ts']]);
+    assert.equal((ops[0] as { content: string }).content, '# New\n\ntext\n');
+    const up = ops[2] as Extract<(typeof ops)[number], { type: 'update' }>;
+    assert.equal(up.moveTo, 'src/b.ts');
+    assert.equal(applyHunks('function g() {\n  return 1;\n}\nfunction f() {\n  return 1;\n}\n', up.hunks), 'function g() {\n  return 1;\n}\nfunction f() {\n  return 2;\n}\n', 'the anchor picks the second match');
+    assert.equal(applyHunks('nothing here\n', up.hunks), undefined, 'context not found: the patch does not apply');
+    assert.throws(() => parseApplyPatch('*** Begin Patch\n*** Frobnicate: x\n*** End Patch'), /expected "\*\*\* Add File:"/);
+    assert.throws(() => parseApplyPatch('no envelope'), /does not start with/);
   });
 });
