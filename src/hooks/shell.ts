@@ -353,12 +353,17 @@ class Reader {
         return scope;
       }
       case 'xargs':
-      case 'parallel':
-        this.opaque.push(`${name} takes the files it works on from its input`);
+      case 'parallel': {
+        // Reading commands fed by xargs (grep, cat, wc) write nothing; a writer's files come from its input.
+        const run = args.find((a, k) => a === undefined || (!a.startsWith('-') && !/^-[InLPsEd]$/.test(args[k - 1] ?? '')));
+        if (run === undefined || mayWrite(run, args)) this.opaque.push(`${name} takes the files ${run ?? 'its command'} works on from its input`);
         return scope;
-      case 'find':
-        if (args.some((a) => a !== undefined && /^-(?:exec|execdir|ok|okdir|delete|fprint|fprintf|fls)$/.test(a))) this.opaque.push('find runs commands on (or deletes) the files it finds');
+      }
+      case 'find': {
+        const k = args.findIndex((a) => a !== undefined && /^-(?:exec|execdir|ok|okdir)$/.test(a));
+        if (args.some((a) => a !== undefined && /^-(?:delete|fprint|fprintf|fls)$/.test(a)) || (k !== -1 && (args[k + 1] === undefined || mayWrite(args[k + 1]!, args.slice(k + 1))))) this.opaque.push('find runs a command that writes (or deletes) the files it finds');
         return scope;
+      }
       case 'touch': {
         const files: unknown[] = [];
         for (let k = 0; k < argWords.length; k++) {
@@ -609,6 +614,15 @@ class Reader {
 
 function opText(op: number, ops: Ops): string {
   return op === ops.dupOut ? '>&' : ops.appends.has(op) ? '>>' : '>';
+}
+
+const WRITERS = new Set(['rm', 'unlink', 'shred', 'rmdir', 'mv', 'cp', 'install', 'ln', 'rsync', 'tee', 'touch', 'truncate', 'dd', 'patch', 'chmod', 'git', 'eval', ...SHELLS, ...INTERPRETERS]);
+
+/** Whether a command run on files it is handed (by xargs, find -exec) may write them. */
+function mayWrite(name: string, args: (string | undefined)[]): boolean {
+  const n = path.basename(name);
+  if (WRITERS.has(n) || /^python\d/.test(n)) return true;
+  return IN_PLACE.has(n) && args.some((a) => a === undefined || /^-[a-zA-Z]*i/.test(a) || a.startsWith('--in-place'));
 }
 
 function union(a: Scope, b: Scope): Scope {
