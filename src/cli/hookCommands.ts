@@ -81,6 +81,7 @@ function projectRoot(ctx: CliContext): string {
 }
 
 const GIT_MARK = '# waymark pre-commit hook';
+const AGENTS = [...HOOK_ADAPTERS.keys()].join('|');
 
 /**
  * The repository's pre-commit hook file. It must lie in the repository's folder or its git
@@ -108,14 +109,14 @@ async function gitHookPath(cwd: string): Promise<string> {
 
 const installCmd: CliCommand = {
   name: 'hook install',
-  usage: 'hook install claude-code|gemini|git [--command CMD] [--project DIR]',
+  usage: `hook install ${AGENTS}|git [--command CMD] [--project DIR]`,
   options: ['command', 'project'],
   summary: "Write Waymark's hook entries into the agent's project settings (or the git pre-commit hook).",
-  help: `claude-code: adds PreToolUse/PostToolUse (Edit|Write|MultiEdit|Bash), SessionStart, Stop and
-SubagentStop entries to .claude/settings.json; gemini: BeforeTool/AfterTool (write_file|replace|
-run_shell_command), SessionStart and AfterAgent entries to .gemini/settings.json. Other hooks and
-settings are kept; running it again changes nothing. git: writes the repository's pre-commit hook
-(refused when one exists that is not Waymark's: add the line 'waymark hook git pre-commit' to it).
+  help: `Adds one entry per event to the agent's hook file:
+${[...HOOK_ADAPTERS.values()].map((a) => `  ${a.name.padEnd(12)}${a.install.settingsFile}: ${a.install.events.map((e) => e.event).join(', ')}`).join('\n')}
+The file is edited as text: other hooks and keys stay byte for byte; running it again changes
+nothing. git: writes the repository's pre-commit hook (refused when one exists that is not
+Waymark's: add the line 'waymark hook git pre-commit' to it).
 
 Options:
   --command CMD   how the agent starts waymark (default: waymark; e.g. "node /path/to/dist/cli.js")
@@ -124,7 +125,7 @@ Options:
 Exit codes: 0 installed (or unchanged); 1 the settings file is not valid JSON (nothing written);
 2 usage, or not a git repository; 3 a pre-commit hook that is not Waymark's is in the way.`,
   async run(ctx) {
-    const target = requirePositional(ctx.args, 0, 'the agent (claude-code, gemini) or git');
+    const target = requirePositional(ctx.args, 0, `the agent (${[...HOOK_ADAPTERS.keys()].join(', ')}) or git`);
     const launcher = flagString(ctx.args, 'command') ?? 'waymark';
     if (target === 'git') {
       const hook = await gitHookPath(ctx.cwd);
@@ -168,16 +169,21 @@ function editSettings<T>(ctx: CliContext, target: string, edit: (before: string 
 
 const uninstallCmd: CliCommand = {
   name: 'hook uninstall',
-  usage: 'hook uninstall claude-code|gemini|git [--project DIR]',
-  options: ['project'],
+  usage: `hook uninstall ${AGENTS}|git [--command CMD] [--project DIR]`,
+  options: ['command', 'project'],
   summary: "Remove exactly Waymark's hook entries (or its git pre-commit hook); everything else stays.",
-  help: `Options:
+  help: `Removes the entries whose command is exactly Waymark's hook for that agent (a waymark launcher,
+then hook <agent>); other commands, even ones that mention waymark, stay. A file install created
+and that holds nothing else is removed; otherwise the file is left byte for byte as it was before.
+
+Options:
+  --command CMD   the launcher given to install, when it was not waymark (e.g. "node /path/to/dist/cli.js")
   --project DIR   the project folder (default: the workspace holding the current folder)
 
 Exit codes: 0 removed (or nothing to remove); 1 the settings file is not valid JSON (nothing
 written); 2 usage; 3 the pre-commit hook is not Waymark's (left as it is).`,
   async run(ctx) {
-    const target = requirePositional(ctx.args, 0, 'the agent (claude-code, gemini) or git');
+    const target = requirePositional(ctx.args, 0, `the agent (${[...HOOK_ADAPTERS.keys()].join(', ')}) or git`);
     if (target === 'git') {
       const hook = await gitHookPath(ctx.cwd);
       const existing = readCurrentText(hook);
@@ -190,8 +196,11 @@ written); 2 usage; 3 the pre-commit hook is not Waymark's (left as it is).`,
       ctx.stdout(`removed: ${hook}\n`);
       return 0;
     }
-    const { file, next } = editSettings(ctx, target, uninstallHooks);
+    const launcher = flagString(ctx.args, 'command');
+    const { file, next } = editSettings(ctx, target, (before, a, f) => uninstallHooks(before, a, f, launcher));
     if (next.removed && next.text !== undefined) writeFileAtomic(file, next.text);
+    // The file held only Waymark's entries (install created it): it goes, as it was before.
+    else if (next.removed) fs.rmSync(file);
     ctx.stdout(next.removed ? `removed ${next.removed} waymark hook entr${next.removed === 1 ? 'y' : 'ies'} from ${path.relative(ctx.cwd, file) || file}\n` : `nothing to remove in ${path.relative(ctx.cwd, file) || file}\n`);
     return 0;
   },

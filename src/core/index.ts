@@ -75,6 +75,7 @@ export { loadBmadConfig, type BmadConfig } from './bmad/config';
 
 // Enforcement where agents write (agent hooks, git pre-commit).
 export { judgeWorkflowChange, type ProposalProblem } from './model/proposal';
+export { checkGateRemoval } from './protocol/gateRemoval';
 export {
   checkProposedEdit,
   applyReplacements,

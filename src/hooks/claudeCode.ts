@@ -4,6 +4,7 @@
  * to the model; with exit 0 the JSON on stdout is read (`hookSpecificOutput`, `decision:
  * "block"` + `reason`, `systemMessage`); any other exit code is a non-blocking error.
  */
+import { catalogueToolEvent } from './tools';
 import { HookInputError, isObject, parseHookInput, str, type HookAdapter, type HookContext, type HookDecision, type HookOutput, type NeutralEvent, type Replacement } from './port';
 
 const EDIT_TOOLS = new Set(['Edit', 'Write', 'MultiEdit']);
@@ -40,7 +41,8 @@ export const claudeCodeAdapter: HookAdapter = {
   actor: 'claude-code',
   install: {
     settingsFile: '.claude/settings.json',
-    timeoutUnit: 's',
+    layout: 'groups',
+    entry: (command, e) => ({ type: 'command', command, timeout: e.timeout }),
     events: [
       { event: 'PreToolUse', matcher: 'Edit|Write|MultiEdit|Bash', timeout: 30 },
       { event: 'PostToolUse', matcher: 'Edit|Write|MultiEdit|Bash', timeout: 30 },
@@ -52,7 +54,7 @@ export const claudeCodeAdapter: HookAdapter = {
   parse(input, env) {
     return parseHookInput(input, env, {
       agent: 'claude-code', sender: 'Claude Code', projectDirEnv: 'CLAUDE_PROJECT_DIR', preTool: 'PreToolUse', postTool: 'PostToolUse',
-      tools: TOOLS, stops: { Stop: { subagent: false }, SubagentStop: { subagent: true } }, toolEvent,
+      tools: TOOLS, stops: { Stop: { subagent: false }, SubagentStop: { subagent: true } }, toolEvent, otherTools: catalogueToolEvent,
     });
   },
   render(event, decision): HookOutput {
@@ -76,7 +78,7 @@ export const claudeCodeAdapter: HookAdapter = {
   },
   renderFailure(message, event, failClosed) {
     // Fail closed: a change that could not be checked, or input that could not be read at all.
-    if (failClosed && (!event || event.kind === 'proposed-edit' || event.kind === 'proposed-command')) {
+    if (failClosed && (!event || event.kind === 'proposed-edit' || event.kind === 'proposed-edits' || event.kind === 'proposed-command')) {
       const reason = `waymark could not check this change (${message}); refused because the hook runs with --fail-closed.`;
       // Exit 2 blocks in every version; the JSON deny says the same to versions that read stdout.
       return { exitCode: 2, stdout: json({ hookSpecificOutput: { hookEventName: event?.ctx.event ?? 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } }), stderr: `${reason}\n` };

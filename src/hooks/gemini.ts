@@ -31,7 +31,8 @@ export const geminiAdapter: HookAdapter = {
   actor: 'gemini-cli',
   install: {
     settingsFile: '.gemini/settings.json',
-    timeoutUnit: 'ms',
+    layout: 'groups',
+    entry: (command, e) => ({ type: 'command', command, timeout: e.timeout, name: `waymark-${e.event}` }),
     events: [
       { event: 'BeforeTool', matcher: 'write_file|replace|run_shell_command', timeout: 30_000 },
       { event: 'AfterTool', matcher: 'write_file|replace|run_shell_command', timeout: 30_000 },
@@ -61,7 +62,7 @@ export const geminiAdapter: HookAdapter = {
     }
   },
   renderFailure(message, event, failClosed) {
-    if (failClosed && (!event || event.kind === 'proposed-edit' || event.kind === 'proposed-command')) {
+    if (failClosed && (!event || event.kind === 'proposed-edit' || event.kind === 'proposed-edits' || event.kind === 'proposed-command')) {
       return { exitCode: 0, stdout: json({ decision: 'deny', reason: `waymark could not check this change (${message}); refused because the hook runs with --fail-closed.` }), stderr: '' };
     }
     return { exitCode: 1, stdout: '', stderr: `waymark hook: ${message}\n` };

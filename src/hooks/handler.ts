@@ -2,6 +2,8 @@
  * The hook logic between the adapters and the core: a neutral event in, a neutral decision out.
  * Knows no agent. Loaded only when the fast path (quickCheck.ts) says an event may touch state.
  */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   applyReplacements,
@@ -17,12 +19,16 @@ import {
   describeOwner,
   loadSprint,
   relPath,
+  isWaymarkRecord,
+  checkGateRemoval,
   WaymarkError,
   errorMessage,
   type ProposalProblem,
 } from '../core/index';
-import type { HookAdapter, HookDecision, NeutralEvent } from './port';
-import { SHELL_WRITE, workspaceRootOf } from './quickCheck';
+import { applyHunks } from './applyPatch';
+import type { FileChange, FileEdit, HookAdapter, HookDecision, NeutralEvent } from './port';
+import { hasWorkspace, mayHoldState, realPathOf, workspaceRootOf } from './quickCheck';
+import { readShellCommand } from './shell';
 
 function formatProblems(problems: ProposalProblem[], max = 3): string {
   const lines = problems.slice(0, max).map((p) => `- ${p.message}${p.fix ? `\n  fix: ${p.fix}` : ''}`);
@@ -30,101 +36,225 @@ function formatProblems(problems: ProposalProblem[], max = 3): string {
   return lines.join('\n');
 }
 
-/** Paths a shell command names that may be state files, resolved against `cwd`. */
-export function namedPaths(command: string, cwd: string): string[] {
-  const out = new Set<string>();
-  for (const m of command.matchAll(PATH_WORD)) {
-    const p = m[1].startsWith('~/') ? path.join(process.env.HOME ?? '~', m[1].slice(2)) : m[1];
-    out.add(path.resolve(cwd, p));
+/** The text a change leaves in `file`: null when it deletes it; undefined when the tool itself would fail (nothing lands). */
+function nextText(cwd: string, file: string, current: string | undefined, c: FileChange): string | null | undefined {
+  switch (c.type) {
+    case 'write':
+      return c.content;
+    case 'replace':
+      return applyReplacements(current, c.edits);
+    case 'hunks': {
+      const base = c.from ? readCurrentText(realOf(path.resolve(cwd, c.from))) : current;
+      return base === undefined ? undefined : applyHunks(base, c.hunks);
+    }
+    case 'delete':
+      return null;
+    case 'unknown':
+      return undefined;
   }
-  return [...out];
 }
 
-async function proposedEdit(event: Extract<NeutralEvent, { kind: 'proposed-edit' }>, adapter: HookAdapter, root: string): Promise<HookDecision> {
-  const file = path.resolve(event.ctx.cwd, event.file);
-  const current = readCurrentText(file);
-  const c = event.change;
-  const next = c.type === 'write' ? c.content : applyReplacements(current, c.edits);
-  // The tool itself will fail (old_string not found or not unique): nothing lands, nothing to judge.
-  if (next === undefined) return { kind: 'allow', note: `${event.tool} on ${file} will not apply (old_string not found or not unique); not checked.` };
-  const verdict = await checkProposedEdit({ root, file, text: next, beforeText: current ?? null, actor: adapter.actor, session: event.ctx.session });
-  if (!verdict.kind) return { kind: 'allow' };
-  const errors = refusals(verdict);
-  if (errors.length) {
-    return { kind: 'deny', reason: `Waymark refused this edit of ${verdict.rel}:\n${formatProblems(errors)}` };
+/** Judges every file a tool call changes; refused when any change breaks the rules. */
+async function proposedEdits(event: { ctx: NeutralEvent['ctx']; tool: string }, edits: FileEdit[], adapter: HookAdapter, root: string): Promise<HookDecision> {
+  const reasons: string[] = [];
+  const allowed: { file: string; current: string | undefined }[] = [];
+  const notes: string[] = [];
+  for (const e of edits) {
+    const file = realOf(path.resolve(event.ctx.cwd, e.file));
+    if (!insideRoot(root, file)) {
+      notes.push(`${file} is outside the workspace ${root}; not checked.`);
+      continue;
+    }
+    const current = readCurrentText(file);
+    const next = nextText(event.ctx.cwd, file, current, e.change);
+    if (next === undefined && e.change.type === 'replace') {
+      // The edit tool itself will fail (old_string not found or not unique): nothing lands.
+      notes.push(`${event.tool} on ${file} will not apply (old_string not found or not unique); not checked.`);
+      continue;
+    }
+    if (next === undefined) {
+      // A change Waymark cannot see (editFiles) or cannot apply (a patch whose context is not there):
+      // harmless elsewhere, refused where state lives.
+      const what = await stateOf(root, file);
+      if (what) reasons.push(e.change.type === 'unknown'
+        ? `Waymark refused this edit of ${relPath(root, file)}: ${event.tool} does not say what it writes, and the file holds ${what}.\n- fix: change state with a waymark command (waymark --help), or edit it with a tool whose change can be checked (a string replacement or a full write).`
+        : `Waymark refused this edit of ${relPath(root, file)}: the change cannot be applied to the file as it is (its old text is not there), and the file holds ${what}.\n- fix: read the file again and send the change against its current text.`);
+      else notes.push(`${event.tool} on ${file} will not apply or says no content; not checked.`);
+      continue;
+    }
+    const verdict = await checkProposedEdit({ root, file, text: next ?? undefined, beforeText: current ?? null, actor: adapter.actor, session: event.ctx.session });
+    const errors = [...refusals(verdict), ...(await gateDefinitionProblems(root, file, current, next ?? undefined))];
+    if (errors.length) reasons.push(`Waymark refused this edit of ${verdict.rel}:\n${formatProblems(errors)}`);
+    else if (verdict.kind) allowed.push({ file, current });
   }
-  saveEditSnapshot(root, file, current);
-  return { kind: 'allow' };
+  if (reasons.length) return { kind: 'deny', reason: reasons.join('\n') };
+  for (const a of allowed) saveEditSnapshot(root, a.file, a.current);
+  return { kind: 'allow', note: notes.length ? notes.join(' ') : undefined };
 }
 
-function escapeRe(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** Changes that take away a gate a gated step depends on (a definition, a `gate:` entry, a `workflow:` switch, `gates.path`). */
+async function gateDefinitionProblems(root: string, file: string, before: string | undefined, after: string | undefined): Promise<ProposalProblem[]> {
+  return checkGateRemoval({ root, file, beforeText: before, text: after });
 }
 
-/**
- * Whether one segment of a shell command (between `;`, `&&`, `||`, `|`) writes the file it names
- * as `word`: redirected into, edited in place, the target of cp/mv/install/ln/dd, removed or
- * truncated, or checked out/restored by git. Reading it (`cat`, `grep`, `cp it elsewhere`) is not.
- */
-export function segmentWrites(segment: string, word: string): boolean {
-  const w = `['"]?${escapeRe(word)}['"]?`;
-  if (new RegExp(`(?:^|[^<>&0-9])>>?\\|?\\s*${w}(?=$|[\\s;&|)])`).test(segment)) return true;
-  const args = segment.trim().split(/\s+/).map((a) => a.replace(/^['"]|['"]$/g, ''));
-  const named = args.includes(word);
-  if (!named) return /\bof=/.test(segment) && segment.includes(`of=${word}`);
-  const cmd = args.find((a) => !/^[A-Z_]+=/.test(a) && a !== 'sudo' && a !== 'command') ?? '';
-  const last = args.filter((a) => !a.startsWith('-')).pop();
-  if (/^(?:sed|perl|ruby)$/.test(cmd)) return args.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith('--in-place'));
-  if (cmd === 'awk' || cmd === 'gawk') return /-i\s*inplace/.test(segment);
-  if (/^(?:tee|rm|truncate|shred|unlink|mv|touch)$/.test(cmd)) return true;
-  if (/^(?:cp|install|ln|rsync)$/.test(cmd)) return last === word;
-  if (cmd === 'git') return /\bgit\s+(?:checkout|restore|reset|stash|apply|am|mv|rm)\b/.test(segment);
-  return false;
+function insideRoot(root: string, file: string): boolean {
+  const rel = path.relative(root, file);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
 }
 
-/** The state-file paths named in `command` that it writes, as given (relative or absolute). */
-function writtenWords(command: string): string[] {
+/** The state a path holds, said for a refusal (`workflow state`, `a Waymark record`...), or undefined. */
+async function stateOf(root: string, file: string): Promise<string | undefined> {
+  const rel = relPath(root, file);
+  if (isWaymarkRecord(rel)) return rel.startsWith('.waymark/gates/') ? 'a gate verdict' : 'a Waymark record';
+  if (DEFINITION.test(rel)) return 'a workflow definition';
+  if (CONFIG.test(rel)) return "Waymark's configuration";
+  const text = readCurrentText(file);
+  if (text === undefined) return undefined;
+  const v = await checkProposedEdit({ root, file, text, beforeText: text, leases: false });
+  return v.kind === 'story' ? 'story state' : v.kind === 'ledger' ? 'the sprint ledger' : v.kind ? 'workflow state' : undefined;
+}
+
+const DEFINITION = /^\.waymark\/workflows\/.+\.ya?ml$/;
+const CONFIG = /^\.waymark\/config\.ya?ml$/;
+/** Words that say a command may be about state: state files, their folders, Waymark's own. */
+const STATE_HINT = /\.(?:md|markdown|ya?ml|gate|jsonl|csv)\b|\.waymark\b|\bworkflows?\b|sprint-status|_bmad|\bstories\b|\bstepsCompleted\b/i;
+const SKIP_DIRS = new Set(['.git', 'node_modules', '.hg', '.svn', 'dist', 'out', 'cache']);
+const MAX_TREE = 20_000;
+
+/** The real path of `abs` (links followed; for a path not yet there, its nearest existing folder's). */
+function realOf(abs: string): string {
+  return realPathOf(abs);
+}
+
+/** The files under `dir` (bounded; version-control and dependency folders left out). */
+function filesUnder(dir: string): string[] {
   const out: string[] = [];
-  // A here-doc's body is data, not commands: only its first line (the command) counts.
-  const lines = command.split('\n');
-  const kept: string[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    kept.push(lines[i]);
-    const m = /<<-?\s*['"]?(\w+)['"]?/.exec(lines[i]);
-    if (m) while (i + 1 < lines.length && lines[i + 1].trim() !== m[1]) i++;
-  }
-  for (const segment of kept.join('\n').split(/&&|\|\||[;|\n]/)) {
-    for (const m of segment.matchAll(PATH_WORD)) if (segmentWrites(segment, m[1])) out.push(m[1]);
-  }
+  const walk = (d: string) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(d, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (out.length >= MAX_TREE) return;
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) {
+        if (!SKIP_DIRS.has(e.name) || (e.name === 'cache' && !d.endsWith(`${path.sep}.waymark`))) walk(p);
+      } else if (e.isFile() || e.isSymbolicLink()) out.push(p);
+    }
+  };
+  walk(dir);
   return out;
+}
+
+/** The files git would change under `paths` (relative to `cwd`); undefined when git cannot say. */
+function gitChanged(t: { cwd: string; ref?: string; paths: string[] }, how: string): Set<string> | undefined {
+  const git = (args: string[]) => spawnSync('git', ['-C', t.cwd, ...args], { encoding: 'utf8', timeout: 5000 });
+  const top = git(['rev-parse', '--show-toplevel']);
+  if (top.status !== 0) return undefined;
+  const base = top.stdout.trim();
+  const args = how.startsWith('git clean') ? ['ls-files', '--others', '-z', '--', ...t.paths] : how.startsWith('git stash pop') || how.startsWith('git stash apply') ? undefined : ['diff', '--name-only', '-z', ...(t.ref ? [t.ref] : how.startsWith('git stash') ? ['HEAD'] : []), '--', ...t.paths];
+  if (!args) return undefined;
+  const r = git(args);
+  if (r.status !== 0) return undefined;
+  const names = r.stdout.split('\0').filter(Boolean);
+  // ls-files names paths from cwd, diff from the top of the repository.
+  return new Set(names.map((n) => realOf(path.resolve(args[0] === 'ls-files' ? t.cwd : base, n))));
+}
+
+interface CommandFinding {
+  /** State files the command writes where the result cannot be judged. */
+  hits: string[];
+  /** State files whose new content is known and breaks the rules. */
+  broken: string[];
+  opaque: string[];
+}
+
+/** What a shell command would do to state, read as the shell reads it. */
+export async function judgeCommand(command: string, cwd: string, root: string): Promise<CommandFinding> {
+  const realRoot = realOf(root);
+  const reading = readShellCommand(command, cwd);
+  const finding: CommandFinding = { hits: [], broken: [], opaque: [] };
+  const inside = (abs: string) => {
+    const rel = path.relative(realRoot, abs);
+    return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+  };
+  const hit = async (abs: string, how: string): Promise<boolean> => {
+    const what = await stateOf(realRoot, abs);
+    if (what) finding.hits.push(`${relPath(realRoot, abs)} (${what}, by ${how})`);
+    return what !== undefined;
+  };
+  for (const t of reading.touches) {
+    const abs = realOf(t.path);
+    const rootItself = abs === realRoot;
+    if (!inside(abs) && !rootItself) continue;
+    if (t.kind === 'tree' || (t.kind === 'delete' && isDir(abs)) || (t.kind === 'write' && isDir(abs))) {
+      let files = (isDir(abs) ? filesUnder(abs) : [abs]).map(realOf).filter(inside);
+      if (t.kind === 'tree' && t.git) {
+        const changed = gitChanged(t.git, t.how);
+        if (changed) files = files.filter((f) => changed.has(f));
+      }
+      for (const f of files) if (mayHoldState(realRoot, f) && (await hit(f, t.how))) break;
+      continue;
+    }
+    if (await hit(abs, t.how)) continue;
+    if (t.kind === 'write' && t.content && !('unchanged' in t.content)) {
+      // A new file whose content the command gives (cp, : >, cat <<EOF >): judged like a Write.
+      const text = 'text' in t.content ? t.content.text : readCurrentText(realOf(t.content.fromFile));
+      if (text === undefined) continue;
+      const v = await checkProposedEdit({ root: realRoot, file: abs, text, beforeText: readCurrentText(abs) ?? null });
+      const errors = refusals(v);
+      if (errors.length) finding.broken.push(`${v.rel} (by ${t.how}):\n${formatProblems(errors)}`);
+    }
+  }
+  const mayTouchState = STATE_HINT.test(command) || reading.programs.some((p) => STATE_HINT.test(p));
+  if (mayTouchState) finding.opaque.push(...reading.opaque);
+  if (reading.programs.some((p) => STATE_HINT.test(p))) finding.opaque.push('it runs a program whose code names state files; its writes cannot be read from the command');
+  return finding;
+}
+
+function isDir(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+const COMMAND_FIX = '- fix: change state with a waymark command (waymark advance|complete-step|set-status|gate pass ..., see waymark --help), or edit the file with the Edit tool so the change is checked.';
+
+async function proposedCommand(event: Extract<NeutralEvent, { kind: 'proposed-command' }>, root: string): Promise<HookDecision> {
+  const f = await judgeCommand(event.command, event.ctx.cwd, root);
+  if (f.hits.length) {
+    const which = f.hits.map((h) => h.replace(/ \((.+), by (.+)\)$/, '')).join(', ');
+    const kinds = [...new Set(f.hits.map((h) => / \((.+), by /.exec(h)?.[1] ?? 'state'))];
+    const fix = kinds.includes('a gate verdict') ? "- fix: a gate verdict is a reviewer's record: waymark gate pass|concerns|fail|waive FILE STEP --by NAME" : COMMAND_FIX;
+    return { kind: 'deny', reason: `Waymark refused this command: it writes ${which}, which hold${f.hits.length === 1 ? 's' : ''} ${kinds.join(' and ')}, by shell, where the rules cannot be checked (${f.hits.map((h) => /, by (.+)\)$/.exec(h)?.[1]).join('; ')}).\n${fix}` };
+  }
+  if (f.broken.length) return { kind: 'deny', reason: `Waymark refused this command: the file it writes would break the workflow rules: ${f.broken.join('\n')}\n${COMMAND_FIX}` };
+  if (f.opaque.length) {
+    return { kind: 'deny', reason: `Waymark refused this command: it may touch workflow state in a way Waymark cannot follow (${[...new Set(f.opaque)].slice(0, 3).join('; ')}). Run it through waymark, or spell out the files it writes.\n${COMMAND_FIX}` };
+  }
+  return { kind: 'allow' };
 }
 
 const PATH_WORD = /(?:^|[\s'"=<>|;&(])((?:\.{0,2}\/|~\/|[\w@-])[\w@%+,.~/-]*\.(?:md|markdown|ya?ml|gate|jsonl|csv))(?=$|[\s'";&|)<>])/gi;
 
-async function proposedCommand(event: Extract<NeutralEvent, { kind: 'proposed-command' }>, root: string): Promise<HookDecision> {
-  if (!SHELL_WRITE.test(event.command)) return { kind: 'allow' };
-  const hits: string[] = [];
-  const words = [...new Set(writtenWords(event.command))].map((w) => (w.startsWith('~/') ? path.join(process.env.HOME ?? '~', w.slice(2)) : w));
-  for (const file of words.map((w) => path.resolve(event.ctx.cwd, w))) {
-    let verdict;
-    try {
-      const text = readCurrentText(file);
-      verdict = await checkProposedEdit({ root, file, text, beforeText: text ?? null });
-    } catch (e) {
-      if (WaymarkError.is(e, 'usage')) continue; // outside the workspace: not ours
-      throw e;
-    }
-    if (verdict.kind) hits.push(verdict.rel);
-  }
-  if (!hits.length) return { kind: 'allow' };
-  return {
-    kind: 'deny',
-    reason: `Waymark refused this command: it writes ${hits.join(', ')}, which hold${hits.length === 1 ? 's' : ''} workflow state, by shell, where the rules cannot be checked.\n- fix: change state with a waymark command (waymark advance|complete-step|set-status|gate pass ..., see waymark --help), or edit the file with the Edit tool so the change is checked.`,
-  };
+/**
+ * The files a command that ran may have changed: those it writes as the shell reads it, and every
+ * state-like path it names (a program given a file may have rewritten it).
+ */
+function commandPaths(command: string, cwd: string): string[] {
+  const out = new Set<string>();
+  for (const m of command.matchAll(PATH_WORD)) out.add(path.resolve(cwd, m[1].startsWith('~/') ? path.join(process.env.HOME ?? '~', m[1].slice(2)) : m[1]));
+  for (const t of readShellCommand(command, cwd).touches) if (t.kind !== 'tree' && !isDir(t.path)) out.add(t.path);
+  return [...out];
 }
 
 async function toolDone(event: Extract<NeutralEvent, { kind: 'tool-done' }>, adapter: HookAdapter, root: string): Promise<HookDecision> {
-  const files = event.file !== undefined ? [path.resolve(event.ctx.cwd, event.file)] : namedPaths(event.command ?? '', event.ctx.cwd);
+  const named = [...(event.file !== undefined ? [event.file] : []), ...(event.files ?? [])];
+  const files = (named.length ? named.map((f) => path.resolve(event.ctx.cwd, f)) : commandPaths(event.command ?? '', event.ctx.cwd)).map(realOf);
   const reports: string[] = [];
   let problem = false;
   for (const file of files) {
@@ -206,11 +336,14 @@ async function stop(event: Extract<NeutralEvent, { kind: 'stop' }>, root: string
 
 /** Decides one event. Throws only for the hook's own failures (the caller renders them fail-open). */
 export async function decide(event: NeutralEvent, adapter: HookAdapter): Promise<HookDecision> {
-  const root = workspaceRootOf(event.ctx);
+  if ((event.kind === 'session-start' || event.kind === 'stop') && !hasWorkspace(event.ctx)) return { kind: 'allow', note: `no workspace at or above ${event.ctx.cwd}; nothing to check.` };
+  const root = realOf(workspaceRootOf(event.ctx));
   try {
     switch (event.kind) {
       case 'proposed-edit':
-        return await proposedEdit(event, adapter, root);
+        return await proposedEdits(event, [{ file: event.file, change: event.change }], adapter, root);
+      case 'proposed-edits':
+        return await proposedEdits(event, event.edits, adapter, root);
       case 'proposed-command':
         return await proposedCommand(event, root);
       case 'tool-done':

@@ -5,6 +5,7 @@
  *
  * Adapters import nothing from the core: they run on the fast path, before the core is loaded.
  */
+import type { PatchHunk } from './applyPatch';
 
 /** Who is asking and from where. */
 export interface HookContext {
@@ -27,15 +28,30 @@ export interface Replacement {
   count?: number;
 }
 
-export type FileChange = { type: 'write'; content: string } | { type: 'replace'; edits: Replacement[] };
+export type FileChange =
+  | { type: 'write'; content: string }
+  | { type: 'replace'; edits: Replacement[] }
+  /** apply_patch hunks, applied to the text of `from` (a moved file's old path) or of the file itself. */
+  | { type: 'hunks'; hunks: PatchHunk[]; from?: string }
+  | { type: 'delete' }
+  /** The tool says which file it changes but not how (VS Code's editFiles, insert_edit_into_file). */
+  | { type: 'unknown' };
+
+/** One file a tool call changes. */
+export interface FileEdit {
+  file: string;
+  change: FileChange;
+}
 
 export type NeutralEvent =
   /** A tool is about to change a file. */
   | { kind: 'proposed-edit'; ctx: HookContext; tool: string; file: string; change: FileChange }
+  /** A tool is about to change several files (apply_patch, multi-file replacements). */
+  | { kind: 'proposed-edits'; ctx: HookContext; tool: string; edits: FileEdit[] }
   /** A shell command is about to run. */
   | { kind: 'proposed-command'; ctx: HookContext; tool: string; command: string }
   /** A tool finished: the file it edited, or the command it ran. */
-  | { kind: 'tool-done'; ctx: HookContext; tool: string; file?: string; command?: string }
+  | { kind: 'tool-done'; ctx: HookContext; tool: string; file?: string; files?: string[]; command?: string }
   | { kind: 'session-start'; ctx: HookContext; source?: string }
   /** The agent (or a sub-agent) is about to stop. `alreadyContinued`: a stop hook kept it going once already. */
   | { kind: 'stop'; ctx: HookContext; subagent: boolean; alreadyContinued: boolean }
@@ -70,10 +86,17 @@ export class HookInputError extends Error {
 export interface InstallSpec {
   /** Settings file relative to the project folder (`.claude/settings.json`). */
   settingsFile: string;
-  /** Per agent event: the tool matcher (undefined: the event takes none) and the timeout. */
+  /** Per agent event: the tool matcher (undefined: the event takes none) and the timeout (in the agent's unit). */
   events: { event: string; matcher?: string; timeout: number }[];
-  /** The timeout unit the agent reads. */
-  timeoutUnit: 's' | 'ms';
+  /**
+   * `groups`: `hooks.<event>` lists `{matcher, hooks: [entry]}` (Claude Code, Gemini CLI, Codex);
+   * `flat`: `hooks.<event>` lists the entries themselves (Cursor, Copilot).
+   */
+  layout: 'groups' | 'flat';
+  /** Top-level keys the file's format requires (`version: 1`), added when missing. */
+  top?: Record<string, unknown>;
+  /** One hook entry as the agent reads it. */
+  entry(command: string, e: { event: string; matcher?: string; timeout: number }): Record<string, unknown>;
 }
 
 export interface HookAdapter {
@@ -118,6 +141,8 @@ export interface HookDialect {
   tools: ReadonlySet<string>;
   /** The agent's stop events, and whether each is a sub-agent's. */
   stops: Readonly<Record<string, { subagent: boolean }>>;
+  /** Tools of other agents that may reach this hook (VS Code's, through Claude Code's settings); undefined: not a tool Waymark reads. */
+  otherTools?(kind: 'pre' | 'post', ctx: HookContext, tool: string, input: Record<string, unknown>): NeutralEvent | undefined;
   /** The tool call as a neutral event (its input already checked to be an object). */
   toolEvent(kind: 'pre' | 'post', ctx: HookContext, tool: string, input: Record<string, unknown>): NeutralEvent;
 }
@@ -129,11 +154,16 @@ export interface HookDialect {
  */
 export function parseHookInput(input: unknown, env: NodeJS.ProcessEnv, d: HookDialect): NeutralEvent {
   if (!isObject(input)) throw new HookInputError(`the hook input must be a JSON object (${d.sender} sends one on stdin).`);
-  const event = str(input, 'hook_event_name', 'input');
-  const ctx: HookContext = { agent: d.agent, event, session: optStr(input, 'session_id'), cwd: optStr(input, 'cwd') ?? process.cwd(), projectDir: env[d.projectDirEnv] || undefined };
+  // VS Code runs the hooks of .claude/settings.json too, naming the event and session in camelCase.
+  const event = typeof input.hookEventName === 'string' && input.hook_event_name === undefined ? input.hookEventName : str(input, 'hook_event_name', 'input');
+  const ctx: HookContext = { agent: d.agent, event, session: optStr(input, 'session_id') ?? optStr(input, 'sessionId'), cwd: optStr(input, 'cwd') ?? process.cwd(), projectDir: env[d.projectDirEnv] || undefined };
   if (event === d.preTool || event === d.postTool) {
     const tool = str(input, 'tool_name', 'input');
-    if (!d.tools.has(tool)) return { kind: 'other', ctx, what: `${event} ${tool}` };
+    if (!d.tools.has(tool)) {
+      // Another agent's tool names reaching this hook (VS Code runs Claude Code's hooks): read by the shared catalogue.
+      const shared = isObject(input.tool_input) ? d.otherTools?.(event === d.preTool ? 'pre' : 'post', ctx, tool, input.tool_input) : undefined;
+      return shared ?? { kind: 'other', ctx, what: `${event} ${tool}` };
+    }
     if (!isObject(input.tool_input)) throw new HookInputError('input.tool_input must be an object.');
     return d.toolEvent(event === d.preTool ? 'pre' : 'post', ctx, tool, input.tool_input);
   }

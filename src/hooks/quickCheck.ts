@@ -7,15 +7,13 @@
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { HookContext, NeutralEvent } from './port';
+import type { FileChange, HookContext, NeutralEvent } from './port';
 
 const ROOT_MARKERS = ['.waymark', '_bmad', '_bmad-output', '.git'];
 
-/** The workspace folder: the agent's project folder, else the nearest ancestor of cwd with a Waymark, BMAD or git marker, else cwd. */
-export function workspaceRootOf(ctx: HookContext): string {
-  if (ctx.projectDir) return path.resolve(ctx.projectDir);
-  const start = path.resolve(ctx.cwd);
-  for (let dir = start; ; ) {
+/** The nearest ancestor of `start` (or itself) holding a Waymark, BMAD or git marker; undefined when none does. */
+export function findWorkspaceRoot(start: string): string | undefined {
+  for (let dir = path.resolve(start); ; ) {
     for (const m of ROOT_MARKERS) {
       try {
         if (fs.statSync(path.join(dir, m)).isDirectory()) return dir;
@@ -24,15 +22,42 @@ export function workspaceRootOf(ctx: HookContext): string {
       }
     }
     const up = path.dirname(dir);
-    if (up === dir) return start;
+    if (up === dir) return undefined;
     dir = up;
+  }
+}
+
+/** The workspace folder: the agent's project folder, else the nearest ancestor of cwd with a Waymark, BMAD or git marker, else cwd. */
+export function workspaceRootOf(ctx: HookContext): string {
+  if (ctx.projectDir) return path.resolve(ctx.projectDir);
+  return findWorkspaceRoot(ctx.cwd) ?? path.resolve(ctx.cwd);
+}
+
+/** True when the event names a workspace: the agent's project folder, or a marker at or above cwd. */
+export function hasWorkspace(ctx: HookContext): boolean {
+  return ctx.projectDir !== undefined || findWorkspaceRoot(ctx.cwd) !== undefined;
+}
+
+/** The real path of `abs`: links followed; for a path not there yet, its nearest existing folder's real path joined with the rest. */
+export function realPathOf(abs: string): string {
+  let probe = path.resolve(abs);
+  let suffix = '';
+  for (;;) {
+    try {
+      return path.join(fs.realpathSync(probe), suffix);
+    } catch {
+      const up = path.dirname(probe);
+      if (up === probe) return path.resolve(abs);
+      suffix = path.join(path.basename(probe), suffix);
+      probe = up;
+    }
   }
 }
 
 const STATE_KEY = /^[ \t]*["']?(?:workflow|workflowType|steps|steps?[_-]?completed|lastStep|last_step|currentStep|current_step|delegation)["']?[ \t]*:/im;
 const STORY = /^#\s+Story\b/m;
 const STATUS_LINE = /^(?:\*\*)?Status(?:\*\*)?:/m;
-const RECORD = /^\.waymark\/(?:gates|history|events|leases|modes|checkpoints|locks)\/|^\.waymark\/files-manifest\.csv$|^\.git\/waymark\//;
+const RECORD = /^\.waymark\/(?:gates|history|events|leases|modes|checkpoints|locks)\/|^\.waymark\/files-manifest\.csv$|^\.git\/waymark\/|^\.waymark\/workflows\/.+\.ya?ml$|^\.waymark\/config\.ya?ml$/;
 const LEDGER = /(?:^|\/)sprint-status\.ya?ml$/i;
 const HEAD_BYTES = 16 * 1024;
 
@@ -71,10 +96,20 @@ function fragmentMayAddState(s: string): boolean {
   return STATE_KEY.test(s) || STATUS_LINE.test(s) || /^---/m.test(s) || STORY.test(s);
 }
 
-const WAYMARK_COMMAND = /^\s*(?:npx\s+(?:--no-install\s+)?)?(?:waymark|node\s+\S*cli\.js)\s/;
-const STATEFUL_PATH = /\.(?:md|markdown|ya?ml|gate|jsonl)\b|\.waymark\//i;
-/** Shell forms that write a file: redirections, in-place editors, tee, moves, deletes, checkouts. */
-export const SHELL_WRITE = /(?:^|[^<>&0-9])>>?|\btee\b|\bsed\b[^|;&]*\s-[a-zA-Z]*i|\bsed\b[^|;&]*--in-place|\bperl\b[^|;&]*\s-[a-zA-Z]*i|\bawk\b[^|;&]*-i\s*inplace|\b(?:rm|mv|cp|truncate|install|ln|dd)\s|\bgit\s+(?:checkout|restore|reset|stash|apply|am|mv|rm)\b|<<-?\s*['"]?\w/;
+/**
+ * Shell forms that may write a file or run something whose writes cannot be read from the
+ * command: redirections, in-place editors, tee/touch, copies, moves, links, deletes, git restores,
+ * eval, nested shells, xargs, find -exec, interpreters. A command without any of them cannot
+ * change state; one with them is read by the shell parser (shell.ts).
+ */
+export const SHELL_WRITE = /(?:^|[^<>&0-9])>>?|\b(?:tee|touch|truncate|sed|perl|ruby|awk|gawk|rm|rmdir|unlink|shred|mv|cp|install|ln|rsync|dd|patch|eval|source|xargs|parallel|python\d?(?:\.\d+)?|node|nodejs|deno|bun|php|lua|osascript|pwsh|bash|sh|zsh|dash|ksh|fish)\b|(?:^|[;&|(\s])\.\s|\bfind\b[^|;&]*\s-(?:exec|execdir|ok|delete)\b|\bgit\b[^|;&]*\s(?:checkout|restore|reset|stash|apply|am|mv|rm|clean)\b|<<-?\s*['"]?\w/;
+/** Redirections that write no file: to a descriptor or /dev/null. */
+const HARMLESS_REDIRECT = /\d*>>?\s*&\s*(?:\d+|-)|&?\d*>>?\s*\/dev\/null\b/g;
+
+/** True when a shell command may write a file (or run what may). */
+export function commandMayWrite(command: string): boolean {
+  return SHELL_WRITE.test(command.replace(HARMLESS_REDIRECT, ' '));
+}
 
 export interface QuickVerdict {
   /** `pass`: nothing to judge; `judge`: load the core. */
@@ -89,27 +124,55 @@ export function quickCheck(event: NeutralEvent): QuickVerdict {
       return { verdict: 'pass' };
     case 'session-start':
     case 'stop':
-      return { verdict: 'judge' };
+      // No workspace marker at or above cwd: nothing to brief or check, and no file system to scan.
+      return hasWorkspace(event.ctx) ? { verdict: 'judge' } : { verdict: 'pass', note: `no workspace at or above ${event.ctx.cwd}; nothing to check.` };
     case 'proposed-command':
-      if (WAYMARK_COMMAND.test(event.command)) return { verdict: 'pass' };
-      return { verdict: STATEFUL_PATH.test(event.command) && SHELL_WRITE.test(event.command) ? 'judge' : 'pass' };
+      return { verdict: commandMayWrite(event.command) ? 'judge' : 'pass' };
     case 'tool-done':
-      if (event.command !== undefined) return { verdict: !WAYMARK_COMMAND.test(event.command) && STATEFUL_PATH.test(event.command) ? 'judge' : 'pass' };
-      break;
+      if (event.command !== undefined) return { verdict: commandMayWrite(event.command) ? 'judge' : 'pass' };
+      return worst([...(event.file !== undefined ? [event.file] : []), ...(event.files ?? [])].map((f) => fileCheck(event.ctx, f, undefined)));
     case 'proposed-edit':
-      break;
+      return fileCheck(event.ctx, event.file, event.change);
+    case 'proposed-edits':
+      return worst(event.edits.map((e) => fileCheck(event.ctx, e.file, e.change)));
   }
-  const root = workspaceRootOf(event.ctx);
-  const abs = path.resolve(event.ctx.cwd, event.file!);
+}
+
+/** Cheap: may the file at `abs` (inside `root`) hold state? Waymark's records, definitions, the ledger, or state in its first bytes. */
+export function mayHoldState(root: string, abs: string): boolean {
+  const rel = path.relative(root, abs).split(path.sep).join('/');
+  return RECORD.test(rel) || LEDGER.test(rel) || looksLikeState(head(abs));
+}
+
+/** `judge` when any file needs it; else `pass` (with the first note). */
+function worst(vs: QuickVerdict[]): QuickVerdict {
+  return vs.find((v) => v.verdict === 'judge') ?? vs[0] ?? { verdict: 'pass' };
+}
+
+/** A file an edit changes (`change`) or changed (undefined: after the tool ran). */
+function fileCheck(ctx: HookContext, file: string, change: FileChange | undefined): QuickVerdict {
+  const root = realPathOf(workspaceRootOf(ctx));
+  // Judged by real path: a link (inside or outside the workspace) is the file it points to.
+  const abs = realPathOf(path.resolve(ctx.cwd, file));
   const rel = path.relative(root, abs);
   if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) return { verdict: 'pass', note: `${abs} is outside the workspace ${root}; not checked.` };
   const relSlash = rel.split(path.sep).join('/');
   if (RECORD.test(relSlash) || LEDGER.test(relSlash)) return { verdict: 'judge' };
   if (looksLikeState(head(abs))) return { verdict: 'judge' };
-  if (event.kind === 'proposed-edit') {
-    const c = event.change;
-    if (c.type === 'write' ? looksLikeState(c.content) : c.edits.some((e) => fragmentMayAddState(e.newString))) return { verdict: 'judge' };
-    return { verdict: 'pass' };
+  if (change) {
+    switch (change.type) {
+      case 'write':
+        return { verdict: looksLikeState(change.content) ? 'judge' : 'pass' };
+      case 'replace':
+        return { verdict: change.edits.some((e) => fragmentMayAddState(e.newString)) ? 'judge' : 'pass' };
+      case 'hunks':
+        if (change.from && looksLikeState(head(realPathOf(path.resolve(ctx.cwd, change.from))))) return { verdict: 'judge' };
+        return { verdict: change.hunks.some((h) => fragmentMayAddState(h.new.join('\n'))) ? 'judge' : 'pass' };
+      case 'delete':
+      case 'unknown':
+        // Without state now, deleting it changes none; an unseen edit that adds state is caught after it.
+        return { verdict: 'pass' };
+    }
   }
   // After an edit: the state may have been removed; the snapshot the check kept before this
   // file's edit says so (named as protocol/proposal.ts names it).

@@ -73,8 +73,72 @@ describe('waymark hook install|uninstall claude-code|gemini', () => {
       assert.equal(r.code, 1);
       assert.match(r.stderr, /settings\.json is not valid JSON .*fix it first.*Nothing was changed/);
       assert.equal(fs.readFileSync(bad, 'utf8'), '{ "hooks": { ,, }\n');
-      assert.equal((await runCliProcess(['hook', 'install', 'cursor'], '', { cwd: root })).code, 2);
+      assert.equal((await runCliProcess(['hook', 'install', 'windsurf'], '', { cwd: root })).code, 2);
       assert.equal((await runCliProcess(['hook', 'install', 'claude-code', '--force-it'], '', { cwd: root })).code, 2);
+    } finally {
+      cleanup(root);
+    }
+  });
+});
+
+describe('hook install|uninstall for every agent: only exactly Waymark\'s entries, byte for byte', () => {
+  const OTHER_TOOLS = `{
+  "big": 12345678901234567890,
+  "hooks": {
+    "PreToolUse": [
+      { "matcher": "Bash", "hooks": [ { "type": "command", "command": "node ./node_modules/otherguard/dist/cli.js hook claude-code" } ] },
+      { "hooks": [ { "type": "command", "command": "./audit.sh && waymark hook claude-code" } ] }
+    ]
+  }
+}
+`;
+
+  test('other tools\' commands that mention the hook stay; a big integer keeps its digits; uninstall gives back the bytes', async () => {
+    const root = tempWorkspace();
+    try {
+      fs.mkdirSync(path.join(root, '.git'));
+      const file = write(root, '.claude/settings.json', OTHER_TOOLS);
+      let r = await runCliProcess(['hook', 'install', 'claude-code'], '', { cwd: root });
+      assert.equal(r.code, 0, r.stderr);
+      const text = fs.readFileSync(file, 'utf8');
+      assert.match(text, /"big": 12345678901234567890,/);
+      assert.ok(text.includes('node ./node_modules/otherguard/dist/cli.js hook claude-code') && text.includes('./audit.sh && waymark hook claude-code'));
+      assert.equal(JSON.parse(text).hooks.PreToolUse.length, 3);
+      r = await runCliProcess(['hook', 'uninstall', 'claude-code'], '', { cwd: root });
+      assert.match(r.stdout, /removed 5 waymark hook entries/);
+      assert.equal(fs.readFileSync(file, 'utf8'), OTHER_TOOLS, 'byte-exact');
+      assert.match((await runCliProcess(['hook', 'uninstall', 'claude-code'], '', { cwd: root })).stdout, /nothing to remove/);
+    } finally {
+      cleanup(root);
+    }
+  });
+
+  test('codex, copilot and cursor: their documented files; a file install created is removed by uninstall', async () => {
+    const root = tempWorkspace();
+    try {
+      fs.mkdirSync(path.join(root, '.git'));
+      const cursorOwn = '{\n  "version": 1,\n  "hooks": {\n    "afterFileEdit": [\n      { "command": "./hooks/format.sh" }\n    ]\n  }\n}\n';
+      write(root, '.cursor/hooks.json', cursorOwn);
+      for (const agent of ['codex', 'copilot', 'cursor']) {
+        const r = await runCliProcess(['hook', 'install', agent], '', { cwd: root });
+        assert.equal(r.code, 0, r.stderr);
+      }
+      const codex = JSON.parse(fs.readFileSync(path.join(root, '.codex/hooks.json'), 'utf8'));
+      assert.deepEqual(codex.hooks.PreToolUse, [{ matcher: 'Bash|apply_patch', hooks: [{ type: 'command', command: 'waymark hook codex', timeout: 30 }] }]);
+      const copilot = JSON.parse(fs.readFileSync(path.join(root, '.github/hooks/waymark.json'), 'utf8'));
+      assert.equal(copilot.version, 1);
+      assert.deepEqual(copilot.hooks.preToolUse, [{ type: 'command', command: 'waymark hook copilot', bash: 'waymark hook copilot', timeout: 30, timeoutSec: 30 }]);
+      const cursor = JSON.parse(fs.readFileSync(path.join(root, '.cursor/hooks.json'), 'utf8'));
+      assert.deepEqual(cursor.hooks.preToolUse, [{ command: 'waymark hook cursor', matcher: 'Write|StrReplace|Edit|MultiEdit|Delete' }]);
+      assert.deepEqual(cursor.hooks.afterFileEdit, [{ command: './hooks/format.sh' }, { command: 'waymark hook cursor' }]);
+      assert.deepEqual(Object.keys(cursor.hooks), ['afterFileEdit', 'preToolUse', 'beforeShellExecution', 'afterShellExecution', 'sessionStart', 'stop']);
+      for (const agent of ['codex', 'copilot', 'cursor']) {
+        const r = await runCliProcess(['hook', 'uninstall', agent], '', { cwd: root });
+        assert.equal(r.code, 0, r.stderr);
+      }
+      assert.equal(fs.existsSync(path.join(root, '.codex/hooks.json')), false, 'created by install, removed by uninstall');
+      assert.equal(fs.existsSync(path.join(root, '.github/hooks/waymark.json')), false);
+      assert.equal(fs.readFileSync(path.join(root, '.cursor/hooks.json'), 'utf8'), cursorOwn, 'byte-exact');
     } finally {
       cleanup(root);
     }

@@ -2,7 +2,8 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { applyReplacements, checkProposedEdit } from '../../src/core/index';
-import { segmentWrites } from '../../src/hooks/handler';
+import { readShellCommand } from '../../src/hooks/shell';
+import { applyHunks, parseApplyPatch } from '../../src/hooks/applyPatch';
 import { looksLikeState, quickCheck } from '../../src/hooks/quickCheck';
 import { isOurCommand } from '../../src/hooks/install';
 import { claudeCodeAdapter } from '../../src/hooks/claudeCode';
@@ -54,14 +55,23 @@ describe('judging a proposed text (in process)', () => {
 });
 
 describe('the fast path and the shell parser', () => {
-  test('shell writes are told from reads, per named file', () => {
-    const w = (seg: string, word = 'docs/plan.md') => segmentWrites(seg, word);
-    for (const seg of ["sed -i 's/a/b/' docs/plan.md", 'sed --in-place=.bak x docs/plan.md', 'echo x > docs/plan.md', 'echo x >>docs/plan.md', 'tee -a docs/plan.md', 'rm -f docs/plan.md', 'mv docs/plan.md x.md', 'cp x.md docs/plan.md', 'git checkout -- docs/plan.md', "perl -pi -e 's/a/b/' docs/plan.md", 'truncate -s 0 docs/plan.md', 'echo x > "docs/plan.md"']) {
-      assert.equal(w(seg), true, seg);
+  test('shell writes are told from reads, per named file, as the shell parses them', () => {
+    const cwd = '/ws';
+    const writes = (cmd: string) => readShellCommand(cmd, cwd).touches.map((t) => `${t.kind} ${t.path}`);
+    const plan = '/ws/docs/plan.md';
+    for (const seg of ["sed -i 's/a/b/' docs/plan.md", 'sed --in-place=.bak x docs/plan.md', 'echo x > docs/plan.md', 'echo x >>docs/plan.md', 'tee -a docs/plan.md', 'rm -f docs/plan.md', 'mv docs/plan.md x.md', 'cp x.md docs/plan.md', "perl -pi -e 's/a/b/' docs/plan.md", 'truncate -s 0 docs/plan.md', 'echo x > "docs/plan.md"', 'touch docs/plan.md', ': > docs/plan.md', 'ln -sf /tmp/x docs/plan.md', 'cd docs && sed -i s/a/b/ plan.md', 'cd docs; cd .. ; rm docs/plan.md', '(cd docs && touch plan.md)', 'waymark status && sed -i s/a/b/ docs/plan.md', 'true || echo > docs/plan.md', 'x=$(rm docs/plan.md)', "bash -c 'rm docs/plan.md'", "eval 'rm docs/plan.md'", 'sudo -u me rm docs/plan.md', 'if true; then rm docs/plan.md; fi', 'cat > docs/plan.md <<EOF\nx\nEOF']) {
+      assert.ok(writes(seg).some((w) => w.endsWith(` ${plan}`)), `${seg}: ${writes(seg).join(', ')}`);
     }
-    for (const seg of ['cat docs/plan.md', 'grep a docs/plan.md > out.txt', 'cp docs/plan.md backup.md', "sed -n '1p' docs/plan.md", 'wc -l docs/plan.md', 'git diff docs/plan.md', 'diff docs/plan.md other.md 2>/dev/null']) {
-      assert.equal(w(seg), false, seg);
+    for (const seg of ['cat docs/plan.md', 'grep a docs/plan.md > out.txt', 'cp docs/plan.md backup.md', "sed -n '1p' docs/plan.md", 'wc -l docs/plan.md', 'git diff docs/plan.md', 'diff docs/plan.md other.md 2>/dev/null', 'cd docs && cat plan.md > ../copy.txt', '(cd docs); sed -i s/a/b/ plan.md', 'cat <<EOF > notes.txt\nrm docs/plan.md\nEOF']) {
+      assert.ok(!writes(seg).some((w) => w.endsWith(` ${plan}`)), `${seg}: ${writes(seg).join(', ')}`);
     }
+    const restore = readShellCommand('git checkout HEAD~3 -- workflows', cwd).touches;
+    assert.deepEqual(restore.map((t) => [t.kind, t.path]), [['tree', '/ws/workflows']]);
+    assert.ok(readShellCommand('rm $F', cwd).opaque.length, 'a path from a variable cannot be followed');
+    assert.ok(readShellCommand("find docs -name '*.md' | xargs sed -i s/a/b/", cwd).opaque.length, 'files a writer takes from xargs');
+    assert.ok(readShellCommand("find docs -name '*.md' -exec rm {} +", cwd).opaque.length);
+    assert.deepEqual(readShellCommand("find . -name '*.md' | xargs grep -l status", cwd).opaque, [], 'a reader fed by xargs writes nothing');
+    assert.ok(readShellCommand("echo 'unterminated", cwd).parseError);
   });
 
   test('state is recognised from the first bytes; edits elsewhere pass without the core', () => {
@@ -86,7 +96,11 @@ describe('the fast path and the shell parser', () => {
 
   test('install recognises its own commands only', () => {
     assert.equal(isOurCommand('waymark hook claude-code', 'claude-code'), true);
-    assert.equal(isOurCommand('node "/opt/w/dist/cli.js" hook claude-code --fail-closed', 'claude-code'), true);
+    assert.equal(isOurCommand('node "/opt/w/dist/cli.js" hook claude-code --fail-closed', 'claude-code', 'node "/opt/w/dist/cli.js"'), true, 'the launcher given to install');
+    assert.equal(isOurCommand('node ./node_modules/waymark/dist/cli.js hook claude-code', 'claude-code'), true);
+    assert.equal(isOurCommand('node ./node_modules/otherguard/dist/cli.js hook claude-code', 'claude-code'), false, "another tool's hook");
+    assert.equal(isOurCommand('./audit.sh && waymark hook claude-code', 'claude-code'), false, 'a command that only contains ours');
+    assert.equal(isOurCommand('waymark hook claude-code; rm -rf /', 'claude-code'), false);
     assert.equal(isOurCommand('npx waymark hook claude-code', 'claude-code'), true);
     assert.equal(isOurCommand('waymark hook gemini', 'claude-code'), false);
     assert.equal(isOurCommand('my-waymark-wrapper hook claude-code', 'claude-code'), false);
@@ -109,5 +123,20 @@ describe('the fast path after an edit', () => {
     } finally {
       cleanup(root);
     }
+  });
+});
+
+describe("Codex's apply_patch envelope", () => {
+  test('Add, Delete, Update with anchors and Move to are read into the edits they make', () => {
+    const patch = ['*** Begin Patch', '*** Add File: docs/new.md', '+# New', '+', '+text', '*** Delete File: old.md', '*** Update File: src/a.ts', '*** Move to: src/b.ts', '@@ function f() {', '-  return 1;', '+  return 2;', '*** End of File', '*** End Patch'].join('\n');
+    const ops = parseApplyPatch(`apply_patch <<'EOF'\n${patch}\nEOF`);
+    assert.deepEqual(ops.map((o) => [o.type, o.path]), [['add', 'docs/new.md'], ['delete', 'old.md'], ['update', 'src/a.ts']]);
+    assert.equal((ops[0] as { content: string }).content, '# New\n\ntext\n');
+    const up = ops[2] as Extract<(typeof ops)[number], { type: 'update' }>;
+    assert.equal(up.moveTo, 'src/b.ts');
+    assert.equal(applyHunks('function g() {\n  return 1;\n}\nfunction f() {\n  return 1;\n}\n', up.hunks), 'function g() {\n  return 1;\n}\nfunction f() {\n  return 2;\n}\n', 'the anchor picks the second match');
+    assert.equal(applyHunks('nothing here\n', up.hunks), undefined, 'context not found: the patch does not apply');
+    assert.throws(() => parseApplyPatch('*** Begin Patch\n*** Frobnicate: x\n*** End Patch'), /expected "\*\*\* Add File:"/);
+    assert.throws(() => parseApplyPatch('no envelope'), /does not start with/);
   });
 });

@@ -1,0 +1,137 @@
+/**
+ * The edit and shell tools of the agents Waymark has adapters for, by the names and input shapes
+ * their documentation gives, read into neutral events: one catalogue, so an agent that runs another
+ * agent's hooks (VS Code runs `.claude/settings.json`'s) is still understood.
+ *
+ * - Cursor: Write {file_path, content}, StrReplace/Edit {file_path, old_string, new_string,
+ *   replace_all}, MultiEdit {file_path, edits}, Delete {file_path}, Shell {command}
+ * - VS Code agent: create_file/createFile {filePath|path, content}, replace_string_in_file
+ *   {filePath, oldString, newString}, multi_replace_string_in_file {replacements: [...]},
+ *   insert_edit_into_file {filePath, code}, editFiles {files}, apply_patch {input},
+ *   run_in_terminal/runInTerminal/runTerminalCommand {command}
+ * - GitHub Copilot CLI: edit {path, old_str, new_str}, create {path, file_text}, bash {command}
+ * - OpenAI Codex: apply_patch {command|input|patch: the envelope}, Bash/shell {command: string or argv}
+ */
+import { parseApplyPatch } from './applyPatch';
+import { HookInputError, isObject, type FileEdit, type HookContext, type NeutralEvent } from './port';
+
+function s(input: Record<string, unknown>, ...keys: string[]): string | undefined {
+  for (const k of keys) if (typeof input[k] === 'string') return input[k] as string;
+  return undefined;
+}
+
+function need(input: Record<string, unknown>, tool: string, ...keys: string[]): string {
+  const v = s(input, ...keys);
+  if (v === undefined) throw new HookInputError(`tool_input.${keys[0]} of ${tool} must be a string.`);
+  return v;
+}
+
+/** A shell command given as a string or as an argv (`["bash", "-lc", "..."]`). */
+function commandOf(input: Record<string, unknown>, tool: string): string {
+  const c = input.command ?? input.cmd;
+  if (typeof c === 'string') return c;
+  if (Array.isArray(c) && c.every((x) => typeof x === 'string')) {
+    const argv = c as string[];
+    if (argv.length >= 3 && /(?:^|\/)(?:ba|z|da)?sh$/.test(argv[0]) && /^-\w*c$/.test(argv[1])) return argv[2];
+    return argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
+  }
+  throw new HookInputError(`tool_input.command of ${tool} must be a string or a list of strings.`);
+}
+
+/** The file edits an apply_patch envelope makes. */
+export function patchEdits(patch: string): FileEdit[] {
+  const out: FileEdit[] = [];
+  for (const op of parseApplyPatch(patch)) {
+    if (op.type === 'add') out.push({ file: op.path, change: { type: 'write', content: op.content } });
+    else if (op.type === 'delete') out.push({ file: op.path, change: { type: 'delete' } });
+    else if (op.moveTo) {
+      out.push({ file: op.path, change: { type: 'delete' } });
+      out.push({ file: op.moveTo, change: { type: 'hunks', hunks: op.hunks, from: op.path } });
+    } else out.push({ file: op.path, change: { type: 'hunks', hunks: op.hunks } });
+  }
+  return out;
+}
+
+function edits(kind: 'pre' | 'post', ctx: HookContext, tool: string, list: FileEdit[]): NeutralEvent {
+  if (kind === 'post') return { kind: 'tool-done', ctx, tool, files: [...new Set(list.map((e) => e.file))] };
+  if (list.length === 1) return { kind: 'proposed-edit', ctx, tool, file: list[0].file, change: list[0].change };
+  return { kind: 'proposed-edits', ctx, tool, edits: list };
+}
+
+function shell(kind: 'pre' | 'post', ctx: HookContext, tool: string, command: string): NeutralEvent {
+  return kind === 'pre' ? { kind: 'proposed-command', ctx, tool, command } : { kind: 'tool-done', ctx, tool, command };
+}
+
+const SHELL_TOOLS = new Set(['Bash', 'bash', 'Shell', 'shell', 'local_shell', 'exec_command', 'run_in_terminal', 'runInTerminal', 'runTerminalCommand', 'run_terminal_cmd', 'container.exec']);
+
+/** Every tool name the catalogue reads (for matchers and for the adapters' tool sets). */
+export const CATALOGUE_TOOLS: ReadonlySet<string> = new Set([
+  ...SHELL_TOOLS,
+  'Write', 'StrReplace', 'Edit', 'MultiEdit', 'Delete',
+  'create_file', 'createFile', 'replace_string_in_file', 'multi_replace_string_in_file', 'insert_edit_into_file', 'editFiles', 'apply_patch', 'delete_file', 'deleteFile',
+  'edit', 'create', 'str_replace_editor',
+]);
+
+/**
+ * The neutral event of one tool call, by the catalogue's names; undefined for a tool that neither
+ * edits files nor runs shell commands. Throws HookInputError when a known tool's input is malformed.
+ */
+export function catalogueToolEvent(kind: 'pre' | 'post', ctx: HookContext, tool: string, input: Record<string, unknown>): NeutralEvent | undefined {
+  if (SHELL_TOOLS.has(tool)) return shell(kind, ctx, tool, commandOf(input, tool));
+  const file = () => need(input, tool, 'file_path', 'filePath', 'path');
+  switch (tool) {
+    case 'Write':
+    case 'create_file':
+    case 'createFile':
+    case 'create':
+      return edits(kind, ctx, tool, [{ file: file(), change: { type: 'write', content: need(input, tool, 'content', 'file_text', 'contents') } }]);
+    case 'StrReplace':
+    case 'Edit':
+    case 'replace_string_in_file':
+    case 'edit':
+    case 'str_replace_editor': {
+      const f = file();
+      const content = s(input, 'content', 'file_text');
+      if (s(input, 'old_string', 'oldString', 'old_str') === undefined && content !== undefined) return edits(kind, ctx, tool, [{ file: f, change: { type: 'write', content } }]);
+      const oldString = need(input, tool, 'old_string', 'oldString', 'old_str');
+      const newString = need(input, tool, 'new_string', 'newString', 'new_str');
+      return edits(kind, ctx, tool, [{ file: f, change: { type: 'replace', edits: [{ oldString, newString, replaceAll: input.replace_all === true || input.replaceAll === true }] } }]);
+    }
+    case 'MultiEdit': {
+      const f = file();
+      if (!Array.isArray(input.edits)) throw new HookInputError(`tool_input.edits of ${tool} must be a list.`);
+      return edits(kind, ctx, tool, [{ file: f, change: { type: 'replace', edits: input.edits.map((e) => {
+        if (!isObject(e)) throw new HookInputError(`tool_input.edits of ${tool} must hold objects.`);
+        return { oldString: need(e, tool, 'old_string', 'oldString'), newString: need(e, tool, 'new_string', 'newString'), replaceAll: e.replace_all === true };
+      }) } }]);
+    }
+    case 'multi_replace_string_in_file': {
+      if (!Array.isArray(input.replacements)) throw new HookInputError(`tool_input.replacements of ${tool} must be a list.`);
+      const byFile = new Map<string, { oldString: string; newString: string }[]>();
+      for (const r of input.replacements) {
+        if (!isObject(r)) throw new HookInputError(`tool_input.replacements of ${tool} must hold objects.`);
+        const f = need(r, tool, 'filePath', 'file_path', 'path');
+        byFile.set(f, [...(byFile.get(f) ?? []), { oldString: need(r, tool, 'oldString', 'old_string'), newString: need(r, tool, 'newString', 'new_string') }]);
+      }
+      return edits(kind, ctx, tool, [...byFile].map(([f, e]) => ({ file: f, change: { type: 'replace', edits: e } })));
+    }
+    case 'Delete':
+    case 'delete_file':
+    case 'deleteFile':
+      return edits(kind, ctx, tool, [{ file: file(), change: { type: 'delete' } }]);
+    case 'insert_edit_into_file':
+      return edits(kind, ctx, tool, [{ file: file(), change: { type: 'unknown' } }]);
+    case 'editFiles': {
+      const files = Array.isArray(input.files) ? input.files.filter((f): f is string => typeof f === 'string') : [];
+      if (!files.length) throw new HookInputError(`tool_input.files of ${tool} must list the files it edits.`);
+      return edits(kind, ctx, tool, files.map((f) => ({ file: f, change: { type: 'unknown' } })));
+    }
+    case 'apply_patch': {
+      const patch = Array.isArray(input.command) ? input.command.filter((x) => typeof x === 'string').join('\n') : need(input, tool, 'command', 'input', 'patch');
+      const list = patchEdits(patch);
+      if (!list.length) return { kind: 'other', ctx, what: `${ctx.event} ${tool} (an empty patch)` };
+      return edits(kind, ctx, tool, list);
+    }
+  }
+  return undefined;
+}
