@@ -47,7 +47,7 @@ export function prRepo(): string {
 /** The four changes of the issue: (a) story done with open tasks, (b) a gate file by hand, (c) a rewind, (d) an old drift fixed. */
 export function makePrChanges(root: string): void {
   ok(root, ['story', 'set-status', '1-1-login', 'review'], 'dev-agent');
-  ok(root, ['story', 'set-status', '1-1-login', 'done'], 'dev-agent');
+  ok(root, ['story', 'set-status', '1-1-login', 'done', '--force'], 'dev-agent');
   write(root, '.waymark/gates/release/approve.gate', 'gate: PASS\n');
   write(root, 'plan.md', '---\nworkflow: plan\nstatus: in_progress\nsteps: [design, build, ship]\nstepsCompleted: [design]\n---\n# Plan\n');
   write(root, `${IMPL}/1-2-logout.md`, story('1.2: logout', 'review', '- [x] Build it'));
