@@ -43,6 +43,10 @@ describe('real paths: one file, one lock, one history, one workflow', () => {
     const ops = readHistory(root, real).map((e) => e.operation);
     assert.deepEqual(ops, ['advance', 'advance', 'advance', 'advance'], 'no external-edit line');
     assert.equal(fs.existsSync(path.join(root, '.waymark', 'history', 'linked')), false, 'no second history under the alias');
+    const events = fs.readFileSync(path.join(root, '.waymark', 'events', 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; file?: string });
+    const advances = events.filter((e) => e.type === 'workflow.advance');
+    assert.equal(advances.length, 4);
+    assert.deepEqual([...new Set(advances.map((e) => e.file))], ['flows/a.md'], 'events name the file by its real workspace-relative path');
   });
 
   test('a workflow file reached by two names (a file link inside the workspace) is scanned once', async () => {
