@@ -1,7 +1,9 @@
 /**
  * Git's merge driver for Waymark state (`waymark merge-driver %O %A %B %P`). State is merged by
  * progress, with the rule resume and sync use (model/progress.ts): completed steps are united, a
- * status takes the later of the two, a task ticked on either side stays ticked. Every other byte
+ * status takes the later of the two, a task ticked on either side stays ticked (the same task by
+ * its place in the task tree), the current step is one the united steps leave to do, and a
+ * `blockedReason` goes when the merged status is not blocked. Every other byte
  * (the body, other keys, comments) goes through git's own three-way merge (`git merge-file`), so
  * it merges or conflicts exactly as it would without the driver.
  *
@@ -19,7 +21,7 @@ import { editFrontmatter, type EditScalar, type EditValue, type FrontmatterEdit 
 import { parseFrontmatter } from '../model/frontmatter';
 import { WORKFLOW_KEYS } from '../model/stateKeys';
 import { parseLedger, applyLineEdits, parseStamp, type Ledger } from '../bmad/ledger';
-import { parseStory, storyKeyFromName } from '../bmad/story';
+import { parseStory, storyKeyFromName, type StoryTask } from '../bmad/story';
 import { parseDocument, isMap, isSeq } from 'yaml';
 import { WaymarkError } from '../errors';
 import type { HistoryEntry } from '../types';
@@ -220,15 +222,23 @@ function planFrontmatter(v: Versions, file: string, plan: Plan): Versions {
     const [so, st] = [stepCount(o), stepCount(t)];
     return so === st ? undefined : so > st ? 'ours' : 'theirs';
   };
+  let mergedStatus: string | undefined;
   for (const key of FRONTMATTER_STATUS) {
     if (!has(o, key) || !has(t, key) || typeof o[key] !== 'string' || typeof t[key] !== 'string') continue;
     const bs = typeof b[key] === 'string' ? (b[key] as string) : undefined;
     const r = mergeStatus(bs, o[key] as string, t[key] as string);
+    if (key === 'status') mergedStatus = r.value;
     if (r.value !== undefined) edits.push({ key, value: r.value });
     else edits.push({ key, value: plan.placeholder(o[key] as string, t[key] as string, `${key}: ${r.reason}`) });
     plan.decisions.push({ key, base: bs, ours: o[key] as string, theirs: t[key] as string, result: r.value, reason: r.reason, conflict: r.value === undefined });
   }
   for (const key of FRONTMATTER_SCALARS) {
+    if (key === 'blockedReason' && mergedStatus !== undefined && mergedStatus.trim().toLowerCase() !== 'blocked' && (has(o, key) || has(t, key))) {
+      // A reason for a block the merged workflow is not in: removed wherever a side has it.
+      edits.push({ key, value: undefined });
+      plan.decisions.push({ key, ours: show(o[key]), theirs: show(t[key]), reason: `the merged status is ${mergedStatus}, not blocked; removed`, conflict: false });
+      continue;
+    }
     if (!has(o, key) || !has(t, key)) continue;
     const [ov, tv] = [o[key], t[key]];
     const scalar = (x: unknown) => x === null || ['string', 'number', 'boolean'].includes(typeof x);
@@ -243,13 +253,25 @@ function planFrontmatter(v: Versions, file: string, plan: Plan): Versions {
       plan.decisions.push({ key, ours: show(ov), theirs: show(tv), reason: 'every step is done in the united steps; removed', conflict: false });
       continue;
     }
-    const r =
+    let r: { value?: unknown; reason: string } =
       next !== undefined && ov !== tv
         ? { value: next, reason: 'the first step the united steps leave to do' }
         : mergeScalar(b[key], ov, tv, () => {
             const f = further();
             return f === 'ours' ? ov : f === 'theirs' ? tv : undefined;
           });
+    if ((key === 'currentStep' || key === 'current_step') && united && r.value !== undefined && r.value !== null && done.has(String(r.value))) {
+      // The value chosen names a step the united steps have done: the first step left to do when
+      // the file lists its steps, else the other side's current step if it is not done, else none.
+      const other = r.value === ov ? tv : ov;
+      const pick = next ?? (other !== null && other !== undefined && !done.has(String(other)) && !steps ? other : undefined);
+      if (pick === undefined) {
+        edits.push({ key, value: undefined });
+        plan.decisions.push({ key, base: show(b[key]), ours: show(ov), theirs: show(tv), reason: `${show(r.value)} is done in the united steps and no step is known to be next; removed`, conflict: false });
+        continue;
+      }
+      r = { value: pick, reason: `${show(r.value)} is done in the united steps; ${show(pick)} is the step left to do` };
+    }
     if (r.value !== undefined) edits.push({ key, value: r.value as EditValue });
     else edits.push({ key, value: plan.placeholder(show(ov), show(tv), `${key}: ${r.reason}`) });
     plan.decisions.push({ key, base: show(b[key]), ours: show(ov), theirs: show(tv), result: r.value === undefined ? undefined : show(r.value), reason: r.reason, conflict: r.value === undefined });
@@ -281,13 +303,15 @@ function planStory(v: Versions, file: string, plan: Plan): Versions {
     }
     plan.decisions.push({ key: 'Status', base: bs, ours: o.status, theirs: t.status, result: r.value, reason: r.reason, conflict: r.value === undefined });
   }
-  // A task ticked on either side stays ticked: the same task (same text) is ticked in every version.
-  const ticked = new Set([...o.tasks, ...t.tasks].filter((k) => k.checked).map((k) => k.text.trim()));
+  // A task ticked on either side stays ticked: the same task — the same place in the task tree,
+  // its words and those of every task above it — is ticked in every version. Words alone are not
+  // a task: BMAD stories repeat "Write tests" under several tasks.
+  const ticked = new Set([...taskKeys(o.tasks), ...taskKeys(t.tasks)].filter(([k]) => k.checked).map(([, key]) => key));
   for (const [side, s] of Object.entries(stories)) {
     const text = side === 'base' ? v.base : side === 'ours' ? v.ours : v.theirs;
     const lines = text.split('\n');
-    for (const task of s.tasks) {
-      if (task.checked || !ticked.has(task.text.trim())) continue;
+    for (const [task, key] of taskKeys(s.tasks)) {
+      if (task.checked || !ticked.has(key)) continue;
       const box = lines[task.line]?.slice(task.boxColumn, task.boxColumn + 3);
       if (box !== '[ ]') continue;
       edits.get(side)!.push({ line: task.line, start: task.boxColumn, end: task.boxColumn + 3, value: '[x]' });
@@ -299,6 +323,24 @@ function planStory(v: Versions, file: string, plan: Plan): Versions {
     ours: applyLineEdits(v.ours, edits.get('ours')!),
     theirs: applyLineEdits(v.theirs, edits.get('theirs')!),
   };
+}
+
+/**
+ * Each task with its place in the task tree: the words of its ancestors and its own (each
+ * checkbox under the nearest shallower one), and which occurrence of that path it is. A task
+ * inserted elsewhere in the tree leaves the others' keys as they were.
+ */
+function taskKeys(tasks: readonly StoryTask[]): [StoryTask, string][] {
+  const stack: { depth: number; text: string }[] = [];
+  const seen = new Map<string, number>();
+  return tasks.map((task) => {
+    while (stack.length && stack[stack.length - 1].depth >= task.depth) stack.pop();
+    stack.push({ depth: task.depth, text: task.text.trim() });
+    const pathKey = `${task.review ? 'review' : 'task'}\u0000${stack.map((x) => x.text).join('\u0000')}`;
+    const n = (seen.get(pathKey) ?? 0) + 1;
+    seen.set(pathKey, n);
+    return [task, `${pathKey}\u0000#${n}`];
+  });
 }
 
 /** `sprint-status.yaml`: each development_status entry by the status rule, `last_updated` the later. */
