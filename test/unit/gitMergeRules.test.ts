@@ -1,6 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { mergeStateFile } from '../../src/core/git/mergeDriver';
+import { renderGateUpdate } from '../../src/core/index';
 
 /** A BMAD story whose subtasks repeat the same words under different tasks. */
 const story = (status: string, ticks: Record<string, boolean> = {}) => {
@@ -71,6 +72,25 @@ describe('the merge driver keeps every rule', () => {
     assert.equal(r.conflicts, 0, r.text);
     assert.match(r.text, /^status: completed$/m);
     assert.doesNotMatch(r.text, /blockedReason/);
+  });
+
+  test('gate files merge key by key: the newest verdict, both histories, and the other side\'s keys and comments kept', () => {
+    const base = renderGateUpdate('# Review gate of the PRD\nowner: qa\nscope: prd\n', { verdict: 'CONCERNS', reviewer: 'qa', updated: '2026-11-20T10:00:00.000Z' });
+    // Ours: a note key and a comment added by hand, then a FAIL verdict.
+    const oursEdited = base.replace('scope: prd\n', 'scope: prd\n# ask the lead before waiving\nnotes: see the review thread\n');
+    const ours = renderGateUpdate(oursEdited, { verdict: 'FAIL', reviewer: 'qa', reason: 'tests red', updated: '2026-11-20T11:00:00.000Z' });
+    // Theirs: the newer verdict, and the owner changed.
+    const theirs = renderGateUpdate(base.replace('owner: qa', 'owner: platform'), { verdict: 'PASS', reviewer: 'lead', updated: '2026-11-20T12:00:00.000Z' });
+    const r = mergeStateFile({ path: '.waymark/gates/prd/review.gate', base, ours, theirs });
+    assert.equal(r.conflicts, 0, r.text);
+    assert.match(r.text, /^gate: PASS$/m);
+    assert.match(r.text, /^reviewer: lead$/m);
+    assert.doesNotMatch(r.text, /^reason: tests red$/m, 'the verdict keys are the newest verdict\'s');
+    assert.match(r.text, /^notes: see the review thread$/m, 'our key kept');
+    assert.match(r.text, /# ask the lead before waiving/, 'our comment kept');
+    assert.match(r.text, /# Review gate of the PRD/);
+    assert.match(r.text, /^owner: platform$/m, 'their change of another key kept');
+    assert.deepEqual([...r.text.matchAll(/- gate: (\w+)/g)].map((m) => m[1]), ['CONCERNS', 'FAIL', 'PASS']);
   });
 
   test('a blocked merge keeps its blockedReason', () => {

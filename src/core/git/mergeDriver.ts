@@ -22,7 +22,7 @@ import { parseFrontmatter } from '../model/frontmatter';
 import { WORKFLOW_KEYS } from '../model/stateKeys';
 import { parseLedger, applyLineEdits, parseStamp, type Ledger } from '../bmad/ledger';
 import { parseStory, storyKeyFromName, type StoryTask } from '../bmad/story';
-import { parseDocument, isMap, isSeq } from 'yaml';
+import { parseDocument, isMap, isScalar, isSeq, type Pair, type YAMLMap } from 'yaml';
 import { WaymarkError } from '../errors';
 import type { HistoryEntry } from '../types';
 
@@ -443,17 +443,21 @@ export function mergeHistoryText(base: string, ours: string, theirs: string): st
 }
 
 
+/** The keys of a gate file that are its verdict: all taken together from the newest one. */
+const GATE_VERDICT_KEYS = ['gate', 'reviewer', 'reason', 'updated', 'waiver'];
+
 /**
- * A gate file: the newest verdict (top-level `gate`, `reviewer`, `reason`, `updated`, `waiver`)
- * from the side that recorded it last, and the `history` lists of both sides united in time
- * order. Undefined when a side is not a gate file Waymark reads (git's text merge decides then).
+ * A gate file, key by key: the newest verdict (top-level `gate`, `reviewer`, `reason`, `updated`,
+ * `waiver`, together, from the side that recorded it last) and the `history` lists of both sides
+ * united in time order are written identically into all three versions; every other key and
+ * comment then goes through git's three-way text merge, as the rest of a workflow file does.
+ * Undefined when a side is not a gate file Waymark reads (git's text merge decides then).
  */
-export function mergeGateText(base: string, ours: string, theirs: string): string | undefined {
-  void base;
+export function mergeGateText(base: string, ours: string, theirs: string, labels: MergeLabels = { ours: 'ours', base: 'base', theirs: 'theirs' }, markerSize = 7, cwd?: string): { text: string; conflicts: number } | undefined {
   const docs = [ours, theirs].map((t) => parseDocument(t, { prettyErrors: false }));
   if (docs.some((d) => d.errors.length || !isMap(d.contents))) return undefined;
   const updated = docs.map((d) => String(d.get('updated') ?? ''));
-  const newer = updated[1] > updated[0] ? 1 : 0;
+  const newer = docs[updated[1] > updated[0] ? 1 : 0];
   const entries: unknown[] = [];
   const seen = new Set<string>();
   for (const d of docs) {
@@ -469,9 +473,33 @@ export function mergeGateText(base: string, ours: string, theirs: string): strin
   }
   const at = (e: unknown) => String((e as { updated?: unknown } | null)?.updated ?? '');
   entries.sort((a, b) => at(a).localeCompare(at(b)));
-  const out = docs[newer];
-  if (entries.length) out.set('history', out.createNode(entries));
-  return out.toString();
+  const baseDoc = parseDocument(base, { prettyErrors: false });
+  const verdict = newer.toJS() as Record<string, unknown>;
+  // The same verdict keys in the same place in every version (after the other keys, in one
+  // order; `history` last), so git's text merge sees no change there and merges the other keys
+  // and comments as it merges any text.
+  const decide = (d: ReturnType<typeof parseDocument>): string => {
+    for (const k of GATE_VERDICT_KEYS) {
+      d.delete(k);
+      if (Object.prototype.hasOwnProperty.call(verdict, k)) d.set(k, d.createNode(verdict[k]));
+    }
+    if (entries.length) {
+      d.delete('history');
+      d.set('history', d.createNode(entries));
+    }
+    const map = d.contents as YAMLMap;
+    const keyOf = (p: Pair) => (isScalar(p.key) ? String(p.key.value) : String(p.key));
+    const rank = (p: Pair) => {
+      const k = keyOf(p);
+      const i = GATE_VERDICT_KEYS.indexOf(k);
+      return i >= 0 ? i + 1 : k === 'history' ? GATE_VERDICT_KEYS.length + 1 : 0;
+    };
+    map.items = map.items.map((p, i) => ({ p, i })).sort((a, b) => rank(a.p) - rank(b.p) || a.i - b.i).map((x) => x.p);
+    return d.toString();
+  };
+  const texts = docs.map(decide);
+  const baseText = !baseDoc.errors.length && isMap(baseDoc.contents) ? decide(baseDoc) : '';
+  return gitMergeFile({ base: baseText, ours: texts[0], theirs: texts[1] }, labels, markerSize, cwd);
 }
 
 /** Git's three-way text merge of three texts (`git merge-file -p`): the result and its conflict count. */
@@ -540,8 +568,8 @@ export function mergeStateFile(input: StateMergeInput): StateMergeResult {
     return { text: mergeHistoryText(input.base, input.ours, input.theirs), kind, conflicts: 0, decisions: [{ key: 'history', reason: 'lines of both sides united, new ones re-sequenced', conflict: false }] };
   }
   if (kind === 'gate') {
-    const text = mergeGateText(input.base, input.ours, input.theirs);
-    if (text !== undefined) return { text, kind, conflicts: 0, decisions: [{ key: 'gate', reason: 'newest verdict kept, verdict history of both sides united', conflict: false }] };
+    const merged = mergeGateText(input.base, input.ours, input.theirs, labels, size, input.cwd);
+    if (merged !== undefined) return { text: merged.text, kind, conflicts: merged.conflicts, decisions: [{ key: 'gate', reason: 'newest verdict kept, verdict history of both sides united, other keys merged by git', conflict: merged.conflicts > 0 }] };
   }
   const plan = new Plan();
   let v: Versions = { base: input.base, ours: input.ours, theirs: input.theirs };
