@@ -101,5 +101,11 @@ describe('history is portable: workspace-relative paths', () => {
     const entries = readHistory(root, real);
     assert.equal(entries.length, 3);
     assert.deepEqual(entries.map((e) => e.file), [real, real, real], 'entries name the file by its absolute path in memory');
+    // A delegation names its child and parent relative to the workspace too.
+    const d = spawnSync(process.execPath, [CLI, 'delegate', 'flows/a.md', '--agent', 'dev', '--out', 'flows/a-dev.md'], { cwd: root, encoding: 'utf8' });
+    assert.equal(d.status, 0, d.stdout + d.stderr);
+    const child = fs.readFileSync(historyPathFor(root, path.join(root, 'flows', 'a-dev.md')), 'utf8');
+    assert.ok(!child.includes(root), 'no absolute path in the child\'s history');
+    assert.ok(!fs.readFileSync(hist, 'utf8').split('\n').slice(3).join('\n').includes(root), 'no absolute path in the parent\'s delegate line');
   });
 });
