@@ -122,5 +122,10 @@ describe('tickets: a failed commit in the ticket repository keeps the change que
     const fourth = await projectWith(root, [repo]);
     assert.equal(fourth.queued, 0);
     assert.equal(commits(repo), 1, 'no empty commit');
+    // A lock on the ticket repository's index is no failure of a run with nothing to commit.
+    fs.writeFileSync(lock, '');
+    const fifth = await projectWith(root, [repo]);
+    assert.deepEqual(fifth.failed, []);
+    fs.rmSync(lock);
   });
 });

@@ -136,6 +136,10 @@ export class GitTicketStore implements TicketStore {
   async flush(message: string): Promise<void> {
     if (!fs.existsSync(this.dir)) return;
     const rel = path.relative(this.repo, this.dir) || '.';
+    // Nothing uncommitted in the ticket folder: nothing to do (a lock someone else holds on the
+    // index is no failure of a run that has nothing to commit).
+    const status = await runGit(this.repo, ['--no-optional-locks', 'status', '--porcelain', '--untracked-files=all', '--', rel]);
+    if (status.code === 0 && status.stdout.trim() === '') return;
     const add = await runGit(this.repo, ['add', '--', rel]);
     if (add.code !== 0) throw new WaymarkError('io', `git commit in ${this.repo} failed at git add: ${add.stderr.trim()}`, this.repo);
     const staged = await runGit(this.repo, ['diff', '--cached', '--quiet', '--', rel]);
