@@ -77,9 +77,11 @@ const gitInstallCommand: CliCommand = {
     'Writes a marked block to the repository\'s .gitattributes routing workflow files (the config\'s',
     'include globs), sprint-status.yaml, history files (.waymark/history/**/*.jsonl), the events log',
     '(.waymark/events/*.jsonl, when committed) and gate files to the',
-    'driver, and sets',
+    'driver, and the orchestrator\'s append-only memory (.waymark/memory/orchestrator_memory.md) to',
+    'git\'s union merge (both branches\' entries kept), and sets',
     'merge.waymark.name and merge.waymark.driver in the repository\'s local git config.',
-    'Run it again to update the block; waymark git uninstall removes exactly these.',
+    'Run it again to update the block; waymark git uninstall removes exactly these and gives',
+    '.gitattributes back byte for byte.',
     'Options:',
     '  --root DIR   the project folder (default: the current folder)',
     'Exit codes: 0 installed; 2 not a git repository or cannot write.',
@@ -93,7 +95,11 @@ const gitInstallCommand: CliCommand = {
     const prefix = rel ? `${rel}/` : '';
     const include = context.config.include.map((g) => `${prefix}${g}`);
     const gatePath = `${prefix}${context.config.gates.path}`;
-    const r = await installMergeDriver(root, include, driverLine(), { historyDir: `${prefix}${context.config.history.dir}`, gatePath, eventsDir: `${prefix}.waymark/events` });
+    // The orchestrator's cold memory is append-only: both branches' entries kept (git's union driver).
+    const mem = context.config.memory;
+    const cold = mem?.coldFile ?? `${(mem?.dir ?? '.waymark/memory').replace(/\/+$/, '')}/orchestrator_memory.md`;
+    const unionFiles = [`${prefix}${cold.replace(/^\.\//, '')}`];
+    const r = await installMergeDriver(root, include, driverLine(), { historyDir: `${prefix}${context.config.history.dir}`, gatePath, eventsDir: `${prefix}.waymark/events`, unionFiles });
     if (ctx.json) ctx.stdout(JSON.stringify(r) + '\n');
     else ctx.stdout(`Installed the Waymark merge driver in ${r.repo}:\n  .gitattributes: ${r.lines.join(', ')}\n  git config merge.waymark.driver = ${r.driver}\n`);
     return 0;

@@ -208,13 +208,15 @@ const checkpointRestore: ProtocolVerb = {
 when the restore would move work backwards (un-complete a step, re-open a completed workflow,
 move any status back), unless --force; a forced rewind is recorded in history.
 Each restore is written under the file lock, checked against leases, and recorded in history.
+Every file is checked before the first is written: a file whose frontmatter cannot be read
+(exit 1, even with --force) or that is read-only (chmod 0444; exit 2) refuses the whole restore.
 Options:
   --force          restore even when files changed since (their body is kept) or it rewinds work
   --dry-run        only say what would change
   --file F         restore only this file (repeatable)
 ${IDENTITY_HELP}
 ${ROOT_HELP}
-Exit codes: 0 ok; 2 usage or unreadable input; 3 conflict (body changed) or held lease; 4 it would rewind work.`,
+Exit codes: 0 ok; 1 a file's frontmatter cannot be read; 2 usage, unreadable input or a read-only file; 3 conflict (body changed) or held lease; 4 it would rewind work.`,
   async run(ctx, core) {
     const root = rootArg(ctx);
     const id = requirePositional(ctx.args, 0, 'ID (see waymark checkpoint list)');

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import type { CliCommand } from './framework';
 import { flagString } from './framework';
 import { rootArg, withCore } from './cliCore';
-import { WaymarkError, openStore, runProjection, trackerSetup, type ProjectReport } from '../core/index';
+import { ALLOW_OUTSIDE_ENV, WaymarkError, openStore, parseAllowOutside, runProjection, trackerSetup, type ProjectReport } from '../core/index';
 
 function display(file: string | undefined, cwd: string): string | null {
   if (!file) return null;
@@ -34,6 +34,10 @@ listing that fails changes nothing. Only tickets whose projection changed since 
 mirror is looked up by its waymark-id line before it is created. While the tracker is down (breaker
 open, timeouts, 5xx, rate limit) the changes are queued in .waymark/outbox/ and the next run sends
 them first. The GitHub token comes from WAYMARK_GITHUB_TOKEN or GITHUB_TOKEN (never from a file).
+A git store's repository outside the workspace folder (by real path) is written only when
+WAYMARK_TICKETS_ALLOW_OUTSIDE names it or a folder holding it (several separated by '${path.delimiter}');
+allowOutside in .waymark/config.yaml alone is not enough. A failed git commit in the ticket
+repository keeps the change queued in the outbox; the next run commits it.
 Exit codes: 0 sent, nothing to send, or queued while the tracker is down (the output says which);
 1 the tracker refused some tickets (validation; fix the files, re-run); 2 usage, no tracker
 configured, bad config, a token or repository the tracker rejects; 3 another projection to the
@@ -48,7 +52,7 @@ same store is running.`,
       const cfg = setup.stores.get(name);
       if (!cfg) throw new WaymarkError('usage', `--store ${name} is not configured; known: ${[...setup.stores.keys()].join(', ')}.`);
       const dryRun = ctx.args.flags['dry-run'] === true;
-      const store = await openStore(root, name, cfg, { token: envToken(), apiUrl: process.env.WAYMARK_GITHUB_API_URL });
+      const store = await openStore(root, name, cfg, { token: envToken(), apiUrl: process.env.WAYMARK_GITHUB_API_URL, allowOutside: parseAllowOutside(process.env[ALLOW_OUTSIDE_ENV]) });
       const pause = Number(process.env.WAYMARK_TICKETS_PAUSE_AFTER_CREATES);
       const report = await runProjection({
         core, root, store, isDefault: name === setup.defaultStore, breaker: setup.breaker, dryRun,

@@ -120,6 +120,6 @@ export { TicketError, waymarkIdOf, sourceOf, bodyWithNote, removedLabels, type T
 export { TrackerBreaker, readBreakerStatus, breakerFile, DEFAULT_BREAKER, type BreakerSettings, type BreakerStatus, type BreakerState } from './tickets/breaker';
 export { Outbox, outboxFile, type OutboxEntry } from './tickets/outbox';
 export { mirrorFromFrontmatter, sidecarFile, type TrackerMirror } from './tickets/mirror';
-export { trackerSetup, openStore, trackerHealth, type TrackerSetup, type StoreConfig, type TrackerHealth, type OpenStoreOptions } from './tickets/setup';
+export { trackerSetup, openStore, trackerHealth, parseAllowOutside, ALLOW_OUTSIDE_ENV, type TrackerSetup, type StoreConfig, type TrackerHealth, type OpenStoreOptions } from './tickets/setup';
 export { GitTicketStore, ticketFileName } from './tickets/stores/gitStore';
 export { GitHubIssueStore, nextLink } from './tickets/stores/github';

@@ -20,6 +20,11 @@ export interface Settings {
   readonly worktreesEnabled: boolean;
   /** Run the ticket projection in the background after each state change (off by default). */
   readonly trackerProjectOnChange: boolean;
+  /**
+   * Folders whose git repositories a ticket store may write outside the workspace: the user
+   * setting only (a workspace's own settings come with the cloned repository and are ignored).
+   */
+  readonly trackerAllowOutside: readonly string[];
 }
 
 /** Settings whose change makes a new core (and a rescan). */
@@ -40,7 +45,12 @@ export function readSettings(): Settings {
     diagnosticsUnsavedChanges: cfg.get<boolean>('diagnostics.unsavedChanges', true),
     worktreesEnabled: cfg.get<boolean>('worktrees.enabled', true),
     trackerProjectOnChange: cfg.get<boolean>('tracker.projectOnChange', false),
+    trackerAllowOutside: userStrings(cfg.inspect<unknown>('tracker.allowOutside')?.globalValue),
   };
+}
+
+function userStrings(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '').map((x) => x.trim()) : [];
 }
 
 /** The keys whose values differ between two readings. */

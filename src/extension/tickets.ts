@@ -5,7 +5,7 @@
 // it is handed to the core per run and never written anywhere.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { errorMessage, openStore, runProjection, trackerHealth, trackerSetup, type DashboardTrackerInput, type ProjectReport, type TrackerHealth } from '../core/index';
+import { ALLOW_OUTSIDE_ENV, errorMessage, openStore, parseAllowOutside, runProjection, trackerHealth, trackerSetup, type DashboardTrackerInput, type ProjectReport, type TrackerHealth } from '../core/index';
 import { toArgs, type CommandRunner } from './commandRunner';
 import { COMMANDS } from './constants';
 import { Disposable } from './disposable';
@@ -105,7 +105,8 @@ export class TicketProjection extends Disposable {
       if (background && !this.model.settings.trackerProjectOnChange && !setup.autoProject) continue;
       const cfg = setup.stores.get(setup.defaultStore)!;
       const token = cfg.store === 'github' ? await this.githubToken(interactive) : undefined;
-      const store = await openStore(root, setup.defaultStore, cfg, { token, apiUrl: process.env.WAYMARK_GITHUB_API_URL });
+      const allowOutside = [...this.model.settings.trackerAllowOutside, ...parseAllowOutside(process.env[ALLOW_OUTSIDE_ENV])];
+      const store = await openStore(root, setup.defaultStore, cfg, { token, apiUrl: process.env.WAYMARK_GITHUB_API_URL, allowOutside });
       // A file with unsaved changes in an editor keeps its bytes: its mirror waits for a later run.
       const dirty = new Set(vscode.workspace.textDocuments.filter((d) => d.isDirty && d.uri.scheme === 'file').map((d) => d.uri.fsPath));
       const report = await runProjection({

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { buildRegistry, projectTickets, sendOrder, sidecarFile, readHistory, type ProjectedTicket } from '../../src/core/index';
 import { parseConfigText } from '../../src/core/model/config';
 import { createStateCore, openStore, runProjection, trackerSetup } from '../../src/core/index';
-import { gitConfig, project, ticketFiles, ticketRepo, wf, withCore, workspace } from './ticketsHelpers';
+import { gitConfig, project, ticketFiles, ticketRepo, userAllows, wf, withCore, workspace } from './ticketsHelpers';
 
 describe('tickets: planning order', () => {
   test('parents before children, prerequisites first, whatever the file order', async () => {
@@ -115,11 +115,7 @@ describe('tickets: the tracker block is not state', () => {
     assert.equal((await project(root)).planned.length, 0);
   });
 
-  test('a git store outside the workspace needs allowOutside: true', async () => {
-    const repo = ticketRepo();
-    const root = workspace({ 'a.md': wf('a', 'created') }, `tracker:\n  store: git\n  repo: ${repo}\n`);
-    await assert.rejects(project(root), /outside the workspace.*allowOutside: true/);
-  });
+
 
   test('the mirror write is a compare-and-swap on the state: a moved state or another key is refused, nothing written', async () => {
     const root = workspace({ 'a.md': wf('a', 'in_progress') }, gitConfig(ticketRepo()));
@@ -144,7 +140,7 @@ describe('tickets: the tracker block is not state', () => {
     const core = createStateCore({ roots: [root], memory: false });
     try {
       const setup = trackerSetup((await core.contextFor(a)).config)!;
-      const store = await openStore(root, 'git', setup.stores.get('git')!);
+      const store = await openStore(root, 'git', setup.stores.get('git')!, { allowOutside: userAllows(root, setup.stores.get('git')!) });
       const r = await runProjection({ core, root, store, isDefault: true, breaker: setup.breaker, deferMirror: (f) => f === a });
       assert.deepEqual(r.created, ['a', 'b']);
       assert.deepEqual(r.mirrorsDeferred, ['a']);
@@ -172,7 +168,7 @@ describe('tickets: the tracker block is not state', () => {
   test('several stores: the default mirrors into frontmatter, another (--store) only into its sidecar; each in sync on its own', async () => {
     const main = ticketRepo();
     const other = ticketRepo();
-    const root = workspace({ 'a.md': wf('a', 'in_progress') }, `tracker:\n  default: main\n  stores:\n    main: { store: git, repo: ${main}, allowOutside: true }\n    archive: { store: git, repo: ${other}, allowOutside: true, dir: archive }\n`);
+    const root = workspace({ 'a.md': wf('a', 'in_progress') }, `tracker:\n  default: main\n  stores:\n    main: { store: git, repo: ${main} }\n    archive: { store: git, repo: ${other}, dir: archive }\n`);
     const file = path.join(root, 'a.md');
     assert.deepEqual((await project(root)).created, ['a']);
     const withMain = fs.readFileSync(file, 'utf8');

@@ -3,18 +3,18 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { gitConfig, ticketFiles, ticketRepo, wf, workspace } from './ticketsHelpers';
+import { allowTmpEnv, gitConfig, ticketFiles, ticketRepo, wf, workspace } from './ticketsHelpers';
 
 const CLI = path.resolve('dist/cli.js');
 
 function cli(cwd: string, args: string[], env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 });
+  return spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', env: { ...process.env, ...allowTmpEnv(), ...env }, timeout: 60_000 });
 }
 
 /** Runs `waymark project` until it prints `paused`, then SIGKILLs it. */
 function projectKilledAfter(cwd: string, creates: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'project'], { cwd, env: { ...process.env, WAYMARK_TICKETS_PAUSE_AFTER_CREATES: String(creates) } });
+    const child = spawn(process.execPath, [CLI, 'project'], { cwd, env: { ...process.env, ...allowTmpEnv(), WAYMARK_TICKETS_PAUSE_AFTER_CREATES: String(creates) } });
     let out = '';
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString('utf8');
@@ -105,7 +105,7 @@ describe('tickets: git store end to end against real git', () => {
   test('one projection per store at a time: a second run while the first holds the lock exits 3 and sends nothing', async () => {
     const repo = ticketRepo();
     const root = workspace(chain(3), gitConfig(repo));
-    const child = spawn(process.execPath, [CLI, 'project'], { cwd: root, env: { ...process.env, WAYMARK_TICKETS_PAUSE_AFTER_CREATES: '1' } });
+    const child = spawn(process.execPath, [CLI, 'project'], { cwd: root, env: { ...process.env, ...allowTmpEnv(), WAYMARK_TICKETS_PAUSE_AFTER_CREATES: '1' } });
     try {
       await new Promise<void>((resolve, reject) => {
         let out = '';

@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
-import { createStateCore, openStore, runProjection, trackerSetup, type ProjectReport, type StateCore } from '../../src/core/index';
+import { createStateCore, openStore, runProjection, trackerSetup, type ProjectReport, type StateCore, type StoreConfig } from '../../src/core/index';
 import { workspace as makeWorkspace } from './fileHelpers';
 
 export function tmp(prefix: string): string {
@@ -32,7 +32,17 @@ export function ticketRepo(): string {
 }
 
 export function gitConfig(repo: string, extra = ''): string {
-  return `tracker:\n  store: git\n  repo: ${repo}\n  allowOutside: true\n${extra}`;
+  return `tracker:\n  store: git\n  repo: ${repo}\n${extra}`;
+}
+
+/** What the user allows outside the workspace in these tests: the configured git repository (as WAYMARK_TICKETS_ALLOW_OUTSIDE would). */
+export function userAllows(root: string, cfg: StoreConfig): string[] {
+  return cfg.store === 'git' ? [path.resolve(root, cfg.repo)] : [];
+}
+
+/** The environment of a CLI run in these tests: ticket repositories live in the temp folder, which the user allows. */
+export function allowTmpEnv(): Record<string, string> {
+  return { WAYMARK_TICKETS_ALLOW_OUTSIDE: fs.realpathSync(os.tmpdir()) };
 }
 
 export function wf(id: string, status: string, extra = '', body = `# ${id}\n`): string {
@@ -58,7 +68,7 @@ export async function project(root: string, options: { dryRun?: boolean; store?:
   try {
     const setup = trackerSetup((await core.contextFor(path.join(root, 'x'))).config)!;
     const name = options.store ?? setup.defaultStore;
-    const store = await openStore(root, name, setup.stores.get(name)!, { token: options.token ?? 'test-token', apiUrl: options.apiUrl });
+    const store = await openStore(root, name, setup.stores.get(name)!, { token: options.token ?? 'test-token', apiUrl: options.apiUrl, allowOutside: userAllows(root, setup.stores.get(name)!) });
     return await runProjection({ core, root, store, isDefault: name === setup.defaultStore, breaker: setup.breaker, dryRun: options.dryRun });
   } finally {
     await core.close();

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { fakeGitHub, gitConfig, githubConfig, project, ticketFiles, ticketRepo, wf, workspace } from './ticketsHelpers';
+import { fakeGitHub, gitConfig, githubConfig, project, ticketFiles, ticketRepo, wf, workspace, allowTmpEnv } from './ticketsHelpers';
 
 const git = (repo: string, ...args: string[]) => execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8' });
 
@@ -49,7 +49,7 @@ describe('tickets: removed artifacts close their ticket (git store)', () => {
     const root = workspace(three(), gitConfig(repo));
     await project(root);
     fs.rmSync(path.join(root, 'w3.md'));
-    const run = (...args: string[]) => spawnSync(process.execPath, [cli, 'project', ...args], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+    const run = (...args: string[]) => spawnSync(process.execPath, [cli, 'project', ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, ...allowTmpEnv() }, timeout: 60_000 });
     const dry = run('--dry-run');
     assert.equal(dry.status, 0, dry.stderr);
     assert.match(dry.stdout, /^  close  w3 \(w3-[0-9a-f]{8}\)  removed  w3\.md$/m);

@@ -6,7 +6,7 @@ import type { HistoryEntry, MutationOptions, MutationResult, WorkflowState } fro
 import { detectEol, type FrontmatterEdit } from '../model/edit';
 import { writeFileAtomic } from '../store/atomicWrite';
 import { acquireFileLock, type HeldLock } from '../store/fileLock';
-import { readHistory } from '../store/history';
+import { readHistory, workspaceRelative } from '../store/history';
 import { completeIntent } from '../store/intentJournal';
 import { safeMkdir, safeWritePath } from '../store/safePath';
 import type { WritePipeline } from './writePipeline';
@@ -139,9 +139,10 @@ export async function delegateWorkflow(w: WritePipeline, file: string, args: { a
     w.preflight(ctx, abs, parentText !== undefined ? target : undefined);
     w.preflight(ctx, out, undefined);
     const outTarget = safeWritePath(ctx.root, out, '--out');
-    const pe0 = w.entryFor(abs, 'delegate', wctx, p, parentAfter, { child: out, childId, agent });
+    // History is committed and merged: the files it names are workspace-relative, never this machine's paths.
+    const pe0 = w.entryFor(abs, 'delegate', wctx, p, parentAfter, { child: workspaceRelative(ctx.root, out) ?? out, childId, agent });
     const cctx: WriteContext = { ...wctx, file: out, operation: 'create' };
-    const ce0 = w.entryFor(out, 'create', cctx, undefined, child.state, { parent: abs, parentId, agent });
+    const ce0 = w.entryFor(out, 'create', cctx, undefined, child.state, { parent: workspaceRelative(ctx.root, abs) ?? abs, parentId, agent });
     const writes = [{ file: outTarget, text: childText }, ...(parentText !== undefined ? [{ file: target!, text: parentText }] : [])];
     // The parent's line is proven by the parent's new bytes when it changes, else by the child.
     intent = w.journal(ctx, abs, writes, [{ entry: pe0, evidence: parentText !== undefined ? 1 : 0 }, { entry: ce0, evidence: 0 }]);

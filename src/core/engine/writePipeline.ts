@@ -14,7 +14,7 @@ import { acquireFileLock, type HeldLock } from '../store/fileLock';
 import { appendHistory, assertHistoryAppendable, historySnapshot, lastRecordedState, readHistory, stateChange } from '../store/history';
 import { runningSession } from '../protocol/sessions';
 import { assertJournalWritable, completeIntent, currentSha256, orphanedIntents, sha256Hex, writeIntent, type IntentEntry, type IntentWrite } from '../store/intentJournal';
-import { assertWritable, safeWritePath } from '../store/safePath';
+import { assertNotReadOnly, assertWritable, safeWritePath } from '../store/safePath';
 import { readRegularFileSync } from '../store/safeRead';
 import type { GateLookup, Plan } from '../model/mutations';
 import type { ContextCache } from './contextCache';
@@ -129,15 +129,7 @@ export class WritePipeline {
    */
   preflight(ctx: WorkspaceContext, abs: string, target: string | undefined): void {
     if (target !== undefined) {
-      let mode: number | undefined;
-      try {
-        mode = fs.statSync(target).mode;
-      } catch {
-        mode = undefined; // a new file (delegate): its folder is checked below
-      }
-      if (mode !== undefined && (mode & 0o200) === 0) {
-        throw new WaymarkError('io', `${abs} is read-only; chmod u+w ${abs} to allow Waymark to write it. Nothing was changed.`, abs, { readOnly: true });
-      }
+      assertNotReadOnly(abs, target);
       assertWritable(path.join(path.dirname(target), '.waymark-probe'), 'workflow file', { display: abs });
     }
     assertHistoryAppendable(ctx.root, abs, ctx.config.history?.dir);

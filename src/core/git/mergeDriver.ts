@@ -1,7 +1,9 @@
 /**
  * Git's merge driver for Waymark state (`waymark merge-driver %O %A %B %P`). State is merged by
  * progress, with the rule resume and sync use (model/progress.ts): completed steps are united, a
- * status takes the later of the two, a task ticked on either side stays ticked. Every other byte
+ * status takes the later of the two, a task ticked on either side stays ticked (the same task by
+ * its place in the task tree), the current step is one the united steps leave to do, and a
+ * `blockedReason` goes when the merged status is not blocked. Every other byte
  * (the body, other keys, comments) goes through git's own three-way merge (`git merge-file`), so
  * it merges or conflicts exactly as it would without the driver.
  *
@@ -19,8 +21,8 @@ import { editFrontmatter, type EditScalar, type EditValue, type FrontmatterEdit 
 import { parseFrontmatter } from '../model/frontmatter';
 import { WORKFLOW_KEYS } from '../model/stateKeys';
 import { parseLedger, applyLineEdits, parseStamp, type Ledger } from '../bmad/ledger';
-import { parseStory, storyKeyFromName } from '../bmad/story';
-import { parseDocument, isMap, isSeq } from 'yaml';
+import { parseStory, storyKeyFromName, type StoryTask } from '../bmad/story';
+import { parseDocument, isMap, isScalar, isSeq, type Pair, type YAMLMap } from 'yaml';
 import { WaymarkError } from '../errors';
 import type { HistoryEntry } from '../types';
 
@@ -220,15 +222,23 @@ function planFrontmatter(v: Versions, file: string, plan: Plan): Versions {
     const [so, st] = [stepCount(o), stepCount(t)];
     return so === st ? undefined : so > st ? 'ours' : 'theirs';
   };
+  let mergedStatus: string | undefined;
   for (const key of FRONTMATTER_STATUS) {
     if (!has(o, key) || !has(t, key) || typeof o[key] !== 'string' || typeof t[key] !== 'string') continue;
     const bs = typeof b[key] === 'string' ? (b[key] as string) : undefined;
     const r = mergeStatus(bs, o[key] as string, t[key] as string);
+    if (key === 'status') mergedStatus = r.value;
     if (r.value !== undefined) edits.push({ key, value: r.value });
     else edits.push({ key, value: plan.placeholder(o[key] as string, t[key] as string, `${key}: ${r.reason}`) });
     plan.decisions.push({ key, base: bs, ours: o[key] as string, theirs: t[key] as string, result: r.value, reason: r.reason, conflict: r.value === undefined });
   }
   for (const key of FRONTMATTER_SCALARS) {
+    if (key === 'blockedReason' && mergedStatus !== undefined && mergedStatus.trim().toLowerCase() !== 'blocked' && (has(o, key) || has(t, key))) {
+      // A reason for a block the merged workflow is not in: removed wherever a side has it.
+      edits.push({ key, value: undefined });
+      plan.decisions.push({ key, ours: show(o[key]), theirs: show(t[key]), reason: `the merged status is ${mergedStatus}, not blocked; removed`, conflict: false });
+      continue;
+    }
     if (!has(o, key) || !has(t, key)) continue;
     const [ov, tv] = [o[key], t[key]];
     const scalar = (x: unknown) => x === null || ['string', 'number', 'boolean'].includes(typeof x);
@@ -243,13 +253,25 @@ function planFrontmatter(v: Versions, file: string, plan: Plan): Versions {
       plan.decisions.push({ key, ours: show(ov), theirs: show(tv), reason: 'every step is done in the united steps; removed', conflict: false });
       continue;
     }
-    const r =
+    let r: { value?: unknown; reason: string } =
       next !== undefined && ov !== tv
         ? { value: next, reason: 'the first step the united steps leave to do' }
         : mergeScalar(b[key], ov, tv, () => {
             const f = further();
             return f === 'ours' ? ov : f === 'theirs' ? tv : undefined;
           });
+    if ((key === 'currentStep' || key === 'current_step') && united && r.value !== undefined && r.value !== null && done.has(String(r.value))) {
+      // The value chosen names a step the united steps have done: the first step left to do when
+      // the file lists its steps, else the other side's current step if it is not done, else none.
+      const other = r.value === ov ? tv : ov;
+      const pick = next ?? (other !== null && other !== undefined && !done.has(String(other)) && !steps ? other : undefined);
+      if (pick === undefined) {
+        edits.push({ key, value: undefined });
+        plan.decisions.push({ key, base: show(b[key]), ours: show(ov), theirs: show(tv), reason: `${show(r.value)} is done in the united steps and no step is known to be next; removed`, conflict: false });
+        continue;
+      }
+      r = { value: pick, reason: `${show(r.value)} is done in the united steps; ${show(pick)} is the step left to do` };
+    }
     if (r.value !== undefined) edits.push({ key, value: r.value as EditValue });
     else edits.push({ key, value: plan.placeholder(show(ov), show(tv), `${key}: ${r.reason}`) });
     plan.decisions.push({ key, base: show(b[key]), ours: show(ov), theirs: show(tv), result: r.value === undefined ? undefined : show(r.value), reason: r.reason, conflict: r.value === undefined });
@@ -281,13 +303,15 @@ function planStory(v: Versions, file: string, plan: Plan): Versions {
     }
     plan.decisions.push({ key: 'Status', base: bs, ours: o.status, theirs: t.status, result: r.value, reason: r.reason, conflict: r.value === undefined });
   }
-  // A task ticked on either side stays ticked: the same task (same text) is ticked in every version.
-  const ticked = new Set([...o.tasks, ...t.tasks].filter((k) => k.checked).map((k) => k.text.trim()));
+  // A task ticked on either side stays ticked: the same task — the same place in the task tree,
+  // its words and those of every task above it — is ticked in every version. Words alone are not
+  // a task: BMAD stories repeat "Write tests" under several tasks.
+  const ticked = new Set([...taskKeys(o.tasks), ...taskKeys(t.tasks)].filter(([k]) => k.checked).map(([, key]) => key));
   for (const [side, s] of Object.entries(stories)) {
     const text = side === 'base' ? v.base : side === 'ours' ? v.ours : v.theirs;
     const lines = text.split('\n');
-    for (const task of s.tasks) {
-      if (task.checked || !ticked.has(task.text.trim())) continue;
+    for (const [task, key] of taskKeys(s.tasks)) {
+      if (task.checked || !ticked.has(key)) continue;
       const box = lines[task.line]?.slice(task.boxColumn, task.boxColumn + 3);
       if (box !== '[ ]') continue;
       edits.get(side)!.push({ line: task.line, start: task.boxColumn, end: task.boxColumn + 3, value: '[x]' });
@@ -299,6 +323,24 @@ function planStory(v: Versions, file: string, plan: Plan): Versions {
     ours: applyLineEdits(v.ours, edits.get('ours')!),
     theirs: applyLineEdits(v.theirs, edits.get('theirs')!),
   };
+}
+
+/**
+ * Each task with its place in the task tree: the words of its ancestors and its own (each
+ * checkbox under the nearest shallower one), and which occurrence of that path it is. A task
+ * inserted elsewhere in the tree leaves the others' keys as they were.
+ */
+function taskKeys(tasks: readonly StoryTask[]): [StoryTask, string][] {
+  const stack: { depth: number; text: string }[] = [];
+  const seen = new Map<string, number>();
+  return tasks.map((task) => {
+    while (stack.length && stack[stack.length - 1].depth >= task.depth) stack.pop();
+    stack.push({ depth: task.depth, text: task.text.trim() });
+    const pathKey = `${task.review ? 'review' : 'task'}\u0000${stack.map((x) => x.text).join('\u0000')}`;
+    const n = (seen.get(pathKey) ?? 0) + 1;
+    seen.set(pathKey, n);
+    return [task, `${pathKey}\u0000#${n}`];
+  });
 }
 
 /** `sprint-status.yaml`: each development_status entry by the status rule, `last_updated` the later. */
@@ -401,17 +443,21 @@ export function mergeHistoryText(base: string, ours: string, theirs: string): st
 }
 
 
+/** The keys of a gate file that are its verdict: all taken together from the newest one. */
+const GATE_VERDICT_KEYS = ['gate', 'reviewer', 'reason', 'updated', 'waiver'];
+
 /**
- * A gate file: the newest verdict (top-level `gate`, `reviewer`, `reason`, `updated`, `waiver`)
- * from the side that recorded it last, and the `history` lists of both sides united in time
- * order. Undefined when a side is not a gate file Waymark reads (git's text merge decides then).
+ * A gate file, key by key: the newest verdict (top-level `gate`, `reviewer`, `reason`, `updated`,
+ * `waiver`, together, from the side that recorded it last) and the `history` lists of both sides
+ * united in time order are written identically into all three versions; every other key and
+ * comment then goes through git's three-way text merge, as the rest of a workflow file does.
+ * Undefined when a side is not a gate file Waymark reads (git's text merge decides then).
  */
-export function mergeGateText(base: string, ours: string, theirs: string): string | undefined {
-  void base;
+export function mergeGateText(base: string, ours: string, theirs: string, labels: MergeLabels = { ours: 'ours', base: 'base', theirs: 'theirs' }, markerSize = 7, cwd?: string): { text: string; conflicts: number } | undefined {
   const docs = [ours, theirs].map((t) => parseDocument(t, { prettyErrors: false }));
   if (docs.some((d) => d.errors.length || !isMap(d.contents))) return undefined;
   const updated = docs.map((d) => String(d.get('updated') ?? ''));
-  const newer = updated[1] > updated[0] ? 1 : 0;
+  const newer = docs[updated[1] > updated[0] ? 1 : 0];
   const entries: unknown[] = [];
   const seen = new Set<string>();
   for (const d of docs) {
@@ -427,9 +473,33 @@ export function mergeGateText(base: string, ours: string, theirs: string): strin
   }
   const at = (e: unknown) => String((e as { updated?: unknown } | null)?.updated ?? '');
   entries.sort((a, b) => at(a).localeCompare(at(b)));
-  const out = docs[newer];
-  if (entries.length) out.set('history', out.createNode(entries));
-  return out.toString();
+  const baseDoc = parseDocument(base, { prettyErrors: false });
+  const verdict = newer.toJS() as Record<string, unknown>;
+  // The same verdict keys in the same place in every version (after the other keys, in one
+  // order; `history` last), so git's text merge sees no change there and merges the other keys
+  // and comments as it merges any text.
+  const decide = (d: ReturnType<typeof parseDocument>): string => {
+    for (const k of GATE_VERDICT_KEYS) {
+      d.delete(k);
+      if (Object.prototype.hasOwnProperty.call(verdict, k)) d.set(k, d.createNode(verdict[k]));
+    }
+    if (entries.length) {
+      d.delete('history');
+      d.set('history', d.createNode(entries));
+    }
+    const map = d.contents as YAMLMap;
+    const keyOf = (p: Pair) => (isScalar(p.key) ? String(p.key.value) : String(p.key));
+    const rank = (p: Pair) => {
+      const k = keyOf(p);
+      const i = GATE_VERDICT_KEYS.indexOf(k);
+      return i >= 0 ? i + 1 : k === 'history' ? GATE_VERDICT_KEYS.length + 1 : 0;
+    };
+    map.items = map.items.map((p, i) => ({ p, i })).sort((a, b) => rank(a.p) - rank(b.p) || a.i - b.i).map((x) => x.p);
+    return d.toString();
+  };
+  const texts = docs.map(decide);
+  const baseText = !baseDoc.errors.length && isMap(baseDoc.contents) ? decide(baseDoc) : '';
+  return gitMergeFile({ base: baseText, ours: texts[0], theirs: texts[1] }, labels, markerSize, cwd);
 }
 
 /** Git's three-way text merge of three texts (`git merge-file -p`): the result and its conflict count. */
@@ -498,8 +568,8 @@ export function mergeStateFile(input: StateMergeInput): StateMergeResult {
     return { text: mergeHistoryText(input.base, input.ours, input.theirs), kind, conflicts: 0, decisions: [{ key: 'history', reason: 'lines of both sides united, new ones re-sequenced', conflict: false }] };
   }
   if (kind === 'gate') {
-    const text = mergeGateText(input.base, input.ours, input.theirs);
-    if (text !== undefined) return { text, kind, conflicts: 0, decisions: [{ key: 'gate', reason: 'newest verdict kept, verdict history of both sides united', conflict: false }] };
+    const merged = mergeGateText(input.base, input.ours, input.theirs, labels, size, input.cwd);
+    if (merged !== undefined) return { text: merged.text, kind, conflicts: merged.conflicts, decisions: [{ key: 'gate', reason: 'newest verdict kept, verdict history of both sides united, other keys merged by git', conflict: merged.conflicts > 0 }] };
   }
   const plan = new Plan();
   let v: Versions = { base: input.base, ours: input.ours, theirs: input.theirs };

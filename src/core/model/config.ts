@@ -39,7 +39,10 @@ export const ticketStoreSchema = z.discriminatedUnion('store', [
     repo: z.string().min(1),
     /** Folder inside that repository for the ticket files. */
     dir: z.string().default('tickets'),
-    /** A repository outside the workspace folder is used only when this is true (and it exists). */
+    /**
+     * Accepted for old configs but never enough on its own: a repository outside the workspace is
+     * written only when the user allows it (WAYMARK_TICKETS_ALLOW_OUTSIDE, the VS Code user setting).
+     */
     allowOutside: z.boolean().default(false),
   }).passthrough(),
   z.object({

@@ -7,7 +7,8 @@ import type { WorkflowState } from '../types';
 import { WaymarkError } from '../errors';
 import { writeFileAtomic } from '../store/atomicWrite';
 import { withFileLock } from '../store/fileLock';
-import { appendHistory, stateChange } from '../store/history';
+import { appendHistory, assertHistoryAppendable, stateChange } from '../store/history';
+import { assertNotReadOnly, assertWritable, safeWritePath } from '../store/safePath';
 import { editFrontmatter, type EditValue, type FrontmatterEdit } from '../model/edit';
 import { STATE_KEYS } from '../model/stateKeys';
 import { frontmatterResume } from '../model/resume';
@@ -302,7 +303,17 @@ export async function restoreCheckpoint(
     });
   const items = plan();
   const result: RestoreResult = { checkpoint: id, items, restored: [], history: {} };
-  const conflicts = items.filter((i) => (i.action === 'changed-since' || i.action === 'unreadable') && !options.force);
+  // A file whose frontmatter cannot be read is never "restored" by leaving it out, forced or not.
+  const unreadable = items.filter((i) => i.action === 'unreadable');
+  if (unreadable.length) {
+    throw new WaymarkError(
+      'invalid',
+      `Checkpoint ${id} not restored: ${unreadable.map((i) => `${i.file} (${i.detail ?? 'unreadable'})`).join('; ')}. Nothing was changed. Fix the frontmatter (waymark validate ${unreadable[0].file} shows where), or restore the other files with --file F.`,
+      unreadable[0].file,
+      { items },
+    );
+  }
+  const conflicts = items.filter((i) => i.action === 'changed-since' && !options.force);
   const rewinds = items.filter((i) => i.action === 'rewind');
   if (conflicts.length || rewinds.length) {
     const refused = [...conflicts, ...rewinds];
@@ -316,6 +327,16 @@ export async function restoreCheckpoint(
     );
   }
   if (options.dryRun) return result;
+  // Every file of the restore is checked before the first one is written: a refusal leaves
+  // nothing half done (read-only files as every write refuses them, folders, histories).
+  for (const item of items) {
+    if (item.action !== 'restore') continue;
+    const abs = path.join(root, item.file);
+    const target = safeWritePath(root, abs, item.file);
+    assertNotReadOnly(abs, target);
+    assertWritable(path.join(path.dirname(target), '.waymark-probe'), 'workflow file', { display: abs });
+    assertHistoryAppendable(root, abs, ctx.config.history.dir);
+  }
   for (const item of items) {
     if (item.action !== 'restore') continue;
     const entry = entries.find((e) => e.file === item.file)!;
@@ -328,6 +349,7 @@ export async function restoreCheckpoint(
         if (cur.state.stateHash !== item.fromHash) {
           throw new WaymarkError('conflict', `${item.file} changed while the restore was running (state hash ${cur.state.stateHash.slice(0, 12)} is not ${item.fromHash?.slice(0, 12)}); run the restore again.`, abs);
         }
+        assertNotReadOnly(abs, safeWritePath(root, abs, item.file));
         for (const g of options.guards ?? []) await g({ file: abs, root, operation: 'checkpoint.restore', actor: options.actor, session: options.session });
         const { edits, skipped } = restoreEdits(cur.state.data, entry.stateKeys);
         if (skipped.length) logger.warn(`[protocol] restore of ${item.file}: keys ${skipped.join(', ')} hold nested values and were left as they are`);

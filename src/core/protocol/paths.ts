@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import * as fs from 'node:fs';
 import * as crypto from 'node:crypto';
 import { readInternalIfExists, safeMkdir } from '../store/safePath';
+import { workspaceRelative } from '../store/history';
 import { findGitShared, safeSharedMkdir, type GitShared } from '../store/sharedDir';
 
 /** Where the protocol keeps its files, under `<root>/.waymark/`. */
@@ -27,8 +28,20 @@ export function ensureDir(root: string, dir: string): string {
 }
 
 /** Path relative to the root with forward slashes (stable across platforms). */
+/**
+ * `file` relative to `root`, `/`-separated: by real paths when the file lies inside the root
+ * (a file reached through a linked folder is named by its real name, in events, leases and
+ * checkpoints alike), else by spelling (`../x`).
+ */
 export function relPath(root: string, file: string): string {
-  return path.relative(root, path.resolve(root, file)).split(path.sep).join('/');
+  const abs = path.resolve(root, file);
+  try {
+    const real = workspaceRelative(root, abs);
+    if (real !== undefined) return real;
+  } catch {
+    // a loop of links: named as spelled
+  }
+  return path.relative(root, abs).split(path.sep).join('/');
 }
 
 export function shortHash(text: string): string {

@@ -5,7 +5,7 @@ import * as crypto from 'node:crypto';
 import { WaymarkError } from '../errors';
 import { ioError } from './atomicWrite';
 import { holderAlive, ownStartTime } from './processes';
-import { openInternalSync, safeMkdir } from './safePath';
+import { openInternalSync, resolveRealPath, safeMkdir } from './safePath';
 
 export interface FileLockOptions {
   /** Folder for lock files. Default `<root>/.waymark/locks` when `root` is given, else `<tmpdir>/waymark-locks`. */
@@ -38,10 +38,13 @@ export interface LockInfo {
 
 const HOST = os.hostname();
 
-/** Where the lock for `file` lives. One lock file per workflow file, named by the SHA-256 of its path. */
+/**
+ * Where the lock for `file` lives. One lock file per file, named by the SHA-256 of its REAL path:
+ * the same file reached through a linked folder (or a linked workspace) takes the same lock.
+ */
 export function lockPathFor(file: string, options: FileLockOptions = {}): string {
   const dir = options.lockDir ?? (options.root ? path.join(options.root, '.waymark', 'locks') : path.join(os.tmpdir(), 'waymark-locks'));
-  const abs = path.resolve(file);
+  const abs = resolveRealPath(file);
   return path.join(dir, `${crypto.createHash('sha256').update(abs).digest('hex').slice(0, 32)}.lock`);
 }
 
@@ -152,7 +155,7 @@ export async function acquireFileLock(file: string, options: FileLockOptions = {
     start: ownStartTime(),
     time: new Date().toISOString(),
     token: crypto.randomBytes(8).toString('hex'),
-    file: path.resolve(file),
+    file: resolveRealPath(file),
     purpose: options.purpose,
   };
   const body = JSON.stringify(info);

@@ -6,24 +6,49 @@ import { ioError } from './atomicWrite';
 import type { HistoryEntry, WorkflowState } from '../types';
 import { readRegularFileSync } from './safeRead';
 import { findFromEnd, tornTail } from './jsonlTail';
-import { assertRegularOrMissing, assertWritable, openInternalSync, safeAppend, safeMkdir, safeWritePath } from './safePath';
+import { assertRegularOrMissing, assertWritable, openInternalSync, resolveRealPath, safeAppend, safeMkdir, safeWritePath } from './safePath';
 
 /**
  * Append-only history, one JSONL file per workflow file:
- * `<root>/.waymark/history/<path of the workflow file relative to root>.jsonl`
- * (files outside the root go to `<root>/.waymark/history/_outside/<sha256 of path>.jsonl`).
+ * `<root>/.waymark/history/<path of the workflow file relative to root>.jsonl`, both by their
+ * real paths (a file reached through a linked folder has one history, under its real name);
+ * files outside the root go to `<root>/.waymark/history/_outside/<sha256 of real path>.jsonl`.
  *
  * Each line is written with a single write() on an O_APPEND descriptor, so lines from several
  * processes never interleave. Sequence numbers are assigned under the workflow file's lock.
  * A torn last line (a crash mid-append) is moved to `<history>.torn` on the next append.
+ * A line names its file relative to the workspace (`/`-separated), so a history committed on one
+ * machine reads on another; a line an older Waymark wrote with an absolute path still reads.
  */
 export function historyPathFor(root: string, file: string, dir = '.waymark/history'): string {
   const base = path.resolve(root, dir);
-  const rel = path.relative(root, path.resolve(file));
-  if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) {
-    return path.join(base, '_outside', `${crypto.createHash('sha256').update(path.resolve(file)).digest('hex').slice(0, 32)}.jsonl`);
+  const rel = workspaceRelative(root, file);
+  if (rel === undefined) {
+    return path.join(base, '_outside', `${crypto.createHash('sha256').update(resolveRealPath(file)).digest('hex').slice(0, 32)}.jsonl`);
   }
-  return path.join(base, `${rel}.jsonl`);
+  return path.join(base, `${rel.split('/').join(path.sep)}.jsonl`);
+}
+
+/**
+ * `file` relative to the workspace folder, by both real paths, `/`-separated; undefined when the
+ * file is the folder itself or outside it.
+ */
+export function workspaceRelative(root: string, file: string): string | undefined {
+  const realRoot = resolveRealPath(root);
+  const rel = path.relative(realRoot, resolveRealPath(file));
+  if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) return undefined;
+  return rel.split(path.sep).join('/');
+}
+
+/** The path written into a history line: workspace-relative, or the real absolute path outside it. */
+function recordedPath(root: string, file: string): string {
+  return workspaceRelative(root, file) ?? resolveRealPath(file);
+}
+
+/** A history line's `file` as an absolute path (lines name it relative to the workspace; older ones absolutely). */
+function absoluteRecorded(root: string, file: unknown): string {
+  if (typeof file !== 'string') return '';
+  return path.isAbsolute(file) ? file : path.join(root, ...file.split('/'));
 }
 
 export interface AppendResult {
@@ -120,7 +145,7 @@ export function appendHistory(root: string, entry: Omit<HistoryEntry, 'seq'>, di
     safeMkdir(root, path.dirname(real));
     const { nextSeq, repaired } = prepareTail(root, real);
     const full: HistoryEntry = { seq: nextSeq, ...entry };
-    const line = Buffer.from(JSON.stringify(full) + '\n', 'utf8');
+    const line = Buffer.from(JSON.stringify({ ...full, file: recordedPath(root, entry.file) }) + '\n', 'utf8');
     const fd = openInternalSync(real, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, { noFollow: true, what: 'history' });
     try {
       const n = fs.writeSync(fd, line, 0, line.length);
@@ -172,7 +197,7 @@ export function readHistoryDetailed(root: string, file: string, dir?: string): H
     if (!line.trim()) return;
     try {
       const v = JSON.parse(line) as HistoryEntry;
-      if (v && typeof v === 'object' && typeof v.seq === 'number' && typeof v.operation === 'string') entries.push(v);
+      if (v && typeof v === 'object' && typeof v.seq === 'number' && typeof v.operation === 'string') entries.push({ ...v, file: absoluteRecorded(root, v.file) });
       else badLines.push(i + 1);
     } catch {
       badLines.push(i + 1);
@@ -202,7 +227,7 @@ export function lastRecordedState(root: string, file: string, dir?: string): { a
         const e = JSON.parse(line) as HistoryEntry;
         if (typeof e.seq !== 'number') return undefined;
         any = true;
-        return e.hashAfter !== undefined ? e : undefined;
+        return e.hashAfter !== undefined ? { ...e, file: absoluteRecorded(root, e.file) } : undefined;
       } catch {
         return undefined; // a torn or damaged line: keep looking further up
       }

@@ -271,3 +271,20 @@ export function assertWritable(file: string, what = 'file', options: { display?:
     }
   }
 }
+
+/**
+ * Refuses (exit 2, `readOnly`) a file that exists without its owner's write bit: people chmod
+ * 0444 to freeze a file, and every write of Waymark honours that, whatever writes it.
+ * `target` is the real path checked; `abs` the name shown.
+ */
+export function assertNotReadOnly(abs: string, target: string = abs): void {
+  let mode: number | undefined;
+  try {
+    mode = fs.statSync(target).mode;
+  } catch {
+    mode = undefined; // a new file: its folder is checked by assertWritable
+  }
+  if (mode !== undefined && (mode & 0o200) === 0) {
+    throw new WaymarkError('io', `${abs} is read-only; chmod u+w ${abs} to allow Waymark to write it. Nothing was changed.`, abs, { readOnly: true });
+  }
+}

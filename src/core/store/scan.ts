@@ -274,6 +274,8 @@ export function listCandidates(ctx: WorkspaceContext, logger?: Logger): { files:
   const skipped: SkippedFile[] = [];
   const max = ctx.config.limits.maxFiles;
   const matches = (rel: string) => ctx.include.some((r) => r.test(rel)) && !ctx.exclude.some((r) => r.test(rel));
+  // Listed files that are links to a file (their index in `files`): one file reached by two names is one workflow.
+  const links = new Set<number>();
   const walk = (dir: string, rel: string, depth: number) => {
     if (depth > 64 || files.length >= max) return;
     let entries: fs.Dirent[];
@@ -292,7 +294,8 @@ export function listCandidates(ctx: WorkspaceContext, logger?: Logger): { files:
       const abs = prefix + name;
       let isDir = ent.isDirectory();
       let isFile = ent.isFile();
-      if (ent.isSymbolicLink()) {
+      const isLink = ent.isSymbolicLink();
+      if (isLink) {
         try {
           const st = fs.statSync(abs);
           isFile = st.isFile();
@@ -308,7 +311,10 @@ export function listCandidates(ctx: WorkspaceContext, logger?: Logger): { files:
         if (matches(childRel)) skipped.push({ file: abs, reason: 'not-a-file', detail: 'a directory named like a workflow file' });
         walk(abs, childRel, depth + 1);
       } else if (isFile) {
-        if (matches(childRel)) files.push(abs);
+        if (matches(childRel)) {
+          if (isLink) links.add(files.length);
+          files.push(abs);
+        }
       } else if (matches(childRel)) {
         // A FIFO, socket or device named like a workflow file: never opened (a FIFO would hang).
         skipped.push({ file: abs, reason: 'not-a-file', detail: 'not a regular file (FIFO, socket or device)' });
@@ -317,7 +323,43 @@ export function listCandidates(ctx: WorkspaceContext, logger?: Logger): { files:
   };
   walk(ctx.root, '', 0);
   if (files.length >= max) logger?.warn(`[scan] ${ctx.root}: stopped at limits.maxFiles = ${max}`);
-  return { files, skipped };
+  return { files: links.size ? withoutAliases(ctx.root, files, links, logger) : files, skipped };
+}
+
+/**
+ * Drops the links among `files` whose target is listed already (by its own name, or by an
+ * earlier link): one file, one workflow. Folder links are never followed, so a file that is no
+ * link has the real path of the root joined with its relative path.
+ */
+function withoutAliases(root: string, files: string[], links: Set<number>, logger?: Logger): string[] {
+  let realRoot: string;
+  try {
+    realRoot = fs.realpathSync(root);
+  } catch {
+    return files;
+  }
+  const seen = new Set<string>();
+  for (let i = 0; i < files.length; i++) if (!links.has(i)) seen.add(path.join(realRoot, path.relative(root, files[i])));
+  const out: string[] = [];
+  for (let i = 0; i < files.length; i++) {
+    if (!links.has(i)) {
+      out.push(files[i]);
+      continue;
+    }
+    let real: string;
+    try {
+      real = fs.realpathSync(files[i]);
+    } catch {
+      continue; // the link broke meanwhile
+    }
+    if (seen.has(real)) {
+      logger?.debug(`[scan] ${files[i]} is another name of ${real}: listed once`);
+      continue;
+    }
+    seen.add(real);
+    out.push(files[i]);
+  }
+  return out;
 }
 
 /** The context whose root contains `file` (deepest root wins). */

@@ -74,7 +74,11 @@ export interface TicketStore {
    * `status:removed`, `note` added to its text. One-way and idempotent (a closed ticket is not touched).
    */
   close(ref: ListedTicket, waymarkId: string, note: string, signal?: AbortSignal): Promise<TicketRef>;
-  /** Called once after a run's sends (the git store commits them as one commit). */
+  /**
+   * Called once at the end of every run that may send (the git store commits this run's changes
+   * and any an earlier run left uncommitted, as one commit; nothing when nothing changed). A
+   * throw keeps the run's changes queued in the outbox.
+   */
   flush?(message: string): Promise<void>;
 }
 

@@ -180,7 +180,11 @@ async function planAndSend(o: ProjectOptions): Promise<ProjectReport> {
   }
   const orphans = listed ? findOrphans(o.root, listed, byId, tickets.length) : [];
   const changed = (t: ProjectedTicket) => mirrors.get(t.waymarkId)?.syncedHash !== t.hash;
-  const pending = outbox.pending();
+  // Entries `commit:` are changes written to a git store whose commit failed: they wait for a
+  // commit, not for a send.
+  const pendingAll = outbox.pending();
+  const pendingCommits = pendingAll.filter((e) => isCommitEntry(e.hash));
+  const pending = pendingAll.filter((e) => !isCommitEntry(e.hash));
   // The outbox first, in the order queued; then the rest of what changed, parents and
   // prerequisites first.
   const order: ProjectedTicket[] = [];
@@ -202,7 +206,7 @@ async function planAndSend(o: ProjectOptions): Promise<ProjectReport> {
 
   const report: ProjectReport = {
     store: o.store.name, root: o.root, dryRun: !!o.dryRun, planned, unchanged: tickets.length - order.length, listError,
-    created: [], updated: [], closed: [], reconciled: [], failed: [], queued: pending.length, mirrorsDeferred: [], breaker: breaker.status(),
+    created: [], updated: [], closed: [], reconciled: [], failed: [], queued: pendingAll.length, mirrorsDeferred: [], breaker: breaker.status(),
   };
   if (o.dryRun) return report;
 
@@ -316,18 +320,45 @@ async function planAndSend(o: ProjectOptions): Promise<ProjectReport> {
       break;
     }
   }
-  if (report.created.length + report.updated.length + report.closed.length) {
-    try {
-      await o.store.flush?.(`waymark project: ${report.created.length} created, ${report.updated.length} updated${report.closed.length ? `, ${report.closed.length} closed (artifact removed)` : ''}`);
-    } catch (e) {
-      report.failed.push({ id: '(commit)', message: errorMessage(e) });
-    }
-  }
+  await flushStore(o, report, outbox, pendingCommits.map((e) => e.id), byId, clock);
   outbox.compact();
   report.queued = outbox.pending().length;
   if (fatal) throw fatal;
   report.breaker = breaker.status();
   return report;
+}
+
+const COMMIT_PREFIX = 'commit:';
+
+function isCommitEntry(hash: string): boolean {
+  return hash.startsWith(COMMIT_PREFIX);
+}
+
+/**
+ * Ends a run that sends: the store's commit (git) of this run's changes and of any left from a
+ * run whose commit failed. A failed commit keeps every one of those changes queued in the outbox
+ * (their mirrors already say synced, so nothing else would bring them back) and says so; the next
+ * run commits them.
+ */
+async function flushStore(o: ProjectOptions, report: ProjectReport, outbox: Outbox, leftOver: string[], byId: Map<string, ProjectedTicket>, clock: Clock): Promise<void> {
+  if (!o.store.flush) return;
+  const sent = [...report.created, ...report.updated, ...report.closed];
+  const message = sent.length
+    ? `waymark project: ${report.created.length} created, ${report.updated.length} updated${report.closed.length ? `, ${report.closed.length} closed (artifact removed)` : ''}`
+    : `waymark project: ${leftOver.length} change(s) left from an earlier run`;
+  try {
+    await o.store.flush(message);
+  } catch (e) {
+    const why = errorMessage(e);
+    outbox.queue(sent.map((id) => ({ id, hash: `${COMMIT_PREFIX}${byId.get(id)?.hash ?? 'close'}`, reason: why.slice(0, 200) })), clock.now());
+    const waiting = outbox.pending().filter((x) => isCommitEntry(x.hash)).length;
+    report.failed.push({ id: '(commit)', message: `${why}; ${waiting} change(s) stay queued in ${path.relative(o.root, outbox.file).split(path.sep).join('/')} and the next waymark project commits them (fix the ticket repository first, e.g. remove a stale .git/index.lock).` });
+    return;
+  }
+  // Committed: the left-over entries still waiting for a commit leave the outbox (one queued for
+  // a send meanwhile keeps its place).
+  const still = new Set(outbox.pending().filter((x) => isCommitEntry(x.hash)).map((x) => x.id));
+  for (const id of leftOver) if (still.has(id)) outbox.done(id, clock.now());
 }
 
 /** The tracker's tickets, or why they could not be listed (then nothing is closed or re-created). */

@@ -1,11 +1,14 @@
 /**
  * From the `tracker:` section of `.waymark/config.yaml` to a store: which stores there are,
  * which one is the default, and the adapter for one. A git store's repository outside the
- * workspace folder is used only with `allowOutside: true` and only when it already is a git
- * repository: a cloned config cannot make Waymark create folders elsewhere on the machine.
+ * workspace folder (by real path: a symbolic link inside the folder is followed) is used only
+ * when the user allows that folder outside the cloned repository (`WAYMARK_TICKETS_ALLOW_OUTSIDE`
+ * or the VS Code user setting), and only when it already is a git repository: a cloned config
+ * cannot make Waymark write or create folders elsewhere on the machine.
  */
 import * as path from 'node:path';
 import { WaymarkError } from '../errors';
+import { resolveRealPath } from '../store/safePath';
 import type { WaymarkConfig } from '../model/config';
 import { DEFAULT_BREAKER, readBreakerStatus, type BreakerSettings } from './breaker';
 import { outboxLength } from './projector';
@@ -47,18 +50,42 @@ export interface OpenStoreOptions {
   token?: string;
   /** GitHub API root (GitHub Enterprise, tests); only from the environment or the caller, never from the config. */
   apiUrl?: string;
+  /**
+   * Folders (absolute) whose git repositories the user lets Waymark write outside the workspace:
+   * from a user-level place only (`WAYMARK_TICKETS_ALLOW_OUTSIDE`, the VS Code user setting
+   * `waymark.tracker.allowOutside`), never from the folder's `.waymark/config.yaml`, which a
+   * cloned repository brings along. Compared by real path; a folder allows itself and what is inside it.
+   */
+  allowOutside?: readonly string[];
 }
 
-/** The adapter for one configured store. */
+/** The environment variable naming the folders a ticket store may be written in outside the workspace. */
+export const ALLOW_OUTSIDE_ENV = 'WAYMARK_TICKETS_ALLOW_OUTSIDE';
+
+/** `WAYMARK_TICKETS_ALLOW_OUTSIDE`'s value as a list: absolute paths split by the platform's path delimiter. */
+export function parseAllowOutside(value: string | undefined): string[] {
+  return (value ?? '').split(path.delimiter).map((p) => p.trim()).filter((p) => p && path.isAbsolute(p));
+}
+
+function inside(parent: string, child: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/** The adapter for one configured store. A git repository is judged by its real path. */
 export async function openStore(root: string, name: string, cfg: StoreConfig, options: OpenStoreOptions = {}): Promise<TicketStore> {
   if (cfg.store === 'git') {
-    const repo = path.resolve(root, cfg.repo);
-    const rel = path.relative(root, repo);
-    const outside = rel.startsWith('..') || path.isAbsolute(rel);
-    if (outside && !cfg.allowOutside) {
-      throw new WaymarkError('usage', `tracker repo ${cfg.repo} is outside the workspace ${root}; Waymark writes there only when the config says so: add allowOutside: true to the store in .waymark/config.yaml.`, repo);
+    const realRoot = resolveRealPath(root);
+    const repo = resolveRealPath(path.resolve(root, cfg.repo));
+    if (repo === realRoot) throw new WaymarkError('usage', 'tracker repo must be a separate git repository, not the workspace folder itself.', repo);
+    if (!inside(realRoot, repo)) {
+      const allowed = (options.allowOutside ?? []).some((a) => path.isAbsolute(a) && inside(resolveRealPath(a), repo));
+      if (!allowed) {
+        const via = repo === path.resolve(root, cfg.repo) ? '' : ` (tracker.repo ${cfg.repo} leads there through a symbolic link)`;
+        const config = cfg.allowOutside ? ' allowOutside: true in .waymark/config.yaml is not enough: that file comes with the cloned repository.' : '';
+        throw new WaymarkError('usage', `tracker repo ${repo} is outside the workspace ${realRoot}${via}; nothing was written.${config} Allow it as the user: set ${ALLOW_OUTSIDE_ENV}=${repo} in your environment (several folders separated by '${path.delimiter}'), or add it to the VS Code user setting waymark.tracker.allowOutside.`, repo);
+      }
     }
-    if (!outside && (rel === '' || rel === '.')) throw new WaymarkError('usage', 'tracker repo must be a separate git repository, not the workspace folder itself.', repo);
     return GitTicketStore.open({ name, repo, dir: cfg.dir ?? 'tickets' });
   }
   if (!options.token) {

@@ -59,10 +59,13 @@ singleRoot('ticket projection (tickets)', () => {
     execFileSync('git', ['init', '-q', repo]);
     configBefore = fs.existsSync(config) ? fs.readFileSync(config, 'utf8') : undefined;
     fs.mkdirSync(path.dirname(config), { recursive: true });
-    fs.writeFileSync(config, `${configBefore ?? ''}\ntracker:\n  store: git\n  repo: ${repo}\n  allowOutside: true\n`);
+    fs.writeFileSync(config, `${configBefore ?? ''}\ntracker:\n  store: git\n  repo: ${repo}\n`);
+    // The repository is outside the workspace: the user allows it (the environment of this extension host).
+    process.env.WAYMARK_TICKETS_ALLOW_OUTSIDE = repo;
   });
 
   suiteTeardown(() => {
+    delete process.env.WAYMARK_TICKETS_ALLOW_OUTSIDE;
     if (configBefore === undefined) fs.rmSync(config, { force: true });
     else fs.writeFileSync(config, configBefore);
     for (const [f, text] of files) if (fs.readFileSync(f, 'utf8') !== text) fs.writeFileSync(f, text);

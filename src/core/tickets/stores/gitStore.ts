@@ -34,7 +34,6 @@ export class GitTicketStore implements TicketStore {
   private readonly repo: string;
   private readonly dir: string;
   private index: Map<string, ListedTicket> | undefined;
-  private writes = 0;
 
   constructor(options: GitStoreOptions) {
     this.name = options.name;
@@ -105,7 +104,6 @@ export class GitTicketStore implements TicketStore {
     writeFileAtomic(real, `---\n${stringify(fm, { lineWidth: 0 })}---\n\n${bodyWithNote(body, note)}`, { root: this.repo, what: 'ticket file', durable: false });
     const out: ListedTicket = { ...ref, status: 'closed', labels: fm.labels as string[] };
     this.load().set(waymarkId, out);
-    this.writes++;
     return out;
   }
 
@@ -128,22 +126,27 @@ export class GitTicketStore implements TicketStore {
     writeFileAtomic(real, `---\n${stringify(fm, { lineWidth: 0 })}---\n\n# ${d.title}\n\n${d.body}`, { root: this.repo, what: 'ticket file', durable: false });
     const ref: TicketRef = { id: name, url: path.relative(this.repo, real).split(path.sep).join('/'), status };
     this.load().set(d.waymarkId, ref);
-    this.writes++;
     return ref;
   }
 
-  /** One commit for the run's writes (nothing when nothing changed). */
+  /**
+   * One commit for the run's writes and for any ticket file left uncommitted by an earlier run
+   * (a failed commit, a killed process); nothing when nothing changed.
+   */
   async flush(message: string): Promise<void> {
-    if (!this.writes) return;
+    if (!fs.existsSync(this.dir)) return;
     const rel = path.relative(this.repo, this.dir) || '.';
+    // Nothing uncommitted in the ticket folder: nothing to do (a lock someone else holds on the
+    // index is no failure of a run that has nothing to commit).
+    const status = await runGit(this.repo, ['--no-optional-locks', 'status', '--porcelain', '--untracked-files=all', '--', rel]);
+    if (status.code === 0 && status.stdout.trim() === '') return;
     const add = await runGit(this.repo, ['add', '--', rel]);
-    if (add.code !== 0) throw new WaymarkError('io', `git add in ${this.repo} failed: ${add.stderr.trim()}`, this.repo);
+    if (add.code !== 0) throw new WaymarkError('io', `git commit in ${this.repo} failed at git add: ${add.stderr.trim()}`, this.repo);
     const staged = await runGit(this.repo, ['diff', '--cached', '--quiet', '--', rel]);
     if (staged.code === 0) return;
     const who = await runGit(this.repo, ['config', 'user.email']);
     const ident = who.stdout.trim() ? [] : ['-c', 'user.name=Waymark', '-c', 'user.email=waymark@localhost'];
     const commit = await runGit(this.repo, [...ident, 'commit', '-q', '--no-verify', '-m', message, '--', rel]);
     if (commit.code !== 0) throw new WaymarkError('io', `git commit in ${this.repo} failed: ${commit.stderr.trim() || commit.stdout.trim()}`, this.repo);
-    this.writes = 0;
   }
 }
