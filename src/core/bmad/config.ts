@@ -1,21 +1,24 @@
 /**
  * BMAD config variables of one project, resolved from what its install left behind: v6
  * `_bmad/<module>/config.yaml`, the layered TOML of newer releases (`_bmad/config.toml`,
- * `config.user.toml`, `custom/config.toml`, `custom/config.user.toml`, later wins), the alpha
- * `bmad/` folder with `sprint_artifacts` and `output_folder` defaulting to `docs`, and v4's
- * `.bmad-core/core-config.yaml`. Reads small files synchronously; never throws on bad input.
+ * `config.user.toml`, `custom/config.toml`, `custom/config.user.toml`, later wins), the v6 beta
+ * `.bmad/` folder (`bmad_folder: .bmad`), the alpha `bmad/` folder with `sprint_artifacts` and
+ * `output_folder` defaulting to `docs`, and v4's `.bmad-core/core-config.yaml`. Also where the
+ * install is (findBmadInstall) and which subfolders of a larger repository hold BMAD projects
+ * (findBmadProjects). Reads small files synchronously; never throws on bad input.
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { isDirectory, readTextIfRegular } from '../store/safeRead';
 
 /** Which install generation the config came from. */
-export type BmadLayout = 'v6' | 'v6-toml' | 'alpha' | 'v4' | 'none';
+export type BmadLayout = 'v6' | 'v6-toml' | 'v6-beta' | 'alpha' | 'v4' | 'skills' | 'none';
 
 export interface BmadConfig {
   root: string;
   layout: BmadLayout;
-  /** The install folder (`_bmad`, `bmad`, `.bmad-core`), absolute, when there is one. */
+  /** The install folder (`_bmad`, `.bmad`, `bmad`, `.bmad-core`), absolute, when there is one. */
   installDir?: string;
   /** Resolved variables (`planning_artifacts`, `implementation_artifacts`, `output_folder`, ...): absolute paths where they are paths. */
   vars: Record<string, string>;
@@ -33,6 +36,111 @@ export interface BmadConfig {
 }
 
 const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/** Install folder names BMAD releases used, newest first: v6.0+, v6 beta, v6 alpha, v4. */
+export const BMAD_INSTALL_DIRS = ['_bmad', '.bmad', 'bmad', '.bmad-core'] as const;
+
+/** Files only a BMAD install folder holds (any release): module configs, manifests, v4's core config. */
+const INSTALL_MARKERS = [
+  'core-config.yaml', 'config.toml', path.join('core', 'config.yaml'), path.join('bmm', 'config.yaml'),
+  path.join('_config', 'manifest.yaml'), path.join('_cfg', 'manifest.yaml'), path.join('_config', 'skill-manifest.csv'),
+  path.join('_config', 'workflow-manifest.csv'), path.join('_cfg', 'workflow-manifest.csv'),
+];
+
+function hasInstallMarker(dir: string): boolean {
+  return INSTALL_MARKERS.some((m) => fs.existsSync(path.join(dir, m)));
+}
+
+/**
+ * The BMAD install folder of a project: the configured one (Waymark's `bmad.dir`) when it
+ * exists, else the first of `_bmad`, `.bmad`, `bmad`, `.bmad-core` holding an install's own
+ * files (a plain `bmad/` source folder is not an install), else any top-level folder whose
+ * `core/config.yaml` names it as `bmad_folder` (BMAD let the user choose the name).
+ */
+export function findBmadInstall(root: string, configured?: string): string | undefined {
+  const absRoot = path.resolve(root);
+  if (configured && !(BMAD_INSTALL_DIRS as readonly string[]).includes(configured) && isDirectory(path.resolve(absRoot, configured))) return path.resolve(absRoot, configured);
+  for (const d of BMAD_INSTALL_DIRS) {
+    const abs = path.join(absRoot, d);
+    if (isDirectory(abs) && (d === '_bmad' || d === '.bmad-core' || hasInstallMarker(abs))) return abs;
+  }
+  let entries: fs.Dirent[] = [];
+  try {
+    entries = fs.readdirSync(absRoot, { withFileTypes: true });
+  } catch {
+    return undefined;
+  }
+  for (const e of entries) {
+    if (!e.isDirectory() || e.name === 'node_modules' || e.name === '.git') continue;
+    const text = readTextIfRegular(path.join(absRoot, e.name, 'core', 'config.yaml'), MAX_CONFIG_BYTES);
+    const m = text !== undefined ? /^bmad_folder\s*:\s*["']?([^"'#\r\n]+?)["']?\s*(#.*)?$/m.exec(text) : null;
+    if (m && m[1].trim().replace(/^\.\//, '').replace(/^\{project-root\}\//, '') === e.name) return path.join(absRoot, e.name);
+  }
+  return undefined;
+}
+
+/**
+ * The agent skill folders BMAD's installer writes workflows into (6.x skills layout):
+ * `<.tool>/skills/bmad-*` for every agent (`.claude/skills`, `.agents/skills`, `.cursor/skills`,
+ * `.kiro/skills`, `.github/skills`...). Found by shape, not by a list of tools, so a tool added
+ * to the installer later is found too. Absolute folders holding at least one `bmad-*` skill.
+ */
+export function findBmadSkillRoots(root: string): string[] {
+  const absRoot = path.resolve(root);
+  const out: string[] = [];
+  let entries: fs.Dirent[] = [];
+  try {
+    entries = fs.readdirSync(absRoot, { withFileTypes: true });
+  } catch {
+    return out;
+  }
+  for (const e of entries) {
+    if (!e.isDirectory() || !e.name.startsWith('.') || e.name === '.git') continue;
+    const skills = path.join(absRoot, e.name, 'skills');
+    let names: string[] = [];
+    try {
+      names = fs.readdirSync(skills);
+    } catch {
+      continue;
+    }
+    if (names.some((n) => /^bmad[-_]/i.test(n))) out.push(skills);
+  }
+  return out.sort();
+}
+
+const PROJECT_SKIP = new Set(['node_modules', '.git', '.waymark', 'dist', 'build', 'out', '.next', 'vendor', 'target', '.venv', 'venv', '__pycache__', 'coverage']);
+
+/**
+ * The folders of `root` that are BMAD projects: `root` itself when it has an install (or a
+ * skills install), else its subfolders that do, to a few levels down (a monorepo's
+ * `apps/planner/_bmad`), nearest first. A project's own subfolders are not searched further.
+ */
+export function findBmadProjects(root: string, configured?: string, maxDepth = 4): string[] {
+  const absRoot = path.resolve(root);
+  const isProject = (dir: string) => findBmadInstall(dir, dir === absRoot ? configured : undefined) !== undefined || findBmadSkillRoots(dir).length > 0;
+  if (isProject(absRoot)) return [absRoot];
+  const found: string[] = [];
+  let level = [absRoot];
+  for (let depth = 1; depth <= maxDepth && level.length && found.length < 50; depth++) {
+    const next: string[] = [];
+    for (const dir of level) {
+      let entries: fs.Dirent[] = [];
+      try {
+        entries = fs.readdirSync(dir, { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      for (const e of entries) {
+        if (!e.isDirectory() || e.name.startsWith('.') || PROJECT_SKIP.has(e.name) || (BMAD_INSTALL_DIRS as readonly string[]).includes(e.name) || /^_bmad/.test(e.name)) continue;
+        const sub = path.join(dir, e.name);
+        if (isProject(sub)) found.push(sub);
+        else if (next.length < 2000) next.push(sub);
+      }
+    }
+    level = next;
+  }
+  return found.sort();
+}
 
 /**
  * A small TOML reader for BMAD's generated config: `[table.sub]` headers, `key = value` with
@@ -158,7 +266,7 @@ function loadYamlVars(file: string, into: Record<string, string>, warnings: Bmad
 
 /**
  * Resolves the BMAD config of a project folder. The caller may name the install folder
- * (Waymark's `bmad.dir` setting); otherwise `_bmad`, `bmad` (alpha) and `.bmad-core` (v4) are tried.
+ * (Waymark's `bmad.dir` setting); otherwise findBmadInstall looks for it.
  */
 export function loadBmadConfig(root: string, opts?: { installDir?: string; outputDir?: string }): BmadConfig {
   const absRoot = path.resolve(root);
@@ -166,15 +274,7 @@ export function loadBmadConfig(root: string, opts?: { installDir?: string; outpu
   const sources: string[] = [];
   const warnings: BmadConfig['warnings'] = [];
   let layout: BmadLayout = 'none';
-  let installDir: string | undefined;
-  const candidates = [opts?.installDir ?? '_bmad', 'bmad', '.bmad-core'].filter((d, i, a) => a.indexOf(d) === i);
-  for (const d of candidates) {
-    const abs = path.resolve(absRoot, d);
-    if (isDirectory(abs)) {
-      installDir = abs;
-      break;
-    }
-  }
+  const installDir = findBmadInstall(absRoot, opts?.installDir);
   if (installDir) {
     // v4: one core-config.yaml with nested keys.
     const v4 = path.join(installDir, 'core-config.yaml');
@@ -192,7 +292,7 @@ export function loadBmadConfig(root: string, opts?: { installDir?: string; outpu
       const f = path.join(installDir, mod, 'config.yaml');
       if (loadYamlVars(f, raw, warnings)) {
         sources.push(f);
-        if (layout === 'none') layout = path.basename(installDir) === 'bmad' ? 'alpha' : 'v6';
+        if (layout === 'none') layout = path.basename(installDir) === 'bmad' ? 'alpha' : path.basename(installDir) === '.bmad' ? 'v6-beta' : 'v6';
       }
     }
     // Layered TOML (v6.3+): [core] and [modules.<code>] tables.
@@ -216,10 +316,12 @@ export function loadBmadConfig(root: string, opts?: { installDir?: string; outpu
       layout = 'v6-toml';
     }
   }
+  if (layout === 'none' && findBmadSkillRoots(absRoot).length) layout = 'skills';
   // Resolve references among the values.
   const vars: Record<string, string> = Object.create(null);
   for (const [k, v] of Object.entries(raw)) vars[k] = v;
-  const alpha = layout === 'alpha' || (installDir !== undefined && path.basename(installDir) === 'bmad');
+  // The alpha and beta installs (`bmad/`, `.bmad/`) wrote to `docs/` and `sprint_artifacts`.
+  const alpha = layout === 'alpha' || layout === 'v6-beta' || (installDir !== undefined && (path.basename(installDir) === 'bmad' || path.basename(installDir) === '.bmad'));
   if (vars.output_folder === undefined) vars.output_folder = opts?.outputDir && !alpha && layout !== 'v4' ? opts.outputDir : alpha || layout === 'v4' ? 'docs' : '_bmad-output';
   for (let pass = 0; pass < 3; pass++) for (const k of Object.keys(vars)) vars[k] = expandVars(vars[k], vars, absRoot);
   const pathVar = (v: string | undefined) => (v === undefined || v.includes('{') ? undefined : toAbs(absRoot, v));

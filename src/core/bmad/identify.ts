@@ -35,3 +35,26 @@ export function identifyArtifact(file: string, data: Record<string, unknown>, ca
   }
   return {};
 }
+
+/**
+ * The declared output an artifact's path matches, when it names the file and is not only a
+ * wildcard (`{implementation_artifacts}/{{story_key}}.md` matches every file of a folder, so it
+ * says nothing of a file without workflow keys; `{planning_artifacts}/prd.md` and
+ * `brainstorming-session-{{date}}.md` do).
+ */
+export function declaredOutputOf(file: string, catalog: BmadCatalog): BmadWorkflow | undefined {
+  if (!catalog.patterns?.length) return undefined;
+  const abs = path.resolve(file);
+  for (const p of catalog.patterns) {
+    const leaf = p.declared.replace(/^.*[\\/]/, '');
+    if (!/[A-Za-z0-9]/.test(leaf.replace(/\{\{[^}]*\}\}|\{[^}]*\}/g, '').replace(/\.(md|ya?ml)$/i, ''))) continue;
+    if (p.re.test(abs)) return p.workflow;
+  }
+  return undefined;
+}
+
+/** True when a file lies in one of the output folders of a BMAD project the catalog read. */
+export function inBmadOutput(file: string, catalog: BmadCatalog): boolean {
+  const abs = path.resolve(file);
+  return (catalog.projects ?? []).some((p) => p.outputFolders.some((d) => abs.startsWith(d + path.sep)));
+}

@@ -2,8 +2,8 @@ import * as path from 'node:path';
 import { SCOPES, STATUSES, type Delegation, type Dialect, type DelegationKey, type GateState, type Problem, type ProblemCode, type Scope, type Status, type StepDef, type WorkflowState } from '../types';
 import { parseFrontmatter, type ParsedFrontmatter } from './frontmatter';
 import { computeStateHash, sha256 } from './hash';
-import { BMAD_STATUS_MAP, lookupBmadWorkflow, resolveBmadStep, stepEncoding, stepNumber, type BmadStepEncoding } from '../bmad/artifacts';
-import { identifyArtifact } from '../bmad/identify';
+import { bmadStatusOf, lookupBmadWorkflow, resolveBmadStep, stepEncoding, stepNumber, type BmadStepEncoding } from '../bmad/artifacts';
+import { declaredOutputOf, identifyArtifact, inBmadOutput } from '../bmad/identify';
 import { normalizeStepList } from './definitions';
 import { DISTINCTIVE_KEYS, WORKFLOW_KEYS, typoOf } from './stateKeys';
 import type { WorkspaceContext } from '../store/workspaceContext';
@@ -71,11 +71,39 @@ export function analyzeSteps(steps: StepDef[], ids: (string | undefined)[], dial
       if (n && n.letter && doneNums.has(n.num)) done.add(s.id);
     }
   }
+  // Lettered steps with no unlettered step of their number are alternatives (brainstorming's
+  // step-02a-user-selected … step-02d-progressive-flow): one of them done covers the others.
+  const covered = new Set<string>(done);
+  if (dialect === 'bmad') {
+    const groups = alternativeGroups(steps);
+    for (const g of groups) if (g.some((id) => done.has(id))) for (const id of g) covered.add(id);
+  }
   let furthest: StepDef | undefined;
   for (const s of steps) if (done.has(s.id)) furthest = s;
-  const missing = furthest ? steps.filter((s) => s.index < furthest!.index && !done.has(s.id)) : [];
-  const remaining = steps.filter((s) => !done.has(s.id));
+  const missing = furthest ? steps.filter((s) => s.index < furthest!.index && !covered.has(s.id)) : [];
+  const remaining = steps.filter((s) => !covered.has(s.id));
   return { entries, encoding, done, missing, furthest, remaining };
+}
+
+const altGroups = new WeakMap<StepDef[], string[][]>();
+
+/** Groups of alternative steps of a workflow: lettered steps sharing a number that has no unlettered step. */
+export function alternativeGroups(steps: StepDef[]): string[][] {
+  let g = altGroups.get(steps);
+  if (!g) {
+    const byNum = new Map<number, { plain: boolean; ids: string[] }>();
+    for (const s of steps) {
+      const n = stepNumber(s.id);
+      if (!n) continue;
+      const e = byNum.get(n.num) ?? { plain: false, ids: [] };
+      if (n.letter) e.ids.push(s.id);
+      else e.plain = true;
+      byNum.set(n.num, e);
+    }
+    g = [...byNum.values()].filter((e) => !e.plain && e.ids.length > 1).map((e) => e.ids);
+    if (Object.isFrozen(steps)) altGroups.set(steps, g);
+  }
+  return g;
 }
 
 function isObj(v: unknown): v is Record<string, unknown> {
@@ -92,16 +120,41 @@ function has(data: Record<string, unknown>, key: string): boolean {
   return Object.prototype.hasOwnProperty.call(data, key);
 }
 
-/** Picks the dialect of a frontmatter mapping, or undefined when it is not a workflow. */
-export function detectDialect(data: Record<string, unknown>, ctx: WorkspaceContext): Dialect | undefined {
+/**
+ * Picks the dialect of a frontmatter mapping, or undefined when it is not a workflow. Decided by
+ * evidence, never by one key: `workflow:` is Waymark's id key, but a BMAD artifact may carry
+ * `workflow: bmad-correct-course` too. BMAD evidence: `workflowType`, a `workflow` value naming a
+ * BMAD workflow (`bmad-*`, or an installed one no native definition claims), the file lying at a
+ * path a BMAD workflow declares as its output or in a BMAD project's output folders, BMAD's own
+ * keys (`inputDocuments`). Waymark evidence: a `steps:` list, a `delegation`, a native definition
+ * of the `workflow` id. A file with no workflow keys at a declared BMAD output path (a PRD with
+ * `title` and `status: draft`) is that workflow's artifact.
+ */
+export function detectDialect(data: Record<string, unknown>, ctx: WorkspaceContext, file?: string): Dialect | undefined {
   const keys = Object.keys(data);
   let isWf = keys.some((k) => (WORKFLOW_KEYS as readonly string[]).includes(k));
   // A misspelt distinctive key still marks a workflow (`stepCompleted`); look-alikes of common
   // words (`workflows`, `step`) do not, so ordinary Markdown is not mistaken for one.
   if (!isWf) isWf = keys.some((k) => DISTINCTIVE_KEYS.includes(typoOf(k) ?? ''));
-  if (!isWf) return undefined;
-  const native = has(data, 'workflow') || has(data, 'steps') || has(data, 'currentStep') || has(data, 'current_step') || has(data, 'delegation');
-  const dialect: Dialect = native && !has(data, 'workflowType') ? 'waymark' : has(data, 'workflow') ? 'waymark' : 'bmad';
+  const bmadOn = ctx.config.dialects.includes('bmad');
+  if (!isWf) return bmadOn && file !== undefined && keys.length > 0 && declaredOutputOf(file, ctx.bmad) ? 'bmad' : undefined;
+  const wfValue = typeof data.workflow === 'string' ? data.workflow.trim() : undefined;
+  const nativeDefined = wfValue !== undefined && ctx.definitions.has(wfValue);
+  const nativeStrong = Array.isArray(data.steps) || isObj(data.delegation) || nativeDefined;
+  let dialect: Dialect;
+  if (has(data, 'workflowType') && !has(data, 'workflow')) dialect = 'bmad';
+  else if (nativeStrong) dialect = 'waymark';
+  else if (
+    bmadOn &&
+    (has(data, 'workflowType') ||
+      (wfValue !== undefined && (/^bmad[-:_/]/i.test(wfValue) || lookupBmadWorkflow(ctx.bmad, wfValue) !== undefined)) ||
+      has(data, 'inputDocuments') ||
+      (file !== undefined && (declaredOutputOf(file, ctx.bmad) !== undefined || inBmadOutput(file, ctx.bmad))))
+  ) dialect = 'bmad';
+  else {
+    const native = has(data, 'workflow') || has(data, 'steps') || has(data, 'currentStep') || has(data, 'current_step') || has(data, 'delegation');
+    dialect = native ? 'waymark' : 'bmad';
+  }
   if (!ctx.config.dialects.includes(dialect)) return undefined;
   return dialect;
 }
@@ -180,10 +233,12 @@ function parseWorkflowTextUnguarded(file: string, text: string, ctx: WorkspaceCo
     return { isWorkflow: true, problems: [{ file, range: fenceRange, severity: 'error', code, message: `${e.message}. ${todo}` }] };
   }
   const data = fm.data;
-  const dialect = detectDialect(data, ctx);
+  const dialect = detectDialect(data, ctx, file);
   if (!dialect || (dialect === 'bmad' && isBmadTemplate(file, data, split.body))) return { isWorkflow: false, problems: [] };
   const { state, raw } = normalize(file, text, data, dialect, ctx, opts?.contentHash);
-  const findings = validateParsed(state, data, raw, fm, ctx);
+  // A BMAD artifact is the user's own document, which BMAD itself never checks: what Waymark
+  // finds in it is a warning at most, so `validate` never fails a file a BMAD user calls fine.
+  const findings = validateParsed(state, data, raw, fm, ctx).map((f) => (dialect === 'bmad' && f.severity === 'error' ? { ...f, severity: 'warning' as const } : f));
   state.problems = resolveFindings(file, findings, locator, fenceRange);
   // The fast reader (js-yaml) accepts some YAML the editing parser refuses (tab indentation).
   // Say so on read, so validate and the write path agree on what is broken.
@@ -271,8 +326,8 @@ function normalize(file: string, text: string, data: Record<string, unknown>, di
     if ((STATUSES as readonly string[]).includes(rawStatus)) {
       status = rawStatus as Status;
       statusKnown = true;
-    } else if (dialect === 'bmad' && BMAD_STATUS_MAP[rawStatus.toLowerCase()]) {
-      status = BMAD_STATUS_MAP[rawStatus.toLowerCase()];
+    } else if (dialect === 'bmad' && bmadStatusOf(rawStatus)) {
+      status = bmadStatusOf(rawStatus);
       statusKnown = true;
     }
   }
@@ -367,11 +422,23 @@ function normalize(file: string, text: string, data: Record<string, unknown>, di
     state.identifiedBy = identified.by;
     if (identified.detail) state.identifiedDetail = identified.detail;
   }
-  // A BMAD artifact with no status key: derived from its steps, shown as derived, never written.
-  if (dialect === 'bmad' && rawStatus === undefined && steps.length) {
-    const doneCount = steps.length - analysis.remaining.length;
-    state.status = doneCount === 0 && !completedList.length ? 'created' : analysis.remaining.length === 0 ? 'completed' : 'in_progress';
-    state.statusDerived = true;
+  // A BMAD artifact with no status key: derived from its steps (or its own completion flag),
+  // shown as derived, never written. One that records no steps at all says nothing of them.
+  if (dialect === 'bmad' && rawStatus === undefined) {
+    const recordsSteps = has(data, 'stepsCompleted') || (data.lastStep !== undefined && data.lastStep !== null);
+    if (data.workflow_completed === true || data.workflowCompleted === true) {
+      state.status = 'completed';
+      state.statusDerived = true;
+    } else if (steps.length && recordsSteps) {
+      const doneCount = steps.length - analysis.remaining.length;
+      state.status = doneCount === 0 && !completedList.length ? 'created' : analysis.remaining.length === 0 ? 'completed' : 'in_progress';
+      state.statusDerived = true;
+    } else if (!steps.length && completedList.length) {
+      // Steps recorded against a workflow not installed here: started, how far is unknown.
+      state.status = 'in_progress';
+      state.statusDerived = true;
+    }
+    if (state.status === 'completed' || state.status === 'archived') state.currentStep = currentStepKey ? state.currentStep : undefined;
   }
   return { state, raw: { analysis, statusKnown, completedList, lastStepRaw: data.lastStep, currentStepKey, modeStepIds } };
 }
