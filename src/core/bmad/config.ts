@@ -112,12 +112,13 @@ const PROJECT_SKIP = new Set(['node_modules', '.git', '.waymark', 'dist', 'build
 
 /**
  * The folders of `root` that are BMAD projects: `root` itself when it has an install (or a
- * skills install), else its subfolders that do, to a few levels down (a monorepo's
+ * skills install, or a `_bmad-output` folder), else its subfolders that do, to a few levels down (a monorepo's
  * `apps/planner/_bmad`), nearest first. A project's own subfolders are not searched further.
  */
 export function findBmadProjects(root: string, configured?: string, maxDepth = 4): string[] {
   const absRoot = path.resolve(root);
-  const isProject = (dir: string) => findBmadInstall(dir, dir === absRoot ? configured : undefined) !== undefined || findBmadSkillRoots(dir).length > 0;
+  // An install, a skills install, or only the output folder (many projects keep `_bmad/` out of git).
+  const isProject = (dir: string) => findBmadInstall(dir, dir === absRoot ? configured : undefined) !== undefined || findBmadSkillRoots(dir).length > 0 || isDirectory(path.join(dir, '_bmad-output'));
   if (isProject(absRoot)) return [absRoot];
   const found: string[] = [];
   let level = [absRoot];
