@@ -232,3 +232,16 @@ describe('next, board and dashboard recommend only real work', () => {
     assert.ok(f.stalled.some((x) => x.id === 'story:1-1-a'));
   });
 });
+
+describe('searching a repository for BMAD projects', () => {
+  test('test fixtures are not projects; the search is bounded', () => {
+    const repo = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wm-bmadsearch-')));
+    fs.mkdirSync(path.join(repo, 'test', 'fixtures', 'sample', '_bmad'), { recursive: true });
+    fs.mkdirSync(path.join(repo, 'packages', 'svc', '_bmad-output'), { recursive: true });
+    assert.deepEqual(findBmadProjects(repo), [path.join(repo, 'packages', 'svc')]);
+    for (let i = 0; i < 500; i++) fs.mkdirSync(path.join(repo, 'wide', `d${i}`), { recursive: true });
+    const t = Date.now();
+    findBmadProjects(path.join(repo, 'wide'));
+    assert.ok(Date.now() - t < 2000);
+  });
+});

@@ -109,33 +109,59 @@ export function findBmadSkillRoots(root: string): string[] {
 }
 
 const PROJECT_SKIP = new Set(['node_modules', '.git', '.waymark', 'dist', 'build', 'out', '.next', 'vendor', 'target', '.venv', 'venv', '__pycache__', 'coverage']);
+/** Test data is no project of the repository's (a tool's own fixtures of BMAD installs). */
+const FIXTURE_DIR = /^(__)?(test[-_]?)?fixtures?(__)?$|^testdata$/i;
+/** Folders looked into when searching a repository for BMAD projects: bounded, so a huge folder costs little. */
+const MAX_PROJECT_SEARCH_DIRS = 400;
+const projectCache = new Map<string, { at: number; found: string[] }>();
 
 /**
  * The folders of `root` that are BMAD projects: `root` itself when it has an install (or a
- * skills install, or a `_bmad-output` folder), else its subfolders that do, to a few levels down (a monorepo's
- * `apps/planner/_bmad`), nearest first. A project's own subfolders are not searched further.
+ * skills install, or a `_bmad-output` folder), else its subfolders that do, to a few levels down
+ * (a monorepo's `apps/planner/_bmad`), nearest first. A project's own subfolders, dependency and
+ * build folders and test fixtures are not searched; at most a few hundred folders are read. The
+ * answer is kept for a second (a scan asks several times).
  */
-export function findBmadProjects(root: string, configured?: string, maxDepth = 4): string[] {
+export function findBmadProjects(root: string, configured?: string, maxDepth = 3): string[] {
   const absRoot = path.resolve(root);
+  const key = `${absRoot}\0${configured ?? ''}\0${maxDepth}`;
+  const now = Date.now();
+  const hit = projectCache.get(key);
+  if (hit && now - hit.at < 1000) return hit.found;
+  const found = searchBmadProjects(absRoot, configured, maxDepth);
+  if (projectCache.size > 100) projectCache.clear();
+  projectCache.set(key, { at: now, found });
+  return found;
+}
+
+function searchBmadProjects(absRoot: string, configured: string | undefined, maxDepth: number): string[] {
   // An install, a skills install, or only the output folder (many projects keep `_bmad/` out of git).
-  const isProject = (dir: string) => findBmadInstall(dir, dir === absRoot ? configured : undefined) !== undefined || findBmadSkillRoots(dir).length > 0 || isDirectory(path.join(dir, '_bmad-output'));
-  if (isProject(absRoot)) return [absRoot];
+  if (findBmadInstall(absRoot, configured) !== undefined || findBmadSkillRoots(absRoot).length > 0 || isDirectory(path.join(absRoot, '_bmad-output'))) return [absRoot];
+  // Below the root, one read of each folder tells: its entries name an install or an output folder.
+  const looksLikeProject = (dir: string, entries: fs.Dirent[]) =>
+    entries.some((e) => e.isDirectory() && (e.name === '_bmad' || e.name === '.bmad-core' || e.name === '_bmad-output' || ((e.name === '.bmad' || e.name === 'bmad') && hasInstallMarker(path.join(dir, e.name))))) ||
+    entries.some((e) => e.isDirectory() && e.name.startsWith('.') && e.name !== '.git' && isDirectory(path.join(dir, e.name, 'skills')) && findBmadSkillRoots(dir).length > 0);
   const found: string[] = [];
   let level = [absRoot];
-  for (let depth = 1; depth <= maxDepth && level.length && found.length < 50; depth++) {
+  let visited = 0;
+  for (let depth = 0; depth <= maxDepth && level.length && found.length < 50; depth++) {
     const next: string[] = [];
     for (const dir of level) {
+      if (++visited > MAX_PROJECT_SEARCH_DIRS) return found.sort();
       let entries: fs.Dirent[] = [];
       try {
         entries = fs.readdirSync(dir, { withFileTypes: true });
       } catch {
         continue;
       }
+      if (dir !== absRoot && looksLikeProject(dir, entries)) {
+        found.push(dir);
+        continue;
+      }
+      if (depth === maxDepth) continue;
       for (const e of entries) {
-        if (!e.isDirectory() || e.name.startsWith('.') || PROJECT_SKIP.has(e.name) || (BMAD_INSTALL_DIRS as readonly string[]).includes(e.name) || /^_bmad/.test(e.name)) continue;
-        const sub = path.join(dir, e.name);
-        if (isProject(sub)) found.push(sub);
-        else if (next.length < 2000) next.push(sub);
+        if (!e.isDirectory() || e.name.startsWith('.') || PROJECT_SKIP.has(e.name) || FIXTURE_DIR.test(e.name) || (BMAD_INSTALL_DIRS as readonly string[]).includes(e.name) || /^_bmad/.test(e.name)) continue;
+        next.push(path.join(dir, e.name));
       }
     }
     level = next;
