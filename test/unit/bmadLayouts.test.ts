@@ -245,3 +245,12 @@ describe('searching a repository for BMAD projects', () => {
     assert.ok(Date.now() - t < 2000);
   });
 });
+
+describe('files of an installed skill are the method, not artifacts', () => {
+  test('a template without placeholders inside a skill folder is not offered as work', async () => {
+    const dir = copyFixture('bmad-skills');
+    fs.writeFileSync(path.join(dir, '.claude', 'skills', 'bmad-brainstorming', 'template.md'), '---\nstepsCompleted: []\ninputDocuments: []\nsession_topic: \'\'\n---\n\n# Session results\n');
+    const { res } = await scanned(dir);
+    assert.ok(!res.workflows.some((w) => w.file.includes(`${path.sep}skills${path.sep}`)), res.workflows.map((w) => w.file).join('\n'));
+  });
+});

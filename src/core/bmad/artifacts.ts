@@ -35,6 +35,8 @@ export interface BmadCatalog {
   patterns?: OutputPattern[];
   /** Names that came from `_config/workflow-manifest.csv` or `skill-manifest.csv`. */
   manifestNames?: Set<string>;
+  /** Every installed workflow folder, copies for other agents included: their files are the method, not artifacts. */
+  methodDirs?: string[];
   /** The BMAD project folders read (the workspace folder, or its subfolders in a monorepo), and their output folders. */
   projects?: { root: string; outputFolders: string[] }[];
 }
@@ -145,6 +147,8 @@ async function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: bool
       return;
     }
     const subdirs = entries.filter((e) => e.isDirectory()).map((e) => e.name);
+    // Each BMAD skill folder is the method, whatever it holds (a skill without step files too).
+    if (skills && depth === 1) (catalog.methodDirs ??= []).push(dir);
     const stepsDirName = subdirs.includes('steps-c') ? 'steps-c' : subdirs.includes('steps') ? 'steps' : undefined;
     if (stepsDirName) {
       const stepsDir = path.join(dir, stepsDirName);
@@ -192,6 +196,7 @@ async function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: bool
           otherModes, modeSteps, outputs,
         };
         // The same skill installed for several agents (`.claude/skills`, `.agents/skills`) is one workflow.
+        if (!skills) (catalog.methodDirs ??= []).push(dir);
         if (!(skills && catalog.byName.has(wf.name.toLowerCase()))) {
           catalog.workflows.push(wf);
           if (!catalog.byName.has(wf.name.toLowerCase())) catalog.byName.set(wf.name.toLowerCase(), wf);
@@ -269,6 +274,8 @@ export async function loadBmadCatalogForRoot(root: string, configured?: string):
 
 async function addInstall(catalog: BmadCatalog, root: string, installDir: string | undefined, skillRoots: string[], configured?: string): Promise<void> {
   const before = catalog.workflows.length;
+  // The install folder is the method: its templates and data files are never artifacts.
+  if (installDir) (catalog.methodDirs ??= []).push(installDir);
   if (installDir && isDir(installDir)) await collectWorkflows(catalog, installDir, false);
   for (const s of skillRoots) await collectWorkflows(catalog, s, true);
   const own = catalog.workflows.slice(before);

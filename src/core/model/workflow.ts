@@ -182,6 +182,12 @@ export function isBmadTemplate(file: string, data: Record<string, unknown>, body
   return /(^|[-_.])template\.(md|markdown)$/.test(name) && parts.slice(0, -1).some((p) => p === 'workflows' || p === 'templates');
 }
 
+/** A file of an installed workflow's own folder (a skill's template or data file) is the method, not an artifact. */
+function insideInstalledWorkflow(file: string, ctx: WorkspaceContext): boolean {
+  const abs = path.resolve(file);
+  return (ctx.bmad.methodDirs ?? ctx.bmad.workflows.map((w) => w.dir)).some((d) => abs.startsWith(d + path.sep));
+}
+
 /**
  * Parses one file's text into a normalized WorkflowState plus its problems. Never throws on
  * bad input; never evaluates code. `isWorkflow` is false for Markdown without workflow keys.
@@ -234,7 +240,7 @@ function parseWorkflowTextUnguarded(file: string, text: string, ctx: WorkspaceCo
   }
   const data = fm.data;
   const dialect = detectDialect(data, ctx, file);
-  if (!dialect || (dialect === 'bmad' && isBmadTemplate(file, data, split.body))) return { isWorkflow: false, problems: [] };
+  if (!dialect || (dialect === 'bmad' && (isBmadTemplate(file, data, split.body) || insideInstalledWorkflow(file, ctx)))) return { isWorkflow: false, problems: [] };
   const { state, raw } = normalize(file, text, data, dialect, ctx, opts?.contentHash);
   // A BMAD artifact is the user's own document, which BMAD itself never checks: what Waymark
   // finds in it is a warning at most, so `validate` never fails a file a BMAD user calls fine.
