@@ -254,3 +254,30 @@ describe('files of an installed skill are the method, not artifacts', () => {
     assert.ok(!res.workflows.some((w) => w.file.includes(`${path.sep}skills${path.sep}`)), res.workflows.map((w) => w.file).join('\n'));
   });
 });
+
+describe('unreadable frontmatter of a BMAD document', () => {
+  test('is a warning, not an error; a native file keeps the error', async () => {
+    const dir = copyFixture('bmad-skills');
+    fs.writeFileSync(path.join(dir, '_bmad-output', 'planning-artifacts', 'architecture.md'), '---\nworkflowType: architecture\nstepsCompleted: [1, 2\ntitle: x\n---\n# A\n');
+    fs.writeFileSync(path.join(dir, 'native.md'), '---\nworkflow: feature\nsteps: [a, b\n---\n# n\n');
+    const res = await scanRoots([dir], { index: false });
+    const all = [...res.problems, ...res.workflows.flatMap((w) => w.problems)];
+    const of = (name: string) => all.filter((p) => path.basename(p.file) === name && p.code === 'yaml-syntax').map((p) => p.severity);
+    assert.deepEqual(of('architecture.md'), ['warning']);
+    assert.deepEqual(of('native.md'), ['error']);
+  });
+
+  test('skills of other modules listed in the skill manifest are read (gds-*)', async () => {
+    const dir = copyFixture('bmad-skills');
+    const skill = path.join(dir, '.claude', 'skills', 'gds-game-brief');
+    fs.mkdirSync(path.join(skill, 'steps'), { recursive: true });
+    for (const st of ['step-01-init', 'step-02-vision']) fs.writeFileSync(path.join(skill, 'steps', `${st}.md`), `# ${st}\n`);
+    fs.writeFileSync(path.join(skill, 'workflow.md'), '- `default_output_file` = `{planning_artifacts}/game-brief.md`\n');
+    fs.writeFileSync(path.join(skill, 'template.md'), '---\nstepsCompleted: []\n---\n# Brief\n');
+    fs.appendFileSync(path.join(dir, '_bmad', '_config', 'skill-manifest.csv'), '"gds-game-brief","gds-game-brief","Game brief","gds","_bmad/gds/gds-game-brief/SKILL.md","false"\n');
+    fs.writeFileSync(path.join(dir, '_bmad-output', 'planning-artifacts', 'game-brief.md'), '---\nstepsCompleted: [1]\n---\n# Brief\n');
+    const { res, by } = await scanned(dir);
+    assert.equal(by('_bmad-output/planning-artifacts/game-brief.md').nextStep, 'step-02-vision');
+    assert.ok(!res.workflows.some((w) => w.file === path.join(skill, 'template.md')));
+  });
+});

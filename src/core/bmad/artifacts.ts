@@ -137,7 +137,7 @@ export function stepsFromFileNames(dir: string, names: string[]): { steps: StepD
  * Adds the workflows found under `dir0`: every folder holding `steps-c/` (create mode) or
  * `steps/` with `step-NN[a-z]?-*.md` files. In an agent's skills folder only `bmad-*` skills.
  */
-async function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: boolean): Promise<void> {
+async function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: boolean, listed?: Set<string>): Promise<void> {
   const walk = async (dir: string, depth: number): Promise<void> => {
     if (depth > 8) return;
     let entries: import('node:fs').Dirent[];
@@ -149,6 +149,10 @@ async function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: bool
     const subdirs = entries.filter((e) => e.isDirectory()).map((e) => e.name);
     // Each BMAD skill folder is the method, whatever it holds (a skill without step files too).
     if (skills && depth === 1) (catalog.methodDirs ??= []).push(dir);
+    if (skills && depth === 0) {
+      // Other modules' skills (`gds-*`) are BMAD's when the install's skill manifest lists them.
+      for (const s of subdirs) if (!/^bmad[-_]/i.test(s) && listed?.has(s.toLowerCase())) (catalog.methodDirs ??= []).push(path.join(dir, s));
+    }
     const stepsDirName = subdirs.includes('steps-c') ? 'steps-c' : subdirs.includes('steps') ? 'steps' : undefined;
     if (stepsDirName) {
       const stepsDir = path.join(dir, stepsDirName);
@@ -206,7 +210,7 @@ async function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: bool
     for (const s of subdirs) {
       if (s === 'node_modules' || s.startsWith('.') || /^steps(-[a-z])?$/.test(s)) continue;
       // A skills folder holds other tools' skills too: only BMAD's are read.
-      if (skills && depth === 0 && !/^bmad[-_]/i.test(s)) continue;
+      if (skills && depth === 0 && !/^bmad[-_]/i.test(s) && !listed?.has(s.toLowerCase())) continue;
       await walk(path.join(dir, s), depth + 1);
     }
   };
@@ -275,9 +279,10 @@ export async function loadBmadCatalogForRoot(root: string, configured?: string):
 async function addInstall(catalog: BmadCatalog, root: string, installDir: string | undefined, skillRoots: string[], configured?: string): Promise<void> {
   const before = catalog.workflows.length;
   // The install folder is the method: its templates and data files are never artifacts.
-  if (installDir) (catalog.methodDirs ??= []).push(installDir);
+  if (installDir && path.resolve(installDir) !== path.resolve(root)) (catalog.methodDirs ??= []).push(installDir);
   if (installDir && isDir(installDir)) await collectWorkflows(catalog, installDir, false);
-  for (const s of skillRoots) await collectWorkflows(catalog, s, true);
+  const listed = installDir ? await skillManifestIds(installDir) : new Set<string>();
+  for (const s of skillRoots) await collectWorkflows(catalog, s, true, listed);
   const own = catalog.workflows.slice(before);
   for (const wf of own) wf.projectRoot = root;
   if (installDir) {
@@ -289,6 +294,25 @@ async function addInstall(catalog: BmadCatalog, root: string, installDir: string
   const cfg = loadBmadConfig(root, { installDir: configured ?? (installDir ? path.basename(installDir) : undefined) });
   (catalog.projects ??= []).push({ root, outputFolders: [...new Set([cfg.outputFolder, cfg.planningArtifacts, cfg.implementationArtifacts])] });
   if (own.length) catalog.patterns = [...(catalog.patterns ?? []), ...compileOutputPatterns({ ...catalog, workflows: own }, cfg)].sort((a, b) => a.wildcards - b.wildcards);
+}
+
+/** The skill ids (`canonicalId`, else `name`) the install's `skill-manifest.csv` lists, lower-case. */
+async function skillManifestIds(installDir: string): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (const cfgDir of ['_config', '_cfg']) {
+    let csv: string;
+    try {
+      csv = await readRegularFile(path.join(installDir, cfgDir, 'skill-manifest.csv'), 8 * 1024 * 1024);
+    } catch {
+      continue;
+    }
+    const rows = parseCsv(csv);
+    const header = (rows.shift() ?? []).map((h) => h.trim().toLowerCase());
+    const col = header.indexOf('canonicalid') >= 0 ? header.indexOf('canonicalid') : header.indexOf('name');
+    if (col < 0) continue;
+    for (const r of rows) if (r[col]?.trim()) out.add(r[col].trim().toLowerCase());
+  }
+  return out;
 }
 
 function isDir(p: string): boolean {

@@ -103,9 +103,18 @@ export function findBmadSkillRoots(root: string): string[] {
     } catch {
       continue;
     }
-    if (names.some((n) => /^bmad[-_]/i.test(n))) out.push(skills);
+    if (names.some((n) => /^bmad[-_]/i.test(n)) || (names.length > 0 && listedSkills(absRoot).some((id) => names.includes(id)))) out.push(skills);
   }
   return out.sort();
+}
+
+/** Skill ids the install's `_config/skill-manifest.csv` lists (first column), for skills not named `bmad-*`. */
+function listedSkills(root: string): string[] {
+  for (const d of BMAD_INSTALL_DIRS) {
+    const text = readTextIfRegular(path.join(root, d, '_config', 'skill-manifest.csv'), 8 * 1024 * 1024);
+    if (text !== undefined) return text.split(/\r?\n/).slice(1).map((l) => l.replace(/^"?([^",]*)"?,.*$/, '$1').trim()).filter(Boolean);
+  }
+  return [];
 }
 
 const PROJECT_SKIP = new Set(['node_modules', '.git', '.waymark', 'dist', 'build', 'out', '.next', 'vendor', 'target', '.venv', 'venv', '__pycache__', 'coverage']);

@@ -209,34 +209,10 @@ function parseWorkflowTextUnguarded(file: string, text: string, ctx: WorkspaceCo
   const locator = new YamlLocator(split.yamlText, split.yamlStartLine);
   const fenceRange = { start: { line: 0, character: 0 }, end: { line: 0, character: split.openFence.length } };
   if (fm.error) {
-    const e = fm.error;
-    const looksLike = LOOKS_LIKE_WORKFLOW.test(split.yamlText);
-    if (e.kind === 'code-refused') {
-      return { isWorkflow: looksLike, problems: [{ file, range: fenceRange, severity: 'error', code: 'frontmatter-code-refused', message: `${e.message}. Use a plain --- YAML fence; the block was not evaluated.`, data: { language: split.language } }] };
-    }
-    if (!looksLike) return { isWorkflow: false, problems: [] };
-    if (e.kind === 'yaml-syntax' && !split.closed) {
-      return { isWorkflow: true, problems: [{ file, range: fenceRange, severity: 'error', code: 'frontmatter-unclosed', message: 'Frontmatter has no closing --- line: add one after the last YAML line.' }] };
-    }
-    if (e.kind === 'yaml-syntax') {
-      let syn: { range: import('../types').Range; message: string } | undefined;
-      try {
-        syn = locator.syntaxError();
-      } catch {
-        syn = undefined;
-      }
-      const atMark = e.yamlLine !== undefined ? markPosition(split.yamlText, split.yamlStartLine, e.yamlLine, e.yamlColumn ?? 0) : undefined;
-      const range = syn?.range ?? (atMark ? { start: atMark, end: atMark } : fenceRange);
-      return { isWorkflow: true, problems: [{ file, range, severity: 'error', code: 'yaml-syntax', message: `YAML syntax error at line ${range.start.line + 1}: ${tidy(syn?.message ?? e.message)}. Fix the frontmatter; its state is not read until then.` }] };
-    }
-    const codes: Record<string, [ProblemCode, string]> = {
-      'language-unsupported': ['frontmatter-language', 'Use a plain --- fence with YAML.'],
-      'alias-limit': ['yaml-alias-limit', 'Remove the anchors/aliases (&name / *name); Waymark caps alias expansion.'],
-      'too-complex': ['yaml-too-complex', 'Simplify the frontmatter.'],
-      'not-mapping': ['frontmatter-not-mapping', 'Write the frontmatter as `key: value` lines.'],
-    };
-    const [code, todo] = codes[e.kind] ?? ['yaml-syntax', 'Fix the frontmatter.'];
-    return { isWorkflow: true, problems: [{ file, range: fenceRange, severity: 'error', code, message: `${e.message}. ${todo}` }] };
+    const r = parseErrorResult(file, fm, split, locator, fenceRange);
+    // A BMAD document's frontmatter is the user's own: unreadable, it is worth a warning, not a failed `validate`.
+    if (r.problems.length && looksBmad(file, split.yamlText, ctx)) for (const p of r.problems) if (p.severity === 'error') p.severity = 'warning';
+    return r;
   }
   const data = fm.data;
   const dialect = detectDialect(data, ctx, file);
@@ -256,11 +232,50 @@ function parseWorkflowTextUnguarded(file: string, text: string, ctx: WorkspaceCo
     } catch {
       syn = undefined;
     }
-    if (syn) state.problems.unshift({ file, range: syn.range, severity: 'error', code: 'yaml-syntax', message: `YAML syntax error at line ${syn.range.start.line + 1}: ${tidy(syn.message)}. ${/tab/i.test(syn.message) || LEADING_TAB.test(split.yamlText) ? 'Use spaces, not tabs, to indent' : 'Shorten the key (at most 1024 characters) or quote it'}; the state cannot be changed until then.` });
+    if (syn) state.problems.unshift({ file, range: syn.range, severity: dialect === 'bmad' ? 'warning' : 'error', code: 'yaml-syntax', message: `YAML syntax error at line ${syn.range.start.line + 1}: ${tidy(syn.message)}. ${/tab/i.test(syn.message) || LEADING_TAB.test(split.yamlText) ? 'Use spaces, not tabs, to indent' : 'Shorten the key (at most 1024 characters) or quote it'}; the state cannot be changed until then.` });
   }
   analyses.set(state, raw.analysis);
   if (state.delegation) state.delegationRanges = spanRanges(fm, split.yamlStartLine) ?? Object.fromEntries(DELEGATION_KEYS.map((k) => [k, locator.range(['delegation', k], 'value')]));
   return { isWorkflow: true, state, problems: state.problems };
+}
+
+/** The problem of a frontmatter that could not be read (fence, syntax, limits), at the parser's position. */
+function parseErrorResult(file: string, fm: ParsedFrontmatter, split: ParsedFrontmatter['split'], locator: YamlLocator, fenceRange: import('../types').Range): ParsedWorkflow {
+  const e = fm.error!;
+  const looksLike = LOOKS_LIKE_WORKFLOW.test(split.yamlText);
+  if (e.kind === 'code-refused') {
+    return { isWorkflow: looksLike, problems: [{ file, range: fenceRange, severity: 'error', code: 'frontmatter-code-refused', message: `${e.message}. Use a plain --- YAML fence; the block was not evaluated.`, data: { language: split.language } }] };
+  }
+  if (!looksLike) return { isWorkflow: false, problems: [] };
+  if (e.kind === 'yaml-syntax' && !split.closed) {
+    return { isWorkflow: true, problems: [{ file, range: fenceRange, severity: 'error', code: 'frontmatter-unclosed', message: 'Frontmatter has no closing --- line: add one after the last YAML line.' }] };
+  }
+  if (e.kind === 'yaml-syntax') {
+    let syn: { range: import('../types').Range; message: string } | undefined;
+    try {
+      syn = locator.syntaxError();
+    } catch {
+      syn = undefined;
+    }
+    const atMark = e.yamlLine !== undefined ? markPosition(split.yamlText, split.yamlStartLine, e.yamlLine, e.yamlColumn ?? 0) : undefined;
+    const range = syn?.range ?? (atMark ? { start: atMark, end: atMark } : fenceRange);
+    return { isWorkflow: true, problems: [{ file, range, severity: 'error', code: 'yaml-syntax', message: `YAML syntax error at line ${range.start.line + 1}: ${tidy(syn?.message ?? e.message)}. Fix the frontmatter; its state is not read until then.` }] };
+  }
+  const codes: Record<string, [ProblemCode, string]> = {
+    'language-unsupported': ['frontmatter-language', 'Use a plain --- fence with YAML.'],
+    'alias-limit': ['yaml-alias-limit', 'Remove the anchors/aliases (&name / *name); Waymark caps alias expansion.'],
+    'too-complex': ['yaml-too-complex', 'Simplify the frontmatter.'],
+    'not-mapping': ['frontmatter-not-mapping', 'Write the frontmatter as `key: value` lines.'],
+  };
+  const [code, todo] = codes[e.kind] ?? ['yaml-syntax', 'Fix the frontmatter.'];
+  return { isWorkflow: true, problems: [{ file, range: fenceRange, severity: 'error', code, message: `${e.message}. ${todo}` }] };
+}
+
+/** Evidence, without a parsed mapping, that a frontmatter is a BMAD document's. */
+function looksBmad(file: string, yamlText: string, ctx: WorkspaceContext): boolean {
+  if (!ctx.config.dialects.includes('bmad')) return false;
+  if (/^[ \t]*["']?(?:workflowType|inputDocuments)["']?[ \t]*:/m.test(yamlText) || /^[ \t]*workflow[ \t]*:[ \t]*["']?bmad[-:_]/m.test(yamlText)) return true;
+  return declaredOutputOf(file, ctx.bmad) !== undefined || inBmadOutput(file, ctx.bmad);
 }
 
 /**
