@@ -52,7 +52,7 @@ describe('the 6.x skills layout', () => {
     assert.ok(findBmadSkillRoots(dir).includes(path.join(dir, '.newtool', 'skills')));
     const cat = await loadBmadCatalogForRoot(dir);
     const names = cat.workflows.map((w) => w.name).sort();
-    assert.deepEqual(names, ['bmad-brainstorming', 'bmad-create-prd', 'bmad-create-ux-design']);
+    assert.deepEqual(names, ['bmad-brainstorming', 'bmad-create-prd', 'bmad-create-ux-design', 'bmad-technical-research']);
     const prd = cat.byName.get('bmad-create-prd')!;
     assert.deepEqual(prd.steps.map((s) => s.id), ['step-01-init', 'step-02-discovery', 'step-02b-vision', 'step-03-scope', 'step-04-complete']);
     assert.deepEqual(Object.keys(prd.modeSteps).sort(), ['edit', 'validate']);
@@ -279,5 +279,26 @@ describe('unreadable frontmatter of a BMAD document', () => {
     const { res, by } = await scanned(dir);
     assert.equal(by('_bmad-output/planning-artifacts/game-brief.md').nextStep, 'step-02-vision');
     assert.ok(!res.workflows.some((w) => w.file === path.join(skill, 'template.md')));
+  });
+});
+
+describe('typed step folders and outputs named in a sentence', () => {
+  test('a 6.x research skill with technical-steps/ and its output in prose', async () => {
+    const dir = copyFixture('bmad-skills');
+    const { by } = await scanned(dir);
+    const r = by('_bmad-output/planning-artifacts/research/technical-caching-research-2026-01-08.md');
+    assert.equal(r.stepsSource, 'bmad');
+    assert.equal(r.nextStep, 'step-03-synthesis');
+    // The input file named on another line is not an output: the PRD stays create-prd's.
+    assert.equal(by('_bmad-output/planning-artifacts/prd.md').identifiedBy, 'outputFile');
+  });
+
+  test('a v6.0 research workflow with one step folder per kind: the artifact\'s research_type picks it', async () => {
+    const dir = copyFixture('bmad-beta');
+    const { by } = await scanned(dir);
+    const r = by('docs/research-technical-2025-11-04.md');
+    assert.equal(r.stepsSource, 'bmad');
+    assert.deepEqual(r.steps.map((s) => s.id), ['step-01-init', 'step-02-technical-overview', 'step-03-synthesis']);
+    assert.equal(r.nextStep, 'step-03-synthesis');
   });
 });

@@ -92,6 +92,11 @@ export function declaredOutputs(text: string): { pattern: string; source: 'outpu
   };
   for (const m of text.matchAll(/^[ \t]*["']?([A-Za-z_]+)["']?[ \t]*:[ \t]*["']?([^"'#\r\n]+?)["']?[ \t]*(?:#.*)?$/gm)) add(m[1], m[2]);
   for (const m of text.matchAll(/`([A-Za-z_]+)`\s*=\s*`([^`\r\n]+)`/g)) add(m[1], m[2]);
+  // A sentence naming the output file: "Create the starter output file: `{planning_artifacts}/research/…-{{date}}.md`".
+  for (const line of text.split(/\r?\n/)) {
+    if (!/\boutput (?:file|document)\b/i.test(line)) continue;
+    for (const m of line.matchAll(/`(\{(?:output_folder|planning_artifacts|implementation_artifacts|sprint_artifacts)\}\/[^`\s]+)`/g)) add('default_output_file', m[1]);
+  }
   return out;
 }
 
@@ -153,8 +158,12 @@ async function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: bool
       // Other modules' skills (`gds-*`) are BMAD's when the install's skill manifest lists them.
       for (const s of subdirs) if (!/^bmad[-_]/i.test(s) && listed?.has(s.toLowerCase())) (catalog.methodDirs ??= []).push(path.join(dir, s));
     }
-    const stepsDirName = subdirs.includes('steps-c') ? 'steps-c' : subdirs.includes('steps') ? 'steps' : undefined;
-    if (stepsDirName) {
+    // `steps-c/` or `steps/`; else typed step folders (the research workflow's `technical-steps/`,
+    // `domain-steps/`...): one is the workflow's steps, several are one workflow each (`technical-research`).
+    const plainSteps = subdirs.includes('steps-c') ? 'steps-c' : subdirs.includes('steps') ? 'steps' : undefined;
+    const typed = plainSteps ? [] : subdirs.filter((d) => /^[a-z]+-steps$/i.test(d)).sort();
+    const stepSets: [string, string][] = plainSteps ? [[plainSteps, path.basename(dir)]] : typed.length === 1 ? [[typed[0], path.basename(dir)]] : typed.map((t) => [t, `${t.replace(/-steps$/i, '')}-${path.basename(dir)}`]);
+    for (const [stepsDirName, wfName] of stepSets) {
       const stepsDir = path.join(dir, stepsDirName);
       let names: string[] = [];
       try {
@@ -196,7 +205,7 @@ async function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: bool
           if (text !== undefined) addOutputs(declaredOutputs(text));
         }
         const wf: BmadWorkflow = {
-          name: path.basename(dir), dir, stepsDir, mode: stepsDirName === 'steps-c' ? 'create' : 'plain', steps, continuation,
+          name: wfName, dir, stepsDir, mode: stepsDirName === 'steps-c' ? 'create' : 'plain', steps, continuation,
           otherModes, modeSteps, outputs,
         };
         // The same skill installed for several agents (`.claude/skills`, `.agents/skills`) is one workflow.
@@ -208,7 +217,7 @@ async function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: bool
       }
     }
     for (const s of subdirs) {
-      if (s === 'node_modules' || s.startsWith('.') || /^steps(-[a-z])?$/.test(s)) continue;
+      if (s === 'node_modules' || s.startsWith('.') || /^steps(-[a-z])?$/.test(s) || /^[a-z]+-steps$/i.test(s)) continue;
       // A skills folder holds other tools' skills too: only BMAD's are read.
       if (skills && depth === 0 && !/^bmad[-_]/i.test(s) && !listed?.has(s.toLowerCase())) continue;
       await walk(path.join(dir, s), depth + 1);

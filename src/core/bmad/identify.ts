@@ -18,7 +18,9 @@ export function identifyArtifact(file: string, data: Record<string, unknown>, ca
   }
   const type = typeof data.workflowType === 'string' ? data.workflowType : undefined;
   if (type) {
-    const wf = lookupBmadWorkflow(catalog, type);
+    // A workflow of several kinds names its kind beside its type (`workflowType: research`, `research_type: technical`).
+    const kinds = Object.entries(data).filter(([k, v]) => /_type$/i.test(k) && typeof v === 'string' && /^[\w-]{1,40}$/.test(v)).map(([, v]) => (v as string).toLowerCase());
+    const wf = kinds.map((k) => lookupBmadWorkflow(catalog, `${k}-${type}`)).find((w) => w !== undefined) ?? lookupBmadWorkflow(catalog, type);
     if (wf) return { workflow: wf, by: catalog.manifestNames?.has(type.toLowerCase()) && !catalog.workflows.some((w) => w.name.toLowerCase() === type.toLowerCase()) ? 'manifest' : 'workflowType', detail: type };
   }
   // Step ids recorded as ids or file names name their workflow.
