@@ -454,11 +454,8 @@ function normalize(file: string, text: string, data: Record<string, unknown>, di
       const doneCount = steps.length - analysis.remaining.length;
       state.status = doneCount === 0 && !completedList.length ? 'created' : analysis.remaining.length === 0 ? 'completed' : 'in_progress';
       state.statusDerived = true;
-    } else if (!steps.length && completedList.length) {
-      // Steps recorded against a workflow not installed here: started, how far is unknown.
-      state.status = 'in_progress';
-      state.statusDerived = true;
     }
+    // Steps recorded against a workflow not installed here: how far it got is unknown, so no status is made up.
     if (state.status === 'completed' || state.status === 'archived') state.currentStep = currentStepKey ? state.currentStep : undefined;
   }
   return { state, raw: { analysis, statusKnown, completedList, lastStepRaw: data.lastStep, currentStepKey, modeStepIds } };
