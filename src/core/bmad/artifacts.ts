@@ -1,8 +1,9 @@
+import * as fs from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import type { StepDef } from '../types';
 import { readRegularFile } from '../store/safeRead';
-import { expandVars, loadBmadConfig, type BmadConfig } from './config';
+import { expandVars, findBmadInstall, findBmadProjects, findBmadSkillRoots, loadBmadConfig, type BmadConfig } from './config';
 
 /** One installed BMAD workflow and its ordered steps. */
 export interface BmadWorkflow {
@@ -22,6 +23,8 @@ export interface BmadWorkflow {
   modeSteps: Record<string, StepDef[]>;
   /** Where the workflow writes its artifact: step files' `outputFile:` and `default_output_file`, as declared. */
   outputs: { pattern: string; source: 'outputFile' | 'default_output_file' }[];
+  /** The BMAD project folder the workflow is installed in (a monorepo holds several). */
+  projectRoot?: string;
 }
 
 export interface BmadCatalog {
@@ -30,8 +33,12 @@ export interface BmadCatalog {
   workflows: BmadWorkflow[];
   /** Declared output paths compiled against the project's BMAD config (identify.ts). */
   patterns?: OutputPattern[];
-  /** Names that came from `_config/workflow-manifest.csv`. */
+  /** Names that came from `_config/workflow-manifest.csv` or `skill-manifest.csv`. */
   manifestNames?: Set<string>;
+  /** Every installed workflow folder, copies for other agents included: their files are the method, not artifacts. */
+  methodDirs?: string[];
+  /** The BMAD project folders read (the workspace folder, or its subfolders in a monorepo), and their output folders. */
+  projects?: { root: string; outputFolders: string[] }[];
 }
 
 export const emptyBmadCatalog = (): BmadCatalog => ({ byName: new Map(), workflows: [] });
@@ -66,6 +73,41 @@ async function declared(file: string, key: string): Promise<string | undefined> 
   }
 }
 
+/** A workflow's own output declaration: `default_output_file`, `outputFile`, `output_file`, `<name>_output_file`. */
+const OUTPUT_KEY = /^(?:default_output_file|output_?file|outputFile|[a-z_]+_output_file)$/i;
+const MAX_WORKFLOW_BYTES = 256 * 1024;
+
+/**
+ * The outputs a workflow file declares, in YAML (frontmatter or `workflow.yaml`: `outputFile:
+ * '{planning_artifacts}/prd.md'`) or in its Markdown prose (``- `default_output_file` =
+ * `{output_folder}/brainstorming/brainstorming-session-{{date}}.md` ``). Input files (`prd_file`,
+ * `epics_file`) are not outputs; globs (`*ux*.md`) and alternatives (`a || b`) are not paths.
+ */
+export function declaredOutputs(text: string): { pattern: string; source: 'outputFile' | 'default_output_file' }[] {
+  const out: { pattern: string; source: 'outputFile' | 'default_output_file' }[] = [];
+  const add = (key: string, value: string) => {
+    const v = value.trim();
+    if (!OUTPUT_KEY.test(key) || !v || /[*|\s]/.test(v) || !/\.(md|ya?ml)$/i.test(v)) return;
+    if (!out.some((o) => o.pattern === v)) out.push({ pattern: v, source: /^output_?file$|^outputFile$/i.test(key) ? 'outputFile' : 'default_output_file' });
+  };
+  for (const m of text.matchAll(/^[ \t]*["']?([A-Za-z_]+)["']?[ \t]*:[ \t]*["']?([^"'#\r\n]+?)["']?[ \t]*(?:#.*)?$/gm)) add(m[1], m[2]);
+  for (const m of text.matchAll(/`([A-Za-z_]+)`\s*=\s*`([^`\r\n]+)`/g)) add(m[1], m[2]);
+  // A sentence naming the output file: "Create the starter output file: `{planning_artifacts}/research/…-{{date}}.md`".
+  for (const line of text.split(/\r?\n/)) {
+    if (!/\boutput (?:file|document)\b/i.test(line)) continue;
+    for (const m of line.matchAll(/`(\{(?:output_folder|planning_artifacts|implementation_artifacts|sprint_artifacts)\}\/[^`\s]+)`/g)) add('default_output_file', m[1]);
+  }
+  return out;
+}
+
+async function readHead(file: string, max: number): Promise<string | undefined> {
+  try {
+    return (await readRegularFile(file, max)).toString();
+  } catch {
+    return undefined;
+  }
+}
+
 /** Parses a step file name: `step-02b-vision.md` → {num: 2, letter: 'b', slug: 'vision'}. */
 export function parseStepFileName(name: string): { num: number; letter: string; slug: string; id: string } | undefined {
   const m = STEP_FILE.exec(name);
@@ -97,17 +139,10 @@ export function stepsFromFileNames(dir: string, names: string[]): { steps: StepD
 }
 
 /**
- * Finds installed BMAD workflows under `<root>/<dir>`: every folder holding `steps-c/` (create mode)
- * or `steps/` with `step-NN[a-z]?-*.md` files. `_config/workflow-manifest.csv` adds name → folder mappings.
+ * Adds the workflows found under `dir0`: every folder holding `steps-c/` (create mode) or
+ * `steps/` with `step-NN[a-z]?-*.md` files. In an agent's skills folder only `bmad-*` skills.
  */
-export async function loadBmadCatalog(bmadDir: string): Promise<BmadCatalog> {
-  const catalog = emptyBmadCatalog();
-  try {
-    const st = await fsp.stat(bmadDir);
-    if (!st.isDirectory()) return catalog;
-  } catch {
-    return catalog;
-  }
+async function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: boolean, listed?: Set<string>): Promise<void> {
   const walk = async (dir: string, depth: number): Promise<void> => {
     if (depth > 8) return;
     let entries: import('node:fs').Dirent[];
@@ -117,8 +152,18 @@ export async function loadBmadCatalog(bmadDir: string): Promise<BmadCatalog> {
       return;
     }
     const subdirs = entries.filter((e) => e.isDirectory()).map((e) => e.name);
-    const stepsDirName = subdirs.includes('steps-c') ? 'steps-c' : subdirs.includes('steps') ? 'steps' : undefined;
-    if (stepsDirName) {
+    // Each BMAD skill folder is the method, whatever it holds (a skill without step files too).
+    if (skills && depth === 1) (catalog.methodDirs ??= []).push(dir);
+    if (skills && depth === 0) {
+      // Other modules' skills (`gds-*`) are BMAD's when the install's skill manifest lists them.
+      for (const s of subdirs) if (!/^bmad[-_]/i.test(s) && listed?.has(s.toLowerCase())) (catalog.methodDirs ??= []).push(path.join(dir, s));
+    }
+    // `steps-c/` or `steps/`; else typed step folders (the research workflow's `technical-steps/`,
+    // `domain-steps/`...): one is the workflow's steps, several are one workflow each (`technical-research`).
+    const plainSteps = subdirs.includes('steps-c') ? 'steps-c' : subdirs.includes('steps') ? 'steps' : undefined;
+    const typed = plainSteps ? [] : subdirs.filter((d) => /^[a-z]+-steps$/i.test(d)).sort();
+    const stepSets: [string, string][] = plainSteps ? [[plainSteps, path.basename(dir)]] : typed.length === 1 ? [[typed[0], path.basename(dir)]] : typed.map((t) => [t, `${t.replace(/-steps$/i, '')}-${path.basename(dir)}`]);
+    for (const [stepsDirName, wfName] of stepSets) {
       const stepsDir = path.join(dir, stepsDirName);
       let names: string[] = [];
       try {
@@ -148,56 +193,143 @@ export async function loadBmadCatalog(bmadDir: string): Promise<BmadCatalog> {
           }
         }
         const outputs: BmadWorkflow['outputs'] = [];
+        const addOutputs = (found: BmadWorkflow['outputs']) => {
+          for (const o of found) if (!outputs.some((x) => x.pattern === o.pattern)) outputs.push(o);
+        };
         for (const st of steps.slice(0, 3)) {
           const o = st.file ? await declared(st.file, 'outputFile') : undefined;
-          if (o && !outputs.some((x) => x.pattern === o)) outputs.push({ pattern: o, source: 'outputFile' });
+          if (o) addOutputs([{ pattern: o, source: 'outputFile' }]);
         }
-        for (const f of ['workflow.yaml', 'workflow.md']) {
-          const o = await declared(path.join(dir, f), 'default_output_file');
-          if (o && !outputs.some((x) => x.pattern === o)) outputs.push({ pattern: o, source: 'default_output_file' });
+        for (const f of ['workflow.yaml', 'workflow.md', 'SKILL.md']) {
+          const text = await readHead(path.join(dir, f), MAX_WORKFLOW_BYTES);
+          if (text !== undefined) addOutputs(declaredOutputs(text));
         }
         const wf: BmadWorkflow = {
-          name: path.basename(dir), dir, stepsDir, mode: stepsDirName === 'steps-c' ? 'create' : 'plain', steps, continuation,
+          name: wfName, dir, stepsDir, mode: stepsDirName === 'steps-c' ? 'create' : 'plain', steps, continuation,
           otherModes, modeSteps, outputs,
         };
-        catalog.workflows.push(wf);
-        if (!catalog.byName.has(wf.name.toLowerCase())) catalog.byName.set(wf.name.toLowerCase(), wf);
+        // The same skill installed for several agents (`.claude/skills`, `.agents/skills`) is one workflow.
+        if (!skills) (catalog.methodDirs ??= []).push(dir);
+        if (!(skills && catalog.byName.has(wf.name.toLowerCase()))) {
+          catalog.workflows.push(wf);
+          if (!catalog.byName.has(wf.name.toLowerCase())) catalog.byName.set(wf.name.toLowerCase(), wf);
+        }
       }
     }
     for (const s of subdirs) {
-      if (s === 'node_modules' || s.startsWith('.') || /^steps(-[a-z])?$/.test(s)) continue;
+      if (s === 'node_modules' || s.startsWith('.') || /^steps(-[a-z])?$/.test(s) || /^[a-z]+-steps$/i.test(s)) continue;
+      // A skills folder holds other tools' skills too: only BMAD's are read.
+      if (skills && depth === 0 && !/^bmad[-_]/i.test(s) && !listed?.has(s.toLowerCase())) continue;
       await walk(path.join(dir, s), depth + 1);
     }
   };
-  await walk(bmadDir, 0);
-  // Manifest names → folders.
-  const root = path.dirname(bmadDir);
+  await walk(dir0, 0);
+}
+
+/** Reads a manifest's name → folder rows (`workflow-manifest.csv`: name,path; `skill-manifest.csv`: canonicalId,name,path). */
+async function readManifest(catalog: BmadCatalog, csvFile: string, root: string): Promise<void> {
+  let csv: string;
   try {
-    const csv = await readRegularFile(path.join(bmadDir, '_config', 'workflow-manifest.csv'), 8 * 1024 * 1024);
+    csv = (await readRegularFile(csvFile, 8 * 1024 * 1024)).toString();
+  } catch {
+    return;
+  }
+  const rows = parseCsv(csv);
+  const header = (rows.shift() ?? []).map((h) => h.trim().toLowerCase());
+  const nameCols = ['canonicalid', 'name'].map((h) => header.indexOf(h)).filter((i) => i >= 0);
+  const pathCol = header.indexOf('path');
+  if (!nameCols.length || pathCol < 0) return;
+  for (const row of rows) {
+    const p = row[pathCol]?.trim();
+    if (!p) continue;
+    const rel = p.replace(/^\{project-root\}\//, '').replace(/\\/g, '/');
+    let folder = path.resolve(root, rel);
+    if (/\.(md|ya?ml|xml)$/i.test(folder)) folder = path.dirname(folder);
+    // A skill copied out to an agent's folder keeps its folder name (its canonical id).
+    const leaf = path.basename(folder).toLowerCase();
+    const wf = catalog.workflows.find((w) => w.dir === folder) ?? catalog.byName.get(leaf);
+    if (!wf) continue;
+    for (const c of nameCols) {
+      const name = row[c]?.trim().toLowerCase();
+      if (!name) continue;
+      catalog.byName.set(name, wf);
+      (catalog.manifestNames ??= new Set()).add(name);
+    }
+  }
+}
+
+/**
+ * Finds installed BMAD workflows under `<root>/<dir>`: every folder holding `steps-c/` (create mode)
+ * or `steps/` with `step-NN[a-z]?-*.md` files. `_config/workflow-manifest.csv` adds name → folder mappings.
+ */
+export async function loadBmadCatalog(bmadDir: string): Promise<BmadCatalog> {
+  const catalog = emptyBmadCatalog();
+  const root = path.dirname(bmadDir);
+  await addInstall(catalog, root, bmadDir, []);
+  return catalog;
+}
+
+/**
+ * The BMAD catalog of a workspace folder, wherever BMAD put it: the install folder
+ * (findBmadInstall: `_bmad`, `.bmad`, `bmad`, `.bmad-core`), the agent skill folders of the 6.x
+ * skills layout (`.claude/skills/bmad-*`, `.agents/skills/bmad-*`...), and, when the folder is a
+ * larger repository, every BMAD project in its subfolders (findBmadProjects).
+ */
+export async function loadBmadCatalogForRoot(root: string, configured?: string): Promise<BmadCatalog> {
+  const catalog = emptyBmadCatalog();
+  const absRoot = path.resolve(root);
+  for (const project of findBmadProjects(absRoot, configured)) {
+    const installDir = findBmadInstall(project, project === absRoot ? configured : undefined);
+    await addInstall(catalog, project, installDir, findBmadSkillRoots(project), project === absRoot ? configured : undefined);
+  }
+  return catalog;
+}
+
+async function addInstall(catalog: BmadCatalog, root: string, installDir: string | undefined, skillRoots: string[], configured?: string): Promise<void> {
+  const before = catalog.workflows.length;
+  // The install folder is the method: its templates and data files are never artifacts.
+  if (installDir && path.resolve(installDir) !== path.resolve(root)) (catalog.methodDirs ??= []).push(installDir);
+  if (installDir && isDir(installDir)) await collectWorkflows(catalog, installDir, false);
+  const listed = installDir ? await skillManifestIds(installDir) : new Set<string>();
+  for (const s of skillRoots) await collectWorkflows(catalog, s, true, listed);
+  const own = catalog.workflows.slice(before);
+  for (const wf of own) wf.projectRoot = root;
+  if (installDir) {
+    for (const cfgDir of ['_config', '_cfg']) {
+      await readManifest(catalog, path.join(installDir, cfgDir, 'workflow-manifest.csv'), root);
+      await readManifest(catalog, path.join(installDir, cfgDir, 'skill-manifest.csv'), root);
+    }
+  }
+  const cfg = loadBmadConfig(root, { installDir: configured ?? (installDir ? path.basename(installDir) : undefined) });
+  (catalog.projects ??= []).push({ root, outputFolders: [...new Set([cfg.outputFolder, cfg.planningArtifacts, cfg.implementationArtifacts])] });
+  if (own.length) catalog.patterns = [...(catalog.patterns ?? []), ...compileOutputPatterns({ ...catalog, workflows: own }, cfg)].sort((a, b) => a.wildcards - b.wildcards);
+}
+
+/** The skill ids (`canonicalId`, else `name`) the install's `skill-manifest.csv` lists, lower-case. */
+async function skillManifestIds(installDir: string): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (const cfgDir of ['_config', '_cfg']) {
+    let csv: string;
+    try {
+      csv = await readRegularFile(path.join(installDir, cfgDir, 'skill-manifest.csv'), 8 * 1024 * 1024);
+    } catch {
+      continue;
+    }
     const rows = parseCsv(csv);
     const header = (rows.shift() ?? []).map((h) => h.trim().toLowerCase());
-    const nameCol = header.indexOf('name');
-    const pathCol = header.indexOf('path');
-    if (nameCol >= 0 && pathCol >= 0) {
-      for (const row of rows) {
-        const name = row[nameCol]?.trim();
-        const p = row[pathCol]?.trim();
-        if (!name || !p) continue;
-        const rel = p.replace(/^\{project-root\}\//, '').replace(/\\/g, '/');
-        let folder = path.resolve(root, rel);
-        if (/\.(md|ya?ml|xml)$/i.test(folder)) folder = path.dirname(folder);
-        const wf = catalog.workflows.find((w) => w.dir === folder);
-        if (wf) {
-          catalog.byName.set(name.toLowerCase(), wf);
-          (catalog.manifestNames ??= new Set()).add(name.toLowerCase());
-        }
-      }
-    }
-  } catch {
-    // No manifest: folder names only.
+    const col = header.indexOf('canonicalid') >= 0 ? header.indexOf('canonicalid') : header.indexOf('name');
+    if (col < 0) continue;
+    for (const r of rows) if (r[col]?.trim()) out.add(r[col].trim().toLowerCase());
   }
-  if (catalog.workflows.length) catalog.patterns = compileOutputPatterns(catalog, loadBmadConfig(root, { installDir: path.basename(bmadDir) }));
-  return catalog;
+  return out;
+}
+
+function isDir(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** Minimal RFC 4180 CSV parser (quoted fields, doubled quotes, CRLF). */
@@ -244,7 +376,8 @@ export function parseCsv(text: string): string[][] {
 export function resolveBmadStep(entry: unknown, steps: StepDef[]): string | undefined {
   const idx = stepIndex(steps);
   if (typeof entry === 'number' || (typeof entry === 'string' && /^\d+$/.test(entry.trim()))) {
-    return idx.byNumber.get(`${Number(entry)}`);
+    // No unlettered step N (alternatives 02a…02d): the integer names the first of them.
+    return idx.byNumber.get(`${Number(entry)}`) ?? idx.firstOfNumber.get(Number(entry));
   }
   if (typeof entry !== 'string') return undefined;
   let s = entry.trim();
@@ -261,6 +394,8 @@ interface StepIndex {
   ids: Set<string>;
   /** `2` → step-02-*, `2b` → step-02b-*. */
   byNumber: Map<string, string>;
+  /** 2 → the first step numbered 2, lettered or not. */
+  firstOfNumber: Map<number, string>;
 }
 
 const stepIndexes = new WeakMap<StepDef[], StepIndex>();
@@ -268,10 +403,11 @@ const stepIndexes = new WeakMap<StepDef[], StepIndex>();
 function stepIndex(steps: StepDef[]): StepIndex {
   let idx = stepIndexes.get(steps);
   if (!idx) {
-    idx = { ids: new Set(steps.map((s) => s.id)), byNumber: new Map() };
+    idx = { ids: new Set(steps.map((s) => s.id)), byNumber: new Map(), firstOfNumber: new Map() };
     for (const st of steps) {
       const n = stepNumber(st.id);
       if (n && !idx.byNumber.has(`${n.num}${n.letter}`)) idx.byNumber.set(`${n.num}${n.letter}`, st.id);
+      if (n && !idx.firstOfNumber.has(n.num)) idx.firstOfNumber.set(n.num, st.id);
     }
     stepIndexes.set(steps, idx);
   }
@@ -326,7 +462,37 @@ export const BMAD_STATUS_MAP: Record<string, import('../types').Status | undefin
   final: 'completed',
   finalized: 'completed',
   validated: 'completed',
+  drafted: 'created',
+  proposed: 'created',
+  pending: 'created',
+  planned: 'created',
+  'not-started': 'created',
+  open: 'created',
+  active: 'in_progress',
+  wip: 'in_progress',
+  'in-development': 'in_progress',
+  'under-review': 'in_progress',
+  accepted: 'completed',
+  signed: 'completed',
+  'signed-off': 'completed',
+  released: 'completed',
+  closed: 'completed',
+  shipped: 'completed',
+  superseded: 'archived',
+  deprecated: 'archived',
+  cancelled: 'archived',
+  canceled: 'archived',
+  obsolete: 'archived',
 });
+
+/**
+ * The Waymark status of a status word as BMAD artifacts write it, whatever its case, spacing or
+ * decoration (`Approved`, `In Progress`, `ready_for_dev`, `complete ✅`, `**Done**`, `draft (v2)`).
+ */
+export function bmadStatusOf(raw: string): import('../types').Status | undefined {
+  const word = raw.toLowerCase().replace(/[*_`"']+/g, (m) => (m === '_' ? '-' : '')).replace(/\(.*?\)/g, '').replace(/[^a-z0-9 \-]+/g, ' ').trim().replace(/\s+/g, '-');
+  return BMAD_STATUS_MAP[word] ?? BMAD_STATUS_MAP[word.split('-')[0]] ?? undefined;
+}
 
 /**
  * The installed BMAD workflow a `workflowType` (or file name) names. Installs name folders

@@ -1,21 +1,24 @@
 /**
  * BMAD config variables of one project, resolved from what its install left behind: v6
  * `_bmad/<module>/config.yaml`, the layered TOML of newer releases (`_bmad/config.toml`,
- * `config.user.toml`, `custom/config.toml`, `custom/config.user.toml`, later wins), the alpha
- * `bmad/` folder with `sprint_artifacts` and `output_folder` defaulting to `docs`, and v4's
- * `.bmad-core/core-config.yaml`. Reads small files synchronously; never throws on bad input.
+ * `config.user.toml`, `custom/config.toml`, `custom/config.user.toml`, later wins), the v6 beta
+ * `.bmad/` folder (`bmad_folder: .bmad`), the alpha `bmad/` folder with `sprint_artifacts` and
+ * `output_folder` defaulting to `docs`, and v4's `.bmad-core/core-config.yaml`. Also where the
+ * install is (findBmadInstall) and which subfolders of a larger repository hold BMAD projects
+ * (findBmadProjects). Reads small files synchronously; never throws on bad input.
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { isDirectory, readTextIfRegular } from '../store/safeRead';
 
 /** Which install generation the config came from. */
-export type BmadLayout = 'v6' | 'v6-toml' | 'alpha' | 'v4' | 'none';
+export type BmadLayout = 'v6' | 'v6-toml' | 'v6-beta' | 'alpha' | 'v4' | 'skills' | 'none';
 
 export interface BmadConfig {
   root: string;
   layout: BmadLayout;
-  /** The install folder (`_bmad`, `bmad`, `.bmad-core`), absolute, when there is one. */
+  /** The install folder (`_bmad`, `.bmad`, `bmad`, `.bmad-core`), absolute, when there is one. */
   installDir?: string;
   /** Resolved variables (`planning_artifacts`, `implementation_artifacts`, `output_folder`, ...): absolute paths where they are paths. */
   vars: Record<string, string>;
@@ -33,6 +36,147 @@ export interface BmadConfig {
 }
 
 const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/** Install folder names BMAD releases used, newest first: v6.0+, v6 beta, v6 alpha, v4. */
+export const BMAD_INSTALL_DIRS = ['_bmad', '.bmad', 'bmad', '.bmad-core'] as const;
+
+/** Files only a BMAD install folder holds (any release): module configs, manifests, v4's core config. */
+const INSTALL_MARKERS = [
+  'core-config.yaml', 'config.toml', path.join('core', 'config.yaml'), path.join('bmm', 'config.yaml'),
+  path.join('_config', 'manifest.yaml'), path.join('_cfg', 'manifest.yaml'), path.join('_config', 'skill-manifest.csv'),
+  path.join('_config', 'workflow-manifest.csv'), path.join('_cfg', 'workflow-manifest.csv'),
+];
+
+function hasInstallMarker(dir: string): boolean {
+  return INSTALL_MARKERS.some((m) => fs.existsSync(path.join(dir, m)));
+}
+
+/**
+ * The BMAD install folder of a project: the configured one (Waymark's `bmad.dir`) when it
+ * exists, else the first of `_bmad`, `.bmad`, `bmad`, `.bmad-core` holding an install's own
+ * files (a plain `bmad/` source folder is not an install), else any top-level folder whose
+ * `core/config.yaml` names it as `bmad_folder` (BMAD let the user choose the name).
+ */
+export function findBmadInstall(root: string, configured?: string): string | undefined {
+  const absRoot = path.resolve(root);
+  if (configured && !(BMAD_INSTALL_DIRS as readonly string[]).includes(configured) && isDirectory(path.resolve(absRoot, configured))) return path.resolve(absRoot, configured);
+  for (const d of BMAD_INSTALL_DIRS) {
+    const abs = path.join(absRoot, d);
+    if (isDirectory(abs) && (d === '_bmad' || d === '.bmad-core' || hasInstallMarker(abs))) return abs;
+  }
+  let entries: fs.Dirent[] = [];
+  try {
+    entries = fs.readdirSync(absRoot, { withFileTypes: true });
+  } catch {
+    return undefined;
+  }
+  for (const e of entries) {
+    if (!e.isDirectory() || e.name === 'node_modules' || e.name === '.git') continue;
+    const text = readTextIfRegular(path.join(absRoot, e.name, 'core', 'config.yaml'), MAX_CONFIG_BYTES);
+    const m = text !== undefined ? /^bmad_folder\s*:\s*["']?([^"'#\r\n]+?)["']?\s*(#.*)?$/m.exec(text) : null;
+    if (m && m[1].trim().replace(/^\.\//, '').replace(/^\{project-root\}\//, '') === e.name) return path.join(absRoot, e.name);
+  }
+  return undefined;
+}
+
+/**
+ * The agent skill folders BMAD's installer writes workflows into (6.x skills layout):
+ * `<.tool>/skills/bmad-*` for every agent (`.claude/skills`, `.agents/skills`, `.cursor/skills`,
+ * `.kiro/skills`, `.github/skills`...). Found by shape, not by a list of tools, so a tool added
+ * to the installer later is found too. Absolute folders holding at least one `bmad-*` skill.
+ */
+export function findBmadSkillRoots(root: string): string[] {
+  const absRoot = path.resolve(root);
+  const out: string[] = [];
+  let entries: fs.Dirent[] = [];
+  try {
+    entries = fs.readdirSync(absRoot, { withFileTypes: true });
+  } catch {
+    return out;
+  }
+  for (const e of entries) {
+    if (!e.isDirectory() || !e.name.startsWith('.') || e.name === '.git') continue;
+    const skills = path.join(absRoot, e.name, 'skills');
+    let names: string[] = [];
+    try {
+      names = fs.readdirSync(skills);
+    } catch {
+      continue;
+    }
+    if (names.some((n) => /^bmad[-_]/i.test(n)) || (names.length > 0 && listedSkills(absRoot).some((id) => names.includes(id)))) out.push(skills);
+  }
+  return out.sort();
+}
+
+/** Skill ids the install's `_config/skill-manifest.csv` lists (first column), for skills not named `bmad-*`. */
+function listedSkills(root: string): string[] {
+  for (const d of BMAD_INSTALL_DIRS) {
+    const text = readTextIfRegular(path.join(root, d, '_config', 'skill-manifest.csv'), 8 * 1024 * 1024);
+    if (text !== undefined) return text.split(/\r?\n/).slice(1).map((l) => l.replace(/^"?([^",]*)"?,.*$/, '$1').trim()).filter(Boolean);
+  }
+  return [];
+}
+
+const PROJECT_SKIP = new Set(['node_modules', '.git', '.waymark', 'dist', 'build', 'out', '.next', 'vendor', 'target', '.venv', 'venv', '__pycache__', 'coverage']);
+/** Test data is no project of the repository's (a tool's own fixtures of BMAD installs). */
+const FIXTURE_DIR = /^(__)?(test[-_]?)?fixtures?(__)?$|^testdata$/i;
+/** Folders looked into when searching a repository for BMAD projects: bounded, so a huge folder costs little. */
+const MAX_PROJECT_SEARCH_DIRS = 400;
+const projectCache = new Map<string, { at: number; found: string[] }>();
+
+/**
+ * The folders of `root` that are BMAD projects: `root` itself when it has an install (or a
+ * skills install, or a `_bmad-output` folder), else its subfolders that do, to a few levels down
+ * (a monorepo's `apps/planner/_bmad`), nearest first. A project's own subfolders, dependency and
+ * build folders and test fixtures are not searched; at most a few hundred folders are read. The
+ * answer is kept for a second (a scan asks several times).
+ */
+export function findBmadProjects(root: string, configured?: string, maxDepth = 3): string[] {
+  const absRoot = path.resolve(root);
+  const key = `${absRoot}\0${configured ?? ''}\0${maxDepth}`;
+  const now = Date.now();
+  const hit = projectCache.get(key);
+  if (hit && now - hit.at < 1000) return hit.found;
+  const found = searchBmadProjects(absRoot, configured, maxDepth);
+  if (projectCache.size > 100) projectCache.clear();
+  projectCache.set(key, { at: now, found });
+  return found;
+}
+
+function searchBmadProjects(absRoot: string, configured: string | undefined, maxDepth: number): string[] {
+  // An install, a skills install, or only the output folder (many projects keep `_bmad/` out of git).
+  if (findBmadInstall(absRoot, configured) !== undefined || findBmadSkillRoots(absRoot).length > 0 || isDirectory(path.join(absRoot, '_bmad-output'))) return [absRoot];
+  // Below the root, one read of each folder tells: its entries name an install or an output folder.
+  const looksLikeProject = (dir: string, entries: fs.Dirent[]) =>
+    entries.some((e) => e.isDirectory() && (e.name === '_bmad' || e.name === '.bmad-core' || e.name === '_bmad-output' || ((e.name === '.bmad' || e.name === 'bmad') && hasInstallMarker(path.join(dir, e.name))))) ||
+    entries.some((e) => e.isDirectory() && e.name.startsWith('.') && e.name !== '.git' && isDirectory(path.join(dir, e.name, 'skills')) && findBmadSkillRoots(dir).length > 0);
+  const found: string[] = [];
+  let level = [absRoot];
+  let visited = 0;
+  for (let depth = 0; depth <= maxDepth && level.length && found.length < 50; depth++) {
+    const next: string[] = [];
+    for (const dir of level) {
+      if (++visited > MAX_PROJECT_SEARCH_DIRS) return found.sort();
+      let entries: fs.Dirent[] = [];
+      try {
+        entries = fs.readdirSync(dir, { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      if (dir !== absRoot && looksLikeProject(dir, entries)) {
+        found.push(dir);
+        continue;
+      }
+      if (depth === maxDepth) continue;
+      for (const e of entries) {
+        if (!e.isDirectory() || e.name.startsWith('.') || PROJECT_SKIP.has(e.name) || FIXTURE_DIR.test(e.name) || (BMAD_INSTALL_DIRS as readonly string[]).includes(e.name) || /^_bmad/.test(e.name)) continue;
+        next.push(path.join(dir, e.name));
+      }
+    }
+    level = next;
+  }
+  return found.sort();
+}
 
 /**
  * A small TOML reader for BMAD's generated config: `[table.sub]` headers, `key = value` with
@@ -158,7 +302,7 @@ function loadYamlVars(file: string, into: Record<string, string>, warnings: Bmad
 
 /**
  * Resolves the BMAD config of a project folder. The caller may name the install folder
- * (Waymark's `bmad.dir` setting); otherwise `_bmad`, `bmad` (alpha) and `.bmad-core` (v4) are tried.
+ * (Waymark's `bmad.dir` setting); otherwise findBmadInstall looks for it.
  */
 export function loadBmadConfig(root: string, opts?: { installDir?: string; outputDir?: string }): BmadConfig {
   const absRoot = path.resolve(root);
@@ -166,15 +310,7 @@ export function loadBmadConfig(root: string, opts?: { installDir?: string; outpu
   const sources: string[] = [];
   const warnings: BmadConfig['warnings'] = [];
   let layout: BmadLayout = 'none';
-  let installDir: string | undefined;
-  const candidates = [opts?.installDir ?? '_bmad', 'bmad', '.bmad-core'].filter((d, i, a) => a.indexOf(d) === i);
-  for (const d of candidates) {
-    const abs = path.resolve(absRoot, d);
-    if (isDirectory(abs)) {
-      installDir = abs;
-      break;
-    }
-  }
+  const installDir = findBmadInstall(absRoot, opts?.installDir);
   if (installDir) {
     // v4: one core-config.yaml with nested keys.
     const v4 = path.join(installDir, 'core-config.yaml');
@@ -192,7 +328,7 @@ export function loadBmadConfig(root: string, opts?: { installDir?: string; outpu
       const f = path.join(installDir, mod, 'config.yaml');
       if (loadYamlVars(f, raw, warnings)) {
         sources.push(f);
-        if (layout === 'none') layout = path.basename(installDir) === 'bmad' ? 'alpha' : 'v6';
+        if (layout === 'none') layout = path.basename(installDir) === 'bmad' ? 'alpha' : path.basename(installDir) === '.bmad' ? 'v6-beta' : 'v6';
       }
     }
     // Layered TOML (v6.3+): [core] and [modules.<code>] tables.
@@ -216,10 +352,12 @@ export function loadBmadConfig(root: string, opts?: { installDir?: string; outpu
       layout = 'v6-toml';
     }
   }
+  if (layout === 'none' && findBmadSkillRoots(absRoot).length) layout = 'skills';
   // Resolve references among the values.
   const vars: Record<string, string> = Object.create(null);
   for (const [k, v] of Object.entries(raw)) vars[k] = v;
-  const alpha = layout === 'alpha' || (installDir !== undefined && path.basename(installDir) === 'bmad');
+  // The alpha and beta installs (`bmad/`, `.bmad/`) wrote to `docs/` and `sprint_artifacts`.
+  const alpha = layout === 'alpha' || layout === 'v6-beta' || (installDir !== undefined && (path.basename(installDir) === 'bmad' || path.basename(installDir) === '.bmad'));
   if (vars.output_folder === undefined) vars.output_folder = opts?.outputDir && !alpha && layout !== 'v4' ? opts.outputDir : alpha || layout === 'v4' ? 'docs' : '_bmad-output';
   for (let pass = 0; pass < 3; pass++) for (const k of Object.keys(vars)) vars[k] = expandVars(vars[k], vars, absRoot);
   const pathVar = (v: string | undefined) => (v === undefined || v.includes('{') ? undefined : toAbs(absRoot, v));

@@ -18,7 +18,9 @@ export function identifyArtifact(file: string, data: Record<string, unknown>, ca
   }
   const type = typeof data.workflowType === 'string' ? data.workflowType : undefined;
   if (type) {
-    const wf = lookupBmadWorkflow(catalog, type);
+    // A workflow of several kinds names its kind beside its type (`workflowType: research`, `research_type: technical`).
+    const kinds = Object.entries(data).filter(([k, v]) => /_type$/i.test(k) && typeof v === 'string' && /^[\w-]{1,40}$/.test(v)).map(([, v]) => (v as string).toLowerCase());
+    const wf = kinds.map((k) => lookupBmadWorkflow(catalog, `${k}-${type}`)).find((w) => w !== undefined) ?? lookupBmadWorkflow(catalog, type);
     if (wf) return { workflow: wf, by: catalog.manifestNames?.has(type.toLowerCase()) && !catalog.workflows.some((w) => w.name.toLowerCase() === type.toLowerCase()) ? 'manifest' : 'workflowType', detail: type };
   }
   // Step ids recorded as ids or file names name their workflow.
@@ -34,4 +36,27 @@ export function identifyArtifact(file: string, data: Record<string, unknown>, ca
     if (best && best.n * 2 >= ids.length) return { workflow: best.wf, by: 'steps', detail: `${best.n} of ${ids.length} recorded steps` };
   }
   return {};
+}
+
+/**
+ * The declared output an artifact's path matches, when it names the file and is not only a
+ * wildcard (`{implementation_artifacts}/{{story_key}}.md` matches every file of a folder, so it
+ * says nothing of a file without workflow keys; `{planning_artifacts}/prd.md` and
+ * `brainstorming-session-{{date}}.md` do).
+ */
+export function declaredOutputOf(file: string, catalog: BmadCatalog): BmadWorkflow | undefined {
+  if (!catalog.patterns?.length) return undefined;
+  const abs = path.resolve(file);
+  for (const p of catalog.patterns) {
+    const leaf = p.declared.replace(/^.*[\\/]/, '');
+    if (!/[A-Za-z0-9]/.test(leaf.replace(/\{\{[^}]*\}\}|\{[^}]*\}/g, '').replace(/\.(md|ya?ml)$/i, ''))) continue;
+    if (p.re.test(abs)) return p.workflow;
+  }
+  return undefined;
+}
+
+/** True when a file lies in one of the output folders of a BMAD project the catalog read. */
+export function inBmadOutput(file: string, catalog: BmadCatalog): boolean {
+  const abs = path.resolve(file);
+  return (catalog.projects ?? []).some((p) => p.outputFolders.some((d) => abs.startsWith(d + path.sep)));
 }

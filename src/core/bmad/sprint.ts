@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Problem } from '../types';
-import { loadBmadConfig, type BmadConfig } from './config';
+import { findBmadProjects, loadBmadConfig, type BmadConfig } from './config';
 import { parseLedger, type Ledger } from './ledger';
 import { parseStory, storyKeyFromName, type StoryFile } from './story';
 import { parseEpics, type PlannedEpic } from './epics';
@@ -187,7 +187,11 @@ export function loadStoryQuick(root: string, ref: string, opts: SprintOptions = 
  * model with its drift problems. Undefined when the folder has neither a ledger nor story files.
  */
 export function loadSprint(root: string, opts: SprintOptions = {}): SprintReport | undefined {
-  const cfg = loadBmadConfig(root, bmadSettings(root, opts));
+  const settings = bmadSettings(root, opts);
+  // A repository holding its BMAD project in a subfolder (a monorepo's `apps/planner/`): that project's sprint.
+  const sub = subProjects(root, settings.installDir);
+  if (sub.length) return loadSprint(sub[0], { ...opts, config: undefined });
+  const cfg = loadBmadConfig(root, settings);
   const now = opts.now ?? new Date();
   const problems: Problem[] = cfg.warnings.map((w) => ({ file: w.file, range: { start: { line: w.line - 1, character: 0 }, end: { line: w.line - 1, character: 0 } }, severity: 'warning' as const, code: 'bmad-config-unreadable', message: w.message }));
   const ledgerFile = findLedgerFile(cfg);
@@ -284,10 +288,31 @@ export function findStory(report: SprintReport, ref: string): SprintReport['stor
   return 'story' in answer ? answer.story : undefined;
 }
 
+/**
+ * The BMAD projects in subfolders of `root` when `root` is not one itself (a monorepo), nearest
+ * first; empty when `root` is a BMAD project or holds none.
+ */
+export function subProjects(root: string, installDir?: string): string[] {
+  const abs = path.resolve(root);
+  const found = findBmadProjects(abs, installDir);
+  return found.length && found[0] !== abs ? found : [];
+}
+
+/** The sprints of a folder: its own, or each BMAD project's in its subfolders (a monorepo). */
+export function loadSprints(root: string, opts: SprintOptions = {}): SprintReport[] {
+  const sub = subProjects(root, bmadSettings(root, opts).installDir);
+  const out: SprintReport[] = [];
+  for (const r of sub.length ? sub : [root]) {
+    const report = loadSprint(r, sub.length ? { ...opts, config: undefined } : opts);
+    if (report) out.push(report);
+  }
+  return out;
+}
+
 /** The drift problems of a project's sprint (none when it has no BMAD sprint). Never throws. */
 export function sprintProblems(root: string, opts: SprintOptions = {}): Problem[] {
   try {
-    return loadSprint(root, opts)?.problems ?? [];
+    return loadSprints(root, opts).flatMap((r) => r.problems);
   } catch (e) {
     return [{ file: root, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, severity: 'warning', code: 'sprint-unreadable', message: `The BMAD sprint could not be read (${(e as Error).message}); sprint checks are skipped.` }];
   }

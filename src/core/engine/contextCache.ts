@@ -33,8 +33,9 @@ function contextFingerprint(root: string): string {
   } catch {
     // no definitions folder
   }
-  stamp(path.join(root, '_bmad'));
+  for (const d of ['_bmad', '.bmad', 'bmad', '.bmad-core']) stamp(path.join(root, d));
   stamp(path.join(root, '_bmad', '_config', 'workflow-manifest.csv'));
+  stamp(path.join(root, '_bmad', '_config', 'skill-manifest.csv'));
   return parts.join('|');
 }
 

@@ -2,11 +2,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { WaymarkError } from '../errors';
 
-const ROOT_MARKERS = ['.waymark', '_bmad', '_bmad-output', '.git'];
+const ROOT_MARKERS = ['.waymark', '_bmad', '_bmad-output', '.bmad', '.bmad-core', '.git'];
 
 /**
  * The workspace folder a file belongs to when no roots are given (the CLI): the nearest
- * ancestor holding `.waymark`, `_bmad`, `_bmad-output` or `.git`; else `fallback` when it
+ * ancestor holding `.waymark`, `_bmad`, `_bmad-output`, `.bmad`, `.bmad-core` or `.git`; else `fallback` when it
  * contains the file; else the file's folder.
  */
 export function findWorkspaceRoot(file: string, fallback?: string): string {

@@ -105,7 +105,7 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
   const stepList = steps.slice(0, 12).map((x) => x.id).join(', ') + (steps.length > 12 ? `, … (${steps.length} steps)` : '');
   if (steps.length === 0) {
     if (isBmad) {
-      out.push({ path: [Object.prototype.hasOwnProperty.call(data, 'workflowType') ? 'workflowType' : 'stepsCompleted'], severity: 'info', code: 'bmad-workflow-unknown', message: `No installed BMAD workflow '${state.workflow}' under ${ctx.config.bmad.dir}/ (looked for steps-c/ or steps/ folders and _config/workflow-manifest.csv); steps cannot be checked.` });
+      out.push({ path: [Object.prototype.hasOwnProperty.call(data, 'workflowType') ? 'workflowType' : 'stepsCompleted'], severity: 'info', code: 'bmad-workflow-unknown', message: `No installed BMAD workflow '${state.workflow}' (looked in the BMAD install folder such as ${ctx.config.bmad.dir}/ and agent skill folders such as .claude/skills/bmad-*, for steps-c/ or steps/ folders and the _config/ manifests); steps cannot be checked.` });
     } else {
       out.push({ path: ['workflow'], severity: 'info', code: 'steps-missing', message: `Workflow '${state.workflow}' has no 'steps:' list and no definition ${ctx.config.workflowsDir}/${state.workflow}.yaml; steps cannot be checked. Add one.` });
     }

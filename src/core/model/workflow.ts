@@ -2,8 +2,8 @@ import * as path from 'node:path';
 import { SCOPES, STATUSES, type Delegation, type Dialect, type DelegationKey, type GateState, type Problem, type ProblemCode, type Scope, type Status, type StepDef, type WorkflowState } from '../types';
 import { parseFrontmatter, type ParsedFrontmatter } from './frontmatter';
 import { computeStateHash, sha256 } from './hash';
-import { BMAD_STATUS_MAP, lookupBmadWorkflow, resolveBmadStep, stepEncoding, stepNumber, type BmadStepEncoding } from '../bmad/artifacts';
-import { identifyArtifact } from '../bmad/identify';
+import { bmadStatusOf, lookupBmadWorkflow, resolveBmadStep, stepEncoding, stepNumber, type BmadStepEncoding } from '../bmad/artifacts';
+import { declaredOutputOf, identifyArtifact, inBmadOutput } from '../bmad/identify';
 import { normalizeStepList } from './definitions';
 import { DISTINCTIVE_KEYS, WORKFLOW_KEYS, typoOf } from './stateKeys';
 import type { WorkspaceContext } from '../store/workspaceContext';
@@ -71,11 +71,39 @@ export function analyzeSteps(steps: StepDef[], ids: (string | undefined)[], dial
       if (n && n.letter && doneNums.has(n.num)) done.add(s.id);
     }
   }
+  // Lettered steps with no unlettered step of their number are alternatives (brainstorming's
+  // step-02a-user-selected … step-02d-progressive-flow): one of them done covers the others.
+  const covered = new Set<string>(done);
+  if (dialect === 'bmad') {
+    const groups = alternativeGroups(steps);
+    for (const g of groups) if (g.some((id) => done.has(id))) for (const id of g) covered.add(id);
+  }
   let furthest: StepDef | undefined;
   for (const s of steps) if (done.has(s.id)) furthest = s;
-  const missing = furthest ? steps.filter((s) => s.index < furthest!.index && !done.has(s.id)) : [];
-  const remaining = steps.filter((s) => !done.has(s.id));
+  const missing = furthest ? steps.filter((s) => s.index < furthest!.index && !covered.has(s.id)) : [];
+  const remaining = steps.filter((s) => !covered.has(s.id));
   return { entries, encoding, done, missing, furthest, remaining };
+}
+
+const altGroups = new WeakMap<StepDef[], string[][]>();
+
+/** Groups of alternative steps of a workflow: lettered steps sharing a number that has no unlettered step. */
+export function alternativeGroups(steps: StepDef[]): string[][] {
+  let g = altGroups.get(steps);
+  if (!g) {
+    const byNum = new Map<number, { plain: boolean; ids: string[] }>();
+    for (const s of steps) {
+      const n = stepNumber(s.id);
+      if (!n) continue;
+      const e = byNum.get(n.num) ?? { plain: false, ids: [] };
+      if (n.letter) e.ids.push(s.id);
+      else e.plain = true;
+      byNum.set(n.num, e);
+    }
+    g = [...byNum.values()].filter((e) => !e.plain && e.ids.length > 1).map((e) => e.ids);
+    if (Object.isFrozen(steps)) altGroups.set(steps, g);
+  }
+  return g;
 }
 
 function isObj(v: unknown): v is Record<string, unknown> {
@@ -92,16 +120,41 @@ function has(data: Record<string, unknown>, key: string): boolean {
   return Object.prototype.hasOwnProperty.call(data, key);
 }
 
-/** Picks the dialect of a frontmatter mapping, or undefined when it is not a workflow. */
-export function detectDialect(data: Record<string, unknown>, ctx: WorkspaceContext): Dialect | undefined {
+/**
+ * Picks the dialect of a frontmatter mapping, or undefined when it is not a workflow. Decided by
+ * evidence, never by one key: `workflow:` is Waymark's id key, but a BMAD artifact may carry
+ * `workflow: bmad-correct-course` too. BMAD evidence: `workflowType`, a `workflow` value naming a
+ * BMAD workflow (`bmad-*`, or an installed one no native definition claims), the file lying at a
+ * path a BMAD workflow declares as its output or in a BMAD project's output folders, BMAD's own
+ * keys (`inputDocuments`). Waymark evidence: a `steps:` list, a `delegation`, a native definition
+ * of the `workflow` id. A file with no workflow keys at a declared BMAD output path (a PRD with
+ * `title` and `status: draft`) is that workflow's artifact.
+ */
+export function detectDialect(data: Record<string, unknown>, ctx: WorkspaceContext, file?: string): Dialect | undefined {
   const keys = Object.keys(data);
   let isWf = keys.some((k) => (WORKFLOW_KEYS as readonly string[]).includes(k));
   // A misspelt distinctive key still marks a workflow (`stepCompleted`); look-alikes of common
   // words (`workflows`, `step`) do not, so ordinary Markdown is not mistaken for one.
   if (!isWf) isWf = keys.some((k) => DISTINCTIVE_KEYS.includes(typoOf(k) ?? ''));
-  if (!isWf) return undefined;
-  const native = has(data, 'workflow') || has(data, 'steps') || has(data, 'currentStep') || has(data, 'current_step') || has(data, 'delegation');
-  const dialect: Dialect = native && !has(data, 'workflowType') ? 'waymark' : has(data, 'workflow') ? 'waymark' : 'bmad';
+  const bmadOn = ctx.config.dialects.includes('bmad');
+  if (!isWf) return bmadOn && file !== undefined && keys.length > 0 && declaredOutputOf(file, ctx.bmad) ? 'bmad' : undefined;
+  const wfValue = typeof data.workflow === 'string' ? data.workflow.trim() : undefined;
+  const nativeDefined = wfValue !== undefined && ctx.definitions.has(wfValue);
+  const nativeStrong = Array.isArray(data.steps) || isObj(data.delegation) || nativeDefined;
+  let dialect: Dialect;
+  if (has(data, 'workflowType') && !has(data, 'workflow')) dialect = 'bmad';
+  else if (nativeStrong) dialect = 'waymark';
+  else if (
+    bmadOn &&
+    (has(data, 'workflowType') ||
+      (wfValue !== undefined && (/^bmad[-:_/]/i.test(wfValue) || lookupBmadWorkflow(ctx.bmad, wfValue) !== undefined)) ||
+      has(data, 'inputDocuments') ||
+      (file !== undefined && (declaredOutputOf(file, ctx.bmad) !== undefined || inBmadOutput(file, ctx.bmad))))
+  ) dialect = 'bmad';
+  else {
+    const native = has(data, 'workflow') || has(data, 'steps') || has(data, 'currentStep') || has(data, 'current_step') || has(data, 'delegation');
+    dialect = native ? 'waymark' : 'bmad';
+  }
   if (!ctx.config.dialects.includes(dialect)) return undefined;
   return dialect;
 }
@@ -129,6 +182,12 @@ export function isBmadTemplate(file: string, data: Record<string, unknown>, body
   return /(^|[-_.])template\.(md|markdown)$/.test(name) && parts.slice(0, -1).some((p) => p === 'workflows' || p === 'templates');
 }
 
+/** A file of an installed workflow's own folder (a skill's template or data file) is the method, not an artifact. */
+function insideInstalledWorkflow(file: string, ctx: WorkspaceContext): boolean {
+  const abs = path.resolve(file);
+  return (ctx.bmad.methodDirs ?? ctx.bmad.workflows.map((w) => w.dir)).some((d) => abs.startsWith(d + path.sep));
+}
+
 /**
  * Parses one file's text into a normalized WorkflowState plus its problems. Never throws on
  * bad input; never evaluates code. `isWorkflow` is false for Markdown without workflow keys.
@@ -150,40 +209,18 @@ function parseWorkflowTextUnguarded(file: string, text: string, ctx: WorkspaceCo
   const locator = new YamlLocator(split.yamlText, split.yamlStartLine);
   const fenceRange = { start: { line: 0, character: 0 }, end: { line: 0, character: split.openFence.length } };
   if (fm.error) {
-    const e = fm.error;
-    const looksLike = LOOKS_LIKE_WORKFLOW.test(split.yamlText);
-    if (e.kind === 'code-refused') {
-      return { isWorkflow: looksLike, problems: [{ file, range: fenceRange, severity: 'error', code: 'frontmatter-code-refused', message: `${e.message}. Use a plain --- YAML fence; the block was not evaluated.`, data: { language: split.language } }] };
-    }
-    if (!looksLike) return { isWorkflow: false, problems: [] };
-    if (e.kind === 'yaml-syntax' && !split.closed) {
-      return { isWorkflow: true, problems: [{ file, range: fenceRange, severity: 'error', code: 'frontmatter-unclosed', message: 'Frontmatter has no closing --- line: add one after the last YAML line.' }] };
-    }
-    if (e.kind === 'yaml-syntax') {
-      let syn: { range: import('../types').Range; message: string } | undefined;
-      try {
-        syn = locator.syntaxError();
-      } catch {
-        syn = undefined;
-      }
-      const atMark = e.yamlLine !== undefined ? markPosition(split.yamlText, split.yamlStartLine, e.yamlLine, e.yamlColumn ?? 0) : undefined;
-      const range = syn?.range ?? (atMark ? { start: atMark, end: atMark } : fenceRange);
-      return { isWorkflow: true, problems: [{ file, range, severity: 'error', code: 'yaml-syntax', message: `YAML syntax error at line ${range.start.line + 1}: ${tidy(syn?.message ?? e.message)}. Fix the frontmatter; its state is not read until then.` }] };
-    }
-    const codes: Record<string, [ProblemCode, string]> = {
-      'language-unsupported': ['frontmatter-language', 'Use a plain --- fence with YAML.'],
-      'alias-limit': ['yaml-alias-limit', 'Remove the anchors/aliases (&name / *name); Waymark caps alias expansion.'],
-      'too-complex': ['yaml-too-complex', 'Simplify the frontmatter.'],
-      'not-mapping': ['frontmatter-not-mapping', 'Write the frontmatter as `key: value` lines.'],
-    };
-    const [code, todo] = codes[e.kind] ?? ['yaml-syntax', 'Fix the frontmatter.'];
-    return { isWorkflow: true, problems: [{ file, range: fenceRange, severity: 'error', code, message: `${e.message}. ${todo}` }] };
+    const r = parseErrorResult(file, fm, split, locator, fenceRange);
+    // A BMAD document's frontmatter is the user's own: unreadable, it is worth a warning, not a failed `validate`.
+    if (r.problems.length && looksBmad(file, split.yamlText, ctx)) for (const p of r.problems) if (p.severity === 'error') p.severity = 'warning';
+    return r;
   }
   const data = fm.data;
-  const dialect = detectDialect(data, ctx);
-  if (!dialect || (dialect === 'bmad' && isBmadTemplate(file, data, split.body))) return { isWorkflow: false, problems: [] };
+  const dialect = detectDialect(data, ctx, file);
+  if (!dialect || (dialect === 'bmad' && (isBmadTemplate(file, data, split.body) || insideInstalledWorkflow(file, ctx)))) return { isWorkflow: false, problems: [] };
   const { state, raw } = normalize(file, text, data, dialect, ctx, opts?.contentHash);
-  const findings = validateParsed(state, data, raw, fm, ctx);
+  // A BMAD artifact is the user's own document, which BMAD itself never checks: what Waymark
+  // finds in it is a warning at most, so `validate` never fails a file a BMAD user calls fine.
+  const findings = validateParsed(state, data, raw, fm, ctx).map((f) => (dialect === 'bmad' && f.severity === 'error' ? { ...f, severity: 'warning' as const } : f));
   state.problems = resolveFindings(file, findings, locator, fenceRange);
   // The fast reader (js-yaml) accepts some YAML the editing parser refuses (tab indentation).
   // Say so on read, so validate and the write path agree on what is broken.
@@ -195,11 +232,50 @@ function parseWorkflowTextUnguarded(file: string, text: string, ctx: WorkspaceCo
     } catch {
       syn = undefined;
     }
-    if (syn) state.problems.unshift({ file, range: syn.range, severity: 'error', code: 'yaml-syntax', message: `YAML syntax error at line ${syn.range.start.line + 1}: ${tidy(syn.message)}. ${/tab/i.test(syn.message) || LEADING_TAB.test(split.yamlText) ? 'Use spaces, not tabs, to indent' : 'Shorten the key (at most 1024 characters) or quote it'}; the state cannot be changed until then.` });
+    if (syn) state.problems.unshift({ file, range: syn.range, severity: dialect === 'bmad' ? 'warning' : 'error', code: 'yaml-syntax', message: `YAML syntax error at line ${syn.range.start.line + 1}: ${tidy(syn.message)}. ${/tab/i.test(syn.message) || LEADING_TAB.test(split.yamlText) ? 'Use spaces, not tabs, to indent' : 'Shorten the key (at most 1024 characters) or quote it'}; the state cannot be changed until then.` });
   }
   analyses.set(state, raw.analysis);
   if (state.delegation) state.delegationRanges = spanRanges(fm, split.yamlStartLine) ?? Object.fromEntries(DELEGATION_KEYS.map((k) => [k, locator.range(['delegation', k], 'value')]));
   return { isWorkflow: true, state, problems: state.problems };
+}
+
+/** The problem of a frontmatter that could not be read (fence, syntax, limits), at the parser's position. */
+function parseErrorResult(file: string, fm: ParsedFrontmatter, split: ParsedFrontmatter['split'], locator: YamlLocator, fenceRange: import('../types').Range): ParsedWorkflow {
+  const e = fm.error!;
+  const looksLike = LOOKS_LIKE_WORKFLOW.test(split.yamlText);
+  if (e.kind === 'code-refused') {
+    return { isWorkflow: looksLike, problems: [{ file, range: fenceRange, severity: 'error', code: 'frontmatter-code-refused', message: `${e.message}. Use a plain --- YAML fence; the block was not evaluated.`, data: { language: split.language } }] };
+  }
+  if (!looksLike) return { isWorkflow: false, problems: [] };
+  if (e.kind === 'yaml-syntax' && !split.closed) {
+    return { isWorkflow: true, problems: [{ file, range: fenceRange, severity: 'error', code: 'frontmatter-unclosed', message: 'Frontmatter has no closing --- line: add one after the last YAML line.' }] };
+  }
+  if (e.kind === 'yaml-syntax') {
+    let syn: { range: import('../types').Range; message: string } | undefined;
+    try {
+      syn = locator.syntaxError();
+    } catch {
+      syn = undefined;
+    }
+    const atMark = e.yamlLine !== undefined ? markPosition(split.yamlText, split.yamlStartLine, e.yamlLine, e.yamlColumn ?? 0) : undefined;
+    const range = syn?.range ?? (atMark ? { start: atMark, end: atMark } : fenceRange);
+    return { isWorkflow: true, problems: [{ file, range, severity: 'error', code: 'yaml-syntax', message: `YAML syntax error at line ${range.start.line + 1}: ${tidy(syn?.message ?? e.message)}. Fix the frontmatter; its state is not read until then.` }] };
+  }
+  const codes: Record<string, [ProblemCode, string]> = {
+    'language-unsupported': ['frontmatter-language', 'Use a plain --- fence with YAML.'],
+    'alias-limit': ['yaml-alias-limit', 'Remove the anchors/aliases (&name / *name); Waymark caps alias expansion.'],
+    'too-complex': ['yaml-too-complex', 'Simplify the frontmatter.'],
+    'not-mapping': ['frontmatter-not-mapping', 'Write the frontmatter as `key: value` lines.'],
+  };
+  const [code, todo] = codes[e.kind] ?? ['yaml-syntax', 'Fix the frontmatter.'];
+  return { isWorkflow: true, problems: [{ file, range: fenceRange, severity: 'error', code, message: `${e.message}. ${todo}` }] };
+}
+
+/** Evidence, without a parsed mapping, that a frontmatter is a BMAD document's. */
+function looksBmad(file: string, yamlText: string, ctx: WorkspaceContext): boolean {
+  if (!ctx.config.dialects.includes('bmad')) return false;
+  if (/^[ \t]*["']?(?:workflowType|inputDocuments)["']?[ \t]*:/m.test(yamlText) || /^[ \t]*workflow[ \t]*:[ \t]*["']?bmad[-:_]/m.test(yamlText)) return true;
+  return declaredOutputOf(file, ctx.bmad) !== undefined || inBmadOutput(file, ctx.bmad);
 }
 
 /**
@@ -271,8 +347,8 @@ function normalize(file: string, text: string, data: Record<string, unknown>, di
     if ((STATUSES as readonly string[]).includes(rawStatus)) {
       status = rawStatus as Status;
       statusKnown = true;
-    } else if (dialect === 'bmad' && BMAD_STATUS_MAP[rawStatus.toLowerCase()]) {
-      status = BMAD_STATUS_MAP[rawStatus.toLowerCase()];
+    } else if (dialect === 'bmad' && bmadStatusOf(rawStatus)) {
+      status = bmadStatusOf(rawStatus);
       statusKnown = true;
     }
   }
@@ -367,11 +443,20 @@ function normalize(file: string, text: string, data: Record<string, unknown>, di
     state.identifiedBy = identified.by;
     if (identified.detail) state.identifiedDetail = identified.detail;
   }
-  // A BMAD artifact with no status key: derived from its steps, shown as derived, never written.
-  if (dialect === 'bmad' && rawStatus === undefined && steps.length) {
-    const doneCount = steps.length - analysis.remaining.length;
-    state.status = doneCount === 0 && !completedList.length ? 'created' : analysis.remaining.length === 0 ? 'completed' : 'in_progress';
-    state.statusDerived = true;
+  // A BMAD artifact with no status key: derived from its steps (or its own completion flag),
+  // shown as derived, never written. One that records no steps at all says nothing of them.
+  if (dialect === 'bmad' && rawStatus === undefined) {
+    const recordsSteps = has(data, 'stepsCompleted') || (data.lastStep !== undefined && data.lastStep !== null);
+    if (data.workflow_completed === true || data.workflowCompleted === true) {
+      state.status = 'completed';
+      state.statusDerived = true;
+    } else if (steps.length && recordsSteps) {
+      const doneCount = steps.length - analysis.remaining.length;
+      state.status = doneCount === 0 && !completedList.length ? 'created' : analysis.remaining.length === 0 ? 'completed' : 'in_progress';
+      state.statusDerived = true;
+    }
+    // Steps recorded against a workflow not installed here: how far it got is unknown, so no status is made up.
+    if (state.status === 'completed' || state.status === 'archived') state.currentStep = currentStepKey ? state.currentStep : undefined;
   }
   return { state, raw: { analysis, statusKnown, completedList, lastStepRaw: data.lastStep, currentStepKey, modeStepIds } };
 }

@@ -20,7 +20,7 @@ export interface DashboardStalled {
   lastActivity: string | null;
   who: string | null;
   source: string | null;
-  /** Idle for, in words (`3 days`); `no activity found` when unknown. */
+  /** Idle for, in words (`3 days`); `no activity recorded` when unknown. */
   idle: string;
   idleMs: number | null;
   threshold: string;
@@ -213,7 +213,7 @@ function stalledOf(e: FrontierEntry): DashboardStalled | null {
   const known = Number.isFinite(s.idleMs);
   return {
     lastActivity: s.last?.time ?? null, who: s.last?.who ?? null, source: s.last?.source ?? null,
-    idle: known ? ago(s.idleMs) : 'no activity found', idleMs: known ? s.idleMs : null, threshold: ago(s.thresholdMs), kind: s.kind,
+    idle: known ? ago(s.idleMs) : 'no activity recorded', idleMs: known ? s.idleMs : null, threshold: ago(s.thresholdMs), kind: s.kind,
   };
 }
 

@@ -188,12 +188,15 @@ export function computeFrontier(reg: ProjectRegistry, input: FrontierInput): Fro
   for (const e of entries.values()) if (e.stalled && !(e.stalled.idleMs > e.stalled.thresholdMs)) delete e.stalled;
   for (const e of stalled) {
     const s = e.stalled!;
-    e.reason += `; stalled: no activity for ${ago(s.idleMs)}${s.last ? ` (last: ${s.last.source}${s.last.who ? ` by ${s.last.who}` : ''} at ${s.last.time})` : ''}`;
+    // Nothing recorded at all (a ledger-only story): say so, never "Infinity days".
+    e.reason += s.last ? `; stalled: no activity for ${ago(s.idleMs)} (last: ${s.last.source}${s.last.who ? ` by ${s.last.who}` : ''} at ${s.last.time})` : '; stalled: no activity recorded';
     if (e.item.file) {
       problems.push({
         file: e.item.file, range: zero, severity: 'warning', code: 'work-stalled',
-        message: `In progress but untouched for ${ago(s.idleMs)} (threshold ${ago(s.thresholdMs)}, ${s.kind})${s.last ? `; last activity: ${s.last.source}${s.last.who ? ` by ${s.last.who}` : ''} at ${s.last.time}` : ''}. Resume it, hand it over, or set its status.`,
-        data: { lastActivity: s.last?.time, who: s.last?.who, idleMs: s.idleMs },
+        message: s.last
+          ? `In progress but untouched for ${ago(s.idleMs)} (threshold ${ago(s.thresholdMs)}, ${s.kind}); last activity: ${s.last.source}${s.last.who ? ` by ${s.last.who}` : ''} at ${s.last.time}. Resume it, hand it over, or set its status.`
+          : `In progress but no activity recorded (threshold ${ago(s.thresholdMs)}, ${s.kind}). Resume it, hand it over, or set its status.`,
+        data: { lastActivity: s.last?.time, who: s.last?.who, idleMs: Number.isFinite(s.idleMs) ? s.idleMs : null },
       });
     }
   }

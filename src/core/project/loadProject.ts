@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { StateCore } from '../api';
 import type { Problem, ScanResult } from '../types';
-import type { SprintReport } from '../bmad/sprint';
+import { subProjects, type SprintReport } from '../bmad/sprint';
 import { readHistory } from '../store/history';
 import { splitFrontmatter } from '../model/frontmatter';
 import { YamlLocator } from '../model/positions';
@@ -55,8 +55,14 @@ export async function loadProject(core: StateCore, options: LoadProjectOptions =
       ledger: durationMs(s?.ledger) ?? DEFAULT_STALLED.ledger,
     });
     historyDirs.set(root, ctx.config.history.dir);
-    const sprint = core.sprint.load(root, { now, config: ctx.config });
-    if (sprint) sprints.push(sprint);
+    // A monorepo's BMAD projects in subfolders each have their own sprint.
+    const subs = subProjects(root, ctx.config.bmad.dir);
+    for (const r of subs.length ? subs : [root]) {
+      const sprint = core.sprint.load(r, subs.length ? { now } : { now, config: ctx.config });
+      if (!sprint) continue;
+      sprints.push(sprint);
+      if (sprint.root !== root) thresholds.set(sprint.root, thresholds.get(root)!);
+    }
   }
   const registry = buildRegistry(scan.workflows, sprints, frontmatterRange);
 

@@ -152,7 +152,7 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
   }
 
   const idCount = new Map<string, number>();
-  for (const w of workflows) if (!storyFiles.has(w.file)) idCount.set(w.workflow, (idCount.get(w.workflow) ?? 0) + 1);
+  for (const w of workflows) if (!storyFiles.has(w.file) && !(w.dialect === 'bmad' && w.status === undefined)) idCount.set(w.workflow, (idCount.get(w.workflow) ?? 0) + 1);
   const workflowItems: { w: WorkflowState; item: ProjectItem }[] = [];
   for (const w of workflows) {
     const rel = relOf(w.root, w.file);
@@ -162,6 +162,9 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
       workflowItems.push({ w, item: byId.get(storyId)! });
       continue;
     }
+    // A BMAD document whose progress cannot be told (no status word Waymark knows, no steps of an
+    // installed workflow) is not work to plan: never offered as ready, never counted as open.
+    if (w.dialect === 'bmad' && w.status === undefined) continue;
     const id = idCount.get(w.workflow) === 1 && !byId.has(w.workflow) ? w.workflow : rel;
     const data = w.data;
     const item: ProjectItem = {

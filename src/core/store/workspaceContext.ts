@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import type { Problem } from '../types';
 import { CONFIG_FILE, parseConfigText, type WaymarkConfig } from '../model/config';
 import { loadDefinitions, type WorkflowDefinition } from '../model/definitions';
-import { loadBmadCatalog, type BmadCatalog } from '../bmad/artifacts';
+import { loadBmadCatalogForRoot, type BmadCatalog } from '../bmad/artifacts';
 import type { FrontmatterLimits } from '../model/frontmatter';
 import { readRegularFile, readTextIfRegular } from './safeRead';
 import { MAX_CONFIG_BYTES } from './configFile';
@@ -55,7 +55,7 @@ export async function loadWorkspaceContext(
   const config = parsed.config;
   const defs = await loadDefinitions(path.resolve(absRoot, config.workflowsDir));
   problems.push(...defs.problems);
-  const bmad = config.dialects.includes('bmad') ? await loadBmadCatalog(path.resolve(absRoot, config.bmad.dir)) : { byName: new Map(), workflows: [] };
+  const bmad = config.dialects.includes('bmad') ? await loadBmadCatalogForRoot(absRoot, config.bmad.dir) : { byName: new Map(), workflows: [] };
   const context: WorkspaceContext = {
     root: absRoot,
     config,
