@@ -66,7 +66,7 @@ export { listLeases } from './protocol/leases';
 export { loadSprint, checkSprintProposal, findStory, findLedgerFile, type SprintReport, type SprintOptions } from './bmad/sprint';
 export { setStoryStatus, checkStoryTask, type StoryWriteOptions, type StoryWriteResult } from './bmad/storyWrite';
 export { buildSprint, recommend, type SprintStory, type SprintEpic, type SprintRecommendation, type SprintModel } from './bmad/drift';
-export { parseLedger, classifyLedgerKey, parseStamp, formatStamp, STORY_STATUSES, EPIC_STATUSES, type Ledger, type LedgerEntry } from './bmad/ledger';
+export { parseLedger, classifyLedgerKey, parseLedgerKey, parseStamp, formatStamp, storyOrder, compareEpicIds, STORY_STATUSES, EPIC_STATUSES, type Ledger, type LedgerEntry } from './bmad/ledger';
 export { parseStory, normalizeStoryStatus, storyKeyFromName, type StoryFile, type StoryTask } from './bmad/story';
 export { parseEpics, type PlannedEpic, type PlannedStory } from './bmad/epics';
 export { loadBmadConfig, type BmadConfig } from './bmad/config';

@@ -206,7 +206,7 @@ export class SprintFeatures extends Disposable {
     const s = pick.story;
     const drift = s.problems.some((p) => p.severity === 'warning' || p.severity === 'error');
     this.statusBar.text = `$(${drift ? 'warning' : 'rocket'}) ${s.key} · ${s.status}${s.tasks.total ? ` · ${s.tasks.done}/${s.tasks.total}` : ''}`;
-    const md = new vscode.MarkdownString(`**Story ${s.epic}.${s.story}**${s.title ? ` — ${s.title}` : ''}\n\n${storyDescription(s)}\n\n`, true);
+    const md = new vscode.MarkdownString(`**Story ${s.epicId}.${s.story}**${s.title ? ` — ${s.title}` : ''}\n\n${storyDescription(s)}\n\n`, true);
     md.isTrusted = { enabledCommands: [COMMANDS.openStory, COMMANDS.setStoryStatus] };
     for (const p of s.problems.filter((x) => x.severity !== 'info')) md.appendMarkdown(`- $(warning) ${p.message}\n`);
     md.appendMarkdown(`\n[Open story](command:${COMMANDS.openStory}?${encodeURIComponent(JSON.stringify([{ key: s.key, root: pick.report.root }]))})`);
@@ -226,7 +226,7 @@ export class SprintFeatures extends Disposable {
       if (!p) return undefined;
     }
     const md = new vscode.MarkdownString(undefined, true);
-    md.appendMarkdown(`**Story ${s.epic}.${s.story}** \`${s.key}\`${s.title ? ` — ${s.title}` : ''}\n\n`);
+    md.appendMarkdown(`**Story ${s.epicId}.${s.story}** \`${s.key}\`${s.title ? ` — ${s.title}` : ''}\n\n`);
     md.appendMarkdown(`| | |\n|---|---|\n| sprint-status.yaml | \`${s.ledgerRaw ?? 'no entry'}\` |\n| story file | \`${s.fileStatus ?? (s.file ? 'no Status line' : 'no file')}\` |\n| tasks | ${s.tasks.done}/${s.tasks.total}${s.tasks.reviewOpen ? ` (${s.tasks.reviewOpen} review follow-ups open)` : ''} |\n`);
     if (s.gate) md.appendMarkdown(`| gate | ${s.gate.verdict ?? '?'}${s.gate.open ? '' : ' (closed)'} |\n`);
     md.appendMarkdown('\n');

@@ -17,6 +17,7 @@ import {
   errorMessage,
   frontmatterResume,
   loadSprint,
+  storyOrder,
   parseTtl,
   resumeRoot,
   frontierEntryJson,
@@ -272,7 +273,7 @@ function sprintSummary(host: ToolHost): z.infer<typeof sprintOut> | undefined {
   const order = ['in-progress', 'review', 'ready-for-dev'];
   const active = r.stories
     .filter((x) => order.includes(x.status))
-    .sort((a, b) => order.indexOf(a.status) - order.indexOf(b.status) || a.epic - b.epic || a.story.localeCompare(b.story))
+    .sort((a, b) => order.indexOf(a.status) - order.indexOf(b.status) || storyOrder(a, b) || a.key.localeCompare(b.key))
     .slice(0, 10)
     .map((x) => ({
       key: x.key,

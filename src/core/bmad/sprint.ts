@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Problem } from '../types';
 import { loadBmadConfig, type BmadConfig } from './config';
-import { parseLedger, type Ledger } from './ledger';
+import { normEpicId, parseLedger, type Ledger } from './ledger';
 import { parseStory, storyKeyFromName, type StoryFile } from './story';
 import { parseEpics, type PlannedEpic } from './epics';
 import { parseGateDecision, parseQaGate, type StoryGate } from './qaGates';
@@ -147,8 +147,8 @@ export function loadStoryQuick(root: string, ref: string, opts: SprintOptions = 
   const r = ref.trim().replace(/\.md$/i, '');
   let entry = ledger.byKey.get(r);
   if (!entry) {
-    const m = /^(\d+)[.\-](\d+)([a-z]?)$/i.exec(r);
-    const hits = m ? ledger.entries.filter((e) => e.kind === 'story' && e.epic === Number(m[1]) && e.story === `${Number(m[2])}${m[3].toLowerCase()}`) : [];
+    const m = STORY_REF.exec(r);
+    const hits = m ? ledger.entries.filter((e) => e.kind === 'story' && normEpicId(e.epicId) === normEpicId(m[1]) && e.story === `${Number(m[2])}${m[3].toLowerCase()}`) : [];
     if (hits.length !== 1) return undefined;
     entry = hits[0];
   }
@@ -164,7 +164,7 @@ export function loadStoryQuick(root: string, ref: string, opts: SprintOptions = 
   const storyText = readText(file, opts.overrides);
   if (storyText === undefined) return undefined;
   // Only this story and its epic: the write needs its state, not the drift of the other 999.
-  const only: Ledger = { ...ledger, entries: ledger.entries.filter((e) => e === entry || (e.kind === 'epic' && e.epic === entry!.epic)), problems: [] };
+  const only: Ledger = { ...ledger, entries: ledger.entries.filter((e) => e === entry || (e.kind === 'epic' && normEpicId(e.epicId) === normEpicId(entry!.epicId))), problems: [] };
   const model = buildSprint({ root: cfg.root, ledger: only, stories: [parseStory(file, storyText)], epics: new Map(), gates: [], now: opts.now ?? new Date(), staleDays: opts.staleDays ?? 7 });
   const story = model.stories.find((s) => s.key === entry!.key);
   if (!story) return undefined;
@@ -208,7 +208,7 @@ export function loadSprint(root: string, opts: SprintOptions = {}): SprintReport
   for (const d of new Set([cfg.planningArtifacts, cfg.outputFolder, path.join(cfg.root, 'docs'), path.join(cfg.root, 'docs', 'prd')])) {
     if (inside(cfg.root, d)) epicsFilesIn(d, epicFiles);
   }
-  const epics = new Map<number, PlannedEpic>();
+  const epics = new Map<number | string, PlannedEpic>();
   const sortedEpicFiles = [...epicFiles].sort();
   for (const f of sortedEpicFiles) {
     const text = readText(f, opts.overrides);
@@ -267,15 +267,18 @@ export function checkSprintProposal(root: string, file: string, proposedText: st
   return { problems, introduced, applies };
 }
 
+/** A story named by its number: `1.2`, `1-2`, `3a.1`, `0-5.1`, `pm-01.1` (epic id, then the story). */
+const STORY_REF = /^((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:-\d+)*)[.\-](\d+)([a-z]?)$/i;
+
 /** The story a user names: a full key, `N-M`, `N.M` or `N-Ma`. */
 export function findStory(report: SprintReport, ref: string): SprintReport['stories'][number] | undefined {
   const r = ref.trim().replace(/\.md$/i, '');
   const exact = report.stories.find((s) => s.key === r);
   if (exact) return exact;
-  const m = /^(\d+)[.\-](\d+)([a-z]?)$/i.exec(r) ?? /^(\d+)-(\d+)([a-z]?)-/i.exec(r);
+  const m = STORY_REF.exec(r) ?? /^(\d+)-(\d+)([a-z]?)-/i.exec(r);
   if (!m) return undefined;
   const id = `${Number(m[2])}${m[3].toLowerCase()}`;
-  return report.stories.find((s) => s.epic === Number(m[1]) && s.story === id);
+  return report.stories.find((s) => normEpicId(s.epicId) === normEpicId(m[1]) && s.story === id);
 }
 
 /** The drift problems of a project's sprint (none when it has no BMAD sprint). Never throws. */

@@ -143,7 +143,7 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
       byId.set(id, item);
       addAlias(id, id);
       addAlias(s.key, id);
-      addAlias(`${s.epic}.${s.story}`, id);
+      addAlias(`${s.epicId}.${s.story}`, id);
       if (s.file) {
         storyFiles.set(s.file, id);
         addAlias(item.rel!, id);
@@ -238,7 +238,7 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
   // previous epic's last.
   for (const sprint of sprints) {
     let prevLast: string | undefined;
-    for (const epic of [...sprint.epics].sort((a, b) => a.epic - b.epic)) {
+    for (const epic of sprint.epics) {
       const ids = epic.stories.map((s) => `story:${s.key}`).filter((id) => byId.has(id));
       if (!ids.length) continue;
       if (prevLast) addEdge(ids[0], prevLast, 'epic-order');
