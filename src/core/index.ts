@@ -65,6 +65,7 @@ export { listLeases } from './protocol/leases';
 // BMAD sprint: ledger, story files, epics, gates and the drift between them (core-bmad).
 export { loadSprint, checkSprintProposal, findStory, findLedgerFile, type SprintReport, type SprintOptions } from './bmad/sprint';
 export { setStoryStatus, checkStoryTask, type StoryWriteOptions, type StoryWriteResult } from './bmad/storyWrite';
+export { isSprintFix, isSprintCode, type SprintFixResult } from './bmad/sprintFix';
 export { buildSprint, recommend, type SprintStory, type SprintEpic, type SprintRecommendation, type SprintModel } from './bmad/drift';
 export { parseLedger, classifyLedgerKey, parseLedgerKey, parseStamp, formatStamp, storyOrder, compareEpicIds, STORY_STATUSES, EPIC_STATUSES, type Ledger, type LedgerEntry } from './bmad/ledger';
 export { parseStory, normalizeStoryStatus, storyKeyFromName, type StoryFile, type StoryTask } from './bmad/story';

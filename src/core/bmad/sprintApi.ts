@@ -6,6 +6,7 @@ import type { SprintApi, WriteGuard, WriteObserver } from '../api';
 import type { Clock } from '../ports';
 import { checkSprintProposal, loadSprint } from './sprint';
 import { checkStoryTask, setStoryStatus } from './storyWrite';
+import { applySprintFix, fixSprintProblem } from './sprintFix';
 
 export function createSprintApi(deps: { clock: Clock; guards: WriteGuard[]; observers: WriteObserver[]; actor?: string; session?: string }): SprintApi {
   const who = { actor: deps.actor, session: deps.session };
@@ -14,5 +15,7 @@ export function createSprintApi(deps: { clock: Clock; guards: WriteGuard[]; obse
     setStoryStatus: (root, key, status, options) => setStoryStatus(root, key, status, { ...who, now: deps.clock.now(), ...options, guards: [...deps.guards, ...(options?.guards ?? [])], observers: deps.observers }),
     checkStoryTask: (root, key, task, options) => checkStoryTask(root, key, task, { ...who, now: deps.clock.now(), ...options, guards: [...deps.guards, ...(options?.guards ?? [])], observers: deps.observers }),
     checkProposal: (root, file, text) => checkSprintProposal(root, file, text, { now: deps.clock.now() }),
+    applyFix: (root, problem, options) => applySprintFix(root, problem, { ...who, now: deps.clock.now(), ...options, guards: [...deps.guards, ...(options?.guards ?? [])], observers: deps.observers }),
+    fix: (root, file, code, options) => fixSprintProblem(root, file, code, { ...who, now: deps.clock.now(), ...options, guards: [...deps.guards, ...(options?.guards ?? [])], observers: deps.observers }),
   };
 }
