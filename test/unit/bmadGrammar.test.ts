@@ -200,3 +200,44 @@ describe('the sprint of a project written in these forms', () => {
     assert.deepEqual(e.get('pm-1')!.stories.map((s) => s.key), ['pm-01-2-phases']);
   });
 });
+
+describe('forms found on real projects (corpus run)', () => {
+  test("a done-like word in the story file while the ledger says done is a note, not a warning; ledger says otherwise: still a warning", () => {
+    const root = tempProject({
+      '_bmad-output/implementation-artifacts/sprint-status.yaml': 'development_status:\n  epic-1: in-progress\n  1-1-a: done\n  1-2-b: done\n  1-3-c: review\n',
+      '_bmad-output/implementation-artifacts/1-1-a.md': '# Story 1.1: A\n\n**Status:** ✅ Complete\n',
+      '_bmad-output/implementation-artifacts/1-2-b.md': '# Story 1.2: B\n\nStatus: COMPLETED\n',
+      '_bmad-output/implementation-artifacts/1-3-c.md': '# Story 1.3: C\n\nStatus: complete\n',
+    });
+    try {
+      const d = loadSprint(root, { now: NOW })!;
+      assert.deepEqual(show(d.problems.filter((p) => p.severity !== 'info')), ['1-3-c.md:3 warning story-unknown-status']);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  test('story- prefixed file names, dotted sub-epic keys, bare module epic keys, a comment glued to the value, a # Status heading', () => {
+    const root = tempProject({
+      '_bmad-output/implementation-artifacts/sprint-status.yaml': [
+        'development_status:', '  epic-1: in-progress', '  1-10-payout-claims: done', '  epic-8: in-progress', '  8-1-windows-port: done',
+        '  epic-5: in-progress', '  5.5-3-legacy-parity: done', '  dm-01: in-progress', '  dm-01-1-copilot-install: done', '  epic-2: in-progress', '  2-10-ux-fixes: review# docs/stories/2-10.md', '',
+      ].join('\n'),
+      '_bmad-output/implementation-artifacts/story-1.10.md': '# Story 1.10: Payout claims\n\nStatus: Ready\n',
+      '_bmad-output/implementation-artifacts/story-8-1-windows-port.md': '# Story 8.1: Windows port\n\nStatus: in progress\n',
+      '_bmad-output/implementation-artifacts/stories/epic-5/5.5-3-legacy-parity.md': '# Story 5.5.3: Legacy parity\n\nStatus: in-review\n',
+      '_bmad-output/implementation-artifacts/dm-01-1-copilot-install.md': '# Story DM-01.1: Copilot\n\n# Status\nreview\n',
+      '_bmad-output/implementation-artifacts/2-10-ux-fixes.md': '# Story 2.10: UX fixes\n\nStatus: review\n',
+    });
+    try {
+      const d = loadSprint(root, { now: NOW })!;
+      const drift = d.problems.filter((p) => p.code === 'story-status-drift' && p.severity === 'warning').map((p) => path.basename(p.file)).sort();
+      assert.deepEqual(drift, ['5.5-3-legacy-parity.md', 'dm-01-1-copilot-install.md', 'story-1.10.md', 'story-8-1-windows-port.md']);
+      assert.equal(d.stories.find((s) => s.key === '2-10-ux-fixes')!.ledgerStatus, 'review');
+      assert.deepEqual(d.epics.find((e) => e.id === 'dm-01')!.stories.map((s) => s.key), ['dm-01-1-copilot-install']);
+      assert.deepEqual(show(d.problems.filter((p) => p.severity !== 'info' && p.code !== 'story-status-drift')), []);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

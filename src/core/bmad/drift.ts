@@ -264,7 +264,10 @@ export function buildSprint(parts: SprintParts): SprintModel {
   for (const ep of epics.values()) {
     ep.stories.sort((a, b) => storyOrder(a, b) || a.key.localeCompare(b.key));
     if (ep.ledgerStatus === undefined || ep.ledgerLine === undefined) {
-      if (ledger && ep.stories.some((s) => s.ledgerStatus !== undefined)) {
+      // A sub-epic (`5.5`, `0-5`) of a listed epic (`epic-5`) is covered by it.
+      const parent = /^(.+)[-.]\d+[a-z]?$/.exec(ep.id)?.[1];
+      const covered = parent !== undefined && epics.get(normEpicId(parent))?.ledgerStatus !== undefined;
+      if (ledger && !covered && ep.stories.some((s) => s.ledgerStatus !== undefined)) {
         const first = ep.stories.find((s) => s.ledgerLine !== undefined)!;
         problems.push({ file: lf, range: at(first.ledgerLine!), severity: 'warning', code: 'ledger-epic-missing', message: `Stories of epic ${ep.id} are listed but there is no 'epic-${ep.id}' entry. Add 'epic-${ep.id}: ${ep.stories.some((s) => ledgerRank('story', s.ledgerStatus ?? '') > 0) ? 'in-progress' : 'backlog'}' above them.` });
       }
@@ -342,6 +345,11 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
     const norm = normalizeStoryStatus(f.status);
     if (!norm.status && s.ledgerRaw !== undefined && s.ledgerRaw.trim().toLowerCase() === f.status.trim().toLowerCase() && ledgerRankOf < 0) {
       // The ledger says the same word and is reported there.
+    } else if (!norm.status && norm.suggestion !== undefined && norm.suggestion === s.ledgerStatus && f.tasks.every((t) => t.checked)) {
+      // `✅ Complete`, `COMPLETED` in the file while the ledger says done and every task is ticked:
+      // the project's word for what the ledger records; a note, not a warning on a clean story.
+      // (Done is never inferred from a word the tasks contradict.)
+      out.push({ file: f.file, range: statusRange!, severity: 'info', code: 'story-legacy-status', message: `'${f.status}' is read as ${norm.suggestion}, as the ledger says. Write '${norm.suggestion}' so every BMAD tool reads it the same.`, data: { fix: 'setStoryStatus', key: s.key, value: norm.suggestion } });
     } else if (!norm.status) {
       const value = norm.suggestion ?? (s.ledgerStatus && ledgerRankOf >= 0 ? s.ledgerStatus : undefined);
       out.push({

@@ -46,18 +46,20 @@ const SYNONYMS: Record<LedgerKind, Record<string, string>> = {
  * An epic id as projects write it: `3`, lettered `3a`/`19b`, sub-epic `0-5`, module-prefixed
  * `pm-01`/`kb-03`. Matching uses `normEpicId` (case and leading zeros ignored).
  */
-const EPIC_ID = '(?:[a-z][a-z0-9]*-(?=\\d))?\\d+[a-z]?(?:-\\d+[a-z]?)*';
+const EPIC_ID = '(?:[a-z][a-z0-9]*-(?=\\d))?\\d+[a-z]?(?:[-.]\\d+[a-z]?)*';
 const EPIC_KEY = new RegExp(`^epic-(${EPIC_ID})$`, 'i');
 const RETRO_KEY = new RegExp(`^epic-(${EPIC_ID})-retro(?:spective)?$`, 'i');
 const STRICT_EPIC = /^epic-\d+$/;
+/** A module epic written as its bare id (`dm-01`), read as an epic when stories follow it. */
+const BARE_EPIC = /^[a-z][a-z0-9]*-\d+[a-z]?$/i;
 const STRICT_RETRO = /^epic-\d+-retrospective$/;
 const STRICT_STORY = /^(\d+)-(\d+)([a-z]?)-(.+)$/;
 /** A story key without knowing the ledger's epics: `3a-1-slug`, `pm-01-1-slug`, `3-1` (no slug). */
-const LOOSE_STORY = /^((?:(?!epic-)[a-z][a-z0-9]*-(?=\d))?\d+[a-z]?)-(\d+)([a-z]?)(?:-(.+))?$/i;
+const LOOSE_STORY = /^((?:(?!epic-)[a-z][a-z0-9]*-(?=\d))?\d+[a-z]?(?:\.\d+[a-z]?)*)-(\d+)([a-z]?)(?:-(.+))?$/i;
 
 /** The id an epic is matched by: lower case, numbers without leading zeros (`PM-01` = `pm-1`). */
 export function normEpicId(id: string): string {
-  return id.toLowerCase().replace(/\d+/g, (d) => String(Number(d)));
+  return id.toLowerCase().replace(/\./g, '-').replace(/\d+/g, (d) => String(Number(d)));
 }
 
 /** The first number of an epic id (`pm-01` → 1, `3a` → 3, `0-5` → 0), for code that needs one. */
@@ -391,12 +393,20 @@ export function parseLedger(file: string, text: string): Ledger {
 /** Kinds, epics and statuses of the entries, once the ledger's epic ids are known. */
 function classifyEntries(entries: LedgerEntry[]): void {
   const epicIds = new Set<string>();
+  const bareEpics = new Set<string>();
   for (const e of entries) {
     const c = parseLedgerKey(e.key);
     if (c && c.kind !== 'story') epicIds.add(c.epicId);
+    // `dm-01: done` above `dm-01-1-slug`: a module's epic written without `epic-`.
+    else if (!c && BARE_EPIC.test(e.key)) bareEpics.add(e.key.toLowerCase());
+  }
+  for (const id of bareEpics) {
+    if (entries.some((e) => e.key.toLowerCase().startsWith(`${id}-`) && /^\d/.test(e.key.slice(id.length + 1)))) epicIds.add(id);
+    else bareEpics.delete(id);
   }
   for (const e of entries) {
-    const c = parseLedgerKey(e.key, epicIds);
+    const lowerKey = e.key.toLowerCase();
+    const c: LedgerKeyParts | undefined = bareEpics.has(lowerKey) ? { kind: 'epic', epic: epicNumber(lowerKey), epicId: lowerKey, strict: false } : parseLedgerKey(e.key, epicIds);
     if (!c) continue;
     e.kind = c.kind;
     e.epic = c.epic;
@@ -416,7 +426,8 @@ function classifyEntries(entries: LedgerEntry[]): void {
  * the kind's first status. Any other word is kept as written (lower case): the project's own.
  */
 export function readStatusWord(kind: LedgerKind, raw: string): { status: string; mapped: boolean } {
-  const lower = raw.trim().toLowerCase();
+  // `done# note`: a comment glued to the word (YAML keeps it in the value; the word is meant).
+  const lower = raw.trim().toLowerCase().replace(/^([a-z][a-z _-]*?)\s*#.*$/, '$1');
   if (!lower) return { status: LEDGER_ORDER[kind][0], mapped: false };
   const spelled = lower.replace(/[\s_]+/g, '-');
   const mapped = LEGACY_STATUS[kind][spelled] ?? SYNONYMS[kind][spelled] ?? (spelled !== raw && LEDGER_ORDER[kind].includes(spelled) ? spelled : undefined);

@@ -62,12 +62,12 @@ export function storyKeyFromName(file: string, epicIds?: Iterable<string>): { ke
   const base = path.basename(file);
   if (!/\.md$/i.test(base) || /\.context\./i.test(base) || /^\d{4}-\d{2}-\d{2}/.test(base)) return undefined;
   const key = base.slice(0, -3);
-  if (!/^\d+\.\d/.test(key)) {
-    const c = classifyStoryKey(key, epicIds);
-    if (c) return { key, epic: c.epic, epicId: c.epicId, story: c.story!, v4: false };
-  }
-  const m = V4_NAME.exec(base.replace(/\.story\.md$/i, '.md'));
-  if (m) return { key: `${Number(m[1])}-${Number(m[2])}${m[3].toLowerCase()}-${(m[4] ?? 'story').toLowerCase()}`, epic: Number(m[1]), epicId: String(Number(m[1])), story: `${Number(m[2])}${m[3].toLowerCase()}`, v4: true };
+  // `story-1.10.md`, `story-8-1-slug.md`, `story_2.3.md`: the same names with a prefix.
+  const bare = base.replace(/^story[-_. ]+(?=\d)/i, '');
+  const m = V4_NAME.exec(bare.replace(/\.story\.md$/i, '.md'));
+  if (m) return { key: bare === base ? `${Number(m[1])}-${Number(m[2])}${m[3].toLowerCase()}-${(m[4] ?? 'story').toLowerCase()}` : key, epic: Number(m[1]), epicId: String(Number(m[1])), story: `${Number(m[2])}${m[3].toLowerCase()}`, v4: bare === base };
+  const c = classifyStoryKey(bare.slice(0, -3), epicIds);
+  if (c) return { key, epic: c.epic, epicId: c.epicId, story: c.story!, v4: false };
   return undefined;
 }
 
@@ -77,7 +77,7 @@ const TITLE = /^#\s+Story\s+((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:\.\d+[a-z]?)*)[.\-]
 const LABEL = /^\s*(?:[-*]\s+)?(?:\*\*|__)?Status(?:\*\*|__)?\s*:(?:\*\*|__)?/i;
 /** `## Status: Done`. */
 const HEADING_STATUS = /^#{2,4}\s+Status\s*:/i;
-const STATUS_HEADING = /^#{2,3}\s+Status\s*$/i;
+const STATUS_HEADING = /^#{1,3}\s+Status\s*:?\s*$/i;
 const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
 const CHECKBOX = /^(\s*)[-*+]\s+\[([ xX])\]\s*(.*)$/;
 const FENCE = /^\s{0,3}(```|~~~)/;
