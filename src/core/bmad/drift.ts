@@ -9,7 +9,7 @@ import { sha256 } from '../model/hash';
 import { nearest } from '../model/config';
 import { compareEpicIds, LEDGER_ORDER, ledgerRank, normEpicId, storyOrder, type Ledger, type LedgerEntry } from './ledger';
 import { normalizeStoryStatus, storyKeyFromName, taskProgress, type StoryFile } from './story';
-import type { PlannedEpic } from './epics';
+import { storySlug, type PlannedEpic } from './epics';
 import type { StoryGate } from './qaGates';
 
 export interface SprintStory {
@@ -214,6 +214,17 @@ export function buildSprint(parts: SprintParts): SprintModel {
       bind(s, stories[0] ?? files[0]);
       continue;
     }
+    // Evidence, not a guess: the one candidate whose title is the key's slug (`# Story 1.7:
+    // Migration Tool (pml init)` for `1-7-migration-tool-pml-init`).
+    const keySlug = s.key.toLowerCase().slice(`${s.epicId}-${s.story}-`.length);
+    const titled = keySlug ? stories.filter((f) => {
+      const t = f.title ? storySlug(f.title) : '';
+      return t.length > 0 && (t === keySlug || keySlug.startsWith(`${t}-`) || t.startsWith(`${keySlug}-`));
+    }) : [];
+    if (titled.length === 1) {
+      bind(s, titled[0]);
+      continue;
+    }
     for (const f of files) problems.push({ file: f.file, range: at(f.titleLine ?? 0), severity: 'info', code: 'story-file-duplicate', message: `Story ${s.key} has no file named ${s.key}.md and ${files.length} files numbered ${s.epicId}.${s.story} (${files.map((x) => keyOfFile(x)).join(', ')}); Waymark reads none of them as the story. Rename the story's file to ${s.key}.md.` });
   }
   // Files the ledger does not list: one story per number (the first file by name; others are duplicates).
@@ -345,7 +356,7 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
     const norm = normalizeStoryStatus(f.status);
     if (!norm.status && s.ledgerRaw !== undefined && s.ledgerRaw.trim().toLowerCase() === f.status.trim().toLowerCase() && ledgerRankOf < 0) {
       // The ledger says the same word and is reported there.
-    } else if (!norm.status && norm.suggestion !== undefined && norm.suggestion === s.ledgerStatus && f.tasks.every((t) => t.checked)) {
+    } else if (!norm.status && norm.suggestion !== undefined && norm.suggestion === s.ledgerStatus && f.tasks.every((t) => t.checked) && !/^dev\b/i.test(f.status)) {
       // `✅ Complete`, `COMPLETED` in the file while the ledger says done and every task is ticked:
       // the project's word for what the ledger records; a note, not a warning on a clean story.
       // (Done is never inferred from a word the tasks contradict.)
