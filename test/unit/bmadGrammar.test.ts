@@ -257,4 +257,19 @@ describe('forms found on real projects (corpus run)', () => {
       fs.rmSync(root, { recursive: true, force: true });
     }
   });
+  test('an empty ledger where the config points loses to the one that lists the work; Review Passed reads as done', () => {
+    const root = tempProject({
+      '_bmad/bmm/config.yaml': 'implementation_artifacts: "{project-root}/_bmad-output/implementation-artifacts"\n',
+      '_bmad-output/implementation-artifacts/sprint-status.yaml': 'development_status: {}\n',
+      'docs/sprint-artifacts/sprint-status.yaml': 'development_status:\n  epic-1: in-progress\n  1-1-setup: done\n',
+      'docs/sprint-artifacts/1-1-setup.md': '# Story 1.1: Setup\n\nStatus: Review Passed\n',
+    });
+    try {
+      const d = loadSprint(root, { now: NOW })!;
+      assert.equal(d.ledgerFile, path.join(root, 'docs/sprint-artifacts/sprint-status.yaml'));
+      assert.deepEqual(show(d.problems.filter((p) => p.severity !== 'info')), []);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
 });

@@ -92,8 +92,18 @@ export function findLedgerFile(cfg: BmadConfig): string | undefined {
     path.join(cfg.root, '_bmad-output', 'implementation-artifacts', 'sprint-status.yaml'),
     path.join(cfg.root, '_bmad-output', 'sprint-status.yaml'),
   ].filter((p) => p && inside(cfg.root, p));
-  for (const p of c) if (isRegularFile(p)) return p;
-  return findNamed(cfg.root, /^sprint-status\.ya?ml$/)[0];
+  const placed = c.filter((p) => isRegularFile(p));
+  // A ledger with no entries (`development_status: {}` left where the config points) loses to
+  // one elsewhere that lists the work; else the config's place wins.
+  const listed = placed.find((p) => hasEntries(p));
+  if (listed) return listed;
+  const walked = findNamed(cfg.root, /^sprint-status\.ya?ml$/);
+  return walked.find((p) => !placed.includes(p) && hasEntries(p)) ?? placed[0] ?? walked[0];
+}
+
+function hasEntries(file: string): boolean {
+  const text = readTextIfRegular(file, MAX_FILE);
+  return text !== undefined && parseLedger(file, text).entries.length > 0;
 }
 
 function storyFilesIn(dir: string, depth: number, out: Map<string, string>): void {
