@@ -10,6 +10,7 @@ import { parseLedger, rewriteLedgerStatus } from '../../src/core/bmad/ledger';
 import { parseStory, storyKeyFromName } from '../../src/core/bmad/story';
 import { parseEpics } from '../../src/core/bmad/epics';
 import { loadSprint, findStory } from '../../src/core/bmad/sprint';
+import { buildRegistry } from '../../src/core/project/registry';
 import type { Problem } from '../../src/core/types';
 
 const ROOT = path.resolve('test/fixtures/bmad-grammar');
@@ -268,6 +269,18 @@ describe('forms found on real projects (corpus run)', () => {
       const d = loadSprint(root, { now: NOW })!;
       assert.equal(d.ledgerFile, path.join(root, 'docs/sprint-artifacts/sprint-status.yaml'));
       assert.deepEqual(show(d.problems.filter((p) => p.severity !== 'info')), []);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+  test("the project's own words on the board: set-aside work is dropped, held work blocked, neither offered as ready", () => {
+    const root = tempProject({
+      '_bmad-output/implementation-artifacts/sprint-status.yaml': 'development_status:\n  epic-1: in-progress\n  1-1-a: superseded\n  1-2-b: On Hold\n  1-3-c: backlog\n',
+    });
+    try {
+      const reg = buildRegistry([], [loadSprint(root, { now: NOW })!]);
+      const state = (k: string) => reg.items.find((i) => i.id === `story:${k}`)!.state;
+      assert.deepEqual([state('1-1-a'), state('1-2-b'), state('1-3-c')], ['dropped', 'blocked', 'todo']);
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
     }

@@ -89,13 +89,19 @@ function workflowState(w: WorkflowState): ItemState {
   }
 }
 
-function storyState(status: string): ItemState {
+function storyState(raw: string): ItemState {
+  const status = raw.trim().toLowerCase().replace(/[\s_]+/g, '-');
   switch (status) {
     case 'in-progress': return 'in_progress';
     case 'review': return 'review';
     case 'done': return 'done';
     case 'blocked': return 'blocked';
-    default: return 'todo';
+    default:
+      // The project's own words (kept as written by the sprint reader): work set aside is dropped,
+      // work held is blocked; nothing of the kind is offered as ready to start.
+      if (/^(deferred|superseded|skipped|cancell?ed|obsolete|abandoned|dropped|wont-?do|won-t-do|wontfix|descoped|out-of-scope|removed|duplicate)$/.test(status)) return 'dropped';
+      if (/^(on-?hold|paused|parked|waiting|stalled|blocked-.*)$/.test(status)) return 'blocked';
+      return 'todo';
   }
 }
 
