@@ -43,5 +43,7 @@ if (args.has('--tests')) {
   await esbuild.build({ ...common, entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist' });
   // cli.js is a small launcher (hook events that cannot touch state are answered there), cli-hook.js
   // the full hook check, cli-merge.js git's state merge driver (run once per merged file), cli-main.js the CLI.
+  // action.js: the GitHub Action (action.yml), @actions/core bundled in; see "Waymark in CI" in the README.
+  await esbuild.build({ ...common, entryPoints: { action: 'src/action/main.ts' }, outdir: 'dist', sourcemap: false, minify: true });
   await esbuild.build({ ...common, entryPoints: { cli: 'src/cli/launch.ts', 'cli-main': 'src/cli/main.ts', 'cli-hook': 'src/cli/hookMain.ts', 'cli-merge': 'src/cli/mergeMain.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } });
 }

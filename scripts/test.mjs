@@ -3,6 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensureAptPackages } from './vscodeServer.mjs';
 
 const only = process.argv[2]; // optional: 'unit' or 'integration'
 
@@ -36,8 +37,17 @@ if (run('type-check', npx, ['tsc', '--noEmit', '-p', '.']) !== 0) failures.push(
 if (run('lint', npx, ['eslint', 'src', 'test', 'bench']) !== 0) failures.push('lint');
 
 if (only !== 'integration') {
+  // Debian's pre-commit, for the test that runs its validate-manifest on .pre-commit-hooks.yaml
+  // (without it that one test is skipped with a message; the schema test still runs).
+  try {
+    ensureAptPackages(['pre-commit']);
+  } catch (e) {
+    console.log(`pre-commit could not be installed (${e.message}): its manifest is checked against the documented schema only`);
+  }
   const files = testFiles('dist-test/unit');
   if (run('unit tests', process.execPath, ['--test', '--test-reporter=spec', '--test-timeout=120000', ...files]) !== 0) failures.push('unit tests');
+  // The corpus runner and its independent truth script (test/corpus: plain .mjs, not built).
+  if (run('corpus runner tests', process.execPath, ['--test', '--test-reporter=spec', ...readdirSync('test/corpus').filter((n) => n.endsWith('.test.mjs')).sort().map((n) => join('test/corpus', n))]) !== 0) failures.push('corpus runner tests');
 }
 if (only !== 'unit') {
   if (run('integration tests (real VS Code)', process.execPath, ['scripts/integration.mjs', '--no-build']) !== 0) failures.push('integration tests');

@@ -32,9 +32,9 @@ function dpkgInstalled(pkg) {
   return r.status === 0 && r.stdout.includes('install ok installed');
 }
 
-export function ensureAptPackages() {
+export function ensureAptPackages(packages = APT_PACKAGES) {
   if (!existsSync('/usr/bin/dpkg-query')) return;
-  const missing = APT_PACKAGES.filter((p) => !dpkgInstalled(p));
+  const missing = packages.filter((p) => !dpkgInstalled(p));
   if (!missing.length) return;
   if (process.getuid?.() !== 0) {
     log(`missing Debian packages (install them as root): ${missing.join(' ')}`);

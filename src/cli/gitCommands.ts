@@ -92,7 +92,7 @@ const gitInstallCommand: CliCommand = {
     const rel = path.relative(top, context.root).split(path.sep).join('/');
     const prefix = rel ? `${rel}/` : '';
     const include = context.config.include.map((g) => `${prefix}${g}`);
-    const gatePath = `${prefix}${context.config.gates?.path || '.waymark/gates/{file}/{gate}.gate'}`;
+    const gatePath = `${prefix}${context.config.gates.path}`;
     const r = await installMergeDriver(root, include, driverLine(), { historyDir: `${prefix}${context.config.history.dir}`, gatePath, eventsDir: `${prefix}.waymark/events` });
     if (ctx.json) ctx.stdout(JSON.stringify(r) + '\n');
     else ctx.stdout(`Installed the Waymark merge driver in ${r.repo}:\n  .gitattributes: ${r.lines.join(', ')}\n  git config merge.waymark.driver = ${r.driver}\n`);

@@ -8,6 +8,7 @@ import { runHook } from '../hooks/run';
 import { HookInputError, type HookAdapter, type HookOutput } from '../hooks/port';
 import { installHooks, uninstallHooks, SettingsError } from '../hooks/install';
 import { workspaceRootOf } from '../hooks/quickCheck';
+import { readStdinText, stdinIsTerminal } from './stdin';
 
 let handedInput: string | undefined;
 
@@ -16,10 +17,14 @@ export function provideHookInput(text: string): void {
   handedInput = text;
 }
 
-function readHookInput(): string {
+async function readHookInput(): Promise<string> {
   if (handedInput !== undefined) return handedInput;
-  if (process.stdin.isTTY) throw new HookInputError('expects the agent\'s hook event as JSON on stdin (it is run by the agent, not by hand).');
-  return fs.readFileSync(0, 'utf8');
+  if (stdinIsTerminal()) throw new HookInputError('expects the agent\'s hook event as JSON on stdin (it is run by the agent, not by hand).');
+  try {
+    return await readStdinText();
+  } catch (e) {
+    throw new HookInputError(`cannot read the hook input (${errorMessage(e)}). The event was not checked.`);
+  }
 }
 
 function emit(ctx: CliContext, out: HookOutput): number {
@@ -55,9 +60,9 @@ function runCommand(a: HookAdapter): CliCommand {
       if (ctx.args.positionals.length) throw new WaymarkError('usage', `hook ${a.name} takes no arguments (the event comes on stdin).`);
       let text: string;
       try {
-        text = readHookInput();
+        text = await readHookInput();
       } catch (e) {
-        return emit(ctx, a.renderFailure(errorMessage(e), undefined, false));
+        return emit(ctx, a.renderFailure(errorMessage(e), undefined, ctx.args.flags['fail-closed'] === true));
       }
       return emit(ctx, await runHook(a, text, process.env, ctx.args.flags['fail-closed'] === true));
     },

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { HOOK_ADAPTERS } from '../hooks/adapters';
 import { quickCheck } from '../hooks/quickCheck';
+import { readStdinText, stdinIsTerminal } from './stdin';
 
 type FullCli = { main(argv: string[], options?: { hookInput?: string }): void };
 type MergeDriver = { mergeDriverMain(argv: string[]): void };
@@ -31,21 +32,24 @@ function answer(out: { exitCode: number; stdout: string; stderr: string }): void
 /**
  * Answers a hook event: at once when it cannot touch state, else with the hook check bundle
  * (`answered`); anything else (bad options, --help) goes to the full CLI with the stdin text.
+ * The event is read to its end asynchronously: agents may send it late, and in many pieces.
  */
-function fastHook(argv: string[]): { answered: true } | { hookInput?: string } {
+async function fastHook(argv: string[]): Promise<{ answered: true } | { hookInput?: string }> {
   const adapter = HOOK_ADAPTERS.get(argv[1]);
-  if (!adapter || argv.slice(2).some((a) => a !== '--fail-closed') || process.stdin.isTTY) return {};
+  if (!adapter || argv.slice(2).some((a) => a !== '--fail-closed') || stdinIsTerminal()) return {};
+  const failClosed = argv.includes('--fail-closed');
   let text: string;
   try {
-    text = fs.readFileSync(0, 'utf8');
-  } catch {
-    return {};
+    text = await readStdinText();
+  } catch (e) {
+    answer(adapter.renderFailure(`cannot read the hook input (${e instanceof Error ? e.message : String(e)}). The event was not checked.`, undefined, failClosed));
+    return { answered: true };
   }
   try {
     const event = adapter.parse(JSON.parse(text), process.env);
     const q = quickCheck(event);
     if (q.verdict === 'judge') {
-      load<HookCheck>('cli-hook.js').answerHook(adapter.name, text, argv.includes('--fail-closed')).then(answer, (e) => answer(adapter.renderFailure(`unexpected error: ${String(e)}`, event, false)));
+      load<HookCheck>('cli-hook.js').answerHook(adapter.name, text, failClosed).then(answer, (e) => answer(adapter.renderFailure(`unexpected error: ${String(e)}`, event, failClosed)));
       return { answered: true };
     }
     answer(adapter.render(event, { kind: 'allow', note: q.note }));
@@ -57,9 +61,14 @@ function fastHook(argv: string[]): { answered: true } | { hookInput?: string } {
 }
 
 const argv = process.argv.slice(2);
+const fullCli = (fast: { hookInput?: string }) => load<FullCli>('cli-main.js').main(argv, fast);
 // git runs the merge driver once per merged file: it loads only the merge code.
 if (argv[0] === 'merge-driver') load<MergeDriver>('cli-merge.js').mergeDriverMain(argv);
-else {
-  const fast = argv[0] === 'hook' ? fastHook(argv) : {};
-  if (!('answered' in fast)) load<FullCli>('cli-main.js').main(argv, fast);
-}
+else if (argv[0] === 'hook') {
+  fastHook(argv).then(
+    (fast) => {
+      if (!('answered' in fast)) fullCli(fast);
+    },
+    () => fullCli({}),
+  );
+} else fullCli({});

@@ -1,8 +1,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { statusWorktrees } from './gitCommands';
+import { flagString } from './framework';
+import { toSarif, toGithubCommands } from './ciFormats';
 import type { CliCommand, CliContext } from './framework';
-import { WaymarkError, scanRoots, allProblems, readWorkflowFileSync, contextFor, listCandidates, chainOf, writeManifest, changedSince, frontmatterResume, findWorkspaceRoot, createStateCore, readOneFile, loadProject, trackerHealth } from '../core/index';
+import { WaymarkError, scanRoots, allProblems, readWorkflowFileSync, contextFor, listCandidates, chainOf, writeManifest, changedSince, frontmatterResume, findWorkspaceRoot, createStateCore, readOneFile, loadProject, trackerHealth, loadWorkspaceContext, changedFilesSince, runGit } from '../core/index';
 import type { Problem, WorkflowState, SkippedFile, WorkspaceContext, DelegationNode, TrackerHealth } from '../core/index';
 
 /** Problem as the CLI prints it: 1-based line/column. */
@@ -305,41 +307,169 @@ const statusCommand: CliCommand = {
   },
 };
 
+const FORMATS = ['text', 'json', 'sarif', 'github'] as const;
+type Format = (typeof FORMATS)[number];
+
+/** `--format` (or `--json`); an unknown format is a usage error. */
+function outputFormat(ctx: CliContext): Format {
+  const f = flagString(ctx.args, 'format');
+  if (f === undefined) return ctx.json ? 'json' : 'text';
+  if (!(FORMATS as readonly string[]).includes(f)) throw new WaymarkError('usage', `--format ${f} is not a format: use one of ${FORMATS.join(', ')}.`);
+  if (ctx.json && f !== 'json') throw new WaymarkError('usage', `--json and --format ${f} contradict each other; give one.`);
+  return f as Format;
+}
+
+/** Paths that carry project-level state (config, definitions, gates, history, the BMAD sprint). */
+const PROJECT_FILE = /(^|\/)(\.waymark|_bmad|_bmad-output|\.bmad-core)\/|(^|\/)sprint-status\.ya?ml$/;
+
+export interface Checked {
+  files: number;
+  workflows: number;
+  problems: Problem[];
+  skipped: SkippedFile[];
+  /** The repository top, when `--changed-since` asked git. */
+  top?: string;
+}
+
+/**
+ * `--changed-since REF`: only the files the branch changed since its merge base with REF. Plain
+ * workflow files are read one by one (no scan of the rest of the tree); when a change touches
+ * project-level state (config, definitions, gates, the sprint) or a workflow with delegation or
+ * dependencies, the roots are scanned as a whole and the problems of the changed files kept.
+ */
+async function checkChanged(targets: Target[], ref: string, flags: CliContext['args']['flags']): Promise<Checked> {
+  const roots = [...new Set(targets.map((t) => t.root))];
+  const changed = new Set<string>();
+  let top: string | undefined;
+  for (const root of roots) {
+    const r = await changedFilesSince(root, ref);
+    top = r.top;
+    for (const f of r.files) {
+      const abs = path.join(r.top, ...f.split('/'));
+      if (inTargets(targets, abs)) changed.add(abs);
+    }
+  }
+  const overrides = overridesFrom(flags);
+  const contexts = new Map<string, WorkspaceContext>();
+  const problems: Problem[] = [];
+  const skipped: SkippedFile[] = [];
+  let files = 0;
+  let workflows = 0;
+  let whole = false;
+  for (const root of roots) {
+    const loaded = await loadWorkspaceContext(root, overrides);
+    contexts.set(root, loaded.context);
+  }
+  for (const abs of changed) {
+    const ctx = contextFor(abs, contexts.values());
+    if (!ctx) continue;
+    const rel = path.relative(ctx.root, abs).split(path.sep).join('/');
+    if (PROJECT_FILE.test(rel)) whole = true;
+    if (whole) break;
+    if (!ctx.include.some((r) => r.test(rel)) || ctx.exclude.some((r) => r.test(rel))) continue;
+    files++;
+    const r = readWorkflowFileSync(abs, ctx);
+    if (r.skipped && r.skipped.reason !== 'no-frontmatter') skipped.push(r.skipped);
+    if (r.state) {
+      if (r.state.delegation || r.state.data.dependsOn !== undefined || r.state.data.after !== undefined) whole = true;
+      workflows++;
+      problems.push(...r.state.problems);
+    } else problems.push(...r.problems);
+  }
+  if (!whole) return { files, workflows, problems, skipped, top };
+  const rootTargets = roots.map((root) => ({ abs: root, isDir: true, root }));
+  const c = await collect(rootTargets, flags);
+  const keep = (f: string) => changed.has(f);
+  return {
+    files: [...changed].filter((f) => {
+      const ctx = contextFor(f, contexts.values());
+      const rel = ctx ? path.relative(ctx.root, f).split(path.sep).join('/') : '';
+      return ctx && (PROJECT_FILE.test(rel) || (ctx.include.some((r) => r.test(rel)) && !ctx.exclude.some((r) => r.test(rel))));
+    }).length,
+    workflows: c.workflows.filter((w) => keep(w.file)).length,
+    problems: [...c.problems, ...(await projectProblems(rootTargets, c))].filter((p) => keep(p.file)),
+    skipped: c.skipped.filter((s) => keep(s.file)),
+    top,
+  };
+}
+
+/**
+ * validate's check, for the faces that print it their own way (the GitHub Action): every problem
+ * under `paths` (relative to `cwd`), or with `changedSince` only those of the files changed since
+ * the merge base of that ref; `top` is the repository's top folder (what paths are shown against).
+ */
+export async function checkForCi(paths: string[], cwd: string, changedSince?: string, flags: CliContext['args']['flags'] = {}): Promise<Checked & { top: string }> {
+  const targets = resolveTargets(paths, cwd);
+  let checked: Checked;
+  if (changedSince !== undefined) checked = await checkChanged(targets, changedSince, flags);
+  else {
+    const c = await collect(targets, flags);
+    checked = { files: c.files, workflows: c.workflows.length, problems: [...c.problems, ...(await projectProblems(targets, c))], skipped: c.skipped };
+  }
+  return { ...checked, problems: sortProblems(checked.problems), top: checked.top ?? (await repositoryTop(targets[0]?.root ?? cwd)) };
+}
+
 const validateCommand: CliCommand = {
   name: 'validate',
-  options: ['max-file-bytes'],
-  usage: 'validate [PATH...] [--json]',
+  options: ['max-file-bytes', 'format', 'changed-since'],
+  usage: 'validate [PATH...] [--format text|json|sarif|github] [--changed-since REF]',
   summary: 'Check workflow files and report problems (file:line:column severity code message).',
   help: [
     'Options:',
     '  --json   Print {files, workflows, problems: [{file, line, column, severity, code, message}]} (1-based).',
+    '  --format F             text (default), json (as --json), sarif (SARIF 2.1.0 for code scanning: one rule',
+    '                         per problem code with its help and quick fix; URIs relative to the repository top',
+    '                         under %SRCROOT%), github (workflow commands: ::error file=…,line=…::message, which',
+    '                         GitHub Actions shows as annotations on the pull request).',
+    '  --changed-since REF    Check only the files changed since the merge base of REF and HEAD (committed,',
+    '                         staged, unstaged and untracked), with the project-level checks that touch them.',
     '  --max-file-bytes N     Override limits.maxFileBytes.',
     '',
     'PATH (files or folders) defaults to the current folder. Besides each file, the project is checked as a whole:',
     'dependsOn/after targets and cycles, and in-progress work stalled longer than project.stalledAfter.',
     'Problem codes: docs/problems.md.',
-    'Exit codes: 0 no errors (warnings allowed), 1 errors found, 2 PATH missing or unreadable.',
+    'Exit codes: 0 no errors (warnings allowed), 1 errors found, 2 usage (an unknown --format), PATH missing or',
+    'unreadable, or REF unknown.',
   ].join('\n'),
   async run(ctx) {
-    const targets = resolveTargets(ctx.args.positionals, ctx.cwd);
-    const c = await collect(targets, ctx.args.flags);
-    const problems = sortProblems([...c.problems, ...(await projectProblems(targets, c))]);
+    const format = outputFormat(ctx);
+    const since = flagString(ctx.args, 'changed-since');
+    const checked = await checkForCi(ctx.args.positionals, ctx.cwd, since, ctx.args.flags);
+    const problems = checked.problems;
     const errors = problems.filter((p) => p.severity === 'error').length;
-    if (ctx.json) {
-      ctx.stdout(JSON.stringify({ files: c.files, workflows: c.workflows.length, problems: problems.map((p) => cliProblem(p, ctx.cwd)), skipped: c.skipped.map((s) => ({ ...s, file: display(s.file, ctx.cwd) })) }) + '\n');
+    const warnings = problems.filter((p) => p.severity === 'warning').length;
+    const tally = `${checked.files} file(s), ${checked.workflows} workflow(s): ${errors} error(s), ${warnings} warning(s), ${problems.length - errors - warnings} info.`;
+    if (format === 'json') {
+      ctx.stdout(JSON.stringify({ files: checked.files, workflows: checked.workflows, problems: problems.map((p) => cliProblem(p, ctx.cwd)), skipped: checked.skipped.map((s) => ({ ...s, file: display(s.file, ctx.cwd) })) }) + '\n');
+    } else if (format === 'sarif') {
+      ctx.stdout(JSON.stringify(toSarif(problems, checked.top), null, 2) + '\n');
+    } else if (format === 'github') {
+      const lines = toGithubCommands(problems, checked.top);
+      lines.push(`Waymark: ${tally}`);
+      ctx.stdout(lines.join('\n') + '\n');
     } else {
       const lines = problems.map((p) => {
         const q = cliProblem(p, ctx.cwd);
         return `${q.file}:${q.line}:${q.column} ${q.severity} ${q.code} ${q.message}`;
       });
-      for (const s of c.skipped) lines.push(skippedLine(s, ctx.cwd));
-      const warnings = problems.filter((p) => p.severity === 'warning').length;
-      lines.push(`${c.files} file(s), ${c.workflows.length} workflow(s): ${errors} error(s), ${warnings} warning(s), ${problems.length - errors - warnings} info.`);
+      for (const s of checked.skipped) lines.push(skippedLine(s, ctx.cwd));
+      lines.push(tally);
       ctx.stdout(lines.join('\n') + '\n');
     }
     return errors ? 1 : 0;
   },
 };
+
+/** The top of the git repository holding `cwd` (what code scanning and annotations resolve paths against), else `cwd`. */
+async function repositoryTop(cwd: string): Promise<string> {
+  const r = await runGit(cwd, ['rev-parse', '--show-toplevel']);
+  if (r.code !== 0 || !r.stdout.trim()) return cwd;
+  try {
+    return fs.realpathSync(r.stdout.trim());
+  } catch {
+    return cwd;
+  }
+}
 
 function renderTree(n: DelegationNode, cwd: string, mark: string | undefined, indent: string, out: string[], seen = new Set<DelegationNode>()): void {
   if (seen.has(n)) {

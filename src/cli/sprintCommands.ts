@@ -3,18 +3,21 @@ import * as path from 'node:path';
 import type { CliCommand, CliContext } from './framework';
 import { statusWorktrees } from './gitCommands';
 import { flagString, requirePositional } from './framework';
-import { WaymarkError, createStateCore, findWorkspaceRoot, loadSprint, findStory, type Problem, type SprintReport, type SprintStory, type StoryWriteOptions, type StoryWriteResult } from '../core/index';
+import { WaymarkError, createStateCore, findWorkspaceRoot, loadSprint, resolveStoryRef, storyRefMessage, type Problem, type SprintReport, type SprintStory, type StoryWriteOptions, type StoryWriteResult } from '../core/index';
 
 const WRITE_HELP = `Options:
   --root DIR          the project folder (default: the nearest folder above holding _bmad, .waymark or .git)
   --expect-hash HASH  refuse (exit 3) when the story's state hash is not HASH (from waymark sprint --json)
   --actor NAME        who does this, recorded in history (default $WAYMARK_ACTOR or "cli")
   --session S         session marker recorded in history (default $WAYMARK_SESSION)
-  --force             allow moving a done story backwards
+  --force             allow what the status rules refuse (recorded in history)
   --json              print the result as JSON
 
-Exit codes: 0 ok; 2 usage, no sprint or unreadable; 3 conflict (stale --expect-hash, file locked);
-4 refused by the status rules (a done story moved backwards without --force).`;
+KEY must name one story: its full ledger key, or its number (1-2, 1.2) when one story has it.
+
+Exit codes: 0 ok; 1 the ledger is not valid YAML; 2 usage (no such story, bad status), no sprint
+or unreadable; 3 conflict (stale --expect-hash, file locked); 4 refused by the status rules the
+agent hooks apply (a done story moved back, done without review, done with tasks open).`;
 
 function display(file: string, cwd: string): string {
   const rel = path.relative(cwd, file);
@@ -211,8 +214,9 @@ const storyShow: CliCommand = {
     const root = rootOf(ctx, flagString(ctx.args, 'root'));
     const r = loadSprint(root);
     if (!r) throw new WaymarkError('unreadable', `No BMAD sprint under ${root}.`, root);
-    const s = findStory(r, key);
-    if (!s) throw new WaymarkError('usage', `No story '${key}'. Run waymark sprint for the list.`);
+    const answer = resolveStoryRef(r.stories, key);
+    if (!('story' in answer)) throw new WaymarkError('usage', storyRefMessage(key, answer, r.ledgerFile ? display(r.ledgerFile, ctx.cwd) : 'the story files', r.stories));
+    const s = answer.story;
     if (ctx.json) {
       ctx.stdout(JSON.stringify(storyJson(s, ctx.cwd)) + '\n');
       return 0;

@@ -118,6 +118,7 @@ function printGate(ctx: CliContext, g: GateState & { error?: string }, verb: str
   if (g.reason) lines.push(`  reason:   ${g.reason}`);
   if (g.waiver) lines.push(`  waiver:   ${g.waiver.reason} (approved by ${g.waiver.approved_by}${g.waiver.expires ? `, expires ${g.waiver.expires}` : ''})`);
   if (g.error) lines.push(`  error:    ${g.error}`);
+  if (g.unrecorded !== undefined) lines.push(`  not recorded through Waymark (${g.unrecorded}): it does not open the gate; record it with waymark gate pass|concerns|fail|waive FILE STEP --by NAME`);
   if (verb === 'show' && g.history.length) lines.push(`  history:  ${g.history.length} verdict(s), last ${g.history[g.history.length - 1].gate}`);
   lines.push(`  file:     ${rel(ctx, g.file)}`);
   ctx.stdout(lines.join('\n') + '\n');

@@ -7,6 +7,9 @@ import type { ModeRecord } from './protocol/modes';
 import type { ProtocolEvent, ReadEventsResult } from './protocol/events';
 import type { MemoryService } from './memory/memoryService';
 import type { MutationArgs, MutationName } from './model/mutations';
+import type { WriteContext, WriteGuard, WriteObserver } from './writeHooks';
+
+export type { WriteContext, WriteGuard, WriteObserver } from './writeHooks';
 import type {
   ChangeEvent,
   ChangedReport,
@@ -205,31 +208,6 @@ export interface MemoryApi {
    */
   forRoot(root: string, options?: { waitMs?: number; holdMs?: number }): MemoryService;
 }
-
-/** Context a write guard or observer receives. */
-export interface WriteContext {
-  /** Absolute path of the workflow (or gate) file being written. */
-  file: string;
-  /** Workspace folder the file belongs to. */
-  root: string;
-  operation: string;
-  actor?: string;
-  session?: string;
-  /**
-   * Set when an observer is re-run for a change whose writer was killed before its observers
-   * ran (see the intent journal): an observer that logs must not log the same entry twice.
-   */
-  recovered?: boolean;
-}
-
-/**
- * Runs under the file lock before a write; throws a WaymarkError (e.g. 'locked' when an
- * orchestrator lease is held by someone else) to refuse it.
- */
-export type WriteGuard = (ctx: WriteContext) => void | Promise<void>;
-
-/** Told after a write landed and its history line was appended (events log, memory consolidation). */
-export type WriteObserver = (entry: import('./types').HistoryEntry, ctx: WriteContext & { after?: WorkflowState }) => void | Promise<void>;
 
 /**
  * A BMAD project's sprint through the core: the same functions as `core/bmad/*`, bound to the

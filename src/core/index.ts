@@ -21,7 +21,8 @@ export { YamlLocator } from './model/positions';
 export { sha256, computeStateHash } from './model/hash';
 export { scanRoots, allProblems, readOneFile, readWorkflowFileSync, contextFor, listCandidates } from './store/scan';
 export { validateDelegation, buildChains, chainOf, type DelegationNode } from './model/delegation';
-export { gateFilePath, readGate, parseGateText } from './model/gates';
+export { gateFilePath, gateOf, readGate, parseGateText, gateTextHash } from './model/gates';
+export { isGatePath } from './store/gateStore';
 export { frontmatterResume } from './model/resume';
 export { writeManifest, changedSince } from './store/manifest';
 
@@ -66,6 +67,7 @@ export { listLeases } from './protocol/leases';
 export { loadSprint, checkSprintProposal, findStory, findLedgerFile, type SprintReport, type SprintOptions } from './bmad/sprint';
 export { setStoryStatus, checkStoryTask, type StoryWriteOptions, type StoryWriteResult } from './bmad/storyWrite';
 export { isSprintFix, isSprintCode, type SprintFixResult } from './bmad/sprintFix';
+export { resolveStoryRef, storyRefMessage } from './bmad/storyRef';
 export { buildSprint, recommend, type SprintStory, type SprintEpic, type SprintRecommendation, type SprintModel } from './bmad/drift';
 export { parseLedger, classifyLedgerKey, parseLedgerKey, parseStamp, formatStamp, storyOrder, compareEpicIds, STORY_STATUSES, EPIC_STATUSES, type Ledger, type LedgerEntry } from './bmad/ledger';
 export { parseStory, normalizeStoryStatus, storyKeyFromName, type StoryFile, type StoryTask } from './bmad/story';
@@ -109,6 +111,7 @@ export { mergeStateFile, mergeStatus, uniteSteps, mergeHistoryText, gitMergeFile
 export { installMergeDriver, uninstallMergeDriver, attributeLines, type GitSetupResult } from './git/gitSetup';
 export { listWorktrees, worktreeStates, aheadInOtherWorktrees, type Worktree, type WorktreeItem, type WorktreeState, type WorktreeStatesOptions, type AheadElsewhere } from './git/worktrees';
 export { snapshotRef, diffState, resolveRef, readStateItems, compareStateItems, compareItems, type RefSnapshot, type StateItem, type StateChange, type StateFieldChange, type StateDiff } from './git/refState';
+export { reviewState, changedFilesSince, mergeBaseOf, type StateReview, type ReviewMove, type ReviewGate, type ReviewProblem } from './git/stateReview';
 
 // One-way ticket projection behind a circuit breaker (core/tickets).
 export { runProjection, projectFolder, outboxLength, type ProjectOptions, type ProjectReport, type PlannedChange } from './tickets/projector';

@@ -90,7 +90,7 @@ export interface GateState {
   /** Absolute path of the gate file. */
   file: string;
   exists: boolean;
-  /** `undefined` when the file is missing. An empty file counts as PASS. */
+  /** `undefined` when the file is missing. An empty file reads as PASS (it opens the gate only under `gates.trust: file`). */
   verdict?: GateVerdict;
   reviewer?: string;
   updated?: string;
@@ -99,6 +99,13 @@ export interface GateState {
   history: GateHistoryEntry[];
   /** True when advancing past the step is allowed (PASS, CONCERNS, or WAIVED with an unexpired waiver). */
   open: boolean;
+  /**
+   * Under `gates.trust: recorded`: whether the gate file is the verdict last recorded through
+   * Waymark in the workflow's history (false: it does not open the gate). Unset under `file`.
+   */
+  recorded?: boolean;
+  /** Why the gate file does not open its gate although its verdict would: it was not recorded (only then set). */
+  unrecorded?: string;
 }
 
 /** Delegation keys a cross-file problem may point at. */

@@ -23,7 +23,10 @@ export class CodeActions implements vscode.CodeActionProvider {
       seen.add(key);
       const action = new vscode.CodeAction(fixTitle(p), vscode.CodeActionKind.QuickFix);
       action.diagnostics = ctx.diagnostics.filter((d) => d.code === p.code && d.range.isEqual(toRange(p.range)));
-      action.command = { command: COMMANDS.applyFix, title: action.title, arguments: [{ file, problem: p }] };
+      // A gate verdict is a reviewer's decision: its fix records one through the gate command.
+      action.command = p.data?.fix === 'recordGate' || p.data?.fix === 'createGate'
+        ? { command: COMMANDS.gatePass, title: action.title, arguments: [{ file, step: p.data.step }] }
+        : { command: COMMANDS.applyFix, title: action.title, arguments: [{ file, problem: p }] };
       action.isPreferred = candidates.length === 1;
       if (!this.c.canWrite) action.disabled = { reason: 'This workspace is not trusted: Waymark changes no file in Restricted Mode.' };
       out.push(action);

@@ -73,6 +73,7 @@ export class GatesTree extends Disposable implements vscode.TreeDataProvider<Gat
     md.appendMarkdown(`**Gate \`${gate.name}\`** on step \`${step.id}\` of **${state.workflow}**: ${gateLabel(gate)} — ${gate.open ? 'open, the step can be passed' : 'closed, advancing past this step is refused'}\n\n`);
     if (gate.reviewer) md.appendMarkdown(`Reviewer: ${gate.reviewer}${gate.updated ? ` · ${gate.updated}` : ''}\n\n`);
     if (gate.reason) md.appendMarkdown(`Reason: ${gate.reason}\n\n`);
+    if (gate.unrecorded !== undefined) md.appendMarkdown(`Not recorded through Waymark (${gate.unrecorded}): it does not open the gate. Record the verdict with *Gate: Pass…*.\n\n`);
     if (gate.waiver) md.appendMarkdown(`Waived by ${gate.waiver.approved_by}: ${gate.waiver.reason}${gate.waiver.expires ? ` (expires ${gate.waiver.expires})` : ''}\n\n`);
     md.appendMarkdown(gate.exists ? `\`${this.c.relative(gate.file)}\`` : `No gate file yet (\`${this.c.relative(gate.file)}\`).`);
     item.tooltip = md;

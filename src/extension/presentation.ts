@@ -89,12 +89,14 @@ export function statusIcon(status: string, hasErrors = false): vscode.ThemeIcon 
 export function gateLabel(gate: GateState): string {
   if (!gate.exists) return 'missing';
   const verdict = gate.verdict ?? 'PASS';
+  if (gate.unrecorded !== undefined) return `${verdict} (not recorded)`;
   if (verdict === 'WAIVED' && !gate.open) return 'WAIVED (expired)';
   return verdict;
 }
 
 export function gateIcon(gate: GateState): vscode.ThemeIcon {
   if (!gate.exists) return new vscode.ThemeIcon('circle-large-outline', new vscode.ThemeColor('problemsWarningIcon.foreground'));
+  if (gate.unrecorded !== undefined) return new vscode.ThemeIcon('unverified', new vscode.ThemeColor('problemsWarningIcon.foreground'));
   switch (gate.verdict ?? 'PASS') {
     case 'PASS':
       return new vscode.ThemeIcon('pass-filled', new vscode.ThemeColor('testing.iconPassed'));

@@ -88,8 +88,8 @@ export class SprintModel extends Disposable {
     const staleDays = settings.get<number>('sprint.staleDays', 7);
     for (const root of roots) {
       try {
-        const bmad = settings.get<{ dir?: string; output?: string }>('bmad') ?? {};
-        const r = loadSprint(root, { staleDays, installDir: bmad.dir, outputDir: bmad.output });
+        // bmad.dir / bmad.output come from the workspace's .waymark/config.yaml, as in every face.
+        const r = loadSprint(root, { staleDays });
         if (r) this.byRoot.set(root, r);
         else this.byRoot.delete(root);
         this.loads++;

@@ -75,8 +75,11 @@ export const claudeCodeAdapter: HookAdapter = {
     }
   },
   renderFailure(message, event, failClosed) {
-    if (failClosed && event && (event.kind === 'proposed-edit' || event.kind === 'proposed-command')) {
-      return { exitCode: 2, stdout: '', stderr: `waymark could not check this change (${message}); refused because the hook runs with --fail-closed.\n` };
+    // Fail closed: a change that could not be checked, or input that could not be read at all.
+    if (failClosed && (!event || event.kind === 'proposed-edit' || event.kind === 'proposed-command')) {
+      const reason = `waymark could not check this change (${message}); refused because the hook runs with --fail-closed.`;
+      // Exit 2 blocks in every version; the JSON deny says the same to versions that read stdout.
+      return { exitCode: 2, stdout: json({ hookSpecificOutput: { hookEventName: event?.ctx.event ?? 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } }), stderr: `${reason}\n` };
     }
     // Exit 1: Claude Code shows the error and carries on; the hook's own failure never blocks work.
     return { exitCode: 1, stdout: '', stderr: `waymark hook: ${message}\n` };

@@ -61,7 +61,7 @@ export const geminiAdapter: HookAdapter = {
     }
   },
   renderFailure(message, event, failClosed) {
-    if (failClosed && event && (event.kind === 'proposed-edit' || event.kind === 'proposed-command')) {
+    if (failClosed && (!event || event.kind === 'proposed-edit' || event.kind === 'proposed-command')) {
       return { exitCode: 0, stdout: json({ decision: 'deny', reason: `waymark could not check this change (${message}); refused because the hook runs with --fail-closed.` }), stderr: '' };
     }
     return { exitCode: 1, stdout: '', stderr: `waymark hook: ${message}\n` };

@@ -24,7 +24,7 @@ const LEDGER_TEXT = [
   '  epic-1: done',
   '  1-1-login: done',
   '  1-2-logout: in progress   # typed by hand',
-  '  1-3-profile: in-progress',
+  '  1-3-profile: review',
   '  1-4-avatar: review',
   '',
 ].join('\n');
@@ -39,7 +39,7 @@ function project(): string {
     fs.writeFileSync(path.join(root, IMPL, `${key}.md`), `# Story ${key.slice(0, 3).replace('-', '.')}: ${title}\n\n${status === undefined ? '' : `Status: ${status}\n\n`}## Tasks\n\n- [x] one\n`);
   story('1-1-login', 'Login', 'done');
   story('1-2-logout', 'Logout', 'in-progress');
-  story('1-3-profile', 'Profile', 'complete');
+  story('1-3-profile', 'Profile', 'revew');
   story('1-4-avatar', 'Avatar', undefined);
   return root;
 }
@@ -53,9 +53,9 @@ describe('waymark fix on story files and the ledger', () => {
     try {
       const r = run(root, ['fix', `${IMPL}/1-3-profile.md`, 'story-unknown-status']);
       assert.equal(r.status, 0, r.stderr);
-      assert.match(read(root, `${IMPL}/1-3-profile.md`), /^Status: done$/m);
-      // The ledger said in-progress; the fix sets the story (file and ledger) to done, as the editor's does.
-      assert.match(read(root, LEDGER), /^ {2}1-3-profile: done$/m);
+      assert.match(read(root, `${IMPL}/1-3-profile.md`), /^Status: review$/m);
+      // The word the ledger says; the ledger already says it and is left as it was.
+      assert.match(read(root, LEDGER), /^ {2}1-3-profile: review$/m);
       assert.match(r.stdout, /story-unknown-status/);
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
@@ -137,7 +137,7 @@ describe('waymark_fix (MCP) applies the same fix', () => {
       assert.equal(r.isError, false, r.text);
       assert.equal(r.data.fix, 'setStoryStatus');
       assert.equal(r.data.changed, true);
-      assert.match(read(root, `${IMPL}/1-3-profile.md`), /^Status: done$/m);
+      assert.match(read(root, `${IMPL}/1-3-profile.md`), /^Status: review$/m);
       assert.equal(loadSprint(root)!.problems.filter((p) => p.code === 'story-unknown-status').length, 0);
       const again = await s.call('waymark_fix', { file: `${IMPL}/1-3-profile.md`, code: 'story-unknown-status' });
       assert.equal(again.isError, true);

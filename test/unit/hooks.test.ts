@@ -167,7 +167,8 @@ describe('waymark hook claude-code: PreToolUse', () => {
       }
       // --fail-closed refuses a change it could not check; unknown options are usage errors.
       const closed = await runCliProcess(['hook', 'claude-code', '--fail-closed'], JSON.stringify({ hook_event_name: 'PreToolUse', session_id: 's', cwd: root, tool_name: 'Write', tool_input: { file_path: path.join(root, 'docs/plan.md'), content: 7 } }), { cwd: root });
-      assert.equal(closed.code, 1, 'bad input is not a check failure of a known change');
+      assert.equal(closed.code, 2, 'an event that could not be checked is refused under --fail-closed');
+      assert.match(closed.stderr, /tool_input\.content must be a string.*refused because the hook runs with --fail-closed/s);
       const unknown = await runCliProcess(['hook', 'claude-code', '--fail-open'], '{}', { cwd: root });
       assert.equal(unknown.code, 2);
       assert.match(unknown.stderr, /unknown option --fail-open/);

@@ -127,8 +127,13 @@ describe('config', () => {
     const { config, problems } = parseConfigText('/r/.waymark/config.yaml', undefined);
     assert.deepEqual(problems, []);
     assert.ok(config.include.includes('**/*.md'));
-    assert.equal(config.gates.path, '.waymark/gates/{file}/{gate}.gate');
+    assert.equal(config.gates.path, '.waymark/gates/{path}/{gate}.gate');
+    assert.equal(config.gates.trust, 'recorded');
     assert.equal(config.manifest.path, '.waymark/files-manifest.csv');
+    assert.equal(parseConfigText('/r/c.yaml', 'gates:\n  trust: file\n').config.gates.trust, 'file');
+    const bad = parseConfigText('/r/c.yaml', 'gates:\n  trust: anyone\n');
+    assert.equal(bad.config.gates.trust, 'recorded', 'a bad value falls back to the strict default');
+    assert.deepEqual(bad.problems.map((p) => p.code), ['config-invalid']);
   });
   test('unknown keys are warned with position and kept; bad values reported and defaulted', () => {
     const text = 'include: ["docs/**/*.md"]\nincldue: x\nlimits:\n  maxFileBytes: -5\n  maxFileByte: 9\ncustom: {keep: me}\n';
@@ -176,13 +181,20 @@ describe('gates (read side)', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-gate-'));
     try {
       const ctx = defaultWorkspaceContext(dir);
-      // Per workflow FILE by default: two files of one workflow id never share a gate.
+      // Per workflow FILE by default, keyed by its path: two files never share a gate, whatever their names.
       const p = gateFilePath(ctx, { workflow: 'feat/../x', file: path.join(dir, 'a.md') }, 'review');
       assert.equal(p, path.join(dir, '.waymark/gates/a/review.gate'));
-      assert.equal(gateFilePath(ctx, { workflow: 'feat/../x', file: path.join(dir, 'sub', 'b.md') }, 'review'), path.join(dir, '.waymark/gates/b/review.gate'));
+      assert.equal(gateFilePath(ctx, { workflow: 'feat/../x', file: path.join(dir, 'sub', 'b.md') }, 'review'), path.join(dir, '.waymark/gates/sub/b/review.gate'));
       assert.equal(gateFilePath(ctx, { workflow: 'w', file: path.join(dir, '..hidden.md') }, '../up'), path.join(dir, '.waymark/gates/_hidden/__up.gate'));
+      assert.equal(gateFilePath(ctx, { workflow: 'w', file: path.join(dir, '.x', '..y', 'c.tar.md') }, 'g'), path.join(dir, '.waymark/gates/_x/_y/c.tar/g.gate'));
+      // {name} is the base name alone (shared by same-named files: opt-in); {file} means {path}.
+      const byName = { ...ctx, config: { ...ctx.config, gates: { path: 'qa/{name}/{gate}.gate', trust: 'file' as const } } };
+      assert.equal(gateFilePath(byName, { workflow: 'w', file: path.join(dir, 'sub', 'b.md') }, 'review'), path.join(dir, 'qa/b/review.gate'));
+      const byFile = { ...ctx, config: { ...ctx.config, gates: { path: 'qa/{workflow}/{file}/{gate}.gate', trust: 'file' as const } } };
+      assert.equal(gateFilePath(byFile, { workflow: 'w', file: path.join(dir, 'auth', 'plan.md') }, 'review'), path.join(dir, 'qa/w/auth/plan/review.gate'));
+      assert.notEqual(gateFilePath(byFile, { workflow: 'w', file: path.join(dir, 'auth', 'plan.md') }, 'review'), gateFilePath(byFile, { workflow: 'w', file: path.join(dir, 'billing', 'plan.md') }, 'review'));
       // {workflow} stays available as an option.
-      const byId = { ...ctx, config: { ...ctx.config, gates: { path: '.waymark/gates/{workflow}/{gate}.gate' } } };
+      const byId = { ...ctx, config: { ...ctx.config, gates: { path: '.waymark/gates/{workflow}/{gate}.gate', trust: 'file' as const } } };
       assert.equal(gateFilePath(byId, { workflow: 'feat/../x', file: path.join(dir, 'a.md') }, 'review'), path.join(dir, '.waymark/gates/feat_.._x/review.gate'));
       assert.ok(p.startsWith(dir));
       const missing = readGate(p, 'review');
@@ -284,7 +296,7 @@ describe('read and write agree on what is broken', () => {
 describe('config paths Waymark writes to stay inside the workspace', () => {
   test('gates.path, history.dir, manifest.path with .. or absolute: config-invalid, default used', () => {
     const { config, problems } = parseConfigText('/w/.waymark/config.yaml', "gates:\n  path: '../../outside/{gate}.gate'\nhistory:\n  dir: /tmp/h\nmanifest:\n  path: 'a/../../m.csv'\n");
-    assert.equal(config.gates.path, '.waymark/gates/{file}/{gate}.gate');
+    assert.equal(config.gates.path, '.waymark/gates/{path}/{gate}.gate');
     assert.equal(config.history.dir, '.waymark/history');
     assert.equal(config.manifest.path, '.waymark/files-manifest.csv');
     assert.deepEqual(problems.map((p) => p.code), ['config-invalid', 'config-invalid', 'config-invalid']);

@@ -16,6 +16,8 @@ before(async () => {
   fs.mkdirSync(path.join(dir, '.waymark/workflows'), { recursive: true });
   fs.writeFileSync(path.join(dir, '.waymark/workflows/feature.yaml'), 'steps:\n  - id: design\n    gate: true\n  - implement\n  - id: review\n    gate: code-review\n  - release\n');
   fs.mkdirSync(path.join(dir, '.waymark/gates/wf'), { recursive: true });
+  // These tests write gate files by hand: the plain rule (the recorded rule is in gates.test.ts).
+  fs.writeFileSync(path.join(dir, '.waymark/config.yaml'), 'gates:\n  trust: file\n');
   ctx = (await loadWorkspaceContext(dir, undefined, { now: () => new Date('2026-11-22T12:00:00Z') })).context;
 });
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -193,7 +195,7 @@ describe('validation problems carry exact ranges', () => {
       const { problems, context } = await loadWorkspaceContext(root);
       assert.deepEqual(problems.map((p) => p.code).sort(), ['config-invalid', 'config-unknown-key', 'definition-invalid', 'definition-invalid']);
       assert.deepEqual(problems.find((p) => p.code === 'config-unknown-key')!.range, r(2, 2, 2, 8));
-      assert.equal(context.config.gates.path, '.waymark/gates/{file}/{gate}.gate');
+      assert.equal(context.config.gates.path, '.waymark/gates/{path}/{gate}.gate');
       assert.equal((context.config.gates as Record<string, unknown>).colour, 'red');
     } finally {
       fs.rmSync(root, { recursive: true, force: true });

@@ -12,7 +12,16 @@ import { parseStory, storyKeyFromName, type StoryFile } from './story';
 import { parseEpics, type PlannedEpic } from './epics';
 import { parseGateDecision, parseQaGate, type StoryGate } from './qaGates';
 import { buildSprint, type SprintModel, type SprintStory } from './drift';
+import { resolveStoryRef } from './storyRef';
 import { isDirectory, isRegularFile, readTextIfRegular } from '../store/safeRead';
+import { loadWorkspaceConfigSync } from '../store/workspaceContext';
+import type { WaymarkConfig } from '../model/config';
+
+/** Where the BMAD install and output are, by the workspace's `bmad.dir` / `bmad.output`. */
+function bmadSettings(root: string, opts: SprintOptions): { installDir: string; outputDir: string } {
+  const bmad = (opts.config ?? loadWorkspaceConfigSync(root)).bmad;
+  return { installDir: bmad.dir, outputDir: bmad.output };
+}
 
 export interface SprintReport extends SprintModel {
   root: string;
@@ -31,9 +40,11 @@ export interface SprintOptions {
   now?: Date;
   /** Days after which the ledger is stale while work is in progress (default 7, BMAD's). */
   staleDays?: number;
-  /** Waymark's `bmad.dir` / `bmad.output` settings. */
-  installDir?: string;
-  outputDir?: string;
+  /**
+   * The workspace's loaded configuration (the core passes its context's); when absent it is
+   * read from the project's `.waymark/config.yaml`. Callers never pass settings of their own.
+   */
+  config?: Pick<WaymarkConfig, 'bmad'>;
   /** Text to use instead of a file's content (an unsaved editor, a proposed edit). */
   overrides?: Map<string, string>;
 }
@@ -148,7 +159,7 @@ function storyDirs(cfg: BmadConfig, ledgerFile: string | undefined, ledger: Ledg
  * ledger entry, or no file by that name): the caller then reads the whole sprint.
  */
 export function loadStoryQuick(root: string, ref: string, opts: SprintOptions = {}): { report: SprintReport; story: SprintStory } | undefined {
-  const cfg = loadBmadConfig(root, { installDir: opts.installDir, outputDir: opts.outputDir });
+  const cfg = loadBmadConfig(root, bmadSettings(root, opts));
   const ledgerFile = findLedgerFile(cfg);
   if (!ledgerFile) return undefined;
   const text = readText(ledgerFile, opts.overrides);
@@ -157,10 +168,9 @@ export function loadStoryQuick(root: string, ref: string, opts: SprintOptions = 
   const r = ref.trim().replace(/\.md$/i, '');
   let entry = ledger.byKey.get(r);
   if (!entry) {
-    const m = STORY_REF.exec(r);
-    const hits = m ? ledger.entries.filter((e) => e.kind === 'story' && normEpicId(e.epicId) === normEpicId(m[1]) && e.story === `${Number(m[2])}${m[3].toLowerCase()}`) : [];
-    if (hits.length !== 1) return undefined;
-    entry = hits[0];
+    const answer = resolveStoryRef(ledger.entries.filter((e) => e.kind === 'story'), r);
+    if (!('story' in answer)) return undefined;
+    entry = answer.story;
   }
   let file: string | undefined;
   for (const d of storyDirs(cfg, ledgerFile, ledger)) {
@@ -186,7 +196,7 @@ export function loadStoryQuick(root: string, ref: string, opts: SprintOptions = 
  * model with its drift problems. Undefined when the folder has neither a ledger nor story files.
  */
 export function loadSprint(root: string, opts: SprintOptions = {}): SprintReport | undefined {
-  const cfg = loadBmadConfig(root, { installDir: opts.installDir, outputDir: opts.outputDir });
+  const cfg = loadBmadConfig(root, bmadSettings(root, opts));
   const now = opts.now ?? new Date();
   const problems: Problem[] = cfg.warnings.map((w) => ({ file: w.file, range: { start: { line: w.line - 1, character: 0 }, end: { line: w.line - 1, character: 0 } }, severity: 'warning' as const, code: 'bmad-config-unreadable', message: w.message }));
   const ledgerFile = findLedgerFile(cfg);
@@ -277,18 +287,10 @@ export function checkSprintProposal(root: string, file: string, proposedText: st
   return { problems, introduced, applies };
 }
 
-/** A story named by its number: `1.2`, `1-2`, `3a.1`, `0-5.1`, `pm-01.1` (epic id, then the story). */
-const STORY_REF = /^((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:-\d+)*)[.\-](\d+)([a-z]?)$/i;
-
-/** The story a user names: a full key, `N-M`, `N.M` or `N-Ma`. */
+/** The story a user names exactly: its full key, or `N-M` / `N.M` / `N-Ma` when one story has it (storyRef.ts). */
 export function findStory(report: SprintReport, ref: string): SprintReport['stories'][number] | undefined {
-  const r = ref.trim().replace(/\.md$/i, '');
-  const exact = report.stories.find((s) => s.key === r);
-  if (exact) return exact;
-  const m = STORY_REF.exec(r) ?? /^(\d+)-(\d+)([a-z]?)-/i.exec(r);
-  if (!m) return undefined;
-  const id = `${Number(m[2])}${m[3].toLowerCase()}`;
-  return report.stories.find((s) => normEpicId(s.epicId) === normEpicId(m[1]) && s.story === id);
+  const answer = resolveStoryRef(report.stories, ref);
+  return 'story' in answer ? answer.story : undefined;
 }
 
 /** The drift problems of a project's sprint (none when it has no BMAD sprint). Never throws. */

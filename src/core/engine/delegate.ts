@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { WriteContext } from '../api';
+import type { WriteContext } from '../writeHooks';
 import { WaymarkError } from '../errors';
 import type { HistoryEntry, MutationOptions, MutationResult, WorkflowState } from '../types';
 import { detectEol, type FrontmatterEdit } from '../model/edit';

@@ -1,10 +1,14 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { WaymarkError, errorMessage } from '../errors';
 import type { GateState, GateVerdict, HistoryEntry, MutationOptions, StepDef, WorkflowState } from '../types';
-import { gateFilePath, readGate } from '../model/gates';
+import { gateFilePath, gateOf, gateTextHash } from '../model/gates';
 import { clip } from '../model/mutations';
 import { acquireFileLock } from '../store/fileLock';
 import { prepareGateFile } from '../store/gateStore';
+import { latestGateRecord } from '../store/history';
+import { safeWritePath } from '../store/safePath';
+import type { WorkspaceContext } from '../store/workspaceContext';
 import { writeFileAtomic, sweepStaleTemps } from '../store/atomicWrite';
 import { completeIntent } from '../store/intentJournal';
 import { checkReason } from './writePipeline';
@@ -16,6 +20,19 @@ export function stepFor(state: WorkflowState, step: string): StepDef {
   if (def) return def;
   if (!state.steps.length) return { id: step, index: 0, gate: step };
   throw new WaymarkError('usage', `${clip(step)} is not a step of ${clip(state.workflow)}; steps are: ${state.steps.map((s) => clip(s.id)).slice(0, 12).join(', ')}${state.steps.length > 12 ? ', …' : ''}.`, state.file);
+}
+
+/**
+ * Whether the gate file at its old location (`legacy`, before gates were keyed by the file's
+ * path) is this workflow's: its last recorded verdict for the gate was written there. Only then
+ * does a new verdict move it; a file another workflow of the same name wrote stays where it is.
+ */
+function ownsLegacyGate(ctx: WorkspaceContext, file: string, gate: string, legacy: string): boolean {
+  const last = latestGateRecord(ctx.root, file, gate, ctx.config.history?.dir);
+  const at = last?.detail?.gateFile;
+  if (typeof at !== 'string') return false;
+  const rel = path.relative(ctx.root, legacy).split(path.sep).join('/');
+  return at.split(path.sep).join('/').endsWith(`/${rel}`) || at === rel;
 }
 
 /**
@@ -48,6 +65,7 @@ export async function writeGateVerdict(
   let gate: GateState;
   let state: WorkflowState;
   let intent: { path: string; id: string } | undefined;
+  let legacyLock: Awaited<ReturnType<typeof acquireFileLock>> | undefined;
   try {
     await w.recover(ctx, abs);
     state = w.readAt(abs, target, ctx).state;
@@ -61,20 +79,30 @@ export async function writeGateVerdict(
     if (gateLock.broken.length) for (const t of sweepStaleTemps(path.dirname(gatePath))) w.logger.warn(`[write] removed ${t} left by a writer that died`);
     try {
       w.preflight(ctx, abs, undefined);
-      const before = readGate(gatePath, gateName, w.clock.now());
+      const before = gateOf(ctx, state, gateName, w.clock.now());
+      // A verdict at the old location (keyed by base name) moves to the file's own path.
+      const moveFrom = before.exists && before.file !== gatePath && ownsLegacyGate(ctx, abs, gateName, before.file) ? before.file : undefined;
+      // The old copy is read and removed under its own lock too (another writer may still address it there).
+      if (moveFrom) legacyLock = await acquireFileLock(moveFrom, w.lockOptions(ctx.root));
       const reviewer = args.by?.trim() || wctx.actor;
+      const updated = w.clock.now().toISOString();
       const prepared = prepareGateFile(gatePath, {
         verdict,
         reviewer,
         reason: args.reason?.trim() || undefined,
-        updated: w.clock.now().toISOString(),
+        updated,
         waiver: verdict === 'WAIVED' ? { reason: args.reason!.trim(), approved_by: args.by!.trim(), ...(args.expires ? { expires: args.expires } : {}) } : undefined,
-      }, ctx.root);
+      }, ctx.root, moveFrom);
       const planned = w.entryFor(abs, operation, wctx, state, state, {
         step: step.id,
         gate: gateName,
         gateFile: gatePath,
         verdict,
+        reviewer,
+        updated,
+        // What proves the gate file is this verdict (gates.trust: recorded): its content's hash.
+        gateSha256: gateTextHash(prepared.text),
+        ...(moveFrom ? { movedFrom: path.relative(ctx.root, moveFrom).split(path.sep).join('/') } : {}),
         previous: before.verdict ?? null,
         ...(args.reason ? { reason: args.reason } : {}),
         ...(args.by ? { by: args.by } : {}),
@@ -88,10 +116,18 @@ export async function writeGateVerdict(
         intent = undefined;
         throw e;
       }
-      gate = readGate(gatePath, gateName, w.clock.now());
       // A failure from here leaves the intent for the next writer to complete.
       entry = w.append(ctx, { ...planned, intent: `${intent.id}:0` });
+      if (moveFrom) {
+        try {
+          fs.rmSync(safeWritePath(ctx.root, moveFrom));
+        } catch (e) {
+          w.logger.warn(`[write] the gate file moved to ${gatePath}; removing its old copy ${moveFrom} failed: ${errorMessage(e)}`);
+        }
+      }
+      gate = gateOf(ctx, state, gateName, w.clock.now());
     } finally {
+      legacyLock?.release();
       gateLock.release();
     }
   } finally {
@@ -117,5 +153,5 @@ export async function showGate(w: WritePipeline, file: string, step: string): Pr
   const state = (await w.readWorkflow(abs)).state;
   const def = stepFor(state, step);
   const name = def.gate ?? def.id;
-  return readGate(gateFilePath(ctx, state, name), name, w.clock.now());
+  return gateOf(ctx, state, name, w.clock.now());
 }

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
-import type { MemoryApi, WriteObserver } from '../api';
+import type { MemoryApi } from '../api';
+import type { WriteObserver } from '../writeHooks';
 import { WaymarkError } from '../errors';
 import type { Clock, Logger } from '../ports';
 import type { MemoryService } from '../memory/memoryService';

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
-import type { Actor, ProtocolApi, StateCoreInit, WriteGuard } from '../api';
+import type { Actor, ProtocolApi, StateCoreInit } from '../api';
+import type { WriteGuard } from '../writeHooks';
 import type { Clock, Logger } from '../ports';
 import { resume, resumeRoot, sync } from '../protocol/resume';
 import { createCheckpoint, listCheckpoints, restoreCheckpoint, showCheckpoint } from '../protocol/checkpoints';

@@ -70,7 +70,7 @@ class StateCoreImpl implements StateCore {
     this.model = new WorkflowModel(this.roots, this.contexts, (abs) => this.writes.readWorkflow(abs), { overrides: init.configOverrides, logger, clock: this.clock, scanIndex: init.scanIndex });
     this.writes = new WritePipeline({ ...init, guards, observers }, logger, this.clock, this.contexts, this.model);
     this.protocol = createProtocolApi(init, { clock: this.clock, logger, contexts: this.contexts, guards });
-    this.sprint = createSprintApi({ clock: this.clock, guards, observers, actor: init.actor, session: init.session });
+    this.sprint = createSprintApi({ clock: this.clock, guards, observers, actor: init.actor, session: init.session, logger, contextOf: (root) => this.contexts.contextFor(path.join(path.resolve(root), '_')) });
   }
 
   // The model.

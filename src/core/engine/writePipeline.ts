@@ -1,11 +1,12 @@
 import * as path from 'node:path';
-import type { StateCoreInit, WriteContext } from '../api';
+import type { StateCoreInit } from '../api';
+import type { WriteContext } from '../writeHooks';
 import { WaymarkError, errorMessage } from '../errors';
 import type { Clock, FileSystem, Logger } from '../ports';
 import { nodeFileSystem } from '../store/nodeFileSystem';
 import type { HistoryEntry, MutationOptions, MutationResult, Problem, StepDef, WorkflowState } from '../types';
 import type { WorkspaceContext } from '../store/workspaceContext';
-import { gateFilePath, readGate } from '../model/gates';
+import { gateOf } from '../model/gates';
 import { editFrontmatter, type EditValue } from '../model/edit';
 import * as fs from 'node:fs';
 import { writeFileAtomic, removeStaleTemps } from '../store/atomicWrite';
@@ -311,7 +312,7 @@ export class WritePipeline {
   gateLookup(ctx: WorkspaceContext, state: WorkflowState): GateLookup {
     return (step: StepDef) => {
       if (!step.gate) return undefined;
-      return readGate(gateFilePath(ctx, state, step.gate), step.gate, this.clock.now());
+      return gateOf(ctx, state, step.gate, this.clock.now());
     };
   }
 

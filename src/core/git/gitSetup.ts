@@ -24,7 +24,7 @@ export interface GitSetupResult {
 }
 
 /** `.gitattributes` patterns for the workflow globs, the sprint ledger, history files and gate files. */
-export function attributeLines(include: readonly string[], historyDir = '.waymark/history', gatePath = '.waymark/gates/{file}/{gate}.gate', eventsDir = '.waymark/events'): string[] {
+export function attributeLines(include: readonly string[], historyDir = '.waymark/history', gatePath = '.waymark/gates/{path}/{gate}.gate', eventsDir = '.waymark/events'): string[] {
   const pats = new Set<string>();
   for (const g of include) {
     // gitattributes has no brace or negation syntax; those globs are left to the user.
@@ -36,8 +36,8 @@ export function attributeLines(include: readonly string[], historyDir = '.waymar
   pats.add(`${historyDir.replace(/\/+$/, '')}/**/*.jsonl`);
   // The events log, when committed: united and re-sequenced like history (seq stays monotonic).
   pats.add(`${eventsDir.replace(/\/+$/, '')}/*.jsonl`);
-  // The gate path template with its fields as wildcards: `.waymark/gates/*/*.gate`.
-  pats.add(gatePath.replace(/\{[a-z]+\}/g, '*'));
+  // The gate path template with its fields as wildcards (`{path}` spans folders): `.waymark/gates/**/*.gate`.
+  pats.add(gatePath.replace(/\{(?:path|file)\}/g, '**').replace(/\{[a-z]+\}/g, '*'));
   return [...pats].map((p) => `${/\s/.test(p) ? `"${p}"` : p} merge=waymark`);
 }
 

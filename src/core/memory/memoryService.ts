@@ -6,7 +6,7 @@ import { WaymarkError, errorMessage } from '../errors';
 import { silentLogger, systemClock } from '../ports';
 import type { Clock, Logger } from '../ports';
 import type { HistoryEntry, WorkflowState } from '../types';
-import type { WriteContext } from '../api';
+import type { WriteContext } from '../writeHooks';
 import { appendJournal } from './journal';
 import type { KuzuLoader } from './kuzuStore';
 import { entityId, relPath } from './links';

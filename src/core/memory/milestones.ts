@@ -3,7 +3,7 @@
 // become cold-file lines; a completed workflow gets its summary memory.
 import { hotPosition } from './sessions';
 import * as path from 'node:path';
-import type { WriteContext } from '../api';
+import type { WriteContext } from '../writeHooks';
 import type { HistoryEntry, WorkflowState } from '../types';
 import { appendJournal } from './journal';
 import type { KuzuStore } from './kuzuStore';

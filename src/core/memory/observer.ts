@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import type { WriteObserver } from '../api';
+import type { WriteObserver } from '../writeHooks';
 import type { Logger } from '../ports';
 import { createMemoryService } from './memoryService';
 import type { MemoryService, MemoryServiceOptions } from './memoryService';

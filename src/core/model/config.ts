@@ -98,11 +98,18 @@ export const configSchema = z
     gates: z
       .object({
         /**
-         * Where gate files live, relative to the root. `{file}` (the workflow file's base name
-         * without extension), `{workflow}` (workflow id), `{gate}` and `{step}` are replaced.
-         * Per file by default, so two files of one workflow id never share a verdict.
+         * Where gate files live, relative to the root. `{path}` (the workflow file's path
+         * relative to the root, without extension; `{file}` means the same), `{name}` (its base
+         * name only), `{workflow}` (workflow id), `{gate}` and `{step}` are replaced.
+         * Per file by default, so two files never share a verdict, whatever their names.
          */
-        path: insideRoot('gates.path').default('.waymark/gates/{file}/{gate}.gate'),
+        path: insideRoot('gates.path').default('.waymark/gates/{path}/{gate}.gate'),
+        /**
+         * Which gate files open a gate. `recorded` (default): only a verdict recorded through
+         * Waymark (its content matches the verdict's history line); `file`: any gate file, an
+         * empty one counting as PASS (for reviewers who write gate files by hand).
+         */
+        trust: z.enum(['recorded', 'file']).default('recorded'),
       })
       .passthrough()
       .default({}),
@@ -167,7 +174,7 @@ const KNOWN: Record<string, string[]> = {
   tracker: ['store', 'repo', 'dir', 'allowOutside', 'owner', 'stores', 'default', 'autoProject', 'breaker'],
   project: ['stalledAfter'],
   limits: ['maxFileBytes', 'maxAliasCount', 'maxNodes', 'maxFiles'],
-  gates: ['path'],
+  gates: ['path', 'trust'],
   history: ['dir'],
   manifest: ['path'],
   bmad: ['dir', 'output'],

@@ -1,11 +1,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { createHash } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
-import { GATE_VERDICTS, type GateHistoryEntry, type GateState, type GateVerdict, type GateWaiver, type WorkflowState } from '../types';
+import { GATE_VERDICTS, type HistoryEntry, type GateHistoryEntry, type GateState, type GateVerdict, type GateWaiver, type WorkflowState } from '../types';
 import type { WorkspaceContext } from '../store/workspaceContext';
+import { latestGateRecord } from '../store/history';
 
-/** Default location of gate files, relative to the workspace root. */
-export const DEFAULT_GATE_PATH = '.waymark/gates/{file}/{gate}.gate';
+/** Default location of gate files, relative to the workspace root: one folder per workflow file. */
+export const DEFAULT_GATE_PATH = '.waymark/gates/{path}/{gate}.gate';
 
 function safeSegment(s: string): string {
   const cleaned = s.replace(/[/\\:*?"<>|\0]/g, '_').replace(/^\.+/, '_');
@@ -13,20 +15,75 @@ function safeSegment(s: string): string {
 }
 
 /**
- * Absolute path of a workflow's gate file: the configured template (`gates.path`, default
- * `.waymark/gates/{file}/{gate}.gate`: per workflow file) under the root, with `{file}` (the
- * workflow file's base name without extension), `{workflow}` (the workflow id), `{gate}` and
- * `{step}` replaced by path-safe values.
+ * A workflow file's path relative to the root without its extension, each segment path-safe
+ * (`workflows/auth/plan.md` → `workflows/auth/plan`). A file outside the root (never scanned)
+ * gets `_outside/<hash>`.
  */
-export function gateFilePath(ctx: Pick<WorkspaceContext, 'root' | 'config'>, state: Pick<WorkflowState, 'workflow' | 'file'>, gateName: string): string {
-  const template = ctx.config.gates?.path || DEFAULT_GATE_PATH;
+function pathKey(root: string, file: string): string {
+  const rel = path.relative(root, path.resolve(file));
+  if (!rel || rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) return `_outside/${createHash('sha256').update(path.resolve(file)).digest('hex').slice(0, 16)}`;
+  return rel.replace(/\.[^./\\]*$/, '').split(/[/\\]/).map(safeSegment).join('/');
+}
+
+function expandGatePath(template: string, state: Pick<WorkflowState, 'workflow' | 'file'>, gateName: string, fileKey: string): string {
   const base = path.basename(state.file).replace(/\.[^.]*$/, '');
-  const rel = template
+  return template
     .replace(/\{workflow\}/g, safeSegment(state.workflow))
     .replace(/\{gate\}/g, safeSegment(gateName))
     .replace(/\{step\}/g, safeSegment(gateName))
-    .replace(/\{file\}/g, safeSegment(base));
-  return path.resolve(ctx.root, rel);
+    .replace(/\{name\}/g, safeSegment(base))
+    .replace(/\{(?:path|file)\}/g, fileKey);
+}
+
+/**
+ * Absolute path of a workflow's gate file: the configured template (`gates.path`, default
+ * `.waymark/gates/{path}/{gate}.gate`: per workflow file) under the root, with `{path}` and
+ * `{file}` (the workflow file's path relative to the root, without extension), `{name}` (its
+ * base name), `{workflow}` (the workflow id), `{gate}` and `{step}` replaced by path-safe values.
+ */
+export function gateFilePath(ctx: Pick<WorkspaceContext, 'root' | 'config'>, state: Pick<WorkflowState, 'workflow' | 'file'>, gateName: string): string {
+  const template = ctx.config.gates?.path || DEFAULT_GATE_PATH;
+  return path.resolve(ctx.root, expandGatePath(template, state, gateName, pathKey(ctx.root, state.file)));
+}
+
+/**
+ * Where the gate file was before gates were keyed by the file's path (`{file}` was its base
+ * name, and the default template used it); undefined when that is the same place.
+ */
+export function legacyGateFilePath(ctx: Pick<WorkspaceContext, 'root' | 'config'>, state: Pick<WorkflowState, 'workflow' | 'file'>, gateName: string): string | undefined {
+  const template = ctx.config.gates?.path || DEFAULT_GATE_PATH;
+  const legacyTemplate = template === DEFAULT_GATE_PATH ? '.waymark/gates/{file}/{gate}.gate' : template;
+  const legacy = path.resolve(ctx.root, expandGatePath(legacyTemplate, state, gateName, safeSegment(path.basename(state.file).replace(/\.[^.]*$/, ''))));
+  return legacy === gateFilePath(ctx, state, gateName) ? undefined : legacy;
+}
+
+/** The glob of every gate file a template can name (`{…}` tokens as `*`, `{path}` as `**`). */
+function gateGlobRegex(template: string): RegExp {
+  let re = '';
+  for (const part of template.split(/(\{[a-z]+\})/)) {
+    if (part === '{path}' || part === '{file}') re += '.+';
+    else if (/^\{[a-z]+\}$/.test(part)) re += '[^/]+';
+    else re += part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`);
+}
+
+/**
+ * True when `absPath` is (or would be) a gate file of the workspace at `root` under its
+ * `gates.path` template, or at the location gates had before they were keyed by path. Paths are
+ * compared by where they lie under the root, lexically: resolve links before asking.
+ */
+export function isGatePathIn(ctx: Pick<WorkspaceContext, 'root' | 'config'>, absPath: string): boolean {
+  const rel = path.relative(ctx.root, path.resolve(absPath)).split(path.sep).join('/');
+  if (!rel || rel === '..' || rel.startsWith('../') || path.isAbsolute(rel)) return false;
+  const template = path.posix.normalize(ctx.config.gates?.path || DEFAULT_GATE_PATH);
+  if (gateGlobRegex(template).test(rel)) return true;
+  return template === DEFAULT_GATE_PATH && gateGlobRegex('.waymark/gates/{file}/{gate}.gate').test(rel);
+}
+
+/** SHA-256 of a gate file's text as recorded in history (line endings normalised, so a checkout with CRLF still matches). */
+export function gateTextHash(text: string): string {
+  return createHash('sha256').update(text.replace(/\r\n/g, '\n'), 'utf8').digest('hex');
 }
 
 export interface GateReadResult extends GateState {
@@ -97,20 +154,79 @@ export function parseGateText(text: string, filePath: string, name: string, now:
   return out;
 }
 
-/**
- * Reads a gate file. Missing → `exists: false`, no verdict, closed. Empty → PASS.
- * Never throws: unreadable or invalid files come back closed with `error` set.
- */
-export function readGate(filePath: string, name: string, now: Date = new Date()): GateReadResult {
-  let text: string;
+/** A gate file's text, or (missing, unreadable, not a file) its closed reading. */
+function readGateFile(filePath: string, name: string): { text: string } | GateReadResult {
   try {
     const st = fs.statSync(filePath);
     if (!st.isFile()) return { name, file: filePath, exists: true, history: [], open: false, error: 'gate path is not a file' };
     if (st.size > 1024 * 1024) return { name, file: filePath, exists: true, history: [], open: false, error: 'gate file is larger than 1 MB' };
-    text = fs.readFileSync(filePath, 'utf8');
+    return { text: fs.readFileSync(filePath, 'utf8') };
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { name, file: filePath, exists: false, history: [], open: false };
     return { name, file: filePath, exists: true, history: [], open: false, error: `gate file unreadable: ${(e as Error).message}` };
   }
-  return parseGateText(text, filePath, name, now);
+}
+
+/**
+ * Reads a gate file by the plain rule (`gates.trust: file`). Missing → `exists: false`, no
+ * verdict, closed. Empty → PASS. Never throws: unreadable or invalid files come back closed
+ * with `error` set. Workflow states read gates with gateOf, which applies the configured trust.
+ */
+export function readGate(filePath: string, name: string, now: Date = new Date()): GateReadResult {
+  const r = readGateFile(filePath, name);
+  return 'text' in r ? parseGateText(r.text, filePath, name, now) : r;
+}
+
+/** How far a gate file's `updated` may lie from its history line's time (lines written before hashes were recorded). */
+const LEGACY_TIME_SLACK_MS = 5000;
+
+/**
+ * Why a gate file's text is not the verdict Waymark recorded last for its gate (`last`: that
+ * history line), or undefined when it is. Lines since hashes are recorded carry the SHA-256 of
+ * the file Waymark wrote; older lines are matched by verdict, reviewer and time.
+ */
+export function unrecordedReason(text: string, g: GateReadResult, last: HistoryEntry | undefined): string | undefined {
+  if (!last) return text.trim() === '' ? 'it is empty and no verdict for it is recorded in history' : 'no verdict for it is recorded in history';
+  const d = last.detail ?? {};
+  if (typeof d.gateSha256 === 'string') return d.gateSha256 === gateTextHash(text) ? undefined : 'its content is not the verdict recorded last in history (written or changed by hand)';
+  const by = (typeof d.by === 'string' && d.by.trim()) || last.actor;
+  const t = g.updated ? Date.parse(g.updated) : NaN;
+  const sameTime = Number.isFinite(t) && Math.abs(t - Date.parse(last.time)) <= LEGACY_TIME_SLACK_MS;
+  if (g.verdict && last.operation === `gate-${g.verdict.toLowerCase()}` && (g.reviewer ?? '') === (by ?? '') && sameTime) return undefined;
+  return 'it does not match the verdict recorded last in history (written or changed by hand)';
+}
+
+/**
+ * A workflow's gate as it opens or not: read at its path (or, when nothing is there yet, where
+ * gates were kept before they were keyed by the file's path), under the workspace's
+ * `gates.trust`. With `recorded` (the default) a gate file opens its gate only when it is the
+ * verdict last recorded through Waymark in the workflow's history; otherwise it is closed with
+ * `recorded: false` and `unrecorded` saying why.
+ */
+export function gateOf(ctx: Pick<WorkspaceContext, 'root' | 'config'>, state: Pick<WorkflowState, 'workflow' | 'file'>, gateName: string, now: Date = new Date()): GateReadResult {
+  const file = gateFilePath(ctx, state, gateName);
+  let read = readGateFile(file, gateName);
+  let at = file;
+  if (!('text' in read) && !read.exists) {
+    const legacy = legacyGateFilePath(ctx, state, gateName);
+    const old = legacy ? readGateFile(legacy, gateName) : undefined;
+    if (legacy && old && ('text' in old || old.exists)) {
+      read = old;
+      at = legacy;
+    }
+  }
+  if (!('text' in read)) return read;
+  const g = parseGateText(read.text, at, gateName, now);
+  if ((ctx.config.gates?.trust ?? 'recorded') === 'file' || g.error) return g;
+  const why = unrecordedReason(read.text, g, latestGateRecord(ctx.root, state.file, gateName, ctx.config.history?.dir));
+  if (!why) return { ...g, recorded: true };
+  // `unrecorded` only when the file would have opened the gate: a hand-written FAIL closes it either way.
+  return g.open ? { ...g, open: false, recorded: false, unrecorded: why } : { ...g, recorded: false };
+}
+
+/** Why a gated step's gate does not open, for refusals and problems (`g` closed or missing). */
+export function closedGateWhy(g: GateState | undefined, gateName: string): string {
+  if (!g || !g.exists) return `its gate ${gateName} has no verdict yet`;
+  if (g.unrecorded !== undefined) return `its gate file ${gateName} was not recorded through Waymark (${g.unrecorded}), so it does not open the gate (gates.trust: recorded)`;
+  return `its gate ${gateName} is ${g.verdict ?? 'unreadable'}${g.reason ? ` (${g.reason})` : ''}`;
 }

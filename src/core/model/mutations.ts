@@ -5,6 +5,7 @@ import type { EditScalar, FrontmatterEdit } from './edit';
 import { SCOPES, STATUSES } from '../types';
 import { stepAnalysis } from './workflow';
 import { isFixId } from './problems';
+import { closedGateWhy } from './gates';
 import type { GateState, Problem, Scope, Status, StepDef, WorkflowState } from '../types';
 
 /**
@@ -173,8 +174,8 @@ function assertGate(state: WorkflowState, def: StepDef, gates: GateLookup): Reco
   if (!def.gate) return undefined;
   const g = gates(def);
   if (!g || !g.open) {
-    const why = !g || !g.exists ? `its gate ${def.gate} has no verdict yet (no gate file${g ? ` at ${g.file}` : ''})` : `its gate ${def.gate} is ${g.verdict}${g.reason ? ` (${g.reason})` : ''}`;
-    throw new WaymarkError('gate-closed', `Refused: step ${def.id} is gated and ${why}; record a verdict with waymark gate pass|concerns|waive ${state.file} ${def.id}.`, state.file, {
+    const why = !g || !g.exists ? `${closedGateWhy(g, def.gate)} (no gate file${g ? ` at ${g.file}` : ''})` : closedGateWhy(g, def.gate);
+    throw new WaymarkError('gate-closed', `Refused: step ${def.id} is gated and ${why}; record a verdict with waymark gate pass|concerns|waive ${state.file} ${def.id} --by NAME.`, state.file, {
       step: def.id,
       gate: def.gate,
       gateFile: g?.file,
@@ -384,7 +385,8 @@ export function planFix(state: WorkflowState, problem: Problem, now: Date): Plan
       break;
     }
     case 'createGate':
-      throw new WaymarkError('usage', `A gate verdict is a reviewer's decision, not a quick fix: run waymark gate pass|concerns|waive ${state.file} ${String(data.step ?? '')}.`, state.file);
+    case 'recordGate':
+      throw new WaymarkError('usage', `A gate verdict is a reviewer's decision, not a quick fix: run waymark gate pass|concerns|waive ${state.file} ${String(data.step ?? 'STEP')} --by NAME.`, state.file);
     case 'setLedgerValue':
     case 'setStoryStatus':
       throw new WaymarkError('usage', `This fix belongs to the sprint ledger and story files, not to ${state.file}: run waymark story set-status ${String(data.key ?? 'KEY')} ${String(data.value ?? 'STATUS')}.`, state.file);

@@ -45,6 +45,7 @@ export const FIXES = {
   setRoot: { title: (d: FixData) => `Set root_id to${shown(d.value)}` },
   setChain: { title: (d: FixData) => `Set chain_path to${shown(d.value)}` },
   createGate: { title: (d: FixData) => `Create the missing gate file${d.gate ? ` '${String(d.gate)}'` : ''}` },
+  recordGate: { title: (d: FixData) => `Record the verdict of gate${d.gate ? ` '${String(d.gate)}'` : ''} through Waymark (waymark gate pass|concerns|fail|waive)` },
   // Sprint ledger and story files: applied with `waymark story set-status`, not to a workflow file.
   setLedgerValue: { title: (d: FixData) => `Set ${String(d.key ?? 'the entry')} to${shown(d.value)} in sprint-status.yaml` },
   setStoryStatus: { title: (d: FixData) => `Set the story's Status to${shown(d.value)}` },
@@ -99,6 +100,7 @@ export const PROBLEMS = {
   // Gates.
   'gate-not-passed': { severity: 'error', title: 'A gated step is completed but its gate is not passed', section: 'gates', fixes: ['createGate'] },
   'gate-invalid': { severity: 'error', title: 'The gate file is not valid', section: 'gates' },
+  'gate-unrecorded': { severity: 'warning', title: 'The gate file was not recorded through Waymark, so it does not open its gate', section: 'gates', fixes: ['recordGate'] },
   // Time.
   'ttl-expired': { severity: 'warning', title: 'The ttl has passed', section: 'time' },
   'ttl-invalid': { severity: 'warning', also: ['info'], title: 'ttl is not a duration or a date-time (or has no updatedAt to count from)', section: 'time' },

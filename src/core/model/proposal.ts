@@ -7,6 +7,7 @@
 import { transitionRefusal } from './transitions';
 import { stepAnalysis, type ParsedWorkflow } from './workflow';
 import type { Problem, Status, WorkflowState } from '../types';
+import { closedGateWhy } from './gates';
 
 /** One reason a proposed change is refused (`error`) or worth telling the agent (`warning`). */
 export interface ProposalProblem {
@@ -119,8 +120,7 @@ export function judgeWorkflowChange(before: WorkflowState | undefined, after: Pa
     if (!s.gate) continue;
     const g = a.gates[s.id];
     if (g?.open) continue;
-    const why = !g || !g.exists ? `its gate ${s.gate} has no verdict yet` : `its gate ${s.gate} is ${g.verdict ?? 'unreadable'}${g.reason ? ` (${g.reason})` : ''}`;
-    out.push({ severity: 'error', code: 'gate-closed', message: `step ${s.id} is gated and ${why}`, fix: `record the gate first: waymark gate pass ${rel} ${s.id} (a reviewer's verdict), then mark the step done` });
+    out.push({ severity: 'error', code: 'gate-closed', message: `step ${s.id} is gated and ${closedGateWhy(g, s.gate)}`, fix: `record the gate first: waymark gate pass ${rel} ${s.id} --by NAME (a reviewer's verdict), then mark the step done` });
     reported.add('gate-not-passed');
   }
   for (const p of newProblems(b?.problems ?? [], a.problems, 'error')) {

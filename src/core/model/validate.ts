@@ -197,17 +197,21 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
       out.push({ path: [state.rawStatus !== undefined ? statusKeyOf(state) : 'stepsCompleted'], target: state.rawStatus !== undefined ? 'value' : 'key', severity: 'info', code: 'steps-done-status-open', message: `Every step is done but status is ${state.rawStatus === undefined ? 'missing' : `'${state.rawStatus}'`}. Set status to '${value}'.`, data: { fix: 'replaceStatus', value } });
     }
   }
-  // Gates: a completed gated step needs an open gate.
+  // Gates: a completed gated step needs an open gate; a gate file not recorded through Waymark opens none.
   for (const s of steps) {
-    if (!s.gate || !a.done.has(s.id)) continue;
+    if (!s.gate) continue;
     const g = state.gates[s.id] as GateReadResult | undefined;
     const entry = a.entries.find((e) => e.id === s.id);
     const path: PathSeg[] = entry ? ['stepsCompleted', entry.index] : ['stepsCompleted'];
+    if (g?.unrecorded !== undefined) {
+      out.push({ path, severity: 'warning', code: 'gate-unrecorded', message: `The gate file of step '${s.id}' (${g.file}) was not recorded through Waymark: ${g.unrecorded}. It does not open the gate (gates.trust: recorded). Record the verdict: waymark gate pass ${relativeHint(state)} ${s.id} --by NAME.`, data: { fix: 'recordGate', gate: s.gate, step: s.id, gateFile: g.file } });
+    }
+    if (!a.done.has(s.id)) continue;
     if (g?.error) {
       out.push({ path, severity: 'error', code: 'gate-invalid', message: `Gate '${s.gate}' for step '${s.id}' is unreadable (${g.error}): ${g.file}. Fix the gate file.`, data: { gate: s.gate, gateFile: g.file } });
     } else if (!g || !g.open) {
-      const why = !g || !g.exists ? 'has no gate file' : g.verdict === 'WAIVED' ? 'has a waiver that is incomplete or expired' : `is ${g.verdict}`;
-      out.push({ path, severity: 'error', code: 'gate-not-passed', message: `Step '${s.id}' is completed but its gate '${s.gate}' ${why}. Record a verdict: waymark gate pass ${relativeHint(state)} ${s.id}.`, data: { fix: 'createGate', gate: s.gate, step: s.id, gateFile: g?.file } });
+      const why = !g || !g.exists ? 'has no gate file' : g.unrecorded !== undefined ? 'was not recorded through Waymark' : g.verdict === 'WAIVED' ? 'has a waiver that is incomplete or expired' : `is ${g.verdict}`;
+      out.push({ path, severity: 'error', code: 'gate-not-passed', message: `Step '${s.id}' is completed but its gate '${s.gate}' ${why}. Record a verdict: waymark gate pass ${relativeHint(state)} ${s.id} --by NAME.`, data: { fix: 'createGate', gate: s.gate, step: s.id, gateFile: g?.file } });
     }
   }
   // TTL.

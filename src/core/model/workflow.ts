@@ -9,7 +9,7 @@ import { DISTINCTIVE_KEYS, WORKFLOW_KEYS, typoOf } from './stateKeys';
 import type { WorkspaceContext } from '../store/workspaceContext';
 import { validateParsed, type Finding } from './validate';
 import { YamlLocator } from './positions';
-import { gateFilePath, readGate } from './gates';
+import { gateOf } from './gates';
 
 export interface ParsedWorkflow {
   /** True when the frontmatter carries workflow state (or clearly tried to and failed). */
@@ -354,7 +354,7 @@ function normalize(file: string, text: string, data: Record<string, unknown>, di
   // Gates of gated steps.
   for (const s of steps) {
     if (!s.gate) continue;
-    const g = readGate(gateFilePath(ctx, state, s.gate), s.gate, ctx.now());
+    const g = gateOf(ctx, state, s.gate, ctx.now());
     state.gates[s.id] = g as GateState;
   }
   // Hash what the file says, not what is derived from the install (a derived BMAD currentStep).

@@ -55,7 +55,7 @@ export async function loadProject(core: StateCore, options: LoadProjectOptions =
       ledger: durationMs(s?.ledger) ?? DEFAULT_STALLED.ledger,
     });
     historyDirs.set(root, ctx.config.history.dir);
-    const sprint = core.sprint.load(root, { now, installDir: ctx.config.bmad.dir, outputDir: ctx.config.bmad.output });
+    const sprint = core.sprint.load(root, { now, config: ctx.config });
     if (sprint) sprints.push(sprint);
   }
   const registry = buildRegistry(scan.workflows, sprints, frontmatterRange);

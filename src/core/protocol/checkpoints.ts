@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { WriteGuard } from '../api';
+import type { WriteGuard } from '../writeHooks';
 import type { Clock, Logger } from '../ports';
 import { systemClock, silentLogger } from '../ports';
 import type { WorkflowState } from '../types';

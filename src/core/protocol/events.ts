@@ -1,12 +1,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { WriteObserver } from '../api';
+import type { WriteObserver } from '../writeHooks';
 import type { Clock, Logger } from '../ports';
 import { systemClock, silentLogger } from '../ports';
 import { protocolPaths, relPath } from './paths';
 import { withMutexSync, sleepSync } from './mutex';
 import { assertRegularOrMissing, assertWritable, openInternalSync, readInternalIfExists, safeAppend, safeMkdir, safeWritePath } from '../store/safePath';
-import type { WriteGuard } from '../api';
+import type { WriteGuard } from '../writeHooks';
 import { tornTail } from '../store/jsonlTail';
 
 /** One line of `.waymark/events/events.jsonl`. `seq` grows by exactly 1 per event, across rotations. */

@@ -7,7 +7,7 @@ import { writeFileAtomic } from '../store/atomicWrite';
 import { safeAppend } from '../store/safePath';
 import { splitFrontmatter, safeYamlParse } from '../model/frontmatter';
 import { protocolPaths, ensureDir, readIfExists, relPath } from './paths';
-import type { WriteGuard } from '../api';
+import type { WriteGuard } from '../writeHooks';
 import { withMutexSync } from './mutex';
 import { appendEvent, type EventsLogOptions } from './events';
 

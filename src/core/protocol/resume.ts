@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import type { ResumePoint, Status } from '../types';
 import type { Clock, Logger } from '../ports';
 import { systemClock, silentLogger } from '../ports';
-import type { WriteGuard } from '../api';
+import type { WriteGuard } from '../writeHooks';
 import { frontmatterResume } from '../model/resume';
 import { compareProgress, impliedDone, toStatus, type Progress } from '../model/progress';
 import { relPath, protocolPaths } from './paths';

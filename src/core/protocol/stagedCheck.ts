@@ -9,6 +9,8 @@ import { WaymarkError } from '../errors';
 import { runGit, repoTop } from './git';
 import { checkProposedEdit, type ProposalVerdict } from './proposal';
 import type { ProposalProblem } from '../model/proposal';
+import { CONFIG_FILE, parseConfigText, type WaymarkConfig } from '../model/config';
+import { gateTextHash, isGatePathIn } from '../model/gates';
 
 export interface StagedFileReport {
   /** Path relative to the repository's top folder. */
@@ -29,6 +31,48 @@ async function gitText(top: string, spec: string): Promise<string | undefined> {
   return r.code === 0 ? r.stdout : undefined;
 }
 
+/**
+ * The settings the gate check goes by: the staged config and the committed one, so a commit
+ * cannot loosen them for itself (`gates.trust: file` staged beside a hand-written gate file).
+ */
+async function gateSettings(top: string, hasHead: boolean): Promise<{ configs: WaymarkConfig[]; recorded: boolean }> {
+  const configs: WaymarkConfig[] = [];
+  for (const spec of [`:${CONFIG_FILE}`, ...(hasHead ? [`HEAD:${CONFIG_FILE}`] : [])]) {
+    configs.push(parseConfigText(path.join(top, CONFIG_FILE), await gitText(top, spec)).config);
+  }
+  return { configs, recorded: configs.some((c) => c.gates.trust === 'recorded') };
+}
+
+/**
+ * A staged gate file must be a verdict recorded through Waymark: its content's hash is the one
+ * the last verdict line for its gate names in a staged history file. Undefined when it is.
+ */
+async function unrecordedGate(top: string, rel: string, staged: string, configs: WaymarkConfig[]): Promise<ProposalProblem | undefined> {
+  const hash = gateTextHash(staged);
+  const dirs = [...new Set(configs.map((c) => c.history.dir))];
+  const found = await runGit(top, ['grep', '--cached', '-l', '-z', '-F', hash, '--', ...dirs]);
+  for (const hist of found.code === 0 ? found.stdout.split('\0').filter((x) => x !== '') : []) {
+    const text = await gitText(top, `:${hist}`);
+    const latest = new Map<string, unknown>();
+    for (const line of (text ?? '').split('\n')) {
+      if (!line.includes('"gate-')) continue;
+      try {
+        const e = JSON.parse(line) as { operation?: unknown; detail?: { gate?: unknown; gateSha256?: unknown } };
+        if (typeof e.operation === 'string' && e.operation.startsWith('gate-') && typeof e.detail?.gate === 'string') latest.set(e.detail.gate, e.detail.gateSha256);
+      } catch {
+        // a damaged line records nothing
+      }
+    }
+    if ([...latest.values()].includes(hash)) return undefined;
+  }
+  return {
+    severity: 'error',
+    code: 'gate-unrecorded',
+    message: `${rel} is a gate file that was not recorded through Waymark: no staged history line records this content as its gate's last verdict (empty, written or changed by hand, or its history line is not staged)`,
+    fix: `record the verdict: waymark gate pass|concerns|fail|waive FILE STEP --by NAME, then stage the gate file with its history (git add ${rel} ${dirs[0]}); a team whose reviewers write gate files by hand sets gates.trust: file`,
+  };
+}
+
 const CANDIDATE = /\.(?:md|markdown)$|(?:^|\/)sprint-status\.ya?ml$|^\.waymark\/history\/.+\.jsonl$/i;
 
 /** Judges the staged changes of the repository holding `cwd`. */
@@ -39,9 +83,19 @@ export async function checkStagedChanges(cwd: string): Promise<StagedCheck> {
   const parts = diff.stdout.split('\0').filter((x) => x !== '');
   const hasHead = (await runGit(top, ['rev-parse', '--verify', '-q', 'HEAD'])).code === 0;
   const out: StagedCheck = { top, checked: 0, refused: [], warnings: [] };
+  let gates: { configs: WaymarkConfig[]; recorded: boolean } | undefined;
   for (let i = 0; i + 1 < parts.length; i += 2) {
     const status = parts[i];
     const rel = parts[i + 1];
+    if (status !== 'D') {
+      gates ??= await gateSettings(top, hasHead);
+      if (gates.recorded && gates.configs.some((config) => isGatePathIn({ root: top, config }, path.join(top, rel)))) {
+        out.checked++;
+        const problem = await unrecordedGate(top, rel, (await gitText(top, `:${rel}`)) ?? '', gates.configs);
+        if (problem) out.refused.push({ rel, problems: [problem] });
+        continue;
+      }
+    }
     if (!CANDIDATE.test(rel)) continue;
     const staged = status === 'D' ? undefined : await gitText(top, `:${rel}`);
     const head = hasHead && status !== 'A' ? await gitText(top, `HEAD:${rel}`) : undefined;

@@ -3,7 +3,10 @@ import * as path from 'node:path';
 import { parseDocument, isSeq, isMap, YAMLSeq } from 'yaml';
 import { WaymarkError } from '../errors';
 import { writeFileAtomic } from './atomicWrite';
-import { openInternalSync, safeMkdir, safeWritePath } from './safePath';
+import { openInternalSync, resolveRealPath, safeMkdir, safeWritePath } from './safePath';
+import { readConfigSync } from './configFile';
+import { isGatePathIn } from '../model/gates';
+import type { WaymarkConfig } from '../model/config';
 import type { GateVerdict, GateWaiver } from '../types';
 
 export interface GateUpdate {
@@ -62,13 +65,16 @@ export function renderGateUpdate(existing: string | undefined, update: GateUpdat
 /**
  * The real path and new text of a gate file for a verdict, without writing it (the caller
  * journals it first). With `root`, the gate file's real path must lie inside that workspace.
+ * `from`: where the verdicts so far are read when not from `file` (a gate file moving to its
+ * new location keeps its history list).
  */
-export function prepareGateFile(file: string, update: GateUpdate, root?: string): { target: string; text: string } {
+export function prepareGateFile(file: string, update: GateUpdate, root?: string, from?: string): { target: string; text: string } {
   const target = root ? safeWritePath(root, file) : file;
+  const source = from === undefined ? target : root ? safeWritePath(root, from) : from;
   let existing: string | undefined;
   let fd: number | undefined;
   try {
-    fd = openInternalSync(target, fs.constants.O_RDONLY, { what: 'gate verdict' });
+    fd = openInternalSync(source, fs.constants.O_RDONLY, { what: 'gate verdict' });
     if (fs.fstatSync(fd).size > 1024 * 1024) throw new WaymarkError('invalid', `${file} is larger than 1 MB; it is not a gate file Waymark will rewrite.`, file);
     existing = fs.readFileSync(fd, 'utf8');
   } catch (e) {
@@ -95,4 +101,23 @@ export function prepareGateFile(file: string, update: GateUpdate, root?: string)
 export function writeGateFile(file: string, update: GateUpdate, root?: string): void {
   const { target, text } = prepareGateFile(file, update, root);
   writeFileAtomic(target, text, { root, what: 'gate verdict' });
+}
+
+/**
+ * True when `absPath` is a gate file of the workspace at `root` (its `gates.path` template, or
+ * where gates were kept before they were keyed by the file's path), by real path: a link that
+ * points at a gate file is one, wherever the link lies. `config`: the workspace's settings when
+ * the caller has them (else read from `.waymark/config.yaml`). Never throws.
+ */
+export function isGatePath(root: string, absPath: string, config?: WaymarkConfig): boolean {
+  const ctx = { root: realOrResolved(root), config: config ?? readConfigSync(root) };
+  return isGatePathIn(ctx, path.resolve(root, absPath)) || isGatePathIn(ctx, realOrResolved(path.resolve(root, absPath)));
+}
+
+function realOrResolved(p: string): string {
+  try {
+    return resolveRealPath(p);
+  } catch {
+    return path.resolve(p);
+  }
 }

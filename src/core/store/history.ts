@@ -242,3 +242,33 @@ export function stateChange(before: WorkflowState | undefined, after: WorkflowSt
   }
   return { from, to };
 }
+
+/**
+ * The last verdict recorded for gate `gate` in the history of workflow file `file` (a
+ * `gate-*` line naming it), read from the end. Undefined when none is recorded or the history
+ * cannot be read.
+ */
+export function latestGateRecord(root: string, file: string, gate: string, dir?: string): HistoryEntry | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(historyPathFor(root, file, dir), fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile() || st.size === 0) return undefined;
+    return findFromEnd(fd, st.size, (line) => {
+      // Most lines are not about this gate: skip them without parsing.
+      if (!line.includes('"gate-') || !line.includes(JSON.stringify(gate))) return undefined;
+      try {
+        const e = JSON.parse(line) as HistoryEntry;
+        return typeof e.seq === 'number' && typeof e.operation === 'string' && e.operation.startsWith('gate-') && e.detail?.gate === gate ? e : undefined;
+      } catch {
+        return undefined; // a torn or damaged line: keep looking further up
+      }
+    });
+  } finally {
+    fs.closeSync(fd);
+  }
+}

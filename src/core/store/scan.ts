@@ -357,7 +357,7 @@ export async function scanRoots(
       problems.push(...loaded.problems);
     }
     contexts.set(root, ctx);
-    if (opts.sprint && ctx.config.dialects.includes('bmad')) problems.push(...sprintProblems(root, { installDir: ctx.config.bmad.dir, outputDir: ctx.config.bmad.output, now: opts.now?.() }));
+    if (opts.sprint && ctx.config.dialects.includes('bmad')) problems.push(...sprintProblems(root, { config: ctx.config, now: opts.now?.() }));
     // The index is read and checksummed in the background while the root is walked.
     const fp = useIndex ? contextFingerprint(ctx) : '';
     const oldIndex = useIndex ? loadScanIndex(ctx, fp, opts.logger) : undefined;

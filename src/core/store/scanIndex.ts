@@ -5,7 +5,7 @@ import { promises as fsp } from 'node:fs';
 import { version as WAYMARK_VERSION } from '../../../package.json';
 import type { Problem, SkippedFile, WorkflowState } from '../types';
 import type { WorkspaceContext } from './workspaceContext';
-import { gateFilePath, readGate } from '../model/gates';
+import { gateOf } from '../model/gates';
 import { ttlExpiry } from '../model/validate';
 import type { Logger } from '../ports';
 import { writeFileAtomic } from './atomicWrite';
@@ -201,9 +201,8 @@ function restoreWorkflow(entry: IndexEntry, ctx: WorkspaceContext): CachedRead |
     for (const s of state.steps) {
       if (!s.gate) continue;
       const cached = state.gates[s.id];
-      const gateFile = gateFilePath(ctx, state, s.gate);
-      if (!cached || cached.file !== gateFile) return undefined;
-      const fresh = readGate(gateFile, s.gate, ctx.now());
+      if (!cached) return undefined;
+      const fresh = gateOf(ctx, state, s.gate, ctx.now());
       if (JSON.stringify(fresh) !== JSON.stringify(cached)) return undefined;
     }
     return { state, problems: state.problems, isWorkflow: true };

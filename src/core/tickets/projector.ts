@@ -88,7 +88,7 @@ export interface ProjectReport {
 export async function projectFolder(core: StateCore, root: string, known?: readonly WorkflowState[]): Promise<ProjectedTicket[]> {
   const all = known ?? (await core.scan()).workflows;
   const ctx = await core.contextFor(path.join(root, '.waymark-probe'));
-  const sprint: SprintReport | undefined = core.sprint.load(root, { installDir: ctx.config.bmad.dir, outputDir: ctx.config.bmad.output });
+  const sprint: SprintReport | undefined = core.sprint.load(root, { config: ctx.config });
   const workflows = all.filter((w) => w.root === root && !w.stale);
   const registry = buildRegistry(workflows, sprint ? [sprint] : []);
   return projectTickets({ registry, workflows, sprints: sprint ? [sprint] : [], readText });

@@ -1,0 +1,547 @@
+// The independent truth for the corpus run: what a BMAD user would say about a project's
+// stories, ledger and planning artifacts, read straight from the files.
+//
+// It must never import or call Waymark's code (src/ or dist/): it is the yardstick Waymark is
+// measured with. It is written from BMAD-METHOD's own grammar:
+// - the ledger: bmad-sprint-planning's sprint-status-template.yaml and sprint_plan.py (keys
+//   `epic-N`, `epic-N-retrospective`, `N-M[a-z]-slug`; story statuses backlog, ready-for-dev,
+//   in-progress, review, done; legacy `drafted` → ready-for-dev, `contexted` → in-progress);
+// - v6 story files: bmad-create-story's template.md (`Status: ready-for-dev` under the title);
+// - v4 story files: story-tmpl.yaml (a `## Status` section, choices Draft, Approved, InProgress,
+//   Review, Done; files docs/stories/{epic}.{story}.{slug}.md);
+// - the install's config: bmm/config.yaml (alpha `bmad/`, beta `.bmad/`, v6.0 `_bmad/`),
+//   _bmad/config.toml (layered TOML), .bmad-core/core-config.yaml (v4);
+// - step-tracked artifacts: Markdown whose frontmatter carries stepsCompleted, workflowType or
+//   lastStep (the step-file workflows' state keys), in the output folders.
+// Real projects write more than the strict grammar (lettered and sub-epics, module prefixes,
+// bold or emoji Status lines, `## Status` sections); the truth reads those as a BMAD user would.
+//
+// Usage: node scripts/corpus/truth.mjs REPO_DIR  (prints JSON)
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+
+const SKIP_DIRS = new Set([
+  'node_modules', '.git', 'dist', 'build', 'out', '.next', '.nuxt', 'vendor', '.vendor', '.venv', 'venv',
+  '__pycache__', 'target', 'coverage', '.turbo', '.cache', 'Pods', '.gradle', 'bin', 'obj',
+]);
+/** Folders whose ledgers and stories are kept for the record, not worked from. */
+const RETIRED = /(^|\/)(archive[sd]?|_archive|deprecated|old|backup[s]?|legacy|fixtures?|examples?|templates?|5-ARCHIVE)(\/|$)/i;
+const INSTALL_DIRS = ['_bmad', '.bmad', 'bmad', '.bmad-core'];
+const MAX_FILE = 2 * 1024 * 1024;
+
+// ---------- small file helpers ----------
+function isDir(p) {
+  try { return fs.statSync(p).isDirectory(); } catch { return false; }
+}
+function isFile(p) {
+  try { return fs.statSync(p).isFile(); } catch { return false; }
+}
+function readText(p) {
+  try {
+    const st = fs.statSync(p);
+    if (!st.isFile() || st.size > MAX_FILE) return null;
+    return fs.readFileSync(p, 'utf8');
+  } catch {
+    return null;
+  }
+}
+function rel(repo, p) {
+  return path.relative(repo, p).split(path.sep).join('/');
+}
+/** Files under dir (depth-limited), skipping vendored and install folders. */
+function walk(dir, depth, out, filter) {
+  let entries;
+  try { entries = fs.readdirSync(dir, { withFileTypes: true }); } catch { return out; }
+  for (const e of entries) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) {
+      if (SKIP_DIRS.has(e.name) || INSTALL_DIRS.includes(e.name) || e.name === '.claude' || e.name === '.agents') continue;
+      if (depth > 0) walk(p, depth - 1, out, filter);
+    } else if (e.isFile() && filter(e.name, p)) {
+      out.push(p);
+    }
+  }
+  return out;
+}
+
+// ---------- the install: where it is, what it declares ----------
+function looksLikeInstall(dir, name) {
+  if (!isDir(dir)) return false;
+  if (name === '.bmad-core') return isFile(path.join(dir, 'core-config.yaml')) || isDir(path.join(dir, 'agents'));
+  return ['bmm', 'core', '_cfg', '_config', 'config.toml'].some((x) => fs.existsSync(path.join(dir, x)));
+}
+
+/** Simple TOML reader for BMAD's installer output: [section] headers and key = "string" lines. */
+function readTomlStrings(text) {
+  const out = {};
+  let section = '';
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (!line || line.startsWith('#')) continue;
+    const sec = /^\[([^\]]+)\]$/.exec(line);
+    if (sec) { section = sec[1].trim(); continue; }
+    const kv = /^([A-Za-z0-9_.-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/.exec(line);
+    if (kv) out[(section ? section + '.' : '') + kv[1]] = kv[2] ?? kv[3];
+  }
+  return out;
+}
+
+function resolveDeclared(root, value) {
+  if (typeof value !== 'string' || !value.trim()) return null;
+  let v = value.trim().replace(/\{project-root\}|\{project_root\}/g, '').replace(/^[/\\]+/, '');
+  if (/[{}]/.test(v)) {
+    // {output_folder}/x — resolved by the caller when it knows output_folder
+    return { pending: v };
+  }
+  return path.resolve(root, v || '.');
+}
+
+/** What the install declares: output, planning, implementation and story folders. */
+function readDeclaredFolders(root, installs) {
+  const declared = {};
+  const put = (k, v) => { if (v != null && declared[k] == null) declared[k] = v; };
+  for (const inst of installs) {
+    const dir = path.join(root, inst);
+    if (inst === '.bmad-core') {
+      const text = readText(path.join(dir, 'core-config.yaml'));
+      if (text) {
+        try {
+          const y = parseYaml(text) ?? {};
+          put('dev_story_location', y.devStoryLocation);
+        } catch { /* unreadable config: defaults apply */ }
+      }
+      continue;
+    }
+    for (const tomlFile of ['custom/config.user.toml', 'custom/config.toml', 'config.toml']) {
+      const text = readText(path.join(dir, tomlFile));
+      if (!text) continue;
+      const t = readTomlStrings(text);
+      for (const [k, v] of Object.entries(t)) {
+        const key = k.split('.').pop();
+        put(key, v);
+      }
+    }
+    for (const mod of ['bmm', 'core']) {
+      const text = readText(path.join(dir, mod, 'config.yaml'));
+      if (!text) continue;
+      try {
+        const y = parseYaml(text) ?? {};
+        for (const k of ['output_folder', 'planning_artifacts', 'implementation_artifacts', 'sprint_artifacts', 'dev_story_location', 'dev_ephemeral_location']) put(k, y[k]);
+      } catch { /* unreadable config: defaults apply */ }
+    }
+  }
+  const folders = {};
+  const out = resolveDeclared(root, declared.output_folder);
+  const outDir = out && !out.pending ? out : path.join(root, fs.existsSync(path.join(root, '_bmad-output')) ? '_bmad-output' : 'docs');
+  folders.output = outDir;
+  for (const k of ['planning_artifacts', 'implementation_artifacts', 'sprint_artifacts', 'dev_story_location', 'dev_ephemeral_location']) {
+    const r = resolveDeclared(root, declared[k]);
+    if (!r) continue;
+    folders[k] = r.pending ? path.resolve(outDir, r.pending.replace(/^\{output_folder\}[/\\]?/, '')) : r;
+  }
+  return folders;
+}
+
+/** The BMAD projects inside a repository: their roots, installs and layouts. */
+function findProjects(repo) {
+  const roots = new Map();
+  const visit = (dir, depth) => {
+    for (const name of INSTALL_DIRS) {
+      if (looksLikeInstall(path.join(dir, name), name)) {
+        const r = roots.get(dir) ?? { root: dir, installs: [] };
+        r.installs.push(name);
+        roots.set(dir, r);
+      }
+    }
+    if (depth === 0) return;
+    let entries;
+    try { entries = fs.readdirSync(dir, { withFileTypes: true }); } catch { return; }
+    for (const e of entries) {
+      if (!e.isDirectory() || SKIP_DIRS.has(e.name) || INSTALL_DIRS.includes(e.name) || e.name.startsWith('.') || e.name === '_bmad-output') continue;
+      const p = path.join(dir, e.name);
+      if (RETIRED.test(rel(repo, p))) continue;
+      if (/^(test|tests|spec|__tests__)$/i.test(e.name)) continue;
+      visit(p, depth - 1);
+    }
+  };
+  visit(repo, 3);
+  // Projects with outputs but no install left in the repository (the install was git-ignored).
+  const outputLedgers = [
+    '_bmad-output/implementation-artifacts/sprint-status.yaml', 'docs/sprint-artifacts/sprint-status.yaml',
+    'docs/implementation-artifacts/sprint-status.yaml', 'docs/sprint-status.yaml', 'docs/stories',
+    '_bmad-output/sprint-status.yaml',
+  ];
+  const visitOutputs = (dir, depth) => {
+    if (!roots.has(dir) && outputLedgers.some((p) => fs.existsSync(path.join(dir, p)))) roots.set(dir, { root: dir, installs: [] });
+    if (depth === 0) return;
+    let entries;
+    try { entries = fs.readdirSync(dir, { withFileTypes: true }); } catch { return; }
+    for (const e of entries) {
+      if (!e.isDirectory() || SKIP_DIRS.has(e.name) || e.name.startsWith('.') || INSTALL_DIRS.includes(e.name) || ['docs', '_bmad-output'].includes(e.name)) continue;
+      const p = path.join(dir, e.name);
+      if (RETIRED.test(rel(repo, p)) || /^(test|tests|spec|__tests__)$/i.test(e.name)) continue;
+      visitOutputs(p, depth - 1);
+    }
+  };
+  if (!roots.has(repo)) visitOutputs(repo, 2);
+  // A nested root inside another project's output folder is not a project of its own.
+  const list = [...roots.values()].sort((a, b) => a.root.length - b.root.length);
+  const kept = [];
+  for (const r of list) {
+    if (kept.some((k) => r.root.startsWith(k.root + path.sep) && r.installs.length === 0)) continue;
+    kept.push(r);
+  }
+  return kept;
+}
+
+function layoutOf(repo, project) {
+  const { root, installs } = project;
+  let base;
+  if (installs.includes('_bmad')) {
+    const d = path.join(root, '_bmad');
+    const skills = isFile(path.join(d, '_config', 'skill-manifest.csv'))
+      && ['.claude/skills', '.agents/skills', '.cursor/skills', '.gemini/skills', '.github/skills', '.opencode/skills', '.windsurf/skills', '.codex/skills']
+        .some((s) => { try { return fs.readdirSync(path.join(root, s)).some((n) => n.startsWith('bmad')); } catch { return false; } });
+    if (isFile(path.join(d, 'config.toml'))) base = 'v6-toml';
+    else if (skills) base = 'v6-skills';
+    else base = 'v6.0';
+  } else if (installs.includes('.bmad')) base = 'v6-beta';
+  else if (installs.includes('bmad')) base = 'v6-alpha';
+  else if (installs.includes('.bmad-core')) base = 'v4';
+  else if (fs.existsSync(path.join(root, '_bmad-output'))) base = 'v6.0';
+  else if (fs.existsSync(path.join(root, 'docs/sprint-artifacts'))) base = 'v6-beta';
+  else if (fs.existsSync(path.join(root, 'docs/sprint-status.yaml'))) base = 'v6-alpha';
+  else base = 'v4';
+  return root === repo ? base : `monorepo(${base})`;
+}
+
+// ---------- statuses, as BMAD means them ----------
+const STATUS_WORDS = [
+  // [pattern over the cleaned text, meaning]
+  [/^(backlog|not[ -]started|to[ -]?do|pending|planned|new|open|proposed)\b/, 'backlog'],
+  [/^(reviewed|review(ed)?[ -](passed|complete[d]?|approved|done)|code[ -]review[ -](passed|complete[d]?|approved|done))\b/, 'done'],
+  [/^(dev[ -]complete[d]?|implementation[ -]complete[d]?|ready[ -]for[ -]review|in[ -]review|review[ -]ready|code[ -]review|needs[ -]review|under[ -]review|review|qa|in[ -]qa|ready[ -]for[ -]qa)\b/, 'review'],
+  [/^(ready[ -]for[ -]dev(elopment)?|ready[ -]to[ -]dev|ready[ -]for[ -]implementation|ready|dev[ -]ready|drafted|draft|approved?|story[ -]ready)\b/, 'ready-for-dev'],
+  [/^(in[ -]?progress|wip|started|in[ -]development|implementing|in[ -]dev|contexted|doing|active)\b/, 'in-progress'],
+  [/^(done|complete|completed|finished|closed|merged|shipped|delivered|implemented|resolved|accepted)\b/, 'done'],
+  [/^(blocked|on[ -]hold)\b/, 'blocked'],
+  [/^(cancell?ed|dropped|deferred|superseded|obsolete|skipped|won'?t[ -]do|abandoned|descoped|removed|deprecated|optional)\b/, 'dropped'],
+];
+
+/** The text of a status as written, without markdown, emoji and commentary. */
+export function cleanStatusText(raw) {
+  if (raw == null) return '';
+  let s = String(raw);
+  s = s.replace(/<!--.*?-->/g, ' ');
+  s = s.replace(/[*_`~]+/g, '');
+  s = s.replace(/^\s*[-+>]\s+/, '');
+  s = s.replace(/^\[[ xX]\]\s*/, '');
+  // leading emoji / symbols
+  s = s.replace(/^[^\p{L}\p{N}]+/u, '');
+  s = s.toLowerCase().replace(/\s+/g, ' ').trim();
+  return s;
+}
+
+export function normalizeStatus(raw) {
+  const s = cleanStatusText(raw);
+  if (!s) return null;
+  const compact = s.replace(/^inprogress\b/, 'in-progress').replace(/^readyfordev\b/, 'ready-for-dev').replace(/^readyforreview\b/, 'review');
+  for (const [re, meaning] of STATUS_WORDS) if (re.test(compact)) return meaning;
+  // `Refined - Ready for Development`, `Maximum readiness: ready for dev`: a status word opening a later part
+  for (const part of compact.split(/\s+[-—–|]\s+|[:;(),]\s*/).slice(1)) {
+    const t = part.trim();
+    for (const [re, meaning] of STATUS_WORDS) if (re.test(t)) return meaning;
+  }
+  return `other:${compact.split(/[\s(,;:.—–-]/)[0]}`;
+}
+
+// ---------- the ledger ----------
+const STORY_KEY = /^(?:([a-z]{1,6})-)?(\d+[a-z]?)(?:[-.](\d+[a-z]?))*?[-.](\d+[a-z]?)(?:-(.*))?$/i;
+
+function classifyKey(key) {
+  if (/^epic-.+-retrospective$/i.test(key) || /-retro(spective)?$/i.test(key)) return 'retrospective';
+  if (/^epic-[\w.-]+$/i.test(key)) return 'epic';
+  if (STORY_KEY.test(key)) return 'story';
+  return 'other';
+}
+
+/** The numeric id of a story key: `1-2-foo` → ['1','2']; `0-5-1-foo` → ['0','5','1']; `pm-01-1-x` → ['pm','01','1']. */
+function keyId(key) {
+  const parts = key.split(/[-.]/);
+  const id = [];
+  let i = 0;
+  if (/^[a-z]{1,6}$/i.test(parts[0]) && parts.length > 2 && /^\d/.test(parts[1])) id.push(parts[i++].toLowerCase());
+  while (i < parts.length && /^\d+[a-z]?$/i.test(parts[i])) id.push(parts[i++].toLowerCase());
+  return { id, slug: parts.slice(i).join('-').toLowerCase() };
+}
+
+function readLedger(file) {
+  const text = readText(file);
+  if (text == null) return { error: 'unreadable' };
+  let data;
+  try { data = parseYaml(text, { uniqueKeys: false }); } catch (e) { return { error: `yaml: ${String(e.message).split('\n')[0]}` }; }
+  if (!data || typeof data !== 'object') return { error: 'not a mapping' };
+  const dev = data.development_status;
+  const entries = [];
+  if (dev && typeof dev === 'object' && !Array.isArray(dev)) {
+    for (const [key, value] of Object.entries(dev)) {
+      let raw = value;
+      if (value && typeof value === 'object') raw = value.status ?? value.Status ?? null;
+      entries.push({ key: String(key), kind: classifyKey(String(key)), raw: raw == null ? null : String(raw), status: normalizeStatus(raw) });
+    }
+  }
+  return { entries, storyLocation: typeof data.story_location === 'string' ? data.story_location : null };
+}
+
+// ---------- story files ----------
+function frontmatter(text) {
+  if (!/^---\r?\n/.test(text)) return null;
+  const end = text.search(/\r?\n---\s*(\r?\n|$)/);
+  if (end < 0) return null;
+  const body = text.slice(text.indexOf('\n') + 1, end + 1);
+  try {
+    const y = parseYaml(body);
+    return y && typeof y === 'object' && !Array.isArray(y) ? y : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The Status of a story file, as written: frontmatter, a Status line, a `## Status` heading or section. */
+export function storyStatus(text) {
+  const fm = frontmatter(text);
+  if (fm) {
+    const k = Object.keys(fm).find((x) => x.toLowerCase() === 'status');
+    if (k && fm[k] != null && typeof fm[k] !== 'object') return { raw: String(fm[k]), where: 'frontmatter' };
+  }
+  const lines = text.split(/\r?\n/);
+  let fence = false;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (/^\s{0,3}(```|~~~)/.test(line)) { fence = !fence; continue; }
+    if (fence) continue;
+    // `## Status: done`, `### Status - Done`
+    let m = /^\s{0,3}#{1,6}\s*(?:\*\*)?\s*(?:story\s+|current\s+)?status(?:\*\*)?\s*[:：—–-]\s*(.+)$/i.exec(line);
+    if (m && cleanStatusText(m[1])) return { raw: m[1], where: 'heading', line: i + 1 };
+    // `## Status` then its first line
+    if (/^\s{0,3}#{1,6}\s*(?:\*\*)?\s*(?:story\s+|current\s+)?status\s*(?:\*\*)?\s*:?\s*$/i.test(line)) {
+      for (let j = i + 1; j < Math.min(lines.length, i + 12); j++) {
+        const l = lines[j];
+        if (!l.trim() || /^\s*<!--.*-->\s*$/.test(l)) continue;
+        if (/^\s{0,3}#{1,6}\s/.test(l)) break;
+        const inner = /^\s*(?:[-*+]\s*)?(?:\*\*|__)?[^:*_]*status[^:*_]*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(.+)$/i.exec(l);
+        if (inner) return { raw: inner[1], where: 'section', line: j + 1 };
+        // another labelled fact (`- **Sprint**: 11`): not the status; read on
+        if (/^\s*(?:[-*+]\s*)?(?:\*\*|__)?[^:]{1,40}(?:\*\*|__)?\s*[:：]/.test(l) && !normalizeStatus(l)?.match(/^(backlog|ready-for-dev|in-progress|review|done|blocked|dropped)$/)) continue;
+        return { raw: l, where: 'section', line: j + 1 };
+      }
+      continue;
+    }
+    // `Status: done`, `**Status:** done`, `- **Status**: done`, `> Status: done`
+    m = i < 60 ? /^\s*(?:[-*+>]\s*)?(?:\*\*|__)?\s*(?:story\s+|current\s+)?status\s*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(.+)$/i.exec(line) : null;
+    if (m && cleanStatusText(m[1])) return { raw: m[1], where: 'line', line: i + 1 };
+  }
+  // inline metadata near the top: `**Epic:** 1 **Story ID:** 1.1 **Status:** done`
+  fence = false;
+  for (let i = 0; i < Math.min(lines.length, 40); i++) {
+    if (/^\s{0,3}(```|~~~)/.test(lines[i])) { fence = !fence; continue; }
+    if (fence) continue;
+    const m = /(?:\*\*|__)status\s*[:：]?\s*(?:\*\*|__)\s*[:：]?\s*([^*|_]+)/i.exec(lines[i]);
+    if (m && cleanStatusText(m[1])) return { raw: m[1], where: 'inline', line: i + 1 };
+  }
+  return null;
+}
+
+/** Unchecked task boxes in the story's Tasks section (a done story with open tasks is not clean). */
+function openTasks(text) {
+  const lines = text.split(/\r?\n/);
+  let inTasks = false;
+  let level = 0;
+  let open = 0;
+  let fence = false;
+  for (const line of lines) {
+    if (/^\s{0,3}(```|~~~)/.test(line)) { fence = !fence; continue; }
+    if (fence) continue;
+    const h = /^(#{1,6})\s+(.*)$/.exec(line);
+    if (h) {
+      if (inTasks && h[1].length <= level) inTasks = false;
+      if (!inTasks && /task/i.test(h[2])) { inTasks = true; level = h[1].length; }
+      continue;
+    }
+    if (inTasks && /^\s*[-*+]\s+\[ \]/.test(line)) open++;
+  }
+  return open;
+}
+
+function storyFileIndex(dirs) {
+  const files = [];
+  const seen = new Set();
+  for (const d of dirs) {
+    if (!d || !isDir(d)) continue;
+    for (const f of walk(d, 3, [], (n) => n.toLowerCase().endsWith('.md'))) {
+      if (seen.has(f)) continue;
+      seen.add(f);
+      files.push(f);
+    }
+  }
+  return files;
+}
+
+function idOfFileName(base) {
+  // 1-2-slug, 1.2.slug, story-1.2-slug, story-1-2, 3a-1-slug, pm-01-1-slug
+  const b = base.replace(/\.md$/i, '').replace(/\.story$/i, '').replace(/^story[-_ .]?/i, '').toLowerCase();
+  const parts = b.split(/[-.]/);
+  const id = [];
+  let i = 0;
+  if (/^[a-z]{1,6}$/.test(parts[0]) && parts.length > 2 && /^\d/.test(parts[1])) id.push(parts[i++]);
+  while (i < parts.length && /^\d+[a-z]?$/.test(parts[i])) id.push(parts[i++]);
+  return { id, slug: parts.slice(i).join('-') };
+}
+
+function sameId(a, b) {
+  if (a.length !== b.length) return false;
+  return a.every((x, i) => x === b[i] || (/^\d+$/.test(x) && /^\d+$/.test(b[i]) && Number(x) === Number(b[i])));
+}
+
+function findStoryFile(key, index) {
+  const exact = index.filter((f) => path.basename(f).toLowerCase() === `${key.toLowerCase()}.md`);
+  if (exact.length >= 1) return { file: exact[0], candidates: exact.length };
+  const { id, slug } = keyId(key);
+  if (id.length < 2) return { file: null, candidates: 0 };
+  const words = (x) => new Set(x.split('-').filter((w) => w.length > 2));
+  const kw = words(slug);
+  const related = (candSlug) => {
+    if (!candSlug || !slug || candSlug === slug || slug.startsWith(candSlug) || candSlug.startsWith(slug)) return true;
+    const cw = words(candSlug);
+    let common = 0;
+    for (const w of cw) if (kw.has(w)) common++;
+    return common >= Math.max(1, Math.ceil(Math.min(cw.size, kw.size) / 2));
+  };
+  const cands = index.filter((f) => { const c = idOfFileName(path.basename(f)); return sameId(c.id, id) && related(c.slug); });
+  if (cands.length === 0) return { file: null, candidates: 0 };
+  if (cands.length === 1) return { file: cands[0], candidates: 1 };
+  // A companion note next to the story (10-1-e2e-evidence.md): take the one whose slug is the key's.
+  const bySlug = cands.filter((f) => idOfFileName(path.basename(f)).slug === slug);
+  if (bySlug.length === 1) return { file: bySlug[0], candidates: cands.length };
+  const withStatus = cands.filter((f) => { const t = readText(f); return t != null && storyStatus(t) != null; });
+  if (withStatus.length === 1) return { file: withStatus[0], candidates: cands.length };
+  return { file: withStatus[0] ?? cands[0], candidates: cands.length, ambiguous: true };
+}
+
+// ---------- planning artifacts ----------
+const STEP_KEYS = ['stepsCompleted', 'workflowType', 'lastStep'];
+const FINISHED = /^(complete|completed|done|final|finalized|approved|finished|closed)$/i;
+
+function artifactsOf(repo, folders) {
+  const dirs = new Set([folders.output, folders.planning_artifacts, folders.implementation_artifacts, folders.sprint_artifacts].filter(Boolean));
+  const out = [];
+  const seen = new Set();
+  for (const d of dirs) {
+    if (!isDir(d)) continue;
+    for (const f of walk(d, 4, [], (n) => n.toLowerCase().endsWith('.md'))) {
+      if (seen.has(f)) continue;
+      seen.add(f);
+      const r = rel(repo, f);
+      if (RETIRED.test(r) || /-template\.md$/i.test(f)) continue;
+      const text = readText(f);
+      if (!text || !text.startsWith('---')) continue;
+      const fm = frontmatter(text);
+      if (!fm || !STEP_KEYS.some((k) => k in fm)) continue;
+      const steps = Array.isArray(fm.stepsCompleted) ? fm.stepsCompleted.length : null;
+      const finished = FINISHED.test(String(fm.status ?? '').trim())
+        || fm.workflow_completed === true || fm.workflowComplete === true || fm.completed === true
+        || /complete/i.test(String(fm.lastStep ?? '')) || /complete/i.test(String(fm.workflowStatus ?? ''));
+      out.push({ file: r, workflowType: fm.workflowType ?? null, steps, lastStep: fm.lastStep ?? null, status: fm.status ?? null, finished });
+    }
+  }
+  return out;
+}
+
+// ---------- one repository ----------
+export function truthFor(repoDir) {
+  const repo = path.resolve(repoDir);
+  const projects = [];
+  for (const p of findProjects(repo)) {
+    const folders = readDeclaredFolders(p.root, p.installs);
+    const layout = layoutOf(repo, p);
+    // The ledger BMAD reads: the declared implementation/sprint folder, else the output folder;
+    // when none is there, every live ledger in the project's docs/output folders.
+    const declaredLedgers = [folders.implementation_artifacts, folders.sprint_artifacts, folders.output, folders.dev_story_location && path.dirname(folders.dev_story_location)]
+      .filter(Boolean).map((d) => path.join(d, 'sprint-status.yaml')).filter(isFile);
+    let ledgerFiles = [...new Set(declaredLedgers)].filter((f) => (readLedger(f).entries ?? []).some((e) => e.kind === 'story')).slice(0, 1);
+    if (ledgerFiles.length === 0) {
+      const found = [];
+      for (const d of [path.join(p.root, 'docs'), path.join(p.root, '_bmad-output'), folders.output]) {
+        if (d && isDir(d)) walk(d, 4, found, (n) => n === 'sprint-status.yaml');
+      }
+      ledgerFiles = [...new Set(found)].filter((f) => !RETIRED.test(rel(repo, f)));
+    }
+    const stories = [];
+    const ledgers = [];
+    const storyDirsBase = [folders.implementation_artifacts, folders.sprint_artifacts, folders.dev_story_location,
+      path.join(folders.output, 'stories'), path.join(p.root, 'docs', 'stories')];
+    for (const lf of ledgerFiles) {
+      const led = readLedger(lf);
+      ledgers.push({ file: rel(repo, lf), error: led.error ?? null, entries: led.entries?.length ?? 0 });
+      if (led.error) continue;
+      const dirs = [path.dirname(lf), path.join(path.dirname(lf), 'stories'), ...storyDirsBase];
+      if (led.storyLocation) {
+        const r = resolveDeclared(p.root, led.storyLocation);
+        if (r && !r.pending) dirs.unshift(r);
+      }
+      const index = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && path.basename(f) !== 'sprint-status.yaml');
+      for (const e of led.entries) {
+        if (e.kind !== 'story') continue;
+        const found = findStoryFile(e.key, index);
+        const s = { key: e.key, ledger: rel(repo, lf), ledgerRaw: e.raw, ledgerStatus: e.status, file: null, fileRaw: null, fileStatus: null };
+        if (found.file) {
+          const text = readText(found.file) ?? '';
+          const st = storyStatus(text);
+          s.file = rel(repo, found.file);
+          s.fileRaw = st ? cleanStatusText(st.raw) : null;
+          s.fileStatus = st ? normalizeStatus(st.raw) : null;
+          s.fileStatusLine = st?.line ?? null;
+          s.ambiguous = !!found.ambiguous;
+          s.openTasks = openTasks(text);
+        }
+        s.drift = !!(s.file && !s.ambiguous && s.ledgerStatus && s.fileStatus && s.ledgerStatus !== s.fileStatus);
+        s.clean = !!(s.file && !s.ambiguous && s.ledgerStatus && s.fileStatus && s.ledgerStatus === s.fileStatus
+          && !s.ledgerStatus.startsWith('other:') && !(s.fileStatus === 'done' && s.openTasks > 0));
+        stories.push(s);
+      }
+    }
+    // v4 and ledger-less projects: the story files alone (no drift is possible; a well-formed one is clean).
+    if (ledgerFiles.length === 0) {
+      const dirs = [folders.dev_story_location, path.join(p.root, 'docs', 'stories'), folders.implementation_artifacts, folders.sprint_artifacts].filter(Boolean);
+      const index = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && idOfFileName(path.basename(f)).id.length >= 2);
+      for (const f of index) {
+        const text = readText(f) ?? '';
+        const st = storyStatus(text);
+        const fileStatus = st ? normalizeStatus(st.raw) : null;
+        const open = openTasks(text);
+        stories.push({
+          key: path.basename(f, '.md'), ledger: null, ledgerRaw: null, ledgerStatus: null, file: rel(repo, f),
+          fileRaw: st ? cleanStatusText(st.raw) : null, fileStatus, fileStatusLine: st?.line ?? null, openTasks: open, drift: false,
+          clean: !!(fileStatus && !fileStatus.startsWith('other:') && !(fileStatus === 'done' && open > 0)),
+        });
+      }
+    }
+    projects.push({
+      root: rel(repo, p.root) || '.', installs: p.installs, layout,
+      folders: Object.fromEntries(Object.entries(folders).map(([k, v]) => [k, rel(repo, v)])),
+      ledgers, stories, artifacts: artifactsOf(repo, folders),
+    });
+  }
+  const layout = projects.length === 0 ? 'none' : projects.find((x) => x.root === '.')?.layout ?? projects[0].layout;
+  return { repo: path.basename(repo), layout, projects };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const dir = process.argv[2];
+  if (!dir) {
+    process.stderr.write('usage: node scripts/corpus/truth.mjs REPO_DIR\n');
+    process.exit(2);
+  }
+  process.stdout.write(JSON.stringify(truthFor(dir), null, 2) + '\n');
+}

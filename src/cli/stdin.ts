@@ -1,0 +1,54 @@
+/**
+ * Reading a hook event from stdin, the way agents send it: to its end, however late it arrives
+ * and however large it is. Node built-ins only (the launcher's fast path uses it).
+ *
+ * Not `fs.readFileSync(0)`: once `process.stdin` has been touched the pipe is non-blocking, and a
+ * synchronous read fails with EAGAIN when the event comes late or is cut at the pipe buffer.
+ */
+import * as fs from 'node:fs';
+import { isatty } from 'node:tty';
+
+/** More than any hook event an agent sends; past it the input is refused, not buffered. */
+export const MAX_STDIN_BYTES = 64 * 1024 * 1024;
+
+/** True when stdin is a terminal (the hook was run by hand). Does not open the stream. */
+export function stdinIsTerminal(): boolean {
+  return isatty(0);
+}
+
+/** All of stdin as UTF-8 text; rejects with the read error (EISDIR, too large...). */
+export function readStdinText(): Promise<string> {
+  // Node reads stdin of a kind it does not know (a folder) as empty: that is unreadable, not "".
+  let st: fs.Stats;
+  try {
+    st = fs.fstatSync(0);
+  } catch (e) {
+    return Promise.reject(e instanceof Error ? e : new Error(String(e)));
+  }
+  if (!st.isFIFO() && !st.isSocket() && !st.isFile() && !st.isCharacterDevice()) {
+    return Promise.reject(new Error(`stdin is ${st.isDirectory() ? 'a directory (EISDIR)' : 'not a pipe, file or terminal'}`));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const stdin = process.stdin;
+    const finish = (e: Error | undefined) => {
+      if (done) return;
+      done = true;
+      stdin.removeAllListeners('data');
+      if (e) {
+        stdin.destroy();
+        reject(e);
+      } else resolve(Buffer.concat(chunks).toString('utf8'));
+    };
+    stdin.on('data', (c: Buffer | string) => {
+      const b = typeof c === 'string' ? Buffer.from(c, 'utf8') : c;
+      size += b.length;
+      if (size > MAX_STDIN_BYTES) finish(new Error(`the input is larger than ${MAX_STDIN_BYTES / 1024 / 1024} MB`));
+      else chunks.push(b);
+    });
+    stdin.once('end', () => finish(undefined));
+    stdin.once('error', (e) => finish(e));
+  });
+}

@@ -1,0 +1,162 @@
+/**
+ * Writing one status into `sprint-status.yaml` whatever YAML form the entry has: a plain or
+ * quoted value, an empty value (`1-1-x:`), a mapping value (`{status: …}` or a block mapping,
+ * its `status` key edited or added), entries in a flow-style `development_status: {…}`. Positions
+ * come from the YAML parser; only the value's bytes (and `last_updated`'s, in its own format)
+ * change. A ledger that does not parse is refused, never edited blind.
+ */
+import { isMap, isScalar, parseDocument, type Document, type Pair, type Scalar, type YAMLMap } from 'yaml';
+import { WaymarkError } from '../errors';
+import { formatStamp, parseStamp } from './ledger';
+
+interface Splice {
+  from: number;
+  to: number;
+  text: string;
+}
+
+function parse(file: string, text: string): Document.Parsed {
+  const doc = parseDocument(text, { schema: 'core', uniqueKeys: false, logLevel: 'silent' });
+  const err = doc.errors[0];
+  if (err) {
+    const line = err.linePos?.[0]?.line ?? 1;
+    throw new WaymarkError('invalid', `${file} is not valid YAML at line ${line} (${err.message.split('\n')[0].replace(/[\s:.]+$/, '')}); fix that line first (waymark validate lists it). Nothing was changed.`, file, { line });
+  }
+  return doc;
+}
+
+function keyText(p: Pair): string | undefined {
+  const k = p.key;
+  if (isScalar(k) && (typeof k.value === 'string' || typeof k.value === 'number')) return String(k.value);
+  return undefined;
+}
+
+function pairOf(map: YAMLMap, key: string): Pair | undefined {
+  return (map.items as Pair[]).find((p) => keyText(p) === key);
+}
+
+/** The entry's status as the YAML says it: the value, or a mapping value's `status`. */
+function statusValue(v: unknown): unknown {
+  if (v && typeof v === 'object' && !Array.isArray(v)) return (v as Record<string, unknown>).status;
+  return v;
+}
+
+/** Rewrites a scalar's bytes keeping its quoting. */
+function scalarSplice(text: string, s: Scalar, value: string): Splice {
+  const [start, end] = s.range!;
+  const src = text.slice(start, end);
+  if (s.type === 'QUOTE_DOUBLE' && src.startsWith('"')) return { from: start, to: end, text: JSON.stringify(value) };
+  if (s.type === 'QUOTE_SINGLE' && src.startsWith("'")) return { from: start, to: end, text: `'${value.replace(/'/g, "''")}'` };
+  return { from: start, to: end, text: value };
+}
+
+/** Sets a pair's empty value: right after its colon (or adds the colon). */
+function emptySplice(text: string, p: Pair, value: string): Splice {
+  const keyEnd = (p.key as Scalar).range![1];
+  let i = keyEnd;
+  while (text[i] === ' ' || text[i] === '\t') i++;
+  if (text[i] === ':') return { from: i + 1, to: i + 1, text: ` ${value}` };
+  return { from: keyEnd, to: keyEnd, text: `: ${value}` };
+}
+
+function lineStart(text: string, pos: number): number {
+  return text.lastIndexOf('\n', pos - 1) + 1;
+}
+
+/** Adds `status: value` to a mapping that has no such key. */
+function addStatusSplice(text: string, map: YAMLMap, value: string, eol: string): Splice {
+  const [start, , end] = map.range!;
+  if (map.flow) {
+    const close = text.lastIndexOf('}', end - 1);
+    const inner = text.slice(start + 1, close);
+    return { from: close, to: close, text: inner.trim() ? `, status: ${value}` : `status: ${value}` };
+  }
+  const first = (map.items[0] as Pair).key as Scalar;
+  const indent = text.slice(lineStart(text, first.range![0]), first.range![0]);
+  const last = map.items[map.items.length - 1] as Pair;
+  const lastEnd = ((last.value as Scalar | null)?.range ?? (last.key as Scalar).range!)[1];
+  const nl = text.indexOf('\n', lastEnd);
+  if (nl < 0) return { from: text.length, to: text.length, text: `${eol}${indent}status: ${value}` };
+  return { from: nl + 1, to: nl + 1, text: `${indent}status: ${value}${eol}` };
+}
+
+/**
+ * The ledger text with `key`'s status set to `status` and `last_updated` (when it holds a date
+ * Waymark reads) set to `now` in its own format; every other byte stays. Throws 'invalid' when
+ * the ledger does not parse and 'usage' when it has no such entry.
+ */
+export function editLedgerStatus(file: string, text: string, key: string, status: string, now: Date): string {
+  const doc = parse(file, text);
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  const top = doc.contents;
+  if (!isMap(top)) throw new WaymarkError('invalid', `${file} is not a mapping with development_status; nothing was changed.`, file);
+  const dsPair = pairOf(top, 'development_status');
+  const ds = dsPair?.value;
+  if (!isMap(ds)) throw new WaymarkError('usage', `${file} has no development_status mapping holding '${key}'; nothing was changed.`, file);
+  const entry = pairOf(ds, key);
+  if (!entry) throw new WaymarkError('usage', `${file} has no entry '${key}' under development_status; nothing was changed.`, file);
+  const splices: Splice[] = [];
+  const v = entry.value;
+  if (v === null || v === undefined || (isScalar(v) && v.value === null && v.range![0] === v.range![1])) {
+    splices.push(emptySplice(text, entry, status));
+  } else if (isScalar(v)) {
+    splices.push(scalarSplice(text, v, status));
+  } else if (isMap(v)) {
+    const sp = pairOf(v, 'status');
+    const sv = sp?.value;
+    if (!sp) splices.push(addStatusSplice(text, v, status, eol));
+    else if (sv === null || sv === undefined || (isScalar(sv) && sv.value === null && sv.range![0] === sv.range![1])) splices.push(emptySplice(text, sp, status));
+    else if (isScalar(sv)) splices.push(scalarSplice(text, sv, status));
+    else throw new WaymarkError('invalid', `${file}: the status of '${key}' is not a single word; write it by hand. Nothing was changed.`, file);
+  } else {
+    throw new WaymarkError('invalid', `${file}: the value of '${key}' is a list, not a status; write it by hand. Nothing was changed.`, file);
+  }
+  const stamp = pairOf(top, 'last_updated')?.value;
+  if (isScalar(stamp) && stamp.range && typeof stamp.value === 'string') {
+    const parsed = parseStamp(stamp.value);
+    if (parsed) splices.push(scalarSplice(text, stamp, formatStamp(now, parsed.format)));
+  }
+  let out = text;
+  for (const s of splices.sort((a, b) => b.from - a.from)) out = out.slice(0, s.from) + s.text + out.slice(s.to);
+  return out;
+}
+
+/** The status YAML reads for `key` (a mapping value's `status`), or undefined (no entry, not YAML). */
+export function ledgerEntryStatus(text: string, key: string): string | undefined {
+  const doc = parseDocument(text, { schema: 'core', uniqueKeys: false, logLevel: 'silent' });
+  if (doc.errors.length) return undefined;
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 100 });
+  } catch {
+    return undefined;
+  }
+  const ds = data && typeof data === 'object' ? (data as Record<string, unknown>).development_status : undefined;
+  const v = ds && typeof ds === 'object' ? statusValue((ds as Record<string, unknown>)[key]) : undefined;
+  return typeof v === 'string' ? v : undefined;
+}
+
+/**
+ * Why `text` is not a ledger whose `key` reads `status` (it does not parse, or says otherwise),
+ * else undefined: the check before a ledger write and after it lands.
+ */
+export function ledgerStatusProblem(file: string, text: string, key: string, status: string): string | undefined {
+  let data: unknown;
+  try {
+    data = parse(file, text).toJS({ maxAliasCount: 100 });
+  } catch (e) {
+    return (e as Error).message;
+  }
+  const ds = data && typeof data === 'object' ? (data as Record<string, unknown>).development_status : undefined;
+  const got = ds && typeof ds === 'object' ? statusValue((ds as Record<string, unknown>)[key]) : undefined;
+  return got === status ? undefined : `${key} would read ${JSON.stringify(got ?? null)}, not ${status}.`;
+}
+
+/** True when the ledger's `development_status` (as YAML reads it, in any style) has `key`. */
+export function ledgerHasEntry(text: string, key: string): boolean {
+  const doc = parseDocument(text, { schema: 'core', uniqueKeys: false, logLevel: 'silent' });
+  const top = doc.contents;
+  if (!isMap(top)) return false;
+  const ds = pairOf(top, 'development_status')?.value;
+  return isMap(ds) && pairOf(ds, key) !== undefined;
+}

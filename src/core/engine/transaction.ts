@@ -1,0 +1,356 @@
+/**
+ * One transaction over N files, the way every Waymark write goes: locks by real path in one
+ * order → recover killed transactions → re-read → plan (the caller's planner: hash check, rules,
+ * the new bytes) → guards → preflight → validate → intent journal naming every file → atomic
+ * renames (compare-and-swap each) → re-read and re-validate (undone when wrong) → one history
+ * line per changed file → observers. A kind of change is a small planner; this does the rest.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { WriteGuard, WriteObserver } from '../writeHooks';
+import { WaymarkError, errorMessage } from '../errors';
+import type { Logger } from '../ports';
+import type { HistoryEntry } from '../types';
+import { removeStaleTemps, writeFileAtomic } from '../store/atomicWrite';
+import { acquireFileLock, type HeldLock } from '../store/fileLock';
+import { appendHistory, assertHistoryAppendable, readHistory } from '../store/history';
+import { assertJournalWritable, currentSha256, sha256Hex } from '../store/intentJournal';
+import { readRegularFileSync } from '../store/safeRead';
+import { assertWritable, safeWritePath } from '../store/safePath';
+import { completeTxIntent, orphanedTxIntents, writeTxIntent, type TxIntent } from '../store/txJournal';
+import { assertWritableInside } from './roots';
+
+/** One file a planned change writes. */
+export interface TxWrite {
+  /** Absolute path as the change names it (one of the planner's `files`). */
+  file: string;
+  /** The new bytes. */
+  text: string;
+  /** Its history line (time, actor and session are filled in). */
+  entry: Omit<HistoryEntry, 'seq' | 'file' | 'time' | 'actor' | 'session' | 'operation'>;
+  /** Why these bytes would be invalid (they are refused, or undone once on disk), else undefined. */
+  check?: (text: string) => string | undefined;
+}
+
+export interface TxPlan<R> {
+  /** Files whose bytes change; empty: nothing is written, nothing recorded. */
+  writes: TxWrite[];
+  /** The answer, given the history lines appended (same order as `writes`). */
+  result: (entries: HistoryEntry[]) => R;
+}
+
+/**
+ * A kind of change: which files it reads (all are locked) and, from their bytes as they are
+ * now under the locks, what it writes. `plan` throws to refuse (conflict, rules).
+ */
+export interface TxPlanner<R> {
+  operation: string;
+  files: string[];
+  /** Texts by `files` entry; undefined for a file that does not exist. */
+  plan(texts: ReadonlyMap<string, string | undefined>): TxPlan<R>;
+}
+
+export interface TxContext {
+  root: string;
+  historyDir?: string;
+  actor?: string;
+  session?: string;
+  now: () => Date;
+  guards?: WriteGuard[];
+  observers?: WriteObserver[];
+  logger?: Logger;
+}
+
+/** Test hook: SIGKILL this process after the Nth rename / history line of a transaction. */
+function dieAt(point: 'RENAME' | 'HISTORY', n: number): void {
+  const v = process.env[`WAYMARK_TX_DIE_AFTER_${point}`];
+  if (v !== undefined && Number(v) === n) process.kill(process.pid, 'SIGKILL');
+}
+
+function readTarget(target: string): string | undefined {
+  try {
+    return readRegularFileSync(target).toString('utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (WaymarkError.is(e)) throw e;
+    throw new WaymarkError('unreadable', `Cannot read ${target}: ${errorMessage(e)}.`, target);
+  }
+}
+
+/** The real path every file of the change is locked, read and renamed by. */
+function targetOf(root: string, file: string): string {
+  assertWritableInside(file, root);
+  return safeWritePath(root, file);
+}
+
+async function lockAll(root: string, targets: string[], operation: string): Promise<HeldLock[]> {
+  const held: HeldLock[] = [];
+  try {
+    for (const t of [...new Set(targets)].sort()) held.push(await acquireFileLock(t, { root, purpose: `waymark ${operation}` }));
+  } catch (e) {
+    for (const l of held.reverse()) l.release();
+    throw e;
+  }
+  return held;
+}
+
+/** The orphaned transactions touching `targets`, and every file they touch (to lock them too). */
+function orphansTouching(root: string, targets: Set<string>): { files: Set<string>; intents: { path: string; intent?: TxIntent }[] } {
+  const files = new Set(targets);
+  const intents: { path: string; intent?: TxIntent }[] = [];
+  const all = orphanedTxIntents(root);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const o of all) {
+      if (intents.includes(o)) continue;
+      if (!o.intent) {
+        intents.push(o);
+        continue;
+      }
+      if (o.intent.writes.some((w) => files.has(w.target))) {
+        intents.push(o);
+        for (const w of o.intent.writes) if (!files.has(w.target)) {
+          files.add(w.target);
+          grew = true;
+        }
+      }
+    }
+  }
+  return { files, intents };
+}
+
+/**
+ * Completes a transaction whose writer died (call holding the locks of all its files): files
+ * still at their old bytes get the new ones, unless no rename happened at all (then nothing
+ * happened: dropped); missing history lines are appended, marked recovered; observers run.
+ */
+async function recoverTx(tx: TxContext, o: { path: string; intent: TxIntent }): Promise<void> {
+  const { intent } = o;
+  const log = tx.logger;
+  const why = foreignIntent(tx.root, intent);
+  if (why) {
+    // Never replayed: a journal file is data found on disk, not an instruction (a planted or copied one).
+    log?.warn(`[journal] ${o.path} was not written for this workspace (${why}); moved aside to ${o.path}.bad`);
+    moveAside(o.path);
+    return;
+  }
+  const states = intent.writes.map((w) => {
+    const cur = currentSha256(w.target);
+    return cur === w.after ? 'after' : (cur ?? null) === w.before ? 'before' : 'other';
+  });
+  for (const w of intent.writes) for (const t of removeStaleTemps(w.target)) log?.warn(`[write] removed ${t} left by a writer that died`);
+  if (states.every((s) => s !== 'after')) {
+    // Killed before its first rename: the files are as they were.
+    completeTxIntent(o.path);
+    return;
+  }
+  for (const [i, w] of intent.writes.entries()) {
+    if (states[i] === 'before') {
+      writeFileAtomic(w.target, w.text, { root: tx.root });
+      log?.warn(`[journal] completed ${intent.operation} on ${w.file}: its writer (pid ${intent.pid}) died between its renames`);
+    } else if (states[i] === 'other') {
+      log?.warn(`[journal] ${w.file} changed after ${intent.operation} by pid ${intent.pid} died; left as it is`);
+    }
+  }
+  const recovered: HistoryEntry[] = [];
+  for (const [i, e] of intent.entries.entries()) {
+    if (states[i] === 'other') continue;
+    const id = `${intent.id}:${i}`;
+    let entry = readHistory(tx.root, e.file, tx.historyDir).find((h) => h.intent === id);
+    if (!entry) entry = appendHistory(tx.root, { ...e, intent: id, detail: { ...(e.detail ?? {}), recovered: true } }, tx.historyDir).entry;
+    recovered.push(entry);
+  }
+  for (const entry of recovered) {
+    for (const ob of tx.observers ?? []) {
+      try {
+        await ob(entry, { file: entry.file, root: tx.root, operation: entry.operation, actor: entry.actor, session: entry.session, recovered: true });
+      } catch (e) {
+        log?.error(`[journal] observer failed re-running ${entry.operation} on ${entry.file}: ${errorMessage(e)}`);
+      }
+    }
+  }
+  completeTxIntent(o.path);
+}
+
+/**
+ * Why an intent cannot be this workspace's own: another root or history folder, a file whose
+ * real path is not its target inside the workspace, history lines about other files.
+ */
+function foreignIntent(root: string, intent: TxIntent): string | undefined {
+  if (path.resolve(intent.root) !== path.resolve(root)) return `its root is ${intent.root}`;
+  if (intent.entries.length !== intent.writes.length) return 'its history lines do not match its files';
+  for (const [i, w] of intent.writes.entries()) {
+    if (typeof w.file !== 'string' || typeof w.after !== 'string' || (w.before !== null && typeof w.before !== 'string')) return 'a malformed write';
+    let real: string;
+    try {
+      real = targetOf(root, w.file);
+    } catch (e) {
+      return errorMessage(e);
+    }
+    if (real !== w.target) return `${w.file} is not ${w.target}`;
+    if (sha256Hex(w.text) !== w.after) return `the bytes for ${w.file} do not match their hash`;
+    if (!intent.entries[i] || path.resolve(intent.entries[i].file) !== path.resolve(w.file)) return 'its history lines do not match its files';
+  }
+  return undefined;
+}
+
+function moveAside(p: string): void {
+  try {
+    fs.renameSync(p, `${p}.bad`);
+  } catch {
+    // moved by another recovering writer
+  }
+}
+
+function writable(target: string, file: string): void {
+  let mode: number | undefined;
+  try {
+    mode = fs.statSync(target).mode;
+  } catch {
+    mode = undefined;
+  }
+  if (mode !== undefined && (mode & 0o200) === 0) {
+    throw new WaymarkError('io', `${file} is read-only; chmod u+w ${file} to allow Waymark to write it. Nothing was changed.`, file, { readOnly: true });
+  }
+  assertWritable(path.join(path.dirname(target), '.waymark-probe'), 'file', { display: file });
+}
+
+/** Puts the old bytes back (a file that did not exist is removed); false when one could not be. */
+function rollBack(root: string, done: { target: string; before: string | undefined }[]): boolean {
+  let ok = true;
+  for (const d of [...done].reverse()) {
+    try {
+      if (d.before === undefined) fs.unlinkSync(d.target);
+      else writeFileAtomic(d.target, d.before, { root });
+    } catch {
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+/** Runs `planner` as one transaction (see the file header). */
+export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): Promise<R> {
+  const root = tx.root;
+  const files = [...new Set(planner.files.map((f) => path.resolve(f)))];
+  const targets = new Map(files.map((f) => [f, targetOf(root, f)]));
+  let locks: HeldLock[] = [];
+  for (let attempt = 0; ; attempt++) {
+    const peek = orphansTouching(root, new Set(targets.values()));
+    locks = await lockAll(root, [...peek.files], planner.operation);
+    const now = orphansTouching(root, new Set(targets.values()));
+    if ([...now.files].every((f) => peek.files.has(f)) || attempt >= 3) {
+      try {
+        for (const o of now.intents) {
+          if (!o.intent) {
+            tx.logger?.warn(`[journal] ${o.path} is unreadable; moved aside to ${o.path}.bad`);
+            moveAside(o.path);
+          } else if (o.intent.writes.every((w) => peek.files.has(w.target))) {
+            await recoverTx(tx, { path: o.path, intent: o.intent });
+          }
+        }
+      } catch (e) {
+        for (const l of locks.reverse()) l.release();
+        throw e;
+      }
+      break;
+    }
+    for (const l of locks.reverse()) l.release();
+  }
+  const entries: HistoryEntry[] = [];
+  let intentPath: string | undefined;
+  let plan: TxPlan<R>;
+  try {
+    for (const l of locks) for (const b of l.broken) tx.logger?.warn(`[lock] ${b}`);
+    const texts = new Map(files.map((f) => [f, readTarget(targets.get(f)!)]));
+    plan = planner.plan(texts);
+    const writes = plan.writes.filter((w) => w.text !== texts.get(path.resolve(w.file)));
+    if (!writes.length) return plan.result([]);
+    for (const w of writes) {
+      if (!targets.has(path.resolve(w.file))) throw new Error(`${planner.operation} plans a write to ${w.file}, which it did not read`);
+    }
+    for (const w of writes) for (const g of tx.guards ?? []) await g({ file: path.resolve(w.file), root, operation: planner.operation, actor: tx.actor, session: tx.session });
+    for (const w of writes) {
+      const problem = w.check?.(w.text);
+      if (problem) throw new WaymarkError('invalid', `Refused: ${planner.operation} would leave ${w.file} invalid: ${problem} Nothing was changed.`, w.file);
+    }
+    for (const w of writes) {
+      writable(targets.get(path.resolve(w.file))!, w.file);
+      assertHistoryAppendable(root, w.file, tx.historyDir);
+    }
+    assertJournalWritable(root);
+    const time = tx.now().toISOString();
+    const planned = writes.map((w) => ({ time, actor: tx.actor, session: tx.session, operation: planner.operation, file: path.resolve(w.file), ...w.entry }));
+    const items = writes.map((w) => {
+      const target = targets.get(path.resolve(w.file))!;
+      const before = texts.get(path.resolve(w.file));
+      return { w, target, before };
+    });
+    const intent = writeTxIntent(root, {
+      operation: planner.operation,
+      historyDir: tx.historyDir,
+      writes: items.map((x) => ({ file: path.resolve(x.w.file), target: x.target, before: x.before === undefined ? null : sha256Hex(x.before), after: sha256Hex(x.w.text), text: x.w.text })),
+      entries: planned,
+    });
+    intentPath = intent.path;
+    dieAt('RENAME', 0);
+    const done: { target: string; before: string | undefined }[] = [];
+    try {
+      for (const [i, x] of items.entries()) {
+        const lock = locks.find((l) => l.info.file === path.resolve(x.target));
+        writeFileAtomic(x.target, x.w.text, {
+          root,
+          mustExist: x.before !== undefined,
+          beforeRename: () => {
+            lock?.assertHeld();
+            if (readTarget(x.target) !== x.before) {
+              throw new WaymarkError('conflict', `${x.w.file} changed on disk while ${planner.operation} was being made (another writer or an editor); nothing was written. Re-read it and retry.`, x.w.file);
+            }
+          },
+        });
+        done.push({ target: x.target, before: x.before });
+        dieAt('RENAME', i + 1);
+      }
+      // Re-read what landed: each file must hold the new bytes and still be valid.
+      for (const x of items) {
+        const now = readTarget(x.target);
+        const problem = now !== x.w.text ? 'its bytes on disk are not the ones written' : x.w.check?.(now);
+        if (problem) throw new WaymarkError('invalid', `${planner.operation} left ${x.w.file} invalid (${problem}); the change was undone: every file has its old bytes again.`, x.w.file);
+      }
+    } catch (e) {
+      if (rollBack(root, done)) completeTxIntent(intent.path);
+      // else: the intent stays; the next writer completes the change.
+      intentPath = undefined;
+      throw e;
+    }
+    try {
+      for (const [i, p] of planned.entries()) {
+        const res = appendHistory(root, { ...p, intent: `${intent.intent.id}:${i}` }, tx.historyDir);
+        if (res.repaired) tx.logger?.warn(`[history] ${res.repaired}`);
+        entries.push(res.entry);
+        dieAt('HISTORY', i + 1);
+      }
+    } catch (e) {
+      // The intent stays: the next writer appends the missing lines once this process is gone.
+      intentPath = undefined;
+      throw new WaymarkError('io', `${planner.operation} changed ${writes.map((w) => w.file).join(' and ')}, but a history line could not be appended: ${errorMessage(e).replace(/ Nothing was changed\.$/, '')}`, writes[0].file, { written: true });
+    }
+  } finally {
+    for (const l of locks.reverse()) l.release();
+  }
+  let observersOk = true;
+  for (const entry of entries) {
+    for (const ob of tx.observers ?? []) {
+      try {
+        await ob(entry, { file: entry.file, root, operation: entry.operation, actor: tx.actor, session: tx.session });
+      } catch (e) {
+        observersOk = false;
+        tx.logger?.error(`[core] write observer failed after ${entry.operation} on ${entry.file}: ${errorMessage(e)}`);
+      }
+    }
+  }
+  // When an observer failed the intent stays, and the next writer runs them once more.
+  if (intentPath && observersOk) completeTxIntent(intentPath);
+  return plan.result(entries);
+}

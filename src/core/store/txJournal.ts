@@ -1,0 +1,101 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as crypto from 'node:crypto';
+import type { HistoryEntry } from '../types';
+import { writeFileAtomic, sweepStaleTemps } from './atomicWrite';
+import { holderAlive, ownStartTime } from './processes';
+import { readInternalIfExists, safeMkdir } from './safePath';
+
+/**
+ * The intent journal of multi-file transactions (`.waymark/journal/tx.<pid>.<id>.json`): written
+ * durably before the first rename, naming every file of the change with its bytes before and
+ * after, and the history line each file gets. Removed once the history lines and events are out.
+ * A writer killed in between leaves it behind; the next writer of any of its files (holding the
+ * locks of all of them) completes it: the renames that did not happen are made, the history
+ * lines that are missing appended. Before the first rename nothing happened: it is dropped.
+ */
+
+/** One file of a transaction. */
+export interface TxIntentWrite {
+  /** The file as the change names it (history is keyed by it). */
+  file: string;
+  /** Its real path: what is locked, read and renamed over. */
+  target: string;
+  /** SHA-256 of the bytes before (null: the file did not exist) and after. */
+  before: string | null;
+  after: string;
+  /** The new bytes, so a killed change can be completed. */
+  text: string;
+}
+
+export interface TxIntent {
+  kind: 'tx';
+  id: string;
+  pid: number;
+  start?: string;
+  host: string;
+  time: string;
+  root: string;
+  operation: string;
+  historyDir?: string;
+  writes: TxIntentWrite[];
+  /** The history line of each write (same index); its seq is assigned when appended. */
+  entries: Omit<HistoryEntry, 'seq'>[];
+}
+
+function journalDir(root: string): string {
+  return path.join(root, '.waymark', 'journal');
+}
+
+/** Records a transaction's intent durably; returns its path (pass it to completeTxIntent). */
+export function writeTxIntent(root: string, intent: Omit<TxIntent, 'kind' | 'id' | 'pid' | 'start' | 'host' | 'time' | 'root'>): { path: string; intent: TxIntent } {
+  const dir = safeMkdir(root, journalDir(root));
+  const id = crypto.randomBytes(8).toString('hex');
+  const full: TxIntent = { kind: 'tx', id, pid: process.pid, start: ownStartTime(), host: os.hostname(), time: new Date().toISOString(), root, ...intent };
+  const p = path.join(dir, `tx.${process.pid}.${id}.json`);
+  writeFileAtomic(p, JSON.stringify(full) + '\n', { root, what: 'intent journal' });
+  return { path: p, intent: full };
+}
+
+export function completeTxIntent(p: string): void {
+  try {
+    fs.unlinkSync(p);
+  } catch {
+    // already completed by a recovering writer
+  }
+}
+
+/**
+ * Transactions left by writers that are gone (a live writer's intent is its own business).
+ * Unreadable intents come back with `intent` undefined, to be moved aside.
+ */
+export function orphanedTxIntents(root: string): { path: string; intent?: TxIntent }[] {
+  const dir = journalDir(root);
+  sweepStaleTemps(dir, (n) => n.startsWith('.tx.'));
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const out: { path: string; intent?: TxIntent }[] = [];
+  for (const n of names.sort()) {
+    if (!n.startsWith('tx.') || !n.endsWith('.json')) continue;
+    const p = path.join(dir, n);
+    let intent: TxIntent | undefined;
+    try {
+      intent = JSON.parse(readInternalIfExists(p, 'intent journal') ?? 'null') as TxIntent;
+    } catch {
+      intent = undefined;
+    }
+    const ok = intent && typeof intent === 'object' && intent.kind === 'tx' && Array.isArray(intent.writes) && Array.isArray(intent.entries) && intent.writes.every((w) => w && typeof w.target === 'string' && typeof w.text === 'string');
+    if (ok) {
+      if (intent!.host === os.hostname() && holderAlive(intent!.pid, intent!.start)) continue;
+      out.push({ path: p, intent });
+    } else {
+      out.push({ path: p });
+    }
+  }
+  return out;
+}

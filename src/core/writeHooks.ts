@@ -1,0 +1,31 @@
+/**
+ * The types write guards and observers are made of. They sit below every part of the core (only
+ * types.ts beneath them) so the protocol, memory and BMAD writers can name them without importing
+ * the core's API, which imports them back.
+ */
+import type { HistoryEntry, WorkflowState } from './types';
+
+/** Context a write guard or observer receives. */
+export interface WriteContext {
+  /** Absolute path of the workflow (or gate) file being written. */
+  file: string;
+  /** Workspace folder the file belongs to. */
+  root: string;
+  operation: string;
+  actor?: string;
+  session?: string;
+  /**
+   * Set when an observer is re-run for a change whose writer was killed before its observers
+   * ran (see the intent journal): an observer that logs must not log the same entry twice.
+   */
+  recovered?: boolean;
+}
+
+/**
+ * Runs under the file lock before a write; throws a WaymarkError (e.g. 'locked' when an
+ * orchestrator lease is held by someone else) to refuse it.
+ */
+export type WriteGuard = (ctx: WriteContext) => void | Promise<void>;
+
+/** Told after a write landed and its history line was appended (events log, memory consolidation). */
+export type WriteObserver = (entry: HistoryEntry, ctx: WriteContext & { after?: WorkflowState }) => void | Promise<void>;

@@ -1,0 +1,140 @@
+// The corpus truth reads BMAD projects as a BMAD user would (real files in temp dirs).
+// Run: node --test test/corpus/
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { truthFor, normalizeStatus, storyStatus } from '../../scripts/corpus/truth.mjs';
+
+const made = [];
+process.on('exit', () => { for (const d of made) fs.rmSync(d, { recursive: true, force: true }); });
+
+function project(files) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'corpus-truth-'));
+  made.push(dir);
+  for (const [rel, text] of Object.entries(files)) {
+    const p = path.join(dir, rel);
+    fs.mkdirSync(path.dirname(p), { recursive: true });
+    fs.writeFileSync(p, text);
+  }
+  return dir;
+}
+
+const story = (status) => `# Story 1.1: Lantern\n\n${status}\n\n## Tasks / Subtasks\n\n- [x] Light it\n`;
+
+test('statuses mean what BMAD means', () => {
+  assert.equal(normalizeStatus('Ready for Review'), 'review');
+  assert.equal(normalizeStatus('ready-for-dev'), 'ready-for-dev');
+  assert.equal(normalizeStatus('drafted'), 'ready-for-dev');
+  assert.equal(normalizeStatus('contexted'), 'in-progress');
+  assert.equal(normalizeStatus('InProgress'), 'in-progress');
+  assert.equal(normalizeStatus('✅ Complete'), 'done');
+  assert.equal(normalizeStatus('**Done** (merged 2026-01-02)'), 'done');
+  assert.equal(normalizeStatus('Refined - Ready for Development'), 'ready-for-dev');
+  assert.equal(normalizeStatus('superseded'), 'dropped');
+  assert.equal(normalizeStatus('moonwalking'), 'other:moonwalking');
+});
+
+test('story Status in every written form', () => {
+  assert.equal(storyStatus('# S\n\nStatus: review\n').raw, 'review');
+  assert.equal(storyStatus('# S\n\n**Status:** done\n').raw, 'done');
+  assert.equal(storyStatus('# S\n\n## Status: done\n').raw, 'done');
+  assert.equal(storyStatus('# S\n\n## Status\n\nInProgress\n\n## Story\n').raw, 'InProgress');
+  assert.equal(storyStatus('# S\n\n## Status\n\n- **Current Status:** done\n').raw, 'done');
+  assert.equal(storyStatus('---\nstatus: backlog\n---\n# S\n').raw, 'backlog');
+  assert.equal(storyStatus('# S\n**Epic:** 1 **Story ID:** 1.1 **Status:** done\n').raw.trim(), 'done');
+  // a labelled fact first in the section is not the status
+  assert.equal(storyStatus('# S\n\n## Status\n\n- **Sprint**: 11\n- **Priority**: High\n\n## Story\n'), null);
+  // a Status inside a code block is not the story's
+  assert.equal(storyStatus('# S\n\n```\nStatus: done\n```\n'), null);
+});
+
+test('v6.0 project: drift and clean stories against the ledger, legacy words included', () => {
+  const dir = project({
+    '_bmad/bmm/config.yaml': "implementation_artifacts: '{project-root}/_bmad-output/implementation-artifacts'\n",
+    '_bmad-output/implementation-artifacts/sprint-status.yaml': [
+      'development_status:',
+      '  epic-1: in-progress',
+      '  1-1-lantern: done',
+      '  1-2-wick: review',
+      '  1-3-oil: drafted',
+      '  3a-1-glass: in-progress',
+      '  epic-1-retrospective: optional',
+    ].join('\n'),
+    '_bmad-output/implementation-artifacts/1-1-lantern.md': story('Status: done'),
+    '_bmad-output/implementation-artifacts/1-2-wick.md': story('Status: Ready for Review'),
+    '_bmad-output/implementation-artifacts/1-3-oil.md': story('Status: ready-for-dev'),
+    '_bmad-output/implementation-artifacts/3a-1-glass.md': story('Status: done'),
+    '_bmad-output/implementation-artifacts/3a-1-e2e-evidence.md': '# Evidence for 3a.1\n',
+  });
+  const t = truthFor(dir);
+  assert.equal(t.layout, 'v6.0');
+  const by = Object.fromEntries(t.projects[0].stories.map((s) => [s.key, s]));
+  assert.deepEqual(Object.keys(by).sort(), ['1-1-lantern', '1-2-wick', '1-3-oil', '3a-1-glass']);
+  assert.equal(by['1-1-lantern'].clean, true);
+  assert.equal(by['1-2-wick'].clean, true, 'Ready for Review is review');
+  assert.equal(by['1-3-oil'].clean, true, 'drafted is ready-for-dev');
+  assert.equal(by['3a-1-glass'].drift, true);
+  assert.equal(by['3a-1-glass'].file, '_bmad-output/implementation-artifacts/3a-1-glass.md');
+});
+
+test('legacy alpha story-E.S.md files and module-prefixed keys find their story', () => {
+  const dir = project({
+    'bmad/bmm/config.yaml': "output_folder: '{project-root}/docs'\ndev_story_location: '{project-root}/docs/stories'\n",
+    'docs/sprint-status.yaml': 'development_status:\n  1-10-payout-claims: done\n  pm-02-1-board-view: review\n',
+    'docs/stories/story-1.10.md': story('Status: Ready'),
+    'docs/stories/pm-02-1-board-view.md': story('Status: review'),
+  });
+  const t = truthFor(dir);
+  assert.equal(t.layout, 'v6-alpha');
+  const by = Object.fromEntries(t.projects[0].stories.map((s) => [s.key, s]));
+  assert.equal(by['1-10-payout-claims'].file, 'docs/stories/story-1.10.md');
+  assert.equal(by['1-10-payout-claims'].drift, true);
+  assert.equal(by['pm-02-1-board-view'].clean, true);
+});
+
+test('step-tracked artifacts in the output folders; templates and the install are not artifacts', () => {
+  const dir = project({
+    '_bmad/config.toml': '[core]\noutput_folder = "{project-root}/_bmad-output"\n[modules.bmm]\nplanning_artifacts = "{project-root}/_bmad-output/planning-artifacts"\n',
+    '_bmad-output/planning-artifacts/prd.md': '---\nstepsCompleted: [1, 2]\nworkflowType: prd\n---\n# PRD\n',
+    '_bmad-output/planning-artifacts/epics.md': '---\nstepsCompleted: [1]\n---\n# Epics\n',
+    '_bmad-output/planning-artifacts/notes.md': '---\ntitle: notes\n---\n',
+    '_bmad-output/brainstorming/brainstorming-session-2026-01-01.md': '---\nstepsCompleted: [1, 2, 3, 4]\nworkflow_completed: true\n---\n',
+    '_bmad/bmm/workflows/prd/prd-template.md': '---\nstepsCompleted: []\n---\n',
+  });
+  const t = truthFor(dir);
+  assert.equal(t.layout, 'v6-toml');
+  const files = t.projects[0].artifacts.map((a) => a.file).sort();
+  assert.deepEqual(files, [
+    '_bmad-output/brainstorming/brainstorming-session-2026-01-01.md',
+    '_bmad-output/planning-artifacts/epics.md',
+    '_bmad-output/planning-artifacts/prd.md',
+  ]);
+  assert.equal(t.projects[0].artifacts.find((a) => a.file.includes('brainstorming')).finished, true);
+});
+
+test('a BMAD project in a subfolder is found; a v4 project without a ledger has clean story files', () => {
+  const dir = project({
+    'README.md': '# monorepo\n',
+    'server/_bmad/_config/manifest.yaml': 'modules: []\n',
+    'server/_bmad-output/implementation-artifacts/sprint-status.yaml': 'development_status:\n  1-1-api: done\n',
+    'server/_bmad-output/implementation-artifacts/1-1-api.md': story('Status: done'),
+  });
+  const t = truthFor(dir);
+  assert.equal(t.layout, 'monorepo(v6.0)');
+  assert.equal(t.projects[0].root, 'server');
+  assert.equal(t.projects[0].stories[0].file, 'server/_bmad-output/implementation-artifacts/1-1-api.md');
+
+  const v4 = project({
+    '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\n',
+    'docs/stories/1.1.lantern.md': '# Story 1.1: Lantern\n\n## Status\n\nDone\n',
+    'docs/stories/1.2.wick.md': '# Story 1.2: Wick\n\n## Status\n\nApproved\n',
+  });
+  const t4 = truthFor(v4);
+  assert.equal(t4.layout, 'v4');
+  assert.deepEqual(t4.projects[0].stories.map((s) => [s.file, s.fileStatus, s.clean]), [
+    ['docs/stories/1.1.lantern.md', 'done', true],
+    ['docs/stories/1.2.wick.md', 'ready-for-dev', true],
+  ]);
+});

@@ -1,0 +1,135 @@
+// The multi-file transaction engine: a refused plan writes nothing; bytes that are wrong once on
+// disk are undone in every file; a file changed under a change makes it a conflict with the
+// files already renamed put back; concurrent writers of one ledger never lose a change.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { spawn } from 'node:child_process';
+import { parse as parseYaml } from 'yaml';
+import { workspace } from './fileHelpers';
+import { runTransaction, type TxPlanner } from '../../src/core/engine/transaction';
+import { readHistory } from '../../src/core/store/history';
+import { WaymarkError } from '../../src/core/errors';
+import { sha256Hex } from '../../src/core/store/intentJournal';
+import * as os from 'node:os';
+
+const CLI = path.resolve('dist/cli.js');
+
+function twoFiles() {
+  const root = workspace({ 'a.txt': 'a old\n', 'b.txt': 'b old\n' }, { prefix: 'wm-tx-' });
+  return { root, a: path.join(root, 'a.txt'), b: path.join(root, 'b.txt') };
+}
+
+const journalLeft = (root: string) => {
+  const d = path.join(root, '.waymark', 'journal');
+  return fs.existsSync(d) ? fs.readdirSync(d) : [];
+};
+
+function planner(a: string, b: string, check: (file: string, text: string) => string | undefined): TxPlanner<number> {
+  return {
+    operation: 'test-write',
+    files: [b, a],
+    plan: () => ({
+      writes: [
+        { file: a, text: 'a new\n', entry: { to: { v: 1 } }, check: (t) => check(a, t) },
+        { file: b, text: 'b new\n', entry: { to: { v: 1 } }, check: (t) => check(b, t) },
+      ],
+      result: (entries) => entries.length,
+    }),
+  };
+}
+
+const tx = (root: string) => ({ root, now: () => new Date('2026-01-01T00:00:00Z'), actor: 'test' });
+
+describe('runTransaction', () => {
+  test('both files written, one history line each, the intent completed', async () => {
+    const { root, a, b } = twoFiles();
+    assert.equal(await runTransaction(tx(root), planner(a, b, () => undefined)), 2);
+    assert.deepEqual([fs.readFileSync(a, 'utf8'), fs.readFileSync(b, 'utf8')], ['a new\n', 'b new\n']);
+    assert.deepEqual([readHistory(root, a).length, readHistory(root, b).length], [1, 1]);
+    assert.deepEqual(journalLeft(root), []);
+  });
+
+  test('a write its check refuses: nothing written, nothing recorded', async () => {
+    const { root, a, b } = twoFiles();
+    await assert.rejects(runTransaction(tx(root), planner(a, b, (f) => (f === b ? 'it would not parse.' : undefined))), (e) => WaymarkError.is(e, 'invalid') && /b\.txt.*would not parse/.test(e.message));
+    assert.deepEqual([fs.readFileSync(a, 'utf8'), fs.readFileSync(b, 'utf8')], ['a old\n', 'b old\n']);
+    assert.deepEqual([readHistory(root, a).length, readHistory(root, b).length], [0, 0]);
+    assert.deepEqual(journalLeft(root), []);
+  });
+
+  test('bytes found wrong after the renames are undone in every file, with an error and no history', async () => {
+    const { root, a, b } = twoFiles();
+    let calls = 0;
+    // Valid when planned, invalid when re-read from disk (the re-parse after the write).
+    const check = (f: string) => (f === b && ++calls > 1 ? 'it does not parse any more.' : undefined);
+    await assert.rejects(runTransaction(tx(root), planner(a, b, check)), (e) => WaymarkError.is(e, 'invalid') && /undone/.test(e.message));
+    assert.deepEqual([fs.readFileSync(a, 'utf8'), fs.readFileSync(b, 'utf8')], ['a old\n', 'b old\n']);
+    assert.deepEqual([readHistory(root, a).length, readHistory(root, b).length], [0, 0]);
+    assert.deepEqual(journalLeft(root), []);
+  });
+
+  test('a file changed by someone else before its rename: a conflict, the file renamed before put back', async () => {
+    const { root, a, b } = twoFiles();
+    // The validation step runs before the renames: an editor saving b.txt then.
+    const check = (f: string) => {
+      if (f === b) fs.writeFileSync(b, 'b edited by hand\n');
+      return undefined;
+    };
+    await assert.rejects(runTransaction(tx(root), planner(a, b, check)), (e) => WaymarkError.is(e, 'conflict'));
+    assert.deepEqual([fs.readFileSync(a, 'utf8'), fs.readFileSync(b, 'utf8')], ['a old\n', 'b edited by hand\n']);
+    assert.deepEqual(journalLeft(root), []);
+  });
+
+  test('a journal file naming a file outside the workspace is never replayed: moved aside, nothing written there', async () => {
+    const { root, a, b } = twoFiles();
+    const outsideDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-tx-outside-'));
+    const outside = path.join(outsideDir, 'victim.txt');
+    fs.writeFileSync(outside, 'precious\n');
+    const w = (file: string, before: string, text: string) => ({ file, target: file, before: sha256Hex(before), after: sha256Hex(text), text });
+    const planted = {
+      kind: 'tx', id: 'deadbeefdeadbeef', pid: 2147483646, host: os.hostname(), time: new Date().toISOString(), root, operation: 'story-set-status',
+      writes: [w(a, 'a new\n', 'a planted\n'), w(outside, 'precious\n', 'owned\n')],
+      entries: [{ time: '', operation: 'x', file: a }, { time: '', operation: 'x', file: outside }],
+    };
+    fs.mkdirSync(path.join(root, '.waymark', 'journal'), { recursive: true });
+    // a.txt already holds the planted "after" of the first write: a replay would write the second.
+    fs.writeFileSync(a, 'a planted\n');
+    fs.writeFileSync(path.join(root, '.waymark', 'journal', `tx.2147483646.${planted.id}.json`), JSON.stringify(planted));
+    const p: TxPlanner<number> = { operation: 'test-write', files: [a, b], plan: () => ({ writes: [{ file: b, text: 'b new\n', entry: {} }], result: (e) => e.length }) };
+    assert.equal(await runTransaction(tx(root), p), 1);
+    assert.equal(fs.readFileSync(outside, 'utf8'), 'precious\n');
+    assert.deepEqual(journalLeft(root), [`tx.2147483646.${planted.id}.json.bad`]);
+    assert.equal(readHistory(root, a).length, 0);
+  });
+
+  test('a planned write to a file the planner did not read is a bug, refused before anything is written', async () => {
+    const { root, a, b } = twoFiles();
+    const p: TxPlanner<number> = { operation: 'test-write', files: [a], plan: () => ({ writes: [{ file: b, text: 'x', entry: {} }], result: () => 0 }) };
+    await assert.rejects(runTransaction(tx(root), p), /did not read/);
+    assert.equal(fs.readFileSync(b, 'utf8'), 'b old\n');
+  });
+});
+
+describe('concurrent story writes on one ledger', () => {
+  test('six processes set six stories at once: every value lands, one history line per file per change', async () => {
+    const impl = '_bmad-output/implementation-artifacts';
+    const keys = [1, 2, 3, 4, 5, 6].map((n) => `1-${n}-story-${n}`);
+    const files: Record<string, string> = {
+      [`${impl}/sprint-status.yaml`]: `last_updated: 2025-10-20\n\ndevelopment_status:\n  epic-1: in-progress\n${keys.map((k) => `  ${k}: ready-for-dev\n`).join('')}`,
+    };
+    keys.forEach((k, i) => (files[`${impl}/${k}.md`] = `# Story 1.${i + 1}: S\n\nStatus: ready-for-dev\n\n## Tasks / Subtasks\n\n- [ ] Task 1: a\n`));
+    const root = workspace(files, { prefix: 'wm-tx-conc-' });
+    const codes = await Promise.all(keys.map((k) => new Promise<number | null>((resolve) => {
+      const c = spawn(process.execPath, [CLI, 'story', 'set-status', k, 'in-progress', '--root', root], { stdio: 'ignore' });
+      c.on('exit', (code) => resolve(code));
+    })));
+    assert.deepEqual(codes, keys.map(() => 0));
+    const ledgerFile = path.join(root, impl, 'sprint-status.yaml');
+    const ds = (parseYaml(fs.readFileSync(ledgerFile, 'utf8')) as { development_status: Record<string, string> }).development_status;
+    for (const k of keys) assert.equal(ds[k], 'in-progress');
+    assert.equal(readHistory(root, ledgerFile).length, keys.length);
+    for (const k of keys) assert.equal(readHistory(root, path.join(root, impl, `${k}.md`)).length, 1);
+  });
+});
