@@ -16,7 +16,8 @@ import { assertWritableInside } from '../engine/roots';
 import { sha256 } from '../model/hash';
 import { fixTitle, problemSpec, type ProblemCode } from '../model/problems';
 import type { Problem } from '../types';
-import { parseLedger, rewriteLedgerStatus } from './ledger';
+import { parseLedger } from './ledger';
+import { editLedgerStatus } from './ledgerEdit';
 import { loadSprint, type SprintReport } from './sprint';
 import { setStoryStatus, type StoryWriteOptions } from './storyWrite';
 
@@ -139,12 +140,8 @@ export async function setLedgerValue(root: string, ledgerFile: string, key: stri
       throw new WaymarkError('conflict', `${key} changed since it was read ('${entry.raw}', expected '${opts.expectRaw}'). Validate again, then retry.`, ledgerFile);
     }
     if (entry.raw === value) return { written: [], changed: false };
-    let after: string;
-    try {
-      after = rewriteLedgerStatus(text, ledger, key, value, now);
-    } catch (e) {
-      throw new WaymarkError('invalid', `${path.basename(ledgerFile)}: ${(e as Error).message}. Nothing was changed.`, ledgerFile);
-    }
+    // By the YAML parser's positions, in whatever form the entry is written (ledgerEdit.ts).
+    const after = editLedgerStatus(ledgerFile, text, key, value, now);
     for (const g of opts.guards ?? []) await g({ file: ledgerFile, root, operation: 'ledger-set-value', actor: opts.actor, session: opts.session });
     writeFileAtomic(ledgerFile, after, { root, mustExist: true });
     const hist = appendHistory(root, {
