@@ -57,7 +57,7 @@ function problemJson(p: Problem, cwd: string) {
 
 function storyJson(s: SprintStory, cwd: string) {
   return {
-    key: s.key, epic: s.epic, story: s.story, title: s.title ?? null, status: s.status,
+    key: s.key, epic: s.epic, epicId: s.epicId, story: s.story, title: s.title ?? null, status: s.status,
     ledgerStatus: s.ledgerStatus ?? null, ledgerRaw: s.ledgerRaw ?? null, file: s.file ? display(s.file, cwd) : null,
     fileStatus: s.fileStatus ?? null, tasks: s.tasks, gate: s.gate ? { ...s.gate, file: display(s.gate.file, cwd) } : null,
     planned: s.planned ? { file: display(s.planned.file, cwd), line: s.planned.line + 1 } : null, stateHash: s.stateHash,
@@ -69,7 +69,7 @@ function sprintJson(r: SprintReport, cwd: string) {
   return {
     root: r.root, layout: r.config.layout, ledger: r.ledgerFile ? display(r.ledgerFile, cwd) : null,
     lastUpdated: r.ledger?.lastUpdated?.raw ?? null, counts: r.counts, next: r.next ?? null,
-    epics: r.epics.map((e) => ({ epic: e.epic, title: e.title ?? null, status: e.ledgerStatus ?? null, retrospective: e.retrospective ?? null, stories: e.stories.map((s) => storyJson(s, cwd)) })),
+    epics: r.epics.map((e) => ({ epic: e.epic, id: e.id, title: e.title ?? null, status: e.ledgerStatus ?? null, retrospective: e.retrospective ?? null, stories: e.stories.map((s) => storyJson(s, cwd)) })),
     actionItems: r.actionItems, problems: r.problems.map((p) => problemJson(p, cwd)),
   };
 }
@@ -115,7 +115,7 @@ const sprint: CliCommand = {
     lines.push(`${r.ledgerFile ? display(r.ledgerFile, ctx.cwd) : '(no sprint-status.yaml)'}${r.ledger?.lastUpdated ? `  last updated ${r.ledger.lastUpdated.raw}` : ''}`);
     lines.push(`  ${Object.entries(r.counts).map(([k, v]) => `${v} ${k}`).join(', ') || 'no stories'}`);
     for (const e of r.epics) {
-      lines.push(`  Epic ${e.epic}${e.title ? `: ${e.title}` : ''}${e.ledgerStatus ? `  [${e.ledgerStatus}]` : r.ledger ? '  [not in ledger]' : ''}${e.retrospective ? `  retro ${e.retrospective}` : ''}`);
+      lines.push(`  Epic ${e.id}${e.title ? `: ${e.title}` : ''}${e.ledgerStatus ? `  [${e.ledgerStatus}]` : r.ledger ? '  [not in ledger]' : ''}${e.retrospective ? `  retro ${e.retrospective}` : ''}`);
       for (const s of e.stories) lines.push(storyLine(s, !!r.ledger));
     }
     const open = r.actionItems.filter((a) => a.status !== 'done');

@@ -2,7 +2,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CliCommand, CliContext } from './framework';
 import { flagString, requireFlag, requirePositional } from './framework';
-import { WaymarkError, SCOPES, STATUSES, MUTATIONS, createStateCore, findWorkspaceRoot, isProblemCode } from '../core/index';
+import { WaymarkError, SCOPES, STATUSES, MUTATIONS, createStateCore, findWorkspaceRoot, isProblemCode, isSprintCode } from '../core/index';
+import type { SprintFixResult } from '../core/index';
 import type { MutationArg, MutationArgs, MutationName, MutationSpec } from '../core/index';
 import type { StateCore, GateState, MutationOptions, MutationResult, Scope, Status, WorkflowState } from '../core/index';
 
@@ -203,6 +204,54 @@ ${COMMON_HELP}`,
   };
 }
 
+/**
+ * `fix FILE CODE [--line N]`: the quick fix the editor offers for that problem. Workflow-file
+ * problems go through the core's mutation pipeline; sprint problems (story files and
+ * sprint-status.yaml) through core.sprint.fix, the function the editor's quick fix calls too.
+ */
+const fixCommand: CliCommand = {
+  name: 'fix',
+  options: [...MUTATION_OPTIONS, 'line'],
+  booleanFlags: ['force'],
+  usage: 'fix FILE CODE [--line N]',
+  summary: 'Apply the quick fix of a problem (see waymark validate).',
+  help: `CODE is the problem code (e.g. last-step-mismatch, story-unknown-status, ledger-legacy-status); --line picks one when several share it.\n\n${COMMON_HELP}`,
+  async run(ctx) {
+    const f = resolveFile(ctx, requirePositional(ctx.args, 0, 'FILE (the file with the problem)'));
+    const code = requirePositional(ctx.args, 1, 'CODE (a problem code from waymark validate)');
+    if (!isProblemCode(code)) throw new WaymarkError('usage', `${code} is not a problem code; run waymark validate ${rel(ctx, f)} to list the file's problems (codes: docs/problems.md).`, f);
+    const lineFlag = flagString(ctx.args, 'line');
+    if (lineFlag !== undefined && !/^[1-9]\d*$/.test(lineFlag)) throw new WaymarkError('usage', `--line must be a line number (1 or more); got ${lineFlag}.`, f);
+    const line = lineFlag === undefined ? undefined : Number(lineFlag);
+    const o = mutationOptions(ctx);
+    const core = coreFor(ctx, f);
+    try {
+      if (isSprintCode(code)) {
+        const root = findWorkspaceRoot(f, ctx.cwd);
+        return printSprintFix(ctx, await core.sprint.fix(root, f, code, { ...o, line }));
+      }
+      const { problems, state } = await core.readWorkflow(f);
+      const matching = problems.filter((p) => p.code === code && (line === undefined || p.range.start.line + 1 === line));
+      if (!matching.length) throw new WaymarkError('usage', `${rel(ctx, f)} has no problem ${code}${lineFlag ? ` at line ${lineFlag}` : ''}; run waymark validate ${rel(ctx, f)} to list them.`, f);
+      const fixable = matching.find((p) => p.data && typeof p.data.fix === 'string');
+      if (!fixable) throw new WaymarkError('usage', `Problem ${code} has no quick fix; ${matching[0].message}`, f);
+      // The fix was computed from this read: refuse it if the file changes before it lands.
+      return printResult(ctx, await core.applyFix(f, fixable, { expectHash: state?.stateHash, ...o }));
+    } finally {
+      await core.close();
+    }
+  },
+};
+
+function printSprintFix(ctx: CliContext, r: SprintFixResult): number {
+  if (ctx.json) {
+    ctx.stdout(JSON.stringify({ file: r.file, code: r.code, line: r.line, fix: r.fix, key: r.key, value: r.value, changed: r.changed, written: r.written.map((w) => rel(ctx, w)), seq: r.seq ?? null }) + '\n');
+    return 0;
+  }
+  ctx.stdout(`fix ${rel(ctx, r.file)}:${r.line} ${r.code}: ${r.title}${r.changed ? ` (wrote ${r.written.map((w) => rel(ctx, w)).join(', ')}${r.seq ? `, history #${r.seq}` : ''})` : ' (already so; nothing written)'}\n`);
+  return 0;
+}
+
 export const writeCommands: CliCommand[] = [
   mutationVerb('start'),
   mutationVerb('advance', 'On the last step the workflow becomes completed.'),
@@ -222,18 +271,7 @@ export const writeCommands: CliCommand[] = [
     const out = flagString(c.args, 'out');
     return core.delegate(f, { agent: requireFlag(c.args, 'agent', 'the agent the work is delegated to'), out: out ? path.resolve(c.cwd, out) : undefined, workflow: flagString(c.args, 'workflow') }, o);
   }, ['agent', 'out', 'workflow']),
-  mutating('fix', 'fix FILE CODE [--line N]', 'Apply the quick fix of a problem (see waymark validate).', 'CODE is the problem code (e.g. last-step-mismatch); --line picks one when several share it.', async (c, f, core, o) => {
-    const code = requirePositional(c.args, 1, 'CODE (a problem code from waymark validate)');
-    if (!isProblemCode(code)) throw new WaymarkError('usage', `${code} is not a problem code; run waymark validate ${rel(c, f)} to list the file's problems (codes: docs/problems.md).`, f);
-    const lineFlag = flagString(c.args, 'line');
-    const { problems, state } = await core.readWorkflow(f);
-    const matching = problems.filter((p) => p.code === code && (lineFlag === undefined || p.range.start.line + 1 === Number(lineFlag)));
-    if (!matching.length) throw new WaymarkError('usage', `${rel(c, f)} has no problem ${code}${lineFlag ? ` at line ${lineFlag}` : ''}; run waymark validate ${rel(c, f)} to list them.`, f);
-    const fixable = matching.find((p) => p.data && typeof p.data.fix === 'string');
-    if (!fixable) throw new WaymarkError('usage', `Problem ${code} has no quick fix; ${matching[0].message}`, f);
-    // The fix was computed from this read: refuse it if the file changes before it lands.
-    return core.applyFix(f, fixable, { expectHash: state?.stateHash, ...o });
-  }, ['line']),
+  fixCommand,
   gateVerb('pass'),
   gateVerb('fail'),
   gateVerb('concerns'),

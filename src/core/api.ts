@@ -222,4 +222,8 @@ export interface SprintApi {
   checkStoryTask(root: string, key: string, task: string, options?: import('./bmad/storyWrite').StoryWriteOptions & { uncheck?: boolean }): Promise<import('./bmad/storyWrite').StoryWriteResult & { task: string }>;
   /** The sprint rules on a proposed edit, nothing written (agent hooks). */
   checkProposal(root: string, file: string, proposedText: string): { problems: Problem[]; introduced: Problem[]; applies: boolean };
+  /** Applies the quick fix of a sprint problem a face was given (it must still be there: else a conflict). */
+  applyFix(root: string, problem: Problem, options?: import('./bmad/storyWrite').StoryWriteOptions): Promise<import('./bmad/sprintFix').SprintFixResult>;
+  /** Finds the fixable problem `code` of `file` (at 1-based `line`) and applies its fix: `waymark fix`, MCP. */
+  fix(root: string, file: string, code: string, options?: import('./bmad/storyWrite').StoryWriteOptions & { line?: number }): Promise<import('./bmad/sprintFix').SprintFixResult>;
 }

@@ -66,9 +66,10 @@ export { listLeases } from './protocol/leases';
 // BMAD sprint: ledger, story files, epics, gates and the drift between them (core-bmad).
 export { loadSprint, checkSprintProposal, findStory, findLedgerFile, type SprintReport, type SprintOptions } from './bmad/sprint';
 export { setStoryStatus, checkStoryTask, type StoryWriteOptions, type StoryWriteResult } from './bmad/storyWrite';
+export { isSprintFix, isSprintCode, type SprintFixResult } from './bmad/sprintFix';
 export { resolveStoryRef, storyRefMessage } from './bmad/storyRef';
 export { buildSprint, recommend, type SprintStory, type SprintEpic, type SprintRecommendation, type SprintModel } from './bmad/drift';
-export { parseLedger, classifyLedgerKey, parseStamp, formatStamp, STORY_STATUSES, EPIC_STATUSES, type Ledger, type LedgerEntry } from './bmad/ledger';
+export { parseLedger, classifyLedgerKey, parseLedgerKey, parseStamp, formatStamp, storyOrder, compareEpicIds, STORY_STATUSES, EPIC_STATUSES, type Ledger, type LedgerEntry } from './bmad/ledger';
 export { parseStory, normalizeStoryStatus, storyKeyFromName, type StoryFile, type StoryTask } from './bmad/story';
 export { parseEpics, type PlannedEpic, type PlannedStory } from './bmad/epics';
 export { loadBmadConfig, type BmadConfig } from './bmad/config';

@@ -5,7 +5,7 @@
 // setStoryStatus/checkStoryTask (locks, hash check, atomic, one history entry).
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { WaymarkError, errorMessage, findStory, loadSprint, STORY_STATUSES, type Problem, type SprintReport, type SprintStory } from '../core/index';
+import { WaymarkError, errorMessage, findStory, isSprintFix, loadSprint, STORY_STATUSES, type Problem, type SprintReport, type SprintStory } from '../core/index';
 import { COMMANDS, CONFIG_SECTION } from './constants';
 import type { CommandRunner } from './commandRunner';
 import { Disposable } from './disposable';
@@ -206,7 +206,7 @@ export class SprintFeatures extends Disposable {
     const s = pick.story;
     const drift = s.problems.some((p) => p.severity === 'warning' || p.severity === 'error');
     this.statusBar.text = `$(${drift ? 'warning' : 'rocket'}) ${s.key} · ${s.status}${s.tasks.total ? ` · ${s.tasks.done}/${s.tasks.total}` : ''}`;
-    const md = new vscode.MarkdownString(`**Story ${s.epic}.${s.story}**${s.title ? ` — ${s.title}` : ''}\n\n${storyDescription(s)}\n\n`, true);
+    const md = new vscode.MarkdownString(`**Story ${s.epicId}.${s.story}**${s.title ? ` — ${s.title}` : ''}\n\n${storyDescription(s)}\n\n`, true);
     md.isTrusted = { enabledCommands: [COMMANDS.openStory, COMMANDS.setStoryStatus] };
     for (const p of s.problems.filter((x) => x.severity !== 'info')) md.appendMarkdown(`- $(warning) ${p.message}\n`);
     md.appendMarkdown(`\n[Open story](command:${COMMANDS.openStory}?${encodeURIComponent(JSON.stringify([{ key: s.key, root: pick.report.root }]))})`);
@@ -226,7 +226,7 @@ export class SprintFeatures extends Disposable {
       if (!p) return undefined;
     }
     const md = new vscode.MarkdownString(undefined, true);
-    md.appendMarkdown(`**Story ${s.epic}.${s.story}** \`${s.key}\`${s.title ? ` — ${s.title}` : ''}\n\n`);
+    md.appendMarkdown(`**Story ${s.epicId}.${s.story}** \`${s.key}\`${s.title ? ` — ${s.title}` : ''}\n\n`);
     md.appendMarkdown(`| | |\n|---|---|\n| sprint-status.yaml | \`${s.ledgerRaw ?? 'no entry'}\` |\n| story file | \`${s.fileStatus ?? (s.file ? 'no Status line' : 'no file')}\` |\n| tasks | ${s.tasks.done}/${s.tasks.total}${s.tasks.reviewOpen ? ` (${s.tasks.reviewOpen} review follow-ups open)` : ''} |\n`);
     if (s.gate) md.appendMarkdown(`| gate | ${s.gate.verdict ?? '?'}${s.gate.open ? '' : ' (closed)'} |\n`);
     md.appendMarkdown('\n');
@@ -237,28 +237,16 @@ export class SprintFeatures extends Disposable {
 
   private codeActions(doc: vscode.TextDocument, _range: vscode.Range | vscode.Selection, ctx: vscode.CodeActionContext): vscode.CodeAction[] {
     const out: vscode.CodeAction[] = [];
-    const root = this.c.rootFor(doc.uri.fsPath);
     for (const d of ctx.diagnostics) {
       const p = PROBLEM_OF.get(d);
-      const fix = p?.data?.fix;
-      const value = typeof p?.data?.value === 'string' ? p.data.value : undefined;
-      const key = typeof p?.data?.key === 'string' ? p.data.key : undefined;
-      if (!p || !value || !key) continue;
-      if (fix === 'setLedgerValue') {
-        // An edit to the document: safe with unsaved changes, undoable, only that value.
-        const a = new vscode.CodeAction(`Set ${key} to ${value}`, vscode.CodeActionKind.QuickFix);
-        a.edit = new vscode.WorkspaceEdit();
-        a.edit.replace(doc.uri, d.range, value);
-        a.diagnostics = [d];
-        a.isPreferred = true;
-        out.push(a);
-      } else if (fix === 'setStoryStatus') {
-        const a = new vscode.CodeAction(`Set ${key} to ${value} in the story file and sprint-status.yaml`, vscode.CodeActionKind.QuickFix);
-        a.command = { command: COMMANDS.setStoryStatus, title: a.title, arguments: [{ key, status: value, root }] };
-        a.diagnostics = [d];
-        a.isPreferred = true;
-        out.push(a);
-      }
+      if (!p || !isSprintFix(p) || typeof p.data?.key !== 'string' || typeof p.data?.value !== 'string') continue;
+      // The core's sprint fix, the same one `waymark fix FILE CODE` and the MCP tool apply.
+      const a = new vscode.CodeAction(p.data.fix === 'setStoryStatus' ? `Set ${p.data.key} to ${p.data.value} in the story file and sprint-status.yaml` : `Set ${p.data.key} to ${p.data.value}`, vscode.CodeActionKind.QuickFix);
+      a.command = { command: COMMANDS.applyFix, title: a.title, arguments: [{ file: doc.uri.fsPath, problem: p }] };
+      a.diagnostics = [d];
+      a.isPreferred = true;
+      if (!this.c.canWrite) a.disabled = { reason: 'This workspace is not trusted: Waymark changes no file in Restricted Mode.' };
+      out.push(a);
     }
     return out;
   }

@@ -96,11 +96,11 @@ export class SprintTree implements vscode.TreeDataProvider<SprintNode>, vscode.D
       case 'epic': {
         const e = node.epic;
         const done = e.stories.filter((s) => s.status === 'done').length;
-        const item = new vscode.TreeItem(`Epic ${e.epic}${e.title ? `: ${e.title}` : ''}`, e.ledgerStatus === 'done' ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded);
+        const item = new vscode.TreeItem(`Epic ${e.id}${e.title ? `: ${e.title}` : ''}`, e.ledgerStatus === 'done' ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded);
         item.description = `${e.ledgerStatus ?? 'not in ledger'} · ${done}/${e.stories.length}${e.retrospective ? ` · retro ${e.retrospective}` : ''}${e.problems.length ? ` · ⚠ ${e.problems.length}` : ''}`;
         item.iconPath = icon(e.ledgerStatus);
         item.contextValue = 'sprintEpic';
-        item.id = `${node.report.root}#epic-${e.epic}`;
+        item.id = `${node.report.root}#epic-${e.id}`;
         return item;
       }
       case 'story': {

@@ -2,7 +2,8 @@
 // delegate, quick fix. Each asks for what it needs unless the caller passes it; a file open with
 // unsaved changes gets the change as an edit in its editor, never a write behind it.
 import * as vscode from 'vscode';
-import { MUTATIONS, SCOPES, STATUSES, WaymarkError } from '../core/index';
+import * as path from 'node:path';
+import { MUTATIONS, SCOPES, STATUSES, WaymarkError, isSprintFix } from '../core/index';
 import type { MutationArg, MutationArgs, MutationOptions, MutationResult, Scope, Status, StepDef, WorkflowState } from '../core/index';
 import { ask, toArgs, type CommandRunner, type Target } from './commandRunner';
 import type { ExtensionModel } from './model';
@@ -98,6 +99,16 @@ export function registerWorkflowCommands(run: CommandRunner, model: ExtensionMod
     const args = toArgs(arg);
     const { file, problem } = args;
     if (!file || !problem) throw new WaymarkError('usage', 'No problem to fix was given.');
+    if (isSprintFix(problem)) {
+      // A story file or the sprint ledger: the core's sprint fix (the one `waymark fix` and MCP
+      // call), written on disk, so never behind unsaved changes of the files it may touch.
+      const root = model.rootFor(file);
+      if (!root) throw new WaymarkError('usage', `${file} is not in a workspace folder.`, file);
+      const key = typeof problem.data?.key === 'string' ? problem.data.key : undefined;
+      const dirty = vscode.workspace.textDocuments.find((d) => d.isDirty && d.uri.scheme === 'file' && (d.uri.fsPath === file || /^sprint-status\.ya?ml$/i.test(path.basename(d.uri.fsPath)) || (key !== undefined && path.basename(d.uri.fsPath) === `${key}.md`)));
+      if (dirty) throw new WaymarkError('conflict', `${path.basename(dirty.uri.fsPath)} has unsaved changes; save or revert it first, then retry.`, dirty.uri.fsPath);
+      return core().sprint.applyFix(root, problem, { actor: model.settings.actor || 'vscode' });
+    }
     // The problem may be in a file that is not a workflow (a config file): no state to resolve.
     const t: Target = { state: model.get(file) ?? ({ file } as WorkflowState), args };
     return mutate(t, (o) => core().applyFix(file, problem, o));

@@ -17,6 +17,10 @@ import {
   errorMessage,
   frontmatterResume,
   loadSprint,
+  storyOrder,
+  isProblemCode,
+  isSprintCode,
+  fixTitle,
   parseTtl,
   resumeRoot,
   frontierEntryJson,
@@ -272,7 +276,7 @@ function sprintSummary(host: ToolHost): z.infer<typeof sprintOut> | undefined {
   const order = ['in-progress', 'review', 'ready-for-dev'];
   const active = r.stories
     .filter((x) => order.includes(x.status))
-    .sort((a, b) => order.indexOf(a.status) - order.indexOf(b.status) || a.epic - b.epic || a.story.localeCompare(b.story))
+    .sort((a, b) => order.indexOf(a.status) - order.indexOf(b.status) || storyOrder(a, b) || a.key.localeCompare(b.key))
     .slice(0, 10)
     .map((x) => ({
       key: x.key,
@@ -664,6 +668,47 @@ const validate = tool({
   },
 });
 
+const fixTool = tool({
+  name: 'waymark_fix',
+  referenceName: 'waymarkFix',
+  title: 'Apply a quick fix',
+  description:
+    'Apply the quick fix of one problem, the same fix the editor offers (e.g. last-step-mismatch in a workflow file; story-unknown-status, story-status-missing, story-legacy-status in a BMAD story file; ledger-legacy-status, ledger-unknown-status, epic-done-stories-open in sprint-status.yaml). Give the file and the problem code from waymark_validate, and line when several problems share the code. A problem that changed since it was listed is refused (reason conflict). ' +
+    'Use it to clear a fixable problem. Do not use it to change a status by choice (use waymark_set_status, or waymark story set-status for a story).',
+  input: {
+    file: z.string().min(1).max(4096).describe('The file with the problem, relative to the workspace folder (a workflow file, a story file or sprint-status.yaml).'),
+    code: z.string().min(1).max(100).describe('The problem code (from waymark_validate).'),
+    line: z.number().int().min(1).optional().describe('1-based line of the problem, when several share the code.'),
+    actor,
+  },
+  output: {
+    file: z.string(),
+    code: z.string(),
+    fix: z.string().describe('The quick-fix id applied.'),
+    title: z.string(),
+    changed: z.boolean().describe('False when nothing had to change (nothing written).'),
+    written: z.array(z.string()).describe('Files written, relative to the workspace.'),
+    seq: z.number().nullable(),
+  },
+  annotations: WRITE,
+  async run(input, host) {
+    host.assertCanWrite('Quick fix');
+    const { abs, root } = resolveInside(host.roots, input.file);
+    if (!isProblemCode(input.code)) throw new WaymarkError('usage', `${input.code} is not a problem code; waymark_validate lists the file's problems.`, abs);
+    if (isSprintCode(input.code)) {
+      const r = await host.core.sprint.fix(root, abs, input.code, { line: input.line, actor: input.actor ?? host.actor });
+      return { file: relativeTo(host.roots, abs), code: r.code, fix: r.fix, title: r.title, changed: r.changed, written: r.written.map((w) => relativeTo(host.roots, w)), seq: r.seq ?? null };
+    }
+    const { problems, state } = await host.core.readWorkflow(abs);
+    const matching = problems.filter((p) => p.code === input.code && (input.line === undefined || p.range.start.line + 1 === input.line));
+    if (!matching.length) throw new WaymarkError('usage', `${input.file} has no problem ${input.code}${input.line ? ` at line ${input.line}` : ''}; waymark_validate lists them.`, abs);
+    const fixable = matching.find((p) => p.data && typeof p.data.fix === 'string');
+    if (!fixable) throw new WaymarkError('usage', `Problem ${input.code} has no quick fix: ${matching[0].message}`, abs);
+    const r = await host.mutate(abs, { expectHash: state?.stateHash, actor: input.actor ?? host.actor }, (o) => host.core.applyFix(abs, fixable, o));
+    return { file: relativeTo(host.roots, abs), code: input.code, fix: String(fixable.data!.fix), title: fixTitle(fixable), changed: r.changed !== false, written: r.written ? [relativeTo(host.roots, r.file)] : [], seq: r.seq ?? null };
+  },
+});
+
 const memoryRecall = tool({
   name: 'waymark_memory_recall',
   referenceName: 'waymarkRecall',
@@ -883,7 +928,7 @@ const board = tool({
 });
 
 /** Every tool, in the order agents see them. */
-export const TOOLS: WaymarkTool[] = [summary, status, resumeTool, next, board, advance, setStatus, gate, validate, memoryRecall, memoryRecord, lease] as unknown as WaymarkTool[];
+export const TOOLS: WaymarkTool[] = [summary, status, resumeTool, next, board, advance, setStatus, gate, validate, fixTool, memoryRecall, memoryRecord, lease] as unknown as WaymarkTool[];
 
 // ---- answers -----------------------------------------------------------------------------
 

@@ -6,14 +6,17 @@
  */
 import type { Problem, Range } from '../types';
 import { sha256 } from '../model/hash';
-import { LEDGER_ORDER, ledgerRank, storyOrder, type Ledger } from './ledger';
-import { normalizeStoryStatus, taskProgress, type StoryFile } from './story';
-import type { PlannedEpic } from './epics';
+import { nearest } from '../model/config';
+import { compareEpicIds, LEDGER_ORDER, ledgerRank, normEpicId, storyOrder, type Ledger, type LedgerEntry } from './ledger';
+import { normalizeStoryStatus, storyKeyFromName, taskProgress, type StoryFile } from './story';
+import { storySlug, type PlannedEpic } from './epics';
 import type { StoryGate } from './qaGates';
 
 export interface SprintStory {
   key: string;
   epic: number;
+  /** The epic id as written: `3`, `3a`, `0-5`, `pm-01`. */
+  epicId: string;
   /** `3`, `6a`. */
   story: string;
   title?: string;
@@ -38,6 +41,8 @@ export interface SprintStory {
 
 export interface SprintEpic {
   epic: number;
+  /** The epic id as written: `3`, `3a`, `0-5`, `pm-01`. */
+  id: string;
   title?: string;
   ledgerStatus?: string;
   ledgerLine?: number;
@@ -57,7 +62,7 @@ export interface SprintParts {
   root: string;
   ledger?: Ledger;
   stories: StoryFile[];
-  epics: Map<number, PlannedEpic>;
+  epics: Map<number | string, PlannedEpic>;
   gates: StoryGate[];
   now: Date;
   /** Days after which an unchanged ledger with work in progress is stale. */
@@ -77,7 +82,7 @@ function at(line: number, start = 0, end = start): Range {
   return { start: { line, character: start }, end: { line, character: end } };
 }
 
-const idOf = (epic: number, story: string) => `${epic}.${story}`;
+const idOf = (epicId: string, story: string) => `${normEpicId(epicId)}.${story}`;
 
 /** BMAD's story words, for messages. */
 const STORY_WORDS = LEDGER_ORDER.story.join(', ');
@@ -91,77 +96,76 @@ export function buildSprint(parts: SprintParts): SprintModel {
   const byKey = new Map<string, SprintStory>();
   const byId = new Map<string, SprintStory[]>();
   const fileOf = new Map<SprintStory, StoryFile>();
-  const epics = new Map<number, SprintEpic>();
-  const epicOf = (n: number): SprintEpic => {
-    let e = epics.get(n);
+  const epics = new Map<string, SprintEpic>();
+  const epicOf = (id: string): SprintEpic => {
+    const k = normEpicId(id);
+    let e = epics.get(k);
     if (!e) {
-      e = { epic: n, stories: [], problems: [] };
-      epics.set(n, e);
+      e = { epic: epicNumberOf(id), id, stories: [], problems: [] };
+      epics.set(k, e);
     }
     return e;
   };
-  const newStory = (epic: number, story: string, key: string): SprintStory => {
-    const s: SprintStory = { key, epic, story, tasks: { done: 0, total: 0, reviewOpen: 0 }, status: 'backlog', stateHash: '', problems: [] };
+  const newStory = (epicId: string, story: string, key: string): SprintStory => {
+    const s: SprintStory = { key, epic: epicNumberOf(epicId), epicId, story, tasks: { done: 0, total: 0, reviewOpen: 0 }, status: 'backlog', stateHash: '', problems: [] };
     byKey.set(key, s);
-    const id = idOf(epic, story);
+    const id = idOf(epicId, story);
     const list = byId.get(id);
     if (list) list.push(s);
     else byId.set(id, [s]);
-    epicOf(epic).stories.push(s);
+    epicOf(epicId).stories.push(s);
     return s;
   };
-  /** The story a file or plan with this key and id belongs to: same key, else the only story with that id. */
-  const match = (key: string | undefined, epic: number, story: string): SprintStory | undefined => {
+  /** The story a plan with this key and id belongs to: same key, else the only story with that id. */
+  const match = (key: string | undefined, epicId: string, story: string): SprintStory | undefined => {
     if (key && byKey.has(key)) return byKey.get(key);
-    const list = byId.get(idOf(epic, story));
+    const list = byId.get(idOf(epicId, story));
     return list && list.length === 1 ? list[0] : undefined;
   };
   const lf = ledger?.file ?? '';
   // Ledger entries.
   if (ledger) {
+    const note = grammarNote(ledger);
+    if (note) problems.push(note);
     for (const e of ledger.entries) {
       const range = at(e.line, e.valueStart, e.valueEnd);
-      if (e.kind === 'unknown') {
-        problems.push({ file: lf, range: at(e.line, e.keyStart, e.keyStart + e.key.length), severity: 'warning', code: 'ledger-unknown-key', message: `'${e.key}' is not a key BMAD reads (epic-N, N-M-slug, N-Ma-slug, epic-N-retrospective); sprint tools skip it. Rename it or remove it.` });
-        continue;
-      }
+      if (e.kind === 'unknown') continue;
       if (!e.valid) {
         const sug: { status?: string; suggestion?: string } = e.kind === 'story' ? normalizeStoryStatus(e.raw) : {};
-        const value = sug.status ?? sug.suggestion;
+        const typo = nearest(e.raw.trim().toLowerCase(), LEDGER_ORDER[e.kind]);
+        const value = sug.status ?? sug.suggestion ?? typo;
+        // A word of the project's own (`blocked`, `deferred`) is kept as written: a note, not a warning.
         problems.push({
-          file: lf, range, severity: 'warning', code: 'ledger-unknown-status',
-          message: `'${e.raw}' is not a ${e.kind} status BMAD knows (${LEDGER_ORDER[e.kind].join(', ')}).${value ? ` Did you mean ${value}?` : ''}`,
+          file: lf, range, severity: value ? 'warning' : 'info', code: 'ledger-unknown-status',
+          message: value
+            ? `'${e.raw}' is not a ${e.kind} status BMAD knows (${LEDGER_ORDER[e.kind].join(', ')}). Did you mean ${value}?`
+            : `'${e.raw}' is the project's own ${e.kind} status, kept as written; BMAD's ${e.kind} statuses are ${LEDGER_ORDER[e.kind].join(', ')}, and its workflows skip this ${e.kind}.`,
           data: value ? { fix: 'setLedgerValue', key: e.key, value } : { key: e.key },
         });
       } else if (e.legacy) {
         problems.push({ file: lf, range, severity: 'info', code: 'ledger-legacy-status', message: `'${e.raw}' is read as '${e.status}' (an older or differently written BMAD word). Write '${e.status}' so every tool reads it the same.`, data: { fix: 'setLedgerValue', key: e.key, value: e.status } });
       }
       if (e.kind === 'epic') {
-        const ep = epicOf(e.epic);
+        const ep = epicOf(e.epicId);
+        ep.id = e.epicId;
         ep.ledgerStatus = e.status;
         ep.ledgerLine = e.line;
       } else if (e.kind === 'retro') {
-        epicOf(e.epic).retrospective = e.status;
+        epicOf(e.epicId).retrospective = e.status;
       } else {
-        const s = newStory(e.epic, e.story!, e.key);
+        const s = newStory(e.epicId, e.story!, e.key);
         s.ledgerStatus = e.status;
         s.ledgerRaw = e.raw;
         s.ledgerLine = e.line;
       }
     }
   }
-  // Story files: the file named by the ledger key wins; another file for the same story is reported.
-  const subNumbered = (f: StoryFile) => Number(/^\d+-\d+[a-z]?-\d/.test(f.key ?? ''));
-  const sortedFiles = [...parts.stories].sort((a, b) => Number(!(a.key && byKey.has(a.key))) - Number(!(b.key && byKey.has(b.key))) || Number(a.status === undefined) - Number(b.status === undefined) || subNumbered(a) - subNumbered(b) || a.file.localeCompare(b.file));
-  for (const f of sortedFiles) {
-    if (f.epic === undefined || f.story === undefined) continue;
-    let s = match(f.key, f.epic, f.story);
-    if (s && fileOf.has(s)) {
-      const keep = fileOf.get(s)!;
-      problems.push({ file: f.file, range: at(f.titleLine ?? 0), severity: 'info', code: 'story-file-duplicate', message: `Story ${s.key} has another file, ${keep.file}, which Waymark reads. Merge or rename this one if it is the same story.` });
-      continue;
-    }
-    if (!s) s = newStory(f.epic, f.story, f.key ?? idOf(f.epic, f.story));
+  // Story files: the file named by a ledger key is that story's; another file is matched by its
+  // number (`3a-1-…`) when exactly one story has that number and no file of its own yet. Two
+  // candidates for one story are reported, not guessed; a note beside a story that has its file
+  // (`10-1-e2e-evidence.md` next to `10-1-login.md`) is not a second story.
+  const declared = [...new Set(ledger?.entries.filter((e) => e.kind === 'epic' || e.kind === 'retro').map((e) => e.epicId) ?? [])];
+  const bind = (s: SprintStory, f: StoryFile) => {
     fileOf.set(s, f);
     s.file = f.file;
     s.title = f.title ?? s.title;
@@ -171,28 +175,92 @@ export function buildSprint(parts: SprintParts): SprintModel {
       s.fileStatusLine = f.statusLine;
       s.fileStatusMapped = normalizeStoryStatus(f.status).status;
     }
+  };
+  const keyOfFile = (f: StoryFile) => f.file.replace(/^.*[\\/]/, '').replace(/\.md$/i, '');
+  const byLowerKey = new Map([...byKey.values()].map((s) => [s.key.toLowerCase(), s]));
+  const unbound: StoryFile[] = [];
+  for (const f of [...parts.stories].sort((a, b) => a.file.localeCompare(b.file))) {
+    const exact = byLowerKey.get(keyOfFile(f).toLowerCase()) ?? (f.key ? byLowerKey.get(f.key.toLowerCase()) : undefined);
+    if (exact && !fileOf.has(exact)) bind(exact, f);
+    else unbound.push(f);
+  }
+  const candidates = new Map<SprintStory, StoryFile[]>();
+  const orphans: StoryFile[] = [];
+  for (const f of unbound) {
+    // The file's number with the ledger's epic ids (`0-5-1-…` is story 1 of epic 0-5 when the ledger has epic-0-5).
+    const named = storyKeyFromName(f.file, declared);
+    const epicId = named?.epicId ?? f.epicId ?? (f.epic !== undefined ? String(f.epic) : undefined);
+    const story = named?.story ?? f.story;
+    if (epicId === undefined || story === undefined) continue;
+    const list = byId.get(idOf(epicId, story)) ?? [];
+    if (list.length === 1) {
+      const c = candidates.get(list[0]) ?? [];
+      c.push(f);
+      candidates.set(list[0], c);
+    } else if (list.length === 0) orphans.push(f);
+    else problems.push({ file: f.file, range: at(f.titleLine ?? 0), severity: 'info', code: 'story-file-duplicate', message: `This file is numbered ${epicId}.${story}, which names ${list.length} stories in the ledger (${list.map((x) => x.key).join(', ')}); Waymark does not guess which. Name it after its ledger key.` });
+  }
+  for (const [s, files] of candidates) {
+    const own = fileOf.get(s);
+    if (own) {
+      // Notes beside a story; one that is a story itself (its own title and status) is reported.
+      for (const f of files) {
+        if (f.title !== undefined && f.status !== undefined) problems.push({ file: f.file, range: at(f.titleLine ?? 0), severity: 'info', code: 'story-file-duplicate', message: `Story ${s.key} has another file, ${own.file}, which Waymark reads. Merge or rename this one if it is the same story.` });
+      }
+      continue;
+    }
+    const stories = files.filter((f) => f.title !== undefined || f.status !== undefined);
+    if (files.length === 1 || stories.length === 1) {
+      bind(s, stories[0] ?? files[0]);
+      continue;
+    }
+    // Evidence, not a guess: the one candidate whose title is the key's slug (`# Story 1.7:
+    // Migration Tool (pml init)` for `1-7-migration-tool-pml-init`).
+    const keySlug = s.key.toLowerCase().slice(`${s.epicId}-${s.story}-`.length);
+    const titled = keySlug ? stories.filter((f) => {
+      const t = f.title ? storySlug(f.title) : '';
+      return t.length > 0 && (t === keySlug || keySlug.startsWith(`${t}-`) || t.startsWith(`${keySlug}-`));
+    }) : [];
+    if (titled.length === 1) {
+      bind(s, titled[0]);
+      continue;
+    }
+    for (const f of files) problems.push({ file: f.file, range: at(f.titleLine ?? 0), severity: 'info', code: 'story-file-duplicate', message: `Story ${s.key} has no file named ${s.key}.md and ${files.length} files numbered ${s.epicId}.${s.story} (${files.map((x) => keyOfFile(x)).join(', ')}); Waymark reads none of them as the story. Rename the story's file to ${s.key}.md.` });
+  }
+  // Files the ledger does not list: one story per number (the first file by name; others are duplicates).
+  for (const f of orphans) {
+    const named = storyKeyFromName(f.file, declared);
+    const epicId = named?.epicId ?? f.epicId ?? String(f.epic);
+    const story = (named?.story ?? f.story)!;
+    const same = byId.get(idOf(epicId, story));
+    if (same?.length) {
+      const keep = fileOf.get(same[0]);
+      if (f.title !== undefined && f.status !== undefined && keep) problems.push({ file: f.file, range: at(f.titleLine ?? 0), severity: 'info', code: 'story-file-duplicate', message: `Story ${same[0].key} has another file, ${keep.file}, which Waymark reads. Merge or rename this one if it is the same story.` });
+      continue;
+    }
+    bind(newStory(epicId, story, f.key ?? keyOfFile(f)), f);
   }
   // Planned stories from the epics document.
   for (const pe of parts.epics.values()) {
-    const ep = epicOf(pe.epic);
+    const ep = epicOf(pe.epicId);
     ep.title = pe.title || ep.title;
     for (const ps of pe.stories) {
-      const existing = match(ps.key, ps.epic, ps.story) ?? byId.get(idOf(ps.epic, ps.story))?.[0];
+      const existing = match(ps.key, ps.epicId, ps.story) ?? byId.get(idOf(ps.epicId, ps.story))?.[0];
       if (existing) {
         existing.planned = { file: ps.file, line: ps.line };
         existing.title = existing.title ?? ps.title;
         continue;
       }
-      const s = newStory(ps.epic, ps.story, ps.key);
+      const s = newStory(ps.epicId, ps.story, ps.key);
       s.title = ps.title;
       s.planned = { file: ps.file, line: ps.line };
-      if (ledger) s.problems.push({ file: ps.file, range: at(ps.line, 0, 0), severity: 'warning', code: 'epics-story-not-in-ledger', message: `Story ${ps.epic}.${ps.story} (${ps.title}) is planned here but sprint-status.yaml has no entry for it. Re-run sprint planning, or add '${ps.key}: backlog'.`, data: { key: ps.key } });
+      if (ledger) s.problems.push({ file: ps.file, range: at(ps.line, 0, 0), severity: 'warning', code: 'epics-story-not-in-ledger', message: `Story ${ps.epicId}.${ps.story} (${ps.title}) is planned here but sprint-status.yaml has no entry for it. Re-run sprint planning, or add '${ps.key}: backlog'.`, data: { key: ps.key } });
     }
   }
   // Gates.
   for (const g of parts.gates) {
     if (g.epic === undefined || g.story === undefined) continue;
-    const s = match(undefined, g.epic, g.story);
+    const s = match(undefined, String(g.epic), g.story);
     if (!s) continue;
     s.gate = { verdict: g.verdict, open: g.open, file: g.file, expired: g.expired };
   }
@@ -207,21 +275,24 @@ export function buildSprint(parts: SprintParts): SprintModel {
   for (const ep of epics.values()) {
     ep.stories.sort((a, b) => storyOrder(a, b) || a.key.localeCompare(b.key));
     if (ep.ledgerStatus === undefined || ep.ledgerLine === undefined) {
-      if (ledger && ep.stories.some((s) => s.ledgerStatus !== undefined)) {
+      // A sub-epic (`5.5`, `0-5`) of a listed epic (`epic-5`) is covered by it.
+      const parent = /^(.+)[-.]\d+[a-z]?$/.exec(ep.id)?.[1];
+      const covered = parent !== undefined && epics.get(normEpicId(parent))?.ledgerStatus !== undefined;
+      if (ledger && !covered && ep.stories.some((s) => s.ledgerStatus !== undefined)) {
         const first = ep.stories.find((s) => s.ledgerLine !== undefined)!;
-        problems.push({ file: lf, range: at(first.ledgerLine!), severity: 'warning', code: 'ledger-epic-missing', message: `Stories of epic ${ep.epic} are listed but there is no 'epic-${ep.epic}' entry. Add 'epic-${ep.epic}: ${ep.stories.some((s) => ledgerRank('story', s.ledgerStatus ?? '') > 0) ? 'in-progress' : 'backlog'}' above them.` });
+        problems.push({ file: lf, range: at(first.ledgerLine!), severity: 'warning', code: 'ledger-epic-missing', message: `Stories of epic ${ep.id} are listed but there is no 'epic-${ep.id}' entry. Add 'epic-${ep.id}: ${ep.stories.some((s) => ledgerRank('story', s.ledgerStatus ?? '') > 0) ? 'in-progress' : 'backlog'}' above them.` });
       }
       continue;
     }
     const ranked = ep.stories.filter((s) => s.ledgerStatus !== undefined);
     const open = ranked.filter((s) => s.ledgerStatus !== 'done');
     const started = ranked.filter((s) => ledgerRank('story', s.ledgerStatus!) >= 2);
-    const entry = ledger!.entries.find((e) => e.kind === 'epic' && e.epic === ep.epic)!;
+    const entry = ledger!.entries.find((e) => e.kind === 'epic' && normEpicId(e.epicId) === normEpicId(ep.id))!;
     const range = at(ep.ledgerLine, entry.valueStart, entry.valueEnd);
     if (ep.ledgerStatus === 'done' && open.length) {
-      ep.problems.push({ file: lf, range, severity: 'warning', code: 'epic-done-stories-open', message: `epic-${ep.epic} is done but ${open.length} of its stories are not (${open.slice(0, 4).map((s) => `${s.key}: ${s.ledgerStatus}`).join(', ')}${open.length > 4 ? ', …' : ''}). Finish them or set the epic to in-progress.`, data: { fix: 'setLedgerValue', key: entry.key, value: 'in-progress' } });
+      ep.problems.push({ file: lf, range, severity: 'warning', code: 'epic-done-stories-open', message: `epic-${ep.id} is done but ${open.length} of its stories are not (${open.slice(0, 4).map((s) => `${s.key}: ${s.ledgerStatus}`).join(', ')}${open.length > 4 ? ', …' : ''}). Finish them or set the epic to in-progress.`, data: { fix: 'setLedgerValue', key: entry.key, value: 'in-progress' } });
     } else if (ep.ledgerStatus === 'backlog' && started.length) {
-      ep.problems.push({ file: lf, range, severity: 'warning', code: 'epic-backlog-story-started', message: `epic-${ep.epic} is backlog but ${started[0].key} is ${started[0].ledgerStatus}. BMAD moves an epic to in-progress when its first story starts.`, data: { fix: 'setLedgerValue', key: entry.key, value: 'in-progress' } });
+      ep.problems.push({ file: lf, range, severity: 'warning', code: 'epic-backlog-story-started', message: `epic-${ep.id} is backlog but ${started[0].key} is ${started[0].ledgerStatus}. BMAD moves an epic to in-progress when its first story starts.`, data: { fix: 'setLedgerValue', key: entry.key, value: 'in-progress' } });
     }
     problems.push(...ep.problems);
   }
@@ -236,10 +307,34 @@ export function buildSprint(parts: SprintParts): SprintModel {
   }
   const stories = [...byKey.values()].sort((a, b) => storyOrder(a, b) || a.key.localeCompare(b.key));
   for (const s of stories) problems.push(...s.problems);
-  const sortedEpics = [...epics.values()].sort((a, b) => a.epic - b.epic);
+  const sortedEpics = [...epics.values()].sort((a, b) => compareEpicIds(a.id, b.id));
   const counts: Record<string, number> = Object.create(null);
   for (const s of stories) counts[s.status] = (counts[s.status] ?? 0) + 1;
   return { epics: sortedEpics, stories, problems, next: recommend(stories, sortedEpics), actionItems: ledger?.actionItems.map(({ line: _l, ...rest }) => rest) ?? [], counts };
+}
+
+function epicNumberOf(id: string): number {
+  const m = /\d+/.exec(id);
+  return m ? Number(m[0]) : -1;
+}
+
+/**
+ * One note per ledger for its keys outside BMAD's strict grammar: read ones (lettered, sub-epic,
+ * module-prefixed ids, values written as a mapping or left empty) are an info; keys no grammar
+ * reads make it a warning. Never one problem per line.
+ */
+function grammarNote(ledger: Ledger): Problem | undefined {
+  const unread = ledger.entries.filter((e) => e.kind === 'unknown');
+  const extended = ledger.entries.filter((e) => e.kind !== 'unknown' && !e.strict);
+  const shaped = ledger.entries.filter((e) => e.kind !== 'unknown' && e.shape !== 'scalar');
+  if (!unread.length && !extended.length && !shaped.length) return undefined;
+  const first = [...unread, ...extended, ...shaped].sort((a, b) => a.keyLine - b.keyLine)[0];
+  const list = (es: LedgerEntry[]) => `${es.slice(0, 3).map((e) => e.key).join(', ')}${es.length > 3 ? `, … (${es.length})` : ''}`;
+  const parts: string[] = [];
+  if (unread.length) parts.push(`${unread.length} key${unread.length === 1 ? ' is' : 's are'} read by no BMAD grammar and skipped (${list(unread)}): rename or remove ${unread.length === 1 ? 'it' : 'them'}`);
+  if (extended.length) parts.push(`${extended.length} key${extended.length === 1 ? ' uses' : 's use'} epic ids beyond BMAD's epic-N / N-M-slug grammar (${list(extended)}); Waymark reads them, BMAD's own workflows may not`);
+  if (shaped.length) parts.push(`${shaped.length} entr${shaped.length === 1 ? 'y has' : 'ies have'} a mapping or no value instead of a status word (${list(shaped)}); a mapping's status: is read, an empty value is read as the first status`);
+  return { file: ledger.file, range: at(first.keyLine, first.keyStart, first.keyStart + first.key.length), severity: unread.length ? 'warning' : 'info', code: 'ledger-unknown-key', message: `${parts.join('; ')}.`, data: { keys: unread.map((e) => e.key) } };
 }
 
 function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLedger: boolean): void {
@@ -261,6 +356,11 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
     const norm = normalizeStoryStatus(f.status);
     if (!norm.status && s.ledgerRaw !== undefined && s.ledgerRaw.trim().toLowerCase() === f.status.trim().toLowerCase() && ledgerRankOf < 0) {
       // The ledger says the same word and is reported there.
+    } else if (!norm.status && norm.suggestion !== undefined && norm.suggestion === s.ledgerStatus && f.tasks.every((t) => t.checked) && !/^dev\b/i.test(f.status)) {
+      // `✅ Complete`, `COMPLETED` in the file while the ledger says done and every task is ticked:
+      // the project's word for what the ledger records; a note, not a warning on a clean story.
+      // (Done is never inferred from a word the tasks contradict.)
+      out.push({ file: f.file, range: statusRange!, severity: 'info', code: 'story-legacy-status', message: `'${f.status}' is read as ${norm.suggestion}, as the ledger says. Write '${norm.suggestion}' so every BMAD tool reads it the same.`, data: { fix: 'setStoryStatus', key: s.key, value: norm.suggestion } });
     } else if (!norm.status) {
       const value = norm.suggestion ?? (s.ledgerStatus && ledgerRankOf >= 0 ? s.ledgerStatus : undefined);
       out.push({

@@ -26,43 +26,149 @@ export const LEGACY_STATUS: Record<string, Record<string, string>> = {
   retro: { completed: 'done' },
 };
 
-const EPIC_KEY = /^epic-(\d+)$/;
-const RETRO_KEY = /^epic-(\d+)-retrospective$/;
-const STORY_KEY = /^(\d+)-(\d+)([a-z]?)-(.+)$/;
+/**
+ * Words projects write for a BMAD status that mean it without doubt, mapped on read and reported
+ * as info. Words that would mark work finished (`complete`, `finished`) are not mapped: they stay
+ * unknown with "did you mean done?", since done is the one status that is never rewound.
+ */
+const SYNONYMS: Record<LedgerKind, Record<string, string>> = {
+  story: {
+    todo: 'backlog', 'to-do': 'backlog', 'not-started': 'backlog', planned: 'backlog', pending: 'backlog', new: 'backlog',
+    ready: 'ready-for-dev', 'ready-for-development': 'ready-for-dev', approved: 'ready-for-dev', draft: 'ready-for-dev',
+    wip: 'in-progress', started: 'in-progress', active: 'in-progress', doing: 'in-progress', inprogress: 'in-progress', 'in-development': 'in-progress', 'in-dev': 'in-progress',
+    'in-review': 'review', 'ready-for-review': 'review', 'code-review': 'review', 'under-review': 'review', 'review-pending': 'review',
+  },
+  epic: { todo: 'backlog', 'not-started': 'backlog', planned: 'backlog', pending: 'backlog', wip: 'in-progress', started: 'in-progress', active: 'in-progress', inprogress: 'in-progress', 'in-development': 'in-progress' },
+  retro: { 'not-started': 'optional', pending: 'optional', todo: 'optional', planned: 'optional', complete: 'done' },
+};
 
-/** Kind and numbers of a ledger key, or undefined for a key BMAD does not know. */
-export function classifyLedgerKey(key: string): { kind: LedgerKind; epic: number; story?: string } | undefined {
-  let m = RETRO_KEY.exec(key);
-  if (m) return { kind: 'retro', epic: Number(m[1]) };
-  m = EPIC_KEY.exec(key);
-  if (m) return { kind: 'epic', epic: Number(m[1]) };
-  m = STORY_KEY.exec(key);
-  if (m) return { kind: 'story', epic: Number(m[1]), story: `${Number(m[2])}${m[3]}` };
-  return undefined;
+/**
+ * An epic id as projects write it: `3`, lettered `3a`/`19b`, sub-epic `0-5`, module-prefixed
+ * `pm-01`/`kb-03`. Matching uses `normEpicId` (case and leading zeros ignored).
+ */
+const EPIC_ID = '(?:[a-z][a-z0-9]*-(?=\\d))?\\d+[a-z]?(?:[-.]\\d+[a-z]?)*';
+const EPIC_KEY = new RegExp(`^epic-(${EPIC_ID})$`, 'i');
+const RETRO_KEY = new RegExp(`^epic-(${EPIC_ID})-retro(?:spective)?$`, 'i');
+const STRICT_EPIC = /^epic-\d+$/;
+/** A module epic written as its bare id (`dm-01`), read as an epic when stories follow it. */
+const BARE_EPIC = /^[a-z][a-z0-9]*-\d+[a-z]?$/i;
+const STRICT_RETRO = /^epic-\d+-retrospective$/;
+const STRICT_STORY = /^(\d+)-(\d+)([a-z]?)-(.+)$/;
+/** A story key without knowing the ledger's epics: `3a-1-slug`, `pm-01-1-slug`, `3-1` (no slug). */
+const LOOSE_STORY = /^((?:(?!epic-)[a-z][a-z0-9]*-(?=\d))?\d+[a-z]?(?:\.\d+[a-z]?)*)-(\d+)([a-z]?)(?:-(.+))?$/i;
+
+/** The id an epic is matched by: lower case, numbers without leading zeros (`PM-01` = `pm-1`). */
+export function normEpicId(id: string): string {
+  return id.toLowerCase().replace(/\./g, '-').replace(/\d+/g, (d) => String(Number(d)));
 }
 
-/** Sort key of a story id `6a` → [6, 'a']. */
-export function storyOrder(a: { epic: number; story?: string }, b: { epic: number; story?: string }): number {
+/** The first number of an epic id (`pm-01` → 1, `3a` → 3, `0-5` → 0), for code that needs one. */
+export function epicNumber(id: string): number {
+  const m = /\d+/.exec(id);
+  return m ? Number(m[0]) : -1;
+}
+
+/** Orders epic ids the way people read them: 0-5 < 1 < 3 < 3a < 3b < 10 < 19b < kb-03 < pm-01. */
+export function compareEpicIds(a: string, b: string): number {
+  const ta = normEpicId(a).match(/[a-z]+|\d+/g) ?? [];
+  const tb = normEpicId(b).match(/[a-z]+|\d+/g) ?? [];
+  // Module-prefixed ids come after the numbered ones.
+  const ma = Number(/^[a-z]/.test(ta[0] ?? ''));
+  const mb = Number(/^[a-z]/.test(tb[0] ?? ''));
+  if (ma !== mb) return ma - mb;
+  for (let i = 0; i < Math.min(ta.length, tb.length); i++) {
+    const x = ta[i];
+    const y = tb[i];
+    const dx = /^\d/.test(x);
+    const dy = /^\d/.test(y);
+    if (dx && dy) {
+      if (Number(x) !== Number(y)) return Number(x) - Number(y);
+    } else if (dx !== dy) return dx ? -1 : 1;
+    else if (x !== y) return x < y ? -1 : 1;
+  }
+  return ta.length - tb.length;
+}
+
+export interface LedgerKeyParts {
+  kind: LedgerKind;
+  /** First number of the epic id (see epicNumber). */
+  epic: number;
+  /** The epic id as written in the key, lower case: `3`, `3a`, `0-5`, `pm-01`. */
+  epicId: string;
+  /** `2`, `6a` for stories. */
+  story?: string;
+  /** True when the key is in the grammar of BMAD's own sprint planner (`epic-N`, `N-M[a]-slug`, `epic-N-retrospective`). */
+  strict: boolean;
+}
+
+const storyId = (digits: string, letter: string) => `${Number(digits)}${letter.toLowerCase()}`;
+
+/**
+ * Kind and numbers of a ledger key, or undefined for a key no BMAD grammar reads. `epicIds` are
+ * the epic ids the ledger declares (`epic-0-5`): a story key starting with one of them belongs to
+ * it (`0-5-1-slug` is story 1 of sub-epic 0-5, not story 5 of epic 0).
+ */
+export function classifyLedgerKey(key: string, epicIds?: Iterable<string>): { kind: LedgerKind; epic: number; story?: string } | undefined {
+  const c = parseLedgerKey(key, epicIds);
+  return c && (c.story !== undefined ? { kind: c.kind, epic: c.epic, story: c.story } : { kind: c.kind, epic: c.epic });
+}
+
+/** classifyLedgerKey with the epic id as written and whether the key is in BMAD's strict grammar. */
+export function parseLedgerKey(key: string, epicIds?: Iterable<string>): LedgerKeyParts | undefined {
+  const lower = key.toLowerCase();
+  let m = RETRO_KEY.exec(lower);
+  if (m) return { kind: 'retro', epic: epicNumber(m[1]), epicId: m[1], strict: STRICT_RETRO.test(lower) };
+  m = EPIC_KEY.exec(lower);
+  if (m) return { kind: 'epic', epic: epicNumber(m[1]), epicId: m[1], strict: STRICT_EPIC.test(lower) };
+  return classifyStoryKey(lower, epicIds);
+}
+
+/** A story key's epic and story (see classifyLedgerKey); also used for story file names. */
+export function classifyStoryKey(key: string, epicIds?: Iterable<string>): LedgerKeyParts | undefined {
+  const lower = key.toLowerCase();
+  if (lower.startsWith('epic-')) return undefined;
+  let best: LedgerKeyParts | undefined;
+  for (const id of epicIds ?? []) {
+    if (!lower.startsWith(`${id}-`) || (best && best.epicId.length >= id.length)) continue;
+    const rest = /^(\d+)([a-z]?)(?:-(.+))?$/.exec(lower.slice(id.length + 1));
+    if (rest) best = { kind: 'story', epic: epicNumber(id), epicId: id, story: storyId(rest[1], rest[2]), strict: STRICT_STORY.test(lower) && /^\d+$/.test(id) };
+  }
+  if (best) return best;
+  const m = LOOSE_STORY.exec(lower);
+  if (!m) return undefined;
+  return { kind: 'story', epic: epicNumber(m[1]), epicId: m[1], story: storyId(m[2], m[3]), strict: STRICT_STORY.test(lower) };
+}
+
+/** Sort order of stories: by epic id, then story number and letter. */
+export function storyOrder(a: { epic: number; epicId?: string; story?: string }, b: { epic: number; epicId?: string; story?: string }): number {
   const pa = /^(\d+)([a-z]?)$/.exec(a.story ?? '') ?? ['', '0', ''];
   const pb = /^(\d+)([a-z]?)$/.exec(b.story ?? '') ?? ['', '0', ''];
-  return a.epic - b.epic || Number(pa[1]) - Number(pb[1]) || pa[2].localeCompare(pb[2]);
+  return compareEpicIds(a.epicId ?? String(a.epic), b.epicId ?? String(b.epic)) || Number(pa[1]) - Number(pb[1]) || pa[2].localeCompare(pb[2]);
 }
 
 export interface LedgerEntry {
   key: string;
   kind: LedgerKind | 'unknown';
   epic: number;
+  /** The epic id as written in the key (lower case): `3`, `3a`, `0-5`, `pm-01`; '' for an unknown key. */
+  epicId: string;
   /** `2`, `6a` for stories. */
   story?: string;
-  /** The status as written. */
+  /** The key is in the grammar of BMAD's own sprint planner. */
+  strict: boolean;
+  /** How the value is written: `key: word`, `key:` with nothing, or `key:` with an indented mapping (its `status:` is the value). */
+  shape: 'scalar' | 'empty' | 'mapping';
+  /** The status as written ('' when none). */
   raw: string;
   /** After the legacy mapping. */
   status: string;
   legacy: boolean;
   /** True when `status` is in the kind's vocabulary. */
   valid: boolean;
-  /** 0-based line, and the value's character span on it. */
+  /** 0-based line of the value (the nested `status:` line of a mapping), and the value's character span on it. */
   line: number;
+  /** 0-based line of the key. */
+  keyLine: number;
   keyStart: number;
   valueStart: number;
   valueEnd: number;
@@ -120,14 +226,22 @@ const STAMP_PATTERNS: { re: RegExp; format: StampFormat; build: (m: RegExpExecAr
 ];
 
 /** Reads a ledger timestamp in any of the formats BMAD and people write. */
-export function parseStamp(raw: string): { date: Date; format: StampFormat } | undefined {
+export function parseStamp(raw: string): { date: Date; format: StampFormat; length: number } | undefined {
   const s = raw.trim();
   for (const p of STAMP_PATTERNS) {
     const m = p.re.exec(s);
     if (m) {
       const d = p.build(m);
-      if (!Number.isNaN(d.getTime())) return { date: d, format: p.format };
+      if (!Number.isNaN(d.getTime())) return { date: d, format: p.format, length: s.length };
     }
+  }
+  // A date followed by words (`2026-02-10 (after the 3a split)`, `2026-02-10 - epic 3 done`): the
+  // longest leading part that is a date, so a rewrite replaces the date and keeps the words.
+  const lead = /^\S+(?:[ T]\S+)?/.exec(s)?.[0] ?? '';
+  for (const cut of [lead, lead.split(/\s/)[0]]) {
+    if (!cut || cut === s || !/^[\s(\-–—,;|#]/.test(s.slice(cut.length))) continue;
+    const r = parseStamp(cut);
+    if (r) return r;
   }
   return undefined;
 }
@@ -183,6 +297,8 @@ export function parseLedger(file: string, text: string): Ledger {
   // when a line uses anything else (flow collections, anchors, tags, block scalars, tabs, odd quotes).
   let suspicious = false;
   let current: ActionItem | undefined;
+  let devIndent: number | undefined;
+  let last: LedgerEntry | undefined;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
     if (!line.trim() || /^\s*#/.test(line)) continue;
@@ -191,6 +307,7 @@ export function parseLedger(file: string, text: string): Ledger {
     if (indent > 0 && (section === 'top' || section === 'other')) suspicious = true;
     if (indent === 0) {
       current = undefined;
+      last = undefined;
       const m = LINE_KV.exec(line);
       if (!m) {
         section = 'other';
@@ -211,7 +328,8 @@ export function parseLedger(file: string, text: string): Ledger {
       section = 'top';
       if (key === 'last_updated' || key === 'generated') {
         const parsed = v.raw ? parseStamp(v.raw) : undefined;
-        const stamp: LedgerStamp = { key, raw: v.raw, date: parsed?.date, format: parsed?.format, line: i, valueStart: v.start, valueEnd: v.end, quote: v.quote };
+        const lead = v.raw.length - v.raw.trimStart().length;
+        const stamp: LedgerStamp = { key, raw: v.raw, date: parsed?.date, format: parsed?.format, line: i, valueStart: v.start + lead, valueEnd: parsed ? v.start + lead + parsed.length : v.end, quote: v.quote };
         if (key === 'last_updated') ledger.lastUpdated = stamp;
         else ledger.generated = stamp;
         if (v.raw && !parsed) {
@@ -227,23 +345,23 @@ export function parseLedger(file: string, text: string): Ledger {
       const key = m[3].trim();
       const v = valueSpan(line, m[4]);
       const keyStart = m[1].length + m[2].length;
-      const c = classifyLedgerKey(key);
-      const raw = v.raw;
-      const kind = c?.kind ?? 'unknown';
-      const lower = raw.toLowerCase();
-      // `in progress`, `In_Progress`, `Done`: the same word written differently.
-      const spelled = lower.trim().replace(/[\s_]+/g, '-');
-      const mapped = c ? LEGACY_STATUS[c.kind][spelled] ?? (spelled !== raw && LEDGER_ORDER[c.kind].includes(spelled) ? spelled : undefined) : undefined;
-      const status = mapped ?? lower;
-      const valid = c ? LEDGER_ORDER[c.kind].includes(status) : false;
-      const entry: LedgerEntry = { key, kind, epic: c?.epic ?? -1, story: c?.story, raw, status, legacy: mapped !== undefined, valid, line: i, keyStart, valueStart: v.start, valueEnd: v.end };
-      const dup = ledger.byKey.get(key);
-      if (dup) {
-        ledger.problems.push({ file, range: range(i, keyStart, keyStart + key.length), severity: 'error', code: 'ledger-duplicate-key', message: `'${key}' is listed twice (first at line ${dup.line + 1}); YAML keeps only one. Remove one of them.` });
+      devIndent ??= indent;
+      if (indent > devIndent) {
+        // A line of an entry written as a mapping: its `status:` is the entry's value.
+        if (last && last.shape !== 'scalar' && /^(status|state)$/i.test(key) && (last.shape === 'empty' || last.line === last.keyLine)) {
+          Object.assign(last, { shape: 'mapping', raw: v.raw, line: i, valueStart: v.start, valueEnd: v.end });
+        }
         continue;
       }
-      ledger.entries.push(entry);
-      ledger.byKey.set(key, entry);
+      const dup = ledger.byKey.get(key);
+      if (dup) {
+        ledger.problems.push({ file, range: range(i, keyStart, keyStart + key.length), severity: 'error', code: 'ledger-duplicate-key', message: `'${key}' is listed twice (first at line ${dup.keyLine + 1}); YAML keeps only one. Remove one of them.` });
+        last = undefined;
+        continue;
+      }
+      last = { key, kind: 'unknown', epic: -1, epicId: '', strict: false, shape: v.raw || v.quote ? 'scalar' : 'empty', raw: v.raw, status: v.raw, legacy: false, valid: false, line: i, keyLine: i, keyStart, valueStart: v.start, valueEnd: v.end };
+      ledger.entries.push(last);
+      ledger.byKey.set(key, last);
       continue;
     }
     if (section === 'actions') {
@@ -261,6 +379,7 @@ export function parseLedger(file: string, text: string): Ledger {
       }
     }
   }
+  classifyEntries(ledger.entries);
   if (suspicious) {
     const err = parseDocument(text, { schema: 'core', uniqueKeys: false, logLevel: 'error' }).errors[0];
     if (err) {
@@ -269,6 +388,50 @@ export function parseLedger(file: string, text: string): Ledger {
     }
   }
   return ledger;
+}
+
+/** Kinds, epics and statuses of the entries, once the ledger's epic ids are known. */
+function classifyEntries(entries: LedgerEntry[]): void {
+  const epicIds = new Set<string>();
+  const bareEpics = new Set<string>();
+  for (const e of entries) {
+    const c = parseLedgerKey(e.key);
+    if (c && c.kind !== 'story') epicIds.add(c.epicId);
+    // `dm-01: done` above `dm-01-1-slug`: a module's epic written without `epic-`.
+    else if (!c && BARE_EPIC.test(e.key)) bareEpics.add(e.key.toLowerCase());
+  }
+  for (const id of bareEpics) {
+    if (entries.some((e) => e.key.toLowerCase().startsWith(`${id}-`) && /^\d/.test(e.key.slice(id.length + 1)))) epicIds.add(id);
+    else bareEpics.delete(id);
+  }
+  for (const e of entries) {
+    const lowerKey = e.key.toLowerCase();
+    const c: LedgerKeyParts | undefined = bareEpics.has(lowerKey) ? { kind: 'epic', epic: epicNumber(lowerKey), epicId: lowerKey, strict: false } : parseLedgerKey(e.key, epicIds);
+    if (!c) continue;
+    e.kind = c.kind;
+    e.epic = c.epic;
+    e.epicId = c.epicId;
+    e.story = c.story;
+    e.strict = c.strict;
+    const word = readStatusWord(c.kind, e.raw);
+    e.status = word.status;
+    e.legacy = word.mapped;
+    e.valid = LEDGER_ORDER[c.kind].includes(word.status);
+  }
+}
+
+/**
+ * A ledger value read as a status of its kind: the word itself, a legacy word or an unmistakable
+ * synonym mapped (`mapped`), `in progress`/`In_Progress` spelled the BMAD way; an empty value is
+ * the kind's first status. Any other word is kept as written (lower case): the project's own.
+ */
+export function readStatusWord(kind: LedgerKind, raw: string): { status: string; mapped: boolean } {
+  // `done# note`: a comment glued to the word (YAML keeps it in the value; the word is meant).
+  const lower = raw.trim().toLowerCase().replace(/^([a-z][a-z _-]*?)\s*#.*$/, '$1');
+  if (!lower) return { status: LEDGER_ORDER[kind][0], mapped: false };
+  const spelled = lower.replace(/[\s_]+/g, '-');
+  const mapped = LEGACY_STATUS[kind][spelled] ?? SYNONYMS[kind][spelled] ?? (spelled !== raw && LEDGER_ORDER[kind].includes(spelled) ? spelled : undefined);
+  return mapped ? { status: mapped, mapped: true } : { status: lower, mapped: false };
 }
 
 /** True when a line is more than `key: value`, `- key: value` or a comment. */
@@ -292,7 +455,13 @@ export function ledgerRank(kind: LedgerKind, status: string): number {
 export function rewriteLedgerStatus(text: string, ledger: Ledger, key: string, status: string, now: Date): string {
   const entry = ledger.byKey.get(key);
   if (!entry) throw new Error(`no ledger entry '${key}'`);
-  const edits: { line: number; start: number; end: number; value: string }[] = [{ line: entry.line, start: entry.valueStart, end: entry.valueEnd, value: status }];
+  if (entry.shape === 'mapping' && entry.line === entry.keyLine) throw new Error(`'${key}' is a mapping without a status: line; add 'status: ${status}' under it`);
+  // `key:` with nothing after it gets a space before the new word (`key:done` would be a key).
+  const lineText = text.split('\n')[entry.line] ?? '';
+  let value = status;
+  if (entry.shape === 'empty' && !/\s$/.test(lineText.slice(0, entry.valueStart))) value = ` ${value}`;
+  if (lineText[entry.valueEnd] === '#') value = `${value} `;
+  const edits: { line: number; start: number; end: number; value: string }[] = [{ line: entry.line, start: entry.valueStart, end: entry.valueEnd, value }];
   const st = ledger.lastUpdated;
   if (st && st.format) edits.push({ line: st.line, start: st.valueStart, end: st.valueEnd, value: formatStamp(now, st.format) });
   return applyLineEdits(text, edits);

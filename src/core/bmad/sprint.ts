@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Problem } from '../types';
 import { findBmadProjects, loadBmadConfig, type BmadConfig } from './config';
-import { parseLedger, type Ledger } from './ledger';
+import { normEpicId, parseLedger, type Ledger } from './ledger';
 import { parseStory, storyKeyFromName, type StoryFile } from './story';
 import { parseEpics, type PlannedEpic } from './epics';
 import { parseGateDecision, parseQaGate, type StoryGate } from './qaGates';
@@ -103,8 +103,18 @@ export function findLedgerFile(cfg: BmadConfig): string | undefined {
     path.join(cfg.root, '_bmad-output', 'implementation-artifacts', 'sprint-status.yaml'),
     path.join(cfg.root, '_bmad-output', 'sprint-status.yaml'),
   ].filter((p) => p && inside(cfg.root, p));
-  for (const p of c) if (isRegularFile(p)) return p;
-  return findNamed(cfg.root, /^sprint-status\.ya?ml$/)[0];
+  const placed = c.filter((p) => isRegularFile(p));
+  // A ledger with no entries (`development_status: {}` left where the config points) loses to
+  // one elsewhere that lists the work; else the config's place wins.
+  const listed = placed.find((p) => hasEntries(p));
+  if (listed) return listed;
+  const walked = findNamed(cfg.root, /^sprint-status\.ya?ml$/);
+  return walked.find((p) => !placed.includes(p) && hasEntries(p)) ?? placed[0] ?? walked[0];
+}
+
+function hasEntries(file: string): boolean {
+  const text = readTextIfRegular(file, MAX_FILE);
+  return text !== undefined && parseLedger(file, text).entries.length > 0;
 }
 
 function storyFilesIn(dir: string, depth: number, out: Map<string, string>): void {
@@ -158,10 +168,9 @@ export function loadStoryQuick(root: string, ref: string, opts: SprintOptions = 
   const r = ref.trim().replace(/\.md$/i, '');
   let entry = ledger.byKey.get(r);
   if (!entry) {
-    const m = /^(\d+)[.\-](\d+)([a-z]?)$/i.exec(r);
-    const hits = m ? ledger.entries.filter((e) => e.kind === 'story' && e.epic === Number(m[1]) && e.story === `${Number(m[2])}${m[3].toLowerCase()}`) : [];
-    if (hits.length !== 1) return undefined;
-    entry = hits[0];
+    const answer = resolveStoryRef(ledger.entries.filter((e) => e.kind === 'story'), r);
+    if (!('story' in answer)) return undefined;
+    entry = answer.story;
   }
   let file: string | undefined;
   for (const d of storyDirs(cfg, ledgerFile, ledger)) {
@@ -175,7 +184,7 @@ export function loadStoryQuick(root: string, ref: string, opts: SprintOptions = 
   const storyText = readText(file, opts.overrides);
   if (storyText === undefined) return undefined;
   // Only this story and its epic: the write needs its state, not the drift of the other 999.
-  const only: Ledger = { ...ledger, entries: ledger.entries.filter((e) => e === entry || (e.kind === 'epic' && e.epic === entry!.epic)), problems: [] };
+  const only: Ledger = { ...ledger, entries: ledger.entries.filter((e) => e === entry || (e.kind === 'epic' && normEpicId(e.epicId) === normEpicId(entry!.epicId))), problems: [] };
   const model = buildSprint({ root: cfg.root, ledger: only, stories: [parseStory(file, storyText)], epics: new Map(), gates: [], now: opts.now ?? new Date(), staleDays: opts.staleDays ?? 7 });
   const story = model.stories.find((s) => s.key === entry!.key);
   if (!story) return undefined;
@@ -223,7 +232,7 @@ export function loadSprint(root: string, opts: SprintOptions = {}): SprintReport
   for (const d of new Set([cfg.planningArtifacts, cfg.outputFolder, path.join(cfg.root, 'docs'), path.join(cfg.root, 'docs', 'prd')])) {
     if (inside(cfg.root, d)) epicsFilesIn(d, epicFiles);
   }
-  const epics = new Map<number, PlannedEpic>();
+  const epics = new Map<number | string, PlannedEpic>();
   const sortedEpicFiles = [...epicFiles].sort();
   for (const f of sortedEpicFiles) {
     const text = readText(f, opts.overrides);

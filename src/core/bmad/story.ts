@@ -5,6 +5,7 @@
  * `{N}-{M}[a-z]?-{slug}.md`; v4 files `docs/stories/{N}.{M}.{slug}.md`.
  */
 import * as path from 'node:path';
+import { classifyStoryKey, epicNumber } from './ledger';
 
 export interface StoryTask {
   /** 0-based line of the checkbox. */
@@ -26,6 +27,8 @@ export interface StoryFile {
   /** Ledger-style key from the file name (`2-6a-slug`) or v4 `{epic}.{story}` mapped to numbers. */
   key?: string;
   epic?: number;
+  /** The epic id (`3`, `3a`, `0-5`, `pm-01`), from the file name, else the title. */
+  epicId?: string;
   /** `3`, `6a`. */
   story?: string;
   title?: string;
@@ -47,30 +50,42 @@ export interface StoryFile {
 /** The status word(s) at the start of a value such as `done ✅` or `backlog (deferred)`. */
 const STATUS_WORD = /^[A-Za-z][A-Za-z _-]*?(?=\s*(?:$|[^A-Za-z _-]|\s-\s))/;
 
-const V6_NAME = /^(\d+)-(\d+)([a-z]?)-(.+)\.md$/i;
 const V4_NAME = /^(\d+)\.(\d+)([a-z]?)(?:\.(.+))?\.md$/i;
 
-/** True when a file name is a story by BMAD's naming (never a retro, a context or a validation report). */
-export function storyKeyFromName(file: string): { key: string; epic: number; story: string; v4: boolean } | undefined {
+/**
+ * The story a file name names, by BMAD's naming: v6 `{epic}-{story}-{slug}.md` with any epic id
+ * projects use (`3a-1-…`, `0-5-1-…` when `epicIds` has `0-5`, `pm-01-1-…`), v4 `{N}.{M}.{slug}.md`.
+ * Words in the slug (`3-4-review-queue.md`) do not matter; a context file (`.context.md`) and a
+ * dated note (`2025-12-16-…`) are not stories.
+ */
+export function storyKeyFromName(file: string, epicIds?: Iterable<string>): { key: string; epic: number; epicId: string; story: string; v4: boolean } | undefined {
   const base = path.basename(file);
-  if (/\.context\.|retro|validation-report|-review\.md$/i.test(base) || /^\d{4}-\d{2}-\d{2}/.test(base)) return undefined;
-  let m = V6_NAME.exec(base);
-  if (m) return { key: base.slice(0, -3), epic: Number(m[1]), story: `${Number(m[2])}${m[3].toLowerCase()}`, v4: false };
-  m = V4_NAME.exec(base.replace(/\.story\.md$/i, '.md'));
-  if (m) return { key: `${Number(m[1])}-${Number(m[2])}${m[3].toLowerCase()}-${(m[4] ?? 'story').toLowerCase()}`, epic: Number(m[1]), story: `${Number(m[2])}${m[3].toLowerCase()}`, v4: true };
+  if (!/\.md$/i.test(base) || /\.context\./i.test(base) || /^\d{4}-\d{2}-\d{2}/.test(base)) return undefined;
+  const key = base.slice(0, -3);
+  // `story-1.10.md`, `story-8-1-slug.md`, `story_2.3.md`: the same names with a prefix.
+  const bare = base.replace(/^story[-_. ]+(?=\d)/i, '');
+  const m = V4_NAME.exec(bare.replace(/\.story\.md$/i, '.md'));
+  if (m) return { key: bare === base ? `${Number(m[1])}-${Number(m[2])}${m[3].toLowerCase()}-${(m[4] ?? 'story').toLowerCase()}` : key, epic: Number(m[1]), epicId: String(Number(m[1])), story: `${Number(m[2])}${m[3].toLowerCase()}`, v4: bare === base };
+  const c = classifyStoryKey(bare.slice(0, -3), epicIds);
+  if (c) return { key, epic: c.epic, epicId: c.epicId, story: c.story!, v4: false };
   return undefined;
 }
 
-const TITLE = /^#\s+Story\s+(\d+)[.\-](\d+)([a-z]?)\s*[:\-–]?\s*(.*?)\s*$/i;
+/** `# Story 1.2: title`, `# Story 3a.1 - title`, `# Story 0.5.1: title`, `# Story PM-01.1: title`. */
+const TITLE = /^#\s+Story\s+((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:\.\d+[a-z]?)*)[.\-](\d+)([a-z]?)\b\s*[:\-–]?\s*(.*?)\s*$/i;
 /** A `Status:` label at the start of a line (`Status:`, `**Status:**`, `- **Status**:`). */
 const LABEL = /^\s*(?:[-*]\s+)?(?:\*\*|__)?Status(?:\*\*|__)?\s*:(?:\*\*|__)?/i;
 /** `## Status: Done`. */
 const HEADING_STATUS = /^#{2,4}\s+Status\s*:/i;
-const STATUS_HEADING = /^#{2,3}\s+Status\s*$/i;
+const STATUS_HEADING = /^#{1,3}\s+Status\s*:?\s*$/i;
 const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
 const CHECKBOX = /^(\s*)[-*+]\s+\[([ xX])\]\s*(.*)$/;
 const FENCE = /^\s{0,3}(```|~~~)/;
 const TASKS_HEADING = /^[^A-Za-z]*(tasks?\b|subtasks|implementation (tasks|plan|checklist)|task breakdown|development tasks)/i;
+/** In a `## Status` section: a label naming the status in more words (`- **Current Status:** done`). */
+const SECTION_LABEL = /^\s*(?:[-*]\s+)?(?:\*\*|__)?(?:[A-Za-z]+[ \t]+){1,2}Status(?:\*\*|__)?\s*:(?:\*\*|__)?/i;
+/** A `label: value` line of another field (`- **Completed:** 2026-01-20`, `Owner: Ana`). */
+const OTHER_FIELD = /^\s*(?:[-*]\s+)?(?:\*\*|__)?[A-Za-z][\w ]{0,30}(?:\*\*|__)?\s*:(?:\*\*|__)?\s*\S/;
 /** `**Status:** done` inside a metadata line with other fields. */
 const INLINE_LABEL = /(?:\*\*|__)Status:?(?:\*\*|__):?/;
 
@@ -98,7 +113,7 @@ export function parseStory(file: string, text: string): StoryFile {
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   const lines = text.split(/\r?\n/);
   const named = storyKeyFromName(file);
-  const s: StoryFile = { file, key: named?.key, epic: named?.epic, story: named?.story, tasks: [], hasFileList: false, hasChangeLog: false, hasDevAgentRecord: false, eol };
+  const s: StoryFile = { file, key: named?.key, epic: named?.epic, epicId: named?.epicId, story: named?.story, tasks: [], hasFileList: false, hasChangeLog: false, hasDevAgentRecord: false, eol };
   let start = 0;
   // Frontmatter (some teams add it): a `status:` key there counts when no Status line follows.
   let fmStatus: { value: string; line: number; start: number; end: number } | undefined;
@@ -136,7 +151,8 @@ export function parseStory(file: string, text: string): StoryFile {
           s.title = t[4] || undefined;
           s.titleLine = i;
           if (s.epic === undefined) {
-            s.epic = Number(t[1]);
+            s.epicId = t[1].toLowerCase().replace(/\./g, '-');
+            s.epic = epicNumber(s.epicId);
             s.story = `${Number(t[2])}${t[3].toLowerCase()}`;
           }
         }
@@ -166,8 +182,11 @@ export function parseStory(file: string, text: string): StoryFile {
     }
     if (awaitingStatus) {
       if (!line.trim() || /^\s*<!--.*-->\s*$/.test(line)) continue;
-      // `**Status:** done` under the heading, or the bare word.
-      const v = statusAfter(line, LABEL.exec(line)?.[0].length ?? INLINE_LABEL.exec(line)?.[0].length ?? 0);
+      // Under the heading: `**Status:** done`, `- **Current Status:** done`, or the bare word; a
+      // line of another field (`**Completed:** 2026-01-20`) is passed over.
+      const label = LABEL.exec(line) ?? SECTION_LABEL.exec(line) ?? INLINE_LABEL.exec(line);
+      if (!label && OTHER_FIELD.test(line)) continue;
+      const v = statusAfter(line, label ? label.index + label[0].length : 0);
       if (v) setStatus(s, v, i, 'section');
       awaitingStatus = false;
       continue;
@@ -221,12 +240,13 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
   const exact: Record<string, string> = { backlog: 'backlog', 'ready-for-dev': 'ready-for-dev', 'in-progress': 'in-progress', review: 'review', done: 'done' };
   if (exact[w]) return { status: exact[w], exact: true };
   const mapped: Record<string, string> = {
-    drafted: 'ready-for-dev', contexted: 'in-progress', draft: 'ready-for-dev', approved: 'ready-for-dev', ready: 'ready-for-dev', 'ready-for-development': 'ready-for-dev',
+    drafted: 'ready-for-dev', contexted: 'in-progress', draft: 'ready-for-dev', approved: 'ready-for-dev', ready: 'ready-for-dev', 'ready-for-development': 'ready-for-dev', 'ready-for-implementation': 'ready-for-dev', 'ready-to-start': 'ready-for-dev',
+    todo: 'backlog', 'to-do': 'backlog', 'not-started': 'backlog', planned: 'backlog',
     inprogress: 'in-progress', 'in-development': 'in-progress', 'in-dev': 'in-progress', wip: 'in-progress', started: 'in-progress',
     'in-review': 'review', 'ready-for-review': 'review', 'review-ready': 'review', 'ready-review': 'review', 'under-review': 'review', 'code-review': 'review', 'review-pending': 'review',
   };
   if (mapped[w]) return { status: mapped[w], exact: false };
-  const doneLike = ['complete', 'completed', 'dev-complete', 'dev-done', 'finished', 'closed', 'merged', 'shipped', 'implemented', 'accepted', 'done-'];
+  const doneLike = ['complete', 'completed', 'dev-complete', 'dev-done', 'finished', 'closed', 'merged', 'shipped', 'implemented', 'accepted', 'done-', 'review-passed', 'passed', 'qa-passed', 'verified', 'released', 'deployed'];
   if (doneLike.includes(w) || /^(done|complete)/.test(w)) return { exact: false, suggestion: 'done' };
   return { exact: false };
 }

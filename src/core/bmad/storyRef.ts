@@ -9,6 +9,8 @@ import { nearest } from '../model/config';
 export interface StoryLike {
   key: string;
   epic: number | string;
+  /** The epic id as written (`3a`, `0-5`, `pm-01`), when the story has one: it names the story. */
+  epicId?: string;
   story?: string;
 }
 
@@ -18,7 +20,7 @@ function normalizeId(ref: string): string {
 }
 
 function idOf(s: StoryLike): string | undefined {
-  return s.story === undefined ? undefined : normalizeId(`${s.epic}-${s.story}`);
+  return s.story === undefined ? undefined : normalizeId(`${s.epicId ?? s.epic}-${s.story}`);
 }
 
 export type StoryRefAnswer<S> = { story: S } | { candidates: S[]; ambiguous: boolean };

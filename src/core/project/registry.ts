@@ -89,13 +89,19 @@ function workflowState(w: WorkflowState): ItemState {
   }
 }
 
-function storyState(status: string): ItemState {
+function storyState(raw: string): ItemState {
+  const status = raw.trim().toLowerCase().replace(/[\s_]+/g, '-');
   switch (status) {
     case 'in-progress': return 'in_progress';
     case 'review': return 'review';
     case 'done': return 'done';
     case 'blocked': return 'blocked';
-    default: return 'todo';
+    default:
+      // The project's own words (kept as written by the sprint reader): work set aside is dropped,
+      // work held is blocked; nothing of the kind is offered as ready to start.
+      if (/^(deferred|superseded|skipped|cancell?ed|obsolete|abandoned|dropped|wont-?do|won-t-do|wontfix|descoped|out-of-scope|removed|duplicate)$/.test(status)) return 'dropped';
+      if (/^(on-?hold|paused|parked|waiting|stalled|blocked-.*)$/.test(status)) return 'blocked';
+      return 'todo';
   }
 }
 
@@ -143,7 +149,7 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
       byId.set(id, item);
       addAlias(id, id);
       addAlias(s.key, id);
-      addAlias(`${s.epic}.${s.story}`, id);
+      addAlias(`${s.epicId}.${s.story}`, id);
       if (s.file) {
         storyFiles.set(s.file, id);
         addAlias(item.rel!, id);
@@ -241,7 +247,7 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
   // previous epic's last.
   for (const sprint of sprints) {
     let prevLast: string | undefined;
-    for (const epic of [...sprint.epics].sort((a, b) => a.epic - b.epic)) {
+    for (const epic of sprint.epics) {
       const ids = epic.stories.map((s) => `story:${s.key}`).filter((id) => byId.has(id));
       if (!ids.length) continue;
       if (prevLast) addEdge(ids[0], prevLast, 'epic-order');

@@ -46,7 +46,7 @@ export interface ProjectionInput {
 /** Longest artifact text put in a ticket body (trackers cap bodies; GitHub at 65,536 chars). */
 export const MAX_TEXT_CHARS = 60_000;
 
-function epicId(root: string, n: number, multi: boolean): string {
+function epicId(root: string, n: string, multi: boolean): string {
   return multi ? `epic:${path.basename(root)}:${n}` : `epic:${n}`;
 }
 
@@ -64,10 +64,10 @@ export function projectTickets(input: ProjectionInput): ProjectedTicket[] {
   const storyEpic = new Map<string, string>();
   for (const sprint of input.sprints) {
     for (const epic of sprint.epics) {
-      const id = epicId(sprint.root, epic.epic, multiRoot);
+      const id = epicId(sprint.root, epic.id, multiRoot);
       for (const s of epic.stories) storyEpic.set(`story:${s.key}`, id);
       const done = epic.ledgerStatus === 'done' || (epic.stories.length > 0 && epic.stories.every((s) => s.status === 'done'));
-      const title = `Epic ${epic.epic}${epic.title ? `: ${epic.title}` : ''}`;
+      const title = `Epic ${epic.id}${epic.title ? `: ${epic.title}` : ''}`;
       const text = epic.stories.length ? `Stories:\n${epic.stories.map((s) => `- ${s.key}${s.title ? `: ${s.title}` : ''} (${s.status})`).join('\n')}` : '';
       const labels = ['waymark', 'waymark:epic', `status:${done ? 'done' : epic.ledgerStatus ?? 'todo'}`];
       out.set(id, finish({ waymarkId: id, kind: 'epic', root: sprint.root, hasFrontmatter: false, title, text, labels, open: !done, blockedByIds: [] }));

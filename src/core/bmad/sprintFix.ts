@@ -1,0 +1,160 @@
+/**
+ * The quick fixes of the sprint's problems (`Problem.data.fix` `setLedgerValue` / `setStoryStatus`),
+ * one implementation for every face: the editor's quick fix, `waymark fix FILE CODE [--line N]`
+ * and the MCP tool. A fix is found again in a fresh read of the sprint (a problem that is gone or
+ * changed since the caller saw it is a conflict, never applied blind) and written through the
+ * story write path (`setStoryStatus`) or, for a ledger value alone, under the ledger's lock with
+ * its text re-read, an atomic write and one history line.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { WaymarkError } from '../errors';
+import { withFileLock } from '../store/fileLock';
+import { writeFileAtomic } from '../store/atomicWrite';
+import { appendHistory } from '../store/history';
+import { assertWritableInside } from '../engine/roots';
+import { sha256 } from '../model/hash';
+import { fixTitle, problemSpec, type ProblemCode } from '../model/problems';
+import type { Problem } from '../types';
+import { parseLedger } from './ledger';
+import { editLedgerStatus } from './ledgerEdit';
+import { loadSprint, type SprintReport } from './sprint';
+import { setStoryStatus, type StoryWriteOptions } from './storyWrite';
+
+/** The fixes this file applies. */
+export const SPRINT_FIXES = ['setLedgerValue', 'setStoryStatus'] as const;
+export type SprintFixId = (typeof SPRINT_FIXES)[number];
+
+export interface SprintFixResult {
+  /** The file the problem is in, its code and 1-based line. */
+  file: string;
+  code: string;
+  line: number;
+  fix: SprintFixId;
+  /** What the fix does, as the editor titles it. */
+  title: string;
+  key: string;
+  value: string;
+  /** Files written (absolute); empty when nothing had to change. */
+  written: string[];
+  changed: boolean;
+  seq?: number;
+}
+
+/** True for a problem whose quick fix is a sprint fix (so a face sends it here). */
+export function isSprintFix(problem: Pick<Problem, 'data'>): boolean {
+  return (SPRINT_FIXES as readonly unknown[]).includes(problem.data?.fix);
+}
+
+function sameFile(a: string, b: string): boolean {
+  if (path.resolve(a) === path.resolve(b)) return true;
+  try {
+    return fs.realpathSync(a) === fs.realpathSync(b);
+  } catch {
+    return false;
+  }
+}
+
+function load(root: string, opts: StoryWriteOptions): SprintReport {
+  const report = loadSprint(root, { ...opts.sprint, now: opts.now });
+  if (!report) throw new WaymarkError('unreadable', `No BMAD sprint under ${root}: no sprint-status.yaml and no story files were found.`, root);
+  return report;
+}
+
+const where = (p: Problem) => `line ${p.range.start.line + 1}`;
+
+/**
+ * The fixable problem `code` of `file` (at 1-based `line` when several share the code), from a
+ * fresh read of the sprint. Throws a usage error naming what there is instead.
+ */
+export function findSprintFix(root: string, file: string, code: string, line?: number, opts: StoryWriteOptions = {}): Problem {
+  const report = load(root, opts);
+  const inFile = report.problems.filter((p) => sameFile(p.file, file));
+  const rel = path.relative(root, file) || file;
+  const same = inFile.filter((p) => p.code === code);
+  const matching = same.filter((p) => line === undefined || p.range.start.line + 1 === line);
+  if (!matching.length) {
+    const others = same.length ? ` It has ${code} at ${same.map(where).join(', ')}.` : inFile.length ? ` Its problems: ${[...new Set(inFile.map((p) => p.code))].join(', ')}.` : '';
+    throw new WaymarkError('usage', `${rel} has no problem ${code}${line !== undefined ? ` at line ${line}` : ''}.${others} Run waymark validate ${rel} to list them.`, file);
+  }
+  const fixable = matching.filter(isSprintFix);
+  if (!fixable.length) throw new WaymarkError('usage', `Problem ${code} at ${where(matching[0])} has no quick fix: ${matching[0].message}`, file);
+  const distinct = new Map(fixable.map((p) => [`${String(p.data?.fix)}\0${String(p.data?.key)}\0${String(p.data?.value)}`, p]));
+  if (distinct.size > 1) throw new WaymarkError('usage', `${rel} has ${distinct.size} fixable ${code} problems (${[...distinct.values()].map(where).join(', ')}); give --line N to pick one.`, file);
+  return fixable[0];
+}
+
+/**
+ * Applies the quick fix of `problem` (as a face received it): the same problem must still be
+ * there in a fresh read, else the file changed since and the fix is a conflict.
+ */
+export async function applySprintFix(root: string, problem: Problem, opts: StoryWriteOptions = {}): Promise<SprintFixResult> {
+  if (!isSprintFix(problem)) throw new WaymarkError('usage', `Problem ${problem.code} has no sprint quick fix.`, problem.file);
+  const fix = problem.data!.fix as SprintFixId;
+  const key = problem.data?.key;
+  const value = problem.data?.value;
+  if (typeof key !== 'string' || typeof value !== 'string') throw new WaymarkError('usage', `Problem ${problem.code} names no entry and value to set.`, problem.file);
+  const report = load(root, opts);
+  const still = report.problems.find((p) => p.code === problem.code && sameFile(p.file, problem.file) && p.data?.fix === fix && p.data?.key === key && p.data?.value === value);
+  if (!still) throw new WaymarkError('conflict', `${problem.code} on ${key} is no longer there as it was read (the file changed). Validate again, then retry.`, problem.file);
+  const base = { file: problem.file, code: problem.code, line: still.range.start.line + 1, fix, title: fixTitle(still), key, value };
+  if (fix === 'setStoryStatus') {
+    const r = await setStoryStatus(root, key, value, opts);
+    return { ...base, written: r.written, changed: r.changed, seq: r.seq };
+  }
+  const entry = report.ledger?.byKey.get(key);
+  if (!report.ledgerFile || !entry) throw new WaymarkError('conflict', `sprint-status.yaml has no entry '${key}' any more. Validate again, then retry.`, report.ledgerFile ?? problem.file);
+  const r = await setLedgerValue(report.root, report.ledgerFile, key, value, { ...opts, expectRaw: entry.raw });
+  return { ...base, ...r };
+}
+
+/** Finds the fixable problem `code` of `file` and applies its fix (the CLI's and MCP's `fix`). */
+export async function fixSprintProblem(root: string, file: string, code: string, opts: StoryWriteOptions & { line?: number } = {}): Promise<SprintFixResult> {
+  return applySprintFix(root, findSprintFix(root, file, code, opts.line, opts), opts);
+}
+
+/** True for a problem code of the sprint (its fixes live here, not in the workflow pipeline). */
+export function isSprintCode(code: ProblemCode): boolean {
+  return problemSpec(code).section === 'sprint';
+}
+
+/**
+ * Sets one ledger entry's value (and `last_updated` in its own format), nothing else: under the
+ * ledger's lock, re-read, `expectRaw` compared (a stale read is a conflict), guards, an atomic
+ * write inside the workspace, one history line.
+ */
+export async function setLedgerValue(root: string, ledgerFile: string, key: string, value: string, opts: StoryWriteOptions & { expectRaw?: string } = {}): Promise<{ written: string[]; changed: boolean; seq?: number }> {
+  assertWritableInside(ledgerFile, root);
+  const now = opts.now ?? new Date();
+  return withFileLock(ledgerFile, async () => {
+    let text: string;
+    try {
+      text = fs.readFileSync(ledgerFile, 'utf8');
+    } catch (e) {
+      throw new WaymarkError('unreadable', `Cannot read ${ledgerFile}: ${(e as Error).message}.`, ledgerFile);
+    }
+    const ledger = parseLedger(ledgerFile, text);
+    const entry = ledger.byKey.get(key);
+    if (!entry) throw new WaymarkError('conflict', `sprint-status.yaml has no entry '${key}' any more. Validate again, then retry.`, ledgerFile);
+    if (opts.expectRaw !== undefined && entry.raw !== opts.expectRaw) {
+      throw new WaymarkError('conflict', `${key} changed since it was read ('${entry.raw}', expected '${opts.expectRaw}'). Validate again, then retry.`, ledgerFile);
+    }
+    if (entry.raw === value) return { written: [], changed: false };
+    // By the YAML parser's positions, in whatever form the entry is written (ledgerEdit.ts).
+    const after = editLedgerStatus(ledgerFile, text, key, value, now);
+    for (const g of opts.guards ?? []) await g({ file: ledgerFile, root, operation: 'ledger-set-value', actor: opts.actor, session: opts.session });
+    writeFileAtomic(ledgerFile, after, { root, mustExist: true });
+    const hist = appendHistory(root, {
+      time: now.toISOString(), actor: opts.actor, session: opts.session, operation: 'ledger-set-value', file: ledgerFile,
+      from: { status: entry.raw }, to: { status: value }, hashBefore: sha256(text), hashAfter: sha256(after), detail: { key },
+    });
+    for (const o of opts.observers ?? []) {
+      try {
+        await o(hist.entry, { file: ledgerFile, root, operation: 'ledger-set-value', actor: opts.actor, session: opts.session });
+      } catch {
+        // An observer (events log) failing never undoes a landed write.
+      }
+    }
+    return { written: [ledgerFile], changed: true, seq: hist.entry.seq };
+  }, { root, purpose: 'story' });
+}
