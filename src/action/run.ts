@@ -37,9 +37,10 @@ function reviewAnnotations(r: StateReview, root: string, top: string): { warning
     core.warning(`This change rewinds ${m.id}: it ${what}${m.by.length ? ` (by ${m.by.join(', ')})` : ' with no history line (edited by hand)'}. Completed work moves back only on purpose: waymark set-status/reopen records who and why.`, { title: 'rewind', file: file(m.file), startLine: 1 });
   }
   for (const g of r.gates) {
-    if (g.change !== 'opened' || g.reviewer) continue;
+    if (!g.unrecorded && (g.change !== 'opened' || g.reviewer)) continue;
     warnings++;
-    core.warning(`Gate ${g.gate} of ${g.id} (step ${g.step}) is opened (${g.to}) with no reviewer recorded: the gate file was written by hand. Record the verdict with waymark gate pass ${g.id} ${g.step} --by REVIEWER.`, { title: 'gate-without-reviewer', file: file(g.file), startLine: 1 });
+    const what = g.unrecorded ? `says ${g.to} but was written by hand, not recorded through Waymark, so it does not open the gate` : `is opened (${g.to}) with no reviewer recorded: the gate file was written by hand`;
+    core.warning(`Gate ${g.gate} of ${g.id} (step ${g.step}) ${what}. Record the verdict with waymark gate pass ${g.id} ${g.step} --by REVIEWER.`, { title: 'gate-without-reviewer', file: file(g.file), startLine: 1 });
   }
   for (const p of r.fixed) core.notice(`Fixed by this change: ${p.code}: ${p.message}`, { title: `fixed ${p.code}`, file: file(p.file), startLine: p.line });
   return { warnings };

@@ -166,7 +166,11 @@ export function reviewMarkdown(r: StateReview): string {
   if (r.moved.length) out.push('**Moved**', '', ...r.moved.map(moveLine), '');
   if (r.gates.length) {
     out.push('**Gates**', '');
-    for (const g of r.gates) out.push(`- ${mdCode(g.id)} step ${mdText(g.step)}: gate ${mdText(g.gate)} ${g.change} (${g.from ?? 'none'} → ${g.to ?? 'removed'})${g.reviewer ? ` by reviewer ${mdText(g.reviewer)}` : g.to ? ' ⚠️ no reviewer recorded' : ''}`);
+    for (const g of r.gates) {
+      const what = g.unrecorded ? 'written by hand' : g.change;
+      const who = g.unrecorded ? ' ⚠️ not a recorded verdict: it does not open the gate' : g.reviewer ? ` by reviewer ${mdText(g.reviewer)}` : g.to ? ' ⚠️ no reviewer recorded' : '';
+      out.push(`- ${mdCode(g.id)} step ${mdText(g.step)}: gate ${mdText(g.gate)} ${what} (${g.from ?? 'none'} → ${g.to ?? 'removed'})${who}`);
+    }
     out.push('');
   }
   if (r.introduced.length) {

@@ -89,7 +89,7 @@ describe('diff-state --format markdown|json: what a pull request changes in work
     makePrChanges(root);
     const r = cli(root, ['diff-state', 'main', '--format', 'json']);
     assert.equal(r.code, 1, r.stderr);
-    const j = JSON.parse(r.stdout) as { moved: { id: string; from?: string; to?: string; rewind: boolean; by: string[]; stepsRewound: string[] }[]; gates: { id: string; step: string; change: string; reviewer?: string; file: string }[]; introduced: { code: string; file: string }[]; fixed: { code: string; file: string }[] };
+    const j = JSON.parse(r.stdout) as { moved: { id: string; from?: string; to?: string; rewind: boolean; by: string[]; stepsRewound: string[] }[]; gates: { id: string; step: string; change: string; reviewer?: string; unrecorded?: boolean; file: string }[]; introduced: { code: string; file: string }[]; fixed: { code: string; file: string }[] };
     const by = new Map(j.moved.map((m) => [m.id, m]));
     assert.equal(by.get('story 1-1-login')?.from, 'in-progress');
     assert.equal(by.get('story 1-1-login')?.to, 'done');
@@ -98,8 +98,9 @@ describe('diff-state --format markdown|json: what a pull request changes in work
     assert.deepEqual(by.get('plan.md')?.stepsRewound, ['build']);
     assert.deepEqual(by.get('plan.md')?.by, []);
     assert.equal(by.get('story 1-2-logout')?.rewind, false);
-    assert.deepEqual(j.gates.map((g) => [g.id, g.step, g.change, g.reviewer ?? null, g.file]), [['release.md', 'approve', 'opened', null, '.waymark/gates/release/approve.gate']]);
-    assert.deepEqual(j.introduced.map((p) => `${p.file} ${p.code}`), [`${IMPL}/1-1-login.md story-done-tasks-open`]);
+    // A gate file written by hand is not a recorded verdict: it does not open the gate (gates.trust: recorded).
+    assert.deepEqual(j.gates.map((g) => [g.id, g.step, g.change, g.reviewer ?? null, g.unrecorded ?? false, g.file]), [['release.md', 'approve', 'changed', null, true, '.waymark/gates/release/approve.gate']]);
+    assert.deepEqual(j.introduced.map((p) => `${p.file} ${p.code}`), [`${IMPL}/1-1-login.md story-done-tasks-open`, 'release.md gate-unrecorded']);
     // The drift is reported at both of its ends: the story file and its ledger entry.
     assert.deepEqual(j.fixed.map((p) => `${p.file} ${p.code}`), [`${IMPL}/1-2-logout.md story-status-drift`, `${IMPL}/sprint-status.yaml story-status-drift`]);
 
@@ -108,7 +109,7 @@ describe('diff-state --format markdown|json: what a pull request changes in work
     assert.match(md, /- story 1-1-login: in-progress → done by dev-agent\n/);
     assert.match(md, /- story 1-2-logout: review; story file in-progress → review \(no history line: edited by hand\)\n/);
     assert.match(md, /- ⚠️ \*\*rewind\*\* `plan\.md`: .*un-did build \(no history line: edited by hand\)/);
-    assert.match(md, /- `release\.md` step approve: gate approve opened \(none → PASS\) ⚠️ no reviewer recorded/);
+    assert.match(md, /- `release\.md` step approve: gate approve written by hand \(none → PASS\) ⚠️ not a recorded verdict: it does not open the gate/);
     assert.match(md, /\*\*Problems introduced\*\*\n\n- warning `story-done-tasks-open`/);
     assert.match(md, /\*\*Problems fixed\*\*\n\n- `story-status-drift`/);
   });

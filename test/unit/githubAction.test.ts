@@ -82,7 +82,7 @@ describe('the GitHub Action, run locally (github.com itself is not reached)', ()
     assert.deepEqual(annotations(run.stdout).map((a) => a.join(' ')).sort(), EXPECTED, run.stdout);
     assert.match(run.summary, /- story 1-1-login: in-progress → done by dev-agent/);
     assert.match(run.summary, /⚠️ \*\*rewind\*\* `plan\.md`/);
-    assert.match(run.summary, /gate approve opened \(none → PASS\) ⚠️ no reviewer recorded/);
+    assert.match(run.summary, /gate approve written by hand \(none → PASS\) ⚠️ not a recorded verdict: it does not open the gate/);
     assert.match(run.summary, /\*\*Problems fixed\*\*\n\n- `story-status-drift`/);
     assert.deepEqual(run.sarif?.runs[0].results.map((x) => x.ruleId), ['story-done-tasks-open']);
     // local-action prints the outputs it was given (its own stub of @actions/core).

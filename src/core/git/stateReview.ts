@@ -50,6 +50,11 @@ export interface ReviewGate {
   /** `opened`: the step may now be passed; `closed`: it no longer may; `changed`: another verdict, same openness. */
   change: 'opened' | 'closed' | 'changed';
   reviewer?: string;
+  /**
+   * The gate file is not a verdict recorded through Waymark (written by hand): under
+   * `gates.trust: recorded` it does not open its gate, whatever it says.
+   */
+  unrecorded?: boolean;
 }
 
 /** A problem (validate's) present on one side only. */
@@ -204,7 +209,7 @@ export async function reviewState(root: string, base: string): Promise<StateRevi
         const to = g.exists ? (g.verdict ?? 'PASS') : undefined;
         if (from === to) continue;
         const wasOpen = b?.open ?? false;
-        gates.push({ id, step, gate: g.name, file: rel(root, g.file), ...(from ? { from } : {}), ...(to ? { to } : {}), change: g.open && !wasOpen ? 'opened' : !g.open && wasOpen ? 'closed' : 'changed', ...(g.reviewer ? { reviewer: g.reviewer } : {}) });
+        gates.push({ id, step, gate: g.name, file: rel(root, g.file), ...(from ? { from } : {}), ...(to ? { to } : {}), change: g.open && !wasOpen ? 'opened' : !g.open && wasOpen ? 'closed' : 'changed', ...(g.reviewer ? { reviewer: g.reviewer } : {}), ...(g.unrecorded ? { unrecorded: true } : {}) });
       }
     }
     const h = reviewProblems(head);
