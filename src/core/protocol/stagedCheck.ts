@@ -11,6 +11,7 @@ import { checkProposedEdit, type ProposalVerdict } from './proposal';
 import type { ProposalProblem } from '../model/proposal';
 import { CONFIG_FILE, parseConfigText, type WaymarkConfig } from '../model/config';
 import { gateTextHash, isGatePathIn } from '../model/gates';
+import { checkGateRemoval } from './gateRemoval';
 
 export interface StagedFileReport {
   /** Path relative to the repository's top folder. */
@@ -74,6 +75,8 @@ async function unrecordedGate(top: string, rel: string, staged: string, configs:
 }
 
 const CANDIDATE = /\.(?:md|markdown)$|(?:^|\/)sprint-status\.ya?ml$|^\.waymark\/history\/.+\.jsonl$/i;
+/** What defines a gate outside the workflow files: definitions and the configuration (`gates.path`, `gates.trust`). */
+const GATE_SETTING = /^\.waymark\/(?:workflows\/[^/]+|config)\.ya?ml$/;
 
 /** Judges the staged changes of the repository holding `cwd`. */
 export async function checkStagedChanges(cwd: string): Promise<StagedCheck> {
@@ -96,9 +99,17 @@ export async function checkStagedChanges(cwd: string): Promise<StagedCheck> {
         continue;
       }
     }
-    if (!CANDIDATE.test(rel)) continue;
+    const setting = GATE_SETTING.test(rel);
+    if (!setting && !CANDIDATE.test(rel)) continue;
     const staged = status === 'D' ? undefined : await gitText(top, `:${rel}`);
     const head = hasHead && status !== 'A' ? await gitText(top, `HEAD:${rel}`) : undefined;
+    // A gate taken from a gated step that is not done: a definition, `gates.path`, an inline `gate:`, a `workflow:` switch.
+    const removed = await checkGateRemoval({ root: top, file: path.join(top, rel), beforeText: head, text: staged });
+    if (setting) {
+      out.checked++;
+      if (removed.length) out.refused.push({ rel, problems: removed });
+      continue;
+    }
     if (rel.startsWith('.waymark/history/')) {
       out.checked++;
       if (head !== undefined && (staged === undefined || !staged.startsWith(head))) {
@@ -115,7 +126,7 @@ export async function checkStagedChanges(cwd: string): Promise<StagedCheck> {
     }
     if (!verdict.kind) continue;
     out.checked++;
-    const errors = verdict.problems.filter((p) => p.severity === 'error');
+    const errors = [...verdict.problems.filter((p) => p.severity === 'error'), ...removed];
     const warnings = verdict.problems.filter((p) => p.severity === 'warning');
     if (errors.length) out.refused.push({ rel, problems: errors });
     if (warnings.length) out.warnings.push({ rel, problems: warnings });
