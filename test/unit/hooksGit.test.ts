@@ -151,8 +151,28 @@ describe('waymark hook git pre-commit: gates cannot be defined away in a commit 
         assert.match(r.stderr, new RegExp(`${rel.replace(/\./g, '\\.')}: error gate-removed: `));
         assert.match(r.stderr, message);
         assert.match(r.stderr, /fix: finish the gated step first \(a reviewer records its verdict: waymark gate pass FILE STEP --by NAME\)/);
+        // The same change in the working tree too (as an edit then `git add` leaves it): still refused.
+        const abs = path.join(root, rel);
+        const was = fs.existsSync(abs) ? fs.readFileSync(abs, 'utf8') : undefined;
+        fs.writeFileSync(abs, text);
+        const both = await runCliProcess(['hook', 'git', 'pre-commit'], '', { cwd: root });
+        assert.equal(both.code, 1, `${rel} in the working tree too: ${both.stderr}`);
+        assert.match(both.stderr, message);
+        if (was === undefined) fs.rmSync(abs);
+        else fs.writeFileSync(abs, was);
         git(root, 'reset', '-q', '--', rel);
       }
+      // The step marked done in the working tree only (never staged, no verdict): the staged
+      // version of the workflow still waits for its gate, so the definition change is refused.
+      const plan = path.join(root, 'docs/plan.md');
+      const planText = fs.readFileSync(plan, 'utf8');
+      fs.writeFileSync(plan, planText.replace('stepsCompleted: [discovery]', 'stepsCompleted: [discovery, design]'));
+      stage(root, '.waymark/workflows/feature.yaml', cases[0][1]);
+      const hidden = await runCliProcess(['hook', 'git', 'pre-commit'], '', { cwd: root });
+      assert.equal(hidden.code, 1, hidden.stderr);
+      assert.match(hidden.stderr, cases[0][2]);
+      git(root, 'reset', '-q', '--', '.waymark/workflows/feature.yaml');
+      fs.writeFileSync(plan, planText);
       // Harmless: a step added to the definition, a config that leaves the gates where they are.
       stage(root, '.waymark/workflows/feature.yaml', `${DEFINITION}  - ship\n`);
       stage(root, '.waymark/config.yaml', 'history:\n  dir: .waymark/history\n');
