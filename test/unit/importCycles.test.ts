@@ -36,7 +36,7 @@ function resolve(from: string, spec: string): string | undefined {
 }
 
 /** The import circles under `dir`: each strongly connected group of files, as paths relative to `root`, sorted. */
-export function importCircles(dir: string, root: string): string[][] {
+function importCircles(dir: string, root: string): string[][] {
   const files = tsFiles(dir);
   const edges = new Map<string, string[]>();
   for (const f of files) edges.set(f, [...new Set(specifiers(fs.readFileSync(f, 'utf8')).map((s) => resolve(f, s)).filter((x): x is string => x !== undefined))]);
