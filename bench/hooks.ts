@@ -1,7 +1,8 @@
 // Agent hook benchmark: the whole-process time of `waymark hook claude-code` (node start, read
 // the event, decide, answer) on a PreToolUse edit of a non-state file and of a state file in a
 // workspace of 10,000 files, side by side with `node -e 0` (the floor: starting node at all).
-// Prints `name value` lines in milliseconds. `--files N` changes the workspace size.
+// Prints `name value` lines in milliseconds, and the fast path's ratio to the floor: an edit that
+// cannot touch state must stay within 1.3x of `node -e 0`. `--files N` changes the workspace size.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -9,6 +10,8 @@ import { spawnSync } from 'node:child_process';
 import { arg, line, percentile, median } from './lib';
 
 const ROUNDS = 25;
+/** The fast path (an edit that cannot touch state) against `node -e 0`: issue 22's bound. */
+const FAST_PATH_TARGET = 1.3;
 
 function workflow(i: number): string {
   return `---\nworkflow: wf-${i}\nstatus: in_progress\nsteps: [a, b, c, d]\ncurrentStep: b\nstepsCompleted: [a]\n---\n# Workflow ${i}\n\n${'Body. '.repeat(100)}\n`;
@@ -16,6 +19,11 @@ function workflow(i: number): string {
 
 function stats(xs: number[]): { median: number; p90: number } {
   return { median: median(xs), p90: percentile(xs, 90) };
+}
+
+/** Median of the round-by-round ratios a/b (rounds interleave the scenarios, so a busy machine's drift cancels). */
+function ratio(a: number[], b: number[]): number {
+  return median(a.map((x, i) => x / b[i]));
 }
 
 interface Scenario {
@@ -88,6 +96,13 @@ function main(): void {
     }
     line('hooks.non_state_over_floor_ms', med.pre_edit_non_state_ts - med.floor_node_e0);
     line('hooks.state_over_floor_ms', med.pre_edit_state_allowed - med.floor_node_e0);
+    const by = (name: string) => scenarios.find((s) => s.name === name)!;
+    const floor = by('floor_node_e0');
+    for (const name of ['pre_edit_non_state_ts', 'pre_edit_non_state_md']) {
+      const wall = ratio(by(name).times, floor.times);
+      const cpu = floor.cpu.length ? ratio(by(name).cpu, floor.cpu) : undefined;
+      console.log(`hooks.${name}_over_node_e0 ${wall.toFixed(2)}  (wall, median of ${floor.times.length} paired rounds${cpu === undefined ? '' : `; cpu ${cpu.toFixed(2)}`}; target <= ${FAST_PATH_TARGET}: ${wall <= FAST_PATH_TARGET ? 'within' : 'OVER'})`);
+    }
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }

@@ -1,5 +1,5 @@
 // Writes `contributes.languageModelTools` in package.json from the one tool table
-// (src/mcp/tools.ts), with the input schemas converted exactly as the MCP server lists them.
+// (src/mcp/tools/index.ts), with the input schemas converted exactly as the MCP server lists them.
 // `node scripts/lmTools.mjs --check` exits 1 when package.json is out of date.
 import * as esbuild from 'esbuild';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -15,11 +15,9 @@ export interface Range {
   end: Position;
 }
 
-import type { FixId, ProblemCode } from './model/problems';
+import type { FixId, ProblemCode, Severity } from './model/problems';
 
-export type { FixId, ProblemCode };
-
-export type Severity = 'error' | 'warning' | 'info';
+export type { FixId, ProblemCode, Severity };
 
 /** Machine-readable facts of a problem; `fix` names its quick fix (model/problems.ts). */
 export type ProblemData = Record<string, unknown> & { fix?: FixId };

@@ -1,4 +1,4 @@
-// Waymark's agent tools inside VS Code: the same table as the MCP server (src/mcp/tools.ts),
+// Waymark's agent tools inside VS Code: the same table as the MCP server (src/mcp/tools/index.ts),
 // registered as language-model tools over the extension's own core. Writes go through the
 // commands' mutation path (an editor with unsaved changes gets an edit, never a write behind
 // it) and are refused in Restricted Mode. Also offers the MCP server to MCP-aware editors.

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { SprintEpic, SprintReport, SprintStory } from '../core/index';
 import { COMMANDS, VIEWS } from './constants';
 import type { ExtensionModel } from './model';
-import type { SprintModel } from './sprintFeatures';
+import type { SprintModel } from './sprintModel';
 import { markShort, markSentence } from './worktrees';
 
 export type SprintNode =

@@ -4,16 +4,9 @@
  * `*** Update File: P` (optionally `*** Move to: Q`) with `@@ [anchor]` hunks of ` `/`-`/`+` lines
  * and `*** End of File`, then `*** End Patch`. Node built-ins only: it runs on the hook's fast path.
  */
-import { HookInputError } from './port';
+import { HookInputError, type PatchHunk } from './port';
 
-export interface PatchHunk {
-  /** The `@@` line's text: the hunk's lines come after the line that holds it. */
-  anchor?: string;
-  old: string[];
-  new: string[];
-  /** The hunk ends the file. */
-  endOfFile: boolean;
-}
+export type { PatchHunk };
 
 export type PatchOp =
   | { type: 'add'; path: string; content: string }

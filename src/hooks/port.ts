@@ -5,7 +5,16 @@
  *
  * Adapters import nothing from the core: they run on the fast path, before the core is loaded.
  */
-import type { PatchHunk } from './applyPatch';
+
+/** One `@@` hunk of an `apply_patch` envelope (hooks/applyPatch.ts reads them). */
+export interface PatchHunk {
+  /** The `@@` line's text: the hunk's lines come after the line that holds it. */
+  anchor?: string;
+  old: string[];
+  new: string[];
+  /** The hunk ends the file. */
+  endOfFile: boolean;
+}
 
 /** Who is asking and from where. */
 export interface HookContext {

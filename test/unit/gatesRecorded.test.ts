@@ -207,10 +207,11 @@ describe('waymark hook git pre-commit: a staged gate file must be a recorded ver
       assert.equal(c.code, 1);
       assert.match(c.stderr, /review\.gate: error gate-unrecorded: .*not recorded through Waymark/);
     }
-    // Loosening the trust in the same commit does not help: the committed config still says recorded.
+    // Loosening the trust in the same commit does not help: the committed config still says recorded,
+    // and the loosening itself is refused while review waits for its verdict.
     put(path.join(root, '.waymark/config.yaml'), 'gates:\n  trust: file\n');
     git(root, 'add', '-A');
-    assert.equal((await checkStagedChanges(root)).refused.length, 1);
+    assert.deepEqual((await checkStagedChanges(root)).refused.map((x) => [x.rel, x.problems[0].code]).sort(), [['.waymark/config.yaml', 'gate-removed'], ['.waymark/gates/rel/review.gate', 'gate-unrecorded']]);
     fs.rmSync(path.join(root, '.waymark/config.yaml'));
     git(root, 'add', '-A');
     // Recorded through Waymark: the gate file and its history line.

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { cleanup, featureWorkspace, runCliProcess, treeDigest, write, type Run } from './hooksHelpers';
+import { cleanup, DEFINITION, featureWorkspace, runCliProcess, treeDigest, write, type Run } from './hooksHelpers';
 
 function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' } });
@@ -115,6 +115,69 @@ describe('waymark hook git pre-commit (real git)', () => {
       const outside = await runCliProcess(['hook', 'git', 'pre-commit'], '', { cwd: root, env: { GIT_CEILING_DIRECTORIES: path.dirname(root) } });
       assert.equal(outside.code, 2);
       assert.match(outside.stderr, /not inside a git repository/);
+    } finally {
+      cleanup(root);
+    }
+  });
+});
+
+describe('waymark hook git pre-commit: gates cannot be defined away in a commit (real git)', () => {
+  /** Stages `text` as `rel`, then puts the working tree back, so only the staged version can be judged. */
+  function stage(root: string, rel: string, text: string): void {
+    const abs = path.join(root, rel);
+    const before = fs.existsSync(abs) ? fs.readFileSync(abs, 'utf8') : undefined;
+    write(root, rel, text);
+    git(root, 'add', '--', rel);
+    if (before === undefined) fs.rmSync(abs);
+    else fs.writeFileSync(abs, before);
+  }
+
+  test('a definition losing the gate, a workflow: switch, gates.path moved: each refused while design waits; harmless changes pass', async () => {
+    const root = featureWorkspace();
+    write(root, '.waymark/workflows/quick.yaml', 'steps:\n  - discovery\n  - design\n  - implement\n  - review\n');
+    git(root, 'init', '-q', '-b', 'main');
+    git(root, 'add', '-A');
+    git(root, 'commit', '-q', '-m', 'start');
+    try {
+      const cases: [string, string, RegExp][] = [
+        ['.waymark/workflows/feature.yaml', 'steps:\n  - discovery\n  - design\n  - implement\n  - review\n', /drops gate design of step design from definition feature while docs\/plan\.md has not done that step/],
+        ['docs/plan.md', fs.readFileSync(path.join(root, 'docs/plan.md'), 'utf8').replace('workflow: feature', 'workflow: quick'), /switches workflow: from feature to quick, so step design would lose its gate/],
+        ['.waymark/config.yaml', 'gates:\n  path: notes/verdicts\n', /points gates\.path elsewhere .* while gated steps wait for a verdict \(docs\/plan\.md\)/],
+      ];
+      for (const [rel, text, message] of cases) {
+        stage(root, rel, text);
+        const r = await runCliProcess(['hook', 'git', 'pre-commit'], '', { cwd: root });
+        assert.equal(r.code, 1, `${rel}: ${r.stderr}`);
+        assert.match(r.stderr, new RegExp(`${rel.replace(/\./g, '\\.')}: error gate-removed: `));
+        assert.match(r.stderr, message);
+        assert.match(r.stderr, /fix: finish the gated step first \(a reviewer records its verdict: waymark gate pass FILE STEP --by NAME\)/);
+        // The same change in the working tree too (as an edit then `git add` leaves it): still refused.
+        const abs = path.join(root, rel);
+        const was = fs.existsSync(abs) ? fs.readFileSync(abs, 'utf8') : undefined;
+        fs.writeFileSync(abs, text);
+        const both = await runCliProcess(['hook', 'git', 'pre-commit'], '', { cwd: root });
+        assert.equal(both.code, 1, `${rel} in the working tree too: ${both.stderr}`);
+        assert.match(both.stderr, message);
+        if (was === undefined) fs.rmSync(abs);
+        else fs.writeFileSync(abs, was);
+        git(root, 'reset', '-q', '--', rel);
+      }
+      // The step marked done in the working tree only (never staged, no verdict): the staged
+      // version of the workflow still waits for its gate, so the definition change is refused.
+      const plan = path.join(root, 'docs/plan.md');
+      const planText = fs.readFileSync(plan, 'utf8');
+      fs.writeFileSync(plan, planText.replace('stepsCompleted: [discovery]', 'stepsCompleted: [discovery, design]'));
+      stage(root, '.waymark/workflows/feature.yaml', cases[0][1]);
+      const hidden = await runCliProcess(['hook', 'git', 'pre-commit'], '', { cwd: root });
+      assert.equal(hidden.code, 1, hidden.stderr);
+      assert.match(hidden.stderr, cases[0][2]);
+      git(root, 'reset', '-q', '--', '.waymark/workflows/feature.yaml');
+      fs.writeFileSync(plan, planText);
+      // Harmless: a step added to the definition, a config that leaves the gates where they are.
+      stage(root, '.waymark/workflows/feature.yaml', `${DEFINITION}  - ship\n`);
+      stage(root, '.waymark/config.yaml', 'history:\n  dir: .waymark/history\n');
+      const ok = await runCliProcess(['hook', 'git', 'pre-commit'], '', { cwd: root });
+      assert.equal(ok.code, 0, ok.stderr);
     } finally {
       cleanup(root);
     }

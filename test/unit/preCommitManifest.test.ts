@@ -57,11 +57,11 @@ describe('.pre-commit-hooks.yaml for the pre-commit framework', () => {
     assert.match(pkg.scripts.prepack, /esbuild\.mjs/, 'pre-commit installs with npm pack: prepack builds dist/cli.js');
   });
 
-  test('its files pattern selects exactly what the staged check judges (Markdown, sprint-status.yaml, history JSONL)', () => {
+  test('its files pattern selects exactly what the staged check judges (Markdown, sprint-status.yaml, history JSONL, definitions, config)', () => {
     const w = hooks.find((h) => h.id === 'waymark')!;
     const re = filesRegex(w.files as string);
-    for (const yes of ['docs/plan.workflow.md', 'README.MD', 'notes.markdown', '_bmad-output/implementation-artifacts/sprint-status.yaml', 'x/sprint-status.yml', '.waymark/history/plan.md.jsonl']) assert.ok(re.test(yes), yes);
-    for (const no of ['src/index.ts', 'package.json', 'my-sprint-status.yaml', 'logs/history.jsonl', '.waymark/config.yaml']) assert.ok(!re.test(no), no);
+    for (const yes of ['docs/plan.workflow.md', 'README.MD', 'notes.markdown', '_bmad-output/implementation-artifacts/sprint-status.yaml', 'x/sprint-status.yml', '.waymark/history/plan.md.jsonl', '.waymark/workflows/feature.yaml', '.waymark/config.yml']) assert.ok(re.test(yes), yes);
+    for (const no of ['src/index.ts', 'package.json', 'my-sprint-status.yaml', 'logs/history.jsonl', 'x/.waymark/config.yaml', '.waymark/workflows/a/b.yaml']) assert.ok(!re.test(no), no);
   });
 
   test('pre-commit validate-manifest (the real tool) accepts it', { skip: preCommitVersion() ? false : 'pre-commit is not installed here (apt-get install pre-commit; .ci/run does it): the schema test above covers the manifest' }, () => {

@@ -6,7 +6,7 @@ import { appendJournal } from './journal';
 import type { KuzuStore } from './kuzuStore';
 import { COLD_LIMIT, EXPORT_LIMIT, HOT_LIMIT } from './memoryFiles';
 import type { JournalOp, StoreCounts } from './model';
-import type { MemoryInternals, MemoryService } from './memoryService';
+import type { MemoryInternals, MemoryOperations } from './internals';
 
 export function kb(n: number): string {
   return `${Math.round(n / 102.4) / 10} KB`;
@@ -34,7 +34,7 @@ export async function exportAll(m: MemoryInternals, out?: string): Promise<{ fil
  * a cold file over 100 KB is archived intact and restarted; with `olderThanDays`, consolidated
  * observations older than that leave the graph (their summaries stay).
  */
-export async function prune(m: MemoryInternals, svc: MemoryService, args: { keepHot?: number; olderThanDays?: number; force?: boolean } = {}): Promise<{ movedFromHot: number; coldArchive?: string; forgotten: number }> {
+export async function prune(m: MemoryInternals, svc: MemoryOperations, args: { keepHot?: number; olderThanDays?: number; force?: boolean } = {}): Promise<{ movedFromHot: number; coldArchive?: string; forgotten: number }> {
   await svc.flushFiles();
   const keep = args.keepHot ?? 20;
   const day = m.now().slice(0, 10);

@@ -21,6 +21,7 @@ import { currentSession, sessionEnd, sessionStart, type SessionInfo } from './se
 import { consolidate, handleWorkflowEvent } from './milestones';
 import { exportAll, prune } from './maintenance';
 import { memoryFileHealth, memoryStatus, type MemoryStatus } from './memoryStatus';
+import type { MemoryInternals, MemoryOperations } from './internals';
 
 export interface MemoryServiceOptions {
   root: string;
@@ -35,30 +36,13 @@ export interface MemoryServiceOptions {
   origin?: string;
 }
 
-/** What the memory files beside this one share of a service (not part of its public API). */
-export interface MemoryInternals {
-  readonly root: string;
-  readonly paths: MemoryPaths;
-  readonly cfg: MemoryConfig;
-  readonly files: MemoryFiles;
-  readonly access: StoreAccess;
-  readonly logger: Logger;
-  readonly clock: Clock;
-  readonly loader?: KuzuLoader;
-  /** Who records when a record names none. */
-  readonly origin?: string;
-  now(): string;
-  /** The setting to name when the memory folder is refused (only when it was configured). */
-  dirLabel(): string | undefined;
-}
-
 /**
  * The memory service: the journal (inbox) is written first, always; the Kuzu graph is
  * opened lazily and briefly, ingests the journal from its cursor, and answers queries.
  * Whenever Kuzu cannot be used the same operations run on an in-memory store rebuilt from the
  * journal, and `status()` says `memory: degraded` with the reason.
  */
-export class MemoryService {
+export class MemoryService implements MemoryOperations {
   readonly root: string;
   readonly paths: MemoryPaths;
   readonly files: MemoryFiles;

@@ -7,7 +7,7 @@ import { COLD_LIMIT, EXPORT_LIMIT, HOT_LIMIT } from './memoryFiles';
 import type { StoreCounts } from './model';
 import { kb } from './maintenance';
 import { currentSession, type SessionInfo } from './sessions';
-import type { MemoryInternals, MemoryService } from './memoryService';
+import type { MemoryInternals, MemoryOperations } from './internals';
 
 export interface MemoryStatus {
   state: 'ok' | 'degraded';
@@ -29,7 +29,7 @@ export interface MemoryStatus {
 }
 
 /** How memory stands: engine, counts, sizes, warnings, and one line for status bars. */
-export async function memoryStatus(m: MemoryInternals, svc: MemoryService, options: { waitMs?: number } = {}): Promise<MemoryStatus> {
+export async function memoryStatus(m: MemoryInternals, svc: MemoryOperations, options: { waitMs?: number } = {}): Promise<MemoryStatus> {
   await svc.flushFiles();
   const { value, engine } = await m.access.serial(() =>
     m.access.withStore(async (s) => ({ counts: await s.counts(), schema: s.engine === 'kuzu' ? Number(await s.getMeta('schemaVersion')) : undefined }), options.waitMs),

@@ -10,13 +10,13 @@ import type { KuzuStore } from './kuzuStore';
 import { newId, relPath } from './links';
 import type { ColdSection } from './memoryFiles';
 import type { JournalOp, MemoryRecord } from './model';
-import type { MemoryInternals, MemoryService } from './memoryService';
+import type { MemoryInternals, MemoryOperations } from './internals';
 
 /**
  * Tier 2 after a write: observations of a completed step or workflow consolidated into a summary,
  * and the cold-file lines for phase transitions (started, blocked, unblocked, completed).
  */
-export async function handleWorkflowEvent(m: MemoryInternals, svc: MemoryService, entry: HistoryEntry, ctx: WriteContext & { after?: WorkflowState }): Promise<void> {
+export async function handleWorkflowEvent(m: MemoryInternals, svc: MemoryOperations, entry: HistoryEntry, ctx: WriteContext & { after?: WorkflowState }): Promise<void> {
   const root = ctx.root || m.root;
   const rel = relPath(root, entry.file || ctx.file);
   if (ctx.after && m.files.readHot().fields.activeWorkflow === rel) {
@@ -100,7 +100,7 @@ export async function consolidate(m: MemoryInternals, rel: string, step: string 
   });
 }
 
-async function workflowOutcome(svc: MemoryService, rel: string, after?: WorkflowState): Promise<string> {
+async function workflowOutcome(svc: MemoryOperations, rel: string, after?: WorkflowState): Promise<string> {
   const { items } = await svc.list({ workflow: rel });
   const d = items.filter((m) => m.type === 'decision').length;
   const l = items.filter((m) => m.type === 'learning').length;

@@ -9,7 +9,7 @@ import { frontmatterResume } from '../model/resume';
 import { readInternalIfExists, safeMkdir } from '../store/safePath';
 import { newId, relPath } from './links';
 import type { MemoryRecord, RecallItem } from './model';
-import type { MemoryInternals, MemoryService } from './memoryService';
+import type { MemoryInternals, MemoryOperations } from './internals';
 
 export interface SessionInfo {
   id: string;
@@ -30,7 +30,7 @@ export function currentSession(m: MemoryInternals): SessionInfo | undefined {
 
 
 /** Starts a session: hot file reset for it, and what memory says about the work at hand. */
-export async function sessionStart(m: MemoryInternals, svc: MemoryService, args: { objective?: string; workflow?: string; limit?: number } = {}): Promise<{ session: SessionInfo; previous?: SessionInfo; recall: RecallItem[]; engine: 'kuzu' | 'journal' }> {
+export async function sessionStart(m: MemoryInternals, svc: MemoryOperations, args: { objective?: string; workflow?: string; limit?: number } = {}): Promise<{ session: SessionInfo; previous?: SessionInfo; recall: RecallItem[]; engine: 'kuzu' | 'journal' }> {
   await svc.flushFiles();
   const previous = currentSession(m);
   const stamp = m.now();
@@ -60,7 +60,7 @@ export async function sessionStart(m: MemoryInternals, svc: MemoryService, args:
 
 
 /** Ends the session: a summary memory, the hot file's discoveries moved to the cold file, hot reset. */
-export async function sessionEnd(m: MemoryInternals, svc: MemoryService, args: { summary?: string } = {}): Promise<{ session?: SessionInfo; summary: MemoryRecord; moved: number }> {
+export async function sessionEnd(m: MemoryInternals, svc: MemoryOperations, args: { summary?: string } = {}): Promise<{ session?: SessionInfo; summary: MemoryRecord; moved: number }> {
   await svc.flushFiles();
   const session = currentSession(m);
   const hot = m.files.readHot();

@@ -1,7 +1,8 @@
 // The one registry of problem codes and quick fixes. `ProblemCode` and `FixId` are derived from
 // it, so a misspelt code or fix is a type error wherever a Problem is made or read. A new code is
 // one entry here plus its row in docs/problems.md (a unit test holds the two together).
-import type { Severity } from '../types';
+/** How bad a problem is (LSP's levels, without hint). */
+export type Severity = 'error' | 'warning' | 'info';
 
 /** Sections of docs/problems.md; the anchor is the section's GitHub heading id. */
 export const PROBLEM_SECTIONS = {

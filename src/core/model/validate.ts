@@ -2,7 +2,7 @@ import { SCOPES, STATUSES, type ProblemCode, type ProblemData, type Severity, ty
 import type { PathSeg, RangeTarget } from './positions';
 import type { ParsedFrontmatter } from './frontmatter';
 import type { WorkspaceContext } from '../store/workspaceContext';
-import type { RawFacts } from './workflow';
+import type { RawFacts } from './stepFacts';
 import { STATE_KEYS, typoOf } from './stateKeys';
 import { nearest } from './config';
 import { BMAD_STATUS_MAP, statusKeyOf } from '../bmad/artifacts';

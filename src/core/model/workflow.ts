@@ -10,6 +10,9 @@ import type { WorkspaceContext } from '../store/workspaceContext';
 import { validateParsed, type Finding } from './validate';
 import { YamlLocator } from './positions';
 import { gateOf } from './gates';
+import type { RawFacts, StepAnalysis } from './stepFacts';
+
+export type { RawFacts, StepAnalysis };
 
 export interface ParsedWorkflow {
   /** True when the frontmatter carries workflow state (or clearly tried to and failed). */
@@ -20,20 +23,6 @@ export interface ParsedWorkflow {
 
 const LOOKS_LIKE_WORKFLOW = /^[ \t{,-]*["']?(?:workflow|workflowType|stepsCompleted|lastStep|currentStep|current_step|steps)["']?\s*[:=]/m;
 
-/** Extra facts gathered while normalizing, used by validation and resume. */
-export interface StepAnalysis {
-  /** Raw list entries with their normalized id (undefined = unknown). */
-  entries: { raw: unknown; id?: string; index: number }[];
-  encoding: BmadStepEncoding;
-  /** Step ids considered done (incl. lettered sub-steps covered by an integer). */
-  done: Set<string>;
-  /** Steps before the furthest completed one that are not done, in order. */
-  missing: StepDef[];
-  /** Furthest completed step by workflow order. */
-  furthest?: StepDef;
-  /** Steps not done, in order. */
-  remaining: StepDef[];
-}
 
 // A side cache of each parsed state's step analysis (no hidden fields on the state: a copy of
 // a state, or one restored from the scan index, recomputes the same analysis from its fields).
@@ -325,17 +314,6 @@ function crOnlyCheck(file: string, text: string): ParsedWorkflow {
   };
 }
 
-/** Raw facts kept beside the normalized state for validation. */
-export interface RawFacts {
-  analysis: StepAnalysis;
-  statusKnown: boolean;
-  /** The list written under stepsCompleted (raw). */
-  completedList: unknown[];
-  lastStepRaw?: unknown;
-  currentStepKey?: 'currentStep' | 'current_step';
-  /** BMAD: ids of the workflow's other-mode steps (`step-e-01-discovery`): recorded, they are that mode's progress. */
-  modeStepIds?: Set<string>;
-}
 
 function normalize(file: string, text: string, data: Record<string, unknown>, dialect: Dialect, ctx: WorkspaceContext, contentHash?: string): { state: WorkflowState; raw: RawFacts } {
   const baseName = path.basename(file).replace(/\.[^.]*$/, '');

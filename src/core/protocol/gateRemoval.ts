@@ -50,10 +50,22 @@ function gatesConfig(text: string | undefined): { path?: unknown; trust?: unknow
 const FIX = 'finish the gated step first (a reviewer records its verdict: waymark gate pass FILE STEP --by NAME), then change what defines the gate';
 
 /**
+ * The gated steps still waiting in a workflow: in its state on disk, and in its other version when
+ * one is given (the pre-commit check passes the staged one, so a step marked done in the working
+ * tree only does not hide a gate the commit takes away).
+ */
+async function waiting(w: { file: string; state?: WorkflowState }, other: ((file: string) => Promise<WorkflowState | undefined>) | undefined): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const s of [w.state, other ? await other(w.file) : undefined]) for (const [step, gate] of pendingGates(s)) out.set(step, gate);
+  return out;
+}
+
+/**
  * Problems (errors) when the proposed text of `file` takes a gate away from a gated step that is
  * not done, in this file or in the workflows that use this definition or configuration.
+ * `otherVersion` gives a workflow's other version to judge beside the one on disk (the staged one).
  */
-export async function checkGateRemoval(input: { root: string; file: string; beforeText: string | undefined; text: string | undefined }): Promise<ProposalProblem[]> {
+export async function checkGateRemoval(input: { root: string; file: string; beforeText: string | undefined; text: string | undefined; otherVersion?: (file: string) => Promise<WorkflowState | undefined> }): Promise<ProposalProblem[]> {
   if (input.beforeText === input.text) return [];
   const root = path.resolve(input.root);
   const file = path.resolve(root, input.file);
@@ -67,10 +79,11 @@ export async function checkGateRemoval(input: { root: string; file: string; befo
     if (!lost.length) return [];
     const out: ProposalProblem[] = [];
     for (const w of await listWorkflowFiles(root)) {
-      if (w.state?.workflow !== def[1]) continue;
-      const pending = pendingGates(w.state);
+      // By the steps done, not by the state's gate map: that comes from the definition on disk,
+      // which may already be the changed one (the pre-commit check runs after the edit).
+      const versions = [w.state, input.otherVersion ? await input.otherVersion(w.file) : undefined].filter((v): v is WorkflowState => v?.workflow === def[1]);
       for (const [step, gate] of lost) {
-        if (pending.has(step)) out.push({ severity: 'error', code: 'gate-removed', message: `this drops gate ${gate} of step ${step} from definition ${def[1]} while ${relPath(root, w.file)} has not done that step`, fix: FIX });
+        if (versions.some((v) => !v.stepsCompleted.includes(step))) out.push({ severity: 'error', code: 'gate-removed', message: `this drops gate ${gate} of step ${step} from definition ${def[1]} while ${relPath(root, w.file)} has not done that step`, fix: FIX });
       }
     }
     return out;
@@ -81,10 +94,11 @@ export async function checkGateRemoval(input: { root: string; file: string; befo
     const moved = JSON.stringify(before.path) !== JSON.stringify(after.path);
     const loosened = after.trust === 'file' && before.trust !== 'file';
     if (!moved && !loosened) return [];
-    const waiting = (await listWorkflowFiles(root)).filter((w) => pendingGates(w.state).size);
-    if (!waiting.length) return [];
+    const held: { file: string }[] = [];
+    for (const w of await listWorkflowFiles(root)) if ((await waiting(w, input.otherVersion)).size) held.push(w);
+    if (!held.length) return [];
     const what = moved ? `points gates.path elsewhere (${String(before.path ?? 'the default')} → ${String(after.path ?? 'the default')})` : 'sets gates.trust to file';
-    return [{ severity: 'error', code: 'gate-removed', message: `this ${what} while gated steps wait for a verdict (${waiting.slice(0, 3).map((w) => relPath(root, w.file)).join(', ')}${waiting.length > 3 ? ', ...' : ''})`, fix: FIX }];
+    return [{ severity: 'error', code: 'gate-removed', message: `this ${what} while gated steps wait for a verdict (${held.slice(0, 3).map((w) => relPath(root, w.file)).join(', ')}${held.length > 3 ? ', ...' : ''})`, fix: FIX }];
   }
   if (input.text === undefined || input.beforeText === undefined) return [];
   const ctx = await contextFor(root);

@@ -11,6 +11,10 @@ import { checkProposedEdit, type ProposalVerdict } from './proposal';
 import type { ProposalProblem } from '../model/proposal';
 import { CONFIG_FILE, parseConfigText, type WaymarkConfig } from '../model/config';
 import { gateTextHash, isGatePathIn } from '../model/gates';
+import { checkGateRemoval } from './gateRemoval';
+import { contextFor } from './states';
+import { parseWorkflowText } from '../model/workflow';
+import type { WorkflowState } from '../types';
 
 export interface StagedFileReport {
   /** Path relative to the repository's top folder. */
@@ -73,7 +77,17 @@ async function unrecordedGate(top: string, rel: string, staged: string, configs:
   };
 }
 
+/** A workflow's staged version (`git show :PATH`), read as a workflow. */
+function stagedStates(top: string): (file: string) => Promise<WorkflowState | undefined> {
+  return async (file) => {
+    const text = await gitText(top, `:${path.relative(top, file).split(path.sep).join('/')}`);
+    return text === undefined ? undefined : parseWorkflowText(file, text, await contextFor(top)).state;
+  };
+}
+
 const CANDIDATE = /\.(?:md|markdown)$|(?:^|\/)sprint-status\.ya?ml$|^\.waymark\/history\/.+\.jsonl$/i;
+/** What defines a gate outside the workflow files: definitions and the configuration (`gates.path`, `gates.trust`). */
+const GATE_SETTING = /^\.waymark\/(?:workflows\/[^/]+|config)\.ya?ml$/;
 
 /** Judges the staged changes of the repository holding `cwd`. */
 export async function checkStagedChanges(cwd: string): Promise<StagedCheck> {
@@ -84,6 +98,7 @@ export async function checkStagedChanges(cwd: string): Promise<StagedCheck> {
   const hasHead = (await runGit(top, ['rev-parse', '--verify', '-q', 'HEAD'])).code === 0;
   const out: StagedCheck = { top, checked: 0, refused: [], warnings: [] };
   let gates: { configs: WaymarkConfig[]; recorded: boolean } | undefined;
+  let stagedState: ((file: string) => Promise<WorkflowState | undefined>) | undefined;
   for (let i = 0; i + 1 < parts.length; i += 2) {
     const status = parts[i];
     const rel = parts[i + 1];
@@ -96,9 +111,17 @@ export async function checkStagedChanges(cwd: string): Promise<StagedCheck> {
         continue;
       }
     }
-    if (!CANDIDATE.test(rel)) continue;
+    const setting = GATE_SETTING.test(rel);
+    if (!setting && !CANDIDATE.test(rel)) continue;
     const staged = status === 'D' ? undefined : await gitText(top, `:${rel}`);
     const head = hasHead && status !== 'A' ? await gitText(top, `HEAD:${rel}`) : undefined;
+    // A gate taken from a gated step that is not done: a definition, `gates.path`, an inline `gate:`, a `workflow:` switch.
+    const removed = await checkGateRemoval({ root: top, file: path.join(top, rel), beforeText: head, text: staged, otherVersion: setting ? (stagedState ??= stagedStates(top)) : undefined });
+    if (setting) {
+      out.checked++;
+      if (removed.length) out.refused.push({ rel, problems: removed });
+      continue;
+    }
     if (rel.startsWith('.waymark/history/')) {
       out.checked++;
       if (head !== undefined && (staged === undefined || !staged.startsWith(head))) {
@@ -115,7 +138,7 @@ export async function checkStagedChanges(cwd: string): Promise<StagedCheck> {
     }
     if (!verdict.kind) continue;
     out.checked++;
-    const errors = verdict.problems.filter((p) => p.severity === 'error');
+    const errors = [...verdict.problems.filter((p) => p.severity === 'error'), ...removed];
     const warnings = verdict.problems.filter((p) => p.severity === 'warning');
     if (errors.length) out.refused.push({ rel, problems: errors });
     if (warnings.length) out.warnings.push({ rel, problems: warnings });

@@ -1,0 +1,33 @@
+/**
+ * The facts gathered while a workflow's frontmatter is normalized (model/workflow.ts), kept for
+ * validation (model/validate.ts) and resume: a low file both read, so neither imports the other back.
+ */
+import type { StepDef } from '../types';
+import type { BmadStepEncoding } from '../bmad/artifacts';
+
+/** Extra facts gathered while normalizing, used by validation and resume. */
+export interface StepAnalysis {
+  /** Raw list entries with their normalized id (undefined = unknown). */
+  entries: { raw: unknown; id?: string; index: number }[];
+  encoding: BmadStepEncoding;
+  /** Step ids considered done (incl. lettered sub-steps covered by an integer). */
+  done: Set<string>;
+  /** Steps before the furthest completed one that are not done, in order. */
+  missing: StepDef[];
+  /** Furthest completed step by workflow order. */
+  furthest?: StepDef;
+  /** Steps not done, in order. */
+  remaining: StepDef[];
+}
+
+/** Raw facts kept beside the normalized state for validation. */
+export interface RawFacts {
+  analysis: StepAnalysis;
+  statusKnown: boolean;
+  /** The list written under stepsCompleted (raw). */
+  completedList: unknown[];
+  lastStepRaw?: unknown;
+  currentStepKey?: 'currentStep' | 'current_step';
+  /** BMAD: ids of the workflow's other-mode steps (`step-e-01-discovery`): recorded, they are that mode's progress. */
+  modeStepIds?: Set<string>;
+}

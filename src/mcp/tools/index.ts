@@ -1,0 +1,77 @@
+// The one table of Waymark's agent tools, shared by the MCP server (src/mcp/server.ts) and the
+// VS Code language-model tools (src/extension/lmTools.ts): name, description (when to use it
+// and when not), zod input and output schemas, annotations, and a handler over the core.
+// Each kind of tool lives beside this file (workspace, workflow, memory, protocol); this file
+// assembles the table and shapes every answer.
+import { EXIT_CODES, WaymarkError, errorMessage } from '../../core/index';
+import type { WaymarkErrorReason } from '../../core/index';
+import { relativeTo } from '../host';
+import type { ToolHost } from '../host';
+import type { WaymarkTool } from './shared';
+import { memoryRecall, memoryRecord } from './memory';
+import { board, lease, next } from './protocol';
+import { advance, gate, resumeTool, setStatus, status } from './workflow';
+import { fixTool, summary, validate } from './workspace';
+
+export type { WaymarkTool };
+
+/** Every tool, in the order agents see them. */
+export const TOOLS: WaymarkTool[] = [summary, status, resumeTool, next, board, advance, setStatus, gate, validate, fixTool, memoryRecall, memoryRecord, lease] as unknown as WaymarkTool[];
+
+// ---- answers -----------------------------------------------------------------------------
+
+/** One line saying what to do about a failure, per reason. */
+export const ADVICE: Record<WaymarkErrorReason, string> = {
+  usage: 'Fix the arguments (see the tool description) and call again.',
+  unreadable: 'Check the path with waymark_summary; the file must be a readable UTF-8 workflow file inside the workspace.',
+  invalid: 'Run waymark_validate on the file, fix the problem it names, then retry.',
+  conflict: 'The file changed since you read it: call waymark_status for the new state and stateHash, decide again, then retry with that expectHash.',
+  locked: 'Someone else holds the file or its lease: wait and retry, or ask its holder to release it.',
+  'gate-closed': 'The step\'s gate is closed: get a PASS, CONCERNS or WAIVED verdict recorded (waymark_gate), then advance.',
+  transition: 'The status rules refuse this move: read the allowed moves in the message; completed work is not moved backwards.',
+  refused: 'Enforcement refuses this write: fix the error-level problems the message names (waymark_validate), or wait for the orchestrator that blocks the workflow; a person may force it from the CLI (--force, recorded in history).',
+  io: 'The file system refused the write (read-only, full disk); nothing was changed unless the message says so.',
+  unavailable: 'This is not available here (for example a workspace not trusted in VS Code); the message says why.',
+};
+
+/** A tool's answer, the same for MCP and VS Code. */
+export interface ToolAnswer {
+  isError: boolean;
+  /** JSON of the structured result (or of the error). */
+  text: string;
+  structured: Record<string, unknown>;
+}
+
+/** The error answer: the CLI's reason code and exit code, the message, and one line of advice. */
+export function errorAnswer(e: unknown, roots: readonly string[]): ToolAnswer {
+  const known = WaymarkError.is(e);
+  const reason: WaymarkErrorReason = known ? e.reason : 'io';
+  const file = known && e.file ? relativeTo(roots, e.file) : undefined;
+  const structured = {
+    error: {
+      reason,
+      exitCode: EXIT_CODES[reason],
+      message: known ? e.message : `unexpected error: ${errorMessage(e)}`,
+      ...(file ? { file } : {}),
+      advice: ADVICE[reason],
+      ...(known && e.data ? { data: e.data } : {}),
+    },
+  };
+  return { isError: true, text: JSON.stringify(structured), structured };
+}
+
+/** Validates the input, runs the tool, and shapes the answer (errors included). Never throws. */
+export async function runTool(t: WaymarkTool, rawInput: unknown, host: ToolHost): Promise<ToolAnswer> {
+  const parsed = t.input.safeParse(rawInput ?? {});
+  if (!parsed.success) {
+    const msg = parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ');
+    return errorAnswer(new WaymarkError('usage', `Invalid arguments for ${t.name}: ${msg}.`), host.roots);
+  }
+  try {
+    const structured = (await t.run(parsed.data, host)) as Record<string, unknown>;
+    const text = JSON.stringify(structured);
+    return { isError: false, text, structured };
+  } catch (e) {
+    return errorAnswer(e, host.roots);
+  }
+}
