@@ -67,7 +67,8 @@ singleRoot('dashboard', () => {
     await vscode.commands.executeCommand('waymark.openDashboard');
     const { model: m, paint } = await paintWhere(before, (x) => x.frontier.length > 0, 'the first paint', 30_000);
     assert.deepEqual([...m.frontier].sort(), ['auth-fixture-data', 'release-notes', 'search-index']);
-    assert.deepEqual(m.stalled, ['auth-tests']);
+    // auth-refactor's last recorded activity is its design gate's PASS (2026-11-21), past the demo's 12h.
+    assert.deepEqual(m.stalled, ['auth-tests', 'workflows/auth-refactor.md']);
     const st = m.items['auth-tests'].stalled!;
     assert.equal(st.who, 'test-writer');
     assert.equal(st.source, 'history');
@@ -75,15 +76,15 @@ singleRoot('dashboard', () => {
     assert.deepEqual(column(m, 'shipped'), ['onboarding-docs']);
     assert.ok(column(m, 'blocked').includes('workflows/billing-migration.md'));
     assert.ok(column(m, 'subagents').includes('auth-tests'));
-    // The timeline: the demo's history (11 changes over 12 days), one lane per item.
-    assert.equal(m.timeline.total, 11);
+    // The timeline: the demo's history (15 changes over 19 days, four of them recorded gate verdicts), one lane per item.
+    assert.equal(m.timeline.total, 15);
     assert.equal(m.timeline.days[0].date, '2026-11-03');
-    assert.equal(m.timeline.days.length, 12);
-    assert.deepEqual(m.timeline.lanes.map((l) => l.id), ['workflows/billing-migration.md', 'auth-tests', 'onboarding-docs']);
+    assert.equal(m.timeline.days.length, 19);
+    assert.deepEqual(m.timeline.lanes.map((l) => l.id), ['workflows/auth-refactor.md', 'workflows/billing-migration.md', 'auth-tests', 'onboarding-docs']);
     // What the webview drew (its own text, reported after the paint).
     assert.match(paint.text, /Start next/);
     assert.match(paint.text, /Stalled[\s\S]*idle \d+ days/);
-    assert.match(paint.text, /Timeline[\s\S]*11 state changes/);
+    assert.match(paint.text, /Timeline[\s\S]*15 state changes/);
     assert.match(paint.text, /▶ Start/);
     assert.ok(paint.cards >= 9, `cards drawn: ${paint.cards}`);
     await sleep(400);
