@@ -26,8 +26,16 @@ export interface TxWrite {
   file: string;
   /** The new bytes. */
   text: string;
-  /** Its history line (time, actor and session are filled in). */
-  entry: Omit<HistoryEntry, 'seq' | 'file' | 'time' | 'actor' | 'session' | 'operation'>;
+  /**
+   * Its history line (time, actor and session are filled in); null: none (a write outside the
+   * state, such as a ticket mirror, is journaled and renamed like the others but not recorded).
+   */
+  entry: Omit<HistoryEntry, 'seq' | 'file' | 'time' | 'actor' | 'session' | 'operation'> | null;
+  /**
+   * The file whose history gets the line, when not `file` itself (a gate file's verdict is
+   * recorded in its workflow's history); one of the planner's `files`. Guards judge this file.
+   */
+  historyFile?: string;
   /** Why these bytes would be invalid (they are refused, or undone once on disk), else undefined. */
   check?: (text: string) => string | undefined;
 }
@@ -48,6 +56,8 @@ export interface TxPlanner<R> {
   files: string[];
   /** Texts by `files` entry; undefined for a file that does not exist. */
   plan(texts: ReadonlyMap<string, string | undefined>): TxPlan<R>;
+  /** Run holding every lock, before the files are read (a caller's own recovery). */
+  underLocks?: () => Promise<void>;
 }
 
 export interface TxContext {
@@ -108,16 +118,88 @@ function orphansTouching(root: string, targets: Set<string>): { files: Set<strin
         intents.push(o);
         continue;
       }
-      if (o.intent.writes.some((w) => files.has(w.target))) {
+      const touched = touchedBy(root, o.intent);
+      if (touched.some((t) => files.has(t))) {
         intents.push(o);
-        for (const w of o.intent.writes) if (!files.has(w.target)) {
-          files.add(w.target);
+        for (const t of touched) if (!files.has(t)) {
+          files.add(t);
           grew = true;
         }
       }
     }
   }
   return { files, intents };
+}
+
+/** Real paths of the files whose history an intent appends to (other than the files it writes). */
+function historyTargets(root: string, intent: TxIntent): string[] {
+  const out: string[] = [];
+  for (const [i, e] of intent.entries.entries()) {
+    if (!e || typeof e.file !== 'string' || path.resolve(e.file) === path.resolve(intent.writes[i]?.file ?? '')) continue;
+    try {
+      out.push(targetOf(root, e.file));
+    } catch {
+      // outside the workspace: foreignIntent moves the intent aside
+    }
+  }
+  return out;
+}
+
+function touchedBy(root: string, intent: TxIntent): string[] {
+  return [...intent.writes.map((w) => w.target), ...historyTargets(root, intent)];
+}
+
+/**
+ * For a writer already holding the lock of `file` (a workflow write): completes or drops the
+ * killed transactions touching it, taking the locks of their other files first (bounded wait).
+ */
+export async function recoverTxTouching(tx: TxContext, file: string): Promise<void> {
+  let target: string;
+  try {
+    target = targetOf(tx.root, path.resolve(file));
+  } catch {
+    return;
+  }
+  const found = orphansTouching(tx.root, new Set([target]));
+  if (!found.intents.length) return;
+  const locks = await lockAll(tx.root, [...found.files].filter((f) => f !== target), 'recover');
+  try {
+    for (const l of locks) for (const b of l.broken) tx.logger?.warn(`[lock] ${b}`);
+    for (const o of orphansTouching(tx.root, new Set([target])).intents) {
+      if (!o.intent) {
+        tx.logger?.warn(`[journal] ${o.path} is unreadable; moved aside to ${o.path}.bad`);
+        moveAside(o.path);
+      } else if (touchedBy(tx.root, o.intent).every((t) => found.files.has(t))) {
+        await recoverTx(tx, { path: o.path, intent: o.intent });
+      }
+    }
+  } finally {
+    for (const l of locks.reverse()) l.release();
+  }
+}
+
+/** The orphaned transactions that touch `files` (written or recorded), for a writer to settle first. */
+export function orphanedTxTouching(root: string, files: string[]): number {
+  const targets = new Set<string>();
+  for (const f of files) {
+    try {
+      targets.add(targetOf(root, path.resolve(f)));
+    } catch {
+      // refused later by the write itself
+    }
+  }
+  if (!targets.size) return 0;
+  return orphansTouching(root, targets).intents.length;
+}
+
+/**
+ * Completes (or drops) the killed transactions touching `files`, holding the locks of every file
+ * they touch (taken in one order). A single-file writer calls it before taking its own lock,
+ * so its write never interleaves with a multi-file change left half done.
+ */
+export async function settleTransactions(tx: TxContext, files: string[]): Promise<void> {
+  if (!orphanedTxTouching(tx.root, files)) return;
+  await runTransaction(tx, { operation: 'recover', files, plan: () => ({ writes: [], result: () => undefined }) });
 }
 
 /**
@@ -155,7 +237,7 @@ async function recoverTx(tx: TxContext, o: { path: string; intent: TxIntent }): 
   }
   const recovered: HistoryEntry[] = [];
   for (const [i, e] of intent.entries.entries()) {
-    if (states[i] === 'other') continue;
+    if (states[i] === 'other' || !e) continue;
     const id = `${intent.id}:${i}`;
     let entry = readHistory(tx.root, e.file, tx.historyDir).find((h) => h.intent === id);
     if (!entry) entry = appendHistory(tx.root, { ...e, intent: id, detail: { ...(e.detail ?? {}), recovered: true } }, tx.historyDir).entry;
@@ -190,7 +272,16 @@ function foreignIntent(root: string, intent: TxIntent): string | undefined {
     }
     if (real !== w.target) return `${w.file} is not ${w.target}`;
     if (sha256Hex(w.text) !== w.after) return `the bytes for ${w.file} do not match their hash`;
-    if (!intent.entries[i] || path.resolve(intent.entries[i].file) !== path.resolve(w.file)) return 'its history lines do not match its files';
+    const e = intent.entries[i];
+    if (e === null) continue;
+    if (!e || typeof e.file !== 'string') return 'its history lines do not match its files';
+    if (path.resolve(e.file) !== path.resolve(w.file)) {
+      try {
+        targetOf(root, e.file);
+      } catch (err) {
+        return errorMessage(err);
+      }
+    }
   }
   return undefined;
 }
@@ -246,7 +337,7 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
           if (!o.intent) {
             tx.logger?.warn(`[journal] ${o.path} is unreadable; moved aside to ${o.path}.bad`);
             moveAside(o.path);
-          } else if (o.intent.writes.every((w) => peek.files.has(w.target))) {
+          } else if (touchedBy(root, o.intent).every((t) => peek.files.has(t))) {
             await recoverTx(tx, { path: o.path, intent: o.intent });
           }
         }
@@ -263,25 +354,28 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
   let plan: TxPlan<R>;
   try {
     for (const l of locks) for (const b of l.broken) tx.logger?.warn(`[lock] ${b}`);
+    await planner.underLocks?.();
     const texts = new Map(files.map((f) => [f, readTarget(targets.get(f)!)]));
     plan = planner.plan(texts);
     const writes = plan.writes.filter((w) => w.text !== texts.get(path.resolve(w.file)));
     if (!writes.length) return plan.result([]);
     for (const w of writes) {
       if (!targets.has(path.resolve(w.file))) throw new Error(`${planner.operation} plans a write to ${w.file}, which it did not read`);
+      if (w.historyFile !== undefined && !targets.has(path.resolve(w.historyFile))) throw new Error(`${planner.operation} records ${w.file} in the history of ${w.historyFile}, which it did not read`);
     }
-    for (const w of writes) for (const g of tx.guards ?? []) await g({ file: path.resolve(w.file), root, operation: planner.operation, actor: tx.actor, session: tx.session });
+    const judged = [...new Set(writes.filter((w) => w.entry !== null).map((w) => path.resolve(w.historyFile ?? w.file)))];
+    for (const f of judged) for (const g of tx.guards ?? []) await g({ file: f, root, operation: planner.operation, actor: tx.actor, session: tx.session });
     for (const w of writes) {
       const problem = w.check?.(w.text);
       if (problem) throw new WaymarkError('invalid', `Refused: ${planner.operation} would leave ${w.file} invalid: ${problem} Nothing was changed.`, w.file);
     }
     for (const w of writes) {
       writable(targets.get(path.resolve(w.file))!, w.file);
-      assertHistoryAppendable(root, w.file, tx.historyDir);
+      if (w.entry !== null) assertHistoryAppendable(root, w.historyFile ?? w.file, tx.historyDir);
     }
     assertJournalWritable(root);
     const time = tx.now().toISOString();
-    const planned = writes.map((w) => ({ time, actor: tx.actor, session: tx.session, operation: planner.operation, file: path.resolve(w.file), ...w.entry }));
+    const planned = writes.map((w) => (w.entry === null ? null : { time, actor: tx.actor, session: tx.session, operation: planner.operation, ...w.entry, file: path.resolve(w.historyFile ?? w.file) }));
     const items = writes.map((w) => {
       const target = targets.get(path.resolve(w.file))!;
       const before = texts.get(path.resolve(w.file));
@@ -326,6 +420,7 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
     }
     try {
       for (const [i, p] of planned.entries()) {
+        if (!p) continue;
         const res = appendHistory(root, { ...p, intent: `${intent.intent.id}:${i}` }, tx.historyDir);
         if (res.repaired) tx.logger?.warn(`[history] ${res.repaired}`);
         entries.push(res.entry);

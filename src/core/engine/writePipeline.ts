@@ -31,6 +31,7 @@ export function checkReason(reason: string | undefined, file?: string): void {
   }
 }
 import { assertWritableInside } from './roots';
+import { recoverTxTouching, settleTransactions, type TxContext } from './transaction';
 
 /** Top-level frontmatter keys written outside the state (writeNonStateKey): the ticket mirror. */
 export const NON_STATE_KEYS = new Set(['tracker']);
@@ -195,6 +196,8 @@ export class WritePipeline {
    * of `abs`.
    */
   async recover(ctx: WorkspaceContext, abs: string): Promise<void> {
+    // A multi-file change (engine/transaction.ts) killed half done is completed first.
+    await recoverTxTouching(this.txContext(ctx), abs);
     for (const o of orphanedIntents(ctx.root, abs)) {
       if (!o.intent) {
         this.logger.warn(`[journal] ${o.path} is unreadable; moved aside to ${o.path}.bad`);
@@ -228,6 +231,16 @@ export class WritePipeline {
       for (const w of intent.writes) for (const t of removeStaleTemps(w.file)) this.logger.warn(`[write] removed ${t} left by a writer that died`);
       completeIntent(o.path);
     }
+  }
+
+  /** How the transaction engine runs for this workspace (its history folder, observers, clock). */
+  txContext(ctx: WorkspaceContext, wctx?: WriteContext): TxContext {
+    return { root: ctx.root, historyDir: ctx.config.history?.dir, actor: wctx?.actor, session: wctx?.session, now: () => this.clock.now(), guards: this.init.guards, observers: this.init.observers, logger: this.logger };
+  }
+
+  /** Before taking the lock of `abs`: settles killed multi-file changes touching it (all locks in one order). */
+  async settle(ctx: WorkspaceContext, abs: string): Promise<void> {
+    await settleTransactions({ ...this.txContext(ctx), guards: undefined }, [abs]);
   }
 
   parse(abs: string, text: string, ctx: WorkspaceContext): ReadFile {
@@ -388,6 +401,7 @@ export class WritePipeline {
       return { file: abs, operation, before: read.state, after, newText, written: false, changed: true };
     }
     const target = this.writeTarget(abs, ctx.root);
+    await this.settle(ctx, abs);
     const lock = await acquireFileLock(abs, this.lockOptions(ctx.root));
     this.logBroken(lock, target);
     let result: MutationResult;
