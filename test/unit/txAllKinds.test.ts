@@ -68,3 +68,82 @@ describe('gate verdicts are one transaction: the gate file and the workflow hist
     }
   }
 });
+
+const DEF3 = 'steps:\n  - a\n  - b\n  - c\n';
+const FILES = ['x.md', 'y.md', 'z.md'];
+const flow = (done: string[], current: string) => `---\nworkflow: three\nstatus: in_progress\nstepsCompleted: [${done.join(', ')}]\ncurrentStep: ${current}\n---\nBody of the work\n`;
+
+/** Three workflows checkpointed at step b, then moved on past it: a restore changes all three. */
+function restorable(): { dir: string; id: string } {
+  const dir = workspace({ '.waymark/workflows/three.yaml': DEF3, ...Object.fromEntries(FILES.map((f) => [f, flow(['a'], 'b')])) }, { prefix: 'wm-txrestore-' });
+  assert.equal(cli(dir, ['checkpoint', 'create', '--message', 'at b']).status, 0);
+  const id = fs.readdirSync(path.join(dir, '.waymark', 'checkpoints')).find((n) => n.endsWith('.json'))!.replace(/\.json$/, '');
+  for (const f of FILES) assert.equal(cli(dir, ['complete-step', f, 'b']).status, 0);
+  return { dir, id };
+}
+
+/** The bytes each file has after the same change made without a kill (in a copy). */
+function expectedAfter(dir: string, args: string[]): Record<string, string> {
+  const copy = fs.mkdtempSync(`${dir}-copy-`);
+  fs.cpSync(dir, copy, { recursive: true });
+  const r = cli(copy, args);
+  assert.equal(r.status, 0, r.stderr);
+  return Object.fromEntries(FILES.map((f) => [f, read(copy, f)!]));
+}
+
+function allOldOrAllNew(dir: string, old: Record<string, string>, fresh: Record<string, string>, operation: string): boolean {
+  const states = FILES.map((f) => (read(dir, f) === fresh[f] ? 'new' : read(dir, f) === old[f] ? 'old' : 'other'));
+  assert.ok(!states.includes('other'), `a file is neither old nor new: ${states.join(', ')}`);
+  assert.equal(new Set(states).size, 1, `files are ${states.join(', ')}`);
+  const isNew = states[0] === 'new';
+  for (const f of FILES) {
+    const lines = readHistory(dir, path.join(dir, f)).filter((e) => e.operation === operation);
+    assert.equal(lines.length, isNew ? 1 : 0, `${f}: ${JSON.stringify(lines)}`);
+  }
+  assert.deepEqual(journalLeft(dir), []);
+  return isNew;
+}
+
+const MULTI: [string, string][] = [
+  ['WAYMARK_TX_DIE_AFTER_RENAME', '0'],
+  ['WAYMARK_TX_DIE_AFTER_RENAME', '1'],
+  ['WAYMARK_TX_DIE_AFTER_RENAME', '2'],
+  ['WAYMARK_TX_DIE_AFTER_RENAME', '3'],
+  ['WAYMARK_TX_DIE_AFTER_HISTORY', '1'],
+  ['WAYMARK_TX_DIE_AFTER_HISTORY', '2'],
+];
+
+describe('checkpoint restore is one transaction over every file it restores', () => {
+  for (const [hook, n] of MULTI) {
+    test(`killed with ${hook}=${n}: the next writer of one file leaves all three old or all new, one history line each`, () => {
+      const { dir, id } = restorable();
+      const old = Object.fromEntries(FILES.map((f) => [f, read(dir, f)!]));
+      const args = ['checkpoint', 'restore', id, '--force'];
+      const fresh = expectedAfter(dir, args);
+      killed(dir, args, hook, n);
+      // A single-file workflow write settles the whole killed restore first.
+      const next = cli(dir, ['scope', 'y.md', 'small']);
+      assert.equal(next.status, 0, next.stderr);
+      const y = read(dir, 'y.md')!;
+      fs.writeFileSync(path.join(dir, 'y.md'), y.replace(/^scope: small\n/m, ''));
+      const isNew = allOldOrAllNew(dir, old, fresh, 'checkpoint.restore');
+      if (hook.endsWith('RENAME') && n !== '0') assert.equal(isNew, true, 'a change whose first rename happened is completed');
+      if (n === '0' && hook.endsWith('RENAME')) assert.equal(isNew, false);
+    });
+  }
+
+  test('a read-only file is refused (exit 2) and nothing is restored; broken frontmatter refuses even with --force', () => {
+    const { dir, id } = restorable();
+    const old = Object.fromEntries(FILES.map((f) => [f, read(dir, f)!]));
+    fs.chmodSync(path.join(dir, 'z.md'), 0o444);
+    const r = cli(dir, ['checkpoint', 'restore', id, '--force']);
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /read-only|chmod/);
+    fs.chmodSync(path.join(dir, 'z.md'), 0o644);
+    fs.writeFileSync(path.join(dir, 'z.md'), '---\nworkflow: three\nstatus: [in_progress\n---\nBody of the work\n');
+    const b = cli(dir, ['checkpoint', 'restore', id, '--force']);
+    assert.notEqual(b.status, 0, b.stderr);
+    for (const f of ['x.md', 'y.md']) assert.equal(read(dir, f), old[f]);
+    assert.deepEqual(journalLeft(dir), []);
+  });
+});
