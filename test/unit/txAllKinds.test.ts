@@ -147,3 +147,27 @@ describe('checkpoint restore is one transaction over every file it restores', ()
     assert.deepEqual(journalLeft(dir), []);
   });
 });
+
+describe('sync is one transaction over the frontmatter it moves forward', () => {
+  /** Three workflows checkpointed at step c, whose frontmatter was then set back by hand to step b. */
+  function behind(): string {
+    const dir = workspace({ '.waymark/workflows/three.yaml': DEF3, ...Object.fromEntries(FILES.map((f) => [f, flow(['a', 'b'], 'c')])) }, { prefix: 'wm-txsync-' });
+    assert.equal(cli(dir, ['checkpoint', 'create', '--message', 'at c']).status, 0);
+    for (const f of FILES) fs.writeFileSync(path.join(dir, f), flow(['a'], 'b'));
+    return dir;
+  }
+  for (const [hook, n] of MULTI) {
+    test(`killed with ${hook}=${n}: the next writer leaves all three old or all new, one history line each`, () => {
+      const dir = behind();
+      const old = Object.fromEntries(FILES.map((f) => [f, read(dir, f)!]));
+      const fresh = expectedAfter(dir, ['sync']);
+      for (const f of FILES) assert.match(fresh[f], /stepsCompleted: \[a, b\]/);
+      killed(dir, ['sync'], hook, n);
+      const next = cli(dir, ['scope', 'x.md', 'small']);
+      assert.equal(next.status, 0, next.stderr);
+      fs.writeFileSync(path.join(dir, 'x.md'), read(dir, 'x.md')!.replace(/^scope: small\n/m, ''));
+      const isNew = allOldOrAllNew(dir, old, fresh, 'checkpoint.restore');
+      if (hook.endsWith('RENAME')) assert.equal(isNew, n !== '0');
+    });
+  }
+});
