@@ -6,6 +6,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as os from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { workspace } from './fileHelpers';
 import { gateTextHash } from '../../src/core/index';
@@ -168,6 +169,37 @@ describe('sync is one transaction over the frontmatter it moves forward', () => 
       fs.writeFileSync(path.join(dir, 'x.md'), read(dir, 'x.md')!.replace(/^scope: small\n/m, ''));
       const isNew = allOldOrAllNew(dir, old, fresh, 'checkpoint.restore');
       if (hook.endsWith('RENAME')) assert.equal(isNew, n !== '0');
+    });
+  }
+});
+
+describe('ticket mirrors are written by the one transaction (no history line: not a state change)', () => {
+  const wfText = (id: string) => `---\nworkflow: ${id}\nstatus: in_progress\nstepsCompleted: []\nsteps: [one, two]\n---\n# ${id}\n`;
+  for (const n of ['0', '1']) {
+    test(`a projection killed with WAYMARK_TX_DIE_AFTER_RENAME=${n}: the next writer finds the file old or with its whole block, and the next projection sends each ticket once`, () => {
+      const repo = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wm-txmirror-repo-')));
+      for (const a of [['init', '-q', repo], ['-C', repo, 'config', 'user.email', 't@example.com'], ['-C', repo, 'config', 'user.name', 'T']]) spawnSync('git', a);
+      const dir = workspace({ 'a.md': wfText('a'), 'b.md': wfText('b') }, { prefix: 'wm-txmirror-', config: `tracker:\n  store: git\n  repo: ${repo}\n` });
+      const env = { WAYMARK_TICKETS_ALLOW_OUTSIDE: repo };
+      const olds = { a: read(dir, 'a.md')!, b: read(dir, 'b.md')! };
+      const k = cli(dir, ['project'], { ...env, WAYMARK_TX_DIE_AFTER_RENAME: n });
+      assert.equal(k.signal, 'SIGKILL', k.stderr);
+      assert.equal(journalLeft(dir).length, 1, 'the killed mirror write left its intent');
+      const next = cli(dir, ['scope', 'a.md', 'small']);
+      assert.equal(next.status, 0, next.stderr);
+      fs.writeFileSync(path.join(dir, 'a.md'), read(dir, 'a.md')!.replace(/^scope: small\n/m, ''));
+      assert.deepEqual(journalLeft(dir), []);
+      for (const id of ['a', 'b'] as const) {
+        const now = read(dir, `${id}.md`)!;
+        const stripped = now.replace(/^tracker:\n(  .*\n)+/m, '');
+        assert.equal(stripped, olds[id], `${id}.md is its old bytes, or those with the whole tracker block`);
+        assert.deepEqual(readHistory(dir, path.join(dir, `${id}.md`)).filter((e) => e.operation !== 'set-scope').map((e) => e.operation), []);
+      }
+      const again = cli(dir, ['project'], env);
+      assert.equal(again.status, 0, again.stderr);
+      for (const id of ['a', 'b']) assert.match(read(dir, `${id}.md`)!, /^tracker:\n  store: git\n/m);
+      const tickets = fs.readdirSync(path.join(repo, 'tickets')).filter((f) => f.endsWith('.md'));
+      assert.equal(tickets.length, 2, tickets.join(', '));
     });
   }
 });

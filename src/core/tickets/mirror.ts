@@ -1,7 +1,8 @@
 /**
  * What came back from the tracker, mirrored — never read back into state. A workflow file with
  * frontmatter gets a `tracker: {store, id, url, status, syncedHash}` block (the state hash leaves
- * it out; written by the pipeline's writeNonStateKey: lock, compare-and-swap, atomic rename, only
+ * it out; written by the pipeline's writeNonStateKey, a one-file transaction of the engine with no
+ * history line: lock by real path, intent journal, compare-and-swap, atomic rename, only
  * that block's lines). A file without frontmatter (a BMAD story: `Status:` in the body), a
  * ledger-only story, an epic, and any store but the default keep theirs in the sidecar
  * `.waymark/tracker/<store>.json`: Waymark does not inject frontmatter into another format.
