@@ -202,4 +202,25 @@ describe('ticket mirrors are written by the one transaction (no history line: no
       assert.equal(tickets.length, 2, tickets.join(', '));
     });
   }
+
+  for (const n of ['0', '1']) {
+    test(`a sidecar save killed with WAYMARK_TX_DIE_AFTER_RENAME=${n}: the sidecar is whole (old or new), and the next projection sends the ticket once`, () => {
+      const repo = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wm-txsidecar-repo-')));
+      for (const a of [['init', '-q', repo], ['-C', repo, 'config', 'user.email', 't@example.com'], ['-C', repo, 'config', 'user.name', 'T']]) spawnSync('git', a);
+      // A `tracker:` key someone else wrote: the mirror goes to the sidecar.
+      const dir = workspace({ 'a.md': wfText('a').replace('---\n# a', 'tracker: JIRA-42\n---\n# a') }, { prefix: 'wm-txsidecar-', config: `tracker:\n  store: git\n  repo: ${repo}\n` });
+      const env = { WAYMARK_TICKETS_ALLOW_OUTSIDE: repo };
+      const k = cli(dir, ['project'], { ...env, WAYMARK_TX_DIE_AFTER_RENAME: n });
+      assert.equal(k.signal, 'SIGKILL', k.stderr);
+      const side = read(dir, '.waymark/tracker/git.json');
+      if (n === '0') assert.equal(side, undefined);
+      else assert.doesNotThrow(() => JSON.parse(side!));
+      const again = cli(dir, ['project'], env);
+      assert.equal(again.status, 0, again.stderr);
+      assert.deepEqual(journalLeft(dir), []);
+      assert.match(read(dir, 'a.md')!, /^tracker: JIRA-42$/m);
+      assert.ok(JSON.parse(read(dir, '.waymark/tracker/git.json')!).items.a, 'the mirror is in the sidecar');
+      assert.equal(fs.readdirSync(path.join(repo, 'tickets')).filter((f) => f.endsWith('.md')).length, 1);
+    });
+  }
 });

@@ -9,7 +9,7 @@
  * does not inject frontmatter into another format.
  */
 import * as path from 'node:path';
-import { runTransaction } from '../engine/transaction';
+import { runTransaction, settleTransactions } from '../engine/transaction';
 import { readInternalIfExists, safeMkdir, safeWritePath } from '../store/safePath';
 
 export interface TrackerMirror {
@@ -52,6 +52,12 @@ export class SidecarMirrors {
   ) {
     this.file = sidecarFile(root, store);
     this.map = parseSidecar(readInternalIfExists(this.file, 'tracker mirror'));
+  }
+
+  /** The sidecar of one store, read once a killed save of it was completed (or dropped). */
+  static async load(root: string, store: string): Promise<SidecarMirrors> {
+    await settleTransactions({ root, now: () => new Date() }, [sidecarFile(root, store)]);
+    return new SidecarMirrors(root, store);
   }
 
   get(id: string): TrackerMirror | undefined {

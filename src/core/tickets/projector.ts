@@ -147,7 +147,7 @@ async function planAndSend(o: ProjectOptions): Promise<ProjectReport> {
   const clock = o.clock ?? systemClock;
   const tickets = await projectFolder(o.core, o.root, o.workflows);
   const outbox = new Outbox(o.root, o.store.name);
-  const sidecar = new SidecarMirrors(o.root, o.store.name);
+  const sidecar = await SidecarMirrors.load(o.root, o.store.name);
   // The frontmatter block only for workflow files the core reads, and only when the `tracker` key
   // is absent or Waymark's own mirror: a `tracker:` someone else wrote is not ours to replace.
   const useFrontmatter = (t: ProjectedTicket) => {
