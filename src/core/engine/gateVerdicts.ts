@@ -10,6 +10,7 @@ import { safeWritePath } from '../store/safePath';
 import type { WorkspaceContext } from '../store/workspaceContext';
 import { sweepStaleTemps } from '../store/atomicWrite';
 import { runTransaction, type TxWrite } from './transaction';
+import type { WriteObserver } from '../writeHooks';
 import { checkReason } from './writePipeline';
 import type { WritePipeline } from './writePipeline';
 
@@ -73,7 +74,10 @@ export async function writeGateVerdict(
   let moved: string | undefined;
   // The gate file and the workflow's history line (carrying the gate file's hash) are one
   // transaction (engine/transaction.ts); an old copy is locked too and removed once it landed.
-  await runTransaction({ ...w.txContext(ctx, wctx), guards: undefined }, {
+  const tx = w.txContext(ctx, wctx);
+  // Observers (events) see the workflow as it is: its file did not change.
+  const observers = tx.observers?.map((ob): WriteObserver => (e, c) => ob(e, { ...c, after: state }));
+  await runTransaction({ ...tx, guards: undefined, observers }, {
     operation,
     files: [abs, first.gatePath, ...(first.moveFrom ? [first.moveFrom] : [])],
     underLocks: async () => {
