@@ -224,3 +224,35 @@ describe('ticket mirrors are written by the one transaction (no history line: no
     });
   }
 });
+
+describe('a gate file moving from its old location moves in the same transaction', () => {
+  const LEGACY = '.waymark/gates/plan/review.gate';
+  const MOVED = '.waymark/gates/workflows/auth/plan/review.gate';
+  const points: [string, string][] = [['WAYMARK_TX_DIE_AFTER_RENAME', '0'], ['WAYMARK_TX_DIE_AFTER_RENAME', '1'], ['WAYMARK_TX_DIE_AFTER_RENAME', '2'], ['WAYMARK_TX_DIE_AFTER_HISTORY', '1']];
+  for (const [hook, n] of points) {
+    test(`killed with ${hook}=${n}: one copy of the gate file, old or new, and its history line once`, () => {
+      const time = '2026-11-20T10:00:00.000Z';
+      const dir = workspace({ '.waymark/workflows/release.yaml': DEF, 'workflows/auth/plan.md': plan(['build'], 'review'), [LEGACY]: `gate: PASS\nreviewer: maria\nupdated: ${time}\nhistory:\n  - gate: PASS\n    reviewer: maria\n    updated: ${time}\n` }, { prefix: 'wm-txgatemove-' });
+      const auth = path.join(dir, 'workflows/auth/plan.md');
+      fs.mkdirSync(path.join(dir, '.waymark/history/workflows/auth'), { recursive: true });
+      fs.writeFileSync(path.join(dir, '.waymark/history/workflows/auth/plan.md.jsonl'), JSON.stringify({ seq: 1, time: '2026-11-20T10:00:00.004Z', actor: 'cli', operation: 'gate-pass', file: auth, from: {}, to: {}, detail: { step: 'review', gate: 'review', gateFile: path.join(dir, LEGACY), verdict: 'PASS', previous: null, by: 'maria' } }) + '\n');
+      const old = read(dir, LEGACY);
+      killed(dir, ['gate', 'concerns', 'workflows/auth/plan.md', 'review', '--by', 'tom', '--reason', 'docs thin'], hook, n);
+      const next = cli(dir, ['scope', 'workflows/auth/plan.md', 'small']);
+      assert.equal(next.status, 0, next.stderr);
+      const legacy = read(dir, LEGACY);
+      const moved = read(dir, MOVED);
+      const lines = readHistory(dir, auth).filter((e) => e.operation === 'gate-concerns');
+      assert.deepEqual(journalLeft(dir), []);
+      if (n === '0') {
+        assert.deepEqual([legacy, moved, lines.length], [old, undefined, 0]);
+      } else {
+        assert.equal(legacy, undefined, 'the old copy is gone');
+        assert.match(moved ?? '', /CONCERNS/);
+        assert.equal(lines.length, 1);
+        assert.equal(lines[0].detail?.gateSha256, gateTextHash(moved!));
+        assert.equal(lines[0].detail?.movedFrom, LEGACY);
+      }
+    });
+  }
+});

@@ -1,12 +1,10 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { WaymarkError, errorMessage } from '../errors';
-import type { GateState, GateVerdict, HistoryEntry, MutationOptions, StepDef, WorkflowState } from '../types';
+import type { GateState, GateVerdict, MutationOptions, StepDef, WorkflowState } from '../types';
 import { gateFilePath, gateOf, gateTextHash } from '../model/gates';
 import { clip } from '../model/mutations';
 import { prepareGateFile } from '../store/gateStore';
 import { latestGateRecord } from '../store/history';
-import { safeWritePath } from '../store/safePath';
 import type { WorkspaceContext } from '../store/workspaceContext';
 import { sweepStaleTemps } from '../store/atomicWrite';
 import { runTransaction, type TxWrite } from './transaction';
@@ -71,9 +69,8 @@ export async function writeGateVerdict(
   const first = where(w.readAt(abs, target, ctx).state);
   await w.settle(ctx, abs);
   let state!: WorkflowState;
-  let moved: string | undefined;
   // The gate file and the workflow's history line (carrying the gate file's hash) are one
-  // transaction (engine/transaction.ts); an old copy is locked too and removed once it landed.
+  // transaction (engine/transaction.ts); an old copy is locked too and removed in it.
   const tx = w.txContext(ctx, wctx);
   // Observers (events) see the workflow as it is: its file did not change.
   const observers = tx.observers?.map((ob): WriteObserver => (e, c) => ob(e, { ...c, after: state }));
@@ -122,18 +119,12 @@ export async function writeGateVerdict(
         ...(args.expires ? { expires: args.expires } : {}),
       });
       const { time: _t, actor: _a, session: _s, operation: _o, file: _f, ...line } = planned;
-      moved = now.moveFrom;
       const write: TxWrite = { file: now.gatePath, text: prepared.text, historyFile: abs, entry: line };
-      return { writes: [write], result: () => undefined };
+      // The old copy goes in the same transaction: never both, never neither.
+      const writes: TxWrite[] = now.moveFrom ? [write, { file: now.moveFrom, text: '', remove: true, entry: null }] : [write];
+      return { writes, result: () => undefined };
     },
   });
-  if (moved) {
-    try {
-      fs.rmSync(safeWritePath(ctx.root, moved));
-    } catch (e) {
-      w.logger.warn(`[write] the gate file moved to ${first.gatePath}; removing its old copy ${moved} failed: ${errorMessage(e)}`);
-    }
-  }
   const gate = gateOf(ctx, state, first.gateName, w.clock.now());
   // The workflow's gates changed (its file did not): re-read it and tell listeners.
   try {

@@ -24,8 +24,10 @@ import { assertWritableInside } from './roots';
 export interface TxWrite {
   /** Absolute path as the change names it (one of the planner's `files`). */
   file: string;
-  /** The new bytes. */
+  /** The new bytes ('' with `remove`). */
   text: string;
+  /** The file is removed (a gate file moving away from its old location); its `entry` must be null. */
+  remove?: boolean;
   /**
    * Its history line (time, actor and session are filled in); null: none (a write outside the
    * state, such as a ticket mirror, is journaled and renamed like the others but not recorded).
@@ -70,6 +72,9 @@ export interface TxContext {
   observers?: WriteObserver[];
   logger?: Logger;
 }
+
+/** The `after` of a removed file in the intent journal. */
+const REMOVED = 'removed';
 
 /** Test hook: SIGKILL this process after the Nth rename / history line of a transaction. */
 function dieAt(point: 'RENAME' | 'HISTORY', n: number): void {
@@ -219,6 +224,7 @@ async function recoverTx(tx: TxContext, o: { path: string; intent: TxIntent }): 
   }
   const states = intent.writes.map((w) => {
     const cur = currentSha256(w.target);
+    if (w.remove) return cur === undefined ? 'after' : cur === w.before ? 'before' : 'other';
     return cur === w.after ? 'after' : (cur ?? null) === w.before ? 'before' : 'other';
   });
   for (const w of intent.writes) for (const t of removeStaleTemps(w.target)) log?.warn(`[write] removed ${t} left by a writer that died`);
@@ -229,7 +235,8 @@ async function recoverTx(tx: TxContext, o: { path: string; intent: TxIntent }): 
   }
   for (const [i, w] of intent.writes.entries()) {
     if (states[i] === 'before') {
-      writeFileAtomic(w.target, w.text, { root: tx.root });
+      if (w.remove) fs.rmSync(w.target, { force: true });
+      else writeFileAtomic(w.target, w.text, { root: tx.root });
       log?.warn(`[journal] completed ${intent.operation} on ${w.file}: its writer (pid ${intent.pid}) died between its renames`);
     } else if (states[i] === 'other') {
       log?.warn(`[journal] ${w.file} changed after ${intent.operation} by pid ${intent.pid} died; left as it is`);
@@ -271,7 +278,7 @@ function foreignIntent(root: string, intent: TxIntent): string | undefined {
       return errorMessage(e);
     }
     if (real !== w.target) return `${w.file} is not ${w.target}`;
-    if (sha256Hex(w.text) !== w.after) return `the bytes for ${w.file} do not match their hash`;
+    if (w.remove ? w.after !== REMOVED || w.text !== '' || intent.entries[i] !== null : sha256Hex(w.text) !== w.after) return `the bytes for ${w.file} do not match their hash`;
     const e = intent.entries[i];
     if (e === null) continue;
     if (!e || typeof e.file !== 'string') return 'its history lines do not match its files';
@@ -357,16 +364,17 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
     await planner.underLocks?.();
     const texts = new Map(files.map((f) => [f, readTarget(targets.get(f)!)]));
     plan = planner.plan(texts);
-    const writes = plan.writes.filter((w) => w.text !== texts.get(path.resolve(w.file)));
+    const writes = plan.writes.filter((w) => (w.remove ? texts.get(path.resolve(w.file)) !== undefined : w.text !== texts.get(path.resolve(w.file))));
     if (!writes.length) return plan.result([]);
     for (const w of writes) {
       if (!targets.has(path.resolve(w.file))) throw new Error(`${planner.operation} plans a write to ${w.file}, which it did not read`);
+      if (w.remove && (w.entry !== null || w.text !== '')) throw new Error(`${planner.operation} removes ${w.file} with bytes or a history line`);
       if (w.historyFile !== undefined && !targets.has(path.resolve(w.historyFile))) throw new Error(`${planner.operation} records ${w.file} in the history of ${w.historyFile}, which it did not read`);
     }
     const judged = [...new Set(writes.filter((w) => w.entry !== null).map((w) => path.resolve(w.historyFile ?? w.file)))];
     for (const f of judged) for (const g of tx.guards ?? []) await g({ file: f, root, operation: planner.operation, actor: tx.actor, session: tx.session });
     for (const w of writes) {
-      const problem = w.check?.(w.text);
+      const problem = w.remove ? undefined : w.check?.(w.text);
       if (problem) throw new WaymarkError('invalid', `Refused: ${planner.operation} would leave ${w.file} invalid: ${problem} Nothing was changed.`, w.file);
     }
     for (const w of writes) {
@@ -384,7 +392,7 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
     const intent = writeTxIntent(root, {
       operation: planner.operation,
       historyDir: tx.historyDir,
-      writes: items.map((x) => ({ file: path.resolve(x.w.file), target: x.target, before: x.before === undefined ? null : sha256Hex(x.before), after: sha256Hex(x.w.text), text: x.w.text })),
+      writes: items.map((x) => ({ file: path.resolve(x.w.file), target: x.target, before: x.before === undefined ? null : sha256Hex(x.before), after: x.w.remove ? REMOVED : sha256Hex(x.w.text), text: x.w.remove ? '' : x.w.text, ...(x.w.remove ? { remove: true } : {}) })),
       entries: planned,
     });
     intentPath = intent.path;
@@ -393,6 +401,16 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
     try {
       for (const [i, x] of items.entries()) {
         const lock = locks.find((l) => l.info.file === path.resolve(x.target));
+        if (x.w.remove) {
+          lock?.assertHeld();
+          if (readTarget(x.target) !== x.before) {
+            throw new WaymarkError('conflict', `${x.w.file} changed on disk while ${planner.operation} was being made (another writer or an editor); nothing was written. Re-read it and retry.`, x.w.file);
+          }
+          fs.rmSync(x.target);
+          done.push({ target: x.target, before: x.before });
+          dieAt('RENAME', i + 1);
+          continue;
+        }
         writeFileAtomic(x.target, x.w.text, {
           root,
           mustExist: x.before !== undefined,
@@ -409,6 +427,10 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
       // Re-read what landed: each file must hold the new bytes and still be valid.
       for (const x of items) {
         const now = readTarget(x.target);
+        if (x.w.remove) {
+          if (now !== undefined) throw new WaymarkError('invalid', `${planner.operation} could not remove ${x.w.file}; the change was undone: every file has its old bytes again.`, x.w.file);
+          continue;
+        }
         const problem = now !== x.w.text ? 'its bytes on disk are not the ones written' : x.w.check?.(now);
         if (problem) throw new WaymarkError('invalid', `${planner.operation} left ${x.w.file} invalid (${problem}); the change was undone: every file has its old bytes again.`, x.w.file);
       }

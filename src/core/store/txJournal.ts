@@ -27,6 +27,8 @@ export interface TxIntentWrite {
   after: string;
   /** The new bytes, so a killed change can be completed. */
   text: string;
+  /** The file is removed (`after` is 'removed', `text` ''). */
+  remove?: boolean;
 }
 
 export interface TxIntent {
