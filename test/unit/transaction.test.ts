@@ -104,6 +104,37 @@ describe('runTransaction', () => {
     assert.equal(readHistory(root, a).length, 0);
   });
 
+  test('a journal file recording its line in the history of a file outside the workspace is moved aside, never replayed', async () => {
+    const { root, a, b } = twoFiles();
+    const outside = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wm-tx-outside-')), 'victim.md');
+    const planted = {
+      kind: 'tx', id: 'feedfacefeedface', pid: 2147483646, host: os.hostname(), time: new Date().toISOString(), root, operation: 'gate-pass',
+      writes: [{ file: a, target: a, before: sha256Hex('a old\n'), after: sha256Hex('a planted\n'), text: 'a planted\n' }],
+      entries: [{ time: '', operation: 'gate-pass', file: outside }],
+    };
+    fs.mkdirSync(path.join(root, '.waymark', 'journal'), { recursive: true });
+    fs.writeFileSync(a, 'a planted\n');
+    fs.writeFileSync(path.join(root, '.waymark', 'journal', `tx.2147483646.${planted.id}.json`), JSON.stringify(planted));
+    const p: TxPlanner<number> = { operation: 'test-write', files: [a, b], plan: () => ({ writes: [{ file: b, text: 'b new\n', entry: {} }], result: (e) => e.length }) };
+    assert.equal(await runTransaction(tx(root), p), 1);
+    assert.equal(fs.existsSync(outside), false);
+    assert.deepEqual(journalLeft(root), [`tx.2147483646.${planted.id}.json.bad`]);
+  });
+
+  test('a write recorded in another file\'s history (historyFile), and one recorded nowhere (entry: null)', async () => {
+    const { root, a, b } = twoFiles();
+    const p: TxPlanner<number> = {
+      operation: 'test-write',
+      files: [a, b],
+      plan: () => ({ writes: [{ file: b, text: 'b new\n', entry: { detail: { k: 1 } }, historyFile: a }, { file: a, text: 'a new\n', entry: null }], result: (e) => e.length }),
+    };
+    assert.equal(await runTransaction(tx(root), p), 1);
+    assert.deepEqual([fs.readFileSync(a, 'utf8'), fs.readFileSync(b, 'utf8')], ['a new\n', 'b new\n']);
+    assert.deepEqual(readHistory(root, a).map((e) => e.detail), [{ k: 1 }]);
+    assert.equal(readHistory(root, b).length, 0);
+    assert.deepEqual(journalLeft(root), []);
+  });
+
   test('a planned write to a file the planner did not read is a bug, refused before anything is written', async () => {
     const { root, a, b } = twoFiles();
     const p: TxPlanner<number> = { operation: 'test-write', files: [a], plan: () => ({ writes: [{ file: b, text: 'x', entry: {} }], result: () => 0 }) };

@@ -194,7 +194,7 @@ export async function setStoryStatus(root: string, ref: string, status: string, 
       const afterTexts = new Map(texts);
       for (const w of writes) afterTexts.set(w.file, w.text);
       const after = writes.length ? load(root, story.key, opts, ctx, afterTexts).story : story;
-      for (const w of writes) w.entry.hashAfter = after.stateHash;
+      for (const w of writes) if (w.entry) w.entry.hashAfter = after.stateHash;
       return {
         writes,
         result: (entries) => ({ key: story.key, operation: 'story-set-status' as const, written: entries.map((e) => e.file), before: story, after: entries.length ? after : story, changed: entries.length > 0, seq: entries[0]?.seq }),

@@ -1,16 +1,14 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { WaymarkError, errorMessage } from '../errors';
-import type { GateState, GateVerdict, HistoryEntry, MutationOptions, StepDef, WorkflowState } from '../types';
+import type { GateState, GateVerdict, MutationOptions, StepDef, WorkflowState } from '../types';
 import { gateFilePath, gateOf, gateTextHash } from '../model/gates';
 import { clip } from '../model/mutations';
-import { acquireFileLock } from '../store/fileLock';
 import { prepareGateFile } from '../store/gateStore';
 import { latestGateRecord } from '../store/history';
-import { safeWritePath } from '../store/safePath';
 import type { WorkspaceContext } from '../store/workspaceContext';
-import { writeFileAtomic, sweepStaleTemps } from '../store/atomicWrite';
-import { completeIntent } from '../store/intentJournal';
+import { sweepStaleTemps } from '../store/atomicWrite';
+import { runTransaction, type TxWrite } from './transaction';
+import type { WriteObserver } from '../writeHooks';
 import { checkReason } from './writePipeline';
 import type { WritePipeline } from './writePipeline';
 
@@ -59,81 +57,75 @@ export async function writeGateVerdict(
   const operation = `gate-${verdict.toLowerCase()}`;
   const wctx = w.writeContext(abs, ctx.root, operation, opts);
   const target = w.writeTarget(abs, ctx.root);
-  const lock = await acquireFileLock(abs, w.lockOptions(ctx.root));
-  w.logBroken(lock);
-  let entry: HistoryEntry;
-  let gate: GateState;
-  let state: WorkflowState;
-  let intent: { path: string; id: string } | undefined;
-  let legacyLock: Awaited<ReturnType<typeof acquireFileLock>> | undefined;
-  try {
-    await w.recover(ctx, abs);
-    state = w.readAt(abs, target, ctx).state;
-    w.checkHash(state, opts);
+  // Where the gate file is (and where an old copy may move from), as read now; re-checked under the locks.
+  const where = (state: WorkflowState) => {
     const step = stepFor(state, stepName);
     const gateName = step.gate ?? step.id;
     const gatePath = gateFilePath(ctx, state, gateName);
-    await w.runGuards({ ...wctx });
-    const gateLock = await acquireFileLock(gatePath, w.lockOptions(ctx.root));
-    // A gate writer that died may have left its temp file; the lock above was its.
-    if (gateLock.broken.length) for (const t of sweepStaleTemps(path.dirname(gatePath))) w.logger.warn(`[write] removed ${t} left by a writer that died`);
-    try {
+    const before = gateOf(ctx, state, gateName, w.clock.now());
+    const moveFrom = before.exists && before.file !== gatePath && ownsLegacyGate(ctx, abs, gateName, before.file) ? before.file : undefined;
+    return { step, gateName, gatePath, before, moveFrom };
+  };
+  const first = where(w.readAt(abs, target, ctx).state);
+  await w.settle(ctx, abs);
+  let state!: WorkflowState;
+  // The gate file and the workflow's history line (carrying the gate file's hash) are one
+  // transaction (engine/transaction.ts); an old copy is locked too and removed in it.
+  const tx = w.txContext(ctx, wctx);
+  // Observers (events) see the workflow as it is: its file did not change.
+  const observers = tx.observers?.map((ob): WriteObserver => (e, c) => ob(e, { ...c, after: state }));
+  await runTransaction({ ...tx, guards: undefined, observers }, {
+    operation,
+    files: [abs, first.gatePath, ...(first.moveFrom ? [first.moveFrom] : [])],
+    underLocks: async () => {
+      await w.recover(ctx, abs);
+      await w.runGuards({ ...wctx });
+      // A gate writer that died may have left its temp file.
+      for (const t of sweepStaleTemps(path.dirname(first.gatePath))) w.logger.warn(`[write] removed ${t} left by a writer that died`);
+    },
+    plan: (texts) => {
+      const text = texts.get(abs);
+      if (text === undefined) throw new WaymarkError('unreadable', `${abs} no longer exists.`, abs);
+      state = w.parse(abs, text, ctx).state;
+      w.checkHash(state, opts);
+      const now = where(state);
+      if (now.gatePath !== first.gatePath || now.moveFrom !== first.moveFrom) {
+        throw new WaymarkError('conflict', `${abs} changed while its gate verdict was being written (the gate file is now ${now.gatePath}); nothing was written. Re-run.`, abs);
+      }
       w.preflight(ctx, abs, undefined);
-      const before = gateOf(ctx, state, gateName, w.clock.now());
-      // A verdict at the old location (keyed by base name) moves to the file's own path.
-      const moveFrom = before.exists && before.file !== gatePath && ownsLegacyGate(ctx, abs, gateName, before.file) ? before.file : undefined;
-      // The old copy is read and removed under its own lock too (another writer may still address it there).
-      if (moveFrom) legacyLock = await acquireFileLock(moveFrom, w.lockOptions(ctx.root));
       const reviewer = args.by?.trim() || wctx.actor;
       const updated = w.clock.now().toISOString();
-      const prepared = prepareGateFile(gatePath, {
+      // A verdict at the old location (keyed by base name) moves to the file's own path.
+      const prepared = prepareGateFile(now.gatePath, {
         verdict,
         reviewer,
         reason: args.reason?.trim() || undefined,
         updated,
         waiver: verdict === 'WAIVED' ? { reason: args.reason!.trim(), approved_by: args.by!.trim(), ...(args.expires ? { expires: args.expires } : {}) } : undefined,
-      }, ctx.root, moveFrom);
+      }, ctx.root, now.moveFrom);
       const planned = w.entryFor(abs, operation, wctx, state, state, {
-        step: step.id,
-        gate: gateName,
-        gateFile: gatePath,
+        step: now.step.id,
+        gate: now.gateName,
+        gateFile: now.gatePath,
         verdict,
         reviewer,
         updated,
         // What proves the gate file is this verdict (gates.trust: recorded): its content's hash.
         gateSha256: gateTextHash(prepared.text),
-        ...(moveFrom ? { movedFrom: path.relative(ctx.root, moveFrom).split(path.sep).join('/') } : {}),
-        previous: before.verdict ?? null,
+        ...(now.moveFrom ? { movedFrom: path.relative(ctx.root, now.moveFrom).split(path.sep).join('/') } : {}),
+        previous: now.before.verdict ?? null,
         ...(args.reason ? { reason: args.reason } : {}),
         ...(args.by ? { by: args.by } : {}),
         ...(args.expires ? { expires: args.expires } : {}),
       });
-      intent = w.journal(ctx, abs, [{ file: prepared.target, text: prepared.text }], [{ entry: planned, evidence: 0 }]);
-      try {
-        writeFileAtomic(prepared.target, prepared.text, { root: ctx.root, what: 'gate verdict', beforeRename: () => { lock.assertHeld(); gateLock.assertHeld(); } });
-      } catch (e) {
-        completeIntent(intent.path);
-        intent = undefined;
-        throw e;
-      }
-      // A failure from here leaves the intent for the next writer to complete.
-      entry = w.append(ctx, { ...planned, intent: `${intent.id}:0` });
-      if (moveFrom) {
-        try {
-          fs.rmSync(safeWritePath(ctx.root, moveFrom));
-        } catch (e) {
-          w.logger.warn(`[write] the gate file moved to ${gatePath}; removing its old copy ${moveFrom} failed: ${errorMessage(e)}`);
-        }
-      }
-      gate = gateOf(ctx, state, gateName, w.clock.now());
-    } finally {
-      legacyLock?.release();
-      gateLock.release();
-    }
-  } finally {
-    lock.release();
-  }
-  w.finish(intent?.path, await w.runObservers(entry, { ...wctx, after: state }));
+      const { time: _t, actor: _a, session: _s, operation: _o, file: _f, ...line } = planned;
+      const write: TxWrite = { file: now.gatePath, text: prepared.text, historyFile: abs, entry: line };
+      // The old copy goes in the same transaction: never both, never neither.
+      const writes: TxWrite[] = now.moveFrom ? [write, { file: now.moveFrom, text: '', remove: true, entry: null }] : [write];
+      return { writes, result: () => undefined };
+    },
+  });
+  const gate = gateOf(ctx, state, first.gateName, w.clock.now());
   // The workflow's gates changed (its file did not): re-read it and tell listeners.
   try {
     const fresh = (await w.readWorkflow(abs)).state;

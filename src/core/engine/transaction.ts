@@ -24,10 +24,20 @@ import { assertWritableInside } from './roots';
 export interface TxWrite {
   /** Absolute path as the change names it (one of the planner's `files`). */
   file: string;
-  /** The new bytes. */
+  /** The new bytes ('' with `remove`). */
   text: string;
-  /** Its history line (time, actor and session are filled in). */
-  entry: Omit<HistoryEntry, 'seq' | 'file' | 'time' | 'actor' | 'session' | 'operation'>;
+  /** The file is removed (a gate file moving away from its old location); its `entry` must be null. */
+  remove?: boolean;
+  /**
+   * Its history line (time, actor and session are filled in); null: none (a write outside the
+   * state, such as a ticket mirror, is journaled and renamed like the others but not recorded).
+   */
+  entry: Omit<HistoryEntry, 'seq' | 'file' | 'time' | 'actor' | 'session' | 'operation'> | null;
+  /**
+   * The file whose history gets the line, when not `file` itself (a gate file's verdict is
+   * recorded in its workflow's history); one of the planner's `files`. Guards judge this file.
+   */
+  historyFile?: string;
   /** Why these bytes would be invalid (they are refused, or undone once on disk), else undefined. */
   check?: (text: string) => string | undefined;
 }
@@ -48,6 +58,8 @@ export interface TxPlanner<R> {
   files: string[];
   /** Texts by `files` entry; undefined for a file that does not exist. */
   plan(texts: ReadonlyMap<string, string | undefined>): TxPlan<R>;
+  /** Run holding every lock, before the files are read (a caller's own recovery). */
+  underLocks?: () => Promise<void>;
 }
 
 export interface TxContext {
@@ -60,6 +72,9 @@ export interface TxContext {
   observers?: WriteObserver[];
   logger?: Logger;
 }
+
+/** The `after` of a removed file in the intent journal. */
+const REMOVED = 'removed';
 
 /** Test hook: SIGKILL this process after the Nth rename / history line of a transaction. */
 function dieAt(point: 'RENAME' | 'HISTORY', n: number): void {
@@ -108,16 +123,88 @@ function orphansTouching(root: string, targets: Set<string>): { files: Set<strin
         intents.push(o);
         continue;
       }
-      if (o.intent.writes.some((w) => files.has(w.target))) {
+      const touched = touchedBy(root, o.intent);
+      if (touched.some((t) => files.has(t))) {
         intents.push(o);
-        for (const w of o.intent.writes) if (!files.has(w.target)) {
-          files.add(w.target);
+        for (const t of touched) if (!files.has(t)) {
+          files.add(t);
           grew = true;
         }
       }
     }
   }
   return { files, intents };
+}
+
+/** Real paths of the files whose history an intent appends to (other than the files it writes). */
+function historyTargets(root: string, intent: TxIntent): string[] {
+  const out: string[] = [];
+  for (const [i, e] of intent.entries.entries()) {
+    if (!e || typeof e.file !== 'string' || path.resolve(e.file) === path.resolve(intent.writes[i]?.file ?? '')) continue;
+    try {
+      out.push(targetOf(root, e.file));
+    } catch {
+      // outside the workspace: foreignIntent moves the intent aside
+    }
+  }
+  return out;
+}
+
+function touchedBy(root: string, intent: TxIntent): string[] {
+  return [...intent.writes.map((w) => w.target), ...historyTargets(root, intent)];
+}
+
+/**
+ * For a writer already holding the lock of `file` (a workflow write): completes or drops the
+ * killed transactions touching it, taking the locks of their other files first (bounded wait).
+ */
+export async function recoverTxTouching(tx: TxContext, file: string): Promise<void> {
+  let target: string;
+  try {
+    target = targetOf(tx.root, path.resolve(file));
+  } catch {
+    return;
+  }
+  const found = orphansTouching(tx.root, new Set([target]));
+  if (!found.intents.length) return;
+  const locks = await lockAll(tx.root, [...found.files].filter((f) => f !== target), 'recover');
+  try {
+    for (const l of locks) for (const b of l.broken) tx.logger?.warn(`[lock] ${b}`);
+    for (const o of orphansTouching(tx.root, new Set([target])).intents) {
+      if (!o.intent) {
+        tx.logger?.warn(`[journal] ${o.path} is unreadable; moved aside to ${o.path}.bad`);
+        moveAside(o.path);
+      } else if (touchedBy(tx.root, o.intent).every((t) => found.files.has(t))) {
+        await recoverTx(tx, { path: o.path, intent: o.intent });
+      }
+    }
+  } finally {
+    for (const l of locks.reverse()) l.release();
+  }
+}
+
+/** The orphaned transactions that touch `files` (written or recorded), for a writer to settle first. */
+export function orphanedTxTouching(root: string, files: string[]): number {
+  const targets = new Set<string>();
+  for (const f of files) {
+    try {
+      targets.add(targetOf(root, path.resolve(f)));
+    } catch {
+      // refused later by the write itself
+    }
+  }
+  if (!targets.size) return 0;
+  return orphansTouching(root, targets).intents.length;
+}
+
+/**
+ * Completes (or drops) the killed transactions touching `files`, holding the locks of every file
+ * they touch (taken in one order). A single-file writer calls it before taking its own lock,
+ * so its write never interleaves with a multi-file change left half done.
+ */
+export async function settleTransactions(tx: TxContext, files: string[]): Promise<void> {
+  if (!orphanedTxTouching(tx.root, files)) return;
+  await runTransaction(tx, { operation: 'recover', files, plan: () => ({ writes: [], result: () => undefined }) });
 }
 
 /**
@@ -137,6 +224,7 @@ async function recoverTx(tx: TxContext, o: { path: string; intent: TxIntent }): 
   }
   const states = intent.writes.map((w) => {
     const cur = currentSha256(w.target);
+    if (w.remove) return cur === undefined ? 'after' : cur === w.before ? 'before' : 'other';
     return cur === w.after ? 'after' : (cur ?? null) === w.before ? 'before' : 'other';
   });
   for (const w of intent.writes) for (const t of removeStaleTemps(w.target)) log?.warn(`[write] removed ${t} left by a writer that died`);
@@ -147,7 +235,8 @@ async function recoverTx(tx: TxContext, o: { path: string; intent: TxIntent }): 
   }
   for (const [i, w] of intent.writes.entries()) {
     if (states[i] === 'before') {
-      writeFileAtomic(w.target, w.text, { root: tx.root });
+      if (w.remove) fs.rmSync(w.target, { force: true });
+      else writeFileAtomic(w.target, w.text, { root: tx.root });
       log?.warn(`[journal] completed ${intent.operation} on ${w.file}: its writer (pid ${intent.pid}) died between its renames`);
     } else if (states[i] === 'other') {
       log?.warn(`[journal] ${w.file} changed after ${intent.operation} by pid ${intent.pid} died; left as it is`);
@@ -155,7 +244,7 @@ async function recoverTx(tx: TxContext, o: { path: string; intent: TxIntent }): 
   }
   const recovered: HistoryEntry[] = [];
   for (const [i, e] of intent.entries.entries()) {
-    if (states[i] === 'other') continue;
+    if (states[i] === 'other' || !e) continue;
     const id = `${intent.id}:${i}`;
     let entry = readHistory(tx.root, e.file, tx.historyDir).find((h) => h.intent === id);
     if (!entry) entry = appendHistory(tx.root, { ...e, intent: id, detail: { ...(e.detail ?? {}), recovered: true } }, tx.historyDir).entry;
@@ -189,8 +278,17 @@ function foreignIntent(root: string, intent: TxIntent): string | undefined {
       return errorMessage(e);
     }
     if (real !== w.target) return `${w.file} is not ${w.target}`;
-    if (sha256Hex(w.text) !== w.after) return `the bytes for ${w.file} do not match their hash`;
-    if (!intent.entries[i] || path.resolve(intent.entries[i].file) !== path.resolve(w.file)) return 'its history lines do not match its files';
+    if (w.remove ? w.after !== REMOVED || w.text !== '' || intent.entries[i] !== null : sha256Hex(w.text) !== w.after) return `the bytes for ${w.file} do not match their hash`;
+    const e = intent.entries[i];
+    if (e === null) continue;
+    if (!e || typeof e.file !== 'string') return 'its history lines do not match its files';
+    if (path.resolve(e.file) !== path.resolve(w.file)) {
+      try {
+        targetOf(root, e.file);
+      } catch (err) {
+        return errorMessage(err);
+      }
+    }
   }
   return undefined;
 }
@@ -246,7 +344,7 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
           if (!o.intent) {
             tx.logger?.warn(`[journal] ${o.path} is unreadable; moved aside to ${o.path}.bad`);
             moveAside(o.path);
-          } else if (o.intent.writes.every((w) => peek.files.has(w.target))) {
+          } else if (touchedBy(root, o.intent).every((t) => peek.files.has(t))) {
             await recoverTx(tx, { path: o.path, intent: o.intent });
           }
         }
@@ -263,25 +361,29 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
   let plan: TxPlan<R>;
   try {
     for (const l of locks) for (const b of l.broken) tx.logger?.warn(`[lock] ${b}`);
+    await planner.underLocks?.();
     const texts = new Map(files.map((f) => [f, readTarget(targets.get(f)!)]));
     plan = planner.plan(texts);
-    const writes = plan.writes.filter((w) => w.text !== texts.get(path.resolve(w.file)));
+    const writes = plan.writes.filter((w) => (w.remove ? texts.get(path.resolve(w.file)) !== undefined : w.text !== texts.get(path.resolve(w.file))));
     if (!writes.length) return plan.result([]);
     for (const w of writes) {
       if (!targets.has(path.resolve(w.file))) throw new Error(`${planner.operation} plans a write to ${w.file}, which it did not read`);
+      if (w.remove && (w.entry !== null || w.text !== '')) throw new Error(`${planner.operation} removes ${w.file} with bytes or a history line`);
+      if (w.historyFile !== undefined && !targets.has(path.resolve(w.historyFile))) throw new Error(`${planner.operation} records ${w.file} in the history of ${w.historyFile}, which it did not read`);
     }
-    for (const w of writes) for (const g of tx.guards ?? []) await g({ file: path.resolve(w.file), root, operation: planner.operation, actor: tx.actor, session: tx.session });
+    const judged = [...new Set(writes.filter((w) => w.entry !== null).map((w) => path.resolve(w.historyFile ?? w.file)))];
+    for (const f of judged) for (const g of tx.guards ?? []) await g({ file: f, root, operation: planner.operation, actor: tx.actor, session: tx.session });
     for (const w of writes) {
-      const problem = w.check?.(w.text);
+      const problem = w.remove ? undefined : w.check?.(w.text);
       if (problem) throw new WaymarkError('invalid', `Refused: ${planner.operation} would leave ${w.file} invalid: ${problem} Nothing was changed.`, w.file);
     }
     for (const w of writes) {
       writable(targets.get(path.resolve(w.file))!, w.file);
-      assertHistoryAppendable(root, w.file, tx.historyDir);
+      if (w.entry !== null) assertHistoryAppendable(root, w.historyFile ?? w.file, tx.historyDir);
     }
     assertJournalWritable(root);
     const time = tx.now().toISOString();
-    const planned = writes.map((w) => ({ time, actor: tx.actor, session: tx.session, operation: planner.operation, file: path.resolve(w.file), ...w.entry }));
+    const planned = writes.map((w) => (w.entry === null ? null : { time, actor: tx.actor, session: tx.session, operation: planner.operation, ...w.entry, file: path.resolve(w.historyFile ?? w.file) }));
     const items = writes.map((w) => {
       const target = targets.get(path.resolve(w.file))!;
       const before = texts.get(path.resolve(w.file));
@@ -290,7 +392,7 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
     const intent = writeTxIntent(root, {
       operation: planner.operation,
       historyDir: tx.historyDir,
-      writes: items.map((x) => ({ file: path.resolve(x.w.file), target: x.target, before: x.before === undefined ? null : sha256Hex(x.before), after: sha256Hex(x.w.text), text: x.w.text })),
+      writes: items.map((x) => ({ file: path.resolve(x.w.file), target: x.target, before: x.before === undefined ? null : sha256Hex(x.before), after: x.w.remove ? REMOVED : sha256Hex(x.w.text), text: x.w.remove ? '' : x.w.text, ...(x.w.remove ? { remove: true } : {}) })),
       entries: planned,
     });
     intentPath = intent.path;
@@ -299,6 +401,16 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
     try {
       for (const [i, x] of items.entries()) {
         const lock = locks.find((l) => l.info.file === path.resolve(x.target));
+        if (x.w.remove) {
+          lock?.assertHeld();
+          if (readTarget(x.target) !== x.before) {
+            throw new WaymarkError('conflict', `${x.w.file} changed on disk while ${planner.operation} was being made (another writer or an editor); nothing was written. Re-read it and retry.`, x.w.file);
+          }
+          fs.rmSync(x.target);
+          done.push({ target: x.target, before: x.before });
+          dieAt('RENAME', i + 1);
+          continue;
+        }
         writeFileAtomic(x.target, x.w.text, {
           root,
           mustExist: x.before !== undefined,
@@ -315,6 +427,10 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
       // Re-read what landed: each file must hold the new bytes and still be valid.
       for (const x of items) {
         const now = readTarget(x.target);
+        if (x.w.remove) {
+          if (now !== undefined) throw new WaymarkError('invalid', `${planner.operation} could not remove ${x.w.file}; the change was undone: every file has its old bytes again.`, x.w.file);
+          continue;
+        }
         const problem = now !== x.w.text ? 'its bytes on disk are not the ones written' : x.w.check?.(now);
         if (problem) throw new WaymarkError('invalid', `${planner.operation} left ${x.w.file} invalid (${problem}); the change was undone: every file has its old bytes again.`, x.w.file);
       }
@@ -326,6 +442,7 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
     }
     try {
       for (const [i, p] of planned.entries()) {
+        if (!p) continue;
         const res = appendHistory(root, { ...p, intent: `${intent.intent.id}:${i}` }, tx.historyDir);
         if (res.repaired) tx.logger?.warn(`[history] ${res.repaired}`);
         entries.push(res.entry);

@@ -31,6 +31,7 @@ export function checkReason(reason: string | undefined, file?: string): void {
   }
 }
 import { assertWritableInside } from './roots';
+import { recoverTxTouching, runTransaction, settleTransactions, type TxContext } from './transaction';
 
 /** Top-level frontmatter keys written outside the state (writeNonStateKey): the ticket mirror. */
 export const NON_STATE_KEYS = new Set(['tracker']);
@@ -195,6 +196,8 @@ export class WritePipeline {
    * of `abs`.
    */
   async recover(ctx: WorkspaceContext, abs: string): Promise<void> {
+    // A multi-file change (engine/transaction.ts) killed half done is completed first.
+    await recoverTxTouching(this.txContext(ctx), abs);
     for (const o of orphanedIntents(ctx.root, abs)) {
       if (!o.intent) {
         this.logger.warn(`[journal] ${o.path} is unreadable; moved aside to ${o.path}.bad`);
@@ -228,6 +231,16 @@ export class WritePipeline {
       for (const w of intent.writes) for (const t of removeStaleTemps(w.file)) this.logger.warn(`[write] removed ${t} left by a writer that died`);
       completeIntent(o.path);
     }
+  }
+
+  /** How the transaction engine runs for this workspace (its history folder, observers, clock). */
+  txContext(ctx: WorkspaceContext, wctx?: WriteContext): TxContext {
+    return { root: ctx.root, historyDir: ctx.config.history?.dir, actor: wctx?.actor, session: wctx?.session, now: () => this.clock.now(), guards: this.init.guards, observers: this.init.observers, logger: this.logger };
+  }
+
+  /** Before taking the lock of `abs`: settles killed multi-file changes touching it (all locks in one order). */
+  async settle(ctx: WorkspaceContext, abs: string): Promise<void> {
+    await settleTransactions({ ...this.txContext(ctx), guards: undefined }, [abs]);
   }
 
   parse(abs: string, text: string, ctx: WorkspaceContext): ReadFile {
@@ -388,6 +401,7 @@ export class WritePipeline {
       return { file: abs, operation, before: read.state, after, newText, written: false, changed: true };
     }
     const target = this.writeTarget(abs, ctx.root);
+    await this.settle(ctx, abs);
     const lock = await acquireFileLock(abs, this.lockOptions(ctx.root));
     this.logBroken(lock, target);
     let result: MutationResult;
@@ -468,26 +482,36 @@ export class WritePipeline {
     if (!NON_STATE_KEYS.has(key)) throw new WaymarkError('usage', `${key} is not a key Waymark writes outside the state (known: ${[...NON_STATE_KEYS].join(', ')}).`, file);
     const abs = path.resolve(file);
     const ctx = await this.contexts.contextFor(abs);
-    const target = this.writeTarget(abs, ctx.root);
-    const lock = await acquireFileLock(abs, this.lockOptions(ctx.root));
-    this.logBroken(lock, target);
-    try {
-      const read = this.readAt(abs, target, ctx);
-      if (options.expectStateHash && options.expectStateHash !== read.state.stateHash) {
-        throw new WaymarkError('conflict', `${abs} changed state while its ${key} block was being written; nothing was written. Re-run.`, abs);
-      }
-      const newText = editFrontmatter(read.text, [{ key, value }]);
-      if (newText === read.text) return false;
-      const after = this.parse(abs, newText, ctx).state;
-      if (after.stateHash !== read.state.stateHash) {
-        throw new WaymarkError('refused', `Writing ${key} would change the state of ${abs}; nothing was written.`, abs);
-      }
-      writeFileAtomic(target, newText, { root: ctx.root, mustExist: true, beforeRename: this.casCheck(lock, target, abs, read.text) });
-      this.model.set(abs, after);
-      return true;
-    } finally {
-      lock.release();
-    }
+    this.writeTarget(abs, ctx.root);
+    await this.settle(ctx, abs);
+    // One transaction of one file with no history line (engine/transaction.ts): locked by real
+    // path, re-read, journaled, renamed with a compare-and-swap, checked once on disk.
+    let after: WorkflowState | undefined;
+    await runTransaction({ ...this.txContext(ctx), guards: undefined, observers: undefined }, {
+      operation: `mirror-${key}`,
+      files: [abs],
+      underLocks: () => this.recover(ctx, abs),
+      plan: (texts) => {
+        const text = texts.get(abs);
+        if (text === undefined) throw new WaymarkError('unreadable', `${abs} no longer exists; its ${key} block was not written.`, abs);
+        const read = this.parse(abs, text, ctx);
+        if (options.expectStateHash && options.expectStateHash !== read.state.stateHash) {
+          throw new WaymarkError('conflict', `${abs} changed state while its ${key} block was being written; nothing was written. Re-run.`, abs);
+        }
+        const newText = editFrontmatter(text, [{ key, value }]);
+        if (newText === text) return { writes: [], result: () => undefined };
+        const next = this.parse(abs, newText, ctx).state;
+        if (next.stateHash !== read.state.stateHash) {
+          throw new WaymarkError('refused', `Writing ${key} would change the state of ${abs}; nothing was written.`, abs);
+        }
+        after = next;
+        const same = (t: string) => (this.parse(abs, t, ctx).state.stateHash === read.state.stateHash ? undefined : 'its state would change.');
+        return { writes: [{ file: abs, text: newText, entry: null, check: same }], result: () => undefined };
+      },
+    });
+    if (!after) return false;
+    this.model.set(abs, after);
+    return true;
   }
 
   logBroken(lock: HeldLock, file?: string): void {

@@ -6,8 +6,9 @@ import { systemClock, silentLogger } from '../ports';
 import type { WorkflowState } from '../types';
 import { WaymarkError } from '../errors';
 import { writeFileAtomic } from '../store/atomicWrite';
-import { withFileLock } from '../store/fileLock';
-import { appendHistory, assertHistoryAppendable, stateChange } from '../store/history';
+import { assertHistoryAppendable, stateChange } from '../store/history';
+import { parseWorkflowText } from '../model/workflow';
+import { runTransaction, type TxWrite } from '../engine/transaction';
 import { assertNotReadOnly, assertWritable, safeWritePath } from '../store/safePath';
 import { editFrontmatter, type EditValue, type FrontmatterEdit } from '../model/edit';
 import { STATE_KEYS } from '../model/stateKeys';
@@ -337,47 +338,55 @@ export async function restoreCheckpoint(
     assertWritable(path.join(path.dirname(target), '.waymark-probe'), 'workflow file', { display: abs });
     assertHistoryAppendable(root, abs, ctx.config.history.dir);
   }
-  for (const item of items) {
-    if (item.action !== 'restore') continue;
-    const entry = entries.find((e) => e.file === item.file)!;
-    const abs = path.join(root, item.file);
-    await withFileLock(
-      abs,
-      async () => {
-        const cur = readWorkflowFile(ctx, abs);
-        if (!cur.state || !cur.text) throw new WaymarkError('unreadable', `${item.file} could not be read for the restore: ${cur.error}.`, abs);
-        if (cur.state.stateHash !== item.fromHash) {
-          throw new WaymarkError('conflict', `${item.file} changed while the restore was running (state hash ${cur.state.stateHash.slice(0, 12)} is not ${item.fromHash?.slice(0, 12)}); run the restore again.`, abs);
-        }
-        assertNotReadOnly(abs, safeWritePath(root, abs, item.file));
-        for (const g of options.guards ?? []) await g({ file: abs, root, operation: 'checkpoint.restore', actor: options.actor, session: options.session });
-        const { edits, skipped } = restoreEdits(cur.state.data, entry.stateKeys);
-        if (skipped.length) logger.warn(`[protocol] restore of ${item.file}: keys ${skipped.join(', ')} hold nested values and were left as they are`);
-        const newText = editFrontmatter(cur.text, edits);
-        writeFileAtomic(abs, newText, { root });
-        const after = readWorkflowFile(ctx, abs);
-        const h = appendHistory(
-          root,
-          {
-            time: clock.now().toISOString(),
-            session: options.session,
-            actor: options.actor,
-            operation: 'checkpoint.restore',
+  // Every file of the restore is one transaction (engine/transaction.ts): locked by real path in
+  // one order, re-read, the state hashes compared, the guards, one intent journal over them all,
+  // atomic renames, one history line per file. A writer killed half way is completed by the next.
+  const restoring = items.filter((i) => i.action === 'restore');
+  if (!restoring.length) return result;
+  await runTransaction(
+    { root, historyDir: ctx.config.history.dir, actor: options.actor, session: options.session, now: () => clock.now(), guards: options.guards, logger },
+    {
+      operation: 'checkpoint.restore',
+      files: restoring.map((i) => path.join(root, i.file)),
+      plan(texts) {
+        const writes: TxWrite[] = restoring.map((item) => {
+          const entry = entries.find((e) => e.file === item.file)!;
+          const abs = path.join(root, item.file);
+          const text = texts.get(abs);
+          const cur = text === undefined ? undefined : parseWorkflowText(abs, text, ctx);
+          if (!cur?.state || text === undefined) throw new WaymarkError('unreadable', `${item.file} could not be read for the restore: ${text === undefined ? 'it no longer exists' : (cur?.problems[0]?.message ?? 'the frontmatter could not be read')}. Nothing was changed.`, abs);
+          if (cur.state.stateHash !== item.fromHash) {
+            throw new WaymarkError('conflict', `${item.file} changed while the restore was running (state hash ${cur.state.stateHash.slice(0, 12)} is not ${item.fromHash?.slice(0, 12)}); run the restore again. Nothing was changed.`, abs);
+          }
+          const { edits, skipped } = restoreEdits(cur.state.data, entry.stateKeys);
+          if (skipped.length) logger.warn(`[protocol] restore of ${item.file}: keys ${skipped.join(', ')} hold nested values and were left as they are`);
+          const newText = editFrontmatter(text, edits);
+          const after = parseWorkflowText(abs, newText, ctx).state;
+          return {
             file: abs,
-            ...stateChange(cur.state, after.state),
-            hashBefore: cur.state.stateHash,
-            hashAfter: after.state?.stateHash,
-            detail: { checkpoint: id, ...(skipped.length ? { skipped } : {}), ...(item.detail ? { note: item.detail } : {}), ...(item.rewound ? { forced: true, rewound: item.rewound } : {}) },
+            text: newText,
+            check: (t: string) => (parseWorkflowText(abs, t, ctx).state ? undefined : 'its frontmatter would not parse.'),
+            entry: {
+              ...stateChange(cur.state, after),
+              hashBefore: cur.state.stateHash,
+              hashAfter: after?.stateHash,
+              detail: { checkpoint: id, ...(skipped.length ? { skipped } : {}), ...(item.detail ? { note: item.detail } : {}), ...(item.rewound ? { forced: true, rewound: item.rewound } : {}) },
+            },
+          };
+        });
+        return {
+          writes,
+          result: (lines) => {
+            for (const h of lines) {
+              const rel = relPath(root, h.file);
+              result.restored.push(rel);
+              result.history[rel] = h.seq;
+            }
           },
-          ctx.config.history.dir,
-        );
-        if (h.repaired) logger.warn(`[protocol] ${h.repaired}`);
-        result.restored.push(item.file);
-        result.history[item.file] = h.entry.seq;
+        };
       },
-      { root },
-    );
-  }
+    },
+  );
   if (options.events !== false && result.restored.length) {
     appendEvent(root, { type: 'checkpoint.restore', actor: options.actor, session: options.session, data: { id, files: result.restored, forced: !!options.force } }, options.events || {});
   }

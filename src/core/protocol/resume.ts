@@ -328,6 +328,8 @@ export async function sync(root: string, options: ResumeOptions & { actor?: stri
   const before = await resumeRoot(root, options);
   const actions: SyncAction[] = [];
   let needCheckpoint = false;
+  const restoreOptions = { actor: options.actor ?? 'waymark-sync', session: options.session, guards: options.guards, clock, logger, contexts: options.contexts, forceBody: options.force };
+  const restores = new Map<string, { file: string; relFile: string; step?: string }[]>();
   for (const r of before.workflows) {
     const winner = r.sources.find((s) => s.source === r.source);
     if (!winner) continue;
@@ -347,8 +349,10 @@ export async function sync(root: string, options: ResumeOptions & { actor?: stri
         const id = winner.source.replace(/^checkpoint /, '');
         try {
           // Forward only: the restore itself refuses to un-complete a step or move a status back.
-          await restoreCheckpoint(root, id, { only: [r.file], actor: options.actor ?? 'waymark-sync', session: options.session, guards: options.guards, clock, logger, contexts: options.contexts, forceBody: options.force });
-          actions.push({ file: r.relFile, action: 'frontmatter', detail: `state restored from checkpoint ${id} (${winner.step ?? 'done'})` });
+          await restoreCheckpoint(root, id, { ...restoreOptions, only: [r.file], dryRun: true });
+          const group = restores.get(id) ?? [];
+          group.push({ file: r.file, relFile: r.relFile, step: winner.step });
+          restores.set(id, group);
         } catch (e) {
           actions.push({ file: r.relFile, action: 'manual', detail: `frontmatter is behind checkpoint ${id} but was not restored: ${errorMessage(e)}` });
         }
@@ -356,6 +360,16 @@ export async function sync(root: string, options: ResumeOptions & { actor?: stri
       if (s.tier === 1 && winner.tier === 3) {
         actions.push({ file: r.relFile, action: 'manual', detail: `the orchestrator (${winner.source}, ${winner.time}) is ahead of the frontmatter: it says ${winner.step ?? 'done'}; record the finished steps with waymark complete-step ${r.relFile} <step> (or waymark advance)` });
       }
+    }
+  }
+  // The frontmatter restored from one checkpoint is one transaction over all its files
+  // (engine/transaction.ts): a sync killed half way is completed or dropped by the next writer.
+  for (const [id, group] of restores) {
+    try {
+      await restoreCheckpoint(root, id, { ...restoreOptions, only: group.map((g) => g.file) });
+      for (const g of group) actions.push({ file: g.relFile, action: 'frontmatter', detail: `state restored from checkpoint ${id} (${g.step ?? 'done'})` });
+    } catch (e) {
+      for (const g of group) actions.push({ file: g.relFile, action: 'manual', detail: `frontmatter is behind checkpoint ${id} but was not restored: ${errorMessage(e)}` });
     }
   }
   if (needCheckpoint) {

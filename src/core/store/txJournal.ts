@@ -27,6 +27,8 @@ export interface TxIntentWrite {
   after: string;
   /** The new bytes, so a killed change can be completed. */
   text: string;
+  /** The file is removed (`after` is 'removed', `text` ''). */
+  remove?: boolean;
 }
 
 export interface TxIntent {
@@ -40,8 +42,12 @@ export interface TxIntent {
   operation: string;
   historyDir?: string;
   writes: TxIntentWrite[];
-  /** The history line of each write (same index); its seq is assigned when appended. */
-  entries: Omit<HistoryEntry, 'seq'>[];
+  /**
+   * The history line of each write (same index; null: that write is not recorded); its seq is
+   * assigned when appended. Its `file` may be another file of the change (a gate verdict is
+   * recorded in its workflow's history).
+   */
+  entries: (Omit<HistoryEntry, 'seq'> | null)[];
 }
 
 function journalDir(root: string): string {

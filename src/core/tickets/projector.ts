@@ -147,7 +147,7 @@ async function planAndSend(o: ProjectOptions): Promise<ProjectReport> {
   const clock = o.clock ?? systemClock;
   const tickets = await projectFolder(o.core, o.root, o.workflows);
   const outbox = new Outbox(o.root, o.store.name);
-  const sidecar = new SidecarMirrors(o.root, o.store.name);
+  const sidecar = await SidecarMirrors.load(o.root, o.store.name);
   // The frontmatter block only for workflow files the core reads, and only when the `tracker` key
   // is absent or Waymark's own mirror: a `tracker:` someone else wrote is not ours to replace.
   const useFrontmatter = (t: ProjectedTicket) => {
@@ -288,9 +288,9 @@ async function planAndSend(o: ProjectOptions): Promise<ProjectReport> {
     const mirror: TrackerMirror = { store: o.store.name, id: ref.id, url: ref.url, status: ref.status, syncedHash: complete ? t.hash : `partial:${t.hash}` };
     if (!(await writeMirror(o, t, mirror, useFrontmatter(t), sidecar))) report.mirrorsDeferred.push(t.waymarkId);
     if (queuedIds.has(t.waymarkId)) outbox.done(t.waymarkId, clock.now());
-    if ((i + 1) % 50 === 0) sidecar.save();
+    if ((i + 1) % 50 === 0) await sidecar.save();
   }
-  sidecar.save();
+  await sidecar.save();
   // Tickets of removed artifacts: closed, one way, through the breaker like any change.
   for (let i = 0; i < orphans.length && !fatal && !report.outage; i++) {
     const x = orphans[i];

@@ -1,0 +1,258 @@
+// Every kind of state write is one transaction (engine/transaction.ts): a real `waymark` process
+// SIGKILLed at each point between its first and last rename (and after its history line), then
+// the next writer leaves every file of the change all old or all new, with exactly one history
+// line per changed file, and no intent left in the journal.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as os from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { workspace } from './fileHelpers';
+import { gateTextHash } from '../../src/core/index';
+import { readHistory } from '../../src/core/store/history';
+
+const CLI = path.resolve('dist/cli.js');
+
+function cli(dir: string, args: string[], env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: dir, env: { ...process.env, ...env, WAYMARK_ACTOR: 'test', WAYMARK_SESSION: '' } });
+}
+
+const read = (dir: string, rel: string) => {
+  try {
+    return fs.readFileSync(path.join(dir, rel), 'utf8');
+  } catch {
+    return undefined;
+  }
+};
+
+function journalLeft(dir: string): string[] {
+  const d = path.join(dir, '.waymark', 'journal');
+  return fs.existsSync(d) ? fs.readdirSync(d).filter((f) => f.startsWith('tx.') && !f.endsWith('.bad')) : [];
+}
+
+function killed(dir: string, args: string[], hook: string, n: string): void {
+  const r = cli(dir, args, { [hook]: n });
+  assert.equal(r.signal, 'SIGKILL', `the writer was to die at ${hook}=${n}: status ${r.status} ${r.stderr}`);
+}
+
+const DEF = 'steps:\n  - build\n  - id: review\n    gate: true\n  - ship\n';
+const plan = (done: string[], current: string, status = 'in_progress') => `---\nworkflow: release\nstatus: ${status}\nstepsCompleted: [${done.join(', ')}]\ncurrentStep: ${current}\n---\nBody\n`;
+
+describe('gate verdicts are one transaction: the gate file and the workflow history line with its hash', () => {
+  const GATE = '.waymark/gates/rel/review.gate';
+  const points: [string, string][] = [['WAYMARK_TX_DIE_AFTER_RENAME', '0'], ['WAYMARK_TX_DIE_AFTER_RENAME', '1'], ['WAYMARK_TX_DIE_AFTER_HISTORY', '1']];
+  for (const next of ['a workflow write (scope)', 'another gate verdict']) {
+    for (const [hook, n] of points) {
+      test(`killed with ${hook}=${n}, then ${next}: the gate file and its history line are both there or both not, once`, () => {
+        const dir = workspace({ '.waymark/workflows/release.yaml': DEF, 'rel.md': plan(['build'], 'review') }, { prefix: 'wm-txgate-' });
+        assert.equal(cli(dir, ['gate', 'fail', 'rel.md', 'review', '--by', 'ana', '--reason', 'flaky']).status, 0);
+        const old = read(dir, GATE)!;
+        killed(dir, ['gate', 'pass', 'rel.md', 'review', '--by', 'bo'], hook, n);
+        const r = next.startsWith('a workflow') ? cli(dir, ['scope', 'rel.md', 'small']) : cli(dir, ['gate', 'fail', 'rel.md', 'build', '--by', 'cy']);
+        assert.equal(r.status, 0, r.stderr);
+        const now = read(dir, GATE)!;
+        const passes = readHistory(dir, path.join(dir, 'rel.md')).filter((e) => e.operation === 'gate-pass');
+        if (n === '0') {
+          assert.equal(now, old, 'killed before its rename: the gate file is as it was');
+          assert.equal(passes.length, 0);
+        } else {
+          assert.match(now, /PASS/);
+          assert.equal(passes.length, 1, JSON.stringify(passes));
+          assert.equal(passes[0].detail?.gateSha256, gateTextHash(now), 'the recorded hash is the gate file on disk');
+        }
+        assert.deepEqual(journalLeft(dir), []);
+        // The recorded verdict is trusted (gates.trust: recorded): advance passes only a recorded PASS.
+        const adv = cli(dir, ['advance', 'rel.md']);
+        assert.equal(adv.status === 0, n !== '0', adv.stderr);
+      });
+    }
+  }
+});
+
+const DEF3 = 'steps:\n  - a\n  - b\n  - c\n';
+const FILES = ['x.md', 'y.md', 'z.md'];
+const flow = (done: string[], current: string) => `---\nworkflow: three\nstatus: in_progress\nstepsCompleted: [${done.join(', ')}]\ncurrentStep: ${current}\n---\nBody of the work\n`;
+
+/** Three workflows checkpointed at step b, then moved on past it: a restore changes all three. */
+function restorable(): { dir: string; id: string } {
+  const dir = workspace({ '.waymark/workflows/three.yaml': DEF3, ...Object.fromEntries(FILES.map((f) => [f, flow(['a'], 'b')])) }, { prefix: 'wm-txrestore-' });
+  assert.equal(cli(dir, ['checkpoint', 'create', '--message', 'at b']).status, 0);
+  const id = fs.readdirSync(path.join(dir, '.waymark', 'checkpoints')).find((n) => n.endsWith('.json'))!.replace(/\.json$/, '');
+  for (const f of FILES) assert.equal(cli(dir, ['complete-step', f, 'b']).status, 0);
+  return { dir, id };
+}
+
+/** The bytes each file has after the same change made without a kill (in a copy). */
+function expectedAfter(dir: string, args: string[]): Record<string, string> {
+  const copy = fs.mkdtempSync(`${dir}-copy-`);
+  fs.cpSync(dir, copy, { recursive: true });
+  const r = cli(copy, args);
+  assert.equal(r.status, 0, r.stderr);
+  return Object.fromEntries(FILES.map((f) => [f, read(copy, f)!]));
+}
+
+function allOldOrAllNew(dir: string, old: Record<string, string>, fresh: Record<string, string>, operation: string): boolean {
+  const states = FILES.map((f) => (read(dir, f) === fresh[f] ? 'new' : read(dir, f) === old[f] ? 'old' : 'other'));
+  assert.ok(!states.includes('other'), `a file is neither old nor new: ${states.join(', ')}`);
+  assert.equal(new Set(states).size, 1, `files are ${states.join(', ')}`);
+  const isNew = states[0] === 'new';
+  for (const f of FILES) {
+    const lines = readHistory(dir, path.join(dir, f)).filter((e) => e.operation === operation);
+    assert.equal(lines.length, isNew ? 1 : 0, `${f}: ${JSON.stringify(lines)}`);
+  }
+  assert.deepEqual(journalLeft(dir), []);
+  return isNew;
+}
+
+const MULTI: [string, string][] = [
+  ['WAYMARK_TX_DIE_AFTER_RENAME', '0'],
+  ['WAYMARK_TX_DIE_AFTER_RENAME', '1'],
+  ['WAYMARK_TX_DIE_AFTER_RENAME', '2'],
+  ['WAYMARK_TX_DIE_AFTER_RENAME', '3'],
+  ['WAYMARK_TX_DIE_AFTER_HISTORY', '1'],
+  ['WAYMARK_TX_DIE_AFTER_HISTORY', '2'],
+];
+
+describe('checkpoint restore is one transaction over every file it restores', () => {
+  for (const [hook, n] of MULTI) {
+    test(`killed with ${hook}=${n}: the next writer of one file leaves all three old or all new, one history line each`, () => {
+      const { dir, id } = restorable();
+      const old = Object.fromEntries(FILES.map((f) => [f, read(dir, f)!]));
+      const args = ['checkpoint', 'restore', id, '--force'];
+      const fresh = expectedAfter(dir, args);
+      killed(dir, args, hook, n);
+      // A single-file workflow write settles the whole killed restore first.
+      const next = cli(dir, ['scope', 'y.md', 'small']);
+      assert.equal(next.status, 0, next.stderr);
+      const y = read(dir, 'y.md')!;
+      fs.writeFileSync(path.join(dir, 'y.md'), y.replace(/^scope: small\n/m, ''));
+      const isNew = allOldOrAllNew(dir, old, fresh, 'checkpoint.restore');
+      if (hook.endsWith('RENAME') && n !== '0') assert.equal(isNew, true, 'a change whose first rename happened is completed');
+      if (n === '0' && hook.endsWith('RENAME')) assert.equal(isNew, false);
+    });
+  }
+
+  test('a read-only file is refused (exit 2) and nothing is restored; broken frontmatter refuses even with --force', () => {
+    const { dir, id } = restorable();
+    const old = Object.fromEntries(FILES.map((f) => [f, read(dir, f)!]));
+    fs.chmodSync(path.join(dir, 'z.md'), 0o444);
+    const r = cli(dir, ['checkpoint', 'restore', id, '--force']);
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /read-only|chmod/);
+    fs.chmodSync(path.join(dir, 'z.md'), 0o644);
+    fs.writeFileSync(path.join(dir, 'z.md'), '---\nworkflow: three\nstatus: [in_progress\n---\nBody of the work\n');
+    const b = cli(dir, ['checkpoint', 'restore', id, '--force']);
+    assert.notEqual(b.status, 0, b.stderr);
+    for (const f of ['x.md', 'y.md']) assert.equal(read(dir, f), old[f]);
+    assert.deepEqual(journalLeft(dir), []);
+  });
+});
+
+describe('sync is one transaction over the frontmatter it moves forward', () => {
+  /** Three workflows checkpointed at step c, whose frontmatter was then set back by hand to step b. */
+  function behind(): string {
+    const dir = workspace({ '.waymark/workflows/three.yaml': DEF3, ...Object.fromEntries(FILES.map((f) => [f, flow(['a', 'b'], 'c')])) }, { prefix: 'wm-txsync-' });
+    assert.equal(cli(dir, ['checkpoint', 'create', '--message', 'at c']).status, 0);
+    for (const f of FILES) fs.writeFileSync(path.join(dir, f), flow(['a'], 'b'));
+    return dir;
+  }
+  for (const [hook, n] of MULTI) {
+    test(`killed with ${hook}=${n}: the next writer leaves all three old or all new, one history line each`, () => {
+      const dir = behind();
+      const old = Object.fromEntries(FILES.map((f) => [f, read(dir, f)!]));
+      const fresh = expectedAfter(dir, ['sync']);
+      for (const f of FILES) assert.match(fresh[f], /stepsCompleted: \[a, b\]/);
+      killed(dir, ['sync'], hook, n);
+      const next = cli(dir, ['scope', 'x.md', 'small']);
+      assert.equal(next.status, 0, next.stderr);
+      fs.writeFileSync(path.join(dir, 'x.md'), read(dir, 'x.md')!.replace(/^scope: small\n/m, ''));
+      const isNew = allOldOrAllNew(dir, old, fresh, 'checkpoint.restore');
+      if (hook.endsWith('RENAME')) assert.equal(isNew, n !== '0');
+    });
+  }
+});
+
+describe('ticket mirrors are written by the one transaction (no history line: not a state change)', () => {
+  const wfText = (id: string) => `---\nworkflow: ${id}\nstatus: in_progress\nstepsCompleted: []\nsteps: [one, two]\n---\n# ${id}\n`;
+  for (const n of ['0', '1']) {
+    test(`a projection killed with WAYMARK_TX_DIE_AFTER_RENAME=${n}: the next writer finds the file old or with its whole block, and the next projection sends each ticket once`, () => {
+      const repo = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wm-txmirror-repo-')));
+      for (const a of [['init', '-q', repo], ['-C', repo, 'config', 'user.email', 't@example.com'], ['-C', repo, 'config', 'user.name', 'T']]) spawnSync('git', a);
+      const dir = workspace({ 'a.md': wfText('a'), 'b.md': wfText('b') }, { prefix: 'wm-txmirror-', config: `tracker:\n  store: git\n  repo: ${repo}\n` });
+      const env = { WAYMARK_TICKETS_ALLOW_OUTSIDE: repo };
+      const olds = { a: read(dir, 'a.md')!, b: read(dir, 'b.md')! };
+      const k = cli(dir, ['project'], { ...env, WAYMARK_TX_DIE_AFTER_RENAME: n });
+      assert.equal(k.signal, 'SIGKILL', k.stderr);
+      assert.equal(journalLeft(dir).length, 1, 'the killed mirror write left its intent');
+      const next = cli(dir, ['scope', 'a.md', 'small']);
+      assert.equal(next.status, 0, next.stderr);
+      fs.writeFileSync(path.join(dir, 'a.md'), read(dir, 'a.md')!.replace(/^scope: small\n/m, ''));
+      assert.deepEqual(journalLeft(dir), []);
+      for (const id of ['a', 'b'] as const) {
+        const now = read(dir, `${id}.md`)!;
+        const stripped = now.replace(/^tracker:\n(  .*\n)+/m, '');
+        assert.equal(stripped, olds[id], `${id}.md is its old bytes, or those with the whole tracker block`);
+        assert.deepEqual(readHistory(dir, path.join(dir, `${id}.md`)).filter((e) => e.operation !== 'set-scope').map((e) => e.operation), []);
+      }
+      const again = cli(dir, ['project'], env);
+      assert.equal(again.status, 0, again.stderr);
+      for (const id of ['a', 'b']) assert.match(read(dir, `${id}.md`)!, /^tracker:\n  store: git\n/m);
+      const tickets = fs.readdirSync(path.join(repo, 'tickets')).filter((f) => f.endsWith('.md'));
+      assert.equal(tickets.length, 2, tickets.join(', '));
+    });
+  }
+
+  for (const n of ['0', '1']) {
+    test(`a sidecar save killed with WAYMARK_TX_DIE_AFTER_RENAME=${n}: the sidecar is whole (old or new), and the next projection sends the ticket once`, () => {
+      const repo = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wm-txsidecar-repo-')));
+      for (const a of [['init', '-q', repo], ['-C', repo, 'config', 'user.email', 't@example.com'], ['-C', repo, 'config', 'user.name', 'T']]) spawnSync('git', a);
+      // A `tracker:` key someone else wrote: the mirror goes to the sidecar.
+      const dir = workspace({ 'a.md': wfText('a').replace('---\n# a', 'tracker: JIRA-42\n---\n# a') }, { prefix: 'wm-txsidecar-', config: `tracker:\n  store: git\n  repo: ${repo}\n` });
+      const env = { WAYMARK_TICKETS_ALLOW_OUTSIDE: repo };
+      const k = cli(dir, ['project'], { ...env, WAYMARK_TX_DIE_AFTER_RENAME: n });
+      assert.equal(k.signal, 'SIGKILL', k.stderr);
+      const side = read(dir, '.waymark/tracker/git.json');
+      if (n === '0') assert.equal(side, undefined);
+      else assert.doesNotThrow(() => JSON.parse(side!));
+      const again = cli(dir, ['project'], env);
+      assert.equal(again.status, 0, again.stderr);
+      assert.deepEqual(journalLeft(dir), []);
+      assert.match(read(dir, 'a.md')!, /^tracker: JIRA-42$/m);
+      assert.ok(JSON.parse(read(dir, '.waymark/tracker/git.json')!).items.a, 'the mirror is in the sidecar');
+      assert.equal(fs.readdirSync(path.join(repo, 'tickets')).filter((f) => f.endsWith('.md')).length, 1);
+    });
+  }
+});
+
+describe('a gate file moving from its old location moves in the same transaction', () => {
+  const LEGACY = '.waymark/gates/plan/review.gate';
+  const MOVED = '.waymark/gates/workflows/auth/plan/review.gate';
+  const points: [string, string][] = [['WAYMARK_TX_DIE_AFTER_RENAME', '0'], ['WAYMARK_TX_DIE_AFTER_RENAME', '1'], ['WAYMARK_TX_DIE_AFTER_RENAME', '2'], ['WAYMARK_TX_DIE_AFTER_HISTORY', '1']];
+  for (const [hook, n] of points) {
+    test(`killed with ${hook}=${n}: one copy of the gate file, old or new, and its history line once`, () => {
+      const time = '2026-11-20T10:00:00.000Z';
+      const dir = workspace({ '.waymark/workflows/release.yaml': DEF, 'workflows/auth/plan.md': plan(['build'], 'review'), [LEGACY]: `gate: PASS\nreviewer: maria\nupdated: ${time}\nhistory:\n  - gate: PASS\n    reviewer: maria\n    updated: ${time}\n` }, { prefix: 'wm-txgatemove-' });
+      const auth = path.join(dir, 'workflows/auth/plan.md');
+      fs.mkdirSync(path.join(dir, '.waymark/history/workflows/auth'), { recursive: true });
+      fs.writeFileSync(path.join(dir, '.waymark/history/workflows/auth/plan.md.jsonl'), JSON.stringify({ seq: 1, time: '2026-11-20T10:00:00.004Z', actor: 'cli', operation: 'gate-pass', file: auth, from: {}, to: {}, detail: { step: 'review', gate: 'review', gateFile: path.join(dir, LEGACY), verdict: 'PASS', previous: null, by: 'maria' } }) + '\n');
+      const old = read(dir, LEGACY);
+      killed(dir, ['gate', 'concerns', 'workflows/auth/plan.md', 'review', '--by', 'tom', '--reason', 'docs thin'], hook, n);
+      const next = cli(dir, ['scope', 'workflows/auth/plan.md', 'small']);
+      assert.equal(next.status, 0, next.stderr);
+      const legacy = read(dir, LEGACY);
+      const moved = read(dir, MOVED);
+      const lines = readHistory(dir, auth).filter((e) => e.operation === 'gate-concerns');
+      assert.deepEqual(journalLeft(dir), []);
+      if (n === '0') {
+        assert.deepEqual([legacy, moved, lines.length], [old, undefined, 0]);
+      } else {
+        assert.equal(legacy, undefined, 'the old copy is gone');
+        assert.match(moved ?? '', /CONCERNS/);
+        assert.equal(lines.length, 1);
+        assert.equal(lines[0].detail?.gateSha256, gateTextHash(moved!));
+        assert.equal(lines[0].detail?.movedFrom, LEGACY);
+      }
+    });
+  }
+});
