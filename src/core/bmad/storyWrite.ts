@@ -122,7 +122,8 @@ export async function setStoryStatus(root: string, ref: string, status: string, 
   const ctx = await contextOf(root, opts);
   const first = load(root, ref, opts, ctx);
   const key = first.story.key;
-  const ledgerFile = first.report.ledgerFile;
+  // The ledger the story is listed in (a project may keep one per module), else the project's.
+  const ledgerFile = first.story.ledgerFile ?? first.report.ledgerFile;
   const files = [first.story.file, ledgerFile].filter((f): f is string => !!f);
   if (!files.length) throw new WaymarkError('invalid', `Story ${key} has neither a story file nor a ledger entry to write.`);
   const workspaceRoot = txRoot(ctx, first.report.root);
@@ -136,7 +137,8 @@ export async function setStoryStatus(root: string, ref: string, status: string, 
       if (opts.expectHash && opts.expectHash !== story.stateHash) {
         throw new WaymarkError('conflict', `Story ${story.key} changed since it was read (state hash ${story.stateHash.slice(0, 12)}…, expected ${opts.expectHash.slice(0, 12)}…). Read it again (waymark story show ${story.key} --json), then retry.`, story.file ?? report.ledgerFile, { currentHash: story.stateHash });
       }
-      const ledgerText = report.ledgerFile ? texts.get(report.ledgerFile) : undefined;
+      const storyLedger = story.ledgerFile ?? report.ledgerFile;
+      const ledgerText = storyLedger ? texts.get(storyLedger) : undefined;
       // The line reader's word when it is one; else what YAML reads (an entry written as a mapping).
       const known = (w: string | undefined) => (w !== undefined && (STORY_STATUSES as readonly string[]).includes(w) ? w : undefined);
       const yamlWord = ledgerText !== undefined && known(story.ledgerStatus) === undefined ? ledgerEntryStatus(ledgerText, story.key)?.trim().toLowerCase() : undefined;
@@ -179,8 +181,8 @@ export async function setStoryStatus(root: string, ref: string, status: string, 
           });
         }
       }
-      if (report.ledgerFile && ledgerText !== undefined && ledgerNow !== want && (story.ledgerLine !== undefined || ledgerHasEntry(ledgerText, story.key))) {
-        const file = report.ledgerFile;
+      if (storyLedger && ledgerText !== undefined && ledgerNow !== want && (story.ledgerLine !== undefined || ledgerHasEntry(ledgerText, story.key))) {
+        const file = storyLedger;
         const next = editLedgerStatus(file, ledgerText, story.key, want, now);
         ledgerEdit = { file, root: report.root, before: ledgerText, after: next };
         writes.push({

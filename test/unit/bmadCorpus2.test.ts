@@ -1,0 +1,99 @@
+// Real projects read right (issue 20, second corpus round): a project keeping one ledger per
+// module (`docs/modules/*/sprint-status.yaml`), every ledger taking part in drift, sprint, next
+// and the write paths, each entry with its own ledger file.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { loadSprint } from '../../src/core/bmad/sprint';
+import { setStoryStatus } from '../../src/core/bmad/storyWrite';
+import type { Problem } from '../../src/core/types';
+
+const CLI = path.resolve('dist/cli.js');
+const MODULES = path.resolve('test/fixtures/bmad-modules');
+const ORDERS = path.join(MODULES, 'docs', 'modules', 'bm-orders');
+const LEDGERS = path.join(MODULES, 'docs', 'modules', 'bm-ledger');
+const NOW = new Date('2026-01-10T09:00:00Z');
+const show = (ps: Problem[]) => ps.map((p) => `${path.relative(MODULES, p.file)}:${p.range.start.line + 1} ${p.severity} ${p.code}`);
+
+function copy(src: string): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-corpus2-'));
+  fs.cpSync(src, root, { recursive: true });
+  return root;
+}
+
+const run = (cwd: string, args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd, env: { ...process.env, WAYMARK_ACTOR: 'tester', NO_COLOR: '1' } });
+
+describe('a project with one ledger per module', () => {
+  test('every live ledger is read; each story and epic carries its own ledger file; the archived one is not read', () => {
+    const r = loadSprint(MODULES, { now: NOW })!;
+    assert.ok(r, 'the sprint is found');
+    assert.deepEqual(r.ledgerFiles.map((f) => path.relative(MODULES, f)).sort(), ['docs/modules/bm-ledger/sprint-status.yaml', 'docs/modules/bm-orders/sprint-status.yaml']);
+    const keys = r.stories.map((s) => s.key).sort();
+    assert.deepEqual(keys, ['lg-01-1-account-chart', 'lg-02-1-journal-import', 'lg-02-2-trial-balance', 'or-01-1-order-model', 'or-01-2-cart-totals', 'or-02-1-refunds']);
+    const s = (k: string) => r.stories.find((x) => x.key === k)!;
+    assert.equal(s('or-01-2-cart-totals').ledgerFile, path.join(ORDERS, 'sprint-status.yaml'));
+    assert.equal(s('lg-02-1-journal-import').ledgerFile, path.join(LEDGERS, 'sprint-status.yaml'));
+    assert.equal(s('or-01-1-order-model').file, path.join(ORDERS, 'stories', 'or-01-1-order-model.md'));
+    assert.equal(s('lg-02-2-trial-balance').status, 'backlog');
+    const epic = r.epics.find((e) => e.id === 'or-01')!;
+    assert.equal(epic.ledgerStatus, 'done');
+    assert.equal(epic.retrospective, 'optional', 'or-01-retrospective is the retrospective of module epic or-01');
+    assert.equal(epic.ledgerFile, path.join(ORDERS, 'sprint-status.yaml'));
+  });
+
+  test('drift is found in each module and reported against its own ledger; clean stories get nothing', () => {
+    const r = loadSprint(MODULES, { now: NOW })!;
+    const drift = r.problems.filter((p) => p.code === 'story-status-drift');
+    assert.deepEqual(show(drift).sort(), [
+      'docs/modules/bm-ledger/sprint-status.yaml:9 info story-status-drift',
+      'docs/modules/bm-ledger/stories/lg-02-1-journal-import.md:3 info story-status-drift',
+      'docs/modules/bm-orders/sprint-status.yaml:10 info story-status-drift',
+      'docs/modules/bm-orders/stories/or-01-2-cart-totals.md:3 warning story-status-drift',
+    ]);
+    // The drifted story's ledger says done with a task open; nothing else is louder than a note.
+    const loud = r.problems.filter((p) => p.severity !== 'info' && p.code !== 'story-status-drift');
+    assert.deepEqual(show(loud), ['docs/modules/bm-orders/stories/or-01-2-cart-totals.md:12 warning story-done-tasks-open']);
+    // The synonym note is on the ledger that has it.
+    const legacy = r.problems.filter((p) => p.code === 'ledger-legacy-status');
+    assert.deepEqual(show(legacy), ['docs/modules/bm-ledger/sprint-status.yaml:10 info ledger-legacy-status']);
+  });
+
+  test('story set-status writes the ledger the story is listed in, and no other', async () => {
+    const root = copy(MODULES);
+    try {
+      const orders = fs.readFileSync(path.join(root, 'docs/modules/bm-orders/sprint-status.yaml'), 'utf8');
+      const r = await setStoryStatus(root, 'lg-02-1-journal-import', 'review', { now: NOW, actor: 'tester' });
+      assert.equal(r.changed, true);
+      assert.deepEqual(r.written.map((f) => path.relative(root, f)).sort(), ['docs/modules/bm-ledger/sprint-status.yaml']);
+      assert.match(fs.readFileSync(path.join(root, 'docs/modules/bm-ledger/sprint-status.yaml'), 'utf8'), /^ {2}lg-02-1-journal-import: review$/m);
+      assert.equal(fs.readFileSync(path.join(root, 'docs/modules/bm-orders/sprint-status.yaml'), 'utf8'), orders);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  test('waymark fix on the second ledger edits that ledger', () => {
+    const root = copy(MODULES);
+    try {
+      const r = run(root, ['fix', 'docs/modules/bm-ledger/sprint-status.yaml', 'ledger-legacy-status']);
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(fs.readFileSync(path.join(root, 'docs/modules/bm-ledger/sprint-status.yaml'), 'utf8'), /^ {2}lg-02-2-trial-balance: backlog$/m);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  test('sprint --json lists every ledger and the stories of both; next picks from both', () => {
+    const r = run(MODULES, ['sprint', '--json']);
+    assert.equal(r.status, 0, r.stderr);
+    const j = JSON.parse(r.stdout);
+    assert.deepEqual(j.ledgers.sort(), ['docs/modules/bm-ledger/sprint-status.yaml', 'docs/modules/bm-orders/sprint-status.yaml']);
+    const stories = j.epics.flatMap((e: { stories: { key: string; ledger: string | null }[] }) => e.stories);
+    assert.equal(stories.length, 6);
+    assert.equal(stories.find((s: { key: string }) => s.key === 'lg-01-1-account-chart').ledger, 'docs/modules/bm-ledger/sprint-status.yaml');
+    assert.equal(j.next.action, 'dev-story');
+  });
+});
