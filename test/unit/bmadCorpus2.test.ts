@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { loadSprint } from '../../src/core/bmad/sprint';
 import { setStoryStatus } from '../../src/core/bmad/storyWrite';
+import { normalizeStoryStatus } from '../../src/core/bmad/story';
 import type { Problem } from '../../src/core/types';
 
 const CLI = path.resolve('dist/cli.js');
@@ -95,5 +96,40 @@ describe('a project with one ledger per module', () => {
     assert.equal(stories.length, 6);
     assert.equal(stories.find((s: { key: string }) => s.key === 'lg-01-1-account-chart').ledger, 'docs/modules/bm-ledger/sprint-status.yaml');
     assert.equal(j.next.action, 'dev-story');
+  });
+});
+
+function tempProject(files: Record<string, string>): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-corpus2-'));
+  for (const [rel, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    fs.writeFileSync(path.join(root, rel), text);
+  }
+  return root;
+}
+const IMPL = '_bmad-output/implementation-artifacts';
+const showIn = (root: string, ps: Problem[]) => ps.map((p) => `${path.relative(root, p.file)}:${p.range.start.line + 1} ${p.severity} ${p.code}`).sort();
+
+describe('story status words by what BMAD does next', () => {
+  test('dev-complete is development finished, waiting for code review: drift when the ledger says done', () => {
+    assert.deepEqual(normalizeStoryStatus('dev-complete'), { status: 'review', exact: false });
+    assert.deepEqual(normalizeStoryStatus('Dev Complete'), { status: 'review', exact: false });
+    assert.deepEqual(normalizeStoryStatus('dev-ready'), { status: 'ready-for-dev', exact: false });
+    assert.equal(normalizeStoryStatus('reviewed').suggestion, 'done');
+    const root = tempProject({
+      [`${IMPL}/sprint-status.yaml`]: 'development_status:\n  epic-2: in-progress\n  2-7-list-command: done\n  2-8-help: review\n  2-9-flags: done\n  2-10-export: ready-for-dev\n',
+      [`${IMPL}/2-7-list-command.md`]: '# Story 2.7: List command\n\nStatus: dev-complete\n\n## Tasks\n\n- [x] one\n',
+      [`${IMPL}/2-8-help.md`]: '# Story 2.8: Help\n\nStatus: dev-complete\n\n## Tasks\n\n- [x] one\n',
+      [`${IMPL}/2-9-flags.md`]: '# Story 2.9: Flags\n\nStatus: reviewed\n\n## Tasks\n\n- [x] one\n',
+      [`${IMPL}/2-10-export.md`]: '# Story 2.10: Export\n\nStatus: dev-ready\n',
+    });
+    try {
+      const d = loadSprint(root, { now: NOW })!;
+      assert.deepEqual(showIn(root, d.problems.filter((p) => p.severity !== 'info')), [`${IMPL}/2-7-list-command.md:3 warning story-status-drift`]);
+      const drift = d.problems.find((p) => p.code === 'story-status-drift' && p.severity === 'warning')!;
+      assert.equal(drift.data?.ahead, 'ledger');
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 });

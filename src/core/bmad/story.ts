@@ -243,10 +243,12 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
     drafted: 'ready-for-dev', contexted: 'in-progress', draft: 'ready-for-dev', approved: 'ready-for-dev', ready: 'ready-for-dev', 'ready-for-development': 'ready-for-dev', 'ready-for-implementation': 'ready-for-dev', 'ready-to-start': 'ready-for-dev',
     todo: 'backlog', 'to-do': 'backlog', 'not-started': 'backlog', planned: 'backlog',
     inprogress: 'in-progress', 'in-development': 'in-progress', 'in-dev': 'in-progress', wip: 'in-progress', started: 'in-progress',
+    // Development finished, waiting for code review (the step before done in BMAD's dev → review → done).
+    'dev-complete': 'review', 'dev-done': 'review', 'dev-ready': 'ready-for-dev',
     'in-review': 'review', 'ready-for-review': 'review', 'review-ready': 'review', 'ready-review': 'review', 'under-review': 'review', 'code-review': 'review', 'review-pending': 'review',
   };
   if (mapped[w]) return { status: mapped[w], exact: false };
-  const doneLike = ['complete', 'completed', 'dev-complete', 'dev-done', 'finished', 'closed', 'merged', 'shipped', 'implemented', 'accepted', 'done-', 'review-passed', 'passed', 'qa-passed', 'verified', 'released', 'deployed'];
+  const doneLike = ['complete', 'completed', 'reviewed', 'finished', 'closed', 'merged', 'shipped', 'implemented', 'accepted', 'done-', 'review-passed', 'passed', 'qa-passed', 'verified', 'released', 'deployed'];
   if (doneLike.includes(w) || /^(done|complete)/.test(w)) return { exact: false, suggestion: 'done' };
   return { exact: false };
 }
