@@ -133,3 +133,48 @@ describe('story status words by what BMAD does next', () => {
     }
   });
 });
+
+describe('a story file with a frontmatter status beside its Status line', () => {
+  const files = () => ({
+    [`${IMPL}/sprint-status.yaml`]: 'development_status:\n  epic-5: in-progress\n  5-1-spawn-groups: done\n  5-2-pdf-mode: done\n  5-3-undo: done\n  5-4-only-front: done\n',
+    // Frontmatter left at backlog while the Status section and the ledger say done.
+    [`${IMPL}/5-1-spawn-groups.md`]: '---\ntitle: "Spawn groups"\nstatus: "backlog"\n---\n\n# Story 5.1: Spawn groups\n\n## Tasks\n\n- [x] one\n\n## Status\n- **Current Status**: done\n',
+    // A status word inside a later Dev Agent Record is a log line; the frontmatter is the story's.
+    [`${IMPL}/5-2-pdf-mode.md`]: '---\nid: "5.2"\nstatus: "done"\n---\n\n# Story 5.2: PDF mode\n\n## Tasks\n\n- [x] one\n\n## Dev Agent Record\n### 2026-01-18\n- **Status**: Review\n- **Agent**: Dev\n',
+    // The Status line under the title says in-progress: the file contradicts the frontmatter and the ledger.
+    [`${IMPL}/5-3-undo.md`]: '---\nstatus: done\n---\n\n# Story 5.3: Undo\n\nStatus: in-progress\n\n## Tasks\n\n- [x] one\n',
+    // Only a frontmatter status: it is the story's status.
+    [`${IMPL}/5-4-only-front.md`]: '---\nstatus: review\n---\n\n# Story 5.4: Only front\n\n## Tasks\n\n- [x] one\n',
+  });
+
+  test('each disagreement with the ledger is drift on its own line; a log line in a later section is not a status', () => {
+    const root = tempProject(files());
+    try {
+      const d = loadSprint(root, { now: NOW })!;
+      assert.deepEqual(showIn(root, d.problems.filter((p) => p.code === 'story-status-drift' && p.severity === 'warning')), [
+        `${IMPL}/5-1-spawn-groups.md:3 warning story-status-drift`,
+        `${IMPL}/5-3-undo.md:7 warning story-status-drift`,
+        `${IMPL}/5-4-only-front.md:2 warning story-status-drift`,
+      ]);
+      assert.equal(d.stories.find((s) => s.key === '5-2-pdf-mode')!.fileStatus, 'done');
+      assert.deepEqual(showIn(root, d.problems.filter((p) => p.file.endsWith('5-2-pdf-mode.md'))), []);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  test('waymark fix writes the frontmatter too, so the file says one thing', () => {
+    const root = tempProject(files());
+    try {
+      const r = run(root, ['fix', `${IMPL}/5-1-spawn-groups.md`, 'story-status-drift']);
+      assert.equal(r.status, 0, r.stderr);
+      const text = fs.readFileSync(path.join(root, IMPL, '5-1-spawn-groups.md'), 'utf8');
+      assert.match(text, /^status: "done"$/m);
+      assert.match(text, /^- \*\*Current Status\*\*: done$/m);
+      const d = loadSprint(root, { now: NOW })!;
+      assert.deepEqual(showIn(root, d.problems.filter((p) => p.file.endsWith('5-1-spawn-groups.md'))), []);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

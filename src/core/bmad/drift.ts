@@ -412,6 +412,19 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
       out.push({ file: f.file, range: statusRange!, severity: 'info', code: 'story-legacy-status', message: `'${f.status}' is read as ${norm.status}. Write '${norm.status}' so every BMAD tool reads it the same.`, data: { fix: 'setStoryStatus', key: s.key, value: norm.status } });
     }
   }
+  // A frontmatter status beside the Status line that says otherwise than the ledger (the Status
+  // line agreeing): the file contradicts itself; the fix writes both.
+  const fm = f.frontmatterStatus;
+  const fmNorm = fm ? normalizeStoryStatus(fm.value).status : undefined;
+  const bodyNorm = f.status !== undefined ? normalizeStoryStatus(f.status).status : undefined;
+  if (fm && fmNorm && s.ledgerStatus !== undefined && ledgerRankOf >= 0 && fmNorm !== s.ledgerStatus && (bodyNorm === s.ledgerStatus || bodyNorm === undefined)) {
+    const ahead = ledgerRank('story', fmNorm) > ledgerRankOf ? 'frontmatter' : 'ledger';
+    out.push({
+      file: f.file, range: at(fm.line, fm.start, fm.end), severity: 'warning', code: 'story-status-drift',
+      message: `The frontmatter says status '${fm.value}', the Status line '${f.status}' and sprint-status.yaml '${s.ledgerRaw}': the file contradicts itself. Make them agree: waymark story set-status ${s.key} ${s.ledgerStatus} (writes both).`,
+      data: { fix: 'setStoryStatus', key: s.key, value: s.ledgerStatus, fileStatus: fmNorm, ledgerStatus: s.ledgerStatus, ahead },
+    });
+  }
   // Done with open tasks.
   const isDone = s.ledgerStatus === 'done' || (s.ledgerStatus === undefined && normalizeStoryStatus(f.status ?? '').status === 'done');
   const open = f.tasks.filter((t) => !t.checked);

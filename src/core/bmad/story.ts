@@ -40,6 +40,8 @@ export interface StoryFile {
   statusEnd?: number;
   /** How the status is written: `Status: x`, `## Status` section, or frontmatter. */
   statusForm?: 'line' | 'section' | 'frontmatter';
+  /** A frontmatter `status:` beside the Status line (some teams keep both; they can disagree). */
+  frontmatterStatus?: { value: string; line: number; start: number; end: number };
   tasks: StoryTask[];
   hasFileList: boolean;
   hasChangeLog: boolean;
@@ -191,7 +193,9 @@ export function parseStory(file: string, text: string): StoryFile {
       awaitingStatus = false;
       continue;
     }
-    if (s.status === undefined && !inTasks && (section === '' || i - start < 40)) {
+    // A `Status:` label under the title, or near the top; with a frontmatter status, only under the
+    // title (a `- **Status**: Review` line in a later Dev Agent Record is a log entry, not the story's).
+    if (s.status === undefined && !inTasks && (section === '' || (i - start < 40 && !fmStatus))) {
       const label = LABEL.exec(line);
       const inline = label ? null : section === '' ? INLINE_LABEL.exec(line) : null;
       const at = label ? label[0].length : inline ? inline.index + inline[0].length : -1;
@@ -227,7 +231,7 @@ export function parseStory(file: string, text: string): StoryFile {
     s.statusStart = fmStatus.start;
     s.statusEnd = fmStatus.end;
     s.statusForm = 'frontmatter';
-  }
+  } else if (fmStatus) s.frontmatterStatus = fmStatus;
   return s;
 }
 

@@ -163,7 +163,11 @@ export async function setStoryStatus(root: string, ref: string, status: string, 
         let word = want;
         if (parsed.statusLine !== undefined && parsed.statusStart !== undefined && parsed.statusEnd !== undefined) {
           word = parsed.statusForm === 'section' && /^[A-Z]/.test(parsed.status ?? '') && !report.ledger ? V4_WORDS[want] : want;
-          next = applyLineEdits(text, [{ line: parsed.statusLine, start: parsed.statusStart, end: parsed.statusEnd, value: word }]);
+          const edits = [{ line: parsed.statusLine, start: parsed.statusStart, end: parsed.statusEnd, value: word }];
+          // A frontmatter status kept beside the Status line is written too, so the file says one thing.
+          const fm = parsed.frontmatterStatus;
+          if (fm && fm.value !== want) edits.push({ line: fm.line, start: fm.start, end: fm.end, value: want });
+          next = applyLineEdits(text, edits);
         } else {
           const lines = text.split('\n');
           const after = parsed.titleLine ?? -1;
