@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { loadSprint } from '../../src/core/bmad/sprint';
 import { setStoryStatus } from '../../src/core/bmad/storyWrite';
 import { normalizeStoryStatus } from '../../src/core/bmad/story';
+import { declaredOutputs } from '../../src/core/bmad/artifacts';
 import type { Problem } from '../../src/core/types';
 
 const CLI = path.resolve('dist/cli.js');
@@ -175,6 +176,37 @@ describe('a story file with a frontmatter status beside its Status line', () => 
       assert.deepEqual(showIn(root, d.problems.filter((p) => p.file.endsWith('5-1-spawn-groups.md'))), []);
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a workflow keeping its work file under wipFile and naming the final file in prose', () => {
+  test('declaredOutputs reads the wipFile key and a rename to the final file name', () => {
+    const text = [
+      '---', "wipFile: '{implementation_artifacts}/tech-spec-wip.md'", "templateFile: '../tech-spec-template.md'", '---', '',
+      '2. Rename `{wipFile}` → `{implementation_artifacts}/tech-spec-{slug}.md` (its final filename).',
+      'Read `{planning_artifacts}/prd.md` first.',
+    ].join('\n');
+    assert.deepEqual(declaredOutputs(text).map((o) => o.pattern), ['{implementation_artifacts}/tech-spec-wip.md', '{implementation_artifacts}/tech-spec-{slug}.md']);
+  });
+
+  test('the work file and the finished spec are identified, with their steps', () => {
+    const dir = copy(path.resolve('test/fixtures/bmad-quickspec'));
+    try {
+      const st = run(dir, ['status', '--json']);
+      assert.equal(st.status, 0, st.stderr);
+      const wf = JSON.parse(st.stdout).workflows as { file: string; status: string }[];
+      const files = wf.map((w) => w.file.replace(/\\/g, '/')).sort();
+      assert.deepEqual(files, ['_bmad-output/implementation-artifacts/tech-spec-tide-tables.md', '_bmad-output/implementation-artifacts/tech-spec-wip.md']);
+      const va = run(dir, ['validate', '--json']);
+      const unknown = (JSON.parse(va.stdout).problems as { code: string; file: string }[]).filter((p) => p.code === 'bmad-workflow-unknown');
+      assert.deepEqual(unknown, []);
+      const done = wf.find((w) => w.file.endsWith('tech-spec-tide-tables.md')) as unknown as { workflow: string; identifiedBy: string; stepsSource: string };
+      assert.deepEqual([done.workflow, done.identifiedBy, done.stepsSource], ['quick-spec', 'default_output_file', 'bmad']);
+      const wip = wf.find((w) => w.file.endsWith('tech-spec-wip.md')) as unknown as { workflow: string; identifiedBy: string; nextStep: string };
+      assert.deepEqual([wip.workflow, wip.identifiedBy, wip.nextStep], ['quick-spec', 'outputFile', 'step-02-investigate']);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });
