@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { loadSprint } from '../../src/core/bmad/sprint';
 import { setStoryStatus } from '../../src/core/bmad/storyWrite';
-import { normalizeStoryStatus } from '../../src/core/bmad/story';
+import { normalizeStoryStatus, parseStory } from '../../src/core/bmad/story';
 import { declaredOutputs } from '../../src/core/bmad/artifacts';
 import type { Problem } from '../../src/core/types';
 
@@ -207,6 +207,33 @@ describe('a workflow keeping its work file under wipFile and naming the final fi
       assert.deepEqual([wip.workflow, wip.identifiedBy, wip.nextStep], ['quick-spec', 'outputFile', 'step-02-investigate']);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('status sections and words without a ledger', () => {
+  test('a sentence under ## Status is not a status word; the frontmatter status stands', () => {
+    const s = parseStory('/x/3-9-filters.md', '---\nstatus: "done"\n---\n\n# Story 3.9: Filters\n\n## Tasks\n\n- [x] a\n\n## Status\n- All acceptance criteria are met by the implementation.\n- Story status updated to `done` in `sprint-status.yaml`.\n');
+    assert.equal(s.status, 'done');
+    assert.equal(s.statusForm, 'frontmatter');
+    const t = parseStory('/x/3-8-sort.md', '# Story 3.8: Sort\n\n## Status\n\nReady for QA Re-Review\n');
+    assert.equal(t.status, 'Ready for QA Re-Review');
+    assert.equal(normalizeStoryStatus('Ready for QA Re-Review').status, 'review');
+    assert.equal(normalizeStoryStatus('Awaiting review').status, 'review');
+  });
+
+  test('without a ledger, Completed with every task ticked is a note, not a warning', () => {
+    const root = tempProject({
+      '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\n',
+      'docs/stories/2.3.export.md': '# Story 2.3: Export\n\n## Status\n\nCompleted\n\n## Tasks / Subtasks\n\n- [x] one\n',
+      'docs/stories/2.4.import.md': '# Story 2.4: Import\n\n## Status\n\nCompleted\n\n## Tasks / Subtasks\n\n- [ ] one\n',
+    });
+    try {
+      const d = loadSprint(root, { now: NOW })!;
+      assert.deepEqual(showIn(root, d.problems.filter((p) => p.severity !== 'info')), ['docs/stories/2.4.import.md:5 warning story-unknown-status']);
+      assert.deepEqual(showIn(root, d.problems.filter((p) => p.severity === 'info')), ['docs/stories/2.3.export.md:5 info story-legacy-status']);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
     }
   });
 });

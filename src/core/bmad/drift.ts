@@ -384,11 +384,12 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
     const norm = normalizeStoryStatus(f.status);
     if (!norm.status && s.ledgerRaw !== undefined && s.ledgerRaw.trim().toLowerCase() === f.status.trim().toLowerCase() && ledgerRankOf < 0) {
       // The ledger says the same word and is reported there.
-    } else if (!norm.status && norm.suggestion !== undefined && norm.suggestion === s.ledgerStatus && f.tasks.every((t) => t.checked) && !/^dev\b/i.test(f.status)) {
+    } else if (!norm.status && norm.suggestion !== undefined && (norm.suggestion === s.ledgerStatus || (!hasLedger && f.tasks.length > 0)) && f.tasks.every((t) => t.checked)) {
       // `✅ Complete`, `COMPLETED` in the file while the ledger says done and every task is ticked:
       // the project's word for what the ledger records; a note, not a warning on a clean story.
-      // (Done is never inferred from a word the tasks contradict.)
-      out.push({ file: f.file, range: statusRange!, severity: 'info', code: 'story-legacy-status', message: `'${f.status}' is read as ${norm.suggestion}, as the ledger says. Write '${norm.suggestion}' so every BMAD tool reads it the same.`, data: { fix: 'setStoryStatus', key: s.key, value: norm.suggestion } });
+      // Without a ledger, the ticked tasks are the evidence. (Done is never inferred from a word the
+      // tasks contradict.)
+      out.push({ file: f.file, range: statusRange!, severity: 'info', code: 'story-legacy-status', message: `'${f.status}' is read as ${norm.suggestion}, as ${hasLedger ? 'the ledger says' : 'its ticked tasks say'}. Write '${norm.suggestion}' so every BMAD tool reads it the same.`, data: { fix: 'setStoryStatus', key: s.key, value: norm.suggestion } });
     } else if (!norm.status) {
       const value = norm.suggestion ?? (s.ledgerStatus && ledgerRankOf >= 0 ? s.ledgerStatus : undefined);
       out.push({

@@ -189,7 +189,9 @@ export function parseStory(file: string, text: string): StoryFile {
       const label = LABEL.exec(line) ?? SECTION_LABEL.exec(line) ?? INLINE_LABEL.exec(line);
       if (!label && OTHER_FIELD.test(line)) continue;
       const v = statusAfter(line, label ? label.index + label[0].length : 0);
-      if (v) setStatus(s, v, i, 'section');
+      // A bare line is the status when it is a few words or a status word; a sentence
+      // (`- All acceptance criteria are met…`) is a note about it.
+      if (v && (label || v.value.split(/\s+/).length <= 4 || normalizeStoryStatus(v.value).status !== undefined)) setStatus(s, v, i, 'section');
       awaitingStatus = false;
       continue;
     }
@@ -252,6 +254,8 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
     'in-review': 'review', 'ready-for-review': 'review', 'review-ready': 'review', 'ready-review': 'review', 'under-review': 'review', 'code-review': 'review', 'review-pending': 'review',
   };
   if (mapped[w]) return { status: mapped[w], exact: false };
+  // `Ready for QA Re-Review`, `Awaiting review`, `peer-review`: waiting for a review.
+  if (/(^|-)review$/.test(w)) return { status: 'review', exact: false };
   const doneLike = ['complete', 'completed', 'reviewed', 'finished', 'closed', 'merged', 'shipped', 'implemented', 'accepted', 'done-', 'review-passed', 'passed', 'qa-passed', 'verified', 'released', 'deployed'];
   if (doneLike.includes(w) || /^(done|complete)/.test(w)) return { exact: false, suggestion: 'done' };
   return { exact: false };
