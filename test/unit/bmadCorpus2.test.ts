@@ -237,3 +237,32 @@ describe('status sections and words without a ledger', () => {
     }
   });
 });
+
+describe('next and the board never offer a story its file says is further along', () => {
+  test('a story file saying done while the ledger says ready-for-dev is not work to start; the drift is reported', () => {
+    const root = tempProject({
+      '_bmad/bmm/config.yaml': 'implementation_artifacts: "{project-root}/_bmad-output/implementation-artifacts"\noutput_folder: "{project-root}/_bmad-output"\n',
+      [`${IMPL}/sprint-status.yaml`]: 'development_status:\n  epic-1: in-progress\n  1-1-explainer: ready-for-dev\n  1-2-glossary: ready-for-dev\n',
+      [`${IMPL}/1-1-explainer.md`]: '# Story 1.1: Explainer\n\nStatus: done\n\n## Tasks\n\n- [x] one\n',
+      [`${IMPL}/1-2-glossary.md`]: '# Story 1.2: Glossary\n\nStatus: ready-for-dev\n\n## Tasks\n\n- [ ] one\n',
+    });
+    try {
+      const d = loadSprint(root, { now: NOW })!;
+      assert.equal(d.next?.storyKey, '1-2-glossary');
+      const r = run(root, ['next', '--json']);
+      assert.equal(r.status, 0, r.stderr);
+      const j = JSON.parse(r.stdout);
+      assert.equal(j.next.id, 'story:1-2-glossary');
+      const b = run(root, ['board', '--json']);
+      assert.equal(b.status, 0, b.stderr);
+      const board = JSON.parse(b.stdout);
+      const col = (c: string) => (board.columns[c] as { id: string }[]).map((x) => x.id);
+      assert.ok(!col('ready').includes('story:1-1-explainer'), 'never offered to start again');
+      assert.ok(col('done').includes('story:1-1-explainer'), 'where its file says it is');
+      // The drift itself is reported, with the command that settles it.
+      assert.ok(d.problems.some((p) => p.code === 'story-status-drift' && /set-status 1-1-explainer done/.test(p.message)));
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

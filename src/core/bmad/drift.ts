@@ -452,10 +452,23 @@ function truncate(t: string): string {
   return t.length > 60 ? `${t.slice(0, 57)}…` : t;
 }
 
+/**
+ * True when the story file says the story is further along than the ledger (`Status: done` while
+ * the ledger says ready-for-dev): drift to settle, not work to start. Code review's review ⇄
+ * in-progress is not counted.
+ */
+export function fileAheadOfLedger(s: Pick<SprintStory, 'ledgerStatus' | 'fileStatusMapped'>): boolean {
+  if (s.ledgerStatus === undefined || s.fileStatusMapped === undefined) return false;
+  const l = ledgerRank('story', s.ledgerStatus);
+  const f = ledgerRank('story', s.fileStatusMapped);
+  return l >= 0 && f > l && !(s.ledgerStatus === 'in-progress' && s.fileStatusMapped === 'review');
+}
+
 /** BMAD's own "what next" order: in-progress, review, ready-for-dev, first backlog, an optional retro. */
 export function recommend(stories: SprintStory[], epics: SprintEpic[]): SprintRecommendation | undefined {
   const withLedger = stories.filter((s) => s.ledgerStatus !== undefined);
-  const pool = withLedger.length ? withLedger : stories;
+  // A story whose file is ahead of the ledger is drift to settle (reported), not work to offer.
+  const pool = (withLedger.length ? withLedger : stories).filter((s) => !fileAheadOfLedger(s));
   const first = (st: string) => pool.find((s) => s.status === st);
   let s = first('in-progress');
   if (s) return { action: 'dev-story', storyKey: s.key, reason: 'resume the in-progress story' };
