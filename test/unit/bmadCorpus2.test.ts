@@ -266,3 +266,21 @@ describe('next and the board never offer a story its file says is further along'
     }
   });
 });
+
+describe("a ledger in the project's own words", () => {
+  test('a story file with a BMAD status against a different word of the project in the ledger is drift (no fix guessed)', () => {
+    const root = tempProject({
+      [`${IMPL}/sprint-status.yaml`]: 'development_status:\n  epic-10: in-progress\n  10-1-contracts: deployed-awaiting-smoke\n  10-2-quotes: deferred\n',
+      [`${IMPL}/10-1-contracts.md`]: '# Story 10.1: Contracts\n\nStatus: inprogress (v3, smoke pending)\n',
+      [`${IMPL}/10-2-quotes.md`]: '# Story 10.2: Quotes\n\nStatus: deferred\n',
+    });
+    try {
+      const d = loadSprint(root, { now: NOW })!;
+      const drift = d.problems.filter((p) => p.code === 'story-status-drift');
+      assert.deepEqual(showIn(root, drift), [`${IMPL}/10-1-contracts.md:3 warning story-status-drift`]);
+      assert.equal(drift[0].data?.fix, undefined, 'which side is right is not guessed');
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

@@ -409,6 +409,14 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
       if (s.ledgerLine !== undefined) {
         out.push({ file: lf, range: at(s.ledgerLine, 0, 0), severity: 'info', code: 'story-status-drift', message: `${s.key} is ${s.ledgerRaw} here but '${f.status}' in its story file (the ${ahead} is ahead).`, data: { fix: 'setStoryStatus', key: s.key, value: ahead === 'file' ? norm.status : s.ledgerStatus, ahead } });
       }
+    } else if (norm.status && s.ledgerRaw !== undefined && s.ledgerStatus !== undefined && ledgerRankOf < 0 && s.ledgerRaw.trim() !== '' && s.ledgerRaw.trim().toLowerCase() !== f.status.trim().toLowerCase()) {
+      // The ledger says a word of the project's own (`deployed-awaiting-smoke`), the file a BMAD
+      // status: they disagree, and which is right is not guessed (no fix).
+      out.push({
+        file: f.file, range: statusRange!, severity: 'warning', code: 'story-status-drift',
+        message: `Status '${f.status}' here, '${s.ledgerRaw}' (the project's own word) in sprint-status.yaml: they disagree. Set the one that is right: waymark story set-status ${s.key} ${norm.status}, or edit the ledger.`,
+        data: { key: s.key, fileStatus: norm.status, ledgerStatus: s.ledgerRaw },
+      });
     } else if (!norm.exact && norm.status && (!s.ledgerStatus || norm.status === s.ledgerStatus) && !isV4Word(f.status)) {
       out.push({ file: f.file, range: statusRange!, severity: 'info', code: 'story-legacy-status', message: `'${f.status}' is read as ${norm.status}. Write '${norm.status}' so every BMAD tool reads it the same.`, data: { fix: 'setStoryStatus', key: s.key, value: norm.status } });
     }
