@@ -353,6 +353,29 @@ export function storyStatus(text) {
   return null;
 }
 
+/**
+ * A second statement of the status where BMAD's story templates put it — the `Status:` line under
+ * the title (before the first `##` section) or a `## Status` section — in a file whose frontmatter
+ * has a `status:` too. Teams that keep both can leave one behind; null when there is none.
+ */
+export function bodyStatus(text) {
+  const m = /^---\r?\n[\s\S]*?\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
+  if (!m) return null;
+  const lines = text.slice(m[0].length).split(/\r?\n/);
+  const kept = [];
+  let head = true;
+  let inStatus = false;
+  for (const line of lines) {
+    const h = /^\s{0,3}(#{1,6})\s+(.*)$/.exec(line);
+    if (h && h[1].length >= 2) {
+      head = false;
+      inStatus = /^(?:\*\*)?\s*(?:story\s+|current\s+)?status\b/i.test(h[2]);
+    }
+    if (head || inStatus) kept.push(line);
+  }
+  return storyStatus(kept.join('\n'));
+}
+
 /** Unchecked task boxes in the story's Tasks section (a done story with open tasks is not clean). */
 function openTasks(text) {
   const lines = text.split(/\r?\n/);
@@ -504,9 +527,13 @@ export function truthFor(repoDir) {
           s.fileStatusLine = st?.line ?? null;
           s.ambiguous = !!found.ambiguous;
           s.openTasks = openTasks(text);
+          // A file stating its status twice (frontmatter and Status line): each statement counts.
+          const second = st?.where === 'frontmatter' ? bodyStatus(text) : null;
+          const secondStatus = second ? normalizeStatus(second.raw) : null;
+          if (secondStatus && !secondStatus.startsWith('other:') && secondStatus !== s.fileStatus) s.fileStatus2 = secondStatus;
         }
-        s.drift = !!(s.file && !s.ambiguous && s.ledgerStatus && s.fileStatus && s.ledgerStatus !== s.fileStatus);
-        s.clean = !!(s.file && !s.ambiguous && s.ledgerStatus && s.fileStatus && s.ledgerStatus === s.fileStatus
+        s.drift = !!(s.file && !s.ambiguous && s.ledgerStatus && s.fileStatus && (s.ledgerStatus !== s.fileStatus || (s.fileStatus2 && s.fileStatus2 !== s.ledgerStatus)));
+        s.clean = !!(s.file && !s.ambiguous && s.ledgerStatus && s.fileStatus && s.ledgerStatus === s.fileStatus && !s.fileStatus2
           && !s.ledgerStatus.startsWith('other:') && !(s.fileStatus === 'done' && s.openTasks > 0));
         stories.push(s);
       }

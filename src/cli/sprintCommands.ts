@@ -58,7 +58,7 @@ function problemJson(p: Problem, cwd: string) {
 function storyJson(s: SprintStory, cwd: string) {
   return {
     key: s.key, epic: s.epic, epicId: s.epicId, story: s.story, title: s.title ?? null, status: s.status,
-    ledgerStatus: s.ledgerStatus ?? null, ledgerRaw: s.ledgerRaw ?? null, file: s.file ? display(s.file, cwd) : null,
+    ledgerStatus: s.ledgerStatus ?? null, ledgerRaw: s.ledgerRaw ?? null, ledger: s.ledgerFile ? display(s.ledgerFile, cwd) : null, file: s.file ? display(s.file, cwd) : null,
     fileStatus: s.fileStatus ?? null, tasks: s.tasks, gate: s.gate ? { ...s.gate, file: display(s.gate.file, cwd) } : null,
     planned: s.planned ? { file: display(s.planned.file, cwd), line: s.planned.line + 1 } : null, stateHash: s.stateHash,
     problems: s.problems.map((p) => problemJson(p, cwd)),
@@ -67,7 +67,7 @@ function storyJson(s: SprintStory, cwd: string) {
 
 function sprintJson(r: SprintReport, cwd: string) {
   return {
-    root: r.root, layout: r.config.layout, ledger: r.ledgerFile ? display(r.ledgerFile, cwd) : null,
+    root: r.root, layout: r.config.layout, ledger: r.ledgerFile ? display(r.ledgerFile, cwd) : null, ledgers: r.ledgerFiles.map((f) => display(f, cwd)),
     lastUpdated: r.ledger?.lastUpdated?.raw ?? null, counts: r.counts, next: r.next ?? null,
     epics: r.epics.map((e) => ({ epic: e.epic, id: e.id, title: e.title ?? null, status: e.ledgerStatus ?? null, retrospective: e.retrospective ?? null, stories: e.stories.map((s) => storyJson(s, cwd)) })),
     actionItems: r.actionItems, problems: r.problems.map((p) => problemJson(p, cwd)),
@@ -112,7 +112,8 @@ const sprint: CliCommand = {
       return errors ? 1 : 0;
     }
     const lines: string[] = [];
-    lines.push(`${r.ledgerFile ? display(r.ledgerFile, ctx.cwd) : '(no sprint-status.yaml)'}${r.ledger?.lastUpdated ? `  last updated ${r.ledger.lastUpdated.raw}` : ''}`);
+    if (!r.ledgers.length) lines.push('(no sprint-status.yaml)');
+    for (const l of r.ledgers) lines.push(`${display(l.file, ctx.cwd)}${l.lastUpdated ? `  last updated ${l.lastUpdated.raw}` : ''}`);
     lines.push(`  ${Object.entries(r.counts).map(([k, v]) => `${v} ${k}`).join(', ') || 'no stories'}`);
     for (const e of r.epics) {
       lines.push(`  Epic ${e.id}${e.title ? `: ${e.title}` : ''}${e.ledgerStatus ? `  [${e.ledgerStatus}]` : r.ledger ? '  [not in ledger]' : ''}${e.retrospective ? `  retro ${e.retrospective}` : ''}`);

@@ -131,7 +131,7 @@ export class SprintFeatures extends Disposable {
     const at = this.model.storyAt(doc.uri.fsPath, pos.line);
     if (!at) return undefined;
     const { story: s, report } = at;
-    const onLedger = doc.uri.fsPath === report.ledgerFile;
+    const onLedger = report.ledgerFiles.includes(doc.uri.fsPath);
     if (!onLedger && s.fileStatusLine !== pos.line && pos.line > 2) {
       const p = s.problems.find((x) => x.file === doc.uri.fsPath && x.range.start.line === pos.line);
       if (!p) return undefined;
@@ -164,7 +164,7 @@ export class SprintFeatures extends Disposable {
 
   private codeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
     const at = this.model.storyAt(doc.uri.fsPath);
-    if (!at || doc.uri.fsPath === at.report.ledgerFile) return [];
+    if (!at || at.report.ledgerFiles.includes(doc.uri.fsPath)) return [];
     const s = at.story;
     const line = s.fileStatusLine ?? 0;
     const range = new vscode.Range(line, 0, line, 0);
@@ -209,7 +209,7 @@ export class SprintFeatures extends Disposable {
       if (!status) return undefined;
     }
     const s = findStory(report, key);
-    this.assertNotDirty([s?.file, report.ledgerFile]);
+    this.assertNotDirty([s?.file, s?.ledgerFile ?? report.ledgerFile]);
     const actor = this.c.settings.actor || 'vscode';
     const r = await this.c.core.sprint.setStoryStatus(root, key, status, { actor, expectHash: s?.stateHash });
     this.model.reloadAll();
@@ -237,9 +237,10 @@ export class SprintFeatures extends Disposable {
     const report = this.model.reports().find((r) => r.root === root);
     const s = report && args.key ? findStory(report, args.key) : undefined;
     if (!report || !s) throw new WaymarkError('usage', `No story '${String(args.key)}' in this workspace.`);
-    const file = s.file ?? report.ledgerFile ?? s.planned?.file;
+    const ledgerFile = s.ledgerFile ?? report.ledgerFile;
+    const file = s.file ?? ledgerFile ?? s.planned?.file;
     if (!file) return undefined;
-    const line = s.file ? s.fileStatusLine ?? 0 : file === report.ledgerFile ? s.ledgerLine ?? 0 : s.planned?.line ?? 0;
+    const line = s.file ? s.fileStatusLine ?? 0 : file === ledgerFile ? s.ledgerLine ?? 0 : s.planned?.line ?? 0;
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
     await vscode.window.showTextDocument(doc, { selection: new vscode.Range(line, 0, line, 0), preview: true });
     return file;

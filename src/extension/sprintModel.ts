@@ -48,7 +48,7 @@ export class SprintModel extends Disposable {
     if (!report) return undefined;
     const abs = path.resolve(file);
     let story = report.stories.find((s) => s.file === abs);
-    if (!story && abs === report.ledgerFile && line !== undefined) story = report.stories.find((s) => s.ledgerLine === line);
+    if (!story && report.ledgerFiles.includes(abs) && line !== undefined) story = report.stories.find((s) => s.ledgerLine === line && (s.ledgerFile ?? report.ledgerFile) === abs);
     return story ? { report, story } : undefined;
   }
 

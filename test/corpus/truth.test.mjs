@@ -138,3 +138,22 @@ test('a BMAD project in a subfolder is found; a v4 project without a ledger has 
     ['docs/stories/1.2.wick.md', 'ready-for-dev', true],
   ]);
 });
+
+test('a story stating its status twice (frontmatter and Status line): drift when either differs from the ledger', () => {
+  const dir = project({
+    'docs/sprint-status.yaml': 'development_status:\n  epic-1: in-progress\n  1-1-lantern: done\n  1-2-wick: done\n  1-3-oil: done\n',
+    // frontmatter behind, the `## Status` section agreeing with the ledger
+    'docs/stories/1-1-lantern.md': '---\nstatus: backlog\n---\n\n# Story 1.1: Lantern\n\n## Tasks\n\n- [x] a\n\n## Status\n\n**Status**: done\n',
+    // the Status line under the title behind, the frontmatter agreeing
+    'docs/stories/1-2-wick.md': '---\nstatus: done\n---\n\n# Story 1.2: Wick\n\nStatus: in-progress\n\n## Tasks\n\n- [x] a\n',
+    // a status word in a later log section is not a statement of the story's status
+    'docs/stories/1-3-oil.md': '---\nstatus: done\n---\n\n# Story 1.3: Oil\n\n## Tasks\n\n- [x] a\n\n## Dev Agent Record\n\n- **Status**: Review\n',
+  });
+  const t = truthFor(dir);
+  const by = Object.fromEntries(t.projects[0].stories.map((s) => [s.key, s]));
+  assert.equal(by['1-1-lantern'].drift, true);
+  assert.equal(by['1-1-lantern'].clean, false);
+  assert.equal(by['1-2-wick'].drift, true);
+  assert.equal(by['1-3-oil'].drift, false);
+  assert.equal(by['1-3-oil'].clean, true);
+});

@@ -174,7 +174,9 @@ describe('story files', () => {
     assert.deepEqual(normalizeStoryStatus('in-progress'), { status: 'in-progress', exact: true });
     assert.equal(normalizeStoryStatus('InProgress').status, 'in-progress');
     assert.equal(normalizeStoryStatus('drafted').status, 'ready-for-dev');
-    for (const w of ['complete', 'dev-complete', 'Completed']) assert.equal(normalizeStoryStatus(w).suggestion, 'done', w);
+    for (const w of ['complete', 'reviewed', 'Completed']) assert.equal(normalizeStoryStatus(w).suggestion, 'done', w);
+    // Development finished is review, the step before done (never done by a word alone).
+    assert.equal(normalizeStoryStatus('dev-complete').status, 'review');
   });
 
   test('epics headings: planned stories with split numbers; fenced code skipped', () => {

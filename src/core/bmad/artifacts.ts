@@ -73,8 +73,11 @@ async function declared(file: string, key: string): Promise<string | undefined> 
   }
 }
 
-/** A workflow's own output declaration: `default_output_file`, `outputFile`, `output_file`, `<name>_output_file`. */
-const OUTPUT_KEY = /^(?:default_output_file|output_?file|outputFile|[a-z_]+_output_file)$/i;
+/**
+ * A workflow's own output declaration: `default_output_file`, `outputFile`, `output_file`,
+ * `<name>_output_file`, and the work file a workflow builds before renaming it (`wipFile`).
+ */
+const OUTPUT_KEY = /^(?:default_output_file|output_?file|outputFile|[a-z_]+_output_file|wip_?file)$/i;
 const MAX_WORKFLOW_BYTES = 256 * 1024;
 
 /**
@@ -88,13 +91,14 @@ export function declaredOutputs(text: string): { pattern: string; source: 'outpu
   const add = (key: string, value: string) => {
     const v = value.trim();
     if (!OUTPUT_KEY.test(key) || !v || /[*|\s]/.test(v) || !/\.(md|ya?ml)$/i.test(v)) return;
-    if (!out.some((o) => o.pattern === v)) out.push({ pattern: v, source: /^output_?file$|^outputFile$/i.test(key) ? 'outputFile' : 'default_output_file' });
+    if (!out.some((o) => o.pattern === v)) out.push({ pattern: v, source: /^output_?file$|^outputFile$|^wip_?file$/i.test(key) ? 'outputFile' : 'default_output_file' });
   };
   for (const m of text.matchAll(/^[ \t]*["']?([A-Za-z_]+)["']?[ \t]*:[ \t]*["']?([^"'#\r\n]+?)["']?[ \t]*(?:#.*)?$/gm)) add(m[1], m[2]);
   for (const m of text.matchAll(/`([A-Za-z_]+)`\s*=\s*`([^`\r\n]+)`/g)) add(m[1], m[2]);
-  // A sentence naming the output file: "Create the starter output file: `{planning_artifacts}/research/…-{{date}}.md`".
+  // A sentence naming the output file: "Create the starter output file: `{planning_artifacts}/research/…-{{date}}.md`",
+  // or the final name a work file is renamed to: "Rename `{wipFile}` → `{implementation_artifacts}/tech-spec-{slug}.md`".
   for (const line of text.split(/\r?\n/)) {
-    if (!/\boutput (?:file|document)\b/i.test(line)) continue;
+    if (!/\boutput (?:file|document)\b|\brenam(?:e|es|ed|ing)\b|\bfinal (?:file ?name|file|document)\b/i.test(line)) continue;
     for (const m of line.matchAll(/`(\{(?:output_folder|planning_artifacts|implementation_artifacts|sprint_artifacts)\}\/[^`\s]+)`/g)) add('default_output_file', m[1]);
   }
   return out;
@@ -196,9 +200,11 @@ async function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: bool
         const addOutputs = (found: BmadWorkflow['outputs']) => {
           for (const o of found) if (!outputs.some((x) => x.pattern === o.pattern)) outputs.push(o);
         };
-        for (const st of steps.slice(0, 3)) {
-          const o = st.file ? await declared(st.file, 'outputFile') : undefined;
-          if (o) addOutputs([{ pattern: o, source: 'outputFile' }]);
+        // The first steps declare the file they write (`outputFile:`, `wipFile:`); the last may
+        // name the final file it is renamed to.
+        for (const st of new Set([...steps.slice(0, 3), ...steps.slice(-1)])) {
+          const text = st.file ? await readHead(st.file, MAX_WORKFLOW_BYTES) : undefined;
+          if (text !== undefined) addOutputs(declaredOutputs(text));
         }
         for (const f of ['workflow.yaml', 'workflow.md', 'SKILL.md']) {
           const text = await readHead(path.join(dir, f), MAX_WORKFLOW_BYTES);

@@ -24,6 +24,8 @@ export interface SprintStory {
   ledgerStatus?: string;
   ledgerRaw?: string;
   ledgerLine?: number;
+  /** The ledger the story is listed in (a project can keep one per module). */
+  ledgerFile?: string;
   /** The story file, its status as written and mapped to the ledger vocabulary. */
   file?: string;
   fileStatus?: string;
@@ -46,6 +48,8 @@ export interface SprintEpic {
   title?: string;
   ledgerStatus?: string;
   ledgerLine?: number;
+  /** The ledger the epic is listed in. */
+  ledgerFile?: string;
   retrospective?: string;
   stories: SprintStory[];
   problems: Problem[];
@@ -61,6 +65,8 @@ export interface SprintRecommendation {
 export interface SprintParts {
   root: string;
   ledger?: Ledger;
+  /** Every ledger of the project (one per module in some projects); `ledger` alone when absent. */
+  ledgers?: Ledger[];
   stories: StoryFile[];
   epics: Map<number | string, PlannedEpic>;
   gates: StoryGate[];
@@ -89,8 +95,10 @@ const STORY_WORDS = LEDGER_ORDER.story.join(', ');
 
 /** Combines the parts into the sprint model and its drift problems. */
 export function buildSprint(parts: SprintParts): SprintModel {
-  const { ledger, now } = parts;
-  const problems: Problem[] = [...(ledger?.problems ?? [])];
+  const { now } = parts;
+  const ledgers = parts.ledgers ?? (parts.ledger ? [parts.ledger] : []);
+  const ledger = ledgers[0];
+  const problems: Problem[] = ledgers.flatMap((l) => l.problems);
   // Stories by key; `N.M` ids can be shared (sub-epic keys `3-5-0-slug` read as story 3.5 by
   // BMAD's grammar), so an id maps to a list and a file or plan joins by exact key first.
   const byKey = new Map<string, SprintStory>();
@@ -122,14 +130,25 @@ export function buildSprint(parts: SprintParts): SprintModel {
     const list = byId.get(idOf(epicId, story));
     return list && list.length === 1 ? list[0] : undefined;
   };
-  const lf = ledger?.file ?? '';
-  // Ledger entries.
-  if (ledger) {
-    const note = grammarNote(ledger);
+  const lf0 = ledger?.file ?? '';
+  // Ledger entries, each ledger's against its own file; a key an earlier ledger lists is that one's.
+  const listedIn = new Map<string, string>();
+  for (const l of ledgers) {
+    const lf = l.file;
+    const note = grammarNote(l);
     if (note) problems.push(note);
-    for (const e of ledger.entries) {
+    const dups: LedgerEntry[] = [];
+    for (const e of l.entries) {
       const range = at(e.line, e.valueStart, e.valueEnd);
       if (e.kind === 'unknown') continue;
+      const lower = e.key.toLowerCase();
+      if (ledgers.length > 1 && e.kind !== 'epic') {
+        if (listedIn.has(lower)) {
+          dups.push(e);
+          continue;
+        }
+        listedIn.set(lower, lf);
+      }
       if (!e.valid) {
         const sug: { status?: string; suggestion?: string } = e.kind === 'story' ? normalizeStoryStatus(e.raw) : {};
         const typo = nearest(e.raw.trim().toLowerCase(), LEDGER_ORDER[e.kind]);
@@ -147,9 +166,11 @@ export function buildSprint(parts: SprintParts): SprintModel {
       }
       if (e.kind === 'epic') {
         const ep = epicOf(e.epicId);
+        if (ep.ledgerFile !== undefined) continue;
         ep.id = e.epicId;
         ep.ledgerStatus = e.status;
         ep.ledgerLine = e.line;
+        ep.ledgerFile = lf;
       } else if (e.kind === 'retro') {
         epicOf(e.epicId).retrospective = e.status;
       } else {
@@ -157,7 +178,12 @@ export function buildSprint(parts: SprintParts): SprintModel {
         s.ledgerStatus = e.status;
         s.ledgerRaw = e.raw;
         s.ledgerLine = e.line;
+        s.ledgerFile = lf;
       }
+    }
+    if (dups.length) {
+      const d = dups[0];
+      problems.push({ file: lf, range: at(d.keyLine, d.keyStart, d.keyStart + d.key.length), severity: 'info', code: 'ledger-duplicate-key', message: `${dups.length} entr${dups.length === 1 ? 'y is' : 'ies are'} also listed in ${listedIn.get(d.key.toLowerCase())} (${dups.slice(0, 3).map((x) => x.key).join(', ')}${dups.length > 3 ? ', …' : ''}); Waymark reads ${dups.length === 1 ? 'it' : 'them'} there. Keep each story in one ledger.`, data: { keys: dups.map((x) => x.key) } });
     }
   }
   // Story files: the file named by a ledger key is that story's; another file is matched by its
@@ -268,7 +294,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
   for (const s of byKey.values()) {
     const f = fileOf.get(s);
     s.status = s.ledgerStatus ?? s.fileStatusMapped ?? (s.file ? 'ready-for-dev' : 'backlog');
-    storyDrift(s, f, lf, ledger !== undefined);
+    storyDrift(s, f, s.ledgerFile ?? lf0, ledger !== undefined);
     s.stateHash = sha256(JSON.stringify([s.key, s.ledgerRaw ?? null, s.fileStatus ?? null, f ? f.tasks.map((t) => (t.checked ? 1 : 0)).join('') : null]));
   }
   // Per-epic drift.
@@ -280,14 +306,15 @@ export function buildSprint(parts: SprintParts): SprintModel {
       const covered = parent !== undefined && epics.get(normEpicId(parent))?.ledgerStatus !== undefined;
       if (ledger && !covered && ep.stories.some((s) => s.ledgerStatus !== undefined)) {
         const first = ep.stories.find((s) => s.ledgerLine !== undefined)!;
-        problems.push({ file: lf, range: at(first.ledgerLine!), severity: 'warning', code: 'ledger-epic-missing', message: `Stories of epic ${ep.id} are listed but there is no 'epic-${ep.id}' entry. Add 'epic-${ep.id}: ${ep.stories.some((s) => ledgerRank('story', s.ledgerStatus ?? '') > 0) ? 'in-progress' : 'backlog'}' above them.` });
+        problems.push({ file: first.ledgerFile ?? lf0, range: at(first.ledgerLine!), severity: 'warning', code: 'ledger-epic-missing', message: `Stories of epic ${ep.id} are listed but there is no 'epic-${ep.id}' entry. Add 'epic-${ep.id}: ${ep.stories.some((s) => ledgerRank('story', s.ledgerStatus ?? '') > 0) ? 'in-progress' : 'backlog'}' above them.` });
       }
       continue;
     }
     const ranked = ep.stories.filter((s) => s.ledgerStatus !== undefined);
     const open = ranked.filter((s) => s.ledgerStatus !== 'done');
     const started = ranked.filter((s) => ledgerRank('story', s.ledgerStatus!) >= 2);
-    const entry = ledger!.entries.find((e) => e.kind === 'epic' && normEpicId(e.epicId) === normEpicId(ep.id))!;
+    const lf = ep.ledgerFile ?? lf0;
+    const entry = (ledgers.find((l) => l.file === lf) ?? ledger!).entries.find((e) => e.kind === 'epic' && normEpicId(e.epicId) === normEpicId(ep.id))!;
     const range = at(ep.ledgerLine, entry.valueStart, entry.valueEnd);
     if (ep.ledgerStatus === 'done' && open.length) {
       ep.problems.push({ file: lf, range, severity: 'warning', code: 'epic-done-stories-open', message: `epic-${ep.id} is done but ${open.length} of its stories are not (${open.slice(0, 4).map((s) => `${s.key}: ${s.ledgerStatus}`).join(', ')}${open.length > 4 ? ', …' : ''}). Finish them or set the epic to in-progress.`, data: { fix: 'setLedgerValue', key: entry.key, value: 'in-progress' } });
@@ -296,13 +323,14 @@ export function buildSprint(parts: SprintParts): SprintModel {
     }
     problems.push(...ep.problems);
   }
-  // Stale ledger.
-  const active = [...byKey.values()].filter((s) => s.ledgerStatus === 'in-progress' || s.ledgerStatus === 'review');
-  const stamp = ledger?.lastUpdated ?? ledger?.generated;
-  if (ledger && stamp?.date && active.length) {
+  // Stale ledgers.
+  for (const l of ledgers) {
+    const active = [...byKey.values()].filter((s) => (s.ledgerStatus === 'in-progress' || s.ledgerStatus === 'review') && s.ledgerFile === l.file);
+    const stamp = l.lastUpdated ?? l.generated;
+    if (!stamp?.date || !active.length) continue;
     const days = (now.getTime() - stamp.date.getTime()) / 86_400_000;
     if (days > parts.staleDays) {
-      problems.push({ file: lf, range: at(stamp.line, stamp.valueStart, stamp.valueEnd), severity: 'info', code: 'ledger-stale', message: `${stamp.key} is ${Math.floor(days)} days old while ${active.length} stor${active.length === 1 ? 'y is' : 'ies are'} in progress or review (${active[0].key}…). Check the ledger still says where work stands.` });
+      problems.push({ file: l.file, range: at(stamp.line, stamp.valueStart, stamp.valueEnd), severity: 'info', code: 'ledger-stale', message: `${stamp.key} is ${Math.floor(days)} days old while ${active.length} stor${active.length === 1 ? 'y is' : 'ies are'} in progress or review (${active[0].key}…). Check the ledger still says where work stands.` });
     }
   }
   const stories = [...byKey.values()].sort((a, b) => storyOrder(a, b) || a.key.localeCompare(b.key));
@@ -310,7 +338,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
   const sortedEpics = [...epics.values()].sort((a, b) => compareEpicIds(a.id, b.id));
   const counts: Record<string, number> = Object.create(null);
   for (const s of stories) counts[s.status] = (counts[s.status] ?? 0) + 1;
-  return { epics: sortedEpics, stories, problems, next: recommend(stories, sortedEpics), actionItems: ledger?.actionItems.map(({ line: _l, ...rest }) => rest) ?? [], counts };
+  return { epics: sortedEpics, stories, problems, next: recommend(stories, sortedEpics), actionItems: ledgers.flatMap((l) => l.actionItems.map(({ line: _l, ...rest }) => rest)), counts };
 }
 
 function epicNumberOf(id: string): number {
@@ -356,11 +384,12 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
     const norm = normalizeStoryStatus(f.status);
     if (!norm.status && s.ledgerRaw !== undefined && s.ledgerRaw.trim().toLowerCase() === f.status.trim().toLowerCase() && ledgerRankOf < 0) {
       // The ledger says the same word and is reported there.
-    } else if (!norm.status && norm.suggestion !== undefined && norm.suggestion === s.ledgerStatus && f.tasks.every((t) => t.checked) && !/^dev\b/i.test(f.status)) {
+    } else if (!norm.status && norm.suggestion !== undefined && (norm.suggestion === s.ledgerStatus || (!hasLedger && f.tasks.length > 0)) && f.tasks.every((t) => t.checked)) {
       // `✅ Complete`, `COMPLETED` in the file while the ledger says done and every task is ticked:
       // the project's word for what the ledger records; a note, not a warning on a clean story.
-      // (Done is never inferred from a word the tasks contradict.)
-      out.push({ file: f.file, range: statusRange!, severity: 'info', code: 'story-legacy-status', message: `'${f.status}' is read as ${norm.suggestion}, as the ledger says. Write '${norm.suggestion}' so every BMAD tool reads it the same.`, data: { fix: 'setStoryStatus', key: s.key, value: norm.suggestion } });
+      // Without a ledger, the ticked tasks are the evidence. (Done is never inferred from a word the
+      // tasks contradict.)
+      out.push({ file: f.file, range: statusRange!, severity: 'info', code: 'story-legacy-status', message: `'${f.status}' is read as ${norm.suggestion}, as ${hasLedger ? 'the ledger says' : 'its ticked tasks say'}. Write '${norm.suggestion}' so every BMAD tool reads it the same.`, data: { fix: 'setStoryStatus', key: s.key, value: norm.suggestion } });
     } else if (!norm.status) {
       const value = norm.suggestion ?? (s.ledgerStatus && ledgerRankOf >= 0 ? s.ledgerStatus : undefined);
       out.push({
@@ -380,9 +409,30 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
       if (s.ledgerLine !== undefined) {
         out.push({ file: lf, range: at(s.ledgerLine, 0, 0), severity: 'info', code: 'story-status-drift', message: `${s.key} is ${s.ledgerRaw} here but '${f.status}' in its story file (the ${ahead} is ahead).`, data: { fix: 'setStoryStatus', key: s.key, value: ahead === 'file' ? norm.status : s.ledgerStatus, ahead } });
       }
+    } else if (norm.status && s.ledgerRaw !== undefined && s.ledgerStatus !== undefined && ledgerRankOf < 0 && s.ledgerRaw.trim() !== '' && s.ledgerRaw.trim().toLowerCase() !== f.status.trim().toLowerCase()) {
+      // The ledger says a word of the project's own (`deployed-awaiting-smoke`), the file a BMAD
+      // status: they disagree, and which is right is not guessed (no fix).
+      out.push({
+        file: f.file, range: statusRange!, severity: 'warning', code: 'story-status-drift',
+        message: `Status '${f.status}' here, '${s.ledgerRaw}' (the project's own word) in sprint-status.yaml: they disagree. Set the one that is right: waymark story set-status ${s.key} ${norm.status}, or edit the ledger.`,
+        data: { key: s.key, fileStatus: norm.status, ledgerStatus: s.ledgerRaw },
+      });
     } else if (!norm.exact && norm.status && (!s.ledgerStatus || norm.status === s.ledgerStatus) && !isV4Word(f.status)) {
       out.push({ file: f.file, range: statusRange!, severity: 'info', code: 'story-legacy-status', message: `'${f.status}' is read as ${norm.status}. Write '${norm.status}' so every BMAD tool reads it the same.`, data: { fix: 'setStoryStatus', key: s.key, value: norm.status } });
     }
+  }
+  // A frontmatter status beside the Status line that says otherwise than the ledger (the Status
+  // line agreeing): the file contradicts itself; the fix writes both.
+  const fm = f.frontmatterStatus;
+  const fmNorm = fm ? normalizeStoryStatus(fm.value).status : undefined;
+  const bodyNorm = f.status !== undefined ? normalizeStoryStatus(f.status).status : undefined;
+  if (fm && fmNorm && s.ledgerStatus !== undefined && ledgerRankOf >= 0 && fmNorm !== s.ledgerStatus && (bodyNorm === s.ledgerStatus || bodyNorm === undefined)) {
+    const ahead = ledgerRank('story', fmNorm) > ledgerRankOf ? 'frontmatter' : 'ledger';
+    out.push({
+      file: f.file, range: at(fm.line, fm.start, fm.end), severity: 'warning', code: 'story-status-drift',
+      message: `The frontmatter says status '${fm.value}', the Status line '${f.status}' and sprint-status.yaml '${s.ledgerRaw}': the file contradicts itself. Make them agree: waymark story set-status ${s.key} ${s.ledgerStatus} (writes both).`,
+      data: { fix: 'setStoryStatus', key: s.key, value: s.ledgerStatus, fileStatus: fmNorm, ledgerStatus: s.ledgerStatus, ahead },
+    });
   }
   // Done with open tasks.
   const isDone = s.ledgerStatus === 'done' || (s.ledgerStatus === undefined && normalizeStoryStatus(f.status ?? '').status === 'done');
@@ -410,10 +460,23 @@ function truncate(t: string): string {
   return t.length > 60 ? `${t.slice(0, 57)}…` : t;
 }
 
+/**
+ * True when the story file says the story is further along than the ledger (`Status: done` while
+ * the ledger says ready-for-dev): drift to settle, not work to start. Code review's review ⇄
+ * in-progress is not counted.
+ */
+export function fileAheadOfLedger(s: Pick<SprintStory, 'ledgerStatus' | 'fileStatusMapped'>): boolean {
+  if (s.ledgerStatus === undefined || s.fileStatusMapped === undefined) return false;
+  const l = ledgerRank('story', s.ledgerStatus);
+  const f = ledgerRank('story', s.fileStatusMapped);
+  return l >= 0 && f > l && !(s.ledgerStatus === 'in-progress' && s.fileStatusMapped === 'review');
+}
+
 /** BMAD's own "what next" order: in-progress, review, ready-for-dev, first backlog, an optional retro. */
 export function recommend(stories: SprintStory[], epics: SprintEpic[]): SprintRecommendation | undefined {
   const withLedger = stories.filter((s) => s.ledgerStatus !== undefined);
-  const pool = withLedger.length ? withLedger : stories;
+  // A story whose file is ahead of the ledger is drift to settle (reported), not work to offer.
+  const pool = (withLedger.length ? withLedger : stories).filter((s) => !fileAheadOfLedger(s));
   const first = (st: string) => pool.find((s) => s.status === st);
   let s = first('in-progress');
   if (s) return { action: 'dev-story', storyKey: s.key, reason: 'resume the in-progress story' };

@@ -406,7 +406,11 @@ function classifyEntries(entries: LedgerEntry[]): void {
   }
   for (const e of entries) {
     const lowerKey = e.key.toLowerCase();
-    const c: LedgerKeyParts | undefined = bareEpics.has(lowerKey) ? { kind: 'epic', epic: epicNumber(lowerKey), epicId: lowerKey, strict: false } : parseLedgerKey(e.key, epicIds);
+    // `dm-01-retrospective`: the retrospective of a module epic written without `epic-`.
+    const bareRetro = /^(.+)-retro(?:spective)?$/.exec(lowerKey);
+    const c: LedgerKeyParts | undefined = bareEpics.has(lowerKey)
+      ? { kind: 'epic', epic: epicNumber(lowerKey), epicId: lowerKey, strict: false }
+      : bareRetro && bareEpics.has(bareRetro[1]) ? { kind: 'retro', epic: epicNumber(bareRetro[1]), epicId: bareRetro[1], strict: false } : parseLedgerKey(e.key, epicIds);
     if (!c) continue;
     e.kind = c.kind;
     e.epic = c.epic;

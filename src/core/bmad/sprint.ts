@@ -26,9 +26,12 @@ function bmadSettings(root: string, opts: SprintOptions): { installDir: string; 
 export interface SprintReport extends SprintModel {
   root: string;
   config: BmadConfig;
-  /** Absolute path of `sprint-status.yaml`, when found. */
+  /** Absolute path of `sprint-status.yaml`, when found (the first of `ledgerFiles`). */
   ledgerFile?: string;
   ledger?: Ledger;
+  /** Every ledger read: one, or one per module where a project keeps several (`docs/modules/*\/sprint-status.yaml`). */
+  ledgerFiles: string[];
+  ledgers: Ledger[];
   /** Folders story files were looked for in. */
   storyDirs: string[];
   epicsFiles: string[];
@@ -71,6 +74,9 @@ function inside(root: string, p: string): boolean {
   return !rel.startsWith('..') && !path.isAbsolute(rel);
 }
 
+/** Folders kept for the record or for tests, whose ledgers are not the project's live ones. */
+const RETIRED_DIR = /^(_?archived?|archives|old|deprecated|backups?|legacy|fixtures?|examples?|templates?|__tests__)$/i;
+
 /** Bounded walk for files named `name` (depth 5, skipping dependency and build folders). */
 function findNamed(root: string, name: RegExp, depth = 4, limit = 20): string[] {
   const out: string[] = [];
@@ -78,7 +84,7 @@ function findNamed(root: string, name: RegExp, depth = 4, limit = 20): string[] 
     if (d > depth || out.length >= limit) return;
     for (const e of listDir(dir)) {
       if (e.isDirectory()) {
-        if (SKIP_DIRS.has(e.name) || (e.name.startsWith('.') && e.name !== '.bmad-core')) continue;
+        if (SKIP_DIRS.has(e.name) || RETIRED_DIR.test(e.name) || (e.name.startsWith('.') && e.name !== '.bmad-core')) continue;
         const sub = path.join(dir, e.name);
         // Another project (its own repository) nested inside is not this project's ledger.
         if (isRegularFile(path.join(sub, '.git')) || isDirectory(path.join(sub, '.git'))) continue;
@@ -90,8 +96,18 @@ function findNamed(root: string, name: RegExp, depth = 4, limit = 20): string[] 
   return out.sort((a, b) => a.split(path.sep).length - b.split(path.sep).length || a.localeCompare(b));
 }
 
-/** Where the project's `sprint-status.yaml` is: the config's folders first, then a bounded search. */
+/** Where the project's `sprint-status.yaml` is: the first of findLedgerFiles. */
 export function findLedgerFile(cfg: BmadConfig): string | undefined {
+  return findLedgerFiles(cfg)[0];
+}
+
+/**
+ * The project's live ledgers: the one where its config puts it, when that one lists work; else
+ * every ledger listing work that a bounded search finds outside archives and fixtures (a project
+ * keeping one per module, `docs/modules/*\/sprint-status.yaml`); else an empty one at the config's
+ * place.
+ */
+export function findLedgerFiles(cfg: BmadConfig): string[] {
   const c = [
     path.join(cfg.implementationArtifacts, 'sprint-status.yaml'),
     cfg.vars.sprint_artifacts ? path.join(cfg.vars.sprint_artifacts, 'sprint-status.yaml') : '',
@@ -107,9 +123,12 @@ export function findLedgerFile(cfg: BmadConfig): string | undefined {
   // A ledger with no entries (`development_status: {}` left where the config points) loses to
   // one elsewhere that lists the work; else the config's place wins.
   const listed = placed.find((p) => hasEntries(p));
-  if (listed) return listed;
+  if (listed) return [listed];
   const walked = findNamed(cfg.root, /^sprint-status\.ya?ml$/);
-  return walked.find((p) => !placed.includes(p) && hasEntries(p)) ?? placed[0] ?? walked[0];
+  const live = walked.filter((p) => !placed.includes(p) && hasEntries(p));
+  if (live.length) return live;
+  const first = placed[0] ?? walked[0];
+  return first ? [first] : [];
 }
 
 function hasEntries(file: string): boolean {
@@ -160,8 +179,10 @@ function storyDirs(cfg: BmadConfig, ledgerFile: string | undefined, ledger: Ledg
  */
 export function loadStoryQuick(root: string, ref: string, opts: SprintOptions = {}): { report: SprintReport; story: SprintStory } | undefined {
   const cfg = loadBmadConfig(root, bmadSettings(root, opts));
-  const ledgerFile = findLedgerFile(cfg);
-  if (!ledgerFile) return undefined;
+  const ledgerFiles = findLedgerFiles(cfg);
+  // Several ledgers: the whole sprint is read (a key may be listed in more than one).
+  if (ledgerFiles.length !== 1) return undefined;
+  const ledgerFile = ledgerFiles[0];
   const text = readText(ledgerFile, opts.overrides);
   if (text === undefined) return undefined;
   const ledger = parseLedger(ledgerFile, text);
@@ -188,7 +209,7 @@ export function loadStoryQuick(root: string, ref: string, opts: SprintOptions = 
   const model = buildSprint({ root: cfg.root, ledger: only, stories: [parseStory(file, storyText)], epics: new Map(), gates: [], now: opts.now ?? new Date(), staleDays: opts.staleDays ?? 7 });
   const story = model.stories.find((s) => s.key === entry!.key);
   if (!story) return undefined;
-  return { report: { ...model, root: cfg.root, config: cfg, ledgerFile, ledger, storyDirs: [], epicsFiles: [], files: [ledgerFile, file] }, story };
+  return { report: { ...model, root: cfg.root, config: cfg, ledgerFile, ledger, ledgerFiles: [ledgerFile], ledgers: [ledger], storyDirs: [], epicsFiles: [], files: [ledgerFile, file] }, story };
 }
 
 /**
@@ -203,17 +224,19 @@ export function loadSprint(root: string, opts: SprintOptions = {}): SprintReport
   const cfg = loadBmadConfig(root, settings);
   const now = opts.now ?? new Date();
   const problems: Problem[] = cfg.warnings.map((w) => ({ file: w.file, range: { start: { line: w.line - 1, character: 0 }, end: { line: w.line - 1, character: 0 } }, severity: 'warning' as const, code: 'bmad-config-unreadable', message: w.message }));
-  const ledgerFile = findLedgerFile(cfg);
   const files: string[] = [];
-  let ledger: Ledger | undefined;
-  if (ledgerFile) {
-    const text = readText(ledgerFile, opts.overrides);
-    if (text !== undefined) {
-      ledger = parseLedger(ledgerFile, text);
-      files.push(ledgerFile);
-    }
+  const ledgers: Ledger[] = [];
+  for (const lf of findLedgerFiles(cfg)) {
+    const text = readText(lf, opts.overrides);
+    if (text === undefined) continue;
+    ledgers.push(parseLedger(lf, text));
+    files.push(lf);
   }
-  const dirs = storyDirs(cfg, ledgerFile, ledger);
+  const ledger = ledgers[0];
+  const ledgerFile = ledger?.file;
+  const dirs = new Set<string>();
+  for (const l of ledgers) for (const d of storyDirs(cfg, l.file, l)) dirs.add(d);
+  if (!ledgers.length) for (const d of storyDirs(cfg, undefined, undefined)) dirs.add(d);
   const storyPaths = new Map<string, string>();
   for (const d of dirs) storyFilesIn(d, 3, storyPaths);
   const stories: StoryFile[] = [];
@@ -269,8 +292,8 @@ export function loadSprint(root: string, opts: SprintOptions = {}): SprintReport
       }
     }
   }
-  const model = buildSprint({ root: cfg.root, ledger, stories, epics, gates, now, staleDays: opts.staleDays ?? 7 });
-  return { ...model, problems: [...problems, ...model.problems], root: cfg.root, config: cfg, ledgerFile, ledger, storyDirs: [...dirs], epicsFiles: sortedEpicFiles, files };
+  const model = buildSprint({ root: cfg.root, ledger, ledgers, stories, epics, gates, now, staleDays: opts.staleDays ?? 7 });
+  return { ...model, problems: [...problems, ...model.problems], root: cfg.root, config: cfg, ledgerFile, ledger, ledgerFiles: ledgers.map((l) => l.file), ledgers, storyDirs: [...dirs], epicsFiles: sortedEpicFiles, files };
 }
 
 /**

@@ -102,9 +102,11 @@ export async function applySprintFix(root: string, problem: Problem, opts: Story
     const r = await setStoryStatus(root, key, value, opts);
     return { ...base, written: r.written, changed: r.changed, seq: r.seq };
   }
-  const entry = report.ledger?.byKey.get(key);
-  if (!report.ledgerFile || !entry) throw new WaymarkError('conflict', `sprint-status.yaml has no entry '${key}' any more. Validate again, then retry.`, report.ledgerFile ?? problem.file);
-  const r = await setLedgerValue(report.root, report.ledgerFile, key, value, { ...opts, expectRaw: entry.raw });
+  // The ledger the problem is in (a project may keep one per module), else the first listing the key.
+  const ledger = report.ledgers.find((l) => sameFile(l.file, problem.file) && l.byKey.has(key)) ?? report.ledgers.find((l) => l.byKey.has(key));
+  const entry = ledger?.byKey.get(key);
+  if (!ledger || !entry) throw new WaymarkError('conflict', `sprint-status.yaml has no entry '${key}' any more. Validate again, then retry.`, report.ledgerFile ?? problem.file);
+  const r = await setLedgerValue(report.root, ledger.file, key, value, { ...opts, expectRaw: entry.raw });
   return { ...base, ...r };
 }
 

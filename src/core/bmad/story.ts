@@ -40,6 +40,8 @@ export interface StoryFile {
   statusEnd?: number;
   /** How the status is written: `Status: x`, `## Status` section, or frontmatter. */
   statusForm?: 'line' | 'section' | 'frontmatter';
+  /** A frontmatter `status:` beside the Status line (some teams keep both; they can disagree). */
+  frontmatterStatus?: { value: string; line: number; start: number; end: number };
   tasks: StoryTask[];
   hasFileList: boolean;
   hasChangeLog: boolean;
@@ -187,11 +189,15 @@ export function parseStory(file: string, text: string): StoryFile {
       const label = LABEL.exec(line) ?? SECTION_LABEL.exec(line) ?? INLINE_LABEL.exec(line);
       if (!label && OTHER_FIELD.test(line)) continue;
       const v = statusAfter(line, label ? label.index + label[0].length : 0);
-      if (v) setStatus(s, v, i, 'section');
+      // A bare line is the status when it is a few words or a status word; a sentence
+      // (`- All acceptance criteria are met…`) is a note about it.
+      if (v && (label || v.value.split(/\s+/).length <= 4 || normalizeStoryStatus(v.value).status !== undefined)) setStatus(s, v, i, 'section');
       awaitingStatus = false;
       continue;
     }
-    if (s.status === undefined && !inTasks && (section === '' || i - start < 40)) {
+    // A `Status:` label under the title, or near the top; with a frontmatter status, only under the
+    // title (a `- **Status**: Review` line in a later Dev Agent Record is a log entry, not the story's).
+    if (s.status === undefined && !inTasks && (section === '' || (i - start < 40 && !fmStatus))) {
       const label = LABEL.exec(line);
       const inline = label ? null : section === '' ? INLINE_LABEL.exec(line) : null;
       const at = label ? label[0].length : inline ? inline.index + inline[0].length : -1;
@@ -227,7 +233,7 @@ export function parseStory(file: string, text: string): StoryFile {
     s.statusStart = fmStatus.start;
     s.statusEnd = fmStatus.end;
     s.statusForm = 'frontmatter';
-  }
+  } else if (fmStatus) s.frontmatterStatus = fmStatus;
   return s;
 }
 
@@ -243,10 +249,14 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
     drafted: 'ready-for-dev', contexted: 'in-progress', draft: 'ready-for-dev', approved: 'ready-for-dev', ready: 'ready-for-dev', 'ready-for-development': 'ready-for-dev', 'ready-for-implementation': 'ready-for-dev', 'ready-to-start': 'ready-for-dev',
     todo: 'backlog', 'to-do': 'backlog', 'not-started': 'backlog', planned: 'backlog',
     inprogress: 'in-progress', 'in-development': 'in-progress', 'in-dev': 'in-progress', wip: 'in-progress', started: 'in-progress',
+    // Development finished, waiting for code review (the step before done in BMAD's dev → review → done).
+    'dev-complete': 'review', 'dev-done': 'review', 'dev-ready': 'ready-for-dev',
     'in-review': 'review', 'ready-for-review': 'review', 'review-ready': 'review', 'ready-review': 'review', 'under-review': 'review', 'code-review': 'review', 'review-pending': 'review',
   };
   if (mapped[w]) return { status: mapped[w], exact: false };
-  const doneLike = ['complete', 'completed', 'dev-complete', 'dev-done', 'finished', 'closed', 'merged', 'shipped', 'implemented', 'accepted', 'done-', 'review-passed', 'passed', 'qa-passed', 'verified', 'released', 'deployed'];
+  // `Ready for QA Re-Review`, `Awaiting review`, `peer-review`: waiting for a review.
+  if (/(^|-)review$/.test(w)) return { status: 'review', exact: false };
+  const doneLike = ['complete', 'completed', 'reviewed', 'finished', 'closed', 'merged', 'shipped', 'implemented', 'accepted', 'done-', 'review-passed', 'passed', 'qa-passed', 'verified', 'released', 'deployed'];
   if (doneLike.includes(w) || /^(done|complete)/.test(w)) return { exact: false, suggestion: 'done' };
   return { exact: false };
 }

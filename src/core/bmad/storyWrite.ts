@@ -122,7 +122,8 @@ export async function setStoryStatus(root: string, ref: string, status: string, 
   const ctx = await contextOf(root, opts);
   const first = load(root, ref, opts, ctx);
   const key = first.story.key;
-  const ledgerFile = first.report.ledgerFile;
+  // The ledger the story is listed in (a project may keep one per module), else the project's.
+  const ledgerFile = first.story.ledgerFile ?? first.report.ledgerFile;
   const files = [first.story.file, ledgerFile].filter((f): f is string => !!f);
   if (!files.length) throw new WaymarkError('invalid', `Story ${key} has neither a story file nor a ledger entry to write.`);
   const workspaceRoot = txRoot(ctx, first.report.root);
@@ -136,7 +137,8 @@ export async function setStoryStatus(root: string, ref: string, status: string, 
       if (opts.expectHash && opts.expectHash !== story.stateHash) {
         throw new WaymarkError('conflict', `Story ${story.key} changed since it was read (state hash ${story.stateHash.slice(0, 12)}…, expected ${opts.expectHash.slice(0, 12)}…). Read it again (waymark story show ${story.key} --json), then retry.`, story.file ?? report.ledgerFile, { currentHash: story.stateHash });
       }
-      const ledgerText = report.ledgerFile ? texts.get(report.ledgerFile) : undefined;
+      const storyLedger = story.ledgerFile ?? report.ledgerFile;
+      const ledgerText = storyLedger ? texts.get(storyLedger) : undefined;
       // The line reader's word when it is one; else what YAML reads (an entry written as a mapping).
       const known = (w: string | undefined) => (w !== undefined && (STORY_STATUSES as readonly string[]).includes(w) ? w : undefined);
       const yamlWord = ledgerText !== undefined && known(story.ledgerStatus) === undefined ? ledgerEntryStatus(ledgerText, story.key)?.trim().toLowerCase() : undefined;
@@ -161,7 +163,11 @@ export async function setStoryStatus(root: string, ref: string, status: string, 
         let word = want;
         if (parsed.statusLine !== undefined && parsed.statusStart !== undefined && parsed.statusEnd !== undefined) {
           word = parsed.statusForm === 'section' && /^[A-Z]/.test(parsed.status ?? '') && !report.ledger ? V4_WORDS[want] : want;
-          next = applyLineEdits(text, [{ line: parsed.statusLine, start: parsed.statusStart, end: parsed.statusEnd, value: word }]);
+          const edits = [{ line: parsed.statusLine, start: parsed.statusStart, end: parsed.statusEnd, value: word }];
+          // A frontmatter status kept beside the Status line is written too, so the file says one thing.
+          const fm = parsed.frontmatterStatus;
+          if (fm && fm.value !== want) edits.push({ line: fm.line, start: fm.start, end: fm.end, value: want });
+          next = applyLineEdits(text, edits);
         } else {
           const lines = text.split('\n');
           const after = parsed.titleLine ?? -1;
@@ -179,8 +185,8 @@ export async function setStoryStatus(root: string, ref: string, status: string, 
           });
         }
       }
-      if (report.ledgerFile && ledgerText !== undefined && ledgerNow !== want && (story.ledgerLine !== undefined || ledgerHasEntry(ledgerText, story.key))) {
-        const file = report.ledgerFile;
+      if (storyLedger && ledgerText !== undefined && ledgerNow !== want && (story.ledgerLine !== undefined || ledgerHasEntry(ledgerText, story.key))) {
+        const file = storyLedger;
         const next = editLedgerStatus(file, ledgerText, story.key, want, now);
         ledgerEdit = { file, root: report.root, before: ledgerText, after: next };
         writes.push({

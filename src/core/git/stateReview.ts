@@ -98,7 +98,7 @@ async function readSide(dir: string): Promise<Side> {
   const storyFiles = new Map<string, string>();
   const sprint = loadSprint(dir);
   for (const s of sprint?.stories ?? []) {
-    const f = s.file ?? sprint?.ledgerFile;
+    const f = s.file ?? s.ledgerFile ?? sprint?.ledgerFile;
     if (f) storyFiles.set(s.key, rel(dir, f));
   }
   return { dir, items, workflows, problems, storyFiles };

@@ -6,6 +6,7 @@
 import * as path from 'node:path';
 import type { Problem, Range, WorkflowState } from '../types';
 import type { SprintReport } from '../bmad/sprint';
+import { fileAheadOfLedger } from '../bmad/drift';
 
 /** Where an item stands, for the board's columns. `dropped` is an archived workflow. */
 export type ItemState = 'todo' | 'in_progress' | 'review' | 'blocked' | 'done' | 'dropped';
@@ -141,9 +142,12 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
     for (const s of sprint.stories) {
       const id = `story:${s.key}`;
       if (byId.has(id)) continue;
+      // The story file further along than the ledger (`Status: done`, ledger ready-for-dev): the work
+      // is where the file says (never offered to start again); the drift is reported by the sprint.
+      const state = fileAheadOfLedger(s) ? storyState(s.fileStatusMapped!) : storyState(s.status);
       const item: ProjectItem = {
         id, kind: 'story', root: sprint.root, file: s.file, rel: s.file ? relOf(sprint.root, s.file) : undefined,
-        title: s.title ?? s.key, state: storyState(s.status), rawStatus: s.status, priority: 0, waived: [], line: s.file ? s.fileStatusLine : undefined,
+        title: s.title ?? s.key, state, rawStatus: s.status, priority: 0, waived: [], line: s.file ? s.fileStatusLine : undefined,
       };
       items.push(item);
       byId.set(id, item);
