@@ -253,6 +253,19 @@ describe('files of an installed skill are the method, not artifacts', () => {
     const { res } = await scanned(dir);
     assert.ok(!res.workflows.some((w) => w.file.includes(`${path.sep}skills${path.sep}`)), res.workflows.map((w) => w.file).join('\n'));
   });
+
+  test('a skill folder of a BMAD project nested in another BMAD project is the method too', async () => {
+    // The repository root is a BMAD project, and so is backend/ with its own install and skills.
+    const dir = copyFixture('bmad-skills');
+    const skill = path.join(dir, 'backend', '.agent', 'skills', 'bmad-testarch-atdd');
+    fs.mkdirSync(path.join(dir, 'backend', '_bmad', '_config'), { recursive: true });
+    fs.mkdirSync(skill, { recursive: true });
+    fs.writeFileSync(path.join(skill, 'atdd-checklist-template.md'), "---\nstepsCompleted: []\nlastStep: ''\nworkflowType: 'testarch-atdd'\ninputDocuments: []\n---\n\n# ATDD checklist\n");
+    fs.writeFileSync(path.join(dir, 'backend', '_bmad', 'notes.md'), "---\nstepsCompleted: []\nworkflowType: 'prd'\n---\n# Notes\n");
+    const { res } = await scanned(dir);
+    const nested = res.workflows.filter((w) => w.file.startsWith(path.join(dir, 'backend') + path.sep)).map((w) => w.file);
+    assert.deepEqual(nested, []);
+  });
 });
 
 describe('unreadable frontmatter of a BMAD document', () => {

@@ -171,10 +171,22 @@ export function isBmadTemplate(file: string, data: Record<string, unknown>, body
   return /(^|[-_.])template\.(md|markdown)$/.test(name) && parts.slice(0, -1).some((p) => p === 'workflows' || p === 'templates');
 }
 
-/** A file of an installed workflow's own folder (a skill's template or data file) is the method, not an artifact. */
+/** Folders that hold an installed BMAD method wherever they stand (`_bmad/`, `.bmad/`, `.bmad-core/`). */
+const INSTALL_SEGMENT = /^(?:_bmad|\.bmad|\.bmad-core)$/i;
+
+/**
+ * A file of an installed workflow's own folder (a skill's template or data file) is the method, not
+ * an artifact. Besides the catalog's folders, any install folder or agent skill folder of BMAD's
+ * (`<.tool>/skills/bmad-*`) below the workspace counts, so a BMAD project nested inside another
+ * (a backend with its own install) never offers its method files as work.
+ */
 function insideInstalledWorkflow(file: string, ctx: WorkspaceContext): boolean {
   const abs = path.resolve(file);
-  return (ctx.bmad.methodDirs ?? ctx.bmad.workflows.map((w) => w.dir)).some((d) => abs.startsWith(d + path.sep));
+  if ((ctx.bmad.methodDirs ?? ctx.bmad.workflows.map((w) => w.dir)).some((d) => abs.startsWith(d + path.sep))) return true;
+  const rel = path.relative(ctx.root, abs);
+  if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) return false;
+  const dirs = rel.split(/[\\/]/).slice(0, -1);
+  return dirs.some((d, i) => INSTALL_SEGMENT.test(d) || (d === 'skills' && i > 0 && dirs[i - 1].startsWith('.') && /^bmad[-_]/i.test(dirs[i + 1] ?? '')));
 }
 
 /**
