@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import * as crypto from 'node:crypto';
 import type { HistoryEntry } from '../types';
 import { writeFileAtomic, sweepStaleTemps } from './atomicWrite';
+import { completeIntent } from './intentJournal';
 import { holderAlive, ownStartTime } from './processes';
 import { readInternalIfExists, safeMkdir } from './safePath';
 
@@ -64,13 +65,8 @@ export function writeTxIntent(root: string, intent: Omit<TxIntent, 'kind' | 'id'
   return { path: p, intent: full };
 }
 
-export function completeTxIntent(p: string): void {
-  try {
-    fs.unlinkSync(p);
-  } catch {
-    // already completed by a recovering writer
-  }
-}
+/** Removes a completed transaction's intent (the same as a one-file intent's). */
+export const completeTxIntent: (p: string) => void = completeIntent;
 
 /**
  * Transactions left by writers that are gone (a live writer's intent is its own business).
