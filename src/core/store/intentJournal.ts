@@ -86,9 +86,16 @@ export function completeIntent(p: string): void {
  * returned with `intent` undefined so the caller can move them aside.
  */
 export function orphanedIntents(root: string, file: string): { path: string; intent?: Intent }[] {
+  return orphanedJournalFiles<Intent>(root, `${prefixFor(file)}.`, (x) => Array.isArray(x.writes) && Array.isArray(x.entries));
+}
+
+/**
+ * The journal files named `<prefix>…json` whose writer is gone (a live writer on this host is
+ * skipped), read and checked by `valid`; an unreadable or invalid one comes back without `intent`.
+ * A writer killed while writing its intent leaves only a temp file: it is swept, nothing happened.
+ */
+export function orphanedJournalFiles<T extends { pid: number; start?: string; host: string }>(root: string, prefix: string, valid: (x: T) => boolean): { path: string; intent?: T }[] {
   const dir = journalDir(root);
-  const prefix = `${prefixFor(file)}.`;
-  // A writer killed while writing its intent leaves only a temp file: nothing happened yet.
   sweepStaleTemps(dir, (n) => n.startsWith(`.${prefix}`));
   let names: string[];
   try {
@@ -96,17 +103,17 @@ export function orphanedIntents(root: string, file: string): { path: string; int
   } catch {
     return [];
   }
-  const out: { path: string; intent?: Intent }[] = [];
+  const out: { path: string; intent?: T }[] = [];
   for (const n of names.sort()) {
     if (!n.startsWith(prefix) || !n.endsWith('.json')) continue;
     const p = path.join(dir, n);
-    let intent: Intent | undefined;
+    let intent: T | undefined;
     try {
-      intent = JSON.parse(readInternalIfExists(p, 'intent journal') ?? 'null') as Intent;
+      intent = JSON.parse(readInternalIfExists(p, 'intent journal') ?? 'null') as T;
     } catch {
       intent = undefined;
     }
-    if (intent && typeof intent === 'object' && Array.isArray(intent.writes) && Array.isArray(intent.entries)) {
+    if (intent && typeof intent === 'object' && valid(intent)) {
       if (intent.host === os.hostname() && holderAlive(intent.pid, intent.start)) continue;
       out.push({ path: p, intent });
     } else {

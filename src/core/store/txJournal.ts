@@ -1,12 +1,11 @@
-import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as crypto from 'node:crypto';
 import type { HistoryEntry } from '../types';
-import { writeFileAtomic, sweepStaleTemps } from './atomicWrite';
-import { completeIntent } from './intentJournal';
-import { holderAlive, ownStartTime } from './processes';
-import { readInternalIfExists, safeMkdir } from './safePath';
+import { writeFileAtomic } from './atomicWrite';
+import { completeIntent, orphanedJournalFiles } from './intentJournal';
+import { ownStartTime } from './processes';
+import { safeMkdir } from './safePath';
 
 /**
  * The intent journal of multi-file transactions (`.waymark/journal/tx.<pid>.<id>.json`): written
@@ -73,31 +72,5 @@ export const completeTxIntent: (p: string) => void = completeIntent;
  * Unreadable intents come back with `intent` undefined, to be moved aside.
  */
 export function orphanedTxIntents(root: string): { path: string; intent?: TxIntent }[] {
-  const dir = journalDir(root);
-  sweepStaleTemps(dir, (n) => n.startsWith('.tx.'));
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir);
-  } catch {
-    return [];
-  }
-  const out: { path: string; intent?: TxIntent }[] = [];
-  for (const n of names.sort()) {
-    if (!n.startsWith('tx.') || !n.endsWith('.json')) continue;
-    const p = path.join(dir, n);
-    let intent: TxIntent | undefined;
-    try {
-      intent = JSON.parse(readInternalIfExists(p, 'intent journal') ?? 'null') as TxIntent;
-    } catch {
-      intent = undefined;
-    }
-    const ok = intent && typeof intent === 'object' && intent.kind === 'tx' && Array.isArray(intent.writes) && Array.isArray(intent.entries) && intent.writes.every((w) => w && typeof w.target === 'string' && typeof w.text === 'string');
-    if (ok) {
-      if (intent!.host === os.hostname() && holderAlive(intent!.pid, intent!.start)) continue;
-      out.push({ path: p, intent });
-    } else {
-      out.push({ path: p });
-    }
-  }
-  return out;
+  return orphanedJournalFiles<TxIntent>(root, 'tx.', (x) => x.kind === 'tx' && Array.isArray(x.writes) && Array.isArray(x.entries) && x.writes.every((w) => w && typeof w.target === 'string' && typeof w.text === 'string'));
 }
