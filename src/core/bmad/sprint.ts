@@ -14,12 +14,12 @@ import { parseGateDecision, parseQaGate, type StoryGate } from './qaGates';
 import { buildSprint, type SprintModel, type SprintStory } from './drift';
 import { resolveStoryRef } from './storyRef';
 import { isDirectory, isRegularFile, readTextIfRegular } from '../store/safeRead';
-import { loadWorkspaceConfigSync } from '../store/workspaceContext';
+import { readConfigSync } from '../store/configFile';
 import type { WaymarkConfig } from '../model/config';
 
 /** Where the BMAD install and output are, by the workspace's `bmad.dir` / `bmad.output`. */
 function bmadSettings(root: string, opts: SprintOptions): { installDir: string; outputDir: string } {
-  const bmad = (opts.config ?? loadWorkspaceConfigSync(root)).bmad;
+  const bmad = (opts.config ?? readConfigSync(root)).bmad;
   return { installDir: bmad.dir, outputDir: bmad.output };
 }
 

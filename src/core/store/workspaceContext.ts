@@ -5,7 +5,7 @@ import { CONFIG_FILE, parseConfigText, type WaymarkConfig } from '../model/confi
 import { loadDefinitions, type WorkflowDefinition } from '../model/definitions';
 import { loadBmadCatalogForRoot, type BmadCatalog } from '../bmad/artifacts';
 import type { FrontmatterLimits } from '../model/frontmatter';
-import { readRegularFile, readTextIfRegular } from './safeRead';
+import { readRegularFile } from './safeRead';
 import { MAX_CONFIG_BYTES } from './configFile';
 
 
@@ -68,22 +68,6 @@ export async function loadWorkspaceContext(
     now: opts?.now ?? (() => new Date()),
   };
   return { context, problems };
-}
-
-/**
- * The workspace's configuration read synchronously from `.waymark/config.yaml` by the same
- * schema (defaults where it is missing or bad): for readers that run outside the core's
- * context cache (the sprint reader called by a hook), so they read the settings the core reads.
- */
-export function loadWorkspaceConfigSync(root: string): WaymarkConfig {
-  const configFile = path.join(path.resolve(root), CONFIG_FILE);
-  let text: string | undefined;
-  try {
-    text = readTextIfRegular(configFile, MAX_CONFIG_BYTES);
-  } catch {
-    text = undefined; // unreadable: loadWorkspaceContext reports it; defaults here
-  }
-  return parseConfigText(configFile, text).config;
 }
 
 /** A context with defaults and no definitions, for parsing text outside any workspace. */
