@@ -1,8 +1,9 @@
 // Bundles the extension and the CLI into dist/; with --tests the unit and
 // integration suites into dist-test/; with --bench the benchmarks into dist-bench/.
 import * as esbuild from 'esbuild';
+import { createRequire } from 'node:module';
 import { readdirSync, statSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 const args = new Set(process.argv.slice(2));
 const production = args.has('--production');
@@ -19,6 +20,30 @@ function filesUnder(dir, suffix) {
   return out;
 }
 
+// js-yaml 3 (gray-matter's YAML engine) requires esprima, from wherever node finds one, for its
+// !!js/function type. Waymark parses YAML with safeLoad, which never has that type: the schema gets
+// js/undefined in its place (listed twice, which the schema dedupes) and no esprima is ever loaded.
+const noEsprima = {
+  name: 'no-esprima',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/type\/js\/function$/ }, (a) => (/js-yaml[\\/]lib[\\/]js-yaml[\\/]schema$/.test(a.resolveDir) ? { path: resolve(a.resolveDir, '../type/js/undefined.js') } : undefined));
+  },
+};
+
+// The CLI's bundles load mvdan-sh (a 3 MB bash parser) from its own bundle, cli-sh.js, through the
+// code cache, and only when a shell command must be judged: the other verbs never read its bytes.
+const shellParserApart = {
+  name: 'shell-parser-apart',
+  setup(build) {
+    build.onResolve({ filter: /^mvdan-sh$/ }, () => ({ path: 'mvdan-sh', namespace: 'cli-sh' }));
+    build.onLoad({ filter: /.*/, namespace: 'cli-sh' }, () => ({
+      contents: "const { loadBundle } = require('./bundleLoader');\nmodule.exports = loadBundle(require('node:path').join(__dirname, 'cli-sh.js'));\n",
+      resolveDir: resolve('src/cli'),
+      loader: 'js',
+    }));
+  },
+};
+
 const common = {
   bundle: true,
   platform: 'node',
@@ -28,6 +53,7 @@ const common = {
   minify: production,
   external: ['vscode', 'kuzu', 'mocha'],
   logLevel: 'warning',
+  plugins: [noEsprima],
 };
 
 if (args.has('--tests')) {
@@ -45,5 +71,7 @@ if (args.has('--tests')) {
   // the full hook check, cli-merge.js git's state merge driver (run once per merged file), cli-main.js the CLI.
   // action.js: the GitHub Action (action.yml), @actions/core bundled in; see "Waymark in CI" in the README.
   await esbuild.build({ ...common, entryPoints: { action: 'src/action/main.ts' }, outdir: 'dist', sourcemap: false, minify: true });
-  await esbuild.build({ ...common, entryPoints: { cli: 'src/cli/launch.ts', 'cli-main': 'src/cli/main.ts', 'cli-hook': 'src/cli/hookMain.ts', 'cli-merge': 'src/cli/mergeMain.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } });
+  // cli-sh.js: mvdan-sh alone (see shellParserApart). The launcher loads every bundle through V8's code cache (src/cli/bundleLoader.ts).
+  await esbuild.build({ ...common, plugins: [noEsprima, shellParserApart], entryPoints: { cli: 'src/cli/launch.ts', 'cli-main': 'src/cli/main.ts', 'cli-hook': 'src/cli/hookMain.ts', 'cli-merge': 'src/cli/mergeMain.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } });
+  await esbuild.build({ ...common, entryPoints: { 'cli-sh': dirname(createRequire(import.meta.url).resolve('mvdan-sh')) + '/index.js' }, outdir: 'dist', sourcemap: false });
 }

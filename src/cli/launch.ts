@@ -8,15 +8,15 @@ import * as path from 'node:path';
 import { HOOK_ADAPTERS } from '../hooks/adapters';
 import { quickCheck } from '../hooks/quickCheck';
 import { readStdinText, stdinIsTerminal } from './stdin';
+import { loadBundle } from './bundleLoader';
 
 type FullCli = { main(argv: string[], options?: { hookInput?: string }): void };
 type MergeDriver = { mergeDriverMain(argv: string[]): void };
 type HookCheck = { answerHook(agent: string, text: string, failClosed: boolean): Promise<{ exitCode: number; stdout: string; stderr: string }> };
 
-/** A bundle beside this one. The path is computed so the bundler leaves the require to run time. */
-function load<T>(name: string): T {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require(path.join(__dirname, name)) as T;
+/** A bundle beside this one, through V8's code cache (bundleLoader.ts). The path is computed so the bundler leaves it to run time. */
+function load<T>(name: string, use?: string): T {
+  return loadBundle<T>(path.join(__dirname, name), use);
 }
 
 function write(fd: 1 | 2, text: string): void {
@@ -61,7 +61,7 @@ async function fastHook(argv: string[]): Promise<{ answered: true } | { hookInpu
 }
 
 const argv = process.argv.slice(2);
-const fullCli = (fast: { hookInput?: string }) => load<FullCli>('cli-main.js').main(argv, fast);
+const fullCli = (fast: { hookInput?: string }) => load<FullCli>('cli-main.js', argv[0] ?? 'help').main(argv, fast);
 // git runs the merge driver once per merged file: it loads only the merge code.
 if (argv[0] === 'merge-driver') load<MergeDriver>('cli-merge.js').mergeDriverMain(argv);
 else if (argv[0] === 'hook') {

@@ -32,9 +32,8 @@ export function cliPath(): string {
   const dir = tmpDir('waymark-mcp-cli-');
   cli = path.join(dir, 'cli.js');
   fs.copyFileSync(BUILT_CLI, cli);
-  // cli.js is the launcher; it loads the full CLI from cli-main.js beside it.
-  const main = path.join(path.dirname(BUILT_CLI), 'cli-main.js');
-  if (fs.existsSync(main)) fs.copyFileSync(main, path.join(dir, 'cli-main.js'));
+  // cli.js is the launcher; it loads its sibling bundles (cli-main.js, cli-hook.js, cli-sh.js, ...).
+  for (const name of fs.readdirSync(path.dirname(BUILT_CLI))) if (/^cli-[\w-]+\.js$/.test(name)) fs.copyFileSync(path.join(path.dirname(BUILT_CLI), name), path.join(dir, name));
   return cli;
 }
 

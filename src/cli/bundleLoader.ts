@@ -1,0 +1,125 @@
+/**
+ * Loads a CommonJS bundle beside the launcher through V8's code cache, so a CLI process does not
+ * parse and compile megabytes of JavaScript on every start (Node 20 has no module.enableCompileCache).
+ *
+ * The cache is one file per bundle, content and use: `<bundle>[.<verb>]-<size>-<crc32>-<node>-<arch>.v8` in the
+ * user's cache folder (`$WAYMARK_COMPILE_CACHE`, else `$XDG_CACHE_HOME/waymark/v8`, else
+ * `~/.cache/waymark/v8`; `WAYMARK_COMPILE_CACHE=0` turns it off). A rebuilt bundle has another
+ * name, and V8 itself rejects data made by another V8 or with other flags: then the bundle is
+ * compiled from source as Node would, and the cache rewritten when the process exits. A folder that
+ * cannot be read or written only costs the compile. Node built-ins only: the launcher stays small.
+ *
+ * The cache holds the functions the run that wrote it compiled, so it is kept per verb (`status`
+ * and `sprint` run different code): each verb starts from the code it runs, not another verb's.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as buffer from 'node:buffer';
+import Module from 'node:module';
+import type * as osModule from 'node:os';
+import type * as vmModule from 'node:vm';
+import type * as zlibModule from 'node:zlib';
+import type * as cryptoModule from 'node:crypto';
+
+/** Built-ins the hook's fast path never needs are required when a bundle is loaded, not before. */
+function builtin<T>(name: string): T {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require(name) as T;
+}
+
+/** The folder the code cache lives in, or undefined when it is turned off. */
+export function compileCacheDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const given = env.WAYMARK_COMPILE_CACHE;
+  if (given !== undefined && given !== '') return given === '0' || given === 'off' ? undefined : path.resolve(given);
+  if (env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME)) return path.join(env.XDG_CACHE_HOME, 'waymark', 'v8');
+  let home: string;
+  try {
+    home = builtin<typeof osModule>('node:os').homedir();
+  } catch {
+    return undefined;
+  }
+  if (!home) return undefined;
+  return process.platform === 'win32' && env.LOCALAPPDATA ? path.join(env.LOCALAPPDATA, 'waymark', 'v8') : path.join(home, '.cache', 'waymark', 'v8');
+}
+
+/** CRC-32 of the bundle's bytes (zlib's, where this Node has it), else a SHA-1 prefix. */
+function contentKey(bytes: Buffer): string {
+  const crc32 = (builtin<typeof zlibModule>('node:zlib') as { crc32?: (data: Buffer) => number }).crc32;
+  if (typeof crc32 === 'function') return crc32(bytes).toString(16).padStart(8, '0');
+  return builtin<typeof cryptoModule>('node:crypto').createHash('sha1').update(bytes).digest('hex').slice(0, 16);
+}
+
+/** esbuild writes ASCII (non-ASCII characters escaped): one byte is one character, the cheap way. */
+function sourceText(bytes: Buffer): string {
+  const isAscii = (buffer as { isAscii?: (b: Buffer) => boolean }).isAscii;
+  return isAscii?.(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
+}
+
+function readIfThere(file: string): Buffer | undefined {
+  try {
+    return fs.readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes the cache once, atomically (a reader sees the old file or the new one), and drops older caches of the same bundle. */
+function saveCache(dir: string, name: string, file: string, data: Buffer): void {
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const tmp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, data, { mode: 0o600 });
+    fs.renameSync(tmp, file);
+    const prefix = `${name}-`;
+    for (const other of fs.readdirSync(dir)) {
+      if (other.startsWith(prefix) && other.endsWith('.v8') && path.join(dir, other) !== file) fs.rmSync(path.join(dir, other), { force: true });
+    }
+  } catch {
+    // A cache that cannot be written is only a slower start next time.
+  }
+}
+
+/**
+ * `require(file)` for a bundle, compiled with the code cache when there is one. Same module
+ * semantics as Node's loader: `module`, `exports`, `require` resolving beside the bundle,
+ * `__filename`, `__dirname`, one instance in `require.cache`.
+ */
+export function loadBundle<T>(file: string, use?: string, env: NodeJS.ProcessEnv = process.env): T {
+  const dir = compileCacheDir(env);
+  const cached = require.cache[file];
+  // Source maps need Node's own loader; so does a process without a cache folder.
+  if (cached || !dir || process.sourceMapsEnabled) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require(file) as T;
+  }
+  const bytes = fs.readFileSync(file);
+  const name = path.basename(file, '.js');
+  const variant = use === undefined ? '' : /^[a-z][a-z0-9-]{0,39}$/.test(use) ? `.${use}` : '.other';
+  const cacheFile = path.join(dir, `${name}${variant}-${bytes.length}-${contentKey(bytes)}-${process.version}-${process.arch}.v8`);
+  const cachedData = readIfThere(cacheFile);
+  const vm = builtin<typeof vmModule>('node:vm');
+  const source = sourceText(bytes).replace(/^#!.*/, '');
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n})`, {
+    filename: file,
+    cachedData,
+    // The bundles make no dynamic import(); were one added, it resolves as in a normal module.
+    importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  if (!cachedData || script.cachedDataRejected) {
+    // At exit, so the functions this run compiled are in the cache too.
+    process.once('exit', () => saveCache(dir, `${name}${variant}`, cacheFile, script.createCachedData()));
+  }
+  const mod = new Module(file, module);
+  mod.filename = file;
+  mod.paths = (Module as unknown as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(path.dirname(file));
+  require.cache[file] = mod;
+  try {
+    const wrapper = script.runInThisContext() as (e: unknown, r: NodeJS.Require, m: Module, f: string, d: string) => void;
+    wrapper.call(mod.exports, mod.exports, Module.createRequire(file), mod, file, path.dirname(file));
+  } catch (e) {
+    delete require.cache[file];
+    throw e;
+  }
+  mod.loaded = true;
+  return mod.exports as T;
+}

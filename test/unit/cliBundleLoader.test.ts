@@ -1,0 +1,129 @@
+import { test, describe, after } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { loadBundle, compileCacheDir } from '../../src/cli/bundleLoader';
+
+// Child mode: this file, run as a plain script, loads the bundle it is given and prints what the bundle answers.
+const CHILD = process.env.WM_BUNDLE_CHILD;
+if (CHILD) {
+  const m = loadBundle<{ answer(): unknown }>(CHILD);
+  process.stdout.write(JSON.stringify(m.answer()));
+} else {
+  const tmps: string[] = [];
+  const tmp = (prefix: string) => {
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+    tmps.push(d);
+    return d;
+  };
+  after(() => {
+    for (const d of tmps) fs.rmSync(d, { recursive: true, force: true });
+  });
+
+  /** A bundle as esbuild writes one: a CommonJS module with a #! line, requiring a sibling. */
+  function bundle(dir: string, word: string): string {
+    fs.writeFileSync(path.join(dir, 'sib.js'), 'module.exports = { n: 0 };\n');
+    const file = path.join(dir, 'b.js');
+    fs.writeFileSync(file, `#!/usr/bin/env node\nconst sib = require('./sib.js');\nsib.n++;\nmodule.exports = { answer() { return { word: ${JSON.stringify(word)}, sib: sib.n, file: __filename, dir: __dirname, same: require.cache[__filename] === module }; } };\n`);
+    return file;
+  }
+
+  function run(file: string, cache: string): { out: Record<string, unknown>; code: number | null; err: string } {
+    const r = spawnSync(process.execPath, [__filename], { encoding: 'utf8', env: { ...process.env, WM_BUNDLE_CHILD: file, WAYMARK_COMPILE_CACHE: cache } });
+    return { out: r.stdout ? (JSON.parse(r.stdout) as Record<string, unknown>) : {}, code: r.status, err: r.stderr };
+  }
+
+  const cacheFiles = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((n) => n.endsWith('.v8')) : []);
+
+  describe('CLI bundles through the V8 code cache', () => {
+    test('a bundle runs with CommonJS semantics; the first run writes the cache and the next runs use it unchanged', () => {
+      const dir = tmp('wm-bundle-');
+      const cache = path.join(tmp('wm-cache-'), 'v8');
+      const file = bundle(dir, 'one');
+      const first = run(file, cache);
+      assert.equal(first.code, 0, first.err);
+      assert.deepEqual(first.out, { word: 'one', sib: 1, file, dir, same: true });
+      const written = cacheFiles(cache);
+      assert.equal(written.length, 1);
+      assert.match(written[0], /^b-\d+-[0-9a-f]+-v\d+\.\d+\.\d+-\w+\.v8$/);
+      const bytes = fs.readFileSync(path.join(cache, written[0]));
+      const stat = fs.statSync(path.join(cache, written[0]));
+      const second = run(file, cache);
+      assert.deepEqual(second.out, first.out);
+      assert.deepEqual(cacheFiles(cache), written, 'the cache is reused, not rewritten');
+      assert.deepEqual(fs.readFileSync(path.join(cache, written[0])), bytes);
+      assert.equal(fs.statSync(path.join(cache, written[0])).mtimeMs, stat.mtimeMs);
+    });
+
+    test('a rebuilt bundle of the same length never runs the old code, and its old cache is dropped', () => {
+      const dir = tmp('wm-bundle-');
+      const cache = path.join(tmp('wm-cache-'), 'v8');
+      const file = bundle(dir, 'aaa');
+      assert.equal(run(file, cache).out.word, 'aaa');
+      const before = cacheFiles(cache);
+      bundle(dir, 'bbb');
+      assert.equal(run(file, cache).out.word, 'bbb');
+      const now = cacheFiles(cache);
+      assert.equal(now.length, 1);
+      assert.notDeepEqual(now, before);
+    });
+
+    test('a damaged cache file is rejected by V8, the bundle compiled from source, and the cache rewritten', () => {
+      const dir = tmp('wm-bundle-');
+      const cache = path.join(tmp('wm-cache-'), 'v8');
+      const file = bundle(dir, 'ok');
+      run(file, cache);
+      const [name] = cacheFiles(cache);
+      const garbage = Buffer.alloc(fs.statSync(path.join(cache, name)).size, 7);
+      fs.writeFileSync(path.join(cache, name), garbage);
+      const r = run(file, cache);
+      assert.equal(r.code, 0, r.err);
+      assert.equal(r.out.word, 'ok');
+      assert.notDeepEqual(fs.readFileSync(path.join(cache, name)), garbage);
+    });
+
+    test('a cache folder that cannot be written only costs the compile', () => {
+      const dir = tmp('wm-bundle-');
+      const file = bundle(dir, 'ro');
+      // A file where the folder should be: nothing can be created under it, whoever runs the test.
+      const blocker = path.join(tmp('wm-cache-'), 'not-a-dir');
+      fs.writeFileSync(blocker, '');
+      const r = run(file, path.join(blocker, 'v8'));
+      assert.equal(r.code, 0, r.err);
+      assert.equal(r.out.word, 'ro');
+      assert.equal(r.err, '');
+    });
+
+    test('WAYMARK_COMPILE_CACHE=0 turns the cache off; the default folder is the user cache', () => {
+      assert.equal(compileCacheDir({ WAYMARK_COMPILE_CACHE: '0' }), undefined);
+      assert.equal(compileCacheDir({ WAYMARK_COMPILE_CACHE: 'off' }), undefined);
+      assert.equal(compileCacheDir({ XDG_CACHE_HOME: '/x/cache' }), path.join('/x/cache', 'waymark', 'v8'));
+      assert.equal(compileCacheDir({ XDG_CACHE_HOME: 'relative' }), path.join(os.homedir(), '.cache', 'waymark', 'v8'));
+      const dir = tmp('wm-bundle-');
+      const file = bundle(dir, 'off');
+      const r = spawnSync(process.execPath, [__filename], { encoding: 'utf8', env: { ...process.env, WM_BUNDLE_CHILD: file, WAYMARK_COMPILE_CACHE: '0', XDG_CACHE_HOME: path.join(dir, 'xdg') } });
+      assert.equal(JSON.parse(r.stdout).word, 'off');
+      assert.equal(fs.existsSync(path.join(dir, 'xdg')), false);
+    });
+
+    test('the real CLI answers the same with the cache cold, warm and off', () => {
+      const cli = path.resolve('dist/cli.js');
+      if (!fs.existsSync(cli)) spawnSync(process.execPath, ['esbuild.mjs'], { stdio: 'inherit' });
+      const ws = tmp('wm-ws-');
+      fs.writeFileSync(path.join(ws, 'a.workflow.md'), '---\nworkflow: a\nstatus: in_progress\nsteps: [x, y]\ncurrentStep: x\nstepsCompleted: []\n---\n');
+      const cache = path.join(tmp('wm-cache-'), 'v8');
+      const answer = (c: string) => {
+        const r = spawnSync(process.execPath, [cli, 'status', 'a.workflow.md', '--json'], { cwd: ws, encoding: 'utf8', env: { ...process.env, WAYMARK_COMPILE_CACHE: c } });
+        assert.equal(r.status, 0, r.stderr);
+        return r.stdout;
+      };
+      const cold = answer(cache);
+      assert.ok(cacheFiles(cache).some((n) => n.startsWith('cli-main-')));
+      assert.equal(answer(cache), cold);
+      assert.equal(answer('0'), cold);
+      assert.match(cold, /"currentStep":"x"/);
+    });
+  });
+}
