@@ -120,7 +120,7 @@ if (CHILD) {
         return r.stdout;
       };
       const cold = answer(cache);
-      assert.ok(cacheFiles(cache).some((n) => n.startsWith('cli-main-')));
+      assert.ok(cacheFiles(cache).some((n) => n.startsWith('cli-main.status-')));
       assert.equal(answer(cache), cold);
       assert.equal(answer('0'), cold);
       assert.match(cold, /"currentStep":"x"/);
