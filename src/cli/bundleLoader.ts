@@ -2,7 +2,7 @@
  * Loads a CommonJS bundle beside the launcher through V8's code cache, so a CLI process does not
  * parse and compile megabytes of JavaScript on every start (Node 20 has no module.enableCompileCache).
  *
- * The cache is one file per bundle, content and use: `<bundle>[.<verb>]-<size>-<crc32>-<node>-<arch>.v8` in the
+ * The cache is one file per bundle, content and use: `<bundle>[.<verb>]-<size>-<sha1>-<node>-<arch>.v8` in the
  * user's cache folder (`$WAYMARK_COMPILE_CACHE`, else `$XDG_CACHE_HOME/waymark/v8`, else
  * `~/.cache/waymark/v8`; `WAYMARK_COMPILE_CACHE=0` turns it off). A rebuilt bundle has another
  * name, and V8 itself rejects data made by another V8 or with other flags: then the bundle is
@@ -18,8 +18,7 @@ import * as buffer from 'node:buffer';
 import Module from 'node:module';
 import type * as osModule from 'node:os';
 import type * as vmModule from 'node:vm';
-import type * as zlibModule from 'node:zlib';
-import type * as cryptoModule from 'node:crypto';
+import { createHash } from 'node:crypto';
 
 /** Built-ins the hook's fast path never needs are required when a bundle is loaded, not before. */
 function builtin<T>(name: string): T {
@@ -42,11 +41,9 @@ export function compileCacheDir(env: NodeJS.ProcessEnv = process.env): string | 
   return process.platform === 'win32' && env.LOCALAPPDATA ? path.join(env.LOCALAPPDATA, 'waymark', 'v8') : path.join(home, '.cache', 'waymark', 'v8');
 }
 
-/** CRC-32 of the bundle's bytes (zlib's, where this Node has it), else a SHA-1 prefix. */
+/** SHA-1 of the bundle's bytes (crypto is loaded by every verb anyway; zlib's crc32 would cost a module). */
 function contentKey(bytes: Buffer): string {
-  const crc32 = (builtin<typeof zlibModule>('node:zlib') as { crc32?: (data: Buffer) => number }).crc32;
-  if (typeof crc32 === 'function') return crc32(bytes).toString(16).padStart(8, '0');
-  return builtin<typeof cryptoModule>('node:crypto').createHash('sha1').update(bytes).digest('hex').slice(0, 16);
+  return createHash('sha1').update(bytes).digest('hex').slice(0, 16);
 }
 
 /** esbuild writes ASCII (non-ASCII characters escaped): one byte is one character, the cheap way. */

@@ -6,14 +6,14 @@
  * synchronous read fails with EAGAIN when the event comes late or is cut at the pipe buffer.
  */
 import * as fs from 'node:fs';
-import { isatty } from 'node:tty';
 
 /** More than any hook event an agent sends; past it the input is refused, not buffered. */
 export const MAX_STDIN_BYTES = 64 * 1024 * 1024;
 
 /** True when stdin is a terminal (the hook was run by hand). Does not open the stream. */
 export function stdinIsTerminal(): boolean {
-  return isatty(0);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- only the hook verb asks: tty costs the other verbs milliseconds to load
+  return (require('node:tty') as typeof import('node:tty')).isatty(0);
 }
 
 /** All of stdin as UTF-8 text; rejects with the read error (EISDIR, too large...). */

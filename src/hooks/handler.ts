@@ -2,7 +2,6 @@
  * The hook logic between the adapters and the core: a neutral event in, a neutral decision out.
  * Knows no agent. Loaded only when the fast path (quickCheck.ts) says an event may touch state.
  */
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
@@ -150,6 +149,8 @@ function filesUnder(dir: string): string[] {
 
 /** The files git would change under `paths` (relative to `cwd`); undefined when git cannot say. */
 function gitChanged(t: { cwd: string; ref?: string; paths: string[] }, how: string): Set<string> | undefined {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: most CLI verbs never start git, and child_process costs every process milliseconds to load
+  const { spawnSync } = require('node:child_process') as typeof import('node:child_process');
   const git = (args: string[]) => spawnSync('git', ['-C', t.cwd, ...args], { encoding: 'utf8', timeout: 5000 });
   const top = git(['rev-parse', '--show-toplevel']);
   if (top.status !== 0) return undefined;

@@ -205,7 +205,8 @@ export function buildSprint(parts: SprintParts): SprintModel {
   const keyOfFile = (f: StoryFile) => f.file.replace(/^.*[\\/]/, '').replace(/\.md$/i, '');
   const byLowerKey = new Map([...byKey.values()].map((s) => [s.key.toLowerCase(), s]));
   const unbound: StoryFile[] = [];
-  for (const f of [...parts.stories].sort((a, b) => a.file.localeCompare(b.file))) {
+  // Code-unit order: the same on every machine, and no ICU collator to start (milliseconds of every CLI run).
+  for (const f of [...parts.stories].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0))) {
     const exact = byLowerKey.get(keyOfFile(f).toLowerCase()) ?? (f.key ? byLowerKey.get(f.key.toLowerCase()) : undefined);
     if (exact && !fileOf.has(exact)) bind(exact, f);
     else unbound.push(f);

@@ -131,9 +131,23 @@ export function findLedgerFiles(cfg: BmadConfig): string[] {
   return first ? [first] : [];
 }
 
+/** The ledger hasEntries parsed last, handed to the caller that reads the same text next (see parseLedgerAgain). */
+let lastLedger: Ledger | undefined;
+let lastLedgerText: string | undefined;
+
 function hasEntries(file: string): boolean {
   const text = readTextIfRegular(file, MAX_FILE);
-  return text !== undefined && parseLedger(file, text).entries.length > 0;
+  if (text === undefined) return false;
+  lastLedger = parseLedger(file, text);
+  lastLedgerText = text;
+  return lastLedger.entries.length > 0;
+}
+
+/** parseLedger, but once: the ledger findLedgerFiles just parsed to choose it is taken, if the text is the same. */
+function parseLedgerAgain(file: string, text: string): Ledger {
+  const ledger = lastLedger?.file === file && lastLedgerText === text ? lastLedger : parseLedger(file, text);
+  lastLedger = lastLedgerText = undefined;
+  return ledger;
 }
 
 function storyFilesIn(dir: string, depth: number, out: Map<string, string>): void {
@@ -185,7 +199,7 @@ export function loadStoryQuick(root: string, ref: string, opts: SprintOptions = 
   const ledgerFile = ledgerFiles[0];
   const text = readText(ledgerFile, opts.overrides);
   if (text === undefined) return undefined;
-  const ledger = parseLedger(ledgerFile, text);
+  const ledger = parseLedgerAgain(ledgerFile, text);
   const r = ref.trim().replace(/\.md$/i, '');
   let entry = ledger.byKey.get(r);
   if (!entry) {
@@ -229,7 +243,7 @@ export function loadSprint(root: string, opts: SprintOptions = {}): SprintReport
   for (const lf of findLedgerFiles(cfg)) {
     const text = readText(lf, opts.overrides);
     if (text === undefined) continue;
-    ledgers.push(parseLedger(lf, text));
+    ledgers.push(parseLedgerAgain(lf, text));
     files.push(lf);
   }
   const ledger = ledgers[0];

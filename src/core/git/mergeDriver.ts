@@ -12,7 +12,6 @@
  * A value progress cannot decide gets a placeholder that becomes a normal conflict block whose
  * marker line says why. History files (JSONL) are merged by union of their lines.
  */
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -510,6 +509,8 @@ export function gitMergeFile(v: Versions, labels: MergeLabels, markerSize = 7, c
     fs.writeFileSync(b, v.base);
     fs.writeFileSync(o, v.ours);
     fs.writeFileSync(t, v.theirs);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: most CLI verbs never start git, and child_process costs every process milliseconds to load
+    const { spawnSync } = require('node:child_process') as typeof import('node:child_process');
     const r = spawnSync('git', ['merge-file', '-p', `--marker-size=${markerSize}`, '-L', labels.ours, '-L', labels.base, '-L', labels.theirs, o, b, t], {
       cwd: cwd ?? dir,
       encoding: 'utf8',

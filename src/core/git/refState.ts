@@ -8,7 +8,6 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { spawn } from 'node:child_process';
 import { runGit } from '../protocol/git';
 import { WaymarkError } from '../errors';
 import { createStateCore } from '../engine/stateCore';
@@ -89,6 +88,8 @@ export async function resolveRef(root: string, ref: string): Promise<{ top: stri
 
 function catFileBatch(cwd: string, ids: string[]): Promise<Map<string, Buffer>> {
   return new Promise((resolve, reject) => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: most CLI verbs never start git, and child_process costs every process milliseconds to load
+    const { spawn } = require('node:child_process') as typeof import('node:child_process');
     const child = spawn('git', ['cat-file', '--batch'], { cwd, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } });
     const chunks: Buffer[] = [];
     let err = '';

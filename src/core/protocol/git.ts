@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import { pidAlive } from '../store/processes';
 import * as os from 'node:os';
@@ -15,6 +14,8 @@ export interface GitResult {
 /** Runs git with an argument list (never a shell). Resolves with the exit code; rejects only when git cannot start. */
 export function runGit(cwd: string, args: string[], env: Record<string, string> = {}): Promise<GitResult> {
   return new Promise((resolve, reject) => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: most CLI verbs never start git, and child_process costs every process milliseconds to load
+    const { execFile } = require('node:child_process') as typeof import('node:child_process');
     execFile('git', args, { cwd, env: { ...process.env, ...env, GIT_TERMINAL_PROMPT: '0' }, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (err && (err as NodeJS.ErrnoException).code === 'ENOENT') {
         reject(new WaymarkError('unavailable', 'git is not installed or not on PATH; install git or create the checkpoint without --git.'));
