@@ -44,7 +44,10 @@ const FENCE = /^\s{0,3}(?:```|~~~)/;
 
 /** BMAD's slug for a story title: lower case, runs of non-word characters to one hyphen, at most 60. */
 export function storySlug(title: string): string {
-  return title.toLowerCase().replace(/[^\p{L}\p{N}_]+/gu, '-').replace(/^-+|-+$/g, '').slice(0, 60).replace(/-+$/, '');
+  const lower = title.toLowerCase();
+  // An ASCII title (nearly all of them) needs no Unicode tables: the same classes, in ASCII.
+  const notSlug = /^[\x00-\x7f]*$/.test(lower) ? /[^a-z0-9_]+/g : /[^\p{L}\p{N}_]+/gu;
+  return lower.replace(notSlug, '-').replace(/^-+|-+$/g, '').slice(0, 60).replace(/-+$/, '');
 }
 
 /** Parses one epics document (or one shard). Never throws. */
