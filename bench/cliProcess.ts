@@ -24,11 +24,30 @@ const PER = arg('stories', 20);
 const CLI = path.resolve('dist/cli.js');
 const NODE = process.execPath;
 
-/** Wall ms of one whole process, spawn to exit, its output thrown away. */
+/**
+ * CPU ms (user + system) of the children this process has waited for, from /proc/self/stat
+ * (cutime + cstime, 10 ms ticks), or NaN off Linux. Summed over many runs it says what the
+ * processes cost when a loaded machine makes wall times mostly waiting.
+ */
+function childCpuMs(): number {
+  try {
+    const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[13]) + Number(f[14])) * 10;
+  } catch {
+    return NaN;
+  }
+}
+
+let lastCpu = 0;
+
+/** Wall ms of one whole process, spawn to exit, its output thrown away; its CPU ms in lastCpu. */
 function wall(cmd: string, args: string[], cwd: string): number {
+  const c0 = childCpuMs();
   const t0 = performance.now();
   const r = spawnSync(cmd, args, { cwd, stdio: 'ignore' });
   const ms = performance.now() - t0;
+  lastCpu = childCpuMs() - c0;
   if (r.error || r.status !== 0) throw new Error(`bench: ${cmd} ${args.join(' ')} failed in ${cwd} (${r.error?.message ?? `exit ${r.status}`})`);
   return ms;
 }
@@ -39,6 +58,10 @@ interface Pair {
   ratio: number;
   aMin: number;
   aMax: number;
+  /** Total CPU of the A runs over the total of the B runs. */
+  cpuRatio: number;
+  cpuA: number;
+  cpuB: number;
 }
 
 /** A and B in turn after two unmeasured pairs (the first run of a verb writes its code cache). */
@@ -50,15 +73,21 @@ function paired(a: () => number, b: () => number): Pair {
   const as: number[] = [];
   const bs: number[] = [];
   const rs: number[] = [];
+  let cpuA = 0;
+  let cpuB = 0;
   for (let i = 0; i < RUNS; i++) {
     const x = a();
+    cpuA += lastCpu;
     const y = b();
+    cpuB += lastCpu;
     as.push(x);
     bs.push(y);
     rs.push(x / y);
   }
-  return { a: median(as), b: median(bs), ratio: median(rs), aMin: Math.min(...as), aMax: Math.max(...as) };
+  return { a: median(as), b: median(bs), ratio: median(rs), aMin: Math.min(...as), aMax: Math.max(...as), cpuRatio: cpuA / cpuB, cpuA: cpuA / RUNS, cpuB: cpuB / RUNS };
 }
+
+const cpu = (p: Pair) => `CPU ${p.cpuA.toFixed(0)} vs ${p.cpuB.toFixed(0)} ms a run, ${p.cpuRatio.toFixed(2)}x`;
 
 const ms = (x: number) => x.toFixed(1);
 
@@ -123,7 +152,7 @@ function main(): void {
     const status = paired(() => wall(NODE, [CLI, 'status', 'work/demo.workflow.md', '--json'], one), () => wall(NODE, ['-e', '0'], one));
     console.log(`cli.one_file_status_ms ${ms(status.a)}  (waymark status FILE --json, median of ${RUNS}, min ${ms(status.aMin)} max ${ms(status.aMax)})`);
     console.log(`cli.floor_node_e0_ms ${ms(status.b)}  (node -e 0 in the same pairs)`);
-    console.log(`cli.one_file_ratio ${status.ratio.toFixed(2)}  (median of pair ratios; target <= 1.5)`);
+    console.log(`cli.one_file_ratio ${status.ratio.toFixed(2)}  (median of pair ratios; target <= 1.5; ${cpu(status)})`);
 
     // A 400-story BMAD project.
     const proj = path.join(tmp, 'bmad');
@@ -140,17 +169,17 @@ function main(): void {
     const sprintRun = () => wall(NODE, [CLI, 'sprint'], proj);
     if ('missing' in peer) {
       const own = paired(sprintRun, () => wall(NODE, ['-e', '0'], proj));
-      console.log(`cli.sprint_ms ${ms(own.a)}  (waymark sprint, median of ${RUNS}; target < 300)`);
+      console.log(`cli.sprint_ms ${ms(own.a)}  (waymark sprint, median of ${RUNS}; target < 300; vs node -e 0 ${cpu(own)})`);
       console.log(`cli.sprint_vs_sprint_plan n/a  (peer not run: ${peer.missing})`);
     } else {
       const py = () => wall(peer.python, [peer.script, 'status', '--status-file', ledger], proj);
       const s = paired(sprintRun, py);
       console.log(`cli.sprint_ms ${ms(s.a)}  (waymark sprint: ledger + every story file + epics, median of ${RUNS}, min ${ms(s.aMin)} max ${ms(s.aMax)}; target < 300)`);
       console.log(`cli.peer_sprint_plan_status_ms ${ms(s.b)}  (BMAD's sprint_plan.py status, ledger only, ${peer.python}, same pairs)`);
-      console.log(`cli.sprint_vs_sprint_plan ${s.ratio.toFixed(2)}  (median of pair ratios; target <= 1.5)`);
+      console.log(`cli.sprint_vs_sprint_plan ${s.ratio.toFixed(2)}  (median of pair ratios; target <= 1.5; ${cpu(s)})`);
     }
     const v = paired(() => wall(NODE, [CLI, 'validate'], proj), () => wall(NODE, ['-e', '0'], proj));
-    console.log(`cli.validate_bmad_ms ${ms(v.a)}  (waymark validate on the ${stories}-story project, median of ${RUNS}, min ${ms(v.aMin)} max ${ms(v.aMax)}; target < 300; node -e 0 ${ms(v.b)})`);
+    console.log(`cli.validate_bmad_ms ${ms(v.a)}  (waymark validate on the ${stories}-story project, median of ${RUNS}, min ${ms(v.aMin)} max ${ms(v.aMax)}; target < 300; node -e 0 ${ms(v.b)}; ${cpu(v)})`);
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
