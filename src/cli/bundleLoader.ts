@@ -60,6 +60,21 @@ function readIfThere(file: string): Buffer | undefined {
   }
 }
 
+/**
+ * Compiled code runs as the user: a cache folder that another user owns or may write to (a shared
+ * /tmp given in WAYMARK_COMPILE_CACHE) is never read or written. A folder not made yet is ours to make.
+ */
+function privateDir(dir: string): boolean {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(dir);
+  } catch {
+    return true;
+  }
+  if (!st.isDirectory() || (st.mode & 0o022) !== 0) return false;
+  return typeof process.getuid !== 'function' || st.uid === process.getuid();
+}
+
 /** Writes the cache once, atomically (a reader sees the old file or the new one), and drops older caches of the same bundle. */
 function saveCache(dir: string, name: string, file: string, data: Buffer): void {
   try {
@@ -85,7 +100,7 @@ export function loadBundle<T>(file: string, use?: string, env: NodeJS.ProcessEnv
   const dir = compileCacheDir(env);
   const cached = require.cache[file];
   // Source maps need Node's own loader; so does a process without a cache folder.
-  if (cached || !dir || process.sourceMapsEnabled) {
+  if (cached || !dir || process.sourceMapsEnabled || !privateDir(dir)) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     return require(file) as T;
   }

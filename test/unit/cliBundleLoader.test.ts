@@ -96,6 +96,26 @@ if (CHILD) {
       assert.equal(r.err, '');
     });
 
+    test('a cache folder others may write to is neither read nor written (compiled code runs as the user)', () => {
+      const dir = tmp('wm-bundle-');
+      const file = bundle(dir, 'shared');
+      const cache = tmp('wm-cache-');
+      fs.chmodSync(cache, 0o777);
+      const r = run(file, cache);
+      assert.equal(r.code, 0, r.err);
+      assert.equal(r.out.word, 'shared');
+      assert.deepEqual(cacheFiles(cache), []);
+      // A planted file under the expected name is not used either: the answer is the bundle's own.
+      fs.chmodSync(cache, 0o700);
+      run(file, cache);
+      const [name] = cacheFiles(cache);
+      const good = fs.readFileSync(path.join(cache, name));
+      fs.chmodSync(cache, 0o777);
+      fs.writeFileSync(path.join(cache, name), Buffer.alloc(good.length, 1));
+      assert.equal(run(file, cache).out.word, 'shared');
+      assert.deepEqual(fs.readFileSync(path.join(cache, name)), Buffer.alloc(good.length, 1), 'not rewritten there either');
+    });
+
     test('WAYMARK_COMPILE_CACHE=0 turns the cache off; the default folder is the user cache', () => {
       assert.equal(compileCacheDir({ WAYMARK_COMPILE_CACHE: '0' }), undefined);
       assert.equal(compileCacheDir({ WAYMARK_COMPILE_CACHE: 'off' }), undefined);
