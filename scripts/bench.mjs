@@ -14,7 +14,7 @@ let failed = 0;
 
 console.log(`bundle.extension_kb ${(statSync('dist/extension.js').size / 1024).toFixed(0)}`);
 console.log(`bundle.cli_launcher_kb ${(statSync('dist/cli.js').size / 1024).toFixed(0)}`);
-for (const [name, file] of [['cli_main', 'dist/cli-main.js'], ['cli_hook', 'dist/cli-hook.js'], ['cli_merge', 'dist/cli-merge.js']]) console.log(`bundle.${name}_kb ${(statSync(file).size / 1024).toFixed(0)}`);
+for (const [name, file] of [['cli_main', 'dist/cli-main.js'], ['cli_hook', 'dist/cli-hook.js'], ['cli_merge', 'dist/cli-merge.js'], ['cli_sh', 'dist/cli-sh.js']]) console.log(`bundle.${name}_kb ${(statSync(file).size / 1024).toFixed(0)}`);
 for (const b of benches) {
   console.log(`\n=== bench ${b}`);
   const r = spawnSync(process.execPath, ['--expose-gc', join('dist-bench', b), ...extra], { stdio: 'inherit' });
