@@ -22,7 +22,7 @@ import { createHash } from 'node:crypto';
 
 /** Built-ins the hook's fast path never needs are required when a bundle is loaded, not before. */
 function builtin<T>(name: string): T {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a built-in loaded on first use, see above
   return require(name) as T;
 }
 
@@ -101,7 +101,7 @@ export function loadBundle<T>(file: string, use?: string, env: NodeJS.ProcessEnv
   const cached = require.cache[file];
   // Source maps need Node's own loader; so does a process without a cache folder.
   if (cached || !dir || process.sourceMapsEnabled || !privateDir(dir)) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- Node's own loader, with a path known only at run time
     return require(file) as T;
   }
   const bytes = fs.readFileSync(file);
