@@ -69,7 +69,7 @@ interface RootInputs {
   sprintDirs: string[];
   events?: Map<string, Activity>;
   eventsStamp: string;
-  leases?: { holders: Activity[]; byRel: Map<string, Activity>; expires: number; any: boolean };
+  leases?: LeaseInputs;
   leasesStamp: string;
   coordination: string[];
   git?: GitFiles;
@@ -196,9 +196,14 @@ export class WarmProjectView {
       }
       const leases = stampAll(r.coordination);
       if (leases !== r.leasesStamp || r.leases?.any) {
-        // Live leases are read on every answer: one going stale (its process ended) changes nothing on disk.
-        r.leases = undefined;
-        stale = true;
+        // While there are leases or modes they are read on every answer: one going stale (its
+        // process ended) changes nothing on disk.
+        const read = readLeases(this.core, root, now);
+        r.leasesStamp = leases;
+        if (read.sig !== r.leases?.sig) {
+          r.leases = read;
+          stale = true;
+        }
       }
       if (git) {
         const g = gitStamp(root, r);
@@ -317,27 +322,7 @@ export class WarmProjectView {
       }
       if (!r.leases) {
         r.leasesStamp = stampAll(r.coordination);
-        const holders: Activity[] = [];
-        const byRel = new Map<string, Activity>();
-        let expires = Infinity;
-        let any = false;
-        for (const { lease, stale } of this.core.protocol.listLeases(root)) {
-          any = true;
-          if (stale) continue;
-          expires = Math.min(expires, Date.parse(lease.expiresAt));
-          // A renewal moves `expiresAt`; `acquiredAt` is the take; the later one is the last sign of life.
-          const a: Activity = { time: lease.acquiredAt, who: lease.owner.agent, source: 'lease' };
-          if (lease.target === '*') holders.push(a);
-          else byRel.set(lease.target, a);
-        }
-        for (const m of this.core.protocol.showModes(root)) {
-          any = true;
-          if (Date.parse(m.expiresAt) > now.getTime()) {
-            holders.push({ time: m.startedAt, who: m.owner.agent, source: 'mode' });
-            expires = Math.min(expires, Date.parse(m.expiresAt));
-          }
-        }
-        r.leases = { holders, byRel, expires, any };
+        r.leases = readLeases(this.core, root, now);
       }
       if (Number.isFinite(r.leases.expires)) validUntil = Math.min(validUntil, r.leases.expires);
       for (const item of working) {
@@ -375,6 +360,42 @@ function rootAmongKnown(roots: string[], file: string): string | undefined {
   let best: string | undefined;
   for (const r of roots) if (relativeInside(r, file) !== undefined && (!best || r.length > best.length)) best = r;
   return best;
+}
+
+/** The live leases and modes of a folder as activity, and what they were read from. */
+interface LeaseInputs {
+  holders: Activity[];
+  byRel: Map<string, Activity>;
+  /** The earliest expiry (ms), Infinity when none. */
+  expires: number;
+  /** Any lease or mode file at all, live or stale. */
+  any: boolean;
+  /** What they say, to compare with the last reading. */
+  sig: string;
+}
+
+function readLeases(core: StateCore, root: string, now: Date): LeaseInputs {
+  const holders: Activity[] = [];
+  const byRel = new Map<string, Activity>();
+  let expires = Infinity;
+  let any = false;
+  for (const { lease, stale } of core.protocol.listLeases(root)) {
+    any = true;
+    if (stale) continue;
+    expires = Math.min(expires, Date.parse(lease.expiresAt));
+    // A renewal moves `expiresAt`; `acquiredAt` is the take; the later one is the last sign of life.
+    const a: Activity = { time: lease.acquiredAt, who: lease.owner.agent, source: 'lease' };
+    if (lease.target === '*') holders.push(a);
+    else byRel.set(lease.target, a);
+  }
+  for (const m of core.protocol.showModes(root)) {
+    any = true;
+    if (Date.parse(m.expiresAt) > now.getTime()) {
+      holders.push({ time: m.startedAt, who: m.owner.agent, source: 'mode' });
+      expires = Math.min(expires, Date.parse(m.expiresAt));
+    }
+  }
+  return { holders, byRel, expires, any, sig: JSON.stringify([holders, [...byRel], expires]) };
 }
 
 /** The lease and mode folders of `root`: taking, renewing or releasing a lease changes one of them. */
@@ -475,7 +496,7 @@ async function lastCommits(files: string[]): Promise<Map<string, Activity>> {
   try {
     for (const [dir, list] of byDir) {
       const names = list.map((f) => path.basename(f));
-      const status = await runGit(dir, ['-c', 'core.quotepath=off', 'status', '--porcelain', '--', ...names]);
+      const status = await runGit(dir, ['--no-optional-locks', '-c', 'core.quotepath=off', 'status', '--porcelain', '--', ...names]);
       if (status.code !== 0) continue;
       const dirty = new Set(status.stdout.split('\n').filter(Boolean).map((l) => path.basename(l.slice(3).trim())));
       for (const f of list) {
