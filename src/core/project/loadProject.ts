@@ -157,6 +157,11 @@ export class WarmProjectView {
     }
   }
 
+  /** A sprint's files changed (its face's own watcher saw a ledger, story, epic or gate change): read the sprints again. */
+  sprintsChanged(): void {
+    for (const root of this.roots.keys()) this.dirtySprint.add(root);
+  }
+
   /** Anything may have changed (a watcher lost events, the configuration changed): read everything again. */
   changedAll(): void {
     this.all = true;
