@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { WarmProjectView, WaymarkError, createStateCore, errorMessage } from '../core/index';
-import type { LeaseOwner, Logger, MemoryService, MutationOptions, MutationResult, ProjectView, StateCore, WorkflowState } from '../core/index';
+import type { LeaseOwner, Logger, MemoryService, MutationOptions, MutationResult, ProjectView, SprintReport, StateCore, WorkflowState } from '../core/index';
 import type { ToolHost } from './host';
 import { TreeWatcher } from './treeWatcher';
 
@@ -229,6 +229,10 @@ export class WorkspaceSession implements ToolHost {
   async project(): Promise<ProjectView> {
     await this.refresh();
     return this.warm.view({ roots: this.roots, workflows: this.core.list() });
+  }
+
+  async sprint(): Promise<SprintReport | undefined> {
+    return (await this.project()).sprints.get(this.roots[0])?.[0];
   }
 
   owner(): LeaseOwner {

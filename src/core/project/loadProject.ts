@@ -25,6 +25,8 @@ export interface ProjectView {
   now: string;
   /** Each root's history folder (setting `history.dir`), for reading items' history. */
   historyDirs: Map<string, string>;
+  /** Each root's BMAD sprints (one per project; several in a monorepo), as the view read them. */
+  sprints: Map<string, SprintReport[]>;
 }
 
 export interface LoadProjectOptions {
@@ -226,6 +228,7 @@ export class WarmProjectView {
   private async compute(scan: Pick<ScanResult, 'roots' | 'workflows'>, now: Date, git: boolean): Promise<ProjectView> {
     const maxAge = this.options.maxAgeMs ?? 60_000;
     const sprints: SprintReport[] = [];
+    const sprintsByRoot = new Map<string, SprintReport[]>();
     const thresholds = new Map<string, StalledThresholds>();
     const historyDirs = new Map<string, string>();
     for (const root of scan.roots) {
@@ -268,6 +271,7 @@ export class WarmProjectView {
         r.sprintFiles = new Set(r.sprints.flatMap((x) => x.files));
         r.sprintDirs = r.sprints.flatMap((x) => x.storyDirs);
       }
+      sprintsByRoot.set(root, r.sprints);
       for (const sprint of r.sprints) {
         sprints.push(sprint);
         if (sprint.root !== root) thresholds.set(sprint.root, r.thresholds);
@@ -342,7 +346,7 @@ export class WarmProjectView {
     this.validUntil = validUntil;
     this.builtFrom = scan.workflows;
     this.computations++;
-    this.last = { roots: scan.roots, registry, frontier, now: now.toISOString(), historyDirs };
+    this.last = { roots: scan.roots, registry, frontier, now: now.toISOString(), historyDirs, sprints: sprintsByRoot };
     return this.last;
   }
 }
