@@ -135,6 +135,8 @@ export class WarmProjectView {
   /** Files (absolute paths) that changed on disk, as a watcher saw them. */
   changed(files: Iterable<string>): void {
     for (const file of files) {
+      // A write's own temp file (renamed over its target, which is reported too).
+      if (file.endsWith('.waymark-tmp')) continue;
       const root = rootAmongKnown([...this.roots.keys()], file);
       if (!root) continue;
       const r = this.roots.get(root)!;
