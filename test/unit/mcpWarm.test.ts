@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { after, describe, test } from 'node:test';
 import { cleanup, startServer, tmpDir } from './mcpHelpers';
+import { TreeWatcher } from '../../src/mcp/treeWatcher';
 
 after(cleanup);
 
@@ -124,6 +125,31 @@ describe('waymark mcp: the warm project view follows other processes', () => {
       assert.deepEqual(ids(next.stalled), [], JSON.stringify(next.stalled));
     } finally {
       await s.close();
+    }
+  });
+});
+
+describe('the MCP server\'s folder watcher backs its events with folder stats', () => {
+  test('a file created, replaced or removed while no event arrives is reported by the next check', async () => {
+    const root = workspace();
+    const seen: string[] = [];
+    const w = new TreeWatcher(root, { ignore: (rel) => rel === '.git' || rel.startsWith('.git/'), onChange: (abs) => seen.push(path.relative(root, abs)) });
+    assert.equal(w.start(), true);
+    try {
+      // Every event lost (a queue overflow, a folder the watch had not reached yet): no watch delivers anything.
+      for (const f of (w as unknown as { folders: Map<string, { watcher?: { close(): void } }> }).folders.values()) f.watcher?.close();
+      await new Promise((r) => setTimeout(r, 50));
+      seen.length = 0;
+      fs.writeFileSync(path.join(root, 'work', 'a', 'new.workflow.md'), wf('new', 'created'));
+      fs.rmSync(path.join(root, 'work', 'a', 'two.workflow.md'));
+      fs.mkdirSync(path.join(root, 'work', 'c'));
+      fs.writeFileSync(path.join(root, 'work', 'c', 'deep.workflow.md'), wf('deep', 'created'));
+      await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(seen, [], 'no event came');
+      w.verify();
+      assert.deepEqual(new Set(seen), new Set(['work/a/new.workflow.md', 'work/a/two.workflow.md', 'work/c', 'work/c/deep.workflow.md']));
+    } finally {
+      w.close();
     }
   });
 });
