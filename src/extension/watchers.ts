@@ -98,14 +98,13 @@ export class Watchers extends Disposable {
 
   private queue(uri: vscode.Uri, kind: 'change' | 'delete'): void {
     const file = uri.fsPath;
-    // History and events are no workflow state but activity, and files the model does not hold
-    // (a story, an epic) may be in the project view: it hears of every one.
+    // History and events are no workflow state but activity: the project view hears of them (it
+    // sees re-read states by itself, and the sprint model tells it of sprint files).
     if (ACTIVITY.test(file)) {
       this.c.project.filesChanged([file]);
       return;
     }
     if (IGNORE.test(file)) return;
-    this.c.project.filesChanged([file]);
     if (!this.c.rootFor(file)) return; // a folder just removed from the workspace
     if (OUTBOX.test(file)) {
       this.outbox.fire(file);

@@ -271,6 +271,8 @@ export class WarmProjectView {
         }
         r.sprintsAt = now.getTime();
         r.sprintFiles = new Set(r.sprints.flatMap((x) => x.files));
+        // A story file's time is its activity: read again with the sprint that may have changed it.
+        for (const f of r.sprintFiles) this.fileActivity.delete(f);
         r.sprintDirs = r.sprints.flatMap((x) => x.storyDirs);
       }
       sprintsByRoot.set(root, r.sprints);
