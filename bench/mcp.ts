@@ -2,6 +2,11 @@
 // driven by the SDK's own Client) and through the CLI (a new process per call), side by side in
 // one run, in a workspace of 10,000 workflow files. Floors and peers: a bare JSON-RPC ping over
 // the same stdio pipe, the same advance on an in-process core, an empty Node process. Targets: one-file status < 3 ms, advance < 15 ms (p50, through MCP).
+// Then status, next and advance in workspaces of 100 and 1,000 workflows (a git repository,
+// dependencies between them), each beside the ping over the same pipe: status ≤ 0.5 ms and next
+// ≤ 1 ms (p50), answered from the warm project view. With --peers, Task Master's MCP server
+// (task-master-ai, installed on demand in ~/.cache/waymark-bench/peers: about 1.4 GB, so never a
+// dependency) with 100 and 1,000 tasks through the same client: get_task, next_task, set_task_status.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -115,7 +120,162 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((e) => {
+const SIZES = [100, 1000];
+const PEER_VERSION = '0.43.1';
+const PEER_DIR = path.join(os.homedir(), '.cache', 'waymark-bench', 'peers');
+
+/**
+ * Task Master's MCP server, installed on first use into a cache folder outside the repository
+ * (npm, the exact version); undefined when it cannot be (offline, no npm).
+ */
+function peerBin(): string | undefined {
+  const bin = path.join(PEER_DIR, 'node_modules', 'task-master-ai', 'dist', 'mcp-server.js');
+  const installed = () => {
+    try {
+      return (JSON.parse(fs.readFileSync(path.join(PEER_DIR, 'node_modules', 'task-master-ai', 'package.json'), 'utf8')) as { version?: string }).version === PEER_VERSION && fs.existsSync(bin);
+    } catch {
+      return false;
+    }
+  };
+  if (installed()) return bin;
+  console.log(`# installing task-master-ai@${PEER_VERSION} into ${PEER_DIR} (once)`);
+  fs.mkdirSync(PEER_DIR, { recursive: true });
+  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--silent', '--prefix', PEER_DIR, `task-master-ai@${PEER_VERSION}`], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000 });
+  if (r.status !== 0) console.log(`# npm install task-master-ai@${PEER_VERSION} failed (exit ${r.status ?? r.signal})`);
+  return installed() ? bin : undefined;
+}
+
+/** Task Master's tasks file with `n` tasks shaped like the workflows: every fifth pending, every fifth done, every third depends on the one before. */
+function writeTasks(root: string, n: number): void {
+  fs.mkdirSync(path.join(root, '.taskmaster', 'tasks'), { recursive: true });
+  const tasks = Array.from({ length: n }, (_, i) => ({
+    id: i + 1, title: `Feature number ${i}`, description: 'Some body text that describes the work.', details: 'Some body text that describes the work in a few sentences. '.repeat(8), testStrategy: '',
+    status: i % 5 === 0 ? 'pending' : i % 5 === 4 ? 'done' : 'in-progress', dependencies: i % 3 === 0 && i > 0 ? [i] : [], priority: 'medium', subtasks: [],
+  }));
+  const now = new Date().toISOString();
+  fs.writeFileSync(path.join(root, '.taskmaster', 'tasks', 'tasks.json'), JSON.stringify({ master: { tasks, metadata: { created: now, updated: now, description: 'bench' } } }, null, 2));
+  fs.writeFileSync(path.join(root, '.taskmaster', 'config.json'), JSON.stringify({ global: { logLevel: 'silent' } }));
+}
+
+/** A git repository of `n` workflows (every third depends on the one before) and the advance target. */
+function generateSized(root: string, n: number): void {
+  fs.mkdirSync(path.join(root, '.waymark'), { recursive: true });
+  for (let d = 0; d < Math.ceil(n / 100); d++) {
+    const dir = path.join(root, 'work', `area-${d}`);
+    fs.mkdirSync(dir, { recursive: true });
+    for (let i = d * 100; i < Math.min(n, (d + 1) * 100); i++) {
+      const dep = i % 3 === 0 && i > 0 ? [`dependsOn: [work/area-${Math.floor((i - 1) / 100)}/wf-${i - 1}.workflow.md]`] : [];
+      fs.writeFileSync(path.join(dir, `wf-${i}.workflow.md`), featureFile(i, 'MCP', { beforeOwner: dep }));
+    }
+  }
+  fs.writeFileSync(path.join(root, 'work', 'mcp-target.workflow.md'), ['---', 'workflow: long-run', 'status: in_progress', `steps: [${STEPS.join(', ')}]`, `currentStep: ${STEPS[0]}`, 'stepsCompleted: []', '---', '', '# Long run', ''].join('\n'));
+  const env = { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'b@b' };
+  for (const args of [['init', '-q'], ['add', '-A'], ['commit', '-qm', 'bench']]) spawnSync('git', args, { cwd: root, env });
+}
+
+async function connect(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<Client> {
+  const transport = new StdioClientTransport({ command, args, cwd, stderr: 'ignore', env: { ...process.env, ...env } as Record<string, string> });
+  const client = new Client({ name: 'waymark-bench', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const r = await client.callTool({ name, arguments: args });
+  if (r.isError) throw new Error(`${name}: ${JSON.stringify(r.content).slice(0, 500)}`);
+  return (r.structuredContent ?? {}) as Record<string, unknown>;
+}
+
+/** status, next and advance at `n` workflows, each beside the ping of the same pipe. */
+async function sized(n: number): Promise<void> {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `waymark-bench-mcp-${n}-`)));
+  try {
+    generateSized(root, n);
+    const client = await connect(process.execPath, [CLI, 'mcp', '--root', root], root, { WAYMARK_ACTOR: 'bench' });
+    try {
+      await call(client, 'waymark_next', {});
+      const one = `work/area-0/wf-${Math.min(n - 1, 17)}.workflow.md`;
+      const ping = stats(await timeRounds(ROUNDS, () => client.ping()));
+      await timeRounds(ROUNDS / 4, () => call(client, 'waymark_status', { file: one })); // warm-up: the first calls meet the server's start-up work
+      const status = stats(await timeRounds(ROUNDS, () => call(client, 'waymark_status', { file: one })));
+      const next = stats(await timeRounds(ROUNDS, () => call(client, 'waymark_next', {})));
+      const ping2 = stats(await timeRounds(ROUNDS, () => client.ping()));
+      let hash = (await call(client, 'waymark_status', { file: 'work/mcp-target.workflow.md' })).stateHash as string;
+      const advance = stats(
+        await timeRounds(ROUNDS / 2, async () => {
+          hash = (await call(client, 'waymark_advance', { file: 'work/mcp-target.workflow.md', expectHash: hash })).stateHash as string;
+        }),
+      );
+      // After writes: the view recomputes what the write changed, once.
+      const nextAfterWrite = stats(await timeRounds(ROUNDS / 4, async () => {
+        hash = (await call(client, 'waymark_advance', { file: 'work/mcp-target.workflow.md', expectHash: hash })).stateHash as string;
+      }).then(() => timeRounds(ROUNDS, () => call(client, 'waymark_next', {}))));
+      line(`mcp.n${n}.floor_ping_p50_ms`, Math.min(ping.median, ping2.median), 3);
+      line(`mcp.n${n}.status_p50_ms`, status.median, 3);
+      line(`mcp.n${n}.next_p50_ms`, next.median, 3);
+      line(`mcp.n${n}.next_p90_ms`, next.p90, 3);
+      line(`mcp.n${n}.next_after_writes_p50_ms`, nextAfterWrite.median, 3);
+      line(`mcp.n${n}.advance_p50_ms`, advance.median, 3);
+    } finally {
+      await client.close();
+    }
+    // The floor of a durable write: the file written to a temp file, fsynced, renamed over, the folder fsynced.
+    const target = path.join(root, 'work', 'floor.workflow.md');
+    const text = fs.readFileSync(path.join(root, 'work', 'mcp-target.workflow.md'));
+    const floor = stats(await timeRounds(ROUNDS / 2, () => {
+      const tmp = `${target}.tmp`;
+      const fd = fs.openSync(tmp, 'w');
+      fs.writeSync(fd, text);
+      fs.fsyncSync(fd);
+      fs.closeSync(fd);
+      fs.renameSync(tmp, target);
+      const dfd = fs.openSync(path.dirname(target), 'r');
+      fs.fsyncSync(dfd);
+      fs.closeSync(dfd);
+    }));
+    line(`mcp.n${n}.floor_atomic_fsync_write_p50_ms`, floor.median, 3);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/** Task Master's MCP server at `n` tasks: get_task, next_task, set_task_status, beside its ping. */
+async function peer(bin: string, n: number): Promise<void> {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `waymark-bench-peer-${n}-`)));
+  try {
+    writeTasks(root, n);
+    const client = await connect(process.execPath, [bin], root, { TASK_MASTER_TOOLS: 'core' });
+    try {
+      await call(client, 'next_task', { projectRoot: root });
+      const ping = stats(await timeRounds(ROUNDS, () => client.ping()));
+      const get = stats(await timeRounds(ROUNDS, () => call(client, 'get_task', { id: '18', projectRoot: root })));
+      const next = stats(await timeRounds(ROUNDS, () => call(client, 'next_task', { projectRoot: root })));
+      const set = stats(await timeRounds(ROUNDS / 2, (i) => call(client, 'set_task_status', { id: '19', status: i % 2 ? 'in-progress' : 'review', projectRoot: root })));
+      line(`peer.taskmaster.n${n}.floor_ping_p50_ms`, ping.median, 3);
+      line(`peer.taskmaster.n${n}.get_task_p50_ms`, get.median, 3);
+      line(`peer.taskmaster.n${n}.next_task_p50_ms`, next.median, 3);
+      line(`peer.taskmaster.n${n}.set_task_status_p50_ms`, set.median, 3);
+    } finally {
+      await client.close();
+    }
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
+async function all(): Promise<void> {
+  if (!process.argv.includes('--sized-only')) await main();
+  console.log(`machine.load_average_1m ${os.loadavg()[0].toFixed(2)}`);
+  for (const n of SIZES) await sized(n);
+  if (process.argv.includes('--peers')) {
+    const bin = peerBin();
+    if (!bin) console.log(`# peer Task Master (task-master-ai ${PEER_VERSION}) absent: it could not be installed (see above); its figures are left out`);
+    else for (const n of SIZES) await peer(bin, n);
+  } else console.log('# peer Task Master left out: npm run bench -- --peers installs it on demand (outside the repository) and measures it');
+  console.log(`machine.load_average_1m ${os.loadavg()[0].toFixed(2)}`);
+}
+
+all().catch((e) => {
   console.error(e);
   process.exit(1);
 });

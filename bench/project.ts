@@ -103,7 +103,7 @@ function main(): void {
 function dashboardBench(workflows: WorkflowState[], activity: Map<string, Activity>, now: Date): void {
   const registry = buildRegistry(workflows, []);
   const frontier = computeFrontier(registry, { now, activity });
-  const view: ProjectView = { roots: ['/bench'], registry, frontier, now: now.toISOString(), historyDirs: new Map() };
+  const view: ProjectView = { roots: ['/bench'], registry, frontier, now: now.toISOString(), historyDirs: new Map(), sprints: new Map() };
   const changes: TimelineChange[] = [];
   for (let i = 0; i < workflows.length * 2; i++) {
     const w = workflows[i % workflows.length];

@@ -100,7 +100,7 @@ export { checkStagedChanges, type StagedFileReport } from './protocol/stagedChec
 // The project view: registry, dependencies, frontier, critical path, stalled work (core/project).
 export { buildRegistry, type ProjectItem } from './project/registry';
 export { computeFrontier, type FrontierEntry, type Activity } from './project/frontier';
-export { loadProject, workflowStateLine, type ProjectView } from './project/loadProject';
+export { loadProject, WarmProjectView, workflowStateLine, type ProjectView } from './project/loadProject';
 export { frontierEntryJson, projectProblemJson, nextJson, boardJson, BOARD_COLUMNS, type BoardColumn } from './project/projectJson';
 export { gitStateTimeline, type GitTimeline } from './project/gitTimeline';
 export { projectTimeline, describeChange, type TimelineChange } from './project/timeline';

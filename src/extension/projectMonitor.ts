@@ -1,5 +1,6 @@
 // The project view (registry, frontier, stalled work) as the surfaces show it (Problems panel,
-// language-model tools, dashboard): computed by the core from the model's states, again after a
+// language-model tools, dashboard): the core's warm view over the model's states, recomputed
+// from what changed (states the model re-read, files the watchers report, git, leases) after a
 // burst of changes settles and once a minute (stalled work is a matter of time passing), and
 // announced through the model's one change event only when what it says changed. One computation
 // per change for every surface: a surface that needs the view now (`refresh`, the dashboard's
@@ -7,7 +8,7 @@
 // In Restricted Mode git is not asked (it could run the repository's own hooks); files, history
 // and the events log are still read.
 import * as vscode from 'vscode';
-import { errorMessage, loadProject } from '../core/index';
+import { WarmProjectView, errorMessage } from '../core/index';
 import type { Problem, ProjectView, StateCore, WorkflowState } from '../core/index';
 import { Disposable } from './disposable';
 
@@ -31,6 +32,8 @@ export class ProjectMonitor extends Disposable {
   tickComputations = 0;
   /** Why the last computation failed; cleared by the next one that succeeds. */
   private lastError?: unknown;
+  /** The warm view of the current core (a new core, a new view: it caches what the old one read). */
+  private warm?: { core: StateCore; trusted: boolean; view: WarmProjectView };
 
   constructor(
     private readonly deps: { core(): StateCore; roots(): readonly string[]; states(): WorkflowState[]; trusted(): boolean; ready(): Promise<void>; log: vscode.LogOutputChannel },
@@ -60,6 +63,18 @@ export class ProjectMonitor extends Disposable {
   /** Every project problem of the last view. */
   problems(): Problem[] {
     return this.view?.frontier.problems ?? [];
+  }
+
+  /** Files changed on disk that the states do not show (history, events, a sprint's files): recompute once things settle. */
+  filesChanged(files: readonly string[]): void {
+    this.warm?.view.changed(files);
+    this.invalidate();
+  }
+
+  /** The sprint model re-read a sprint: the view reads the sprints again once things settle. */
+  sprintsChanged(): void {
+    this.warm?.view.sprintsChanged();
+    this.invalidate();
   }
 
   /** States changed, folders changed, the trust changed: recompute once things settle. */
@@ -101,7 +116,11 @@ export class ProjectMonitor extends Disposable {
       try {
         const generation = this.generation;
         const roots = [...this.deps.roots()];
-        const view = await loadProject(this.deps.core(), { scan: { roots, workflows: this.deps.states() }, git: this.deps.trusted() });
+        const core = this.deps.core();
+        const trusted = this.deps.trusted();
+        // Trust decides whether git is asked: a change of it reads commit times (or file times) again.
+        if (this.warm?.core !== core || this.warm.trusted !== trusted) this.warm = { core, trusted, view: new WarmProjectView(core, { git: trusted }) };
+        const view = await this.warm.view.view({ roots, workflows: this.deps.states() });
         if (this.isDisposed) return undefined;
         this.computations++;
         this.lastError = undefined;

@@ -50,6 +50,7 @@ export class SprintFeatures extends Disposable {
   constructor(private readonly c: ExtensionModel, run: CommandRunner) {
     super();
     this.model = this.register(new SprintModel(c));
+    this.register(this.model.onDidChange(() => c.project.sprintsChanged()));
     this.tree = this.register(new SprintTree(this.model, c));
     this.statusBar = this.register(vscode.window.createStatusBarItem('waymark.sprint', vscode.StatusBarAlignment.Left, 99));
     this.statusBar.name = 'Waymark Sprint';

@@ -12,6 +12,7 @@ const RESCAN = /[\\/]\.waymark[\\/]gates[\\/]|\.gate$/;
 const IGNORE = /[\\/](node_modules|\.git)[\\/]|[\\/]\.waymark[\\/](history|cache|locks?|events|checkpoints|memory)[\\/]|\.(lock|tmp)$|~$/;
 /** The ticket projection's breaker state and queues: no workflow state, the tracker surfaces re-read them. */
 const OUTBOX = /[\\/]\.waymark[\\/]outbox[\\/]/;
+const ACTIVITY = /[\\/]\.waymark[\\/](history|events)[\\/]/;
 /** More pending files than this: one rescan instead of many reloads. */
 const BATCH_LIMIT = 200;
 
@@ -97,6 +98,12 @@ export class Watchers extends Disposable {
 
   private queue(uri: vscode.Uri, kind: 'change' | 'delete'): void {
     const file = uri.fsPath;
+    // History and events are no workflow state but activity: the project view hears of them (it
+    // sees re-read states by itself, and the sprint model tells it of sprint files).
+    if (ACTIVITY.test(file)) {
+      this.c.project.filesChanged([file]);
+      return;
+    }
     if (IGNORE.test(file)) return;
     if (!this.c.rootFor(file)) return; // a folder just removed from the workspace
     if (OUTBOX.test(file)) {

@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { WaymarkError } from '../core/index';
-import type { LeaseOwner, MemoryService, MutationOptions, MutationResult, ProjectView, StateCore, WorkflowState } from '../core/index';
+import type { LeaseOwner, MemoryService, MutationOptions, MutationResult, ProjectView, SprintReport, StateCore, WorkflowState } from '../core/index';
 
 export interface ToolHost {
   /** Workspace folders the tools answer for and may write in (absolute). */
@@ -29,6 +29,8 @@ export interface ToolHost {
   owner(): LeaseOwner;
   /** The project view (dependencies, frontier, stalled work) over the current states. */
   project(): Promise<ProjectView>;
+  /** The BMAD sprint of the first root from the host's warm project view; without it the tools read it afresh. */
+  sprint?(): Promise<SprintReport | undefined>;
 }
 
 function inside(child: string, parent: string): boolean {

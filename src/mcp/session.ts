@@ -1,12 +1,16 @@
-// The MCP server's workspace: one long-lived state core per root, kept current by a debounced
-// recursive fs.watch and by a stat check before every one-file answer (an event may still be on
-// its way when an agent asks right after another process wrote).
+// The MCP server's workspace: one long-lived state core per root and its warm project view, kept
+// current by a file watcher (treeWatcher.ts). Before every answer the events already queued are
+// taken in (one turn of the event loop: a write another process finished before the agent asked
+// is in the queue by then), every watched folder is stat'ed (a file created, removed or renamed
+// without an event is found), and a one-file answer stats its file. When events cannot be
+// trusted (no watch, a possible queue overflow) whole-workspace answers rescan first.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { WaymarkError, createStateCore, errorMessage, loadProject } from '../core/index';
-import type { LeaseOwner, Logger, MemoryService, MutationOptions, MutationResult, ProjectView, StateCore, WorkflowState } from '../core/index';
+import { WarmProjectView, WaymarkError, createStateCore, errorMessage } from '../core/index';
+import type { LeaseOwner, Logger, MemoryService, MutationOptions, MutationResult, ProjectView, SprintReport, StateCore, WorkflowState } from '../core/index';
 import type { ToolHost } from './host';
+import { TreeWatcher } from './treeWatcher';
 
 export interface WorkspaceSessionOptions {
   root: string;
@@ -20,8 +24,10 @@ export interface WorkspaceSessionOptions {
   memoryHoldMs?: number;
 }
 
-/** Folders whose changes never affect workflow state (our own logs, VCS, dependencies). */
-const IGNORED = /^(?:\.git|node_modules|\.waymark[\\/](?:history|events|memory|cache|leases|modes|checkpoints|[^\\/]*\.lock))(?:[\\/]|$)/;
+/** Never watched: VCS internals, dependencies, Waymark's own stores that no answer reads. */
+const UNWATCHED = /^(?:\.git|node_modules|\.waymark\/(?:memory|cache|locks?|checkpoints|tx|[^/]*\.lock))(?:\/|$)|\.lock$/;
+/** Watched for the project view only (activity): no workflow state there. */
+const ACTIVITY_ONLY = /^\.waymark\/(?:history|events|leases|modes|outbox)(?:\/|$)/;
 const WORKFLOW_TEXT = /\.(?:md|markdown)$/i;
 /** Changes that alter how every file reads (config, step definitions, BMAD manifests). */
 const CONTEXT_FILES = /^(?:\.waymark[\\/](?:config\.ya?ml|workflows[\\/].*)|_bmad[\\/].*\.(?:csv|ya?ml))$/i;
@@ -36,9 +42,8 @@ export class WorkspaceSession implements ToolHost {
   private current: StateCore;
   private readonly opts: WorkspaceSessionOptions;
   private scanned?: Promise<void>;
-  private watcher?: fs.FSWatcher;
-  private watchFailed = false;
-  private lastScan = 0;
+  private watcher?: TreeWatcher;
+  private warm: WarmProjectView;
   private readonly pending = new Set<string>();
   private contextChanged = false;
   private timer?: NodeJS.Timeout;
@@ -51,6 +56,7 @@ export class WorkspaceSession implements ToolHost {
     this.roots = [path.resolve(opts.root)];
     this.actor = opts.actor;
     this.current = this.makeCore();
+    this.warm = new WarmProjectView(this.current);
   }
 
   get core(): StateCore {
@@ -76,34 +82,21 @@ export class WorkspaceSession implements ToolHost {
   private async scan(): Promise<void> {
     const started = Date.now();
     const r = await this.core.scan();
-    this.lastScan = Date.now();
     this.opts.logger.info(`[mcp] ${r.workflows.length} workflow(s), ${r.files} file(s) in ${this.roots[0]} scanned in ${Date.now() - started} ms`);
   }
 
   private watch(): void {
     const root = this.roots[0];
-    try {
-      this.watcher = fs.watch(root, { recursive: true, persistent: false }, (_event, name) => {
-        if (name) this.onChange(name.toString());
-      });
-      this.watcher.on('error', (e) => this.watchLost(e));
-    } catch (e) {
-      this.watchLost(e);
-    }
-  }
-
-  private watchLost(e: unknown): void {
-    if (this.watchFailed) return;
-    this.watchFailed = true;
-    this.watcher?.close();
-    this.watcher = undefined;
-    // Without events, whole-workspace answers rescan (the scan index keeps that cheap) when
-    // the last scan is older than a second; one-file answers still stat before answering.
-    this.opts.logger.warn(`[mcp] cannot watch ${this.roots[0]} (${errorMessage(e)}); rescanning before whole-workspace answers instead`);
+    this.watcher = new TreeWatcher(root, { ignore: (rel) => UNWATCHED.test(rel), onChange: (abs) => this.onChange(path.relative(root, abs)) });
+    if (!this.watcher.start()) this.opts.logger.warn(`[mcp] ${this.watcher.lost}; rescanning before whole-workspace answers instead`);
+    else this.opts.logger.debug(`[mcp] watching ${this.watcher.size} folder(s) of ${root}`);
   }
 
   private onChange(rel: string): void {
-    if (this.disposed || IGNORED.test(rel)) return;
+    if (this.disposed) return;
+    const slashed = rel.split(path.sep).join('/');
+    this.warm.changed([path.join(this.roots[0], rel)]);
+    if (ACTIVITY_ONLY.test(slashed)) return;
     if (CONTEXT_FILES.test(rel)) this.contextChanged = true;
     else if (WORKFLOW_TEXT.test(rel) || rel.endsWith('.gate')) this.pending.add(path.join(this.roots[0], rel));
     else return;
@@ -125,6 +118,7 @@ export class WorkspaceSession implements ToolHost {
       await next.scan();
       const old = this.current;
       this.current = next;
+      this.warm = new WarmProjectView(next);
       this.seen.clear();
       this.memory(this.roots[0]);
       await old.close();
@@ -165,17 +159,29 @@ export class WorkspaceSession implements ToolHost {
     }
   }
 
+  /**
+   * Takes in every change made before this call: the events already queued (one turn of the loop),
+   * the folders' stats (a change whose event was lost), and a rescan when events cannot be trusted.
+   */
   async refresh(): Promise<void> {
     await this.start();
-    if (this.watchFailed && Date.now() - this.lastScan > 1000) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (this.watcher?.lost) {
+      // Events were lost: watch afresh (every folder listed again) and rescan once. When watching
+      // is not possible at all, every whole-workspace answer rescans (the scan index makes that a
+      // stat per file).
+      this.opts.logger.warn(`[mcp] ${this.watcher.lost}: rescanning ${this.roots[0]}`);
+      this.watcher.close();
+      this.watch();
       this.contextChanged = true;
-      this.lastScan = Date.now();
-    }
+    } else this.watcher?.verify();
     if (this.pending.size || this.contextChanged) await this.flush();
   }
 
   async state(file: string): Promise<WorkflowState> {
     await this.start();
+    // The events already queued (a configuration edit changes how every file reads); the file itself is stat'ed below.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     if (this.contextChanged) await this.flush();
     let st: fs.Stats;
     try {
@@ -222,7 +228,11 @@ export class WorkspaceSession implements ToolHost {
 
   async project(): Promise<ProjectView> {
     await this.refresh();
-    return loadProject(this.core, { scan: { roots: [...this.roots], workflows: this.core.list() } });
+    return this.warm.view({ roots: this.roots, workflows: this.core.list() });
+  }
+
+  async sprint(): Promise<SprintReport | undefined> {
+    return (await this.project()).sprints.get(this.roots[0])?.[0];
   }
 
   owner(): LeaseOwner {

@@ -13,8 +13,25 @@ import { parseWorkflowText } from '../model/workflow';
  * (delegation) problems computed over all of them, the scan's own problems, and the one
  * change event every face listens to.
  */
+/** The states by file, with their sorted list kept until one changes: long-lived faces list them on every answer. */
+class StateMap extends Map<string, WorkflowState> {
+  sorted?: WorkflowState[];
+  override set(file: string, state: WorkflowState): this {
+    this.sorted = undefined;
+    return super.set(file, state);
+  }
+  override delete(file: string): boolean {
+    this.sorted = undefined;
+    return super.delete(file);
+  }
+  override clear(): void {
+    this.sorted = undefined;
+    super.clear();
+  }
+}
+
 export class WorkflowModel {
-  private readonly states = new Map<string, WorkflowState>();
+  private readonly states = new StateMap();
   private scanProblems: Problem[] = [];
   private crossProblems: Problem[] = [];
   private readonly listeners = new Set<(e: ChangeEvent) => void>();
@@ -127,7 +144,8 @@ export class WorkflowModel {
   }
 
   list(): WorkflowState[] {
-    return [...this.states.values()].sort((a, b) => a.file.localeCompare(b.file));
+    this.states.sorted ??= [...this.states.values()].sort((a, b) => a.file.localeCompare(b.file));
+    return this.states.sorted.slice();
   }
 
   problems(): Problem[] {

@@ -76,6 +76,12 @@ export interface Frontier {
   entries: Map<string, FrontierEntry>;
   /** The registry's problems plus a `work-stalled` warning per stalled file. */
   problems: Problem[];
+  /**
+   * When (ms since the epoch) the next in-progress item crosses its stalled threshold with no
+   * new activity: until then time passing changes no column and no stalled set. Undefined when
+   * nothing will.
+   */
+  stalledChangesAt?: number;
 }
 
 const STATE_WORDS: Record<ItemState, string> = {
@@ -184,6 +190,13 @@ export function computeFrontier(reg: ProjectRegistry, input: FrontierInput): Fro
   for (let id = end; id; id = via.get(id)) criticalPath.unshift(id);
 
   const problems = [...reg.problems];
+  let stalledChangesAt: number | undefined;
+  for (const e of entries.values()) {
+    const s = e.stalled;
+    if (!s || s.idleMs > s.thresholdMs || !Number.isFinite(s.idleMs)) continue;
+    const at = now - s.idleMs + s.thresholdMs + 1;
+    if (stalledChangesAt === undefined || at < stalledChangesAt) stalledChangesAt = at;
+  }
   const stalled = [...entries.values()].filter((e) => e.stalled && e.stalled.idleMs > e.stalled.thresholdMs).sort((a, b) => b.stalled!.idleMs - a.stalled!.idleMs);
   for (const e of entries.values()) if (e.stalled && !(e.stalled.idleMs > e.stalled.thresholdMs)) delete e.stalled;
   for (const e of stalled) {
@@ -200,7 +213,7 @@ export function computeFrontier(reg: ProjectRegistry, input: FrontierInput): Fro
       });
     }
   }
-  return { ready, inProgress: col('in_progress'), review: col('review'), blocked: col('blocked'), done: col('done'), dropped: col('dropped'), stalled, criticalPath, entries, problems };
+  return { ready, inProgress: col('in_progress'), review: col('review'), blocked: col('blocked'), done: col('done'), dropped: col('dropped'), stalled, criticalPath, entries, problems, ...(stalledChangesAt !== undefined ? { stalledChangesAt } : {}) };
 }
 
 function stalledOf(item: ProjectItem, input: FrontierInput, now: number): Stalled {

@@ -6,14 +6,14 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { StateCore } from '../api';
-import type { Problem, ScanResult } from '../types';
+import type { Problem, ScanResult, WorkflowState } from '../types';
 import { subProjects, type SprintReport } from '../bmad/sprint';
 import { readHistory } from '../store/history';
 import { splitFrontmatter } from '../model/frontmatter';
 import { YamlLocator } from '../model/positions';
 import { durationMs } from '../model/config';
 import { runGit } from '../protocol/git';
-import { protocolPaths } from '../protocol/paths';
+import { coordinationPaths, protocolPaths } from '../protocol/paths';
 import { buildRegistry, type ProjectRegistry } from './registry';
 import { computeFrontier, DEFAULT_STALLED, type Activity, type Frontier, type StalledThresholds } from './frontier';
 
@@ -25,6 +25,8 @@ export interface ProjectView {
   now: string;
   /** Each root's history folder (setting `history.dir`), for reading items' history. */
   historyDirs: Map<string, string>;
+  /** Each root's BMAD sprints (one per project; several in a monorepo), as the view read them. */
+  sprints: Map<string, SprintReport[]>;
 }
 
 export interface LoadProjectOptions {
@@ -39,85 +41,419 @@ export interface LoadProjectOptions {
   git?: boolean;
 }
 
-/** The project view of every workspace folder of `core`. */
+/** The project view of every workspace folder of `core`, read afresh. */
 export async function loadProject(core: StateCore, options: LoadProjectOptions = {}): Promise<ProjectView> {
   const scan = options.scan ?? (await core.scan());
-  const now = options.now ?? new Date();
-  const sprints: SprintReport[] = [];
-  const thresholds = new Map<string, StalledThresholds>();
-  const historyDirs = new Map<string, string>();
-  for (const root of scan.roots) {
-    const ctx = await core.contextFor(path.join(root, '.waymark-probe'));
-    const s = ctx.config.project?.stalledAfter as Record<string, unknown> | undefined;
-    thresholds.set(root, {
-      session: durationMs(s?.session) ?? DEFAULT_STALLED.session,
-      workflow: durationMs(s?.workflow) ?? DEFAULT_STALLED.workflow,
-      ledger: durationMs(s?.ledger) ?? DEFAULT_STALLED.ledger,
-    });
-    historyDirs.set(root, ctx.config.history.dir);
-    // A monorepo's BMAD projects in subfolders each have their own sprint.
-    const subs = subProjects(root, ctx.config.bmad.dir);
-    for (const r of subs.length ? subs : [root]) {
-      const sprint = core.sprint.load(r, subs.length ? { now } : { now, config: ctx.config });
-      if (!sprint) continue;
-      sprints.push(sprint);
-      if (sprint.root !== root) thresholds.set(sprint.root, thresholds.get(root)!);
+  return new WarmProjectView(core, { git: options.git }).view(scan, options.now);
+}
+
+export interface WarmProjectOptions {
+  /** Ask git for commit times (default true); a function when it can change (VS Code's trust). */
+  git?: boolean | (() => boolean);
+  /**
+   * The longest a view is answered without recomputing what time alone changes (idle minutes,
+   * a stale ledger, an expired waiver), in ms; default 60 s. Stalled thresholds crossed in the
+   * meantime are not waited for: the view expires when the first one is crossed.
+   */
+  maxAgeMs?: number;
+}
+
+/** What a view read of one workspace folder, kept while it is current. */
+interface RootInputs {
+  thresholds: StalledThresholds;
+  historyDir: string;
+  historyBase: string;
+  hasHistory: boolean;
+  sprints?: SprintReport[];
+  sprintsAt: number;
+  /** Files the sprints read and the story folders they list: a change there reloads them. */
+  sprintFiles: Set<string>;
+  sprintDirs: string[];
+  events?: Map<string, Activity>;
+  eventsStamp: string;
+  leases?: LeaseInputs;
+  leasesStamp: string;
+  coordination: string[];
+  git?: GitFiles;
+  gitStamp: string;
+}
+
+/** The files of a repository whose change can change a commit time: HEAD, its ref, packed refs, the index. */
+interface GitFiles {
+  head: string;
+  headStamp: string;
+  others: string[];
+}
+
+const WORKFLOW_FILE = /\.workflow\.md$/i;
+
+/** size, mtime, ctime, inode of `p` ('-' when it does not exist): one stat. */
+function stampOf(p: string): string {
+  try {
+    const st = fs.statSync(p);
+    return `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
+  } catch {
+    return '-';
+  }
+}
+
+/**
+ * The project view kept warm for a long-lived face (the MCP server, the extension): the registry,
+ * the frontier and the sprint answered from memory, and recomputed only from what changed since
+ * the last answer. The face reports changed files (`changed`, from its watcher; `changedAll` when
+ * its watcher lost events); states come from its model and are compared by identity, so a file
+ * the model re-read is re-read here too. Every answer also checks, one stat each, what no
+ * workspace watcher sees: git's HEAD, index and current ref, the events log, the lease and mode
+ * folders. Time alone changes the stalled set: a view is recomputed once the first in-progress
+ * item crosses its threshold, and at least every `maxAgeMs`.
+ */
+export class WarmProjectView {
+  private last?: ProjectView;
+  private builtFrom: readonly WorkflowState[] = [];
+  private rootsKey = '';
+  /** The last view is answered until this time (ms); 0 forces a recomputation. */
+  private validUntil = 0;
+  private readonly roots = new Map<string, RootInputs>();
+  /** Per file: its last commit (clean in git) or file time; null when neither is known. */
+  private readonly fileActivity = new Map<string, Activity | null>();
+  private readonly historyActivity = new Map<string, Activity | null>();
+  private readonly dirtySprint = new Set<string>();
+  private all = true;
+  /** Computations made (a face's tests and bench read it). */
+  computations = 0;
+
+  constructor(
+    private readonly core: StateCore,
+    private readonly options: WarmProjectOptions = {},
+  ) {}
+
+  private git(): boolean {
+    const g = this.options.git;
+    return typeof g === 'function' ? g() : g !== false;
+  }
+
+  /** Files (absolute paths) that changed on disk, as a watcher saw them. */
+  changed(files: Iterable<string>): void {
+    for (const file of files) {
+      // A write's own temp file (renamed over its target, which is reported too).
+      if (file.endsWith('.waymark-tmp')) continue;
+      const root = rootAmongKnown([...this.roots.keys()], file);
+      if (!root) continue;
+      const r = this.roots.get(root)!;
+      this.fileActivity.delete(file);
+      const inHistory = relativeInside(r.historyBase, file);
+      if (inHistory !== undefined) {
+        if (inHistory.startsWith('_outside')) this.historyActivity.clear();
+        else this.historyActivity.delete(path.join(root, inHistory.replace(/\.jsonl$/, '')));
+        this.validUntil = 0;
+        continue;
+      }
+      const rel = relativeInside(root, file);
+      if (rel === undefined || /^(?:\.git|\.waymark|node_modules)(?:[\\/]|$)/.test(rel)) {
+        // The events log and leases are stamped on every answer; other internal files say nothing here.
+        if (rel !== undefined && /^\.waymark[\\/](?:events|leases|modes)(?:[\\/]|$)/.test(rel)) this.validUntil = 0;
+        continue;
+      }
+      // A Waymark workflow file feeds the view through the model's states; anything else may be a
+      // sprint's ledger, story, epic or gate (or a new one the sprint would find).
+      if (!WORKFLOW_FILE.test(file) || r.sprintFiles.has(file) || r.sprintDirs.some((d) => relativeInside(d, file) !== undefined)) this.dirtySprint.add(root);
+      this.validUntil = 0;
     }
   }
-  const registry = buildRegistry(scan.workflows, sprints, frontmatterRange);
 
-  const activity = new Map<string, Activity>();
-  const sessions = new Map<string, Activity>();
-  const later = (m: Map<string, Activity>, id: string, a: Activity) => {
-    const had = m.get(id);
-    // On a tie, history says more (who, which operation) than a file time.
-    if (!had || Date.parse(a.time) > Date.parse(had.time) || (a.source === 'history' && Date.parse(a.time) === Date.parse(had.time))) m.set(id, a);
-  };
-  const committed = options.git === false ? new Map<string, Activity>() : await lastCommits(registry.items.filter((i) => i.state === 'in_progress' && i.file).map((i) => i.file!));
-  // A folder without a history folder (new to Waymark) is not asked for history file by file.
-  const hasHistory = new Map([...historyDirs].map(([root, dir]) => [root, fs.existsSync(path.resolve(root, dir))]));
-  for (const item of registry.items) {
-    if (item.state !== 'in_progress' || !item.file) continue;
-    const commit = committed.get(item.file);
-    if (commit) later(activity, item.id, commit);
-    else {
-      try {
-        later(activity, item.id, { time: fs.statSync(item.file).mtime.toISOString(), who: 'file edit', source: 'file' });
-      } catch {
-        // a story file that vanished: no file activity
+  /** A sprint's files changed (its face's own watcher saw a ledger, story, epic or gate change): read the sprints again. */
+  sprintsChanged(): void {
+    for (const root of this.roots.keys()) this.dirtySprint.add(root);
+  }
+
+  /** Anything may have changed (a watcher lost events, the configuration changed): read everything again. */
+  changedAll(): void {
+    this.all = true;
+  }
+
+  /** The view over `scan` (the face's current states) at `now`, recomputed from what changed. */
+  async view(scan: Pick<ScanResult, 'roots' | 'workflows'>, now: Date = new Date()): Promise<ProjectView> {
+    const key = scan.roots.join('\0');
+    if (this.all || key !== this.rootsKey) {
+      this.all = false;
+      this.rootsKey = key;
+      this.roots.clear();
+      this.fileActivity.clear();
+      this.historyActivity.clear();
+      this.dirtySprint.clear();
+      this.validUntil = 0;
+    }
+    const git = this.git();
+    let stale = now.getTime() >= this.validUntil || !this.last;
+    // States the model re-read since the last answer: their file times and commits are read again.
+    if (!sameStates(this.builtFrom, scan.workflows)) {
+      stale = true;
+      const before = new Map(this.builtFrom.map((w) => [w.file, w]));
+      for (const w of scan.workflows) if (before.get(w.file) !== w) this.fileActivity.delete(w.file);
+    }
+    for (const root of scan.roots) {
+      const r = this.roots.get(root);
+      if (!r) {
+        stale = true;
+        continue;
+      }
+      if (this.dirtySprint.has(root)) stale = true;
+      const events = stampOf(protocolPaths(root).eventsFile);
+      if (events !== r.eventsStamp) {
+        r.events = undefined;
+        stale = true;
+      }
+      const leases = stampAll(r.coordination);
+      if (leases !== r.leasesStamp || r.leases?.any) {
+        // While there are leases or modes they are read on every answer: one going stale (its
+        // process ended) changes nothing on disk.
+        const read = readLeases(this.core, root, now);
+        r.leasesStamp = leases;
+        if (read.sig !== r.leases?.sig) {
+          r.leases = read;
+          stale = true;
+        }
+      }
+      if (git) {
+        const g = gitStamp(root, r);
+        if (g !== r.gitStamp) {
+          for (const f of [...this.fileActivity.keys()]) if (relativeInside(root, f) !== undefined) this.fileActivity.delete(f);
+          r.gitStamp = g;
+          stale = true;
+        }
       }
     }
-    const entries = hasHistory.get(item.root) === false ? [] : readHistory(item.root, item.file, historyDirs.get(item.root));
-    const last = entries[entries.length - 1];
-    if (last) later(activity, item.id, { time: last.time, who: last.actor, source: 'history' });
+    if (!stale && this.last) return this.last;
+    return this.compute(scan, now, git);
   }
-  for (const root of scan.roots) {
-    const recent = lastEvents(root);
-    for (const item of registry.items) {
-      const ev = item.root === root && item.state === 'in_progress' && item.rel ? recent.get(item.rel) : undefined;
-      if (ev) later(activity, item.id, ev);
+
+  private async compute(scan: Pick<ScanResult, 'roots' | 'workflows'>, now: Date, git: boolean): Promise<ProjectView> {
+    const maxAge = this.options.maxAgeMs ?? 60_000;
+    const sprints: SprintReport[] = [];
+    const sprintsByRoot = new Map<string, SprintReport[]>();
+    const thresholds = new Map<string, StalledThresholds>();
+    const historyDirs = new Map<string, string>();
+    for (const root of scan.roots) {
+      let r = this.roots.get(root);
+      if (!r) {
+        const ctx = await this.core.contextFor(path.join(root, '.waymark-probe'));
+        const s = ctx.config.project?.stalledAfter as Record<string, unknown> | undefined;
+        const historyDir = ctx.config.history.dir;
+        const historyBase = path.resolve(root, historyDir);
+        r = {
+          thresholds: { session: durationMs(s?.session) ?? DEFAULT_STALLED.session, workflow: durationMs(s?.workflow) ?? DEFAULT_STALLED.workflow, ledger: durationMs(s?.ledger) ?? DEFAULT_STALLED.ledger },
+          historyDir,
+          historyBase,
+          hasHistory: fs.existsSync(historyBase),
+          sprintsAt: 0,
+          sprintFiles: new Set(),
+          sprintDirs: [],
+          eventsStamp: '',
+          leasesStamp: '',
+          coordination: coordinationFolders(root),
+          gitStamp: '',
+        };
+        if (git) r.gitStamp = gitStamp(root, r);
+        this.roots.set(root, r);
+      }
+      if (!r.hasHistory) r.hasHistory = fs.existsSync(r.historyBase);
+      thresholds.set(root, r.thresholds);
+      historyDirs.set(root, r.historyDir);
+      if (!r.sprints || this.dirtySprint.has(root) || now.getTime() - r.sprintsAt >= maxAge) {
+        this.dirtySprint.delete(root);
+        r.sprints = [];
+        const ctx = await this.core.contextFor(path.join(root, '.waymark-probe'));
+        // A monorepo's BMAD projects in subfolders each have their own sprint.
+        const subs = subProjects(root, ctx.config.bmad.dir);
+        for (const p of subs.length ? subs : [root]) {
+          const sprint = this.core.sprint.load(p, subs.length ? { now } : { now, config: ctx.config });
+          if (sprint) r.sprints.push(sprint);
+        }
+        r.sprintsAt = now.getTime();
+        r.sprintFiles = new Set(r.sprints.flatMap((x) => x.files));
+        // A story file's time is its activity: read again with the sprint that may have changed it.
+        for (const f of r.sprintFiles) this.fileActivity.delete(f);
+        r.sprintDirs = r.sprints.flatMap((x) => x.storyDirs);
+      }
+      sprintsByRoot.set(root, r.sprints);
+      for (const sprint of r.sprints) {
+        sprints.push(sprint);
+        if (sprint.root !== root) thresholds.set(sprint.root, r.thresholds);
+      }
+    }
+    const registry = buildRegistry(scan.workflows, sprints, frontmatterRange);
+
+    const activity = new Map<string, Activity>();
+    const sessions = new Map<string, Activity>();
+    const later = (m: Map<string, Activity>, id: string, a: Activity) => {
+      const had = m.get(id);
+      // On a tie, history says more (who, which operation) than a file time.
+      if (!had || Date.parse(a.time) > Date.parse(had.time) || (a.source === 'history' && Date.parse(a.time) === Date.parse(had.time))) m.set(id, a);
+    };
+    const working = registry.items.filter((i) => i.state === 'in_progress' && i.file);
+    const unknown = working.map((i) => i.file!).filter((f) => !this.fileActivity.has(f));
+    if (unknown.length) {
+      // git is asked about at most MAX_GIT_FILES in-progress files in all; beyond that, file times.
+      const committed = !git || working.length > MAX_GIT_FILES ? new Map<string, Activity>() : await lastCommits(unknown);
+      for (const f of unknown) {
+        let a: Activity | null = committed.get(f) ?? null;
+        if (!a) {
+          try {
+            a = { time: fs.statSync(f).mtime.toISOString(), who: 'file edit', source: 'file' };
+          } catch {
+            a = null; // a story file that vanished: no file activity
+          }
+        }
+        this.fileActivity.set(f, a);
+      }
+    }
+    for (const item of working) {
+      const file = item.file!;
+      const a = this.fileActivity.get(file);
+      if (a) later(activity, item.id, a);
+      const r = this.roots.get(item.root);
+      let h = this.historyActivity.get(file);
+      if (h === undefined) {
+        // A folder without a history folder (new to Waymark) is not asked for history file by file.
+        const entries = r && !r.hasHistory ? [] : readHistory(item.root, file, historyDirs.get(item.root));
+        const e = entries[entries.length - 1];
+        h = e ? { time: e.time, who: e.actor, source: 'history' } : null;
+        this.historyActivity.set(file, h);
+      }
+      if (h) later(activity, item.id, h);
+    }
+    let validUntil = now.getTime() + (this.options.maxAgeMs ?? 60_000);
+    for (const root of scan.roots) {
+      const r = this.roots.get(root)!;
+      if (!r.events) {
+        r.eventsStamp = stampOf(protocolPaths(root).eventsFile);
+        r.events = lastEvents(root);
+      }
+      for (const item of working) {
+        const ev = item.root === root && item.rel ? r.events.get(item.rel) : undefined;
+        if (ev) later(activity, item.id, ev);
+      }
+      if (!r.leases) {
+        r.leasesStamp = stampAll(r.coordination);
+        r.leases = readLeases(this.core, root, now);
+      }
+      if (Number.isFinite(r.leases.expires)) validUntil = Math.min(validUntil, r.leases.expires);
+      for (const item of working) {
+        if (item.root !== root || item.kind !== 'workflow') continue;
+        const own = item.rel ? r.leases.byRel.get(item.rel) : undefined;
+        for (const a of own ? [own] : r.leases.holders) later(sessions, item.id, a);
+      }
+    }
+    const frontier = computeFrontier(registry, { activity, sessions, now, stalledAfter: (root) => thresholds.get(root) ?? DEFAULT_STALLED });
+    placeStalled(frontier);
+    if (frontier.stalledChangesAt !== undefined) validUntil = Math.min(validUntil, frontier.stalledChangesAt);
+    this.validUntil = validUntil;
+    this.builtFrom = scan.workflows;
+    this.computations++;
+    this.last = { roots: scan.roots, registry, frontier, now: now.toISOString(), historyDirs, sprints: sprintsByRoot };
+    return this.last;
+  }
+}
+
+/** The same states, in the same order, by identity: the model re-read none of them. */
+function sameStates(a: readonly WorkflowState[], b: readonly WorkflowState[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** `p` relative to `dir` when inside it, else undefined. */
+function relativeInside(dir: string, p: string): string | undefined {
+  const rel = path.relative(dir, p);
+  return rel === '' || rel.startsWith('..') || path.isAbsolute(rel) ? undefined : rel;
+}
+
+function rootAmongKnown(roots: string[], file: string): string | undefined {
+  let best: string | undefined;
+  for (const r of roots) if (relativeInside(r, file) !== undefined && (!best || r.length > best.length)) best = r;
+  return best;
+}
+
+/** The live leases and modes of a folder as activity, and what they were read from. */
+interface LeaseInputs {
+  holders: Activity[];
+  byRel: Map<string, Activity>;
+  /** The earliest expiry (ms), Infinity when none. */
+  expires: number;
+  /** Any lease or mode file at all, live or stale. */
+  any: boolean;
+  /** What they say, to compare with the last reading. */
+  sig: string;
+}
+
+function readLeases(core: StateCore, root: string, now: Date): LeaseInputs {
+  const holders: Activity[] = [];
+  const byRel = new Map<string, Activity>();
+  let expires = Infinity;
+  let any = false;
+  for (const { lease, stale } of core.protocol.listLeases(root)) {
+    any = true;
+    if (stale) continue;
+    expires = Math.min(expires, Date.parse(lease.expiresAt));
+    // A renewal moves `expiresAt`; `acquiredAt` is the take; the later one is the last sign of life.
+    const a: Activity = { time: lease.acquiredAt, who: lease.owner.agent, source: 'lease' };
+    if (lease.target === '*') holders.push(a);
+    else byRel.set(lease.target, a);
+  }
+  for (const m of core.protocol.showModes(root)) {
+    any = true;
+    if (Date.parse(m.expiresAt) > now.getTime()) {
+      holders.push({ time: m.startedAt, who: m.owner.agent, source: 'mode' });
+      expires = Math.min(expires, Date.parse(m.expiresAt));
     }
   }
-  for (const root of scan.roots) {
-    const holders: Activity[] = [];
-    const byRel = new Map<string, Activity>();
-    for (const { lease, stale } of core.protocol.listLeases(root)) {
-      if (stale) continue;
-      // A renewal moves `expiresAt`; `acquiredAt` is the take; the later one is the last sign of life.
-      const a: Activity = { time: lease.acquiredAt, who: lease.owner.agent, source: 'lease' };
-      if (lease.target === '*') holders.push(a);
-      else byRel.set(lease.target, a);
+  return { holders, byRel, expires, any, sig: JSON.stringify([holders, [...byRel], expires]) };
+}
+
+/** The lease and mode folders of `root`: taking, renewing or releasing a lease changes one of them. */
+function coordinationFolders(root: string): string[] {
+  const c = coordinationPaths(root);
+  return [c.leases, c.modes, c.legacyLeases, c.legacyModes].filter((d): d is string => !!d);
+}
+
+function stampAll(files: readonly string[]): string {
+  return files.map(stampOf).join('|');
+}
+
+/**
+ * What git's answer about commit times depends on beyond the files themselves: HEAD, the ref it
+ * names, packed refs and the index (a commit, a checkout, a reset, a pull each change one). One
+ * stat each; HEAD is read again only when it changed.
+ */
+function gitStamp(root: string, r: RootInputs): string {
+  const headStamp = r.git ? stampOf(r.git.head) : '';
+  if (!r.git || headStamp !== r.git.headStamp) r.git = gitFiles(root);
+  if (!r.git) return '-';
+  return `${r.git.headStamp}|${stampAll(r.git.others)}`;
+}
+
+function gitFiles(root: string): GitFiles | undefined {
+  const dot = path.join(root, '.git');
+  let gitDir = dot;
+  try {
+    if (fs.statSync(dot).isFile()) {
+      const m = /^gitdir:\s*(.+)$/m.exec(fs.readFileSync(dot, 'utf8'));
+      if (m) gitDir = path.resolve(root, m[1].trim());
     }
-    for (const m of core.protocol.showModes(root)) if (Date.parse(m.expiresAt) > now.getTime()) holders.push({ time: m.startedAt, who: m.owner.agent, source: 'mode' });
-    for (const item of registry.items) {
-      if (item.root !== root || item.state !== 'in_progress' || item.kind !== 'workflow') continue;
-      const own = item.rel ? byRel.get(item.rel) : undefined;
-      for (const a of own ? [own] : holders) later(sessions, item.id, a);
+    const head = path.join(gitDir, 'HEAD');
+    const headStamp = stampOf(head);
+    const ref = /^ref:\s*(.+)$/m.exec(fs.readFileSync(head, 'utf8'))?.[1]?.trim();
+    let common = gitDir;
+    try {
+      common = path.resolve(gitDir, fs.readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim());
+    } catch {
+      // not a linked worktree: the git folder is the common one
     }
+    return { head, headStamp, others: [...(ref ? [path.join(common, ref)] : []), path.join(common, 'packed-refs'), path.join(gitDir, 'index')] };
+  } catch {
+    return undefined; // no repository here: file times only
   }
-  const frontier = computeFrontier(registry, { activity, sessions, now, stalledAfter: (root) => thresholds.get(root) ?? DEFAULT_STALLED });
-  placeStalled(frontier);
-  return { roots: scan.roots, registry, frontier, now: now.toISOString(), historyDirs };
 }
 
 /** The active events segment is rotated at 1 MiB by default: read no more than this of it. */
@@ -173,7 +509,7 @@ async function lastCommits(files: string[]): Promise<Map<string, Activity>> {
   try {
     for (const [dir, list] of byDir) {
       const names = list.map((f) => path.basename(f));
-      const status = await runGit(dir, ['-c', 'core.quotepath=off', 'status', '--porcelain', '--', ...names]);
+      const status = await runGit(dir, ['--no-optional-locks', '-c', 'core.quotepath=off', 'status', '--porcelain', '--', ...names]);
       if (status.code !== 0) continue;
       const dirty = new Set(status.stdout.split('\n').filter(Boolean).map((l) => path.basename(l.slice(3).trim())));
       for (const f of list) {

@@ -246,9 +246,9 @@ export function nextFor(host: ToolHost, s: WorkflowState, errors: number): z.inf
   return undefined;
 }
 
-/** The BMAD sprint of the first root, summarised; undefined without a sprint ledger or stories. */
-export function sprintSummary(host: ToolHost): z.infer<typeof sprintOut> | undefined {
-  const r = loadSprint(host.roots[0]);
+/** The BMAD sprint of the first root (the host's warm one, else read now), summarised; undefined without a sprint ledger or stories. */
+export async function sprintSummary(host: ToolHost): Promise<z.infer<typeof sprintOut> | undefined> {
+  const r = host.sprint ? await host.sprint() : loadSprint(host.roots[0]);
   if (!r || (!r.ledgerFile && !r.stories.length)) return undefined;
   const order = ['in-progress', 'review', 'ready-for-dev'];
   const active = r.stories

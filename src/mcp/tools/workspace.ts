@@ -31,7 +31,7 @@ export const summary = tool({
   annotations: READ,
   async run(input, host) {
     await host.refresh();
-    const sprint = sprintSummary(host);
+    const sprint = await sprintSummary(host);
     const dir = input.path !== undefined ? resolveInside(host.roots, input.path).abs : undefined;
     const all = host.core.list().filter((w) => !dir || under(w.file, dir));
     const problems = host.core.problems().filter((p) => !dir || under(p.file, dir));
