@@ -171,7 +171,7 @@ export function treeDeps(tree: TicketTree, ref: string): { json: Record<string, 
   const waitsOn = side([...new Set([...t.after, ...t.gatedBy])]);
   const waitedOnBy = side(s.blocks[t.key] ?? []);
   const json = { item: ticketJson(t, tree), waitsOn, waitedOnBy };
-  const text = [`${t.ref}  ${t.title}  ${t.state}${t.status ? ` (${t.status})` : ''}`, `Waits on (${waitsOn.length}):`, ...waitsOn.map((w) => `  ${w.state === 'done' ? '✓' : '·'} ${w.ref}  ${w.state}  ${w.title}`), `Waited on by (${waitedOnBy.length}):`, ...waitedOnBy.map((w) => `  · ${w.ref}  ${w.state}  ${w.title}`)];
+  const text = [`${t.ref}  ${t.title}  ${t.state}${t.status && t.status !== t.state ? ` (${t.status})` : ''}`, `Waits on (${waitsOn.length}):`, ...waitsOn.map((w) => `  ${w.state === 'done' ? '✓' : '·'} ${w.ref}  ${w.state}  ${w.title}`), `Waited on by (${waitedOnBy.length}):`, ...waitedOnBy.map((w) => `  · ${w.ref}  ${w.state}  ${w.title}`)];
   return { json, text };
 }
 
