@@ -90,6 +90,7 @@ export const PROBLEMS = {
   // Steps.
   'steps-missing': { severity: 'info', title: 'No steps list and no definition: steps cannot be checked', section: 'steps' },
   'bmad-workflow-unknown': { severity: 'info', title: 'No installed BMAD workflow of that name', section: 'steps' },
+  'bmad-workflow-not-installed': { severity: 'info', title: "A BMAD workflow's artifact, the workflow not installed here", section: 'steps' },
   'current-step-unknown': { severity: 'error', title: 'currentStep is not a step of the workflow', section: 'steps', fixes: ['setCurrentStep'] },
   'step-unknown': { severity: 'error', title: 'A stepsCompleted entry or lastStep names no step', section: 'steps', fixes: ['replaceStep', 'removeStep', 'setLastStep'] },
   'step-duplicate': { severity: 'warning', title: 'A step is listed twice in stepsCompleted', section: 'steps', fixes: ['dedupeSteps'] },
