@@ -448,7 +448,9 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
   // Gates.
   if (s.gate && isDone && !s.gate.open) {
     const why = s.gate.expired ? 'has expired' : s.gate.verdict === 'WAIVED' ? 'is WAIVED without an active waiver' : `is ${s.gate.verdict ?? 'unreadable'}`;
-    out.push({ file: f.file, range: statusRange ?? at(0), severity: 'error', code: 'story-gate-failed', message: `The story is done but its QA gate ${why} (${s.gate.file}). Fix and re-review, or record a waiver.`, data: { key: s.key, gate: s.gate.file } });
+    // A gate with no readable verdict says nothing against the story: the gate file is what to fix.
+    const unread = s.gate.verdict === undefined;
+    out.push({ file: f.file, range: statusRange ?? at(0), severity: unread ? 'warning' : 'error', code: 'story-gate-failed', message: unread ? `The story is done but its QA gate has no readable verdict (${s.gate.file}). Fix the gate file so it says gate: PASS, CONCERNS, FAIL or WAIVED.` : `The story is done but its QA gate ${why} (${s.gate.file}). Fix and re-review, or record a waiver.`, data: { key: s.key, gate: s.gate.file } });
   }
 }
 

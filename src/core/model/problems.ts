@@ -146,7 +146,7 @@ export const PROBLEMS = {
   'story-legacy-status': { severity: 'info', title: 'An older or differently written story status', section: 'sprint', fixes: ['setStoryStatus'] },
   'story-status-drift': { severity: 'warning', also: ['info'], title: 'The story file and the ledger disagree on its status', section: 'sprint' },
   'story-done-tasks-open': { severity: 'warning', title: 'A story is done but tasks are unchecked', section: 'sprint' },
-  'story-gate-failed': { severity: 'error', title: "A done story's QA gate did not pass", section: 'sprint' },
+  'story-gate-failed': { severity: 'error', also: ['warning'], title: "A done story's QA gate did not pass", section: 'sprint' },
   // The project view: dependencies and stalled work (core/project).
   'depends-unknown': { severity: 'error', also: ['warning'], title: 'A dependsOn/after entry names no workflow, story or file (or several)', section: 'project' },
   'depends-self': { severity: 'error', title: 'A workflow depends on itself', section: 'project' },
