@@ -284,3 +284,15 @@ describe("a ledger in the project's own words", () => {
     }
   });
 });
+
+describe('story files named by number only, beside another set numbered alike', () => {
+  test('a file named for another story (2-1-notebook-introduction) is not the ledger\'s 2-1-dependency-graph-builder; story-2.1.md is, and its drift is found', () => {
+    const dir = path.resolve('test/fixtures/bmad-id-named');
+    const r = loadSprint(dir, { now: NOW })!;
+    const s = r.stories.find((x) => x.key === '2-1-dependency-graph-builder')!;
+    assert.equal(s.file && path.relative(dir, s.file), 'docs/stories/story-2.1.md');
+    const drift = r.problems.filter((p) => p.code === 'story-status-drift').map((p) => path.relative(dir, p.file)).sort();
+    assert.ok(drift.includes('docs/stories/story-2.1.md'), `drift on story-2.1.md (got ${drift.join(', ')})`);
+    assert.deepEqual(r.problems.filter((p) => p.code === 'story-file-duplicate').map((p) => path.relative(dir, p.file)), []);
+  });
+});

@@ -235,14 +235,18 @@ export function buildSprint(parts: SprintParts): SprintModel {
       }
       continue;
     }
-    const stories = files.filter((f) => f.title !== undefined || f.status !== undefined);
-    if (files.length === 1 || stories.length === 1) {
-      bind(s, stories[0] ?? files[0]);
+    const keySlug = s.key.toLowerCase().slice(`${s.epicId}-${s.story}-`.length);
+    // A file whose name carries another story's slug (`2-1-notebook-introduction` beside the
+    // ledger's `2-1-dependency-graph-builder`) is that other story; one named by number alone
+    // (`story-2.1.md`) may be this one.
+    const fitting = files.length > 1 ? files.filter((f) => slugFits(fileSlugOf(keyOfFile(f)), keySlug)) : files;
+    const stories = fitting.filter((f) => f.title !== undefined || f.status !== undefined);
+    if (fitting.length === 1 || stories.length === 1) {
+      bind(s, stories[0] ?? fitting[0]);
       continue;
     }
     // Evidence, not a guess: the one candidate whose title is the key's slug (`# Story 1.7:
     // Migration Tool (pml init)` for `1-7-migration-tool-pml-init`).
-    const keySlug = s.key.toLowerCase().slice(`${s.epicId}-${s.story}-`.length);
     const titled = keySlug ? stories.filter((f) => {
       const t = f.title ? storySlug(f.title) : '';
       return t.length > 0 && (t === keySlug || keySlug.startsWith(`${t}-`) || t.startsWith(`${keySlug}-`));
@@ -452,6 +456,19 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
     const unread = s.gate.verdict === undefined;
     out.push({ file: f.file, range: statusRange ?? at(0), severity: unread ? 'warning' : 'error', code: 'story-gate-failed', message: unread ? `The story is done but its QA gate has no readable verdict (${s.gate.file}). Fix the gate file so it says gate: PASS, CONCERNS, FAIL or WAIVED.` : `The story is done but its QA gate ${why} (${s.gate.file}). Fix and re-review, or record a waiver.`, data: { key: s.key, gate: s.gate.file } });
   }
+}
+
+/** The slug a story file's name carries after its number: `2-1-notebook-intro` → `notebook-intro`, `story-2.1` → ''. */
+function fileSlugOf(name: string): string {
+  return name.toLowerCase().replace(/^story[-_. ]?/, '').replace(/^(?:[a-z]{1,6}-)?(?:\d+[a-z]?[-.])+\d+[a-z]?/, '').replace(/^[-_.]+/, '').replace(/\.story$/, '');
+}
+
+/** True when a file's slug can name the key's story: none, the same, one a prefix of the other, or words in common. */
+function slugFits(fileSlug: string, keySlug: string): boolean {
+  if (!fileSlug || !keySlug || fileSlug === keySlug || keySlug.startsWith(fileSlug) || fileSlug.startsWith(keySlug)) return true;
+  const words = (x: string) => new Set(x.split(/[-_.]+/).filter((w) => w.length > 2));
+  const k = words(keySlug);
+  return [...words(fileSlug)].some((w) => k.has(w));
 }
 
 function isV4Word(w: string): boolean {
