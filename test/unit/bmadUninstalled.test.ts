@@ -33,6 +33,15 @@ describe('a BMAD project whose workflows are not installed in the checkout', () 
     assert.deepEqual(of('_bmad-output/planning-artifacts/prd.md'), { workflow: 'prd', by: 'known', codes: notInstalled });
     assert.deepEqual(of('_bmad-output/implementation-artifacts/2026-01-09-tech-spec-csv-import.md'), { workflow: 'quick-spec', by: 'known', codes: notInstalled });
     assert.deepEqual(of('_bmad-output/test-artifacts/framework-setup-progress.md'), { workflow: 'testarch-framework', by: 'known', codes: notInstalled });
+    assert.deepEqual(of('_bmad-output/planning-artifacts/brief.md'), { workflow: 'create-product-brief', by: 'known', codes: notInstalled }, "6.x product brief's brief.md");
+  });
+
+  test('a session the workflow has just begun in the output folder (template copied, nothing filled yet) is an artifact, not a template', async () => {
+    const dir = copy();
+    const res = await scanRoots([dir], { index: false, sprint: true });
+    const w = res.workflows.find((x) => x.file === path.join(dir, '_bmad-output/brainstorming/brainstorming-session-2026-01-03.md'));
+    assert.ok(w, 'the begun session is read');
+    assert.equal(w.workflow, 'brainstorming');
   });
 
   test('a file no BMAD workflow writes, or a workflow of the team\'s own, stays unknown', async () => {

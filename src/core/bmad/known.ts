@@ -32,7 +32,7 @@ const leaf = (stem: string): RegExp => new RegExp(`^${stem}${DATE_OR_SLUG}\\.md$
 const KNOWN: readonly KnownWorkflow[] = [
   { name: 'brainstorming', aliases: ['brainstorm', 'brainstorm-project'], outputs: [leaf('brainstorming-session'), leaf('brainstorming')] },
   { name: 'research', aliases: ['market-research', 'domain-research', 'technical-research', 'deep-recon'], outputs: [/^(?:market|domain|technical|competitive|user-voice|academic-lit)-[^/\\]*research[^/\\]*\.md$/i, leaf('research-(?:market|domain|technical)')] },
-  { name: 'create-product-brief', aliases: ['product-brief', 'brief'], outputs: [leaf('product-brief')] },
+  { name: 'create-product-brief', aliases: ['product-brief', 'brief'], outputs: [leaf('product-brief'), /^brief\.md$/i] },
   { name: 'prfaq', aliases: [], outputs: [leaf('prfaq')] },
   { name: 'prd', aliases: ['create-prd', 'edit-prd', 'validate-prd'], outputs: [leaf('prd')] },
   { name: 'create-ux-design', aliases: ['ux-design', 'ux'], outputs: [leaf('ux-design-specification'), leaf('ux-design')] },
