@@ -8,6 +8,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { scanRoots } from '../../src/core/store/scan';
+import { buildRegistry } from '../../src/core/project/registry';
+import { computeFrontier } from '../../src/core/project/frontier';
 
 const FIX = path.resolve('test/fixtures/bmad-uninstalled');
 
@@ -55,5 +57,13 @@ describe('a BMAD project whose workflows are not installed in the checkout', () 
     }
     const errors = [...res.problems, ...res.workflows.flatMap((w) => w.problems)].filter((p) => p.severity === 'error');
     assert.deepEqual(errors, []);
+  });
+
+  test('next never offers to start an artifact whose steps were done but whose workflow is not installed (a readiness report that says status: ready)', async () => {
+    const dir = copy();
+    const res = await scanRoots([dir], { index: false, sprint: true });
+    const f = computeFrontier(buildRegistry(res.workflows, []), { now: new Date('2026-01-20T12:00:00Z') });
+    const ready = f.ready.map((e) => e.item.rel);
+    assert.ok(!ready.includes('_bmad-output/planning-artifacts/implementation-readiness-report-2026-01-04.md'), `offered: ${ready.join(', ')}`);
   });
 });
