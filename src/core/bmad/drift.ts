@@ -388,16 +388,20 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
     const norm = normalizeStoryStatus(f.status);
     if (!norm.status && s.ledgerRaw !== undefined && s.ledgerRaw.trim().toLowerCase() === f.status.trim().toLowerCase() && ledgerRankOf < 0) {
       // The ledger says the same word and is reported there.
-    } else if (!norm.status && norm.suggestion !== undefined && (norm.suggestion === s.ledgerStatus || (!hasLedger && f.tasks.length > 0)) && f.tasks.every((t) => t.checked)) {
+    } else if (!norm.status && norm.suggestion !== undefined && (norm.suggestion === s.ledgerStatus || !hasLedger) && f.tasks.every((t) => t.checked)) {
       // `✅ Complete`, `COMPLETED` in the file while the ledger says done and every task is ticked:
       // the project's word for what the ledger records; a note, not a warning on a clean story.
-      // Without a ledger, the ticked tasks are the evidence. (Done is never inferred from a word the
+      // Without a ledger, the word is the evidence when no task contradicts it (`✅ Completed via
+      // Story 6.2` on a story with no tasks of its own). (Done is never inferred from a word the
       // tasks contradict.)
       out.push({ file: f.file, range: statusRange!, severity: 'info', code: 'story-legacy-status', message: `'${f.status}' is read as ${norm.suggestion}, as ${hasLedger ? 'the ledger says' : 'its ticked tasks say'}. Write '${norm.suggestion}' so every BMAD tool reads it the same.`, data: { fix: 'setStoryStatus', key: s.key, value: norm.suggestion } });
     } else if (!norm.status) {
       const value = norm.suggestion ?? (s.ledgerStatus && ledgerRankOf >= 0 ? s.ledgerStatus : undefined);
+      // A story set aside (`Deferred - removed from the project`, `Cancelled`) is the team's
+      // decision in a word BMAD lacks: a note, not a warning, unless the ledger says otherwise.
+      const setAside = SET_ASIDE.test(f.status.trim()) && (s.ledgerStatus === undefined || s.ledgerStatus === 'backlog');
       out.push({
-        file: f.file, range: statusRange!, severity: 'warning', code: 'story-unknown-status',
+        file: f.file, range: statusRange!, severity: setAside ? 'info' : 'warning', code: 'story-unknown-status',
         message: `Status '${f.status}' is not a BMAD story status (${STORY_WORDS})${s.ledgerStatus ? `; the ledger says ${s.ledgerStatus}` : ''}.${value ? ` Did you mean ${value}?` : ''}`,
         data: value ? { fix: 'setStoryStatus', key: s.key, value } : { key: s.key },
       });
@@ -457,6 +461,9 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
     out.push({ file: f.file, range: statusRange ?? at(0), severity: unread ? 'warning' : 'error', code: 'story-gate-failed', message: unread ? `The story is done but its QA gate has no readable verdict (${s.gate.file}). Fix the gate file so it says gate: PASS, CONCERNS, FAIL or WAIVED.` : `The story is done but its QA gate ${why} (${s.gate.file}). Fix and re-review, or record a waiver.`, data: { key: s.key, gate: s.gate.file } });
   }
 }
+
+/** Words for a story the team set aside, as written (emoji and bold around them allowed). */
+const SET_ASIDE = /^[^\p{L}]*(?:deferred|cancell?ed|dropped|descoped|de-scoped|superseded|obsolete|abandoned|won'?t[- ]do|removed)\b/iu;
 
 /** The slug a story file's name carries after its number: `2-1-notebook-intro` → `notebook-intro`, `story-2.1` → ''. */
 function fileSlugOf(name: string): string {

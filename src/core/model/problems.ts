@@ -142,7 +142,7 @@ export const PROBLEMS = {
   'story-not-in-ledger': { severity: 'warning', title: 'A story file has no ledger entry', section: 'sprint' },
   'story-file-duplicate': { severity: 'info', title: 'Two files for one story', section: 'sprint' },
   'story-status-missing': { severity: 'warning', title: "A story file has no 'Status:' line", section: 'sprint', fixes: ['setStoryStatus'] },
-  'story-unknown-status': { severity: 'warning', title: 'A story status BMAD does not know', section: 'sprint', fixes: ['setStoryStatus'] },
+  'story-unknown-status': { severity: 'warning', also: ['info'], title: 'A story status BMAD does not know', section: 'sprint', fixes: ['setStoryStatus'] },
   'story-legacy-status': { severity: 'info', title: 'An older or differently written story status', section: 'sprint', fixes: ['setStoryStatus'] },
   'story-status-drift': { severity: 'warning', also: ['info'], title: 'The story file and the ledger disagree on its status', section: 'sprint' },
   'story-done-tasks-open': { severity: 'warning', title: 'A story is done but tasks are unchecked', section: 'sprint' },
