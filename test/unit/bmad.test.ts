@@ -112,8 +112,9 @@ describe('BMAD fixture validates with the right problems and resume points', () 
   });
 
   test('uninstalled workflow gives an info, story status ready-for-dev maps to created', () => {
+    // epics.md is BMAD's create-epics-and-stories output: known by name, not installed here.
     const e = wf('_bmad-output/planning-artifacts/epics.md');
-    assert.deepEqual(codes(e), ['bmad-workflow-unknown']);
+    assert.deepEqual(codes(e), ['bmad-workflow-not-installed']);
     assert.equal(e.problems[0].severity, 'info');
     assert.equal(e.status, 'created');
     assert.deepEqual(e.stepsCompleted, ['step-01', 'step-02']);

@@ -284,3 +284,28 @@ describe("a ledger in the project's own words", () => {
     }
   });
 });
+
+describe('story files named by number only, beside another set numbered alike', () => {
+  test('a file named for another story (2-1-notebook-introduction) is not the ledger\'s 2-1-dependency-graph-builder; story-2.1.md is, and its drift is found', () => {
+    const dir = path.resolve('test/fixtures/bmad-id-named');
+    const r = loadSprint(dir, { now: NOW })!;
+    const s = r.stories.find((x) => x.key === '2-1-dependency-graph-builder')!;
+    assert.equal(s.file && path.relative(dir, s.file), 'docs/stories/story-2.1.md');
+    const drift = r.problems.filter((p) => p.code === 'story-status-drift').map((p) => path.relative(dir, p.file)).sort();
+    assert.ok(drift.includes('docs/stories/story-2.1.md'), `drift on story-2.1.md (got ${drift.join(', ')})`);
+    assert.deepEqual(r.problems.filter((p) => p.code === 'story-file-duplicate').map((p) => path.relative(dir, p.file)), []);
+  });
+});
+
+describe('v4 story statuses a team writes for work settled elsewhere', () => {
+  test('a done word with commentary and no tasks is read as done, a story set aside (Deferred) is a note: neither is a warning', () => {
+    const dir = copy(path.resolve('test/fixtures/bmad-v4'));
+    const stories = path.join(dir, 'docs', 'stories');
+    fs.writeFileSync(path.join(stories, '1.3.documents.md'), '# Story 1.3: Documents\n\n## Status\n✅ **Completed via Story 1.2** — October 21, 2025\n\n**Note**: built as part of the profile page.\n');
+    fs.writeFileSync(path.join(stories, '1.4.dashboard.md'), '# Story 1.4: Dashboard\n\n## Status\n\nDeferred - Dashboard Removed from Project\n\n## Tasks\n\n- [ ] Charts\n');
+    const r = loadSprint(dir, { now: NOW })!;
+    const on = (name: string) => r.problems.filter((p) => path.basename(p.file) === name).map((p) => `${p.severity} ${p.code}`);
+    assert.deepEqual(on('1.3.documents.md'), ['info story-legacy-status']);
+    assert.deepEqual(on('1.4.dashboard.md'), ['info story-unknown-status']);
+  });
+});

@@ -241,6 +241,16 @@ describe('sprint drift', () => {
     assert.equal(findStory(r, '1.2')!.status, 'in-progress');
   });
 
+  test('a QA gate whose YAML breaks below its verdict is read by its top-level gate: line; a gate with no verdict is a warning, not an error on the story', () => {
+    const dir = copyFixture('bmad-v4');
+    const gate = path.join(dir, 'docs/qa/gates/1.1-login.yml');
+    // An unescaped quote inside a quoted note, as reviewers' agents write them: the file is no YAML, its verdict is plain.
+    fs.writeFileSync(gate, fs.readFileSync(gate, 'utf8').replace('gate: FAIL', 'gate: PASS') + "nfr_validation:\n  reliability:\n    notes: 'failures don't block others.'\n");
+    assert.deepEqual(codesOf(loadSprint(dir, { now: NOW })!.problems), []);
+    fs.writeFileSync(gate, "schema: 1\nstory: '1.1'\nreviewer: 'it's broken'\n");
+    assert.deepEqual(codesOf(loadSprint(dir, { now: NOW })!.problems), ['1.1.login.md:5 warning story-gate-failed']);
+  });
+
   test('what next follows BMAD: in-progress, review, ready-for-dev, backlog, an optional retro', () => {
     const dir = copyFixture('bmad-v611');
     const ledger = path.join(dir, 'delivery/sprint-status.yaml');

@@ -3,6 +3,7 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import type { StepDef } from '../types';
 import { readRegularFile } from '../store/safeRead';
+import { addDeclaredRows, emptyDeclared, type DeclaredWorkflows } from './known';
 import { expandVars, findBmadInstall, findBmadProjects, findBmadSkillRoots, loadBmadConfig, type BmadConfig } from './config';
 
 /** One installed BMAD workflow and its ordered steps. */
@@ -25,6 +26,10 @@ export interface BmadWorkflow {
   outputs: { pattern: string; source: 'outputFile' | 'default_output_file' }[];
   /** The BMAD project folder the workflow is installed in (a monorepo holds several). */
   projectRoot?: string;
+  /** False for a BMAD workflow known by name but not installed here (known.ts): it has no steps to check. */
+  installed?: false;
+  /** Where a workflow that is not installed is declared (`_bmad/_config/bmad-help.csv`), when the install lists it. */
+  declaredIn?: string;
 }
 
 export interface BmadCatalog {
@@ -39,6 +44,8 @@ export interface BmadCatalog {
   methodDirs?: string[];
   /** The BMAD project folders read (the workspace folder, or its subfolders in a monorepo), and their output folders. */
   projects?: { root: string; outputFolders: string[] }[];
+  /** What the installs declare about their workflows, installed or not (help catalogs, manifests). */
+  declared?: DeclaredWorkflows;
 }
 
 export const emptyBmadCatalog = (): BmadCatalog => ({ byName: new Map(), workflows: [] });
@@ -307,8 +314,39 @@ async function addInstall(catalog: BmadCatalog, root: string, installDir: string
     }
   }
   const cfg = loadBmadConfig(root, { installDir: configured ?? (installDir ? path.basename(installDir) : undefined) });
+  if (installDir) await readDeclared(catalog, installDir, root, cfg);
   (catalog.projects ??= []).push({ root, outputFolders: [...new Set([cfg.outputFolder, cfg.planningArtifacts, cfg.implementationArtifacts])] });
   if (own.length) catalog.patterns = [...(catalog.patterns ?? []), ...compileOutputPatterns({ ...catalog, workflows: own }, cfg)].sort((a, b) => a.wildcards - b.wildcards);
+}
+
+/**
+ * What an install declares about its workflows whether or not their folders are there: the help
+ * catalog (`_config/bmad-help.csv`), each module's `module-help.csv`, and the manifests.
+ */
+async function readDeclared(catalog: BmadCatalog, installDir: string, root: string, cfg: BmadConfig): Promise<void> {
+  const files: string[] = [];
+  for (const cfgDir of ['_config', '_cfg']) for (const f of ['bmad-help.csv', 'workflow-manifest.csv', 'skill-manifest.csv']) files.push(path.join(installDir, cfgDir, f));
+  let modules: import('node:fs').Dirent[] = [];
+  try {
+    modules = await fsp.readdir(installDir, { withFileTypes: true });
+  } catch {
+    modules = [];
+  }
+  for (const m of modules) if (m.isDirectory() && !m.name.startsWith('_')) files.push(path.join(installDir, m.name, 'module-help.csv'));
+  const expand = (p: string): string | undefined => {
+    const e = expandVars(p.replace(/\{project-root\}/g, cfg.root), cfg.vars, cfg.root);
+    if (/^\{[^}]+\}/.test(e)) return undefined;
+    return path.isAbsolute(e) ? e : path.resolve(cfg.root, e);
+  };
+  for (const f of files) {
+    let csv: string;
+    try {
+      csv = (await readRegularFile(f, 8 * 1024 * 1024)).toString();
+    } catch {
+      continue;
+    }
+    addDeclaredRows((catalog.declared ??= emptyDeclared()), parseCsv(csv), path.relative(root, f).split(path.sep).join('/'), expand);
+  }
 }
 
 /** The skill ids (`canonicalId`, else `name`) the install's `skill-manifest.csv` lists, lower-case. */

@@ -236,14 +236,18 @@ export function buildSprint(parts: SprintParts): SprintModel {
       }
       continue;
     }
-    const stories = files.filter((f) => f.title !== undefined || f.status !== undefined);
-    if (files.length === 1 || stories.length === 1) {
-      bind(s, stories[0] ?? files[0]);
+    const keySlug = s.key.toLowerCase().slice(`${s.epicId}-${s.story}-`.length);
+    // A file whose name carries another story's slug (`2-1-notebook-introduction` beside the
+    // ledger's `2-1-dependency-graph-builder`) is that other story; one named by number alone
+    // (`story-2.1.md`) may be this one.
+    const fitting = files.length > 1 ? files.filter((f) => slugFits(fileSlugOf(keyOfFile(f)), keySlug)) : files;
+    const stories = fitting.filter((f) => f.title !== undefined || f.status !== undefined);
+    if (fitting.length === 1 || stories.length === 1) {
+      bind(s, stories[0] ?? fitting[0]);
       continue;
     }
     // Evidence, not a guess: the one candidate whose title is the key's slug (`# Story 1.7:
     // Migration Tool (pml init)` for `1-7-migration-tool-pml-init`).
-    const keySlug = s.key.toLowerCase().slice(`${s.epicId}-${s.story}-`.length);
     const titled = keySlug ? stories.filter((f) => {
       const t = f.title ? storySlug(f.title) : '';
       return t.length > 0 && (t === keySlug || keySlug.startsWith(`${t}-`) || t.startsWith(`${keySlug}-`));
@@ -385,16 +389,20 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
     const norm = normalizeStoryStatus(f.status);
     if (!norm.status && s.ledgerRaw !== undefined && s.ledgerRaw.trim().toLowerCase() === f.status.trim().toLowerCase() && ledgerRankOf < 0) {
       // The ledger says the same word and is reported there.
-    } else if (!norm.status && norm.suggestion !== undefined && (norm.suggestion === s.ledgerStatus || (!hasLedger && f.tasks.length > 0)) && f.tasks.every((t) => t.checked)) {
+    } else if (!norm.status && norm.suggestion !== undefined && (norm.suggestion === s.ledgerStatus || !hasLedger) && f.tasks.every((t) => t.checked)) {
       // `✅ Complete`, `COMPLETED` in the file while the ledger says done and every task is ticked:
       // the project's word for what the ledger records; a note, not a warning on a clean story.
-      // Without a ledger, the ticked tasks are the evidence. (Done is never inferred from a word the
+      // Without a ledger, the word is the evidence when no task contradicts it (`✅ Completed via
+      // Story 6.2` on a story with no tasks of its own). (Done is never inferred from a word the
       // tasks contradict.)
       out.push({ file: f.file, range: statusRange!, severity: 'info', code: 'story-legacy-status', message: `'${f.status}' is read as ${norm.suggestion}, as ${hasLedger ? 'the ledger says' : 'its ticked tasks say'}. Write '${norm.suggestion}' so every BMAD tool reads it the same.`, data: { fix: 'setStoryStatus', key: s.key, value: norm.suggestion } });
     } else if (!norm.status) {
       const value = norm.suggestion ?? (s.ledgerStatus && ledgerRankOf >= 0 ? s.ledgerStatus : undefined);
+      // A story set aside (`Deferred - removed from the project`, `Cancelled`) is the team's
+      // decision in a word BMAD lacks: a note, not a warning, unless the ledger says otherwise.
+      const setAside = SET_ASIDE.test(f.status.trim()) && (s.ledgerStatus === undefined || s.ledgerStatus === 'backlog');
       out.push({
-        file: f.file, range: statusRange!, severity: 'warning', code: 'story-unknown-status',
+        file: f.file, range: statusRange!, severity: setAside ? 'info' : 'warning', code: 'story-unknown-status',
         message: `Status '${f.status}' is not a BMAD story status (${STORY_WORDS})${s.ledgerStatus ? `; the ledger says ${s.ledgerStatus}` : ''}.${value ? ` Did you mean ${value}?` : ''}`,
         data: value ? { fix: 'setStoryStatus', key: s.key, value } : { key: s.key },
       });
@@ -449,8 +457,26 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
   // Gates.
   if (s.gate && isDone && !s.gate.open) {
     const why = s.gate.expired ? 'has expired' : s.gate.verdict === 'WAIVED' ? 'is WAIVED without an active waiver' : `is ${s.gate.verdict ?? 'unreadable'}`;
-    out.push({ file: f.file, range: statusRange ?? at(0), severity: 'error', code: 'story-gate-failed', message: `The story is done but its QA gate ${why} (${s.gate.file}). Fix and re-review, or record a waiver.`, data: { key: s.key, gate: s.gate.file } });
+    // A gate with no readable verdict says nothing against the story: the gate file is what to fix.
+    const unread = s.gate.verdict === undefined;
+    out.push({ file: f.file, range: statusRange ?? at(0), severity: unread ? 'warning' : 'error', code: 'story-gate-failed', message: unread ? `The story is done but its QA gate has no readable verdict (${s.gate.file}). Fix the gate file so it says gate: PASS, CONCERNS, FAIL or WAIVED.` : `The story is done but its QA gate ${why} (${s.gate.file}). Fix and re-review, or record a waiver.`, data: { key: s.key, gate: s.gate.file } });
   }
+}
+
+/** Words for a story the team set aside, as written (emoji and bold around them allowed). */
+const SET_ASIDE = /^[^\p{L}]*(?:deferred|cancell?ed|dropped|descoped|de-scoped|superseded|obsolete|abandoned|won'?t[- ]do|removed)\b/iu;
+
+/** The slug a story file's name carries after its number: `2-1-notebook-intro` → `notebook-intro`, `story-2.1` → ''. */
+function fileSlugOf(name: string): string {
+  return name.toLowerCase().replace(/^story[-_. ]?/, '').replace(/^(?:[a-z]{1,6}-)?(?:\d+[a-z]?[-.])+\d+[a-z]?/, '').replace(/^[-_.]+/, '').replace(/\.story$/, '');
+}
+
+/** True when a file's slug can name the key's story: none, the same, one a prefix of the other, or words in common. */
+function slugFits(fileSlug: string, keySlug: string): boolean {
+  if (!fileSlug || !keySlug || fileSlug === keySlug || keySlug.startsWith(fileSlug) || fileSlug.startsWith(keySlug)) return true;
+  const words = (x: string) => new Set(x.split(/[-_.]+/).filter((w) => w.length > 2));
+  const k = words(keySlug);
+  return [...words(fileSlug)].some((w) => k.has(w));
 }
 
 function isV4Word(w: string): boolean {

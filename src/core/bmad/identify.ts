@@ -2,13 +2,17 @@
  * Which installed BMAD workflow an artifact belongs to, from what the workflows declare: step
  * files' `outputFile:` and `workflow.yaml`/`workflow.md` `default_output_file` (run-time values
  * such as `{{date}}`, `{date}`, `{{project_name}}`, `{{story_key}}` match as wildcards), then the
- * artifact's `workflowType`, then the step ids it records, then the manifest's names. The rule
+ * artifact's `workflowType`, then the step ids it records, then the manifest's names; for a
+ * workflow not installed in the checkout, what the install declares and BMAD's output names
+ * (known.ts). The rule
  * that answered is kept so hovers and `status --json` can say why.
  */
 import * as path from 'node:path';
 import { lookupBmadWorkflow, type BmadCatalog, type BmadWorkflow } from './artifacts';
+import { knownBmadWorkflowOf } from './known';
 
-export type IdentifiedBy = 'outputFile' | 'default_output_file' | 'workflowType' | 'steps' | 'manifest';
+/** `declared` and `known` name a BMAD workflow that is not installed here (known.ts): its steps cannot be checked. */
+export type IdentifiedBy = 'outputFile' | 'default_output_file' | 'workflowType' | 'steps' | 'manifest' | 'declared' | 'known';
 
 /** Identifies an artifact's workflow. `data` is its frontmatter. */
 export function identifyArtifact(file: string, data: Record<string, unknown>, catalog: BmadCatalog): { workflow?: BmadWorkflow; by?: IdentifiedBy; detail?: string } {
@@ -35,7 +39,8 @@ export function identifyArtifact(file: string, data: Record<string, unknown>, ca
     }
     if (best && best.n * 2 >= ids.length) return { workflow: best.wf, by: 'steps', detail: `${best.n} of ${ids.length} recorded steps` };
   }
-  return {};
+  // Not installed here: what the install declares, then the names BMAD's releases give their outputs.
+  return knownBmadWorkflowOf(file, data, catalog.declared) ?? {};
 }
 
 /**

@@ -58,7 +58,15 @@ export function parseQaGate(file: string, text: string, now: Date): StoryGate {
     data = parseYaml(text, { schema: 'core', maxAliasCount: 100, logLevel: 'error' }) as unknown;
   } catch (e) {
     g.error = (e as Error).message.split('\n')[0];
-    return g;
+    // The gate template puts its verdict at the top, one plain line (`gate: PASS`); a note broken
+    // further down (an unescaped quote) does not unsay it.
+    const line = (key: string) => new RegExp(`^${key}[ \\t]*:[ \\t]*["']?([^"'#\\r\\n]*?)["']?[ \\t]*(?:#.*)?$`, 'm').exec(text)?.[1].trim();
+    const v = line('gate')?.toUpperCase();
+    if (v && VERDICTS.includes(v)) g.verdict = v as GateVerdict;
+    const sid = storyIdOf(line('story'));
+    if (sid) Object.assign(g, sid);
+    g.expires = line('expires') || undefined;
+    return finish(g, now);
   }
   if (!data || typeof data !== 'object' || Array.isArray(data)) {
     g.error = 'not a mapping';

@@ -91,6 +91,7 @@ export const PROBLEMS = {
   // Steps.
   'steps-missing': { severity: 'info', title: 'No steps list and no definition: steps cannot be checked', section: 'steps' },
   'bmad-workflow-unknown': { severity: 'info', title: 'No installed BMAD workflow of that name', section: 'steps' },
+  'bmad-workflow-not-installed': { severity: 'info', title: "A BMAD workflow's artifact, the workflow not installed here", section: 'steps' },
   'current-step-unknown': { severity: 'error', title: 'currentStep is not a step of the workflow', section: 'steps', fixes: ['setCurrentStep'] },
   'step-unknown': { severity: 'error', title: 'A stepsCompleted entry or lastStep names no step', section: 'steps', fixes: ['replaceStep', 'removeStep', 'setLastStep'] },
   'step-duplicate': { severity: 'warning', title: 'A step is listed twice in stepsCompleted', section: 'steps', fixes: ['dedupeSteps'] },
@@ -142,11 +143,11 @@ export const PROBLEMS = {
   'story-not-in-ledger': { severity: 'warning', title: 'A story file has no ledger entry', section: 'sprint' },
   'story-file-duplicate': { severity: 'info', title: 'Two files for one story', section: 'sprint' },
   'story-status-missing': { severity: 'warning', title: "A story file has no 'Status:' line", section: 'sprint', fixes: ['setStoryStatus'] },
-  'story-unknown-status': { severity: 'warning', title: 'A story status BMAD does not know', section: 'sprint', fixes: ['setStoryStatus'] },
+  'story-unknown-status': { severity: 'warning', also: ['info'], title: 'A story status BMAD does not know', section: 'sprint', fixes: ['setStoryStatus'] },
   'story-legacy-status': { severity: 'info', title: 'An older or differently written story status', section: 'sprint', fixes: ['setStoryStatus'] },
   'story-status-drift': { severity: 'warning', also: ['info'], title: 'The story file and the ledger disagree on its status', section: 'sprint' },
   'story-done-tasks-open': { severity: 'warning', title: 'A story is done but tasks are unchecked', section: 'sprint' },
-  'story-gate-failed': { severity: 'error', title: "A done story's QA gate did not pass", section: 'sprint' },
+  'story-gate-failed': { severity: 'error', also: ['warning'], title: "A done story's QA gate did not pass", section: 'sprint' },
   // BMAD v7's ticket tree (core/bmad/tree): what tickets.py refuses, and what it does not check.
   'tree-toml': { severity: 'error', title: 'tickets.toml is not valid TOML', section: 'tree' },
   'tree-key-type': { severity: 'error', title: 'A tickets.toml table or a ticket key has the wrong shape or type', section: 'tree' },

@@ -171,6 +171,15 @@ export function isBmadTemplate(file: string, data: Record<string, unknown>, body
   return /(^|[-_.])template\.(md|markdown)$/.test(name) && parts.slice(0, -1).some((p) => p === 'workflows' || p === 'templates');
 }
 
+/**
+ * A BMAD workflow begins by copying its template into the output folder under the artifact's own
+ * name (`brainstorming-session-2026-04-13.md`): there, unfilled variables mean a session just
+ * begun, not a template.
+ */
+function begunInOutput(file: string, ctx: WorkspaceContext): boolean {
+  return !/template/i.test(path.basename(file)) && inBmadOutput(file, ctx.bmad);
+}
+
 /** Folders that hold an installed BMAD method wherever they stand (`_bmad/`, `.bmad/`, `.bmad-core/`). */
 const INSTALL_SEGMENT = /^(?:_bmad|\.bmad|\.bmad-core)$/i;
 
@@ -217,7 +226,7 @@ function parseWorkflowTextUnguarded(file: string, text: string, ctx: WorkspaceCo
   }
   const data = fm.data;
   const dialect = detectDialect(data, ctx, file);
-  if (!dialect || (dialect === 'bmad' && (isBmadTemplate(file, data, split.body) || insideInstalledWorkflow(file, ctx)))) return { isWorkflow: false, problems: [] };
+  if (!dialect || (dialect === 'bmad' && ((isBmadTemplate(file, data, split.body) && !begunInOutput(file, ctx)) || insideInstalledWorkflow(file, ctx)))) return { isWorkflow: false, problems: [] };
   const { state, raw } = normalize(file, text, data, dialect, ctx, opts?.contentHash);
   // A BMAD artifact is the user's own document, which BMAD itself never checks: what Waymark
   // finds in it is a warning at most, so `validate` never fails a file a BMAD user calls fine.

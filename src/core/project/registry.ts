@@ -125,6 +125,19 @@ const zero: Range = { start: { line: 0, character: 0 }, end: { line: 0, characte
  * workspace folders: a `dependsOn` entry may name a workflow id, a delegation id, a story
  * (`story:1-2-login`, or its key), or a path relative to the file's folder root.
  */
+/**
+ * A BMAD document whose progress cannot be told: no status word Waymark knows; or a workflow not
+ * installed here (no steps to count) whose steps were recorded while its status word says not
+ * started (a readiness report's `status: ready`, a spec's `ready-for-dev` are the document's
+ * verdict, not its progress).
+ */
+function progressUntold(w: WorkflowState): boolean {
+  if (w.dialect !== 'bmad') return false;
+  if (w.status === undefined) return true;
+  const notInstalled = w.identifiedBy === 'declared' || w.identifiedBy === 'known';
+  return notInstalled && w.status === 'created' && w.stepsCompleted.length > 0;
+}
+
 export function buildRegistry(workflows: readonly WorkflowState[], sprints: readonly SprintReport[], findRange?: RangeFinder): ProjectRegistry {
   const items: ProjectItem[] = [];
   const byId = new Map<string, ProjectItem>();
@@ -162,7 +175,7 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
   }
 
   const idCount = new Map<string, number>();
-  for (const w of workflows) if (!storyFiles.has(w.file) && !(w.dialect === 'bmad' && w.status === undefined)) idCount.set(w.workflow, (idCount.get(w.workflow) ?? 0) + 1);
+  for (const w of workflows) if (!storyFiles.has(w.file) && !progressUntold(w)) idCount.set(w.workflow, (idCount.get(w.workflow) ?? 0) + 1);
   const workflowItems: { w: WorkflowState; item: ProjectItem }[] = [];
   for (const w of workflows) {
     const rel = relOf(w.root, w.file);
@@ -174,7 +187,7 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
     }
     // A BMAD document whose progress cannot be told (no status word Waymark knows, no steps of an
     // installed workflow) is not work to plan: never offered as ready, never counted as open.
-    if (w.dialect === 'bmad' && w.status === undefined) continue;
+    if (progressUntold(w)) continue;
     const id = idCount.get(w.workflow) === 1 && !byId.has(w.workflow) ? w.workflow : rel;
     const data = w.data;
     const item: ProjectItem = {

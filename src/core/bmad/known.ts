@@ -1,0 +1,149 @@
+/**
+ * BMAD's own workflows, known by the names and output files its releases give them, for the
+ * artifacts of workflows that are not installed in the checkout: a team keeps `_bmad/` or the
+ * agent skill folders out of git, or a release retired the workflow that wrote the file. Such an
+ * artifact is still that workflow's (an `implementation-readiness-report-2026-01-04.md` with
+ * `stepsCompleted` is the readiness check's report, whatever is installed); its steps cannot be
+ * checked, which is said plainly instead of calling the workflow unknown.
+ *
+ * Two sources, in order: what the project's install declares about its workflows even when their
+ * folders are absent (`_config/bmad-help.csv`, each module's `module-help.csv`,
+ * `workflow-manifest.csv`, `skill-manifest.csv`: names and, in older releases, the output path),
+ * then the output names BMAD's releases write (the table below, learned from BMAD-METHOD's
+ * workflows and its test-architecture module, v6 alpha to 6.x skills).
+ */
+import * as path from 'node:path';
+import type { BmadWorkflow } from './artifacts';
+
+/** One BMAD workflow as its releases name it: its names, and the file names of its outputs. */
+interface KnownWorkflow {
+  /** The name BMAD's v6 releases give its folder (without `bmad-`). */
+  name: string;
+  /** Other names the releases and `workflowType` use for it. */
+  aliases: readonly string[];
+  /** Its output file names (the leaf only; dates, slugs and project names vary). */
+  outputs: readonly RegExp[];
+}
+
+const DATE_OR_SLUG = '(?:[-_][^/\\\\]*)?';
+const leaf = (stem: string): RegExp => new RegExp(`^${stem}${DATE_OR_SLUG}\\.md$`, 'i');
+
+/** BMAD's workflows and their output names. A retrospective comes before the epics it is named after. */
+const KNOWN: readonly KnownWorkflow[] = [
+  { name: 'brainstorming', aliases: ['brainstorm', 'brainstorm-project'], outputs: [leaf('brainstorming-session'), leaf('brainstorming')] },
+  { name: 'research', aliases: ['market-research', 'domain-research', 'technical-research', 'deep-recon'], outputs: [/^(?:market|domain|technical|competitive|user-voice|academic-lit)-[^/\\]*research[^/\\]*\.md$/i, leaf('research-(?:market|domain|technical)')] },
+  { name: 'create-product-brief', aliases: ['product-brief', 'brief'], outputs: [leaf('product-brief'), /^brief\.md$/i] },
+  { name: 'prfaq', aliases: [], outputs: [leaf('prfaq')] },
+  { name: 'prd', aliases: ['create-prd', 'edit-prd', 'validate-prd'], outputs: [leaf('prd')] },
+  { name: 'create-ux-design', aliases: ['ux-design', 'ux'], outputs: [leaf('ux-design-specification'), leaf('ux-design')] },
+  { name: 'create-architecture', aliases: ['architecture'], outputs: [leaf('architecture')] },
+  { name: 'retrospective', aliases: ['retro'], outputs: [/^epic-[\w.]+-retro(?:spective)?(?:[-_][^/\\]*)?\.md$/i] },
+  { name: 'create-epics-and-stories', aliases: ['epics', 'epics-and-stories'], outputs: [leaf('epics'), /^epic-\d+[a-z]?(?:[-_.][^/\\]*)?\.md$/i] },
+  { name: 'check-implementation-readiness', aliases: ['implementation-readiness'], outputs: [leaf('implementation-readiness-report'), leaf('implementation-readiness')] },
+  { name: 'quick-spec', aliases: ['tech-spec', 'create-tech-spec', 'quick-flow', 'quick-dev', 'spec'], outputs: [/^(?:[\w]+-)*tech-spec(?:[-_][^/\\]*)?\.md$/i, /^spec-wip\.md$/i] },
+  { name: 'generate-project-context', aliases: ['project-context'], outputs: [/^project-context\.md$/i] },
+  { name: 'correct-course', aliases: [], outputs: [leaf('sprint-change-proposal')] },
+  { name: 'document-project', aliases: [], outputs: [leaf('deep-dive')] },
+  { name: 'testarch-framework', aliases: ['framework'], outputs: [leaf('framework-setup-progress')] },
+  { name: 'testarch-test-design', aliases: ['test-design', 'testarch-test-design-handoff'], outputs: [leaf('test-design')] },
+  { name: 'testarch-ci', aliases: ['ci'], outputs: [leaf('ci-pipeline-progress')] },
+  { name: 'testarch-nfr', aliases: ['nfr-assess', 'testarch-nfr-assess'], outputs: [leaf('nfr-assessment')] },
+  { name: 'testarch-trace', aliases: ['trace'], outputs: [leaf('traceability-(?:matrix|report)')] },
+  { name: 'testarch-test-review', aliases: ['test-review'], outputs: [leaf('test-review')] },
+  { name: 'testarch-atdd', aliases: ['atdd'], outputs: [leaf('atdd-checklist')] },
+  { name: 'testarch-automate', aliases: ['automate'], outputs: [leaf('automation-summary')] },
+  { name: 'create-game-brief', aliases: ['game-brief'], outputs: [leaf('game-brief')] },
+  { name: 'gdd', aliases: ['create-gdd'], outputs: [/^gdd\.md$/i] },
+  { name: 'game-architecture', aliases: [], outputs: [/^game-architecture\.md$/i] },
+  { name: 'narrative', aliases: ['narrative-design'], outputs: [/^narrative-design\.md$/i] },
+  { name: 'design-thinking', aliases: [], outputs: [leaf('design-thinking')] },
+  { name: 'innovation-strategy', aliases: [], outputs: [leaf('innovation-strategy')] },
+  { name: 'problem-solving', aliases: ['problem-solution'], outputs: [leaf('problem-solution')] },
+];
+
+/** A name as BMAD writes it in any release, reduced to compare: `bmad-create-prd`, `bmad:bmm:prd`, `create_prd` → `prd`. */
+function bare(name: string): string {
+  return name.toLowerCase().trim().replace(/^.*[:/\\]/, '').replace(/_/g, '-').replace(/^bmad-/, '').replace(/^(?:bmm|cis|gds|tea|core)-/, '').replace(/^create-/, '');
+}
+
+const byBare = new Map<string, KnownWorkflow>();
+for (const k of KNOWN) for (const n of [k.name, ...k.aliases]) if (!byBare.has(bare(n))) byBare.set(bare(n), k);
+
+/** What a project's install declares about its workflows, installed or not. */
+export interface DeclaredWorkflows {
+  /** Names (reduced by `bare`) the help catalogs and manifests list, with the file that lists each. */
+  names: Map<string, string>;
+  /** Output paths declared in full (older `bmad-help.csv` rows), expanded to absolute patterns. */
+  outputs: { re: RegExp; name: string; source: string }[];
+}
+
+export const emptyDeclared = (): DeclaredWorkflows => ({ names: new Map(), outputs: [] });
+
+/** Records the names and output paths of one help catalog or manifest (rows already parsed, first row the header). */
+export function addDeclaredRows(into: DeclaredWorkflows, rows: string[][], source: string, expand: (p: string) => string | undefined): void {
+  const header = (rows[0] ?? []).map((h) => h.trim().toLowerCase());
+  const cols = ['skill', 'command', 'canonicalid', 'name', 'workflow-file', 'path'].map((h) => header.indexOf(h)).filter((i) => i >= 0);
+  const outCol = header.indexOf('output-location');
+  for (const row of rows.slice(1)) {
+    const names: string[] = [];
+    for (const c of cols) {
+      const v = row[c]?.trim();
+      if (!v || v === '_meta') continue;
+      // A path names its workflow by its folder (`…/workflows/brainstorming/workflow.md`, `…/bmad-prd/SKILL.md`).
+      const n = /[\\/]/.test(v) ? path.basename(/\.(md|ya?ml|xml)$/i.test(v) ? path.dirname(v) : v) : v;
+      if (/^[\w.:-]{2,80}$/.test(n)) names.push(bare(n));
+    }
+    for (const n of names) if (!into.names.has(n)) into.names.set(n, source);
+    const out = outCol >= 0 ? row[outCol]?.trim() : undefined;
+    if (out && names.length && /\.(md|ya?ml)$/i.test(out) && !/[*|\s]/.test(out)) {
+      const abs = expand(out);
+      if (abs) into.outputs.push({ re: patternOf(abs), name: names[0], source });
+    }
+  }
+}
+
+function patternOf(abs: string): RegExp {
+  const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const re = abs.split(/(\{\{[^}]+\}\}|\{[^}]+\})/).map((part) => (/^\{/.test(part) ? '[^/\\\\]*' : esc(part))).join('');
+  return new RegExp(`^${re}$`, process.platform === 'win32' ? 'i' : '');
+}
+
+/** A workflow that is known but not installed: no steps, no folder. */
+function stub(name: string, declaredIn?: string): BmadWorkflow {
+  return { name, dir: '', stepsDir: '', mode: 'plain', steps: [], continuation: [], otherModes: [], modeSteps: {}, outputs: [], installed: false, declaredIn };
+}
+
+const STEP_KEYS = ['stepsCompleted', 'lastStep', 'workflowType'];
+
+/**
+ * The BMAD workflow an artifact belongs to when none of its workflow is installed: a full output
+ * path the install declares, then its `workflowType`, then its file name against the outputs
+ * BMAD's releases write. Only for files that record workflow progress (`stepsCompleted`,
+ * `lastStep` or `workflowType`): a name alone makes no Markdown file an artifact.
+ */
+export function knownBmadWorkflowOf(file: string, data: Record<string, unknown>, declared: DeclaredWorkflows | undefined): { workflow: BmadWorkflow; by: 'declared' | 'known'; detail: string } | undefined {
+  if (!STEP_KEYS.some((k) => Object.prototype.hasOwnProperty.call(data, k))) return undefined;
+  const abs = path.resolve(file);
+  for (const o of declared?.outputs ?? []) {
+    if (o.re.test(abs)) return { workflow: stub(byBare.get(o.name)?.name ?? o.name, o.source), by: 'declared', detail: o.source };
+  }
+  const said = (name: string, how: string) => {
+    const listed = declared?.names.get(bare(name));
+    const k = byBare.get(bare(name));
+    if (listed) return { workflow: stub(k?.name ?? bare(name), listed), by: 'declared' as const, detail: `${how}, listed in ${listed}` };
+    if (k) return { workflow: stub(k.name), by: 'known' as const, detail: how };
+    return undefined;
+  };
+  const type = typeof data.workflowType === 'string' ? data.workflowType.trim() : '';
+  if (type) {
+    const hit = said(type, `workflowType '${type}'`);
+    if (hit) return hit;
+  }
+  const name = path.basename(abs);
+  const k = KNOWN.find((w) => w.outputs.some((re) => re.test(name)));
+  if (!k) return undefined;
+  const listedAs = [k.name, ...k.aliases].map((n) => declared?.names.get(bare(n))).find((x) => x !== undefined);
+  return listedAs
+    ? { workflow: stub(k.name, listedAs), by: 'declared', detail: `file name, listed in ${listedAs}` }
+    : { workflow: stub(k.name), by: 'known', detail: 'file name' };
+}
