@@ -281,7 +281,7 @@ export class Dashboard extends Disposable {
     if (!item) return;
     try {
       if (m.type === 'open') {
-        if (!item.file) throw new Error(`${item.id} has no file (a story only in the sprint ledger).`);
+        if (!item.file) throw new Error(`${item.id} has no file (a story only in the sprint ledger, or a ticket with no leaf file or plan yet).`);
         const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(item.file));
         const at = new vscode.Position(Math.min(item.line, doc.lineCount - 1), 0);
         await vscode.window.showTextDocument(doc, { selection: new vscode.Range(at, at), preview: true, viewColumn: vscode.ViewColumn.Beside });
@@ -292,7 +292,9 @@ export class Dashboard extends Disposable {
         const result =
           item.kind === 'story'
             ? await vscode.commands.executeCommand(COMMANDS.setStoryStatus, { key: item.id.replace(/^story:/, ''), status: 'in-progress', root: item.root })
-            : await vscode.commands.executeCommand(COMMANDS.start, { file: item.file, quiet: true });
+            : item.kind === 'ticket'
+              ? await vscode.commands.executeCommand(COMMANDS.setTicketStatus, { ref: item.ref ?? item.id.replace(/^ticket:/, ''), status: 'in-progress', root: item.root })
+              : await vscode.commands.executeCommand(COMMANDS.start, { file: item.file, quiet: true });
         this.actions.fire({ action: 'start', id: item.id, ok: result !== undefined });
         this.refreshSoon(0);
       }

@@ -7,7 +7,7 @@
 // through the same set-status path, which writes its plan the way `tickets.py mark` does.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { PLAN_STATUSES, WaymarkError, findStory, isSprintFix, loadSprint, resolveTicket, STORY_STATUSES, type Problem, type SprintReport, type Ticket } from '../core/index';
+import { PLAN_STATUSES, WaymarkError, findStory, isSprintFix, loadSprint, resolveTicket, STORY_STATUSES, type Problem, type Ticket } from '../core/index';
 import { COMMANDS } from './constants';
 import type { CommandRunner } from './commandRunner';
 import { Disposable } from './disposable';

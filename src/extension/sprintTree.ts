@@ -7,11 +7,11 @@
 // TicketTreeModel's change events and the model's worktree one.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { Epic, NextGroups, SprintEpic, SprintReport, SprintStory, Ticket } from '../core/index';
+import { isArchivedSprint, type Epic, type NextGroups, type SprintEpic, type SprintReport, type SprintStory, type Ticket } from '../core/index';
 import { COMMANDS, VIEWS } from './constants';
 import type { ExtensionModel } from './model';
 import type { SprintModel } from './sprintModel';
-import { epicDescription, epicLabel, isArchivedLedger, ticketDescription, ticketIcon, ticketLabel, ticketMarkdown, ticketProblems } from './ticketPresentation';
+import { epicDescription, epicLabel, ticketDescription, ticketIcon, ticketLabel, ticketMarkdown, ticketProblems } from './ticketPresentation';
 import { NEXT_GROUP_LABELS, type TicketTreeModel, type TreeReport } from './ticketTreeModel';
 import { markShort, markSentence } from './worktrees';
 
@@ -45,7 +45,7 @@ export function sprintProjects(model: SprintModel, trees?: TicketTreeModel): Spr
 
 /** The v6 reports that are live work (not only a migrated project's archived ledger). */
 export function liveReports(model: SprintModel, trees?: TicketTreeModel): SprintReport[] {
-  return model.reports().filter((r) => !isArchivedLedger(r, trees?.reports().find((t) => t.root === r.root)));
+  return model.reports().filter((r) => !isArchivedSprint(r, trees?.reports().find((t) => t.root === r.root)?.tree));
 }
 
 /** `Next: start 1.6 Quantity stepper`: the first ticket of the first group that can move. */
@@ -156,7 +156,7 @@ export class SprintTree implements vscode.TreeDataProvider<SprintNode>, vscode.D
     if (!tree) return report ? this.v6Children(report) : [];
     const out: SprintNode[] = [{ kind: 'ticketNext', tree }, { kind: 'initiative', tree }];
     // During a migration both exist: the live v6 sprint beside the tree; after it, the archive as history.
-    if (report) out.push(...(isArchivedLedger(report, tree) ? [{ kind: 'history', report } as SprintNode] : this.v6Children(report)));
+    if (report) out.push(...(isArchivedSprint(report, tree?.tree) ? [{ kind: 'history', report } as SprintNode] : this.v6Children(report)));
     return out;
   }
 

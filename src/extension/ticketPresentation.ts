@@ -2,7 +2,7 @@
 // bar): its label, icon, one-line description and Markdown card, from the core's plain data.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { Epic, Problem, SprintReport, Ticket } from '../core/index';
+import type { Epic, Problem, Ticket } from '../core/index';
 import { COMMANDS } from './constants';
 import { NEXT_GROUP_LABELS, type TreeReport } from './ticketTreeModel';
 
@@ -147,11 +147,4 @@ export function epicDescription(report: TreeReport, e: Epic): string {
   const n = report.problems.filter((p) => p.severity !== 'info' && files.has(p.file)).length;
   if (n) parts.push(`⚠ ${n}`);
   return parts.join(' · ');
-}
-
-/** A v6 report that is only `bmad migrate`'s archive of the ledger beside a v7 tree: history, not work. */
-export function isArchivedLedger(report: SprintReport, tree: TreeReport | undefined): boolean {
-  const archive = tree?.tree.archiveV6;
-  if (!archive || !report.ledgerFiles.length) return false;
-  return report.ledgerFiles.every((f) => f.startsWith(archive + path.sep));
 }

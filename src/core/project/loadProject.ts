@@ -15,6 +15,9 @@ import { durationMs } from '../model/config';
 import { runGit } from '../protocol/git';
 import { protocolPaths } from '../protocol/paths';
 import { buildRegistry, type ProjectRegistry } from './registry';
+import { readTicketTree } from '../bmad/tree/reader';
+import type { TicketTree } from '../bmad/tree/types';
+import { isArchivedSprint } from './ticketItems';
 import { computeFrontier, DEFAULT_STALLED, type Activity, type Frontier, type StalledThresholds } from './frontier';
 
 export interface ProjectView {
@@ -44,6 +47,7 @@ export async function loadProject(core: StateCore, options: LoadProjectOptions =
   const scan = options.scan ?? (await core.scan());
   const now = options.now ?? new Date();
   const sprints: SprintReport[] = [];
+  const trees: TicketTree[] = [];
   const thresholds = new Map<string, StalledThresholds>();
   const historyDirs = new Map<string, string>();
   for (const root of scan.roots) {
@@ -58,13 +62,16 @@ export async function loadProject(core: StateCore, options: LoadProjectOptions =
     // A monorepo's BMAD projects in subfolders each have their own sprint.
     const subs = subProjects(root, ctx.config.bmad.dir);
     for (const r of subs.length ? subs : [root]) {
+      const tree = readTicketTree(r);
+      if (tree) trees.push(tree);
       const sprint = core.sprint.load(r, subs.length ? { now } : { now, config: ctx.config });
-      if (!sprint) continue;
+      // A migrated project's archived ledger is history: the tree is its work, counted once.
+      if (!sprint || isArchivedSprint(sprint, tree)) continue;
       sprints.push(sprint);
       if (sprint.root !== root) thresholds.set(sprint.root, thresholds.get(root)!);
     }
   }
-  const registry = buildRegistry(scan.workflows, sprints, frontmatterRange);
+  const registry = buildRegistry(scan.workflows, sprints, frontmatterRange, trees);
 
   const activity = new Map<string, Activity>();
   const sessions = new Map<string, Activity>();

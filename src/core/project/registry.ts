@@ -6,7 +6,9 @@
 import * as path from 'node:path';
 import type { Problem, Range, WorkflowState } from '../types';
 import type { SprintReport } from '../bmad/sprint';
+import type { TicketTree } from '../bmad/tree/types';
 import { fileAheadOfLedger } from '../bmad/drift';
+import { ticketItems } from './ticketItems';
 
 /** Where an item stands, for the board's columns. `dropped` is an archived workflow. */
 export type ItemState = 'todo' | 'in_progress' | 'review' | 'blocked' | 'done' | 'dropped';
@@ -14,11 +16,11 @@ export type ItemState = 'todo' | 'in_progress' | 'review' | 'blocked' | 'done' |
 /** Why one item waits on another. */
 export type EdgeKind = 'dependsOn' | 'story-order' | 'epic-order' | 'delegation';
 
-/** One unit of work: a workflow file or a BMAD story. */
+/** One unit of work: a workflow file, a BMAD story or a BMAD v7 ticket. */
 export interface ProjectItem {
-  /** Stable id: the workflow id (or relative path when two files share it), `story:<key>` for stories. */
+  /** Stable id: the workflow id (or relative path when two files share it), `story:<key>` for stories, `ticket:<ref>` for v7 tickets. */
   id: string;
-  kind: 'workflow' | 'story';
+  kind: 'workflow' | 'story' | 'ticket';
   root: string;
   /** Absolute path of the file, when there is one (a ledger-only story has none). */
   file?: string;
@@ -42,6 +44,9 @@ export interface ProjectItem {
   agent?: string;
   /** Its own delegation id, when it has one. */
   delegationId?: string;
+  /** A v7 ticket's BMAD ref (`2.1`) and its plan's assignee. */
+  ref?: string;
+  assignee?: string;
 }
 
 /** `from` waits on `to`. */
@@ -125,7 +130,7 @@ const zero: Range = { start: { line: 0, character: 0 }, end: { line: 0, characte
  * workspace folders: a `dependsOn` entry may name a workflow id, a delegation id, a story
  * (`story:1-2-login`, or its key), or a path relative to the file's folder root.
  */
-export function buildRegistry(workflows: readonly WorkflowState[], sprints: readonly SprintReport[], findRange?: RangeFinder): ProjectRegistry {
+export function buildRegistry(workflows: readonly WorkflowState[], sprints: readonly SprintReport[], findRange?: RangeFinder, trees: readonly TicketTree[] = []): ProjectRegistry {
   const items: ProjectItem[] = [];
   const byId = new Map<string, ProjectItem>();
   /** Every name an item answers to → its id (first one wins; ambiguous names listed). */
@@ -159,6 +164,25 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
         addAlias(item.rel!, id);
       }
     }
+  }
+
+  // BMAD v7 tickets: a plan or leaf file read as a workflow too is one item, the ticket.
+  const ticketEdges: { from: string; to: string; kind: EdgeKind }[] = [];
+  for (const tree of trees) {
+    const { items: tickets, edges: after } = ticketItems(tree, (f) => relOf(tree.root, f));
+    for (const item of tickets) {
+      if (byId.has(item.id)) continue;
+      items.push(item);
+      byId.set(item.id, item);
+      addAlias(item.id, item.id);
+      if (item.ref) addAlias(item.ref, item.id);
+      if (item.file) {
+        storyFiles.set(item.file, item.id);
+        addAlias(item.rel!, item.id);
+      }
+    }
+    for (const t of tree.tickets) if (t.plan && t.file && !storyFiles.has(t.plan)) storyFiles.set(t.plan, `ticket:${t.ref}`);
+    ticketEdges.push(...after);
   }
 
   const idCount = new Map<string, number>();
@@ -259,6 +283,8 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
       prevLast = ids[ids.length - 1];
     }
   }
+
+  for (const e of ticketEdges) addEdge(e.from, e.to, e.kind);
 
   const cycles: string[][] = [];
   const cycleEdges = breakCycles(items, prerequisites, byId, problems, cycles, findRange);
