@@ -156,5 +156,5 @@ export { nextGroups, treeStatus, resolveTicket, refOf } from './bmad/tree/next';
 export { treeProblems } from './bmad/tree/checks';
 export { migrateCheck, mapV6Status, type MigrationReport, type MigrationFinding, type MigrationFindingKind } from './bmad/tree/migrateCheck';
 export { ticketJson, treeNextJson } from './bmad/tree/treeJson';
-// BMAD v7 tickets as project items (dashboard, board, deps, timeline) and a migrated project's archive.
-export { isArchivedSprint, ticketItemId } from './project/ticketItems';
+// A migrated BMAD project's archived v6 ledger (history, never work beside the tree).
+export { isArchivedSprint } from './project/migratedSprint';

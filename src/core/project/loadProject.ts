@@ -17,7 +17,7 @@ import { protocolPaths } from '../protocol/paths';
 import { buildRegistry, type ProjectRegistry } from './registry';
 import { readTicketTree } from '../bmad/tree/reader';
 import type { TicketTree } from '../bmad/tree/types';
-import { isArchivedSprint } from './ticketItems';
+import { isArchivedSprint } from './migratedSprint';
 import { computeFrontier, DEFAULT_STALLED, type Activity, type Frontier, type StalledThresholds } from './frontier';
 
 export interface ProjectView {

@@ -6,9 +6,8 @@
 import * as path from 'node:path';
 import type { Problem, Range, WorkflowState } from '../types';
 import type { SprintReport } from '../bmad/sprint';
-import type { TicketTree } from '../bmad/tree/types';
+import type { Ticket, TicketTree } from '../bmad/tree/types';
 import { fileAheadOfLedger } from '../bmad/drift';
-import { ticketItems } from './ticketItems';
 
 /** Where an item stands, for the board's columns. `dropped` is an archived workflow. */
 export type ItemState = 'todo' | 'in_progress' | 'review' | 'blocked' | 'done' | 'dropped';
@@ -366,4 +365,53 @@ function breakCycles(items: ProjectItem[], out: Map<string, ProjectEdge[]>, byId
     }
   }
   return closing;
+}
+
+// BMAD v7's tickets as project items: `ticket:<ref>`, the board's words, the edges of `after` and epic gates.
+
+/** The board's column word for a ticket: `blocked` for a blocked plan, else from BMAD's state. */
+export function ticketItemState(t: Ticket): ItemState {
+  if (t.status === 'blocked') return 'blocked';
+  switch (t.state) {
+    case 'in-progress': return 'in_progress';
+    case 'review': return 'review';
+    case 'done': return 'done';
+    case 'dropped': return 'dropped';
+    default: return 'todo';
+  }
+}
+
+/** A project item's id for a ticket. */
+export function ticketItemId(t: Ticket): string {
+  return `ticket:${t.ref}`;
+}
+
+/**
+ * The items of one tree and the edges between them (a ticket waits on its `after`; a gated epic's
+ * tickets on every live ticket of the gating epic). A prerequisite in review meets an `after`, as
+ * in `tickets.py next` (it is listed in `waived`); a gate waits for done.
+ */
+export function ticketItems(tree: TicketTree, relOf: (file: string) => string): { items: ProjectItem[]; edges: { from: string; to: string; kind: EdgeKind }[] } {
+  const byKey = new Map(tree.tickets.map((t) => [t.key, t]));
+  const items: ProjectItem[] = [];
+  const edges: { from: string; to: string; kind: EdgeKind }[] = [];
+  for (const t of tree.tickets) {
+    const file = t.file ?? t.plan;
+    const id = ticketItemId(t);
+    const waived = t.after.map((k) => byKey.get(k)).filter((p): p is Ticket => p?.state === 'review').map(ticketItemId);
+    items.push({
+      id, kind: 'ticket', root: tree.root, file, rel: file ? relOf(file) : undefined,
+      title: t.title || (t.file ? path.basename(t.file, '.md') : t.ref), state: ticketItemState(t), rawStatus: t.status || t.state,
+      blockedReason: t.blockedReason || undefined, priority: 0, waived,
+      line: t.statusPos && t.statusPos.file === file ? t.statusPos.line : undefined,
+      ref: t.ref, assignee: t.assignee || undefined,
+    });
+    for (const k of t.after) {
+      const pre = byKey.get(k);
+      if (pre) edges.push({ from: id, to: ticketItemId(pre), kind: 'dependsOn' });
+      else for (const o of tree.tickets) if (o.epic === k && o.state !== 'dropped') edges.push({ from: id, to: ticketItemId(o), kind: 'epic-order' });
+    }
+    for (const slug of t.gatedBy) for (const o of tree.tickets) if (o.epic === slug && o.state !== 'dropped') edges.push({ from: id, to: ticketItemId(o), kind: 'epic-order' });
+  }
+  return { items, edges };
 }
