@@ -15,7 +15,7 @@ import type { ExtensionModel } from './model';
 import { SprintModel } from './sprintModel';
 import { SprintTree, liveReports, storyDescription, ticketNextLine } from './sprintTree';
 import { ticketDescription, ticketLabel, ticketMarkdown, TICKET_CARD_COMMANDS, type TicketArgs } from './ticketPresentation';
-import { TicketTreeModel, type TreeReport } from './ticketTreeModel';
+import { TicketTreeModel, allTickets, type TreeReport } from './ticketTreeModel';
 
 function toRange(p: Problem): vscode.Range {
   return new vscode.Range(p.range.start.line, p.range.start.character, p.range.end.line, p.range.end.character);
@@ -96,7 +96,7 @@ export class SprintFeatures extends Disposable {
         folder: r.tree.folder,
         store: r.tree.store,
         next: Object.fromEntries(Object.entries(r.next).map(([g, items]) => [g, (items as TreeReport['next']['blocked']).map((i) => ({ ref: i.ref, waitingOn: i.waitingOn }))])),
-        tickets: r.tree.tickets.map((t) => ({ ref: t.ref, key: t.key, state: t.state, status: t.status, assignee: t.assignee, blockedReason: t.blockedReason, description: ticketDescription(r, t) })),
+        tickets: allTickets(r).map((t) => ({ ref: t.ref, key: t.key, state: t.state, status: t.status, assignee: t.assignee, blockedReason: t.blockedReason, description: ticketDescription(r, t) })),
         problems: r.problems.map((p) => ({ file: p.file, line: p.range.start.line, code: p.code, message: p.message })),
       })),
       statusBar: this.statusBar.text,
@@ -357,14 +357,14 @@ export class SprintFeatures extends Disposable {
     const report = this.trees.reports().find((r) => r.root === root);
     if (!report) throw new WaymarkError('unreadable', `No BMAD ticket tree under ${root}: no initiative folder with a tickets.toml. For a v6 sprint use Waymark: Set Story Status.`, root);
     if (args.ref) {
-      const byKey = report.tree.tickets.find((t) => t.key === args.ref);
+      const byKey = allTickets(report).find((t) => t.key === args.ref);
       if (byKey) return { report, ticket: byKey };
       const hit = resolveTicket(report.tree, args.ref);
       if ('error' in hit) throw new WaymarkError('usage', `${hit.error}. Run waymark next to list the tickets and their refs.`);
       return { report, ticket: hit.ticket };
     }
-    const picked = await vscode.window.showQuickPick(report.tree.tickets.map((t) => ({ label: ticketLabel(t), description: ticketDescription(report, t), key: t.key })), { placeHolder, matchOnDescription: true });
-    return picked ? { report, ticket: report.tree.tickets.find((t) => t.key === picked.key)! } : undefined;
+    const picked = await vscode.window.showQuickPick(allTickets(report).map((t) => ({ label: ticketLabel(t), description: ticketDescription(report, t), key: t.key })), { placeHolder, matchOnDescription: true });
+    return picked ? { report, ticket: allTickets(report).find((t) => t.key === picked.key)! } : undefined;
   }
 
   /** Opens a ticket's leaf file, else its plan, else its `[[entry]]` in `tickets.toml` (`plan`: the plan first). */

@@ -130,13 +130,13 @@ export class SprintTree implements vscode.TreeDataProvider<SprintNode>, vscode.D
         return node.tree.next[node.group].map((i) => ({ kind: 'ticket', tree: node.tree, ticket: i.ticket, inGroup: node.group }));
       case 'initiative': {
         const out: SprintNode[] = node.tree.tree.epics.map((epic) => ({ kind: 'ticketEpic', tree: node.tree, epic }));
-        if (node.tree.tree.tickets.some((t) => t.backlog)) out.push({ kind: 'backlog', tree: node.tree });
+        if (node.tree.tree.backlog?.length) out.push({ kind: 'backlog', tree: node.tree });
         return out;
       }
       case 'ticketEpic':
         return this.ticketsOf(node.tree, node.epic.tickets);
       case 'backlog':
-        return node.tree.tree.tickets.filter((t) => t.backlog).map((ticket) => ({ kind: 'ticket', tree: node.tree, ticket }));
+        return (node.tree.tree.backlog ?? []).map((ticket) => ({ kind: 'ticket', tree: node.tree, ticket }));
       default:
         return [];
     }
@@ -243,10 +243,12 @@ export class SprintTree implements vscode.TreeDataProvider<SprintNode>, vscode.D
         const item = new vscode.TreeItem(t.initiative?.title || t.initiative?.slug || path.basename(t.folder), vscode.TreeItemCollapsibleState.Expanded);
         const parts = [`${t.tickets.length} tickets`, ...['done', 'review', 'in-progress'].filter((s) => c[s]).map((s) => `${c[s]} ${s}`)];
         if (t.store !== 'repo') parts.push(`store ${t.store}`);
+        if (t.fatal) parts.push('tickets.py refuses it');
         const problems = node.tree.problems.filter((p) => p.severity !== 'info').length;
         if (problems) parts.push(`⚠ ${problems}`);
         item.description = parts.join(' · ');
         const md = new vscode.MarkdownString(`**${t.initiative?.slug ?? path.basename(t.folder)}** — BMAD ticket tree\n\n\`${path.relative(node.tree.root, t.folder)}\` · store \`${t.store}\`\n\n`);
+        if (t.fatal) md.appendMarkdown(`$(error) BMAD's tickets.py would refuse this tree: ${t.fatal}\n\n`);
         if (node.tree.status.longestRemainingChain.length) md.appendMarkdown(`Longest remaining chain: ${node.tree.status.longestRemainingChain.map((k) => `\`${t.tickets.find((x) => x.key === k)?.ref ?? k}\``).join(' → ')}\n\n`);
         for (const u of t.unpinnedAfter) md.appendMarkdown(`- $(info) ${u.epic} is declared after ${u.after}, but no ticket of it waits on ${u.after}\n`);
         for (const u of t.undeclaredAfter) md.appendMarkdown(`- $(info) ${u.ref} waits on ${u.names} in ${u.after}, which ${u.epic} does not declare\n`);
@@ -273,7 +275,7 @@ export class SprintTree implements vscode.TreeDataProvider<SprintNode>, vscode.D
         return item;
       }
       case 'backlog': {
-        const n = node.tree.tree.tickets.filter((t) => t.backlog).length;
+        const n = node.tree.tree.backlog?.length ?? 0;
         const item = new vscode.TreeItem('Backlog', vscode.TreeItemCollapsibleState.Collapsed);
         item.description = `${n} idea(s), not in an epic`;
         item.iconPath = new vscode.ThemeIcon('inbox');

@@ -73,7 +73,7 @@ export class TicketTreeModel extends Disposable {
     const report = this.reportFor(file);
     if (!report) return undefined;
     const abs = path.resolve(file);
-    const own = report.tree.tickets.find((t) => t.file === abs || t.plan === abs);
+    const own = allTickets(report).find((t) => t.file === abs || t.plan === abs);
     if (own) return { report, ticket: own };
     if (line === undefined || path.basename(abs) !== 'tickets.toml') return undefined;
     let best: Ticket | undefined;
@@ -150,4 +150,9 @@ export function readReport(root: string): TreeReport | undefined {
   for (const group of Object.keys(NEXT_GROUP_LABELS) as (keyof NextGroups)[]) for (const item of next[group]) nextOf.set(item.ticket.key, { group, item });
   const migration = tree.archiveV6 ? migrateCheck(root) : undefined;
   return { root, tree, next, status: treeStatus(tree), problems: [...treeProblems(tree), ...(migration?.problems ?? [])], migration, nextOf };
+}
+
+/** The initiative's tickets, then the backlog's leaves. */
+export function allTickets(report: TreeReport): Ticket[] {
+  return report.tree.backlog?.length ? [...report.tree.tickets, ...report.tree.backlog] : report.tree.tickets;
 }
