@@ -122,3 +122,37 @@ export { Outbox } from './tickets/outbox';
 export { sidecarFile } from './tickets/mirror';
 export { trackerSetup, openStore, trackerHealth, parseAllowOutside, ALLOW_OUTSIDE_ENV, type StoreConfig, type TrackerHealth } from './tickets/setup';
 export { GitHubIssueStore, nextLink } from './tickets/stores/github';
+
+// BMAD v7's ticket tree: initiatives, epics, `tickets.toml`, leaf files and plans (core/bmad/tree).
+export {
+  PLAN_STATUSES,
+  TRACKER_STATES,
+  TICKET_STATES,
+  CONTAINER_STATUSES,
+  LEAF_TYPES,
+  STORE_KINDS,
+  type PlanStatus,
+  type TrackerState,
+  type TicketState,
+  type ContainerStatus,
+  type LeafType,
+  type StoreKind,
+  type TicketId,
+  type SourcePos,
+  type Ticket,
+  type Epic,
+  type Initiative,
+  type TicketTree,
+  type NextItem,
+  type NextGroups,
+  type TreeStatus,
+  type ReadTreeOptions,
+  type UnpinnedAfter,
+  type UndeclaredAfter,
+  type OrderConflict,
+} from './bmad/tree/types';
+export { readTicketTree, hasTicketTree } from './bmad/tree/reader';
+export { nextGroups, treeStatus, resolveTicket, refOf } from './bmad/tree/next';
+export { treeProblems } from './bmad/tree/checks';
+export { migrateCheck, mapV6Status, type MigrationReport, type MigrationFinding, type MigrationFindingKind } from './bmad/tree/migrateCheck';
+export { ticketJson, treeNextJson } from './bmad/tree/treeJson';
