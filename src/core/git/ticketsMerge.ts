@@ -6,7 +6,7 @@
  * alone goes. What cannot be decided is a conflict block naming the entry and the key: two sides
  * writing one key differently, an entry removed on one side and edited on the other, the same id
  * added twice for different tickets. Keys outside the entries (`next_id`) merge the same way, a
- * `next_id` both sides raised taking the larger.
+ * `next_id` never going down (ids are never reused).
  *
  * Only the layout is read here (tables, keys, where each value ends, comments going with the key
  * or table below them); the text of every key is kept byte for byte. A file whose layout cannot be
@@ -258,6 +258,14 @@ export function mergeTicketsToml(base: string, ours: string, theirs: string, opt
   /** One value (a key's text, a whole table's): undefined when it goes. */
   const decideOne = (bv: string | undefined, ov: string | undefined, tv: string | undefined, what: string, key?: string): string | undefined => {
     if (normal(ov) === normal(tv)) return ov;
+    if (key === 'next_id' && ov !== undefined && tv !== undefined) {
+      // Ids are never reused: the counter never goes down, whoever changed it.
+      const [x, y, z] = [numberIn(ov), numberIn(tv), bv === undefined ? 0 : numberIn(bv)];
+      if (x !== undefined && y !== undefined && z !== undefined) {
+        decisions.push({ key: what, reason: 'the largest kept (ids are never reused)', conflict: false });
+        return x >= y ? (x >= z ? ov : bv) : y >= z ? tv : bv;
+      }
+    }
     const did = (side: string, v: string | undefined) => (v === undefined ? `${side} removed it` : bv === undefined ? `${side} added it` : `only ${side} changed it`);
     if (normal(ov) === normal(bv)) {
       decisions.push({ key: what, reason: did('theirs', tv), conflict: false });
@@ -266,13 +274,6 @@ export function mergeTicketsToml(base: string, ours: string, theirs: string, opt
     if (normal(tv) === normal(bv)) {
       decisions.push({ key: what, reason: did('ours', ov), conflict: false });
       return ov;
-    }
-    if (key === 'next_id' && ov !== undefined && tv !== undefined) {
-      const [x, y] = [numberIn(ov), numberIn(tv)];
-      if (x !== undefined && y !== undefined) {
-        decisions.push({ key: what, reason: 'both raised it; the larger kept', conflict: false });
-        return x >= y ? ov : tv;
-      }
     }
     const why = ov === undefined ? 'ours removed it, theirs changed it' : tv === undefined ? 'theirs removed it, ours changed it' : 'both sides changed it';
     decisions.push({ key: what, reason: why, conflict: true });
