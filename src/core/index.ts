@@ -153,8 +153,8 @@ export {
   type UndeclaredAfter,
   type OrderConflict,
 } from './bmad/tree/types';
-export { readTicketTree, hasTicketTree } from './bmad/tree/reader';
-export { nextGroups, treeStatus, resolveTicket, refOf } from './bmad/tree/next';
+export { readTicketTree, hasTicketTree, readTreeAt, locateTree, type TreeLocation } from './bmad/tree/reader';
+export { nextGroups, treeStatus, resolveTicket, refOf, longestRemainingChain } from './bmad/tree/next';
 export { treeProblems } from './bmad/tree/checks';
 export { migrateCheck, mapV6Status, type MigrationReport, type MigrationFinding, type MigrationFindingKind } from './bmad/tree/migrateCheck';
-export { ticketJson, treeNextJson } from './bmad/tree/treeJson';
+export { ticketJson, treeNextJson, bmadNextJson, bmadStatusJson } from './bmad/tree/treeJson';

@@ -15,6 +15,7 @@ export const PROBLEM_SECTIONS = {
   config: 'configuration-and-definitions',
   sprint: 'bmad-sprint-sprint-statusyaml-story-files-epics-gates',
   project: 'the-project-view-dependencies-and-stalled-work',
+  tree: 'bmad-v7-ticket-tree-ticketstoml-leaf-files-plans',
 } as const;
 type Section = keyof typeof PROBLEM_SECTIONS;
 
@@ -146,6 +147,29 @@ export const PROBLEMS = {
   'story-status-drift': { severity: 'warning', also: ['info'], title: 'The story file and the ledger disagree on its status', section: 'sprint' },
   'story-done-tasks-open': { severity: 'warning', title: 'A story is done but tasks are unchecked', section: 'sprint' },
   'story-gate-failed': { severity: 'error', title: "A done story's QA gate did not pass", section: 'sprint' },
+  // BMAD v7's ticket tree (core/bmad/tree): what tickets.py refuses, and what it does not check.
+  'tree-toml': { severity: 'error', title: 'tickets.toml is not valid TOML', section: 'tree' },
+  'tree-key-type': { severity: 'error', title: 'A tickets.toml table or a ticket key has the wrong shape or type', section: 'tree' },
+  'tree-duplicate-id': { severity: 'error', title: 'Two entries, epics or leaf files share an id (or two epics a slug)', section: 'tree' },
+  'tree-frontmatter': { severity: 'error', title: "A leaf or epic file's frontmatter does not close, or holds a block list", section: 'tree' },
+  'tree-unknown-status': { severity: 'error', title: "A leaf's status or tracker_status, or a container's status, is not one of BMAD's words", section: 'tree' },
+  'tree-container': { severity: 'error', title: 'An epic folder has no epic file, or its type is not epic', section: 'tree' },
+  'tree-after-unknown': { severity: 'error', title: 'An after names no ticket, epic or tracker id', section: 'tree' },
+  'tree-cycle': { severity: 'error', title: 'Tickets wait on each other in a cycle', section: 'tree' },
+  'tree-two-plans': { severity: 'error', title: 'Two plans name one ticket', section: 'tree' },
+  'tree-plan-status': { severity: 'warning', title: "A plan's status is not one of BMAD's words; the ticket reads as blocked", section: 'tree' },
+  'tree-plan-ticket': { severity: 'warning', title: "A plan's ticket names no entry or leaf file in its folder; the plan is skipped", section: 'tree' },
+  'tree-initiative': { severity: 'info', title: 'Which initiative Waymark reads, when the config does not say', section: 'tree' },
+  'tree-covers-unknown': { severity: 'warning', title: 'A covers id names no requirement in the epic or initiative', section: 'tree' },
+  'tree-drift': { severity: 'warning', title: "A leaf file's after or hitl differs from its entry in tickets.toml", section: 'tree' },
+  'tree-container-status': { severity: 'warning', title: "An epic's status contradicts its tickets", section: 'tree' },
+  'tree-unpinned-after': { severity: 'info', title: "An epic's declared after is pinned by none of its tickets", section: 'tree' },
+  'tree-undeclared-after': { severity: 'warning', title: "A ticket's after reaches into an epic its own epic does not declare", section: 'tree' },
+  'tree-order-conflict': { severity: 'warning', title: 'An epic waits on an epic later in the build order', section: 'tree' },
+  'migrate-status-mismatch': { severity: 'warning', title: "A migrated ticket's status differs from what BMAD's mapping gives for the archived story", section: 'tree' },
+  'migrate-story-missing': { severity: 'warning', title: 'An archived ledger story has no entry or plan in the tree', section: 'tree' },
+  'migrate-unmapped-status': { severity: 'warning', title: 'An archived status BMAD does not map was copied as is, or is still a question', section: 'tree' },
+  'migrate-count': { severity: 'warning', title: "The archive's story count and the tree's entry count do not add up", section: 'tree' },
   // The project view: dependencies and stalled work (core/project).
   'depends-unknown': { severity: 'error', also: ['warning'], title: 'A dependsOn/after entry names no workflow, story or file (or several)', section: 'project' },
   'depends-self': { severity: 'error', title: 'A workflow depends on itself', section: 'project' },

@@ -153,8 +153,10 @@ export interface TicketTree {
   store: StoreKind;
   /** Epics in build order. */
   epics: Epic[];
-  /** Every ticket, in build order (epic by epic, then unlisted and backlog leaves). */
+  /** Every ticket, in build order (epic by epic, then unlisted leaves), as `tickets.py` reads the folder. */
   tickets: Ticket[];
+  /** The store's `backlog/` leaves, read as their own folder (empty when the tree was read from a named folder). */
+  backlog: Ticket[];
   /** Problems found while reading (file and line); errors `tickets.py` refuses the tree for are `error`s. */
   problems: Problem[];
   /** `tickets.py` would refuse this tree (exit 1): the first such error, as it would word it. */

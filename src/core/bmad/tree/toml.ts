@@ -1,0 +1,376 @@
+/**
+ * A TOML 1.0 reader that keeps positions: every table header and every key's line, so a problem
+ * in `tickets.toml` lands on its exact line. Dates and times are kept as their text.
+ */
+
+/** A 0-based line and column. */
+export interface TomlPos { line: number; character: number }
+
+/** A table with where it and each of its keys were written. */
+export interface TomlTable {
+  [key: string]: TomlValue;
+}
+export type TomlValue = string | number | boolean | TomlValue[] | TomlTable;
+
+export interface TomlDoc {
+  data: TomlTable;
+  /** Where each table (by identity) was opened: `[x]`, `[[x]]`, or an inline table. */
+  tablePos: WeakMap<TomlTable, TomlPos>;
+  /** Where each key of each table was written. */
+  keyPos: WeakMap<TomlTable, Map<string, TomlPos>>;
+}
+
+export class TomlError extends Error {
+  constructor(message: string, readonly line: number, readonly character: number) {
+    super(message);
+  }
+}
+
+const BARE = /[A-Za-z0-9_-]/;
+const defined = new WeakSet<TomlTable>(); // tables opened by a header (cannot be reopened)
+const implicitTables = new WeakSet<TomlTable>();
+const inlineTables = new WeakSet<TomlTable | TomlValue[]>(); // frozen once closed
+const tableArrays = new WeakSet<TomlValue[]>();
+
+/** Parses TOML text; throws `TomlError` with the 0-based line and column of the first error. */
+export function parseToml(text: string): TomlDoc {
+  return new Parser(text).parse();
+}
+
+class Parser {
+  private i = 0;
+  private line = 0;
+  private lineStart = 0;
+  private readonly doc: TomlDoc = { data: Object.create(null) as TomlTable, tablePos: new WeakMap(), keyPos: new WeakMap() };
+
+  constructor(private readonly s: string) {
+    if (s.charCodeAt(0) === 0xfeff) this.i = 1;
+  }
+
+  parse(): TomlDoc {
+    let current = this.doc.data;
+    this.doc.tablePos.set(current, { line: 0, character: 0 });
+    while (this.i < this.s.length) {
+      this.skipWs();
+      const c = this.s[this.i];
+      if (c === undefined) break;
+      if (c === '\n' || c === '\r') { this.newline(); continue; }
+      if (c === '#') { this.skipComment(); continue; }
+      if (c === '[') current = this.header();
+      else this.keyValue(current);
+      this.skipWs();
+      if (this.s[this.i] === '#') this.skipComment();
+      if (this.i < this.s.length) {
+        if (this.s[this.i] !== '\n' && this.s[this.i] !== '\r') this.fail('expected the end of the line');
+        this.newline();
+      }
+    }
+    return this.doc;
+  }
+
+  private pos(): TomlPos { return { line: this.line, character: this.i - this.lineStart }; }
+
+  private fail(message: string): never {
+    throw new TomlError(`${message} (line ${this.line + 1}, column ${this.i - this.lineStart + 1})`, this.line, this.i - this.lineStart);
+  }
+
+  private skipWs(): void {
+    while (this.s[this.i] === ' ' || this.s[this.i] === '\t') this.i++;
+  }
+
+  private skipComment(): void {
+    while (this.i < this.s.length && this.s[this.i] !== '\n') {
+      const code = this.s.charCodeAt(this.i);
+      if ((code < 0x20 && code !== 0x09 && code !== 0x0d) || code === 0x7f) this.fail('control character in a comment');
+      if (code === 0x0d && this.s[this.i + 1] !== '\n') this.fail('a carriage return without a line feed');
+      if (code === 0x0d) break;
+      this.i++;
+    }
+  }
+
+  private newline(): void {
+    if (this.s[this.i] === '\r') {
+      if (this.s[this.i + 1] !== '\n') this.fail('a carriage return without a line feed');
+      this.i++;
+    }
+    this.i++;
+    this.line++;
+    this.lineStart = this.i;
+  }
+
+  /** Skips whitespace, comments and newlines (inside arrays). */
+  private skipAll(): void {
+    for (;;) {
+      this.skipWs();
+      const c = this.s[this.i];
+      if (c === '#') this.skipComment();
+      else if (c === '\n' || c === '\r') this.newline();
+      else return;
+    }
+  }
+
+  private header(): TomlTable {
+    const at = this.pos();
+    const isArray = this.s[this.i + 1] === '[';
+    this.i += isArray ? 2 : 1;
+    this.skipWs();
+    const keys = this.key();
+    this.skipWs();
+    if (isArray ? this.s.slice(this.i, this.i + 2) !== ']]' : this.s[this.i] !== ']') this.fail(`expected '${isArray ? ']]' : ']'}' to close the table header`);
+    this.i += isArray ? 2 : 1;
+    let t = this.doc.data;
+    for (let k = 0; k < keys.length - 1; k++) t = this.descend(t, keys[k].name, keys[k].pos);
+    const last = keys[keys.length - 1];
+    const existing = Object.prototype.hasOwnProperty.call(t, last.name) ? t[last.name] : undefined;
+    let table: TomlTable;
+    if (isArray) {
+      if (existing === undefined) {
+        const arr: TomlValue[] = [];
+        tableArrays.add(arr);
+        t[last.name] = arr;
+        this.setKeyPos(t, last.name, last.pos);
+        table = this.newTable(at);
+        arr.push(table);
+      } else if (Array.isArray(existing) && tableArrays.has(existing)) {
+        table = this.newTable(at);
+        existing.push(table);
+      } else this.fail(`'${keys.map((k) => k.name).join('.')}' is already defined and is not an array of tables`);
+    } else {
+      if (existing === undefined) {
+        table = this.newTable(at);
+        t[last.name] = table;
+        this.setKeyPos(t, last.name, last.pos);
+      } else if (isTable(existing) && implicitTables.has(existing) && !defined.has(existing) && !inlineTables.has(existing)) {
+        table = existing;
+        this.doc.tablePos.set(table, at);
+      } else this.fail(`table '${keys.map((k) => k.name).join('.')}' is defined twice`);
+      defined.add(table);
+    }
+    defined.add(table);
+    return table;
+  }
+
+  private newTable(at: TomlPos): TomlTable {
+    const t = Object.create(null) as TomlTable;
+    this.doc.tablePos.set(t, at);
+    return t;
+  }
+
+  private descend(t: TomlTable, name: string, at: TomlPos, dotted = false): TomlTable {
+    const v = Object.prototype.hasOwnProperty.call(t, name) ? t[name] : undefined;
+    if (v === undefined) {
+      const n = this.newTable(at);
+      implicitTables.add(n);
+      if (dotted) defined.add(n);
+      t[name] = n;
+      this.setKeyPos(t, name, at);
+      return n;
+    }
+    if (Array.isArray(v)) {
+      if (!tableArrays.has(v) || dotted) this.fail(`'${name}' is already defined as a value`);
+      return v[v.length - 1] as TomlTable;
+    }
+    if (!isTable(v) || inlineTables.has(v)) this.fail(`'${name}' is already defined as a value`);
+    if (dotted && defined.has(v) && !implicitTables.has(v)) this.fail(`table '${name}' is already defined`);
+    return v;
+  }
+
+  private setKeyPos(t: TomlTable, name: string, at: TomlPos): void {
+    let m = this.doc.keyPos.get(t);
+    if (!m) this.doc.keyPos.set(t, (m = new Map()));
+    if (!m.has(name)) m.set(name, at);
+  }
+
+  private key(): { name: string; pos: TomlPos }[] {
+    const out: { name: string; pos: TomlPos }[] = [];
+    for (;;) {
+      this.skipWs();
+      const at = this.pos();
+      const c = this.s[this.i];
+      let name: string;
+      if (c === '"') name = this.basicString(false);
+      else if (c === "'") name = this.literalString(false);
+      else {
+        const start = this.i;
+        while (this.i < this.s.length && BARE.test(this.s[this.i])) this.i++;
+        if (this.i === start) this.fail('expected a key');
+        name = this.s.slice(start, this.i);
+      }
+      out.push({ name, pos: at });
+      this.skipWs();
+      if (this.s[this.i] !== '.') return out;
+      this.i++;
+    }
+  }
+
+  private keyValue(table: TomlTable): void {
+    const keys = this.key();
+    this.skipWs();
+    if (this.s[this.i] !== '=') this.fail(`expected '=' after the key '${keys.map((k) => k.name).join('.')}'`);
+    this.i++;
+    this.skipWs();
+    let t = table;
+    for (let k = 0; k < keys.length - 1; k++) t = this.descend(t, keys[k].name, keys[k].pos, true);
+    const last = keys[keys.length - 1];
+    if (Object.prototype.hasOwnProperty.call(t, last.name)) { this.i = this.lineStart + last.pos.character; this.fail(`the key '${keys.map((k) => k.name).join('.')}' is defined twice`); }
+    const v = this.value();
+    t[last.name] = v;
+    this.setKeyPos(t, last.name, last.pos);
+  }
+
+  private value(): TomlValue {
+    const c = this.s[this.i];
+    if (c === '"') return this.s.startsWith('"""', this.i) ? this.basicString(true) : this.basicString(false);
+    if (c === "'") return this.s.startsWith("'''", this.i) ? this.literalString(true) : this.literalString(false);
+    if (c === '[') return this.array();
+    if (c === '{') return this.inlineTable();
+    if (this.s.startsWith('true', this.i) && !BARE.test(this.s[this.i + 4] ?? '')) { this.i += 4; return true; }
+    if (this.s.startsWith('false', this.i) && !BARE.test(this.s[this.i + 5] ?? '')) { this.i += 5; return false; }
+    return this.scalar();
+  }
+
+  private scalar(): TomlValue {
+    const start = this.i;
+    while (this.i < this.s.length && /[0-9A-Za-z_+\-.:]/.test(this.s[this.i])) this.i++;
+    // A date-time may hold one space between date and time.
+    if (this.s[this.i] === ' ' && /^\d{4}-\d{2}-\d{2}$/.test(this.s.slice(start, this.i)) && /\d/.test(this.s[this.i + 1] ?? '')) {
+      this.i++;
+      while (this.i < this.s.length && /[0-9A-Za-z_+\-.:]/.test(this.s[this.i])) this.i++;
+    }
+    const raw = this.s.slice(start, this.i);
+    if (!raw) this.fail('expected a value');
+    if (/^[+-]?(0|[1-9](_?\d)*)$/.test(raw)) return Number(raw.replace(/_/g, ''));
+    if (/^0x[0-9A-Fa-f](_?[0-9A-Fa-f])*$/.test(raw)) return parseInt(raw.slice(2).replace(/_/g, ''), 16);
+    if (/^0o[0-7](_?[0-7])*$/.test(raw)) return parseInt(raw.slice(2).replace(/_/g, ''), 8);
+    if (/^0b[01](_?[01])*$/.test(raw)) return parseInt(raw.slice(2).replace(/_/g, ''), 2);
+    if (/^[+-]?(0|[1-9](_?\d)*)(\.\d(_?\d)*)?([eE][+-]?\d(_?\d)*)?$/.test(raw)) return Number(raw.replace(/_/g, ''));
+    if (/^[+-]?(inf|nan)$/.test(raw)) return raw.endsWith('inf') ? (raw.startsWith('-') ? -Infinity : Infinity) : NaN;
+    if (/^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})?)?$/.test(raw) || /^\d{2}:\d{2}:\d{2}(\.\d+)?$/.test(raw)) return raw;
+    this.i = start;
+    this.fail(`'${raw.slice(0, 40)}' is not a TOML value (strings need quotes)`);
+  }
+
+  private basicString(multi: boolean): string {
+    this.i += multi ? 3 : 1;
+    if (multi && (this.s[this.i] === '\n' || this.s.startsWith('\r\n', this.i))) this.newline();
+    let out = '';
+    for (;;) {
+      const c = this.s[this.i];
+      if (c === undefined) this.fail('the string does not close');
+      if (multi && this.s.startsWith('"""', this.i)) {
+        let q = 3;
+        while (q < 5 && this.s[this.i + q] === '"') q++;
+        out += '"'.repeat(q - 3);
+        this.i += q;
+        return out;
+      }
+      if (!multi && c === '"') { this.i++; return out; }
+      if (c === '\n' || c === '\r') {
+        if (!multi) this.fail('a one-line string does not close on its line');
+        out += '\n';
+        this.newline();
+        continue;
+      }
+      if (c === '\\') {
+        const e = this.s[this.i + 1];
+        const map: Record<string, string> = { b: '\b', t: '\t', n: '\n', f: '\f', r: '\r', '"': '"', '\\': '\\' };
+        if (e !== undefined && e in map) { out += map[e]; this.i += 2; continue; }
+        if (e === 'u' || e === 'U') {
+          const n = e === 'u' ? 4 : 8;
+          const hex = this.s.slice(this.i + 2, this.i + 2 + n);
+          if (!new RegExp(`^[0-9A-Fa-f]{${n}}$`).test(hex)) this.fail('a bad unicode escape');
+          const cp = parseInt(hex, 16);
+          if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) this.fail('a unicode escape outside the scalar values');
+          out += String.fromCodePoint(cp);
+          this.i += 2 + n;
+          continue;
+        }
+        if (multi) {
+          // A line-ending backslash trims the newline and the whitespace after it.
+          let j = this.i + 1;
+          while (this.s[j] === ' ' || this.s[j] === '\t') j++;
+          if (this.s[j] === '\n' || this.s[j] === '\r') {
+            this.i = j;
+            this.skipAll();
+            continue;
+          }
+        }
+        this.fail(`a bad escape '\\${e ?? ''}'`);
+      }
+      const code = c.charCodeAt(0);
+      if ((code < 0x20 && code !== 0x09) || code === 0x7f) this.fail('a control character in a string');
+      out += c;
+      this.i++;
+    }
+  }
+
+  private literalString(multi: boolean): string {
+    this.i += multi ? 3 : 1;
+    if (multi && (this.s[this.i] === '\n' || this.s.startsWith('\r\n', this.i))) this.newline();
+    let out = '';
+    for (;;) {
+      const c = this.s[this.i];
+      if (c === undefined) this.fail('the string does not close');
+      if (multi && this.s.startsWith("'''", this.i)) {
+        let q = 3;
+        while (q < 5 && this.s[this.i + q] === "'") q++;
+        out += "'".repeat(q - 3);
+        this.i += q;
+        return out;
+      }
+      if (!multi && c === "'") { this.i++; return out; }
+      if (c === '\n' || c === '\r') {
+        if (!multi) this.fail('a one-line string does not close on its line');
+        out += '\n';
+        this.newline();
+        continue;
+      }
+      const code = c.charCodeAt(0);
+      if ((code < 0x20 && code !== 0x09) || code === 0x7f) this.fail('a control character in a string');
+      out += c;
+      this.i++;
+    }
+  }
+
+  private array(): TomlValue[] {
+    this.i++;
+    const out: TomlValue[] = [];
+    for (;;) {
+      this.skipAll();
+      if (this.s[this.i] === ']') { this.i++; break; }
+      out.push(this.value());
+      this.skipAll();
+      if (this.s[this.i] === ',') { this.i++; continue; }
+      if (this.s[this.i] === ']') { this.i++; break; }
+      this.fail("expected ',' or ']' in the array");
+    }
+    inlineTables.add(out);
+    return out;
+  }
+
+  private inlineTable(): TomlTable {
+    const t = this.newTable(this.pos());
+    this.i++;
+    this.skipWs();
+    if (this.s[this.i] === '}') { this.i++; inlineTables.add(t); return t; }
+    for (;;) {
+      this.skipWs();
+      this.keyValue(t);
+      this.skipWs();
+      if (this.s[this.i] === ',') { this.i++; continue; }
+      if (this.s[this.i] === '}') { this.i++; break; }
+      this.fail("expected ',' or '}' in the inline table");
+    }
+    inlineTables.add(t);
+    markInline(t);
+    return t;
+  }
+}
+
+function markInline(t: TomlTable): void {
+  for (const v of Object.values(t)) if (isTable(v)) { inlineTables.add(v); markInline(v); }
+}
+
+export function isTable(v: unknown): v is TomlTable {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
