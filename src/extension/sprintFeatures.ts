@@ -139,7 +139,11 @@ export class SprintFeatures extends Disposable {
     const opened = active?.scheme === 'file' ? this.model.storyAt(active.fsPath) : undefined;
     const here = opened && live.includes(opened.report) ? opened : undefined;
     const hereTicket = active?.scheme === 'file' && !here ? this.trees.ticketAt(active.fsPath) : undefined;
-    const working = (r: TreeReport) => r.next.inProgress.map((i) => i.ticket).filter((t) => t.status !== 'blocked');
+    // Being built before waiting for review: the ticket someone is on now.
+    const working = (r: TreeReport) => {
+      const live = r.next.inProgress.map((i) => i.ticket).filter((t) => t.status !== 'blocked');
+      return [...live.filter((t) => t.state === 'in-progress'), ...live.filter((t) => t.state !== 'in-progress')];
+    };
     const ticketPick = hereTicket ?? (here ? undefined : this.trees.reports().flatMap((report) => working(report).map((ticket) => ({ report, ticket })))[0]);
     if (ticketPick) return this.renderTicketStatus(ticketPick.report, ticketPick.ticket);
     const pick = here ?? live.flatMap((report) => report.stories.filter((s) => s.status === 'in-progress').map((story) => ({ report, story })))[0];
@@ -398,14 +402,12 @@ export class SprintFeatures extends Disposable {
     }
     this.assertNotDirty([t.plan]);
     const actor = this.c.settings.actor || 'vscode';
-    const r = await this.c.core.sprint.setStoryStatus(report.root, t.ref, status, { actor, ...(blocked !== undefined ? { blocked } : {}), ...(args.assignee !== undefined ? { assignee: args.assignee } : {}) } as Parameters<SprintReportWriter>[3]);
+    const r = await this.c.core.sprint.setTicketStatus(report.root, t.ref, status, { actor, folder: t.backlog ? path.dirname(t.file ?? t.planPath) : report.tree.folder, blocked, assignee: args.assignee });
     this.reloadNow();
-    this.c.log.info(`[tickets] ${t.ref}: ${t.status || 'no status'} → ${status} (${r.written.length} file(s))`);
-    return { ref: t.ref, status, written: r.written };
+    this.c.log.info(`[tickets] ${r.ref}: ${r.before.status || 'no status'} → ${r.after.status} (${r.created ? 'plan created' : `${r.written.length} file(s)`})`);
+    return { ref: r.ref, status: r.after.status, plan: r.plan, created: r.created, written: r.written };
   }
 }
-
-type SprintReportWriter = SprintFeatures['c']['core']['sprint']['setStoryStatus'];
 
 function ticketArgs(arg: unknown): TicketArgs {
   if (typeof arg === 'string') return { ref: arg };

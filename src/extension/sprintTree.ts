@@ -7,7 +7,7 @@
 // TicketTreeModel's change events and the model's worktree one.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { isArchivedSprint, type Epic, type NextGroups, type SprintEpic, type SprintReport, type SprintStory, type Ticket } from '../core/index';
+import { isArchivedSprint, type Epic, type NextGroups, type Problem, type SprintEpic, type SprintReport, type SprintStory, type Ticket } from '../core/index';
 import { COMMANDS, VIEWS } from './constants';
 import type { ExtensionModel } from './model';
 import type { SprintModel } from './sprintModel';
@@ -27,7 +27,8 @@ export type SprintNode =
   | { kind: 'next'; report: SprintReport }
   | { kind: 'epic'; report: SprintReport; epic: SprintEpic }
   | { kind: 'story'; report: SprintReport; story: SprintStory }
-  | { kind: 'history'; report: SprintReport }
+  | { kind: 'history'; tree: TreeReport }
+  | { kind: 'historyItem'; tree: TreeReport; label: string; description?: string; file?: string; line?: number; problem?: Problem }
   | { kind: 'ticketNext'; tree: TreeReport }
   | { kind: 'nextGroup'; tree: TreeReport; group: keyof NextGroups }
   | { kind: 'initiative'; tree: TreeReport }
@@ -123,7 +124,7 @@ export class SprintTree implements vscode.TreeDataProvider<SprintNode>, vscode.D
       case 'epic':
         return node.epic.stories.map((story) => ({ kind: 'story', report: node.report, story }));
       case 'history':
-        return this.v6Children(node.report);
+        return this.historyChildren(node.tree);
       case 'ticketNext':
         return (Object.keys(NEXT_GROUP_LABELS) as (keyof NextGroups)[]).filter((group) => node.tree.next[group].length).map((group) => ({ kind: 'nextGroup', tree: node.tree, group }));
       case 'nextGroup':
@@ -155,8 +156,23 @@ export class SprintTree implements vscode.TreeDataProvider<SprintNode>, vscode.D
     const { report, tree } = project;
     if (!tree) return report ? this.v6Children(report) : [];
     const out: SprintNode[] = [{ kind: 'ticketNext', tree }, { kind: 'initiative', tree }];
-    // During a migration both exist: the live v6 sprint beside the tree; after it, the archive as history.
-    if (report) out.push(...(isArchivedSprint(report, tree?.tree) ? [{ kind: 'history', report } as SprintNode] : this.v6Children(report)));
+    // During a migration both exist: the live v6 sprint beside the tree. After it, `archive-v6/` is
+    // history: one folded node with the migration check's findings, never counted as work.
+    if (report && !isArchivedSprint(report, tree.tree)) out.push(...this.v6Children(report));
+    if (tree.tree.archiveV6) out.push({ kind: 'history', tree });
+    return out;
+  }
+
+  private historyChildren(tree: TreeReport): SprintNode[] {
+    const archive = tree.tree.archiveV6!;
+    const m = tree.migration;
+    const out: SprintNode[] = [];
+    const ledger = m?.ledger ?? path.join(archive, 'sprint-status.yaml');
+    out.push({ kind: 'historyItem', tree, label: path.basename(ledger), description: m ? `${m.counts.ledgerStories} v6 stories · ${m.counts.matched} matched to tickets` : 'the v6 ledger', file: ledger });
+    const epics = path.join(archive, 'epics.md');
+    if (m?.ledger !== epics) out.push({ kind: 'historyItem', tree, label: 'epics.md', description: 'the v6 epics', file: epics });
+    for (const p of m?.problems ?? []) out.push({ kind: 'historyItem', tree, label: p.message, file: p.file, line: p.range.start.line, problem: p });
+    if (m && !m.problems.length) out.push({ kind: 'historyItem', tree, label: 'The tree agrees with the archived ledger', description: 'no migration findings' });
     return out;
   }
 
@@ -207,13 +223,26 @@ export class SprintTree implements vscode.TreeDataProvider<SprintNode>, vscode.D
         return item;
       }
       case 'history': {
-        const r = node.report;
+        const m = node.tree.migration;
         const item = new vscode.TreeItem('History: the v6 sprint (archive-v6)', vscode.TreeItemCollapsibleState.Collapsed);
-        item.description = `${r.stories.length} stories · read-only`;
-        item.tooltip = `bmad migrate moved the v6 ledger to ${r.ledgerFile ?? 'archive-v6/'}. The ticket tree above is the project's work now; this is what the ledger said before.`;
+        const findings = m?.problems.filter((p) => p.severity !== 'info').length ?? 0;
+        item.description = `read-only${m ? ` · ${m.counts.ledgerStories} stories` : ''}${findings ? ` · ⚠ ${findings} migration finding(s)` : ''}`;
+        item.tooltip = `bmad migrate moved the v6 ledger to ${path.relative(node.tree.root, node.tree.tree.archiveV6!)}. The ticket tree above is the project's work now; this is what the ledger said before, checked against the tree by BMAD's own mapping.`;
         item.iconPath = new vscode.ThemeIcon('history');
         item.contextValue = 'sprintHistory';
-        item.id = `${r.root}#history`;
+        item.id = `${node.tree.root}#history`;
+        return item;
+      }
+      case 'historyItem': {
+        const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
+        item.description = node.description ?? (node.problem ? node.problem.code : undefined);
+        item.iconPath = new vscode.ThemeIcon(node.problem ? (node.problem.severity === 'info' ? 'info' : 'warning') : node.file ? 'file' : 'pass', node.problem && node.problem.severity !== 'info' ? new vscode.ThemeColor('list.warningForeground') : undefined);
+        item.tooltip = node.problem ? `${node.problem.message}\n\n${path.relative(node.tree.root, node.problem.file)}:${node.problem.range.start.line + 1}` : node.file ? path.relative(node.tree.root, node.file) : undefined;
+        item.contextValue = node.problem ? 'sprintMigrationFinding' : 'sprintHistoryFile';
+        if (node.file) {
+          const line = node.line ?? 0;
+          item.command = { command: 'vscode.open', title: 'Open', arguments: [vscode.Uri.file(node.file), { selection: new vscode.Range(line, 0, line, 0), preview: true }] };
+        }
         return item;
       }
       case 'ticketNext': {
