@@ -280,7 +280,11 @@ export class Dashboard extends Disposable {
     const item = typeof m.id === 'string' ? this.current?.items[m.id] : undefined;
     if (!item) return;
     try {
-      if (m.type === 'open') {
+      if (m.type === 'open' && item.kind === 'ticket') {
+        // Its leaf file, else its plan, else its entry in tickets.toml: the Sprint view's Open.
+        await vscode.commands.executeCommand(COMMANDS.openTicket, { root: item.root, ref: item.ref ?? item.id.replace(/^ticket:/, '') });
+        this.actions.fire({ action: 'open', id: item.id, ok: true });
+      } else if (m.type === 'open') {
         if (!item.file) throw new Error(`${item.id} has no file (a story only in the sprint ledger, or a ticket with no leaf file or plan yet).`);
         const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(item.file));
         const at = new vscode.Position(Math.min(item.line, doc.lineCount - 1), 0);

@@ -245,10 +245,41 @@ export class SprintFeatures extends Disposable {
     return new vscode.Hover(md);
   }
 
+  /**
+   * A tree problem whose fix is a ticket status, written by the core's set-status path: a plan with
+   * a status BMAD does not know (pick one), or a migration finding (set what the archived ledger
+   * says, BMAD's mapping; never preferred, since the tree may simply have moved on).
+   */
+  private treeFix(file: string, p: Problem): vscode.CodeAction | undefined {
+    const report = this.trees.reportFor(file);
+    if (!report?.problems.includes(p) || report.tree.store !== 'repo') return undefined;
+    if (p.code === 'migrate-status-mismatch' && typeof p.data?.ref === 'string' && typeof p.data.expected === 'string') {
+      const a = new vscode.CodeAction(`Set ${p.data.ref} to ${p.data.expected} (the archived ledger's status, by BMAD's mapping)`, vscode.CodeActionKind.QuickFix);
+      a.command = { command: COMMANDS.setTicketStatus, title: a.title, arguments: [{ root: report.root, ref: p.data.ref, status: p.data.expected }] };
+      return a;
+    }
+    if (p.code === 'tree-plan-status') {
+      const t = allTickets(report).find((x) => x.plan === file);
+      if (!t) return undefined;
+      const a = new vscode.CodeAction(`Set ${t.ref} to a status BMAD knows…`, vscode.CodeActionKind.QuickFix);
+      a.command = { command: COMMANDS.setTicketStatus, title: a.title, arguments: [{ root: report.root, ref: t.key }] };
+      a.isPreferred = true;
+      return a;
+    }
+    return undefined;
+  }
+
   private codeActions(doc: vscode.TextDocument, _range: vscode.Range | vscode.Selection, ctx: vscode.CodeActionContext): vscode.CodeAction[] {
     const out: vscode.CodeAction[] = [];
     for (const d of ctx.diagnostics) {
       const p = PROBLEM_OF.get(d);
+      const treeFix = p ? this.treeFix(doc.uri.fsPath, p) : undefined;
+      if (treeFix) {
+        treeFix.diagnostics = [d];
+        if (!this.c.canWrite) treeFix.disabled = { reason: 'This workspace is not trusted: Waymark changes no file in Restricted Mode.' };
+        out.push(treeFix);
+        continue;
+      }
       if (p && !isSprintFix(p) && p.data?.fix && this.trees.reportFor(doc.uri.fsPath)?.problems.includes(p)) {
         // The tree's own fix, the same one `waymark fix FILE CODE` and the MCP tool apply.
         const a = new vscode.CodeAction(typeof p.data.title === 'string' ? p.data.title : fixTitleOf(p), vscode.CodeActionKind.QuickFix);

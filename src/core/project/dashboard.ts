@@ -260,7 +260,8 @@ export function dashboardModel(view: ProjectView, timeline: readonly TimelineCha
       state: e.column, status: it.rawStatus ?? null, reason: e.reason, waitingOn: e.waitingOn, unblocks: e.unblocks,
       unblocksIds: (reg.dependents.get(e.id) ?? []).map((d) => d.from).filter(notDone),
       chain: e.depth, priority: it.priority, stalled: stalledOf(e), parent: parentOf.get(e.id) ?? null, agent: it.agent ?? null,
-      startable: e.column === 'todo' && !!it.file,
+      // A v7 ticket starts without a file: setting its status creates its plan, as tickets.py mark does.
+      startable: e.column === 'todo' && (!!it.file || it.kind === 'ticket'),
       worktrees: (opts.worktreesOf?.(it) ?? []).map((c) => ({ label: c.label, tooltip: c.tooltip })),
     };
   };
