@@ -79,7 +79,8 @@ export function ticketDescription(report: TreeReport, t: Ticket): string {
 }
 
 function esc(s: string): string {
-  return s.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
+  // Inline text in a table cell or after a word: only what would start markup there.
+  return s.replace(/[\\`*_[\]|<>]/g, '\\$&');
 }
 
 function link(title: string, command: string, arg: unknown): string {

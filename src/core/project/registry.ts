@@ -401,7 +401,7 @@ export function ticketItems(tree: TicketTree, relOf: (file: string) => string): 
     const waived = t.after.map((k) => byKey.get(k)).filter((p): p is Ticket => p?.state === 'review').map(ticketItemId);
     items.push({
       id, kind: 'ticket', root: tree.root, file, rel: file ? relOf(file) : undefined,
-      title: t.title || (t.file ? path.basename(t.file, '.md') : t.ref), state: ticketItemState(t), rawStatus: t.status || t.state,
+      title: /^\d/.test(t.ref) ? `${t.ref} ${t.title}` : t.title || t.ref, state: ticketItemState(t), rawStatus: t.status || t.state,
       blockedReason: t.blockedReason || undefined, priority: 0, waived,
       line: t.statusPos && t.statusPos.file === file ? t.statusPos.line : undefined,
       ref: t.ref, assignee: t.assignee || undefined,

@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { EXTENSION_ID, clickView, demo, flatten, hoverText, ready, screenshot, singleRoot, sleep, testApi, waitFor, type TreeSnap } from '../helpers';
+import { EXTENSION_ID, clickView, demo, flatten, hoverText, ready, resizeView, screenshot, singleRoot, sleep, testApi, waitFor, type TreeSnap } from '../helpers';
 
 interface TreeSnapV7 {
   root: string;
@@ -71,6 +71,7 @@ singleRoot('BMAD v7 ticket tree', () => {
     const payments = initiative.children![1];
     assert.match(payments.description ?? '', /^in-progress · 0\/5 done · 1 blocked · after Cart/);
     const blocked = row(payments.children!, '2.2 3-D Secure challenge')!;
+    // ⚠ 1: the migration check (the archived ledger said ready-for-dev).
     assert.equal(blocked.description, "blocked · @chloe · waiting on the bank's sandbox keys · waits on 2.1 · ⚠ 1");
     assert.equal(blocked.icon, 'warning');
     assert.match(blocked.tooltip ?? '', /since 2026-11-20/);
@@ -111,7 +112,7 @@ singleRoot('BMAD v7 ticket tree', () => {
       assert.match(d.message, /after 9 names no entry in epic-receipts/);
       await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
       const hover = hoverText(await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', uri, new vscode.Position(line, 3)));
-      assert.match(hover, /3\\\.2 Receipt PDF/);
+      assert.match(hover, /3\.2 Receipt PDF/);
       assert.match(hover, /tree-after-unknown/);
     } finally {
       fs.writeFileSync(toml, before);
@@ -138,7 +139,7 @@ singleRoot('BMAD v7 ticket tree', () => {
       const x = await sprintSnap();
       return ticket(x, '1.6')?.status === 'blocked' ? x : undefined;
     });
-    assert.equal(ticket(s, '1.6')!.description, 'blocked · needs the design of the stepper · waits on 1.1');
+    assert.equal(ticket(s, '1.6')!.description, 'blocked · needs the design of the stepper');
   });
 
   test('the dashboard shows the tickets by column, with assignee and blocked reason', async () => {
@@ -165,6 +166,8 @@ singleRoot('BMAD v7 ticket tree', () => {
     await vscode.commands.executeCommand('workbench.view.extension.waymark');
     await vscode.commands.executeCommand('waymark.sprint.focus');
     for (const v of ['Workflows', 'Gates', 'Delegation']) await clickView(v);
+    // Room for the rows' descriptions (state, plan status, assignee, reason, what it waits on).
+    await resizeView('sidebar', 260);
     await sleep(300);
     const plan = vscode.Uri.file(demo(`${INIT}/epic-payments/story-3-d-secure-challenge-plan.md`));
     const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(plan));
@@ -174,6 +177,7 @@ singleRoot('BMAD v7 ticket tree', () => {
     await vscode.commands.executeCommand('editor.action.showHover');
     await sleep(800);
     await screenshot('sprint-v7');
+    await resizeView('sidebar', -260);
     for (const v of ['Workflows', 'Gates', 'Delegation']) await clickView(v);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
