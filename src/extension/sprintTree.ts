@@ -258,7 +258,8 @@ export class SprintTree implements vscode.TreeDataProvider<SprintNode>, vscode.D
       }
       case 'nextGroup': {
         const items = node.tree.next[node.group];
-        const open = node.group === 'readyToStart' || node.group === 'inProgress';
+        // What can start now is open; the rest is one click away (every ticket is in the tree below too).
+        const open = node.group === 'readyToStart' || (node.group === 'inProgress' && !node.tree.next.readyToStart.length);
         const item = new vscode.TreeItem(NEXT_GROUP_LABELS[node.group], open ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
         item.description = String(items.length);
         item.iconPath = new vscode.ThemeIcon(node.group === 'blocked' ? 'circle-slash' : node.group === 'inProgress' ? 'play-circle' : node.group === 'readyToRefine' ? 'edit' : 'arrow-circle-right');

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Epic, Problem, Ticket } from '../core/index';
 import { COMMANDS } from './constants';
-import { NEXT_GROUP_LABELS, type TreeReport } from './ticketTreeModel';
+import { NEXT_GROUP_LABELS, allTickets, type TreeReport } from './ticketTreeModel';
 
 /** Arguments of the ticket commands (the tree, hovers and the status bar pass them; the palette asks). */
 export interface TicketArgs {
@@ -102,7 +102,12 @@ export function ticketMarkdown(report: TreeReport, t: Ticket, opts: { links?: bo
   if (t.trackerStatus) rows.push(['tracker', `\`${t.trackerStatus}\`${t.trackerId ? ` (${esc(t.trackerId)})` : ''}: overrides the plan`]);
   if (t.assignee) rows.push(['assignee', esc(t.assignee)]);
   if (t.status === 'blocked' || t.blockedReason) rows.push(['blocked', `${t.blockedAt ? `since ${esc(t.blockedAt)}: ` : ''}${esc(t.blockedReason || 'no reason given')}`]);
-  if (t.afterRefs.length) rows.push(['after', t.afterRefs.map((r) => `\`${r}\``).join(', ')]);
+  // As written (`1`, `"1.2"`, `epic-cart`), with the full ref where the written one is a sibling's bare id.
+  const full = (k: string, written: string | undefined) => {
+    const ref = allTickets(report).find((x) => x.key === k)?.ref ?? k;
+    return written && written !== ref ? `\`${written}\` (${ref})` : `\`${ref}\``;
+  };
+  if (t.after.length) rows.push(['after', t.after.map((k, i) => full(k, t.afterRefs[i])).join(', ')]);
   if (t.gatedBy.length) rows.push(['epic gate', t.gatedBy.map((r) => `\`${r}\``).join(', ')]);
   const next = report.nextOf.get(t.key);
   if (next) rows.push(['next', `${NEXT_GROUP_LABELS[next.group]}${next.item.waitingOn.length ? `: waits on ${next.item.waitingOn.map((r) => `\`${r}\``).join(', ')}` : ''}`]);
@@ -135,7 +140,7 @@ export function epicDescription(report: TreeReport, e: Epic): string {
   const tickets = e.tickets.map((k) => report.tree.tickets.find((t) => t.key === k)).filter((t): t is Ticket => !!t);
   const live = tickets.filter((t) => t.state !== 'dropped');
   const done = live.filter((t) => t.state === 'done').length;
-  const parts = [e.status || 'no status', `${done}/${live.length} done`];
+  const parts = [e.status || (done || tickets.some((t) => t.state !== 'planned' && t.state !== 'backlog') ? 'no status' : 'not started'), `${done}/${live.length} done`];
   const blocked = tickets.filter((t) => t.status === 'blocked').length;
   if (blocked) parts.push(`${blocked} blocked`);
   const title = (slug: string) => {
