@@ -10,8 +10,9 @@ import { hookCommands, provideHookInput } from './hookCommands';
 import { gitCommands } from './gitCommands';
 import { refCommands } from './refCommands';
 import { ticketCommands } from './ticketCommands';
+import { treeCommands } from './treeCommands';
 
-const commands = [...readCommands, ...writeCommands, ...protocolCommands, ...memoryCommands, ...sprintCommands, ...projectCommands, ...ticketCommands, ...gitCommands, ...refCommands, mcpCommand, ...hookCommands];
+const commands = [...readCommands, ...writeCommands, ...protocolCommands, ...memoryCommands, ...sprintCommands, ...projectCommands, ...ticketCommands, ...treeCommands, ...gitCommands, ...refCommands, mcpCommand, ...hookCommands];
 
 /**
  * Runs the full CLI (bundled as cli-main.js; dist/cli.js, the launcher, loads it). `hookInput`:

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import type { CliCommand, CliContext } from './framework';
 import { flagString, requirePositional } from './framework';
 import { rootArg } from './cliCore';
+import { ticketTreeAt, treeBoardJson, treeBoardText, treeDeps, treeNextJsonFor, treeNextText } from './treeCommands';
 import {
   WaymarkError,
   createStateCore,
@@ -77,12 +78,24 @@ const nextCommand: CliCommand = {
   name: 'next',
   options: ['root', 'now'],
   usage: 'next [PATH] [--json]',
-  summary: 'What to do now: ready work in the order to start it, with the reason; reviews waiting; stalled work.',
+  summary: 'What to do now: ready work in the order to start it, with the reason; reviews waiting; stalled work (on a BMAD v7 tree: ready to refine, ready to start, in progress, blocked).',
   help: `Options:\n${COMMON_HELP}\n\nReady work is ordered by how much work it unblocks, then priority, then age. Exit codes: 0 ok
 (also when nothing is ready), 2 usage or an unreadable folder.`,
   async run(ctx) {
+    const tree = ticketTreeAt(rootsOf(ctx)[0]);
     return withProject(ctx, (view) => {
       const f = view.frontier;
+      if (tree) {
+        // A v7 project: BMAD's groups first; workflows outside the tree follow under `project`.
+        if (ctx.json) {
+          ctx.stdout(JSON.stringify({ ...treeNextJsonFor(tree), project: nextJson(view, (file) => display(file, ctx.cwd)) }, null, 2) + '\n');
+          return 0;
+        }
+        const out = treeNextText(tree, ctx.cwd);
+        if (f.ready.length || f.inProgress.length) out.push('', `Other workflows: ${f.ready.length} ready, ${f.inProgress.length} in progress (waymark board).`);
+        ctx.stdout(out.join('\n') + '\n');
+        return 0;
+      }
       if (ctx.json) {
         ctx.stdout(JSON.stringify(nextJson(view, (file) => display(file, ctx.cwd)), null, 2) + '\n');
         return 0;
@@ -109,9 +122,16 @@ const boardCommand: CliCommand = {
   summary: 'The whole project by column: ready, in progress, in review, blocked (and by what), done, dropped; stalled work and the critical path.',
   help: `Options:\n${COMMON_HELP}\n\nExit codes: 0 ok, 1 dependency problems found (unknown targets, cycles), 2 usage or unreadable.`,
   async run(ctx) {
+    const tree = ticketTreeAt(rootsOf(ctx)[0]);
     return withProject(ctx, (view) => {
       const f = view.frontier;
       const depErrors = f.problems.filter((p) => p.severity === 'error').length;
+      if (tree) {
+        const treeErrors = tree.problems.filter((p) => p.severity === 'error').length;
+        if (ctx.json) ctx.stdout(JSON.stringify({ ...treeBoardJson(tree), project: boardJson(view, (file) => display(file, ctx.cwd)) }, null, 2) + '\n');
+        else ctx.stdout(treeBoardText(tree).join('\n') + '\n');
+        return depErrors || treeErrors ? 1 : 0;
+      }
       if (ctx.json) {
         ctx.stdout(JSON.stringify(boardJson(view, (file) => display(file, ctx.cwd)), null, 2) + '\n');
         return depErrors ? 1 : 0;
@@ -137,7 +157,8 @@ const depsCommand: CliCommand = {
   options: ['root', 'now'],
   usage: 'deps FILE|ID [--json]',
   summary: 'What a workflow or story waits on, and what waits on it.',
-  help: `Options:\n${COMMON_HELP}\n\nFILE is a workflow or story file; ID a workflow id, a delegation id or story:<key>.
+  help: `Options:\n${COMMON_HELP}\n\nFILE is a workflow or story file; ID a workflow id, a delegation id or story:<key>; on a BMAD v7 tree
+also a ticket ref (1.2, 2.3a, a leaf file name, a tracker id).
 Exit codes: 0 ok, 2 usage, or FILE/ID is no item of the project.`,
   async run(ctx) {
     const target = requirePositional(ctx.args, 0, 'FILE or ID (the workflow or story to look at)');
@@ -147,6 +168,12 @@ Exit codes: 0 ok, 2 usage, or FILE/ID is no item of the project.`,
     if (!ctx.args.flags.root && !isFile) ctx.args.flags.root = findWorkspaceRoot(path.join(ctx.cwd, '.waymark-probe'), ctx.cwd);
     else if (!ctx.args.flags.root) ctx.args.flags.root = findWorkspaceRoot(abs, ctx.cwd);
     ctx.args.positionals = [];
+    const tree = isFile ? undefined : ticketTreeAt(rootsOf(ctx)[0]);
+    const v7 = tree ? treeDeps(tree, target) : undefined;
+    if (v7) {
+      ctx.stdout((ctx.json ? JSON.stringify(v7.json, null, 2) : v7.text.join('\n')) + '\n');
+      return 0;
+    }
     return withProject(ctx, (view) => {
       const reg = view.registry;
       const item = isFile ? reg.items.find((i) => i.file === abs || (i.file && fs.existsSync(i.file) && fs.realpathSync(i.file) === fs.realpathSync(abs))) : reg.byId.get(target) ?? reg.byId.get(`story:${target}`);
@@ -237,7 +264,11 @@ async function timelineOf(
   return withProject(
     ctx,
     (view) => {
-      const rows = projectTimeline(view, git, { since, file: only }).map((r) => ({ ...r, file: shown(r.file, ctx.cwd) }));
+      // On a v7 tree, a change to a plan or leaf file is a change of its ticket.
+      const tree = ticketTreeAt(readRoots[0]);
+      const ticketOf = new Map<string, { kind: 'ticket'; ref: string; state: string }>();
+      for (const t of tree ? [...tree.tickets, ...tree.backlog] : []) for (const f of [t.plan, t.file]) if (f) ticketOf.set(f, { kind: 'ticket', ref: t.ref, state: t.state });
+      const rows = projectTimeline(view, git, { since, file: only }).map((r) => ({ ...r, ...(ticketOf.get(r.file) ?? {}), file: shown(r.file, ctx.cwd) }));
       if (ctx.json) ctx.stdout(JSON.stringify({ changes: rows }, null, 2) + '\n');
       else if (!rows.length) ctx.stdout('No state changes recorded' + (since !== undefined ? ` since ${sinceRaw}` : '') + '.\n');
       else {

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CliCommand, CliContext } from './framework';
 import { statusWorktrees } from './gitCommands';
+import { ticketTreeAt, treeSprintJson, treeSprintText } from './treeCommands';
 import { flagString, requirePositional } from './framework';
 import { PLAN_STATUS_WORDS, WaymarkError, createStateCore, findWorkspaceRoot, hasTicketTree, loadSprint, resolveStoryRef, storyRefMessage, type Problem, type SprintReport, type SprintStory, type StoryWriteOptions, type StoryWriteResult, type TicketWriteResult } from '../core/index';
 
@@ -89,9 +90,11 @@ const sprint: CliCommand = {
   usage: 'sprint [ROOT] [--json] [--stale-days N] [--worktrees]',
   options: ['root', 'stale-days'],
   booleanFlags: ['worktrees'],
-  summary: 'List epics and stories of a BMAD project: ledger and file status, tasks, gates, drift, and what to do next.',
+  summary: 'List epics and stories of a BMAD project (v6 ledger, or v7 ticket tree): status, tasks, gates, drift, and what to do next.',
   help: [
     'Reads sprint-status.yaml, the story files, the epics document and QA gates where the BMAD config puts them.',
+    'On a BMAD v7 project it reads the ticket tree instead (the active initiative\'s tickets.toml, epics, leaf',
+    'files and plans); --json then prints {kind: "ticket-tree", epics: [{tickets: [...]}], backlog, problems, v6}.',
     '',
     'Options:',
     '  --json           print {epics: [{stories: [...]}], next, problems, counts}',
@@ -105,6 +108,19 @@ const sprint: CliCommand = {
     if (ctx.args.flags.worktrees === true) return statusWorktrees(ctx, 'story');
     const root = rootOf(ctx, ctx.args.positionals[0]);
     const r = loadSprint(root, { staleDays: staleDays(ctx) });
+    // A v7 project: its ticket tree; a v6 ledger still live beside it (mid-migration) is shown too, once.
+    const tree = ticketTreeAt(root);
+    if (tree) {
+      const treeErrors = tree.problems.some((p) => p.severity === 'error');
+      if (ctx.json) {
+        ctx.stdout(JSON.stringify({ ...treeSprintJson(tree, ctx.cwd), v6: r ? sprintJson(r, ctx.cwd) : null }) + '\n');
+        return treeErrors ? 1 : 0;
+      }
+      const lines = treeSprintText(tree, ctx.cwd);
+      if (r && r.stories.length) lines.push('', `Also a live v6 sprint (${r.stories.length} stories): ${r.ledgerFile ? display(r.ledgerFile, ctx.cwd) : 'story files'}; waymark sprint --json lists it under v6.`);
+      ctx.stdout(lines.join('\n') + '\n');
+      return treeErrors ? 1 : 0;
+    }
     if (!r) throw new WaymarkError('unreadable', `No BMAD sprint under ${display(root, ctx.cwd) || '.'}: no sprint-status.yaml and no story files. Run BMAD sprint planning first.`, root);
     const errors = r.problems.filter((p) => p.severity === 'error').length;
     if (ctx.json) {

@@ -15,6 +15,9 @@ import { buildSprint, type SprintModel, type SprintStory } from './drift';
 import { resolveStoryRef } from './storyRef';
 import { isDirectory, isRegularFile, readTextIfRegular } from '../store/safeRead';
 import { readConfigSync } from '../store/configFile';
+import { readTicketTree } from './tree/reader';
+import { treeProblems } from './tree/checks';
+import { migrateCheck } from './tree/migrateCheck';
 import type { WaymarkConfig } from '../model/config';
 
 /** Where the BMAD install and output are, by the workspace's `bmad.dir` / `bmad.output`. */
@@ -75,7 +78,8 @@ function inside(root: string, p: string): boolean {
 }
 
 /** Folders kept for the record or for tests, whose ledgers are not the project's live ones. */
-const RETIRED_DIR = /^(_?archived?|archives|old|deprecated|backups?|legacy|fixtures?|examples?|templates?|__tests__)$/i;
+// `archive-v6/` and `migration-v6-v7/` are what BMAD's v6 → v7 migration leaves: history, not the live ledger.
+const RETIRED_DIR = /^(_?archived?|archives|archive-v\d+|migration-v\d+-v\d+|old|deprecated|backups?|legacy|fixtures?|examples?|templates?|__tests__)$/i;
 
 /** Bounded walk for files named `name` (depth 5, skipping dependency and build folders). */
 function findNamed(root: string, name: RegExp, depth = 4, limit = 20): string[] {
@@ -141,7 +145,7 @@ function storyFilesIn(dir: string, depth: number, out: Map<string, string>): voi
     const p = path.join(dir, e.name);
     // A symlinked story is read (and its writes refused when it points outside the workspace).
     if ((e.isFile() || e.isSymbolicLink()) && /\.md$/i.test(e.name) && storyKeyFromName(e.name)) out.set(p, p);
-    else if (e.isDirectory() && depth > 0 && !SKIP_DIRS.has(e.name) && !e.name.startsWith('.') && !/^(archive|archived|old|deprecated)$/i.test(e.name)) storyFilesIn(p, depth - 1, out);
+    else if (e.isDirectory() && depth > 0 && !SKIP_DIRS.has(e.name) && !e.name.startsWith('.') && !/^(archive|archived|archive-v\d+|migration-v\d+-v\d+|old|deprecated)$/i.test(e.name)) storyFilesIn(p, depth - 1, out);
   }
 }
 
@@ -341,10 +345,16 @@ export function loadSprints(root: string, opts: SprintOptions = {}): SprintRepor
   return out;
 }
 
-/** The drift problems of a project's sprint (none when it has no BMAD sprint). Never throws. */
+/**
+ * The drift problems of a project's sprint (none when it has no BMAD sprint), with its v7 ticket
+ * tree's and, after a v6 → v7 migration, the migration check's. Never throws.
+ */
 export function sprintProblems(root: string, opts: SprintOptions = {}): Problem[] {
   try {
-    return loadSprints(root, opts).flatMap((r) => r.problems);
+    const installDir = bmadSettings(root, opts).installDir || undefined;
+    const tree = readTicketTree(root, { installDir });
+    const v7 = tree ? [...treeProblems(tree), ...(tree.archiveV6 ? migrateCheck(root, { installDir })?.problems ?? [] : [])] : [];
+    return [...loadSprints(root, opts).flatMap((r) => r.problems), ...v7];
   } catch (e) {
     return [{ file: root, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, severity: 'warning', code: 'sprint-unreadable', message: `The BMAD sprint could not be read (${(e as Error).message}); sprint checks are skipped.` }];
   }

@@ -63,8 +63,6 @@ interface Row extends Ticket {
   rawAfter: unknown[];
   entryAfter: unknown[] | null;
   entryHitl?: boolean;
-  /** The `after` key's line in the leaf file or entry. */
-  afterPos?: SourcePos;
   planName?: string;
   folderPath: string;
 }
@@ -210,7 +208,7 @@ function loadFolder(ctx: Ctx, folder: string, backlog: boolean): Row[] {
       description: strOr(e.description), verify: strOr(e.verify), unknown: strOr(e.unknown),
       references: (Array.isArray(e.references) ? e.references : []).map(pyStr), notes: (Array.isArray(e.notes) ? e.notes : []).map(pyStr),
       after: [], afterRefs: [], gatedBy: [], drift: false, backlog, planPath: '', entryPos: pos(bd.file, line),
-      rawAfter: rawAfter ?? [], entryAfter: null, afterPos: pos(bd.file, keyLine(bd.doc, e, 'after')), folderPath: folder,
+      rawAfter: rawAfter ?? [], entryAfter: null, afterPos: pos(bd.file, keyLine(bd.doc, e, 'after')), coversPos: pos(bd.file, keyLine(bd.doc, e, 'covers')), folderPath: folder,
     });
   }
   const unlisted = new Map<TicketId, Row>();
@@ -272,7 +270,10 @@ function loadFolder(ctx: Ctx, folder: string, backlog: boolean): Row[] {
     row.refined = pyFlag(d.refined ?? false);
     row.refine = row.refine || type === 'bug';
     row.hitl = pyFlag(d.hitl ?? false);
-    if (Array.isArray(d.covers)) row.covers = d.covers.map(pyStr);
+    if (Array.isArray(d.covers)) {
+      row.covers = d.covers.map(pyStr);
+      row.coversPos = pos(file, line('covers'));
+    }
     if (d.estimate !== undefined) row.estimate = d.estimate as string | number;
     row.blockedAt = d.blocked_at === undefined ? '' : pyStr(d.blocked_at);
     row.blockedReason = strOr(d.blocked_reason);
@@ -559,6 +560,7 @@ export function readTreeAt(folderIn: string, where: { root?: string; outputFolde
       kind: 'epic', slug, id: epicIds.get(slug), title: c.title || (e && typeof e.title === 'string' ? e.title : slug), status: c.status, trackerId: c.trackerId,
       folder: c.folder, file: c.file, after: declared.get(slug) ?? [], gatedBy: c.after, tickets: rows.filter((r) => r.epic === slug).map((r) => r.key),
       entryPos: e && ibd ? pos(ibd.file, ibd.doc?.tablePos.get(e)?.line ?? 0) : undefined,
+      statusPos: c.file ? pos(c.file, c.statusLine) : undefined,
     };
     tree.epics.push(epic);
   }
@@ -586,8 +588,8 @@ export function readTreeAt(folderIn: string, where: { root?: string; outputFolde
 }
 
 function publicTicket(r: Row): Ticket {
-  const { rawAfter: _a, entryAfter: _b, entryHitl: _c, afterPos: _d, planName: _e, folderPath: _f, ...t } = r;
-  void _a; void _b; void _c; void _d; void _e; void _f;
+  const { rawAfter: _a, entryAfter: _b, entryHitl: _c, planName: _e, folderPath: _f, ...t } = r;
+  void _a; void _b; void _c; void _e; void _f;
   return t;
 }
 

@@ -96,6 +96,10 @@ export interface Ticket {
   entryPos?: SourcePos;
   /** The `status:` line in the plan (or leaf file) that set the status, when there is one. */
   statusPos?: SourcePos;
+  /** The `after` key that set `after` (the leaf file's, else the entry's). */
+  afterPos?: SourcePos;
+  /** The `covers` key (the leaf file's when it sets one, else the entry's). */
+  coversPos?: SourcePos;
 }
 
 /** One epic of the initiative, in build order. */
@@ -120,6 +124,8 @@ export interface Epic {
   tickets: string[];
   /** The `[[epic]]` table's header in the initiative's `tickets.toml`. */
   entryPos?: SourcePos;
+  /** The epic file's `status` line (its first line when it has none). */
+  statusPos?: SourcePos;
 }
 
 export interface Initiative {
