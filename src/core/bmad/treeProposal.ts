@@ -70,7 +70,8 @@ const str = (v: FmValue | undefined): string => (v === undefined ? '' : Array.is
  */
 export function judgeTreeEdit(root: string, file: string, beforeText: string | undefined, afterText: string | undefined): TreeEditVerdict | undefined {
   if (isTicketsToml(file)) {
-    if (!initiativeOf(file) && !treeFor(root, file)) return undefined;
+    // Only a tree's own: an initiative's or an epic's (another project's tickets.toml is text).
+    if (!initiativeOf(file)) return undefined;
     return { kind: 'tickets', ...judgeTickets(root, file, beforeText, afterText) };
   }
   const before = planData(file, beforeText);
