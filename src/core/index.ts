@@ -74,7 +74,7 @@ export { listLeases } from './protocol/leases';
 // BMAD sprint: ledger, story files, epics, gates and the drift between them (core-bmad).
 export { loadSprint, findStory, type SprintReport } from './bmad/sprint';
 export { setStoryStatus, type StoryWriteOptions, type StoryWriteResult } from './bmad/storyWrite';
-export { type TicketWriteOptions, type TicketWriteResult } from './bmad/planWrite';
+export { type TicketWriteResult } from './bmad/planWrite';
 export { PLAN_STATUS_WORDS } from './bmad/planStatus';
 export { isSprintFix, isSprintCode, type SprintFixResult } from './bmad/sprintFix';
 export { resolveStoryRef, storyRefMessage } from './bmad/storyRef';

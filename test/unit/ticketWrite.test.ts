@@ -119,6 +119,21 @@ describe('story set-status on a v7 ticket tree', () => {
     assert.ok(!fs.existsSync(path.join(dir, LOGIN, 'spike-sso-options-plan.md')));
   });
 
+  test('killed (SIGKILL) after the plan landed, before its history line: the next writer records it, once', () => {
+    const dir = v7Project();
+    const killed = spawnSync(process.execPath, [CLI, 'story', 'set-status', '1.4', 'in-progress', '--root', dir], { encoding: 'utf8', cwd: dir, env: { ...process.env, WAYMARK_ACTOR: 'test', WAYMARK_TX_DIE_AFTER_RENAME: '1' } });
+    assert.equal(killed.signal, 'SIGKILL');
+    const plan = path.join(dir, LOGIN, 'spike-sso-options-plan.md');
+    assert.ok(fs.existsSync(plan), 'the plan landed');
+    assert.equal(readHistory(dir, plan).length, 0);
+    const again = cli(dir, 'story', 'set-status', '1.4', 'in-progress', '--json');
+    assert.equal(again.status, 0, again.stderr);
+    assert.equal((JSON.parse(again.stdout) as { changed: boolean }).changed, false);
+    const h = readHistory(dir, plan);
+    assert.equal(h.length, 1);
+    assert.equal(h[0].detail?.recovered, true);
+  });
+
   test('through the core: the same write, an unchanged status writes nothing', async () => {
     const dir = v7Project();
     const core = createStateCore({ roots: [dir], memory: false, actor: 'test' });

@@ -13,10 +13,10 @@ import { assertWritableInside } from '../engine/roots';
 import { runTransaction, type TxWrite } from '../engine/transaction';
 import { nearest } from '../model/config';
 import { editFrontmatter, type FrontmatterEdit } from '../model/edit';
-import { parseFrontmatter } from '../model/frontmatter';
 import { openTaskCount } from '../model/bmadProposal';
 import { loadWorkspaceContext, type WorkspaceContext } from '../store/workspaceContext';
 import { readTicketTree } from './tree/reader';
+import { readLeafFrontmatter } from './tree/frontmatter';
 import { resolveTicket } from './tree/next';
 import type { Ticket, TicketTree } from './tree/types';
 import { PLAN_STATUS_WORDS, isPlanStatus, judgePlanStatusMove } from './planStatus';
@@ -104,9 +104,9 @@ function newPlan(t: Ticket, status: string, assignee: string, blocked: { at: str
   return `---\n${lines.join('\n')}\n---\n`;
 }
 
+/** The plan's frontmatter as BMAD's tickets.py reads it (byte-order mark and CRLF as Python's text mode reads them). */
 function frontmatterOf(text: string): Record<string, unknown> {
-  const p = parseFrontmatter(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-  return p.error ? {} : p.data;
+  return readLeafFrontmatter((text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).replace(/\r\n?/g, '\n'), true).data;
 }
 
 /**
@@ -170,7 +170,7 @@ export async function setTicketStatus(root: string, ref: string, status: string,
           to: { status: want, ...(blocked ? { blockedReason: blocked.reason } : {}) },
           detail: { ref: name, ticket: t.key, ...(text === undefined ? { created: true } : {}), ...(opts.force ? { forced: true } : {}) },
         },
-        check: (s) => (frontmatterOf(s).status === want ? undefined : `its status would not read ${want}.`),
+        check: (s) => (frontmatterOf(s).status === want ? undefined : `tickets.py would not read its status as ${want}.`),
       }];
       return {
         writes,
