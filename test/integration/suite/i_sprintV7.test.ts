@@ -71,18 +71,19 @@ singleRoot('BMAD v7 ticket tree', () => {
     const payments = initiative.children![1];
     assert.match(payments.description ?? '', /^in-progress · 0\/5 done · 1 blocked · after Cart/);
     const blocked = row(payments.children!, '2.2 3-D Secure challenge')!;
-    // ⚠ 1: the migration check (the archived ledger said ready-for-dev).
-    assert.equal(blocked.description, "blocked · @chloe · waiting on the bank's sandbox keys · waits on 2.1 · ⚠ 1");
-    assert.equal(blocked.icon, 'warning');
+    assert.equal(blocked.description, "blocked · @chloe · waiting on the bank's sandbox keys · waits on 2.1");
+    assert.equal(blocked.icon, 'circle-slash');
     assert.match(blocked.tooltip ?? '', /since 2026-11-20/);
     assert.equal(row(payments.children!, '2.4 Refunds')!.description, 'planned · waits on 2.3, 1.4');
     assert.equal(row(payments.children!, '2.4 Refunds')!.icon, 'watch');
     assert.equal(row(payments.children!, '2.1 Card form')!.description, 'in-progress · @ben');
-    assert.equal(row(initiative.children![0].children!, '1.3 Price rounding rules')!.description, 'review · plan built · @ben · ⚠ 1');
+    assert.equal(row(initiative.children![0].children!, '1.3 Price rounding rules')!.description, 'review · plan built · @ben');
+    // The migration check: the archived ledger's `drafted` maps to ready-for-dev; the plan says draft.
+    assert.equal(row(payments.children!, '2.5 Payment error messages')!.description, 'backlog · plan draft · waits on 2.1 · ⚠ 1');
     assert.equal(row(initiative.children![2].children!, '3.1 Email receipt')!.description, 'planned · waits on epic-payments');
     assert.match(initiative.children![2].description ?? '', /gated by epic-payments/);
     const history = nodes[2];
-    assert.match(history.description ?? '', /read-only · 11 stories · ⚠ 3 migration finding/);
+    assert.match(history.description ?? '', /read-only · 11 stories · ⚠ 1 migration finding/);
     assert.equal(history.children?.[0].label, 'sprint-status.yaml');
   });
 
@@ -118,11 +119,22 @@ singleRoot('BMAD v7 ticket tree', () => {
       fs.writeFileSync(toml, before);
     }
     await waitFor('the diagnostic to go', () => !vscode.languages.getDiagnostics(uri).some((x) => x.code === 'tree-after-unknown'), 15_000);
-    // The migration check: the archived ledger's status against the plan, on the plan's status line.
-    const plan = vscode.Uri.file(demo(`${INIT}/epic-cart/spike-price-rounding-rules-plan.md`));
-    const m = vscode.languages.getDiagnostics(plan).find((x) => x.code === 'migrate-status-mismatch');
-    assert.ok(m, JSON.stringify(vscode.languages.getDiagnostics(plan)));
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  test('a migration finding on the plan\'s status line; its quick fix sets the status BMAD\'s mapping gives, through the plan write', async () => {
+    const file = demo(`${INIT}/epic-payments/story-payment-error-messages-plan.md`);
+    const plan = vscode.Uri.file(file);
+    const m = await waitFor('the migration finding', () => vscode.languages.getDiagnostics(plan).find((x) => x.code === 'migrate-status-mismatch'));
     assert.equal(m.range.start.line, 4);
+    assert.equal(m.severity, vscode.DiagnosticSeverity.Warning);
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(plan));
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', plan, m.range);
+    const fix = actions.find((a) => a.title.startsWith('Set 2.5 to ready-for-dev'));
+    assert.ok(fix?.command, JSON.stringify(actions.map((a) => a.title)));
+    await vscode.commands.executeCommand(fix.command.command, ...(fix.command.arguments ?? []));
+    assert.match(fs.readFileSync(file, 'utf8'), /^status: ready-for-dev$/m);
+    await waitFor('the finding to go', () => !vscode.languages.getDiagnostics(plan).some((x) => x.code === 'migrate-status-mismatch'), 15_000);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
