@@ -85,7 +85,7 @@
   function card(item, extra) {
     return h('li', { class: `card s-${item.state}${item.stalled ? ' is-stalled' : ''}`, 'data-id': item.id },
       h('div', { class: 'card-head' }, openLink(item), pill(item.stalled ? 'stalled' : item.state)),
-      h('div', { class: 'meta' }, item.kind === 'story' ? 'story · ' : '', item.rel || item.id),
+      h('div', { class: 'meta' }, item.kind === 'story' ? 'story · ' : item.kind === 'ticket' ? `ticket ${item.ref} · ` : '', item.assignee ? `@${item.assignee} · ` : '', item.rel || item.id),
       worktreeChips(item),
       extra);
   }

@@ -4,7 +4,7 @@ import type { CliCommand, CliContext } from './framework';
 import { statusWorktrees } from './gitCommands';
 import { ticketTreeAt, treeSprintJson, treeSprintText } from './treeCommands';
 import { flagString, requirePositional } from './framework';
-import { WaymarkError, createStateCore, findWorkspaceRoot, loadSprint, resolveStoryRef, storyRefMessage, type Problem, type SprintReport, type SprintStory, type StoryWriteOptions, type StoryWriteResult } from '../core/index';
+import { PLAN_STATUS_WORDS, WaymarkError, createStateCore, findWorkspaceRoot, hasTicketTree, loadSprint, resolveStoryRef, storyRefMessage, type Problem, type SprintReport, type SprintStory, type StoryWriteOptions, type StoryWriteResult, type TicketWriteResult } from '../core/index';
 
 const WRITE_HELP = `Options:
   --root DIR          the project folder (default: the nearest folder above holding _bmad, .waymark or .git)
@@ -184,19 +184,45 @@ function renderWrite(ctx: CliContext, r: StoryWriteResult, what: string): number
   return 0;
 }
 
+function renderTicketWrite(ctx: CliContext, r: TicketWriteResult): number {
+  const a = r.after;
+  if (ctx.json) {
+    ctx.stdout(JSON.stringify({ kind: 'ticket', ref: r.ref, key: r.key, operation: r.operation, changed: r.changed, created: r.created, plan: display(r.plan, ctx.cwd), written: r.written.map((f) => display(f, ctx.cwd)), status: a.status || null, state: a.state, blockedAt: a.blockedAt || null, blockedReason: a.blockedReason || null, assignee: a.assignee || null, seq: r.seq ?? null }) + '\n');
+  } else if (!r.changed) {
+    ctx.stdout(`${r.ref}: status ${a.status} already; nothing written.\n`);
+  } else {
+    ctx.stdout(`${r.ref}: status ${a.status}${a.blockedReason ? ` (blocked: ${a.blockedReason})` : ''} (${r.created ? 'created ' : ''}${display(r.plan, ctx.cwd)}).\n`);
+  }
+  return 0;
+}
+
 const storySetStatus: CliCommand = {
   name: 'story set-status',
-  usage: 'story set-status KEY STATUS [--expect-hash HASH] [--force]',
-  summary: 'Set a story\'s status in its story file and in sprint-status.yaml, as one change.',
-  help: `KEY is the ledger key (2-6a-login) or its number (2.6a, 2-6a). STATUS: backlog, ready-for-dev, in-progress, review, done.\n\n${WRITE_HELP}`,
+  usage: 'story set-status REF STATUS [--blocked REASON] [--expect-hash HASH] [--force]',
+  summary: 'Set a story\'s status: in its story file and sprint-status.yaml (BMAD v6), or in its ticket\'s plan (BMAD v7), as one change.',
+  help: `BMAD v6: REF is the ledger key (2-6a-login) or its number (2.6a, 2-6a). STATUS: backlog, ready-for-dev, in-progress, review, done.
+BMAD v7 (a ticket tree): REF is E.N (epic id . entry id), a bare id inside an epic, a file name, or
+title words naming one ticket. STATUS: ${PLAN_STATUS_WORDS.join(', ')}. The plan is written as
+tickets.py mark writes it (created with only its frontmatter when there is none); refused on a
+tracker store (github, jira, linear, notion, trello), whose status comes from the tracker.
+  --blocked REASON    v7: set blocked_at (today) and blocked_reason; without it both are cleared
+  --assignee NAME     v7: set the plan's assignee
+
+${WRITE_HELP}`,
   booleanFlags: ['force'],
-  options: ['root', 'expect-hash', 'actor', 'session'],
+  options: ['root', 'expect-hash', 'actor', 'session', 'blocked', 'assignee'],
   async run(ctx) {
-    assertFlags(ctx, ['root', 'expect-hash', 'actor', 'session', 'force']);
-    const key = requirePositional(ctx.args, 0, 'KEY (the story key, e.g. 1-2-login or 1.2)');
-    const status = requirePositional(ctx.args, 1, 'STATUS (backlog, ready-for-dev, in-progress, review, done)');
-    if (ctx.args.positionals.length > 2) throw new WaymarkError('usage', `Unexpected argument '${ctx.args.positionals[2]}'.`);
+    assertFlags(ctx, ['root', 'expect-hash', 'actor', 'session', 'force', 'blocked', 'assignee']);
+    const key = requirePositional(ctx.args, 0, 'REF (the story key, e.g. 1-2-login or 1.2; on a v7 tree E.N)');
+    const status = requirePositional(ctx.args, 1, 'STATUS (backlog, ready-for-dev, in-progress, review, done; on a v7 tree draft … built, done, blocked, dropped)');
+    if (ctx.args.positionals.length > 2) throw new WaymarkError('usage', `Unexpected argument '${ctx.args.positionals[2]}'; quote title words that have spaces.`);
     const root = rootOf(ctx, flagString(ctx.args, 'root'));
+    if (hasTicketTree(root)) {
+      if (flagString(ctx.args, 'expect-hash') !== undefined) throw new WaymarkError('usage', '--expect-hash applies to BMAD v6 stories; a v7 plan is re-read under its lock. Drop it.');
+      const r = await withCore(ctx, root, (core, opts) => core.sprint.setTicketStatus(root, key, status, { ...opts, blocked: flagString(ctx.args, 'blocked'), assignee: flagString(ctx.args, 'assignee') }));
+      return renderTicketWrite(ctx, r);
+    }
+    for (const f of ['blocked', 'assignee']) if (flagString(ctx.args, f) !== undefined) throw new WaymarkError('usage', `--${f} applies to a BMAD v7 ticket tree; this project keeps a v6 sprint (sprint-status.yaml).`);
     const r = await withCore(ctx, root, (core, opts) => core.sprint.setStoryStatus(root, key, status, opts));
     return renderWrite(ctx, r, `status ${r.after.status}`);
   },

@@ -218,6 +218,12 @@ export interface SprintApi {
   load(root: string, options?: import('./bmad/sprint').SprintOptions): import('./bmad/sprint').SprintReport | undefined;
   /** Story file + ledger as one change (locks, hash check, guards, atomic writes, one history entry). */
   setStoryStatus(root: string, key: string, status: string, options?: import('./bmad/storyWrite').StoryWriteOptions): Promise<import('./bmad/storyWrite').StoryWriteResult>;
+  /**
+   * A BMAD v7 ticket's status, written into its plan as `tickets.py mark` writes it (a
+   * frontmatter-only plan created when there is none; blocked fields set or cleared) through the
+   * transaction engine; the status rules hooks apply unless `force`; refused on a tracker store.
+   */
+  setTicketStatus(root: string, ref: string, status: string, options?: import('./bmad/planWrite').TicketWriteOptions): Promise<import('./bmad/planWrite').TicketWriteResult>;
   /** Ticks (or unticks) one task of a story file. */
   checkStoryTask(root: string, key: string, task: string, options?: import('./bmad/storyWrite').StoryWriteOptions & { uncheck?: boolean }): Promise<import('./bmad/storyWrite').StoryWriteResult & { task: string }>;
   /** The sprint rules on a proposed edit, nothing written (agent hooks). */

@@ -74,6 +74,8 @@ export { listLeases } from './protocol/leases';
 // BMAD sprint: ledger, story files, epics, gates and the drift between them (core-bmad).
 export { loadSprint, findStory, type SprintReport } from './bmad/sprint';
 export { setStoryStatus, type StoryWriteOptions, type StoryWriteResult } from './bmad/storyWrite';
+export { type TicketWriteResult } from './bmad/planWrite';
+export { PLAN_STATUS_WORDS } from './bmad/planStatus';
 export { isSprintFix, isSprintCode, type SprintFixResult } from './bmad/sprintFix';
 export { resolveStoryRef, storyRefMessage } from './bmad/storyRef';
 export { type SprintStory, type SprintEpic } from './bmad/drift';
@@ -156,3 +158,5 @@ export { nextGroups, treeStatus, resolveTicket, refOf, longestRemainingChain } f
 export { treeProblems } from './bmad/tree/checks';
 export { migrateCheck, mapV6Status, type MigrationReport, type MigrationFinding, type MigrationFindingKind } from './bmad/tree/migrateCheck';
 export { ticketJson, treeNextJson, bmadNextJson, bmadStatusJson } from './bmad/tree/treeJson';
+// A migrated BMAD project's archived v6 ledger (history, never work beside the tree).
+export { isArchivedSprint } from './project/migratedSprint';

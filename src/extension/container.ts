@@ -72,7 +72,8 @@ export class Container extends Disposable {
     this.tickets = this.register(new TicketProjection(model, run, this.watchers.onDidChangeOutbox));
     // The BMAD sprint ledgers are no workflow files: their changes reach the one project view here.
     this.register(this.sprint.model.onDidChange(() => model.project.invalidate()));
-    this.dashboard = this.register(new Dashboard(model, run, context.extensionUri, this.tickets, [this.sprint.model.onDidChange]));
+    this.register(this.sprint.trees.onDidChange(() => model.project.invalidate()));
+    this.dashboard = this.register(new Dashboard(model, run, context.extensionUri, this.tickets, [this.sprint.model.onDidChange, this.sprint.trees.onDidChange]));
     const lenses = this.register(new CodeLenses(model));
     this.register(vscode.languages.registerHoverProvider(WORKFLOW_FILES, new Hovers(model, (file, step) => memory.hoverLines(file, step))));
     this.register(vscode.languages.registerCodeActionsProvider(WORKFLOW_FILES, new CodeActions(model), CodeActions.metadata));

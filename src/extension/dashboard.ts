@@ -280,8 +280,12 @@ export class Dashboard extends Disposable {
     const item = typeof m.id === 'string' ? this.current?.items[m.id] : undefined;
     if (!item) return;
     try {
-      if (m.type === 'open') {
-        if (!item.file) throw new Error(`${item.id} has no file (a story only in the sprint ledger).`);
+      if (m.type === 'open' && item.kind === 'ticket') {
+        // Its leaf file, else its plan, else its entry in tickets.toml: the Sprint view's Open.
+        await vscode.commands.executeCommand(COMMANDS.openTicket, { root: item.root, ref: item.ref ?? item.id.replace(/^ticket:/, '') });
+        this.actions.fire({ action: 'open', id: item.id, ok: true });
+      } else if (m.type === 'open') {
+        if (!item.file) throw new Error(`${item.id} has no file (a story only in the sprint ledger, or a ticket with no leaf file or plan yet).`);
         const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(item.file));
         const at = new vscode.Position(Math.min(item.line, doc.lineCount - 1), 0);
         await vscode.window.showTextDocument(doc, { selection: new vscode.Range(at, at), preview: true, viewColumn: vscode.ViewColumn.Beside });
@@ -292,7 +296,9 @@ export class Dashboard extends Disposable {
         const result =
           item.kind === 'story'
             ? await vscode.commands.executeCommand(COMMANDS.setStoryStatus, { key: item.id.replace(/^story:/, ''), status: 'in-progress', root: item.root })
-            : await vscode.commands.executeCommand(COMMANDS.start, { file: item.file, quiet: true });
+            : item.kind === 'ticket'
+              ? await vscode.commands.executeCommand(COMMANDS.setTicketStatus, { ref: item.ref ?? item.id.replace(/^ticket:/, ''), status: 'in-progress', root: item.root })
+              : await vscode.commands.executeCommand(COMMANDS.start, { file: item.file, quiet: true });
         this.actions.fire({ action: 'start', id: item.id, ok: result !== undefined });
         this.refreshSoon(0);
       }

@@ -27,6 +27,7 @@ import {
 import { applyHunks } from './applyPatch';
 import type { FileChange, FileEdit, HookAdapter, HookDecision, NeutralEvent } from './port';
 import { hasWorkspace, mayHoldState, realPathOf, workspaceRootOf } from './quickCheck';
+import { setStatusForMark } from './ticketsMark';
 import { readShellCommand } from './shell';
 
 function formatProblems(problems: ProposalProblem[], max = 3): string {
@@ -110,7 +111,7 @@ async function stateOf(root: string, file: string): Promise<string | undefined> 
   const text = readCurrentText(file);
   if (text === undefined) return undefined;
   const v = await checkProposedEdit({ root, file, text, beforeText: text, leases: false });
-  return v.kind === 'story' ? 'story state' : v.kind === 'ledger' ? 'the sprint ledger' : v.kind ? 'workflow state' : undefined;
+  return v.kind === 'story' ? 'story state' : v.kind === 'ledger' ? 'the sprint ledger' : v.kind === 'ticket-plan' ? "a ticket's status" : v.kind === 'tickets' ? 'the ticket tree' : v.kind ? 'workflow state' : undefined;
 }
 
 const DEFINITION = /^\.waymark\/workflows\/.+\.ya?ml$/;
@@ -223,14 +224,19 @@ function isDir(p: string): boolean {
   }
 }
 
+const TICKET_FIX = "- fix: set a ticket's status with waymark story set-status REF STATUS [--blocked REASON] (its plan written as tickets.py mark writes it, with history), or edit the plan with the Edit tool so the change is checked.";
 const COMMAND_FIX = '- fix: change state with a waymark command (waymark advance|complete-step|set-status|gate pass ..., see waymark --help), or edit the file with the Edit tool so the change is checked.';
 
 async function proposedCommand(event: Extract<NeutralEvent, { kind: 'proposed-command' }>, root: string): Promise<HookDecision> {
+  const mark = setStatusForMark(event.command);
+  if (mark) {
+    return { kind: 'deny', reason: `Waymark refused this command: tickets.py mark writes a ticket's plan where Waymark can neither check the status rules nor record the change.\n- fix: ${mark} (the same plan, written as tickets.py mark writes it, with the rules and history)` };
+  }
   const f = await judgeCommand(event.command, event.ctx.cwd, root);
   if (f.hits.length) {
     const which = f.hits.map((h) => h.replace(/ \((.+), by (.+)\)$/, '')).join(', ');
     const kinds = [...new Set(f.hits.map((h) => / \((.+), by /.exec(h)?.[1] ?? 'state'))];
-    const fix = kinds.includes('a gate verdict') ? "- fix: a gate verdict is a reviewer's record: waymark gate pass|concerns|fail|waive FILE STEP --by NAME" : COMMAND_FIX;
+    const fix = kinds.includes('a gate verdict') ? "- fix: a gate verdict is a reviewer's record: waymark gate pass|concerns|fail|waive FILE STEP --by NAME" : kinds.includes("a ticket's status") ? TICKET_FIX : COMMAND_FIX;
     return { kind: 'deny', reason: `Waymark refused this command: it writes ${which}, which hold${f.hits.length === 1 ? 's' : ''} ${kinds.join(' and ')}, by shell, where the rules cannot be checked (${f.hits.map((h) => /, by (.+)\)$/.exec(h)?.[1]).join('; ')}).\n${fix}` };
   }
   if (f.broken.length) return { kind: 'deny', reason: `Waymark refused this command: the file it writes would break the workflow rules: ${f.broken.join('\n')}\n${COMMAND_FIX}` };

@@ -54,11 +54,12 @@ export function realPathOf(abs: string): string {
   }
 }
 
-const STATE_KEY = /^[ \t]*["']?(?:workflow|workflowType|steps|steps?[_-]?completed|lastStep|last_step|currentStep|current_step|delegation)["']?[ \t]*:/im;
+// `ticket`: a BMAD v7 plan (its status is state).
+const STATE_KEY = /^[ \t]*["']?(?:workflow|workflowType|steps|steps?[_-]?completed|lastStep|last_step|currentStep|current_step|delegation|ticket)["']?[ \t]*:/im;
 const STORY = /^#\s+Story\b/m;
 const STATUS_LINE = /^(?:\*\*)?Status(?:\*\*)?:/m;
 const RECORD = /^\.waymark\/(?:gates|history|events|leases|modes|checkpoints|locks)\/|^\.waymark\/files-manifest\.csv$|^\.git\/waymark\/|^\.waymark\/workflows\/.+\.ya?ml$|^\.waymark\/config\.ya?ml$/;
-const LEDGER = /(?:^|\/)sprint-status\.ya?ml$/i;
+const LEDGER = /(?:^|\/)sprint-status\.ya?ml$|(?:^|\/)tickets\.toml$/i;
 const HEAD_BYTES = 16 * 1024;
 
 /** The first bytes of a regular file ('' when missing; never blocks on a FIFO). */
@@ -102,7 +103,7 @@ function fragmentMayAddState(s: string): boolean {
  * eval, nested shells, xargs, find -exec, interpreters. A command without any of them cannot
  * change state; one with them is read by the shell parser (shell.ts).
  */
-export const SHELL_WRITE = /(?:^|[^<>&0-9])>>?|\b(?:tee|touch|truncate|sed|perl|ruby|awk|gawk|rm|rmdir|unlink|shred|mv|cp|install|ln|rsync|dd|patch|eval|source|xargs|parallel|python\d?(?:\.\d+)?|node|nodejs|deno|bun|php|lua|osascript|pwsh|bash|sh|zsh|dash|ksh|fish)\b|(?:^|[;&|(\s])\.\s|\bfind\b[^|;&]*\s-(?:exec|execdir|ok|delete)\b|\bgit\b[^|;&]*\s(?:checkout|restore|reset|stash|apply|am|mv|rm|clean)\b|<<-?\s*['"]?\w/;
+export const SHELL_WRITE = /(?:^|[^<>&0-9])>>?|\b(?:tee|touch|truncate|sed|perl|ruby|awk|gawk|rm|rmdir|unlink|shred|mv|cp|install|ln|rsync|dd|patch|eval|source|xargs|parallel|python\d?(?:\.\d+)?|node|nodejs|deno|bun|php|lua|osascript|pwsh|bash|sh|zsh|dash|ksh|fish)\b|(?:^|[;&|(\s])\.\s|\bfind\b[^|;&]*\s-(?:exec|execdir|ok|delete)\b|\bgit\b[^|;&]*\s(?:checkout|restore|reset|stash|apply|am|mv|rm|clean)\b|<<-?\s*['"]?\w|\btickets\.py\b/;
 /** Redirections that write no file: to a descriptor or /dev/null. */
 const HARMLESS_REDIRECT = /\d*>>?\s*&\s*(?:\d+|-)|&?\d*>>?\s*\/dev\/null\b/g;
 

@@ -30,7 +30,7 @@ export interface GitSetupResult {
 }
 
 /**
- * `.gitattributes` lines for the workflow globs, the sprint ledger, history files and gate files
+ * `.gitattributes` lines for the workflow globs, the sprint ledger, BMAD v7's `tickets.toml` and plans, history files and gate files
  * (the state merge driver), and Waymark's append-only memory files (git's built-in `union`).
  */
 export function attributeLines(include: readonly string[], historyDir = '.waymark/history', gatePath = '.waymark/gates/{path}/{gate}.gate', eventsDir = '.waymark/events', unionFiles: readonly string[] = ['.waymark/memory/orchestrator_memory.md']): string[] {
@@ -42,6 +42,9 @@ export function attributeLines(include: readonly string[], historyDir = '.waymar
   }
   pats.add('sprint-status.yaml');
   pats.add('sprint-status.yml');
+  // BMAD v7's ticket tree: `tickets.toml` entry by entry, a plan's status by BMAD's order.
+  pats.add('tickets.toml');
+  pats.add('*-plan.md');
   pats.add(`${historyDir.replace(/\/+$/, '')}/**/*.jsonl`);
   // The events log, when committed: united and re-sequenced like history (seq stays monotonic).
   pats.add(`${eventsDir.replace(/\/+$/, '')}/*.jsonl`);

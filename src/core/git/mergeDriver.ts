@@ -24,6 +24,7 @@ import { parseStory, storyKeyFromName, type StoryTask } from '../bmad/story';
 import { parseDocument, isMap, isScalar, isSeq, type Pair, type YAMLMap } from 'yaml';
 import { WaymarkError } from '../errors';
 import type { HistoryEntry } from '../types';
+import { mergePlanStatus, mergeTicketsToml } from './ticketsMerge';
 
 /** Labels git prints on conflict markers (`<<<<<<< HEAD`, `>>>>>>> feature`). */
 export interface MergeLabels {
@@ -59,7 +60,7 @@ export interface StateDecision {
   conflict: boolean;
 }
 
-export type StateMergeKind = 'workflow' | 'ledger' | 'history' | 'gate';
+export type StateMergeKind = 'workflow' | 'ledger' | 'history' | 'gate' | 'tickets';
 
 export interface StateMergeResult {
   text: string;
@@ -77,6 +78,7 @@ export function stateMergeKind(file: string): StateMergeKind {
   // both merge by union and re-sequencing.
   if (p.endsWith('.jsonl')) return 'history';
   if (base === 'sprint-status.yaml' || base === 'sprint-status.yml') return 'ledger';
+  if (base === 'tickets.toml') return 'tickets';
   if (/\.(md|markdown)$/i.test(base)) return 'workflow';
   // The rest install routes here are gate files (`gates.path`, `.gate` by default).
   return 'gate';
@@ -203,11 +205,16 @@ function stepCount(data: Record<string, unknown>): number {
 function planFrontmatter(v: Versions, file: string, plan: Plan): Versions {
   const [b, o, t] = [frontmatterData(v.base) ?? {}, frontmatterData(v.ours), frontmatterData(v.theirs)];
   if (!o || !t) return v;
-  // Only a workflow's (or a story's) frontmatter is state; a blog post's `status: draft` is text.
+  // Only a workflow's (or a story's, or a BMAD v7 plan's) frontmatter is state; a blog post's `status: draft` is text.
   const isState = (d: Record<string, unknown>) => WORKFLOW_KEYS.some((k) => Object.prototype.hasOwnProperty.call(d, k));
-  if (!storyKeyFromName(file) && !isState(o) && !isState(t)) return v;
-  const edits: FrontmatterEdit[] = [];
   const has = (d: Record<string, unknown>, k: string) => Object.prototype.hasOwnProperty.call(d, k);
+  // A plan: any other `.md` whose frontmatter has `ticket` and whose `type` is not a leaf type (BMAD's tickets.py).
+  const isPlan = (d: Record<string, unknown>) => has(d, 'ticket') && !['story', 'spike', 'bug'].includes(String(d.type));
+  const planFile = isPlan(o) || isPlan(t);
+  if (!storyKeyFromName(file) && !isState(o) && !isState(t) && !planFile) return v;
+  const edits: FrontmatterEdit[] = [];
+  // Edits written into every version, the key added where a version lacks it (a plan's blocked fields).
+  const everywhere: FrontmatterEdit[] = [];
   let united: EditScalar[] | undefined;
   for (const key of FRONTMATTER_STEPS) {
     if (!Array.isArray(o[key]) || !Array.isArray(t[key])) continue;
@@ -225,8 +232,17 @@ function planFrontmatter(v: Versions, file: string, plan: Plan): Versions {
   for (const key of FRONTMATTER_STATUS) {
     if (!has(o, key) || !has(t, key) || typeof o[key] !== 'string' || typeof t[key] !== 'string') continue;
     const bs = typeof b[key] === 'string' ? (b[key] as string) : undefined;
-    const r = mergeStatus(bs, o[key] as string, t[key] as string);
+    const r = planFile ? mergePlanStatus(bs, o[key] as string, t[key] as string) : mergeStatus(bs, o[key] as string, t[key] as string);
     if (key === 'status') mergedStatus = r.value;
+    if (planFile && 'side' in r && r.side && o[key] !== t[key]) {
+      // The blocked fields go with the status that won: set as that side has them, or removed.
+      const from = r.side === 'ours' ? o : t;
+      for (const k of ['blocked_at', 'blocked_reason']) {
+        everywhere.push({ key: k, value: undefined });
+        if (has(from, k) && typeof from[k] !== 'object') everywhere.push({ key: k, value: from[k] as EditScalar });
+        if (has(o, k) || has(t, k)) plan.decisions.push({ key: k, ours: show(o[k]), theirs: show(t[k]), result: has(from, k) ? show(from[k]) : undefined, reason: `with the status ${r.side} set`, conflict: false });
+      }
+    }
     if (r.value !== undefined) edits.push({ key, value: r.value });
     else edits.push({ key, value: plan.placeholder(o[key] as string, t[key] as string, `${key}: ${r.reason}`) });
     plan.decisions.push({ key, base: bs, ours: o[key] as string, theirs: t[key] as string, result: r.value, reason: r.reason, conflict: r.value === undefined });
@@ -275,11 +291,16 @@ function planFrontmatter(v: Versions, file: string, plan: Plan): Versions {
     else edits.push({ key, value: plan.placeholder(show(ov), show(tv), `${key}: ${r.reason}`) });
     plan.decisions.push({ key, base: show(b[key]), ours: show(ov), theirs: show(tv), result: r.value === undefined ? undefined : show(r.value), reason: r.reason, conflict: r.value === undefined });
   }
-  if (!edits.length) return v;
+  if (!edits.length && !everywhere.length) return v;
   const apply = (text: string, data: Record<string, unknown> | undefined) => {
     if (!data) return text;
     const mine = edits.filter((e) => has(data, e.key));
-    return mine.length ? editFrontmatter(text, mine) : text;
+    const once = mine.length ? editFrontmatter(text, mine) : text;
+    // Removed first, then added at the end: the same bytes in the same place in every version.
+    const removed = everywhere.filter((e) => e.value === undefined && has(data, e.key));
+    const gone = removed.length ? editFrontmatter(once, removed) : once;
+    const added = everywhere.filter((e) => e.value !== undefined);
+    return added.length ? editFrontmatter(gone, added) : gone;
   };
   return { base: apply(v.base, frontmatterData(v.base)), ours: apply(v.ours, o), theirs: apply(v.theirs, t) };
 }
@@ -571,6 +592,12 @@ export function mergeStateFile(input: StateMergeInput): StateMergeResult {
   if (kind === 'gate') {
     const merged = mergeGateText(input.base, input.ours, input.theirs, labels, size, input.cwd);
     if (merged !== undefined) return { text: merged.text, kind, conflicts: merged.conflicts, decisions: [{ key: 'gate', reason: 'newest verdict kept, verdict history of both sides united, other keys merged by git', conflict: merged.conflicts > 0 }] };
+  }
+  if (kind === 'tickets') {
+    const m = mergeTicketsToml(input.base, input.ours, input.theirs, { labels, markerSize: size });
+    if (!('unreadable' in m)) return { text: m.text, kind, conflicts: m.conflicts, decisions: m.decisions };
+    const merged = gitMergeFile({ base: input.base, ours: input.ours, theirs: input.theirs }, labels, size, input.cwd);
+    return { text: merged.text, kind, conflicts: merged.conflicts, decisions: [{ key: 'tickets', reason: `not merged entry by entry (${m.unreadable}); git's text merge decides`, conflict: merged.conflicts > 0 }] };
   }
   const plan = new Plan();
   let v: Versions = { base: input.base, ours: input.ours, theirs: input.theirs };

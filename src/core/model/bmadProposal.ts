@@ -39,7 +39,8 @@ function statusOf(word: string): import('../types').Status | undefined {
   return w === 'drafted' ? 'created' : BMAD_STATUS_MAP[w];
 }
 
-function openTasks(text: string): number {
+/** Unticked tasks (`- [ ]`) under a `## Tasks` heading (a story file, or a v7 plan that keeps one). */
+export function openTaskCount(text: string): number {
   const m = /^#{2,3}\s+Tasks\b[^\n]*\n([\s\S]*?)(?=^#{1,3}\s|(?![\s\S]))/m.exec(text);
   const section = m ? m[1] : '';
   return (section.match(/^\s*[-*]\s+\[ \]/gm) ?? []).length;
@@ -74,7 +75,7 @@ export function judgeStoryChange(beforeText: string | undefined, afterText: stri
   const step = storyStep(rel, before?.word, after.word, `story ${rel}`);
   if (step) out.push({ ...step, line: after.line });
   if (after.word.toLowerCase() === 'done' && (before?.word.toLowerCase() !== 'done' || beforeText === undefined)) {
-    const open = openTasks(afterText);
+    const open = openTaskCount(afterText);
     if (open) out.push({ severity: 'error', code: 'story-done-tasks-open', message: `story ${rel} is set to done with ${open} task${open > 1 ? 's' : ''} still open (- [ ])`, fix: 'finish and tick the tasks ([x]) first, or move the unfinished ones to a follow-up story', line: after.line });
   }
   return out;

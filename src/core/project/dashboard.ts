@@ -29,7 +29,10 @@ export interface DashboardStalled {
 
 export interface DashboardItem {
   id: string;
-  kind: 'workflow' | 'story';
+  kind: 'workflow' | 'story' | 'ticket';
+  /** A v7 ticket's BMAD ref (`2.1`) and assignee; null otherwise. */
+  ref: string | null;
+  assignee: string | null;
   title: string;
   /** Absolute path of the file; null for a story only in the ledger. */
   file: string | null;
@@ -253,11 +256,12 @@ export function dashboardModel(view: ProjectView, timeline: readonly TimelineCha
   const itemOf = (e: FrontierEntry): DashboardItem => {
     const it: ProjectItem = e.item;
     return {
-      id: e.id, kind: it.kind, title: titleOf(it), file: it.file ?? null, rel: it.rel ?? null, root: it.root, line: lineOf(it),
+      id: e.id, kind: it.kind, ref: it.ref ?? null, assignee: it.assignee ?? null, title: titleOf(it), file: it.file ?? null, rel: it.rel ?? null, root: it.root, line: lineOf(it),
       state: e.column, status: it.rawStatus ?? null, reason: e.reason, waitingOn: e.waitingOn, unblocks: e.unblocks,
       unblocksIds: (reg.dependents.get(e.id) ?? []).map((d) => d.from).filter(notDone),
       chain: e.depth, priority: it.priority, stalled: stalledOf(e), parent: parentOf.get(e.id) ?? null, agent: it.agent ?? null,
-      startable: e.column === 'todo' && !!it.file,
+      // A v7 ticket starts without a file: setting its status creates its plan, as tickets.py mark does.
+      startable: e.column === 'todo' && (!!it.file || it.kind === 'ticket'),
       worktrees: (opts.worktreesOf?.(it) ?? []).map((c) => ({ label: c.label, tooltip: c.tooltip })),
     };
   };

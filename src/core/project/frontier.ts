@@ -219,7 +219,7 @@ export function computeFrontier(reg: ProjectRegistry, input: FrontierInput): Fro
 function stalledOf(item: ProjectItem, input: FrontierInput, now: number): Stalled {
   const t = input.stalledAfter?.(item.root) ?? DEFAULT_STALLED;
   const session = input.sessions?.get(item.id);
-  const kind: keyof StalledThresholds = session ? 'session' : item.kind === 'story' ? 'ledger' : 'workflow';
+  const kind: keyof StalledThresholds = session ? 'session' : item.kind === 'story' || item.kind === 'ticket' ? 'ledger' : 'workflow';
   let last = input.activity?.get(item.id);
   if (session && (!last || session.time > last.time)) last = session;
   const at = last ? Date.parse(last.time) : NaN;

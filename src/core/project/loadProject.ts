@@ -15,6 +15,9 @@ import { durationMs } from '../model/config';
 import { runGit } from '../protocol/git';
 import { coordinationPaths, protocolPaths } from '../protocol/paths';
 import { buildRegistry, type ProjectRegistry } from './registry';
+import { readTicketTree } from '../bmad/tree/reader';
+import type { TicketTree } from '../bmad/tree/types';
+import { isArchivedSprint } from './migratedSprint';
 import { computeFrontier, DEFAULT_STALLED, type Activity, type Frontier, type StalledThresholds } from './frontier';
 
 export interface ProjectView {
@@ -65,6 +68,8 @@ interface RootInputs {
   historyBase: string;
   hasHistory: boolean;
   sprints?: SprintReport[];
+  /** BMAD v7 ticket trees, read with the sprints (a migrated project's archived ledger is left out of them). */
+  trees: TicketTree[];
   sprintsAt: number;
   /** Files the sprints read and the story folders they list: a change there reloads them. */
   sprintFiles: Set<string>;
@@ -245,6 +250,7 @@ export class WarmProjectView {
           historyDir,
           historyBase,
           hasHistory: fs.existsSync(historyBase),
+          trees: [],
           sprintsAt: 0,
           sprintFiles: new Set(),
           sprintDirs: [],
@@ -262,12 +268,16 @@ export class WarmProjectView {
       if (!r.sprints || this.dirtySprint.has(root) || now.getTime() - r.sprintsAt >= maxAge) {
         this.dirtySprint.delete(root);
         r.sprints = [];
+        r.trees = [];
         const ctx = await this.core.contextFor(path.join(root, '.waymark-probe'));
         // A monorepo's BMAD projects in subfolders each have their own sprint.
         const subs = subProjects(root, ctx.config.bmad.dir);
         for (const p of subs.length ? subs : [root]) {
+          const tree = readTicketTree(p);
+          if (tree) r.trees.push(tree);
           const sprint = this.core.sprint.load(p, subs.length ? { now } : { now, config: ctx.config });
-          if (sprint) r.sprints.push(sprint);
+          // A migrated project's archived ledger is history: the tree is its work, counted once.
+          if (sprint && !isArchivedSprint(sprint, tree)) r.sprints.push(sprint);
         }
         r.sprintsAt = now.getTime();
         r.sprintFiles = new Set(r.sprints.flatMap((x) => x.files));
@@ -281,7 +291,8 @@ export class WarmProjectView {
         if (sprint.root !== root) thresholds.set(sprint.root, r.thresholds);
       }
     }
-    const registry = buildRegistry(scan.workflows, sprints, frontmatterRange);
+    const trees = scan.roots.flatMap((root) => this.roots.get(root)?.trees ?? []);
+    const registry = buildRegistry(scan.workflows, sprints, frontmatterRange, trees);
 
     const activity = new Map<string, Activity>();
     const sessions = new Map<string, Activity>();

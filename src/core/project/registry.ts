@@ -6,6 +6,7 @@
 import * as path from 'node:path';
 import type { Problem, Range, WorkflowState } from '../types';
 import type { SprintReport } from '../bmad/sprint';
+import type { Ticket, TicketTree } from '../bmad/tree/types';
 import { fileAheadOfLedger } from '../bmad/drift';
 
 /** Where an item stands, for the board's columns. `dropped` is an archived workflow. */
@@ -14,11 +15,11 @@ export type ItemState = 'todo' | 'in_progress' | 'review' | 'blocked' | 'done' |
 /** Why one item waits on another. */
 export type EdgeKind = 'dependsOn' | 'story-order' | 'epic-order' | 'delegation';
 
-/** One unit of work: a workflow file or a BMAD story. */
+/** One unit of work: a workflow file, a BMAD story or a BMAD v7 ticket. */
 export interface ProjectItem {
-  /** Stable id: the workflow id (or relative path when two files share it), `story:<key>` for stories. */
+  /** Stable id: the workflow id (or relative path when two files share it), `story:<key>` for stories, `ticket:<ref>` for v7 tickets. */
   id: string;
-  kind: 'workflow' | 'story';
+  kind: 'workflow' | 'story' | 'ticket';
   root: string;
   /** Absolute path of the file, when there is one (a ledger-only story has none). */
   file?: string;
@@ -42,6 +43,9 @@ export interface ProjectItem {
   agent?: string;
   /** Its own delegation id, when it has one. */
   delegationId?: string;
+  /** A v7 ticket's BMAD ref (`2.1`) and its plan's assignee. */
+  ref?: string;
+  assignee?: string;
 }
 
 /** `from` waits on `to`. */
@@ -138,7 +142,7 @@ function progressUntold(w: WorkflowState): boolean {
   return notInstalled && w.status === 'created' && w.stepsCompleted.length > 0;
 }
 
-export function buildRegistry(workflows: readonly WorkflowState[], sprints: readonly SprintReport[], findRange?: RangeFinder): ProjectRegistry {
+export function buildRegistry(workflows: readonly WorkflowState[], sprints: readonly SprintReport[], findRange?: RangeFinder, trees: readonly TicketTree[] = []): ProjectRegistry {
   const items: ProjectItem[] = [];
   const byId = new Map<string, ProjectItem>();
   /** Every name an item answers to → its id (first one wins; ambiguous names listed). */
@@ -172,6 +176,25 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
         addAlias(item.rel!, id);
       }
     }
+  }
+
+  // BMAD v7 tickets: a plan or leaf file read as a workflow too is one item, the ticket.
+  const ticketEdges: { from: string; to: string; kind: EdgeKind }[] = [];
+  for (const tree of trees) {
+    const { items: tickets, edges: after } = ticketItems(tree, (f) => relOf(tree.root, f));
+    for (const item of tickets) {
+      if (byId.has(item.id)) continue;
+      items.push(item);
+      byId.set(item.id, item);
+      addAlias(item.id, item.id);
+      if (item.ref) addAlias(item.ref, item.id);
+      if (item.file) {
+        storyFiles.set(item.file, item.id);
+        addAlias(item.rel!, item.id);
+      }
+    }
+    for (const t of tree.tickets) if (t.plan && t.file && !storyFiles.has(t.plan)) storyFiles.set(t.plan, `ticket:${t.ref}`);
+    ticketEdges.push(...after);
   }
 
   const idCount = new Map<string, number>();
@@ -273,6 +296,8 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
     }
   }
 
+  for (const e of ticketEdges) addEdge(e.from, e.to, e.kind);
+
   const cycles: string[][] = [];
   const cycleEdges = breakCycles(items, prerequisites, byId, problems, cycles, findRange);
   const closing = new Set(cycleEdges);
@@ -353,4 +378,53 @@ function breakCycles(items: ProjectItem[], out: Map<string, ProjectEdge[]>, byId
     }
   }
   return closing;
+}
+
+// BMAD v7's tickets as project items: `ticket:<ref>`, the board's words, the edges of `after` and epic gates.
+
+/** The board's column word for a ticket: `blocked` for a blocked plan, else from BMAD's state. */
+export function ticketItemState(t: Ticket): ItemState {
+  if (t.status === 'blocked') return 'blocked';
+  switch (t.state) {
+    case 'in-progress': return 'in_progress';
+    case 'review': return 'review';
+    case 'done': return 'done';
+    case 'dropped': return 'dropped';
+    default: return 'todo';
+  }
+}
+
+/** A project item's id for a ticket. */
+export function ticketItemId(t: Ticket): string {
+  return `ticket:${t.ref}`;
+}
+
+/**
+ * The items of one tree and the edges between them (a ticket waits on its `after`; a gated epic's
+ * tickets on every live ticket of the gating epic). A prerequisite in review meets an `after`, as
+ * in `tickets.py next` (it is listed in `waived`); a gate waits for done.
+ */
+export function ticketItems(tree: TicketTree, relOf: (file: string) => string): { items: ProjectItem[]; edges: { from: string; to: string; kind: EdgeKind }[] } {
+  const byKey = new Map(tree.tickets.map((t) => [t.key, t]));
+  const items: ProjectItem[] = [];
+  const edges: { from: string; to: string; kind: EdgeKind }[] = [];
+  for (const t of tree.tickets) {
+    const file = t.file ?? t.plan;
+    const id = ticketItemId(t);
+    const waived = t.after.map((k) => byKey.get(k)).filter((p): p is Ticket => p?.state === 'review').map(ticketItemId);
+    items.push({
+      id, kind: 'ticket', root: tree.root, file, rel: file ? relOf(file) : undefined,
+      title: /^\d/.test(t.ref) ? `${t.ref} ${t.title}` : t.title || t.ref, state: ticketItemState(t), rawStatus: t.status || t.state,
+      blockedReason: t.blockedReason || undefined, priority: 0, waived,
+      line: t.statusPos && t.statusPos.file === file ? t.statusPos.line : undefined,
+      ref: t.ref, assignee: t.assignee || undefined,
+    });
+    for (const k of t.after) {
+      const pre = byKey.get(k);
+      if (pre) edges.push({ from: id, to: ticketItemId(pre), kind: 'dependsOn' });
+      else for (const o of tree.tickets) if (o.epic === k && o.state !== 'dropped') edges.push({ from: id, to: ticketItemId(o), kind: 'epic-order' });
+    }
+    for (const slug of t.gatedBy) for (const o of tree.tickets) if (o.epic === slug && o.state !== 'dropped') edges.push({ from: id, to: ticketItemId(o), kind: 'epic-order' });
+  }
+  return { items, edges };
 }

@@ -24,11 +24,12 @@ import { describeOwner, isHolder, leasesCovering, listLeases } from './leases';
 import { appendEvent } from './events';
 import { stateAt } from './timeline';
 import { checkSprintProposal } from '../bmad/sprint';
+import { isPlanText, isTicketsToml, judgeTreeEdit } from '../bmad/treeProposal';
 
 export type { ProposalProblem } from '../model/proposal';
 
-/** What a file is to Waymark: workflow frontmatter, a BMAD story or ledger, Waymark's own records. */
-export type StateFileKind = 'workflow' | 'story' | 'ledger' | 'waymark-record';
+/** What a file is to Waymark: workflow frontmatter, a BMAD story or ledger, a BMAD v7 plan or `tickets.toml`, Waymark's own records. */
+export type StateFileKind = 'workflow' | 'story' | 'ledger' | 'ticket-plan' | 'tickets' | 'waymark-record';
 
 interface BmadInput {
   root: string;
@@ -199,6 +200,11 @@ export async function checkProposedEdit(input: {
     if (input.text === undefined) return withLeases({ ...base, kind: 'ledger', changesState: true, problems: [{ severity: 'error', code: 'state-removed', message: `deleting ${rel} erases the sprint ledger`, fix: 'keep the ledger; it only moves forward' }] });
     return withLeases({ ...base, kind: 'ledger', changesState: true, problems: bmadRules.ledger({ root, file, rel, beforeText, text: input.text }) });
   }
+  // BMAD v7's ticket tree: a plan's status and tickets.toml, by the rules story set-status follows.
+  if (isTicketsToml(rel) || isPlanText(file, beforeText) || isPlanText(file, input.text)) {
+    const v = judgeTreeEdit(root, file, beforeText, input.text);
+    if (v) return withLeases({ ...base, kind: v.kind, changesState: v.changesState, problems: v.problems });
+  }
   const ctx = await contextFor(root);
   if (!matchesInclude(ctx, rel)) return base;
   const before = parse(ctx, file, beforeText);
@@ -367,7 +373,7 @@ export async function recordAgentEdit(input: { root: string; file: string; actor
       { root, purpose: 'waymark hook: agent edit' },
     );
     appendEvent(root, { type: 'workflow.agent-edit', file: verdict.rel, actor: input.actor, session: input.session, data: { historySeq: entry.seq, hashBefore, hashAfter: after.stateHash, status: after.status, currentStep: after.currentStep, nextStep: after.nextStep, detail } }, { clock });
-  } else if ((verdict.kind === 'story' || verdict.kind === 'ledger') && verdict.changesState) {
+  } else if ((verdict.kind === 'story' || verdict.kind === 'ledger' || verdict.kind === 'ticket-plan' || verdict.kind === 'tickets') && verdict.changesState) {
     appendEvent(root, { type: `${verdict.kind}.agent-edit`, file: verdict.rel, actor: input.actor, session: input.session, data: { via: 'agent-hook', ...(input.tool ? { tool: input.tool } : {}), ...(verdict.kind === 'story' ? { status: storyStatus(now ?? '')?.word ?? null } : {}) } }, { clock });
   }
   return { verdict, entry, problems: verdict.problems };

@@ -74,6 +74,8 @@ export function projectTickets(input: ProjectionInput): ProjectedTicket[] {
     }
   }
   for (const item of registry.items) {
+    // A BMAD v7 ticket already lives in its own store (the repo's tree or BMAD's tracker).
+    if (item.kind === 'ticket') continue;
     const w = item.file ? byFile.get(item.file) : undefined;
     const read = item.file ? input.readText(item.file) : undefined;
     const parentId = item.kind === 'story' ? storyEpic.get(item.id) : w?.delegation?.parent_id ? delegationOwner.get(w.delegation.parent_id) : undefined;

@@ -12,11 +12,12 @@ import { memoryRecall, memoryRecord } from './memory';
 import { board, lease, next } from './protocol';
 import { advance, gate, resumeTool, setStatus, status } from './workflow';
 import { fixTool, summary, validate } from './workspace';
+import { storySetStatus } from './stories';
 
 export type { WaymarkTool };
 
 /** Every tool, in the order agents see them. */
-export const TOOLS: WaymarkTool[] = [summary, status, resumeTool, next, board, advance, setStatus, gate, validate, fixTool, memoryRecall, memoryRecord, lease] as unknown as WaymarkTool[];
+export const TOOLS: WaymarkTool[] = [summary, status, resumeTool, next, board, advance, setStatus, storySetStatus, gate, validate, fixTool, memoryRecall, memoryRecord, lease] as unknown as WaymarkTool[];
 
 // ---- answers -----------------------------------------------------------------------------
 

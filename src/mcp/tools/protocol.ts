@@ -4,7 +4,7 @@ import { WaymarkError, describeOwner, parseTtl, frontierEntryJson, BOARD_COLUMNS
 import type { BoardColumn, FrontierEntry } from '../../core/index';
 import { relativeTo, resolveInside } from '../host';
 import type { ToolHost } from '../host';
-import { DEFAULT_LIMIT, MAX_LIMIT, filePath, limit, cursor, problemOut, frontierEntryOut, tool, READ, WRITE, problemJson, page } from './shared';
+import { DEFAULT_LIMIT, MAX_LIMIT, filePath, limit, cursor, problemOut, frontierEntryOut, tool, READ, WRITE, problemJson, page, ticketTreeOut, ticketTreeSummary } from './shared';
 
 export const lease = tool({
   name: 'waymark_lease',
@@ -54,6 +54,7 @@ export const next = tool({
   title: 'What to start next',
   description:
     'The project frontier: the work ready to start (every prerequisite done), in the order to start it — what unblocks the most work first, then priority, then age — each with the reason; work waiting for review; stalled work (in progress with no activity for longer than the threshold, with who last touched it); the critical path; dependency problems (unknown dependsOn/after targets, cycles). ' +
+    'In a BMAD v7 project also the ticket tree as BMAD\'s tickets.py next groups it (tickets: readyToRefine, readyToStart, inProgress, blocked with what each waits on, as refs). ' +
     'Use it to choose what to work on, or to check whether something you want to start still waits on another item. Do not use it for the detail of one workflow (use waymark_status).',
   input: { limit },
   output: {
@@ -65,10 +66,12 @@ export const next = tool({
     stalled: z.array(frontierEntryOut()),
     criticalPath: z.array(z.string()).describe('The longest chain of remaining work, first to do → last, by id.'),
     problems: z.array(problemOut),
+    tickets: ticketTreeOut().optional().describe('BMAD v7\'s ticket tree (initiatives, tickets.toml, plans), when the project has one.'),
   },
   annotations: READ,
   async run(input, host) {
     const view = await host.project();
+    const tickets = ticketTreeSummary(host, Math.min(input.limit ?? DEFAULT_LIMIT, MAX_LIMIT));
     const f = view.frontier;
     const n = Math.min(input.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
     return {
@@ -80,6 +83,7 @@ export const next = tool({
       stalled: f.stalled.slice(0, n).map((e) => entryOut(host, e)),
       criticalPath: f.criticalPath,
       problems: f.problems.filter((p) => p.code !== 'work-stalled').slice(0, n).map((p) => problemJson(host, p)),
+      ...(tickets ? { tickets } : {}),
     };
   },
 });

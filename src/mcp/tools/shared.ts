@@ -2,8 +2,8 @@
 // annotations, and the helpers that turn core results into the JSON agents read.
 import * as path from 'node:path';
 import { z } from 'zod';
-import { WaymarkError, loadSprint, storyOrder } from '../../core/index';
-import type { MutationOptions, MutationResult, Problem, ResumeReport, WorkflowState } from '../../core/index';
+import { WaymarkError, loadSprint, nextGroups, readTicketTree, storyOrder } from '../../core/index';
+import type { MutationOptions, MutationResult, NextItem, Problem, ResumeReport, Ticket, WorkflowState } from '../../core/index';
 import { relativeTo } from '../host';
 import type { ToolHost } from '../host';
 
@@ -98,6 +98,71 @@ export const sprintOut = z.object({
     .describe('Stories in progress, in review or ready (at most 10).'),
   problems: z.number().describe('Drift between the ledger, the story files, the epics and the gates: waymark_validate does not list these; run waymark sprint.'),
 });
+
+export const ticketOut = () =>
+  z.object({
+    kind: z.literal('ticket'),
+    ref: z.string().describe('BMAD\'s reference: E.N (epic id . entry id), a bare id, or the file name; pass it to waymark_story_set_status.'),
+    state: z.string().describe('planned, backlog, in-progress, review, done or dropped (BMAD\'s board state).'),
+    status: z.string().describe('The plan\'s status (draft, ready-for-dev, in-progress, in-review, built, done, blocked, dropped); empty when no build has started.'),
+    title: z.string(),
+    type: z.string(),
+    epic: z.string(),
+    assignee: z.string().optional(),
+    blockedReason: z.string().optional(),
+    waitingOn: z.array(z.string()).optional().describe('Refs (or epic slugs for an epic gate) it still waits on.'),
+    file: z.string().optional().describe('The leaf file, when one was pulled.'),
+    plan: z.string().describe('The plan that holds its status (or where it goes).'),
+  });
+
+export const ticketTreeOut = () =>
+  z.object({
+    initiative: z.string().nullable(),
+    store: z.string().describe('repo, or the tracker whose status the tickets take (github, jira, linear, notion, trello).'),
+    counts: z.record(z.number()).describe('Tickets by state.'),
+    readyToRefine: z.array(ticketOut()),
+    readyToStart: z.array(ticketOut()),
+    inProgress: z.array(ticketOut()),
+    blocked: z.array(ticketOut()),
+    problem: z.string().optional().describe('Why tickets.py would refuse the tree, when it would (waymark validate lists it on its file and line).'),
+  });
+
+export function ticketJson(host: ToolHost, t: Ticket, waitingOn?: string[]): z.infer<ReturnType<typeof ticketOut>> {
+  return {
+    kind: 'ticket',
+    ref: t.ref,
+    state: t.state,
+    status: t.status,
+    title: t.title,
+    type: t.type,
+    epic: t.epic,
+    ...(t.assignee ? { assignee: t.assignee } : {}),
+    ...(t.blockedReason ? { blockedReason: t.blockedReason } : {}),
+    ...(waitingOn ? { waitingOn } : {}),
+    ...(t.file ? { file: relativeTo(host.roots, t.file) } : {}),
+    plan: relativeTo(host.roots, t.plan ?? t.planPath),
+  };
+}
+
+/** BMAD v7's ticket tree of the first root, as `next` groups it (at most `limit` per group); undefined without one. */
+export function ticketTreeSummary(host: ToolHost, limit: number): z.infer<ReturnType<typeof ticketTreeOut>> | undefined {
+  const tree = readTicketTree(host.roots[0]);
+  if (!tree) return undefined;
+  const g = nextGroups(tree);
+  const items = (list: NextItem[]) => list.slice(0, limit).map((i) => ticketJson(host, i.ticket, i.waitingOn));
+  const counts: Record<string, number> = {};
+  for (const t of tree.tickets) if (tree.scope === undefined || t.epic === tree.scope) counts[t.state] = (counts[t.state] ?? 0) + 1;
+  return {
+    initiative: tree.initiative?.slug ?? null,
+    store: tree.store,
+    counts,
+    readyToRefine: items(g.readyToRefine),
+    readyToStart: items(g.readyToStart),
+    inProgress: items(g.inProgress),
+    blocked: items(g.blocked),
+    ...(tree.fatal ? { problem: tree.fatal } : {}),
+  };
+}
 
 export const resumeOut = z.object({
   file: z.string(),

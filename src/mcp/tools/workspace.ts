@@ -5,14 +5,14 @@ import { z } from 'zod';
 import { STATUSES, WaymarkError, isProblemCode, isSprintCode, fixTitle } from '../../core/index';
 import type { WorkflowState } from '../../core/index';
 import { relativeTo, resolveInside } from '../host';
-import { actor, limit, cursor, problemOut, workflowBrief, nextAction, sprintOut, tool, READ, WRITE, stepsDone, problemJson, page, under, nextFor, sprintSummary } from './shared';
+import { actor, limit, cursor, problemOut, workflowBrief, nextAction, sprintOut, tool, READ, WRITE, stepsDone, problemJson, page, under, nextFor, sprintSummary, ticketTreeOut, ticketTreeSummary } from './shared';
 
 export const summary = tool({
   name: 'waymark_summary',
   referenceName: 'waymarkSummary',
   title: 'Workflow summary and what next',
   description:
-    'Summarise every workflow in the workspace: counts by status, what to do next (advance, pass a gate, unblock, start, fix problems), and one line per workflow (status, current step, progress, stateHash); in a BMAD project also the sprint (active stories, task progress, what BMAD runs next). ' +
+    'Summarise every workflow in the workspace: counts by status, what to do next (advance, pass a gate, unblock, start, fix problems), and one line per workflow (status, current step, progress, stateHash); in a BMAD project also the sprint (active stories, task progress, what BMAD runs next), or in BMAD v7 the ticket tree (tickets by state, what is ready, in progress and blocked). ' +
     'Use it first, to orient yourself or to find a workflow file. Do not use it for the full detail of one workflow (use waymark_status) or to list problems (use waymark_validate). Paged: pass nextCursor to continue.',
   input: {
     path: z.string().max(4096).optional().describe('Only workflows under this folder (relative to the workspace).'),
@@ -27,10 +27,12 @@ export const summary = tool({
     total: z.number().describe('Workflows matching the filters (all pages).'),
     nextCursor: z.string().optional(),
     sprint: sprintOut.optional().describe('BMAD sprint (sprint-status.yaml and story files), when the workspace has one.'),
+    tickets: ticketTreeOut().optional().describe('BMAD v7\'s ticket tree, when the project has one: counts by state and at most 10 tickets per group.'),
   },
   annotations: READ,
   async run(input, host) {
     await host.refresh();
+    const tickets = ticketTreeSummary(host, 10);
     const sprint = await sprintSummary(host);
     const dir = input.path !== undefined ? resolveInside(host.roots, input.path).abs : undefined;
     const all = host.core.list().filter((w) => !dir || under(w.file, dir));
@@ -78,6 +80,7 @@ export const summary = tool({
       total: listed.length,
       ...(nextCursor ? { nextCursor } : {}),
       ...(sprint ? { sprint } : {}),
+      ...(tickets ? { tickets } : {}),
     }));
   },
 });
