@@ -2,35 +2,11 @@ import * as fs from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import type { StepDef } from '../types';
+import type { BmadWorkflow } from './workflowShape';
 import { readRegularFile } from '../store/safeRead';
 import { addDeclaredRows, emptyDeclared, type DeclaredWorkflows } from './known';
+export type { BmadWorkflow } from './workflowShape';
 import { expandVars, findBmadInstall, findBmadProjects, findBmadSkillRoots, loadBmadConfig, type BmadConfig } from './config';
-
-/** One installed BMAD workflow and its ordered steps. */
-export interface BmadWorkflow {
-  /** Folder name, e.g. `prd`. */
-  name: string;
-  /** Absolute folder of the workflow. */
-  dir: string;
-  /** The folder the ordered steps come from (`steps-c` or `steps`). */
-  stepsDir: string;
-  mode: 'create' | 'plain';
-  steps: StepDef[];
-  /** Continuation files (`step-01b-continue.md`): not steps. */
-  continuation: string[];
-  /** Other mode folders present (`steps-e`, `steps-v`). */
-  otherModes: string[];
-  /** Steps of the other modes (`edit` from steps-e/, `validate` from steps-v/): recorded, they are that mode's progress. */
-  modeSteps: Record<string, StepDef[]>;
-  /** Where the workflow writes its artifact: step files' `outputFile:` and `default_output_file`, as declared. */
-  outputs: { pattern: string; source: 'outputFile' | 'default_output_file' }[];
-  /** The BMAD project folder the workflow is installed in (a monorepo holds several). */
-  projectRoot?: string;
-  /** False for a BMAD workflow known by name but not installed here (known.ts): it has no steps to check. */
-  installed?: false;
-  /** Where a workflow that is not installed is declared (`_bmad/_config/bmad-help.csv`), when the install lists it. */
-  declaredIn?: string;
-}
 
 export interface BmadCatalog {
   /** By manifest name and by folder name (lower-case). */

@@ -13,7 +13,7 @@
  * workflows and its test-architecture module, v6 alpha to 6.x skills).
  */
 import * as path from 'node:path';
-import type { BmadWorkflow } from './artifacts';
+import type { BmadWorkflow } from './workflowShape';
 
 /** One BMAD workflow as its releases name it: its names, and the file names of its outputs. */
 interface KnownWorkflow {
