@@ -82,20 +82,15 @@ const nextCommand: CliCommand = {
   help: `Options:\n${COMMON_HELP}\n\nReady work is ordered by how much work it unblocks, then priority, then age. Exit codes: 0 ok
 (also when nothing is ready), 2 usage or an unreadable folder.`,
   async run(ctx) {
+    // A v7 project: the ticket tree is its work; BMAD's groups, read without scanning the project.
     const tree = ticketTreeAt(rootsOf(ctx)[0]);
+    if (tree) {
+      if (ctx.json) ctx.stdout(JSON.stringify(treeNextJsonFor(tree), null, 2) + '\n');
+      else ctx.stdout([...treeNextText(tree, ctx.cwd), '', 'Workflows outside the ticket tree: waymark board.'].join('\n') + '\n');
+      return 0;
+    }
     return withProject(ctx, (view) => {
       const f = view.frontier;
-      if (tree) {
-        // A v7 project: BMAD's groups first; workflows outside the tree follow under `project`.
-        if (ctx.json) {
-          ctx.stdout(JSON.stringify({ ...treeNextJsonFor(tree), project: nextJson(view, (file) => display(file, ctx.cwd)) }, null, 2) + '\n');
-          return 0;
-        }
-        const out = treeNextText(tree, ctx.cwd);
-        if (f.ready.length || f.inProgress.length) out.push('', `Other workflows: ${f.ready.length} ready, ${f.inProgress.length} in progress (waymark board).`);
-        ctx.stdout(out.join('\n') + '\n');
-        return 0;
-      }
       if (ctx.json) {
         ctx.stdout(JSON.stringify(nextJson(view, (file) => display(file, ctx.cwd)), null, 2) + '\n');
         return 0;

@@ -64,9 +64,11 @@ function coversProblems(tree: TicketTree): Problem[] {
   const text = requirementText(tree);
   if (!text.trim()) return [];
   const out: Problem[] = [];
+  const known = new Map<string, boolean>();
   for (const t of tree.tickets) {
     for (const id of t.covers) {
-      if (!ID_TOKEN.test(id) || mentions(text, id)) continue;
+      if (!known.has(id)) known.set(id, !ID_TOKEN.test(id) || mentions(text, id));
+      if (known.get(id)) continue;
       out.push(problem('tree-covers-unknown', t.coversPos ?? t.entryPos, t.file ?? tree.folder, `${t.ref} covers ${id}, which no requirement of ${t.epic}, the initiative or its planning documents names. Fix the id, or add the requirement.`, { id, ref: t.ref }));
     }
   }

@@ -28,7 +28,7 @@ export function readLeafFrontmatter(text: string, lenient: boolean): LeafFrontma
   const m = FRONTMATTER.exec(text);
   if (!m) return { data, lines, unclosed: text.startsWith('---') };
   let blockListLine: number | undefined;
-  const body = m[1].split(/\r\n|\r|\n|\v|\f|\x1c|\x1d|\x1e|\x85|\u2028|\u2029/);
+  const body = /[\r\v\f\x1c-\x1e\x85\u2028\u2029]/.test(m[1]) ? m[1].split(/\r\n|\r|\n|\v|\f|\x1c|\x1d|\x1e|\x85|\u2028|\u2029/) : m[1].split('\n');
   for (let i = 0; i < body.length; i++) {
     const line = body[i];
     if (lenient && (/^\s/.test(line.slice(0, 1)) || line.startsWith('- '))) continue;

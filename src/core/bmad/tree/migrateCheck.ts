@@ -63,6 +63,9 @@ const MAPPING: Record<string, PlanStatus | undefined> = {
 /** How far along a v6 status is, for "the more advanced wins"; -1 when BMAD does not map it. */
 const RANK: Record<string, number> = { backlog: 0, drafted: 1, contexted: 1, 'ready-for-dev': 1, 'in-progress': 2, blocked: 2, review: 3, 'in-review': 3, done: 4 };
 
+/** How far along a v7 status is, to tell a ticket that moved on since the migration from one that lost progress. */
+const V7_RANK: Record<string, number> = { '': 0, draft: 0, 'ready-for-dev': 1, 'in-progress': 2, blocked: 2, 'in-review': 3, built: 3, done: 4 };
+
 /** The v7 status BMAD's migration writes for a v6 status: undefined = no plan, null = a question. */
 export function mapV6Status(v6: string): PlanStatus | undefined | null {
   const k = v6.trim().toLowerCase();
@@ -159,7 +162,6 @@ export function migrateCheck(root: string, options: { folder?: string; installDi
   const byV6 = v6Keys(tree);
   const slugOf = new Map(tree.epics.filter((e) => e.id !== undefined).map((e) => [e.id, e.slug]));
   const unknownPlanStatus = new Map(tree.problems.filter((p) => p.code === 'tree-plan-status').map((p) => [p.file, String(p.data?.value ?? '')]));
-  const matchedKeys = new Set<string>();
   for (const entry of ledger.entries) {
     if (entry.kind !== 'story') continue;
     report.counts.ledgerStories++;
@@ -171,7 +173,6 @@ export function migrateCheck(root: string, options: { folder?: string; installDi
       add({ kind: 'ledger-story-missing', storyKey: entry.key, message: `${entry.key} (${entry.raw || 'no status'} in the archived ledger) has no entry in the tree${slug ? ` (${slug} has no id ${entry.story ?? '?'} and no v6_key "${entry.key}")` : ' (no epic of the initiative has its epic id)'}. Add its [[entry]] with v6_key = "${entry.key}".` }, 'migrate-story-missing', where);
       continue;
     }
-    matchedKeys.add(ticket.key);
     report.counts.matched++;
     const ledgerRaw = entry.raw;
     const fileRaw = bodyStatus(stories.get(key)) ?? bodyStatus(ticket.plan);
@@ -190,16 +191,16 @@ export function migrateCheck(root: string, options: { folder?: string; installDi
     }
     const expected = mapV6Status(winner);
     const actual = ticket.status;
-    const ok = expected === undefined ? actual === '' || actual === 'draft' : actual === expected;
+    // Work goes on after a migration: a ticket ahead of its archived status, or dropped since, is not a mismatch.
+    const ok = actual === 'dropped' || (V7_RANK[actual] ?? -1) >= (expected == null ? 0 : V7_RANK[expected]);
     if (!ok) {
       const source = winner === ledgerRaw ? `the archived ledger's '${ledgerRaw}'` : `the story file's '${fileRaw ?? ''}' (ahead of the ledger's '${ledgerRaw}')`;
       add({ kind: 'status-mismatch', storyKey: entry.key, ref: ticket.ref, expected: expected ?? undefined, actual, message: `${ticket.ref} (${entry.key}) is '${actual || 'no plan'}' in the tree; ${source} maps to '${expected ?? 'no plan (or a draft plan)'}'.` }, 'migrate-status-mismatch', planAt, { value: expected ?? null });
     }
   }
-  const migrated = tree.tickets.filter((t) => [...byV6.values()].includes(t)).length;
-  if (report.counts.ledgerStories !== report.counts.matched || (byV6.size && migrated !== report.counts.ledgerStories)) {
-    add({ kind: 'count-mismatch', message: `The archived ledger lists ${report.counts.ledgerStories} stories; ${report.counts.matched} match an entry of the tree${byV6.size ? ` and ${migrated} entries carry a v6_key` : ''}. Every v6 story is one entry.` }, 'migrate-count', at(ledgerFile, Math.max(0, ledger.statusLine)));
+  // Entries with a v6_key the ledger does not list are build records that had no ledger line (BMAD flags them in its plan).
+  if (report.counts.ledgerStories !== report.counts.matched) {
+    add({ kind: 'count-mismatch', message: `The archived ledger lists ${report.counts.ledgerStories} stories; ${report.counts.matched} match an entry of the tree. Every v6 story is one entry.` }, 'migrate-count', at(ledgerFile, Math.max(0, ledger.statusLine)));
   }
-  void matchedKeys;
   return report;
 }

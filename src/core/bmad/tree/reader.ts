@@ -564,9 +564,10 @@ export function readTreeAt(folderIn: string, where: { root?: string; outputFolde
     };
     tree.epics.push(epic);
   }
+  const stems = leafStems(rows);
   for (const r of rows) {
     r.epicId = epicIds.get(r.epic);
-    r.planPath = r.plan ?? path.join(r.folderPath, `${leafStem(r, rows)}-plan.md`);
+    r.planPath = r.plan ?? path.join(r.folderPath, `${stems.get(r) as string}-plan.md`);
   }
   tree.tickets = rows.map(publicTicket);
   const byKey = new Map(tree.tickets.map((t) => [t.key, t]));
@@ -599,16 +600,26 @@ function titleSlug(title: string): string {
   return s || 'untitled';
 }
 
-function leafStem(t: Row, rows: Row[]): string {
-  if (t.file) return path.basename(t.file).slice(0, -3);
-  const stem = `${t.type}-${titleSlug(t.title)}`;
-  const taken = new Set<string>();
-  for (const o of rows) {
-    if (o === t) break;
-    if (o.epic === t.epic && !o.file) taken.add(`${o.type}-${titleSlug(o.title)}`);
+/**
+ * Each ticket's leaf stem (the file's, else `<type>-<slug of the title>`, with `-<id>` when a file or
+ * an earlier entry of its folder already has that name), as tickets.py names a plan that is not there yet.
+ */
+function leafStems(rows: Row[]): Map<Row, string> {
+  const out = new Map<Row, string>();
+  const files = new Map<string, Set<string>>();
+  for (const o of rows) if (o.file) (files.get(o.epic) ?? files.set(o.epic, new Set()).get(o.epic) as Set<string>).add(path.basename(o.file).slice(0, -3));
+  const earlier = new Map<string, Set<string>>();
+  for (const t of rows) {
+    if (t.file) {
+      out.set(t, path.basename(t.file).slice(0, -3));
+      continue;
+    }
+    const stem = `${t.type}-${titleSlug(t.title)}`;
+    const before = earlier.get(t.epic) ?? earlier.set(t.epic, new Set()).get(t.epic) as Set<string>;
+    out.set(t, before.has(stem) || files.get(t.epic)?.has(stem) ? `${stem}-${pyStr(t.id)}` : stem);
+    before.add(stem);
   }
-  for (const o of rows) if (o.epic === t.epic && o.file) taken.add(path.basename(o.file).slice(0, -3));
-  return taken.has(stem) ? `${stem}-${pyStr(t.id)}` : stem;
+  return out;
 }
 
 function resolveAfter(ctx: Ctx, rows: Row[], containers: Map<string, { after: string[]; rawAfter: unknown[]; trackerId: string; file?: string; afterLine: number }>, epicIds: Map<string, TicketId>): void {
