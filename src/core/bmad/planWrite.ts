@@ -149,7 +149,8 @@ export async function setTicketStatus(root: string, ref: string, status: string,
       if (!opts.force) {
         const errors = judgePlanStatusMove(from, want, name, text !== undefined ? openTaskCount(text) : 0).filter((p) => p.severity === 'error');
         if (errors.length) {
-          throw new WaymarkError('transition', `Refused: ticket ${name} ${from || 'no status'} → ${want}: ${errors.map((p) => p.message).join('; ')}. ${errors.map((p) => p.fix).filter(Boolean).join('. ')}. Nothing was changed.`, t.plan ?? planFile, { from: from || null, to: want, problems: errors.map((p) => p.code) });
+          const fixes = errors.map((p) => p.fix).filter((f): f is string => !!f).map((f) => f[0].toUpperCase() + f.slice(1));
+          throw new WaymarkError('transition', `Refused: ${errors.map((p) => p.message).join('; ')}. ${fixes.join('. ')}${fixes.length ? '. ' : ''}Nothing was changed.`, t.plan ?? planFile, { from: from || null, to: want, problems: errors.map((p) => p.code) });
         }
       }
       let next: string;
