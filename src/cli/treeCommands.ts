@@ -204,7 +204,7 @@ const migrateCheckCommand: CliCommand = {
     const root = rootArg(ctx, ctx.args.positionals[0]);
     const tree = ticketTreeAt(root);
     if (!tree) throw new WaymarkError('unreadable', `No BMAD v7 ticket tree under ${display(root, ctx.cwd) || '.'}: no initiative-*/ folder and no core.active_initiative. Run BMAD's \`bmad migrate method\` first; \`waymark sprint\` reads a v6 project.`, root);
-    const r = migrateCheck(root);
+    const r = migrateCheck(root, { tree });
     if (!r) throw new WaymarkError('unreadable', `${tree.initiative?.slug ?? display(tree.folder, ctx.cwd)} has no archive-v6/: nothing to check a migration against. \`waymark validate\` checks the tree itself.`, tree.folder);
     if (ctx.json) {
       ctx.stdout(JSON.stringify({ root: r.root, archive: display(r.archive, ctx.cwd), ledger: r.ledger ? display(r.ledger, ctx.cwd) : null, counts: r.counts, findings: r.findings, problems: r.problems.map((p) => treeProblemJson(p, ctx.cwd)) }, null, 2) + '\n');

@@ -213,3 +213,30 @@ test('the CLI on a v7 project: next, sprint, board, deps, migrate-check', { skip
   r = run(['bmad', 'migrate-check', '--bogus'], V7);
   assert.equal(r.status, 2);
 });
+
+test('any text in tickets.toml and the leaf files is read without throwing, and v6 projects have no tree', () => {
+  for (const dir of fs.readdirSync(path.resolve('test/fixtures'))) {
+    if (dir.startsWith('bmad-v7')) continue;
+    assert.equal(readTicketTree(path.resolve('test/fixtures', dir)), undefined, dir);
+  }
+  const src = fs.readFileSync(path.join(V7, '_bmad-output/initiative-shop/epic-catalog/tickets.toml'), 'utf8');
+  const leaf = fs.readFileSync(path.join(V7, '_bmad-output/initiative-shop/epic-catalog/story-product-list.md'), 'utf8');
+  let seed = 7;
+  const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+  const junk = ['"', "'", '[', ']', '{', '}', '=', '\n', '#', '.', ',', '\\', '"""', '\r', 'after = ', 'id = "x y"', '---', ': ', '- '];
+  for (let i = 0; i < 200; i++) {
+    const mutate = (t: string) => {
+      let out = t;
+      for (let k = 0; k < 4; k++) {
+        const at = rnd(out.length);
+        out = out.slice(0, at) + junk[rnd(junk.length)] + out.slice(at + rnd(3));
+      }
+      return out;
+    };
+    const t = tree1({ 'epic-a/tickets.toml': mutate(src), 'epic-a/story-product-list.md': mutate(leaf) });
+    treeProblems(t);
+    nextGroups(t);
+    treeStatus(t);
+    for (const p of t.problems) assert.ok(p.range.start.line >= 0 && p.message.length > 0);
+  }
+});

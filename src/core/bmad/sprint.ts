@@ -353,7 +353,7 @@ export function sprintProblems(root: string, opts: SprintOptions = {}): Problem[
   try {
     const installDir = bmadSettings(root, opts).installDir || undefined;
     const tree = readTicketTree(root, { installDir });
-    const v7 = tree ? [...treeProblems(tree), ...(tree.archiveV6 ? migrateCheck(root, { installDir })?.problems ?? [] : [])] : [];
+    const v7 = tree ? [...treeProblems(tree), ...(tree.archiveV6 ? migrateCheck(root, { installDir, tree })?.problems ?? [] : [])] : [];
     return [...loadSprints(root, opts).flatMap((r) => r.problems), ...v7];
   } catch (e) {
     return [{ file: root, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, severity: 'warning', code: 'sprint-unreadable', message: `The BMAD sprint could not be read (${(e as Error).message}); sprint checks are skipped.` }];

@@ -140,8 +140,8 @@ function bodyStatus(file: string | undefined): string | undefined {
 }
 
 /** Compares `archive-v6/` with the tree; undefined when the project has no archive. */
-export function migrateCheck(root: string, options: { folder?: string; installDir?: string } = {}): MigrationReport | undefined {
-  const tree = readTicketTree(root, options);
+export function migrateCheck(root: string, options: { folder?: string; installDir?: string; tree?: TicketTree } = {}): MigrationReport | undefined {
+  const tree = options.tree ?? readTicketTree(root, options);
   if (!tree?.archiveV6) return undefined;
   const archive = tree.archiveV6;
   const report: MigrationReport = { root: tree.root, archive, counts: { ledgerStories: 0, storyFiles: 0, tickets: tree.tickets.length, matched: 0 }, findings: [], problems: [] };
