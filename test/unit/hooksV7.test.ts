@@ -4,7 +4,8 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { claude, treeDigest } from './hooksHelpers';
+import { spawnSync } from 'node:child_process';
+import { claude, runCliProcess, treeDigest } from './hooksHelpers';
 import { DONE_PLAN, LOGIN, LOGIN_PLAN, loginPlan, read, v7Project } from './v7WriteHelpers';
 
 const TOML = `${LOGIN}/tickets.toml`;
@@ -98,5 +99,27 @@ describe('hooks on tickets.toml', () => {
     assert.equal(r.code, 0, r.stderr);
     const add = await edit(root, TOML, 'title = "SSO options"\n', 'title = "SSO options"\n\n[[entry]]\nid = 5\ntype = "story"\ntitle = "Remember me"\nafter = [1]\n');
     assert.equal(add.code, 0, add.stderr);
+  });
+});
+
+describe('the git pre-commit hook on a v7 tree', () => {
+  test('a staged plan moving done work back is refused with the set-status command; a forward move commits', async () => {
+    const root = v7Project({ git: true });
+    const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x' };
+    const gitIn = (...args: string[]) => spawnSync('git', args, { cwd: root, encoding: 'utf8', env });
+    gitIn('add', '-A');
+    assert.equal(gitIn('commit', '-q', '-m', 'start').status, 0);
+    const inst = await runCliProcess(['hook', 'install', 'git', '--command', `node ${JSON.stringify(path.resolve('dist/cli.js'))}`], '', { cwd: root });
+    assert.equal(inst.code, 0, inst.stderr);
+    fs.writeFileSync(path.join(root, DONE_PLAN), read(root, DONE_PLAN).replace('status: done', 'status: in-progress'));
+    gitIn('add', '-A');
+    const r = gitIn('commit', '-q', '-m', 'reopen');
+    assert.notEqual(r.status, 0);
+    assert.match(r.stderr, /waymark story set-status 2\.2 in-progress --force/);
+    gitIn('checkout', '-q', 'HEAD', '--', DONE_PLAN);
+    fs.writeFileSync(path.join(root, LOGIN_PLAN), loginPlan('built'));
+    gitIn('add', '-A');
+    const ok = gitIn('commit', '-q', '-m', 'built');
+    assert.equal(ok.status, 0, ok.stderr);
   });
 });

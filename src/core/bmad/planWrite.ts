@@ -15,10 +15,10 @@ import { nearest } from '../model/config';
 import { editFrontmatter, type FrontmatterEdit } from '../model/edit';
 import { openTaskCount } from '../model/bmadProposal';
 import { loadWorkspaceContext, type WorkspaceContext } from '../store/workspaceContext';
-import { readTicketTree } from './tree/reader';
+import { STATE_OF, readTicketTree } from './tree/reader';
 import { readLeafFrontmatter } from './tree/frontmatter';
 import { resolveTicket } from './tree/next';
-import type { Ticket, TicketTree } from './tree/types';
+import type { PlanStatus, Ticket, TicketTree } from './tree/types';
 import { PLAN_STATUS_WORDS, isPlanStatus, judgePlanStatusMove } from './planStatus';
 import type { WriteGuard, WriteObserver } from '../writeHooks';
 import type { Logger } from '../ports';
@@ -149,7 +149,8 @@ export async function setTicketStatus(root: string, ref: string, status: string,
       if (!opts.force) {
         const errors = judgePlanStatusMove(from, want, name, text !== undefined ? openTaskCount(text) : 0).filter((p) => p.severity === 'error');
         if (errors.length) {
-          throw new WaymarkError('transition', `Refused: ticket ${name} ${from || 'no status'} → ${want}: ${errors.map((p) => p.message).join('; ')}. ${errors.map((p) => p.fix).filter(Boolean).join('. ')}. Nothing was changed.`, t.plan ?? planFile, { from: from || null, to: want, problems: errors.map((p) => p.code) });
+          const fixes = errors.map((p) => p.fix).filter((f): f is string => !!f).map((f) => f[0].toUpperCase() + f.slice(1));
+          throw new WaymarkError('transition', `Refused: ${errors.map((p) => p.message).join('; ')}. ${fixes.join('. ')}${fixes.length ? '. ' : ''}Nothing was changed.`, t.plan ?? planFile, { from: from || null, to: want, problems: errors.map((p) => p.code) });
         }
       }
       let next: string;
@@ -175,7 +176,12 @@ export async function setTicketStatus(root: string, ref: string, status: string,
       return {
         writes,
         result: (entries) => {
-          const after = entries.length ? readTree(root, opts).tickets.find((x) => x.key === t.key) ?? t : t;
+          // The ticket as the tree now reads it, from the bytes written (no third read of the tree).
+          const fm = frontmatterOf(next);
+          const status = want as PlanStatus;
+          const after: Ticket = entries.length
+            ? { ...t, status, state: t.trackerStatus || STATE_OF[status], plan: planFile, assignee: String(fm.assignee ?? ''), blockedAt: String(fm.blocked_at ?? ''), blockedReason: String(fm.blocked_reason ?? '') }
+            : t;
           return { ref: name, key: t.key, operation: 'ticket-set-status' as const, plan: planFile, created: entries.length > 0 && text === undefined, changed: entries.length > 0, written: entries.map((e) => e.file), before: t, after, seq: entries[0]?.seq };
         },
       };
