@@ -29,10 +29,10 @@ export interface TxWrite {
   /** The file is removed (a gate file moving away from its old location); its `entry` must be null. */
   remove?: boolean;
   /**
-   * Its history line (time, actor and session are filled in); null: none (a write outside the
+   * Its history line (time, actor, session and, unless given, the change's operation are filled in); null: none (a write outside the
    * state, such as a ticket mirror, is journaled and renamed like the others but not recorded).
    */
-  entry: Omit<HistoryEntry, 'seq' | 'file' | 'time' | 'actor' | 'session' | 'operation'> | null;
+  entry: (Omit<HistoryEntry, 'seq' | 'file' | 'time' | 'actor' | 'session' | 'operation'> & { operation?: string }) | null;
   /**
    * The file whose history gets the line, when not `file` itself (a gate file's verdict is
    * recorded in its workflow's history); one of the planner's `files`. Guards judge this file.
@@ -42,6 +42,11 @@ export interface TxWrite {
   check?: (text: string) => string | undefined;
   /** The workflow state these bytes hold, handed to the observers as `after`. */
   state?: WorkflowState;
+  /**
+   * The file keeps its bytes (`text` is its text as read) but the change records its line: a
+   * delegation's parent already in a chain. Locked, compared before the renames, not renamed.
+   */
+  unchanged?: boolean;
 }
 
 /** A history line recording what the change found (not a change it makes): see TxPlan.found. */
@@ -249,7 +254,8 @@ async function recoverTx(tx: TxContext, o: { path: string; intent: TxIntent }): 
     return cur === w.after ? 'after' : (cur ?? null) === w.before ? 'before' : 'other';
   });
   for (const w of intent.writes) for (const t of removeStaleTemps(w.target)) log?.warn(`[write] removed ${t} left by a writer that died`);
-  if (states.every((s) => s !== 'after')) {
+  // A file the change records without changing it (before = after) proves nothing.
+  if (states.every((s, i) => s !== 'after' || intent.writes[i].before === intent.writes[i].after)) {
     // Killed before its first rename: the files are as they were.
     completeTxIntent(o.path);
     return;
@@ -386,11 +392,13 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
     const read = planner.read ?? ((_f: string, t: string) => readTarget(t));
     const texts = new Map(files.map((f) => [f, read(f, targets.get(f)!)]));
     plan = await planner.plan(texts);
-    const writes = plan.writes.filter((w) => (w.remove ? texts.get(path.resolve(w.file)) !== undefined : w.text !== texts.get(path.resolve(w.file))));
+    const writes = plan.writes.filter((w) => (w.remove ? texts.get(path.resolve(w.file)) !== undefined : w.unchanged ? w.entry !== null : w.text !== texts.get(path.resolve(w.file))));
+    if (writes.every((w) => w.unchanged)) return plan.result([]);
     if (!writes.length) return plan.result([]);
     for (const w of writes) {
       if (!targets.has(path.resolve(w.file))) throw new Error(`${planner.operation} plans a write to ${w.file}, which it did not read`);
       if (w.remove && (w.entry !== null || w.text !== '')) throw new Error(`${planner.operation} removes ${w.file} with bytes or a history line`);
+      if (w.unchanged && w.text !== texts.get(path.resolve(w.file))) throw new Error(`${planner.operation} keeps ${w.file} unchanged with other bytes`);
       if (w.historyFile !== undefined && !targets.has(path.resolve(w.historyFile))) throw new Error(`${planner.operation} records ${w.file} in the history of ${w.historyFile}, which it did not read`);
     }
     const judged = [...new Set(writes.filter((w) => w.entry !== null).map((w) => path.resolve(w.historyFile ?? w.file)))];
@@ -426,8 +434,16 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
     dieAt('RENAME', 0);
     const done: { target: string; before: string | undefined }[] = [];
     try {
-      for (const [i, x] of items.entries()) {
+      let renamed = 0;
+      for (const x of items) {
         const lock = locks.find((l) => l.info.file === path.resolve(x.target));
+        if (x.w.unchanged) {
+          lock?.assertHeld();
+          if (readTarget(x.target) !== x.before) {
+            throw new WaymarkError('conflict', `${x.w.file} changed on disk while ${planner.operation} was being made (another writer or an editor); nothing was written. Re-read it and retry.`, x.w.file);
+          }
+          continue;
+        }
         if (x.w.remove) {
           lock?.assertHeld();
           if (readTarget(x.target) !== x.before) {
@@ -435,7 +451,7 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
           }
           fs.rmSync(x.target);
           done.push({ target: x.target, before: x.before });
-          dieAt('RENAME', i + 1);
+          dieAt('RENAME', ++renamed);
           continue;
         }
         writeFileAtomic(x.target, x.w.text, {
@@ -449,7 +465,7 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
           },
         });
         done.push({ target: x.target, before: x.before });
-        dieAt('RENAME', i + 1);
+        dieAt('RENAME', ++renamed);
       }
       // Re-read what landed: each file must hold the new bytes and still be valid.
       for (const x of items) {
