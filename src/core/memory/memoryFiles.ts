@@ -166,6 +166,26 @@ export class MemoryFiles {
     });
   }
 
+  /**
+   * The hot file changed by `fn` and `cold` entries added to the cold file, one change: lines moved
+   * from the hot file to the cold one are never lost or kept twice by a writer killed in between.
+   */
+  async updateBoth(fn: (h: HotState) => { section: ColdSection; line: string }[] | void): Promise<HotState> {
+    const hot = this.target('hot');
+    const coldReal = this.target('cold');
+    return this.change('memory-move', [hot, coldReal], (texts) => {
+      const h = texts.get(hot) === undefined ? emptyHot() : parseHot(texts.get(hot)!);
+      const cold = fn(h) ?? [];
+      const out = new Map([[hot, renderHot(h)]]);
+      if (cold.length) {
+        let text = texts.get(coldReal) ?? coldTemplate();
+        for (const { section, line } of cold) text = insertInSection(text, section, `- ${oneLine(line)}`);
+        out.set(coldReal, text);
+      }
+      return { texts: out, result: h };
+    });
+  }
+
   /** Adds entries at the end of their cold sections; never changes an existing line. */
   async appendCold(entries: { section: ColdSection; line: string }[]): Promise<void> {
     if (!entries.length) return;
