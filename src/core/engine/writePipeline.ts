@@ -9,13 +9,11 @@ import type { WorkspaceContext } from '../store/workspaceContext';
 import { gateOf } from '../model/gates';
 import { editFrontmatter, type EditValue } from '../model/edit';
 import * as fs from 'node:fs';
-import { writeFileAtomic, removeStaleTemps } from '../store/atomicWrite';
-import { acquireFileLock, type HeldLock } from '../store/fileLock';
+import { removeStaleTemps } from '../store/atomicWrite';
 import { appendHistory, assertHistoryAppendable, historySnapshot, lastRecordedState, readHistory, stateChange } from '../store/history';
 import { runningSession } from '../protocol/sessions';
-import { assertJournalWritable, completeIntent, currentSha256, orphanedIntents, sha256Hex, writeIntent, type IntentEntry, type IntentWrite } from '../store/intentJournal';
+import { assertJournalWritable, completeIntent, currentSha256, orphanedIntents } from '../store/intentJournal';
 import { assertNotReadOnly, assertWritable, safeWritePath } from '../store/safePath';
-import { readRegularFileSync } from '../store/safeRead';
 import type { GateLookup, Plan } from '../model/mutations';
 import type { ContextCache } from './contextCache';
 import type { WorkflowModel } from './workflowModel';
@@ -77,8 +75,10 @@ export function newErrors(before: Problem[], after: Problem[]): Problem[] {
 }
 
 /**
- * The one write path: lock → re-read → hash check → guards → plan → validate → atomic write
- * → history → observers → event. Delegation and gate verdicts reuse its steps.
+ * Workflow writes: `mutate` plans a frontmatter change and runs it as one transaction of the one
+ * engine (transaction.ts): lock → settle killed changes → re-read → hash check → guards → plan →
+ * validate → journal → atomic rename → history → observers; then the model's event. Delegation
+ * and gate verdicts use its readers and checks in their own planners.
  */
 export class WritePipeline {
   constructor(
@@ -98,15 +98,6 @@ export class WritePipeline {
   async readWorkflow(abs: string): Promise<ReadFile> {
     const ctx = await this.contexts.contextFor(abs);
     return parseWorkflowFile(abs, readWorkflowText(abs, ctx, this.fs), ctx);
-  }
-
-  /**
-   * The same reader on the disk itself, under the write lock: a write is computed from the bytes
-   * it replaces, never from a view laid over them (an editor's unsaved text goes in `options.text`).
-   */
-  async readForWrite(abs: string): Promise<ReadFile> {
-    const ctx = await this.contexts.contextFor(abs);
-    return parseWorkflowFile(abs, readWorkflowText(abs, ctx, nodeFileSystem), ctx);
   }
 
   /**
@@ -137,27 +128,6 @@ export class WritePipeline {
     assertJournalWritable(ctx.root);
   }
 
-  /**
-   * The compare-and-swap before a rename: this process still holds the lock, and the file's
-   * bytes are still the ones the change was computed from. Otherwise a conflict (exit 3), and
-   * nothing is written: a paused writer never renames a stale result over newer work.
-   */
-  casCheck(lock: HeldLock, target: string, abs: string, readText: string | undefined): () => void {
-    return () => {
-      lock.assertHeld();
-      if (readText === undefined) return;
-      let now: string | undefined;
-      try {
-        now = readRegularFileSync(target).toString('utf8');
-      } catch {
-        now = undefined;
-      }
-      if (now !== readText) {
-        throw new WaymarkError('conflict', `${abs} changed on disk while this change was being made (another writer or an editor); nothing was written. Re-read it and retry.`, abs);
-      }
-    };
-  }
-
   /** The history line a change will append (its seq is assigned when it is appended). */
   entryFor(abs: string, operation: string, wctx: WriteContext, before: WorkflowState | undefined, after: WorkflowState | undefined, detail?: Record<string, unknown>): Omit<HistoryEntry, 'seq'> {
     const { from, to } = stateChange(before, after);
@@ -173,13 +143,6 @@ export class WritePipeline {
       hashAfter: after?.stateHash,
       detail,
     };
-  }
-
-  /** Journals a change before its renames (see intentJournal.ts). */
-  journal(ctx: WorkspaceContext, abs: string, writes: { file: string; text: string }[], entries: IntentEntry[]): { path: string; id: string } {
-    const w: IntentWrite[] = writes.map((x) => ({ file: x.file, sha256: sha256Hex(x.text) }));
-    const j = writeIntent(ctx.root, abs, { historyDir: ctx.config.history?.dir, writes: w, entries });
-    return { path: j.path, id: j.intent.id };
   }
 
   /** Appends a prepared history line (see entryFor). */
@@ -327,10 +290,6 @@ export class WritePipeline {
     };
   }
 
-  lockOptions(root: string) {
-    return { root, purpose: 'waymark mutation' };
-  }
-
   async runGuards(wctx: WriteContext): Promise<void> {
     for (const g of this.init.guards ?? []) await g(wctx);
   }
@@ -347,15 +306,6 @@ export class WritePipeline {
       }
     }
     return ok;
-  }
-
-  /**
-   * Completes an intent once its observers ran. When one failed (an events log held by a stopped
-   * process...) the intent stays, and the next writer after this process is gone runs them once
-   * more, so the events log is not left behind.
-   */
-  finish(intentPath: string | undefined, observersOk: boolean): void {
-    if (intentPath && observersOk) completeIntent(intentPath);
   }
 
   checkHash(state: WorkflowState, options: MutationOptions): void {
@@ -515,15 +465,5 @@ export class WritePipeline {
     if (!after) return false;
     this.model.set(abs, after);
     return true;
-  }
-
-  logBroken(lock: HeldLock, file?: string): void {
-    for (const b of lock.broken) this.logger.warn(`[lock] ${b}`);
-    // A writer that died holding the lock may have left its temp file behind.
-    if (lock.broken.length && file) for (const t of removeStaleTemps(file)) this.logger.warn(`[write] removed ${t} left by a writer that died`);
-  }
-
-  appendEntry(ctx: WorkspaceContext, abs: string, operation: string, wctx: WriteContext, before: WorkflowState | undefined, after: WorkflowState | undefined, detail?: Record<string, unknown>): HistoryEntry {
-    return this.append(ctx, this.entryFor(abs, operation, wctx, before, after, detail));
   }
 }
