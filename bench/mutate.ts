@@ -1,5 +1,8 @@
 // One mutation with lock + re-read + hash check + validate + atomic write (fsync) + history,
-// over generated workflow files. Prints `mutate.median_ms` and `mutate.p99_ms`.
+// over generated workflow files. Prints `mutate.median_ms` and `mutate.p99_ms`, and beside them,
+// in the same run on the same files, the floor: one atomic fsynced write of the same workflow
+// file by plain Node (temp file, write, fsync, rename, fsync the folder), `mutate.floor_median_ms`;
+// `mutate.vs_floor` is the full write over it (target ≤ 2, issue 24).
 // Options: --files N (default 1000), --ops N (default 400). The disk part (three fsyncs: temp
 // file, folder, history) dominates and varies with the machine's I/O load; compute_only_median_ms
 // is the same mutation in unsaved-text mode (no lock, no disk) for comparison.
@@ -8,6 +11,20 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createStateCore, type Scope } from '../src/core/index';
 import { arg, percentile } from './lib';
+
+/** The floor: one atomic, fsynced write of `file` with `text`, nothing else. */
+function floorWrite(file: string, text: string): void {
+  const tmp = `${file}.floor-tmp`;
+  const fd = fs.openSync(tmp, 'w');
+  fs.writeSync(fd, text);
+  fs.fsyncSync(fd);
+  fs.closeSync(fd);
+  fs.renameSync(tmp, file);
+  const d = fs.openSync(path.dirname(file), 'r');
+  fs.fsyncSync(d);
+  fs.closeSync(d);
+}
+
 
 function frontmatter(i: number): string {
   return [
@@ -59,11 +76,18 @@ async function main(): Promise<void> {
     for (let i = 0; i < 20; i++) await core.setScope(paths[i % paths.length], i % 2 ? 'small' : 'medium');
     const scopes: Scope[] = ['micro', 'small', 'medium', 'large', 'epic'];
     const times: number[] = [];
+    const floor: number[] = [];
+    // Interleaved, so both see the same disk and the same load.
     for (let i = 0; i < ops; i++) {
       const file = paths[(i * 7919) % paths.length];
       const t0 = process.hrtime.bigint();
       await core.setScope(file, scopes[i % scopes.length] === 'small' ? 'large' : scopes[i % scopes.length]);
       times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      const other = paths[(i * 7919 + 1) % paths.length];
+      const text = fs.readFileSync(other, 'utf8');
+      const t1 = process.hrtime.bigint();
+      floorWrite(other, text);
+      floor.push(Number(process.hrtime.bigint() - t1) / 1e6);
     }
     // advance (gate lookup + list edit) too, on fresh files.
     const adv: number[] = [];
@@ -85,7 +109,11 @@ async function main(): Promise<void> {
     adv.sort((a, b) => a - b);
     console.log(`mutate.files ${files}`);
     console.log(`mutate.ops ${ops}`);
+    console.log(`# load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} on ${os.cpus().length} CPUs`);
+    console.log(`mutate.floor_median_ms ${percentile(floor, 50).toFixed(2)}`);
+    console.log(`mutate.floor_p99_ms ${percentile(floor, 99).toFixed(2)}`);
     console.log(`mutate.median_ms ${percentile(times, 50).toFixed(2)}`);
+    console.log(`mutate.vs_floor ${(percentile(times, 50) / percentile(floor, 50)).toFixed(2)} (target ≤ 2)`);
     console.log(`mutate.p99_ms ${percentile(times, 99).toFixed(2)}`);
     console.log(`mutate.advance_median_ms ${percentile(adv, 50).toFixed(2)}`);
     console.log(`mutate.advance_p99_ms ${percentile(adv, 99).toFixed(2)}`);

@@ -87,7 +87,7 @@ describe('resume and sync never move work backwards (issue 9, items 1, 2 and 9)'
   test('item 2: a newer orchestrator entry that is behind never wins; sync moves it forward', async () => {
     const { root, file } = workspace('---\nworkflow: w\nstatus: in_progress\nsteps: [a, b, c]\ncurrentStep: b\nstepsCompleted: [a]\nupdatedAt: 2026-11-23T10:00:00Z\n---\nbody\n');
     try {
-      recordOrchestratorWorkflow(root, 'wf.md', { nextStep: 'a', currentStep: 'a', updatedAt: '2026-11-23T10:20:00Z' }, { type: 'multi' });
+      await recordOrchestratorWorkflow(root, 'wf.md', { nextStep: 'a', currentStep: 'a', updatedAt: '2026-11-23T10:20:00Z' }, { type: 'multi' });
       let r = await cli(root, 'resume', 'wf.md', '--json');
       const rep = JSON.parse(r.out);
       assert.equal(rep.tier, 1, r.out);
@@ -109,7 +109,7 @@ describe('resume and sync never move work backwards (issue 9, items 1, 2 and 9)'
     const text = '---\nworkflow: w\nstatus: in_progress\nsteps: [a, b, c]\ncurrentStep: c\nstepsCompleted: [a, b]\n---\nbody\n';
     const { root, file } = workspace(text);
     try {
-      recordOrchestratorWorkflow(root, 'wf.md', { nextStep: 'b', stepsCompleted: ['a', 'c'], updatedAt: new Date(Date.now() + 60_000).toISOString() });
+      await recordOrchestratorWorkflow(root, 'wf.md', { nextStep: 'b', stepsCompleted: ['a', 'c'], updatedAt: new Date(Date.now() + 60_000).toISOString() });
       const orchBefore = fs.readFileSync(protocolPaths(root).workflowState, 'utf8');
       let r = await cli(root, 'resume', 'wf.md', '--json');
       const rep = JSON.parse(r.out);

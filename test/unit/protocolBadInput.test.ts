@@ -30,8 +30,8 @@ describe('protocol bad input', () => {
       assert.ok(r.warnings.some((w) => /session_state\.md has no YAML frontmatter/.test(w)), r.warnings.join('\n'));
       assert.equal(fs.existsSync(path.join(root, 'pwned')), false, '---js was never evaluated');
       // TTL expiry on an unreadable state does nothing; updating it keeps the old bytes aside.
-      assert.equal(expireOrchestratorIfDue(root).expired, false);
-      recordOrchestratorWorkflow(root, 'wf.md', { nextStep: 'a' });
+      assert.equal((await expireOrchestratorIfDue(root)).expired, false);
+      await recordOrchestratorWorkflow(root, 'wf.md', { nextStep: 'a' });
       assert.ok(fs.readdirSync(p.memory).some((n) => n.startsWith('workflow-state.json.unreadable-')));
       assert.equal(readOrchestrator(root).state!.workflows!['wf.md'].nextStep, 'a');
       // Not an object.
@@ -39,7 +39,7 @@ describe('protocol bad input', () => {
       assert.ok(readOrchestrator(root).warnings.some((w) => /not a JSON object/.test(w)));
       // Unknown ttl words never expire anything.
       fs.writeFileSync(p.workflowState, JSON.stringify({ lastUpdated: '2000-01-01T00:00:00Z', ttl: 'whenever' }));
-      assert.equal(expireOrchestratorIfDue(root).expired, false);
+      assert.equal((await expireOrchestratorIfDue(root)).expired, false);
     } finally {
       cleanup(root);
     }
@@ -54,7 +54,7 @@ describe('protocol bad input', () => {
       const rr = await resumeRoot(root);
       assert.equal(({} as Record<string, unknown>).polluted, undefined);
       assert.equal(rr.workflows.find((w) => w.relFile === '__proto__')?.step, 'evil');
-      recordOrchestratorWorkflow(root, '__proto__', { nextStep: 'x' });
+      await recordOrchestratorWorkflow(root, '__proto__', { nextStep: 'x' });
       assert.equal(({} as Record<string, unknown>).nextStep, undefined);
       assert.equal(JSON.parse(fs.readFileSync(p.workflowState, 'utf8')).workflows.__proto__.nextStep, 'x');
     } finally {

@@ -48,7 +48,7 @@ describe('protocol git checkpoints', () => {
       fs.writeFileSync(path.join(root, 'untracked.txt'), 'mine\n');
       fs.writeFileSync(path.join(root, 'new-staged.txt'), 'new\n');
       git(root, 'add', 'new-staged.txt');
-      recordOrchestratorWorkflow(root, 'wf.md', { nextStep: 'a' }, { type: 't' });
+      await recordOrchestratorWorkflow(root, 'wf.md', { nextStep: 'a' }, { type: 't' });
       const before = snapshot(root);
 
       const cp = await createCheckpoint(root, { git: true, message: 'before refactor' });

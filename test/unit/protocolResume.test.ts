@@ -48,7 +48,7 @@ if (job === 'agent') {
     await core.scan();
     const r = await core.advance(a.file);
     await createCheckpoint(a.root, { message: 'after design', actor: 'agent-1', session: 'sess-1' });
-    recordOrchestratorWorkflow(a.root, 'wf.md', { currentStep: r.after.currentStep, nextStep: r.after.nextStep, stepsCompleted: r.after.stepsCompleted, status: r.after.status }, { type: 'greenfield', phase: 'executing', session: 'sess-1', ttl: '2h' });
+    await recordOrchestratorWorkflow(a.root, 'wf.md', { currentStep: r.after.currentStep, nextStep: r.after.nextStep, stepsCompleted: r.after.stepsCompleted, status: r.after.status }, { type: 'greenfield', phase: 'executing', session: 'sess-1', ttl: '2h' });
     writeSessionState(a.root, { session: 'sess-1', activeWorkflow: 'wf.md', currentStep: 'implement', lastUpdated: new Date().toISOString() }, 'Working on implement.\n');
     process.stdout.write('mid-step\n');
     setInterval(() => {}, 1000);
@@ -142,7 +142,7 @@ if (job === 'agent') {
         await core.advance(file);
         // The orchestrator is ahead of both: it recorded `ship` 10 minutes in the future of the file write.
         const later = new Date(Date.now() + 10 * 60 * 1000);
-        recordOrchestratorWorkflow(root, 'docs/plan.md', { nextStep: 'ship', updatedAt: later.toISOString() }, { type: 'multi' });
+        await recordOrchestratorWorkflow(root, 'docs/plan.md', { nextStep: 'ship', updatedAt: later.toISOString() }, { type: 'multi' });
         let r = await resume(root, file);
         assert.equal(r.tier, 3);
         assert.equal(r.step, 'ship');
@@ -152,13 +152,13 @@ if (job === 'agent') {
         assert.ok(r.warnings.some((w) => /^frontmatter says test .*10 min apart/.test(w)), r.warnings.join('\n'));
 
         // Orchestrator within 5 minutes: disagreement without a warning for it.
-        recordOrchestratorWorkflow(root, 'docs/plan.md', { nextStep: 'ship', updatedAt: new Date(Date.now() + 60 * 1000).toISOString() });
+        await recordOrchestratorWorkflow(root, 'docs/plan.md', { nextStep: 'ship', updatedAt: new Date(Date.now() + 60 * 1000).toISOString() });
         r = await resume(root, file);
         assert.equal(r.tier, 3);
         assert.ok(!r.warnings.some((w) => /^frontmatter says/.test(w)), r.warnings.join('\n'));
 
         // The orchestrator entry is dropped: the frontmatter (newest) wins over the hour-old checkpoint.
-        recordOrchestratorWorkflow(root, 'docs/plan.md', { nextStep: 'test', updatedAt: new Date(Date.now() - 30 * 60 * 1000).toISOString() });
+        await recordOrchestratorWorkflow(root, 'docs/plan.md', { nextStep: 'test', updatedAt: new Date(Date.now() - 30 * 60 * 1000).toISOString() });
         r = await resume(root, file);
         assert.equal(r.tier, 1);
         assert.equal(r.step, 'test');
@@ -174,7 +174,7 @@ if (job === 'agent') {
         const before = fs.readFileSync(file, 'utf8');
         // Someone rewinds the state by hand with an old updatedAt.
         fs.writeFileSync(file, before.replace(/stepsCompleted: .*/, 'stepsCompleted: [design]').replace(/currentStep: .*/, 'currentStep: implement').replace('status:', `updatedAt: "${old.toISOString()}"\nstatus:`));
-        recordOrchestratorWorkflow(root, 'docs/plan.md', { nextStep: 'test' });
+        await recordOrchestratorWorkflow(root, 'docs/plan.md', { nextStep: 'test' });
         r = await resume(root, file);
         assert.equal(r.tier === 2 || r.tier === 3, true);
         assert.equal(r.step, 'test');
@@ -194,7 +194,7 @@ if (job === 'agent') {
       const root = tempRoot();
       try {
         seed(root, 'a.md');
-        recordOrchestratorWorkflow(root, 'gone.md', { nextStep: 'x' }, { enforcement: { violations: ['skipped gate'], blocking: true } });
+        await recordOrchestratorWorkflow(root, 'gone.md', { nextStep: 'x' }, { enforcement: { violations: ['skipped gate'], blocking: true } });
         const rr = await resumeRoot(root);
         assert.deepEqual(rr.workflows.map((w) => w.relFile), ['a.md', 'gone.md']);
         assert.equal(rr.workflows[1].tier, 3);
@@ -387,11 +387,11 @@ if (job === 'agent') {
         assert.equal(parseTtl('PT30M'), 1_800_000);
         assert.equal(parseTtl('soon'), undefined);
         const past = { now: () => new Date(Date.now() - 3 * 3600_000) };
-        recordOrchestratorWorkflow(root, 'wf.md', { nextStep: 'implement', status: 'in_progress' }, { type: 'greenfield', phase: 'executing', session: 'S9', ttl: '2h' }, { clock: past });
+        await recordOrchestratorWorkflow(root, 'wf.md', { nextStep: 'implement', status: 'in_progress' }, { type: 'greenfield', phase: 'executing', session: 'S9', ttl: '2h' }, { clock: past });
         // Not yet expired one hour after: nothing happens.
-        assert.equal(expireOrchestratorIfDue(root, { clock: { now: () => new Date(Date.now() - 2 * 3600_000) } }).expired, false);
+        assert.equal((await expireOrchestratorIfDue(root, { clock: { now: () => new Date(Date.now() - 2 * 3600_000) } })).expired, false);
         fs.writeFileSync(protocolPaths(root).coldMemory, '# Orchestrator memory (cold, append-only)\n\n- earlier line\n');
-        const r = expireOrchestratorIfDue(root);
+        const r = await expireOrchestratorIfDue(root);
         assert.equal(r.expired, true);
         const cold = fs.readFileSync(protocolPaths(root).coldMemory, 'utf8').split('\n').filter(Boolean);
         assert.equal(cold[1], '- earlier line', 'append-only');
@@ -402,7 +402,7 @@ if (job === 'agent') {
         assert.equal(st.workflows, undefined);
         assert.ok(readEvents(root).events.some((e) => e.type === 'ttl.expired'));
         // Expiring again does nothing.
-        assert.equal(expireOrchestratorIfDue(root).expired, false);
+        assert.equal((await expireOrchestratorIfDue(root)).expired, false);
         // resume reports the cleared state instead of answering from it.
         seed(root);
         const rr = await resumeRoot(root);

@@ -76,7 +76,7 @@ describe('enforcement enforces (issue 9, items 7, 8 and 9)', () => {
     const { root, file } = workspace(text);
     try {
       fs.writeFileSync(path.join(root, 'free.md'), text);
-      recordOrchestratorWorkflow(root, 'wf.md', { nextStep: 'a' }, { session: 'orch-1', enforcement: { violations: ['review skipped'], blocking: true } });
+      await recordOrchestratorWorkflow(root, 'wf.md', { nextStep: 'a' }, { session: 'orch-1', enforcement: { violations: ['review skipped'], blocking: true } });
       let r = await cli(root, 'advance', 'wf.md', '--session', 'agent-9');
       assert.equal(r.code, 4, r.out + r.err);
       assert.match(r.err, /the orchestrator \(session orch-1\) blocks writes to wf\.md .*1: review skipped/);

@@ -256,3 +256,106 @@ describe('a gate file moving from its old location moves in the same transaction
     });
   }
 });
+
+describe('a workflow write (advance) is the same transaction: one file, its history line once', () => {
+  const points: [string, string][] = [['WAYMARK_TX_DIE_AFTER_RENAME', '0'], ['WAYMARK_TX_DIE_AFTER_RENAME', '1'], ['WAYMARK_TX_DIE_AFTER_HISTORY', '1']];
+  for (const [hook, n] of points) {
+    test(`advance killed with ${hook}=${n}: the next writer finds the file old or advanced, with one advance line when advanced`, () => {
+      const dir = workspace({ '.waymark/workflows/three.yaml': DEF3, 'x.md': flow(['a'], 'b') }, { prefix: 'wm-txadvance-' });
+      assert.equal(cli(dir, ['scope', 'x.md', 'small']).status, 0);
+      const old = read(dir, 'x.md')!;
+      const fresh = (() => {
+        const copy = fs.mkdtempSync(`${dir}-copy-`);
+        fs.cpSync(dir, copy, { recursive: true });
+        assert.equal(cli(copy, ['advance', 'x.md']).status, 0);
+        return read(copy, 'x.md')!;
+      })();
+      killed(dir, ['advance', 'x.md'], hook, n);
+      const mid = read(dir, 'x.md');
+      assert.ok(mid === old || mid === fresh, 'the file is whole: old or new');
+      const next = cli(dir, ['scope', 'x.md', 'medium']);
+      assert.equal(next.status, 0, next.stderr);
+      const lines = readHistory(dir, path.join(dir, 'x.md'));
+      const isNew = mid === fresh;
+      assert.equal(isNew, n !== '0', 'a rename that happened is kept; none: nothing happened');
+      assert.equal(lines.filter((e) => e.operation === 'advance').length, isNew ? 1 : 0, JSON.stringify(lines.map((e) => e.operation)));
+      assert.equal(lines.filter((e) => e.operation === 'external-edit').length, 0, 'a killed change is not mistaken for a hand edit');
+      assert.equal(lines.filter((e) => e.operation === 'set-scope').length, 2);
+      assert.deepEqual(journalLeft(dir), []);
+    });
+  }
+});
+
+describe('delegation is one transaction over the parent and its new child', () => {
+  const points: [string, string][] = [['WAYMARK_TX_DIE_AFTER_RENAME', '0'], ['WAYMARK_TX_DIE_AFTER_RENAME', '1'], ['WAYMARK_TX_DIE_AFTER_RENAME', '2'], ['WAYMARK_TX_DIE_AFTER_HISTORY', '1'], ['WAYMARK_TX_DIE_AFTER_HISTORY', '2']];
+  for (const [hook, n] of points) {
+    test(`delegate killed with ${hook}=${n}: child and parent block both there or both not, one history line in each`, () => {
+      const dir = workspace({ '.waymark/workflows/three.yaml': DEF3, 'p.md': flow(['a'], 'b') }, { prefix: 'wm-txdelegate-' });
+      const old = read(dir, 'p.md')!;
+      killed(dir, ['delegate', 'p.md', '--agent', 'dev'], hook, n);
+      const next = cli(dir, ['scope', 'p.md', 'small']);
+      assert.equal(next.status, 0, next.stderr);
+      const parent = read(dir, 'p.md')!.replace(/^scope: small\n/m, '');
+      const child = read(dir, 'p.dev.md');
+      const isNew = child !== undefined;
+      assert.equal(isNew, !(hook.endsWith('RENAME') && n === '0'));
+      if (isNew) assert.match(parent, /^delegation:\n {2}id: p\n/m, 'the parent is the root of the chain');
+      else assert.equal(parent, old);
+      assert.equal(readHistory(dir, path.join(dir, 'p.md')).filter((e) => e.operation === 'delegate').length, isNew ? 1 : 0);
+      assert.equal(isNew ? readHistory(dir, path.join(dir, 'p.dev.md')).filter((e) => e.operation === 'create').length : 0, isNew ? 1 : 0);
+      assert.deepEqual(journalLeft(dir), []);
+    });
+  }
+
+  test('a parent already in a chain: killed after the child, the next writer records the delegate line once', () => {
+    const dir = workspace({ '.waymark/workflows/three.yaml': DEF3, 'p.md': flow(['a'], 'b') }, { prefix: 'wm-txdelegate2-' });
+    assert.equal(cli(dir, ['delegate', 'p.md', '--agent', 'dev']).status, 0);
+    const old = read(dir, 'p.md')!;
+    killed(dir, ['delegate', 'p.md', '--agent', 'qa'], 'WAYMARK_TX_DIE_AFTER_RENAME', '1');
+    assert.equal(cli(dir, ['scope', 'p.md', 'small']).status, 0);
+    assert.equal(read(dir, 'p.md')!.replace(/^scope: small\n/m, ''), old, 'the parent keeps its bytes');
+    assert.ok(read(dir, 'p.qa.md'));
+    assert.equal(readHistory(dir, path.join(dir, 'p.md')).filter((e) => e.operation === 'delegate').length, 2);
+    assert.deepEqual(journalLeft(dir), []);
+  });
+});
+
+describe('sync expiring the orchestrator state: the cold-memory summary and the cleared state are one change', () => {
+  const points: [string, string][] = [['WAYMARK_TX_DIE_AFTER_RENAME', '0'], ['WAYMARK_TX_DIE_AFTER_RENAME', '1'], ['WAYMARK_TX_DIE_AFTER_RENAME', '2']];
+  for (const [hook, n] of points) {
+    test(`killed with ${hook}=${n}: the summary is in the cold memory once exactly when the state is cleared`, () => {
+      const state = { type: 'greenfield', phase: 'executing', session: 'S1', ttl: '1h', lastUpdated: '2026-01-01T00:00:00.000Z', workflows: { 'x.md': { nextStep: 'b' } }, enforcement: { violations: [], blocking: false } };
+      const dir = workspace({ '.waymark/workflows/three.yaml': DEF3, 'x.md': flow(['a'], 'b'), '.waymark/memory/workflow-state.json': JSON.stringify(state) }, { prefix: 'wm-txexpire-' });
+      killed(dir, ['sync'], hook, n);
+      const cleared = () => /"cleared"/.test(read(dir, '.waymark/memory/workflow-state.json') ?? '');
+      const summaries = () => (read(dir, '.waymark/memory/orchestrator_memory.md') ?? '').split('\n').filter((l) => / expired: type=greenfield/.test(l)).length;
+      const r = cli(dir, ['sync']);
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(cleared(), true);
+      assert.equal(summaries(), 1, 'the summary once');
+      assert.deepEqual(journalLeft(dir), []);
+    });
+  }
+});
+
+describe('memory prune moves hot notes to the cold file in one change', () => {
+  const hot = ['---', 'session: null', '---', '# Session state', '', '## Current objective', '', '_none_', '', '## Working memory', '', ...Array.from({ length: 6 }, (_, i) => `- note ${i}`), '', '## Immediate tasks', '', '_none_', '', '## Waiting for', '', '_none_', ''].join('\n');
+  for (const n of ['0', '1', '2']) {
+    test(`killed with WAYMARK_TX_DIE_AFTER_RENAME=${n}: every note is in exactly one of the two files`, () => {
+      const dir = workspace({ '.waymark/memory/session_state.md': hot }, { prefix: 'wm-txmemory-' });
+      const env = { WAYMARK_MEMORY_ENGINE: 'journal' };
+      const k = cli(dir, ['memory', 'prune', '--keep', '2', '--force'], { ...env, WAYMARK_TX_DIE_AFTER_RENAME: n });
+      assert.equal(k.signal, 'SIGKILL', k.stderr);
+      const r = cli(dir, ['memory', 'prune', '--keep', '2', '--force'], env);
+      assert.equal(r.status, 0, r.stderr);
+      const hotNow = read(dir, '.waymark/memory/session_state.md') ?? '';
+      const cold = read(dir, '.waymark/memory/orchestrator_memory.md') ?? '';
+      for (let i = 0; i < 6; i++) {
+        const inHot = hotNow.includes(`- note ${i}\n`);
+        const inCold = cold.split('\n').filter((l) => l.endsWith(` note ${i}`)).length;
+        assert.equal(Number(inHot) + inCold, 1, `note ${i}: hot ${inHot}, cold ${inCold}`);
+      }
+      assert.deepEqual(journalLeft(dir), []);
+    });
+  }
+});

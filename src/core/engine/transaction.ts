@@ -10,13 +10,13 @@ import * as path from 'node:path';
 import type { WriteGuard, WriteObserver } from '../writeHooks';
 import { WaymarkError, errorMessage } from '../errors';
 import type { Logger } from '../ports';
-import type { HistoryEntry } from '../types';
+import type { HistoryEntry, WorkflowState } from '../types';
 import { removeStaleTemps, writeFileAtomic } from '../store/atomicWrite';
 import { acquireFileLock, type HeldLock } from '../store/fileLock';
 import { appendHistory, assertHistoryAppendable, readHistory } from '../store/history';
-import { assertJournalWritable, currentSha256, sha256Hex } from '../store/intentJournal';
+import { assertJournalWritable, currentSha256, listJournal, sha256Hex } from '../store/intentJournal';
 import { readRegularFileSync } from '../store/safeRead';
-import { assertWritable, safeWritePath } from '../store/safePath';
+import { assertNotReadOnly, assertWritable, safeWritePath } from '../store/safePath';
 import { completeTxIntent, orphanedTxIntents, writeTxIntent, type TxIntent } from '../store/txJournal';
 import { assertWritableInside } from './roots';
 
@@ -29,10 +29,10 @@ export interface TxWrite {
   /** The file is removed (a gate file moving away from its old location); its `entry` must be null. */
   remove?: boolean;
   /**
-   * Its history line (time, actor and session are filled in); null: none (a write outside the
+   * Its history line (time, actor, session and, unless given, the change's operation are filled in); null: none (a write outside the
    * state, such as a ticket mirror, is journaled and renamed like the others but not recorded).
    */
-  entry: Omit<HistoryEntry, 'seq' | 'file' | 'time' | 'actor' | 'session' | 'operation'> | null;
+  entry: (Omit<HistoryEntry, 'seq' | 'file' | 'time' | 'actor' | 'session' | 'operation'> & { operation?: string }) | null;
   /**
    * The file whose history gets the line, when not `file` itself (a gate file's verdict is
    * recorded in its workflow's history); one of the planner's `files`. Guards judge this file.
@@ -40,6 +40,20 @@ export interface TxWrite {
   historyFile?: string;
   /** Why these bytes would be invalid (they are refused, or undone once on disk), else undefined. */
   check?: (text: string) => string | undefined;
+  /** The workflow state these bytes hold, handed to the observers as `after`. */
+  state?: WorkflowState;
+  /**
+   * The file keeps its bytes (`text` is its text as read) but the change records its line: a
+   * delegation's parent already in a chain. Locked, compared before the renames, not renamed.
+   */
+  unchanged?: boolean;
+}
+
+/** A history line recording what the change found (not a change it makes): see TxPlan.found. */
+export interface TxFound {
+  /** One of the planner's `files`. */
+  file: string;
+  entry: Omit<HistoryEntry, 'seq' | 'file'>;
 }
 
 export interface TxPlan<R> {
@@ -47,6 +61,13 @@ export interface TxPlan<R> {
   writes: TxWrite[];
   /** The answer, given the history lines appended (same order as `writes`). */
   result: (entries: HistoryEntry[]) => R;
+  /**
+   * Lines appended once the change is judged writable, before its journal: what was found on
+   * disk that history had not recorded (a hand edit since the last line: `external-edit`).
+   */
+  found?: TxFound[];
+  /** Runs holding the locks once every file landed and its history line is out (a model update). */
+  landed?: (entries: HistoryEntry[]) => void;
 }
 
 /**
@@ -56,10 +77,15 @@ export interface TxPlan<R> {
 export interface TxPlanner<R> {
   operation: string;
   files: string[];
-  /** Texts by `files` entry; undefined for a file that does not exist. */
-  plan(texts: ReadonlyMap<string, string | undefined>): TxPlan<R>;
-  /** Run holding every lock, before the files are read (a caller's own recovery). */
-  underLocks?: () => Promise<void>;
+  /** Texts by `files` entry; undefined for a file that does not exist. May await (a guard run by the planner). */
+  plan(texts: ReadonlyMap<string, string | undefined>): TxPlan<R> | Promise<TxPlan<R>>;
+  /** Run holding every lock, before the files are read (a caller's own recovery; `journal`: the journal folder's names). */
+  underLocks?: (journal: readonly string[]) => Promise<void>;
+  /**
+   * How a file is read (its real path): by default its bytes, undefined when missing. A workflow
+   * write passes the workflow reader (size limit, encoding), which refuses a missing file.
+   */
+  read?: (file: string, target: string) => string | undefined;
 }
 
 export interface TxContext {
@@ -110,10 +136,10 @@ async function lockAll(root: string, targets: string[], operation: string): Prom
 }
 
 /** The orphaned transactions touching `targets`, and every file they touch (to lock them too). */
-function orphansTouching(root: string, targets: Set<string>): { files: Set<string>; intents: { path: string; intent?: TxIntent }[] } {
+function orphansTouching(root: string, targets: Set<string>, names?: readonly string[]): { files: Set<string>; intents: { path: string; intent?: TxIntent }[] } {
   const files = new Set(targets);
   const intents: { path: string; intent?: TxIntent }[] = [];
-  const all = orphanedTxIntents(root);
+  const all = orphanedTxIntents(root, names);
   let grew = true;
   while (grew) {
     grew = false;
@@ -228,7 +254,8 @@ async function recoverTx(tx: TxContext, o: { path: string; intent: TxIntent }): 
     return cur === w.after ? 'after' : (cur ?? null) === w.before ? 'before' : 'other';
   });
   for (const w of intent.writes) for (const t of removeStaleTemps(w.target)) log?.warn(`[write] removed ${t} left by a writer that died`);
-  if (states.every((s) => s !== 'after')) {
+  // A file the change records without changing it (before = after) proves nothing.
+  if (states.every((s, i) => s !== 'after' || intent.writes[i].before === intent.writes[i].after)) {
     // Killed before its first rename: the files are as they were.
     completeTxIntent(o.path);
     return;
@@ -302,15 +329,7 @@ function moveAside(p: string): void {
 }
 
 function writable(target: string, file: string): void {
-  let mode: number | undefined;
-  try {
-    mode = fs.statSync(target).mode;
-  } catch {
-    mode = undefined;
-  }
-  if (mode !== undefined && (mode & 0o200) === 0) {
-    throw new WaymarkError('io', `${file} is read-only; chmod u+w ${file} to allow Waymark to write it. Nothing was changed.`, file, { readOnly: true });
-  }
+  assertNotReadOnly(file, target);
   assertWritable(path.join(path.dirname(target), '.waymark-probe'), 'file', { display: file });
 }
 
@@ -334,10 +353,13 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
   const files = [...new Set(planner.files.map((f) => path.resolve(f)))];
   const targets = new Map(files.map((f) => [f, targetOf(root, f)]));
   let locks: HeldLock[] = [];
+  let journal: string[] = [];
   for (let attempt = 0; ; attempt++) {
-    const peek = orphansTouching(root, new Set(targets.values()));
+    // One listing of the journal before the locks, one under them (the common case: no intent).
+    const peek = orphansTouching(root, new Set(targets.values()), listJournal(root));
     locks = await lockAll(root, [...peek.files], planner.operation);
-    const now = orphansTouching(root, new Set(targets.values()));
+    journal = listJournal(root);
+    const now = orphansTouching(root, new Set(targets.values()), journal);
     if ([...now.files].every((f) => peek.files.has(f)) || attempt >= 3) {
       try {
         for (const o of now.intents) {
@@ -357,18 +379,26 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
     for (const l of locks.reverse()) l.release();
   }
   const entries: HistoryEntry[] = [];
+  const states: (WorkflowState | undefined)[] = [];
   let intentPath: string | undefined;
   let plan: TxPlan<R>;
   try {
-    for (const l of locks) for (const b of l.broken) tx.logger?.warn(`[lock] ${b}`);
-    await planner.underLocks?.();
-    const texts = new Map(files.map((f) => [f, readTarget(targets.get(f)!)]));
-    plan = planner.plan(texts);
-    const writes = plan.writes.filter((w) => (w.remove ? texts.get(path.resolve(w.file)) !== undefined : w.text !== texts.get(path.resolve(w.file))));
+    for (const l of locks) {
+      for (const b of l.broken) tx.logger?.warn(`[lock] ${b}`);
+      // A writer that died holding the lock may have left its temp file behind.
+      if (l.broken.length) for (const t of removeStaleTemps(l.info.file)) tx.logger?.warn(`[write] removed ${t} left by a writer that died`);
+    }
+    await planner.underLocks?.(journal);
+    const read = planner.read ?? ((_f: string, t: string) => readTarget(t));
+    const texts = new Map(files.map((f) => [f, read(f, targets.get(f)!)]));
+    plan = await planner.plan(texts);
+    const writes = plan.writes.filter((w) => (w.remove ? texts.get(path.resolve(w.file)) !== undefined : w.unchanged ? w.entry !== null : w.text !== texts.get(path.resolve(w.file))));
+    if (writes.every((w) => w.unchanged)) return plan.result([]);
     if (!writes.length) return plan.result([]);
     for (const w of writes) {
       if (!targets.has(path.resolve(w.file))) throw new Error(`${planner.operation} plans a write to ${w.file}, which it did not read`);
       if (w.remove && (w.entry !== null || w.text !== '')) throw new Error(`${planner.operation} removes ${w.file} with bytes or a history line`);
+      if (w.unchanged && w.text !== texts.get(path.resolve(w.file))) throw new Error(`${planner.operation} keeps ${w.file} unchanged with other bytes`);
       if (w.historyFile !== undefined && !targets.has(path.resolve(w.historyFile))) throw new Error(`${planner.operation} records ${w.file} in the history of ${w.historyFile}, which it did not read`);
     }
     const judged = [...new Set(writes.filter((w) => w.entry !== null).map((w) => path.resolve(w.historyFile ?? w.file)))];
@@ -382,6 +412,11 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
       if (w.entry !== null) assertHistoryAppendable(root, w.historyFile ?? w.file, tx.historyDir);
     }
     assertJournalWritable(root);
+    for (const f of plan.found ?? []) {
+      if (!targets.has(path.resolve(f.file))) throw new Error(`${planner.operation} records a line about ${f.file}, which it did not read`);
+      const res = appendHistory(root, { ...f.entry, file: path.resolve(f.file) }, tx.historyDir);
+      if (res.repaired) tx.logger?.warn(`[history] ${res.repaired}`);
+    }
     const time = tx.now().toISOString();
     const planned = writes.map((w) => (w.entry === null ? null : { time, actor: tx.actor, session: tx.session, operation: planner.operation, ...w.entry, file: path.resolve(w.historyFile ?? w.file) }));
     const items = writes.map((w) => {
@@ -399,8 +434,16 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
     dieAt('RENAME', 0);
     const done: { target: string; before: string | undefined }[] = [];
     try {
-      for (const [i, x] of items.entries()) {
+      let renamed = 0;
+      for (const x of items) {
         const lock = locks.find((l) => l.info.file === path.resolve(x.target));
+        if (x.w.unchanged) {
+          lock?.assertHeld();
+          if (readTarget(x.target) !== x.before) {
+            throw new WaymarkError('conflict', `${x.w.file} changed on disk while ${planner.operation} was being made (another writer or an editor); nothing was written. Re-read it and retry.`, x.w.file);
+          }
+          continue;
+        }
         if (x.w.remove) {
           lock?.assertHeld();
           if (readTarget(x.target) !== x.before) {
@@ -408,7 +451,7 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
           }
           fs.rmSync(x.target);
           done.push({ target: x.target, before: x.before });
-          dieAt('RENAME', i + 1);
+          dieAt('RENAME', ++renamed);
           continue;
         }
         writeFileAtomic(x.target, x.w.text, {
@@ -422,7 +465,7 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
           },
         });
         done.push({ target: x.target, before: x.before });
-        dieAt('RENAME', i + 1);
+        dieAt('RENAME', ++renamed);
       }
       // Re-read what landed: each file must hold the new bytes and still be valid.
       for (const x of items) {
@@ -446,8 +489,10 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
         const res = appendHistory(root, { ...p, intent: `${intent.intent.id}:${i}` }, tx.historyDir);
         if (res.repaired) tx.logger?.warn(`[history] ${res.repaired}`);
         entries.push(res.entry);
+        states.push(writes[i].state);
         dieAt('HISTORY', i + 1);
       }
+      plan.landed?.(entries);
     } catch (e) {
       // The intent stays: the next writer appends the missing lines once this process is gone.
       intentPath = undefined;
@@ -457,10 +502,10 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
     for (const l of locks.reverse()) l.release();
   }
   let observersOk = true;
-  for (const entry of entries) {
+  for (const [i, entry] of entries.entries()) {
     for (const ob of tx.observers ?? []) {
       try {
-        await ob(entry, { file: entry.file, root, operation: entry.operation, actor: tx.actor, session: tx.session });
+        await ob(entry, { file: entry.file, root, operation: entry.operation, actor: tx.actor, session: tx.session, after: states[i] });
       } catch (e) {
         observersOk = false;
         tx.logger?.error(`[core] write observer failed after ${entry.operation} on ${entry.file}: ${errorMessage(e)}`);

@@ -9,13 +9,11 @@ import type { WorkspaceContext } from '../store/workspaceContext';
 import { gateOf } from '../model/gates';
 import { editFrontmatter, type EditValue } from '../model/edit';
 import * as fs from 'node:fs';
-import { writeFileAtomic, removeStaleTemps } from '../store/atomicWrite';
-import { acquireFileLock, type HeldLock } from '../store/fileLock';
+import { removeStaleTemps } from '../store/atomicWrite';
 import { appendHistory, assertHistoryAppendable, historySnapshot, lastRecordedState, readHistory, stateChange } from '../store/history';
 import { runningSession } from '../protocol/sessions';
-import { assertJournalWritable, completeIntent, currentSha256, orphanedIntents, sha256Hex, writeIntent, type IntentEntry, type IntentWrite } from '../store/intentJournal';
+import { assertJournalWritable, completeIntent, currentSha256, orphanedIntents } from '../store/intentJournal';
 import { assertNotReadOnly, assertWritable, safeWritePath } from '../store/safePath';
-import { readRegularFileSync } from '../store/safeRead';
 import type { GateLookup, Plan } from '../model/mutations';
 import type { ContextCache } from './contextCache';
 import type { WorkflowModel } from './workflowModel';
@@ -77,8 +75,10 @@ export function newErrors(before: Problem[], after: Problem[]): Problem[] {
 }
 
 /**
- * The one write path: lock → re-read → hash check → guards → plan → validate → atomic write
- * → history → observers → event. Delegation and gate verdicts reuse its steps.
+ * Workflow writes: `mutate` plans a frontmatter change and runs it as one transaction of the one
+ * engine (transaction.ts): lock → settle killed changes → re-read → hash check → guards → plan →
+ * validate → journal → atomic rename → history → observers; then the model's event. Delegation
+ * and gate verdicts use its readers and checks in their own planners.
  */
 export class WritePipeline {
   constructor(
@@ -98,15 +98,6 @@ export class WritePipeline {
   async readWorkflow(abs: string): Promise<ReadFile> {
     const ctx = await this.contexts.contextFor(abs);
     return parseWorkflowFile(abs, readWorkflowText(abs, ctx, this.fs), ctx);
-  }
-
-  /**
-   * The same reader on the disk itself, under the write lock: a write is computed from the bytes
-   * it replaces, never from a view laid over them (an editor's unsaved text goes in `options.text`).
-   */
-  async readForWrite(abs: string): Promise<ReadFile> {
-    const ctx = await this.contexts.contextFor(abs);
-    return parseWorkflowFile(abs, readWorkflowText(abs, ctx, nodeFileSystem), ctx);
   }
 
   /**
@@ -137,27 +128,6 @@ export class WritePipeline {
     assertJournalWritable(ctx.root);
   }
 
-  /**
-   * The compare-and-swap before a rename: this process still holds the lock, and the file's
-   * bytes are still the ones the change was computed from. Otherwise a conflict (exit 3), and
-   * nothing is written: a paused writer never renames a stale result over newer work.
-   */
-  casCheck(lock: HeldLock, target: string, abs: string, readText: string | undefined): () => void {
-    return () => {
-      lock.assertHeld();
-      if (readText === undefined) return;
-      let now: string | undefined;
-      try {
-        now = readRegularFileSync(target).toString('utf8');
-      } catch {
-        now = undefined;
-      }
-      if (now !== readText) {
-        throw new WaymarkError('conflict', `${abs} changed on disk while this change was being made (another writer or an editor); nothing was written. Re-read it and retry.`, abs);
-      }
-    };
-  }
-
   /** The history line a change will append (its seq is assigned when it is appended). */
   entryFor(abs: string, operation: string, wctx: WriteContext, before: WorkflowState | undefined, after: WorkflowState | undefined, detail?: Record<string, unknown>): Omit<HistoryEntry, 'seq'> {
     const { from, to } = stateChange(before, after);
@@ -173,13 +143,6 @@ export class WritePipeline {
       hashAfter: after?.stateHash,
       detail,
     };
-  }
-
-  /** Journals a change before its renames (see intentJournal.ts). */
-  journal(ctx: WorkspaceContext, abs: string, writes: { file: string; text: string }[], entries: IntentEntry[]): { path: string; id: string } {
-    const w: IntentWrite[] = writes.map((x) => ({ file: x.file, sha256: sha256Hex(x.text) }));
-    const j = writeIntent(ctx.root, abs, { historyDir: ctx.config.history?.dir, writes: w, entries });
-    return { path: j.path, id: j.intent.id };
   }
 
   /** Appends a prepared history line (see entryFor). */
@@ -198,7 +161,15 @@ export class WritePipeline {
   async recover(ctx: WorkspaceContext, abs: string): Promise<void> {
     // A multi-file change (engine/transaction.ts) killed half done is completed first.
     await recoverTxTouching(this.txContext(ctx), abs);
-    for (const o of orphanedIntents(ctx.root, abs)) {
+    await this.recoverOneFileIntents(ctx, abs);
+  }
+
+  /**
+   * The one-file intents (store/intentJournal.ts) about `abs` whose writers died: a delegation's,
+   * or one left by an older Waymark. `journal`: the journal folder's names, when already listed.
+   */
+  async recoverOneFileIntents(ctx: WorkspaceContext, abs: string, journal?: readonly string[]): Promise<void> {
+    for (const o of orphanedIntents(ctx.root, abs, journal)) {
       if (!o.intent) {
         this.logger.warn(`[journal] ${o.path} is unreadable; moved aside to ${o.path}.bad`);
         try {
@@ -257,7 +228,7 @@ export class WritePipeline {
    * entry) becomes an `external-edit` line first, so history has no gap and `--at` is exact:
    * `from` is what history last recorded, `to` the whole state as found.
    */
-  recordExternalEdit(ctx: WorkspaceContext, abs: string, found: WorkflowState, wctx: WriteContext, last: HistoryEntry | undefined): HistoryEntry | undefined {
+  externalEdit(ctx: WorkspaceContext, abs: string, found: WorkflowState, wctx: WriteContext, last: HistoryEntry | undefined): Omit<HistoryEntry, 'seq' | 'file'> | undefined {
     if (!last || last.hashAfter === found.stateHash) return undefined;
     // Rare (a hand edit): only now is the whole history read, for what it last recorded.
     const entries = readHistory(ctx.root, abs, ctx.config.history?.dir);
@@ -273,20 +244,18 @@ export class WritePipeline {
       to[k] = now[k] ?? null;
       from[k] = k in known ? known[k] : null;
     }
-    const entry = this.append(ctx, {
+    this.logger.info(`[history] ${abs}: recording an external edit (after #${last.seq}) before ${wctx.operation}`);
+    return {
       time: this.clock.now().toISOString(),
       session: wctx.session,
       actor: 'external',
       operation: 'external-edit',
-      file: abs,
       from,
       to,
       hashBefore: last.hashAfter,
       hashAfter: found.stateHash,
       detail: { note: `the file was edited outside Waymark after history #${last.seq}; found by ${wctx.actor ?? 'a writer'} before ${wctx.operation}` },
-    });
-    this.logger.info(`[history] ${abs}: recorded an external edit (#${entry.seq}) before ${wctx.operation}`);
-    return entry;
+    };
   }
 
   /**
@@ -321,10 +290,6 @@ export class WritePipeline {
     };
   }
 
-  lockOptions(root: string) {
-    return { root, purpose: 'waymark mutation' };
-  }
-
   async runGuards(wctx: WriteContext): Promise<void> {
     for (const g of this.init.guards ?? []) await g(wctx);
   }
@@ -341,15 +306,6 @@ export class WritePipeline {
       }
     }
     return ok;
-  }
-
-  /**
-   * Completes an intent once its observers ran. When one failed (an events log held by a stopped
-   * process...) the intent stays, and the next writer after this process is gone runs them once
-   * more, so the events log is not left behind.
-   */
-  finish(intentPath: string | undefined, observersOk: boolean): void {
-    if (intentPath && observersOk) completeIntent(intentPath);
   }
 
   checkHash(state: WorkflowState, options: MutationOptions): void {
@@ -401,58 +357,55 @@ export class WritePipeline {
       return { file: abs, operation, before: read.state, after, newText, written: false, changed: true };
     }
     const target = this.writeTarget(abs, ctx.root);
-    await this.settle(ctx, abs);
-    const lock = await acquireFileLock(abs, this.lockOptions(ctx.root));
-    this.logBroken(lock, target);
-    let result: MutationResult;
-    let entry: HistoryEntry | undefined;
-    let intent: { path: string; id: string } | undefined;
     const wctx = this.writeContext(abs, ctx.root, operation, opts);
+    let landed: WorkflowState | undefined;
+    let result: MutationResult;
     try {
-      await this.recover(ctx, abs);
-      const read = this.readAt(abs, target, ctx);
-      this.checkHash(read.state, opts);
-      await this.runGuards(wctx);
-      const plan = this.sessionEdit(read.state, wctx, makePlan(read.state, ctx));
-      const { newText, after } = this.applyPlan(read, plan, ctx, operation);
-      if (this.isNoChange(read, plan, after, operation)) {
-        // Same state (hashes leave timestamps out): nothing to write, nothing to record.
-        this.model.set(abs, read.state);
-        return { file: abs, operation, before: read.state, after: read.state, newText: read.text, written: false, changed: false };
-      }
-      const forced = this.checkProblems(read, after, operation, opts);
-      this.preflight(ctx, abs, target);
-      const recorded = lastRecordedState(ctx.root, abs, ctx.config.history?.dir);
-      const external = this.recordExternalEdit(ctx, abs, read.state, wctx, recorded.last);
-      const detail = forced.length ? { ...(plan.detail ?? {}), forced: { problems: forced.map((p) => p.code) } } : plan.detail;
-      const planned = this.entryFor(abs, operation, wctx, read.state, after, detail);
-      // A file's first history line records the whole state it started from: later lines
-      // record only what changed, and `history --at` needs a known starting point.
-      if (!recorded.any && !external) planned.from = { ...historySnapshot(read.state), ...planned.from };
-      intent = this.journal(ctx, abs, [{ file: target, text: newText }], [{ entry: planned, evidence: 0 }]);
-      try {
-        if (newText !== read.text) writeFileAtomic(target, newText, { root: ctx.root, mustExist: true, beforeRename: this.casCheck(lock, target, abs, read.text) });
-      } catch (e) {
-        completeIntent(intent.path); // nothing was renamed: nothing to recover
-        intent = undefined;
-        throw e;
-      }
-      try {
-        entry = this.append(ctx, { ...planned, intent: `${intent.id}:0` });
-      } catch (e) {
-        // The intent stays: the next writer of this file appends the line once this process is gone.
-        intent = undefined;
-        this.model.set(abs, after);
-        throw new WaymarkError('io', `${abs} was changed (${operation}), but its history line could not be appended: ${errorMessage(e).replace(/ Nothing was changed\.$/, "")}`, abs, { written: true });
-      }
-      result = { file: abs, operation, before: read.state, after, newText, written: newText !== read.text, changed: true, seq: entry.seq };
-      this.model.set(abs, after);
-    } finally {
-      lock.release();
+      // One transaction of one file (engine/transaction.ts): locked by real path, killed changes
+      // touching it settled, re-read, planned here, journaled, renamed with a compare-and-swap,
+      // one history line, observers. The guards run in the plan, right after the hash check.
+      result = await runTransaction<MutationResult>({ ...this.txContext(ctx, wctx), guards: undefined }, {
+        operation,
+        files: [abs],
+        read: () => readWorkflowText(target, ctx),
+        underLocks: (journal) => this.recoverOneFileIntents(ctx, abs, journal),
+        plan: async (texts) => {
+          const read = this.parse(abs, texts.get(abs)!, ctx);
+          this.checkHash(read.state, opts);
+          await this.runGuards(wctx);
+          const plan = this.sessionEdit(read.state, wctx, makePlan(read.state, ctx));
+          const { newText, after } = this.applyPlan(read, plan, ctx, operation);
+          if (this.isNoChange(read, plan, after, operation) || newText === read.text) {
+            // Same state (hashes leave timestamps out): nothing to write, nothing to record.
+            this.model.set(abs, read.state);
+            return { writes: [], result: () => ({ file: abs, operation, before: read.state, after: read.state, newText: read.text, written: false, changed: false }) };
+          }
+          const forced = this.checkProblems(read, after, operation, opts);
+          const recorded = lastRecordedState(ctx.root, abs, ctx.config.history?.dir);
+          const external = this.externalEdit(ctx, abs, read.state, wctx, recorded.last);
+          const detail = forced.length ? { ...(plan.detail ?? {}), forced: { problems: forced.map((p) => p.code) } } : plan.detail;
+          const { from, to } = stateChange(read.state, after);
+          // A file's first history line records the whole state it started from: later lines
+          // record only what changed, and `history --at` needs a known starting point.
+          const first = !recorded.any && !external;
+          landed = after;
+          return {
+            writes: [{ file: abs, text: newText, state: after, entry: { from: first ? { ...historySnapshot(read.state), ...from } : from, to, hashBefore: read.state.stateHash, hashAfter: after.stateHash, detail } }],
+            found: external ? [{ file: abs, entry: external }] : undefined,
+            landed: () => {
+              this.model.set(abs, after);
+              this.model.refreshCross();
+            },
+            result: (entries) => ({ file: abs, operation, before: read.state, after, newText, written: true, changed: true, seq: entries[0]?.seq }),
+          };
+        },
+      });
+    } catch (e) {
+      // Renamed, but its history line could not be appended: the file holds the new state.
+      if (landed && WaymarkError.is(e) && (e.data as { written?: boolean } | undefined)?.written) this.model.set(abs, landed);
+      throw e;
     }
-    this.model.refreshCross();
-    this.finish(intent?.path, await this.runObservers(entry!, { ...wctx, after: result.after }));
-    this.model.emit({ changes: [{ file: abs, state: result.after }] });
+    if (result.written) this.model.emit({ changes: [{ file: abs, state: result.after }] });
     return result;
   }
 
@@ -512,15 +465,5 @@ export class WritePipeline {
     if (!after) return false;
     this.model.set(abs, after);
     return true;
-  }
-
-  logBroken(lock: HeldLock, file?: string): void {
-    for (const b of lock.broken) this.logger.warn(`[lock] ${b}`);
-    // A writer that died holding the lock may have left its temp file behind.
-    if (lock.broken.length && file) for (const t of removeStaleTemps(file)) this.logger.warn(`[write] removed ${t} left by a writer that died`);
-  }
-
-  appendEntry(ctx: WorkspaceContext, abs: string, operation: string, wctx: WriteContext, before: WorkflowState | undefined, after: WorkflowState | undefined, detail?: Record<string, unknown>): HistoryEntry {
-    return this.append(ctx, this.entryFor(abs, operation, wctx, before, after, detail));
   }
 }

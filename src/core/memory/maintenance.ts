@@ -41,10 +41,10 @@ export async function prune(m: MemoryInternals, svc: MemoryOperations, args: { k
   let moved: string[] = [];
   const sizes = m.files.sizes();
   if (args.force || sizes.hot > HOT_LIMIT) {
-    await m.files.updateHot((h) => {
+    await m.files.updateBoth((h) => {
       if (h.working.length > keep) moved = h.working.splice(0, h.working.length - keep);
+      return moved.map((m) => ({ section: 'Learned context' as const, line: `${day} ${m}` }));
     });
-    if (moved.length) await m.files.appendCold(moved.map((m) => ({ section: 'Learned context' as const, line: `${day} ${m}` })));
   }
   let coldArchive: string | undefined;
   if (m.files.sizes().cold > COLD_LIMIT) coldArchive = await m.files.archiveCold(m.now().replace(/[:.]/g, '-'));

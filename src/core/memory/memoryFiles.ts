@@ -1,8 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { writeFileAtomic, sweepStaleTemps } from '../store/atomicWrite';
+import { runTransaction } from '../engine/transaction';
 import { assertRegularOrMissing, readInternalIfExists, safeMkdir, safeWritePath } from '../store/safePath';
-import { acquireFileLock } from '../store/fileLock';
 import { splitFrontmatter, safeYamlParse } from '../model/frontmatter';
 
 /* Hot and cold memory files: plain Markdown, readable without Kuzu.
@@ -130,15 +129,20 @@ export class MemoryFiles {
     return real;
   }
 
-  private async lock<T>(file: string, fn: () => T): Promise<T> {
-    const lock = await acquireFileLock(file, { root: this.root, waitMs: 5000, purpose: 'memory file' });
-    try {
-      // A memory writer that died holding this lock may have left its temp file beside the file.
-      if (lock.broken.length) sweepStaleTemps(path.dirname(file));
-      return fn();
-    } finally {
-      lock.release();
-    }
+  /**
+   * A change of memory files is one transaction (engine/transaction.ts): locked by real path,
+   * re-read, journaled, renamed. `plan` gets the files' texts (undefined: missing) and returns
+   * their new texts (a file left out, or with its old text, is not written) and the answer.
+   */
+  private change<T>(operation: string, files: string[], plan: (texts: ReadonlyMap<string, string | undefined>) => { texts: Map<string, string>; result: T }): Promise<T> {
+    return runTransaction({ root: this.root, now: () => new Date() }, {
+      operation,
+      files,
+      plan: (texts) => {
+        const p = plan(texts);
+        return { writes: [...p.texts].map(([file, text]) => ({ file, text, entry: null })), result: () => p.result };
+      },
+    });
   }
 
   readHot(): HotState {
@@ -153,25 +157,43 @@ export class MemoryFiles {
 
   /** Read-modify-write of the hot file under a lock. */
   async updateHot(fn: (h: HotState) => void): Promise<HotState> {
-    this.target('hot');
-    return this.lock(this.hotFile, () => {
-      const real = this.target('hot');
-      const h = this.readHot();
+    const real = this.target('hot');
+    return this.change('memory-hot', [real], (texts) => {
+      const text = texts.get(real);
+      const h = text === undefined ? emptyHot() : parseHot(text);
       fn(h);
-      writeFileAtomic(real, renderHot(h), { root: this.root, what: 'hot memory' });
-      return h;
+      return { texts: new Map([[real, renderHot(h)]]), result: h };
+    });
+  }
+
+  /**
+   * The hot file changed by `fn` and `cold` entries added to the cold file, one change: lines moved
+   * from the hot file to the cold one are never lost or kept twice by a writer killed in between.
+   */
+  async updateBoth(fn: (h: HotState) => { section: ColdSection; line: string }[] | void): Promise<HotState> {
+    const hot = this.target('hot');
+    const coldReal = this.target('cold');
+    return this.change('memory-move', [hot, coldReal], (texts) => {
+      const h = texts.get(hot) === undefined ? emptyHot() : parseHot(texts.get(hot)!);
+      const cold = fn(h) ?? [];
+      const out = new Map([[hot, renderHot(h)]]);
+      if (cold.length) {
+        let text = texts.get(coldReal) ?? coldTemplate();
+        for (const { section, line } of cold) text = insertInSection(text, section, `- ${oneLine(line)}`);
+        out.set(coldReal, text);
+      }
+      return { texts: out, result: h };
     });
   }
 
   /** Adds entries at the end of their cold sections; never changes an existing line. */
   async appendCold(entries: { section: ColdSection; line: string }[]): Promise<void> {
     if (!entries.length) return;
-    this.target('cold');
-    await this.lock(this.coldFile, () => {
-      const real = this.target('cold');
-      let text = readInternalIfExists(real, 'cold memory') ?? coldTemplate();
+    const real = this.target('cold');
+    await this.change('memory-cold', [real], (texts) => {
+      let text = texts.get(real) ?? coldTemplate();
       for (const { section, line } of entries) text = insertInSection(text, section, `- ${oneLine(line)}`);
-      writeFileAtomic(real, text, { root: this.root, what: 'cold memory' });
+      return { texts: new Map([[real, text]]), result: undefined };
     });
   }
 
@@ -199,15 +221,14 @@ export class MemoryFiles {
    * points at it. Returns the archive path.
    */
   async archiveCold(stamp: string): Promise<string | undefined> {
-    return this.lock(this.coldFile, () => {
-      const real = this.target('cold');
-      if (!fs.existsSync(real)) return undefined;
-      const archive = safeWritePath(this.root, real.replace(/\.md$/, '') + `.archive-${stamp}.md`, this.labels.cold);
-      fs.renameSync(real, archive);
-      let text = coldTemplate();
-      text = insertInSection(text, 'Session history', `- ${stamp} Earlier entries archived intact in ${path.basename(archive)}`);
-      writeFileAtomic(real, text, { root: this.root, what: 'cold memory' });
-      return archive;
+    const real = this.target('cold');
+    const archive = safeWritePath(this.root, real.replace(/\.md$/, '') + `.archive-${stamp}.md`, this.labels.cold);
+    // The archive (the old bytes, intact) and the fresh cold file are written together.
+    return this.change('memory-archive', [real, archive], (texts) => {
+      const old = texts.get(real);
+      if (old === undefined) return { texts: new Map(), result: undefined };
+      const text = insertInSection(coldTemplate(), 'Session history', `- ${stamp} Earlier entries archived intact in ${path.basename(archive)}`);
+      return { texts: new Map([[archive, old], [real, text]]), result: archive };
     });
   }
 }

@@ -130,8 +130,8 @@ export class MemoryService implements MemoryOperations {
   private async mirrorToFiles(recs: MemoryRecord[]): Promise<void> {
     const { hot, cold } = mirrorLines(recs);
     try {
-      if (hot.length) await this.files.updateHot((h) => void h.working.push(...hot));
-      if (cold.length) await this.files.appendCold(cold);
+      if (hot.length) await this.files.updateBoth((h) => (h.working.push(...hot), cold));
+      else if (cold.length) await this.files.appendCold(cold);
     } catch (e) {
       // the journal already holds the memories; the Markdown mirrors are best effort
       this.m.logger.warn(`[memory] could not update the memory files: ${errorMessage(e)}`);

@@ -70,18 +70,18 @@ export async function sessionEnd(m: MemoryInternals, svc: MemoryOperations, args
   const res = await svc.record({ type: 'summary', category: 'session', text, session: session?.id });
   const day = m.now().slice(0, 10);
   const discoveries = hot.working.filter((w) => !/^\[(decision|preference)\]/.test(w));
-  await m.files.appendCold([
-    ...discoveries.map((d) => ({ section: 'Learned context' as const, line: `${day} ${d}` })),
-    ...hot.waiting.map((w) => ({ section: 'Blockers' as const, line: `${day} waiting for: ${w}` })),
-    { section: 'Session history', line: `${day} Session ${session?.id ?? '(none)'}: ${text}` },
-  ]);
-  await m.files.updateHot((h) => {
+  await m.files.updateBoth((h) => {
     h.session = undefined;
     h.started = undefined;
     h.objective = '';
     h.working = [];
     h.waiting = [];
     h.fields = {};
+    return [
+      ...discoveries.map((d) => ({ section: 'Learned context' as const, line: `${day} ${d}` })),
+      ...hot.waiting.map((w) => ({ section: 'Blockers' as const, line: `${day} waiting for: ${w}` })),
+      { section: 'Session history', line: `${day} Session ${session?.id ?? '(none)'}: ${text}` },
+    ];
   });
   fs.rmSync(m.paths.session, { force: true });
   if (session) {

@@ -5,7 +5,6 @@ import type { Clock, Logger } from '../ports';
 import { systemClock, silentLogger } from '../ports';
 import type { WorkflowState } from '../types';
 import { WaymarkError } from '../errors';
-import { writeFileAtomic } from '../store/atomicWrite';
 import { assertHistoryAppendable, stateChange } from '../store/history';
 import { parseWorkflowText } from '../model/workflow';
 import { runTransaction, type TxWrite } from '../engine/transaction';
@@ -137,13 +136,19 @@ export async function createCheckpoint(root: string, options: CheckpointOptions 
   if (bad.length) cp.unreadable = bad;
   ensureDir(root, protocolPaths(root).checkpoints);
   const file = checkpointFile(root, cp.id);
-  writeFileAtomic(file, JSON.stringify(cp, null, 2) + '\n', { root });
+  // The checkpoint file, as every state file, is written by the transaction engine.
+  const save = () => runTransaction({ root, now: () => clock.now(), logger: options.logger }, {
+    operation: 'checkpoint.create',
+    files: [file],
+    plan: () => ({ writes: [{ file, text: JSON.stringify(cp, null, 2) + '\n', entry: null }], result: () => undefined }),
+  });
+  await save();
   if (options.git) {
     const p = protocolPaths(root);
     const ctx = await contextFor(root, options.contexts);
     const stateFiles = [file, p.workflowState, p.sessionState, p.coldMemory, ...collectFiles(path.resolve(root, ctx.config.history.dir))].filter((f) => fs.existsSync(f));
     cp.git = await gitCheckpoint(root, cp.id, stateFiles, `waymark checkpoint ${cp.id}${options.message ? `: ${options.message}` : ''}`, options.gitKeep ?? 10);
-    writeFileAtomic(file, JSON.stringify(cp, null, 2) + '\n', { root });
+    await save();
   }
   if (options.events !== false) {
     appendEvent(root, { type: 'checkpoint.create', actor: options.actor, session: options.session, data: { id: cp.id, workflows: cp.workflows.length, ...(cp.git ? { git: cp.git.ref } : {}) } }, options.events || {});

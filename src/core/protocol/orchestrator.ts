@@ -4,11 +4,10 @@ import type { Clock, Logger } from '../ports';
 import { systemClock, silentLogger } from '../ports';
 import { WaymarkError } from '../errors';
 import { writeFileAtomic } from '../store/atomicWrite';
-import { safeAppend } from '../store/safePath';
+import { runTransaction } from '../engine/transaction';
 import { splitFrontmatter, safeYamlParse } from '../model/frontmatter';
 import { protocolPaths, ensureDir, readIfExists, relPath } from './paths';
 import type { WriteGuard } from '../writeHooks';
-import { withMutexSync } from './mutex';
 import { appendEvent, type EventsLogOptions } from './events';
 
 /** What the orchestrator remembers about one workflow file (tier 3). */
@@ -115,34 +114,45 @@ export interface OrchestratorOptions {
   events?: EventsLogOptions | false;
 }
 
-/** Read-modify-write of workflow-state.json under a lock, written atomically; stamps `lastUpdated`. */
-export function updateOrchestratorState(root: string, fn: (s: OrchestratorState) => OrchestratorState | void, options: OrchestratorOptions = {}): OrchestratorState {
+/**
+ * Read-modify-write of workflow-state.json, one transaction (engine/transaction.ts: locked by
+ * real path, journaled, renamed); stamps `lastUpdated`. Unreadable bytes are kept aside in the
+ * same change.
+ */
+export async function updateOrchestratorState(root: string, fn: (s: OrchestratorState) => OrchestratorState | void, options: OrchestratorOptions = {}): Promise<OrchestratorState> {
   const p = protocolPaths(root);
   ensureDir(root, p.memory);
   const clock = options.clock ?? systemClock;
-  return withMutexSync(path.join(p.memory, 'workflow-state.lock'), () => {
-    let cur: OrchestratorState = {};
-    const text = readIfExists(p.workflowState);
-    if (text !== undefined) {
-      try {
-        const v = JSON.parse(text) as unknown;
-        if (v && typeof v === 'object' && !Array.isArray(v)) cur = v as OrchestratorState;
-      } catch {
-        // unreadable: replaced by the new state (the old bytes are kept aside)
-        writeFileAtomic(`${p.workflowState}.unreadable-${clock.now().getTime()}`, text, { root });
+  const aside = `${p.workflowState}.unreadable-${clock.now().getTime()}`;
+  return runTransaction({ root, now: () => clock.now(), logger: options.logger }, {
+    operation: 'orchestrator-state',
+    files: [p.workflowState, aside],
+    plan(texts) {
+      let cur: OrchestratorState = {};
+      const text = texts.get(p.workflowState);
+      let unreadable = false;
+      if (text !== undefined) {
+        try {
+          const v = JSON.parse(text) as unknown;
+          if (v && typeof v === 'object' && !Array.isArray(v)) cur = v as OrchestratorState;
+        } catch {
+          unreadable = true; // replaced by the new state (the old bytes are kept aside)
+        }
       }
-    }
-    const next = fn(cur) ?? cur;
-    delete next.cleared;
-    next.lastUpdated = clock.now().toISOString();
-    if (!next.enforcement) next.enforcement = { violations: [], blocking: false };
-    writeFileAtomic(p.workflowState, JSON.stringify(next, null, 2) + '\n', { root });
-    return next;
+      const next = fn(cur) ?? cur;
+      delete next.cleared;
+      next.lastUpdated = clock.now().toISOString();
+      if (!next.enforcement) next.enforcement = { violations: [], blocking: false };
+      return {
+        writes: [...(unreadable ? [{ file: aside, text: text!, entry: null }] : []), { file: p.workflowState, text: JSON.stringify(next, null, 2) + '\n', entry: null }],
+        result: () => next,
+      };
+    },
   });
 }
 
 /** Records where a workflow stands in the orchestrator state (what an orchestrator does after each step). */
-export function recordOrchestratorWorkflow(root: string, relFile: string, wf: OrchestratorWorkflow, extra: Partial<OrchestratorState> = {}, options: OrchestratorOptions = {}): OrchestratorState {
+export function recordOrchestratorWorkflow(root: string, relFile: string, wf: OrchestratorWorkflow, extra: Partial<OrchestratorState> = {}, options: OrchestratorOptions = {}): Promise<OrchestratorState> {
   const now = (options.clock ?? systemClock).now().toISOString();
   return updateOrchestratorState(root, (s) => {
     Object.assign(s, extra);
@@ -176,37 +186,48 @@ export interface ExpiryResult {
  * to `.waymark/memory/orchestrator_memory.md` (append-only), clears workflow-state.json (keeping a
  * `cleared` marker), and logs a `ttl.expired` event.
  */
-export function expireOrchestratorIfDue(root: string, options: OrchestratorOptions = {}): ExpiryResult {
+export async function expireOrchestratorIfDue(root: string, options: OrchestratorOptions = {}): Promise<ExpiryResult> {
   const p = protocolPaths(root);
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   if (!fs.existsSync(p.workflowState)) return { expired: false };
   ensureDir(root, p.memory);
-  const result = withMutexSync(path.join(p.memory, 'workflow-state.lock'), (): ExpiryResult & { state?: OrchestratorState } => {
-    const text = readIfExists(p.workflowState);
-    if (text === undefined) return { expired: false };
+  // The summary appended to the cold memory and the cleared state are one transaction
+  // (engine/transaction.ts): a writer killed in between never leaves the summary twice.
+  const result = await runTransaction<ExpiryResult & { state?: OrchestratorState }>({ root, now: () => clock.now(), logger }, {
+    operation: 'orchestrator-expire',
+    files: [p.workflowState, p.coldMemory],
+    plan(texts) {
+    const none = { writes: [], result: () => ({ expired: false }) };
+    const text = texts.get(p.workflowState);
+    if (text === undefined) return none;
     let s: OrchestratorState;
     try {
       s = JSON.parse(text) as OrchestratorState;
     } catch {
-      return { expired: false };
+      return none;
     }
-    if (!s || typeof s !== 'object' || s.cleared) return { expired: false };
+    if (!s || typeof s !== 'object' || s.cleared) return none;
     const ttlMs = parseTtl(s.ttl);
     const last = Date.parse(String(s.lastUpdated ?? ''));
-    if (ttlMs === undefined || !Number.isFinite(last)) return { expired: false };
+    if (ttlMs === undefined || !Number.isFinite(last)) return none;
     const expiresAt = new Date(last + ttlMs);
-    if (expiresAt.getTime() > clock.now().getTime()) return { expired: false, expiresAt: expiresAt.toISOString() };
+    if (expiresAt.getTime() > clock.now().getTime()) return { writes: [], result: () => ({ expired: false, expiresAt: expiresAt.toISOString() }) };
     const wfs = Object.entries(s.workflows ?? {});
     const where = wfs.map(([f, w]) => `${f}@${w.currentStep ?? w.nextStep ?? '?'}${w.status ? ` (${w.status})` : ''}`).join(', ');
     const violations = Array.isArray(s.enforcement?.violations) ? s.enforcement!.violations.length : 0;
     const summary = `- ${clock.now().toISOString()} expired: type=${s.type ?? '?'} phase=${s.phase ?? '?'} session=${s.session ?? '?'} lastUpdated=${s.lastUpdated} ttl=${String(s.ttl)} violations=${violations}${s.enforcement?.blocking ? ' blocking' : ''}${where ? ` workflows: ${where}` : ''}`
       .replace(/[\r\n]+/g, ' ');
-    if (!fs.existsSync(p.coldMemory)) safeAppend(root, p.coldMemory, '# Orchestrator memory (cold, append-only)\n\n', { what: 'cold memory' });
-    safeAppend(root, p.coldMemory, summary + '\n', { what: 'cold memory', fsync: true });
+    const cold = (texts.get(p.coldMemory) ?? '# Orchestrator memory (cold, append-only)\n\n') + summary + '\n';
     const cleared: OrchestratorState = { cleared: { at: clock.now().toISOString(), reason: `ttl ${String(s.ttl)} passed at ${expiresAt.toISOString()}` } };
-    writeFileAtomic(p.workflowState, JSON.stringify(cleared, null, 2) + '\n', { root });
-    return { expired: true, summary, expiresAt: expiresAt.toISOString(), state: s };
+    return {
+      writes: [
+        { file: p.coldMemory, text: cold, entry: null },
+        { file: p.workflowState, text: JSON.stringify(cleared, null, 2) + '\n', entry: null },
+      ],
+      result: () => ({ expired: true, summary, expiresAt: expiresAt.toISOString(), state: s }),
+    };
+    },
   });
   if (result.expired) {
     logger.info(`[protocol] orchestrator state expired (ttl): ${result.summary}`);

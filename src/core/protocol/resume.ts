@@ -268,7 +268,7 @@ export interface RootResume {
  * first when its TTL has passed.
  */
 export async function resumeRoot(root: string, options: ResumeOptions = {}): Promise<RootResume> {
-  const expired = options.expire === false ? undefined : expireOrchestratorIfDue(root, { clock: options.clock, logger: options.logger });
+  const expired = options.expire === false ? undefined : await expireOrchestratorIfDue(root, { clock: options.clock, logger: options.logger });
   const orch = readOrchestrator(root);
   const files = await listWorkflowFiles(root, options.contexts);
   const known = new Set(files.map((f) => relPath(root, f.file)));
@@ -339,7 +339,7 @@ export async function sync(root: string, options: ResumeOptions & { actor?: stri
     for (const s of r.stale) {
       if (s.tier === 2 && winner.tier === 1) needCheckpoint = true;
       if (s.tier === 3 && s.source === 'workflow-state.json' && (winner.tier === 1 || winner.tier === 2)) {
-        recordOrchestratorWorkflow(root, r.relFile, { nextStep: winner.step, currentStep: winner.step, status: winner.status, ...(winner.stepsCompleted ? { stepsCompleted: winner.stepsCompleted } : {}) }, {}, { clock });
+        await recordOrchestratorWorkflow(root, r.relFile, { nextStep: winner.step, currentStep: winner.step, status: winner.status, ...(winner.stepsCompleted ? { stepsCompleted: winner.stepsCompleted } : {}) }, {}, { clock });
         actions.push({ file: r.relFile, action: 'orchestrator', detail: `workflow-state.json now has ${winner.step ?? 'done'} (was ${s.step ?? 'nothing'})` });
       }
       if (s.tier === 3 && s.source === 'session_state.md') {

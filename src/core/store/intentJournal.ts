@@ -85,8 +85,17 @@ export function completeIntent(p: string): void {
  * intent is its own business: it completes it after its observers ran. Unreadable intents are
  * returned with `intent` undefined so the caller can move them aside.
  */
-export function orphanedIntents(root: string, file: string): { path: string; intent?: Intent }[] {
-  return orphanedJournalFiles<Intent>(root, `${prefixFor(file)}.`, (x) => Array.isArray(x.writes) && Array.isArray(x.entries));
+export function orphanedIntents(root: string, file: string, names?: readonly string[]): { path: string; intent?: Intent }[] {
+  return orphanedJournalFiles<Intent>(root, `${prefixFor(file)}.`, (x) => Array.isArray(x.writes) && Array.isArray(x.entries), names);
+}
+
+/** The names in the journal folder (none when it does not exist): list once, pass to the readers below. */
+export function listJournal(root: string): string[] {
+  try {
+    return fs.readdirSync(journalDir(root));
+  } catch {
+    return [];
+  }
 }
 
 /**
@@ -94,22 +103,20 @@ export function orphanedIntents(root: string, file: string): { path: string; int
  * skipped), read and checked by `valid`; an unreadable or invalid one comes back without `intent`.
  * A writer killed while writing its intent leaves only a temp file: it is swept, nothing happened.
  */
-export function orphanedJournalFiles<T extends { pid: number; start?: string; host: string }>(root: string, prefix: string, valid: (x: T) => boolean): { path: string; intent?: T }[] {
+export function orphanedJournalFiles<T extends { pid: number; start?: string; host: string }>(root: string, prefix: string, valid: (x: T) => boolean, listed?: readonly string[]): { path: string; intent?: T }[] {
   const dir = journalDir(root);
-  sweepStaleTemps(dir, (n) => n.startsWith(`.${prefix}`));
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir);
-  } catch {
-    return [];
-  }
+  const names = listed ?? listJournal(root);
+  // Temp files are only looked at when the listing has one of this prefix (the common case has none).
+  if (names.some((n) => n.startsWith(`.${prefix}`))) sweepStaleTemps(dir, (n) => n.startsWith(`.${prefix}`));
   const out: { path: string; intent?: T }[] = [];
-  for (const n of names.sort()) {
+  for (const n of [...names].sort()) {
     if (!n.startsWith(prefix) || !n.endsWith('.json')) continue;
     const p = path.join(dir, n);
     let intent: T | undefined;
     try {
-      intent = JSON.parse(readInternalIfExists(p, 'intent journal') ?? 'null') as T;
+      const raw = readInternalIfExists(p, 'intent journal');
+      if (raw === undefined) continue; // completed meanwhile (the listing was made earlier)
+      intent = JSON.parse(raw) as T;
     } catch {
       intent = undefined;
     }

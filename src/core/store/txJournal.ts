@@ -71,6 +71,6 @@ export const completeTxIntent: (p: string) => void = completeIntent;
  * Transactions left by writers that are gone (a live writer's intent is its own business).
  * Unreadable intents come back with `intent` undefined, to be moved aside.
  */
-export function orphanedTxIntents(root: string): { path: string; intent?: TxIntent }[] {
-  return orphanedJournalFiles<TxIntent>(root, 'tx.', (x) => x.kind === 'tx' && Array.isArray(x.writes) && Array.isArray(x.entries) && x.writes.every((w) => w && typeof w.target === 'string' && typeof w.text === 'string'));
+export function orphanedTxIntents(root: string, names?: readonly string[]): { path: string; intent?: TxIntent }[] {
+  return orphanedJournalFiles<TxIntent>(root, 'tx.', (x) => x.kind === 'tx' && Array.isArray(x.writes) && Array.isArray(x.entries) && x.writes.every((w) => w && typeof w.target === 'string' && typeof w.text === 'string'), names);
 }
