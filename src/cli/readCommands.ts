@@ -5,7 +5,7 @@ import { flagString } from './framework';
 import { toSarif, toGithubCommands } from './ciFormats';
 import type { CliCommand, CliContext } from './framework';
 import { WaymarkError, scanRoots, allProblems, readWorkflowFileSync, contextFor, listCandidates, chainOf, writeManifest, changedSince, frontmatterResume, findWorkspaceRoot, createStateCore, readOneFile, loadProject, trackerHealth, loadWorkspaceContext, changedFilesSince, runGit } from '../core/index';
-import type { Problem, WorkflowState, SkippedFile, WorkspaceContext, DelegationNode, TrackerHealth } from '../core/index';
+import type { Problem, WorkflowState, SkippedFile, WorkspaceContext, DelegationNode, TrackerHealth, SprintReport } from '../core/index';
 
 /** Problem as the CLI prints it: 1-based line/column. */
 function cliProblem(p: Problem, cwd: string) {
@@ -64,6 +64,8 @@ interface Collected {
   states: WorkflowState[];
   /** Delegation problems across every scanned file (the scan's own list). */
   crossProblems: Problem[];
+  /** The BMAD sprints the scan read, by root: the project view does not read them again. */
+  sprints: Map<string, SprintReport[]>;
 }
 
 /** True when `file` is one of the targets or lies under a target folder. */
@@ -94,7 +96,7 @@ async function collect(targets: Target[], flags: CliContext['args']['flags']): P
       problems.push(...r.state.problems);
     } else problems.push(...r.problems);
   }
-  return { files, workflows, problems, skipped, states, crossProblems: res.crossProblems };
+  return { files, workflows, problems, skipped, states, crossProblems: res.crossProblems, sprints: res.sprints };
 }
 
 /**
@@ -132,11 +134,11 @@ function overridesFrom(flags: CliContext['args']['flags']): Record<string, unkno
  * The project view's problems (dependsOn/after targets, cycles, stalled work) of the files under
  * the targets: they need every workflow and story of the roots, so they come after the scan.
  */
-async function projectProblems(targets: Target[], c: Pick<Collected, 'states'>): Promise<Problem[]> {
+async function projectProblems(targets: Target[], c: Pick<Collected, 'states' | 'sprints'>): Promise<Problem[]> {
   const roots = [...new Set(targets.map((t) => t.root))];
   const core = createStateCore({ roots, memory: false, scanIndex: false });
   try {
-    const view = await loadProject(core, { scan: { roots, workflows: c.states } });
+    const view = await loadProject(core, { scan: { roots, workflows: c.states, sprints: c.sprints } });
     // Only the project view's own codes (depends-*, work-stalled): none is a scan problem too.
     return view.frontier.problems.filter((p) => inTargets(targets, p.file));
   } finally {

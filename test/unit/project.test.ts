@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createStateCore, loadProject, computeFrontier, buildRegistry, type ProjectView, type WorkflowState } from '../../src/core/index';
+import { createStateCore, loadProject, computeFrontier, buildRegistry, scanRoots, type ProjectView, type WorkflowState } from '../../src/core/index';
+import { loadSprints } from '../../src/core/bmad/sprint';
 import { runCli } from '../../src/cli/framework';
 import { projectCommands } from '../../src/cli/projectCommands';
 import { workspace as makeWorkspace } from './fileHelpers';
@@ -113,6 +114,31 @@ describe('project registry: dependencies', () => {
     assert.deepEqual(e.waitingOn, ['story:2-1-dashboard']);
     assert.ok(v.registry.edges.some((x) => x.kind === 'story-order' && x.from === 'story:2-3-alerts' && x.to === 'story:2-2-reports'));
     assert.deepEqual(v.frontier.criticalPath.slice(0, 2), ['story:2-1-dashboard', 'story:2-2-reports']);
+  });
+
+  test("BMAD: a scan that checked the sprint hands its reports on; the view built from them is the one built by reading again", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-project-bmad-'));
+    fs.cpSync(path.join(FIX, 'bmad-v6'), dir, { recursive: true, filter: (src) => !src.includes(`${path.sep}.waymark`) });
+    const now = new Date('2025-10-21T12:00:00Z');
+    const scan = await scanRoots([dir], { sprint: true, index: false, now: () => now });
+    const reports = scan.sprints.get(dir);
+    assert.ok(reports?.length, 'the scan kept the sprint it read');
+    assert.deepEqual(reports.map((r) => r.root), loadSprints(dir, { now }).map((r) => r.root));
+    const core = createStateCore({ roots: [dir], memory: false, scanIndex: false });
+    try {
+      const reread = await loadProject(core, { now, scan: { roots: scan.roots, workflows: scan.workflows } });
+      const passed = await loadProject(core, { now, scan });
+      const shape = (v: ProjectView) => ({ items: v.registry.items.map((i) => [i.id, i.state, i.file]), edges: v.registry.edges, columns: [...v.frontier.entries].map(([id, e]) => [id, e.column, e.waitingOn]), problems: v.frontier.problems, critical: v.frontier.criticalPath });
+      assert.deepEqual(shape(passed), shape(reread));
+      // Not read again: a ledger removed after the scan still shows in the view made from the scan.
+      const ledger = reports[0].ledgerFile!;
+      fs.rmSync(ledger);
+      const afterRemoval = await loadProject(core, { now, scan });
+      assert.deepEqual(shape(afterRemoval), shape(reread));
+      assert.notDeepEqual(shape(await loadProject(core, { now, scan: { roots: scan.roots, workflows: scan.workflows } })), shape(reread));
+    } finally {
+      await core.close();
+    }
   });
 });
 

@@ -364,12 +364,22 @@ export function loadSprints(root: string, opts: SprintOptions = {}): SprintRepor
  * tree's and, after a v6 → v7 migration, the migration check's. Never throws.
  */
 export function sprintProblems(root: string, opts: SprintOptions = {}): Problem[] {
+  return checkSprints(root, opts).problems;
+}
+
+/**
+ * A folder's sprints and their drift problems (with its v7 ticket tree's), for a scan that checks
+ * them: `reports` is undefined when they could not be read (the problem says why), so a later
+ * reader (the project view) reads them itself and meets the same failure. Never throws.
+ */
+export function checkSprints(root: string, opts: SprintOptions = {}): { reports?: SprintReport[]; problems: Problem[] } {
   try {
     const installDir = bmadSettings(root, opts).installDir || undefined;
     const tree = readTicketTree(root, { installDir });
     const v7 = tree ? [...treeProblems(tree), ...(tree.archiveV6 ? migrateCheck(root, { installDir, tree })?.problems ?? [] : [])] : [];
-    return [...loadSprints(root, opts).flatMap((r) => r.problems), ...v7];
+    const reports = loadSprints(root, opts);
+    return { reports, problems: [...reports.flatMap((r) => r.problems), ...v7] };
   } catch (e) {
-    return [{ file: root, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, severity: 'warning', code: 'sprint-unreadable', message: `The BMAD sprint could not be read (${(e as Error).message}); sprint checks are skipped.` }];
+    return { problems: [{ file: root, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, severity: 'warning', code: 'sprint-unreadable', message: `The BMAD sprint could not be read (${(e as Error).message}); sprint checks are skipped.` }] };
   }
 }

@@ -35,8 +35,12 @@ export interface ProjectView {
 export interface LoadProjectOptions {
   /** The clock's now (tests pin it); default the core's clock. */
   now?: Date;
-  /** A scan already made (the extension's model: its roots and states); default a fresh `core.scan()`. */
-  scan?: Pick<ScanResult, 'roots' | 'workflows'>;
+  /**
+   * A scan already made (the extension's model: its roots and states); default a fresh
+   * `core.scan()`. With `sprints` (a scan made with `sprint: true`), a root's sprints found there
+   * are not read again.
+   */
+  scan?: Pick<ScanResult, 'roots' | 'workflows'> & { sprints?: ReadonlyMap<string, readonly SprintReport[]> };
   /**
    * Ask git for the last commit of in-progress files (default true). False in an untrusted
    * workspace: running git there can run the repository's own hooks and `core.fsmonitor`.
@@ -177,7 +181,7 @@ export class WarmProjectView {
   }
 
   /** The view over `scan` (the face's current states) at `now`, recomputed from what changed. */
-  async view(scan: Pick<ScanResult, 'roots' | 'workflows'>, now: Date = new Date()): Promise<ProjectView> {
+  async view(scan: Pick<ScanResult, 'roots' | 'workflows'> & { sprints?: ReadonlyMap<string, readonly SprintReport[]> }, now: Date = new Date()): Promise<ProjectView> {
     const key = scan.roots.join('\0');
     if (this.all || key !== this.rootsKey) {
       this.all = false;
@@ -232,7 +236,7 @@ export class WarmProjectView {
     return this.compute(scan, now, git);
   }
 
-  private async compute(scan: Pick<ScanResult, 'roots' | 'workflows'>, now: Date, git: boolean): Promise<ProjectView> {
+  private async compute(scan: Pick<ScanResult, 'roots' | 'workflows'> & { sprints?: ReadonlyMap<string, readonly SprintReport[]> }, now: Date, git: boolean): Promise<ProjectView> {
     const maxAge = this.options.maxAgeMs ?? 60_000;
     const sprints: SprintReport[] = [];
     const sprintsByRoot = new Map<string, SprintReport[]>();
@@ -272,10 +276,14 @@ export class WarmProjectView {
         const ctx = await this.core.contextFor(path.join(root, '.waymark-probe'));
         // A monorepo's BMAD projects in subfolders each have their own sprint.
         const subs = subProjects(root, ctx.config.bmad.dir);
-        for (const p of subs.length ? subs : [root]) {
+        const projects = subs.length ? subs : [root];
+        // The sprints the scan read (validate checks them for drift) are not read again, when they are these projects'.
+        const given = scan.sprints?.get(root);
+        const scanned = given?.every((x) => projects.includes(x.root)) ? given : undefined;
+        for (const p of projects) {
           const tree = readTicketTree(p);
           if (tree) r.trees.push(tree);
-          const sprint = this.core.sprint.load(p, subs.length ? { now } : { now, config: ctx.config });
+          const sprint = scanned ? scanned.find((x) => x.root === p) : this.core.sprint.load(p, subs.length ? { now } : { now, config: ctx.config });
           // A migrated project's archived ledger is history: the tree is its work, counted once.
           if (sprint && !isArchivedSprint(sprint, tree)) r.sprints.push(sprint);
         }

@@ -7,7 +7,7 @@ import { loadWorkspaceContext, type WorkspaceContext } from './workspaceContext'
 import { parseWorkflowText } from '../model/workflow';
 import { sha256 } from '../model/hash';
 import { validateDelegation } from '../model/delegation';
-import { sprintProblems } from '../bmad/sprint';
+import { checkSprints, type SprintReport } from '../bmad/sprint';
 import { contextFingerprint, loadScanIndex, makeEntryLine, restoreEntry, sameKey, saveScanIndex, RACY_WINDOW_MS, type FileKey, type IndexEntry, type SaveOutcome } from './scanIndex';
 
 export interface ScanOptions {
@@ -28,7 +28,10 @@ export interface ScanOptions {
   indexWrite?: 'deferred' | 'sync';
   /** Files changed this close (ms) before a scan are hash-verified next time. Default RACY_WINDOW_MS; tests lower it. */
   racyWindowMs?: number;
-  /** Also check BMAD sprint ledgers (sprint-status.yaml, story files, epics, gates) and add their drift problems. */
+  /**
+   * Also check BMAD sprint ledgers (sprint-status.yaml, story files, epics, gates) and add their
+   * drift problems; the sprints read come back in `sprints` (by root) for the project view.
+   */
   sprint?: boolean;
 }
 
@@ -380,7 +383,7 @@ export function contextFor(file: string, contexts: Iterable<WorkspaceContext>): 
 export async function scanRoots(
   roots: string[],
   opts: ScanOptions = {},
-): Promise<ScanResult & { contexts: Map<string, WorkspaceContext>; index: ScanIndexReport[]; indexWritten: Promise<ScanIndexReport[]> }> {
+): Promise<ScanResult & { contexts: Map<string, WorkspaceContext>; sprints: Map<string, SprintReport[]>; index: ScanIndexReport[]; indexWritten: Promise<ScanIndexReport[]> }> {
   const absRoots = [...new Set(roots.map((r) => path.resolve(r)))];
   const contexts = new Map<string, WorkspaceContext>();
   const problems: Problem[] = [];
@@ -391,6 +394,7 @@ export async function scanRoots(
   const scanStart = Date.now();
   const indexes: RootIndex[] = [];
   const reports: ScanIndexReport[] = [];
+  const sprints = new Map<string, SprintReport[]>();
   for (const root of absRoots) {
     let ctx = opts.contexts?.get(root);
     if (!ctx) {
@@ -399,7 +403,11 @@ export async function scanRoots(
       problems.push(...loaded.problems);
     }
     contexts.set(root, ctx);
-    if (opts.sprint && ctx.config.dialects.includes('bmad')) problems.push(...sprintProblems(root, { config: ctx.config, now: opts.now?.() }));
+    if (opts.sprint && ctx.config.dialects.includes('bmad')) {
+      const checked = checkSprints(root, { config: ctx.config, now: opts.now?.() });
+      problems.push(...checked.problems);
+      if (checked.reports) sprints.set(root, checked.reports);
+    }
     // The index is read and checksummed in the background while the root is walked.
     const fp = useIndex ? contextFingerprint(ctx) : '';
     const oldIndex = useIndex ? loadScanIndex(ctx, fp, opts.logger) : undefined;
@@ -441,7 +449,7 @@ export async function scanRoots(
   else indexWritten = new Promise((res) => setImmediate(() => res(save(500))));
   const hits = reports.reduce((n, r) => n + r.hits + r.verified, 0);
   opts.logger?.info(`[scan] ${absRoots.length} root(s), ${files} candidate file(s), ${workflows.length} workflow(s), ${skipped.length} skipped${useIndex ? `, ${hits} from the index` : ''}`);
-  return { roots: absRoots, workflows, problems, crossProblems, skipped, files, contexts, index: reports, indexWritten };
+  return { roots: absRoots, workflows, problems, crossProblems, skipped, files, contexts, sprints, index: reports, indexWritten };
 }
 
 function contextForRoots(file: string, roots: string[]): string | undefined {
