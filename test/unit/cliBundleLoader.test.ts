@@ -145,5 +145,19 @@ if (CHILD) {
       assert.equal(answer('0'), cold);
       assert.match(cold, /"currentStep":"x"/);
     });
+
+    test("the CLI's bundles make each Node built-in's namespace once, and keep their source maps' lines", () => {
+      const main = path.resolve('dist/cli-main.js');
+      if (!fs.existsSync(main)) spawnSync(process.execPath, ['esbuild.mjs'], { stdio: 'inherit' });
+      for (const name of ['cli', 'cli-main', 'cli-hook', 'cli-merge']) {
+        const text = fs.readFileSync(path.resolve(`dist/${name}.js`), 'utf8');
+        // (A default import, `__toESM(require("node:process"), 1)`, keeps its own.)
+        assert.doesNotMatch(text, /__toESM\(require\("node:[^"]+"\)\)/, name);
+        assert.match(text, /__builtinESM\("node:path"\)/, name);
+        // The helper shares the line of __toESM: every line after it is where the map says.
+        const helperLine = text.split('\n').findIndex((l) => l.includes('function __builtinESM('));
+        assert.ok(text.split('\n')[helperLine].includes('var __toESM = '), name);
+      }
+    });
   });
 }
