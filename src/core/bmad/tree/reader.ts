@@ -111,7 +111,7 @@ function loadBreakdown(ctx: Ctx, folder: string): Breakdown {
   const file = path.join(folder, BREAKDOWN);
   const out: Breakdown = { entries: [], epics: [], file, hasEpicKey: false };
   ctx.breakdowns.set(folder, out);
-  const text = isRegularFile(file) ? readText(file) : undefined;
+  const text = readText(file); // undefined unless a readable regular file
   if (text === undefined) return out;
   const where = `${path.basename(folder)}/${BREAKDOWN}`;
   try {
@@ -335,7 +335,7 @@ function loadFolder(ctx: Ctx, folder: string, backlog: boolean): Row[] {
 function readContainer(ctx: Ctx, folder: string): { status: ContainerStatus | ''; trackerId: string; rawAfter: unknown[]; title: string; file?: string; afterLine: number; statusLine: number } {
   const name = path.basename(folder);
   const file = path.join(folder, `${name}.md`);
-  const text = isRegularFile(file) ? readText(file) : undefined;
+  const text = readText(file);
   if (text === undefined) {
     fault(ctx, { code: 'tree-container', file: path.join(folder, BREAKDOWN), line: 0, message: `${name}: no ${name}.md`, fatal: true });
     return { status: '', trackerId: '', rawAfter: [], title: '', afterLine: 0, statusLine: 0 };
