@@ -113,8 +113,10 @@ function orderProblems(tree: TicketTree): Problem[] {
   for (const u of tree.unpinnedAfter) {
     out.push(problem('tree-unpinned-after', epic(u.epic)?.entryPos, initToml, `${u.epic} is declared after ${u.after}${u.needs ? ` (needs: ${u.needs})` : ''}, but none of its tickets waits on ${u.after}. Add the after to the ticket that needs it, or gate the epic (after: [${u.after}] in its file).`, { ...u }));
   }
+  const byRef = new Map<string, Ticket>();
+  if (tree.undeclaredAfter.length) for (const x of tree.tickets) if (!byRef.has(`${x.epic}\0${x.ref}`)) byRef.set(`${x.epic}\0${x.ref}`, x);
   for (const d of tree.undeclaredAfter) {
-    const t = tree.tickets.find((x) => x.ref === d.ref && x.epic === d.epic);
+    const t = byRef.get(`${d.epic}\0${d.ref}`);
     out.push(problem('tree-undeclared-after', t?.afterPos, t?.file ?? initToml, `${d.ref} waits on ${d.names} in ${d.after}, which ${d.epic} does not declare: add { epic = "${d.after}", needs = "..." } to ${d.epic}'s after in the initiative's tickets.toml.`, { ...d }));
   }
   for (const c of tree.orderConflict) {

@@ -15,8 +15,20 @@ export interface LeafFrontmatter {
   blockListLine?: number;
 }
 
-const FRONTMATTER = /^---\n([\s\S]*?)\n---(?:\n|$)/;
 const QUOTED_COMMENT = /^("(?:[^"\\]|\\.)*"|'(?:[^']|'')*')\s+#.*$/;
+const LEADING_SPACE = /^\s/;
+const ODD_BREAK = /[\r\v\f\x1c-\x1e\x85\u2028\u2029]/;
+const ANY_BREAK = /\r\n|\r|\n|\v|\f|\x1c|\x1d|\x1e|\x85|\u2028|\u2029/;
+
+/** The text between `---\n` and the first later `\n---` that ends its line or the text; undefined when there is none. */
+function frontmatterBody(text: string): string | undefined {
+  if (!text.startsWith('---\n')) return undefined;
+  for (let at = text.indexOf('\n---', 4); at >= 0; at = text.indexOf('\n---', at + 1)) {
+    const after = at + 4;
+    if (after === text.length || text.charCodeAt(after) === 0x0a) return text.slice(4, at);
+  }
+  return undefined;
+}
 
 /**
  * Reads the block between the first two `---` lines. `lenient` skips indented and `- ` lines
@@ -25,23 +37,28 @@ const QUOTED_COMMENT = /^("(?:[^"\\]|\\.)*"|'(?:[^']|'')*')\s+#.*$/;
 export function readLeafFrontmatter(text: string, lenient: boolean): LeafFrontmatter {
   const data: Record<string, FmValue> = Object.create(null);
   const lines = new Map<string, number>();
-  const m = FRONTMATTER.exec(text);
-  if (!m) return { data, lines, unclosed: text.startsWith('---') };
+  const fm = frontmatterBody(text);
+  if (fm === undefined) return { data, lines, unclosed: text.startsWith('---') };
   let blockListLine: number | undefined;
-  const body = /[\r\v\f\x1c-\x1e\x85\u2028\u2029]/.test(m[1]) ? m[1].split(/\r\n|\r|\n|\v|\f|\x1c|\x1d|\x1e|\x85|\u2028|\u2029/) : m[1].split('\n');
+  const body = ODD_BREAK.test(fm) ? fm.split(ANY_BREAK) : fm.split('\n');
   for (let i = 0; i < body.length; i++) {
     const line = body[i];
-    if (lenient && (/^\s/.test(line.slice(0, 1)) || line.startsWith('- '))) continue;
-    if (line.trimStart().startsWith('- ')) {
+    if (lenient && (LEADING_SPACE.test(line) || line.startsWith('- '))) continue;
+    const trimmed = line.trimStart();
+    if (trimmed.startsWith('- ')) {
       if (blockListLine === undefined) blockListLine = i + 1;
       continue;
     }
-    if (!line.trim() || line.trimStart().startsWith('#') || !line.includes(':')) continue;
     const colon = line.indexOf(':');
+    if (colon < 0 || !trimmed || trimmed.charCodeAt(0) === 0x23) continue;
     const key = line.slice(0, colon).trim();
-    let value = line.slice(colon + 1).split('   #')[0].trim();
-    const q = QUOTED_COMMENT.exec(value);
-    if (q) value = q[1];
+    const rest = line.slice(colon + 1);
+    const comment = rest.indexOf('   #');
+    let value = (comment < 0 ? rest : rest.slice(0, comment)).trim();
+    if (value.includes('#')) {
+      const q = QUOTED_COMMENT.exec(value);
+      if (q) value = q[1];
+    }
     data[key] = scalar(value);
     lines.set(key, i + 1);
   }

@@ -58,8 +58,11 @@ export function normId(v: unknown): TicketId | null {
 /** A problem found while reading; `fatal` ones are those tickets.py stops on. */
 interface Fault { code: ProblemCode; file: string; line: number; message: string; fatal: boolean; data?: Record<string, unknown> }
 
-/** Internal state while reading one tree. */
-interface Row extends Ticket {
+/** A ticket while it is read; the tree hands out the same object. */
+type Row = Ticket;
+
+/** What reading needs of a ticket and the tree does not show, kept beside it (no copy at the end). */
+interface RowState {
   rawAfter: unknown[];
   entryAfter: unknown[] | null;
   entryHitl?: boolean;
@@ -69,7 +72,11 @@ interface Row extends Ticket {
 
 interface Breakdown { doc?: TomlDoc; entries: TomlTable[]; epics: TomlTable[]; file: string; hasEpicKey: boolean }
 
-interface Ctx { faults: Fault[]; breakdowns: Map<string, Breakdown> }
+interface Ctx { faults: Fault[]; breakdowns: Map<string, Breakdown>; rows: Map<Row, RowState> }
+
+function st(ctx: Ctx, r: Row): RowState {
+  return ctx.rows.get(r) as RowState;
+}
 
 function fault(ctx: Ctx, f: Fault): void {
   ctx.faults.push(f);
@@ -111,7 +118,7 @@ function loadBreakdown(ctx: Ctx, folder: string): Breakdown {
   const file = path.join(folder, BREAKDOWN);
   const out: Breakdown = { entries: [], epics: [], file, hasEpicKey: false };
   ctx.breakdowns.set(folder, out);
-  const text = isRegularFile(file) ? readText(file) : undefined;
+  const text = readText(file); // undefined unless a readable regular file
   if (text === undefined) return out;
   const where = `${path.basename(folder)}/${BREAKDOWN}`;
   try {
@@ -201,15 +208,17 @@ function loadFolder(ctx: Ctx, folder: string, backlog: boolean): Row[] {
     }
     const rawAfter = Array.isArray(e.after) ? e.after : e.after === undefined || e.after === '' ? [] : null;
     if (rawAfter === null) fault(ctx, { code: 'tree-key-type', file: bd.file, line: keyLine(bd.doc, e, 'after'), message: `${where}/${BREAKDOWN} entry ${pyStr(n)}: after must be a list`, fatal: true });
-    rows.set(n, {
+    const entryRow: Row = {
       kind: 'ticket', key: '', ref: '', epic: where, id: n, type: kind, title: strOr(e.title), status: '', trackerStatus: '', trackerId: '', state: 'planned',
       assignee: '', blockedAt: '', blockedReason: '', refined: false, refine: kind === 'bug' || pyFlag(e.refine ?? false), hitl: pyFlag(e.hitl ?? false),
       covers: (Array.isArray(e.covers) ? e.covers : []).map(pyStr), estimate: (e.estimate as string | number | undefined) ?? '', risk: strOr(e.risk),
       description: strOr(e.description), verify: strOr(e.verify), unknown: strOr(e.unknown),
       references: (Array.isArray(e.references) ? e.references : []).map(pyStr), notes: (Array.isArray(e.notes) ? e.notes : []).map(pyStr),
       after: [], afterRefs: [], gatedBy: [], drift: false, backlog, planPath: '', entryPos: pos(bd.file, line),
-      rawAfter: rawAfter ?? [], entryAfter: null, afterPos: pos(bd.file, keyLine(bd.doc, e, 'after')), coversPos: pos(bd.file, keyLine(bd.doc, e, 'covers')), folderPath: folder,
-    });
+      afterPos: pos(bd.file, keyLine(bd.doc, e, 'after')), coversPos: pos(bd.file, keyLine(bd.doc, e, 'covers')),
+    };
+    rows.set(n, entryRow);
+    ctx.rows.set(entryRow, { rawAfter: rawAfter ?? [], entryAfter: null, folderPath: folder });
   }
   const unlisted = new Map<TicketId, Row>();
   const stray: Row[] = [];
@@ -220,7 +229,7 @@ function loadFolder(ctx: Ctx, folder: string, backlog: boolean): Row[] {
     const text = readText(file);
     if (text === undefined) continue;
     let fm = readLeafFrontmatter(text, true);
-    if (!Object.keys(fm.data).length && text.startsWith('---') && LEAF_NAME.test(name)) {
+    if (!fm.lines.size && text.startsWith('---') && LEAF_NAME.test(name)) {
       fault(ctx, { code: 'tree-frontmatter', file, line: 0, message: `${where}/${name}: frontmatter does not close`, fatal: true });
       continue;
     }
@@ -251,13 +260,15 @@ function loadFolder(ctx: Ctx, folder: string, backlog: boolean): Row[] {
       row = {
         kind: 'ticket', key: '', ref: '', epic: where, id: n, type, title: '', status: '', trackerStatus: '', trackerId: '', state: 'backlog', assignee: '',
         blockedAt: '', blockedReason: '', refined: false, refine: true, hitl: false, covers: [], estimate: '', risk: '', description: '', verify: '', unknown: '',
-        references: [], notes: [], after: [], afterRefs: [], gatedBy: [], drift: false, backlog, planPath: '', rawAfter: [], entryAfter: null, folderPath: folder,
+        references: [], notes: [], after: [], afterRefs: [], gatedBy: [], drift: false, backlog, planPath: '',
       };
+      ctx.rows.set(row, { rawAfter: [], entryAfter: null, folderPath: folder });
       if (n === null) stray.push(row);
       else unlisted.set(n, row);
     } else {
-      row.entryAfter = row.rawAfter;
-      row.entryHitl = row.hitl;
+      const rs = st(ctx, row);
+      rs.entryAfter = rs.rawAfter;
+      rs.entryHitl = row.hitl;
     }
     row.file = file;
     row.type = type;
@@ -279,11 +290,11 @@ function loadFolder(ctx: Ctx, folder: string, backlog: boolean): Row[] {
     row.blockedReason = strOr(d.blocked_reason);
     if (d.status !== undefined) row.statusPos = pos(file, line('status'));
     const after = d.after;
-    if (after === undefined || after === '') row.rawAfter = [];
-    else if (Array.isArray(after)) row.rawAfter = after;
+    if (after === undefined || after === '') st(ctx, row).rawAfter = [];
+    else if (Array.isArray(after)) st(ctx, row).rawAfter = after;
     else {
       fault(ctx, { code: 'tree-key-type', file, line: line('after'), message: `${where}/${name}: after must be a list`, fatal: true });
-      row.rawAfter = [];
+      st(ctx, row).rawAfter = [];
     }
     row.afterPos = pos(file, line('after'));
   }
@@ -304,8 +315,9 @@ function loadFolder(ctx: Ctx, folder: string, backlog: boolean): Row[] {
       fault(ctx, { code: 'tree-plan-ticket', file: p.file, line: tline, message: `${where}/${p.name}: ticket ${pyRepr(ticket)} names no entry or leaf file in ${where}; skipped`, fatal: false, data: { ticket } });
       continue;
     }
-    if (row.planName !== undefined) {
-      fault(ctx, { code: 'tree-two-plans', file: p.file, line: tline, message: `${where}/${row.planName} and ${p.name} are both plans for ticket ${pyRepr(ticket)}`, fatal: true, data: { other: row.plan } });
+    const rs = st(ctx, row);
+    if (rs.planName !== undefined) {
+      fault(ctx, { code: 'tree-two-plans', file: p.file, line: tline, message: `${where}/${rs.planName} and ${p.name} are both plans for ticket ${pyRepr(ticket)}`, fatal: true, data: { other: row.plan } });
       continue;
     }
     const field = (k: string) => strOr(p.data[k]);
@@ -320,7 +332,7 @@ function loadFolder(ctx: Ctx, folder: string, backlog: boolean): Row[] {
       blockedReason = `${p.name} has an unknown status ${pyRepr(status)}`;
       status = 'blocked';
     }
-    row.planName = p.name;
+    rs.planName = p.name;
     row.plan = p.file;
     row.status = status as PlanStatus | '';
     row.assignee = field('assignee');
@@ -335,7 +347,7 @@ function loadFolder(ctx: Ctx, folder: string, backlog: boolean): Row[] {
 function readContainer(ctx: Ctx, folder: string): { status: ContainerStatus | ''; trackerId: string; rawAfter: unknown[]; title: string; file?: string; afterLine: number; statusLine: number } {
   const name = path.basename(folder);
   const file = path.join(folder, `${name}.md`);
-  const text = isRegularFile(file) ? readText(file) : undefined;
+  const text = readText(file);
   if (text === undefined) {
     fault(ctx, { code: 'tree-container', file: path.join(folder, BREAKDOWN), line: 0, message: `${name}: no ${name}.md`, fatal: true });
     return { status: '', trackerId: '', rawAfter: [], title: '', afterLine: 0, statusLine: 0 };
@@ -460,7 +472,7 @@ function lineRange(line: number) {
 /** Reads the tree at one folder (an initiative, an epic or a backlog folder), as `tickets.py <cmd> <dir>` would. */
 export function readTreeAt(folderIn: string, where: { root?: string; outputFolder?: string; store?: string } = {}): TicketTree {
   const folder = path.resolve(folderIn);
-  const ctx: Ctx = { faults: [], breakdowns: new Map() };
+  const ctx: Ctx = { faults: [], breakdowns: new Map(), rows: new Map() };
   let epics = epicFolders(folder);
   let scope: string | undefined;
   let initiative: string | undefined;
@@ -554,11 +566,17 @@ export function readTreeAt(folderIn: string, where: { root?: string; outputFolde
     if (isDirectory(path.join(initiative, 'archive-v6'))) tree.archiveV6 = path.join(initiative, 'archive-v6');
     if (isDirectory(path.join(initiative, 'migration-v6-v7'))) tree.migrationDir = path.join(initiative, 'migration-v6-v7');
   }
+  const keysOf = new Map<string, string[]>();
+  for (const r of rows) {
+    const list = keysOf.get(r.epic);
+    if (list) list.push(r.key);
+    else keysOf.set(r.epic, [r.key]);
+  }
   for (const [slug, c] of containers) {
     const e = epicEntry.get(slug);
     const epic: Epic = {
       kind: 'epic', slug, id: epicIds.get(slug), title: c.title || (e && typeof e.title === 'string' ? e.title : slug), status: c.status, trackerId: c.trackerId,
-      folder: c.folder, file: c.file, after: declared.get(slug) ?? [], gatedBy: c.after, tickets: rows.filter((r) => r.epic === slug).map((r) => r.key),
+      folder: c.folder, file: c.file, after: declared.get(slug) ?? [], gatedBy: c.after, tickets: keysOf.get(slug) ?? [],
       entryPos: e && ibd ? pos(ibd.file, ibd.doc?.tablePos.get(e)?.line ?? 0) : undefined,
       statusPos: c.file ? pos(c.file, c.statusLine) : undefined,
     };
@@ -567,15 +585,13 @@ export function readTreeAt(folderIn: string, where: { root?: string; outputFolde
   const stems = leafStems(rows);
   for (const r of rows) {
     r.epicId = epicIds.get(r.epic);
-    r.planPath = r.plan ?? path.join(r.folderPath, `${stems.get(r) as string}-plan.md`);
+    r.planPath = r.plan ?? path.join(st(ctx, r).folderPath, `${stems.get(r) as string}-plan.md`);
   }
-  tree.tickets = rows.map(publicTicket);
-  const byKey = new Map(tree.tickets.map((t) => [t.key, t]));
+  tree.tickets = rows;
   for (const t of tree.tickets) {
     t.ref = rowRef(t, tree, epicIds);
     t.afterRefs = t.after.map((k) => refFor(k, t.epic, epicIds));
   }
-  void byKey;
   crossEpic(tree, declared, order, epicIds);
   const seenMsg = new Set<string>();
   for (const f of ctx.faults) {
@@ -586,12 +602,6 @@ export function readTreeAt(folderIn: string, where: { root?: string; outputFolde
     tree.problems.push({ file: f.file, range: lineRange(f.line), severity: f.fatal ? 'error' : 'warning', code: f.code, message: f.message, ...(f.data ? { data: f.data } : {}) });
   }
   return tree;
-}
-
-function publicTicket(r: Row): Ticket {
-  const { rawAfter: _a, entryAfter: _b, entryHitl: _c, planName: _e, folderPath: _f, ...t } = r;
-  void _a; void _b; void _c; void _e; void _f;
-  return t;
 }
 
 function titleSlug(title: string): string {
@@ -683,18 +693,19 @@ function resolveAfter(ctx: Ctx, rows: Row[], containers: Map<string, { after: st
   for (const t of rows) {
     const whereText = t.file ? `${t.epic}/${path.basename(t.file)}` : `${t.epic}/${BREAKDOWN} entry ${pyStr(t.id)}`;
     const at = { file: t.afterPos?.file ?? t.file ?? t.entryPos?.file ?? '', line: t.afterPos?.line ?? 0 };
-    t.after = resolveAll(t.epic, true, t.rawAfter, whereText, at);
+    const rs = st(ctx, t);
+    t.after = resolveAll(t.epic, true, rs.rawAfter, whereText, at);
     t.gatedBy = [];
-    if (t.entryAfter !== null) {
+    if (rs.entryAfter !== null) {
       const entryAt = { file: t.entryPos?.file ?? at.file, line: t.entryPos?.line ?? 0 };
-      const planned = resolveAll(t.epic, true, t.entryAfter, whereText, entryAt);
-      t.drift = [...planned].sort().join('\0') !== [...t.after].sort().join('\0') || t.entryHitl !== t.hitl;
+      const planned = resolveAll(t.epic, true, rs.entryAfter, whereText, entryAt);
+      t.drift = [...planned].sort().join('\0') !== [...t.after].sort().join('\0') || rs.entryHitl !== t.hitl;
     }
   }
   for (const [slug, c] of containers) {
     const gates = resolveAll(slug, false, c.rawAfter, `${slug}.md`, { file: c.file ?? '', line: c.afterLine });
     c.after = gates;
-    for (const t of rows) if (t.epic === slug) t.gatedBy = gates;
+    for (const t of mates.get(slug) ?? []) t.gatedBy = gates;
   }
 }
 
@@ -762,25 +773,36 @@ export function refFor(key: string, epic: string | undefined, epicIds: Map<strin
 
 function crossEpic(tree: TicketTree, declared: Map<string, { epic: string; needs: string }[]>, order: string[], epicIds: Map<string, TicketId>): void {
   const inScope = (epic: string) => tree.scope === undefined || tree.scope === epic;
+  const byEpic = new Map<string, Ticket[]>();
+  for (const t of tree.tickets) {
+    const list = byEpic.get(t.epic);
+    if (list) list.push(t);
+    else byEpic.set(t.epic, [t]);
+  }
   for (const [slug, edges] of declared) {
-    const mine = tree.tickets.filter((t) => t.epic === slug);
+    const mine = byEpic.get(slug) ?? [];
     for (const a of edges) {
-      const pinned = mine.some((t) => [...t.after, ...t.gatedBy].some((b) => b === a.epic || b.startsWith(`${a.epic}/`)));
+      const prefix = `${a.epic}/`;
+      const names = (b: string) => b === a.epic || b.startsWith(prefix);
+      const pinned = mine.some((t) => t.after.some(names) || t.gatedBy.some(names));
       if (mine.length && !pinned && inScope(slug)) tree.unpinnedAfter.push({ epic: slug, after: a.epic, needs: a.needs });
     }
   }
-  const seq = [...declared.keys()];
+  const seq = new Map([...declared.keys()].map((k, i) => [k, i]));
   const conflict = (epic: string, needed: string) => {
-    if (seq.indexOf(needed) > seq.indexOf(epic) && !tree.orderConflict.some((c) => c.epic === epic && c.after === needed) && inScope(epic)) tree.orderConflict.push({ epic, after: needed });
+    if ((seq.get(needed) ?? -1) > (seq.get(epic) ?? -1) && !tree.orderConflict.some((c) => c.epic === epic && c.after === needed) && inScope(epic)) tree.orderConflict.push({ epic, after: needed });
   };
   for (const [slug, edges] of declared) for (const a of edges) conflict(slug, a.epic);
   for (const e of tree.epics) for (const b of e.gatedBy) if (declared.has(e.slug) && declared.has(b.split('/')[0])) conflict(e.slug, b.split('/')[0]);
+  const allowedOf = new Map<string, Set<string>>();
   for (const t of tree.tickets) {
     const edges = declared.get(t.epic);
     if (!edges) continue;
-    const allowed = new Set(edges.map((a) => a.epic));
+    let allowed = allowedOf.get(t.epic);
+    if (!allowed) allowedOf.set(t.epic, (allowed = new Set(edges.map((a) => a.epic))));
     for (const b of t.after) {
-      const needed = b.split('/')[0];
+      const slash = b.indexOf('/');
+      const needed = slash < 0 ? b : b.slice(0, slash);
       if (needed === t.epic || !declared.has(needed)) continue;
       conflict(t.epic, needed);
       if (!allowed.has(needed) && inScope(t.epic)) tree.undeclaredAfter.push({ epic: t.epic, after: needed, ref: t.ref, names: refFor(b, t.epic, epicIds) });

@@ -15,9 +15,9 @@ export type TomlValue = string | number | boolean | TomlValue[] | TomlTable;
 export interface TomlDoc {
   data: TomlTable;
   /** Where each table (by identity) was opened: `[x]`, `[[x]]`, or an inline table. */
-  tablePos: WeakMap<TomlTable, TomlPos>;
+  tablePos: Map<TomlTable, TomlPos>;
   /** Where each key of each table was written. */
-  keyPos: WeakMap<TomlTable, Map<string, TomlPos>>;
+  keyPos: Map<TomlTable, Map<string, TomlPos>>;
 }
 
 export class TomlError extends Error {
@@ -26,11 +26,16 @@ export class TomlError extends Error {
   }
 }
 
-const BARE = /[A-Za-z0-9_-]/;
-const defined = new WeakSet<TomlTable>(); // tables opened by a header (cannot be reopened)
-const implicitTables = new WeakSet<TomlTable>();
-const inlineTables = new WeakSet<TomlTable | TomlValue[]>(); // frozen once closed
-const tableArrays = new WeakSet<TomlValue[]>();
+/** `[A-Za-z0-9_-]`: a bare key's characters. */
+function isBare(code: number): boolean {
+  return (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a) || (code >= 0x30 && code <= 0x39) || code === 0x5f || code === 0x2d;
+}
+/** `[0-9A-Za-z_+\-.:]`: the characters of a number, date or time. */
+function isScalarChar(code: number): boolean {
+  return isBare(code) || code === 0x2b || code === 0x2e || code === 0x3a;
+}
+const ESCAPES: Record<string, string> = { b: '\b', t: '\t', n: '\n', f: '\f', r: '\r', '"': '"', '\\': '\\' };
+const DECIMAL = /^[+-]?(0|[1-9](_?\d)*)$/;
 
 /** Parses TOML text; throws `TomlError` with the 0-based line and column of the first error. */
 export function parseToml(text: string): TomlDoc {
@@ -41,7 +46,12 @@ class Parser {
   private i = 0;
   private line = 0;
   private lineStart = 0;
-  private readonly doc: TomlDoc = { data: Object.create(null) as TomlTable, tablePos: new WeakMap(), keyPos: new WeakMap() };
+  // Plain maps and sets that die with the parse (weak ones cost every later garbage collection).
+  private readonly doc: TomlDoc = { data: Object.create(null) as TomlTable, tablePos: new Map(), keyPos: new Map() };
+  private readonly defined = new Set<TomlTable>(); // tables opened by a header (cannot be reopened)
+  private readonly implicitTables = new Set<TomlTable>();
+  private readonly inlineTables = new Set<TomlTable>(); // frozen once closed
+  private readonly tableArrays = new Set<TomlValue[]>();
 
   constructor(private readonly s: string) {
     if (s.charCodeAt(0) === 0xfeff) this.i = 1;
@@ -126,12 +136,12 @@ class Parser {
     if (isArray) {
       if (existing === undefined) {
         const arr: TomlValue[] = [];
-        tableArrays.add(arr);
+        this.tableArrays.add(arr);
         t[last.name] = arr;
         this.setKeyPos(t, last.name, last.pos);
         table = this.newTable(at);
         arr.push(table);
-      } else if (Array.isArray(existing) && tableArrays.has(existing)) {
+      } else if (Array.isArray(existing) && this.tableArrays.has(existing)) {
         table = this.newTable(at);
         existing.push(table);
       } else this.fail(`'${keys.map((k) => k.name).join('.')}' is already defined and is not an array of tables`);
@@ -140,13 +150,13 @@ class Parser {
         table = this.newTable(at);
         t[last.name] = table;
         this.setKeyPos(t, last.name, last.pos);
-      } else if (isTable(existing) && implicitTables.has(existing) && !defined.has(existing) && !inlineTables.has(existing)) {
+      } else if (isTable(existing) && this.implicitTables.has(existing) && !this.defined.has(existing) && !this.inlineTables.has(existing)) {
         table = existing;
         this.doc.tablePos.set(table, at);
       } else this.fail(`table '${keys.map((k) => k.name).join('.')}' is defined twice`);
-      defined.add(table);
+      this.defined.add(table);
     }
-    defined.add(table);
+    this.defined.add(table);
     return table;
   }
 
@@ -160,18 +170,18 @@ class Parser {
     const v = Object.prototype.hasOwnProperty.call(t, name) ? t[name] : undefined;
     if (v === undefined) {
       const n = this.newTable(at);
-      implicitTables.add(n);
-      if (dotted) defined.add(n);
+      this.implicitTables.add(n);
+      if (dotted) this.defined.add(n);
       t[name] = n;
       this.setKeyPos(t, name, at);
       return n;
     }
     if (Array.isArray(v)) {
-      if (!tableArrays.has(v) || dotted) this.fail(`'${name}' is already defined as a value`);
+      if (!this.tableArrays.has(v) || dotted) this.fail(`'${name}' is already defined as a value`);
       return v[v.length - 1] as TomlTable;
     }
-    if (!isTable(v) || inlineTables.has(v)) this.fail(`'${name}' is already defined as a value`);
-    if (dotted && defined.has(v) && !implicitTables.has(v)) this.fail(`table '${name}' is already defined`);
+    if (!isTable(v) || this.inlineTables.has(v)) this.fail(`'${name}' is already defined as a value`);
+    if (dotted && this.defined.has(v) && !this.implicitTables.has(v)) this.fail(`table '${name}' is already defined`);
     return v;
   }
 
@@ -192,7 +202,7 @@ class Parser {
       else if (c === "'") name = this.literalString(false);
       else {
         const start = this.i;
-        while (this.i < this.s.length && BARE.test(this.s[this.i])) this.i++;
+        while (this.i < this.s.length && isBare(this.s.charCodeAt(this.i))) this.i++;
         if (this.i === start) this.fail('expected a key');
         name = this.s.slice(start, this.i);
       }
@@ -224,22 +234,22 @@ class Parser {
     if (c === "'") return this.s.startsWith("'''", this.i) ? this.literalString(true) : this.literalString(false);
     if (c === '[') return this.array();
     if (c === '{') return this.inlineTable();
-    if (this.s.startsWith('true', this.i) && !BARE.test(this.s[this.i + 4] ?? '')) { this.i += 4; return true; }
-    if (this.s.startsWith('false', this.i) && !BARE.test(this.s[this.i + 5] ?? '')) { this.i += 5; return false; }
+    if (this.s.startsWith('true', this.i) && !isBare(this.s.charCodeAt(this.i + 4))) { this.i += 4; return true; }
+    if (this.s.startsWith('false', this.i) && !isBare(this.s.charCodeAt(this.i + 5))) { this.i += 5; return false; }
     return this.scalar();
   }
 
   private scalar(): TomlValue {
     const start = this.i;
-    while (this.i < this.s.length && /[0-9A-Za-z_+\-.:]/.test(this.s[this.i])) this.i++;
+    while (this.i < this.s.length && isScalarChar(this.s.charCodeAt(this.i))) this.i++;
     // A date-time may hold one space between date and time.
     if (this.s[this.i] === ' ' && /^\d{4}-\d{2}-\d{2}$/.test(this.s.slice(start, this.i)) && /\d/.test(this.s[this.i + 1] ?? '')) {
       this.i++;
-      while (this.i < this.s.length && /[0-9A-Za-z_+\-.:]/.test(this.s[this.i])) this.i++;
+      while (this.i < this.s.length && isScalarChar(this.s.charCodeAt(this.i))) this.i++;
     }
     const raw = this.s.slice(start, this.i);
     if (!raw) this.fail('expected a value');
-    if (/^[+-]?(0|[1-9](_?\d)*)$/.test(raw)) return Number(raw.replace(/_/g, ''));
+    if (DECIMAL.test(raw)) return raw.includes('_') ? Number(raw.replace(/_/g, '')) : Number(raw);
     if (/^0x[0-9A-Fa-f](_?[0-9A-Fa-f])*$/.test(raw)) return parseInt(raw.slice(2).replace(/_/g, ''), 16);
     if (/^0o[0-7](_?[0-7])*$/.test(raw)) return parseInt(raw.slice(2).replace(/_/g, ''), 8);
     if (/^0b[01](_?[01])*$/.test(raw)) return parseInt(raw.slice(2).replace(/_/g, ''), 2);
@@ -273,8 +283,7 @@ class Parser {
       }
       if (c === '\\') {
         const e = this.s[this.i + 1];
-        const map: Record<string, string> = { b: '\b', t: '\t', n: '\n', f: '\f', r: '\r', '"': '"', '\\': '\\' };
-        if (e !== undefined && e in map) { out += map[e]; this.i += 2; continue; }
+        if (e !== undefined && e in ESCAPES) { out += ESCAPES[e]; this.i += 2; continue; }
         if (e === 'u' || e === 'U') {
           const n = e === 'u' ? 4 : 8;
           const hex = this.s.slice(this.i + 2, this.i + 2 + n);
@@ -297,11 +306,25 @@ class Parser {
         }
         this.fail(`a bad escape '\\${e ?? ''}'`);
       }
-      const code = c.charCodeAt(0);
+      out += this.plainRun(0x22, 0x5c);
+    }
+  }
+
+  /**
+   * This character and the plain ones after it, up to a quote (`quote`), a backslash (`stop`, when
+   * not 0), a line end or the end, as one slice; fails on a control character.
+   */
+  private plainRun(quote: number, stop: number): string {
+    const start = this.i;
+    const s = this.s;
+    for (let first = true; ; first = false) {
+      const code = s.charCodeAt(this.i);
+      if (code !== code) break; // NaN: the end of the text
+      if (!first && (code === quote || code === stop || code === 0x0a || code === 0x0d)) break;
       if ((code < 0x20 && code !== 0x09) || code === 0x7f) this.fail('a control character in a string');
-      out += c;
       this.i++;
     }
+    return s.slice(start, this.i);
   }
 
   private literalString(multi: boolean): string {
@@ -325,10 +348,7 @@ class Parser {
         this.newline();
         continue;
       }
-      const code = c.charCodeAt(0);
-      if ((code < 0x20 && code !== 0x09) || code === 0x7f) this.fail('a control character in a string');
-      out += c;
-      this.i++;
+      out += this.plainRun(0x27, 0);
     }
   }
 
@@ -344,7 +364,6 @@ class Parser {
       if (this.s[this.i] === ']') { this.i++; break; }
       this.fail("expected ',' or ']' in the array");
     }
-    inlineTables.add(out);
     return out;
   }
 
@@ -352,7 +371,7 @@ class Parser {
     const t = this.newTable(this.pos());
     this.i++;
     this.skipWs();
-    if (this.s[this.i] === '}') { this.i++; inlineTables.add(t); return t; }
+    if (this.s[this.i] === '}') { this.i++; this.inlineTables.add(t); return t; }
     for (;;) {
       this.skipWs();
       this.keyValue(t);
@@ -361,14 +380,17 @@ class Parser {
       if (this.s[this.i] === '}') { this.i++; break; }
       this.fail("expected ',' or '}' in the inline table");
     }
-    inlineTables.add(t);
-    markInline(t);
+    this.inlineTables.add(t);
+    this.markInline(t);
     return t;
   }
-}
 
-function markInline(t: TomlTable): void {
-  for (const v of Object.values(t)) if (isTable(v)) { inlineTables.add(v); markInline(v); }
+  private markInline(t: TomlTable): void {
+    for (const k in t) {
+      const v = t[k];
+      if (isTable(v)) { this.inlineTables.add(v); this.markInline(v); }
+    }
+  }
 }
 
 export function isTable(v: unknown): v is TomlTable {
