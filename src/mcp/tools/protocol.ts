@@ -1,10 +1,10 @@
 // Tools for agents working in parallel: leases, the frontier of what can run next, the board.
 import { z } from 'zod';
 import { WaymarkError, describeOwner, parseTtl, frontierEntryJson, BOARD_COLUMNS } from '../../core/index';
-import type { BoardColumn, FrontierEntry } from '../../core/index';
+import type { BoardColumn, FrontierEntry, ProjectView } from '../../core/index';
 import { relativeTo, resolveInside } from '../host';
 import type { ToolHost } from '../host';
-import { DEFAULT_LIMIT, MAX_LIMIT, filePath, limit, cursor, problemOut, frontierEntryOut, tool, READ, WRITE, problemJson, page } from './shared';
+import { DEFAULT_LIMIT, MAX_LIMIT, filePath, limit, cursor, problemOut, frontierEntryOut, tool, AnswerCache, READ, WRITE, problemJson, page } from './shared';
 
 export const lease = tool({
   name: 'waymark_lease',
@@ -48,6 +48,17 @@ function entryOut(host: ToolHost, e: FrontierEntry): z.infer<ReturnType<typeof f
   return frontierEntryJson(e, (file) => (file ? relativeTo(host.roots, file) : null));
 }
 
+const nextOutput = {
+  now: z.string(),
+  next: frontierEntryOut().nullable().describe('The first ready item; null when nothing is ready.'),
+  ready: z.array(frontierEntryOut()),
+  readyTotal: z.number(),
+  review: z.array(frontierEntryOut()),
+  stalled: z.array(frontierEntryOut()),
+  criticalPath: z.array(z.string()).describe('The longest chain of remaining work, first to do → last, by id.'),
+  problems: z.array(problemOut),
+};
+
 export const next = tool({
   name: 'waymark_next',
   referenceName: 'waymarkNext',
@@ -56,33 +67,31 @@ export const next = tool({
     'The project frontier: the work ready to start (every prerequisite done), in the order to start it — what unblocks the most work first, then priority, then age — each with the reason; work waiting for review; stalled work (in progress with no activity for longer than the threshold, with who last touched it); the critical path; dependency problems (unknown dependsOn/after targets, cycles). ' +
     'Use it to choose what to work on, or to check whether something you want to start still waits on another item. Do not use it for the detail of one workflow (use waymark_status).',
   input: { limit },
-  output: {
-    now: z.string(),
-    next: frontierEntryOut().nullable().describe('The first ready item; null when nothing is ready.'),
-    ready: z.array(frontierEntryOut()),
-    readyTotal: z.number(),
-    review: z.array(frontierEntryOut()),
-    stalled: z.array(frontierEntryOut()),
-    criticalPath: z.array(z.string()).describe('The longest chain of remaining work, first to do → last, by id.'),
-    problems: z.array(problemOut),
-  },
+  output: nextOutput,
   annotations: READ,
   async run(input, host) {
     const view = await host.project();
-    const f = view.frontier;
     const n = Math.min(input.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
-    return {
-      now: view.now,
-      next: f.ready[0] ? entryOut(host, f.ready[0]) : null,
-      ready: f.ready.slice(0, n).map((e) => entryOut(host, e)),
-      readyTotal: f.ready.length,
-      review: f.review.slice(0, n).map((e) => entryOut(host, e)),
-      stalled: f.stalled.slice(0, n).map((e) => entryOut(host, e)),
-      criticalPath: f.criticalPath,
-      problems: f.problems.filter((p) => p.code !== 'work-stalled').slice(0, n).map((p) => problemJson(host, p)),
-    };
+    // The warm view is the same object until something changed: so is the answer built from it.
+    return nextAnswers.get(host, view, String(n), () => nextJson(host, view, n));
   },
 });
+
+const nextAnswers = new AnswerCache<ProjectView, z.infer<z.ZodObject<typeof nextOutput>>>();
+
+function nextJson(host: ToolHost, view: ProjectView, n: number): z.infer<z.ZodObject<typeof nextOutput>> {
+  const f = view.frontier;
+  return {
+    now: view.now,
+    next: f.ready[0] ? entryOut(host, f.ready[0]) : null,
+    ready: f.ready.slice(0, n).map((e) => entryOut(host, e)),
+    readyTotal: f.ready.length,
+    review: f.review.slice(0, n).map((e) => entryOut(host, e)),
+    stalled: f.stalled.slice(0, n).map((e) => entryOut(host, e)),
+    criticalPath: f.criticalPath,
+    problems: f.problems.filter((p) => p.code !== 'work-stalled').slice(0, n).map((p) => problemJson(host, p)),
+  };
+}
 
 const COLUMN_KEYS = BOARD_COLUMNS.map(([k]) => k) as [BoardColumn, ...BoardColumn[]];
 
