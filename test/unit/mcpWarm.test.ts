@@ -81,6 +81,27 @@ describe('waymark mcp: the warm project view follows other processes', () => {
     }
   });
 
+  test('answers repeated from the warm model change with the file, and each limit has its own', async () => {
+    const root = workspace();
+    const one = path.join(root, 'work', 'a', 'one.workflow.md');
+    const s = await startServer(root);
+    try {
+      const first = (await s.call('waymark_status', { file: 'work/a/one.workflow.md' })).data;
+      assert.deepEqual((await s.call('waymark_status', { file: 'work/a/one.workflow.md' })).data, first);
+      assert.equal(first.status, 'created');
+      assert.equal((await s.call('waymark_next', { limit: 1 })).data.ready.length, 1);
+      writeFromAnotherProcess(path.join(root, 'work', 'a', 'three.workflow.md'), wf('three', 'created'), false);
+      assert.equal((await s.call('waymark_next', { limit: 1 })).data.ready.length, 1, 'the limit asked for');
+      assert.deepEqual(ids((await s.call('waymark_next', { limit: 5 })).data.ready), ['one', 'three'], 'not the answer made for limit 1');
+      writeFromAnotherProcess(one, wf('one', 'in_progress'), false);
+      const after = (await s.call('waymark_status', { file: 'work/a/one.workflow.md' })).data;
+      assert.equal(after.status, 'in_progress');
+      assert.notEqual(after.stateHash, first.stateHash);
+    } finally {
+      await s.close();
+    }
+  });
+
   test('git checkout of another branch is in the very next answer', async () => {
     const root = workspace();
     git(root, 'init', '-q', '-b', 'main');

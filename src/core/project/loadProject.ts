@@ -99,8 +99,10 @@ const WORKFLOW_FILE = /\.workflow\.md$/i;
 /** size, mtime, ctime, inode of `p` ('-' when it does not exist): one stat. */
 function stampOf(p: string): string {
   try {
-    const st = fs.statSync(p);
-    return `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
+    // A missing file (no events yet, no packed refs) is the common case: no exception for it,
+    // whose stack trace would cost more than the stat.
+    const st = fs.statSync(p, { throwIfNoEntry: false });
+    return st ? `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}` : '-';
   } catch {
     return '-';
   }

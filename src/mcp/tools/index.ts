@@ -62,6 +62,9 @@ export function errorAnswer(e: unknown, roots: readonly string[]): ToolAnswer {
 }
 
 /** Validates the input, runs the tool, and shapes the answer (errors included). Never throws. */
+/** The JSON text of each answer object, made once. */
+const texts = new WeakMap<object, string>();
+
 export async function runTool(t: WaymarkTool, rawInput: unknown, host: ToolHost): Promise<ToolAnswer> {
   const parsed = t.input.safeParse(rawInput ?? {});
   if (!parsed.success) {
@@ -70,7 +73,9 @@ export async function runTool(t: WaymarkTool, rawInput: unknown, host: ToolHost)
   }
   try {
     const structured = (await t.run(parsed.data, host)) as Record<string, unknown>;
-    const text = JSON.stringify(structured);
+    // A read answered again from the warm model is the same object: serialised once.
+    let text = texts.get(structured);
+    if (text === undefined) texts.set(structured, (text = JSON.stringify(structured)));
     return { isError: false, text, structured };
   } catch (e) {
     return errorAnswer(e, host.roots);

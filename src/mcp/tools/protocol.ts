@@ -1,10 +1,10 @@
 // Tools for agents working in parallel: leases, the frontier of what can run next, the board.
 import { z } from 'zod';
 import { WaymarkError, describeOwner, parseTtl, frontierEntryJson, BOARD_COLUMNS } from '../../core/index';
-import type { BoardColumn, FrontierEntry } from '../../core/index';
+import type { BoardColumn, FrontierEntry, ProjectView } from '../../core/index';
 import { relativeTo, resolveInside } from '../host';
 import type { ToolHost } from '../host';
-import { DEFAULT_LIMIT, MAX_LIMIT, filePath, limit, cursor, problemOut, frontierEntryOut, tool, READ, WRITE, problemJson, page, ticketTreeOut, ticketTreeSummary } from './shared';
+import { DEFAULT_LIMIT, MAX_LIMIT, filePath, limit, cursor, problemOut, frontierEntryOut, tool, AnswerCache, READ, WRITE, problemJson, page, ticketTreeOut, ticketTreeSummary } from './shared';
 
 export const lease = tool({
   name: 'waymark_lease',
@@ -48,6 +48,18 @@ function entryOut(host: ToolHost, e: FrontierEntry): z.infer<ReturnType<typeof f
   return frontierEntryJson(e, (file) => (file ? relativeTo(host.roots, file) : null));
 }
 
+const nextOutput = {
+  now: z.string(),
+  next: frontierEntryOut().nullable().describe('The first ready item; null when nothing is ready.'),
+  ready: z.array(frontierEntryOut()),
+  readyTotal: z.number(),
+  review: z.array(frontierEntryOut()),
+  stalled: z.array(frontierEntryOut()),
+  criticalPath: z.array(z.string()).describe('The longest chain of remaining work, first to do → last, by id.'),
+  problems: z.array(problemOut),
+  tickets: ticketTreeOut().optional().describe('BMAD v7\'s ticket tree (initiatives, tickets.toml, plans), when the project has one.'),
+};
+
 export const next = tool({
   name: 'waymark_next',
   referenceName: 'waymarkNext',
@@ -57,36 +69,34 @@ export const next = tool({
     'In a BMAD v7 project also the ticket tree as BMAD\'s tickets.py next groups it (tickets: readyToRefine, readyToStart, inProgress, blocked with what each waits on, as refs). ' +
     'Use it to choose what to work on, or to check whether something you want to start still waits on another item. Do not use it for the detail of one workflow (use waymark_status).',
   input: { limit },
-  output: {
-    now: z.string(),
-    next: frontierEntryOut().nullable().describe('The first ready item; null when nothing is ready.'),
-    ready: z.array(frontierEntryOut()),
-    readyTotal: z.number(),
-    review: z.array(frontierEntryOut()),
-    stalled: z.array(frontierEntryOut()),
-    criticalPath: z.array(z.string()).describe('The longest chain of remaining work, first to do → last, by id.'),
-    problems: z.array(problemOut),
-    tickets: ticketTreeOut().optional().describe('BMAD v7\'s ticket tree (initiatives, tickets.toml, plans), when the project has one.'),
-  },
+  output: nextOutput,
   annotations: READ,
   async run(input, host) {
     const view = await host.project();
-    const tickets = ticketTreeSummary(host, Math.min(input.limit ?? DEFAULT_LIMIT, MAX_LIMIT));
-    const f = view.frontier;
     const n = Math.min(input.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
-    return {
-      now: view.now,
-      next: f.ready[0] ? entryOut(host, f.ready[0]) : null,
-      ready: f.ready.slice(0, n).map((e) => entryOut(host, e)),
-      readyTotal: f.ready.length,
-      review: f.review.slice(0, n).map((e) => entryOut(host, e)),
-      stalled: f.stalled.slice(0, n).map((e) => entryOut(host, e)),
-      criticalPath: f.criticalPath,
-      problems: f.problems.filter((p) => p.code !== 'work-stalled').slice(0, n).map((p) => problemJson(host, p)),
-      ...(tickets ? { tickets } : {}),
-    };
+    // The warm view is the same object until something changed: so is the answer built from it.
+    const answer = nextAnswers.get(host, view, String(n), () => nextJson(host, view, n));
+    // BMAD v7's ticket tree is read on each call (it is not part of the view): never cached with it.
+    const tickets = ticketTreeSummary(host, n);
+    return tickets ? { ...answer, tickets } : answer;
   },
 });
+
+const nextAnswers = new AnswerCache<ProjectView, z.infer<z.ZodObject<typeof nextOutput>>>();
+
+function nextJson(host: ToolHost, view: ProjectView, n: number): z.infer<z.ZodObject<typeof nextOutput>> {
+  const f = view.frontier;
+  return {
+    now: view.now,
+    next: f.ready[0] ? entryOut(host, f.ready[0]) : null,
+    ready: f.ready.slice(0, n).map((e) => entryOut(host, e)),
+    readyTotal: f.ready.length,
+    review: f.review.slice(0, n).map((e) => entryOut(host, e)),
+    stalled: f.stalled.slice(0, n).map((e) => entryOut(host, e)),
+    criticalPath: f.criticalPath,
+    problems: f.problems.filter((p) => p.code !== 'work-stalled').slice(0, n).map((p) => problemJson(host, p)),
+  };
+}
 
 const COLUMN_KEYS = BOARD_COLUMNS.map(([k]) => k) as [BoardColumn, ...BoardColumn[]];
 

@@ -223,6 +223,25 @@ export function tool<I extends z.ZodRawShape, O extends z.ZodRawShape>(t: Omit<W
   return { ...t, input: z.object(t.input).strict(), output: z.object(t.output) };
 }
 
+/**
+ * Answers kept per source object (a workflow state, a project view: both replaced, never changed in
+ * place, when their files change), per host (paths are relative to its roots) and per input key:
+ * a read answered again from a warm model builds and serialises nothing.
+ */
+export class AnswerCache<S extends object, A> {
+  private readonly byHost = new WeakMap<ToolHost, WeakMap<S, Map<string, A>>>();
+
+  get(host: ToolHost, source: S, key: string, make: () => A): A {
+    let bySource = this.byHost.get(host);
+    if (!bySource) this.byHost.set(host, (bySource = new WeakMap()));
+    let answers = bySource.get(source);
+    if (!answers) bySource.set(source, (answers = new Map()));
+    let a = answers.get(key);
+    if (a === undefined) answers.set(key, (a = make()));
+    return a;
+  }
+}
+
 export const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 export const WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 

@@ -2,9 +2,31 @@
 // it through the core's mutation pipeline (advance, set status, gate verdicts).
 import { z } from 'zod';
 import { GATE_VERDICTS, STATUSES, WaymarkError, chainOf, frontmatterResume, resumeRoot } from '../../core/index';
-import type { ResumeReport } from '../../core/index';
+import type { ResumeReport, WorkflowState } from '../../core/index';
+import type { ToolHost } from '../host';
 import { relativeTo, resolveInside } from '../host';
-import { filePath, expectHash, actor, limit, cursor, nullableString, mutationOut, problemOut, delegationOut, resumeOut, tool, READ, WRITE, problemJson, mutationJson, mutationOptions, page, resumeJson } from './shared';
+import { filePath, expectHash, actor, limit, cursor, nullableString, mutationOut, problemOut, delegationOut, resumeOut, tool, AnswerCache, READ, WRITE, problemJson, mutationJson, mutationOptions, page, resumeJson } from './shared';
+
+const statusOutput = {
+  file: z.string(),
+  workflow: z.string(),
+  dialect: z.enum(['waymark', 'bmad']),
+  status: nullableString(),
+  currentStep: nullableString(),
+  nextStep: nullableString(),
+  steps: z.array(z.object({ id: z.string(), title: z.string().optional(), done: z.boolean(), gate: z.string().optional() })),
+  stepsCompleted: z.array(z.string()),
+  gates: z.array(z.object({ step: z.string(), name: z.string(), verdict: nullableString(), open: z.boolean(), reviewer: z.string().optional(), reason: z.string().optional() })),
+  blockedReason: nullableString(),
+  scope: nullableString(),
+  delegation: delegationOut.nullable(),
+  problems: z.array(problemOut),
+  resume: z.object({ step: nullableString(), reason: z.string() }),
+  updatedAt: nullableString(),
+  stale: z.boolean().describe('True when the file does not read as a workflow right now (a half-written edit, a YAML error): this is its last good state, and problems says what is wrong.'),
+  staleReason: z.string().optional(),
+  stateHash: z.string(),
+};
 
 export const status = tool({
   name: 'waymark_status',
@@ -14,67 +36,56 @@ export const status = tool({
     'The full state of ONE workflow file: status, current and next step, every step (done, gated), gate verdicts, delegation chain (parent and children), its problems, where to resume, and the stateHash to pass as expectHash to a write. ' +
     'Use it before changing a workflow and whenever you need exact state. Do not use it to find workflows (use waymark_summary) or to check many files (use waymark_validate).',
   input: { file: filePath },
-  output: {
-    file: z.string(),
-    workflow: z.string(),
-    dialect: z.enum(['waymark', 'bmad']),
-    status: nullableString(),
-    currentStep: nullableString(),
-    nextStep: nullableString(),
-    steps: z.array(z.object({ id: z.string(), title: z.string().optional(), done: z.boolean(), gate: z.string().optional() })),
-    stepsCompleted: z.array(z.string()),
-    gates: z.array(z.object({ step: z.string(), name: z.string(), verdict: nullableString(), open: z.boolean(), reviewer: z.string().optional(), reason: z.string().optional() })),
-    blockedReason: nullableString(),
-    scope: nullableString(),
-    delegation: delegationOut.nullable(),
-    problems: z.array(problemOut),
-    resume: z.object({ step: nullableString(), reason: z.string() }),
-    updatedAt: nullableString(),
-    stale: z.boolean().describe('True when the file does not read as a workflow right now (a half-written edit, a YAML error): this is its last good state, and problems says what is wrong.'),
-    staleReason: z.string().optional(),
-    stateHash: z.string(),
-  },
+  output: statusOutput,
   annotations: READ,
   async run(input, host) {
     const { abs } = resolveInside(host.roots, input.file);
     const s = await host.state(abs);
-    let delegation: z.infer<typeof delegationOut> | null = null;
-    if (s.delegation) {
-      const { path: trail, node } = chainOf(host.core.list(), s.file);
-      delegation = {
-        id: s.delegation.id,
-        ...(s.delegation.agent ? { agent: s.delegation.agent } : {}),
-        depth: s.delegation.depth,
-        chain: trail.length ? trail.map((n) => n.id) : s.delegation.chain_path,
-        children: (node?.children ?? []).slice(0, 50).map((c) => ({ id: c.id, ...(c.file ? { file: relativeTo(host.roots, c.file) } : {}), ...(c.status ? { status: c.status } : {}), ...(c.agent ? { agent: c.agent } : {}) })),
-      };
-    }
-    // Per-file problems come with the state; cross-file ones (delegation) need the whole model,
-    // which costs O(workflows): only for files that are part of a chain.
-    const own = s.delegation ? host.core.problems().filter((p) => p.file === s.file) : s.problems;
-    const r = frontmatterResume(s);
-    return {
-      file: relativeTo(host.roots, s.file),
-      workflow: s.workflow,
-      dialect: s.dialect,
-      status: s.rawStatus ?? s.status ?? null,
-      currentStep: s.currentStep ?? null,
-      nextStep: s.nextStep ?? null,
-      steps: s.steps.slice(0, 200).map((x) => ({ id: x.id, ...(x.title ? { title: x.title } : {}), done: s.stepsCompleted.includes(x.id), ...(x.gate ? { gate: x.gate } : {}) })),
-      stepsCompleted: s.stepsCompleted.slice(0, 500),
-      gates: Object.entries(s.gates).map(([step, g]) => ({ step, name: g.name, verdict: g.verdict ?? null, open: g.open, ...(g.reviewer ? { reviewer: g.reviewer } : {}), ...(g.reason ? { reason: g.reason } : {}) })),
-      blockedReason: s.blockedReason ?? null,
-      scope: s.scope ?? null,
-      delegation,
-      problems: own.slice(0, 50).map((p) => problemJson(host, p)),
-      resume: { step: r.step ?? null, reason: r.reason },
-      updatedAt: s.updatedAt ?? null,
-      stale: s.stale === true,
-      ...(s.staleReason ? { staleReason: s.staleReason } : {}),
-      stateHash: s.stateHash,
-    };
+    // A state outside any delegation chain answers from itself alone: the answer built for it is
+    // kept until the file is re-read (a new state object).
+    return s.delegation ? statusJson(host, s) : statusAnswers.get(host, s, '', () => statusJson(host, s));
   },
 });
+
+const statusAnswers = new AnswerCache<WorkflowState, z.infer<z.ZodObject<typeof statusOutput>>>();
+
+function statusJson(host: ToolHost, s: WorkflowState): z.infer<z.ZodObject<typeof statusOutput>> {
+  let delegation: z.infer<typeof delegationOut> | null = null;
+  if (s.delegation) {
+    const { path: trail, node } = chainOf(host.core.list(), s.file);
+    delegation = {
+      id: s.delegation.id,
+      ...(s.delegation.agent ? { agent: s.delegation.agent } : {}),
+      depth: s.delegation.depth,
+      chain: trail.length ? trail.map((n) => n.id) : s.delegation.chain_path,
+      children: (node?.children ?? []).slice(0, 50).map((c) => ({ id: c.id, ...(c.file ? { file: relativeTo(host.roots, c.file) } : {}), ...(c.status ? { status: c.status } : {}), ...(c.agent ? { agent: c.agent } : {}) })),
+    };
+  }
+  // Per-file problems come with the state; cross-file ones (delegation) need the whole model,
+  // which costs O(workflows): only for files that are part of a chain.
+  const own = s.delegation ? host.core.problems().filter((p) => p.file === s.file) : s.problems;
+  const r = frontmatterResume(s);
+  return {
+    file: relativeTo(host.roots, s.file),
+    workflow: s.workflow,
+    dialect: s.dialect,
+    status: s.rawStatus ?? s.status ?? null,
+    currentStep: s.currentStep ?? null,
+    nextStep: s.nextStep ?? null,
+    steps: s.steps.slice(0, 200).map((x) => ({ id: x.id, ...(x.title ? { title: x.title } : {}), done: s.stepsCompleted.includes(x.id), ...(x.gate ? { gate: x.gate } : {}) })),
+    stepsCompleted: s.stepsCompleted.slice(0, 500),
+    gates: Object.entries(s.gates).map(([step, g]) => ({ step, name: g.name, verdict: g.verdict ?? null, open: g.open, ...(g.reviewer ? { reviewer: g.reviewer } : {}), ...(g.reason ? { reason: g.reason } : {}) })),
+    blockedReason: s.blockedReason ?? null,
+    scope: s.scope ?? null,
+    delegation,
+    problems: own.slice(0, 50).map((p) => problemJson(host, p)),
+    resume: { step: r.step ?? null, reason: r.reason },
+    updatedAt: s.updatedAt ?? null,
+    stale: s.stale === true,
+    ...(s.staleReason ? { staleReason: s.staleReason } : {}),
+    stateHash: s.stateHash,
+  };
+}
 
 export const resumeTool = tool({
   name: 'waymark_resume',
