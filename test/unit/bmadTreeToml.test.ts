@@ -60,3 +60,12 @@ test('frontmatter: the block closes on the first later `---` line, comments and 
   assert.equal(readLeafFrontmatter('---\nid: 1\n', true).unclosed, true);
   assert.equal(readLeafFrontmatter('---\n---\n', true).unclosed, true);
 });
+
+test('frontmatter written with CRLF or CR line ends reads as tickets.py reads it (universal newlines), on the same lines', () => {
+  for (const eol of ['\r\n', '\r']) {
+    const fm = readLeafFrontmatter(['---', 'ticket: 3', 'status: in-review', 'assignee: "ana"', '---', '', '# Plan', ''].join(eol), true);
+    assert.equal(fm.unclosed, false, JSON.stringify(eol));
+    assert.deepEqual({ ...fm.data }, { ticket: 3, status: 'in-review', assignee: 'ana' });
+    assert.equal(fm.lines.get('status'), 2);
+  }
+});

@@ -59,7 +59,7 @@ describe('story set-status on a v7 ticket tree', () => {
     assert.equal(read(dir, LOGIN_PLAN), bom.replace('status: in-review', 'status: built'));
   });
 
-  test('a CRLF plan keeps its line endings', { todo: 'the v7 reader (bmad/tree/reader.ts) reads a CRLF plan as an unclosed frontmatter; tickets.py reads it (universal newlines)' }, () => {
+  test('a CRLF plan keeps its line endings', () => {
     const dir = v7Project();
     const crlf = loginPlan('in-review').replace(/\n/g, '\r\n');
     fs.writeFileSync(path.join(dir, LOGIN_PLAN), crlf);

@@ -37,6 +37,8 @@ function frontmatterBody(text: string): string | undefined {
 export function readLeafFrontmatter(text: string, lenient: boolean): LeafFrontmatter {
   const data: Record<string, FmValue> = Object.create(null);
   const lines = new Map<string, number>();
+  // tickets.py reads files with universal newlines: CRLF and a lone CR end a line as LF does.
+  if (text.includes('\r')) text = text.replace(/\r\n?/g, '\n');
   const fm = frontmatterBody(text);
   if (fm === undefined) return { data, lines, unclosed: text.startsWith('---') };
   let blockListLine: number | undefined;
