@@ -468,7 +468,7 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
 }
 
 /** Words for a story the team set aside, as written (emoji and bold around them allowed). */
-const SET_ASIDE = /^[^\p{L}]*(?:deferred|cancell?ed|dropped|descoped|de-scoped|superseded|obsolete|abandoned|won'?t[- ]do|removed)\b/iu;
+const SET_ASIDE = /^[^\p{L}]*(?:deferred|cancell?ed|dropped|descoped|de-scoped|superseded|obsolete|abandoned|won'?t[- ]do|removed|on[- ]hold|paused|parked)\b/iu;
 
 /** The slug a story file's name carries after its number: `2-1-notebook-intro` → `notebook-intro`, `story-2.1` → ''. */
 function fileSlugOf(name: string): string {
