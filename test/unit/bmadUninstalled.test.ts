@@ -58,6 +58,8 @@ describe('a BMAD project whose workflows are not installed in the checkout', () 
     // `workflowType` / `workflow` in its own frontmatter, beside recorded steps.
     assert.deepEqual(of('_bmad-output/planning-artifacts/pricing.md'), { workflow: 'pricing-workshop', by: 'self', status: undefined, codes: notInstalled });
     assert.deepEqual(of('_bmad-output/implementation-artifacts/stories.md'), { workflow: 'stories', by: 'self', status: 'created', codes: notInstalled });
+    // `workflowType` is BMAD's own key for a workflow's artifact: it names the workflow without recorded steps.
+    assert.deepEqual(of('_bmad-output/implementation-artifacts/delivery-plan.md'), { workflow: 'delivery-plan', by: 'self', status: 'created', codes: notInstalled });
     // A module's state file in its own folder under the output folder (`{output_folder}/story-automator/`), recording step ids.
     assert.deepEqual(of('_bmad-output/story-automator/orchestration-2-20260105-093000.md'), { workflow: 'story-automator', by: 'self', status: 'completed', codes: notInstalled });
     // `workflow:` names it too (a BMAD output folder's file, read in BMAD's dialect).
