@@ -46,10 +46,46 @@ describe('a BMAD project whose workflows are not installed in the checkout', () 
     assert.equal(w.workflow, 'brainstorming');
   });
 
-  test('a file no BMAD workflow writes, or a workflow of the team\'s own, stays unknown', async () => {
+  test('a file that names its own workflow and records steps is an artifact of that workflow, even when no install declares it', async () => {
     const dir = copy();
     const res = await scanRoots([dir], { index: false, sprint: true });
-    for (const rel of ['_bmad-output/planning-artifacts/team-notes.md', '_bmad-output/planning-artifacts/pricing.md']) {
+    const of = (rel: string) => {
+      const w = res.workflows.find((x) => x.file === path.join(dir, rel));
+      assert.ok(w, `${rel} is read as a workflow artifact`);
+      return { workflow: w.workflow, by: w.identifiedBy, status: w.status, codes: w.problems.map((p) => p.code) };
+    };
+    const notInstalled = ['bmad-workflow-not-installed'];
+    // `workflowType` / `workflow` in its own frontmatter, beside recorded steps.
+    assert.deepEqual(of('_bmad-output/planning-artifacts/pricing.md'), { workflow: 'pricing-workshop', by: 'self', status: undefined, codes: notInstalled });
+    assert.deepEqual(of('_bmad-output/implementation-artifacts/stories.md'), { workflow: 'stories', by: 'self', status: 'created', codes: notInstalled });
+    // `workflowType` is BMAD's own key for a workflow's artifact: it names the workflow without recorded steps.
+    assert.deepEqual(of('_bmad-output/implementation-artifacts/delivery-plan.md'), { workflow: 'delivery-plan', by: 'self', status: 'created', codes: notInstalled });
+    // A module's state file in its own folder under the output folder (`{output_folder}/story-automator/`), recording step ids.
+    assert.deepEqual(of('_bmad-output/story-automator/orchestration-2-20260105-093000.md'), { workflow: 'story-automator', by: 'self', status: 'completed', codes: notInstalled });
+    // `workflow:` names it too (a BMAD output folder's file, read in BMAD's dialect).
+    assert.deepEqual(of('_bmad-output/planning-artifacts/release-checklist.md'), { workflow: 'release-checklist', by: 'self', status: 'in_progress', codes: notInstalled });
+    const msg = res.workflows.find((x) => x.file.endsWith('stories.md'))!.problems[0].message;
+    assert.match(msg, /workflowType 'stories'/);
+    assert.doesNotMatch(msg, /BMAD's releases/);
+    const f = computeFrontier(buildRegistry(res.workflows, []), { now: new Date('2026-01-20T12:00:00Z') });
+    const ready = f.ready.map((e) => e.item.rel);
+    for (const rel of ['_bmad-output/story-automator/orchestration-2-20260105-093000.md', '_bmad-output/implementation-artifacts/stories.md']) {
+      assert.ok(!ready.includes(rel), `offered ${rel}: ${ready.join(', ')}`);
+    }
+  });
+
+  test("a template inside an agent skill folder of BMAD's (`.claude/skills/bmad-*/`) is the method, never an artifact, whatever its frontmatter", async () => {
+    const dir = copy();
+    const res = await scanRoots([dir], { index: false, sprint: true });
+    const rel = '.claude/skills/bmad-team-runner/templates/run-state.md';
+    assert.equal(res.workflows.find((x) => x.file === path.join(dir, rel)), undefined, `${rel} is not read as a workflow file`);
+    assert.deepEqual(res.problems.filter((p) => p.file === path.join(dir, rel)), []);
+  });
+
+  test('a file no BMAD workflow writes and that names no workflow stays unknown', async () => {
+    const dir = copy();
+    const res = await scanRoots([dir], { index: false, sprint: true });
+    for (const rel of ['_bmad-output/planning-artifacts/team-notes.md']) {
       const w = res.workflows.find((x) => x.file === path.join(dir, rel));
       assert.ok(w, rel);
       assert.equal(w.identifiedBy, undefined, rel);

@@ -298,7 +298,11 @@ export function buildSprint(parts: SprintParts): SprintModel {
   // Per-story drift.
   for (const s of byKey.values()) {
     const f = fileOf.get(s);
-    s.status = s.ledgerStatus ?? s.fileStatusMapped ?? (s.file ? 'ready-for-dev' : 'backlog');
+    // Without a ledger the file's word is the only statement of the story's status: a done-like
+    // word (`Completed`, `✅ COMPLETE (…)`) is where the story is, never work to start; open tasks
+    // beside it are reported on the file.
+    const said = ledger === undefined && f?.status !== undefined && !s.fileStatusMapped ? normalizeStoryStatus(f.status).suggestion : undefined;
+    s.status = s.ledgerStatus ?? s.fileStatusMapped ?? said ?? (s.file ? 'ready-for-dev' : 'backlog');
     storyDrift(s, f, s.ledgerFile ?? lf0, ledger !== undefined);
     s.stateHash = sha256(JSON.stringify([s.key, s.ledgerRaw ?? null, s.fileStatus ?? null, f ? f.tasks.map((t) => (t.checked ? 1 : 0)).join('') : null]));
   }
@@ -464,7 +468,7 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
 }
 
 /** Words for a story the team set aside, as written (emoji and bold around them allowed). */
-const SET_ASIDE = /^[^\p{L}]*(?:deferred|cancell?ed|dropped|descoped|de-scoped|superseded|obsolete|abandoned|won'?t[- ]do|removed)\b/iu;
+const SET_ASIDE = /^[^\p{L}]*(?:deferred|cancell?ed|dropped|descoped|de-scoped|superseded|obsolete|abandoned|won'?t[- ]do|removed|on[- ]hold|paused|parked)\b/iu;
 
 /** The slug a story file's name carries after its number: `2-1-notebook-intro` → `notebook-intro`, `story-2.1` → ''. */
 function fileSlugOf(name: string): string {

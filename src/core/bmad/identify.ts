@@ -4,15 +4,23 @@
  * such as `{{date}}`, `{date}`, `{{project_name}}`, `{{story_key}}` match as wildcards), then the
  * artifact's `workflowType`, then the step ids it records, then the manifest's names; for a
  * workflow not installed in the checkout, what the install declares and BMAD's output names
- * (known.ts). The rule
+ * (known.ts), then the workflow the artifact names itself. The rule
  * that answered is kept so hovers and `status --json` can say why.
  */
 import * as path from 'node:path';
 import { lookupBmadWorkflow, type BmadCatalog, type BmadWorkflow } from './artifacts';
-import { knownBmadWorkflowOf } from './known';
+import { knownBmadWorkflowOf, selfDeclaredWorkflowOf } from './known';
 
-/** `declared` and `known` name a BMAD workflow that is not installed here (known.ts): its steps cannot be checked. */
-export type IdentifiedBy = 'outputFile' | 'default_output_file' | 'workflowType' | 'steps' | 'manifest' | 'declared' | 'known';
+/**
+ * `declared` and `known` name a BMAD workflow that is not installed here (known.ts): its steps
+ * cannot be checked; `self`, a workflow no install here declares, named by the artifact itself.
+ */
+export type IdentifiedBy = 'outputFile' | 'default_output_file' | 'workflowType' | 'steps' | 'manifest' | 'declared' | 'known' | 'self';
+
+/** True when the artifact's workflow is not installed here (its steps cannot be checked). */
+export function identifiedNotInstalled(by: string | undefined): boolean {
+  return by === 'declared' || by === 'known' || by === 'self';
+}
 
 /** Identifies an artifact's workflow. `data` is its frontmatter. */
 export function identifyArtifact(file: string, data: Record<string, unknown>, catalog: BmadCatalog): { workflow?: BmadWorkflow; by?: IdentifiedBy; detail?: string } {
@@ -39,8 +47,9 @@ export function identifyArtifact(file: string, data: Record<string, unknown>, ca
     }
     if (best && best.n * 2 >= ids.length) return { workflow: best.wf, by: 'steps', detail: `${best.n} of ${ids.length} recorded steps` };
   }
-  // Not installed here: what the install declares, then the names BMAD's releases give their outputs.
-  return knownBmadWorkflowOf(file, data, catalog.declared) ?? {};
+  // Not installed here: what the install declares, then the names BMAD's releases give their outputs,
+  // then the workflow the file names itself.
+  return knownBmadWorkflowOf(file, data, catalog.declared) ?? selfDeclaredWorkflowOf(file, data, catalog.projects) ?? {};
 }
 
 /**

@@ -147,3 +147,36 @@ export function knownBmadWorkflowOf(file: string, data: Record<string, unknown>,
     ? { workflow: stub(k.name, listedAs), by: 'declared', detail: `file name, listed in ${listedAs}` }
     : { workflow: stub(k.name), by: 'known', detail: 'file name' };
 }
+
+/** A workflow name as BMAD and its modules write one (`create-prd`, `story-automator`, `stories`). */
+const NAME = /^[A-Za-z][\w.-]{0,62}$/;
+
+/**
+ * The workflow an artifact names itself, when no install here declares it (a community module's,
+ * a workflow of the team's own, one BMAD retired): a file whose frontmatter has BMAD's
+ * `workflowType`, or records its steps (`stepsCompleted` with at least one entry, or `lastStep`)
+ * and names its `workflow`; or, naming none, records BMAD step ids (`step-01-init`) from a
+ * module's own folder under the output folder (`{output_folder}/story-automator/…`, where
+ * modules write). Its steps cannot be checked, but it is that workflow's artifact, not unknown.
+ */
+export function selfDeclaredWorkflowOf(file: string, data: Record<string, unknown>, projects: readonly { root: string; outputFolders: string[] }[] | undefined): { workflow: BmadWorkflow; by: 'self'; detail: string } | undefined {
+  const steps = Array.isArray(data.stepsCompleted) ? data.stepsCompleted : [];
+  // `workflowType` is BMAD's own key for a workflow's artifact; `workflow` (a common word) counts beside recorded steps.
+  const type = typeof data.workflowType === 'string' ? data.workflowType.trim() : '';
+  if (NAME.test(type)) return { workflow: stub(type), by: 'self', detail: `workflowType '${type}'` };
+  const records = steps.length > 0 || (data.lastStep !== undefined && data.lastStep !== null);
+  if (!records) return undefined;
+  const named = typeof data.workflow === 'string' ? data.workflow.trim() : '';
+  if (NAME.test(named)) return { workflow: stub(named), by: 'self', detail: `workflow '${named}'` };
+  const ids = steps.filter((e): e is string => typeof e === 'string');
+  if (!ids.length || ids.length !== steps.length || !ids.every((e) => /^step-\w/i.test(e.replace(/^.*[\\/]/, '')))) return undefined;
+  const abs = path.resolve(file);
+  const dir = path.dirname(abs);
+  for (const p of projects ?? []) {
+    const [out, ...artifactFolders] = p.outputFolders;
+    if (!out || path.dirname(dir) !== out || p.outputFolders.includes(dir) || artifactFolders.some((a) => dir.startsWith(a + path.sep))) continue;
+    const folder = path.basename(dir);
+    if (NAME.test(folder)) return { workflow: stub(folder), by: 'self', detail: `its folder ${folder}/ under the output folder` };
+  }
+  return undefined;
+}

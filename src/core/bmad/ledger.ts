@@ -381,7 +381,10 @@ export function parseLedger(file: string, text: string): Ledger {
   }
   classifyEntries(ledger.entries);
   if (suspicious) {
-    const err = parseDocument(text, { schema: 'core', uniqueKeys: false, logLevel: 'error' }).errors[0];
+    // BMAD writes its path variables unquoted (`story_location: {project-root}/_bmad-output/…`): to
+    // BMAD that is text, not a YAML flow mapping, so it is read as the text it is (lines kept).
+    const asBmadReads = text.replace(/^(\s*[\w.-]+\s*:[ \t]+)(\{[\w-]+\}[^\n#]*?)([ \t]+#[^\n]*)?$/gm, (_m, k: string, v: string, c?: string) => `${k}${JSON.stringify(v.trimEnd())}${c ?? ''}`);
+    const err = parseDocument(asBmadReads, { schema: 'core', uniqueKeys: false, logLevel: 'error' }).errors[0];
     if (err) {
       const line = Math.min(Math.max(0, (err.linePos?.[0]?.line ?? 1) - 1), Math.max(0, lines.length - 1));
       ledger.problems.push({ file, range: range(line, 0, lines[line]?.length ?? 0), severity: 'error', code: 'ledger-yaml', message: `sprint-status.yaml is not valid YAML at line ${line + 1} (${err.message.split('\n')[0].replace(/[\s:.]+$/, '')}). Fix it; the ledger is read line by line until then.` });

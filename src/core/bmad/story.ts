@@ -254,6 +254,19 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
     'in-review': 'review', 'ready-for-review': 'review', 'review-ready': 'review', 'ready-review': 'review', 'under-review': 'review', 'code-review': 'review', 'review-pending': 'review',
   };
   if (mapped[w]) return { status: mapped[w], exact: false };
+  // `Ready for <what comes next>`: development (`dev`, `implementation`, `work`) is ready-for-dev;
+  // anything after development (`Ready for Testing`, `Ready for QA Validation`, `Ready for Done`,
+  // `Ready for Manual Testing`) waits on a check: review.
+  const next = /^ready-(?:for|to)-(.+)$/.exec(w)?.[1];
+  if (next) return { status: /^(dev|development|implementation|implement|work|start|coding|build|sprint|pickup|pick-up)(-|$)/.test(next) ? 'ready-for-dev' : 'review', exact: false };
+  // `<stage> complete`: development done is review (BMAD's dev-complete); planning or drafting done is
+  // ready-for-dev; part of it done is in-progress.
+  const stage = /^(.+?)-(?:complete|completed|done|finished)$/.exec(w)?.[1];
+  if (stage && /^(implementation|development|dev|code|coding|build)$/.test(stage)) return { status: 'review', exact: false };
+  if (stage && /^(planning|plan|design|spec|specification|story|draft|drafting|refinement|refined|grooming|analysis)$/.test(stage)) return { status: 'ready-for-dev', exact: false };
+  if (stage && /^(partially|partly|mostly|half)$/.test(stage)) return { status: 'in-progress', exact: false };
+  // `Proposed`: written down, not yet taken up (BMAD's backlog).
+  if (w === 'proposed') return { status: 'backlog', exact: false };
   // `Ready for QA Re-Review`, `Awaiting review`, `peer-review`: waiting for a review.
   if (/(^|-)review$/.test(w)) return { status: 'review', exact: false };
   const doneLike = ['complete', 'completed', 'reviewed', 'finished', 'closed', 'merged', 'shipped', 'implemented', 'accepted', 'done-', 'review-passed', 'passed', 'qa-passed', 'verified', 'released', 'deployed'];

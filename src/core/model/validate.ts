@@ -104,7 +104,9 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
   // Shown in messages: a long list is cut (a message is one line a person reads).
   const stepList = steps.slice(0, 12).map((x) => x.id).join(', ') + (steps.length > 12 ? `, … (${steps.length} steps)` : '');
   if (steps.length === 0) {
-    if (isBmad && (state.identifiedBy === 'declared' || state.identifiedBy === 'known')) {
+    if (isBmad && state.identifiedBy === 'self') {
+      out.push({ path: [Object.prototype.hasOwnProperty.call(data, 'workflowType') ? 'workflowType' : Object.prototype.hasOwnProperty.call(data, 'workflow') ? 'workflow' : 'stepsCompleted'], severity: 'info', code: 'bmad-workflow-not-installed', message: `This is an artifact of the '${state.workflow}' workflow (named by ${state.identifiedDetail ?? 'its own frontmatter'}), which no BMAD install in this checkout declares (a module not installed here, or a workflow of the team's own); its recorded steps and status are shown, but cannot be checked against the workflow's steps.` });
+    } else if (isBmad && (state.identifiedBy === 'declared' || state.identifiedBy === 'known')) {
       const why = state.identifiedBy === 'declared' ? `by its ${state.identifiedDetail ?? 'declaration'}` : `by its ${state.identifiedDetail ?? 'file name'}, as BMAD's releases name it`;
       out.push({ path: [Object.prototype.hasOwnProperty.call(data, 'workflowType') ? 'workflowType' : 'stepsCompleted'], severity: 'info', code: 'bmad-workflow-not-installed', message: `This is an artifact of BMAD's '${state.workflow}' workflow (${why}), which is not installed in this checkout (no steps-c/ or steps/ folder under ${ctx.config.bmad.dir}/ or the agent skill folders); its steps cannot be checked. Run \`npx bmad-method install\` to check them.` });
     } else if (isBmad) {

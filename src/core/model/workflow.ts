@@ -226,7 +226,9 @@ function parseWorkflowTextUnguarded(file: string, text: string, ctx: WorkspaceCo
   }
   const data = fm.data;
   const dialect = detectDialect(data, ctx, file);
-  if (!dialect || (dialect === 'bmad' && ((isBmadTemplate(file, data, split.body) && !begunInOutput(file, ctx)) || insideInstalledWorkflow(file, ctx)))) return { isWorkflow: false, problems: [] };
+  // A file of BMAD's install or of an agent skill folder BMAD's installer wrote is the method in
+  // either dialect (a skill's state template carries `status`/`currentStep` like a native file).
+  if (!dialect || insideInstalledWorkflow(file, ctx) || (dialect === 'bmad' && isBmadTemplate(file, data, split.body) && !begunInOutput(file, ctx))) return { isWorkflow: false, problems: [] };
   const { state, raw } = normalize(file, text, data, dialect, ctx, opts?.contentHash);
   // A BMAD artifact is the user's own document, which BMAD itself never checks: what Waymark
   // finds in it is a warning at most, so `validate` never fails a file a BMAD user calls fine.

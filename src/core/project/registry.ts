@@ -8,6 +8,7 @@ import type { Problem, Range, WorkflowState } from '../types';
 import type { SprintReport } from '../bmad/sprint';
 import type { Ticket, TicketTree } from '../bmad/tree/types';
 import { fileAheadOfLedger } from '../bmad/drift';
+import { identifiedNotInstalled } from '../bmad/identify';
 
 /** Where an item stands, for the board's columns. `dropped` is an archived workflow. */
 export type ItemState = 'todo' | 'in_progress' | 'review' | 'blocked' | 'done' | 'dropped';
@@ -138,7 +139,7 @@ const zero: Range = { start: { line: 0, character: 0 }, end: { line: 0, characte
 function progressUntold(w: WorkflowState): boolean {
   if (w.dialect !== 'bmad') return false;
   if (w.status === undefined) return true;
-  const notInstalled = w.identifiedBy === 'declared' || w.identifiedBy === 'known';
+  const notInstalled = identifiedNotInstalled(w.identifiedBy);
   return notInstalled && w.status === 'created' && w.stepsCompleted.length > 0;
 }
 
