@@ -59,7 +59,39 @@ const LOOSE_STORY = /^((?:(?!epic-)[a-z][a-z0-9]*-(?=\d))?\d+[a-z]?(?:\.\d+[a-z]
 
 /** The id an epic is matched by: lower case, numbers without leading zeros (`PM-01` = `pm-1`). */
 export function normEpicId(id: string): string {
-  return id.toLowerCase().replace(/\./g, '-').replace(/\d+/g, (d) => String(Number(d)));
+  let n = normCache.get(id);
+  if (n === undefined) {
+    n = id.toLowerCase().replace(/\./g, '-').replace(/\d+/g, (d) => String(Number(d)));
+    remember(normCache, id, n);
+  }
+  return n;
+}
+
+// Sorting and matching a sprint asks for the same few epic ids thousands of times: each is worked
+// out once. Bounded, so a long-lived face reading many projects never grows them without end.
+const normCache = new Map<string, string>();
+const tokenCache = new Map<string, EpicTokens>();
+function remember<V>(cache: Map<string, V>, key: string, value: V): void {
+  if (cache.size >= 4096) cache.clear();
+  cache.set(key, value);
+}
+
+/** An epic id's comparison tokens: words and numbers, whether it is module-prefixed. */
+interface EpicTokens {
+  tokens: string[];
+  numeric: boolean[];
+  module: number;
+}
+
+function epicTokens(id: string): EpicTokens {
+  let t = tokenCache.get(id);
+  if (t === undefined) {
+    const tokens = normEpicId(id).match(/[a-z]+|\d+/g) ?? [];
+    // Module-prefixed ids come after the numbered ones.
+    t = { tokens, numeric: tokens.map((x) => /^\d/.test(x)), module: Number(/^[a-z]/.test(tokens[0] ?? '')) };
+    remember(tokenCache, id, t);
+  }
+  return t;
 }
 
 /** The first number of an epic id (`pm-01` → 1, `3a` → 3, `0-5` → 0), for code that needs one. */
@@ -70,17 +102,17 @@ export function epicNumber(id: string): number {
 
 /** Orders epic ids the way people read them: 0-5 < 1 < 3 < 3a < 3b < 10 < 19b < kb-03 < pm-01. */
 export function compareEpicIds(a: string, b: string): number {
-  const ta = normEpicId(a).match(/[a-z]+|\d+/g) ?? [];
-  const tb = normEpicId(b).match(/[a-z]+|\d+/g) ?? [];
-  // Module-prefixed ids come after the numbered ones.
-  const ma = Number(/^[a-z]/.test(ta[0] ?? ''));
-  const mb = Number(/^[a-z]/.test(tb[0] ?? ''));
-  if (ma !== mb) return ma - mb;
+  if (a === b) return 0;
+  const A = epicTokens(a);
+  const B = epicTokens(b);
+  if (A.module !== B.module) return A.module - B.module;
+  const ta = A.tokens;
+  const tb = B.tokens;
   for (let i = 0; i < Math.min(ta.length, tb.length); i++) {
     const x = ta[i];
     const y = tb[i];
-    const dx = /^\d/.test(x);
-    const dy = /^\d/.test(y);
+    const dx = A.numeric[i];
+    const dy = B.numeric[i];
     if (dx && dy) {
       if (Number(x) !== Number(y)) return Number(x) - Number(y);
     } else if (dx !== dy) return dx ? -1 : 1;
