@@ -428,3 +428,20 @@ describe('the hot session file (writeSessionState) is written by the one transac
     assert.equal(read(dir, '.waymark/memory/session_state.md'), '---\nsession: "s-2"\nactiveWorkflow: "wf.md"\n---\nNotes.\n');
   });
 });
+
+describe('session start: the session record and the hot file reset for it are one change', () => {
+  for (const n of ['0', '1', '2']) {
+    test(`killed with WAYMARK_TX_DIE_AFTER_RENAME=${n}, then another hot-file write: the record and the hot file name the same session (or neither does)`, () => {
+      const dir = workspace({ 'notes.md': 'x\n' }, { prefix: 'wm-txsessrec-' });
+      const env = { WAYMARK_MEMORY_ENGINE: 'journal' };
+      killed(dir, ['session', 'start', '--objective', 'ship it'], 'WAYMARK_TX_DIE_AFTER_RENAME', n);
+      const r = cli(dir, ['memory', 'prune', '--keep', '2', '--force'], env);
+      assert.equal(r.status, 0, r.stderr);
+      const rec = read(dir, '.waymark/memory/session.json');
+      const recId = rec === undefined ? undefined : (JSON.parse(rec) as { id: string }).id;
+      const hotId = /^session: "?([^"\n]+?)"?$/m.exec(read(dir, '.waymark/memory/session_state.md') ?? '')?.[1];
+      assert.equal(hotId === 'null' ? undefined : hotId, recId, `record ${recId}, hot file ${hotId}`);
+      assert.deepEqual(journalLeft(dir), []);
+    });
+  }
+});
