@@ -46,8 +46,8 @@ async function main(): Promise<void> {
     // 20 checkpoints; the newest holds every file.
     const base = Date.now() - 3_600_000;
     for (let c = 0; c < 20; c++) await createCheckpoint(root, { clock: { now: () => new Date(base + c * 1000) } });
-    for (let i = 0; i < WORKFLOWS; i++) recordOrchestratorWorkflow(root, `wf-${i}.md`, { nextStep: `step-${String((i % 12) + 1).padStart(2, '0')}`, updatedAt: new Date(base).toISOString() }, { type: 'bench', phase: 'executing', ttl: '1d' });
-    writeSessionState(root, { session: 'bench', activeWorkflow: 'wf-1.md', currentStep: 'step-02', lastUpdated: new Date(base).toISOString() });
+    for (let i = 0; i < WORKFLOWS; i++) await recordOrchestratorWorkflow(root, `wf-${i}.md`, { nextStep: `step-${String((i % 12) + 1).padStart(2, '0')}`, updatedAt: new Date(base).toISOString() }, { type: 'bench', phase: 'executing', ttl: '1d' });
+    await writeSessionState(root, { session: 'bench', activeWorkflow: 'wf-1.md', currentStep: 'step-02', lastUpdated: new Date(base).toISOString() });
 
     const target = path.join(root, 'wf-5.md');
     await resume(root, target); // warm: config, definitions

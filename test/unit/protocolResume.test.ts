@@ -49,7 +49,7 @@ if (job === 'agent') {
     const r = await core.advance(a.file);
     await createCheckpoint(a.root, { message: 'after design', actor: 'agent-1', session: 'sess-1' });
     await recordOrchestratorWorkflow(a.root, 'wf.md', { currentStep: r.after.currentStep, nextStep: r.after.nextStep, stepsCompleted: r.after.stepsCompleted, status: r.after.status }, { type: 'greenfield', phase: 'executing', session: 'sess-1', ttl: '2h' });
-    writeSessionState(a.root, { session: 'sess-1', activeWorkflow: 'wf.md', currentStep: 'implement', lastUpdated: new Date().toISOString() }, 'Working on implement.\n');
+    await writeSessionState(a.root, { session: 'sess-1', activeWorkflow: 'wf.md', currentStep: 'implement', lastUpdated: new Date().toISOString() }, 'Working on implement.\n');
     process.stdout.write('mid-step\n');
     setInterval(() => {}, 1000);
   })().catch((e) => {

@@ -359,3 +359,89 @@ describe('memory prune moves hot notes to the cold file in one change', () => {
     });
   }
 });
+
+const FIX_LEDGER = '_bmad-output/implementation-artifacts/sprint-status.yaml';
+/** A BMAD project whose ledger has a legacy value (`in progress`): `waymark fix` sets `in-progress`. */
+function fixable(config?: string): string {
+  const impl = '_bmad-output/implementation-artifacts';
+  return workspace({
+    '_bmad/bmm/config.yaml': 'implementation_artifacts: "{project-root}/_bmad-output/implementation-artifacts"\noutput_folder: "{project-root}/_bmad-output"\n',
+    [FIX_LEDGER]: 'last_updated: 2026-02-10\ndevelopment_status:\n  epic-1: in-progress\n  1-1-login: in progress   # typed by hand\n',
+    [`${impl}/1-1-login.md`]: '# Story 1.1: Login\n\nStatus: in-progress\n\n## Tasks\n\n- [ ] one\n',
+    ...(config ? { '.waymark/config.yaml': config } : {}),
+  }, { prefix: 'wm-txfix-' });
+}
+
+describe('waymark fix of a ledger value is one transaction (the engine, not a write of its own)', () => {
+  for (const [hook, n] of [['WAYMARK_TX_DIE_AFTER_RENAME', '0'], ['WAYMARK_TX_DIE_AFTER_RENAME', '1'], ['WAYMARK_TX_DIE_AFTER_HISTORY', '1']] as const) {
+    test(`killed with ${hook}=${n}, then a story write of the ledger: the fix landed with its history line once, or not at all`, () => {
+      const dir = fixable();
+      killed(dir, ['fix', FIX_LEDGER, 'ledger-legacy-status'], hook, n);
+      const r = cli(dir, ['story', 'set-status', '1-1', 'review']);
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(read(dir, FIX_LEDGER)!, /^ {2}1-1-login: review {3}# typed by hand$/m);
+      const ops = readHistory(dir, path.join(dir, FIX_LEDGER)).map((e) => e.operation);
+      assert.deepEqual(ops, n === '0' ? ['story-set-status'] : ['ledger-set-value', 'story-set-status'], 'killed before its rename: nothing recorded; after: its line once, before the next');
+      assert.deepEqual(journalLeft(dir), []);
+    });
+  }
+
+  test('the history line goes to the configured history.dir, like every other story write', () => {
+    const dir = fixable('history:\n  dir: .records/history\n');
+    const r = cli(dir, ['fix', FIX_LEDGER, 'ledger-legacy-status']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(readHistory(dir, path.join(dir, FIX_LEDGER), path.join(dir, '.records/history')).filter((e) => e.operation === 'ledger-set-value').length, 1);
+    assert.equal(fs.existsSync(path.join(dir, '.waymark', 'history')), false, 'nothing under the default history folder');
+  });
+
+  test('a story fix is the story transaction: killed before its rename, the next story write finds it old and no intent left', () => {
+    const dir = fixable();
+    const story = '_bmad-output/implementation-artifacts/1-1-login.md';
+    // The story file without a Status line and the ledger's value legacy: the fix writes the story.
+    fs.writeFileSync(path.join(dir, story), '# Story 1.1: Login\n\n## Tasks\n\n- [ ] one\n');
+    const before = read(dir, story);
+    killed(dir, ['fix', story, 'story-status-missing'], 'WAYMARK_TX_DIE_AFTER_RENAME', '0');
+    assert.equal(cli(dir, ['story', 'check', '1-1', 'one']).status, 0);
+    assert.notEqual(read(dir, story), undefined);
+    assert.match(read(dir, story)!, /- \[x\] one/);
+    assert.equal(read(dir, story)!.includes('Status:'), before!.includes('Status:'), 'killed before its rename: no Status line landed');
+    assert.deepEqual(journalLeft(dir), []);
+  });
+});
+
+describe('the hot session file (writeSessionState) is written by the one transaction', () => {
+  const hot = ['---', 'session: null', '---', '# Session state', '', '## Working memory', '', ...Array.from({ length: 6 }, (_, i) => `- note ${i}`), ''].join('\n');
+  test('a memory move killed after its first rename is completed before the session file is written: no note lost, no intent left', async () => {
+    const { writeSessionState } = await import('../../src/core/protocol/orchestrator');
+    const dir = workspace({ '.waymark/memory/session_state.md': hot }, { prefix: 'wm-txsession-' });
+    const env = { WAYMARK_MEMORY_ENGINE: 'journal' };
+    const copy = fs.mkdtempSync(`${dir}-copy-`);
+    fs.cpSync(dir, copy, { recursive: true });
+    assert.equal(cli(copy, ['memory', 'prune', '--keep', '2', '--force'], env).status, 0);
+    const moved = (read(copy, '.waymark/memory/orchestrator_memory.md') ?? '').split('\n').filter((l) => / note \d$/.test(l)).length;
+    assert.ok(moved > 0);
+    killed(dir, ['memory', 'prune', '--keep', '2', '--force'], 'WAYMARK_TX_DIE_AFTER_RENAME', '1');
+    await writeSessionState(dir, { session: 's-2', activeWorkflow: 'wf.md' }, 'Notes.\n');
+    assert.deepEqual(journalLeft(dir), [], 'the killed move was settled by the session write');
+    const cold = (read(dir, '.waymark/memory/orchestrator_memory.md') ?? '').split('\n').filter((l) => / note \d$/.test(l)).length;
+    assert.equal(cold, moved, 'the moved notes are in the cold file once');
+    assert.equal(read(dir, '.waymark/memory/session_state.md'), '---\nsession: "s-2"\nactiveWorkflow: "wf.md"\n---\nNotes.\n');
+  });
+});
+
+describe('session start: the session record and the hot file reset for it are one change', () => {
+  for (const n of ['0', '1', '2']) {
+    test(`killed with WAYMARK_TX_DIE_AFTER_RENAME=${n}, then another hot-file write: the record and the hot file name the same session (or neither does)`, () => {
+      const dir = workspace({ 'notes.md': 'x\n' }, { prefix: 'wm-txsessrec-' });
+      const env = { WAYMARK_MEMORY_ENGINE: 'journal' };
+      killed(dir, ['session', 'start', '--objective', 'ship it'], 'WAYMARK_TX_DIE_AFTER_RENAME', n);
+      const r = cli(dir, ['memory', 'prune', '--keep', '2', '--force'], env);
+      assert.equal(r.status, 0, r.stderr);
+      const rec = read(dir, '.waymark/memory/session.json');
+      const recId = rec === undefined ? undefined : (JSON.parse(rec) as { id: string }).id;
+      const hotId = /^session: "?([^"\n]+?)"?$/m.exec(read(dir, '.waymark/memory/session_state.md') ?? '')?.[1];
+      assert.equal(hotId === 'null' ? undefined : hotId, recId, `record ${recId}, hot file ${hotId}`);
+      assert.deepEqual(journalLeft(dir), []);
+    });
+  }
+});

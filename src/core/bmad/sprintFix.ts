@@ -3,23 +3,21 @@
  * one implementation for every face: the editor's quick fix, `waymark fix FILE CODE [--line N]`
  * and the MCP tool. A fix is found again in a fresh read of the sprint (a problem that is gone or
  * changed since the caller saw it is a conflict, never applied blind) and written through the
- * story write path (`setStoryStatus`) or, for a ledger value alone, under the ledger's lock with
- * its text re-read, an atomic write and one history line.
+ * story write path (`setStoryStatus`: the story file and its ledger line, one transaction) or, for
+ * a ledger value alone, `setLedgerValue`: both are planners of the one transaction engine.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { WaymarkError } from '../errors';
-import { withFileLock } from '../store/fileLock';
-import { writeFileAtomic } from '../store/atomicWrite';
-import { appendHistory } from '../store/history';
 import { assertWritableInside } from '../engine/roots';
+import { runTransaction } from '../engine/transaction';
 import { sha256 } from '../model/hash';
 import { fixTitle, problemSpec, type ProblemCode } from '../model/problems';
 import type { Problem } from '../types';
 import { parseLedger } from './ledger';
-import { editLedgerStatus } from './ledgerEdit';
+import { editLedgerStatus, ledgerStatusProblem } from './ledgerEdit';
 import { loadSprint, type SprintReport } from './sprint';
-import { setStoryStatus, type StoryWriteOptions } from './storyWrite';
+import { contextOf, setStoryStatus, txRoot, type StoryWriteOptions } from './storyWrite';
 
 /** The fixes this file applies. */
 export const SPRINT_FIXES = ['setLedgerValue', 'setStoryStatus'] as const;
@@ -121,42 +119,38 @@ export function isSprintCode(code: ProblemCode): boolean {
 }
 
 /**
- * Sets one ledger entry's value (and `last_updated` in its own format), nothing else: under the
- * ledger's lock, re-read, `expectRaw` compared (a stale read is a conflict), guards, an atomic
- * write inside the workspace, one history line.
+ * Sets one ledger entry's value (and `last_updated` in its own format), nothing else: a planner of
+ * the one transaction engine (engine/transaction.ts: lock by real path, re-read, guards, journal,
+ * rename, re-parse, one history line in the configured history folder, events). `expectRaw` is
+ * compared with the entry as read under the lock (a stale read is a conflict).
  */
 export async function setLedgerValue(root: string, ledgerFile: string, key: string, value: string, opts: StoryWriteOptions & { expectRaw?: string } = {}): Promise<{ written: string[]; changed: boolean; seq?: number }> {
-  assertWritableInside(ledgerFile, root);
+  const ctx = await contextOf(root, opts);
+  const workspaceRoot = txRoot(ctx, path.resolve(root));
+  assertWritableInside(ledgerFile, workspaceRoot);
   const now = opts.now ?? new Date();
-  return withFileLock(ledgerFile, async () => {
-    let text: string;
-    try {
-      text = fs.readFileSync(ledgerFile, 'utf8');
-    } catch (e) {
-      throw new WaymarkError('unreadable', `Cannot read ${ledgerFile}: ${(e as Error).message}.`, ledgerFile);
-    }
-    const ledger = parseLedger(ledgerFile, text);
-    const entry = ledger.byKey.get(key);
-    if (!entry) throw new WaymarkError('conflict', `sprint-status.yaml has no entry '${key}' any more. Validate again, then retry.`, ledgerFile);
-    if (opts.expectRaw !== undefined && entry.raw !== opts.expectRaw) {
-      throw new WaymarkError('conflict', `${key} changed since it was read ('${entry.raw}', expected '${opts.expectRaw}'). Validate again, then retry.`, ledgerFile);
-    }
-    if (entry.raw === value) return { written: [], changed: false };
-    // By the YAML parser's positions, in whatever form the entry is written (ledgerEdit.ts).
-    const after = editLedgerStatus(ledgerFile, text, key, value, now);
-    for (const g of opts.guards ?? []) await g({ file: ledgerFile, root, operation: 'ledger-set-value', actor: opts.actor, session: opts.session });
-    writeFileAtomic(ledgerFile, after, { root, mustExist: true });
-    const hist = appendHistory(root, {
-      time: now.toISOString(), actor: opts.actor, session: opts.session, operation: 'ledger-set-value', file: ledgerFile,
-      from: { status: entry.raw }, to: { status: value }, hashBefore: sha256(text), hashAfter: sha256(after), detail: { key },
-    });
-    for (const o of opts.observers ?? []) {
-      try {
-        await o(hist.entry, { file: ledgerFile, root, operation: 'ledger-set-value', actor: opts.actor, session: opts.session });
-      } catch {
-        // An observer (events log) failing never undoes a landed write.
+  return runTransaction<{ written: string[]; changed: boolean; seq?: number }>({ root: workspaceRoot, historyDir: ctx.config.history.dir, actor: opts.actor, session: opts.session, now: () => now, guards: opts.guards, observers: opts.observers, logger: opts.logger }, {
+    operation: 'ledger-set-value',
+    files: [ledgerFile],
+    plan(texts) {
+      const text = texts.get(ledgerFile);
+      if (text === undefined) throw new WaymarkError('unreadable', `Cannot read ${ledgerFile}: it is gone. Validate again, then retry.`, ledgerFile);
+      const entry = parseLedger(ledgerFile, text).byKey.get(key);
+      if (!entry) throw new WaymarkError('conflict', `sprint-status.yaml has no entry '${key}' any more. Validate again, then retry.`, ledgerFile);
+      if (opts.expectRaw !== undefined && entry.raw !== opts.expectRaw) {
+        throw new WaymarkError('conflict', `${key} changed since it was read ('${entry.raw}', expected '${opts.expectRaw}'). Validate again, then retry.`, ledgerFile);
       }
-    }
-    return { written: [ledgerFile], changed: true, seq: hist.entry.seq };
-  }, { root, purpose: 'story' });
+      if (entry.raw === value) return { writes: [], result: () => ({ written: [], changed: false }) };
+      // By the YAML parser's positions, in whatever form the entry is written (ledgerEdit.ts).
+      const after = editLedgerStatus(ledgerFile, text, key, value, now);
+      return {
+        writes: [{
+          file: ledgerFile, text: after,
+          entry: { from: { status: entry.raw }, to: { status: value }, hashBefore: sha256(text), hashAfter: sha256(after), detail: { key } },
+          check: (t) => ledgerStatusProblem(ledgerFile, t, key, value),
+        }],
+        result: (entries) => ({ written: entries.map((e) => e.file), changed: entries.length > 0, seq: entries[0]?.seq }),
+      };
+    },
+  });
 }

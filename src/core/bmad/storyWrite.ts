@@ -54,7 +54,7 @@ export interface StoryWriteResult {
 }
 
 /** The workspace's context for the project folder `root` (the core's when it covers `root`). */
-async function contextOf(root: string, opts: StoryWriteOptions): Promise<WorkspaceContext> {
+export async function contextOf(root: string, opts: StoryWriteOptions): Promise<WorkspaceContext> {
   if (opts.context && inside(opts.context.root, path.resolve(root))) return opts.context;
   return (await loadWorkspaceContext(root, undefined, opts.now ? { now: () => opts.now! } : undefined)).context;
 }
@@ -65,7 +65,7 @@ function inside(root: string, p: string): boolean {
 }
 
 /** Where the change's locks, journal and history live: the workspace holding the project. */
-function txRoot(ctx: WorkspaceContext, projectRoot: string): string {
+export function txRoot(ctx: WorkspaceContext, projectRoot: string): string {
   return inside(ctx.root, projectRoot) ? ctx.root : projectRoot;
 }
 

@@ -111,6 +111,12 @@ function oneLine(s: string): string {
   return s.replace(/\s*\r?\n\s*/g, ' ').trim();
 }
 
+/** The session record (`memory/session.json`) written with a hot-file change: its new text, or undefined to remove it. */
+export interface SessionRecordWrite {
+  file: string;
+  text?: string;
+}
+
 export class MemoryFiles {
   constructor(
     readonly hotFile: string,
@@ -134,13 +140,18 @@ export class MemoryFiles {
    * re-read, journaled, renamed. `plan` gets the files' texts (undefined: missing) and returns
    * their new texts (a file left out, or with its old text, is not written) and the answer.
    */
-  private change<T>(operation: string, files: string[], plan: (texts: ReadonlyMap<string, string | undefined>) => { texts: Map<string, string>; result: T }): Promise<T> {
+  private change<T>(operation: string, files: string[], plan: (texts: ReadonlyMap<string, string | undefined>) => { texts: Map<string, string>; result: T }, record?: SessionRecordWrite): Promise<T> {
+    const rec = record ? safeWritePath(this.root, record.file, 'memory session') : undefined;
     return runTransaction({ root: this.root, now: () => new Date() }, {
       operation,
-      files,
+      files: rec ? [...files, rec] : files,
       plan: (texts) => {
         const p = plan(texts);
-        return { writes: [...p.texts].map(([file, text]) => ({ file, text, entry: null })), result: () => p.result };
+        const writes = [...p.texts].map(([file, text]) => ({ file, text, entry: null }));
+        // The session record (current session) changes with the hot file, in the same change.
+        if (rec && record!.text !== undefined) writes.push({ file: rec, text: record!.text, entry: null });
+        else if (rec && texts.get(rec) !== undefined) writes.push({ file: rec, text: '', remove: true, entry: null } as (typeof writes)[number]);
+        return { writes, result: () => p.result };
       },
     });
   }
@@ -156,21 +167,21 @@ export class MemoryFiles {
   }
 
   /** Read-modify-write of the hot file under a lock. */
-  async updateHot(fn: (h: HotState) => void): Promise<HotState> {
+  async updateHot(fn: (h: HotState) => void, record?: SessionRecordWrite): Promise<HotState> {
     const real = this.target('hot');
     return this.change('memory-hot', [real], (texts) => {
       const text = texts.get(real);
       const h = text === undefined ? emptyHot() : parseHot(text);
       fn(h);
       return { texts: new Map([[real, renderHot(h)]]), result: h };
-    });
+    }, record);
   }
 
   /**
    * The hot file changed by `fn` and `cold` entries added to the cold file, one change: lines moved
    * from the hot file to the cold one are never lost or kept twice by a writer killed in between.
    */
-  async updateBoth(fn: (h: HotState) => { section: ColdSection; line: string }[] | void): Promise<HotState> {
+  async updateBoth(fn: (h: HotState) => { section: ColdSection; line: string }[] | void, record?: SessionRecordWrite): Promise<HotState> {
     const hot = this.target('hot');
     const coldReal = this.target('cold');
     return this.change('memory-move', [hot, coldReal], (texts) => {
@@ -183,7 +194,7 @@ export class MemoryFiles {
         out.set(coldReal, text);
       }
       return { texts: out, result: h };
-    });
+    }, record);
   }
 
   /** Adds entries at the end of their cold sections; never changes an existing line. */

@@ -41,9 +41,8 @@ export async function sessionStart(m: MemoryInternals, svc: MemoryOperations, ar
   // one named, else every workflow under way.
   const covered = args.workflow ? [args.workflow] : (await listWorkflowFiles(m.root)).filter((f) => f.state && (f.state.status === 'in_progress' || f.state.status === 'blocked')).map((f) => f.file);
   const where = args.workflow ? hotPosition(readWorkflowFile(await contextFor(m.root), path.resolve(m.root, args.workflow)).state) : {};
-  const { writeFileAtomic } = await import('../store/atomicWrite');
-  writeFileAtomic(m.paths.session, JSON.stringify({ ...session, workflows: covered.map((f) => relPath(m.root, f)) }, null, 2) + '\n', { root: m.root, what: 'memory session' });
-  await markSession(m.root, 'session.start', { actor: m.origin, session: session.id }, covered, args.objective ? { objective: args.objective } : {}, { clock: m.clock, logger: m.logger });
+  // The session record and the hot file reset for it are one change (engine/transaction.ts).
+  const record = { file: m.paths.session, text: JSON.stringify({ ...session, workflows: covered.map((f) => relPath(m.root, f)) }, null, 2) + '\n' };
   await m.files.updateHot((h) => {
     h.session = session.id;
     h.started = stamp;
@@ -53,7 +52,8 @@ export async function sessionStart(m: MemoryInternals, svc: MemoryOperations, ar
     h.waiting = h.waiting ?? [];
     // The workflow the session is on and where it stands: tier-3 resume reads them from here.
     h.fields = args.workflow ? { activeWorkflow: relPath(m.root, args.workflow), ...where } : {};
-  });
+  }, record);
+  await markSession(m.root, 'session.start', { actor: m.origin, session: session.id }, covered, args.objective ? { objective: args.objective } : {}, { clock: m.clock, logger: m.logger });
   const r = await svc.recall({ workflow: args.workflow, limit: args.limit ?? 15 });
   return { session, previous, recall: r.items, engine: r.engine };
 }
@@ -82,8 +82,7 @@ export async function sessionEnd(m: MemoryInternals, svc: MemoryOperations, args
       ...hot.waiting.map((w) => ({ section: 'Blockers' as const, line: `${day} waiting for: ${w}` })),
       { section: 'Session history', line: `${day} Session ${session?.id ?? '(none)'}: ${text}` },
     ];
-  });
-  fs.rmSync(m.paths.session, { force: true });
+  }, { file: m.paths.session });
   if (session) {
     const files = (session as SessionInfo & { workflows?: string[] }).workflows ?? [];
     await markSession(m.root, 'session.end', { actor: m.origin, session: session.id }, files, { summary: res.record!.id }, { clock: m.clock, logger: m.logger });

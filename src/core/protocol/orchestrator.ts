@@ -3,7 +3,6 @@ import * as path from 'node:path';
 import type { Clock, Logger } from '../ports';
 import { systemClock, silentLogger } from '../ports';
 import { WaymarkError } from '../errors';
-import { writeFileAtomic } from '../store/atomicWrite';
 import { runTransaction } from '../engine/transaction';
 import { splitFrontmatter, safeYamlParse } from '../model/frontmatter';
 import { protocolPaths, ensureDir, readIfExists, relPath } from './paths';
@@ -164,14 +163,23 @@ export function recordOrchestratorWorkflow(root: string, relFile: string, wf: Or
   }, options);
 }
 
-/** Writes the hot session file: frontmatter fields plus a notes body. */
-export function writeSessionState(root: string, fields: SessionState, body = ''): void {
+/**
+ * Writes the hot session file: frontmatter fields plus a notes body. The hot file is memory Waymark
+ * owns (memory/memoryFiles.ts writes it too), so this is a planner of the one transaction engine:
+ * locked by real path, a change a killed writer left touching it settled first, journaled, renamed.
+ */
+export async function writeSessionState(root: string, fields: SessionState, body = '', options: OrchestratorOptions = {}): Promise<void> {
   const p = protocolPaths(root);
   ensureDir(root, p.memory);
   const lines = Object.entries(fields)
     .filter(([, v]) => v !== undefined)
     .map(([k, v]) => `${k}: ${JSON.stringify(v)}`);
-  writeFileAtomic(p.sessionState, `---\n${lines.join('\n')}\n---\n${body}`, { root });
+  const text = `---\n${lines.join('\n')}\n---\n${body}`;
+  await runTransaction({ root, now: () => (options.clock ?? systemClock).now(), logger: options.logger }, {
+    operation: 'memory-session-state',
+    files: [p.sessionState],
+    plan: () => ({ writes: [{ file: p.sessionState, text, entry: null }], result: () => undefined }),
+  });
 }
 
 export interface ExpiryResult {
