@@ -235,7 +235,8 @@ describe('a session with no workspace', () => {
       const adapter = HOOK_ADAPTERS.get(name)!;
       const t0 = Date.now();
       const r = await answer(adapter, payload);
-      assert.ok(Date.now() - t0 < 500, `${name}: answered at once`);
+      // Not a speed goal: walking / would take minutes; any answer within seconds did not.
+      assert.ok(Date.now() - t0 < 5000, `${name}: answered without walking the file system`);
       assert.equal(r.exitCode, 0);
       assert.doesNotMatch(r.stdout, /Workflows in progress|additionalContext|additional_context/, name);
       assert.match(r.stderr, /no workspace/, name);
