@@ -198,8 +198,7 @@ class Parser {
       const at = this.pos();
       const c = this.s[this.i];
       let name: string;
-      if (c === '"') name = this.basicString(false);
-      else if (c === "'") name = this.literalString(false);
+      if (c === '"' || c === "'") name = this.quotedString(c, false);
       else {
         const start = this.i;
         while (this.i < this.s.length && isBare(this.s.charCodeAt(this.i))) this.i++;
@@ -230,8 +229,7 @@ class Parser {
 
   private value(): TomlValue {
     const c = this.s[this.i];
-    if (c === '"') return this.s.startsWith('"""', this.i) ? this.basicString(true) : this.basicString(false);
-    if (c === "'") return this.s.startsWith("'''", this.i) ? this.literalString(true) : this.literalString(false);
+    if (c === '"' || c === "'") return this.quotedString(c, this.s.startsWith(c.repeat(3), this.i));
     if (c === '[') return this.array();
     if (c === '{') return this.inlineTable();
     if (this.s.startsWith('true', this.i) && !isBare(this.s.charCodeAt(this.i + 4))) { this.i += 4; return true; }
@@ -260,28 +258,31 @@ class Parser {
     this.fail(`'${raw.slice(0, 40)}' is not a TOML value (strings need quotes)`);
   }
 
-  private basicString(multi: boolean): string {
+  /** A basic (`"`, with escapes) or literal (`'`) string, one-line or multi-line (three quotes). */
+  private quotedString(quote: '"' | "'", multi: boolean): string {
+    const basic = quote === '"';
+    const closing = quote.repeat(3);
     this.i += multi ? 3 : 1;
     if (multi && (this.s[this.i] === '\n' || this.s.startsWith('\r\n', this.i))) this.newline();
     let out = '';
     for (;;) {
       const c = this.s[this.i];
       if (c === undefined) this.fail('the string does not close');
-      if (multi && this.s.startsWith('"""', this.i)) {
+      if (multi && this.s.startsWith(closing, this.i)) {
         let q = 3;
-        while (q < 5 && this.s[this.i + q] === '"') q++;
-        out += '"'.repeat(q - 3);
+        while (q < 5 && this.s[this.i + q] === quote) q++;
+        out += quote.repeat(q - 3);
         this.i += q;
         return out;
       }
-      if (!multi && c === '"') { this.i++; return out; }
+      if (!multi && c === quote) { this.i++; return out; }
       if (c === '\n' || c === '\r') {
         if (!multi) this.fail('a one-line string does not close on its line');
         out += '\n';
         this.newline();
         continue;
       }
-      if (c === '\\') {
+      if (basic && c === '\\') {
         const e = this.s[this.i + 1];
         if (e !== undefined && e in ESCAPES) { out += ESCAPES[e]; this.i += 2; continue; }
         if (e === 'u' || e === 'U') {
@@ -306,7 +307,7 @@ class Parser {
         }
         this.fail(`a bad escape '\\${e ?? ''}'`);
       }
-      out += this.plainRun(0x22, 0x5c);
+      out += basic ? this.plainRun(0x22, 0x5c) : this.plainRun(0x27, 0);
     }
   }
 
@@ -327,30 +328,6 @@ class Parser {
     return s.slice(start, this.i);
   }
 
-  private literalString(multi: boolean): string {
-    this.i += multi ? 3 : 1;
-    if (multi && (this.s[this.i] === '\n' || this.s.startsWith('\r\n', this.i))) this.newline();
-    let out = '';
-    for (;;) {
-      const c = this.s[this.i];
-      if (c === undefined) this.fail('the string does not close');
-      if (multi && this.s.startsWith("'''", this.i)) {
-        let q = 3;
-        while (q < 5 && this.s[this.i + q] === "'") q++;
-        out += "'".repeat(q - 3);
-        this.i += q;
-        return out;
-      }
-      if (!multi && c === "'") { this.i++; return out; }
-      if (c === '\n' || c === '\r') {
-        if (!multi) this.fail('a one-line string does not close on its line');
-        out += '\n';
-        this.newline();
-        continue;
-      }
-      out += this.plainRun(0x27, 0);
-    }
-  }
 
   private array(): TomlValue[] {
     this.i++;
