@@ -4,15 +4,13 @@
 // bar, hovers, diagnostics and the dashboard read it beside the v6 sprint (sprintModel.ts).
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { errorMessage, migrateCheck, nextGroups, readTicketTree, treeProblems, treeStatus } from '../core/index';
+import { migrateCheck, nextGroups, readTicketTree, treeProblems, treeStatus } from '../core/index';
 import type { Epic, MigrationReport, NextGroups, NextItem, Problem, Ticket, TicketTree, TreeStatus } from '../core/index';
-import { Disposable } from './disposable';
+import { RootReports } from './rootReports';
 import type { ExtensionModel } from './model';
 
-const IGNORE = /[\\/](node_modules|\.git|\.waymark)[\\/]/;
 /** A file that can create a tree where none was: a breakdown, or a BMAD config layer. */
 const TREE_MARKERS = /(?:^|[\\/])(?:tickets\.toml|_bmad[\\/](?:custom[\\/])?[^\\/]*\.toml)$/i;
-const DEBOUNCE_MS = 250;
 
 /** One folder's tree with everything the surfaces show of it, computed once per read. */
 export interface TreeReport {
@@ -35,37 +33,19 @@ export const NEXT_GROUP_LABELS: Record<keyof NextGroups, string> = {
 };
 
 /** The ticket tree of every workspace folder that has one, with one change event. */
-export class TicketTreeModel extends Disposable {
-  private readonly byRoot = new Map<string, TreeReport>();
-  private readonly emitter = this.register(new vscode.EventEmitter<void>());
-  readonly onDidChange = this.emitter.event;
-  private timer?: NodeJS.Timeout;
-  private readonly dirtyRoots = new Set<string>();
-  /** Number of reads, for tests and the log. */
-  loads = 0;
-
-  constructor(private readonly c: ExtensionModel) {
-    super();
-    const w = this.register(vscode.workspace.createFileSystemWatcher('**/*.{md,toml}'));
-    this.register(w.onDidChange((u) => this.queue(u)));
-    this.register(w.onDidCreate((u) => this.queue(u)));
-    this.register(w.onDidDelete((u) => this.queue(u)));
-    this.register(c.onDidChange((e) => (e.what === 'roots' || e.what === 'settings') && this.reloadAll()));
-    this.register({ dispose: () => this.timer && clearTimeout(this.timer) });
-    this.reloadAll();
+export class TicketTreeModel extends RootReports<TreeReport> {
+  constructor(c: ExtensionModel) {
+    super(c, '**/*.{md,toml}', 'tickets');
   }
 
-  reports(): TreeReport[] {
-    return [...this.byRoot.values()].sort((a, b) => a.root.localeCompare(b.root));
+  protected concerns(file: string, root: string): boolean {
+    const known = this.byRoot.get(root);
+    const inTree = known && (file.startsWith(known.tree.folder + path.sep) || file.startsWith(known.tree.outputFolder + path.sep));
+    return !!inTree || TREE_MARKERS.test(file);
   }
 
-  reportFor(file: string): TreeReport | undefined {
-    const root = this.c.rootFor(file);
-    return root ? this.byRoot.get(root) : undefined;
-  }
-
-  problems(): Problem[] {
-    return this.reports().flatMap((r) => r.problems);
+  protected read(root: string): TreeReport | undefined {
+    return readReport(root);
   }
 
   /** The ticket a file is (its leaf file or its plan), or the one whose `[[entry]]` holds `line` of a `tickets.toml`. */
@@ -98,46 +78,6 @@ export class TicketTreeModel extends Disposable {
       if (at && at.file === abs && at.line <= line && (!best || at.line > best.entryPos!.line)) best = e;
     }
     return best ? { report, epic: best } : undefined;
-  }
-
-  reloadAll(): void {
-    for (const r of this.c.roots) this.dirtyRoots.add(r);
-    for (const r of [...this.byRoot.keys()]) if (!this.c.roots.includes(r)) this.byRoot.delete(r);
-    this.flushSoon(0);
-  }
-
-  private queue(uri: vscode.Uri): void {
-    if (uri.scheme !== 'file' || IGNORE.test(uri.fsPath)) return;
-    const root = this.c.rootFor(uri.fsPath);
-    if (!root) return;
-    const known = this.byRoot.get(root);
-    const inTree = known && (uri.fsPath.startsWith(known.tree.folder + path.sep) || uri.fsPath.startsWith(known.tree.outputFolder + path.sep));
-    if (!inTree && !TREE_MARKERS.test(uri.fsPath)) return;
-    this.dirtyRoots.add(root);
-    this.flushSoon(DEBOUNCE_MS);
-  }
-
-  private flushSoon(ms: number): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.flush(), ms);
-  }
-
-  /** Re-reads the trees of the folders that changed (synchronous reads of small files). */
-  flush(): void {
-    this.timer = undefined;
-    const roots = [...this.dirtyRoots];
-    this.dirtyRoots.clear();
-    for (const root of roots) {
-      try {
-        const report = readReport(root);
-        if (report) this.byRoot.set(root, report);
-        else this.byRoot.delete(root);
-        this.loads++;
-      } catch (e) {
-        this.c.log.error(`[tickets] ${root}: ${errorMessage(e)}`);
-      }
-    }
-    if (roots.length && !this.isDisposed) this.emitter.fire();
   }
 }
 
