@@ -80,15 +80,12 @@ export class TreeWatcher {
       watcher = fs.watch(dir, { persistent: false }, (_e, name) => this.event(name ? path.join(dir, name.toString()) : dir, dir));
       watcher.on('error', () => this.gone(dir));
     }
-    let st: fs.Stats;
-    let entries: fs.Dirent[];
-    try {
-      st = fs.statSync(dir);
-      entries = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
+    const listed = listing(dir);
+    if (!listed) {
       watcher?.close();
       return;
     }
+    const { st, entries } = listed;
     this.folders.set(dir, { stamp: stampOf(st), names: new Set(entries.map((e) => e.name)), watcher });
     for (const e of entries) {
       const p = path.join(dir, e.name);
@@ -146,16 +143,13 @@ export class TreeWatcher {
   private relist(dir: string): void {
     const f = this.folders.get(dir);
     if (!f) return;
-    let st: fs.Stats;
-    let entries: fs.Dirent[];
-    try {
-      st = fs.statSync(dir);
-      entries = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
+    const listed = listing(dir);
+    if (!listed) {
       this.options.onChange(dir);
       this.gone(dir);
       return;
     }
+    const { st, entries } = listed;
     const names = new Set(entries.map((e) => e.name));
     for (const e of entries) {
       if (f.names.has(e.name)) continue;
@@ -197,5 +191,14 @@ export class TreeWatcher {
     this.recursive?.close();
     for (const f of this.folders.values()) f.watcher?.close();
     this.folders.clear();
+  }
+}
+
+/** A folder's stat and its entries, read together; undefined when it cannot be read (gone, not a folder, no access). */
+function listing(dir: string): { st: fs.Stats; entries: fs.Dirent[] } | undefined {
+  try {
+    return { st: fs.statSync(dir), entries: fs.readdirSync(dir, { withFileTypes: true }) };
+  } catch {
+    return undefined;
   }
 }
