@@ -51,12 +51,27 @@ const shellParserApart = {
 const BUILTIN_ESM = /__toESM\(require\("(node:[a-z_/]+)"\)\)/g;
 // On the line of __toESM itself, so the source map's lines stay where they were.
 const builtinOnce = 'var __builtinNs = Object.create(null); function __builtinESM(id) { return __builtinNs[id] ??= __toESM(require(id)); } ';
-function shareBuiltinNamespaces(file) {
-  const text = readFileSync(file, 'utf8');
-  if (!text.includes('__toESM(require("node:')) return;
+function shareBuiltinNamespaces(text, file) {
+  if (!text.includes('__toESM(require("node:')) return text;
   const at = text.indexOf('var __toESM = ');
   if (at === -1) throw new Error(`esbuild.mjs: ${file} calls __toESM but does not define it`);
-  writeFileSync(file, text.slice(0, at) + builtinOnce + text.slice(at).replace(BUILTIN_ESM, '__builtinESM("$1")'));
+  return text.slice(0, at) + builtinOnce + text.slice(at).replace(BUILTIN_ESM, '__builtinESM("$1")');
+}
+
+// esbuild escapes non-ASCII characters in strings but leaves them in comments and regular
+// expressions (`[\-–—]`). One such character makes the launcher decode a whole bundle as UTF-8 and
+// V8 hold it as two-byte text: three times the work of the ASCII (latin1) path, on every start.
+// An escape means the same character in a comment, a string and a regular expression, with or without /u.
+function asciiOnly(text) {
+  // After a backslash an escape would read differently (`\\–` is not `\\\u2013`): refuse rather than guess.
+  const escaped = /\\[^\x00-\x7f]/.exec(text);
+  if (escaped) throw new Error(`esbuild.mjs: a backslash before a non-ASCII character at offset ${escaped.index}; write it as \\uXXXX in the source`);
+  return text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** The CLI's bundles as the launcher loads them best: built-in namespaces shared, ASCII only. */
+function tuneCliBundle(file) {
+  writeFileSync(file, asciiOnly(shareBuiltinNamespaces(readFileSync(file, 'utf8'), file)));
 }
 
 const common = {
@@ -84,10 +99,13 @@ if (args.has('--tests')) {
   await esbuild.build({ ...common, entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist' });
   // cli.js is a small launcher (hook events that cannot touch state are answered there), cli-hook.js
   // the full hook check, cli-merge.js git's state merge driver (run once per merged file), cli-main.js the CLI.
+  // The verb bundles hold one commands file each: the launcher runs those verbs there (src/cli/verbBundles.ts).
   // action.js: the GitHub Action (action.yml), @actions/core bundled in; see "Waymark in CI" in the README.
   await esbuild.build({ ...common, entryPoints: { action: 'src/action/main.ts' }, outdir: 'dist', sourcemap: false, minify: true });
   // cli-sh.js: mvdan-sh alone (see shellParserApart). The launcher loads every bundle through V8's code cache (src/cli/bundleLoader.ts).
-  await esbuild.build({ ...common, plugins: [noEsprima, shellParserApart], entryPoints: { cli: 'src/cli/launch.ts', 'cli-main': 'src/cli/main.ts', 'cli-hook': 'src/cli/hookMain.ts', 'cli-merge': 'src/cli/mergeMain.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } });
-  for (const name of ['cli', 'cli-main', 'cli-hook', 'cli-merge']) shareBuiltinNamespaces(`dist/${name}.js`);
+  const verbBundles = { 'cli-read': 'src/cli/readMain.ts', 'cli-sprint': 'src/cli/sprintMain.ts', 'cli-write': 'src/cli/writeMain.ts', 'cli-project': 'src/cli/projectMain.ts', 'cli-protocol': 'src/cli/protocolMain.ts' };
+  const cliEntries = { cli: 'src/cli/launch.ts', 'cli-main': 'src/cli/main.ts', 'cli-hook': 'src/cli/hookMain.ts', 'cli-merge': 'src/cli/mergeMain.ts', ...verbBundles };
+  await esbuild.build({ ...common, plugins: [noEsprima, shellParserApart], entryPoints: cliEntries, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } });
+  for (const name of Object.keys(cliEntries)) tuneCliBundle(`dist/${name}.js`);
   await esbuild.build({ ...common, entryPoints: { 'cli-sh': dirname(createRequire(import.meta.url).resolve('mvdan-sh')) + '/index.js' }, outdir: 'dist', sourcemap: false });
 }
