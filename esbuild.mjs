@@ -44,6 +44,24 @@ const shellParserApart = {
   },
 };
 
+// A package whose module body costs a process milliseconds and that some verbs never call is
+// loaded when one of its exports is first used, not when the bundle starts: `yaml` (60 modules)
+// parses config, ledgers and gate files, and a one-file `status` never reads any of them with it.
+// Each import gets the package's export names as getters; the package itself is bundled as usual.
+const LAZY_PACKAGES = ['yaml'];
+const lazyPackages = {
+  name: 'lazy-packages',
+  setup(build) {
+    const require = createRequire(import.meta.url);
+    build.onResolve({ filter: new RegExp(`^(${LAZY_PACKAGES.join('|')})$`) }, (a) => (a.namespace === 'lazy-package' ? undefined : { path: a.path, namespace: 'lazy-package' }));
+    build.onLoad({ filter: /.*/, namespace: 'lazy-package' }, (a) => {
+      const id = JSON.stringify(a.path);
+      const getters = Object.keys(require(a.path)).map((n) => `Object.defineProperty(exports, ${JSON.stringify(n)}, { enumerable: true, get: () => load()[${JSON.stringify(n)}] });`);
+      return { contents: [`let m;`, `const load = () => (m ??= require(${id}));`, ...getters].join('\n'), resolveDir: resolve('.'), loader: 'js' };
+    });
+  },
+};
+
 // esbuild gives every module that imports a Node built-in (`import * as fs from 'node:fs'`) its own
 // namespace object: __toESM copies each of the module's exports as a getter, ~100 for fs, once per
 // importing module (68 of them import fs, 93 path), a tenth of a one-file verb's start. The CLI's
@@ -105,7 +123,7 @@ if (args.has('--tests')) {
   // cli-sh.js: mvdan-sh alone (see shellParserApart). The launcher loads every bundle through V8's code cache (src/cli/bundleLoader.ts).
   const verbBundles = { 'cli-read': 'src/cli/readMain.ts', 'cli-sprint': 'src/cli/sprintMain.ts', 'cli-write': 'src/cli/writeMain.ts', 'cli-project': 'src/cli/projectMain.ts', 'cli-protocol': 'src/cli/protocolMain.ts' };
   const cliEntries = { cli: 'src/cli/launch.ts', 'cli-main': 'src/cli/main.ts', 'cli-hook': 'src/cli/hookMain.ts', 'cli-merge': 'src/cli/mergeMain.ts', ...verbBundles };
-  await esbuild.build({ ...common, plugins: [noEsprima, shellParserApart], entryPoints: cliEntries, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } });
+  await esbuild.build({ ...common, plugins: [noEsprima, shellParserApart, lazyPackages], entryPoints: cliEntries, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } });
   for (const name of Object.keys(cliEntries)) tuneCliBundle(`dist/${name}.js`);
   await esbuild.build({ ...common, entryPoints: { 'cli-sh': dirname(createRequire(import.meta.url).resolve('mvdan-sh')) + '/index.js' }, outdir: 'dist', sourcemap: false });
 }
