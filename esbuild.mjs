@@ -3,7 +3,7 @@
 import * as esbuild from 'esbuild';
 import { createRequire } from 'node:module';
 import { readdirSync, statSync, rmSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 
 const args = new Set(process.argv.slice(2));
 const production = args.has('--production');
@@ -47,13 +47,15 @@ const shellParserApart = {
 // A package whose module body costs a process milliseconds and that some verbs never call is
 // loaded when one of its exports is first used, not when the bundle starts: `yaml` (60 modules)
 // parses config, ledgers and gate files, and a one-file `status` never reads any of them with it.
-// Each import gets the package's export names as getters; the package itself is bundled as usual.
+// Each import from src/ gets the package's export names as getters; the package is bundled as usual.
 const LAZY_PACKAGES = ['yaml'];
 const lazyPackages = {
   name: 'lazy-packages',
   setup(build) {
     const require = createRequire(import.meta.url);
-    build.onResolve({ filter: new RegExp(`^(${LAZY_PACKAGES.join('|')})$`) }, (a) => (a.namespace === 'lazy-package' ? undefined : { path: a.path, namespace: 'lazy-package' }));
+    // Only Waymark's own imports: a dependency may carry another version of the package.
+    const src = resolve('src') + sep;
+    build.onResolve({ filter: new RegExp(`^(${LAZY_PACKAGES.join('|')})$`) }, (a) => (a.importer.startsWith(src) ? { path: a.path, namespace: 'lazy-package' } : undefined));
     build.onLoad({ filter: /.*/, namespace: 'lazy-package' }, (a) => {
       const id = JSON.stringify(a.path);
       const getters = Object.keys(require(a.path)).map((n) => `Object.defineProperty(exports, ${JSON.stringify(n)}, { enumerable: true, get: () => load()[${JSON.stringify(n)}] });`);
