@@ -66,16 +66,13 @@ const lazyPackages = {
 
 // esbuild gives every module that imports a Node built-in (`import * as fs from 'node:fs'`) its own
 // namespace object: __toESM copies each of the module's exports as a getter, ~100 for fs, once per
-// importing module (68 of them import fs, 93 path), a tenth of a one-file verb's start. The CLI's
-// bundles make one namespace per built-in instead: same getters onto the same module, built once.
+// importing module (68 of them import fs, 93 path), a tenth of a one-file verb's start. Waymark
+// reads a built-in's namespace only as `fs.readFileSync` (never `.default`, never as an object), so
+// the CLI's bundles use the module itself: `require("node:fs")`, no copy at all. Same line count, so
+// the source maps still hold.
 const BUILTIN_ESM = /__toESM\(require\("(node:[a-z_/]+)"\)\)/g;
-// On the line of __toESM itself, so the source map's lines stay where they were.
-const builtinOnce = 'var __builtinNs = Object.create(null); function __builtinESM(id) { return __builtinNs[id] ??= __toESM(require(id)); } ';
-function shareBuiltinNamespaces(text, file) {
-  if (!text.includes('__toESM(require("node:')) return text;
-  const at = text.indexOf('var __toESM = ');
-  if (at === -1) throw new Error(`esbuild.mjs: ${file} calls __toESM but does not define it`);
-  return text.slice(0, at) + builtinOnce + text.slice(at).replace(BUILTIN_ESM, '__builtinESM("$1")');
+function builtinModulesAsNamespaces(text) {
+  return text.replace(BUILTIN_ESM, 'require("$1")');
 }
 
 // esbuild escapes non-ASCII characters in strings but leaves them in comments and regular
@@ -89,9 +86,9 @@ function asciiOnly(text) {
   return text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-/** The CLI's bundles as the launcher loads them best: built-in namespaces shared, ASCII only. */
+/** The CLI's bundles as the launcher loads them best: built-ins without namespace copies, ASCII only. */
 function tuneCliBundle(file) {
-  writeFileSync(file, asciiOnly(shareBuiltinNamespaces(readFileSync(file, 'utf8'), file)));
+  writeFileSync(file, asciiOnly(builtinModulesAsNamespaces(readFileSync(file, 'utf8'))));
 }
 
 const common = {
