@@ -25,7 +25,7 @@ export interface WorkspaceSessionOptions {
 }
 
 /** Never watched: VCS internals, dependencies, Waymark's own stores that no answer reads. */
-const UNWATCHED = /^(?:\.git|node_modules|\.waymark\/(?:memory|cache|locks?|checkpoints|tx|[^/]*\.lock))(?:\/|$)|\.lock$/;
+const UNWATCHED = /^(?:\.git|node_modules|\.waymark\/(?:memory|cache|locks?|journal|checkpoints|tx|[^/]*\.lock))(?:\/|$)|\.lock$|\.waymark-tmp$/;
 /** Watched for the project view only (activity): no workflow state there. */
 const ACTIVITY_ONLY = /^\.waymark\/(?:history|events|leases|modes|outbox)(?:\/|$)/;
 const WORKFLOW_TEXT = /\.(?:md|markdown)$/i;
@@ -133,16 +133,16 @@ export class WorkspaceSession implements ToolHost {
         for (const s of this.core.list()) if (Object.values(s.gates).some((g) => g.file === file)) await this.reload(s.file);
         continue;
       }
-      await this.reload(file);
+      await this.reload(file, true);
     }
   }
 
-  private async reload(file: string): Promise<WorkflowState | undefined> {
-    let st: fs.Stats | undefined;
-    try {
-      st = fs.statSync(file);
-    } catch {
-      st = undefined;
+  /** Re-reads `file` into the model; `unlessSeen`: not when it is as this server last read or wrote it (its own write's event). */
+  private async reload(file: string, unlessSeen = false): Promise<WorkflowState | undefined> {
+    const st = fs.statSync(file, { throwIfNoEntry: false });
+    if (st && unlessSeen && this.seen.get(file) === signature(st)) {
+      const known = this.core.get(file);
+      if (known) return known;
     }
     if (!st) {
       this.seen.delete(file);
