@@ -11,13 +11,13 @@ import type { WriteGuard, WriteObserver } from '../writeHooks';
 import { WaymarkError, errorMessage } from '../errors';
 import type { Logger } from '../ports';
 import type { HistoryEntry, WorkflowState } from '../types';
-import { removeStaleTemps, writeFileAtomic } from '../store/atomicWrite';
+import { abortAtomicWrite, commitAtomicWrite, fsyncPathAsync, fsyncPrepared, prepareAtomicWrite, removeStaleTemps, writeFileAtomic, type PreparedWrite } from '../store/atomicWrite';
 import { acquireFileLock, type HeldLock } from '../store/fileLock';
 import { appendHistory, assertHistoryAppendable, readHistory } from '../store/history';
 import { assertJournalWritable, currentSha256, listJournal, sha256Hex } from '../store/intentJournal';
 import { readRegularFileSync } from '../store/safeRead';
 import { assertNotReadOnly, assertWritable, safeWritePath } from '../store/safePath';
-import { completeTxIntent, orphanedTxIntents, writeTxIntent, type TxIntent } from '../store/txJournal';
+import { completeTxIntent, orphanedTxIntents, prepareTxIntent, type TxIntent } from '../store/txJournal';
 import { assertWritableInside } from './roots';
 
 /** One file a planned change writes. */
@@ -102,8 +102,11 @@ export interface TxContext {
 /** The `after` of a removed file in the intent journal. */
 const REMOVED = 'removed';
 
-/** Test hook: SIGKILL this process after the Nth rename / history line of a transaction. */
-function dieAt(point: 'RENAME' | 'HISTORY', n: number): void {
+/**
+ * Test hook: SIGKILL this process after the Nth rename / history line of a transaction, or once
+ * its temp files are fsynced and its intent is not yet in place (PREPARE=1).
+ */
+function dieAt(point: 'PREPARE' | 'RENAME' | 'HISTORY', n: number): void {
   const v = process.env[`WAYMARK_TX_DIE_AFTER_${point}`];
   if (v !== undefined && Number(v) === n) process.kill(process.pid, 'SIGKILL');
 }
@@ -424,16 +427,34 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
       const before = texts.get(path.resolve(w.file));
       return { w, target, before };
     });
-    const intent = writeTxIntent(root, {
+    // The intent and every new file are written as temp files first and fsynced together (one
+    // flush of the disk can serve them all); the intent is renamed into place and its folder
+    // fsynced before the first rename of a file of the change (the README's durability argument).
+    const intent = prepareTxIntent(root, {
       operation: planner.operation,
       historyDir: tx.historyDir,
       writes: items.map((x) => ({ file: path.resolve(x.w.file), target: x.target, before: x.before === undefined ? null : sha256Hex(x.before), after: x.w.remove ? REMOVED : sha256Hex(x.w.text), text: x.w.remove ? '' : x.w.text, ...(x.w.remove ? { remove: true } : {}) })),
       entries: planned,
     });
+    const prepared = new Map<TxWrite, PreparedWrite>();
+    try {
+      for (const x of items) {
+        if (x.w.unchanged || x.w.remove) continue;
+        prepared.set(x.w, prepareAtomicWrite(x.target, x.w.text, { root, mustExist: x.before !== undefined }));
+      }
+      await Promise.all([fsyncPrepared(intent.prepared), ...[...prepared.values()].map(fsyncPrepared)]);
+      dieAt('PREPARE', 1);
+      commitAtomicWrite(intent.prepared);
+    } catch (e) {
+      abortAtomicWrite(intent.prepared);
+      for (const p of prepared.values()) abortAtomicWrite(p);
+      throw e;
+    }
     intentPath = intent.path;
-    dieAt('RENAME', 0);
     const done: { target: string; before: string | undefined }[] = [];
     try {
+      await fsyncPathAsync(path.dirname(intent.path), 'dir');
+      dieAt('RENAME', 0);
       let renamed = 0;
       for (const x of items) {
         const lock = locks.find((l) => l.info.file === path.resolve(x.target));
@@ -454,15 +475,13 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
           dieAt('RENAME', ++renamed);
           continue;
         }
-        writeFileAtomic(x.target, x.w.text, {
-          root,
-          mustExist: x.before !== undefined,
-          beforeRename: () => {
-            lock?.assertHeld();
-            if (readTarget(x.target) !== x.before) {
-              throw new WaymarkError('conflict', `${x.w.file} changed on disk while ${planner.operation} was being made (another writer or an editor); nothing was written. Re-read it and retry.`, x.w.file);
-            }
-          },
+        const p = prepared.get(x.w)!;
+        prepared.delete(x.w);
+        commitAtomicWrite(p, () => {
+          lock?.assertHeld();
+          if (readTarget(x.target) !== x.before) {
+            throw new WaymarkError('conflict', `${x.w.file} changed on disk while ${planner.operation} was being made (another writer or an editor); nothing was written. Re-read it and retry.`, x.w.file);
+          }
         });
         done.push({ target: x.target, before: x.before });
         dieAt('RENAME', ++renamed);
@@ -478,20 +497,27 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
         if (problem) throw new WaymarkError('invalid', `${planner.operation} left ${x.w.file} invalid (${problem}); the change was undone: every file has its old bytes again.`, x.w.file);
       }
     } catch (e) {
+      for (const p of prepared.values()) abortAtomicWrite(p);
       if (rollBack(root, done)) completeTxIntent(intent.path);
       // else: the intent stays; the next writer completes the change.
       intentPath = undefined;
       throw e;
     }
     try {
+      const flush = new Set<string>();
       for (const [i, p] of planned.entries()) {
         if (!p) continue;
-        const res = appendHistory(root, { ...p, intent: `${intent.intent.id}:${i}` }, tx.historyDir);
+        const res = appendHistory(root, { ...p, intent: `${intent.intent.id}:${i}` }, tx.historyDir, { fsync: false });
         if (res.repaired) tx.logger?.warn(`[history] ${res.repaired}`);
+        flush.add(res.realFile);
         entries.push(res.entry);
         states.push(writes[i].state);
         dieAt('HISTORY', i + 1);
       }
+      // The renames (their folders) and the history lines made durable together; the intent,
+      // durable since before the first rename, is only removed after this.
+      const dirs = new Set(items.filter((x) => !x.w.unchanged).map((x) => path.dirname(x.target)));
+      await Promise.all([...[...dirs].map((d) => fsyncPathAsync(d, 'dir')), ...[...flush].map((f) => fsyncPathAsync(f, 'file'))]);
       plan.landed?.(entries);
     } catch (e) {
       // The intent stays: the next writer appends the missing lines once this process is gone.

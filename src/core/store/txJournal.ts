@@ -2,7 +2,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as crypto from 'node:crypto';
 import type { HistoryEntry } from '../types';
-import { writeFileAtomic } from './atomicWrite';
+import { prepareAtomicWrite, type PreparedWrite } from './atomicWrite';
 import { completeIntent, orphanedJournalFiles } from './intentJournal';
 import { ownStartTime } from './processes';
 import { safeMkdir } from './safePath';
@@ -54,14 +54,19 @@ function journalDir(root: string): string {
   return path.join(root, '.waymark', 'journal');
 }
 
-/** Records a transaction's intent durably; returns its path (pass it to completeTxIntent). */
-export function writeTxIntent(root: string, intent: Omit<TxIntent, 'kind' | 'id' | 'pid' | 'start' | 'host' | 'time' | 'root'>): { path: string; intent: TxIntent } {
+/**
+ * A transaction's intent as a temp file in the journal folder (store/atomicWrite.ts
+ * prepareAtomicWrite): the engine fsyncs it together with the temp files of the change, renames
+ * it into place and fsyncs the folder before the first rename of a file of the change. Its path
+ * is what completeTxIntent removes.
+ */
+export function prepareTxIntent(root: string, intent: Omit<TxIntent, 'kind' | 'id' | 'pid' | 'start' | 'host' | 'time' | 'root'>): { path: string; intent: TxIntent; prepared: PreparedWrite } {
   const dir = safeMkdir(root, journalDir(root));
   const id = crypto.randomBytes(8).toString('hex');
   const full: TxIntent = { kind: 'tx', id, pid: process.pid, start: ownStartTime(), host: os.hostname(), time: new Date().toISOString(), root, ...intent };
   const p = path.join(dir, `tx.${process.pid}.${id}.json`);
-  writeFileAtomic(p, JSON.stringify(full) + '\n', { root, what: 'intent journal' });
-  return { path: p, intent: full };
+  const prepared = prepareAtomicWrite(p, JSON.stringify(full) + '\n', { root, what: 'intent journal' });
+  return { path: p, intent: full, prepared };
 }
 
 /** Removes a completed transaction's intent (the same as a one-file intent's). */
