@@ -17,7 +17,7 @@ import { appendHistory, assertHistoryAppendable, readHistory } from '../store/hi
 import { assertJournalWritable, currentSha256, listJournal, sha256Hex } from '../store/intentJournal';
 import { readRegularFileSync } from '../store/safeRead';
 import { assertNotReadOnly, assertWritable, safeWritePath } from '../store/safePath';
-import { completeTxIntent, orphanedTxIntents, prepareTxIntent, type TxIntent } from '../store/txJournal';
+import { completeTxIntent, orphanedTxIntents, writeTxIntentOpen, type TxIntent } from '../store/txJournal';
 import { assertWritableInside } from './roots';
 
 /** One file a planned change writes. */
@@ -104,9 +104,10 @@ const REMOVED = 'removed';
 
 /**
  * Test hook: SIGKILL this process after the Nth rename / history line of a transaction, or once
- * its temp files are fsynced and its intent is not yet in place (PREPARE=1).
+ * its temp files are fsynced and its intent is not yet in place (PREPARE=1), or once it answered
+ * and before its deferred observers ran (DEFERRED=1).
  */
-function dieAt(point: 'PREPARE' | 'RENAME' | 'HISTORY', n: number): void {
+function dieAt(point: 'PREPARE' | 'RENAME' | 'HISTORY' | 'DEFERRED', n: number): void {
   const v = process.env[`WAYMARK_TX_DIE_AFTER_${point}`];
   if (v !== undefined && Number(v) === n) process.kill(process.pid, 'SIGKILL');
 }
@@ -427,10 +428,10 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
       const before = texts.get(path.resolve(w.file));
       return { w, target, before };
     });
-    // The intent and every new file are written as temp files first and fsynced together (one
-    // flush of the disk can serve them all); the intent is renamed into place and its folder
-    // fsynced before the first rename of a file of the change (the README's durability argument).
-    const intent = prepareTxIntent(root, {
+    // The intent (in place) and every new file (as a temp file) are written first, then fsynced
+    // together with the journal folder (one flush of the disk can serve them all), before the
+    // first rename of a file of the change (the README's durability argument).
+    const intent = writeTxIntentOpen(root, {
       operation: planner.operation,
       historyDir: tx.historyDir,
       writes: items.map((x) => ({ file: path.resolve(x.w.file), target: x.target, before: x.before === undefined ? null : sha256Hex(x.before), after: x.w.remove ? REMOVED : sha256Hex(x.w.text), text: x.w.remove ? '' : x.w.text, ...(x.w.remove ? { remove: true } : {}) })),
@@ -442,18 +443,20 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
         if (x.w.unchanged || x.w.remove) continue;
         prepared.set(x.w, prepareAtomicWrite(x.target, x.w.text, { root, mustExist: x.before !== undefined }));
       }
-      await Promise.all([fsyncPrepared(intent.prepared), ...[...prepared.values()].map(fsyncPrepared)]);
+      const fd = intent.fd;
+      const intentSynced = new Promise<void>((resolve, reject) => fs.fsync(fd, (e) => (e ? reject(e) : resolve())));
+      await Promise.all([intentSynced, fsyncPathAsync(path.dirname(intent.path), 'dir'), ...[...prepared.values()].map(fsyncPrepared)]);
       dieAt('PREPARE', 1);
-      commitAtomicWrite(intent.prepared);
     } catch (e) {
-      abortAtomicWrite(intent.prepared);
       for (const p of prepared.values()) abortAtomicWrite(p);
-      throw e;
+      completeTxIntent(intent.path);
+      throw WaymarkError.is(e) ? e : new WaymarkError('io', `${planner.operation} could not write its intent journal: ${errorMessage(e)}. Nothing was changed.`, intent.path);
+    } finally {
+      fs.closeSync(intent.fd);
     }
     intentPath = intent.path;
     const done: { target: string; before: string | undefined }[] = [];
     try {
-      await fsyncPathAsync(path.dirname(intent.path), 'dir');
       dieAt('RENAME', 0);
       let renamed = 0;
       for (const x of items) {
@@ -527,18 +530,44 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
   } finally {
     for (const l of locks.reverse()) l.release();
   }
-  let observersOk = true;
-  for (const [i, entry] of entries.entries()) {
-    for (const ob of tx.observers ?? []) {
-      try {
-        await ob(entry, { file: entry.file, root, operation: entry.operation, actor: tx.actor, session: tx.session, after: states[i] });
-      } catch (e) {
-        observersOk = false;
-        tx.logger?.error(`[core] write observer failed after ${entry.operation} on ${entry.file}: ${errorMessage(e)}`);
+  const run = async (observers: WriteObserver[]): Promise<boolean> => {
+    let ok = true;
+    for (const [i, entry] of entries.entries()) {
+      for (const ob of observers) {
+        try {
+          await ob(entry, { file: entry.file, root, operation: entry.operation, actor: tx.actor, session: tx.session, after: states[i] });
+        } catch (e) {
+          ok = false;
+          tx.logger?.error(`[core] write observer failed after ${entry.operation} on ${entry.file}: ${errorMessage(e)}`);
+        }
       }
     }
-  }
+    return ok;
+  };
+  const all = tx.observers ?? [];
+  const later = entries.length ? all.filter((o) => o.deferred) : [];
+  const observersOk = await run(all.filter((o) => !later.includes(o)));
   // When an observer failed the intent stays, and the next writer runs them once more.
-  if (intentPath && observersOk) completeTxIntent(intentPath);
+  const done = intentPath;
+  if (!later.length) {
+    if (done && observersOk) completeTxIntent(done);
+  } else {
+    // After the answer, in the order of the writes; the intent stays until they ran.
+    deferredChain = deferredChain.then(async () => {
+      dieAt('DEFERRED', 1);
+      if ((await run(later)) && done && observersOk) completeTxIntent(done);
+    });
+  }
   return plan.result(entries);
+}
+
+/** The deferred observers of this process's writes, run one after another (see WriteObserver). */
+let deferredChain: Promise<void> = Promise.resolve();
+
+/** Resolves once the deferred observers of every write made so far in this process have run. */
+export async function observersSettled(): Promise<void> {
+  for (let seen: Promise<void> | undefined; seen !== deferredChain; ) {
+    seen = deferredChain;
+    await seen;
+  }
 }
