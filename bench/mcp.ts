@@ -192,6 +192,7 @@ async function sized(n: number): Promise<void> {
   try {
     generateSized(root, n);
     const client = await connect(process.execPath, [CLI, 'mcp', '--root', root], root, { WAYMARK_ACTOR: 'bench' });
+    let advanceP50 = NaN;
     try {
       await call(client, 'waymark_next', {});
       const one = `work/area-0/wf-${Math.min(n - 1, 17)}.workflow.md`;
@@ -216,6 +217,7 @@ async function sized(n: number): Promise<void> {
       line(`mcp.n${n}.next_p90_ms`, next.p90, 3);
       line(`mcp.n${n}.next_after_writes_p50_ms`, nextAfterWrite.median, 3);
       line(`mcp.n${n}.advance_p50_ms`, advance.median, 3);
+      advanceP50 = advance.median;
     } finally {
       await client.close();
     }
@@ -234,6 +236,7 @@ async function sized(n: number): Promise<void> {
       fs.closeSync(dfd);
     }));
     line(`mcp.n${n}.floor_atomic_fsync_write_p50_ms`, floor.median, 3);
+    line(`mcp.n${n}.advance_vs_floor`, advanceP50 / floor.median, 2);
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }

@@ -59,9 +59,11 @@ export interface StateCoreInit {
 export interface StateCoreOptions extends StateCoreInit {
   /**
    * Memory (`core.memory`, and tier-2 consolidation after each write). Default on; false never
-   * opens it; `{ consolidateOnWrite: false }` keeps `core.memory` without the consolidation.
+   * opens it; `{ consolidateOnWrite: false }` keeps `core.memory` without the consolidation;
+   * `consolidateAfterAnswer` lets a write answer before its consolidation is done (a long-lived
+   * face: `core.memory.settled()` waits for it; a crash meanwhile re-runs it from the journal).
    */
-  memory?: boolean | { consolidateOnWrite?: boolean };
+  memory?: boolean | { consolidateOnWrite?: boolean; consolidateAfterAnswer?: boolean };
   /** Recorded as the origin of memory records when they name none (`cli`, `vscode`, `hook`). */
   origin?: string;
 }
@@ -207,6 +209,8 @@ export interface MemoryApi {
    * another process) and `holdMs` apply when this call opens it. Throws 'unavailable' when memory is off.
    */
   forRoot(root: string, options?: { waitMs?: number; holdMs?: number }): MemoryService;
+  /** Resolves once the consolidation of every write made so far is done (see `consolidateAfterAnswer`). */
+  settled(): Promise<void>;
 }
 
 /**

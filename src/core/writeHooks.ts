@@ -27,5 +27,9 @@ export interface WriteContext {
  */
 export type WriteGuard = (ctx: WriteContext) => void | Promise<void>;
 
-/** Told after a write landed and its history line was appended (events log, memory consolidation). */
-export type WriteObserver = (entry: HistoryEntry, ctx: WriteContext & { after?: WorkflowState }) => void | Promise<void>;
+/**
+ * Told after a write landed and its history line was appended (events log, memory consolidation).
+ * `deferred`: it may finish after the write has answered (memory consolidation in a long-lived
+ * face): the change's intent stays in the journal until it has, so a crash meanwhile re-runs it.
+ */
+export type WriteObserver = ((entry: HistoryEntry, ctx: WriteContext & { after?: WorkflowState }) => void | Promise<void>) & { deferred?: boolean };

@@ -44,7 +44,7 @@ function realish(abs: string): string {
   const rest: string[] = [];
   for (;;) {
     try {
-      return path.join(fs.realpathSync(dir), ...rest.reverse());
+      return path.join(fs.realpathSync.native(dir), ...rest.reverse());
     } catch {
       const up = path.dirname(dir);
       if (up === dir) return abs;

@@ -25,7 +25,7 @@ export interface WorkspaceSessionOptions {
 }
 
 /** Never watched: VCS internals, dependencies, Waymark's own stores that no answer reads. */
-const UNWATCHED = /^(?:\.git|node_modules|\.waymark\/(?:memory|cache|locks?|checkpoints|tx|[^/]*\.lock))(?:\/|$)|\.lock$/;
+const UNWATCHED = /^(?:\.git|node_modules|\.waymark\/(?:memory|cache|locks?|journal|checkpoints|tx|[^/]*\.lock))(?:\/|$)|\.lock$|\.waymark-tmp$/;
 /** Watched for the project view only (activity): no workflow state there. */
 const ACTIVITY_ONLY = /^\.waymark\/(?:history|events|leases|modes|outbox)(?:\/|$)/;
 const WORKFLOW_TEXT = /\.(?:md|markdown)$/i;
@@ -49,6 +49,8 @@ export class WorkspaceSession implements ToolHost {
   private timer?: NodeJS.Timeout;
   /** File signature at the last read, per file: a mismatch means re-read before answering. */
   private readonly seen = new Map<string, string>();
+  /** Files this server is writing right now: their watcher events are its own write's. */
+  private readonly writing = new Set<string>();
   private disposed = false;
 
   constructor(opts: WorkspaceSessionOptions) {
@@ -65,7 +67,9 @@ export class WorkspaceSession implements ToolHost {
 
   private makeCore(): StateCore {
     // The same factory as the CLI and the extension: leases honoured, events logged, memory fed.
-    return createStateCore({ roots: this.roots, actor: this.opts.actor, session: this.opts.session, logger: this.opts.logger, origin: 'mcp' });
+    // Memory consolidation runs after a write has answered (the agent does not wait for it; the
+    // memory tools wait for it before they read).
+    return createStateCore({ roots: this.roots, actor: this.opts.actor, session: this.opts.session, logger: this.opts.logger, origin: 'mcp', memory: { consolidateAfterAnswer: true } });
   }
 
   /** Starts watching, then scans; tools wait for the scan. */
@@ -133,16 +137,18 @@ export class WorkspaceSession implements ToolHost {
         for (const s of this.core.list()) if (Object.values(s.gates).some((g) => g.file === file)) await this.reload(s.file);
         continue;
       }
-      await this.reload(file);
+      await this.reload(file, true);
     }
   }
 
-  private async reload(file: string): Promise<WorkflowState | undefined> {
-    let st: fs.Stats | undefined;
-    try {
-      st = fs.statSync(file);
-    } catch {
-      st = undefined;
+  /** Re-reads `file` into the model; `unlessSeen`: not when it is as this server last read or wrote it (its own write's event). */
+  private async reload(file: string, unlessSeen = false): Promise<WorkflowState | undefined> {
+    // A write through this server in flight: mutate() takes in what it finds on disk once it is done.
+    if (unlessSeen && this.writing.has(file)) return this.core.get(file);
+    const st = fs.statSync(file, { throwIfNoEntry: false });
+    if (st && unlessSeen && this.seen.get(file) === signature(st)) {
+      const known = this.core.get(file);
+      if (known) return known;
     }
     if (!st) {
       this.seen.delete(file);
@@ -207,11 +213,29 @@ export class WorkspaceSession implements ToolHost {
   async mutate(file: string, options: MutationOptions, op: (o: MutationOptions) => Promise<MutationResult>): Promise<MutationResult> {
     await this.start();
     // The core locks, re-reads and compares expectHash itself: a stale model cannot lose an update.
-    const r = await op(options);
+    this.writing.add(file);
+    let r: MutationResult;
     try {
-      this.seen.set(file, signature(fs.statSync(file)));
+      r = await op(options);
+    } finally {
+      this.writing.delete(file);
+    }
+    // The file as written is what the model holds; anything else (an editor's save right after
+    // the write, whose event came while it was in flight) is read before the next answer.
+    let fd: number | undefined;
+    try {
+      fd = fs.openSync(file, 'r');
+      const st = fs.fstatSync(fd);
+      if (fs.readFileSync(fd, 'utf8') === r.newText) this.seen.set(file, signature(st));
+      else {
+        this.seen.delete(file);
+        this.pending.add(file);
+      }
     } catch {
       this.seen.delete(file);
+      this.pending.add(file);
+    } finally {
+      if (fd !== undefined) fs.closeSync(fd);
     }
     return r;
   }

@@ -106,6 +106,7 @@ function allOldOrAllNew(dir: string, old: Record<string, string>, fresh: Record<
 }
 
 const MULTI: [string, string][] = [
+  ['WAYMARK_TX_DIE_AFTER_PREPARE', '1'],
   ['WAYMARK_TX_DIE_AFTER_RENAME', '0'],
   ['WAYMARK_TX_DIE_AFTER_RENAME', '1'],
   ['WAYMARK_TX_DIE_AFTER_RENAME', '2'],
@@ -130,8 +131,21 @@ describe('checkpoint restore is one transaction over every file it restores', ()
       const isNew = allOldOrAllNew(dir, old, fresh, 'checkpoint.restore');
       if (hook.endsWith('RENAME') && n !== '0') assert.equal(isNew, true, 'a change whose first rename happened is completed');
       if (n === '0' && hook.endsWith('RENAME')) assert.equal(isNew, false);
+      if (hook.endsWith('PREPARE')) assert.equal(isNew, false, 'killed before its intent was in place: nothing happened');
     });
   }
+
+  test('killed once its temp files are fsynced, before its intent is in place: nothing changed, and the next writer of each file leaves no temp file', () => {
+    const { dir, id } = restorable();
+    const old = Object.fromEntries(FILES.map((f) => [f, read(dir, f)!]));
+    killed(dir, ['checkpoint', 'restore', id, '--force'], 'WAYMARK_TX_DIE_AFTER_PREPARE', '1');
+    for (const f of FILES) assert.equal(read(dir, f), old[f]);
+    for (const f of FILES) assert.equal(cli(dir, ['scope', f, 'small']).status, 0);
+    const temps = (d: string) => (fs.existsSync(d) ? fs.readdirSync(d).filter((n) => n.endsWith('.waymark-tmp')) : []);
+    assert.deepEqual([...temps(dir), ...temps(path.join(dir, '.waymark', 'journal'))], []);
+    assert.deepEqual(journalLeft(dir), []);
+    for (const f of FILES) assert.equal(readHistory(dir, path.join(dir, f)).filter((e) => e.operation === 'checkpoint.restore').length, 0);
+  });
 
   test('a read-only file is refused (exit 2) and nothing is restored; broken frontmatter refuses even with --force', () => {
     const { dir, id } = restorable();
@@ -169,6 +183,7 @@ describe('sync is one transaction over the frontmatter it moves forward', () => 
       fs.writeFileSync(path.join(dir, 'x.md'), read(dir, 'x.md')!.replace(/^scope: small\n/m, ''));
       const isNew = allOldOrAllNew(dir, old, fresh, 'checkpoint.restore');
       if (hook.endsWith('RENAME')) assert.equal(isNew, n !== '0');
+      if (hook.endsWith('PREPARE')) assert.equal(isNew, false);
     });
   }
 });

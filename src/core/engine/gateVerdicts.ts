@@ -73,7 +73,7 @@ export async function writeGateVerdict(
   // transaction (engine/transaction.ts); an old copy is locked too and removed in it.
   const tx = w.txContext(ctx, wctx);
   // Observers (events) see the workflow as it is: its file did not change.
-  const observers = tx.observers?.map((ob): WriteObserver => (e, c) => ob(e, { ...c, after: state }));
+  const observers = tx.observers?.map((ob): WriteObserver => Object.assign((e: Parameters<WriteObserver>[0], c: Parameters<WriteObserver>[1]) => ob(e, { ...c, after: state }), { deferred: ob.deferred }));
   await runTransaction({ ...tx, guards: undefined, observers }, {
     operation,
     files: [abs, first.gatePath, ...(first.moveFrom ? [first.moveFrom] : [])],

@@ -5,6 +5,7 @@ import { WaymarkError } from '../errors';
 import type { Clock, Logger } from '../ports';
 import type { MemoryService } from '../memory/memoryService';
 import { acquireMemoryService } from '../memory/observer';
+import { observersSettled } from './transaction';
 
 /** The memory of one core: references to the process's per-folder services, released by `close()`. */
 export class CoreMemory implements MemoryApi {
@@ -36,12 +37,28 @@ export class CoreMemory implements MemoryApi {
     return h.service;
   }
 
-  /** Tier-2 consolidation and cold-file lines after each write; opens nothing until one lands. */
-  observer(): WriteObserver {
-    return (entry, ctx) => (this.closed ? undefined : this.forRoot(ctx.root).onWorkflowEvent(entry, ctx));
+  /**
+   * Tier-2 consolidation and cold-file lines after each write; opens nothing until one lands.
+   * `deferred`: run after the write answered (transaction.ts keeps the intent until it is done).
+   */
+  observer(deferred = false): WriteObserver {
+    const ob: WriteObserver = (entry, ctx) => {
+      if (!this.closed) return this.forRoot(ctx.root).onWorkflowEvent(entry, ctx);
+      // Disposed before a deferred consolidation ran: a failure keeps the change's intent, so
+      // the next writer of the file runs it.
+      if (deferred) throw new WaymarkError('unavailable', `the core was disposed before ${entry.operation} on ${entry.file} was consolidated into memory; the next write of the file does it.`);
+      return undefined;
+    };
+    ob.deferred = deferred;
+    return ob;
+  }
+
+  settled(): Promise<void> {
+    return observersSettled();
   }
 
   async close(): Promise<void> {
+    await observersSettled();
     this.closed = true;
     const all = [...this.held.values()];
     this.held.clear();

@@ -57,6 +57,7 @@ class StateCoreImpl implements StateCore {
     const { memory = true, origin, ...init } = options;
     const memoryOn = memory !== false;
     const consolidate = memoryOn && (memory === true || memory.consolidateOnWrite !== false);
+    const afterAnswer = typeof memory === 'object' && memory.consolidateAfterAnswer === true;
     this.roots = init.roots.map((r) => path.resolve(r));
     const logger = init.logger ?? silentLogger;
     this.clock = init.clock ?? systemClock;
@@ -66,7 +67,7 @@ class StateCoreImpl implements StateCore {
     // Every face gets the same write path: leases honoured on every write, every write an event,
     // completions fed to memory unless it is off.
     const guards = [leaseGuard(), enforcementGuard(), eventsGuard(), ...(init.guards ?? [])];
-    const observers = [eventsObserver(), ...(init.observers ?? []), ...(consolidate ? [this.coreMemory.observer()] : [])];
+    const observers = [eventsObserver(), ...(init.observers ?? []), ...(consolidate ? [this.coreMemory.observer(afterAnswer)] : [])];
     this.model = new WorkflowModel(this.roots, this.contexts, (abs) => this.writes.readWorkflow(abs), { overrides: init.configOverrides, logger, clock: this.clock, scanIndex: init.scanIndex });
     this.writes = new WritePipeline({ ...init, guards, observers }, logger, this.clock, this.contexts, this.model);
     this.protocol = createProtocolApi(init, { clock: this.clock, logger, contexts: this.contexts, guards });

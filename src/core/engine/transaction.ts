@@ -11,13 +11,13 @@ import type { WriteGuard, WriteObserver } from '../writeHooks';
 import { WaymarkError, errorMessage } from '../errors';
 import type { Logger } from '../ports';
 import type { HistoryEntry, WorkflowState } from '../types';
-import { removeStaleTemps, writeFileAtomic } from '../store/atomicWrite';
+import { abortAtomicWrite, commitAtomicWrite, fsyncPathAsync, fsyncPrepared, prepareAtomicWrite, removeStaleTemps, writeFileAtomic, type PreparedWrite } from '../store/atomicWrite';
 import { acquireFileLock, type HeldLock } from '../store/fileLock';
 import { appendHistory, assertHistoryAppendable, readHistory } from '../store/history';
 import { assertJournalWritable, currentSha256, listJournal, sha256Hex } from '../store/intentJournal';
 import { readRegularFileSync } from '../store/safeRead';
 import { assertNotReadOnly, assertWritable, safeWritePath } from '../store/safePath';
-import { completeTxIntent, orphanedTxIntents, writeTxIntent, type TxIntent } from '../store/txJournal';
+import { completeTxIntent, orphanedTxIntents, writeTxIntentOpen, type TxIntent } from '../store/txJournal';
 import { assertWritableInside } from './roots';
 
 /** One file a planned change writes. */
@@ -102,8 +102,12 @@ export interface TxContext {
 /** The `after` of a removed file in the intent journal. */
 const REMOVED = 'removed';
 
-/** Test hook: SIGKILL this process after the Nth rename / history line of a transaction. */
-function dieAt(point: 'RENAME' | 'HISTORY', n: number): void {
+/**
+ * Test hook: SIGKILL this process after the Nth rename / history line of a transaction, or once
+ * its temp files are fsynced and its intent is not yet in place (PREPARE=1), or once it answered
+ * and before its deferred observers ran (DEFERRED=1).
+ */
+function dieAt(point: 'PREPARE' | 'RENAME' | 'HISTORY' | 'DEFERRED', n: number): void {
   const v = process.env[`WAYMARK_TX_DIE_AFTER_${point}`];
   if (v !== undefined && Number(v) === n) process.kill(process.pid, 'SIGKILL');
 }
@@ -424,16 +428,36 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
       const before = texts.get(path.resolve(w.file));
       return { w, target, before };
     });
-    const intent = writeTxIntent(root, {
+    // The intent (in place) and every new file (as a temp file) are written first, then fsynced
+    // together with the journal folder (one flush of the disk can serve them all), before the
+    // first rename of a file of the change (the README's durability argument).
+    const intent = writeTxIntentOpen(root, {
       operation: planner.operation,
       historyDir: tx.historyDir,
       writes: items.map((x) => ({ file: path.resolve(x.w.file), target: x.target, before: x.before === undefined ? null : sha256Hex(x.before), after: x.w.remove ? REMOVED : sha256Hex(x.w.text), text: x.w.remove ? '' : x.w.text, ...(x.w.remove ? { remove: true } : {}) })),
       entries: planned,
     });
+    const prepared = new Map<TxWrite, PreparedWrite>();
+    try {
+      for (const x of items) {
+        if (x.w.unchanged || x.w.remove) continue;
+        prepared.set(x.w, prepareAtomicWrite(x.target, x.w.text, { root, mustExist: x.before !== undefined }));
+      }
+      const fd = intent.fd;
+      const intentSynced = new Promise<void>((resolve, reject) => fs.fsync(fd, (e) => (e ? reject(e) : resolve())));
+      await Promise.all([intentSynced, fsyncPathAsync(path.dirname(intent.path), 'dir'), ...[...prepared.values()].map(fsyncPrepared)]);
+      dieAt('PREPARE', 1);
+    } catch (e) {
+      for (const p of prepared.values()) abortAtomicWrite(p);
+      completeTxIntent(intent.path);
+      throw WaymarkError.is(e) ? e : new WaymarkError('io', `${planner.operation} could not write its intent journal: ${errorMessage(e)}. Nothing was changed.`, intent.path);
+    } finally {
+      fs.closeSync(intent.fd);
+    }
     intentPath = intent.path;
-    dieAt('RENAME', 0);
     const done: { target: string; before: string | undefined }[] = [];
     try {
+      dieAt('RENAME', 0);
       let renamed = 0;
       for (const x of items) {
         const lock = locks.find((l) => l.info.file === path.resolve(x.target));
@@ -454,15 +478,13 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
           dieAt('RENAME', ++renamed);
           continue;
         }
-        writeFileAtomic(x.target, x.w.text, {
-          root,
-          mustExist: x.before !== undefined,
-          beforeRename: () => {
-            lock?.assertHeld();
-            if (readTarget(x.target) !== x.before) {
-              throw new WaymarkError('conflict', `${x.w.file} changed on disk while ${planner.operation} was being made (another writer or an editor); nothing was written. Re-read it and retry.`, x.w.file);
-            }
-          },
+        const p = prepared.get(x.w)!;
+        prepared.delete(x.w);
+        commitAtomicWrite(p, () => {
+          lock?.assertHeld();
+          if (readTarget(x.target) !== x.before) {
+            throw new WaymarkError('conflict', `${x.w.file} changed on disk while ${planner.operation} was being made (another writer or an editor); nothing was written. Re-read it and retry.`, x.w.file);
+          }
         });
         done.push({ target: x.target, before: x.before });
         dieAt('RENAME', ++renamed);
@@ -478,20 +500,27 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
         if (problem) throw new WaymarkError('invalid', `${planner.operation} left ${x.w.file} invalid (${problem}); the change was undone: every file has its old bytes again.`, x.w.file);
       }
     } catch (e) {
+      for (const p of prepared.values()) abortAtomicWrite(p);
       if (rollBack(root, done)) completeTxIntent(intent.path);
       // else: the intent stays; the next writer completes the change.
       intentPath = undefined;
       throw e;
     }
     try {
+      const flush = new Set<string>();
       for (const [i, p] of planned.entries()) {
         if (!p) continue;
-        const res = appendHistory(root, { ...p, intent: `${intent.intent.id}:${i}` }, tx.historyDir);
+        const res = appendHistory(root, { ...p, intent: `${intent.intent.id}:${i}` }, tx.historyDir, { fsync: false });
         if (res.repaired) tx.logger?.warn(`[history] ${res.repaired}`);
+        flush.add(res.realFile);
         entries.push(res.entry);
         states.push(writes[i].state);
         dieAt('HISTORY', i + 1);
       }
+      // The renames (their folders) and the history lines made durable together; the intent,
+      // durable since before the first rename, is only removed after this.
+      const dirs = new Set(items.filter((x) => !x.w.unchanged).map((x) => path.dirname(x.target)));
+      await Promise.all([...[...dirs].map((d) => fsyncPathAsync(d, 'dir')), ...[...flush].map((f) => fsyncPathAsync(f, 'file'))]);
       plan.landed?.(entries);
     } catch (e) {
       // The intent stays: the next writer appends the missing lines once this process is gone.
@@ -501,18 +530,44 @@ export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): P
   } finally {
     for (const l of locks.reverse()) l.release();
   }
-  let observersOk = true;
-  for (const [i, entry] of entries.entries()) {
-    for (const ob of tx.observers ?? []) {
-      try {
-        await ob(entry, { file: entry.file, root, operation: entry.operation, actor: tx.actor, session: tx.session, after: states[i] });
-      } catch (e) {
-        observersOk = false;
-        tx.logger?.error(`[core] write observer failed after ${entry.operation} on ${entry.file}: ${errorMessage(e)}`);
+  const run = async (observers: WriteObserver[]): Promise<boolean> => {
+    let ok = true;
+    for (const [i, entry] of entries.entries()) {
+      for (const ob of observers) {
+        try {
+          await ob(entry, { file: entry.file, root, operation: entry.operation, actor: tx.actor, session: tx.session, after: states[i] });
+        } catch (e) {
+          ok = false;
+          tx.logger?.error(`[core] write observer failed after ${entry.operation} on ${entry.file}: ${errorMessage(e)}`);
+        }
       }
     }
-  }
+    return ok;
+  };
+  const all = tx.observers ?? [];
+  const later = entries.length ? all.filter((o) => o.deferred) : [];
+  const observersOk = await run(all.filter((o) => !later.includes(o)));
   // When an observer failed the intent stays, and the next writer runs them once more.
-  if (intentPath && observersOk) completeTxIntent(intentPath);
+  const done = intentPath;
+  if (!later.length) {
+    if (done && observersOk) completeTxIntent(done);
+  } else {
+    // After the answer, in the order of the writes; the intent stays until they ran.
+    deferredChain = deferredChain.then(async () => {
+      dieAt('DEFERRED', 1);
+      if ((await run(later)) && done && observersOk) completeTxIntent(done);
+    });
+  }
   return plan.result(entries);
+}
+
+/** The deferred observers of this process's writes, run one after another (see WriteObserver). */
+let deferredChain: Promise<void> = Promise.resolve();
+
+/** Resolves once the deferred observers of every write made so far in this process have run. */
+export async function observersSettled(): Promise<void> {
+  for (let seen: Promise<void> | undefined; seen !== deferredChain; ) {
+    seen = deferredChain;
+    await seen;
+  }
 }

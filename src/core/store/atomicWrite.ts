@@ -72,6 +72,36 @@ export function ioError(e: unknown, file: string, action: string): WaymarkError 
  * cannot redirect the write. On failure the temp file is removed and a WaymarkError says what to do.
  */
 export function writeFileAtomic(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): void {
+  const p = prepareAtomicWrite(file, data, options);
+  try {
+    if (p.durable) fs.fsyncSync(p.fd!);
+  } catch (e) {
+    abortAtomicWrite(p);
+    throw ioError(e, file, 'write');
+  }
+  commitAtomicWrite(p, options.beforeRename);
+  if (p.durable) fsyncDir(p.dir);
+}
+
+/**
+ * A temp file written beside its target (prepareAtomicWrite), its descriptor still open: not yet
+ * fsynced, not renamed. A transaction prepares all its files, fsyncs them together
+ * (fsyncPrepared), then renames each (commitAtomicWrite) and fsyncs their folders (fsyncDirAsync).
+ */
+export interface PreparedWrite {
+  file: string;
+  /** The real path the temp file is renamed over. */
+  target: string;
+  dir: string;
+  tmp: string;
+  fd: number | undefined;
+  durable: boolean;
+  checkDir: boolean;
+  dirId: fs.Stats;
+}
+
+/** The first half of writeFileAtomic: the checks and the temp file with the new bytes (not fsynced). */
+export function prepareAtomicWrite(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): PreparedWrite {
   let target = file;
   let mode = options.mode ?? 0o644;
   if (options.root) {
@@ -79,7 +109,7 @@ export function writeFileAtomic(file: string, data: string | Uint8Array, options
     if (options.mustExist && !fs.existsSync(target)) throw new WaymarkError('unreadable', `${file} no longer exists (deleted or moved since it was read); rescan and retry.`, file);
   } else {
     try {
-      target = fs.realpathSync(file);
+      target = fs.realpathSync.native(file);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw ioError(e, file, 'write');
       if (options.mustExist) throw new WaymarkError('unreadable', `${file} no longer exists (deleted or moved since it was read); rescan and retry.`, file);
@@ -96,51 +126,100 @@ export function writeFileAtomic(file: string, data: string | Uint8Array, options
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw ioError(e, file, 'write');
   }
   const dir = path.dirname(target);
-  let dirId: fs.Stats | undefined;
+  let dirId: fs.Stats;
   try {
     dirId = fs.statSync(dir);
   } catch (e) {
     throw ioError(e, file, 'write');
   }
   const tmp = path.join(dir, `.${path.basename(target)}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.waymark-tmp`);
-  let fd: number | undefined;
+  const p: PreparedWrite = { file, target, dir, tmp, fd: undefined, durable: options.durable !== false, checkDir: !!options.root, dirId };
   try {
-    fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), mode);
+    p.fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), mode);
     const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     let off = 0;
-    while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off);
-    fs.fchmodSync(fd, mode);
-    if (options.durable !== false) fs.fsyncSync(fd);
-    fs.closeSync(fd);
-    fd = undefined;
-    options.beforeRename?.(target);
-    if (options.root) {
+    while (off < buf.length) off += fs.writeSync(p.fd, buf, off, buf.length - off);
+    fs.fchmodSync(p.fd, mode);
+  } catch (e) {
+    abortAtomicWrite(p);
+    throw ioError(e, file, 'write');
+  }
+  return p;
+}
+
+/** Makes a prepared temp file's bytes durable (fsync on the thread pool, so several run at once). */
+export function fsyncPrepared(p: PreparedWrite): Promise<void> {
+  if (!p.durable || p.fd === undefined) return Promise.resolve();
+  const fd = p.fd;
+  return new Promise((resolve, reject) => fs.fsync(fd, (e) => (e ? reject(ioError(e, p.file, 'write')) : resolve())));
+}
+
+/**
+ * The second half of writeFileAtomic, after fsyncPrepared: the last check (`beforeRename`), the
+ * folder still the one checked, the rename. The folder is not fsynced here (fsyncDirAsync). On
+ * failure the temp file is removed and the target is untouched.
+ */
+export function commitAtomicWrite(p: PreparedWrite, beforeRename?: (target: string) => void): void {
+  try {
+    if (p.fd !== undefined) {
+      const fd = p.fd;
+      p.fd = undefined;
+      fs.closeSync(fd);
+    }
+    beforeRename?.(p.target);
+    if (p.checkDir) {
       // The folder must still be the one checked (a parent swapped for a link meanwhile is refused).
-      const now = fs.statSync(dir);
-      if (now.ino !== dirId.ino || now.dev !== dirId.dev || resolveRealPath(dir) !== dir) {
-        throw new WaymarkError('conflict', `The folder of ${file} was replaced while Waymark was writing; nothing was changed. Check for symbolic links and retry.`, file);
+      const now = fs.statSync(p.dir);
+      if (now.ino !== p.dirId.ino || now.dev !== p.dirId.dev || resolveRealPath(p.dir) !== p.dir) {
+        throw new WaymarkError('conflict', `The folder of ${p.file} was replaced while Waymark was writing; nothing was changed. Check for symbolic links and retry.`, p.file);
       }
     }
     // rename() replaces the directory entry itself: a last component swapped for a link is
     // replaced, never followed.
-    fs.renameSync(tmp, target);
+    fs.renameSync(p.tmp, p.target);
   } catch (e) {
-    if (fd !== undefined) {
-      try {
-        fs.closeSync(fd);
-      } catch {
-        // already failing; the original error is the one to report
-      }
-    }
-    try {
-      fs.unlinkSync(tmp);
-    } catch {
-      // temp file was never created or is already gone
-    }
+    abortAtomicWrite(p);
     if (WaymarkError.is(e)) throw e;
-    throw ioError(e, file, 'write');
+    throw ioError(e, p.file, 'write');
   }
-  if (options.durable !== false) fsyncDir(dir);
+}
+
+/** Removes a prepared temp file that will not be renamed (the target is untouched). */
+export function abortAtomicWrite(p: PreparedWrite): void {
+  if (p.fd !== undefined) {
+    try {
+      fs.closeSync(p.fd);
+    } catch {
+      // already failing; the original error is the one to report
+    }
+    p.fd = undefined;
+  }
+  try {
+    fs.unlinkSync(p.tmp);
+  } catch {
+    // temp file was never created or is already gone
+  }
+}
+
+/**
+ * fsync of a file or folder on the thread pool (several run at once: one disk flush can serve
+ * them all). A folder that cannot be fsynced (some network or overlay file systems) is skipped,
+ * as fsyncDir does; a file that cannot be is an error.
+ */
+export function fsyncPathAsync(p: string, kind: 'file' | 'dir'): Promise<void> {
+  let fd: number;
+  try {
+    fd = fs.openSync(p, kind === 'dir' ? fs.constants.O_RDONLY | (fs.constants.O_DIRECTORY ?? 0) : fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0));
+  } catch (e) {
+    return kind === 'dir' ? Promise.resolve() : Promise.reject(ioError(e, p, 'flush'));
+  }
+  return new Promise((resolve, reject) =>
+    fs.fsync(fd, (e) => {
+      fs.closeSync(fd);
+      if (e && kind === 'file') reject(ioError(e, p, 'flush'));
+      else resolve();
+    }),
+  );
 }
 
 /** Best effort: make the rename durable. Some file systems refuse to fsync a directory. */

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as crypto from 'node:crypto';
 import { WaymarkError } from '../errors';
-import { ioError } from './atomicWrite';
+import { ioError, removeStaleTemps } from './atomicWrite';
 import { holderAlive, ownStartTime } from './processes';
 import { openInternalSync, resolveRealPath, safeMkdir } from './safePath';
 
@@ -171,7 +171,7 @@ export async function acquireFileLock(file: string, options: FileLockOptions = {
       } finally {
         fs.closeSync(fd);
       }
-      if (broken.length) for (const r of sweepDeadLocks(path.dirname(lockPath), staleMs)) broken.push(`removed ${r}: its holder died`);
+      if (broken.length) for (const r of sweepDeadLocks(path.dirname(lockPath), staleMs, options.root)) broken.push(`removed ${r}: its holder died`);
       let released = false;
       return {
         path: lockPath,
@@ -232,10 +232,11 @@ export async function acquireFileLock(file: string, options: FileLockOptions = {
 
 /**
  * Removes the locks in `lockDir` whose holder died on this host (they belong to gate, memory
- * and other files that may never be locked again, so nobody would break them). Called when a
- * stale lock was found: a sign that processes were killed. Returns the removed paths.
+ * and other files that may never be locked again, so nobody would break them), and the temp files
+ * their holders left beside their files. Called when a stale lock was found: a sign that processes
+ * were killed. Returns the removed paths.
  */
-export function sweepDeadLocks(lockDir: string, staleMs = 60_000): string[] {
+export function sweepDeadLocks(lockDir: string, staleMs = 60_000, root?: string): string[] {
   const removed: string[] = [];
   let names: string[];
   try {
@@ -266,7 +267,14 @@ export function sweepDeadLocks(lockDir: string, staleMs = 60_000): string[] {
       continue; // not a lock Waymark can judge (a FIFO...): left for the error when it is used
     }
     if (!cur?.info || cur.info.host !== HOST) continue;
-    if (staleReason(cur, staleMs) && breakLock(p, cur.raw)) removed.push(p);
+    if (staleReason(cur, staleMs) && breakLock(p, cur.raw)) {
+      removed.push(p);
+      // Its holder may have died with temp files written beside its file (a transaction prepares
+      // every file of the change before its first rename).
+      // Only inside the workspace: a lock file is data found on disk.
+      const rel = root && typeof cur.info.file === 'string' ? path.relative(resolveRealPath(root), cur.info.file) : '..';
+      if (rel && !rel.startsWith('..') && !path.isAbsolute(rel)) removed.push(...removeStaleTemps(cur.info.file));
+    }
   }
   return removed;
 }

@@ -54,6 +54,8 @@ function absoluteRecorded(root: string, file: unknown): string {
 export interface AppendResult {
   entry: HistoryEntry;
   historyFile: string;
+  /** Its real path (what was appended to). */
+  realFile: string;
   /** Set when a torn last line was found and moved aside. */
   repaired?: string;
 }
@@ -138,7 +140,7 @@ export function appendJsonLine(root: string, file: string, record: unknown, what
  * sequence numbers stay unique; the line itself can never tear between processes. The history
  * file's real path must lie inside `root` (a `.waymark/history` link to elsewhere is refused).
  */
-export function appendHistory(root: string, entry: Omit<HistoryEntry, 'seq'>, dir?: string): AppendResult {
+export function appendHistory(root: string, entry: Omit<HistoryEntry, 'seq'>, dir?: string, options: { fsync?: boolean } = {}): AppendResult {
   const histFile = historyPathFor(root, entry.file, dir);
   try {
     const real = safeWritePath(root, histFile);
@@ -150,11 +152,12 @@ export function appendHistory(root: string, entry: Omit<HistoryEntry, 'seq'>, di
     try {
       const n = fs.writeSync(fd, line, 0, line.length);
       if (n !== line.length) throw new WaymarkError('io', `Short write to ${histFile} (${n} of ${line.length} bytes); it will be repaired on the next append.`, histFile);
-      fs.fsyncSync(fd);
+      // A transaction fsyncs its history files together, once its lines are out (fsync: false).
+      if (options.fsync !== false) fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
     }
-    return { entry: full, historyFile: histFile, repaired };
+    return { entry: full, historyFile: histFile, realFile: real, repaired };
   } catch (e) {
     if (WaymarkError.is(e)) throw e;
     throw ioError(e, histFile, 'append history to');

@@ -5,7 +5,7 @@ import * as crypto from 'node:crypto';
 import type { HistoryEntry } from '../types';
 import { writeFileAtomic, sweepStaleTemps } from './atomicWrite';
 import { lockPathFor } from './fileLock';
-import { holderAlive, ownStartTime } from './processes';
+import { holderAlive, ownStartTime, pidAlive } from './processes';
 import { readRegularFileSync } from './safeRead';
 import { assertWritable, readInternalIfExists, safeMkdir, safeWritePath } from './safePath';
 
@@ -124,6 +124,10 @@ export function orphanedJournalFiles<T extends { pid: number; start?: string; ho
       if (intent.host === os.hostname() && holderAlive(intent.pid, intent.start)) continue;
       out.push({ path: p, intent });
     } else {
+      // A transaction writes its intent in place (engine/transaction.ts): one whose writer (the pid
+      // in its name) is alive may be being written right now.
+      const pid = Number(/\.(\d+)\.[0-9a-f]+\.json$/.exec(n)?.[1]);
+      if (Number.isInteger(pid) && pid > 0 && pidAlive(pid)) continue;
       out.push({ path: p });
     }
   }

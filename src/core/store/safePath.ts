@@ -25,7 +25,7 @@ function isInside(dir: string, p: string): boolean {
 
 function realOrResolved(p: string): string {
   try {
-    return fs.realpathSync(p);
+    return fs.realpathSync.native(p);
   } catch {
     return path.resolve(p);
   }
@@ -39,7 +39,8 @@ export function resolveRealPath(p: string): string {
   let hops = 0;
   const walk = (cur: string): string => {
     try {
-      return fs.realpathSync(cur);
+      // The C library's realpath: one call, where Node's own lstats every part of the path.
+      return fs.realpathSync.native(cur);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'ELOOP') throw new WaymarkError('usage', `${cur} is a loop of symbolic links; remove it, then retry. Nothing was changed.`, cur);

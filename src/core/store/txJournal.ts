@@ -2,7 +2,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as crypto from 'node:crypto';
 import type { HistoryEntry } from '../types';
-import { writeFileAtomic } from './atomicWrite';
+import * as fs from 'node:fs';
+import { ioError } from './atomicWrite';
 import { completeIntent, orphanedJournalFiles } from './intentJournal';
 import { ownStartTime } from './processes';
 import { safeMkdir } from './safePath';
@@ -54,14 +55,31 @@ function journalDir(root: string): string {
   return path.join(root, '.waymark', 'journal');
 }
 
-/** Records a transaction's intent durably; returns its path (pass it to completeTxIntent). */
-export function writeTxIntent(root: string, intent: Omit<TxIntent, 'kind' | 'id' | 'pid' | 'start' | 'host' | 'time' | 'root'>): { path: string; intent: TxIntent } {
+/**
+ * Writes a transaction's intent in place in the journal folder (a new file, created exclusively),
+ * its descriptor left open: the engine fsyncs it and the folder together with the temp files of
+ * the change, before the first rename of a file of the change. Until then a reader may find it
+ * half written: orphanedJournalFiles passes over an unreadable intent whose writer (the pid in its
+ * name) is alive; one whose writer died before it was whole is moved aside (nothing happened).
+ * Its path is what completeTxIntent removes; `fd` is closed by the caller.
+ */
+export function writeTxIntentOpen(root: string, intent: Omit<TxIntent, 'kind' | 'id' | 'pid' | 'start' | 'host' | 'time' | 'root'>): { path: string; intent: TxIntent; fd: number } {
   const dir = safeMkdir(root, journalDir(root));
   const id = crypto.randomBytes(8).toString('hex');
   const full: TxIntent = { kind: 'tx', id, pid: process.pid, start: ownStartTime(), host: os.hostname(), time: new Date().toISOString(), root, ...intent };
   const p = path.join(dir, `tx.${process.pid}.${id}.json`);
-  writeFileAtomic(p, JSON.stringify(full) + '\n', { root, what: 'intent journal' });
-  return { path: p, intent: full };
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(p, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), 0o644);
+    const buf = Buffer.from(JSON.stringify(full) + '\n', 'utf8');
+    let off = 0;
+    while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off);
+    return { path: p, intent: full, fd };
+  } catch (e) {
+    if (fd !== undefined) fs.closeSync(fd);
+    completeIntent(p);
+    throw ioError(e, p, 'write the intent journal');
+  }
 }
 
 /** Removes a completed transaction's intent (the same as a one-file intent's). */

@@ -29,6 +29,7 @@ export const memoryRecall = tool({
     const root = input.workflow !== undefined ? resolveInside(host.roots, input.workflow).root : host.roots[0];
     const workflow = input.workflow !== undefined ? resolveInside(host.roots, input.workflow).abs : undefined;
     const file = input.file !== undefined ? resolveInside(host.roots, input.file).abs : undefined;
+    await host.core.memory.settled();
     const m = host.memory(root);
     const r = await m.recall({ text: input.text, workflow, step: input.step, file, types: input.types, limit: input.limit ?? 10 }, { waitMs: 300 });
     return {
@@ -85,6 +86,7 @@ export const memoryRecord = tool({
     const wf = input.workflow !== undefined ? resolveInside(host.roots, input.workflow) : undefined;
     const files = (input.files ?? []).map((f) => resolveInside(host.roots, f).abs);
     const root = wf?.root ?? host.roots[0];
+    await host.core.memory.settled();
     const r = await host.memory(root).record(
       {
         type: input.type,

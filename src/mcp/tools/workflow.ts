@@ -104,6 +104,8 @@ export const resumeTool = tool({
   },
   annotations: READ,
   async run(input, host) {
+    // The hot memory file follows the active workflow after each write (consolidation).
+    await host.core.memory.settled();
     if (input.file !== undefined) {
       const { abs, root } = resolveInside(host.roots, input.file);
       const r = await host.core.protocol.resume(root, abs, { expire: false });

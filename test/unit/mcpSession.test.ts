@@ -1,0 +1,60 @@
+// The MCP server's own writes: the watcher event a write through the server causes is not a
+// reason to read the file again (the model already holds what was written). Real files, the real
+// watcher, the server's session object in this process.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, test } from 'node:test';
+import type { Logger } from '../../src/core/index';
+import { WorkspaceSession } from '../../src/mcp/session';
+import { cleanup, tmpDir } from './mcpHelpers';
+
+after(cleanup);
+
+const quiet = (): undefined => undefined;
+const silent: Logger = { trace: quiet, debug: quiet, info: quiet, warn: quiet, error: quiet };
+
+/** Resolves once `fs.watch` on `dir` reports `name` (the session's watcher shares the loop's inotify queue). */
+function eventFor(dir: string, name: string): { seen: Promise<void>; close(): void } {
+  let w: fs.FSWatcher | undefined;
+  const seen = new Promise<void>((resolve) => {
+    w = fs.watch(dir, (_e, n) => {
+      if (n?.toString() === name) resolve();
+    });
+  });
+  return { seen, close: () => w?.close() };
+}
+
+test('a write through the server is not read back when its own watcher event arrives', async () => {
+  const root = fs.realpathSync(tmpDir('waymark-session-'));
+  fs.mkdirSync(path.join(root, '.waymark'));
+  fs.mkdirSync(path.join(root, 'work'));
+  const file = path.join(root, 'work', 'a.workflow.md');
+  fs.writeFileSync(file, ['---', 'workflow: a', 'status: in_progress', 'steps: [one, two, three]', 'currentStep: one', 'stepsCompleted: []', '---', '', '# A', ''].join('\n'));
+  const session = new WorkspaceSession({ root, actor: 'test', session: 's-test', logger: silent, debounceMs: 1 });
+  try {
+    await session.start();
+    await session.state(file);
+    const reads: string[] = [];
+    const core = session.core;
+    const reload = core.reload.bind(core);
+    core.reload = (f: string) => {
+      reads.push(f);
+      return reload(f);
+    };
+    const ev = eventFor(path.dirname(file), path.basename(file));
+    const r = await session.mutate(file, {}, (o) => core.advance(file, o));
+    assert.equal(r.written, true);
+    await ev.seen;
+    ev.close();
+    // The server's watcher got the same event in the same turn; take it in.
+    await session.refresh();
+    assert.deepEqual(reads, [], 'the file was not re-read after its own write');
+    assert.equal((await session.state(file)).currentStep, 'two');
+    // A change by someone else after it is still read.
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('currentStep: two', 'currentStep: three'));
+    assert.equal((await session.state(file)).currentStep, 'three');
+  } finally {
+    await session.dispose();
+  }
+});
