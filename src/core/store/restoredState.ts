@@ -146,108 +146,22 @@ function stepsRef(state: WorkflowState, ctx: WorkspaceContext): 'bmad' | 'def' |
   return undefined;
 }
 
-/** Bits of an encoded state's third slot: which fields are packed. */
-const PACKED_RANGES = 1;
-const PACKED_STEPS = 2;
-
-const isPlain = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype;
-const isCount = (n: unknown): n is number => typeof n === 'number' && Number.isInteger(n) && n >= 0 && !Object.is(n, -0);
-
-function hasKeys(o: Record<string, unknown>, keys: readonly string[]): boolean {
-  const own = Object.keys(o);
-  return own.length === keys.length && own.every((k, i) => k === keys[i]);
-}
-
-/** `{start: {line, character}, end: {line, character}}` as `[line, character, line, character]`, when it is exactly that. */
-function packRange(r: unknown): number[] | undefined {
-  if (!isPlain(r) || !hasKeys(r, ['start', 'end'])) return undefined;
-  const { start, end } = r;
-  if (!isPlain(start) || !isPlain(end) || !hasKeys(start, ['line', 'character']) || !hasKeys(end, ['line', 'character'])) return undefined;
-  const out = [start.line, start.character, end.line, end.character];
-  return out.every(isCount) ? (out as number[]) : undefined;
-}
-
-/** Delegation key positions, one array of four numbers each (a sixth of their JSON object form). */
-function packRanges(ranges: unknown): Record<string, number[]> | undefined {
-  if (!isPlain(ranges)) return undefined;
-  const out: Record<string, number[]> = {};
-  for (const k of Object.keys(ranges)) {
-    if (k === '__proto__') return undefined;
-    const p = packRange(ranges[k]);
-    if (!p) return undefined;
-    out[k] = p;
-  }
-  return out;
-}
-
-function unpackRanges(packed: unknown): Record<string, unknown> | undefined {
-  if (!isPlain(packed)) return undefined;
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(packed)) {
-    const a = packed[k];
-    if (k === '__proto__' || !Array.isArray(a) || a.length !== 4 || !a.every(isCount)) return undefined;
-    out[k] = { start: { line: a[0], character: a[1] }, end: { line: a[2], character: a[3] } };
-  }
-  return out;
-}
-
-/** Steps that are only an id in list order (`{id, index: i + 1}`) as their ids. */
-function packSteps(steps: unknown): string[] | undefined {
-  if (!Array.isArray(steps) || Object.getPrototypeOf(steps) !== Array.prototype) return undefined;
-  const out: string[] = [];
-  for (let i = 0; i < steps.length; i++) {
-    const s: unknown = steps[i];
-    if (!isPlain(s) || !hasKeys(s, ['id', 'index']) || typeof s.id !== 'string' || s.index !== i + 1) return undefined;
-    out.push(s.id);
-  }
-  return out;
-}
-
-/**
- * Encodes a state without what the entry or context already holds (file, root, content hash, shared
- * steps), with delegation positions and plain step lists packed (third slot: which).
- */
-export function encodeState(state: WorkflowState, ctx: WorkspaceContext): [unknown, Meta | undefined, number] {
+/** Encodes a state without what the entry or context already holds (file, root, content hash, shared steps). */
+export function encodeState(state: WorkflowState, ctx: WorkspaceContext): [unknown, Meta | undefined] {
   const copy: Record<string, unknown> = { ...state };
   copy.file = 0;
   copy.root = 0;
   copy.contentHash = 0;
-  let packed = 0;
   const ref = stepsRef(state, ctx);
   if (ref) copy.steps = ref;
-  else {
-    const ids = packSteps(state.steps);
-    if (ids) {
-      copy.steps = ids;
-      packed |= PACKED_STEPS;
-    }
-  }
-  if (state.delegationRanges !== undefined) {
-    const ranges = packRanges(state.delegationRanges);
-    if (ranges) {
-      copy.delegationRanges = ranges;
-      packed |= PACKED_RANGES;
-    }
-  }
   copy.problems = state.problems.map((p) => (p.file === state.file ? { ...p, file: 0 } : p));
-  const [json, meta] = encodeValue(copy);
-  return [json, meta, packed];
+  return encodeValue(copy);
 }
 
 export function decodeState(payload: unknown, entry: { file: string; hash: string }, ctx: WorkspaceContext): WorkflowState | undefined {
-  if (!Array.isArray(payload) || payload.length !== 3 || !isCount(payload[2])) return undefined;
-  const packed = payload[2];
+  if (!Array.isArray(payload) || payload.length !== 2) return undefined;
   const v = decodeValue(payload[0], payload[1] ?? undefined);
   if (!isObj(v) || Object.getPrototypeOf(v) !== Object.prototype || v.file !== 0 || v.root !== 0 || v.contentHash !== 0) return undefined;
-  if (packed & PACKED_STEPS) {
-    if (!Array.isArray(v.steps) || !v.steps.every((id) => typeof id === 'string')) return undefined;
-    v.steps = (v.steps as string[]).map((id, i) => ({ id, index: i + 1 }));
-  }
-  if (packed & PACKED_RANGES) {
-    const ranges = unpackRanges(v.delegationRanges);
-    if (!ranges) return undefined;
-    v.delegationRanges = ranges;
-  }
   v.file = entry.file;
   v.root = ctx.root;
   v.contentHash = entry.hash;

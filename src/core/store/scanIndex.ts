@@ -34,7 +34,7 @@ import { annotate, decodeState, encodeState } from './restoredState';
 export const SCAN_INDEX_DIR = '.waymark/cache';
 export const SCAN_INDEX_FILE = `${SCAN_INDEX_DIR}/scan-index.jsonl`;
 /** Bump when the entry layout or anything parse results contain changes. */
-export const SCAN_INDEX_FORMAT = 2;
+export const SCAN_INDEX_FORMAT = 1;
 /** An index larger than this is ignored (and rebuilt). */
 export const SCAN_INDEX_MAX_BYTES = 256 * 1024 * 1024;
 /**
