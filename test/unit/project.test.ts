@@ -201,6 +201,33 @@ describe('stalled work (derived, with an injected clock)', () => {
     assert.equal(fs.readFileSync(path.join(root, 'w.md'), 'utf8'), wf('w', 'in_progress'));
   });
 
+  test("a file's last edit is the same whether its state was parsed, restored from the scan index, or stat-ed here", async () => {
+    const root = workspace({ 'w.md': wf('w', 'in_progress'), 'x.md': wf('x', 'in_progress') });
+    // A fractional millisecond: Stats.mtime rounds it, and so must a time taken from the scan's stat.
+    const t0 = new Date('2026-03-01T10:00:00.123Z').getTime() / 1000 + 0.0006789;
+    for (const f of ['w.md', 'x.md']) fs.utimesSync(path.join(root, f), t0, t0);
+    const expected = fs.statSync(path.join(root, 'w.md')).mtime.toISOString();
+    const now = new Date('2026-04-01T10:00:00Z');
+    const lastOf = async (workflows: WorkflowState[]) => {
+      const core = createStateCore({ roots: [root], memory: false, scanIndex: false });
+      try {
+        const v = await loadProject(core, { now, scan: { roots: [root], workflows } });
+        return ids(v.frontier.stalled).map((id) => `${id} ${v.frontier.entries.get(id)!.stalled!.last?.time}`);
+      } finally {
+        await core.close();
+      }
+    };
+    const want = [`w ${expected}`, `x ${expected}`];
+    const parsed = await scanRoots([root], { indexWrite: 'sync', racyWindowMs: 0 });
+    await parsed.indexWritten;
+    assert.deepEqual(await lastOf(parsed.workflows), want);
+    const restored = await scanRoots([root], { racyWindowMs: 0 });
+    assert.equal(restored.index[0].hits, 2);
+    assert.deepEqual(await lastOf(restored.workflows), want);
+    // States this process did not read (copies, another face's): stat-ed by the view itself.
+    assert.deepEqual(await lastOf(restored.workflows.map((w) => ({ ...w }))), want);
+  });
+
   test('history is activity: a write through the core resets the idle time and names who', async () => {
     const root = workspace({ 'w.md': wf('w', 'created', 'steps: [one, two]\n') });
     const core = createStateCore({ roots: [root], memory: false, actor: 'dev-agent' });

@@ -1,8 +1,11 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
+
+/** Node's one-shot hash (20.12+, 21.7+): no Hash object per call, about twice as fast on a file's bytes. */
+const oneShot = (crypto as { hash?: (algorithm: string, data: string | Uint8Array, encoding: 'hex') => string }).hash;
 
 /** SHA-256 of bytes or a UTF-8 string, hex. */
 export function sha256(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
+  return oneShot ? oneShot('sha256', data, 'hex') : crypto.createHash('sha256').update(data).digest('hex');
 }
 
 /** The fields the state hash covers. Timestamps (`updatedAt`) and the session marker are left out. */

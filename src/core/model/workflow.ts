@@ -191,6 +191,22 @@ const INSTALL_SEGMENT = /^(?:_bmad|\.bmad|\.bmad-core)$/i;
  */
 function insideInstalledWorkflow(file: string, ctx: WorkspaceContext): boolean {
   const abs = path.resolve(file);
+  // The answer is the folder's: a scan asks it once per folder, not once per file.
+  const dir = path.dirname(abs);
+  let byDir = installedDirs.get(ctx.bmad);
+  if (!byDir || byDir.root !== ctx.root) installedDirs.set(ctx.bmad, (byDir = { root: ctx.root, dirs: new Map() }));
+  let inside = byDir.dirs.get(dir);
+  if (inside === undefined) {
+    inside = folderInsideInstalledWorkflow(abs, ctx);
+    byDir.dirs.set(dir, inside);
+  }
+  return inside;
+}
+
+/** Answers of insideInstalledWorkflow by folder, per BMAD catalog (and the root it was read under). */
+const installedDirs = new WeakMap<WorkspaceContext['bmad'], { root: string; dirs: Map<string, boolean> }>();
+
+function folderInsideInstalledWorkflow(abs: string, ctx: WorkspaceContext): boolean {
   if ((ctx.bmad.methodDirs ?? ctx.bmad.workflows.map((w) => w.dir)).some((d) => abs.startsWith(d + path.sep))) return true;
   const rel = path.relative(ctx.root, abs);
   if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) return false;

@@ -9,6 +9,7 @@ import type { StateCore } from '../api';
 import type { Problem, ScanResult, WorkflowState } from '../types';
 import { subProjects, type SprintReport } from '../bmad/sprint';
 import { readHistory } from '../store/history';
+import { readFileTime } from '../store/scan';
 import { splitFrontmatter } from '../model/frontmatter';
 import { YamlLocator } from '../model/positions';
 import { durationMs } from '../model/config';
@@ -316,11 +317,18 @@ export class WarmProjectView {
     if (unknown.length) {
       // git is asked about at most MAX_GIT_FILES in-progress files in all; beyond that, file times.
       const committed = !git || working.length > MAX_GIT_FILES ? new Map<string, Activity>() : await lastCommits(unknown);
+      const readTimes = new Map<string, number>();
+      for (const w of scan.workflows) {
+        const t = readFileTime(w);
+        if (t !== undefined) readTimes.set(w.file, t);
+      }
       for (const f of unknown) {
         let a: Activity | null = committed.get(f) ?? null;
         if (!a) {
           try {
-            a = { time: fs.statSync(f).mtime.toISOString(), who: 'file edit', source: 'file' };
+            // The scan stat-ed the file when it read the state: not stat-ed again (Stats.mtime rounds the same way).
+            const scanned = readTimes.get(f);
+            a = { time: (scanned !== undefined ? new Date(Math.round(scanned)) : fs.statSync(f).mtime).toISOString(), who: 'file edit', source: 'file' };
           } catch {
             a = null; // a story file that vanished: no file activity
           }

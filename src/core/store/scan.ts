@@ -79,6 +79,18 @@ interface DetailedRead {
 }
 
 /**
+ * The modification time (ms) of the file a state was read from, as stat-ed by the read that made
+ * the state (or that found it unchanged in the scan index). The project view takes a file's last
+ * edit from here instead of stat-ing every in-progress file a second time.
+ */
+const fileTimes = new WeakMap<WorkflowState, number>();
+
+/** When the file a state was read from was last modified (ms), if this process read it; else undefined. */
+export function readFileTime(state: WorkflowState): number | undefined {
+  return fileTimes.get(state);
+}
+
+/**
  * Reads and parses one file under a context. Size, binary and disappearance are reported in
  * `skipped`; never throws.
  */
@@ -134,6 +146,7 @@ function readDetailed(file: string, ctx: WorkspaceContext, wantHashOnly?: string
   if (wantHashOnly !== undefined && hash === wantHashOnly) return { key, hash, sameHash: true, result: { problems: [], isWorkflow: false } };
   const text = buf.toString('utf8');
   const parsed = parseWorkflowText(file, text, ctx, { contentHash: hash });
+  if (parsed.state) fileTimes.set(parsed.state, key.mtimeMs);
   return { key, hash, text, result: { state: parsed.state, problems: parsed.problems, isWorkflow: parsed.isWorkflow } };
 }
 
@@ -210,6 +223,7 @@ class RootIndex {
         if (!entry.racy) {
           const r = restoreEntry(entry, this.ctx);
           if (r) {
+            if (r.state) fileTimes.set(r.state, st.mtimeMs);
             this.stats.hits++;
             this.lines.push(entry.line);
             return r;
@@ -220,6 +234,7 @@ class RootIndex {
           if (d.sameHash && d.key && sameKey(entry, d.key)) {
             const r = restoreEntry(entry, this.ctx);
             if (r) {
+              if (r.state) fileTimes.set(r.state, d.key.mtimeMs);
               this.stats.verified++;
               const line = this.relabel(entry, d.key);
               if (line !== entry.line) this.dirty = true; // no longer racy: worth recording
