@@ -10,6 +10,8 @@ import { compareText, mayBeFence, splitLines } from '../../src/core/model/text';
 import { parseStory } from '../../src/core/bmad/story';
 import { parseEpics } from '../../src/core/bmad/epics';
 import { scanRoots } from '../../src/core/store/scan';
+import { editDistance, nearest } from '../../src/core/model/config';
+import { typoOf } from '../../src/core/model/stateKeys';
 
 const sign = (n: number) => (n < 0 ? -1 : n > 0 ? 1 : 0);
 
@@ -40,6 +42,31 @@ describe('text helpers', () => {
     fc.assert(fc.property(fc.array(fc.constantFrom(' ', '\t', '\u00a0', '\u2003', '`', '~', 'a', '#', '-'), { maxLength: 8 }).map((a) => a.join('')), (l) => {
       if (FENCE.test(l)) assert.ok(mayBeFence(l), JSON.stringify(l));
     }), { numRuns: 5000 });
+  });
+});
+
+describe('typo detection', () => {
+  test('nearest gives the candidate every edit distance gives, candidates of far lengths passed over', () => {
+    const reference = (word: string, candidates: string[], max?: number) => {
+      let best: string | undefined;
+      let bestD = Infinity;
+      const limit = max ?? (word.length <= 4 ? 1 : 2);
+      for (const c of candidates) {
+        const d = editDistance(word.toLowerCase(), c.toLowerCase());
+        if (d < bestD) {
+          bestD = d;
+          best = c;
+        }
+      }
+      return bestD <= limit ? best : undefined;
+    };
+    const word = fc.array(fc.constantFrom('a', 'b', 'S', 't', '_', 'İ'), { maxLength: 9 }).map((a) => a.join(''));
+    fc.assert(fc.property(word, fc.array(word, { maxLength: 6 }), fc.option(fc.integer({ min: 0, max: 5 }), { nil: undefined }), (w, cs, max) => {
+      assert.equal(nearest(w, cs, max), reference(w, cs, max));
+    }), { numRuns: 5000 });
+    assert.equal(typoOf('stepCompleted'), 'stepsCompleted');
+    assert.equal(typoOf('steps_completed'), 'stepsCompleted');
+    assert.equal(typoOf('description'), undefined);
   });
 });
 

@@ -186,12 +186,9 @@ async function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: bool
         };
         // The first steps declare the file they write (`outputFile:`, `wipFile:`); the last may
         // name the final file it is renamed to.
-        for (const st of new Set([...steps.slice(0, 3), ...steps.slice(-1)])) {
-          const text = st.file ? await readHead(st.file, MAX_WORKFLOW_BYTES) : undefined;
-          if (text !== undefined) addOutputs(declaredOutputs(text));
-        }
-        for (const f of ['workflow.yaml', 'workflow.md', 'SKILL.md']) {
-          const text = await readHead(path.join(dir, f), MAX_WORKFLOW_BYTES);
+        // Read at once (each read is several trips to the file system), used in this order.
+        const sources = [...[...new Set([...steps.slice(0, 3), ...steps.slice(-1)])].map((st) => st.file), ...['workflow.yaml', 'workflow.md', 'SKILL.md'].map((f) => path.join(dir, f))];
+        for (const text of await Promise.all(sources.map((f) => (f ? readHead(f, MAX_WORKFLOW_BYTES) : undefined)))) {
           if (text !== undefined) addOutputs(declaredOutputs(text));
         }
         const wf: BmadWorkflow = {

@@ -189,9 +189,20 @@ const INSTALL_SEGMENT = /^(?:_bmad|\.bmad|\.bmad-core)$/i;
  * (`<.tool>/skills/bmad-*`) below the workspace counts, so a BMAD project nested inside another
  * (a backend with its own install) never offers its method files as work.
  */
+/** The method folders of a context's catalog, each with its separator: asked of every file a scan parses. */
+const methodPrefixCache = new WeakMap<object, string[]>();
+function methodPrefixes(ctx: WorkspaceContext): string[] {
+  const dirs = ctx.bmad.methodDirs;
+  const cached = dirs ? methodPrefixCache.get(dirs) : undefined;
+  if (cached && cached.length === dirs!.length) return cached;
+  const prefixes = (dirs ?? ctx.bmad.workflows.map((w) => w.dir)).map((d) => d + path.sep);
+  if (dirs) methodPrefixCache.set(dirs, prefixes);
+  return prefixes;
+}
+
 function insideInstalledWorkflow(file: string, ctx: WorkspaceContext): boolean {
   const abs = path.resolve(file);
-  if ((ctx.bmad.methodDirs ?? ctx.bmad.workflows.map((w) => w.dir)).some((d) => abs.startsWith(d + path.sep))) return true;
+  if (methodPrefixes(ctx).some((d) => abs.startsWith(d))) return true;
   const rel = path.relative(ctx.root, abs);
   if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) return false;
   const dirs = rel.split(/[\\/]/).slice(0, -1);
