@@ -3,15 +3,19 @@
 //   cli.one_file_*        `waymark status FILE --json` in a one-file workspace vs `node -e 0`
 //                          (target <= 1.5x: a CLI that starts like Node);
 //   cli.sprint_*          `waymark sprint` on a generated BMAD project of --epics x --stories
-//                          stories (default 20 x 20 = 400; ledger, epics and a story file with tasks
-//                          for every story, all read) vs BMAD's own `sprint_plan.py status` on the
-//                          same ledger (it reads the ledger only); targets <= 1.5x and < 300 ms;
+//                          stories (default 20 x 20 = 400), shaped like the real projects of issue
+//                          20: story files of real size (about 250 lines), sharded epics and planning
+//                          documents, the install's workflows and step files, agent commands, epic
+//                          retrospectives and an application's source tree (about 2,700 files, 750
+//                          Markdown); `--lean` writes only ledger, epics and small story files. vs
+//                          BMAD's own `sprint_plan.py status` on the same ledger (it reads the
+//                          ledger only); targets <= 1.5x and < 300 ms;
 //   cli.validate_bmad_*   `waymark validate` on the same project (target < 300 ms).
 // sprint_plan.py is BMAD-METHOD's (skills/bmad-sprint-planning/scripts/); it is not in this
 // repository: give its path in WAYMARK_BENCH_SPRINT_PLAN (default /work/scratch/bmad/sprint_plan.py)
 // and a Python with ruamel.yaml in WAYMARK_BENCH_PYTHON (default: python3, then /usr/bin/python3).
 // Without them the peer figure is skipped and the line says why.
-// Options: --runs N (default 15), --epics N, --stories N.
+// Options: --runs N (default 15), --epics N, --stories N, --lean.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -21,6 +25,7 @@ import { arg, median } from './lib';
 const RUNS = arg('runs', 15);
 const EPICS = arg('epics', 20);
 const PER = arg('stories', 20);
+const LEAN = process.argv.includes('--lean');
 const CLI = path.resolve('dist/cli.js');
 const NODE = process.execPath;
 
@@ -91,38 +96,148 @@ const cpu = (p: Pair) => `CPU ${p.cpuA.toFixed(0)} vs ${p.cpuB.toFixed(0)} ms a 
 
 const ms = (x: number) => x.toFixed(1);
 
-/** A BMAD project: config, ledger, epics document and one story file (with tasks) per story. */
-function bmadProject(root: string): number {
-  fs.mkdirSync(path.join(root, '_bmad/bmm'), { recursive: true });
-  fs.writeFileSync(path.join(root, '_bmad/bmm/config.yaml'), 'project_name: Bench\noutput_folder: "{project-root}/_bmad-output"\nplanning_artifacts: "{project-root}/_bmad-output/planning-artifacts"\nimplementation_artifacts: "{project-root}/_bmad-output/implementation-artifacts"\n');
-  const impl = path.join(root, '_bmad-output/implementation-artifacts');
-  const plan = path.join(root, '_bmad-output/planning-artifacts');
-  fs.mkdirSync(impl, { recursive: true });
-  fs.mkdirSync(plan, { recursive: true });
+const p2 = (n: number) => String(n).padStart(2, '0');
+
+/** Writes `text` at `root/rel`, making its folder. */
+function put(root: string, rel: string, text: string): void {
+  const file = path.join(root, rel);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+}
+
+/** Prose of about `n` lines, the way planning documents and step files read. */
+function prose(n: number, topic: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) {
+    if (i % 12 === 0) out.push('', `### ${topic} part ${i / 12 + 1}`, '');
+    else if (i % 5 === 0) out.push(`- **${topic} point ${i}:** the ${topic} keeps its rules where every reader can find them.`);
+    else out.push(`The ${topic} section ${i} explains what is decided, why, and what it leaves open for later work.`);
+  }
+  return out;
+}
+
+/**
+ * A story file the size real projects write (about 250 lines, 8-9 KB): status line, story,
+ * acceptance criteria, tasks and subtasks, dev notes with code blocks and a table, references,
+ * the dev agent record with its file list, a change log and a review with follow-ups.
+ */
+function storyText(e: number, s: number, status: string): string {
+  const tick = status === 'done' ? 'x' : ' ';
+  const lines = [`# Story ${e}.${s}: Story number ${s} of epic ${e}`, '', `Status: ${status}`, '', '## Story', '', 'As a **parent**,', `I want **capability ${s} of area ${e}**,`, 'So that **the family sees what changed and why**.', '', '## Acceptance Criteria', ''];
+  for (let a = 1; a <= 8; a++) lines.push(`${a}. **Given** state ${a} of the feature **When** the user acts **Then** the result ${a} is shown and recorded (FR${e}.${a})`);
+  lines.push('', '## Tasks / Subtasks', '');
+  for (let t = 1; t <= 6; t++) {
+    lines.push(`- [${tick}] Task ${t}: Build part ${t} of the feature (AC: #${t}, #${t + 1})`);
+    for (let u = 1; u <= 4; u++) lines.push(`  - [${tick}] Subtask ${t}.${u}: write \`part${t}Step${u}\` and its tests`);
+  }
+  lines.push('', '## Dev Notes', '', '### Architecture Compliance', '');
+  lines.push(...prose(16, `story ${e}.${s}`));
+  for (let c = 1; c <= 3; c++) {
+    lines.push('', `### Code sketch ${c}`, '', '```typescript', `interface Part${c}State {`);
+    for (let f = 1; f <= 10; f++) lines.push(`  field${f}: string // what field ${f} holds`);
+    lines.push('}', '', `export function part${c}(state: Part${c}State): boolean {`, '  return Object.keys(state).length > 0', '}', '```');
+  }
+  lines.push('', '### Data model', '', '| Field | Type | Notes |', '| ----- | ---- | ----- |');
+  for (let f = 1; f <= 10; f++) lines.push(`| field${f} | string | stored with the record, shown in the timeline |`);
+  lines.push('', '### References', '');
+  for (let r = 1; r <= 10; r++) lines.push(`- [Source: docs/architecture/section-${r}.md#part-${r}]`);
+  lines.push('', '## Dev Agent Record', '', '### Agent Model Used', '', 'A model', '', '### Debug Log References', '', '### Completion Notes List', '');
+  for (let n = 1; n <= 10; n++) lines.push(`- Completed step ${n}; ${n * 12} tests pass.`);
+  lines.push('', '### File List', '');
+  for (let f = 1; f <= 20; f++) lines.push(`- \`apps/web/src/area${e}/part${s}/file${f}.ts\``);
+  lines.push('', '## Change Log', '', '| Date | Version | Description |', '| ---- | ------- | ----------- |', '| 2026-01-05 | 1.0 | Story created |', '| 2026-01-07 | 1.1 | Implementation complete |');
+  lines.push('', '## Senior Developer Review (AI)', '', '### Review Follow-ups (AI)', '');
+  for (let f = 1; f <= 4; f++) lines.push(`- [${tick}] [AI-Review][Medium] Follow-up ${f}: tighten the check in part ${f}`);
+  lines.push(...prose(12, `review of ${e}.${s}`), '');
+  return lines.join('\n');
+}
+
+/**
+ * A BMAD project shaped like the real ones the CLI is run on (issue 20): beside the ledger, the
+ * epics documents and one story file per story, the install folder (workflows with their step
+ * files, agents, tasks, manifests), agent command files, sharded planning documents (some with
+ * workflow frontmatter), epic retrospectives, and an application's source tree of small files.
+ * `--lean` writes only the ledger, one epics document and small story files (the earlier bench).
+ */
+function bmadProject(root: string, lean: boolean): { stories: number; files: number; md: number } {
+  let files = 0;
+  let md = 0;
+  const write = (rel: string, text: string) => {
+    put(root, rel, text);
+    files++;
+    if (rel.endsWith('.md')) md++;
+  };
+  write('_bmad/bmm/config.yaml', 'project_name: Bench\noutput_folder: "{project-root}/_bmad-output"\nplanning_artifacts: "{project-root}/_bmad-output/planning-artifacts"\nimplementation_artifacts: "{project-root}/_bmad-output/implementation-artifacts"\nuser_name: Bench\ncommunication_language: English\n');
+  const impl = '_bmad-output/implementation-artifacts';
+  const plan = '_bmad-output/planning-artifacts';
+  fs.mkdirSync(path.join(root, impl), { recursive: true });
+  fs.mkdirSync(path.join(root, plan), { recursive: true });
   const stamp = new Date();
-  const p2 = (n: number) => String(n).padStart(2, '0');
   const when = `${p2(stamp.getMonth() + 1)}-${p2(stamp.getDate())}-${stamp.getFullYear()} 09:00`;
-  const ledger = [`# generated: ${when}`, '', `generated: ${when}`, `last_updated: ${when}`, 'project: Bench', 'project_key: BENCH', 'tracking_system: file-system', 'story_location: _bmad-output/implementation-artifacts', '', 'development_status:'];
+  const ledger = [`# generated: ${when}`, '', `generated: ${when}`, `last_updated: ${when}`, 'project: Bench', 'project_key: BENCH', 'tracking_system: file-system', `story_location: ${impl}`, '', 'development_status:'];
+  if (!lean) ledger.splice(1, 0, '# STATUS DEFINITIONS:', ...['backlog', 'ready-for-dev', 'in-progress', 'review', 'done'].map((w) => `#   - ${w}: what the ${w} status means for a story and who moves it on`), '#', '# WORKFLOW NOTES:', ...prose(12, 'ledger').filter(Boolean).map((l) => `# ${l}`));
   const epics = ['# Bench - Epic Breakdown', ''];
   let stories = 0;
   for (let e = 1; e <= EPICS; e++) {
     const epicStatus = e < EPICS / 2 ? 'done' : e === Math.ceil(EPICS / 2) ? 'in-progress' : 'backlog';
     ledger.push(`  epic-${e}: ${epicStatus}`);
-    epics.push(`## Epic ${e}: Area ${e}`, '');
+    epics.push(`## Epic ${e}: Area ${e}`, '', `Area ${e} gives the family one more thing to see and decide together.`, '');
     for (let s = 1; s <= PER; s++) {
       const key = `${e}-${s}-story-number-${s}-of-epic-${e}`;
       const status = epicStatus === 'done' ? 'done' : epicStatus === 'in-progress' ? (s === 1 ? 'in-progress' : s === 2 ? 'review' : 'ready-for-dev') : 'ready-for-dev';
       ledger.push(`  ${key}: ${status}`);
       epics.push(`### Story ${e}.${s}: Story number ${s} of epic ${e}`, '', 'As a user, I want it, so that it helps.', '');
+      if (!lean) epics.push('**Acceptance Criteria:**', '', ...[1, 2, 3, 4].map((a) => `**Given** case ${a} **When** it happens **Then** story ${e}.${s} handles it`), '');
       const tick = status === 'done' ? 'x' : ' ';
-      fs.writeFileSync(path.join(impl, `${key}.md`), [`# Story ${e}.${s}: Story number ${s} of epic ${e}`, '', `Status: ${status}`, '', '## Story', '', 'As a user, I want it, so that it helps.', '', '## Acceptance Criteria', '', '1. It works.', '', '## Tasks / Subtasks', '', `- [${tick}] Task 1 (AC: #1)`, `  - [${tick}] Subtask 1.1`, `- [${tick}] Task 2`, `  - [${tick}] Subtask 2.1`, `- [${tick}] Task 3`, '', '## Dev Notes', '', 'Notes. '.repeat(30), '', '## Dev Agent Record', '', '### File List', '', '## Change Log', ''].join('\n'));
+      write(`${impl}/${key}.md`, lean ? [`# Story ${e}.${s}: Story number ${s} of epic ${e}`, '', `Status: ${status}`, '', '## Story', '', 'As a user, I want it, so that it helps.', '', '## Acceptance Criteria', '', '1. It works.', '', '## Tasks / Subtasks', '', `- [${tick}] Task 1 (AC: #1)`, `  - [${tick}] Subtask 1.1`, `- [${tick}] Task 2`, `  - [${tick}] Subtask 2.1`, `- [${tick}] Task 3`, '', '## Dev Notes', '', 'Notes. '.repeat(30), '', '## Dev Agent Record', '', '### File List', '', '## Change Log', ''].join('\n') : storyText(e, s, status));
       stories++;
     }
     ledger.push(`  epic-${e}-retrospective: ${epicStatus === 'done' ? 'done' : 'optional'}`, '');
+    if (!lean && epicStatus === 'done') write(`${impl}/epic-${e}-retro-2026-01-${p2((e % 28) + 1)}.md`, [`# Epic ${e} Retrospective`, '', ...prose(60, `epic ${e} retrospective`), ''].join('\n'));
   }
-  fs.writeFileSync(path.join(impl, 'sprint-status.yaml'), ledger.join('\n'));
-  fs.writeFileSync(path.join(plan, 'epics.md'), epics.join('\n'));
-  return stories;
+  write(`${impl}/sprint-status.yaml`, ledger.join('\n'));
+  if (lean) {
+    write(`${plan}/epics.md`, epics.join('\n'));
+    return { stories, files, md };
+  }
+  // Planning: the epics sharded (an index, the list with every story, per-area detail), PRD,
+  // architecture and UX shards; the main documents carry BMAD's workflow frontmatter.
+  write(`${plan}/epics/index.md`, ['# Epics', '', ...Array.from({ length: EPICS }, (_, i) => `- [Epic ${i + 1}](./epic-list.md#epic-${i + 1})`), ''].join('\n'));
+  write(`${plan}/epics/epic-list.md`, epics.join('\n'));
+  write(`${plan}/epics/requirements-inventory.md`, ['# Requirements Inventory', '', ...prose(300, 'requirement'), ''].join('\n'));
+  const fm = (workflowType: string) => ['---', `stepsCompleted: [1, 2, 3, 4, 5, 6, 7, 8]`, `inputDocuments: ['${plan}/product-brief.md']`, `workflowType: '${workflowType}'`, 'lastStep: 8', 'project_name: Bench', 'user_name: Bench', 'date: 2026-01-02', '---', ''];
+  write(`${plan}/product-brief.md`, [...fm('product-brief'), '# Product Brief: Bench', ...prose(120, 'brief'), ''].join('\n'));
+  write(`${plan}/prd.md`, [...fm('prd'), '# Product Requirements Document', ...prose(60, 'prd'), ''].join('\n'));
+  for (const [folder, n, topic] of [['prd', 15, 'requirement'], ['architecture', 6, 'architecture'], ['ux-design-specification', 12, 'interaction']] as const) {
+    for (let i = 1; i <= n; i++) write(`${plan}/${folder}/section-${i}.md`, [`# ${topic} section ${i}`, ...prose(150, topic), ''].join('\n'));
+    write(`${plan}/${folder}/index.md`, [`# ${folder}`, '', ...Array.from({ length: n }, (_, i) => `- [Section ${i + 1}](./section-${i + 1}.md)`), ''].join('\n'));
+  }
+  write(`${plan}/architecture.md`, [...fm('architecture'), '# Architecture', ...prose(80, 'architecture'), ''].join('\n'));
+  write(`${plan}/implementation-readiness-report-2026-01-03.md`, ['# Implementation Readiness', ...prose(200, 'readiness'), ''].join('\n'));
+  // The install: workflows with step files (the first declares the output), agents, tasks, manifests.
+  const manifest = ['name,description,module,path'];
+  const phases = ['1-analysis', '2-plan-workflows', '3-solutioning', '4-implementation'];
+  for (let w = 1; w <= 30; w++) {
+    const name = `workflow-${w}`;
+    const dir = `_bmad/bmm/workflows/${phases[w % 4]}/${name}`;
+    manifest.push(`"${name}","Workflow ${w}","bmm","_bmad/${dir.slice(6)}/workflow.md"`);
+    write(`${dir}/workflow.md`, ['---', `name: ${name}`, `description: 'Workflow ${w} of the bench install'`, '---', '', `# Workflow ${w}`, '', `- \`default_output_file\` = \`{planning_artifacts}/${name}-output.md\``, ...prose(60, `workflow ${w}`), ''].join('\n'));
+    for (let st = 1; st <= 6; st++) write(`${dir}/steps/step-${p2(st)}-part-${st}.md`, ['---', `name: 'step-${p2(st)}-part-${st}'`, `description: 'Step ${st} of workflow ${w}'`, ...(st === 1 ? [`outputFile: '{planning_artifacts}/${name}-output.md'`] : []), `nextStepFile: './step-${p2(st + 1)}-part-${st + 1}.md'`, '---', '', `# Step ${st}`, ...prose(70, `step ${st}`), ''].join('\n'));
+    write(`${dir}/template.md`, ['# {{project_name}} output', '', '## Section', '', '{{content}}', ''].join('\n'));
+  }
+  for (let a = 1; a <= 10; a++) write(`_bmad/bmm/agents/agent-${a}.md`, ['---', `name: 'agent-${a}'`, `description: 'Agent ${a}'`, '---', '', ...prose(140, `agent ${a}`), ''].join('\n'));
+  for (let t = 1; t <= 8; t++) write(`_bmad/core/tasks/task-${t}.md`, [`# Task ${t}`, ...prose(80, `task ${t}`), ''].join('\n'));
+  write('_bmad/core/config.yaml', 'user_name: Bench\ncommunication_language: English\noutput_folder: "{project-root}/_bmad-output"\n');
+  write('_bmad/_config/manifest.yaml', 'installation:\n  version: 6.0.0\nmodules:\n  - name: core\n  - name: bmm\n');
+  write('_bmad/_config/workflow-manifest.csv', manifest.join('\n') + '\n');
+  // Agent command files, and an application's source tree (small files, many folders).
+  for (let c = 1; c <= 45; c++) write(`.claude/commands/bmad/command-${c}.md`, ['---', `description: 'Command ${c}'`, '---', '', `Load and follow _bmad/bmm/workflows/${phases[c % 4]}/workflow-${(c % 30) + 1}/workflow.md`, ''].join('\n'));
+  for (const app of ['apps/web', 'apps/api', 'apps/extension', 'packages/shared']) {
+    write(`${app}/README.md`, [`# ${app}`, ...prose(30, app), ''].join('\n'));
+    write(`${app}/package.json`, JSON.stringify({ name: app.replace('/', '-'), version: '0.0.0' }) + '\n');
+    for (let d = 1; d <= 40; d++) for (let f = 1; f <= 11; f++) write(`${app}/src/area${d}/file${f}.${f % 3 ? 'ts' : 'tsx'}`, `export const value${f} = ${d * f};\nexport function run${f}(x: number): number {\n  return x + value${f};\n}\n`);
+  }
+  return { stories, files, md };
 }
 
 /** BMAD's sprint_plan.py and a Python that runs it, or why not. */
@@ -157,14 +272,15 @@ function main(): void {
     // A 400-story BMAD project.
     const proj = path.join(tmp, 'bmad');
     fs.mkdirSync(proj);
-    const stories = bmadProject(proj);
+    const shape = bmadProject(proj, LEAN);
+    const stories = shape.stories;
     spawnSync('git', ['init', '-q', proj], { stdio: 'ignore' });
     const ledger = '_bmad-output/implementation-artifacts/sprint-status.yaml';
     const check = spawnSync(NODE, [CLI, 'sprint', '--json'], { cwd: proj, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
     if (check.status !== 0) throw new Error(`bench: waymark sprint failed: ${check.stderr}`);
     const read = JSON.parse(check.stdout) as { epics: { stories: { file?: string }[] }[] };
     const withFile = read.epics.flatMap((e) => e.stories).filter((s) => s.file).length;
-    console.log(`cli.sprint_stories ${stories}  (${withFile} story files read by waymark sprint; ${EPICS} epics)`);
+    console.log(`cli.sprint_stories ${stories}  (${withFile} story files read by waymark sprint; ${EPICS} epics; ${shape.files} files, ${shape.md} Markdown${LEAN ? ', --lean' : ''})`);
     const peer = sprintPlan();
     const sprintRun = () => wall(NODE, [CLI, 'sprint'], proj);
     if ('missing' in peer) {

@@ -387,6 +387,34 @@ describe('git timeline (a real repository built here)', () => {
   });
 });
 
+describe('stalled work: git is asked about every in-progress file, several at a time', () => {
+  test('clean tracked files in two folders get their commits, a changed one its edit, a folder outside any repository its mtime', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const root = workspace({ 'a/one.md': wf('one', 'in_progress'), 'a/two.md': wf('two', 'in_progress'), 'b/three.md': wf('three', 'in_progress'), 'b/four.md': wf('four', 'in_progress'), 'b/five.md': wf('five', 'in_progress') });
+    const git = (...args: string[]) => {
+      const r = spawnSync('git', ['-c', 'user.name=Ana', '-c', 'user.email=ana@example.com', ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_DATE: '2026-02-01T10:00:00Z', GIT_COMMITTER_DATE: '2026-02-01T10:00:00Z' } });
+      assert.equal(r.status, 0, r.stderr);
+    };
+    git('init', '-q');
+    git('add', '.');
+    git('commit', '-qm', 'start');
+    fs.appendFileSync(path.join(root, 'b/five.md'), 'edited\n');
+    const v = await view([root], new Date('2026-02-10T10:00:00Z'));
+    const last = new Map(v.frontier.stalled.map((e) => [e.id, e.stalled!.last]));
+    assert.deepEqual([...last.keys()].sort(), ['four', 'one', 'three', 'two']);
+    for (const id of ['one', 'two', 'three', 'four']) {
+      assert.equal(last.get(id)?.time, '2026-02-01T10:00:00.000Z', id);
+      assert.equal(last.get(id)?.who, 'Ana (git commit)', id);
+    }
+    // No repository: file times, and no git started (a folder with no .git up to the root).
+    const plain = workspace({ 'c/six.md': wf('six', 'in_progress') });
+    const old = new Date('2026-01-01T00:00:00Z');
+    fs.utimesSync(path.join(plain, 'c/six.md'), old, old);
+    const p = await view([plain], new Date('2026-02-10T10:00:00Z'));
+    assert.equal(p.frontier.stalled[0]?.stalled?.last?.time, old.toISOString());
+  });
+});
+
 describe('stalled work: events are activity', () => {
   test('an event about the file (another process, a hook) counts; a folder where the log should be is skipped', async () => {
     const root = workspace({ 'w.md': wf('w', 'in_progress') });

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import type { StepDef } from '../types';
 import type { BmadWorkflow } from './workflowShape';
 import { readRegularFile } from '../store/safeRead';
+import { compareText } from '../model/text';
 import { addDeclaredRows, emptyDeclared, type DeclaredWorkflows } from './known';
 export type { BmadWorkflow } from './workflowShape';
 import { expandVars, findBmadInstall, findBmadProjects, findBmadSkillRoots, loadBmadConfig, type BmadConfig } from './config';
@@ -35,7 +36,7 @@ const MODE_NAMES: Record<string, string> = { e: 'edit', v: 'validate', c: 'creat
 export function modeStepsFromFileNames(dir: string, names: string[]): StepDef[] {
   const parsed = names.map((n) => ({ n, m: MODE_STEP_FILE.exec(n) ?? STEP_FILE.exec(n) })).filter((x) => x.m);
   const num = (x: RegExpExecArray) => (x.length === 5 ? [Number(x[2]), x[3]] : [Number(x[1]), x[2]]) as [number, string];
-  parsed.sort((a, b) => num(a.m!)[0] - num(b.m!)[0] || num(a.m!)[1].localeCompare(num(b.m!)[1]) || a.n.localeCompare(b.n));
+  parsed.sort((a, b) => num(a.m!)[0] - num(b.m!)[0] || compareText(num(a.m!)[1], num(b.m!)[1]) || compareText(a.n, b.n));
   return Object.freeze(parsed.map((p, i): StepDef => Object.freeze({ id: p.n.slice(0, -3), index: i + 1, title: p.n.slice(0, -3).replace(/^step-([a-z]-)?\d+[a-z]?-/i, '').replace(/-/g, ' '), file: path.join(dir, p.n) }))) as StepDef[];
 }
 
@@ -119,7 +120,7 @@ export function stepsFromFileNames(dir: string, names: string[]): { steps: StepD
     }
     parsed.push({ ...p, file: path.join(dir, name) });
   }
-  parsed.sort((a, b) => a.num - b.num || a.letter.localeCompare(b.letter) || a.id.localeCompare(b.id));
+  parsed.sort((a, b) => a.num - b.num || compareText(a.letter, b.letter) || compareText(a.id, b.id));
   // Shared by every artifact of this workflow: frozen so no reader can change it for the others.
   const steps = Object.freeze(parsed.map((p, i): StepDef => Object.freeze({ id: p.id, index: i + 1, title: p.slug.replace(/-/g, ' '), file: p.file }))) as StepDef[];
   return { steps, continuation };
@@ -185,12 +186,9 @@ async function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: bool
         };
         // The first steps declare the file they write (`outputFile:`, `wipFile:`); the last may
         // name the final file it is renamed to.
-        for (const st of new Set([...steps.slice(0, 3), ...steps.slice(-1)])) {
-          const text = st.file ? await readHead(st.file, MAX_WORKFLOW_BYTES) : undefined;
-          if (text !== undefined) addOutputs(declaredOutputs(text));
-        }
-        for (const f of ['workflow.yaml', 'workflow.md', 'SKILL.md']) {
-          const text = await readHead(path.join(dir, f), MAX_WORKFLOW_BYTES);
+        // Read at once (each read is several trips to the file system), used in this order.
+        const sources = [...[...new Set([...steps.slice(0, 3), ...steps.slice(-1)])].map((st) => st.file), ...['workflow.yaml', 'workflow.md', 'SKILL.md'].map((f) => path.join(dir, f))];
+        for (const text of await Promise.all(sources.map((f) => (f ? readHead(f, MAX_WORKFLOW_BYTES) : undefined)))) {
           if (text !== undefined) addOutputs(declaredOutputs(text));
         }
         const wf: BmadWorkflow = {

@@ -11,6 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { isDirectory, readTextIfRegular } from '../store/safeRead';
+import { compareText } from '../model/text';
 
 /** Which install generation the config came from. */
 export type BmadLayout = 'v6' | 'v6-toml' | 'v6-beta' | 'alpha' | 'v4' | 'skills' | 'none';
@@ -283,12 +284,28 @@ function toAbs(root: string, p: string): string {
   return path.isAbsolute(cleaned) ? path.normalize(cleaned) : path.resolve(root, cleaned);
 }
 
+/**
+ * The last parse of each config file, by its text: a validate reads a project's config for the
+ * catalog, the sprint and the project view, and the YAML parse is the cost, not the read. The same
+ * text gives the same data (never changed by a reader); a parse that threw is not kept.
+ */
+const configParses = new Map<string, { text: string; data: unknown }>();
+
+function parsedConfig(file: string, text: string): unknown {
+  const hit = configParses.get(file);
+  if (hit && hit.text === text) return hit.data;
+  const data = parseYaml(text, { schema: 'core', maxAliasCount: 100, logLevel: 'error' }) as unknown;
+  if (configParses.size >= 64) configParses.clear();
+  configParses.set(file, { text, data });
+  return data;
+}
+
 /** Loads a YAML mapping of plain keys; problems go to `warnings`. */
 function loadYamlVars(file: string, into: Record<string, string>, warnings: BmadConfig['warnings'], nested?: (data: Record<string, unknown>) => void): boolean {
   const text = readTextIfRegular(file, MAX_CONFIG_BYTES);
   if (text === undefined) return false;
   try {
-    const data = parseYaml(text, { schema: 'core', maxAliasCount: 100, logLevel: 'error' }) as unknown;
+    const data = parsedConfig(file, text);
     if (data && typeof data === 'object' && !Array.isArray(data)) {
       flattenStrings(data as Record<string, unknown>, into);
       nested?.(data as Record<string, unknown>);
@@ -344,7 +361,7 @@ export function loadBmadConfig(root: string, opts?: { installDir?: string; outpu
       if (core && typeof core === 'object') flattenStrings(core, raw);
       const modules = data.modules as Record<string, Record<string, unknown>> | undefined;
       if (modules && typeof modules === 'object') {
-        const order = Object.keys(modules).sort((a, b) => (a === 'bmm' ? 1 : b === 'bmm' ? -1 : a.localeCompare(b)));
+        const order = Object.keys(modules).sort((a, b) => (a === 'bmm' ? 1 : b === 'bmm' ? -1 : compareText(a, b)));
         for (const m of order) if (modules[m] && typeof modules[m] === 'object') flattenStrings(modules[m], raw);
       }
       flattenStrings(data, raw);

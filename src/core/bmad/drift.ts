@@ -6,6 +6,7 @@
  */
 import type { Problem, Range } from '../types';
 import { sha256 } from '../model/hash';
+import { compareText } from '../model/text';
 import { nearest } from '../model/config';
 import { compareEpicIds, LEDGER_ORDER, ledgerRank, normEpicId, storyOrder, type Ledger, type LedgerEntry } from './ledger';
 import { normalizeStoryStatus, storyKeyFromName, taskProgress, type StoryFile } from './story';
@@ -308,7 +309,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
   }
   // Per-epic drift.
   for (const ep of epics.values()) {
-    ep.stories.sort((a, b) => storyOrder(a, b) || a.key.localeCompare(b.key));
+    ep.stories.sort((a, b) => storyOrder(a, b) || compareText(a.key, b.key));
     if (ep.ledgerStatus === undefined || ep.ledgerLine === undefined) {
       // A sub-epic (`5.5`, `0-5`) of a listed epic (`epic-5`) is covered by it.
       const parent = /^(.+)[-.]\d+[a-z]?$/.exec(ep.id)?.[1];
@@ -342,7 +343,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
       problems.push({ file: l.file, range: at(stamp.line, stamp.valueStart, stamp.valueEnd), severity: 'info', code: 'ledger-stale', message: `${stamp.key} is ${Math.floor(days)} days old while ${active.length} stor${active.length === 1 ? 'y is' : 'ies are'} in progress or review (${active[0].key}…). Check the ledger still says where work stands.` });
     }
   }
-  const stories = [...byKey.values()].sort((a, b) => storyOrder(a, b) || a.key.localeCompare(b.key));
+  const stories = [...byKey.values()].sort((a, b) => storyOrder(a, b) || compareText(a.key, b.key));
   for (const s of stories) problems.push(...s.problems);
   const sortedEpics = [...epics.values()].sort((a, b) => compareEpicIds(a.id, b.id));
   const counts: Record<string, number> = Object.create(null);

@@ -5,6 +5,7 @@
  * lettered (`Epic 3a`), sub-epics (`Epic 0.5`) or module-prefixed (`Epic PM-01`).
  */
 import { epicNumber, normEpicId } from './ledger';
+import { mayBeFence, splitLines } from '../model/text';
 
 export interface PlannedStory {
   epic: number;
@@ -53,11 +54,11 @@ export function storySlug(title: string): string {
 /** Parses one epics document (or one shard). Never throws. */
 export function parseEpics(file: string, text: string, into?: Map<number | string, PlannedEpic>): Map<number | string, PlannedEpic> {
   const epics = into ?? new Map<number | string, PlannedEpic>();
-  const lines = text.split(/\r?\n/);
+  const lines = splitLines(text);
   let inFence = false;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
-    if (FENCE.test(line)) {
+    if (mayBeFence(line) && FENCE.test(line)) {
       inFence = !inFence;
       continue;
     }

@@ -8,7 +8,7 @@
  * that answered is kept so hovers and `status --json` can say why.
  */
 import * as path from 'node:path';
-import { lookupBmadWorkflow, type BmadCatalog, type BmadWorkflow } from './artifacts';
+import { lookupBmadWorkflow, type BmadCatalog, type BmadWorkflow, type OutputPattern } from './artifacts';
 import { knownBmadWorkflowOf, selfDeclaredWorkflowOf } from './known';
 
 /**
@@ -62,11 +62,21 @@ export function declaredOutputOf(file: string, catalog: BmadCatalog): BmadWorkfl
   if (!catalog.patterns?.length) return undefined;
   const abs = path.resolve(file);
   for (const p of catalog.patterns) {
-    const leaf = p.declared.replace(/^.*[\\/]/, '');
-    if (!/[A-Za-z0-9]/.test(leaf.replace(/\{\{[^}]*\}\}|\{[^}]*\}/g, '').replace(/\.(md|ya?ml)$/i, ''))) continue;
-    if (p.re.test(abs)) return p.workflow;
+    if (namesAFile(p) && p.re.test(abs)) return p.workflow;
   }
   return undefined;
+}
+
+/** Whether a declared output's file name has a letter or digit besides its variables (asked of every file a scan reads: once per pattern). */
+const namesFile = new WeakMap<OutputPattern, boolean>();
+function namesAFile(p: OutputPattern): boolean {
+  let named = namesFile.get(p);
+  if (named === undefined) {
+    const leaf = p.declared.replace(/^.*[\\/]/, '');
+    named = /[A-Za-z0-9]/.test(leaf.replace(/\{\{[^}]*\}\}|\{[^}]*\}/g, '').replace(/\.(md|ya?ml)$/i, ''));
+    namesFile.set(p, named);
+  }
+  return named;
 }
 
 /** True when a file lies in one of the output folders of a BMAD project the catalog read. */

@@ -7,6 +7,7 @@
  */
 import { parseDocument } from 'yaml';
 import type { Problem, Range } from '../types';
+import { compareText } from '../model/text';
 
 export type LedgerKind = 'epic' | 'story' | 'retro';
 
@@ -175,7 +176,7 @@ export function classifyStoryKey(key: string, epicIds?: Iterable<string>): Ledge
 export function storyOrder(a: { epic: number; epicId?: string; story?: string }, b: { epic: number; epicId?: string; story?: string }): number {
   const pa = /^(\d+)([a-z]?)$/.exec(a.story ?? '') ?? ['', '0', ''];
   const pb = /^(\d+)([a-z]?)$/.exec(b.story ?? '') ?? ['', '0', ''];
-  return compareEpicIds(a.epicId ?? String(a.epic), b.epicId ?? String(b.epic)) || Number(pa[1]) - Number(pb[1]) || pa[2].localeCompare(pb[2]);
+  return compareEpicIds(a.epicId ?? String(a.epic), b.epicId ?? String(b.epic)) || Number(pa[1]) - Number(pb[1]) || compareText(pa[2], pb[2]);
 }
 
 export interface LedgerEntry {

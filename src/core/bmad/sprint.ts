@@ -19,6 +19,7 @@ import { readTicketTree } from './tree/reader';
 import { treeProblems } from './tree/checks';
 import { migrateCheck } from './tree/migrateCheck';
 import type { WaymarkConfig } from '../model/config';
+import { compareText } from '../model/text';
 
 /** Where the BMAD install and output are, by the workspace's `bmad.dir` / `bmad.output`. */
 function bmadSettings(root: string, opts: SprintOptions): { installDir: string; outputDir: string } {
@@ -97,7 +98,7 @@ function findNamed(root: string, name: RegExp, depth = 4, limit = 20): string[] 
     }
   };
   walk(root, 0);
-  return out.sort((a, b) => a.split(path.sep).length - b.split(path.sep).length || a.localeCompare(b));
+  return out.sort((a, b) => a.split(path.sep).length - b.split(path.sep).length || compareText(a, b));
 }
 
 /** Where the project's `sprint-status.yaml` is: the first of findLedgerFiles. */

@@ -6,6 +6,7 @@
  */
 import * as path from 'node:path';
 import { classifyStoryKey, epicNumber } from './ledger';
+import { mayBeFence, splitLines } from '../model/text';
 
 export interface StoryTask {
   /** 0-based line of the checkbox. */
@@ -113,7 +114,7 @@ function setStatus(s: StoryFile, v: { value: string; start: number }, line: numb
 /** Parses a story file's text. Never throws. */
 export function parseStory(file: string, text: string): StoryFile {
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
-  const lines = text.split(/\r?\n/);
+  const lines = splitLines(text);
   const named = storyKeyFromName(file);
   const s: StoryFile = { file, key: named?.key, epic: named?.epic, epicId: named?.epicId, story: named?.story, tasks: [], hasFileList: false, hasChangeLog: false, hasDevAgentRecord: false, eol };
   let start = 0;
@@ -133,17 +134,18 @@ export function parseStory(file: string, text: string): StoryFile {
   let section = '';
   let sectionLevel = 0;
   let inTasks = false;
+  let reviewSection = false;
   let awaitingStatus = false;
   const counters: number[] = [];
   const indents: number[] = [];
   for (let i = start; i < lines.length; i++) {
     const line = lines[i];
-    if (FENCE.test(line)) {
+    if (mayBeFence(line) && FENCE.test(line)) {
       inFence = !inFence;
       continue;
     }
     if (inFence) continue;
-    const h = HEADING.exec(line);
+    const h = line.charCodeAt(0) === 0x23 ? HEADING.exec(line) : null;
     if (h) {
       const level = h[1].length;
       const title = h[2];
@@ -174,6 +176,7 @@ export function parseStory(file: string, text: string): StoryFile {
         section = title.toLowerCase();
         sectionLevel = level;
         inTasks = TASKS_HEADING.test(title);
+        reviewSection = /review follow-?ups?/i.test(section);
         counters.length = 0;
         indents.length = 0;
       }
@@ -208,7 +211,7 @@ export function parseStory(file: string, text: string): StoryFile {
       }
     }
     if (inTasks) {
-      const c = CHECKBOX.exec(line);
+      const c = line.includes('[') ? CHECKBOX.exec(line) : null;
       if (!c) continue;
       const indent = c[1].replace(/\t/g, '    ').length;
       while (indents.length && indents[indents.length - 1] > indent) {
@@ -223,7 +226,7 @@ export function parseStory(file: string, text: string): StoryFile {
       const text = c[3].trim();
       s.tasks.push({
         line: i, boxColumn: c[1].length + line.slice(c[1].length).indexOf('['), checked: c[2] !== ' ', text, depth: indents.length - 1,
-        review: /\[AI-Review\]/i.test(text) || /review follow-?ups?/i.test(section), number: counters.join('.'),
+        review: /\[AI-Review\]/i.test(text) || reviewSection, number: counters.join('.'),
       });
     }
   }

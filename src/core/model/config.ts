@@ -329,7 +329,10 @@ export function nearest(word: string, candidates: readonly string[], maxDistance
   const limit = maxDistance ?? (word.length <= 4 ? 1 : 2);
   const lw = word.toLowerCase();
   for (const c of candidates) {
-    const d = editDistance(lw, c.toLowerCase());
+    const lc = c.toLowerCase();
+    // Lengths further apart than the limit are further apart than it in edits too: never the answer.
+    if (Math.abs(lc.length - lw.length) > limit) continue;
+    const d = editDistance(lw, lc);
     if (d < bestD) {
       bestD = d;
       best = c;

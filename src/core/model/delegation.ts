@@ -1,4 +1,5 @@
 import type { DelegationKey, Problem, ProblemCode, ProblemData, WorkflowState } from '../types';
+import { compareText } from './text';
 
 const zero = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
 
@@ -132,7 +133,7 @@ export function buildChains(states: WorkflowState[]): DelegationNode[] {
   // Cycles (A → B → A, or a node its own parent) make the trees graphs: visit each node once.
   const sorted = new Set<DelegationNode>();
   const sort = (list: DelegationNode[]) => {
-    list.sort((a, b) => a.id.localeCompare(b.id));
+    list.sort((a, b) => compareText(a.id, b.id));
     for (const n of list) {
       if (sorted.has(n)) continue;
       sorted.add(n);

@@ -535,23 +535,50 @@ async function lastCommits(files: string[]): Promise<Map<string, Activity>> {
     const d = path.dirname(f);
     (byDir.get(d) ?? byDir.set(d, []).get(d)!).push(f);
   }
+  const logOne = async (dir: string, f: string) => {
+    const log = await runGit(dir, ['log', '-1', '--format=%cI%x1f%an', '--', path.basename(f)]);
+    const [time, author] = log.stdout.trim().split('\x1f');
+    if (log.code === 0 && time && Number.isFinite(Date.parse(time))) out.set(f, { time: new Date(time).toISOString(), who: author ? `${author} (git commit)` : 'git commit', source: 'file' });
+  };
   try {
-    for (const [dir, list] of byDir) {
+    // Each git is a process: the folders, then their files, a few at a time rather than one by one.
+    await inTurns([...byDir].filter(([dir]) => mayBeInRepository(dir)), async ([dir, list]) => {
       const names = list.map((f) => path.basename(f));
       const status = await runGit(dir, ['--no-optional-locks', '-c', 'core.quotepath=off', 'status', '--porcelain', '--', ...names]);
-      if (status.code !== 0) continue;
+      if (status.code !== 0) return;
       const dirty = new Set(status.stdout.split('\n').filter(Boolean).map((l) => path.basename(l.slice(3).trim())));
-      for (const f of list) {
-        if (dirty.has(path.basename(f))) continue;
-        const log = await runGit(dir, ['log', '-1', '--format=%cI%x1f%an', '--', path.basename(f)]);
-        const [time, author] = log.stdout.trim().split('\x1f');
-        if (log.code === 0 && time && Number.isFinite(Date.parse(time))) out.set(f, { time: new Date(time).toISOString(), who: author ? `${author} (git commit)` : 'git commit', source: 'file' });
-      }
-    }
+      await inTurns(list.filter((f) => !dirty.has(path.basename(f))), (f) => logOne(dir, f));
+    });
   } catch {
     // git missing: mtimes only
   }
   return out;
+}
+
+/** At most this many git processes at once. */
+const GIT_AT_ONCE = 4;
+
+/** Runs `fn` over `items`, GIT_AT_ONCE at a time; the first failure is thrown once all have settled. */
+async function inTurns<T>(items: T[], fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]);
+  };
+  const results = await Promise.allSettled(Array.from({ length: Math.min(GIT_AT_ONCE, items.length) }, worker));
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+/**
+ * False when no folder from `dir` up holds `.git` (and git is not pointed elsewhere by GIT_DIR or
+ * GIT_WORK_TREE): git could only fail there, and starting it costs a process.
+ */
+function mayBeInRepository(dir: string): boolean {
+  if (process.env.GIT_DIR || process.env.GIT_WORK_TREE) return true;
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    if (fs.existsSync(path.join(d, '.git'))) return true;
+    if (path.dirname(d) === d) return false;
+  }
 }
 
 const STATE_LINE = /^(status|Status|currentStep|current_step)\s*:/;

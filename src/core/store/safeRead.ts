@@ -1,6 +1,9 @@
 import * as fs from 'node:fs';
 import { promises as fsp } from 'node:fs';
 
+/** How many leading bytes encodingRefusal looks at: a file's verdict never needs more of it. */
+export const ENCODING_SNIFF_BYTES = 8192;
+
 /**
  * Why bytes cannot be a workflow file's text, or undefined when they can: UTF-16 (a byte-order
  * mark) or binary (a NUL byte in the first 8 KiB). The one answer for validate and every write.
@@ -9,8 +12,10 @@ export function encodingRefusal(buf: Uint8Array): { reason: 'utf16' | 'binary'; 
   if (buf.length >= 2 && ((buf[0] === 0xff && buf[1] === 0xfe) || (buf[0] === 0xfe && buf[1] === 0xff))) {
     return { reason: 'utf16', message: 'UTF-16 text; Waymark reads UTF-8 only. Save it as UTF-8 (a UTF-8 BOM is fine), then retry' };
   }
-  const n = Math.min(buf.length, 8192);
-  for (let i = 0; i < n; i++) if (buf[i] === 0) return { reason: 'binary', message: 'binary: it holds NUL bytes (it looks binary); it is not a workflow file' };
+  const n = Math.min(buf.length, ENCODING_SNIFF_BYTES);
+  // Buffer's indexOf is memchr: a loop over 8 KiB in JavaScript cost more than reading the file.
+  const head = Buffer.isBuffer(buf) ? buf.subarray(0, n) : Buffer.from(buf.buffer, buf.byteOffset, n);
+  if (head.indexOf(0) >= 0) return { reason: 'binary', message: 'binary: it holds NUL bytes (it looks binary); it is not a workflow file' };
   return undefined;
 }
 

@@ -1,4 +1,4 @@
-import { encodingRefusal } from './safeRead';
+import { ENCODING_SNIFF_BYTES, encodingRefusal } from './safeRead';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Logger } from '../ports';
@@ -118,14 +118,18 @@ function readDetailed(file: string, ctx: WorkspaceContext, wantHashOnly?: string
     key = { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino };
     if (!st.isFile()) return { key, hash: '', result: { problems: [], isWorkflow: false, skipped: { file, reason: 'not-a-file', detail: st.isDirectory() ? 'a directory' : 'not a regular file' } } };
     if (st.size > max) return { key, hash: '', result: { problems: [], isWorkflow: false, skipped: { file, reason: 'too-large', detail: `${st.size} bytes > limits.maxFileBytes ${max}` } } };
-    buf = Buffer.allocUnsafe(st.size);
-    let n = 0;
-    while (n < st.size) {
-      const r = fs.readSync(fd, buf, n, st.size - n, n);
-      if (r === 0) break;
-      n += r;
+    // The head first: the encoding test and the frontmatter test read no further, so a Markdown
+    // file without frontmatter (most of a project's) costs 8 KiB, whatever its size.
+    const headSize = Math.min(st.size, ENCODING_SNIFF_BYTES);
+    buf = Buffer.allocUnsafe(headSize);
+    let n = readInto(fd, buf, 0, headSize);
+    if (n === headSize && st.size > headSize && hasFrontmatter(buf)) {
+      const whole = Buffer.allocUnsafe(st.size);
+      buf.copy(whole, 0, 0, n);
+      buf = whole;
+      n = readInto(fd, buf, n, st.size);
     }
-    if (n < st.size) buf = buf.subarray(0, n);
+    if (n < buf.length) buf = buf.subarray(0, n);
   } catch (e) {
     return gone(e);
   } finally {
@@ -139,8 +143,7 @@ function readDetailed(file: string, ctx: WorkspaceContext, wantHashOnly?: string
   const refusal = encodingRefusal(buf);
   if (refusal) return { key, hash: '', result: { problems: [], isWorkflow: false, skipped: { file, reason: refusal.reason === 'utf16' ? 'unreadable' : 'binary', detail: refusal.reason === 'utf16' ? refusal.message : 'contains NUL bytes' } } };
   // Cheap pre-check: no opening fence, no frontmatter.
-  const off = buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
-  if (!(buf[off] === 0x2d && buf[off + 1] === 0x2d && buf[off + 2] === 0x2d)) return { key, hash: '', result: { problems: [], isWorkflow: false } };
+  if (!hasFrontmatter(buf)) return { key, hash: '', result: { problems: [], isWorkflow: false } };
   const hash = sha256(buf);
   // Racy index entry: same bytes as when it was parsed, so the cached parse still holds.
   if (wantHashOnly !== undefined && hash === wantHashOnly) return { key, hash, sameHash: true, result: { problems: [], isWorkflow: false } };
@@ -148,6 +151,23 @@ function readDetailed(file: string, ctx: WorkspaceContext, wantHashOnly?: string
   const parsed = parseWorkflowText(file, text, ctx, { contentHash: hash });
   if (parsed.state) fileTimes.set(parsed.state, key.mtimeMs);
   return { key, hash, text, result: { state: parsed.state, problems: parsed.problems, isWorkflow: parsed.isWorkflow } };
+}
+
+/** Reads into `buf` from `from` up to `to` (file offsets = buffer offsets); the bytes there at the end. */
+function readInto(fd: number, buf: Buffer, from: number, to: number): number {
+  let n = from;
+  while (n < to) {
+    const r = fs.readSync(fd, buf, n, to - n, n);
+    if (r === 0) break;
+    n += r;
+  }
+  return n;
+}
+
+/** Whether the bytes open with a frontmatter fence (`---`, after a UTF-8 byte-order mark if any). */
+function hasFrontmatter(buf: Uint8Array): boolean {
+  const off = buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
+  return buf[off] === 0x2d && buf[off + 1] === 0x2d && buf[off + 2] === 0x2d;
 }
 
 /**
