@@ -33,6 +33,8 @@ export interface ScanOptions {
    * drift problems; the sprints read come back in `sprints` (by root) for the project view.
    */
   sprint?: boolean;
+  /** Hears the workflows read so far at each yield (every 500 files), the files done and listed in this root. */
+  onProgress?: (workflows: readonly WorkflowState[], done: number, listed: number) => void;
 }
 
 /** How a scan used the index, per root. */
@@ -427,7 +429,10 @@ export async function scanRoots(
       if (r.skipped) skipped.push(r.skipped);
       if (r.state) workflows.push(r.state);
       else if (r.problems.length) problems.push(...r.problems);
-      if (i % 500 === 499) await new Promise((res) => setImmediate(res));
+      if (i % 500 === 499) {
+        opts.onProgress?.(workflows, i + 1, listed.files.length);
+        await new Promise((res) => setImmediate(res));
+      }
     }
   }
   const crossProblems = validateDelegation(workflows);
