@@ -57,6 +57,8 @@ export class ExtensionModel extends Disposable {
   readonly onDidPreview = this.previewed.event;
   /** The workflows the first scan has read so far, until it ends (then the core's states). */
   private preview?: { states: WorkflowState[]; at: number };
+  /** Change events the current core sent (a scan that sent one needs no second 'states' event). */
+  private announced = 0;
 
   private current: StateCore;
   private currentSubscription?: { dispose(): void };
@@ -216,6 +218,7 @@ export class ExtensionModel extends Disposable {
 
   async rescan(withProgress = false): Promise<void> {
     const started = Date.now();
+    const announced = this.announced;
     void vscode.commands.executeCommand('setContext', CONTEXT.scanning, true);
     let error: string | undefined;
     const work = async () => {
@@ -240,7 +243,8 @@ export class ExtensionModel extends Disposable {
       this.index = undefined;
       this.updateContext();
       this.scanned.fire({ error, newCore: false });
-      this.fire({ what: 'states' });
+      // The core announced what the scan changed already (at 10,000 files every surface redraws).
+      if (error || this.announced === announced) this.fire({ what: 'states' });
     }
   }
 
@@ -342,6 +346,7 @@ export class ExtensionModel extends Disposable {
       for (const ch of e.changes) this.touchedWhileScanning?.add(ch.file);
       this.preview = undefined;
       this.index = undefined;
+      this.announced++;
       this.fire({ what: 'states', files: e.changes.map((c) => c.file) });
     });
   }

@@ -125,6 +125,8 @@ export class ProjectMonitor extends Disposable {
     }
     this.running = (async () => {
       try {
+        // Before the first scan there are no states: a view then would only walk the tree for sprints.
+        await this.deps.ready().catch(() => undefined);
         const generation = this.generation;
         const roots = [...this.deps.roots()];
         const core = this.deps.core();
