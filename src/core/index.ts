@@ -24,7 +24,7 @@ export {
 } from './types';
 export { errorMessage, type WaymarkErrorReason, WaymarkError, EXIT_CODES } from './errors';
 export { type Logger, type FileSystem } from './ports';
-export type { ScanProgress, StateCore, StateCoreOptions, WriteGuard } from './api';
+export type { StateCore, StateCoreOptions, WriteGuard } from './api';
 export { createStateCore } from './engine/stateCore';
 export { findWorkspaceRoot } from './engine/roots';
 export { nodeFileSystem, overlayFileSystem } from './store/nodeFileSystem';
