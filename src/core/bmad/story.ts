@@ -247,7 +247,7 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
   if (exact[w]) return { status: exact[w], exact: true };
   const mapped: Record<string, string> = {
     drafted: 'ready-for-dev', contexted: 'in-progress', draft: 'ready-for-dev', approved: 'ready-for-dev', ready: 'ready-for-dev', 'ready-for-development': 'ready-for-dev', 'ready-for-implementation': 'ready-for-dev', 'ready-to-start': 'ready-for-dev',
-    todo: 'backlog', 'to-do': 'backlog', 'not-started': 'backlog', planned: 'backlog',
+    todo: 'backlog', 'to-do': 'backlog', 'not-started': 'backlog', planned: 'backlog', pending: 'backlog', queued: 'backlog', 'not-yet-started': 'backlog',
     inprogress: 'in-progress', 'in-development': 'in-progress', 'in-dev': 'in-progress', wip: 'in-progress', started: 'in-progress',
     // Development finished, waiting for code review (the step before done in BMAD's dev → review → done).
     'dev-complete': 'review', 'dev-done': 'review', 'dev-ready': 'ready-for-dev',
@@ -265,6 +265,8 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
   if (stage && /^(implementation|development|dev|code|coding|build)$/.test(stage)) return { status: 'review', exact: false };
   if (stage && /^(planning|plan|design|spec|specification|story|draft|drafting|refinement|refined|grooming|analysis)$/.test(stage)) return { status: 'ready-for-dev', exact: false };
   if (stage && /^(partially|partly|mostly|half)$/.test(stage)) return { status: 'in-progress', exact: false };
+  // `partial-complete-handoff-to-2.9.2`, `Partially done (backend only)`: part of it done is in-progress.
+  if (/^(partial|partially|partly)-(complete|completed|done|finished|implemented)(-|$)/.test(w)) return { status: 'in-progress', exact: false };
   // `Proposed`: written down, not yet taken up (BMAD's backlog).
   if (w === 'proposed') return { status: 'backlog', exact: false };
   // `Ready for QA Re-Review`, `Awaiting review`, `peer-review`: waiting for a review.
