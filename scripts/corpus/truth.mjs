@@ -235,7 +235,7 @@ const STATUS_WORDS = [
   [/^(in[ -]?progress|wip|started|in[ -]development|implementing|in[ -]dev|contexted|doing|active)\b/, 'in-progress'],
   [/^(done|complete|completed|finished|closed|merged|shipped|delivered|implemented|resolved|accepted)\b/, 'done'],
   [/^(blocked|on[ -]hold)\b/, 'blocked'],
-  [/^(cancell?ed|dropped|deferred|superseded|obsolete|skipped|won'?t[ -]do|abandoned|descoped|removed|deprecated|optional|split)\b/, 'dropped'],
+  [/^(cancell?ed|dropped|deferred|superseded|obsolete|skipped|won'?t[ -]do|abandoned|descoped|removed|deprecated|optional|split[ -]+into)\b/, 'dropped'],
 ];
 
 /** The text of a status as written, without markdown, emoji and commentary. */
@@ -399,7 +399,8 @@ function openTasks(text) {
     const h = /^(#{1,6})\s+(.*)$/.exec(line);
     if (h) {
       if (inTasks && h[1].length <= level) inTasks = false;
-      if (!inTasks && /task/i.test(h[2])) { inTasks = true; level = h[1].length; }
+      // `Tasks / Subtasks`, and the checklist stories written outside the template keep instead (`Implementation Checklist`)
+      if (!inTasks && /task|checklist/i.test(h[2])) { inTasks = true; level = h[1].length; }
       continue;
     }
     if (inTasks && /^\s*[-*+]\s+\[ \]/.test(line)) open++;

@@ -176,3 +176,12 @@ test('a project whose install is not in git and whose ledger lies in a folder of
   assert.deepEqual(t.projects[0].ledgers.map((l) => l.file), ['docs/planning/sprint-status.yaml']);
   assert.deepEqual(t.projects[0].stories.map((s) => [s.key, s.drift, s.clean]), [['1-1-lantern', false, true], ['1-2-wick', true, false]]);
 });
+
+test('a done story with an open item in its implementation checklist is not clean', () => {
+  const dir = project({
+    'docs/stories/1.1.lantern.md': '# Story 1.1: Lantern\n\n## Status\nDone\n\n## Implementation Checklist\n\n- [x] Light it\n- [ ] Write integration tests\n',
+    'docs/stories/1.2.wick.md': '# Story 1.2: Wick\n\n## Status\nDone\n\n## Implementation Checklist\n\n- [x] Trim it\n',
+  });
+  const t = truthFor(dir);
+  assert.deepEqual(t.projects[0].stories.map((s) => [s.key, s.clean]).sort(), [['1.1.lantern', false], ['1.2.wick', true]]);
+});

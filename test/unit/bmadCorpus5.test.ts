@@ -12,7 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { loadSprint } from '../../src/core/bmad/sprint';
-import { normalizeStoryStatus } from '../../src/core/bmad/story';
+import { normalizeStoryStatus, storyKeyFromName } from '../../src/core/bmad/story';
 import { scanRoots } from '../../src/core/store/scan';
 
 const CLI = path.resolve('dist/cli.js');
@@ -73,6 +73,18 @@ describe('a v4 project without a ledger', () => {
     const offered = [j.next?.id, ...j.ready.map((e) => e.id)];
     assert.ok(!offered.includes('story:2-5-editable-documentation'), `the split story is never offered: ${offered.join(', ')}`);
     assert.equal(j.next?.id, 'story:2-5b-editable-documentation-frontend');
+  });
+
+  test('`story-1.1-nextjs-init.md` is story 1.1: the sprint lists such stories instead of finding none', () => {
+    assert.deepEqual(storyKeyFromName('story-1.1-nextjs-init.md'), { key: 'story-1.1-nextjs-init', epic: 1, epicId: '1', story: '1', v4: false });
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wm-corpus5-')));
+    fs.mkdirSync(path.join(dir, 'docs/stories'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'docs/stories/story-1.1-nextjs-init.md'), '# Story 1.1: Next.js init\n\n**Story ID:** STORY-1.1\n\n## Tasks\n\n- [ ] Scaffold\n');
+    fs.writeFileSync(path.join(dir, 'docs/stories/story-2.3-openai-api.md'), '# Story 2.3: OpenAI API\n\n## Tasks\n\n- [ ] Call it\n');
+    const s = cli(dir, 'sprint');
+    assert.equal(s.status, 0, s.stderr);
+    const j = JSON.parse(s.stdout) as { epics: { stories: { key: string }[] }[] };
+    assert.deepEqual(j.epics.flatMap((e) => e.stories.map((x) => x.key)), ['story-1.1-nextjs-init', 'story-2.3-openai-api']);
   });
 
   test('a story ON HOLD is on hold in the sprint, not ready-for-dev', () => {
