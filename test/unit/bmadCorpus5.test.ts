@@ -77,6 +77,9 @@ describe('a v4 project without a ledger', () => {
 
   test('`story-1.1-nextjs-init.md` is story 1.1: the sprint lists such stories instead of finding none', () => {
     assert.deepEqual(storyKeyFromName('story-1.1-nextjs-init.md'), { key: 'story-1.1-nextjs-init', epic: 1, epicId: '1', story: '1', v4: false });
+    // A dated note is not story 11 of epic 2025; a date inside a story's slug leaves it a story.
+    assert.equal(storyKeyFromName('HANDOFF-2025-11-01.md'), undefined);
+    assert.equal(storyKeyFromName('1-2-release-2025-01-15.md')?.story, '2');
     const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wm-corpus5-')));
     fs.mkdirSync(path.join(dir, 'docs/stories'), { recursive: true });
     fs.writeFileSync(path.join(dir, 'docs/stories/story-1.1-nextjs-init.md'), '# Story 1.1: Next.js init\n\n**Story ID:** STORY-1.1\n\n## Tasks\n\n- [ ] Scaffold\n');
@@ -85,6 +88,15 @@ describe('a v4 project without a ledger', () => {
     assert.equal(s.status, 0, s.stderr);
     const j = JSON.parse(s.stdout) as { epics: { stories: { key: string }[] }[] };
     assert.deepEqual(j.epics.flatMap((e) => e.stories.map((x) => x.key)), ['story-1.1-nextjs-init', 'story-2.3-openai-api']);
+  });
+
+  test('a story moved to another epic is superseded here, a note', () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wm-corpus5-')));
+    fs.mkdirSync(path.join(dir, 'docs/stories'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'docs/stories/3-5-editing-panel.md'), '# Story 3.5: Editing panel\n\nStatus: moved\n\n> **Moved to Epic 4.**\n\n## Tasks\n\n- [ ] Panel\n');
+    const r = loadSprint(dir, { now: NOW })!;
+    assert.deepEqual(r.stories.map((s) => [s.key, s.status]), [['3-5-editing-panel', 'superseded']]);
+    assert.deepEqual(r.problems.map((p) => `${p.severity} ${p.code}`), ['info story-unknown-status']);
   });
 
   test('a story ON HOLD is on hold in the sprint, not ready-for-dev', () => {

@@ -498,20 +498,20 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
 }
 
 /** Words for a story the team set aside, as written (emoji and bold around them allowed). */
-const SET_ASIDE = /^[^\p{L}]*(deferred|cancell?ed|dropped|descoped|de-scoped|superseded|obsolete|abandoned|won'?t[- ]do|removed|on[- ]hold|paused|parked|split(?=[- ]+into\b|\s*$))\b/iu;
+const SET_ASIDE = /^[^\p{L}]*(deferred|cancell?ed|dropped|descoped|de-scoped|superseded|obsolete|abandoned|won'?t[- ]do|removed|on[- ]hold|paused|parked|moved|relocated|split(?=[- ]+into\b|\s*$))\b/iu;
 /** Of those, the words for a story held rather than given up: backlog to the ledger. */
 const HELD = /^[^\p{L}]*(deferred|on[- ]hold|paused|parked)\b/iu;
 
 /**
  * The status of a story its file sets aside, in the words the registry reads (`on-hold`,
  * `superseded`, `cancelled`…); undefined when the word sets nothing aside. A story split into
- * others is superseded by them.
+ * others, or moved to another epic, is superseded by them.
  */
 export function setAsideStatus(word: string): string | undefined {
   const m = SET_ASIDE.exec(word.trim());
   if (!m) return undefined;
   const w = m[1].toLowerCase().replace(/\s+/g, '-').replace(/'/g, '');
-  return w === 'split' ? 'superseded' : w === 'de-scoped' ? 'descoped' : w === 'canceled' ? 'cancelled' : w === 'on-hold' || w === 'onhold' ? 'on-hold' : w;
+  return w === 'split' || w === 'moved' || w === 'relocated' ? 'superseded' : w === 'de-scoped' ? 'descoped' : w === 'canceled' ? 'cancelled' : w === 'on-hold' || w === 'onhold' ? 'on-hold' : w;
 }
 
 /** The slug a story file's name carries after its number: `2-1-notebook-intro` → `notebook-intro`, `story-2.1` → ''. */

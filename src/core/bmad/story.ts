@@ -58,11 +58,12 @@ const V4_NAME = /^(\d+)\.(\d+)([a-z]?)(?:\.(.+))?\.md$/i;
  * The story a file name names, by BMAD's naming: v6 `{epic}-{story}-{slug}.md` with any epic id
  * projects use (`3a-1-…`, `0-5-1-…` when `epicIds` has `0-5`, `pm-01-1-…`), v4 `{N}.{M}.{slug}.md`.
  * Words in the slug (`3-4-review-queue.md`) do not matter; a context file (`.context.md`) and a
- * dated note (`2025-12-16-…`) are not stories.
+ * dated note (`2025-12-16-…`, `HANDOFF-2025-11-01.md`) are not stories.
  */
 export function storyKeyFromName(file: string, epicIds?: Iterable<string>): { key: string; epic: number; epicId: string; story: string; v4: boolean } | undefined {
   const base = path.basename(file);
-  if (!/\.md$/i.test(base) || /\.context\./i.test(base) || /^\d{4}-\d{2}-\d{2}/.test(base)) return undefined;
+  // A dated note (`2025-12-16-…`, `HANDOFF-2025-11-01.md`): its numbers are a date, not a story's.
+  if (!/\.md$/i.test(base) || /\.context\./i.test(base) || /^(?:[a-z][a-z0-9]*[-_])?(?:19|20)\d{2}-[01]\d-[0-3]\d(?:[-_.]|$)/i.test(base)) return undefined;
   const key = base.slice(0, -3);
   // `story-1.10.md`, `story-8-1-slug.md`, `story_2.3.md`: the same names with a prefix.
   const bare = base.replace(/^story[-_. ]+(?=\d)/i, '');
