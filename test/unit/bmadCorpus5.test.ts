@@ -121,5 +121,7 @@ describe('planning artifacts named by their template or their mode`s step files'
     assert.deepEqual(of('_bmad-output/implementation-artifacts/tech-specs/epic-ui/00-infrastructure-audit.md'), { workflow: 'quick-spec', by: 'known', codes: ['bmad-workflow-not-installed'] });
     assert.deepEqual(of('_bmad-output/bmb-creations/edit-plan-lamplighter.md'), { workflow: 'agent', by: 'steps', codes: [] });
     assert.deepEqual(of('_bmad-output/bmb-creations/validation-report-lamplighter.md'), { workflow: 'agent', by: 'steps', codes: [] });
+    // Complete, and recording no steps at all (`sections_completed` instead): nothing contradicts it.
+    assert.deepEqual(of('_bmad-output/project-context.md'), { workflow: 'generate-project-context', by: 'outputFile', codes: [] });
   });
 });
