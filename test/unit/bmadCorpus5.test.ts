@@ -99,6 +99,16 @@ describe('a v4 project without a ledger', () => {
     assert.deepEqual(r.problems.map((p) => `${p.severity} ${p.code}`), ['info story-unknown-status']);
   });
 
+  test('a word of the team`s own, then a status word after a dash: the status word counts', () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wm-corpus5-')));
+    fs.mkdirSync(path.join(dir, 'docs/stories'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'docs/stories/story-2.2-embeddings.md'), '# Story 2.2: Embeddings\n\n**Status:** CONDITIONAL - Deferred pending Story 2.1 results\n\n## Tasks\n\n- [ ] Evaluate\n');
+    fs.writeFileSync(path.join(dir, 'docs/stories/story-2.3-search.md'), '# Story 2.3: Search\n\n**Status:** Approved - Ready for Review\n\n## Tasks\n\n- [x] Search\n');
+    const r = loadSprint(dir, { now: NOW })!;
+    assert.deepEqual(r.stories.map((s) => [s.key, s.status]), [['story-2.2-embeddings', 'deferred'], ['story-2.3-search', 'ready-for-dev']]);
+    assert.deepEqual(r.problems.filter((p) => p.severity !== 'info').map((p) => p.code), []);
+  });
+
   test('a story ON HOLD is on hold in the sprint, not ready-for-dev', () => {
     const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wm-corpus5-')));
     fs.mkdirSync(path.join(dir, 'docs/stories'), { recursive: true });

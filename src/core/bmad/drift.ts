@@ -8,7 +8,7 @@ import type { Problem, Range } from '../types';
 import { sha256 } from '../model/hash';
 import { nearest } from '../model/config';
 import { compareEpicIds, LEDGER_ORDER, ledgerRank, normEpicId, storyOrder, type Ledger, type LedgerEntry } from './ledger';
-import { normalizeStoryStatus, storyKeyFromName, taskProgress, type StoryFile } from './story';
+import { HELD, normalizeStoryStatus, setAsideStatus, storyKeyFromName, taskProgress, type StoryFile } from './story';
 import { storySlug, type PlannedEpic } from './epics';
 import type { StoryGate } from './qaGates';
 
@@ -495,23 +495,6 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
     }
     out.push({ file: f.file, range: statusRange ?? at(0), severity: unread ? 'warning' : 'error', code: 'story-gate-failed', message: unread ? `The story is done but its QA gate has no readable verdict (${s.gate.file}). Fix the gate file so it says gate: PASS, CONCERNS, FAIL or WAIVED.` : `The story is done but its QA gate ${why} (${s.gate.file}). Fix and re-review, or record a waiver.`, data: { key: s.key, gate: s.gate.file } });
   }
-}
-
-/** Words for a story the team set aside, as written (emoji and bold around them allowed). */
-const SET_ASIDE = /^[^\p{L}]*(deferred|cancell?ed|dropped|descoped|de-scoped|superseded|obsolete|abandoned|won'?t[- ]do|removed|on[- ]hold|paused|parked|moved|relocated|split(?=[- ]+into\b|\s*$))\b/iu;
-/** Of those, the words for a story held rather than given up: backlog to the ledger. */
-const HELD = /^[^\p{L}]*(deferred|on[- ]hold|paused|parked)\b/iu;
-
-/**
- * The status of a story its file sets aside, in the words the registry reads (`on-hold`,
- * `superseded`, `cancelled`…); undefined when the word sets nothing aside. A story split into
- * others, or moved to another epic, is superseded by them.
- */
-export function setAsideStatus(word: string): string | undefined {
-  const m = SET_ASIDE.exec(word.trim());
-  if (!m) return undefined;
-  const w = m[1].toLowerCase().replace(/\s+/g, '-').replace(/'/g, '');
-  return w === 'split' || w === 'moved' || w === 'relocated' ? 'superseded' : w === 'de-scoped' ? 'descoped' : w === 'canceled' ? 'cancelled' : w === 'on-hold' || w === 'onhold' ? 'on-hold' : w;
 }
 
 /** The slug a story file's name carries after its number: `2-1-notebook-intro` → `notebook-intro`, `story-2.1` → ''. */

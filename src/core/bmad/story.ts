@@ -101,8 +101,37 @@ function statusAfter(line: string, from: number): { value: string; start: number
   const m = STATUS_WORD.exec(rest.slice(skip));
   const value = (m?.[0] ?? /^[A-Za-z][\w-]*/.exec(rest.slice(skip))?.[0] ?? '').trim();
   if (!value || /^status$/i.test(value)) return undefined;
+  // `CONDITIONAL - Deferred pending Story 2.1`: a word of the team's own, then a status word after
+  // a dash: the status word says where the story is.
+  const norm = normalizeStoryStatus(value);
+  if (norm.status === undefined && norm.suggestion === undefined && setAsideStatus(value) === undefined) {
+    const after = /^\s+[-—–]\s+/.exec(line.slice(from + skip + value.length));
+    if (after) {
+      const at = from + skip + value.length + after[0].length;
+      const w = /^[A-Za-z][A-Za-z-]*(?:[ ](?:for|to|in|on)[ ][A-Za-z-]+|[ ]hold)?/.exec(line.slice(at))?.[0];
+      if (w && (normalizeStoryStatus(w).status !== undefined || normalizeStoryStatus(w).suggestion !== undefined || setAsideStatus(w) !== undefined)) return { value: w, start: at };
+    }
+  }
   return { value, start: from + skip };
 }
+
+/** Words for a story the team set aside, as written (emoji and bold around them allowed). */
+export const SET_ASIDE = /^[^\p{L}]*(deferred|cancell?ed|dropped|descoped|de-scoped|superseded|obsolete|abandoned|won'?t[- ]do|removed|on[- ]hold|paused|parked|moved|relocated|split(?=[- ]+into\b|\s*$))\b/iu;
+/** Of those, the words for a story held rather than given up: backlog to the ledger. */
+export const HELD = /^[^\p{L}]*(deferred|on[- ]hold|paused|parked)\b/iu;
+
+/**
+ * The status of a story its file sets aside, in the words the registry reads (`on-hold`,
+ * `superseded`, `cancelled`…); undefined when the word sets nothing aside. A story split into
+ * others, or moved to another epic, is superseded by them.
+ */
+export function setAsideStatus(word: string): string | undefined {
+  const m = SET_ASIDE.exec(word.trim());
+  if (!m) return undefined;
+  const w = m[1].toLowerCase().replace(/\s+/g, '-').replace(/'/g, '');
+  return w === 'split' || w === 'moved' || w === 'relocated' ? 'superseded' : w === 'de-scoped' ? 'descoped' : w === 'canceled' ? 'cancelled' : w === 'on-hold' || w === 'onhold' ? 'on-hold' : w;
+}
+
 
 function setStatus(s: StoryFile, v: { value: string; start: number }, line: number, form: 'line' | 'section'): void {
   s.status = v.value;
