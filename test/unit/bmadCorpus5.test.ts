@@ -79,6 +79,8 @@ describe('a v4 project without a ledger', () => {
     assert.deepEqual(storyKeyFromName('story-1.1-nextjs-init.md'), { key: 'story-1.1-nextjs-init', epic: 1, epicId: '1', story: '1', v4: false });
     // A dated note is not story 11 of epic 2025; a date inside a story's slug leaves it a story.
     assert.equal(storyKeyFromName('HANDOFF-2025-11-01.md'), undefined);
+    // `story-2.5-2.md` stays story 2 of sub-epic 2.5.
+    assert.deepEqual(storyKeyFromName('story-2.5-2.md'), { key: 'story-2.5-2', epic: 2, epicId: '2.5', story: '2', v4: false });
     assert.equal(storyKeyFromName('1-2-release-2025-01-15.md')?.story, '2');
     const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wm-corpus5-')));
     fs.mkdirSync(path.join(dir, 'docs/stories'), { recursive: true });
