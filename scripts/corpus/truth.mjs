@@ -26,7 +26,7 @@ const SKIP_DIRS = new Set([
   '__pycache__', 'target', 'coverage', '.turbo', '.cache', 'Pods', '.gradle', 'bin', 'obj',
 ]);
 /** Folders whose ledgers and stories are kept for the record, not worked from. */
-const RETIRED = /(^|\/)(archive[sd]?|_archive|deprecated|old|backup[s]?|legacy|fixtures?|examples?|templates?|5-ARCHIVE)(\/|$)/i;
+const RETIRED = /(^|\/)(archive[sd]?|_archive|deprecated|old|outdated|backup[s]?|legacy|fixtures?|examples?|templates?|5-ARCHIVE)(\/|$)/i;
 const INSTALL_DIRS = ['_bmad', '.bmad', 'bmad', '.bmad-core'];
 const MAX_FILE = 2 * 1024 * 1024;
 
@@ -185,6 +185,8 @@ function findProjects(repo) {
     }
   };
   if (!roots.has(repo)) visitOutputs(repo, 2);
+  // Nothing yet: a BMAD ledger anywhere in the repository (its install and usual folders left out of git).
+  if (roots.size === 0 && anyLedgers(repo, repo).length > 0) roots.set(repo, { root: repo, installs: [], ledgerOnly: true });
   // A nested root inside another project's output folder is not a project of its own.
   const list = [...roots.values()].sort((a, b) => a.root.length - b.root.length);
   const kept = [];
@@ -193,6 +195,12 @@ function findProjects(repo) {
     kept.push(r);
   }
   return kept;
+}
+
+/** Every live BMAD ledger (a sprint-status.yaml with development_status) under dir, install and agent folders left out. */
+function anyLedgers(repo, dir) {
+  const found = walk(dir, 4, [], (n) => n === 'sprint-status.yaml');
+  return found.filter((f) => !RETIRED.test(rel(repo, f)) && /^development_status:/m.test(readText(f) ?? ''));
 }
 
 function layoutOf(repo, project) {
@@ -212,6 +220,7 @@ function layoutOf(repo, project) {
   else if (fs.existsSync(path.join(root, '_bmad-output'))) base = 'v6.0';
   else if (fs.existsSync(path.join(root, 'docs/sprint-artifacts'))) base = 'v6-beta';
   else if (fs.existsSync(path.join(root, 'docs/sprint-status.yaml'))) base = 'v6-alpha';
+  else if (project.ledgerOnly) base = 'ledger-only';
   else base = 'v4';
   return root === repo ? base : `monorepo(${base})`;
 }
@@ -226,7 +235,7 @@ const STATUS_WORDS = [
   [/^(in[ -]?progress|wip|started|in[ -]development|implementing|in[ -]dev|contexted|doing|active)\b/, 'in-progress'],
   [/^(done|complete|completed|finished|closed|merged|shipped|delivered|implemented|resolved|accepted)\b/, 'done'],
   [/^(blocked|on[ -]hold)\b/, 'blocked'],
-  [/^(cancell?ed|dropped|deferred|superseded|obsolete|skipped|won'?t[ -]do|abandoned|descoped|removed|deprecated|optional)\b/, 'dropped'],
+  [/^(cancell?ed|dropped|deferred|superseded|obsolete|skipped|won'?t[ -]do|abandoned|descoped|removed|deprecated|optional|split[ -]+into)\b/, 'dropped'],
 ];
 
 /** The text of a status as written, without markdown, emoji and commentary. */
@@ -322,7 +331,8 @@ export function storyStatus(text) {
     if (/^\s{0,3}(```|~~~)/.test(line)) { fence = !fence; continue; }
     if (fence) continue;
     // `## Status: done`, `### Status - Done`
-    let m = /^\s{0,3}#{1,6}\s*(?:\*\*)?\s*(?:story\s+|current\s+)?status(?:\*\*)?\s*[:：—–-]\s*(.+)$/i.exec(line);
+    // (a dash only with space before it: `### Status-to-Timeline Mapping` is another heading)
+    let m = /^\s{0,3}#{1,6}\s*(?:\*\*)?\s*(?:story\s+|current\s+)?status(?:\*\*)?\s*(?:[:：]|\s[—–-])\s*(.+)$/i.exec(line);
     if (m && cleanStatusText(m[1])) return { raw: m[1], where: 'heading', line: i + 1 };
     // `## Status` then its first line
     if (/^\s{0,3}#{1,6}\s*(?:\*\*)?\s*(?:story\s+|current\s+)?status\s*(?:\*\*)?\s*:?\s*$/i.test(line)) {
@@ -389,7 +399,8 @@ function openTasks(text) {
     const h = /^(#{1,6})\s+(.*)$/.exec(line);
     if (h) {
       if (inTasks && h[1].length <= level) inTasks = false;
-      if (!inTasks && /task/i.test(h[2])) { inTasks = true; level = h[1].length; }
+      // `Tasks / Subtasks`, and the checklist stories written outside the template keep instead (`Implementation Checklist`)
+      if (!inTasks && /task|checklist/i.test(h[2])) { inTasks = true; level = h[1].length; }
       continue;
     }
     if (inTasks && /^\s*[-*+]\s+\[ \]/.test(line)) open++;
@@ -500,6 +511,7 @@ export function truthFor(repoDir) {
       }
       ledgerFiles = [...new Set(found)].filter((f) => !RETIRED.test(rel(repo, f)));
     }
+    if (ledgerFiles.length === 0 && p.ledgerOnly) ledgerFiles = anyLedgers(repo, p.root);
     const stories = [];
     const ledgers = [];
     const storyDirsBase = [folders.implementation_artifacts, folders.sprint_artifacts, folders.dev_story_location,

@@ -157,3 +157,31 @@ test('a story stating its status twice (frontmatter and Status line): drift when
   assert.equal(by['1-3-oil'].drift, false);
   assert.equal(by['1-3-oil'].clean, true);
 });
+
+test('a heading that only starts with "Status" is not the status; a split story is set aside', () => {
+  assert.equal(storyStatus('# S\n\n### Status-to-Timeline Mapping\n\n| a | b |\n'), null);
+  assert.equal(storyStatus('# S\n\n## Status - Done\n').raw, 'Done');
+  assert.equal(normalizeStatus('Split into 2.5a (Done) and 2.5b (Draft)'), 'dropped');
+});
+
+test('a project whose install is not in git and whose ledger lies in a folder of its own is still read', () => {
+  const dir = project({
+    'docs/planning/sprint-status.yaml': 'development_status:\n  epic-1: in-progress\n  1-1-lantern: done\n  1-2-wick: review\n',
+    'docs/planning/stories/1-1-lantern.md': story('Status: done'),
+    'docs/planning/stories/1-2-wick.md': story('Status: in-progress'),
+    'notes/sprint-status.yaml': 'not: a ledger\n',
+  });
+  const t = truthFor(dir);
+  assert.equal(t.layout, 'ledger-only');
+  assert.deepEqual(t.projects[0].ledgers.map((l) => l.file), ['docs/planning/sprint-status.yaml']);
+  assert.deepEqual(t.projects[0].stories.map((s) => [s.key, s.drift, s.clean]), [['1-1-lantern', false, true], ['1-2-wick', true, false]]);
+});
+
+test('a done story with an open item in its implementation checklist is not clean', () => {
+  const dir = project({
+    'docs/stories/1.1.lantern.md': '# Story 1.1: Lantern\n\n## Status\nDone\n\n## Implementation Checklist\n\n- [x] Light it\n- [ ] Write integration tests\n',
+    'docs/stories/1.2.wick.md': '# Story 1.2: Wick\n\n## Status\nDone\n\n## Implementation Checklist\n\n- [x] Trim it\n',
+  });
+  const t = truthFor(dir);
+  assert.deepEqual(t.projects[0].stories.map((s) => [s.key, s.clean]).sort(), [['1.1.lantern', false], ['1.2.wick', true]]);
+});

@@ -43,7 +43,7 @@ describe('story status words by what they say comes next', () => {
     const dir = copy();
     const r = loadSprint(dir, { now: NOW })!;
     const st = Object.fromEntries(r.stories.map((s) => [s.key, s.status]));
-    assert.deepEqual(st, { '2-1-export': 'done', '2-2-import': 'review', '2-3-sync': 'backlog', '2-4-search': 'review', '2-5-print': 'ready-for-dev', '2-6-audit': 'in-progress', '2-7-reports': 'ready-for-dev' });
+    assert.deepEqual(st, { '2-1-export': 'done', '2-2-import': 'review', '2-3-sync': 'backlog', '2-4-search': 'review', '2-5-print': 'ready-for-dev', '2-6-audit': 'in-progress', '2-7-reports': 'on-hold' });
     const warned = r.problems.filter((p) => p.severity !== 'info').map((p) => `${path.basename(p.file)} ${p.code}`);
     // A story put on hold is the team's decision in a word BMAD lacks: a note, not a warning.
     assert.deepEqual(r.problems.filter((p) => p.file.endsWith('2.7.reports.md')).map((p) => `${p.severity} ${p.code}`), ['info story-unknown-status']);

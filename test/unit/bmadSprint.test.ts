@@ -331,7 +331,7 @@ describe('checkSprintProposal (for agent hooks)', () => {
     const text = fs.readFileSync(file, 'utf8');
     const bad = checkSprintProposal(root, file, text.replace('Status: review', 'Status: complete'), { now: new Date('2026-03-11T00:00:00Z') });
     assert.equal(bad.applies, true);
-    assert.deepEqual(bad.introduced.map((p) => p.code), ['story-unknown-status']);
+    assert.deepEqual(bad.introduced.map((p) => p.code), ['story-status-drift']);
     const ok = checkSprintProposal(root, file, text.replace('- [ ] Task 3', '- [x] Task 3'), { now: new Date('2026-03-11T00:00:00Z') });
     assert.deepEqual(ok.introduced, []);
     const ledger = path.join(root, 'delivery/sprint-status.yaml');

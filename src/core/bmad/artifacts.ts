@@ -28,8 +28,8 @@ export interface BmadCatalog {
 export const emptyBmadCatalog = (): BmadCatalog => ({ byName: new Map(), workflows: [] });
 
 const STEP_FILE = /^step-(\d+)([a-z]?)-(.+)\.md$/i;
-/** Mode step files: `step-e-01-discovery.md`, `step-v-02b-parity-check.md`. */
-const MODE_STEP_FILE = /^step-([a-z])-(\d+)([a-z]?)-(.+)\.md$/i;
+/** Mode step files: `step-e-01-discovery.md`, `step-v-02b-parity-check.md`, and without the `step-` (`e-01-load-existing.md`). */
+const MODE_STEP_FILE = /^(?:step-)?([a-z])-(\d+)([a-z]?)-(.+)\.md$/i;
 const MODE_NAMES: Record<string, string> = { e: 'edit', v: 'validate', c: 'create' };
 
 /** Orders the step files of a mode folder (`steps-e/`), ids as written (`step-e-01-discovery`). */
@@ -37,7 +37,7 @@ export function modeStepsFromFileNames(dir: string, names: string[]): StepDef[] 
   const parsed = names.map((n) => ({ n, m: MODE_STEP_FILE.exec(n) ?? STEP_FILE.exec(n) })).filter((x) => x.m);
   const num = (x: RegExpExecArray) => (x.length === 5 ? [Number(x[2]), x[3]] : [Number(x[1]), x[2]]) as [number, string];
   parsed.sort((a, b) => num(a.m!)[0] - num(b.m!)[0] || compareText(num(a.m!)[1], num(b.m!)[1]) || compareText(a.n, b.n));
-  return Object.freeze(parsed.map((p, i): StepDef => Object.freeze({ id: p.n.slice(0, -3), index: i + 1, title: p.n.slice(0, -3).replace(/^step-([a-z]-)?\d+[a-z]?-/i, '').replace(/-/g, ' '), file: path.join(dir, p.n) }))) as StepDef[];
+  return Object.freeze(parsed.map((p, i): StepDef => Object.freeze({ id: p.n.slice(0, -3), index: i + 1, title: p.n.slice(0, -3).replace(/^(?:step-)?([a-z]-)?\d+[a-z]?-/i, '').replace(/-/g, ' '), file: path.join(dir, p.n) }))) as StepDef[];
 }
 
 /** Reads `key: value` from a file's leading frontmatter or YAML (first 4 KB), without a YAML parser. */

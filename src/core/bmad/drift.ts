@@ -9,7 +9,7 @@ import { sha256 } from '../model/hash';
 import { compareText } from '../model/text';
 import { nearest } from '../model/config';
 import { compareEpicIds, LEDGER_ORDER, ledgerRank, normEpicId, storyOrder, type Ledger, type LedgerEntry } from './ledger';
-import { normalizeStoryStatus, storyKeyFromName, taskProgress, type StoryFile } from './story';
+import { HELD, normalizeStoryStatus, setAsideStatus, storyKeyFromName, taskProgress, type StoryFile } from './story';
 import { storySlug, type PlannedEpic } from './epics';
 import type { StoryGate } from './qaGates';
 
@@ -200,7 +200,9 @@ export function buildSprint(parts: SprintParts): SprintModel {
     if (f.status !== undefined) {
       s.fileStatus = f.status;
       s.fileStatusLine = f.statusLine;
-      s.fileStatusMapped = normalizeStoryStatus(f.status).status;
+      // `Completed`, `✅ COMPLETE` read as done (a word outside the vocabulary that says where the story is).
+      const norm = normalizeStoryStatus(f.status);
+      s.fileStatusMapped = norm.status ?? norm.suggestion;
     }
   };
   const keyOfFile = (f: StoryFile) => f.file.replace(/^.*[\\/]/, '').replace(/\.md$/i, '');
@@ -303,7 +305,10 @@ export function buildSprint(parts: SprintParts): SprintModel {
     // word (`Completed`, `✅ COMPLETE (…)`) is where the story is, never work to start; open tasks
     // beside it are reported on the file.
     const said = ledger === undefined && f?.status !== undefined && !s.fileStatusMapped ? normalizeStoryStatus(f.status).suggestion : undefined;
-    s.status = s.ledgerStatus ?? s.fileStatusMapped ?? said ?? (s.file ? 'ready-for-dev' : 'backlog');
+    // A story its file sets aside (`ON HOLD`, `Superseded`, `Split into 2.5a and 2.5b`) is not work to
+    // start: without a ledger, or with the ledger still at backlog, its status is the file's word.
+    const aside = f?.status !== undefined && (s.ledgerStatus === undefined || s.ledgerStatus === 'backlog') ? setAsideStatus(f.status) : undefined;
+    s.status = aside ?? s.ledgerStatus ?? s.fileStatusMapped ?? said ?? (s.file ? 'ready-for-dev' : 'backlog');
     storyDrift(s, f, s.ledgerFile ?? lf0, ledger !== undefined);
     s.stateHash = sha256(JSON.stringify([s.key, s.ledgerRaw ?? null, s.fileStatus ?? null, f ? f.tasks.map((t) => (t.checked ? 1 : 0)).join('') : null]));
   }
@@ -401,11 +406,30 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
       // Story 6.2` on a story with no tasks of its own). (Done is never inferred from a word the
       // tasks contradict.)
       out.push({ file: f.file, range: statusRange!, severity: 'info', code: 'story-legacy-status', message: `'${f.status}' is read as ${norm.suggestion}, as ${hasLedger ? 'the ledger says' : 'its ticked tasks say'}. Write '${norm.suggestion}' so every BMAD tool reads it the same.`, data: { fix: 'setStoryStatus', key: s.key, value: norm.suggestion } });
+    } else if (!norm.status && norm.suggestion !== undefined && hasLedger && ledgerRankOf >= 0 && norm.suggestion !== s.ledgerStatus) {
+      // `Completed` here, backlog in the ledger: the project's word for done disagrees with the ledger.
+      // The fix is offered when the tasks agree with the word (done is never inferred against them).
+      const ticked = f.tasks.every((t) => t.checked);
+      out.push({
+        file: f.file, range: statusRange!, severity: 'warning', code: 'story-status-drift',
+        message: `Status '${f.status}' (read as ${norm.suggestion}) here, '${s.ledgerRaw}' in sprint-status.yaml: the file is ahead.${ticked ? ` Make them agree: waymark story set-status ${s.key} ${norm.suggestion}.` : ` ${((n) => `${n} of its tasks ${n === 1 ? "is" : "are"} open`)(f.tasks.filter((t) => !t.checked).length)}: tick them and set it ${norm.suggestion}, or set the file back to ${s.ledgerStatus}.`}`,
+        data: ticked ? { fix: 'setStoryStatus', key: s.key, value: norm.suggestion, fileStatus: norm.suggestion, ledgerStatus: s.ledgerStatus, ahead: 'file' } : { key: s.key, fileStatus: norm.suggestion, ledgerStatus: s.ledgerStatus, ahead: 'file' },
+      });
+      if (s.ledgerLine !== undefined) out.push({ file: lf, range: at(s.ledgerLine, 0, 0), severity: 'info', code: 'story-status-drift', message: `${s.key} is ${s.ledgerRaw} here but '${f.status}' in its story file (the file is ahead).`, data: { key: s.key, ahead: 'file' } });
+    } else if (!norm.status && hasLedger && ledgerRankOf >= 0 && setAsideStatus(f.status) !== undefined && !(HELD.test(f.status.trim()) && s.ledgerStatus === 'backlog')) {
+      // `Superseded / relocated` here while the ledger still lists the story as work (backlog or
+      // further): they disagree. A story held (`On hold`, `Deferred`) is backlog to the ledger.
+      out.push({
+        file: f.file, range: statusRange!, severity: 'warning', code: 'story-status-drift',
+        message: `Status '${f.status}' here, '${s.ledgerRaw}' in sprint-status.yaml: the file sets the story aside while the ledger lists it as ${s.ledgerStatus}. Record the decision in the ledger ('${s.key}: ${setAsideStatus(f.status)}'), or set the file's status back.`,
+        data: { key: s.key, fileStatus: setAsideStatus(f.status), ledgerStatus: s.ledgerStatus },
+      });
+      if (s.ledgerLine !== undefined) out.push({ file: lf, range: at(s.ledgerLine, 0, 0), severity: 'info', code: 'story-status-drift', message: `${s.key} is ${s.ledgerRaw} here but '${f.status}' in its story file.`, data: { key: s.key } });
     } else if (!norm.status) {
       const value = norm.suggestion ?? (s.ledgerStatus && ledgerRankOf >= 0 ? s.ledgerStatus : undefined);
       // A story set aside (`Deferred - removed from the project`, `Cancelled`) is the team's
       // decision in a word BMAD lacks: a note, not a warning, unless the ledger says otherwise.
-      const setAside = SET_ASIDE.test(f.status.trim()) && (s.ledgerStatus === undefined || s.ledgerStatus === 'backlog');
+      const setAside = setAsideStatus(f.status) !== undefined && (s.ledgerStatus === undefined || s.ledgerStatus === 'backlog');
       out.push({
         file: f.file, range: statusRange!, severity: setAside ? 'info' : 'warning', code: 'story-unknown-status',
         message: `Status '${f.status}' is not a BMAD story status (${STORY_WORDS})${s.ledgerStatus ? `; the ledger says ${s.ledgerStatus}` : ''}.${value ? ` Did you mean ${value}?` : ''}`,
@@ -464,12 +488,15 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
     const why = s.gate.expired ? 'has expired' : s.gate.verdict === 'WAIVED' ? 'is WAIVED without an active waiver' : `is ${s.gate.verdict ?? 'unreadable'}`;
     // A gate with no readable verdict says nothing against the story: the gate file is what to fix.
     const unread = s.gate.verdict === undefined;
+    // A waiver that has run out on a story already done: the waived issues are due for another look,
+    // the story itself is not failed (its gate was WAIVED with a waiver in force when it closed).
+    if (s.gate.expired && s.gate.verdict === 'WAIVED') {
+      out.push({ file: f.file, range: statusRange ?? at(0), severity: 'info', code: 'story-gate-failed', message: `The story is done; its QA gate was WAIVED and the waiver has expired (${s.gate.file}). Look at the waived issues again, or renew the waiver.`, data: { key: s.key, gate: s.gate.file } });
+      return;
+    }
     out.push({ file: f.file, range: statusRange ?? at(0), severity: unread ? 'warning' : 'error', code: 'story-gate-failed', message: unread ? `The story is done but its QA gate has no readable verdict (${s.gate.file}). Fix the gate file so it says gate: PASS, CONCERNS, FAIL or WAIVED.` : `The story is done but its QA gate ${why} (${s.gate.file}). Fix and re-review, or record a waiver.`, data: { key: s.key, gate: s.gate.file } });
   }
 }
-
-/** Words for a story the team set aside, as written (emoji and bold around them allowed). */
-const SET_ASIDE = /^[^\p{L}]*(?:deferred|cancell?ed|dropped|descoped|de-scoped|superseded|obsolete|abandoned|won'?t[- ]do|removed|on[- ]hold|paused|parked)\b/iu;
 
 /** The slug a story file's name carries after its number: `2-1-notebook-intro` → `notebook-intro`, `story-2.1` → ''. */
 function fileSlugOf(name: string): string {

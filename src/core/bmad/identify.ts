@@ -9,13 +9,13 @@
  */
 import * as path from 'node:path';
 import { lookupBmadWorkflow, type BmadCatalog, type BmadWorkflow, type OutputPattern } from './artifacts';
-import { knownBmadWorkflowOf, selfDeclaredWorkflowOf } from './known';
+import { knownBmadWorkflowOf, selfDeclaredWorkflowOf, templateWorkflowOf } from './known';
 
 /**
  * `declared` and `known` name a BMAD workflow that is not installed here (known.ts): its steps
  * cannot be checked; `self`, a workflow no install here declares, named by the artifact itself.
  */
-export type IdentifiedBy = 'outputFile' | 'default_output_file' | 'workflowType' | 'steps' | 'manifest' | 'declared' | 'known' | 'self';
+export type IdentifiedBy = 'outputFile' | 'default_output_file' | 'workflowType' | 'steps' | 'template' | 'manifest' | 'declared' | 'known' | 'self';
 
 /** True when the artifact's workflow is not installed here (its steps cannot be checked). */
 export function identifiedNotInstalled(by: string | undefined): boolean {
@@ -37,7 +37,8 @@ export function identifyArtifact(file: string, data: Record<string, unknown>, ca
   }
   // Step ids recorded as ids or file names name their workflow.
   const list = Array.isArray(data.stepsCompleted) ? data.stepsCompleted : [];
-  const ids = list.filter((e): e is string => typeof e === 'string' && /^step-/i.test(e.replace(/^.*[\\/]/, ''))).map((e) => e.replace(/^.*[\\/]/, '').replace(/\.md$/i, ''));
+  // (`step-02-vision`, `step-e-01-discovery.md`, and a mode's own `e-01-load-existing.md`)
+  const ids = list.filter((e): e is string => typeof e === 'string' && /^(?:step-|[a-z]-\d+[a-z]?-)/i.test(e.replace(/^.*[\\/]/, ''))).map((e) => e.replace(/^.*[\\/]/, '').replace(/\.md$/i, ''));
   if (ids.length) {
     let best: { wf: BmadWorkflow; n: number } | undefined;
     for (const wf of catalog.workflows) {
@@ -47,6 +48,10 @@ export function identifyArtifact(file: string, data: Record<string, unknown>, ca
     }
     if (best && best.n * 2 >= ids.length) return { workflow: best.wf, by: 'steps', detail: `${best.n} of ${ids.length} recorded steps` };
   }
+  // The frontmatter only one workflow's template writes (quick-spec's `files_to_modify`, `code_patterns`…).
+  const shaped = templateWorkflowOf(data);
+  const installed = shaped ? [shaped.name, ...shaped.aliases].map((n) => lookupBmadWorkflow(catalog, n)).find((w) => w !== undefined) : undefined;
+  if (installed) return { workflow: installed, by: 'template', detail: "template's frontmatter keys" };
   // Not installed here: what the install declares, then the names BMAD's releases give their outputs,
   // then the workflow the file names itself.
   return knownBmadWorkflowOf(file, data, catalog.declared) ?? selfDeclaredWorkflowOf(file, data, catalog.projects) ?? {};

@@ -61,6 +61,25 @@ const KNOWN: readonly KnownWorkflow[] = [
   { name: 'problem-solving', aliases: ['problem-solution'], outputs: [leaf('problem-solution')] },
 ];
 
+/**
+ * Frontmatter keys that only one BMAD workflow's template writes: a file carrying all of them beside
+ * its recorded steps is that workflow's artifact whatever it is named (quick-spec's first step
+ * writes `tech_stack`, `files_to_modify`, `code_patterns`, `test_patterns` under `stepsCompleted`,
+ * and teams keep the spec under names of their own: `tech-specs/epic-x/00-infrastructure-audit.md`).
+ */
+const TEMPLATE_KEYS: readonly { name: string; keys: readonly string[] }[] = [
+  { name: 'quick-spec', keys: ['files_to_modify', 'code_patterns', 'test_patterns'] },
+];
+
+/** The BMAD workflow whose template's frontmatter keys a file carries (with its steps recorded), if any. */
+export function templateWorkflowOf(data: Record<string, unknown>): { name: string; aliases: readonly string[] } | undefined {
+  if (!Object.prototype.hasOwnProperty.call(data, 'stepsCompleted')) return undefined;
+  const t = TEMPLATE_KEYS.find((x) => x.keys.every((k) => Object.prototype.hasOwnProperty.call(data, k)));
+  if (!t) return undefined;
+  const k = KNOWN.find((w) => w.name === t.name)!;
+  return { name: k.name, aliases: k.aliases };
+}
+
 /** A name as BMAD writes it in any release, reduced to compare: `bmad-create-prd`, `bmad:bmm:prd`, `create_prd` → `prd`. */
 function bare(name: string): string {
   return name.toLowerCase().trim().replace(/^.*[:/\\]/, '').replace(/_/g, '-').replace(/^bmad-/, '').replace(/^(?:bmm|cis|gds|tea|core)-/, '').replace(/^create-/, '');
@@ -137,6 +156,11 @@ export function knownBmadWorkflowOf(file: string, data: Record<string, unknown>,
   const type = typeof data.workflowType === 'string' ? data.workflowType.trim() : '';
   if (type) {
     const hit = said(type, `workflowType '${type}'`);
+    if (hit) return hit;
+  }
+  const shaped = templateWorkflowOf(data);
+  if (shaped) {
+    const hit = said(shaped.name, "template's frontmatter keys");
     if (hit) return hit;
   }
   const name = path.basename(abs);

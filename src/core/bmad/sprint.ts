@@ -80,7 +80,7 @@ function inside(root: string, p: string): boolean {
 
 /** Folders kept for the record or for tests, whose ledgers are not the project's live ones. */
 // `archive-v6/` and `migration-v6-v7/` are what BMAD's v6 → v7 migration leaves: history, not the live ledger.
-const RETIRED_DIR = /^(_?archived?|archives|archive-v\d+|migration-v\d+-v\d+|old|deprecated|backups?|legacy|fixtures?|examples?|templates?|__tests__)$/i;
+const RETIRED_DIR = /^(_?archived?|archives|archive-v\d+|migration-v\d+-v\d+|old|outdated|deprecated|backups?|legacy|fixtures?|examples?|templates?|__tests__)$/i;
 
 /** Bounded walk for files named `name` (depth 5, skipping dependency and build folders). */
 function findNamed(root: string, name: RegExp, depth = 4, limit = 20): string[] {
@@ -160,7 +160,7 @@ function storyFilesIn(dir: string, depth: number, out: Map<string, string>): voi
     const p = path.join(dir, e.name);
     // A symlinked story is read (and its writes refused when it points outside the workspace).
     if ((e.isFile() || e.isSymbolicLink()) && /\.md$/i.test(e.name) && storyKeyFromName(e.name)) out.set(p, p);
-    else if (e.isDirectory() && depth > 0 && !SKIP_DIRS.has(e.name) && !e.name.startsWith('.') && !/^(archive|archived|archive-v\d+|migration-v\d+-v\d+|old|deprecated)$/i.test(e.name)) storyFilesIn(p, depth - 1, out);
+    else if (e.isDirectory() && depth > 0 && !SKIP_DIRS.has(e.name) && !e.name.startsWith('.') && !/^(archive|archived|archive-v\d+|migration-v\d+-v\d+|old|outdated|deprecated)$/i.test(e.name)) storyFilesIn(p, depth - 1, out);
   }
 }
 

@@ -59,15 +59,18 @@ const V4_NAME = /^(\d+)\.(\d+)([a-z]?)(?:\.(.+))?\.md$/i;
  * The story a file name names, by BMAD's naming: v6 `{epic}-{story}-{slug}.md` with any epic id
  * projects use (`3a-1-…`, `0-5-1-…` when `epicIds` has `0-5`, `pm-01-1-…`), v4 `{N}.{M}.{slug}.md`.
  * Words in the slug (`3-4-review-queue.md`) do not matter; a context file (`.context.md`) and a
- * dated note (`2025-12-16-…`) are not stories.
+ * dated note (`2025-12-16-…`, `HANDOFF-2025-11-01.md`) are not stories.
  */
 export function storyKeyFromName(file: string, epicIds?: Iterable<string>): { key: string; epic: number; epicId: string; story: string; v4: boolean } | undefined {
   const base = path.basename(file);
-  if (!/\.md$/i.test(base) || /\.context\./i.test(base) || /^\d{4}-\d{2}-\d{2}/.test(base)) return undefined;
+  // A dated note (`2025-12-16-…`, `HANDOFF-2025-11-01.md`): its numbers are a date, not a story's.
+  if (!/\.md$/i.test(base) || /\.context\./i.test(base) || /^(?:[a-z][a-z0-9]*[-_])?(?:19|20)\d{2}-[01]\d-[0-3]\d(?:[-_.]|$)/i.test(base)) return undefined;
   const key = base.slice(0, -3);
   // `story-1.10.md`, `story-8-1-slug.md`, `story_2.3.md`: the same names with a prefix.
   const bare = base.replace(/^story[-_. ]+(?=\d)/i, '');
-  const m = V4_NAME.exec(bare.replace(/\.story\.md$/i, '.md'));
+  // `story-1.1-nextjs-init.md`: the story's number, then its slug after a dash (`story-2.5-2.md` is
+  // story 2 of sub-epic 2.5, read below).
+  const m = V4_NAME.exec(bare.replace(/\.story\.md$/i, '.md')) ?? (bare !== base ? /^(\d+)\.(\d+)([a-z]?)-([a-z].*)\.md$/i.exec(bare) : null);
   if (m) return { key: bare === base ? `${Number(m[1])}-${Number(m[2])}${m[3].toLowerCase()}-${(m[4] ?? 'story').toLowerCase()}` : key, epic: Number(m[1]), epicId: String(Number(m[1])), story: `${Number(m[2])}${m[3].toLowerCase()}`, v4: bare === base };
   const c = classifyStoryKey(bare.slice(0, -3), epicIds);
   if (c) return { key, epic: c.epic, epicId: c.epicId, story: c.story!, v4: false };
@@ -100,8 +103,37 @@ function statusAfter(line: string, from: number): { value: string; start: number
   const m = STATUS_WORD.exec(rest.slice(skip));
   const value = (m?.[0] ?? /^[A-Za-z][\w-]*/.exec(rest.slice(skip))?.[0] ?? '').trim();
   if (!value || /^status$/i.test(value)) return undefined;
+  // `CONDITIONAL - Deferred pending Story 2.1`: a word of the team's own, then a status word after
+  // a dash: the status word says where the story is.
+  const norm = normalizeStoryStatus(value);
+  if (norm.status === undefined && norm.suggestion === undefined && setAsideStatus(value) === undefined) {
+    const after = /^\s+[-—–]\s+/.exec(line.slice(from + skip + value.length));
+    if (after) {
+      const at = from + skip + value.length + after[0].length;
+      const w = /^[A-Za-z][A-Za-z-]*(?:[ ](?:for|to|in|on)[ ][A-Za-z-]+|[ ]hold)?/.exec(line.slice(at))?.[0];
+      if (w && (normalizeStoryStatus(w).status !== undefined || normalizeStoryStatus(w).suggestion !== undefined || setAsideStatus(w) !== undefined)) return { value: w, start: at };
+    }
+  }
   return { value, start: from + skip };
 }
+
+/** Words for a story the team set aside, as written (emoji and bold around them allowed). */
+export const SET_ASIDE = /^[^\p{L}]*(deferred|cancell?ed|dropped|descoped|de-scoped|superseded|obsolete|abandoned|won'?t[- ]do|removed|on[- ]hold|paused|parked|moved|relocated|split(?=[- ]+into\b|\s*$))\b/iu;
+/** Of those, the words for a story held rather than given up: backlog to the ledger. */
+export const HELD = /^[^\p{L}]*(deferred|on[- ]hold|paused|parked)\b/iu;
+
+/**
+ * The status of a story its file sets aside, in the words the registry reads (`on-hold`,
+ * `superseded`, `cancelled`…); undefined when the word sets nothing aside. A story split into
+ * others, or moved to another epic, is superseded by them.
+ */
+export function setAsideStatus(word: string): string | undefined {
+  const m = SET_ASIDE.exec(word.trim());
+  if (!m) return undefined;
+  const w = m[1].toLowerCase().replace(/\s+/g, '-').replace(/'/g, '');
+  return w === 'split' || w === 'moved' || w === 'relocated' ? 'superseded' : w === 'de-scoped' ? 'descoped' : w === 'canceled' ? 'cancelled' : w === 'on-hold' || w === 'onhold' ? 'on-hold' : w;
+}
+
 
 function setStatus(s: StoryFile, v: { value: string; start: number }, line: number, form: 'line' | 'section'): void {
   s.status = v.value;
@@ -250,7 +282,7 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
   if (exact[w]) return { status: exact[w], exact: true };
   const mapped: Record<string, string> = {
     drafted: 'ready-for-dev', contexted: 'in-progress', draft: 'ready-for-dev', approved: 'ready-for-dev', ready: 'ready-for-dev', 'ready-for-development': 'ready-for-dev', 'ready-for-implementation': 'ready-for-dev', 'ready-to-start': 'ready-for-dev',
-    todo: 'backlog', 'to-do': 'backlog', 'not-started': 'backlog', planned: 'backlog',
+    todo: 'backlog', 'to-do': 'backlog', 'not-started': 'backlog', planned: 'backlog', pending: 'backlog', queued: 'backlog', 'not-yet-started': 'backlog',
     inprogress: 'in-progress', 'in-development': 'in-progress', 'in-dev': 'in-progress', wip: 'in-progress', started: 'in-progress',
     // Development finished, waiting for code review (the step before done in BMAD's dev → review → done).
     'dev-complete': 'review', 'dev-done': 'review', 'dev-ready': 'ready-for-dev',
@@ -268,6 +300,8 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
   if (stage && /^(implementation|development|dev|code|coding|build)$/.test(stage)) return { status: 'review', exact: false };
   if (stage && /^(planning|plan|design|spec|specification|story|draft|drafting|refinement|refined|grooming|analysis)$/.test(stage)) return { status: 'ready-for-dev', exact: false };
   if (stage && /^(partially|partly|mostly|half)$/.test(stage)) return { status: 'in-progress', exact: false };
+  // `partial-complete-handoff-to-2.9.2`, `Partially done (backend only)`: part of it done is in-progress.
+  if (/^(partial|partially|partly)-(complete|completed|done|finished|implemented)(-|$)/.test(w)) return { status: 'in-progress', exact: false };
   // `Proposed`: written down, not yet taken up (BMAD's backlog).
   if (w === 'proposed') return { status: 'backlog', exact: false };
   // `Ready for QA Re-Review`, `Awaiting review`, `peer-review`: waiting for a review.

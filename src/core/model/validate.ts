@@ -194,8 +194,11 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
     }
   }
   // Status vs steps.
+  // A BMAD artifact that records no steps at all (generate-project-context writes `sections_completed`
+  // and `status: complete`, no `stepsCompleted`) has no step record for its status to contradict.
+  const recordsNoSteps = isBmad && !Object.prototype.hasOwnProperty.call(data, 'stepsCompleted') && (raw.lastStepRaw === undefined || raw.lastStepRaw === null);
   if (steps.length) {
-    if (state.status === 'completed' && a.remaining.length && !state.statusDerived) {
+    if (state.status === 'completed' && a.remaining.length && !state.statusDerived && !recordsNoSteps) {
       out.push({ path: [statusKeyOf(state)], target: 'value', severity: 'warning', code: 'status-complete-steps-remain', message: `Status is '${state.rawStatus}' but ${a.remaining.length} step(s) are not done (${a.remaining.slice(0, 3).map((s) => s.id).join(', ')}${a.remaining.length > 3 ? ', …' : ''}). Finish them or reopen the workflow.`, data: { remaining: a.remaining.map((s) => s.id) } });
     } else if (a.remaining.length === 0 && state.status !== 'completed' && state.status !== 'archived' && !state.statusDerived) {
       const value = isBmad ? 'complete' : 'completed';
