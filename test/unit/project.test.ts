@@ -222,7 +222,10 @@ describe('stalled work (derived, with an injected clock)', () => {
     await parsed.indexWritten;
     assert.deepEqual(await lastOf(parsed.workflows), want);
     const restored = await scanRoots([root], { racyWindowMs: 0 });
-    assert.equal(restored.index[0].hits, 2);
+    // Restored, not parsed: a file whose change time falls in the scan's own millisecond is racy and
+    // verified by content first, restored all the same.
+    assert.equal(restored.index[0].hits + restored.index[0].verified, 2);
+    assert.equal(restored.index[0].parsed, 0);
     assert.deepEqual(await lastOf(restored.workflows), want);
     // States this process did not read (copies, another face's): stat-ed by the view itself.
     assert.deepEqual(await lastOf(restored.workflows.map((w) => ({ ...w }))), want);
