@@ -24,7 +24,7 @@ import { writeFileAtomic } from '../store/atomicWrite';
 import { ttlExpiry } from '../model/validate';
 import { checkSprints, subProjects } from '../bmad/sprint';
 import { readTicketTree } from '../bmad/tree/reader';
-import { historyFilesOf, projectInputsStamp, WarmProjectView } from './loadProject';
+import { historyFilesOf, newestInStamp, projectInputsStamp, WarmProjectView } from './loadProject';
 import { stalledProblem, type Stalled } from './frontier';
 
 const ANSWER_FORMAT = 1;
@@ -164,21 +164,23 @@ export async function checkWorkspace(root: string, opts: CheckWorkspaceOptions):
   const historyDir = ctx.config.history.dir;
   const core = opts.createCore([absRoot]);
   try {
-    const free = useAnswer && sprintFree(absRoot, ctx, now) && !core.protocol.listLeases(absRoot).length && !core.protocol.showModes(absRoot).length;
     const fileKeys = new Map<string, FileKey>();
     const res = await scanRoots([absRoot], { overrides: opts.overrides, sprint: true, contexts: new Map([[absRoot, ctx]]), fileKeys });
     const states = res.workflows;
     const view = await new WarmProjectView(core, { git: true }).view({ roots: res.roots, workflows: states, sprints: res.sprints });
     const problems = [...loaded.problems, ...res.problems, ...states.flatMap((w) => w.problems), ...res.crossProblems, ...view.frontier.problems];
     const answer: WorkspaceCheck = { files: res.files, workflows: states.length, problems, skipped: res.skipped, reused: false };
-    if (!free) return answer;
+    if (!useAnswer) return answer;
     const working = view.registry.items.filter((i) => i.state === 'in_progress' && i.file).map((i) => i.file!);
     const historyFiles = fs.existsSync(path.resolve(absRoot, historyDir)) ? historyFilesOf(absRoot, historyDir, working) : [];
     const inputs = projectInputsStamp(absRoot, historyDir, historyFiles, true);
     const storable =
       view.registry.items.every((i) => i.kind === 'workflow') &&
       !states.some((w) => w.steps.some((s) => s.gate)) &&
-      fileKeys.size === res.files;
+      fileKeys.size === res.files &&
+      !core.protocol.listLeases(absRoot).length &&
+      !core.protocol.showModes(absRoot).length &&
+      sprintFree(absRoot, ctx, now);
     if (!storable) return answer;
     const racySince = start - (opts.racyWindowMs ?? RACY_WINDOW_MS);
     const listed = listCandidates(ctx);
@@ -188,8 +190,9 @@ export async function checkWorkspace(root: string, opts: CheckWorkspaceOptions):
       if (!k || Math.max(k.mtimeMs, k.ctimeMs) >= racySince) return answer;
       keys.push([f, k.size, k.mtimeMs, k.ctimeMs, k.ino]);
     }
-    // An input that moved while the answer was computed: the answer may predate it.
-    if (projectInputsStamp(absRoot, historyDir, historyFiles, true) !== inputs) return answer;
+    // An input that moved while the answer was computed, or so close before that a change within the
+    // same timestamp tick would not show (the racy rule, as for the files): the answer may predate it.
+    if (newestInStamp(inputs) >= racySince || projectInputsStamp(absRoot, historyDir, historyFiles, true) !== inputs) return answer;
     // The k-th work-stalled warning of the view is its k-th stalled entry with a file.
     const stalled: StoredAnswer['stalled'] = [];
     const stalledEntries = view.frontier.stalled.filter((e) => e.item.file);

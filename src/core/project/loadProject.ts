@@ -631,6 +631,13 @@ export function projectInputsStamp(root: string, historyDir: string, historyFile
   return parts.join('\n');
 }
 
+/** The latest modification or change time (ms) among the stamps of a `projectInputsStamp`; -Infinity when none exists. */
+export function newestInStamp(stamp: string): number {
+  let newest = -Infinity;
+  for (const m of stamp.matchAll(/\d+:(\d+(?:\.\d+)?):(\d+(?:\.\d+)?):\d+/g)) newest = Math.max(newest, Number(m[1]), Number(m[2]));
+  return newest;
+}
+
 /** The history files the project view reads for these in-progress files. */
 export function historyFilesOf(root: string, historyDir: string, working: readonly string[]): string[] {
   return working.map((f) => historyPathFor(root, f, historyDir));
