@@ -44,6 +44,7 @@ function tree(): string {
     'bad.md': '---\nstatus: [unclosed\n---\n',
     'notes.md': '# no frontmatter\n',
     'bin.md': 'a\0b',
+    'odd.md/inside.txt': 'a folder named like a workflow file',
   }, { prefix: 'wm-answer-' });
   const old = new Date(Date.now() - 10 * 86_400_000);
   fs.utimesSync(path.join(root, 'quiet.md'), old, old);
@@ -59,6 +60,7 @@ describe('validate answer kept across runs (checkAnswer)', () => {
     assert.ok(first.problems.some((p) => p.code === 'depends-cycle'));
     assert.ok(first.problems.some((p) => p.file.endsWith('orphan.md')));
     assert.ok(first.skipped.some((s) => s.file.endsWith('bin.md')));
+    assert.ok(first.skipped.some((s) => s.file.endsWith('odd.md')), JSON.stringify(first.skipped));
     assert.ok(fs.existsSync(path.join(root, '.waymark/cache/check-answer.json')));
     await new Promise((r) => setTimeout(r, 5));
     const second = await check(root);

@@ -183,13 +183,14 @@ export async function checkWorkspace(root: string, opts: CheckWorkspaceOptions):
       sprintFree(absRoot, ctx, now);
     if (!storable) return answer;
     const racySince = start - (opts.racyWindowMs ?? RACY_WINDOW_MS);
-    const listed = listCandidates(ctx);
+    // Every candidate was read (fileKeys.size === res.files), in listing order: the keys' order is the listing's.
     const keys: StoredAnswer['keys'] = [];
-    for (const f of listed.files) {
-      const k = fileKeys.get(f);
-      if (!k || Math.max(k.mtimeMs, k.ctimeMs) >= racySince) return answer;
+    for (const [f, k] of fileKeys) {
+      if (Math.max(k.mtimeMs, k.ctimeMs) >= racySince) return answer;
       keys.push([f, k.size, k.mtimeMs, k.ctimeMs, k.ino]);
     }
+    // What the listing itself skipped (folders, FIFOs named like workflow files) comes first and has no key.
+    const listedSkipped = res.skipped.filter((x) => !fileKeys.has(x.file));
     // An input that moved while the answer was computed, or so close before that a change within the
     // same timestamp tick would not show (the racy rule, as for the files): the answer may predate it.
     if (newestInStamp(inputs) >= racySince || projectInputsStamp(absRoot, historyDir, historyFiles, true) !== inputs) return answer;
@@ -215,7 +216,7 @@ export async function checkWorkspace(root: string, opts: CheckWorkspaceOptions):
       computedAt: now.getTime(),
       validUntil: times.length ? Math.min(...times) : null,
       keys,
-      listedSkipped: JSON.stringify(listed.skipped),
+      listedSkipped: JSON.stringify(listedSkipped),
       inputs,
       historyFiles,
       historyDir,
