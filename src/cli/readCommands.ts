@@ -4,7 +4,7 @@ import { statusWorktrees } from './gitCommands';
 import { flagString } from './framework';
 import { toSarif, toGithubCommands } from './ciFormats';
 import type { CliCommand, CliContext } from './framework';
-import { WaymarkError, scanRoots, allProblems, readWorkflowFileSync, contextFor, listCandidates, chainOf, writeManifest, changedSince, frontmatterResume, findWorkspaceRoot, createStateCore, readOneFile, loadProject, trackerHealth, loadWorkspaceContext, changedFilesSince, runGit } from '../core/index';
+import { WaymarkError, scanRoots, allProblems, readWorkflowFileSync, contextFor, listCandidates, chainOf, writeManifest, changedSince, frontmatterResume, findWorkspaceRoot, createStateCore, readOneFile, loadProject, trackerHealth, loadWorkspaceContext, changedFilesSince, runGit, checkWorkspace } from '../core/index';
 import type { Problem, WorkflowState, SkippedFile, WorkspaceContext, DelegationNode, TrackerHealth, SprintReport } from '../core/index';
 
 /** Problem as the CLI prints it: 1-based line/column. */
@@ -408,7 +408,11 @@ export async function checkForCi(paths: string[], cwd: string, changedSince?: st
   const targets = resolveTargets(paths, cwd);
   let checked: Checked;
   if (changedSince !== undefined) checked = await checkChanged(targets, changedSince, flags);
-  else {
+  else if (targets.length === 1 && targets[0].isDir && targets[0].abs === targets[0].root) {
+    // A whole folder: core answers from its stored answer while nothing it depends on changed.
+    const w = await checkWorkspace(targets[0].root, { overrides: overridesFrom(flags), createCore: (roots) => createStateCore({ roots, memory: false, scanIndex: false }) });
+    checked = { files: w.files, workflows: w.workflows, problems: w.problems.filter((p) => inTargets(targets, p.file)), skipped: w.skipped.filter((s) => inTargets(targets, s.file)) };
+  } else {
     const c = await collect(targets, flags);
     checked = { files: c.files, workflows: c.workflows.length, problems: [...c.problems, ...(await projectProblems(targets, c))], skipped: c.skipped };
   }

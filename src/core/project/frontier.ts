@@ -203,17 +203,20 @@ export function computeFrontier(reg: ProjectRegistry, input: FrontierInput): Fro
     const s = e.stalled!;
     // Nothing recorded at all (a ledger-only story): say so, never "Infinity days".
     e.reason += s.last ? `; stalled: no activity for ${ago(s.idleMs)} (last: ${s.last.source}${s.last.who ? ` by ${s.last.who}` : ''} at ${s.last.time})` : '; stalled: no activity recorded';
-    if (e.item.file) {
-      problems.push({
-        file: e.item.file, range: zero, severity: 'warning', code: 'work-stalled',
-        message: s.last
-          ? `In progress but untouched for ${ago(s.idleMs)} (threshold ${ago(s.thresholdMs)}, ${s.kind}); last activity: ${s.last.source}${s.last.who ? ` by ${s.last.who}` : ''} at ${s.last.time}. Resume it, hand it over, or set its status.`
-          : `In progress but no activity recorded (threshold ${ago(s.thresholdMs)}, ${s.kind}). Resume it, hand it over, or set its status.`,
-        data: { lastActivity: s.last?.time, who: s.last?.who, idleMs: Number.isFinite(s.idleMs) ? s.idleMs : null },
-      });
-    }
+    if (e.item.file) problems.push(stalledProblem(e.item.file, s));
   }
   return { ready, inProgress: col('in_progress'), review: col('review'), blocked: col('blocked'), done: col('done'), dropped: col('dropped'), stalled, criticalPath, entries, problems, ...(stalledChangesAt !== undefined ? { stalledChangesAt } : {}) };
+}
+
+/** The `work-stalled` warning of a stalled file (at the top of the file; the project view moves it to its status line). */
+export function stalledProblem(file: string, s: Stalled): Problem {
+  return {
+    file, range: zero, severity: 'warning', code: 'work-stalled',
+    message: s.last
+      ? `In progress but untouched for ${ago(s.idleMs)} (threshold ${ago(s.thresholdMs)}, ${s.kind}); last activity: ${s.last.source}${s.last.who ? ` by ${s.last.who}` : ''} at ${s.last.time}. Resume it, hand it over, or set its status.`
+      : `In progress but no activity recorded (threshold ${ago(s.thresholdMs)}, ${s.kind}). Resume it, hand it over, or set its status.`,
+    data: { lastActivity: s.last?.time, who: s.last?.who, idleMs: Number.isFinite(s.idleMs) ? s.idleMs : null },
+  };
 }
 
 function stalledOf(item: ProjectItem, input: FrontierInput, now: number): Stalled {

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import type { StateCore } from '../api';
 import type { Problem, ScanResult, WorkflowState } from '../types';
 import { subProjects, type SprintReport } from '../bmad/sprint';
-import { readHistory } from '../store/history';
+import { readHistory, historyPathFor } from '../store/history';
 import { readFileTime } from '../store/scan';
 import { splitFrontmatter } from '../model/frontmatter';
 import { YamlLocator } from '../model/positions';
@@ -479,7 +479,7 @@ function stampAll(files: readonly string[]): string {
  * names, packed refs and the index (a commit, a checkout, a reset, a pull each change one). One
  * stat each; HEAD is read again only when it changed.
  */
-function gitStamp(root: string, r: RootInputs): string {
+function gitStamp(root: string, r: { git?: GitFiles }): string {
   const headStamp = r.git ? stampOf(r.git.head) : '';
   if (!r.git || headStamp !== r.git.headStamp) r.git = gitFiles(root);
   if (!r.git) return '-';
@@ -666,4 +666,30 @@ function placeStalled(frontier: Frontier): void {
 /** The problems of the project view (dependencies, cycles, stalled work) for one file. */
 export function projectProblemsFor(view: ProjectView, file: string): Problem[] {
   return view.frontier.problems.filter((p) => p.file === file);
+}
+
+/**
+ * One stat per input the project view reads besides the states and sprints, for a view kept
+ * across processes (`checkAnswer.ts`): the events log, the lease and mode folders, git's HEAD,
+ * refs and index (when git is asked) and the history folder; while that folder exists, also the
+ * given history files (`historyFiles`: those of the in-progress files).
+ */
+export function projectInputsStamp(root: string, historyDir: string, historyFiles: readonly string[], git: boolean): string {
+  const base = path.resolve(root, historyDir);
+  const parts = [stampOf(protocolPaths(root).eventsFile), stampAll(coordinationFolders(root)), git ? gitStamp(root, {}) : '', stampOf(base)];
+  // Without the folder the view reads no history at all (and making it changes its stamp).
+  if (parts[3] !== '-') for (const f of historyFiles) parts.push(stampOf(f));
+  return parts.join('\n');
+}
+
+/** The latest modification or change time (ms) among the stamps of a `projectInputsStamp`; -Infinity when none exists. */
+export function newestInStamp(stamp: string): number {
+  let newest = -Infinity;
+  for (const m of stamp.matchAll(/\d+:(\d+(?:\.\d+)?):(\d+(?:\.\d+)?):\d+/g)) newest = Math.max(newest, Number(m[1]), Number(m[2]));
+  return newest;
+}
+
+/** The history files the project view reads for these in-progress files. */
+export function historyFilesOf(root: string, historyDir: string, working: readonly string[]): string[] {
+  return working.map((f) => historyPathFor(root, f, historyDir));
 }

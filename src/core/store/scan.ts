@@ -35,6 +35,8 @@ export interface ScanOptions {
   sprint?: boolean;
   /** Hears the workflows read so far after the first 100 files and then every 500, the files done and listed in this root. */
   onProgress?: (workflows: readonly WorkflowState[], done: number, listed: number) => void;
+  /** Filled with the stat key of every candidate file as the scan read it (or found it unchanged). */
+  fileKeys?: Map<string, FileKey>;
 }
 
 /** How a scan used the index, per root. */
@@ -232,7 +234,7 @@ class RootIndex {
     return this.ctx.root;
   }
 
-  read(file: string): FileReadResult {
+  read(file: string, keys?: Map<string, FileKey>): FileReadResult {
     const entry = this.old?.get(file);
     if (entry) {
       let st: fs.Stats | undefined;
@@ -246,6 +248,7 @@ class RootIndex {
           const r = restoreEntry(entry, this.ctx);
           if (r) {
             if (r.state) fileTimes.set(r.state, st.mtimeMs);
+            keys?.set(file, { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino });
             this.stats.hits++;
             this.lines.push(entry.line);
             return r;
@@ -257,6 +260,7 @@ class RootIndex {
             const r = restoreEntry(entry, this.ctx);
             if (r) {
               if (r.state) fileTimes.set(r.state, d.key.mtimeMs);
+              keys?.set(file, d.key);
               this.stats.verified++;
               const line = this.relabel(entry, d.key);
               if (line !== entry.line) this.dirty = true; // no longer racy: worth recording
@@ -264,11 +268,11 @@ class RootIndex {
               return r;
             }
           }
-          if (!d.sameHash) return this.record(file, d);
+          if (!d.sameHash) return this.record(file, d, keys);
         }
       }
     }
-    return this.record(file, readDetailed(file, this.ctx));
+    return this.record(file, readDetailed(file, this.ctx), keys);
   }
 
   private relabel(entry: IndexEntry, key: FileKey): string {
@@ -276,7 +280,8 @@ class RootIndex {
     return racy ? entry.line : entry.line.replace(/"r":1,/, '"r":0,');
   }
 
-  private record(file: string, d: DetailedRead): FileReadResult {
+  private record(file: string, d: DetailedRead, keys?: Map<string, FileKey>): FileReadResult {
+    if (d.key) keys?.set(file, d.key);
     this.stats.parsed++;
     this.dirty = true;
     // Files that vanished or cannot be opened are not recorded: they are retried next time.
@@ -460,7 +465,13 @@ export async function scanRoots(
       const file = listed.files[i];
       // Another root nested inside this one owns its files.
       if (absRoots.length > 1 && contextForRoots(file, absRoots) !== root) continue;
-      const r = idx ? idx.read(file) : readDetailed(file, ctx).result;
+      let r: FileReadResult;
+      if (idx) r = idx.read(file, opts.fileKeys);
+      else {
+        const d = readDetailed(file, ctx);
+        if (d.key) opts.fileKeys?.set(file, d.key);
+        r = d.result;
+      }
       if (r.skipped) skipped.push(r.skipped);
       if (r.state) workflows.push(r.state);
       else if (r.problems.length) problems.push(...r.problems);

@@ -289,6 +289,19 @@ export async function loadScanIndex(ctx: WorkspaceContext, fingerprint: string, 
   return entries;
 }
 
+/**
+ * Makes the cache folder (with its `.gitignore`) when missing; false when the root itself is gone
+ * (a deleted temp folder, a removed workspace), which is never recreated. Throws when it cannot be made.
+ */
+export function ensureCacheDir(root: string): boolean {
+  const dir = path.join(root, SCAN_INDEX_DIR);
+  if (fs.existsSync(dir)) return true;
+  if (!fs.existsSync(root)) return false;
+  safeMkdir(root, dir);
+  writeFileAtomic(path.join(dir, '.gitignore'), '# Waymark cache: safe to delete, never commit.\n*\n', { root });
+  return true;
+}
+
 export type SaveOutcome = 'written' | 'read-only' | 'failed' | 'root-gone';
 
 /**
@@ -297,7 +310,6 @@ export type SaveOutcome = 'written' | 'read-only' | 'failed' | 'root-gone';
  */
 export function saveScanIndex(root: string, fingerprint: string, lines: string[], logger?: Logger): SaveOutcome {
   const file = scanIndexPath(root);
-  const dir = path.dirname(file);
   // Slices of the body, so a 10k-entry index never needs one giant string; each encoded once.
   const slices: Buffer[] = [];
   const hash = createHash('sha256');
@@ -308,12 +320,7 @@ export function saveScanIndex(root: string, fingerprint: string, lines: string[]
   }
   const header: IndexHeader = { waymarkScanIndex: SCAN_INDEX_FORMAT, code: codeFingerprint(), root, context: fingerprint, writtenAt: Date.now(), body: hash.digest('hex') };
   try {
-    if (!fs.existsSync(dir)) {
-      // Never recreate a root that went away (a deleted temp folder, a removed workspace).
-      if (!fs.existsSync(root)) return 'root-gone';
-      safeMkdir(root, dir);
-      writeFileAtomic(path.join(dir, '.gitignore'), '# Waymark cache: safe to delete, never commit.\n*\n', { root });
-    }
+    if (!ensureCacheDir(root)) return 'root-gone';
     // By its real path, like every write: a cache folder linked to elsewhere is not written. Not
     // fsynced: a cache rebuilt from the workspace, whose checksum drops it whole if a power loss
     // leaves it torn (an fsync of ~10 MB was most of a cold validate's wait on a busy disk).
