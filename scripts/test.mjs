@@ -45,7 +45,7 @@ if (only !== 'integration') {
     console.log(`pre-commit could not be installed (${e.message}): its manifest is checked against the documented schema only`);
   }
   const files = testFiles('dist-test/unit');
-  if (run('unit tests', process.execPath, ['--test', '--test-reporter=spec', '--test-timeout=120000', ...files]) !== 0) failures.push('unit tests');
+  if (run('unit tests', process.execPath, ['--test', '--test-reporter=spec', '--test-timeout=300000', ...files]) !== 0) failures.push('unit tests');
   // The corpus runner and its independent truth script (test/corpus: plain .mjs, not built).
   if (run('corpus runner tests', process.execPath, ['--test', '--test-reporter=spec', ...readdirSync('test/corpus').filter((n) => n.endsWith('.test.mjs')).sort().map((n) => join('test/corpus', n))]) !== 0) failures.push('corpus runner tests');
 }
