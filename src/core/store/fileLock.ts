@@ -5,7 +5,7 @@ import * as crypto from 'node:crypto';
 import { WaymarkError } from '../errors';
 import { ioError, removeStaleTemps } from './atomicWrite';
 import { holderAlive, ownStartTime } from './processes';
-import { openInternalSync, resolveRealPath, safeMkdir } from './safePath';
+import { openInternalSync, realPathOnce, safeMkdir } from './safePath';
 
 export interface FileLockOptions {
   /** Folder for lock files. Default `<root>/.waymark/locks` when `root` is given, else `<tmpdir>/waymark-locks`. */
@@ -44,7 +44,7 @@ const HOST = os.hostname();
  */
 export function lockPathFor(file: string, options: FileLockOptions = {}): string {
   const dir = options.lockDir ?? (options.root ? path.join(options.root, '.waymark', 'locks') : path.join(os.tmpdir(), 'waymark-locks'));
-  const abs = resolveRealPath(file);
+  const abs = realPathOnce(file);
   return path.join(dir, `${crypto.createHash('sha256').update(abs).digest('hex').slice(0, 32)}.lock`);
 }
 
@@ -155,7 +155,7 @@ export async function acquireFileLock(file: string, options: FileLockOptions = {
     start: ownStartTime(),
     time: new Date().toISOString(),
     token: crypto.randomBytes(8).toString('hex'),
-    file: resolveRealPath(file),
+    file: realPathOnce(file),
     purpose: options.purpose,
   };
   const body = JSON.stringify(info);
@@ -272,7 +272,7 @@ export function sweepDeadLocks(lockDir: string, staleMs = 60_000, root?: string)
       // Its holder may have died with temp files written beside its file (a transaction prepares
       // every file of the change before its first rename).
       // Only inside the workspace: a lock file is data found on disk.
-      const rel = root && typeof cur.info.file === 'string' ? path.relative(resolveRealPath(root), cur.info.file) : '..';
+      const rel = root && typeof cur.info.file === 'string' ? path.relative(realPathOnce(root), cur.info.file) : '..';
       if (rel && !rel.startsWith('..') && !path.isAbsolute(rel)) removed.push(...removeStaleTemps(cur.info.file));
     }
   }

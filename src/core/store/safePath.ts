@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { WaymarkError } from '../errors';
@@ -29,6 +30,65 @@ function realOrResolved(p: string): string {
   } catch {
     return path.resolve(p);
   }
+}
+
+/**
+ * One write resolves the same few real paths dozens of times (the workspace folder for every
+ * check, the file for its lock's name, its history file's name, its history line): within one
+ * transaction (`withRealPathScope`) each is resolved once. Only names are cached: the real path
+ * of the workspace folder a check compares with, and the real paths locks and history lines are
+ * named by. The containment check of a path about to be written (safeWritePath's target, the
+ * folder re-checked before a rename, a folder just created) is resolved afresh every time, so a
+ * symbolic link planted during the transaction is still refused. A folder swapped for a link
+ * after its real path was cached makes a check fail, never pass: the fresh target no longer lies
+ * under the cached root.
+ */
+interface RealPathScope {
+  open: boolean;
+  known: Map<string, string>;
+}
+const realPathScopes = new AsyncLocalStorage<RealPathScope>();
+
+/** Runs `fn` (one transaction) with one cache of the real paths that name things (see above). */
+export async function withRealPathScope<T>(fn: () => Promise<T>): Promise<T> {
+  if (realPathScopes.getStore()?.open) return fn();
+  const scope: RealPathScope = { open: true, known: new Map() };
+  try {
+    return await realPathScopes.run(scope, fn);
+  } finally {
+    // Work the transaction scheduled for later (memory consolidation) resolves afresh.
+    scope.open = false;
+    scope.known.clear();
+  }
+}
+
+type RealPathKind = 'walk' | 'native' | 'orResolved';
+
+function cachedReal(kind: RealPathKind, p: string, resolve: (p: string) => string): string {
+  const scope = realPathScopes.getStore();
+  if (!scope?.open) return resolve(p);
+  const key = `${kind}\0${p}`;
+  let real = scope.known.get(key);
+  if (real === undefined) {
+    real = resolve(p); // a failure (missing, loop) is not cached
+    scope.known.set(key, real);
+  }
+  return real;
+}
+
+/** resolveRealPath of a path that names something (a lock, a history file), once per transaction. */
+export function realPathOnce(p: string): string {
+  return cachedReal('walk', path.resolve(p), resolveRealPath);
+}
+
+/** fs.realpathSync.native (throws when missing), once per transaction: the workspace folder, a file's lock name. */
+export function nativeRealPathOnce(p: string): string {
+  return cachedReal('native', path.resolve(p), (x) => fs.realpathSync.native(x));
+}
+
+/** The real path of the workspace folder `absRoot` (itself when missing), once per transaction. */
+function realRootOnce(absRoot: string): string {
+  return cachedReal('orResolved', absRoot, realOrResolved);
 }
 
 /**
@@ -96,7 +156,7 @@ function firstLink(root: string, p: string): string | undefined {
 export function safeWritePath(root: string, target: string, what?: string): string {
   const absRoot = path.resolve(root);
   const abs = path.resolve(absRoot, target);
-  const realRoot = realOrResolved(absRoot);
+  const realRoot = realRootOnce(absRoot);
   if (!isInside(absRoot, abs) && !isInside(realRoot, abs)) {
     const label = what ? `${what} (${target})` : target;
     throw new WaymarkError(
