@@ -5,7 +5,7 @@ import * as crypto from 'node:crypto';
 import { WaymarkError } from '../errors';
 import { ioError, removeStaleTemps } from './atomicWrite';
 import { holderAlive, ownStartTime } from './processes';
-import { openInternalSync, realPathOnce, safeMkdir } from './safePath';
+import { openInternalSync, realPathOnce, resolveRealPath, safeMkdir } from './safePath';
 
 export interface FileLockOptions {
   /** Folder for lock files. Default `<root>/.waymark/locks` when `root` is given, else `<tmpdir>/waymark-locks`. */
@@ -44,7 +44,8 @@ const HOST = os.hostname();
  */
 export function lockPathFor(file: string, options: FileLockOptions = {}): string {
   const dir = options.lockDir ?? (options.root ? path.join(options.root, '.waymark', 'locks') : path.join(os.tmpdir(), 'waymark-locks'));
-  const abs = realPathOnce(file);
+  // Afresh, never cached: two writers of one real file must meet at one lock.
+  const abs = resolveRealPath(file);
   return path.join(dir, `${crypto.createHash('sha256').update(abs).digest('hex').slice(0, 32)}.lock`);
 }
 
@@ -155,7 +156,7 @@ export async function acquireFileLock(file: string, options: FileLockOptions = {
     start: ownStartTime(),
     time: new Date().toISOString(),
     token: crypto.randomBytes(8).toString('hex'),
-    file: realPathOnce(file),
+    file: resolveRealPath(file),
     purpose: options.purpose,
   };
   const body = JSON.stringify(info);

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { WaymarkError } from '../errors';
@@ -34,54 +33,49 @@ function realOrResolved(p: string): string {
 
 /**
  * One write resolves the same few real paths dozens of times (the workspace folder for every
- * check, the file for its lock's name, its history file's name, its history line): within one
- * transaction (`withRealPathScope`) each is resolved once. Only names are cached: the real path
- * of the workspace folder a check compares with, and the real paths locks and history lines are
- * named by. The containment check of a path about to be written (safeWritePath's target, the
- * folder re-checked before a rename, a folder just created) is resolved afresh every time, so a
- * symbolic link planted during the transaction is still refused. A folder swapped for a link
- * after its real path was cached makes a check fail, never pass: the fresh target no longer lies
- * under the cached root.
+ * check, the file and its history file's name, its history line): while a transaction runs
+ * (`withRealPathScope`) each is resolved once. Only names are cached: the real path of the
+ * workspace folder a check compares with, and the real paths history files and lines are named
+ * by. The containment check of a path about to be written (safeWritePath's target, the folder
+ * re-checked before a rename, a folder just created) and a lock's name are resolved afresh every
+ * time, so a symbolic link planted during the transaction is still refused. A folder swapped for
+ * a link after its real path was cached makes a check fail, never pass: the fresh target no longer
+ * lies under the cached root. The cache is the process's (not per async context: Node 20's
+ * AsyncLocalStorage slows every promise once used) and is emptied when no transaction runs.
  */
-interface RealPathScope {
-  open: boolean;
-  known: Map<string, string>;
-}
-const realPathScopes = new AsyncLocalStorage<RealPathScope>();
+let openScopes = 0;
+const known = new Map<string, string>();
 
-/** Runs `fn` (one transaction) with one cache of the real paths that name things (see above). */
+/** Runs `fn` (one transaction) with the cache of the real paths that name things (see above). */
 export async function withRealPathScope<T>(fn: () => Promise<T>): Promise<T> {
-  if (realPathScopes.getStore()?.open) return fn();
-  const scope: RealPathScope = { open: true, known: new Map() };
+  openScopes++;
   try {
-    return await realPathScopes.run(scope, fn);
+    return await fn();
   } finally {
-    // Work the transaction scheduled for later (memory consolidation) resolves afresh.
-    scope.open = false;
-    scope.known.clear();
+    if (--openScopes === 0) known.clear();
   }
 }
 
 type RealPathKind = 'walk' | 'native' | 'orResolved';
 
 function cachedReal(kind: RealPathKind, p: string, resolve: (p: string) => string): string {
-  const scope = realPathScopes.getStore();
-  if (!scope?.open) return resolve(p);
+  if (openScopes === 0) return resolve(p);
   const key = `${kind}\0${p}`;
-  let real = scope.known.get(key);
+  let real = known.get(key);
   if (real === undefined) {
     real = resolve(p); // a failure (missing, loop) is not cached
-    scope.known.set(key, real);
+    if (known.size >= 256) known.clear(); // writes that keep overlapping never empty it otherwise
+    known.set(key, real);
   }
   return real;
 }
 
-/** resolveRealPath of a path that names something (a lock, a history file), once per transaction. */
+/** resolveRealPath of a path that names something (a history file, a history line's file), once per transaction. */
 export function realPathOnce(p: string): string {
   return cachedReal('walk', path.resolve(p), resolveRealPath);
 }
 
-/** fs.realpathSync.native (throws when missing), once per transaction: the workspace folder, a file's lock name. */
+/** fs.realpathSync.native (throws when missing), once per transaction: the checks before the locks (the write checks again, afresh). */
 export function nativeRealPathOnce(p: string): string {
   return cachedReal('native', path.resolve(p), (x) => fs.realpathSync.native(x));
 }
