@@ -78,17 +78,25 @@ async function main(): Promise<void> {
     const scopes: Scope[] = ['micro', 'small', 'medium', 'large', 'epic'];
     const times: number[] = [];
     const floor: number[] = [];
+    // CPU time (user+sys) of the writes and of the floor: on a loaded machine the disk's wait varies, the CPU a write costs does not.
+    let writeCpu = 0;
+    let floorCpu = 0;
+    const cpuMs = (c: NodeJS.CpuUsage) => (c.user + c.system) / 1000;
     // Interleaved, so both see the same disk and the same load.
     for (let i = 0; i < ops; i++) {
       const file = paths[(i * 7919) % paths.length];
+      const c0 = process.cpuUsage();
       const t0 = process.hrtime.bigint();
       await core.setScope(file, scopes[i % scopes.length] === 'small' ? 'large' : scopes[i % scopes.length]);
       times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      writeCpu += cpuMs(process.cpuUsage(c0));
       const other = paths[(i * 7919 + 1) % paths.length];
       const text = fs.readFileSync(other, 'utf8');
+      const c1 = process.cpuUsage();
       const t1 = process.hrtime.bigint();
       floorWrite(other, text);
       floor.push(Number(process.hrtime.bigint() - t1) / 1e6);
+      floorCpu += cpuMs(process.cpuUsage(c1));
     }
     // advance (gate lookup + list edit) too, on fresh files.
     const adv: number[] = [];
@@ -115,6 +123,7 @@ async function main(): Promise<void> {
     console.log(`mutate.floor_p99_ms ${percentile(floor, 99).toFixed(2)}`);
     console.log(`mutate.median_ms ${percentile(times, 50).toFixed(2)}`);
     console.log(`mutate.vs_floor ${(percentile(times, 50) / percentile(floor, 50)).toFixed(2)} (target ≤ 2)`);
+    console.log(`mutate.cpu_per_write_ms ${(writeCpu / ops).toFixed(2)} (floor ${(floorCpu / ops).toFixed(2)}; user+sys, the process's threads included)`);
     console.log(`mutate.p99_ms ${percentile(times, 99).toFixed(2)}`);
     console.log(`mutate.advance_median_ms ${percentile(adv, 50).toFixed(2)}`);
     console.log(`mutate.advance_vs_floor ${(percentile(adv, 50) / percentile(floor, 50)).toFixed(2)} (advance also feeds memory: its cold-file line is a second durable write)`);

@@ -51,6 +51,32 @@ describe('runTransaction', () => {
     assert.deepEqual(journalLeft(root), []);
   });
 
+  test('a folder swapped for a link leading outside after the locks (its real path resolved before them): refused, nothing written outside', async () => {
+    const root = workspace({ 'sub/a.txt': 'a old\n' }, { prefix: 'wm-tx-' });
+    const outside = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wm-tx-outside-')));
+    fs.writeFileSync(path.join(outside, 'a.txt'), 'a old\n');
+    const a = path.join(root, 'sub', 'a.txt');
+    const swap: TxPlanner<number> = {
+      operation: 'test-write',
+      files: [a],
+      plan: () => {
+        // Under the lock, after every check before it resolved sub/: sub becomes a link outside.
+        fs.renameSync(path.join(root, 'sub'), path.join(root, 'sub.orig'));
+        fs.symlinkSync(outside, path.join(root, 'sub'));
+        return { writes: [{ file: a, text: 'a new\n', entry: { to: { v: 1 } } }], result: (entries) => entries.length };
+      },
+    };
+    try {
+      await assert.rejects(runTransaction(tx(root), swap), (e) => WaymarkError.is(e) && /outside|link|replaced/.test(e.message));
+      assert.deepEqual(fs.readdirSync(outside), ['a.txt'], 'no temp file or anything else created outside');
+      assert.equal(fs.readFileSync(path.join(outside, 'a.txt'), 'utf8'), 'a old\n');
+      assert.equal(fs.readFileSync(path.join(root, 'sub.orig', 'a.txt'), 'utf8'), 'a old\n');
+      assert.deepEqual(readHistory(root, a), []);
+    } finally {
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
   test('a write its check refuses: nothing written, nothing recorded', async () => {
     const { root, a, b } = twoFiles();
     await assert.rejects(runTransaction(tx(root), planner(a, b, (f) => (f === b ? 'it would not parse.' : undefined))), (e) => WaymarkError.is(e, 'invalid') && /b\.txt.*would not parse/.test(e.message));

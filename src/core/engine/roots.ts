@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { WaymarkError } from '../errors';
+import { nativeRealPathOnce } from '../store/safePath';
 
 const ROOT_MARKERS = ['.waymark', '_bmad', '_bmad-output', '.bmad', '.bmad-core', '.git'];
 
@@ -55,8 +56,9 @@ export function assertWritableInside(abs: string, root: string): void {
   let real: string;
   let realRoot: string;
   try {
-    real = fs.realpathSync(abs);
-    realRoot = fs.realpathSync(root);
+    // Before the locks; the write itself checks its real path afresh (store/safePath.ts).
+    real = nativeRealPathOnce(abs);
+    realRoot = nativeRealPathOnce(root);
   } catch {
     return; // missing: the read that follows reports it
   }

@@ -16,7 +16,7 @@ import { acquireFileLock, type HeldLock } from '../store/fileLock';
 import { appendHistory, assertHistoryAppendable, readHistory } from '../store/history';
 import { assertJournalWritable, currentSha256, listJournal, sha256Hex } from '../store/intentJournal';
 import { readRegularFileSync } from '../store/safeRead';
-import { assertNotReadOnly, assertWritable, safeWritePath } from '../store/safePath';
+import { assertNotReadOnly, assertWritable, safeWritePath, withRealPathScope } from '../store/safePath';
 import { completeTxIntent, orphanedTxIntents, writeTxIntentOpen, type TxIntent } from '../store/txJournal';
 import { assertWritableInside } from './roots';
 
@@ -351,8 +351,12 @@ function rollBack(root: string, done: { target: string; before: string | undefin
   return ok;
 }
 
-/** Runs `planner` as one transaction (see the file header). */
-export async function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): Promise<R> {
+/** Runs `planner` as one transaction (see the file header), resolving each naming real path once (store/safePath.ts). */
+export function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): Promise<R> {
+  return withRealPathScope(() => runTransactionScoped(tx, planner));
+}
+
+async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Promise<R> {
   const root = tx.root;
   const files = [...new Set(planner.files.map((f) => path.resolve(f)))];
   const targets = new Map(files.map((f) => [f, targetOf(root, f)]));

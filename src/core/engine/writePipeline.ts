@@ -13,7 +13,7 @@ import { removeStaleTemps } from '../store/atomicWrite';
 import { appendHistory, assertHistoryAppendable, historySnapshot, lastRecordedState, readHistory, stateChange } from '../store/history';
 import { runningSession } from '../protocol/sessions';
 import { assertJournalWritable, completeIntent, currentSha256, orphanedIntents } from '../store/intentJournal';
-import { assertNotReadOnly, assertWritable, safeWritePath } from '../store/safePath';
+import { assertNotReadOnly, assertWritable, safeWritePath, withRealPathScope } from '../store/safePath';
 import type { GateLookup, Plan } from '../model/mutations';
 import type { ContextCache } from './contextCache';
 import type { WorkflowModel } from './workflowModel';
@@ -343,7 +343,12 @@ export class WritePipeline {
    * Lock → re-read → hash check → guards → plan → validate → atomic write → history →
    * observers → event. With `options.text` only the new text is computed.
    */
-  async mutate(file: string, operation: string, options: MutationOptions | undefined, makePlan: (state: WorkflowState, ctx: WorkspaceContext) => Plan): Promise<MutationResult> {
+  mutate(file: string, operation: string, options: MutationOptions | undefined, makePlan: (state: WorkflowState, ctx: WorkspaceContext) => Plan): Promise<MutationResult> {
+    // One scope of real paths for the checks before the lock and the transaction (store/safePath.ts).
+    return withRealPathScope(() => this.mutateScoped(file, operation, options, makePlan));
+  }
+
+  private async mutateScoped(file: string, operation: string, options: MutationOptions | undefined, makePlan: (state: WorkflowState, ctx: WorkspaceContext) => Plan): Promise<MutationResult> {
     const opts = options ?? {};
     const abs = path.resolve(file);
     const ctx = await this.contexts.contextFor(abs);

@@ -1,7 +1,8 @@
-import { parseDocument, isMap, isScalar, isSeq, Scalar } from 'yaml';
+import { isMap, isScalar, isSeq, Scalar, type Document } from 'yaml';
 import type { Node as YamlNode, Pair, YAMLMap, YAMLSeq } from 'yaml';
 import { WaymarkError } from '../errors';
 import { splitFrontmatter } from './frontmatter';
+import { yamlDocument } from './positions';
 
 /** A value the editor can write: scalars and flat lists of scalars. */
 export type EditScalar = string | number | boolean | null;
@@ -142,8 +143,9 @@ export function editYamlText(yamlText: string, edits: FrontmatterEdit[], eolHint
   return text;
 }
 
-function parseChecked(text: string) {
-  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
+function parseChecked(text: string): Document {
+  // The read that planned this edit usually parsed the same text for its problems' positions.
+  const doc = yamlDocument(text);
   if (doc.errors.length) {
     throw new WaymarkError('invalid', `The frontmatter has YAML errors (${doc.errors[0].message.split('\n')[0]}); fix them before changing the state.`);
   }

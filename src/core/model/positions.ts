@@ -2,6 +2,33 @@ import { parseDocument, isMap, isSeq, isScalar, isPair, type Document, type Node
 import type { Position, Range } from '../types';
 
 export type PathSeg = string | number;
+
+/**
+ * The `yaml` documents of the last few YAML texts: a write parses its frontmatter once for the
+ * problems' positions (the read), the edit (edit.ts) and the positions of what it wrote, so the
+ * same text is asked for again and again. Parsed with duplicate keys as errors (the editor refuses
+ * them); the locator leaves those errors out (`uniqueKeys` adds nothing else: same nodes, same
+ * offsets). Nobody modifies a document: the edit computes byte splices, the locator reads offsets.
+ */
+const recentDocs: { text: string; doc: Document }[] = [];
+const RECENT_DOCS = 4;
+
+export function yamlDocument(text: string): Document {
+  for (let i = 0; i < recentDocs.length; i++) {
+    if (recentDocs[i].text === text) {
+      const hit = recentDocs[i];
+      if (i > 0) {
+        recentDocs.splice(i, 1);
+        recentDocs.unshift(hit);
+      }
+      return hit.doc;
+    }
+  }
+  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
+  recentDocs.unshift({ text, doc });
+  if (recentDocs.length > RECENT_DOCS) recentDocs.pop();
+  return doc;
+}
 /** What part of the addressed entry the range covers. */
 export type RangeTarget = 'key' | 'value' | 'entry';
 
@@ -86,7 +113,6 @@ export function rangeForPath(doc: Document, path: PathSeg[], target: RangeTarget
  * only when a problem needs a position (it is several times slower than the scan parser).
  */
 export class YamlLocator {
-  private doc?: Document;
   private starts?: number[];
   constructor(
     readonly yamlText: string,
@@ -95,8 +121,8 @@ export class YamlLocator {
   ) {}
 
   document(): Document {
-    if (!this.doc) this.doc = parseDocument(this.yamlText, { prettyErrors: false, uniqueKeys: false });
-    return this.doc;
+    // Not kept here: a problem's lazy range keeps its locator, and a model of 10,000 states must not keep 10,000 documents.
+    return yamlDocument(this.yamlText);
   }
 
   offsetRange(start: number, end: number): Range {
@@ -118,7 +144,8 @@ export class YamlLocator {
 
   /** The first YAML syntax error's range and message, if any. */
   syntaxError(): { range: Range; message: string } | undefined {
-    const err = this.document().errors[0];
+    // A duplicate key is the validator's finding (with its own code), not a syntax error.
+    const err = this.document().errors.find((e) => e.code !== 'DUPLICATE_KEY');
     if (!err) return undefined;
     const start = err.pos?.[0] ?? 0;
     const end = err.pos?.[1] ?? start;

@@ -8,7 +8,7 @@ import { normalizeStepList } from './definitions';
 import { DISTINCTIVE_KEYS, WORKFLOW_KEYS, typoOf } from './stateKeys';
 import type { WorkspaceContext } from '../store/workspaceContext';
 import { validateParsed, type Finding } from './validate';
-import { YamlLocator } from './positions';
+import { YamlLocator, type PathSeg, type RangeTarget } from './positions';
 import { gateOf } from './gates';
 import type { RawFacts, StepAnalysis } from './stepFacts';
 
@@ -513,14 +513,37 @@ function normalizeDelegation(v: unknown): Delegation | undefined {
 
 /** Turns findings (key paths) into Problems with ranges from the YAML parser. */
 export function resolveFindings(file: string, findings: Finding[], locator: YamlLocator, fenceRange: import('../types').Range): Problem[] {
-  return findings.map((f) => ({
-    file,
-    range: f.path ? locator.range(f.path, f.target ?? 'key') : fenceRange,
-    severity: f.severity,
-    code: f.code,
-    message: f.message,
-    ...(f.data ? { data: f.data } : {}),
-  }));
+  return findings.map((f) => {
+    const p: Problem = {
+      file,
+      range: fenceRange,
+      severity: f.severity,
+      code: f.code,
+      message: f.message,
+      ...(f.data ? { data: f.data } : {}),
+    };
+    if (f.path) lazyRange(p, f.path, f.target ?? 'key', locator);
+    return p;
+  });
+}
+
+/**
+ * A problem's range, found by the `yaml` parser when first read (a view, a message, JSON): a write
+ * compares problems by code, and the positions of a frontmatter it just wrote are seldom asked for.
+ * The same locator over the same text gives the same range whenever it is asked.
+ */
+function lazyRange(p: Problem, at: PathSeg[], target: RangeTarget, locator: YamlLocator): void {
+  const settle = (range: import('../types').Range) => Object.defineProperty(p, 'range', { value: range, enumerable: true, writable: true, configurable: true });
+  Object.defineProperty(p, 'range', {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      const range = locator.range(at, target);
+      settle(range);
+      return range;
+    },
+    set: (range: import('../types').Range) => settle(range),
+  });
 }
 
 /** A parser message fit for one line: no trailing `:` (the parsers end with one before a code excerpt), no final period. */

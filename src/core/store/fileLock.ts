@@ -5,7 +5,7 @@ import * as crypto from 'node:crypto';
 import { WaymarkError } from '../errors';
 import { ioError, removeStaleTemps } from './atomicWrite';
 import { holderAlive, ownStartTime } from './processes';
-import { openInternalSync, resolveRealPath, safeMkdir } from './safePath';
+import { openInternalSync, realPathOnce, resolveRealPath, safeMkdir } from './safePath';
 
 export interface FileLockOptions {
   /** Folder for lock files. Default `<root>/.waymark/locks` when `root` is given, else `<tmpdir>/waymark-locks`. */
@@ -44,6 +44,7 @@ const HOST = os.hostname();
  */
 export function lockPathFor(file: string, options: FileLockOptions = {}): string {
   const dir = options.lockDir ?? (options.root ? path.join(options.root, '.waymark', 'locks') : path.join(os.tmpdir(), 'waymark-locks'));
+  // Afresh, never cached: two writers of one real file must meet at one lock.
   const abs = resolveRealPath(file);
   return path.join(dir, `${crypto.createHash('sha256').update(abs).digest('hex').slice(0, 32)}.lock`);
 }
@@ -272,7 +273,7 @@ export function sweepDeadLocks(lockDir: string, staleMs = 60_000, root?: string)
       // Its holder may have died with temp files written beside its file (a transaction prepares
       // every file of the change before its first rename).
       // Only inside the workspace: a lock file is data found on disk.
-      const rel = root && typeof cur.info.file === 'string' ? path.relative(resolveRealPath(root), cur.info.file) : '..';
+      const rel = root && typeof cur.info.file === 'string' ? path.relative(realPathOnce(root), cur.info.file) : '..';
       if (rel && !rel.startsWith('..') && !path.isAbsolute(rel)) removed.push(...removeStaleTemps(cur.info.file));
     }
   }

@@ -6,7 +6,7 @@ import { ioError } from './atomicWrite';
 import type { HistoryEntry, WorkflowState } from '../types';
 import { readRegularFileSync } from './safeRead';
 import { findFromEnd, tornTail } from './jsonlTail';
-import { assertRegularOrMissing, assertWritable, openInternalSync, resolveRealPath, safeAppend, safeMkdir, safeWritePath } from './safePath';
+import { assertRegularOrMissing, assertWritable, openInternalSync, realPathOnce, safeAppend, safeMkdir, safeWritePath } from './safePath';
 
 /**
  * Append-only history, one JSONL file per workflow file:
@@ -24,7 +24,7 @@ export function historyPathFor(root: string, file: string, dir = '.waymark/histo
   const base = path.resolve(root, dir);
   const rel = workspaceRelative(root, file);
   if (rel === undefined) {
-    return path.join(base, '_outside', `${crypto.createHash('sha256').update(resolveRealPath(file)).digest('hex').slice(0, 32)}.jsonl`);
+    return path.join(base, '_outside', `${crypto.createHash('sha256').update(realPathOnce(file)).digest('hex').slice(0, 32)}.jsonl`);
   }
   return path.join(base, `${rel.split('/').join(path.sep)}.jsonl`);
 }
@@ -34,15 +34,16 @@ export function historyPathFor(root: string, file: string, dir = '.waymark/histo
  * file is the folder itself or outside it.
  */
 export function workspaceRelative(root: string, file: string): string | undefined {
-  const realRoot = resolveRealPath(root);
-  const rel = path.relative(realRoot, resolveRealPath(file));
+  // Names, not checks: resolved once per transaction (store/safePath.ts).
+  const realRoot = realPathOnce(root);
+  const rel = path.relative(realRoot, realPathOnce(file));
   if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) return undefined;
   return rel.split(path.sep).join('/');
 }
 
 /** The path written into a history line: workspace-relative, or the real absolute path outside it. */
 function recordedPath(root: string, file: string): string {
-  return workspaceRelative(root, file) ?? resolveRealPath(file);
+  return workspaceRelative(root, file) ?? realPathOnce(file);
 }
 
 /** A history line's `file` as an absolute path (lines name it relative to the workspace; older ones absolutely). */

@@ -32,6 +32,60 @@ function realOrResolved(p: string): string {
 }
 
 /**
+ * One write resolves the same few real paths dozens of times (the workspace folder for every
+ * check, the file and its history file's name, its history line): while a transaction runs
+ * (`withRealPathScope`) each is resolved once. Only names are cached: the real path of the
+ * workspace folder a check compares with, and the real paths history files and lines are named
+ * by. The containment check of a path about to be written (safeWritePath's target, the folder
+ * re-checked before a rename, a folder just created) and a lock's name are resolved afresh every
+ * time, so a symbolic link planted during the transaction is still refused. A folder swapped for
+ * a link after its real path was cached makes a check fail, never pass: the fresh target no longer
+ * lies under the cached root. The cache is the process's (not per async context: Node 20's
+ * AsyncLocalStorage slows every promise once used) and is emptied when no transaction runs.
+ */
+let openScopes = 0;
+const known = new Map<string, string>();
+
+/** Runs `fn` (one transaction) with the cache of the real paths that name things (see above). */
+export async function withRealPathScope<T>(fn: () => Promise<T>): Promise<T> {
+  openScopes++;
+  try {
+    return await fn();
+  } finally {
+    if (--openScopes === 0) known.clear();
+  }
+}
+
+type RealPathKind = 'walk' | 'native' | 'orResolved';
+
+function cachedReal(kind: RealPathKind, p: string, resolve: (p: string) => string): string {
+  if (openScopes === 0) return resolve(p);
+  const key = `${kind}\0${p}`;
+  let real = known.get(key);
+  if (real === undefined) {
+    real = resolve(p); // a failure (missing, loop) is not cached
+    if (known.size >= 256) known.clear(); // writes that keep overlapping never empty it otherwise
+    known.set(key, real);
+  }
+  return real;
+}
+
+/** resolveRealPath of a path that names something (a history file, a history line's file), once per transaction. */
+export function realPathOnce(p: string): string {
+  return cachedReal('walk', path.resolve(p), resolveRealPath);
+}
+
+/** fs.realpathSync.native (throws when missing), once per transaction: the checks before the locks (the write checks again, afresh). */
+export function nativeRealPathOnce(p: string): string {
+  return cachedReal('native', path.resolve(p), (x) => fs.realpathSync.native(x));
+}
+
+/** The real path of the workspace folder `absRoot` (itself when missing), once per transaction. */
+function realRootOnce(absRoot: string): string {
+  return cachedReal('orResolved', absRoot, realOrResolved);
+}
+
+/**
  * The real path `p` would be written at: symlinks followed, a missing tail appended to the real
  * path of its deepest existing ancestor, and a dangling link resolved to the path it names.
  */
@@ -96,7 +150,7 @@ function firstLink(root: string, p: string): string | undefined {
 export function safeWritePath(root: string, target: string, what?: string): string {
   const absRoot = path.resolve(root);
   const abs = path.resolve(absRoot, target);
-  const realRoot = realOrResolved(absRoot);
+  const realRoot = realRootOnce(absRoot);
   if (!isInside(absRoot, abs) && !isInside(realRoot, abs)) {
     const label = what ? `${what} (${target})` : target;
     throw new WaymarkError(
