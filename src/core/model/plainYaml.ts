@@ -1,11 +1,13 @@
 /**
  * A fast reader for the YAML that workflow frontmatter is nearly always written in: `key: value`
  * lines, nested block mappings, block sequences and one-line `[a, b]` lists of plain or quoted
- * scalars, comments and blank lines. It answers exactly what the reference path (js-yaml
- * safeLoad, then `toPlainData`) answers, or `undefined` to say "not sure, ask the reference":
- * anything else — anchors, tags, block scalars, multi-line scalars, escapes, floats, timestamps
- * with a time, duplicate or prototype-polluting keys, tabs, control characters — is left to it.
- * test/unit/plainYaml.test.ts checks that claim differentially on generated and hostile input.
+ * scalars, literal and folded block scalars as mapping values (`notes: >-`, `body: |2`),
+ * comments and blank lines. It answers exactly what the reference path (js-yaml safeLoad, then
+ * `toPlainData`) answers, or `undefined` to say "not sure, ask the reference": anything else —
+ * anchors, tags, block scalars as sequence items, multi-line plain or quoted scalars, escapes,
+ * floats, timestamps with a time, duplicate or prototype-polluting keys, tabs, control
+ * characters — is left to it. test/unit/plainYaml.test.ts and test/unit/blockScalar.test.ts
+ * check that claim differentially on generated and hostile input.
  */
 
 /** js-yaml's rendering of a timestamp after `toPlainData`: date-only stays `YYYY-MM-DD`. */
@@ -25,6 +27,11 @@ const INT = /^-?(?:0|[1-9][0-9]{0,14})$/;
 const DATE = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/;
 const RESERVED_KEYS = new Set(['true', 'True', 'TRUE', 'false', 'False', 'FALSE', 'null', 'Null', 'NULL', '__proto__', 'constructor', 'prototype']);
 const MAX_DEPTH = 200;
+/**
+ * A block scalar header js-yaml 3 reads: `|` or `>`, at most one chomping indicator and one
+ * indentation indicator (1–9) in either order, then nothing or a comment after a space.
+ */
+const BLOCK_HEADER = /^[|>](?:[+-][1-9]?|[1-9][+-]?)?(?: +#.*)?$/;
 
 interface Line {
   indent: number;
@@ -32,6 +39,8 @@ interface Line {
   text: string;
   /** 0-based line in the YAML text. */
   row: number;
+  /** Offset of the line's start in the (LF-normalised) YAML text. */
+  pos: number;
 }
 
 /** Where a value sits: 0-based line in the YAML text and [start, end) columns on it. */
@@ -72,12 +81,12 @@ export function parsePlainYaml(yamlText: string, maxNodes: number, spansOf?: { k
     if (indent < end && text.charCodeAt(indent) !== 35 /* # */) {
       let stop = end;
       while (stop > indent && text.charCodeAt(stop - 1) === 32) stop--;
-      lines.push({ indent: indent - pos, text: text.slice(indent, stop), row });
+      lines.push({ indent: indent - pos, text: text.slice(indent, stop), row, pos });
     }
     pos = end + 1;
     row++;
   }
-  const reader = new Reader(lines, maxNodes, spansOf?.key);
+  const reader = new Reader(text, lines, maxNodes, spansOf?.key);
   const out = reader.document();
   if (out === BAIL) return undefined;
   if (spansOf) spansOf.out = reader.spans;
@@ -95,6 +104,7 @@ class Reader {
   private recording = false;
 
   constructor(
+    private readonly text: string,
     private readonly lines: Line[],
     private readonly maxNodes: number,
     private readonly spanKey?: string,
@@ -135,6 +145,9 @@ class Reader {
       if (rest === undefined || rest === '' || rest.charCodeAt(0) === 35 /* # */) {
         value = this.nested(indent, depth + 1);
         spans?.nested.push(key);
+      } else if (rest.charCodeAt(0) === 124 /* | */ || rest.charCodeAt(0) === 62 /* > */) {
+        value = this.blockScalar(rest, line, indent, depth + 1);
+        spans?.nested.push(key);
       } else {
         value = this.inline(rest, depth + 1);
         // A more indented line after a value would continue it (a multi-line scalar).
@@ -156,6 +169,92 @@ class Reader {
     if (next.indent > indent) return item ? this.sequence(next.indent, depth) : this.mapping(next.indent, depth);
     // `key:` then `- a` at the same indentation: a sequence that belongs to the key.
     return item ? this.sequence(indent, depth) : this.node(null, depth);
+  }
+
+  /**
+   * A literal (`|`) or folded (`>`) block scalar that is the value of a key at `indent`, read
+   * from the raw lines below the key's line the way js-yaml 3 reads it (its readBlockScalar:
+   * indentation detected from the first non-blank line, or `indent` + the indicator; blank lines,
+   * more-indented folded lines, and clip/strip/keep chomping). Lines it takes are skipped in
+   * `lines` (comments and blank lines inside it were never there). BAIL on a header js-yaml
+   * refuses or reads otherwise, and on a scalar that runs to the end of a text with no final
+   * line break (the reference chomps differently there).
+   */
+  private blockScalar(header: string, line: Line, indent: number, depth: number): Value {
+    if (!BLOCK_HEADER.test(header)) return BAIL;
+    const folded = header.charCodeAt(0) === 62;
+    let chomp = 0; // 0 clip, 1 keep, -1 strip
+    let width = 0;
+    for (let k = 1; k < header.length; k++) {
+      const ch = header.charCodeAt(k);
+      if (ch === 43 /* + */) chomp = 1;
+      else if (ch === 45 /* - */) chomp = -1;
+      else if (ch >= 49 && ch <= 57) width = ch - 48;
+      else break;
+    }
+    const text = this.text;
+    const nl = text.indexOf('\n', line.pos);
+    if (nl === -1) return BAIL;
+    let pos = nl + 1;
+    let row = line.row + 1;
+    let textIndent = width ? indent + width : indent + 1;
+    let detected = width > 0;
+    let out = '';
+    let empty = 0;
+    let read = false;
+    let moreIndented = false;
+    for (;;) {
+      let p = pos;
+      if (detected) {
+        const stop = pos + textIndent;
+        while (p < stop && text.charCodeAt(p) === 32) p++;
+      } else {
+        while (text.charCodeAt(p) === 32) p++;
+      }
+      const lineIndent = p - pos;
+      if (!detected && lineIndent > textIndent) textIndent = lineIndent;
+      if (p >= text.length) {
+        // Spaces then the end of the text: js-yaml reads that as a last, unterminated line.
+        if (lineIndent >= textIndent) return BAIL;
+        break;
+      }
+      if (text.charCodeAt(p) === 10) {
+        empty++;
+        pos = p + 1;
+        row++;
+        continue;
+      }
+      if (lineIndent < textIndent) break;
+      if (folded) {
+        if (text.charCodeAt(p) === 32) {
+          moreIndented = true;
+          out += '\n'.repeat(read ? 1 + empty : empty);
+        } else if (moreIndented) {
+          moreIndented = false;
+          out += '\n'.repeat(empty + 1);
+        } else if (empty === 0) {
+          if (read) out += ' ';
+        } else {
+          out += '\n'.repeat(empty);
+        }
+      } else {
+        out += '\n'.repeat(read ? 1 + empty : empty);
+      }
+      read = true;
+      detected = true;
+      empty = 0;
+      const end = text.indexOf('\n', p);
+      if (end === -1) return BAIL;
+      out += text.slice(p, end);
+      pos = end + 1;
+      row++;
+    }
+    // The scalar ends before the line at `pos` (or at the end of the text): chomp.
+    if (chomp === 1) out += '\n'.repeat(read ? 1 + empty : empty);
+    else if (chomp === 0 && read) out += '\n';
+    const lines = this.lines;
+    while (this.i < lines.length && lines[this.i].row < row) this.i++;
+    return this.node(out, depth);
   }
 
   private sequence(indent: number, depth: number): Value {
