@@ -103,7 +103,7 @@ export { checkStagedChanges, type StagedFileReport } from './protocol/stagedChec
 export { buildRegistry, type ProjectItem } from './project/registry';
 export { computeFrontier, type FrontierEntry, type Activity } from './project/frontier';
 export { loadProject, WarmProjectView, workflowStateLine, type ProjectView } from './project/loadProject';
-export { checkWorkspace, type WorkspaceCheck, type CheckWorkspaceOptions } from './project/checkAnswer';
+export { checkWorkspace, type WorkspaceCheck } from './project/checkAnswer';
 export { frontierEntryJson, projectProblemJson, nextJson, boardJson, BOARD_COLUMNS, type BoardColumn } from './project/projectJson';
 export { gitStateTimeline, type GitTimeline } from './project/gitTimeline';
 export { projectTimeline, describeChange, type TimelineChange } from './project/timeline';

@@ -147,6 +147,20 @@ describe('runTransaction', () => {
     assert.deepEqual(journalLeft(root), [`tx.2147483646.${planted.id}.json.bad`]);
   });
 
+  test('an intent its dead writer left half written is removed (nothing happened); an unreadable whole one is moved aside', async () => {
+    const { root, a, b } = twoFiles();
+    const dir = path.join(root, '.waymark', 'journal');
+    fs.mkdirSync(dir, { recursive: true });
+    const whole = JSON.stringify({ kind: 'tx', id: 'abababababababab', pid: 2147483646, host: os.hostname(), time: new Date().toISOString(), root, operation: 'x', writes: [{ file: a, target: a, before: sha256Hex('a old\n'), after: sha256Hex('a gone\n'), text: 'a gone\n' }], entries: [] }) + '\n';
+    // Killed in the middle of writing its intent, in place: a prefix without its final line break.
+    fs.writeFileSync(path.join(dir, 'tx.2147483646.abababababababab.json'), whole.slice(0, 57));
+    fs.writeFileSync(path.join(dir, 'tx.2147483646.cdcdcdcdcdcdcdcd.json'), '{"kind": not json}\n');
+    const p: TxPlanner<number> = { operation: 'test-write', files: [a, b], plan: () => ({ writes: [{ file: b, text: 'b new\n', entry: {} }], result: (e) => e.length }) };
+    assert.equal(await runTransaction(tx(root), p), 1);
+    assert.equal(fs.readFileSync(a, 'utf8'), 'a old\n');
+    assert.deepEqual(journalLeft(root), ['tx.2147483646.cdcdcdcdcdcdcdcd.json.bad']);
+  });
+
   test('a write recorded in another file\'s history (historyFile), and one recorded nowhere (entry: null)', async () => {
     const { root, a, b } = twoFiles();
     const p: TxPlanner<number> = {

@@ -140,9 +140,9 @@ async function lockAll(root: string, targets: string[], operation: string): Prom
 }
 
 /** The orphaned transactions touching `targets`, and every file they touch (to lock them too). */
-function orphansTouching(root: string, targets: Set<string>, names?: readonly string[]): { files: Set<string>; intents: { path: string; intent?: TxIntent }[] } {
+function orphansTouching(root: string, targets: Set<string>, names?: readonly string[]): { files: Set<string>; intents: { path: string; intent?: TxIntent; torn?: boolean }[] } {
   const files = new Set(targets);
-  const intents: { path: string; intent?: TxIntent }[] = [];
+  const intents: { path: string; intent?: TxIntent; torn?: boolean }[] = [];
   const all = orphanedTxIntents(root, names);
   let grew = true;
   while (grew) {
@@ -202,8 +202,7 @@ export async function recoverTxTouching(tx: TxContext, file: string): Promise<vo
     for (const l of locks) for (const b of l.broken) tx.logger?.warn(`[lock] ${b}`);
     for (const o of orphansTouching(tx.root, new Set([target])).intents) {
       if (!o.intent) {
-        tx.logger?.warn(`[journal] ${o.path} is unreadable; moved aside to ${o.path}.bad`);
-        moveAside(o.path);
+        dropUnreadable(o, tx.logger);
       } else if (touchedBy(tx.root, o.intent).every((t) => found.files.has(t))) {
         await recoverTx(tx, { path: o.path, intent: o.intent });
       }
@@ -324,6 +323,24 @@ function foreignIntent(root: string, intent: TxIntent): string | undefined {
   return undefined;
 }
 
+/**
+ * An intent that cannot be read: one its dead writer left half written never reached a rename
+ * (nothing happened) and is removed; any other is moved aside for a person to look at.
+ */
+function dropUnreadable(o: { path: string; torn?: boolean }, logger: Logger | undefined): void {
+  if (o.torn) {
+    try {
+      fs.unlinkSync(o.path);
+      logger?.info(`[journal] ${o.path} was left half written by a writer that died before its change began; removed`);
+    } catch {
+      // removed by another recovering writer
+    }
+    return;
+  }
+  logger?.warn(`[journal] ${o.path} is unreadable; moved aside to ${o.path}.bad`);
+  moveAside(o.path);
+}
+
 function moveAside(p: string): void {
   try {
     fs.renameSync(p, `${p}.bad`);
@@ -372,8 +389,7 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
       try {
         for (const o of now.intents) {
           if (!o.intent) {
-            tx.logger?.warn(`[journal] ${o.path} is unreadable; moved aside to ${o.path}.bad`);
-            moveAside(o.path);
+            dropUnreadable(o, tx.logger);
           } else if (touchedBy(root, o.intent).every((t) => peek.files.has(t))) {
             await recoverTx(tx, { path: o.path, intent: o.intent });
           }

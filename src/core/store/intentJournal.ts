@@ -103,18 +103,19 @@ export function listJournal(root: string): string[] {
  * skipped), read and checked by `valid`; an unreadable or invalid one comes back without `intent`.
  * A writer killed while writing its intent leaves only a temp file: it is swept, nothing happened.
  */
-export function orphanedJournalFiles<T extends { pid: number; start?: string; host: string }>(root: string, prefix: string, valid: (x: T) => boolean, listed?: readonly string[]): { path: string; intent?: T }[] {
+export function orphanedJournalFiles<T extends { pid: number; start?: string; host: string }>(root: string, prefix: string, valid: (x: T) => boolean, listed?: readonly string[]): { path: string; intent?: T; torn?: boolean }[] {
   const dir = journalDir(root);
   const names = listed ?? listJournal(root);
   // Temp files are only looked at when the listing has one of this prefix (the common case has none).
   if (names.some((n) => n.startsWith(`.${prefix}`))) sweepStaleTemps(dir, (n) => n.startsWith(`.${prefix}`));
-  const out: { path: string; intent?: T }[] = [];
+  const out: { path: string; intent?: T; torn?: boolean }[] = [];
   for (const n of [...names].sort()) {
     if (!n.startsWith(prefix) || !n.endsWith('.json')) continue;
     const p = path.join(dir, n);
     let intent: T | undefined;
+    let raw: string | undefined;
     try {
-      const raw = readInternalIfExists(p, 'intent journal');
+      raw = readInternalIfExists(p, 'intent journal');
       if (raw === undefined) continue; // completed meanwhile (the listing was made earlier)
       intent = JSON.parse(raw) as T;
     } catch {
@@ -128,7 +129,9 @@ export function orphanedJournalFiles<T extends { pid: number; start?: string; ho
       // in its name) is alive may be being written right now.
       const pid = Number(/\.(\d+)\.[0-9a-f]+\.json$/.exec(n)?.[1]);
       if (Number.isInteger(pid) && pid > 0 && pidAlive(pid)) continue;
-      out.push({ path: p });
+      // Its writer died before the intent was whole (a whole one ends with its line break): the
+      // change never reached its first rename, so nothing happened and the file is removed, not kept.
+      out.push({ path: p, torn: Number.isInteger(pid) && pid > 0 && raw !== undefined && !raw.endsWith('\n') });
     }
   }
   return out;
