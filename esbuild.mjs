@@ -3,7 +3,7 @@
 import * as esbuild from 'esbuild';
 import { createRequire } from 'node:module';
 import { readdirSync, statSync, rmSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 
 const args = new Set(process.argv.slice(2));
 const production = args.has('--production');
@@ -44,19 +44,51 @@ const shellParserApart = {
   },
 };
 
+// A package whose module body costs a process milliseconds and that some verbs never call is
+// loaded when one of its exports is first used, not when the bundle starts: `yaml` (60 modules)
+// parses config, ledgers and gate files, and a one-file `status` never reads any of them with it.
+// Each import from src/ gets the package's export names as getters; the package is bundled as usual.
+const LAZY_PACKAGES = ['yaml'];
+const lazyPackages = {
+  name: 'lazy-packages',
+  setup(build) {
+    const require = createRequire(import.meta.url);
+    // Only Waymark's own imports: a dependency may carry another version of the package.
+    const src = resolve('src') + sep;
+    build.onResolve({ filter: new RegExp(`^(${LAZY_PACKAGES.join('|')})$`) }, (a) => (a.importer.startsWith(src) ? { path: a.path, namespace: 'lazy-package' } : undefined));
+    build.onLoad({ filter: /.*/, namespace: 'lazy-package' }, (a) => {
+      const id = JSON.stringify(a.path);
+      const getters = Object.keys(require(a.path)).map((n) => `Object.defineProperty(exports, ${JSON.stringify(n)}, { enumerable: true, get: () => load()[${JSON.stringify(n)}] });`);
+      return { contents: [`let m;`, `const load = () => (m ??= require(${id}));`, ...getters].join('\n'), resolveDir: resolve('.'), loader: 'js' };
+    });
+  },
+};
+
 // esbuild gives every module that imports a Node built-in (`import * as fs from 'node:fs'`) its own
 // namespace object: __toESM copies each of the module's exports as a getter, ~100 for fs, once per
-// importing module (68 of them import fs, 93 path), a tenth of a one-file verb's start. The CLI's
-// bundles make one namespace per built-in instead: same getters onto the same module, built once.
+// importing module (68 of them import fs, 93 path), a tenth of a one-file verb's start. Waymark
+// reads a built-in's namespace only as `fs.readFileSync` (never `.default`, never as an object), so
+// the CLI's bundles use the module itself: `require("node:fs")`, no copy at all. Same line count, so
+// the source maps still hold.
 const BUILTIN_ESM = /__toESM\(require\("(node:[a-z_/]+)"\)\)/g;
-// On the line of __toESM itself, so the source map's lines stay where they were.
-const builtinOnce = 'var __builtinNs = Object.create(null); function __builtinESM(id) { return __builtinNs[id] ??= __toESM(require(id)); } ';
-function shareBuiltinNamespaces(file) {
-  const text = readFileSync(file, 'utf8');
-  if (!text.includes('__toESM(require("node:')) return;
-  const at = text.indexOf('var __toESM = ');
-  if (at === -1) throw new Error(`esbuild.mjs: ${file} calls __toESM but does not define it`);
-  writeFileSync(file, text.slice(0, at) + builtinOnce + text.slice(at).replace(BUILTIN_ESM, '__builtinESM("$1")'));
+function builtinModulesAsNamespaces(text) {
+  return text.replace(BUILTIN_ESM, 'require("$1")');
+}
+
+// esbuild escapes non-ASCII characters in strings but leaves them in comments and regular
+// expressions (`[\-–—]`). One such character makes the launcher decode a whole bundle as UTF-8 and
+// V8 hold it as two-byte text: three times the work of the ASCII (latin1) path, on every start.
+// An escape means the same character in a comment, a string and a regular expression, with or without /u.
+function asciiOnly(text) {
+  // After a backslash an escape would read differently (`\\–` is not `\\\u2013`): refuse rather than guess.
+  const escaped = /\\[^\x00-\x7f]/.exec(text);
+  if (escaped) throw new Error(`esbuild.mjs: a backslash before a non-ASCII character at offset ${escaped.index}; write it as \\uXXXX in the source`);
+  return text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** The CLI's bundles as the launcher loads them best: built-ins without namespace copies, ASCII only. */
+function tuneCliBundle(file) {
+  writeFileSync(file, asciiOnly(builtinModulesAsNamespaces(readFileSync(file, 'utf8'))));
 }
 
 const common = {
@@ -84,10 +116,13 @@ if (args.has('--tests')) {
   await esbuild.build({ ...common, entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist' });
   // cli.js is a small launcher (hook events that cannot touch state are answered there), cli-hook.js
   // the full hook check, cli-merge.js git's state merge driver (run once per merged file), cli-main.js the CLI.
+  // The verb bundles hold one commands file each: the launcher runs those verbs there (src/cli/verbBundles.ts).
   // action.js: the GitHub Action (action.yml), @actions/core bundled in; see "Waymark in CI" in the README.
   await esbuild.build({ ...common, entryPoints: { action: 'src/action/main.ts' }, outdir: 'dist', sourcemap: false, minify: true });
   // cli-sh.js: mvdan-sh alone (see shellParserApart). The launcher loads every bundle through V8's code cache (src/cli/bundleLoader.ts).
-  await esbuild.build({ ...common, plugins: [noEsprima, shellParserApart], entryPoints: { cli: 'src/cli/launch.ts', 'cli-main': 'src/cli/main.ts', 'cli-hook': 'src/cli/hookMain.ts', 'cli-merge': 'src/cli/mergeMain.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } });
-  for (const name of ['cli', 'cli-main', 'cli-hook', 'cli-merge']) shareBuiltinNamespaces(`dist/${name}.js`);
+  const verbBundles = { 'cli-read': 'src/cli/readMain.ts', 'cli-sprint': 'src/cli/sprintMain.ts', 'cli-write': 'src/cli/writeMain.ts', 'cli-project': 'src/cli/projectMain.ts', 'cli-protocol': 'src/cli/protocolMain.ts' };
+  const cliEntries = { cli: 'src/cli/launch.ts', 'cli-main': 'src/cli/main.ts', 'cli-hook': 'src/cli/hookMain.ts', 'cli-merge': 'src/cli/mergeMain.ts', ...verbBundles };
+  await esbuild.build({ ...common, plugins: [noEsprima, shellParserApart, lazyPackages], entryPoints: cliEntries, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } });
+  for (const name of Object.keys(cliEntries)) tuneCliBundle(`dist/${name}.js`);
   await esbuild.build({ ...common, entryPoints: { 'cli-sh': dirname(createRequire(import.meta.url).resolve('mvdan-sh')) + '/index.js' }, outdir: 'dist', sourcemap: false });
 }

@@ -15,12 +15,15 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as buffer from 'node:buffer';
-import Module from 'node:module';
+import type ModuleType from 'node:module';
 import type * as osModule from 'node:os';
 import type * as vmModule from 'node:vm';
-import { createHash } from 'node:crypto';
+import type * as cryptoModule from 'node:crypto';
 
-/** Built-ins the hook's fast path never needs are required when a bundle is loaded, not before. */
+/**
+ * Built-ins the hook's fast path never needs are required when a bundle is loaded, not before
+ * (node:crypto alone costs a process several milliseconds to load).
+ */
 function builtin<T>(name: string): T {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- a built-in loaded on first use, see above
   return require(name) as T;
@@ -41,9 +44,9 @@ export function compileCacheDir(env: NodeJS.ProcessEnv = process.env): string | 
   return process.platform === 'win32' && env.LOCALAPPDATA ? path.join(env.LOCALAPPDATA, 'waymark', 'v8') : path.join(home, '.cache', 'waymark', 'v8');
 }
 
-/** SHA-1 of the bundle's bytes (crypto is loaded by every verb anyway; zlib's crc32 would cost a module). */
+/** SHA-1 of the bundle's bytes (every verb loads crypto anyway; zlib's crc32 would cost a module). */
 function contentKey(bytes: Buffer): string {
-  return createHash('sha1').update(bytes).digest('hex').slice(0, 16);
+  return builtin<typeof cryptoModule>('node:crypto').createHash('sha1').update(bytes).digest('hex').slice(0, 16);
 }
 
 /** esbuild writes ASCII (non-ASCII characters escaped): one byte is one character, the cheap way. */
@@ -121,12 +124,13 @@ export function loadBundle<T>(file: string, use?: string, env: NodeJS.ProcessEnv
     // At exit, so the functions this run compiled are in the cache too.
     process.once('exit', () => saveCache(dir, `${name}${variant}`, cacheFile, script.createCachedData()));
   }
+  const Module = builtin<typeof ModuleType>('node:module');
   const mod = new Module(file, module);
   mod.filename = file;
   mod.paths = (Module as unknown as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(path.dirname(file));
   require.cache[file] = mod;
   try {
-    const wrapper = script.runInThisContext() as (e: unknown, r: NodeJS.Require, m: Module, f: string, d: string) => void;
+    const wrapper = script.runInThisContext() as (e: unknown, r: NodeJS.Require, m: ModuleType, f: string, d: string) => void;
     wrapper.call(mod.exports, mod.exports, Module.createRequire(file), mod, file, path.dirname(file));
   } catch (e) {
     delete require.cache[file];

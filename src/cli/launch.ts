@@ -1,7 +1,7 @@
 /**
  * The `waymark` executable. Agent hooks run it on every edit, so a hook event that cannot touch
- * workflow state is answered here, with node built-ins only; everything else loads the full CLI
- * (cli-main.js, built beside this file) and runs there.
+ * workflow state is answered here, with node built-ins only; everything else loads the bundle that
+ * holds its verb (verbBundles.ts; the full CLI, cli-main.js, for the rest) and runs there.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -9,6 +9,7 @@ import { HOOK_ADAPTERS } from '../hooks/adapters';
 import { quickCheck } from '../hooks/quickCheck';
 import { readStdinText, stdinIsTerminal } from './stdin';
 import { loadBundle } from './bundleLoader';
+import { VERB_BUNDLES } from './verbBundles';
 
 type FullCli = { main(argv: string[], options?: { hookInput?: string }): void };
 type MergeDriver = { mergeDriverMain(argv: string[]): void };
@@ -62,6 +63,7 @@ async function fastHook(argv: string[]): Promise<{ answered: true } | { hookInpu
 
 const argv = process.argv.slice(2);
 const fullCli = (fast: { hookInput?: string }) => load<FullCli>('cli-main.js', argv[0] ?? 'help').main(argv, fast);
+const verbBundle = VERB_BUNDLES.get(argv[0]);
 // git runs the merge driver once per merged file: it loads only the merge code.
 if (argv[0] === 'merge-driver') load<MergeDriver>('cli-merge.js').mergeDriverMain(argv);
 else if (argv[0] === 'hook') {
@@ -71,4 +73,5 @@ else if (argv[0] === 'hook') {
     },
     () => fullCli({}),
   );
-} else fullCli({});
+} else if (verbBundle) load<FullCli>(verbBundle, argv[0]).main(argv);
+else fullCli({});

@@ -250,6 +250,8 @@ const statusCommand: CliCommand = {
     const t = targets[0];
     let workflows: WorkflowState[];
     let problemCount: (w: WorkflowState) => number;
+    // The root's config as the read loaded it (its tracker settings are shown too: not read twice).
+    let config: WorkspaceContext['config'];
     if (!t.isDir) {
       // One file costs one file: its root's config, definitions and gate files; no scan.
       const r = await readOneFile(t.abs, t.root, { overrides: overridesFrom(ctx.args.flags) });
@@ -261,6 +263,7 @@ const statusCommand: CliCommand = {
       }
       workflows = [r.state];
       problemCount = (w) => w.problems.length;
+      config = r.context.config;
     } else {
       // Through the state core, so the CLI and the extension read state the same way.
       const core = createStateCore({ roots: [t.root], configOverrides: overridesFrom(ctx.args.flags) });
@@ -269,6 +272,7 @@ const statusCommand: CliCommand = {
         workflows = core.list().filter((w) => under(w.file, t.abs));
         const all = core.problems();
         problemCount = (w) => all.filter((p) => p.file === w.file).length;
+        config = (await core.contextFor(path.join(t.root, '.waymark-probe'))).config;
       } finally {
         await core.close();
       }
@@ -279,7 +283,7 @@ const statusCommand: CliCommand = {
     let memoryDown: string | undefined;
     let tracker: TrackerHealth[] = [];
     try {
-      tracker = trackerHealth(t.root, (await memCore.contextFor(path.join(t.root, '.waymark-probe'))).config);
+      tracker = trackerHealth(t.root, config);
       memoryDown = memCore.memory.forRoot(t.root).fileHealth();
     } catch (e) {
       if (!WaymarkError.is(e, 'unavailable')) throw e;

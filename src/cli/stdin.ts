@@ -12,7 +12,14 @@ export const MAX_STDIN_BYTES = 64 * 1024 * 1024;
 
 /** True when stdin is a terminal (the hook was run by hand). Does not open the stream. */
 export function stdinIsTerminal(): boolean {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- only the hook verb asks: tty costs the other verbs milliseconds to load
+  // Only a character device can be a terminal: a pipe or a file, the way agents send events, is
+  // answered without loading tty (which loads net and streams: milliseconds of every hook).
+  try {
+    if (!fs.fstatSync(0).isCharacterDevice()) return false;
+  } catch {
+    return false;
+  }
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
   return (require('node:tty') as typeof import('node:tty')).isatty(0);
 }
 
@@ -31,6 +38,29 @@ export function readStdinText(): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    // fs.read on fd 0 first: process.stdin would load net or fs streams (milliseconds of every hook)
+    // and make the pipe non-blocking. A pipe the agent made non-blocking answers EAGAIN: the rest
+    // is read from process.stdin, after what was read already.
+    const next = () =>
+      fs.read(0, Buffer.allocUnsafe(64 * 1024), 0, 64 * 1024, null, (e, n, buf) => {
+        if (e && (e.code === 'EAGAIN' || e.code === 'EWOULDBLOCK')) readStream(chunks, size).then(resolve, reject);
+        else if (e && e.code !== 'EOF') reject(e);
+        else if (e || n === 0) resolve(Buffer.concat(chunks).toString('utf8'));
+        else if ((size += n) > MAX_STDIN_BYTES) reject(tooLarge());
+        else {
+          chunks.push(buf.subarray(0, n));
+          next();
+        }
+      });
+    next();
+  });
+}
+
+const tooLarge = () => new Error(`the input is larger than ${MAX_STDIN_BYTES / 1024 / 1024} MB`);
+
+/** The rest of stdin through process.stdin, after `chunks` (`size` bytes) read already. */
+function readStream(chunks: Buffer[], size: number): Promise<string> {
+  return new Promise((resolve, reject) => {
     let done = false;
     const stdin = process.stdin;
     const finish = (e: Error | undefined) => {
@@ -45,7 +75,7 @@ export function readStdinText(): Promise<string> {
     stdin.on('data', (c: Buffer | string) => {
       const b = typeof c === 'string' ? Buffer.from(c, 'utf8') : c;
       size += b.length;
-      if (size > MAX_STDIN_BYTES) finish(new Error(`the input is larger than ${MAX_STDIN_BYTES / 1024 / 1024} MB`));
+      if (size > MAX_STDIN_BYTES) finish(tooLarge());
       else chunks.push(b);
     });
     stdin.once('end', () => finish(undefined));

@@ -4,7 +4,7 @@
  * It errs towards "judge": anything that might hold state goes to the full check, which
  * decides exactly (include/exclude globs, dialects, real paths).
  */
-import * as crypto from 'node:crypto';
+import type * as cryptoModule from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { FileChange, HookContext, NeutralEvent } from './port';
@@ -177,6 +177,8 @@ function fileCheck(ctx: HookContext, file: string, change: FileChange | undefine
   }
   // After an edit: the state may have been removed; the snapshot the check kept before this
   // file's edit says so (named as protocol/proposal.ts names it).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: the launcher runs this file for every verb, and crypto costs milliseconds to load
+  const crypto = require('node:crypto') as typeof cryptoModule;
   const snapshot = path.join(root, '.waymark', 'cache', 'hooks', `before-${crypto.createHash('sha256').update(relSlash).digest('hex').slice(0, 10)}.json`);
   return { verdict: fs.existsSync(snapshot) ? 'judge' : 'pass' };
 }

@@ -2,7 +2,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { claudeEvent, cleanup, featureWorkspace, treeDigest, write, type Run } from './hooksHelpers';
 
 /** Runs `sh -c script` (a real shell pipeline into dist/cli.js) in `cwd`. */
@@ -57,6 +57,37 @@ describe('waymark hook: the event is read to its end, whenever and however large
       const whole = await shell('cat ev.json | $CLI hook claude-code', root);
       assert.equal(whole.code, 2, whole.stderr);
       assert.equal(fs.readFileSync(path.join(root, 'docs/plan.md'), 'utf8').includes('A long body line'), false);
+    } finally {
+      cleanup(root);
+    }
+  });
+
+  test('a non-blocking pipe (as some agents hand over) is read to its end too, late and in pieces', { skip: process.platform === 'win32' ? 'no FIFOs' : undefined }, async () => {
+    const root = featureWorkspace();
+    try {
+      // A FIFO opened non-blocking: the flag is on the open file, so the hook's stdin has it too
+      // (handed over as fd 3 and moved to 0 by the shell: Node's spawn makes fds 0-2 blocking).
+      const fifo = path.join(root, 'in.fifo');
+      assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+      const rd = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+      const wr = fs.openSync(fifo, fs.constants.O_WRONLY);
+      const env: NodeJS.ProcessEnv = { ...process.env, CLAUDE_PROJECT_DIR: root };
+      delete env.WAYMARK_ACTOR;
+      delete env.WAYMARK_SESSION;
+      env.CLI = `${process.execPath} ${path.resolve('dist/cli.js')}`;
+      const p = spawn('sh', ['-c', 'exec $CLI hook claude-code <&3 3<&-'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe', rd] });
+      fs.closeSync(rd);
+      let stderr = '';
+      p.stderr?.on('data', (d) => (stderr += d));
+      const code = new Promise<number | null>((resolve) => p.on('close', resolve));
+      const event = gatedEdit(root);
+      await new Promise((r) => setTimeout(r, 400));
+      fs.writeSync(wr, event.slice(0, 60));
+      await new Promise((r) => setTimeout(r, 300));
+      fs.writeSync(wr, event.slice(60));
+      fs.closeSync(wr);
+      assert.equal(await code, 2, stderr);
+      assert.match(stderr, /step design is gated and its gate design has no verdict yet/);
     } finally {
       cleanup(root);
     }

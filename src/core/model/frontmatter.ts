@@ -1,12 +1,30 @@
-import matter from 'gray-matter';
+import type matterFn from 'gray-matter';
 import { parse as parseYamlLib } from 'yaml';
 import { parsePlainYaml, yamlDateToString, type MappingSpans } from './plainYaml';
-// gray-matter's own default YAML engine (js-yaml safeLoad): the fast path.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const grayEngines = require('gray-matter/lib/engines') as { yaml: { parse: (s: string) => unknown } };
-// gray-matter's engine dispatch (language → engine), used on the block we already split out.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const grayParse = require('gray-matter/lib/parse') as (language: string, str: string, options: unknown) => unknown;
+
+interface GrayMatter {
+  matter: typeof matterFn;
+  /** gray-matter's own default YAML engine (js-yaml safeLoad). */
+  engines: { yaml: { parse: (s: string) => unknown } };
+  /** gray-matter's engine dispatch (language → engine), used on the block we already split out. */
+  parse: (language: string, str: string, options: unknown) => unknown;
+}
+let grayMatterLib: GrayMatter | undefined;
+
+/**
+ * gray-matter and its js-yaml, loaded on first use: the fast reader (plainYaml.ts) answers most
+ * frontmatter without them, and loading them costs every process (a CLI verb, a hook) milliseconds.
+ */
+function gray(): GrayMatter {
+  /* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use, see above */
+  grayMatterLib ??= {
+    matter: require('gray-matter') as typeof matterFn,
+    engines: require('gray-matter/lib/engines') as GrayMatter['engines'],
+    parse: require('gray-matter/lib/parse') as GrayMatter['parse'],
+  };
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  return grayMatterLib;
+}
 
 /** The parts of a Markdown file around its frontmatter. Offsets are UTF-16 indexes into the text. */
 export interface FrontmatterSplit {
@@ -172,7 +190,7 @@ export function safeYamlParse(yamlText: string, limits: FrontmatterLimits = DEFA
       throw e;
     }
   }
-  return grayEngines.yaml.parse(text);
+  return gray().engines.yaml.parse(text);
 }
 
 class UnresolvedAliasError extends Error {}
@@ -187,7 +205,7 @@ function makeGrayOptions(limits: FrontmatterLimits) {
   return { language: 'yaml', engines } as unknown as GrayOpts;
 }
 
-type GrayOpts = Parameters<typeof matter>[1];
+type GrayOpts = Parameters<typeof matterFn>[1];
 const defaultGrayOptions = makeGrayOptions(DEFAULT_FRONTMATTER_LIMITS);
 
 const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
@@ -235,7 +253,7 @@ const dateToString = yamlDateToString;
  */
 export function grayMatterData(text: string, limits: FrontmatterLimits = DEFAULT_FRONTMATTER_LIMITS): unknown {
   const opts = limits === DEFAULT_FRONTMATTER_LIMITS ? defaultGrayOptions : makeGrayOptions(limits);
-  return (matter(text, opts) as { data: unknown }).data;
+  return (gray().matter(text, opts) as { data: unknown }).data;
 }
 
 /** True for the error grayMatterData throws when a block would be evaluated as code. */
@@ -283,7 +301,7 @@ export function parseFrontmatter(text: string, limits: FrontmatterLimits = DEFAU
   try {
     const opts = limits === DEFAULT_FRONTMATTER_LIMITS ? defaultGrayOptions : makeGrayOptions(limits);
     // Same engines as grayMatterData, but on the YAML block already split out (no second split).
-    raw = split.yamlText.trim() === '' ? undefined : grayParse(lang || 'yaml', split.yamlText, opts);
+    raw = split.yamlText.trim() === '' ? undefined : gray().parse(lang || 'yaml', split.yamlText, opts);
   } catch (e) {
     if (e instanceof RefusedEngineError) {
       return { split, data: empty, unsafeKeys, error: { kind: 'code-refused', message: e.message } };
