@@ -20,7 +20,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
 import { readTextIfRegular } from '../store/safeRead';
-import { RACY_WINDOW_MS, SCAN_INDEX_DIR, codeFingerprint } from '../store/scanIndex';
+import { RACY_WINDOW_MS, SCAN_INDEX_DIR } from '../store/scanIndex';
+import { version as WAYMARK_VERSION } from '../../../package.json';
 import { writeFileAtomic } from '../store/atomicWrite';
 import { safeMkdir } from '../store/safePath';
 
@@ -42,6 +43,35 @@ interface Recorder {
 }
 
 let active: Recorder | undefined;
+let racyWindowMs = RACY_WINDOW_MS;
+
+/** Tests only: the racy window (RACY_WINDOW_MS by default). */
+export function setSprintCacheRacyWindow(ms: number): void {
+  racyWindowMs = ms;
+}
+
+let codeFp: string | undefined;
+
+/**
+ * Version, cache format and the build: the size and mtime of `cli.js` beside the running bundle
+ * (each CLI verb runs from its own bundle, and `sprint` and `validate` share one cache; a build
+ * rewrites them all), else of the running file.
+ */
+function codeFingerprint(): string {
+  if (codeFp) return codeFp;
+  let build = 'unknown';
+  for (const f of [path.join(path.dirname(__filename), 'cli.js'), __filename]) {
+    try {
+      const st = fs.statSync(f);
+      build = `${st.size}:${st.mtimeMs}`;
+      break;
+    } catch {
+      // next
+    }
+  }
+  codeFp = `${FORMAT}:${WAYMARK_VERSION}:${build}`;
+  return codeFp;
+}
 
 function sha(text: string): string {
   return createHash('sha256').update(text).digest('hex');
@@ -213,9 +243,9 @@ function decodeGraph(json: unknown): unknown {
         return defs[o.i];
       }
       case 'def': {
-        if (typeof o.i !== 'number' || o.i !== defs.length) throw new Corrupt('def');
-        // Registered before its body is decoded would need cycles; the encoder refuses those.
+        // Numbered after their bodies (post-order, as encoded): no cycles, the encoder refuses those.
         const x = dec(o.v, depth + 1);
+        if (typeof o.i !== 'number' || o.i !== defs.length) throw new Corrupt('def');
         defs.push(x);
         return x;
       }
@@ -277,8 +307,9 @@ export function sprintCacheEnabled(): boolean {
 
 function keyed(k: Keyed, racyBeforeNs: bigint): 'same' | 'check' {
   const now = statKey(k[0]);
+  // Missing when recorded: the same while still missing.
+  if (k[2] === '-') return now ? 'check' : 'same';
   if (!now || now[0] !== k[1] || now[1] !== k[2] || now[2] !== k[3] || now[3] !== k[4]) return 'check';
-  if (k[2] === '-') return 'check';
   const t = BigInt(k[2]) > BigInt(k[3]) ? BigInt(k[2]) : BigInt(k[3]);
   return t >= racyBeforeNs ? 'check' : 'same';
 }
@@ -308,7 +339,7 @@ function tryLoad(file: string, key: string, now: Date): { result: unknown } | un
   if (!c.files.every(isKeyed) || !c.dirs.every(isKeyed)) return undefined;
   if (!c.times.every((t) => Array.isArray(t) && ((t[0] === 'gate' && t.length === 2 && typeof t[1] === 'number') || (t[0] === 'stale' && t.length === 3 && typeof t[1] === 'number' && typeof t[2] === 'number')))) return undefined;
   if (timeSignature(c.times, now) !== c.timeSig) return undefined;
-  const racyBeforeNs = BigInt(Math.floor(c.recordedAt - RACY_WINDOW_MS)) * 1_000_000n;
+  const racyBeforeNs = BigInt(Math.floor(c.recordedAt - racyWindowMs)) * 1_000_000n;
   for (const p of c.probes) {
     if (!Array.isArray(p) || typeof p[0] !== 'string' || kindOf(p[0]) !== p[1]) return undefined;
   }
