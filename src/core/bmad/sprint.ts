@@ -239,12 +239,12 @@ export function loadSprint(root: string, opts: SprintOptions = {}): SprintReport
   // A repository holding its BMAD project in a subfolder (a monorepo's `apps/planner/`): that project's sprint.
   const sub = subProjects(root, settings.installDir);
   if (sub.length) return loadSprint(sub[0], { ...opts, config: undefined });
-  const cfg = loadBmadConfig(root, settings);
   const now = opts.now ?? new Date();
   const staleDays = opts.staleDays ?? 7;
-  if (opts.overrides?.size || opts.cache === false || !sprintCacheEnabled()) return readSprint(cfg, now, staleDays, opts.overrides);
-  // The config as loaded and the settings are the key; the files, listings and probes are recorded.
-  return cachedSprint(root, [path.resolve(root), cfg, settings, staleDays], now, () => readSprint(cfg, now, staleDays));
+  const read = () => readSprint(loadBmadConfig(root, settings), now, staleDays, opts.overrides);
+  if (opts.overrides?.size || opts.cache === false || !sprintCacheEnabled()) return read();
+  // The settings are the key; what the BMAD config and the sprint read, list and probe is recorded.
+  return cachedSprint(root, [path.resolve(root), settings, staleDays], now, read);
 }
 
 function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: Map<string, string>): SprintReport | undefined {

@@ -20,12 +20,15 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
 import { readTextIfRegular } from '../store/safeRead';
-import { RACY_WINDOW_MS, SCAN_INDEX_DIR } from '../store/scanIndex';
 import { version as WAYMARK_VERSION } from '../../../package.json';
 import { writeFileAtomic } from '../store/atomicWrite';
 import { safeMkdir } from '../store/safePath';
 
-export const SPRINT_CACHE_FILE = `${SCAN_INDEX_DIR}/bmad-sprint.json`;
+// The scan index's folder and racy window (store/scanIndex.ts: SCAN_INDEX_DIR, RACY_WINDOW_MS),
+// written out here: importing scanIndex from the BMAD config reader would make an import cycle.
+const CACHE_DIR = '.waymark/cache';
+const RACY_WINDOW_MS = 2000;
+export const SPRINT_CACHE_FILE = `${CACHE_DIR}/bmad-sprint.json`;
 const FORMAT = 1;
 /** A cache larger than this is ignored. */
 const MAX_CACHE_BYTES = 64 * 1024 * 1024;
@@ -133,6 +136,13 @@ export function recordingProbe(p: string, want: 'f' | 'd'): boolean {
   return k === want;
 }
 
+/** Whether anything is at `p` (fs.existsSync), recorded for the cache. */
+export function recordingExists(p: string): boolean {
+  const k = kindOf(p);
+  active?.probes.set(p, k);
+  return k !== '-';
+}
+
 /** A clock answer the sprint being built depends on. */
 export function recordTime(dep: TimeDep): void {
   active?.times.push(dep);
@@ -208,8 +218,10 @@ function encodeGraph(value: unknown): unknown {
 
 class Corrupt extends Error {}
 
-function setOwn(o: object, k: string, v: unknown): void {
-  Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
+  // A `__proto__` key stays an own data property, never a prototype change.
+  if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else o[k] = v;
 }
 
 function decodeGraph(json: unknown): unknown {
