@@ -10,7 +10,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { isDirectory, readTextIfRegular } from '../store/safeRead';
+import { recordingExists, recordingList, recordingProbe, recordingRead } from './sprintCache';
+
+// File system reads go through sprintCache's recorders, so a cached sprint knows its config's inputs.
+const readTextIfRegular = recordingRead;
+const isDirectory = (p: string) => recordingProbe(p, 'd');
 import { compareText } from '../model/text';
 
 /** Which install generation the config came from. */
@@ -49,7 +53,7 @@ const INSTALL_MARKERS = [
 ];
 
 function hasInstallMarker(dir: string): boolean {
-  return INSTALL_MARKERS.some((m) => fs.existsSync(path.join(dir, m)));
+  return INSTALL_MARKERS.some((m) => recordingExists(path.join(dir, m)));
 }
 
 /**
@@ -67,7 +71,7 @@ export function findBmadInstall(root: string, configured?: string): string | und
   }
   let entries: fs.Dirent[] = [];
   try {
-    entries = fs.readdirSync(absRoot, { withFileTypes: true });
+    entries = recordingList(absRoot);
   } catch {
     return undefined;
   }
@@ -91,7 +95,7 @@ export function findBmadSkillRoots(root: string): string[] {
   const out: string[] = [];
   let entries: fs.Dirent[] = [];
   try {
-    entries = fs.readdirSync(absRoot, { withFileTypes: true });
+    entries = recordingList(absRoot);
   } catch {
     return out;
   }
@@ -100,7 +104,7 @@ export function findBmadSkillRoots(root: string): string[] {
     const skills = path.join(absRoot, e.name, 'skills');
     let names: string[] = [];
     try {
-      names = fs.readdirSync(skills);
+      names = recordingList(skills).map((e) => e.name);
     } catch {
       continue;
     }
@@ -160,7 +164,7 @@ function searchBmadProjects(absRoot: string, configured: string | undefined, max
       if (++visited > MAX_PROJECT_SEARCH_DIRS) return found.sort();
       let entries: fs.Dirent[] = [];
       try {
-        entries = fs.readdirSync(dir, { withFileTypes: true });
+        entries = recordingList(dir);
       } catch {
         continue;
       }

@@ -13,7 +13,7 @@ import { parseEpics, type PlannedEpic } from './epics';
 import { parseGateDecision, parseQaGate, type StoryGate } from './qaGates';
 import { buildSprint, type SprintModel, type SprintStory } from './drift';
 import { resolveStoryRef } from './storyRef';
-import { isDirectory, isRegularFile, readTextIfRegular } from '../store/safeRead';
+import { cachedSprint, recordingList, recordingProbe, recordingRead, recordTime, sprintCacheEnabled } from './sprintCache';
 import { readConfigSync } from '../store/configFile';
 import { readTicketTree } from './tree/reader';
 import { treeProblems } from './tree/checks';
@@ -54,6 +54,8 @@ export interface SprintOptions {
   config?: Pick<WaymarkConfig, 'bmad'>;
   /** Text to use instead of a file's content (an unsaved editor, a proposed edit). */
   overrides?: Map<string, string>;
+  /** Reuse the built sprint from `.waymark/cache/bmad-sprint.json` while its inputs are unchanged (sprintCache.ts; default on, off with overrides or `WAYMARK_SCAN_INDEX=0`). */
+  cache?: boolean;
 }
 
 const MAX_FILE = 4 * 1024 * 1024;
@@ -62,16 +64,13 @@ const SKIP_DIRS = new Set(['node_modules', '.git', '.waymark', 'dist', 'build', 
 function readText(file: string, overrides?: Map<string, string>): string | undefined {
   const o = overrides?.get(file);
   if (o !== undefined) return o;
-  return readTextIfRegular(file, MAX_FILE);
+  return recordingRead(file, MAX_FILE);
 }
 
-function listDir(dir: string): fs.Dirent[] {
-  try {
-    return fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-}
+// File system reads go through sprintCache's recorders, so a cached sprint knows its inputs.
+const listDir = recordingList;
+const isRegularFile = (p: string) => recordingProbe(p, 'f');
+const isDirectory = (p: string) => recordingProbe(p, 'd');
 
 function inside(root: string, p: string): boolean {
   const rel = path.relative(root, p);
@@ -141,7 +140,7 @@ let lastLedger: Ledger | undefined;
 let lastLedgerText: string | undefined;
 
 function hasEntries(file: string): boolean {
-  const text = readTextIfRegular(file, MAX_FILE);
+  const text = recordingRead(file, MAX_FILE);
   if (text === undefined) return false;
   lastLedger = parseLedger(file, text);
   lastLedgerText = text;
@@ -240,8 +239,16 @@ export function loadSprint(root: string, opts: SprintOptions = {}): SprintReport
   // A repository holding its BMAD project in a subfolder (a monorepo's `apps/planner/`): that project's sprint.
   const sub = subProjects(root, settings.installDir);
   if (sub.length) return loadSprint(sub[0], { ...opts, config: undefined });
-  const cfg = loadBmadConfig(root, settings);
   const now = opts.now ?? new Date();
+  const staleDays = opts.staleDays ?? 7;
+  const read = () => readSprint(loadBmadConfig(root, settings), now, staleDays, opts.overrides);
+  if (opts.overrides?.size || opts.cache === false || !sprintCacheEnabled()) return read();
+  // The settings are the key; what the BMAD config and the sprint read, list and probe is recorded.
+  return cachedSprint(root, [path.resolve(root), settings, staleDays], now, read);
+}
+
+function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: Map<string, string>): SprintReport | undefined {
+  const opts = { overrides };
   const problems: Problem[] = cfg.warnings.map((w) => ({ file: w.file, range: { start: { line: w.line - 1, character: 0 }, end: { line: w.line - 1, character: 0 } }, severity: 'warning' as const, code: 'bmad-config-unreadable', message: w.message }));
   const files: string[] = [];
   const ledgers: Ledger[] = [];
@@ -295,7 +302,10 @@ export function loadSprint(root: string, opts: SprintOptions = {}): SprintReport
       const p = path.join(d, e.name);
       const text = readText(p, opts.overrides);
       if (text === undefined) continue;
-      gates.push(parseQaGate(p, text, now));
+      const gate = parseQaGate(p, text, now);
+      const exp = gate.verdict === 'WAIVED' && gate.expires ? Date.parse(gate.expires) : NaN;
+      if (Number.isFinite(exp)) recordTime(['gate', exp]);
+      gates.push(gate);
       files.push(p);
     }
   }
@@ -306,12 +316,19 @@ export function loadSprint(root: string, opts: SprintOptions = {}): SprintReport
       const p = path.join(d, e.name);
       const text = readText(p, opts.overrides);
       if (text !== undefined) {
-        gates.push(parseGateDecision(p, text, now));
+        const gate = parseGateDecision(p, text, now);
+        const exp = gate.verdict === 'WAIVED' && gate.expires ? Date.parse(gate.expires) : NaN;
+        if (Number.isFinite(exp)) recordTime(['gate', exp]);
+        gates.push(gate);
         files.push(p);
       }
     }
   }
-  const model = buildSprint({ root: cfg.root, ledger, ledgers, stories, epics, gates, now, staleDays: opts.staleDays ?? 7 });
+  const model = buildSprint({ root: cfg.root, ledger, ledgers, stories, epics, gates, now, staleDays });
+  for (const l of ledgers) {
+    const stamp = (l.lastUpdated ?? l.generated)?.date?.getTime();
+    if (stamp !== undefined && Number.isFinite(stamp)) recordTime(['stale', stamp, staleDays]);
+  }
   return { ...model, problems: [...problems, ...model.problems], root: cfg.root, config: cfg, ledgerFile, ledger, ledgerFiles: ledgers.map((l) => l.file), ledgers, storyDirs: [...dirs], epicsFiles: sortedEpicFiles, files };
 }
 

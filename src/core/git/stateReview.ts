@@ -96,7 +96,7 @@ async function readSide(dir: string): Promise<Side> {
   const workflows = new Map(res.workflows.map((w) => [rel(dir, w.file), w]));
   const problems = [...res.problems, ...res.workflows.flatMap((w) => w.problems), ...res.crossProblems];
   const storyFiles = new Map<string, string>();
-  const sprint = loadSprint(dir);
+  const sprint = loadSprint(dir, { cache: false });
   for (const s of sprint?.stories ?? []) {
     const f = s.file ?? s.ledgerFile ?? sprint?.ledgerFile;
     if (f) storyFiles.set(s.key, rel(dir, f));

@@ -446,7 +446,7 @@ export async function scanRoots(
     }
     contexts.set(root, ctx);
     if (opts.sprint && ctx.config.dialects.includes('bmad')) {
-      const checked = checkSprints(root, { config: ctx.config, now: opts.now?.() });
+      const checked = checkSprints(root, { config: ctx.config, now: opts.now?.(), cache: indexEnabled(opts) });
       problems.push(...checked.problems);
       if (checked.reports) sprints.set(root, checked.reports);
     }

@@ -1,0 +1,415 @@
+/**
+ * The built sprint, reused across processes while its inputs are unchanged:
+ * `<root>/.waymark/cache/bmad-sprint.json`, beside the scan index (same folder, same rules).
+ *
+ * While loadSprint builds, every file it reads, folder it lists and path it probes is recorded
+ * (recordingRead, recordingList, recordingProbe). The cache holds those inputs' keys and the
+ * serialized result. It is reused only when, for this process:
+ * - the key matches: code build, project root, the BMAD config as loaded, the workspace's
+ *   `bmad` settings, the stale-days setting;
+ * - every read file and listed folder has the same stat key (size, mtime ns, ctime ns, inode) and
+ *   is not racy (changed within RACY_WINDOW_MS before it was recorded: it may change again within
+ *   the same timestamp tick); the SHA-256 of each text and listing is recorded as its identity;
+ * - every probed path is still the same kind (file, folder, missing);
+ * - the clock gives the same answers the result depends on (a ledger's staleness and its day
+ *   count, a waiver's expiry).
+ * Anything else (missing, torn, corrupt, another format) is a miss: the sprint is built and the
+ * cache written again, atomically and without fsync (it is a cache). Never throws.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { createHash } from 'node:crypto';
+import { readTextIfRegular } from '../store/safeRead';
+import { version as WAYMARK_VERSION } from '../../../package.json';
+import { writeFileAtomic } from '../store/atomicWrite';
+import { safeMkdir } from '../store/safePath';
+
+// The scan index's folder and racy window (store/scanIndex.ts: SCAN_INDEX_DIR, RACY_WINDOW_MS),
+// written out here: importing scanIndex from the BMAD config reader would make an import cycle.
+const CACHE_DIR = '.waymark/cache';
+const RACY_WINDOW_MS = 2000;
+export const SPRINT_CACHE_FILE = `${CACHE_DIR}/bmad-sprint.json`;
+const FORMAT = 1;
+/** A cache larger than this is ignored. */
+const MAX_CACHE_BYTES = 64 * 1024 * 1024;
+
+/** [path, size, mtimeNs, ctimeNs, ino, sha256] */
+type Keyed = [string, string, string, string, string, string];
+/** A clock answer the result depends on: ['stale', stampMs, staleDays] or ['gate', expiresMs]. */
+export type TimeDep = ['stale', number, number] | ['gate', number];
+
+interface Recorder {
+  files: Map<string, Keyed>;
+  dirs: Map<string, Keyed>;
+  probes: Map<string, string>;
+  times: TimeDep[];
+}
+
+let active: Recorder | undefined;
+let racyWindowMs = RACY_WINDOW_MS;
+
+/** Tests only: the racy window (RACY_WINDOW_MS by default). */
+export function setSprintCacheRacyWindow(ms: number): void {
+  racyWindowMs = ms;
+}
+
+let codeFp: string | undefined;
+
+/**
+ * Version, cache format and the build: the size and mtime of `cli.js` beside the running bundle
+ * (each CLI verb runs from its own bundle, and `sprint` and `validate` share one cache; a build
+ * rewrites them all), else of the running file.
+ */
+function codeFingerprint(): string {
+  if (codeFp) return codeFp;
+  let build = 'unknown';
+  for (const f of [path.join(path.dirname(__filename), 'cli.js'), __filename]) {
+    try {
+      const st = fs.statSync(f);
+      build = `${st.size}:${st.mtimeMs}`;
+      break;
+    } catch {
+      // next
+    }
+  }
+  codeFp = `${FORMAT}:${WAYMARK_VERSION}:${build}`;
+  return codeFp;
+}
+
+function sha(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+function statKey(p: string): [string, string, string, string] | undefined {
+  try {
+    const st = fs.statSync(p, { bigint: true, throwIfNoEntry: false });
+    if (!st) return undefined;
+    return [String(st.size), String(st.mtimeNs), String(st.ctimeNs), String(st.ino)];
+  } catch {
+    return undefined;
+  }
+}
+
+function kindOf(p: string): string {
+  try {
+    const st = fs.statSync(p, { throwIfNoEntry: false });
+    return !st ? '-' : st.isFile() ? 'f' : st.isDirectory() ? 'd' : 'o';
+  } catch {
+    return '-';
+  }
+}
+
+function listing(entries: fs.Dirent[]): string {
+  return entries.map((e) => `${e.name}\0${e.isFile() ? 'f' : e.isDirectory() ? 'd' : e.isSymbolicLink() ? 'l' : 'o'}`).join('\n');
+}
+
+function listDirRaw(dir: string): fs.Dirent[] {
+  try {
+    return fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+/** readTextIfRegular, recorded while a sprint is built for the cache. */
+export function recordingRead(file: string, maxBytes: number): string | undefined {
+  if (!active) return readTextIfRegular(file, maxBytes);
+  const key = statKey(file);
+  const text = readTextIfRegular(file, maxBytes);
+  active.files.set(file, [file, ...(key ?? ['-', '-', '-', '-']), text === undefined ? '-' : sha(text)] as Keyed);
+  return text;
+}
+
+/** A folder's entries (none when unreadable), recorded while a sprint is built for the cache. */
+export function recordingList(dir: string): fs.Dirent[] {
+  if (!active) return listDirRaw(dir);
+  const key = statKey(dir);
+  const out = listDirRaw(dir);
+  active.dirs.set(dir, [dir, ...(key ?? ['-', '-', '-', '-']), sha(listing(out))] as Keyed);
+  return out;
+}
+
+/** Whether `p` is a regular file ('f') or a folder ('d') through links, recorded for the cache. */
+export function recordingProbe(p: string, want: 'f' | 'd'): boolean {
+  const k = kindOf(p);
+  active?.probes.set(p, k);
+  return k === want;
+}
+
+/** Whether anything is at `p` (fs.existsSync), recorded for the cache. */
+export function recordingExists(p: string): boolean {
+  const k = kindOf(p);
+  active?.probes.set(p, k);
+  return k !== '-';
+}
+
+/** A clock answer the sprint being built depends on. */
+export function recordTime(dep: TimeDep): void {
+  active?.times.push(dep);
+}
+
+/** The clock's answers for the recorded dependencies (the same expressions drift.ts and qaGates.ts evaluate). */
+function timeSignature(times: TimeDep[], now: Date): string {
+  return times
+    .map((t) => {
+      if (t[0] === 'gate') return t[1] < now.getTime() ? 1 : 0;
+      const days = (now.getTime() - t[1]) / 86_400_000;
+      return days > t[2] ? Math.floor(days) : -1;
+    })
+    .join(',');
+}
+
+// ---- value codec: JSON plus Map, Set, Date, undefined, non-finite numbers, -0, null prototypes and shared objects.
+
+const TAG = '\u0000';
+
+class Uncacheable extends Error {}
+
+function encodeGraph(value: unknown): unknown {
+  const seen = new Map<object, number>();
+  const count = (v: unknown, stack: Set<object>) => {
+    if (v === null || typeof v !== 'object') return;
+    const n = seen.get(v) ?? 0;
+    seen.set(v, n + 1);
+    if (n > 0) return;
+    if (stack.has(v)) throw new Uncacheable('cycle');
+    stack.add(v);
+    if (v instanceof Map) for (const [k, x] of v) (count(k, stack), count(x, stack));
+    else if (v instanceof Set) for (const x of v) count(x, stack);
+    else if (!(v instanceof Date)) for (const k of Object.keys(v)) count((v as Record<string, unknown>)[k], stack);
+    stack.delete(v);
+  };
+  count(value, new Set());
+  const ids = new Map<object, number>();
+  let next = 0;
+  const enc = (v: unknown): unknown => {
+    if (v === undefined) return { [TAG]: 'u' };
+    if (typeof v === 'number') {
+      if (Number.isNaN(v)) return { [TAG]: 'n', v: 'NaN' };
+      if (v === Infinity || v === -Infinity) return { [TAG]: 'n', v: String(v) };
+      if (v === 0 && 1 / v < 0) return { [TAG]: 'n', v: '-0' };
+      return v;
+    }
+    if (typeof v === 'string' || typeof v === 'boolean' || v === null) return v;
+    if (typeof v !== 'object') throw new Uncacheable(typeof v);
+    const id = ids.get(v);
+    if (id !== undefined) return { [TAG]: 'r', i: id };
+    let body: unknown;
+    if (Array.isArray(v)) body = v.map(enc);
+    else if (v instanceof Date) body = { [TAG]: 'd', v: v.getTime() };
+    else if (v instanceof Map) body = { [TAG]: 'm', v: [...v].map(([k, x]) => [enc(k), enc(x)]) };
+    else if (v instanceof Set) body = { [TAG]: 's', v: [...v].map(enc) };
+    else {
+      const proto = Object.getPrototypeOf(v);
+      if (proto !== null && proto !== Object.prototype) throw new Uncacheable('class instance');
+      const o: Record<string, unknown> = {};
+      for (const k of Object.keys(v)) o[k] = enc((v as Record<string, unknown>)[k]);
+      body = proto === null || TAG in o ? { [TAG]: proto === null ? 'o0' : 'o', v: o } : o;
+    }
+    if ((seen.get(v) ?? 0) > 1) {
+      const i = next++;
+      ids.set(v, i);
+      return { [TAG]: 'def', i, v: body };
+    }
+    return body;
+  };
+  return enc(value);
+}
+
+class Corrupt extends Error {}
+
+function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
+  // A `__proto__` key stays an own data property, never a prototype change.
+  if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else o[k] = v;
+}
+
+function decodeGraph(json: unknown): unknown {
+  const defs: unknown[] = [];
+  const dec = (v: unknown, depth: number): unknown => {
+    if (depth > 512) throw new Corrupt('too deep');
+    if (v === null || typeof v !== 'object') return v;
+    if (Array.isArray(v)) {
+      const out = new Array<unknown>(v.length);
+      for (let i = 0; i < v.length; i++) out[i] = dec(v[i], depth + 1);
+      return out;
+    }
+    const o = v as Record<string, unknown>;
+    const tag = o[TAG];
+    if (tag === undefined) {
+      const out: Record<string, unknown> = {};
+      for (const k of Object.keys(o)) setOwn(out, k, dec(o[k], depth + 1));
+      return out;
+    }
+    switch (tag) {
+      case 'u':
+        return undefined;
+      case 'n':
+        if (o.v === 'NaN') return NaN;
+        if (o.v === 'Infinity') return Infinity;
+        if (o.v === '-Infinity') return -Infinity;
+        if (o.v === '-0') return -0;
+        throw new Corrupt('number');
+      case 'r': {
+        if (typeof o.i !== 'number' || !(o.i in defs)) throw new Corrupt('ref');
+        return defs[o.i];
+      }
+      case 'def': {
+        // Numbered after their bodies (post-order, as encoded): no cycles, the encoder refuses those.
+        const x = dec(o.v, depth + 1);
+        if (typeof o.i !== 'number' || o.i !== defs.length) throw new Corrupt('def');
+        defs.push(x);
+        return x;
+      }
+      case 'd':
+        if (typeof o.v !== 'number' && o.v !== null) throw new Corrupt('date');
+        return new Date(o.v ?? NaN);
+      case 'm': {
+        if (!Array.isArray(o.v)) throw new Corrupt('map');
+        const m = new Map<unknown, unknown>();
+        for (const pair of o.v as unknown[]) {
+          if (!Array.isArray(pair) || pair.length !== 2) throw new Corrupt('map entry');
+          m.set(dec(pair[0], depth + 1), dec(pair[1], depth + 1));
+        }
+        return m;
+      }
+      case 's': {
+        if (!Array.isArray(o.v)) throw new Corrupt('set');
+        return new Set((o.v as unknown[]).map((x) => dec(x, depth + 1)));
+      }
+      case 'o':
+      case 'o0': {
+        if (o.v === null || typeof o.v !== 'object' || Array.isArray(o.v)) throw new Corrupt('object');
+        const src = o.v as Record<string, unknown>;
+        const out = (tag === 'o0' ? Object.create(null) : {}) as Record<string, unknown>;
+        for (const k of Object.keys(src)) setOwn(out, k, dec(src[k], depth + 1));
+        return out;
+      }
+      default:
+        throw new Corrupt('tag');
+    }
+  };
+  return dec(json, 0);
+}
+
+// ---- the cache file
+
+interface CacheFile {
+  waymarkSprintCache: number;
+  code: string;
+  key: string;
+  recordedAt: number;
+  files: Keyed[];
+  dirs: Keyed[];
+  probes: [string, string][];
+  times: TimeDep[];
+  timeSig: string;
+  result: unknown;
+}
+
+export function sprintCachePath(root: string): string {
+  return path.join(root, SPRINT_CACHE_FILE);
+}
+
+/** Whether the persisted caches are on (`WAYMARK_SCAN_INDEX=0` turns them off, with the scan index). */
+export function sprintCacheEnabled(): boolean {
+  const env = process.env.WAYMARK_SCAN_INDEX;
+  return !(env === '0' || env === 'off' || env === 'false');
+}
+
+function keyed(k: Keyed, racyBeforeNs: bigint): 'same' | 'check' {
+  const now = statKey(k[0]);
+  // Missing when recorded: the same while still missing.
+  if (k[2] === '-') return now ? 'check' : 'same';
+  if (!now || now[0] !== k[1] || now[1] !== k[2] || now[2] !== k[3] || now[3] !== k[4]) return 'check';
+  const t = BigInt(k[2]) > BigInt(k[3]) ? BigInt(k[2]) : BigInt(k[3]);
+  return t >= racyBeforeNs ? 'check' : 'same';
+}
+
+function isKeyed(x: unknown): x is Keyed {
+  return Array.isArray(x) && x.length === 6 && x.every((s) => typeof s === 'string');
+}
+
+/** The cached result for `key` when every input is unchanged and none is racy, else undefined. */
+function tryLoad(file: string, key: string, now: Date): { result: unknown } | undefined {
+  let text: string | undefined;
+  try {
+    const st = fs.statSync(file, { throwIfNoEntry: false });
+    if (!st || !st.isFile() || st.size > MAX_CACHE_BYTES) return undefined;
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  let c: CacheFile;
+  try {
+    c = JSON.parse(text) as CacheFile;
+  } catch {
+    return undefined;
+  }
+  if (!c || typeof c !== 'object' || c.waymarkSprintCache !== FORMAT || c.code !== codeFingerprint() || c.key !== key) return undefined;
+  if (typeof c.recordedAt !== 'number' || !Array.isArray(c.files) || !Array.isArray(c.dirs) || !Array.isArray(c.probes) || !Array.isArray(c.times) || typeof c.timeSig !== 'string') return undefined;
+  if (!c.files.every(isKeyed) || !c.dirs.every(isKeyed)) return undefined;
+  if (!c.times.every((t) => Array.isArray(t) && ((t[0] === 'gate' && t.length === 2 && typeof t[1] === 'number') || (t[0] === 'stale' && t.length === 3 && typeof t[1] === 'number' && typeof t[2] === 'number')))) return undefined;
+  if (timeSignature(c.times, now) !== c.timeSig) return undefined;
+  const racyBeforeNs = BigInt(Math.floor(c.recordedAt - racyWindowMs)) * 1_000_000n;
+  for (const p of c.probes) {
+    if (!Array.isArray(p) || typeof p[0] !== 'string' || kindOf(p[0]) !== p[1]) return undefined;
+  }
+  // A changed or racy input rebuilds the sprint (which records its keys and hashes anew).
+  for (const d of c.dirs) if (keyed(d, racyBeforeNs) !== 'same') return undefined;
+  for (const f of c.files) if (keyed(f, racyBeforeNs) !== 'same') return undefined;
+  try {
+    return { result: decodeGraph(c.result) };
+  } catch {
+    return undefined;
+  }
+}
+
+function save(root: string, file: string, c: CacheFile): void {
+  try {
+    const dir = path.dirname(file);
+    if (!fs.existsSync(dir)) {
+      if (!fs.existsSync(root)) return;
+      safeMkdir(root, dir);
+      writeFileAtomic(path.join(dir, '.gitignore'), '# Waymark cache: safe to delete, never commit.\n*\n', { root, durable: false });
+    }
+    writeFileAtomic(file, JSON.stringify(c), { root, durable: false });
+  } catch {
+    // A cache that cannot be written is rebuilt next time.
+  }
+}
+
+/**
+ * `build()`'s result, from the cache at `cacheRoot` when its inputs are unchanged, else built
+ * (with its inputs recorded) and cached. `key` names everything besides the recorded inputs and
+ * the clock that the result depends on. Never throws for the cache's sake.
+ */
+export function cachedSprint<T>(cacheRoot: string, keyParts: unknown, now: Date, build: () => T): T {
+  if (active) return build();
+  const file = sprintCachePath(cacheRoot);
+  let key: string;
+  try {
+    key = sha(JSON.stringify(encodeGraph(keyParts)));
+  } catch {
+    return build();
+  }
+  const hit = tryLoad(file, key, now);
+  if (hit) return hit.result as T;
+  const recordedAt = Date.now();
+  const rec: Recorder = { files: new Map(), dirs: new Map(), probes: new Map(), times: [] };
+  active = rec;
+  let result: T;
+  try {
+    result = build();
+  } finally {
+    active = undefined;
+  }
+  let encoded: unknown;
+  try {
+    encoded = encodeGraph(result);
+  } catch {
+    return result;
+  }
+  save(cacheRoot, file, { waymarkSprintCache: FORMAT, code: codeFingerprint(), key, recordedAt, files: [...rec.files.values()], dirs: [...rec.dirs.values()], probes: [...rec.probes], times: rec.times, timeSig: timeSignature(rec.times, now), result: encoded });
+  return result;
+}
