@@ -336,7 +336,7 @@ export class SprintFeatures extends Disposable {
 
   private async setStatus(args: StoryArgs): Promise<unknown> {
     const root = this.rootArg(args.root);
-    const report = this.model.reports().find((r) => r.root === root) ?? loadSprint(root);
+    const report = this.model.reports().find((r) => r.root === root) ?? loadSprint(root, { cache: this.c.canWrite });
     if (!report) throw new WaymarkError('unreadable', `No BMAD sprint under ${root}.`);
     let key = args.key;
     if (!key) {

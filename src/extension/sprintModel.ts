@@ -22,8 +22,9 @@ export class SprintModel extends RootReports<SprintReport> {
 
   protected read(root: string): SprintReport | undefined {
     const staleDays = vscode.workspace.getConfiguration(CONFIG_SECTION).get<number>('sprint.staleDays', 7);
-    // bmad.dir / bmad.output come from the workspace's .waymark/config.yaml, as in every face.
-    return loadSprint(root, { staleDays });
+    // bmad.dir / bmad.output come from the workspace's .waymark/config.yaml, as in every face. The
+    // sprint cache file is written only where Waymark may write (never in an untrusted workspace).
+    return loadSprint(root, { staleDays, cache: this.c.canWrite });
   }
 
   /** The story a file is (story file) or the story on a ledger line. */
