@@ -107,7 +107,7 @@ const sprint: CliCommand = {
     assertFlags(ctx, ['stale-days', 'worktrees']);
     if (ctx.args.flags.worktrees === true) return statusWorktrees(ctx, 'story');
     const root = rootOf(ctx, ctx.args.positionals[0]);
-    const r = loadSprint(root, { staleDays: staleDays(ctx) });
+    const r = loadSprint(root, { staleDays: staleDays(ctx), cache: true });
     // A v7 project: its ticket tree; a v6 ledger still live beside it (mid-migration) is shown too, once.
     const tree = ticketTreeAt(root);
     if (tree) {
@@ -255,7 +255,7 @@ const storyShow: CliCommand = {
     assertFlags(ctx, ['root']);
     const key = requirePositional(ctx.args, 0, 'KEY (the story key, e.g. 1-2-login or 1.2)');
     const root = rootOf(ctx, flagString(ctx.args, 'root'));
-    const r = loadSprint(root);
+    const r = loadSprint(root, { cache: true });
     if (!r) throw new WaymarkError('unreadable', `No BMAD sprint under ${root}.`, root);
     const answer = resolveStoryRef(r.stories, key);
     if (!('story' in answer)) throw new WaymarkError('usage', storyRefMessage(key, answer, r.ledgerFile ? display(r.ledgerFile, ctx.cwd) : 'the story files', r.stories));

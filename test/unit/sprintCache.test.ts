@@ -32,7 +32,7 @@ function cacheIno(root: string): bigint | undefined {
 /** Loads the sprint and says whether it was built (cache written) or reused. */
 function load(root: string, now = NOW): { json: string; rebuilt: boolean } {
   const before = cacheIno(root);
-  const r = loadSprint(root, { now });
+  const r = loadSprint(root, { now, cache: true });
   return { json: JSON.stringify(r), rebuilt: cacheIno(root) !== before };
 }
 
@@ -136,7 +136,7 @@ describe('BMAD sprint cache (.waymark/cache/bmad-sprint.json)', () => {
       }
       fs.rmSync(file);
       fs.mkdirSync(file);
-      assert.equal(JSON.stringify(loadSprint(root, { now: NOW })), good, 'a folder where the cache goes: ignored');
+      assert.equal(JSON.stringify(loadSprint(root, { now: NOW, cache: true })), good, 'a folder where the cache goes: ignored');
     } finally {
       setSprintCacheRacyWindow(2000);
     }

@@ -54,7 +54,11 @@ export interface SprintOptions {
   config?: Pick<WaymarkConfig, 'bmad'>;
   /** Text to use instead of a file's content (an unsaved editor, a proposed edit). */
   overrides?: Map<string, string>;
-  /** Reuse the built sprint from `.waymark/cache/bmad-sprint.json` while its inputs are unchanged (sprintCache.ts; default on, off with overrides or `WAYMARK_SCAN_INDEX=0`). */
+  /**
+   * Reuse the built sprint from `.waymark/cache/bmad-sprint.json` while its inputs are unchanged
+   * (sprintCache.ts). Off unless asked: only the read verbs of a trusted workspace ask (a hook, a
+   * write's check or a review writes no cache file); off too with overrides or `WAYMARK_SCAN_INDEX=0`.
+   */
   cache?: boolean;
 }
 
@@ -242,7 +246,7 @@ export function loadSprint(root: string, opts: SprintOptions = {}): SprintReport
   const now = opts.now ?? new Date();
   const staleDays = opts.staleDays ?? 7;
   const read = () => readSprint(loadBmadConfig(root, settings), now, staleDays, opts.overrides);
-  if (opts.overrides?.size || opts.cache === false || !sprintCacheEnabled()) return read();
+  if (opts.overrides?.size || opts.cache !== true || !sprintCacheEnabled()) return read();
   // The settings are the key; what the BMAD config and the sprint read, list and probe is recorded.
   return cachedSprint(root, [path.resolve(root), settings, staleDays], now, read);
 }
