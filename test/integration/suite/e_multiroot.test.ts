@@ -115,7 +115,8 @@ multiRoot('multi-root workspace', () => {
     await changed;
     const empty = await waitFor('no folder, no workflow', async () => {
       const x = (await snap()) as Awaited<ReturnType<typeof snap>> & { roots?: string[]; watchedRoots?: string[] };
-      return x.roots?.length === 0 && x.states.length === 0 && x.workflows.length === 0 ? x : undefined;
+      // The watchers follow the folders once the old core is closed (its memory stores first).
+      return x.roots?.length === 0 && x.states.length === 0 && x.workflows.length === 0 && x.watchedRoots?.length === 0 ? x : undefined;
     }, 30_000);
     assert.deepEqual(empty.workflows, []);
     assert.deepEqual(empty.watchedRoots, []);
