@@ -13,7 +13,7 @@ import { parseEpics, type PlannedEpic } from './epics';
 import { parseGateDecision, parseQaGate, type StoryGate } from './qaGates';
 import { buildSprint, type SprintModel, type SprintStory } from './drift';
 import { resolveStoryRef } from './storyRef';
-import { cachedSprint, recordingList, recordingProbe, recordingRead, recordTime, sprintCacheEnabled } from './sprintCache';
+import { cachedSprint, recordingList, recordingProbe, recordingRead, recordTime, cacheFilesEnabled } from './sprintCache';
 import { readConfigSync } from '../store/configFile';
 import { readTicketTree } from './tree/reader';
 import { treeProblems } from './tree/checks';
@@ -246,7 +246,7 @@ export function loadSprint(root: string, opts: SprintOptions = {}): SprintReport
   const now = opts.now ?? new Date();
   const staleDays = opts.staleDays ?? 7;
   const read = () => readSprint(loadBmadConfig(root, settings), now, staleDays, opts.overrides);
-  if (opts.overrides?.size || opts.cache !== true || !sprintCacheEnabled()) return read();
+  if (opts.overrides?.size || opts.cache !== true || !cacheFilesEnabled()) return read();
   // The settings are the key; what the BMAD config and the sprint read, list and probe is recorded.
   return cachedSprint(root, [path.resolve(root), settings, staleDays], now, read);
 }

@@ -311,8 +311,8 @@ export function sprintCachePath(root: string): string {
   return path.join(root, SPRINT_CACHE_FILE);
 }
 
-/** Whether the persisted caches are on (`WAYMARK_SCAN_INDEX=0` turns them off, with the scan index). */
-export function sprintCacheEnabled(): boolean {
+/** Whether the persisted caches are on: `WAYMARK_SCAN_INDEX=0` (or off, false) turns off the scan index and this one. */
+export function cacheFilesEnabled(): boolean {
   const env = process.env.WAYMARK_SCAN_INDEX;
   return !(env === '0' || env === 'off' || env === 'false');
 }

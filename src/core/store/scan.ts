@@ -8,6 +8,7 @@ import { parseWorkflowText } from '../model/workflow';
 import { sha256 } from '../model/hash';
 import { validateDelegation } from '../model/delegation';
 import { checkSprints, type SprintReport } from '../bmad/sprint';
+import { cacheFilesEnabled } from '../bmad/sprintCache';
 import { contextFingerprint, loadScanIndex, makeEntryLine, restoreEntry, sameKey, saveScanIndex, RACY_WINDOW_MS, type FileKey, type IndexEntry, type SaveOutcome } from './scanIndex';
 
 export interface ScanOptions {
@@ -197,8 +198,7 @@ export async function readOneFile(
 /** Whether scans read and write the persisted index (`.waymark/cache/scan-index.jsonl`). */
 function indexEnabled(opts: ScanOptions): boolean {
   if (opts.index !== undefined) return opts.index;
-  const env = process.env.WAYMARK_SCAN_INDEX;
-  return !(env === '0' || env === 'off' || env === 'false');
+  return cacheFilesEnabled();
 }
 
 /** A file read during the scan, not yet encoded for the index. */
