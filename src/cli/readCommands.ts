@@ -405,6 +405,21 @@ async function checkChanged(targets: Target[], ref: string, flags: CliContext['a
  * the merge base of that ref; `top` is the repository's top folder (what paths are shown against).
  */
 export async function checkForCi(paths: string[], cwd: string, changedSince?: string, flags: CliContext['args']['flags'] = {}): Promise<Checked & { top: string }> {
+  const checked = await checkPaths(paths, cwd, changedSince, flags);
+  const { gitFrom, ...rest } = checked;
+  return { ...rest, top: await topOf(checked) };
+}
+
+/** The repository top a check's paths are shown against: the changed-files check's own, else asked of git. */
+async function topOf(checked: Checked & { gitFrom: string }): Promise<string> {
+  return checked.top ?? (await repositoryTop(checked.gitFrom));
+}
+
+/**
+ * checkForCi without the repository top (a git process), for the outputs that do not show it;
+ * `gitFrom` is the folder to ask git for it.
+ */
+async function checkPaths(paths: string[], cwd: string, changedSince?: string, flags: CliContext['args']['flags'] = {}): Promise<Checked & { gitFrom: string }> {
   const targets = resolveTargets(paths, cwd);
   let checked: Checked;
   if (changedSince !== undefined) checked = await checkChanged(targets, changedSince, flags);
@@ -416,7 +431,7 @@ export async function checkForCi(paths: string[], cwd: string, changedSince?: st
     const c = await collect(targets, flags);
     checked = { files: c.files, workflows: c.workflows.length, problems: [...c.problems, ...(await projectProblems(targets, c))], skipped: c.skipped };
   }
-  return { ...checked, problems: sortProblems(checked.problems), top: checked.top ?? (await repositoryTop(targets[0]?.root ?? cwd)) };
+  return { ...checked, problems: sortProblems(checked.problems), gitFrom: targets[0]?.root ?? cwd };
 }
 
 const validateCommand: CliCommand = {
@@ -444,7 +459,7 @@ const validateCommand: CliCommand = {
   async run(ctx) {
     const format = outputFormat(ctx);
     const since = flagString(ctx.args, 'changed-since');
-    const checked = await checkForCi(ctx.args.positionals, ctx.cwd, since, ctx.args.flags);
+    const checked = await checkPaths(ctx.args.positionals, ctx.cwd, since, ctx.args.flags);
     const problems = checked.problems;
     const errors = problems.filter((p) => p.severity === 'error').length;
     const warnings = problems.filter((p) => p.severity === 'warning').length;
@@ -452,9 +467,9 @@ const validateCommand: CliCommand = {
     if (format === 'json') {
       ctx.stdout(JSON.stringify({ files: checked.files, workflows: checked.workflows, problems: problems.map((p) => cliProblem(p, ctx.cwd)), skipped: checked.skipped.map((s) => ({ ...s, file: display(s.file, ctx.cwd) })) }) + '\n');
     } else if (format === 'sarif') {
-      ctx.stdout(JSON.stringify(toSarif(problems, checked.top), null, 2) + '\n');
+      ctx.stdout(JSON.stringify(toSarif(problems, await topOf(checked)), null, 2) + '\n');
     } else if (format === 'github') {
-      const lines = toGithubCommands(problems, checked.top);
+      const lines = toGithubCommands(problems, await topOf(checked));
       lines.push(`Waymark: ${tally}`);
       ctx.stdout(lines.join('\n') + '\n');
     } else {

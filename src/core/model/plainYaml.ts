@@ -23,6 +23,8 @@ type Value = unknown;
 
 /** Characters js-yaml refuses, line breaks it reads differently, and tabs (indentation rules differ). */
 const UNSURE_CHARS = /[\x00-\x08\t\x0B\x0C\x0E-\x1F\x7F-\x9F\u2028\u2029\uFEFF\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:[^\uD800-\uDBFF]|^)[\uDC00-\uDFFF]/;
+/** Anything outside printable ASCII and the line feed: only then can UNSURE_CHARS match (it is much slower to run). */
+const NOT_PLAIN_ASCII = /[^\n\x20-\x7E]/;
 const INT = /^-?(?:0|[1-9][0-9]{0,14})$/;
 const DATE = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/;
 const RESERVED_KEYS = new Set(['true', 'True', 'TRUE', 'false', 'False', 'FALSE', 'null', 'Null', 'NULL', '__proto__', 'constructor', 'prototype']);
@@ -69,7 +71,7 @@ export interface MappingSpans {
  */
 export function parsePlainYaml(yamlText: string, maxNodes: number, spansOf?: { key: string; out?: MappingSpans }): Record<string, unknown> | undefined {
   const text = yamlText.includes('\r') ? yamlText.replace(/\r\n?/g, '\n') : yamlText;
-  if (UNSURE_CHARS.test(text)) return undefined;
+  if (NOT_PLAIN_ASCII.test(text) && UNSURE_CHARS.test(text)) return undefined;
   const lines: Line[] = [];
   let pos = 0;
   let row = 0;

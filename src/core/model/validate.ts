@@ -99,10 +99,10 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
     out.push({ path: [statusKeyOf(state)], target: 'value', severity: 'info', code: 'blocked-without-reason', message: "Status is blocked but no 'blockedReason' says why. Add one so the next agent knows what to unblock." });
   }
   const steps = state.steps;
-  const known = new Set(steps.map((s) => s.id));
-  const indexOf = new Map(steps.map((s) => [s.id, s.index]));
-  // Shown in messages: a long list is cut (a message is one line a person reads).
-  const stepList = steps.slice(0, 12).map((x) => x.id).join(', ') + (steps.length > 12 ? `, … (${steps.length} steps)` : '');
+  const known = new Set<string>();
+  for (const s of steps) known.add(s.id);
+  // Shown in messages only (most files have none): a long list is cut (a message is one line a person reads).
+  const stepListOf = () => steps.slice(0, 12).map((x) => x.id).join(', ') + (steps.length > 12 ? `, … (${steps.length} steps)` : '');
   if (steps.length === 0) {
     if (isBmad && state.identifiedBy === 'self') {
       out.push({ path: [Object.prototype.hasOwnProperty.call(data, 'workflowType') ? 'workflowType' : Object.prototype.hasOwnProperty.call(data, 'workflow') ? 'workflow' : 'stepsCompleted'], severity: 'info', code: 'bmad-workflow-not-installed', message: `This is an artifact of the '${state.workflow}' workflow (named by ${state.identifiedDetail ?? 'its own frontmatter'}), which no BMAD install in this checkout declares (a module not installed here, or a workflow of the team's own); its recorded steps and status are shown, but cannot be checked against the workflow's steps.` });
@@ -118,13 +118,14 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
   // currentStep.
   if (raw.currentStepKey && steps.length && state.currentStep !== undefined && data[raw.currentStepKey] !== null && !known.has(state.currentStep)) {
     const s = nearest(state.currentStep, [...known], 3);
-    out.push({ path: [raw.currentStepKey], target: 'value', severity: 'error', code: 'current-step-unknown', message: `currentStep '${state.currentStep}' is not a step of '${state.workflow}'. Use one of: ${stepList}.${s ? ` Did you mean '${s}'?` : ''}`, data: s ? { fix: 'setCurrentStep', value: s } : { steps: steps.map((x) => x.id) } });
+    out.push({ path: [raw.currentStepKey], target: 'value', severity: 'error', code: 'current-step-unknown', message: `currentStep '${state.currentStep}' is not a step of '${state.workflow}'. Use one of: ${stepListOf()}.${s ? ` Did you mean '${s}'?` : ''}`, data: s ? { fix: 'setCurrentStep', value: s } : { steps: steps.map((x) => x.id) } });
   }
   // stepsCompleted entries.
   const a = raw.analysis;
   if (steps.length && Array.isArray(data.stepsCompleted)) {
     const seen = new Map<string, number>();
-    const knownList = [...known];
+    const indexOf = new Map<string, number>();
+    for (const s of steps) indexOf.set(s.id, s.index);
     let prevIndex = 0;
     let orderReported = false;
     const labels: { index: number; raw: unknown }[] = [];
@@ -137,8 +138,8 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
         continue;
       }
       if (!e.id) {
-        const s = known.size <= 500 ? nearest(String(state.stepsCompleted[e.index]), knownList, 3) : undefined;
-        out.push({ path, severity: 'error', code: 'step-unknown', message: `stepsCompleted entry ${JSON.stringify(e.raw)} is not a step of '${state.workflow}'.${s ? ` Did you mean '${s}'?` : ` Steps: ${stepList}.`}`, data: s ? { fix: 'replaceStep', index: e.index, value: s } : { fix: 'removeStep', index: e.index } });
+        const s = known.size <= 500 ? nearest(String(state.stepsCompleted[e.index]), [...known], 3) : undefined;
+        out.push({ path, severity: 'error', code: 'step-unknown', message: `stepsCompleted entry ${JSON.stringify(e.raw)} is not a step of '${state.workflow}'.${s ? ` Did you mean '${s}'?` : ` Steps: ${stepListOf()}.`}`, data: s ? { fix: 'replaceStep', index: e.index, value: s } : { fix: 'removeStep', index: e.index } });
         continue;
       }
       if (seen.has(e.id)) {
@@ -155,7 +156,7 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
     }
     if (labels.length) {
       const shown = labels.slice(0, 5).map((l) => JSON.stringify(l.raw)).join(', ') + (labels.length > 5 ? `, … (${labels.length})` : '');
-      out.push({ path: ['stepsCompleted', labels[0].index], severity: 'warning', code: 'step-unknown', message: `stepsCompleted records ${labels.length === 1 ? 'an entry that is' : `${labels.length} entries that are`} no step of '${state.workflow}' (${shown}); Waymark keeps ${labels.length === 1 ? 'it' : 'them'} as your own label${labels.length === 1 ? '' : 's'} and does not count ${labels.length === 1 ? 'it' : 'them'} as steps. Steps: ${stepList}.`, data: { labels: labels.map((l) => l.raw) } });
+      out.push({ path: ['stepsCompleted', labels[0].index], severity: 'warning', code: 'step-unknown', message: `stepsCompleted records ${labels.length === 1 ? 'an entry that is' : `${labels.length} entries that are`} no step of '${state.workflow}' (${shown}); Waymark keeps ${labels.length === 1 ? 'it' : 'them'} as your own label${labels.length === 1 ? '' : 's'} and does not count ${labels.length === 1 ? 'it' : 'them'} as steps. Steps: ${stepListOf()}.`, data: { labels: labels.map((l) => l.raw) } });
     }
     if (a.missing.length) {
       const names = a.missing.map((s) => s.id);
@@ -261,8 +262,29 @@ function describe(v: unknown): string {
 
 const DURATION = /^(\d+(?:\.\d+)?)\s*(s|m|h|d|w)?$/i;
 
+/**
+ * Expiries already worked out, by ttl and updatedAt: a scan asks for each file's several times
+ * (its checks, the index entry, the stored answer's validity) and `Date.parse` is not cheap.
+ */
+const expiries = new Map<string, number | 'invalid' | 'no-base'>();
+const MAX_EXPIRIES = 50_000;
+
 /** When a ttl expires: a date-time, or a duration counted from updatedAt. */
 export function ttlExpiry(ttl: string | number, updatedAt: string | undefined): Date | 'invalid' | 'no-base' {
+  const t = String(ttl);
+  // The length prefix marks where ttl ends, whatever characters it holds.
+  const key = updatedAt === undefined ? `${t.length}:${t}` : `${t.length}:${t}\n${updatedAt}`;
+  let at = expiries.get(key);
+  if (at === undefined) {
+    if (expiries.size >= MAX_EXPIRIES) expiries.clear();
+    const d = computeTtlExpiry(ttl, updatedAt);
+    at = d instanceof Date ? d.getTime() : d;
+    expiries.set(key, at);
+  }
+  return typeof at === 'number' ? new Date(at) : at;
+}
+
+function computeTtlExpiry(ttl: string | number, updatedAt: string | undefined): Date | 'invalid' | 'no-base' {
   const s = String(ttl).trim();
   const m = DURATION.exec(s);
   if (m) {

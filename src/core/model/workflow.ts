@@ -259,7 +259,8 @@ function parseWorkflowTextUnguarded(file: string, text: string, ctx: WorkspaceCo
   const { state, raw } = normalize(file, text, data, dialect, ctx, opts?.contentHash);
   // A BMAD artifact is the user's own document, which BMAD itself never checks: what Waymark
   // finds in it is a warning at most, so `validate` never fails a file a BMAD user calls fine.
-  const findings = validateParsed(state, data, raw, fm, ctx).map((f) => (dialect === 'bmad' && f.severity === 'error' ? { ...f, severity: 'warning' as const } : f));
+  const found = validateParsed(state, data, raw, fm, ctx);
+  const findings = dialect === 'bmad' && found.length ? found.map((f) => (f.severity === 'error' ? { ...f, severity: 'warning' as const } : f)) : found;
   state.problems = resolveFindings(file, findings, locator, fenceRange);
   // The fast reader (js-yaml) accepts some YAML the editing parser refuses (tab indentation).
   // Say so on read, so validate and the write path agree on what is broken.
@@ -326,7 +327,9 @@ function spanRanges(fm: ParsedFrontmatter, baseLine: number): WorkflowState['del
   const spans = fm.delegationSpans;
   if (!spans || DELEGATION_KEYS.some((k) => spans.nested.includes(k))) return undefined;
   const range = (v: { row: number; start: number; end: number }) => ({ start: { line: baseLine + v.row, character: v.start }, end: { line: baseLine + v.row, character: v.end } });
-  return Object.fromEntries(DELEGATION_KEYS.map((k) => [k, range(spans.values[k] ?? spans.key)]));
+  const v = spans.values;
+  // DELEGATION_KEYS' order, written out: this runs for every delegated file a scan reads.
+  return { id: range(v.id ?? spans.key), parent_id: range(v.parent_id ?? spans.key), root_id: range(v.root_id ?? spans.key), chain_path: range(v.chain_path ?? spans.key) };
 }
 
 const LEADING_TAB = /^ *\t/m;

@@ -156,7 +156,9 @@ export async function checkWorkspace(root: string, opts: CheckWorkspaceOptions):
   const loaded = await loadWorkspaceContext(absRoot, opts.overrides);
   const ctx = loaded.context;
   const useAnswer = enabled();
-  if (useAnswer) {
+  // Whether an answer was stored before (reusable or not): a folder checked again after a change.
+  const hadAnswer = useAnswer && fs.existsSync(answerPath(absRoot));
+  if (hadAnswer) {
     const hit = reuse(absRoot, ctx, loaded.problems, now);
     if (hit) return hit;
   }
@@ -165,74 +167,103 @@ export async function checkWorkspace(root: string, opts: CheckWorkspaceOptions):
   const core = opts.createCore([absRoot]);
   try {
     const fileKeys = new Map<string, FileKey>();
-    const res = await scanRoots([absRoot], { overrides: opts.overrides, sprint: true, contexts: new Map([[absRoot, ctx]]), fileKeys });
+    const res = await scanRoots([absRoot], { overrides: opts.overrides, sprint: true, contexts: new Map([[absRoot, ctx]]), fileKeys, indexWrite: 'manual' });
     const states = res.workflows;
     const view = await new WarmProjectView(core, { git: true }).view({ roots: res.roots, workflows: states, sprints: res.sprints });
     const problems = [...loaded.problems, ...res.problems, ...states.flatMap((w) => w.problems), ...res.crossProblems, ...view.frontier.problems];
     const answer: WorkspaceCheck = { files: res.files, workflows: states.length, problems, skipped: res.skipped, reused: false };
-    if (!useAnswer) return answer;
-    const working = view.registry.items.filter((i) => i.state === 'in_progress' && i.file).map((i) => i.file!);
-    const historyFiles = fs.existsSync(path.resolve(absRoot, historyDir)) ? historyFilesOf(absRoot, historyDir, working) : [];
-    const inputs = projectInputsStamp(absRoot, historyDir, historyFiles, true);
-    const storable =
-      view.registry.items.every((i) => i.kind === 'workflow') &&
-      !states.some((w) => w.steps.some((s) => s.gate)) &&
-      fileKeys.size === res.files &&
-      !core.protocol.listLeases(absRoot).length &&
-      !core.protocol.showModes(absRoot).length &&
-      sprintFree(absRoot, ctx, now);
-    if (!storable) return answer;
-    const racySince = start - (opts.racyWindowMs ?? RACY_WINDOW_MS);
-    // Every candidate was read (fileKeys.size === res.files), in listing order: the keys' order is the listing's.
-    const keys: StoredAnswer['keys'] = [];
-    for (const [f, k] of fileKeys) {
-      if (Math.max(k.mtimeMs, k.ctimeMs) >= racySince) return answer;
-      keys.push([f, k.size, k.mtimeMs, k.ctimeMs, k.ino]);
-    }
-    // What the listing itself skipped (folders, FIFOs named like workflow files) comes first and has no key.
-    const listedSkipped = res.skipped.filter((x) => !fileKeys.has(x.file));
-    // An input that moved while the answer was computed, or so close before that a change within the
-    // same timestamp tick would not show (the racy rule, as for the files): the answer may predate it.
-    if (newestInStamp(inputs) >= racySince || projectInputsStamp(absRoot, historyDir, historyFiles, true) !== inputs) return answer;
-    // The k-th work-stalled warning of the view is its k-th stalled entry with a file.
-    const stalled: StoredAnswer['stalled'] = [];
-    const stalledEntries = view.frontier.stalled.filter((e) => e.item.file);
-    const offset = problems.length - view.frontier.problems.length;
-    let k = 0;
-    for (let i = 0; i < view.frontier.problems.length; i++) {
-      if (view.frontier.problems[i].code !== 'work-stalled') continue;
-      const e = stalledEntries[k++];
-      if (!e || e.item.file !== view.frontier.problems[i].file) return answer;
-      const s = e.stalled!;
-      if (s.last) stalled.push({ i: offset + i, file: e.item.file!, last: s.last, thresholdMs: s.thresholdMs, kind: s.kind });
-    }
-    const times = [view.frontier.stalledChangesAt, nextTtl(states, now.getTime())].filter((x): x is number => x !== undefined);
-    const stored: StoredAnswer = {
-      format: ANSWER_FORMAT,
-      code: codeFingerprint(),
-      root: absRoot,
-      context: contextFingerprint(ctx),
-      contextProblems: JSON.stringify(loaded.problems),
-      computedAt: now.getTime(),
-      validUntil: times.length ? Math.min(...times) : null,
-      keys,
-      listedSkipped: JSON.stringify(listedSkipped),
-      inputs,
-      historyFiles,
-      historyDir,
-      git: true,
-      workflows: states.length,
-      problems: encodeValue(problems) as [unknown, unknown],
-      stalled,
-      skipped: encodeValue(res.skipped) as [unknown, unknown],
-    };
-    try {
-      if (ensureCacheDir(absRoot)) writeFileAtomic(answerPath(absRoot), JSON.stringify(stored), { root: absRoot, durable: false });
-    } catch {
-      // A read-only workspace, or a cache folder that cannot be written: the answer is simply not kept.
-    }
+    const stored = useAnswer && storeAnswer({ absRoot, ctx, loaded, now, start, historyDir, core, res, fileKeys, view, problems, racyWindowMs: opts.racyWindowMs });
+    // The scan index spares a later full check the parse of every unchanged file. The first check
+    // of a folder whose answer was stored skips it: the next run is answered from the answer, and
+    // a one-off check (CI, a fresh clone) never reads it. A folder checked again after a change
+    // (an answer stored before), or one whose answer cannot be stored, gets it.
+    if (!(stored && !hadAnswer && !res.index.some((r) => r.hadIndex))) void res.writeIndex();
     return answer;
   } finally {
     await core.close();
+  }
+}
+
+interface StoreInputs {
+  absRoot: string;
+  ctx: WorkspaceContext;
+  loaded: { problems: Problem[] };
+  now: Date;
+  start: number;
+  historyDir: string;
+  core: StateCore;
+  res: Awaited<ReturnType<typeof scanRoots>>;
+  fileKeys: Map<string, FileKey>;
+  view: Awaited<ReturnType<WarmProjectView['view']>>;
+  problems: Problem[];
+  racyWindowMs?: number;
+}
+
+/** Stores the answer of a full check when every input it depends on is covered by its stamps; true when stored. */
+function storeAnswer(x: StoreInputs): boolean {
+  const { absRoot, ctx, loaded, now, start, historyDir, core, res, fileKeys, view, problems } = x;
+  const states = res.workflows;
+  const working = view.registry.items.filter((i) => i.state === 'in_progress' && i.file).map((i) => i.file!);
+  const historyFiles = fs.existsSync(path.resolve(absRoot, historyDir)) ? historyFilesOf(absRoot, historyDir, working) : [];
+  const inputs = projectInputsStamp(absRoot, historyDir, historyFiles, true);
+  const storable =
+    view.registry.items.every((i) => i.kind === 'workflow') &&
+    !states.some((w) => w.steps.some((s) => s.gate)) &&
+    fileKeys.size === res.files &&
+    !core.protocol.listLeases(absRoot).length &&
+    !core.protocol.showModes(absRoot).length &&
+    sprintFree(absRoot, ctx, now);
+  if (!storable) return false;
+  const racySince = start - (x.racyWindowMs ?? RACY_WINDOW_MS);
+  // Every candidate was read (fileKeys.size === res.files), in listing order: the keys' order is the listing's.
+  const keys: StoredAnswer['keys'] = [];
+  for (const [f, k] of fileKeys) {
+    if (Math.max(k.mtimeMs, k.ctimeMs) >= racySince) return false;
+    keys.push([f, k.size, k.mtimeMs, k.ctimeMs, k.ino]);
+  }
+  // What the listing itself skipped (folders, FIFOs named like workflow files) comes first and has no key.
+  const listedSkipped = res.skipped.filter((x) => !fileKeys.has(x.file));
+  // An input that moved while the answer was computed, or so close before that a change within the
+  // same timestamp tick would not show (the racy rule, as for the files): the answer may predate it.
+  if (newestInStamp(inputs) >= racySince || projectInputsStamp(absRoot, historyDir, historyFiles, true) !== inputs) return false;
+  // The k-th work-stalled warning of the view is its k-th stalled entry with a file.
+  const stalled: StoredAnswer['stalled'] = [];
+  const stalledEntries = view.frontier.stalled.filter((e) => e.item.file);
+  const offset = problems.length - view.frontier.problems.length;
+  let k = 0;
+  for (let i = 0; i < view.frontier.problems.length; i++) {
+    if (view.frontier.problems[i].code !== 'work-stalled') continue;
+    const e = stalledEntries[k++];
+    if (!e || e.item.file !== view.frontier.problems[i].file) return false;
+    const s = e.stalled!;
+    if (s.last) stalled.push({ i: offset + i, file: e.item.file!, last: s.last, thresholdMs: s.thresholdMs, kind: s.kind });
+  }
+  const times = [view.frontier.stalledChangesAt, nextTtl(states, now.getTime())].filter((x): x is number => x !== undefined);
+  const stored: StoredAnswer = {
+    format: ANSWER_FORMAT,
+    code: codeFingerprint(),
+    root: absRoot,
+    context: contextFingerprint(ctx),
+    contextProblems: JSON.stringify(loaded.problems),
+    computedAt: now.getTime(),
+    validUntil: times.length ? Math.min(...times) : null,
+    keys,
+    listedSkipped: JSON.stringify(listedSkipped),
+    inputs,
+    historyFiles,
+    historyDir,
+    git: true,
+    workflows: states.length,
+    problems: encodeValue(problems) as [unknown, unknown],
+    stalled,
+    skipped: encodeValue(res.skipped) as [unknown, unknown],
+  };
+  try {
+    if (!ensureCacheDir(absRoot)) return false;
+    writeFileAtomic(answerPath(absRoot), JSON.stringify(stored), { root: absRoot, durable: false });
+    return true;
+  } catch {
+    // A read-only workspace, or a cache folder that cannot be written: the answer is simply not kept.
+    return false;
   }
 }

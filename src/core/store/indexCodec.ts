@@ -11,32 +11,52 @@ export interface Meta {
   c?: Record<string, Meta>;
 }
 
+const UNDEFINED_META: Meta = { t: 'u' };
+const NAN_META: Meta = { t: 'nan' };
+const INF_META: Meta = { t: 'inf' };
+const NEG_INF_META: Meta = { t: '-inf' };
+const NEG_ZERO_META: Meta = { t: '-0' };
+
 /** Encodes a value for JSON: returns the JSON-safe tree and the fix-up trie (undefined when none). */
 export function encodeValue(value: unknown): [unknown, Meta | undefined] {
   // Plain arrays and objects whose children all keep their JSON form are returned as they are
-  // (JSON.stringify writes them the same as a copy): only what needs a fix-up is copied.
-  const walk = (v: unknown, inNull: boolean): [unknown, Meta | undefined] => {
-    if (v === undefined) return [null, { t: 'u' }];
-    if (typeof v === 'number') {
-      if (Number.isNaN(v)) return [null, { t: 'nan' }];
-      if (v === Infinity) return [null, { t: 'inf' }];
-      if (v === -Infinity) return [null, { t: '-inf' }];
-      if (v === 0 && 1 / v < 0) return [0, { t: '-0' }];
-      return [v, undefined];
+  // (JSON.stringify writes them the same as a copy): only what needs a fix-up is copied. The meta
+  // of the value walk() returned last is left in `meta` (no pair allocated per value visited).
+  // Leaf metas are shared: they are only ever written out, never changed.
+  let meta: Meta | undefined;
+  const walk = (v: unknown, inNull: boolean): unknown => {
+    if (v === undefined) {
+      meta = UNDEFINED_META;
+      return null;
     }
-    if (v === null || typeof v !== 'object') return [v, undefined];
+    if (typeof v === 'number') {
+      if (Number.isNaN(v)) meta = NAN_META;
+      else if (v === Infinity) meta = INF_META;
+      else if (v === -Infinity) meta = NEG_INF_META;
+      else if (v === 0 && 1 / v < 0) meta = NEG_ZERO_META;
+      else {
+        meta = undefined;
+        return v;
+      }
+      return meta === NEG_ZERO_META ? 0 : null;
+    }
+    if (v === null || typeof v !== 'object') {
+      meta = undefined;
+      return v;
+    }
     let children: Record<string, Meta> | undefined;
     if (Array.isArray(v)) {
       let out: unknown[] | undefined = Object.getPrototypeOf(v) === Array.prototype ? undefined : [];
       for (let i = 0; i < v.length; i++) {
         const x = v[i];
-        const [j, m] = walk(x, inNull);
+        const j = walk(x, inNull);
         if (!out && j !== x) out = v.slice(0, i);
         if (out) out[i] = j;
-        if (m) (children ??= Object.create(null) as Record<string, Meta>)[String(i)] = m;
+        if (meta) (children ??= Object.create(null) as Record<string, Meta>)[String(i)] = meta;
       }
       if (out && out.length < v.length) out.length = v.length;
-      return [out ?? v, children ? { c: children } : undefined];
+      meta = children ? { c: children } : undefined;
+      return out ?? v;
     }
     const proto = Object.getPrototypeOf(v);
     const nul = proto === null;
@@ -45,23 +65,28 @@ export function encodeValue(value: unknown): [unknown, Meta | undefined] {
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i];
       const x = (v as Record<string, unknown>)[k];
-      const [j, m] = walk(x, nul);
+      const j = walk(x, nul);
       if (!out && j !== x) {
         out = Object.create(null) as Record<string, unknown>;
         for (let e = 0; e < i; e++) out[keys[e]] = (v as Record<string, unknown>)[keys[e]];
       }
       if (out) out[k] = j;
-      if (m) (children ??= Object.create(null) as Record<string, Meta>)[k] = m;
+      if (meta) (children ??= Object.create(null) as Record<string, Meta>)[k] = meta;
     }
     const tag = nul && !inNull ? 'n' : !nul && inNull ? 'p' : undefined;
     const json = out ?? v;
-    if (!tag && !children) return [json, undefined];
-    const meta: Meta = {};
-    if (tag) meta.t = tag;
-    if (children) meta.c = children;
-    return [json, meta];
+    if (!tag && !children) {
+      meta = undefined;
+      return json;
+    }
+    const m: Meta = {};
+    if (tag) m.t = tag;
+    if (children) m.c = children;
+    meta = m;
+    return json;
   };
-  return walk(value, false);
+  const json = walk(value, false);
+  return [json, meta];
 }
 
 /** A restored value that does not decode: the entry is a miss. */

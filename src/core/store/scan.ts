@@ -25,8 +25,11 @@ export interface ScanOptions {
    * off when not given here.
    */
   index?: boolean;
-  /** When the index is written: after the scan returns (default, `indexWritten` settles) or before. */
-  indexWrite?: 'deferred' | 'sync';
+  /**
+   * When the index is written: after the scan returns (default, `indexWritten` settles), before,
+   * or only when the caller asks (`writeIndex()`; `indexWritten` then settles at once, nothing written).
+   */
+  indexWrite?: 'deferred' | 'sync' | 'manual';
   /** Files changed this close (ms) before a scan are hash-verified next time. Default RACY_WINDOW_MS; tests lower it. */
   racyWindowMs?: number;
   /**
@@ -47,6 +50,8 @@ export interface ScanIndexReport {
   verified: number;
   /** Files read and parsed. */
   parsed: number;
+  /** A usable index was found (missing, damaged or made under another configuration: false). */
+  hadIndex: boolean;
   saved?: SaveOutcome | 'unchanged';
 }
 
@@ -216,7 +221,7 @@ class RootIndex {
   /** Kept lines (verbatim) and new reads, encoded only when the index is saved (off the scan's path). */
   private readonly lines: (string | PendingEntry)[] = [];
   private dirty: boolean;
-  readonly stats = { hits: 0, verified: 0, parsed: 0 };
+  readonly stats: { hits: number; verified: number; parsed: number; hadIndex: boolean };
 
   constructor(
     private readonly ctx: WorkspaceContext,
@@ -226,6 +231,7 @@ class RootIndex {
     private readonly racyWindow: number,
   ) {
     this.dirty = !old;
+    this.stats = { hits: 0, verified: 0, parsed: 0, hadIndex: !!old };
   }
 
   get root(): string {
@@ -423,7 +429,7 @@ export function contextFor(file: string, contexts: Iterable<WorkspaceContext>): 
 export async function scanRoots(
   roots: string[],
   opts: ScanOptions = {},
-): Promise<ScanResult & { contexts: Map<string, WorkspaceContext>; sprints: Map<string, SprintReport[]>; index: ScanIndexReport[]; indexWritten: Promise<ScanIndexReport[]> }> {
+): Promise<ScanResult & { contexts: Map<string, WorkspaceContext>; sprints: Map<string, SprintReport[]>; index: ScanIndexReport[]; indexWritten: Promise<ScanIndexReport[]>; writeIndex: () => Promise<ScanIndexReport[]> }> {
   const absRoots = [...new Set(roots.map((r) => path.resolve(r)))];
   const contexts = new Map<string, WorkspaceContext>();
   const problems: Problem[] = [];
@@ -490,12 +496,17 @@ export async function scanRoots(
     return reports;
   };
   let indexWritten: Promise<ScanIndexReport[]>;
+  let writeIndex = (): Promise<ScanIndexReport[]> => indexWritten;
   if (!indexes.length) indexWritten = Promise.resolve(reports);
   else if (opts.indexWrite === 'sync') indexWritten = Promise.resolve(await save(0));
-  else indexWritten = new Promise((res) => setImmediate(() => res(save(500))));
+  else if (opts.indexWrite === 'manual') {
+    indexWritten = Promise.resolve(reports);
+    let writing: Promise<ScanIndexReport[]> | undefined;
+    writeIndex = () => (writing ??= save(500));
+  } else indexWritten = new Promise((res) => setImmediate(() => res(save(500))));
   const hits = reports.reduce((n, r) => n + r.hits + r.verified, 0);
   opts.logger?.info(`[scan] ${absRoots.length} root(s), ${files} candidate file(s), ${workflows.length} workflow(s), ${skipped.length} skipped${useIndex ? `, ${hits} from the index` : ''}`);
-  return { roots: absRoots, workflows, problems, crossProblems, skipped, files, contexts, sprints, index: reports, indexWritten };
+  return { roots: absRoots, workflows, problems, crossProblems, skipped, files, contexts, sprints, index: reports, indexWritten, writeIndex };
 }
 
 function contextForRoots(file: string, roots: string[]): string | undefined {

@@ -137,11 +137,14 @@ export function makeEntryLine(file: string, key: FileKey, hash: string, read: Ca
   else if (kind === 'err') payload = encodeValue(read.problems);
   else if (kind === 'skip') payload = encodeValue(read.skipped);
   const racy = Math.max(key.mtimeMs, key.ctimeMs) >= racySince;
-  const row: Record<string, unknown> = {
-    f: file, s: key.size, m: key.mtimeMs, c: key.ctimeMs, i: key.ino, h: hash, k: kind, r: racy ? 1 : 0,
-    t: timeThresholds(read.state), a: parsedAt, v: payload,
-  };
-  return JSON.stringify(row);
+  // The text JSON.stringify gives the row {f, s, m, c, i, h, k, r, t, a, v}, written field by field
+  // (no row object for each of 10,000 files).
+  return `{"f":${JSON.stringify(file)},"s":${num(key.size)},"m":${num(key.mtimeMs)},"c":${num(key.ctimeMs)},"i":${num(key.ino)},"h":${JSON.stringify(hash)},"k":"${kind}","r":${racy ? 1 : 0},"t":${JSON.stringify(timeThresholds(read.state))},"a":${num(parsedAt)},"v":${JSON.stringify(payload)}}`;
+}
+
+/** A number as JSON writes it. */
+function num(n: number): string {
+  return Number.isFinite(n) ? String(n) : 'null';
 }
 
 /** Parses one index line into an entry (shape-checked), or undefined. */
