@@ -120,6 +120,37 @@ describe('validate answer kept across runs (checkAnswer)', () => {
     assert.deepStrictEqual(settled(second), settled(first));
   });
 
+  test('the scan index is written from the second full check on, or at once when no answer can be stored', async () => {
+    const indexFile = (r: string) => path.join(r, '.waymark/cache/scan-index.jsonl');
+    const settle = () => new Promise((r) => setImmediate(r));
+    const root = tree();
+    const first = await check(root);
+    await settle();
+    assert.ok(fs.existsSync(path.join(root, '.waymark/cache/check-answer.json')), 'the answer is stored');
+    assert.ok(!fs.existsSync(indexFile(root)), 'a first check whose answer is stored writes no index the next run would not read');
+    fs.appendFileSync(path.join(root, 'busy.md'), 'more\n');
+    const second = await check(root);
+    await settle();
+    assert.equal(second.reused, false);
+    assert.ok(fs.existsSync(indexFile(root)), 'a folder checked again after a change gets the index');
+    assert.deepStrictEqual(settled(second), settled(await full(root)));
+    fs.appendFileSync(path.join(root, 'busy.md'), 'again\n');
+    const third = await check(root);
+    assert.deepStrictEqual(settled(third), settled(await full(root)), 'the answer built on the index is a full run\'s');
+    assert.deepStrictEqual(settled(first).skipped, settled(third).skipped);
+
+    // A folder with a BMAD sprint never stores an answer: its first check writes the index.
+    const sprint = workspace({
+      '_bmad-output/implementation-artifacts/sprint-status.yaml': 'development_status:\n  epic-1: in-progress\n  1-1-login: in-progress\n',
+      '_bmad-output/implementation-artifacts/1-1-login.md': '# Story 1.1\n\nStatus: in-progress\n',
+      'w.md': wf('w', 'created'),
+    }, { prefix: 'wm-answer-bmad-index-', config: 'dialects: [waymark, bmad]\n' });
+    await check(sprint);
+    await settle();
+    assert.ok(!fs.existsSync(path.join(sprint, '.waymark/cache/check-answer.json')));
+    assert.ok(fs.existsSync(indexFile(sprint)));
+  });
+
   test('waymark validate of a whole folder prints the same warm as cold', async () => {
     const root = tree();
     fs.utimesSync(path.join(root, 'quiet.md'), new Date(Date.now() - 10 * 86_400_000), new Date(Date.now() - 10 * 86_400_000));

@@ -491,6 +491,39 @@ describe('scan index codec', () => {
     assert.ok(Object.is(back.n, -0));
   });
 
+  test('round-trips any value of JSON plus undefined, NaN, ±Infinity, -0 and null prototypes (property)', () => {
+    const leaf = fc.oneof(fc.double(), fc.integer(), fc.string(), fc.boolean(), fc.constant(undefined), fc.constant(null), fc.constant(-0), fc.constant(NaN));
+    fc.assert(
+      fc.property(fc.anything({ withNullPrototype: true, values: [leaf], maxDepth: 4 }), (value) => {
+        const [json, meta] = encodeValue(value);
+        const text = JSON.stringify([json, meta]);
+        const [j, m] = JSON.parse(text) as [unknown, unknown];
+        assert.deepStrictEqual(decodeValue(j, m ?? undefined), value);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test('index lines are the JSON of their row, field by field', async () => {
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-index-line-'));
+    try {
+      fs.writeFileSync(path.join(d, 'a.md'), '---\nworkflow: a\nstatus: in_progress\nsteps: [x, y]\nstepsCompleted: [x]\nttl: 7d\nupdatedAt: 2026-01-01T00:00:00Z\nnote: "quote \\" and \\u2028"\n---\n');
+      fs.writeFileSync(path.join(d, 'bad.md'), '---\nworkflow: b\nstatus: nope\n---\n');
+      fs.writeFileSync(path.join(d, 'bin.md'), 'x\0y');
+      fs.writeFileSync(path.join(d, 'plain.md'), '# none\n');
+      await (await scanRoots([d], { indexWrite: 'sync' })).indexWritten;
+      const lines = fs.readFileSync(scanIndexPath(d), 'utf8').trim().split('\n').slice(1);
+      assert.equal(lines.length, 4);
+      for (const line of lines) {
+        const row = JSON.parse(line) as Record<string, unknown>;
+        assert.deepStrictEqual(Object.keys(row), ['f', 's', 'm', 'c', 'i', 'h', 'k', 'r', 't', 'a', 'v']);
+        assert.equal(JSON.stringify(row), line);
+      }
+    } finally {
+      fs.rmSync(d, { recursive: true, force: true });
+    }
+  });
+
   test('malformed fix-ups throw a decode error, never pollute', () => {
     const bad: unknown[] = [{ t: 'zzz' }, { c: 5 }, 'x', { c: { a: { c: { b: { t: 'n' } } } } }, { c: { a: { c: { b: { c: { z: { t: 'u' } } } } } } }, { c: { missing: { t: 'u' } } }];
     for (const m of bad) {

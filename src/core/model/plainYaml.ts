@@ -128,6 +128,8 @@ class Reader {
     if (this.node(0, depth) === BAIL) return BAIL;
     const out: Record<string, unknown> = Object.create(null);
     const lines = this.lines;
+    // Keys set; fewer own keys at the end means one was given twice (js-yaml refuses that).
+    let count = 0;
     while (this.i < lines.length) {
       const line = lines[this.i];
       if (line.indent < indent) break;
@@ -136,7 +138,7 @@ class Reader {
       const k = keyLength(t);
       if (!k) return BAIL;
       const key = t.slice(0, k);
-      if (RESERVED_KEYS.has(key) || Object.prototype.hasOwnProperty.call(out, key)) return BAIL;
+      if ((k === 4 || k === 5 || k === 9 || k === 11) && RESERVED_KEYS.has(key)) return BAIL;
       this.i++;
       const restAt = k + 1 < t.length ? skipSpaces(t, k + 1) : t.length;
       const rest = k + 1 < t.length ? t.slice(restAt) : undefined;
@@ -159,8 +161,9 @@ class Reader {
       if (depth === 0) this.recording = false;
       if (value === BAIL) return BAIL;
       out[key] = value;
+      count++;
     }
-    return out;
+    return Object.keys(out).length === count ? out : BAIL;
   }
 
   /** The value of `key:` with nothing after it: a nested block, or null. */
