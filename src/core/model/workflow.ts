@@ -452,7 +452,9 @@ function normalize(file: string, text: string, data: Record<string, unknown>, di
     updatedAt: asString(data.updatedAt),
     ttl: typeof data.ttl === 'number' ? data.ttl : asString(data.ttl),
     nextStep,
-    gates: Object.create(null) as Record<string, GateState>,
+    // Null prototype, made from an empty plain object so V8 keeps it a small fast object (no
+    // hash table for the ~no gates most states have); keys set later are own keys either way.
+    gates: Object.setPrototypeOf({}, null) as Record<string, GateState>,
     stateHash: '',
     contentHash: contentHash ?? sha256(text),
     data,
