@@ -276,18 +276,19 @@ function fastParseEnabled(): boolean {
  */
 export function parseFrontmatter(text: string, limits: FrontmatterLimits = DEFAULT_FRONTMATTER_LIMITS): ParsedFrontmatter {
   const split = splitFrontmatter(text);
-  const empty: Record<string, unknown> = Object.create(null);
+  // Made only for the answers that carry no data (most files take the fast reader's mapping).
+  const empty = (): Record<string, unknown> => Object.create(null);
   const unsafeKeys: (string | number)[][] = [];
-  if (!split.hasFrontmatter) return { split, data: empty, unsafeKeys };
+  if (!split.hasFrontmatter) return { split, data: empty(), unsafeKeys };
   if (!split.closed) {
-    return { split, data: empty, unsafeKeys, error: { kind: 'yaml-syntax', message: 'frontmatter has no closing --- line' } };
+    return { split, data: empty(), unsafeKeys, error: { kind: 'yaml-syntax', message: 'frontmatter has no closing --- line' } };
   }
   const lang = split.language;
   if (lang !== '' && lang !== 'yaml' && lang !== 'yml') {
     if (CODE_LANGUAGES.includes(lang)) {
-      return { split, data: empty, unsafeKeys, error: { kind: 'code-refused', message: `frontmatter marked ---${lang} is code; Waymark never runs it` } };
+      return { split, data: empty(), unsafeKeys, error: { kind: 'code-refused', message: `frontmatter marked ---${lang} is code; Waymark never runs it` } };
     }
-    return { split, data: empty, unsafeKeys, error: { kind: 'language-unsupported', message: `frontmatter language '${lang}' is not supported; use YAML (a plain --- fence)` } };
+    return { split, data: empty(), unsafeKeys, error: { kind: 'language-unsupported', message: `frontmatter language '${lang}' is not supported; use YAML (a plain --- fence)` } };
   }
   // The common case, answered without js-yaml; anything the fast reader is unsure of falls through.
   // It runs where the reference would use js-yaml (no anchors, aliases or merge keys).
@@ -304,35 +305,35 @@ export function parseFrontmatter(text: string, limits: FrontmatterLimits = DEFAU
     raw = split.yamlText.trim() === '' ? undefined : gray().parse(lang || 'yaml', split.yamlText, opts);
   } catch (e) {
     if (e instanceof RefusedEngineError) {
-      return { split, data: empty, unsafeKeys, error: { kind: 'code-refused', message: e.message } };
+      return { split, data: empty(), unsafeKeys, error: { kind: 'code-refused', message: e.message } };
     }
     if (e instanceof AliasLimitError) {
-      return { split, data: empty, unsafeKeys, error: { kind: 'alias-limit', message: `too many YAML alias expansions (limit ${limits.maxAliasCount}): possible alias bomb` } };
+      return { split, data: empty(), unsafeKeys, error: { kind: 'alias-limit', message: `too many YAML alias expansions (limit ${limits.maxAliasCount}): possible alias bomb` } };
     }
     const msg = String((e as Error)?.message ?? e);
     if (e instanceof RangeError && /call stack/i.test(msg)) {
-      return { split, data: empty, unsafeKeys, error: { kind: 'too-complex', message: 'frontmatter nests too deeply to read (thousands of levels)' } };
+      return { split, data: empty(), unsafeKeys, error: { kind: 'too-complex', message: 'frontmatter nests too deeply to read (thousands of levels)' } };
     }
     if (e instanceof UnresolvedAliasError) {
-      return { split, data: empty, unsafeKeys, error: { kind: 'yaml-syntax', message: msg } };
+      return { split, data: empty(), unsafeKeys, error: { kind: 'yaml-syntax', message: msg } };
     }
     if (/not registered/.test(msg)) {
-      return { split, data: empty, unsafeKeys, error: { kind: 'language-unsupported', message: `frontmatter language '${lang}' is not supported; use YAML` } };
+      return { split, data: empty(), unsafeKeys, error: { kind: 'language-unsupported', message: `frontmatter language '${lang}' is not supported; use YAML` } };
     }
     const mark = (e as { mark?: { position?: number; line?: number; column?: number } }).mark;
     // js-yaml's `reason` is the message without its "(line:col)" excerpt.
     const reason = (e as { reason?: string }).reason;
-    return { split, data: empty, unsafeKeys, error: { kind: 'yaml-syntax', message: reason ?? firstLine(msg), yamlOffset: mark?.position, yamlLine: mark?.line, yamlColumn: mark?.column } };
+    return { split, data: empty(), unsafeKeys, error: { kind: 'yaml-syntax', message: reason ?? firstLine(msg), yamlOffset: mark?.position, yamlLine: mark?.line, yamlColumn: mark?.column } };
   }
-  if (raw === null || raw === undefined) return { split, data: empty, unsafeKeys };
+  if (raw === null || raw === undefined) return { split, data: empty(), unsafeKeys };
   if (typeof raw !== 'object' || Array.isArray(raw)) {
-    return { split, data: empty, unsafeKeys, error: { kind: 'not-mapping', message: 'frontmatter must be a mapping of keys to values' } };
+    return { split, data: empty(), unsafeKeys, error: { kind: 'not-mapping', message: 'frontmatter must be a mapping of keys to values' } };
   }
   try {
     const data = toPlainData(raw, limits.maxNodes, unsafeKeys) as Record<string, unknown>;
     return { split, data, unsafeKeys };
   } catch (e) {
-    return { split, data: empty, unsafeKeys: [], error: { kind: 'too-complex', message: String((e as Error).message) } };
+    return { split, data: empty(), unsafeKeys: [], error: { kind: 'too-complex', message: String((e as Error).message) } };
   }
 }
 
