@@ -201,7 +201,7 @@ function methodPrefixes(ctx: WorkspaceContext): string[] {
  * (a backend with its own install) never offers its method files as work.
  */
 function insideInstalledWorkflow(file: string, ctx: WorkspaceContext): boolean {
-  const abs = path.resolve(file);
+  const abs = isResolved(file) ? file : path.resolve(file);
   // The answer is the folder's: a scan asks it once per folder, not once per file.
   const dir = path.dirname(abs);
   let byDir = installedDirs.get(ctx.bmad);
@@ -212,6 +212,14 @@ function insideInstalledWorkflow(file: string, ctx: WorkspaceContext): boolean {
     byDir.dirs.set(dir, inside);
   }
   return inside;
+}
+
+/** `.` or `..` segments, doubled or trailing separators: what path.resolve would change in an absolute POSIX path. */
+const UNRESOLVED_SEGMENTS = /(?:^|\/)\.\.?(?:\/|$)|\/\/|\/$/;
+
+/** True when path.resolve would return the path as it is (an absolute, normalized POSIX path): the scan's own paths. */
+function isResolved(file: string): boolean {
+  return path.sep === '/' && file.charCodeAt(0) === 47 && !UNRESOLVED_SEGMENTS.test(file);
 }
 
 /** Answers of insideInstalledWorkflow by folder, per BMAD catalog (and the root it was read under). */
