@@ -2,7 +2,9 @@
 // a ledger header that says more than a date (`last_updated: <date> (<what changed>: <note>)`) is
 // text to BMAD, not a broken ledger; a status line labelled `Story Status:` is the story's status;
 // story files kept per epic as `epic-2/stories/2.1-slug.md` are the ledger's stories; a status word
-// carrying a version (`deferred-to-v2`) is read whole; a brainstorming session saved under a name of
+// carrying a version (`deferred-to-v2`) is read whole; a story split into parts (`9-2-1-…`) finds its
+// file named by its numbers (`9.2.1.story.md`); a done story whose QA Results record a later
+// `Gate: PASS` than its stale gate file is not failed; a brainstorming session saved under a name of
 // the team's own is known by its template's frontmatter.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
@@ -81,6 +83,29 @@ describe('story files as projects write them', () => {
     assert.deepEqual(r.problems.filter((p) => p.file.endsWith('1-2-social-feed-import.md') && p.severity !== 'info').map((p) => p.code), []);
     // The only warnings in the project are on the story that really drifted (done in the ledger, every task open).
     assert.deepEqual(r.problems.filter((p) => p.severity !== 'info').map((p) => `${path.basename(p.file)} ${p.code}`), ['1-1-workspace-setup.md story-status-drift', '1-1-workspace-setup.md story-done-tasks-open']);
+  });
+});
+
+describe('stories split into parts, and QA records that disagree', () => {
+  test('`3.2.story.md` is story 3-2-…, `3.2.1.story.md` its part 3-2-1-…: each bound, drift found', () => {
+    const r = loadSprint(copy('substories'), { now: NOW })!;
+    const file = Object.fromEntries(r.stories.map((s) => [s.key, s.file ? path.basename(s.file) : undefined]));
+    assert.deepEqual(file, {
+      '3-1-upload-form': '3.1.story.md', '3-2-parse-requirements': '3.2.story.md',
+      '3-2-1-update-requirements-api': '3.2.1.story.md', '3-2-2-requirements-export': '3.2.2.story.md',
+    });
+    const warned = r.problems.filter((p) => p.severity !== 'info').map((p) => `${path.basename(p.file)} ${p.code}`);
+    assert.deepEqual(warned, ['3.2.1.story.md story-status-drift']);
+  });
+
+  test('a done story whose QA Results record Gate: PASS after the gate file`s FAIL: a note; FAIL in both stays an error', () => {
+    const dir = copy('v4gate');
+    const r = loadSprint(dir, { now: NOW })!;
+    const on = (f: string) => r.problems.filter((p) => p.file.endsWith(f)).map((p) => `${p.severity} ${p.code}`);
+    assert.deepEqual(on('1.2.story.md'), ['info story-gate-failed']);
+    assert.deepEqual(on('1.3.story.md'), ['error story-gate-failed']);
+    const s = cli(dir, 'sprint');
+    assert.equal(s.status, 1, 'the real failure still fails `sprint`');
   });
 });
 

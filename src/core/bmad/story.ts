@@ -44,6 +44,8 @@ export interface StoryFile {
   /** A frontmatter `status:` beside the Status line (some teams keep both; they can disagree). */
   frontmatterStatus?: { value: string; line: number; start: number; end: number };
   tasks: StoryTask[];
+  /** The last `Gate: PASS` (CONCERNS, FAIL, WAIVED) the story's QA Results record: BMAD's QA review writes it beside the gate file. */
+  qaGate?: string;
   hasFileList: boolean;
   hasChangeLog: boolean;
   hasDevAgentRecord: boolean;
@@ -237,6 +239,10 @@ export function parseStory(file: string, text: string): StoryFile {
       if (v && (label || v.value.split(/\s+/).length <= 4 || normalizeStoryStatus(v.value).status !== undefined)) setStatus(s, v, i, 'section');
       awaitingStatus = false;
       continue;
+    }
+    if (section.startsWith('qa results')) {
+      const g = /^\s*(?:[-*]\s+)?(?:\*\*|__)?Gate(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(PASS|CONCERNS|FAIL|WAIVED)\b/i.exec(line);
+      if (g) s.qaGate = g[1].toUpperCase();
     }
     // A `Status:` label under the title, or near the top; with a frontmatter status, only under the
     // title (a `- **Status**: Review` line in a later Dev Agent Record is a log entry, not the story's).
