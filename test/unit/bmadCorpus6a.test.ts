@@ -74,6 +74,14 @@ describe('story files as projects write them', () => {
     assert.deepEqual(r.problems.filter((p) => p.code === 'ledger-story-no-file' || p.code === 'story-not-in-ledger').map((p) => p.code), []);
   });
 
+  test('a note named the same way but without a story title (`05.5-x11-issues.md` among tech-specs) is not a story', () => {
+    const dir = copy('ledger');
+    fs.mkdirSync(path.join(dir, 'docs/sprint-artifacts/tech-specs'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'docs/sprint-artifacts/tech-specs/05.5-x11-issues.md'), '# 05.5 - X11 issues\n\n**Status:** Unresolved, a rendering limit suspected.\n');
+    const r = loadSprint(dir, { now: NOW })!;
+    assert.deepEqual(r.stories.filter((s) => s.file?.endsWith('05.5-x11-issues.md')).map((s) => s.key), []);
+  });
+
   test('`deferred-to-v2` in the file and the ledger is one word, and they agree', () => {
     const s = parseStory('1-2-social-feed-import.md', fs.readFileSync(path.join(FIX, 'ledger/docs/sprint-artifacts/1-2-social-feed-import.md'), 'utf8'));
     assert.equal(s.status, 'deferred-to-v2');
