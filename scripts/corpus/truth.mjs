@@ -209,7 +209,7 @@ function layoutOf(repo, project) {
   if (installs.includes('_bmad')) {
     const d = path.join(root, '_bmad');
     const skills = isFile(path.join(d, '_config', 'skill-manifest.csv'))
-      && ['.claude/skills', '.agents/skills', '.cursor/skills', '.gemini/skills', '.github/skills', '.opencode/skills', '.windsurf/skills', '.codex/skills']
+      && ['.claude/skills', '.agents/skills', '.agent/skills', '.cursor/skills', '.gemini/skills', '.github/skills', '.opencode/skills', '.windsurf/skills', '.codex/skills', '.qoder/skills', '.kiro/skills', '.roo/skills']
         .some((s) => { try { return fs.readdirSync(path.join(root, s)).some((n) => n.startsWith('bmad')); } catch { return false; } });
     if (isFile(path.join(d, 'config.toml'))) base = 'v6-toml';
     else if (skills) base = 'v6-skills';
@@ -285,11 +285,34 @@ function keyId(key) {
   return { id, slug: parts.slice(i).join('-').toLowerCase() };
 }
 
+/** The `development_status:` block alone (to the next top-level key), parsed on its own; null when it does not parse either. */
+function developmentStatusBlock(text) {
+  const lines = text.split(/\r?\n/);
+  const start = lines.findIndex((l) => /^development_status:\s*(#.*)?$/.test(l));
+  if (start < 0) return null;
+  let end = start + 1;
+  while (end < lines.length && !/^[^\s#]/.test(lines[end])) end++;
+  const storyLocation = lines.map((l) => /^story_location:\s*["']?([^"'#]+?)["']?\s*(#.*)?$/.exec(l)).find(Boolean)?.[1] ?? null;
+  try {
+    const y = parseYaml(lines.slice(start, end).join('\n'), { uniqueKeys: false });
+    return y && typeof y === 'object' ? { ...y, story_location: storyLocation } : null;
+  } catch {
+    return null;
+  }
+}
+
 function readLedger(file) {
   const text = readText(file);
   if (text == null) return { error: 'unreadable' };
   let data;
-  try { data = parseYaml(text, { uniqueKeys: false }); } catch (e) { return { error: `yaml: ${String(e.message).split('\n')[0]}` }; }
+  try {
+    data = parseYaml(text, { uniqueKeys: false });
+  } catch (e) {
+    // A header line a YAML parser refuses (`last_updated: 2026-07-23 (dev-story 4-8 → review: …)`)
+    // does not hide the entries from a BMAD user, who reads the development_status block.
+    data = developmentStatusBlock(text);
+    if (!data) return { error: `yaml: ${String(e.message).split('\n')[0]}` };
+  }
   if (!data || typeof data !== 'object') return { error: 'not a mapping' };
   const dev = data.development_status;
   const entries = [];

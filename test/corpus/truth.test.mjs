@@ -185,3 +185,14 @@ test('a done story with an open item in its implementation checklist is not clea
   const t = truthFor(dir);
   assert.deepEqual(t.projects[0].stories.map((s) => [s.key, s.clean]).sort(), [['1.1.lantern', false], ['1.2.wick', true]]);
 });
+
+test('a ledger whose header a YAML parser refuses is still read by its development_status block', () => {
+  const dir = project({
+    '_bmad/bmm/config.yaml': 'output_folder: "{project-root}/_bmad-output"\n',
+    '_bmad-output/implementation-artifacts/sprint-status.yaml': 'generated: 2026-03-01\nlast_updated: 2026-03-20 (dev-story 1-1 done → review: notes)\nstory_location: "{project-root}/_bmad-output/implementation-artifacts"\n\ndevelopment_status:\n  epic-1: in-progress\n  1-1-lantern: review\n',
+    '_bmad-output/implementation-artifacts/1-1-lantern.md': story('Status: review'),
+  });
+  const t = truthFor(dir);
+  assert.deepEqual(t.projects[0].ledgers, [{ file: '_bmad-output/implementation-artifacts/sprint-status.yaml', error: null, entries: 2 }]);
+  assert.deepEqual(t.projects[0].stories.map((s) => [s.key, s.clean]), [['1-1-lantern', true]]);
+});

@@ -90,6 +90,13 @@ function at(line: number, start = 0, end = start): Range {
 }
 
 const idOf = (epicId: string, story: string) => `${normEpicId(epicId)}.${story}`;
+/** The part number a key carries after its story number (`9-2-1-salary-filters`, `9-2-1`: '1'), if any. */
+function partOf(key: string, epicId: string | undefined, story: string | undefined): string | undefined {
+  const lower = key.toLowerCase();
+  const prefix = `${(epicId ?? '').toLowerCase()}-${story ?? ''}-`;
+  if (epicId === undefined || story === undefined || !lower.startsWith(prefix)) return undefined;
+  return /^(\d{1,2})(?:-|$)/.exec(lower.slice(prefix.length))?.[1].replace(/^0+(?=\d)/, '');
+}
 
 /** BMAD's story words, for messages. */
 const STORY_WORDS = LEDGER_ORDER.story.join(', ');
@@ -222,7 +229,14 @@ export function buildSprint(parts: SprintParts): SprintModel {
     const epicId = named?.epicId ?? f.epicId ?? (f.epic !== undefined ? String(f.epic) : undefined);
     const story = named?.story ?? f.story;
     if (epicId === undefined || story === undefined) continue;
-    const list = byId.get(idOf(epicId, story)) ?? [];
+    let list = byId.get(idOf(epicId, story)) ?? [];
+    if (list.length > 1) {
+      // Story 9.2 split into `9-2-1-…`, `9-2-2-…`: a file's third number (`9.2.1.story.md`) names
+      // its part, and a file without one the story without one.
+      const part = partOf(named?.key ?? keyOfFile(f), epicId, story);
+      const narrowed = list.filter((x) => partOf(x.key, x.epicId, x.story) === part);
+      if (narrowed.length === 1) list = narrowed;
+    }
     if (list.length === 1) {
       const c = candidates.get(list[0]) ?? [];
       c.push(f);
@@ -490,6 +504,12 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
     const unread = s.gate.verdict === undefined;
     // A waiver that has run out on a story already done: the waived issues are due for another look,
     // the story itself is not failed (its gate was WAIVED with a waiver in force when it closed).
+    // The story's own QA Results record a later pass than the gate file (`Gate: PASS` under `### Gate
+    // Status`, written by the review that approved it): the gate file is the stale record, a note.
+    if (!unread && s.gate.verdict === 'FAIL' && (f.qaGate === 'PASS' || f.qaGate === 'WAIVED')) {
+      out.push({ file: f.file, range: statusRange ?? at(0), severity: 'info', code: 'story-gate-failed', message: `The story's QA Results record Gate: ${f.qaGate}, but its gate file still says FAIL (${s.gate.file}). Update the gate file to the last review's verdict.`, data: { key: s.key, gate: s.gate.file } });
+      return;
+    }
     if (s.gate.expired && s.gate.verdict === 'WAIVED') {
       out.push({ file: f.file, range: statusRange ?? at(0), severity: 'info', code: 'story-gate-failed', message: `The story is done; its QA gate was WAIVED and the waiver has expired (${s.gate.file}). Look at the waived issues again, or renew the waiver.`, data: { key: s.key, gate: s.gate.file } });
       return;

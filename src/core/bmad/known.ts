@@ -65,10 +65,14 @@ const KNOWN: readonly KnownWorkflow[] = [
  * Frontmatter keys that only one BMAD workflow's template writes: a file carrying all of them beside
  * its recorded steps is that workflow's artifact whatever it is named (quick-spec's first step
  * writes `tech_stack`, `files_to_modify`, `code_patterns`, `test_patterns` under `stepsCompleted`,
- * and teams keep the spec under names of their own: `tech-specs/epic-x/00-infrastructure-audit.md`).
+ * and teams keep the spec under names of their own: `tech-specs/epic-x/00-infrastructure-audit.md`;
+ * brainstorming's, `session_topic` and `session_goals`).
  */
 const TEMPLATE_KEYS: readonly { name: string; keys: readonly string[] }[] = [
   { name: 'quick-spec', keys: ['files_to_modify', 'code_patterns', 'test_patterns'] },
+  // The brainstorming session's first step writes the topic and goals beside its steps; teams save
+  // sessions under names of their own (`B2B-offsite-2026-03-12.md`).
+  { name: 'brainstorming', keys: ['session_topic', 'session_goals'] },
 ];
 
 /** The BMAD workflow whose template's frontmatter keys a file carries (with its steps recorded), if any. */

@@ -416,7 +416,11 @@ export function parseLedger(file: string, text: string): Ledger {
   if (suspicious) {
     // BMAD writes its path variables unquoted (`story_location: {project-root}/_bmad-output/…`): to
     // BMAD that is text, not a YAML flow mapping, so it is read as the text it is (lines kept).
-    const asBmadReads = text.replace(/^(\s*[\w.-]+\s*:[ \t]+)(\{[\w-]+\}[^\n#]*?)([ \t]+#[^\n]*)?$/gm, (_m, k: string, v: string, c?: string) => `${k}${JSON.stringify(v.trimEnd())}${c ?? ''}`);
+    // The header above the entries is metadata BMAD's agents write in words
+    // (`last_updated: 2026-07-23 (dev-story 4-8 → review: …)`): a plain value there is text too.
+    const asBmadReads = text
+      .replace(/^(\s*[\w.-]+\s*:[ \t]+)(\{[\w-]+\}[^\n#]*?)([ \t]+#[^\n]*)?$/gm, (_m, k: string, v: string, c?: string) => `${k}${JSON.stringify(v.trimEnd())}${c ?? ''}`)
+      .replace(/^(?!development_status\s*:|action_items\s*:)([\w.-]+[ \t]*:[ \t]+)([^\s"'[\]{}|>&*!%@`#][^\n#]*?)([ \t]+#[^\n]*)?$/gm, (_m, k: string, v: string, c?: string) => `${k}${JSON.stringify(v.trimEnd())}${c ?? ''}`);
     const err = parseDocument(asBmadReads, { schema: 'core', uniqueKeys: false, logLevel: 'error' }).errors[0];
     if (err) {
       const line = Math.min(Math.max(0, (err.linePos?.[0]?.line ?? 1) - 1), Math.max(0, lines.length - 1));

@@ -274,8 +274,10 @@ function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: M
     const text = readText(p, opts.overrides);
     if (text === undefined) continue;
     const s = parseStory(p, text);
-    // A file named like a story but holding no story (a review note) is not one.
+    // A file named like a story but holding no story (a review note) is not one; a name in the mixed
+    // form (`05.5-x11-issues.md`, also a tech-spec's) is a story when its title says so.
     if (s.title === undefined && s.status === undefined) continue;
+    if (s.titleLine === undefined && /^\d{1,3}\.\d{1,3}[a-z]?-[a-z]/i.test(path.basename(p))) continue;
     stories.push(s);
     files.push(p);
   }

@@ -44,20 +44,27 @@ export interface StoryFile {
   /** A frontmatter `status:` beside the Status line (some teams keep both; they can disagree). */
   frontmatterStatus?: { value: string; line: number; start: number; end: number };
   tasks: StoryTask[];
+  /** The last `Gate: PASS` (CONCERNS, FAIL, WAIVED) the story's QA Results record: BMAD's QA review writes it beside the gate file. */
+  qaGate?: string;
   hasFileList: boolean;
   hasChangeLog: boolean;
   hasDevAgentRecord: boolean;
   eol: '\n' | '\r\n';
 }
 
-/** The status word(s) at the start of a value such as `done ✅` or `backlog (deferred)`. */
-const STATUS_WORD = /^[A-Za-z][A-Za-z _-]*?(?=\s*(?:$|[^A-Za-z _-]|\s-\s))/;
+/**
+ * The status word(s) at the start of a value such as `done ✅` or `backlog (deferred)`. A digit right
+ * after a letter stays in the word (`deferred-to-v2`); after a space or a dash it starts something
+ * else (`Done 2026-01-12`).
+ */
+const STATUS_WORD = /^[A-Za-z](?:[A-Za-z _-]|(?<=[A-Za-z])\d)*?(?=\s*(?:$|(?<![A-Za-z])\d|[^A-Za-z0-9 _-]|\s-\s))/;
 
 const V4_NAME = /^(\d+)\.(\d+)([a-z]?)(?:\.(.+))?\.md$/i;
 
 /**
  * The story a file name names, by BMAD's naming: v6 `{epic}-{story}-{slug}.md` with any epic id
- * projects use (`3a-1-…`, `0-5-1-…` when `epicIds` has `0-5`, `pm-01-1-…`), v4 `{N}.{M}.{slug}.md`.
+ * projects use (`3a-1-…`, `0-5-1-…` when `epicIds` has `0-5`, `pm-01-1-…`), v4 `{N}.{M}.{slug}.md`,
+ * and the two mixed (`{N}.{M}-{slug}.md`).
  * Words in the slug (`3-4-review-queue.md`) do not matter; a context file (`.context.md`) and a
  * dated note (`2025-12-16-…`, `HANDOFF-2025-11-01.md`) are not stories.
  */
@@ -72,15 +79,18 @@ export function storyKeyFromName(file: string, epicIds?: Iterable<string>): { ke
   // story 2 of sub-epic 2.5, read below).
   const m = V4_NAME.exec(bare.replace(/\.story\.md$/i, '.md')) ?? (bare !== base ? /^(\d+)\.(\d+)([a-z]?)-([a-z].*)\.md$/i.exec(bare) : null);
   if (m) return { key: bare === base ? `${Number(m[1])}-${Number(m[2])}${m[3].toLowerCase()}-${(m[4] ?? 'story').toLowerCase()}` : key, epic: Number(m[1]), epicId: String(Number(m[1])), story: `${Number(m[2])}${m[3].toLowerCase()}`, v4: bare === base };
+  // `epic-2/stories/2.1-csv-import.md`: v4's dotted number with v6's dashed slug; the ledger's key is `2-1-csv-import`.
+  const dotted = bare === base ? /^(\d{1,3})\.(\d{1,3})([a-z]?)-([a-z].*)\.md$/i.exec(base) : null;
+  if (dotted) return { key: `${Number(dotted[1])}-${Number(dotted[2])}${dotted[3].toLowerCase()}-${dotted[4].toLowerCase()}`, epic: Number(dotted[1]), epicId: String(Number(dotted[1])), story: `${Number(dotted[2])}${dotted[3].toLowerCase()}`, v4: false };
   const c = classifyStoryKey(bare.slice(0, -3), epicIds);
   if (c) return { key, epic: c.epic, epicId: c.epicId, story: c.story!, v4: false };
   return undefined;
 }
 
 /** `# Story 1.2: title`, `# Story 3a.1 - title`, `# Story 0.5.1: title`, `# Story PM-01.1: title`. */
-const TITLE = /^#\s+Story\s+((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:\.\d+[a-z]?)*)[.\-](\d+)([a-z]?)\b\s*[:\-–]?\s*(.*?)\s*$/i;
-/** A `Status:` label at the start of a line (`Status:`, `**Status:**`, `- **Status**:`). */
-const LABEL = /^\s*(?:[-*]\s+)?(?:\*\*|__)?Status(?:\*\*|__)?\s*:(?:\*\*|__)?/i;
+const TITLE = /^#\s+Story\s+((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:\.\d+[a-z]?)*)[.\-](\d+)([a-z]?)\b\s*[:\-–—]?\s*(.*?)\s*$/i;
+/** A `Status:` label at the start of a line (`Status:`, `**Status:**`, `- **Status**:`, `Story Status:`). */
+const LABEL = /^\s*(?:[-*]\s+)?(?:\*\*|__)?(?:(?:Story|Current)[ \t]+)?Status(?:\*\*|__)?\s*:(?:\*\*|__)?/i;
 /** `## Status: Done`. */
 const HEADING_STATUS = /^#{2,4}\s+Status\s*:/i;
 const STATUS_HEADING = /^#{1,3}\s+Status\s*:?\s*$/i;
@@ -229,6 +239,10 @@ export function parseStory(file: string, text: string): StoryFile {
       if (v && (label || v.value.split(/\s+/).length <= 4 || normalizeStoryStatus(v.value).status !== undefined)) setStatus(s, v, i, 'section');
       awaitingStatus = false;
       continue;
+    }
+    if (section.startsWith('qa results')) {
+      const g = /^\s*(?:[-*]\s+)?(?:\*\*|__)?Gate(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(PASS|CONCERNS|FAIL|WAIVED)\b/i.exec(line);
+      if (g) s.qaGate = g[1].toUpperCase();
     }
     // A `Status:` label under the title, or near the top; with a frontmatter status, only under the
     // title (a `- **Status**: Review` line in a later Dev Agent Record is a log entry, not the story's).
