@@ -219,8 +219,9 @@ export class WritePipeline {
   }
 
   /** Who writes: the caller's session, else the core's, else the session running in the workspace (`waymark session start`). */
-  writeContext(abs: string, root: string, operation: string, opts: MutationOptions): WriteContext {
-    return { file: abs, root, operation, actor: opts.actor ?? this.init.actor, session: opts.session ?? this.init.session ?? runningSession(root)?.id };
+  writeContext(abs: string, ctx: WorkspaceContext, operation: string, opts: MutationOptions): WriteContext {
+    const root = ctx.root;
+    return { file: abs, root, operation, actor: opts.actor ?? this.init.actor, session: opts.session ?? this.init.session ?? runningSession(root, ctx.config.memory?.dir ?? null)?.id };
   }
 
   /**
@@ -355,14 +356,14 @@ export class WritePipeline {
     if (opts.text !== undefined) {
       const read = this.parse(abs, opts.text, ctx);
       this.checkHash(read.state, opts);
-      const plan = this.sessionEdit(read.state, this.writeContext(abs, ctx.root, operation, opts), makePlan(read.state, ctx));
+      const plan = this.sessionEdit(read.state, this.writeContext(abs, ctx, operation, opts), makePlan(read.state, ctx));
       const { newText, after } = this.applyPlan(read, plan, ctx, operation);
       if (this.isNoChange(read, plan, after, operation)) return { file: abs, operation, before: read.state, after: read.state, newText: read.text, written: false, changed: false };
       this.checkProblems(read, after, operation, opts);
       return { file: abs, operation, before: read.state, after, newText, written: false, changed: true };
     }
     const target = this.writeTarget(abs, ctx.root);
-    const wctx = this.writeContext(abs, ctx.root, operation, opts);
+    const wctx = this.writeContext(abs, ctx, operation, opts);
     let landed: WorkflowState | undefined;
     let result: MutationResult;
     try {
