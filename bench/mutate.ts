@@ -5,7 +5,8 @@
 // `mutate.vs_floor` is the full write over it (target ≤ 2, issue 24).
 // Options: --files N (default 1000), --ops N (default 400). The disk part (five fsyncs in two
 // rounds: intent, journal folder and temp file together, then the folder and the history file
-// together; engine/README.md) dominates and varies with the machine's I/O load;
+// together; engine/README.md) varies with the machine's I/O load; protocol_only_median_ms is
+// that disk part alone by plain Node, interleaved with the other two;
 // compute_only_median_ms is the same mutation in unsaved-text mode (no lock, no disk).
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -26,6 +27,36 @@ function floorWrite(file: string, text: string): void {
   fs.closeSync(d);
 }
 
+/**
+ * Waymark's disk protocol alone, by plain Node (engine/README.md): an intent and a temp file
+ * written, fsynced with the intent's folder together; the rename; a history line appended; the
+ * folder and the history file fsynced together; the intent removed. No lock, no parse, no check:
+ * what the two flush rounds cost beside the floor's two fsyncs in a row.
+ */
+async function protocolWrite(file: string, text: string, journal: string, history: string, n: number): Promise<void> {
+  const fsyncFd = (fd: number) => new Promise<void>((resolve, reject) => fs.fsync(fd, (e) => (e ? reject(e) : resolve())));
+  const fsyncPath = async (p: string) => {
+    const fd = fs.openSync(p, 'r');
+    try {
+      await fsyncFd(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  };
+  const intent = path.join(journal, `tx.${process.pid}.${n}.json`);
+  const ifd = fs.openSync(intent, 'wx');
+  fs.writeSync(ifd, JSON.stringify({ file, text }) + '\n');
+  const tmp = `${file}.protocol-tmp`;
+  const tfd = fs.openSync(tmp, 'w');
+  fs.writeSync(tfd, text);
+  await Promise.all([fsyncFd(ifd), fsyncPath(journal), fsyncFd(tfd)]);
+  fs.closeSync(ifd);
+  fs.closeSync(tfd);
+  fs.renameSync(tmp, file);
+  fs.appendFileSync(history, `{"seq":${n}}\n`);
+  await Promise.all([fsyncPath(path.dirname(file)), fsyncPath(history)]);
+  fs.unlinkSync(intent);
+}
 
 function frontmatter(i: number): string {
   return [
@@ -78,26 +109,46 @@ async function main(): Promise<void> {
     const scopes: Scope[] = ['micro', 'small', 'medium', 'large', 'epic'];
     const times: number[] = [];
     const floor: number[] = [];
+    const protocol: number[] = [];
+    const journal = path.join(root, 'protocol-journal');
+    fs.mkdirSync(journal);
+    const protocolHistory = path.join(root, 'protocol-history.jsonl');
     // CPU time (user+sys) of the writes and of the floor: on a loaded machine the disk's wait varies, the CPU a write costs does not.
     let writeCpu = 0;
     let floorCpu = 0;
     const cpuMs = (c: NodeJS.CpuUsage) => (c.user + c.system) / 1000;
-    // Interleaved, so both see the same disk and the same load.
-    for (let i = 0; i < ops; i++) {
-      const file = paths[(i * 7919) % paths.length];
-      const c0 = process.cpuUsage();
-      const t0 = process.hrtime.bigint();
-      await core.setScope(file, scopes[i % scopes.length] === 'small' ? 'large' : scopes[i % scopes.length]);
-      times.push(Number(process.hrtime.bigint() - t0) / 1e6);
-      writeCpu += cpuMs(process.cpuUsage(c0));
-      const other = paths[(i * 7919 + 1) % paths.length];
-      const text = fs.readFileSync(other, 'utf8');
-      const c1 = process.cpuUsage();
-      const t1 = process.hrtime.bigint();
-      floorWrite(other, text);
-      floor.push(Number(process.hrtime.bigint() - t1) / 1e6);
-      floorCpu += cpuMs(process.cpuUsage(c1));
-    }
+    // Interleaved, so all three see the same disk and the same load, in an order that turns: on
+    // ext4 an fsync commits every metadata change not yet on disk (the intent removed, the lock
+    // released, the events line of the write before), so whatever runs right after a write pays
+    // for what it left; turning, each follows each of the others as often.
+    let i = 0;
+    const parts: (() => Promise<void>)[] = [
+      async () => {
+        const file = paths[(i * 7919) % paths.length];
+        const c0 = process.cpuUsage();
+        const t0 = process.hrtime.bigint();
+        await core.setScope(file, scopes[i % scopes.length] === 'small' ? 'large' : scopes[i % scopes.length]);
+        times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+        writeCpu += cpuMs(process.cpuUsage(c0));
+      },
+      async () => {
+        const other = paths[(i * 7919 + 1) % paths.length];
+        const text = fs.readFileSync(other, 'utf8');
+        const c1 = process.cpuUsage();
+        const t1 = process.hrtime.bigint();
+        floorWrite(other, text);
+        floor.push(Number(process.hrtime.bigint() - t1) / 1e6);
+        floorCpu += cpuMs(process.cpuUsage(c1));
+      },
+      async () => {
+        const third = paths[(i * 7919 + 2) % paths.length];
+        const text = fs.readFileSync(third, 'utf8');
+        const t2 = process.hrtime.bigint();
+        await protocolWrite(third, text, journal, protocolHistory, i);
+        protocol.push(Number(process.hrtime.bigint() - t2) / 1e6);
+      },
+    ];
+    for (; i < ops; i++) for (let k = 0; k < parts.length; k++) await parts[(i + k) % parts.length]();
     // advance (gate lookup + list edit) too, on fresh files.
     const adv: number[] = [];
     for (let i = 0; i < Math.min(ops, paths.length); i++) {
@@ -121,6 +172,7 @@ async function main(): Promise<void> {
     console.log(`# load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} on ${os.cpus().length} CPUs`);
     console.log(`mutate.floor_median_ms ${percentile(floor, 50).toFixed(2)}`);
     console.log(`mutate.floor_p99_ms ${percentile(floor, 99).toFixed(2)}`);
+    console.log(`mutate.protocol_only_median_ms ${percentile(protocol, 50).toFixed(2)} (${(percentile(protocol, 50) / percentile(floor, 50)).toFixed(2)}× the floor: the same fsyncs, renames and appends by plain Node)`);
     console.log(`mutate.median_ms ${percentile(times, 50).toFixed(2)}`);
     console.log(`mutate.vs_floor ${(percentile(times, 50) / percentile(floor, 50)).toFixed(2)} (target ≤ 2)`);
     console.log(`mutate.cpu_per_write_ms ${(writeCpu / ops).toFixed(2)} (floor ${(floorCpu / ops).toFixed(2)}; user+sys, the process's threads included)`);

@@ -132,7 +132,7 @@ export async function delegateWorkflow(w: WritePipeline, file: string, args: { a
 
 async function delegateOnce(w: WritePipeline, ctx: WorkspaceContext, abs: string, agent: string, args: { out?: string; workflow?: string }, opts: MutationOptions): Promise<MutationResult> {
   const { out, missingDir } = childPath(ctx, abs, slug(agent), args.out);
-  const wctx = w.writeContext(abs, ctx.root, 'delegate', opts);
+  const wctx = w.writeContext(abs, ctx, 'delegate', opts);
   // --out into a folder that does not exist yet: made for the change (inside the workspace, by
   // its real path) and taken back when the change is refused or fails.
   let created: { deepest: string; top: string } | undefined;

@@ -55,7 +55,7 @@ export async function writeGateVerdict(
   if (args.expires && !Number.isFinite(Date.parse(args.expires))) throw new WaymarkError('usage', `--expires ${args.expires} is not a date (use e.g. 2026-12-31).`, abs);
   checkReason(args.reason, abs);
   const operation = `gate-${verdict.toLowerCase()}`;
-  const wctx = w.writeContext(abs, ctx.root, operation, opts);
+  const wctx = w.writeContext(abs, ctx, operation, opts);
   const target = w.writeTarget(abs, ctx.root);
   // Where the gate file is (and where an old copy may move from), as read now; re-checked under the locks.
   const where = (state: WorkflowState) => {

@@ -19,6 +19,9 @@ import type { ContextCache } from './contextCache';
 import type { WorkflowModel } from './workflowModel';
 import { parseWorkflowFile, readWorkflowText, type ReadFile } from './workflowReader';
 
+/** How many files' last parse WritePipeline.parse keeps. */
+const PARSED_FILES = 256;
+
 /** Longest free text (`--reason`) a history line, gate file or frontmatter key gets. */
 export const MAX_REASON_CHARS = 4000;
 
@@ -214,13 +217,27 @@ export class WritePipeline {
     await settleTransactions({ ...this.txContext(ctx), guards: undefined }, [abs]);
   }
 
+  /**
+   * The last text parsed for each file, with its answer: a write parses the bytes it writes (its
+   * `after`), and the next write of the file reads those same bytes back under its lock. The
+   * answer is a pure function of the file, its text and the workspace context (a new context
+   * object when the config changes), so an equal text in the same context is not parsed again.
+   */
+  private readonly parsed = new Map<string, { text: string; ctx: WorkspaceContext; read: ReadFile }>();
+
   parse(abs: string, text: string, ctx: WorkspaceContext): ReadFile {
-    return parseWorkflowFile(abs, text, ctx);
+    const hit = this.parsed.get(abs);
+    if (hit && hit.ctx === ctx && hit.text === text) return hit.read;
+    const read = parseWorkflowFile(abs, text, ctx);
+    if (this.parsed.size >= PARSED_FILES) this.parsed.clear();
+    this.parsed.set(abs, { text, ctx, read });
+    return read;
   }
 
   /** Who writes: the caller's session, else the core's, else the session running in the workspace (`waymark session start`). */
-  writeContext(abs: string, root: string, operation: string, opts: MutationOptions): WriteContext {
-    return { file: abs, root, operation, actor: opts.actor ?? this.init.actor, session: opts.session ?? this.init.session ?? runningSession(root)?.id };
+  writeContext(abs: string, ctx: WorkspaceContext, operation: string, opts: MutationOptions): WriteContext {
+    const root = ctx.root;
+    return { file: abs, root, operation, actor: opts.actor ?? this.init.actor, session: opts.session ?? this.init.session ?? runningSession(root, ctx.config.memory?.dir ?? null)?.id };
   }
 
   /**
@@ -355,14 +372,14 @@ export class WritePipeline {
     if (opts.text !== undefined) {
       const read = this.parse(abs, opts.text, ctx);
       this.checkHash(read.state, opts);
-      const plan = this.sessionEdit(read.state, this.writeContext(abs, ctx.root, operation, opts), makePlan(read.state, ctx));
+      const plan = this.sessionEdit(read.state, this.writeContext(abs, ctx, operation, opts), makePlan(read.state, ctx));
       const { newText, after } = this.applyPlan(read, plan, ctx, operation);
       if (this.isNoChange(read, plan, after, operation)) return { file: abs, operation, before: read.state, after: read.state, newText: read.text, written: false, changed: false };
       this.checkProblems(read, after, operation, opts);
       return { file: abs, operation, before: read.state, after, newText, written: false, changed: true };
     }
     const target = this.writeTarget(abs, ctx.root);
-    const wctx = this.writeContext(abs, ctx.root, operation, opts);
+    const wctx = this.writeContext(abs, ctx, operation, opts);
     let landed: WorkflowState | undefined;
     let result: MutationResult;
     try {

@@ -1,4 +1,4 @@
-import { isMap, isScalar, isSeq, Scalar, type Document } from 'yaml';
+import { isMap, isScalar, isSeq, parseDocument, Scalar, type Document } from 'yaml';
 import type { Node as YamlNode, Pair, YAMLMap, YAMLSeq } from 'yaml';
 import { WaymarkError } from '../errors';
 import { splitFrontmatter } from './frontmatter';
@@ -122,11 +122,19 @@ function nodeRange(node: YamlNode | null | undefined): [number, number, number] 
  * when the YAML has errors or is not a mapping.
  */
 export function editYamlText(yamlText: string, edits: FrontmatterEdit[], eolHint?: '\r\n' | '\n'): string {
-  const eol = eolHint ?? detectEol(yamlText);
+  // A rename needs every key (it refuses a name already taken): planned on the whole text.
+  return editPlanned(yamlText, edits, eolHint ?? detectEol(yamlText), !edits.some((e) => e.renameTo !== undefined));
+}
+
+/** editYamlText planned on the parse of the whole text, always (the reference its tests compare with). */
+export function editYamlTextWhole(yamlText: string, edits: FrontmatterEdit[], eolHint?: '\r\n' | '\n'): string {
+  return editPlanned(yamlText, edits, eolHint ?? detectEol(yamlText), false);
+}
+
+function editPlanned(yamlText: string, edits: FrontmatterEdit[], eol: string, focus: boolean): string {
   if (edits.length > 1) {
     // One parse for all edits when their byte ranges are disjoint (the usual case).
-    const doc = parseChecked(yamlText);
-    const splices = edits.map((e) => spliceFor(yamlText, doc, e, eol)).filter((x): x is Splice => x !== undefined);
+    const splices = splicesFor(yamlText, edits, eol, focus).filter((x): x is Splice => x !== undefined);
     const sorted = [...splices].sort((a, b) => a.start - b.start);
     const disjoint = sorted.every((sp, i) => i === 0 || (sorted[i - 1].end <= sp.start && sorted[i - 1].start !== sp.start));
     if (disjoint) {
@@ -137,10 +145,109 @@ export function editYamlText(yamlText: string, edits: FrontmatterEdit[], eolHint
   }
   let text = yamlText;
   for (const edit of edits) {
-    const sp = spliceFor(text, parseChecked(text), edit, eol);
+    const [sp] = splicesFor(text, [edit], eol, focus);
     if (sp) text = text.slice(0, sp.start) + sp.text + text.slice(sp.end);
   }
   return text;
+}
+
+/** The splice of each edit (undefined: a no-op), planned on the entries they touch when `focus` and the layout allow (focusedSplices). */
+function splicesFor(text: string, edits: FrontmatterEdit[], eol: string, focus: boolean): (Splice | undefined)[] {
+  const focused = focus ? focusedSplices(text, edits, eol) : undefined;
+  if (focused) return focused;
+  const doc = parseChecked(text);
+  return edits.map((e) => spliceFor(text, doc, e, eol));
+}
+
+/** A document without entries (made once, when first needed: the CLI loads `yaml` only when used). */
+let noEntries: Document | undefined;
+
+/**
+ * The edits planned on the top-level entries they touch, each parsed alone, when the text is a
+ * block mapping written the plain way (topLevelEntries); undefined otherwise, and at any doubt.
+ * The `yaml` parser costs about a millisecond per kilobyte, and an entry no edit touches (a
+ * `steps:` list of hundreds) was parsed on every write for nothing but its errors. Those are
+ * still refused: the other entries are parsed too, together, once per distinct text (restParses),
+ * and an error there or in an entry alone (an alias of another entry's anchor included) parses the whole text as before,
+ * which refuses with the whole parse's message. The entries of such a mapping do not reach into
+ * each other (an unclosed quote or bracket across a `key:` line is an error in the entry alone),
+ * so an edit here gives the bytes of the one planned on the whole parse; editFocused.test.ts
+ * compares both over random layouts, broken ones included.
+ */
+function focusedSplices(text: string, edits: FrontmatterEdit[], eol: string): (Splice | undefined)[] | undefined {
+  const entries = topLevelEntries(text);
+  if (!entries) return undefined;
+  const touched = new Set(edits.map((e) => e.path?.[0] ?? e.key));
+  let rest = text.slice(0, entries[0].start);
+  for (const e of entries) if (!touched.has(e.key)) rest += text.slice(e.start, e.end);
+  if (!restParses(rest)) return undefined;
+  // Every touched entry parsed before any edit is planned: an error refuses before any edit's own refusal, as on the whole parse.
+  const docs = new Map<string, { doc: Document; start: number; sub: string }>();
+  for (const e of entries) {
+    if (!touched.has(e.key)) continue;
+    const sub = text.slice(e.start, e.end);
+    const doc = parseDocument(sub, { uniqueKeys: true, prettyErrors: false });
+    if (doc.errors.length) return undefined;
+    docs.set(e.key, { doc, start: e.start, sub });
+  }
+  return edits.map((edit) => {
+    const d = docs.get(edit.path?.[0] ?? edit.key);
+    // A key the mapping does not have: appended at its end (or refused), as on the whole parse.
+    if (!d) return spliceFor(text, (noEntries ??= parseDocument('')), edit, eol);
+    const sp = spliceFor(d.sub, d.doc, edit, eol);
+    return sp && { start: d.start + sp.start, end: d.start + sp.end, text: sp.text };
+  });
+}
+
+/** A plain top-level key at the start of a line: `key:` then a space, a tab or the line's end. */
+const ENTRY_START = /^([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:(?:[ \t]|\r?$)/;
+/** Keys the YAML core schema reads as something other than their text (`True` is `true`). */
+const NOT_A_NAME = /^(true|false|null)$/i;
+
+/**
+ * The top-level entries of a block mapping written the plain way: each from its `key:` line to
+ * the next one (its indented lines, `- ` items at the margin, comments and blank lines). Undefined
+ * for any other layout or a key written twice (the caller parses the whole text).
+ */
+function topLevelEntries(text: string): { key: string; start: number; end: number }[] | undefined {
+  const out: { key: string; start: number; end: number }[] = [];
+  const seen = new Set<string>();
+  for (let start = 0; start < text.length; ) {
+    const nl = text.indexOf('\n', start);
+    const end = nl === -1 ? text.length : nl + 1;
+    const c = text[start];
+    if (c === ' ' || c === '\r' || c === '\n' || c === '#') {
+      // Before the first key only blank lines and comments.
+      if (!out.length && c === ' ' && !/^ *(#.*)?\r?\n?$/.test(text.slice(start, end))) return undefined;
+    } else if (c === '-' && (start + 1 === text.length || ' \r\n'.includes(text[start + 1]))) {
+      if (!out.length) return undefined;
+    } else {
+      const m = ENTRY_START.exec(text.slice(start, end));
+      if (!m || NOT_A_NAME.test(m[1]) || seen.has(m[1])) return undefined;
+      seen.add(m[1]);
+      if (out.length) out[out.length - 1].end = start;
+      out.push({ key: m[1], start, end: text.length });
+    }
+    start = end;
+  }
+  return out.length ? out : undefined;
+}
+
+/**
+ * Whether the entries no edit touches parse without an error on their own (one text: the ones a
+ * file's writes do not change are the same text write after write, so the answer is kept).
+ */
+const restAnswers = new Map<string, boolean>();
+const REST_ANSWERS = 64;
+
+function restParses(rest: string): boolean {
+  let ok = restAnswers.get(rest);
+  if (ok === undefined) {
+    ok = parseDocument(rest, { uniqueKeys: true, prettyErrors: false }).errors.length === 0;
+    if (restAnswers.size >= REST_ANSWERS) restAnswers.delete(restAnswers.keys().next().value!);
+    restAnswers.set(rest, ok);
+  }
+  return ok;
 }
 
 function parseChecked(text: string): Document {

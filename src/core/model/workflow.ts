@@ -344,15 +344,22 @@ const LEADING_TAB = /^ *\t/m;
 const MAX_IMPLICIT_KEY = 1024;
 
 /**
- * True when a line is longer than YAML's implicit-key limit. The same answer as
- * /[^\n]{1025}/.test(text), which costs a scan per character (about half a scan's parse time).
+ * True when a line may hold an implicit key longer than YAML's limit: a `:` at least 1024
+ * characters after the start of its line (an implicit key is on one line, so its `:` is at least
+ * as far from the line's start as from the key's). A long line without one (`steps: [a, b, ...]`
+ * of hundreds of steps) is not: the editing parser would refuse nothing there, and asking it costs
+ * a full parse of the frontmatter on every read.
  */
 export function hasLongLine(text: string): boolean {
   if (text.length <= MAX_IMPLICIT_KEY) return false;
   let start = 0;
   for (;;) {
     const nl = text.indexOf('\n', start);
-    if ((nl === -1 ? text.length : nl) - start > MAX_IMPLICIT_KEY) return true;
+    const end = nl === -1 ? text.length : nl;
+    if (end - start > MAX_IMPLICIT_KEY) {
+      const colon = text.indexOf(':', start + MAX_IMPLICIT_KEY);
+      if (colon !== -1 && colon < end) return true;
+    }
     if (nl === -1) return false;
     start = nl + 1;
   }

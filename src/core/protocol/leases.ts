@@ -95,17 +95,12 @@ export function isRemote(lease: Lease): boolean {
  * (the repository's shared folder in git, see coordinationPaths); `paths` adds the old
  * per-worktree place, still honoured.
  */
-export function leaseKey(root: string, file?: string): { key: string; target: string; path: string; paths: string[] } {
-  const c = coordinationPaths(root);
-  const name = (() => {
-    if (file === undefined) return 'root.json';
-    const rel = relPath(root, file);
-    return `file-${rel.replace(/[^A-Za-z0-9._-]+/g, '_').slice(-80)}-${shortHash(rel)}.json`;
-  })();
+export function leaseKey(root: string, file?: string, c: CoordinationPaths = coordinationPaths(root)): { key: string; target: string; path: string; paths: string[] } {
+  const rel = file === undefined ? undefined : relPath(root, file);
+  const name = rel === undefined ? 'root.json' : `file-${rel.replace(/[^A-Za-z0-9._-]+/g, '_').slice(-80)}-${shortHash(rel)}.json`;
   const p = path.join(c.leases, name);
   const paths = c.legacyLeases ? [p, path.join(c.legacyLeases, name)] : [p];
-  if (file === undefined) return { key: 'root', target: '*', path: p, paths };
-  const rel = relPath(root, file);
+  if (rel === undefined) return { key: 'root', target: '*', path: p, paths };
   return { key: `file:${rel}`, target: rel, path: p, paths };
 }
 
@@ -380,7 +375,9 @@ export function listLeases(root: string, clock: Clock = systemClock): LeaseStatu
 /** The live leases that cover `file`: its own and the root's. */
 export function leasesCovering(root: string, file: string, clock: Clock = systemClock): LeaseStatus[] {
   const out: LeaseStatus[] = [];
-  for (const k of [leaseKey(root), leaseKey(root, file)]) {
+  // One look for the shared coordination folder (a walk up for .git) for both keys.
+  const c = coordinationPaths(root);
+  for (const k of [leaseKey(root, undefined, c), leaseKey(root, file, c)]) {
     for (const p of k.paths) {
       const { lease } = readLease(p);
       if (lease) out.push(leaseStatus(lease, clock));

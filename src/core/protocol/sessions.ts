@@ -21,21 +21,29 @@ export interface RunningSession {
   workflows?: string[];
 }
 
-/** Where session.json lives: the configured memory folder, else `.waymark/memory`. */
-export function sessionFile(root: string): string {
+/**
+ * Where session.json lives: the configured memory folder, else `.waymark/memory`. A writer that
+ * already holds the workspace's config passes its `memory.dir` (`memoryDir`; null: none set), so
+ * a write does not read the config file again.
+ */
+export function sessionFile(root: string, memoryDir?: string | null): string {
   let dir: string | undefined;
-  try {
-    dir = readConfigSync(root).memory.dir;
-  } catch {
-    dir = undefined; // an unreadable config: the scan reports it; the default folder here
+  if (memoryDir !== undefined) {
+    dir = memoryDir ?? undefined;
+  } else {
+    try {
+      dir = readConfigSync(root).memory.dir;
+    } catch {
+      dir = undefined; // an unreadable config: the scan reports it; the default folder here
+    }
   }
   return path.join(dir ? path.resolve(root, dir) : protocolPaths(root).memory, 'session.json');
 }
 
-/** The running session of a root, or undefined (none, or an unreadable session.json). */
-export function runningSession(root: string): RunningSession | undefined {
+/** The running session of a root, or undefined (none, or an unreadable session.json); `memoryDir` as sessionFile's. */
+export function runningSession(root: string, memoryDir?: string | null): RunningSession | undefined {
   try {
-    const text = readInternalIfExists(sessionFile(root));
+    const text = readInternalIfExists(sessionFile(root, memoryDir));
     if (text === undefined) return undefined;
     const v = JSON.parse(text) as RunningSession;
     return v && typeof v.id === 'string' && v.id ? v : undefined;

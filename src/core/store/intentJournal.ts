@@ -68,11 +68,26 @@ export function writeIntent(root: string, file: string, intent: Omit<Intent, 'id
   const full: Intent = { id, pid: process.pid, start: ownStartTime(), host: os.hostname(), time: new Date().toISOString(), root, ...intent };
   const p = path.join(dir, `${prefixFor(file)}.${process.pid}.${id}.json`);
   writeFileAtomic(p, JSON.stringify(full) + '\n', { root, what: 'intent journal' });
+  markOwnIntent(p);
   return { path: p, intent: full };
+}
+
+/**
+ * The intents this process wrote and has not removed: a reader of the journal passes over them
+ * without reading them (a live writer's intent is its own business, and this process is alive).
+ * A long-lived face leaves an intent until its deferred observers ran, so every write would
+ * otherwise read and parse the ones still waiting.
+ */
+const ownIntents = new Set<string>();
+
+/** Marks `p` as written by this process (see ownIntents); completeIntent unmarks it. */
+export function markOwnIntent(p: string): void {
+  ownIntents.add(p);
 }
 
 /** Removes a completed intent. */
 export function completeIntent(p: string): void {
+  ownIntents.delete(p);
   try {
     fs.unlinkSync(p);
   } catch {
@@ -112,6 +127,7 @@ export function orphanedJournalFiles<T extends { pid: number; start?: string; ho
   for (const n of [...names].sort()) {
     if (!n.startsWith(prefix) || !n.endsWith('.json')) continue;
     const p = path.join(dir, n);
+    if (ownIntents.has(p)) continue;
     let intent: T | undefined;
     let raw: string | undefined;
     try {

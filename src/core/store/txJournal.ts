@@ -4,7 +4,7 @@ import * as crypto from 'node:crypto';
 import type { HistoryEntry } from '../types';
 import * as fs from 'node:fs';
 import { ioError } from './atomicWrite';
-import { completeIntent, orphanedJournalFiles } from './intentJournal';
+import { completeIntent, markOwnIntent, orphanedJournalFiles } from './intentJournal';
 import { ownStartTime } from './processes';
 import { safeMkdir } from './safePath';
 
@@ -73,6 +73,7 @@ export function writeTxIntentOpen(root: string, intent: Omit<TxIntent, 'kind' | 
     fd = fs.openSync(p, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), 0o644);
     const buf = Buffer.from(JSON.stringify(full) + '\n', 'utf8');
     let off = 0;
+    markOwnIntent(p);
     while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off);
     return { path: p, intent: full, fd };
   } catch (e) {

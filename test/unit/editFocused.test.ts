@@ -1,0 +1,94 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { editYamlText, editYamlTextWhole, type EditValue, type FrontmatterEdit } from '../../src/core/model/edit';
+
+// An edit is planned on the parse of only the entries it touches when the layout allows
+// (model/edit.ts parseFocused): it must give the same bytes, or the same refusal, as planned on
+// the parse of the whole frontmatter, over random layouts, broken ones included.
+
+const RUNS = Number(process.env.WAYMARK_FUZZ_RUNS ?? 1500);
+
+const KEYS = ['status', 'steps', 'stepsCompleted', 'currentStep', 'scope', 'owner', 'delegation', 'notes', 'b-c', 'True'];
+
+const VALUES = [
+  ' plain',
+  ' "double quoted"',
+  " 'single'",
+  ' "two\n  lines"',
+  ' "broken\nlater: x"',
+  ' [a, b]',
+  ' [a,\n  b]',
+  ' [a,\nb]',
+  '\n  - x\n  - y # note',
+  '\n- x\n- y',
+  ' |\n  text\n\n  more\n',
+  ' |+\n  keep\n\n',
+  ' >-\n  folded\n  text',
+  ' &anc val',
+  ' *anc',
+  ' { a: 1 }',
+  '\n  id: x\n  depth: 1',
+  '\n  id: x\n\tdepth: 1',
+  '',
+  ' # only a comment',
+  ' x # trailing',
+  ' [unclosed',
+  ' a: b',
+];
+
+const ODD_LINES = ['"q": 1', '? x\n: y', 'k:v', '\tk: 1', '<<: *anc', '  indented: 1', '- item', '# comment', '', '   ', 'x'.repeat(1100) + ': 1'];
+
+const entry = fc.oneof(
+  { weight: 6, arbitrary: fc.tuple(fc.constantFrom(...KEYS), fc.constantFrom(...VALUES)).map(([k, v]) => `${k}:${v}`) },
+  { weight: 1, arbitrary: fc.constantFrom(...ODD_LINES) },
+);
+
+const value: fc.Arbitrary<EditValue | undefined> = fc.oneof(
+  fc.constantFrom<EditValue | undefined>('in_progress', 'yes', '#1: go', 3, null, true, undefined, [], ['a', 'b c'], ['x']),
+  fc.string({ maxLength: 6 }),
+);
+
+const edit: fc.Arbitrary<FrontmatterEdit> = fc.oneof(
+  { weight: 5, arbitrary: fc.tuple(fc.constantFrom(...KEYS, 'updatedAt'), value).map(([key, v]) => ({ key, value: v })) },
+  { weight: 1, arbitrary: fc.tuple(fc.constantFrom('depth', 'id', 'parent_id'), value).map(([key, v]) => ({ path: ['delegation'], key, value: Array.isArray(v) ? 'x' : v })) },
+  { weight: 1, arbitrary: fc.constantFrom<FrontmatterEdit>({ key: 'stepCompleted', value: undefined, renameTo: 'stepsCompleted' }, { key: 'status', value: undefined, renameTo: 'scope' }) },
+);
+
+function outcome(f: () => string): string {
+  try {
+    return `ok ${f()}`;
+  } catch (e) {
+    return `refused ${(e as { reason?: string }).reason} ${(e as Error).message}`;
+  }
+}
+
+test('an edit planned on the entries it touches gives the bytes (or the refusal) of one planned on the whole frontmatter', () => {
+  let focusedOk = 0;
+  fc.assert(
+    fc.property(fc.array(entry, { maxLength: 9 }), fc.array(edit, { minLength: 1, maxLength: 3 }), fc.boolean(), (entries, edits, crlf) => {
+      let text = entries.map((e) => `${e}\n`).join('');
+      if (crlf) text = text.replace(/\n/g, '\r\n');
+      const whole = outcome(() => editYamlTextWhole(text, edits));
+      assert.equal(outcome(() => editYamlText(text, edits)), whole, JSON.stringify({ text, edits }));
+      if (whole.startsWith('ok')) focusedOk++;
+    }),
+    { numRuns: RUNS },
+  );
+  assert.ok(focusedOk > RUNS / 10, `only ${focusedOk} edits went through`);
+});
+
+test('a long step list the edit does not touch gives the same bytes as the whole parse', () => {
+  const steps = Array.from({ length: 300 }, (_, i) => `step-${i}`);
+  const text = `workflow: w\nstatus: in_progress\nsteps: [${steps.join(', ')}]\ncurrentStep: step-3\nstepsCompleted: [step-0, step-1, step-2]\n`;
+  const edits: FrontmatterEdit[] = [
+    { key: 'currentStep', value: 'step-4' },
+    { key: 'stepsCompleted', value: ['step-0', 'step-1', 'step-2', 'step-3'] },
+    { key: 'updatedAt', value: '2026-11-28T09:00:00Z' },
+  ];
+  const out = editYamlText(text, edits);
+  assert.equal(out, editYamlTextWhole(text, edits));
+  assert.equal(out, text.replace('currentStep: step-3', 'currentStep: step-4').replace('step-2]\n', 'step-2, step-3]\n') + 'updatedAt: "2026-11-28T09:00:00Z"\n');
+  // An error in an entry the edit does not touch is still refused.
+  assert.throws(() => editYamlText(text.replace('steps: [', 'steps: [[ '), edits), (e: Error & { reason?: string }) => e.reason === 'invalid');
+});
