@@ -3,6 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as crypto from 'node:crypto';
 import type { HistoryEntry } from '../types';
+import type { Logger } from '../ports';
 import { writeFileAtomic, sweepStaleTemps } from './atomicWrite';
 import { lockPathFor } from './fileLock';
 import { holderAlive, ownStartTime, pidAlive } from './processes';
@@ -135,6 +136,26 @@ export function orphanedJournalFiles<T extends { pid: number; start?: string; ho
     }
   }
   return out;
+}
+
+/**
+ * Sets aside a journal file a writer found and cannot use, by one rule whatever kind of change left
+ * it (a one-file intent or a transaction's): one its dead writer left half written (`torn`, from
+ * orphanedJournalFiles) never reached a rename, nothing happened, and it is removed; any other
+ * (unreadable, or `why`: not this workspace's) is moved to `<name>.bad` for a person to look at.
+ */
+export function setAsideJournalFile(o: { path: string; torn?: boolean }, logger: Logger | undefined, why = 'is unreadable'): void {
+  try {
+    if (o.torn) {
+      fs.unlinkSync(o.path);
+      logger?.info(`[journal] ${o.path} was left half written by a writer that died before its change began; removed`);
+    } else {
+      fs.renameSync(o.path, `${o.path}.bad`);
+      logger?.warn(`[journal] ${o.path} ${why}; moved aside to ${o.path}.bad`);
+    }
+  } catch {
+    // set aside by another recovering writer
+  }
 }
 
 /** SHA-256 of a file's bytes now, or undefined when it is missing or not a regular file. */
