@@ -227,7 +227,7 @@ export async function checkWorkspace(root: string, opts: CheckWorkspaceOptions):
       skipped: encodeValue(res.skipped) as [unknown, unknown],
     };
     try {
-      if (ensureCacheDir(absRoot)) writeFileAtomic(answerPath(absRoot), JSON.stringify(stored), { root: absRoot, durable: false });
+      if (ensureCacheDir(absRoot)) writeFileAtomic(answerPath(absRoot), JSON.stringify(stored), { root: absRoot, durable: false, replaceLink: true });
     } catch {
       // A read-only workspace, or a cache folder that cannot be written: the answer is simply not kept.
     }
