@@ -107,6 +107,10 @@ export function listJournal(root: string): string[] {
 export function orphanedJournalFiles<T extends { pid: number; start?: string; host: string }>(root: string, prefix: string, valid: (x: T) => boolean, listed?: readonly string[]): { path: string; intent?: T; torn?: boolean }[] {
   const dir = journalDir(root);
   const names = listed ?? listJournal(root);
+  // What is found here is swept, removed, moved aside or replayed: only in a journal folder inside
+  // the workspace by its real path (a `.waymark/journal` link leading elsewhere is refused, naming
+  // it). Checked when the listing has a file of this prefix (the common case has none).
+  if (names.some((n) => n.startsWith(prefix) || n.startsWith(`.${prefix}`))) safeWritePath(root, dir);
   // Temp files are only looked at when the listing has one of this prefix (the common case has none).
   if (names.some((n) => n.startsWith(`.${prefix}`))) sweepStaleTemps(dir, (n) => n.startsWith(`.${prefix}`));
   const out: { path: string; intent?: T; torn?: boolean }[] = [];
