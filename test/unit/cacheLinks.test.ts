@@ -8,7 +8,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { workspace } from './fileHelpers';
-import { checkWorkspace, createStateCore, scanRoots, saveEditSnapshot } from '../../src/core/index';
+import { checkWorkspace, createStateCore, gitStateTimeline, scanRoots, saveEditSnapshot } from '../../src/core/index';
+import { execFileSync } from 'node:child_process';
 import { loadSprint } from '../../src/core/bmad/sprint';
 import { sprintCachePath } from '../../src/core/bmad/sprintCache';
 import { scanIndexPath } from '../../src/core/store/scanIndex';
@@ -72,6 +73,21 @@ describe('a symbolic link planted at a cache file\'s name', () => {
     const victim = path.join(root, 'notes.md');
     plant(at, victim);
     loadSprint(root, { now: new Date('2025-10-21T12:00:00Z'), cache: true });
+    unharmed(at, victim);
+  });
+
+  test('the git timeline cache: replaced, not followed (a file inside the workspace)', async () => {
+    const root = workspace({ 'w.md': WF }, { prefix: 'wm-cachelink-' });
+    dirs.push(root);
+    const git = (...a: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...a], { cwd: root, stdio: 'ignore' });
+    git('init', '-q');
+    git('add', 'w.md');
+    git('commit', '-q', '-m', 'w');
+    const at = path.join(root, '.waymark', 'cache', 'git-timeline.json');
+    const victim = path.join(root, 'notes.md');
+    plant(at, victim);
+    const t = await gitStateTimeline(root);
+    assert.equal(t.cached, false);
     unharmed(at, victim);
   });
 
