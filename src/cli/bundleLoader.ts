@@ -83,7 +83,13 @@ function saveCache(dir: string, name: string, file: string, data: Buffer): void 
   try {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     const tmp = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, data, { mode: 0o600 });
+    // Created exclusively, never through a link found at its name (the rename replaces a link at `file`).
+    const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), 0o600);
+    try {
+      fs.writeSync(fd, data);
+    } finally {
+      fs.closeSync(fd);
+    }
     fs.renameSync(tmp, file);
     const prefix = `${name}-`;
     for (const other of fs.readdirSync(dir)) {

@@ -371,9 +371,9 @@ function save(root: string, file: string, c: CacheFile): void {
     if (!fs.existsSync(dir)) {
       if (!fs.existsSync(root)) return;
       safeMkdir(root, dir);
-      writeFileAtomic(path.join(dir, '.gitignore'), '# Waymark cache: safe to delete, never commit.\n*\n', { root, durable: false });
+      writeFileAtomic(path.join(dir, '.gitignore'), '# Waymark cache: safe to delete, never commit.\n*\n', { root, durable: false, replaceLink: true });
     }
-    writeFileAtomic(file, JSON.stringify(c), { root, durable: false });
+    writeFileAtomic(file, JSON.stringify(c), { root, durable: false, replaceLink: true });
   } catch {
     // A cache that cannot be written is rebuilt next time.
   }

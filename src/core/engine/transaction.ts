@@ -14,7 +14,7 @@ import type { HistoryEntry, WorkflowState } from '../types';
 import { abortAtomicWrite, commitAtomicWrite, fsyncPathAsync, fsyncPrepared, prepareAtomicWrite, removeStaleTemps, writeFileAtomic, type PreparedWrite } from '../store/atomicWrite';
 import { acquireFileLock, type HeldLock } from '../store/fileLock';
 import { appendHistory, assertHistoryAppendable, readHistory } from '../store/history';
-import { assertJournalWritable, currentSha256, listJournal, sha256Hex } from '../store/intentJournal';
+import { assertJournalWritable, currentSha256, listJournal, setAsideJournalFile, sha256Hex } from '../store/intentJournal';
 import { readRegularFileSync } from '../store/safeRead';
 import { assertNotReadOnly, assertWritable, safeWritePath, withRealPathScope } from '../store/safePath';
 import { completeTxIntent, orphanedTxIntents, writeTxIntentOpen, type TxIntent } from '../store/txJournal';
@@ -202,7 +202,7 @@ export async function recoverTxTouching(tx: TxContext, file: string): Promise<vo
     for (const l of locks) for (const b of l.broken) tx.logger?.warn(`[lock] ${b}`);
     for (const o of orphansTouching(tx.root, new Set([target])).intents) {
       if (!o.intent) {
-        dropUnreadable(o, tx.logger);
+        setAsideJournalFile(o, tx.logger);
       } else if (touchedBy(tx.root, o.intent).every((t) => found.files.has(t))) {
         await recoverTx(tx, { path: o.path, intent: o.intent });
       }
@@ -247,8 +247,7 @@ async function recoverTx(tx: TxContext, o: { path: string; intent: TxIntent }): 
   const why = foreignIntent(tx.root, intent);
   if (why) {
     // Never replayed: a journal file is data found on disk, not an instruction (a planted or copied one).
-    log?.warn(`[journal] ${o.path} was not written for this workspace (${why}); moved aside to ${o.path}.bad`);
-    moveAside(o.path);
+    setAsideJournalFile(o, log, `was not written for this workspace (${why})`);
     return;
   }
   const states = intent.writes.map((w) => {
@@ -323,32 +322,6 @@ function foreignIntent(root: string, intent: TxIntent): string | undefined {
   return undefined;
 }
 
-/**
- * An intent that cannot be read: one its dead writer left half written never reached a rename
- * (nothing happened) and is removed; any other is moved aside for a person to look at.
- */
-function dropUnreadable(o: { path: string; torn?: boolean }, logger: Logger | undefined): void {
-  if (o.torn) {
-    try {
-      fs.unlinkSync(o.path);
-      logger?.info(`[journal] ${o.path} was left half written by a writer that died before its change began; removed`);
-    } catch {
-      // removed by another recovering writer
-    }
-    return;
-  }
-  logger?.warn(`[journal] ${o.path} is unreadable; moved aside to ${o.path}.bad`);
-  moveAside(o.path);
-}
-
-function moveAside(p: string): void {
-  try {
-    fs.renameSync(p, `${p}.bad`);
-  } catch {
-    // moved by another recovering writer
-  }
-}
-
 function writable(target: string, file: string): void {
   assertNotReadOnly(file, target);
   assertWritable(path.join(path.dirname(target), '.waymark-probe'), 'file', { display: file });
@@ -389,7 +362,7 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
       try {
         for (const o of now.intents) {
           if (!o.intent) {
-            dropUnreadable(o, tx.logger);
+            setAsideJournalFile(o, tx.logger);
           } else if (touchedBy(root, o.intent).every((t) => peek.files.has(t))) {
             await recoverTx(tx, { path: o.path, intent: o.intent });
           }

@@ -8,11 +8,10 @@ import type { HistoryEntry, MutationOptions, MutationResult, Problem, StepDef, W
 import type { WorkspaceContext } from '../store/workspaceContext';
 import { gateOf } from '../model/gates';
 import { editFrontmatter, type EditValue } from '../model/edit';
-import * as fs from 'node:fs';
 import { removeStaleTemps } from '../store/atomicWrite';
 import { appendHistory, assertHistoryAppendable, historySnapshot, lastRecordedState, readHistory, stateChange } from '../store/history';
 import { runningSession } from '../protocol/sessions';
-import { assertJournalWritable, completeIntent, currentSha256, orphanedIntents } from '../store/intentJournal';
+import { assertJournalWritable, completeIntent, currentSha256, orphanedIntents, setAsideJournalFile } from '../store/intentJournal';
 import { assertNotReadOnly, assertWritable, safeWritePath, withRealPathScope } from '../store/safePath';
 import type { GateLookup, Plan } from '../model/mutations';
 import type { ContextCache } from './contextCache';
@@ -174,12 +173,7 @@ export class WritePipeline {
   async recoverOneFileIntents(ctx: WorkspaceContext, abs: string, journal?: readonly string[]): Promise<void> {
     for (const o of orphanedIntents(ctx.root, abs, journal)) {
       if (!o.intent) {
-        this.logger.warn(`[journal] ${o.path} is unreadable; moved aside to ${o.path}.bad`);
-        try {
-          fs.renameSync(o.path, `${o.path}.bad`);
-        } catch {
-          // removed by another recovering writer
-        }
+        setAsideJournalFile(o, this.logger);
         continue;
       }
       const intent = o.intent;

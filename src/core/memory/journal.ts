@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { WaymarkError } from '../errors';
 import { ioError } from '../store/atomicWrite';
-import { openInternalSync, safeMkdir, safeWritePath } from '../store/safePath';
+import { openInsideSync, openInternalSync } from '../store/safePath';
 import type { JournalOp } from './model';
 
 /**
@@ -26,13 +26,25 @@ export function appendJournal(file: string, ops: JournalOp[], root?: string): nu
     return line + '\n';
   }).join('');
   try {
-    const target = root ? safeWritePath(root, file) : file;
-    if (root) safeMkdir(root, path.dirname(target));
-    else fs.mkdirSync(path.dirname(target), { recursive: true });
+    if (!root) fs.mkdirSync(path.dirname(file), { recursive: true });
+    const flags = fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT;
     // Re-check after writing that the path still names the file we wrote to: a prune
     // may have rotated the inbox between open and write; then write again (ids make it idempotent).
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const fd = openInternalSync(target, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, { noFollow: !!root, what: 'memory inbox' });
+    for (let attempt = 0; ; attempt++) {
+      let fd: number;
+      let target = file;
+      try {
+        if (root) {
+          // Inside a workspace the descriptor is proved to be the file checked (store/safePath.ts).
+          ({ fd, real: target } = openInsideSync(root, file, flags, { what: 'memory inbox' }));
+        } else {
+          fd = openInternalSync(file, flags, { what: 'memory inbox' });
+        }
+      } catch (e) {
+        // A prune rotated the inbox between the look and the open: look again.
+        if (attempt < 4 && WaymarkError.is(e, 'conflict')) continue;
+        throw e;
+      }
       let ino: number;
       try {
         const buf = Buffer.from(text, 'utf8');
@@ -48,9 +60,8 @@ export function appendJournal(file: string, ops: JournalOp[], root?: string): nu
       } catch {
         now = undefined;
       }
-      if (now === ino) return Buffer.byteLength(text, 'utf8');
+      if (now === ino || attempt >= 4) return Buffer.byteLength(text, 'utf8');
     }
-    return Buffer.byteLength(text, 'utf8');
   } catch (e) {
     if (WaymarkError.is(e)) throw e;
     throw ioError(e, file, 'append to');

@@ -183,17 +183,6 @@ function begunInOutput(file: string, ctx: WorkspaceContext): boolean {
 /** Folders that hold an installed BMAD method wherever they stand (`_bmad/`, `.bmad/`, `.bmad-core/`). */
 const INSTALL_SEGMENT = /^(?:_bmad|\.bmad|\.bmad-core)$/i;
 
-/** The method folders of a context's catalog, each with its separator: asked of every file a scan parses. */
-const methodPrefixCache = new WeakMap<object, string[]>();
-function methodPrefixes(ctx: WorkspaceContext): string[] {
-  const dirs = ctx.bmad.methodDirs;
-  const cached = dirs ? methodPrefixCache.get(dirs) : undefined;
-  if (cached && cached.length === dirs!.length) return cached;
-  const prefixes = (dirs ?? ctx.bmad.workflows.map((w) => w.dir)).map((d) => d + path.sep);
-  if (dirs) methodPrefixCache.set(dirs, prefixes);
-  return prefixes;
-}
-
 /**
  * A file of an installed workflow's own folder (a skill's template or data file) is the method, not
  * an artifact. Besides the catalog's folders, any install folder or agent skill folder of BMAD's
@@ -226,7 +215,8 @@ function isResolved(file: string): boolean {
 const installedDirs = new WeakMap<WorkspaceContext['bmad'], { root: string; dirs: Map<string, boolean> }>();
 
 function folderInsideInstalledWorkflow(abs: string, ctx: WorkspaceContext): boolean {
-  if (methodPrefixes(ctx).some((d) => abs.startsWith(d))) return true;
+  // Below one of the catalog's method folders (asked once per folder: insideInstalledWorkflow's cache).
+  if ((ctx.bmad.methodDirs ?? ctx.bmad.workflows.map((w) => w.dir)).some((d) => abs.startsWith(d) && abs[d.length] === path.sep)) return true;
   const rel = path.relative(ctx.root, abs);
   if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) return false;
   const dirs = rel.split(/[\\/]/).slice(0, -1);

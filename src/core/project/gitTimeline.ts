@@ -73,7 +73,7 @@ export async function gitStateTimeline(root: string, options: GitTimelineOptions
     const wm = fs.realpathSync(path.join(root, '.waymark'));
     if (!wm.startsWith(realRoot + path.sep)) throw new Error('.waymark leads outside the workspace');
     fs.mkdirSync(path.dirname(cacheFile), { recursive: true });
-    writeFileAtomic(cacheFile, JSON.stringify({ key, changes }), { root });
+    writeFileAtomic(cacheFile, JSON.stringify({ key, changes }), { root, replaceLink: true });
   } catch {
     // the cache is an optimisation: a read-only folder still gets its answer
   }

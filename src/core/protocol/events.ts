@@ -5,7 +5,7 @@ import type { Clock, Logger } from '../ports';
 import { systemClock, silentLogger } from '../ports';
 import { protocolPaths, relPath } from './paths';
 import { withMutexSync, sleepSync } from './mutex';
-import { assertRegularOrMissing, assertWritable, openInternalSync, readInternalIfExists, safeAppend, safeMkdir, safeWritePath } from '../store/safePath';
+import { assertRegularOrMissing, assertWritable, openInsideSync, openInternalSync, readInternalIfExists, safeAppend, safeMkdir, safeWritePath } from '../store/safePath';
 import type { WriteGuard } from '../writeHooks';
 import { tornTail } from '../store/jsonlTail';
 
@@ -118,11 +118,12 @@ function lastSeqInFile(file: string): number | undefined {
  * Repairs a JSONL file whose last line has no newline (a crash mid-append): the incomplete
  * bytes are appended to `<file>.torn` for inspection and cut from the file. Complete lines are
  * never touched. Call under the file's append lock. Returns what was repaired, if anything.
+ * With `root`, the descriptor cut is proved to be the file checked inside it (openInsideSync).
  */
-export function repairTornTail(file: string): TornRepair | undefined {
+export function repairTornTail(file: string, root?: string): TornRepair | undefined {
   let fd: number;
   try {
-    fd = openInternalSync(file, fs.constants.O_RDWR, { noFollow: true, what: 'events log' });
+    fd = root ? openInsideSync(root, file, fs.constants.O_RDWR, { what: 'events log' }).fd : openInternalSync(file, fs.constants.O_RDWR, { noFollow: true, what: 'events log' });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw e;
@@ -162,7 +163,7 @@ export function appendEvent(root: string, input: NewEvent, options: EventsLogOpt
   return withMutexSync(path.join(dir, 'events.lock'), () => {
     const active = path.join(dir, 'events.jsonl');
     assertRegularOrMissing(active, 'events log');
-    const repaired = repairTornTail(active);
+    const repaired = repairTornTail(active, root);
     if (repaired) logger.warn(`[protocol] repaired torn last line of ${active} (${repaired.bytes} bytes moved to ${active}.torn)`);
     let lastSeq = lastSeqInFile(active);
     let rotated: string | undefined;
@@ -193,7 +194,7 @@ export function appendEvent(root: string, input: NewEvent, options: EventsLogOpt
       ...(input.session !== undefined ? { session: input.session } : {}),
       ...(input.data !== undefined ? { data: input.data } : {}),
     };
-    const fd = openInternalSync(active, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, { noFollow: true, what: 'events log' });
+    const { fd } = openInsideSync(root, active, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, { what: 'events log' });
     try {
       fs.writeSync(fd, JSON.stringify(event) + '\n');
     } finally {

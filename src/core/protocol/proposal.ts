@@ -17,7 +17,7 @@ import { isLedgerPath, isStoryText, judgeLedgerChange, judgeStoryChange, storySt
 import { appendHistory, readHistory, stateChange } from '../store/history';
 import { withFileLock } from '../store/fileLock';
 import { readRegularFileSync } from '../store/safeRead';
-import { safeWritePath } from '../store/safePath';
+import { writeFileAtomic } from '../store/atomicWrite';
 import { contextFor } from './states';
 import { relPath, protocolPaths, shortHash, ensureDir } from './paths';
 import { describeOwner, isHolder, leasesCovering, listLeases } from './leases';
@@ -271,11 +271,11 @@ function snapshotPath(root: string, rel: string): string {
  */
 export function saveEditSnapshot(root: string, file: string, text: string | undefined, clock: Clock = systemClock): void {
   const rel = relPath(root, file);
-  const p = safeWritePath(root, snapshotPath(root, rel));
+  const p = snapshotPath(root, rel);
   ensureDir(root, path.dirname(p));
-  const tmp = `${p}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify({ rel, time: clock.now().toISOString(), exists: text !== undefined, text: text ?? null }));
-  fs.renameSync(tmp, p);
+  // Atomic through a temp file of its own (created exclusively, never a link found there); a link
+  // at the snapshot's name is replaced, not followed. A cache: not fsynced.
+  writeFileAtomic(p, JSON.stringify({ rel, time: clock.now().toISOString(), exists: text !== undefined, text: text ?? null }), { root, durable: false, replaceLink: true });
 }
 
 /** Takes (reads and removes) the snapshot saved before an edit, if any. */

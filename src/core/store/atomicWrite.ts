@@ -15,6 +15,12 @@ export interface AtomicWriteOptions {
    * path, else WaymarkError('usage') naming the link. Every writer inside a workspace passes it.
    */
   root?: string;
+  /**
+   * The file is Waymark's alone (a cache under `.waymark/cache/`): a symbolic link at its name can
+   * only have been planted, and is replaced, never followed (with `root`, the folder's real path is
+   * the one checked inside the workspace).
+   */
+  replaceLink?: boolean;
   /** What the file is, for error messages (e.g. `history`, `gate file`). */
   what?: string;
   /**
@@ -104,7 +110,10 @@ export interface PreparedWrite {
 export function prepareAtomicWrite(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): PreparedWrite {
   let target = file;
   let mode = options.mode ?? 0o644;
-  if (options.root) {
+  if (options.replaceLink) {
+    const dir = path.dirname(path.resolve(options.root ?? '', file));
+    target = path.join(options.root ? safeWritePath(options.root, dir) : dir, path.basename(file));
+  } else if (options.root) {
     target = safeWritePath(options.root, file);
     if (options.mustExist && !fs.existsSync(target)) throw new WaymarkError('unreadable', `${file} no longer exists (deleted or moved since it was read); rescan and retry.`, file);
   } else {
@@ -117,10 +126,14 @@ export function prepareAtomicWrite(file: string, data: string | Uint8Array, opti
   }
   try {
     const st = fs.lstatSync(target);
-    if (st.isSymbolicLink()) throw new WaymarkError('usage', `${file} is a dangling symbolic link; remove it, then retry. Nothing was changed.`, file);
-    if (st.isDirectory()) throw ioError(Object.assign(new Error('is a directory'), { code: 'EISDIR' }), file, 'write');
-    if (!st.isFile()) throw notRegularError(file, st, options.what);
-    mode = st.mode & 0o7777;
+    if (st.isSymbolicLink()) {
+      // Followed above unless it dangles; with replaceLink, the rename replaces it (a new file's mode).
+      if (!options.replaceLink) throw new WaymarkError('usage', `${file} is a dangling symbolic link; remove it, then retry. Nothing was changed.`, file);
+    } else {
+      if (st.isDirectory()) throw ioError(Object.assign(new Error('is a directory'), { code: 'EISDIR' }), file, 'write');
+      if (!st.isFile()) throw notRegularError(file, st, options.what);
+      mode = st.mode & 0o7777;
+    }
   } catch (e) {
     if (WaymarkError.is(e)) throw e;
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw ioError(e, file, 'write');

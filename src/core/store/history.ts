@@ -6,7 +6,7 @@ import { ioError } from './atomicWrite';
 import type { HistoryEntry, WorkflowState } from '../types';
 import { readRegularFileSync } from './safeRead';
 import { findFromEnd, tornTail } from './jsonlTail';
-import { assertRegularOrMissing, assertWritable, openInternalSync, realPathOnce, safeAppend, safeMkdir, safeWritePath } from './safePath';
+import { assertRegularOrMissing, assertWritable, openInsideSync, realPathOnce, safeAppend, safeWritePath } from './safePath';
 
 /**
  * Append-only history, one JSONL file per workflow file:
@@ -73,34 +73,22 @@ function lastSeq(fd: number, end: number): number | undefined {
   });
 }
 
-/** Reads the last complete line's seq; repairs a torn tail. Returns the next seq. */
-function prepareTail(root: string, histFile: string): { nextSeq: number; repaired?: string } {
-  let fd: number;
-  try {
-    fd = openInternalSync(histFile, fs.constants.O_RDWR, { noFollow: true, what: 'history' });
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { nextSeq: 1 };
-    throw e;
+/** Reads the last complete line's seq from `fd` (the history, `size` bytes); repairs a torn tail. Returns the next seq. */
+function prepareTail(root: string, histFile: string, fd: number, size: number): { nextSeq: number; repaired?: string } {
+  if (size === 0) return { nextSeq: 1 };
+  let repaired: string | undefined;
+  let end = size;
+  const t = tornTail(fd, size);
+  if (t) {
+    safeAppend(root, `${histFile}.torn`, JSON.stringify({ time: new Date().toISOString(), offset: t.cut, text: t.torn.toString('utf8') }) + '\n', { what: 'torn history lines' });
+    fs.ftruncateSync(fd, t.cut);
+    fs.fsyncSync(fd);
+    repaired = `moved a torn last line (${t.torn.length} bytes, offset ${t.cut}) of ${histFile} to ${histFile}.torn`;
+    end = t.cut;
   }
-  try {
-    const size = fs.fstatSync(fd).size;
-    if (size === 0) return { nextSeq: 1 };
-    let repaired: string | undefined;
-    let end = size;
-    const t = tornTail(fd, size);
-    if (t) {
-      safeAppend(root, `${histFile}.torn`, JSON.stringify({ time: new Date().toISOString(), offset: t.cut, text: t.torn.toString('utf8') }) + '\n', { what: 'torn history lines' });
-      fs.ftruncateSync(fd, t.cut);
-      fs.fsyncSync(fd);
-      repaired = `moved a torn last line (${t.torn.length} bytes, offset ${t.cut}) of ${histFile} to ${histFile}.torn`;
-      end = t.cut;
-    }
-    if (end === 0) return { nextSeq: 1, repaired };
-    const seq = lastSeq(fd, end);
-    return { nextSeq: seq === undefined ? 1 : seq + 1, repaired };
-  } finally {
-    fs.closeSync(fd);
-  }
+  if (end === 0) return { nextSeq: 1, repaired };
+  const seq = lastSeq(fd, end);
+  return { nextSeq: seq === undefined ? 1 : seq + 1, repaired };
 }
 
 /**
@@ -110,12 +98,10 @@ function prepareTail(root: string, histFile: string): { nextSeq: number; repaire
  */
 export function appendJsonLine(root: string, file: string, record: unknown, what: string): { repaired?: string } {
   try {
-    const real = safeWritePath(root, file);
-    safeMkdir(root, path.dirname(real));
-    const fd = openInternalSync(real, fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_CREAT, { noFollow: true, what });
+    const { fd, st, real } = openInsideSync(root, file, fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_CREAT, { what });
     try {
       let repaired: string | undefined;
-      const t = tornTail(fd, fs.fstatSync(fd).size);
+      const t = tornTail(fd, st.size);
       if (t) {
         safeAppend(root, `${real}.torn`, JSON.stringify({ time: new Date().toISOString(), offset: t.cut, text: t.torn.toString('utf8') }) + '\n', { what: `torn ${what} lines` });
         fs.ftruncateSync(fd, t.cut);
@@ -144,21 +130,20 @@ export function appendJsonLine(root: string, file: string, record: unknown, what
 export function appendHistory(root: string, entry: Omit<HistoryEntry, 'seq'>, dir?: string, options: { fsync?: boolean } = {}): AppendResult {
   const histFile = historyPathFor(root, entry.file, dir);
   try {
-    const real = safeWritePath(root, histFile);
-    safeMkdir(root, path.dirname(real));
-    const { nextSeq, repaired } = prepareTail(root, real);
-    const full: HistoryEntry = { seq: nextSeq, ...entry };
-    const line = Buffer.from(JSON.stringify({ ...full, file: recordedPath(root, entry.file) }) + '\n', 'utf8');
-    const fd = openInternalSync(real, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, { noFollow: true, what: 'history' });
+    // One descriptor, proved to be the file checked (openInsideSync), reads the tail and appends.
+    const { fd, st, real } = openInsideSync(root, histFile, fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_CREAT, { what: 'history' });
     try {
+      const { nextSeq, repaired } = prepareTail(root, real, fd, st.size);
+      const full: HistoryEntry = { seq: nextSeq, ...entry };
+      const line = Buffer.from(JSON.stringify({ ...full, file: recordedPath(root, entry.file) }) + '\n', 'utf8');
       const n = fs.writeSync(fd, line, 0, line.length);
       if (n !== line.length) throw new WaymarkError('io', `Short write to ${histFile} (${n} of ${line.length} bytes); it will be repaired on the next append.`, histFile);
       // A transaction fsyncs its history files together, once its lines are out (fsync: false).
       if (options.fsync !== false) fs.fsyncSync(fd);
+      return { entry: full, historyFile: histFile, realFile: real, repaired };
     } finally {
       fs.closeSync(fd);
     }
-    return { entry: full, historyFile: histFile, realFile: real, repaired };
   } catch (e) {
     if (WaymarkError.is(e)) throw e;
     throw ioError(e, histFile, 'append history to');

@@ -3,6 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as crypto from 'node:crypto';
 import type { HistoryEntry } from '../types';
+import type { Logger } from '../ports';
 import { writeFileAtomic, sweepStaleTemps } from './atomicWrite';
 import { lockPathFor } from './fileLock';
 import { holderAlive, ownStartTime, pidAlive } from './processes';
@@ -121,6 +122,10 @@ export function listJournal(root: string): string[] {
 export function orphanedJournalFiles<T extends { pid: number; start?: string; host: string }>(root: string, prefix: string, valid: (x: T) => boolean, listed?: readonly string[]): { path: string; intent?: T; torn?: boolean }[] {
   const dir = journalDir(root);
   const names = listed ?? listJournal(root);
+  // What is found here is swept, removed, moved aside or replayed: only in a journal folder inside
+  // the workspace by its real path (a `.waymark/journal` link leading elsewhere is refused, naming
+  // it). Checked when the listing has a file of this prefix (the common case has none).
+  if (names.some((n) => n.startsWith(prefix) || n.startsWith(`.${prefix}`))) safeWritePath(root, dir);
   // Temp files are only looked at when the listing has one of this prefix (the common case has none).
   if (names.some((n) => n.startsWith(`.${prefix}`))) sweepStaleTemps(dir, (n) => n.startsWith(`.${prefix}`));
   const out: { path: string; intent?: T; torn?: boolean }[] = [];
@@ -151,6 +156,26 @@ export function orphanedJournalFiles<T extends { pid: number; start?: string; ho
     }
   }
   return out;
+}
+
+/**
+ * Sets aside a journal file a writer found and cannot use, by one rule whatever kind of change left
+ * it (a one-file intent or a transaction's): one its dead writer left half written (`torn`, from
+ * orphanedJournalFiles) never reached a rename, nothing happened, and it is removed; any other
+ * (unreadable, or `why`: not this workspace's) is moved to `<name>.bad` for a person to look at.
+ */
+export function setAsideJournalFile(o: { path: string; torn?: boolean }, logger: Logger | undefined, why = 'is unreadable'): void {
+  try {
+    if (o.torn) {
+      fs.unlinkSync(o.path);
+      logger?.info(`[journal] ${o.path} was left half written by a writer that died before its change began; removed`);
+    } else {
+      fs.renameSync(o.path, `${o.path}.bad`);
+      logger?.warn(`[journal] ${o.path} ${why}; moved aside to ${o.path}.bad`);
+    }
+  } catch {
+    // set aside by another recovering writer
+  }
 }
 
 /** SHA-256 of a file's bytes now, or undefined when it is missing or not a regular file. */

@@ -40,7 +40,10 @@ function realOrResolved(p: string): string {
  * re-checked before a rename, a folder just created) and a lock's name are resolved afresh every
  * time, so a symbolic link planted during the transaction is still refused. A folder swapped for
  * a link after its real path was cached makes a check fail, never pass: the fresh target no longer
- * lies under the cached root. The cache is the process's (not per async context: Node 20's
+ * lies under the cached root. And a check is only as good as the open after it: an append opens
+ * by openInsideSync, which proves the descriptor is the file checked (a folder swapped for a link
+ * between the check and the open, while transactions overlap or by another process, is refused,
+ * not followed); an atomic write re-checks its folder before the rename. The cache is the process's (not per async context: Node 20's
  * AsyncLocalStorage slows every promise once used) and is emptied when no transaction runs.
  */
 let openScopes = 0;
@@ -226,6 +229,11 @@ export function assertRegularOrMissing(file: string, what?: string): void {
  * component swapped for a symbolic link since the check is refused instead of followed.
  */
 export function openInternalSync(file: string, flags: number, options: { mode?: number; noFollow?: boolean; what?: string } = {}): number {
+  return openRegular(file, flags, options).fd;
+}
+
+/** openInternalSync, with the descriptor's fstat (the one it makes to refuse a non-regular file). */
+function openRegular(file: string, flags: number, options: { mode?: number; noFollow?: boolean; what?: string }): { fd: number; st: fs.Stats } {
   let fd: number;
   try {
     fd = fs.openSync(file, flags | O_NONBLOCK | (options.noFollow ? O_NOFOLLOW : 0), options.mode ?? 0o644);
@@ -247,11 +255,59 @@ export function openInternalSync(file: string, flags: number, options: { mode?: 
     const st = fs.fstatSync(fd);
     if (!st.isFile()) throw notRegularError(file, st, options.what);
     // Writers keep blocking semantics for regular files (O_NONBLOCK has no effect on them anyway).
-    return fd;
+    return { fd, st };
   } catch (e) {
     fs.closeSync(fd);
     throw e;
   }
+}
+
+function statOrUndefined(p: string): fs.Stats | undefined {
+  try {
+    return fs.statSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+const sameFile = (a: fs.Stats | undefined, b: fs.Stats | undefined): boolean => !!a && !!b && a.dev === b.dev && a.ino === b.ino;
+
+/**
+ * Opens `file` (absolute, or relative to `root`) to write it, and proves the descriptor is the
+ * file the real-path check judged. The check (safeWritePath) and the open are two lookups of the
+ * path: a folder on it (`.waymark/history/`) swapped for a link leading outside in between (by
+ * another process, or while this process's transactions overlap) would send the bytes there, and
+ * O_NOFOLLOW guards only the last component. So the file's identity (device and inode; a new
+ * file's folder's) is taken before the check, and the descriptor's (its fstat, already made to
+ * refuse a FIFO) must be that same file after the open (a new file's folder, that same folder),
+ * else nothing is written: a swap at any one moment is refused. Costs the check's one realpath
+ * and one stat (a new file: two); a missing folder is made first. `flags` without O_CREAT: a
+ * missing file throws ENOENT.
+ */
+export function openInsideSync(root: string, file: string, flags: number, options: { what?: string } = {}, followed = false): { fd: number; st: fs.Stats; real: string } {
+  const abs = path.resolve(root, file);
+  const seen = statOrUndefined(abs);
+  let dirSeen: fs.Stats | undefined;
+  if (!seen) {
+    if (!(flags & fs.constants.O_CREAT)) throw Object.assign(new Error(`ENOENT: no such file, open '${abs}'`), { code: 'ENOENT', path: abs });
+    dirSeen = statOrUndefined(path.dirname(abs));
+    if (!dirSeen) {
+      safeMkdir(root, path.dirname(safeWritePath(root, abs)));
+      dirSeen = statOrUndefined(path.dirname(abs));
+    }
+  }
+  const real = safeWritePath(root, abs);
+  const { fd, st } = openRegular(real, flags, { noFollow: true, what: options.what });
+  if (seen ? sameFile(st, seen) : sameFile(statOrUndefined(path.dirname(real)), dirSeen)) return { fd, st, real };
+  fs.closeSync(fd);
+  // A new file named by a dangling link lands in the folder the link leads to: judged again as the file it now is.
+  if (!seen && !followed && fs.lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink()) return openInsideSync(root, real, flags, options, true);
+  throw new WaymarkError(
+    'conflict',
+    `${abs} (or a folder on its path) was replaced while Waymark was writing it, nothing was written to it: Waymark does not follow a symbolic link it did not check. Look for links under .waymark/ (remove any that lead outside the workspace), then retry.`,
+    abs,
+    { replaced: true },
+  );
 }
 
 /** Reads an internal file as UTF-8, or undefined when it does not exist. FIFOs, folders: exit 2. */
@@ -272,13 +328,11 @@ export function readInternalIfExists(file: string, what?: string): string | unde
 
 /**
  * Appends `data` to an internal file inside `root` in one write() on an O_APPEND descriptor:
- * the path is checked with safeWritePath, opened without following a swapped-in link, and
- * must be a regular file. Creates the folder when missing.
+ * opened by openInsideSync (checked by its real path, the descriptor proved to be the file
+ * checked), a regular file. Creates the folder when missing.
  */
 export function safeAppend(root: string, file: string, data: string | Buffer, options: { what?: string; fsync?: boolean } = {}): void {
-  const real = safeWritePath(root, file);
-  safeMkdir(root, path.dirname(real));
-  const fd = openInternalSync(real, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, { noFollow: true, what: options.what });
+  const { fd } = openInsideSync(root, file, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, { what: options.what });
   try {
     const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     let off = 0;

@@ -301,7 +301,7 @@ export function ensureCacheDir(root: string): boolean {
   if (fs.existsSync(dir)) return true;
   if (!fs.existsSync(root)) return false;
   safeMkdir(root, dir);
-  writeFileAtomic(path.join(dir, '.gitignore'), '# Waymark cache: safe to delete, never commit.\n*\n', { root });
+  writeFileAtomic(path.join(dir, '.gitignore'), '# Waymark cache: safe to delete, never commit.\n*\n', { root, replaceLink: true });
   return true;
 }
 
@@ -324,10 +324,11 @@ export function saveScanIndex(root: string, fingerprint: string, lines: string[]
   const header: IndexHeader = { waymarkScanIndex: SCAN_INDEX_FORMAT, code: codeFingerprint(), root, context: fingerprint, writtenAt: Date.now(), body: hash.digest('hex') };
   try {
     if (!ensureCacheDir(root)) return 'root-gone';
-    // By its real path, like every write: a cache folder linked to elsewhere is not written. Not
+    // By its folder's real path, like every write: a cache folder linked to elsewhere is not written,
+    // a link at the file's own name (planted: the file is Waymark's alone) is replaced, not followed. Not
     // fsynced: a cache rebuilt from the workspace, whose checksum drops it whole if a power loss
     // leaves it torn (an fsync of ~10 MB was most of a cold validate's wait on a busy disk).
-    writeFileAtomic(file, Buffer.concat([Buffer.from(JSON.stringify(header) + '\n', 'utf8'), ...slices]), { root, durable: false });
+    writeFileAtomic(file, Buffer.concat([Buffer.from(JSON.stringify(header) + '\n', 'utf8'), ...slices]), { root, durable: false, replaceLink: true });
     return 'written';
   } catch (e) {
     const code = WaymarkError.is(e) ? e.data?.code : (e as NodeJS.ErrnoException).code;

@@ -60,7 +60,8 @@ function journalDir(root: string): string {
  * its descriptor left open: the engine fsyncs it and the folder together with the temp files of
  * the change, before the first rename of a file of the change. Until then a reader may find it
  * half written: orphanedJournalFiles passes over an unreadable intent whose writer (the pid in its
- * name) is alive; one whose writer died before it was whole is moved aside (nothing happened).
+ * name) is alive; one whose writer died before it was whole is removed (nothing happened:
+ * setAsideJournalFile).
  * Its path is what completeTxIntent removes; `fd` is closed by the caller.
  */
 export function writeTxIntentOpen(root: string, intent: Omit<TxIntent, 'kind' | 'id' | 'pid' | 'start' | 'host' | 'time' | 'root'>): { path: string; intent: TxIntent; fd: number } {
@@ -88,7 +89,7 @@ export const completeTxIntent: (p: string) => void = completeIntent;
 
 /**
  * Transactions left by writers that are gone (a live writer's intent is its own business).
- * Unreadable intents come back with `intent` undefined, to be moved aside.
+ * Unreadable intents come back with `intent` undefined, to be set aside (setAsideJournalFile).
  */
 export function orphanedTxIntents(root: string, names?: readonly string[]): { path: string; intent?: TxIntent }[] {
   return orphanedJournalFiles<TxIntent>(root, 'tx.', (x) => x.kind === 'tx' && Array.isArray(x.writes) && Array.isArray(x.entries) && x.writes.every((w) => w && typeof w.target === 'string' && typeof w.text === 'string'), names);
