@@ -90,3 +90,15 @@ describe('a story status stated in a table or after a checklist', () => {
     assert.equal(`${line.slice(0, s.statusStart)}review${line.slice(s.statusEnd)}`, '| Status | review |');
   });
 });
+
+describe('the project`s own words for work past done', () => {
+  test('a story the ledger calls deployed or released is finished: never offered as work to start', () => {
+    const dir = copy('finished');
+    const n = cli(dir, 'next');
+    assert.equal(n.status, 0, n.stderr);
+    const j = JSON.parse(n.stdout) as { next: { id: string } | null; ready: { id: string }[] };
+    assert.equal(j.next?.id, 'story:2-3-offer-filters');
+    const offered = [j.next?.id, ...j.ready.map((e) => e.id)];
+    assert.ok(!offered.includes('story:2-1-offer-list') && !offered.includes('story:2-2-offer-detail'), `finished stories are never offered: ${offered.join(', ')}`);
+  });
+});
