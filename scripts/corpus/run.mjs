@@ -44,7 +44,8 @@ function parseArgs(argv) {
 }
 
 /** The exit codes each verb documents for a project it can read (see `waymark --help`). */
-const OK_EXITS = { validate: [0, 1], sprint: [0], status: [0], next: [0] };
+// `sprint` exits 1 when it finds validation errors (a ledger that is not valid YAML), as `waymark --help` documents.
+const OK_EXITS = { validate: [0, 1], sprint: [0, 1], status: [0], next: [0] };
 const STACK = /\n\s+at .+(:\d+:\d+\)?|\(node:)/;
 
 function runVerb(cli, verb, cwd, timeoutMs) {

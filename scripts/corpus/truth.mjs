@@ -228,7 +228,7 @@ function layoutOf(repo, project) {
 // ---------- statuses, as BMAD means them ----------
 const STATUS_WORDS = [
   // [pattern over the cleaned text, meaning]
-  [/^(backlog|not[ -]started|to[ -]?do|pending|planned|new|open|proposed)\b/, 'backlog'],
+  [/^(backlog|not[ -]started|to[ -]?do|pending|planned|new|open|proposed|deferred|postponed)\b/, 'backlog'],
   [/^(reviewed|review(ed)?[ -](passed|complete[d]?|approved|done)|code[ -]review[ -](passed|complete[d]?|approved|done))\b/, 'done'],
   [/^(dev[ -]complete[d]?|implementation[ -]complete[d]?|ready[ -]for[ -]review|in[ -]review|review[ -]ready|code[ -]review|needs[ -]review|under[ -]review|review|qa|in[ -]qa|ready[ -]for[ -]qa)\b/, 'review'],
   [/^(ready[ -]for[ -]dev(elopment)?|ready[ -]to[ -]dev|ready[ -]for[ -]implementation|ready|dev[ -]ready|drafted|draft|approved?|story[ -]ready)\b/, 'ready-for-dev'],
@@ -363,6 +363,15 @@ export function storyStatus(text) {
         const l = lines[j];
         if (!l.trim() || /^\s*<!--.*-->\s*$/.test(l)) continue;
         if (/^\s{0,3}#{1,6}\s/.test(l)) break;
+        // a table (`| Field | Value |`, `| **Status** | done |`): the Status row gives it, the rest is read past
+        const row = /^\s*\|(.*)\|\s*$/.exec(l);
+        if (row) {
+          const cells = row[1].split('|').map((c) => c.trim());
+          if (cells.length >= 2 && /^(?:\*\*|__)?\s*(?:story\s+|current\s+)?status\s*(?:\*\*|__)?$/i.test(cells[0]) && cleanStatusText(cells[1]) && !/^\s*\|?\s*:?-{3,}/.test(lines[j + 1] ?? '')) return { raw: cells[1], where: 'section', line: j + 1 };
+          continue;
+        }
+        // a checklist item (`- [x] Tasks/Subtasks completed`) is not the status, unless it is a status word
+        if (/^\s*[-*+]\s+\[[ xX]\]/.test(l) && normalizeStatus(l)?.startsWith('other:')) continue;
         const inner = /^\s*(?:[-*+]\s*)?(?:\*\*|__)?[^:*_]*status[^:*_]*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(.+)$/i.exec(l);
         if (inner) return { raw: inner[1], where: 'section', line: j + 1 };
         // another labelled fact (`- **Sprint**: 11`): not the status; read on
@@ -371,6 +380,9 @@ export function storyStatus(text) {
       }
       continue;
     }
+    // a metadata table near the top: `| Status | done |`
+    const row = i < 60 ? /^\s*\|\s*(?:\*\*|__)?\s*(?:story\s+|current\s+)?status\s*(?:\*\*|__)?\s*\|([^|]+)\|/i.exec(line) : null;
+    if (row && cleanStatusText(row[1]) && !/^\s*\|?\s*:?-{3,}/.test(lines[i + 1] ?? '')) return { raw: row[1], where: 'line', line: i + 1 };
     // `Status: done`, `**Status:** done`, `- **Status**: done`, `> Status: done`
     m = i < 60 ? /^\s*(?:[-*+>]\s*)?(?:\*\*|__)?\s*(?:story\s+|current\s+)?status\s*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(.+)$/i.exec(line) : null;
     if (m && cleanStatusText(m[1])) return { raw: m[1], where: 'line', line: i + 1 };
@@ -464,6 +476,19 @@ function sameId(a, b) {
 function findStoryFile(key, index) {
   const exact = index.filter((f) => path.basename(f).toLowerCase() === `${key.toLowerCase()}.md`);
   if (exact.length >= 1) return { file: exact[0], candidates: exact.length };
+  // `6-5-a-reservations-types` names the lettered story 6.5a (its file `story-6.5a-reservations-types.md`)
+  const lettered = /^(.*?\d+)-([a-z])-(.+)$/i.exec(key);
+  if (lettered && keyId(key).id.length >= 2) {
+    const r = findStoryFileById(`${lettered[1]}${lettered[2]}-${lettered[3]}`, index);
+    if (r.file) return r;
+    // no file of 6.5e: the parent story's file (6.5) is not its file; `2-3-a-new-thing.md` still is
+    const plain = findStoryFileById(key, index);
+    return plain.file && idOfFileName(path.basename(plain.file)).slug.startsWith(`${lettered[2].toLowerCase()}-`) ? plain : { file: null, candidates: 0 };
+  }
+  return findStoryFileById(key, index);
+}
+
+function findStoryFileById(key, index) {
   const { id, slug } = keyId(key);
   if (id.length < 2) return { file: null, candidates: 0 };
   const words = (x) => new Set(x.split('-').filter((w) => w.length > 2));
@@ -549,9 +574,16 @@ export function truthFor(repoDir) {
         if (r && !r.pending) dirs.unshift(r);
       }
       const index = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && path.basename(f) !== 'sprint-status.yaml');
+      const claimed = new Map();
+      for (const e of led.entries) {
+        if (e.kind !== 'story') continue;
+        const f = findStoryFile(e.key, index).file;
+        if (f && path.basename(f).toLowerCase() !== `${e.key.toLowerCase()}.md`) claimed.set(f, (claimed.get(f) ?? 0) + 1);
+      }
       for (const e of led.entries) {
         if (e.kind !== 'story') continue;
         const found = findStoryFile(e.key, index);
+        if (found.file && claimed.get(found.file) > 1) found.ambiguous = true;
         const s = { key: e.key, ledger: rel(repo, lf), ledgerRaw: e.raw, ledgerStatus: e.status, file: null, fileRaw: null, fileStatus: null };
         if (found.file) {
           const text = readText(found.file) ?? '';

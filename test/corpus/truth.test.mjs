@@ -196,3 +196,41 @@ test('a ledger whose header a YAML parser refuses is still read by its developme
   assert.deepEqual(t.projects[0].ledgers, [{ file: '_bmad-output/implementation-artifacts/sprint-status.yaml', error: null, entries: 2 }]);
   assert.deepEqual(t.projects[0].stories.map((s) => [s.key, s.clean]), [['1-1-lantern', true]]);
 });
+
+test('sixth round (b): a status in a metadata table or after a checklist; deferred is backlog', () => {
+  assert.equal(storyStatus('# S\n\n## Story Metadata\n\n| Field | Value |\n|---|---|\n| Story ID | 1.2 |\n| Status | done |\n').raw.trim(), 'done');
+  assert.equal(normalizeStatus(storyStatus('# S\n\n| Field | Value |\n|---|---|\n| **Status** | Drafted |\n').raw), 'ready-for-dev');
+  // a table whose header row names a Status column is not the story's status
+  assert.equal(storyStatus('# S\n\n| Status | Meaning |\n|---|---|\n| draft | being written |\n\nStatus: done\n').raw, 'done');
+  assert.equal(storyStatus('# S\n\n## Tasks\n\n- [x] a\n\n## Status\n\n| Field | Value |\n|---|---|\n| **Status** | done |\n').raw.trim(), 'done');
+  assert.equal(storyStatus('# S\n\n## Tasks\n\n- [x] a\n\n## Status\n\n- [x] Tasks/Subtasks completed\n- Status: review\n').raw, 'review');
+  assert.equal(normalizeStatus('Deferred to Epic 9'), 'backlog');
+});
+
+test('sixth round (b): lettered keys find lettered files, never the parent story; a file two keys claim is neither\'s', () => {
+  const dir = project({
+    '_bmad/bmm/config.yaml': "implementation_artifacts: '{project-root}/_bmad-output/implementation-artifacts'\n",
+    '_bmad-output/implementation-artifacts/sprint-status.yaml': [
+      'development_status:',
+      '  epic-6: done',
+      '  6-5-a-reservations-types: done',
+      '  6-5-e-reservations-consolidation: done',
+      '  6-6-a-new-screen: done',
+      '  6-7-ap-invoice-write-path: backlog',
+      '  6-7-ap-invoice-correctness: in-progress',
+    ].join('\n') + '\n',
+    '_bmad-output/implementation-artifacts/stories/epic-6/story-6.5-reservations-domain.md': story('Status: backlog'),
+    '_bmad-output/implementation-artifacts/stories/epic-6/story-6.5a-reservations-types.md': story('Status: ready-for-dev'),
+    '_bmad-output/implementation-artifacts/stories/epic-6/story-6.6-a-new-screen.md': story('Status: done'),
+    '_bmad-output/implementation-artifacts/stories/epic-6/story-6.7.md': story('Status: backlog'),
+  });
+  const by = Object.fromEntries(truthFor(dir).projects[0].stories.map((s) => [s.key, s]));
+  assert.equal(path.basename(by['6-5-a-reservations-types'].file), 'story-6.5a-reservations-types.md');
+  assert.equal(by['6-5-a-reservations-types'].drift, true);
+  assert.equal(by['6-5-e-reservations-consolidation'].file, null);
+  // `6-6-a-new-screen`: the `a` is a word of the slug here, and its file is found
+  assert.equal(path.basename(by['6-6-a-new-screen'].file), 'story-6.6-a-new-screen.md');
+  assert.equal(by['6-7-ap-invoice-correctness'].drift, false);
+  assert.equal(by['6-7-ap-invoice-correctness'].clean, false);
+  assert.equal(by['6-7-ap-invoice-write-path'].clean, false);
+});

@@ -98,6 +98,20 @@ function partOf(key: string, epicId: string | undefined, story: string | undefin
   return /^(\d{1,2})(?:-|$)/.exec(lower.slice(prefix.length))?.[1].replace(/^0+(?=\d)/, '');
 }
 
+/**
+ * Every number a story key or file name opens with, a lone letter after them joined to the last:
+ * `23-1-1-slug` and `story-23.1.1.md` → `23-1-1`; `6-1-a-slug`, `story-6.1a-slug.md` → `6-1a`;
+ * `story-31.8B.md` → `31-8b`. Undefined below two numbers.
+ */
+function fullNumber(name: string): string | undefined {
+  const parts = name.toLowerCase().replace(/\.md$/, '').replace(/^story[-_. ]?/, '').split(/[-_.]/);
+  const out: string[] = [];
+  let i = 0;
+  while (i < parts.length && /^\d+[a-z]?$/.test(parts[i])) out.push(parts[i++].replace(/^0+(?=\d)/, ''));
+  if (out.length >= 2 && i < parts.length && /^[a-z]$/.test(parts[i]) && /^\d+$/.test(out[out.length - 1])) out[out.length - 1] += parts[i];
+  return out.length >= 2 ? out.join('-') : undefined;
+}
+
 /** BMAD's story words, for messages. */
 const STORY_WORDS = LEDGER_ORDER.story.join(', ');
 
@@ -214,6 +228,16 @@ export function buildSprint(parts: SprintParts): SprintModel {
   };
   const keyOfFile = (f: StoryFile) => f.file.replace(/^.*[\\/]/, '').replace(/\.md$/i, '');
   const byLowerKey = new Map([...byKey.values()].map((s) => [s.key.toLowerCase(), s]));
+  // Keys numbered past BMAD's epic-story pair (`23-1-1-…` under epic-23, the lettered `6-1-a-…`):
+  // a file numbered the same way (`story-23.1.1.md`, `story-6.1a-….md`) is that key's.
+  const byFull = new Map<string, SprintStory[]>();
+  for (const st of byKey.values()) {
+    const full = st.story === undefined ? undefined : fullNumber(st.key);
+    if (!full || full === `${normEpicId(st.epicId)}-${st.story}`) continue;
+    const list = byFull.get(full);
+    if (list) list.push(st);
+    else byFull.set(full, [st]);
+  }
   const unbound: StoryFile[] = [];
   // Code-unit order: the same on every machine, and no ICU collator to start (milliseconds of every CLI run).
   for (const f of [...parts.stories].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0))) {
@@ -229,7 +253,9 @@ export function buildSprint(parts: SprintParts): SprintModel {
     const epicId = named?.epicId ?? f.epicId ?? (f.epic !== undefined ? String(f.epic) : undefined);
     const story = named?.story ?? f.story;
     if (epicId === undefined || story === undefined) continue;
-    let list = byId.get(idOf(epicId, story)) ?? [];
+    const full = byFull.size ? fullNumber(keyOfFile(f)) : undefined;
+    const byNumber = full ? byFull.get(full) : undefined;
+    let list = byNumber?.length === 1 ? byNumber : byId.get(idOf(epicId, story)) ?? [];
     if (list.length > 1) {
       // Story 9.2 split into `9-2-1-…`, `9-2-2-…`: a file's third number (`9.2.1.story.md`) names
       // its part, and a file without one the story without one.
@@ -254,10 +280,17 @@ export function buildSprint(parts: SprintParts): SprintModel {
       continue;
     }
     const keySlug = s.key.toLowerCase().slice(`${s.epicId}-${s.story}-`.length);
+    // A note kept under the story file's own name (`story-8.1-x.completion.md` beside
+    // `story-8.1-x.md`) belongs to that story; it is not a second candidate.
+    const names = files.map((f) => keyOfFile(f).toLowerCase());
+    const main = files.filter((f) => {
+      const n = keyOfFile(f).toLowerCase();
+      return !names.some((o) => n.length > o.length + 1 && n.startsWith(`${o}.`) && /^[a-z][a-z-]*$/.test(n.slice(o.length + 1)));
+    });
     // A file whose name carries another story's slug (`2-1-notebook-introduction` beside the
     // ledger's `2-1-dependency-graph-builder`) is that other story; one named by number alone
     // (`story-2.1.md`) may be this one.
-    const fitting = files.length > 1 ? files.filter((f) => slugFits(fileSlugOf(keyOfFile(f)), keySlug)) : files;
+    const fitting = main.length > 1 ? main.filter((f) => slugFits(fileSlugOf(keyOfFile(f)), keySlug)) : main;
     const stories = fitting.filter((f) => f.title !== undefined || f.status !== undefined);
     if (fitting.length === 1 || stories.length === 1) {
       bind(s, stories[0] ?? fitting[0]);

@@ -388,7 +388,13 @@ export function parseLedger(file: string, text: string): Ledger {
       }
       const dup = ledger.byKey.get(key);
       if (dup) {
-        ledger.problems.push({ file, range: range(i, keyStart, keyStart + key.length), severity: 'error', code: 'ledger-duplicate-key', message: `'${key}' is listed twice (first at line ${dup.keyLine + 1}); YAML keeps only one. Remove one of them.` });
+        // The same value twice (`epic-32-retrospective: done` again, with a note): every reader gets
+        // the same answer, so a warning; two different values, and which one counts is a guess.
+        const same = v.raw !== '' && dup.shape === 'scalar' && dup.raw.trim().toLowerCase() === v.raw.trim().toLowerCase();
+        ledger.problems.push({
+          file, range: range(i, keyStart, keyStart + key.length), severity: same ? 'warning' : 'error', code: 'ledger-duplicate-key',
+          message: same ? `'${key}' is listed twice with the same status (first at line ${dup.keyLine + 1}); strict YAML readers refuse a repeated key. Remove one of them.` : `'${key}' is listed twice (first at line ${dup.keyLine + 1}); YAML keeps only one. Remove one of them.`,
+        });
         last = undefined;
         continue;
       }

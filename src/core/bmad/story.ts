@@ -87,8 +87,8 @@ export function storyKeyFromName(file: string, epicIds?: Iterable<string>): { ke
   return undefined;
 }
 
-/** `# Story 1.2: title`, `# Story 3a.1 - title`, `# Story 0.5.1: title`, `# Story PM-01.1: title`. */
-const TITLE = /^#\s+Story\s+((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:\.\d+[a-z]?)*)[.\-](\d+)([a-z]?)\b\s*[:\-–—]?\s*(.*?)\s*$/i;
+/** `# Story 1.2: title`, `# Story 3a.1 - title`, `# Story 0.5.1: title`, `# Story PM-01.1: title`, the file name `# story-25.3: title`. */
+const TITLE = /^#\s+Story(?:\s+|-(?=\d))((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:\.\d+[a-z]?)*)[.\-](\d+)([a-z]?)\b\s*[:\-–—]?\s*(.*?)\s*$/i;
 /** A `Status:` label at the start of a line (`Status:`, `**Status:**`, `- **Status**:`, `Story Status:`). */
 const LABEL = /^\s*(?:[-*]\s+)?(?:\*\*|__)?(?:(?:Story|Current)[ \t]+)?Status(?:\*\*|__)?\s*:(?:\*\*|__)?/i;
 /** `## Status: Done`. */
@@ -102,6 +102,10 @@ const TASKS_HEADING = /^[^A-Za-z]*(tasks?\b|subtasks|implementation (tasks|plan|
 const SECTION_LABEL = /^\s*(?:[-*]\s+)?(?:\*\*|__)?(?:[A-Za-z]+[ \t]+){1,2}Status(?:\*\*|__)?\s*:(?:\*\*|__)?/i;
 /** A `label: value` line of another field (`- **Completed:** 2026-01-20`, `Owner: Ana`). */
 const OTHER_FIELD = /^\s*(?:[-*]\s+)?(?:\*\*|__)?[A-Za-z][\w ]{0,30}(?:\*\*|__)?\s*:(?:\*\*|__)?\s*\S/;
+/** A metadata table's Status row: `| Status | done |`, `| **Status** | Drafted |`. */
+const TABLE_STATUS = /^\s*\|\s*(?:\*\*|__)?\s*Status\s*(?:\*\*|__)?\s*\|/i;
+/** A table's header rule (`|---|---|`): the row above it names the columns. */
+const TABLE_RULE = /^\s*\|?\s*:?-{3,}/;
 /** `**Status:** done` inside a metadata line with other fields. */
 const INLINE_LABEL = /(?:\*\*|__)Status:?(?:\*\*|__):?/;
 
@@ -229,6 +233,20 @@ export function parseStory(file: string, text: string): StoryFile {
     }
     if (awaitingStatus) {
       if (!line.trim() || /^\s*<!--.*-->\s*$/.test(line)) continue;
+      // A table under the heading (`| Field | Value |`, then `| **Status** | done |`): its Status
+      // row gives the status; the other rows are read past.
+      if (line.trimStart().startsWith('|')) {
+        const row = TABLE_STATUS.exec(line);
+        const v = row && !TABLE_RULE.test(lines[i + 1] ?? '') ? statusAfter(line, row[0].length) : undefined;
+        if (v) {
+          setStatus(s, v, i, 'section');
+          awaitingStatus = false;
+        }
+        continue;
+      }
+      // A checklist item (`- [x] Tasks/Subtasks completed`) is read past, unless it is a status word.
+      const box = line.includes('[') ? /^\s*(?:[-*+]\s+)?\[[ xX]\]\s*(.*)$/.exec(line) : null;
+      if (box && normalizeStoryStatus(box[1].trim()).status === undefined) continue;
       // Under the heading: `**Status:** done`, `- **Current Status:** done`, or the bare word; a
       // line of another field (`**Completed:** 2026-01-20`) is passed over.
       const label = LABEL.exec(line) ?? SECTION_LABEL.exec(line) ?? INLINE_LABEL.exec(line);
@@ -248,8 +266,11 @@ export function parseStory(file: string, text: string): StoryFile {
     // title (a `- **Status**: Review` line in a later Dev Agent Record is a log entry, not the story's).
     if (s.status === undefined && !inTasks && (section === '' || (i - start < 40 && !fmStatus))) {
       const label = LABEL.exec(line);
-      const inline = label ? null : section === '' ? INLINE_LABEL.exec(line) : null;
-      const at = label ? label[0].length : inline ? inline.index + inline[0].length : -1;
+      // A metadata table near the top (`| **Status** | Drafted |`); not a header row naming a column.
+      const row = label || !line.trimStart().startsWith('|') ? null : TABLE_STATUS.exec(line);
+      const cell = row && !TABLE_RULE.test(lines[i + 1] ?? '') ? row : null;
+      const inline = label || cell ? null : section === '' ? INLINE_LABEL.exec(line) : null;
+      const at = label ? label[0].length : cell ? cell[0].length : inline ? inline.index + inline[0].length : -1;
       const v = at >= 0 ? statusAfter(line, at) : undefined;
       if (v) {
         setStatus(s, v, i, 'line');
