@@ -127,12 +127,8 @@ export abstract class RootReports<R extends { root: string; problems: Problem[] 
   private left(uri: vscode.Uri): void {
     const gone = uri.fsPath;
     if (uri.scheme !== 'file') return;
-    for (const f of this.folderWatchers.keys()) {
-      if (f === gone || f.startsWith(gone + path.sep)) {
-        const root = this.c.rootFor(f);
-        if (root) this.dirty(root);
-        return;
-      }
+    for (const r of this.byRoot.values()) {
+      if (this.folders(r).some((f) => f === gone || f.startsWith(gone + path.sep))) this.dirty(r.root);
     }
   }
 
@@ -148,8 +144,15 @@ export abstract class RootReports<R extends { root: string; problems: Problem[] 
       }
     };
     for (const [f, d] of this.folderWatchers) {
-      // A folder made again since (a checkout, a move) is another folder: its watcher watches nothing.
-      if (wanted.has(f) && d.ino === inode(f)) continue;
+      const ino = wanted.has(f) ? inode(f) : d.ino;
+      if (ino === d.ino) {
+        if (wanted.has(f)) continue;
+      } else {
+        // Gone, or made again since (a checkout, a move: another folder, which its watcher does not
+        // watch), maybe before the watcher told of it: the report is read again.
+        const root = this.c.rootFor(f);
+        if (root) this.dirty(root);
+      }
       d.dispose();
       this.folderWatchers.delete(f);
     }

@@ -127,21 +127,24 @@ singleRoot('BMAD v7 ticket tree', () => {
     // never watches the folders inside it: without watchers of its own the view would miss both.
     const init = demo(INIT);
     const fixture = path.join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'test', 'fixtures', 'bmad-v7-sprint', INIT);
-    fs.rmSync(init, { recursive: true, force: true });
-    await waitFor('the tree to go', async () => !ticket(await sprintSnap(), '3.2'), 15_000);
     const staged = path.join(path.dirname(workspaceRoot()), `staged-initiative-${process.pid}`);
-    fs.cpSync(fixture, staged, { recursive: true });
-    fs.renameSync(staged, init);
-    await waitFor('the moved-in tree to be read', async () => !!ticket(await sprintSnap(), '3.2'), 15_000);
     const toml = path.join(init, 'epic-receipts', 'tickets.toml');
     const uri = vscode.Uri.file(toml);
-    const before = fs.readFileSync(toml, 'utf8');
-    fs.writeFileSync(toml, before.replace('after = [1]', 'after = [9]'));
     try {
+      fs.rmSync(init, { recursive: true, force: true });
+      await waitFor('the tree to go', async () => !ticket(await sprintSnap(), '3.2'), 15_000);
+      fs.cpSync(fixture, staged, { recursive: true });
+      fs.renameSync(staged, init);
+      await waitFor('the moved-in tree to be read', async () => !!ticket(await sprintSnap(), '3.2'), 15_000);
+      const before = fs.readFileSync(toml, 'utf8');
+      fs.writeFileSync(toml, before.replace('after = [1]', 'after = [9]'));
       const d = await waitFor('the unknown-after diagnostic in the moved-in epic folder', () => vscode.languages.getDiagnostics(uri).find((x) => x.code === 'tree-after-unknown'), 15_000);
       assert.equal(d.range.start.line, before.split('\n').indexOf('after = [1]'));
     } finally {
-      fs.writeFileSync(toml, before);
+      // The fixture as the next tests expect it, whatever happened above.
+      if (fs.existsSync(staged)) fs.rmSync(staged, { recursive: true, force: true });
+      fs.rmSync(init, { recursive: true, force: true });
+      fs.cpSync(fixture, init, { recursive: true });
     }
     await waitFor('the diagnostic to go', () => !vscode.languages.getDiagnostics(uri).some((x) => x.code === 'tree-after-unknown'), 15_000);
   });
