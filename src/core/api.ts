@@ -68,14 +68,24 @@ export interface StateCoreOptions extends StateCoreInit {
   origin?: string;
 }
 
+/** What a scan reports while it runs. */
+export interface ScanProgress {
+  /** The workflows read so far (a growing list: copy it to keep it), the files done and listed. */
+  onProgress?(workflows: readonly WorkflowState[], done: number, listed: number): void;
+}
+
 /**
  * The one in-process API over workflow state. The CLI and the VS Code layer
  * both go through it; it never imports `vscode`.
  */
 export interface StateCore {
   readonly roots: string[];
-  /** Full scan of every root: parse, validate (per file and across files). */
-  scan(): Promise<ScanResult>;
+  /**
+   * Full scan of every root: parse, validate (per file and across files). `onProgress` hears the
+   * workflows read so far every few hundred files (a face can list them before the scan ends);
+   * they are not in the model, and have no cross-file problems, until the scan returns.
+   */
+  scan(options?: ScanProgress): Promise<ScanResult>;
   /**
    * Re-read one file (after a watcher event); emits onDidChange when its state changed. A file
    * the model knows that exists but no longer reads as a workflow keeps its last good state,

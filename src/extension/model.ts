@@ -39,6 +39,9 @@ function workspaceRoots(): string[] {
   return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
 }
 
+/** How often the list read so far is shown again during the first scan. */
+const PREVIEW_MS = 500;
+
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
@@ -49,6 +52,13 @@ export class ExtensionModel extends Disposable {
   readonly onDidChange = this.changed.event;
   private readonly scanned = this.register(new vscode.EventEmitter<ScanOutcome>());
   readonly onDidScan = this.scanned.event;
+  private readonly previewed = this.register(new vscode.EventEmitter<void>());
+  /** While the first scan runs: more workflows were read (`listedStates`; the Workflows view lists them). */
+  readonly onDidPreview = this.previewed.event;
+  /** The workflows the first scan has read so far, until it ends (then the core's states). */
+  private preview?: { states: WorkflowState[]; at: number };
+  /** Change events the current core sent (a scan that sent one needs no second 'states' event). */
+  private announced = 0;
 
   private current: StateCore;
   private currentSubscription?: { dispose(): void };
@@ -147,6 +157,14 @@ export class ExtensionModel extends Disposable {
     return this.lookups().states;
   }
 
+  /**
+   * What the Workflows view lists: the states, or while the first scan runs the workflows it has
+   * read so far (not yet checked across files: every other surface waits for the scan's end).
+   */
+  listedStates(): WorkflowState[] {
+    return this.preview?.states ?? this.states();
+  }
+
   /** The state of a workflow file, stale (last good) when its text does not parse now. */
   get(file: string): WorkflowState | undefined {
     return this.current.get(file);
@@ -200,12 +218,15 @@ export class ExtensionModel extends Disposable {
 
   async rescan(withProgress = false): Promise<void> {
     const started = Date.now();
+    const announced = this.announced;
     void vscode.commands.executeCommand('setContext', CONTEXT.scanning, true);
     let error: string | undefined;
     const work = async () => {
       const generation = this.generation;
       const core = this.current;
-      const result = await core.scan();
+      // The first scan of a large tree takes seconds: the view lists what it has read meanwhile.
+      const first = withProgress && !core.list().length;
+      const result = await core.scan(first ? { onProgress: (read) => this.showPreview(read, generation) } : undefined);
       if (generation !== this.generation) return; // the core was replaced meanwhile; its own scan follows
       this.log.info(`[scan] ${result.workflows.length} workflow(s), ${result.files} file(s), ${core.problems().length} problem(s) in ${Date.now() - started} ms`);
       for (const s of result.skipped) this.log.warn(`[scan] skipped ${s.file}: ${s.reason}${s.detail ? ` (${s.detail})` : ''}`);
@@ -218,11 +239,22 @@ export class ExtensionModel extends Disposable {
       throw e;
     } finally {
       void vscode.commands.executeCommand('setContext', CONTEXT.scanning, false);
+      this.preview = undefined;
       this.index = undefined;
       this.updateContext();
       this.scanned.fire({ error, newCore: false });
-      this.fire({ what: 'states' });
+      // The core announced what the scan changed already (at 10,000 files every surface redraws).
+      if (error || this.announced === announced) this.fire({ what: 'states' });
     }
+  }
+
+  /** The first batch read is listed at once, later ones at most every PREVIEW_MS. */
+  private showPreview(read: readonly WorkflowState[], generation: number): void {
+    if (generation !== this.generation || this.isDisposed) return;
+    const now = performance.now();
+    if (this.preview && now - this.preview.at < PREVIEW_MS) return;
+    this.preview = { states: read.slice(), at: now };
+    this.previewed.fire();
   }
 
   /**
@@ -312,7 +344,9 @@ export class ExtensionModel extends Disposable {
     this.index = undefined;
     this.currentSubscription = core.onDidChange((e) => {
       for (const ch of e.changes) this.touchedWhileScanning?.add(ch.file);
+      this.preview = undefined;
       this.index = undefined;
+      this.announced++;
       this.fire({ what: 'states', files: e.changes.map((c) => c.file) });
     });
   }

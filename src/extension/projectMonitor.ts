@@ -4,7 +4,8 @@
 // burst of changes settles and once a minute (stalled work is a matter of time passing), and
 // announced through the model's one change event only when what it says changed. One computation
 // per change for every surface: a surface that needs the view now (`refresh`, the dashboard's
-// first paint) computes it early, and the settle timer then finds it fresh. Owned by the model.
+// first paint) computes it early, and the settle timer then finds it fresh. A lone change (the
+// first after a quiet spell) is recomputed at once, a burst once it settles. Owned by the model.
 // In Restricted Mode git is not asked (it could run the repository's own hooks); files, history
 // and the events log are still read.
 import * as vscode from 'vscode';
@@ -14,6 +15,11 @@ import { Disposable } from './disposable';
 
 /** After the last change, wait this long before recomputing (agents write in bursts). */
 const SETTLE_MS = 400;
+/**
+ * The first change after a quiet spell (no change for SETTLE_MS) is recomputed this soon: one
+ * edit reaches the Problems panel and the dashboard at once; the rest of a burst still settles.
+ */
+const QUICK_MS = 20;
 /** Recompute this often even when nothing changed: work stalls as time passes. */
 const TICK_MS = 60_000;
 
@@ -25,6 +31,8 @@ export class ProjectMonitor extends Disposable {
   private running?: Promise<ProjectView | undefined>;
   private again = false;
   private generation = 0;
+  /** When the last change came in (`performance.now()`). */
+  private lastChange = -Infinity;
   /** The generation the last view was computed at (the view is fresh when it equals `generation`). */
   private viewGeneration = -1;
   /** Computations finished, and those of them the minute tick asked for (the test API reads both). */
@@ -80,7 +88,10 @@ export class ProjectMonitor extends Disposable {
   /** States changed, folders changed, the trust changed: recompute once things settle. */
   invalidate(): void {
     this.generation++;
-    this.schedule(SETTLE_MS);
+    const now = performance.now();
+    const quiet = now - this.lastChange >= SETTLE_MS;
+    this.lastChange = now;
+    this.schedule(quiet && !this.running ? QUICK_MS : SETTLE_MS);
   }
 
   /** A view computed now from the current states (waits for a computation already running). */
@@ -114,6 +125,8 @@ export class ProjectMonitor extends Disposable {
     }
     this.running = (async () => {
       try {
+        // Before the first scan there are no states: a view then would only walk the tree for sprints.
+        await this.deps.ready().catch(() => undefined);
         const generation = this.generation;
         const roots = [...this.deps.roots()];
         const core = this.deps.core();

@@ -1,13 +1,25 @@
 // One report per workspace folder, re-read when a file it depends on changes (debounced, by
 // folder), with one change event: the shape the BMAD v6 sprint (sprintModel.ts) and the v7 ticket
 // tree (ticketTreeModel.ts) share. A kind says which files concern it and how a folder is read.
+//
+// VS Code's recursive watcher (on Linux: @parcel/watcher over inotify) reports a folder that
+// arrives whole (moved or copied in, `mkdir -p` then files) as one event for the folder, not for
+// its files; and a folder made inside a folder made the same instant is never watched at all, so
+// no later edit in it is reported. So a folder that arrives is looked through for the files that
+// concern a report, and the folders a report was read from are each watched on their own with
+// Node's fs.watch, made once the folder exists (a handful: a tree's epic folders, a sprint's).
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { errorMessage, type Problem } from '../core/index';
 import { Disposable } from './disposable';
 import type { ExtensionModel } from './model';
 
 const IGNORE = /[\\/](node_modules|\.git|\.waymark)[\\/]/;
+const IGNORE_FOLDER = /^(node_modules|\.git|\.waymark)$/;
 const DEBOUNCE_MS = 250;
+/** At most this many entries of a folder that arrived are looked at for files that concern a report. */
+const ARRIVED_SCAN_LIMIT = 5000;
 
 export abstract class RootReports<R extends { root: string; problems: Problem[] }> extends Disposable {
   protected readonly byRoot = new Map<string, R>();
@@ -15,19 +27,39 @@ export abstract class RootReports<R extends { root: string; problems: Problem[] 
   readonly onDidChange = this.emitter.event;
   private timer?: NodeJS.Timeout;
   private readonly dirtyRoots = new Set<string>();
+  /** The folders the reports were read from, each with a watcher of its own. */
+  private readonly folderWatchers = new Map<string, { ino: number; dispose(): void }>();
   /** Number of reads, for tests and the log. */
   loads = 0;
 
-  /** `glob`: the files the watcher reports; `tag`: the log's component tag. */
-  constructor(protected readonly c: ExtensionModel, glob: string, private readonly tag: string) {
+  /**
+   * `glob`: the files the watcher reports, `names` the same as a test of a file name (for the
+   * files of a folder that arrived whole); `tag`: the log's component tag.
+   */
+  constructor(protected readonly c: ExtensionModel, glob: string, private readonly names: RegExp, private readonly tag: string) {
     super();
     const w = this.register(vscode.workspace.createFileSystemWatcher(glob));
     this.register(w.onDidChange((u) => this.queue(u)));
     this.register(w.onDidCreate((u) => this.queue(u)));
     this.register(w.onDidDelete((u) => this.queue(u)));
+    // Folders: one that arrived may hold files that concern a report; one that went may have held a report's.
+    const folders = this.register(vscode.workspace.createFileSystemWatcher('**/*', false, true, false));
+    this.register(folders.onDidCreate((u) => this.arrived(u)));
+    this.register(folders.onDidDelete((u) => this.left(u)));
     this.register(c.onDidChange((e) => (e.what === 'roots' || e.what === 'settings') && this.reloadAll()));
-    this.register({ dispose: () => this.timer && clearTimeout(this.timer) });
+    this.register({
+      dispose: () => {
+        if (this.timer) clearTimeout(this.timer);
+        for (const d of this.folderWatchers.values()) d.dispose();
+        this.folderWatchers.clear();
+      },
+    });
     this.reloadAll();
+  }
+
+  /** The folders a report was read from (watched each on its own once read); none by default. */
+  protected folders(_report: R): readonly string[] {
+    return [];
   }
 
   /** Whether a change of `file` (in folder `root`) can change that folder's report. */
@@ -59,8 +91,96 @@ export abstract class RootReports<R extends { root: string; problems: Problem[] 
     if (uri.scheme !== 'file' || IGNORE.test(uri.fsPath)) return;
     const root = this.c.rootFor(uri.fsPath);
     if (!root || !this.concerns(uri.fsPath, root)) return;
+    this.dirty(root);
+  }
+
+  private dirty(root: string): void {
     this.dirtyRoots.add(root);
     this.flushSoon(DEBOUNCE_MS);
+  }
+
+  /** Something was created: a folder is looked through (bounded) for a file that concerns a report. */
+  private arrived(uri: vscode.Uri): void {
+    const dir = uri.fsPath;
+    if (uri.scheme !== 'file' || IGNORE.test(dir) || IGNORE_FOLDER.test(path.basename(dir)) || this.names.test(dir)) return;
+    const root = this.c.rootFor(dir);
+    if (!root || this.dirtyRoots.has(root)) return;
+    let seen = 0;
+    const look = (folder: string): boolean => {
+      let entries: fs.Dirent[];
+      try {
+        entries = fs.readdirSync(folder, { withFileTypes: true });
+      } catch {
+        return false; // not a folder (a file of another kind), or gone already
+      }
+      for (const e of entries) {
+        if (++seen > ARRIVED_SCAN_LIMIT) return true; // too big to look through: read the folder's reports again
+        const p = path.join(folder, e.name);
+        if (e.isDirectory() ? !IGNORE_FOLDER.test(e.name) && look(p) : this.names.test(e.name) && this.concerns(p, root)) return true;
+      }
+      return false;
+    };
+    if (look(dir)) this.dirty(root);
+  }
+
+  /** Something was deleted: a folder a report was read from (or one holding it) means a read again. */
+  private left(uri: vscode.Uri): void {
+    const gone = uri.fsPath;
+    if (uri.scheme !== 'file') return;
+    for (const r of this.byRoot.values()) {
+      if (this.folders(r).some((f) => f === gone || f.startsWith(gone + path.sep))) this.dirty(r.root);
+    }
+  }
+
+  /** Watches each folder the reports were read from; forgets those no report is read from now. */
+  private watchFolders(): void {
+    const wanted = new Set<string>();
+    for (const r of this.byRoot.values()) for (const f of this.folders(r)) wanted.add(f);
+    const inode = (f: string) => {
+      try {
+        return fs.statSync(f).ino;
+      } catch {
+        return -1;
+      }
+    };
+    for (const [f, d] of this.folderWatchers) {
+      const ino = wanted.has(f) ? inode(f) : d.ino;
+      if (ino === d.ino) {
+        if (wanted.has(f)) continue;
+      } else {
+        // Gone, or made again since (a checkout, a move: another folder, which its watcher does not
+        // watch), maybe before the watcher told of it: the report is read again.
+        const root = this.c.rootFor(f);
+        if (root) this.dirty(root);
+      }
+      d.dispose();
+      this.folderWatchers.delete(f);
+    }
+    for (const f of wanted) {
+      if (this.folderWatchers.has(f)) continue;
+      const root = this.c.rootFor(f);
+      const ino = inode(f);
+      if (!root || ino < 0) continue;
+      // Node's own watcher of this one folder: VS Code serves a non-recursive watcher inside the
+      // workspace from its recursive one, which is the one that may not watch this folder.
+      let w: fs.FSWatcher;
+      try {
+        w = fs.watch(f, { persistent: false }, (_event, name) => {
+          if (!name) this.dirty(root);
+          else this.queue(vscode.Uri.file(path.join(f, name.toString())));
+        });
+      } catch (e) {
+        this.c.log.warn(`[${this.tag}] could not watch ${f}: ${errorMessage(e)}`);
+        continue;
+      }
+      // The folder went (or cannot be watched any more): the next read watches what is there then.
+      w.on('error', () => {
+        w.close();
+        this.folderWatchers.delete(f);
+        this.dirty(root);
+      });
+      this.folderWatchers.set(f, { ino, dispose: () => w.close() });
+    }
   }
 
   private flushSoon(ms: number): void {
@@ -83,6 +203,8 @@ export abstract class RootReports<R extends { root: string; problems: Problem[] 
         this.c.log.error(`[${this.tag}] ${root}: ${errorMessage(e)}`);
       }
     }
-    if (roots.length && !this.isDisposed) this.emitter.fire();
+    if (this.isDisposed) return;
+    this.watchFolders();
+    if (roots.length) this.emitter.fire();
   }
 }

@@ -13,11 +13,16 @@ const SPRINT_FILES = /(?:^|[\\/])(sprint-status\.ya?ml|[^\\/]*epic[^\\/]*\.md|\d
 /** The sprint of every workspace folder, with one change event. */
 export class SprintModel extends RootReports<SprintReport> {
   constructor(c: ExtensionModel) {
-    super(c, '**/*.{md,yaml,yml,json}', 'sprint');
+    super(c, '**/*.{md,yaml,yml,json}', /\.(md|ya?ml|json)$/i, 'sprint');
   }
 
   protected concerns(file: string): boolean {
     return SPRINT_FILES.test(file);
+  }
+
+  /** The ledgers' and the stories' folders. */
+  protected override folders(r: SprintReport): string[] {
+    return [...new Set([...r.ledgerFiles, ...r.stories.map((s) => s.file)].filter((f): f is string => !!f).map((f) => path.dirname(f)))];
   }
 
   protected read(root: string): SprintReport | undefined {

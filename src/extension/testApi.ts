@@ -26,8 +26,18 @@ export interface TreeSnapshot {
 }
 
 export interface TestApi {
-  /** What each surface shows now, as plain data (`only` limits it to one tree). */
-  snapshot(opts?: { maxDepth?: number; only?: 'workflows' | 'memory' }): Promise<Record<string, unknown>>;
+  /** What each surface shows now, as plain data (`only` limits it to one tree; `hover: false` leaves out tooltips made on hover). */
+  snapshot(opts?: { maxDepth?: number; only?: 'workflows' | 'memory'; hover?: boolean }): Promise<Record<string, unknown>>;
+  /** When the Workflows view made its first workflow row (`performance.now()`), if it has. */
+  firstRowAt(): number | undefined;
+  /** When the first scan first listed the workflows read so far, and how many (`performance.now()`). */
+  firstPreview(): { at: number; count: number } | undefined;
+  /** The last refresh the Workflows view announced: when, and the rows (undefined: the whole view). */
+  lastTreeChange(): { at: number; rows?: string[] } | undefined;
+  /** The last watcher reload: when it ended (`performance.now()`) and since the file's first event. */
+  lastReload(): { at: number; file: string; eventToModelMs?: number } | undefined;
+  /** Whether the project view (Problems panel, dashboard) is computed from the current states. */
+  projectFresh(): boolean;
   /** Behave as if the workspace were (un)trusted; undefined restores the real state. Returns canWrite. */
   setTrust(trusted: boolean | undefined): boolean;
   /** Reveals and selects a workflow in the Workflows view; false when it is not in the model. */
@@ -55,6 +65,14 @@ export function createTestApi(c: Container): TestApi {
   let lastScanError: string | undefined;
   let flushes = 0;
   let lastReload: WatcherReload | undefined;
+  let lastReloadAt: { at: number; file: string; eventToModelMs?: number } | undefined;
+  let lastTreeChange: { at: number; rows?: string[] } | undefined;
+  let firstPreview: { at: number; count: number } | undefined;
+  c.model.onDidPreview(() => (firstPreview ??= { at: performance.now(), count: c.model.listedStates().length }));
+  c.workflows.onDidChangeTreeData((e) => {
+    const rows = e === undefined ? undefined : (Array.isArray(e) ? e : [e]).flatMap((n) => (n.kind === 'workflow' ? [n.state.file] : []));
+    lastTreeChange = { at: performance.now(), rows };
+  });
   const rendered = new Map<string, RenderedDecorations>();
   c.runner.onDidRun((o: CommandOutcome) => {
     lastError = o.ok ? undefined : { action: o.action, reason: o.reason, message: o.message ?? '' };
@@ -66,6 +84,7 @@ export function createTestApi(c: Container): TestApi {
   });
   c.watchers.onDidFlush(() => flushes++);
   c.watchers.onDidReload((r) => {
+    lastReloadAt = { at: performance.now(), file: r.file, eventToModelMs: r.eventToModelMs };
     if (r.eventToModelMs !== undefined) lastReload = r;
   });
   const paints: DashboardPaint[] = [];
@@ -74,9 +93,9 @@ export function createTestApi(c: Container): TestApi {
   c.dashboard.onDidAct((a) => actions.push(a));
   c.decorations.onDidRender((r) => (r.what ? rendered.set(r.file, r.what) : rendered.delete(r.file)));
 
-  const snapshot = async (opts: { maxDepth?: number; only?: 'workflows' | 'memory' } = {}) => {
+  const snapshot = async (opts: { maxDepth?: number; only?: 'workflows' | 'memory'; hover?: boolean } = {}) => {
     try {
-      if (opts.only === 'workflows') return { workflows: await tree(c.workflows, undefined, 0, opts.maxDepth ?? 5) };
+      if (opts.only === 'workflows') return { workflows: await tree(c.workflows, undefined, 0, opts.maxDepth ?? 5, opts.hover ?? true) };
       // Only on request: listing memory opens the memory store.
       if (opts.only === 'memory') return { memory: await tree(c.memoryTree, undefined, 0, opts.maxDepth ?? 3), memoryMessage: c.memoryTree.view.message };
       const m = c.model;
@@ -121,9 +140,14 @@ export function createTestApi(c: Container): TestApi {
     reveal: async (file) => {
       const state = c.model.get(file);
       if (!state) return false;
-      await c.workflows.view.reveal({ kind: 'workflow', state }, { expand: true, select: true, focus: false });
+      await c.workflows.view.reveal(c.workflows.nodeFor(state), { expand: true, select: true, focus: false });
       return true;
     },
+    firstRowAt: () => c.workflows.firstRowAt,
+    firstPreview: () => firstPreview,
+    lastTreeChange: () => lastTreeChange,
+    lastReload: () => lastReloadAt,
+    projectFresh: () => !!c.model.project.fresh(),
     state: (file) => c.model.get(file),
     count: () => c.model.states().length,
     invokeTool: (name, input) => c.invokeTool(name, input),
@@ -137,11 +161,13 @@ export function createTestApi(c: Container): TestApi {
   };
 }
 
-async function tree<T>(provider: vscode.TreeDataProvider<T>, node?: T, depth = 0, maxDepth = 5): Promise<TreeSnapshot[]> {
+async function tree<T>(provider: vscode.TreeDataProvider<T>, node?: T, depth = 0, maxDepth = 5, hover = true): Promise<TreeSnapshot[]> {
   const children = (await provider.getChildren(node)) ?? [];
   const out: TreeSnapshot[] = [];
   for (const child of children) {
-    const item = await provider.getTreeItem(child);
+    // What a person sees on hover too (a provider may make tooltips only when asked).
+    let item = await provider.getTreeItem(child);
+    if (hover && item.tooltip === undefined && provider.resolveTreeItem) item = (await provider.resolveTreeItem(item, child, new vscode.CancellationTokenSource().token)) ?? item;
     const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
     const tooltip = typeof item.tooltip === 'string' ? item.tooltip : item.tooltip?.value;
     out.push({
@@ -150,7 +176,7 @@ async function tree<T>(provider: vscode.TreeDataProvider<T>, node?: T, depth = 0
       contextValue: item.contextValue,
       icon: item.iconPath instanceof vscode.ThemeIcon ? item.iconPath.id : undefined,
       tooltip,
-      children: depth < maxDepth && item.collapsibleState !== vscode.TreeItemCollapsibleState.None ? await tree(provider, child, depth + 1, maxDepth) : undefined,
+      children: depth < maxDepth && item.collapsibleState !== vscode.TreeItemCollapsibleState.None ? await tree(provider, child, depth + 1, maxDepth, hover) : undefined,
     });
   }
   return out;

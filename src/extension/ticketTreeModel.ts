@@ -35,7 +35,7 @@ export const NEXT_GROUP_LABELS: Record<keyof NextGroups, string> = {
 /** The ticket tree of every workspace folder that has one, with one change event. */
 export class TicketTreeModel extends RootReports<TreeReport> {
   constructor(c: ExtensionModel) {
-    super(c, '**/*.{md,toml}', 'tickets');
+    super(c, '**/*.{md,toml}', /\.(md|toml)$/i, 'tickets');
   }
 
   protected concerns(file: string, root: string): boolean {
@@ -46,6 +46,13 @@ export class TicketTreeModel extends RootReports<TreeReport> {
 
   protected read(root: string): TreeReport | undefined {
     return readReport(root);
+  }
+
+  /** The folder the tree was read from, its epics' folders and those of every ticket's file and plan. */
+  protected override folders(r: TreeReport): string[] {
+    const out = new Set([r.tree.folder, ...r.tree.epics.map((e) => e.folder)]);
+    for (const t of allTickets(r)) for (const f of [t.file, t.plan]) if (f) out.add(path.dirname(f));
+    return [...out];
   }
 
   /** The ticket a file is (its leaf file or its plan), or the one whose `[[entry]]` holds `line` of a `tickets.toml`. */

@@ -1,6 +1,10 @@
 // Debounced file watching: a changed workflow file is re-read (core.reload), a deleted one
 // forgotten, a gate change triggers a rescan, a config/definition/BMAD change a new core (the
 // core caches each folder's context, so only a new one reads them again). No polling.
+// A folder that arrives whole (moved or copied in) is one event in VS Code, not one per file: its
+// Markdown files are looked up and read; a folder that goes takes the workflows under it along.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { WaymarkError, errorMessage } from '../core/index';
 import { Disposable } from './disposable';
@@ -15,6 +19,8 @@ const OUTBOX = /[\\/]\.waymark[\\/]outbox[\\/]/;
 const ACTIVITY = /[\\/]\.waymark[\\/](history|events)[\\/]/;
 /** More pending files than this: one rescan instead of many reloads. */
 const BATCH_LIMIT = 200;
+const MARKDOWN = /\.(md|markdown)$/i;
+const SKIPPED_FOLDER = /^(node_modules|\.git|\.waymark)$/;
 
 /** One flush of the queued file events. */
 export interface WatcherFlush {
@@ -83,7 +89,8 @@ export class Watchers extends Disposable {
       const base = folder ?? vscode.Uri.file(root);
       const md = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(base, '**/*.{md,markdown}'));
       const meta = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(base, '{.waymark/**,_bmad/**,**/*.gate}'));
-      const ds: vscode.Disposable[] = [];
+      const folders = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(base, '**/*'), false, true, false);
+      const ds: vscode.Disposable[] = [folders, folders.onDidCreate((u) => this.folderArrived(u.fsPath)), folders.onDidDelete((u) => this.folderLeft(u.fsPath))];
       for (const w of [md, meta]) {
         ds.push(
           w,
@@ -94,6 +101,43 @@ export class Watchers extends Disposable {
       }
       this.byRoot.set(root, ds);
     }
+  }
+
+  /** A folder came (its files are one event in VS Code): its Markdown files are read, a rescan when there are many. */
+  private folderArrived(dir: string): void {
+    if (MARKDOWN.test(dir) || IGNORE.test(dir) || SKIPPED_FOLDER.test(path.basename(dir)) || /[\\/]\.waymark[\\/]/.test(dir) || !this.c.rootFor(dir)) return;
+    const found: string[] = [];
+    let seen = 0;
+    const look = (folder: string): void => {
+      let entries: fs.Dirent[];
+      try {
+        entries = fs.readdirSync(folder, { withFileTypes: true });
+      } catch {
+        return; // a file, or gone already
+      }
+      for (const e of entries) {
+        if (++seen > BATCH_LIMIT * 10) return;
+        const p = path.join(folder, e.name);
+        if (e.isDirectory()) {
+          if (!SKIPPED_FOLDER.test(e.name)) look(p);
+        } else if (MARKDOWN.test(e.name)) found.push(p);
+      }
+    };
+    look(dir);
+    if (seen > BATCH_LIMIT * 10) {
+      // Too big to look through here (a checkout): one rescan.
+      this.rescanWanted = true;
+      this.queue(vscode.Uri.file(dir), 'change');
+      return;
+    }
+    for (const f of found) this.queue(vscode.Uri.file(f), 'change');
+  }
+
+  /** A folder went: the workflows the model knows under it go too (VS Code may say so only of the folder). */
+  private folderLeft(gone: string): void {
+    if (MARKDOWN.test(gone) || /[\\/]\.waymark[\\/]/.test(gone)) return;
+    const prefix = gone + path.sep;
+    for (const s of this.c.states()) if (s.file.startsWith(prefix)) this.queue(vscode.Uri.file(s.file), 'delete');
   }
 
   private queue(uri: vscode.Uri, kind: 'change' | 'delete'): void {

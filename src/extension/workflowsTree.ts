@@ -1,6 +1,10 @@
 // The Workflows view: (folder →) status group → workflow → steps. A workflow someone else holds
 // an orchestrator lease on shows a lock and the holder (Take over / Release in its menu); one
 // another git worktree has ahead of this checkout says so ("2 step(s) done in feat/x").
+// Built for 10,000 workflows: the groups are sorted once per change, not per node; a workflow's
+// node is one object for as long as its file is listed, so a change that moves no workflow
+// between groups or within one refreshes only the changed rows; tooltips are made on hover
+// (resolveTreeItem); during the first scan the view lists the workflows read so far.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { StepDef, WorkflowState } from '../core/index';
@@ -17,40 +21,129 @@ export type WorkflowsNode =
   | { kind: 'workflow'; state: WorkflowState }
   | { kind: 'step'; state: WorkflowState; step: StepDef };
 
+type WorkflowNode = Extract<WorkflowsNode, { kind: 'workflow' }>;
+
+/** More changed files than this: the whole view is refreshed (a scan, a checkout). */
+const ROW_REFRESH_LIMIT = 50;
+
+/** The listed states sorted into groups, once per change: by `root\0status` (root '' in a single folder). */
+interface Grouping {
+  from: readonly WorkflowState[];
+  multi: boolean;
+  groups: Map<string, WorkflowState[]>;
+  /** Each file's group key. */
+  groupOf: Map<string, string>;
+  active: number;
+}
+
 export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider<WorkflowsNode> {
-  private readonly emitter = this.register(new vscode.EventEmitter<WorkflowsNode | undefined>());
+  private readonly emitter = this.register(new vscode.EventEmitter<WorkflowsNode | WorkflowsNode[] | undefined>());
   readonly onDidChangeTreeData = this.emitter.event;
   readonly view: vscode.TreeView<WorkflowsNode>;
+  private grouping?: Grouping;
+  /** One node per listed workflow file, kept while it is listed (VS Code refreshes a row by its element). */
+  private readonly nodes = new Map<string, WorkflowNode>();
+  /** When the first workflow row was made (`performance.now()`; the bench reads it). */
+  firstRowAt?: number;
 
   constructor(private readonly c: ExtensionModel) {
     super();
     this.view = this.register(vscode.window.createTreeView(VIEWS.workflows, { treeDataProvider: this, showCollapseAll: true }));
-    this.register(c.onDidChange((e) => e.what !== 'settings' && e.what !== 'trust' && this.refresh()));
+    // The project view (dependencies, stalled work) is not shown here: its recomputations change no row.
+    this.register(c.onDidChange((e) => e.what !== 'settings' && e.what !== 'trust' && e.what !== 'project' && this.refresh(e.what === 'states' ? e.files : undefined)));
+    this.register(c.onDidPreview(() => this.refresh()));
   }
 
-  refresh(): void {
-    const states = this.c.states();
-    const active = states.filter((s) => s.status === 'in_progress' || s.status === 'blocked').length;
-    this.view.badge = active ? { value: active, tooltip: `${active} workflow(s) in progress or blocked` } : undefined;
+  /**
+   * Shows the model's states again. With `files` (the states that changed), when none of them
+   * joined, left or moved within a group and none changed what other rows show (its id, its
+   * delegation), only their rows are refreshed.
+   */
+  refresh(files?: readonly string[]): void {
+    const before = this.grouping;
+    const after = this.group();
+    this.view.badge = after.active ? { value: after.active, tooltip: `${after.active} workflow(s) in progress or blocked` } : undefined;
+    const rows = files && before ? this.changedRows(before, after, files) : undefined;
+    if (rows) {
+      if (rows.length) this.emitter.fire(rows);
+      return;
+    }
+    for (const file of [...this.nodes.keys()]) if (!after.groupOf.has(file)) this.nodes.delete(file);
     this.emitter.fire(undefined);
   }
 
-  getChildren(node?: WorkflowsNode): WorkflowsNode[] {
-    const states = this.c.states();
-    if (!node) {
-      if (this.c.roots.length > 1) {
-        return this.c.roots.filter((r) => states.some((s) => s.root === r)).map((root) => ({ kind: 'folder', root }));
+  /** The rows to refresh for `files`, or undefined when the whole view must be refreshed. */
+  private changedRows(before: Grouping, after: Grouping, files: readonly string[]): WorkflowNode[] | undefined {
+    if (files.length > ROW_REFRESH_LIMIT || before.multi !== after.multi || before.groups.size !== after.groups.size) return undefined;
+    const rows: WorkflowNode[] = [];
+    const checked = new Set<string>();
+    for (const file of files) {
+      const key = before.groupOf.get(file);
+      if (key === undefined || key !== after.groupOf.get(file)) return undefined;
+      const node = this.nodes.get(file);
+      const state = after.groups.get(key)!.find((s) => s.file === file)!;
+      if (node) {
+        const old = node.state;
+        if (old.workflow !== state.workflow || JSON.stringify(old.delegation) !== JSON.stringify(state.delegation)) return undefined;
       }
-      return groups(states);
+      if (!checked.has(key)) {
+        checked.add(key);
+        const a = before.groups.get(key)!;
+        const b = after.groups.get(key)!;
+        if (a.length !== b.length || a.some((s, i) => s.file !== b[i].file)) return undefined;
+      }
+      // A row VS Code was never given (its group folded until now) needs no refresh.
+      if (node) {
+        node.state = state;
+        rows.push(node);
+      }
+    }
+    return rows;
+  }
+
+  /** The model's listed states by group, sorted (most recent first), computed once per change. */
+  private group(): Grouping {
+    const states = this.c.listedStates();
+    const multi = this.c.roots.length > 1;
+    if (this.grouping?.from === states && this.grouping.multi === multi) return this.grouping;
+    const groups = new Map<string, WorkflowState[]>();
+    const groupOf = new Map<string, string>();
+    let active = 0;
+    for (const s of states) {
+      const key = `${multi ? s.root : ''}\0${statusKey(s)}`;
+      const list = groups.get(key);
+      if (list) list.push(s);
+      else groups.set(key, [s]);
+      groupOf.set(s.file, key);
+      if (s.status === 'in_progress' || s.status === 'blocked') active++;
+    }
+    for (const list of groups.values()) list.sort(byRecent);
+    this.grouping = { from: states, multi, groups, groupOf, active };
+    return this.grouping;
+  }
+
+  /** The one node of a listed workflow (the view refreshes and reveals rows by it). */
+  nodeFor(state: WorkflowState): WorkflowNode {
+    let node = this.nodes.get(state.file);
+    if (node) node.state = state;
+    else this.nodes.set(state.file, (node = { kind: 'workflow', state }));
+    return node;
+  }
+
+  getChildren(node?: WorkflowsNode): WorkflowsNode[] {
+    const g = this.group();
+    if (!node) {
+      if (g.multi) {
+        const present = new Set([...g.groups.keys()].map((k) => k.slice(0, k.indexOf('\0'))));
+        return this.c.roots.filter((r) => present.has(r)).map((root) => ({ kind: 'folder', root }));
+      }
+      return groupsOf(g, '');
     }
     switch (node.kind) {
       case 'folder':
-        return groups(states.filter((s) => s.root === node.root), node.root);
+        return groupsOf(g, node.root, node.root);
       case 'group':
-        return states
-          .filter((s) => statusKey(s) === node.status && (!node.root || s.root === node.root))
-          .sort(byRecent)
-          .map((state) => ({ kind: 'workflow', state }));
+        return (g.groups.get(`${g.multi ? (node.root ?? '') : ''}\0${node.status}`) ?? []).map((state) => this.nodeFor(state));
       case 'workflow':
         return node.state.steps.map((step) => ({ kind: 'step', state: node.state, step }));
       default:
@@ -66,7 +159,7 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
       case 'workflow':
         return { kind: 'group', status: statusKey(node.state), root: multi ? node.state.root : undefined };
       case 'step':
-        return { kind: 'workflow', state: node.state };
+        return this.nodeFor(node.state);
       default:
         return undefined;
     }
@@ -82,7 +175,8 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
         return item;
       }
       case 'group': {
-        const count = this.c.states().filter((s) => statusKey(s) === node.status && (!node.root || s.root === node.root)).length;
+        const g = this.group();
+        const count = g.groups.get(`${g.multi ? (node.root ?? '') : ''}\0${node.status}`)?.length ?? 0;
         const collapsed = node.status === 'completed' || node.status === 'archived';
         const item = new vscode.TreeItem(STATUS_LABELS[node.status] ?? node.status, collapsed ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded);
         item.description = String(count);
@@ -92,6 +186,7 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
         return item;
       }
       case 'workflow':
+        this.firstRowAt ??= performance.now();
         return this.workflowItem(node.state);
       case 'step':
         return stepItem(node.state, node.step);
@@ -125,6 +220,21 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
     // `.lease`: someone else holds a live lease (Take over, Release); `.leaseMine`: we do (Release).
     item.contextValue = `waymark.workflow.${statusKey(state)}${problems.length ? '.problems' : ''}${foreign ? '.lease' : live.length ? '.leaseMine' : ''}`;
     item.command = { command: COMMANDS.openFile, title: 'Open', arguments: [{ file: state.file, key: 'status' }] };
+    item.resourceUri = vscode.Uri.file(state.file);
+    return item;
+  }
+
+  /** A workflow row's tooltip, made when VS Code asks for it (on hover), not for every row drawn. */
+  resolveTreeItem(item: vscode.TreeItem, node: WorkflowsNode): vscode.TreeItem {
+    if (node.kind === 'workflow' && item.tooltip === undefined) item.tooltip = this.workflowTooltip(node.state);
+    return item;
+  }
+
+  private workflowTooltip(state: WorkflowState): vscode.MarkdownString {
+    const problems = this.c.problemsFor(state.file);
+    const step = activeStep(state);
+    const holders = this.c.leaseHolders(state.file);
+    const elsewhere = this.c.worktrees.forFile(state.file);
     const md = new vscode.MarkdownString(undefined, true);
     if (holders.length) md.isTrusted = { enabledCommands: [COMMANDS.leaseTakeOver, COMMANDS.leaseRelease] };
     md.appendMarkdown(`**${this.c.displayName(state)}** (\`${state.workflow}\`) — ${STATUS_LABELS[statusKey(state)] ?? state.rawStatus ?? 'no status'}${state.rawStatus && state.rawStatus !== state.status ? ` (\`${state.rawStatus}\`)` : ''}\n\n`);
@@ -136,20 +246,20 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
     for (const m of elsewhere) md.appendMarkdown(`$(git-branch) ${escapeMd(markSentence(m))}\n\n`);
     for (const p of problems.slice(0, 6)) md.appendMarkdown(`${p.severity === 'error' ? '$(error)' : p.severity === 'warning' ? '$(warning)' : '$(info)'} ${escapeMd(p.message)} \`${p.code}\`\n\n`);
     if (problems.length > 6) md.appendMarkdown(`…and ${problems.length - 6} more in the Problems panel\n`);
-    item.tooltip = md;
-    item.resourceUri = vscode.Uri.file(state.file);
-    return item;
+    return md;
   }
 
 }
 
-function groups(states: WorkflowState[], root?: string): WorkflowsNode[] {
-  const present = new Set(states.map(statusKey));
-  return STATUS_ORDER.filter((s) => present.has(s)).map((status) => ({ kind: 'group', status, root }));
+function groupsOf(g: Grouping, key: string, root?: string): WorkflowsNode[] {
+  return STATUS_ORDER.filter((s) => g.groups.has(`${key}\0${s}`)).map((status) => ({ kind: 'group', status, root }));
 }
 
+/** The order of `localeCompare` (the default locale's collation), without making a collator per call. */
+const collate = new Intl.Collator().compare;
+
 function byRecent(a: WorkflowState, b: WorkflowState): number {
-  return (b.updatedAt ?? '').localeCompare(a.updatedAt ?? '') || a.workflow.localeCompare(b.workflow);
+  return collate(b.updatedAt ?? '', a.updatedAt ?? '') || collate(a.workflow, b.workflow);
 }
 
 export function stepItem(state: WorkflowState, step: StepDef): vscode.TreeItem {

@@ -159,3 +159,17 @@ describe('CLI read verbs', () => {
     assert.equal(cli(['chain', 'work/chore.md'], native).code, 2);
   });
 });
+
+describe('scan progress', () => {
+  test('onProgress hears the workflows read so far after 100 files and every 500; the scan returns them all', async () => {
+    const root = tmp();
+    fs.mkdirSync(path.join(root, 'work'));
+    for (let i = 0; i < 1100; i++) {
+      fs.writeFileSync(path.join(root, 'work', `w${String(i).padStart(4, '0')}.md`), `---\nworkflow: w${i}\nstatus: in_progress\nsteps: [a, b]\ncurrentStep: a\n---\n`);
+    }
+    const heard: [number, number, number][] = [];
+    const result = await scanRoots([root], { index: false, onProgress: (read, done, listed) => heard.push([read.length, done, listed]) });
+    assert.deepEqual(heard, [[100, 100, 1100], [500, 500, 1100], [1000, 1000, 1100]]);
+    assert.equal(result.workflows.length, 1100);
+  });
+});

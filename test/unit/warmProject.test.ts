@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { after, describe, test } from 'node:test';
-import { WarmProjectView, createStateCore } from '../../src/core/index';
+import { WarmProjectView, createStateCore, loadProject, type ProjectView } from '../../src/core/index';
 
 const tmps: string[] = [];
 after(() => {
@@ -128,6 +128,61 @@ describe('warm project view', () => {
     } finally {
       await core.close();
       await other.close();
+    }
+  });
+
+  test('an edited file that keeps its names and edges is carried into the last registry; the view is the one a cold read gives', async () => {
+    const root = tmp();
+    fs.mkdirSync(path.join(root, 'work'));
+    const file = (n: string) => path.join(root, 'work', `${n}.workflow.md`);
+    const write = (n: string, status: string, extra: string[] = []) => fs.writeFileSync(file(n), wf(n, status).replace('---\n\n', `${extra.map((l) => `${l}\n`).join('')}---\n\n`));
+    write('a', 'created');
+    write('b', 'created', ['dependsOn: [a]']);
+    write('c', 'created', ['dependsOn: [b]', 'title: "C"']);
+    write('d', 'in_progress', ['dependsOn: [nowhere]']);
+    const core = createStateCore({ roots: [root], actor: 't' });
+    /** What a view says: items, edges, problems, columns, reasons, order, critical path. */
+    const said = (v: ProjectView) => ({
+      items: v.registry.items.map((i) => [i.id, i.state, i.title, i.priority]),
+      edges: v.registry.edges.map((e) => [e.from, e.to, e.kind]),
+      problems: v.frontier.problems.map((p) => [p.file, p.code, p.range.start.line, p.message]),
+      entries: [...v.frontier.entries.values()].map((e) => [e.id, e.column, e.reason, e.waitingOn, e.unblocks, e.depth]),
+      ready: v.frontier.ready.map((e) => e.id),
+      critical: v.frontier.criticalPath,
+    });
+    const cold = async () => said(await loadProject(core, { scan: { roots: [root], workflows: core.list() }, git: false }));
+    try {
+      const scan = await core.scan();
+      const warm = new WarmProjectView(core, { git: false });
+      const first = await warm.view(scan);
+      // A status edit: a is done, so b is ready; the graph is carried over.
+      write('a', 'completed');
+      await core.reload(file('a'));
+      const second = await warm.view({ roots: scan.roots, workflows: core.list() });
+      assert.equal(second.registry.edges, first.registry.edges, 'the edges were carried over, not built again');
+      assert.equal(second.frontier.entries.get('b')?.column, 'todo');
+      assert.deepEqual(said(second), await cold());
+      // A title and priority edit of a file that waits on another: carried over too.
+      write('c', 'created', ['dependsOn: [b]', 'title: "C two"', 'priority: high']);
+      await core.reload(file('c'));
+      const third = await warm.view({ roots: scan.roots, workflows: core.list() });
+      assert.equal(third.registry.edges, first.registry.edges);
+      assert.deepEqual(said(third), await cold());
+      // A new dependency: the registry is built again.
+      write('b', 'created', ['dependsOn: [a, c]']);
+      await core.reload(file('b'));
+      const fourth = await warm.view({ roots: scan.roots, workflows: core.list() });
+      assert.notEqual(fourth.registry.edges, first.registry.edges);
+      assert.ok(fourth.registry.cycles.length > 0, 'b → c → b is a cycle');
+      assert.deepEqual(said(fourth), await cold());
+      // A file with a registry problem (an unknown target, whose range an edit may move): built again.
+      write('d', 'blocked', ['title: "moved down a line"', 'dependsOn: [nowhere]']);
+      await core.reload(file('d'));
+      const fifth = await warm.view({ roots: scan.roots, workflows: core.list() });
+      assert.notEqual(fifth.registry.edges, fourth.registry.edges);
+      assert.deepEqual(said(fifth), await cold());
+    } finally {
+      await core.close();
     }
   });
 });

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import type { MemoryApi, ProtocolApi, SprintApi, StateCore, StateCoreOptions } from '../api';
+import type { MemoryApi, ProtocolApi, ScanProgress, SprintApi, StateCore, StateCoreOptions } from '../api';
 import { createSprintApi } from '../bmad/sprintApi';
 import { silentLogger, systemClock } from '../ports';
 import type {
@@ -76,8 +76,8 @@ class StateCoreImpl implements StateCore {
 
   // The model.
 
-  scan(): Promise<ScanResult> {
-    return this.model.scan();
+  scan(progress?: ScanProgress): Promise<ScanResult> {
+    return this.model.scan(progress);
   }
 
   reload(file: string): Promise<WorkflowState | undefined> {

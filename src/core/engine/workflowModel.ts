@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import { WaymarkError, errorMessage } from '../errors';
+import type { ScanProgress } from '../api';
 import type { Clock, Logger } from '../ports';
 import type { ChangeEvent, Disposable, Problem, ScanResult, WorkflowState } from '../types';
 import { scanRoots } from '../store/scan';
@@ -44,8 +45,8 @@ export class WorkflowModel {
     private readonly opts: { overrides?: Record<string, unknown>; logger: Logger; clock: Clock; scanIndex?: boolean },
   ) {}
 
-  async scan(): Promise<ScanResult> {
-    const result = await scanRoots([...this.roots], { overrides: this.opts.overrides, logger: this.opts.logger, contexts: this.contexts.loaded, now: () => this.opts.clock.now(), index: this.opts.scanIndex });
+  async scan(progress?: ScanProgress): Promise<ScanResult> {
+    const result = await scanRoots([...this.roots], { overrides: this.opts.overrides, logger: this.opts.logger, contexts: this.contexts.loaded, now: () => this.opts.clock.now(), index: this.opts.scanIndex, onProgress: progress?.onProgress });
     for (const [root, ctx] of result.contexts) this.contexts.loaded.set(root, ctx);
     const changes: ChangeEvent['changes'] = [];
     const seen = new Set<string>();

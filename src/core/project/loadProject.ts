@@ -15,7 +15,7 @@ import { YamlLocator } from '../model/positions';
 import { durationMs } from '../model/config';
 import { runGit } from '../protocol/git';
 import { coordinationPaths, protocolPaths } from '../protocol/paths';
-import { buildRegistry, type ProjectRegistry } from './registry';
+import { buildRegistry, updateRegistry, type ProjectRegistry } from './registry';
 import { readTicketTree } from '../bmad/tree/reader';
 import type { TicketTree } from '../bmad/tree/types';
 import { isArchivedSprint } from './migratedSprint';
@@ -245,9 +245,12 @@ export class WarmProjectView {
     const sprintsByRoot = new Map<string, SprintReport[]>();
     const thresholds = new Map<string, StalledThresholds>();
     const historyDirs = new Map<string, string>();
+    // Whether the last registry can be carried over (no folder or sprint read again below).
+    let sameInputs = !!this.last && this.last.roots.join('\0') === scan.roots.join('\0');
     for (const root of scan.roots) {
       let r = this.roots.get(root);
       if (!r) {
+        sameInputs = false;
         const ctx = await this.core.contextFor(path.join(root, '.waymark-probe'));
         const s = ctx.config.project?.stalledAfter as Record<string, unknown> | undefined;
         const historyDir = ctx.config.history.dir;
@@ -273,6 +276,7 @@ export class WarmProjectView {
       thresholds.set(root, r.thresholds);
       historyDirs.set(root, r.historyDir);
       if (!r.sprints || this.dirtySprint.has(root) || now.getTime() - r.sprintsAt >= maxAge) {
+        sameInputs = false;
         this.dirtySprint.delete(root);
         r.sprints = [];
         r.trees = [];
@@ -303,7 +307,9 @@ export class WarmProjectView {
       }
     }
     const trees = scan.roots.flatMap((root) => this.roots.get(root)?.trees ?? []);
-    const registry = buildRegistry(scan.workflows, sprints, frontmatterRange, trees);
+    // One file edited (the common change): its item is replaced, the graph kept, when it can be.
+    const changed = sameInputs ? changedStates(this.builtFrom, scan.workflows) : undefined;
+    const registry = (changed && this.last && updateRegistry(this.last.registry, changed)) || buildRegistry(scan.workflows, sprints, frontmatterRange, trees);
 
     const activity = new Map<string, Activity>();
     const sessions = new Map<string, Activity>();
@@ -382,6 +388,24 @@ export class WarmProjectView {
     this.last = { roots: scan.roots, registry, frontier, now: now.toISOString(), historyDirs, sprints: sprintsByRoot };
     return this.last;
   }
+}
+
+/** At most this many re-read states are carried into the last registry; more: it is built again. */
+const MAX_CARRIED = 50;
+
+/**
+ * The states re-read between two lists of the same files in the same order (the model's list is
+ * sorted by file), or undefined when files came or went or too many changed.
+ */
+function changedStates(a: readonly WorkflowState[], b: readonly WorkflowState[]): { before: WorkflowState; after: WorkflowState }[] | undefined {
+  if (a.length !== b.length) return undefined;
+  const out: { before: WorkflowState; after: WorkflowState }[] = [];
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] === b[i]) continue;
+    if (a[i].file !== b[i].file || out.length >= MAX_CARRIED) return undefined;
+    out.push({ before: a[i], after: b[i] });
+  }
+  return out;
 }
 
 /** The same states, in the same order, by identity: the model re-read none of them. */

@@ -215,17 +215,7 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
     // installed workflow) is not work to plan: never offered as ready, never counted as open.
     if (progressUntold(w)) continue;
     const id = idCount.get(w.workflow) === 1 && !byId.has(w.workflow) ? w.workflow : rel;
-    const data = w.data;
-    const item: ProjectItem = {
-      id, kind: 'workflow', root: w.root, file: w.file, rel,
-      title: typeof data.title === 'string' ? data.title : w.workflow, state: workflowState(w), rawStatus: w.rawStatus,
-      blockedReason: w.blockedReason, priority: priorityOf(data.priority),
-      created: typeof data.createdAt === 'string' ? data.createdAt : typeof data.created === 'string' ? data.created : undefined,
-      waived: listOf(data.waive).filter((x): x is string => typeof x === 'string'),
-      delegatedBy: w.delegation?.parent_id ?? undefined,
-      agent: w.delegation?.agent,
-      delegationId: w.delegation?.id,
-    };
+    const item = workflowItem(w, id, rel);
     items.push(item);
     byId.set(id, item);
     workflowItems.push({ w, item });
@@ -313,6 +303,62 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
     }
   }
   return { items, byId, edges, prerequisites, dependents, problems, cycleEdges, cycles };
+}
+
+function workflowItem(w: WorkflowState, id: string, rel: string): ProjectItem {
+  const data = w.data;
+  return {
+    id, kind: 'workflow', root: w.root, file: w.file, rel,
+    title: typeof data.title === 'string' ? data.title : w.workflow, state: workflowState(w), rawStatus: w.rawStatus,
+    blockedReason: w.blockedReason, priority: priorityOf(data.priority),
+    created: typeof data.createdAt === 'string' ? data.createdAt : typeof data.created === 'string' ? data.created : undefined,
+    waived: listOf(data.waive).filter((x): x is string => typeof x === 'string'),
+    delegatedBy: w.delegation?.parent_id ?? undefined,
+    agent: w.delegation?.agent,
+    delegationId: w.delegation?.id,
+  };
+}
+
+/** What a workflow adds to the graph beyond its own item: its names, its edges, whether it is an item at all. */
+function graphShape(w: WorkflowState): string {
+  const d = w.delegation;
+  return JSON.stringify([w.workflow, w.root, progressUntold(w), w.data.dependsOn, w.data.after, d?.id, d?.parent_id, w.data.waitForChildren, w.data.waitsForChildren]);
+}
+
+const itemsByFile = new WeakMap<ProjectRegistry, Map<string, ProjectItem>>();
+
+/**
+ * The registry with some workflows' states replaced (a file edited: its status, step, title,
+ * priority), sharing the edges, problems and cycles of `reg`: the same as `buildRegistry` over
+ * the new states when each changed workflow keeps its names, its edges and its standing as an
+ * item, is a workflow item (no story or ticket file) and has no registry problem (whose range
+ * the edit may have moved). Undefined when that does not hold: build the registry again.
+ */
+export function updateRegistry(reg: ProjectRegistry, changed: readonly { before: WorkflowState; after: WorkflowState }[]): ProjectRegistry | undefined {
+  let byFile = itemsByFile.get(reg);
+  if (!byFile) {
+    byFile = new Map();
+    for (const it of reg.items) if (it.file && !byFile.has(it.file)) byFile.set(it.file, it);
+    itemsByFile.set(reg, byFile);
+  }
+  const replaced = new Map<string, ProjectItem>();
+  for (const { before, after } of changed) {
+    if (before.file !== after.file || graphShape(before) !== graphShape(after)) return undefined;
+    if (progressUntold(after)) continue; // no item, before or after
+    const old = byFile.get(after.file);
+    if (!old || old.kind !== 'workflow' || reg.byId.get(old.id) !== old) return undefined;
+    if (reg.problems.some((p) => p.file === after.file)) return undefined;
+    replaced.set(old.id, workflowItem(after, old.id, old.rel!));
+  }
+  if (!replaced.size) return reg;
+  const items = reg.items.map((it) => replaced.get(it.id) ?? it);
+  const byId = new Map(reg.byId);
+  for (const [id, it] of replaced) byId.set(id, it);
+  const next = { ...reg, items, byId };
+  const nextByFile = new Map(byFile);
+  for (const it of replaced.values()) nextByFile.set(it.file!, it);
+  itemsByFile.set(next, nextByFile);
+  return next;
 }
 
 function waitsForChildren(w: WorkflowState): boolean {

@@ -37,6 +37,8 @@ export interface ScanOptions {
    * drift problems; the sprints read come back in `sprints` (by root) for the project view.
    */
   sprint?: boolean;
+  /** Hears the workflows read so far after the first 100 files and then every 500, the files done and listed in this root. */
+  onProgress?: (workflows: readonly WorkflowState[], done: number, listed: number) => void;
   /** Filled with the stat key of every candidate file as the scan read it (or found it unchanged). */
   fileKeys?: Map<string, FileKey>;
 }
@@ -479,7 +481,11 @@ export async function scanRoots(
       if (r.skipped) skipped.push(r.skipped);
       if (r.state) workflows.push(r.state);
       else if (r.problems.length) problems.push(...r.problems);
-      if (i % 500 === 499) await new Promise((res) => setImmediate(res));
+      // Every 500 files (and once after the first 100, when someone listens) others get a turn.
+      if (i % 500 === 499 || (i === 99 && opts.onProgress)) {
+        opts.onProgress?.(workflows, i + 1, listed.files.length);
+        await new Promise((res) => setImmediate(res));
+      }
     }
   }
   const crossProblems = validateDelegation(workflows);

@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { EXTENSION_ID, clickView, demo, flatten, hoverText, ready, resizeView, screenshot, singleRoot, sleep, testApi, waitFor, type TreeSnap } from '../helpers';
+import { EXTENSION_ID, clickView, demo, flatten, hoverText, ready, resizeView, screenshot, singleRoot, sleep, testApi, waitFor, workspaceRoot, type TreeSnap } from '../helpers';
 
 interface TreeSnapV7 {
   root: string;
@@ -120,6 +120,33 @@ singleRoot('BMAD v7 ticket tree', () => {
     }
     await waitFor('the diagnostic to go', () => !vscode.languages.getDiagnostics(uri).some((x) => x.code === 'tree-after-unknown'), 15_000);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  test('a tree moved into place as one folder is read, and an edit in one of its epic folders reaches the Problems panel', async () => {
+    // VS Code reports a folder moved in as one event (not its files), and its recursive watcher
+    // never watches the folders inside it: without watchers of its own the view would miss both.
+    const init = demo(INIT);
+    const fixture = path.join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'test', 'fixtures', 'bmad-v7-sprint', INIT);
+    const staged = path.join(path.dirname(workspaceRoot()), `staged-initiative-${process.pid}`);
+    const toml = path.join(init, 'epic-receipts', 'tickets.toml');
+    const uri = vscode.Uri.file(toml);
+    try {
+      fs.rmSync(init, { recursive: true, force: true });
+      await waitFor('the tree to go', async () => !ticket(await sprintSnap(), '3.2'), 15_000);
+      fs.cpSync(fixture, staged, { recursive: true });
+      fs.renameSync(staged, init);
+      await waitFor('the moved-in tree to be read', async () => !!ticket(await sprintSnap(), '3.2'), 15_000);
+      const before = fs.readFileSync(toml, 'utf8');
+      fs.writeFileSync(toml, before.replace('after = [1]', 'after = [9]'));
+      const d = await waitFor('the unknown-after diagnostic in the moved-in epic folder', () => vscode.languages.getDiagnostics(uri).find((x) => x.code === 'tree-after-unknown'), 15_000);
+      assert.equal(d.range.start.line, before.split('\n').indexOf('after = [1]'));
+    } finally {
+      // The fixture as the next tests expect it, whatever happened above.
+      if (fs.existsSync(staged)) fs.rmSync(staged, { recursive: true, force: true });
+      fs.rmSync(init, { recursive: true, force: true });
+      fs.cpSync(fixture, init, { recursive: true });
+    }
+    await waitFor('the diagnostic to go', () => !vscode.languages.getDiagnostics(uri).some((x) => x.code === 'tree-after-unknown'), 15_000);
   });
 
   test('a migration finding on the plan\'s status line; its quick fix sets the status BMAD\'s mapping gives, through the plan write', async () => {
