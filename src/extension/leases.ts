@@ -39,6 +39,9 @@ export function editorOwner(actor: string): LeaseOwner {
 export class LeaseMonitor extends Disposable {
   private readonly byRoot = new Map<string, { leases: LeaseStatus[]; key: string }>();
   private readonly watchers = new Map<string, vscode.Disposable>();
+  /** Each root's lease folders, and Node's own watcher of each one that exists (see watchFolders). */
+  private readonly folders = new Map<string, string[]>();
+  private readonly folderWatchers = new Map<string, { root: string; ino: number; close(): void }>();
   private expiryTimer?: NodeJS.Timeout;
   private debounce?: NodeJS.Timeout;
   private readonly dirty = new Set<string>();
@@ -54,6 +57,8 @@ export class LeaseMonitor extends Disposable {
         clearTimeout(this.debounce);
         for (const w of this.watchers.values()) w.dispose();
         this.watchers.clear();
+        for (const w of this.folderWatchers.values()) w.close();
+        this.folderWatchers.clear();
         this.byRoot.clear();
       },
     });
@@ -74,6 +79,12 @@ export class LeaseMonitor extends Disposable {
       if (roots.has(root)) continue;
       w.dispose();
       this.watchers.delete(root);
+      this.folders.delete(root);
+      for (const [f, fw] of this.folderWatchers) {
+        if (fw.root !== root) continue;
+        fw.close();
+        this.folderWatchers.delete(f);
+      }
       fire = this.byRoot.delete(root) || fire;
     }
     for (const root of roots) {
@@ -93,6 +104,7 @@ export class LeaseMonitor extends Disposable {
         return [w, w.onDidCreate(on), w.onDidChange(on), w.onDidDelete(on)];
       });
       this.watchers.set(root, vscode.Disposable.from(...parts));
+      this.folders.set(root, folders);
       fire = this.read(root) || fire;
     }
     if (fire) this.changedNow();
@@ -142,10 +154,46 @@ export class LeaseMonitor extends Disposable {
     } catch (e) {
       this.deps.log.warn(`[leases] could not read the leases of ${root}: ${errorMessage(e)}`);
     }
+    this.watchFolders(root);
     const key = JSON.stringify(leases);
     const prev = this.byRoot.get(root);
     this.byRoot.set(root, { leases, key });
     return prev?.key !== key;
+  }
+
+  /**
+   * VS Code's recursive watcher (on Linux @parcel/watcher) never watches a folder made inside a folder
+   * made the same instant (an agent's first lease makes `waymark/leases/` and its file at once), so no
+   * later change there would be reported, a release included. Each lease folder that exists is also
+   * watched by Node's fs.watch (inotify on that one folder), made again when the folder is.
+   */
+  private watchFolders(root: string): void {
+    if (this.isDisposed) return;
+    for (const f of this.folders.get(root) ?? []) {
+      let ino = -1;
+      try {
+        ino = fs.statSync(f).ino;
+      } catch {
+        // Not there (yet): the VS Code watcher tells when it is made.
+      }
+      const had = this.folderWatchers.get(f);
+      if (had && had.ino === ino) continue;
+      had?.close();
+      this.folderWatchers.delete(f);
+      if (ino < 0) continue;
+      try {
+        const w = fs.watch(f, { persistent: false }, () => this.schedule(root));
+        w.on('error', () => {
+          w.close();
+          if (this.folderWatchers.get(f)?.close === close) this.folderWatchers.delete(f);
+          this.schedule(root);
+        });
+        const close = () => w.close();
+        this.folderWatchers.set(f, { root, ino, close });
+      } catch (e) {
+        this.deps.log.warn(`[leases] could not watch ${f}: ${errorMessage(e)}`);
+      }
+    }
   }
 
   private changedNow(): void {
@@ -184,7 +232,11 @@ function watchBase(folder: string): { base: string; pattern: string } {
     parts.unshift(path.basename(base));
     base = up;
   }
-  return { base, pattern: [...parts, '*.json'].join('/') };
+  // The missing folders themselves too: made in one burst with a lease file, their files may never
+  // be reported, but the folder is, and reading then watches it (watchFolders).
+  const names = parts.map((_, i) => parts.slice(0, i + 1).join('/'));
+  const files = [...parts, '*.json'].join('/');
+  return { base, pattern: names.length ? `{${[...names, files].join(',')}}` : files };
 }
 
 function when(iso: string): string {

@@ -260,7 +260,7 @@ function storeAnswer(x: StoreInputs): boolean {
   };
   try {
     if (!ensureCacheDir(absRoot)) return false;
-    writeFileAtomic(answerPath(absRoot), JSON.stringify(stored), { root: absRoot, durable: false });
+    writeFileAtomic(answerPath(absRoot), JSON.stringify(stored), { root: absRoot, durable: false, replaceLink: true });
     return true;
   } catch {
     // A read-only workspace, or a cache folder that cannot be written: the answer is simply not kept.
