@@ -23,6 +23,7 @@ import { decodeValue, encodeValue } from '../store/indexCodec';
 import { writeFileAtomic } from '../store/atomicWrite';
 import { ttlExpiry } from '../model/validate';
 import { checkSprints, subProjects } from '../bmad/sprint';
+import { cacheFilesEnabled } from '../bmad/sprintCache';
 import { readTicketTree } from '../bmad/tree/reader';
 import { historyFilesOf, newestInStamp, projectInputsStamp, WarmProjectView } from './loadProject';
 import { stalledProblem, type Stalled } from './frontier';
@@ -72,11 +73,6 @@ interface StoredAnswer {
   /** The stalled warnings that name an idle time: where in `problems`, and what they are computed from again. */
   stalled: { i: number; file: string; last: NonNullable<Stalled['last']>; thresholdMs: number; kind: Stalled['kind'] }[];
   skipped: [unknown, unknown];
-}
-
-function enabled(): boolean {
-  const env = process.env.WAYMARK_SCAN_INDEX;
-  return !(env === '0' || env === 'off' || env === 'false');
 }
 
 /** No BMAD sprint, monorepo sub-project or ticket tree in the folder: the stamps cover the project view's inputs. */
@@ -155,7 +151,7 @@ export async function checkWorkspace(root: string, opts: CheckWorkspaceOptions):
   const now = new Date();
   const loaded = await loadWorkspaceContext(absRoot, opts.overrides);
   const ctx = loaded.context;
-  const useAnswer = enabled();
+  const useAnswer = cacheFilesEnabled();
   // Whether an answer was stored before (reusable or not): a folder checked again after a change.
   const hadAnswer = useAnswer && fs.existsSync(answerPath(absRoot));
   if (hadAnswer) {
