@@ -9,6 +9,7 @@ import { currentOwner, describeOwner, errorMessage } from '../core/index';
 import type { Lease, LeaseOwner, LeaseStatus, StateCore } from '../core/index';
 import { COMMANDS } from './constants';
 import { Disposable } from './disposable';
+import { FolderWatchers } from './folderWatch';
 import { escapeMd } from './presentation';
 
 /** A lease covering a workflow file, as the surfaces show it. */
@@ -41,7 +42,7 @@ export class LeaseMonitor extends Disposable {
   private readonly watchers = new Map<string, vscode.Disposable>();
   /** Each root's lease folders, and Node's own watcher of each one that exists (see watchFolders). */
   private readonly folders = new Map<string, string[]>();
-  private readonly folderWatchers = new Map<string, { root: string; ino: number; close(): void }>();
+  private readonly folderWatchers: FolderWatchers;
   private expiryTimer?: NodeJS.Timeout;
   private debounce?: NodeJS.Timeout;
   private readonly dirty = new Set<string>();
@@ -51,14 +52,14 @@ export class LeaseMonitor extends Disposable {
     private readonly changed: () => void,
   ) {
     super();
+    this.folderWatchers = new FolderWatchers((m) => deps.log.warn(`[leases] ${m}`));
     this.register({
       dispose: () => {
         clearTimeout(this.expiryTimer);
         clearTimeout(this.debounce);
         for (const w of this.watchers.values()) w.dispose();
         this.watchers.clear();
-        for (const w of this.folderWatchers.values()) w.close();
-        this.folderWatchers.clear();
+        this.folderWatchers.dispose();
         this.byRoot.clear();
       },
     });
@@ -80,13 +81,9 @@ export class LeaseMonitor extends Disposable {
       w.dispose();
       this.watchers.delete(root);
       this.folders.delete(root);
-      for (const [f, fw] of this.folderWatchers) {
-        if (fw.root !== root) continue;
-        fw.close();
-        this.folderWatchers.delete(f);
-      }
       fire = this.byRoot.delete(root) || fire;
     }
+    this.watchFolders();
     for (const root of roots) {
       if (this.watchers.has(root)) continue;
       const on = () => this.schedule(root);
@@ -154,7 +151,7 @@ export class LeaseMonitor extends Disposable {
     } catch (e) {
       this.deps.log.warn(`[leases] could not read the leases of ${root}: ${errorMessage(e)}`);
     }
-    this.watchFolders(root);
+    this.watchFolders();
     const key = JSON.stringify(leases);
     const prev = this.byRoot.get(root);
     this.byRoot.set(root, { leases, key });
@@ -162,38 +159,19 @@ export class LeaseMonitor extends Disposable {
   }
 
   /**
-   * VS Code's recursive watcher (on Linux @parcel/watcher) never watches a folder made inside a folder
-   * made the same instant (an agent's first lease makes `waymark/leases/` and its file at once), so no
-   * later change there would be reported, a release included. Each lease folder that exists is also
-   * watched by Node's fs.watch (inotify on that one folder), made again when the folder is.
+   * VS Code's recursive watcher misses a folder made inside a folder made the same instant (an
+   * agent's first lease makes `waymark/leases/` and its file at once), so no later change there, a
+   * release included, would be reported: each lease folder that exists is also watched by Node's own
+   * watcher (folderWatch.ts), made again when the folder is.
    */
-  private watchFolders(root: string): void {
+  private watchFolders(): void {
     if (this.isDisposed) return;
-    for (const f of this.folders.get(root) ?? []) {
-      let ino = -1;
-      try {
-        ino = fs.statSync(f).ino;
-      } catch {
-        // Not there (yet): the VS Code watcher tells when it is made.
-      }
-      const had = this.folderWatchers.get(f);
-      if (had && had.ino === ino) continue;
-      had?.close();
-      this.folderWatchers.delete(f);
-      if (ino < 0) continue;
-      try {
-        const w = fs.watch(f, { persistent: false }, () => this.schedule(root));
-        w.on('error', () => {
-          w.close();
-          if (this.folderWatchers.get(f)?.close === close) this.folderWatchers.delete(f);
-          this.schedule(root);
-        });
-        const close = () => w.close();
-        this.folderWatchers.set(f, { root, ino, close });
-      } catch (e) {
-        this.deps.log.warn(`[leases] could not watch ${f}: ${errorMessage(e)}`);
-      }
-    }
+    // A shared folder (the git common dir's) serves every root of that repository.
+    const rootsOf = new Map<string, string[]>();
+    for (const [root, folders] of this.folders) for (const f of folders) rootsOf.set(f, [...(rootsOf.get(f) ?? []), root]);
+    const wanted = new Map<string, () => void>();
+    for (const [f, roots] of rootsOf) wanted.set(f, () => roots.forEach((r) => this.schedule(r)));
+    for (const f of this.folderWatchers.sync(wanted)) wanted.get(f)?.();
   }
 
   private changedNow(): void {

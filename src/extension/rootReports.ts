@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { errorMessage, type Problem } from '../core/index';
 import { Disposable } from './disposable';
+import { FolderWatchers, filesUnder } from './folderWatch';
 import type { ExtensionModel } from './model';
 
 const IGNORE = /[\\/](node_modules|\.git|\.waymark)[\\/]/;
@@ -28,7 +29,7 @@ export abstract class RootReports<R extends { root: string; problems: Problem[] 
   private timer?: NodeJS.Timeout;
   private readonly dirtyRoots = new Set<string>();
   /** The folders the reports were read from, each with a watcher of its own. */
-  private readonly folderWatchers = new Map<string, { ino: number; dispose(): void }>();
+  private readonly folderWatchers: FolderWatchers;
   /** Number of reads, for tests and the log. */
   loads = 0;
 
@@ -38,6 +39,7 @@ export abstract class RootReports<R extends { root: string; problems: Problem[] 
    */
   constructor(protected readonly c: ExtensionModel, glob: string, private readonly names: RegExp, private readonly tag: string) {
     super();
+    this.folderWatchers = new FolderWatchers((m) => c.log.warn(`[${tag}] ${m}`));
     const w = this.register(vscode.workspace.createFileSystemWatcher(glob));
     this.register(w.onDidChange((u) => this.queue(u)));
     this.register(w.onDidCreate((u) => this.queue(u)));
@@ -50,8 +52,7 @@ export abstract class RootReports<R extends { root: string; problems: Problem[] 
     this.register({
       dispose: () => {
         if (this.timer) clearTimeout(this.timer);
-        for (const d of this.folderWatchers.values()) d.dispose();
-        this.folderWatchers.clear();
+        this.folderWatchers.dispose();
       },
     });
     this.reloadAll();
@@ -105,22 +106,9 @@ export abstract class RootReports<R extends { root: string; problems: Problem[] 
     if (uri.scheme !== 'file' || IGNORE.test(dir) || IGNORE_FOLDER.test(path.basename(dir)) || this.names.test(dir)) return;
     const root = this.c.rootFor(dir);
     if (!root || this.dirtyRoots.has(root)) return;
-    let seen = 0;
-    const look = (folder: string): boolean => {
-      let entries: fs.Dirent[];
-      try {
-        entries = fs.readdirSync(folder, { withFileTypes: true });
-      } catch {
-        return false; // not a folder (a file of another kind), or gone already
-      }
-      for (const e of entries) {
-        if (++seen > ARRIVED_SCAN_LIMIT) return true; // too big to look through: read the folder's reports again
-        const p = path.join(folder, e.name);
-        if (e.isDirectory() ? !IGNORE_FOLDER.test(e.name) && look(p) : this.names.test(e.name) && this.concerns(p, root)) return true;
-      }
-      return false;
-    };
-    if (look(dir)) this.dirty(root);
+    // Too big to look through: the folder's reports are read again.
+    const files = filesUnder(dir, ARRIVED_SCAN_LIMIT, IGNORE_FOLDER);
+    if (files === 'too-many' || files.some((p) => this.names.test(path.basename(p)) && this.concerns(p, root))) this.dirty(root);
   }
 
   /** Something was deleted: a folder a report was read from (or one holding it) means a read again. */
@@ -134,52 +122,18 @@ export abstract class RootReports<R extends { root: string; problems: Problem[] 
 
   /** Watches each folder the reports were read from; forgets those no report is read from now. */
   private watchFolders(): void {
-    const wanted = new Set<string>();
-    for (const r of this.byRoot.values()) for (const f of this.folders(r)) wanted.add(f);
-    const inode = (f: string) => {
-      try {
-        return fs.statSync(f).ino;
-      } catch {
-        return -1;
-      }
-    };
-    for (const [f, d] of this.folderWatchers) {
-      const ino = wanted.has(f) ? inode(f) : d.ino;
-      if (ino === d.ino) {
-        if (wanted.has(f)) continue;
-      } else {
-        // Gone, or made again since (a checkout, a move: another folder, which its watcher does not
-        // watch), maybe before the watcher told of it: the report is read again.
+    const wanted = new Map<string, (name?: string) => void>();
+    for (const r of this.byRoot.values()) {
+      for (const f of this.folders(r)) {
         const root = this.c.rootFor(f);
-        if (root) this.dirty(root);
+        if (root) wanted.set(f, (name) => (name ? this.queue(vscode.Uri.file(path.join(f, name))) : this.dirty(root)));
       }
-      d.dispose();
-      this.folderWatchers.delete(f);
     }
-    for (const f of wanted) {
-      if (this.folderWatchers.has(f)) continue;
+    // Gone, or made again since (a checkout, a move: another folder, which its watcher does not
+    // watch), maybe before the watcher told of it: the report is read again.
+    for (const f of this.folderWatchers.sync(wanted)) {
       const root = this.c.rootFor(f);
-      const ino = inode(f);
-      if (!root || ino < 0) continue;
-      // Node's own watcher of this one folder: VS Code serves a non-recursive watcher inside the
-      // workspace from its recursive one, which is the one that may not watch this folder.
-      let w: fs.FSWatcher;
-      try {
-        w = fs.watch(f, { persistent: false }, (_event, name) => {
-          if (!name) this.dirty(root);
-          else this.queue(vscode.Uri.file(path.join(f, name.toString())));
-        });
-      } catch (e) {
-        this.c.log.warn(`[${this.tag}] could not watch ${f}: ${errorMessage(e)}`);
-        continue;
-      }
-      // The folder went (or cannot be watched any more): the next read watches what is there then.
-      w.on('error', () => {
-        w.close();
-        this.folderWatchers.delete(f);
-        this.dirty(root);
-      });
-      this.folderWatchers.set(f, { ino, dispose: () => w.close() });
+      if (root) this.dirty(root);
     }
   }
 

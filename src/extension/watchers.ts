@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { WaymarkError, errorMessage } from '../core/index';
 import { Disposable } from './disposable';
+import { filesUnder } from './folderWatch';
 import type { ExtensionModel } from './model';
 
 /** What a folder's context is read from: config, workflow definitions, the BMAD install. */
@@ -113,31 +114,14 @@ export class Watchers extends Disposable {
   /** A folder came (its files are one event in VS Code): its Markdown files are read, a rescan when there are many. */
   private folderArrived(dir: string): void {
     if (MARKDOWN.test(dir) || IGNORE.test(dir) || SKIPPED_FOLDER.test(path.basename(dir)) || /[\\/]\.waymark[\\/]/.test(dir) || !this.c.rootFor(dir)) return;
-    const found: string[] = [];
-    let seen = 0;
-    const look = (folder: string): void => {
-      let entries: fs.Dirent[];
-      try {
-        entries = fs.readdirSync(folder, { withFileTypes: true });
-      } catch {
-        return; // a file, or gone already
-      }
-      for (const e of entries) {
-        if (++seen > BATCH_LIMIT * 10) return;
-        const p = path.join(folder, e.name);
-        if (e.isDirectory()) {
-          if (!SKIPPED_FOLDER.test(e.name)) look(p);
-        } else if (MARKDOWN.test(e.name)) found.push(p);
-      }
-    };
-    look(dir);
-    if (seen > BATCH_LIMIT * 10) {
+    const files = filesUnder(dir, BATCH_LIMIT * 10, SKIPPED_FOLDER);
+    if (files === 'too-many') {
       // Too big to look through here (a checkout): one rescan.
       this.rescanWanted = true;
       this.queue(vscode.Uri.file(dir), 'change');
       return;
     }
-    for (const f of found) this.queue(vscode.Uri.file(f), 'change');
+    for (const f of files) if (MARKDOWN.test(f)) this.queue(vscode.Uri.file(f), 'change');
   }
 
   /** A folder went: the workflows the model knows under it go too (VS Code may say so only of the folder). */
