@@ -134,7 +134,10 @@ multiRoot('multi-root workspace', () => {
     assert.ok(find(back.workflows[0].children, 'auth-refactor'));
     assert.ok(find(back.workflows[1].children, 'deploy'));
     await waitFor('diagnostics again', () => vscode.languages.getDiagnostics(vscode.Uri.file(path.join(folder('ops'), 'workflows', 'rollback.md'))).find((x) => String(x.code) === 'step-duplicate'));
-    // Watched again: an external edit in the second folder reaches the model.
+    // Watched again: an external edit in the second folder reaches the model. VS Code starts its
+    // recursive watcher of a folder just added asynchronously: an edit in its first moments can be
+    // missed (README, "watching"), so the edit comes once it has had time to start.
+    await sleep(1500);
     const file = path.join(folder('ops'), 'workflows', 'deploy.md');
     fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/^status: in_progress$/m, 'status: blocked\nblockedReason: waiting for the change window'));
     await waitFor('the edit seen', async () => (await snap()).states.find((st) => st.file === file && st.status === 'blocked'), 30_000);
