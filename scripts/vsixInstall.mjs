@@ -60,6 +60,9 @@ async function main() {
     const row = page.locator('.part.sidebar .monaco-list-row', { hasText: 'auth-refactor' }).first();
     const viewsOk = await row.waitFor({ timeout: 60_000 }).then(() => true, () => false);
     check('the Waymark views appear with the workspace\'s workflows', viewsOk);
+    // The Delegation view fills once the first scan is done: shoot the views as a user sees them then.
+    const chain = page.locator('.part.sidebar .monaco-list-row', { hasText: 'orchestrator' }).first();
+    check('the Delegation view shows the demo\'s chain', await chain.waitFor({ timeout: 60_000 }).then(() => true, () => false));
     mkdirSync(SHOTS, { recursive: true });
     await page.screenshot({ path: join(SHOTS, 'installed-vsix-views.png') });
 
