@@ -7,6 +7,10 @@
 // ≤ 1 ms (p50), answered from the warm project view. With --peers, Task Master's MCP server
 // (task-master-ai, installed on demand in ~/.cache/waymark-bench/peers: about 1.4 GB, so never a
 // dependency) with 100 and 1,000 tasks through the same client: get_task, next_task, set_task_status.
+// The sized runs split each figure: the ping (the SDK on both sides and the pipe), the handler alone
+// (the same tool on an in-process session over the same files: Waymark's own share), the server's
+// CPU per call (Linux), and what is left (the answer's bytes through the pipe and the client's parse).
+// WAYMARK_BENCH_CLI names another build's cli.js, to compare two builds in the same minutes.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -14,6 +18,9 @@ import { spawnSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { createStateCore } from '../src/core/index';
+import type { Logger } from '../src/core/index';
+import { WorkspaceSession } from '../src/mcp/session';
+import { runTool, TOOLS } from '../src/mcp/tools';
 import { featureFile, timeRounds, line, percentile, median } from './lib';
 
 const filesArg = process.argv.indexOf('--files');
@@ -21,7 +28,7 @@ const N = Number(filesArg > 0 ? process.argv[filesArg + 1] : process.env.WAYMARK
 const ROUNDS = 200;
 const CLI_ROUNDS = 8;
 const STEPS = Array.from({ length: ROUNDS + 20 }, (_, i) => `step-${String(i + 1).padStart(3, '0')}`);
-const CLI = path.resolve('dist/cli.js');
+const CLI = path.resolve(process.env.WAYMARK_BENCH_CLI ?? 'dist/cli.js');
 const K = Math.min(317, N - 1);
 /** The file the one-file status reads. */
 const ONE = `work/area-${Math.floor(K / 100)}/wf-${K}.workflow.md`;
@@ -173,11 +180,50 @@ function generateSized(root: string, n: number): void {
   for (const args of [['init', '-q'], ['add', '-A'], ['commit', '-qm', 'bench']]) spawnSync('git', args, { cwd: root, env });
 }
 
-async function connect(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<Client> {
+async function connect(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<Client & { pid?: number | null }> {
   const transport = new StdioClientTransport({ command, args, cwd, stderr: 'ignore', env: { ...process.env, ...env } as Record<string, string> });
   const client = new Client({ name: 'waymark-bench', version: '1.0.0' });
   await client.connect(transport);
-  return client;
+  return Object.assign(client, { pid: transport.pid });
+}
+
+/** CPU time (user + system, ms) a process has used so far; NaN where /proc is not there. */
+function cpuOf(pid: number | null | undefined): number {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return NaN;
+  }
+}
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100;
+
+/** Timed rounds of `fn` and the CPU time (ms) process `pid` spent per round meanwhile. */
+async function withCpu(pid: number | null | undefined, rounds: number, fn: () => Promise<unknown>): Promise<{ median: number; p90: number; cpu: number }> {
+  const before = cpuOf(pid);
+  const s = stats(await timeRounds(rounds, fn));
+  return { ...s, cpu: (cpuOf(pid) - before) / rounds };
+}
+
+/** The tools' handlers alone on an in-process session over the same files (no protocol, no pipe). */
+async function handlers(root: string, one: string): Promise<{ status: number; next: number }> {
+  const quiet = (): undefined => undefined;
+  const logger: Logger = { trace: quiet, debug: quiet, info: quiet, warn: quiet, error: quiet };
+  const session = new WorkspaceSession({ root, actor: 'bench', session: 'bench-handlers', logger });
+  try {
+    const tool = (name: string) => TOOLS.find((t) => t.name === name)!;
+    const run = async (name: string, args: Record<string, unknown>) => {
+      const a = await runTool(tool(name), args, session);
+      if (a.isError) throw new Error(`${name}: ${a.text}`);
+    };
+    await run('waymark_next', {});
+    await timeRounds(ROUNDS / 4, () => run('waymark_status', { file: one }));
+    const status = stats(await timeRounds(ROUNDS, () => run('waymark_status', { file: one })));
+    const next = stats(await timeRounds(ROUNDS, () => run('waymark_next', {})));
+    return { status: status.median, next: next.median };
+  } finally {
+    await session.dispose();
+  }
 }
 
 async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -196,11 +242,28 @@ async function sized(n: number): Promise<void> {
     try {
       await call(client, 'waymark_next', {});
       const one = `work/area-0/wf-${Math.min(n - 1, 17)}.workflow.md`;
-      const ping = stats(await timeRounds(ROUNDS, () => client.ping()));
+      const ping = await withCpu(client.pid, ROUNDS, () => client.ping());
       await timeRounds(ROUNDS / 4, () => call(client, 'waymark_status', { file: one })); // warm-up: the first calls meet the server's start-up work
-      const status = stats(await timeRounds(ROUNDS, () => call(client, 'waymark_status', { file: one })));
-      const next = stats(await timeRounds(ROUNDS, () => call(client, 'waymark_next', {})));
-      const ping2 = stats(await timeRounds(ROUNDS, () => client.ping()));
+      const status = await withCpu(client.pid, ROUNDS, () => call(client, 'waymark_status', { file: one }));
+      await timeRounds(ROUNDS / 4, () => call(client, 'waymark_next', {})); // its warm-up too: the CPU per call is a mean
+      const next = await withCpu(client.pid, ROUNDS, () => call(client, 'waymark_next', {}));
+      const ping2 = await withCpu(client.pid, ROUNDS, () => client.ping());
+      const own = await handlers(root, one);
+      const floor = Math.min(ping.median, ping2.median);
+      line(`mcp.n${n}.floor_ping_p50_ms`, floor, 3);
+      line(`mcp.n${n}.status_p50_ms`, status.median, 3);
+      line(`mcp.n${n}.next_p50_ms`, next.median, 3);
+      line(`mcp.n${n}.next_p90_ms`, next.p90, 3);
+      // The split: handler alone, and what is left above the ping (bytes through the pipe, both SDKs' work on the answer).
+      line(`mcp.n${n}.handler_status_p50_ms`, own.status, 3);
+      line(`mcp.n${n}.handler_next_p50_ms`, own.next, 3);
+      line(`mcp.n${n}.status_rest_above_ping_ms`, status.median - floor - own.status, 3);
+      line(`mcp.n${n}.next_rest_above_ping_ms`, next.median - floor - own.next, 3);
+      if (Number.isFinite(ping.cpu)) {
+        line(`mcp.n${n}.server_cpu_per_ping_ms`, Math.min(ping.cpu, ping2.cpu), 3);
+        line(`mcp.n${n}.server_cpu_per_status_ms`, status.cpu, 3);
+        line(`mcp.n${n}.server_cpu_per_next_ms`, next.cpu, 3);
+      }
       let hash = (await call(client, 'waymark_status', { file: 'work/mcp-target.workflow.md' })).stateHash as string;
       const advance = stats(
         await timeRounds(ROUNDS / 2, async () => {
@@ -211,10 +274,6 @@ async function sized(n: number): Promise<void> {
       const nextAfterWrite = stats(await timeRounds(ROUNDS / 4, async () => {
         hash = (await call(client, 'waymark_advance', { file: 'work/mcp-target.workflow.md', expectHash: hash })).stateHash as string;
       }).then(() => timeRounds(ROUNDS, () => call(client, 'waymark_next', {}))));
-      line(`mcp.n${n}.floor_ping_p50_ms`, Math.min(ping.median, ping2.median), 3);
-      line(`mcp.n${n}.status_p50_ms`, status.median, 3);
-      line(`mcp.n${n}.next_p50_ms`, next.median, 3);
-      line(`mcp.n${n}.next_p90_ms`, next.p90, 3);
       line(`mcp.n${n}.next_after_writes_p50_ms`, nextAfterWrite.median, 3);
       line(`mcp.n${n}.advance_p50_ms`, advance.median, 3);
       advanceP50 = advance.median;

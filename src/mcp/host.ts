@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { WaymarkError } from '../core/index';
-import type { LeaseOwner, MemoryService, MutationOptions, MutationResult, ProjectView, SprintReport, StateCore, WorkflowState } from '../core/index';
+import type { LeaseOwner, MemoryService, MutationOptions, MutationResult, ProjectView, SprintReport, StateCore, TicketTree, WorkflowState } from '../core/index';
 
 export interface ToolHost {
   /** Workspace folders the tools answer for and may write in (absolute). */
@@ -31,6 +31,11 @@ export interface ToolHost {
   project(): Promise<ProjectView>;
   /** The BMAD sprint of the first root from the host's warm project view; without it the tools read it afresh. */
   sprint?(): Promise<SprintReport | undefined>;
+  /**
+   * BMAD v7's ticket tree of the first root as of the last `refresh()` (callers refresh first; `project()` does),
+   * kept by the host while none of its files changed; without it the tools read it afresh.
+   */
+  ticketTree?(): Promise<TicketTree | undefined>;
 }
 
 function inside(child: string, parent: string): boolean {

@@ -1,7 +1,6 @@
 // `waymark mcp`: a stdio MCP server over one long-lived workspace session. stdout carries the
 // protocol and nothing else; logs go to stderr.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { z } from 'zod';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -11,6 +10,7 @@ import { errorAnswer, runTool, TOOLS } from './tools';
 import type { ToolAnswer } from './tools';
 import type { ToolHost } from './host';
 import { WorkspaceSession } from './session';
+import { McpStdioTransport, reuseResult } from './transport';
 
 export const SERVER_NAME = 'waymark';
 
@@ -20,11 +20,19 @@ and change state only through waymark_advance, waymark_set_status and waymark_ga
 expectHash: a refusal with reason "conflict" means someone else changed the file; re-read and decide again.
 Paths are relative to the workspace folder; nothing outside it is read or written.`;
 
+/** The result made for each answer object: an answer the warm model repeats is sent as the same result. */
+const results = new WeakMap<object, CallToolResult>();
+
 function toResult(a: ToolAnswer): CallToolResult {
   // An error carries its reason, exit code and advice as JSON text only: clients validate any
   // structuredContent against the tool's outputSchema, errors included.
   if (a.isError) return { content: [{ type: 'text', text: a.text }], isError: true };
-  return { content: [{ type: 'text', text: a.text }], structuredContent: a.structured };
+  let r = results.get(a.structured);
+  if (!r) {
+    r = { content: [{ type: 'text', text: a.text }], structuredContent: a.structured };
+    results.set(a.structured, reuseResult(r));
+  }
+  return r;
 }
 
 /** What the protocol layer checks of a tools/call request before the handler: its method and tool name. */
@@ -85,7 +93,7 @@ export async function runMcpServer(o: RunMcpOptions): Promise<void> {
   const logger = stderrLogger(!!o.verbose);
   const session = new WorkspaceSession({ root: o.root, actor: o.actor, session: o.session, logger });
   const server = createMcpServer(session, o.version);
-  const transport = new StdioServerTransport();
+  const transport = new McpStdioTransport();
   let closing: Promise<void> | undefined;
   const closed = new Promise<void>((resolve) => {
     const close = () => {

@@ -7,8 +7,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { WarmProjectView, WaymarkError, createStateCore, errorMessage } from '../core/index';
-import type { LeaseOwner, Logger, MemoryService, MutationOptions, MutationResult, ProjectView, SprintReport, StateCore, WorkflowState } from '../core/index';
+import { WarmProjectView, WaymarkError, createStateCore, errorMessage, locateTree, readTicketTree } from '../core/index';
+import type { LeaseOwner, Logger, MemoryService, MutationOptions, MutationResult, ProjectView, SprintReport, StateCore, TicketTree, WorkflowState } from '../core/index';
 import type { ToolHost } from './host';
 import { TreeWatcher } from './treeWatcher';
 
@@ -32,6 +32,24 @@ const WORKFLOW_TEXT = /\.(?:md|markdown)$/i;
 /** Changes that alter how every file reads (config, step definitions, BMAD manifests). */
 const CONTEXT_FILES = /^(?:\.waymark[\\/](?:config\.ya?ml|workflows[\\/].*)|_bmad[\\/].*\.(?:csv|ya?ml))$/i;
 
+/** Whether a folder's real path (or its nearest existing ancestor's) lies inside `root`'s. */
+function realInside(root: string): (dir: string) => boolean {
+  const base = fs.realpathSync.native(root);
+  return (dir) => {
+    let d = dir;
+    for (;;) {
+      try {
+        const rel = path.relative(base, fs.realpathSync.native(d));
+        return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+      } catch {
+        const up = path.dirname(d);
+        if (up === d) return false;
+        d = up;
+      }
+    }
+  };
+}
+
 function signature(st: fs.Stats): string {
   return `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
 }
@@ -51,6 +69,8 @@ export class WorkspaceSession implements ToolHost {
   private readonly seen = new Map<string, string>();
   /** Files this server is writing right now: their watcher events are its own write's. */
   private readonly writing = new Set<string>();
+  /** BMAD v7's ticket tree of the root as last read (`value` undefined: none); dropped by any change the watcher reports. */
+  private tree?: { value: TicketTree | undefined };
   private disposed = false;
 
   constructor(opts: WorkspaceSessionOptions) {
@@ -101,6 +121,8 @@ export class WorkspaceSession implements ToolHost {
     const slashed = rel.split(path.sep).join('/');
     this.warm.changed([path.join(this.roots[0], rel)]);
     if (ACTIVITY_ONLY.test(slashed)) return;
+    // Any file may be part of the ticket tree or say where it is (config, initiatives, plans, leaves).
+    this.tree = undefined;
     if (CONTEXT_FILES.test(rel)) this.contextChanged = true;
     else if (WORKFLOW_TEXT.test(rel) || rel.endsWith('.gate')) this.pending.add(path.join(this.roots[0], rel));
     else return;
@@ -123,6 +145,7 @@ export class WorkspaceSession implements ToolHost {
       const old = this.current;
       this.current = next;
       this.warm = new WarmProjectView(next);
+      this.tree = undefined;
       this.seen.clear();
       this.memory(this.roots[0]);
       await old.close();
@@ -257,6 +280,19 @@ export class WorkspaceSession implements ToolHost {
 
   async sprint(): Promise<SprintReport | undefined> {
     return (await this.project()).sprints.get(this.roots[0])?.[0];
+  }
+
+  async ticketTree(): Promise<TicketTree | undefined> {
+    await this.start();
+    if (this.tree) return this.tree.value;
+    const root = this.roots[0];
+    const value = readTicketTree(root);
+    // Kept only while every file it read is one the watcher sees (inside the root, not through a
+    // link out of it); else read on every call, as before.
+    const loc = locateTree(root);
+    const real = realInside(root);
+    if (!this.watcher?.lost && [loc.outputFolder, loc.storeRoot, loc.folder, value?.folder].every((d) => d === undefined || real(d))) this.tree = { value };
+    return value;
   }
 
   owner(): LeaseOwner {

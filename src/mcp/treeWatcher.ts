@@ -14,7 +14,7 @@ export interface TreeWatcherOptions {
 }
 
 interface Folder {
-  stamp: string;
+  stamp: Stamp;
   names: Set<string>;
   watcher?: fs.FSWatcher;
 }
@@ -28,8 +28,19 @@ function overflowGuard(): number {
   }
 }
 
-function stampOf(st: fs.Stats): string {
-  return `${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
+/** What moves when a folder's listing changes: compared as numbers (no string per folder per answer). */
+interface Stamp {
+  mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
+}
+
+function stampOf(st: fs.Stats): Stamp {
+  return { mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino };
+}
+
+function moved(st: fs.Stats | undefined, was: Stamp): boolean {
+  return !st || st.mtimeMs !== was.mtimeMs || st.ctimeMs !== was.ctimeMs || st.ino !== was.ino;
 }
 
 export class TreeWatcher {
@@ -175,13 +186,13 @@ export class TreeWatcher {
    */
   verify(all = false): void {
     for (const [dir, f] of this.folders) {
-      let stamp: string | undefined;
+      let st: fs.Stats | undefined;
       try {
-        stamp = stampOf(fs.statSync(dir));
+        st = fs.statSync(dir, { throwIfNoEntry: false });
       } catch {
-        stamp = undefined;
+        st = undefined;
       }
-      if (all || stamp !== f.stamp) this.relist(dir);
+      if (all || moved(st, f.stamp)) this.relist(dir);
     }
   }
 

@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { after, describe, test } from 'node:test';
 import { cleanup, startServer, tmpDir } from './mcpHelpers';
 import { TreeWatcher } from '../../src/mcp/treeWatcher';
+import { DONE_PLAN, INIT, LOGIN, LOGIN_PLAN, loginPlan, v7Project } from './v7WriteHelpers';
 
 after(cleanup);
 
@@ -146,6 +147,62 @@ describe('waymark mcp: the warm project view follows other processes', () => {
       assert.deepEqual(ids(next.stalled), [], JSON.stringify(next.stalled));
     } finally {
       await s.close();
+    }
+  });
+});
+
+describe('waymark mcp: every warm answer is the answer a cold server gives', () => {
+  test('after an external edit, a write through the server, new files and deleted files, in workflows and in the ticket tree', async () => {
+    const root = fs.realpathSync(v7Project({ git: true, extra: { 'work/one.workflow.md': wf('one', 'created'), 'work/two.workflow.md': wf('two', 'created', ['dependsOn: [one]']) } }));
+    fs.mkdirSync(path.join(root, '.waymark'), { recursive: true });
+    git(root, 'add', '-A');
+    git(root, 'commit', '-qm', 'start');
+    const ask = async (s: Awaited<ReturnType<typeof startServer>>) => {
+      const out: Record<string, unknown> = {};
+      for (const [name, args] of [['waymark_next', {}], ['waymark_next', { limit: 1 }], ['waymark_summary', {}], ['waymark_board', {}], ['waymark_status', { file: 'work/one.workflow.md' }]] as const) {
+        const r = await s.call(name, args);
+        // The time of the answer is the only thing a later computation may say differently.
+        const { now: _now, ...data } = r.data as Record<string, unknown>;
+        out[`${name} ${JSON.stringify(args)}`] = r.isError ? r.text : data;
+      }
+      return out;
+    };
+    const warm = await startServer(root);
+    try {
+      // Every cache filled, and answered from twice.
+      await ask(warm);
+      await ask(warm);
+      const sameAsCold = async (what: string) => {
+        const answered = await ask(warm);
+        const cold = await startServer(root);
+        try {
+          assert.deepEqual(answered, await ask(cold), what);
+        } finally {
+          await cold.close();
+        }
+      };
+      await sameAsCold('nothing changed');
+      writeFromAnotherProcess(path.join(root, 'work', 'one.workflow.md'), wf('one', 'in_progress'), false);
+      await sameAsCold('a workflow edited in place by another process');
+      writeFromAnotherProcess(path.join(root, LOGIN_PLAN), loginPlan('done'), true);
+      await sameAsCold('a plan of the ticket tree replaced by another process');
+      const w = await warm.call('waymark_story_set_status', { ref: '1.4', status: 'in-progress' });
+      assert.equal(w.isError, false, w.text);
+      await sameAsCold('a plan written through the server');
+      const s = await warm.call('waymark_set_status', { file: 'work/two.workflow.md', status: 'in_progress' });
+      assert.equal(s.isError, false, s.text);
+      await sameAsCold('a workflow written through the server');
+      writeFromAnotherProcess(path.join(root, 'work', 'three.workflow.md'), wf('three', 'created', ['dependsOn: [two]']), false);
+      writeFromAnotherProcess(path.join(root, LOGIN, 'tickets.toml'), `${fs.readFileSync(path.join(root, LOGIN, 'tickets.toml'), 'utf8')}\n[[entry]]\nid = 5\ntype = "story"\ntitle = "Remember me"\nafter = [2]\n`, false);
+      await sameAsCold('a new workflow file and a new ticket');
+      fs.rmSync(path.join(root, 'work', 'one.workflow.md'));
+      fs.rmSync(path.join(root, DONE_PLAN));
+      await sameAsCold('a workflow and a plan deleted');
+      fs.rmSync(path.join(root, INIT, 'tickets.toml'));
+      fs.rmSync(path.join(root, '_bmad'), { recursive: true });
+      await sameAsCold('the ticket tree gone with the BMAD config');
+    } finally {
+      await warm.close();
     }
   });
 });

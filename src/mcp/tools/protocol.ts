@@ -74,17 +74,28 @@ export const next = tool({
   async run(input, host) {
     const view = await host.project();
     const n = Math.min(input.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
-    // The warm view is the same object until something changed: so is the answer built from it.
+    // The warm view is the same object until something changed: so is the answer built from it,
+    // and with the host's kept ticket tree (read on each call by hosts that keep none) the answer with it.
     const answer = nextAnswers.get(host, view, String(n), () => nextJson(host, view, n));
-    // BMAD v7's ticket tree is read on each call (it is not part of the view): never cached with it.
-    const tickets = ticketTreeSummary(host, n);
-    return tickets ? { ...answer, tickets } : answer;
+    const tickets = await ticketTreeSummary(host, n);
+    return tickets ? withTickets(answer, tickets) : answer;
   },
 });
 
-const nextAnswers = new AnswerCache<ProjectView, z.infer<z.ZodObject<typeof nextOutput>>>();
+type NextAnswer = z.infer<z.ZodObject<typeof nextOutput>>;
+const nextAnswers = new AnswerCache<ProjectView, NextAnswer>();
+const joined = new WeakMap<NextAnswer, WeakMap<object, NextAnswer>>();
 
-function nextJson(host: ToolHost, view: ProjectView, n: number): z.infer<z.ZodObject<typeof nextOutput>> {
+/** `answer` with the ticket tree's summary, the same object while both are. */
+function withTickets(answer: NextAnswer, tickets: NonNullable<NextAnswer['tickets']>): NextAnswer {
+  let byTickets = joined.get(answer);
+  if (!byTickets) joined.set(answer, (byTickets = new WeakMap()));
+  let a = byTickets.get(tickets);
+  if (!a) byTickets.set(tickets, (a = { ...answer, tickets }));
+  return a;
+}
+
+function nextJson(host: ToolHost, view: ProjectView, n: number): NextAnswer {
   const f = view.frontier;
   return {
     now: view.now,

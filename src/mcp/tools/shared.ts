@@ -3,7 +3,7 @@
 import * as path from 'node:path';
 import { z } from 'zod';
 import { WaymarkError, loadSprint, nextGroups, readTicketTree, storyOrder } from '../../core/index';
-import type { MutationOptions, MutationResult, NextItem, Problem, ResumeReport, Ticket, WorkflowState } from '../../core/index';
+import type { MutationOptions, MutationResult, NextItem, Problem, ResumeReport, Ticket, TicketTree, WorkflowState } from '../../core/index';
 import { relativeTo } from '../host';
 import type { ToolHost } from '../host';
 
@@ -144,10 +144,38 @@ export function ticketJson(host: ToolHost, t: Ticket, waitingOn?: string[]): z.i
   };
 }
 
-/** BMAD v7's ticket tree of the first root, as `next` groups it (at most `limit` per group); undefined without one. */
-export function ticketTreeSummary(host: ToolHost, limit: number): z.infer<ReturnType<typeof ticketTreeOut>> | undefined {
-  const tree = readTicketTree(host.roots[0]);
+/**
+ * Answers kept per source object (a workflow state, a project view: both replaced, never changed in
+ * place, when their files change), per host (paths are relative to its roots) and per input key:
+ * a read answered again from a warm model builds and serialises nothing.
+ */
+export class AnswerCache<S extends object, A> {
+  private readonly byHost = new WeakMap<ToolHost, WeakMap<S, Map<string, A>>>();
+
+  get(host: ToolHost, source: S, key: string, make: () => A): A {
+    let bySource = this.byHost.get(host);
+    if (!bySource) this.byHost.set(host, (bySource = new WeakMap()));
+    let answers = bySource.get(source);
+    if (!answers) bySource.set(source, (answers = new Map()));
+    let a = answers.get(key);
+    if (a === undefined) answers.set(key, (a = make()));
+    return a;
+  }
+}
+
+type TicketTreeSummary = z.infer<ReturnType<typeof ticketTreeOut>>;
+
+/** BMAD v7's ticket tree of the first root (the host's kept one, else read now), as `next` groups it (at most `limit` per group); undefined without one. */
+export async function ticketTreeSummary(host: ToolHost, limit: number): Promise<TicketTreeSummary | undefined> {
+  const tree = host.ticketTree ? await host.ticketTree() : readTicketTree(host.roots[0]);
   if (!tree) return undefined;
+  // A tree the host kept is the same object until one of its files changes: so is its summary.
+  return treeSummaries.get(host, tree, String(limit), () => treeSummary(host, tree, limit));
+}
+
+const treeSummaries = new AnswerCache<TicketTree, TicketTreeSummary>();
+
+function treeSummary(host: ToolHost, tree: TicketTree, limit: number): TicketTreeSummary {
   const g = nextGroups(tree);
   const items = (list: NextItem[]) => list.slice(0, limit).map((i) => ticketJson(host, i.ticket, i.waitingOn));
   const counts: Record<string, number> = {};
@@ -221,25 +249,6 @@ export interface WaymarkTool<I extends z.ZodRawShape = z.ZodRawShape, O extends 
 
 export function tool<I extends z.ZodRawShape, O extends z.ZodRawShape>(t: Omit<WaymarkTool<I, O>, 'input' | 'output'> & { input: I; output: O }): WaymarkTool<I, O> {
   return { ...t, input: z.object(t.input).strict(), output: z.object(t.output) };
-}
-
-/**
- * Answers kept per source object (a workflow state, a project view: both replaced, never changed in
- * place, when their files change), per host (paths are relative to its roots) and per input key:
- * a read answered again from a warm model builds and serialises nothing.
- */
-export class AnswerCache<S extends object, A> {
-  private readonly byHost = new WeakMap<ToolHost, WeakMap<S, Map<string, A>>>();
-
-  get(host: ToolHost, source: S, key: string, make: () => A): A {
-    let bySource = this.byHost.get(host);
-    if (!bySource) this.byHost.set(host, (bySource = new WeakMap()));
-    let answers = bySource.get(source);
-    if (!answers) bySource.set(source, (answers = new Map()));
-    let a = answers.get(key);
-    if (a === undefined) answers.set(key, (a = make()));
-    return a;
-  }
 }
 
 export const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };

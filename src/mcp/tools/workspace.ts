@@ -32,7 +32,7 @@ export const summary = tool({
   annotations: READ,
   async run(input, host) {
     await host.refresh();
-    const tickets = ticketTreeSummary(host, 10);
+    const tickets = await ticketTreeSummary(host, 10);
     const sprint = await sprintSummary(host);
     const dir = input.path !== undefined ? resolveInside(host.roots, input.path).abs : undefined;
     const all = host.core.list().filter((w) => !dir || under(w.file, dir));
