@@ -73,8 +73,8 @@ export function storyKeyFromName(file: string, epicIds?: Iterable<string>): { ke
   // A dated note (`2025-12-16-…`, `HANDOFF-2025-11-01.md`): its numbers are a date, not a story's.
   if (!/\.md$/i.test(base) || /\.context\./i.test(base) || /^(?:[a-z][a-z0-9]*[-_])?(?:19|20)\d{2}-[01]\d-[0-3]\d(?:[-_.]|$)/i.test(base)) return undefined;
   const key = base.slice(0, -3);
-  // `story-1.10.md`, `story-8-1-slug.md`, `story_2.3.md`: the same names with a prefix.
-  const bare = base.replace(/^story[-_. ]+(?=\d)/i, '');
+  // `story-1.10.md`, `story-8-1-slug.md`, `story_2.3.md`, `story1.3.md`: the same names with a prefix.
+  const bare = base.replace(/^story[-_. ]*(?=\d)/i, '');
   // `story-1.1-nextjs-init.md`: the story's number, then its slug after a dash (`story-2.5-2.md` is
   // story 2 of sub-epic 2.5, read below).
   const m = V4_NAME.exec(bare.replace(/\.story\.md$/i, '.md')) ?? (bare !== base ? /^(\d+)\.(\d+)([a-z]?)-([a-z].*)\.md$/i.exec(bare) : null);
@@ -92,8 +92,8 @@ const TITLE = /^#\s+Story(?:\s+|-(?=\d))((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:\.\d+[a
 /** A `Status:` label at the start of a line (`Status:`, `**Status:**`, `- **Status**:`, `Story Status:`). */
 const LABEL = /^\s*(?:[-*]\s+)?(?:\*\*|__)?(?:(?:Story|Current)[ \t]+)?Status(?:\*\*|__)?\s*:(?:\*\*|__)?/i;
 /** `## Status: Done`. */
-const HEADING_STATUS = /^#{2,4}\s+Status\s*:/i;
-const STATUS_HEADING = /^#{1,3}\s+Status\s*:?\s*$/i;
+const HEADING_STATUS = /^#{2,6}\s+Status\s*:/i;
+const STATUS_HEADING = /^#{1,6}\s+Status\s*:?\s*$/i;
 const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
 const CHECKBOX = /^(\s*)[-*+]\s+\[([ xX])\]\s*(.*)$/;
 const FENCE = /^\s{0,3}(```|~~~)/;
