@@ -235,6 +235,13 @@ test('sixth round (b): lettered keys find lettered files, never the parent story
   assert.equal(by['6-7-ap-invoice-write-path'].clean, false);
 });
 
+test('seventh round (b): QA passed is done, as review passed is; a story in QA is in review', () => {
+  assert.equal(normalizeStatus('qa-approved'), 'done');
+  assert.equal(normalizeStatus('QA Passed'), 'done');
+  assert.equal(normalizeStatus('qa'), 'review');
+  assert.equal(normalizeStatus('In QA'), 'review');
+});
+
 test('seventh round (b): a ledger that is not valid YAML is read line by line, and named broken', () => {
   const dir = project({
     'docs/sprint-status.yaml': 'development_status:\n  epic-1: in-progress\n  1-1-lantern: done\n    story: docs/1-1-lantern.md\n  1-2-wick: review\n',

@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { loadSprint } from '../../src/core/bmad/sprint';
-import { parseStory, storyKeyFromName } from '../../src/core/bmad/story';
+import { normalizeStoryStatus, parseStory, storyKeyFromName } from '../../src/core/bmad/story';
 
 const CLI = path.resolve('dist/cli.js');
 const FIX = path.resolve('test/fixtures/bmad-corpus7b');
@@ -56,6 +56,30 @@ describe('story files and ledger keys written another way', () => {
   test('a `#### Status` heading at the end of the story states its status', () => {
     const s = parseStory('/p/docs/3-1-trellis.md', '# Story 3.1: Trellis\n\n## Dev Agent Record\n\n#### Change Log\n- built\n\n#### Status\nDone\n');
     assert.equal(s.status, 'Done');
+  });
+});
+
+describe('status words of the QA stage and of v4\'s Approved', () => {
+  test('a story in QA waits on review; one QA passed is done; Approved for Dev is ready-for-dev', () => {
+    assert.equal(normalizeStoryStatus('qa').status, 'review');
+    assert.equal(normalizeStoryStatus('In QA').status, 'review');
+    assert.equal(normalizeStoryStatus('In Testing').status, 'review');
+    assert.equal(normalizeStoryStatus('qa-approved').suggestion, 'done');
+    assert.equal(normalizeStoryStatus('QA Complete').suggestion, 'done');
+    assert.equal(normalizeStoryStatus('Approved for Dev').status, 'ready-for-dev');
+    assert.equal(normalizeStoryStatus('Approved for Development').status, 'ready-for-dev');
+    // Approved for something after development says nothing BMAD's words say.
+    assert.equal(normalizeStoryStatus('Approved for Launch').status, undefined);
+  });
+
+  test('QA words beside the ledger: a story in QA while the ledger says done is drift; QA approved and done agree', () => {
+    const dir = copy('dotted');
+    fs.writeFileSync(path.join(dir, 'docs/story2.2.md'), '# Story 2.2: Watering Plan\n\n## Status\n\n**qa-approved**\n\n## Tasks / Subtasks\n\n- [x] Write the plan\n');
+    fs.writeFileSync(path.join(dir, 'docs/4-5-seed-catalog.md'), '# Story 4.5: Seed Catalog\n\nStatus: qa\n\n## Tasks / Subtasks\n\n- [x] List seeds\n');
+    const r = loadSprint(dir, { now: NOW })!;
+    const onFile = (name: string) => r.problems.filter((p) => path.basename(p.file) === name).map((p) => `${p.code} ${p.severity}`);
+    assert.deepEqual(onFile('story2.2.md'), ['story-legacy-status info']);
+    assert.deepEqual(onFile('4-5-seed-catalog.md'), ['story-status-drift warning']);
   });
 });
 

@@ -326,9 +326,17 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
   if (mapped[w]) return { status: mapped[w], exact: false };
   // `Ready for <what comes next>`: development (`dev`, `implementation`, `work`) is ready-for-dev;
   // anything after development (`Ready for Testing`, `Ready for QA Validation`, `Ready for Done`,
-  // `Ready for Manual Testing`) waits on a check: review.
+  // `Ready for Manual Testing`) waits on a check: review. `Approved for Dev` is v4's Approved, said
+  // with what it is approved for.
+  const DEV = /^(dev|development|implementation|implement|work|start|coding|build|sprint|pickup|pick-up)(-|$)/;
   const next = /^ready-(?:for|to)-(.+)$/.exec(w)?.[1];
-  if (next) return { status: /^(dev|development|implementation|implement|work|start|coding|build|sprint|pickup|pick-up)(-|$)/.test(next) ? 'ready-for-dev' : 'review', exact: false };
+  if (next) return { status: DEV.test(next) ? 'ready-for-dev' : 'review', exact: false };
+  const approvedFor = /^approved-(?:for|to)-(.+)$/.exec(w)?.[1];
+  if (approvedFor && DEV.test(approvedFor)) return { status: 'ready-for-dev', exact: false };
+  // QA is the review stage: a story in QA (`QA`, `In QA`, `QA Review`, `In Testing`) waits on it, one
+  // QA passed (`QA Approved`, `QA Passed`, `QA Complete`) has passed it, as `review-passed` has.
+  if (/^(?:in-)?(?:qa|testing)(?:-(?:review|pending|in-progress|testing))?$/.test(w)) return { status: 'review', exact: false };
+  if (/^qa-(?:approved|passed|pass|complete|completed|done|verified|accepted|signed-off)$/.test(w)) return { exact: false, suggestion: 'done' };
   // `<stage> complete`: development done is review (BMAD's dev-complete); planning or drafting done is
   // ready-for-dev; part of it done is in-progress.
   const stage = /^(.+?)-(?:complete|completed|done|finished)$/.exec(w)?.[1];
