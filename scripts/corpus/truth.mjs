@@ -304,8 +304,9 @@ function developmentStatusBlock(text) {
     const dev = {};
     for (const l of lines.slice(start + 1, end)) {
       const m = /^(\s+)([\w.-]+)\s*:\s*["']?([^"'#]*?)["']?\s*(#.*)?$/.exec(l);
-      if (m && m[1].length === indent && !(m[2] in dev)) dev[m[2]] = m[3] || null;
+      if (m && m[1].length === indent && /^[\w .-]*$/.test(m[3]) && !(m[2] in dev)) dev[m[2]] = m[3] || null;
     }
+    if (!Object.keys(dev).length) return null;
     return { development_status: dev, story_location: storyLocation, lineByLine: true };
   }
 }
