@@ -299,12 +299,15 @@ function developmentStatusBlock(text) {
   } catch {
     // A block a YAML parser refuses (a line indented under `13-6-slug: done`) is still a list a BMAD
     // user reads: its first-level `key: value` lines are the entries.
-    const indent = lines.slice(start + 1, end).map((l) => /^(\s+)[\w.-]+\s*:/.exec(l)?.[1].length).find((n) => n !== undefined);
-    if (indent === undefined) return null;
+    // (An entry indented a space off its neighbours is still one of them; a line indented under
+    // an entry is that entry's detail.)
+    const indents = lines.slice(start + 1, end).map((l) => /^(\s+)[\w.-]+\s*:/.exec(l)?.[1].length).filter((n) => n !== undefined);
+    if (!indents.length) return null;
+    const indent = Math.min(...indents);
     const dev = {};
     for (const l of lines.slice(start + 1, end)) {
       const m = /^(\s+)([\w.-]+)\s*:\s*["']?([^"'#]*?)["']?\s*(#.*)?$/.exec(l);
-      if (m && m[1].length === indent && /^[\w .-]*$/.test(m[3]) && !(m[2] in dev)) dev[m[2]] = m[3] || null;
+      if (m && m[1].length <= indent + 1 && /^[\w .-]*$/.test(m[3]) && !(m[2] in dev)) dev[m[2]] = m[3] || null;
     }
     if (!Object.keys(dev).length) return null;
     return { development_status: dev, story_location: storyLocation, lineByLine: true };
