@@ -143,7 +143,11 @@ function measure(name, repoDir, opts) {
       && ((s.file && p.rfile === s.file) || (p.data?.key != null && String(p.data.key) === s.key && (!s.ledger || p.rfile === s.ledger || p.rfile === s.file))));
     if (on.length) cleanWarned.push({ key: s.key, file: s.file, codes: [...new Set(on.map((p) => p.code))], first: on[0] });
   }
-  const errors = (validate?.problems ?? []).filter((p) => p.severity === 'error');
+  // Error-level problems on files that are fine: a file the truth knows to be broken (a ledger that
+  // is not valid YAML, a story done over a failed QA review) earns its error; those are counted apart.
+  const broken = new Set(truth.projects.flatMap((p) => (p.broken ?? []).map((b) => b.file)));
+  const allErrors = (validate?.problems ?? []).filter((p) => p.severity === 'error');
+  const errors = allErrors.filter((p) => !broken.has(toRepoRel(repoDir, p.file)));
 
   // Planning artifacts: identified when `status` lists the file and `validate` does not call its workflow unknown.
   const listed = new Map();
@@ -191,7 +195,7 @@ function measure(name, repoDir, opts) {
   };
   result.drift = { true: trueDrift.length, found: trueDrift.length - missed.length, missed: missed.map((s) => ({ key: s.key, file: s.file, line: s.fileStatusLine, fileRaw: s.fileRaw, ledgerRaw: s.ledgerRaw })) };
   result.clean = { total: clean.length, warned: cleanWarned.length, examples: cleanWarned.slice(0, 40) };
-  result.errors = { count: errors.length, examples: errors.slice(0, 40).map((p) => ({ file: p.file, line: p.line, code: p.code, message: p.message })) };
+  result.errors = { count: errors.length, onBroken: allErrors.length - errors.length, examples: errors.slice(0, 40).map((p) => ({ file: p.file, line: p.line, code: p.code, message: p.message })) };
   result.artifacts = { total: artifacts.length, identified: artFound, missed: artMissed.slice(0, 60) };
   result.next = nextBad;
   result.wm = {
@@ -207,7 +211,7 @@ function pct(a, b) {
 }
 
 function sum(rows) {
-  const t = { projects: rows.length, stories: 0, driftTrue: 0, driftFound: 0, clean: 0, cleanWarned: 0, errors: 0, artTotal: 0, artFound: 0, nextBad: 0, crashes: 0, refused: 0, ms: 0, maxValidateMs: 0, maxSprintMs: 0 };
+  const t = { projects: rows.length, stories: 0, driftTrue: 0, driftFound: 0, clean: 0, cleanWarned: 0, errors: 0, errorsOnBroken: 0, artTotal: 0, artFound: 0, nextBad: 0, crashes: 0, refused: 0, ms: 0, maxValidateMs: 0, maxSprintMs: 0 };
   for (const r of rows) {
     if (!r.truth) { t.crashes++; continue; }
     t.stories += r.truth.stories;
@@ -216,6 +220,7 @@ function sum(rows) {
     t.clean += r.clean.total;
     t.cleanWarned += r.clean.warned;
     t.errors += r.errors.count;
+    t.errorsOnBroken += r.errors.onBroken ?? 0;
     t.artTotal += r.artifacts.total;
     t.artFound += r.artifacts.identified;
     t.nextBad += r.next ? 1 : 0;

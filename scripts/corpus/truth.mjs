@@ -229,7 +229,7 @@ function layoutOf(repo, project) {
 const STATUS_WORDS = [
   // [pattern over the cleaned text, meaning]
   [/^(backlog|not[ -]started|to[ -]?do|pending|planned|new|open|proposed|deferred|postponed)\b/, 'backlog'],
-  [/^(reviewed|review(ed)?[ -](passed|complete[d]?|approved|done)|code[ -]review[ -](passed|complete[d]?|approved|done))\b/, 'done'],
+  [/^(reviewed|review(ed)?[ -](passed|complete[d]?|approved|done)|code[ -]review[ -](passed|complete[d]?|approved|done)|qa[ -](passed|approved|complete[d]?|done|verified))\b/, 'done'],
   [/^(dev[ -]complete[d]?|implementation[ -]complete[d]?|ready[ -]for[ -]review|in[ -]review|review[ -]ready|code[ -]review|needs[ -]review|under[ -]review|review|qa|in[ -]qa|ready[ -]for[ -]qa)\b/, 'review'],
   [/^(ready[ -]for[ -]dev(elopment)?|ready[ -]to[ -]dev|ready[ -]for[ -]implementation|ready|dev[ -]ready|drafted|draft|approved?|story[ -]ready)\b/, 'ready-for-dev'],
   [/^(in[ -]?progress|wip|started|in[ -]development|implementing|in[ -]dev|contexted|doing|active)\b/, 'in-progress'],
@@ -297,7 +297,20 @@ function developmentStatusBlock(text) {
     const y = parseYaml(lines.slice(start, end).join('\n'), { uniqueKeys: false });
     return y && typeof y === 'object' ? { ...y, story_location: storyLocation } : null;
   } catch {
-    return null;
+    // A block a YAML parser refuses (a line indented under `13-6-slug: done`) is still a list a BMAD
+    // user reads: its first-level `key: value` lines are the entries.
+    // (An entry indented a space off its neighbours is still one of them; a line indented under
+    // an entry is that entry's detail.)
+    const indents = lines.slice(start + 1, end).map((l) => /^(\s+)[\w.-]+\s*:/.exec(l)?.[1].length).filter((n) => n !== undefined);
+    if (!indents.length) return null;
+    const indent = Math.min(...indents);
+    const dev = {};
+    for (const l of lines.slice(start + 1, end)) {
+      const m = /^(\s+)([\w.-]+)\s*:\s*["']?([^"'#]*?)["']?\s*(#.*)?$/.exec(l);
+      if (m && m[1].length <= indent + 1 && /^[\w .-]*$/.test(m[3]) && !(m[2] in dev)) dev[m[2]] = m[3] || null;
+    }
+    if (!Object.keys(dev).length) return null;
+    return { development_status: dev, story_location: storyLocation, lineByLine: true };
   }
 }
 
@@ -305,6 +318,7 @@ function readLedger(file) {
   const text = readText(file);
   if (text == null) return { error: 'unreadable' };
   let data;
+  let broken = null;
   try {
     data = parseYaml(text, { uniqueKeys: false });
   } catch (e) {
@@ -312,6 +326,8 @@ function readLedger(file) {
     // does not hide the entries from a BMAD user, who reads the development_status block.
     data = developmentStatusBlock(text);
     if (!data) return { error: `yaml: ${String(e.message).split('\n')[0]}` };
+    // Read by its lines only: the file itself is not valid YAML (BMAD's own tools cannot load it).
+    if (data.lineByLine) broken = `not valid YAML (${String(e.message).split('\n')[0]})`;
   }
   if (!data || typeof data !== 'object') return { error: 'not a mapping' };
   const dev = data.development_status;
@@ -323,7 +339,7 @@ function readLedger(file) {
       entries.push({ key: String(key), kind: classifyKey(String(key)), raw: raw == null ? null : String(raw), status: normalizeStatus(raw) });
     }
   }
-  return { entries, storyLocation: typeof data.story_location === 'string' ? data.story_location : null };
+  return { entries, storyLocation: typeof data.story_location === 'string' ? data.story_location : null, broken };
 }
 
 // ---------- story files ----------
@@ -441,6 +457,16 @@ function openTasks(text) {
     if (inTasks && /^\s*[-*+]\s+\[ \]/.test(line)) open++;
   }
   return open;
+}
+
+/**
+ * The last QA gate verdict the story's own QA Results record (v4's review-story writes
+ * `Gate: FAIL → docs/qa/gates/4.3-….yml` under `### Gate Status`), if any.
+ */
+function ownGateVerdict(text) {
+  let verdict = null;
+  for (const m of text.matchAll(/^\s*(?:[-*]\s+)?(?:\*\*)?Gate(?: Status| Decision)?:?(?:\*\*)?:?\s*(?:\*\*)?\s*(PASS|CONCERNS|FAIL|WAIVED)\b/gim)) verdict = m[1].toUpperCase();
+  return verdict;
 }
 
 function storyFileIndex(dirs) {
@@ -562,12 +588,15 @@ export function truthFor(repoDir) {
     if (ledgerFiles.length === 0 && p.ledgerOnly) ledgerFiles = anyLedgers(repo, p.root);
     const stories = [];
     const ledgers = [];
+    // Files a BMAD user would not call fine (an error on them is not a false one): why, by file.
+    const broken = [];
     const storyDirsBase = [folders.implementation_artifacts, folders.sprint_artifacts, folders.dev_story_location,
       path.join(folders.output, 'stories'), path.join(p.root, 'docs', 'stories')];
     for (const lf of ledgerFiles) {
       const led = readLedger(lf);
       ledgers.push({ file: rel(repo, lf), error: led.error ?? null, entries: led.entries?.length ?? 0 });
       if (led.error) continue;
+      if (led.broken) broken.push({ file: rel(repo, lf), why: `ledger ${led.broken}` });
       const dirs = [path.dirname(lf), path.join(path.dirname(lf), 'stories'), ...storyDirsBase];
       if (led.storyLocation) {
         const r = resolveDeclared(p.root, led.storyLocation);
@@ -594,14 +623,18 @@ export function truthFor(repoDir) {
           s.fileStatusLine = st?.line ?? null;
           s.ambiguous = !!found.ambiguous;
           s.openTasks = openTasks(text);
+          s.ownGate = ownGateVerdict(text);
           // A file stating its status twice (frontmatter and Status line): each statement counts.
           const second = st?.where === 'frontmatter' ? bodyStatus(text) : null;
           const secondStatus = second ? normalizeStatus(second.raw) : null;
           if (secondStatus && !secondStatus.startsWith('other:') && secondStatus !== s.fileStatus) s.fileStatus2 = secondStatus;
         }
         s.drift = !!(s.file && !s.ambiguous && s.ledgerStatus && s.fileStatus && (s.ledgerStatus !== s.fileStatus || (s.fileStatus2 && s.fileStatus2 !== s.ledgerStatus)));
+        // Done over a failed QA review the story itself records is not clean (BMAD's QA would not pass it).
+        const failedGate = s.ownGate === 'FAIL' && (s.ledgerStatus === 'done' || s.fileStatus === 'done');
+        if (failedGate) broken.push({ file: s.file, why: 'done, its own QA Results record Gate: FAIL' });
         s.clean = !!(s.file && !s.ambiguous && s.ledgerStatus && s.fileStatus && s.ledgerStatus === s.fileStatus && !s.fileStatus2
-          && !s.ledgerStatus.startsWith('other:') && !(s.fileStatus === 'done' && s.openTasks > 0));
+          && !s.ledgerStatus.startsWith('other:') && !(s.fileStatus === 'done' && s.openTasks > 0) && !failedGate);
         stories.push(s);
       }
     }
@@ -614,17 +647,19 @@ export function truthFor(repoDir) {
         const st = storyStatus(text);
         const fileStatus = st ? normalizeStatus(st.raw) : null;
         const open = openTasks(text);
+        const failedGate = fileStatus === 'done' && ownGateVerdict(text) === 'FAIL';
+        if (failedGate) broken.push({ file: rel(repo, f), why: 'done, its own QA Results record Gate: FAIL' });
         stories.push({
           key: path.basename(f, '.md'), ledger: null, ledgerRaw: null, ledgerStatus: null, file: rel(repo, f),
           fileRaw: st ? cleanStatusText(st.raw) : null, fileStatus, fileStatusLine: st?.line ?? null, openTasks: open, drift: false,
-          clean: !!(fileStatus && !fileStatus.startsWith('other:') && !(fileStatus === 'done' && open > 0)),
+          clean: !!(fileStatus && !fileStatus.startsWith('other:') && !(fileStatus === 'done' && open > 0) && !failedGate),
         });
       }
     }
     projects.push({
       root: rel(repo, p.root) || '.', installs: p.installs, layout,
       folders: Object.fromEntries(Object.entries(folders).map(([k, v]) => [k, rel(repo, v)])),
-      ledgers, stories, artifacts: artifactsOf(repo, folders),
+      ledgers, stories, broken, artifacts: artifactsOf(repo, folders),
     });
   }
   const layout = projects.length === 0 ? 'none' : projects.find((x) => x.root === '.')?.layout ?? projects[0].layout;

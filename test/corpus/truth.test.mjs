@@ -234,3 +234,36 @@ test('sixth round (b): lettered keys find lettered files, never the parent story
   assert.equal(by['6-7-ap-invoice-correctness'].clean, false);
   assert.equal(by['6-7-ap-invoice-write-path'].clean, false);
 });
+
+test('seventh round (b): QA passed is done, as review passed is; a story in QA is in review', () => {
+  assert.equal(normalizeStatus('qa-approved'), 'done');
+  assert.equal(normalizeStatus('QA Passed'), 'done');
+  assert.equal(normalizeStatus('qa'), 'review');
+  assert.equal(normalizeStatus('In QA'), 'review');
+});
+
+test('seventh round (b): a ledger that is not valid YAML is read line by line, and named broken', () => {
+  const dir = project({
+    'docs/sprint-status.yaml': 'development_status:\n  epic-1: in-progress\n  1-1-lantern: done\n    story: docs/1-1-lantern.md\n  1-2-wick: review\n',
+    'docs/1-1-lantern.md': story('Status: done'),
+    'docs/1-2-wick.md': story('Status: done'),
+  });
+  const t = truthFor(dir);
+  const s = Object.fromEntries(t.projects[0].stories.map((x) => [x.key, x]));
+  assert.equal(s['1-1-lantern'].clean, true);
+  assert.equal(s['1-2-wick'].drift, true);
+  assert.deepEqual(t.projects[0].broken.map((b) => b.file), ['docs/sprint-status.yaml']);
+});
+
+test('seventh round (b): a done story whose own QA Results record Gate: FAIL is not clean', () => {
+  const dir = project({
+    '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\n',
+    'docs/stories/1.1.story.md': `${story('## Status\n\nDone')}\n## QA Results\n\n### Gate Status\n\nGate: FAIL → docs/qa/gates/1.1-lantern.yml\n`,
+    'docs/stories/1.2.story.md': `${story('## Status\n\nDone')}\n## QA Results\n\nGate: FAIL (first review)\n\nGate: PASS → docs/qa/gates/1.2-wick.yml\n`,
+  });
+  const t = truthFor(dir);
+  const s = Object.fromEntries(t.projects[0].stories.map((x) => [x.key, x]));
+  assert.equal(s['1.1.story'].clean, false);
+  assert.equal(s['1.2.story'].clean, true);
+  assert.deepEqual(t.projects[0].broken.map((b) => b.file), ['docs/stories/1.1.story.md']);
+});

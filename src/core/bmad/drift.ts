@@ -228,6 +228,15 @@ export function buildSprint(parts: SprintParts): SprintModel {
   };
   const keyOfFile = (f: StoryFile) => f.file.replace(/^.*[\\/]/, '').replace(/\.md$/i, '');
   const byLowerKey = new Map([...byKey.values()].map((s) => [s.key.toLowerCase(), s]));
+  // A key and a file name that differ only in how numbers are joined name one story: the ledger's
+  // sub-epic `3.5-1-fix-defaults` is the file `3-5-1-fix-defaults.md` (the same key, BMAD's dashes).
+  const joined = (k: string) => k.toLowerCase().replace(/(\d)\.(?=\d)/g, '$1-');
+  const byJoinedKey = new Map<string, SprintStory | null>();
+  for (const st of byKey.values()) {
+    const j = joined(st.key);
+    byJoinedKey.set(j, byJoinedKey.has(j) ? null : st);
+  }
+  const exactFor = (name: string) => byLowerKey.get(name.toLowerCase()) ?? byJoinedKey.get(joined(name)) ?? undefined;
   // Keys numbered past BMAD's epic-story pair (`23-1-1-…` under epic-23, the lettered `6-1-a-…`):
   // a file numbered the same way (`story-23.1.1.md`, `story-6.1a-….md`) is that key's.
   const byFull = new Map<string, SprintStory[]>();
@@ -241,7 +250,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
   const unbound: StoryFile[] = [];
   // Code-unit order: the same on every machine, and no ICU collator to start (milliseconds of every CLI run).
   for (const f of [...parts.stories].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0))) {
-    const exact = byLowerKey.get(keyOfFile(f).toLowerCase()) ?? (f.key ? byLowerKey.get(f.key.toLowerCase()) : undefined);
+    const exact = exactFor(keyOfFile(f)) ?? (f.key ? exactFor(f.key) : undefined);
     if (exact && !fileOf.has(exact)) bind(exact, f);
     else unbound.push(f);
   }
@@ -309,11 +318,21 @@ export function buildSprint(parts: SprintParts): SprintModel {
     for (const f of files) problems.push({ file: f.file, range: at(f.titleLine ?? 0), severity: 'info', code: 'story-file-duplicate', message: `Story ${s.key} has no file named ${s.key}.md and ${files.length} files numbered ${s.epicId}.${s.story} (${files.map((x) => keyOfFile(x)).join(', ')}); Waymark reads none of them as the story. Rename the story's file to ${s.key}.md.` });
   }
   // Files the ledger does not list: one story per number (the first file by name; others are duplicates).
+  // A number told in parts (`6.2.1.….md`, `6.2.2.….md`) is one story per part.
+  const partNumber = (name: string) => {
+    const n = fullNumber(name);
+    return n && n.split('-').length > 2 ? n : undefined;
+  };
   for (const f of orphans) {
     const named = storyKeyFromName(f.file, declared);
     const epicId = named?.epicId ?? f.epicId ?? String(f.epic);
     const story = (named?.story ?? f.story)!;
-    const same = byId.get(idOf(epicId, story));
+    const whole = partNumber(keyOfFile(f));
+    const same = byId.get(idOf(epicId, story))?.filter((x) => {
+      const kept = fileOf.get(x);
+      const other = partNumber(kept ? keyOfFile(kept) : x.key);
+      return whole === undefined || other === undefined || other === whole;
+    });
     if (same?.length) {
       const keep = fileOf.get(same[0]);
       if (f.title !== undefined && f.status !== undefined && keep) problems.push({ file: f.file, range: at(f.titleLine ?? 0), severity: 'info', code: 'story-file-duplicate', message: `Story ${same[0].key} has another file, ${keep.file}, which Waymark reads. Merge or rename this one if it is the same story.` });
@@ -341,7 +360,11 @@ export function buildSprint(parts: SprintParts): SprintModel {
   // Gates.
   for (const g of parts.gates) {
     if (g.epic === undefined || g.story === undefined) continue;
-    const s = match(undefined, String(g.epic), g.story);
+    // A gate of one part of a story (`32.2.5-….yml`) is that part's: the story numbered the same way.
+    const whole = `${g.epic}-${g.story}-${g.part}`;
+    const s = g.part === undefined
+      ? match(undefined, String(g.epic), g.story)
+      : (byId.get(idOf(String(g.epic), g.story)) ?? []).find((x) => fullNumber(x.key) === whole || (x.file !== undefined && fullNumber(x.file.replace(/^.*[\\/]/, '')) === whole));
     if (!s) continue;
     s.gate = { verdict: g.verdict, open: g.open, file: g.file, expired: g.expired };
   }

@@ -59,6 +59,8 @@ const KNOWN: readonly KnownWorkflow[] = [
   { name: 'design-thinking', aliases: [], outputs: [leaf('design-thinking')] },
   { name: 'innovation-strategy', aliases: [], outputs: [leaf('innovation-strategy')] },
   { name: 'problem-solving', aliases: ['problem-solution'], outputs: [leaf('problem-solution')] },
+  // The BMad Builder's agent workflow (create, edit and validate modes: `steps-c/`, `steps-e/`, `steps-v/`).
+  { name: 'agent', aliases: ['create-agent', 'edit-agent', 'validate-agent', 'agent-builder'], outputs: [leaf('agent-plan')] },
 ];
 
 /**
@@ -73,6 +75,9 @@ const TEMPLATE_KEYS: readonly { name: string; keys: readonly string[] }[] = [
   // The brainstorming session's first step writes the topic and goals beside its steps; teams save
   // sessions under names of their own (`B2B-offsite-2026-03-12.md`).
   { name: 'brainstorming', keys: ['session_topic', 'session_goals'] },
+  // The BMad Builder's agent workflow names the agent it builds, edits or validates in every mode's
+  // output (`validation-report-music-expert.md` under `bmb_creations_output_folder`).
+  { name: 'agent', keys: ['agentName', 'agentFile'] },
 ];
 
 /** The BMAD workflow whose template's frontmatter keys a file carries (with its steps recorded), if any. */

@@ -10,6 +10,8 @@ export interface StoryGate {
   file: string;
   epic?: number;
   story?: string;
+  /** The part of the story the gate is for (`32.2.5-….yml`: part 5 of story 32.2). */
+  part?: string;
   verdict?: GateVerdict;
   reason?: string;
   reviewer?: string;
@@ -34,9 +36,12 @@ function str(v: unknown): string | undefined {
   return undefined;
 }
 
-function storyIdOf(v: string | undefined): { epic: number; story: string } | undefined {
-  const m = v ? /^(\d+)[.\-](\d+)([a-z]?)\b/i.exec(v.trim()) : null;
-  return m ? { epic: Number(m[1]), story: `${Number(m[2])}${m[3].toLowerCase()}` } : undefined;
+/** `4.3-slug`, `4.3` → story 4.3; `32.2.5-slug` → part 5 of story 32.2 (a story told in parts). */
+function storyIdOf(v: string | undefined): { epic: number; story: string; part?: string } | undefined {
+  const m = v ? /^(\d+)[.\-](\d+)([a-z]?)(?:\.(\d+))?\b/i.exec(v.trim()) : null;
+  if (!m) return undefined;
+  const id = { epic: Number(m[1]), story: `${Number(m[2])}${m[3].toLowerCase()}` };
+  return m[4] === undefined ? id : { ...id, part: String(Number(m[4])) };
 }
 
 function finish(g: StoryGate, now: Date): StoryGate {

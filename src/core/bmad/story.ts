@@ -73,8 +73,8 @@ export function storyKeyFromName(file: string, epicIds?: Iterable<string>): { ke
   // A dated note (`2025-12-16-…`, `HANDOFF-2025-11-01.md`): its numbers are a date, not a story's.
   if (!/\.md$/i.test(base) || /\.context\./i.test(base) || /^(?:[a-z][a-z0-9]*[-_])?(?:19|20)\d{2}-[01]\d-[0-3]\d(?:[-_.]|$)/i.test(base)) return undefined;
   const key = base.slice(0, -3);
-  // `story-1.10.md`, `story-8-1-slug.md`, `story_2.3.md`: the same names with a prefix.
-  const bare = base.replace(/^story[-_. ]+(?=\d)/i, '');
+  // `story-1.10.md`, `story-8-1-slug.md`, `story_2.3.md`, `story1.3.md`: the same names with a prefix.
+  const bare = base.replace(/^story[-_. ]*(?=\d)/i, '');
   // `story-1.1-nextjs-init.md`: the story's number, then its slug after a dash (`story-2.5-2.md` is
   // story 2 of sub-epic 2.5, read below).
   const m = V4_NAME.exec(bare.replace(/\.story\.md$/i, '.md')) ?? (bare !== base ? /^(\d+)\.(\d+)([a-z]?)-([a-z].*)\.md$/i.exec(bare) : null);
@@ -92,8 +92,8 @@ const TITLE = /^#\s+Story(?:\s+|-(?=\d))((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:\.\d+[a
 /** A `Status:` label at the start of a line (`Status:`, `**Status:**`, `- **Status**:`, `Story Status:`). */
 const LABEL = /^\s*(?:[-*]\s+)?(?:\*\*|__)?(?:(?:Story|Current)[ \t]+)?Status(?:\*\*|__)?\s*:(?:\*\*|__)?/i;
 /** `## Status: Done`. */
-const HEADING_STATUS = /^#{2,4}\s+Status\s*:/i;
-const STATUS_HEADING = /^#{1,3}\s+Status\s*:?\s*$/i;
+const HEADING_STATUS = /^#{2,6}\s+Status\s*:/i;
+const STATUS_HEADING = /^#{1,6}\s+Status\s*:?\s*$/i;
 const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
 const CHECKBOX = /^(\s*)[-*+]\s+\[([ xX])\]\s*(.*)$/;
 const FENCE = /^\s{0,3}(```|~~~)/;
@@ -326,9 +326,17 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
   if (mapped[w]) return { status: mapped[w], exact: false };
   // `Ready for <what comes next>`: development (`dev`, `implementation`, `work`) is ready-for-dev;
   // anything after development (`Ready for Testing`, `Ready for QA Validation`, `Ready for Done`,
-  // `Ready for Manual Testing`) waits on a check: review.
+  // `Ready for Manual Testing`) waits on a check: review. `Approved for Dev` is v4's Approved, said
+  // with what it is approved for.
+  const DEV = /^(dev|development|implementation|implement|work|start|coding|build|sprint|pickup|pick-up)(-|$)/;
   const next = /^ready-(?:for|to)-(.+)$/.exec(w)?.[1];
-  if (next) return { status: /^(dev|development|implementation|implement|work|start|coding|build|sprint|pickup|pick-up)(-|$)/.test(next) ? 'ready-for-dev' : 'review', exact: false };
+  if (next) return { status: DEV.test(next) ? 'ready-for-dev' : 'review', exact: false };
+  const approvedFor = /^approved-(?:for|to)-(.+)$/.exec(w)?.[1];
+  if (approvedFor && DEV.test(approvedFor)) return { status: 'ready-for-dev', exact: false };
+  // QA is the review stage: a story in QA (`QA`, `In QA`, `QA Review`, `In Testing`) waits on it, one
+  // QA passed (`QA Approved`, `QA Passed`, `QA Complete`) has passed it, as `review-passed` has.
+  if (/^(?:in-)?(?:qa|testing)(?:-(?:review|pending|in-progress|testing))?$/.test(w)) return { status: 'review', exact: false };
+  if (/^qa-(?:approved|passed|pass|complete|completed|done|verified|accepted|signed-off)$/.test(w)) return { exact: false, suggestion: 'done' };
   // `<stage> complete`: development done is review (BMAD's dev-complete); planning or drafting done is
   // ready-for-dev; part of it done is in-progress.
   const stage = /^(.+?)-(?:complete|completed|done|finished)$/.exec(w)?.[1];
