@@ -15,7 +15,8 @@
 // repository: give its path in WAYMARK_BENCH_SPRINT_PLAN (default /work/scratch/bmad/sprint_plan.py)
 // and a Python with ruamel.yaml in WAYMARK_BENCH_PYTHON (default: python3, then /usr/bin/python3).
 // Without them the peer figure is skipped and the line says why.
-// Options: --runs N (default 15), --epics N, --stories N, --lean.
+// Options: --runs N (default 15), --epics N, --stories N, --lean; --make-project DIR writes the
+// BMAD project (a git repository) into DIR and exits, for profiling a verb on it.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -257,6 +258,16 @@ function load(): string {
 }
 
 function main(): void {
+  const makeAt = process.argv.indexOf('--make-project');
+  if (makeAt >= 0) {
+    const dir = path.resolve(process.argv[makeAt + 1] ?? '');
+    if (!process.argv[makeAt + 1] || (fs.existsSync(dir) && fs.readdirSync(dir).length)) throw new Error('bench: --make-project DIR needs a new or empty folder');
+    fs.mkdirSync(dir, { recursive: true });
+    const shape = bmadProject(dir, LEAN);
+    spawnSync('git', ['init', '-q', dir], { stdio: 'ignore' });
+    console.log(`${dir}: ${shape.stories} stories, ${shape.files} files, ${shape.md} Markdown`);
+    return;
+  }
   console.log(`cli.machine_load_start ${load()}`);
   const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wm-bench-cli-')));
   try {
