@@ -8,6 +8,7 @@ import { runCli } from '../../src/cli/framework';
 import { spawnSync } from 'node:child_process';
 import { workspace, writeFiles } from './fileHelpers';
 import { bigTree } from './treeHelpers';
+import { setSprintCacheRacyWindow, sprintCachePath } from '../../src/core/bmad/sprintCache';
 
 function wf(id: string, status: string, extra = ''): string {
   return `---\nworkflow: ${id}\nstatus: ${status}\nstepsCompleted: []\n${extra}---\n# ${id}\n`;
@@ -254,6 +255,29 @@ describe('validate answer kept across runs (checkAnswer)', () => {
       assert.equal((await check(root)).reused, true, 'the new answer is stored');
     });
   }
+
+  test('an answer built on a sprint read from the sprint cache keeps the cache\'s inputs: a later ledger edit is seen', async () => {
+    setSprintCacheRacyWindow(0);
+    try {
+      const root = sprintProject();
+      await check(root);
+      assert.ok(fs.existsSync(sprintCachePath(root)), 'the sprint is cached');
+      const cached = fs.statSync(sprintCachePath(root)).mtimeMs;
+      // A change the sprint does not depend on: the answer is computed again, its sprint from the cache.
+      fs.writeFileSync(path.join(root, '.waymark/config.yaml'), 'project:\n  stalledAfter:\n    workflow: 30d\n');
+      assert.equal((await check(root)).reused, false);
+      assert.equal(fs.statSync(sprintCachePath(root)).mtimeMs, cached, 'the sprint came from its cache');
+      assert.equal((await check(root)).reused, true);
+      // The ledger is no candidate file: only the inputs handed on by the sprint cache name it.
+      edit(path.join(root, LEDGER), '1-2-logout: review', '1-2-logout: done');
+      const after = await check(root);
+      assert.equal(after.reused, false);
+      assert.deepStrictEqual(settled(after), settled(await full(root)));
+      assert.ok(!after.problems.some((p) => p.code === 'story-status-drift'), JSON.stringify(after.problems));
+    } finally {
+      setSprintCacheRacyWindow(2000);
+    }
+  });
 
   test('BMAD input (the ledger, no candidate file) changed within the racy window: the answer is not stored', async () => {
     const racy = sprintProject();
