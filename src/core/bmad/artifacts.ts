@@ -3,7 +3,7 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import type { StepDef } from '../types';
 import type { BmadWorkflow } from './workflowShape';
-import { readRegularFile } from '../store/safeRead';
+import { readRegularFileSync } from '../store/safeRead';
 import { compareText } from '../model/text';
 import { addDeclaredRows, emptyDeclared, type DeclaredWorkflows } from './known';
 export type { BmadWorkflow } from './workflowShape';
@@ -88,9 +88,9 @@ export function declaredOutputs(text: string): { pattern: string; source: 'outpu
   return out;
 }
 
-async function readHead(file: string, max: number): Promise<string | undefined> {
+function readHead(file: string, max: number): string | undefined {
   try {
-    return (await readRegularFile(file, max)).toString();
+    return readRegularFileSync(file, max).toString();
   } catch {
     return undefined;
   }
@@ -135,7 +135,7 @@ async function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: bool
     if (depth > 8) return;
     let entries: import('node:fs').Dirent[];
     try {
-      entries = await fsp.readdir(dir, { withFileTypes: true });
+      entries = fs.readdirSync(dir, { withFileTypes: true });
     } catch {
       return;
     }
@@ -155,7 +155,7 @@ async function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: bool
       const stepsDir = path.join(dir, stepsDirName);
       let names: string[] = [];
       try {
-        names = await fsp.readdir(stepsDir);
+        names = fs.readdirSync(stepsDir);
       } catch {
         names = [];
       }
@@ -167,7 +167,7 @@ async function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: bool
           const d = path.join(dir, m);
           let ns: string[] = [];
           try {
-            ns = await fsp.readdir(d);
+            ns = fs.readdirSync(d);
           } catch {
             ns = [];
           }
@@ -175,7 +175,7 @@ async function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: bool
         }
         if (stepsDirName === 'steps-c' && subdirs.includes('steps')) {
           try {
-            modeSteps.plain = modeStepsFromFileNames(path.join(dir, 'steps'), await fsp.readdir(path.join(dir, 'steps')));
+            modeSteps.plain = modeStepsFromFileNames(path.join(dir, 'steps'), fs.readdirSync(path.join(dir, 'steps')));
           } catch {
             // unreadable: no plain steps
           }
@@ -186,9 +186,10 @@ async function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: bool
         };
         // The first steps declare the file they write (`outputFile:`, `wipFile:`); the last may
         // name the final file it is renamed to.
-        // Read at once (each read is several trips to the file system), used in this order.
+        // Read with synchronous calls: a promise read of a small file costs several trips through
+        // the thread pool, and a catalog is a few hundred of them on every run.
         const sources = [...[...new Set([...steps.slice(0, 3), ...steps.slice(-1)])].map((st) => st.file), ...['workflow.yaml', 'workflow.md', 'SKILL.md'].map((f) => path.join(dir, f))];
-        for (const text of await Promise.all(sources.map((f) => (f ? readHead(f, MAX_WORKFLOW_BYTES) : undefined)))) {
+        for (const text of sources.map((f) => (f ? readHead(f, MAX_WORKFLOW_BYTES) : undefined))) {
           if (text !== undefined) addOutputs(declaredOutputs(text));
         }
         const wf: BmadWorkflow = {
@@ -217,7 +218,7 @@ async function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: bool
 async function readManifest(catalog: BmadCatalog, csvFile: string, root: string): Promise<void> {
   let csv: string;
   try {
-    csv = (await readRegularFile(csvFile, 8 * 1024 * 1024)).toString();
+    csv = readRegularFileSync(csvFile, 8 * 1024 * 1024).toString();
   } catch {
     return;
   }
@@ -302,7 +303,7 @@ async function readDeclared(catalog: BmadCatalog, installDir: string, root: stri
   for (const cfgDir of ['_config', '_cfg']) for (const f of ['bmad-help.csv', 'workflow-manifest.csv', 'skill-manifest.csv']) files.push(path.join(installDir, cfgDir, f));
   let modules: import('node:fs').Dirent[] = [];
   try {
-    modules = await fsp.readdir(installDir, { withFileTypes: true });
+    modules = fs.readdirSync(installDir, { withFileTypes: true });
   } catch {
     modules = [];
   }
@@ -315,7 +316,7 @@ async function readDeclared(catalog: BmadCatalog, installDir: string, root: stri
   for (const f of files) {
     let csv: string;
     try {
-      csv = (await readRegularFile(f, 8 * 1024 * 1024)).toString();
+      csv = readRegularFileSync(f, 8 * 1024 * 1024).toString();
     } catch {
       continue;
     }
@@ -329,7 +330,7 @@ async function skillManifestIds(installDir: string): Promise<Set<string>> {
   for (const cfgDir of ['_config', '_cfg']) {
     let csv: string;
     try {
-      csv = await readRegularFile(path.join(installDir, cfgDir, 'skill-manifest.csv'), 8 * 1024 * 1024);
+      csv = readRegularFileSync(path.join(installDir, cfgDir, 'skill-manifest.csv'), 8 * 1024 * 1024).toString();
     } catch {
       continue;
     }
