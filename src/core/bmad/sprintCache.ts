@@ -52,6 +52,20 @@ interface Recorder {
 /** The innermost recording under way, if any. */
 let active: Recorder | undefined;
 
+/** A file's parse kept in the cache: its key when read, and the parse encoded. */
+type KeptParse = [Keyed, unknown];
+
+/** The sprint being built by cachedSprint: the last cache's parses, and this build's. */
+interface Build {
+  /** The parses of the cache being replaced (any key: a parse depends on the file alone), read when first asked. */
+  previous?: Map<string, KeptParse>;
+  previousAt: number;
+  loadPrevious: () => void;
+  parses: Map<string, KeptParse>;
+}
+
+let building: Build | undefined;
+
 function newRecorder(): Recorder {
   return { files: new Map(), dirs: new Map(), probes: new Map(), times: [], outer: active, torn: false };
 }
@@ -158,6 +172,43 @@ export function recordingRead(file: string, maxBytes: number): string | undefine
   const text = readTextIfRegular(file, maxBytes);
   mergeInto(active, [[file, ...(key ?? ['-', '-', '-', '-']), text === undefined ? '-' : sha(text)] as Keyed], [], [], []);
   return text;
+}
+
+/**
+ * `parse` of a file's text (undefined when not a readable regular file up to `maxBytes`), recorded
+ * like recordingRead. While a sprint is built for the cache, a file whose stat key is the one the
+ * last cache recorded (and was not racy then) is not read again: its kept parse is decoded, so an
+ * edit of one story file of 400 parses one. `parse` must depend on the text alone (and the path).
+ */
+export function recordingParse<T>(file: string, maxBytes: number, parse: (text: string | undefined) => T): T {
+  const b = building;
+  if (!b || !active) return parse(recordingRead(file, maxBytes));
+  if (!b.previous) b.loadPrevious();
+  const kept = b.previous?.get(file);
+  if (kept) {
+    const k = kept[0];
+    if (keyed(k, BigInt(Math.floor(b.previousAt - racyWindowMs)) * 1_000_000n) === 'same') {
+      try {
+        const v = decodeGraph(kept[1]) as T;
+        mergeInto(active, [k], [], [], []);
+        b.parses.set(file, kept);
+        return v;
+      } catch {
+        // a torn entry: read the file
+      }
+    }
+  }
+  const key = statKey(file);
+  const text = readTextIfRegular(file, maxBytes);
+  const k = [file, ...(key ?? ['-', '-', '-', '-']), text === undefined ? '-' : sha(text)] as Keyed;
+  mergeInto(active, [k], [], [], []);
+  const v = parse(text);
+  try {
+    b.parses.set(file, [k, encodeGraph(v)]);
+  } catch {
+    // not encodable: parsed again next time
+  }
+  return v;
 }
 
 /** A folder's entries (none when unreadable), recorded while a sprint is built for the cache. */
@@ -339,6 +390,16 @@ interface CacheFile extends RecordedInputs {
   code: string;
   key: string;
   result: unknown;
+  /** Story files' parses by file (recordingParse), for the next build after an edit. */
+  parses?: KeptParse[];
+}
+
+/** The parses kept in the cache being replaced (read by tryLoad), and when they were recorded; empty when none fit. */
+function previousParses(c: CacheFile | undefined): { parses: Map<string, KeptParse>; at: number } {
+  const out = new Map<string, KeptParse>();
+  if (!c || typeof c.recordedAt !== 'number' || !Array.isArray(c.parses)) return { parses: out, at: 0 };
+  for (const p of c.parses) if (Array.isArray(p) && p.length === 2 && isKeyed(p[0])) out.set(p[0][0], p);
+  return { parses: out, at: c.recordedAt };
 }
 
 export function sprintCachePath(root: string): string {
@@ -409,8 +470,11 @@ export function inputsHold(r: unknown, now: Date, racyMs: number = racyWindowMs,
   return true;
 }
 
-/** The cached result for `key` when every input is unchanged and none is racy, with those inputs; else undefined. */
-function tryLoad(file: string, key: string, now: Date): { result: unknown; inputs: CacheFile } | undefined {
+/**
+ * The cached result for `key` when every input is unchanged and none is racy, with those inputs;
+ * else undefined, with the cache read when it is this build's (its parses serve the rebuild).
+ */
+function tryLoad(file: string, key: string, now: Date, miss: { stale?: CacheFile } = {}): { result: unknown; inputs: CacheFile } | undefined {
   let text: string | undefined;
   try {
     const st = fs.statSync(file, { throwIfNoEntry: false });
@@ -425,8 +489,9 @@ function tryLoad(file: string, key: string, now: Date): { result: unknown; input
   } catch {
     return undefined;
   }
-  if (!c || typeof c !== 'object' || c.waymarkSprintCache !== FORMAT || c.code !== codeFingerprint() || c.key !== key) return undefined;
-  if (!inputsHold(c, now)) return undefined;
+  if (!c || typeof c !== 'object' || c.waymarkSprintCache !== FORMAT || c.code !== codeFingerprint()) return undefined;
+  miss.stale = c;
+  if (c.key !== key || !inputsHold(c, now)) return undefined;
   try {
     return { result: decodeGraph(c.result), inputs: c };
   } catch {
@@ -463,7 +528,8 @@ export function cachedSprint<T>(cacheRoot: string, keyParts: unknown, now: Date,
   } catch {
     return build();
   }
-  const hit = tryLoad(file, key, now);
+  const miss: { stale?: CacheFile } = {};
+  const hit = tryLoad(file, key, now, miss);
   if (hit) {
     // Checked unchanged just now: the inputs as the cache recorded them are the enclosing recording's.
     if (active) mergeInto(active, hit.inputs.files, hit.inputs.dirs, hit.inputs.probes, hit.inputs.times);
@@ -472,10 +538,22 @@ export function cachedSprint<T>(cacheRoot: string, keyParts: unknown, now: Date,
   const recordedAt = Date.now();
   const rec = newRecorder();
   active = rec;
+  const outerBuild = building;
+  const b: Build = {
+    previousAt: 0,
+    parses: new Map(),
+    loadPrevious: () => {
+      const prev = previousParses(miss.stale);
+      b.previous = prev.parses;
+      b.previousAt = prev.at;
+    },
+  };
+  building = b;
   let result: T;
   try {
     result = build();
   } finally {
+    building = outerBuild;
     endRecorder(rec);
   }
   let encoded: unknown;
@@ -484,7 +562,7 @@ export function cachedSprint<T>(cacheRoot: string, keyParts: unknown, now: Date,
   } catch {
     return result;
   }
-  if (!rec.torn) save(cacheRoot, file, { waymarkSprintCache: FORMAT, code: codeFingerprint(), key, recordedAt, files: [...rec.files.values()], dirs: [...rec.dirs.values()], probes: [...rec.probes], times: rec.times, timeSig: timeSignature(rec.times, now), result: encoded });
+  if (!rec.torn) save(cacheRoot, file, { waymarkSprintCache: FORMAT, code: codeFingerprint(), key, recordedAt, files: [...rec.files.values()], dirs: [...rec.dirs.values()], probes: [...rec.probes], times: rec.times, timeSig: timeSignature(rec.times, now), result: encoded, parses: [...b.parses.values()] });
   return result;
 }
 
