@@ -77,8 +77,13 @@ export function declaredOutputs(text: string): { pattern: string; source: 'outpu
     if (!OUTPUT_KEY.test(key) || !v || /[*|\s]/.test(v) || !/\.(md|ya?ml)$/i.test(v)) return;
     if (!out.some((o) => o.pattern === v)) out.push({ pattern: v, source: /^output_?file$|^outputFile$|^wip_?file$/i.test(key) ? 'outputFile' : 'default_output_file' });
   };
-  for (const m of text.matchAll(/^[ \t]*["']?([A-Za-z_]+)["']?[ \t]*:[ \t]*["']?([^"'#\r\n]+?)["']?[ \t]*(?:#.*)?$/gm)) add(m[1], m[2]);
-  for (const m of text.matchAll(/`([A-Za-z_]+)`\s*=\s*`([^`\r\n]+)`/g)) add(m[1], m[2]);
+  // Every output key names `output` or `wip`, and every sentence's path holds `}/`: a text with
+  // neither (most step files) is not scanned line by line (the catalog reads hundreds on every run).
+  if (/output|wip/i.test(text)) {
+    for (const m of text.matchAll(/^[ \t]*["']?([A-Za-z_]+)["']?[ \t]*:[ \t]*["']?([^"'#\r\n]+?)["']?[ \t]*(?:#.*)?$/gm)) add(m[1], m[2]);
+    for (const m of text.matchAll(/`([A-Za-z_]+)`\s*=\s*`([^`\r\n]+)`/g)) add(m[1], m[2]);
+  }
+  if (!text.includes('}/')) return out;
   // A sentence naming the output file: "Create the starter output file: `{planning_artifacts}/research/…-{{date}}.md`",
   // or the final name a work file is renamed to: "Rename `{wipFile}` → `{implementation_artifacts}/tech-spec-{slug}.md`".
   for (const line of text.split(/\r?\n/)) {
