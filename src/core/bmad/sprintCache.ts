@@ -14,7 +14,10 @@
  * - the clock gives the same answers the result depends on (a ledger's staleness and its day
  *   count, a waiver's expiry).
  * Anything else (missing, torn, corrupt, another format) is a miss: the sprint is built and the
- * cache written again, atomically and without fsync (it is a cache). Never throws.
+ * cache written again, atomically and without fsync (it is a cache). Never throws. Beside it,
+ * `bmad-sprint-parses.json` keeps each story file's parse with its stat key (recordingParse): a
+ * rebuild after one story changed parses that one. Recordings nest (startRecording): validate's
+ * stored answer is keyed on everything the BMAD readers read, a cached sprint's inputs included.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -390,16 +393,38 @@ interface CacheFile extends RecordedInputs {
   code: string;
   key: string;
   result: unknown;
-  /** Story files' parses by file (recordingParse), for the next build after an edit. */
-  parses?: KeptParse[];
 }
 
-/** The parses kept in the cache being replaced (read by tryLoad), and when they were recorded; empty when none fit. */
-function previousParses(c: CacheFile | undefined): { parses: Map<string, KeptParse>; at: number } {
+/**
+ * Story files' parses by file (recordingParse), for the next build after an edit: a file of their
+ * own beside the cache (`bmad-sprint-parses.json`), read only when the sprint is built again, so a
+ * warm read of the sprint does not parse them.
+ */
+interface ParsesFile {
+  waymarkSprintParses: number;
+  code: string;
+  recordedAt: number;
+  parses: KeptParse[];
+}
+
+function parsesPath(cacheFile: string): string {
+  return cacheFile.replace(/\.json$/, '-parses.json');
+}
+
+/** The parses kept beside the cache being replaced, and when they were recorded; empty when none fit. */
+function previousParses(cacheFile: string): { parses: Map<string, KeptParse>; at: number } {
   const out = new Map<string, KeptParse>();
-  if (!c || typeof c.recordedAt !== 'number' || !Array.isArray(c.parses)) return { parses: out, at: 0 };
-  for (const p of c.parses) if (Array.isArray(p) && p.length === 2 && isKeyed(p[0])) out.set(p[0][0], p);
-  return { parses: out, at: c.recordedAt };
+  try {
+    const file = parsesPath(cacheFile);
+    const st = fs.statSync(file, { throwIfNoEntry: false });
+    if (!st || !st.isFile() || st.size > MAX_CACHE_BYTES) return { parses: out, at: 0 };
+    const c = JSON.parse(fs.readFileSync(file, 'utf8')) as ParsesFile;
+    if (!c || c.waymarkSprintParses !== FORMAT || c.code !== codeFingerprint() || typeof c.recordedAt !== 'number' || !Array.isArray(c.parses)) return { parses: out, at: 0 };
+    for (const p of c.parses) if (Array.isArray(p) && p.length === 2 && isKeyed(p[0])) out.set(p[0][0], p);
+    return { parses: out, at: c.recordedAt };
+  } catch {
+    return { parses: out, at: 0 };
+  }
 }
 
 export function sprintCachePath(root: string): string {
@@ -470,11 +495,8 @@ export function inputsHold(r: unknown, now: Date, racyMs: number = racyWindowMs,
   return true;
 }
 
-/**
- * The cached result for `key` when every input is unchanged and none is racy, with those inputs;
- * else undefined, with the cache read when it is this build's (its parses serve the rebuild).
- */
-function tryLoad(file: string, key: string, now: Date, miss: { stale?: CacheFile } = {}): { result: unknown; inputs: CacheFile } | undefined {
+/** The cached result for `key` when every input is unchanged and none is racy, with those inputs; else undefined. */
+function tryLoad(file: string, key: string, now: Date): { result: unknown; inputs: CacheFile } | undefined {
   let text: string | undefined;
   try {
     const st = fs.statSync(file, { throwIfNoEntry: false });
@@ -489,9 +511,8 @@ function tryLoad(file: string, key: string, now: Date, miss: { stale?: CacheFile
   } catch {
     return undefined;
   }
-  if (!c || typeof c !== 'object' || c.waymarkSprintCache !== FORMAT || c.code !== codeFingerprint()) return undefined;
-  miss.stale = c;
-  if (c.key !== key || !inputsHold(c, now)) return undefined;
+  if (!c || typeof c !== 'object' || c.waymarkSprintCache !== FORMAT || c.code !== codeFingerprint() || c.key !== key) return undefined;
+  if (!inputsHold(c, now)) return undefined;
   try {
     return { result: decodeGraph(c.result), inputs: c };
   } catch {
@@ -499,7 +520,7 @@ function tryLoad(file: string, key: string, now: Date, miss: { stale?: CacheFile
   }
 }
 
-function save(root: string, file: string, c: CacheFile): void {
+function save(root: string, file: string, c: CacheFile | ParsesFile): void {
   try {
     const dir = path.dirname(file);
     if (!fs.existsSync(dir)) {
@@ -528,8 +549,7 @@ export function cachedSprint<T>(cacheRoot: string, keyParts: unknown, now: Date,
   } catch {
     return build();
   }
-  const miss: { stale?: CacheFile } = {};
-  const hit = tryLoad(file, key, now, miss);
+  const hit = tryLoad(file, key, now);
   if (hit) {
     // Checked unchanged just now: the inputs as the cache recorded them are the enclosing recording's.
     if (active) mergeInto(active, hit.inputs.files, hit.inputs.dirs, hit.inputs.probes, hit.inputs.times);
@@ -543,7 +563,7 @@ export function cachedSprint<T>(cacheRoot: string, keyParts: unknown, now: Date,
     previousAt: 0,
     parses: new Map(),
     loadPrevious: () => {
-      const prev = previousParses(miss.stale);
+      const prev = previousParses(file);
       b.previous = prev.parses;
       b.previousAt = prev.at;
     },
@@ -562,7 +582,10 @@ export function cachedSprint<T>(cacheRoot: string, keyParts: unknown, now: Date,
   } catch {
     return result;
   }
-  if (!rec.torn) save(cacheRoot, file, { waymarkSprintCache: FORMAT, code: codeFingerprint(), key, recordedAt, files: [...rec.files.values()], dirs: [...rec.dirs.values()], probes: [...rec.probes], times: rec.times, timeSig: timeSignature(rec.times, now), result: encoded, parses: [...b.parses.values()] });
+  if (!rec.torn) {
+    save(cacheRoot, file, { waymarkSprintCache: FORMAT, code: codeFingerprint(), key, recordedAt, files: [...rec.files.values()], dirs: [...rec.dirs.values()], probes: [...rec.probes], times: rec.times, timeSig: timeSignature(rec.times, now), result: encoded });
+    if (b.parses.size) save(cacheRoot, parsesPath(file), { waymarkSprintParses: FORMAT, code: codeFingerprint(), recordedAt, parses: [...b.parses.values()] });
+  }
   return result;
 }
 
