@@ -1,10 +1,14 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { checkWorkspace, createStateCore, type WorkspaceCheck } from '../../src/core/index';
 import { runCli } from '../../src/cli/framework';
-import { workspace } from './fileHelpers';
+import { spawnSync } from 'node:child_process';
+import { workspace, writeFiles } from './fileHelpers';
+import { bigTree } from './treeHelpers';
+import { setSprintCacheRacyWindow, sprintCachePath } from '../../src/core/bmad/sprintCache';
 
 function wf(id: string, status: string, extra = ''): string {
   return `---\nworkflow: ${id}\nstatus: ${status}\nstepsCompleted: []\n${extra}---\n# ${id}\n`;
@@ -49,6 +53,53 @@ function tree(): string {
   const old = new Date(Date.now() - 10 * 86_400_000);
   fs.utimesSync(path.join(root, 'quiet.md'), old, old);
   return root;
+}
+
+const IMPL = '_bmad-output/implementation-artifacts';
+const LEDGER = `${IMPL}/sprint-status.yaml`;
+
+function story(title: string, status: string): string {
+  return `# Story ${title}\n\nStatus: ${status}\n\n## Tasks / Subtasks\n\n- [${status === 'done' ? 'x' : ' '}] Task 1\n`;
+}
+
+/** Sets the modification time of every file and folder under `root` (but the cache) to `ms` ago. */
+function age(root: string, ms: number): void {
+  const t = new Date(Date.now() - ms);
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory() && e.name !== 'cache') walk(p);
+      if (e.isFile()) fs.utimesSync(p, t, t);
+    }
+    fs.utimesSync(d, t, t);
+  };
+  walk(root);
+}
+
+/** A BMAD v6 project: install config, ledger, stories (one stalled in progress, one drifting), epics. */
+function sprintProject(at = ''): string {
+  const root = workspace({}, { prefix: 'wm-answer-bmad-' });
+  const base = at ? `${at}/` : '';
+  writeFiles(root, {
+    [`${base}_bmad/bmm/config.yaml`]: 'project_name: Demo\noutput_folder: "{project-root}/_bmad-output"\nimplementation_artifacts: "{project-root}/_bmad-output/implementation-artifacts"\nplanning_artifacts: "{project-root}/_bmad-output/planning-artifacts"\n',
+    [`${base}${LEDGER}`]: 'development_status:\n  epic-1: in-progress\n  1-1-login: in-progress\n  1-2-logout: review\n  1-3-profile: ready-for-dev\n  epic-1-retrospective: optional\n',
+    [`${base}${IMPL}/1-1-login.md`]: story('1.1: Login', 'in-progress'),
+    [`${base}${IMPL}/1-2-logout.md`]: story('1.2: Logout', 'done'),
+    [`${base}${IMPL}/1-3-profile.md`]: story('1.3: Profile', 'ready-for-dev'),
+    [`${base}_bmad-output/planning-artifacts/epics.md`]: '# Epics\n\n## Epic 1: Accounts\n\n### Story 1.1: Login\n\n### Story 1.2: Logout\n\n### Story 1.3: Profile\n',
+    'w.md': wf('w', 'created'),
+  });
+  // Ten days untouched: the in-progress story is stalled.
+  age(root, 10 * 86_400_000);
+  return root;
+}
+
+/** A file's text with one replacement made (it must be there). */
+function edit(file: string, from: string | RegExp, to: string): void {
+  const text = fs.readFileSync(file, 'utf8');
+  const next = text.replace(from, to);
+  assert.notEqual(next, text, `${file} has no ${String(from)}`);
+  fs.writeFileSync(file, next);
 }
 
 describe('validate answer kept across runs (checkAnswer)', () => {
@@ -108,16 +159,15 @@ describe('validate answer kept across runs (checkAnswer)', () => {
     assert.equal((await checkWorkspace(root, { createCore })).reused, false);
   });
 
-  test('a folder with a BMAD sprint always takes the full path', async () => {
-    const root = workspace({
-      '_bmad-output/implementation-artifacts/sprint-status.yaml': 'development_status:\n  epic-1: in-progress\n  1-1-login: in-progress\n',
-      '_bmad-output/implementation-artifacts/1-1-login.md': '# Story 1.1\n\nStatus: in-progress\n',
-      'w.md': wf('w', 'created'),
-    }, { prefix: 'wm-answer-bmad-', config: 'dialects: [waymark, bmad]\n' });
+  test('a folder with a BMAD sprint is answered from its stored answer, as a full run says', async () => {
+    const root = sprintProject();
     const first = await check(root);
+    assert.equal(first.reused, false);
+    assert.ok(first.problems.some((p) => p.code === 'work-stalled' && p.file.endsWith('1-1-login.md')), JSON.stringify(first.problems));
     const second = await check(root);
-    assert.equal(second.reused, false);
+    assert.equal(second.reused, true);
     assert.deepStrictEqual(settled(second), settled(first));
+    assert.deepStrictEqual(settled(second), settled(await full(root)));
   });
 
   test('the scan index is written from the second full check on, or at once when no answer can be stored', async () => {
@@ -139,16 +189,21 @@ describe('validate answer kept across runs (checkAnswer)', () => {
     assert.deepStrictEqual(settled(third), settled(await full(root)), 'the answer built on the index is a full run\'s');
     assert.deepStrictEqual(settled(first).skipped, settled(third).skipped);
 
-    // A folder with a BMAD sprint never stores an answer: its first check writes the index.
-    const sprint = workspace({
-      '_bmad-output/implementation-artifacts/sprint-status.yaml': 'development_status:\n  epic-1: in-progress\n  1-1-login: in-progress\n',
-      '_bmad-output/implementation-artifacts/1-1-login.md': '# Story 1.1\n\nStatus: in-progress\n',
-      'w.md': wf('w', 'created'),
-    }, { prefix: 'wm-answer-bmad-index-', config: 'dialects: [waymark, bmad]\n' });
+    // A folder with a BMAD sprint stores its answer too: its first check writes no index.
+    const sprint = sprintProject();
     await check(sprint);
     await settle();
-    assert.ok(!fs.existsSync(path.join(sprint, '.waymark/cache/check-answer.json')));
-    assert.ok(fs.existsSync(indexFile(sprint)));
+    assert.ok(fs.existsSync(path.join(sprint, '.waymark/cache/check-answer.json')));
+    assert.ok(!fs.existsSync(indexFile(sprint)));
+    // A folder whose answer cannot be stored (a lease) gets the index at once.
+    const leased = tree();
+    const core = createCore([leased]);
+    await core.protocol.acquireLease(leased, 'busy.md', { agent: 'test', host: os.hostname() });
+    await core.close();
+    await check(leased);
+    await settle();
+    assert.ok(!fs.existsSync(path.join(leased, '.waymark/cache/check-answer.json')));
+    assert.ok(fs.existsSync(indexFile(leased)));
   });
 
   test('waymark validate of a whole folder prints the same warm as cold', async () => {
@@ -168,5 +223,162 @@ describe('validate answer kept across runs (checkAnswer)', () => {
     assert.deepStrictEqual(stored, cold);
     assert.deepStrictEqual(warm, cold);
     assert.match(warm.out, /work-stalled In progress but untouched for 10 d/);
+  });
+  const bmadChanges: [string, (root: string) => void][] = [
+    ['a story\'s status line edited', (r) => edit(path.join(r, IMPL, '1-3-profile.md'), 'Status: ready-for-dev', 'Status: in-progress')],
+    ['a ledger line edited', (r) => edit(path.join(r, LEDGER), '1-2-logout: review', '1-2-logout: done')],
+    ['the ledger edited to the same size with its modification time put back (change time moves)', (r) => {
+      const f = path.join(r, LEDGER);
+      const st = fs.statSync(f);
+      edit(f, '1-2-logout: review', '1-2-logout: in-pr');
+      fs.utimesSync(f, st.atime, st.mtime);
+    }],
+    ['a story file added', (r) => fs.writeFileSync(path.join(r, IMPL, '1-4-avatar.md'), story('1.4: Avatar', 'in-progress'))],
+    ['a story file deleted', (r) => fs.rmSync(path.join(r, IMPL, '1-2-logout.md'))],
+    ['the epics document edited', (r) => fs.appendFileSync(path.join(r, '_bmad-output/planning-artifacts/epics.md'), '\n### Story 1.4: Avatar\n')],
+    ['the BMAD config changed (another story folder)', (r) => {
+      writeFiles(r, { '_bmad-output/stories/sprint-status.yaml': 'development_status:\n  epic-1: in-progress\n  1-1-login: done\n' });
+      fs.writeFileSync(path.join(r, '_bmad/bmm/config.yaml'), 'project_name: Demo\noutput_folder: "{project-root}/_bmad-output"\nimplementation_artifacts: "{project-root}/_bmad-output/stories"\n');
+    }],
+    ['the Waymark configuration changed (stalled threshold)', (r) => fs.writeFileSync(path.join(r, '.waymark/config.yaml'), 'project:\n  stalledAfter:\n    ledger: 30d\n')],
+  ];
+  for (const [what, change] of bmadChanges) {
+    test(`BMAD sprint, ${what}: the full path runs and says what a full run says`, async () => {
+      const root = sprintProject();
+      const first = await check(root);
+      assert.equal((await check(root)).reused, true);
+      change(root);
+      const after = await check(root);
+      assert.equal(after.reused, false);
+      assert.deepStrictEqual(settled(after), settled(await full(root)));
+      assert.notDeepStrictEqual(settled(after), settled(first), 'the change shows in the answer');
+      assert.equal((await check(root)).reused, true, 'the new answer is stored');
+    });
+  }
+
+  test('an answer built on a sprint read from the sprint cache keeps the cache\'s inputs: a later ledger edit is seen', async () => {
+    setSprintCacheRacyWindow(0);
+    try {
+      const root = sprintProject();
+      await check(root);
+      assert.ok(fs.existsSync(sprintCachePath(root)), 'the sprint is cached');
+      const cached = fs.statSync(sprintCachePath(root)).mtimeMs;
+      // A change the sprint does not depend on: the answer is computed again, its sprint from the cache.
+      fs.writeFileSync(path.join(root, '.waymark/config.yaml'), 'project:\n  stalledAfter:\n    workflow: 30d\n');
+      assert.equal((await check(root)).reused, false);
+      assert.equal(fs.statSync(sprintCachePath(root)).mtimeMs, cached, 'the sprint came from its cache');
+      assert.equal((await check(root)).reused, true);
+      // The ledger is no candidate file: only the inputs handed on by the sprint cache name it.
+      edit(path.join(root, LEDGER), '1-2-logout: review', '1-2-logout: done');
+      const after = await check(root);
+      assert.equal(after.reused, false);
+      assert.deepStrictEqual(settled(after), settled(await full(root)));
+      assert.ok(!after.problems.some((p) => p.code === 'story-status-drift'), JSON.stringify(after.problems));
+    } finally {
+      setSprintCacheRacyWindow(2000);
+    }
+  });
+
+  test('BMAD input (the ledger, no candidate file) changed within the racy window: the answer is not stored', async () => {
+    const racy = sprintProject();
+    const quiet = sprintProject();
+    // Past a racy window of a second for every file (change times cannot be set back)...
+    await new Promise((r) => setTimeout(r, 1100));
+    // ...but the racy project's ledger, written now.
+    fs.appendFileSync(path.join(racy, LEDGER), '  1-4-avatar: backlog\n');
+    const answer = (r: string) => path.join(r, '.waymark/cache/check-answer.json');
+    const a = await checkWorkspace(racy, { createCore, racyWindowMs: 1000 });
+    const b = await checkWorkspace(quiet, { createCore, racyWindowMs: 1000 });
+    assert.ok(!fs.existsSync(answer(racy)), 'a racy ledger: no answer stored');
+    assert.ok(fs.existsSync(answer(quiet)), 'the same project with nothing racy stores it');
+    assert.equal(a.reused || b.reused, false);
+    assert.equal((await checkWorkspace(quiet, { createCore, racyWindowMs: 1000 })).reused, true);
+    assert.equal((await checkWorkspace(racy, { createCore, racyWindowMs: 1000 })).reused, false);
+  });
+
+  test('a monorepo\'s BMAD project in a subfolder: reused while unchanged, recomputed when its story or a new project changes', async () => {
+    const root = sprintProject('apps/planner');
+    const first = await check(root);
+    assert.ok(first.problems.some((p) => p.file.includes('apps/planner/')), JSON.stringify(first.problems));
+    // The first run made the sub-project's cache folder (apps/planner/.waymark) after listing
+    // apps/planner: that listing moved, so the answer is stored by the second run.
+    assert.equal((await check(root)).reused, false);
+    assert.equal((await check(root)).reused, true);
+    edit(path.join(root, 'apps/planner', IMPL, '1-3-profile.md'), 'Status: ready-for-dev', 'Status: review');
+    let after = await check(root);
+    assert.equal(after.reused, false);
+    assert.deepStrictEqual(settled(after), settled(await full(root)));
+    assert.equal((await check(root)).reused, true);
+    // A second project appears beside it.
+    writeFiles(root, { [`apps/other/${LEDGER}`]: 'development_status:\n  epic-1: in-progress\n  1-1-start: in-progress\n', [`apps/other/${IMPL}/1-1-start.md`]: story('1.1: Start', 'review') });
+    after = await check(root);
+    assert.equal(after.reused, false);
+    assert.deepStrictEqual(settled(after), settled(await full(root)));
+  });
+
+  test('a folder only searched for BMAD projects changing its entries and back keeps the answer', async () => {
+    const root = sprintProject('apps/planner');
+    fs.mkdirSync(path.join(root, 'src'));
+    await check(root);
+    await check(root);
+    assert.equal((await check(root)).reused, true);
+    // A file made and removed (an editor's temp file): the folder's times move, its entries do not.
+    fs.writeFileSync(path.join(root, 'src/x.tmp'), 'x');
+    fs.rmSync(path.join(root, 'src/x.tmp'));
+    assert.equal((await check(root)).reused, true);
+  });
+
+  test('a BMAD v7 ticket tree: reused while unchanged, recomputed when a plan\'s status or the breakdown changes', async () => {
+    const root = bigTree(2, 4);
+    fs.mkdirSync(path.join(root, '.waymark'));
+    const first = await check(root);
+    assert.equal(first.reused, false);
+    const second = await check(root);
+    assert.equal(second.reused, true);
+    assert.deepStrictEqual(settled(second), settled(await full(root)));
+    const epic = path.join(root, '_bmad-output/initiative-big/epic-e1');
+    const plan = fs.readdirSync(epic).find((f) => /-plan\.md$/.test(f) && /status: (?!done)/.test(fs.readFileSync(path.join(epic, f), 'utf8')))!;
+    edit(path.join(epic, plan), /status: \S+/, 'status: done');
+    let after = await check(root);
+    assert.equal(after.reused, false);
+    assert.deepStrictEqual(settled(after), settled(await full(root)));
+    assert.equal((await check(root)).reused, true);
+    fs.appendFileSync(path.join(epic, 'tickets.toml'), '[[entry]]\nid = 99\ntype = "story"\ntitle = "Late"\nafter = [42]\n');
+    after = await check(root);
+    assert.equal(after.reused, false);
+    assert.deepStrictEqual(settled(after), settled(await full(root)));
+  });
+
+  test('waymark validate as a process on a BMAD project: warm and after each edit, the same as with no cache', (t) => {
+    const cli = path.resolve('dist/cli.js');
+    if (!fs.existsSync(cli)) return t.skip('dist/cli.js not built');
+    const root = sprintProject();
+    const run = (env: NodeJS.ProcessEnv = {}) => {
+      const r = spawnSync(process.execPath, [cli, 'validate', '--json'], { cwd: root, encoding: 'utf8', env: { ...process.env, ...env } });
+      assert.ok(r.status === 0 || r.status === 1, r.stderr);
+      const out = JSON.parse(r.stdout) as { problems: { code: string; message: string; data?: unknown }[] };
+      // Idle minutes move with the clock between two runs.
+      return { status: r.status, out: { ...out, problems: out.problems.map((p) => (p.code === 'work-stalled' ? { ...p, message: p.message.replace(/untouched for [^(]+/, 'untouched for N'), data: 'idle' } : p)) } };
+    };
+    const cold = () => run({ WAYMARK_SCAN_INDEX: '0' });
+    const answer = path.join(root, '.waymark/cache/check-answer.json');
+    // Past the racy window (2 s by default), so the first run stores its answer.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2100);
+    assert.deepStrictEqual(run(), cold());
+    const stored = fs.statSync(answer).mtimeMs;
+    assert.deepStrictEqual(run(), cold(), 'warm');
+    assert.equal(fs.statSync(answer).mtimeMs, stored, 'the warm run answered from the stored answer');
+    for (const change of [
+      () => edit(path.join(root, IMPL, '1-1-login.md'), 'Status: in-progress', 'Status: review'),
+      () => edit(path.join(root, LEDGER), '1-3-profile: ready-for-dev', '1-3-profile: in-progress'),
+      () => fs.writeFileSync(path.join(root, IMPL, '1-5-extra.md'), story('1.5: Extra', 'done')),
+      () => fs.rmSync(path.join(root, IMPL, '1-2-logout.md')),
+    ]) {
+      const before = run();
+      change();
+      const after = run();
+      assert.deepStrictEqual(after, cold());
+      assert.notDeepStrictEqual(after, before);
+    }
   });
 });

@@ -3,7 +3,7 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import type { StepDef } from '../types';
 import type { BmadWorkflow } from './workflowShape';
-import { readRegularFile } from '../store/safeRead';
+import { readRegularFileSync } from '../store/safeRead';
 import { compareText } from '../model/text';
 import { addDeclaredRows, emptyDeclared, type DeclaredWorkflows } from './known';
 export type { BmadWorkflow } from './workflowShape';
@@ -77,8 +77,13 @@ export function declaredOutputs(text: string): { pattern: string; source: 'outpu
     if (!OUTPUT_KEY.test(key) || !v || /[*|\s]/.test(v) || !/\.(md|ya?ml)$/i.test(v)) return;
     if (!out.some((o) => o.pattern === v)) out.push({ pattern: v, source: /^output_?file$|^outputFile$|^wip_?file$/i.test(key) ? 'outputFile' : 'default_output_file' });
   };
-  for (const m of text.matchAll(/^[ \t]*["']?([A-Za-z_]+)["']?[ \t]*:[ \t]*["']?([^"'#\r\n]+?)["']?[ \t]*(?:#.*)?$/gm)) add(m[1], m[2]);
-  for (const m of text.matchAll(/`([A-Za-z_]+)`\s*=\s*`([^`\r\n]+)`/g)) add(m[1], m[2]);
+  // Every output key names `output` or `wip`, and every sentence's path holds `}/`: a text with
+  // neither (most step files) is not scanned line by line (the catalog reads hundreds on every run).
+  if (/output|wip/i.test(text)) {
+    for (const m of text.matchAll(/^[ \t]*["']?([A-Za-z_]+)["']?[ \t]*:[ \t]*["']?([^"'#\r\n]+?)["']?[ \t]*(?:#.*)?$/gm)) add(m[1], m[2]);
+    for (const m of text.matchAll(/`([A-Za-z_]+)`\s*=\s*`([^`\r\n]+)`/g)) add(m[1], m[2]);
+  }
+  if (!text.includes('}/')) return out;
   // A sentence naming the output file: "Create the starter output file: `{planning_artifacts}/research/…-{{date}}.md`",
   // or the final name a work file is renamed to: "Rename `{wipFile}` → `{implementation_artifacts}/tech-spec-{slug}.md`".
   for (const line of text.split(/\r?\n/)) {
@@ -88,9 +93,9 @@ export function declaredOutputs(text: string): { pattern: string; source: 'outpu
   return out;
 }
 
-async function readHead(file: string, max: number): Promise<string | undefined> {
+function readHead(file: string, max: number): string | undefined {
   try {
-    return (await readRegularFile(file, max)).toString();
+    return readRegularFileSync(file, max).toString();
   } catch {
     return undefined;
   }
@@ -135,7 +140,7 @@ async function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: bool
     if (depth > 8) return;
     let entries: import('node:fs').Dirent[];
     try {
-      entries = await fsp.readdir(dir, { withFileTypes: true });
+      entries = fs.readdirSync(dir, { withFileTypes: true });
     } catch {
       return;
     }
@@ -155,7 +160,7 @@ async function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: bool
       const stepsDir = path.join(dir, stepsDirName);
       let names: string[] = [];
       try {
-        names = await fsp.readdir(stepsDir);
+        names = fs.readdirSync(stepsDir);
       } catch {
         names = [];
       }
@@ -167,7 +172,7 @@ async function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: bool
           const d = path.join(dir, m);
           let ns: string[] = [];
           try {
-            ns = await fsp.readdir(d);
+            ns = fs.readdirSync(d);
           } catch {
             ns = [];
           }
@@ -175,7 +180,7 @@ async function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: bool
         }
         if (stepsDirName === 'steps-c' && subdirs.includes('steps')) {
           try {
-            modeSteps.plain = modeStepsFromFileNames(path.join(dir, 'steps'), await fsp.readdir(path.join(dir, 'steps')));
+            modeSteps.plain = modeStepsFromFileNames(path.join(dir, 'steps'), fs.readdirSync(path.join(dir, 'steps')));
           } catch {
             // unreadable: no plain steps
           }
@@ -186,9 +191,10 @@ async function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: bool
         };
         // The first steps declare the file they write (`outputFile:`, `wipFile:`); the last may
         // name the final file it is renamed to.
-        // Read at once (each read is several trips to the file system), used in this order.
+        // Read with synchronous calls: a promise read of a small file costs several trips through
+        // the thread pool, and a catalog is a few hundred of them on every run.
         const sources = [...[...new Set([...steps.slice(0, 3), ...steps.slice(-1)])].map((st) => st.file), ...['workflow.yaml', 'workflow.md', 'SKILL.md'].map((f) => path.join(dir, f))];
-        for (const text of await Promise.all(sources.map((f) => (f ? readHead(f, MAX_WORKFLOW_BYTES) : undefined)))) {
+        for (const text of sources.map((f) => (f ? readHead(f, MAX_WORKFLOW_BYTES) : undefined))) {
           if (text !== undefined) addOutputs(declaredOutputs(text));
         }
         const wf: BmadWorkflow = {
@@ -217,7 +223,7 @@ async function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: bool
 async function readManifest(catalog: BmadCatalog, csvFile: string, root: string): Promise<void> {
   let csv: string;
   try {
-    csv = (await readRegularFile(csvFile, 8 * 1024 * 1024)).toString();
+    csv = readRegularFileSync(csvFile, 8 * 1024 * 1024).toString();
   } catch {
     return;
   }
@@ -302,7 +308,7 @@ async function readDeclared(catalog: BmadCatalog, installDir: string, root: stri
   for (const cfgDir of ['_config', '_cfg']) for (const f of ['bmad-help.csv', 'workflow-manifest.csv', 'skill-manifest.csv']) files.push(path.join(installDir, cfgDir, f));
   let modules: import('node:fs').Dirent[] = [];
   try {
-    modules = await fsp.readdir(installDir, { withFileTypes: true });
+    modules = fs.readdirSync(installDir, { withFileTypes: true });
   } catch {
     modules = [];
   }
@@ -315,7 +321,7 @@ async function readDeclared(catalog: BmadCatalog, installDir: string, root: stri
   for (const f of files) {
     let csv: string;
     try {
-      csv = (await readRegularFile(f, 8 * 1024 * 1024)).toString();
+      csv = readRegularFileSync(f, 8 * 1024 * 1024).toString();
     } catch {
       continue;
     }
@@ -329,7 +335,7 @@ async function skillManifestIds(installDir: string): Promise<Set<string>> {
   for (const cfgDir of ['_config', '_cfg']) {
     let csv: string;
     try {
-      csv = await readRegularFile(path.join(installDir, cfgDir, 'skill-manifest.csv'), 8 * 1024 * 1024);
+      csv = readRegularFileSync(path.join(installDir, cfgDir, 'skill-manifest.csv'), 8 * 1024 * 1024).toString();
     } catch {
       continue;
     }

@@ -10,7 +10,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { recordingExists, recordingList, recordingProbe, recordingRead } from './sprintCache';
+import { isRecording, recordingExists, recordingList, recordingProbe, recordingRead } from './sprintCache';
 
 // File system reads go through sprintCache's recorders, so a cached sprint knows its config's inputs.
 const readTextIfRegular = recordingRead;
@@ -141,7 +141,8 @@ export function findBmadProjects(root: string, configured?: string, maxDepth = 3
   const key = `${absRoot}\0${configured ?? ''}\0${maxDepth}`;
   const now = Date.now();
   const hit = projectCache.get(key);
-  if (hit && now - hit.at < 1000) return hit.found;
+  // While recording, the folders are listed again: their listings are inputs of what is recorded.
+  if (hit && now - hit.at < 1000 && !isRecording()) return hit.found;
   const found = searchBmadProjects(absRoot, configured, maxDepth);
   if (projectCache.size > 100) projectCache.clear();
   projectCache.set(key, { at: now, found });

@@ -13,7 +13,7 @@ import { parseEpics, type PlannedEpic } from './epics';
 import { parseGateDecision, parseQaGate, type StoryGate } from './qaGates';
 import { buildSprint, type SprintModel, type SprintStory } from './drift';
 import { resolveStoryRef } from './storyRef';
-import { cachedSprint, recordingList, recordingProbe, recordingRead, recordTime, cacheFilesEnabled } from './sprintCache';
+import { cachedSprint, recordingList, recordingParse, recordingProbe, recordingRead, recordTime, cacheFilesEnabled } from './sprintCache';
 import { readConfigSync } from '../store/configFile';
 import { readTicketTree } from './tree/reader';
 import { treeProblems } from './tree/checks';
@@ -271,9 +271,10 @@ function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: M
   for (const d of dirs) storyFilesIn(d, 3, storyPaths);
   const stories: StoryFile[] = [];
   for (const p of storyPaths.keys()) {
-    const text = readText(p, opts.overrides);
-    if (text === undefined) continue;
-    const s = parseStory(p, text);
+    // A story file unchanged since the last cached build is not parsed again (recordingParse).
+    const o = opts.overrides?.get(p);
+    const s = o !== undefined ? parseStory(p, o) : recordingParse(p, MAX_FILE, (text) => (text === undefined ? undefined : parseStory(p, text)));
+    if (!s) continue;
     // A file named like a story but holding no story (a review note) is not one; a name in the mixed
     // form (`05.5-x11-issues.md`, also a tech-spec's) is a story when its title says so.
     if (s.title === undefined && s.status === undefined) continue;

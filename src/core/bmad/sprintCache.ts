@@ -14,7 +14,10 @@
  * - the clock gives the same answers the result depends on (a ledger's staleness and its day
  *   count, a waiver's expiry).
  * Anything else (missing, torn, corrupt, another format) is a miss: the sprint is built and the
- * cache written again, atomically and without fsync (it is a cache). Never throws.
+ * cache written again, atomically and without fsync (it is a cache). Never throws. Beside it,
+ * `bmad-sprint-parses.json` keeps each story file's parse with its stat key (recordingParse): a
+ * rebuild after one story changed parses that one. Recordings nest (startRecording): validate's
+ * stored answer is keyed on everything the BMAD readers read, a cached sprint's inputs included.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -43,9 +46,58 @@ interface Recorder {
   dirs: Map<string, Keyed>;
   probes: Map<string, string>;
   times: TimeDep[];
+  /** The recording this one is nested in: it gets every input recorded here too. */
+  outer?: Recorder;
+  /** An input seen twice with different keys (it changed while recorded): nothing recorded can be trusted. */
+  torn: boolean;
 }
 
+/** The innermost recording under way, if any. */
 let active: Recorder | undefined;
+
+/** A file's parse kept in the cache: its key when read, and the parse encoded. */
+type KeptParse = [Keyed, unknown];
+
+/** The sprint being built by cachedSprint: the last cache's parses, and this build's. */
+interface Build {
+  /** The parses of the cache being replaced (any key: a parse depends on the file alone), read when first asked. */
+  previous?: Map<string, KeptParse>;
+  previousAt: number;
+  loadPrevious: () => void;
+  parses: Map<string, KeptParse>;
+}
+
+let building: Build | undefined;
+
+function newRecorder(): Recorder {
+  return { files: new Map(), dirs: new Map(), probes: new Map(), times: [], outer: active, torn: false };
+}
+
+/** Adds inputs to a recording; the first key of each is kept, a different one later marks it torn. */
+function mergeInto(r: Recorder, files: Iterable<Keyed>, dirs: Iterable<Keyed>, probes: Iterable<[string, string]>, times: Iterable<TimeDep>): void {
+  const add = (m: Map<string, Keyed>, k: Keyed) => {
+    const had = m.get(k[0]);
+    if (!had) m.set(k[0], k);
+    else if (had.join('\0') !== k.join('\0')) r.torn = true;
+  };
+  for (const f of files) add(r.files, f);
+  for (const d of dirs) add(r.dirs, d);
+  for (const [p, kind] of probes) {
+    const had = r.probes.get(p);
+    if (had === undefined) r.probes.set(p, kind);
+    else if (had !== kind) r.torn = true;
+  }
+  for (const t of times) r.times.push(t);
+}
+
+/** Ends `r` (the innermost recording): its inputs go to the recording it was nested in. */
+function endRecorder(r: Recorder): void {
+  active = r.outer;
+  if (r.outer) {
+    mergeInto(r.outer, r.files.values(), r.dirs.values(), r.probes, r.times);
+    if (r.torn) r.outer.torn = true;
+  }
+}
 let racyWindowMs = RACY_WINDOW_MS;
 
 /** Tests only: the racy window (RACY_WINDOW_MS by default). */
@@ -111,13 +163,55 @@ function listDirRaw(dir: string): fs.Dirent[] {
   }
 }
 
+/** Whether a recording is under way: a reader's in-process memo would hide its inputs from it. */
+export function isRecording(): boolean {
+  return active !== undefined;
+}
+
 /** readTextIfRegular, recorded while a sprint is built for the cache. */
 export function recordingRead(file: string, maxBytes: number): string | undefined {
   if (!active) return readTextIfRegular(file, maxBytes);
   const key = statKey(file);
   const text = readTextIfRegular(file, maxBytes);
-  active.files.set(file, [file, ...(key ?? ['-', '-', '-', '-']), text === undefined ? '-' : sha(text)] as Keyed);
+  mergeInto(active, [[file, ...(key ?? ['-', '-', '-', '-']), text === undefined ? '-' : sha(text)] as Keyed], [], [], []);
   return text;
+}
+
+/**
+ * `parse` of a file's text (undefined when not a readable regular file up to `maxBytes`), recorded
+ * like recordingRead. While a sprint is built for the cache, a file whose stat key is the one the
+ * last cache recorded (and was not racy then) is not read again: its kept parse is decoded, so an
+ * edit of one story file of 400 parses one. `parse` must depend on the text alone (and the path).
+ */
+export function recordingParse<T>(file: string, maxBytes: number, parse: (text: string | undefined) => T): T {
+  const b = building;
+  if (!b || !active) return parse(recordingRead(file, maxBytes));
+  if (!b.previous) b.loadPrevious();
+  const kept = b.previous?.get(file);
+  if (kept) {
+    const k = kept[0];
+    if (keyed(k, BigInt(Math.floor(b.previousAt - racyWindowMs)) * 1_000_000n) === 'same') {
+      try {
+        const v = decodeGraph(kept[1]) as T;
+        mergeInto(active, [k], [], [], []);
+        b.parses.set(file, kept);
+        return v;
+      } catch {
+        // a torn entry: read the file
+      }
+    }
+  }
+  const key = statKey(file);
+  const text = readTextIfRegular(file, maxBytes);
+  const k = [file, ...(key ?? ['-', '-', '-', '-']), text === undefined ? '-' : sha(text)] as Keyed;
+  mergeInto(active, [k], [], [], []);
+  const v = parse(text);
+  try {
+    b.parses.set(file, [k, encodeGraph(v)]);
+  } catch {
+    // not encodable: parsed again next time
+  }
+  return v;
 }
 
 /** A folder's entries (none when unreadable), recorded while a sprint is built for the cache. */
@@ -125,21 +219,21 @@ export function recordingList(dir: string): fs.Dirent[] {
   if (!active) return listDirRaw(dir);
   const key = statKey(dir);
   const out = listDirRaw(dir);
-  active.dirs.set(dir, [dir, ...(key ?? ['-', '-', '-', '-']), sha(listing(out))] as Keyed);
+  mergeInto(active, [], [[dir, ...(key ?? ['-', '-', '-', '-']), sha(listing(out))] as Keyed], [], []);
   return out;
 }
 
 /** Whether `p` is a regular file ('f') or a folder ('d') through links, recorded for the cache. */
 export function recordingProbe(p: string, want: 'f' | 'd'): boolean {
   const k = kindOf(p);
-  active?.probes.set(p, k);
+  if (active) mergeInto(active, [], [], [[p, k]], []);
   return k === want;
 }
 
 /** Whether anything is at `p` (fs.existsSync), recorded for the cache. */
 export function recordingExists(p: string): boolean {
   const k = kindOf(p);
-  active?.probes.set(p, k);
+  if (active) mergeInto(active, [], [], [[p, k]], []);
   return k !== '-';
 }
 
@@ -294,17 +388,43 @@ function decodeGraph(json: unknown): unknown {
 
 // ---- the cache file
 
-interface CacheFile {
+interface CacheFile extends RecordedInputs {
   waymarkSprintCache: number;
   code: string;
   key: string;
-  recordedAt: number;
-  files: Keyed[];
-  dirs: Keyed[];
-  probes: [string, string][];
-  times: TimeDep[];
-  timeSig: string;
   result: unknown;
+}
+
+/**
+ * Story files' parses by file (recordingParse), for the next build after an edit: a file of their
+ * own beside the cache (`bmad-sprint-parses.json`), read only when the sprint is built again, so a
+ * warm read of the sprint does not parse them.
+ */
+interface ParsesFile {
+  waymarkSprintParses: number;
+  code: string;
+  recordedAt: number;
+  parses: KeptParse[];
+}
+
+function parsesPath(cacheFile: string): string {
+  return cacheFile.replace(/\.json$/, '-parses.json');
+}
+
+/** The parses kept beside the cache being replaced, and when they were recorded; empty when none fit. */
+function previousParses(cacheFile: string): { parses: Map<string, KeptParse>; at: number } {
+  const out = new Map<string, KeptParse>();
+  try {
+    const file = parsesPath(cacheFile);
+    const st = fs.statSync(file, { throwIfNoEntry: false });
+    if (!st || !st.isFile() || st.size > MAX_CACHE_BYTES) return { parses: out, at: 0 };
+    const c = JSON.parse(fs.readFileSync(file, 'utf8')) as ParsesFile;
+    if (!c || c.waymarkSprintParses !== FORMAT || c.code !== codeFingerprint() || typeof c.recordedAt !== 'number' || !Array.isArray(c.parses)) return { parses: out, at: 0 };
+    for (const p of c.parses) if (Array.isArray(p) && p.length === 2 && isKeyed(p[0])) out.set(p[0][0], p);
+    return { parses: out, at: c.recordedAt };
+  } catch {
+    return { parses: out, at: 0 };
+  }
 }
 
 export function sprintCachePath(root: string): string {
@@ -315,6 +435,11 @@ export function sprintCachePath(root: string): string {
 export function cacheFilesEnabled(): boolean {
   const env = process.env.WAYMARK_SCAN_INDEX;
   return !(env === '0' || env === 'off' || env === 'false');
+}
+
+/** Whether a folder recorded by `recordingList` lists the same entries now (its stat key moved: a file came and went). */
+function sameListing(k: Keyed): boolean {
+  return k[5] === sha(listing(listDirRaw(k[0])));
 }
 
 function keyed(k: Keyed, racyBeforeNs: bigint): 'same' | 'check' {
@@ -330,8 +455,48 @@ function isKeyed(x: unknown): x is Keyed {
   return Array.isArray(x) && x.length === 6 && x.every((s) => typeof s === 'string');
 }
 
-/** The cached result for `key` when every input is unchanged and none is racy, else undefined. */
-function tryLoad(file: string, key: string, now: Date): { result: unknown } | undefined {
+/**
+ * The inputs a recording saw (files read, folders listed, paths probed, clock answers), to be
+ * checked again later by `inputsHold`. Plain JSON.
+ */
+export interface RecordedInputs {
+  recordedAt: number;
+  files: Keyed[];
+  dirs: Keyed[];
+  probes: [string, string][];
+  times: TimeDep[];
+  timeSig: string;
+}
+
+function isTimeDep(t: unknown): t is TimeDep {
+  return Array.isArray(t) && ((t[0] === 'gate' && t.length === 2 && typeof t[1] === 'number') || (t[0] === 'stale' && t.length === 3 && typeof t[1] === 'number' && typeof t[2] === 'number'));
+}
+
+/**
+ * Whether recorded inputs still read as they did: every file and folder has the same stat key and
+ * was not racy when recorded (changed within the racy window before `recordedAt`), every probed
+ * path is the same kind, and the clock gives the same answers. With `relist`, a folder whose key
+ * moved is listed again and holds when its entries are the same. False for anything malformed.
+ */
+export function inputsHold(r: unknown, now: Date, racyMs: number = racyWindowMs, opts: { relist?: boolean } = {}): r is RecordedInputs {
+  const c = r as RecordedInputs;
+  if (!c || typeof c !== 'object' || typeof c.recordedAt !== 'number' || !Array.isArray(c.files) || !Array.isArray(c.dirs) || !Array.isArray(c.probes) || !Array.isArray(c.times) || typeof c.timeSig !== 'string') return false;
+  if (!c.files.every(isKeyed) || !c.dirs.every(isKeyed) || !c.times.every(isTimeDep)) return false;
+  if (timeSignature(c.times, now) !== c.timeSig) return false;
+  const racyBeforeNs = BigInt(Math.floor(c.recordedAt - racyMs)) * 1_000_000n;
+  for (const p of c.probes) {
+    if (!Array.isArray(p) || typeof p[0] !== 'string' || kindOf(p[0]) !== p[1]) return false;
+  }
+  // A changed or racy input: what was built from them is built again (recording anew).
+  // With `relist`, a folder whose stat key moved still holds when it lists the same entries (a
+  // temp file written and renamed away, a file made and deleted in a folder only searched).
+  for (const d of c.dirs) if (keyed(d, racyBeforeNs) !== 'same' && !(opts.relist && d[2] !== '-' && sameListing(d))) return false;
+  for (const f of c.files) if (keyed(f, racyBeforeNs) !== 'same') return false;
+  return true;
+}
+
+/** The cached result for `key` when every input is unchanged and none is racy, with those inputs; else undefined. */
+function tryLoad(file: string, key: string, now: Date): { result: unknown; inputs: CacheFile } | undefined {
   let text: string | undefined;
   try {
     const st = fs.statSync(file, { throwIfNoEntry: false });
@@ -347,25 +512,15 @@ function tryLoad(file: string, key: string, now: Date): { result: unknown } | un
     return undefined;
   }
   if (!c || typeof c !== 'object' || c.waymarkSprintCache !== FORMAT || c.code !== codeFingerprint() || c.key !== key) return undefined;
-  if (typeof c.recordedAt !== 'number' || !Array.isArray(c.files) || !Array.isArray(c.dirs) || !Array.isArray(c.probes) || !Array.isArray(c.times) || typeof c.timeSig !== 'string') return undefined;
-  if (!c.files.every(isKeyed) || !c.dirs.every(isKeyed)) return undefined;
-  if (!c.times.every((t) => Array.isArray(t) && ((t[0] === 'gate' && t.length === 2 && typeof t[1] === 'number') || (t[0] === 'stale' && t.length === 3 && typeof t[1] === 'number' && typeof t[2] === 'number')))) return undefined;
-  if (timeSignature(c.times, now) !== c.timeSig) return undefined;
-  const racyBeforeNs = BigInt(Math.floor(c.recordedAt - racyWindowMs)) * 1_000_000n;
-  for (const p of c.probes) {
-    if (!Array.isArray(p) || typeof p[0] !== 'string' || kindOf(p[0]) !== p[1]) return undefined;
-  }
-  // A changed or racy input rebuilds the sprint (which records its keys and hashes anew).
-  for (const d of c.dirs) if (keyed(d, racyBeforeNs) !== 'same') return undefined;
-  for (const f of c.files) if (keyed(f, racyBeforeNs) !== 'same') return undefined;
+  if (!inputsHold(c, now)) return undefined;
   try {
-    return { result: decodeGraph(c.result) };
+    return { result: decodeGraph(c.result), inputs: c };
   } catch {
     return undefined;
   }
 }
 
-function save(root: string, file: string, c: CacheFile): void {
+function save(root: string, file: string, c: CacheFile | ParsesFile): void {
   try {
     const dir = path.dirname(file);
     if (!fs.existsSync(dir)) {
@@ -382,10 +537,11 @@ function save(root: string, file: string, c: CacheFile): void {
 /**
  * `build()`'s result, from the cache at `cacheRoot` when its inputs are unchanged, else built
  * (with its inputs recorded) and cached. `key` names everything besides the recorded inputs and
- * the clock that the result depends on. Never throws for the cache's sake.
+ * the clock that the result depends on. Within a recording (`startRecording`), the result's
+ * inputs are that recording's too, whether read from the cache or built. Never throws for the
+ * cache's sake.
  */
 export function cachedSprint<T>(cacheRoot: string, keyParts: unknown, now: Date, build: () => T): T {
-  if (active) return build();
   const file = sprintCachePath(cacheRoot);
   let key: string;
   try {
@@ -394,15 +550,31 @@ export function cachedSprint<T>(cacheRoot: string, keyParts: unknown, now: Date,
     return build();
   }
   const hit = tryLoad(file, key, now);
-  if (hit) return hit.result as T;
+  if (hit) {
+    // Checked unchanged just now: the inputs as the cache recorded them are the enclosing recording's.
+    if (active) mergeInto(active, hit.inputs.files, hit.inputs.dirs, hit.inputs.probes, hit.inputs.times);
+    return hit.result as T;
+  }
   const recordedAt = Date.now();
-  const rec: Recorder = { files: new Map(), dirs: new Map(), probes: new Map(), times: [] };
+  const rec = newRecorder();
   active = rec;
+  const outerBuild = building;
+  const b: Build = {
+    previousAt: 0,
+    parses: new Map(),
+    loadPrevious: () => {
+      const prev = previousParses(file);
+      b.previous = prev.parses;
+      b.previousAt = prev.at;
+    },
+  };
+  building = b;
   let result: T;
   try {
     result = build();
   } finally {
-    active = undefined;
+    building = outerBuild;
+    endRecorder(rec);
   }
   let encoded: unknown;
   try {
@@ -410,6 +582,42 @@ export function cachedSprint<T>(cacheRoot: string, keyParts: unknown, now: Date,
   } catch {
     return result;
   }
-  save(cacheRoot, file, { waymarkSprintCache: FORMAT, code: codeFingerprint(), key, recordedAt, files: [...rec.files.values()], dirs: [...rec.dirs.values()], probes: [...rec.probes], times: rec.times, timeSig: timeSignature(rec.times, now), result: encoded });
+  if (!rec.torn) {
+    save(cacheRoot, file, { waymarkSprintCache: FORMAT, code: codeFingerprint(), key, recordedAt, files: [...rec.files.values()], dirs: [...rec.dirs.values()], probes: [...rec.probes], times: rec.times, timeSig: timeSignature(rec.times, now), result: encoded });
+    if (b.parses.size) save(cacheRoot, parsesPath(file), { waymarkSprintParses: FORMAT, code: codeFingerprint(), recordedAt, parses: [...b.parses.values()] });
+  }
   return result;
+}
+
+/** A recording under way (`startRecording`). */
+export interface InputRecording {
+  /** Ends the recording: what it saw, or undefined when an input changed while it was recorded. */
+  stop(now: Date): RecordedInputs | undefined;
+}
+
+/**
+ * Records every input the BMAD readers read through the recorders (config, sprints, ticket trees)
+ * until `stop`, including those of sprints answered from the cache; for a result built from them
+ * and kept elsewhere (validate's stored answer), checked again with `inputsHold`. Recordings nest.
+ */
+export function startRecording(): InputRecording {
+  const recordedAt = Date.now();
+  const rec = newRecorder();
+  active = rec;
+  let stopped = false;
+  return {
+    stop(now: Date) {
+      if (stopped) return undefined;
+      stopped = true;
+      // Ended out of order (another recording begun across an await and not ended): not trusted.
+      if (active !== rec) {
+        rec.torn = true;
+        let r = active;
+        while (r && r !== rec) r = r.outer;
+        if (r === rec) active = rec.outer;
+      } else endRecorder(rec);
+      if (rec.torn) return undefined;
+      return { recordedAt, files: [...rec.files.values()], dirs: [...rec.dirs.values()], probes: [...rec.probes], times: rec.times, timeSig: timeSignature(rec.times, now) };
+    },
+  };
 }

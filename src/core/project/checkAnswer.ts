@@ -1,14 +1,21 @@
 /**
  * `validate`'s whole answer for one workspace folder, kept across processes: the scan's problems,
- * every workflow's own, the delegation checks and the project view's (dependencies, cycles, stalled
- * work). A warm run answers from it without restoring a single state while every input reads as
- * when it was computed: each candidate file's stat key (size, mtime, ctime, inode; none changed
- * within the racy window of the run that stored it), the listing, the configuration (the scan
- * index's context fingerprint), the history files of in-progress work, the events log, the lease
- * and mode folders, git's HEAD, refs and index, and the clock on the same side of every time the
- * answer depends on (stalled thresholds, ttl expiry). Anything else falls back to the full path,
- * which stores a new answer. Folders with BMAD sprints or ticket trees, gated steps, leases or
- * modes are never stored (their inputs are read from more files than these stamps cover).
+ * every workflow's own, the BMAD sprints' and ticket trees' drift, the delegation checks and the
+ * project view's (dependencies, cycles, stalled work). A warm run answers from it without parsing
+ * a file or restoring a single state while every input reads as when it was computed:
+ * - each candidate file's stat key (size, mtime, ctime, inode; none changed within the racy window
+ *   of the run that stored it) and the listing;
+ * - the configuration (the scan index's context fingerprint) and the whole BMAD catalog;
+ * - every input the BMAD readers read while the answer was computed (BMAD config, monorepo
+ *   sub-projects, ledgers, story files, epics, gates, ticket trees, the migration archive), as
+ *   sprintCache.ts records them for the cached sprint, whose recording this one takes over when
+ *   the sprint comes from its cache: files by stat key, folders by stat key or else by the same
+ *   entries, probed paths by kind, and the clock's answers (a stale ledger, a waiver's expiry);
+ * - the history files of in-progress work, the events log, the lease and mode folders, git's
+ *   HEAD, refs and index, and the clock on the same side of every time the answer depends on
+ *   (stalled thresholds, ttl expiry).
+ * Anything else falls back to the full path, which stores a new answer. Folders with gated steps,
+ * leases or modes are never stored (their inputs are read from more files than these stamps cover).
  *
  * Location: `<root>/.waymark/cache/check-answer.json` (the scan cache's folder; safe to delete).
  */
@@ -22,13 +29,13 @@ import { codeFingerprint, contextFingerprint, ensureCacheDir, sameKey, RACY_WIND
 import { decodeValue, encodeValue } from '../store/indexCodec';
 import { writeFileAtomic } from '../store/atomicWrite';
 import { ttlExpiry } from '../model/validate';
-import { checkSprints, subProjects } from '../bmad/sprint';
-import { cacheFilesEnabled } from '../bmad/sprintCache';
-import { readTicketTree } from '../bmad/tree/reader';
+import { createHash } from 'node:crypto';
+import type { BmadCatalog } from '../bmad/artifacts';
+import { cacheFilesEnabled, inputsHold, startRecording, type RecordedInputs } from '../bmad/sprintCache';
 import { historyFilesOf, newestInStamp, projectInputsStamp, WarmProjectView } from './loadProject';
 import { stalledProblem, type Stalled } from './frontier';
 
-const ANSWER_FORMAT = 1;
+const ANSWER_FORMAT = 2;
 export const CHECK_ANSWER_FILE = `${SCAN_INDEX_DIR}/check-answer.json`;
 
 /** validate's answer over one whole workspace folder. */
@@ -63,6 +70,10 @@ interface StoredAnswer {
   /** Candidate files, in listing order, each [file, size, mtimeMs, ctimeMs, ino]. */
   keys: [string, number, number, number, number][];
   listedSkipped: string;
+  /** The BMAD catalog the scan identified artifacts with (more of it than the context fingerprint holds). */
+  catalog: string;
+  /** What the BMAD readers read (sprintCache.ts's recording). */
+  bmad: RecordedInputs;
   inputs: string;
   /** The history files of the in-progress files (stat-ed while the history folder exists). */
   historyFiles: string[];
@@ -75,12 +86,24 @@ interface StoredAnswer {
   skipped: [unknown, unknown];
 }
 
-/** No BMAD sprint, monorepo sub-project or ticket tree in the folder: the stamps cover the project view's inputs. */
-function sprintFree(root: string, ctx: WorkspaceContext, now: Date): boolean {
-  if (subProjects(root, ctx.config.bmad.dir).length) return false;
-  if (readTicketTree(root)) return false;
-  const s = checkSprints(root, { config: ctx.config, now });
-  return !s.reports?.length && !s.problems.length;
+/**
+ * A digest of the BMAD catalog beyond its workflows and names (in the context fingerprint): the
+ * output patterns, method folders, manifest names, declared workflows and project folders, which
+ * decide what a file is identified as.
+ */
+function catalogDigest(ctx: WorkspaceContext): string {
+  // Each field of the catalog is in the fingerprint or here: a new field fails to compile until placed.
+  const placed: Record<keyof BmadCatalog, 'fingerprint' | 'digest'> = { byName: 'fingerprint', workflows: 'fingerprint', patterns: 'digest', methodDirs: 'digest', manifestNames: 'digest', declared: 'digest', projects: 'digest' };
+  void placed;
+  const b = ctx.bmad;
+  const parts = [
+    (b.patterns ?? []).map((p) => [String(p.re), p.workflow.name, p.workflow.dir, p.source, p.declared, p.wildcards]),
+    b.methodDirs ?? [],
+    [...(b.manifestNames ?? [])],
+    b.declared ? [[...b.declared.names], b.declared.outputs.map((o) => [String(o.re), o.name, o.source])] : [],
+    b.projects ?? [],
+  ];
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
 
 function answerPath(root: string): string {
@@ -99,7 +122,9 @@ function reuse(root: string, ctx: WorkspaceContext, contextProblems: Problem[], 
   const t = now.getTime();
   if (t < a.computedAt || (a.validUntil !== null && t >= a.validUntil)) return undefined;
   if (a.context !== contextFingerprint(ctx) || a.contextProblems !== JSON.stringify(contextProblems)) return undefined;
-  if (!sprintFree(root, ctx, now)) return undefined;
+  if (a.catalog !== catalogDigest(ctx)) return undefined;
+  // Stored only when no input was racy: a key that still matches is an unchanged input.
+  if (!inputsHold(a.bmad, now, 0, { relist: true })) return undefined;
   const listed = listCandidates(ctx);
   if (listed.files.length !== a.keys.length || JSON.stringify(listed.skipped) !== a.listedSkipped) return undefined;
   for (let i = 0; i < listed.files.length; i++) {
@@ -163,12 +188,21 @@ export async function checkWorkspace(root: string, opts: CheckWorkspaceOptions):
   const core = opts.createCore([absRoot]);
   try {
     const fileKeys = new Map<string, FileKey>();
-    const res = await scanRoots([absRoot], { overrides: opts.overrides, sprint: true, contexts: new Map([[absRoot, ctx]]), fileKeys, indexWrite: 'manual' });
+    // What the BMAD readers read in the scan (sprints, trees) and the view (sub-projects, trees).
+    const recording = useAnswer ? startRecording() : undefined;
+    let res: Awaited<ReturnType<typeof scanRoots>>;
+    let view: Awaited<ReturnType<WarmProjectView['view']>>;
+    let bmad: RecordedInputs | undefined;
+    try {
+      res = await scanRoots([absRoot], { overrides: opts.overrides, sprint: true, contexts: new Map([[absRoot, ctx]]), fileKeys, indexWrite: 'manual' });
+      view = await new WarmProjectView(core, { git: true }).view({ roots: res.roots, workflows: res.workflows, sprints: res.sprints });
+    } finally {
+      bmad = recording?.stop(now);
+    }
     const states = res.workflows;
-    const view = await new WarmProjectView(core, { git: true }).view({ roots: res.roots, workflows: states, sprints: res.sprints });
     const problems = [...loaded.problems, ...res.problems, ...states.flatMap((w) => w.problems), ...res.crossProblems, ...view.frontier.problems];
     const answer: WorkspaceCheck = { files: res.files, workflows: states.length, problems, skipped: res.skipped, reused: false };
-    const stored = useAnswer && storeAnswer({ absRoot, ctx, loaded, now, start, historyDir, core, res, fileKeys, view, problems, racyWindowMs: opts.racyWindowMs });
+    const stored = useAnswer && !!bmad && storeAnswer({ absRoot, ctx, loaded, now, start, historyDir, core, res, fileKeys, view, problems, bmad, racyWindowMs: opts.racyWindowMs });
     // The scan index spares a later full check the parse of every unchanged file. The first check
     // of a folder whose answer was stored skips it: the next run is answered from the answer, and
     // a one-off check (CI, a fresh clone) never reads it. A folder checked again after a change
@@ -192,6 +226,7 @@ interface StoreInputs {
   fileKeys: Map<string, FileKey>;
   view: Awaited<ReturnType<WarmProjectView['view']>>;
   problems: Problem[];
+  bmad: RecordedInputs;
   racyWindowMs?: number;
 }
 
@@ -203,12 +238,12 @@ function storeAnswer(x: StoreInputs): boolean {
   const historyFiles = fs.existsSync(path.resolve(absRoot, historyDir)) ? historyFilesOf(absRoot, historyDir, working) : [];
   const inputs = projectInputsStamp(absRoot, historyDir, historyFiles, true);
   const storable =
-    view.registry.items.every((i) => i.kind === 'workflow') &&
     !states.some((w) => w.steps.some((s) => s.gate)) &&
     fileKeys.size === res.files &&
     !core.protocol.listLeases(absRoot).length &&
     !core.protocol.showModes(absRoot).length &&
-    sprintFree(absRoot, ctx, now);
+    // Every BMAD input unchanged since it was read and none racy (the racy rule, as for the files).
+    inputsHold(x.bmad, now, x.racyWindowMs ?? RACY_WINDOW_MS);
   if (!storable) return false;
   const racySince = start - (x.racyWindowMs ?? RACY_WINDOW_MS);
   // Every candidate was read (fileKeys.size === res.files), in listing order: the keys' order is the listing's.
@@ -245,6 +280,8 @@ function storeAnswer(x: StoreInputs): boolean {
     validUntil: times.length ? Math.min(...times) : null,
     keys,
     listedSkipped: JSON.stringify(listedSkipped),
+    catalog: catalogDigest(ctx),
+    bmad: x.bmad,
     inputs,
     historyFiles,
     historyDir,

@@ -3,11 +3,10 @@
  * it does not check: `covers` ids that exist nowhere, a leaf whose `after`/`hitl` drifted from its
  * entry, an epic status its tickets contradict, and `unpinned_after`/`undeclared_after`/`order_conflict`.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Problem, ProblemCode, Severity } from '../../types';
 import { PROBLEMS } from '../../model/problems';
-import { readTextIfRegular } from '../../store/safeRead';
+import { recordingList, recordingRead } from '../sprintCache';
 import type { Epic, SourcePos, Ticket, TicketTree } from './types';
 
 function problem(code: ProblemCode, at: SourcePos | undefined, fallbackFile: string, message: string, data?: Record<string, unknown>, severity?: Severity): Problem {
@@ -28,27 +27,19 @@ const ID_TOKEN = /[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*/;
 function requirementText(tree: TicketTree): string {
   if (!tree.initiative) return '';
   const parts: string[] = [];
+  // Read through sprintCache's recorders: a stored answer built on these checks knows their inputs.
   const read = (f: string) => {
-    const t = readTextIfRegular(f, 2 * 1024 * 1024);
+    const t = recordingRead(f, 2 * 1024 * 1024);
     if (t !== undefined) parts.push(t);
   };
   const dir = tree.initiative.folder;
-  let entries: fs.Dirent[] = [];
-  try {
-    entries = fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return '';
-  }
-  for (const e of entries) {
+  for (const e of recordingList(dir)) {
     if (e.isFile() && e.name.endsWith('.md')) read(path.join(dir, e.name));
     else if (e.isFile() && e.name === 'tickets.toml') read(path.join(dir, e.name));
     else if (e.isDirectory() && e.name !== 'archive-v6' && !e.name.startsWith('epic-') && !e.name.startsWith('migration-')) {
       // A planning document folder: `prd-<slug>/prd-<slug>.md` and its companions.
-      try {
-        for (const f of fs.readdirSync(path.join(dir, e.name))) if (f.endsWith('.md')) read(path.join(dir, e.name, f));
-      } catch {
-        // unreadable folder: its ids are not known
-      }
+      // An unreadable folder lists nothing: its ids are not known.
+      for (const f of recordingList(path.join(dir, e.name))) if (f.name.endsWith('.md')) read(path.join(dir, e.name, f.name));
     }
   }
   for (const ep of tree.epics) if (ep.file) read(ep.file);

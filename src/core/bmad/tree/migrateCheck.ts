@@ -4,11 +4,14 @@
  * ready-for-dev; in-progress; review/in-review → in-review; done; blocked; anything else is a
  * question, never written as is; the more advanced of story file and ledger wins).
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Problem, ProblemCode } from '../../types';
 import { PROBLEMS } from '../../model/problems';
-import { isRegularFile, readTextIfRegular } from '../../store/safeRead';
+import { recordingList, recordingProbe, recordingRead } from '../sprintCache';
+
+// File system reads go through sprintCache's recorders: a stored answer built on this check knows its inputs.
+const readTextIfRegular = recordingRead;
+const isRegularFile = (p: string) => recordingProbe(p, 'f');
 import { parseLedger } from '../ledger';
 import { parseStory, storyKeyFromName } from '../story';
 import { readTicketTree, normId } from './reader';
@@ -111,13 +114,7 @@ function v6Keys(tree: TicketTree): Map<string, Ticket> {
 function archivedStoryFiles(dir: string, depth = 2): Map<string, string> {
   const out = new Map<string, string>();
   const walk = (d: string, left: number) => {
-    let list: fs.Dirent[] = [];
-    try {
-      list = fs.readdirSync(d, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of list) {
+    for (const e of recordingList(d)) {
       const p = path.join(d, e.name);
       if (e.isDirectory() && left > 0) walk(p, left - 1);
       else if (e.isFile() && e.name.endsWith('.md')) {

@@ -4,11 +4,10 @@
  * It follows `tickets.py`'s rules; where tickets.py refuses the whole tree, this records an error
  * problem on the file and line, keeps reading what it can, and sets `tree.fatal`.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Problem, ProblemCode } from '../../types';
 import { loadBmadConfig } from '../config';
-import { isDirectory, isRegularFile, readTextIfRegular } from '../../store/safeRead';
+import { recordingList, recordingProbe, recordingRead } from '../sprintCache';
 import { isTable, parseToml, TomlError, type TomlDoc, type TomlTable, type TomlValue } from './toml';
 import { pyFlag, pyRepr, pyStr, readLeafFrontmatter, type FmValue } from './frontmatter';
 import {
@@ -82,25 +81,21 @@ function fault(ctx: Ctx, f: Fault): void {
   ctx.faults.push(f);
 }
 
+// File system reads go through sprintCache's recorders, so a stored answer built on the tree knows its inputs.
+const isDirectory = (p: string) => recordingProbe(p, 'd');
+const isRegularFile = (p: string) => recordingProbe(p, 'f');
+
 function readText(file: string): string | undefined {
-  const t = readTextIfRegular(file, MAX_FILE);
+  const t = recordingRead(file, MAX_FILE);
   return t === undefined ? undefined : t.charCodeAt(0) === 0xfeff ? t.slice(1) : t;
 }
 
 function listDirs(dir: string, prefix: string): string[] {
-  try {
-    return fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory() && e.name.startsWith(prefix)).map((e) => e.name).sort(pyCompare);
-  } catch {
-    return [];
-  }
+  return recordingList(dir).filter((e) => e.isDirectory() && e.name.startsWith(prefix)).map((e) => e.name).sort(pyCompare);
 }
 
 function listMd(dir: string): string[] {
-  try {
-    return fs.readdirSync(dir, { withFileTypes: true }).filter((e) => (e.isFile() || e.isSymbolicLink()) && e.name.endsWith('.md')).map((e) => e.name).sort(pyCompare);
-  } catch {
-    return [];
-  }
+  return recordingList(dir).filter((e) => (e.isFile() || e.isSymbolicLink()) && e.name.endsWith('.md')).map((e) => e.name).sort(pyCompare);
 }
 
 /** Python's default string order (code points), not locale order. */
