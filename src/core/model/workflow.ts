@@ -263,7 +263,7 @@ function parseWorkflowTextUnguarded(file: string, text: string, ctx: WorkspaceCo
   // The fast reader (js-yaml) accepts some YAML the editing parser refuses (tab indentation).
   // Say so on read, so validate and the write path agree on what is broken.
   // Likewise an implicit key longer than 1024 characters (YAML 1.2's limit), on a long line.
-  if (LEADING_TAB.test(split.yamlText) || hasLongLine(split.yamlText)) {
+  if ((split.yamlText.includes('\t') && LEADING_TAB.test(split.yamlText)) || hasLongLine(split.yamlText)) {
     let syn: { range: import('../types').Range; message: string } | undefined;
     try {
       syn = locator.syntaxError();

@@ -10,7 +10,7 @@ import { validateDelegation } from '../model/delegation';
 import { checkSprints, type SprintReport } from '../bmad/sprint';
 import { cacheFilesEnabled } from '../bmad/sprintCache';
 import { ReadAhead, READ_AHEAD_MIN_FILES, type AheadRead } from './readAhead';
-import { contextFingerprint, loadScanIndex, makeEntryLine, restoreEntry, sameKey, saveScanIndex, RACY_WINDOW_MS, type FileKey, type IndexEntry, type SaveOutcome } from './scanIndex';
+import { contextFingerprint, loadScanIndex, makeEntryLine, scanIndexPath, restoreEntry, sameKey, saveScanIndex, RACY_WINDOW_MS, type FileKey, type IndexEntry, type SaveOutcome } from './scanIndex';
 
 export interface ScanOptions {
   /** Overrides on top of each root's `.waymark/config.yaml`. */
@@ -476,13 +476,15 @@ export function contextFor(file: string, contexts: Iterable<WorkspaceContext>): 
 export async function scanRoots(
   roots: string[],
   opts: ScanOptions = {},
-): Promise<ScanResult & { contexts: Map<string, WorkspaceContext>; sprints: Map<string, SprintReport[]>; index: ScanIndexReport[]; indexWritten: Promise<ScanIndexReport[]>; writeIndex: () => Promise<ScanIndexReport[]> }> {
+): Promise<ScanResult & { contexts: Map<string, WorkspaceContext>; sprints: Map<string, SprintReport[]>; index: ScanIndexReport[]; readAhead: number; indexWritten: Promise<ScanIndexReport[]>; writeIndex: () => Promise<ScanIndexReport[]> }> {
   const absRoots = [...new Set(roots.map((r) => path.resolve(r)))];
   const contexts = new Map<string, WorkspaceContext>();
   const problems: Problem[] = [];
   const skipped: SkippedFile[] = [];
   const workflows: WorkflowState[] = [];
   let files = 0;
+  /** Files the read-ahead thread read. */
+  let readAhead = 0;
   const useIndex = indexEnabled(opts);
   const scanStart = Date.now();
   const indexes: RootIndex[] = [];
@@ -496,32 +498,40 @@ export async function scanRoots(
       problems.push(...loaded.problems);
     }
     contexts.set(root, ctx);
-    if (opts.sprint && ctx.config.dialects.includes('bmad')) {
-      const checked = checkSprints(root, { config: ctx.config, now: opts.now?.(), cache: indexEnabled(opts) });
-      problems.push(...checked.problems);
-      if (checked.reports) sprints.set(root, checked.reports);
-    }
     // The index is read and checksummed in the background while the root is walked.
     const fp = useIndex ? contextFingerprint(ctx) : '';
     const oldIndex = useIndex ? loadScanIndex(ctx, fp, opts.logger) : undefined;
     const listed = listCandidates(ctx, opts.logger);
     skipped.push(...listed.skipped);
     files += listed.files.length;
-    let idx: RootIndex | undefined;
-    if (useIndex) {
-      idx = new RootIndex(ctx, fp, await oldIndex, scanStart, opts.racyWindowMs ?? RACY_WINDOW_MS);
-      indexes.push(idx);
-    }
     // Another root nested inside this one owns its files.
     const nested = absRoots.length > 1 && listed.files.some((f) => contextForRoots(f, absRoots) !== root);
-    // A first read of many files: a second thread reads and hashes ahead while this one parses.
+    // A first read of many files (no index to answer from): a second thread reads and hashes
+    // ahead while this one parses, starting while the sprint is checked.
     const max = ctx.config.limits.maxFileBytes;
-    const ahead = !nested && (!idx || !idx.hasOld) && listed.files.length >= (opts.readAheadFrom ?? READ_AHEAD_MIN_FILES) ? ReadAhead.start(listed.files, max, ENCODING_SNIFF_BYTES) : undefined;
+    const firstRead = !useIndex || !fs.existsSync(scanIndexPath(root));
+    let ahead = !nested && firstRead && listed.files.length >= (opts.readAheadFrom ?? READ_AHEAD_MIN_FILES) ? ReadAhead.start(listed.files, max, ENCODING_SNIFF_BYTES) : undefined;
     try {
+      if (opts.sprint && ctx.config.dialects.includes('bmad')) {
+        const checked = checkSprints(root, { config: ctx.config, now: opts.now?.(), cache: indexEnabled(opts) });
+        problems.push(...checked.problems);
+        if (checked.reports) sprints.set(root, checked.reports);
+      }
+      let idx: RootIndex | undefined;
+      if (useIndex) {
+        idx = new RootIndex(ctx, fp, await oldIndex, scanStart, opts.racyWindowMs ?? RACY_WINDOW_MS);
+        indexes.push(idx);
+        // An index written meanwhile answers first: its hits are stat-ed, not read.
+        if (ahead && idx.hasOld) {
+          ahead.close();
+          ahead = undefined;
+        }
+      }
       for (let i = 0; i < listed.files.length; i++) {
         const file = listed.files[i];
         if (nested && contextForRoots(file, absRoots) !== root) continue;
         const a = ahead?.take(i);
+        if (a) readAhead++;
         const pre = a ? aheadBytes(file, a, max) : undefined;
         let r: FileReadResult;
         if (idx) r = idx.read(file, opts.fileKeys, pre);
@@ -567,7 +577,7 @@ export async function scanRoots(
   } else indexWritten = new Promise((res) => setImmediate(() => res(save(500))));
   const hits = reports.reduce((n, r) => n + r.hits + r.verified, 0);
   opts.logger?.info(`[scan] ${absRoots.length} root(s), ${files} candidate file(s), ${workflows.length} workflow(s), ${skipped.length} skipped${useIndex ? `, ${hits} from the index` : ''}`);
-  return { roots: absRoots, workflows, problems, crossProblems, skipped, files, contexts, sprints, index: reports, indexWritten, writeIndex };
+  return { roots: absRoots, workflows, problems, crossProblems, skipped, files, contexts, sprints, index: reports, readAhead, indexWritten, writeIndex };
 }
 
 function contextForRoots(file: string, roots: string[]): string | undefined {
