@@ -268,13 +268,24 @@ export function isRefusedEngineError(e: unknown): boolean {
   return e instanceof RefusedEngineError;
 }
 
+/** The fast reader's switch: WAYMARK_FAST_PARSE as first read, unless a test set it. */
+let fastReader: boolean | undefined;
+
 /**
  * True when the fast reader (plainYaml.ts) may answer instead of js-yaml. `WAYMARK_FAST_PARSE=0`
- * turns it off, e.g. to rule it out when a result looks wrong; the differential tests use it too.
+ * (read once, at the first parse) turns it off, e.g. to rule it out when a result looks wrong.
  */
 function fastParseEnabled(): boolean {
-  const v = process.env.WAYMARK_FAST_PARSE;
-  return v === undefined || !(v === '0' || v === 'off' || v === 'false');
+  if (fastReader === undefined) {
+    const v = process.env.WAYMARK_FAST_PARSE;
+    fastReader = v === undefined || !(v === '0' || v === 'off' || v === 'false');
+  }
+  return fastReader;
+}
+
+/** Turns the fast reader on or off (the differential tests' reference path); undefined: WAYMARK_FAST_PARSE decides again. */
+export function setFastReader(on: boolean | undefined): void {
+  fastReader = on;
 }
 
 /**
