@@ -252,9 +252,12 @@ interface PendingEntry {
   key: FileKey;
   hash: string;
   result: FileReadResult;
-  ownProblems: Problem[];
+  ownProblems: readonly Problem[];
   parsedAt: number;
 }
+
+/** The own problems of a file that has none (most): one list for all, never changed. */
+const NO_PROBLEMS: readonly Problem[] = Object.freeze([]);
 
 /** Per-root use of the scan index during one scan. */
 class RootIndex {
@@ -338,7 +341,7 @@ class RootIndex {
     // Files that vanished or cannot be opened are not recorded: they are retried next time.
     if (d.key && !(d.result.skipped?.reason === 'unreadable')) {
       // Cross-file problems are appended to the state's list after this: keep the file's own.
-      this.lines.push({ file, key: d.key, hash: d.hash, result: d.result, ownProblems: d.result.state ? d.result.state.problems.slice() : [], parsedAt: this.ctx.now().getTime() });
+      this.lines.push({ file, key: d.key, hash: d.hash, result: d.result, ownProblems: d.result.state?.problems.length ? d.result.state.problems.slice() : NO_PROBLEMS, parsedAt: this.ctx.now().getTime() });
     }
     return d.result;
   }
@@ -354,7 +357,7 @@ class RootIndex {
         out.push(item);
         continue;
       }
-      const result = item.result.state ? { ...item.result, state: { ...item.result.state, problems: item.ownProblems } } : item.result;
+      const result = item.result.state ? { ...item.result, state: { ...item.result.state, problems: item.ownProblems.slice() } } : item.result;
       const line = makeEntryLine(item.file, item.key, item.hash, result, this.ctx, racySince, item.parsedAt);
       if (line) out.push(line);
       // Keep an editor responsive while a large index is encoded.
