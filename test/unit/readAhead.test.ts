@@ -36,7 +36,8 @@ function plant(root: string, n: number): void {
       case 7: fs.writeFileSync(path.join(d, `utf16-${i}.md`), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('---\nworkflow: x\n---\n', 'utf16le')])); break;
       case 8: fs.writeFileSync(path.join(d, `empty-${i}.md`), ''); break;
       case 9: fs.writeFileSync(path.join(d, `yamlerr-${i}.md`), `---\nworkflow: w${i}\nsteps: [a, b\n---\n`); break;
-      case 10: fs.writeFileSync(path.join(d, `bom-${i}.md`), `\uFEFF---\r\nworkflow: w${i}\r\nsteps: ${steps}\r\nstatus: completed\r\n---\r\n`); break;
+      // A byte-order mark before the fence, short and past the 8 KiB head.
+      case 10: fs.writeFileSync(path.join(d, `bom-${i}.md`), `\uFEFF---\r\nworkflow: w${i}\r\nsteps: ${steps}\r\nstatus: completed\r\n---\r\n${i % 24 === 10 ? 'bom body\r\n'.repeat(1200) : ''}`); break;
       default: fs.mkdirSync(path.join(d, `folder-${i}.md`)); break;
     }
   }

@@ -113,7 +113,7 @@ function readOne(i) {
     room(headSize);
     let start = used;
     let n = readInto(fd, slab, start, 0, headSize);
-    if (n === headSize && st.size > headSize && fence(slab.subarray(start, start + 3))) {
+    if (n === headSize && st.size > headSize && fence(slab.subarray(start, start + n))) {
       if (used + st.size > slab.length) {
         const h = Buffer.from(slab.subarray(start, start + n));
         room(st.size);
