@@ -54,6 +54,8 @@ const NEXT = 0;
 const TAKEN = 1;
 const IN_FLIGHT = 2;
 const SIGNAL = 3;
+/** Set by the worker as it exits, however it exits: whatever it has not posted by then it never will. */
+const GONE = 4;
 
 /** The worker, as plain JavaScript (it runs from this text, so it needs no file of its own beside the bundle). */
 const WORKER_SOURCE = `
@@ -61,6 +63,7 @@ const { workerData } = require('node:worker_threads');
 const fs = require('node:fs');
 const crypto = require('node:crypto');
 const { files, max, head, port, shared, leadFiles, leadBytes, batch } = workerData;
+process.on('exit', () => { Atomics.store(shared, ${GONE}, 1); Atomics.add(shared, ${SIGNAL}, 1); Atomics.notify(shared, ${SIGNAL}); });
 const sha256 = crypto.hash ? (b) => crypto.hash('sha256', b, 'hex') : (b) => crypto.createHash('sha256').update(b).digest('hex');
 const fence = (b) => { const o = b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0; return b[o] === 0x2d && b[o + 1] === 0x2d && b[o + 2] === 0x2d; };
 const SLAB = 256 * 1024;
@@ -165,7 +168,7 @@ export class ReadAhead {
 
   /** A worker reading `files` ahead, or undefined when none can be started (the scan then reads alone). */
   static start(files: readonly string[], maxFileBytes: number, headBytes: number): ReadAhead | undefined {
-    const shared = new Int32Array(new SharedArrayBuffer(16));
+    const shared = new Int32Array(new SharedArrayBuffer(20));
     const { port1, port2 } = new MessageChannel();
     let worker: Worker;
     try {
@@ -224,9 +227,16 @@ export class ReadAhead {
     let quietSince = Date.now();
     for (;;) {
       const seen = Atomics.load(this.shared, SIGNAL);
+      const gone = Atomics.load(this.shared, GONE) === 1;
       if (this.drain()) quietSince = Date.now();
       const r = this.got[i];
       if (r !== undefined) return r;
+      // It exited (an error, or terminated) with this file claimed and not posted.
+      if (gone) {
+        this.broken = true;
+        this.close();
+        return undefined;
+      }
       Atomics.store(this.shared, TAKEN, i);
       Atomics.sub(this.shared, IN_FLIGHT, this.taken);
       this.taken = 0;
