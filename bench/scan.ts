@@ -222,6 +222,9 @@ async function main() {
 // ---- whole processes, side by side ------------------------------------------------------------
 
 const CLI = path.resolve('dist/cli.js');
+/** `--vs-cli PATH`: another build's dist/cli.js, paired with this one cold and warm (A/B in the same minutes). */
+const vsArg = process.argv.indexOf('--vs-cli');
+const VS_CLI = vsArg > 0 ? path.resolve(process.argv[vsArg + 1]) : undefined;
 const FLOOR = path.resolve('bench/floor.mjs');
 const RUNS = 5;
 
@@ -271,6 +274,8 @@ interface ProcessFigures {
   rg?: Pair;
   status: Pair;
   statusFile: string;
+  /** This build against --vs-cli's, cold and warm. */
+  vs?: { cold: Pair; warm: Pair };
 }
 
 /**
@@ -313,6 +318,23 @@ function processFigures(files: string[]): ProcessFigures {
   const rg = hasRipgrep()
     ? paired(() => wall('rg', ['--no-ignore', '--hidden', '-c', '-g', '*.md', '-g', '!_bmad/**', '-g', '!.waymark/**', '^(status|currentStep|stepsCompleted):', '.'], root), floor)
     : undefined;
+  let vs: ProcessFigures['vs'];
+  if (VS_CLI) {
+    const run = (cli: string, fresh: boolean) => () => {
+      if (fresh) fs.rmSync(cache, { recursive: true, force: true });
+      return wall(process.execPath, [cli, 'validate', '.'], root, withIndex);
+    };
+    const vsCold = paired(run(CLI, true), run(VS_CLI, true));
+    // Each build's own warm answer (the stored answer carries its code's fingerprint).
+    const warmOf = (cli: string) => {
+      wall(process.execPath, [cli, 'validate', '.'], root, withIndex);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, RACY_WINDOW_MS + 100);
+      wall(process.execPath, [cli, 'validate', '.'], root, withIndex);
+      return wall(process.execPath, [cli, 'validate', '.'], root, withIndex);
+    };
+    const vsWarm = paired(() => warmOf(CLI), () => warmOf(VS_CLI));
+    vs = { cold: vsCold, warm: vsWarm };
+  }
   // The same file, in this tree and in a 10-file tree.
   const small = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-bench-small-'));
   try {
@@ -320,7 +342,7 @@ function processFigures(files: string[]): ProcessFigures {
     const target = path.relative(root, files[5]);
     if (path.relative(small, smallFiles[5]) !== target) throw new Error('bench: the small tree does not hold the same file');
     const status = paired(() => wall(process.execPath, [CLI, 'status', target], root, withIndex), () => wall(process.execPath, [CLI, 'status', target], small, withIndex));
-    return { cold, edited, coldNoIndex, warm, rg, status, statusFile: target };
+    return { cold, edited, coldNoIndex, warm, rg, status, statusFile: target, vs };
   } finally {
     fs.rmSync(small, { recursive: true, force: true });
   }
@@ -335,6 +357,10 @@ function printProcessFigures(p: ProcessFigures): void {
   console.log(`process.validate_warm_ms ${fmt(p.warm.a)}  (with the scan index; ${p.warm.ratio.toFixed(2)}x the floor's ${ms(p.warm.b)}; target <= 2)`);
   if (p.rg) console.log(`process.ripgrep_ms ${fmt(p.rg.a)}  (peer: rg finds the state lines; ${p.rg.ratio.toFixed(2)}x the floor's ${ms(p.rg.b)})`);
   else console.log('process.ripgrep_ms n/a  (rg not on PATH)');
+  if (p.vs) {
+    console.log(`process.vs_cold_ms ${fmt(p.vs.cold.a)}  (this build, first run; ${p.vs.cold.ratio.toFixed(2)}x --vs-cli's ${ms(p.vs.cold.b)} in the same pairs)`);
+    console.log(`process.vs_warm_ms ${fmt(p.vs.warm.a)}  (this build, warm; ${p.vs.warm.ratio.toFixed(2)}x --vs-cli's ${ms(p.vs.warm.b)} in the same pairs)`);
+  }
   console.log(`process.status_one_file_ms ${fmt(p.status.a)}  (waymark status ${p.statusFile} in the ${N}-file tree; ${p.status.ratio.toFixed(2)}x the same in a 10-file tree, ${ms(p.status.b)}; target <= 1.3)`);
 }
 

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as os from 'node:os';
 import fc from 'fast-check';
-import { parseFrontmatter, DEFAULT_FRONTMATTER_LIMITS } from '../../src/core/model/frontmatter';
+import { parseFrontmatter, setFastReader, DEFAULT_FRONTMATTER_LIMITS } from '../../src/core/model/frontmatter';
 import { parsePlainYaml } from '../../src/core/model/plainYaml';
 import { parseWorkflowText } from '../../src/core/model/workflow';
 import { defaultWorkspaceContext } from '../../src/core/store/workspaceContext';
@@ -15,13 +15,11 @@ import { defaultWorkspaceContext } from '../../src/core/store/workspaceContext';
 const RUNS = Number(process.env.WAYMARK_FUZZ_RUNS ?? 1500);
 
 function withoutFastParse<T>(f: () => T): T {
-  const before = process.env.WAYMARK_FAST_PARSE;
-  process.env.WAYMARK_FAST_PARSE = '0';
+  setFastReader(false);
   try {
     return f();
   } finally {
-    if (before === undefined) delete process.env.WAYMARK_FAST_PARSE;
-    else process.env.WAYMARK_FAST_PARSE = before;
+    setFastReader(undefined);
   }
 }
 

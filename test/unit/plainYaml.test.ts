@@ -12,20 +12,18 @@ import { parseDocument } from 'yaml';
 import { scanRoots } from '../../src/core/store/scan';
 import { hasLongLine, parseWorkflowText } from '../../src/core/model/workflow';
 import { defaultWorkspaceContext } from '../../src/core/store/workspaceContext';
-import { parseFrontmatter, DEFAULT_FRONTMATTER_LIMITS } from '../../src/core/model/frontmatter';
+import { parseFrontmatter, setFastReader, DEFAULT_FRONTMATTER_LIMITS } from '../../src/core/model/frontmatter';
 import { parsePlainYaml } from '../../src/core/model/plainYaml';
 
 const RUNS = Number(process.env.WAYMARK_FUZZ_RUNS ?? 1500);
 
 /** The reference answer: the same call with the fast reader turned off. */
 function reference(text: string, limits = DEFAULT_FRONTMATTER_LIMITS) {
-  const before = process.env.WAYMARK_FAST_PARSE;
-  process.env.WAYMARK_FAST_PARSE = '0';
+  setFastReader(false);
   try {
     return parseFrontmatter(text, limits);
   } finally {
-    if (before === undefined) delete process.env.WAYMARK_FAST_PARSE;
-    else process.env.WAYMARK_FAST_PARSE = before;
+    setFastReader(undefined);
   }
 }
 
@@ -176,16 +174,13 @@ test('fixed inputs: duplicates, prototypes, limits, dates, numbers, comments, in
 
 /** A scan's whole answer in comparable form (states with their data and problems, problems with ranges, skipped files). */
 async function scanAnswer(root: string, fast: boolean, index: boolean) {
-  const before = process.env.WAYMARK_FAST_PARSE;
-  if (fast) delete process.env.WAYMARK_FAST_PARSE;
-  else process.env.WAYMARK_FAST_PARSE = '0';
+  setFastReader(fast);
   try {
     const r = await scanRoots([root], { index, indexWrite: 'sync', racyWindowMs: 0 });
     const byFile = (a: { file: string }, b: { file: string }) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0);
     return { files: r.files, workflows: [...r.workflows].sort(byFile), problems: r.problems, crossProblems: r.crossProblems, skipped: [...r.skipped].sort(byFile), hits: r.index.reduce((n, x) => n + x.hits + x.verified, 0) };
   } finally {
-    if (before === undefined) delete process.env.WAYMARK_FAST_PARSE;
-    else process.env.WAYMARK_FAST_PARSE = before;
+    setFastReader(undefined);
   }
 }
 

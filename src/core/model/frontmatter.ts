@@ -84,8 +84,10 @@ export function splitFrontmatter(text: string): FrontmatterSplit {
   while (pos <= text.length) {
     const nl = text.indexOf('\n', pos);
     const lineEnd = nl === -1 ? text.length : nl;
-    const line = text.slice(pos, lineEnd > pos && text.charCodeAt(lineEnd - 1) === 13 ? lineEnd - 1 : lineEnd);
-    if (CLOSE_FENCE.test(line)) {
+    // Only a line that starts with `---` can close: the others are not cut out of the text.
+    const fence = text.charCodeAt(pos) === 45 && text.charCodeAt(pos + 1) === 45 && text.charCodeAt(pos + 2) === 45;
+    const line = fence ? text.slice(pos, lineEnd > pos && text.charCodeAt(lineEnd - 1) === 13 ? lineEnd - 1 : lineEnd) : '';
+    if (fence && CLOSE_FENCE.test(line)) {
       const bodyStart = nl === -1 ? text.length : nl + 1;
       return {
         bom, eol, hasFrontmatter: true, closed: true, openFence: firstLine, language,
@@ -170,6 +172,11 @@ const LONE_CR = /\r(?!\n)/;
 
 const ANCHOR_OR_ALIAS = /(?:^|[\s[{,])[&*][^\s,[\]{}]/;
 
+/** ANCHOR_OR_ALIAS's answer; most frontmatter holds neither `&` nor `*`, found at memchr speed. */
+function mayHoldAnchorOrAlias(text: string): boolean {
+  return (text.includes('&') || text.includes('*')) && ANCHOR_OR_ALIAS.test(text);
+}
+
 /**
  * Parses a YAML string safely: js-yaml safeLoad normally, the `yaml` library with an alias cap
  * when anchors/aliases appear. Line endings are normalised to LF first so both paths read a CRLF
@@ -178,7 +185,7 @@ const ANCHOR_OR_ALIAS = /(?:^|[\s[{,])[&*][^\s,[\]{}]/;
  */
 export function safeYamlParse(yamlText: string, limits: FrontmatterLimits = DEFAULT_FRONTMATTER_LIMITS): unknown {
   const text = yamlText.includes('\r') ? yamlText.replace(/\r\n?/g, '\n') : yamlText;
-  if (ANCHOR_OR_ALIAS.test(text) || text.includes('<<')) {
+  if (mayHoldAnchorOrAlias(text) || text.includes('<<')) {
     try {
       return parseYamlLib(text, { maxAliasCount: limits.maxAliasCount, merge: true, prettyErrors: false, logLevel: 'error' });
     } catch (e) {
@@ -261,13 +268,24 @@ export function isRefusedEngineError(e: unknown): boolean {
   return e instanceof RefusedEngineError;
 }
 
+/** The fast reader's switch: WAYMARK_FAST_PARSE as first read, unless a test set it. */
+let fastReader: boolean | undefined;
+
 /**
  * True when the fast reader (plainYaml.ts) may answer instead of js-yaml. `WAYMARK_FAST_PARSE=0`
- * turns it off, e.g. to rule it out when a result looks wrong; the differential tests use it too.
+ * (read once, at the first parse) turns it off, e.g. to rule it out when a result looks wrong.
  */
 function fastParseEnabled(): boolean {
-  const v = process.env.WAYMARK_FAST_PARSE;
-  return v === undefined || !(v === '0' || v === 'off' || v === 'false');
+  if (fastReader === undefined) {
+    const v = process.env.WAYMARK_FAST_PARSE;
+    fastReader = v === undefined || !(v === '0' || v === 'off' || v === 'false');
+  }
+  return fastReader;
+}
+
+/** Turns the fast reader on or off (the differential tests' reference path); undefined: WAYMARK_FAST_PARSE decides again. */
+export function setFastReader(on: boolean | undefined): void {
+  fastReader = on;
 }
 
 /**
@@ -292,11 +310,11 @@ export function parseFrontmatter(text: string, limits: FrontmatterLimits = DEFAU
   }
   // The common case, answered without js-yaml; anything the fast reader is unsure of falls through.
   // It runs where the reference would use js-yaml (no anchors, aliases or merge keys).
-  if (fastParseEnabled() && !ANCHOR_OR_ALIAS.test(split.yamlText) && !split.yamlText.includes('<<')) {
+  if (fastParseEnabled() && !mayHoldAnchorOrAlias(split.yamlText) && !split.yamlText.includes('<<')) {
     const spans: { key: string; out?: MappingSpans } = { key: 'delegation' };
     const data = parsePlainYaml(split.yamlText, limits.maxNodes, spans);
     // A lone CR is a line break to the fast reader but not to positions: no spans then.
-    if (data) return spans.out && !LONE_CR.test(split.yamlText) ? { split, data, unsafeKeys, delegationSpans: spans.out } : { split, data, unsafeKeys };
+    if (data) return spans.out && !(split.yamlText.includes('\r') && LONE_CR.test(split.yamlText)) ? { split, data, unsafeKeys, delegationSpans: spans.out } : { split, data, unsafeKeys };
   }
   let raw: unknown;
   try {

@@ -44,7 +44,8 @@ const DELEGATION_KEYS: DelegationKey[] = ['id', 'parent_id', 'root_id', 'chain_p
 
 export function analyzeSteps(steps: StepDef[], ids: (string | undefined)[], dialect: Dialect, rawList: unknown[]): StepAnalysis {
   const encoding = dialect === 'bmad' ? stepEncoding(rawList) : 'id';
-  const known = new Map(steps.map((s) => [s.id, s]));
+  const known = new Set<string>();
+  for (const s of steps) known.add(s.id);
   const entries = ids.map((id, index) => ({ raw: rawList[index] ?? id, id: id !== undefined && known.has(id) ? id : undefined, index }));
   const done = new Set<string>();
   for (const e of entries) if (e.id) done.add(e.id);
@@ -62,10 +63,15 @@ export function analyzeSteps(steps: StepDef[], ids: (string | undefined)[], dial
   }
   // Lettered steps with no unlettered step of their number are alternatives (brainstorming's
   // step-02a-user-selected … step-02d-progressive-flow): one of them done covers the others.
-  const covered = new Set<string>(done);
+  // Native workflows have no alternatives: what is covered is what is done.
+  let covered = done;
   if (dialect === 'bmad') {
     const groups = alternativeGroups(steps);
-    for (const g of groups) if (g.some((id) => done.has(id))) for (const id of g) covered.add(id);
+    for (const g of groups) {
+      if (!g.some((id) => done.has(id))) continue;
+      if (covered === done) covered = new Set<string>(done);
+      for (const id of g) covered.add(id);
+    }
   }
   let furthest: StepDef | undefined;
   for (const s of steps) if (done.has(s.id)) furthest = s;
@@ -263,7 +269,7 @@ function parseWorkflowTextUnguarded(file: string, text: string, ctx: WorkspaceCo
   // The fast reader (js-yaml) accepts some YAML the editing parser refuses (tab indentation).
   // Say so on read, so validate and the write path agree on what is broken.
   // Likewise an implicit key longer than 1024 characters (YAML 1.2's limit), on a long line.
-  if (LEADING_TAB.test(split.yamlText) || hasLongLine(split.yamlText)) {
+  if ((split.yamlText.includes('\t') && LEADING_TAB.test(split.yamlText)) || hasLongLine(split.yamlText)) {
     let syn: { range: import('../types').Range; message: string } | undefined;
     try {
       syn = locator.syntaxError();
@@ -374,7 +380,8 @@ function crOnlyCheck(file: string, text: string): ParsedWorkflow {
 
 
 function normalize(file: string, text: string, data: Record<string, unknown>, dialect: Dialect, ctx: WorkspaceContext, contentHash?: string): { state: WorkflowState; raw: RawFacts } {
-  const baseName = path.basename(file).replace(/\.[^.]*$/, '');
+  // The file's name without its extension: the workflow id when the frontmatter names none.
+  const baseName = () => path.basename(file).replace(/\.[^.]*$/, '');
   // Some BMAD workflows record their status as `workflowStatus` (e.g. architecture: 'complete').
   const rawStatus = asString(data.status) ?? (dialect === 'bmad' && data.status === undefined ? asString(data.workflowStatus) : undefined);
   let status: Status | undefined;
@@ -398,7 +405,7 @@ function normalize(file: string, text: string, data: Record<string, unknown>, di
   let identified: { by: string; detail?: string } | undefined;
   let modeStepIds: Set<string> | undefined;
   if (dialect === 'waymark') {
-    workflow = asString(data.workflow) ?? baseName;
+    workflow = asString(data.workflow) ?? baseName();
     if (Array.isArray(data.steps)) {
       steps = normalizeStepList(data.steps as unknown[]).steps;
       stepsSource = 'frontmatter';
@@ -417,7 +424,7 @@ function normalize(file: string, text: string, data: Record<string, unknown>, di
   } else {
     const found = identifyArtifact(file, data, ctx.bmad);
     const wf = found.workflow;
-    workflow = asString(data.workflowType) ?? asString(data.workflow) ?? wf?.name ?? baseName;
+    workflow = asString(data.workflowType) ?? asString(data.workflow) ?? wf?.name ?? baseName();
     identified = found.by ? { by: found.by, detail: found.detail } : undefined;
     const catalogSteps = wf?.steps ?? [];
     if (wf) {

@@ -9,7 +9,8 @@ import { sha256 } from '../model/hash';
 import { validateDelegation } from '../model/delegation';
 import { checkSprints, type SprintReport } from '../bmad/sprint';
 import { cacheFilesEnabled } from '../bmad/sprintCache';
-import { contextFingerprint, loadScanIndex, makeEntryLine, restoreEntry, sameKey, saveScanIndex, RACY_WINDOW_MS, type FileKey, type IndexEntry, type SaveOutcome } from './scanIndex';
+import { ReadAhead, READ_AHEAD_MIN_FILES, type AheadRead } from './readAhead';
+import { contextFingerprint, loadScanIndex, makeEntryLine, scanIndexPath, restoreEntry, sameKey, saveScanIndex, RACY_WINDOW_MS, type FileKey, type IndexEntry, type SaveOutcome } from './scanIndex';
 
 export interface ScanOptions {
   /** Overrides on top of each root's `.waymark/config.yaml`. */
@@ -39,6 +40,11 @@ export interface ScanOptions {
   sprint?: boolean;
   /** Hears the workflows read so far after the first 100 files and then every 500, the files done and listed in this root. */
   onProgress?: (workflows: readonly WorkflowState[], done: number, listed: number) => void;
+  /**
+   * Read files ahead on a second thread when a root lists at least this many and has no index to
+   * answer from (readAhead.ts). Default READ_AHEAD_MIN_FILES; `Infinity` never, tests lower it.
+   */
+  readAheadFrom?: number;
   /** Filled with the stat key of every candidate file as the scan read it (or found it unchanged). */
   fileKeys?: Map<string, FileKey>;
 }
@@ -109,29 +115,45 @@ export function readWorkflowFileSync(file: string, ctx: WorkspaceContext): FileR
 }
 
 function readDetailed(file: string, ctx: WorkspaceContext, wantHashOnly?: string): DetailedRead & { sameHash?: boolean } {
-  const max = ctx.config.limits.maxFileBytes;
-  const gone = (e: unknown): DetailedRead => {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EISDIR') return { hash: '', result: { problems: [], isWorkflow: false, skipped: { file, reason: 'not-a-file', detail: 'a directory' } } };
-    return { hash: '', result: { problems: [], isWorkflow: false, skipped: { file, reason: 'unreadable', detail: code === 'ENOENT' ? 'file disappeared before it could be read' : (e as Error).message } } };
-  };
+  return judgeBytes(file, ctx, readBytes(file, ctx.config.limits.maxFileBytes), wantHashOnly);
+}
+
+/** The bytes of one file as the scan reads them (or why none were read), before they are judged. */
+interface FileBytes {
+  /** Stat of the open file, taken before its bytes were read. */
+  key?: FileKey;
+  buf?: Buffer;
+  /** Why no bytes are judged (not a regular file, too large, unreadable). */
+  skipped?: SkippedFile;
+  /** SHA-256 of `buf`, when the reader worked it out already (the read-ahead thread). */
+  hash?: string;
+}
+
+/** A failed open, stat or read as the scan reports it. */
+function unreadable(file: string, code: string | undefined, message: string): FileBytes {
+  if (code === 'EISDIR') return { skipped: { file, reason: 'not-a-file', detail: 'a directory' } };
+  return { skipped: { file, reason: 'unreadable', detail: code === 'ENOENT' ? 'file disappeared before it could be read' : message } };
+}
+
+/**
+ * Opens, stats and reads one file: the head first (the encoding and frontmatter tests read no
+ * further, so a Markdown file without frontmatter costs 8 KiB whatever its size), the whole file
+ * when the head opens with a fence. readAhead.ts's worker does exactly this on its own thread.
+ */
+function readBytes(file: string, max: number): FileBytes {
   let fd: number;
   try {
     fd = fs.openSync(file, 'r');
   } catch (e) {
-    return gone(e);
+    return unreadable(file, (e as NodeJS.ErrnoException).code, (e as Error).message);
   }
-  let buf: Buffer;
-  let key: FileKey;
   try {
     const st = fs.fstatSync(fd);
-    key = { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino };
-    if (!st.isFile()) return { key, hash: '', result: { problems: [], isWorkflow: false, skipped: { file, reason: 'not-a-file', detail: st.isDirectory() ? 'a directory' : 'not a regular file' } } };
-    if (st.size > max) return { key, hash: '', result: { problems: [], isWorkflow: false, skipped: { file, reason: 'too-large', detail: `${st.size} bytes > limits.maxFileBytes ${max}` } } };
-    // The head first: the encoding test and the frontmatter test read no further, so a Markdown
-    // file without frontmatter (most of a project's) costs 8 KiB, whatever its size.
+    const key: FileKey = { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino };
+    if (!st.isFile()) return { key, skipped: { file, reason: 'not-a-file', detail: st.isDirectory() ? 'a directory' : 'not a regular file' } };
+    if (st.size > max) return { key, skipped: { file, reason: 'too-large', detail: `${st.size} bytes > limits.maxFileBytes ${max}` } };
     const headSize = Math.min(st.size, ENCODING_SNIFF_BYTES);
-    buf = Buffer.allocUnsafe(headSize);
+    let buf = Buffer.allocUnsafe(headSize);
     let n = readInto(fd, buf, 0, headSize);
     if (n === headSize && st.size > headSize && hasFrontmatter(buf)) {
       const whole = Buffer.allocUnsafe(st.size);
@@ -139,9 +161,9 @@ function readDetailed(file: string, ctx: WorkspaceContext, wantHashOnly?: string
       buf = whole;
       n = readInto(fd, buf, n, st.size);
     }
-    if (n < buf.length) buf = buf.subarray(0, n);
+    return { key, buf: n < buf.length ? buf.subarray(0, n) : buf };
   } catch (e) {
-    return gone(e);
+    return unreadable(file, (e as NodeJS.ErrnoException).code, (e as Error).message);
   } finally {
     try {
       fs.closeSync(fd);
@@ -149,17 +171,33 @@ function readDetailed(file: string, ctx: WorkspaceContext, wantHashOnly?: string
       // already closed or gone: nothing to release
     }
   }
+}
+
+/** The read-ahead thread's answer for one file, as readBytes would have given it. */
+function aheadBytes(file: string, a: AheadRead, max: number): FileBytes {
+  if (a.error) return unreadable(file, a.error.code, a.error.message);
+  const key = a.key!;
+  if (a.notFile) return { key, skipped: { file, reason: 'not-a-file', detail: a.notFile === 'dir' ? 'a directory' : 'not a regular file' } };
+  if (a.tooLarge) return { key, skipped: { file, reason: 'too-large', detail: `${key.size} bytes > limits.maxFileBytes ${max}` } };
+  return { key, buf: a.bytes!, hash: a.hash };
+}
+
+/** Judges the bytes of one file: encoding, frontmatter, hash, parse. */
+function judgeBytes(file: string, ctx: WorkspaceContext, b: FileBytes, wantHashOnly?: string): DetailedRead & { sameHash?: boolean } {
+  const key = b.key;
+  if (!b.buf) return { key, hash: '', result: { problems: [], isWorkflow: false, skipped: b.skipped } };
+  const buf = b.buf;
   // The write path's own test, so validate and a mutation give one answer for one file.
   const refusal = encodingRefusal(buf);
   if (refusal) return { key, hash: '', result: { problems: [], isWorkflow: false, skipped: { file, reason: refusal.reason === 'utf16' ? 'unreadable' : 'binary', detail: refusal.reason === 'utf16' ? refusal.message : 'contains NUL bytes' } } };
   // Cheap pre-check: no opening fence, no frontmatter.
   if (!hasFrontmatter(buf)) return { key, hash: '', result: { problems: [], isWorkflow: false } };
-  const hash = sha256(buf);
+  const hash = b.hash ?? sha256(buf);
   // Racy index entry: same bytes as when it was parsed, so the cached parse still holds.
   if (wantHashOnly !== undefined && hash === wantHashOnly) return { key, hash, sameHash: true, result: { problems: [], isWorkflow: false } };
   const text = buf.toString('utf8');
   const parsed = parseWorkflowText(file, text, ctx, { contentHash: hash });
-  if (parsed.state) fileTimes.set(parsed.state, key.mtimeMs);
+  if (parsed.state && key) fileTimes.set(parsed.state, key.mtimeMs);
   return { key, hash, text, result: { state: parsed.state, problems: parsed.problems, isWorkflow: parsed.isWorkflow } };
 }
 
@@ -214,9 +252,12 @@ interface PendingEntry {
   key: FileKey;
   hash: string;
   result: FileReadResult;
-  ownProblems: Problem[];
+  ownProblems: readonly Problem[];
   parsedAt: number;
 }
+
+/** The own problems of a file that has none (most): one list for all, never changed. */
+const NO_PROBLEMS: readonly Problem[] = Object.freeze([]);
 
 /** Per-root use of the scan index during one scan. */
 class RootIndex {
@@ -240,7 +281,14 @@ class RootIndex {
     return this.ctx.root;
   }
 
-  read(file: string, keys?: Map<string, FileKey>): FileReadResult {
+  /** True when an index was found: its entries answer for files first (nothing is read ahead then). */
+  get hasOld(): boolean {
+    return !!this.old;
+  }
+
+  /** `pre`: the file's bytes, read ahead (only when no index was found). */
+  read(file: string, keys?: Map<string, FileKey>, pre?: FileBytes): FileReadResult {
+    if (pre) return this.record(file, judgeBytes(file, this.ctx, pre), keys);
     const entry = this.old?.get(file);
     if (entry) {
       let st: fs.Stats | undefined;
@@ -293,7 +341,7 @@ class RootIndex {
     // Files that vanished or cannot be opened are not recorded: they are retried next time.
     if (d.key && !(d.result.skipped?.reason === 'unreadable')) {
       // Cross-file problems are appended to the state's list after this: keep the file's own.
-      this.lines.push({ file, key: d.key, hash: d.hash, result: d.result, ownProblems: d.result.state ? d.result.state.problems.slice() : [], parsedAt: this.ctx.now().getTime() });
+      this.lines.push({ file, key: d.key, hash: d.hash, result: d.result, ownProblems: d.result.state?.problems.length ? d.result.state.problems.slice() : NO_PROBLEMS, parsedAt: this.ctx.now().getTime() });
     }
     return d.result;
   }
@@ -309,7 +357,7 @@ class RootIndex {
         out.push(item);
         continue;
       }
-      const result = item.result.state ? { ...item.result, state: { ...item.result.state, problems: item.ownProblems } } : item.result;
+      const result = item.result.state ? { ...item.result, state: { ...item.result.state, problems: item.ownProblems.slice() } } : item.result;
       const line = makeEntryLine(item.file, item.key, item.hash, result, this.ctx, racySince, item.parsedAt);
       if (line) out.push(line);
       // Keep an editor responsive while a large index is encoded.
@@ -431,13 +479,15 @@ export function contextFor(file: string, contexts: Iterable<WorkspaceContext>): 
 export async function scanRoots(
   roots: string[],
   opts: ScanOptions = {},
-): Promise<ScanResult & { contexts: Map<string, WorkspaceContext>; sprints: Map<string, SprintReport[]>; index: ScanIndexReport[]; indexWritten: Promise<ScanIndexReport[]>; writeIndex: () => Promise<ScanIndexReport[]> }> {
+): Promise<ScanResult & { contexts: Map<string, WorkspaceContext>; sprints: Map<string, SprintReport[]>; index: ScanIndexReport[]; readAhead: number; indexWritten: Promise<ScanIndexReport[]>; writeIndex: () => Promise<ScanIndexReport[]> }> {
   const absRoots = [...new Set(roots.map((r) => path.resolve(r)))];
   const contexts = new Map<string, WorkspaceContext>();
   const problems: Problem[] = [];
   const skipped: SkippedFile[] = [];
   const workflows: WorkflowState[] = [];
   let files = 0;
+  /** Files the read-ahead thread read. */
+  let readAhead = 0;
   const useIndex = indexEnabled(opts);
   const scanStart = Date.now();
   const indexes: RootIndex[] = [];
@@ -451,41 +501,59 @@ export async function scanRoots(
       problems.push(...loaded.problems);
     }
     contexts.set(root, ctx);
-    if (opts.sprint && ctx.config.dialects.includes('bmad')) {
-      const checked = checkSprints(root, { config: ctx.config, now: opts.now?.(), cache: indexEnabled(opts) });
-      problems.push(...checked.problems);
-      if (checked.reports) sprints.set(root, checked.reports);
-    }
     // The index is read and checksummed in the background while the root is walked.
     const fp = useIndex ? contextFingerprint(ctx) : '';
     const oldIndex = useIndex ? loadScanIndex(ctx, fp, opts.logger) : undefined;
     const listed = listCandidates(ctx, opts.logger);
     skipped.push(...listed.skipped);
     files += listed.files.length;
-    let idx: RootIndex | undefined;
-    if (useIndex) {
-      idx = new RootIndex(ctx, fp, await oldIndex, scanStart, opts.racyWindowMs ?? RACY_WINDOW_MS);
-      indexes.push(idx);
-    }
-    for (let i = 0; i < listed.files.length; i++) {
-      const file = listed.files[i];
-      // Another root nested inside this one owns its files.
-      if (absRoots.length > 1 && contextForRoots(file, absRoots) !== root) continue;
-      let r: FileReadResult;
-      if (idx) r = idx.read(file, opts.fileKeys);
-      else {
-        const d = readDetailed(file, ctx);
-        if (d.key) opts.fileKeys?.set(file, d.key);
-        r = d.result;
+    // Another root nested inside this one owns its files.
+    const nested = absRoots.length > 1 && listed.files.some((f) => contextForRoots(f, absRoots) !== root);
+    // A first read of many files (no index to answer from): a second thread reads and hashes
+    // ahead while this one parses, starting while the sprint is checked.
+    const max = ctx.config.limits.maxFileBytes;
+    const firstRead = !useIndex || !fs.existsSync(scanIndexPath(root));
+    let ahead = !nested && firstRead && listed.files.length >= (opts.readAheadFrom ?? READ_AHEAD_MIN_FILES) ? ReadAhead.start(listed.files, max, ENCODING_SNIFF_BYTES) : undefined;
+    try {
+      if (opts.sprint && ctx.config.dialects.includes('bmad')) {
+        const checked = checkSprints(root, { config: ctx.config, now: opts.now?.(), cache: indexEnabled(opts) });
+        problems.push(...checked.problems);
+        if (checked.reports) sprints.set(root, checked.reports);
       }
-      if (r.skipped) skipped.push(r.skipped);
-      if (r.state) workflows.push(r.state);
-      else if (r.problems.length) problems.push(...r.problems);
-      // Every 500 files (and once after the first 100, when someone listens) others get a turn.
-      if (i % 500 === 499 || (i === 99 && opts.onProgress)) {
-        opts.onProgress?.(workflows, i + 1, listed.files.length);
-        await new Promise((res) => setImmediate(res));
+      let idx: RootIndex | undefined;
+      if (useIndex) {
+        idx = new RootIndex(ctx, fp, await oldIndex, scanStart, opts.racyWindowMs ?? RACY_WINDOW_MS);
+        indexes.push(idx);
+        // An index written meanwhile answers first: its hits are stat-ed, not read.
+        if (ahead && idx.hasOld) {
+          ahead.close();
+          ahead = undefined;
+        }
       }
+      for (let i = 0; i < listed.files.length; i++) {
+        const file = listed.files[i];
+        if (nested && contextForRoots(file, absRoots) !== root) continue;
+        const a = ahead?.take(i);
+        if (a) readAhead++;
+        const pre = a ? aheadBytes(file, a, max) : undefined;
+        let r: FileReadResult;
+        if (idx) r = idx.read(file, opts.fileKeys, pre);
+        else {
+          const d = pre ? judgeBytes(file, ctx, pre) : readDetailed(file, ctx);
+          if (d.key) opts.fileKeys?.set(file, d.key);
+          r = d.result;
+        }
+        if (r.skipped) skipped.push(r.skipped);
+        if (r.state) workflows.push(r.state);
+        else if (r.problems.length) problems.push(...r.problems);
+        // Every 500 files (and once after the first 100, when someone listens) others get a turn.
+        if (i % 500 === 499 || (i === 99 && opts.onProgress)) {
+          opts.onProgress?.(workflows, i + 1, listed.files.length);
+          await new Promise((res) => setImmediate(res));
+        }
+      }
+    } finally {
+      ahead?.close();
     }
   }
   const crossProblems = validateDelegation(workflows);
@@ -512,7 +580,7 @@ export async function scanRoots(
   } else indexWritten = new Promise((res) => setImmediate(() => res(save(500))));
   const hits = reports.reduce((n, r) => n + r.hits + r.verified, 0);
   opts.logger?.info(`[scan] ${absRoots.length} root(s), ${files} candidate file(s), ${workflows.length} workflow(s), ${skipped.length} skipped${useIndex ? `, ${hits} from the index` : ''}`);
-  return { roots: absRoots, workflows, problems, crossProblems, skipped, files, contexts, sprints, index: reports, indexWritten, writeIndex };
+  return { roots: absRoots, workflows, problems, crossProblems, skipped, files, contexts, sprints, index: reports, readAhead, indexWritten, writeIndex };
 }
 
 function contextForRoots(file: string, roots: string[]): string | undefined {

@@ -1,0 +1,101 @@
+// Reading ahead on a second thread (src/core/store/readAhead.ts): a scan that lets the worker read
+// and hash its files gives the same states, problems (with ranges), skipped files and stat keys as
+// one that reads every file itself, on a tree of every kind of candidate file; and the worker's
+// answer for a path that cannot be read is what the scan's own read says.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { scanRoots, allProblems } from '../../src/core/store/scan';
+import type { FileKey } from '../../src/core/store/scanIndex';
+import { ReadAhead } from '../../src/core/store/readAhead';
+
+function tmp(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-readahead-'));
+}
+
+/** One of each kind of candidate file, `n` times over, some of them larger than the read-ahead's slabs. */
+function plant(root: string, n: number): void {
+  fs.mkdirSync(path.join(root, '.waymark'), { recursive: true });
+  fs.writeFileSync(path.join(root, '.waymark/config.yaml'), 'limits:\n  maxFileBytes: 400000\n');
+  for (let i = 0; i < n; i++) {
+    const d = path.join(root, `d${i % 7}`);
+    fs.mkdirSync(d, { recursive: true });
+    const steps = '[a, b, c]';
+    switch (i % 12) {
+      case 0: fs.writeFileSync(path.join(d, `wf-${i}.md`), `---\nworkflow: w${i}\nstatus: in_progress\nsteps: ${steps}\nstepsCompleted: [a]\ncurrentStep: b\n---\nbody ${i}\n`); break;
+      case 1: fs.writeFileSync(path.join(d, `bad-${i}.md`), `---\nworkflow: w${i}\nstatus: nope\nsteps: ${steps}\nstepsCompleted: [z]\n---\n`); break;
+      case 2: fs.writeFileSync(path.join(d, `plain-${i}.md`), `# Just Markdown ${i}\n\n${'text '.repeat(3000)}\n`); break;
+      // Frontmatter then a long body: past the 8 KiB head, so the whole file is read.
+      case 3: fs.writeFileSync(path.join(d, `long-${i}.md`), `---\nworkflow: w${i}\nsteps: ${steps}\nstatus: created\n---\n${'long body line\n'.repeat(2000 + i)}`); break;
+      // Larger than a 256 KiB slab.
+      case 4: fs.writeFileSync(path.join(d, `huge-${i}.md`), `---\nworkflow: w${i}\nsteps: ${steps}\nstatus: created\n---\n${'x'.repeat(300_000)}\n`); break;
+      case 5: fs.writeFileSync(path.join(d, `toolarge-${i}.md`), `---\nworkflow: w${i}\n---\n${'y'.repeat(500_000)}\n`); break;
+      case 6: fs.writeFileSync(path.join(d, `bin-${i}.md`), Buffer.from([0x2d, 0x2d, 0x2d, 0x0a, 0x00, 0x01])); break;
+      case 7: fs.writeFileSync(path.join(d, `utf16-${i}.md`), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('---\nworkflow: x\n---\n', 'utf16le')])); break;
+      case 8: fs.writeFileSync(path.join(d, `empty-${i}.md`), ''); break;
+      case 9: fs.writeFileSync(path.join(d, `yamlerr-${i}.md`), `---\nworkflow: w${i}\nsteps: [a, b\n---\n`); break;
+      // A byte-order mark before the fence, short and past the 8 KiB head.
+      case 10: fs.writeFileSync(path.join(d, `bom-${i}.md`), `\uFEFF---\r\nworkflow: w${i}\r\nsteps: ${steps}\r\nstatus: completed\r\n---\r\n${i % 24 === 10 ? 'bom body\r\n'.repeat(1200) : ''}`); break;
+      default: fs.mkdirSync(path.join(d, `folder-${i}.md`)); break;
+    }
+  }
+}
+
+/** A scan's whole answer as plain JSON (problems with their ranges), and the stat keys it took. */
+async function answer(root: string, readAheadFrom: number, index: boolean) {
+  const fileKeys = new Map<string, FileKey>();
+  const r = await scanRoots([root], { readAheadFrom, index, indexWrite: 'manual', fileKeys });
+  return {
+    workflows: JSON.parse(JSON.stringify(r.workflows)),
+    problems: JSON.parse(JSON.stringify(allProblems(r))),
+    skipped: r.skipped,
+    files: r.files,
+    keys: [...fileKeys],
+    parsed: r.index.map((x) => x.parsed),
+    readAhead: r.readAhead,
+  };
+}
+
+test('a scan read ahead answers as one that reads every file itself, with and without the index', async () => {
+  const root = tmp();
+  try {
+    plant(root, 1800);
+    for (const index of [false, true]) {
+      const alone = await answer(root, Infinity, index);
+      const ahead = await answer(root, 1, index);
+      assert.ok(alone.workflows.length > 500, `${alone.workflows.length} workflows`);
+      assert.equal(alone.readAhead, 0);
+      assert.ok(ahead.readAhead > 0, 'the second thread read some of the files');
+      assert.ok(alone.skipped.some((s) => s.reason === 'too-large') && alone.skipped.some((s) => s.reason === 'binary') && alone.skipped.some((s) => s.reason === 'not-a-file'));
+      assert.deepStrictEqual({ ...ahead, readAhead: 0 }, alone);
+    }
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('the worker says of a path it cannot read what the scan would: gone, a folder', () => {
+  const root = tmp();
+  try {
+    const file = path.join(root, 'a.md');
+    fs.writeFileSync(file, '---\nworkflow: a\n---\n');
+    fs.mkdirSync(path.join(root, 'dir.md'));
+    const files = [path.join(root, 'gone.md'), path.join(root, 'dir.md'), file];
+    const ahead = ReadAhead.start(files, 1000, 8192);
+    assert.ok(ahead, 'the worker starts');
+    // Let the worker claim every file before the scan asks, as it does on a long listing.
+    const sleep = new Int32Array(new SharedArrayBuffer(4));
+    for (let waited = 0; ahead.claimed < files.length && waited < 20_000; waited += 20) Atomics.wait(sleep, 0, 0, 20);
+    assert.equal(ahead.claimed, files.length, 'the worker claimed every file');
+    const reads = files.map((_, i) => ahead.take(i));
+    ahead.close();
+    assert.equal(reads[0]?.error?.code, 'ENOENT');
+    assert.equal(reads[1]?.notFile, 'dir');
+    assert.equal(reads[2]?.bytes?.toString('utf8'), '---\nworkflow: a\n---\n');
+    assert.match(reads[2]?.hash ?? '', /^[0-9a-f]{64}$/);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
