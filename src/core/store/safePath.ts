@@ -179,7 +179,8 @@ export function safeWritePath(root: string, target: string, what?: string): stri
 /** `mkdir -p` of a folder that was checked with safeWritePath (its real path). */
 export function safeMkdir(root: string, dir: string, what?: string): string {
   const real = safeWritePath(root, dir, what);
-  fs.mkdirSync(real, { recursive: true });
+  // Undefined when the folder was there already: nothing was created, so nothing to look at again.
+  if (fs.mkdirSync(real, { recursive: true }) === undefined) return real;
   // A link swapped in while the folders were created would be caught here.
   const after = realOrResolved(real);
   if (after !== real) return safeWritePath(root, dir, what);
