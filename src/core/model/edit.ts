@@ -238,7 +238,9 @@ function topLevelEntries(text: string): { key: string; start: number; end: numbe
  * file's writes do not change are the same text write after write, so the answer is kept).
  */
 const restAnswers = new Map<string, boolean>();
-const REST_ANSWERS = 64;
+// One per file a long-lived face writes (a few hundred bytes each): 64 made a face writing more
+// than 64 files in turn parse every one's rest on every write.
+const REST_ANSWERS = 1024;
 
 function restParses(rest: string): boolean {
   let ok = restAnswers.get(rest);
