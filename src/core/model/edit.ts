@@ -223,7 +223,10 @@ function topLevelEntries(text: string): { key: string; start: number; end: numbe
     } else if (c === '-' && (start + 1 === text.length || ' \r\n'.includes(text[start + 1]))) {
       if (!out.length) return undefined;
     } else {
-      const m = ENTRY_START.exec(text.slice(start, end));
+      // The line without its line break: `$` (no m flag) is the end of the string, so `steps:` with
+      // its list on the next lines matched only as the text's last line, and every file with a
+      // block value was planned on the whole parse.
+      const m = ENTRY_START.exec(text.slice(start, nl === -1 ? text.length : nl));
       if (!m || NOT_A_NAME.test(m[1]) || seen.has(m[1])) return undefined;
       seen.add(m[1]);
       if (out.length) out[out.length - 1].end = start;
