@@ -14,20 +14,35 @@ import { parseWorkflowText } from '../model/workflow';
  * (delegation) problems computed over all of them, the scan's own problems, and the one
  * change event every face listens to.
  */
-/** The states by file, with their sorted list kept until one changes: long-lived faces list them on every answer. */
+/**
+ * The states by file, with their sorted list kept: long-lived faces list them on every answer, and
+ * a write replaces one known file's state in place (its position by name does not move), so the
+ * list is sorted again only when a file comes or goes.
+ */
 class StateMap extends Map<string, WorkflowState> {
   sorted?: WorkflowState[];
+  /** Each file's index in `sorted` (built with it). */
+  private at?: Map<string, number>;
   override set(file: string, state: WorkflowState): this {
-    this.sorted = undefined;
+    const i = this.at?.get(file);
+    if (i !== undefined && this.sorted) this.sorted[i] = state;
+    else this.sorted = this.at = undefined;
     return super.set(file, state);
   }
   override delete(file: string): boolean {
-    this.sorted = undefined;
+    this.sorted = this.at = undefined;
     return super.delete(file);
   }
   override clear(): void {
-    this.sorted = undefined;
+    this.sorted = this.at = undefined;
     super.clear();
+  }
+  list(): WorkflowState[] {
+    if (!this.sorted) {
+      this.sorted = [...this.values()].sort((a, b) => a.file.localeCompare(b.file));
+      this.at = new Map(this.sorted.map((s, i) => [s.file, i]));
+    }
+    return this.sorted;
   }
 }
 
@@ -78,8 +93,9 @@ export class WorkflowModel {
     this.scanProblems = result.problems.filter((p) => !keptStale.has(p.file));
     // Over the model's states (stale ones kept included), like a reload computes them.
     this.crossProblems = keptStale.size ? this.computeCross() : result.crossProblems;
+    this.crossStale = false;
     if (changes.length) this.emit({ changes });
-    return { ...result, problems: this.problems(), crossProblems: this.crossProblems };
+    return { ...result, problems: this.problems(), crossProblems: this.cross() };
   }
 
   async reload(file: string): Promise<WorkflowState | undefined> {
@@ -98,7 +114,7 @@ export class WorkflowModel {
       return undefined;
     }
     this.states.set(abs, read.state);
-    this.crossProblems = this.computeCross();
+    this.refreshCross();
     if (!old || old.contentHash !== read.state.contentHash || old.stateHash !== read.state.stateHash) this.emit({ changes: [{ file: abs, state: read.state }] });
     return read.state;
   }
@@ -118,7 +134,7 @@ export class WorkflowModel {
     const stale = staleState(old, problems);
     const staleReason = stale.staleReason;
     this.states.set(abs, stale);
-    this.crossProblems = this.computeCross();
+    this.refreshCross();
     if (!old.stale) this.opts.logger.warn(`[core] ${abs} does not read as a workflow now (${staleReason}); keeping its last good state (stale)`);
     if (!old.stale || old.staleReason !== staleReason || JSON.stringify(old.problems) !== JSON.stringify(problems)) this.emit({ changes: [{ file: abs, state: stale }] });
     return stale;
@@ -127,7 +143,7 @@ export class WorkflowModel {
   remove(file: string): void {
     const abs = path.resolve(file);
     if (!this.states.delete(abs)) return;
-    this.crossProblems = this.computeCross();
+    this.refreshCross();
     this.emit({ changes: [{ file: abs, removed: true }] });
   }
 
@@ -145,17 +161,29 @@ export class WorkflowModel {
   }
 
   list(): WorkflowState[] {
-    this.states.sorted ??= [...this.states.values()].sort((a, b) => a.file.localeCompare(b.file));
-    return this.states.sorted.slice();
+    return this.states.list().slice();
   }
 
   problems(): Problem[] {
-    return [...this.list().flatMap((s) => s.problems), ...this.crossProblems, ...this.scanProblems];
+    return [...this.states.list().flatMap((s) => s.problems), ...this.cross(), ...this.scanProblems];
   }
 
-  /** Recomputes the cross-file problems after one or more states changed. */
+  /**
+   * The cross-file problems are out of date after one or more states changed: computed again when
+   * next asked for (a write does not pay for a check over every workflow nobody reads yet).
+   */
   refreshCross(): void {
-    this.crossProblems = this.computeCross();
+    this.crossStale = true;
+  }
+
+  private crossStale = false;
+
+  private cross(): Problem[] {
+    if (this.crossStale) {
+      this.crossStale = false;
+      this.crossProblems = this.computeCross();
+    }
+    return this.crossProblems;
   }
 
   onDidChange(listener: (e: ChangeEvent) => void): Disposable {
@@ -181,7 +209,7 @@ export class WorkflowModel {
 
   private computeCross(): Problem[] {
     try {
-      return validateDelegation(this.list());
+      return validateDelegation(this.states.list());
     } catch (e) {
       this.opts.logger.error(`[core] delegation check failed: ${errorMessage(e)}`);
       return [];

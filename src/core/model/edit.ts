@@ -3,6 +3,7 @@ import type { Node as YamlNode, Pair, YAMLMap, YAMLSeq } from 'yaml';
 import { WaymarkError } from '../errors';
 import { splitFrontmatter } from './frontmatter';
 import { yamlDocument } from './positions';
+import { parsePlainYaml } from './plainYaml';
 
 /** A value the editor can write: scalars and flat lists of scalars. */
 export type EditScalar = string | number | boolean | null;
@@ -222,7 +223,10 @@ function topLevelEntries(text: string): { key: string; start: number; end: numbe
     } else if (c === '-' && (start + 1 === text.length || ' \r\n'.includes(text[start + 1]))) {
       if (!out.length) return undefined;
     } else {
-      const m = ENTRY_START.exec(text.slice(start, end));
+      // The line without its line break: `$` (no m flag) is the end of the string, so `steps:` with
+      // its list on the next lines matched only as the text's last line, and every file with a
+      // block value was planned on the whole parse.
+      const m = ENTRY_START.exec(text.slice(start, nl === -1 ? text.length : nl));
       if (!m || NOT_A_NAME.test(m[1]) || seen.has(m[1])) return undefined;
       seen.add(m[1]);
       if (out.length) out[out.length - 1].end = start;
@@ -238,17 +242,41 @@ function topLevelEntries(text: string): { key: string; start: number; end: numbe
  * file's writes do not change are the same text write after write, so the answer is kept).
  */
 const restAnswers = new Map<string, boolean>();
-const REST_ANSWERS = 64;
+// One per file a long-lived face writes (a few hundred bytes each): 64 made a face writing more
+// than 64 files in turn parse every one's rest on every write.
+const REST_ANSWERS = 1024;
 
 function restParses(rest: string): boolean {
   let ok = restAnswers.get(rest);
   if (ok === undefined) {
-    ok = parseDocument(rest, { uniqueKeys: true, prettyErrors: false }).errors.length === 0;
+    ok = plainRest(rest) || parseDocument(rest, { uniqueKeys: true, prettyErrors: false }).errors.length === 0;
     if (restAnswers.size >= REST_ANSWERS) restAnswers.delete(restAnswers.keys().next().value!);
     restAnswers.set(rest, ok);
   }
   return ok;
 }
+
+/**
+ * True when the fast reader (plainYaml.ts) reads `rest`: its subset (`key: value` lines, block
+ * mappings and sequences, one-line lists, block scalars; no duplicate keys, tabs, anchors, tags or
+ * control characters) is YAML the editing parser reads without an error too, but for a line break
+ * other than LF and an implicit key over 1024 characters (YAML 1.2's limit), left to the parser.
+ * A file's first write then costs no parse of the entries it does not change (a millisecond a
+ * kilobyte); editFocused.test.ts checks the bytes and refusals against the whole parse.
+ */
+function plainRest(rest: string): boolean {
+  if (rest.includes('\r') || /[&*!%@`|>]/.test(rest) || rest.includes('<<')) return false;
+  for (let start = 0; start < rest.length; ) {
+    const nl = rest.indexOf('\n', start);
+    const end = nl === -1 ? rest.length : nl;
+    if (end - start > 1000) return false;
+    start = end + 1;
+  }
+  return parsePlainYaml(rest, PLAIN_REST_NODES) !== undefined;
+}
+
+/** The fast reader's node cap here (over it, the parser decides). */
+const PLAIN_REST_NODES = 10_000;
 
 function parseChecked(text: string): Document {
   // The read that planned this edit usually parsed the same text for its problems' positions.

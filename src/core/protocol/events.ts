@@ -7,7 +7,7 @@ import { protocolPaths, relPath } from './paths';
 import { withMutexSync, sleepSync } from './mutex';
 import { assertRegularOrMissing, assertWritable, openInsideSync, openInternalSync, readInternalIfExists, safeAppend, safeMkdir, safeWritePath } from '../store/safePath';
 import type { WriteGuard } from '../writeHooks';
-import { tornTail } from '../store/jsonlTail';
+import { findFromEnd, tornTail } from '../store/jsonlTail';
 
 /** One line of `.waymark/events/events.jsonl`. `seq` grows by exactly 1 per event, across rotations. */
 export interface ProtocolEvent {
@@ -162,6 +162,8 @@ export function appendEvent(root: string, input: NewEvent, options: EventsLogOpt
   const keep = options.keepSegments ?? 100;
   return withMutexSync(path.join(dir, 'events.lock'), () => {
     const active = path.join(dir, 'events.jsonl');
+    const quick = appendQuick(root, active, input, clock, maxBytes);
+    if (quick) return quick;
     assertRegularOrMissing(active, 'events log');
     const repaired = repairTornTail(active, root);
     if (repaired) logger.warn(`[protocol] repaired torn last line of ${active} (${repaired.bytes} bytes moved to ${active}.torn)`);
@@ -185,15 +187,7 @@ export function appendEvent(root: string, input: NewEvent, options: EventsLogOpt
       const segs = listSegments(dir).filter((s) => !s.active);
       for (let i = segs.length - 1; i >= 0 && lastSeq === undefined; i--) lastSeq = lastSeqInFile(segs[i].file);
     }
-    const event: ProtocolEvent = {
-      seq: (lastSeq ?? 0) + 1,
-      time: input.time ?? clock.now().toISOString(),
-      type: input.type,
-      ...(input.file !== undefined ? { file: input.file } : {}),
-      ...(input.actor !== undefined ? { actor: input.actor } : {}),
-      ...(input.session !== undefined ? { session: input.session } : {}),
-      ...(input.data !== undefined ? { data: input.data } : {}),
-    };
+    const event = eventOf((lastSeq ?? 0) + 1, input, clock);
     const { fd } = openInsideSync(root, active, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, { what: 'events log' });
     try {
       fs.writeSync(fd, JSON.stringify(event) + '\n');
@@ -202,6 +196,46 @@ export function appendEvent(root: string, input: NewEvent, options: EventsLogOpt
     }
     return { event, repaired, rotated };
   });
+}
+
+function eventOf(seq: number, input: NewEvent, clock: Clock): ProtocolEvent {
+  return {
+    seq,
+    time: input.time ?? clock.now().toISOString(),
+    type: input.type,
+    ...(input.file !== undefined ? { file: input.file } : {}),
+    ...(input.actor !== undefined ? { actor: input.actor } : {}),
+    ...(input.session !== undefined ? { session: input.session } : {}),
+    ...(input.data !== undefined ? { data: input.data } : {}),
+  };
+}
+
+/**
+ * The common append (under the events lock), on one descriptor: the active file opened once
+ * (checked inside the workspace, proved to be the file checked, a regular file), ending cleanly,
+ * under `maxBytes`, with a readable last event: its seq read back from the same descriptor, the
+ * line written on it. Anything else (a torn tail to repair, a rotation due, no event in the active
+ * file) is left to the full path: undefined, nothing written.
+ */
+function appendQuick(root: string, active: string, input: NewEvent, clock: Clock, maxBytes: number): AppendResult | undefined {
+  let opened: { fd: number; st: fs.Stats };
+  try {
+    opened = openInsideSync(root, active, fs.constants.O_RDWR | fs.constants.O_APPEND, { what: 'events log' });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+  const { fd, st } = opened;
+  try {
+    if (st.size === 0 || st.size >= maxBytes || tornTail(fd, st.size)) return undefined;
+    const lastSeq = findFromEnd(fd, st.size, (line) => parseEvent(line)?.seq);
+    if (lastSeq === undefined) return undefined;
+    const event = eventOf(lastSeq + 1, input, clock);
+    fs.writeSync(fd, JSON.stringify(event) + '\n');
+    return { event };
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /** The seq of the first readable event of a file (segments are named by it). */

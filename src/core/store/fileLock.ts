@@ -43,10 +43,13 @@ const HOST = os.hostname();
  * the same file reached through a linked folder (or a linked workspace) takes the same lock.
  */
 export function lockPathFor(file: string, options: FileLockOptions = {}): string {
-  const dir = options.lockDir ?? (options.root ? path.join(options.root, '.waymark', 'locks') : path.join(os.tmpdir(), 'waymark-locks'));
   // Afresh, never cached: two writers of one real file must meet at one lock.
-  const abs = resolveRealPath(file);
-  return path.join(dir, `${crypto.createHash('sha256').update(abs).digest('hex').slice(0, 32)}.lock`);
+  return lockPathOfReal(resolveRealPath(file), options);
+}
+
+function lockPathOfReal(real: string, options: FileLockOptions): string {
+  const dir = options.lockDir ?? (options.root ? path.join(options.root, '.waymark', 'locks') : path.join(os.tmpdir(), 'waymark-locks'));
+  return path.join(dir, `${crypto.createHash('sha256').update(real).digest('hex').slice(0, 32)}.lock`);
 }
 
 function readLock(lockPath: string): { info?: LockInfo; raw: string; mtimeMs: number } | undefined {
@@ -140,7 +143,9 @@ export interface HeldLock {
 
 /** Takes the lock for `file`, waiting (bounded) while another live process holds it. */
 export async function acquireFileLock(file: string, options: FileLockOptions = {}): Promise<HeldLock> {
-  const lockPath = lockPathFor(file, options);
+  // One real path, resolved afresh, names the lock and is recorded in it.
+  const real = resolveRealPath(file);
+  const lockPath = lockPathOfReal(real, options);
   const waitMs = options.waitMs ?? 10_000;
   const staleMs = options.staleMs ?? 60_000;
   try {
@@ -156,7 +161,7 @@ export async function acquireFileLock(file: string, options: FileLockOptions = {
     start: ownStartTime(),
     time: new Date().toISOString(),
     token: crypto.randomBytes(8).toString('hex'),
-    file: resolveRealPath(file),
+    file: real,
     purpose: options.purpose,
   };
   const body = JSON.stringify(info);
@@ -167,26 +172,48 @@ export async function acquireFileLock(file: string, options: FileLockOptions = {
   for (;;) {
     try {
       const fd = fs.openSync(lockPath, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), 0o644);
+      // The descriptor stays open while the lock is held: its file (device and inode) is this
+      // lock's identity, and an open file's inode cannot be freed and given to another file, so
+      // the lock path naming that same file means the lock is still ours (see `ours`).
+      let id: fs.Stats;
       try {
         fs.writeSync(fd, body);
-      } finally {
+        id = fs.fstatSync(fd);
+      } catch (e) {
         fs.closeSync(fd);
+        throw e;
       }
       if (broken.length) for (const r of sweepDeadLocks(path.dirname(lockPath), staleMs, options.root)) broken.push(`removed ${r}: its holder died`);
       let released = false;
+      /**
+       * The lock file still holds this lock, by its token (the holder's identity, whatever else
+       * was rewritten in the record). A breaker moves the file aside (and may link it back), and
+       * a lock taken after that is another file: the lock path naming this very file, unchanged
+       * since it was written (size, mtime), holds this token without reading it; anything else
+       * (rewritten in place) is read.
+       */
+      const ours = (): boolean => {
+        const now = fs.lstatSync(lockPath, { throwIfNoEntry: false });
+        if (!now || now.ino !== id.ino || now.dev !== id.dev) return false;
+        if (now.size === id.size && now.mtimeMs === id.mtimeMs) return true;
+        try {
+          return (JSON.parse(fs.readFileSync(lockPath, 'utf8')) as LockInfo).token === info.token;
+        } catch {
+          return false;
+        }
+      };
       return {
         path: lockPath,
         info,
         broken,
         assertHeld() {
-          // By token: the holder's identity, whatever else was rewritten in the record.
-          let token: unknown;
+          let held: boolean;
           try {
-            token = (JSON.parse(fs.readFileSync(lockPath, 'utf8')) as LockInfo).token;
+            held = ours();
           } catch {
-            token = undefined;
+            held = false;
           }
-          if (token !== info.token) {
+          if (!held) {
             throw new WaymarkError(
               'conflict',
               `The lock on ${file} was broken by another process while this one was paused; nothing was written. Re-read the file and retry.`,
@@ -199,9 +226,11 @@ export async function acquireFileLock(file: string, options: FileLockOptions = {
           if (released) return;
           released = true;
           try {
-            if (fs.readFileSync(lockPath, 'utf8') === body) fs.unlinkSync(lockPath);
+            if (ours()) fs.unlinkSync(lockPath);
           } catch {
             // already gone (broken as stale by someone else): nothing to release
+          } finally {
+            fs.closeSync(fd);
           }
         },
       };

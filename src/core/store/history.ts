@@ -201,9 +201,16 @@ export function readHistoryDetailed(root: string, file: string, dir?: string): H
  * growing windows, so a write costs the same however long the history is.
  */
 export function lastRecordedState(root: string, file: string, dir?: string): { any: boolean; last?: HistoryEntry } {
+  const histFile = historyPathFor(root, file, dir);
+  // A file's first write finds no history: answered by a stat, without a failed open's exception.
+  try {
+    if (fs.statSync(histFile, { throwIfNoEntry: false }) === undefined) return { any: false };
+  } catch {
+    // the open below answers
+  }
   let fd: number;
   try {
-    fd = fs.openSync(historyPathFor(root, file, dir), fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    fd = fs.openSync(histFile, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   } catch {
     return { any: false };
   }

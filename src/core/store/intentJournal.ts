@@ -102,6 +102,8 @@ export function completeIntent(p: string): void {
  * returned with `intent` undefined so the caller can move them aside.
  */
 export function orphanedIntents(root: string, file: string, names?: readonly string[]): { path: string; intent?: Intent }[] {
+  // An empty listing (the common case) needs no prefix: its real path and hash are not worked out.
+  if (names && !names.length) return [];
   return orphanedJournalFiles<Intent>(root, `${prefixFor(file)}.`, (x) => Array.isArray(x.writes) && Array.isArray(x.entries), names);
 }
 

@@ -6,6 +6,7 @@
 import * as fs from 'node:fs';
 
 const WINDOW = 64 * 1024;
+const FIRST_WINDOW = 4096;
 
 /**
  * When the file does not end in a newline, its last line was cut by a crash: where the last whole
@@ -37,13 +38,15 @@ export function tornTail(fd: number, size: number): { cut: number; torn: Buffer 
 
 /**
  * Offers the whole, non-blank lines before `end` to `pick`, last first, until it returns a value
- * (returned) or the start of the file is reached (undefined). The window grows fourfold when no
+ * (returned) or the start of the file is reached (undefined). The window (4 KiB first) grows fourfold when no
  * line in it answers (one line can be longer than a window); a window that does not start at 0
  * may begin mid-line, so its first piece is never offered. A line may be offered again after the
  * window grows: `pick` must not count lines.
  */
 export function findFromEnd<T>(fd: number, end: number, pick: (line: string) => T | undefined): T | undefined {
-  for (let window = WINDOW; ; window *= 4) {
+  // The first window holds a few lines (the last one usually answers): a long history is not read
+  // and split 64 KiB at a time on every append.
+  for (let window = FIRST_WINDOW; ; window *= 4) {
     const start = Math.max(0, end - window);
     const buf = Buffer.alloc(end - start);
     fs.readSync(fd, buf, 0, buf.length, start);

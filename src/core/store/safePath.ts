@@ -108,7 +108,7 @@ export function resolveRealPath(p: string): string {
     }
     let st: fs.Stats | undefined;
     try {
-      st = fs.lstatSync(cur);
+      st = fs.lstatSync(cur, { throwIfNoEntry: false });
     } catch {
       st = undefined;
     }
@@ -179,7 +179,8 @@ export function safeWritePath(root: string, target: string, what?: string): stri
 /** `mkdir -p` of a folder that was checked with safeWritePath (its real path). */
 export function safeMkdir(root: string, dir: string, what?: string): string {
   const real = safeWritePath(root, dir, what);
-  fs.mkdirSync(real, { recursive: true });
+  // Undefined when the folder was there already: nothing was created, so nothing to look at again.
+  if (fs.mkdirSync(real, { recursive: true }) === undefined) return real;
   // A link swapped in while the folders were created would be caught here.
   const after = realOrResolved(real);
   if (after !== real) return safeWritePath(root, dir, what);
@@ -207,12 +208,13 @@ export function notRegularError(file: string, st: fs.Stats, what = 'records'): W
 
 /** Refuses (exit 2) when `file` exists and is not a regular file. Does not follow a last symlink. */
 export function assertRegularOrMissing(file: string, what?: string): void {
-  let st: fs.Stats;
+  let st: fs.Stats | undefined;
   try {
-    st = fs.lstatSync(file);
+    st = fs.lstatSync(file, { throwIfNoEntry: false });
   } catch {
     return;
   }
+  if (!st) return;
   if (st.isSymbolicLink()) {
     try {
       st = fs.statSync(file);
@@ -264,7 +266,7 @@ function openRegular(file: string, flags: number, options: { mode?: number; noFo
 
 function statOrUndefined(p: string): fs.Stats | undefined {
   try {
-    return fs.statSync(p);
+    return fs.statSync(p, { throwIfNoEntry: false });
   } catch {
     return undefined;
   }
@@ -312,6 +314,9 @@ export function openInsideSync(root: string, file: string, flags: number, option
 
 /** Reads an internal file as UTF-8, or undefined when it does not exist. FIFOs, folders: exit 2. */
 export function readInternalIfExists(file: string, what?: string): string | undefined {
+  // Most files read this way are usually missing (leases, session records): a failed open throws,
+  // and the exception costs several times the stat that answers without one (ENOENT only).
+  if (fs.statSync(file, { throwIfNoEntry: false }) === undefined) return undefined;
   let fd: number;
   try {
     fd = openInternalSync(file, fs.constants.O_RDONLY, { what });
@@ -350,6 +355,19 @@ export function safeAppend(root: string, file: string, data: string | Buffer, op
 export function assertWritable(file: string, what = 'file', options: { display?: string } = {}): void {
   let target = file;
   for (;;) {
+    let missing = false;
+    try {
+      // A missing name (a probe name, a new file) is answered without access()'s exception.
+      missing = fs.statSync(target, { throwIfNoEntry: false }) === undefined;
+    } catch {
+      missing = false; // access() below says why
+    }
+    if (missing) {
+      const up = path.dirname(target);
+      if (up === target) return;
+      target = up;
+      continue;
+    }
     try {
       fs.accessSync(target, fs.constants.W_OK);
       break;

@@ -34,8 +34,9 @@ function isGitDir(dir: string): boolean {
 
 function readSmall(file: string): string | undefined {
   try {
-    const st = fs.statSync(file);
-    if (!st.isFile() || st.size > 4096) return undefined;
+    // No exception for the common missing case (a main worktree has no `commondir`): they cost more than the stat.
+    const st = fs.statSync(file, { throwIfNoEntry: false });
+    if (!st?.isFile() || st.size > 4096) return undefined;
     return fs.readFileSync(file, 'utf8');
   } catch {
     return undefined;
@@ -46,7 +47,7 @@ function readSmall(file: string): string | undefined {
 export function findGitShared(root: string): GitShared | undefined {
   let dir: string;
   try {
-    dir = fs.realpathSync(root);
+    dir = fs.realpathSync.native(root);
   } catch {
     return undefined;
   }
@@ -54,7 +55,7 @@ export function findGitShared(root: string): GitShared | undefined {
     const dotGit = path.join(dir, '.git');
     let st: fs.Stats | undefined;
     try {
-      st = fs.statSync(dotGit);
+      st = fs.statSync(dotGit, { throwIfNoEntry: false });
     } catch {
       st = undefined;
     }
@@ -71,7 +72,7 @@ export function findGitShared(root: string): GitShared | undefined {
         if (!isGitDir(commonDir)) return undefined;
         let real: string;
         try {
-          real = fs.realpathSync(commonDir);
+          real = fs.realpathSync.native(commonDir);
         } catch {
           return undefined;
         }
