@@ -60,7 +60,7 @@ describe('story keys with the letter of "epic" before its number', () => {
       'e0-2-scaffold-frontend': { epic: '0', file: null, ledger: 'backlog' },
     });
     // The epics are the ledger's own: no `e-01` epic "not in the ledger" beside epic-01.
-    assert.deepEqual(r.epics.map((e) => e.epicId ?? String(e.epic)).sort(), ['0', '1']);
+    assert.deepEqual(r.epics.map((e) => e.id).sort(), ['0', '01']);
     assert.deepEqual(warnings(r), ['1-1-import-folder.md story-status-drift']);
     // Not a key outside the grammar: no summary note that keys are skipped.
     assert.equal(r.problems.filter((p) => p.code === 'ledger-unknown-key').length, 0);
