@@ -61,6 +61,8 @@ describe('story keys with the letter of "epic" before its number', () => {
     });
     // The epics are the ledger's own: no `e-01` epic "not in the ledger" beside epic-01.
     assert.deepEqual(r.epics.map((e) => e.id).sort(), ['0', '01']);
+    // An older copy of story 1.2 under docs/stories/ is not the story: the file beside the ledger is.
+    assert.equal(path.relative(dir, r.stories.find((s) => s.key === 'e-01-2-cloud-sync')!.file!), path.join('_bmad-output', 'implementation-artifacts', '1-2-cloud-sync.md'));
     assert.deepEqual(warnings(r), ['1-1-import-folder.md story-status-drift']);
     // Not a key outside the grammar: no summary note that keys are skipped.
     assert.equal(r.problems.filter((p) => p.code === 'ledger-unknown-key').length, 0);

@@ -306,6 +306,14 @@ export function buildSprint(parts: SprintParts): SprintModel {
       bind(s, titled[0]);
       continue;
     }
+    // The same story kept in two story folders (`docs/stories/3-1-x.md` and `3-1-x.md` beside the
+    // ledger): the one beside the ledger, where BMAD's create-story writes it, is the story.
+    const home = dirOf(s.ledgerFile ?? lf0);
+    const beside = home ? stories.filter((f) => dirOf(f.file) === home) : [];
+    if (beside.length === 1) {
+      bind(s, beside[0]);
+      continue;
+    }
     for (const f of files) problems.push({ file: f.file, range: at(f.titleLine ?? 0), severity: 'info', code: 'story-file-duplicate', message: `Story ${s.key} has no file named ${s.key}.md and ${files.length} files numbered ${s.epicId}.${s.story} (${files.map((x) => keyOfFile(x)).join(', ')}); Waymark reads none of them as the story. Rename the story's file to ${s.key}.md.` });
   }
   // Files the ledger does not list: one story per number (the first file by name; others are duplicates).
@@ -601,4 +609,8 @@ export function recommend(stories: SprintStory[], epics: SprintEpic[]): SprintRe
   const retro = epics.find((e) => e.retrospective === 'optional');
   if (retro) return { action: 'retrospective', reason: `all stories done; epic-${retro.epic}-retrospective is still open` };
   return undefined;
+}
+
+function dirOf(file: string): string {
+  return file.replace(/[\\/][^\\/]*$/, '');
 }
