@@ -2,7 +2,9 @@
 // before): v6 beta's sprint kept in `dev_ephemeral_location` (`.bmad-ephemeral/`) is found; story
 // keys that put the letter of "epic" before its number (`e-01-1-…`, `e0-1-…`) belong to that
 // epic and join its files (`1-1-….md`); a Status label written in the project's document language
-// (`**Statut** : DONE`, `## 状态: 已完成`, `| 状态 | Backlog |`) and its status words are read.
+// (`**Statut** : DONE`, `## 状态: 已完成`, `| 状态 | Backlog |`) and its status words are read; a
+// story kept in two story folders is the one beside the ledger; v4's sub-stories (`1.5.1.slug.md`)
+// are stories of their own, with their own QA gates.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -117,5 +119,21 @@ describe('a Status label in the project`s document language', () => {
       const n = normalizeStoryStatus(word);
       assert.deepEqual({ status: n.status, suggestion: n.suggestion }, { status: want.status, suggestion: want.suggestion }, word);
     }
+  });
+});
+
+describe('v4 sub-stories numbered {epic}.{story}.{sub}', () => {
+  test('`1.5.1.slug.md` is a story of its own beside story 1.5, with its own gate; the gate updated last decides', () => {
+    const dir = copy('v4-substories');
+    const r = loadSprint(dir, { now: NOW })!;
+    const of = Object.fromEntries(r.stories.map((s) => [s.key, { file: s.file ? path.basename(s.file) : null, status: s.status, gate: s.gate?.verdict ?? null }]));
+    assert.deepEqual(of, {
+      '1-5-progressive-engine': { file: '1.5.progressive-engine.md', status: 'done', gate: 'PASS' },
+      '1-5-1-speech-services': { file: '1.5.1.speech-services.md', status: 'done', gate: 'PASS' },
+      '1-5-2-audio-capture': { file: '1.5.2.audio-capture.md', status: 'in-progress', gate: null },
+    });
+    assert.deepEqual(warnings(r), []);
+    const v = cli(dir, 'validate');
+    assert.equal(v.status, 0, v.stdout);
   });
 });

@@ -9,6 +9,8 @@ import type { GateVerdict } from '../types';
 export interface StoryGate {
   file: string;
   epic?: number;
+  /** The epic id the story is matched in: `1`, or `1-2` for v4's sub-story 1.2.1. */
+  epicId?: string;
   story?: string;
   verdict?: GateVerdict;
   reason?: string;
@@ -34,9 +36,12 @@ function str(v: unknown): string | undefined {
   return undefined;
 }
 
-function storyIdOf(v: string | undefined): { epic: number; story: string } | undefined {
+function storyIdOf(v: string | undefined): { epic: number; epicId: string; story: string } | undefined {
+  // `1.2.1-slug`: v4's sub-story 1 of story 1.2 (story 1 of sub-epic 1-2), not story 1.2.
+  const sub = v ? /^(\d+)\.(\d+)([a-z]?)\.(\d+)\b/i.exec(v.trim()) : null;
+  if (sub) return { epic: Number(sub[1]), epicId: `${Number(sub[1])}-${Number(sub[2])}${sub[3].toLowerCase()}`, story: String(Number(sub[4])) };
   const m = v ? /^(\d+)[.\-](\d+)([a-z]?)\b/i.exec(v.trim()) : null;
-  return m ? { epic: Number(m[1]), story: `${Number(m[2])}${m[3].toLowerCase()}` } : undefined;
+  return m ? { epic: Number(m[1]), epicId: String(Number(m[1])), story: `${Number(m[2])}${m[3].toLowerCase()}` } : undefined;
 }
 
 function finish(g: StoryGate, now: Date): StoryGate {

@@ -86,6 +86,13 @@ export function storyKeyFromName(file: string, epicIds?: Iterable<string>): { ke
   // `story-1.1-nextjs-init.md`: the story's number, then its slug after a dash (`story-2.5-2.md` is
   // story 2 of sub-epic 2.5, read below).
   const m = V4_NAME.exec(bare.replace(/\.story\.md$/i, '.md')) ?? (bare !== base ? /^(\d+)\.(\d+)([a-z]?)-([a-z].*)\.md$/i.exec(bare) : null);
+  // `1.5.2.frontend-audio.md`, `9.2.1.story.md`: v4's sub-story 1 of story 1.5, a story of its own
+  // (story 1 of sub-epic 1-5, as the ledger writes `0-5-1-…`), not a second file of story 1.5.
+  const sub = m && bare === base ? /^(\d+)(?:\.(.+))?$/.exec(m[4] ?? '') : null;
+  if (m && sub) {
+    const epicId = `${Number(m[1])}-${Number(m[2])}${m[3].toLowerCase()}`;
+    return { key: `${epicId}-${Number(sub[1])}-${(sub[2] ?? 'story').toLowerCase()}`, epic: Number(m[1]), epicId, story: String(Number(sub[1])), v4: true };
+  }
   if (m) return { key: bare === base ? `${Number(m[1])}-${Number(m[2])}${m[3].toLowerCase()}-${(m[4] ?? 'story').toLowerCase()}` : key, epic: Number(m[1]), epicId: String(Number(m[1])), story: `${Number(m[2])}${m[3].toLowerCase()}`, v4: bare === base };
   // `epic-2/stories/2.1-csv-import.md`: v4's dotted number with v6's dashed slug; the ledger's key is `2-1-csv-import`.
   const dotted = bare === base ? /^(\d{1,3})\.(\d{1,3})([a-z]?)-([a-z].*)\.md$/i.exec(base) : null;
