@@ -107,6 +107,13 @@ describe('a Status label in the project`s document language', () => {
     }
   });
 
+  test('under a `## Status` heading, a checklist item that is the Status label gives the status', () => {
+    for (const label of ['Status', 'Статус']) {
+      const s = parseStory('/p/2-3-x.md', `# Story 2.3: X\n\n## ${label}\n- [ ] Sprint: Epic 2\n- [x] Priority: High\n- [x] ${label}: done\n\n## Context\n`);
+      assert.equal(s.status, 'done', label);
+    }
+  });
+
   test('status words in other languages map like their English words; done stays a word the tasks must back', () => {
     const cases: [string, { status?: string; suggestion?: string }][] = [
       ['Terminé', { suggestion: 'done' }], ['已完成并发布', { suggestion: 'done' }], ['完成', { suggestion: 'done' }], ['Concluído', { suggestion: 'done' }],

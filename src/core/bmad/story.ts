@@ -261,6 +261,14 @@ export function parseStory(file: string, text: string): StoryFile {
       }
       // A checklist item (`- [x] Tasks/Subtasks completed`) is read past, unless it is a status word.
       const box = line.includes('[') ? /^\s*(?:[-*+]\s+)?\[[ xX]\]\s*(.*)$/.exec(line) : null;
+      // …unless it is the Status label itself (`- [x] Status: done`).
+      const boxLabel = box ? LABEL.exec(box[1]) : null;
+      const bv = boxLabel ? statusAfter(line, line.length - box![1].length + boxLabel[0].length) : undefined;
+      if (bv) {
+        setStatus(s, bv, i, 'section');
+        awaitingStatus = false;
+        continue;
+      }
       if (box && normalizeStoryStatus(box[1].trim()).status === undefined) continue;
       // Under the heading: `**Status:** done`, `- **Current Status:** done`, or the bare word; a
       // line of another field (`**Completed:** 2026-01-20`) is passed over.
