@@ -347,14 +347,15 @@ export function buildSprint(parts: SprintParts): SprintModel {
     }
   }
   // Gates.
-  // Two gate files for one story (`1.5-x.yml` and a later `1.5-x-CORRECTED.yml`): the one updated last decides.
+  // Two gate files for one story (`1.5-x.yml` and a later `1.5-x-CORRECTED.yml`): when both say when
+  // they were updated, the one updated last decides; else the last by name, as before.
   const gateOf = new Map<SprintStory, StoryGate>();
   for (const g of parts.gates) {
     if (g.epic === undefined || g.story === undefined) continue;
     const s = match(undefined, g.epicId ?? String(g.epic), g.story);
     if (!s) continue;
     const had = gateOf.get(s);
-    if (had && (Date.parse(had.updated ?? '') || 0) > (Date.parse(g.updated ?? '') || 0)) continue;
+    if (had && Date.parse(had.updated ?? '') > Date.parse(g.updated ?? '')) continue;
     gateOf.set(s, g);
     s.gate = { verdict: g.verdict, open: g.open, file: g.file, expired: g.expired };
   }
