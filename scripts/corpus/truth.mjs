@@ -252,9 +252,25 @@ export function cleanStatusText(raw) {
   return s;
 }
 
+/**
+ * Status words in the languages BMAD writes a project's documents in (`document_output_language`),
+ * accents dropped: French, Spanish, Portuguese, Italian, German, Russian, Korean; Chinese and Japanese
+ * by the word a status starts with (they write no spaces: `已完成并发布`).
+ */
+const LOCAL_WORDS = [
+  [/^(termine|terminee|fait|fini|acheve|valide|validee|completado|completada|terminado|terminada|hecho|finalizad[oa]|concluid[oa]|feito|completat[oa]|fatto|erledigt|abgeschlossen|fertig|готово|выполнено|завершено|сделано|완료)(?![\p{L}])/u, 'done'],
+  [/^(开发完成|開發完成|开发已完成|审核中|審核中|评审中|評審中|待评审|待审核|审查中|レビュー中|レビュー待ち|en revue|en revision|em revisao|in revisione|на ревью|на проверке)/u, 'review'],
+  [/^(已完成|完成|已实现|已交付|已上线|完了|済み|完毕|已结束)/u, 'done'],
+  [/^(进行中|進行中|开发中|開發中|实施中|处理中|對応中|対応中|作業中|en cours|en progreso|en curso|em andamento|em progresso|in corso|in arbeit|in bearbeitung|в работе|в процессе|진행 ?중)/u, 'in-progress'],
+  [/^(待开发|待開發|就绪|就緒|准备就绪|可开发|已批准|pret|approuvee?|listo|aprobad[oa]|pronto|aprovad[oa]|approvato)(?![\p{L}])/u, 'ready-for-dev'],
+  [/^(待办|待辦|待开始|待開始|未开始|未開始|待定|计划中|未着手|a faire|en attente|pendiente|por hacer|pendente|a fazer|da fare)(?![\p{L}])/u, 'backlog'],
+];
+
 export function normalizeStatus(raw) {
   const s = cleanStatusText(raw);
   if (!s) return null;
+  const plain = s.normalize('NFD').replace(/\p{M}/gu, '');
+  for (const [re, meaning] of LOCAL_WORDS) if (re.test(plain)) return meaning;
   const compact = s.replace(/^inprogress\b/, 'in-progress').replace(/^readyfordev\b/, 'ready-for-dev').replace(/^readyforreview\b/, 'review');
   for (const [re, meaning] of STATUS_WORDS) if (re.test(compact)) return meaning;
   // `Refined - Ready for Development`, `Maximum readiness: ready for dev`: a status word opening a later part
@@ -268,7 +284,11 @@ export function normalizeStatus(raw) {
 // ---------- the ledger ----------
 const STORY_KEY = /^(?:([a-z]{1,6})-)?(\d+[a-z]?)(?:[-.](\d+[a-z]?))*?[-.](\d+[a-z]?)(?:-(.*))?$/i;
 
+/** `e-01-1-slug`, `e0-1-slug`, `ep2-3-slug`: the letter(s) say "epic" (the ledger's `epic-01`); the numbers are the story's. */
+const EPIC_LETTER = /^ep?-?(?=\d)/i;
+
 function classifyKey(key) {
+  key = key.replace(EPIC_LETTER, '');
   if (/^epic-.+-retrospective$/i.test(key) || /-retro(spective)?$/i.test(key)) return 'retrospective';
   if (/^epic-[\w.-]+$/i.test(key)) return 'epic';
   if (STORY_KEY.test(key)) return 'story';
@@ -277,7 +297,7 @@ function classifyKey(key) {
 
 /** The numeric id of a story key: `1-2-foo` → ['1','2']; `0-5-1-foo` → ['0','5','1']; `pm-01-1-x` → ['pm','01','1']. */
 function keyId(key) {
-  const parts = key.split(/[-.]/);
+  const parts = key.replace(EPIC_LETTER, '').split(/[-.]/);
   const id = [];
   let i = 0;
   if (/^[a-z]{1,6}$/i.test(parts[0]) && parts.length > 2 && /^\d/.test(parts[1])) id.push(parts[i++].toLowerCase());
@@ -371,10 +391,10 @@ export function storyStatus(text) {
     if (fence) continue;
     // `## Status: done`, `### Status - Done`
     // (a dash only with space before it: `### Status-to-Timeline Mapping` is another heading)
-    let m = /^\s{0,3}#{1,6}\s*(?:\*\*)?\s*(?:story\s+|current\s+)?status(?:\*\*)?\s*(?:[:：]|\s[—–-])\s*(.+)$/i.exec(line);
+    let m = /^\s{0,3}#{1,6}\s*(?:\*\*)?\s*(?:story\s+|current\s+)?(?:status|statut|estado|estatus|stato|статус|状态|狀態|ステータス|상태)(?:\*\*)?\s*(?:[:：]|\s[—–-])\s*(.+)$/i.exec(line);
     if (m && cleanStatusText(m[1])) return { raw: m[1], where: 'heading', line: i + 1 };
     // `## Status` then its first line
-    if (/^\s{0,3}#{1,6}\s*(?:\*\*)?\s*(?:story\s+|current\s+)?status\s*(?:\*\*)?\s*:?\s*$/i.test(line)) {
+    if (/^\s{0,3}#{1,6}\s*(?:\*\*)?\s*(?:story\s+|current\s+)?(?:status|statut|estado|estatus|stato|статус|状态|狀態|ステータス|상태)\s*(?:\*\*)?\s*:?\s*$/i.test(line)) {
       for (let j = i + 1; j < Math.min(lines.length, i + 12); j++) {
         const l = lines[j];
         if (!l.trim() || /^\s*<!--.*-->\s*$/.test(l)) continue;
@@ -383,12 +403,12 @@ export function storyStatus(text) {
         const row = /^\s*\|(.*)\|\s*$/.exec(l);
         if (row) {
           const cells = row[1].split('|').map((c) => c.trim());
-          if (cells.length >= 2 && /^(?:\*\*|__)?\s*(?:story\s+|current\s+)?status\s*(?:\*\*|__)?$/i.test(cells[0]) && cleanStatusText(cells[1]) && !/^\s*\|?\s*:?-{3,}/.test(lines[j + 1] ?? '')) return { raw: cells[1], where: 'section', line: j + 1 };
+          if (cells.length >= 2 && /^(?:\*\*|__)?\s*(?:story\s+|current\s+)?(?:status|statut|estado|estatus|stato|статус|状态|狀態|ステータス|상태)\s*(?:\*\*|__)?$/i.test(cells[0]) && cleanStatusText(cells[1]) && !/^\s*\|?\s*:?-{3,}/.test(lines[j + 1] ?? '')) return { raw: cells[1], where: 'section', line: j + 1 };
           continue;
         }
         // a checklist item (`- [x] Tasks/Subtasks completed`) is not the status, unless it is a status word
         if (/^\s*[-*+]\s+\[[ xX]\]/.test(l) && normalizeStatus(l)?.startsWith('other:')) continue;
-        const inner = /^\s*(?:[-*+]\s*)?(?:\*\*|__)?[^:*_]*status[^:*_]*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(.+)$/i.exec(l);
+        const inner = /^\s*(?:[-*+]\s*)?(?:\*\*|__)?[^:*_]*(?:status|statut|estado|estatus|stato|статус|状态|狀態|ステータス|상태)[^:*_]*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(.+)$/i.exec(l);
         if (inner) return { raw: inner[1], where: 'section', line: j + 1 };
         // another labelled fact (`- **Sprint**: 11`): not the status; read on
         if (/^\s*(?:[-*+]\s*)?(?:\*\*|__)?[^:]{1,40}(?:\*\*|__)?\s*[:：]/.test(l) && !normalizeStatus(l)?.match(/^(backlog|ready-for-dev|in-progress|review|done|blocked|dropped)$/)) continue;
@@ -397,10 +417,10 @@ export function storyStatus(text) {
       continue;
     }
     // a metadata table near the top: `| Status | done |`
-    const row = i < 60 ? /^\s*\|\s*(?:\*\*|__)?\s*(?:story\s+|current\s+)?status\s*(?:\*\*|__)?\s*\|([^|]+)\|/i.exec(line) : null;
+    const row = i < 60 ? /^\s*\|\s*(?:\*\*|__)?\s*(?:story\s+|current\s+)?(?:status|statut|estado|estatus|stato|статус|状态|狀態|ステータス|상태)\s*(?:\*\*|__)?\s*\|([^|]+)\|/i.exec(line) : null;
     if (row && cleanStatusText(row[1]) && !/^\s*\|?\s*:?-{3,}/.test(lines[i + 1] ?? '')) return { raw: row[1], where: 'line', line: i + 1 };
     // `Status: done`, `**Status:** done`, `- **Status**: done`, `> Status: done`
-    m = i < 60 ? /^\s*(?:[-*+>]\s*)?(?:\*\*|__)?\s*(?:story\s+|current\s+)?status\s*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(.+)$/i.exec(line) : null;
+    m = i < 60 ? /^\s*(?:[-*+>]\s*)?(?:\*\*|__)?\s*(?:story\s+|current\s+)?(?:status|statut|estado|estatus|stato|статус|状态|狀態|ステータス|상태)\s*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(.+)$/i.exec(line) : null;
     if (m && cleanStatusText(m[1])) return { raw: m[1], where: 'line', line: i + 1 };
   }
   // inline metadata near the top: `**Epic:** 1 **Story ID:** 1.1 **Status:** done`
@@ -408,7 +428,7 @@ export function storyStatus(text) {
   for (let i = 0; i < Math.min(lines.length, 40); i++) {
     if (/^\s{0,3}(```|~~~)/.test(lines[i])) { fence = !fence; continue; }
     if (fence) continue;
-    const m = /(?:\*\*|__)status\s*[:：]?\s*(?:\*\*|__)\s*[:：]?\s*([^*|_]+)/i.exec(lines[i]);
+    const m = /(?:\*\*|__)(?:status|statut|estado|estatus|stato|статус|状态|狀態|ステータス|상태)\s*[:：]?\s*(?:\*\*|__)\s*[:：]?\s*([^*|_]+)/i.exec(lines[i]);
     if (m && cleanStatusText(m[1])) return { raw: m[1], where: 'inline', line: i + 1 };
   }
   return null;
@@ -430,7 +450,7 @@ export function bodyStatus(text) {
     const h = /^\s{0,3}(#{1,6})\s+(.*)$/.exec(line);
     if (h && h[1].length >= 2) {
       head = false;
-      inStatus = /^(?:\*\*)?\s*(?:story\s+|current\s+)?status\b/i.test(h[2]);
+      inStatus = /^(?:\*\*)?\s*(?:story\s+|current\s+)?(?:status|statut|estado|estatus|stato|статус|状态|狀態|ステータス|상태)(?![a-z])/i.test(h[2]);
     }
     if (head || inStatus) kept.push(line);
   }
@@ -485,7 +505,7 @@ function storyFileIndex(dirs) {
 
 function idOfFileName(base) {
   // 1-2-slug, 1.2.slug, story-1.2-slug, story-1-2, 3a-1-slug, pm-01-1-slug
-  const b = base.replace(/\.md$/i, '').replace(/\.story$/i, '').replace(/^story[-_ .]?/i, '').toLowerCase();
+  const b = base.replace(/\.md$/i, '').replace(/\.story$/i, '').replace(/^story[-_ .]?/i, '').replace(EPIC_LETTER, '').toLowerCase();
   const parts = b.split(/[-.]/);
   const id = [];
   let i = 0;
@@ -575,7 +595,8 @@ export function truthFor(repoDir) {
     const layout = layoutOf(repo, p);
     // The ledger BMAD reads: the declared implementation/sprint folder, else the output folder;
     // when none is there, every live ledger in the project's docs/output folders.
-    const declaredLedgers = [folders.implementation_artifacts, folders.sprint_artifacts, folders.output, folders.dev_story_location && path.dirname(folders.dev_story_location)]
+    // v6 beta's sprint planning writes the ledger to `dev_ephemeral_location` (`.bmad-ephemeral/`), its stories to `stories/` there.
+    const declaredLedgers = [folders.implementation_artifacts, folders.sprint_artifacts, folders.dev_ephemeral_location, folders.output, folders.dev_story_location && path.dirname(folders.dev_story_location)]
       .filter(Boolean).map((d) => path.join(d, 'sprint-status.yaml')).filter(isFile);
     let ledgerFiles = [...new Set(declaredLedgers)].filter((f) => (readLedger(f).entries ?? []).some((e) => e.kind === 'story')).slice(0, 1);
     if (ledgerFiles.length === 0) {
@@ -591,6 +612,7 @@ export function truthFor(repoDir) {
     // Files a BMAD user would not call fine (an error on them is not a false one): why, by file.
     const broken = [];
     const storyDirsBase = [folders.implementation_artifacts, folders.sprint_artifacts, folders.dev_story_location,
+      folders.dev_ephemeral_location && path.join(folders.dev_ephemeral_location, 'stories'),
       path.join(folders.output, 'stories'), path.join(p.root, 'docs', 'stories')];
     for (const lf of ledgerFiles) {
       const led = readLedger(lf);

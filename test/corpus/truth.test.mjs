@@ -267,3 +267,22 @@ test('seventh round (b): a done story whose own QA Results record Gate: FAIL is 
   assert.equal(s['1.2.story'].clean, true);
   assert.deepEqual(t.projects[0].broken.map((b) => b.file), ['docs/stories/1.1.story.md']);
 });
+
+test('seventh round (a): beta\'s dev_ephemeral_location sprint, epic-lettered keys, a Status label in the document language', () => {
+  const dir = project({
+    '.bmad/bmm/config.yaml': "output_folder: '{project-root}/docs'\ndev_ephemeral_location: '{project-root}/.bmad-ephemeral'\n",
+    '.bmad-ephemeral/sprint-status.yaml': ['development_status:', '  epic-01: in-progress', '  e-01-1-import-folder: done', '  e0-1-scaffold: review', '  1-2-base-rbac: done', '  1-3-liste: done'].join('\n') + '\n',
+    '.bmad-ephemeral/stories/1-1-import-folder.md': story('Status: ready-for-dev'),
+    '.bmad-ephemeral/stories/e0-1-scaffold.md': story('Status: review'),
+    '.bmad-ephemeral/stories/1-2-base-rbac.md': '# Story 1.2 — Base RBAC\n\n**Statut** : ✅ DONE\n',
+    '.bmad-ephemeral/stories/1-3-liste.md': '# 故事 1.3: 列表\n\n## 状态: 已完成\n',
+  });
+  const by = Object.fromEntries(truthFor(dir).projects[0].stories.map((s) => [s.key, s]));
+  assert.equal(by['e-01-1-import-folder'].drift, true);
+  assert.equal(by['e0-1-scaffold'].clean, true);
+  assert.equal(by['1-2-base-rbac'].clean, true);
+  assert.equal(by['1-3-liste'].clean, true);
+  assert.equal(normalizeStatus('Terminé'), 'done');
+  assert.equal(normalizeStatus('审核中'), 'review');
+  assert.equal(normalizeStatus('En cours'), 'in-progress');
+});

@@ -315,6 +315,14 @@ export function buildSprint(parts: SprintParts): SprintModel {
       bind(s, titled[0]);
       continue;
     }
+    // The same story kept in two story folders (`docs/stories/3-1-x.md` and `3-1-x.md` beside the
+    // ledger): the one beside the ledger, where BMAD's create-story writes it, is the story.
+    const home = dirOf(s.ledgerFile ?? lf0);
+    const beside = home ? stories.filter((f) => dirOf(f.file) === home) : [];
+    if (beside.length === 1) {
+      bind(s, beside[0]);
+      continue;
+    }
     for (const f of files) problems.push({ file: f.file, range: at(f.titleLine ?? 0), severity: 'info', code: 'story-file-duplicate', message: `Story ${s.key} has no file named ${s.key}.md and ${files.length} files numbered ${s.epicId}.${s.story} (${files.map((x) => keyOfFile(x)).join(', ')}); Waymark reads none of them as the story. Rename the story's file to ${s.key}.md.` });
   }
   // Files the ledger does not list: one story per number (the first file by name; others are duplicates).
@@ -358,14 +366,16 @@ export function buildSprint(parts: SprintParts): SprintModel {
     }
   }
   // Gates.
+  // Two gate files for one story (`1.5-x.yml` and a later `1.5-x-CORRECTED.yml`): when both say when
+  // they were updated, the one updated last decides; else the last by name, as before.
+  const gateOf = new Map<SprintStory, StoryGate>();
   for (const g of parts.gates) {
     if (g.epic === undefined || g.story === undefined) continue;
-    // A gate of one part of a story (`32.2.5-….yml`) is that part's: the story numbered the same way.
-    const whole = `${g.epic}-${g.story}-${g.part}`;
-    const s = g.part === undefined
-      ? match(undefined, String(g.epic), g.story)
-      : (byId.get(idOf(String(g.epic), g.story)) ?? []).find((x) => fullNumber(x.key) === whole || (x.file !== undefined && fullNumber(x.file.replace(/^.*[\\/]/, '')) === whole));
+    const s = match(undefined, g.epicId ?? String(g.epic), g.story);
     if (!s) continue;
+    const had = gateOf.get(s);
+    if (had && Date.parse(had.updated ?? '') > Date.parse(g.updated ?? '')) continue;
+    gateOf.set(s, g);
     s.gate = { verdict: g.verdict, open: g.open, file: g.file, expired: g.expired };
   }
   // Per-story drift.
@@ -624,4 +634,8 @@ export function recommend(stories: SprintStory[], epics: SprintEpic[]): SprintRe
   const retro = epics.find((e) => e.retrospective === 'optional');
   if (retro) return { action: 'retrospective', reason: `all stories done; epic-${retro.epic}-retrospective is still open` };
   return undefined;
+}
+
+function dirOf(file: string): string {
+  return file.replace(/[\\/][^\\/]*$/, '');
 }

@@ -55,6 +55,8 @@ const STRICT_EPIC = /^epic-\d+$/;
 const BARE_EPIC = /^[a-z][a-z0-9]*-\d+[a-z]?$/i;
 const STRICT_RETRO = /^epic-\d+-retrospective$/;
 const STRICT_STORY = /^(\d+)-(\d+)([a-z]?)-(.+)$/;
+/** The letters some projects put before an epic's number in a story key: `e-01-1-…`, `e0-1-…`, `ep2-3-…`. */
+const EPIC_LETTER = /^ep?-?(?=\d+[a-z]?[-.]\d)/;
 /** A story key without knowing the ledger's epics: `3a-1-slug`, `pm-01-1-slug`, `3-1` (no slug). */
 const LOOSE_STORY = /^((?:(?!epic-)[a-z][a-z0-9]*-(?=\d))?\d+[a-z]?(?:\.\d+[a-z]?)*)-(\d+)([a-z]?)(?:-(.+))?$/i;
 
@@ -158,8 +160,12 @@ export function parseLedgerKey(key: string, epicIds?: Iterable<string>): LedgerK
 
 /** A story key's epic and story (see classifyLedgerKey); also used for story file names. */
 export function classifyStoryKey(key: string, epicIds?: Iterable<string>): LedgerKeyParts | undefined {
-  const lower = key.toLowerCase();
+  let lower = key.toLowerCase();
   if (lower.startsWith('epic-')) return undefined;
+  // `e-01-1-slug`, `e0-1-slug`, `ep2-3-slug`: the letters say "epic" (the ledger's `epic-01`), unless
+  // the ledger declares an epic of that very name (a module called `e`).
+  const lettered = EPIC_LETTER.exec(lower);
+  if (lettered && !(epicIds && [...epicIds].some((id) => normEpicId(lower).startsWith(`${normEpicId(id)}-`) && /^[a-z]/.test(id)))) lower = lower.slice(lettered[0].length);
   let best: LedgerKeyParts | undefined;
   for (const id of epicIds ?? []) {
     if (!lower.startsWith(`${id}-`) || (best && best.epicId.length >= id.length)) continue;

@@ -9,9 +9,9 @@ import type { GateVerdict } from '../types';
 export interface StoryGate {
   file: string;
   epic?: number;
+  /** The epic id the story is matched in: `1`, or `1-2` for v4's sub-story 1.2.1. */
+  epicId?: string;
   story?: string;
-  /** The part of the story the gate is for (`32.2.5-….yml`: part 5 of story 32.2). */
-  part?: string;
   verdict?: GateVerdict;
   reason?: string;
   reviewer?: string;
@@ -36,12 +36,12 @@ function str(v: unknown): string | undefined {
   return undefined;
 }
 
-/** `4.3-slug`, `4.3` → story 4.3; `32.2.5-slug` → part 5 of story 32.2 (a story told in parts). */
-function storyIdOf(v: string | undefined): { epic: number; story: string; part?: string } | undefined {
-  const m = v ? /^(\d+)[.\-](\d+)([a-z]?)(?:\.(\d+))?\b/i.exec(v.trim()) : null;
-  if (!m) return undefined;
-  const id = { epic: Number(m[1]), story: `${Number(m[2])}${m[3].toLowerCase()}` };
-  return m[4] === undefined ? id : { ...id, part: String(Number(m[4])) };
+function storyIdOf(v: string | undefined): { epic: number; epicId: string; story: string } | undefined {
+  // `1.2.1-slug`: v4's sub-story 1 of story 1.2 (story 1 of sub-epic 1-2), not story 1.2.
+  const sub = v ? /^(\d+)\.(\d+)([a-z]?)\.(\d+)\b/i.exec(v.trim()) : null;
+  if (sub) return { epic: Number(sub[1]), epicId: `${Number(sub[1])}-${Number(sub[2])}${sub[3].toLowerCase()}`, story: String(Number(sub[4])) };
+  const m = v ? /^(\d+)[.\-](\d+)([a-z]?)\b/i.exec(v.trim()) : null;
+  return m ? { epic: Number(m[1]), epicId: String(Number(m[1])), story: `${Number(m[2])}${m[3].toLowerCase()}` } : undefined;
 }
 
 function finish(g: StoryGate, now: Date): StoryGate {

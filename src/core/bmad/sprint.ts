@@ -119,6 +119,8 @@ export function findLedgerFiles(cfg: BmadConfig): string[] {
   const c = [
     path.join(cfg.implementationArtifacts, 'sprint-status.yaml'),
     cfg.vars.sprint_artifacts ? path.join(cfg.vars.sprint_artifacts, 'sprint-status.yaml') : '',
+    // v6 beta's sprint planning writes its ledger to `dev_ephemeral_location` (`.bmad-ephemeral/`).
+    cfg.vars.dev_ephemeral_location ? path.join(cfg.vars.dev_ephemeral_location, 'sprint-status.yaml') : '',
     path.join(cfg.outputFolder, 'sprint-status.yaml'),
     path.join(cfg.outputFolder, 'sprint-artifacts', 'sprint-status.yaml'),
     path.join(cfg.outputFolder, 'implementation-artifacts', 'sprint-status.yaml'),
@@ -188,6 +190,8 @@ function storyDirs(cfg: BmadConfig, ledgerFile: string | undefined, ledger: Ledg
   addDir(cfg.implementationArtifacts);
   addDir(cfg.storyLocation);
   addDir(path.join(cfg.implementationArtifacts, 'stories'));
+  // v6 beta's create-story writes `{dev_ephemeral_location}/stories/{key}.md`.
+  if (cfg.vars.dev_ephemeral_location) addDir(path.join(cfg.vars.dev_ephemeral_location, 'stories'));
   addDir(path.join(cfg.outputFolder, 'stories'));
   addDir(path.join(cfg.root, 'docs', 'stories'));
   addDir(path.join(cfg.root, 'docs', 'sprint-artifacts'));

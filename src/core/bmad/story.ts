@@ -57,7 +57,15 @@ export interface StoryFile {
  * after a letter stays in the word (`deferred-to-v2`); after a space or a dash it starts something
  * else (`Done 2026-01-12`).
  */
-const STATUS_WORD = /^[A-Za-z](?:[A-Za-z _-]|(?<=[A-Za-z])\d)*?(?=\s*(?:$|(?<![A-Za-z])\d|[^A-Za-z0-9 _-]|\s-\s))/;
+const STATUS_WORD = /^\p{L}(?:[\p{L}\p{M} _-]|(?<=\p{L})\d)*?(?=\s*(?:$|(?<!\p{L})\d|[^\p{L}\p{M}0-9 _-]|\s-\s))/u;
+
+/**
+ * The Status label in the language BMAD writes a project's documents in (`document_output_language`):
+ * `Statut` (French), `Estado`/`Estatus` (Spanish, Portuguese), `Stato` (Italian), `Статус`, `状态`,
+ * `ステータス`, `상태`. French typography puts a space before the colon (`**Statut** : done`).
+ */
+const LABEL_WORD = '(?:Status|Statut|Estado|Estatus|Stato|Статус|Состояние|状态|狀態|ステータス|상태)';
+const COLON = '\\s*[:：]';
 
 const V4_NAME = /^(\d+)\.(\d+)([a-z]?)(?:\.(.+))?\.md$/i;
 
@@ -78,6 +86,13 @@ export function storyKeyFromName(file: string, epicIds?: Iterable<string>): { ke
   // `story-1.1-nextjs-init.md`: the story's number, then its slug after a dash (`story-2.5-2.md` is
   // story 2 of sub-epic 2.5, read below).
   const m = V4_NAME.exec(bare.replace(/\.story\.md$/i, '.md')) ?? (bare !== base ? /^(\d+)\.(\d+)([a-z]?)-([a-z].*)\.md$/i.exec(bare) : null);
+  // `1.5.2.frontend-audio.md`, `9.2.1.story.md`: v4's sub-story 1 of story 1.5, a story of its own
+  // (story 1 of sub-epic 1-5, as the ledger writes `0-5-1-…`), not a second file of story 1.5.
+  const sub = m && bare === base ? /^(\d+)(?:\.(.+))?$/.exec(m[4] ?? '') : null;
+  if (m && sub) {
+    const epicId = `${Number(m[1])}-${Number(m[2])}${m[3].toLowerCase()}`;
+    return { key: `${epicId}-${Number(sub[1])}-${(sub[2] ?? 'story').toLowerCase()}`, epic: Number(m[1]), epicId, story: String(Number(sub[1])), v4: true };
+  }
   if (m) return { key: bare === base ? `${Number(m[1])}-${Number(m[2])}${m[3].toLowerCase()}-${(m[4] ?? 'story').toLowerCase()}` : key, epic: Number(m[1]), epicId: String(Number(m[1])), story: `${Number(m[2])}${m[3].toLowerCase()}`, v4: bare === base };
   // `epic-2/stories/2.1-csv-import.md`: v4's dotted number with v6's dashed slug; the ledger's key is `2-1-csv-import`.
   const dotted = bare === base ? /^(\d{1,3})\.(\d{1,3})([a-z]?)-([a-z].*)\.md$/i.exec(base) : null;
@@ -90,33 +105,33 @@ export function storyKeyFromName(file: string, epicIds?: Iterable<string>): { ke
 /** `# Story 1.2: title`, `# Story 3a.1 - title`, `# Story 0.5.1: title`, `# Story PM-01.1: title`, the file name `# story-25.3: title`. */
 const TITLE = /^#\s+Story(?:\s+|-(?=\d))((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:\.\d+[a-z]?)*)[.\-](\d+)([a-z]?)\b\s*[:\-–—]?\s*(.*?)\s*$/i;
 /** A `Status:` label at the start of a line (`Status:`, `**Status:**`, `- **Status**:`, `Story Status:`). */
-const LABEL = /^\s*(?:[-*]\s+)?(?:\*\*|__)?(?:(?:Story|Current)[ \t]+)?Status(?:\*\*|__)?\s*:(?:\*\*|__)?/i;
+const LABEL = new RegExp(`^\\s*(?:[-*]\\s+)?(?:\\*\\*|__)?(?:(?:Story|Current)[ \\t]+)?${LABEL_WORD}(?:\\*\\*|__)?${COLON}(?:\\*\\*|__)?`, 'i');
 /** `## Status: Done`. */
-const HEADING_STATUS = /^#{2,6}\s+Status\s*:/i;
-const STATUS_HEADING = /^#{1,6}\s+Status\s*:?\s*$/i;
+const HEADING_STATUS = new RegExp(`^#{2,6}\\s+${LABEL_WORD}${COLON}`, 'i');
+const STATUS_HEADING = new RegExp(`^#{1,6}\\s+${LABEL_WORD}(?:${COLON})?\\s*$`, 'i');
 const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
 const CHECKBOX = /^(\s*)[-*+]\s+\[([ xX])\]\s*(.*)$/;
 const FENCE = /^\s{0,3}(```|~~~)/;
 const TASKS_HEADING = /^[^A-Za-z]*(tasks?\b|subtasks|implementation (tasks|plan|checklist)|task breakdown|development tasks)/i;
 /** In a `## Status` section: a label naming the status in more words (`- **Current Status:** done`). */
-const SECTION_LABEL = /^\s*(?:[-*]\s+)?(?:\*\*|__)?(?:[A-Za-z]+[ \t]+){1,2}Status(?:\*\*|__)?\s*:(?:\*\*|__)?/i;
+const SECTION_LABEL = new RegExp(`^\\s*(?:[-*]\\s+)?(?:\\*\\*|__)?(?:[A-Za-z]+[ \\t]+){1,2}${LABEL_WORD}(?:\\*\\*|__)?${COLON}(?:\\*\\*|__)?`, 'i');
 /** A `label: value` line of another field (`- **Completed:** 2026-01-20`, `Owner: Ana`). */
 const OTHER_FIELD = /^\s*(?:[-*]\s+)?(?:\*\*|__)?[A-Za-z][\w ]{0,30}(?:\*\*|__)?\s*:(?:\*\*|__)?\s*\S/;
 /** A metadata table's Status row: `| Status | done |`, `| **Status** | Drafted |`. */
-const TABLE_STATUS = /^\s*\|\s*(?:\*\*|__)?\s*Status\s*(?:\*\*|__)?\s*\|/i;
+const TABLE_STATUS = new RegExp(`^\\s*\\|\\s*(?:\\*\\*|__)?\\s*${LABEL_WORD}\\s*(?:\\*\\*|__)?\\s*\\|`, 'i');
 /** A table's header rule (`|---|---|`): the row above it names the columns. */
 const TABLE_RULE = /^\s*\|?\s*:?-{3,}/;
 /** `**Status:** done` inside a metadata line with other fields. */
-const INLINE_LABEL = /(?:\*\*|__)Status:?(?:\*\*|__):?/;
+const INLINE_LABEL = new RegExp(`(?:\\*\\*|__)${LABEL_WORD}\\s*[:：]?(?:\\*\\*|__)\\s*[:：]?`);
 
 /** The status word after a label: emoji, bold and spaces skipped; `done ✅`, `backlog (deferred)` give the word. */
 function statusAfter(line: string, from: number): { value: string; start: number } | undefined {
   const rest = line.slice(from);
-  const skip = /^[^A-Za-z]*/.exec(rest)![0].length;
+  const skip = /^[^\p{L}]*/u.exec(rest)![0].length;
   if (skip >= rest.length) return undefined;
   const m = STATUS_WORD.exec(rest.slice(skip));
-  const value = (m?.[0] ?? /^[A-Za-z][\w-]*/.exec(rest.slice(skip))?.[0] ?? '').trim();
-  if (!value || /^status$/i.test(value)) return undefined;
+  const value = (m?.[0] ?? /^\p{L}[\p{L}\p{M}\w-]*/u.exec(rest.slice(skip))?.[0] ?? '').trim();
+  if (!value || new RegExp(`^${LABEL_WORD}$`, 'i').test(value)) return undefined;
   // `CONDITIONAL - Deferred pending Story 2.1`: a word of the team's own, then a status word after
   // a dash: the status word says where the story is.
   const norm = normalizeStoryStatus(value);
@@ -246,6 +261,14 @@ export function parseStory(file: string, text: string): StoryFile {
       }
       // A checklist item (`- [x] Tasks/Subtasks completed`) is read past, unless it is a status word.
       const box = line.includes('[') ? /^\s*(?:[-*+]\s+)?\[[ xX]\]\s*(.*)$/.exec(line) : null;
+      // …unless it is the Status label itself (`- [x] Status: done`).
+      const boxLabel = box ? LABEL.exec(box[1]) : null;
+      const bv = boxLabel ? statusAfter(line, line.length - box![1].length + boxLabel[0].length) : undefined;
+      if (bv) {
+        setStatus(s, bv, i, 'section');
+        awaitingStatus = false;
+        continue;
+      }
       if (box && normalizeStoryStatus(box[1].trim()).status === undefined) continue;
       // Under the heading: `**Status:** done`, `- **Current Status:** done`, or the bare word; a
       // line of another field (`**Completed:** 2026-01-20`) is passed over.
@@ -315,6 +338,9 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
   const w = (STATUS_WORD.exec(raw.trim())?.[0] ?? raw).trim().toLowerCase().replace(/[_\s]+/g, '-').replace(/\.$/, '');
   const exact: Record<string, string> = { backlog: 'backlog', 'ready-for-dev': 'ready-for-dev', 'in-progress': 'in-progress', review: 'review', done: 'done' };
   if (exact[w]) return { status: exact[w], exact: true };
+  const local = localStatusWord(w);
+  if (local === 'done') return { exact: false, suggestion: 'done' };
+  if (local) return { status: local, exact: false };
   const mapped: Record<string, string> = {
     drafted: 'ready-for-dev', contexted: 'in-progress', draft: 'ready-for-dev', approved: 'ready-for-dev', ready: 'ready-for-dev', 'ready-for-development': 'ready-for-dev', 'ready-for-implementation': 'ready-for-dev', 'ready-to-start': 'ready-for-dev',
     todo: 'backlog', 'to-do': 'backlog', 'not-started': 'backlog', planned: 'backlog', pending: 'backlog', queued: 'backlog', 'not-yet-started': 'backlog',
@@ -352,6 +378,33 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
   const doneLike = ['complete', 'completed', 'reviewed', 'finished', 'closed', 'merged', 'shipped', 'implemented', 'accepted', 'done-', 'review-passed', 'passed', 'qa-passed', 'verified', 'released', 'deployed'];
   if (doneLike.includes(w) || /^(done|complete)/.test(w)) return { exact: false, suggestion: 'done' };
   return { exact: false };
+}
+
+/**
+ * Status words in the languages BMAD writes documents in, by meaning (accents dropped, spaces as
+ * dashes). Words for done are read like `Completed` (a suggestion, never inferred against open
+ * tasks); the others like their English words. Chinese and Japanese write no spaces: a word that
+ * starts with one of theirs (`已完成并发布`) means it.
+ */
+const LOCAL_STATUS: [string, string[]][] = [
+  ['done', ['termine', 'terminee', 'fait', 'fini', 'acheve', 'valide', 'validee', 'completado', 'completada', 'terminado', 'terminada', 'hecho', 'finalizado', 'finalizada', 'concluido', 'concluida', 'feito', 'completato', 'completata', 'fatto', 'erledigt', 'abgeschlossen', 'fertig', 'готово', 'выполнено', 'завершено', 'сделано', '완료']],
+  ['in-progress', ['en-cours', 'en-progreso', 'en-curso', 'em-andamento', 'em-progresso', 'in-corso', 'in-arbeit', 'in-bearbeitung', 'в-работе', 'в-процессе', '진행중', '진행-중']],
+  ['review', ['en-revue', 'en-revision', 'em-revisao', 'in-revisione', 'на-ревью', 'на-проверке', '검토중', '검토-중']],
+  ['ready-for-dev', ['pret', 'pret-pour-dev', 'pret-pour-developpement', 'pret-pour-le-developpement', 'approuve', 'approuvee', 'listo', 'listo-para-desarrollo', 'aprobado', 'aprobada', 'pronto', 'pronto-para-desenvolvimento', 'aprovado', 'aprovada', 'approvato']],
+  ['backlog', ['a-faire', 'en-attente', 'pendiente', 'por-hacer', 'pendente', 'a-fazer', 'da-fare']],
+];
+const LOCAL_CJK: [string, RegExp][] = [
+  ['review', /^(开发完成|開發完成|开发已完成|审核中|審核中|评审中|評審中|待评审|待審查|待审核|审查中|代码审查|レビュー中|レビュー待ち)/],
+  ['done', /^(已完成|完成|已实现|已交付|已上线|完了|済み|完毕|已结束)/],
+  ['in-progress', /^(进行中|進行中|开发中|開發中|实施中|處理中|处理中|対応中|作業中)/],
+  ['ready-for-dev', /^(待开发|待開發|就绪|就緒|准备就绪|準備完了|可开发|已批准)/],
+  ['backlog', /^(待办|待辦|待开始|待開始|未开始|未開始|待定|计划中|計畫中|未着手)/],
+];
+const localWords = new Map<string, string>(LOCAL_STATUS.flatMap(([status, words]) => words.map((x): [string, string] => [x, status])));
+
+function localStatusWord(w: string): string | undefined {
+  const plain = w.normalize('NFD').replace(/\p{M}/gu, '');
+  return localWords.get(plain) ?? LOCAL_CJK.find(([, re]) => re.test(plain))?.[0];
 }
 
 /** Progress of a story's tasks: all checkboxes, and review follow-ups apart. */
