@@ -21,6 +21,12 @@ const ACTIVITY = /[\\/]\.waymark[\\/](history|events)[\\/]/;
 /** More pending files than this: one rescan instead of many reloads. */
 const BATCH_LIMIT = 200;
 const MARKDOWN = /\.(md|markdown)$/i;
+/**
+ * A change after a quiet spell is read this soon: the few events of one atomic write (temp file,
+ * rename) arrive within it. While changes keep coming, a flush follows the first pending one by at
+ * most the debounce setting, so a stream of writes never postpones what the views show.
+ */
+const QUICK_MS = 15;
 const SKIPPED_FOLDER = /^(node_modules|\.git|\.waymark)$/;
 
 /** One flush of the queued file events. */
@@ -51,6 +57,7 @@ export class Watchers extends Disposable {
   private readonly pending = new Map<string, 'change' | 'delete'>();
   private readonly firstEventAt = new Map<string, number>();
   private timer?: NodeJS.Timeout;
+  private lastFlushAt = -Infinity;
   private rescanWanted = false;
   private contextChanged = false;
   private running: Promise<void> = Promise.resolve();
@@ -142,10 +149,15 @@ export class Watchers extends Disposable {
     if (CONTEXT_FILES.test(file)) this.contextChanged = true;
     else if (RESCAN.test(file)) this.rescanWanted = true;
     else this.pending.set(file, kind);
-    clearTimeout(this.timer);
+    // Already due: this event joins that flush (a later event never puts it off).
+    if (this.timer) return;
+    const debounce = this.c.settings.watcherDebounceMs;
+    const quiet = performance.now() - this.lastFlushAt >= debounce;
     this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.lastFlushAt = performance.now();
       this.running = this.running.then(() => this.flush());
-    }, this.c.settings.watcherDebounceMs);
+    }, quiet ? Math.min(QUICK_MS, debounce) : debounce);
   }
 
   private async flush(): Promise<void> {
