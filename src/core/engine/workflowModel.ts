@@ -18,7 +18,11 @@ import { parseWorkflowText } from '../model/workflow';
 class StateMap extends Map<string, WorkflowState> {
   sorted?: WorkflowState[];
   override set(file: string, state: WorkflowState): this {
-    this.sorted = undefined;
+    // A file read again keeps its place: the sorted list is patched, not sorted again (10,000 names).
+    const old = this.sorted && super.get(file);
+    const i = old ? this.sorted!.indexOf(old) : -1;
+    if (i >= 0) this.sorted![i] = state;
+    else this.sorted = undefined;
     return super.set(file, state);
   }
   override delete(file: string): boolean {
