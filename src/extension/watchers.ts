@@ -28,6 +28,12 @@ const MARKDOWN = /\.(md|markdown)$/i;
  */
 const QUICK_MS = 15;
 const SKIPPED_FOLDER = /^(node_modules|\.git|\.waymark)$/;
+/**
+ * VS Code starts its watcher of a workspace folder just added asynchronously: an edit in its first
+ * moments sends no event. The folder's Markdown files are looked through this long after it was
+ * added (each re-read; only what changed reaches the views), so such an edit still shows.
+ */
+const ADDED_FOLDER_RECHECK_MS = [1000, 3000];
 
 /** One flush of the queued file events. */
 export interface WatcherFlush {
@@ -64,6 +70,7 @@ export class Watchers extends Disposable {
 
   /** The watchers of each workspace folder, by its path. */
   private readonly byRoot = new Map<string, vscode.Disposable[]>();
+  private synced = false;
 
   constructor(private readonly c: ExtensionModel) {
     super();
@@ -107,8 +114,29 @@ export class Watchers extends Disposable {
           w.onDidDelete((u) => this.queue(u, 'delete')),
         );
       }
+      // A folder added after the first one: looked through again once VS Code watches it.
+      if (this.synced) {
+        for (const ms of ADDED_FOLDER_RECHECK_MS) {
+          const t = setTimeout(() => this.recheck(root), ms);
+          ds.push({ dispose: () => clearTimeout(t) });
+        }
+      }
       this.byRoot.set(root, ds);
     }
+    this.synced = true;
+  }
+
+  /** Every Markdown file of a folder just added is read again (a rescan when it holds many). */
+  private recheck(root: string): void {
+    if (this.isDisposed || !this.byRoot.has(root)) return;
+    const files = filesUnder(root, BATCH_LIMIT * 10, SKIPPED_FOLDER);
+    if (files === 'too-many') {
+      this.rescanWanted = true;
+      this.queue(vscode.Uri.file(root), 'change');
+      return;
+    }
+    this.c.log.debug(`[watch] ${root} was added: its ${files.length} file(s) looked through again`);
+    for (const f of files) if (MARKDOWN.test(f)) this.queue(vscode.Uri.file(f), 'change');
   }
 
   /** A folder came (its files are one event in VS Code): its Markdown files are read, a rescan when there are many. */
