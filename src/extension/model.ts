@@ -260,9 +260,11 @@ export class ExtensionModel extends Disposable {
   /**
    * Makes a new core for the current folders, trust and settings, scans it, and only then puts
    * it in place, so the views keep showing the old model meanwhile (no empty flash). Without
-   * `force` nothing happens when the folders are unchanged. Calls are serialized.
+   * `force` nothing happens when the folders are unchanged. Calls are serialized. `beforeSwap`
+   * runs once the new core has scanned, before it replaces the old one (the tests use it to
+   * write through the old core then, as a command running meanwhile would).
    */
-  reconfigure(reason: string, force = false): Promise<void> {
+  reconfigure(reason: string, force = false, beforeSwap?: () => Promise<void>): Promise<void> {
     this.reconfiguring = this.reconfiguring.then(async () => {
       if (this.isDisposed) return;
       const roots = workspaceRoots();
@@ -272,11 +274,15 @@ export class ExtensionModel extends Disposable {
       const started = Date.now();
       const next = this.makeCore(roots);
       const touched = (this.touchedWhileScanning = new Set<string>());
+      // What the current core holds before the new one reads the disk: a write through it that
+      // sends no event (the ticket mirror) must reach the new core too (see `changedSince`).
+      const before = this.current.list();
       let error: string | undefined;
       void vscode.commands.executeCommand('setContext', CONTEXT.scanning, true);
       try {
         const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Waymark: scanning workflows' }, () => next.scan());
         this.log.info(`[scan] ${result.workflows.length} workflow(s), ${result.files} file(s), ${next.problems().length} problem(s) in ${Date.now() - started} ms`);
+        await beforeSwap?.();
       } catch (e) {
         error = errorMessage(e);
         this.log.error(`[scan] scan after ${reason} failed: ${error}`);
@@ -294,15 +300,8 @@ export class ExtensionModel extends Disposable {
       // Wait for the old core's memory databases to close before the new core may open them.
       await previous.close().catch((e: unknown) => this.log.warn(`[roots] closing the previous core: ${errorMessage(e)}`));
       // Writes and watcher reloads that went to the old core while the new one scanned.
-      for (const file of touched) {
-        if (!this.rootFor(file)) continue;
-        try {
-          if (fs.existsSync(file)) await next.reload(file);
-          else next.remove(file);
-        } catch (e) {
-          this.log.warn(`[roots] could not re-read ${file}: ${errorMessage(e)}`);
-        }
-      }
+      for (const file of changedSince(previous, before)) touched.add(file);
+      await this.reread(next, touched);
       this.updateContext();
       this.scanned.fire({ error, newCore: true });
       if (foldersChanged) {
@@ -313,6 +312,34 @@ export class ExtensionModel extends Disposable {
       this.fire({ what: 'states' });
     });
     return this.reconfiguring;
+  }
+
+  /**
+   * Runs `fn` with the current core. When a new core replaced it meanwhile (a config or folder
+   * change during a long run), what `fn` wrote through the old one is read again into the new
+   * one, so the model shows it at once and not only when the watcher's event arrives.
+   */
+  async withCore<T>(fn: (core: StateCore) => Promise<T>): Promise<T> {
+    const core = this.current;
+    const before = core.list();
+    try {
+      return await fn(core);
+    } finally {
+      if (core !== this.current && !this.isDisposed) await this.reread(this.current, changedSince(core, before));
+    }
+  }
+
+  /** Reads `files` again into `core` (a file gone is forgotten). */
+  private async reread(core: StateCore, files: Iterable<string>): Promise<void> {
+    for (const file of files) {
+      if (!this.rootFor(file)) continue;
+      try {
+        if (fs.existsSync(file)) await core.reload(file);
+        else core.remove(file);
+      } catch (e) {
+        this.log.warn(`[roots] could not re-read ${file}: ${errorMessage(e)}`);
+      }
+    }
   }
 
   private makeCore(roots: string[]): StateCore {
@@ -382,6 +409,24 @@ export class ExtensionModel extends Disposable {
     void vscode.commands.executeCommand('setContext', CONTEXT.canWrite, this.canWrite);
     void vscode.commands.executeCommand('setContext', CONTEXT.hasWorkflows, this.current.list().length > 0);
   }
+}
+
+/**
+ * Files whose state in `core` differs from `before` (a list it gave earlier): read, written or
+ * removed since. Compared by content, not identity: a rescan that re-read every file unchanged
+ * names none. The ticket mirror is written without a change event, so events alone miss it.
+ */
+function changedSince(core: StateCore, before: readonly WorkflowState[]): string[] {
+  const was = new Map(before.map((s) => [s.file, s]));
+  const out: string[] = [];
+  for (const s of core.list()) {
+    const b = was.get(s.file);
+    was.delete(s.file);
+    if (b === s) continue;
+    if (!b || b.contentHash !== s.contentHash || b.stateHash !== s.stateHash || b.stale !== s.stale || b.staleReason !== s.staleReason) out.push(s.file);
+  }
+  out.push(...was.keys());
+  return out;
 }
 
 /** The refusal of a write in Restricted Mode: an explanation, not a failure. */

@@ -54,6 +54,8 @@ export interface TestApi {
   sprintTree(): Promise<TreeSnapshot[]>;
   /** The dashboard: open or not, the model last posted, every paint the webview reported and every action taken from it. */
   dashboard(): { open: boolean; model?: DashboardModel; version: number; paints: DashboardPaint[]; actions: DashboardAction[]; project: { computations: number; ticks: number } };
+  /** A new core now, as a config change makes one; `beforeSwap` runs after its scan, before it replaces the current one. */
+  reconfigure(beforeSwap?: () => Promise<void>): Promise<void>;
   /** A language-model tool's own invoke (where the host refuses vscode.lm.invokeTool to an extension). */
   invokeTool(name: string, input: Record<string, unknown>): Promise<string | undefined>;
 }
@@ -151,6 +153,7 @@ export function createTestApi(c: Container): TestApi {
     state: (file) => c.model.get(file),
     count: () => c.model.states().length,
     invokeTool: (name, input) => c.invokeTool(name, input),
+    reconfigure: (beforeSwap) => c.model.reconfigure('test API', true, beforeSwap),
     sprint: () => c.sprint.snapshot(),
     refreshWorktrees: () => c.model.worktrees.refresh(),
     sprintTree: async () => {

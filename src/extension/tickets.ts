@@ -5,7 +5,7 @@
 // it is handed to the core per run and never written anywhere.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { ALLOW_OUTSIDE_ENV, errorMessage, openStore, parseAllowOutside, runProjection, trackerHealth, trackerSetup, type DashboardTrackerInput, type ProjectReport, type TrackerHealth } from '../core/index';
+import { ALLOW_OUTSIDE_ENV, errorMessage, openStore, parseAllowOutside, runProjection, trackerHealth, trackerSetup, type DashboardTrackerInput, type ProjectReport, type StateCore, type TrackerHealth } from '../core/index';
 import { toArgs, type CommandRunner } from './commandRunner';
 import { COMMANDS } from './constants';
 import { Disposable } from './disposable';
@@ -97,8 +97,12 @@ export class TicketProjection extends Disposable {
 
   /** `background`: only folders where the setting or the folder's `tracker.autoProject` turns it on. */
   private async projectNow(interactive: boolean, background: boolean): Promise<ProjectReport[]> {
+    // The mirrors are written through one core; a new core made meanwhile gets them at the end.
+    return this.model.withCore((core) => this.projectWith(core, interactive, background));
+  }
+
+  private async projectWith(core: StateCore, interactive: boolean, background: boolean): Promise<ProjectReport[]> {
     const out: ProjectReport[] = [];
-    const core = this.model.core;
     for (const root of this.model.roots) {
       const setup = trackerSetup((await core.contextFor(path.join(root, '.waymark-probe'))).config);
       if (!setup) continue;
@@ -110,7 +114,7 @@ export class TicketProjection extends Disposable {
       // A file with unsaved changes in an editor keeps its bytes: its mirror waits for a later run.
       const dirty = new Set(vscode.workspace.textDocuments.filter((d) => d.isDirty && d.uri.scheme === 'file').map((d) => d.uri.fsPath));
       const report = await runProjection({
-        core, root, store, isDefault: true, breaker: setup.breaker, workflows: this.model.states(),
+        core, root, store, isDefault: true, breaker: setup.breaker, workflows: core === this.model.core ? this.model.states() : core.list(),
         deferMirror: (file) => dirty.has(file) || vscode.workspace.textDocuments.some((d) => d.isDirty && d.uri.fsPath === file),
         onProgress: (l) => this.model.log.info(`[tickets] ${l}`),
       });

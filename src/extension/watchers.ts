@@ -21,7 +21,19 @@ const ACTIVITY = /[\\/]\.waymark[\\/](history|events)[\\/]/;
 /** More pending files than this: one rescan instead of many reloads. */
 const BATCH_LIMIT = 200;
 const MARKDOWN = /\.(md|markdown)$/i;
+/**
+ * A change after a quiet spell is read this soon: the few events of one atomic write (temp file,
+ * rename) arrive within it. While changes keep coming, a flush follows the first pending one by at
+ * most the debounce setting, so a stream of writes never postpones what the views show.
+ */
+const QUICK_MS = 15;
 const SKIPPED_FOLDER = /^(node_modules|\.git|\.waymark)$/;
+/**
+ * VS Code starts its watcher of a workspace folder just added asynchronously: an edit in its first
+ * moments sends no event. The folder's Markdown files are looked through this long after it was
+ * added (each re-read; only what changed reaches the views), so such an edit still shows.
+ */
+const ADDED_FOLDER_RECHECK_MS = [1000, 3000];
 
 /** One flush of the queued file events. */
 export interface WatcherFlush {
@@ -51,12 +63,14 @@ export class Watchers extends Disposable {
   private readonly pending = new Map<string, 'change' | 'delete'>();
   private readonly firstEventAt = new Map<string, number>();
   private timer?: NodeJS.Timeout;
+  private lastFlushAt = -Infinity;
   private rescanWanted = false;
   private contextChanged = false;
   private running: Promise<void> = Promise.resolve();
 
   /** The watchers of each workspace folder, by its path. */
   private readonly byRoot = new Map<string, vscode.Disposable[]>();
+  private synced = false;
 
   constructor(private readonly c: ExtensionModel) {
     super();
@@ -100,8 +114,29 @@ export class Watchers extends Disposable {
           w.onDidDelete((u) => this.queue(u, 'delete')),
         );
       }
+      // A folder added after the first one: looked through again once VS Code watches it.
+      if (this.synced) {
+        for (const ms of ADDED_FOLDER_RECHECK_MS) {
+          const t = setTimeout(() => this.recheck(root), ms);
+          ds.push({ dispose: () => clearTimeout(t) });
+        }
+      }
       this.byRoot.set(root, ds);
     }
+    this.synced = true;
+  }
+
+  /** Every Markdown file of a folder just added is read again (a rescan when it holds many). */
+  private recheck(root: string): void {
+    if (this.isDisposed || !this.byRoot.has(root)) return;
+    const files = filesUnder(root, BATCH_LIMIT * 10, SKIPPED_FOLDER);
+    if (files === 'too-many') {
+      this.rescanWanted = true;
+      this.queue(vscode.Uri.file(root), 'change');
+      return;
+    }
+    this.c.log.debug(`[watch] ${root} was added: its ${files.length} file(s) looked through again`);
+    for (const f of files) if (MARKDOWN.test(f)) this.queue(vscode.Uri.file(f), 'change');
   }
 
   /** A folder came (its files are one event in VS Code): its Markdown files are read, a rescan when there are many. */
@@ -142,10 +177,15 @@ export class Watchers extends Disposable {
     if (CONTEXT_FILES.test(file)) this.contextChanged = true;
     else if (RESCAN.test(file)) this.rescanWanted = true;
     else this.pending.set(file, kind);
-    clearTimeout(this.timer);
+    // Already due: this event joins that flush (a later event never puts it off).
+    if (this.timer) return;
+    const debounce = this.c.settings.watcherDebounceMs;
+    const quiet = performance.now() - this.lastFlushAt >= debounce;
     this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.lastFlushAt = performance.now();
       this.running = this.running.then(() => this.flush());
-    }, this.c.settings.watcherDebounceMs);
+    }, quiet ? Math.min(QUICK_MS, debounce) : debounce);
   }
 
   private async flush(): Promise<void> {

@@ -106,11 +106,13 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
     const states = this.c.listedStates();
     const multi = this.c.roots.length > 1;
     if (this.grouping?.from === states && this.grouping.multi === multi) return this.grouping;
+    const carried = this.grouping && regroup(this.grouping, states, multi);
+    if (carried) return (this.grouping = carried);
     const groups = new Map<string, WorkflowState[]>();
     const groupOf = new Map<string, string>();
     let active = 0;
     for (const s of states) {
-      const key = `${multi ? s.root : ''}\0${statusKey(s)}`;
+      const key = groupKey(s, multi);
       const list = groups.get(key);
       if (list) list.push(s);
       else groups.set(key, [s]);
@@ -253,6 +255,48 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
 
 function groupsOf(g: Grouping, key: string, root?: string): WorkflowsNode[] {
   return STATUS_ORDER.filter((s) => g.groups.has(`${key}\0${s}`)).map((status) => ({ kind: 'group', status, root }));
+}
+
+function groupKey(s: WorkflowState, multi: boolean): string {
+  return `${multi ? s.root : ''}\0${statusKey(s)}`;
+}
+
+/**
+ * The grouping after a few files were read again, from the one before, when none of them changed
+ * group: each takes its old place in its group (sorted again only if it no longer fits there),
+ * the other groups are shared. The same grouping as sorting every group again; undefined when
+ * files came, went or changed group.
+ */
+function regroup(prev: Grouping, states: readonly WorkflowState[], multi: boolean): Grouping | undefined {
+  if (prev.multi !== multi || prev.from.length !== states.length) return undefined;
+  const changed: [WorkflowState, WorkflowState][] = [];
+  for (let i = 0; i < states.length; i++) {
+    const was = prev.from[i];
+    if (was === states[i]) continue;
+    if (was.file !== states[i].file || changed.length >= ROW_REFRESH_LIMIT) return undefined;
+    changed.push([was, states[i]]);
+  }
+  const groups = new Map(prev.groups);
+  const copied = new Set<string>();
+  let active = prev.active;
+  const isActive = (s: WorkflowState) => s.status === 'in_progress' || s.status === 'blocked';
+  for (const [was, now] of changed) {
+    const key = groupKey(now, multi);
+    if (prev.groupOf.get(now.file) !== key) return undefined;
+    let list = groups.get(key)!;
+    if (!copied.has(key)) groups.set(key, (list = list.slice())), copied.add(key);
+    const i = list.indexOf(was);
+    if (i < 0) return undefined;
+    list[i] = now;
+    if ((i > 0 && inGroupOrder(list[i - 1], now) > 0) || (i < list.length - 1 && inGroupOrder(now, list[i + 1]) > 0)) list.sort(inGroupOrder);
+    active += Number(isActive(now)) - Number(isActive(was));
+  }
+  return { from: states, multi, groups, groupOf: prev.groupOf, active };
+}
+
+/** The order `group` gives: most recent first, equal rows in the model's order (by file, `localeCompare`). */
+function inGroupOrder(a: WorkflowState, b: WorkflowState): number {
+  return byRecent(a, b) || a.file.localeCompare(b.file);
 }
 
 /** The order of `localeCompare` (the default locale's collation), without making a collator per call. */

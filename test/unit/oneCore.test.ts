@@ -208,3 +208,35 @@ describe('a mutation is one table entry', () => {
     }
   });
 });
+
+describe('one sorted list of states', () => {
+  test('a file read again or written keeps its place; one added or removed is sorted in; lists handed out earlier stay as they were', async () => {
+    const { root } = workspace();
+    const file = (n: string) => path.join(root, `${n}.md`);
+    const wf = (n: string, step: string) => `---\nworkflow: ${n}\nstatus: in_progress\nsteps: [one, two]\ncurrentStep: ${step}\nstepsCompleted: []\n---\n`;
+    for (const n of ['c', 'a', 'b']) fs.writeFileSync(file(n), wf(n, 'one'));
+    const core = createStateCore({ roots: [root], memory: false });
+    try {
+      await core.scan();
+      const names = () => core.list().map((s) => path.basename(s.file));
+      const first = core.list();
+      assert.deepEqual(names(), ['a.md', 'b.md', 'c.md', 'plan.md']);
+      fs.writeFileSync(file('b'), wf('b', 'two'));
+      await core.reload(file('b'));
+      assert.deepEqual(names(), ['a.md', 'b.md', 'c.md', 'plan.md']);
+      assert.equal(core.list()[1].currentStep, 'two');
+      assert.equal(core.list()[1], core.get(file('b')));
+      assert.equal(first[1].currentStep, 'one', 'a list handed out before is not changed');
+      await core.apply(file('c'), 'advance', {} as never);
+      assert.equal(core.list()[2], core.get(file('c')));
+      fs.writeFileSync(file('aa'), wf('aa', 'one'));
+      await core.reload(file('aa'));
+      assert.deepEqual(names(), ['a.md', 'aa.md', 'b.md', 'c.md', 'plan.md']);
+      core.remove(file('a'));
+      assert.deepEqual(names(), ['aa.md', 'b.md', 'c.md', 'plan.md']);
+      assert.deepEqual(core.list().map((s) => s.currentStep), [core.get(file('aa'))!.currentStep, 'two', core.get(file('c'))!.currentStep, undefined]);
+    } finally {
+      await core.close();
+    }
+  });
+});

@@ -131,7 +131,7 @@ describe('warm project view', () => {
     }
   });
 
-  test('an edited file that keeps its names and edges is carried into the last registry; the view is the one a cold read gives', async () => {
+  test('an edited file that keeps its names and edges is carried into the last registry and frontier; the view is the one a cold read gives', async () => {
     const root = tmp();
     fs.mkdirSync(path.join(root, 'work'));
     const file = (n: string) => path.join(root, 'work', `${n}.workflow.md`);
@@ -168,6 +168,9 @@ describe('warm project view', () => {
       const third = await warm.view({ roots: scan.roots, workflows: core.list() });
       assert.equal(third.registry.edges, first.registry.edges);
       assert.deepEqual(said(third), await cold());
+      // Only c's entry was computed again (nothing waits on it): the others are carried over.
+      for (const id of ['a', 'b', 'd']) assert.equal(third.frontier.entries.get(id), second.frontier.entries.get(id), `${id} carried over`);
+      assert.notEqual(third.frontier.entries.get('c'), second.frontier.entries.get('c'));
       // A new dependency: the registry is built again.
       write('b', 'created', ['dependsOn: [a, c]']);
       await core.reload(file('b'));

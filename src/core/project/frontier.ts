@@ -103,9 +103,7 @@ function ago(ms: number): string {
 
 /** Computes the frontier. Linear in items + edges, plus the dependents of the ready items. */
 export function computeFrontier(reg: ProjectRegistry, input: FrontierInput): Frontier {
-  const entries = new Map<string, FrontierEntry>();
-  const inCycle = new Map<string, string[]>();
-  for (const c of reg.cycles) for (const id of c) if (!inCycle.has(id)) inCycle.set(id, c);
+  const inCycle = cycleMembers(reg);
 
   // Longest remaining chain (depth) in topological order over the DAG of not-done items.
   const remaining = reg.items.filter((it) => it.state !== 'done');
@@ -138,49 +136,8 @@ export function computeFrontier(reg: ProjectRegistry, input: FrontierInput): Fro
   }
 
   const now = input.now.getTime();
-  for (const item of reg.items) {
-    const waitingOn: string[] = [];
-    const why: string[] = [];
-    const settled = item.state === 'done' || item.state === 'dropped';
-    for (const e of settled ? [] : reg.prerequisites.get(item.id) ?? []) {
-      const pre = reg.byId.get(e.to);
-      const waived = item.waived.length > 0 && (item.waived.includes(e.to) || (pre?.rel !== undefined && item.waived.includes(pre.rel)));
-      if (isDone(pre, waived)) continue;
-      waitingOn.push(e.to);
-      why.push(`${e.to} (${pre ? STATE_WORDS[pre.state] : 'unknown'}${e.kind === 'dependsOn' ? '' : `, ${e.kind}`})`);
-    }
-    let column: ItemState = item.state;
-    let reason: string;
-    const cycle = inCycle.get(item.id);
-    if (item.state === 'done') reason = 'done';
-    else if (item.state === 'dropped') reason = 'archived';
-    else if (item.state === 'blocked') reason = `blocked${item.blockedReason ? `: ${item.blockedReason}` : ''}${why.length ? `; waits on ${why.join(', ')}` : ''}`;
-    else if (cycle && item.state === 'todo') {
-      column = 'blocked';
-      reason = `in a dependency cycle: ${cycle.join(' → ')}`;
-    } else if (waitingOn.length && item.state === 'todo') {
-      column = 'blocked';
-      reason = `waits on ${why.join(', ')}`;
-    } else if (item.state === 'todo') {
-      const n = (reg.prerequisites.get(item.id) ?? []).length;
-      reason = n ? `ready: its ${n === 1 ? 'prerequisite is' : `${n} prerequisites are`} done` : 'ready: waits on nothing';
-    } else reason = item.state === 'review' ? 'in review' : `in progress${waitingOn.length ? `; still waits on ${why.join(', ')}` : ''}`;
-    const entry: FrontierEntry = { id: item.id, item, column, reason, waitingOn, unblocks: 0, depth: depth.get(item.id) ?? 0 };
-    if (item.state === 'in_progress') entry.stalled = stalledOf(item, input, now);
-    entries.set(item.id, entry);
-  }
-
-  const columns: Record<ItemState, FrontierEntry[]> = { todo: [], in_progress: [], review: [], blocked: [], done: [], dropped: [] };
-  for (const e of entries.values()) columns[e.column].push(e);
-  const col = (c: ItemState) => columns[c];
-  const ready = col('todo');
-  for (const e of ready) {
-    e.unblocks = countDependents(reg, e.id);
-    if (e.unblocks) e.reason += `; unblocks ${e.unblocks}`;
-  }
-  // Plain code-unit comparison: ISO times and ids order correctly, and localeCompare is slow.
-  const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
-  ready.sort((a, b) => b.unblocks - a.unblocks || b.item.priority - a.item.priority || cmp(a.item.created ?? '\uffff', b.item.created ?? '\uffff') || cmp(a.id, b.id));
+  const entries = new Map<string, FrontierEntry>();
+  for (const item of reg.items) entries.set(item.id, entryOf(item, reg, inCycle, depth.get(item.id) ?? 0, input, now));
 
   // The critical path ends at the deepest remaining item; walk back to its first step.
   let end: string | undefined;
@@ -188,22 +145,155 @@ export function computeFrontier(reg: ProjectRegistry, input: FrontierInput): Fro
   for (const [id, d] of depth) if (d > endDepth || (d === endDepth && end !== undefined && id < end)) [end, endDepth] = [id, d];
   const criticalPath: string[] = [];
   for (let id = end; id; id = via.get(id)) criticalPath.unshift(id);
+  return finish(reg, entries, criticalPath, now);
+}
+
+/** Most items re-computed by `updateFrontier`; more and the whole frontier is computed again. */
+const MAX_UPDATED = 200;
+
+/**
+ * The frontier after a few items changed, from the one before: `prev` was computed over
+ * `prevReg` with `prevInput`; `reg` has the same edges and cycles (core/project `updateRegistry`)
+ * with some items replaced. Only the replaced items, the items that wait on them directly (their
+ * reasons name the prerequisite's state) and the in-progress items whose activity or session
+ * changed are computed again; the rest is carried over. The same frontier `computeFrontier` gives
+ * over `reg` and `input` (entries, columns, order, critical path, problems), except that an
+ * entry carried over keeps the stalled time of `prevInput.now`, and `stalledChangesAt` may be
+ * earlier (then the view is recomputed earlier: never later). Undefined when that does not hold
+ * (edges changed, an item became or stopped being done, time crossed a stalled threshold, too
+ * many changed): compute it whole.
+ */
+export function updateFrontier(prev: Frontier, prevReg: ProjectRegistry, prevInput: FrontierInput, reg: ProjectRegistry, input: FrontierInput): Frontier | undefined {
+  if (reg.prerequisites !== prevReg.prerequisites || reg.dependents !== prevReg.dependents || reg.cycles !== prevReg.cycles || reg.problems !== prevReg.problems) return undefined;
+  if (reg.items.length !== prevReg.items.length || prev.entries.size !== reg.items.length) return undefined;
+  const now = input.now.getTime();
+  if (now < prevInput.now.getTime() || (prev.stalledChangesAt !== undefined && now >= prev.stalledChangesAt)) return undefined;
+  const again = new Set<string>();
+  for (let i = 0; i < reg.items.length; i++) {
+    const before = prevReg.items[i];
+    const after = reg.items[i];
+    if (before === after) continue;
+    // Done or not decides the remaining chains (depth, critical path) and every unblocks count.
+    if (before.id !== after.id || (before.state === 'done') !== (after.state === 'done')) return undefined;
+    again.add(after.id);
+    for (const e of reg.dependents.get(after.id) ?? []) again.add(e.from);
+  }
+  for (const [id, a] of input.activity ?? []) if (prevInput.activity?.get(id) !== a) again.add(id);
+  for (const [id, a] of prevInput.activity ?? []) if (input.activity?.get(id) !== a) again.add(id);
+  for (const [id, a] of input.sessions ?? []) if (prevInput.sessions?.get(id) !== a) again.add(id);
+  for (const [id, a] of prevInput.sessions ?? []) if (input.sessions?.get(id) !== a) again.add(id);
+  if (again.size > MAX_UPDATED) return undefined;
+  if (!again.size) return prev;
+  const inCycle = cycleMembers(reg);
+  const entries = new Map(prev.entries);
+  const fresh = new Set<FrontierEntry>();
+  for (const id of again) {
+    const item = reg.byId.get(id);
+    const old = prev.entries.get(id);
+    if (!item || !old) return undefined;
+    const e = entryOf(item, reg, inCycle, old.depth, input, now);
+    entries.set(id, e);
+    fresh.add(e);
+  }
+  const placed = new Map<string, Problem>();
+  for (const p of prev.problems) if (p.code === 'work-stalled') placed.set(p.file, p);
+  return finish(reg, entries, prev.criticalPath, now, { fresh, placed, stalledChangesAt: prev.stalledChangesAt });
+}
+
+/** Each item of a dependency cycle, with the cycle it is in (the first one found). */
+function cycleMembers(reg: ProjectRegistry): Map<string, string[]> {
+  const inCycle = new Map<string, string[]>();
+  for (const c of reg.cycles) for (const id of c) if (!inCycle.has(id)) inCycle.set(id, c);
+  return inCycle;
+}
+
+/** One item's entry: its column, why, what it waits on, and its stalled time when in progress (unblocks follow in `finish`). */
+function entryOf(item: ProjectItem, reg: ProjectRegistry, inCycle: Map<string, string[]>, depth: number, input: FrontierInput, now: number): FrontierEntry {
+  const waitingOn: string[] = [];
+  const why: string[] = [];
+  const settled = item.state === 'done' || item.state === 'dropped';
+  for (const e of settled ? [] : reg.prerequisites.get(item.id) ?? []) {
+    const pre = reg.byId.get(e.to);
+    const waived = item.waived.length > 0 && (item.waived.includes(e.to) || (pre?.rel !== undefined && item.waived.includes(pre.rel)));
+    if (isDone(pre, waived)) continue;
+    waitingOn.push(e.to);
+    why.push(`${e.to} (${pre ? STATE_WORDS[pre.state] : 'unknown'}${e.kind === 'dependsOn' ? '' : `, ${e.kind}`})`);
+  }
+  let column: ItemState = item.state;
+  let reason: string;
+  const cycle = inCycle.get(item.id);
+  if (item.state === 'done') reason = 'done';
+  else if (item.state === 'dropped') reason = 'archived';
+  else if (item.state === 'blocked') reason = `blocked${item.blockedReason ? `: ${item.blockedReason}` : ''}${why.length ? `; waits on ${why.join(', ')}` : ''}`;
+  else if (cycle && item.state === 'todo') {
+    column = 'blocked';
+    reason = `in a dependency cycle: ${cycle.join(' → ')}`;
+  } else if (waitingOn.length && item.state === 'todo') {
+    column = 'blocked';
+    reason = `waits on ${why.join(', ')}`;
+  } else if (item.state === 'todo') {
+    const n = (reg.prerequisites.get(item.id) ?? []).length;
+    reason = n ? `ready: its ${n === 1 ? 'prerequisite is' : `${n} prerequisites are`} done` : 'ready: waits on nothing';
+  } else reason = item.state === 'review' ? 'in review' : `in progress${waitingOn.length ? `; still waits on ${why.join(', ')}` : ''}`;
+  const entry: FrontierEntry = { id: item.id, item, column, reason, waitingOn, unblocks: 0, depth };
+  if (item.state === 'in_progress') entry.stalled = stalledOf(item, input, now);
+  return entry;
+}
+
+/**
+ * Columns, the ready order, stalled work and problems over the entries. With `carried`, only the
+ * `fresh` entries get their unblocks and stalled state here; the others had theirs already (and
+ * their stalled problems, placed, are in `placed` by file).
+ */
+function finish(
+  reg: ProjectRegistry,
+  entries: Map<string, FrontierEntry>,
+  criticalPath: string[],
+  now: number,
+  carried?: { fresh: ReadonlySet<FrontierEntry>; placed: ReadonlyMap<string, Problem>; stalledChangesAt?: number },
+): Frontier {
+  const isFresh = (e: FrontierEntry) => !carried || carried.fresh.has(e);
+  const columns: Record<ItemState, FrontierEntry[]> = { todo: [], in_progress: [], review: [], blocked: [], done: [], dropped: [] };
+  for (const e of entries.values()) columns[e.column].push(e);
+  const col = (c: ItemState) => columns[c];
+  const ready = col('todo');
+  for (const e of ready) {
+    if (!isFresh(e)) continue;
+    e.unblocks = countDependents(reg, e.id);
+    if (e.unblocks) e.reason += `; unblocks ${e.unblocks}`;
+  }
+  // Plain code-unit comparison: ISO times and ids order correctly, and localeCompare is slow.
+  const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  ready.sort((a, b) => b.unblocks - a.unblocks || b.item.priority - a.item.priority || cmp(a.item.created ?? '\uffff', b.item.created ?? '\uffff') || cmp(a.id, b.id));
 
   const problems = [...reg.problems];
-  let stalledChangesAt: number | undefined;
-  for (const e of entries.values()) {
+  let stalledChangesAt = carried?.stalledChangesAt;
+  const crossed = new Set<FrontierEntry>();
+  for (const e of carried ? carried.fresh : entries.values()) {
     const s = e.stalled;
-    if (!s || s.idleMs > s.thresholdMs || !Number.isFinite(s.idleMs)) continue;
+    if (!s) continue;
+    if (s.idleMs > s.thresholdMs) {
+      crossed.add(e);
+      continue;
+    }
+    delete e.stalled;
+    if (!Number.isFinite(s.idleMs)) continue;
     const at = now - s.idleMs + s.thresholdMs + 1;
     if (stalledChangesAt === undefined || at < stalledChangesAt) stalledChangesAt = at;
   }
-  const stalled = [...entries.values()].filter((e) => e.stalled && e.stalled.idleMs > e.stalled.thresholdMs).sort((a, b) => b.stalled!.idleMs - a.stalled!.idleMs);
-  for (const e of entries.values()) if (e.stalled && !(e.stalled.idleMs > e.stalled.thresholdMs)) delete e.stalled;
+  // A carried entry still has `stalled` only when it had crossed its threshold.
+  const stalled = [...entries.values()].filter((e) => e.stalled).sort((a, b) => b.stalled!.idleMs - a.stalled!.idleMs);
   for (const e of stalled) {
+    const file = e.item.file;
+    if (!crossed.has(e)) {
+      const had = file ? carried?.placed.get(file) : undefined;
+      if (had) problems.push(had);
+      continue;
+    }
     const s = e.stalled!;
     // Nothing recorded at all (a ledger-only story): say so, never "Infinity days".
     e.reason += s.last ? `; stalled: no activity for ${ago(s.idleMs)} (last: ${s.last.source}${s.last.who ? ` by ${s.last.who}` : ''} at ${s.last.time})` : '; stalled: no activity recorded';
-    if (e.item.file) problems.push(stalledProblem(e.item.file, s));
+    if (file) problems.push(stalledProblem(file, s));
   }
   return { ready, inProgress: col('in_progress'), review: col('review'), blocked: col('blocked'), done: col('done'), dropped: col('dropped'), stalled, criticalPath, entries, problems, ...(stalledChangesAt !== undefined ? { stalledChangesAt } : {}) };
 }

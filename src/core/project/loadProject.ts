@@ -19,7 +19,7 @@ import { buildRegistry, updateRegistry, type ProjectRegistry } from './registry'
 import { readTicketTree } from '../bmad/tree/reader';
 import type { TicketTree } from '../bmad/tree/types';
 import { isArchivedSprint } from './migratedSprint';
-import { computeFrontier, DEFAULT_STALLED, type Activity, type Frontier, type StalledThresholds } from './frontier';
+import { computeFrontier, updateFrontier, DEFAULT_STALLED, type Activity, type Frontier, type FrontierInput, type StalledThresholds } from './frontier';
 
 export interface ProjectView {
   roots: string[];
@@ -125,6 +125,10 @@ export class WarmProjectView {
   private rootsKey = '';
   /** The last view is answered until this time (ms); 0 forces a recomputation. */
   private validUntil = 0;
+  /** Until when time passing changes nothing the last view says (leases expiring, stalled thresholds, the minute). */
+  private timeValidUntil = 0;
+  /** What the last frontier was computed from (a later one carries over what did not change). */
+  private lastInput?: FrontierInput;
   private readonly roots = new Map<string, RootInputs>();
   /** Per file: its last commit (clean in git) or file time; null when neither is known. */
   private readonly fileActivity = new Map<string, Activity | null>();
@@ -200,8 +204,12 @@ export class WarmProjectView {
     // States the model re-read since the last answer: their file times and commits are read again.
     if (!sameStates(this.builtFrom, scan.workflows)) {
       stale = true;
-      const before = new Map(this.builtFrom.map((w) => [w.file, w]));
-      for (const w of scan.workflows) if (before.get(w.file) !== w) this.fileActivity.delete(w.file);
+      const same = changedStates(this.builtFrom, scan.workflows, Infinity);
+      if (same) for (const { after } of same) this.fileActivity.delete(after.file);
+      else {
+        const before = new Map(this.builtFrom.map((w) => [w.file, w]));
+        for (const w of scan.workflows) if (before.get(w.file) !== w) this.fileActivity.delete(w.file);
+      }
     }
     for (const root of scan.roots) {
       const r = this.roots.get(root);
@@ -324,8 +332,9 @@ export class WarmProjectView {
       // git is asked about at most MAX_GIT_FILES in-progress files in all; beyond that, file times.
       const committed = !git || working.length > MAX_GIT_FILES ? new Map<string, Activity>() : await lastCommits(unknown);
       const readTimes = new Map<string, number>();
+      const wanted = new Set(unknown);
       for (const w of scan.workflows) {
-        const t = readFileTime(w);
+        const t = wanted.has(w.file) ? readFileTime(w) : undefined;
         if (t !== undefined) readTimes.set(w.file, t);
       }
       for (const f of unknown) {
@@ -379,10 +388,16 @@ export class WarmProjectView {
         for (const a of own ? [own] : r.leases.holders) later(sessions, item.id, a);
       }
     }
-    const frontier = computeFrontier(registry, { activity, sessions, now, stalledAfter: (root) => thresholds.get(root) ?? DEFAULT_STALLED });
-    placeStalled(frontier);
+    const input: FrontierInput = { activity, sessions, now, stalledAfter: (root) => thresholds.get(root) ?? DEFAULT_STALLED };
+    // One file edited within the time the last view holds: only what it touches is computed again.
+    const prev = this.last && this.lastInput && now.getTime() < this.timeValidUntil ? this.last : undefined;
+    const carried = prev && updateFrontier(prev.frontier, prev.registry, this.lastInput!, registry, input);
+    const frontier = carried || computeFrontier(registry, input);
+    placeStalled(frontier, carried ? new Set(prev!.frontier.problems) : undefined);
     if (frontier.stalledChangesAt !== undefined) validUntil = Math.min(validUntil, frontier.stalledChangesAt);
-    this.validUntil = validUntil;
+    // A view carried over keeps the time limit of the one it came from (its stalled times are that old).
+    this.validUntil = this.timeValidUntil = carried ? Math.min(validUntil, this.timeValidUntil) : validUntil;
+    this.lastInput = input;
     this.builtFrom = scan.workflows;
     this.computations++;
     this.last = { roots: scan.roots, registry, frontier, now: now.toISOString(), historyDirs, sprints: sprintsByRoot };
@@ -397,12 +412,12 @@ const MAX_CARRIED = 50;
  * The states re-read between two lists of the same files in the same order (the model's list is
  * sorted by file), or undefined when files came or went or too many changed.
  */
-function changedStates(a: readonly WorkflowState[], b: readonly WorkflowState[]): { before: WorkflowState; after: WorkflowState }[] | undefined {
+function changedStates(a: readonly WorkflowState[], b: readonly WorkflowState[], max = MAX_CARRIED): { before: WorkflowState; after: WorkflowState }[] | undefined {
   if (a.length !== b.length) return undefined;
   const out: { before: WorkflowState; after: WorkflowState }[] = [];
   for (let i = 0; i < a.length; i++) {
     if (a[i] === b[i]) continue;
-    if (a[i].file !== b[i].file || out.length >= MAX_CARRIED) return undefined;
+    if (a[i].file !== b[i].file || out.length >= max) return undefined;
     out.push({ before: a[i], after: b[i] });
   }
   return out;
@@ -648,10 +663,19 @@ function frontmatterRange(file: string, keyPath: (string | number)[]) {
  * A `work-stalled` warning sits on the status it is about: a story file's `Status:` line, a
  * workflow file's frontmatter `status` key (read for the stalled files only).
  */
-function placeStalled(frontier: Frontier): void {
+function placeStalled(frontier: Frontier, placed?: ReadonlySet<Problem>): void {
+  const byFile = new Map<string, Problem[]>();
+  for (const p of frontier.problems) {
+    if (p.code !== 'work-stalled' || placed?.has(p)) continue;
+    const list = byFile.get(p.file);
+    if (list) list.push(p);
+    else byFile.set(p.file, [p]);
+  }
+  if (!byFile.size) return;
   for (const e of frontier.stalled) {
     const file = e.item.file;
-    if (!file) continue;
+    const list = file ? byFile.get(file) : undefined;
+    if (!file || !list) continue;
     const range =
       e.item.line !== undefined
         ? { start: { line: e.item.line, character: 0 }, end: { line: e.item.line, character: 0 } }
@@ -659,7 +683,7 @@ function placeStalled(frontier: Frontier): void {
           ? frontmatterRange(file, ['status'])
           : undefined;
     if (!range) continue;
-    for (const p of frontier.problems) if (p.code === 'work-stalled' && p.file === file) p.range = range;
+    for (const p of list) p.range = range;
   }
 }
 

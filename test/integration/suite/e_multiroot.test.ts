@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { find, multiRoot, ready, resizeView, screenshot, sleep, snap, waitFor } from '../helpers';
@@ -129,17 +130,26 @@ multiRoot('multi-root workspace', () => {
       const x = (await snap()) as Awaited<ReturnType<typeof snap>> & { roots?: string[]; watchedRoots?: string[] };
       return x.roots?.length === 2 && x.workflows.length === 2 ? x : undefined;
     }, 30_000);
+    // An edit VS Code's watcher does not report (as in a just-added folder's first moments): made
+    // through a hard link outside the workspace, so inotify tells the folder's watch nothing.
+    const missed = path.join(folder('ops'), 'workflows', 'rollback.md');
+    const link = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-it-link-')), 'rollback.md');
+    fs.linkSync(missed, link);
+    const missedBefore = fs.readFileSync(missed, 'utf8');
+    fs.writeFileSync(link, missedBefore.replace(/^status: \w+$/m, 'status: blocked\nblockedReason: an edit no watcher reported'));
     assert.deepEqual(back.workflows.map((n) => n.label), ['demo', 'ops']);
     assert.deepEqual(back.watchedRoots, back.roots);
     assert.ok(find(back.workflows[0].children, 'auth-refactor'));
     assert.ok(find(back.workflows[1].children, 'deploy'));
     await waitFor('diagnostics again', () => vscode.languages.getDiagnostics(vscode.Uri.file(path.join(folder('ops'), 'workflows', 'rollback.md'))).find((x) => String(x.code) === 'step-duplicate'));
-    // Watched again: an external edit in the second folder reaches the model. VS Code starts its
-    // recursive watcher of a folder just added asynchronously: an edit in its first moments can be
-    // missed (README, "watching"), so the edit comes once it has had time to start.
-    await sleep(1500);
+    // Watched again: an external edit in the second folder reaches the model, even at once: VS
+    // Code starts its watcher of a folder just added asynchronously (an edit in its first moments
+    // sends no event), and the folder is looked through again once that watcher has had time to start.
     const file = path.join(folder('ops'), 'workflows', 'deploy.md');
     fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/^status: in_progress$/m, 'status: blocked\nblockedReason: waiting for the change window'));
     await waitFor('the edit seen', async () => (await snap()).states.find((st) => st.file === file && st.status === 'blocked'), 30_000);
+    await waitFor('the unreported edit seen (the added folder looked through again)', async () => (await snap()).states.find((st) => st.file === missed && st.status === 'blocked'), 30_000);
+    fs.writeFileSync(missed, missedBefore);
+    fs.rmSync(path.dirname(link), { recursive: true, force: true });
   });
 });

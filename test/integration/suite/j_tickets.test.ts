@@ -7,10 +7,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import * as net from 'node:net';
 import type { DashboardModel } from '../../../src/core/index';
 import type { DashboardPaint } from '../../../src/extension/dashboard';
+import type { TestApi } from '../../../src/extension/testApi';
 import { clickWebview, demo, ready, screenshot, singleRoot, sleep, testApi, waitFor } from '../helpers';
 
 /** A port on 127.0.0.1 nothing listens on (a tracker that is down). */
@@ -92,6 +94,62 @@ singleRoot('ticket projection (tickets)', () => {
     assert.equal(historyLines(historyDir), historyBefore, 'no history line for a tracker block');
     const again = (await vscode.commands.executeCommand<Report[]>('waymark.projectTickets', { quiet: true }))![0];
     assert.deepEqual([again.created.length, again.updated.length, again.planned.length], [0, 0, 0]);
+  });
+
+  /** The workflow files holding a git tracker block now. */
+  const mirroredFiles = () => [...files.keys()].filter((f) => /^tracker:\n  store: git\n/m.test(fs.readFileSync(f, 'utf8')));
+  /** A line appended to each body: every ticket changes (its mirror gets a new syncedHash), no state does. */
+  const editBodies = (list: string[], word: string) => {
+    for (const f of list) fs.appendFileSync(f, `\nA ${word} note.\n`);
+  };
+  /** Waits until the model holds each file as it is on disk (the watcher read the edits). */
+  const modelReads = async (api: TestApi, list: string[]) =>
+    waitFor('the model to hold the files as on disk', () =>
+      list.every((f) => (api.state(f) as { contentHash?: string } | undefined)?.contentHash === createHash('sha256').update(fs.readFileSync(f)).digest('hex')) || undefined,
+    20_000);
+
+  test('mirrors written through the old core while a new one scanned reach the new one: a re-run sends nothing', async () => {
+    const api = await testApi();
+    const list = mirroredFiles();
+    assert.ok(list.length > 1, `mirrored: ${list.length}`);
+    editBodies(list, 'first');
+    await modelReads(api, list);
+    let first: Report | undefined;
+    // The new core has read the files (their old mirrors); the projection writes the new ones
+    // through the old core, and the watcher's reloads of them (no change there) go to it too.
+    await api.reconfigure(async () => {
+      first = (await vscode.commands.executeCommand<Report[]>('waymark.projectTickets', { quiet: true }))![0];
+      await modelReads(api, list);
+      await sleep(300);
+    });
+    assert.equal(first?.updated.length, list.length, JSON.stringify(first));
+    const again = (await vscode.commands.executeCommand<Report[]>('waymark.projectTickets', { quiet: true }))![0];
+    assert.deepEqual([again.created.length, again.updated.length, again.planned.length], [0, 0, 0], JSON.stringify(again.planned));
+  });
+
+  test('a projection that a new core replaced the old one during leaves nothing for a re-run', async () => {
+    const api = await testApi();
+    const list = mirroredFiles();
+    editBodies(list, 'second');
+    await modelReads(api, list);
+    const synced = new Map(list.map((f) => [f, fs.readFileSync(f, 'utf8')]));
+    // The watcher holds what it hears for 5 s: the new core knows the mirrors only if the run tells it.
+    const config = vscode.workspace.getConfiguration('waymark');
+    await config.update('watcher.debounceMs', 5000, vscode.ConfigurationTarget.Global);
+    try {
+      const run = vscode.commands.executeCommand<Report[]>('waymark.projectTickets', { quiet: true });
+      // Once the first mirror is written, a new core replaces the one the projection writes through.
+      await waitFor('the first mirror written', () => list.some((f) => fs.readFileSync(f, 'utf8') !== synced.get(f)) || undefined, 20_000);
+      await api.reconfigure();
+      const first = (await run)![0];
+      assert.equal(first.updated.length, list.length, JSON.stringify(first));
+      const written = list.filter((f) => fs.readFileSync(f, 'utf8') !== synced.get(f)).length;
+      assert.equal(written, list.length, 'every mirror written');
+      const again = (await vscode.commands.executeCommand<Report[]>('waymark.projectTickets', { quiet: true }))![0];
+      assert.deepEqual([again.created.length, again.updated.length, again.planned.length], [0, 0, 0], JSON.stringify(again.planned));
+    } finally {
+      await config.update('watcher.debounceMs', undefined, vscode.ConfigurationTarget.Global);
+    }
   });
 
   test('the dashboard shows the breaker: closed, then open until … with the failure and the queue after Project to tickets against a tracker that is down; a breaker file changed outside follows', async () => {
