@@ -10,24 +10,14 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { loadSprint } from '../../src/core/bmad/sprint';
 import { normalizeStoryStatus, storyKeyFromName } from '../../src/core/bmad/story';
 import { scanRoots } from '../../src/core/store/scan';
+import { corpusFixture } from './corpusHelpers';
 
-const CLI = path.resolve('dist/cli.js');
-const FIX = path.resolve('test/fixtures/bmad-corpus5');
 const NOW = new Date('2026-11-28T06:00:00Z');
 
-function copy(sub: string): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wm-corpus5-')));
-  fs.cpSync(path.join(FIX, sub), dir, { recursive: true });
-  return dir;
-}
-
-function cli(dir: string, ...args: string[]) {
-  return spawnSync(process.execPath, [CLI, ...args, '.', '--json'], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', WAYMARK_SCAN_INDEX: '0' } });
-}
+const { copy, cli } = corpusFixture('corpus5');
 
 describe('story status words against the ledger', () => {
   test('`pending` is backlog; part of it complete is in progress', () => {

@@ -11,25 +11,16 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { loadSprint } from '../../src/core/bmad/sprint';
 import { parseLedger } from '../../src/core/bmad/ledger';
 import { parseStory, storyKeyFromName } from '../../src/core/bmad/story';
 import { scanRoots } from '../../src/core/store/scan';
+import { corpusFixture } from './corpusHelpers';
 
-const CLI = path.resolve('dist/cli.js');
 const FIX = path.resolve('test/fixtures/bmad-corpus6a');
 const NOW = new Date('2026-03-21T06:00:00Z');
 
-function copy(sub: string): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wm-corpus6a-')));
-  fs.cpSync(path.join(FIX, sub), dir, { recursive: true });
-  return dir;
-}
-
-function cli(dir: string, ...args: string[]) {
-  return spawnSync(process.execPath, [CLI, ...args, '.', '--json'], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', WAYMARK_SCAN_INDEX: '0' } });
-}
+const { copy, cli } = corpusFixture('corpus6a');
 
 describe('the ledger as projects write it', () => {
   test('a header line saying more than a date is text, not a broken ledger', () => {
