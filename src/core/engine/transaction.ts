@@ -256,11 +256,12 @@ async function recoverTx(tx: TxContext, o: { path: string; intent: TxIntent }): 
     return cur === w.after ? 'after' : (cur ?? null) === w.before ? 'before' : 'other';
   });
   for (const w of intent.writes) for (const t of removeStaleTemps(w.target)) log?.warn(`[write] removed ${t} left by a writer that died`);
+  const lineOf = (i: number) => readHistory(tx.root, intent.entries[i]!.file, tx.historyDir).find((h) => h.intent === `${intent.id}:${i}`);
   // A history line of the change proves it landed, even when its file has changed again since
   // (the writer's next write of it, say): its observers still run.
-  const lines = intent.entries.map((e, i) => (e ? readHistory(tx.root, e.file, tx.historyDir).find((h) => h.intent === `${intent.id}:${i}`) : undefined));
+  const moved = intent.entries.map((e, i) => (e && states[i] === 'other' ? lineOf(i) : undefined));
   // A file the change records without changing it (before = after) proves nothing.
-  if (lines.every((l) => !l) && states.every((s, i) => s !== 'after' || intent.writes[i].before === intent.writes[i].after)) {
+  if (moved.every((l) => !l) && states.every((s, i) => s !== 'after' || intent.writes[i].before === intent.writes[i].after)) {
     // Killed before its first rename: the files are as they were.
     completeTxIntent(o.path);
     return;
@@ -276,9 +277,9 @@ async function recoverTx(tx: TxContext, o: { path: string; intent: TxIntent }): 
   }
   const recovered: HistoryEntry[] = [];
   for (const [i, e] of intent.entries.entries()) {
-    let entry = lines[i];
-    if (!e || (states[i] === 'other' && !entry)) continue;
+    if (!e || (states[i] === 'other' && !moved[i])) continue;
     const id = `${intent.id}:${i}`;
+    let entry = moved[i] ?? lineOf(i);
     if (!entry) entry = appendHistory(tx.root, { ...e, intent: id, detail: { ...(e.detail ?? {}), recovered: true } }, tx.historyDir).entry;
     recovered.push(entry);
   }
