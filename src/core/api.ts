@@ -61,9 +61,11 @@ export interface StateCoreOptions extends StateCoreInit {
    * Memory (`core.memory`, and tier-2 consolidation after each write). Default on; false never
    * opens it; `{ consolidateOnWrite: false }` keeps `core.memory` without the consolidation;
    * `consolidateAfterAnswer` lets a write answer before its consolidation is done (a long-lived
-   * face: `core.memory.settled()` waits for it; a crash meanwhile re-runs it from the journal).
+   * face: `core.memory.settled()` waits for it; a crash meanwhile re-runs it from the journal);
+   * writes that follow each other within `quietMs` (default 25) are consolidated together, at
+   * most `maxMs` (default 500) after the first of them.
    */
-  memory?: boolean | { consolidateOnWrite?: boolean; consolidateAfterAnswer?: boolean };
+  memory?: boolean | { consolidateOnWrite?: boolean; consolidateAfterAnswer?: boolean | { quietMs?: number; maxMs?: number } };
   /** Recorded as the origin of memory records when they name none (`cli`, `vscode`, `hook`). */
   origin?: string;
 }

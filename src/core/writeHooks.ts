@@ -31,5 +31,7 @@ export type WriteGuard = (ctx: WriteContext) => void | Promise<void>;
  * Told after a write landed and its history line was appended (events log, memory consolidation).
  * `deferred`: it may finish after the write has answered (memory consolidation in a long-lived
  * face): the change's intent stays in the journal until it has, so a crash meanwhile re-runs it.
+ * It is called for each write as the write answers, without waiting for the previous write's
+ * call to finish, so it may gather several writes and do their work once.
  */
 export type WriteObserver = ((entry: HistoryEntry, ctx: WriteContext & { after?: WorkflowState }) => void | Promise<void>) & { deferred?: boolean };

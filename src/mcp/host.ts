@@ -60,6 +60,25 @@ function realish(abs: string): string {
 }
 
 /**
+ * A root's real path, resolved once per process: every call of a tool checks its path against it.
+ * A root swapped for a link afterwards only makes the check stricter (the old real path no longer
+ * holds anything), never looser.
+ */
+const realRoots = new Map<string, string>();
+function realRoot(root: string): string {
+  let real = realRoots.get(root);
+  if (real === undefined) {
+    try {
+      real = fs.realpathSync.native(root);
+    } catch {
+      return realish(root);
+    }
+    realRoots.set(root, real);
+  }
+  return real;
+}
+
+/**
  * Resolves a path an agent gave (absolute, or relative to the first root) and refuses it unless
  * its real path (after symlinks) lies inside one of the roots. Returns the absolute path as given
  * (not the real one), so it matches the core's model keys; and the root it belongs to.
@@ -72,7 +91,7 @@ export function resolveInside(roots: readonly string[], raw: string): { abs: str
   const real = realish(abs);
   let best: string | undefined;
   for (const r of roots) {
-    if ((inside(abs, r) && inside(real, realish(r))) && (!best || r.length > best.length)) best = r;
+    if ((inside(abs, r) && inside(real, realRoot(r))) && (!best || r.length > best.length)) best = r;
   }
   if (!best) {
     throw new WaymarkError('usage', `${raw} is outside the workspace (${roots.join(', ')}); Waymark's tools only read and write inside it. Give a path relative to the workspace folder.`, abs, { outside: true });

@@ -5,8 +5,14 @@
 //   in their own turn, with the usual limit).
 // - An answer repeated from the warm model is the same result object: its JSON is made once and
 //   the response is written around it, byte for byte what JSON.stringify of the message gives.
+// - The protocol layer tells a request from a response by parsing each message against the
+//   response schemas first: two failed zod parses per request, the larger part of a ping's CPU and
+//   a third of a one-file status's (profiled: `isJSONRPCResultResponse`, `isJSONRPCErrorResponse`).
+//   A request as clients send it (`plainRequest`: the keys of a request and nothing else, no
+//   `_meta`) is one the layer would route to its request handling unchanged: it goes there
+//   directly (`routeRequestsTo`). Anything else takes the layer's own way.
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Readable, Writable } from 'node:stream';
 
 /** Results never changed once made (answers kept by the warm model), with their JSON once sent. */
@@ -34,8 +40,23 @@ export function serializeMessage(message: JSONRPCMessage): string {
   return JSON.stringify(message) + '\n';
 }
 
+/** A request as clients send them (no `_meta`): one the SDK's request schema lets through unchanged. */
+export function plainRequest(m: unknown): m is JSONRPCRequest {
+  if (!m || typeof m !== 'object' || Array.isArray(m)) return false;
+  const o = m as Record<string, unknown>;
+  for (const k in o) if (k !== 'jsonrpc' && k !== 'id' && k !== 'method' && k !== 'params') return false;
+  if (o.jsonrpc !== '2.0' || typeof o.method !== 'string') return false;
+  if (!(typeof o.id === 'string' || (typeof o.id === 'number' && Number.isInteger(o.id)))) return false;
+  const p = o.params;
+  return p === undefined || (typeof p === 'object' && p !== null && !Array.isArray(p) && !('_meta' in p));
+}
+
+/** The SDK protocol layer's request handling (`Protocol._onrequest`, not part of its typed API). */
+type RequestRoute = (request: JSONRPCRequest, extra?: undefined) => void;
+
 export class McpStdioTransport extends StdioServerTransport {
   private readonly out: Writable;
+  private route?: RequestRoute;
 
   constructor(stdin: Readable = process.stdin, stdout: Writable = process.stdout) {
     super(stdin, stdout);
@@ -50,13 +71,23 @@ export class McpStdioTransport extends StdioServerTransport {
         const limit = Error.stackTraceLimit;
         Error.stackTraceLimit = 0;
         try {
-          deliver(message);
+          if (this.route && plainRequest(message)) this.route(message);
+          else deliver(message);
         } finally {
           Error.stackTraceLimit = limit;
         }
       };
     }
     return super.start();
+  }
+
+  /**
+   * Hands plain requests straight to `protocol`'s request handling, as its own routing would after
+   * the response checks; a protocol layer without it (another SDK version) routes everything itself.
+   */
+  routeRequestsTo(protocol: object): void {
+    const onrequest = (protocol as { _onrequest?: unknown })._onrequest;
+    this.route = typeof onrequest === 'function' ? (onrequest as RequestRoute).bind(protocol) : undefined;
   }
 
   override send(message: JSONRPCMessage): Promise<void> {

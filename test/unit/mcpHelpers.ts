@@ -45,6 +45,8 @@ export function childEnv(extra: Record<string, string> = {}): Record<string, str
 
 export interface Server {
   client: Client;
+  /** The server process's id. */
+  pid: number | null;
   stderr: () => string;
   close(): Promise<void>;
   call(name: string, args?: Record<string, unknown>): Promise<{ isError: boolean; data: any; text: string }>;
@@ -60,6 +62,7 @@ export async function startServer(root: string | undefined, opts: { args?: strin
   await client.connect(transport);
   return {
     client,
+    pid: transport.pid,
     stderr: () => err,
     close: () => client.close(),
     async call(name, a = {}) {

@@ -42,3 +42,44 @@ test('messages are routed with stack traces off, and the limit is back for every
   assert.equal(Error.stackTraceLimit, before);
   await t.close();
 });
+
+test('a plain request goes straight to the protocol layer\'s request handling; anything else takes the layer\'s own way', async () => {
+  const stdin = new PassThrough();
+  const t = new McpStdioTransport(stdin, new PassThrough());
+  const routed: unknown[] = [];
+  const delivered: unknown[] = [];
+  t.routeRequestsTo({ _onrequest: (m: unknown) => routed.push(m) });
+  t.onmessage = (m) => delivered.push(m);
+  await t.start();
+  const lines = [
+    { jsonrpc: '2.0', id: 1, method: 'ping' },
+    { jsonrpc: '2.0', id: 'a', method: 'tools/call', params: { name: 'waymark_status', arguments: { file: 'x.md' } } },
+    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'waymark_status', _meta: { progressToken: 7 } } },
+    { jsonrpc: '2.0', id: 3, method: 'ping', extra: true },
+    { jsonrpc: '2.0', id: 1.5, method: 'ping' },
+    { jsonrpc: '2.0', id: 4, result: {} },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+  ];
+  const done = new Promise((resolve) => setImmediate(resolve));
+  stdin.write(lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  await done;
+  assert.deepEqual(routed, lines.slice(0, 2));
+  // The SDK's schemas: a request with _meta, a response and a notification are delivered; the
+  // malformed ones (an unknown key, a fractional id) are refused by its parse and never delivered.
+  assert.deepEqual(delivered, [lines[2], lines[5], lines[6]]);
+  await t.close();
+});
+
+test('a protocol layer without its request handling (another SDK version) routes every message itself', async () => {
+  const stdin = new PassThrough();
+  const t = new McpStdioTransport(stdin, new PassThrough());
+  const delivered: unknown[] = [];
+  t.routeRequestsTo({});
+  t.onmessage = (m) => delivered.push(m);
+  await t.start();
+  const done = new Promise((resolve) => setImmediate(resolve));
+  stdin.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+  await done;
+  assert.deepEqual(delivered, [{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
+  await t.close();
+});

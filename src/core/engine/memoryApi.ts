@@ -14,7 +14,7 @@ export class CoreMemory implements MemoryApi {
 
   constructor(
     readonly enabled: boolean,
-    private readonly opts: { logger: Logger; clock: Clock; origin?: string },
+    private readonly opts: { logger: Logger; clock: Clock; origin?: string; batch?: { quietMs?: number; maxMs?: number } },
   ) {}
 
   forRoot(root: string, options: { waitMs?: number; holdMs?: number } = {}): MemoryService {
@@ -39,11 +39,15 @@ export class CoreMemory implements MemoryApi {
 
   /**
    * Tier-2 consolidation and cold-file lines after each write; opens nothing until one lands.
-   * `deferred`: run after the write answered (transaction.ts keeps the intent until it is done).
+   * `deferred`: run after the write answered, writes that follow each other closely in one batch
+   * (MemoryService.queueWorkflowEvent; transaction.ts keeps each intent until it is done).
    */
   observer(deferred = false): WriteObserver {
     const ob: WriteObserver = (entry, ctx) => {
-      if (!this.closed) return this.forRoot(ctx.root).onWorkflowEvent(entry, ctx);
+      if (!this.closed) {
+        const service = this.forRoot(ctx.root);
+        return deferred ? service.queueWorkflowEvent(entry, ctx, this.opts.batch) : service.onWorkflowEvent(entry, ctx);
+      }
       // Disposed before a deferred consolidation ran: a failure keeps the change's intent, so
       // the next writer of the file runs it.
       if (deferred) throw new WaymarkError('unavailable', `the core was disposed before ${entry.operation} on ${entry.file} was consolidated into memory; the next write of the file does it.`);
@@ -53,12 +57,14 @@ export class CoreMemory implements MemoryApi {
     return ob;
   }
 
-  settled(): Promise<void> {
-    return observersSettled();
+  async settled(): Promise<void> {
+    // The consolidation waiting for more writes to join its batch is done now.
+    for (const h of this.held.values()) void h.service.flushWorkflowEvents();
+    await observersSettled();
   }
 
   async close(): Promise<void> {
-    await observersSettled();
+    await this.settled();
     this.closed = true;
     const all = [...this.held.values()];
     this.held.clear();

@@ -57,12 +57,13 @@ class StateCoreImpl implements StateCore {
     const { memory = true, origin, ...init } = options;
     const memoryOn = memory !== false;
     const consolidate = memoryOn && (memory === true || memory.consolidateOnWrite !== false);
-    const afterAnswer = typeof memory === 'object' && memory.consolidateAfterAnswer === true;
+    const after = typeof memory === 'object' ? memory.consolidateAfterAnswer : undefined;
+    const afterAnswer = after === true || typeof after === 'object';
     this.roots = init.roots.map((r) => path.resolve(r));
     const logger = init.logger ?? silentLogger;
     this.clock = init.clock ?? systemClock;
     this.contexts = new ContextCache(this.roots, { overrides: init.configOverrides, logger, clock: this.clock });
-    this.coreMemory = new CoreMemory(memoryOn, { logger, clock: this.clock, origin });
+    this.coreMemory = new CoreMemory(memoryOn, { logger, clock: this.clock, origin, batch: typeof after === 'object' ? after : undefined });
     this.memory = this.coreMemory;
     // Every face gets the same write path: leases honoured on every write, every write an event,
     // completions fed to memory unless it is off.

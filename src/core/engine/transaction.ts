@@ -256,8 +256,12 @@ async function recoverTx(tx: TxContext, o: { path: string; intent: TxIntent }): 
     return cur === w.after ? 'after' : (cur ?? null) === w.before ? 'before' : 'other';
   });
   for (const w of intent.writes) for (const t of removeStaleTemps(w.target)) log?.warn(`[write] removed ${t} left by a writer that died`);
+  const lineOf = (i: number) => readHistory(tx.root, intent.entries[i]!.file, tx.historyDir).find((h) => h.intent === `${intent.id}:${i}`);
+  // A history line of the change proves it landed, even when its file has changed again since
+  // (the writer's next write of it, say): its observers still run.
+  const moved = intent.entries.map((e, i) => (e && states[i] === 'other' ? lineOf(i) : undefined));
   // A file the change records without changing it (before = after) proves nothing.
-  if (states.every((s, i) => s !== 'after' || intent.writes[i].before === intent.writes[i].after)) {
+  if (moved.every((l) => !l) && states.every((s, i) => s !== 'after' || intent.writes[i].before === intent.writes[i].after)) {
     // Killed before its first rename: the files are as they were.
     completeTxIntent(o.path);
     return;
@@ -273,9 +277,9 @@ async function recoverTx(tx: TxContext, o: { path: string; intent: TxIntent }): 
   }
   const recovered: HistoryEntry[] = [];
   for (const [i, e] of intent.entries.entries()) {
-    if (states[i] === 'other' || !e) continue;
+    if (!e || (states[i] === 'other' && !moved[i])) continue;
     const id = `${intent.id}:${i}`;
-    let entry = readHistory(tx.root, e.file, tx.historyDir).find((h) => h.intent === id);
+    let entry = moved[i] ?? lineOf(i);
     if (!entry) entry = appendHistory(tx.root, { ...e, intent: id, detail: { ...(e.detail ?? {}), recovered: true } }, tx.historyDir).entry;
     recovered.push(entry);
   }
@@ -523,20 +527,24 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
   } finally {
     for (const l of locks.reverse()) l.release();
   }
+  const call = async (ob: WriteObserver, i: number): Promise<boolean> => {
+    const entry = entries[i];
+    try {
+      await ob(entry, { file: entry.file, root, operation: entry.operation, actor: tx.actor, session: tx.session, after: states[i] });
+      return true;
+    } catch (e) {
+      tx.logger?.error(`[core] write observer failed after ${entry.operation} on ${entry.file}: ${errorMessage(e)}`);
+      return false;
+    }
+  };
   const run = async (observers: WriteObserver[]): Promise<boolean> => {
     let ok = true;
-    for (const [i, entry] of entries.entries()) {
-      for (const ob of observers) {
-        try {
-          await ob(entry, { file: entry.file, root, operation: entry.operation, actor: tx.actor, session: tx.session, after: states[i] });
-        } catch (e) {
-          ok = false;
-          tx.logger?.error(`[core] write observer failed after ${entry.operation} on ${entry.file}: ${errorMessage(e)}`);
-        }
-      }
-    }
+    for (const i of entries.keys()) for (const ob of observers) ok = (await call(ob, i)) && ok;
     return ok;
   };
+  // Deferred observers are told of every entry at once, in order, without waiting for one to
+  // finish before the next: one may gather the entries of several writes into one batch.
+  const runTogether = async (observers: WriteObserver[]): Promise<boolean> => (await Promise.all([...entries.keys()].flatMap((i) => observers.map((ob) => call(ob, i))))).every(Boolean);
   const all = tx.observers ?? [];
   const later = entries.length ? all.filter((o) => o.deferred) : [];
   const observersOk = await run(all.filter((o) => !later.includes(o)));
@@ -545,10 +553,14 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
   if (!later.length) {
     if (done && observersOk) completeTxIntent(done);
   } else {
-    // After the answer, in the order of the writes; the intent stays until they ran.
-    deferredChain = deferredChain.then(async () => {
+    // After the answer, told in the order of the writes (not after the last write's have
+    // finished: an observer may batch); the intent stays until they ran.
+    const ran = Promise.resolve().then(() => {
       dieAt('DEFERRED', 1);
-      if ((await run(later)) && done && observersOk) completeTxIntent(done);
+      return runTogether(later);
+    });
+    deferredChain = Promise.all([deferredChain, ran]).then(([, ok]) => {
+      if (ok && done && observersOk) completeTxIntent(done);
     });
   }
   return plan.result(entries);

@@ -18,10 +18,16 @@ import { loadMemoryConfig, memoryPaths, type MemoryConfig, type MemoryPaths } fr
 import { StoreAccess } from './storeAccess';
 import { buildMemoryRecord, entityJournalOps, mirrorLines, recallQuery, type RecallTarget, type RecordInput, type RecordResult } from './records';
 import { currentSession, sessionEnd, sessionStart, type SessionInfo } from './sessions';
-import { consolidate, handleWorkflowEvent } from './milestones';
+import { consolidate, handleWorkflowEvents } from './milestones';
+import type { WorkflowEvent } from './milestones';
 import { exportAll, prune } from './maintenance';
 import { memoryFileHealth, memoryStatus, type MemoryStatus } from './memoryStatus';
 import type { MemoryInternals, MemoryOperations } from './internals';
+
+/** A write's consolidation waits this long for the next write to join its batch (ms)... */
+export const BATCH_QUIET_MS = 25;
+/** ...and no longer than this after the first write of the batch. */
+export const BATCH_MAX_MS = 500;
 
 export interface MemoryServiceOptions {
   root: string;
@@ -53,6 +59,11 @@ export class MemoryService implements MemoryOperations {
   private filesQueue: Promise<void> = Promise.resolve();
   private pendingMirror: MemoryRecord[] = [];
   private mirrorTimer?: NodeJS.Timeout;
+  /** Writes whose consolidation waits for the batch (queueWorkflowEvent). */
+  private queued: { event: WorkflowEvent; resolve: () => void }[] = [];
+  private queuedSince = 0;
+  private queueTimer?: NodeJS.Timeout;
+  private batches: Promise<void> = Promise.resolve();
 
   constructor(options: MemoryServiceOptions) {
     const root = path.resolve(options.root);
@@ -242,12 +253,50 @@ export class MemoryService implements MemoryOperations {
    * completes and writes the cold-file lines for phase transitions. Never throws.
    */
   onWorkflowEvent = async (entry: HistoryEntry, ctx: WriteContext & { after?: WorkflowState }): Promise<void> => {
-    try {
-      await handleWorkflowEvent(this.m, this, entry, ctx);
-    } catch (e) {
-      this.m.logger.warn(`[memory] workflow event ${entry.operation} on ${entry.file}: ${errorMessage(e)}`);
-    }
+    await this.handleEvents([{ entry, ctx }]);
   };
+
+  /**
+   * `onWorkflowEvent` for a write that has already answered (a long-lived face): gathered with
+   * the writes that follow within `quietMs` of each other (at most `maxMs` after the first;
+   * defaults BATCH_QUIET_MS, BATCH_MAX_MS) and done once for them all: one store listing per workflow, one change of the memory
+   * files. Resolves once done (the write's intent stays in the journal until then, so a crash
+   * meanwhile leaves it for the next writer). Never throws.
+   */
+  queueWorkflowEvent = (entry: HistoryEntry, ctx: WriteContext & { after?: WorkflowState }, timing: { quietMs?: number; maxMs?: number } = {}): Promise<void> =>
+    new Promise<void>((resolve) => {
+      if (!this.queued.length) this.queuedSince = Date.now();
+      this.queued.push({ event: { entry, ctx }, resolve });
+      if (this.queueTimer) clearTimeout(this.queueTimer);
+      const wait = Math.max(0, Math.min(timing.quietMs ?? BATCH_QUIET_MS, this.queuedSince + (timing.maxMs ?? BATCH_MAX_MS) - Date.now()));
+      this.queueTimer = setTimeout(() => void this.flushWorkflowEvents(), wait);
+    });
+
+  /** Does the queued consolidation now; resolves once every write queued so far is consolidated. */
+  flushWorkflowEvents(): Promise<void> {
+    if (this.queueTimer) clearTimeout(this.queueTimer);
+    this.queueTimer = undefined;
+    const batch = this.queued;
+    this.queued = [];
+    if (batch.length) {
+      this.batches = this.batches.then(async () => {
+        // Test hook: killed with writes answered and their consolidation not done.
+        if (process.env.WAYMARK_MEMORY_DIE_BEFORE_BATCH === '1') process.kill(process.pid, 'SIGKILL');
+        await this.handleEvents(batch.map((q) => q.event));
+        for (const q of batch) q.resolve();
+      });
+    }
+    return this.batches;
+  }
+
+  private async handleEvents(events: WorkflowEvent[]): Promise<void> {
+    try {
+      await handleWorkflowEvents(this.m, this, events);
+    } catch (e) {
+      const what = events.length === 1 ? `${events[0].entry.operation} on ${events[0].entry.file}` : `${events.length} writes`;
+      this.m.logger.warn(`[memory] workflow event ${what}: ${errorMessage(e)}`);
+    }
+  }
 
   /** Folds pending observations/patterns of a workflow (or one step) into a summary. Returns how many. */
   consolidate(rel: string, step: string | undefined, entry?: HistoryEntry): Promise<number> {
@@ -282,6 +331,7 @@ export class MemoryService implements MemoryOperations {
 
   /** Closes the database. Always call before the process exits. */
   async dispose(): Promise<void> {
+    await this.flushWorkflowEvents();
     await this.flushFiles();
     await this.access.close();
   }

@@ -12,52 +12,87 @@ import type { ColdSection } from './memoryFiles';
 import type { JournalOp, MemoryRecord } from './model';
 import type { MemoryInternals, MemoryOperations } from './internals';
 
+/** One write memory is told of: its history line and what the write knew. */
+export interface WorkflowEvent {
+  entry: HistoryEntry;
+  ctx: WriteContext & { after?: WorkflowState };
+}
+
 /**
- * Tier 2 after a write: observations of a completed step or workflow consolidated into a summary,
- * and the cold-file lines for phase transitions (started, blocked, unblocked, completed).
+ * Tier 2 after writes: observations of a completed step or workflow consolidated into a summary,
+ * and the cold-file lines for phase transitions (started, blocked, unblocked, completed). Several
+ * writes are done together, in their order: the store is listed once per workflow, the summaries
+ * are appended at once, and the hot and cold files are one change. An event re-run for a writer
+ * killed before its consolidation was done (`ctx.recovered`) adds no cold line already there.
  */
-export async function handleWorkflowEvent(m: MemoryInternals, svc: MemoryOperations, entry: HistoryEntry, ctx: WriteContext & { after?: WorkflowState }): Promise<void> {
-  const root = ctx.root || m.root;
-  const rel = relPath(root, entry.file || ctx.file);
-  if (ctx.after && m.files.readHot().fields.activeWorkflow === rel) {
-    // The hot file follows its active workflow, so tier 3 agrees with the frontmatter.
-    const pos = hotPosition(ctx.after);
-    await m.files.updateHot((h) => {
-      if (h.fields.activeWorkflow === rel) Object.assign(h.fields, pos);
-    });
+export async function handleWorkflowEvents(m: MemoryInternals, svc: MemoryOperations, events: readonly WorkflowEvent[]): Promise<void> {
+  if (!events.length) return;
+  const facts = events.map((e) => eventFacts(m, e));
+  // The hot file follows its active workflow, so tier 3 agrees with the frontmatter: the last
+  // position this batch knows of it.
+  const active = m.files.readHot().fields.activeWorkflow;
+  let position: Record<string, unknown> | undefined;
+  for (const f of facts) if (f.after && f.rel === active) position = hotPosition(f.after);
+  const steps = facts.filter((f) => f.stepDone);
+  const counts = await consolidateMany(m, steps.map((f) => ({ rel: f.rel, step: f.stepDone, entry: f.entry })));
+  const cold: { section: ColdSection; line: string; recovered: boolean }[] = [];
+  for (const f of facts) {
+    const add = (section: ColdSection, line: string) => cold.push({ section, line, recovered: f.recovered });
+    if (f.stepDone) {
+      const n = counts[steps.indexOf(f)];
+      add('Session history', `${f.day} ${f.workflowName} (${f.rel}): step ${f.stepDone} completed${n ? `, ${n} observations consolidated` : ''}`);
+    }
+    if (f.op === 'block' || f.toStatus === 'blocked') {
+      const reason = typeof f.entry.detail?.reason === 'string' ? f.entry.detail.reason : f.after?.blockedReason ?? 'no reason given';
+      add('Blockers', `${f.day} ${f.workflowName} (${f.rel}) blocked: ${reason}`);
+    } else if (f.op === 'start' || (f.toStatus === 'in_progress' && f.fromStatus === 'created')) {
+      add('Session history', `${f.day} Started ${f.workflowName} (${f.rel})`);
+    } else if (f.op === 'unblock') {
+      add('Session history', `${f.day} ${f.workflowName} (${f.rel}) unblocked`);
+    }
+    if (f.completedWorkflow) {
+      await consolidate(m, f.rel, undefined, f.entry);
+      const outcome = await workflowOutcome(svc, f.rel, f.after);
+      const context = f.after?.delegation?.agent ? `${f.rel} (agent ${f.after.delegation.agent})` : f.rel;
+      const line = `Completed ${f.workflowName} for ${context}: ${outcome}`;
+      await svc.record({ type: 'summary', category: 'workflow', text: line, workflow: f.rel, agent: f.after?.delegation?.agent, session: f.entry.session ?? f.ctx.session, origin: 'consolidation' }, { waitMs: 500 });
+      add('Session history', `${f.day} ${line}`);
+    }
   }
+  await svc.flushFiles();
+  // A re-run (the writer was killed after the files changed, before its intent was removed)
+  // finds its lines already there.
+  const present = cold.some((c) => c.recovered) ? new Set(m.files.readCold().split(/\r?\n/).map((l) => l.trim())) : undefined;
+  const lines = cold.filter((c) => !c.recovered || !present?.has(`- ${c.line}`)).map(({ section, line }) => ({ section, line }));
+  if (position) {
+    const pos = position;
+    await m.files.updateBoth((h) => {
+      if (h.fields.activeWorkflow === active) Object.assign(h.fields, pos);
+      return lines;
+    });
+  } else if (lines.length) await m.files.appendCold(lines);
+}
+
+function eventFacts(m: MemoryInternals, { entry, ctx }: WorkflowEvent) {
+  const rel = relPath(ctx.root || m.root, entry.file || ctx.file);
   const op = (entry.operation || ctx.operation || '').toLowerCase().replace(/[_\s]/g, '-');
   const fromStatus = typeof entry.from?.status === 'string' ? entry.from.status : undefined;
   // History entries carry only the fields that changed: no `status` in `to` means it did not change.
   const toStatus = entry.to && 'status' in entry.to ? (typeof entry.to.status === 'string' ? entry.to.status : undefined) : undefined;
-  const workflowName = ctx.after?.workflow ?? path.basename(rel, path.extname(rel));
-  const day = (entry.time || m.now()).slice(0, 10);
-  const completedWorkflow = toStatus === 'completed' && fromStatus !== 'completed';
-  const stepDone = /complete-?step|advance/.test(op) ? completedStep(entry) : undefined;
-  const cold: { section: ColdSection; line: string }[] = [];
-
-  if (stepDone) {
-    const n = await consolidate(m, rel, stepDone, entry);
-    cold.push({ section: 'Session history', line: `${day} ${workflowName} (${rel}): step ${stepDone} completed${n ? `, ${n} observations consolidated` : ''}` });
-  }
-  if (op === 'block' || toStatus === 'blocked') {
-    const reason = typeof entry.detail?.reason === 'string' ? entry.detail.reason : ctx.after?.blockedReason ?? 'no reason given';
-    cold.push({ section: 'Blockers', line: `${day} ${workflowName} (${rel}) blocked: ${reason}` });
-  } else if (op === 'start' || (toStatus === 'in_progress' && fromStatus === 'created')) {
-    cold.push({ section: 'Session history', line: `${day} Started ${workflowName} (${rel})` });
-  } else if (op === 'unblock') {
-    cold.push({ section: 'Session history', line: `${day} ${workflowName} (${rel}) unblocked` });
-  }
-  if (completedWorkflow) {
-    await consolidate(m, rel, undefined, entry);
-    const outcome = await workflowOutcome(svc, rel, ctx.after);
-    const context = ctx.after?.delegation?.agent ? `${rel} (agent ${ctx.after.delegation.agent})` : rel;
-    const line = `Completed ${workflowName} for ${context}: ${outcome}`;
-    await svc.record({ type: 'summary', category: 'workflow', text: line, workflow: rel, agent: ctx.after?.delegation?.agent, session: entry.session ?? ctx.session, origin: 'consolidation' }, { waitMs: 500 });
-    cold.push({ section: 'Session history', line: `${day} ${line}` });
-  }
-  await svc.flushFiles();
-  if (cold.length) await m.files.appendCold(cold);
+  return {
+    entry,
+    ctx,
+    rel,
+    op,
+    fromStatus,
+    toStatus,
+    after: ctx.after,
+    recovered: ctx.recovered === true,
+    workflowName: ctx.after?.workflow ?? path.basename(rel, path.extname(rel)),
+    day: (entry.time || m.now()).slice(0, 10),
+    completedWorkflow: toStatus === 'completed' && fromStatus !== 'completed',
+    stepDone: /complete-?step|advance/.test(op) ? completedStep(entry) : undefined,
+  };
 }
 
 function completedStep(entry: HistoryEntry): string | undefined {
@@ -72,29 +107,49 @@ function completedStep(entry: HistoryEntry): string | undefined {
 
 /** Folds pending observations/patterns of a workflow (or one step) into a summary. Returns how many. */
 export async function consolidate(m: MemoryInternals, rel: string, step: string | undefined, entry?: HistoryEntry): Promise<number> {
+  return (await consolidateMany(m, [{ rel, step, entry }]))[0];
+}
+
+/**
+ * `consolidate` for several workflows or steps in one store operation, in order: each workflow's
+ * memories listed once, the summaries appended to the inbox and ingested together. Returns how
+ * many observations each target folded.
+ */
+async function consolidateMany(m: MemoryInternals, targets: readonly { rel: string; step?: string; entry?: HistoryEntry }[]): Promise<number[]> {
+  if (!targets.length) return [];
   return m.access.serial(async () => {
     const { value } = await m.access.withStore(async (s) => {
-      const items = await s.list({ types: ['learning', 'summary'], workflow: rel, step });
-      const done = new Set(items.filter((m) => m.type === 'summary').flatMap((m) => m.consolidates ?? []));
-      const pending = items.filter((m) => m.type === 'learning' && m.tier === 2 && !done.has(m.id));
-      if (!pending.length) return 0;
-      pending.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
-      const text = `${step ? `Step ${step}` : 'Workflow'} of ${rel}: ${pending.length} observation(s): ${pending.map((p) => p.text).join(' | ')}`;
-      const summary: MemoryRecord = {
-        id: `sum-${step ? 'phase' : 'wf'}-${pending.map((p) => p.id).sort().join(',').length}-${newId('c').slice(-10)}`,
-        type: 'summary',
-        category: step ? 'phase' : 'workflow',
-        text: text.length > 4000 ? text.slice(0, 3997) + '...' : text,
-        createdAt: entry?.time && Number.isFinite(Date.parse(entry.time)) ? new Date(entry.time).toISOString() : m.now(),
-        tier: 2,
-        source: { workflow: rel, ...(step ? { step } : {}), ...(entry?.session ? { session: entry.session } : {}), origin: 'consolidation' },
-        consolidates: pending.map((p) => p.id),
-      };
-      const op: JournalOp = { v: 1, op: 'memory', rec: summary };
-      appendJournal(m.paths.inbox, [op], m.root);
-      await s.ingest([op]);
-      if (s.engine === 'kuzu') await m.access.ingestPending(s as KuzuStore);
-      return pending.length;
+      const byWorkflow = new Map<string, MemoryRecord[]>();
+      const ops: JournalOp[] = [];
+      const counts: number[] = [];
+      for (const { rel, step, entry } of targets) {
+        let items = byWorkflow.get(rel);
+        if (!items) byWorkflow.set(rel, (items = await s.list({ types: ['learning', 'summary'], workflow: rel })));
+        const done = new Set(items.filter((x) => x.type === 'summary').flatMap((x) => x.consolidates ?? []));
+        const pending = items.filter((x) => x.type === 'learning' && x.tier === 2 && !done.has(x.id) && (step === undefined || x.source.step === step));
+        counts.push(pending.length);
+        if (!pending.length) continue;
+        pending.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+        const text = `${step ? `Step ${step}` : 'Workflow'} of ${rel}: ${pending.length} observation(s): ${pending.map((p) => p.text).join(' | ')}`;
+        const summary: MemoryRecord = {
+          id: `sum-${step ? 'phase' : 'wf'}-${pending.map((p) => p.id).sort().join(',').length}-${newId('c').slice(-10)}`,
+          type: 'summary',
+          category: step ? 'phase' : 'workflow',
+          text: text.length > 4000 ? text.slice(0, 3997) + '...' : text,
+          createdAt: entry?.time && Number.isFinite(Date.parse(entry.time)) ? new Date(entry.time).toISOString() : m.now(),
+          tier: 2,
+          source: { workflow: rel, ...(step ? { step } : {}), ...(entry?.session ? { session: entry.session } : {}), origin: 'consolidation' },
+          consolidates: pending.map((p) => p.id),
+        };
+        items.push(summary);
+        ops.push({ v: 1, op: 'memory', rec: summary });
+      }
+      if (ops.length) {
+        appendJournal(m.paths.inbox, ops, m.root);
+        await s.ingest(ops);
+        if (s.engine === 'kuzu') await m.access.ingestPending(s as KuzuStore);
+      }
+      return counts;
     }, 500);
     return value;
   });
