@@ -310,8 +310,10 @@ function developmentStatusBlock(text) {
   const lines = text.split(/\r?\n/);
   const start = lines.findIndex((l) => /^development_status:\s*(#.*)?$/.test(l));
   if (start < 0) return null;
+  // The block runs to the next top-level key; a stray line (`´  4-6-…: done`) is inside it, and
+  // makes it invalid YAML as it makes the file.
   let end = start + 1;
-  while (end < lines.length && !/^[^\s#]/.test(lines[end])) end++;
+  while (end < lines.length && !/^(?:[A-Za-z_][\w-]*\s*:|---|\.\.\.)/.test(lines[end])) end++;
   const storyLocation = lines.map((l) => /^story_location:\s*["']?([^"'#]+?)["']?\s*(#.*)?$/.exec(l)).find(Boolean)?.[1] ?? null;
   try {
     const y = parseYaml(lines.slice(start, end).join('\n'), { uniqueKeys: false });
@@ -321,12 +323,13 @@ function developmentStatusBlock(text) {
     // user reads: its first-level `key: value` lines are the entries.
     // (An entry indented a space off its neighbours is still one of them; a line indented under
     // an entry is that entry's detail.)
-    const indents = lines.slice(start + 1, end).map((l) => /^(\s+)[\w.-]+\s*:/.exec(l)?.[1].length).filter((n) => n !== undefined);
+    // (Keys in any script: `4-1-文章列表页面（首页）`.)
+    const indents = lines.slice(start + 1, end).map((l) => /^(\s+)[^\s:#"'][^:#"']*?\s*:/.exec(l)?.[1].length).filter((n) => n !== undefined);
     if (!indents.length) return null;
     const indent = Math.min(...indents);
     const dev = {};
     for (const l of lines.slice(start + 1, end)) {
-      const m = /^(\s+)([\w.-]+)\s*:\s*["']?([^"'#]*?)["']?\s*(#.*)?$/.exec(l);
+      const m = /^(\s+)([^\s:#"'][^:#"']*?)\s*:\s*["']?([^"'#]*?)["']?\s*(#.*)?$/.exec(l);
       if (m && m[1].length <= indent + 1 && /^[\w .-]*$/.test(m[3]) && !(m[2] in dev)) dev[m[2]] = m[3] || null;
     }
     if (!Object.keys(dev).length) return null;
@@ -385,19 +388,43 @@ export function storyStatus(text) {
   }
   const lines = text.split(/\r?\n/);
   let fence = false;
+  // The `##` section a line is in, and whether a deeper heading opened since (the Dev Agent Record's
+  // `### Completion Notes` is a log, not the record's own lines).
+  let h2 = '';
+  let sub = false;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
     if (/^\s{0,3}(```|~~~)/.test(line)) { fence = !fence; continue; }
     if (fence) continue;
+    const h = /^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$/.exec(line);
+    if (h) {
+      if (h[1].length <= 2) { h2 = h[1].length === 2 ? h[2].replace(/[*_`]/g, '').trim().toLowerCase() : ''; sub = false; } else sub = true;
+    }
+    // Sections about the work (Acceptance Criteria, Technical/Dev Notes): a Status there is an ADR's,
+    // a criterion's, not the story's. The Dev Agent Record's own lines state the story's, however far down.
+    const workNotes = /^(?:acceptance criteria\b|.*\bnotes?$)/.test(h2);
+    const record = h2.startsWith('dev agent record') && !sub;
     // `## Status: done`, `### Status - Done`
     // (a dash only with space before it: `### Status-to-Timeline Mapping` is another heading)
     let m = /^\s{0,3}#{1,6}\s*(?:\*\*)?\s*(?:story\s+|current\s+)?(?:status|statut|estado|estatus|stato|статус|状态|狀態|ステータス|상태)(?:\*\*)?\s*(?:[:：]|\s[—–-])\s*(.+)$/i.exec(line);
     if (m && cleanStatusText(m[1])) return { raw: m[1], where: 'heading', line: i + 1 };
     // `## Status` then its first line
     if (/^\s{0,3}#{1,6}\s*(?:\*\*)?\s*(?:story\s+|current\s+)?(?:status|statut|estado|estatus|stato|статус|状态|狀態|ステータス|상태)\s*(?:\*\*)?\s*:?\s*$/i.test(line)) {
+      // A checklist of the stages the story went through (`- [x] Draft` … `- [x] Done`): the last
+      // ticked stage is where the story is; none ticked states none.
+      let stages = false;
+      let lastStage = null;
       for (let j = i + 1; j < Math.min(lines.length, i + 12); j++) {
         const l = lines[j];
         if (!l.trim() || /^\s*<!--.*-->\s*$/.test(l)) continue;
+        const stageBox = /^\s*(?:[-*+]\s+)?\[([ xX])\]\s*(.+)$/.exec(l);
+        const stage = stageBox ? normalizeStatus(stageBox[2]) : null;
+        if (stage && !stage.startsWith('other:')) {
+          stages = true;
+          if (stageBox[1] !== ' ') lastStage = { raw: stageBox[2], where: 'section', line: j + 1 };
+          continue;
+        }
+        if (stages) break;
         if (/^\s{0,3}#{1,6}\s/.test(l)) break;
         // a table (`| Field | Value |`, `| **Status** | done |`): the Status row gives it, the rest is read past
         const row = /^\s*\|(.*)\|\s*$/.exec(l);
@@ -414,20 +441,26 @@ export function storyStatus(text) {
         if (/^\s*(?:[-*+]\s*)?(?:\*\*|__)?[^:]{1,40}(?:\*\*|__)?\s*[:：]/.test(l) && !normalizeStatus(l)?.match(/^(backlog|ready-for-dev|in-progress|review|done|blocked|dropped)$/)) continue;
         return { raw: l, where: 'section', line: j + 1 };
       }
+      if (lastStage) return lastStage;
       continue;
     }
     // a metadata table near the top: `| Status | done |`
-    const row = i < 60 ? /^\s*\|\s*(?:\*\*|__)?\s*(?:story\s+|current\s+)?(?:status|statut|estado|estatus|stato|статус|状态|狀態|ステータス|상태)\s*(?:\*\*|__)?\s*\|([^|]+)\|/i.exec(line) : null;
+    const near = (i < 60 && !workNotes) || record;
+    const row = near ? /^\s*\|\s*(?:\*\*|__)?\s*(?:story\s+|current\s+)?(?:status|statut|estado|estatus|stato|статус|状态|狀態|ステータス|상태)\s*(?:\*\*|__)?\s*\|([^|]+)\|/i.exec(line) : null;
     if (row && cleanStatusText(row[1]) && !/^\s*\|?\s*:?-{3,}/.test(lines[i + 1] ?? '')) return { raw: row[1], where: 'line', line: i + 1 };
     // `Status: done`, `**Status:** done`, `- **Status**: done`, `> Status: done`
-    m = i < 60 ? /^\s*(?:[-*+>]\s*)?(?:\*\*|__)?\s*(?:story\s+|current\s+)?(?:status|statut|estado|estatus|stato|статус|状态|狀態|ステータス|상태)\s*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(.+)$/i.exec(line) : null;
+    m = near ? /^\s*(?:[-*+>]\s*)?(?:\*\*|__)?\s*(?:story\s+|current\s+)?(?:status|statut|estado|estatus|stato|статус|状态|狀態|ステータス|상태)\s*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(.+)$/i.exec(line) : null;
     if (m && cleanStatusText(m[1])) return { raw: m[1], where: 'line', line: i + 1 };
   }
   // inline metadata near the top: `**Epic:** 1 **Story ID:** 1.1 **Status:** done`
   fence = false;
+  h2 = '';
   for (let i = 0; i < Math.min(lines.length, 40); i++) {
     if (/^\s{0,3}(```|~~~)/.test(lines[i])) { fence = !fence; continue; }
     if (fence) continue;
+    const h = /^\s{0,3}##\s+(.*?)\s*#*\s*$/.exec(lines[i]);
+    if (h) h2 = h[1].replace(/[*_`]/g, '').trim().toLowerCase();
+    if (/^(?:acceptance criteria\b|.*\bnotes?$)/.test(h2)) continue;
     const m = /(?:\*\*|__)(?:status|statut|estado|estatus|stato|статус|状态|狀態|ステータス|상태)\s*[:：]?\s*(?:\*\*|__)\s*[:：]?\s*([^*|_]+)/i.exec(lines[i]);
     if (m && cleanStatusText(m[1])) return { raw: m[1], where: 'inline', line: i + 1 };
   }

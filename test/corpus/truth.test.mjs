@@ -286,3 +286,34 @@ test('seventh round (a): beta\'s dev_ephemeral_location sprint, epic-lettered ke
   assert.equal(normalizeStatus('审核中'), 'review');
   assert.equal(normalizeStatus('En cours'), 'in-progress');
 });
+
+test('eighth round (b): a ## Status checklist of stages is at its last ticked stage; none ticked states none', () => {
+  const stages = (ticks) => ['Draft', 'Ready for Dev', 'In Progress', 'Code Review', 'Done'].map((w, i) => `- [${ticks[i] ? 'x' : ' '}] ${w}`).join('\n');
+  assert.equal(normalizeStatus(storyStatus(`# Story 4.1: Lantern\n\n## Status\n${stages([1, 1, 1, 1, 1])}\n\n## Tasks\n- [x] a\n`).raw), 'done');
+  assert.equal(normalizeStatus(storyStatus(`# Story 4.1: Lantern\n\n## Status\n${stages([1, 1, 0, 0, 0])}\n`).raw), 'ready-for-dev');
+  assert.equal(storyStatus(`# Story 4.1: Lantern\n\n## Status\n${stages([0, 0, 0, 0, 0])}\n`), null);
+});
+
+test('eighth round (b): the Dev Agent Record\'s own Status, however far down; a Status under Notes or Acceptance Criteria is not the story\'s', () => {
+  const filler = (n) => Array.from({ length: n }, (_, i) => `- note ${i}`).join('\n');
+  const deep = storyStatus(`# Story 6.1: Harbour\n\n## Dev Notes\n${filler(200)}\n\n## Dev Agent Record\n\n| Field | Value |\n|---|---|\n| Status | ready-for-dev |\n`);
+  assert.equal(deep.raw.trim(), 'ready-for-dev');
+  assert.equal(storyStatus(`# Story 6.2: Harbour\n\n## Dev Notes\n${filler(70)}\n\n## Dev Agent Record\n\n**Status:** DONE\n`).raw, 'DONE');
+  // a log subsection of the record is not its own lines
+  assert.equal(storyStatus(`# Story 6.3: Harbour\n\n## Dev Notes\n${filler(70)}\n\n## Dev Agent Record\n\n### Completion Notes\n- **Status:** review\n`), null);
+  assert.equal(storyStatus('# story-23.0.1: ADR\n\n## Goal\nWrite it.\n\n## Technical Notes\n\n### ADR Structure Required\n- **Status:** Proposed (pending review)\n'), null);
+  assert.equal(storyStatus('# Story 3.4: Console\n\n## Acceptance Criteria\n\n### AC 1\n\n**Status**: ✅ Already complete\n'), null);
+});
+
+test('eighth round (b): a stray line inside the development_status block makes the ledger broken; keys in any script are read', () => {
+  const dir = project({
+    '.bmad-ephemeral/sprint-status.yaml': 'development_status:\n  epic-4: contexted\n  4-1-文章列表页面（首页）: done\n´  4-2-文章详情页面: done\n  4-3-分类筛选功能: review\n',
+    '.bmad-ephemeral/stories/4-1-文章列表页面（首页）.md': story('Status: done'),
+    '.bmad-ephemeral/stories/4-3-分类筛选功能.md': story('Status: done'),
+  });
+  const t = truthFor(dir);
+  assert.deepEqual(t.projects[0].broken.map((b) => b.file), ['.bmad-ephemeral/sprint-status.yaml']);
+  const s = Object.fromEntries(t.projects[0].stories.map((x) => [x.key, x]));
+  assert.equal(s['4-1-文章列表页面（首页）'].clean, true);
+  assert.equal(s['4-3-分类筛选功能'].drift, true);
+});
