@@ -644,6 +644,21 @@ export function truthFor(repoDir) {
     const ledgers = [];
     // Files a BMAD user would not call fine (an error on them is not a false one): why, by file.
     const broken = [];
+    // A sprint-status.yaml of another format (no development_status: `sprints:` lists) that is not
+    // valid YAML: BMAD's tools cannot load it either; an error on it is not a false one.
+    const anyStatus = [];
+    for (const d of [path.join(p.root, 'docs'), path.join(p.root, '_bmad-output'), folders.output]) {
+      if (d && isDir(d)) walk(d, 4, anyStatus, (n) => n === 'sprint-status.yaml');
+    }
+    for (const f of new Set(anyStatus)) {
+      const text = RETIRED.test(rel(repo, f)) ? null : readText(f);
+      if (text == null || /^development_status:/m.test(text)) continue;
+      try {
+        parseYaml(text, { uniqueKeys: false });
+      } catch (e) {
+        broken.push({ file: rel(repo, f), why: `not valid YAML (${String(e.message).split('\n')[0]})` });
+      }
+    }
     const storyDirsBase = [folders.implementation_artifacts, folders.sprint_artifacts, folders.dev_story_location,
       folders.dev_ephemeral_location && path.join(folders.dev_ephemeral_location, 'stories'),
       path.join(folders.output, 'stories'), path.join(p.root, 'docs', 'stories')];

@@ -317,3 +317,12 @@ test('eighth round (b): a stray line inside the development_status block makes t
   assert.equal(s['4-1-文章列表页面（首页）'].clean, true);
   assert.equal(s['4-3-分类筛选功能'].drift, true);
 });
+
+test('eighth round (b): a sprint-status.yaml of another format that is not valid YAML is broken', () => {
+  const dir = project({
+    '_bmad/bmm/config.yaml': 'output_folder: "{project-root}/docs"\n',
+    'docs/sprint-status.yaml': 'version: "6.0.0"\nsprints:\n  - sprint_number: 1\n    status: "completed"\npost_sprint:\n  notes: "kept"\n# --- Sprint 2 ---\n  - sprint_number: 2\n',
+  });
+  const t = truthFor(dir);
+  assert.deepEqual(t.projects[0].broken.map((b) => b.file), ['docs/sprint-status.yaml']);
+});

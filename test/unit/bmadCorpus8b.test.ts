@@ -15,6 +15,7 @@ import { loadSprint } from '../../src/core/bmad/sprint';
 import { parseStory } from '../../src/core/bmad/story';
 import { parseQaGate } from '../../src/core/bmad/qaGates';
 import { knownBmadWorkflowOf } from '../../src/core/bmad/known';
+import { parseLedger } from '../../src/core/bmad/ledger';
 
 const NOW = new Date('2026-11-28T06:00:00Z');
 
@@ -157,5 +158,13 @@ describe('the BMad Builder\'s workflow builder', () => {
   test('its workflow plan is that workflow\'s artifact', () => {
     const hit = knownBmadWorkflowOf('/p/_bmad-output/bmb-creations/workflows/lantern-audit/workflow-plan-lantern-audit.md', { stepsCompleted: ['step-01-discovery', 'step-02-classification'], status: 'COMPLETE' }, undefined);
     assert.equal(hit?.workflow.name, 'workflow');
+  });
+});
+
+describe('a stray line inside development_status', () => {
+  test('the ledger is not valid YAML (an error), and the entries under the stray line are still read', () => {
+    const l = parseLedger('/p/.bmad-ephemeral/sprint-status.yaml', 'development_status:\n  epic-4: contexted\n  4-1-文章列表页面（首页）: done\n´  4-2-文章详情页面: done\n  4-3-分类筛选功能: review\n  epic-4-retrospective: completed\n\nnotes:\n  - kept\n');
+    assert.deepEqual(l.entries.map((e) => e.key), ['epic-4', '4-1-文章列表页面（首页）', '4-3-分类筛选功能', 'epic-4-retrospective']);
+    assert.deepEqual(l.problems.map((p) => `${p.code} ${p.severity} ${p.range.start.line + 1}`), ['ledger-yaml error 4']);
   });
 });
