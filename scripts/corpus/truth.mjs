@@ -109,6 +109,7 @@ function readDeclaredFolders(root, installs) {
         try {
           const y = parseYaml(text) ?? {};
           put('dev_story_location', y.devStoryLocation);
+          put('qa_location', y.qa?.qaLocation ?? y.qaLocation);
         } catch { /* unreadable config: defaults apply */ }
       }
       continue;
@@ -135,7 +136,7 @@ function readDeclaredFolders(root, installs) {
   const out = resolveDeclared(root, declared.output_folder);
   const outDir = out && !out.pending ? out : path.join(root, fs.existsSync(path.join(root, '_bmad-output')) ? '_bmad-output' : 'docs');
   folders.output = outDir;
-  for (const k of ['planning_artifacts', 'implementation_artifacts', 'sprint_artifacts', 'dev_story_location', 'dev_ephemeral_location']) {
+  for (const k of ['planning_artifacts', 'implementation_artifacts', 'sprint_artifacts', 'dev_story_location', 'dev_ephemeral_location', 'qa_location']) {
     const r = resolveDeclared(root, declared[k]);
     if (!r) continue;
     folders[k] = r.pending ? path.resolve(outDir, r.pending.replace(/^\{output_folder\}[/\\]?/, '')) : r;
@@ -516,6 +517,26 @@ function openTasks(text) {
  * The last QA gate verdict the story's own QA Results record (v4's review-story writes
  * `Gate: FAIL → docs/qa/gates/4.3-….yml` under `### Gate Status`), if any.
  */
+/**
+ * The verdict of the story's v4 QA gate file (`{qaLocation}/gates/{epic}.{story}-{slug}.yml`, its
+ * `gate:` line), as written; null when there is none. Review-story writes PASS, CONCERNS, FAIL or
+ * WAIVED; a team's own word there (`BLOCKED`) stops the story as FAIL does.
+ */
+function gateFileVerdict(qaDir, storyFile) {
+  if (!qaDir) return null;
+  const id = idOfFileName(path.basename(storyFile)).id.slice(0, 2);
+  if (id.length < 2) return null;
+  const gates = path.join(qaDir, 'gates');
+  if (!isDir(gates)) return null;
+  const name = `${id.map(Number).join('.')}`;
+  for (const g of fs.readdirSync(gates)) {
+    if (!/\.ya?ml$/i.test(g) || !(g.startsWith(`${name}-`) || g.startsWith(`${name}.`) && !/^\d/.test(g.slice(name.length + 1)))) continue;
+    const m = /^gate:\s*["']?([A-Za-z_-]+)/m.exec(readText(path.join(gates, g)) ?? '');
+    if (m) return m[1].toUpperCase();
+  }
+  return null;
+}
+
 function ownGateVerdict(text) {
   let verdict = null;
   for (const m of text.matchAll(/^\s*(?:[-*]\s+)?(?:\*\*)?Gate(?: Status| Decision)?:?(?:\*\*)?:?\s*(?:\*\*)?\s*(PASS|CONCERNS|FAIL|WAIVED)\b/gim)) verdict = m[1].toUpperCase();
@@ -644,6 +665,8 @@ export function truthFor(repoDir) {
     const ledgers = [];
     // Files a BMAD user would not call fine (an error on them is not a false one): why, by file.
     const broken = [];
+    // v4's QA gate files live under qa.qaLocation (docs/qa by default).
+    const qaDir = folders.qa_location ?? (p.installs.includes('.bmad-core') ? path.join(p.root, 'docs', 'qa') : null);
     // A sprint-status.yaml of another format (no development_status: `sprints:` lists) that is not
     // valid YAML: BMAD's tools cannot load it either; an error on it is not a false one.
     const anyStatus = [];
@@ -701,8 +724,10 @@ export function truthFor(repoDir) {
         }
         s.drift = !!(s.file && !s.ambiguous && s.ledgerStatus && s.fileStatus && (s.ledgerStatus !== s.fileStatus || (s.fileStatus2 && s.fileStatus2 !== s.ledgerStatus)));
         // Done over a failed QA review the story itself records is not clean (BMAD's QA would not pass it).
-        const failedGate = s.ownGate === 'FAIL' && (s.ledgerStatus === 'done' || s.fileStatus === 'done');
-        if (failedGate) broken.push({ file: s.file, why: 'done, its own QA Results record Gate: FAIL' });
+        const fileGate = found.file ? gateFileVerdict(qaDir, found.file) : null;
+        const stopped = fileGate && !['PASS', 'CONCERNS', 'WAIVED'].includes(fileGate);
+        const failedGate = (s.ownGate === 'FAIL' || stopped) && (s.ledgerStatus === 'done' || s.fileStatus === 'done');
+        if (failedGate) broken.push({ file: s.file, why: s.ownGate === 'FAIL' ? 'done, its own QA Results record Gate: FAIL' : `done, its QA gate file says ${fileGate}` });
         s.clean = !!(s.file && !s.ambiguous && s.ledgerStatus && s.fileStatus && s.ledgerStatus === s.fileStatus && !s.fileStatus2
           && !s.ledgerStatus.startsWith('other:') && !(s.fileStatus === 'done' && s.openTasks > 0) && !failedGate);
         stories.push(s);
@@ -717,8 +742,9 @@ export function truthFor(repoDir) {
         const st = storyStatus(text);
         const fileStatus = st ? normalizeStatus(st.raw) : null;
         const open = openTasks(text);
-        const failedGate = fileStatus === 'done' && ownGateVerdict(text) === 'FAIL';
-        if (failedGate) broken.push({ file: rel(repo, f), why: 'done, its own QA Results record Gate: FAIL' });
+        const fileGate = gateFileVerdict(qaDir, f);
+        const failedGate = fileStatus === 'done' && (ownGateVerdict(text) === 'FAIL' || !!(fileGate && !['PASS', 'CONCERNS', 'WAIVED'].includes(fileGate)));
+        if (failedGate) broken.push({ file: rel(repo, f), why: ownGateVerdict(text) === 'FAIL' ? 'done, its own QA Results record Gate: FAIL' : `done, its QA gate file says ${fileGate}` });
         stories.push({
           key: path.basename(f, '.md'), ledger: null, ledgerRaw: null, ledgerStatus: null, file: rel(repo, f),
           fileRaw: st ? cleanStatusText(st.raw) : null, fileStatus, fileStatusLine: st?.line ?? null, openTasks: open, drift: false,

@@ -326,3 +326,17 @@ test('eighth round (b): a sprint-status.yaml of another format that is not valid
   const t = truthFor(dir);
   assert.deepEqual(t.projects[0].broken.map((b) => b.file), ['docs/sprint-status.yaml']);
 });
+
+test('eighth round (b): a done v4 story whose QA gate file says BLOCKED or FAIL is not clean; PASS is', () => {
+  const dir = project({
+    '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\nqa:\n  qaLocation: docs/qa\n',
+    'docs/stories/7.1.lantern-base.md': '# Story 7.1: Lantern Base\n\n## Status\n\nDone\n\n## Tasks / Subtasks\n\n- [x] a\n',
+    'docs/stories/7.2.lantern-panel.md': '# Story 7.2: Lantern Panel\n\n## Status\n\nDone\n\n## Tasks / Subtasks\n\n- [x] a\n',
+    'docs/qa/gates/7.1-lantern-base.yml': 'schema: 1\nstory: "7.1"\ngate: PASS\n',
+    'docs/qa/gates/7.2-lantern-panel.yml': 'schema: 1\nstory: "7.2"\ngate: BLOCKED\n',
+  });
+  const t = truthFor(dir);
+  const s = Object.fromEntries(t.projects[0].stories.map((x) => [x.key, x.clean]));
+  assert.deepEqual(s, { '7.1.lantern-base': true, '7.2.lantern-panel': false });
+  assert.deepEqual(t.projects[0].broken.map((b) => b.file), ['docs/stories/7.2.lantern-panel.md']);
+});
