@@ -722,7 +722,9 @@ export function truthFor(repoDir) {
           const secondStatus = second ? normalizeStatus(second.raw) : null;
           if (secondStatus && !secondStatus.startsWith('other:') && secondStatus !== s.fileStatus) s.fileStatus2 = secondStatus;
         }
-        s.drift = !!(s.file && !s.ambiguous && s.ledgerStatus && s.fileStatus && (s.ledgerStatus !== s.fileStatus || (s.fileStatus2 && s.fileStatus2 !== s.ledgerStatus)));
+        // A file status in no vocabulary (`dones`, `completedcompleted`: a typo) says nothing a BMAD
+        // user can compare with the ledger: an unreadable status (neither drift nor clean), not drift.
+        s.drift = !!(s.file && !s.ambiguous && s.ledgerStatus && s.fileStatus && !s.fileStatus.startsWith('other:') && (s.ledgerStatus !== s.fileStatus || (s.fileStatus2 && s.fileStatus2 !== s.ledgerStatus)));
         // Done over a failed QA review the story itself records is not clean (BMAD's QA would not pass it).
         const fileGate = found.file ? gateFileVerdict(qaDir, found.file) : null;
         const stopped = fileGate && !['PASS', 'CONCERNS', 'WAIVED'].includes(fileGate);

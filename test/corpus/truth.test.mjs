@@ -340,3 +340,13 @@ test('eighth round (b): a done v4 story whose QA gate file says BLOCKED or FAIL 
   assert.deepEqual(s, { '7.1.lantern-base': true, '7.2.lantern-panel': false });
   assert.deepEqual(t.projects[0].broken.map((b) => b.file), ['docs/stories/7.2.lantern-panel.md']);
 });
+
+test('eighth round (b): a file status in no vocabulary (a typo) is unreadable: neither drift nor clean', () => {
+  const dir = project({
+    'docs/sprint-status.yaml': 'development_status:\n  epic-3: in-progress\n  3-3-lantern: done\n  3-4-wick: done\n',
+    'docs/3-3-lantern.md': story('Status: completedcompleted'),
+    'docs/3-4-wick.md': story('Status: review'),
+  });
+  const s = Object.fromEntries(truthFor(dir).projects[0].stories.map((x) => [x.key, [x.drift, x.clean]]));
+  assert.deepEqual(s, { '3-3-lantern': [false, false], '3-4-wick': [true, false] });
+});
