@@ -109,6 +109,7 @@ function readDeclaredFolders(root, installs) {
         try {
           const y = parseYaml(text) ?? {};
           put('dev_story_location', y.devStoryLocation);
+          put('qa_location', y.qa?.qaLocation ?? y.qaLocation);
         } catch { /* unreadable config: defaults apply */ }
       }
       continue;
@@ -135,7 +136,7 @@ function readDeclaredFolders(root, installs) {
   const out = resolveDeclared(root, declared.output_folder);
   const outDir = out && !out.pending ? out : path.join(root, fs.existsSync(path.join(root, '_bmad-output')) ? '_bmad-output' : 'docs');
   folders.output = outDir;
-  for (const k of ['planning_artifacts', 'implementation_artifacts', 'sprint_artifacts', 'dev_story_location', 'dev_ephemeral_location']) {
+  for (const k of ['planning_artifacts', 'implementation_artifacts', 'sprint_artifacts', 'dev_story_location', 'dev_ephemeral_location', 'qa_location']) {
     const r = resolveDeclared(root, declared[k]);
     if (!r) continue;
     folders[k] = r.pending ? path.resolve(outDir, r.pending.replace(/^\{output_folder\}[/\\]?/, '')) : r;
@@ -310,8 +311,10 @@ function developmentStatusBlock(text) {
   const lines = text.split(/\r?\n/);
   const start = lines.findIndex((l) => /^development_status:\s*(#.*)?$/.test(l));
   if (start < 0) return null;
+  // The block runs to the next top-level key; a stray line (`´  4-6-…: done`) is inside it, and
+  // makes it invalid YAML as it makes the file.
   let end = start + 1;
-  while (end < lines.length && !/^[^\s#]/.test(lines[end])) end++;
+  while (end < lines.length && !/^(?:[A-Za-z_][\w-]*\s*:|---|\.\.\.)/.test(lines[end])) end++;
   const storyLocation = lines.map((l) => /^story_location:\s*["']?([^"'#]+?)["']?\s*(#.*)?$/.exec(l)).find(Boolean)?.[1] ?? null;
   try {
     const y = parseYaml(lines.slice(start, end).join('\n'), { uniqueKeys: false });
@@ -321,12 +324,13 @@ function developmentStatusBlock(text) {
     // user reads: its first-level `key: value` lines are the entries.
     // (An entry indented a space off its neighbours is still one of them; a line indented under
     // an entry is that entry's detail.)
-    const indents = lines.slice(start + 1, end).map((l) => /^(\s+)[\w.-]+\s*:/.exec(l)?.[1].length).filter((n) => n !== undefined);
+    // (Keys in any script: `4-1-文章列表页面（首页）`.)
+    const indents = lines.slice(start + 1, end).map((l) => /^(\s+)[^\s:#"'][^:#"']*?\s*:/.exec(l)?.[1].length).filter((n) => n !== undefined);
     if (!indents.length) return null;
     const indent = Math.min(...indents);
     const dev = {};
     for (const l of lines.slice(start + 1, end)) {
-      const m = /^(\s+)([\w.-]+)\s*:\s*["']?([^"'#]*?)["']?\s*(#.*)?$/.exec(l);
+      const m = /^(\s+)([^\s:#"'][^:#"']*?)\s*:\s*["']?([^"'#]*?)["']?\s*(#.*)?$/.exec(l);
       if (m && m[1].length <= indent + 1 && /^[\w .-]*$/.test(m[3]) && !(m[2] in dev)) dev[m[2]] = m[3] || null;
     }
     if (!Object.keys(dev).length) return null;
@@ -385,19 +389,43 @@ export function storyStatus(text) {
   }
   const lines = text.split(/\r?\n/);
   let fence = false;
+  // The `##` section a line is in, and whether a deeper heading opened since (the Dev Agent Record's
+  // `### Completion Notes` is a log, not the record's own lines).
+  let h2 = '';
+  let sub = false;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
     if (/^\s{0,3}(```|~~~)/.test(line)) { fence = !fence; continue; }
     if (fence) continue;
+    const h = /^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$/.exec(line);
+    if (h) {
+      if (h[1].length <= 2) { h2 = h[1].length === 2 ? h[2].replace(/[*_`]/g, '').trim().toLowerCase() : ''; sub = false; } else sub = true;
+    }
+    // Sections about the work (Acceptance Criteria, Technical/Dev Notes): a Status there is an ADR's,
+    // a criterion's, not the story's. The Dev Agent Record's own lines state the story's, however far down.
+    const workNotes = /^(?:acceptance criteria\b|.*\bnotes?$)/.test(h2);
+    const record = h2.startsWith('dev agent record') && !sub;
     // `## Status: done`, `### Status - Done`
     // (a dash only with space before it: `### Status-to-Timeline Mapping` is another heading)
     let m = /^\s{0,3}#{1,6}\s*(?:\*\*)?\s*(?:story\s+|current\s+)?(?:status|statut|estado|estatus|stato|статус|状态|狀態|ステータス|상태)(?:\*\*)?\s*(?:[:：]|\s[—–-])\s*(.+)$/i.exec(line);
     if (m && cleanStatusText(m[1])) return { raw: m[1], where: 'heading', line: i + 1 };
     // `## Status` then its first line
     if (/^\s{0,3}#{1,6}\s*(?:\*\*)?\s*(?:story\s+|current\s+)?(?:status|statut|estado|estatus|stato|статус|状态|狀態|ステータス|상태)\s*(?:\*\*)?\s*:?\s*$/i.test(line)) {
+      // A checklist of the stages the story went through (`- [x] Draft` … `- [x] Done`): the last
+      // ticked stage is where the story is; none ticked states none.
+      let stages = false;
+      let lastStage = null;
       for (let j = i + 1; j < Math.min(lines.length, i + 12); j++) {
         const l = lines[j];
         if (!l.trim() || /^\s*<!--.*-->\s*$/.test(l)) continue;
+        const stageBox = /^\s*(?:[-*+]\s+)?\[([ xX])\]\s*(.+)$/.exec(l);
+        const stage = stageBox ? normalizeStatus(stageBox[2]) : null;
+        if (stage && !stage.startsWith('other:')) {
+          stages = true;
+          if (stageBox[1] !== ' ') lastStage = { raw: stageBox[2], where: 'section', line: j + 1 };
+          continue;
+        }
+        if (stages) break;
         if (/^\s{0,3}#{1,6}\s/.test(l)) break;
         // a table (`| Field | Value |`, `| **Status** | done |`): the Status row gives it, the rest is read past
         const row = /^\s*\|(.*)\|\s*$/.exec(l);
@@ -414,20 +442,26 @@ export function storyStatus(text) {
         if (/^\s*(?:[-*+]\s*)?(?:\*\*|__)?[^:]{1,40}(?:\*\*|__)?\s*[:：]/.test(l) && !normalizeStatus(l)?.match(/^(backlog|ready-for-dev|in-progress|review|done|blocked|dropped)$/)) continue;
         return { raw: l, where: 'section', line: j + 1 };
       }
+      if (lastStage) return lastStage;
       continue;
     }
     // a metadata table near the top: `| Status | done |`
-    const row = i < 60 ? /^\s*\|\s*(?:\*\*|__)?\s*(?:story\s+|current\s+)?(?:status|statut|estado|estatus|stato|статус|状态|狀態|ステータス|상태)\s*(?:\*\*|__)?\s*\|([^|]+)\|/i.exec(line) : null;
+    const near = (i < 60 && !workNotes) || record;
+    const row = near ? /^\s*\|\s*(?:\*\*|__)?\s*(?:story\s+|current\s+)?(?:status|statut|estado|estatus|stato|статус|状态|狀態|ステータス|상태)\s*(?:\*\*|__)?\s*\|([^|]+)\|/i.exec(line) : null;
     if (row && cleanStatusText(row[1]) && !/^\s*\|?\s*:?-{3,}/.test(lines[i + 1] ?? '')) return { raw: row[1], where: 'line', line: i + 1 };
     // `Status: done`, `**Status:** done`, `- **Status**: done`, `> Status: done`
-    m = i < 60 ? /^\s*(?:[-*+>]\s*)?(?:\*\*|__)?\s*(?:story\s+|current\s+)?(?:status|statut|estado|estatus|stato|статус|状态|狀態|ステータス|상태)\s*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(.+)$/i.exec(line) : null;
+    m = near ? /^\s*(?:[-*+>]\s*)?(?:\*\*|__)?\s*(?:story\s+|current\s+)?(?:status|statut|estado|estatus|stato|статус|状态|狀態|ステータス|상태)\s*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(.+)$/i.exec(line) : null;
     if (m && cleanStatusText(m[1])) return { raw: m[1], where: 'line', line: i + 1 };
   }
   // inline metadata near the top: `**Epic:** 1 **Story ID:** 1.1 **Status:** done`
   fence = false;
+  h2 = '';
   for (let i = 0; i < Math.min(lines.length, 40); i++) {
     if (/^\s{0,3}(```|~~~)/.test(lines[i])) { fence = !fence; continue; }
     if (fence) continue;
+    const h = /^\s{0,3}##\s+(.*?)\s*#*\s*$/.exec(lines[i]);
+    if (h) h2 = h[1].replace(/[*_`]/g, '').trim().toLowerCase();
+    if (/^(?:acceptance criteria\b|.*\bnotes?$)/.test(h2)) continue;
     const m = /(?:\*\*|__)(?:status|statut|estado|estatus|stato|статус|状态|狀態|ステータス|상태)\s*[:：]?\s*(?:\*\*|__)\s*[:：]?\s*([^*|_]+)/i.exec(lines[i]);
     if (m && cleanStatusText(m[1])) return { raw: m[1], where: 'inline', line: i + 1 };
   }
@@ -483,6 +517,26 @@ function openTasks(text) {
  * The last QA gate verdict the story's own QA Results record (v4's review-story writes
  * `Gate: FAIL → docs/qa/gates/4.3-….yml` under `### Gate Status`), if any.
  */
+/**
+ * The verdict of the story's v4 QA gate file (`{qaLocation}/gates/{epic}.{story}-{slug}.yml`, its
+ * `gate:` line), as written; null when there is none. Review-story writes PASS, CONCERNS, FAIL or
+ * WAIVED; a team's own word there (`BLOCKED`) stops the story as FAIL does.
+ */
+function gateFileVerdict(qaDir, storyFile) {
+  if (!qaDir) return null;
+  const id = idOfFileName(path.basename(storyFile)).id.slice(0, 2);
+  if (id.length < 2) return null;
+  const gates = path.join(qaDir, 'gates');
+  if (!isDir(gates)) return null;
+  const name = `${id.map(Number).join('.')}`;
+  for (const g of fs.readdirSync(gates)) {
+    if (!/\.ya?ml$/i.test(g) || !(g.startsWith(`${name}-`) || g.startsWith(`${name}.`) && !/^\d/.test(g.slice(name.length + 1)))) continue;
+    const m = /^gate:\s*["']?([A-Za-z_-]+)/m.exec(readText(path.join(gates, g)) ?? '');
+    if (m) return m[1].toUpperCase();
+  }
+  return null;
+}
+
 function ownGateVerdict(text) {
   let verdict = null;
   for (const m of text.matchAll(/^\s*(?:[-*]\s+)?(?:\*\*)?Gate(?: Status| Decision)?:?(?:\*\*)?:?\s*(?:\*\*)?\s*(PASS|CONCERNS|FAIL|WAIVED)\b/gim)) verdict = m[1].toUpperCase();
@@ -611,6 +665,23 @@ export function truthFor(repoDir) {
     const ledgers = [];
     // Files a BMAD user would not call fine (an error on them is not a false one): why, by file.
     const broken = [];
+    // v4's QA gate files live under qa.qaLocation (docs/qa by default).
+    const qaDir = folders.qa_location ?? (p.installs.includes('.bmad-core') ? path.join(p.root, 'docs', 'qa') : null);
+    // A sprint-status.yaml of another format (no development_status: `sprints:` lists) that is not
+    // valid YAML: BMAD's tools cannot load it either; an error on it is not a false one.
+    const anyStatus = [];
+    for (const d of [path.join(p.root, 'docs'), path.join(p.root, '_bmad-output'), folders.output]) {
+      if (d && isDir(d)) walk(d, 4, anyStatus, (n) => n === 'sprint-status.yaml');
+    }
+    for (const f of new Set(anyStatus)) {
+      const text = RETIRED.test(rel(repo, f)) ? null : readText(f);
+      if (text == null || /^development_status:/m.test(text)) continue;
+      try {
+        parseYaml(text, { uniqueKeys: false });
+      } catch (e) {
+        broken.push({ file: rel(repo, f), why: `not valid YAML (${String(e.message).split('\n')[0]})` });
+      }
+    }
     const storyDirsBase = [folders.implementation_artifacts, folders.sprint_artifacts, folders.dev_story_location,
       folders.dev_ephemeral_location && path.join(folders.dev_ephemeral_location, 'stories'),
       path.join(folders.output, 'stories'), path.join(p.root, 'docs', 'stories')];
@@ -651,10 +722,14 @@ export function truthFor(repoDir) {
           const secondStatus = second ? normalizeStatus(second.raw) : null;
           if (secondStatus && !secondStatus.startsWith('other:') && secondStatus !== s.fileStatus) s.fileStatus2 = secondStatus;
         }
-        s.drift = !!(s.file && !s.ambiguous && s.ledgerStatus && s.fileStatus && (s.ledgerStatus !== s.fileStatus || (s.fileStatus2 && s.fileStatus2 !== s.ledgerStatus)));
+        // A file status in no vocabulary (`dones`, `completedcompleted`: a typo) says nothing a BMAD
+        // user can compare with the ledger: an unreadable status (neither drift nor clean), not drift.
+        s.drift = !!(s.file && !s.ambiguous && s.ledgerStatus && s.fileStatus && !s.fileStatus.startsWith('other:') && (s.ledgerStatus !== s.fileStatus || (s.fileStatus2 && s.fileStatus2 !== s.ledgerStatus)));
         // Done over a failed QA review the story itself records is not clean (BMAD's QA would not pass it).
-        const failedGate = s.ownGate === 'FAIL' && (s.ledgerStatus === 'done' || s.fileStatus === 'done');
-        if (failedGate) broken.push({ file: s.file, why: 'done, its own QA Results record Gate: FAIL' });
+        const fileGate = found.file ? gateFileVerdict(qaDir, found.file) : null;
+        const stopped = fileGate && !['PASS', 'CONCERNS', 'WAIVED'].includes(fileGate);
+        const failedGate = (s.ownGate === 'FAIL' || stopped) && (s.ledgerStatus === 'done' || s.fileStatus === 'done');
+        if (failedGate) broken.push({ file: s.file, why: s.ownGate === 'FAIL' ? 'done, its own QA Results record Gate: FAIL' : `done, its QA gate file says ${fileGate}` });
         s.clean = !!(s.file && !s.ambiguous && s.ledgerStatus && s.fileStatus && s.ledgerStatus === s.fileStatus && !s.fileStatus2
           && !s.ledgerStatus.startsWith('other:') && !(s.fileStatus === 'done' && s.openTasks > 0) && !failedGate);
         stories.push(s);
@@ -669,8 +744,9 @@ export function truthFor(repoDir) {
         const st = storyStatus(text);
         const fileStatus = st ? normalizeStatus(st.raw) : null;
         const open = openTasks(text);
-        const failedGate = fileStatus === 'done' && ownGateVerdict(text) === 'FAIL';
-        if (failedGate) broken.push({ file: rel(repo, f), why: 'done, its own QA Results record Gate: FAIL' });
+        const fileGate = gateFileVerdict(qaDir, f);
+        const failedGate = fileStatus === 'done' && (ownGateVerdict(text) === 'FAIL' || !!(fileGate && !['PASS', 'CONCERNS', 'WAIVED'].includes(fileGate)));
+        if (failedGate) broken.push({ file: rel(repo, f), why: ownGateVerdict(text) === 'FAIL' ? 'done, its own QA Results record Gate: FAIL' : `done, its QA gate file says ${fileGate}` });
         stories.push({
           key: path.basename(f, '.md'), ledger: null, ledgerRaw: null, ledgerStatus: null, file: rel(repo, f),
           fileRaw: st ? cleanStatusText(st.raw) : null, fileStatus, fileStatusLine: st?.line ?? null, openTasks: open, drift: false,

@@ -286,3 +286,67 @@ test('seventh round (a): beta\'s dev_ephemeral_location sprint, epic-lettered ke
   assert.equal(normalizeStatus('审核中'), 'review');
   assert.equal(normalizeStatus('En cours'), 'in-progress');
 });
+
+test('eighth round (b): a ## Status checklist of stages is at its last ticked stage; none ticked states none', () => {
+  const stages = (ticks) => ['Draft', 'Ready for Dev', 'In Progress', 'Code Review', 'Done'].map((w, i) => `- [${ticks[i] ? 'x' : ' '}] ${w}`).join('\n');
+  assert.equal(normalizeStatus(storyStatus(`# Story 4.1: Lantern\n\n## Status\n${stages([1, 1, 1, 1, 1])}\n\n## Tasks\n- [x] a\n`).raw), 'done');
+  assert.equal(normalizeStatus(storyStatus(`# Story 4.1: Lantern\n\n## Status\n${stages([1, 1, 0, 0, 0])}\n`).raw), 'ready-for-dev');
+  assert.equal(storyStatus(`# Story 4.1: Lantern\n\n## Status\n${stages([0, 0, 0, 0, 0])}\n`), null);
+});
+
+test('eighth round (b): the Dev Agent Record\'s own Status, however far down; a Status under Notes or Acceptance Criteria is not the story\'s', () => {
+  const filler = (n) => Array.from({ length: n }, (_, i) => `- note ${i}`).join('\n');
+  const deep = storyStatus(`# Story 6.1: Harbour\n\n## Dev Notes\n${filler(200)}\n\n## Dev Agent Record\n\n| Field | Value |\n|---|---|\n| Status | ready-for-dev |\n`);
+  assert.equal(deep.raw.trim(), 'ready-for-dev');
+  assert.equal(storyStatus(`# Story 6.2: Harbour\n\n## Dev Notes\n${filler(70)}\n\n## Dev Agent Record\n\n**Status:** DONE\n`).raw, 'DONE');
+  // a log subsection of the record is not its own lines
+  assert.equal(storyStatus(`# Story 6.3: Harbour\n\n## Dev Notes\n${filler(70)}\n\n## Dev Agent Record\n\n### Completion Notes\n- **Status:** review\n`), null);
+  assert.equal(storyStatus('# story-23.0.1: ADR\n\n## Goal\nWrite it.\n\n## Technical Notes\n\n### ADR Structure Required\n- **Status:** Proposed (pending review)\n'), null);
+  assert.equal(storyStatus('# Story 3.4: Console\n\n## Acceptance Criteria\n\n### AC 1\n\n**Status**: ✅ Already complete\n'), null);
+});
+
+test('eighth round (b): a stray line inside the development_status block makes the ledger broken; keys in any script are read', () => {
+  const dir = project({
+    '.bmad-ephemeral/sprint-status.yaml': 'development_status:\n  epic-4: contexted\n  4-1-文章列表页面（首页）: done\n´  4-2-文章详情页面: done\n  4-3-分类筛选功能: review\n',
+    '.bmad-ephemeral/stories/4-1-文章列表页面（首页）.md': story('Status: done'),
+    '.bmad-ephemeral/stories/4-3-分类筛选功能.md': story('Status: done'),
+  });
+  const t = truthFor(dir);
+  assert.deepEqual(t.projects[0].broken.map((b) => b.file), ['.bmad-ephemeral/sprint-status.yaml']);
+  const s = Object.fromEntries(t.projects[0].stories.map((x) => [x.key, x]));
+  assert.equal(s['4-1-文章列表页面（首页）'].clean, true);
+  assert.equal(s['4-3-分类筛选功能'].drift, true);
+});
+
+test('eighth round (b): a sprint-status.yaml of another format that is not valid YAML is broken', () => {
+  const dir = project({
+    '_bmad/bmm/config.yaml': 'output_folder: "{project-root}/docs"\n',
+    'docs/sprint-status.yaml': 'version: "6.0.0"\nsprints:\n  - sprint_number: 1\n    status: "completed"\npost_sprint:\n  notes: "kept"\n# --- Sprint 2 ---\n  - sprint_number: 2\n',
+  });
+  const t = truthFor(dir);
+  assert.deepEqual(t.projects[0].broken.map((b) => b.file), ['docs/sprint-status.yaml']);
+});
+
+test('eighth round (b): a done v4 story whose QA gate file says BLOCKED or FAIL is not clean; PASS is', () => {
+  const dir = project({
+    '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\nqa:\n  qaLocation: docs/qa\n',
+    'docs/stories/7.1.lantern-base.md': '# Story 7.1: Lantern Base\n\n## Status\n\nDone\n\n## Tasks / Subtasks\n\n- [x] a\n',
+    'docs/stories/7.2.lantern-panel.md': '# Story 7.2: Lantern Panel\n\n## Status\n\nDone\n\n## Tasks / Subtasks\n\n- [x] a\n',
+    'docs/qa/gates/7.1-lantern-base.yml': 'schema: 1\nstory: "7.1"\ngate: PASS\n',
+    'docs/qa/gates/7.2-lantern-panel.yml': 'schema: 1\nstory: "7.2"\ngate: BLOCKED\n',
+  });
+  const t = truthFor(dir);
+  const s = Object.fromEntries(t.projects[0].stories.map((x) => [x.key, x.clean]));
+  assert.deepEqual(s, { '7.1.lantern-base': true, '7.2.lantern-panel': false });
+  assert.deepEqual(t.projects[0].broken.map((b) => b.file), ['docs/stories/7.2.lantern-panel.md']);
+});
+
+test('eighth round (b): a file status in no vocabulary (a typo) is unreadable: neither drift nor clean', () => {
+  const dir = project({
+    'docs/sprint-status.yaml': 'development_status:\n  epic-3: in-progress\n  3-3-lantern: done\n  3-4-wick: done\n',
+    'docs/3-3-lantern.md': story('Status: completedcompleted'),
+    'docs/3-4-wick.md': story('Status: review'),
+  });
+  const s = Object.fromEntries(truthFor(dir).projects[0].stories.map((x) => [x.key, [x.drift, x.clean]]));
+  assert.deepEqual(s, { '3-3-lantern': [false, false], '3-4-wick': [true, false] });
+});

@@ -505,6 +505,15 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
         data: { key: s.key, fileStatus: setAsideStatus(f.status), ledgerStatus: s.ledgerStatus },
       });
       if (s.ledgerLine !== undefined) out.push({ file: lf, range: at(s.ledgerLine, 0, 0), severity: 'info', code: 'story-status-drift', message: `${s.key} is ${s.ledgerRaw} here but '${f.status}' in its story file.`, data: { key: s.key } });
+    } else if (!norm.status && hasLedger && /^[^\p{L}]*blocked\b/iu.test(f.status) && (s.ledgerStatus === 'review' || s.ledgerStatus === 'done')) {
+      // `Blocked` here while the ledger says the work is finished: they disagree (blocked work is
+      // work in progress, which is no drift from in-progress). Which is right is not guessed.
+      out.push({
+        file: f.file, range: statusRange!, severity: 'warning', code: 'story-status-drift',
+        message: `Status '${f.status}' here, '${s.ledgerRaw}' in sprint-status.yaml: the file says the work is blocked while the ledger says it is ${s.ledgerStatus}. Set the one that is right: waymark story set-status ${s.key} in-progress, or finish the work and set the file ${s.ledgerStatus}.`,
+        data: { key: s.key, fileStatus: 'blocked', ledgerStatus: s.ledgerStatus },
+      });
+      if (s.ledgerLine !== undefined) out.push({ file: lf, range: at(s.ledgerLine, 0, 0), severity: 'info', code: 'story-status-drift', message: `${s.key} is ${s.ledgerRaw} here but '${f.status}' in its story file.`, data: { key: s.key } });
     } else if (!norm.status) {
       const value = norm.suggestion ?? (s.ledgerStatus && ledgerRankOf >= 0 ? s.ledgerStatus : undefined);
       // A story set aside (`Deferred - removed from the project`, `Cancelled`) is the team's

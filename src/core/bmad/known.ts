@@ -61,6 +61,8 @@ const KNOWN: readonly KnownWorkflow[] = [
   { name: 'problem-solving', aliases: ['problem-solution'], outputs: [leaf('problem-solution')] },
   // The BMad Builder's agent workflow (create, edit and validate modes: `steps-c/`, `steps-e/`, `steps-v/`).
   { name: 'agent', aliases: ['create-agent', 'edit-agent', 'validate-agent', 'agent-builder'], outputs: [leaf('agent-plan')] },
+  // Its workflow builder: `{bmb_creations_output_folder}/workflows/{name}/workflow-plan-{name}.md`.
+  { name: 'workflow', aliases: ['create-workflow', 'edit-workflow', 'validate-workflow', 'workflow-builder'], outputs: [leaf('workflow-plan')] },
 ];
 
 /**

@@ -348,6 +348,13 @@ export function parseLedger(file: string, text: string): Ledger {
       current = undefined;
       last = undefined;
       const m = LINE_KV.exec(line);
+      // A stray line at the margin inside development_status (`´  4-6-slug: done`, a character typed
+      // before an entry) is not YAML, but the entries under it are still the block's, as a BMAD
+      // user reads them; a top-level key (a plain name) ends the block.
+      if (section === 'dev' && (!m || /\s/.test(m[3].trim()))) {
+        suspicious = true;
+        continue;
+      }
       if (!m) {
         section = 'other';
         suspicious = true;

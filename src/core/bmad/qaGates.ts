@@ -53,6 +53,9 @@ function finish(g: StoryGate, now: Date): StoryGate {
   return g;
 }
 
+/** Top-level keys a gate file names its verdict by when it has no `gate:` key. */
+const VERDICT_KEYS = ['decision', 'gate_decision', 'gate_status', 'verdict', 'status'];
+
 /** Parses a QA gate YAML file. The story comes from `story:` or the file name `{epic}.{story}-slug.yml`. */
 export function parseQaGate(file: string, text: string, now: Date): StoryGate {
   const base = file.split(/[\\/]/).pop() ?? file;
@@ -66,8 +69,8 @@ export function parseQaGate(file: string, text: string, now: Date): StoryGate {
     // The gate template puts its verdict at the top, one plain line (`gate: PASS`); a note broken
     // further down (an unescaped quote) does not unsay it.
     const line = (key: string) => new RegExp(`^${key}[ \\t]*:[ \\t]*["']?([^"'#\\r\\n]*?)["']?[ \\t]*(?:#.*)?$`, 'm').exec(text)?.[1].trim();
-    const v = line('gate')?.toUpperCase();
-    if (v && VERDICTS.includes(v)) g.verdict = v as GateVerdict;
+    const v = [line('gate'), ...VERDICT_KEYS.map(line)].map((x) => x?.toUpperCase()).find((x) => x && VERDICTS.includes(x));
+    if (v) g.verdict = v as GateVerdict;
     const sid = storyIdOf(line('story'));
     if (sid) Object.assign(g, sid);
     g.expires = line('expires') || undefined;
@@ -78,7 +81,9 @@ export function parseQaGate(file: string, text: string, now: Date): StoryGate {
     return g;
   }
   const d = data as Record<string, unknown>;
-  const verdict = str(d.gate)?.toUpperCase();
+  // Without the template's `gate:` key, a top-level key some teams name it by (`decision: PASS`),
+  // when its value is a verdict.
+  const verdict = str(d.gate)?.toUpperCase() ?? VERDICT_KEYS.map((k) => str(d[k])?.toUpperCase()).find((x) => x && VERDICTS.includes(x));
   if (verdict && VERDICTS.includes(verdict)) g.verdict = verdict as GateVerdict;
   else g.error = verdict ? `gate '${verdict}' is not PASS, CONCERNS, FAIL or WAIVED` : 'no gate: key';
   const sid = storyIdOf(str(d.story));

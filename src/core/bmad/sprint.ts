@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import type { Problem } from '../types';
 import { findBmadProjects, loadBmadConfig, type BmadConfig } from './config';
 import { normEpicId, parseLedger, type Ledger } from './ledger';
-import { parseStory, storyKeyFromName, type StoryFile } from './story';
+import { normalizeStoryStatus, parseStory, storyKeyFromName, type StoryFile } from './story';
 import { parseEpics, type PlannedEpic } from './epics';
 import { parseGateDecision, parseQaGate, type StoryGate } from './qaGates';
 import { buildSprint, type SprintModel, type SprintStory } from './drift';
@@ -160,6 +160,13 @@ function parseLedgerAgain(file: string, text: string): Ledger {
   return ledger;
 }
 
+/** A status a story file states in BMAD's words or a known variant (`Done`, `Completed`, `Draft`). */
+function isStoryStatusWord(status: string | undefined): boolean {
+  if (status === undefined) return false;
+  const n = normalizeStoryStatus(status);
+  return n.status !== undefined || n.suggestion !== undefined;
+}
+
 function storyFilesIn(dir: string, depth: number, out: Map<string, string>): void {
   for (const e of listDir(dir)) {
     const p = path.join(dir, e.name);
@@ -280,9 +287,10 @@ function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: M
     const s = o !== undefined ? parseStory(p, o) : recordingParse(p, MAX_FILE, (text) => (text === undefined ? undefined : parseStory(p, text)));
     if (!s) continue;
     // A file named like a story but holding no story (a review note) is not one; a name in the mixed
-    // form (`05.5-x11-issues.md`, also a tech-spec's) is a story when its title says so.
+    // form (`05.5-x11-issues.md`, also a tech-spec's) is a story when its title says so, or a story
+    // status (`# 2.2: Chart` with `## Status` `Done`; a spec's `Status: Unresolved` is not one).
     if (s.title === undefined && s.status === undefined) continue;
-    if (s.titleLine === undefined && /^\d{1,3}\.\d{1,3}[a-z]?-[a-z]/i.test(path.basename(p))) continue;
+    if (s.titleLine === undefined && !isStoryStatusWord(s.status) && /^\d{1,3}\.\d{1,3}[a-z]?-[a-z]/i.test(path.basename(p))) continue;
     stories.push(s);
     files.push(p);
   }

@@ -121,6 +121,11 @@ const OTHER_FIELD = /^\s*(?:[-*]\s+)?(?:\*\*|__)?[A-Za-z][\w ]{0,30}(?:\*\*|__)?
 const TABLE_STATUS = new RegExp(`^\\s*\\|\\s*(?:\\*\\*|__)?\\s*${LABEL_WORD}\\s*(?:\\*\\*|__)?\\s*\\|`, 'i');
 /** A table's header rule (`|---|---|`): the row above it names the columns. */
 const TABLE_RULE = /^\s*\|?\s*:?-{3,}/;
+/**
+ * Sections about the work, not the story's state: a `Status:` there names something else (an ADR's
+ * status under `## Technical Notes`, a criterion's under `## Acceptance Criteria`).
+ */
+const WORK_NOTES = /^(?:acceptance criteria\b|.*\bnotes?$)/i;
 /** `**Status:** done` inside a metadata line with other fields. */
 const INLINE_LABEL = new RegExp(`(?:\\*\\*|__)${LABEL_WORD}\\s*[:：]?(?:\\*\\*|__)\\s*[:：]?`);
 
@@ -140,7 +145,8 @@ function statusAfter(line: string, from: number): { value: string; start: number
     if (after) {
       const at = from + skip + value.length + after[0].length;
       const w = /^[A-Za-z][A-Za-z-]*(?:[ ](?:for|to|in|on)[ ][A-Za-z-]+|[ ]hold)?/.exec(line.slice(at))?.[0];
-      if (w && (normalizeStoryStatus(w).status !== undefined || normalizeStoryStatus(w).suggestion !== undefined || setAsideStatus(w) !== undefined)) return { value: w, start: at };
+      // (`PARTIAL - BLOCKED`: blocked is no BMAD word, but it says the work is not finished.)
+      if (w && (normalizeStoryStatus(w).status !== undefined || normalizeStoryStatus(w).suggestion !== undefined || setAsideStatus(w) !== undefined || /^blocked$/i.test(w))) return { value: w, start: at };
     }
   }
   return { value, start: from + skip };
@@ -197,6 +203,10 @@ export function parseStory(file: string, text: string): StoryFile {
   let inTasks = false;
   let reviewSection = false;
   let awaitingStatus = false;
+  // Under `## Status`, a checklist of the stages the story went through (`- [x] Draft`, `- [x] In Progress`, `- [ ] Done`).
+  let stageList = false;
+  // A heading below the current `##` section's own (`### Completion Notes` in the Dev Agent Record).
+  let inSubsection = false;
   const counters: number[] = [];
   const indents: number[] = [];
   for (let i = start; i < lines.length; i++) {
@@ -224,6 +234,7 @@ export function parseStory(file: string, text: string): StoryFile {
       }
       if (STATUS_HEADING.test(line) && s.status === undefined) {
         awaitingStatus = true;
+        stageList = false;
         continue;
       }
       const hs = s.status === undefined ? HEADING_STATUS.exec(line) : null;
@@ -233,6 +244,7 @@ export function parseStory(file: string, text: string): StoryFile {
         continue;
       }
       awaitingStatus = false;
+      inSubsection = level > 2;
       if ((level === 2 || (inTasks && level <= sectionLevel)) && level > 1) {
         section = title.toLowerCase();
         sectionLevel = level;
@@ -246,6 +258,8 @@ export function parseStory(file: string, text: string): StoryFile {
       if (/^dev agent record/i.test(title)) s.hasDevAgentRecord = true;
       continue;
     }
+    // A stage checklist ends at its first line that is not one of its boxes: that line is the section's text, not a status.
+    if (awaitingStatus && stageList && line.trim() && !/^\s*(?:[-*+]\s+)?\[[ xX]\]/.test(line)) awaitingStatus = false;
     if (awaitingStatus) {
       if (!line.trim() || /^\s*<!--.*-->\s*$/.test(line)) continue;
       // A table under the heading (`| Field | Value |`, then `| **Status** | done |`): its Status
@@ -270,6 +284,14 @@ export function parseStory(file: string, text: string): StoryFile {
         continue;
       }
       if (box && normalizeStoryStatus(box[1].trim()).status === undefined) continue;
+      // A box naming a stage (`- [x] Code Review`): the stages ticked are the ones the story went
+      // through, so the last ticked one is where it is; an unticked stage is still ahead.
+      if (box) {
+        stageList = true;
+        const bs = /\[[xX]\]/.test(line) ? statusAfter(line, line.length - box[1].length) : undefined;
+        if (bs) setStatus(s, bs, i, 'section');
+        continue;
+      }
       // Under the heading: `**Status:** done`, `- **Current Status:** done`, or the bare word; a
       // line of another field (`**Completed:** 2026-01-20`) is passed over.
       const label = LABEL.exec(line) ?? SECTION_LABEL.exec(line) ?? INLINE_LABEL.exec(line);
@@ -287,7 +309,7 @@ export function parseStory(file: string, text: string): StoryFile {
     }
     // A `Status:` label under the title, or near the top; with a frontmatter status, only under the
     // title (a `- **Status**: Review` line in a later Dev Agent Record is a log entry, not the story's).
-    if (s.status === undefined && !inTasks && (section === '' || (i - start < 40 && !fmStatus))) {
+    if (s.status === undefined && !inTasks && (section === '' || (i - start < 40 && !fmStatus && !WORK_NOTES.test(section)))) {
       const label = LABEL.exec(line);
       // A metadata table near the top (`| **Status** | Drafted |`); not a header row naming a column.
       const row = label || !line.trimStart().startsWith('|') ? null : TABLE_STATUS.exec(line);
@@ -295,6 +317,19 @@ export function parseStory(file: string, text: string): StoryFile {
       const inline = label || cell ? null : section === '' ? INLINE_LABEL.exec(line) : null;
       const at = label ? label[0].length : cell ? cell[0].length : inline ? inline.index + inline[0].length : -1;
       const v = at >= 0 ? statusAfter(line, at) : undefined;
+      if (v) {
+        setStatus(s, v, i, 'line');
+        continue;
+      }
+    }
+    // The Dev Agent Record's own lines (not its log subsections), however far down: the dev agent
+    // records the story's status there (`**Status:** DONE`, a `| Status | review |` row) when the
+    // file states it nowhere above. With a frontmatter status, that is the story's.
+    if (s.status === undefined && !fmStatus && !inSubsection && section.startsWith('dev agent record')) {
+      const label = LABEL.exec(line);
+      const row = label || !line.trimStart().startsWith('|') ? null : TABLE_STATUS.exec(line);
+      const cell = row && !TABLE_RULE.test(lines[i + 1] ?? '') ? row : null;
+      const v = label ? statusAfter(line, label[0].length) : cell ? statusAfter(line, cell[0].length) : undefined;
       if (v) {
         setStatus(s, v, i, 'line');
         continue;
