@@ -32,7 +32,9 @@ import { safeMkdir } from '../store/safePath';
 const CACHE_DIR = '.waymark/cache';
 const RACY_WINDOW_MS = 2000;
 export const SPRINT_CACHE_FILE = `${CACHE_DIR}/bmad-sprint.json`;
-const FORMAT = 1;
+/** The BMAD catalog (artifacts.ts), kept the same way as the sprint: keyed on every file it read. */
+export const CATALOG_CACHE_FILE = `${CACHE_DIR}/bmad-catalog.json`;
+const FORMAT = 2;
 /** A cache larger than this is ignored. */
 const MAX_CACHE_BYTES = 64 * 1024 * 1024;
 
@@ -65,9 +67,26 @@ interface Build {
   previousAt: number;
   loadPrevious: () => void;
   parses: Map<string, KeptParse>;
+  /** Each parsed file's identity (Patcher.identity), when the build can be patched later. */
+  idents?: Map<string, string>;
+  identity?: (value: unknown) => string;
 }
 
 let building: Build | undefined;
+
+/**
+ * How a cached result is brought up to date when only files read through recordingParse changed
+ * (a story file edited): `identity` says what of a parse decides more than its own part of the
+ * result (which story a file is, what else is reported about it); when every changed file's
+ * identity is the one recorded, `apply` computes the result again from the cached one and the
+ * changed files' new parses, as `build` would. Anything else changed: `build` runs.
+ */
+export interface Patcher<T> {
+  identity: (parse: unknown) => string;
+  /** The changed files' parses, read again (through recordingParse, so they are recorded). */
+  reparse: (file: string) => unknown;
+  apply: (cached: T, changed: { file: string; parse: unknown }[]) => T;
+}
 
 function newRecorder(): Recorder {
   return { files: new Map(), dirs: new Map(), probes: new Map(), times: [], outer: active, torn: false };
@@ -151,15 +170,17 @@ function kindOf(p: string): string {
   }
 }
 
-function listing(entries: fs.Dirent[]): string {
+/** A folder's entries as recorded; an unreadable folder is told apart from an empty one. */
+function listing(entries: fs.Dirent[] | undefined): string {
+  if (!entries) return '\0unreadable';
   return entries.map((e) => `${e.name}\0${e.isFile() ? 'f' : e.isDirectory() ? 'd' : e.isSymbolicLink() ? 'l' : 'o'}`).join('\n');
 }
 
-function listDirRaw(dir: string): fs.Dirent[] {
+function listDirRaw(dir: string): fs.Dirent[] | undefined {
   try {
     return fs.readdirSync(dir, { withFileTypes: true });
   } catch {
-    return [];
+    return undefined;
   }
 }
 
@@ -186,6 +207,12 @@ export function recordingRead(file: string, maxBytes: number): string | undefine
 export function recordingParse<T>(file: string, maxBytes: number, parse: (text: string | undefined) => T): T {
   const b = building;
   if (!b || !active) return parse(recordingRead(file, maxBytes));
+  const v = parseForBuild(b, active, file, maxBytes, parse);
+  if (b.identity) b.idents?.set(file, b.identity(v));
+  return v;
+}
+
+function parseForBuild<T>(b: Build, active: Recorder, file: string, maxBytes: number, parse: (text: string | undefined) => T): T {
   if (!b.previous) b.loadPrevious();
   const kept = b.previous?.get(file);
   if (kept) {
@@ -216,6 +243,11 @@ export function recordingParse<T>(file: string, maxBytes: number, parse: (text: 
 
 /** A folder's entries (none when unreadable), recorded while a sprint is built for the cache. */
 export function recordingList(dir: string): fs.Dirent[] {
+  return recordingListOr(dir) ?? [];
+}
+
+/** A folder's entries, undefined when it cannot be listed (missing, not a folder, no access); recorded like recordingList. */
+export function recordingListOr(dir: string): fs.Dirent[] | undefined {
   if (!active) return listDirRaw(dir);
   const key = statKey(dir);
   const out = listDirRaw(dir);
@@ -291,6 +323,10 @@ function encodeGraph(value: unknown): unknown {
     let body: unknown;
     if (Array.isArray(v)) body = v.map(enc);
     else if (v instanceof Date) body = { [TAG]: 'd', v: v.getTime() };
+    else if (v instanceof RegExp) {
+      if (Object.getPrototypeOf(v) !== RegExp.prototype || v.lastIndex !== 0) throw new Uncacheable('regexp');
+      body = { [TAG]: 'x', s: v.source, f: v.flags };
+    }
     else if (v instanceof Map) body = { [TAG]: 'm', v: [...v].map(([k, x]) => [enc(k), enc(x)]) };
     else if (v instanceof Set) body = { [TAG]: 's', v: [...v].map(enc) };
     else {
@@ -300,6 +336,9 @@ function encodeGraph(value: unknown): unknown {
       for (const k of Object.keys(v)) o[k] = enc((v as Record<string, unknown>)[k]);
       body = proto === null || TAG in o ? { [TAG]: proto === null ? 'o0' : 'o', v: o } : o;
     }
+    // Frozen objects (a catalog's steps, shared by every artifact of a workflow) come back frozen.
+    if (Object.isFrozen(v) && !(v instanceof RegExp)) body = { [TAG]: 'f', v: body };
+    else if (!Object.isExtensible(v)) throw new Uncacheable('sealed');
     if ((seen.get(v) ?? 0) > 1) {
       const i = next++;
       ids.set(v, i);
@@ -358,6 +397,18 @@ function decodeGraph(json: unknown): unknown {
       case 'd':
         if (typeof o.v !== 'number' && o.v !== null) throw new Corrupt('date');
         return new Date(o.v ?? NaN);
+      case 'x':
+        if (typeof o.s !== 'string' || typeof o.f !== 'string') throw new Corrupt('regexp');
+        try {
+          return new RegExp(o.s, o.f);
+        } catch {
+          throw new Corrupt('regexp');
+        }
+      case 'f': {
+        const x = dec(o.v, depth + 1);
+        if (x === null || typeof x !== 'object') throw new Corrupt('frozen');
+        return Object.freeze(x);
+      }
       case 'm': {
         if (!Array.isArray(o.v)) throw new Corrupt('map');
         const m = new Map<unknown, unknown>();
@@ -393,6 +444,8 @@ interface CacheFile extends RecordedInputs {
   code: string;
   key: string;
   result: unknown;
+  /** The files read through recordingParse and their parses' identities (Patcher.identity), when patchable. */
+  parsed?: Record<string, string>;
 }
 
 /**
@@ -495,8 +548,8 @@ export function inputsHold(r: unknown, now: Date, racyMs: number = racyWindowMs,
   return true;
 }
 
-/** The cached result for `key` when every input is unchanged and none is racy, with those inputs; else undefined. */
-function tryLoad(file: string, key: string, now: Date): { result: unknown; inputs: CacheFile } | undefined {
+/** The cache file at `file` when it is one for `key` and this build; else undefined. */
+function readCache(file: string, key: string): CacheFile | undefined {
   let text: string | undefined;
   try {
     const st = fs.statSync(file, { throwIfNoEntry: false });
@@ -512,12 +565,96 @@ function tryLoad(file: string, key: string, now: Date): { result: unknown; input
     return undefined;
   }
   if (!c || typeof c !== 'object' || c.waymarkSprintCache !== FORMAT || c.code !== codeFingerprint() || c.key !== key) return undefined;
-  if (!inputsHold(c, now)) return undefined;
+  return c;
+}
+
+/**
+ * What a patch of cache `c` must read again: the files read through recordingParse whose stat key
+ * moved (or was racy when recorded), when every other input holds (folders by the same entries,
+ * whose keys are taken anew); undefined when anything else changed or the cache is malformed.
+ */
+function patchPlan(c: CacheFile, now: Date): { changed: string[]; dirs: Keyed[] } | undefined {
+  const parsed = c.parsed;
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
+  if (!Array.isArray(c.files) || !Array.isArray(c.dirs) || !Array.isArray(c.probes) || !Array.isArray(c.times) || typeof c.recordedAt !== 'number' || typeof c.timeSig !== 'string') return undefined;
+  if (!c.files.every(isKeyed) || !c.dirs.every(isKeyed) || !c.times.every(isTimeDep)) return undefined;
+  if (timeSignature(c.times, now) !== c.timeSig) return undefined;
+  for (const p of c.probes) if (!Array.isArray(p) || typeof p[0] !== 'string' || kindOf(p[0]) !== p[1]) return undefined;
+  const racyBeforeNs = BigInt(Math.floor(c.recordedAt - racyWindowMs)) * 1_000_000n;
+  const dirs: Keyed[] = [];
+  for (const d of c.dirs) {
+    if (keyed(d, racyBeforeNs) === 'same') {
+      dirs.push(d);
+      continue;
+    }
+    // A folder whose entries are the same (an editor's save renames a temp file over the story): its key now.
+    if (d[2] === '-') return undefined;
+    const key = statKey(d[0]);
+    const entries = listing(listDirRaw(d[0]));
+    if (!key || sha(entries) !== d[5]) return undefined;
+    dirs.push([d[0], ...key, d[5]]);
+  }
+  const changed: string[] = [];
+  for (const f of c.files) {
+    if (keyed(f, racyBeforeNs) === 'same') continue;
+    if (!Object.prototype.hasOwnProperty.call(parsed, f[0]) || typeof parsed[f[0]] !== 'string') return undefined;
+    changed.push(f[0]);
+  }
+  return { changed, dirs };
+}
+
+/**
+ * The cached result brought up to date by `patcher` when only files read through recordingParse
+ * changed and each keeps its identity; the cache is written again with their new keys. Undefined
+ * (nothing recorded, nothing written) when it cannot be: the caller builds.
+ */
+function tryPatch<T>(cacheRoot: string, file: string, c: CacheFile, key: string, now: Date, patcher: Patcher<T>): { result: T } | undefined {
+  const plan = patchPlan(c, now);
+  if (!plan) return undefined;
+  let cached: T;
   try {
-    return { result: decodeGraph(c.result), inputs: c };
+    cached = decodeGraph(c.result) as T;
   } catch {
     return undefined;
   }
+  const parsed = c.parsed!;
+  const recordedAt = Date.now();
+  const rec = newRecorder();
+  const outerBuild = building;
+  active = rec;
+  building = undefined;
+  let changed: { file: string; parse: unknown }[];
+  try {
+    changed = plan.changed.map((f) => ({ file: f, parse: patcher.reparse(f) }));
+  } catch {
+    return undefined;
+  } finally {
+    // Not merged into the enclosing recording yet: a refused patch leaves it to the build.
+    active = rec.outer;
+    building = outerBuild;
+  }
+  if (rec.torn || rec.dirs.size || rec.probes.size || rec.times.length) return undefined;
+  if (changed.some((x) => patcher.identity(x.parse) !== parsed[x.file])) return undefined;
+  let result: T;
+  try {
+    result = patcher.apply(cached, changed);
+  } catch {
+    return undefined;
+  }
+  const seen = new Set<string>();
+  const files: Keyed[] = [];
+  for (const f of c.files) {
+    seen.add(f[0]);
+    files.push(rec.files.get(f[0]) ?? f);
+  }
+  for (const [p, k] of rec.files) if (!seen.has(p)) files.push(k);
+  if (active) mergeInto(active, files, plan.dirs, c.probes, c.times);
+  try {
+    save(cacheRoot, file, { waymarkSprintCache: FORMAT, code: codeFingerprint(), key, recordedAt, files, dirs: plan.dirs, probes: c.probes, times: c.times, timeSig: c.timeSig, result: encodeGraph(result), parsed });
+  } catch {
+    // not encodable: built again next time
+  }
+  return { result };
 }
 
 function save(root: string, file: string, c: CacheFile | ParsesFile): void {
@@ -541,19 +678,45 @@ function save(root: string, file: string, c: CacheFile | ParsesFile): void {
  * inputs are that recording's too, whether read from the cache or built. Never throws for the
  * cache's sake.
  */
-export function cachedSprint<T>(cacheRoot: string, keyParts: unknown, now: Date, build: () => T): T {
-  const file = sprintCachePath(cacheRoot);
+export function cachedSprint<T>(cacheRoot: string, keyParts: unknown, now: Date, build: () => T, patcher?: Patcher<T>): T {
+  return cachedRecorded(sprintCachePath(cacheRoot), cacheRoot, keyParts, now, build, patcher);
+}
+
+/**
+ * The BMAD catalog of a folder (artifacts.ts builds it through the recorders), from
+ * `.waymark/cache/bmad-catalog.json` while every install file, manifest, config and folder it read
+ * is unchanged, as cachedSprint keeps the sprint.
+ */
+export function cachedBmadCatalog<T>(cacheRoot: string, keyParts: unknown, build: () => T): T {
+  return cachedRecorded(path.join(cacheRoot, CATALOG_CACHE_FILE), cacheRoot, ['catalog', keyParts], new Date(), build);
+}
+
+function cachedRecorded<T>(file: string, cacheRoot: string, keyParts: unknown, now: Date, build: () => T, patcher?: Patcher<T>): T {
   let key: string;
   try {
     key = sha(JSON.stringify(encodeGraph(keyParts)));
   } catch {
     return build();
   }
-  const hit = tryLoad(file, key, now);
-  if (hit) {
-    // Checked unchanged just now: the inputs as the cache recorded them are the enclosing recording's.
-    if (active) mergeInto(active, hit.inputs.files, hit.inputs.dirs, hit.inputs.probes, hit.inputs.times);
-    return hit.result as T;
+  const c = readCache(file, key);
+  if (c && inputsHold(c, now)) {
+    let result: T | undefined;
+    let ok = false;
+    try {
+      result = decodeGraph(c.result) as T;
+      ok = true;
+    } catch {
+      // a torn result: built again
+    }
+    if (ok) {
+      // Checked unchanged just now: the inputs as the cache recorded them are the enclosing recording's.
+      if (active) mergeInto(active, c.files, c.dirs, c.probes, c.times);
+      return result as T;
+    }
+  }
+  if (c && patcher) {
+    const patched = tryPatch(cacheRoot, file, c, key, now, patcher);
+    if (patched) return patched.result;
   }
   const recordedAt = Date.now();
   const rec = newRecorder();
@@ -562,6 +725,8 @@ export function cachedSprint<T>(cacheRoot: string, keyParts: unknown, now: Date,
   const b: Build = {
     previousAt: 0,
     parses: new Map(),
+    idents: patcher ? new Map() : undefined,
+    identity: patcher?.identity,
     loadPrevious: () => {
       const prev = previousParses(file);
       b.previous = prev.parses;
@@ -583,7 +748,7 @@ export function cachedSprint<T>(cacheRoot: string, keyParts: unknown, now: Date,
     return result;
   }
   if (!rec.torn) {
-    save(cacheRoot, file, { waymarkSprintCache: FORMAT, code: codeFingerprint(), key, recordedAt, files: [...rec.files.values()], dirs: [...rec.dirs.values()], probes: [...rec.probes], times: rec.times, timeSig: timeSignature(rec.times, now), result: encoded });
+    save(cacheRoot, file, { waymarkSprintCache: FORMAT, code: codeFingerprint(), key, recordedAt, files: [...rec.files.values()], dirs: [...rec.dirs.values()], probes: [...rec.probes], times: rec.times, timeSig: timeSignature(rec.times, now), result: encoded, parsed: b.idents ? Object.fromEntries(b.idents) : undefined });
     if (b.parses.size) save(cacheRoot, parsesPath(file), { waymarkSprintParses: FORMAT, code: codeFingerprint(), recordedAt, parses: [...b.parses.values()] });
   }
   return result;

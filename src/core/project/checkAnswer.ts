@@ -174,9 +174,9 @@ function nextTtl(states: readonly WorkflowState[], now: number): number | undefi
 export async function checkWorkspace(root: string, opts: CheckWorkspaceOptions): Promise<WorkspaceCheck> {
   const absRoot = path.resolve(root);
   const now = new Date();
-  const loaded = await loadWorkspaceContext(absRoot, opts.overrides);
-  const ctx = loaded.context;
   const useAnswer = cacheFilesEnabled();
+  const loaded = await loadWorkspaceContext(absRoot, opts.overrides, { cache: useAnswer });
+  const ctx = loaded.context;
   // Whether an answer was stored before (reusable or not): a folder checked again after a change.
   const hadAnswer = useAnswer && fs.existsSync(answerPath(absRoot));
   if (hadAnswer) {
