@@ -309,6 +309,8 @@ describe('kept BMAD state (sprint patch, catalog, validate answer) against cold 
       const root = project();
       const cache = sprintCachePath(root);
       const parses = cache.replace(/\.json$/, '-parses.json');
+      // Written in an earlier millisecond than the build's: no input racy.
+      sleep(10);
       loadSprint(root, { now: NOW, cache: true });
       const parsesIno = fs.statSync(parses).ino;
       sleep(10);
