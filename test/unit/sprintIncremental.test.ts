@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { checkWorkspace, createStateCore, type WorkspaceCheck } from '../../src/core/index';
 import { loadSprint } from '../../src/core/bmad/sprint';
 import { loadBmadCatalogForRoot } from '../../src/core/bmad/artifacts';
-import { CATALOG_CACHE_FILE, setSprintCacheRacyWindow, sprintCachePath } from '../../src/core/bmad/sprintCache';
+import { CATALOG_CACHE_FILE, setSprintCacheMaxEdits, setSprintCacheRacyWindow, sprintCachePath } from '../../src/core/bmad/sprintCache';
 import { workspace, writeFiles } from './fileHelpers';
 
 const IMPL = '_bmad-output/implementation-artifacts';
@@ -246,7 +246,7 @@ const EDITS: Record<string, Edit> = {
     return `manifest names ${name}`;
   },
   cacheTorn: (root, r) => {
-    const f = r.pick([sprintCachePath(root), path.join(root, CATALOG_CACHE_FILE), sprintCachePath(root).replace(/\.json$/, '-parses.json')]);
+    const f = r.pick([sprintCachePath(root), path.join(root, CATALOG_CACHE_FILE), sprintCachePath(root).replace(/\.json$/, '-parses.json'), sprintCachePath(root).replace(/\.json$/, '-edits.json')]);
     if (!fs.existsSync(f)) return `no ${path.basename(f)}`;
     const text = fs.readFileSync(f, 'utf8');
     const k = r.int(3);
@@ -283,6 +283,8 @@ describe('kept BMAD state (sprint patch, catalog, validate answer) against cold 
       // Inputs change well after they are recorded (sleep below), so the racy window is not needed
       // to tell them apart: with none, a kept entry is used as soon as its key matches.
       setSprintCacheRacyWindow(0);
+      // Odd seeds write the whole sprint again after two edited files (the edits file's limit), even ones keep 24.
+      setSprintCacheMaxEdits(seed % 2 ? 2 : 24);
       try {
         const root = project();
         const r = rng(seed);
@@ -299,11 +301,12 @@ describe('kept BMAD state (sprint patch, catalog, validate answer) against cold 
         }
       } finally {
         setSprintCacheRacyWindow(2000);
+        setSprintCacheMaxEdits(24);
       }
     });
   }
 
-  test('an edit of a story file patches the kept sprint; a title change or another input builds it', () => {
+  test('an edit of a story file patches the kept sprint (an edits file beside it); a title change or another input builds it', () => {
     setSprintCacheRacyWindow(0);
     try {
       const root = project();
@@ -316,9 +319,12 @@ describe('kept BMAD state (sprint patch, catalog, validate answer) against cold 
       sleep(10);
       const f = storyFiles(root)[0];
       fs.writeFileSync(f, fs.readFileSync(f, 'utf8').replace(/^Status: .*$/m, 'Status: review'));
+      const cacheIno = fs.statSync(cache).ino;
       const patched = loadSprint(root, { now: NOW, cache: true });
-      // A patch writes the sprint again but not the kept parses (only a build does).
+      // A patch writes the small edits file, neither the sprint nor the kept parses (only a build does).
       assert.equal(fs.statSync(parses).ino, parsesIno, 'patched: the parses file is not written');
+      assert.equal(fs.statSync(cache).ino, cacheIno, 'patched: the sprint is not written');
+      assert.ok(fs.existsSync(cache.replace(/\.json$/, '-edits.json')), 'patched: the edits file is written');
       assert.equal(patched?.stories.find((s) => s.file === f)?.fileStatus, 'review');
       assert.deepEqual(canon(patched), canon(loadSprint(root, { now: NOW, cache: false })));
       sleep(10);

@@ -21,7 +21,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readTextIfRegular } from '../store/safeRead';
 import { version as WAYMARK_VERSION } from '../../../package.json';
 import { writeFileAtomic } from '../store/atomicWrite';
@@ -292,21 +292,28 @@ const TAG = '\u0000';
 class Uncacheable extends Error {}
 
 function encodeGraph(value: unknown): unknown {
+  // One map for both passes (a sprint is tens of thousands of objects): IN_WALK while its children
+  // are counted (met again: a cycle), ONCE after, SHARED when met twice, and ID + i once encoded as def i.
+  const IN_WALK = 1;
+  const ONCE = 2;
+  const SHARED = 3;
+  const ID = 4;
   const seen = new Map<object, number>();
-  const count = (v: unknown, stack: Set<object>) => {
+  const count = (v: unknown): void => {
     if (v === null || typeof v !== 'object') return;
-    const n = seen.get(v) ?? 0;
-    seen.set(v, n + 1);
-    if (n > 0) return;
-    if (stack.has(v)) throw new Uncacheable('cycle');
-    stack.add(v);
-    if (v instanceof Map) for (const [k, x] of v) (count(k, stack), count(x, stack));
-    else if (v instanceof Set) for (const x of v) count(x, stack);
-    else if (!(v instanceof Date)) for (const k of Object.keys(v)) count((v as Record<string, unknown>)[k], stack);
-    stack.delete(v);
+    const n = seen.get(v);
+    if (n !== undefined) {
+      if (n === IN_WALK) throw new Uncacheable('cycle');
+      if (n === ONCE) seen.set(v, SHARED);
+      return;
+    }
+    seen.set(v, IN_WALK);
+    if (v instanceof Map) for (const [k, x] of v) (count(k), count(x));
+    else if (v instanceof Set) for (const x of v) count(x);
+    else if (!(v instanceof Date)) for (const k of Object.keys(v)) count((v as Record<string, unknown>)[k]);
+    if (seen.get(v) === IN_WALK) seen.set(v, ONCE);
   };
-  count(value, new Set());
-  const ids = new Map<object, number>();
+  count(value);
   let next = 0;
   const enc = (v: unknown): unknown => {
     if (v === undefined) return { [TAG]: 'u' };
@@ -318,8 +325,8 @@ function encodeGraph(value: unknown): unknown {
     }
     if (typeof v === 'string' || typeof v === 'boolean' || v === null) return v;
     if (typeof v !== 'object') throw new Uncacheable(typeof v);
-    const id = ids.get(v);
-    if (id !== undefined) return { [TAG]: 'r', i: id };
+    const state = seen.get(v) ?? ONCE;
+    if (state >= ID) return { [TAG]: 'r', i: state - ID };
     let body: unknown;
     if (Array.isArray(v)) body = v.map(enc);
     else if (v instanceof Date) body = { [TAG]: 'd', v: v.getTime() };
@@ -339,9 +346,9 @@ function encodeGraph(value: unknown): unknown {
     // Frozen objects (a catalog's steps, shared by every artifact of a workflow) come back frozen.
     if (Object.isFrozen(v) && !(v instanceof RegExp)) body = { [TAG]: 'f', v: body };
     else if (!Object.isExtensible(v)) throw new Uncacheable('sealed');
-    if ((seen.get(v) ?? 0) > 1) {
+    if (state === SHARED) {
       const i = next++;
-      ids.set(v, i);
+      seen.set(v, ID + i);
       return { [TAG]: 'def', i, v: body };
     }
     return body;
@@ -446,6 +453,51 @@ interface CacheFile extends RecordedInputs {
   result: unknown;
   /** The files read through recordingParse and their parses' identities (Patcher.identity), when patchable. */
   parsed?: Record<string, string>;
+  /** This write's identity: an edits file applies to the cache it names. */
+  id?: string;
+}
+
+/**
+ * The story files edited since the cache was written (`bmad-sprint-edits.json`): each file's key
+ * and its parse, which a patch applies to the cache's result. A patch writes this small file, not
+ * the whole sprint again; past maxEdits files it writes the sprint (and the edits start over).
+ */
+interface EditsFile {
+  waymarkSprintEdits: number;
+  code: string;
+  /** The cache file's `id` these edits apply to. */
+  base: string;
+  recordedAt: number;
+  entries: KeptParse[];
+  /** SHA-256 of the entries' JSON: a file changed in any other way is not used. */
+  sum: string;
+}
+
+let maxEdits = 24;
+
+/** Tests only: how many edited files the edits file keeps before the whole cache is written again (24). */
+export function setSprintCacheMaxEdits(n: number): void {
+  maxEdits = n;
+}
+
+function editsPath(cacheFile: string): string {
+  return cacheFile.replace(/\.json$/, '-edits.json');
+}
+
+/** The edits kept for cache `c`, when they are whole and its own; else none. */
+function readEdits(cacheFile: string, c: CacheFile): EditsFile | undefined {
+  if (typeof c.id !== 'string') return undefined;
+  try {
+    const file = editsPath(cacheFile);
+    const st = fs.statSync(file, { throwIfNoEntry: false });
+    if (!st || !st.isFile() || st.size > MAX_CACHE_BYTES) return undefined;
+    const e = JSON.parse(fs.readFileSync(file, 'utf8')) as EditsFile;
+    if (!e || e.waymarkSprintEdits !== FORMAT || e.code !== codeFingerprint() || e.base !== c.id || typeof e.recordedAt !== 'number' || !Array.isArray(e.entries)) return undefined;
+    if (!e.entries.every((x) => Array.isArray(x) && x.length === 2 && isKeyed(x[0])) || sha(JSON.stringify(e.entries)) !== e.sum) return undefined;
+    return e;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -573,7 +625,7 @@ function readCache(file: string, key: string): CacheFile | undefined {
  * moved (or was racy when recorded), when every other input holds (folders by the same entries,
  * whose keys are taken anew); undefined when anything else changed or the cache is malformed.
  */
-function patchPlan(c: CacheFile, now: Date): { changed: string[]; dirs: Keyed[] } | undefined {
+function patchPlan(c: CacheFile, now: Date, edits: EditsFile | undefined): { changed: string[]; held: KeptParse[]; dirs: Keyed[] } | undefined {
   const parsed = c.parsed;
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
   if (!Array.isArray(c.files) || !Array.isArray(c.dirs) || !Array.isArray(c.probes) || !Array.isArray(c.times) || typeof c.recordedAt !== 'number' || typeof c.timeSig !== 'string') return undefined;
@@ -594,30 +646,42 @@ function patchPlan(c: CacheFile, now: Date): { changed: string[]; dirs: Keyed[] 
     if (!key || sha(entries) !== d[5]) return undefined;
     dirs.push([d[0], ...key, d[5]]);
   }
+  // A file edited since the cache was written is read as its edit recorded it, while that holds.
+  const edited = new Map((edits?.entries ?? []).map((x) => [x[0][0], x]));
+  const editsRacyBeforeNs = BigInt(Math.floor((edits?.recordedAt ?? 0) - racyWindowMs)) * 1_000_000n;
   const changed: string[] = [];
+  const held: KeptParse[] = [];
   for (const f of c.files) {
-    if (keyed(f, racyBeforeNs) === 'same') continue;
-    if (!Object.prototype.hasOwnProperty.call(parsed, f[0]) || typeof parsed[f[0]] !== 'string') return undefined;
-    changed.push(f[0]);
+    const isParse = Object.prototype.hasOwnProperty.call(parsed, f[0]) && typeof parsed[f[0]] === 'string';
+    const e = isParse ? edited.get(f[0]) : undefined;
+    if (e && keyed(e[0], editsRacyBeforeNs) === 'same') held.push(e);
+    else if (!e && keyed(f, racyBeforeNs) === 'same') continue;
+    else if (!isParse) return undefined;
+    else changed.push(f[0]);
   }
-  return { changed, dirs };
+  return { changed, held, dirs };
 }
 
 /**
  * The cached result brought up to date by `patcher` when only files read through recordingParse
- * changed and each keeps its identity; the cache is written again with their new keys. Undefined
- * (nothing recorded, nothing written) when it cannot be: the caller builds.
+ * changed since it was written and each keeps its identity: the edits kept beside it
+ * (`bmad-sprint-edits.json`) and the files changed since are applied to it, and the edits file is
+ * written again (the whole cache when it grows past maxEdits files). Undefined (nothing recorded,
+ * nothing written) when it cannot be: the caller builds.
  */
 function tryPatch<T>(cacheRoot: string, file: string, c: CacheFile, key: string, now: Date, patcher: Patcher<T>): { result: T } | undefined {
-  const plan = patchPlan(c, now);
+  const edits = readEdits(file, c);
+  const plan = patchPlan(c, now, edits);
   if (!plan) return undefined;
   let cached: T;
+  const parsed = c.parsed!;
+  const apply: { file: string; parse: unknown }[] = [];
   try {
     cached = decodeGraph(c.result) as T;
+    for (const [k, v] of plan.held) apply.push({ file: k[0], parse: decodeGraph(v) });
   } catch {
     return undefined;
   }
-  const parsed = c.parsed!;
   const recordedAt = Date.now();
   const rec = newRecorder();
   const outerBuild = building;
@@ -633,31 +697,50 @@ function tryPatch<T>(cacheRoot: string, file: string, c: CacheFile, key: string,
     active = rec.outer;
     building = outerBuild;
   }
-  if (rec.torn || rec.dirs.size || rec.probes.size || rec.times.length) return undefined;
-  if (changed.some((x) => patcher.identity(x.parse) !== parsed[x.file])) return undefined;
+  if (rec.torn || rec.dirs.size || rec.probes.size || rec.times.length || changed.some((x) => !rec.files.has(x.file))) return undefined;
+  apply.push(...changed);
+  if (apply.some((x) => patcher.identity(x.parse) !== parsed[x.file])) return undefined;
   let result: T;
   try {
-    result = patcher.apply(cached, changed);
+    result = patcher.apply(cached, apply);
   } catch {
     return undefined;
   }
-  const seen = new Set<string>();
-  const files: Keyed[] = [];
-  for (const f of c.files) {
-    seen.add(f[0]);
-    files.push(rec.files.get(f[0]) ?? f);
-  }
-  for (const [p, k] of rec.files) if (!seen.has(p)) files.push(k);
-  if (active) mergeInto(active, files, plan.dirs, c.probes, c.times);
+  const entries: KeptParse[] = [...plan.held];
   try {
-    save(cacheRoot, file, { waymarkSprintCache: FORMAT, code: codeFingerprint(), key, recordedAt, files, dirs: plan.dirs, probes: c.probes, times: c.times, timeSig: c.timeSig, result: encodeGraph(result), parsed });
+    for (const x of changed) entries.push([rec.files.get(x.file)!, encodeGraph(x.parse)]);
+  } catch {
+    return undefined;
+  }
+  const keys = new Map(entries.map((x) => [x[0][0], x[0]]));
+  const files = c.files.map((f) => keys.get(f[0]) ?? f);
+  if (active) mergeInto(active, files, plan.dirs, c.probes, c.times);
+  if (!changed.length && sameDirs(plan.dirs, c.dirs)) return { result };
+  if (entries.length <= maxEdits) {
+    const cacheDirs = sameDirs(plan.dirs, c.dirs) ? undefined : plan.dirs;
+    // The folders' keys moved (a save by rename): the cache is written with them, the edits start over.
+    if (!cacheDirs) {
+      save(cacheRoot, editsPath(file), { waymarkSprintEdits: FORMAT, code: codeFingerprint(), base: c.id!, recordedAt, entries, sum: sha(JSON.stringify(entries)) });
+      return { result };
+    }
+  }
+  try {
+    save(cacheRoot, file, { waymarkSprintCache: FORMAT, code: codeFingerprint(), key, recordedAt, files, dirs: plan.dirs, probes: c.probes, times: c.times, timeSig: c.timeSig, result: encodeGraph(result), parsed, id: newId() });
   } catch {
     // not encodable: built again next time
   }
   return { result };
 }
 
-function save(root: string, file: string, c: CacheFile | ParsesFile): void {
+function sameDirs(a: Keyed[], b: Keyed[]): boolean {
+  return a.length === b.length && a.every((d, i) => d.join('\0') === b[i].join('\0'));
+}
+
+function newId(): string {
+  return randomBytes(12).toString('hex');
+}
+
+function save(root: string, file: string, c: CacheFile | ParsesFile | EditsFile): void {
   try {
     const dir = path.dirname(file);
     if (!fs.existsSync(dir)) {
@@ -748,7 +831,7 @@ function cachedRecorded<T>(file: string, cacheRoot: string, keyParts: unknown, n
     return result;
   }
   if (!rec.torn) {
-    save(cacheRoot, file, { waymarkSprintCache: FORMAT, code: codeFingerprint(), key, recordedAt, files: [...rec.files.values()], dirs: [...rec.dirs.values()], probes: [...rec.probes], times: rec.times, timeSig: timeSignature(rec.times, now), result: encoded, parsed: b.idents ? Object.fromEntries(b.idents) : undefined });
+    save(cacheRoot, file, { waymarkSprintCache: FORMAT, code: codeFingerprint(), key, recordedAt, files: [...rec.files.values()], dirs: [...rec.dirs.values()], probes: [...rec.probes], times: rec.times, timeSig: timeSignature(rec.times, now), result: encoded, parsed: b.idents ? Object.fromEntries(b.idents) : undefined, id: newId() });
     if (b.parses.size) save(cacheRoot, parsesPath(file), { waymarkSprintParses: FORMAT, code: codeFingerprint(), recordedAt, parses: [...b.parses.values()] });
   }
   return result;
