@@ -16,8 +16,11 @@
  * Anything else (missing, torn, corrupt, another format) is a miss: the sprint is built and the
  * cache written again, atomically and without fsync (it is a cache). Never throws. Beside it,
  * `bmad-sprint-parses.json` keeps each story file's parse with its stat key (recordingParse): a
- * rebuild after one story changed parses that one. Recordings nest (startRecording): validate's
- * stored answer is keyed on everything the BMAD readers read, a cached sprint's inputs included.
+ * rebuild after one story changed parses that one. When only such files changed, each keeping its
+ * identity (Patcher), the cached result is patched instead, and the patch is kept in
+ * `bmad-sprint-edits.json` (the edited files' keys and parses) rather than the sprint written again.
+ * Recordings nest (startRecording): validate's stored answer is keyed on everything the BMAD readers
+ * read, a cached sprint's inputs included. The BMAD catalog is kept the same way (cachedBmadCatalog).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
