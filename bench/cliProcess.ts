@@ -16,8 +16,11 @@
 // repository: give its path in WAYMARK_BENCH_SPRINT_PLAN (default /work/scratch/bmad/sprint_plan.py)
 // and a Python with ruamel.yaml in WAYMARK_BENCH_PYTHON (default: python3, then /usr/bin/python3).
 // Without them the peer figure is skipped and the line says why.
-// Options: --runs N (default 15), --epics N, --stories N, --lean; --make-project DIR writes the
-// BMAD project (a git repository) into DIR and exits, for profiling a verb on it.
+// Options: --runs N (default 15), --epics N, --stories N, --lean; --bmad-only skips the one-file
+// lines; --base CLI (another build's dist/cli.js, e.g. main's before a change) adds A/B lines:
+// this build against that one, each on its own copy of the project, the same edits in both, in
+// turn (cli.*_vs_base, the ratio pair by pair, with each one's CPU beside node -e 0's).
+// --make-project DIR writes the BMAD project (a git repository) into DIR and exits, for profiling a verb on it.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -28,6 +31,8 @@ const RUNS = arg('runs', 15);
 const EPICS = arg('epics', 20);
 const PER = arg('stories', 20);
 const LEAN = process.argv.includes('--lean');
+const BMAD_ONLY = process.argv.includes('--bmad-only');
+const BASE = ((i) => (i >= 0 && process.argv[i + 1] ? path.resolve(process.argv[i + 1]) : undefined))(process.argv.indexOf('--base'));
 const CLI = path.resolve('dist/cli.js');
 const NODE = process.execPath;
 
@@ -272,6 +277,37 @@ function main(): void {
   console.log(`cli.machine_load_start ${load()}`);
   const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wm-bench-cli-')));
   try {
+    if (!BMAD_ONLY) oneFile(tmp);
+    bmadLines(tmp);
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  console.log(`cli.machine_load_end ${load()}`);
+}
+
+/** Three runs in turn: A, B and node -e 0 (the floor both are told beside), after two unmeasured rounds. */
+function triple(a: () => number, b: () => number, floor: () => number): { a: Pair; b: Pair } {
+  for (let i = 0; i < 2; i++) (a(), b(), floor());
+  const w = { a: [] as number[], b: [] as number[], f: [] as number[], r: [] as number[] };
+  const c = { a: 0, b: 0, f: 0 };
+  for (let i = 0; i < RUNS; i++) {
+    const x = a();
+    c.a += lastCpu;
+    const y = b();
+    c.b += lastCpu;
+    const z = floor();
+    c.f += lastCpu;
+    w.a.push(x);
+    w.b.push(y);
+    w.f.push(z);
+    w.r.push(x / y);
+  }
+  const pair = (xs: number[], cpuX: number): Pair => ({ a: median(xs), b: median(w.f), ratio: median(w.r), aMin: Math.min(...xs), aMax: Math.max(...xs), cpuRatio: cpuX / c.f, cpuA: cpuX / RUNS, cpuB: c.f / RUNS });
+  return { a: pair(w.a, c.a), b: pair(w.b, c.b) };
+}
+
+function oneFile(tmp: string): void {
+  {
     // One file.
     const one = path.join(tmp, 'one');
     fs.mkdirSync(path.join(one, 'work'), { recursive: true });
@@ -280,6 +316,11 @@ function main(): void {
     console.log(`cli.one_file_status_ms ${ms(status.a)}  (waymark status FILE --json, median of ${RUNS}, min ${ms(status.aMin)} max ${ms(status.aMax)})`);
     console.log(`cli.floor_node_e0_ms ${ms(status.b)}  (node -e 0 in the same pairs)`);
     console.log(`cli.one_file_ratio ${status.ratio.toFixed(2)}  (median of pair ratios; target <= 1.5; ${cpu(status)})`);
+  }
+}
+
+function bmadLines(tmp: string): void {
+  {
 
     // A 400-story BMAD project.
     const proj = path.join(tmp, 'bmad');
@@ -318,11 +359,34 @@ function main(): void {
       fs.appendFileSync(path.join(impl, storyFiles[edits++ % storyFiles.length]), `\nEdited ${edits}.\n`);
       return wall(NODE, [CLI, 'validate'], proj);
     }, () => wall(NODE, ['-e', '0'], proj));
-    console.log(`cli.validate_bmad_edited_ms ${ms(edited.a)}  (waymark validate on the same project after one story file was edited: that story parsed, the sprint and the answer computed again and stored; median of ${RUNS}, min ${ms(edited.aMin)} max ${ms(edited.aMax)}; target < 300; node -e 0 ${ms(edited.b)}; ${cpu(edited)})`);
-  } finally {
-    fs.rmSync(tmp, { recursive: true, force: true });
+    console.log(`cli.validate_bmad_edited_ms ${ms(edited.a)}  (waymark validate on the same project after one story file was edited: that story parsed again and its part of the kept sprint patched, the answer computed again; median of ${RUNS}, min ${ms(edited.aMin)} max ${ms(edited.aMax)}; target < 300; node -e 0 ${ms(edited.b)}; ${cpu(edited)})`);
+    if (BASE) versusBase(tmp, proj, storyFiles);
   }
-  console.log(`cli.machine_load_end ${load()}`);
+}
+
+/**
+ * This build against `--base` on two copies of the project (each CLI keeps its own caches): warm
+ * validate, validate after the same story edit in both, and sprint after an edit; A, B and
+ * node -e 0 in turn.
+ */
+function versusBase(tmp: string, proj: string, storyFiles: string[]): void {
+  const mine = path.join(tmp, 'bmad-a');
+  const base = path.join(tmp, 'bmad-b');
+  for (const d of [mine, base]) fs.cpSync(proj, d, { recursive: true, filter: (src) => !src.includes(`${path.sep}.waymark${path.sep}cache`) });
+  const impl = '_bmad-output/implementation-artifacts';
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2100);
+  const floor = () => wall(NODE, ['-e', '0'], mine);
+  const say = (name: string, what: string, r: { a: Pair; b: Pair }) =>
+    console.log(`cli.${name}_vs_base ${r.a.ratio.toFixed(2)}  (${what}: this build ${ms(r.a.a)} ms, CPU ${r.a.cpuA.toFixed(0)}; base ${ms(r.b.a)} ms, CPU ${r.b.cpuA.toFixed(0)}; node -e 0 ${ms(r.a.b)} ms, CPU ${r.a.cpuB.toFixed(0)}; median of ${RUNS} pair ratios; base: ${BASE})`);
+  say('validate_bmad_warm', 'validate, nothing changed', triple(() => wall(NODE, [CLI, 'validate'], mine), () => wall(NODE, [BASE!, 'validate'], base), floor));
+  let n = 0;
+  const editBoth = () => {
+    const f = storyFiles[(n++ * 37) % storyFiles.length];
+    for (const d of [mine, base]) fs.appendFileSync(path.join(d, impl, f), `\nEdited again ${n}.\n`);
+  };
+  // Each round edits one story in both copies before this build's run; the base runs on the same edit.
+  say('validate_bmad_edited', 'validate after one story edit', triple(() => (editBoth(), wall(NODE, [CLI, 'validate'], mine)), () => wall(NODE, [BASE!, 'validate'], base), floor));
+  say('sprint_edited', 'sprint after one story edit', triple(() => (editBoth(), wall(NODE, [CLI, 'sprint'], mine)), () => wall(NODE, [BASE!, 'sprint'], base), floor));
 }
 
 main();

@@ -425,7 +425,7 @@ async function checkPaths(paths: string[], cwd: string, changedSince?: string, f
   if (changedSince !== undefined) checked = await checkChanged(targets, changedSince, flags);
   else if (targets.length === 1 && targets[0].isDir && targets[0].abs === targets[0].root) {
     // A whole folder: core answers from its stored answer while nothing it depends on changed.
-    const w = await checkWorkspace(targets[0].root, { overrides: overridesFrom(flags), createCore: (roots) => createStateCore({ roots, memory: false, scanIndex: false }) });
+    const w = await checkWorkspace(targets[0].root, { overrides: overridesFrom(flags), createCore: (roots, contexts) => createStateCore({ roots, memory: false, scanIndex: false, contexts }) });
     checked = { files: w.files, workflows: w.workflows, problems: w.problems.filter((p) => inTargets(targets, p.file)), skipped: w.skipped.filter((s) => inTargets(targets, s.file)) };
   } else {
     const c = await collect(targets, flags);

@@ -39,6 +39,11 @@ export interface StateCoreInit {
   session?: string;
   /** Overrides on top of each root's `.waymark/config.yaml` (e.g. from VS Code settings). */
   configOverrides?: Record<string, unknown>;
+  /**
+   * Contexts the face has already loaded, by absolute root, with these `configOverrides`: taken
+   * instead of loading them again (validate's check hands the project view the one it scanned with).
+   */
+  contexts?: ReadonlyMap<string, WorkspaceContext>;
   /** Checked before every write (orchestrator leases, trust). */
   guards?: WriteGuard[];
   /** Told after every write (events log, memory tiers). Their failures are logged, never fail the write. */

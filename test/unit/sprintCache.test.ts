@@ -24,9 +24,13 @@ function copyFixture(name: string): string {
 
 const IMPL = '_bmad-output/implementation-artifacts';
 
-/** The cache file's inode: a rebuild writes a new file (atomic rename), a reuse leaves it. */
-function cacheIno(root: string): bigint | undefined {
-  return fs.statSync(sprintCachePath(root), { bigint: true, throwIfNoEntry: false })?.ino;
+/**
+ * The cache file's inode and its edits file's: a rebuild writes a new cache (atomic rename), a story
+ * edit a new edits file (bmad-sprint-edits.json), a reuse neither.
+ */
+function cacheIno(root: string): string {
+  const ino = (f: string) => String(fs.statSync(f, { bigint: true, throwIfNoEntry: false })?.ino);
+  return `${ino(sprintCachePath(root))}:${ino(sprintCachePath(root).replace(/\.json$/, '-edits.json'))}`;
 }
 
 /** Loads the sprint and says whether it was built (cache written) or reused. */

@@ -3,7 +3,7 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import type { StepDef } from '../types';
 import type { BmadWorkflow } from './workflowShape';
-import { readRegularFileSync } from '../store/safeRead';
+import { cachedBmadCatalog, recordingList, recordingListOr, recordingProbe, recordingRead } from './sprintCache';
 import { compareText } from '../model/text';
 import { addDeclaredRows, emptyDeclared, type DeclaredWorkflows } from './known';
 export type { BmadWorkflow } from './workflowShape';
@@ -93,12 +93,10 @@ export function declaredOutputs(text: string): { pattern: string; source: 'outpu
   return out;
 }
 
+// The catalog reads through sprintCache's recorders: kept across processes (cachedBmadCatalog), it
+// is read again when any file it read, folder it listed or path it probed changes.
 function readHead(file: string, max: number): string | undefined {
-  try {
-    return readRegularFileSync(file, max).toString();
-  } catch {
-    return undefined;
-  }
+  return recordingRead(file, max);
 }
 
 /** Parses a step file name: `step-02b-vision.md` → {num: 2, letter: 'b', slug: 'vision'}. */
@@ -135,15 +133,11 @@ export function stepsFromFileNames(dir: string, names: string[]): { steps: StepD
  * Adds the workflows found under `dir0`: every folder holding `steps-c/` (create mode) or
  * `steps/` with `step-NN[a-z]?-*.md` files. In an agent's skills folder only `bmad-*` skills.
  */
-async function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: boolean, listed?: Set<string>): Promise<void> {
-  const walk = async (dir: string, depth: number): Promise<void> => {
+function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: boolean, listed?: Set<string>): void {
+  const walk = (dir: string, depth: number): void => {
     if (depth > 8) return;
-    let entries: import('node:fs').Dirent[];
-    try {
-      entries = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
+    const entries = recordingListOr(dir);
+    if (!entries) return;
     const subdirs = entries.filter((e) => e.isDirectory()).map((e) => e.name);
     // Each BMAD skill folder is the method, whatever it holds (a skill without step files too).
     if (skills && depth === 1) (catalog.methodDirs ??= []).push(dir);
@@ -158,32 +152,19 @@ async function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: bool
     const stepSets: [string, string][] = plainSteps ? [[plainSteps, path.basename(dir)]] : typed.length === 1 ? [[typed[0], path.basename(dir)]] : typed.map((t) => [t, `${t.replace(/-steps$/i, '')}-${path.basename(dir)}`]);
     for (const [stepsDirName, wfName] of stepSets) {
       const stepsDir = path.join(dir, stepsDirName);
-      let names: string[] = [];
-      try {
-        names = fs.readdirSync(stepsDir);
-      } catch {
-        names = [];
-      }
+      const names = recordingList(stepsDir).map((e) => e.name);
       const { steps, continuation } = stepsFromFileNames(stepsDir, names);
       if (steps.length) {
         const otherModes = subdirs.filter((s) => /^steps-[a-z]$/.test(s) && s !== 'steps-c').sort();
         const modeSteps: Record<string, StepDef[]> = Object.create(null) as Record<string, StepDef[]>;
         for (const m of otherModes) {
           const d = path.join(dir, m);
-          let ns: string[] = [];
-          try {
-            ns = fs.readdirSync(d);
-          } catch {
-            ns = [];
-          }
-          modeSteps[MODE_NAMES[m.slice(-1)] ?? m] = modeStepsFromFileNames(d, ns);
+          modeSteps[MODE_NAMES[m.slice(-1)] ?? m] = modeStepsFromFileNames(d, recordingList(d).map((e) => e.name));
         }
         if (stepsDirName === 'steps-c' && subdirs.includes('steps')) {
-          try {
-            modeSteps.plain = modeStepsFromFileNames(path.join(dir, 'steps'), fs.readdirSync(path.join(dir, 'steps')));
-          } catch {
-            // unreadable: no plain steps
-          }
+          // Unreadable: no plain steps.
+          const plain = recordingListOr(path.join(dir, 'steps'));
+          if (plain) modeSteps.plain = modeStepsFromFileNames(path.join(dir, 'steps'), plain.map((e) => e.name));
         }
         const outputs: BmadWorkflow['outputs'] = [];
         const addOutputs = (found: BmadWorkflow['outputs']) => {
@@ -213,20 +194,16 @@ async function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: bool
       if (s === 'node_modules' || s.startsWith('.') || /^steps(-[a-z])?$/.test(s) || /^[a-z]+-steps$/i.test(s)) continue;
       // A skills folder holds other tools' skills too: only BMAD's are read.
       if (skills && depth === 0 && !/^bmad[-_]/i.test(s) && !listed?.has(s.toLowerCase())) continue;
-      await walk(path.join(dir, s), depth + 1);
+      walk(path.join(dir, s), depth + 1);
     }
   };
-  await walk(dir0, 0);
+  walk(dir0, 0);
 }
 
 /** Reads a manifest's name → folder rows (`workflow-manifest.csv`: name,path; `skill-manifest.csv`: canonicalId,name,path). */
-async function readManifest(catalog: BmadCatalog, csvFile: string, root: string): Promise<void> {
-  let csv: string;
-  try {
-    csv = readRegularFileSync(csvFile, 8 * 1024 * 1024).toString();
-  } catch {
-    return;
-  }
+function readManifest(catalog: BmadCatalog, csvFile: string, root: string): void {
+  const csv = recordingRead(csvFile, 8 * 1024 * 1024);
+  if (csv === undefined) return;
   const rows = parseCsv(csv);
   const header = (rows.shift() ?? []).map((h) => h.trim().toLowerCase());
   const nameCols = ['canonicalid', 'name'].map((h) => header.indexOf(h)).filter((i) => i >= 0);
@@ -258,7 +235,7 @@ async function readManifest(catalog: BmadCatalog, csvFile: string, root: string)
 export async function loadBmadCatalog(bmadDir: string): Promise<BmadCatalog> {
   const catalog = emptyBmadCatalog();
   const root = path.dirname(bmadDir);
-  await addInstall(catalog, root, bmadDir, []);
+  addInstall(catalog, root, bmadDir, []);
   return catalog;
 }
 
@@ -268,33 +245,37 @@ export async function loadBmadCatalog(bmadDir: string): Promise<BmadCatalog> {
  * skills layout (`.claude/skills/bmad-*`, `.agents/skills/bmad-*`...), and, when the folder is a
  * larger repository, every BMAD project in its subfolders (findBmadProjects).
  */
-export async function loadBmadCatalogForRoot(root: string, configured?: string): Promise<BmadCatalog> {
-  const catalog = emptyBmadCatalog();
+export async function loadBmadCatalogForRoot(root: string, configured?: string, opts: { cache?: boolean } = {}): Promise<BmadCatalog> {
   const absRoot = path.resolve(root);
-  for (const project of findBmadProjects(absRoot, configured)) {
-    const installDir = findBmadInstall(project, project === absRoot ? configured : undefined);
-    await addInstall(catalog, project, installDir, findBmadSkillRoots(project), project === absRoot ? configured : undefined);
-  }
-  return catalog;
+  const build = () => {
+    const catalog = emptyBmadCatalog();
+    for (const project of findBmadProjects(absRoot, configured)) {
+      const installDir = findBmadInstall(project, project === absRoot ? configured : undefined);
+      addInstall(catalog, project, installDir, findBmadSkillRoots(project), project === absRoot ? configured : undefined);
+    }
+    return catalog;
+  };
+  // Kept in `.waymark/cache/bmad-catalog.json` while every input it read is unchanged (cachedBmadCatalog).
+  return opts.cache ? cachedBmadCatalog(absRoot, [absRoot, configured ?? null], build) : build();
 }
 
-async function addInstall(catalog: BmadCatalog, root: string, installDir: string | undefined, skillRoots: string[], configured?: string): Promise<void> {
+function addInstall(catalog: BmadCatalog, root: string, installDir: string | undefined, skillRoots: string[], configured?: string): void {
   const before = catalog.workflows.length;
   // The install folder is the method: its templates and data files are never artifacts.
   if (installDir && path.resolve(installDir) !== path.resolve(root)) (catalog.methodDirs ??= []).push(installDir);
-  if (installDir && isDir(installDir)) await collectWorkflows(catalog, installDir, false);
-  const listed = installDir ? await skillManifestIds(installDir) : new Set<string>();
-  for (const s of skillRoots) await collectWorkflows(catalog, s, true, listed);
+  if (installDir && recordingProbe(installDir, 'd')) collectWorkflows(catalog, installDir, false);
+  const listed = installDir ? skillManifestIds(installDir) : new Set<string>();
+  for (const s of skillRoots) collectWorkflows(catalog, s, true, listed);
   const own = catalog.workflows.slice(before);
   for (const wf of own) wf.projectRoot = root;
   if (installDir) {
     for (const cfgDir of ['_config', '_cfg']) {
-      await readManifest(catalog, path.join(installDir, cfgDir, 'workflow-manifest.csv'), root);
-      await readManifest(catalog, path.join(installDir, cfgDir, 'skill-manifest.csv'), root);
+      readManifest(catalog, path.join(installDir, cfgDir, 'workflow-manifest.csv'), root);
+      readManifest(catalog, path.join(installDir, cfgDir, 'skill-manifest.csv'), root);
     }
   }
   const cfg = loadBmadConfig(root, { installDir: configured ?? (installDir ? path.basename(installDir) : undefined) });
-  if (installDir) await readDeclared(catalog, installDir, root, cfg);
+  if (installDir) readDeclared(catalog, installDir, root, cfg);
   (catalog.projects ??= []).push({ root, outputFolders: [...new Set([cfg.outputFolder, cfg.planningArtifacts, cfg.implementationArtifacts])] });
   if (own.length) catalog.patterns = [...(catalog.patterns ?? []), ...compileOutputPatterns({ ...catalog, workflows: own }, cfg)].sort((a, b) => a.wildcards - b.wildcards);
 }
@@ -303,42 +284,28 @@ async function addInstall(catalog: BmadCatalog, root: string, installDir: string
  * What an install declares about its workflows whether or not their folders are there: the help
  * catalog (`_config/bmad-help.csv`), each module's `module-help.csv`, and the manifests.
  */
-async function readDeclared(catalog: BmadCatalog, installDir: string, root: string, cfg: BmadConfig): Promise<void> {
+function readDeclared(catalog: BmadCatalog, installDir: string, root: string, cfg: BmadConfig): void {
   const files: string[] = [];
   for (const cfgDir of ['_config', '_cfg']) for (const f of ['bmad-help.csv', 'workflow-manifest.csv', 'skill-manifest.csv']) files.push(path.join(installDir, cfgDir, f));
-  let modules: import('node:fs').Dirent[] = [];
-  try {
-    modules = fs.readdirSync(installDir, { withFileTypes: true });
-  } catch {
-    modules = [];
-  }
-  for (const m of modules) if (m.isDirectory() && !m.name.startsWith('_')) files.push(path.join(installDir, m.name, 'module-help.csv'));
+  for (const m of recordingList(installDir)) if (m.isDirectory() && !m.name.startsWith('_')) files.push(path.join(installDir, m.name, 'module-help.csv'));
   const expand = (p: string): string | undefined => {
     const e = expandVars(p.replace(/\{project-root\}/g, cfg.root), cfg.vars, cfg.root);
     if (/^\{[^}]+\}/.test(e)) return undefined;
     return path.isAbsolute(e) ? e : path.resolve(cfg.root, e);
   };
   for (const f of files) {
-    let csv: string;
-    try {
-      csv = readRegularFileSync(f, 8 * 1024 * 1024).toString();
-    } catch {
-      continue;
-    }
+    const csv = recordingRead(f, 8 * 1024 * 1024);
+    if (csv === undefined) continue;
     addDeclaredRows((catalog.declared ??= emptyDeclared()), parseCsv(csv), path.relative(root, f).split(path.sep).join('/'), expand);
   }
 }
 
 /** The skill ids (`canonicalId`, else `name`) the install's `skill-manifest.csv` lists, lower-case. */
-async function skillManifestIds(installDir: string): Promise<Set<string>> {
+function skillManifestIds(installDir: string): Set<string> {
   const out = new Set<string>();
   for (const cfgDir of ['_config', '_cfg']) {
-    let csv: string;
-    try {
-      csv = readRegularFileSync(path.join(installDir, cfgDir, 'skill-manifest.csv'), 8 * 1024 * 1024).toString();
-    } catch {
-      continue;
-    }
+    const csv = recordingRead(path.join(installDir, cfgDir, 'skill-manifest.csv'), 8 * 1024 * 1024);
+    if (csv === undefined) continue;
     const rows = parseCsv(csv);
     const header = (rows.shift() ?? []).map((h) => h.trim().toLowerCase());
     const col = header.indexOf('canonicalid') >= 0 ? header.indexOf('canonicalid') : header.indexOf('name');
@@ -346,14 +313,6 @@ async function skillManifestIds(installDir: string): Promise<Set<string>> {
     for (const r of rows) if (r[col]?.trim()) out.add(r[col].trim().toLowerCase());
   }
   return out;
-}
-
-function isDir(p: string): boolean {
-  try {
-    return fs.statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 /** Minimal RFC 4180 CSV parser (quoted fields, doubled quotes, CRLF). */

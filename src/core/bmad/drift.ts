@@ -217,14 +217,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
     fileOf.set(s, f);
     s.file = f.file;
     s.title = f.title ?? s.title;
-    s.tasks = taskProgress(f.tasks);
-    if (f.status !== undefined) {
-      s.fileStatus = f.status;
-      s.fileStatusLine = f.statusLine;
-      // `Completed`, `✅ COMPLETE` read as done (a word outside the vocabulary that says where the story is).
-      const norm = normalizeStoryStatus(f.status);
-      s.fileStatusMapped = norm.status ?? norm.suggestion;
-    }
+    readStoryFile(s, f);
   };
   const keyOfFile = (f: StoryFile) => f.file.replace(/^.*[\\/]/, '').replace(/\.md$/i, '');
   const byLowerKey = new Map([...byKey.values()].map((s) => [s.key.toLowerCase(), s]));
@@ -379,19 +372,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
     s.gate = { verdict: g.verdict, open: g.open, file: g.file, expired: g.expired };
   }
   // Per-story drift.
-  for (const s of byKey.values()) {
-    const f = fileOf.get(s);
-    // Without a ledger the file's word is the only statement of the story's status: a done-like
-    // word (`Completed`, `✅ COMPLETE (…)`) is where the story is, never work to start; open tasks
-    // beside it are reported on the file.
-    const said = ledger === undefined && f?.status !== undefined && !s.fileStatusMapped ? normalizeStoryStatus(f.status).suggestion : undefined;
-    // A story its file sets aside (`ON HOLD`, `Superseded`, `Split into 2.5a and 2.5b`) is not work to
-    // start: without a ledger, or with the ledger still at backlog, its status is the file's word.
-    const aside = f?.status !== undefined && (s.ledgerStatus === undefined || s.ledgerStatus === 'backlog') ? setAsideStatus(f.status) : undefined;
-    s.status = aside ?? s.ledgerStatus ?? s.fileStatusMapped ?? said ?? (s.file ? 'ready-for-dev' : 'backlog');
-    storyDrift(s, f, s.ledgerFile ?? lf0, ledger !== undefined);
-    s.stateHash = sha256(JSON.stringify([s.key, s.ledgerRaw ?? null, s.fileStatus ?? null, f ? f.tasks.map((t) => (t.checked ? 1 : 0)).join('') : null]));
-  }
+  for (const s of byKey.values()) finishStory(s, fileOf.get(s), lf0, ledger !== undefined);
   // Per-epic drift.
   for (const ep of epics.values()) {
     ep.stories.sort((a, b) => storyOrder(a, b) || compareText(a.key, b.key));
@@ -431,9 +412,79 @@ export function buildSprint(parts: SprintParts): SprintModel {
   const stories = [...byKey.values()].sort((a, b) => storyOrder(a, b) || compareText(a.key, b.key));
   for (const s of stories) problems.push(...s.problems);
   const sortedEpics = [...epics.values()].sort((a, b) => compareEpicIds(a.id, b.id));
+  return { epics: sortedEpics, stories, problems, next: recommend(stories, sortedEpics), actionItems: ledgers.flatMap((l) => l.actionItems.map(({ line: _l, ...rest }) => rest)), counts: countStatuses(stories) };
+}
+
+/** The stories by status, in the order statuses first appear. */
+function countStatuses(stories: SprintStory[]): Record<string, number> {
   const counts: Record<string, number> = Object.create(null);
   for (const s of stories) counts[s.status] = (counts[s.status] ?? 0) + 1;
-  return { epics: sortedEpics, stories, problems, next: recommend(stories, sortedEpics), actionItems: ledgers.flatMap((l) => l.actionItems.map(({ line: _l, ...rest }) => rest)), counts };
+  return counts;
+}
+
+/** What a story takes from its file's content beyond the file's identity (storyFileIdentity): its tasks and status. */
+function readStoryFile(s: SprintStory, f: StoryFile): void {
+  s.tasks = taskProgress(f.tasks);
+  if (f.status !== undefined) {
+    s.fileStatus = f.status;
+    s.fileStatusLine = f.statusLine;
+    // `Completed`, `✅ COMPLETE` read as done (a word outside the vocabulary that says where the story is).
+    const norm = normalizeStoryStatus(f.status);
+    s.fileStatusMapped = norm.status ?? norm.suggestion;
+  }
+}
+
+/** A story's status, its own drift problems and its state hash, once its ledger entry and file are known. */
+function finishStory(s: SprintStory, f: StoryFile | undefined, lf0: string, hasLedger: boolean): void {
+  // Without a ledger the file's word is the only statement of the story's status: a done-like
+  // word (`Completed`, `✅ COMPLETE (…)`) is where the story is, never work to start; open tasks
+  // beside it are reported on the file.
+  const said = !hasLedger && f?.status !== undefined && !s.fileStatusMapped ? normalizeStoryStatus(f.status).suggestion : undefined;
+  // A story its file sets aside (`ON HOLD`, `Superseded`, `Split into 2.5a and 2.5b`) is not work to
+  // start: without a ledger, or with the ledger still at backlog, its status is the file's word.
+  const aside = f?.status !== undefined && (s.ledgerStatus === undefined || s.ledgerStatus === 'backlog') ? setAsideStatus(f.status) : undefined;
+  s.status = aside ?? s.ledgerStatus ?? s.fileStatusMapped ?? said ?? (s.file ? 'ready-for-dev' : 'backlog');
+  storyDrift(s, f, s.ledgerFile ?? lf0, hasLedger);
+  s.stateHash = sha256(JSON.stringify([s.key, s.ledgerRaw ?? null, s.fileStatus ?? null, f ? f.tasks.map((t) => (t.checked ? 1 : 0)).join('') : null]));
+}
+
+/**
+ * What of a story file decides which story it is and what is reported about it beside its own
+ * drift: which files are stories (readSprint), which file binds to which ledger key, duplicate and
+ * note files, titles. Two parses of a file with the same identity bind the same way, so a model
+ * built with one is the model built with the other once `patchStoryFiles` has read the other in.
+ */
+export function storyFileIdentity(f: StoryFile | undefined): string {
+  if (!f) return '-';
+  return JSON.stringify([f.file, f.key ?? null, f.epic ?? null, f.epicId ?? null, f.story ?? null, f.title ?? null, f.titleLine ?? null, f.status === undefined]);
+}
+
+/**
+ * The model `buildSprint` would make from the same parts with some story files' content changed,
+ * each file's identity (storyFileIdentity) unchanged: only those stories' status, tasks, drift and
+ * state hash are computed again, then the problems, counts and recommendation. Changes `model` in
+ * place (its stories are shared with its epics) and returns it. `model.problems` ends with the
+ * stories' own, in story order (buildSprint): those are replaced, what comes before is kept.
+ */
+export function patchStoryFiles(model: SprintModel, files: StoryFile[], hasLedger: boolean, lf0: string): SprintModel {
+  const byFile = new Map(model.stories.filter((s) => s.file !== undefined).map((s) => [s.file!, s]));
+  const own = model.stories.reduce((n, s) => n + s.problems.length, 0);
+  const head = model.problems.slice(0, model.problems.length - own);
+  for (const f of files) {
+    const s = byFile.get(f.file);
+    // A file bound to no story (a duplicate, a note) counts by its identity alone.
+    if (!s) continue;
+    // The status is there in both (its presence is identity): readStoryFile sets every field it set.
+    readStoryFile(s, f);
+    // A story bound to a file has only its own drift: the planned-only problem is for stories without one.
+    s.problems = [];
+    finishStory(s, f, lf0, hasLedger);
+  }
+  model.problems = head;
+  for (const s of model.stories) model.problems.push(...s.problems);
+  model.counts = countStatuses(model.stories);
+  model.next = recommend(model.stories, model.epics);
+  return model;
 }
 
 function epicNumberOf(id: string): number {

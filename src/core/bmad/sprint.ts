@@ -11,9 +11,9 @@ import { normEpicId, parseLedger, type Ledger } from './ledger';
 import { normalizeStoryStatus, parseStory, storyKeyFromName, type StoryFile } from './story';
 import { parseEpics, type PlannedEpic } from './epics';
 import { parseGateDecision, parseQaGate, type StoryGate } from './qaGates';
-import { buildSprint, type SprintModel, type SprintStory } from './drift';
+import { buildSprint, patchStoryFiles, storyFileIdentity, type SprintModel, type SprintStory } from './drift';
 import { resolveStoryRef } from './storyRef';
-import { cachedSprint, recordingList, recordingParse, recordingProbe, recordingRead, recordTime, cacheFilesEnabled } from './sprintCache';
+import { cachedSprint, type Patcher, recordingList, recordingParse, recordingProbe, recordingRead, recordTime, cacheFilesEnabled } from './sprintCache';
 import { readConfigSync } from '../store/configFile';
 import { readTicketTree } from './tree/reader';
 import { treeProblems } from './tree/checks';
@@ -259,8 +259,45 @@ export function loadSprint(root: string, opts: SprintOptions = {}): SprintReport
   const read = () => readSprint(loadBmadConfig(root, settings), now, staleDays, opts.overrides);
   if (opts.overrides?.size || opts.cache !== true || !cacheFilesEnabled()) return read();
   // The settings are the key; what the BMAD config and the sprint read, list and probe is recorded.
-  return cachedSprint(root, [path.resolve(root), settings, staleDays], now, read);
+  return cachedSprint(root, [path.resolve(root), settings, staleDays], now, read, sprintPatcher);
 }
+
+/** A story file's parse as readSprint reads it (recordingParse: unchanged files are not parsed again). */
+function parseStoryFile(p: string): StoryFile | undefined {
+  return recordingParse(p, MAX_FILE, (text) => (text === undefined ? undefined : parseStory(p, text)));
+}
+
+/**
+ * Whether a parsed file named like a story is one: a file holding no story (a review note) is not;
+ * a name in the mixed form (`05.5-x11-issues.md`, also a tech-spec's) is one when its title says so,
+ * or a story status (`# 2.2: Chart` with `## Status` `Done`; a spec's `Status: Unresolved` is not one).
+ */
+function isStoryParse(p: string, s: StoryFile | undefined): s is StoryFile {
+  if (!s) return false;
+  if (s.title === undefined && s.status === undefined) return false;
+  return !(s.titleLine === undefined && !isStoryStatusWord(s.status) && /^\d{1,3}\.\d{1,3}[a-z]?-[a-z]/i.test(path.basename(p)));
+}
+
+/**
+ * A cached sprint after story files were edited: when each keeps what decides which story it is
+ * (storyFileIdentity; which files are stories depends on it too), only those stories are read
+ * again (patchStoryFiles). An added, removed or renamed file, or any other input changed, builds it.
+ */
+const sprintPatcher: Patcher<SprintReport | undefined> = {
+  // Whether a story status word is stated decides if a mixed-form name is a story (isStoryParse).
+  identity: (parse) => `${storyFileIdentity(parse as StoryFile | undefined)}${isStoryStatusWord((parse as StoryFile | undefined)?.status) ? '+' : '-'}`,
+  reparse: parseStoryFile,
+  apply: (cached, changed) => {
+    const stories = changed.filter((c) => isStoryParse(c.file, c.parse as StoryFile | undefined)).map((c) => c.parse as StoryFile);
+    if (!cached) {
+      // No sprint, and the files stay what they were (no story among them): still none.
+      if (stories.length) throw new Error('a story where the cached sprint had none');
+      return cached;
+    }
+    patchStoryFiles(cached, stories, cached.ledger !== undefined, cached.ledgerFile ?? '');
+    return cached;
+  },
+};
 
 function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: Map<string, string>): SprintReport | undefined {
   const opts = { overrides };
@@ -284,13 +321,8 @@ function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: M
   for (const p of storyPaths.keys()) {
     // A story file unchanged since the last cached build is not parsed again (recordingParse).
     const o = opts.overrides?.get(p);
-    const s = o !== undefined ? parseStory(p, o) : recordingParse(p, MAX_FILE, (text) => (text === undefined ? undefined : parseStory(p, text)));
-    if (!s) continue;
-    // A file named like a story but holding no story (a review note) is not one; a name in the mixed
-    // form (`05.5-x11-issues.md`, also a tech-spec's) is a story when its title says so, or a story
-    // status (`# 2.2: Chart` with `## Status` `Done`; a spec's `Status: Unresolved` is not one).
-    if (s.title === undefined && s.status === undefined) continue;
-    if (s.titleLine === undefined && !isStoryStatusWord(s.status) && /^\d{1,3}\.\d{1,3}[a-z]?-[a-z]/i.test(path.basename(p))) continue;
+    const s = o !== undefined ? parseStory(p, o) : parseStoryFile(p);
+    if (!isStoryParse(p, s)) continue;
     stories.push(s);
     files.push(p);
   }

@@ -16,12 +16,15 @@
  * Anything else (missing, torn, corrupt, another format) is a miss: the sprint is built and the
  * cache written again, atomically and without fsync (it is a cache). Never throws. Beside it,
  * `bmad-sprint-parses.json` keeps each story file's parse with its stat key (recordingParse): a
- * rebuild after one story changed parses that one. Recordings nest (startRecording): validate's
- * stored answer is keyed on everything the BMAD readers read, a cached sprint's inputs included.
+ * rebuild after one story changed parses that one. When only such files changed, each keeping its
+ * identity (Patcher), the cached result is patched instead, and the patch is kept in
+ * `bmad-sprint-edits.json` (the edited files' keys and parses) rather than the sprint written again.
+ * Recordings nest (startRecording): validate's stored answer is keyed on everything the BMAD readers
+ * read, a cached sprint's inputs included. The BMAD catalog is kept the same way (cachedBmadCatalog).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readTextIfRegular } from '../store/safeRead';
 import { version as WAYMARK_VERSION } from '../../../package.json';
 import { writeFileAtomic } from '../store/atomicWrite';
@@ -32,7 +35,9 @@ import { safeMkdir } from '../store/safePath';
 const CACHE_DIR = '.waymark/cache';
 const RACY_WINDOW_MS = 2000;
 export const SPRINT_CACHE_FILE = `${CACHE_DIR}/bmad-sprint.json`;
-const FORMAT = 1;
+/** The BMAD catalog (artifacts.ts), kept the same way as the sprint: keyed on every file it read. */
+export const CATALOG_CACHE_FILE = `${CACHE_DIR}/bmad-catalog.json`;
+const FORMAT = 2;
 /** A cache larger than this is ignored. */
 const MAX_CACHE_BYTES = 64 * 1024 * 1024;
 
@@ -65,9 +70,26 @@ interface Build {
   previousAt: number;
   loadPrevious: () => void;
   parses: Map<string, KeptParse>;
+  /** Each parsed file's identity (Patcher.identity), when the build can be patched later. */
+  idents?: Map<string, string>;
+  identity?: (value: unknown) => string;
 }
 
 let building: Build | undefined;
+
+/**
+ * How a cached result is brought up to date when only files read through recordingParse changed
+ * (a story file edited): `identity` says what of a parse decides more than its own part of the
+ * result (which story a file is, what else is reported about it); when every changed file's
+ * identity is the one recorded, `apply` computes the result again from the cached one and the
+ * changed files' new parses, as `build` would. Anything else changed: `build` runs.
+ */
+export interface Patcher<T> {
+  identity: (parse: unknown) => string;
+  /** The changed files' parses, read again (through recordingParse, so they are recorded). */
+  reparse: (file: string) => unknown;
+  apply: (cached: T, changed: { file: string; parse: unknown }[]) => T;
+}
 
 function newRecorder(): Recorder {
   return { files: new Map(), dirs: new Map(), probes: new Map(), times: [], outer: active, torn: false };
@@ -151,15 +173,17 @@ function kindOf(p: string): string {
   }
 }
 
-function listing(entries: fs.Dirent[]): string {
+/** A folder's entries as recorded; an unreadable folder is told apart from an empty one. */
+function listing(entries: fs.Dirent[] | undefined): string {
+  if (!entries) return '\0unreadable';
   return entries.map((e) => `${e.name}\0${e.isFile() ? 'f' : e.isDirectory() ? 'd' : e.isSymbolicLink() ? 'l' : 'o'}`).join('\n');
 }
 
-function listDirRaw(dir: string): fs.Dirent[] {
+function listDirRaw(dir: string): fs.Dirent[] | undefined {
   try {
     return fs.readdirSync(dir, { withFileTypes: true });
   } catch {
-    return [];
+    return undefined;
   }
 }
 
@@ -186,6 +210,12 @@ export function recordingRead(file: string, maxBytes: number): string | undefine
 export function recordingParse<T>(file: string, maxBytes: number, parse: (text: string | undefined) => T): T {
   const b = building;
   if (!b || !active) return parse(recordingRead(file, maxBytes));
+  const v = parseForBuild(b, active, file, maxBytes, parse);
+  if (b.identity) b.idents?.set(file, b.identity(v));
+  return v;
+}
+
+function parseForBuild<T>(b: Build, active: Recorder, file: string, maxBytes: number, parse: (text: string | undefined) => T): T {
   if (!b.previous) b.loadPrevious();
   const kept = b.previous?.get(file);
   if (kept) {
@@ -216,6 +246,11 @@ export function recordingParse<T>(file: string, maxBytes: number, parse: (text: 
 
 /** A folder's entries (none when unreadable), recorded while a sprint is built for the cache. */
 export function recordingList(dir: string): fs.Dirent[] {
+  return recordingListOr(dir) ?? [];
+}
+
+/** A folder's entries, undefined when it cannot be listed (missing, not a folder, no access); recorded like recordingList. */
+export function recordingListOr(dir: string): fs.Dirent[] | undefined {
   if (!active) return listDirRaw(dir);
   const key = statKey(dir);
   const out = listDirRaw(dir);
@@ -260,21 +295,28 @@ const TAG = '\u0000';
 class Uncacheable extends Error {}
 
 function encodeGraph(value: unknown): unknown {
+  // One map for both passes (a sprint is tens of thousands of objects): IN_WALK while its children
+  // are counted (met again: a cycle), ONCE after, SHARED when met twice, and ID + i once encoded as def i.
+  const IN_WALK = 1;
+  const ONCE = 2;
+  const SHARED = 3;
+  const ID = 4;
   const seen = new Map<object, number>();
-  const count = (v: unknown, stack: Set<object>) => {
+  const count = (v: unknown): void => {
     if (v === null || typeof v !== 'object') return;
-    const n = seen.get(v) ?? 0;
-    seen.set(v, n + 1);
-    if (n > 0) return;
-    if (stack.has(v)) throw new Uncacheable('cycle');
-    stack.add(v);
-    if (v instanceof Map) for (const [k, x] of v) (count(k, stack), count(x, stack));
-    else if (v instanceof Set) for (const x of v) count(x, stack);
-    else if (!(v instanceof Date)) for (const k of Object.keys(v)) count((v as Record<string, unknown>)[k], stack);
-    stack.delete(v);
+    const n = seen.get(v);
+    if (n !== undefined) {
+      if (n === IN_WALK) throw new Uncacheable('cycle');
+      if (n === ONCE) seen.set(v, SHARED);
+      return;
+    }
+    seen.set(v, IN_WALK);
+    if (v instanceof Map) for (const [k, x] of v) (count(k), count(x));
+    else if (v instanceof Set) for (const x of v) count(x);
+    else if (!(v instanceof Date)) for (const k of Object.keys(v)) count((v as Record<string, unknown>)[k]);
+    if (seen.get(v) === IN_WALK) seen.set(v, ONCE);
   };
-  count(value, new Set());
-  const ids = new Map<object, number>();
+  count(value);
   let next = 0;
   const enc = (v: unknown): unknown => {
     if (v === undefined) return { [TAG]: 'u' };
@@ -286,11 +328,15 @@ function encodeGraph(value: unknown): unknown {
     }
     if (typeof v === 'string' || typeof v === 'boolean' || v === null) return v;
     if (typeof v !== 'object') throw new Uncacheable(typeof v);
-    const id = ids.get(v);
-    if (id !== undefined) return { [TAG]: 'r', i: id };
+    const state = seen.get(v) ?? ONCE;
+    if (state >= ID) return { [TAG]: 'r', i: state - ID };
     let body: unknown;
     if (Array.isArray(v)) body = v.map(enc);
     else if (v instanceof Date) body = { [TAG]: 'd', v: v.getTime() };
+    else if (v instanceof RegExp) {
+      if (Object.getPrototypeOf(v) !== RegExp.prototype || v.lastIndex !== 0) throw new Uncacheable('regexp');
+      body = { [TAG]: 'x', s: v.source, f: v.flags };
+    }
     else if (v instanceof Map) body = { [TAG]: 'm', v: [...v].map(([k, x]) => [enc(k), enc(x)]) };
     else if (v instanceof Set) body = { [TAG]: 's', v: [...v].map(enc) };
     else {
@@ -300,9 +346,12 @@ function encodeGraph(value: unknown): unknown {
       for (const k of Object.keys(v)) o[k] = enc((v as Record<string, unknown>)[k]);
       body = proto === null || TAG in o ? { [TAG]: proto === null ? 'o0' : 'o', v: o } : o;
     }
-    if ((seen.get(v) ?? 0) > 1) {
+    // Frozen objects (a catalog's steps, shared by every artifact of a workflow) come back frozen.
+    if (Object.isFrozen(v) && !(v instanceof RegExp)) body = { [TAG]: 'f', v: body };
+    else if (!Object.isExtensible(v)) throw new Uncacheable('sealed');
+    if (state === SHARED) {
       const i = next++;
-      ids.set(v, i);
+      seen.set(v, ID + i);
       return { [TAG]: 'def', i, v: body };
     }
     return body;
@@ -358,6 +407,18 @@ function decodeGraph(json: unknown): unknown {
       case 'd':
         if (typeof o.v !== 'number' && o.v !== null) throw new Corrupt('date');
         return new Date(o.v ?? NaN);
+      case 'x':
+        if (typeof o.s !== 'string' || typeof o.f !== 'string') throw new Corrupt('regexp');
+        try {
+          return new RegExp(o.s, o.f);
+        } catch {
+          throw new Corrupt('regexp');
+        }
+      case 'f': {
+        const x = dec(o.v, depth + 1);
+        if (x === null || typeof x !== 'object') throw new Corrupt('frozen');
+        return Object.freeze(x);
+      }
       case 'm': {
         if (!Array.isArray(o.v)) throw new Corrupt('map');
         const m = new Map<unknown, unknown>();
@@ -393,6 +454,53 @@ interface CacheFile extends RecordedInputs {
   code: string;
   key: string;
   result: unknown;
+  /** The files read through recordingParse and their parses' identities (Patcher.identity), when patchable. */
+  parsed?: Record<string, string>;
+  /** This write's identity: an edits file applies to the cache it names. */
+  id?: string;
+}
+
+/**
+ * The story files edited since the cache was written (`bmad-sprint-edits.json`): each file's key
+ * and its parse, which a patch applies to the cache's result. A patch writes this small file, not
+ * the whole sprint again; past maxEdits files it writes the sprint (and the edits start over).
+ */
+interface EditsFile {
+  waymarkSprintEdits: number;
+  code: string;
+  /** The cache file's `id` these edits apply to. */
+  base: string;
+  recordedAt: number;
+  entries: KeptParse[];
+  /** SHA-256 of the entries' JSON: a file changed in any other way is not used. */
+  sum: string;
+}
+
+let maxEdits = 24;
+
+/** Tests only: how many edited files the edits file keeps before the whole cache is written again (24). */
+export function setSprintCacheMaxEdits(n: number): void {
+  maxEdits = n;
+}
+
+function editsPath(cacheFile: string): string {
+  return cacheFile.replace(/\.json$/, '-edits.json');
+}
+
+/** The edits kept for cache `c`, when they are whole and its own; else none. */
+function readEdits(cacheFile: string, c: CacheFile): EditsFile | undefined {
+  if (typeof c.id !== 'string') return undefined;
+  try {
+    const file = editsPath(cacheFile);
+    const st = fs.statSync(file, { throwIfNoEntry: false });
+    if (!st || !st.isFile() || st.size > MAX_CACHE_BYTES) return undefined;
+    const e = JSON.parse(fs.readFileSync(file, 'utf8')) as EditsFile;
+    if (!e || e.waymarkSprintEdits !== FORMAT || e.code !== codeFingerprint() || e.base !== c.id || typeof e.recordedAt !== 'number' || !Array.isArray(e.entries)) return undefined;
+    if (!e.entries.every((x) => Array.isArray(x) && x.length === 2 && isKeyed(x[0])) || sha(JSON.stringify(e.entries)) !== e.sum) return undefined;
+    return e;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -495,8 +603,8 @@ export function inputsHold(r: unknown, now: Date, racyMs: number = racyWindowMs,
   return true;
 }
 
-/** The cached result for `key` when every input is unchanged and none is racy, with those inputs; else undefined. */
-function tryLoad(file: string, key: string, now: Date): { result: unknown; inputs: CacheFile } | undefined {
+/** The cache file at `file` when it is one for `key` and this build; else undefined. */
+function readCache(file: string, key: string): CacheFile | undefined {
   let text: string | undefined;
   try {
     const st = fs.statSync(file, { throwIfNoEntry: false });
@@ -512,15 +620,130 @@ function tryLoad(file: string, key: string, now: Date): { result: unknown; input
     return undefined;
   }
   if (!c || typeof c !== 'object' || c.waymarkSprintCache !== FORMAT || c.code !== codeFingerprint() || c.key !== key) return undefined;
-  if (!inputsHold(c, now)) return undefined;
+  return c;
+}
+
+/**
+ * What a patch of cache `c` must read again: the files read through recordingParse whose stat key
+ * moved (or was racy when recorded), when every other input holds (folders by the same entries,
+ * whose keys are taken anew); undefined when anything else changed or the cache is malformed.
+ */
+function patchPlan(c: CacheFile, now: Date, edits: EditsFile | undefined): { changed: string[]; held: KeptParse[]; dirs: Keyed[] } | undefined {
+  const parsed = c.parsed;
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
+  if (!Array.isArray(c.files) || !Array.isArray(c.dirs) || !Array.isArray(c.probes) || !Array.isArray(c.times) || typeof c.recordedAt !== 'number' || typeof c.timeSig !== 'string') return undefined;
+  if (!c.files.every(isKeyed) || !c.dirs.every(isKeyed) || !c.times.every(isTimeDep)) return undefined;
+  if (timeSignature(c.times, now) !== c.timeSig) return undefined;
+  for (const p of c.probes) if (!Array.isArray(p) || typeof p[0] !== 'string' || kindOf(p[0]) !== p[1]) return undefined;
+  const racyBeforeNs = BigInt(Math.floor(c.recordedAt - racyWindowMs)) * 1_000_000n;
+  const dirs: Keyed[] = [];
+  for (const d of c.dirs) {
+    if (keyed(d, racyBeforeNs) === 'same') {
+      dirs.push(d);
+      continue;
+    }
+    // A folder whose entries are the same (an editor's save renames a temp file over the story): its key now.
+    if (d[2] === '-') return undefined;
+    const key = statKey(d[0]);
+    const entries = listing(listDirRaw(d[0]));
+    if (!key || sha(entries) !== d[5]) return undefined;
+    dirs.push([d[0], ...key, d[5]]);
+  }
+  // A file edited since the cache was written is read as its edit recorded it, while that holds.
+  const edited = new Map((edits?.entries ?? []).map((x) => [x[0][0], x]));
+  const editsRacyBeforeNs = BigInt(Math.floor((edits?.recordedAt ?? 0) - racyWindowMs)) * 1_000_000n;
+  const changed: string[] = [];
+  const held: KeptParse[] = [];
+  for (const f of c.files) {
+    const isParse = Object.prototype.hasOwnProperty.call(parsed, f[0]) && typeof parsed[f[0]] === 'string';
+    const e = isParse ? edited.get(f[0]) : undefined;
+    if (e && keyed(e[0], editsRacyBeforeNs) === 'same') held.push(e);
+    else if (!e && keyed(f, racyBeforeNs) === 'same') continue;
+    else if (!isParse) return undefined;
+    else changed.push(f[0]);
+  }
+  return { changed, held, dirs };
+}
+
+/**
+ * The cached result brought up to date by `patcher` when only files read through recordingParse
+ * changed since it was written and each keeps its identity: the edits kept beside it
+ * (`bmad-sprint-edits.json`) and the files changed since are applied to it, and the edits file is
+ * written again (the whole cache when it grows past maxEdits files). Undefined (nothing recorded,
+ * nothing written) when it cannot be: the caller builds.
+ */
+function tryPatch<T>(cacheRoot: string, file: string, c: CacheFile, key: string, now: Date, patcher: Patcher<T>): { result: T } | undefined {
+  const edits = readEdits(file, c);
+  const plan = patchPlan(c, now, edits);
+  if (!plan) return undefined;
+  let cached: T;
+  const parsed = c.parsed!;
+  const apply: { file: string; parse: unknown }[] = [];
   try {
-    return { result: decodeGraph(c.result), inputs: c };
+    cached = decodeGraph(c.result) as T;
+    for (const [k, v] of plan.held) apply.push({ file: k[0], parse: decodeGraph(v) });
   } catch {
     return undefined;
   }
+  const recordedAt = Date.now();
+  const rec = newRecorder();
+  const outerBuild = building;
+  active = rec;
+  building = undefined;
+  let changed: { file: string; parse: unknown }[];
+  try {
+    changed = plan.changed.map((f) => ({ file: f, parse: patcher.reparse(f) }));
+  } catch {
+    return undefined;
+  } finally {
+    // Not merged into the enclosing recording yet: a refused patch leaves it to the build.
+    active = rec.outer;
+    building = outerBuild;
+  }
+  if (rec.torn || rec.dirs.size || rec.probes.size || rec.times.length || changed.some((x) => !rec.files.has(x.file))) return undefined;
+  apply.push(...changed);
+  if (apply.some((x) => patcher.identity(x.parse) !== parsed[x.file])) return undefined;
+  let result: T;
+  try {
+    result = patcher.apply(cached, apply);
+  } catch {
+    return undefined;
+  }
+  const entries: KeptParse[] = [...plan.held];
+  try {
+    for (const x of changed) entries.push([rec.files.get(x.file)!, encodeGraph(x.parse)]);
+  } catch {
+    return undefined;
+  }
+  const keys = new Map(entries.map((x) => [x[0][0], x[0]]));
+  const files = c.files.map((f) => keys.get(f[0]) ?? f);
+  if (active) mergeInto(active, files, plan.dirs, c.probes, c.times);
+  if (!changed.length && sameDirs(plan.dirs, c.dirs)) return { result };
+  if (entries.length <= maxEdits) {
+    const cacheDirs = sameDirs(plan.dirs, c.dirs) ? undefined : plan.dirs;
+    // The folders' keys moved (a save by rename): the cache is written with them, the edits start over.
+    if (!cacheDirs) {
+      save(cacheRoot, editsPath(file), { waymarkSprintEdits: FORMAT, code: codeFingerprint(), base: c.id!, recordedAt, entries, sum: sha(JSON.stringify(entries)) });
+      return { result };
+    }
+  }
+  try {
+    save(cacheRoot, file, { waymarkSprintCache: FORMAT, code: codeFingerprint(), key, recordedAt, files, dirs: plan.dirs, probes: c.probes, times: c.times, timeSig: c.timeSig, result: encodeGraph(result), parsed, id: newId() });
+  } catch {
+    // not encodable: built again next time
+  }
+  return { result };
 }
 
-function save(root: string, file: string, c: CacheFile | ParsesFile): void {
+function sameDirs(a: Keyed[], b: Keyed[]): boolean {
+  return a.length === b.length && a.every((d, i) => d.join('\0') === b[i].join('\0'));
+}
+
+function newId(): string {
+  return randomBytes(12).toString('hex');
+}
+
+function save(root: string, file: string, c: CacheFile | ParsesFile | EditsFile): void {
   try {
     const dir = path.dirname(file);
     if (!fs.existsSync(dir)) {
@@ -541,19 +764,45 @@ function save(root: string, file: string, c: CacheFile | ParsesFile): void {
  * inputs are that recording's too, whether read from the cache or built. Never throws for the
  * cache's sake.
  */
-export function cachedSprint<T>(cacheRoot: string, keyParts: unknown, now: Date, build: () => T): T {
-  const file = sprintCachePath(cacheRoot);
+export function cachedSprint<T>(cacheRoot: string, keyParts: unknown, now: Date, build: () => T, patcher?: Patcher<T>): T {
+  return cachedRecorded(sprintCachePath(cacheRoot), cacheRoot, keyParts, now, build, patcher);
+}
+
+/**
+ * The BMAD catalog of a folder (artifacts.ts builds it through the recorders), from
+ * `.waymark/cache/bmad-catalog.json` while every install file, manifest, config and folder it read
+ * is unchanged, as cachedSprint keeps the sprint.
+ */
+export function cachedBmadCatalog<T>(cacheRoot: string, keyParts: unknown, build: () => T): T {
+  return cachedRecorded(path.join(cacheRoot, CATALOG_CACHE_FILE), cacheRoot, ['catalog', keyParts], new Date(), build);
+}
+
+function cachedRecorded<T>(file: string, cacheRoot: string, keyParts: unknown, now: Date, build: () => T, patcher?: Patcher<T>): T {
   let key: string;
   try {
     key = sha(JSON.stringify(encodeGraph(keyParts)));
   } catch {
     return build();
   }
-  const hit = tryLoad(file, key, now);
-  if (hit) {
-    // Checked unchanged just now: the inputs as the cache recorded them are the enclosing recording's.
-    if (active) mergeInto(active, hit.inputs.files, hit.inputs.dirs, hit.inputs.probes, hit.inputs.times);
-    return hit.result as T;
+  const c = readCache(file, key);
+  if (c && inputsHold(c, now)) {
+    let result: T | undefined;
+    let ok = false;
+    try {
+      result = decodeGraph(c.result) as T;
+      ok = true;
+    } catch {
+      // a torn result: built again
+    }
+    if (ok) {
+      // Checked unchanged just now: the inputs as the cache recorded them are the enclosing recording's.
+      if (active) mergeInto(active, c.files, c.dirs, c.probes, c.times);
+      return result as T;
+    }
+  }
+  if (c && patcher) {
+    const patched = tryPatch(cacheRoot, file, c, key, now, patcher);
+    if (patched) return patched.result;
   }
   const recordedAt = Date.now();
   const rec = newRecorder();
@@ -562,6 +811,8 @@ export function cachedSprint<T>(cacheRoot: string, keyParts: unknown, now: Date,
   const b: Build = {
     previousAt: 0,
     parses: new Map(),
+    idents: patcher ? new Map() : undefined,
+    identity: patcher?.identity,
     loadPrevious: () => {
       const prev = previousParses(file);
       b.previous = prev.parses;
@@ -583,7 +834,7 @@ export function cachedSprint<T>(cacheRoot: string, keyParts: unknown, now: Date,
     return result;
   }
   if (!rec.torn) {
-    save(cacheRoot, file, { waymarkSprintCache: FORMAT, code: codeFingerprint(), key, recordedAt, files: [...rec.files.values()], dirs: [...rec.dirs.values()], probes: [...rec.probes], times: rec.times, timeSig: timeSignature(rec.times, now), result: encoded });
+    save(cacheRoot, file, { waymarkSprintCache: FORMAT, code: codeFingerprint(), key, recordedAt, files: [...rec.files.values()], dirs: [...rec.dirs.values()], probes: [...rec.probes], times: rec.times, timeSig: timeSignature(rec.times, now), result: encoded, parsed: b.idents ? Object.fromEntries(b.idents) : undefined, id: newId() });
     if (b.parses.size) save(cacheRoot, parsesPath(file), { waymarkSprintParses: FORMAT, code: codeFingerprint(), recordedAt, parses: [...b.parses.values()] });
   }
   return result;

@@ -48,6 +48,8 @@ export interface ContextCacheOptions {
    * was loaded (a stat per lookup). Off for a core, whose host rebuilds it on such changes.
    */
   revalidate?: boolean;
+  /** Contexts already loaded (with the same overrides), by absolute root. */
+  preloaded?: ReadonlyMap<string, WorkspaceContext>;
 }
 
 /**
@@ -67,6 +69,7 @@ export class ContextCache implements ContextSource {
   ) {
     this.logger = options.logger ?? silentLogger;
     this.clock = options.clock ?? systemClock;
+    for (const [root, context] of options.preloaded ?? []) if (roots.includes(root)) this.loaded.set(root, context);
   }
 
   rootFor(file: string): string {

@@ -62,7 +62,7 @@ class StateCoreImpl implements StateCore {
     this.roots = init.roots.map((r) => path.resolve(r));
     const logger = init.logger ?? silentLogger;
     this.clock = init.clock ?? systemClock;
-    this.contexts = new ContextCache(this.roots, { overrides: init.configOverrides, logger, clock: this.clock });
+    this.contexts = new ContextCache(this.roots, { overrides: init.configOverrides, logger, clock: this.clock, preloaded: init.contexts });
     this.coreMemory = new CoreMemory(memoryOn, { logger, clock: this.clock, origin, batch: typeof after === 'object' ? after : undefined });
     this.memory = this.coreMemory;
     // Every face gets the same write path: leases honoured on every write, every write an event,

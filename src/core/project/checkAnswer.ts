@@ -53,8 +53,11 @@ export interface WorkspaceCheck {
 
 export interface CheckWorkspaceOptions {
   overrides?: Record<string, unknown>;
-  /** Makes the state core the project view reads through (the full path only). */
-  createCore: (roots: string[]) => StateCore;
+  /**
+   * Makes the state core the project view reads through (the full path only); `contexts` are the
+   * ones the check loaded (its BMAD catalog read or kept once), to hand to it (StateCoreInit.contexts).
+   */
+  createCore: (roots: string[], contexts?: ReadonlyMap<string, WorkspaceContext>) => StateCore;
   /** Files changed this close (ms) before a run are never answered from its answer; tests lower it. */
   racyWindowMs?: number;
 }
@@ -174,9 +177,9 @@ function nextTtl(states: readonly WorkflowState[], now: number): number | undefi
 export async function checkWorkspace(root: string, opts: CheckWorkspaceOptions): Promise<WorkspaceCheck> {
   const absRoot = path.resolve(root);
   const now = new Date();
-  const loaded = await loadWorkspaceContext(absRoot, opts.overrides);
-  const ctx = loaded.context;
   const useAnswer = cacheFilesEnabled();
+  const loaded = await loadWorkspaceContext(absRoot, opts.overrides, { cache: useAnswer });
+  const ctx = loaded.context;
   // Whether an answer was stored before (reusable or not): a folder checked again after a change.
   const hadAnswer = useAnswer && fs.existsSync(answerPath(absRoot));
   if (hadAnswer) {
@@ -185,7 +188,9 @@ export async function checkWorkspace(root: string, opts: CheckWorkspaceOptions):
   }
   const start = Date.now();
   const historyDir = ctx.config.history.dir;
-  const core = opts.createCore([absRoot]);
+  // The view reads the folder's configuration through the core: the context loaded above, when
+  // the core would load the same one (no overrides, which the core is not given).
+  const core = opts.createCore([absRoot], opts.overrides && Object.keys(opts.overrides).length ? undefined : new Map([[absRoot, ctx]]));
   try {
     const fileKeys = new Map<string, FileKey>();
     // What the BMAD readers read in the scan (sprints, trees) and the view (sub-projects, trees).

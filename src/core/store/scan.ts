@@ -233,7 +233,7 @@ export async function readOneFile(
   let context = opts.contexts?.get(absRoot);
   let contextProblems: Problem[] = [];
   if (!context) {
-    const loaded = await loadWorkspaceContext(absRoot, opts.overrides, { now: opts.now });
+    const loaded = await loadWorkspaceContext(absRoot, opts.overrides, { now: opts.now, cache: indexEnabled(opts) });
     context = loaded.context;
     contextProblems = loaded.problems;
   }
@@ -496,7 +496,7 @@ export async function scanRoots(
   for (const root of absRoots) {
     let ctx = opts.contexts?.get(root);
     if (!ctx) {
-      const loaded = await loadWorkspaceContext(root, opts.overrides, { now: opts.now });
+      const loaded = await loadWorkspaceContext(root, opts.overrides, { now: opts.now, cache: indexEnabled(opts) });
       ctx = loaded.context;
       problems.push(...loaded.problems);
     }

@@ -30,12 +30,13 @@ export interface WorkspaceContext {
 /**
  * Loads a root's config (`.waymark/config.yaml`, zod-validated; unknown keys warned, never
  * dropped; bad values reported and replaced by defaults), its workflow definitions and its
- * BMAD catalog. Never throws for bad content; problems come back alongside.
+ * BMAD catalog (with `cache`, kept across processes in `.waymark/cache/bmad-catalog.json` while
+ * every input it read is unchanged). Never throws for bad content; problems come back alongside.
  */
 export async function loadWorkspaceContext(
   root: string,
   overrides?: Record<string, unknown>,
-  opts?: { now?: () => Date },
+  opts?: { now?: () => Date; cache?: boolean },
 ): Promise<{ context: WorkspaceContext; problems: Problem[] }> {
   const absRoot = path.resolve(root);
   const configFile = path.join(absRoot, CONFIG_FILE);
@@ -55,7 +56,7 @@ export async function loadWorkspaceContext(
   const config = parsed.config;
   const defs = await loadDefinitions(path.resolve(absRoot, config.workflowsDir));
   problems.push(...defs.problems);
-  const bmad = config.dialects.includes('bmad') ? await loadBmadCatalogForRoot(absRoot, config.bmad.dir) : { byName: new Map(), workflows: [] };
+  const bmad = config.dialects.includes('bmad') ? await loadBmadCatalogForRoot(absRoot, config.bmad.dir, { cache: opts?.cache }) : { byName: new Map(), workflows: [] };
   const context: WorkspaceContext = {
     root: absRoot,
     config,
