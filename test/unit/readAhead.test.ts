@@ -1,12 +1,14 @@
 // Reading ahead on a second thread (src/core/store/readAhead.ts): a scan that lets the worker read
 // and hash its files gives the same states, problems (with ranges), skipped files and stat keys as
-// one that reads every file itself, on a tree of every kind of candidate file; and the worker's
-// answer for a path that cannot be read is what the scan's own read says.
+// one that reads every file itself, on a tree of every kind of candidate file; the worker's
+// answer for a path that cannot be read is what the scan's own read says; and the scan never
+// waits on a worker stuck in a read (it reads the file itself; the worker's late read is dropped).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { scanRoots, allProblems } from '../../src/core/store/scan';
 import type { FileKey } from '../../src/core/store/scanIndex';
 import { ReadAhead } from '../../src/core/store/readAhead';
@@ -85,9 +87,9 @@ test('the worker says of a path it cannot read what the scan would: gone, a fold
     const files = [path.join(root, 'gone.md'), path.join(root, 'dir.md'), file];
     const ahead = ReadAhead.start(files, 1000, 8192);
     assert.ok(ahead, 'the worker starts');
-    // Let the worker claim every file before the scan asks, as it does on a long listing.
+    // Let the worker read every file before the scan asks, as it does on a long listing.
     const sleep = new Int32Array(new SharedArrayBuffer(4));
-    for (let waited = 0; ahead.claimed < files.length && waited < 20_000; waited += 20) Atomics.wait(sleep, 0, 0, 20);
+    for (let waited = 0; !ahead.finished && waited < 20_000; waited += 20) Atomics.wait(sleep, 0, 0, 20);
     assert.equal(ahead.claimed, files.length, 'the worker claimed every file');
     const reads = files.map((_, i) => ahead.take(i));
     ahead.close();
@@ -95,6 +97,38 @@ test('the worker says of a path it cannot read what the scan would: gone, a fold
     assert.equal(reads[1]?.notFile, 'dir');
     assert.equal(reads[2]?.bytes?.toString('utf8'), '---\nworkflow: a\n---\n');
     assert.match(reads[2]?.hash ?? '', /^[0-9a-f]{64}$/);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('a file the worker is stuck reading is read by the scan at once, and the worker\'s late read of it is dropped', { skip: process.platform === 'win32' }, () => {
+  const root = tmp();
+  try {
+    // A FIFO: the worker's open blocks until a writer comes (a file swapped for one after the listing).
+    const fifo = path.join(root, 'fifo.md');
+    execFileSync('mkfifo', [fifo]);
+    const a = path.join(root, 'a.md');
+    const b = path.join(root, 'b.md');
+    fs.writeFileSync(a, '---\nworkflow: a\n---\n');
+    fs.writeFileSync(b, '---\nworkflow: b\n---\n');
+    const files = [fifo, a, b];
+    const ahead = ReadAhead.start(files, 1000, 8192);
+    assert.ok(ahead, 'the worker starts');
+    const sleep = new Int32Array(new SharedArrayBuffer(4));
+    for (let waited = 0; ahead.claimed < 1 && waited < 20_000; waited += 5) Atomics.wait(sleep, 0, 0, 5);
+    assert.equal(ahead.claimed, 1, 'the worker claimed the FIFO and is stuck opening it');
+    // Neither the stuck file nor the next one (not claimed by the worker) waits: the scan reads both.
+    assert.equal(ahead.take(0), undefined);
+    assert.equal(ahead.take(1), undefined);
+    // A writer comes: the worker's open returns, it reports the FIFO (dropped: the scan has it) and reads b.
+    const w = fs.openSync(fifo, 'w');
+    fs.closeSync(w);
+    for (let waited = 0; !ahead.finished && waited < 20_000; waited += 20) Atomics.wait(sleep, 0, 0, 20);
+    assert.ok(ahead.finished, 'the worker finished the listing');
+    const r = ahead.take(2);
+    ahead.close();
+    assert.equal(r?.bytes?.toString('utf8'), '---\nworkflow: b\n---\n');
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
