@@ -3,24 +3,29 @@
  * worker opens, stats, reads and hashes the files after it, exactly as the scan's own read does
  * (scan.ts, `readBytes`: the stat of the open file first, the 8 KiB head, the whole file only when
  * it opens with a frontmatter fence; SHA-256 of the bytes read when they open with one). The scan
- * takes the reads in listing order; a file the worker has not claimed yet the scan reads itself,
- * so nothing waits for the worker to start, and anything wrong with the worker (it cannot start,
- * it stops answering) only means the scan reads the rest itself. The worker stays at most
- * `LEAD_FILES` files and `LEAD_BYTES` bytes ahead of the scan (a bounded queue).
+ * takes the reads in listing order and never waits for the worker: a file whose read the worker
+ * has not posted yet (not claimed, or claimed and still being read) the scan reads itself, and
+ * the worker's read of it, when it comes, is dropped. So the scan runs as fast as it would alone
+ * whenever the worker lags (starting its thread, a busy machine, a batch half read), and anything
+ * wrong with the worker (it cannot start, it stops answering) only means the scan reads the rest
+ * itself. The worker stays at most `LEAD_FILES` files and `LEAD_BYTES` bytes ahead of the scan (a
+ * bounded queue), and posts its first batches small (1, 2, 4 … `BATCH` reads) so the scan gets
+ * reads from its first milliseconds on.
  *
  * Only for large first reads (a scan with no index to answer from): a worker costs a thread's
  * start (tens of ms, off the main thread) and is worth it only over thousands of files.
  */
 import { Worker, MessageChannel, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import type { FileKey } from './scanIndex';
+import { PLAIN_YAML_SOURCE, type PlainYamlAnswer } from '../model/plainYaml';
 
 /** A listing at least this long is read ahead. */
 export const READ_AHEAD_MIN_FILES = 2000;
 const LEAD_FILES = 1024;
 const LEAD_BYTES = 64 * 1024 * 1024;
 const BATCH = 32;
-/** No word from the worker for this long while the scan waits on it: the scan reads the rest itself. */
-const STALL_MS = 5000;
+/** The worker reads a file's YAML only when it is at least this many files ahead of the scan. */
+const YAML_LEAD = 32;
 
 /** What the worker found for one file: what the scan's own read would have found. */
 export interface AheadRead {
@@ -34,6 +39,8 @@ export interface AheadRead {
   bytes?: Buffer;
   /** SHA-256 (hex) of `bytes`, when they open with a frontmatter fence. */
   hash?: string;
+  /** The fast YAML reader's answer for the frontmatter, when asked for and the block is one it may read. */
+  plainYaml?: PlainYamlAnswer;
 }
 
 interface WireRead {
@@ -46,28 +53,31 @@ interface WireRead {
   /** Slab index in the batch, offset, length. */
   at?: [number, number, number];
   hash?: string;
+  /** The YAML text's start and end in the decoded text, and the fast reader's answer as JSON ('' for "not sure"). */
+  y?: [number, number, string];
 }
 
 // Shared counters (Int32 slots): the next index not yet claimed, the scan's position, the bytes
-// sent and not yet taken, and a signal the worker bumps after each batch it posts.
+// sent and not yet taken.
 const NEXT = 0;
 const TAKEN = 1;
 const IN_FLIGHT = 2;
-const SIGNAL = 3;
 /** Set by the worker as it exits, however it exits: whatever it has not posted by then it never will. */
-const GONE = 4;
+const GONE = 3;
 
 /** The worker, as plain JavaScript (it runs from this text, so it needs no file of its own beside the bundle). */
 const WORKER_SOURCE = `
 const { workerData } = require('node:worker_threads');
 const fs = require('node:fs');
 const crypto = require('node:crypto');
-const { files, max, head, port, shared, leadFiles, leadBytes, batch } = workerData;
-process.on('exit', () => { Atomics.store(shared, ${GONE}, 1); Atomics.add(shared, ${SIGNAL}, 1); Atomics.notify(shared, ${SIGNAL}); });
+const { files, max, head, port, shared, leadFiles, leadBytes, batch, maxNodes, yamlLead } = workerData;
+process.on('exit', () => { Atomics.store(shared, ${GONE}, 1); });
 const sha256 = crypto.hash ? (b) => crypto.hash('sha256', b, 'hex') : (b) => crypto.createHash('sha256').update(b).digest('hex');
 const fence = (b) => { const o = b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0; return b[o] === 0x2d && b[o + 1] === 0x2d && b[o + 2] === 0x2d; };
 const SLAB = 256 * 1024;
 let out = [];
+// The first batches are small, so the scan has reads to take while the worker's code warms up.
+let batchNow = 1;
 let slabs = [];
 let slab = null;
 let used = 0;
@@ -87,8 +97,6 @@ function flush() {
   slab = null;
   used = 0;
   bytes = 0;
-  Atomics.add(shared, ${SIGNAL}, 1);
-  Atomics.notify(shared, ${SIGNAL});
 }
 // Reads the file from byte "from" to "to" into buf at base + the file offset; returns the offset reached.
 function readInto(fd, buf, base, from, to) {
@@ -135,6 +143,39 @@ function readOne(i) {
     try { fs.closeSync(fd); } catch {}
   }
 }
+// The fast YAML reader (plainYaml.ts), from its own source: the scan's thread runs the same code.
+const reader = maxNodes === undefined ? undefined : (${PLAIN_YAML_SOURCE})();
+const FENCE_LINE = /^---[ \\t]*$/;
+// The YAML text between a plain opening fence and the first closing one, as frontmatter.ts's
+// splitFrontmatter finds it (the scan takes an answer only when its own split agrees).
+function yamlBlock(t) {
+  const start = t.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const nl = t.indexOf('\\n', start);
+  if (nl === -1 || !FENCE_LINE.test(t.slice(start, t.charCodeAt(nl - 1) === 13 ? nl - 1 : nl))) return undefined;
+  for (let pos = nl + 1; ; ) {
+    const e = t.indexOf('\\n', pos);
+    const end = e === -1 ? t.length : e;
+    if (t.charCodeAt(pos) === 45 && t.charCodeAt(pos + 1) === 45 && t.charCodeAt(pos + 2) === 45 && FENCE_LINE.test(t.slice(pos, end > pos && t.charCodeAt(end - 1) === 13 ? end - 1 : end))) return [nl + 1, pos];
+    if (e === -1) return undefined;
+    pos = e + 1;
+  }
+}
+function yamlOf(r) {
+  try {
+    const t = Buffer.from(slabs[r.at[0]], r.at[1], r.at[2]).toString('utf8');
+    const at = yamlBlock(t);
+    if (!at) return undefined;
+    const y = t.slice(at[0], at[1]);
+    // Anchors, aliases and merge keys are never the fast reader's.
+    if (y.includes('&') || y.includes('*') || y.includes('<<')) return undefined;
+    const spans = { key: 'delegation' };
+    const data = reader.parsePlainYaml(y, maxNodes, spans);
+    return [at[0], at[1], data === undefined ? '' : JSON.stringify(spans.out ? [data, spans.out] : [data])];
+  } catch {
+    // The scan reads it itself.
+    return undefined;
+  }
+}
 for (;;) {
   while (Atomics.load(shared, ${NEXT}) - Atomics.load(shared, ${TAKEN}) >= leadFiles || Atomics.load(shared, ${IN_FLIGHT}) + bytes >= leadBytes) {
     flush();
@@ -144,8 +185,15 @@ for (;;) {
   }
   const i = Atomics.add(shared, ${NEXT}, 1);
   if (i >= files.length) break;
-  out.push(readOne(i));
-  if (out.length >= batch) flush();
+  const r = readOne(i);
+  // YAML only while well ahead of the scan: a worker that lags (its start, a busy machine) reads
+  // only, so it gets ahead again instead of spending its time on files the scan will take itself.
+  if (reader && r.hash !== undefined && i - Atomics.load(shared, ${TAKEN}) >= yamlLead) r.y = yamlOf(r);
+  out.push(r);
+  if (out.length >= batchNow) {
+    flush();
+    if (batchNow < batch) batchNow *= 2;
+  }
 }
 flush();
 `;
@@ -153,28 +201,35 @@ flush();
 /** Reads of a listing taken in order, by the worker where it got there first. */
 export class ReadAhead {
   private readonly got: (AheadRead | undefined)[];
-  private broken = false;
-  /** Bytes taken since the worker was last told. */
+  /** Bytes taken (or dropped) since the worker was last told. */
   private taken = 0;
+  /** The next index the scan will ask for: reads of earlier files come too late and are dropped. */
+  private next = 0;
 
   private constructor(
     private readonly worker: Worker,
     private readonly port: MessagePort,
     private readonly shared: Int32Array,
     count: number,
+    private readonly maxNodes: number | undefined,
   ) {
     this.got = new Array(count);
   }
 
-  /** A worker reading `files` ahead, or undefined when none can be started (the scan then reads alone). */
-  static start(files: readonly string[], maxFileBytes: number, headBytes: number): ReadAhead | undefined {
-    const shared = new Int32Array(new SharedArrayBuffer(20));
+  /**
+   * A worker reading `files` ahead, or undefined when none can be started (the scan then reads
+   * alone). With `maxNodes`, it also runs the fast YAML reader on each frontmatter (plainYaml.ts,
+   * with that node cap) while it is `YAML_LEAD` files or more ahead of the scan, and hands its
+   * answer with the bytes.
+   */
+  static start(files: readonly string[], maxFileBytes: number, headBytes: number, maxNodes?: number): ReadAhead | undefined {
+    const shared = new Int32Array(new SharedArrayBuffer(16));
     const { port1, port2 } = new MessageChannel();
     let worker: Worker;
     try {
       worker = new Worker(WORKER_SOURCE, {
         eval: true,
-        workerData: { files, max: maxFileBytes, head: headBytes, port: port2, shared, leadFiles: LEAD_FILES, leadBytes: LEAD_BYTES, batch: BATCH },
+        workerData: { files, max: maxFileBytes, head: headBytes, port: port2, shared, leadFiles: LEAD_FILES, leadBytes: LEAD_BYTES, batch: BATCH, maxNodes, yamlLead: YAML_LEAD },
         transferList: [port2],
         // The worker needs no stdin, and its own copy of the environment is the parent's anyway.
         stdin: false,
@@ -186,7 +241,7 @@ export class ReadAhead {
     // Never what keeps the process alive; an error in it only means the scan reads alone.
     worker.unref();
     worker.on('error', () => {});
-    return new ReadAhead(worker, port1, shared, files.length);
+    return new ReadAhead(worker, port1, shared, files.length, maxNodes);
   }
 
   /** How many files of the listing are claimed, by the worker or the scan. */
@@ -194,12 +249,18 @@ export class ReadAhead {
     return Math.min(Atomics.load(this.shared, NEXT), this.got.length);
   }
 
+  /** True once the worker has exited (done with the listing, stopped, or failed): it posts nothing more. */
+  get finished(): boolean {
+    return Atomics.load(this.shared, GONE) === 1;
+  }
+
   /**
-   * The read of the i-th file (asked in order, each once): the worker's, or undefined when the
-   * caller is to read it itself (the worker had not claimed it, or has stopped answering).
+   * The read of the i-th file (asked in order, each once): the worker's when it has posted it,
+   * else undefined and the caller reads the file itself (never waits for the worker).
    */
   take(i: number): AheadRead | undefined {
     const shared = this.shared;
+    this.next = i;
     // The worker's bound moves every 16 files (an atomic operation per file costs more than it saves).
     if ((i & 15) === 0) {
       Atomics.store(shared, TAKEN, i);
@@ -209,53 +270,33 @@ export class ReadAhead {
       }
       if ((i & 63) === 0) Atomics.notify(shared, TAKEN);
     }
-    if (this.broken) return undefined;
     let r = this.got[i];
     if (r === undefined) {
-      // Not claimed by the worker yet: the scan's own.
-      if (Atomics.compareExchange(shared, NEXT, i, i + 1) === i) return undefined;
-      r = this.wait(i);
-      if (r === undefined) return undefined;
+      this.drain();
+      r = this.got[i];
+    }
+    this.next = i + 1;
+    if (r === undefined) {
+      // Not claimed yet: the scan's own from now on. Claimed and not posted: read here too, the
+      // worker's read is dropped when it comes.
+      Atomics.compareExchange(shared, NEXT, i, i + 1);
+      return undefined;
     }
     this.got[i] = undefined;
     if (r.bytes) this.taken += r.bytes.length;
     return r;
   }
 
-  /** Waits for the worker's read of file i (claimed by it); undefined when it stops answering. */
-  private wait(i: number): AheadRead | undefined {
-    let quietSince = Date.now();
-    for (;;) {
-      const seen = Atomics.load(this.shared, SIGNAL);
-      const gone = Atomics.load(this.shared, GONE) === 1;
-      if (this.drain()) quietSince = Date.now();
-      const r = this.got[i];
-      if (r !== undefined) return r;
-      // It exited (an error, or terminated) with this file claimed and not posted.
-      if (gone) {
-        this.broken = true;
-        this.close();
-        return undefined;
-      }
-      Atomics.store(this.shared, TAKEN, i);
-      Atomics.sub(this.shared, IN_FLIGHT, this.taken);
-      this.taken = 0;
-      Atomics.notify(this.shared, TAKEN);
-      if (Atomics.wait(this.shared, SIGNAL, seen, 100) === 'timed-out' && Date.now() - quietSince > STALL_MS) {
-        this.broken = true;
-        this.close();
-        return undefined;
-      }
-    }
-  }
-
-  /** Takes every batch the worker has posted; true when there was one. */
-  private drain(): boolean {
-    let any = false;
+  /** Takes every batch the worker has posted. */
+  private drain(): void {
     for (let m = receiveMessageOnPort(this.port); m; m = receiveMessageOnPort(this.port)) {
-      any = true;
       const { reads, slabs } = m.message as { reads: WireRead[]; slabs: ArrayBuffer[] };
       for (const w of reads) {
+        if (w.i < this.next) {
+          // The scan read this file itself meanwhile; its bytes no longer count against the lead.
+          if (w.at) this.taken += w.at[2];
+          continue;
+        }
         const r: AheadRead = {};
         if (w.error !== undefined || w.message !== undefined) r.error = { code: w.error, message: w.message ?? '' };
         if (w.key) r.key = { size: w.key[0], mtimeMs: w.key[1], ctimeMs: w.key[2], ino: w.key[3] };
@@ -263,10 +304,10 @@ export class ReadAhead {
         if (w.tooLarge) r.tooLarge = true;
         if (w.at) r.bytes = Buffer.from(slabs[w.at[0]], w.at[1], w.at[2]);
         if (w.hash !== undefined) r.hash = w.hash;
+        if (w.y && this.maxNodes !== undefined) r.plainYaml = { start: w.y[0], end: w.y[1], maxNodes: this.maxNodes, json: w.y[2] };
         this.got[w.i] = r;
       }
     }
-    return any;
   }
 
   /** Stops the worker (it may be done already) and lets go of its channel. */
