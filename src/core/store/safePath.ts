@@ -18,9 +18,34 @@ import { WaymarkError } from '../errors';
 const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
 const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 
+/**
+ * `p` is `dir` or lies under it. Both are absolute and normalized here (path.resolve, realpath),
+ * so on POSIX a prefix ending at a separator decides it without path.relative's two resolves (a
+ * write asks a dozen times); elsewhere (Windows: any case, either separator) path.relative does.
+ */
+/** A path with an empty, `.` or `..` part, or a trailing `/`: not normalized (the root `/` aside). */
+const UNNORMALIZED = /\/\.{0,2}(?:\/|$)/;
+
 function isInside(dir: string, p: string): boolean {
+  if (path.sep === '/' && dir.startsWith('/') && p.startsWith('/') && (dir === '/' || !UNNORMALIZED.test(dir)) && !UNNORMALIZED.test(p)) {
+    if (p === dir) return true;
+    const base = dir.endsWith('/') ? dir : `${dir}/`;
+    // The same answer as path.relative for normalized paths (a first part starting `..` counts as outside, as there).
+    return p.startsWith(base) && !p.startsWith('..', base.length);
+  }
   const rel = path.relative(dir, p);
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/**
+ * `p` relative to `dir` when it lies strictly under it (as path.relative spells it), else
+ * undefined (the folder itself, or outside). Both absolute; normalized ones take isInside's prefix path.
+ */
+export function relativeInside(dir: string, p: string): string | undefined {
+  if (p === dir || !isInside(dir, p)) return undefined;
+  if (path.sep === '/' && !UNNORMALIZED.test(p) && (dir === '/' || !UNNORMALIZED.test(dir))) return p.slice(dir.endsWith('/') ? dir.length : dir.length + 1);
+  const rel = path.relative(dir, p);
+  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : undefined;
 }
 
 function realOrResolved(p: string): string {
@@ -354,12 +379,15 @@ export function safeAppend(root: string, file: string, data: string | Buffer, op
  */
 export function assertWritable(file: string, what = 'file', options: { display?: string } = {}): void {
   let target = file;
+  let found: fs.Stats | undefined;
   for (;;) {
     let missing = false;
     try {
       // A missing name (a probe name, a new file) is answered without access()'s exception.
-      missing = fs.statSync(target, { throwIfNoEntry: false }) === undefined;
+      found = fs.statSync(target, { throwIfNoEntry: false });
+      missing = found === undefined;
     } catch {
+      found = undefined;
       missing = false; // access() below says why
     }
     if (missing) {
@@ -377,6 +405,7 @@ export function assertWritable(file: string, what = 'file', options: { display?:
         const up = path.dirname(target);
         if (up === target) return;
         target = up;
+        found = undefined;
         continue;
       }
       const shown = options.display ?? file;
@@ -391,7 +420,8 @@ export function assertWritable(file: string, what = 'file', options: { display?:
   // Root ignores permission bits on access(); a read-only file system still shows as EROFS above.
   if (target !== file) {
     try {
-      const st = fs.statSync(target);
+      // The stat that found it, just before access(); stat again only when that one failed.
+      const st = found ?? fs.statSync(target);
       if (!st.isDirectory()) throw new WaymarkError('io', `Cannot write ${what} ${file}: ${target} is not a folder. Nothing was changed.`, file);
     } catch (e) {
       if (WaymarkError.is(e)) throw e;

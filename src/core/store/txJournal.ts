@@ -1,11 +1,9 @@
-import * as os from 'node:os';
 import * as path from 'node:path';
-import * as crypto from 'node:crypto';
 import type { HistoryEntry } from '../types';
 import * as fs from 'node:fs';
 import { ioError } from './atomicWrite';
 import { completeIntent, markOwnIntent, orphanedJournalFiles } from './intentJournal';
-import { ownStartTime } from './processes';
+import { ownHost, ownStartTime, randomHex } from './processes';
 import { safeMkdir } from './safePath';
 
 /**
@@ -64,10 +62,12 @@ function journalDir(root: string): string {
  * setAsideJournalFile).
  * Its path is what completeTxIntent removes; `fd` is closed by the caller.
  */
-export function writeTxIntentOpen(root: string, intent: Omit<TxIntent, 'kind' | 'id' | 'pid' | 'start' | 'host' | 'time' | 'root'>): { path: string; intent: TxIntent; fd: number } {
-  const dir = safeMkdir(root, journalDir(root));
-  const id = crypto.randomBytes(8).toString('hex');
-  const full: TxIntent = { kind: 'tx', id, pid: process.pid, start: ownStartTime(), host: os.hostname(), time: new Date().toISOString(), root, ...intent };
+export function writeTxIntentOpen(root: string, intent: Omit<TxIntent, 'kind' | 'id' | 'pid' | 'start' | 'host' | 'time' | 'root'>, judged?: string): { path: string; intent: TxIntent; fd: number } {
+  // `judged`: the journal folder's real path, checked inside the workspace by the caller with
+  // nothing awaited since (assertJournalWritable): judged again here only when it is missing.
+  const dir = judged !== undefined && fs.existsSync(judged) ? judged : safeMkdir(root, journalDir(root));
+  const id = randomHex(8);
+  const full: TxIntent = { kind: 'tx', id, pid: process.pid, start: ownStartTime(), host: ownHost(), time: new Date().toISOString(), root, ...intent };
   const p = path.join(dir, `tx.${process.pid}.${id}.json`);
   let fd: number | undefined;
   try {
