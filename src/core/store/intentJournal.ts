@@ -55,11 +55,22 @@ function prefixFor(file: string): string {
   return path.basename(lockPathFor(file), '.lock');
 }
 
-/** Refuses (exit 2) before a change when the journal could not be written; returns the journal folder's real path (judged now). */
-export function assertJournalWritable(root: string): string {
+/**
+ * The journal folder as a check judged it: its real path, and its identity (device, inode) taken
+ * before the real-path check (undefined: it was missing). An intent created in it is proved to be
+ * there by the folder's identity after the open (txJournal.ts writeTxIntentOpen).
+ */
+export interface JudgedDir {
+  dir: string;
+  id: fs.Stats | undefined;
+}
+
+/** Refuses (exit 2) before a change when the journal could not be written; returns the folder as judged. */
+export function assertJournalWritable(root: string): JudgedDir {
+  const id = fs.statSync(journalDir(root), { throwIfNoEntry: false });
   const dir = safeWritePath(root, journalDir(root));
   assertWritable(path.join(dir, 'x.json'), 'intent journal');
-  return dir;
+  return { dir, id };
 }
 
 /** Records an intent about `file` durably; returns its path (pass it to completeIntent). */

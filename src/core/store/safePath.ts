@@ -72,7 +72,6 @@ function realOrResolved(p: string): string {
  * AsyncLocalStorage slows every promise once used) and is emptied when no transaction runs.
  */
 let openScopes = 0;
-const known = new Map<string, string>();
 
 /** Runs `fn` (one transaction) with the cache of the real paths that name things (see above). */
 export async function withRealPathScope<T>(fn: () => Promise<T>): Promise<T> {
@@ -80,37 +79,61 @@ export async function withRealPathScope<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } finally {
-    if (--openScopes === 0) known.clear();
+    if (--openScopes === 0) {
+      nativeKnown.clear();
+      walkKnown.clear();
+    }
   }
 }
 
-type RealPathKind = 'walk' | 'native' | 'orResolved';
+/**
+ * The scope's answers, by the three ways a name is resolved. One resolution serves the others
+ * where their answers agree: a path realpath resolved (it exists) has that same real path for
+ * the walk (resolveRealPath's first step is that realpath) and for realOrResolved.
+ */
+const nativeKnown = new Map<string, string>();
+const walkKnown = new Map<string, string>();
 
-function cachedReal(kind: RealPathKind, p: string, resolve: (p: string) => string): string {
-  if (openScopes === 0) return resolve(p);
-  const key = `${kind}\0${p}`;
-  let real = known.get(key);
+function remember(m: Map<string, string>, p: string, real: string): void {
+  if (m.size >= 256) m.clear(); // writes that keep overlapping never empty it otherwise
+  m.set(p, real);
+}
+
+function nativeReal(p: string): string {
+  if (openScopes === 0) return fs.realpathSync.native(p);
+  let real = nativeKnown.get(p);
   if (real === undefined) {
-    real = resolve(p); // a failure (missing, loop) is not cached
-    if (known.size >= 256) known.clear(); // writes that keep overlapping never empty it otherwise
-    known.set(key, real);
+    real = fs.realpathSync.native(p); // a failure (missing, loop) is not cached
+    remember(nativeKnown, p, real);
   }
   return real;
 }
 
 /** resolveRealPath of a path that names something (a history file, a history line's file), once per transaction. */
 export function realPathOnce(p: string): string {
-  return cachedReal('walk', path.resolve(p), resolveRealPath);
+  const abs = path.resolve(p);
+  if (openScopes === 0) return resolveRealPath(abs);
+  let real = walkKnown.get(abs) ?? nativeKnown.get(abs);
+  if (real === undefined) {
+    const found = walkRealPath(abs);
+    real = found.real;
+    remember(found.direct ? nativeKnown : walkKnown, abs, real);
+  }
+  return real;
 }
 
 /** fs.realpathSync.native (throws when missing), once per transaction: the checks before the locks (the write checks again, afresh). */
 export function nativeRealPathOnce(p: string): string {
-  return cachedReal('native', path.resolve(p), (x) => fs.realpathSync.native(x));
+  return nativeReal(path.resolve(p));
 }
 
 /** The real path of the workspace folder `absRoot` (itself when missing), once per transaction. */
 function realRootOnce(absRoot: string): string {
-  return cachedReal('orResolved', absRoot, realOrResolved);
+  try {
+    return nativeReal(absRoot);
+  } catch {
+    return path.resolve(absRoot);
+  }
 }
 
 /**
@@ -118,12 +141,19 @@ function realRootOnce(absRoot: string): string {
  * path of its deepest existing ancestor, and a dangling link resolved to the path it names.
  */
 export function resolveRealPath(p: string): string {
+  return walkRealPath(path.resolve(p)).real;
+}
+
+/** resolveRealPath, and whether realpath answered it at once (`direct`: the path exists, no link dangles). */
+function walkRealPath(abs: string): { real: string; direct: boolean } {
   let hops = 0;
+  let direct = true;
   const walk = (cur: string): string => {
     try {
       // The C library's realpath: one call, where Node's own lstats every part of the path.
       return fs.realpathSync.native(cur);
     } catch (e) {
+      direct = false;
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'ELOOP') throw new WaymarkError('usage', `${cur} is a loop of symbolic links; remove it, then retry. Nothing was changed.`, cur);
       // EINVAL: realpath saw a link that was swapped for a file before it read the link (a race
@@ -151,7 +181,8 @@ export function resolveRealPath(p: string): string {
     if (parent === cur) return cur;
     return path.join(walk(parent), path.basename(cur));
   };
-  return walk(path.resolve(p));
+  const real = walk(abs);
+  return { real, direct };
 }
 
 /** The first symbolic link on the way from `root` down to `p` (the one to name in an error). */
