@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createStateCore, historyPathFor, lockPathFor, readHistory } from '../../src/core/index';
 import { workspace } from './fileHelpers';
+import { relativeInside } from '../../src/core/store/safePath';
 
 const CLI = path.resolve('dist/cli.js');
 
@@ -107,5 +108,25 @@ describe('history is portable: workspace-relative paths', () => {
     const child = fs.readFileSync(historyPathFor(root, path.join(root, 'flows', 'a-dev.md')), 'utf8');
     assert.ok(!child.includes(root), 'no absolute path in the child\'s history');
     assert.ok(!fs.readFileSync(hist, 'utf8').split('\n').slice(3).join('\n').includes(root), 'no absolute path in the parent\'s delegate line');
+  });
+});
+
+describe('containment by prefix (store/safePath.ts relativeInside)', () => {
+  test('answers as path.relative does over random paths, normalized or not (`.`, `..`, `..x`, empty parts, trailing slashes)', () => {
+    const parts = ['a', 'b', '..', '.', '', '..x', 'a..', '...', 'ab'];
+    const rnd = (k: number) => {
+      let s = '';
+      for (let i = 0, n = k % 5; i < n; i++) s += `/${parts[(k = (k * 1103515245 + 12345) % 2147483648) % parts.length]}`;
+      return s || '/';
+    };
+    const expected = (dir: string, p: string) => {
+      const rel = path.relative(dir, p);
+      return !rel || rel.startsWith('..') || path.isAbsolute(rel) ? undefined : rel;
+    };
+    for (let i = 1; i < 60000; i++) {
+      const dir = rnd(i * 7);
+      const p = i % 2 ? dir + rnd(i * 13) : rnd(i * 13);
+      assert.equal(relativeInside(dir, p), expected(dir, p), `${dir} ⊇ ${p}`);
+    }
   });
 });

@@ -11,7 +11,7 @@ import type { WriteGuard, WriteObserver } from '../writeHooks';
 import { WaymarkError, errorMessage } from '../errors';
 import type { Logger } from '../ports';
 import type { HistoryEntry, WorkflowState } from '../types';
-import { abortAtomicWrite, commitAtomicWrite, fsyncPathAsync, fsyncPrepared, prepareAtomicWrite, removeStaleTemps, writeFileAtomic, type PreparedWrite } from '../store/atomicWrite';
+import { abortAtomicWrite, commitAtomicWrite, fsyncFdAsync, fsyncPathAsync, fsyncPrepared, prepareAtomicWrite, removeStaleTemps, writeFileAtomic, type PreparedWrite } from '../store/atomicWrite';
 import { acquireFileLock, type HeldLock } from '../store/fileLock';
 import { appendHistory, assertHistoryAppendable, readHistory } from '../store/history';
 import { assertJournalWritable, currentSha256, listJournal, setAsideJournalFile, sha256Hex } from '../store/intentJournal';
@@ -108,9 +108,14 @@ const REMOVED = 'removed';
  * and before its deferred observers ran (DEFERRED=1).
  */
 function dieAt(point: 'PREPARE' | 'RENAME' | 'HISTORY' | 'DEFERRED', n: number): void {
-  const v = process.env[`WAYMARK_TX_DIE_AFTER_${point}`];
+  // The environment is read once (a process is started with its kill point): each read of
+  // process.env is a call into the C++ environment, several per write otherwise.
+  killPoints ??= new Map(['PREPARE', 'RENAME', 'HISTORY', 'DEFERRED'].map((p) => [p, process.env[`WAYMARK_TX_DIE_AFTER_${p}`]]));
+  const v = killPoints.get(point);
   if (v !== undefined && Number(v) === n) process.kill(process.pid, 'SIGKILL');
 }
+
+let killPoints: Map<string, string | undefined> | undefined;
 
 function readTarget(target: string): string | undefined {
   try {
@@ -412,7 +417,7 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
       writable(targets.get(path.resolve(w.file))!, w.file);
       if (w.entry !== null) assertHistoryAppendable(root, w.historyFile ?? w.file, tx.historyDir);
     }
-    assertJournalWritable(root);
+    const journalDir = assertJournalWritable(root);
     for (const f of plan.found ?? []) {
       if (!targets.has(path.resolve(f.file))) throw new Error(`${planner.operation} records a line about ${f.file}, which it did not read`);
       const res = appendHistory(root, { ...f.entry, file: path.resolve(f.file) }, tx.historyDir);
@@ -433,7 +438,7 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
       historyDir: tx.historyDir,
       writes: items.map((x) => ({ file: path.resolve(x.w.file), target: x.target, before: x.before === undefined ? null : sha256Hex(x.before), after: x.w.remove ? REMOVED : sha256Hex(x.w.text), text: x.w.remove ? '' : x.w.text, ...(x.w.remove ? { remove: true } : {}) })),
       entries: planned,
-    });
+    }, journalDir);
     const prepared = new Map<TxWrite, PreparedWrite>();
     try {
       for (const x of items) {
@@ -503,13 +508,18 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
       intentPath = undefined;
       throw e;
     }
+    // Each history file's descriptor its line was appended on (one per file), fsynced in round 2:
+    // the file appended to is the one made durable, with no second open.
+    const flush = new Map<string, number>();
     try {
-      const flush = new Set<string>();
       for (const [i, p] of planned.entries()) {
         if (!p) continue;
-        const res = appendHistory(root, { ...p, intent: `${intent.intent.id}:${i}` }, tx.historyDir, { fsync: false });
+        const res = appendHistory(root, { ...p, intent: `${intent.intent.id}:${i}` }, tx.historyDir, { fsync: false, keepOpen: true });
         if (res.repaired) tx.logger?.warn(`[history] ${res.repaired}`);
-        flush.add(res.realFile);
+        if (res.fd !== undefined) {
+          if (flush.has(res.realFile)) fs.closeSync(res.fd);
+          else flush.set(res.realFile, res.fd);
+        }
         entries.push(res.entry);
         states.push(writes[i].state);
         dieAt('HISTORY', i + 1);
@@ -517,12 +527,14 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
       // The renames (their folders) and the history lines made durable together; the intent,
       // durable since before the first rename, is only removed after this.
       const dirs = new Set(items.filter((x) => !x.w.unchanged).map((x) => path.dirname(x.target)));
-      await Promise.all([...[...dirs].map((d) => fsyncPathAsync(d, 'dir')), ...[...flush].map((f) => fsyncPathAsync(f, 'file'))]);
+      await Promise.all([...[...dirs].map((d) => fsyncPathAsync(d, 'dir')), ...[...flush].map(([f, fd]) => fsyncFdAsync(fd, f))]);
       plan.landed?.(entries);
     } catch (e) {
       // The intent stays: the next writer appends the missing lines once this process is gone.
       intentPath = undefined;
       throw new WaymarkError('io', `${planner.operation} changed ${writes.map((w) => w.file).join(' and ')}, but a history line could not be appended: ${errorMessage(e).replace(/ Nothing was changed\.$/, '')}`, writes[0].file, { written: true });
+    } finally {
+      for (const fd of flush.values()) fs.closeSync(fd);
     }
   } finally {
     for (const l of locks.reverse()) l.release();

@@ -372,7 +372,6 @@ export class WritePipeline {
       this.checkProblems(read, after, operation, opts);
       return { file: abs, operation, before: read.state, after, newText, written: false, changed: true };
     }
-    const target = this.writeTarget(abs, ctx.root);
     const wctx = this.writeContext(abs, ctx, operation, opts);
     let landed: WorkflowState | undefined;
     let result: MutationResult;
@@ -383,7 +382,8 @@ export class WritePipeline {
       result = await runTransaction<MutationResult>({ ...this.txContext(ctx, wctx), guards: undefined }, {
         operation,
         files: [abs],
-        read: () => readWorkflowText(target, ctx),
+        // At the real path the engine judged (inside the workspace, refused else) and locked.
+        read: (_file, target) => readWorkflowText(target, ctx),
         underLocks: (journal) => this.recoverOneFileIntents(ctx, abs, journal),
         plan: async (texts) => {
           const read = this.parse(abs, texts.get(abs)!, ctx);

@@ -1,7 +1,6 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import { WaymarkError } from '../errors';
-import { holderAlive, ownStartTime } from '../store/processes';
+import { holderAlive, ownHost, ownStartTime } from '../store/processes';
 import { openInternalSync } from '../store/safePath';
 
 
@@ -34,7 +33,7 @@ export function withMutexSync<T>(lockPath: string, fn: () => T, options: MutexOp
   const timeoutMs = options.timeoutMs ?? 5000;
   const staleMs = options.staleMs ?? 30000;
   const deadline = Date.now() + timeoutMs;
-  const me: MutexRecord = { pid: process.pid, host: os.hostname(), start: ownStartTime(), time: Date.now() };
+  const me: MutexRecord = { pid: process.pid, host: ownHost(), start: ownStartTime(), time: Date.now() };
   let delay = 1;
   for (;;) {
     try {
@@ -90,7 +89,7 @@ function breakIfStale(lockPath: string, staleMs: number): void {
     // written but not yet filled, or torn by a crash: judge by age alone
   }
   const age = Date.now() - mtime;
-  const sameHost = rec.host === os.hostname() && typeof rec.pid === 'number';
+  const sameHost = rec.host === ownHost() && typeof rec.pid === 'number';
   const dead = sameHost && !holderAlive(rec.pid!, rec.start);
   const emptyAndOld = !rec.pid && age > 2000;
   // On this host a live holder keeps its lock however old (it may be paused); elsewhere, by age.

@@ -5,8 +5,23 @@ import { readInternalIfExists, safeMkdir } from '../store/safePath';
 import { workspaceRelative } from '../store/history';
 import { findGitShared, safeSharedMkdir, type GitShared } from '../store/sharedDir';
 
+export type ProtocolPaths = ReturnType<typeof computeProtocolPaths>;
+
+/** The last few roots' paths: every write asks several times (guards, leases, events), and they are names only. */
+const knownPaths = new Map<string, ProtocolPaths>();
+
 /** Where the protocol keeps its files, under `<root>/.waymark/`. */
-export function protocolPaths(root: string) {
+export function protocolPaths(root: string): ProtocolPaths {
+  let p = knownPaths.get(root);
+  if (!p) {
+    if (knownPaths.size >= 16) knownPaths.clear();
+    p = Object.freeze(computeProtocolPaths(root));
+    knownPaths.set(root, p);
+  }
+  return p;
+}
+
+function computeProtocolPaths(root: string) {
   const base = path.join(root, '.waymark');
   return {
     base,

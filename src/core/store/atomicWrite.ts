@@ -1,8 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as crypto from 'node:crypto';
 import { WaymarkError, errorMessage } from '../errors';
-import { pidAlive } from './processes';
+import { pidAlive, randomHex } from './processes';
 import { safeWritePath, resolveRealPath, notRegularError } from './safePath';
 
 export interface AtomicWriteOptions {
@@ -115,7 +114,6 @@ export function prepareAtomicWrite(file: string, data: string | Uint8Array, opti
     target = path.join(options.root ? safeWritePath(options.root, dir) : dir, path.basename(file));
   } else if (options.root) {
     target = safeWritePath(options.root, file);
-    if (options.mustExist && !fs.existsSync(target)) throw new WaymarkError('unreadable', `${file} no longer exists (deleted or moved since it was read); rescan and retry.`, file);
   } else {
     try {
       target = fs.realpathSync.native(file);
@@ -137,6 +135,8 @@ export function prepareAtomicWrite(file: string, data: string | Uint8Array, opti
   } catch (e) {
     if (WaymarkError.is(e)) throw e;
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw ioError(e, file, 'write');
+    // Missing (the lstat above: safeWritePath followed every link, a dangling one included).
+    if (options.mustExist && options.root && !options.replaceLink) throw new WaymarkError('unreadable', `${file} no longer exists (deleted or moved since it was read); rescan and retry.`, file);
   }
   const dir = path.dirname(target);
   let dirId: fs.Stats;
@@ -145,7 +145,7 @@ export function prepareAtomicWrite(file: string, data: string | Uint8Array, opti
   } catch (e) {
     throw ioError(e, file, 'write');
   }
-  const tmp = path.join(dir, `.${path.basename(target)}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.waymark-tmp`);
+  const tmp = path.join(dir, `.${path.basename(target)}.${process.pid}.${randomHex(4)}.waymark-tmp`);
   const p: PreparedWrite = { file, target, dir, tmp, fd: undefined, durable: options.durable !== false, checkDir: !!options.root, dirId };
   try {
     p.fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), mode);
@@ -233,6 +233,11 @@ export function fsyncPathAsync(p: string, kind: 'file' | 'dir'): Promise<void> {
       else resolve();
     }),
   );
+}
+
+/** fsync of an open file's descriptor on the thread pool (see fsyncPathAsync); `file` names it in an error. The caller closes it. */
+export function fsyncFdAsync(fd: number, file: string): Promise<void> {
+  return new Promise((resolve, reject) => fs.fsync(fd, (e) => (e ? reject(ioError(e, file, 'flush')) : resolve())));
 }
 
 /** Best effort: make the rename durable. Some file systems refuse to fsync a directory. */

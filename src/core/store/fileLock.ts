@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import * as crypto from 'node:crypto';
 import { WaymarkError } from '../errors';
 import { ioError, removeStaleTemps } from './atomicWrite';
-import { holderAlive, ownStartTime } from './processes';
+import { holderAlive, ownHost, ownStartTime, randomHex } from './processes';
 import { openInternalSync, realPathOnce, resolveRealPath, safeMkdir } from './safePath';
 
 export interface FileLockOptions {
@@ -36,7 +36,7 @@ export interface LockInfo {
   purpose?: string;
 }
 
-const HOST = os.hostname();
+const HOST = ownHost();
 
 /**
  * Where the lock for `file` lives. One lock file per file, named by the SHA-256 of its REAL path:
@@ -160,7 +160,7 @@ export async function acquireFileLock(file: string, options: FileLockOptions = {
     host: HOST,
     start: ownStartTime(),
     time: new Date().toISOString(),
-    token: crypto.randomBytes(8).toString('hex'),
+    token: randomHex(8),
     file: real,
     purpose: options.purpose,
   };

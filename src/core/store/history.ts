@@ -6,7 +6,7 @@ import { ioError } from './atomicWrite';
 import type { HistoryEntry, WorkflowState } from '../types';
 import { readRegularFileSync } from './safeRead';
 import { findFromEnd, tornTail } from './jsonlTail';
-import { assertRegularOrMissing, assertWritable, openInsideSync, realPathOnce, safeAppend, safeWritePath } from './safePath';
+import { assertRegularOrMissing, assertWritable, openInsideSync, realPathOnce, relativeInside, safeAppend, safeWritePath } from './safePath';
 
 /**
  * Append-only history, one JSONL file per workflow file:
@@ -35,10 +35,9 @@ export function historyPathFor(root: string, file: string, dir = '.waymark/histo
  */
 export function workspaceRelative(root: string, file: string): string | undefined {
   // Names, not checks: resolved once per transaction (store/safePath.ts).
-  const realRoot = realPathOnce(root);
-  const rel = path.relative(realRoot, realPathOnce(file));
-  if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) return undefined;
-  return rel.split(path.sep).join('/');
+  const rel = relativeInside(realPathOnce(root), realPathOnce(file));
+  if (rel === undefined) return undefined;
+  return path.sep === '/' ? rel : rel.split(path.sep).join('/');
 }
 
 /** The path written into a history line: workspace-relative, or the real absolute path outside it. */
@@ -57,6 +56,8 @@ export interface AppendResult {
   historyFile: string;
   /** Its real path (what was appended to). */
   realFile: string;
+  /** With `keepOpen`: the descriptor the line was appended on, left open for the caller to fsync and close. */
+  fd?: number;
   /** Set when a torn last line was found and moved aside. */
   repaired?: string;
 }
@@ -127,11 +128,12 @@ export function appendJsonLine(root: string, file: string, record: unknown, what
  * sequence numbers stay unique; the line itself can never tear between processes. The history
  * file's real path must lie inside `root` (a `.waymark/history` link to elsewhere is refused).
  */
-export function appendHistory(root: string, entry: Omit<HistoryEntry, 'seq'>, dir?: string, options: { fsync?: boolean } = {}): AppendResult {
+export function appendHistory(root: string, entry: Omit<HistoryEntry, 'seq'>, dir?: string, options: { fsync?: boolean; keepOpen?: boolean } = {}): AppendResult {
   const histFile = historyPathFor(root, entry.file, dir);
   try {
     // One descriptor, proved to be the file checked (openInsideSync), reads the tail and appends.
     const { fd, st, real } = openInsideSync(root, histFile, fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_CREAT, { what: 'history' });
+    let kept = false;
     try {
       const { nextSeq, repaired } = prepareTail(root, real, fd, st.size);
       const full: HistoryEntry = { seq: nextSeq, ...entry };
@@ -140,9 +142,10 @@ export function appendHistory(root: string, entry: Omit<HistoryEntry, 'seq'>, di
       if (n !== line.length) throw new WaymarkError('io', `Short write to ${histFile} (${n} of ${line.length} bytes); it will be repaired on the next append.`, histFile);
       // A transaction fsyncs its history files together, once its lines are out (fsync: false).
       if (options.fsync !== false) fs.fsyncSync(fd);
-      return { entry: full, historyFile: histFile, realFile: real, repaired };
+      kept = !!options.keepOpen;
+      return { entry: full, historyFile: histFile, realFile: real, repaired, ...(kept ? { fd } : {}) };
     } finally {
-      fs.closeSync(fd);
+      if (!kept) fs.closeSync(fd);
     }
   } catch (e) {
     if (WaymarkError.is(e)) throw e;

@@ -1,12 +1,11 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import * as crypto from 'node:crypto';
 import type { HistoryEntry } from '../types';
 import type { Logger } from '../ports';
 import { writeFileAtomic, sweepStaleTemps } from './atomicWrite';
 import { lockPathFor } from './fileLock';
-import { holderAlive, ownStartTime, pidAlive } from './processes';
+import { holderAlive, ownHost, ownStartTime, pidAlive, randomHex } from './processes';
 import { readRegularFileSync } from './safeRead';
 import { assertWritable, readInternalIfExists, safeMkdir, safeWritePath } from './safePath';
 
@@ -56,17 +55,29 @@ function prefixFor(file: string): string {
   return path.basename(lockPathFor(file), '.lock');
 }
 
-/** Refuses (exit 2) before a change when the journal could not be written. */
-export function assertJournalWritable(root: string): void {
+/**
+ * The journal folder as a check judged it: its real path, and its identity (device, inode) taken
+ * before the real-path check (undefined: it was missing). An intent created in it is proved to be
+ * there by the folder's identity after the open (txJournal.ts writeTxIntentOpen).
+ */
+export interface JudgedDir {
+  dir: string;
+  id: fs.Stats | undefined;
+}
+
+/** Refuses (exit 2) before a change when the journal could not be written; returns the folder as judged. */
+export function assertJournalWritable(root: string): JudgedDir {
+  const id = fs.statSync(journalDir(root), { throwIfNoEntry: false });
   const dir = safeWritePath(root, journalDir(root));
   assertWritable(path.join(dir, 'x.json'), 'intent journal');
+  return { dir, id };
 }
 
 /** Records an intent about `file` durably; returns its path (pass it to completeIntent). */
 export function writeIntent(root: string, file: string, intent: Omit<Intent, 'id' | 'pid' | 'start' | 'host' | 'time' | 'root'>): { path: string; intent: Intent } {
   const dir = safeMkdir(root, journalDir(root));
-  const id = crypto.randomBytes(8).toString('hex');
-  const full: Intent = { id, pid: process.pid, start: ownStartTime(), host: os.hostname(), time: new Date().toISOString(), root, ...intent };
+  const id = randomHex(8);
+  const full: Intent = { id, pid: process.pid, start: ownStartTime(), host: ownHost(), time: new Date().toISOString(), root, ...intent };
   const p = path.join(dir, `${prefixFor(file)}.${process.pid}.${id}.json`);
   writeFileAtomic(p, JSON.stringify(full) + '\n', { root, what: 'intent journal' });
   markOwnIntent(p);
@@ -145,7 +156,7 @@ export function orphanedJournalFiles<T extends { pid: number; start?: string; ho
       intent = undefined;
     }
     if (intent && typeof intent === 'object' && valid(intent)) {
-      if (intent.host === os.hostname() && holderAlive(intent.pid, intent.start)) continue;
+      if (intent.host === ownHost() && holderAlive(intent.pid, intent.start)) continue;
       out.push({ path: p, intent });
     } else {
       // A transaction writes its intent in place (engine/transaction.ts): one whose writer (the pid

@@ -1,4 +1,6 @@
+import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 
 /** True when `pid` names a live process on this host (EPERM means alive but not ours). */
 export function pidAlive(pid: number): boolean {
@@ -51,4 +53,30 @@ export function holderAlive(pid: number, startTime?: string): boolean {
   if (!startTime) return true;
   const now = processStartTime(pid);
   return now === undefined || now === startTime;
+}
+
+let host: string | undefined;
+
+/** This host's name, asked once (a lock, intent or mutex record names it; `uname` per record otherwise). */
+export function ownHost(): string {
+  host ??= os.hostname();
+  return host;
+}
+
+let pool: Buffer = Buffer.alloc(0);
+let poolAt = 0;
+
+/**
+ * `bytes` random bytes as hex, for names and tokens that must not collide (intent ids, lock
+ * tokens, temp file names): from the system's random source, fetched 1 KiB at a time (a write
+ * takes three; each call into the random source cost more than the rest of making the name).
+ */
+export function randomHex(bytes: number): string {
+  if (poolAt + bytes > pool.length) {
+    pool = crypto.randomBytes(Math.max(1024, bytes));
+    poolAt = 0;
+  }
+  const out = pool.toString('hex', poolAt, poolAt + bytes);
+  poolAt += bytes;
+  return out;
 }

@@ -18,9 +18,34 @@ import { WaymarkError } from '../errors';
 const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
 const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 
+/**
+ * `p` is `dir` or lies under it. Both are absolute and normalized here (path.resolve, realpath),
+ * so on POSIX a prefix ending at a separator decides it without path.relative's two resolves (a
+ * write asks a dozen times); elsewhere (Windows: any case, either separator) path.relative does.
+ */
+/** A path with an empty, `.` or `..` part, or a trailing `/`: not normalized (the root `/` aside). */
+const UNNORMALIZED = /\/\.{0,2}(?:\/|$)/;
+
 function isInside(dir: string, p: string): boolean {
+  if (path.sep === '/' && dir.startsWith('/') && p.startsWith('/') && (dir === '/' || !UNNORMALIZED.test(dir)) && !UNNORMALIZED.test(p)) {
+    if (p === dir) return true;
+    const base = dir.endsWith('/') ? dir : `${dir}/`;
+    // The same answer as path.relative for normalized paths (a first part starting `..` counts as outside, as there).
+    return p.startsWith(base) && !p.startsWith('..', base.length);
+  }
   const rel = path.relative(dir, p);
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/**
+ * `p` relative to `dir` when it lies strictly under it (as path.relative spells it), else
+ * undefined (the folder itself, or outside). Both absolute; normalized ones take isInside's prefix path.
+ */
+export function relativeInside(dir: string, p: string): string | undefined {
+  if (p === dir || !isInside(dir, p)) return undefined;
+  if (path.sep === '/' && !UNNORMALIZED.test(p) && (dir === '/' || !UNNORMALIZED.test(dir))) return p.slice(dir.endsWith('/') ? dir.length : dir.length + 1);
+  const rel = path.relative(dir, p);
+  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : undefined;
 }
 
 function realOrResolved(p: string): string {
@@ -47,7 +72,6 @@ function realOrResolved(p: string): string {
  * AsyncLocalStorage slows every promise once used) and is emptied when no transaction runs.
  */
 let openScopes = 0;
-const known = new Map<string, string>();
 
 /** Runs `fn` (one transaction) with the cache of the real paths that name things (see above). */
 export async function withRealPathScope<T>(fn: () => Promise<T>): Promise<T> {
@@ -55,37 +79,61 @@ export async function withRealPathScope<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } finally {
-    if (--openScopes === 0) known.clear();
+    if (--openScopes === 0) {
+      nativeKnown.clear();
+      walkKnown.clear();
+    }
   }
 }
 
-type RealPathKind = 'walk' | 'native' | 'orResolved';
+/**
+ * The scope's answers, by the three ways a name is resolved. One resolution serves the others
+ * where their answers agree: a path realpath resolved (it exists) has that same real path for
+ * the walk (resolveRealPath's first step is that realpath) and for realOrResolved.
+ */
+const nativeKnown = new Map<string, string>();
+const walkKnown = new Map<string, string>();
 
-function cachedReal(kind: RealPathKind, p: string, resolve: (p: string) => string): string {
-  if (openScopes === 0) return resolve(p);
-  const key = `${kind}\0${p}`;
-  let real = known.get(key);
+function remember(m: Map<string, string>, p: string, real: string): void {
+  if (m.size >= 256) m.clear(); // writes that keep overlapping never empty it otherwise
+  m.set(p, real);
+}
+
+function nativeReal(p: string): string {
+  if (openScopes === 0) return fs.realpathSync.native(p);
+  let real = nativeKnown.get(p);
   if (real === undefined) {
-    real = resolve(p); // a failure (missing, loop) is not cached
-    if (known.size >= 256) known.clear(); // writes that keep overlapping never empty it otherwise
-    known.set(key, real);
+    real = fs.realpathSync.native(p); // a failure (missing, loop) is not cached
+    remember(nativeKnown, p, real);
   }
   return real;
 }
 
 /** resolveRealPath of a path that names something (a history file, a history line's file), once per transaction. */
 export function realPathOnce(p: string): string {
-  return cachedReal('walk', path.resolve(p), resolveRealPath);
+  const abs = path.resolve(p);
+  if (openScopes === 0) return resolveRealPath(abs);
+  let real = walkKnown.get(abs) ?? nativeKnown.get(abs);
+  if (real === undefined) {
+    const found = walkRealPath(abs);
+    real = found.real;
+    remember(found.direct ? nativeKnown : walkKnown, abs, real);
+  }
+  return real;
 }
 
 /** fs.realpathSync.native (throws when missing), once per transaction: the checks before the locks (the write checks again, afresh). */
 export function nativeRealPathOnce(p: string): string {
-  return cachedReal('native', path.resolve(p), (x) => fs.realpathSync.native(x));
+  return nativeReal(path.resolve(p));
 }
 
 /** The real path of the workspace folder `absRoot` (itself when missing), once per transaction. */
 function realRootOnce(absRoot: string): string {
-  return cachedReal('orResolved', absRoot, realOrResolved);
+  try {
+    return nativeReal(absRoot);
+  } catch {
+    return path.resolve(absRoot);
+  }
 }
 
 /**
@@ -93,12 +141,19 @@ function realRootOnce(absRoot: string): string {
  * path of its deepest existing ancestor, and a dangling link resolved to the path it names.
  */
 export function resolveRealPath(p: string): string {
+  return walkRealPath(path.resolve(p)).real;
+}
+
+/** resolveRealPath, and whether realpath answered it at once (`direct`: the path exists, no link dangles). */
+function walkRealPath(abs: string): { real: string; direct: boolean } {
   let hops = 0;
+  let direct = true;
   const walk = (cur: string): string => {
     try {
       // The C library's realpath: one call, where Node's own lstats every part of the path.
       return fs.realpathSync.native(cur);
     } catch (e) {
+      direct = false;
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'ELOOP') throw new WaymarkError('usage', `${cur} is a loop of symbolic links; remove it, then retry. Nothing was changed.`, cur);
       // EINVAL: realpath saw a link that was swapped for a file before it read the link (a race
@@ -126,7 +181,8 @@ export function resolveRealPath(p: string): string {
     if (parent === cur) return cur;
     return path.join(walk(parent), path.basename(cur));
   };
-  return walk(path.resolve(p));
+  const real = walk(abs);
+  return { real, direct };
 }
 
 /** The first symbolic link on the way from `root` down to `p` (the one to name in an error). */
@@ -354,12 +410,15 @@ export function safeAppend(root: string, file: string, data: string | Buffer, op
  */
 export function assertWritable(file: string, what = 'file', options: { display?: string } = {}): void {
   let target = file;
+  let found: fs.Stats | undefined;
   for (;;) {
     let missing = false;
     try {
       // A missing name (a probe name, a new file) is answered without access()'s exception.
-      missing = fs.statSync(target, { throwIfNoEntry: false }) === undefined;
+      found = fs.statSync(target, { throwIfNoEntry: false });
+      missing = found === undefined;
     } catch {
+      found = undefined;
       missing = false; // access() below says why
     }
     if (missing) {
@@ -377,6 +436,7 @@ export function assertWritable(file: string, what = 'file', options: { display?:
         const up = path.dirname(target);
         if (up === target) return;
         target = up;
+        found = undefined;
         continue;
       }
       const shown = options.display ?? file;
@@ -391,7 +451,8 @@ export function assertWritable(file: string, what = 'file', options: { display?:
   // Root ignores permission bits on access(); a read-only file system still shows as EROFS above.
   if (target !== file) {
     try {
-      const st = fs.statSync(target);
+      // The stat that found it, just before access(); stat again only when that one failed.
+      const st = found ?? fs.statSync(target);
       if (!st.isDirectory()) throw new WaymarkError('io', `Cannot write ${what} ${file}: ${target} is not a folder. Nothing was changed.`, file);
     } catch (e) {
       if (WaymarkError.is(e)) throw e;

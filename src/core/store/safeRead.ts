@@ -41,10 +41,28 @@ export function readRegularFileSync(file: string, maxBytes = Infinity): Buffer {
     const st = fs.fstatSync(fd);
     if (!st.isFile()) throw new NotRegularFileError(file);
     if (st.size > maxBytes) throw Object.assign(new Error(`${file} is ${st.size} bytes, over the ${maxBytes}-byte limit`), { code: 'EFBIG' });
-    return fs.readFileSync(fd);
+    return readToEnd(fd, st.size);
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/**
+ * The bytes of an open regular file of `size` bytes (its fstat, already made), read as
+ * readFileSync(fd) reads them, without the second fstat it makes: up to `size` bytes (fewer when
+ * it shrank meanwhile); a size of 0 (an empty file, or one that does not report its size) is read
+ * to its end.
+ */
+function readToEnd(fd: number, size: number): Buffer {
+  if (size === 0) return fs.readFileSync(fd);
+  const buf = Buffer.allocUnsafe(size);
+  let len = 0;
+  while (len < size) {
+    const n = fs.readSync(fd, buf, len, size - len, null);
+    if (n === 0) break;
+    len += n;
+  }
+  return len === size ? buf : buf.subarray(0, len);
 }
 
 /** Async form of readRegularFileSync, as UTF-8 text. */

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { WaymarkError } from '../errors';
-import { resolveRealPath } from './safePath';
+import { nativeRealPathOnce, resolveRealPath } from './safePath';
 
 /**
  * The place every worktree of a repository shares: `<git common dir>/waymark/` (leases and modes
@@ -47,7 +47,8 @@ function readSmall(file: string): string | undefined {
 export function findGitShared(root: string): GitShared | undefined {
   let dir: string;
   try {
-    dir = fs.realpathSync.native(root);
+    // Where the walk starts: a name, resolved once per transaction (the workspace's real path).
+    dir = nativeRealPathOnce(root);
   } catch {
     return undefined;
   }

@@ -1,11 +1,10 @@
-import * as os from 'node:os';
 import * as path from 'node:path';
-import * as crypto from 'node:crypto';
 import type { HistoryEntry } from '../types';
 import * as fs from 'node:fs';
 import { ioError } from './atomicWrite';
-import { completeIntent, markOwnIntent, orphanedJournalFiles } from './intentJournal';
-import { ownStartTime } from './processes';
+import { WaymarkError } from '../errors';
+import { completeIntent, markOwnIntent, orphanedJournalFiles, type JudgedDir } from './intentJournal';
+import { ownHost, ownStartTime, randomHex } from './processes';
 import { safeMkdir } from './safePath';
 
 /**
@@ -64,14 +63,29 @@ function journalDir(root: string): string {
  * setAsideJournalFile).
  * Its path is what completeTxIntent removes; `fd` is closed by the caller.
  */
-export function writeTxIntentOpen(root: string, intent: Omit<TxIntent, 'kind' | 'id' | 'pid' | 'start' | 'host' | 'time' | 'root'>): { path: string; intent: TxIntent; fd: number } {
-  const dir = safeMkdir(root, journalDir(root));
-  const id = crypto.randomBytes(8).toString('hex');
-  const full: TxIntent = { kind: 'tx', id, pid: process.pid, start: ownStartTime(), host: os.hostname(), time: new Date().toISOString(), root, ...intent };
+export function writeTxIntentOpen(root: string, intent: Omit<TxIntent, 'kind' | 'id' | 'pid' | 'start' | 'host' | 'time' | 'root'>, judged?: JudgedDir): { path: string; intent: TxIntent; fd: number } {
+  // `judged`: the journal folder as the caller's check found it (assertJournalWritable, nothing
+  // awaited since), not resolved again; the intent is proved to be in that very folder after its
+  // open (below). A folder missing then is made and judged here.
+  const seen = judged?.id?.isDirectory() ? judged : undefined;
+  const dir = seen ? seen.dir : safeMkdir(root, journalDir(root));
+  const id = randomHex(8);
+  const full: TxIntent = { kind: 'tx', id, pid: process.pid, start: ownStartTime(), host: ownHost(), time: new Date().toISOString(), root, ...intent };
   const p = path.join(dir, `tx.${process.pid}.${id}.json`);
   let fd: number | undefined;
   try {
     fd = fs.openSync(p, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), 0o644);
+    if (seen) {
+      // The folder the intent was created in is the one judged (its identity was taken before the
+      // check): a folder on the way swapped for a link since is refused, the file it made removed.
+      const now = fs.statSync(journalDir(root), { throwIfNoEntry: false });
+      if (!now || now.dev !== seen.id!.dev || now.ino !== seen.id!.ino) {
+        fs.closeSync(fd);
+        fd = undefined;
+        completeIntent(p);
+        throw new WaymarkError('conflict', `${journalDir(root)} was replaced while Waymark was writing its intent; nothing was changed. Look for links under .waymark/ (remove any that lead outside the workspace), then retry.`, journalDir(root), { replaced: true });
+      }
+    }
     const buf = Buffer.from(JSON.stringify(full) + '\n', 'utf8');
     let off = 0;
     markOwnIntent(p);
@@ -80,6 +94,7 @@ export function writeTxIntentOpen(root: string, intent: Omit<TxIntent, 'kind' | 
   } catch (e) {
     if (fd !== undefined) fs.closeSync(fd);
     completeIntent(p);
+    if (WaymarkError.is(e)) throw e;
     throw ioError(e, p, 'write the intent journal');
   }
 }
