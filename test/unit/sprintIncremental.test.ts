@@ -306,6 +306,28 @@ describe('kept BMAD state (sprint patch, catalog, validate answer) against cold 
     });
   }
 
+  test('a mixed-form name (`1.5-chart-fixes.md`, no story title) that stops stating a story status is no longer a story, kept or cold', () => {
+    // Whether such a file is a story depends on its status being a story status word, so that must
+    // be part of what decides between patching the kept sprint and building it.
+    setSprintCacheRacyWindow(0);
+    try {
+      const root = project();
+      const f = path.join(root, IMPL, '1.5-chart-fixes.md');
+      fs.writeFileSync(f, '# 1.5: Chart fixes\n\n## Status\n\nDone\n\n## Notes\n\nFixed.\n');
+      sleep(10);
+      const first = loadSprint(root, { now: NOW, cache: true });
+      assert.ok(first?.stories.some((s) => s.file === f), 'a story while it states Done');
+      sleep(10);
+      fs.writeFileSync(f, '# 1.5: Chart fixes\n\n## Status\n\nUnresolved\n\n## Notes\n\nFixed.\n');
+      const kept = loadSprint(root, { now: NOW, cache: true });
+      const coldSprint = loadSprint(root, { now: NOW, cache: false });
+      assert.equal(coldSprint?.stories.some((s) => s.file === f), false, 'cold: not a story with a spec status');
+      assert.deepEqual(canon(kept), canon(coldSprint));
+    } finally {
+      setSprintCacheRacyWindow(2000);
+    }
+  });
+
   test('an edit of a story file patches the kept sprint (an edits file beside it); a title change or another input builds it', () => {
     setSprintCacheRacyWindow(0);
     try {
