@@ -287,8 +287,14 @@ const STORY_KEY = /^(?:([a-z]{1,6})-)?(\d+[a-z]?)(?:[-.](\d+[a-z]?))*?[-.](\d+[a
 /** `e-01-1-slug`, `e0-1-slug`, `ep2-3-slug`: the letter(s) say "epic" (the ledger's `epic-01`); the numbers are the story's. */
 const EPIC_LETTER = /^ep?-?(?=\d)/i;
 
+/** `e1-s1-slug`, `ep2-s3-slug`: epic and story each lettered; read as `1-1-slug`. */
+const LETTERED = /^e(?:p|pic)?[-_]?(\d+[a-z]?)[-_]s(?:tory)?[-_]?(\d+[a-z]?)(?=-|$)/i;
+/** `g-01-browse-listings`, `r-0-blueprint`: a story numbered in a lettered series (a role's G-01, epic R's R.0). */
+const SERIES_KEY = /^[a-z]-\d+-[a-z]/i;
+
 function classifyKey(key) {
-  key = key.replace(EPIC_LETTER, '');
+  if (SERIES_KEY.test(key)) return 'story';
+  key = key.replace(LETTERED, '$1-$2').replace(EPIC_LETTER, '');
   if (/^epic-.+-retrospective$/i.test(key) || /-retro(spective)?$/i.test(key)) return 'retrospective';
   if (/^epic-[\w.-]+$/i.test(key)) return 'epic';
   if (STORY_KEY.test(key)) return 'story';
@@ -297,7 +303,7 @@ function classifyKey(key) {
 
 /** The numeric id of a story key: `1-2-foo` → ['1','2']; `0-5-1-foo` → ['0','5','1']; `pm-01-1-x` → ['pm','01','1']. */
 function keyId(key) {
-  const parts = key.replace(EPIC_LETTER, '').split(/[-.]/);
+  const parts = key.replace(LETTERED, '$1-$2').replace(EPIC_LETTER, '').split(/[-.]/);
   const id = [];
   let i = 0;
   if (/^[a-z]{1,6}$/i.test(parts[0]) && parts.length > 2 && /^\d/.test(parts[1])) id.push(parts[i++].toLowerCase());
@@ -505,7 +511,7 @@ function storyFileIndex(dirs) {
 
 function idOfFileName(base) {
   // 1-2-slug, 1.2.slug, story-1.2-slug, story-1-2, 3a-1-slug, pm-01-1-slug
-  const b = base.replace(/\.md$/i, '').replace(/\.story$/i, '').replace(/^story[-_ .]?/i, '').replace(EPIC_LETTER, '').toLowerCase();
+  const b = base.replace(/\.md$/i, '').replace(/\.story$/i, '').replace(/^story[-_ .]?/i, '').replace(LETTERED, '$1-$2').replace(EPIC_LETTER, '').toLowerCase();
   const parts = b.split(/[-.]/);
   const id = [];
   let i = 0;

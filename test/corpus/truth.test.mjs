@@ -286,3 +286,31 @@ test('seventh round (a): beta\'s dev_ephemeral_location sprint, epic-lettered ke
   assert.equal(normalizeStatus('审核中'), 'review');
   assert.equal(normalizeStatus('En cours'), 'in-progress');
 });
+
+test('eighth round (a): lettered epic/story keys, a lettered series under its epic, an epic named by a word', () => {
+  const dir = project({
+    '.bmad/bmm/config.yaml': "output_folder: '{project-root}/docs'\nsprint_artifacts: '{project-root}/docs/sprint-artifacts'\n",
+    'docs/sprint-artifacts/sprint-status.yaml': [
+      'development_status:',
+      '  epic-1: in-progress',
+      '  e1-s1-make-the-lamp: done',
+      '  e1-s2-trim-the-wick: review',
+      '  epic-2: backlog',
+      '  g-01-browse-the-shelf: review',
+      '  u-01-borrow-a-book: backlog',
+      '  epic-r: in-progress',
+      '  r-0-blueprint: done',
+      '  epic-r-retrospective: optional',
+    ].join('\n'),
+    'docs/sprint-artifacts/e1-s1-make-the-lamp.md': story('Status: done'),
+    'docs/sprint-artifacts/e1-s2-trim-the-wick.md': story('Status: done'),
+    'docs/sprint-artifacts/g-01-browse-the-shelf.md': story('Status: review'),
+    'docs/sprint-artifacts/r-0-blueprint.md': story('Status: review'),
+  });
+  const by = Object.fromEntries(truthFor(dir).projects[0].stories.map((s) => [s.key, s]));
+  assert.deepEqual(Object.keys(by).sort(), ['e1-s1-make-the-lamp', 'e1-s2-trim-the-wick', 'g-01-browse-the-shelf', 'r-0-blueprint', 'u-01-borrow-a-book']);
+  assert.equal(by['e1-s1-make-the-lamp'].clean, true);
+  assert.equal(by['e1-s2-trim-the-wick'].drift, true);
+  assert.equal(by['g-01-browse-the-shelf'].clean, true);
+  assert.equal(by['r-0-blueprint'].drift, true);
+});

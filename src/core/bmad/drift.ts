@@ -8,7 +8,7 @@ import type { Problem, Range } from '../types';
 import { sha256 } from '../model/hash';
 import { compareText } from '../model/text';
 import { nearest } from '../model/config';
-import { compareEpicIds, LEDGER_ORDER, ledgerRank, normEpicId, storyOrder, type Ledger, type LedgerEntry } from './ledger';
+import { compareEpicIds, LEDGER_ORDER, ledgerRank, normEpicId, numberedStory, storyOrder, type Ledger, type LedgerEntry } from './ledger';
 import { HELD, normalizeStoryStatus, setAsideStatus, storyKeyFromName, taskProgress, type StoryFile } from './story';
 import { storySlug, type PlannedEpic } from './epics';
 import type { StoryGate } from './qaGates';
@@ -18,7 +18,7 @@ export interface SprintStory {
   epic: number;
   /** The epic id as written: `3`, `3a`, `0-5`, `pm-01`. */
   epicId: string;
-  /** `3`, `6a`. */
+  /** `3`, `6a`; `g-01` for a story of a lettered series (`g-01-browse-listings`). */
   story: string;
   title?: string;
   /** Status in `sprint-status.yaml` (legacy words mapped), and as written. */
@@ -111,6 +111,9 @@ function fullNumber(name: string): string | undefined {
   if (out.length >= 2 && i < parts.length && /^[a-z]$/.test(parts[i]) && /^\d+$/.test(out[out.length - 1])) out[out.length - 1] += parts[i];
   return out.length >= 2 ? out.join('-') : undefined;
 }
+
+/** A story file's word for work that cannot go on (`Blocked`, `🚫 BLOCKED – waiting on the API`). */
+const BLOCKED = /^[^\p{L}]*blocked\b/iu;
 
 /** BMAD's story words, for messages. */
 const STORY_WORDS = LEDGER_ORDER.story.join(', ');
@@ -301,6 +304,9 @@ export function buildSprint(parts: SprintParts): SprintModel {
     // (`story-2.1.md`) may be this one.
     const fitting = main.length > 1 ? main.filter((f) => slugFits(fileSlugOf(keyOfFile(f)), keySlug)) : main;
     const stories = fitting.filter((f) => f.title !== undefined || f.status !== undefined);
+    // A lone file numbered like the story but named for something else, with no Status of its own
+    // (`story-1.2-verification-report.md` for `1-2-main-layout`), is a note about the story, not its file.
+    if (main.length === 1 && main[0].status === undefined && !slugFits(fileSlugOf(keyOfFile(main[0])), keySlug)) continue;
     if (fitting.length === 1 || stories.length === 1) {
       bind(s, stories[0] ?? fitting[0]);
       continue;
@@ -394,7 +400,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
   }
   // Per-epic drift.
   for (const ep of epics.values()) {
-    ep.stories.sort((a, b) => storyOrder(a, b) || compareText(a.key, b.key));
+    ep.stories.sort(byStoryOrder);
     if (ep.ledgerStatus === undefined || ep.ledgerLine === undefined) {
       // A sub-epic (`5.5`, `0-5`) of a listed epic (`epic-5`) is covered by it.
       const parent = /^(.+)[-.]\d+[a-z]?$/.exec(ep.id)?.[1];
@@ -428,12 +434,17 @@ export function buildSprint(parts: SprintParts): SprintModel {
       problems.push({ file: l.file, range: at(stamp.line, stamp.valueStart, stamp.valueEnd), severity: 'info', code: 'ledger-stale', message: `${stamp.key} is ${Math.floor(days)} days old while ${active.length} stor${active.length === 1 ? 'y is' : 'ies are'} in progress or review (${active[0].key}…). Check the ledger still says where work stands.` });
     }
   }
-  const stories = [...byKey.values()].sort((a, b) => storyOrder(a, b) || compareText(a.key, b.key));
+  const stories = [...byKey.values()].sort(byStoryOrder);
   for (const s of stories) problems.push(...s.problems);
   const sortedEpics = [...epics.values()].sort((a, b) => compareEpicIds(a.id, b.id));
   const counts: Record<string, number> = Object.create(null);
   for (const s of stories) counts[s.status] = (counts[s.status] ?? 0) + 1;
   return { epics: sortedEpics, stories, problems, next: recommend(stories, sortedEpics), actionItems: ledgers.flatMap((l) => l.actionItems.map(({ line: _l, ...rest }) => rest)), counts };
+}
+
+/** Stories in reading order; two of a lettered series (`g-01`, `u-02`) keep the ledger's order. */
+function byStoryOrder(a: SprintStory, b: SprintStory): number {
+  return storyOrder(a, b) || (numberedStory(a) && numberedStory(b) ? compareText(a.key, b.key) : 0);
 }
 
 function epicNumberOf(id: string): number {
@@ -503,6 +514,16 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
         file: f.file, range: statusRange!, severity: 'warning', code: 'story-status-drift',
         message: `Status '${f.status}' here, '${s.ledgerRaw}' in sprint-status.yaml: the file sets the story aside while the ledger lists it as ${s.ledgerStatus}. Record the decision in the ledger ('${s.key}: ${setAsideStatus(f.status)}'), or set the file's status back.`,
         data: { key: s.key, fileStatus: setAsideStatus(f.status), ledgerStatus: s.ledgerStatus },
+      });
+      if (s.ledgerLine !== undefined) out.push({ file: lf, range: at(s.ledgerLine, 0, 0), severity: 'info', code: 'story-status-drift', message: `${s.key} is ${s.ledgerRaw} here but '${f.status}' in its story file.`, data: { key: s.key } });
+    } else if (!norm.status && norm.suggestion === undefined && hasLedger && ledgerRankOf >= 0 && BLOCKED.test(f.status)) {
+      // `Status: blocked` here while the ledger records the story as backlog, ready, in progress or
+      // done: the block is not in the ledger (BMAD has no blocked status), or one of them is out of
+      // date. Which is not guessed: no fix.
+      out.push({
+        file: f.file, range: statusRange!, severity: 'warning', code: 'story-status-drift',
+        message: `Status '${f.status}' here, '${s.ledgerRaw}' in sprint-status.yaml: the file says the story is blocked, the ledger that it is ${s.ledgerStatus}. Record the block in the ledger (BMAD has no blocked status: a comment beside '${s.key}'), or set the file's status to ${s.ledgerStatus} when it is no longer blocked.`,
+        data: { key: s.key, fileStatus: 'blocked', ledgerStatus: s.ledgerStatus },
       });
       if (s.ledgerLine !== undefined) out.push({ file: lf, range: at(s.ledgerLine, 0, 0), severity: 'info', code: 'story-status-drift', message: `${s.key} is ${s.ledgerRaw} here but '${f.status}' in its story file.`, data: { key: s.key } });
     } else if (!norm.status) {
@@ -632,7 +653,7 @@ export function recommend(stories: SprintStory[], epics: SprintEpic[]): SprintRe
   s = first('backlog');
   if (s) return { action: 'create-story', storyKey: s.key, reason: 'create the first backlog story' };
   const retro = epics.find((e) => e.retrospective === 'optional');
-  if (retro) return { action: 'retrospective', reason: `all stories done; epic-${retro.epic}-retrospective is still open` };
+  if (retro) return { action: 'retrospective', reason: `all stories done; epic-${retro.id}-retrospective is still open` };
   return undefined;
 }
 
