@@ -327,12 +327,14 @@ function developmentStatusBlock(text) {
     // user reads: its first-level `key: value` lines are the entries.
     // (An entry indented a space off its neighbours is still one of them; a line indented under
     // an entry is that entry's detail.)
-    const indents = lines.slice(start + 1, end).map((l) => /^(\s+)[\w.-]+\s*:/.exec(l)?.[1].length).filter((n) => n !== undefined);
+    // (A key in the project's own script, `1-1-作为玩家…`, parted from its status by a fullwidth
+    // colon `：` as a Chinese input method writes it, is an entry too.)
+    const indents = lines.slice(start + 1, end).map((l) => /^(\s+)[^\s:：#"'][^:：#"']*?\s*[:：]/.exec(l)?.[1].length).filter((n) => n !== undefined);
     if (!indents.length) return null;
     const indent = Math.min(...indents);
     const dev = {};
     for (const l of lines.slice(start + 1, end)) {
-      const m = /^(\s+)([\w.-]+)\s*:\s*["']?([^"'#]*?)["']?\s*(#.*)?$/.exec(l);
+      const m = /^(\s+)([^\s:：#"'][^:：#"']*?)\s*[:：]\s*["']?([^"'#]*?)["']?\s*(#.*)?$/.exec(l);
       if (m && m[1].length <= indent + 1 && /^[\w .-]*$/.test(m[3]) && !(m[2] in dev)) dev[m[2]] = m[3] || null;
     }
     if (!Object.keys(dev).length) return null;
@@ -567,7 +569,20 @@ function findStoryFileById(key, index) {
 const STEP_KEYS = ['stepsCompleted', 'workflowType', 'lastStep'];
 const FINISHED = /^(complete|completed|done|final|finalized|approved|finished|closed)$/i;
 
-function artifactsOf(repo, folders) {
+/** True when the file opens a frontmatter block that is not valid YAML (its state cannot be read by any tool). */
+function frontmatterBroken(text) {
+  if (!/^---\r?\n/.test(text)) return false;
+  const end = text.search(/\r?\n---\s*(\r?\n|$)/);
+  if (end < 0) return false;
+  try {
+    parseYaml(text.slice(text.indexOf('\n') + 1, end + 1));
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+function artifactsOf(repo, folders, broken = []) {
   const dirs = new Set([folders.output, folders.planning_artifacts, folders.implementation_artifacts, folders.sprint_artifacts].filter(Boolean));
   const out = [];
   const seen = new Set();
@@ -580,6 +595,7 @@ function artifactsOf(repo, folders) {
       if (RETIRED.test(r) || /-template\.md$/i.test(f)) continue;
       const text = readText(f);
       if (!text || !text.startsWith('---')) continue;
+      if (frontmatterBroken(text)) broken.push({ file: r, why: 'frontmatter not valid YAML' });
       const fm = frontmatter(text);
       if (!fm || !STEP_KEYS.some((k) => k in fm)) continue;
       const steps = Array.isArray(fm.stepsCompleted) ? fm.stepsCompleted.length : null;
@@ -687,7 +703,7 @@ export function truthFor(repoDir) {
     projects.push({
       root: rel(repo, p.root) || '.', installs: p.installs, layout,
       folders: Object.fromEntries(Object.entries(folders).map(([k, v]) => [k, rel(repo, v)])),
-      ledgers, stories, broken, artifacts: artifactsOf(repo, folders),
+      ledgers, stories, broken, artifacts: artifactsOf(repo, folders, broken),
     });
   }
   const layout = projects.length === 0 ? 'none' : projects.find((x) => x.root === '.')?.layout ?? projects[0].layout;

@@ -314,3 +314,18 @@ test('eighth round (a): lettered epic/story keys, a lettered series under its ep
   assert.equal(by['g-01-browse-the-shelf'].clean, true);
   assert.equal(by['r-0-blueprint'].drift, true);
 });
+
+test('eighth round (a): a ledger with fullwidth colons is read line by line and named broken; so is a frontmatter that is not YAML', () => {
+  const dir = project({
+    '_bmad/bmm/config.yaml': "output_folder: '{project-root}/_bmad-output'\n",
+    '_bmad-output/implementation-artifacts/sprint-status.yaml': 'development_status:\n  epic-1: in-progress\n  1-1-作为守塔人我可以点亮灯：done\n  1-2-作为守塔人 调节亮度：review\n',
+    '_bmad-output/implementation-artifacts/1-1-作为守塔人我可以点亮灯.md': story('Status: done'),
+    '_bmad-output/implementation-artifacts/1-2-作为守塔人 调节亮度.md': story('Status: in-progress'),
+    '_bmad-output/planning-artifacts/tech-spec.md': '---\nstepsCompleted: [1]\npatterns:\n  - [SerializeField] Inspector\n---\n# Spec\n',
+  });
+  const p = truthFor(dir).projects[0];
+  const by = Object.fromEntries(p.stories.map((s) => [s.key, s]));
+  assert.equal(by['1-1-作为守塔人我可以点亮灯'].clean, true);
+  assert.equal(by['1-2-作为守塔人 调节亮度'].drift, true);
+  assert.deepEqual(p.broken.map((b) => b.file).sort(), ['_bmad-output/implementation-artifacts/sprint-status.yaml', '_bmad-output/planning-artifacts/tech-spec.md']);
+});

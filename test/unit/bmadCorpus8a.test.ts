@@ -149,3 +149,23 @@ describe('QA gates as reviews write them', () => {
     assert.equal(parseQaGate('/p/docs/qa/gates/1.4-z.yml', 'gate: MAYBE\n', NOW).verdict, undefined);
   });
 });
+
+describe('a ledger written with a fullwidth colon', () => {
+  test('`1-1-作为…：done` entries are read as meant, and the ledger is reported once as not YAML', () => {
+    const dir = copy('wide-colon');
+    const r = loadSprint(dir, { now: NOW })!;
+    const of = Object.fromEntries(r.stories.map((s) => [s.key, `${s.ledgerStatus} ${s.file ? 'file' : '-'}`]));
+    assert.deepEqual(of, {
+      '1-1-作为守塔人我可以点亮灯以便船只看见': 'done file',
+      '1-2-作为守塔人我可以调节 亮度以便省油': 'review file',
+      '1-3-作为守塔人我可以记录航船以便统计': 'backlog -',
+    });
+    const yaml = r.problems.filter((p) => p.code === 'ledger-yaml');
+    assert.equal(yaml.length, 1);
+    assert.equal(yaml[0].severity, 'error');
+    assert.equal(yaml[0].range.start.line, 6);
+    assert.match(yaml[0].message, /line 7 and 1 more .*fullwidth colon/);
+    // The story files are the ledger's: no "has a file but no entry" on them; the one drift is found.
+    assert.deepEqual(warnings(r), ['1-2-作为守塔人我可以调节 亮度以便省油.md story-status-drift', 'sprint-status.yaml ledger-yaml']);
+  });
+});

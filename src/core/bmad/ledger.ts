@@ -329,6 +329,8 @@ export function formatStamp(d: Date, format: StampFormat): string {
 
 /** `key: value  # comment` on one line: the value's span without quotes or comment. */
 const LINE_KV = /^(\s*)(["']?)([^"'#:\s][^"'#:]*?)\2\s*:(?:[ \t]+|$)(.*)$/;
+/** The same with a fullwidth colon between key and value (`1-1-作为玩家…：done`). */
+const WIDE_KV = /^(\s*)(["']?)([^"'#:：\s][^"'#:：]*?)\2\s*：[ \t]*(.*)$/;
 
 function valueSpan(line: string, rest: string): { raw: string; start: number; end: number; quote: string } {
   const restStart = line.length - rest.length;
@@ -364,6 +366,7 @@ export function parseLedger(file: string, text: string): Ledger {
   let current: ActionItem | undefined;
   let devIndent: number | undefined;
   let last: LedgerEntry | undefined;
+  const wide: number[] = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
     if (!line.trim() || /^\s*#/.test(line)) continue;
@@ -405,7 +408,14 @@ export function parseLedger(file: string, text: string): Ledger {
       continue;
     }
     if (section === 'dev') {
-      const m = LINE_KV.exec(line);
+      let m = LINE_KV.exec(line);
+      // `1-1-作为玩家…：done`: the key and its status parted by a fullwidth colon (a Chinese or
+      // Japanese input method's). Not YAML, but what the line says is plain: the entry is read and
+      // the ledger reported once.
+      if (!m && line.includes('：')) {
+        m = WIDE_KV.exec(line);
+        if (m) wide.push(i);
+      }
       if (!m) continue;
       const key = m[3].trim();
       const v = valueSpan(line, m[4]);
@@ -451,12 +461,18 @@ export function parseLedger(file: string, text: string): Ledger {
     }
   }
   classifyEntries(ledger.entries);
+  if (wide.length) {
+    const at = wide[0];
+    const col = lines[at].indexOf('：');
+    ledger.problems.push({ file, range: range(at, col, col + 1), severity: 'error', code: 'ledger-yaml', message: `sprint-status.yaml is not valid YAML: line ${at + 1}${wide.length > 1 ? ` and ${wide.length - 1} more` : ''} part${wide.length > 1 ? '' : 's'} the key from its status with a fullwidth colon '：', which YAML and BMAD's tools do not read. Write ':' instead; Waymark reads ${wide.length > 1 ? 'these entries' : 'the entry'} as meant until then.`, data: { lines: wide.map((n) => n + 1) } });
+  }
   if (suspicious) {
     // BMAD writes its path variables unquoted (`story_location: {project-root}/_bmad-output/…`): to
     // BMAD that is text, not a YAML flow mapping, so it is read as the text it is (lines kept).
     // The header above the entries is metadata BMAD's agents write in words
     // (`last_updated: 2026-07-23 (dev-story 4-8 → review: …)`): a plain value there is text too.
-    const asBmadReads = text
+    const wideSet = new Set(wide);
+    const asBmadReads = (wide.length ? lines.map((l, n) => (wideSet.has(n) ? l.replace('：', ': ') : l)).join('\n') : text)
       .replace(/^(\s*[\w.-]+\s*:[ \t]+)(\{[\w-]+\}[^\n#]*?)([ \t]+#[^\n]*)?$/gm, (_m, k: string, v: string, c?: string) => `${k}${JSON.stringify(v.trimEnd())}${c ?? ''}`)
       .replace(/^(?!development_status\s*:|action_items\s*:)([\w.-]+[ \t]*:[ \t]+)([^\s"'[\]{}|>&*!%@`#][^\n#]*?)([ \t]+#[^\n]*)?$/gm, (_m, k: string, v: string, c?: string) => `${k}${JSON.stringify(v.trimEnd())}${c ?? ''}`);
     const err = parseDocument(asBmadReads, { schema: 'core', uniqueKeys: false, logLevel: 'error' }).errors[0];
