@@ -169,3 +169,13 @@ describe('a ledger written with a fullwidth colon', () => {
     assert.deepEqual(warnings(r), ['1-2-作为守塔人我可以调节 亮度以便省油.md story-status-drift', 'sprint-status.yaml ledger-yaml']);
   });
 });
+
+describe('a BMAD document whose frontmatter is not YAML', () => {
+  test('a quick-spec kept outside the output folder (its template`s keys say whose it is) is a warning, not a failed validate', () => {
+    const dir = copy('broken-spec');
+    const v = cli(dir, 'validate');
+    assert.equal(v.status, 0, v.stdout);
+    const out = JSON.parse(v.stdout) as { problems: { code: string; severity: string; file: string }[] };
+    assert.deepEqual(out.problems.filter((p) => p.code === 'yaml-syntax').map((p) => [path.basename(p.file), p.severity]), [['tech-spec-lamp-runner.md', 'warning']]);
+  });
+});
