@@ -288,8 +288,14 @@ const STORY_KEY = /^(?:([a-z]{1,6})-)?(\d+[a-z]?)(?:[-.](\d+[a-z]?))*?[-.](\d+[a
 /** `e-01-1-slug`, `e0-1-slug`, `ep2-3-slug`: the letter(s) say "epic" (the ledger's `epic-01`); the numbers are the story's. */
 const EPIC_LETTER = /^ep?-?(?=\d)/i;
 
+/** `e1-s1-slug`, `ep2-s3-slug`: epic and story each lettered; read as `1-1-slug`. */
+const LETTERED = /^e(?:p|pic)?[-_]?(\d+[a-z]?)[-_]s(?:tory)?[-_]?(\d+[a-z]?)(?=-|$)/i;
+/** `g-01-browse-listings`, `r-0-blueprint`: a story numbered in a lettered series (a role's G-01, epic R's R.0). */
+const SERIES_KEY = /^[a-z]-\d+-[a-z]/i;
+
 function classifyKey(key) {
-  key = key.replace(EPIC_LETTER, '');
+  if (SERIES_KEY.test(key)) return 'story';
+  key = key.replace(LETTERED, '$1-$2').replace(EPIC_LETTER, '');
   if (/^epic-.+-retrospective$/i.test(key) || /-retro(spective)?$/i.test(key)) return 'retrospective';
   if (/^epic-[\w.-]+$/i.test(key)) return 'epic';
   if (STORY_KEY.test(key)) return 'story';
@@ -298,7 +304,7 @@ function classifyKey(key) {
 
 /** The numeric id of a story key: `1-2-foo` → ['1','2']; `0-5-1-foo` → ['0','5','1']; `pm-01-1-x` → ['pm','01','1']. */
 function keyId(key) {
-  const parts = key.replace(EPIC_LETTER, '').split(/[-.]/);
+  const parts = key.replace(LETTERED, '$1-$2').replace(EPIC_LETTER, '').split(/[-.]/);
   const id = [];
   let i = 0;
   if (/^[a-z]{1,6}$/i.test(parts[0]) && parts.length > 2 && /^\d/.test(parts[1])) id.push(parts[i++].toLowerCase());
@@ -324,13 +330,14 @@ function developmentStatusBlock(text) {
     // user reads: its first-level `key: value` lines are the entries.
     // (An entry indented a space off its neighbours is still one of them; a line indented under
     // an entry is that entry's detail.)
-    // (Keys in any script: `4-1-文章列表页面（首页）`.)
-    const indents = lines.slice(start + 1, end).map((l) => /^(\s+)[^\s:#"'][^:#"']*?\s*:/.exec(l)?.[1].length).filter((n) => n !== undefined);
+    // (A key in the project's own script, `1-1-作为玩家…`, parted from its status by a fullwidth
+    // colon `：` as a Chinese input method writes it, is an entry too.)
+    const indents = lines.slice(start + 1, end).map((l) => /^(\s+)[^\s:：#"'][^:：#"']*?\s*[:：]/.exec(l)?.[1].length).filter((n) => n !== undefined);
     if (!indents.length) return null;
     const indent = Math.min(...indents);
     const dev = {};
     for (const l of lines.slice(start + 1, end)) {
-      const m = /^(\s+)([^\s:#"'][^:#"']*?)\s*:\s*["']?([^"'#]*?)["']?\s*(#.*)?$/.exec(l);
+      const m = /^(\s+)([^\s:：#"'][^:：#"']*?)\s*[:：]\s*["']?([^"'#]*?)["']?\s*(#.*)?$/.exec(l);
       if (m && m[1].length <= indent + 1 && /^[\w .-]*$/.test(m[3]) && !(m[2] in dev)) dev[m[2]] = m[3] || null;
     }
     if (!Object.keys(dev).length) return null;
@@ -559,7 +566,7 @@ function storyFileIndex(dirs) {
 
 function idOfFileName(base) {
   // 1-2-slug, 1.2.slug, story-1.2-slug, story-1-2, 3a-1-slug, pm-01-1-slug
-  const b = base.replace(/\.md$/i, '').replace(/\.story$/i, '').replace(/^story[-_ .]?/i, '').replace(EPIC_LETTER, '').toLowerCase();
+  const b = base.replace(/\.md$/i, '').replace(/\.story$/i, '').replace(/^story[-_ .]?/i, '').replace(LETTERED, '$1-$2').replace(EPIC_LETTER, '').toLowerCase();
   const parts = b.split(/[-.]/);
   const id = [];
   let i = 0;
@@ -615,7 +622,20 @@ function findStoryFileById(key, index) {
 const STEP_KEYS = ['stepsCompleted', 'workflowType', 'lastStep'];
 const FINISHED = /^(complete|completed|done|final|finalized|approved|finished|closed)$/i;
 
-function artifactsOf(repo, folders) {
+/** True when the file opens a frontmatter block that is not valid YAML (its state cannot be read by any tool). */
+function frontmatterBroken(text) {
+  if (!/^---\r?\n/.test(text)) return false;
+  const end = text.search(/\r?\n---\s*(\r?\n|$)/);
+  if (end < 0) return false;
+  try {
+    parseYaml(text.slice(text.indexOf('\n') + 1, end + 1));
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+function artifactsOf(repo, folders, broken = []) {
   const dirs = new Set([folders.output, folders.planning_artifacts, folders.implementation_artifacts, folders.sprint_artifacts].filter(Boolean));
   const out = [];
   const seen = new Set();
@@ -628,6 +648,7 @@ function artifactsOf(repo, folders) {
       if (RETIRED.test(r) || /-template\.md$/i.test(f)) continue;
       const text = readText(f);
       if (!text || !text.startsWith('---')) continue;
+      if (frontmatterBroken(text)) broken.push({ file: r, why: 'frontmatter not valid YAML' });
       const fm = frontmatter(text);
       if (!fm || !STEP_KEYS.some((k) => k in fm)) continue;
       const steps = Array.isArray(fm.stepsCompleted) ? fm.stepsCompleted.length : null;
@@ -757,7 +778,7 @@ export function truthFor(repoDir) {
     projects.push({
       root: rel(repo, p.root) || '.', installs: p.installs, layout,
       folders: Object.fromEntries(Object.entries(folders).map(([k, v]) => [k, rel(repo, v)])),
-      ledgers, stories, broken, artifacts: artifactsOf(repo, folders),
+      ledgers, stories, broken, artifacts: artifactsOf(repo, folders, broken),
     });
   }
   const layout = projects.length === 0 ? 'none' : projects.find((x) => x.root === '.')?.layout ?? projects[0].layout;

@@ -350,3 +350,46 @@ test('eighth round (b): a file status in no vocabulary (a typo) is unreadable: n
   const s = Object.fromEntries(truthFor(dir).projects[0].stories.map((x) => [x.key, [x.drift, x.clean]]));
   assert.deepEqual(s, { '3-3-lantern': [false, false], '3-4-wick': [true, false] });
 });
+
+test('eighth round (a): lettered epic/story keys, a lettered series under its epic, an epic named by a word', () => {
+  const dir = project({
+    '.bmad/bmm/config.yaml': "output_folder: '{project-root}/docs'\nsprint_artifacts: '{project-root}/docs/sprint-artifacts'\n",
+    'docs/sprint-artifacts/sprint-status.yaml': [
+      'development_status:',
+      '  epic-1: in-progress',
+      '  e1-s1-make-the-lamp: done',
+      '  e1-s2-trim-the-wick: review',
+      '  epic-2: backlog',
+      '  g-01-browse-the-shelf: review',
+      '  u-01-borrow-a-book: backlog',
+      '  epic-r: in-progress',
+      '  r-0-blueprint: done',
+      '  epic-r-retrospective: optional',
+    ].join('\n'),
+    'docs/sprint-artifacts/e1-s1-make-the-lamp.md': story('Status: done'),
+    'docs/sprint-artifacts/e1-s2-trim-the-wick.md': story('Status: done'),
+    'docs/sprint-artifacts/g-01-browse-the-shelf.md': story('Status: review'),
+    'docs/sprint-artifacts/r-0-blueprint.md': story('Status: review'),
+  });
+  const by = Object.fromEntries(truthFor(dir).projects[0].stories.map((s) => [s.key, s]));
+  assert.deepEqual(Object.keys(by).sort(), ['e1-s1-make-the-lamp', 'e1-s2-trim-the-wick', 'g-01-browse-the-shelf', 'r-0-blueprint', 'u-01-borrow-a-book']);
+  assert.equal(by['e1-s1-make-the-lamp'].clean, true);
+  assert.equal(by['e1-s2-trim-the-wick'].drift, true);
+  assert.equal(by['g-01-browse-the-shelf'].clean, true);
+  assert.equal(by['r-0-blueprint'].drift, true);
+});
+
+test('eighth round (a): a ledger with fullwidth colons is read line by line and named broken; so is a frontmatter that is not YAML', () => {
+  const dir = project({
+    '_bmad/bmm/config.yaml': "output_folder: '{project-root}/_bmad-output'\n",
+    '_bmad-output/implementation-artifacts/sprint-status.yaml': 'development_status:\n  epic-1: in-progress\n  1-1-作为守塔人我可以点亮灯：done\n  1-2-作为守塔人 调节亮度：review\n',
+    '_bmad-output/implementation-artifacts/1-1-作为守塔人我可以点亮灯.md': story('Status: done'),
+    '_bmad-output/implementation-artifacts/1-2-作为守塔人 调节亮度.md': story('Status: in-progress'),
+    '_bmad-output/planning-artifacts/tech-spec.md': '---\nstepsCompleted: [1]\npatterns:\n  - [SerializeField] Inspector\n---\n# Spec\n',
+  });
+  const p = truthFor(dir).projects[0];
+  const by = Object.fromEntries(p.stories.map((s) => [s.key, s]));
+  assert.equal(by['1-1-作为守塔人我可以点亮灯'].clean, true);
+  assert.equal(by['1-2-作为守塔人 调节亮度'].drift, true);
+  assert.deepEqual(p.broken.map((b) => b.file).sort(), ['_bmad-output/implementation-artifacts/sprint-status.yaml', '_bmad-output/planning-artifacts/tech-spec.md']);
+});

@@ -8,7 +8,7 @@ import type { Problem, Range } from '../types';
 import { sha256 } from '../model/hash';
 import { compareText } from '../model/text';
 import { nearest } from '../model/config';
-import { compareEpicIds, LEDGER_ORDER, ledgerRank, normEpicId, storyOrder, type Ledger, type LedgerEntry } from './ledger';
+import { compareEpicIds, LEDGER_ORDER, ledgerRank, normEpicId, numberedStory, storyOrder, type Ledger, type LedgerEntry } from './ledger';
 import { HELD, normalizeStoryStatus, setAsideStatus, storyKeyFromName, taskProgress, type StoryFile } from './story';
 import { storySlug, type PlannedEpic } from './epics';
 import type { StoryGate } from './qaGates';
@@ -18,7 +18,7 @@ export interface SprintStory {
   epic: number;
   /** The epic id as written: `3`, `3a`, `0-5`, `pm-01`. */
   epicId: string;
-  /** `3`, `6a`. */
+  /** `3`, `6a`; `g-01` for a story of a lettered series (`g-01-browse-listings`). */
   story: string;
   title?: string;
   /** Status in `sprint-status.yaml` (legacy words mapped), and as written. */
@@ -111,6 +111,9 @@ function fullNumber(name: string): string | undefined {
   if (out.length >= 2 && i < parts.length && /^[a-z]$/.test(parts[i]) && /^\d+$/.test(out[out.length - 1])) out[out.length - 1] += parts[i];
   return out.length >= 2 ? out.join('-') : undefined;
 }
+
+/** A story file's word for work that cannot go on (`Blocked`, `🚫 BLOCKED – waiting on the API`). */
+const BLOCKED = /^[^\p{L}]*blocked\b/iu;
 
 /** BMAD's story words, for messages. */
 const STORY_WORDS = LEDGER_ORDER.story.join(', ');
@@ -294,6 +297,9 @@ export function buildSprint(parts: SprintParts): SprintModel {
     // (`story-2.1.md`) may be this one.
     const fitting = main.length > 1 ? main.filter((f) => slugFits(fileSlugOf(keyOfFile(f)), keySlug)) : main;
     const stories = fitting.filter((f) => f.title !== undefined || f.status !== undefined);
+    // A lone file numbered like the story but named for something else, with no Status of its own
+    // (`story-1.2-verification-report.md` for `1-2-main-layout`), is a note about the story, not its file.
+    if (main.length === 1 && main[0].status === undefined && !slugFits(fileSlugOf(keyOfFile(main[0])), keySlug)) continue;
     if (fitting.length === 1 || stories.length === 1) {
       bind(s, stories[0] ?? fitting[0]);
       continue;
@@ -375,7 +381,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
   for (const s of byKey.values()) finishStory(s, fileOf.get(s), lf0, ledger !== undefined);
   // Per-epic drift.
   for (const ep of epics.values()) {
-    ep.stories.sort((a, b) => storyOrder(a, b) || compareText(a.key, b.key));
+    ep.stories.sort(byStoryOrder);
     if (ep.ledgerStatus === undefined || ep.ledgerLine === undefined) {
       // A sub-epic (`5.5`, `0-5`) of a listed epic (`epic-5`) is covered by it.
       const parent = /^(.+)[-.]\d+[a-z]?$/.exec(ep.id)?.[1];
@@ -409,7 +415,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
       problems.push({ file: l.file, range: at(stamp.line, stamp.valueStart, stamp.valueEnd), severity: 'info', code: 'ledger-stale', message: `${stamp.key} is ${Math.floor(days)} days old while ${active.length} stor${active.length === 1 ? 'y is' : 'ies are'} in progress or review (${active[0].key}…). Check the ledger still says where work stands.` });
     }
   }
-  const stories = [...byKey.values()].sort((a, b) => storyOrder(a, b) || compareText(a.key, b.key));
+  const stories = [...byKey.values()].sort(byStoryOrder);
   for (const s of stories) problems.push(...s.problems);
   const sortedEpics = [...epics.values()].sort((a, b) => compareEpicIds(a.id, b.id));
   return { epics: sortedEpics, stories, problems, next: recommend(stories, sortedEpics), actionItems: ledgers.flatMap((l) => l.actionItems.map(({ line: _l, ...rest }) => rest)), counts: countStatuses(stories) };
@@ -487,6 +493,11 @@ export function patchStoryFiles(model: SprintModel, files: StoryFile[], hasLedge
   return model;
 }
 
+/** Stories in reading order; two of a lettered series (`g-01`, `u-02`) keep the ledger's order. */
+function byStoryOrder(a: SprintStory, b: SprintStory): number {
+  return storyOrder(a, b) || (numberedStory(a) && numberedStory(b) ? compareText(a.key, b.key) : 0);
+}
+
 function epicNumberOf(id: string): number {
   const m = /\d+/.exec(id);
   return m ? Number(m[0]) : -1;
@@ -522,7 +533,7 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
   if (!f) return;
   // A story file the ledger does not list.
   if (hasLedger && s.ledgerStatus === undefined) {
-    out.push({ file: f.file, range: at(f.titleLine ?? f.statusLine ?? 0), severity: 'warning', code: 'story-not-in-ledger', message: `Story ${s.epic}.${s.story} has a file but no entry in sprint-status.yaml. Add '${s.key}: ${s.fileStatusMapped ?? 'ready-for-dev'}' under development_status.`, data: { key: s.key, value: s.fileStatusMapped ?? 'ready-for-dev' } });
+    out.push({ file: f.file, range: at(f.titleLine ?? f.statusLine ?? 0), severity: 'warning', code: 'story-not-in-ledger', message: `Story ${s.epic >= 0 ? s.epic : s.epicId}.${s.story} has a file but no entry in sprint-status.yaml. Add '${s.key}: ${s.fileStatusMapped ?? 'ready-for-dev'}' under development_status.`, data: { key: s.key, value: s.fileStatusMapped ?? 'ready-for-dev' } });
   }
   if (f.status === undefined) {
     if (hasLedger && s.ledgerStatus !== undefined) out.push({ file: f.file, range: at(f.titleLine ?? 0), severity: 'warning', code: 'story-status-missing', message: `This story file has no 'Status:' line; the ledger says ${s.ledgerStatus}. Add 'Status: ${s.ledgerStatus}' under the title.`, data: { fix: 'setStoryStatus', key: s.key, value: s.ledgerStatus } });
@@ -556,12 +567,13 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
         data: { key: s.key, fileStatus: setAsideStatus(f.status), ledgerStatus: s.ledgerStatus },
       });
       if (s.ledgerLine !== undefined) out.push({ file: lf, range: at(s.ledgerLine, 0, 0), severity: 'info', code: 'story-status-drift', message: `${s.key} is ${s.ledgerRaw} here but '${f.status}' in its story file.`, data: { key: s.key } });
-    } else if (!norm.status && hasLedger && /^[^\p{L}]*blocked\b/iu.test(f.status) && (s.ledgerStatus === 'review' || s.ledgerStatus === 'done')) {
-      // `Blocked` here while the ledger says the work is finished: they disagree (blocked work is
-      // work in progress, which is no drift from in-progress). Which is right is not guessed.
+    } else if (!norm.status && norm.suggestion === undefined && hasLedger && ledgerRankOf >= 0 && BLOCKED.test(f.status)) {
+      // `Status: blocked` here while the ledger records the story as backlog, ready, in progress or
+      // done: the block is not in the ledger (BMAD has no blocked status), or one of them is out of
+      // date. Which is not guessed: no fix.
       out.push({
         file: f.file, range: statusRange!, severity: 'warning', code: 'story-status-drift',
-        message: `Status '${f.status}' here, '${s.ledgerRaw}' in sprint-status.yaml: the file says the work is blocked while the ledger says it is ${s.ledgerStatus}. Set the one that is right: waymark story set-status ${s.key} in-progress, or finish the work and set the file ${s.ledgerStatus}.`,
+        message: `Status '${f.status}' here, '${s.ledgerRaw}' in sprint-status.yaml: the file says the story is blocked, the ledger that it is ${s.ledgerStatus}. Record the block in the ledger (BMAD has no blocked status: a comment beside '${s.key}'), or set the file's status to ${s.ledgerStatus} when it is no longer blocked.`,
         data: { key: s.key, fileStatus: 'blocked', ledgerStatus: s.ledgerStatus },
       });
       if (s.ledgerLine !== undefined) out.push({ file: lf, range: at(s.ledgerLine, 0, 0), severity: 'info', code: 'story-status-drift', message: `${s.key} is ${s.ledgerRaw} here but '${f.status}' in its story file.`, data: { key: s.key } });
@@ -692,7 +704,7 @@ export function recommend(stories: SprintStory[], epics: SprintEpic[]): SprintRe
   s = first('backlog');
   if (s) return { action: 'create-story', storyKey: s.key, reason: 'create the first backlog story' };
   const retro = epics.find((e) => e.retrospective === 'optional');
-  if (retro) return { action: 'retrospective', reason: `all stories done; epic-${retro.epic}-retrospective is still open` };
+  if (retro) return { action: 'retrospective', reason: `all stories done; epic-${retro.id}-retrospective is still open` };
   return undefined;
 }
 

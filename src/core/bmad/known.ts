@@ -91,6 +91,16 @@ export function templateWorkflowOf(data: Record<string, unknown>): { name: strin
   return { name: k.name, aliases: k.aliases };
 }
 
+/**
+ * True when a frontmatter's text (read before, or without, parsing it) writes `stepsCompleted` and
+ * every key only one BMAD template writes (templateWorkflowOf's evidence, for a frontmatter that
+ * is not valid YAML: quick-spec's `code_patterns:` list holding `- [SerializeField] …`).
+ */
+export function templateKeysInText(yamlText: string): boolean {
+  const has = (k: string) => new RegExp(`^["']?${k}["']?[ \\t]*:`, 'm').test(yamlText);
+  return has('stepsCompleted') && TEMPLATE_KEYS.some((t) => t.keys.every(has));
+}
+
 /** A name as BMAD writes it in any release, reduced to compare: `bmad-create-prd`, `bmad:bmm:prd`, `create_prd` → `prd`. */
 function bare(name: string): string {
   return name.toLowerCase().trim().replace(/^.*[:/\\]/, '').replace(/_/g, '-').replace(/^bmad-/, '').replace(/^(?:bmm|cis|gds|tea|core)-/, '').replace(/^create-/, '');

@@ -59,6 +59,18 @@ const STRICT_STORY = /^(\d+)-(\d+)([a-z]?)-(.+)$/;
 const EPIC_LETTER = /^ep?-?(?=\d+[a-z]?[-.]\d)/;
 /** A story key without knowing the ledger's epics: `3a-1-slug`, `pm-01-1-slug`, `3-1` (no slug). */
 const LOOSE_STORY = /^((?:(?!epic-)[a-z][a-z0-9]*-(?=\d))?\d+[a-z]?(?:\.\d+[a-z]?)*)-(\d+)([a-z]?)(?:-(.+))?$/i;
+/** Epic and story each lettered: `e1-s1-slug`, `e01-s02-slug`, `ep2-s3-slug` (the letters say "epic" and "story"). */
+const LETTERED_STORY = /^e(?:p|pic)?[-_]?(\d+[a-z]?)[-_]s(?:tory)?[-_]?(\d+)([a-z]?)(?:-(.+))?$/i;
+/**
+ * A story numbered within a lettered series, not within its epic: `g-01-browse-listings` (a
+ * role's story, G-01 in the planning document), `r-0-architecture-blueprint`. Its epic is the
+ * ledger's `epic-g` when there is one, else the epic it is listed under (BMAD's sprint planning
+ * writes each epic's stories right after it).
+ */
+const SERIES_STORY = /^([a-z])-(\d+)-([a-z][\w.-]*)$/i;
+/** An epic named by a word (`epic-r`, `epic-infra`), read as an epic when stories follow it (`r-0-slug`). */
+const WORD_EPIC = /^epic-([a-z]+)$/i;
+const WORD_RETRO = /^epic-([a-z]+)-retro(?:spective)?$/i;
 
 /** The id an epic is matched by: lower case, numbers without leading zeros (`PM-01` = `pm-1`). */
 export function normEpicId(id: string): string {
@@ -173,16 +185,30 @@ export function classifyStoryKey(key: string, epicIds?: Iterable<string>): Ledge
     if (rest) best = { kind: 'story', epic: epicNumber(id), epicId: id, story: storyId(rest[1], rest[2]), strict: STRICT_STORY.test(lower) && /^\d+$/.test(id) };
   }
   if (best) return best;
+  const lettered2 = LETTERED_STORY.exec(lower);
+  if (lettered2) return { kind: 'story', epic: epicNumber(lettered2[1]), epicId: lettered2[1], story: storyId(lettered2[2], lettered2[3]), strict: false };
   const m = LOOSE_STORY.exec(lower);
   if (!m) return undefined;
   return { kind: 'story', epic: epicNumber(m[1]), epicId: m[1], story: storyId(m[2], m[3]), strict: STRICT_STORY.test(lower) };
 }
 
-/** Sort order of stories: by epic id, then story number and letter. */
+/**
+ * Sort order of stories: by epic id, then story number and letter. Stories of a lettered series
+ * (`g-01`, see SERIES_STORY) come after the numbered ones of their epic and keep the order they
+ * are listed in (0 between two of them: a stable sort leaves the ledger's order).
+ */
 export function storyOrder(a: { epic: number; epicId?: string; story?: string }, b: { epic: number; epicId?: string; story?: string }): number {
-  const pa = /^(\d+)([a-z]?)$/.exec(a.story ?? '') ?? ['', '0', ''];
-  const pb = /^(\d+)([a-z]?)$/.exec(b.story ?? '') ?? ['', '0', ''];
-  return compareEpicIds(a.epicId ?? String(a.epic), b.epicId ?? String(b.epic)) || Number(pa[1]) - Number(pb[1]) || compareText(pa[2], pb[2]);
+  const byEpic = compareEpicIds(a.epicId ?? String(a.epic), b.epicId ?? String(b.epic));
+  if (byEpic) return byEpic;
+  const pa = /^(\d+)([a-z]?)$/.exec(a.story ?? '');
+  const pb = /^(\d+)([a-z]?)$/.exec(b.story ?? '');
+  if (!pa || !pb) return pa ? -1 : pb ? 1 : 0;
+  return Number(pa[1]) - Number(pb[1]) || compareText(pa[2], pb[2]);
+}
+
+/** True when a story's id is a number (`3`, `6a`), not a lettered series' (`g-01`). */
+export function numberedStory(s: { story?: string }): boolean {
+  return /^\d+[a-z]?$/.test(s.story ?? '');
 }
 
 export interface LedgerEntry {
@@ -303,6 +329,8 @@ export function formatStamp(d: Date, format: StampFormat): string {
 
 /** `key: value  # comment` on one line: the value's span without quotes or comment. */
 const LINE_KV = /^(\s*)(["']?)([^"'#:\s][^"'#:]*?)\2\s*:(?:[ \t]+|$)(.*)$/;
+/** The same with a fullwidth colon between key and value (`1-1-作为玩家…：done`). */
+const WIDE_KV = /^(\s*)(["']?)([^"'#:：\s][^"'#:：]*?)\2\s*：[ \t]*(.*)$/;
 
 function valueSpan(line: string, rest: string): { raw: string; start: number; end: number; quote: string } {
   const restStart = line.length - rest.length;
@@ -338,6 +366,7 @@ export function parseLedger(file: string, text: string): Ledger {
   let current: ActionItem | undefined;
   let devIndent: number | undefined;
   let last: LedgerEntry | undefined;
+  const wide: number[] = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
     if (!line.trim() || /^\s*#/.test(line)) continue;
@@ -386,7 +415,14 @@ export function parseLedger(file: string, text: string): Ledger {
       continue;
     }
     if (section === 'dev') {
-      const m = LINE_KV.exec(line);
+      let m = LINE_KV.exec(line);
+      // `1-1-作为玩家…：done`: the key and its status parted by a fullwidth colon (a Chinese or
+      // Japanese input method's). Not YAML, but what the line says is plain: the entry is read and
+      // the ledger reported once.
+      if (!m && line.includes('：')) {
+        m = WIDE_KV.exec(line);
+        if (m) wide.push(i);
+      }
       if (!m) continue;
       const key = m[3].trim();
       const v = valueSpan(line, m[4]);
@@ -432,12 +468,18 @@ export function parseLedger(file: string, text: string): Ledger {
     }
   }
   classifyEntries(ledger.entries);
+  if (wide.length) {
+    const at = wide[0];
+    const col = lines[at].indexOf('：');
+    ledger.problems.push({ file, range: range(at, col, col + 1), severity: 'error', code: 'ledger-yaml', message: `sprint-status.yaml is not valid YAML: line ${at + 1}${wide.length > 1 ? ` and ${wide.length - 1} more` : ''} part${wide.length > 1 ? '' : 's'} the key from its status with a fullwidth colon '：', which YAML and BMAD's tools do not read. Write ':' instead; Waymark reads ${wide.length > 1 ? 'these entries' : 'the entry'} as meant until then.`, data: { lines: wide.map((n) => n + 1) } });
+  }
   if (suspicious) {
     // BMAD writes its path variables unquoted (`story_location: {project-root}/_bmad-output/…`): to
     // BMAD that is text, not a YAML flow mapping, so it is read as the text it is (lines kept).
     // The header above the entries is metadata BMAD's agents write in words
     // (`last_updated: 2026-07-23 (dev-story 4-8 → review: …)`): a plain value there is text too.
-    const asBmadReads = text
+    const wideSet = new Set(wide);
+    const asBmadReads = (wide.length ? lines.map((l, n) => (wideSet.has(n) ? l.replace('：', ': ') : l)).join('\n') : text)
       .replace(/^(\s*[\w.-]+\s*:[ \t]+)(\{[\w-]+\}[^\n#]*?)([ \t]+#[^\n]*)?$/gm, (_m, k: string, v: string, c?: string) => `${k}${JSON.stringify(v.trimEnd())}${c ?? ''}`)
       .replace(/^(?!development_status\s*:|action_items\s*:)([\w.-]+[ \t]*:[ \t]+)([^\s"'[\]{}|>&*!%@`#][^\n#]*?)([ \t]+#[^\n]*)?$/gm, (_m, k: string, v: string, c?: string) => `${k}${JSON.stringify(v.trimEnd())}${c ?? ''}`);
     const err = parseDocument(asBmadReads, { schema: 'core', uniqueKeys: false, logLevel: 'error' }).errors[0];
@@ -463,13 +505,26 @@ function classifyEntries(entries: LedgerEntry[]): void {
     if (entries.some((e) => e.key.toLowerCase().startsWith(`${id}-`) && /^\d/.test(e.key.slice(id.length + 1)))) epicIds.add(id);
     else bareEpics.delete(id);
   }
+  // `epic-r` above `r-0-slug`: an epic named by a word, when stories numbered under it follow.
+  const wordEpics = new Set<string>();
+  for (const e of entries) {
+    const id = WORD_EPIC.exec(e.key)?.[1].toLowerCase();
+    if (id && entries.some((x) => x.key.toLowerCase().startsWith(`${id}-`) && /^\d/.test(x.key.slice(id.length + 1)))) wordEpics.add(id);
+  }
+  for (const id of wordEpics) epicIds.add(id);
+  let under: LedgerKeyParts | undefined;
   for (const e of entries) {
     const lowerKey = e.key.toLowerCase();
     // `dm-01-retrospective`: the retrospective of a module epic written without `epic-`.
     const bareRetro = /^(.+)-retro(?:spective)?$/.exec(lowerKey);
-    const c: LedgerKeyParts | undefined = bareEpics.has(lowerKey)
+    const named = WORD_EPIC.exec(lowerKey)?.[1] ?? WORD_RETRO.exec(lowerKey)?.[1];
+    let c: LedgerKeyParts | undefined = bareEpics.has(lowerKey)
       ? { kind: 'epic', epic: epicNumber(lowerKey), epicId: lowerKey, strict: false }
-      : bareRetro && bareEpics.has(bareRetro[1]) ? { kind: 'retro', epic: epicNumber(bareRetro[1]), epicId: bareRetro[1], strict: false } : parseLedgerKey(e.key, epicIds);
+      : bareRetro && bareEpics.has(bareRetro[1]) ? { kind: 'retro', epic: epicNumber(bareRetro[1]), epicId: bareRetro[1], strict: false }
+        : named && wordEpics.has(named) ? { kind: WORD_EPIC.test(lowerKey) ? 'epic' : 'retro', epic: -1, epicId: named, strict: false } : parseLedgerKey(e.key, epicIds);
+    const series = c ? undefined : SERIES_STORY.exec(lowerKey);
+    if (series && under) c = { kind: 'story', epic: under.epic, epicId: under.epicId, story: `${series[1]}-${series[2]}`, strict: false };
+    if (c?.kind === 'epic') under = c;
     if (!c) continue;
     e.kind = c.kind;
     e.epic = c.epic;
@@ -494,7 +549,15 @@ export function readStatusWord(kind: LedgerKind, raw: string): { status: string;
   if (!lower) return { status: LEDGER_ORDER[kind][0], mapped: false };
   const spelled = lower.replace(/[\s_]+/g, '-');
   const mapped = LEGACY_STATUS[kind][spelled] ?? SYNONYMS[kind][spelled] ?? (spelled !== raw && LEDGER_ORDER[kind].includes(spelled) ? spelled : undefined);
-  return mapped ? { status: mapped, mapped: true } : { status: lower, mapped: false };
+  if (mapped) return { status: mapped, mapped: true };
+  // `done ✅`, `done ✅ (passed with notes)`, `review (PR #12)`: a status word, then an emoji or a
+  // remark in brackets; the word is the status.
+  const lead = /^([a-z][a-z _-]*?)\s*[^\p{L}\p{N}\s_-]/u.exec(lower)?.[1];
+  if (lead && lead !== lower) {
+    const word = readStatusWord(kind, lead);
+    if (LEDGER_ORDER[kind].includes(word.status)) return { status: word.status, mapped: true };
+  }
+  return { status: lower, mapped: false };
 }
 
 /** True when a line is more than `key: value`, `- key: value` or a comment. */

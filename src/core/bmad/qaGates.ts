@@ -36,6 +36,16 @@ function str(v: unknown): string | undefined {
   return undefined;
 }
 
+function mapping(v: unknown): Record<string, unknown> | undefined {
+  return v && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date) ? (v as Record<string, unknown>) : undefined;
+}
+
+/** A gate verdict as written, upper case; `PASSED` and `FAILED` are PASS and FAIL. */
+function verdictWord(v: unknown): string | undefined {
+  const w = str(v)?.trim().toUpperCase();
+  return w === 'PASSED' ? 'PASS' : w === 'FAILED' ? 'FAIL' : w || undefined;
+}
+
 function storyIdOf(v: string | undefined): { epic: number; epicId: string; story: string } | undefined {
   // `1.2.1-slug`: v4's sub-story 1 of story 1.2 (story 1 of sub-epic 1-2), not story 1.2.
   const sub = v ? /^(\d+)\.(\d+)([a-z]?)\.(\d+)\b/i.exec(v.trim()) : null;
@@ -81,12 +91,17 @@ export function parseQaGate(file: string, text: string, now: Date): StoryGate {
     return g;
   }
   const d = data as Record<string, unknown>;
-  // Without the template's `gate:` key, a top-level key some teams name it by (`decision: PASS`),
-  // when its value is a verdict.
-  const verdict = str(d.gate)?.toUpperCase() ?? VERDICT_KEYS.map((k) => str(d[k])?.toUpperCase()).find((x) => x && VERDICTS.includes(x));
+  // The template's `gate: PASS`; some reviews write the gate as a mapping (`gate:` with `story:` and
+  // `status: PASS` under it, or a `decision:` block with its `status:`), or the verdict in the past
+  // tense; without a `gate:` key, a top-level key some teams name it by (`decision: PASS`), when its
+  // value is a verdict.
+  const gateMap = mapping(d.gate);
+  const verdict = verdictWord(gateMap ? gateMap.status ?? gateMap.verdict ?? gateMap.decision : d.gate)
+    ?? verdictWord(mapping(d.decision)?.status)
+    ?? VERDICT_KEYS.map((k) => verdictWord(d[k])).find((x) => x && VERDICTS.includes(x));
   if (verdict && VERDICTS.includes(verdict)) g.verdict = verdict as GateVerdict;
   else g.error = verdict ? `gate '${verdict}' is not PASS, CONCERNS, FAIL or WAIVED` : 'no gate: key';
-  const sid = storyIdOf(str(d.story));
+  const sid = storyIdOf(str(d.story) ?? str(gateMap?.story));
   if (sid) Object.assign(g, sid);
   g.reason = str(d.status_reason);
   g.reviewer = str(d.reviewer);

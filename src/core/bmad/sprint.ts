@@ -137,6 +137,10 @@ export function findLedgerFiles(cfg: BmadConfig): string[] {
   const walked = findNamed(cfg.root, /^sprint-status\.ya?ml$/);
   const live = walked.filter((p) => !placed.includes(p) && hasEntries(p));
   if (live.length) return live;
+  // v6 beta's default `dev_ephemeral_location` (a hidden folder the walk passes over), when the
+  // install that declares it is not in the repository.
+  const ephemeral = path.join(cfg.root, '.bmad-ephemeral', 'sprint-status.yaml');
+  if (!placed.includes(ephemeral) && isRegularFile(ephemeral) && hasEntries(ephemeral)) return [ephemeral];
   const first = placed[0] ?? walked[0];
   return first ? [first] : [];
 }
@@ -167,12 +171,13 @@ function isStoryStatusWord(status: string | undefined): boolean {
   return n.status !== undefined || n.suggestion !== undefined;
 }
 
-function storyFilesIn(dir: string, depth: number, out: Map<string, string>): void {
+/** Story files under dir: named like a story, or named after one of the ledger's story keys (`g-01-browse-listings.md`). */
+function storyFilesIn(dir: string, depth: number, out: Map<string, string>, keys: ReadonlySet<string>): void {
   for (const e of listDir(dir)) {
     const p = path.join(dir, e.name);
     // A symlinked story is read (and its writes refused when it points outside the workspace).
-    if ((e.isFile() || e.isSymbolicLink()) && /\.md$/i.test(e.name) && storyKeyFromName(e.name)) out.set(p, p);
-    else if (e.isDirectory() && depth > 0 && !SKIP_DIRS.has(e.name) && !e.name.startsWith('.') && !/^(archive|archived|archive-v\d+|migration-v\d+-v\d+|old|outdated|deprecated)$/i.test(e.name)) storyFilesIn(p, depth - 1, out);
+    if ((e.isFile() || e.isSymbolicLink()) && /\.md$/i.test(e.name) && (storyKeyFromName(e.name) || keys.has(e.name.slice(0, -3).toLowerCase()))) out.set(p, p);
+    else if (e.isDirectory() && depth > 0 && !SKIP_DIRS.has(e.name) && !e.name.startsWith('.') && !/^(archive|archived|archive-v\d+|migration-v\d+-v\d+|old|outdated|deprecated)$/i.test(e.name)) storyFilesIn(p, depth - 1, out, keys);
   }
 }
 
@@ -197,8 +202,9 @@ function storyDirs(cfg: BmadConfig, ledgerFile: string | undefined, ledger: Ledg
   addDir(cfg.implementationArtifacts);
   addDir(cfg.storyLocation);
   addDir(path.join(cfg.implementationArtifacts, 'stories'));
-  // v6 beta's create-story writes `{dev_ephemeral_location}/stories/{key}.md`.
+  // v6 beta's create-story writes `{dev_ephemeral_location}/stories/{key}.md` (`.bmad-ephemeral/` by default).
   if (cfg.vars.dev_ephemeral_location) addDir(path.join(cfg.vars.dev_ephemeral_location, 'stories'));
+  else if (ledgerFile && path.basename(path.dirname(ledgerFile)) === '.bmad-ephemeral') addDir(path.join(path.dirname(ledgerFile), 'stories'));
   addDir(path.join(cfg.outputFolder, 'stories'));
   addDir(path.join(cfg.root, 'docs', 'stories'));
   addDir(path.join(cfg.root, 'docs', 'sprint-artifacts'));
@@ -316,7 +322,8 @@ function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: M
   for (const l of ledgers) for (const d of storyDirs(cfg, l.file, l)) dirs.add(d);
   if (!ledgers.length) for (const d of storyDirs(cfg, undefined, undefined)) dirs.add(d);
   const storyPaths = new Map<string, string>();
-  for (const d of dirs) storyFilesIn(d, 3, storyPaths);
+  const keys = new Set(ledgers.flatMap((l) => l.entries.filter((e) => e.kind === 'story').map((e) => e.key.toLowerCase())));
+  for (const d of dirs) storyFilesIn(d, 3, storyPaths, keys);
   const stories: StoryFile[] = [];
   for (const p of storyPaths.keys()) {
     // A story file unchanged since the last cached build is not parsed again (recordingParse).

@@ -113,6 +113,7 @@ const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
 const CHECKBOX = /^(\s*)[-*+]\s+\[([ xX])\]\s*(.*)$/;
 const FENCE = /^\s{0,3}(```|~~~)/;
 const TASKS_HEADING = /^[^A-Za-z]*(tasks?\b|subtasks|implementation (tasks|plan|checklist)|task breakdown|development tasks)/i;
+const CRITERIA_HEADING = /^[^A-Za-z]*acceptance criteria\b/i;
 /** In a `## Status` section: a label naming the status in more words (`- **Current Status:** done`). */
 const SECTION_LABEL = new RegExp(`^\\s*(?:[-*]\\s+)?(?:\\*\\*|__)?(?:[A-Za-z]+[ \\t]+){1,2}${LABEL_WORD}(?:\\*\\*|__)?${COLON}(?:\\*\\*|__)?`, 'i');
 /** A `label: value` line of another field (`- **Completed:** 2026-01-20`, `Owner: Ana`). */
@@ -201,6 +202,8 @@ export function parseStory(file: string, text: string): StoryFile {
   let section = '';
   let sectionLevel = 0;
   let inTasks = false;
+  /** Level of an `Acceptance Criteria` heading inside a tasks section (0: none): its boxes are criteria, not tasks. */
+  let criteriaLevel = 0;
   let reviewSection = false;
   let awaitingStatus = false;
   // Under `## Status`, a checklist of the stages the story went through (`- [x] Draft`, `- [x] In Progress`, `- [ ] Done`).
@@ -245,9 +248,15 @@ export function parseStory(file: string, text: string): StoryFile {
       }
       awaitingStatus = false;
       inSubsection = level > 2;
+      // BMAD's tech-spec puts `### Tasks` and `### Acceptance Criteria` under `## Implementation Plan`.
+      if (inTasks && level > sectionLevel && /^[^a-z]*implementation plan/.test(section)) {
+        if (criteriaLevel && level <= criteriaLevel) criteriaLevel = 0;
+        if (CRITERIA_HEADING.test(title)) criteriaLevel = level;
+      }
       if ((level === 2 || (inTasks && level <= sectionLevel)) && level > 1) {
         section = title.toLowerCase();
         sectionLevel = level;
+        criteriaLevel = 0;
         inTasks = TASKS_HEADING.test(title);
         reviewSection = /review follow-?ups?/i.test(section);
         counters.length = 0;
@@ -335,7 +344,7 @@ export function parseStory(file: string, text: string): StoryFile {
         continue;
       }
     }
-    if (inTasks) {
+    if (inTasks && !criteriaLevel) {
       const c = line.includes('[') ? CHECKBOX.exec(line) : null;
       if (!c) continue;
       const indent = c[1].replace(/\t/g, '    ').length;

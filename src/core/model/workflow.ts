@@ -5,6 +5,7 @@ import type { PlainYamlAnswer } from './plainYaml';
 import { computeStateHash, sha256 } from './hash';
 import { bmadStatusOf, lookupBmadWorkflow, resolveBmadStep, stepEncoding, stepNumber, type BmadStepEncoding } from '../bmad/artifacts';
 import { declaredOutputOf, identifyArtifact, inBmadOutput } from '../bmad/identify';
+import { templateKeysInText } from '../bmad/known';
 import { normalizeStepList } from './definitions';
 import { DISTINCTIVE_KEYS, WORKFLOW_KEYS, typoOf } from './stateKeys';
 import type { WorkspaceContext } from '../store/workspaceContext';
@@ -327,7 +328,7 @@ function parseErrorResult(file: string, fm: ParsedFrontmatter, split: ParsedFron
 function looksBmad(file: string, yamlText: string, ctx: WorkspaceContext): boolean {
   if (!ctx.config.dialects.includes('bmad')) return false;
   if (/^[ \t]*["']?(?:workflowType|inputDocuments)["']?[ \t]*:/m.test(yamlText) || /^[ \t]*workflow[ \t]*:[ \t]*["']?bmad[-:_]/m.test(yamlText)) return true;
-  return declaredOutputOf(file, ctx.bmad) !== undefined || inBmadOutput(file, ctx.bmad);
+  return declaredOutputOf(file, ctx.bmad) !== undefined || inBmadOutput(file, ctx.bmad) || templateKeysInText(yamlText);
 }
 
 /**
