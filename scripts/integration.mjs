@@ -21,10 +21,16 @@ const skipBuild = process.argv.includes('--no-build');
 // --bench: the speed suite (test/integration/suite/y_bench.test.ts) on a generated workspace.
 const bench = process.argv.includes('--bench');
 const BENCH_FILES = Number(process.env.WAYMARK_BENCH_FILES ?? 10_000);
+// Its first pass is the floor of the first tree: the same measurement in a workspace of this many files.
+const BENCH_FLOOR_FILES = 10;
+
+/** Generated workspaces' folders, removed on shutdown. */
+const generated = [];
 
 /** A workspace of `n` workflow files with ~20-line frontmatter each. */
 function generateWorkspace(n) {
   const base = mkdtempSync(join(tmpdir(), 'waymark-bench-'));
+  generated.push(base);
   const folder = join(base, 'bench');
   mkdirSync(join(folder, '.waymark'), { recursive: true });
   mkdirSync(join(folder, 'work'), { recursive: true });
@@ -87,6 +93,7 @@ async function main() {
   const index = join(suiteCopy, 'index.js');
 
   workspace = bench ? generateWorkspace(BENCH_FILES) : copyWorkspace(fixtureWorkspace(), 'demo');
+  const floorWorkspace = bench ? generateWorkspace(BENCH_FLOOR_FILES) : undefined;
   if (bench) log(`bundle dist/extension.js: ${(statSync(join(REPO, 'dist', 'extension.js')).size / 1024).toFixed(0)} KB; ${BENCH_FILES} generated workflow files`);
   log(`workspace ${workspace.folder}`);
 
@@ -94,6 +101,9 @@ async function main() {
   // and extensions folders, extension host), its own browser context (fresh storage) and its
   // own signals folder. A pass's server is stopped before the next one starts.
   const passes = [{ id: 'single', label: 'single folder', open: () => ({ target: workspace.folder, query: `folder=${encodeURIComponent(workspace.folder)}` }) }];
+  if (floorWorkspace) {
+    passes.unshift({ id: 'floor', label: `floor (${BENCH_FLOOR_FILES} files)`, env: { WAYMARK_BENCH_FLOOR: '1' }, open: () => ({ target: floorWorkspace.folder, query: `folder=${encodeURIComponent(floorWorkspace.folder)}` }) });
+  }
   if (!bench && !process.argv.includes('--single')) {
     passes.push({
       id: 'multi',
@@ -154,7 +164,7 @@ async function main() {
         name: pass.id,
         restricted: !!pass.restricted,
         onOutput: (line) => verbose && log(`code-server (${pass.id}): ${line}`),
-        env: { WAYMARK_TEST_SIGNALS: signals, ...(bench ? { WAYMARK_IT_BENCH: '1', WAYMARK_IT_GREP: '^bench ' } : {}) },
+        env: { WAYMARK_TEST_SIGNALS: signals, ...(bench ? { WAYMARK_IT_BENCH: '1', WAYMARK_IT_GREP: '^bench ' } : {}), ...pass.env },
       });
       servers.add(server);
       log(`code-server ready at ${server.url} (${((Date.now() - passStarted) / 1000).toFixed(1)} s)`);
@@ -315,7 +325,10 @@ async function runPage(server, query, index, signals, passId) {
     });
   };
 
+  let activatedAt;
   const onLine = (line) => {
+    const act = /\[waymark-activated-at\] (\d+)/.exec(line);
+    if (act) return void (activatedAt = Number(act[1]));
     const wk = /\[waymark-click\] ([\w-]+) webview-key (\S+) (.+)$/.exec(line);
     if (wk) return clickWebview(wk[1], wk[3], wk[2]);
     const wv = /\[waymark-click\] ([\w-]+) webview (.+)$/.exec(line);
@@ -359,6 +372,24 @@ async function runPage(server, query, index, signals, passId) {
     ['extensionTestsPath', `vscode-remote://127.0.0.1:${server.port}${index}`],
     ['skipWelcome', 'true'],
   ];
+  // --bench: when the Workflows view's first workflow row (level 2) reaches the page, what a person
+  // sees; printed against the host's `[waymark-activated-at]` (both wall clock, one machine).
+  if (bench) {
+    await page.addInitScript(() => {
+      if (window.top !== window) return;
+      const seen = (window.__waymarkFirstRow = {});
+      const observer = new MutationObserver(() => {
+        for (const pane of document.querySelectorAll('.pane')) {
+          if (!/workflows/i.test(pane.querySelector('.pane-header')?.textContent ?? '')) continue;
+          if (pane.querySelector('.monaco-list-row[aria-level="2"]')) {
+            seen.at = Date.now();
+            observer.disconnect();
+          }
+        }
+      });
+      observer.observe(document, { childList: true, subtree: true });
+    });
+  }
   const url = `${server.url}/?${query}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
   await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60_000 });
 
@@ -367,6 +398,10 @@ async function runPage(server, query, index, signals, passId) {
   const code = await Promise.race([exited, timeout]);
   clearTimeout(timer);
   await Promise.race([Promise.allSettled(screenshotQueue), new Promise((r) => setTimeout(r, 20_000).unref())]);
+  if (bench && activatedAt) {
+    const row = await page.evaluate(() => window.__waymarkFirstRow?.at).catch(() => undefined);
+    process.stdout.write(`  ${passId === 'floor' ? 'floor: ' : ''}first tree: activation began → first workflow row in the page (what a person sees): ${row ? `${row - activatedAt} ms` : 'none seen'}\n`);
+  }
   if (code === 'timeout') {
     await page.screenshot({ path: join(SHOTS, `timeout-${passId}.png`), timeout: 20_000 }).catch(() => {});
     log(`the suite did not finish within ${PASS_TIMEOUT_MS / 1000} s (screenshot timeout-${passId}.png)`);
@@ -379,6 +414,7 @@ async function shutdown() {
   await browser?.close().catch(() => {});
   for (const server of servers) await server.stop().catch(() => {});
   if (workspace && !process.env.WAYMARK_IT_KEEP) rmSync(workspace.base, { recursive: true, force: true });
+  for (const base of generated) if (!process.env.WAYMARK_IT_KEEP) rmSync(base, { recursive: true, force: true });
   if (suiteCopy) rmSync(suiteCopy, { recursive: true, force: true });
   publishScreenshots();
 }

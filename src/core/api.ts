@@ -55,6 +55,13 @@ export interface StateCoreInit {
    * unless `WAYMARK_SCAN_INDEX=0`. Off in an untrusted workspace, which must change no file.
    */
   scanIndex?: boolean;
+  /**
+   * A long-lived face sharing its thread with other work (the VS Code extension host) sets this:
+   * a scan gives the thread back at least this often (ms of work between yields), so requests
+   * waiting meanwhile are answered during a scan of thousands of files, not after it. Default:
+   * every 500 files (a one-shot CLI scan has nothing else to do).
+   */
+  scanSliceMs?: number;
 }
 
 /**

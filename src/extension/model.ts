@@ -39,8 +39,24 @@ function workspaceRoots(): string[] {
   return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
 }
 
-/** How often the list read so far is shown again during the first scan. */
-const PREVIEW_MS = 500;
+/**
+ * A scan gives the extension host's thread back at least this often. Every message between VS Code
+ * and this host (a view asking for its rows, our answer) is compressed on a pool thread and needs a
+ * turn of the host's event loop per message and direction (the remote socket's permessage-deflate):
+ * a scan that ran 500 files (100-300 ms) between turns held VS Code's first request for the
+ * Workflows rows until it ended (measured: asked 0.5-3 s after the scan ended, never during it).
+ */
+const SCAN_SLICE_MS = 10;
+
+/** How often the first scan's progress (files read) is shown again while it runs. */
+const PROGRESS_MS = 500;
+/**
+ * The list read so far is shown again during the first scan at most this often, and only once it
+ * has doubled: each time, VS Code asks for every row listed (~60 us each in this host, 0.3 s at
+ * 5,000 rows) on the thread the scan shares; doubling keeps all of them together within the cost
+ * of the one complete list at the end (every 500 ms, as before, cost that every half second).
+ */
+const PREVIEW_MS = 2000;
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
@@ -52,11 +68,14 @@ export class ExtensionModel extends Disposable {
   readonly onDidChange = this.changed.event;
   private readonly scanned = this.register(new vscode.EventEmitter<ScanOutcome>());
   readonly onDidScan = this.scanned.event;
-  private readonly previewed = this.register(new vscode.EventEmitter<void>());
-  /** While the first scan runs: more workflows were read (`listedStates`; the Workflows view lists them). */
+  private readonly previewed = this.register(new vscode.EventEmitter<{ rows: boolean }>());
+  /**
+   * While the first scan runs: it read more files (`scanProgress`) and, with `rows`, the list read
+   * so far changed (`listedStates`; the Workflows view lists them).
+   */
   readonly onDidPreview = this.previewed.event;
-  /** The workflows the first scan has read so far, until it ends (then the core's states). */
-  private preview?: { states: WorkflowState[]; at: number };
+  /** The workflows the first scan has read so far, until it ends (then the core's states), and how far it got. */
+  private preview?: { states: WorkflowState[]; at: number; progressAt: number; done: number; listed: number; workflows: number };
   /** Change events the current core sent (a scan that sent one needs no second 'states' event). */
   private announced = 0;
 
@@ -165,6 +184,11 @@ export class ExtensionModel extends Disposable {
     return this.preview?.states ?? this.states();
   }
 
+  /** While the first scan lists what it has read: the files read and listed in the folder it is in, the workflows read. */
+  scanProgress(): { done: number; listed: number; workflows: number } | undefined {
+    return this.preview && { done: this.preview.done, listed: this.preview.listed, workflows: this.preview.workflows };
+  }
+
   /** The state of a workflow file, stale (last good) when its text does not parse now. */
   get(file: string): WorkflowState | undefined {
     return this.current.get(file);
@@ -226,7 +250,7 @@ export class ExtensionModel extends Disposable {
       const core = this.current;
       // The first scan of a large tree takes seconds: the view lists what it has read meanwhile.
       const first = withProgress && !core.list().length;
-      const result = await core.scan(first ? { onProgress: (read) => this.showPreview(read, generation) } : undefined);
+      const result = await core.scan(first ? { onProgress: (read, done, listed) => this.showPreview(read, done, listed, generation) } : undefined);
       if (generation !== this.generation) return; // the core was replaced meanwhile; its own scan follows
       this.log.info(`[scan] ${result.workflows.length} workflow(s), ${result.files} file(s), ${core.problems().length} problem(s) in ${Date.now() - started} ms`);
       for (const s of result.skipped) this.log.warn(`[scan] skipped ${s.file}: ${s.reason}${s.detail ? ` (${s.detail})` : ''}`);
@@ -248,13 +272,18 @@ export class ExtensionModel extends Disposable {
     }
   }
 
-  /** The first batch read is listed at once, later ones at most every PREVIEW_MS. */
-  private showPreview(read: readonly WorkflowState[], generation: number): void {
+  /** The first batch read is listed at once, later ones when doubled (at most every PREVIEW_MS); the count of files read every PROGRESS_MS. */
+  private showPreview(read: readonly WorkflowState[], done: number, listed: number, generation: number): void {
     if (generation !== this.generation || this.isDisposed) return;
     const now = performance.now();
-    if (this.preview && now - this.preview.at < PREVIEW_MS) return;
-    this.preview = { states: read.slice(), at: now };
-    this.previewed.fire();
+    const p = this.preview;
+    if (!p || (now - p.at >= PREVIEW_MS && read.length >= 2 * p.states.length)) {
+      this.preview = { states: read.slice(), at: now, progressAt: now, done, listed, workflows: read.length };
+      this.previewed.fire({ rows: true });
+    } else if (now - p.progressAt >= PROGRESS_MS) {
+      Object.assign(p, { progressAt: now, done, listed, workflows: read.length });
+      this.previewed.fire({ rows: false });
+    }
   }
 
   /**
@@ -360,6 +389,7 @@ export class ExtensionModel extends Disposable {
       origin: 'vscode',
       // An untrusted workspace changes no file, not even the scan's cache.
       scanIndex: trusted ? undefined : false,
+      scanSliceMs: SCAN_SLICE_MS,
     });
   }
 

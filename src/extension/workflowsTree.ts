@@ -51,7 +51,15 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
     this.view = this.register(vscode.window.createTreeView(VIEWS.workflows, { treeDataProvider: this, showCollapseAll: true }));
     // The project view (dependencies, stalled work) is not shown here: its recomputations change no row.
     this.register(c.onDidChange((e) => e.what !== 'settings' && e.what !== 'trust' && e.what !== 'project' && this.refresh(e.what === 'states' ? e.files : undefined)));
-    this.register(c.onDidPreview(() => this.refresh()));
+    this.register(c.onDidPreview((e) => (e.rows ? this.refresh() : this.showProgress())));
+  }
+
+  /** While the first scan runs, the view says so: its rows are the workflows read so far. */
+  private showProgress(): void {
+    const p = this.c.scanProgress();
+    const files = this.c.roots.length === 1 && p ? ` (${p.done.toLocaleString('en-US')} of ${p.listed.toLocaleString('en-US')} files)` : '';
+    const message = p ? `Scanning… ${p.workflows.toLocaleString('en-US')} workflows read so far${files}; the list is complete when the scan ends.` : undefined;
+    if (this.view.message !== message) this.view.message = message;
   }
 
   /**
@@ -60,6 +68,7 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
    * delegation), only their rows are refreshed.
    */
   refresh(files?: readonly string[]): void {
+    this.showProgress();
     const before = this.grouping;
     const after = this.group();
     this.view.badge = after.active ? { value: after.active, tooltip: `${after.active} workflow(s) in progress or blocked` } : undefined;

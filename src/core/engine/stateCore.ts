@@ -69,7 +69,7 @@ class StateCoreImpl implements StateCore {
     // completions fed to memory unless it is off.
     const guards = [leaseGuard(), enforcementGuard(), eventsGuard(), ...(init.guards ?? [])];
     const observers = [eventsObserver(), ...(init.observers ?? []), ...(consolidate ? [this.coreMemory.observer(afterAnswer)] : [])];
-    this.model = new WorkflowModel(this.roots, this.contexts, (abs) => this.writes.readWorkflow(abs), { overrides: init.configOverrides, logger, clock: this.clock, scanIndex: init.scanIndex });
+    this.model = new WorkflowModel(this.roots, this.contexts, (abs) => this.writes.readWorkflow(abs), { overrides: init.configOverrides, logger, clock: this.clock, scanIndex: init.scanIndex, sliceMs: init.scanSliceMs });
     this.writes = new WritePipeline({ ...init, guards, observers }, logger, this.clock, this.contexts, this.model);
     this.protocol = createProtocolApi(init, { clock: this.clock, logger, contexts: this.contexts, guards });
     this.sprint = createSprintApi({ clock: this.clock, guards, observers, actor: init.actor, session: init.session, logger, contextOf: (root) => this.contexts.contextFor(path.join(path.resolve(root), '_')) });

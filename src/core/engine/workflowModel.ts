@@ -57,11 +57,11 @@ export class WorkflowModel {
     private readonly roots: readonly string[],
     private readonly contexts: ContextCache,
     private readonly readWorkflow: (abs: string) => Promise<ReadFile>,
-    private readonly opts: { overrides?: Record<string, unknown>; logger: Logger; clock: Clock; scanIndex?: boolean },
+    private readonly opts: { overrides?: Record<string, unknown>; logger: Logger; clock: Clock; scanIndex?: boolean; sliceMs?: number },
   ) {}
 
   async scan(progress?: ScanProgress): Promise<ScanResult> {
-    const result = await scanRoots([...this.roots], { overrides: this.opts.overrides, logger: this.opts.logger, contexts: this.contexts.loaded, now: () => this.opts.clock.now(), index: this.opts.scanIndex, onProgress: progress?.onProgress });
+    const result = await scanRoots([...this.roots], { overrides: this.opts.overrides, logger: this.opts.logger, contexts: this.contexts.loaded, now: () => this.opts.clock.now(), index: this.opts.scanIndex, onProgress: progress?.onProgress, sliceMs: this.opts.sliceMs });
     for (const [root, ctx] of result.contexts) this.contexts.loaded.set(root, ctx);
     const changes: ChangeEvent['changes'] = [];
     const seen = new Set<string>();

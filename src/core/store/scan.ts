@@ -48,6 +48,8 @@ export interface ScanOptions {
   readAheadFrom?: number;
   /** Filled with the stat key of every candidate file as the scan read it (or found it unchanged). */
   fileKeys?: Map<string, FileKey>;
+  /** Also give the thread back after this many ms of reading since the last turn (StateCoreInit.scanSliceMs). */
+  sliceMs?: number;
 }
 
 /** How a scan used the index, per root. */
@@ -533,6 +535,7 @@ export async function scanRoots(
           ahead = undefined;
         }
       }
+      let turned = performance.now();
       for (let i = 0; i < listed.files.length; i++) {
         const file = listed.files[i];
         if (nested && contextForRoots(file, absRoots) !== root) continue;
@@ -550,9 +553,11 @@ export async function scanRoots(
         if (r.state) workflows.push(r.state);
         else if (r.problems.length) problems.push(...r.problems);
         // Every 500 files (and once after the first 100, when someone listens) others get a turn.
-        if (i % 500 === 499 || (i === 99 && opts.onProgress)) {
-          opts.onProgress?.(workflows, i + 1, listed.files.length);
+        const progress = i % 500 === 499 || (i === 99 && opts.onProgress);
+        if (progress) opts.onProgress?.(workflows, i + 1, listed.files.length);
+        if (progress || (opts.sliceMs !== undefined && performance.now() - turned >= opts.sliceMs)) {
           await new Promise((res) => setImmediate(res));
+          turned = performance.now();
         }
       }
     } finally {
