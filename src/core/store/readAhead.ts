@@ -24,8 +24,6 @@ export const READ_AHEAD_MIN_FILES = 2000;
 const LEAD_FILES = 1024;
 const LEAD_BYTES = 64 * 1024 * 1024;
 const BATCH = 32;
-/** The worker reads a file's YAML only when it is at least this many files ahead of the scan. */
-const YAML_LEAD = 32;
 
 /** What the worker found for one file: what the scan's own read would have found. */
 export interface AheadRead {
@@ -70,7 +68,7 @@ const WORKER_SOURCE = `
 const { workerData } = require('node:worker_threads');
 const fs = require('node:fs');
 const crypto = require('node:crypto');
-const { files, max, head, port, shared, leadFiles, leadBytes, batch, maxNodes, yamlLead } = workerData;
+const { files, max, head, port, shared, leadFiles, leadBytes, batch, maxNodes } = workerData;
 process.on('exit', () => { Atomics.store(shared, ${GONE}, 1); });
 const sha256 = crypto.hash ? (b) => crypto.hash('sha256', b, 'hex') : (b) => crypto.createHash('sha256').update(b).digest('hex');
 const fence = (b) => { const o = b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0; return b[o] === 0x2d && b[o + 1] === 0x2d && b[o + 2] === 0x2d; };
@@ -186,9 +184,7 @@ for (;;) {
   const i = Atomics.add(shared, ${NEXT}, 1);
   if (i >= files.length) break;
   const r = readOne(i);
-  // YAML only while well ahead of the scan: a worker that lags (its start, a busy machine) reads
-  // only, so it gets ahead again instead of spending its time on files the scan will take itself.
-  if (reader && r.hash !== undefined && i - Atomics.load(shared, ${TAKEN}) >= yamlLead) r.y = yamlOf(r);
+  if (reader && r.hash !== undefined) r.y = yamlOf(r);
   out.push(r);
   if (out.length >= batchNow) {
     flush();
@@ -219,8 +215,7 @@ export class ReadAhead {
   /**
    * A worker reading `files` ahead, or undefined when none can be started (the scan then reads
    * alone). With `maxNodes`, it also runs the fast YAML reader on each frontmatter (plainYaml.ts,
-   * with that node cap) while it is `YAML_LEAD` files or more ahead of the scan, and hands its
-   * answer with the bytes.
+   * with that node cap) and hands its answer with the bytes.
    */
   static start(files: readonly string[], maxFileBytes: number, headBytes: number, maxNodes?: number): ReadAhead | undefined {
     const shared = new Int32Array(new SharedArrayBuffer(16));
@@ -229,7 +224,7 @@ export class ReadAhead {
     try {
       worker = new Worker(WORKER_SOURCE, {
         eval: true,
-        workerData: { files, max: maxFileBytes, head: headBytes, port: port2, shared, leadFiles: LEAD_FILES, leadBytes: LEAD_BYTES, batch: BATCH, maxNodes, yamlLead: YAML_LEAD },
+        workerData: { files, max: maxFileBytes, head: headBytes, port: port2, shared, leadFiles: LEAD_FILES, leadBytes: LEAD_BYTES, batch: BATCH, maxNodes },
         transferList: [port2],
         // The worker needs no stdin, and its own copy of the environment is the parent's anyway.
         stdin: false,
