@@ -1,23 +1,17 @@
 // Reading ahead on a second thread (src/core/store/readAhead.ts): a scan that lets the worker read
 // and hash its files gives the same states, problems (with ranges), skipped files and stat keys as
 // one that reads every file itself, on a tree of every kind of candidate file; the worker's
-// answer for a path that cannot be read is what the scan's own read says; the scan never waits on
-// a worker stuck in a read (it reads the file itself; the worker's late read is dropped); and the
-// fast YAML reader's answers the worker hands over (plainYaml.ts run from its source there) make
-// the same parse as the scan's own thread, on generated and hostile frontmatter: quotes, anchors,
-// merge keys, block and multi-line scalars, comments, tabs, BOM, CRLF, lone CR, duplicate and
-// prototype keys, unclosed fences, code fences, and the fast reader on or off.
+// answer for a path that cannot be read is what the scan's own read says; and the scan never
+// waits on a worker stuck in a read (it reads the file itself; the worker's late read is dropped).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import fc from 'fast-check';
-import { parseFrontmatter, setFastReader, DEFAULT_FRONTMATTER_LIMITS } from '../../src/core/model/frontmatter';
 import { scanRoots, allProblems } from '../../src/core/store/scan';
 import type { FileKey } from '../../src/core/store/scanIndex';
-import { ReadAhead, type AheadRead } from '../../src/core/store/readAhead';
+import { ReadAhead } from '../../src/core/store/readAhead';
 
 function tmp(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-readahead-'));
@@ -135,96 +129,6 @@ test('a file the worker is stuck reading is read by the scan at once, and the wo
     const r = ahead.take(2);
     ahead.close();
     assert.equal(r?.bytes?.toString('utf8'), '---\nworkflow: b\n---\n');
-  } finally {
-    fs.rmSync(root, { recursive: true, force: true });
-  }
-});
-
-// Frontmatter lines, hostile and ordinary, for the worker's fast reader against the scan thread's.
-const VALUES = ['feature', 'in_progress', '30d', '0', '-0', '-5', '007', '1e3', '1.5', '2026-11-20', '2026-02-30', '2026-11-20T10:00:00Z', "'it''s'", '"q"', '"a\\"b"', "'multi", 'true', 'NULL', '~', 'yes',
-  '[a, b]', '[a,,b]', '[]', '{}', '{a: 1}', '[a, [b]]', 'a: b', 'a #c', 'x#y', '&a x', '*a', '!!str a', '|', '>-', '|2', 'é', '日本', '😀', '\u00A0x', 'a\u2028b', '\u0001', '__proto__', '<<', '', '  '];
-const KEYS = ['workflow', 'status', 'steps', 'stepsCompleted', 'currentStep', 'delegation', 'id', 'parent_id', 'root_id', 'chain_path', 'depth', 'title', 'true', '__proto__', 'constructor', 'a b', '"q"', '? k', '<<', 'k-1'];
-const INDENTS = ['', '', '', '  ', '  ', '    ', ' ', '\t', ' \t'];
-const line = fc.oneof(
-  { weight: 6, arbitrary: fc.tuple(fc.constantFrom(...INDENTS), fc.constantFrom(...KEYS), fc.constantFrom(...VALUES)).map(([i, k, v]) => `${i}${k}: ${v}`) },
-  { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...INDENTS), fc.constantFrom(...KEYS)).map(([i, k]) => `${i}${k}:`) },
-  { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...INDENTS), fc.constantFrom(...VALUES)).map(([i, v]) => `${i}- ${v}`) },
-  { weight: 1, arbitrary: fc.constantFrom('# c', '', '  text', '  b"', '...', '--- x', '---', '%YAML 1.2', 'k: &a x', 'j: *a', '<<: *a', 'k: [a,', '  b]', 'delegation:', '  id: x', '  chain_path: [r, x]') },
-);
-const frontmatter = fc.record({
-  lines: fc.array(line, { maxLength: 14 }),
-  eol: fc.constantFrom('\n', '\n', '\r\n', '\r'),
-  bom: fc.boolean(),
-  fence: fc.constantFrom('---', '---', '---', '--- ', '---yaml', '---js'),
-  closed: fc.constantFrom(true, true, true, false),
-}).map(({ lines, eol, bom, fence, closed }) => `${bom ? '\uFEFF' : ''}${fence}${eol}${lines.join(eol)}${lines.length ? eol : ''}${closed ? `---${eol}` : ''}body${eol}`);
-// Mostly the frontmatter workflows are written in: the reader is sure of most of these.
-const plainLine = fc.oneof(
-  { weight: 6, arbitrary: fc.tuple(fc.constantFrom('workflow', 'status', 'title', 'currentStep', 'ttl', 'k-1'), fc.constantFrom('feature', 'in_progress', '30d', '0', '-5', '2026-11-20', "'it''s'", '"q"', 'true', '~', '[a, b]', '[]', 'x #c')).map(([k, v]) => `${k}: ${v}`) },
-  { weight: 1, arbitrary: fc.constantFrom('# c', '', 'steps:\n  - a\n  - b', 'delegation:\n  id: x\n  parent_id: r\n  root_id: r\n  depth: 1\n  chain_path: [r, x]', 'notes: |\n  one\n\n  two', 'more: >-\n  a\n  b') },
-);
-const plainFrontmatter = fc.record({ lines: fc.array(plainLine, { maxLength: 10 }), eol: fc.constantFrom('\n', '\r\n') }).map(({ lines, eol }) => `---${eol}${lines.join('\n').split('\n').join(eol)}${lines.length ? eol : ''}---${eol}body${eol}`);
-const FIXED = [
-  '---\nworkflow: w\nworkflow: x\n---\n',
-  '---\nworkflow: w\nsteps: [a, b]\ndelegation:\n  id: a\n  parent_id: null\n  root_id: a\n  depth: 0\n  chain_path: [a]\n---\n',
-  '---\r\nworkflow: w\r\nnotes: |\r\n  one\r\n\r\n  two\r\nstatus: created\r\n---\r\n',
-  '---\nworkflow: w\nnotes: >-\n  folded\n   more\n  text\n---\n',
-  '---\nbase: &b {status: created}\nwf:\n  <<: *b\n---\n',
-  '---\nworkflow: "multi\n  line"\n---\n',
-  '---\nworkflow: w\n\tstatus: created\n---\n',
-  '\uFEFF---\nworkflow: w\n---\n',
-  '---\nworkflow: w # a comment\n# a line comment\nsteps:\n  - a # c\n  - b\n---\n',
-  '---\nworkflow: w\rstatus: created\r---\r',
-  '---\n__proto__: x\nworkflow: w\n---\n',
-  '---\nworkflow: w\n---',
-  '---\n---\n',
-  '---\n\n---\n',
-  `---\nworkflow: w\nsteps: [${Array.from({ length: 300 }, (_, i) => `s${i}`).join(', ')}]\n---\n`,
-];
-
-test('the fast YAML reader\'s answers from the worker parse as the scan thread\'s own, on generated and hostile frontmatter', async () => {
-  const root = tmp();
-  try {
-    const texts = [...FIXED, ...fc.sample(frontmatter, { numRuns: 600, seed: 24 }), ...fc.sample(plainFrontmatter, { numRuns: 300, seed: 24 })];
-    const files = texts.map((t, i) => path.join(root, `f${i}.md`));
-    texts.forEach((t, i) => fs.writeFileSync(files[i], t));
-    // A listing shorter than the worker's lead: it reads (and answers for) every file, then exits.
-    const ahead = ReadAhead.start(files, 1_000_000, 8192, DEFAULT_FRONTMATTER_LIMITS.maxNodes);
-    assert.ok(ahead, 'the worker starts');
-    const sleep = new Int32Array(new SharedArrayBuffer(4));
-    for (let waited = 0; !ahead.finished && waited < 60_000; waited += 20) Atomics.wait(sleep, 0, 0, 20);
-    let answered = 0;
-    let sure = 0;
-    for (let i = 0; i < files.length; i++) {
-      const r: AheadRead | undefined = ahead.take(i);
-      assert.ok(r?.bytes, `the worker read ${files[i]}`);
-      const text: string = r.bytes.toString('utf8');
-      if (!r.plainYaml) continue;
-      answered++;
-      if (r.plainYaml.json) sure++;
-      assert.deepStrictEqual(parseFrontmatter(text, DEFAULT_FRONTMATTER_LIMITS, r.plainYaml), parseFrontmatter(text, DEFAULT_FRONTMATTER_LIMITS), `worker and scan thread differ on ${JSON.stringify(text)}`);
-      // Another node cap than the worker's: its answer is not taken.
-      const limits = { ...DEFAULT_FRONTMATTER_LIMITS, maxNodes: 3 };
-      assert.deepStrictEqual(parseFrontmatter(text, limits, r.plainYaml), parseFrontmatter(text, limits));
-    }
-    ahead.close();
-    assert.ok(sure > 100 && answered > sure, `the worker answered ${answered} files, ${sure} of them sure`);
-
-    // Whole scans of the same files: read ahead, alone, and with the fast reader off (the reference), the same answer.
-    fs.mkdirSync(path.join(root, 'nested'));
-    const scans = [];
-    for (const [readAheadFrom, fast] of [[1, undefined], [Infinity, undefined], [1, false]] as const) {
-      setFastReader(fast);
-      try {
-        const r = await scanRoots([root], { readAheadFrom, index: false });
-        scans.push({ workflows: JSON.parse(JSON.stringify(r.workflows)), problems: JSON.parse(JSON.stringify(allProblems(r))), skipped: r.skipped, files: r.files });
-      } finally {
-        setFastReader(undefined);
-      }
-    }
-    assert.ok(scans[0].workflows.length > 50 && scans[0].problems.length > 100, `${scans[0].workflows.length} workflows, ${scans[0].problems.length} problems`);
-    assert.deepStrictEqual(scans[0], scans[1]);
-    assert.deepStrictEqual(scans[0], scans[2]);
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }

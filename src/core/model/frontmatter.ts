@@ -1,6 +1,6 @@
 import type matterFn from 'gray-matter';
 import { parse as parseYamlLib } from 'yaml';
-import { parsePlainYaml, plainYamlFromJson, yamlDateToString, type MappingSpans, type PlainYamlAnswer } from './plainYaml';
+import { parsePlainYaml, yamlDateToString, type MappingSpans } from './plainYaml';
 
 interface GrayMatter {
   matter: typeof matterFn;
@@ -291,10 +291,8 @@ export function setFastReader(on: boolean | undefined): void {
 /**
  * Splits and parses a file's frontmatter. Never throws and never evaluates code: `---js`,
  * `---coffee` and friends are refused by engines that throw instead of running the block.
- * `ahead`: the fast reader's answer for this text worked out on another thread (taken only for
- * the same YAML text and limits; see PlainYamlAnswer).
  */
-export function parseFrontmatter(text: string, limits: FrontmatterLimits = DEFAULT_FRONTMATTER_LIMITS, ahead?: PlainYamlAnswer): ParsedFrontmatter {
+export function parseFrontmatter(text: string, limits: FrontmatterLimits = DEFAULT_FRONTMATTER_LIMITS): ParsedFrontmatter {
   const split = splitFrontmatter(text);
   // Made only for the answers that carry no data (most files take the fast reader's mapping).
   const empty = (): Record<string, unknown> => Object.create(null);
@@ -314,12 +312,7 @@ export function parseFrontmatter(text: string, limits: FrontmatterLimits = DEFAU
   // It runs where the reference would use js-yaml (no anchors, aliases or merge keys).
   if (fastParseEnabled() && !mayHoldAnchorOrAlias(split.yamlText) && !split.yamlText.includes('<<')) {
     const spans: { key: string; out?: MappingSpans } = { key: 'delegation' };
-    let data: Record<string, unknown> | undefined;
-    if (ahead && ahead.start === split.yamlStart && ahead.end === split.yamlEnd && ahead.maxNodes === limits.maxNodes) {
-      const answer = plainYamlFromJson(ahead.json);
-      data = answer?.data;
-      spans.out = answer?.spans;
-    } else data = parsePlainYaml(split.yamlText, limits.maxNodes, spans);
+    const data = parsePlainYaml(split.yamlText, limits.maxNodes, spans);
     // A lone CR is a line break to the fast reader but not to positions: no spans then.
     if (data) return spans.out && !(split.yamlText.includes('\r') && LONE_CR.test(split.yamlText)) ? { split, data, unsafeKeys, delegationSpans: spans.out } : { split, data, unsafeKeys };
   }

@@ -1,7 +1,6 @@
 import * as path from 'node:path';
 import { SCOPES, STATUSES, type Delegation, type Dialect, type DelegationKey, type GateState, type Problem, type ProblemCode, type Scope, type Status, type StepDef, type WorkflowState } from '../types';
 import { parseFrontmatter, type ParsedFrontmatter } from './frontmatter';
-import type { PlainYamlAnswer } from './plainYaml';
 import { computeStateHash, sha256 } from './hash';
 import { bmadStatusOf, lookupBmadWorkflow, resolveBmadStep, stepEncoding, stepNumber, type BmadStepEncoding } from '../bmad/artifacts';
 import { declaredOutputOf, identifyArtifact, inBmadOutput } from '../bmad/identify';
@@ -231,18 +230,11 @@ function folderInsideInstalledWorkflow(abs: string, ctx: WorkspaceContext): bool
   return dirs.some((d, i) => INSTALL_SEGMENT.test(d) || (d === 'skills' && i > 0 && dirs[i - 1].startsWith('.') && /^bmad[-_]/i.test(dirs[i + 1] ?? '')));
 }
 
-export interface ParseOptions {
-  /** SHA-256 of the file's bytes, when already worked out. */
-  contentHash?: string;
-  /** The fast YAML reader's answer for this text, worked out on the read-ahead thread (parseFrontmatter). */
-  plainYaml?: PlainYamlAnswer;
-}
-
 /**
  * Parses one file's text into a normalized WorkflowState plus its problems. Never throws on
  * bad input; never evaluates code. `isWorkflow` is false for Markdown without workflow keys.
  */
-export function parseWorkflowText(file: string, text: string, ctx: WorkspaceContext, opts?: ParseOptions): ParsedWorkflow {
+export function parseWorkflowText(file: string, text: string, ctx: WorkspaceContext, opts?: { contentHash?: string }): ParsedWorkflow {
   try {
     return parseWorkflowTextUnguarded(file, text, ctx, opts);
   } catch (e) {
@@ -252,8 +244,8 @@ export function parseWorkflowText(file: string, text: string, ctx: WorkspaceCont
   }
 }
 
-function parseWorkflowTextUnguarded(file: string, text: string, ctx: WorkspaceContext, opts?: ParseOptions): ParsedWorkflow {
-  const fm = parseFrontmatter(text, ctx.limits, opts?.plainYaml);
+function parseWorkflowTextUnguarded(file: string, text: string, ctx: WorkspaceContext, opts?: { contentHash?: string }): ParsedWorkflow {
+  const fm = parseFrontmatter(text, ctx.limits);
   const split = fm.split;
   if (!split.hasFrontmatter) return crOnlyCheck(file, text);
   const locator = new YamlLocator(split.yamlText, split.yamlStartLine);

@@ -17,7 +17,6 @@
  */
 import { Worker, MessageChannel, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import type { FileKey } from './scanIndex';
-import { PLAIN_YAML_SOURCE, type PlainYamlAnswer } from '../model/plainYaml';
 
 /** A listing at least this long is read ahead. */
 export const READ_AHEAD_MIN_FILES = 2000;
@@ -37,8 +36,6 @@ export interface AheadRead {
   bytes?: Buffer;
   /** SHA-256 (hex) of `bytes`, when they open with a frontmatter fence. */
   hash?: string;
-  /** The fast YAML reader's answer for the frontmatter, when asked for and the block is one it may read. */
-  plainYaml?: PlainYamlAnswer;
 }
 
 interface WireRead {
@@ -51,8 +48,6 @@ interface WireRead {
   /** Slab index in the batch, offset, length. */
   at?: [number, number, number];
   hash?: string;
-  /** The YAML text's start and end in the decoded text, and the fast reader's answer as JSON ('' for "not sure"). */
-  y?: [number, number, string];
 }
 
 // Shared counters (Int32 slots): the next index not yet claimed, the scan's position, the bytes
@@ -68,7 +63,7 @@ const WORKER_SOURCE = `
 const { workerData } = require('node:worker_threads');
 const fs = require('node:fs');
 const crypto = require('node:crypto');
-const { files, max, head, port, shared, leadFiles, leadBytes, batch, maxNodes } = workerData;
+const { files, max, head, port, shared, leadFiles, leadBytes, batch } = workerData;
 process.on('exit', () => { Atomics.store(shared, ${GONE}, 1); });
 const sha256 = crypto.hash ? (b) => crypto.hash('sha256', b, 'hex') : (b) => crypto.createHash('sha256').update(b).digest('hex');
 const fence = (b) => { const o = b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0; return b[o] === 0x2d && b[o + 1] === 0x2d && b[o + 2] === 0x2d; };
@@ -141,39 +136,6 @@ function readOne(i) {
     try { fs.closeSync(fd); } catch {}
   }
 }
-// The fast YAML reader (plainYaml.ts), from its own source: the scan's thread runs the same code.
-const reader = maxNodes === undefined ? undefined : (${PLAIN_YAML_SOURCE})();
-const FENCE_LINE = /^---[ \\t]*$/;
-// The YAML text between a plain opening fence and the first closing one, as frontmatter.ts's
-// splitFrontmatter finds it (the scan takes an answer only when its own split agrees).
-function yamlBlock(t) {
-  const start = t.charCodeAt(0) === 0xfeff ? 1 : 0;
-  const nl = t.indexOf('\\n', start);
-  if (nl === -1 || !FENCE_LINE.test(t.slice(start, t.charCodeAt(nl - 1) === 13 ? nl - 1 : nl))) return undefined;
-  for (let pos = nl + 1; ; ) {
-    const e = t.indexOf('\\n', pos);
-    const end = e === -1 ? t.length : e;
-    if (t.charCodeAt(pos) === 45 && t.charCodeAt(pos + 1) === 45 && t.charCodeAt(pos + 2) === 45 && FENCE_LINE.test(t.slice(pos, end > pos && t.charCodeAt(end - 1) === 13 ? end - 1 : end))) return [nl + 1, pos];
-    if (e === -1) return undefined;
-    pos = e + 1;
-  }
-}
-function yamlOf(r) {
-  try {
-    const t = Buffer.from(slabs[r.at[0]], r.at[1], r.at[2]).toString('utf8');
-    const at = yamlBlock(t);
-    if (!at) return undefined;
-    const y = t.slice(at[0], at[1]);
-    // Anchors, aliases and merge keys are never the fast reader's.
-    if (y.includes('&') || y.includes('*') || y.includes('<<')) return undefined;
-    const spans = { key: 'delegation' };
-    const data = reader.parsePlainYaml(y, maxNodes, spans);
-    return [at[0], at[1], data === undefined ? '' : JSON.stringify(spans.out ? [data, spans.out] : [data])];
-  } catch {
-    // The scan reads it itself.
-    return undefined;
-  }
-}
 for (;;) {
   while (Atomics.load(shared, ${NEXT}) - Atomics.load(shared, ${TAKEN}) >= leadFiles || Atomics.load(shared, ${IN_FLIGHT}) + bytes >= leadBytes) {
     flush();
@@ -183,9 +145,7 @@ for (;;) {
   }
   const i = Atomics.add(shared, ${NEXT}, 1);
   if (i >= files.length) break;
-  const r = readOne(i);
-  if (reader && r.hash !== undefined) r.y = yamlOf(r);
-  out.push(r);
+  out.push(readOne(i));
   if (out.length >= batchNow) {
     flush();
     if (batchNow < batch) batchNow *= 2;
@@ -207,24 +167,19 @@ export class ReadAhead {
     private readonly port: MessagePort,
     private readonly shared: Int32Array,
     count: number,
-    private readonly maxNodes: number | undefined,
   ) {
     this.got = new Array(count);
   }
 
-  /**
-   * A worker reading `files` ahead, or undefined when none can be started (the scan then reads
-   * alone). With `maxNodes`, it also runs the fast YAML reader on each frontmatter (plainYaml.ts,
-   * with that node cap) and hands its answer with the bytes.
-   */
-  static start(files: readonly string[], maxFileBytes: number, headBytes: number, maxNodes?: number): ReadAhead | undefined {
+  /** A worker reading `files` ahead, or undefined when none can be started (the scan then reads alone). */
+  static start(files: readonly string[], maxFileBytes: number, headBytes: number): ReadAhead | undefined {
     const shared = new Int32Array(new SharedArrayBuffer(16));
     const { port1, port2 } = new MessageChannel();
     let worker: Worker;
     try {
       worker = new Worker(WORKER_SOURCE, {
         eval: true,
-        workerData: { files, max: maxFileBytes, head: headBytes, port: port2, shared, leadFiles: LEAD_FILES, leadBytes: LEAD_BYTES, batch: BATCH, maxNodes },
+        workerData: { files, max: maxFileBytes, head: headBytes, port: port2, shared, leadFiles: LEAD_FILES, leadBytes: LEAD_BYTES, batch: BATCH },
         transferList: [port2],
         // The worker needs no stdin, and its own copy of the environment is the parent's anyway.
         stdin: false,
@@ -236,7 +191,7 @@ export class ReadAhead {
     // Never what keeps the process alive; an error in it only means the scan reads alone.
     worker.unref();
     worker.on('error', () => {});
-    return new ReadAhead(worker, port1, shared, files.length, maxNodes);
+    return new ReadAhead(worker, port1, shared, files.length);
   }
 
   /** How many files of the listing are claimed, by the worker or the scan. */
@@ -299,7 +254,6 @@ export class ReadAhead {
         if (w.tooLarge) r.tooLarge = true;
         if (w.at) r.bytes = Buffer.from(slabs[w.at[0]], w.at[1], w.at[2]);
         if (w.hash !== undefined) r.hash = w.hash;
-        if (w.y && this.maxNodes !== undefined) r.plainYaml = { start: w.y[0], end: w.y[1], maxNodes: this.maxNodes, json: w.y[2] };
         this.got[w.i] = r;
       }
     }

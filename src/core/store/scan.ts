@@ -6,7 +6,6 @@ import type { Problem, ScanResult, SkippedFile, WorkflowState } from '../types';
 import { loadWorkspaceContext, type WorkspaceContext } from './workspaceContext';
 import { parseWorkflowText } from '../model/workflow';
 import { sha256 } from '../model/hash';
-import type { PlainYamlAnswer } from '../model/plainYaml';
 import { validateDelegation } from '../model/delegation';
 import { checkSprints, type SprintReport } from '../bmad/sprint';
 import { cacheFilesEnabled } from '../bmad/sprintCache';
@@ -130,8 +129,6 @@ interface FileBytes {
   skipped?: SkippedFile;
   /** SHA-256 of `buf`, when the reader worked it out already (the read-ahead thread). */
   hash?: string;
-  /** The fast YAML reader's answer for the frontmatter, worked out by the read-ahead thread. */
-  plainYaml?: PlainYamlAnswer;
 }
 
 /** A failed open, stat or read as the scan reports it. */
@@ -184,7 +181,7 @@ function aheadBytes(file: string, a: AheadRead, max: number): FileBytes {
   const key = a.key!;
   if (a.notFile) return { key, skipped: { file, reason: 'not-a-file', detail: a.notFile === 'dir' ? 'a directory' : 'not a regular file' } };
   if (a.tooLarge) return { key, skipped: { file, reason: 'too-large', detail: `${key.size} bytes > limits.maxFileBytes ${max}` } };
-  return { key, buf: a.bytes!, hash: a.hash, plainYaml: a.plainYaml };
+  return { key, buf: a.bytes!, hash: a.hash };
 }
 
 /** Judges the bytes of one file: encoding, frontmatter, hash, parse. */
@@ -201,7 +198,7 @@ function judgeBytes(file: string, ctx: WorkspaceContext, b: FileBytes, wantHashO
   // Racy index entry: same bytes as when it was parsed, so the cached parse still holds.
   if (wantHashOnly !== undefined && hash === wantHashOnly) return { key, hash, sameHash: true, result: { problems: [], isWorkflow: false } };
   const text = buf.toString('utf8');
-  const parsed = parseWorkflowText(file, text, ctx, { contentHash: hash, plainYaml: b.plainYaml });
+  const parsed = parseWorkflowText(file, text, ctx, { contentHash: hash });
   if (parsed.state && key) fileTimes.set(parsed.state, key.mtimeMs);
   return { key, hash, text, result: { state: parsed.state, problems: parsed.problems, isWorkflow: parsed.isWorkflow } };
 }
@@ -518,7 +515,7 @@ export async function scanRoots(
     // ahead while this one parses, starting while the sprint is checked.
     const max = ctx.config.limits.maxFileBytes;
     const firstRead = !useIndex || !fs.existsSync(scanIndexPath(root));
-    let ahead = !nested && firstRead && listed.files.length >= (opts.readAheadFrom ?? READ_AHEAD_MIN_FILES) ? ReadAhead.start(listed.files, max, ENCODING_SNIFF_BYTES, ctx.limits.maxNodes) : undefined;
+    let ahead = !nested && firstRead && listed.files.length >= (opts.readAheadFrom ?? READ_AHEAD_MIN_FILES) ? ReadAhead.start(listed.files, max, ENCODING_SNIFF_BYTES) : undefined;
     try {
       if (opts.sprint && ctx.config.dialects.includes('bmad')) {
         const checked = checkSprints(root, { config: ctx.config, now: opts.now?.(), cache: indexEnabled(opts) });
