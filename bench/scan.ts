@@ -203,7 +203,7 @@ async function main() {
   console.log(`scan.problems ${problems}`);
   console.log(`scan.cold_ms ${fmt(cold)}  (first scan in the process, no index; ${Math.round((N / cold) * 1000)} files/s)`);
   console.log(`scan.cold_files_per_s ${Math.round((N / cold) * 1000)}`);
-  console.log(`scan.cold_read_ahead ${res.readAhead}  (files the second thread read, hashed and YAML-read first, of ${res.files})`);
+  console.log(`scan.cold_read_ahead ${res.readAhead}  (files the second thread read and hashed first, of ${res.files})`);
   console.log(`scan.list_read_hash_ms ${fmt(floorList)}  (floor: list + read + SHA-256 of every file)`);
   console.log(`scan.ratio ${(cold / floorList).toFixed(1)}  (cold scan / floor; target <= 3)`);
   console.log(`scan.index_write_ms ${fmt(indexWrite)}  (after the scan returns; ${(indexBytes / 1024 / 1024).toFixed(1)} MB)`);
