@@ -9,7 +9,7 @@ import { sha256 } from '../model/hash';
 import { compareText } from '../model/text';
 import { nearest } from '../model/config';
 import { compareEpicIds, LEDGER_ORDER, ledgerRank, normEpicId, numberedStory, storyOrder, type Ledger, type LedgerEntry } from './ledger';
-import { HELD, normalizeStoryStatus, setAsideStatus, storyKeyFromName, taskProgress, type StoryFile } from './story';
+import { HELD, isStoryStatusWord, normalizeStoryStatus, setAsideStatus, storyKeyFromName, taskProgress, type StoryFile } from './story';
 import { storySlug, type PlannedEpic } from './epics';
 import type { StoryGate } from './qaGates';
 
@@ -462,7 +462,8 @@ function finishStory(s: SprintStory, f: StoryFile | undefined, lf0: string, hasL
  */
 export function storyFileIdentity(f: StoryFile | undefined): string {
   if (!f) return '-';
-  return JSON.stringify([f.file, f.key ?? null, f.epic ?? null, f.epicId ?? null, f.story ?? null, f.title ?? null, f.titleLine ?? null, f.status === undefined]);
+  // Whether the status is a story status word decides if a mixed-form name (`2.2-chart.md`) is a story.
+  return JSON.stringify([f.file, f.key ?? null, f.epic ?? null, f.epicId ?? null, f.story ?? null, f.title ?? null, f.titleLine ?? null, f.status === undefined, isStoryStatusWord(f.status)]);
 }
 
 /**

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import type { Problem } from '../types';
 import { findBmadProjects, loadBmadConfig, type BmadConfig } from './config';
 import { normEpicId, parseLedger, type Ledger } from './ledger';
-import { normalizeStoryStatus, parseStory, storyKeyFromName, type StoryFile } from './story';
+import { isStoryStatusWord, parseStory, storyKeyFromName, type StoryFile } from './story';
 import { parseEpics, type PlannedEpic } from './epics';
 import { parseGateDecision, parseQaGate, type StoryGate } from './qaGates';
 import { buildSprint, patchStoryFiles, storyFileIdentity, type SprintModel, type SprintStory } from './drift';
@@ -164,13 +164,6 @@ function parseLedgerAgain(file: string, text: string): Ledger {
   return ledger;
 }
 
-/** A status a story file states in BMAD's words or a known variant (`Done`, `Completed`, `Draft`). */
-function isStoryStatusWord(status: string | undefined): boolean {
-  if (status === undefined) return false;
-  const n = normalizeStoryStatus(status);
-  return n.status !== undefined || n.suggestion !== undefined;
-}
-
 /** Story files under dir: named like a story, or named after one of the ledger's story keys (`g-01-browse-listings.md`). */
 function storyFilesIn(dir: string, depth: number, out: Map<string, string>, keys: ReadonlySet<string>): void {
   for (const e of listDir(dir)) {
@@ -290,8 +283,7 @@ function isStoryParse(p: string, s: StoryFile | undefined): s is StoryFile {
  * again (patchStoryFiles). An added, removed or renamed file, or any other input changed, builds it.
  */
 const sprintPatcher: Patcher<SprintReport | undefined> = {
-  // Whether a story status word is stated decides if a mixed-form name is a story (isStoryParse).
-  identity: (parse) => `${storyFileIdentity(parse as StoryFile | undefined)}${isStoryStatusWord((parse as StoryFile | undefined)?.status) ? '+' : '-'}`,
+  identity: (parse) => storyFileIdentity(parse as StoryFile | undefined),
   reparse: parseStoryFile,
   apply: (cached, changed) => {
     const stories = changed.filter((c) => isStoryParse(c.file, c.parse as StoryFile | undefined)).map((c) => c.parse as StoryFile);

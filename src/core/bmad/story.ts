@@ -374,6 +374,13 @@ export function parseStory(file: string, text: string): StoryFile {
   return s;
 }
 
+/** A status a story file states in BMAD's words or a known variant (`Done`, `Completed`, `Draft`). */
+export function isStoryStatusWord(status: string | undefined): boolean {
+  if (status === undefined) return false;
+  const n = normalizeStoryStatus(status);
+  return n.status !== undefined || n.suggestion !== undefined;
+}
+
 /**
  * Story status words mapped to the ledger vocabulary. v4 words (`Draft`, `Approved`, `InProgress`,
  * `Review`, `Done`) and BMAD's legacy ones map; anything else is `undefined` (outside the vocabulary).
