@@ -140,14 +140,13 @@ function statusAfter(line: string, from: number): { value: string; start: number
   if (!value || new RegExp(`^${LABEL_WORD}$`, 'i').test(value)) return undefined;
   // `CONDITIONAL - Deferred pending Story 2.1`: a word of the team's own, then a status word after
   // a dash: the status word says where the story is.
-  const norm = normalizeStoryStatus(value);
-  if (norm.status === undefined && norm.suggestion === undefined && setAsideStatus(value) === undefined) {
+  if (!isStoryStatusWord(value) && setAsideStatus(value) === undefined) {
     const after = /^\s+[-—–]\s+/.exec(line.slice(from + skip + value.length));
     if (after) {
       const at = from + skip + value.length + after[0].length;
       const w = /^[A-Za-z][A-Za-z-]*(?:[ ](?:for|to|in|on)[ ][A-Za-z-]+|[ ]hold)?/.exec(line.slice(at))?.[0];
       // (`PARTIAL - BLOCKED`: blocked is no BMAD word, but it says the work is not finished.)
-      if (w && (normalizeStoryStatus(w).status !== undefined || normalizeStoryStatus(w).suggestion !== undefined || setAsideStatus(w) !== undefined || /^blocked$/i.test(w))) return { value: w, start: at };
+      if (w && (isStoryStatusWord(w) || setAsideStatus(w) !== undefined || /^blocked$/i.test(w))) return { value: w, start: at };
     }
   }
   return { value, start: from + skip };
