@@ -24,11 +24,12 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { readTextIfRegular } from '../store/safeRead';
 import { version as WAYMARK_VERSION } from '../../../package.json';
 import { writeFileAtomic } from '../store/atomicWrite';
 import { safeMkdir } from '../store/safePath';
+import { randomHex } from '../store/processes';
 
 // The scan index's folder and racy window (store/scanIndex.ts: SCAN_INDEX_DIR, RACY_WINDOW_MS),
 // written out here: importing scanIndex from the BMAD config reader would make an import cycle.
@@ -740,7 +741,7 @@ function sameDirs(a: Keyed[], b: Keyed[]): boolean {
 }
 
 function newId(): string {
-  return randomBytes(12).toString('hex');
+  return randomHex(12);
 }
 
 function save(root: string, file: string, c: CacheFile | ParsesFile | EditsFile): void {

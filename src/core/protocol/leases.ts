@@ -7,7 +7,7 @@ import { systemClock, silentLogger } from '../ports';
 import { WaymarkError } from '../errors';
 import { coordinationPaths, ensureCoordinationDir, type CoordinationPaths, relPath, shortHash, randomId, readIfExists, readdirIfExists } from './paths';
 import { withMutexSync } from './mutex';
-import { holderAlive, processStartTime } from '../store/processes';
+import { holderAlive, ownHost, processStartTime } from '../store/processes';
 import { safeWritePath } from '../store/safePath';
 import { safeSharedPath } from '../store/sharedDir';
 import { appendEvent, type EventsLogOptions } from './events';
@@ -66,13 +66,13 @@ export function currentOwner(partial: Partial<LeaseOwner> = {}): LeaseOwner {
     agent: partial.agent ?? process.env.WAYMARK_ACTOR ?? os.userInfo().username ?? 'unknown',
     session: partial.session ?? process.env.WAYMARK_SESSION,
     pid: partial.pid ?? process.pid,
-    host: partial.host ?? os.hostname(),
+    host: partial.host ?? ownHost(),
   };
 }
 
 /** The owner with its process start time filled in (pid on this host only). */
 function withStart(owner: LeaseOwner): LeaseOwner {
-  if (!owner.pid || owner.start || owner.host !== os.hostname()) return owner;
+  if (!owner.pid || owner.start || owner.host !== ownHost()) return owner;
   const start = processStartTime(owner.pid);
   return start ? { ...owner, start } : owner;
 }
@@ -87,7 +87,7 @@ export function describeOwner(o: LeaseOwner): string {
 
 /** True when a lease is held on another machine: its pid means nothing here, only expiry or force end it. */
 export function isRemote(lease: Lease): boolean {
-  return lease.owner.host !== os.hostname();
+  return lease.owner.host !== ownHost();
 }
 
 /**

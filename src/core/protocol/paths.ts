@@ -4,6 +4,7 @@ import * as crypto from 'node:crypto';
 import { readInternalIfExists, safeMkdir } from '../store/safePath';
 import { workspaceRelative } from '../store/history';
 import { findGitShared, safeSharedMkdir, type GitShared } from '../store/sharedDir';
+import { randomHex } from '../store/processes';
 
 export type ProtocolPaths = ReturnType<typeof computeProtocolPaths>;
 
@@ -64,7 +65,7 @@ export function shortHash(text: string): string {
 }
 
 export function randomId(bytes = 4): string {
-  return crypto.randomBytes(bytes).toString('hex');
+  return randomHex(bytes);
 }
 
 /**
