@@ -18,16 +18,21 @@ import { WaymarkError } from '../errors';
 const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
 const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 
+/** A path with an empty, `.` or `..` part, or a trailing `/`: not normalized (the root `/` aside). */
+const UNNORMALIZED = /\/\.{0,2}(?:\/|$)/;
+
+/** Both absolute and normalized POSIX paths: a prefix ending at a separator compares them as path.relative would. */
+function prefixComparable(dir: string, p: string): boolean {
+  return path.sep === '/' && dir.startsWith('/') && p.startsWith('/') && (dir === '/' || !UNNORMALIZED.test(dir)) && !UNNORMALIZED.test(p);
+}
+
 /**
  * `p` is `dir` or lies under it. Both are absolute and normalized here (path.resolve, realpath),
  * so on POSIX a prefix ending at a separator decides it without path.relative's two resolves (a
  * write asks a dozen times); elsewhere (Windows: any case, either separator) path.relative does.
  */
-/** A path with an empty, `.` or `..` part, or a trailing `/`: not normalized (the root `/` aside). */
-const UNNORMALIZED = /\/\.{0,2}(?:\/|$)/;
-
 function isInside(dir: string, p: string): boolean {
-  if (path.sep === '/' && dir.startsWith('/') && p.startsWith('/') && (dir === '/' || !UNNORMALIZED.test(dir)) && !UNNORMALIZED.test(p)) {
+  if (prefixComparable(dir, p)) {
     if (p === dir) return true;
     const base = dir.endsWith('/') ? dir : `${dir}/`;
     // The same answer as path.relative for normalized paths (a first part starting `..` counts as outside, as there).
@@ -43,7 +48,7 @@ function isInside(dir: string, p: string): boolean {
  */
 export function relativeInside(dir: string, p: string): string | undefined {
   if (p === dir || !isInside(dir, p)) return undefined;
-  if (path.sep === '/' && !UNNORMALIZED.test(p) && (dir === '/' || !UNNORMALIZED.test(dir))) return p.slice(dir.endsWith('/') ? dir.length : dir.length + 1);
+  if (prefixComparable(dir, p)) return p.slice(dir.endsWith('/') ? dir.length : dir.length + 1);
   const rel = path.relative(dir, p);
   return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : undefined;
 }
