@@ -4,7 +4,7 @@
  * module's `gate-decision.json` (`gate_status`, a story id when it names one).
  */
 import { parse as parseYaml } from 'yaml';
-import type { GateVerdict } from '../types';
+import { GATE_VERDICTS, type GateVerdict } from '../types';
 
 export interface StoryGate {
   file: string;
@@ -27,7 +27,7 @@ export interface StoryGate {
   error?: string;
 }
 
-const VERDICTS = ['PASS', 'CONCERNS', 'FAIL', 'WAIVED'];
+const VERDICTS: readonly string[] = GATE_VERDICTS;
 
 function str(v: unknown): string | undefined {
   if (typeof v === 'string') return v;
@@ -40,10 +40,17 @@ function mapping(v: unknown): Record<string, unknown> | undefined {
   return v && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date) ? (v as Record<string, unknown>) : undefined;
 }
 
-/** A gate verdict as written, upper case; `PASSED` and `FAILED` are PASS and FAIL. */
+/**
+ * A gate verdict as written, upper case; `PASSED` and `FAILED` are PASS and FAIL. Every reader of a
+ * verdict (a gate's YAML, its broken-YAML fallback, a gate decision's JSON) goes through it.
+ */
 function verdictWord(v: unknown): string | undefined {
   const w = str(v)?.trim().toUpperCase();
   return w === 'PASSED' ? 'PASS' : w === 'FAILED' ? 'FAIL' : w || undefined;
+}
+
+function isVerdict(w: string | undefined): w is GateVerdict {
+  return w !== undefined && VERDICTS.includes(w);
 }
 
 function storyIdOf(v: string | undefined): { epic: number; epicId: string; story: string } | undefined {
@@ -79,8 +86,8 @@ export function parseQaGate(file: string, text: string, now: Date): StoryGate {
     // The gate template puts its verdict at the top, one plain line (`gate: PASS`); a note broken
     // further down (an unescaped quote) does not unsay it.
     const line = (key: string) => new RegExp(`^${key}[ \\t]*:[ \\t]*["']?([^"'#\\r\\n]*?)["']?[ \\t]*(?:#.*)?$`, 'm').exec(text)?.[1].trim();
-    const v = [line('gate'), ...VERDICT_KEYS.map(line)].map((x) => x?.toUpperCase()).find((x) => x && VERDICTS.includes(x));
-    if (v) g.verdict = v as GateVerdict;
+    const v = [line('gate'), ...VERDICT_KEYS.map(line)].map(verdictWord).find(isVerdict);
+    if (v) g.verdict = v;
     const sid = storyIdOf(line('story'));
     if (sid) Object.assign(g, sid);
     g.expires = line('expires') || undefined;
@@ -98,8 +105,8 @@ export function parseQaGate(file: string, text: string, now: Date): StoryGate {
   const gateMap = mapping(d.gate);
   const verdict = verdictWord(gateMap ? gateMap.status ?? gateMap.verdict ?? gateMap.decision : d.gate)
     ?? verdictWord(mapping(d.decision)?.status)
-    ?? VERDICT_KEYS.map((k) => verdictWord(d[k])).find((x) => x && VERDICTS.includes(x));
-  if (verdict && VERDICTS.includes(verdict)) g.verdict = verdict as GateVerdict;
+    ?? VERDICT_KEYS.map((k) => verdictWord(d[k])).find(isVerdict);
+  if (isVerdict(verdict)) g.verdict = verdict;
   else g.error = verdict ? `gate '${verdict}' is not PASS, CONCERNS, FAIL or WAIVED` : 'no gate: key';
   const sid = storyIdOf(str(d.story) ?? str(gateMap?.story));
   if (sid) Object.assign(g, sid);
@@ -127,8 +134,8 @@ export function parseGateDecision(file: string, text: string, now: Date): StoryG
     g.error = (e as Error).message;
     return g;
   }
-  const verdict = str(d.gate_status ?? d.decision ?? d.gate)?.toUpperCase();
-  if (verdict && VERDICTS.includes(verdict)) g.verdict = verdict as GateVerdict;
+  const verdict = verdictWord(d.gate_status ?? d.decision ?? d.gate);
+  if (isVerdict(verdict)) g.verdict = verdict;
   else g.error = 'no gate_status';
   const sid = storyIdOf(str(d.story_id ?? d.target_id ?? d.id));
   if (sid) Object.assign(g, sid);
