@@ -550,6 +550,22 @@ function ownGateVerdict(text) {
   return verdict;
 }
 
+/**
+ * Stories kept beside their epic, one folder per epic (`epics/epic-4/stories/4-1-slug.md`): the
+ * `stories` folder of each `epic…` folder in an `epics` folder of the docs, output or planning folder.
+ */
+function perEpicStoryDirs(bases) {
+  const out = [];
+  for (const b of new Set(bases.filter(Boolean))) {
+    const epics = path.join(b, 'epics');
+    if (!isDir(epics)) continue;
+    for (const e of fs.readdirSync(epics, { withFileTypes: true })) {
+      if (e.isDirectory() && /^epic/i.test(e.name) && isDir(path.join(epics, e.name, 'stories'))) out.push(path.join(epics, e.name, 'stories'));
+    }
+  }
+  return out;
+}
+
 function storyFileIndex(dirs) {
   const files = [];
   const seen = new Set();
@@ -705,7 +721,8 @@ export function truthFor(repoDir) {
     }
     const storyDirsBase = [folders.implementation_artifacts, folders.sprint_artifacts, folders.dev_story_location,
       folders.dev_ephemeral_location && path.join(folders.dev_ephemeral_location, 'stories'),
-      path.join(folders.output, 'stories'), path.join(p.root, 'docs', 'stories')];
+      path.join(folders.output, 'stories'), path.join(p.root, 'docs', 'stories'),
+      ...perEpicStoryDirs([path.join(p.root, 'docs'), folders.output, folders.planning_artifacts])];
     for (const lf of ledgerFiles) {
       const led = readLedger(lf);
       ledgers.push({ file: rel(repo, lf), error: led.error ?? null, entries: led.entries?.length ?? 0 });

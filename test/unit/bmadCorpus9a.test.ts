@@ -1,11 +1,47 @@
 // Real projects read right (issue 20, ninth corpus round, part a, measured on projects not seen
-// before). Also: every reader of a QA gate's verdict (its YAML, the fallback for a gate whose YAML
+// before): stories kept beside their epic, one folder per epic (`docs/epics/epic-4/stories/…`),
+// are the ledger's story files. Also: every reader of a QA gate's verdict (its YAML, the fallback for a gate whose YAML
 // is broken, a gate decision's JSON) reads `PASSED`/`FAILED` the same way.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { loadSprint } from '../../src/core/bmad/sprint';
 import { parseGateDecision, parseQaGate } from '../../src/core/bmad/qaGates';
+import { corpusFixture } from './corpusHelpers';
 
 const NOW = new Date('2026-11-28T12:00:00Z');
+
+const { copy, cli } = corpusFixture('corpus9a');
+
+const warnings = (r: { problems: { severity: string; code: string; file: string }[] }) =>
+  r.problems.filter((p) => p.severity !== 'info').map((p) => `${path.basename(p.file)} ${p.code}`).sort();
+
+const files = (dir: string, r: { stories: { key: string; file?: string }[] }) =>
+  Object.fromEntries(r.stories.map((s) => [s.key, s.file ? path.relative(dir, s.file) : null]));
+
+describe('stories kept beside their epic: `docs/epics/epic-N/stories/`', () => {
+  test('each epic folder\'s stories are the ledger\'s story files', () => {
+    const dir = copy('per-epic');
+    const r = loadSprint(dir, { now: NOW })!;
+    assert.ok(r, 'a sprint is read');
+    assert.deepEqual(files(dir, r), {
+      '1-1-light-the-lamp': path.join('docs', 'epics', 'epic-1', 'stories', '1-1-light-the-lamp.md'),
+      '1-2-trim-the-wick': path.join('docs', 'epics', 'epic-1', 'stories', '1-2-trim-the-wick.md'),
+      '2-1-log-the-weather': path.join('docs', 'epics', 'epic-2', 'stories', '2-1-log-the-weather.md'),
+      '2-2-sound-the-horn': null,
+    });
+  });
+  test('a story whose file says review while the ledger says done is drift; the others are clean', () => {
+    const dir = copy('per-epic');
+    const r = loadSprint(dir, { now: NOW })!;
+    assert.equal(r.stories.find((s) => s.key === '1-2-trim-the-wick')?.fileStatus, 'review');
+    assert.deepEqual(warnings(r), ['1-2-trim-the-wick.md story-status-drift']);
+    const v = cli(dir, 'validate');
+    assert.equal(v.status, 0, v.stderr);
+    const out = JSON.parse(v.stdout) as { problems: { severity: string; code: string; file: string }[] };
+    assert.deepEqual(warnings(out).filter((w) => w.endsWith('story-status-drift')), ['1-2-trim-the-wick.md story-status-drift']);
+  });
+});
 
 describe('a QA gate verdict in the past tense, whatever reads it', () => {
   const broken = (verdict: string) => `schema: 1\nstory: "2.3"\ngate: ${verdict}\nstatus_reason: "the reviewer's note: "quoted" mid-line"\n`;

@@ -201,6 +201,12 @@ function storyDirs(cfg: BmadConfig, ledgerFile: string | undefined, ledger: Ledg
   addDir(path.join(cfg.outputFolder, 'stories'));
   addDir(path.join(cfg.root, 'docs', 'stories'));
   addDir(path.join(cfg.root, 'docs', 'sprint-artifacts'));
+  // Stories kept beside their epic, one folder per epic: `epics/epic-4/stories/4-1-slug.md` in the
+  // docs, output or planning folder (where sharded epics live).
+  for (const base of new Set([path.join(cfg.root, 'docs'), cfg.outputFolder, cfg.planningArtifacts])) {
+    const epics = path.join(base, 'epics');
+    for (const e of listDir(epics)) if (e.isDirectory() && /^epic/i.test(e.name)) addDir(path.join(epics, e.name, 'stories'));
+  }
   return dirs;
 }
 
