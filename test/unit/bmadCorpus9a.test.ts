@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { loadSprint } from '../../src/core/bmad/sprint';
 import { parseGateDecision, parseQaGate } from '../../src/core/bmad/qaGates';
+import { knownBmadWorkflowOf } from '../../src/core/bmad/known';
 import { corpusFixture } from './corpusHelpers';
 
 const NOW = new Date('2026-11-28T12:00:00Z');
@@ -40,6 +41,19 @@ describe('stories kept beside their epic: `docs/epics/epic-N/stories/`', () => {
     assert.equal(v.status, 0, v.stderr);
     const out = JSON.parse(v.stdout) as { problems: { severity: string; code: string; file: string }[] };
     assert.deepEqual(warnings(out).filter((w) => w.endsWith('story-status-drift')), ['1-2-trim-the-wick.md story-status-drift']);
+  });
+});
+
+describe('an epic\'s own breakdown kept in its folder: `epics/epic-9/epic.md`', () => {
+  const steps = { stepsCompleted: [1, 2, 3, 4], status: 'complete', inputDocuments: ['prd.md', 'architecture.md'] };
+  test('it is the epics workflow\'s artifact, as `epics.md` and `epic-9-slug.md` are', () => {
+    for (const f of ['/p/docs/epics/epic-9/epic.md', '/p/docs/epics.md', '/p/docs/epics/epic-9-radial-city.md']) {
+      assert.equal(knownBmadWorkflowOf(f, steps, undefined)?.workflow.name, 'create-epics-and-stories', f);
+    }
+  });
+  test('an epic\'s retrospective is still the retrospective\'s; a file that only mentions epics in its name is not the epics workflow\'s', () => {
+    assert.equal(knownBmadWorkflowOf('/p/docs/epic-9-retro-2026-02-04.md', steps, undefined)?.workflow.name, 'retrospective');
+    assert.equal(knownBmadWorkflowOf('/p/docs/epicenter.md', steps, undefined), undefined);
   });
 });
 
