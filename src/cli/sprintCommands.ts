@@ -144,7 +144,11 @@ const sprint: CliCommand = {
     }
     const info = r.problems.length - shown.length;
     if (info) lines.push(`  (+${info} info: waymark sprint --json lists them)`);
-    lines.push('', r.next ? `Next: ${r.next.action}${r.next.storyKey ? ` ${r.next.storyKey}` : ''}: ${r.next.reason}` : 'Next: nothing: every story and retrospective is done.');
+    // A ledger Waymark reads no story from says why, and the sprint is not called done.
+    const otherFormat = r.problems.filter((p) => p.code === 'ledger-other-format');
+    for (const p of otherFormat) lines.push(`  ${display(p.file, ctx.cwd)}:${p.range.start.line + 1}: ${p.message}`);
+    const none = r.epics.every((e) => !e.stories.length);
+    lines.push('', r.next ? `Next: ${r.next.action}${r.next.storyKey ? ` ${r.next.storyKey}` : ''}: ${r.next.reason}` : none ? `Next: nothing: no story is listed${otherFormat.length ? " in BMAD's format" : ''}.` : 'Next: nothing: every story and retrospective is done.');
     ctx.stdout(lines.join('\n') + '\n');
     return errors ? 1 : 0;
   },

@@ -5,9 +5,11 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { loadSprint } from '../../src/core/bmad/sprint';
 import { parseGateDecision, parseQaGate } from '../../src/core/bmad/qaGates';
 import { knownBmadWorkflowOf } from '../../src/core/bmad/known';
+import { parseLedger } from '../../src/core/bmad/ledger';
 import { corpusFixture } from './corpusHelpers';
 
 const NOW = new Date('2026-11-28T12:00:00Z');
@@ -41,6 +43,34 @@ describe('stories kept beside their epic: `docs/epics/epic-N/stories/`', () => {
     assert.equal(v.status, 0, v.stderr);
     const out = JSON.parse(v.stdout) as { problems: { severity: string; code: string; file: string }[] };
     assert.deepEqual(warnings(out).filter((w) => w.endsWith('story-status-drift')), ['1-2-trim-the-wick.md story-status-drift']);
+  });
+});
+
+describe('a sprint-status.yaml of another format (stories under `sprints:`, no development_status)', () => {
+  test('the ledger says once, on its `sprints:` line, that BMAD\'s workflows do not read it', () => {
+    const text = 'project_name: x\nlast_updated: "2026-02-26"\n\nsprints:\n  - number: 1\n    stories:\n      - id: "STORY-001"\n        status: "completed"\n';
+    const l = parseLedger('/p/docs/sprint-status.yaml', text);
+    assert.deepEqual(l.entries, []);
+    assert.deepEqual(l.problems.map((p) => [p.code, p.severity, p.range.start.line]), [['ledger-other-format', 'info', 3]]);
+    assert.match(l.problems[0].message, /development_status/);
+    assert.match(l.problems[0].message, /sprint-planning/);
+    for (const other of ['epics:\n  epic-1:\n    stories:\n      1-1-x:\n        status: done\n', 'stories:\n  - story_id: STORY-000\n    status: not_started\n']) {
+      assert.deepEqual(parseLedger('/p/s.yaml', other).problems.map((p) => p.code), ['ledger-other-format'], other);
+    }
+  });
+  test('BMAD\'s own ledger, even with no entry yet, gets no such note', () => {
+    assert.deepEqual(parseLedger('/p/s.yaml', 'project: x\ndevelopment_status:\n  epic-1: backlog\n').problems, []);
+    assert.deepEqual(parseLedger('/p/s.yaml', '# generated\nproject: x\n').problems, []);
+  });
+  test('`sprint` does not call the work done: it says no story is listed in BMAD\'s format, and why', () => {
+    const dir = copy('other-format');
+    const r = spawnSync(process.execPath, [path.resolve('dist/cli.js'), 'sprint', '.'], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', WAYMARK_SCAN_INDEX: '0' } });
+    assert.equal(r.status, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, /every story and retrospective is done/);
+    assert.match(r.stdout, /development_status/);
+    assert.match(r.stdout, /Next: nothing: no story is listed/);
+    const j = JSON.parse(cli(dir, 'sprint').stdout) as { problems: { code: string; severity: string }[] };
+    assert.deepEqual(j.problems.map((p) => [p.code, p.severity]), [['ledger-other-format', 'info']]);
   });
 });
 

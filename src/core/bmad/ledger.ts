@@ -468,6 +468,15 @@ export function parseLedger(file: string, text: string): Ledger {
     }
   }
   classifyEntries(ledger.entries);
+  // A ledger of another tool's format (its stories in a `sprints:` list, or under `epics:` or
+  // `stories:`, and no `development_status:`): BMAD's sprint workflows read none of it; said once.
+  if (ledger.statusLine < 0) {
+    const at = lines.findIndex((l) => /^(?:sprints?|epics|stories)[ \t]*:[ \t]*(?:#.*)?$/.test(l));
+    if (at >= 0) {
+      const key = lines[at].split(':')[0].trim();
+      ledger.problems.push({ file, range: range(at, 0, key.length), severity: 'info', code: 'ledger-other-format', message: `sprint-status.yaml keeps its stories under '${key}:' with no development_status: block, another tool's format: BMAD's sprint workflows (bmad-sprint-planning, bmad-create-story, bmad-dev-story) do not read it, and Waymark reads no story from it. BMAD sprint planning writes the ledger they read.` });
+    }
+  }
   if (wide.length) {
     const at = wide[0];
     const col = lines[at].indexOf('：');

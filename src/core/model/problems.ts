@@ -135,6 +135,7 @@ export const PROBLEMS = {
   'ledger-unknown-status': { severity: 'warning', also: ['info'], title: 'A ledger status BMAD does not know', section: 'sprint', fixes: ['setLedgerValue'] },
   'ledger-legacy-status': { severity: 'info', title: 'An older or differently written BMAD status word', section: 'sprint', fixes: ['setLedgerValue'] },
   'ledger-epic-missing': { severity: 'warning', title: 'Stories of an epic are listed without its epic entry', section: 'sprint' },
+  'ledger-other-format': { severity: 'info', title: "sprint-status.yaml is another tool's format (no development_status)", section: 'sprint' },
   'ledger-stale': { severity: 'info', title: 'The ledger has not been updated while stories are active', section: 'sprint' },
   'ledger-story-no-file': { severity: 'warning', also: ['info'], title: 'A started story has no story file', section: 'sprint' },
   'epic-done-stories-open': { severity: 'warning', title: 'An epic is done but some of its stories are not', section: 'sprint', fixes: ['setLedgerValue'] },
