@@ -227,6 +227,8 @@ type PlainEntry = { items: string[]; open: number; close: number; lastEnd: numbe
  * characters, or a plain run of word characters (judged below).
  */
 const ONE_LINE_ENTRY = /^[A-Za-z_][A-Za-z0-9_.-]*:( +)(?:\[([^\x00-\x1f[\]{}#"'&*!|>%@`]*)\]|'([^'\x00-\x1f]*)'|"([^"\\\x00-\x1f]*)"|([A-Za-z0-9_./:+-]+))(?: *| +#[^\x00-\x1f]*)(?:\n|$)/;
+/** Words of PLAIN_SAFE's shape separated by commas and spaces (RESERVED, NUMBER_LIKE and all-digit words are checked apart). */
+const WORD_LIST = /^ *(?:(?:[A-Za-z_]|[0-9]+[A-Za-z_])[A-Za-z0-9_./-]* *, *)*(?:[A-Za-z_]|[0-9]+[A-Za-z_])[A-Za-z0-9_./-]* *$/;
 /** What may follow that line inside its entry: blank lines and comment lines. */
 const BLANK_OR_COMMENT_LINES = /^(?: *(?:#[^\n\r]*)?\n)* *(?:#[^\n\r]*)?$/;
 const TIMESTAMP = /^\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d(:\d\d)?(\.\d+)?(Z|[+-]\d\d:?\d\d)?$/;
@@ -247,19 +249,13 @@ function plainEntry(sub: string): PlainEntry | undefined {
   if (single !== undefined) return { value: single, style: 'QUOTE_SINGLE', start, end: start + single.length + 2 };
   if (double !== undefined) return { value: double, style: 'QUOTE_DOUBLE', start, end: start + double.length + 2 };
   if (word !== undefined) return isPlainSafe(word) || TIMESTAMP.test(word) ? { value: word, style: 'PLAIN', start, end: start + word.length } : undefined;
-  const items: string[] = [];
-  let lastEnd = start + 1;
-  if (!/^ *$/.test(inner)) {
-    let at = start + 1;
-    for (const raw of inner.split(',')) {
-      const w = /^( *)([^ ]+) *$/.exec(raw);
-      if (!w || !isPlainSafe(w[2])) return undefined;
-      items.push(w[2]);
-      lastEnd = at + w[1].length + w[2].length;
-      at += raw.length + 1;
-    }
-  }
-  return { items, open: start, close: start + inner.length + 2, lastEnd };
+  if (/^ *$/.test(inner)) return { items: [], open: start, close: start + inner.length + 2, lastEnd: start + 1 };
+  // One pass over the whole list for its shape (a list of hundreds of steps is one test, not
+  // hundreds); only the words that may read as something else (short, or starting with a digit) are looked at one by one.
+  if (!WORD_LIST.test(inner)) return undefined;
+  const items = inner.split(',').map((w) => w.trim());
+  for (const w of items) if ((w.length <= 5 || (w.charCodeAt(0) >= 48 && w.charCodeAt(0) <= 57)) && !isPlainSafe(w)) return undefined;
+  return { items, open: start, close: start + inner.length + 2, lastEnd: start + 1 + inner.trimEnd().length };
 }
 
 /** Whether plainEntrySplice plans setting `entry` to `value`: a list gets a list, a scalar a scalar. */
