@@ -226,6 +226,29 @@ async function handlers(root: string, one: string): Promise<{ status: number; ne
   }
 }
 
+/**
+ * waymark_advance's handler alone on an in-process session (no protocol, no pipe) over a copy of
+ * the workspace (the server does not see its writes): `advance()` times one call.
+ */
+async function handlerAdvancer(root: string, file: string): Promise<{ advance(): Promise<number>; dispose(): Promise<void> }> {
+  const quiet = (): undefined => undefined;
+  const logger: Logger = { trace: quiet, debug: quiet, info: quiet, warn: quiet, error: quiet };
+  const session = new WorkspaceSession({ root, actor: 'bench', session: 'bench-handlers', logger });
+  const tool = TOOLS.find((t) => t.name === 'waymark_advance')!;
+  let hash = (await session.state(path.join(root, file))).stateHash;
+  return {
+    async advance() {
+      const t0 = process.hrtime.bigint();
+      const a = await runTool(tool, { file, expectHash: hash }, session);
+      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      if (a.isError) throw new Error(`waymark_advance: ${a.text}`);
+      hash = (a.structured as { stateHash: string }).stateHash;
+      return ms;
+    },
+    dispose: () => session.dispose(),
+  };
+}
+
 async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
   const r = await client.callTool({ name, arguments: args });
   if (r.isError) throw new Error(`${name}: ${JSON.stringify(r.content).slice(0, 500)}`);
@@ -235,10 +258,14 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
 /** status, next and advance at `n` workflows, each beside the ping of the same pipe. */
 async function sized(n: number): Promise<void> {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `waymark-bench-mcp-${n}-`)));
+  const copy = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `waymark-bench-mcp-${n}-copy-`)));
   try {
     generateSized(root, n);
+    fs.cpSync(root, copy, { recursive: true });
     const client = await connect(process.execPath, [CLI, 'mcp', '--root', root], root, { WAYMARK_ACTOR: 'bench' });
     let advanceP50 = NaN;
+    let handlerP50 = NaN;
+    let serverDuringHandler = 0;
     try {
       await call(client, 'waymark_next', {});
       const one = `work/area-0/wf-${Math.min(n - 1, 17)}.workflow.md`;
@@ -265,17 +292,29 @@ async function sized(n: number): Promise<void> {
         line(`mcp.n${n}.server_cpu_per_next_ms`, next.cpu, 3);
       }
       let hash = (await call(client, 'waymark_status', { file: 'work/mcp-target.workflow.md' })).stateHash as string;
+      // The split of an advance: the same tool's handler in this process on a copy of the workspace,
+      // one call of each in turn (the write, the model, the answer's object); what is left above the
+      // ping and the handler is the answer's bytes through the pipe and both SDKs' work on them.
+      const inProcess = await handlerAdvancer(copy, 'work/mcp-target.workflow.md');
+      const handlerMs: number[] = [];
       // The server's CPU per advance includes its memory consolidation, done after the answers in batches.
       const advance = await withCpu(client.pid, ROUNDS / 2, async () => {
         hash = (await call(client, 'waymark_advance', { file: 'work/mcp-target.workflow.md', expectHash: hash })).stateHash as string;
+        const c0 = cpuOf(client.pid);
+        handlerMs.push(await inProcess.advance());
+        serverDuringHandler += cpuOf(client.pid) - c0;
       });
+      await inProcess.dispose();
+      handlerP50 = median(handlerMs);
       // After writes: the view recomputes what the write changed, once.
       const nextAfterWrite = stats(await timeRounds(ROUNDS / 4, async () => {
         hash = (await call(client, 'waymark_advance', { file: 'work/mcp-target.workflow.md', expectHash: hash })).stateHash as string;
       }).then(() => timeRounds(ROUNDS, () => call(client, 'waymark_next', {}))));
       line(`mcp.n${n}.next_after_writes_p50_ms`, nextAfterWrite.median, 3);
       line(`mcp.n${n}.advance_p50_ms`, advance.median, 3);
-      if (Number.isFinite(advance.cpu)) line(`mcp.n${n}.server_cpu_per_advance_ms`, advance.cpu, 3);
+      line(`mcp.n${n}.handler_advance_p50_ms`, handlerP50, 3);
+      line(`mcp.n${n}.advance_rest_above_ping_ms`, advance.median - floor - handlerP50, 3);
+      if (Number.isFinite(advance.cpu)) line(`mcp.n${n}.server_cpu_per_advance_ms`, advance.cpu - serverDuringHandler / (ROUNDS / 2), 3);
       advanceP50 = advance.median;
     } finally {
       await client.close();
@@ -296,8 +335,10 @@ async function sized(n: number): Promise<void> {
     }));
     line(`mcp.n${n}.floor_atomic_fsync_write_p50_ms`, floor.median, 3);
     line(`mcp.n${n}.advance_vs_floor`, advanceP50 / floor.median, 2);
+    line(`mcp.n${n}.handler_advance_vs_floor`, handlerP50 / floor.median, 2);
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
+    fs.rmSync(copy, { recursive: true, force: true });
   }
 }
 

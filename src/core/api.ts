@@ -80,6 +80,13 @@ export interface StateCoreOptions extends StateCoreInit {
   memory?: boolean | { consolidateOnWrite?: boolean; consolidateAfterAnswer?: boolean | { quietMs?: number; maxMs?: number } };
   /** Recorded as the origin of memory records when they name none (`cli`, `vscode`, `hook`). */
   origin?: string;
+  /**
+   * A long-lived face (the MCP server): each write's events line is appended right after the write
+   * has answered instead of before, in the order of the writes. The change's intent stays in the
+   * journal until the line is out, so a crash meanwhile leaves it to the next writer of the file
+   * (which appends it once); `core.memory.settled()` waits for it.
+   */
+  eventsAfterAnswer?: boolean;
 }
 
 /** What a scan reports while it runs. */

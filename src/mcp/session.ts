@@ -69,6 +69,8 @@ export class WorkspaceSession implements ToolHost {
   private readonly seen = new Map<string, string>();
   /** Files this server is writing right now: their watcher events are its own write's. */
   private readonly writing = new Set<string>();
+  /** Files written, by the text written, not yet compared with the disk (settleWritten). */
+  private readonly written = new Map<string, string>();
   /** BMAD v7's ticket tree of the root as last read (`value` undefined: none); dropped by any change the watcher reports. */
   private tree?: { value: TicketTree | undefined };
   private disposed = false;
@@ -87,9 +89,9 @@ export class WorkspaceSession implements ToolHost {
 
   private makeCore(): StateCore {
     // The same factory as the CLI and the extension: leases honoured, events logged, memory fed.
-    // Memory consolidation runs after a write has answered (the agent does not wait for it; the
-    // memory tools wait for it before they read).
-    return createStateCore({ roots: this.roots, actor: this.opts.actor, session: this.opts.session, logger: this.opts.logger, origin: 'mcp', memory: { consolidateAfterAnswer: true } });
+    // Memory consolidation and the events line run after a write has answered (the agent does not
+    // wait for them; the memory tools wait for them before they read).
+    return createStateCore({ roots: this.roots, actor: this.opts.actor, session: this.opts.session, logger: this.opts.logger, origin: 'mcp', memory: { consolidateAfterAnswer: true }, eventsAfterAnswer: true });
   }
 
   /** Starts watching, then scans; tools wait for the scan. */
@@ -152,6 +154,7 @@ export class WorkspaceSession implements ToolHost {
       this.opts.logger.info(`[mcp] configuration changed: rescanned in ${Date.now() - started} ms`);
       return;
     }
+    for (const file of [...this.written.keys()]) this.settleWritten(file);
     const files = [...this.pending];
     this.pending.clear();
     for (const file of files) {
@@ -209,6 +212,7 @@ export class WorkspaceSession implements ToolHost {
 
   async state(file: string): Promise<WorkflowState> {
     await this.start();
+    this.settleWritten(file);
     // The events already queued (a configuration edit changes how every file reads); the file itself is stat'ed below.
     await new Promise<void>((resolve) => setImmediate(resolve));
     if (this.contextChanged) await this.flush();
@@ -240,16 +244,31 @@ export class WorkspaceSession implements ToolHost {
     let r: MutationResult;
     try {
       r = await op(options);
-    } finally {
+    } catch (e) {
       this.writing.delete(file);
+      throw e;
     }
-    // The file as written is what the model holds; anything else (an editor's save right after
-    // the write, whose event came while it was in flight) is read before the next answer.
+    // Whether the file on disk is the one written is looked at once the answer is out (or before
+    // the next read of the file, whichever comes first).
+    this.written.set(file, r.newText);
+    setImmediate(() => this.settleWritten(file));
+    return r;
+  }
+
+  /**
+   * The file as this server wrote it is what the model holds; anything else (an editor's save
+   * right after the write, whose event came while it was in flight) is read before the next answer.
+   */
+  private settleWritten(file: string): void {
+    const text = this.written.get(file);
+    if (text === undefined || this.disposed) return;
+    this.written.delete(file);
+    this.writing.delete(file);
     let fd: number | undefined;
     try {
       fd = fs.openSync(file, 'r');
       const st = fs.fstatSync(fd);
-      if (fs.readFileSync(fd, 'utf8') === r.newText) this.seen.set(file, signature(st));
+      if (fs.readFileSync(fd, 'utf8') === text) this.seen.set(file, signature(st));
       else {
         this.seen.delete(file);
         this.pending.add(file);
@@ -260,7 +279,6 @@ export class WorkspaceSession implements ToolHost {
     } finally {
       if (fd !== undefined) fs.closeSync(fd);
     }
-    return r;
   }
 
   assertCanWrite(): void {

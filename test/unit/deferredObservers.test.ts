@@ -66,6 +66,40 @@ test('an MCP server killed after answering, before the consolidation ran: the ne
   }
 });
 
+const events = (root: string) => {
+  try {
+    return fs.readFileSync(path.join(root, '.waymark', 'events', 'events.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string; data?: { historySeq?: number } });
+  } catch {
+    return [];
+  }
+};
+
+test('an MCP server SIGKILLed once the advance has answered, before its events line: the answer holds, and the next writer appends the line and consolidates, once', { timeout: 120_000 }, async () => {
+  const root = workspace({ 'w.md': WF }, { prefix: 'wm-deferred-' });
+  const file = path.join(root, 'w.md');
+  const s = await startServer(root, { env: { WAYMARK_EVENTS_DIE_BEFORE_APPEND: '1' } });
+  const gone = new Promise<void>((resolve) => (s.client.onclose = () => resolve()));
+  const r = await s.call('waymark_advance', { file: 'w.md' });
+  assert.equal(r.isError, false, r.text);
+  assert.equal((r.data as { after: { currentStep: string } }).after.currentStep, 'two', 'the answer came before the kill');
+  await gone;
+  assert.match(fs.readFileSync(file, 'utf8'), /currentStep: two/, 'what the answer said is on disk');
+  assert.equal(readHistory(root, file).filter((e) => e.operation === 'advance').length, 1);
+  assert.deepEqual(events(root).filter((e) => e.type === 'workflow.advance'), [], 'killed before the events line');
+  assert.equal(journal(root).length, 1, 'its intent stays for the events line and the consolidation');
+  const next = createStateCore({ roots: [root], actor: 'test' });
+  try {
+    await next.setScope(file, 'small');
+    assert.deepEqual(journal(root), []);
+    const advanced = events(root).filter((e) => e.type === 'workflow.advance');
+    assert.equal(advanced.length, 1, 'the events line, once');
+    assert.equal(advanced[0].data?.historySeq, readHistory(root, file).find((e) => e.operation === 'advance')?.seq);
+    assert.equal((cold(root).match(/step one completed/g) ?? []).length, 1);
+  } finally {
+    await next.close();
+  }
+});
+
 const WF5 = ['---', 'workflow: w', 'status: in_progress', 'steps: [one, two, three, four, five]', 'currentStep: one', 'stepsCompleted: []', '---', '', '# W', ''].join('\n');
 /** The intents in the journal that write `file`. */
 const touching = (root: string, file: string) => journal(root).filter((n) => (JSON.parse(fs.readFileSync(path.join(root, '.waymark', 'journal', n), 'utf8')) as { writes: { file: string }[] }).writes.some((w) => w.file === file));

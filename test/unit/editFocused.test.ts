@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { editYamlText, editYamlTextWhole, type EditValue, type FrontmatterEdit } from '../../src/core/model/edit';
+import { parse as parseYaml } from 'yaml';
+import { editYamlText, editYamlTextWhole, type EditScalar, type EditValue, type FrontmatterEdit } from '../../src/core/model/edit';
 
 // An edit is planned on the parse of only the entries it touches when the layout allows
 // (model/edit.ts parseFocused): it must give the same bytes, or the same refusal, as planned on
@@ -91,4 +92,61 @@ test('a long step list the edit does not touch gives the same bytes as the whole
   assert.equal(out, text.replace('currentStep: step-3', 'currentStep: step-4').replace('step-2]\n', 'step-2, step-3]\n') + 'updatedAt: "2026-11-28T09:00:00Z"\n');
   // An error in an entry the edit does not touch is still refused.
   assert.throws(() => editYamlText(text.replace('steps: [', 'steps: [[ '), edits), (e: Error & { reason?: string }) => e.reason === 'invalid');
+});
+
+// A one-line list of plain words that an edit sets to a list (an advance's stepsCompleted) is read
+// without the parser (model/edit.ts plainFlowList): the same bytes or refusal as the whole parse,
+// over lists with every kind of item the fast reading must leave to the parser.
+const ITEMS = ['a', 'step-1', 'b.c', '_u', 'x/y', '1-setup', '1', '1e3', '0x1F', '0o17', '.5', 'true', 'Null', '~', 'yes', '"q"', "'s'", 'a b', 'a:b', 'a: b', '-x', 'x#y', '', '[n]', '{m: 1}', '&a x', '*a', '!t x', 'é'];
+const listText = fc.tuple(
+  fc.array(fc.tuple(fc.constantFrom(...ITEMS), fc.constantFrom('', ' ', '  ')), { maxLength: 6 }),
+  fc.constantFrom('', ' ', '  ', '\t'),
+  fc.constantFrom('', '  ', ' # done', '# x', ','),
+  fc.constantFrom('', '\n', '\n# note\n', '\n\n  \n', '\n  - z\n', '\n  more\n', '\r\n'),
+).map(([items, afterColon, tail, below]) => `stepsCompleted:${afterColon === '\t' ? '\t' : ' ' + afterColon}[${items.map(([i, sp]) => `${sp}${i}${sp}`).join(',')}]${tail}${below}`);
+
+test('a one-line list of plain words edited into a list gives the bytes (or the refusal) of the whole parse', () => {
+  let fast = 0;
+  fc.assert(
+    fc.property(listText, fc.array(fc.constantFrom('a', 'step-2', 'new one', '1e3', 'true', '7'), { maxLength: 3 }), fc.nat(3), fc.boolean(), (list, added, keep, others) => {
+      const old = /\[(.*)\]/.exec(list)?.[1].split(',').map((x) => x.trim()).filter(Boolean) ?? [];
+      const edits: FrontmatterEdit[] = [{ key: 'stepsCompleted', value: [...old.slice(0, keep === 3 ? old.length : keep), ...added] }];
+      if (others) edits.unshift({ key: 'currentStep', value: 'two' }, { key: 'updatedAt', value: '2026-11-28T09:00:00Z' });
+      const text = `workflow: w\ncurrentStep: one\n${list}${list.endsWith('\n') ? '' : '\n'}status: in_progress\n`;
+      const whole = outcome(() => editYamlTextWhole(text, edits));
+      assert.equal(outcome(() => editYamlText(text, edits)), whole, JSON.stringify({ text, edits }));
+      if (whole.startsWith('ok')) fast++;
+    }),
+    { numRuns: RUNS * 4 },
+  );
+  assert.ok(fast > RUNS / 2, `only ${fast} edits went through`);
+});
+
+test('a word that YAML reads as a number is written quoted, so it reads back as the same string', () => {
+  for (const word of ['1e3', '2E5', '0x1F', '0o17']) {
+    const out = editYamlText('currentStep: one\nstepsCompleted: [a]\n', [{ key: 'currentStep', value: word }, { key: 'stepsCompleted', value: ['a', word] }]);
+    const data = parseYaml(out) as { currentStep: unknown; stepsCompleted: unknown[] };
+    assert.equal(data.currentStep, word, out);
+    assert.deepEqual(data.stepsCompleted, ['a', word], out);
+  }
+});
+
+const SCALARS = ['one', 'step-2', '1e3', '7', 'true', 'null', '~', '2026-11-28T09:00:00Z', '2026-11-28T09:00:00.120Z', '2026-11-28 09:00', "'2026-11-28T09:00:00Z'", '"2026-11-28T09:00:00.5Z"', "'it''s'", '"a \\" b"', '"tab\there"', "'x # y'", '"#1: go"', "''", '""', 'a:b', 'a: b', '-x', 'x#y', 'é', '"é"', 'a b', '[a]', '&a x', '!t x', '|', '>'];
+const scalarText = fc.tuple(fc.constantFrom('currentStep', 'updatedAt'), fc.constantFrom(...SCALARS), fc.constantFrom('', ' ', ' # c', '#c', '\t'), fc.constantFrom('', '\n', '\n# note\n', '\n\n', '\n  more\n', '\r\n'))
+  .map(([key, v, tail, below]) => ({ key, line: `${key}: ${v}${tail}${below}` }));
+
+test('a one-line scalar edited into a scalar gives the bytes (or the refusal) of the whole parse', () => {
+  let ok = 0;
+  fc.assert(
+    fc.property(scalarText, fc.constantFrom<EditScalar>('one', 'two', 'step-2', '2026-11-29T10:11:12.345Z', '2026-11-29T10:11:12Z', '1e3', 'a b', "it's", '', 7, true, null), fc.boolean(), ({ key, line }, v, both) => {
+      const edits: FrontmatterEdit[] = [{ key, value: v }];
+      if (both) edits.push({ key: 'stepsCompleted', value: ['a', 'b'] });
+      const text = `workflow: w\n${line}${line.endsWith('\n') ? '' : '\n'}stepsCompleted: [a]\n`;
+      const whole = outcome(() => editYamlTextWhole(text, edits));
+      assert.equal(outcome(() => editYamlText(text, edits)), whole, JSON.stringify({ text, edits }));
+      if (whole.startsWith('ok')) ok++;
+    }),
+    { numRuns: RUNS * 2 },
+  );
+  assert.ok(ok > RUNS / 2, `only ${ok} edits went through`);
 });

@@ -54,7 +54,7 @@ class StateCoreImpl implements StateCore {
   private readonly coreMemory: CoreMemory;
 
   constructor(options: StateCoreOptions) {
-    const { memory = true, origin, ...init } = options;
+    const { memory = true, origin, eventsAfterAnswer, ...init } = options;
     const memoryOn = memory !== false;
     const consolidate = memoryOn && (memory === true || memory.consolidateOnWrite !== false);
     const after = typeof memory === 'object' ? memory.consolidateAfterAnswer : undefined;
@@ -68,7 +68,7 @@ class StateCoreImpl implements StateCore {
     // Every face gets the same write path: leases honoured on every write, every write an event,
     // completions fed to memory unless it is off.
     const guards = [leaseGuard(), enforcementGuard(), eventsGuard(), ...(init.guards ?? [])];
-    const observers = [eventsObserver(), ...(init.observers ?? []), ...(consolidate ? [this.coreMemory.observer(afterAnswer)] : [])];
+    const observers = [eventsObserver({}, { afterAnswer: eventsAfterAnswer }), ...(init.observers ?? []), ...(consolidate ? [this.coreMemory.observer(afterAnswer)] : [])];
     this.model = new WorkflowModel(this.roots, this.contexts, (abs) => this.writes.readWorkflow(abs), { overrides: init.configOverrides, logger, clock: this.clock, scanIndex: init.scanIndex, sliceMs: init.scanSliceMs });
     this.writes = new WritePipeline({ ...init, guards, observers }, logger, this.clock, this.contexts, this.model);
     this.protocol = createProtocolApi(init, { clock: this.clock, logger, contexts: this.contexts, guards });

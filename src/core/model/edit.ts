@@ -52,9 +52,12 @@ export function detectEol(text: string): '\r\n' | '\n' {
 
 const PLAIN_SAFE = /^[A-Za-z_][A-Za-z0-9_./-]*$|^[0-9]+[A-Za-z_][A-Za-z0-9_./-]*$/;
 const RESERVED = /^(true|false|yes|no|on|off|null|y|n|~)$/i;
+/** Words of PLAIN_SAFE's shape that YAML's core schema reads as numbers: `1e3`, `0x1F`, `0o17`. */
+const NUMBER_LIKE = /^(?:[0-9]+[eE][0-9]+|0x[0-9a-fA-F]+|0o[0-7]+)$/;
 
+/** Whether `s` written plain reads back as the string `s` (YAML 1.2 core schema). */
 function isPlainSafe(s: string): boolean {
-  return PLAIN_SAFE.test(s) && !RESERVED.test(s) && !/^[0-9._-]+$/.test(s);
+  return PLAIN_SAFE.test(s) && !RESERVED.test(s) && !/^[0-9._-]+$/.test(s) && !NUMBER_LIKE.test(s);
 }
 
 type QuoteStyle = 'PLAIN' | 'QUOTE_DOUBLE' | 'QUOTE_SINGLE';
@@ -184,20 +187,97 @@ function focusedSplices(text: string, edits: FrontmatterEdit[], eol: string): (S
   if (!restParses(rest)) return undefined;
   // Every touched entry parsed before any edit is planned: an error refuses before any edit's own refusal, as on the whole parse.
   const docs = new Map<string, { doc: Document; start: number; sub: string }>();
+  const plain = new Map<string, { entry: PlainEntry; start: number }>();
   for (const e of entries) {
     if (!touched.has(e.key)) continue;
     const sub = text.slice(e.start, e.end);
+    // A one-line value (a word, a quoted string, a list of words) that only gets a value of its kind: read without the parser.
+    const entry = plainEntry(sub);
+    if (entry && edits.every((x) => (x.path?.[0] ?? x.key) !== e.key || (!x.path && x.renameTo === undefined && fitsPlainEntry(entry, x.value)))) {
+      plain.set(e.key, { entry, start: e.start });
+      continue;
+    }
     const doc = parseDocument(sub, { uniqueKeys: true, prettyErrors: false });
     if (doc.errors.length) return undefined;
     docs.set(e.key, { doc, start: e.start, sub });
   }
   return edits.map((edit) => {
+    const p = edit.path ? undefined : plain.get(edit.key);
+    if (p) {
+      const sp = plainEntrySplice(p.entry, edit.value as EditScalar | EditScalar[]);
+      return sp && { start: p.start + sp.start, end: p.start + sp.end, text: sp.text };
+    }
     const d = docs.get(edit.path?.[0] ?? edit.key);
     // A key the mapping does not have: appended at its end (or refused), as on the whole parse.
     if (!d) return spliceFor(text, (noEntries ??= parseDocument('')), edit, eol);
     const sp = spliceFor(d.sub, d.doc, edit, eol);
     return sp && { start: d.start + sp.start, end: d.start + sp.end, text: sp.text };
   });
+}
+
+/**
+ * An entry's one-line value, offsets in the entry's text: a list of words (`[`, after `]`, after
+ * its last item) or a scalar (its first and last character + 1) and its quoting.
+ */
+type PlainEntry = { items: string[]; open: number; close: number; lastEnd: number } | { value: string; style: QuoteStyle; start: number; end: number };
+
+/**
+ * `key: value` on the entry's first line, then nothing or a comment: a list `[...]` (no quote,
+ * bracket, brace or YAML indicator inside), a quoted string without escapes or control
+ * characters, or a plain run of word characters (judged below).
+ */
+const ONE_LINE_ENTRY = /^[A-Za-z_][A-Za-z0-9_.-]*:( +)(?:\[([^\x00-\x1f[\]{}#"'&*!|>%@`]*)\]|'([^'\x00-\x1f]*)'|"([^"\\\x00-\x1f]*)"|([A-Za-z0-9_./:+-]+))(?: *| +#[^\x00-\x1f]*)(?:\n|$)/;
+/** Words of PLAIN_SAFE's shape separated by commas and spaces (RESERVED, NUMBER_LIKE and all-digit words are checked apart). */
+const WORD_LIST = /^ *(?:(?:[A-Za-z_]|[0-9]+[A-Za-z_])[A-Za-z0-9_./-]* *, *)*(?:[A-Za-z_]|[0-9]+[A-Za-z_])[A-Za-z0-9_./-]* *$/;
+/** What may follow that line inside its entry: blank lines and comment lines. */
+const BLANK_OR_COMMENT_LINES = /^(?: *(?:#[^\n\r]*)?\n)* *(?:#[^\n\r]*)?$/;
+const TIMESTAMP = /^\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d(:\d\d)?(\.\d+)?(Z|[+-]\d\d:?\d\d)?$/;
+
+/**
+ * An entry written on one line as a list of plain words (each reads as the string it spells:
+ * isPlainSafe), a quoted string, a plain word or a plain timestamp, followed only by blank and
+ * comment lines: read without the parser, as the parser reads it. Undefined for anything else (the
+ * parser plans it). The `yaml` parser costs about a millisecond a kilobyte, and an advance changes
+ * `stepsCompleted`, whose list grows with every step, besides `currentStep` and `updatedAt`;
+ * editFocused.test.ts compares the bytes with the whole parse's over random entries.
+ */
+function plainEntry(sub: string): PlainEntry | undefined {
+  const m = ONE_LINE_ENTRY.exec(sub);
+  if (!m || !BLANK_OR_COMMENT_LINES.test(sub.slice(m[0].length))) return undefined;
+  const start = sub.indexOf(':') + 1 + m[1].length;
+  const [, , inner, single, double, word] = m;
+  if (single !== undefined) return { value: single, style: 'QUOTE_SINGLE', start, end: start + single.length + 2 };
+  if (double !== undefined) return { value: double, style: 'QUOTE_DOUBLE', start, end: start + double.length + 2 };
+  if (word !== undefined) return isPlainSafe(word) || TIMESTAMP.test(word) ? { value: word, style: 'PLAIN', start, end: start + word.length } : undefined;
+  if (/^ *$/.test(inner)) return { items: [], open: start, close: start + inner.length + 2, lastEnd: start + 1 };
+  // One pass over the whole list for its shape (a list of hundreds of steps is one test, not
+  // hundreds); only the words that may read as something else (short, or starting with a digit) are looked at one by one.
+  if (!WORD_LIST.test(inner)) return undefined;
+  const items = inner.split(',').map((w) => w.trim());
+  for (const w of items) if ((w.length <= 5 || (w.charCodeAt(0) >= 48 && w.charCodeAt(0) <= 57)) && !isPlainSafe(w)) return undefined;
+  return { items, open: start, close: start + inner.length + 2, lastEnd: start + 1 + inner.trimEnd().length };
+}
+
+/** Whether plainEntrySplice plans setting `entry` to `value`: a list gets a list, a scalar a scalar. */
+function fitsPlainEntry(entry: PlainEntry, value: EditValue | undefined): boolean {
+  if (value === undefined || isEditMap(value)) return false;
+  return 'items' in entry ? Array.isArray(value) : !Array.isArray(value);
+}
+
+/** The splice editExisting plans on the parse for `entry` (a no-op: undefined). */
+function plainEntrySplice(entry: PlainEntry, value: EditScalar | EditScalar[]): Splice | undefined {
+  if ('items' in entry) {
+    // Plain words: the list's style is plain.
+    const items = value as EditScalar[];
+    if (sameScalars(entry.items, items)) return undefined;
+    if (entry.items.length && items.length > entry.items.length && sameScalars(entry.items, items.slice(0, entry.items.length))) {
+      return { start: entry.lastEnd, end: entry.lastEnd, text: items.slice(entry.items.length).map((v) => `, ${renderScalar(v, 'PLAIN')}`).join('') };
+    }
+    return { start: entry.open, end: entry.close, text: renderFlowSeq(items, 'PLAIN') };
+  }
+  const v = value as EditScalar;
+  if (entry.value === v) return undefined;
+  return { start: entry.start, end: entry.end, text: timestampLike(entry.value, v, entry.style) ?? renderScalar(v, entry.style) };
 }
 
 /** A plain top-level key at the start of a line: `key:` then a space, a tab or the line's end. */
@@ -387,7 +467,7 @@ function editExisting(text: string, pair: Pair<YamlNode, YamlNode | null>, edit:
   const scalar = valueNode as Scalar;
   if (scalar.value === value && (scalar.type === 'PLAIN' || scalar.type === 'QUOTE_DOUBLE' || scalar.type === 'QUOTE_SINGLE')) return undefined;
   const style = scalar.type === 'BLOCK_LITERAL' || scalar.type === 'BLOCK_FOLDED' ? 'QUOTE_DOUBLE' : scalarStyle(scalar);
-  const stamp = timestampLike(scalar, value, style);
+  const stamp = timestampLike(typeof scalar.source === 'string' ? scalar.source : typeof scalar.value === 'string' ? scalar.value : undefined, value, style);
   if (stamp !== undefined) return { start: vr[0], end: vr[1], text: stamp };
   let end = vr[1];
   let suffix = '';
@@ -402,14 +482,11 @@ function editExisting(text: string, pair: Pair<YamlNode, YamlNode | null>, edit:
   return { start: vr[0], end, text: renderScalar(value, style) + suffix };
 }
 
-const TIMESTAMP = /^\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d(:\d\d)?(\.\d+)?(Z|[+-]\d\d:?\d\d)?$/;
-
 /**
  * A timestamp replacing a timestamp, in the old one's style: `updatedAt: 2026-11-22T09:14:00Z`
  * stays plain (a plain ISO time reads back the same) and gets no milliseconds when it had none.
  */
-function timestampLike(old: Scalar, value: EditScalar, style: QuoteStyle): string | undefined {
-  const was = typeof old.source === 'string' ? old.source : typeof old.value === 'string' ? old.value : undefined;
+function timestampLike(was: string | undefined, value: EditScalar, style: QuoteStyle): string | undefined {
   if (typeof value !== 'string' || was === undefined || !TIMESTAMP.test(was) || !TIMESTAMP.test(value)) return undefined;
   const v = /\.\d+/.test(was) ? value : value.replace(/\.\d+(?=Z|[+-]|$)/, '');
   return style === 'PLAIN' ? v : renderScalar(v, style);

@@ -393,9 +393,34 @@ export function eventsGuard(): WriteGuard {
 
 /**
  * A WriteObserver for createStateCore: every history append becomes a `workflow.<operation>`
- * event in the root's events log.
+ * event in the root's events log. `afterAnswer` (a long-lived face): appended right after the
+ * write has answered, in the order of the writes (a deferred observer: the change's intent stays
+ * in the journal until the line is out, so a process killed meanwhile leaves it to the next writer
+ * of the file, which appends it once).
  */
-export function eventsObserver(options: EventsLogOptions = {}): WriteObserver {
+export function eventsObserver(options: EventsLogOptions = {}, timing: { afterAnswer?: boolean } = {}): WriteObserver {
+  const observe = eventAppender(options);
+  if (!timing.afterAnswer) return observe;
+  // Deferred observers start in the write's own turn, before the answer is sent: the line waits
+  // for the next turn (setImmediate keeps the writes' order).
+  const later: WriteObserver = (entry, ctx) =>
+    new Promise<void>((resolve, reject) =>
+      setImmediate(() => {
+        // Test hook: killed once the write has answered, before its event is out.
+        if (process.env.WAYMARK_EVENTS_DIE_BEFORE_APPEND === '1') process.kill(process.pid, 'SIGKILL');
+        try {
+          observe(entry, ctx);
+          resolve();
+        } catch (e) {
+          reject(e);
+        }
+      }),
+    );
+  later.deferred = true;
+  return later;
+}
+
+function eventAppender(options: EventsLogOptions): WriteObserver {
   return (entry, ctx) => {
     // Re-run for a change whose writer died: its event may already be out.
     if (ctx.recovered && hasWorkflowEvent(ctx.root, relPath(ctx.root, ctx.file), entry.seq)) return;
