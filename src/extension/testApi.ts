@@ -30,6 +30,8 @@ export interface TestApi {
   snapshot(opts?: { maxDepth?: number; only?: 'workflows' | 'memory'; hover?: boolean }): Promise<Record<string, unknown>>;
   /** When the Workflows view made its first workflow row (`performance.now()`), if it has. */
   firstRowAt(): number | undefined;
+  /** When the Workflows view was first visible, asked for its top level and a group's rows, and held the first scan (`performance.now()`). */
+  firstAsked(): { visible?: number; top?: number; rows?: number; held?: number };
   /** When the first scan first listed the workflows read so far, and how many (`performance.now()`). */
   firstPreview(): { at: number; count: number } | undefined;
   /** The last refresh the Workflows view announced: when, and the rows (undefined: the whole view). */
@@ -146,6 +148,7 @@ export function createTestApi(c: Container): TestApi {
       return true;
     },
     firstRowAt: () => c.workflows.firstRowAt,
+    firstAsked: () => ({ ...c.workflows.firstAsked }),
     firstPreview: () => firstPreview,
     lastTreeChange: () => lastTreeChange,
     lastReload: () => lastReloadAt,

@@ -26,6 +26,18 @@ type WorkflowNode = Extract<WorkflowsNode, { kind: 'workflow' }>;
 /** More changed files than this: the whole view is refreshed (a scan, a checkout). */
 const ROW_REFRESH_LIMIT = 50;
 
+/**
+ * The first scan waits at most this long (once) for VS Code to ask this visible view for the first
+ * rows it listed, and this long more once it has (the answer is sent and drawn meanwhile).
+ */
+const FIRST_ROWS_HOLD_MS = 1000;
+const FIRST_ROWS_GRACE_MS = 50;
+
+/** Groups shown folded at first (VS Code asks for their rows only when a person unfolds them). */
+function foldedGroup(status: string): boolean {
+  return status === 'completed' || status === 'archived';
+}
+
 /** The listed states sorted into groups, once per change: by `root\0status` (root '' in a single folder). */
 interface Grouping {
   from: readonly WorkflowState[];
@@ -45,6 +57,13 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
   private readonly nodes = new Map<string, WorkflowNode>();
   /** When the first workflow row was made (`performance.now()`; the bench reads it). */
   firstRowAt?: number;
+  /**
+   * When (`performance.now()`) the view was first visible, VS Code first asked for its top level and
+   * for a group's rows once workflows were listed, and the first scan was held for them (the bench reads them).
+   */
+  readonly firstAsked: { visible?: number; top?: number; rows?: number; held?: number } = {};
+  private holding?: { promise: Promise<void>; release: () => void };
+  private holdOver = false;
 
   constructor(private readonly c: ExtensionModel) {
     super();
@@ -52,6 +71,43 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
     // The project view (dependencies, stalled work) is not shown here: its recomputations change no row.
     this.register(c.onDidChange((e) => e.what !== 'settings' && e.what !== 'trust' && e.what !== 'project' && this.refresh(e.what === 'states' ? e.files : undefined)));
     this.register(c.onDidPreview((e) => (e.rows ? this.refresh() : this.showProgress())));
+    if (this.view.visible) this.firstAsked.visible = performance.now();
+    this.register(this.view.onDidChangeVisibility((e) => e.visible && (this.firstAsked.visible ??= performance.now())));
+    this.register(c.holdFirstScan(() => this.holdForFirstRows()));
+    this.register({ dispose: () => this.endHold(0) });
+  }
+
+  /**
+   * While this view is visible and VS Code has not drawn a workflow row yet, the first scan waits
+   * (once, at most FIRST_ROWS_HOLD_MS) after it listed some: what a person looks at first is
+   * drawn before the rest of the files are read.
+   */
+  private holdForFirstRows(): Promise<void> | undefined {
+    if (this.holdOver || this.firstRowAt !== undefined || !this.view.visible || !this.c.listedStates().length) return undefined;
+    if (!this.holding) {
+      let release!: () => void;
+      const promise = new Promise<void>((res) => (release = res));
+      const timer = setTimeout(() => this.endHold(0), FIRST_ROWS_HOLD_MS);
+      this.holding = { promise, release: () => (clearTimeout(timer), release()) };
+      this.firstAsked.held = performance.now();
+    }
+    return this.holding.promise;
+  }
+
+  /** The first rows were asked for (or will not be): the held scan goes on `afterMs` later. */
+  private endHold(afterMs: number): void {
+    if (this.holdOver) return;
+    this.holdOver = true;
+    const h = this.holding;
+    if (h) setTimeout(h.release, afterMs);
+  }
+
+  /** The groups VS Code is given, when workflows are listed: none unfolded means no row will be asked for. */
+  private answerGroups(groups: WorkflowsNode[]): WorkflowsNode[] {
+    if (!this.c.listedStates().length) return groups;
+    this.firstAsked.top ??= performance.now();
+    if (!groups.some((g) => g.kind === 'group' && !foldedGroup(g.status))) this.endHold(FIRST_ROWS_GRACE_MS);
+    return groups;
   }
 
   /** While the first scan runs, the view says so: its rows are the workflows read so far. */
@@ -148,12 +204,13 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
         const present = new Set([...g.groups.keys()].map((k) => k.slice(0, k.indexOf('\0'))));
         return this.c.roots.filter((r) => present.has(r)).map((root) => ({ kind: 'folder', root }));
       }
-      return groupsOf(g, '');
+      return this.answerGroups(groupsOf(g, ''));
     }
     switch (node.kind) {
       case 'folder':
-        return groupsOf(g, node.root, node.root);
+        return this.answerGroups(groupsOf(g, node.root, node.root));
       case 'group':
+        this.firstAsked.rows ??= performance.now();
         return (g.groups.get(`${g.multi ? (node.root ?? '') : ''}\0${node.status}`) ?? []).map((state) => this.nodeFor(state));
       case 'workflow':
         return node.state.steps.map((step) => ({ kind: 'step', state: node.state, step }));
@@ -188,7 +245,7 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
       case 'group': {
         const g = this.group();
         const count = g.groups.get(`${g.multi ? (node.root ?? '') : ''}\0${node.status}`)?.length ?? 0;
-        const collapsed = node.status === 'completed' || node.status === 'archived';
+        const collapsed = foldedGroup(node.status);
         const item = new vscode.TreeItem(STATUS_LABELS[node.status] ?? node.status, collapsed ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded);
         item.description = String(count);
         item.iconPath = statusIcon(node.status);
@@ -197,7 +254,10 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
         return item;
       }
       case 'workflow':
-        this.firstRowAt ??= performance.now();
+        if (this.firstRowAt === undefined) {
+          this.firstRowAt = performance.now();
+          this.endHold(FIRST_ROWS_GRACE_MS);
+        }
         return this.workflowItem(node.state);
       case 'step':
         return stepItem(node.state, node.step);

@@ -132,6 +132,10 @@ if (process.env.WAYMARK_IT_BENCH === '1') {
       // scan, the workflows read so far. Later than the truth when the suite loaded after them.
       const firstRow = await waitFor('the first workflow row', () => test.firstRowAt(), 120_000);
       const preview = test.firstPreview();
+      // Where the time went, each since activation began.
+      const asked = test.firstAsked();
+      const since = (t: number | undefined) => (t === undefined ? 'never' : Math.round(t - began));
+      report(`${FLOOR ? 'floor: ' : ''}  first tree milestones (ms since activation began): view visible / first rows listed / scan held / top level asked / group rows asked / rows made`, firstRow - began, 'ms', { visible: since(asked.visible), listed: since(preview?.at), held: since(asked.held), top: since(asked.top), rows: since(asked.rows), made: since(firstRow) });
       if (FLOOR) {
         await waitFor('the first scan', () => api.timings.firstScanMs, 120_000);
         report(`floor: the same in a ${test.count()}-file workspace: activation began → VS Code has the first workflow rows`, firstRow - began, 'ms', { suiteLoadedAfter: Math.round(suiteLoadedAt - began), sinceViewOpened: Math.round(firstRow - suiteLoadedAt), firstScan: Math.round(api.timings.firstScanMs!) });
@@ -153,6 +157,8 @@ if (process.env.WAYMARK_IT_BENCH === '1') {
       const treeMs = performance.now() - t0;
       report('Workflows view items built (groups + 10,000 workflow items)', treeMs, 'ms');
       report('complete tree after activation began (first scan + every item)', api.timings.firstScanMs! + treeMs, 'ms');
+      // WAYMARK_BENCH_FIRST_TREE_ONLY=1: stop here (to repeat the first tree quickly, e.g. A/B against another build).
+      if (process.env.WAYMARK_BENCH_FIRST_TREE_ONLY === '1') return void (await stopProfile('first-tree'));
       await firstProfile;
       // Whatever the first scan set off (the project view, the surfaces' refreshes) settles too.
       await sleep(3000);
