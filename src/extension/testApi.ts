@@ -144,7 +144,7 @@ export function createTestApi(c: Container): TestApi {
     reveal: async (file) => {
       const state = c.model.get(file);
       if (!state) return false;
-      await c.workflows.view.reveal(c.workflows.nodeFor(state), { expand: true, select: true, focus: false });
+      await c.workflows.reveal(state, { expand: true, select: true, focus: false });
       return true;
     },
     firstRowAt: () => c.workflows.firstRowAt,

@@ -7,6 +7,7 @@
 // (resolveTreeItem); during the first scan the view lists the workflows read so far.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { WaymarkError } from '../core/index';
 import type { StepDef, WorkflowState } from '../core/index';
 import { COMMANDS, VIEWS } from './constants';
 import { Disposable } from './disposable';
@@ -19,7 +20,9 @@ export type WorkflowsNode =
   | { kind: 'folder'; root: string }
   | { kind: 'group'; root?: string; status: string }
   | { kind: 'workflow'; state: WorkflowState }
-  | { kind: 'step'; state: WorkflowState; step: StepDef };
+  | { kind: 'step'; state: WorkflowState; step: StepDef }
+  /** The last row of a group longer than the rows shown: "Show 200 more". */
+  | { kind: 'more'; root?: string; status: string; hidden: number };
 
 type WorkflowNode = Extract<WorkflowsNode, { kind: 'workflow' }>;
 
@@ -32,6 +35,13 @@ const ROW_REFRESH_LIMIT = 50;
  */
 const FIRST_ROWS_HOLD_MS = 1000;
 const FIRST_ROWS_GRACE_MS = 50;
+
+/**
+ * A group shows this many workflows at first, and this many more each time its "Show more" row is
+ * clicked: a person reads the most recent ones, and VS Code draws a group of 8,000 rows (all of
+ * them sent and built in one request) several times slower than the page a screen shows.
+ */
+export const GROUP_PAGE = 200;
 
 /** Groups shown folded at first (VS Code asks for their rows only when a person unfolds them). */
 function foldedGroup(status: string): boolean {
@@ -64,6 +74,8 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
   readonly firstAsked: { visible?: number; top?: number; rows?: number; held?: number } = {};
   private holding?: { promise: Promise<void>; release: () => void };
   private holdOver = false;
+  /** How many rows each group (by its key) shows, when more than GROUP_PAGE: kept while the view lives. */
+  private readonly shown = new Map<string, number>();
 
   constructor(private readonly c: ExtensionModel) {
     super();
@@ -209,9 +221,15 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
     switch (node.kind) {
       case 'folder':
         return this.answerGroups(groupsOf(g, node.root, node.root));
-      case 'group':
+      case 'group': {
         this.firstAsked.rows ??= performance.now();
-        return (g.groups.get(`${g.multi ? (node.root ?? '') : ''}\0${node.status}`) ?? []).map((state) => this.nodeFor(state));
+        const key = `${g.multi ? (node.root ?? '') : ''}\0${node.status}`;
+        const list = g.groups.get(key) ?? [];
+        const shown = this.shown.get(key) ?? GROUP_PAGE;
+        const rows: WorkflowsNode[] = list.slice(0, shown).map((state) => this.nodeFor(state));
+        if (list.length > shown) rows.push({ kind: 'more', root: node.root, status: node.status, hidden: list.length - shown });
+        return rows;
+      }
       case 'workflow':
         return node.state.steps.map((step) => ({ kind: 'step', state: node.state, step }));
       default:
@@ -228,9 +246,32 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
         return { kind: 'group', status: statusKey(node.state), root: multi ? node.state.root : undefined };
       case 'step':
         return this.nodeFor(node.state);
+      case 'more':
+        return { kind: 'group', status: node.status, root: node.root };
       default:
         return undefined;
     }
+  }
+
+  /** A group's "Show more" row was clicked: it shows GROUP_PAGE more rows. */
+  showMore(node: unknown): void {
+    const more = node as Partial<Extract<WorkflowsNode, { kind: 'more' }>> | undefined;
+    if (more?.kind !== 'more' || typeof more.status !== 'string') throw new WaymarkError('usage', 'Show more is run from the "Show more" row of a group in the Workflows view.');
+    const key = `${this.c.roots.length > 1 ? (more.root ?? '') : ''}\0${more.status}`;
+    this.shown.set(key, (this.shown.get(key) ?? GROUP_PAGE) + GROUP_PAGE);
+    this.emitter.fire(undefined);
+  }
+
+  /** Selects a workflow's row, showing more of its group first when it is further down than the rows shown. */
+  async reveal(state: WorkflowState, options: { expand?: boolean; select?: boolean; focus?: boolean }): Promise<void> {
+    const g = this.group();
+    const key = g.groupOf.get(state.file);
+    const at = key === undefined ? -1 : g.groups.get(key)!.findIndex((s) => s.file === state.file);
+    if (key !== undefined && at >= (this.shown.get(key) ?? GROUP_PAGE)) {
+      this.shown.set(key, Math.ceil((at + 1) / GROUP_PAGE) * GROUP_PAGE);
+      this.emitter.fire(undefined);
+    }
+    await this.view.reveal(this.nodeFor(state), options);
   }
 
   getTreeItem(node: WorkflowsNode): vscode.TreeItem {
@@ -261,6 +302,17 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
         return this.workflowItem(node.state);
       case 'step':
         return stepItem(node.state, node.step);
+      case 'more': {
+        const next = Math.min(GROUP_PAGE, node.hidden);
+        const item = new vscode.TreeItem(`Show ${next.toLocaleString('en-US')} more`, vscode.TreeItemCollapsibleState.None);
+        item.description = `${node.hidden.toLocaleString('en-US')} not shown`;
+        item.iconPath = new vscode.ThemeIcon('ellipsis');
+        item.tooltip = `This group shows its ${GROUP_PAGE.toLocaleString('en-US')} most recent workflows at first; ${node.hidden.toLocaleString('en-US')} more are not shown. Click to show ${next.toLocaleString('en-US')} more (Waymark: Open Project Dashboard lists the project, the Problems panel every problem).`;
+        item.id = `more:${node.root ?? ''}:${node.status}`;
+        item.contextValue = 'waymark.more';
+        item.command = { command: COMMANDS.showMoreWorkflows, title: 'Show more', arguments: [node] };
+        return item;
+      }
     }
   }
 
