@@ -4,7 +4,9 @@
 // Built for 10,000 workflows: the groups are sorted once per change, not per node; a workflow's
 // node is one object for as long as its file is listed, so a change that moves no workflow
 // between groups or within one refreshes only the changed rows; tooltips are made on hover
-// (resolveTreeItem); during the first scan the view lists the workflows read so far.
+// (resolveTreeItem); a group shows its 200 most recent rows and a "Show more" row; during the
+// first scan the view lists the workflows read so far, and the scan waits while VS Code asks for
+// and draws the first of them (src/extension/README.md, "The first tree").
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { WaymarkError } from '../core/index';
@@ -41,7 +43,7 @@ const FIRST_ROWS_GRACE_MS = 50;
  * clicked: a person reads the most recent ones, and VS Code draws a group of 8,000 rows (all of
  * them sent and built in one request) several times slower than the page a screen shows.
  */
-export const GROUP_PAGE = 200;
+const GROUP_PAGE = 200;
 
 /** Groups shown folded at first (VS Code asks for their rows only when a person unfolds them). */
 function foldedGroup(status: string): boolean {
