@@ -93,6 +93,12 @@ export interface StateCoreOptions extends StateCoreInit {
 export interface ScanProgress {
   /** The workflows read so far (a growing list: copy it to keep it), the files done and listed. */
   onProgress?(workflows: readonly WorkflowState[], done: number, listed: number): void;
+  /**
+   * Asked each time the scan gives its thread back (`scanSliceMs`, and after each `onProgress`):
+   * a promise holds the scan until it settles, undefined lets it go on. A face whose host must
+   * draw what it listed first (VS Code asking for the rows of a view) holds it meanwhile.
+   */
+  hold?(): Promise<void> | undefined;
 }
 
 /**

@@ -96,6 +96,7 @@ export const COMMAND_DECLS = {
   refreshSprint: { id: 'waymark.sprint.refresh', title: 'Refresh Sprint', action: 'Refresh sprint', access: 'read' },
   projectTickets: { id: 'waymark.projectTickets', title: 'Project Workflows to Tickets', action: 'Project to tickets', access: 'write' },
   openDashboard: { id: 'waymark.openDashboard', title: 'Open Project Dashboard', action: 'Open the project dashboard', access: 'read' },
+  showMoreWorkflows: { id: 'waymark.workflows.showMore', title: 'Show More Workflows', action: 'Show more workflows', access: 'read' },
 } as const satisfies Record<string, CommandDecl>;
 
 export type CommandName = keyof typeof COMMAND_DECLS;

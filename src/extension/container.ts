@@ -61,6 +61,7 @@ export class Container extends Disposable {
     const run = (this.runner = this.register(new CommandRunner(model, nav)));
 
     this.workflows = this.register(new WorkflowsTree(model));
+    run.add('showMoreWorkflows', async (arg) => this.workflows.showMore(arg));
     this.gates = this.register(new GatesTree(model));
     this.delegation = this.register(new DelegationTree(model));
     this.memoryTree = this.register(new MemoryTree(model, memory));

@@ -30,6 +30,8 @@ export interface TestApi {
   snapshot(opts?: { maxDepth?: number; only?: 'workflows' | 'memory'; hover?: boolean }): Promise<Record<string, unknown>>;
   /** When the Workflows view made its first workflow row (`performance.now()`), if it has. */
   firstRowAt(): number | undefined;
+  /** When the Workflows view was first visible, asked for its top level and a group's rows, and held the first scan (`performance.now()`). */
+  firstAsked(): { visible?: number; top?: number; rows?: number; held?: number };
   /** When the first scan first listed the workflows read so far, and how many (`performance.now()`). */
   firstPreview(): { at: number; count: number } | undefined;
   /** The last refresh the Workflows view announced: when, and the rows (undefined: the whole view). */
@@ -40,8 +42,10 @@ export interface TestApi {
   projectFresh(): boolean;
   /** Behave as if the workspace were (un)trusted; undefined restores the real state. Returns canWrite. */
   setTrust(trusted: boolean | undefined): boolean;
-  /** Reveals and selects a workflow in the Workflows view; false when it is not in the model. */
-  reveal(file: string): Promise<boolean>;
+  /** Reveals and selects a workflow in the Workflows view (expanded unless `expand: false`); false when it is not in the model. */
+  reveal(file: string, opts?: { expand?: boolean }): Promise<boolean>;
+  /** Reveals and selects the "Show more" row of a status group in the Workflows view (single folder). */
+  revealShowMore(status: string): Promise<void>;
   /** The model's current state of a file (for the bench). */
   state(file: string): { currentStep?: string; stale?: boolean } | undefined;
   /** How many workflows the model holds. */
@@ -139,13 +143,18 @@ export function createTestApi(c: Container): TestApi {
       c.model.overrideTrust(trusted);
       return c.model.canWrite;
     },
-    reveal: async (file) => {
+    reveal: async (file, opts) => {
       const state = c.model.get(file);
       if (!state) return false;
-      await c.workflows.view.reveal(c.workflows.nodeFor(state), { expand: true, select: true, focus: false });
+      await c.workflows.reveal(state, { expand: opts?.expand ?? true, select: true, focus: false });
       return true;
     },
+    revealShowMore: async (status) => {
+      // VS Code finds the row by its id (`more::<status>`), whatever the count this element carries.
+      await c.workflows.view.reveal({ kind: 'more', status, hidden: 0 }, { select: true, focus: false });
+    },
     firstRowAt: () => c.workflows.firstRowAt,
+    firstAsked: () => ({ ...c.workflows.firstAsked }),
     firstPreview: () => firstPreview,
     lastTreeChange: () => lastTreeChange,
     lastReload: () => lastReloadAt,

@@ -4,9 +4,12 @@
 // Built for 10,000 workflows: the groups are sorted once per change, not per node; a workflow's
 // node is one object for as long as its file is listed, so a change that moves no workflow
 // between groups or within one refreshes only the changed rows; tooltips are made on hover
-// (resolveTreeItem); during the first scan the view lists the workflows read so far.
+// (resolveTreeItem); a group shows its 200 most recent rows and a "Show more" row; during the
+// first scan the view lists the workflows read so far, and the scan waits while VS Code asks for
+// and draws the first of them (src/extension/README.md, "The first tree").
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { WaymarkError } from '../core/index';
 import type { StepDef, WorkflowState } from '../core/index';
 import { COMMANDS, VIEWS } from './constants';
 import { Disposable } from './disposable';
@@ -19,12 +22,33 @@ export type WorkflowsNode =
   | { kind: 'folder'; root: string }
   | { kind: 'group'; root?: string; status: string }
   | { kind: 'workflow'; state: WorkflowState }
-  | { kind: 'step'; state: WorkflowState; step: StepDef };
+  | { kind: 'step'; state: WorkflowState; step: StepDef }
+  /** The last row of a group longer than the rows shown: "Show 200 more". */
+  | { kind: 'more'; root?: string; status: string; hidden: number };
 
 type WorkflowNode = Extract<WorkflowsNode, { kind: 'workflow' }>;
 
 /** More changed files than this: the whole view is refreshed (a scan, a checkout). */
 const ROW_REFRESH_LIMIT = 50;
+
+/**
+ * The first scan waits at most this long (once) for VS Code to ask this visible view for the first
+ * rows it listed, and this long more once it has (the answer is sent and drawn meanwhile).
+ */
+const FIRST_ROWS_HOLD_MS = 1000;
+const FIRST_ROWS_GRACE_MS = 50;
+
+/**
+ * A group shows this many workflows at first, and this many more each time its "Show more" row is
+ * clicked: a person reads the most recent ones, and VS Code draws a group of 8,000 rows (all of
+ * them sent and built in one request) several times slower than the page a screen shows.
+ */
+const GROUP_PAGE = 200;
+
+/** Groups shown folded at first (VS Code asks for their rows only when a person unfolds them). */
+function foldedGroup(status: string): boolean {
+  return status === 'completed' || status === 'archived';
+}
 
 /** The listed states sorted into groups, once per change: by `root\0status` (root '' in a single folder). */
 interface Grouping {
@@ -45,6 +69,15 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
   private readonly nodes = new Map<string, WorkflowNode>();
   /** When the first workflow row was made (`performance.now()`; the bench reads it). */
   firstRowAt?: number;
+  /**
+   * When (`performance.now()`) the view was first visible, VS Code first asked for its top level and
+   * for a group's rows once workflows were listed, and the first scan was held for them (the bench reads them).
+   */
+  readonly firstAsked: { visible?: number; top?: number; rows?: number; held?: number } = {};
+  private holding?: { promise: Promise<void>; release: () => void };
+  private holdOver = false;
+  /** How many rows each group (by its key) shows, when more than GROUP_PAGE: kept while the view lives. */
+  private readonly shown = new Map<string, number>();
 
   constructor(private readonly c: ExtensionModel) {
     super();
@@ -52,6 +85,43 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
     // The project view (dependencies, stalled work) is not shown here: its recomputations change no row.
     this.register(c.onDidChange((e) => e.what !== 'settings' && e.what !== 'trust' && e.what !== 'project' && this.refresh(e.what === 'states' ? e.files : undefined)));
     this.register(c.onDidPreview((e) => (e.rows ? this.refresh() : this.showProgress())));
+    if (this.view.visible) this.firstAsked.visible = performance.now();
+    this.register(this.view.onDidChangeVisibility((e) => e.visible && (this.firstAsked.visible ??= performance.now())));
+    this.register(c.holdFirstScan(() => this.holdForFirstRows()));
+    this.register({ dispose: () => this.endHold(0) });
+  }
+
+  /**
+   * While this view is visible and VS Code has not drawn a workflow row yet, the first scan waits
+   * (once, at most FIRST_ROWS_HOLD_MS) after it listed some: what a person looks at first is
+   * drawn before the rest of the files are read.
+   */
+  private holdForFirstRows(): Promise<void> | undefined {
+    if (this.holdOver || this.firstRowAt !== undefined || !this.view.visible || !this.c.listedStates().length) return undefined;
+    if (!this.holding) {
+      let release!: () => void;
+      const promise = new Promise<void>((res) => (release = res));
+      const timer = setTimeout(() => this.endHold(0), FIRST_ROWS_HOLD_MS);
+      this.holding = { promise, release: () => (clearTimeout(timer), release()) };
+      this.firstAsked.held = performance.now();
+    }
+    return this.holding.promise;
+  }
+
+  /** The first rows were asked for (or will not be): the held scan goes on `afterMs` later. */
+  private endHold(afterMs: number): void {
+    if (this.holdOver) return;
+    this.holdOver = true;
+    const h = this.holding;
+    if (h) setTimeout(h.release, afterMs);
+  }
+
+  /** The groups VS Code is given, when workflows are listed: none unfolded means no row will be asked for. */
+  private answerGroups(groups: WorkflowsNode[]): WorkflowsNode[] {
+    if (!this.c.listedStates().length) return groups;
+    this.firstAsked.top ??= performance.now();
+    if (!groups.some((g) => g.kind === 'group' && !foldedGroup(g.status))) this.endHold(FIRST_ROWS_GRACE_MS);
+    return groups;
   }
 
   /** While the first scan runs, the view says so: its rows are the workflows read so far. */
@@ -148,13 +218,20 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
         const present = new Set([...g.groups.keys()].map((k) => k.slice(0, k.indexOf('\0'))));
         return this.c.roots.filter((r) => present.has(r)).map((root) => ({ kind: 'folder', root }));
       }
-      return groupsOf(g, '');
+      return this.answerGroups(groupsOf(g, ''));
     }
     switch (node.kind) {
       case 'folder':
-        return groupsOf(g, node.root, node.root);
-      case 'group':
-        return (g.groups.get(`${g.multi ? (node.root ?? '') : ''}\0${node.status}`) ?? []).map((state) => this.nodeFor(state));
+        return this.answerGroups(groupsOf(g, node.root, node.root));
+      case 'group': {
+        this.firstAsked.rows ??= performance.now();
+        const key = `${g.multi ? (node.root ?? '') : ''}\0${node.status}`;
+        const list = g.groups.get(key) ?? [];
+        const shown = this.shown.get(key) ?? GROUP_PAGE;
+        const rows: WorkflowsNode[] = list.slice(0, shown).map((state) => this.nodeFor(state));
+        if (list.length > shown) rows.push({ kind: 'more', root: node.root, status: node.status, hidden: list.length - shown });
+        return rows;
+      }
       case 'workflow':
         return node.state.steps.map((step) => ({ kind: 'step', state: node.state, step }));
       default:
@@ -171,9 +248,32 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
         return { kind: 'group', status: statusKey(node.state), root: multi ? node.state.root : undefined };
       case 'step':
         return this.nodeFor(node.state);
+      case 'more':
+        return { kind: 'group', status: node.status, root: node.root };
       default:
         return undefined;
     }
+  }
+
+  /** A group's "Show more" row was clicked: it shows GROUP_PAGE more rows. */
+  showMore(node: unknown): void {
+    const more = node as Partial<Extract<WorkflowsNode, { kind: 'more' }>> | undefined;
+    if (more?.kind !== 'more' || typeof more.status !== 'string') throw new WaymarkError('usage', 'Show more is run from the "Show more" row of a group in the Workflows view.');
+    const key = `${this.c.roots.length > 1 ? (more.root ?? '') : ''}\0${more.status}`;
+    this.shown.set(key, (this.shown.get(key) ?? GROUP_PAGE) + GROUP_PAGE);
+    this.emitter.fire(undefined);
+  }
+
+  /** Selects a workflow's row, showing more of its group first when it is further down than the rows shown. */
+  async reveal(state: WorkflowState, options: { expand?: boolean; select?: boolean; focus?: boolean }): Promise<void> {
+    const g = this.group();
+    const key = g.groupOf.get(state.file);
+    const at = key === undefined ? -1 : g.groups.get(key)!.findIndex((s) => s.file === state.file);
+    if (key !== undefined && at >= (this.shown.get(key) ?? GROUP_PAGE)) {
+      this.shown.set(key, Math.ceil((at + 1) / GROUP_PAGE) * GROUP_PAGE);
+      this.emitter.fire(undefined);
+    }
+    await this.view.reveal(this.nodeFor(state), options);
   }
 
   getTreeItem(node: WorkflowsNode): vscode.TreeItem {
@@ -188,7 +288,7 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
       case 'group': {
         const g = this.group();
         const count = g.groups.get(`${g.multi ? (node.root ?? '') : ''}\0${node.status}`)?.length ?? 0;
-        const collapsed = node.status === 'completed' || node.status === 'archived';
+        const collapsed = foldedGroup(node.status);
         const item = new vscode.TreeItem(STATUS_LABELS[node.status] ?? node.status, collapsed ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded);
         item.description = String(count);
         item.iconPath = statusIcon(node.status);
@@ -197,10 +297,24 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
         return item;
       }
       case 'workflow':
-        this.firstRowAt ??= performance.now();
+        if (this.firstRowAt === undefined) {
+          this.firstRowAt = performance.now();
+          this.endHold(FIRST_ROWS_GRACE_MS);
+        }
         return this.workflowItem(node.state);
       case 'step':
         return stepItem(node.state, node.step);
+      case 'more': {
+        const next = Math.min(GROUP_PAGE, node.hidden);
+        const item = new vscode.TreeItem(`Show ${next.toLocaleString('en-US')} more`, vscode.TreeItemCollapsibleState.None);
+        item.description = `${node.hidden.toLocaleString('en-US')} not shown`;
+        item.iconPath = new vscode.ThemeIcon('ellipsis');
+        item.tooltip = `This group shows its ${GROUP_PAGE.toLocaleString('en-US')} most recent workflows at first; ${node.hidden.toLocaleString('en-US')} more are not shown. Click to show ${next.toLocaleString('en-US')} more (Waymark: Open Project Dashboard lists the project, the Problems panel every problem).`;
+        item.id = `more:${node.root ?? ''}:${node.status}`;
+        item.contextValue = 'waymark.more';
+        item.command = { command: COMMANDS.showMoreWorkflows, title: 'Show more', arguments: [node] };
+        return item;
+      }
     }
   }
 

@@ -49,6 +49,8 @@ export interface ScanOptions {
   fileKeys?: Map<string, FileKey>;
   /** Also give the thread back after this many ms of reading since the last turn (StateCoreInit.scanSliceMs). */
   sliceMs?: number;
+  /** Asked at each turn given back: a promise holds the scan until it settles (ScanProgress.hold). */
+  hold?: () => Promise<void> | undefined;
 }
 
 /** How a scan used the index, per root. */
@@ -553,7 +555,7 @@ export async function scanRoots(
         const progress = i % 500 === 499 || (i === 99 && opts.onProgress);
         if (progress) opts.onProgress?.(workflows, i + 1, listed.files.length);
         if (progress || (opts.sliceMs !== undefined && performance.now() - turned >= opts.sliceMs)) {
-          await new Promise((res) => setImmediate(res));
+          await (opts.hold?.() ?? new Promise((res) => setImmediate(res)));
           turned = performance.now();
         }
       }

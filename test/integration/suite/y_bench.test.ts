@@ -58,6 +58,12 @@ loopDelay?.enable();
 /** WAYMARK_BENCH_FLOOR=1 (the runner's first --bench pass, a 10-file workspace): only the first tree, as the floor. */
 const FLOOR = process.env.WAYMARK_BENCH_FLOOR === '1';
 
+/** The rows under the groups of a Workflows snapshot (workflows and "Show more" rows). */
+function countRows(snapshot: Record<string, unknown>): number {
+  const groups = (snapshot.workflows ?? []) as { children?: unknown[] }[];
+  return groups.reduce((n, g) => n + (g.children?.length ?? 0), 0);
+}
+
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
@@ -132,6 +138,10 @@ if (process.env.WAYMARK_IT_BENCH === '1') {
       // scan, the workflows read so far. Later than the truth when the suite loaded after them.
       const firstRow = await waitFor('the first workflow row', () => test.firstRowAt(), 120_000);
       const preview = test.firstPreview();
+      // Where the time went, each since activation began.
+      const asked = test.firstAsked();
+      const since = (t: number | undefined) => (t === undefined ? 'never' : Math.round(t - began));
+      report(`${FLOOR ? 'floor: ' : ''}  first tree milestones (ms since activation began): view visible / first rows listed / scan held / top level asked / group rows asked / rows made`, firstRow - began, 'ms', { visible: since(asked.visible), listed: since(preview?.at), held: since(asked.held), top: since(asked.top), rows: since(asked.rows), made: since(firstRow) });
       if (FLOOR) {
         await waitFor('the first scan', () => api.timings.firstScanMs, 120_000);
         report(`floor: the same in a ${test.count()}-file workspace: activation began → VS Code has the first workflow rows`, firstRow - began, 'ms', { suiteLoadedAfter: Math.round(suiteLoadedAt - began), sinceViewOpened: Math.round(firstRow - suiteLoadedAt), firstScan: Math.round(api.timings.firstScanMs!) });
@@ -147,12 +157,15 @@ if (process.env.WAYMARK_IT_BENCH === '1') {
       const count = test.count();
       report('first scan after activation began', api.timings.firstScanMs!, 'ms', { workflows: count });
       // What the Workflows view renders once the scan is done: the status groups (expanded) and
-      // every workflow item in them (collapsed, so their steps are not asked for).
+      // the workflow items they show (collapsed, so their steps are not asked for): a page of 200
+      // per group and its "Show more" row (every one of the 10,000 before the groups had pages).
       const t0 = performance.now();
       await test.snapshot({ only: 'workflows', maxDepth: 1, hover: false });
       const treeMs = performance.now() - t0;
-      report('Workflows view items built (groups + 10,000 workflow items)', treeMs, 'ms');
-      report('complete tree after activation began (first scan + every item)', api.timings.firstScanMs! + treeMs, 'ms');
+      report('Workflows view items built (groups + the workflow rows they show)', treeMs, 'ms', { rows: countRows(await test.snapshot({ only: 'workflows', maxDepth: 1, hover: false })) });
+      report('complete tree after activation began (first scan + every item shown)', api.timings.firstScanMs! + treeMs, 'ms');
+      // WAYMARK_BENCH_FIRST_TREE_ONLY=1: stop here (to repeat the first tree quickly, e.g. A/B against another build).
+      if (process.env.WAYMARK_BENCH_FIRST_TREE_ONLY === '1') return void (await stopProfile('first-tree'));
       await firstProfile;
       // Whatever the first scan set off (the project view, the surfaces' refreshes) settles too.
       await sleep(3000);
