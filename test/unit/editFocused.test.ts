@@ -13,6 +13,15 @@ const KEYS = ['status', 'steps', 'stepsCompleted', 'currentStep', 'scope', 'owne
 
 const VALUES = [
   ' plain',
+  // One `key: word` line: its value is replaced without the parser (model/edit.ts plainWordEntry), unless the word is not a string.
+  ' in_progress',
+  '  x-y_z',
+  ' plain  ',
+  ' true',
+  ' Off',
+  ' NULL',
+  ' n',
+  ' a.b',
   ' "double quoted"',
   " 'single'",
   ' "two\n  lines"',
@@ -45,7 +54,7 @@ const entry = fc.oneof(
 );
 
 const value: fc.Arbitrary<EditValue | undefined> = fc.oneof(
-  fc.constantFrom<EditValue | undefined>('in_progress', 'yes', '#1: go', 3, null, true, undefined, [], ['a', 'b c'], ['x']),
+  fc.constantFrom<EditValue | undefined>('in_progress', 'plain', 'x-y_z', 'yes', '#1: go', 3, null, true, false, undefined, [], ['a', 'b c'], ['x']),
   fc.string({ maxLength: 6 }),
 );
 
@@ -91,4 +100,17 @@ test('a long step list the edit does not touch gives the same bytes as the whole
   assert.equal(out, text.replace('currentStep: step-3', 'currentStep: step-4').replace('step-2]\n', 'step-2, step-3]\n') + 'updatedAt: "2026-11-28T09:00:00Z"\n');
   // An error in an entry the edit does not touch is still refused.
   assert.throws(() => editYamlText(text.replace('steps: [', 'steps: [[ '), edits), (e: Error & { reason?: string }) => e.reason === 'invalid');
+});
+
+test('a one-line `key: word` entry is edited without the parser exactly as with it, a word that is not a string included', () => {
+  const words = ['plain', 'in_progress', 'x-y_z', 'a.b', '_u', 'true', 'True', 'FALSE', 'null', 'NULL', 'Null', 'off', 'On', 'yes', 'n', 'Y', 'nan', 'inf'];
+  const values: EditValue[] = ['plain', 'in_progress', 'true', 'null', 'off', 'yes', 'two words', '', '3', 3, 0, true, false, null, 'NULL'];
+  for (const w of words) {
+    for (const v of values) {
+      for (const layout of [`status: ${w}\n`, `status:  ${w}\nscope: s\n`, `a: 1\nstatus: ${w}`, `status: ${w} \n`, `status: ${w} # c\n`]) {
+        const edits: FrontmatterEdit[] = [{ key: 'status', value: v }];
+        assert.equal(outcome(() => editYamlText(layout, edits)), outcome(() => editYamlTextWhole(layout, edits)), JSON.stringify({ layout, v }));
+      }
+    }
+  }
 });

@@ -183,10 +183,16 @@ function focusedSplices(text: string, edits: FrontmatterEdit[], eol: string): (S
   for (const e of entries) if (!touched.has(e.key)) rest += text.slice(e.start, e.end);
   if (!restParses(rest)) return undefined;
   // Every touched entry parsed before any edit is planned: an error refuses before any edit's own refusal, as on the whole parse.
-  const docs = new Map<string, { doc: Document; start: number; sub: string }>();
+  // An entry of one `key: word` line (no error possible) is parsed only if an edit needs more than its value's place.
+  const docs = new Map<string, { doc?: Document; word?: PlainWord; start: number; sub: string }>();
   for (const e of entries) {
     if (!touched.has(e.key)) continue;
     const sub = text.slice(e.start, e.end);
+    const word = plainWordEntry(sub);
+    if (word) {
+      docs.set(e.key, { word, start: e.start, sub });
+      continue;
+    }
     const doc = parseDocument(sub, { uniqueKeys: true, prettyErrors: false });
     if (doc.errors.length) return undefined;
     docs.set(e.key, { doc, start: e.start, sub });
@@ -195,9 +201,37 @@ function focusedSplices(text: string, edits: FrontmatterEdit[], eol: string): (S
     const d = docs.get(edit.path?.[0] ?? edit.key);
     // A key the mapping does not have: appended at its end (or refused), as on the whole parse.
     if (!d) return spliceFor(text, (noEntries ??= parseDocument('')), edit, eol);
-    const sp = spliceFor(d.sub, d.doc, edit, eol);
+    const value = edit.value;
+    if (d.word && !edit.path?.length && edit.renameTo === undefined && value !== undefined && (value === null || typeof value !== 'object')) {
+      // What editExisting answers for a plain string scalar set to a scalar: a no-op when equal, else the value's bytes replaced (plain where safe).
+      return value === d.word.value ? undefined : { start: d.start + d.word.start, end: d.start + d.word.end, text: renderScalar(value, 'PLAIN') };
+    }
+    const doc = (d.doc ??= parseDocument(d.sub, { uniqueKeys: true, prettyErrors: false }));
+    const sp = spliceFor(d.sub, doc, edit, eol);
     return sp && { start: d.start + sp.start, end: d.start + sp.end, text: sp.text };
   });
+}
+
+/** Where the value of a one-line `key: word` entry lies, and the string it reads as. */
+interface PlainWord {
+  start: number;
+  end: number;
+  value: string;
+}
+
+/** `key: word` and its line break, nothing else: a word of letters, digits, `_` and `-` starting with a letter or `_`. */
+const PLAIN_WORD_ENTRY = /^[A-Za-z_][A-Za-z0-9_.-]*:( +)([A-Za-z_][A-Za-z0-9_-]*)\n?$/;
+
+/**
+ * The value of an entry that is one `key: word` line (no comment, no trailing space, LF), when
+ * the word reads as that very string in YAML's core schema (not `true`, `null`, `off`...): the
+ * `yaml` parser would find no error there and a plain string scalar spanning exactly the word.
+ */
+function plainWordEntry(sub: string): PlainWord | undefined {
+  const m = PLAIN_WORD_ENTRY.exec(sub);
+  if (!m || RESERVED.test(m[2])) return undefined;
+  const start = sub.indexOf(':') + 1 + m[1].length;
+  return { start, end: start + m[2].length, value: m[2] };
 }
 
 /** A plain top-level key at the start of a line: `key:` then a space, a tab or the line's end. */
