@@ -333,7 +333,7 @@ function foreignIntent(root: string, intent: TxIntent): string | undefined {
 
 function writable(target: string, file: string): void {
   assertNotReadOnly(file, target);
-  assertWritable(path.join(path.dirname(target), '.waymark-probe'), 'file', { display: file });
+  assertWritable(path.join(path.dirname(target), '.waymark-probe'), 'file', { display: file, newName: true });
 }
 
 /** Puts the old bytes back (a file that did not exist is removed); false when one could not be. */

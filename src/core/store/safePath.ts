@@ -426,8 +426,10 @@ export function safeAppend(root: string, file: string, data: string | Buffer, op
  * Refuses (exit 2, 'io') when a new file could not be created in `dir` or an existing `file`
  * could not be written: checked before a change so that a change is never half done.
  */
-export function assertWritable(file: string, what = 'file', options: { display?: string } = {}): void {
-  let target = file;
+export function assertWritable(file: string, what = 'file', options: { display?: string; newName?: boolean } = {}): void {
+  // `newName`: `file` is a name made up to ask whether a new file could be created beside it
+  // (a probe): its folder is judged from the start, with no stat of a name that is not there.
+  let target = options.newName ? path.dirname(file) : file;
   let found: fs.Stats | undefined;
   for (;;) {
     let missing = false;
