@@ -14,6 +14,15 @@ const KEYS = ['status', 'steps', 'stepsCompleted', 'currentStep', 'scope', 'owne
 
 const VALUES = [
   ' plain',
+  // One `key: word` line: its value is replaced without the parser (model/edit.ts plainWordEntry), unless the word is not a string.
+  ' in_progress',
+  '  x-y_z',
+  ' plain  ',
+  ' true',
+  ' Off',
+  ' NULL',
+  ' n',
+  ' a.b',
   ' "double quoted"',
   " 'single'",
   ' "two\n  lines"',
@@ -46,7 +55,7 @@ const entry = fc.oneof(
 );
 
 const value: fc.Arbitrary<EditValue | undefined> = fc.oneof(
-  fc.constantFrom<EditValue | undefined>('in_progress', 'yes', '#1: go', 3, null, true, undefined, [], ['a', 'b c'], ['x']),
+  fc.constantFrom<EditValue | undefined>('in_progress', 'plain', 'x-y_z', 'yes', '#1: go', 3, null, true, false, undefined, [], ['a', 'b c'], ['x']),
   fc.string({ maxLength: 6 }),
 );
 
@@ -149,4 +158,17 @@ test('a one-line scalar edited into a scalar gives the bytes (or the refusal) of
     { numRuns: RUNS * 2 },
   );
   assert.ok(ok > RUNS / 2, `only ${ok} edits went through`);
+});
+
+test('a one-line `key: word` entry is edited without the parser exactly as with it, a word that is not a string included', () => {
+  const words = ['plain', 'in_progress', 'x-y_z', 'a.b', '_u', 'true', 'True', 'FALSE', 'null', 'NULL', 'Null', 'off', 'On', 'yes', 'n', 'Y', 'nan', 'inf'];
+  const values: EditValue[] = ['plain', 'in_progress', 'true', 'null', 'off', 'yes', 'two words', '', '3', 3, 0, true, false, null, 'NULL'];
+  for (const w of words) {
+    for (const v of values) {
+      for (const layout of [`status: ${w}\n`, `status:  ${w}\nscope: s\n`, `a: 1\nstatus: ${w}`, `status: ${w} \n`, `status: ${w} # c\n`]) {
+        const edits: FrontmatterEdit[] = [{ key: 'status', value: v }];
+        assert.equal(outcome(() => editYamlText(layout, edits)), outcome(() => editYamlTextWhole(layout, edits)), JSON.stringify({ layout, v }));
+      }
+    }
+  }
 });

@@ -161,6 +161,30 @@ describe('runTransaction', () => {
     assert.deepEqual(journalLeft(root), ['tx.2147483646.cdcdcdcdcdcdcdcd.json.bad']);
   });
 
+  test('a writer of one file finds a dead change over it and another file: both locked, the change completed, then its own write', async () => {
+    // The first attempt locks only the writer's own file and lists the journal under that lock;
+    // the dead change touches b too, so the locks are let go and both taken, in one order.
+    const { root, a, b } = twoFiles();
+    const dir = path.join(root, '.waymark', 'journal');
+    fs.mkdirSync(dir, { recursive: true });
+    const w = (file: string, before: string, text: string) => ({ file, target: file, before: sha256Hex(before), after: sha256Hex(text), text });
+    const dead = {
+      kind: 'tx', id: 'efefefefefefefef', pid: 2147483646, host: os.hostname(), time: new Date().toISOString(), root, operation: 'test-write',
+      writes: [w(a, 'a old\n', 'a dead\n'), w(b, 'b old\n', 'b dead\n')],
+      entries: [{ time: '', operation: 'test-write', file: a }, { time: '', operation: 'test-write', file: b }],
+    };
+    // Killed between its two renames: a renamed, b not.
+    fs.writeFileSync(a, 'a dead\n');
+    fs.writeFileSync(path.join(dir, `tx.2147483646.${dead.id}.json`), JSON.stringify(dead) + '\n');
+    const p: TxPlanner<number> = { operation: 'test-write', files: [a], plan: (texts) => ({ writes: [{ file: a, text: `${texts.get(a)}a mine\n`, entry: {} }], result: (e) => e.length }) };
+    assert.equal(await runTransaction(tx(root), p), 1);
+    assert.equal(fs.readFileSync(b, 'utf8'), 'b dead\n', 'the dead change completed in the file the writer did not name');
+    assert.equal(fs.readFileSync(a, 'utf8'), 'a dead\na mine\n', 'the writer planned on the completed bytes');
+    assert.deepEqual(journalLeft(root), []);
+    assert.deepEqual(readHistory(root, b).map((h) => h.intent), [`${dead.id}:1`]);
+    assert.deepEqual(readHistory(root, a).map((h) => h.intent?.startsWith(dead.id) ? h.intent : 'own'), [`${dead.id}:0`, 'own']);
+  });
+
   test('a write recorded in another file\'s history (historyFile), and one recorded nowhere (entry: null)', async () => {
     const { root, a, b } = twoFiles();
     const p: TxPlanner<number> = {

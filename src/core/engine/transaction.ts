@@ -333,7 +333,7 @@ function foreignIntent(root: string, intent: TxIntent): string | undefined {
 
 function writable(target: string, file: string): void {
   assertNotReadOnly(file, target);
-  assertWritable(path.join(path.dirname(target), '.waymark-probe'), 'file', { display: file });
+  assertWritable(path.join(path.dirname(target), '.waymark-probe'), 'file', { display: file, newName: true });
 }
 
 /** Puts the old bytes back (a file that did not exist is removed); false when one could not be. */
@@ -362,17 +362,20 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
   let locks: HeldLock[] = [];
   let journal: string[] = [];
   for (let attempt = 0; ; attempt++) {
-    // One listing of the journal before the locks, one under them (the common case: no intent).
-    const peek = orphansTouching(root, new Set(targets.values()), listJournal(root));
-    locks = await lockAll(root, [...peek.files], planner.operation);
+    // The first attempt locks the change's own files and lists the journal once, under the locks
+    // (the common case: no intent, one listing). When that listing names a killed change touching
+    // other files too, the locks are let go and every file is locked in one order, from a listing
+    // made before the locks and checked again under them.
+    const locked = attempt === 0 ? new Set(targets.values()) : orphansTouching(root, new Set(targets.values()), listJournal(root)).files;
+    locks = await lockAll(root, [...locked], planner.operation);
     journal = listJournal(root);
     const now = orphansTouching(root, new Set(targets.values()), journal);
-    if ([...now.files].every((f) => peek.files.has(f)) || attempt >= 3) {
+    if ([...now.files].every((f) => locked.has(f)) || attempt >= 4) {
       try {
         for (const o of now.intents) {
           if (!o.intent) {
             setAsideJournalFile(o, tx.logger);
-          } else if (touchedBy(root, o.intent).every((t) => peek.files.has(t))) {
+          } else if (touchedBy(root, o.intent).every((t) => locked.has(t))) {
             await recoverTx(tx, { path: o.path, intent: o.intent });
           }
         }

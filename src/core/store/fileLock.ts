@@ -49,7 +49,21 @@ export function lockPathFor(file: string, options: FileLockOptions = {}): string
 
 function lockPathOfReal(real: string, options: FileLockOptions): string {
   const dir = options.lockDir ?? (options.root ? path.join(options.root, '.waymark', 'locks') : path.join(os.tmpdir(), 'waymark-locks'));
-  return path.join(dir, `${crypto.createHash('sha256').update(real).digest('hex').slice(0, 32)}.lock`);
+  return path.join(dir, `${lockNameOf(real)}.lock`);
+}
+
+/** A lock's name by the real path it locks (the path is resolved afresh each time; only its hash is kept). */
+const lockNames = new Map<string, string>();
+
+function lockNameOf(real: string): string {
+  let name = lockNames.get(real);
+  if (name === undefined) {
+    name = crypto.createHash('sha256').update(real).digest('hex').slice(0, 32);
+    // One per file a long-lived face writes; a face writing more files than this hashes again.
+    if (lockNames.size >= 1024) lockNames.clear();
+    lockNames.set(real, name);
+  }
+  return name;
 }
 
 function readLock(lockPath: string): { info?: LockInfo; raw: string; mtimeMs: number } | undefined {

@@ -6,7 +6,7 @@ import { ioError } from './atomicWrite';
 import type { HistoryEntry, WorkflowState } from '../types';
 import { readRegularFileSync } from './safeRead';
 import { findFromEnd, tornTail } from './jsonlTail';
-import { assertRegularOrMissing, assertWritable, openInsideSync, realPathOnce, relativeInside, safeAppend, safeWritePath } from './safePath';
+import { assertRegularOrMissing, assertWritable, notRegularError, openInsideSync, realPathOnce, relativeInside, safeAppend, safeWritePath } from './safePath';
 
 /**
  * Append-only history, one JSONL file per workflow file:
@@ -160,8 +160,14 @@ export function appendHistory(root: string, entry: Omit<HistoryEntry, 'seq'>, di
  */
 export function assertHistoryAppendable(root: string, file: string, dir?: string): void {
   const histFile = historyPathFor(root, file, dir);
-  const real = safeWritePath(root, histFile);
-  assertRegularOrMissing(real, 'history');
+  // A file's first write has no history yet: said by the lstat that the check of a regular file
+  // makes anyway (made first here), so the real-path check resolves its folder without realpath's
+  // exception for a missing name.
+  const found = fs.lstatSync(histFile, { throwIfNoEntry: false });
+  const real = safeWritePath(root, histFile, undefined, { missing: found === undefined });
+  // No link on the way: that lstat is the real path's, and says whether it is a regular file.
+  if (real !== histFile || found?.isSymbolicLink()) assertRegularOrMissing(real, 'history');
+  else if (found && !found.isFile()) throw notRegularError(real, found, 'history');
   assertWritable(real, 'history');
 }
 

@@ -69,7 +69,7 @@ export interface JudgedDir {
 export function assertJournalWritable(root: string): JudgedDir {
   const id = fs.statSync(journalDir(root), { throwIfNoEntry: false });
   const dir = safeWritePath(root, journalDir(root));
-  assertWritable(path.join(dir, 'x.json'), 'intent journal');
+  assertWritable(path.join(dir, 'x.json'), 'intent journal', { newName: true });
   return { dir, id };
 }
 

@@ -149,8 +149,18 @@ export function resolveRealPath(p: string): string {
   return walkRealPath(path.resolve(p)).real;
 }
 
-/** resolveRealPath, and whether realpath answered it at once (`direct`: the path exists, no link dangles). */
-function walkRealPath(abs: string): { real: string; direct: boolean } {
+/**
+ * resolveRealPath, and whether realpath answered it at once (`direct`: the path exists, no link
+ * dangles). `missing`: the caller found no file at `abs` a moment ago (a new history file): when
+ * lstat still finds nothing there (not even a dangling link), its folder is resolved instead of
+ * asking realpath first, whose failure is a thrown exception (several times the system call).
+ * Anything found at `abs` takes the usual way, so the answer is the same either way.
+ */
+function walkRealPath(abs: string, missing = false): { real: string; direct: boolean } {
+  if (missing && fs.lstatSync(abs, { throwIfNoEntry: false }) === undefined) {
+    const parent = path.dirname(abs);
+    if (parent !== abs) return { real: path.join(walkRealPath(parent).real, path.basename(abs)), direct: false };
+  }
   let hops = 0;
   let direct = true;
   const walk = (cur: string): string => {
@@ -211,7 +221,7 @@ function firstLink(root: string, p: string): string | undefined {
  * inside the real path of `root`; else throws WaymarkError('usage') (exit 2) that names the
  * symbolic link or the setting (`what`, e.g. `memory.hotFile`) responsible. Nothing is created.
  */
-export function safeWritePath(root: string, target: string, what?: string): string {
+export function safeWritePath(root: string, target: string, what?: string, options: { missing?: boolean } = {}): string {
   const absRoot = path.resolve(root);
   const abs = path.resolve(absRoot, target);
   const realRoot = realRootOnce(absRoot);
@@ -224,7 +234,7 @@ export function safeWritePath(root: string, target: string, what?: string): stri
       { setting: what, outside: abs },
     );
   }
-  const real = resolveRealPath(abs);
+  const real = walkRealPath(abs, options.missing).real;
   if (!isInside(realRoot, real)) {
     const link = firstLink(absRoot, abs) ?? firstLink(realRoot, abs) ?? abs;
     throw new WaymarkError(
@@ -240,6 +250,9 @@ export function safeWritePath(root: string, target: string, what?: string): stri
 /** `mkdir -p` of a folder that was checked with safeWritePath (its real path). */
 export function safeMkdir(root: string, dir: string, what?: string): string {
   const real = safeWritePath(root, dir, what);
+  // A folder already there (the usual case: locks, events, journal) is one stat; mkdir -p would
+  // try to make it first (EEXIST), then stat it.
+  if (statOrUndefined(real)?.isDirectory()) return real;
   // Undefined when the folder was there already: nothing was created, so nothing to look at again.
   if (fs.mkdirSync(real, { recursive: true }) === undefined) return real;
   // A link swapped in while the folders were created would be caught here.
@@ -359,7 +372,7 @@ export function openInsideSync(root: string, file: string, flags: number, option
       dirSeen = statOrUndefined(path.dirname(abs));
     }
   }
-  const real = safeWritePath(root, abs);
+  const real = safeWritePath(root, abs, undefined, { missing: !seen });
   const { fd, st } = openRegular(real, flags, { noFollow: true, what: options.what });
   if (seen ? sameFile(st, seen) : sameFile(statOrUndefined(path.dirname(real)), dirSeen)) return { fd, st, real };
   fs.closeSync(fd);
@@ -413,8 +426,10 @@ export function safeAppend(root: string, file: string, data: string | Buffer, op
  * Refuses (exit 2, 'io') when a new file could not be created in `dir` or an existing `file`
  * could not be written: checked before a change so that a change is never half done.
  */
-export function assertWritable(file: string, what = 'file', options: { display?: string } = {}): void {
-  let target = file;
+export function assertWritable(file: string, what = 'file', options: { display?: string; newName?: boolean } = {}): void {
+  // `newName`: `file` is a name made up to ask whether a new file could be created beside it
+  // (a probe): its folder is judged from the start, with no stat of a name that is not there.
+  let target = options.newName ? path.dirname(file) : file;
   let found: fs.Stats | undefined;
   for (;;) {
     let missing = false;
