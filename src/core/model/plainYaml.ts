@@ -9,6 +9,7 @@
  * characters — is left to it. test/unit/plainYaml.test.ts and test/unit/blockScalar.test.ts
  * check that claim differentially on generated and hostile input.
  */
+import { exactArray, ownString } from './text';
 
 /** js-yaml's rendering of a timestamp after `toPlainData`: date-only stays `YYYY-MM-DD`. */
 export function yamlDateToString(d: Date): string {
@@ -263,7 +264,7 @@ class Reader {
     else if (chomp === 0 && read) out += '\n';
     const lines = this.lines;
     while (this.i < lines.length && lines[this.i].row < row) this.i++;
-    return this.node(out, depth);
+    return this.node(ownString(out), depth);
   }
 
   private sequence(indent: number, depth: number): Value {
@@ -282,7 +283,7 @@ class Reader {
       if (this.i < lines.length && lines[this.i].indent > indent) return BAIL;
       out.push(v);
     }
-    return out;
+    return exactArray(out);
   }
 
   /** A value written on the key's (or item's) line. */
@@ -342,7 +343,7 @@ class Reader {
       const sep = rest.charCodeAt(p);
       if (sep === 93) {
         this.lastLength = p + 1;
-        return onlyComment(rest, p + 1) ? out : BAIL;
+        return onlyComment(rest, p + 1) ? exactArray(out) : BAIL;
       }
       if (sep !== 44) return BAIL;
       p = skipSpaces(rest, p + 1);
@@ -399,7 +400,7 @@ function quoted(s: string, p: number): { value: string; end: number } | undefine
     const close = s.indexOf('"', p + 1);
     if (close === -1) return undefined;
     const value = s.slice(p + 1, close);
-    return value.includes('\\') ? undefined : { value, end: close + 1 };
+    return value.includes('\\') ? undefined : { value: ownString(value), end: close + 1 };
   }
   let out = '';
   let from = p + 1;
@@ -407,7 +408,7 @@ function quoted(s: string, p: number): { value: string; end: number } | undefine
     const close = s.indexOf("'", from);
     if (close === -1) return undefined;
     out += s.slice(from, close);
-    if (s.charCodeAt(close + 1) !== 39) return { value: out, end: close + 1 };
+    if (s.charCodeAt(close + 1) !== 39) return { value: ownString(out), end: close + 1 };
     out += "'";
     from = close + 2;
   }
@@ -436,7 +437,7 @@ function plainScalar(s: string): Value {
       case 'NULL':
         return null;
     }
-    return s;
+    return ownString(s);
   }
   if (s === '~') return null;
   if ((c >= 48 && c <= 57) || c === 45 /* - */) {
@@ -459,7 +460,7 @@ function plainScalar(s: string): Value {
       const l = s[k];
       if (c !== 95 && (l === 'e' || l === 'E')) return BAIL;
       if (k === 1 && c === 48 && 'xXbBoO'.includes(l)) return BAIL;
-      return s;
+      return ownString(s);
     }
   }
   return BAIL;
