@@ -71,7 +71,10 @@ export interface MappingSpans {
  * is left to the reference (which reports it).
  */
 export function parsePlainYaml(yamlText: string, maxNodes: number, spansOf?: { key: string; out?: MappingSpans }): Record<string, unknown> | undefined {
-  const text = yamlText.includes('\r') ? yamlText.replace(/\r\n?/g, '\n') : yamlText;
+  // Every value is cut from this text, and a cut of 13 characters or more keeps the string it was
+  // cut from alive: a text of its own (not a view of the file's) keeps the frontmatter with a state,
+  // not the whole file. One copy here costs less than one for each value.
+  const text = yamlText.includes('\r') ? yamlText.replace(/\r\n?/g, '\n') : ownString(yamlText);
   if (NOT_PLAIN_ASCII.test(text) && UNSURE_CHARS.test(text)) return undefined;
   const lines: Line[] = [];
   let pos = 0;
@@ -264,7 +267,7 @@ class Reader {
     else if (chomp === 0 && read) out += '\n';
     const lines = this.lines;
     while (this.i < lines.length && lines[this.i].row < row) this.i++;
-    return this.node(ownString(out), depth);
+    return this.node(out, depth);
   }
 
   private sequence(indent: number, depth: number): Value {
@@ -400,7 +403,7 @@ function quoted(s: string, p: number): { value: string; end: number } | undefine
     const close = s.indexOf('"', p + 1);
     if (close === -1) return undefined;
     const value = s.slice(p + 1, close);
-    return value.includes('\\') ? undefined : { value: ownString(value), end: close + 1 };
+    return value.includes('\\') ? undefined : { value, end: close + 1 };
   }
   let out = '';
   let from = p + 1;
@@ -408,7 +411,7 @@ function quoted(s: string, p: number): { value: string; end: number } | undefine
     const close = s.indexOf("'", from);
     if (close === -1) return undefined;
     out += s.slice(from, close);
-    if (s.charCodeAt(close + 1) !== 39) return { value: ownString(out), end: close + 1 };
+    if (s.charCodeAt(close + 1) !== 39) return { value: out, end: close + 1 };
     out += "'";
     from = close + 2;
   }
@@ -437,7 +440,7 @@ function plainScalar(s: string): Value {
       case 'NULL':
         return null;
     }
-    return ownString(s);
+    return s;
   }
   if (s === '~') return null;
   if ((c >= 48 && c <= 57) || c === 45 /* - */) {
@@ -460,7 +463,7 @@ function plainScalar(s: string): Value {
       const l = s[k];
       if (c !== 95 && (l === 'e' || l === 'E')) return BAIL;
       if (k === 1 && c === 48 && 'xXbBoO'.includes(l)) return BAIL;
-      return ownString(s);
+      return s;
     }
   }
   return BAIL;

@@ -43,11 +43,10 @@ export function compareText(a: string, b: string): number {
 }
 
 /**
- * V8 makes a substring of 13 or more characters a view of the string it was cut from, which keeps
- * that whole string alive as long as the substring lives. A value the reader returns is kept with
- * the workflow state for the life of the scan (or the editor session), so without this every state
- * would hold its file's whole text: 11 MB of 10,000 one-kilobyte files, copied by every young
- * collection that finds it alive. Concatenating and cutting off again gives a string of its own.
+ * A string with the same characters that is no view of another. V8 makes a substring of 13 or more
+ * characters a view of the string it was cut from, keeping that whole string alive as long as the
+ * substring lives: the fast YAML reader copies the frontmatter once (plainYaml.ts), so the values
+ * a state keeps hold the frontmatter alive, not the file's whole text with its body.
  */
 export function ownString(s: string): string {
   return s.length < 13 ? s : (' ' + s).slice(1);
