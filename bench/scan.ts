@@ -116,6 +116,7 @@ async function main() {
 
   // Cold: first scan in this process, no index yet (page cache warm from writing the files).
   gc();
+  const heapBefore = process.memoryUsage().heapUsed;
   let t = performance.now();
   const res = await scanRoots([root]);
   const cold = performance.now() - t;
@@ -123,6 +124,8 @@ async function main() {
   await res.indexWritten;
   const indexWrite = performance.now() - t;
   const indexBytes = fs.statSync(scanIndexPath(root)).size;
+  gc();
+  const keptPerWorkflow = (process.memoryUsage().heapUsed - heapBefore) / Math.max(1, res.workflows.length);
   const problems = res.workflows.reduce((n, w) => n + w.problems.length, 0) + res.problems.length;
   if (res.workflows.length !== N) console.log(`scan.warning workflows=${res.workflows.length} expected=${N}`);
 
@@ -217,6 +220,7 @@ async function main() {
   console.log(`scan.revalidate_one_ms ${fmt(median(one))}  (median; p99 ${fmt(percentile(one, 99))}; target < 5)`);
   console.log(`scan.revalidate_cross_ms ${fmt(median(cross))}  (delegation check over all ${N} states, median)`);
   console.log(`scan.heap_mb ${Math.round(process.memoryUsage().heapUsed / 1024 / 1024)}`);
+  console.log(`scan.kept_kb_per_workflow ${(keptPerWorkflow / 1024).toFixed(2)}  (heap the cold scan's answer keeps, after a full GC, per workflow)`);
   printProcessFigures(proc);
 }
 

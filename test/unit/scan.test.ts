@@ -43,6 +43,23 @@ describe('scan', () => {
     }
   });
 
+  test('excludes: folder patterns skip whole folders, other patterns are tested on every file', async () => {
+    const a = tmp();
+    try {
+      fs.mkdirSync(path.join(a, '.waymark'));
+      fs.writeFileSync(path.join(a, '.waymark/config.yaml'), "exclude: ['**/old/**', '**/draft-*.md', 'notes/*.md', '{keep,arch}/**']\n");
+      const wf = (rel: string) => {
+        fs.mkdirSync(path.dirname(path.join(a, rel)), { recursive: true });
+        fs.writeFileSync(path.join(a, rel), `---\nworkflow: ${path.basename(rel, '.md')}\nsteps: [x]\n---\n`);
+      };
+      for (const rel of ['one.md', 'x/old/two.md', 'old/three.md', 'x/draft-four.md', 'draft-five.md', 'notes/six.md', 'notes/deep/seven.md', 'keep/eight.md', 'arch/y/nine.md', 'kept/ten.md', 'x/olden/eleven.md']) wf(rel);
+      const res = await scanRoots([a], { index: false });
+      assert.deepEqual(res.workflows.map((w) => w.workflow).sort(), ['eleven', 'one', 'seven', 'ten']);
+    } finally {
+      fs.rmSync(a, { recursive: true, force: true });
+    }
+  });
+
   test('dialects setting turns a dialect off', async () => {
     const a = tmp();
     try {

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { Problem, StepDef } from '../types';
 import { readRegularFile } from '../store/safeRead';
+import { exactArray } from './text';
 
 /** A native workflow definition, `.waymark/workflows/<id>.yaml`. */
 export interface WorkflowDefinition {
@@ -42,7 +43,7 @@ export function normalizeStepList(list: unknown[]): { steps: StepDef[]; bad: num
       bad.push(i);
     }
   });
-  return { steps, bad, duplicates };
+  return { steps: exactArray(steps), bad, duplicates };
 }
 
 /** Reads every `<id>.yaml`/`.yml` in the definitions folder. Missing folder → none. */

@@ -9,6 +9,7 @@
  * characters — is left to it. test/unit/plainYaml.test.ts and test/unit/blockScalar.test.ts
  * check that claim differentially on generated and hostile input.
  */
+import { exactArray, ownString } from './text';
 
 /** js-yaml's rendering of a timestamp after `toPlainData`: date-only stays `YYYY-MM-DD`. */
 export function yamlDateToString(d: Date): string {
@@ -70,7 +71,10 @@ export interface MappingSpans {
  * is left to the reference (which reports it).
  */
 export function parsePlainYaml(yamlText: string, maxNodes: number, spansOf?: { key: string; out?: MappingSpans }): Record<string, unknown> | undefined {
-  const text = yamlText.includes('\r') ? yamlText.replace(/\r\n?/g, '\n') : yamlText;
+  // Every value is cut from this text, and a cut of 13 characters or more keeps the string it was
+  // cut from alive: a text of its own (not a view of the file's) keeps the frontmatter with a state,
+  // not the whole file. One copy here costs less than one for each value.
+  const text = yamlText.includes('\r') ? yamlText.replace(/\r\n?/g, '\n') : ownString(yamlText);
   if (NOT_PLAIN_ASCII.test(text) && UNSURE_CHARS.test(text)) return undefined;
   const lines: Line[] = [];
   let pos = 0;
@@ -282,7 +286,7 @@ class Reader {
       if (this.i < lines.length && lines[this.i].indent > indent) return BAIL;
       out.push(v);
     }
-    return out;
+    return exactArray(out);
   }
 
   /** A value written on the key's (or item's) line. */
@@ -342,7 +346,7 @@ class Reader {
       const sep = rest.charCodeAt(p);
       if (sep === 93) {
         this.lastLength = p + 1;
-        return onlyComment(rest, p + 1) ? out : BAIL;
+        return onlyComment(rest, p + 1) ? exactArray(out) : BAIL;
       }
       if (sep !== 44) return BAIL;
       p = skipSpaces(rest, p + 1);

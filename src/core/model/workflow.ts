@@ -6,6 +6,7 @@ import { bmadStatusOf, lookupBmadWorkflow, resolveBmadStep, stepEncoding, stepNu
 import { declaredOutputOf, identifyArtifact, inBmadOutput } from '../bmad/identify';
 import { templateKeysInText } from '../bmad/known';
 import { normalizeStepList } from './definitions';
+import { exactArray } from './text';
 import { DISTINCTIVE_KEYS, WORKFLOW_KEYS, typoOf } from './stateKeys';
 import type { WorkspaceContext } from '../store/workspaceContext';
 import { validateParsed, type Finding } from './validate';
@@ -76,8 +77,9 @@ export function analyzeSteps(steps: StepDef[], ids: (string | undefined)[], dial
   }
   let furthest: StepDef | undefined;
   for (const s of steps) if (done.has(s.id)) furthest = s;
-  const missing = furthest ? steps.filter((s) => s.index < furthest!.index && !covered.has(s.id)) : [];
-  const remaining = steps.filter((s) => !covered.has(s.id));
+  // Kept with the state (stepAnalysis): filter's answer holds room for more, an exact copy does not.
+  const missing = furthest ? exactArray(steps.filter((s) => s.index < furthest!.index && !covered.has(s.id))) : [];
+  const remaining = exactArray(steps.filter((s) => !covered.has(s.id)));
   return { entries, encoding, done, missing, furthest, remaining };
 }
 

@@ -371,12 +371,19 @@ class RootIndex {
   }
 }
 
+/** The source of a compiled glob that ends in `/**` (workspaceContext.ts globToRegExp). */
+const FOLDER_PATTERN = /\\?\/\.\*\$$/;
+
 /** Lists candidate files of a root (include globs minus exclude globs), and directories named like candidates. */
 export function listCandidates(ctx: WorkspaceContext, logger?: Logger): { files: string[]; skipped: SkippedFile[] } {
   const files: string[] = [];
   const skipped: SkippedFile[] = [];
   const max = ctx.config.limits.maxFiles;
-  const matches = (rel: string) => ctx.include.some((r) => r.test(rel)) && !ctx.exclude.some((r) => r.test(rel));
+  // A folder pattern (`**/node_modules/**`, `_bmad/**`: compiled to end in `/.*$`) matches a path
+  // only through a folder above it, which the walk tested and skipped already: files are tested
+  // against the other patterns alone (the defaults are all folder patterns).
+  const fileExclude = ctx.exclude.filter((r) => !FOLDER_PATTERN.test(r.source));
+  const matches = (rel: string) => ctx.include.some((r) => r.test(rel)) && !fileExclude.some((r) => r.test(rel));
   // Listed files that are links to a file (their index in `files`): one file reached by two names is one workflow.
   const links = new Set<number>();
   const walk = (dir: string, rel: string, depth: number) => {
