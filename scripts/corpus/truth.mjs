@@ -483,7 +483,6 @@ export function storyStatus(text) {
     const nextLine = lines[i + 1] ?? '';
     if (open && nextLine.trim() && !/^\s*(?:#|[-*+]\s|\d+[.)]\s|\||>|```)/.test(nextLine) && !normalizeStatus(nextLine)?.startsWith('other:')) return { raw: nextLine, where: 'wrapped', line: i + 2 };
   }
-  if (storyLabel) return storyLabel;
   // inline metadata near the top: `**Epic:** 1 **Story ID:** 1.1 **Status:** done`
   fence = false;
   h2 = '';
@@ -503,7 +502,7 @@ export function storyStatus(text) {
       if (word && !normalizeStatus(word)?.startsWith('other:')) return { raw: word, where: 'inline', line: i + 2 };
     }
   }
-  return null;
+  return storyLabel;
 }
 
 /**

@@ -328,7 +328,8 @@ export function formatStamp(d: Date, format: StampFormat): string {
 }
 
 /** `key: value  # comment` on one line: the value's span without quotes or comment. */
-const LINE_KV = /^(\s*)(["']?)([^"'#:\s][^"'#:]*?)\2\s*:(?:[ \t]+|$)(.*)$/;
+// (A no-break space after the colon, as some editors leave at a line's end, parts it like a space.)
+const LINE_KV = /^(\s*)(["']?)([^"'#:\s][^"'#:]*?)\2\s*:(?:[ \t\u00a0]+|$)(.*)$/;
 /** The same with a fullwidth colon between key and value (`1-1-作为玩家…：done`). */
 const WIDE_KV = /^(\s*)(["']?)([^"'#:：\s][^"'#:：]*?)\2\s*：[ \t]*(.*)$/;
 

@@ -105,9 +105,9 @@ export function storyKeyFromName(file: string, epicIds?: Iterable<string>): { ke
 /** `# Story 1.2: title`, `# Story 3a.1 - title`, `# Story 0.5.1: title`, `# Story PM-01.1: title`, the file name `# story-25.3: title`. */
 const TITLE = /^#\s+Story(?:\s+|-(?=\d))((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:\.\d+[a-z]?)*)[.\-](\d+)([a-z]?)\b\s*[:\-–—]?\s*(.*?)\s*$/i;
 /** A `Status:` label at the start of a line (`Status:`, `**Status:**`, `- **Status**:`, `Story Status:`). */
-const LABEL = new RegExp(`^\\s*(?:[-*]\\s+)?(?:\\*\\*|__)?(?:(?:Story|Current)[ \\t]+)?${LABEL_WORD}(?:\\*\\*|__)?${COLON}(?:\\*\\*|__)?`, 'i');
+const LABEL = new RegExp(`^\\s*(?:[-*]\\s+)?(?:\\*\\*|__|\\*(?!\\s)|_)?(?:(?:Story|Current)[ \\t]+)?${LABEL_WORD}(?:\\*\\*|__|\\*|_)?${COLON}(?:\\*\\*|__|\\*|_)?`, 'i');
 /** `## Status: Done`, `## Story Status: Done`. */
-const HEADING_STATUS = new RegExp(`^#{2,6}\\s+(?:\\*\\*|__)?(?:(?:Story|Current)[ \\t]+)?${LABEL_WORD}(?:\\*\\*|__)?${COLON}`, 'i');
+const HEADING_STATUS = new RegExp(`^#{1,6}\\s+(?:\\*\\*|__)?(?:(?:Story|Current)[ \\t]+)?${LABEL_WORD}(?:\\*\\*|__)?${COLON}`, 'i');
 /** `## Status`, `## Story Status`, `## Current Status`: the section that states it. */
 const STATUS_HEADING = new RegExp(`^#{1,6}\\s+(?:\\*\\*|__)?(?:(?:Story|Current)[ \\t]+)?${LABEL_WORD}(?:\\*\\*|__)?(?:${COLON})?\\s*$`, 'i');
 /** A blockquote's markers (`> `, `>> `): metadata quoted under the title (`> 状态: ready-for-dev`). */
@@ -145,7 +145,8 @@ function statusAfter(line: string, from: number): { value: string; start: number
   const skip = /^[^\p{L}]*/u.exec(rest)![0].length;
   if (skip >= rest.length) return undefined;
   const m = STATUS_WORD.exec(rest.slice(skip));
-  const value = (m?.[0] ?? /^\p{L}[\p{L}\p{M}\w-]*/u.exec(rest.slice(skip))?.[0] ?? '').trim();
+  // (`_done_`: an underscore closing the word is emphasis, not part of it.)
+  const value = (m?.[0] ?? /^\p{L}[\p{L}\p{M}\w-]*/u.exec(rest.slice(skip))?.[0] ?? '').trim().replace(/_+$/, '');
   if (!value || new RegExp(`^${LABEL_WORD}$`, 'i').test(value)) return undefined;
   // `CONDITIONAL - Deferred pending Story 2.1`: a word of the team's own, then a status word after
   // a dash: the status word says where the story is.
