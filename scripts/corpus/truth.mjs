@@ -234,7 +234,9 @@ const STATUS_WORDS = [
   [/^(dev(?:elopment)?[ -]complete[d]?|implementation[ -]complete[d]?|ready[ -]for[ -]review|in[ -]review|review[ -]ready|code[ -]review|needs[ -]review|under[ -]review|review|qa|in[ -]qa|ready[ -]for[ -]qa)\b/, 'review'],
   [/^(ready[ -]for[ -]dev(elopment)?|ready[ -]to[ -]dev|ready[ -]for[ -]implementation|ready|dev[ -]ready|drafted|draft|approved?|story[ -]ready)\b/, 'ready-for-dev'],
   [/^(in[ -]?progress|wip|started|in[ -]development|implementing|in[ -]dev|contexted|doing|active|(?:partially|partly|mostly|half)[ -](?:implemented|complete[d]?|done|built))\b/, 'in-progress'],
-  [/^(done|complete|completed|finished|closed|merged|shipped|delivered|implemented|resolved|accepted|deployed|released|fixed|live|(?:production|prod)[ -]deployed|deployed[ -](?:to|in|on)[ -](?:production|prod))\b/, 'done'],
+  [/^(done|complete|completed|finished|closed|merged|shipped|delivered|implemented|resolved|accepted|fixed|live|(?:production|prod)[ -]deployed|deployed[ -](?:to|in|on)[ -](?:production|prod))\b/, 'done'],
+  // (`deployed` alone stays the project's own word: a ledger at `deployed` against a file at `done` is
+  // drift, as Waymark reports it; `production deployed` is a story file's way of saying done.)
   [/^(blocked|on[ -]hold)\b/, 'blocked'],
   [/^(cancell?ed|dropped|deferred|superseded|obsolete|skipped|won'?t[ -]do|abandoned|descoped|removed|deprecated|optional|archived|split[ -]+into)\b/, 'dropped'],
 ];

@@ -46,6 +46,15 @@ describe('story status families found unread by the census', () => {
     assert.equal(read(`# Story 1.2: Light the lamp\n\nStatus: review\n\n${'Notes.\n\n'.repeat(30)}**Story Status:** Done\n`)?.mapped, 'review');
   });
 
+  test('documents in the project`s document_output_language: the label and heading translated, the word BMAD sets kept (as create-story writes "ready-for-dev"), or a translated word the corpus shows', () => {
+    assert.equal(read('# Story 1.2 : Allumer la lampe\n\n**Statut** : ready-for-dev\n')?.mapped, 'ready-for-dev');
+    assert.equal(read('# Story 1.2: Encender la lámpara\n\n## Estado\n\nin-progress\n')?.mapped, 'in-progress');
+    assert.equal(read('# Story 1.2: Зажечь лампу\n\n## Статус\n\nreview\n')?.mapped, 'review');
+    assert.equal(read('# Story 1.2: 点灯\n\n> **状态**：审核中\n')?.mapped, 'review');
+    assert.equal(read('# Story 1.2: 点灯\n\n## 状态: 已完成\n')?.mapped, 'done');
+    assert.equal(read('# Story 1.2: 点灯\n\n| 字段 | 值 |\n|---|---|\n| 状态 | 完成 |\n')?.mapped, 'done');
+  });
+
   test('team words a reader agrees on: deployed to production is done, mostly implemented is in progress, a future story is backlog, archived is set aside, fixed is done', () => {
     const word = (w: string) => normalizeStoryStatus(w);
     assert.equal(word('PRODUCTION DEPLOYED').suggestion, 'done');
