@@ -6,6 +6,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseStory, normalizeStoryStatus, setAsideStatus } from '../../src/core/bmad/story';
+import { parseLedger } from '../../src/core/bmad/ledger';
 
 const read = (text: string) => {
   const s = parseStory('/p/docs/stories/1-2-light-the-lamp.md', text);
@@ -80,5 +81,16 @@ describe('story status families found unread by the census', () => {
     assert.equal(read(far), undefined);
     const wrappedSentence = '# Story 1.2: Light the lamp\n\nStatus:\n\n## Story\n';
     assert.equal(read(wrappedSentence), undefined);
+  });
+});
+
+describe('ledger keys the census found skipped', () => {
+  test('`epic-120-s01` is story 1 of epic 120 (epic and story each lettered, the epic spelled out); `1-3-` (a slug lost) is story 1.3', () => {
+    const l = parseLedger('/p/sprint-status.yaml', 'development_status:\n  epic-120: in-progress\n  epic-120-s01: done\n  epic-120-s02: review\n  epic-1: in-progress\n  1-3-: done\n');
+    const of = (k: string) => { const e = l.byKey.get(k)!; return `${e.kind} ${e.epicId}.${e.story ?? ''} ${e.status}`; };
+    assert.equal(of('epic-120-s01'), 'story 120.1 done');
+    assert.equal(of('epic-120-s02'), 'story 120.2 review');
+    assert.equal(of('1-3-'), 'story 1.3 done');
+    assert.equal(of('epic-120'), 'epic 120. in-progress');
   });
 });
