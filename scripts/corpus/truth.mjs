@@ -404,7 +404,7 @@ export function storyStatus(text) {
   // `### Completion Notes` is a log, not the record's own lines).
   let h2 = '';
   let sub = false;
-  // A fenced block under the title or a `## Metadata` heading is the story's metadata (`status: done`).
+  // A fenced block under a `## Metadata` heading is the story's metadata (`status: done`); elsewhere it is code.
   let metaFence = false;
   // `**Story Status:** x` anywhere outside the acceptance criteria and tasks: the story's status
   // when nothing else states one.
@@ -413,7 +413,7 @@ export function storyStatus(text) {
     const line = lines[i];
     if (/^\s{0,3}(```|~~~)/.test(line)) {
       fence = !fence;
-      metaFence = fence && (h2 === '' || /^(?:story )?(?:metadata|meta|information|info|details)$/.test(h2.replace(/[^\p{L}\p{N} ]/gu, '').trim()));
+      metaFence = fence && /^(?:story )?(?:metadata|meta|information|info|details)$/.test(h2.replace(/[^\p{L}\p{N} ]/gu, '').trim());
       continue;
     }
     if (fence) {

@@ -117,6 +117,7 @@ describe('story status forms: every variant reads as the plain form', () => {
   test('noise never becomes a status: a code fence, an acceptance criterion, a quoted example, an HTML comment, a task', () => {
     const noise = [
       `${TITLE}## Dev Notes\n\n\`\`\`\nStatus: done\n\`\`\`\n`,
+      `${TITLE}\`\`\`\nStatus: done\n\`\`\`\n`,
       `${TITLE}## Dev Notes\n\n~~~yaml\nstatus: done\n~~~\n`,
       `${TITLE}## Acceptance Criteria\n\n1. Status: done is shown on the card\n2. **Status:** done\n`,
       `${TITLE}## Acceptance Criteria\n\n> Status: done\n`,

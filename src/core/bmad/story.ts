@@ -228,7 +228,7 @@ export function parseStory(file: string, text: string): StoryFile {
   let inSubsection = false;
   const counters: number[] = [];
   const indents: number[] = [];
-  // A fence opened under the title or under `## Metadata`: its `status:` line is the story's.
+  // A fence opened under `## Metadata`: its `status:` line is the story's (a fence anywhere else is code).
   let metadataFence = false;
   // `**Story Status:** x` further down: the story's status when nothing above states one.
   let storyLabel: { value: string; start: number; line: number } | undefined;
@@ -236,7 +236,7 @@ export function parseStory(file: string, text: string): StoryFile {
     const line = lines[i];
     if (mayBeFence(line) && FENCE.test(line)) {
       inFence = !inFence;
-      metadataFence = inFence && !inTasks && (section === '' || METADATA_SECTION.test(section.replace(/[^\p{L}\p{N} ]/gu, '').trim()));
+      metadataFence = inFence && !inTasks && METADATA_SECTION.test(section.replace(/[^\p{L}\p{N} ]/gu, '').trim());
       continue;
     }
     if (inFence) {
