@@ -1,7 +1,10 @@
 // The corpus run: Waymark's built CLI over a folder of real BMAD project checkouts, measured
 // against the independent truth (truth.mjs, which never calls Waymark).
 //
-//   npm run corpus -- DIR [--json] [--markdown] [--timeout SECONDS] [--cli PATH] [--only TEXT]
+//   npm run corpus -- DIR [--json] [--markdown] [--timeout SECONDS] [--cli PATH] [--only TEXT] [--keep OUTDIR]
+//
+// --keep writes each project's truth and each verb's JSON answer to OUTDIR/<project>/ (the
+// grammar census, census.mjs, reads them).
 //
 // DIR holds one checkout per folder (named owner+name). Per project and per layout it prints:
 // drift found / true drift (recall), warnings on clean stories, error-level problems, planning
@@ -19,12 +22,12 @@ const REPO = path.resolve(HERE, '..', '..');
 
 function usage(message) {
   if (message) process.stderr.write(`corpus: ${message}\n`);
-  process.stderr.write('usage: npm run corpus -- DIR [--json] [--markdown] [--timeout SECONDS] [--cli PATH] [--only TEXT]\n');
+  process.stderr.write('usage: npm run corpus -- DIR [--json] [--markdown] [--timeout SECONDS] [--cli PATH] [--only TEXT] [--keep OUTDIR]\n');
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const opts = { dir: null, json: false, markdown: false, timeout: 120, cli: path.join(REPO, 'dist', 'cli.js'), only: null };
+  const opts = { dir: null, json: false, markdown: false, timeout: 120, cli: path.join(REPO, 'dist', 'cli.js'), only: null, keep: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--json') opts.json = true;
@@ -32,6 +35,7 @@ function parseArgs(argv) {
     else if (a === '--timeout') opts.timeout = Number(argv[++i]);
     else if (a === '--cli') opts.cli = path.resolve(argv[++i] ?? '');
     else if (a === '--only') opts.only = argv[++i] ?? null;
+    else if (a === '--keep') opts.keep = path.resolve(argv[++i] ?? '');
     else if (a === '--help' || a === '-h') usage();
     else if (a.startsWith('-')) usage(`unknown option ${a}`);
     else if (!opts.dir) opts.dir = path.resolve(a);
@@ -109,6 +113,12 @@ function measure(name, repoDir, opts) {
     result.ms += r.ms;
     if (r.crash) result.crashes.push({ verb, what: r.crash });
     if (r.refused) result.refused.push({ verb, what: r.refused });
+  }
+  if (opts.keep) {
+    const dir = path.join(opts.keep, name);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'truth.json'), JSON.stringify(truth));
+    for (const [verb, r] of Object.entries(result.verbs)) fs.writeFileSync(path.join(dir, `${verb}.json`), JSON.stringify(r.json));
   }
   const validate = result.verbs.validate.json;
   const sprint = result.verbs.sprint.json;

@@ -229,14 +229,16 @@ function layoutOf(repo, project) {
 // ---------- statuses, as BMAD means them ----------
 const STATUS_WORDS = [
   // [pattern over the cleaned text, meaning]
-  [/^(backlog|not[ -]started|to[ -]?do|pending|planned|new|open|proposed|deferred|postponed)\b/, 'backlog'],
+  [/^(backlog|not[ -]started|to[ -]?do|pending|planned|new|open|proposed|deferred|postponed|future(?: story)?$|future story\b)\b/, 'backlog'],
   [/^(reviewed|review(ed)?[ -](passed|complete[d]?|approved|done)|code[ -]review[ -](passed|complete[d]?|approved|done)|qa[ -](passed|approved|complete[d]?|done|verified))\b/, 'done'],
-  [/^(dev[ -]complete[d]?|implementation[ -]complete[d]?|ready[ -]for[ -]review|in[ -]review|review[ -]ready|code[ -]review|needs[ -]review|under[ -]review|review|qa|in[ -]qa|ready[ -]for[ -]qa)\b/, 'review'],
+  [/^(dev(?:elopment)?[ -]complete[d]?|implementation[ -]complete[d]?|ready[ -]for[ -]review|in[ -]review|review[ -]ready|code[ -]review|needs[ -]review|under[ -]review|review|qa|in[ -]qa|ready[ -]for[ -]qa)\b/, 'review'],
   [/^(ready[ -]for[ -]dev(elopment)?|ready[ -]to[ -]dev|ready[ -]for[ -]implementation|ready|dev[ -]ready|drafted|draft|approved?|story[ -]ready)\b/, 'ready-for-dev'],
-  [/^(in[ -]?progress|wip|started|in[ -]development|implementing|in[ -]dev|contexted|doing|active)\b/, 'in-progress'],
-  [/^(done|complete|completed|finished|closed|merged|shipped|delivered|implemented|resolved|accepted)\b/, 'done'],
+  [/^(in[ -]?progress|wip|started|in[ -]development|implementing|in[ -]dev|contexted|doing|active|(?:partially|partly|mostly|half)[ -](?:implemented|complete[d]?|done|built))\b/, 'in-progress'],
+  [/^(done|complete|completed|finished|closed|merged|shipped|delivered|implemented|resolved|accepted|fixed|live|(?:production|prod)[ -]deployed|deployed[ -](?:to|in|on)[ -](?:production|prod))\b/, 'done'],
+  // (`deployed` alone stays the project's own word: a ledger at `deployed` against a file at `done` is
+  // drift, as Waymark reports it; `production deployed` is a story file's way of saying done.)
   [/^(blocked|on[ -]hold)\b/, 'blocked'],
-  [/^(cancell?ed|dropped|deferred|superseded|obsolete|skipped|won'?t[ -]do|abandoned|descoped|removed|deprecated|optional|split[ -]+into)\b/, 'dropped'],
+  [/^(cancell?ed|dropped|deferred|superseded|obsolete|skipped|won'?t[ -]do|abandoned|descoped|removed|deprecated|optional|archived|split[ -]+into)\b/, 'dropped'],
 ];
 
 /** The text of a status as written, without markdown, emoji and commentary. */
@@ -244,6 +246,8 @@ export function cleanStatusText(raw) {
   if (raw == null) return '';
   let s = String(raw);
   s = s.replace(/<!--.*?-->/g, ' ');
+  // `ready_for_QA`: an underscore between letters parts words; elsewhere it is emphasis
+  s = s.replace(/(?<=\p{L})_(?=\p{L})/gu, ' ');
   s = s.replace(/[*_`~]+/g, '');
   s = s.replace(/^\s*[-+>]\s+/, '');
   s = s.replace(/^\[[ xX]\]\s*/, '');
@@ -400,10 +404,27 @@ export function storyStatus(text) {
   // `### Completion Notes` is a log, not the record's own lines).
   let h2 = '';
   let sub = false;
+  // A fenced block under a `## Metadata` heading is the story's metadata (`status: done`); elsewhere it is code.
+  let metaFence = false;
+  // `**Story Status:** x` anywhere outside the acceptance criteria and tasks: the story's status
+  // when nothing else states one.
+  let storyLabel = null;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
-    if (/^\s{0,3}(```|~~~)/.test(line)) { fence = !fence; continue; }
-    if (fence) continue;
+    if (/^\s{0,3}(```|~~~)/.test(line)) {
+      fence = !fence;
+      metaFence = fence && /^(?:story )?(?:metadata|meta|information|info|details)$/.test(h2.replace(/[^\p{L}\p{N} ]/gu, '').trim());
+      continue;
+    }
+    if (fence) {
+      const fm2 = metaFence ? /^\s*(?:status|statut|estado|estatus|stato|статус|状态|狀態|ステータス|상태)\s*[:：]\s*["']?([^"'#]+)/i.exec(line) : null;
+      if (fm2 && cleanStatusText(fm2[1])) return { raw: fm2[1], where: 'fenced metadata', line: i + 1 };
+      continue;
+    }
+    if (!storyLabel && !/^(?:acceptance criteria\b|tasks?\b)/.test(h2)) {
+      const sl = /^\s*(?:[-*+]\s+)?(?:\*\*|__)?story\s+(?:status|statut|estado|estatus|stato|статус|状态|狀態|ステータス|상태)\s*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(.+)$/i.exec(line);
+      if (sl && cleanStatusText(sl[1])) storyLabel = { raw: sl[1], where: 'story label', line: i + 1 };
+    }
     const h = /^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$/.exec(line);
     if (h) {
       if (h[1].length <= 2) { h2 = h[1].length === 2 ? h[2].replace(/[*_`]/g, '').trim().toLowerCase() : ''; sub = false; } else sub = true;
@@ -459,6 +480,10 @@ export function storyStatus(text) {
     // `Status: done`, `**Status:** done`, `- **Status**: done`, `> Status: done`
     m = near ? /^\s*(?:[-*+>]\s*)?(?:\*\*|__)?\s*(?:story\s+|current\s+)?(?:status|statut|estado|estatus|stato|статус|状态|狀態|ステータス|상태)\s*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(.+)$/i.exec(line) : null;
     if (m && cleanStatusText(m[1])) return { raw: m[1], where: 'line', line: i + 1 };
+    // `Status:` closing its line, the value wrapped onto the paragraph's next line
+    const open = near && /^\s*(?:\*\*|__)?\s*(?:story\s+|current\s+)?(?:status|statut|estado|estatus|stato)\s*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*$/i.test(line);
+    const nextLine = lines[i + 1] ?? '';
+    if (open && nextLine.trim() && !/^\s*(?:#|[-*+]\s|\d+[.)]\s|\||>|```)/.test(nextLine) && !normalizeStatus(nextLine)?.startsWith('other:')) return { raw: nextLine, where: 'wrapped', line: i + 2 };
   }
   // inline metadata near the top: `**Epic:** 1 **Story ID:** 1.1 **Status:** done`
   fence = false;
@@ -471,8 +496,15 @@ export function storyStatus(text) {
     if (/^(?:acceptance criteria\b|.*\bnotes?$)/.test(h2)) continue;
     const m = /(?:\*\*|__)(?:status|statut|estado|estatus|stato|статус|状态|狀態|ステータス|상태)\s*[:：]?\s*(?:\*\*|__)\s*[:：]?\s*([^*|_]+)/i.exec(lines[i]);
     if (m && cleanStatusText(m[1])) return { raw: m[1], where: 'inline', line: i + 1 };
+    // the line ends at the label: the paragraph goes on with the value (`**Status**:` ⏎ `Approved **Story Points**: 6`)
+    const end = /(?:\*\*|__)(?:status|statut|estado|estatus|stato)\s*[:：]?\s*(?:\*\*|__)\s*[:：]?\s*$/i.test(lines[i]);
+    const cont = lines[i + 1] ?? '';
+    if (end && cont.trim() && !/^\s*(?:#|[-*+]\s|\||>|```)/.test(cont)) {
+      const word = /^([^*|_]+)/.exec(cont)?.[1];
+      if (word && !normalizeStatus(word)?.startsWith('other:')) return { raw: word, where: 'inline', line: i + 2 };
+    }
   }
-  return null;
+  return storyLabel;
 }
 
 /**

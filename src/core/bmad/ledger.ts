@@ -58,7 +58,8 @@ const STRICT_STORY = /^(\d+)-(\d+)([a-z]?)-(.+)$/;
 /** The letters some projects put before an epic's number in a story key: `e-01-1-…`, `e0-1-…`, `ep2-3-…`. */
 const EPIC_LETTER = /^ep?-?(?=\d+[a-z]?[-.]\d)/;
 /** A story key without knowing the ledger's epics: `3a-1-slug`, `pm-01-1-slug`, `3-1` (no slug). */
-const LOOSE_STORY = /^((?:(?!epic-)[a-z][a-z0-9]*-(?=\d))?\d+[a-z]?(?:\.\d+[a-z]?)*)-(\d+)([a-z]?)(?:-(.+))?$/i;
+// (`1-3-`: a key whose slug was lost is still story 1.3.)
+const LOOSE_STORY = /^((?:(?!epic-)[a-z][a-z0-9]*-(?=\d))?\d+[a-z]?(?:\.\d+[a-z]?)*)-(\d+)([a-z]?)(?:-(.*))?$/i;
 /** Epic and story each lettered: `e1-s1-slug`, `e01-s02-slug`, `ep2-s3-slug` (the letters say "epic" and "story"). */
 const LETTERED_STORY = /^e(?:p|pic)?[-_]?(\d+[a-z]?)[-_]s(?:tory)?[-_]?(\d+)([a-z]?)(?:-(.+))?$/i;
 /**
@@ -173,6 +174,9 @@ export function parseLedgerKey(key: string, epicIds?: Iterable<string>): LedgerK
 /** A story key's epic and story (see classifyLedgerKey); also used for story file names. */
 export function classifyStoryKey(key: string, epicIds?: Iterable<string>): LedgerKeyParts | undefined {
   let lower = key.toLowerCase();
+  // `epic-120-s01`: story 1 of epic 120, the epic spelled out (`e1-s1` written long).
+  const spelled = lower.startsWith('epic-') ? LETTERED_STORY.exec(lower) : null;
+  if (spelled) return { kind: 'story', epic: epicNumber(spelled[1]), epicId: spelled[1], story: storyId(spelled[2], spelled[3]), strict: false };
   if (lower.startsWith('epic-')) return undefined;
   // `e-01-1-slug`, `e0-1-slug`, `ep2-3-slug`: the letters say "epic" (the ledger's `epic-01`), unless
   // the ledger declares an epic of that very name (a module called `e`).
@@ -328,7 +332,8 @@ export function formatStamp(d: Date, format: StampFormat): string {
 }
 
 /** `key: value  # comment` on one line: the value's span without quotes or comment. */
-const LINE_KV = /^(\s*)(["']?)([^"'#:\s][^"'#:]*?)\2\s*:(?:[ \t]+|$)(.*)$/;
+// (A no-break space after the colon, as some editors leave at a line's end, parts it like a space.)
+const LINE_KV = /^(\s*)(["']?)([^"'#:\s][^"'#:]*?)\2\s*:(?:[ \t\u00a0]+|$)(.*)$/;
 /** The same with a fullwidth colon between key and value (`1-1-作为玩家…：done`). */
 const WIDE_KV = /^(\s*)(["']?)([^"'#:：\s][^"'#:：]*?)\2\s*：[ \t]*(.*)$/;
 

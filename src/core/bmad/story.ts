@@ -105,10 +105,19 @@ export function storyKeyFromName(file: string, epicIds?: Iterable<string>): { ke
 /** `# Story 1.2: title`, `# Story 3a.1 - title`, `# Story 0.5.1: title`, `# Story PM-01.1: title`, the file name `# story-25.3: title`. */
 const TITLE = /^#\s+Story(?:\s+|-(?=\d))((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:\.\d+[a-z]?)*)[.\-](\d+)([a-z]?)\b\s*[:\-–—]?\s*(.*?)\s*$/i;
 /** A `Status:` label at the start of a line (`Status:`, `**Status:**`, `- **Status**:`, `Story Status:`). */
-const LABEL = new RegExp(`^\\s*(?:[-*]\\s+)?(?:\\*\\*|__)?(?:(?:Story|Current)[ \\t]+)?${LABEL_WORD}(?:\\*\\*|__)?${COLON}(?:\\*\\*|__)?`, 'i');
-/** `## Status: Done`. */
-const HEADING_STATUS = new RegExp(`^#{2,6}\\s+${LABEL_WORD}${COLON}`, 'i');
-const STATUS_HEADING = new RegExp(`^#{1,6}\\s+${LABEL_WORD}(?:${COLON})?\\s*$`, 'i');
+const LABEL = new RegExp(`^\\s*(?:[-*]\\s+)?(?:\\*\\*|__|\\*(?!\\s)|_)?(?:(?:Story|Current)[ \\t]+)?${LABEL_WORD}(?:\\*\\*|__|\\*|_)?${COLON}(?:\\*\\*|__|\\*|_)?`, 'i');
+/** `## Status: Done`, `## Story Status: Done`. */
+const HEADING_STATUS = new RegExp(`^#{1,6}\\s+(?:\\*\\*|__)?(?:(?:Story|Current)[ \\t]+)?${LABEL_WORD}(?:\\*\\*|__)?${COLON}`, 'i');
+/** `## Status`, `## Story Status`, `## Current Status`: the section that states it. */
+const STATUS_HEADING = new RegExp(`^#{1,6}\\s+(?:\\*\\*|__)?(?:(?:Story|Current)[ \\t]+)?${LABEL_WORD}(?:\\*\\*|__)?(?:${COLON})?\\s*$`, 'i');
+/** A blockquote's markers (`> `, `>> `): metadata quoted under the title (`> 状态: ready-for-dev`). */
+const QUOTE = /^\s{0,3}(?:>[ \t]?)+/;
+/** `**Story Status:** Ready to implement`: a label that names the story's status, wherever it is. */
+const STORY_LABEL = new RegExp(`^\\s*(?:[-*]\\s+)?(?:\\*\\*|__)?Story[ \\t]+${LABEL_WORD}(?:\\*\\*|__)?${COLON}(?:\\*\\*|__)?`, 'i');
+/** A `status: x` line of a fenced metadata block (`Status     : done`). */
+const FENCED_STATUS = new RegExp(`^\\s*${LABEL_WORD}\\s*[:：]`, 'i');
+/** The sections whose fenced block is the story's metadata. */
+const METADATA_SECTION = /^(?:story[ \t]+)?(?:metadata|meta|information|info|details)$/i;
 const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
 const CHECKBOX = /^(\s*)[-*+]\s+\[([ xX])\]\s*(.*)$/;
 const FENCE = /^\s{0,3}(```|~~~)/;
@@ -136,7 +145,8 @@ function statusAfter(line: string, from: number): { value: string; start: number
   const skip = /^[^\p{L}]*/u.exec(rest)![0].length;
   if (skip >= rest.length) return undefined;
   const m = STATUS_WORD.exec(rest.slice(skip));
-  const value = (m?.[0] ?? /^\p{L}[\p{L}\p{M}\w-]*/u.exec(rest.slice(skip))?.[0] ?? '').trim();
+  // (`_done_`: an underscore closing the word is emphasis, not part of it.)
+  const value = (m?.[0] ?? /^\p{L}[\p{L}\p{M}\w-]*/u.exec(rest.slice(skip))?.[0] ?? '').trim().replace(/_+$/, '');
   if (!value || new RegExp(`^${LABEL_WORD}$`, 'i').test(value)) return undefined;
   // `CONDITIONAL - Deferred pending Story 2.1`: a word of the team's own, then a status word after
   // a dash: the status word says where the story is.
@@ -153,7 +163,7 @@ function statusAfter(line: string, from: number): { value: string; start: number
 }
 
 /** Words for a story the team set aside, as written (emoji and bold around them allowed). */
-export const SET_ASIDE = /^[^\p{L}]*(deferred|cancell?ed|dropped|descoped|de-scoped|superseded|obsolete|abandoned|won'?t[- ]do|removed|on[- ]hold|paused|parked|moved|relocated|split(?=[- ]+into\b|\s*$))\b/iu;
+export const SET_ASIDE = /^[^\p{L}]*(deferred|cancell?ed|dropped|descoped|de-scoped|superseded|obsolete|archived|abandoned|won'?t[- ]do|removed|on[- ]hold|paused|parked|moved|relocated|split(?=[- ]+into\b|\s*$))\b/iu;
 /** Of those, the words for a story held rather than given up: backlog to the ledger. */
 export const HELD = /^[^\p{L}]*(deferred|on[- ]hold|paused|parked)\b/iu;
 
@@ -166,9 +176,16 @@ export function setAsideStatus(word: string): string | undefined {
   const m = SET_ASIDE.exec(word.trim());
   if (!m) return undefined;
   const w = m[1].toLowerCase().replace(/\s+/g, '-').replace(/'/g, '');
-  return w === 'split' || w === 'moved' || w === 'relocated' ? 'superseded' : w === 'de-scoped' ? 'descoped' : w === 'canceled' ? 'cancelled' : w === 'on-hold' || w === 'onhold' ? 'on-hold' : w;
+  return w === 'split' || w === 'moved' || w === 'relocated' ? 'superseded' : w === 'archived' ? 'obsolete' : w === 'de-scoped' ? 'descoped' : w === 'canceled' ? 'cancelled' : w === 'on-hold' || w === 'onhold' ? 'on-hold' : w;
 }
 
+
+/** The status word opening a paragraph's continuation line; not a new block (heading, list, table, quote, fence). */
+function wrappedValue(next: string | undefined): { value: string; start: number } | undefined {
+  if (next === undefined || !next.trim() || /^\s*(?:#|[-*+]\s|\d+[.)]\s|\||>|```|~~~)/.test(next)) return undefined;
+  const v = statusAfter(next, 0);
+  return v && (isStoryStatusWord(v.value) || setAsideStatus(v.value) !== undefined) ? v : undefined;
+}
 
 function setStatus(s: StoryFile, v: { value: string; start: number }, line: number, form: 'line' | 'section'): void {
   s.status = v.value;
@@ -211,13 +228,25 @@ export function parseStory(file: string, text: string): StoryFile {
   let inSubsection = false;
   const counters: number[] = [];
   const indents: number[] = [];
+  // A fence opened under `## Metadata`: its `status:` line is the story's (a fence anywhere else is code).
+  let metadataFence = false;
+  // `**Story Status:** x` further down: the story's status when nothing above states one.
+  let storyLabel: { value: string; start: number; line: number } | undefined;
   for (let i = start; i < lines.length; i++) {
     const line = lines[i];
     if (mayBeFence(line) && FENCE.test(line)) {
       inFence = !inFence;
+      metadataFence = inFence && !inTasks && METADATA_SECTION.test(section.replace(/[^\p{L}\p{N} ]/gu, '').trim());
       continue;
     }
-    if (inFence) continue;
+    if (inFence) {
+      if (metadataFence && s.status === undefined && !fmStatus) {
+        const m = FENCED_STATUS.exec(line);
+        const v = m ? statusAfter(line, m[0].length) : undefined;
+        if (v) setStatus(s, v, i, 'line');
+      }
+      continue;
+    }
     const h = line.charCodeAt(0) === 0x23 ? HEADING.exec(line) : null;
     if (h) {
       const level = h[1].length;
@@ -315,9 +344,24 @@ export function parseStory(file: string, text: string): StoryFile {
       const g = /^\s*(?:[-*]\s+)?(?:\*\*|__)?Gate(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(PASS|CONCERNS|FAIL|WAIVED)\b/i.exec(line);
       if (g) s.qaGate = g[1].toUpperCase();
     }
+    if (s.status === undefined && !storyLabel && !fmStatus && !inTasks && !CRITERIA_HEADING.test(section)) {
+      const m = STORY_LABEL.exec(line);
+      const v = m ? statusAfter(line, m[0].length) : undefined;
+      if (v) storyLabel = { ...v, line: i };
+    }
     // A `Status:` label under the title, or near the top; with a frontmatter status, only under the
     // title (a `- **Status**: Review` line in a later Dev Agent Record is a log entry, not the story's).
+    // Under the title, metadata may be quoted (`> **Status:** review`).
     if (s.status === undefined && !inTasks && (section === '' || (i - start < 40 && !fmStatus && !WORK_NOTES.test(section)))) {
+      const quote = section === '' ? QUOTE.exec(line)?.[0].length ?? 0 : 0;
+      if (quote) {
+        const label = LABEL.exec(line.slice(quote));
+        const v = label ? statusAfter(line, quote + label[0].length) : undefined;
+        if (v) {
+          setStatus(s, v, i, 'line');
+          continue;
+        }
+      }
       const label = LABEL.exec(line);
       // A metadata table near the top (`| **Status** | Drafted |`); not a header row naming a column.
       const row = label || !line.trimStart().startsWith('|') ? null : TABLE_STATUS.exec(line);
@@ -327,6 +371,14 @@ export function parseStory(file: string, text: string): StoryFile {
       const v = at >= 0 ? statusAfter(line, at) : undefined;
       if (v) {
         setStatus(s, v, i, 'line');
+        continue;
+      }
+      // A label closing its line, its value wrapped onto the next line of the paragraph
+      // (`… **Status**:` then `Approved **Story Points**: 6`).
+      const wrapped = at >= 0 && !cell && /^[\s*_]*$/.test(line.slice(at)) ? wrappedValue(lines[i + 1]) : undefined;
+      if (wrapped) {
+        setStatus(s, wrapped, i + 1, 'line');
+        i++;
         continue;
       }
     }
@@ -363,6 +415,7 @@ export function parseStory(file: string, text: string): StoryFile {
       });
     }
   }
+  if (s.status === undefined && !fmStatus && storyLabel) setStatus(s, storyLabel, storyLabel.line, 'line');
   if (s.status === undefined && fmStatus) {
     s.status = fmStatus.value;
     s.statusLine = fmStatus.line;
@@ -419,13 +472,19 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
   if (stage && /^(implementation|development|dev|code|coding|build)$/.test(stage)) return { status: 'review', exact: false };
   if (stage && /^(planning|plan|design|spec|specification|story|draft|drafting|refinement|refined|grooming|analysis)$/.test(stage)) return { status: 'ready-for-dev', exact: false };
   if (stage && /^(partially|partly|mostly|half)$/.test(stage)) return { status: 'in-progress', exact: false };
+  // `Mostly implemented`, `Partially implemented`: part of it built is in progress.
+  if (/^(partially|partly|mostly|half)-(implemented|built|delivered)$/.test(w)) return { status: 'in-progress', exact: false };
+  // `Future Story`, `Future`: written down for later (BMAD's backlog).
+  if (/^future(-story|-work|-release)?$/.test(w)) return { status: 'backlog', exact: false };
+  // `Production deployed`, `Deployed to production`, `Live in production`: shipped, as `deployed` is.
+  if (/^(?:production|prod)-deployed$|^deployed-(?:to|in|on)-(?:production|prod)$|^live(?:-in-(?:production|prod))?$/.test(w)) return { exact: false, suggestion: 'done' };
   // `partial-complete-handoff-to-2.9.2`, `Partially done (backend only)`: part of it done is in-progress.
   if (/^(partial|partially|partly)-(complete|completed|done|finished|implemented)(-|$)/.test(w)) return { status: 'in-progress', exact: false };
   // `Proposed`: written down, not yet taken up (BMAD's backlog).
   if (w === 'proposed') return { status: 'backlog', exact: false };
   // `Ready for QA Re-Review`, `Awaiting review`, `peer-review`: waiting for a review.
   if (/(^|-)review$/.test(w)) return { status: 'review', exact: false };
-  const doneLike = ['complete', 'completed', 'reviewed', 'finished', 'closed', 'merged', 'shipped', 'implemented', 'accepted', 'done-', 'review-passed', 'passed', 'qa-passed', 'verified', 'released', 'deployed'];
+  const doneLike = ['complete', 'completed', 'reviewed', 'finished', 'closed', 'merged', 'shipped', 'implemented', 'accepted', 'done-', 'review-passed', 'passed', 'qa-passed', 'verified', 'released', 'deployed', 'fixed', 'resolved'];
   if (doneLike.includes(w) || /^(done|complete)/.test(w)) return { exact: false, suggestion: 'done' };
   return { exact: false };
 }
