@@ -69,9 +69,13 @@ const LETTERED_STORY = /^e(?:p|pic)?[-_]?(\d+[a-z]?)[-_]s(?:tory)?[-_]?(\d+)([a-
  * writes each epic's stories right after it).
  */
 const SERIES_STORY = /^([a-z])-(\d+)-([a-z][\w.-]*)$/i;
-/** An epic named by a word (`epic-r`, `epic-infra`), read as an epic when stories follow it (`r-0-slug`). */
-const WORD_EPIC = /^epic-([a-z]+)$/i;
-const WORD_RETRO = /^epic-([a-z]+)-retro(?:spective)?$/i;
+/**
+ * An epic named by a word or a team's series (`epic-r`, `epic-infra`, `epic-p4`, `epic-S1`: a letter
+ * first, then letters and digits), read as an epic when stories numbered under it follow (`r-0-slug`,
+ * `p4-1-slug`); `epic-p4` is the series p4, not epic 4.
+ */
+const WORD_EPIC = /^epic-([a-z][a-z0-9]*)$/i;
+const WORD_RETRO = /^epic-([a-z][a-z0-9]*)-retro(?:spective)?$/i;
 
 /** The id an epic is matched by: lower case, numbers without leading zeros (`PM-01` = `pm-1`). */
 export function normEpicId(id: string): string {
