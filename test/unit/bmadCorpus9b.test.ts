@@ -1,6 +1,9 @@
 // Real projects read right (issue 20, ninth corpus round, part b, measured on projects not seen
 // before): a status with an emoji or mark before its word (`status: ✅ COMPLETED` in a story's
-// frontmatter, `✅ done` in the ledger) is that word, as one with the emoji after it already was.
+// frontmatter, `✅ done` in the ledger) is that word, as one with the emoji after it already was; a
+// document whose fields name a file of the installed method (a validation report's `checklist:
+// bmad/bmm/workflows/…/checklist.md`) is BMAD's, whatever its `workflow:` says, and `next` never
+// offers to start it.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -9,6 +12,9 @@ import * as path from 'node:path';
 import { loadSprint } from '../../src/core/bmad/sprint';
 import { parseStory } from '../../src/core/bmad/story';
 import { parseLedger } from '../../src/core/bmad/ledger';
+import { scanRoots } from '../../src/core/store/scan';
+import { buildRegistry } from '../../src/core/project/registry';
+import { computeFrontier } from '../../src/core/project/frontier';
 
 const NOW = new Date('2026-11-28T18:00:00Z');
 
@@ -66,5 +72,37 @@ describe('a status with an emoji or mark before its word', () => {
     const r = loadSprint(dir, { now: NOW })!;
     const drift = new Set(r.problems.filter((p) => p.code === 'story-status-drift').map((p) => String(p.data?.key)));
     assert.deepEqual([...drift], ['1-2-water-timer']);
+  });
+});
+
+describe('a document naming a file of the installed BMAD method', () => {
+  const report = (checklist: string) => `---\ntitle: PRD Validation Report - Lantern\ndate: 2025-12-10\nworkflow: prd\ndocument: docs/PRD.md\nchecklist: ${checklist}\n---\n\n# PRD Validation Report\n\n- Overall: PASS (85%)\n`;
+
+  for (const checklist of ['bmad/bmm/workflows/2-plan-workflows/prd/checklist.md', '"{project-root}/_bmad/bmm/workflows/2-plan-workflows/prd/checklist.md"', '.bmad-core/checklists/pm-checklist.md']) {
+    test(`a validation report with \`workflow: prd\` and \`checklist: ${checklist}\` is BMAD's, and next does not offer it`, async () => {
+      const dir = project({
+        'docs/validation-report-2025-12-10.md': report(checklist),
+        'docs/sprint-status.yaml': 'development_status:\n  epic-1: in-progress\n  1-1-lamp-post: backlog\n',
+      });
+      const res = await scanRoots([dir], { index: false, sprint: true });
+      const w = res.workflows.find((x) => x.file.endsWith('validation-report-2025-12-10.md'));
+      assert.ok(w, 'the report is listed');
+      assert.equal(w.dialect, 'bmad');
+      assert.deepEqual(w.problems.filter((p) => p.severity === 'error').map((p) => p.code), []);
+      const f = computeFrontier(buildRegistry(res.workflows, [...res.sprints.values()].flat()), { now: NOW });
+      const ready = f.ready.map((e) => e.item.rel ?? e.item.id);
+      assert.ok(!ready.includes('docs/validation-report-2025-12-10.md'), `offered: ${ready.join(', ')}`);
+    });
+  }
+
+  test('a Waymark workflow with a steps list stays Waymark\'s, and a path that only mentions bmad is no evidence', async () => {
+    const dir = project({
+      'flows/release.md': '---\nworkflow: release\nsteps: [build, ship]\nstatus: in_progress\nnotes: see bmad/bmm/workflows/prd/checklist.md\n---\n# Release\n',
+      'flows/audit.md': '---\nworkflow: audit\nsource: github.com/acme/bmad-notes\n---\n# Audit\n',
+    });
+    const res = await scanRoots([dir], { index: false });
+    const dialect = (name: string) => res.workflows.find((x) => x.file.endsWith(name))?.dialect;
+    assert.equal(dialect('release.md'), 'waymark');
+    assert.equal(dialect('audit.md'), 'waymark');
   });
 });
