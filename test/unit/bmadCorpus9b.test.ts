@@ -106,3 +106,17 @@ describe('a document naming a file of the installed BMAD method', () => {
     assert.equal(dialect('audit.md'), 'waymark');
   });
 });
+
+describe('two files with one story number and no ledger', () => {
+  test('the one stating a status is the story, the one stating none (a quick-start note) is not, whichever sorts first', () => {
+    const dir = project({
+      '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\n',
+      'docs/stories/2.2-README.md': '# Story 2.2: Irrigation Scheduling - Quick Start\n\n## What is done\n- Valves wired\n',
+      'docs/stories/2.2.irrigation-scheduling.md': '# Story 2.2: Irrigation Scheduling\n\n**Status**: Ready for Development\n\n## Tasks\n- [ ] Schedule the valves\n',
+      'docs/stories/2.3.frost-alerts.md': '# Story 2.3: Frost Alerts\n\n## Status\nDraft\n',
+    });
+    const r = loadSprint(dir, { now: NOW })!;
+    const files = r.stories.map((s) => `${s.key} ${s.file ? path.basename(s.file) : '-'} ${s.status}`);
+    assert.deepEqual(files, ['2-2-irrigation-scheduling 2.2.irrigation-scheduling.md ready-for-dev', '2-3-frost-alerts 2.3.frost-alerts.md ready-for-dev']);
+  });
+});

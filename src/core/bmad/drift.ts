@@ -330,7 +330,11 @@ export function buildSprint(parts: SprintParts): SprintModel {
     const n = fullNumber(name);
     return n && n.split('-').length > 2 ? n : undefined;
   };
-  for (const f of orphans) {
+  // Of two files with one number, the one that states a status is the story; one that states none
+  // (`2.2-README.md`, a quick-start beside `2.2.integrated-scheduling.md`) is a note about it,
+  // whichever sorts first by name.
+  const stated = orphans.filter((f) => f.status !== undefined);
+  for (const f of stated.length && stated.length < orphans.length ? [...stated, ...orphans.filter((x) => x.status === undefined)] : orphans) {
     const named = storyKeyFromName(f.file, declared);
     const epicId = named?.epicId ?? f.epicId ?? String(f.epic);
     const story = (named?.story ?? f.story)!;
