@@ -120,3 +120,28 @@ describe('two files with one story number and no ledger', () => {
     assert.deepEqual(files, ['2-2-irrigation-scheduling 2.2.irrigation-scheduling.md ready-for-dev', '2-3-frost-alerts 2.3.frost-alerts.md ready-for-dev']);
   });
 });
+
+describe('a story file that says it is blocked, with no ledger to say otherwise', () => {
+  test('a v4 story `**BLOCKED - Needs Investigation**` under `## Status` is a note, not a warning', () => {
+    const dir = project({
+      '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\n',
+      'docs/stories/9.1.pump-driver.md': '# Story 9.1: Pump Driver\n\n## Status\n**BLOCKED - Needs Investigation and Rewrite**\n\n**Reason:** the pump model is unknown\n\n## Tasks\n- [ ] Drive the pump\n',
+      'docs/stories/9.2.pump-schedule.md': '# Story 9.2: Pump Schedule\n\n## Status\nBogus\n\n## Tasks\n- [ ] Schedule\n',
+    });
+    const r = loadSprint(dir, { now: NOW })!;
+    const of = (name: string) => r.problems.filter((p) => p.file.endsWith(name) && p.code === 'story-unknown-status').map((p) => p.severity);
+    assert.deepEqual(of('9.1.pump-driver.md'), ['info']);
+    assert.deepEqual(of('9.2.pump-schedule.md'), ['warning'], 'a word that says nothing is still a warning');
+  });
+
+  test('a ledger that records the story as blocked too agrees with it; one at done does not', () => {
+    const dir = project({
+      '_bmad-output/implementation-artifacts/sprint-status.yaml': 'development_status:\n  epic-9: in-progress\n  9-1-pump-driver: blocked\n  9-2-pump-schedule: done\n',
+      '_bmad-output/implementation-artifacts/9-1-pump-driver.md': '# Story 9.1: Pump Driver\n\nStatus: Blocked\n\n## Tasks\n- [ ] Drive\n',
+      '_bmad-output/implementation-artifacts/9-2-pump-schedule.md': '# Story 9.2: Pump Schedule\n\nStatus: Blocked\n\n## Tasks\n- [x] Schedule\n',
+    });
+    const r = loadSprint(dir, { now: NOW })!;
+    const warned = r.problems.filter((p) => p.file.endsWith('.md') && p.severity === 'warning').map((p) => `${path.basename(p.file)} ${p.code}`);
+    assert.deepEqual(warned, ['9-2-pump-schedule.md story-status-drift']);
+  });
+});
