@@ -366,6 +366,9 @@ function readLedger(file) {
     if (!data) return { error: `yaml: ${String(e.message).split('\n')[0]}` };
     // Read by its lines only: the file itself is not valid YAML (BMAD's own tools cannot load it).
     if (data.lineByLine) broken = `not valid YAML (${String(e.message).split('\n')[0]})`;
+    // A second YAML document appended after `---` (a status note): BMAD's sprint_plan.py loads the
+    // ledger as one document (ruamel's load) and refuses the file; the entries still read.
+    else if (/multiple documents/i.test(String(e.message))) broken = 'several YAML documents (BMAD\'s sprint_plan.py loads one)';
   }
   if (!data || typeof data !== 'object') return { error: 'not a mapping' };
   const dev = data.development_status;
