@@ -41,7 +41,8 @@ function readText(p) {
   try {
     const st = fs.statSync(p);
     if (!st.isFile() || st.size > MAX_FILE) return null;
-    return fs.readFileSync(p, 'utf8');
+    // A byte-order mark before the frontmatter's `---` (Windows editors write one) is not text.
+    return fs.readFileSync(p, 'utf8').replace(/^\uFEFF/, '');
   } catch {
     return null;
   }
@@ -141,6 +142,10 @@ function readDeclaredFolders(root, installs) {
     if (!r) continue;
     folders[k] = r.pending ? path.resolve(outDir, r.pending.replace(/^\{output_folder\}[/\\]?/, '')) : r;
   }
+  // Nothing declared (the install left out of git): bmm's module.yaml defaults, when those folders are there.
+  for (const [k, d] of [['planning_artifacts', 'planning-artifacts'], ['implementation_artifacts', 'implementation-artifacts']]) {
+    if (folders[k] == null && isDir(path.join(outDir, d))) folders[k] = path.join(outDir, d);
+  }
   return folders;
 }
 
@@ -172,6 +177,8 @@ function findProjects(repo) {
     '_bmad-output/implementation-artifacts/sprint-status.yaml', 'docs/sprint-artifacts/sprint-status.yaml',
     'docs/implementation-artifacts/sprint-status.yaml', 'docs/sprint-status.yaml', 'docs/stories',
     '_bmad-output/sprint-status.yaml',
+    // v6's output folders with no ledger yet (stories made one at a time, the install git-ignored).
+    '_bmad-output/implementation-artifacts', '_bmad-output/planning-artifacts',
   ];
   const visitOutputs = (dir, depth) => {
     if (!roots.has(dir) && outputLedgers.some((p) => fs.existsSync(path.join(dir, p)))) roots.set(dir, { root: dir, installs: [] });
@@ -363,6 +370,9 @@ function readLedger(file) {
     if (!data) return { error: `yaml: ${String(e.message).split('\n')[0]}` };
     // Read by its lines only: the file itself is not valid YAML (BMAD's own tools cannot load it).
     if (data.lineByLine) broken = `not valid YAML (${String(e.message).split('\n')[0]})`;
+    // A second YAML document appended after `---` (a status note): BMAD's sprint_plan.py loads the
+    // ledger as one document (ruamel's load) and refuses the file; the entries still read.
+    else if (/multiple documents/i.test(String(e.message))) broken = 'several YAML documents (BMAD\'s sprint_plan.py loads one)';
   }
   if (!data || typeof data !== 'object') return { error: 'not a mapping' };
   const dev = data.development_status;
@@ -808,7 +818,10 @@ export function truthFor(repoDir) {
     // v4 and ledger-less projects: the story files alone (no drift is possible; a well-formed one is clean).
     if (ledgerFiles.length === 0) {
       const dirs = [folders.dev_story_location, path.join(p.root, 'docs', 'stories'), folders.implementation_artifacts, folders.sprint_artifacts].filter(Boolean);
-      const index = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && idOfFileName(path.basename(f)).id.length >= 2);
+      // A word before the numbers (`pm-01-1-slug`) is a module's epic prefix: a story needs two numbers after it
+      // (`week-3-build-plan.md` is a plan of week 3, not story 3 of an epic `week`).
+      const storyId = (id) => id.length >= 2 && (/^\d/.test(id[0]) || id.length >= 3);
+      const index = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && storyId(idOfFileName(path.basename(f)).id));
       for (const f of index) {
         const text = readText(f) ?? '';
         const st = storyStatus(text);

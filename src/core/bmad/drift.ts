@@ -330,7 +330,11 @@ export function buildSprint(parts: SprintParts): SprintModel {
     const n = fullNumber(name);
     return n && n.split('-').length > 2 ? n : undefined;
   };
-  for (const f of orphans) {
+  // Of two files with one number, the one that states a status is the story; one that states none
+  // (`2.2-README.md`, a quick-start beside `2.2.integrated-scheduling.md`) is a note about it,
+  // whichever sorts first by name.
+  const stated = orphans.filter((f) => f.status !== undefined);
+  for (const f of stated.length && stated.length < orphans.length ? [...stated, ...orphans.filter((x) => x.status === undefined)] : orphans) {
     const named = storyKeyFromName(f.file, declared);
     const epicId = named?.epicId ?? f.epicId ?? String(f.epic);
     const story = (named?.story ?? f.story)!;
@@ -580,9 +584,12 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
       if (s.ledgerLine !== undefined) out.push({ file: lf, range: at(s.ledgerLine, 0, 0), severity: 'info', code: 'story-status-drift', message: `${s.key} is ${s.ledgerRaw} here but '${f.status}' in its story file.`, data: { key: s.key } });
     } else if (!norm.status) {
       const value = norm.suggestion ?? (s.ledgerStatus && ledgerRankOf >= 0 ? s.ledgerStatus : undefined);
-      // A story set aside (`Deferred - removed from the project`, `Cancelled`) is the team's
-      // decision in a word BMAD lacks: a note, not a warning, unless the ledger says otherwise.
-      const setAside = setAsideStatus(f.status) !== undefined && (s.ledgerStatus === undefined || s.ledgerStatus === 'backlog');
+      // A story set aside (`Deferred - removed from the project`, `Cancelled`) or stopped
+      // (`BLOCKED - Needs Investigation`) is the team's decision in a word BMAD lacks: a note, not a
+      // warning, unless the ledger says otherwise (a ledger that says blocked too agrees).
+      const blocked = BLOCKED.test(f.status);
+      const setAside = (setAsideStatus(f.status) !== undefined && (s.ledgerStatus === undefined || s.ledgerStatus === 'backlog'))
+        || (blocked && (s.ledgerStatus === undefined || BLOCKED.test(s.ledgerStatus)));
       out.push({
         file: f.file, range: statusRange!, severity: setAside ? 'info' : 'warning', code: 'story-unknown-status',
         message: `Status '${f.status}' is not a BMAD story status (${STORY_WORDS})${s.ledgerStatus ? `; the ledger says ${s.ledgerStatus}` : ''}.${value ? ` Did you mean ${value}?` : ''}`,

@@ -565,6 +565,12 @@ export function readStatusWord(kind: LedgerKind, raw: string): { status: string;
   // `done# note`: a comment glued to the word (YAML keeps it in the value; the word is meant).
   const lower = raw.trim().toLowerCase().replace(/^([a-z][a-z _-]*?)\s*#.*$/, '$1');
   if (!lower) return { status: LEDGER_ORDER[kind][0], mapped: false };
+  // `✅ done`, `🚧 in-progress`: an emoji or mark before the word, as after it, is not the status.
+  const marked = /^[^\p{L}\p{N}\s]+\s*(?=\p{L})/u.exec(lower);
+  if (marked) {
+    const word = readStatusWord(kind, lower.slice(marked[0].length));
+    if (LEDGER_ORDER[kind].includes(word.status)) return { status: word.status, mapped: true };
+  }
   const spelled = lower.replace(/[\s_]+/g, '-');
   const mapped = LEGACY_STATUS[kind][spelled] ?? SYNONYMS[kind][spelled] ?? (spelled !== raw && LEDGER_ORDER[kind].includes(spelled) ? spelled : undefined);
   if (mapped) return { status: mapped, mapped: true };

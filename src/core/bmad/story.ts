@@ -211,7 +211,10 @@ export function parseStory(file: string, text: string): StoryFile {
         break;
       }
       const m = /^(status\s*:\s*["']?)([^"'#\s][^"'#]*?)["']?\s*(#.*)?$/i.exec(lines[i]);
-      if (m) fmStatus = { value: m[2].trim(), line: i, start: m[1].length, end: m[1].length + m[2].trim().length };
+      // The word, as on a Status line: an emoji or mark before it (`✅ COMPLETED`) or a remark after it is not the status.
+      const v = m ? statusAfter(lines[i], m[1].length) : undefined;
+      if (v) fmStatus = { value: v.value, line: i, start: v.start, end: v.start + v.value.length };
+      else if (m) fmStatus = { value: m[2].trim(), line: i, start: m[1].length, end: m[1].length + m[2].trim().length };
     }
   }
   let inFence = false;

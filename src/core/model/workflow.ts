@@ -147,6 +147,7 @@ export function detectDialect(data: Record<string, unknown>, ctx: WorkspaceConte
     (has(data, 'workflowType') ||
       (wfValue !== undefined && (/^bmad[-:_/]/i.test(wfValue) || lookupBmadWorkflow(ctx.bmad, wfValue) !== undefined)) ||
       has(data, 'inputDocuments') ||
+      namesBmadMethodFile(data) ||
       (file !== undefined && (declaredOutputOf(file, ctx.bmad) !== undefined || inBmadOutput(file, ctx.bmad))))
   ) dialect = 'bmad';
   else {
@@ -155,6 +156,24 @@ export function detectDialect(data: Record<string, unknown>, ctx: WorkspaceConte
   }
   if (!ctx.config.dialects.includes(dialect)) return undefined;
   return dialect;
+}
+
+/**
+ * A path into an installed BMAD method (`bmad/bmm/workflows/2-plan-workflows/prd/checklist.md`,
+ * `{project-root}/_bmad/core/tasks/validate-workflow.xml`, `.bmad-core/checklists/story-dod-checklist.md`).
+ */
+const BMAD_METHOD_PATH = /(?:^|[\s/{}'"`(])(?:_bmad|\.bmad|bmad|\.bmad-core)\/(?:bmm|core|cis|bmb|tea|gds|_cfg|_config|workflows|tasks|checklists|templates|agents|data)\//;
+
+/**
+ * BMAD evidence in a document's own fields: a value naming a file of the installed method (a
+ * validation report's `checklist:`, a document's `template:`), the way BMAD's tasks record what
+ * they ran. Such a document is BMAD's, whatever its `workflow:` says.
+ */
+function namesBmadMethodFile(data: Record<string, unknown>): boolean {
+  for (const v of Object.values(data)) {
+    if (typeof v === 'string' && v.length < 512 && BMAD_METHOD_PATH.test(v)) return true;
+  }
+  return false;
 }
 
 /** An unfilled template variable as BMAD's templates write them: `{{project_name}}`. */
