@@ -318,7 +318,8 @@ function keyId(key) {
   const parts = key.replace(LETTERED, '$1-$2').replace(EPIC_LETTER, '').split(/[-.]/);
   const id = [];
   let i = 0;
-  if (/^[a-z]{1,6}$/i.test(parts[0]) && parts.length > 2 && /^\d/.test(parts[1])) id.push(parts[i++].toLowerCase());
+  // (`p4-1-slug`: a team's series p4, declared by the ledger's `epic-p4`, is an id part like `pm`.)
+  if (/^[a-z](?:[a-z]{0,5}|[a-z0-9]{0,5}\d[a-z]?)$/i.test(parts[0]) && parts.length > 2 && /^\d/.test(parts[1])) id.push(parts[i++].toLowerCase());
   while (i < parts.length && /^\d+[a-z]?$/i.test(parts[i])) id.push(parts[i++].toLowerCase());
   return { id, slug: parts.slice(i).join('-').toLowerCase() };
 }
@@ -382,6 +383,13 @@ function readLedger(file) {
       let raw = value;
       if (value && typeof value === 'object') raw = value.status ?? value.Status ?? null;
       entries.push({ key: String(key), kind: classifyKey(String(key)), raw: raw == null ? null : String(raw), status: normalizeStatus(raw) });
+    }
+    // `epic-p4` above `p4-1-slug`: an epic named by a team's series of letters and digits numbers
+    // the stories under it (`p4-1` is story 1 of p4).
+    const series = new Set(entries.map((e) => /^epic-([a-z][a-z0-9]*\d[a-z]?)$/i.exec(e.key)?.[1].toLowerCase()).filter(Boolean));
+    for (const e of entries) {
+      const id = /^([a-z][a-z0-9]*\d[a-z]?)-\d+(?:-|$)/i.exec(e.key)?.[1].toLowerCase();
+      if (e.kind === 'other' && id && series.has(id)) e.kind = 'story';
     }
   }
   return { entries, storyLocation: typeof data.story_location === 'string' ? data.story_location : null, broken };
@@ -628,7 +636,7 @@ function idOfFileName(base) {
   const parts = b.split(/[-.]/);
   const id = [];
   let i = 0;
-  if (/^[a-z]{1,6}$/.test(parts[0]) && parts.length > 2 && /^\d/.test(parts[1])) id.push(parts[i++]);
+  if (/^[a-z](?:[a-z]{0,5}|[a-z0-9]{0,5}\d[a-z]?)$/.test(parts[0]) && parts.length > 2 && /^\d/.test(parts[1])) id.push(parts[i++]);
   while (i < parts.length && /^\d+[a-z]?$/.test(parts[i])) id.push(parts[i++]);
   return { id, slug: parts.slice(i).join('-') };
 }
