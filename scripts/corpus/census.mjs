@@ -15,6 +15,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createRequire } from 'node:module';
 import { truthFor } from './truth.mjs';
+import { norm, toRepoRel } from './paths.mjs';
 
 const args = process.argv.slice(2);
 const flags = new Set(args.filter((a) => a.startsWith('--')));
@@ -28,14 +29,6 @@ const NOW = new Date('2026-11-28T12:00:00Z');
 
 function readJson(p) {
   try { return JSON.parse(fs.readFileSync(p, 'utf8')); } catch { return null; }
-}
-function norm(p) {
-  return String(p ?? '').split(path.sep).join('/').replace(/^\.\//, '');
-}
-function toRepoRel(repoDir, file, base) {
-  if (!file) return null;
-  const abs = path.isAbsolute(file) ? file : path.resolve(base ?? repoDir, file);
-  return norm(path.relative(repoDir, abs));
 }
 
 /** Any language's Status label (and a few neighbours a team uses for it), as a label: before a colon, a cell's end or alone on a heading. */

@@ -16,6 +16,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { truthFor } from './truth.mjs';
+import { norm, toRepoRel } from './paths.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '..', '..');
@@ -74,17 +75,6 @@ function runVerb(cli, verb, cwd, timeoutMs) {
     }
   }
   return out;
-}
-
-function norm(p) {
-  return String(p ?? '').split(path.sep).join('/').replace(/^\.\//, '');
-}
-
-/** Waymark's paths are relative to the folder it ran in (or absolute): make them repo-relative. */
-function toRepoRel(repoDir, file, base) {
-  if (!file) return null;
-  const abs = path.isAbsolute(file) ? file : path.resolve(base ?? repoDir, file);
-  return norm(path.relative(repoDir, abs));
 }
 
 function sprintStories(json) {
