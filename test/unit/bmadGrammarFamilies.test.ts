@@ -21,6 +21,14 @@ describe('story status families found unread by the census', () => {
     assert.equal(read('# Story 1.2: Light the lamp\n\n## Story Status: Done\n')?.mapped, 'done');
   });
 
+  test('a value that restates the story before its status in brackets reads the bracketed status (`✅ Story 1.2: Light the lamp (Ready for Review)`)', () => {
+    const t = '# Story 1.2: Light the lamp\n\n## Story Status\n**Current Status**: ✅ Story 1.2: Light the lamp (Ready for Review)\n';
+    assert.deepEqual(read(t), { status: 'Ready for Review', line: 3, mapped: 'review' });
+    assert.equal(read('# Story 1.2: Light the lamp\n\nStatus: Story 1.2 (Done)\n')?.mapped, 'done');
+    // Brackets that are not a status are not read as one: the word stays the team's own.
+    assert.equal(read('# Story 1.2: Light the lamp\n\nStatus: Drafting (see notes)\n')?.status, 'Drafting');
+  });
+
   test('a blockquote of metadata under the title states the status (`> 状态: ready-for-dev`, `> **Status:** review`)', () => {
     assert.deepEqual(read('# Story 1.2: 点灯\n\n> 状态: ready-for-dev\n> 依赖: 无\n\n## 目标\n'), { status: 'ready-for-dev', line: 2, mapped: 'ready-for-dev' });
     assert.equal(read('# Story 1.2: Light the lamp\n\n> **Status:** review\n> **Epic:** 1\n')?.mapped, 'review');

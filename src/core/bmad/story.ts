@@ -158,6 +158,12 @@ function statusAfter(line: string, from: number): { value: string; start: number
       // (`PARTIAL - BLOCKED`: blocked is no BMAD word, but it says the work is not finished.)
       if (w && (isStoryStatusWord(w) || setAsideStatus(w) !== undefined || /^blocked$/i.test(w))) return { value: w, start: at };
     }
+    // `✅ Story 4.5: Installation (Ready for Review)`: the story restated, its status in brackets
+    // closing the line.
+    const closing = /\(\s*([^()]+?)\s*\)[\s*_]*$/.exec(line.slice(from + skip + value.length));
+    if (closing && (isStoryStatusWord(closing[1]) || setAsideStatus(closing[1]) !== undefined)) {
+      return { value: closing[1], start: from + skip + value.length + closing.index + closing[0].indexOf(closing[1]) };
+    }
   }
   return { value, start: from + skip };
 }
