@@ -519,15 +519,17 @@ function classifyEntries(entries: LedgerEntry[]): void {
     // `dm-01: done` above `dm-01-1-slug`: a module's epic written without `epic-`.
     else if (!c && BARE_EPIC.test(e.key)) bareEpics.add(e.key.toLowerCase());
   }
+  // An id names an epic when keys numbered under it follow (`dm-01` above `dm-01-1-slug`).
+  const numbersStories = (id: string) => entries.some((e) => e.key.toLowerCase().startsWith(`${id}-`) && /^\d/.test(e.key.slice(id.length + 1)));
   for (const id of bareEpics) {
-    if (entries.some((e) => e.key.toLowerCase().startsWith(`${id}-`) && /^\d/.test(e.key.slice(id.length + 1)))) epicIds.add(id);
+    if (numbersStories(id)) epicIds.add(id);
     else bareEpics.delete(id);
   }
   // `epic-r` above `r-0-slug`: an epic named by a word, when stories numbered under it follow.
   const wordEpics = new Set<string>();
   for (const e of entries) {
     const id = WORD_EPIC.exec(e.key)?.[1].toLowerCase();
-    if (id && entries.some((x) => x.key.toLowerCase().startsWith(`${id}-`) && /^\d/.test(x.key.slice(id.length + 1)))) wordEpics.add(id);
+    if (id && numbersStories(id)) wordEpics.add(id);
   }
   for (const id of wordEpics) epicIds.add(id);
   let under: LedgerKeyParts | undefined;

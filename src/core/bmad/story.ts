@@ -139,6 +139,11 @@ const WORK_NOTES = /^(?:acceptance criteria\b|.*\bnotes?$)/i;
 /** `**Status:** done` inside a metadata line with other fields. */
 const INLINE_LABEL = new RegExp(`(?:\\*\\*|__)${LABEL_WORD}\\s*[:：]?(?:\\*\\*|__)\\s*[:：]?`);
 
+/** Whether a value states where a story is: a story status word, or a word setting it aside. */
+function statesStatus(value: string): boolean {
+  return isStoryStatusWord(value) || setAsideStatus(value) !== undefined;
+}
+
 /** The status word after a label: emoji, bold and spaces skipped; `done ✅`, `backlog (deferred)` give the word. */
 function statusAfter(line: string, from: number): { value: string; start: number } | undefined {
   const rest = line.slice(from);
@@ -150,18 +155,18 @@ function statusAfter(line: string, from: number): { value: string; start: number
   if (!value || new RegExp(`^${LABEL_WORD}$`, 'i').test(value)) return undefined;
   // `CONDITIONAL - Deferred pending Story 2.1`: a word of the team's own, then a status word after
   // a dash: the status word says where the story is.
-  if (!isStoryStatusWord(value) && setAsideStatus(value) === undefined) {
+  if (!statesStatus(value)) {
     const after = /^\s+[-—–]\s+/.exec(line.slice(from + skip + value.length));
     if (after) {
       const at = from + skip + value.length + after[0].length;
       const w = /^[A-Za-z][A-Za-z-]*(?:[ ](?:for|to|in|on)[ ][A-Za-z-]+|[ ]hold)?/.exec(line.slice(at))?.[0];
       // (`PARTIAL - BLOCKED`: blocked is no BMAD word, but it says the work is not finished.)
-      if (w && (isStoryStatusWord(w) || setAsideStatus(w) !== undefined || /^blocked$/i.test(w))) return { value: w, start: at };
+      if (w && (statesStatus(w) || /^blocked$/i.test(w))) return { value: w, start: at };
     }
     // `✅ Story 4.5: Installation (Ready for Review)`: the story restated, its status in brackets
     // closing the line.
     const closing = /\(\s*([^()]+?)\s*\)[\s*_]*$/.exec(line.slice(from + skip + value.length));
-    if (closing && (isStoryStatusWord(closing[1]) || setAsideStatus(closing[1]) !== undefined)) {
+    if (closing && statesStatus(closing[1])) {
       return { value: closing[1], start: from + skip + value.length + closing.index + closing[0].indexOf(closing[1]) };
     }
   }
@@ -190,7 +195,7 @@ export function setAsideStatus(word: string): string | undefined {
 function wrappedValue(next: string | undefined): { value: string; start: number } | undefined {
   if (next === undefined || !next.trim() || /^\s*(?:#|[-*+]\s|\d+[.)]\s|\||>|```|~~~)/.test(next)) return undefined;
   const v = statusAfter(next, 0);
-  return v && (isStoryStatusWord(v.value) || setAsideStatus(v.value) !== undefined) ? v : undefined;
+  return v && statesStatus(v.value) ? v : undefined;
 }
 
 function setStatus(s: StoryFile, v: { value: string; start: number }, line: number, form: 'line' | 'section'): void {
