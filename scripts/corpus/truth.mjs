@@ -273,9 +273,9 @@ const LOCAL_WORDS = [
   [/^(termine|terminee|fait|fini|acheve|valide|validee|completado|completada|terminado|terminada|hecho|finalizad[oa]|concluid[oa]|feito|completat[oa]|fatto|erledigt|abgeschlossen|fertig|готово|выполнено|завершено|сделано|완료)(?![\p{L}])/u, 'done'],
   [/^(开发完成|開發完成|开发已完成|审核中|審核中|评审中|評審中|待评审|待审核|审查中|レビュー中|レビュー待ち|en revue|en revision|em revisao|in revisione|на ревью|на проверке)/u, 'review'],
   [/^(已完成|完成|已实现|已交付|已上线|完了|済み|完毕|已结束)/u, 'done'],
-  [/^(进行中|進行中|开发中|開發中|实施中|处理中|對応中|対応中|作業中|en cours|en progreso|en curso|em andamento|em progresso|in corso|in arbeit|in bearbeitung|в работе|в процессе|진행 ?중)/u, 'in-progress'],
-  [/^(待开发|待開發|就绪|就緒|准备就绪|可开发|已批准|pret|approuvee?|listo|aprobad[oa]|pronto|aprovad[oa]|approvato)(?![\p{L}])/u, 'ready-for-dev'],
-  [/^(待办|待辦|待开始|待開始|未开始|未開始|待定|计划中|未着手|a faire|en attente|pendiente|por hacer|pendente|a fazer|da fare)(?![\p{L}])/u, 'backlog'],
+  [/^(进行中|進行中|开发中|開發中|实施中|處理中|处理中|對応中|対応中|作業中|修复中|(?:已审核|已審核)?(?:待修复|待修復|需修复|待修改)|en cours|en progreso|en curso|em andamento|em progresso|in corso|in arbeit|in bearbeitung|в работе|в процессе|진행 ?중)/u, 'in-progress'],
+  [/^(待开发|待開發|待实施|待實施|待实现|就绪|就緒|准备就绪|可开发|已批准|pret|approuvee?|listo|aprobad[oa]|pronto|aprovad[oa]|approvato)(?![\p{L}])/u, 'ready-for-dev'],
+  [/^(待办|待辦|待开始|待開始|未开始|未開始|待定|计划中|未着手|未实现|未實現|未实施|未开发|未開發|未启动|a faire|en attente|pendiente|por hacer|pendente|a fazer|da fare)(?![\p{L}])/u, 'backlog'],
 ];
 
 export function normalizeStatus(raw) {
@@ -385,11 +385,13 @@ function readLedger(file) {
       entries.push({ key: String(key), kind: classifyKey(String(key)), raw: raw == null ? null : String(raw), status: normalizeStatus(raw) });
     }
     // `epic-p4` above `p4-1-slug`: an epic named by a team's series of letters and digits numbers
-    // the stories under it (`p4-1` is story 1 of p4).
-    const series = new Set(entries.map((e) => /^epic-([a-z][a-z0-9]*\d[a-z]?)$/i.exec(e.key)?.[1].toLowerCase()).filter(Boolean));
+    // the stories under it (`p4-1` is story 1 of p4); so does one named by a number and words
+    // (`epic-1a-plus` above `1a-plus-1-slug`: the project's epic "1a+").
+    const SERIES_ID = '[a-z][a-z0-9]*\\d[a-z]?|\\d+[a-z]*(?:-(?!retro(?:spective)?$)[a-z][a-z0-9]*)+';
+    const series = new Set(entries.map((e) => new RegExp(`^epic-(${SERIES_ID})$`, 'i').exec(e.key)?.[1].toLowerCase()).filter(Boolean));
     for (const e of entries) {
-      const id = /^([a-z][a-z0-9]*\d[a-z]?)-\d+(?:-|$)/i.exec(e.key)?.[1].toLowerCase();
-      if (e.kind === 'other' && id && series.has(id)) e.kind = 'story';
+      const id = [...series].find((s) => e.key.toLowerCase().startsWith(`${s}-`) && /^\d+(?:-|$)/.test(e.key.slice(s.length + 1)));
+      if (e.kind === 'other' && id) e.kind = 'story';
     }
   }
   return { entries, storyLocation: typeof data.story_location === 'string' ? data.story_location : null, broken };

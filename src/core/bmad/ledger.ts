@@ -71,11 +71,13 @@ const LETTERED_STORY = /^e(?:p|pic)?[-_]?(\d+[a-z]?)[-_]s(?:tory)?[-_]?(\d+)([a-
 const SERIES_STORY = /^([a-z])-(\d+)-([a-z][\w.-]*)$/i;
 /**
  * An epic named by a word or a team's series (`epic-r`, `epic-infra`, `epic-p4`, `epic-S1`: a letter
- * first, then letters and digits), read as an epic when stories numbered under it follow (`r-0-slug`,
- * `p4-1-slug`); `epic-p4` is the series p4, not epic 4.
+ * first, then letters and digits), or by a number with words after it (`epic-1a-plus`, the project's
+ * "Epic 1a+"), read as an epic when stories numbered under it follow (`r-0-slug`, `p4-1-slug`,
+ * `1a-plus-1-slug`); `epic-p4` is the series p4, not epic 4.
  */
-const WORD_EPIC = /^epic-([a-z][a-z0-9]*)$/i;
-const WORD_RETRO = /^epic-([a-z][a-z0-9]*)-retro(?:spective)?$/i;
+const NAMED_EPIC_ID = '[a-z][a-z0-9]*|\\d+[a-z]*(?:-(?!retro(?:spective)?$)[a-z][a-z0-9]*)+';
+const WORD_EPIC = new RegExp(`^epic-(${NAMED_EPIC_ID})$`, 'i');
+const WORD_RETRO = new RegExp(`^epic-(${NAMED_EPIC_ID})-retro(?:spective)?$`, 'i');
 
 /** The id an epic is matched by: lower case, numbers without leading zeros (`PM-01` = `pm-1`). */
 export function normEpicId(id: string): string {

@@ -174,9 +174,9 @@ function statusAfter(line: string, from: number): { value: string; start: number
 }
 
 /** Words for a story the team set aside, as written (emoji and bold around them allowed). */
-export const SET_ASIDE = /^[^\p{L}]*(deferred|cancell?ed|dropped|descoped|de-scoped|superseded|obsolete|archived|abandoned|won'?t[- ]do|removed|on[- ]hold|paused|parked|moved|relocated|split(?=[- ]+into\b|\s*$))\b/iu;
-/** Of those, the words for a story held rather than given up: backlog to the ledger. */
-export const HELD = /^[^\p{L}]*(deferred|on[- ]hold|paused|parked)\b/iu;
+export const SET_ASIDE = /^[^\p{L}]*(deferred|postponed|shelved|suspended|cancell?ed|dropped|descoped|de-scoped|superseded|obsolete|archived|abandoned|skipped|deprecated|withdrawn|won'?t[- ]do|removed|on[- ]hold|paused|parked|moved|relocated|split(?=[- ]+into\b|\s*$))\b/iu;
+/** Of those, the words for a story held for later rather than given up: backlog to the ledger. */
+export const HELD = /^[^\p{L}]*(deferred|postponed|shelved|suspended|on[- ]hold|paused|parked)\b/iu;
 
 /**
  * The status of a story its file sets aside, in the words the registry reads (`on-hold`,
@@ -519,9 +519,12 @@ const LOCAL_STATUS: [string, string[]][] = [
 const LOCAL_CJK: [string, RegExp][] = [
   ['review', /^(开发完成|開發完成|开发已完成|审核中|審核中|评审中|評審中|待评审|待審查|待审核|审查中|代码审查|レビュー中|レビュー待ち)/],
   ['done', /^(已完成|完成|已实现|已交付|已上线|完了|済み|完毕|已结束)/],
-  ['in-progress', /^(进行中|進行中|开发中|開發中|实施中|處理中|处理中|対応中|作業中)/],
-  ['ready-for-dev', /^(待开发|待開發|就绪|就緒|准备就绪|準備完了|可开发|已批准)/],
-  ['backlog', /^(待办|待辦|待开始|待開始|未开始|未開始|待定|计划中|計畫中|未着手)/],
+  // Reviewed and sent back for fixes (`已审核待修复`) is work in progress, as BMAD's code review sends it.
+  ['in-progress', /^(进行中|進行中|开发中|開發中|实施中|實施中|處理中|处理中|対応中|作業中|修复中|修復中|(?:已审核|已審核|已评审|已評審)?(?:待修复|待修復|需修复|需修復|待修改|需修改))/],
+  // `待X`, awaiting X: to be developed or implemented is ready for development; to be started, planned.
+  ['ready-for-dev', /^(待开发|待開發|待实施|待實施|待实现|待實現|就绪|就緒|准备就绪|準備完了|可开发|已批准)/],
+  // `未X`, not yet X: not started, not implemented, not developed.
+  ['backlog', /^(待办|待辦|待开始|待開始|待定|计划中|計畫中|未(?:开始|開始|着手|实现|實現|实施|實施|开发|開發|启动|啟動))/],
 ];
 const localWords = new Map<string, string>(LOCAL_STATUS.flatMap(([status, words]) => words.map((x): [string, string] => [x, status])));
 
