@@ -150,3 +150,23 @@ describe('an epic named by a number with words after it', () => {
     assert.ok(r.stories.some((s) => s.key === '1a-plus-2-orchestration' && s.file), 'the story file is bound to its ledger key');
   });
 });
+
+describe('a ledger key that says `story-` before the epic and story numbers', () => {
+  const LEDGER = 'development_status:\n  # EPIC 001\n  epic-001: in-progress\n  story-001-1-define-module-architecture: done\n  story-001-2-write-decision-records: in-progress\n  epic-001-retrospective: optional\n  epic-002: backlog\n  story-002-1-extract-card: backlog\n';
+
+  test('`story-001-1-slug` is story 1 of epic 001, as `001-1-slug` would be', () => {
+    const led = parseLedger('/p/sprint-status.yaml', LEDGER);
+    const at = (k: string) => { const e = led.byKey.get(k); return e && `${e.kind} ${e.epicId}${e.story ? `.${e.story}` : ''} ${e.status}`; };
+    assert.equal(at('story-001-1-define-module-architecture'), 'story 001.1 done');
+    assert.equal(at('story-001-2-write-decision-records'), 'story 001.2 in-progress');
+    assert.equal(at('story-002-1-extract-card'), 'story 002.1 backlog');
+  });
+
+  test('the ledger earns no "epic missing" warning, and its stories are the sprint\'s', () => {
+    const dir = project({ 'docs/sprint-status.yaml': LEDGER, 'bmad/bmm/config.yaml': 'output_folder: "{project-root}/docs"\n' });
+    const r = loadSprint(dir, { now: NOW })!;
+    // (the stories started with no file stay `ledger-story-no-file`: the fixture has none)
+    assert.deepEqual(r.problems.filter((p) => p.code !== 'ledger-story-no-file').map((p) => p.code), []);
+    assert.deepEqual(r.stories.map((s) => `${s.key} ${s.status}`), ['story-001-1-define-module-architecture done', 'story-001-2-write-decision-records in-progress', 'story-002-1-extract-card backlog']);
+  });
+});

@@ -184,6 +184,9 @@ export function classifyStoryKey(key: string, epicIds?: Iterable<string>): Ledge
   const spelled = lower.startsWith('epic-') ? LETTERED_STORY.exec(lower) : null;
   if (spelled) return { kind: 'story', epic: epicNumber(spelled[1]), epicId: spelled[1], story: storyId(spelled[2], spelled[3]), strict: false };
   if (lower.startsWith('epic-')) return undefined;
+  // `story-001-1-slug`: the word says "story" before the epic's and the story's numbers (v6 alpha
+  // ledgers under `epic-001`), as `e-` says "epic" below; with one number it is no such key.
+  if (/^story-\d+[a-z]?-\d+[a-z]?(?:-|$)/.test(lower) && !(epicIds && [...epicIds].some((id) => id === 'story'))) lower = lower.slice('story-'.length);
   // `e-01-1-slug`, `e0-1-slug`, `ep2-3-slug`: the letters say "epic" (the ledger's `epic-01`), unless
   // the ledger declares an epic of that very name (a module called `e`).
   const lettered = EPIC_LETTER.exec(lower);
