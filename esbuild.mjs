@@ -46,9 +46,11 @@ const shellParserApart = {
 
 // A package whose module body costs a process milliseconds and that some verbs never call is
 // loaded when one of its exports is first used, not when the bundle starts: `yaml` (60 modules)
-// parses config, ledgers and gate files, and a one-file `status` never reads any of them with it.
+// parses config, ledgers and gate files, and a one-file `status` never reads any of them with it;
+// `zod` validates `.waymark/config.yaml` (model/config.ts builds its schema on first use) and MCP
+// requests, and a workspace without a config file never needs it.
 // Each import from src/ gets the package's export names as getters; the package is bundled as usual.
-const LAZY_PACKAGES = ['yaml'];
+const LAZY_PACKAGES = ['yaml', 'zod'];
 const lazyPackages = {
   name: 'lazy-packages',
   setup(build) {

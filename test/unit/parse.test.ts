@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { splitFrontmatter, parseFrontmatter } from '../../src/core/model/frontmatter';
 import { parseWorkflowText } from '../../src/core/model/workflow';
 import { defaultWorkspaceContext, loadWorkspaceContext, globToRegExp } from '../../src/core/store/workspaceContext';
-import { parseConfigText } from '../../src/core/model/config';
+import { configSchemaForTests, defaultConfig, parseConfigText } from '../../src/core/model/config';
 import { computeStateHash } from '../../src/core/model/hash';
 import { gateFilePath, readGate, parseGateText } from '../../src/core/model/gates';
 import { loadDefinitions } from '../../src/core/model/definitions';
@@ -123,6 +123,15 @@ describe('state hash', () => {
 });
 
 describe('config', () => {
+  test('the written-out defaults are what the schema makes of no settings (so no zod runs without a config file)', () => {
+    assert.deepStrictEqual(defaultConfig(), configSchemaForTests().parse({}));
+    assert.deepStrictEqual(parseConfigText('/r/.waymark/config.yaml', undefined).config, configSchemaForTests().parse({}));
+    assert.deepStrictEqual(parseConfigText('/r/.waymark/config.yaml', '# nothing set yet\n').config, configSchemaForTests().parse({}));
+    const a = defaultConfig();
+    a.include.push('x/**');
+    assert.ok(!defaultConfig().include.includes('x/**'), 'each call gives a fresh object');
+  });
+
   test('defaults', () => {
     const { config, problems } = parseConfigText('/r/.waymark/config.yaml', undefined);
     assert.deepEqual(problems, []);
