@@ -2,7 +2,8 @@
  * Loads a CommonJS bundle beside the launcher through V8's code cache, so a CLI process does not
  * parse and compile megabytes of JavaScript on every start (Node 20 has no module.enableCompileCache).
  *
- * The cache is one file per bundle, content and use: `<bundle>[.<verb>]-<size>-<sha1>-<node>-<arch>.v8` in the
+ * The cache is one file per bundle, content and use: `<bundle>[.<verb>]-<size>-<key>-<node>-<arch>.v8` (the key
+ * names the bundle's bytes, readBundle) in the
  * user's cache folder (`$WAYMARK_COMPILE_CACHE`, else `$XDG_CACHE_HOME/waymark/v8`, else
  * `~/.cache/waymark/v8`; `WAYMARK_COMPILE_CACHE=0` turns it off). A rebuilt bundle has another
  * name, and V8 itself rejects data made by another V8 or with other flags: then the bundle is
