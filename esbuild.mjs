@@ -46,9 +46,11 @@ const shellParserApart = {
 
 // A package whose module body costs a process milliseconds and that some verbs never call is
 // loaded when one of its exports is first used, not when the bundle starts: `yaml` (60 modules)
-// parses config, ledgers and gate files, and a one-file `status` never reads any of them with it.
+// parses config, ledgers and gate files, and a one-file `status` never reads any of them with it;
+// `zod` validates `.waymark/config.yaml` (model/config.ts builds its schema on first use) and MCP
+// requests, and a workspace without a config file never needs it.
 // Each import from src/ gets the package's export names as getters; the package is bundled as usual.
-const LAZY_PACKAGES = ['yaml'];
+const LAZY_PACKAGES = ['yaml', 'zod'];
 const lazyPackages = {
   name: 'lazy-packages',
   setup(build) {
@@ -86,9 +88,23 @@ function asciiOnly(text) {
   return text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-/** The CLI's bundles as the launcher loads them best: built-ins without namespace copies, ASCII only. */
+// Built-ins that cost a process milliseconds to load and that many modules import at their top
+// while few verbs call them: node:crypto (with the streams it loads, ~8 % of an empty Node's start;
+// a one-file verb hashes in JavaScript, model/hash.ts) and node:os. The CLI's bundles bind each such
+// import to a stand-in that loads the module on the first property read of it. Defined on the
+// "use strict" line, so the line count (and the source maps) hold.
+const LAZY_BUILTINS = ['crypto', 'os'];
+const LAZY_BUILTIN_IMPORT = new RegExp(`^(var [\\w$]+|\\s+[\\w$]+) = require\\("node:(${LAZY_BUILTINS.join('|')})"\\);$`, 'gm');
+const LAZY_BUILTIN_HELPER = 'var __lazyBuiltin = (id) => { let m; const load = () => (m ??= require(id)); return new Proxy({}, { get: (_, k) => load()[k], has: (_, k) => k in load() }); };';
+function lazyBuiltins(text) {
+  const strict = '#!/usr/bin/env node\n"use strict";\n';
+  if (!text.startsWith(strict)) throw new Error('esbuild.mjs: a CLI bundle no longer starts with #! and "use strict"; lazyBuiltins needs a line for its helper');
+  return text.slice(0, strict.length - 1) + LAZY_BUILTIN_HELPER + text.slice(strict.length - 1).replace(LAZY_BUILTIN_IMPORT, '$1 = __lazyBuiltin("node:$2");');
+}
+
+/** The CLI's bundles as the launcher loads them best: built-ins without namespace copies, some loaded on first use, ASCII only. */
 function tuneCliBundle(file) {
-  writeFileSync(file, asciiOnly(builtinModulesAsNamespaces(readFileSync(file, 'utf8'))));
+  writeFileSync(file, asciiOnly(lazyBuiltins(builtinModulesAsNamespaces(readFileSync(file, 'utf8')))));
 }
 
 const common = {

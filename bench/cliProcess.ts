@@ -18,8 +18,10 @@
 // Without them the peer figure is skipped and the line says why.
 // Options: --runs N (default 15), --epics N, --stories N, --lean; --bmad-only skips the one-file
 // lines; --base CLI (another build's dist/cli.js, e.g. main's before a change) adds A/B lines:
-// this build against that one, each on its own copy of the project, the same edits in both, in
-// turn (cli.*_vs_base, the ratio pair by pair, with each one's CPU beside node -e 0's).
+// this build against that one (status FILE in the one-file workspace, then on the BMAD project),
+// each on its own copy of the project and with its own code cache folder (one shared folder would
+// make both compile from source on every run), the same edits in both, in turn (cli.*_vs_base,
+// the ratio pair by pair, with each one's CPU beside node -e 0's).
 // --make-project DIR writes the BMAD project (a git repository) into DIR and exits, for profiling a verb on it.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -54,10 +56,10 @@ function childCpuMs(): number {
 let lastCpu = 0;
 
 /** Wall ms of one whole process, spawn to exit, its output thrown away; its CPU ms in lastCpu. */
-function wall(cmd: string, args: string[], cwd: string): number {
+function wall(cmd: string, args: string[], cwd: string, env?: NodeJS.ProcessEnv): number {
   const c0 = childCpuMs();
   const t0 = performance.now();
-  const r = spawnSync(cmd, args, { cwd, stdio: 'ignore' });
+  const r = spawnSync(cmd, args, { cwd, stdio: 'ignore', env });
   const ms = performance.now() - t0;
   lastCpu = childCpuMs() - c0;
   if (r.error || r.status !== 0) throw new Error(`bench: ${cmd} ${args.join(' ')} failed in ${cwd} (${r.error?.message ?? `exit ${r.status}`})`);
@@ -306,16 +308,33 @@ function triple(a: () => number, b: () => number, floor: () => number): { a: Pai
   return { a: pair(w.a, c.a), b: pair(w.b, c.b) };
 }
 
+/**
+ * Each build's own code cache folder for the A/B lines: the loader keeps one cache per bundle and
+ * verb and drops the others' (bundleLoader.ts), so two builds alternating on one folder would each
+ * compile from source on every run.
+ */
+const cacheEnv = (tmp: string, who: 'this' | 'base'): NodeJS.ProcessEnv => {
+  const dir = path.join(tmp, `v8-${who}`);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return { ...process.env, WAYMARK_COMPILE_CACHE: dir };
+};
+
 function oneFile(tmp: string): void {
   {
     // One file.
     const one = path.join(tmp, 'one');
     fs.mkdirSync(path.join(one, 'work'), { recursive: true });
     fs.writeFileSync(path.join(one, 'work/demo.workflow.md'), '---\nworkflow: demo\nstatus: in_progress\nsteps: [design, build, test]\ncurrentStep: build\nstepsCompleted: [design]\n---\n# Demo\n');
-    const status = paired(() => wall(NODE, [CLI, 'status', 'work/demo.workflow.md', '--json'], one), () => wall(NODE, ['-e', '0'], one));
+    const status = paired(() => wall(NODE, [CLI, 'status', 'work/demo.workflow.md', '--json'], one, cacheEnv(tmp, 'this')), () => wall(NODE, ['-e', '0'], one));
     console.log(`cli.one_file_status_ms ${ms(status.a)}  (waymark status FILE --json, median of ${RUNS}, min ${ms(status.aMin)} max ${ms(status.aMax)})`);
     console.log(`cli.floor_node_e0_ms ${ms(status.b)}  (node -e 0 in the same pairs)`);
     console.log(`cli.one_file_ratio ${status.ratio.toFixed(2)}  (median of pair ratios; target <= 1.5; ${cpu(status)})`);
+    if (BASE) {
+      const mine = cacheEnv(tmp, 'this');
+      const base = cacheEnv(tmp, 'base');
+      const r = triple(() => wall(NODE, [CLI, 'status', 'work/demo.workflow.md', '--json'], one, mine), () => wall(NODE, [BASE, 'status', 'work/demo.workflow.md', '--json'], one, base), () => wall(NODE, ['-e', '0'], one));
+      console.log(`cli.one_file_vs_base ${r.a.ratio.toFixed(2)}  (status FILE --json: this build ${ms(r.a.a)} ms, CPU ${r.a.cpuA.toFixed(0)} (${r.a.cpuRatio.toFixed(2)}x node -e 0); base ${ms(r.b.a)} ms, CPU ${r.b.cpuA.toFixed(0)} (${r.b.cpuRatio.toFixed(2)}x); node -e 0 ${ms(r.a.b)} ms, CPU ${r.a.cpuB.toFixed(0)}; median of ${RUNS} pair ratios; base: ${BASE})`);
+    }
   }
 }
 
@@ -329,16 +348,19 @@ function bmadLines(tmp: string): void {
     const stories = shape.stories;
     spawnSync('git', ['init', '-q', proj], { stdio: 'ignore' });
     const ledger = '_bmad-output/implementation-artifacts/sprint-status.yaml';
-    const check = spawnSync(NODE, [CLI, 'sprint', '--json'], { cwd: proj, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    // This build's own code cache: the user's folder is shared with every other build run on the
+    // machine, and a run of another build drops this one's cache (the loader keeps one per verb).
+    const own = cacheEnv(tmp, 'this');
+    const check = spawnSync(NODE, [CLI, 'sprint', '--json'], { cwd: proj, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: own });
     if (check.status !== 0) throw new Error(`bench: waymark sprint failed: ${check.stderr}`);
     const read = JSON.parse(check.stdout) as { epics: { stories: { file?: string }[] }[] };
     const withFile = read.epics.flatMap((e) => e.stories).filter((s) => s.file).length;
     console.log(`cli.sprint_stories ${stories}  (${withFile} story files read by waymark sprint; ${EPICS} epics; ${shape.files} files, ${shape.md} Markdown${LEAN ? ', --lean' : ''})`);
     const peer = sprintPlan();
-    const sprintRun = () => wall(NODE, [CLI, 'sprint'], proj);
+    const sprintRun = () => wall(NODE, [CLI, 'sprint'], proj, own);
     if ('missing' in peer) {
-      const own = paired(sprintRun, () => wall(NODE, ['-e', '0'], proj));
-      console.log(`cli.sprint_ms ${ms(own.a)}  (waymark sprint, median of ${RUNS}; target < 300; vs node -e 0 ${cpu(own)})`);
+      const alone = paired(sprintRun, () => wall(NODE, ['-e', '0'], proj));
+      console.log(`cli.sprint_ms ${ms(alone.a)}  (waymark sprint, median of ${RUNS}; target < 300; vs node -e 0 ${cpu(alone)})`);
       console.log(`cli.sprint_vs_sprint_plan n/a  (peer not run: ${peer.missing})`);
     } else {
       const py = () => wall(peer.python, [peer.script, 'status', '--status-file', ledger], proj);
@@ -349,7 +371,7 @@ function bmadLines(tmp: string): void {
     }
     // Past the racy window since the project was written, so the first run stores its answer.
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2100);
-    const v = paired(() => wall(NODE, [CLI, 'validate'], proj), () => wall(NODE, ['-e', '0'], proj));
+    const v = paired(() => wall(NODE, [CLI, 'validate'], proj, own), () => wall(NODE, ['-e', '0'], proj));
     console.log(`cli.validate_bmad_ms ${ms(v.a)}  (waymark validate on the ${stories}-story project, warm: nothing changed since the last run, answered from its stored answer; median of ${RUNS}, min ${ms(v.aMin)} max ${ms(v.aMax)}; target < 300; node -e 0 ${ms(v.b)}; ${cpu(v)})`);
     // After an edit: one story file changes before each run (a different one each time, untimed).
     const impl = path.join(proj, '_bmad-output/implementation-artifacts');
@@ -357,7 +379,7 @@ function bmadLines(tmp: string): void {
     let edits = 0;
     const edited = paired(() => {
       fs.appendFileSync(path.join(impl, storyFiles[edits++ % storyFiles.length]), `\nEdited ${edits}.\n`);
-      return wall(NODE, [CLI, 'validate'], proj);
+      return wall(NODE, [CLI, 'validate'], proj, own);
     }, () => wall(NODE, ['-e', '0'], proj));
     console.log(`cli.validate_bmad_edited_ms ${ms(edited.a)}  (waymark validate on the same project after one story file was edited: that story parsed again and its part of the kept sprint patched, the answer computed again; median of ${RUNS}, min ${ms(edited.aMin)} max ${ms(edited.aMax)}; target < 300; node -e 0 ${ms(edited.b)}; ${cpu(edited)})`);
     if (BASE) versusBase(tmp, proj, storyFiles);
@@ -376,17 +398,19 @@ function versusBase(tmp: string, proj: string, storyFiles: string[]): void {
   const impl = '_bmad-output/implementation-artifacts';
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2100);
   const floor = () => wall(NODE, ['-e', '0'], mine);
+  const envA = cacheEnv(tmp, 'this');
+  const envB = cacheEnv(tmp, 'base');
   const say = (name: string, what: string, r: { a: Pair; b: Pair }) =>
     console.log(`cli.${name}_vs_base ${r.a.ratio.toFixed(2)}  (${what}: this build ${ms(r.a.a)} ms, CPU ${r.a.cpuA.toFixed(0)}; base ${ms(r.b.a)} ms, CPU ${r.b.cpuA.toFixed(0)}; node -e 0 ${ms(r.a.b)} ms, CPU ${r.a.cpuB.toFixed(0)}; median of ${RUNS} pair ratios; base: ${BASE})`);
-  say('validate_bmad_warm', 'validate, nothing changed', triple(() => wall(NODE, [CLI, 'validate'], mine), () => wall(NODE, [BASE!, 'validate'], base), floor));
+  say('validate_bmad_warm', 'validate, nothing changed', triple(() => wall(NODE, [CLI, 'validate'], mine, envA), () => wall(NODE, [BASE!, 'validate'], base, envB), floor));
   let n = 0;
   const editBoth = () => {
     const f = storyFiles[(n++ * 37) % storyFiles.length];
     for (const d of [mine, base]) fs.appendFileSync(path.join(d, impl, f), `\nEdited again ${n}.\n`);
   };
   // Each round edits one story in both copies before this build's run; the base runs on the same edit.
-  say('validate_bmad_edited', 'validate after one story edit', triple(() => (editBoth(), wall(NODE, [CLI, 'validate'], mine)), () => wall(NODE, [BASE!, 'validate'], base), floor));
-  say('sprint_edited', 'sprint after one story edit', triple(() => (editBoth(), wall(NODE, [CLI, 'sprint'], mine)), () => wall(NODE, [BASE!, 'sprint'], base), floor));
+  say('validate_bmad_edited', 'validate after one story edit', triple(() => (editBoth(), wall(NODE, [CLI, 'validate'], mine, envA)), () => wall(NODE, [BASE!, 'validate'], base, envB), floor));
+  say('sprint_edited', 'sprint after one story edit', triple(() => (editBoth(), wall(NODE, [CLI, 'sprint'], mine, envA)), () => wall(NODE, [BASE!, 'sprint'], base, envB), floor));
 }
 
 main();

@@ -2,7 +2,8 @@
  * Loads a CommonJS bundle beside the launcher through V8's code cache, so a CLI process does not
  * parse and compile megabytes of JavaScript on every start (Node 20 has no module.enableCompileCache).
  *
- * The cache is one file per bundle, content and use: `<bundle>[.<verb>]-<size>-<sha1>-<node>-<arch>.v8` in the
+ * The cache is one file per bundle, content and use: `<bundle>[.<verb>]-<size>-<key>-<node>-<arch>.v8` (the key
+ * names the bundle's bytes, readBundle) in the
  * user's cache folder (`$WAYMARK_COMPILE_CACHE`, else `$XDG_CACHE_HOME/waymark/v8`, else
  * `~/.cache/waymark/v8`; `WAYMARK_COMPILE_CACHE=0` turns it off). A rebuilt bundle has another
  * name, and V8 itself rejects data made by another V8 or with other flags: then the bundle is
@@ -44,9 +45,33 @@ export function compileCacheDir(env: NodeJS.ProcessEnv = process.env): string | 
   return process.platform === 'win32' && env.LOCALAPPDATA ? path.join(env.LOCALAPPDATA, 'waymark', 'v8') : path.join(home, '.cache', 'waymark', 'v8');
 }
 
-/** SHA-1 of the bundle's bytes (every verb loads crypto anyway; zlib's crc32 would cost a module). */
-function contentKey(bytes: Buffer): string {
-  return builtin<typeof cryptoModule>('node:crypto').createHash('sha1').update(bytes).digest('hex').slice(0, 16);
+/** How long after its last change a bundle is named by its file's identity rather than its content. */
+const SETTLED_NS = 10_000_000_000n;
+
+/**
+ * The bundle's bytes and what names them. An installed bundle, unchanged for SETTLED_NS before
+ * and after it was read, by its inode and change time (ctime: set by the kernel on every write,
+ * never copied from another file): no hash of a megabyte, and no node:crypto, which a one-file
+ * verb otherwise never loads. A bundle changed in the last seconds (a build) or while it was read,
+ * by the SHA-1 of its bytes: a rebuild of the same length within one tick of a coarse clock still
+ * gets another name.
+ */
+function readBundle(file: string): { bytes: Buffer; key: string } {
+  const fd = fs.openSync(file, 'r');
+  let bytes: Buffer;
+  let settled: string | undefined;
+  try {
+    const before = fs.fstatSync(fd, { bigint: true });
+    bytes = fs.readFileSync(fd);
+    const after = fs.fstatSync(fd, { bigint: true });
+    const changed = after.ctimeNs > after.mtimeNs ? after.ctimeNs : after.mtimeNs;
+    if (before.ctimeNs === after.ctimeNs && after.size === BigInt(bytes.length) && changed > 0n && BigInt(Date.now()) * 1_000_000n - changed > SETTLED_NS) {
+      settled = `${after.ino.toString(16)}0${after.ctimeNs.toString(16)}`;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  return { bytes, key: settled ?? builtin<typeof cryptoModule>('node:crypto').createHash('sha1').update(bytes).digest('hex').slice(0, 16) };
 }
 
 /** esbuild writes ASCII (non-ASCII characters escaped): one byte is one character, the cheap way. */
@@ -113,10 +138,10 @@ export function loadBundle<T>(file: string, use?: string, env: NodeJS.ProcessEnv
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- Node's own loader, with a path known only at run time
     return require(file) as T;
   }
-  const bytes = fs.readFileSync(file);
+  const { bytes, key } = readBundle(file);
   const name = path.basename(file, '.js');
   const variant = use === undefined ? '' : /^[a-z][a-z0-9-]{0,39}$/.test(use) ? `.${use}` : '.other';
-  const cacheFile = path.join(dir, `${name}${variant}-${bytes.length}-${contentKey(bytes)}-${process.version}-${process.arch}.v8`);
+  const cacheFile = path.join(dir, `${name}${variant}-${bytes.length}-${key}-${process.version}-${process.arch}.v8`);
   const cachedData = readIfThere(cacheFile);
   const vm = builtin<typeof vmModule>('node:vm');
   const source = sourceText(bytes).replace(/^#!.*/, '');

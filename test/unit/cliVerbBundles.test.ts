@@ -71,3 +71,25 @@ test('the built CLI runs a routed verb from its own bundle: same answers, same r
     fs.rmSync(cache, { recursive: true, force: true });
   }
 });
+
+test('a one-file status loads only what it uses: no thread, no fs.promises, no stdout stream (net)', { skip: fs.existsSync('dist/cli.js') ? undefined : 'dist/cli.js not built (node esbuild.mjs)' }, () => {
+  const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-verbs-'));
+  try {
+    fs.writeFileSync(path.join(ws, 'a.workflow.md'), '---\nworkflow: a\nstatus: in_progress\nsteps: [x, y]\ncurrentStep: x\nstepsCompleted: []\n---\n');
+    // Records the built-ins the process loaded.
+    const probe = path.join(ws, 'probe.cjs');
+    fs.writeFileSync(probe, "process.on('exit', () => require('node:fs').writeFileSync(process.env.PROBE_OUT, JSON.stringify(process.moduleLoadList)));\n");
+    const out = path.join(ws, 'loaded.json');
+    const run = (cwdArgs: string[]) => {
+      const r = spawnSync(process.execPath, ['-r', probe, path.resolve('dist/cli.js'), ...cwdArgs], { cwd: ws, encoding: 'utf8', env: { ...process.env, WAYMARK_COMPILE_CACHE: '0', PROBE_OUT: out } });
+      assert.equal(r.status, 0, r.stderr);
+      return { stdout: r.stdout, loaded: new Set(JSON.parse(fs.readFileSync(out, 'utf8')) as string[]) };
+    };
+    // Through a pipe, as an agent reads it (spawnSync's stdout is a pipe).
+    const { stdout, loaded } = run(['status', 'a.workflow.md', '--json']);
+    assert.match(stdout, /"currentStep":"x"/);
+    for (const m of ['NativeModule worker_threads', 'NativeModule internal/fs/promises', 'NativeModule net']) assert.ok(!loaded.has(m), `${m} was loaded`);
+  } finally {
+    fs.rmSync(ws, { recursive: true, force: true });
+  }
+});

@@ -6,8 +6,10 @@ import * as path from 'node:path';
 import { splitFrontmatter, parseFrontmatter } from '../../src/core/model/frontmatter';
 import { parseWorkflowText } from '../../src/core/model/workflow';
 import { defaultWorkspaceContext, loadWorkspaceContext, globToRegExp } from '../../src/core/store/workspaceContext';
-import { parseConfigText } from '../../src/core/model/config';
-import { computeStateHash } from '../../src/core/model/hash';
+import { configSchemaForTests, defaultConfig, parseConfigText } from '../../src/core/model/config';
+import { computeStateHash, sha256 } from '../../src/core/model/hash';
+import { sha256Js } from '../../src/core/model/sha256';
+import { createHash, randomBytes } from 'node:crypto';
 import { gateFilePath, readGate, parseGateText } from '../../src/core/model/gates';
 import { loadDefinitions } from '../../src/core/model/definitions';
 
@@ -108,6 +110,24 @@ describe('dialects normalize into one model', () => {
 });
 
 describe('state hash', () => {
+  test('the JavaScript SHA-256 gives node:crypto\'s answer at every length around its block and padding edges, and on random bytes', () => {
+    const native = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+    assert.equal(sha256Js(new Uint8Array(0)), 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+    for (let n = 0; n <= 300; n++) {
+      const b = randomBytes(n);
+      assert.equal(sha256Js(b), native(b), `${n} bytes`);
+    }
+    for (const n of [1000, 4095, 4096, 4097, 70_000]) {
+      const b = randomBytes(n);
+      assert.equal(sha256Js(b), native(b), `${n} bytes`);
+    }
+  });
+
+  test('sha256 answers the same before and after it starts hashing natively (strings as UTF-8, bytes as given)', () => {
+    const inputs: (string | Uint8Array)[] = ['', 'a', 'é – ✓ 😀', 'x'.repeat(3000), randomBytes(500), 'y'.repeat(5000), randomBytes(9000), 'after the budget', randomBytes(10)];
+    for (const x of inputs) assert.equal(sha256(x), createHash('sha256').update(x).digest('hex'));
+  });
+
   const ctx = defaultWorkspaceContext(os.tmpdir());
   const h = (t: string) => parseWorkflowText('/x/a.md', t, ctx).state!.stateHash;
   test('ignores updatedAt, session, comments, key order, quoting and body', () => {
@@ -123,6 +143,15 @@ describe('state hash', () => {
 });
 
 describe('config', () => {
+  test('the written-out defaults are what the schema makes of no settings (so no zod runs without a config file)', () => {
+    assert.deepStrictEqual(defaultConfig(), configSchemaForTests().parse({}));
+    assert.deepStrictEqual(parseConfigText('/r/.waymark/config.yaml', undefined).config, configSchemaForTests().parse({}));
+    assert.deepStrictEqual(parseConfigText('/r/.waymark/config.yaml', '# nothing set yet\n').config, configSchemaForTests().parse({}));
+    const a = defaultConfig();
+    a.include.push('x/**');
+    assert.ok(!defaultConfig().include.includes('x/**'), 'each call gives a fresh object');
+  });
+
   test('defaults', () => {
     const { config, problems } = parseConfigText('/r/.waymark/config.yaml', undefined);
     assert.deepEqual(problems, []);

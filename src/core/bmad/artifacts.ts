@@ -1,10 +1,10 @@
 import * as fs from 'node:fs';
-import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import type { StepDef } from '../types';
 import type { BmadWorkflow } from './workflowShape';
 import { cachedBmadCatalog, recordingList, recordingListOr, recordingProbe, recordingRead } from './sprintCache';
 import { compareText } from '../model/text';
+import { closeAsync, openAsync, readAsync } from '../store/asyncFs';
 import { addDeclaredRows, emptyDeclared, type DeclaredWorkflows } from './known';
 export type { BmadWorkflow } from './workflowShape';
 import { expandVars, findBmadInstall, findBmadProjects, findBmadSkillRoots, loadBmadConfig, type BmadConfig } from './config';
@@ -42,18 +42,18 @@ export function modeStepsFromFileNames(dir: string, names: string[]): StepDef[] 
 
 /** Reads `key: value` from a file's leading frontmatter or YAML (first 4 KB), without a YAML parser. */
 async function declared(file: string, key: string): Promise<string | undefined> {
-  let fh: import('node:fs/promises').FileHandle | undefined;
+  let fd: number | undefined;
   try {
-    fh = await fsp.open(file, 'r');
+    fd = await openAsync(file, 'r');
     const buf = Buffer.alloc(4096);
-    const { bytesRead } = await fh.read(buf, 0, 4096, 0);
+    const bytesRead = await readAsync(fd, buf, 0, 4096, 0);
     const head = buf.subarray(0, bytesRead).toString('utf8');
     const m = new RegExp(`^\\s*${key}\\s*:\\s*["']?([^"'#\\r\\n]+?)["']?\\s*(#.*)?$`, 'm').exec(head);
     return m ? m[1].trim() : undefined;
   } catch {
     return undefined;
   } finally {
-    await fh?.close().catch(() => undefined);
+    if (fd !== undefined) await closeAsync(fd).catch(() => undefined);
   }
 }
 

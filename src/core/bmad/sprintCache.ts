@@ -24,12 +24,12 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createHash } from 'node:crypto';
 import { readTextIfRegular } from '../store/safeRead';
 import { version as WAYMARK_VERSION } from '../../../package.json';
 import { writeFileAtomic } from '../store/atomicWrite';
 import { safeMkdir } from '../store/safePath';
 import { randomHex } from '../store/processes';
+import { sha256 } from '../model/hash';
 
 // The scan index's folder and racy window (store/scanIndex.ts: SCAN_INDEX_DIR, RACY_WINDOW_MS),
 // written out here: importing scanIndex from the BMAD config reader would make an import cycle.
@@ -151,8 +151,9 @@ function codeFingerprint(): string {
   return codeFp;
 }
 
+/** SHA-256 hex of a key's text (model/hash.ts: small keys hashed without loading node:crypto). */
 function sha(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return sha256(text);
 }
 
 function statKey(p: string): [string, string, string, string] | undefined {

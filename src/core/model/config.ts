@@ -3,23 +3,6 @@ import { parseDocument, type Document } from 'yaml';
 import type { Problem } from '../types';
 import { rangeForPath, type PathSeg } from './positions';
 
-/**
- * A path Waymark writes to, relative to the root and inside it: a cloned repository's config
- * must not make Waymark write gate files, history or manifests elsewhere on the machine.
- */
-const insideRoot = (what: string) =>
-  z.string().refine((p) => p.trim() !== '' && !/^([\\/]|[A-Za-z]:)/.test(p) && !p.split(/[\\/]+/).includes('..'), {
-    message: `${what} must be a relative path inside the workspace (no leading /, no ..)`,
-  });
-
-/** A list setting that may also be written as one value (`include: "docs/**\/*.md"`). */
-const oneOrMany = <T extends z.ZodTypeAny>(item: T) => z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(item));
-
-/** A duration such as `30m`, `4h`, `3d`, `1w` (a bare number is minutes). */
-const duration = z.union([z.number().positive(), z.string()]).refine((v) => durationMs(v) !== undefined, {
-  message: 'must be a duration such as 30m, 4h, 3d or 1w',
-});
-
 /** Milliseconds of a duration setting (`30m`, `4h`, `3d`, `1w`; a bare number is minutes), else undefined. */
 export function durationMs(v: unknown): number | undefined {
   if (typeof v === 'number') return Number.isFinite(v) && v > 0 ? v * 60_000 : undefined;
@@ -31,144 +14,174 @@ export function durationMs(v: unknown): number | undefined {
   return ms > 0 ? ms : undefined;
 }
 
-/** One ticket store: a git repository of Markdown tickets, or GitHub Issues. */
-export const ticketStoreSchema = z.discriminatedUnion('store', [
-  z.object({
-    store: z.literal('git'),
-    /** The ticket repository (a separate git repo), relative to the workspace folder or absolute. */
-    repo: z.string().min(1),
-    /** Folder inside that repository for the ticket files. */
-    dir: z.string().default('tickets'),
-    /**
-     * Accepted for old configs but never enough on its own: a repository outside the workspace is
-     * written only when the user allows it (WAYMARK_TICKETS_ALLOW_OUTSIDE, the VS Code user setting).
-     */
-    allowOutside: z.boolean().default(false),
-  }).passthrough(),
-  z.object({
-    store: z.literal('github'),
-    owner: z.string().min(1),
-    repo: z.string().min(1),
-  }).passthrough(),
-]);
+/**
+ * The settings schema, built on first use: zod (and ~100 schema objects) cost a process
+ * milliseconds, and a workspace without `.waymark/config.yaml` never needs them (defaultConfig).
+ */
+function buildConfigSchema() {
+  /**
+   * A path Waymark writes to, relative to the root and inside it: a cloned repository's config
+   * must not make Waymark write gate files, history or manifests elsewhere on the machine.
+   */
+  const insideRoot = (what: string) =>
+    z.string().refine((p) => p.trim() !== '' && !/^([\\/]|[A-Za-z]:)/.test(p) && !p.split(/[\\/]+/).includes('..'), {
+      message: `${what} must be a relative path inside the workspace (no leading /, no ..)`,
+    });
 
-const trackerSchema = z
-  .object({
-    store: z.enum(['git', 'github']).optional(),
-    repo: z.string().optional(),
-    dir: z.string().optional(),
-    allowOutside: z.boolean().optional(),
-    owner: z.string().optional(),
-    /** Named stores; `default` picks the one `waymark project` uses without --store. */
-    stores: z.record(ticketStoreSchema).optional(),
-    default: z.string().optional(),
-    /** Whether `waymark project` runs after writes made by the extension (its setting wins). */
-    autoProject: z.boolean().default(false),
-    breaker: z
-      .object({
-        /** Consecutive failures that open the breaker. */
-        failures: z.number().int().positive().default(3),
-        /** Milliseconds an open breaker waits before a half-open probe. */
-        halfOpenAfterMs: z.number().int().positive().default(30_000),
-        /** Milliseconds one call may take. */
-        timeoutMs: z.number().int().positive().default(10_000),
-        /** Retries of one call (exponential backoff) before it counts as failed. */
-        retries: z.number().int().nonnegative().default(2),
-      })
-      .passthrough()
-      .default({}),
-  })
-  .passthrough();
+  /** A list setting that may also be written as one value (`include: "docs/**\/*.md"`). */
+  const oneOrMany = <T extends z.ZodTypeAny>(item: T) => z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(item));
 
-/** The static settings of one workspace folder, from `.waymark/config.yaml` (plus overrides). */
-export const configSchema = z
-  .object({
-    version: z.number().int().optional(),
-    /** Globs (relative to the root) of files that may hold workflow state. */
-    include: oneOrMany(z.string()).default(['**/*.md', '_bmad-output/**/*.md']),
-    /** Globs never scanned. `node_modules` and `.git` are always skipped. */
-    exclude: oneOrMany(z.string()).default(['**/node_modules/**', '**/.git/**', '_bmad/**', '.waymark/**']),
-    dialects: oneOrMany(z.enum(['waymark', 'bmad'])).default(['waymark', 'bmad']),
-    limits: z
-      .object({
-        maxFileBytes: z.number().int().positive().default(2 * 1024 * 1024),
-        maxAliasCount: z.number().int().nonnegative().default(100),
-        maxNodes: z.number().int().positive().default(100_000),
-        maxFiles: z.number().int().positive().default(200_000),
-      })
-      .passthrough()
-      .default({}),
-    gates: z
-      .object({
-        /**
-         * Where gate files live, relative to the root. `{path}` (the workflow file's path
-         * relative to the root, without extension; `{file}` means the same), `{name}` (its base
-         * name only), `{workflow}` (workflow id), `{gate}` and `{step}` are replaced.
-         * Per file by default, so two files never share a verdict, whatever their names.
-         */
-        path: insideRoot('gates.path').default('.waymark/gates/{path}/{gate}.gate'),
-        /**
-         * Which gate files open a gate. `recorded` (default): only a verdict recorded through
-         * Waymark (its content matches the verdict's history line); `file`: any gate file, an
-         * empty one counting as PASS (for reviewers who write gate files by hand).
-         */
-        trust: z.enum(['recorded', 'file']).default('recorded'),
-      })
-      .passthrough()
-      .default({}),
-    history: z.object({ dir: insideRoot('history.dir').default('.waymark/history') }).passthrough().default({}),
-    manifest: z.object({ path: insideRoot('manifest.path').default('.waymark/files-manifest.csv') }).passthrough().default({}),
-    bmad: z
-      .object({
-        /** The installed method (step files, `_config/workflow-manifest.csv`). */
-        dir: z.string().default('_bmad'),
-        /** Where BMAD writes artifacts. */
-        output: z.string().default('_bmad-output'),
-      })
-      .passthrough()
-      .default({}),
-    /** Folder of workflow definitions (`<id>.yaml`). */
-    workflowsDir: z.string().default('.waymark/workflows'),
-    /** Memory (Kuzu graph, journal, hot/cold files); every key optional, the memory code has the defaults. */
-    memory: z
-      .object({
-        /** Folder for the database and inbox. Default `.waymark/memory`. */
-        dir: insideRoot('memory.dir').optional(),
-        hotFile: insideRoot('memory.hotFile').optional(),
-        coldFile: insideRoot('memory.coldFile').optional(),
-        /** Bytes for Kuzu's buffer pool. */
-        bufferManagerSize: z.number().int().positive().optional(),
-        /** How long to wait for a database held by another process before falling back (ms). */
-        waitMs: z.number().int().nonnegative().optional(),
-        /** `journal` never loads Kuzu. */
-        engine: z.enum(['kuzu', 'journal']).optional(),
-      })
-      .passthrough()
-      .default({}),
-    /** The project view (dependencies, frontier, stalled work). */
-    project: z
-      .object({
-        /**
-         * How long in-progress work may go quiet before it counts as stalled: a duration
-         * (`30m`, `4h`, `3d`, `1w`). `session`: a workflow held by a lease or mode (an agent
-         * session); `workflow`: any other workflow file; `ledger`: a BMAD story in the ledger.
-         */
-        stalledAfter: z
-          .object({ session: duration.default('30m'), workflow: duration.default('3d'), ledger: duration.default('7d') })
-          .passthrough()
-          .default({}),
-      })
-      .passthrough()
-      .default({}),
-    /**
-     * The one-way ticket projection (core/tickets): one store inline (`store: git, repo: ../tickets`)
-     * or several under `stores` with a `default`. Off when absent.
-     */
-    tracker: trackerSchema.optional(),
-  })
-  .passthrough();
+  /** A duration such as `30m`, `4h`, `3d`, `1w` (a bare number is minutes). */
+  const duration = z.union([z.number().positive(), z.string()]).refine((v) => durationMs(v) !== undefined, {
+    message: 'must be a duration such as 30m, 4h, 3d or 1w',
+  });
 
-export type WaymarkConfig = z.infer<typeof configSchema>;
+  /** One ticket store: a git repository of Markdown tickets, or GitHub Issues. */
+  const ticketStoreSchema = z.discriminatedUnion('store', [
+    z.object({
+      store: z.literal('git'),
+      /** The ticket repository (a separate git repo), relative to the workspace folder or absolute. */
+      repo: z.string().min(1),
+      /** Folder inside that repository for the ticket files. */
+      dir: z.string().default('tickets'),
+      /**
+       * Accepted for old configs but never enough on its own: a repository outside the workspace is
+       * written only when the user allows it (WAYMARK_TICKETS_ALLOW_OUTSIDE, the VS Code user setting).
+       */
+      allowOutside: z.boolean().default(false),
+    }).passthrough(),
+    z.object({
+      store: z.literal('github'),
+      owner: z.string().min(1),
+      repo: z.string().min(1),
+    }).passthrough(),
+  ]);
+
+  const trackerSchema = z
+    .object({
+      store: z.enum(['git', 'github']).optional(),
+      repo: z.string().optional(),
+      dir: z.string().optional(),
+      allowOutside: z.boolean().optional(),
+      owner: z.string().optional(),
+      /** Named stores; `default` picks the one `waymark project` uses without --store. */
+      stores: z.record(ticketStoreSchema).optional(),
+      default: z.string().optional(),
+      /** Whether `waymark project` runs after writes made by the extension (its setting wins). */
+      autoProject: z.boolean().default(false),
+      breaker: z
+        .object({
+          /** Consecutive failures that open the breaker. */
+          failures: z.number().int().positive().default(3),
+          /** Milliseconds an open breaker waits before a half-open probe. */
+          halfOpenAfterMs: z.number().int().positive().default(30_000),
+          /** Milliseconds one call may take. */
+          timeoutMs: z.number().int().positive().default(10_000),
+          /** Retries of one call (exponential backoff) before it counts as failed. */
+          retries: z.number().int().nonnegative().default(2),
+        })
+        .passthrough()
+        .default({}),
+    })
+    .passthrough();
+
+  /** The static settings of one workspace folder, from `.waymark/config.yaml` (plus overrides). */
+  const configSchema = z
+    .object({
+      version: z.number().int().optional(),
+      /** Globs (relative to the root) of files that may hold workflow state. */
+      include: oneOrMany(z.string()).default(['**/*.md', '_bmad-output/**/*.md']),
+      /** Globs never scanned. `node_modules` and `.git` are always skipped. */
+      exclude: oneOrMany(z.string()).default(['**/node_modules/**', '**/.git/**', '_bmad/**', '.waymark/**']),
+      dialects: oneOrMany(z.enum(['waymark', 'bmad'])).default(['waymark', 'bmad']),
+      limits: z
+        .object({
+          maxFileBytes: z.number().int().positive().default(2 * 1024 * 1024),
+          maxAliasCount: z.number().int().nonnegative().default(100),
+          maxNodes: z.number().int().positive().default(100_000),
+          maxFiles: z.number().int().positive().default(200_000),
+        })
+        .passthrough()
+        .default({}),
+      gates: z
+        .object({
+          /**
+           * Where gate files live, relative to the root. `{path}` (the workflow file's path
+           * relative to the root, without extension; `{file}` means the same), `{name}` (its base
+           * name only), `{workflow}` (workflow id), `{gate}` and `{step}` are replaced.
+           * Per file by default, so two files never share a verdict, whatever their names.
+           */
+          path: insideRoot('gates.path').default('.waymark/gates/{path}/{gate}.gate'),
+          /**
+           * Which gate files open a gate. `recorded` (default): only a verdict recorded through
+           * Waymark (its content matches the verdict's history line); `file`: any gate file, an
+           * empty one counting as PASS (for reviewers who write gate files by hand).
+           */
+          trust: z.enum(['recorded', 'file']).default('recorded'),
+        })
+        .passthrough()
+        .default({}),
+      history: z.object({ dir: insideRoot('history.dir').default('.waymark/history') }).passthrough().default({}),
+      manifest: z.object({ path: insideRoot('manifest.path').default('.waymark/files-manifest.csv') }).passthrough().default({}),
+      bmad: z
+        .object({
+          /** The installed method (step files, `_config/workflow-manifest.csv`). */
+          dir: z.string().default('_bmad'),
+          /** Where BMAD writes artifacts. */
+          output: z.string().default('_bmad-output'),
+        })
+        .passthrough()
+        .default({}),
+      /** Folder of workflow definitions (`<id>.yaml`). */
+      workflowsDir: z.string().default('.waymark/workflows'),
+      /** Memory (Kuzu graph, journal, hot/cold files); every key optional, the memory code has the defaults. */
+      memory: z
+        .object({
+          /** Folder for the database and inbox. Default `.waymark/memory`. */
+          dir: insideRoot('memory.dir').optional(),
+          hotFile: insideRoot('memory.hotFile').optional(),
+          coldFile: insideRoot('memory.coldFile').optional(),
+          /** Bytes for Kuzu's buffer pool. */
+          bufferManagerSize: z.number().int().positive().optional(),
+          /** How long to wait for a database held by another process before falling back (ms). */
+          waitMs: z.number().int().nonnegative().optional(),
+          /** `journal` never loads Kuzu. */
+          engine: z.enum(['kuzu', 'journal']).optional(),
+        })
+        .passthrough()
+        .default({}),
+      /** The project view (dependencies, frontier, stalled work). */
+      project: z
+        .object({
+          /**
+           * How long in-progress work may go quiet before it counts as stalled: a duration
+           * (`30m`, `4h`, `3d`, `1w`). `session`: a workflow held by a lease or mode (an agent
+           * session); `workflow`: any other workflow file; `ledger`: a BMAD story in the ledger.
+           */
+          stalledAfter: z
+            .object({ session: duration.default('30m'), workflow: duration.default('3d'), ledger: duration.default('7d') })
+            .passthrough()
+            .default({}),
+        })
+        .passthrough()
+        .default({}),
+      /**
+       * The one-way ticket projection (core/tickets): one store inline (`store: git, repo: ../tickets`)
+       * or several under `stores` with a `default`. Off when absent.
+       */
+      tracker: trackerSchema.optional(),
+    })
+    .passthrough();
+  return configSchema;
+}
+
+let schema: ReturnType<typeof buildConfigSchema> | undefined;
+const configSchema = () => (schema ??= buildConfigSchema());
+
+/** The schema `parseConfigText` validates with, for tests that hold defaultConfig to it. */
+export const configSchemaForTests = configSchema;
+
+export type WaymarkConfig = z.infer<ReturnType<typeof buildConfigSchema>>;
 
 export const CONFIG_FILE = '.waymark/config.yaml';
 
@@ -184,8 +197,24 @@ const KNOWN: Record<string, string[]> = {
   memory: ['dir', 'hotFile', 'coldFile', 'bufferManagerSize', 'waitMs', 'engine'],
 };
 
+/**
+ * The settings of a workspace with no config file: what the schema makes of `{}`, written out so
+ * that answer needs no zod (a unit test holds the two equal). A fresh object on every call.
+ */
 export function defaultConfig(): WaymarkConfig {
-  return configSchema.parse({});
+  return {
+    include: ['**/*.md', '_bmad-output/**/*.md'],
+    exclude: ['**/node_modules/**', '**/.git/**', '_bmad/**', '.waymark/**'],
+    dialects: ['waymark', 'bmad'],
+    limits: { maxFileBytes: 2 * 1024 * 1024, maxAliasCount: 100, maxNodes: 100_000, maxFiles: 200_000 },
+    gates: { path: '.waymark/gates/{path}/{gate}.gate', trust: 'recorded' },
+    history: { dir: '.waymark/history' },
+    manifest: { path: '.waymark/files-manifest.csv' },
+    bmad: { dir: '_bmad', output: '_bmad-output' },
+    workflowsDir: '.waymark/workflows',
+    memory: {},
+    project: { stalledAfter: { session: '30m', workflow: '3d', ledger: '7d' } },
+  };
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -273,8 +302,9 @@ export function parseConfigText(
     }
   }
   const merged = overrides ? deepMerge(raw, overrides) : raw;
+  if (Object.keys(merged).length === 0) return { config: defaultConfig(), problems };
   // Validate; drop only the bad values (replaced by defaults), report each.
-  let result = configSchema.safeParse(merged);
+  let result = configSchema().safeParse(merged);
   let guard = 0;
   while (!result.success && guard++ < 20) {
     for (const issue of result.error.issues) {
@@ -285,7 +315,7 @@ export function parseConfigText(
       });
       removePath(merged, path.length > 1 && typeof path[path.length - 1] === 'number' ? path.slice(0, -1) : path);
     }
-    result = configSchema.safeParse(merged);
+    result = configSchema().safeParse(merged);
   }
   const config = result.success ? result.data : defaultConfig();
   return { config, problems };

@@ -1,8 +1,8 @@
-import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { Problem, StepDef } from '../types';
 import { readRegularFile } from '../store/safeRead';
+import { readdirAsync } from '../store/asyncFs';
 import { exactArray } from './text';
 
 /** A native workflow definition, `.waymark/workflows/<id>.yaml`. */
@@ -52,7 +52,7 @@ export async function loadDefinitions(dir: string): Promise<{ definitions: Map<s
   const problems: Problem[] = [];
   let names: string[] = [];
   try {
-    names = await fsp.readdir(dir);
+    names = await readdirAsync(dir);
   } catch {
     return { definitions, problems };
   }

@@ -15,8 +15,15 @@
  * Only for large first reads (a scan with no index to answer from): a worker costs a thread's
  * start (tens of ms, off the main thread) and is worth it only over thousands of files.
  */
-import { Worker, MessageChannel, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import type { Worker, MessagePort } from 'node:worker_threads';
 import type { FileKey } from './scanIndex';
+
+/** node:worker_threads, loaded by the first read ahead: a one-file verb or a warm scan never starts a thread, and the module costs every process milliseconds to load. */
+let threads: typeof import('node:worker_threads') | undefined;
+function workerThreads(): typeof import('node:worker_threads') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, see above
+  return (threads ??= require('node:worker_threads') as typeof import('node:worker_threads'));
+}
 
 /** A listing at least this long is read ahead. */
 export const READ_AHEAD_MIN_FILES = 2000;
@@ -173,6 +180,7 @@ export class ReadAhead {
 
   /** A worker reading `files` ahead, or undefined when none can be started (the scan then reads alone). */
   static start(files: readonly string[], maxFileBytes: number, headBytes: number): ReadAhead | undefined {
+    const { Worker, MessageChannel } = workerThreads();
     const shared = new Int32Array(new SharedArrayBuffer(16));
     const { port1, port2 } = new MessageChannel();
     let worker: Worker;
@@ -239,6 +247,7 @@ export class ReadAhead {
 
   /** Takes every batch the worker has posted. */
   private drain(): void {
+    const { receiveMessageOnPort } = workerThreads();
     for (let m = receiveMessageOnPort(this.port); m; m = receiveMessageOnPort(this.port)) {
       const { reads, slabs } = m.message as { reads: WireRead[]; slabs: ArrayBuffer[] };
       for (const w of reads) {

@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { promises as fsp } from 'node:fs';
+import { closeAsync, fstatAsync, openAsync, readFileAsync } from './asyncFs';
 
 /** How many leading bytes encodingRefusal looks at: a file's verdict never needs more of it. */
 export const ENCODING_SNIFF_BYTES = 8192;
@@ -67,14 +67,14 @@ function readToEnd(fd: number, size: number): Buffer {
 
 /** Async form of readRegularFileSync, as UTF-8 text. */
 export async function readRegularFile(file: string, maxBytes = Infinity): Promise<string> {
-  const h = await fsp.open(file, FLAGS);
+  const fd = await openAsync(file, FLAGS);
   try {
-    const st = await h.stat();
+    const st = await fstatAsync(fd);
     if (!st.isFile()) throw new NotRegularFileError(file);
     if (st.size > maxBytes) throw Object.assign(new Error(`${file} is ${st.size} bytes, over the ${maxBytes}-byte limit`), { code: 'EFBIG' });
-    return await h.readFile('utf8');
+    return (await readFileAsync(fd)).toString('utf8');
   } finally {
-    await h.close();
+    await closeAsync(fd);
   }
 }
 

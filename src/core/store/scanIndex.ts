@@ -1,7 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createHash, webcrypto } from 'node:crypto';
-import { promises as fsp } from 'node:fs';
 import { version as WAYMARK_VERSION } from '../../../package.json';
 import type { Problem, SkippedFile, WorkflowState } from '../types';
 import type { WorkspaceContext } from './workspaceContext';
@@ -9,6 +8,7 @@ import { gateOf } from '../model/gates';
 import { ttlExpiry } from '../model/validate';
 import type { Logger } from '../ports';
 import { writeFileAtomic } from './atomicWrite';
+import { readFileAsync, statAsync } from './asyncFs';
 import { safeMkdir } from './safePath';
 import { WaymarkError } from '../errors';
 import { DecodeError, decodeValue, encodeValue } from './indexCodec';
@@ -244,13 +244,13 @@ export async function loadScanIndex(ctx: WorkspaceContext, fingerprint: string, 
   const file = scanIndexPath(ctx.root);
   let buf: Buffer;
   try {
-    const st = await fsp.stat(file);
+    const st = await statAsync(file);
     if (!st.isFile()) return undefined;
     if (st.size > SCAN_INDEX_MAX_BYTES) {
       logger?.warn(`[scan] ignoring ${file}: ${st.size} bytes is over ${SCAN_INDEX_MAX_BYTES}; it will be rebuilt`);
       return undefined;
     }
-    buf = await fsp.readFile(file);
+    buf = await readFileAsync(file);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') logger?.debug(`[scan] cannot read ${file}: ${(e as Error).message}`);
     return undefined;

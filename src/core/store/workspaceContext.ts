@@ -1,4 +1,3 @@
-import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import type { Problem } from '../types';
 import { CONFIG_FILE, parseConfigText, type WaymarkConfig } from '../model/config';
