@@ -107,7 +107,8 @@ export function parseHot(raw: string): HotState {
   return h;
 }
 
-function oneLine(s: string): string {
+/** A memory file line: line breaks inside it folded to spaces. */
+export function oneLine(s: string): string {
   return s.replace(/\s*\r?\n\s*/g, ' ').trim();
 }
 
@@ -133,6 +134,11 @@ export class MemoryFiles {
     assertRegularOrMissing(real, which === 'hot' ? 'hot memory' : 'cold memory');
     safeMkdir(this.root, path.dirname(real), this.labels[which]);
     return real;
+  }
+
+  /** The real paths the hot and cold files are written at (checked, their folders made), for a change that writes them. */
+  targets(): { hot: string; cold: string } {
+    return { hot: this.target('hot'), cold: this.target('cold') };
   }
 
   /**

@@ -18,7 +18,7 @@ import { loadMemoryConfig, memoryPaths, type MemoryConfig, type MemoryPaths } fr
 import { StoreAccess } from './storeAccess';
 import { buildMemoryRecord, entityJournalOps, mirrorLines, recallQuery, type RecallTarget, type RecordInput, type RecordResult } from './records';
 import { currentSession, sessionEnd, sessionStart, type SessionInfo } from './sessions';
-import { consolidate, handleWorkflowEvents } from './milestones';
+import { companionFiles, companionPlan, consolidate, handleWorkflowEvents } from './milestones';
 import type { WorkflowEvent } from './milestones';
 import { exportAll, prune } from './maintenance';
 import { memoryFileHealth, memoryStatus, type MemoryStatus } from './memoryStatus';
@@ -296,6 +296,19 @@ export class MemoryService implements MemoryOperations {
       const what = events.length === 1 ? `${events[0].entry.operation} on ${events[0].entry.file}` : `${events.length} writes`;
       this.m.logger.warn(`[memory] workflow event ${what}: ${errorMessage(e)}`);
     }
+  }
+
+  /**
+   * The memory files a write of `files` by `operation` changes in its own change (engine
+   * WriteCompanion): the cold file, and the hot file when one of them is its active workflow.
+   */
+  companionFiles(operation: string, files: readonly string[]): string[] {
+    return companionFiles(this.m, operation, files);
+  }
+
+  /** Their new texts for the write's history lines, under its locks (milestones.ts `companionPlan`). */
+  companionPlan(events: readonly WorkflowEvent[], texts: ReadonlyMap<string, string | undefined>): Promise<{ texts: Map<string, string>; covered: boolean[] }> {
+    return companionPlan(this.m, this, events, texts);
   }
 
   /** Folds pending observations/patterns of a workflow (or one step) into a summary. Returns how many. */
