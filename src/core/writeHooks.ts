@@ -42,7 +42,7 @@ export type WriteObserver = ((entry: HistoryEntry, ctx: WriteContext & { after?:
  * Files a write changes in its own change (one intent, the same two flush rounds, the same
  * locks): memory's cold-file line for a completed step. `files` names them, from the change's
  * operation and files, before the locks (all are locked in one order); `plan` gets each planned
- * history line (no seq yet) with what the write knew, and the files' texts under the locks, and
+ * history line (no seq yet) with what the write knew, and its files' texts under the locks, and
  * returns their new texts (a file left out is not written) and which lines it covered. Observers
  * are told of a covered line with `companions: true` and do not write what the companion wrote.
  */

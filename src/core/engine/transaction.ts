@@ -355,7 +355,8 @@ function rollBack(root: string, done: { target: string; before: string | undefin
 /** The files a companion writes in this change; none when it cannot say (logged: its observer does its part after). */
 function companionFiles(tx: TxContext, c: WriteCompanion, operation: string, own: string[]): string[] {
   try {
-    return [...new Set(c.files(tx.root, operation, own).map((f) => targetOf(tx.root, path.resolve(f))))];
+    // Real paths judged by the companion; the change resolves them again, as every file it locks.
+    return [...new Set(c.files(tx.root, operation, own).map((f) => path.resolve(f)))];
   } catch (e) {
     tx.logger?.warn(`[core] a write companion of ${operation} on ${own.join(', ')} is left out; its observer does it after: ${errorMessage(e)}`);
     return [];
@@ -382,7 +383,7 @@ async function planCompanions(
   for (const { c, files } of companions) {
     let res: Awaited<ReturnType<WriteCompanion['plan']>>;
     try {
-      res = await c.plan(lines.map(({ entry, ctx }) => ({ entry, ctx })), texts);
+      res = await c.plan(lines.map(({ entry, ctx }) => ({ entry, ctx })), new Map(files.map((f) => [f, texts.get(f)])));
     } catch (e) {
       tx.logger?.warn(`[core] a write companion failed planning ${lines[0].entry.operation} on ${lines[0].entry.file}; its observer does it after: ${errorMessage(e)}`);
       continue;

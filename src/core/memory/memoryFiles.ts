@@ -136,9 +136,9 @@ export class MemoryFiles {
     return real;
   }
 
-  /** The real paths the hot and cold files are written at (checked, their folders made), for a change that writes them. */
-  targets(): { hot: string; cold: string } {
-    return { hot: this.target('hot'), cold: this.target('cold') };
+  /** The real path the hot or cold file is written at (checked, its folder made), for a change that writes it. */
+  writeTarget(which: 'hot' | 'cold'): string {
+    return this.target(which);
   }
 
   /**

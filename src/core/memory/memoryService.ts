@@ -303,13 +303,24 @@ export class MemoryService implements MemoryOperations {
    * WriteCompanion): the cold file, and the hot file when one of them is its active workflow.
    */
   companionFiles(operation: string, files: readonly string[]): string[] {
-    return companionFiles(this.m, operation, files);
+    const t = companionFiles(this.m, operation, files);
+    this.companionTargets = t;
+    return t ? [t.cold, ...(t.hot ? [t.hot] : [])] : [];
   }
 
-  /** Their new texts for the write's history lines, under its locks (milestones.ts `companionPlan`). */
+  /**
+   * Their new texts for the write's history lines, under its locks (milestones.ts
+   * `companionPlan`), at the real paths companionFiles judged (the files named in `texts`).
+   */
   companionPlan(events: readonly WorkflowEvent[], texts: ReadonlyMap<string, string | undefined>): Promise<{ texts: Map<string, string>; covered: boolean[] }> {
-    return companionPlan(this.m, this, events, texts);
+    // `texts` holds the files companionFiles named for this write: the cold file, and the hot one when named.
+    const cold = this.companionTargets?.cold;
+    if (cold === undefined || !texts.has(cold)) return Promise.reject(new WaymarkError('unavailable', 'the memory files were not named for this write'));
+    return companionPlan(this.m, this, events, texts, { cold, hot: [...texts.keys()].find((f) => f !== cold) });
   }
+
+  /** The cold file's real path as companionFiles judged it (the same for every write of this service). */
+  private companionTargets?: { cold: string; hot?: string };
 
   /** Folds pending observations/patterns of a workflow (or one step) into a summary. Returns how many. */
   consolidate(rel: string, step: string | undefined, entry?: HistoryEntry): Promise<number> {

@@ -109,11 +109,11 @@ export async function handleWorkflowEvents(m: MemoryInternals, svc: MemoryOperat
  * and the hot file when one of them is its active workflow); none for an operation that never
  * gives a cold line.
  */
-export function companionFiles(m: MemoryInternals, operation: string, files: readonly string[]): string[] {
-  if (!LINE_OPERATIONS.has(normalOp(operation))) return [];
-  const { hot, cold } = m.files.targets();
+export function companionFiles(m: MemoryInternals, operation: string, files: readonly string[]): { cold: string; hot?: string } | undefined {
+  if (!LINE_OPERATIONS.has(normalOp(operation))) return undefined;
   const active = m.files.readHot().fields.activeWorkflow;
-  return typeof active === 'string' && files.some((f) => relPath(m.root, f) === active) ? [cold, hot] : [cold];
+  const hot = typeof active === 'string' && files.some((f) => relPath(m.root, f) === active) ? m.files.writeTarget('hot') : undefined;
+  return { cold: m.files.writeTarget('cold'), ...(hot ? { hot } : {}) };
 }
 
 /**
@@ -123,14 +123,14 @@ export function companionFiles(m: MemoryInternals, operation: string, files: rea
  * completed step folds are counted now (a read of the store) and consolidated by the observer
  * once the write landed.
  */
-export async function companionPlan(m: MemoryInternals, svc: MemoryOperations, events: readonly WorkflowEvent[], texts: ReadonlyMap<string, string | undefined>): Promise<{ texts: Map<string, string>; covered: boolean[] }> {
+export async function companionPlan(m: MemoryInternals, svc: MemoryOperations, events: readonly WorkflowEvent[], texts: ReadonlyMap<string, string | undefined>, targets: { cold: string; hot?: string }): Promise<{ texts: Map<string, string>; covered: boolean[] }> {
   const facts = events.map((e) => eventFacts(m, e));
   const steps = facts.filter((f) => f.stepDone);
   const counts = steps.length ? await pendingCounts(m, steps.map((f) => ({ rel: f.rel, step: f.stepDone }))) : [];
   const { cold } = await linesOf(svc, facts, counts);
-  const { hot, cold: coldFile } = m.files.targets();
+  const { hot, cold: coldFile } = targets;
   const out = new Map<string, string>();
-  if (texts.has(hot)) {
+  if (hot !== undefined && texts.has(hot)) {
     const h = texts.get(hot) === undefined ? emptyHot() : parseHot(texts.get(hot)!);
     let position: Record<string, unknown> | undefined;
     for (const f of facts) if (f.after && f.rel === h.fields.activeWorkflow) position = hotPosition(f.after);
