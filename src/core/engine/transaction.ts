@@ -17,7 +17,7 @@ import { appendHistory, assertHistoryAppendable, readHistory } from '../store/hi
 import { assertJournalWritable, currentSha256, listJournal, setAsideJournalFile, sha256Hex } from '../store/intentJournal';
 import { readRegularFileSync } from '../store/safeRead';
 import { assertNotReadOnly, assertWritable, safeWritePath, withRealPathScope } from '../store/safePath';
-import { completeTxIntent, orphanedTxIntents, writeTxIntentOpen, type TxIntent } from '../store/txJournal';
+import { completeTxIntent, completeTxIntentAsync, orphanedTxIntents, writeTxIntentOpen, type TxIntent } from '../store/txJournal';
 import { assertWritableInside } from './roots';
 
 /** One file a planned change writes. */
@@ -637,9 +637,8 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
       dieAt('DEFERRED', 1);
       return runTogether(later);
     });
-    deferredChain = Promise.all([deferredChain, ran]).then(([, ok]) => {
-      if (ok && done && observersOk) completeTxIntent(done);
-    });
+    // The intent is removed on the thread pool: the next write does not wait for it.
+    deferredChain = Promise.all([deferredChain, ran]).then(([, ok]) => (ok && done && observersOk ? completeTxIntentAsync(done) : undefined));
   }
   return plan.result(entries);
 }
