@@ -315,6 +315,20 @@ describe('an advance and its cold-memory line are one change: one intent, both f
     assert.equal(read(dir, 'x.md'), old, 'nothing renamed yet');
     assert.equal(stepLines(dir), 0);
   });
+  test('the active workflow of the session: the hot file\'s position is in the same change, redone by the next writer', () => {
+    const HOT = '.waymark/memory/session_state.md';
+    const dir = workspace({ '.waymark/workflows/three.yaml': DEF3, 'x.md': flow(['a'], 'b'), [HOT]: '---\nsession: "s-1"\nactiveWorkflow: "x.md"\ncurrentStep: "b"\n---\n# Session state\n' }, { prefix: 'wm-txcold-' });
+    killed(dir, ['advance', 'x.md'], 'WAYMARK_TX_DIE_AFTER_RENAME', '1');
+    const intents = journalLeft(dir).map((n) => JSON.parse(read(dir, path.join('.waymark', 'journal', n))!) as { writes: { file: string }[] });
+    assert.equal(intents.length, 1, 'one change');
+    assert.deepEqual(intents[0].writes.map((w) => path.relative(dir, w.file)).sort(), [COLD, HOT, 'x.md'].sort());
+    assert.match(read(dir, HOT)!, /currentStep: "b"/, 'killed before the memory files were renamed');
+    assert.equal(cli(dir, ['scope', 'x.md', 'small']).status, 0);
+    assert.match(read(dir, HOT)!, /currentStep: "c"/, 'the position follows the advance');
+    assert.match(read(dir, HOT)!, /activeWorkflow: "x.md"/);
+    assert.equal(stepLines(dir), 1);
+    assert.deepEqual(journalLeft(dir), []);
+  });
   const points: [string, string][] = [['WAYMARK_TX_DIE_AFTER_PREPARE', '1'], ['WAYMARK_TX_DIE_AFTER_RENAME', '0'], ['WAYMARK_TX_DIE_AFTER_RENAME', '1'], ['WAYMARK_TX_DIE_AFTER_RENAME', '2'], ['WAYMARK_TX_DIE_AFTER_HISTORY', '1']];
   for (const [hook, n] of points) {
     test(`advance killed with ${hook}=${n}: the step's cold line is there once exactly when the advance landed`, () => {
