@@ -19,6 +19,8 @@ export interface WriteContext {
    * ran (see the intent journal): an observer that logs must not log the same entry twice.
    */
   recovered?: boolean;
+  /** The write's companions (WriteCompanion) wrote their part of this line in the same change. */
+  companions?: boolean;
 }
 
 /**
@@ -35,3 +37,19 @@ export type WriteGuard = (ctx: WriteContext) => void | Promise<void>;
  * call to finish, so it may gather several writes and do their work once.
  */
 export type WriteObserver = ((entry: HistoryEntry, ctx: WriteContext & { after?: WorkflowState }) => void | Promise<void>) & { deferred?: boolean };
+
+/**
+ * Files a write changes in its own change (one intent, the same two flush rounds, the same
+ * locks): memory's cold-file line for a completed step. `files` names them, from the change's
+ * operation and files, before the locks (all are locked in one order); `plan` gets each planned
+ * history line (no seq yet) with what the write knew, and its files' texts under the locks, and
+ * returns their new texts (a file left out is not written) and which lines it covered. Observers
+ * are told of a covered line with `companions: true` and do not write what the companion wrote.
+ */
+export interface WriteCompanion {
+  files(root: string, operation: string, files: readonly string[]): string[];
+  plan(
+    lines: readonly { entry: Omit<HistoryEntry, 'seq'>; ctx: WriteContext & { after?: WorkflowState } }[],
+    texts: ReadonlyMap<string, string | undefined>,
+  ): Promise<{ texts: Map<string, string>; covered: boolean[] }> | { texts: Map<string, string>; covered: boolean[] };
+}

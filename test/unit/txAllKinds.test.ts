@@ -301,6 +301,56 @@ describe('a workflow write (advance) is the same transaction: one file, its hist
   }
 });
 
+describe('an advance and its cold-memory line are one change: one intent, both files all old or all new', () => {
+  const COLD = '.waymark/memory/orchestrator_memory.md';
+  const stepLines = (dir: string) => (read(dir, COLD) ?? '').split('\n').filter((l) => /: step b completed/.test(l)).length;
+  test('the intent of an advance names the workflow file and the cold file', () => {
+    const dir = workspace({ '.waymark/workflows/three.yaml': DEF3, 'x.md': flow(['a'], 'b') }, { prefix: 'wm-txcold-' });
+    const old = read(dir, 'x.md');
+    killed(dir, ['advance', 'x.md'], 'WAYMARK_TX_DIE_AFTER_PREPARE', '1');
+    const intents = journalLeft(dir).map((n) => JSON.parse(read(dir, path.join('.waymark', 'journal', n))!) as { operation: string; writes: { file: string }[] });
+    assert.equal(intents.length, 1, 'one change');
+    assert.equal(intents[0].operation, 'advance');
+    assert.deepEqual(intents[0].writes.map((w) => path.relative(dir, w.file)).sort(), [COLD, 'x.md'].sort());
+    assert.equal(read(dir, 'x.md'), old, 'nothing renamed yet');
+    assert.equal(stepLines(dir), 0);
+  });
+  test('the active workflow of the session: the hot file\'s position is in the same change, redone by the next writer', () => {
+    const HOT = '.waymark/memory/session_state.md';
+    const dir = workspace({ '.waymark/workflows/three.yaml': DEF3, 'x.md': flow(['a'], 'b'), [HOT]: '---\nsession: "s-1"\nactiveWorkflow: "x.md"\ncurrentStep: "b"\n---\n# Session state\n' }, { prefix: 'wm-txcold-' });
+    killed(dir, ['advance', 'x.md'], 'WAYMARK_TX_DIE_AFTER_RENAME', '1');
+    const intents = journalLeft(dir).map((n) => JSON.parse(read(dir, path.join('.waymark', 'journal', n))!) as { writes: { file: string }[] });
+    assert.equal(intents.length, 1, 'one change');
+    assert.deepEqual(intents[0].writes.map((w) => path.relative(dir, w.file)).sort(), [COLD, HOT, 'x.md'].sort());
+    assert.match(read(dir, HOT)!, /currentStep: "b"/, 'killed before the memory files were renamed');
+    assert.equal(cli(dir, ['scope', 'x.md', 'small']).status, 0);
+    assert.match(read(dir, HOT)!, /currentStep: "c"/, 'the position follows the advance');
+    assert.match(read(dir, HOT)!, /activeWorkflow: "x.md"/);
+    assert.equal(stepLines(dir), 1);
+    assert.deepEqual(journalLeft(dir), []);
+  });
+  const points: [string, string][] = [['WAYMARK_TX_DIE_AFTER_PREPARE', '1'], ['WAYMARK_TX_DIE_AFTER_RENAME', '0'], ['WAYMARK_TX_DIE_AFTER_RENAME', '1'], ['WAYMARK_TX_DIE_AFTER_RENAME', '2'], ['WAYMARK_TX_DIE_AFTER_HISTORY', '1']];
+  for (const [hook, n] of points) {
+    test(`advance killed with ${hook}=${n}: the step's cold line is there once exactly when the advance landed`, () => {
+      const dir = workspace({ '.waymark/workflows/three.yaml': DEF3, 'x.md': flow(['a'], 'b') }, { prefix: 'wm-txcold-' });
+      const old = read(dir, 'x.md');
+      killed(dir, ['advance', 'x.md'], hook, n);
+      const next = cli(dir, ['scope', 'x.md', 'small']);
+      assert.equal(next.status, 0, next.stderr);
+      const advanced = readHistory(dir, path.join(dir, 'x.md')).filter((e) => e.operation === 'advance').length;
+      const landed = hook.endsWith('RENAME') ? n !== '0' : hook.endsWith('HISTORY');
+      assert.equal(advanced, landed ? 1 : 0);
+      assert.equal(read(dir, 'x.md')!.replace(/^scope: small\n/m, '') === old, !landed, 'the file is old exactly when the advance did not land');
+      assert.equal(stepLines(dir), landed ? 1 : 0, read(dir, COLD));
+      assert.deepEqual(journalLeft(dir), []);
+      // The next advance completes the next step (c when b landed, else b): step b's line once.
+      assert.equal(cli(dir, ['advance', 'x.md']).status, 0);
+      assert.equal(stepLines(dir), 1, read(dir, COLD));
+      assert.deepEqual(journalLeft(dir), []);
+    });
+  }
+});
+
 describe('delegation is one transaction over the parent and its new child', () => {
   const points: [string, string][] = [['WAYMARK_TX_DIE_AFTER_RENAME', '0'], ['WAYMARK_TX_DIE_AFTER_RENAME', '1'], ['WAYMARK_TX_DIE_AFTER_RENAME', '2'], ['WAYMARK_TX_DIE_AFTER_HISTORY', '1'], ['WAYMARK_TX_DIE_AFTER_HISTORY', '2']];
   for (const [hook, n] of points) {

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import type { MemoryApi } from '../api';
-import type { WriteObserver } from '../writeHooks';
+import type { WriteCompanion, WriteObserver } from '../writeHooks';
 import { WaymarkError } from '../errors';
 import type { Clock, Logger } from '../ports';
 import type { MemoryService } from '../memory/memoryService';
@@ -55,6 +55,18 @@ export class CoreMemory implements MemoryApi {
     };
     ob.deferred = deferred;
     return ob;
+  }
+
+  /**
+   * The cold-file lines (and the hot file's position) of a write, in the write's own change: one
+   * intent, one pair of flush rounds, instead of a second change after it. For a face that
+   * consolidates before the write returns (the observer, not deferred, does the summaries after).
+   */
+  companion(): WriteCompanion {
+    return {
+      files: (root, operation, files) => (this.closed ? [] : this.forRoot(root).companionFiles(operation, files)),
+      plan: (lines, texts) => this.forRoot(lines[0].ctx.root).companionPlan(lines, texts),
+    };
   }
 
   async settled(): Promise<void> {

@@ -70,7 +70,10 @@ class StateCoreImpl implements StateCore {
     const guards = [leaseGuard(), enforcementGuard(), eventsGuard(), ...(init.guards ?? [])];
     const observers = [eventsObserver({}, { afterAnswer: eventsAfterAnswer }), ...(init.observers ?? []), ...(consolidate ? [this.coreMemory.observer(afterAnswer)] : [])];
     this.model = new WorkflowModel(this.roots, this.contexts, (abs) => this.writes.readWorkflow(abs), { overrides: init.configOverrides, logger, clock: this.clock, scanIndex: init.scanIndex, sliceMs: init.scanSliceMs });
-    this.writes = new WritePipeline({ ...init, guards, observers }, logger, this.clock, this.contexts, this.model);
+    // Consolidating before the write returns, the cold-file line rides in the write's own change;
+    // a face that consolidates after the answer (the MCP server) batches it with the next writes.
+    const companions = consolidate && !afterAnswer ? [this.coreMemory.companion()] : [];
+    this.writes = new WritePipeline({ ...init, guards, observers }, logger, this.clock, this.contexts, this.model, companions);
     this.protocol = createProtocolApi(init, { clock: this.clock, logger, contexts: this.contexts, guards });
     this.sprint = createSprintApi({ clock: this.clock, guards, observers, actor: init.actor, session: init.session, logger, contextOf: (root) => this.contexts.contextFor(path.join(path.resolve(root), '_')) });
   }

@@ -7,7 +7,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { WriteGuard, WriteObserver } from '../writeHooks';
+import type { WriteCompanion, WriteContext, WriteGuard, WriteObserver } from '../writeHooks';
 import { WaymarkError, errorMessage } from '../errors';
 import type { Logger } from '../ports';
 import type { HistoryEntry, WorkflowState } from '../types';
@@ -17,7 +17,7 @@ import { appendHistory, assertHistoryAppendable, readHistory } from '../store/hi
 import { assertJournalWritable, currentSha256, listJournal, setAsideJournalFile, sha256Hex } from '../store/intentJournal';
 import { readRegularFileSync } from '../store/safeRead';
 import { assertNotReadOnly, assertWritable, safeWritePath, withRealPathScope } from '../store/safePath';
-import { completeTxIntent, orphanedTxIntents, writeTxIntentOpen, type TxIntent } from '../store/txJournal';
+import { completeTxIntent, completeTxIntentAsync, orphanedTxIntents, writeTxIntentOpen, type TxIntent } from '../store/txJournal';
 import { assertWritableInside } from './roots';
 
 /** One file a planned change writes. */
@@ -96,6 +96,8 @@ export interface TxContext {
   now: () => Date;
   guards?: WriteGuard[];
   observers?: WriteObserver[];
+  /** Files written in the same change as the planner's, from its history lines (memory's cold-file line). */
+  companions?: WriteCompanion[];
   logger?: Logger;
 }
 
@@ -350,6 +352,54 @@ function rollBack(root: string, done: { target: string; before: string | undefin
   return ok;
 }
 
+/** The files a companion writes in this change; none when it cannot say (logged: its observer does its part after). */
+function companionFiles(tx: TxContext, c: WriteCompanion, operation: string, own: string[]): string[] {
+  try {
+    // Real paths judged by the companion; the change resolves them again, as every file it locks.
+    return [...new Set(c.files(tx.root, operation, own).map((f) => path.resolve(f)))];
+  } catch (e) {
+    tx.logger?.warn(`[core] a write companion of ${operation} on ${own.join(', ')} is left out; its observer does it after: ${errorMessage(e)}`);
+    return [];
+  }
+}
+
+/**
+ * The companions' writes for the planned history lines, added to `writes` (entry: null) after the
+ * planner's own; returns, per planned line, whether its companions covered it. A companion that
+ * fails is left out (logged): its observer does its part after the change, as before.
+ */
+async function planCompanions(
+  tx: TxContext,
+  companions: { c: WriteCompanion; files: string[] }[],
+  planned: readonly (Omit<HistoryEntry, 'seq'> | null)[],
+  writes: TxWrite[],
+  texts: ReadonlyMap<string, string | undefined>,
+): Promise<boolean[]> {
+  const covered = planned.map(() => false);
+  if (!companions.length) return covered;
+  const lines = planned.flatMap((p, i) => (p ? [{ i, entry: p, ctx: { file: p.file, root: tx.root, operation: p.operation, actor: p.actor, session: p.session, after: writes[i].state } as WriteContext & { after?: WorkflowState } }] : []));
+  if (!lines.length) return covered;
+  const own = writes.length;
+  for (const { c, files } of companions) {
+    let res: Awaited<ReturnType<WriteCompanion['plan']>>;
+    try {
+      res = await c.plan(lines.map(({ entry, ctx }) => ({ entry, ctx })), new Map(files.map((f) => [f, texts.get(f)])));
+    } catch (e) {
+      tx.logger?.warn(`[core] a write companion failed planning ${lines[0].entry.operation} on ${lines[0].entry.file}; its observer does it after: ${errorMessage(e)}`);
+      continue;
+    }
+    for (const [file, text] of res.texts) {
+      const abs = path.resolve(file);
+      if (!files.includes(abs)) throw new Error(`a write companion plans a write to ${file}, which it did not name`);
+      if (text !== texts.get(abs)) writes.push({ file: abs, text, entry: null });
+    }
+    res.covered.forEach((v, k) => {
+      if (v && k < lines.length) covered[lines[k].i] = true;
+    });
+  }
+  return covered.slice(0, own);
+}
+
 /** Runs `planner` as one transaction (see the file header), resolving each naming real path once (store/safePath.ts). */
 export function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): Promise<R> {
   return withRealPathScope(() => runTransactionScoped(tx, planner));
@@ -357,7 +407,12 @@ export function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): Promise
 
 async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Promise<R> {
   const root = tx.root;
-  const files = [...new Set(planner.files.map((f) => path.resolve(f)))];
+  const own = [...new Set(planner.files.map((f) => path.resolve(f)))];
+  // The companions' files are locked and read with the change's own; a companion naming one of
+  // the change's own files is left out (its observer does its part after, as its own change).
+  const companions = (tx.companions ?? []).map((c) => ({ c, files: companionFiles(tx, c, planner.operation, own) })).filter((x) => x.files.length && !x.files.some((f) => own.includes(f)));
+  const extra = new Set(companions.flatMap((x) => x.files));
+  const files = [...own, ...extra];
   const targets = new Map(files.map((f) => [f, targetOf(root, f)]));
   let locks: HeldLock[] = [];
   let journal: string[] = [];
@@ -389,6 +444,8 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
   }
   const entries: HistoryEntry[] = [];
   const states: (WorkflowState | undefined)[] = [];
+  /** Per entry: its companions' writes were part of the change. */
+  const joined: boolean[] = [];
   let intentPath: string | undefined;
   let plan: TxPlan<R>;
   try {
@@ -399,7 +456,7 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
     }
     await planner.underLocks?.(journal);
     const read = planner.read ?? ((_f: string, t: string) => readTarget(t));
-    const texts = new Map(files.map((f) => [f, read(f, targets.get(f)!)]));
+    const texts = new Map(files.map((f) => [f, extra.has(f) ? readTarget(targets.get(f)!) : read(f, targets.get(f)!)]));
     plan = await planner.plan(texts);
     const writes = plan.writes.filter((w) => (w.remove ? texts.get(path.resolve(w.file)) !== undefined : w.unchanged ? w.entry !== null : w.text !== texts.get(path.resolve(w.file))));
     if (writes.every((w) => w.unchanged)) return plan.result([]);
@@ -427,7 +484,12 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
       if (res.repaired) tx.logger?.warn(`[history] ${res.repaired}`);
     }
     const time = tx.now().toISOString();
-    const planned = writes.map((w) => (w.entry === null ? null : { time, actor: tx.actor, session: tx.session, operation: planner.operation, ...w.entry, file: path.resolve(w.historyFile ?? w.file) }));
+    const planned: (Omit<HistoryEntry, 'seq'> | null)[] = writes.map((w) => (w.entry === null ? null : { time, actor: tx.actor, session: tx.session, operation: planner.operation, ...w.entry, file: path.resolve(w.historyFile ?? w.file) }));
+    const covered = await planCompanions(tx, companions, planned, writes, texts);
+    for (const w of writes.slice(covered.length)) {
+      writable(targets.get(w.file)!, w.file);
+      planned.push(null);
+    }
     const items = writes.map((w) => {
       const target = targets.get(path.resolve(w.file))!;
       const before = texts.get(path.resolve(w.file));
@@ -525,6 +587,7 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
         }
         entries.push(res.entry);
         states.push(writes[i].state);
+        joined.push(covered[i]);
         dieAt('HISTORY', i + 1);
       }
       // The renames (their folders) and the history lines made durable together; the intent,
@@ -545,7 +608,7 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
   const call = async (ob: WriteObserver, i: number): Promise<boolean> => {
     const entry = entries[i];
     try {
-      await ob(entry, { file: entry.file, root, operation: entry.operation, actor: tx.actor, session: tx.session, after: states[i] });
+      await ob(entry, { file: entry.file, root, operation: entry.operation, actor: tx.actor, session: tx.session, after: states[i], ...(joined[i] ? { companions: true } : {}) });
       return true;
     } catch (e) {
       tx.logger?.error(`[core] write observer failed after ${entry.operation} on ${entry.file}: ${errorMessage(e)}`);
@@ -574,9 +637,8 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
       dieAt('DEFERRED', 1);
       return runTogether(later);
     });
-    deferredChain = Promise.all([deferredChain, ran]).then(([, ok]) => {
-      if (ok && done && observersOk) completeTxIntent(done);
-    });
+    // The intent is removed on the thread pool: the next write does not wait for it.
+    deferredChain = Promise.all([deferredChain, ran]).then(([, ok]) => (ok && done && observersOk ? completeTxIntentAsync(done) : undefined));
   }
   return plan.result(entries);
 }

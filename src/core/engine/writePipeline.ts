@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import type { StateCoreInit } from '../api';
-import type { WriteContext } from '../writeHooks';
+import type { WriteCompanion, WriteContext } from '../writeHooks';
 import { WaymarkError, errorMessage } from '../errors';
 import type { Clock, FileSystem, Logger } from '../ports';
 import { nodeFileSystem } from '../store/nodeFileSystem';
@@ -89,6 +89,8 @@ export class WritePipeline {
     readonly clock: Clock,
     readonly contexts: ContextCache,
     readonly model: WorkflowModel,
+    /** Files written in a write's own change (memory's cold-file line): TxContext.companions. */
+    readonly companions: WriteCompanion[] = [],
   ) {
     this.fs = init.fs ?? nodeFileSystem;
   }
@@ -203,7 +205,7 @@ export class WritePipeline {
 
   /** How the transaction engine runs for this workspace (its history folder, observers, clock). */
   txContext(ctx: WorkspaceContext, wctx?: WriteContext): TxContext {
-    return { root: ctx.root, historyDir: ctx.config.history?.dir, actor: wctx?.actor, session: wctx?.session, now: () => this.clock.now(), guards: this.init.guards, observers: this.init.observers, logger: this.logger };
+    return { root: ctx.root, historyDir: ctx.config.history?.dir, actor: wctx?.actor, session: wctx?.session, now: () => this.clock.now(), guards: this.init.guards, observers: this.init.observers, companions: this.companions, logger: this.logger };
   }
 
   /** Before taking the lock of `abs`: settles killed multi-file changes touching it (all locks in one order). */

@@ -107,7 +107,8 @@ export function parseHot(raw: string): HotState {
   return h;
 }
 
-function oneLine(s: string): string {
+/** A memory file line: line breaks inside it folded to spaces. */
+export function oneLine(s: string): string {
   return s.replace(/\s*\r?\n\s*/g, ' ').trim();
 }
 
@@ -133,6 +134,11 @@ export class MemoryFiles {
     assertRegularOrMissing(real, which === 'hot' ? 'hot memory' : 'cold memory');
     safeMkdir(this.root, path.dirname(real), this.labels[which]);
     return real;
+  }
+
+  /** The real path the hot or cold file is written at (checked, its folder made), for a change that writes it. */
+  writeTarget(which: 'hot' | 'cold'): string {
+    return this.target(which);
   }
 
   /**

@@ -18,7 +18,7 @@ import { loadMemoryConfig, memoryPaths, type MemoryConfig, type MemoryPaths } fr
 import { StoreAccess } from './storeAccess';
 import { buildMemoryRecord, entityJournalOps, mirrorLines, recallQuery, type RecallTarget, type RecordInput, type RecordResult } from './records';
 import { currentSession, sessionEnd, sessionStart, type SessionInfo } from './sessions';
-import { consolidate, handleWorkflowEvents } from './milestones';
+import { companionFiles, companionPlan, consolidate, handleWorkflowEvents } from './milestones';
 import type { WorkflowEvent } from './milestones';
 import { exportAll, prune } from './maintenance';
 import { memoryFileHealth, memoryStatus, type MemoryStatus } from './memoryStatus';
@@ -297,6 +297,30 @@ export class MemoryService implements MemoryOperations {
       this.m.logger.warn(`[memory] workflow event ${what}: ${errorMessage(e)}`);
     }
   }
+
+  /**
+   * The memory files a write of `files` by `operation` changes in its own change (engine
+   * WriteCompanion): the cold file, and the hot file when one of them is its active workflow.
+   */
+  companionFiles(operation: string, files: readonly string[]): string[] {
+    const t = companionFiles(this.m, operation, files);
+    this.companionTargets = t;
+    return t ? [t.cold, ...(t.hot ? [t.hot] : [])] : [];
+  }
+
+  /**
+   * Their new texts for the write's history lines, under its locks (milestones.ts
+   * `companionPlan`), at the real paths companionFiles judged (the files named in `texts`).
+   */
+  companionPlan(events: readonly WorkflowEvent[], texts: ReadonlyMap<string, string | undefined>): Promise<{ texts: Map<string, string>; covered: boolean[] }> {
+    // `texts` holds the files companionFiles named for this write: the cold file, and the hot one when named.
+    const cold = this.companionTargets?.cold;
+    if (cold === undefined || !texts.has(cold)) return Promise.reject(new WaymarkError('unavailable', 'the memory files were not named for this write'));
+    return companionPlan(this.m, this, events, texts, { cold, hot: [...texts.keys()].find((f) => f !== cold) });
+  }
+
+  /** The cold file's real path as companionFiles judged it (the same for every write of this service). */
+  private companionTargets?: { cold: string; hot?: string };
 
   /** Folds pending observations/patterns of a workflow (or one step) into a summary. Returns how many. */
   consolidate(rel: string, step: string | undefined, entry?: HistoryEntry): Promise<number> {

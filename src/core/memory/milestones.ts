@@ -8,38 +8,36 @@ import type { HistoryEntry, WorkflowState } from '../types';
 import { appendJournal } from './journal';
 import type { KuzuStore } from './kuzuStore';
 import { newId, relPath } from './links';
-import type { ColdSection } from './memoryFiles';
+import { coldTemplate, emptyHot, insertInSection, oneLine, parseHot, renderHot, type ColdSection } from './memoryFiles';
 import type { JournalOp, MemoryRecord } from './model';
 import type { MemoryInternals, MemoryOperations } from './internals';
 
 /** One write memory is told of: its history line and what the write knew. */
 export interface WorkflowEvent {
-  entry: HistoryEntry;
+  entry: HistoryEntry | Omit<HistoryEntry, 'seq'>;
   ctx: WriteContext & { after?: WorkflowState };
 }
 
+/** Operations whose history line may give a cold-file line (the companion locks the memory files for them). */
+const LINE_OPERATIONS = new Set(['advance', 'complete-step', 'start', 'block', 'unblock', 'set-status']);
+
+const normalOp = (op: string) => op.toLowerCase().replace(/[_\s]/g, '-');
+
+type Facts = ReturnType<typeof eventFacts>;
+
 /**
- * Tier 2 after writes: observations of a completed step or workflow consolidated into a summary,
- * and the cold-file lines for phase transitions (started, blocked, unblocked, completed). Several
- * writes are done together, in their order: the store is listed once per workflow, the summaries
- * are appended at once, and the hot and cold files are one change. An event re-run for a writer
- * killed before its consolidation was done (`ctx.recovered`) adds no cold line already there.
+ * The cold-file lines of `facts` (the phase transitions, each completed step with how many
+ * observations it folds: `counts` by step event, in order) and, for a completed workflow, its
+ * outcome line (also its summary memory's text).
  */
-export async function handleWorkflowEvents(m: MemoryInternals, svc: MemoryOperations, events: readonly WorkflowEvent[]): Promise<void> {
-  if (!events.length) return;
-  const facts = events.map((e) => eventFacts(m, e));
-  // The hot file follows its active workflow, so tier 3 agrees with the frontmatter: the last
-  // position this batch knows of it.
-  const active = m.files.readHot().fields.activeWorkflow;
-  let position: Record<string, unknown> | undefined;
-  for (const f of facts) if (f.after && f.rel === active) position = hotPosition(f.after);
-  const steps = facts.filter((f) => f.stepDone);
-  const counts = await consolidateMany(m, steps.map((f) => ({ rel: f.rel, step: f.stepDone, entry: f.entry })));
-  const cold: { section: ColdSection; line: string; recovered: boolean }[] = [];
+async function linesOf(svc: MemoryOperations, facts: readonly Facts[], counts: readonly number[]): Promise<{ cold: { section: ColdSection; line: string; f: Facts }[]; outcomes: Map<Facts, string> }> {
+  const cold: { section: ColdSection; line: string; f: Facts }[] = [];
+  const outcomes = new Map<Facts, string>();
+  let k = 0;
   for (const f of facts) {
-    const add = (section: ColdSection, line: string) => cold.push({ section, line, recovered: f.recovered });
+    const add = (section: ColdSection, line: string) => cold.push({ section, line, f });
     if (f.stepDone) {
-      const n = counts[steps.indexOf(f)];
+      const n = counts[k++];
       add('Session history', `${f.day} ${f.workflowName} (${f.rel}): step ${f.stepDone} completed${n ? `, ${n} observations consolidated` : ''}`);
     }
     if (f.op === 'block' || f.toStatus === 'blocked') {
@@ -51,19 +49,52 @@ export async function handleWorkflowEvents(m: MemoryInternals, svc: MemoryOperat
       add('Session history', `${f.day} ${f.workflowName} (${f.rel}) unblocked`);
     }
     if (f.completedWorkflow) {
-      await consolidate(m, f.rel, undefined, f.entry);
       const outcome = await workflowOutcome(svc, f.rel, f.after);
       const context = f.after?.delegation?.agent ? `${f.rel} (agent ${f.after.delegation.agent})` : f.rel;
       const line = `Completed ${f.workflowName} for ${context}: ${outcome}`;
-      await svc.record({ type: 'summary', category: 'workflow', text: line, workflow: f.rel, agent: f.after?.delegation?.agent, session: f.entry.session ?? f.ctx.session, origin: 'consolidation' }, { waitMs: 500 });
+      outcomes.set(f, line);
       add('Session history', `${f.day} ${line}`);
     }
   }
+  return { cold, outcomes };
+}
+
+/** A cold line without its count of observations: a re-run that counts again finds it all the same. */
+const lineKey = (line: string) => line.trim().replace(/, \d+ observations consolidated$/, '');
+
+/**
+ * Tier 2 after writes: observations of a completed step or workflow consolidated into a summary,
+ * and the cold-file lines for phase transitions (started, blocked, unblocked, completed). Several
+ * writes are done together, in their order: the store is listed once per workflow, the summaries
+ * are appended at once, and the hot and cold files are one change. A write whose companion
+ * (`companionPlan`) already wrote its lines and the hot file's position in its own change
+ * (`ctx.companions`) only gets its summaries here. An event re-run for a writer killed before
+ * its consolidation was done (`ctx.recovered`) adds no cold line already there.
+ */
+export async function handleWorkflowEvents(m: MemoryInternals, svc: MemoryOperations, events: readonly WorkflowEvent[]): Promise<void> {
+  if (!events.length) return;
+  const facts = events.map((e) => eventFacts(m, e));
+  const steps = facts.filter((f) => f.stepDone);
+  const counts = await consolidateMany(m, steps.map((f) => ({ rel: f.rel, step: f.stepDone, entry: f.entry })));
+  const { cold, outcomes } = await linesOf(svc, facts, counts);
+  for (const f of facts) {
+    const line = outcomes.get(f);
+    if (line === undefined) continue;
+    await consolidate(m, f.rel, undefined, f.entry);
+    await svc.record({ type: 'summary', category: 'workflow', text: line, workflow: f.rel, agent: f.after?.delegation?.agent, session: f.entry.session ?? f.ctx.session, origin: 'consolidation' }, { waitMs: 500 });
+  }
   await svc.flushFiles();
+  const open = facts.filter((f) => !f.ctx.companions);
+  if (!open.length) return;
+  // The hot file follows its active workflow, so tier 3 agrees with the frontmatter: the last
+  // position this batch knows of it.
+  const active = m.files.readHot().fields.activeWorkflow;
+  let position: Record<string, unknown> | undefined;
+  for (const f of open) if (f.after && f.rel === active) position = hotPosition(f.after);
   // A re-run (the writer was killed after the files changed, before its intent was removed)
   // finds its lines already there.
-  const present = cold.some((c) => c.recovered) ? new Set(m.files.readCold().split(/\r?\n/).map((l) => l.trim())) : undefined;
-  const lines = cold.filter((c) => !c.recovered || !present?.has(`- ${c.line}`)).map(({ section, line }) => ({ section, line }));
+  const present = open.some((f) => f.recovered) ? new Set(m.files.readCold().split(/\r?\n/).map((l) => lineKey(l.replace(/^- /, '')))) : undefined;
+  const lines = cold.filter((c) => !c.f.ctx.companions && (!c.f.recovered || !present?.has(lineKey(c.line)))).map(({ section, line }) => ({ section, line }));
   if (position) {
     const pos = position;
     await m.files.updateBoth((h) => {
@@ -73,9 +104,52 @@ export async function handleWorkflowEvents(m: MemoryInternals, svc: MemoryOperat
   } else if (lines.length) await m.files.appendCold(lines);
 }
 
+/**
+ * The memory files a write of `files` by `operation` may change in its own change (the cold file,
+ * and the hot file when one of them is its active workflow); none for an operation that never
+ * gives a cold line.
+ */
+export function companionFiles(m: MemoryInternals, operation: string, files: readonly string[]): { cold: string; hot?: string } | undefined {
+  if (!LINE_OPERATIONS.has(normalOp(operation))) return undefined;
+  const active = m.files.readHot().fields.activeWorkflow;
+  const hot = typeof active === 'string' && files.some((f) => relPath(m.root, f) === active) ? m.files.writeTarget('hot') : undefined;
+  return { cold: m.files.writeTarget('cold'), ...(hot ? { hot } : {}) };
+}
+
+/**
+ * A write's cold-file lines and the hot file's position, planned under the write's locks from its
+ * history lines (`texts`: the files `companionFiles` named, as they are now): the same lines and
+ * position the observer would write after, in the write's own change. The observations a
+ * completed step folds are counted now (a read of the store) and consolidated by the observer
+ * once the write landed.
+ */
+export async function companionPlan(m: MemoryInternals, svc: MemoryOperations, events: readonly WorkflowEvent[], texts: ReadonlyMap<string, string | undefined>, targets: { cold: string; hot?: string }): Promise<{ texts: Map<string, string>; covered: boolean[] }> {
+  const facts = events.map((e) => eventFacts(m, e));
+  const steps = facts.filter((f) => f.stepDone);
+  const counts = steps.length ? await pendingCounts(m, steps.map((f) => ({ rel: f.rel, step: f.stepDone }))) : [];
+  const { cold } = await linesOf(svc, facts, counts);
+  const { hot, cold: coldFile } = targets;
+  const out = new Map<string, string>();
+  if (hot !== undefined && texts.has(hot)) {
+    const h = texts.get(hot) === undefined ? emptyHot() : parseHot(texts.get(hot)!);
+    let position: Record<string, unknown> | undefined;
+    for (const f of facts) if (f.after && f.rel === h.fields.activeWorkflow) position = hotPosition(f.after);
+    if (position) {
+      Object.assign(h.fields, position);
+      out.set(hot, renderHot(h));
+    }
+  }
+  if (cold.length) {
+    let text = texts.get(coldFile) ?? coldTemplate();
+    for (const { section, line } of cold) text = insertInSection(text, section, `- ${oneLine(line)}`);
+    out.set(coldFile, text);
+  }
+  return { texts: out, covered: facts.map(() => true) };
+}
+
 function eventFacts(m: MemoryInternals, { entry, ctx }: WorkflowEvent) {
   const rel = relPath(ctx.root || m.root, entry.file || ctx.file);
-  const op = (entry.operation || ctx.operation || '').toLowerCase().replace(/[_\s]/g, '-');
+  const op = normalOp(entry.operation || ctx.operation || '');
   const fromStatus = typeof entry.from?.status === 'string' ? entry.from.status : undefined;
   // History entries carry only the fields that changed: no `status` in `to` means it did not change.
   const toStatus = entry.to && 'status' in entry.to ? (typeof entry.to.status === 'string' ? entry.to.status : undefined) : undefined;
@@ -95,7 +169,7 @@ function eventFacts(m: MemoryInternals, { entry, ctx }: WorkflowEvent) {
   };
 }
 
-function completedStep(entry: HistoryEntry): string | undefined {
+function completedStep(entry: Omit<HistoryEntry, 'seq'>): string | undefined {
   const d = entry.detail ?? {};
   if (typeof d.step === 'string') return d.step;
   const before = Array.isArray(entry.from?.stepsCompleted) ? (entry.from!.stepsCompleted as unknown[]).map(String) : [];
@@ -106,7 +180,7 @@ function completedStep(entry: HistoryEntry): string | undefined {
 }
 
 /** Folds pending observations/patterns of a workflow (or one step) into a summary. Returns how many. */
-export async function consolidate(m: MemoryInternals, rel: string, step: string | undefined, entry?: HistoryEntry): Promise<number> {
+export async function consolidate(m: MemoryInternals, rel: string, step: string | undefined, entry?: Omit<HistoryEntry, 'seq'>): Promise<number> {
   return (await consolidateMany(m, [{ rel, step, entry }]))[0];
 }
 
@@ -115,7 +189,7 @@ export async function consolidate(m: MemoryInternals, rel: string, step: string 
  * memories listed once, the summaries appended to the inbox and ingested together. Returns how
  * many observations each target folded.
  */
-async function consolidateMany(m: MemoryInternals, targets: readonly { rel: string; step?: string; entry?: HistoryEntry }[]): Promise<number[]> {
+async function consolidateMany(m: MemoryInternals, targets: readonly { rel: string; step?: string; entry?: Omit<HistoryEntry, 'seq'> }[]): Promise<number[]> {
   if (!targets.length) return [];
   return m.access.serial(async () => {
     const { value } = await m.access.withStore(async (s) => {
@@ -125,8 +199,7 @@ async function consolidateMany(m: MemoryInternals, targets: readonly { rel: stri
       for (const { rel, step, entry } of targets) {
         let items = byWorkflow.get(rel);
         if (!items) byWorkflow.set(rel, (items = await s.list({ types: ['learning', 'summary'], workflow: rel })));
-        const done = new Set(items.filter((x) => x.type === 'summary').flatMap((x) => x.consolidates ?? []));
-        const pending = items.filter((x) => x.type === 'learning' && x.tier === 2 && !done.has(x.id) && (step === undefined || x.source.step === step));
+        const pending = pendingOf(items, step);
         counts.push(pending.length);
         if (!pending.length) continue;
         pending.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
@@ -148,6 +221,29 @@ async function consolidateMany(m: MemoryInternals, targets: readonly { rel: stri
         appendJournal(m.paths.inbox, ops, m.root);
         await s.ingest(ops);
         if (s.engine === 'kuzu') await m.access.ingestPending(s as KuzuStore);
+      }
+      return counts;
+    }, 500);
+    return value;
+  });
+}
+
+/** The tier-2 observations of `items` (a workflow's learnings and summaries) no summary folds yet, of `step` when given. */
+function pendingOf(items: readonly MemoryRecord[], step: string | undefined): MemoryRecord[] {
+  const done = new Set(items.filter((x) => x.type === 'summary').flatMap((x) => x.consolidates ?? []));
+  return items.filter((x) => x.type === 'learning' && x.tier === 2 && !done.has(x.id) && (step === undefined || x.source.step === step));
+}
+
+/** How many observations each target would fold now (consolidateMany's count, nothing written). */
+async function pendingCounts(m: MemoryInternals, targets: readonly { rel: string; step?: string }[]): Promise<number[]> {
+  return m.access.serial(async () => {
+    const { value } = await m.access.withStore(async (s) => {
+      const byWorkflow = new Map<string, MemoryRecord[]>();
+      const counts: number[] = [];
+      for (const { rel, step } of targets) {
+        let items = byWorkflow.get(rel);
+        if (!items) byWorkflow.set(rel, (items = await s.list({ types: ['learning', 'summary'], workflow: rel })));
+        counts.push(pendingOf(items, step).length);
       }
       return counts;
     }, 500);

@@ -108,6 +108,23 @@ export function completeIntent(p: string): void {
 }
 
 /**
+ * Removes a completed intent on the thread pool (a long-lived face, once a write's deferred
+ * observers ran): the main thread does not wait for the removal, which on a busy ext4 waits for
+ * the journal commit running at the time. The intent stays this process's own until it is gone
+ * (listings pass over it); a process killed first leaves it whole, every file and line of it
+ * already out: the next writer finds that and removes it.
+ */
+export function completeIntentAsync(p: string): Promise<void> {
+  return new Promise((resolve) =>
+    fs.unlink(p, () => {
+      // An error: already completed by a recovering writer.
+      ownIntents.delete(p);
+      resolve();
+    }),
+  );
+}
+
+/**
  * Intents about `file` left by writers that are gone (dead on this host). A live writer's
  * intent is its own business: it completes it after its observers ran. Unreadable intents are
  * returned with `intent` undefined so the caller can move them aside.

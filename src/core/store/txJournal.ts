@@ -3,7 +3,7 @@ import type { HistoryEntry } from '../types';
 import * as fs from 'node:fs';
 import { ioError } from './atomicWrite';
 import { WaymarkError } from '../errors';
-import { completeIntent, markOwnIntent, orphanedJournalFiles, type JudgedDir } from './intentJournal';
+import { completeIntent, completeIntentAsync, markOwnIntent, orphanedJournalFiles, type JudgedDir } from './intentJournal';
 import { ownHost, ownStartTime, randomHex } from './processes';
 import { safeMkdir } from './safePath';
 
@@ -101,6 +101,9 @@ export function writeTxIntentOpen(root: string, intent: Omit<TxIntent, 'kind' | 
 
 /** Removes a completed transaction's intent (the same as a one-file intent's). */
 export const completeTxIntent: (p: string) => void = completeIntent;
+
+/** completeTxIntent on the thread pool (store/intentJournal.ts `completeIntentAsync`). */
+export const completeTxIntentAsync: (p: string) => Promise<void> = completeIntentAsync;
 
 /**
  * Transactions left by writers that are gone (a live writer's intent is its own business).
