@@ -143,7 +143,8 @@ function readDeclaredFolders(root, installs) {
     folders[k] = r.pending ? path.resolve(outDir, r.pending.replace(/^\{output_folder\}[/\\]?/, '')) : r;
   }
   // Nothing declared (the install left out of git): bmm's module.yaml defaults, when those folders are there.
-  for (const [k, d] of [['planning_artifacts', 'planning-artifacts'], ['implementation_artifacts', 'implementation-artifacts']]) {
+  // (v6 beta's sprint_artifacts default, `{output_folder}/sprint-artifacts`, likewise.)
+  for (const [k, d] of [['planning_artifacts', 'planning-artifacts'], ['implementation_artifacts', 'implementation-artifacts'], ['sprint_artifacts', 'sprint-artifacts']]) {
     if (folders[k] == null && isDir(path.join(outDir, d))) folders[k] = path.join(outDir, d);
   }
   return folders;
@@ -177,6 +178,8 @@ function findProjects(repo) {
     '_bmad-output/implementation-artifacts/sprint-status.yaml', 'docs/sprint-artifacts/sprint-status.yaml',
     'docs/implementation-artifacts/sprint-status.yaml', 'docs/sprint-status.yaml', 'docs/stories',
     '_bmad-output/sprint-status.yaml',
+    // v6 beta's sprint artifacts folder holding story files, no ledger yet.
+    'docs/sprint-artifacts',
     // v6's output folders with no ledger yet (stories made one at a time, the install git-ignored).
     '_bmad-output/implementation-artifacts', '_bmad-output/planning-artifacts',
   ];
@@ -226,6 +229,8 @@ function layoutOf(repo, project) {
   else if (installs.includes('bmad')) base = 'v6-alpha';
   else if (installs.includes('.bmad-core')) base = 'v4';
   else if (fs.existsSync(path.join(root, '_bmad-output'))) base = 'v6.0';
+  // (v6.0's output folder set to docs: its ledger and stories in `docs/implementation-artifacts`.)
+  else if (fs.existsSync(path.join(root, 'docs/implementation-artifacts'))) base = 'v6.0';
   else if (fs.existsSync(path.join(root, 'docs/sprint-artifacts'))) base = 'v6-beta';
   else if (fs.existsSync(path.join(root, 'docs/sprint-status.yaml'))) base = 'v6-alpha';
   else if (project.ledgerOnly) base = 'ledger-only';
@@ -236,7 +241,7 @@ function layoutOf(repo, project) {
 // ---------- statuses, as BMAD means them ----------
 const STATUS_WORDS = [
   // [pattern over the cleaned text, meaning]
-  [/^(backlog|not[ -]started|to[ -]?do|pending|planned|new|open|proposed|deferred|postponed|future(?: story)?$|future story\b)\b/, 'backlog'],
+  [/^(backlog|not[ -]started|to[ -]?do|pending|planned|new|open|proposed|deferred|postponed|shelved|future(?: story)?$|future story\b)\b/, 'backlog'],
   [/^(reviewed|review(ed)?[ -](passed|complete[d]?|approved|done)|code[ -]review[ -](passed|complete[d]?|approved|done)|qa[ -](passed|approved|complete[d]?|done|verified))\b/, 'done'],
   [/^(dev(?:elopment)?[ -]complete[d]?|implementation[ -]complete[d]?|ready[ -]for[ -]review|in[ -]review|review[ -]ready|code[ -]review|needs[ -]review|under[ -]review|review|qa|in[ -]qa|ready[ -]for[ -]qa)\b/, 'review'],
   [/^(ready[ -]for[ -]dev(elopment)?|ready[ -]to[ -]dev|ready[ -]for[ -]implementation|ready|dev[ -]ready|drafted|draft|approved?|story[ -]ready)\b/, 'ready-for-dev'],
@@ -245,7 +250,7 @@ const STATUS_WORDS = [
   // (`deployed` alone stays the project's own word: a ledger at `deployed` against a file at `done` is
   // drift, as Waymark reports it; `production deployed` is a story file's way of saying done.)
   [/^(blocked|on[ -]hold)\b/, 'blocked'],
-  [/^(cancell?ed|dropped|deferred|superseded|obsolete|skipped|won'?t[ -]do|abandoned|descoped|removed|deprecated|optional|archived|split[ -]+into)\b/, 'dropped'],
+  [/^(cancell?ed|dropped|deferred|superseded|obsolete|skipped|won'?t[ -]do|abandoned|descoped|removed|deprecated|optional|archived|retired|quarantined|split[ -]+into)\b/, 'dropped'],
 ];
 
 /** The text of a status as written, without markdown, emoji and commentary. */
@@ -270,7 +275,7 @@ export function cleanStatusText(raw) {
  * by the word a status starts with (they write no spaces: `已完成并发布`).
  */
 const LOCAL_WORDS = [
-  [/^(termine|terminee|fait|fini|acheve|valide|validee|completado|completada|terminado|terminada|hecho|finalizad[oa]|concluid[oa]|feito|completat[oa]|fatto|erledigt|abgeschlossen|fertig|готово|выполнено|завершено|сделано|완료)(?![\p{L}])/u, 'done'],
+  [/^(termine|terminee|fait|fini|acheve|valide|validee|livree?|entregad[oa]|entregue|consegnat[oa]|(?:aus)?geliefert|completado|completada|terminado|terminada|hecho|finalizad[oa]|concluid[oa]|feito|completat[oa]|fatto|erledigt|abgeschlossen|fertig|готово|выполнено|завершено|сделано|완료)(?![\p{L}])/u, 'done'],
   [/^(开发完成|開發完成|开发已完成|审核中|審核中|评审中|評審中|待评审|待审核|审查中|レビュー中|レビュー待ち|en revue|en revision|em revisao|in revisione|на ревью|на проверке)/u, 'review'],
   [/^(已完成|完成|已实现|已交付|已上线|完了|済み|完毕|已结束)/u, 'done'],
   [/^(进行中|進行中|开发中|開發中|实施中|處理中|处理中|對応中|対応中|作業中|修复中|(?:已审核|已審核)?(?:待修复|待修復|需修复|待修改)|en cours|en progreso|en curso|em andamento|em progresso|in corso|in arbeit|in bearbeitung|в работе|в процессе|진행 ?중)/u, 'in-progress'],
@@ -392,6 +397,15 @@ function readLedger(file) {
     for (const e of entries) {
       const id = [...series].find((s) => e.key.toLowerCase().startsWith(`${s}-`) && /^\d+(?:-|$)/.test(e.key.slice(s.length + 1)));
       if (e.kind === 'other' && id) e.kind = 'story';
+    }
+    // `p2-epic-1` above `p2-1-1-slug`: a series' epic written with the series first (phase 2's
+    // epic 1) numbers the stories under `p2-1`.
+    const seriesFirst = new Set(entries.map((e) => /^([a-z][a-z0-9]*)-epic-(\d+)$/i.exec(e.key)).filter(Boolean).map((m) => `${m[1]}-${m[2]}`.toLowerCase()));
+    for (const e of entries) {
+      const m = /^([a-z][a-z0-9]*)-epic-(\d+)(-retro(?:spective)?)?$/i.exec(e.key);
+      if (m && seriesFirst.has(`${m[1]}-${m[2]}`.toLowerCase())) e.kind = m[3] ? 'retrospective' : 'epic';
+      const id = /^([a-z][a-z0-9]*-\d+)-\d+(?:-|$)/i.exec(e.key)?.[1].toLowerCase();
+      if (e.kind === 'other' && id && seriesFirst.has(id)) e.kind = 'story';
     }
   }
   return { entries, storyLocation: typeof data.story_location === 'string' ? data.story_location : null, broken };

@@ -78,6 +78,12 @@ const SERIES_STORY = /^([a-z])-(\d+)-([a-z][\w.-]*)$/i;
 const NAMED_EPIC_ID = '[a-z][a-z0-9]*|\\d+[a-z]*(?:-(?!retro(?:spective)?$)[a-z][a-z0-9]*)+';
 const WORD_EPIC = new RegExp(`^epic-(${NAMED_EPIC_ID})$`, 'i');
 const WORD_RETRO = new RegExp(`^epic-(${NAMED_EPIC_ID})-retro(?:spective)?$`, 'i');
+/**
+ * A series' epic written with the series first (`p2-epic-1`: phase 2's epic 1, its retrospective
+ * `p2-epic-1-retrospective`), read as the epic `p2-1` when stories numbered under it follow
+ * (`p2-1-1-slug`).
+ */
+const SERIES_FIRST_EPIC = /^([a-z][a-z0-9]*)-epic-(\d+[a-z]?)(-retro(?:spective)?)?$/i;
 
 /** The id an epic is matched by: lower case, numbers without leading zeros (`PM-01` = `pm-1`). */
 export function normEpicId(id: string): string {
@@ -537,16 +543,28 @@ function classifyEntries(entries: LedgerEntry[]): void {
     if (id && numbersStories(id)) wordEpics.add(id);
   }
   for (const id of wordEpics) epicIds.add(id);
+  const seriesFirst = (key: string) => {
+    const m = SERIES_FIRST_EPIC.exec(key);
+    return m ? { id: `${m[1]}-${m[2]}`.toLowerCase(), retro: m[3] !== undefined } : undefined;
+  };
+  const seriesEpics = new Set<string>();
+  for (const e of entries) {
+    const sf = seriesFirst(e.key);
+    if (sf && !sf.retro && numbersStories(sf.id)) seriesEpics.add(sf.id);
+  }
+  for (const id of seriesEpics) epicIds.add(id);
   let under: LedgerKeyParts | undefined;
   for (const e of entries) {
     const lowerKey = e.key.toLowerCase();
+    const sf = seriesEpics.size ? seriesFirst(lowerKey) : undefined;
     // `dm-01-retrospective`: the retrospective of a module epic written without `epic-`.
     const bareRetro = /^(.+)-retro(?:spective)?$/.exec(lowerKey);
     const named = WORD_EPIC.exec(lowerKey)?.[1] ?? WORD_RETRO.exec(lowerKey)?.[1];
     let c: LedgerKeyParts | undefined = bareEpics.has(lowerKey)
       ? { kind: 'epic', epic: epicNumber(lowerKey), epicId: lowerKey, strict: false }
       : bareRetro && bareEpics.has(bareRetro[1]) ? { kind: 'retro', epic: epicNumber(bareRetro[1]), epicId: bareRetro[1], strict: false }
-        : named && wordEpics.has(named) ? { kind: WORD_EPIC.test(lowerKey) ? 'epic' : 'retro', epic: -1, epicId: named, strict: false } : parseLedgerKey(e.key, epicIds);
+        : named && wordEpics.has(named) ? { kind: WORD_EPIC.test(lowerKey) ? 'epic' : 'retro', epic: -1, epicId: named, strict: false }
+          : sf && seriesEpics.has(sf.id) ? { kind: sf.retro ? 'retro' : 'epic', epic: epicNumber(sf.id), epicId: sf.id, strict: false } : parseLedgerKey(e.key, epicIds);
     const series = c ? undefined : SERIES_STORY.exec(lowerKey);
     if (series && under) c = { kind: 'story', epic: under.epic, epicId: under.epicId, story: `${series[1]}-${series[2]}`, strict: false };
     if (c?.kind === 'epic') under = c;

@@ -174,7 +174,7 @@ function statusAfter(line: string, from: number): { value: string; start: number
 }
 
 /** Words for a story the team set aside, as written (emoji and bold around them allowed). */
-export const SET_ASIDE = /^[^\p{L}]*(deferred|postponed|shelved|suspended|cancell?ed|dropped|descoped|de-scoped|superseded|obsolete|archived|abandoned|skipped|deprecated|withdrawn|won'?t[- ]do|removed|on[- ]hold|paused|parked|moved|relocated|split(?=[- ]+into\b|\s*$))\b/iu;
+export const SET_ASIDE = /^[^\p{L}]*(deferred|postponed|shelved|suspended|cancell?ed|dropped|descoped|de-scoped|superseded|obsolete|archived|retired|quarantined|abandoned|skipped|deprecated|withdrawn|won'?t[- ]do|removed|on[- ]hold|paused|parked|moved|relocated|split(?=[- ]+into\b|\s*$))\b/iu;
 /** Of those, the words for a story held for later rather than given up: backlog to the ledger. */
 export const HELD = /^[^\p{L}]*(deferred|postponed|shelved|suspended|on[- ]hold|paused|parked)\b/iu;
 
@@ -510,7 +510,8 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
  * starts with one of theirs (`已完成并发布`) means it.
  */
 const LOCAL_STATUS: [string, string[]][] = [
-  ['done', ['termine', 'terminee', 'fait', 'fini', 'acheve', 'valide', 'validee', 'completado', 'completada', 'terminado', 'terminada', 'hecho', 'finalizado', 'finalizada', 'concluido', 'concluida', 'feito', 'completato', 'completata', 'fatto', 'erledigt', 'abgeschlossen', 'fertig', 'готово', 'выполнено', 'завершено', 'сделано', '완료']],
+  // (`Livrée`, `Entregado`, `Geliefert`: delivered, as `delivered` is done.)
+  ['done', ['termine', 'terminee', 'fait', 'fini', 'acheve', 'valide', 'validee', 'livre', 'livree', 'entregado', 'entregada', 'entregue', 'consegnato', 'consegnata', 'geliefert', 'ausgeliefert', 'completado', 'completada', 'terminado', 'terminada', 'hecho', 'finalizado', 'finalizada', 'concluido', 'concluida', 'feito', 'completato', 'completata', 'fatto', 'erledigt', 'abgeschlossen', 'fertig', 'готово', 'выполнено', 'завершено', 'сделано', '완료']],
   ['in-progress', ['en-cours', 'en-progreso', 'en-curso', 'em-andamento', 'em-progresso', 'in-corso', 'in-arbeit', 'in-bearbeitung', 'в-работе', 'в-процессе', '진행중', '진행-중']],
   ['review', ['en-revue', 'en-revision', 'em-revisao', 'in-revisione', 'на-ревью', 'на-проверке', '검토중', '검토-중']],
   ['ready-for-dev', ['pret', 'pret-pour-dev', 'pret-pour-developpement', 'pret-pour-le-developpement', 'approuve', 'approuvee', 'listo', 'listo-para-desarrollo', 'aprobado', 'aprobada', 'pronto', 'pronto-para-desenvolvimento', 'aprovado', 'aprovada', 'approvato']],

@@ -107,8 +107,10 @@ function storyState(raw: string): ItemState {
       // `released`) is done, work set aside is dropped, work held is blocked; nothing of the kind is
       // offered as ready to start.
       if (/^(deployed|released|shipped|live|in-production|delivered|merged|closed|completed?|finished)$/.test(status)) return 'done';
-      if (/^(deferred|superseded|skipped|deprecated|withdrawn|cancell?ed|obsolete|abandoned|dropped|wont-?do|won-t-do|wontfix|descoped|out-of-scope|removed|duplicate)$/.test(status)) return 'dropped';
-      if (/^(on-?hold|paused|parked|postponed|shelved|suspended|waiting|stalled|blocked-.*)$/.test(status)) return 'blocked';
+      // A set-aside or held word keeps its meaning with a qualifier after it (`deferred-v2`,
+      // `cancelled-duplicate`, `on-hold-vendor`); `quarantined`, `retired` set work aside too.
+      if (/^(deferred|superseded|skipped|deprecated|withdrawn|cancell?ed|obsolete|archived|retired|quarantined|abandoned|dropped|wont-?do|won-t-do|wontfix|descoped|de-scoped|out-of-scope|removed|duplicate)(-.+)?$/.test(status)) return 'dropped';
+      if (/^(?:(on-?hold|paused|parked|postponed|shelved|suspended|stalled|blocked)(-.+)?|waiting)$/.test(status)) return 'blocked';
       return 'todo';
   }
 }
