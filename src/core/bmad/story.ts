@@ -68,6 +68,8 @@ const LABEL_WORD = '(?:Status|Statut|Estado|Estatus|Stato|Статус|Сост�
 const COLON = '\\s*[:：]';
 
 const V4_NAME = /^(\d+)\.(\d+)([a-z]?)(?:\.(.+))?\.md$/i;
+/** BMAD v6 alpha's level-1 story name (tech-spec, alpha.1 – alpha.11): `story-{epic_slug}-{n}.md`. */
+export const LEVEL1_NAME = /^story-([a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*)-(\d{1,3})\.md$/i;
 
 /**
  * The story a file name names, by BMAD's naming: v6 `{epic}-{story}-{slug}.md` with any epic id
@@ -99,6 +101,9 @@ export function storyKeyFromName(file: string, epicIds?: Iterable<string>): { ke
   if (dotted) return { key: `${Number(dotted[1])}-${Number(dotted[2])}${dotted[3].toLowerCase()}-${dotted[4].toLowerCase()}`, epic: Number(dotted[1]), epicId: String(Number(dotted[1])), story: `${Number(dotted[2])}${dotted[3].toLowerCase()}`, v4: false };
   const c = classifyStoryKey(bare.slice(0, -3), epicIds);
   if (c) return { key, epic: c.epic, epicId: c.epicId, story: c.story!, v4: false };
+  // `story-harbour-lights-1.md`: BMAD v6 alpha's level-1 story, story 1 of the epic its slug names.
+  const level1 = LEVEL1_NAME.exec(base);
+  if (level1) return { key, epic: -1, epicId: level1[1].toLowerCase(), story: String(Number(level1[2])), v4: false };
   return undefined;
 }
 
