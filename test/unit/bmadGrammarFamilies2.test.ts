@@ -191,3 +191,13 @@ describe('v6 alpha level-1 story files with no ledger', () => {
     });
   });
 });
+
+test('v6 alpha.0\'s `ContextReadyDraft` (story-context on a Draft) is ready-for-dev, no unknown status', () => {
+  const dir = project({
+    'bmad/bmm/config.yaml': 'output_folder: "{project-root}/docs"\ndev_story_location: "{project-root}/docs/stories"\n',
+    'docs/stories/story-harbour-lights-1.md': '# Story: Fit the Lamps\n\nStatus: ContextReadyDraft\n\n## Tasks\n\n- [ ] Fit them\n',
+  });
+  const r = loadSprint(dir, { now: NOW })!;
+  assert.deepEqual(r.stories.map((s) => `${s.key} ${s.status}`), ['story-harbour-lights-1 ready-for-dev']);
+  assert.deepEqual(r.problems.filter((p) => p.code === 'story-unknown-status'), []);
+});

@@ -464,7 +464,9 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
   if (local === 'done') return { exact: false, suggestion: 'done' };
   if (local) return { status: local, exact: false };
   const mapped: Record<string, string> = {
-    drafted: 'ready-for-dev', contexted: 'in-progress', draft: 'ready-for-dev', approved: 'ready-for-dev', ready: 'ready-for-dev', 'ready-for-development': 'ready-for-dev', 'ready-for-implementation': 'ready-for-dev', 'ready-to-start': 'ready-for-dev',
+    drafted: 'ready-for-dev', contexted: 'in-progress', draft: 'ready-for-dev',
+    // v6 alpha.0's story-context set a Draft to `ContextReadyDraft`: drafted, its context ready, not yet started.
+    contextreadydraft: 'ready-for-dev', approved: 'ready-for-dev', ready: 'ready-for-dev', 'ready-for-development': 'ready-for-dev', 'ready-for-implementation': 'ready-for-dev', 'ready-to-start': 'ready-for-dev',
     todo: 'backlog', 'to-do': 'backlog', 'not-started': 'backlog', planned: 'backlog', pending: 'backlog', queued: 'backlog', 'not-yet-started': 'backlog',
     inprogress: 'in-progress', 'in-development': 'in-progress', 'in-dev': 'in-progress', wip: 'in-progress', started: 'in-progress',
     // Development finished, waiting for code review (the step before done in BMAD's dev → review → done).
