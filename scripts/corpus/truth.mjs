@@ -429,6 +429,26 @@ function readLedger(file) {
       while (j < entries.length && entries[j].kind === 'other' && underHeader(head.key.toLowerCase(), entries[j].key.toLowerCase())) entries[j++].kind = 'story';
       if (j > i + 1 && head.kind === 'other') head.kind = 'epic';
     }
+    // Inside an epic's block: `15-R1-slug` / `2-ux1-slug` after a declared epic-15 / epic-2 (a story
+    // numbered with letters), and a key of a series with one number (`CORE-001`, `td-cross-1-slug`)
+    // between `epic-X` and `epic-X-retrospective`.
+    const epicsDeclared = new Set(entries.filter((e) => e.kind === 'epic' || e.kind === 'retrospective').map((e) => /^epic-(.+?)(?:-retro(?:spective)?)?$/i.exec(e.key)?.[1].toLowerCase()).filter(Boolean));
+    let block = null;
+    let waiting = [];
+    for (const e of entries) {
+      const k = e.key.toLowerCase();
+      if (e.kind === 'epic') { block = /^epic-(.+)$/.exec(k)?.[1] ?? null; waiting = []; continue; }
+      if (e.kind === 'retrospective') {
+        if (block && k.startsWith(`epic-${block}-retro`)) for (const w of waiting) w.kind = 'story';
+        block = null;
+        waiting = [];
+        continue;
+      }
+      if (e.kind !== 'other') continue;
+      const lettered = /^(\d+(?:[.-]\d+)*[a-z]?)-(?:[a-z]+\d+[a-z]?|\d+[a-z]\d+[a-z]?)(?:-|$)/.exec(k);
+      if (lettered && epicsDeclared.has(lettered[1])) e.kind = 'story';
+      else if (block && /^[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*-\d+[a-z]?(?:-.*)?$/.test(k)) waiting.push(e);
+    }
     // One number: `story-night-watch-1` (v6 alpha's level-1 key), `story-7-mend-the-nets`.
     for (const e of entries) if (e.kind === 'other' && /^story-(?:[a-z][a-z0-9-]*-\d+|\d+-[a-z][\w-]*)$/i.test(e.key)) e.kind = 'story';
   }

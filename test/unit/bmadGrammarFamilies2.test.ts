@@ -201,3 +201,52 @@ test('v6 alpha.0\'s `ContextReadyDraft` (story-context on a Draft) is ready-for-
   assert.deepEqual(r.stories.map((s) => `${s.key} ${s.status}`), ['story-harbour-lights-1 ready-for-dev']);
   assert.deepEqual(r.problems.filter((p) => p.code === 'story-unknown-status'), []);
 });
+
+describe('keys inside an epic\'s block', () => {
+  test('a story numbered with letters after a declared epic (`15-R1-…`, `6.2-p1-…`, `2-ux1-…`, `3-2b5-…`) is that epic\'s', () => {
+    const of = readings([
+      'development_status:',
+      '  epic-2: in-progress',
+      '  2-1-hoist-the-flag: done',
+      '  2-ux1-paint-the-deck: review',
+      '  epic-3: in-progress',
+      '  3-2b-load-the-cargo: done',
+      '  3-2b5-stow-the-cargo: done',
+      '  epic-6.2: done',
+      '  6.2-1-chart-the-course: done',
+      '  6.2-p1-plot-the-stars: done',
+      '  epic-15: in-progress',
+      '  15-R1-refit-the-galley: done',
+      '  9-R1-no-such-epic: done',
+      '',
+    ].join('\n'));
+    assert.equal(of['2-ux1-paint-the-deck'], 'story 2.ux1 review');
+    assert.equal(of['3-2b5-stow-the-cargo'], 'story 3.2b5 done');
+    assert.equal(of['6.2-p1-plot-the-stars'], 'story 6.2.p1 done');
+    assert.equal(of['15-R1-refit-the-galley'], 'story 15.r1 done');
+    assert.equal(of['9-R1-no-such-epic'], 'unknown');
+    assert.equal(of['3-2b-load-the-cargo'], 'story 3.2b done');
+  });
+
+  test('a series key between `epic-X` and its retrospective is a story of epic X; after the retrospective it stays unread', () => {
+    const of = readings([
+      'development_status:',
+      '  epic-1: done',
+      '  CORE-001: done',
+      '  CORE-002: review',
+      '  td-cross-1-shared-fixtures: done',
+      '  epic-1-retrospective: done',
+      '  BF-1-fix-the-sync: done',
+      '  epic-2: in-progress',
+      '  2-1-raise-the-sails: done',
+      '  debug-1-log-the-wind: done',
+      '  epic-3: backlog',
+      '',
+    ].join('\n'));
+    assert.equal(of['CORE-001'], 'story 1.core-1 done');
+    assert.equal(of['CORE-002'], 'story 1.core-2 review');
+    assert.equal(of['td-cross-1-shared-fixtures'], 'story 1.td-cross-1 done');
+    assert.equal(of['BF-1-fix-the-sync'], 'unknown');
+    assert.equal(of['debug-1-log-the-wind'], 'unknown');
+  });
+});

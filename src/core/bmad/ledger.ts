@@ -556,6 +556,7 @@ function classifyEntries(entries: LedgerEntry[]): void {
     if (c) found.set(e, c);
   }
   seriesUnderHeaders(entries, found);
+  storiesInEpicBlocks(entries, found, epicIds);
   for (const [e, c] of found) {
     e.kind = c.kind;
     e.epic = c.epic;
@@ -566,6 +567,45 @@ function classifyEntries(entries: LedgerEntry[]): void {
     e.status = word.status;
     e.legacy = word.mapped;
     e.valid = LEDGER_ORDER[c.kind].includes(word.status);
+  }
+}
+
+/** `15-R1-slug`, `2-ux1-slug`, `3-2b5-slug`: a story numbered with letters in a declared epic (`R1`: refactoring 1 of epic 15). */
+const LETTERED_NUMBER = /^(.+?)-([a-z]+\d+[a-z]?|\d+[a-z]\d+[a-z]?)(?:-(.+))?$/;
+/** `CORE-001`, `td-cross-1-slug`: a series' key with one number (and a slug). */
+const IN_BLOCK = /^([a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*)-(\d+)([a-z]?)(?:-(.+))?$/;
+
+/**
+ * Keys inside an epic's block. A story numbered with letters after a declared epic's id (`15-R1-slug`
+ * under epic-15, `6.2-p1-slug` under epic-6.2) is that epic's; a key of a series with one number
+ * (`CORE-001`, `td-cross-1-slug`) listed between `epic-X` and its own `epic-X-retrospective`, with
+ * no other epic between, is a story of epic X, as a reader of the block says. Elsewhere (after a
+ * retrospective, under no epic) such keys cannot be placed and stay unknown.
+ */
+function storiesInEpicBlocks(entries: LedgerEntry[], found: Map<LedgerEntry, LedgerKeyParts>, epicIds: ReadonlySet<string>): void {
+  const declared = new Map([...epicIds].map((id) => [normEpicId(id), id]));
+  let open: LedgerKeyParts | undefined;
+  let pending: [LedgerEntry, string][] = [];
+  for (const e of entries) {
+    const c = found.get(e);
+    if (c?.kind === 'epic') {
+      open = c;
+      pending = [];
+    } else if (c?.kind === 'retro') {
+      if (open && normEpicId(c.epicId) === normEpicId(open.epicId)) for (const [x, story] of pending) found.set(x, { kind: 'story', epic: open.epic, epicId: open.epicId, story, strict: false });
+      open = undefined;
+      pending = [];
+    }
+    if (c) continue;
+    const lower = e.key.toLowerCase();
+    const lettered = LETTERED_NUMBER.exec(lower);
+    const epicId = lettered ? declared.get(normEpicId(lettered[1])) : undefined;
+    if (lettered && epicId !== undefined) {
+      found.set(e, { kind: 'story', epic: epicNumber(epicId), epicId, story: lettered[2], strict: false });
+      continue;
+    }
+    const series = open ? IN_BLOCK.exec(lower) : null;
+    if (series) pending.push([e, `${series[1]}-${Number(series[2])}${series[3]}`]);
   }
 }
 
