@@ -439,7 +439,9 @@ function readLedger(file) {
       const k = e.key.toLowerCase();
       if (e.kind === 'epic') { block = /^epic-(.+)$/.exec(k)?.[1] ?? null; waiting = []; continue; }
       if (e.kind === 'retrospective') {
-        if (block && k.startsWith(`epic-${block}-retro`)) for (const w of waiting) w.kind = 'story';
+        // (A story's own retrospective inside the block, `EXP-001-retrospective`, does not close it.)
+        if (!block || !k.startsWith(`epic-${block}-retro`)) continue;
+        for (const w of waiting) w.kind = 'story';
         block = null;
         waiting = [];
         continue;

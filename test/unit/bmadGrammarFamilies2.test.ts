@@ -234,6 +234,7 @@ describe('keys inside an epic\'s block', () => {
       '  epic-1: done',
       '  CORE-001: done',
       '  CORE-002: review',
+      '  CORE-002-retrospective: done',
       '  td-cross-1-shared-fixtures: done',
       '  epic-1-retrospective: done',
       '  BF-1-fix-the-sync: done',
@@ -245,6 +246,7 @@ describe('keys inside an epic\'s block', () => {
     ].join('\n'));
     assert.equal(of['CORE-001'], 'story 1.core-1 done');
     assert.equal(of['CORE-002'], 'story 1.core-2 review');
+    assert.equal(of['CORE-002-retrospective'], 'unknown');
     assert.equal(of['td-cross-1-shared-fixtures'], 'story 1.td-cross-1 done');
     assert.equal(of['BF-1-fix-the-sync'], 'unknown');
     assert.equal(of['debug-1-log-the-wind'], 'unknown');

@@ -596,8 +596,9 @@ function storiesInEpicBlocks(entries: LedgerEntry[], found: Map<LedgerEntry, Led
       open = undefined;
       pending = [];
     }
-    if (c) continue;
     const lower = e.key.toLowerCase();
+    // A story's own retrospective (`EXP-001-retrospective`) is no story, and does not close the block.
+    if (c || /-retro(?:spective)?$/.test(lower)) continue;
     const lettered = LETTERED_NUMBER.exec(lower);
     const epicId = lettered ? declared.get(normEpicId(lettered[1])) : undefined;
     if (lettered && epicId !== undefined) {
@@ -685,7 +686,7 @@ function seriesUnderHeaders(entries: LedgerEntry[], found: Map<LedgerEntry, Ledg
     const header = h.key.toLowerCase();
     if (found.has(h) || !SERIES_HEADER.test(header)) continue;
     const run: [LedgerEntry, string][] = [];
-    for (let j = i + 1; j < entries.length && !found.has(entries[j]); j++) {
+    for (let j = i + 1; j < entries.length && !found.has(entries[j]) && !/-retro(?:spective)?$/i.test(entries[j].key); j++) {
       const story = seriesStory(header, entries[j].key.toLowerCase());
       if (story === undefined) break;
       run.push([entries[j], story]);
