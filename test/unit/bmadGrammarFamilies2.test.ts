@@ -235,6 +235,7 @@ describe('keys inside an epic\'s block', () => {
       '  CORE-001: done',
       '  CORE-002: review',
       '  CORE-002-retrospective: done',
+      '  epic-1-bonus-scripts: done',
       '  td-cross-1-shared-fixtures: done',
       '  epic-1-retrospective: done',
       '  BF-1-fix-the-sync: done',
@@ -247,6 +248,7 @@ describe('keys inside an epic\'s block', () => {
     assert.equal(of['CORE-001'], 'story 1.core-1 done');
     assert.equal(of['CORE-002'], 'story 1.core-2 review');
     assert.equal(of['CORE-002-retrospective'], 'unknown');
+    assert.equal(of['epic-1-bonus-scripts'], 'unknown');
     assert.equal(of['td-cross-1-shared-fixtures'], 'story 1.td-cross-1 done');
     assert.equal(of['BF-1-fix-the-sync'], 'unknown');
     assert.equal(of['debug-1-log-the-wind'], 'unknown');

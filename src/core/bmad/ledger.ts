@@ -605,7 +605,8 @@ function storiesInEpicBlocks(entries: LedgerEntry[], found: Map<LedgerEntry, Led
       found.set(e, { kind: 'story', epic: epicNumber(epicId), epicId, story: lettered[2], strict: false });
       continue;
     }
-    const series = open ? IN_BLOCK.exec(lower) : null;
+    // (`epic-4-ad-hoc-scripts` names an epic's extra work, not a series' story.)
+    const series = open && !lower.startsWith('epic-') ? IN_BLOCK.exec(lower) : null;
     if (series) pending.push([e, `${series[1]}-${Number(series[2])}${series[3]}`]);
   }
 }
