@@ -244,7 +244,7 @@ const STATUS_WORDS = [
   [/^(backlog|not[ -]started|to[ -]?do|pending|planned|new|open|proposed|deferred|postponed|shelved|future(?: story)?$|future story\b)\b/, 'backlog'],
   [/^(reviewed|review(ed)?[ -](passed|complete[d]?|approved|done)|code[ -]review[ -](passed|complete[d]?|approved|done)|qa[ -](passed|approved|complete[d]?|done|verified))\b/, 'done'],
   [/^(dev(?:elopment)?[ -]complete[d]?|implementation[ -]complete[d]?|ready[ -]for[ -]review|in[ -]review|review[ -]ready|code[ -]review|needs[ -]review|under[ -]review|review|qa|in[ -]qa|ready[ -]for[ -]qa)\b/, 'review'],
-  [/^(ready[ -]for[ -]dev(elopment)?|ready[ -]to[ -]dev|ready[ -]for[ -]implementation|ready|dev[ -]ready|drafted|draft|approved?|story[ -]ready)\b/, 'ready-for-dev'],
+  [/^(ready[ -]for[ -]dev(elopment)?|ready[ -]to[ -]dev|ready[ -]for[ -]implementation|ready|dev[ -]ready|drafted|draft|approved?|story[ -]ready|contextreadydraft)\b/, 'ready-for-dev'],
   [/^(in[ -]?progress|wip|started|in[ -]development|implementing|in[ -]dev|contexted|doing|active|(?:partially|partly|mostly|half)[ -](?:implemented|complete[d]?|done|built))\b/, 'in-progress'],
   [/^(done|complete|completed|finished|closed|merged|shipped|delivered|implemented|resolved|accepted|fixed|live|(?:production|prod)[ -]deployed|deployed[ -](?:to|in|on)[ -](?:production|prod))\b/, 'done'],
   // (`deployed` alone stays the project's own word: a ledger at `deployed` against a file at `done` is
@@ -362,6 +362,34 @@ function developmentStatusBlock(text) {
   }
 }
 
+/** Can `short` be spelled from the starts of `words`, in order, each used word giving one or more of its first letters? */
+function spelledBy(short, words, needAll) {
+  if (short === '') return !needAll || words.length === 0;
+  if (words.length === 0) return false;
+  for (let n = 1; n <= Math.min(words[0].length, short.length); n++) {
+    if (short.slice(0, n) === words[0].slice(0, n) && spelledBy(short.slice(n), words.slice(1), needAll)) return true;
+  }
+  return false;
+}
+
+/** Is `key` a story listed under the ledger key `head`, as a series the header names (see readLedger)? */
+function underHeader(head, key) {
+  const wordEpic = /^epic-([a-z][a-z0-9]*)$/.exec(head);
+  if (wordEpic) {
+    const m = /^([a-z][a-z-]*?)-s?\d+[a-z]?(?:-|$)/.exec(key);
+    return !!m && (m[1] === wordEpic[1] || (m[1].includes('-') && spelledBy(wordEpic[1], m[1].split('-'), true)));
+  }
+  if (!/^[a-z][a-z0-9]*(?:-[a-z0-9]+)+$/.test(head)) return false;
+  const headWords = head.split('-').filter((w) => /^[a-z]/.test(w));
+  const headNumber = head.split('-').filter((w) => /^\d+$/.test(w)).pop();
+  const m = /^([a-z]+)(\d*)-(.+)$/.exec(key);
+  if (!m || m[1] === headWords[0]) return false;
+  if (headNumber !== undefined ? m[2] === '' || Number(m[2]) !== Number(headNumber) : m[2] !== '') return false;
+  if (!headWords.some((_, k) => spelledBy(m[1], headWords.slice(k), false))) return false;
+  // A number for the story, or the header's number carried by the prefix.
+  return /^\d/.test(m[3]) || headNumber !== undefined;
+}
+
 function readLedger(file) {
   const text = readText(file);
   if (text == null) return { error: 'unreadable' };
@@ -407,6 +435,40 @@ function readLedger(file) {
       const id = /^([a-z][a-z0-9]*-\d+)-\d+(?:-|$)/i.exec(e.key)?.[1].toLowerCase();
       if (e.kind === 'other' && id && seriesFirst.has(id)) e.kind = 'story';
     }
+    // A series the ledger names by its header alone, its stories listed right under it: `supp-epic-1`
+    // above `se1-1-slug` (the prefix is the header's initials and number), `rust-phase-7` above
+    // `r7-slug`, `epic-fc` above `fill-confirm-1-slug` (the header's id is the key's initials).
+    for (let i = 0; i < entries.length; i++) {
+      const head = entries[i];
+      if (head.kind !== 'other' && head.kind !== 'epic') continue;
+      let j = i + 1;
+      while (j < entries.length && entries[j].kind === 'other' && underHeader(head.key.toLowerCase(), entries[j].key.toLowerCase())) entries[j++].kind = 'story';
+      if (j > i + 1 && head.kind === 'other') head.kind = 'epic';
+    }
+    // Inside an epic's block: `15-R1-slug` / `2-ux1-slug` after a declared epic-15 / epic-2 (a story
+    // numbered with letters), and a key of a series with one number (`CORE-001`, `td-cross-1-slug`)
+    // between `epic-X` and `epic-X-retrospective`.
+    const epicsDeclared = new Set(entries.filter((e) => e.kind === 'epic' || e.kind === 'retrospective').map((e) => /^epic-(.+?)(?:-retro(?:spective)?)?$/i.exec(e.key)?.[1].toLowerCase()).filter(Boolean));
+    let block = null;
+    let waiting = [];
+    for (const e of entries) {
+      const k = e.key.toLowerCase();
+      if (e.kind === 'epic') { block = /^epic-(.+)$/.exec(k)?.[1] ?? null; waiting = []; continue; }
+      if (e.kind === 'retrospective') {
+        // (A story's own retrospective inside the block, `EXP-001-retrospective`, does not close it.)
+        if (!block || !k.startsWith(`epic-${block}-retro`)) continue;
+        for (const w of waiting) w.kind = 'story';
+        block = null;
+        waiting = [];
+        continue;
+      }
+      if (e.kind !== 'other') continue;
+      const lettered = /^(\d+(?:[.-]\d+)*[a-z]?)-(?:[a-z]+\d+[a-z]?|\d+[a-z]\d+[a-z]?)(?:-|$)/.exec(k);
+      if (lettered && epicsDeclared.has(lettered[1])) e.kind = 'story';
+      else if (block && !k.startsWith('epic-') && /^[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*-\d+[a-z]?(?:-.*)?$/.test(k)) waiting.push(e);
+    }
+    // One number: `story-night-watch-1` (v6 alpha's level-1 key), `story-7-mend-the-nets`.
+    for (const e of entries) if (e.kind === 'other' && /^story-(?:[a-z][a-z0-9-]*-\d+|\d+-[a-z][\w-]*)$/i.test(e.key)) e.kind = 'story';
   }
   return { entries, storyLocation: typeof data.story_location === 'string' ? data.story_location : null, broken };
 }
@@ -845,7 +907,9 @@ export function truthFor(repoDir) {
       // A word before the numbers (`pm-01-1-slug`) is a module's epic prefix: a story needs two numbers after it
       // (`week-3-build-plan.md` is a plan of week 3, not story 3 of an epic `week`).
       const storyId = (id) => id.length >= 2 && (/^\d/.test(id[0]) || id.length >= 3);
-      const index = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && storyId(idOfFileName(path.basename(f)).id));
+      // (`story-harbour-lights-1.md`: v6 alpha's level-1 story, named by its epic's slug and its number.)
+      const level1 = (b) => /^story-[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*-\d{1,3}\.md$/i.test(b);
+      const index = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && (storyId(idOfFileName(path.basename(f)).id) || level1(path.basename(f))));
       for (const f of index) {
         const text = readText(f) ?? '';
         const st = storyStatus(text);

@@ -9,7 +9,7 @@ import { sha256 } from '../model/hash';
 import { compareText } from '../model/text';
 import { nearest } from '../model/config';
 import { compareEpicIds, LEDGER_ORDER, ledgerRank, normEpicId, numberedStory, storyOrder, type Ledger, type LedgerEntry } from './ledger';
-import { HELD, isStoryStatusWord, normalizeStoryStatus, setAsideStatus, storyKeyFromName, taskProgress, type StoryFile } from './story';
+import { HELD, isStoryStatusWord, LEVEL1_NAME, normalizeStoryStatus, setAsideStatus, storyKeyFromName, taskProgress, type StoryFile } from './story';
 import { storySlug, type PlannedEpic } from './epics';
 import type { StoryGate } from './qaGates';
 
@@ -268,6 +268,9 @@ export function buildSprint(parts: SprintParts): SprintModel {
       const narrowed = list.filter((x) => partOf(x.key, x.epicId, x.story) === part);
       if (narrowed.length === 1) list = narrowed;
     }
+    // v6 alpha's `story-{slug}-{n}.md` beside a ledger that does not list it by that name: the
+    // ledger's keys name the stories (three known projects keep both), so it is no story of its own.
+    if (!list.length && ledger && LEVEL1_NAME.test(`${keyOfFile(f)}.md`)) continue;
     if (list.length === 1) {
       const c = candidates.get(list[0]) ?? [];
       c.push(f);
@@ -390,7 +393,8 @@ export function buildSprint(parts: SprintParts): SprintModel {
       // A sub-epic (`5.5`, `0-5`) of a listed epic (`epic-5`) is covered by it.
       const parent = /^(.+)[-.]\d+[a-z]?$/.exec(ep.id)?.[1];
       const covered = parent !== undefined && epics.get(normEpicId(parent))?.ledgerStatus !== undefined;
-      if (ledger && !covered && ep.stories.some((s) => s.ledgerStatus !== undefined)) {
+      // A series named by words alone (`story-lamp-01` with no epic above it) has no epic key to add.
+      if (ledger && !covered && /\d/.test(ep.id) && ep.stories.some((s) => s.ledgerStatus !== undefined)) {
         const first = ep.stories.find((s) => s.ledgerLine !== undefined)!;
         problems.push({ file: first.ledgerFile ?? lf0, range: at(first.ledgerLine!), severity: 'warning', code: 'ledger-epic-missing', message: `Stories of epic ${ep.id} are listed but there is no 'epic-${ep.id}' entry. Add 'epic-${ep.id}: ${ep.stories.some((s) => ledgerRank('story', s.ledgerStatus ?? '') > 0) ? 'in-progress' : 'backlog'}' above them.` });
       }

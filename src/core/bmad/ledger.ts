@@ -554,6 +554,7 @@ function classifyEntries(entries: LedgerEntry[]): void {
   }
   for (const id of seriesEpics) epicIds.add(id);
   let under: LedgerKeyParts | undefined;
+  const found = new Map<LedgerEntry, LedgerKeyParts>();
   for (const e of entries) {
     const lowerKey = e.key.toLowerCase();
     const sf = seriesEpics.size ? seriesFirst(lowerKey) : undefined;
@@ -567,8 +568,19 @@ function classifyEntries(entries: LedgerEntry[]): void {
           : sf && seriesEpics.has(sf.id) ? { kind: sf.retro ? 'retro' : 'epic', epic: epicNumber(sf.id), epicId: sf.id, strict: false } : parseLedgerKey(e.key, epicIds);
     const series = c ? undefined : SERIES_STORY.exec(lowerKey);
     if (series && under) c = { kind: 'story', epic: under.epic, epicId: under.epicId, story: `${series[1]}-${series[2]}`, strict: false };
+    // `story-night-watch-1` (BMAD v6 alpha's level-1 name), `story-7-mend-the-nets`: one number, no
+    // epic's; a story of the epic it is listed under, else of the series its key names.
+    const one = c ? undefined : ONE_NUMBER_STORY.exec(lowerKey);
+    if (one) {
+      const story = one[1] ? `${one[1]}-${Number(one[2])}` : `story-${Number(one[3])}`;
+      c = under ? { kind: 'story', epic: under.epic, epicId: under.epicId, story, strict: false } : one[1] ? { kind: 'story', epic: -1, epicId: one[1], story: String(Number(one[2])), strict: false } : undefined;
+    }
     if (c?.kind === 'epic') under = c;
-    if (!c) continue;
+    if (c) found.set(e, c);
+  }
+  seriesUnderHeaders(entries, found);
+  storiesInEpicBlocks(entries, found, epicIds);
+  for (const [e, c] of found) {
     e.kind = c.kind;
     e.epic = c.epic;
     e.epicId = c.epicId;
@@ -578,6 +590,140 @@ function classifyEntries(entries: LedgerEntry[]): void {
     e.status = word.status;
     e.legacy = word.mapped;
     e.valid = LEDGER_ORDER[c.kind].includes(word.status);
+  }
+}
+
+/** `15-R1-slug`, `2-ux1-slug`, `3-2b5-slug`: a story numbered with letters in a declared epic (`R1`: refactoring 1 of epic 15). */
+const LETTERED_NUMBER = /^(.+?)-([a-z]+\d+[a-z]?|\d+[a-z]\d+[a-z]?)(?:-(.+))?$/;
+/** `CORE-001`, `td-cross-1-slug`: a series' key with one number (and a slug). */
+const IN_BLOCK = /^([a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*)-(\d+)([a-z]?)(?:-(.+))?$/;
+
+/**
+ * Keys inside an epic's block. A story numbered with letters after a declared epic's id (`15-R1-slug`
+ * under epic-15, `6.2-p1-slug` under epic-6.2) is that epic's; a key of a series with one number
+ * (`CORE-001`, `td-cross-1-slug`) listed between `epic-X` and its own `epic-X-retrospective`, with
+ * no other epic between, is a story of epic X, as a reader of the block says. Elsewhere (after a
+ * retrospective, under no epic) such keys cannot be placed and stay unknown.
+ */
+function storiesInEpicBlocks(entries: LedgerEntry[], found: Map<LedgerEntry, LedgerKeyParts>, epicIds: ReadonlySet<string>): void {
+  const declared = new Map([...epicIds].map((id) => [normEpicId(id), id]));
+  let open: LedgerKeyParts | undefined;
+  let pending: [LedgerEntry, string][] = [];
+  for (const e of entries) {
+    const c = found.get(e);
+    if (c?.kind === 'epic') {
+      open = c;
+      pending = [];
+    } else if (c?.kind === 'retro') {
+      if (open && normEpicId(c.epicId) === normEpicId(open.epicId)) for (const [x, story] of pending) found.set(x, { kind: 'story', epic: open.epic, epicId: open.epicId, story, strict: false });
+      open = undefined;
+      pending = [];
+    }
+    const lower = e.key.toLowerCase();
+    // A story's own retrospective (`EXP-001-retrospective`) is no story, and does not close the block.
+    if (c || /-retro(?:spective)?$/.test(lower)) continue;
+    const lettered = LETTERED_NUMBER.exec(lower);
+    const epicId = lettered ? declared.get(normEpicId(lettered[1])) : undefined;
+    if (lettered && epicId !== undefined) {
+      found.set(e, { kind: 'story', epic: epicNumber(epicId), epicId, story: lettered[2], strict: false });
+      continue;
+    }
+    // (`epic-4-ad-hoc-scripts` names an epic's extra work, not a series' story.)
+    const series = open && !lower.startsWith('epic-') ? IN_BLOCK.exec(lower) : null;
+    if (series) pending.push([e, `${series[1]}-${Number(series[2])}${series[3]}`]);
+  }
+}
+
+/** `story-{slug}-{n}` (slug, number) or `story-{n}-{slug}` (number): a story key with one number. */
+const ONE_NUMBER_STORY = /^story-(?:([a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*)-(\d+)|(\d+)-[a-z][\w.-]*)$/;
+/** A key that may head a series: words and numbers joined by dashes, the first a word (`supp-epic-1`, `rust-phase-7`, `cc-foundation`). */
+const SERIES_HEADER = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)+$/;
+/** The story part after a series' prefix: its number (a lone `s` before it: `S01`), a letter, then its slug; or a slug alone. */
+const SERIES_REST = /^(?:s?(\d+)([a-z]?)(?:-(.+))?|([a-z][\w.-]*))$/;
+
+/** True when `letters` is made of non-empty beginnings of consecutive `words`, from any word (`se` of supp-epic, `ccf` of cc-foundation, `ai` of feature-ai-ocr). */
+function abbreviates(letters: string, words: readonly string[], from = -1): boolean {
+  if (!letters) return from >= 0;
+  const starts = from < 0 ? words.map((_, i) => i) : [from];
+  for (const k of starts) {
+    const w = words[k];
+    if (w === undefined) continue;
+    for (let n = Math.min(w.length, letters.length); n > 0; n--) {
+      if (letters.startsWith(w.slice(0, n)) && abbreviates(letters.slice(n), words, k + 1)) return true;
+    }
+  }
+  return false;
+}
+
+/** True when `letters` is made of non-empty beginnings of every one of `words`, in order (`fc` of fill-confirm). */
+function initials(letters: string, words: readonly string[]): boolean {
+  if (!words.length) return !letters;
+  const [w, ...more] = words;
+  for (let n = Math.min(w.length, letters.length - more.length); n > 0; n--) {
+    if (letters.startsWith(w.slice(0, n)) && initials(letters.slice(n), more)) return true;
+  }
+  return false;
+}
+
+/**
+ * The story a key is in a series headed by `header`, or undefined. The key's first part abbreviates
+ * the header's words and carries its number (`se1-1-slug` under `supp-epic-1`, `r7-fork` under
+ * `rust-phase-7`, `ccf-1-slug` under `cc-foundation`), or the key's words before its number make the
+ * header's id of an `epic-` key (`fill-confirm-1-slug` under `epic-fc`, `saas-s01-slug` under
+ * `epic-saas`). With no number anywhere it is no story: sharing a word is being a sibling.
+ */
+function seriesStory(header: string, key: string): string | undefined {
+  const id = /^epic-([a-z][a-z0-9]*)$/.exec(header)?.[1];
+  if (id) {
+    // The words before the key's first number, as the id or its initials.
+    const m = /^((?:[a-z][a-z0-9]*-)*?[a-z][a-z0-9]*)-(s?\d.*)$/.exec(key);
+    if (!m) return undefined;
+    const words = m[1].split('-');
+    if (m[1] !== id && !(words.length > 1 && initials(id, words))) return undefined;
+    const rest = SERIES_REST.exec(m[2]);
+    return rest?.[1] ? `${Number(rest[1])}${rest[2]}` : undefined;
+  }
+  const tokens = header.split('-');
+  const numbers = tokens.filter((t) => /^\d+$/.test(t));
+  const words = tokens.filter((t) => /^[a-z]/.test(t));
+  const m = /^([a-z]+)(\d*)-(.+)$/.exec(key);
+  if (!m || !words.length || m[1] === words[0]) return undefined;
+  const own = numbers.length ? numbers[numbers.length - 1] : '';
+  if (own ? m[2] === '' || Number(m[2]) !== Number(own) : m[2] !== '') return undefined;
+  if (!abbreviates(m[1], words)) return undefined;
+  const rest = SERIES_REST.exec(m[3]);
+  if (!rest) return undefined;
+  if (rest[1] !== undefined) return `${Number(rest[1])}${rest[2]}`;
+  return own ? rest[4] : undefined;
+}
+
+/**
+ * A series the ledger names only by its header: `supp-epic-1: in-progress` above `se1-1-slug`,
+ * `rust-phase-7` above `r7-1-slug`, `epic-fc` above `fill-confirm-1-slug` (as BMAD's sprint planning
+ * writes each epic's stories right after it, and a reader takes the prefix for the header's
+ * initials). The header is an epic of its own (`header-retrospective` its retrospective) when
+ * stories of it follow it at once; keys no rule reads stay unknown.
+ */
+function seriesUnderHeaders(entries: LedgerEntry[], found: Map<LedgerEntry, LedgerKeyParts>): void {
+  for (let i = 0; i < entries.length; i++) {
+    const h = entries[i];
+    const header = h.key.toLowerCase();
+    if (found.has(h) || !SERIES_HEADER.test(header)) continue;
+    const run: [LedgerEntry, string][] = [];
+    for (let j = i + 1; j < entries.length && !found.has(entries[j]) && !/-retro(?:spective)?$/i.test(entries[j].key); j++) {
+      const story = seriesStory(header, entries[j].key.toLowerCase());
+      if (story === undefined) break;
+      run.push([entries[j], story]);
+    }
+    if (!run.length) continue;
+    const epicId = /^epic-([a-z][a-z0-9]*)$/.exec(header)?.[1] ?? header;
+    found.set(h, { kind: 'epic', epic: -1, epicId, strict: false });
+    for (const [e, story] of run) found.set(e, { kind: 'story', epic: -1, epicId, story, strict: false });
+    for (const e of entries) {
+      const k = e.key.toLowerCase();
+      if (!found.has(e) && (k === `${header}-retrospective` || k === `${header}-retro`)) found.set(e, { kind: 'retro', epic: -1, epicId, strict: false });
+    }
+    i += run.length;
   }
 }
 

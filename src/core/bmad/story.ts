@@ -68,6 +68,8 @@ const LABEL_WORD = '(?:Status|Statut|Estado|Estatus|Stato|Статус|Сост�
 const COLON = '\\s*[:：]';
 
 const V4_NAME = /^(\d+)\.(\d+)([a-z]?)(?:\.(.+))?\.md$/i;
+/** BMAD v6 alpha's level-1 story name (tech-spec, alpha.1 – alpha.11): `story-{epic_slug}-{n}.md`. */
+export const LEVEL1_NAME = /^story-([a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*)-(\d{1,3})\.md$/i;
 
 /**
  * The story a file name names, by BMAD's naming: v6 `{epic}-{story}-{slug}.md` with any epic id
@@ -99,6 +101,9 @@ export function storyKeyFromName(file: string, epicIds?: Iterable<string>): { ke
   if (dotted) return { key: `${Number(dotted[1])}-${Number(dotted[2])}${dotted[3].toLowerCase()}-${dotted[4].toLowerCase()}`, epic: Number(dotted[1]), epicId: String(Number(dotted[1])), story: `${Number(dotted[2])}${dotted[3].toLowerCase()}`, v4: false };
   const c = classifyStoryKey(bare.slice(0, -3), epicIds);
   if (c) return { key, epic: c.epic, epicId: c.epicId, story: c.story!, v4: false };
+  // `story-harbour-lights-1.md`: BMAD v6 alpha's level-1 story, story 1 of the epic its slug names.
+  const level1 = LEVEL1_NAME.exec(base);
+  if (level1) return { key, epic: -1, epicId: level1[1].toLowerCase(), story: String(Number(level1[2])), v4: false };
   return undefined;
 }
 
@@ -459,7 +464,9 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
   if (local === 'done') return { exact: false, suggestion: 'done' };
   if (local) return { status: local, exact: false };
   const mapped: Record<string, string> = {
-    drafted: 'ready-for-dev', contexted: 'in-progress', draft: 'ready-for-dev', approved: 'ready-for-dev', ready: 'ready-for-dev', 'ready-for-development': 'ready-for-dev', 'ready-for-implementation': 'ready-for-dev', 'ready-to-start': 'ready-for-dev',
+    drafted: 'ready-for-dev', contexted: 'in-progress', draft: 'ready-for-dev',
+    // v6 alpha.0's story-context set a Draft to `ContextReadyDraft`: drafted, its context ready, not yet started.
+    contextreadydraft: 'ready-for-dev', approved: 'ready-for-dev', ready: 'ready-for-dev', 'ready-for-development': 'ready-for-dev', 'ready-for-implementation': 'ready-for-dev', 'ready-to-start': 'ready-for-dev',
     todo: 'backlog', 'to-do': 'backlog', 'not-started': 'backlog', planned: 'backlog', pending: 'backlog', queued: 'backlog', 'not-yet-started': 'backlog',
     inprogress: 'in-progress', 'in-development': 'in-progress', 'in-dev': 'in-progress', wip: 'in-progress', started: 'in-progress',
     // Development finished, waiting for code review (the step before done in BMAD's dev → review → done).
