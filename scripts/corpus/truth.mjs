@@ -825,6 +825,12 @@ export function truthFor(repoDir) {
       }
       ledgerFiles = [...new Set(found)].filter((f) => !RETIRED.test(rel(repo, f)));
     }
+    // A live ledger kept at the project's root (the output folder set to the root, or the file moved
+    // there): a BMAD user reads it as the project's ledger when no declared or output folder holds one.
+    if (ledgerFiles.length === 0) {
+      const atRoot = path.join(p.root, 'sprint-status.yaml');
+      if (isFile(atRoot) && (readLedger(atRoot).entries ?? []).some((e) => e.kind === 'story')) ledgerFiles = [atRoot];
+    }
     if (ledgerFiles.length === 0 && p.ledgerOnly) ledgerFiles = anyLedgers(repo, p.root);
     const stories = [];
     const ledgers = [];
