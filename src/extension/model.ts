@@ -65,6 +65,9 @@ const PROGRESS_MS = 500;
  */
 const PREVIEW_MS = 2000;
 
+/** Fewer workflows than this listed (the first listing, after FIRST_LIST_MS) are listed again as soon as they have doubled. */
+const SCREENFUL = 100;
+
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
@@ -313,12 +316,15 @@ export class ExtensionModel extends Disposable {
     }
   }
 
-  /** The first batch read is listed at once, later ones when doubled (at most every PREVIEW_MS); the count of files read every PROGRESS_MS. */
+  /**
+   * The first batch read is listed at once, later ones when doubled (at most every PREVIEW_MS, or
+   * at once while fewer than a screenful are listed); the count of files read every PROGRESS_MS.
+   */
   private showPreview(read: readonly WorkflowState[], done: number, listed: number, generation: number): void {
     if (generation !== this.generation || this.isDisposed) return;
     const now = performance.now();
     const p = this.preview;
-    if (!p || (now - p.at >= PREVIEW_MS && read.length >= 2 * p.states.length)) {
+    if (!p || (read.length >= 2 * p.states.length && (now - p.at >= PREVIEW_MS || p.states.length < SCREENFUL))) {
       this.preview = { states: read.slice(), at: now, progressAt: now, done, listed, workflows: read.length };
       this.previewed.fire({ rows: true });
     } else if (now - p.progressAt >= PROGRESS_MS) {
