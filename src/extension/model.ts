@@ -213,18 +213,23 @@ export class ExtensionModel extends Disposable {
   private heldBy(): Promise<void> | undefined {
     for (const hold of this.holds) {
       const p = hold();
-      if (p) return p.finally(this.startSettled);
+      if (p) return p;
     }
     return undefined;
   }
 
   /**
-   * Settles once the first rows are drawn (the first scan's hold is over) or the first scan ended:
-   * work that can wait (the sprint's and the ticket tree's first reads) starts then, so it takes
-   * neither the host's thread nor the CPU while VS Code starts and asks for the first rows.
+   * Settles once the first rows are drawn (`firstRowsDrawn`, the Workflows view) or the first scan
+   * ended: work that can wait (the sprint's and the ticket tree's first reads) starts then, so it
+   * takes neither the host's thread nor the CPU while VS Code starts and asks for the first rows.
    */
   firstRowsShown(): Promise<void> {
     return this.started;
+  }
+
+  /** The Workflows view's first rows are drawn, or will not be waited for. */
+  firstRowsDrawn(): void {
+    this.startSettled();
   }
 
   /** While the first scan lists what it has read: the files read and listed in the folder it is in, the workflows read. */

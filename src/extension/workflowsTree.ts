@@ -83,8 +83,11 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
    * for a group's rows once workflows were listed, and the first scan was held for them (the bench reads them).
    */
   readonly firstAsked: { visible?: number; top?: number; rows?: number; held?: number } = {};
-  private holding?: { promise: Promise<void>; release: () => void; timer?: NodeJS.Timeout };
+  private holding?: { promise: Promise<void>; release: () => void; timer?: NodeJS.Timeout; seen: boolean };
+  /** The scan no longer waits for the first rows (they were drawn, or the wait while visible ran out). */
   private holdOver = false;
+  /** The wait while the view was not visible ran out (the view can still hold the scan once it is visible). */
+  private unseenOver = false;
   /** How many rows each group (by its key) shows, when more than GROUP_PAGE: kept while the view lives. */
   private readonly shown = new Map<string, number>();
 
@@ -99,7 +102,11 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
       this.view.onDidChangeVisibility((e) => {
         if (!e.visible || this.firstAsked.visible !== undefined) return;
         this.firstAsked.visible = performance.now();
-        this.holdUntil(FIRST_ROWS_HOLD_MS);
+        // Made visible while the scan waits unseen: it waits for the rows now, as long as a visible view.
+        if (this.holding && !this.holding.seen) {
+          this.holding.seen = true;
+          this.holdUntil(FIRST_ROWS_HOLD_MS);
+        }
       }),
     );
     this.register(c.holdFirstScan(() => this.holdForFirstRows()));
@@ -107,17 +114,20 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
   }
 
   /**
-   * Until VS Code has drawn a workflow row, the first scan waits (once, bounded) after it listed
-   * some: what a person looks at first is drawn before the rest of the files are read.
+   * Until VS Code has drawn a workflow row, the first scan waits after it listed some (bounded:
+   * once while the view is not visible, once while it is): what a person looks at first is drawn
+   * before the rest of the files are read.
    */
   private holdForFirstRows(): Promise<void> | undefined {
     if (this.holdOver || this.firstRowAt !== undefined || !this.c.listedStates().length) return undefined;
     if (!this.holding) {
+      const seen = this.view.visible;
+      if (!seen && this.unseenOver) return undefined;
       let release!: () => void;
       const promise = new Promise<void>((res) => (release = res));
-      this.holding = { promise, release };
-      this.firstAsked.held = performance.now();
-      this.holdUntil(this.view.visible ? FIRST_ROWS_HOLD_MS : UNSEEN_HOLD_MS);
+      this.holding = { promise, release, seen };
+      this.firstAsked.held ??= performance.now();
+      this.holdUntil(seen ? FIRST_ROWS_HOLD_MS : UNSEEN_HOLD_MS);
     }
     return this.holding.promise;
   }
@@ -127,13 +137,20 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
     const h = this.holding;
     if (!h || this.holdOver) return;
     clearTimeout(h.timer);
-    h.timer = setTimeout(() => this.endHold(0), ms);
+    h.timer = setTimeout(() => {
+      if (h.seen) return this.endHold(0);
+      // Still not visible: the scan goes on, and waits again (once) if the view is made visible before its first rows.
+      this.unseenOver = true;
+      this.holding = undefined;
+      h.release();
+    }, ms);
   }
 
   /** The first rows were asked for (or will not be): the held scan goes on `afterMs` later. */
   private endHold(afterMs: number): void {
     if (this.holdOver) return;
     this.holdOver = true;
+    setTimeout(() => this.c.firstRowsDrawn(), afterMs);
     const h = this.holding;
     if (!h) return;
     clearTimeout(h.timer);
