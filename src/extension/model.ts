@@ -49,11 +49,11 @@ function workspaceRoots(): string[] {
 const SCAN_SLICE_MS = 10;
 
 /**
- * The first scan lists what it has read after this much reading, or after its first 100 files if
- * sooner: the first files are the slowest to read (the parser's code is still cold: 2-3 ms a file
- * under load), and a screen shows a few dozen rows.
+ * The first scan of a folder of more than 100 files lists what it has read after this many files
+ * (not 100): about a screenful of rows, and the first files are the slowest to read (the parser's
+ * code is still cold: 2-3 ms a file on a loaded machine).
  */
-const FIRST_LIST_MS = 100;
+const FIRST_LIST_FILES = 30;
 
 /** How often the first scan's progress (files read) is shown again while it runs. */
 const PROGRESS_MS = 500;
@@ -64,9 +64,6 @@ const PROGRESS_MS = 500;
  * of the one complete list at the end (every 500 ms, as before, cost that every half second).
  */
 const PREVIEW_MS = 2000;
-
-/** Fewer workflows than this listed (the first listing, after FIRST_LIST_MS) are listed again as soon as they have doubled. */
-const SCREENFUL = 100;
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
@@ -298,7 +295,7 @@ export class ExtensionModel extends Disposable {
       const core = this.current;
       // The first scan of a large tree takes seconds: the view lists what it has read meanwhile.
       const first = withProgress && !core.list().length;
-      const result = await core.scan(first ? { onProgress: (read, done, listed) => this.showPreview(read, done, listed, generation), firstProgressMs: FIRST_LIST_MS, hold: () => this.heldBy() } : undefined);
+      const result = await core.scan(first ? { onProgress: (read, done, listed) => this.showPreview(read, done, listed, generation), firstProgressFiles: FIRST_LIST_FILES, hold: () => this.heldBy() } : undefined);
       if (generation !== this.generation) return; // the core was replaced meanwhile; its own scan follows
       this.log.info(`[scan] ${result.workflows.length} workflow(s), ${result.files} file(s), ${core.problems().length} problem(s) in ${Date.now() - started} ms`);
       for (const s of result.skipped) this.log.warn(`[scan] skipped ${s.file}: ${s.reason}${s.detail ? ` (${s.detail})` : ''}`);
@@ -321,15 +318,12 @@ export class ExtensionModel extends Disposable {
     }
   }
 
-  /**
-   * The first batch read is listed at once, later ones when doubled (at most every PREVIEW_MS, or
-   * at once while fewer than a screenful are listed); the count of files read every PROGRESS_MS.
-   */
+  /** The first batch read is listed at once, later ones when doubled (at most every PREVIEW_MS); the count of files read every PROGRESS_MS. */
   private showPreview(read: readonly WorkflowState[], done: number, listed: number, generation: number): void {
     if (generation !== this.generation || this.isDisposed) return;
     const now = performance.now();
     const p = this.preview;
-    if (!p || (read.length >= 2 * p.states.length && (now - p.at >= PREVIEW_MS || p.states.length < SCREENFUL))) {
+    if (!p || (now - p.at >= PREVIEW_MS && read.length >= 2 * p.states.length)) {
       this.preview = { states: read.slice(), at: now, progressAt: now, done, listed, workflows: read.length };
       this.previewed.fire({ rows: true });
     } else if (now - p.progressAt >= PROGRESS_MS) {

@@ -34,6 +34,9 @@ export abstract class RootReports<R extends { root: string; problems: Problem[] 
   loads = 0;
   /** No folder has been read yet: the first flush reads them all. */
   private firstPending = false;
+  private firstDone!: () => void;
+  /** Settles after the first read of every folder. */
+  readonly firstRead = new Promise<void>((res) => (this.firstDone = res));
 
   /**
    * `glob`: the files the watcher reports, `names` the same as a test of a file name (for the
@@ -170,5 +173,6 @@ export abstract class RootReports<R extends { root: string; problems: Problem[] 
     if (this.isDisposed) return;
     this.watchFolders();
     if (roots.length) this.emitter.fire();
+    this.firstDone();
   }
 }

@@ -40,8 +40,8 @@ export interface ScanOptions {
   sprint?: boolean;
   /** Hears the workflows read so far after the first 100 files and then every 500, the files done and listed in this root. */
   onProgress?: (workflows: readonly WorkflowState[], done: number, listed: number) => void;
-  /** The first `onProgress` after this many ms of reading when that comes before the first 100 files (ScanProgress.firstProgressMs). */
-  firstProgressMs?: number;
+  /** The first `onProgress` after this many files instead of 100, in a root of more than 100 (ScanProgress.firstProgressFiles). */
+  firstProgressFiles?: number;
   /**
    * Read files ahead on a second thread when a root lists at least this many and has no index to
    * answer from (readAhead.ts). Default READ_AHEAD_MIN_FILES; `Infinity` never, tests lower it.
@@ -506,8 +506,6 @@ export async function scanRoots(
   const indexes: RootIndex[] = [];
   const reports: ScanIndexReport[] = [];
   const sprints = new Map<string, SprintReport[]>();
-  /** The first onProgress was sent (after 100 files or firstProgressMs, in the first root that got there). */
-  let heardFirst = false;
   for (const root of absRoots) {
     let ctx = opts.contexts?.get(root);
     if (!ctx) {
@@ -546,8 +544,8 @@ export async function scanRoots(
         }
       }
       let turned = performance.now();
-      // The first progress comes early (firstProgressMs after the reading began) in a root of more than 100 files.
-      let firstBy = opts.onProgress && !heardFirst && opts.firstProgressMs !== undefined && listed.files.length > 100 ? turned + opts.firstProgressMs : Infinity;
+      // The first progress: after 100 files, or firstProgressFiles in a root of more than 100.
+      const firstAt = (opts.firstProgressFiles !== undefined && listed.files.length > 100 ? Math.max(1, Math.min(100, opts.firstProgressFiles)) : 100) - 1;
       for (let i = 0; i < listed.files.length; i++) {
         const file = listed.files[i];
         if (nested && contextForRoots(file, absRoots) !== root) continue;
@@ -564,13 +562,9 @@ export async function scanRoots(
         if (r.skipped) skipped.push(r.skipped);
         if (r.state) workflows.push(r.state);
         else if (r.problems.length) problems.push(...r.problems);
-        // Every 500 files (and once after the first 100, or the first firstProgressMs, when someone listens) others get a turn.
-        const progress = i % 500 === 499 || (opts.onProgress && (i === 99 || performance.now() >= firstBy));
-        if (progress && opts.onProgress) {
-          heardFirst = true;
-          firstBy = Infinity;
-          opts.onProgress(workflows, i + 1, listed.files.length);
-        }
+        // Every 500 files (and once after the first 100, or firstProgressFiles, when someone listens) others get a turn.
+        const progress = i % 500 === 499 || (i === firstAt && opts.onProgress);
+        if (progress) opts.onProgress?.(workflows, i + 1, listed.files.length);
         if (progress || (opts.sliceMs !== undefined && performance.now() - turned >= opts.sliceMs)) {
           await (opts.hold?.() ?? new Promise((res) => setImmediate(res)));
           turned = performance.now();
