@@ -393,9 +393,27 @@ async function runPage(server, query, index, signals, passId) {
   const url = `${server.url}/?${query}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
   await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60_000 });
 
+  // --bench: a screenshot of the first workflow rows as they reached the page (polled every 200 ms),
+  // while the first scan still runs: what a person sees first.
+  let firstShot = false;
+  const shootFirst = async () => {
+    while (bench && !firstShot) {
+      const seen = await page.evaluate(() => window.__waymarkFirstRow?.at).catch(() => undefined);
+      if (seen) {
+        const file = join(SHOTS, `bench-first-rows-${passId}.png`);
+        await page.screenshot({ path: file, timeout: 20_000 }).then(() => log(`screenshot ${join(SCREENSHOTS, basename(file))}`), (e) => log(`screenshot of the first rows failed: ${e.message}`));
+        return;
+      }
+      await page.waitForTimeout(200).catch(() => {});
+    }
+  };
+  const firstShooting = shootFirst();
+
   let timer;
   const timeout = new Promise((res) => (timer = setTimeout(() => res('timeout'), PASS_TIMEOUT_MS)));
   const code = await Promise.race([exited, timeout]);
+  firstShot = true;
+  await firstShooting;
   clearTimeout(timer);
   await Promise.race([Promise.allSettled(screenshotQueue), new Promise((r) => setTimeout(r, 20_000).unref())]);
   if (bench && activatedAt) {

@@ -198,7 +198,10 @@ export async function startCodeServer({ folder, base, name = 'default', port, on
     '--extensions-dir', extensionsDir,
     folder,
   ];
-  const child = spawn(process.execPath, args, { cwd: base, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  // WAYMARK_CODE_SERVER_NODE_ARGS: Node options for code-server and the processes it forks with its own
+  // (the extension host among them), e.g. `--cpu-prof --cpu-prof-dir=DIR` to profile the host from its start.
+  const nodeArgs = process.env.WAYMARK_CODE_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, ...args], { cwd: base, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const relay = (chunk) => {
     for (const line of chunk.toString().split('\n')) if (line.trim()) onOutput?.(line);
   };

@@ -94,6 +94,12 @@ export interface ScanProgress {
   /** The workflows read so far (a growing list: copy it to keep it), the files done and listed. */
   onProgress?(workflows: readonly WorkflowState[], done: number, listed: number): void;
   /**
+   * In a folder of more than 100 files, the first `onProgress` comes after this many files (at
+   * most 100, the default): a face that lists what was read gets its first rows sooner; the first
+   * files read are the slowest, the code still cold.
+   */
+  firstProgressFiles?: number;
+  /**
    * Asked each time the scan gives its thread back (`scanSliceMs`, and after each `onProgress`):
    * a promise holds the scan until it settles, undefined lets it go on. A face whose host must
    * draw what it listed first (VS Code asking for the rows of a view) holds it meanwhile.

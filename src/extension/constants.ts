@@ -25,6 +25,8 @@ export const CONTEXT = {
   hasWorkflows: 'waymark.hasWorkflows',
   /** True while the first scan runs. */
   scanning: 'waymark.scanning',
+  /** The sprint and the ticket tree are not read yet (their first read waits for the Workflows view's first rows). */
+  sprintReading: 'waymark.sprintReading',
 } as const;
 
 /**

@@ -48,6 +48,13 @@ function workspaceRoots(): string[] {
  */
 const SCAN_SLICE_MS = 10;
 
+/**
+ * The first scan of a folder of more than 100 files lists what it has read after this many files
+ * (not 100): about a screenful of rows, and the first files are the slowest to read (the parser's
+ * code is still cold: 2-3 ms a file on a loaded machine).
+ */
+const FIRST_LIST_FILES = 30;
+
 /** How often the first scan's progress (files read) is shown again while it runs. */
 const PROGRESS_MS = 500;
 /**
@@ -80,6 +87,8 @@ export class ExtensionModel extends Disposable {
   private announced = 0;
   /** Surfaces that hold the first scan until VS Code has drawn what it listed (`holdFirstScan`). */
   private readonly holds = new Set<() => Promise<void> | undefined>();
+  private startSettled!: () => void;
+  private readonly started = new Promise<void>((res) => (this.startSettled = res));
 
   private current: StateCore;
   private currentSubscription?: { dispose(): void };
@@ -206,6 +215,20 @@ export class ExtensionModel extends Disposable {
     return undefined;
   }
 
+  /**
+   * Settles once the first rows are drawn (`firstRowsDrawn`, the Workflows view) or the first scan
+   * ended: work that can wait (the sprint's and the ticket tree's first reads) starts then, so it
+   * takes neither the host's thread nor the CPU while VS Code starts and asks for the first rows.
+   */
+  firstRowsShown(): Promise<void> {
+    return this.started;
+  }
+
+  /** The Workflows view's first rows are drawn, or will not be waited for. */
+  firstRowsDrawn(): void {
+    this.startSettled();
+  }
+
   /** While the first scan lists what it has read: the files read and listed in the folder it is in, the workflows read. */
   scanProgress(): { done: number; listed: number; workflows: number } | undefined {
     return this.preview && { done: this.preview.done, listed: this.preview.listed, workflows: this.preview.workflows };
@@ -272,7 +295,7 @@ export class ExtensionModel extends Disposable {
       const core = this.current;
       // The first scan of a large tree takes seconds: the view lists what it has read meanwhile.
       const first = withProgress && !core.list().length;
-      const result = await core.scan(first ? { onProgress: (read, done, listed) => this.showPreview(read, done, listed, generation), hold: () => this.heldBy() } : undefined);
+      const result = await core.scan(first ? { onProgress: (read, done, listed) => this.showPreview(read, done, listed, generation), firstProgressFiles: FIRST_LIST_FILES, hold: () => this.heldBy() } : undefined);
       if (generation !== this.generation) return; // the core was replaced meanwhile; its own scan follows
       this.log.info(`[scan] ${result.workflows.length} workflow(s), ${result.files} file(s), ${core.problems().length} problem(s) in ${Date.now() - started} ms`);
       for (const s of result.skipped) this.log.warn(`[scan] skipped ${s.file}: ${s.reason}${s.detail ? ` (${s.detail})` : ''}`);
@@ -284,6 +307,7 @@ export class ExtensionModel extends Disposable {
       error = errorMessage(e);
       throw e;
     } finally {
+      this.startSettled();
       void vscode.commands.executeCommand('setContext', CONTEXT.scanning, false);
       this.preview = undefined;
       this.index = undefined;

@@ -118,3 +118,12 @@ export function stepTitle(step: StepDef): string {
 export function escapeMd(s: string): string {
   return s.replace(/[\\`*_{}[\]<>|]/g, (c) => `\\${c}`);
 }
+
+/**
+ * A count with thousands separators as en-US writes it (10,000). `toLocaleString` loads the number
+ * formats of ICU on its first call: tens of ms on the extension host's thread at the first listing.
+ */
+export function thousands(n: number): string {
+  const s = String(Math.trunc(n));
+  return s.replace(/\B(?=(\d{3})+$)/g, ',');
+}

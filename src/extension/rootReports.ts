@@ -32,6 +32,11 @@ export abstract class RootReports<R extends { root: string; problems: Problem[] 
   private readonly folderWatchers: FolderWatchers;
   /** Number of reads, for tests and the log. */
   loads = 0;
+  /** No folder has been read yet: the first flush reads them all. */
+  private firstPending = false;
+  private firstDone!: () => void;
+  /** Settles after the first read of every folder. */
+  readonly firstRead = new Promise<void>((res) => (this.firstDone = res));
 
   /**
    * `glob`: the files the watcher reports, `names` the same as a test of a file name (for the
@@ -55,7 +60,10 @@ export abstract class RootReports<R extends { root: string; problems: Problem[] 
         this.folderWatchers.dispose();
       },
     });
-    this.reloadAll();
+    // The first read waits for the first rows of the Workflows view (model.ts, firstRowsShown), or
+    // for a flush asked for before (a command, the tests).
+    this.firstPending = true;
+    void c.firstRowsShown().then(() => this.firstPending && !this.isDisposed && this.flushSoon(0));
   }
 
   /** The folders a report was read from (watched each on its own once read); none by default. */
@@ -83,6 +91,7 @@ export abstract class RootReports<R extends { root: string; problems: Problem[] 
   }
 
   reloadAll(): void {
+    if (this.firstPending) return; // the first flush reads every folder
     for (const r of this.c.roots) this.dirtyRoots.add(r);
     for (const r of [...this.byRoot.keys()]) if (!this.c.roots.includes(r)) this.byRoot.delete(r);
     this.flushSoon(0);
@@ -145,6 +154,10 @@ export abstract class RootReports<R extends { root: string; problems: Problem[] 
   /** Re-reads the folders that changed. */
   flush(): void {
     this.timer = undefined;
+    if (this.firstPending) {
+      this.firstPending = false;
+      for (const r of this.c.roots) this.dirtyRoots.add(r);
+    }
     const roots = [...this.dirtyRoots];
     this.dirtyRoots.clear();
     for (const root of roots) {
@@ -160,5 +173,6 @@ export abstract class RootReports<R extends { root: string; problems: Problem[] 
     if (this.isDisposed) return;
     this.watchFolders();
     if (roots.length) this.emitter.fire();
+    this.firstDone();
   }
 }

@@ -8,7 +8,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { PLAN_STATUSES, WaymarkError, findStory, isSprintFix, loadSprint, resolveTicket, STORY_STATUSES, type Problem, type Ticket } from '../core/index';
-import { COMMANDS } from './constants';
+import { COMMANDS, CONTEXT } from './constants';
 import type { CommandRunner } from './commandRunner';
 import { Disposable } from './disposable';
 import type { ExtensionModel } from './model';
@@ -60,6 +60,9 @@ export class SprintFeatures extends Disposable {
     this.trees = this.register(new TicketTreeModel(c));
     this.register(this.trees.onDidChange(() => c.project.sprintsChanged()));
     this.tree = this.register(new SprintTree(this.model, c, this.trees));
+    // Until both are first read, the Sprint view says it is looking (not that there is no sprint).
+    void vscode.commands.executeCommand('setContext', CONTEXT.sprintReading, true);
+    void Promise.all([this.model.firstRead, this.trees.firstRead]).then(() => !this.isDisposed && vscode.commands.executeCommand('setContext', CONTEXT.sprintReading, false));
     this.statusBar = this.register(vscode.window.createStatusBarItem('waymark.sprint', vscode.StatusBarAlignment.Left, 99));
     this.statusBar.name = 'Waymark Sprint';
     const selector: vscode.DocumentSelector = [{ scheme: 'file', pattern: '**/*.md' }, { scheme: 'file', pattern: '**/sprint-status.{yaml,yml}' }, { scheme: 'file', pattern: '**/tickets.toml' }];

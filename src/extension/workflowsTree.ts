@@ -16,7 +16,7 @@ import { Disposable } from './disposable';
 import { leaseMarkdown } from './leases';
 import { markShort, markSentence } from './worktrees';
 import type { ExtensionModel } from './model';
-import { STATUS_LABELS, STATUS_ORDER, activeStep, escapeMd, gateFor, gateLabel, progress, statusIcon, statusKey, stepIcon, stepKind, stepTitle } from './presentation';
+import { STATUS_LABELS, STATUS_ORDER, activeStep, escapeMd, gateFor, gateLabel, progress, statusIcon, statusKey, stepIcon, stepKind, stepTitle, thousands } from './presentation';
 
 export type WorkflowsNode =
   | { kind: 'folder'; root: string }
@@ -32,11 +32,20 @@ type WorkflowNode = Extract<WorkflowsNode, { kind: 'workflow' }>;
 const ROW_REFRESH_LIMIT = 50;
 
 /**
- * The first scan waits at most this long (once) for VS Code to ask this visible view for the first
- * rows it listed, and this long more once it has (the answer is sent and drawn meanwhile).
+ * The first scan waits (once) from when it lists its first workflows until VS Code has asked this
+ * view for their rows, and FIRST_ROWS_GRACE_MS more while the answer is sent and drawn: at most
+ * FIRST_ROWS_HOLD_MS when the view is visible (or made visible while the scan waits, from then),
+ * UNSEEN_HOLD_MS when it is not (VS Code is still starting: the other extensions' activation and
+ * the workbench's requests get the host's thread and the CPU meanwhile).
  */
 const FIRST_ROWS_HOLD_MS = 1000;
+const UNSEEN_HOLD_MS = 1000;
 const FIRST_ROWS_GRACE_MS = 50;
+/**
+ * VS Code asks for an unfolded group's rows right after the top level: when none were asked this
+ * long after it (every group folded, by default or by the user), the scan waits no more.
+ */
+const ROWS_AFTER_TOP_MS = 500;
 
 /**
  * A group shows this many workflows at first, and this many more each time its "Show more" row is
@@ -74,8 +83,11 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
    * for a group's rows once workflows were listed, and the first scan was held for them (the bench reads them).
    */
   readonly firstAsked: { visible?: number; top?: number; rows?: number; held?: number } = {};
-  private holding?: { promise: Promise<void>; release: () => void };
+  private holding?: { promise: Promise<void>; release: () => void; timer?: NodeJS.Timeout; seen: boolean };
+  /** The scan no longer waits for the first rows (they were drawn, or the wait while visible ran out). */
   private holdOver = false;
+  /** The wait while the view was not visible ran out (the view can still hold the scan once it is visible). */
+  private unseenOver = false;
   /** How many rows each group (by its key) shows, when more than GROUP_PAGE: kept while the view lives. */
   private readonly shown = new Map<string, number>();
 
@@ -86,49 +98,81 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
     this.register(c.onDidChange((e) => e.what !== 'settings' && e.what !== 'trust' && e.what !== 'project' && this.refresh(e.what === 'states' ? e.files : undefined)));
     this.register(c.onDidPreview((e) => (e.rows ? this.refresh() : this.showProgress())));
     if (this.view.visible) this.firstAsked.visible = performance.now();
-    this.register(this.view.onDidChangeVisibility((e) => e.visible && (this.firstAsked.visible ??= performance.now())));
+    this.register(
+      this.view.onDidChangeVisibility((e) => {
+        if (!e.visible || this.firstAsked.visible !== undefined) return;
+        this.firstAsked.visible = performance.now();
+        // Made visible while the scan waits unseen: it waits for the rows now, as long as a visible view.
+        if (this.holding && !this.holding.seen) {
+          this.holding.seen = true;
+          this.holdUntil(FIRST_ROWS_HOLD_MS);
+        }
+      }),
+    );
     this.register(c.holdFirstScan(() => this.holdForFirstRows()));
     this.register({ dispose: () => this.endHold(0) });
   }
 
   /**
-   * While this view is visible and VS Code has not drawn a workflow row yet, the first scan waits
-   * (once, at most FIRST_ROWS_HOLD_MS) after it listed some: what a person looks at first is
-   * drawn before the rest of the files are read.
+   * Until VS Code has drawn a workflow row, the first scan waits after it listed some (bounded:
+   * once while the view is not visible, once while it is): what a person looks at first is drawn
+   * before the rest of the files are read.
    */
   private holdForFirstRows(): Promise<void> | undefined {
-    if (this.holdOver || this.firstRowAt !== undefined || !this.view.visible || !this.c.listedStates().length) return undefined;
+    if (this.holdOver || this.firstRowAt !== undefined || !this.c.listedStates().length) return undefined;
     if (!this.holding) {
+      const seen = this.view.visible;
+      if (!seen && this.unseenOver) return undefined;
       let release!: () => void;
       const promise = new Promise<void>((res) => (release = res));
-      const timer = setTimeout(() => this.endHold(0), FIRST_ROWS_HOLD_MS);
-      this.holding = { promise, release: () => (clearTimeout(timer), release()) };
-      this.firstAsked.held = performance.now();
+      this.holding = { promise, release, seen };
+      this.firstAsked.held ??= performance.now();
+      this.holdUntil(seen ? FIRST_ROWS_HOLD_MS : UNSEEN_HOLD_MS);
     }
     return this.holding.promise;
+  }
+
+  /** The scan waits at most `ms` more (from now). */
+  private holdUntil(ms: number): void {
+    const h = this.holding;
+    if (!h || this.holdOver) return;
+    clearTimeout(h.timer);
+    h.timer = setTimeout(() => {
+      if (h.seen) return this.endHold(0);
+      // Still not visible: the scan goes on, and waits again (once) if the view is made visible before its first rows.
+      this.unseenOver = true;
+      this.holding = undefined;
+      h.release();
+    }, ms);
   }
 
   /** The first rows were asked for (or will not be): the held scan goes on `afterMs` later. */
   private endHold(afterMs: number): void {
     if (this.holdOver) return;
     this.holdOver = true;
+    setTimeout(() => this.c.firstRowsDrawn(), afterMs);
     const h = this.holding;
-    if (h) setTimeout(h.release, afterMs);
+    if (!h) return;
+    clearTimeout(h.timer);
+    setTimeout(h.release, afterMs);
   }
 
   /** The groups VS Code is given, when workflows are listed: none unfolded means no row will be asked for. */
   private answerGroups(groups: WorkflowsNode[]): WorkflowsNode[] {
     if (!this.c.listedStates().length) return groups;
-    this.firstAsked.top ??= performance.now();
-    if (!groups.some((g) => g.kind === 'group' && !foldedGroup(g.status))) this.endHold(FIRST_ROWS_GRACE_MS);
+    if (this.firstAsked.top === undefined) {
+      this.firstAsked.top = performance.now();
+      if (groups.some((g) => g.kind === 'group' && !foldedGroup(g.status))) this.holdUntil(ROWS_AFTER_TOP_MS);
+      else this.endHold(FIRST_ROWS_GRACE_MS);
+    }
     return groups;
   }
 
   /** While the first scan runs, the view says so: its rows are the workflows read so far. */
   private showProgress(): void {
     const p = this.c.scanProgress();
-    const files = this.c.roots.length === 1 && p ? ` (${p.done.toLocaleString('en-US')} of ${p.listed.toLocaleString('en-US')} files)` : '';
-    const message = p ? `Scanning… ${p.workflows.toLocaleString('en-US')} workflows read so far${files}; the list is complete when the scan ends.` : undefined;
+    const files = this.c.roots.length === 1 && p ? ` (${thousands(p.done)} of ${thousands(p.listed)} files)` : '';
+    const message = p ? `Scanning… ${thousands(p.workflows)} workflows read so far${files}; the list is complete when the scan ends.` : undefined;
     if (this.view.message !== message) this.view.message = message;
   }
 
@@ -306,10 +350,10 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
         return stepItem(node.state, node.step);
       case 'more': {
         const next = Math.min(GROUP_PAGE, node.hidden);
-        const item = new vscode.TreeItem(`Show ${next.toLocaleString('en-US')} more`, vscode.TreeItemCollapsibleState.None);
-        item.description = `${node.hidden.toLocaleString('en-US')} not shown`;
+        const item = new vscode.TreeItem(`Show ${thousands(next)} more`, vscode.TreeItemCollapsibleState.None);
+        item.description = `${thousands(node.hidden)} not shown`;
         item.iconPath = new vscode.ThemeIcon('ellipsis');
-        item.tooltip = `This group shows its ${GROUP_PAGE.toLocaleString('en-US')} most recent workflows at first; ${node.hidden.toLocaleString('en-US')} more are not shown. Click to show ${next.toLocaleString('en-US')} more (Waymark: Open Project Dashboard lists the project, the Problems panel every problem).`;
+        item.tooltip = `This group shows its ${thousands(GROUP_PAGE)} most recent workflows at first; ${thousands(node.hidden)} more are not shown. Click to show ${thousands(next)} more (Waymark: Open Project Dashboard lists the project, the Problems panel every problem).`;
         item.id = `more:${node.root ?? ''}:${node.status}`;
         item.contextValue = 'waymark.more';
         item.command = { command: COMMANDS.showMoreWorkflows, title: 'Show more', arguments: [node] };

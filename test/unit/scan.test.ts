@@ -189,4 +189,22 @@ describe('scan progress', () => {
     assert.deepEqual(heard, [[100, 100, 1100], [500, 500, 1100], [1000, 1000, 1100]]);
     assert.equal(result.workflows.length, 1100);
   });
+
+  test('firstProgressFiles: in a folder of over 100 files, the first onProgress comes after that many files instead of 100', async () => {
+    const root = tmp();
+    fs.mkdirSync(path.join(root, 'work'));
+    for (let i = 0; i < 600; i++) {
+      fs.writeFileSync(path.join(root, 'work', `w${String(i).padStart(4, '0')}.md`), `---\nworkflow: w${i}\nstatus: in_progress\nsteps: [a, b]\ncurrentStep: a\n---\n`);
+    }
+    const heard: [number, number, number][] = [];
+    const result = await scanRoots([root], { index: false, firstProgressFiles: 30, onProgress: (read, done, listed) => heard.push([read.length, done, listed]) });
+    assert.deepEqual(heard, [[30, 30, 600], [500, 500, 600]]);
+    assert.equal(result.workflows.length, 600);
+    // A folder of 100 files or fewer is read whole before anything is listed.
+    const small = tmp();
+    for (let i = 0; i < 50; i++) fs.writeFileSync(path.join(small, `w${i}.md`), `---\nworkflow: s${i}\nstatus: in_progress\nsteps: [a]\ncurrentStep: a\n---\n`);
+    const heardSmall: number[] = [];
+    assert.equal((await scanRoots([small], { index: false, firstProgressFiles: 30, onProgress: (read) => heardSmall.push(read.length) })).workflows.length, 50);
+    assert.deepEqual(heardSmall, []);
+  });
 });

@@ -61,7 +61,7 @@ export class WorkflowModel {
   ) {}
 
   async scan(progress?: ScanProgress): Promise<ScanResult> {
-    const result = await scanRoots([...this.roots], { overrides: this.opts.overrides, logger: this.opts.logger, contexts: this.contexts.loaded, now: () => this.opts.clock.now(), index: this.opts.scanIndex, onProgress: progress?.onProgress, hold: progress?.hold, sliceMs: this.opts.sliceMs });
+    const result = await scanRoots([...this.roots], { overrides: this.opts.overrides, logger: this.opts.logger, contexts: this.contexts.loaded, now: () => this.opts.clock.now(), index: this.opts.scanIndex, onProgress: progress?.onProgress, firstProgressFiles: progress?.firstProgressFiles, hold: progress?.hold, sliceMs: this.opts.sliceMs });
     for (const [root, ctx] of result.contexts) this.contexts.loaded.set(root, ctx);
     const changes: ChangeEvent['changes'] = [];
     const seen = new Set<string>();

@@ -40,6 +40,8 @@ export interface ScanOptions {
   sprint?: boolean;
   /** Hears the workflows read so far after the first 100 files and then every 500, the files done and listed in this root. */
   onProgress?: (workflows: readonly WorkflowState[], done: number, listed: number) => void;
+  /** The first `onProgress` after this many files instead of 100, in a root of more than 100 (ScanProgress.firstProgressFiles). */
+  firstProgressFiles?: number;
   /**
    * Read files ahead on a second thread when a root lists at least this many and has no index to
    * answer from (readAhead.ts). Default READ_AHEAD_MIN_FILES; `Infinity` never, tests lower it.
@@ -542,6 +544,8 @@ export async function scanRoots(
         }
       }
       let turned = performance.now();
+      // The first progress: after 100 files, or firstProgressFiles in a root of more than 100.
+      const firstAt = (opts.firstProgressFiles !== undefined && listed.files.length > 100 ? Math.max(1, Math.min(100, opts.firstProgressFiles)) : 100) - 1;
       for (let i = 0; i < listed.files.length; i++) {
         const file = listed.files[i];
         if (nested && contextForRoots(file, absRoots) !== root) continue;
@@ -558,8 +562,8 @@ export async function scanRoots(
         if (r.skipped) skipped.push(r.skipped);
         if (r.state) workflows.push(r.state);
         else if (r.problems.length) problems.push(...r.problems);
-        // Every 500 files (and once after the first 100, when someone listens) others get a turn.
-        const progress = i % 500 === 499 || (i === 99 && opts.onProgress);
+        // Every 500 files (and once after the first 100, or firstProgressFiles, when someone listens) others get a turn.
+        const progress = i % 500 === 499 || (i === firstAt && opts.onProgress);
         if (progress) opts.onProgress?.(workflows, i + 1, listed.files.length);
         if (progress || (opts.sliceMs !== undefined && performance.now() - turned >= opts.sliceMs)) {
           await (opts.hold?.() ?? new Promise((res) => setImmediate(res)));
