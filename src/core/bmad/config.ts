@@ -181,8 +181,14 @@ function searchBmadProjects(absRoot: string, configured: string | undefined, max
     }
     level = next;
   }
+  // Installs below the root (an old one kept in `v4-backup/`, a module's) leave the root's own
+  // ledger-only project standing: its sprint-status.yaml where BMAD's default folders put it.
+  if (found.length && ROOT_LEDGERS.some((rel) => /^development_status\s*:/m.test(readTextIfRegular(path.join(absRoot, rel), 8 * 1024 * 1024) ?? ''))) return [absRoot, ...found.sort()];
   return found.sort();
 }
+
+/** Where a project with no install in git keeps its ledger, relative to its root. */
+const ROOT_LEDGERS = ['sprint-status.yaml', 'docs/sprint-status.yaml', 'docs/sprint-artifacts/sprint-status.yaml', 'docs/implementation-artifacts/sprint-status.yaml'];
 
 /**
  * A small TOML reader for BMAD's generated config: `[table.sub]` headers, `key = value` with

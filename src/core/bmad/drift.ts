@@ -8,7 +8,7 @@ import type { Problem, Range } from '../types';
 import { sha256 } from '../model/hash';
 import { compareText } from '../model/text';
 import { nearest } from '../model/config';
-import { compareEpicIds, LEDGER_ORDER, ledgerRank, normEpicId, numberedStory, storyOrder, type Ledger, type LedgerEntry } from './ledger';
+import { compareEpicIds, LEDGER_ORDER, ledgerRank, listsStories, normEpicId, numberedStory, storyOrder, type Ledger, type LedgerEntry } from './ledger';
 import { HELD, isStoryStatusWord, LEVEL1_NAME, normalizeStoryStatus, setAsideStatus, storyKeyFromName, taskProgress, type StoryFile } from './story';
 import { storySlug, type PlannedEpic } from './epics';
 import type { StoryGate } from './qaGates';
@@ -385,7 +385,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
     s.gate = { verdict: g.verdict, open: g.open, file: g.file, expired: g.expired };
   }
   // Per-story drift.
-  for (const s of byKey.values()) finishStory(s, fileOf.get(s), lf0, ledger !== undefined);
+  for (const s of byKey.values()) finishStory(s, fileOf.get(s), lf0, listsStories(ledger));
   // Per-epic drift.
   for (const ep of epics.values()) {
     ep.stories.sort(byStoryOrder);
@@ -593,7 +593,9 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
       // warning, unless the ledger says otherwise (a ledger that says blocked too agrees).
       const blocked = BLOCKED.test(f.status);
       const setAside = (setAsideStatus(f.status) !== undefined && (s.ledgerStatus === undefined || s.ledgerStatus === 'backlog'))
-        || (blocked && (s.ledgerStatus === undefined || BLOCKED.test(s.ledgerStatus)));
+        || (blocked && (s.ledgerStatus === undefined || BLOCKED.test(s.ledgerStatus)))
+        // The ledger sets the story aside (`cancelled`, `deferred`): what its file still says is moot.
+        || (s.ledgerStatus !== undefined && setAsideStatus(s.ledgerStatus) !== undefined);
       out.push({
         file: f.file, range: statusRange!, severity: setAside ? 'info' : 'warning', code: 'story-unknown-status',
         message: `Status '${f.status}' is not a BMAD story status (${STORY_WORDS})${s.ledgerStatus ? `; the ledger says ${s.ledgerStatus}` : ''}.${value ? ` Did you mean ${value}?` : ''}`,

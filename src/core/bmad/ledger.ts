@@ -292,9 +292,19 @@ export interface Ledger {
   actionItems: ActionItem[];
   /** 0-based line of `development_status:`, or -1. */
   statusLine: number;
+  /** Another tool's format (`stories:` / `sprints:` / `epics:` lists, no `development_status:`): it lists no story BMAD reads. */
+  otherFormat?: boolean;
   /** Line ending the file uses. */
   eol: '\n' | '\r\n';
   problems: Problem[];
+}
+
+/**
+ * Whether a story file missing from `ledger` is missing from the project's ledger: not when there is
+ * none, nor when the only one is in another tool's format (BMAD reads no story from it).
+ */
+export function listsStories(ledger: Ledger | undefined): boolean {
+  return ledger !== undefined && !ledger.otherFormat;
 }
 
 function range(line: number, start: number, end: number): Range {
@@ -494,6 +504,7 @@ export function parseLedger(file: string, text: string): Ledger {
     const at = lines.findIndex((l) => /^(?:sprints?|epics|stories)[ \t]*:[ \t]*(?:#.*)?$/.test(l));
     if (at >= 0) {
       const key = lines[at].split(':')[0].trim();
+      ledger.otherFormat = true;
       ledger.problems.push({ file, range: range(at, 0, key.length), severity: 'info', code: 'ledger-other-format', message: `sprint-status.yaml keeps its stories under '${key}:' with no development_status: block, another tool's format: BMAD's sprint workflows (bmad-sprint-planning, bmad-create-story, bmad-dev-story) do not read it, and Waymark reads no story from it. BMAD sprint planning writes the ledger they read.` });
     }
   }
@@ -514,7 +525,12 @@ export function parseLedger(file: string, text: string): Ledger {
     const err = parseDocument(asBmadReads, { schema: 'core', uniqueKeys: false, logLevel: 'error' }).errors[0];
     if (err) {
       const line = Math.min(Math.max(0, (err.linePos?.[0]?.line ?? 1) - 1), Math.max(0, lines.length - 1));
-      ledger.problems.push({ file, range: range(line, 0, lines[line]?.length ?? 0), severity: 'error', code: 'ledger-yaml', message: `sprint-status.yaml is not valid YAML at line ${line + 1} (${err.message.split('\n')[0].replace(/[\s:.]+$/, '')}). Fix it; the ledger is read line by line until then.` });
+      // In the header above `development_status:` (metadata, indented or worded as no YAML reader
+      // takes it), the entries BMAD's agents read are whole: a warning. In the entries: an error.
+      const inHeader = ledger.statusLine >= 0 && line < ledger.statusLine;
+      ledger.problems.push({ file, range: range(line, 0, lines[line]?.length ?? 0), severity: inHeader ? 'warning' : 'error', code: 'ledger-yaml', message: inHeader
+        ? `sprint-status.yaml is not valid YAML at line ${line + 1}, in its header (${err.message.split('\n')[0].replace(/[\s:.]+$/, '')}): YAML tools (BMAD's sprint_plan.py among them) cannot load the file. Waymark reads the development_status entries; fix the header.`
+        : `sprint-status.yaml is not valid YAML at line ${line + 1} (${err.message.split('\n')[0].replace(/[\s:.]+$/, '')}). Fix it; the ledger is read line by line until then.` });
     }
   }
   return ledger;

@@ -46,7 +46,16 @@ function mapping(v: unknown): Record<string, unknown> | undefined {
  */
 function verdictWord(v: unknown): string | undefined {
   const w = str(v)?.trim().toUpperCase();
-  return w === 'PASSED' ? 'PASS' : w === 'FAILED' ? 'FAIL' : w || undefined;
+  if (!w) return undefined;
+  // A verdict with its qualifier: a pass on conditions (`CONDITIONAL_PASS`, `PASS WITH CONCERNS`,
+  // `PASS_WITH_NOTES`) is CONCERNS, the gate's word for a pass with issues to track; a verdict
+  // followed by its remark (`PASS ✅`, `PASS - all green`, `FAIL (2 blockers)`) is that verdict.
+  const words = w.replace(/[^\p{L}\p{N}]+/gu, ' ').trim().split(' ');
+  if (/^CONDITIONAL(LY)?$/.test(words[0]) && /^PASS(ED)?$/.test(words[1] ?? '')) return 'CONCERNS';
+  if (/^PASS(ED)?$/.test(words[0]) && words[1] === 'WITH') return 'CONCERNS';
+  const first = words[0] === 'PASSED' ? 'PASS' : words[0] === 'FAILED' ? 'FAIL' : words[0];
+  if (isVerdict(first)) return first;
+  return w === 'PASSED' ? 'PASS' : w === 'FAILED' ? 'FAIL' : w;
 }
 
 function isVerdict(w: string | undefined): w is GateVerdict {

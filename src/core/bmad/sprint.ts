@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Problem } from '../types';
 import { findBmadProjects, loadBmadConfig, type BmadConfig } from './config';
-import { normEpicId, parseLedger, type Ledger } from './ledger';
+import { listsStories, normEpicId, parseLedger, type Ledger } from './ledger';
 import { isStoryStatusWord, parseStory, storyKeyFromName, type StoryFile } from './story';
 import { parseEpics, type PlannedEpic } from './epics';
 import { parseGateDecision, parseQaGate, type StoryGate } from './qaGates';
@@ -298,7 +298,7 @@ const sprintPatcher: Patcher<SprintReport | undefined> = {
       if (stories.length) throw new Error('a story where the cached sprint had none');
       return cached;
     }
-    patchStoryFiles(cached, stories, cached.ledger !== undefined, cached.ledgerFile ?? '');
+    patchStoryFiles(cached, stories, listsStories(cached.ledger), cached.ledgerFile ?? '');
     return cached;
   },
 };

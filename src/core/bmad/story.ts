@@ -479,8 +479,11 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
   // `Ready for Manual Testing`) waits on a check: review. `Approved for Dev` is v4's Approved, said
   // with what it is approved for.
   const DEV = /^(dev|development|implementation|implement|work|start|coding|build|sprint|pickup|pick-up)(-|$)/;
+  // The joiner mistyped or shortened (`Ready vs Dev`, `Ready 4 Dev`, `Ready fo Dev`) still names development.
   const next = /^ready-(?:for|to)-(.+)$/.exec(w)?.[1];
   if (next) return { status: DEV.test(next) ? 'ready-for-dev' : 'review', exact: false };
+  const mistyped = /^ready-(?:fo|fr|vs|4|2|f)-(.+)$/.exec(w)?.[1];
+  if (mistyped && DEV.test(mistyped)) return { status: 'ready-for-dev', exact: false };
   const approvedFor = /^approved-(?:for|to)-(.+)$/.exec(w)?.[1];
   if (approvedFor && DEV.test(approvedFor)) return { status: 'ready-for-dev', exact: false };
   // QA is the review stage: a story in QA (`QA`, `In QA`, `QA Review`, `In Testing`) waits on it, one
@@ -493,6 +496,9 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
   if (stage && /^(implementation|development|dev|code|coding|build)$/.test(stage)) return { status: 'review', exact: false };
   if (stage && /^(planning|plan|design|spec|specification|story|draft|drafting|refinement|refined|grooming|analysis)$/.test(stage)) return { status: 'ready-for-dev', exact: false };
   if (stage && /^(partially|partly|mostly|half)$/.test(stage)) return { status: 'in-progress', exact: false };
+  // Any other stage complete (`Research Complete` on a spike, `Testing Complete`, `Epic Done`): the
+  // story's own work is finished, as `complete` alone says.
+  if (stage && !/^(not|in|un|almost|nearly)$/.test(stage)) return { exact: false, suggestion: 'done' };
   // `Mostly implemented`, `Partially implemented`: part of it built is in progress.
   if (/^(partially|partly|mostly|half)-(implemented|built|delivered)$/.test(w)) return { status: 'in-progress', exact: false };
   // `Future Story`, `Future`: written down for later (BMAD's backlog).
