@@ -498,7 +498,7 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
   if (stage && /^(partially|partly|mostly|half)$/.test(stage)) return { status: 'in-progress', exact: false };
   // Any other stage complete (`Research Complete` on a spike, `Testing Complete`, `Epic Done`): the
   // story's own work is finished, as `complete` alone says.
-  if (stage && !/^(not|in|un|almost|nearly)$/.test(stage)) return { exact: false, suggestion: 'done' };
+  if (stage && !/^(not|in|un|almost|nearly|partial)$/.test(stage)) return { exact: false, suggestion: 'done' };
   // `Mostly implemented`, `Partially implemented`: part of it built is in progress.
   if (/^(partially|partly|mostly|half)-(implemented|built|delivered)$/.test(w)) return { status: 'in-progress', exact: false };
   // `Future Story`, `Future`: written down for later (BMAD's backlog).
