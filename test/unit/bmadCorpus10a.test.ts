@@ -7,8 +7,6 @@
 // under it (`1a-plus-1-slug`), so a story file ahead of the ledger there is drift.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadSprint } from '../../src/core/bmad/sprint';
 import { normalizeStoryStatus, parseStory, setAsideStatus } from '../../src/core/bmad/story';
@@ -16,18 +14,12 @@ import { parseLedger } from '../../src/core/bmad/ledger';
 import { scanRoots } from '../../src/core/store/scan';
 import { buildRegistry } from '../../src/core/project/registry';
 import { computeFrontier } from '../../src/core/project/frontier';
+import { workspace } from './fileHelpers';
 
 const NOW = new Date('2026-11-28T21:00:00Z');
 
-/** A project in a new temp folder: `files` maps a relative path to its text. */
-function project(files: Record<string, string>): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wm-corpus10a-')));
-  for (const [rel, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-    fs.writeFileSync(path.join(dir, rel), text);
-  }
-  return dir;
-}
+/** A project in a new temp folder (no `.waymark`): `files` maps a relative path to its text. */
+const project = (files: Record<string, string>) => workspace(files, { prefix: 'wm-corpus10a-', waymark: false });
 
 const problemsOn = (dir: string) => loadSprint(dir, { now: NOW })!.problems
   .filter((p) => p.file.endsWith('.md') && p.severity !== 'info')

@@ -5,23 +5,15 @@
 // level-1 names, and `story-{n}-{slug}`), and v6 alpha's `story-{slug}-{n}.md` files with no ledger.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadSprint } from '../../src/core/bmad/sprint';
 import { parseLedger } from '../../src/core/bmad/ledger';
+import { workspace } from './fileHelpers';
 
 const NOW = new Date('2026-11-28T18:00:00Z');
 
-/** A project in a new temp folder: `files` maps a relative path to its text. */
-function project(files: Record<string, string>): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wm-grammar2-')));
-  for (const [rel, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-    fs.writeFileSync(path.join(dir, rel), text);
-  }
-  return dir;
-}
+/** A project in a new temp folder (no `.waymark`): `files` maps a relative path to its text. */
+const project = (files: Record<string, string>) => workspace(files, { prefix: 'wm-grammar2-', waymark: false });
 
 const readings = (text: string) => Object.fromEntries(parseLedger('/p/sprint-status.yaml', text).entries.map((e) => [e.key, e.kind === 'unknown' ? 'unknown' : `${e.kind} ${e.epicId}${e.story === undefined ? '' : `.${e.story}`} ${e.status}`]));
 const story = (n: string, status: string) => `# Story ${n}\n\nStatus: ${status}\n\n## Tasks / Subtasks\n\n- [x] Do it\n`;

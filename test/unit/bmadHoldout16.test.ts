@@ -7,26 +7,18 @@
 // repository's root stays the project when an old install is kept in a subfolder (`v4-backup/`).
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadSprint } from '../../src/core/bmad/sprint';
 import { normalizeStoryStatus } from '../../src/core/bmad/story';
 import { parseLedger } from '../../src/core/bmad/ledger';
 import { parseQaGate } from '../../src/core/bmad/qaGates';
 import { findBmadProjects } from '../../src/core/bmad/config';
+import { workspace } from './fileHelpers';
 
 const NOW = new Date('2026-11-28T22:00:00Z');
 
-/** A project in a new temp folder: `files` maps a relative path to its text. */
-function project(files: Record<string, string>): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wm-holdout16-')));
-  for (const [rel, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-    fs.writeFileSync(path.join(dir, rel), text);
-  }
-  return dir;
-}
+/** A project in a new temp folder (no `.waymark`): `files` maps a relative path to its text. */
+const project = (files: Record<string, string>) => workspace(files, { prefix: 'wm-holdout16-', waymark: false });
 
 const story = (n: string, title: string, status: string, done = true) =>
   `# Story ${n}: ${title}\n\nStatus: ${status}\n\n## Tasks / Subtasks\n\n- [${done ? 'x' : ' '}] Build ${title.toLowerCase()}\n`;
