@@ -54,8 +54,8 @@ function verdictWord(v: unknown): string | undefined {
   if (/^CONDITIONAL(LY)?$/.test(words[0]) && /^PASS(ED)?$/.test(words[1] ?? '')) return 'CONCERNS';
   if (/^PASS(ED)?$/.test(words[0]) && words[1] === 'WITH') return 'CONCERNS';
   const first = words[0] === 'PASSED' ? 'PASS' : words[0] === 'FAILED' ? 'FAIL' : words[0];
-  if (isVerdict(first)) return first;
-  return w === 'PASSED' ? 'PASS' : w === 'FAILED' ? 'FAIL' : w;
+  // Anything else is returned as written, for the caller's "not PASS, CONCERNS, FAIL or WAIVED".
+  return isVerdict(first) ? first : w;
 }
 
 function isVerdict(w: string | undefined): w is GateVerdict {
