@@ -390,6 +390,28 @@ function underHeader(head, key) {
   return /^\d/.test(m[3]) || headNumber !== undefined;
 }
 
+/** development_status keys written more than once: key → 'same' (one status every time) or 'different'. */
+function repeatedKeys(text) {
+  const lines = text.split(/\r?\n/);
+  const start = lines.findIndex((l) => /^development_status:\s*(#.*)?$/.test(l));
+  const out = new Map();
+  if (start < 0) return out;
+  const seen = new Map();
+  let indent = null;
+  for (let i = start + 1; i < lines.length; i++) {
+    const l = lines[i];
+    if (/^(?:[A-Za-z_][\w-]*\s*:|---|\.\.\.)/.test(l)) break;
+    const m = /^(\s+)["']?([^\s:#"'][^:#"']*?)["']?\s*:\s*["']?([^"'#]*?)["']?\s*(#.*)?$/.exec(l);
+    if (!m) continue;
+    indent ??= m[1].length;
+    if (m[1].length !== indent) continue;
+    const value = m[3].trim().toLowerCase();
+    if (seen.has(m[2])) out.set(m[2], out.get(m[2]) === 'different' || seen.get(m[2]) !== value ? 'different' : 'same');
+    else seen.set(m[2], value);
+  }
+  return out;
+}
+
 function readLedger(file) {
   const text = readText(file);
   if (text == null) return { error: 'unreadable' };
@@ -411,11 +433,17 @@ function readLedger(file) {
   if (!data || typeof data !== 'object') return { error: 'not a mapping' };
   const dev = data.development_status;
   const entries = [];
+  // A key listed twice: BMAD's sprint_plan.py and its retrospective script load the ledger with
+  // ruamel's round-trip loader, which refuses a repeated key; with two different statuses, which
+  // one the story has is a guess (no drift is counted for it).
+  const repeated = repeatedKeys(text);
+  if (repeated.size && !broken) broken = `a key listed twice (${[...repeated.keys()].slice(0, 3).join(', ')}): BMAD's sprint_plan.py (ruamel) refuses a repeated key`;
   if (dev && typeof dev === 'object' && !Array.isArray(dev)) {
     for (const [key, value] of Object.entries(dev)) {
       let raw = value;
       if (value && typeof value === 'object') raw = value.status ?? value.Status ?? null;
-      entries.push({ key: String(key), kind: classifyKey(String(key)), raw: raw == null ? null : String(raw), status: normalizeStatus(raw) });
+      const guess = repeated.get(String(key)) === 'different';
+      entries.push({ key: String(key), kind: classifyKey(String(key)), raw: raw == null ? null : String(raw), status: guess ? null : normalizeStatus(raw) });
     }
     // `epic-p4` above `p4-1-slug`: an epic named by a team's series of letters and digits numbers
     // the stories under it (`p4-1` is story 1 of p4); so does one named by a number and words

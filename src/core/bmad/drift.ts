@@ -307,6 +307,13 @@ export function buildSprint(parts: SprintParts): SprintModel {
       bind(s, stories[0] ?? fitting[0]);
       continue;
     }
+    // Evidence, not a guess: the one candidate named by the key's own slug (`story-7.3-agent-testing.md`
+    // beside `story-7.3-agent-testing-SIMPLIFIED.md` for `7-3-agent-testing`).
+    const named = keySlug ? stories.filter((f) => fileSlugOf(keyOfFile(f)) === keySlug) : [];
+    if (named.length === 1) {
+      bind(s, named[0]);
+      continue;
+    }
     // Evidence, not a guess: the one candidate whose title is the key's slug (`# Story 1.7:
     // Migration Tool (pml init)` for `1-7-migration-tool-pml-init`).
     const titled = keySlug ? stories.filter((f) => {

@@ -38,9 +38,12 @@ const SYNONYMS: Record<LedgerKind, Record<string, string>> = {
     ready: 'ready-for-dev', 'ready-for-development': 'ready-for-dev', approved: 'ready-for-dev', draft: 'ready-for-dev',
     wip: 'in-progress', started: 'in-progress', active: 'in-progress', doing: 'in-progress', inprogress: 'in-progress', 'in-development': 'in-progress', 'in-dev': 'in-progress',
     'in-review': 'review', 'ready-for-review': 'review', 'code-review': 'review', 'under-review': 'review', 'review-pending': 'review',
+    // The finished story in the project's own word: BMAD's tools know only `done` (its sprint_plan.py
+    // would reset an "illegal" word), so it is read as done and noted, not warned.
+    complete: 'done', completed: 'done', finished: 'done',
   },
-  epic: { todo: 'backlog', 'not-started': 'backlog', planned: 'backlog', pending: 'backlog', wip: 'in-progress', started: 'in-progress', active: 'in-progress', inprogress: 'in-progress', 'in-development': 'in-progress' },
-  retro: { 'not-started': 'optional', pending: 'optional', todo: 'optional', planned: 'optional', complete: 'done' },
+  epic: { todo: 'backlog', 'not-started': 'backlog', planned: 'backlog', pending: 'backlog', wip: 'in-progress', started: 'in-progress', active: 'in-progress', inprogress: 'in-progress', 'in-development': 'in-progress', complete: 'done', completed: 'done', finished: 'done' },
+  retro: { 'not-started': 'optional', pending: 'optional', todo: 'optional', planned: 'optional', complete: 'done', completed: 'done', finished: 'done' },
 };
 
 /**
@@ -403,7 +406,12 @@ export function parseLedger(file: string, text: string): Ledger {
     if (!suspicious && looksUnusual(line)) suspicious = true;
     const indent = /^\s*/.exec(line)![0].length;
     if (indent > 0 && (section === 'top' || section === 'other')) suspicious = true;
-    if (indent === 0) {
+    // An entry written at the margin inside development_status (`4-11-slug: ready-for-dev` between
+    // indented ones): not YAML, but a BMAD user reads it as one of the block's entries, and the
+    // block goes on under it. A plain name (`last_updated:`) at the margin ends the block.
+    const marginEntry = indent === 0 && section === 'dev' && /^["']?\d[\w.-]*["']?\s*:(?:\s|$)/.test(line);
+    if (marginEntry) suspicious = true;
+    if (indent === 0 && !marginEntry) {
       current = undefined;
       last = undefined;
       const m = LINE_KV.exec(line);
@@ -457,8 +465,8 @@ export function parseLedger(file: string, text: string): Ledger {
       const key = m[3].trim();
       const v = valueSpan(line, m[4]);
       const keyStart = m[1].length + m[2].length;
-      devIndent ??= indent;
-      if (indent > devIndent) {
+      if (!marginEntry) devIndent ??= indent;
+      if (devIndent !== undefined && indent > devIndent) {
         // A line of an entry written as a mapping: its `status:` is the entry's value.
         if (last && last.shape !== 'scalar' && /^(status|state)$/i.test(key) && (last.shape === 'empty' || last.line === last.keyLine)) {
           Object.assign(last, { shape: 'mapping', raw: v.raw, line: i, valueStart: v.start, valueEnd: v.end });
@@ -766,6 +774,12 @@ export function readStatusWord(kind: LedgerKind, raw: string): { status: string;
   const lead = /^([a-z][a-z _-]*?)\s*[^\p{L}\p{N}\s_-]/u.exec(lower)?.[1];
   if (lead && lead !== lower) {
     const word = readStatusWord(kind, lead);
+    if (LEDGER_ORDER[kind].includes(word.status)) return { status: word.status, mapped: true };
+  }
+  // `ReadyForReview`, `InReview`: one CamelCase word, read by its words.
+  const camel = raw.trim().replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2');
+  if (camel !== raw.trim()) {
+    const word = readStatusWord(kind, camel);
     if (LEDGER_ORDER[kind].includes(word.status)) return { status: word.status, mapped: true };
   }
   return { status: lower, mapped: false };

@@ -199,6 +199,9 @@ function storyDirs(cfg: BmadConfig, ledgerFile: string | undefined, ledger: Ledg
   if (cfg.vars.dev_ephemeral_location) addDir(path.join(cfg.vars.dev_ephemeral_location, 'stories'));
   else if (ledgerFile && path.basename(path.dirname(ledgerFile)) === '.bmad-ephemeral') addDir(path.join(path.dirname(ledgerFile), 'stories'));
   addDir(path.join(cfg.outputFolder, 'stories'));
+  // v6 alpha and beta's story folder (`{output_folder}/sprint-artifacts`): stories written there
+  // stay when a later install moves the config to implementation-artifacts.
+  addDir(path.join(cfg.outputFolder, 'sprint-artifacts'));
   addDir(path.join(cfg.root, 'docs', 'stories'));
   addDir(path.join(cfg.root, 'docs', 'sprint-artifacts'));
   // Stories kept beside their epic, one folder per epic: `epics/epic-4/stories/4-1-slug.md` in the

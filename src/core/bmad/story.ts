@@ -161,12 +161,19 @@ function statusAfter(line: string, from: number): { value: string; start: number
   // `CONDITIONAL - Deferred pending Story 2.1`: a word of the team's own, then a status word after
   // a dash: the status word says where the story is.
   if (!statesStatus(value)) {
-    const after = /^\s+[-—–]\s+/.exec(line.slice(from + skip + value.length));
+    // (`Phase 1 Components Complete - Ready for Integration`: the team's own words, a number among
+    // them, then the status after the dash. A word that holds or sets the story aside keeps it.)
+    const tail = line.slice(from + skip + value.length);
+    const after = /^\s+[-—–]\s+/.exec(tail) ?? (SET_ASIDE.test(value) || /^blocked/i.test(value) ? null : /^[^-—–|]*?\s[-—–]\s+/.exec(tail));
     if (after) {
       const at = from + skip + value.length + after[0].length;
-      const w = /^[A-Za-z][A-Za-z-]*(?:[ ](?:for|to|in|on)[ ][A-Za-z-]+|[ ]hold)?/.exec(line.slice(at))?.[0];
-      // (`PARTIAL - BLOCKED`: blocked is no BMAD word, but it says the work is not finished.)
-      if (w && (statesStatus(w) || /^blocked$/i.test(w))) return { value: w, start: at };
+      // The longest run of up to three words that states a status (`In Progress`, `Ready for QA`).
+      const words = /^[A-Za-z][A-Za-z-]*(?:[ ][A-Za-z][A-Za-z-]*){0,2}/.exec(line.slice(at))?.[0].split(' ') ?? [];
+      for (let n = words.length; n > 0; n--) {
+        const w = words.slice(0, n).join(' ');
+        // (`PARTIAL - BLOCKED`: blocked is no BMAD word, but it says the work is not finished.)
+        if (statesStatus(w) || /^blocked$/i.test(w)) return { value: w, start: at };
+      }
     }
     // `✅ Story 4.5: Installation (Ready for Review)`: the story restated, its status in brackets
     // closing the line.
@@ -513,6 +520,10 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
   if (/(^|-)review$/.test(w)) return { status: 'review', exact: false };
   const doneLike = ['complete', 'completed', 'reviewed', 'finished', 'closed', 'merged', 'shipped', 'implemented', 'accepted', 'done-', 'review-passed', 'passed', 'qa-passed', 'verified', 'released', 'deployed', 'fixed', 'resolved'];
   if (doneLike.includes(w) || /^(done|complete)/.test(w)) return { exact: false, suggestion: 'done' };
+  // `ReadyForReview`, `InReview`: one CamelCase word, read by its words.
+  const word = (STATUS_WORD.exec(raw.trim())?.[0] ?? raw).trim();
+  const camel = word.replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2');
+  if (camel !== word) return { ...normalizeStoryStatus(camel), exact: false };
   return { exact: false };
 }
 
