@@ -127,7 +127,8 @@ async function main(): Promise<void> {
   }
 }
 
-const SIZES = [100, 1000];
+/** WAYMARK_BENCH_SIZES=1000,100 measures in another order (each size gets a new server; this process, the client, warms up across them). */
+const SIZES = (process.env.WAYMARK_BENCH_SIZES ?? '100,1000').split(',').map(Number);
 const PEER_VERSION = '0.43.1';
 const PEER_DIR = path.join(os.homedir(), '.cache', 'waymark-bench', 'peers');
 
@@ -198,11 +199,13 @@ function cpuOf(pid: number | null | undefined): number {
 }
 const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100;
 
-/** Timed rounds of `fn` and the CPU time (ms) process `pid` spent per round meanwhile. */
-async function withCpu(pid: number | null | undefined, rounds: number, fn: () => Promise<unknown>): Promise<{ median: number; p90: number; cpu: number }> {
+/** Timed rounds of `fn`, the CPU time (ms) process `pid` spent per round meanwhile, and this process's (the client's). */
+async function withCpu(pid: number | null | undefined, rounds: number, fn: () => Promise<unknown>): Promise<{ median: number; p90: number; cpu: number; clientCpu: number }> {
   const before = cpuOf(pid);
+  const mine = process.cpuUsage();
   const s = stats(await timeRounds(rounds, fn));
-  return { ...s, cpu: (cpuOf(pid) - before) / rounds };
+  const used = process.cpuUsage(mine);
+  return { ...s, cpu: (cpuOf(pid) - before) / rounds, clientCpu: (used.user + used.system) / 1000 / rounds };
 }
 
 /** The tools' handlers alone on an in-process session over the same files (no protocol, no pipe). */
@@ -290,6 +293,10 @@ async function sized(n: number): Promise<void> {
         line(`mcp.n${n}.server_cpu_per_status_ms`, status.cpu, 3);
         line(`mcp.n${n}.server_cpu_per_next_ms`, next.cpu, 3);
       }
+      // The client's side (this process: the SDK's Client parsing and checking each answer): colder in the first size measured.
+      line(`mcp.n${n}.client_cpu_per_ping_ms`, Math.min(ping.clientCpu, ping2.clientCpu), 3);
+      line(`mcp.n${n}.client_cpu_per_status_ms`, status.clientCpu, 3);
+      line(`mcp.n${n}.client_cpu_per_next_ms`, next.clientCpu, 3);
       let hash = (await call(client, 'waymark_status', { file: 'work/mcp-target.workflow.md' })).stateHash as string;
       // The server's CPU per advance includes its memory consolidation, done after the answers in batches.
       const advance = await withCpu(client.pid, ROUNDS / 2, async () => {
