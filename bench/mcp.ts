@@ -371,9 +371,38 @@ async function peer(bin: string, n: number): Promise<void> {
   }
 }
 
+/**
+ * The client's warm-up: this process's SDK Client parses and checks every answer, and its code is
+ * still being optimised through the first few hundred calls. Measured without this, the first size
+ * run paid for it (the client's CPU per status 0.47–0.60 ms in the first size, 0.24–0.33 ms in
+ * the next, whichever size came first; the server's did not depend on the order). A throwaway
+ * server over a few workflows answers these calls; each size then gets a new server, started
+ * cold as before. WAYMARK_BENCH_COLD_CLIENT=1 leaves it out.
+ */
+async function warmClient(): Promise<void> {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-bench-mcp-client-')));
+  try {
+    generateSized(root, 10);
+    const client = await connect(process.execPath, [CLI, 'mcp', '--root', root], root, { WAYMARK_ACTOR: 'bench' });
+    try {
+      for (let i = 0; i < 300; i++) {
+        await client.ping();
+        await call(client, 'waymark_status', { file: 'work/area-0/wf-7.workflow.md' });
+        await call(client, 'waymark_next', {});
+      }
+    } finally {
+      await client.close();
+    }
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
 async function all(): Promise<void> {
   if (!process.argv.includes('--sized-only')) await main();
   console.log(`machine.load_average_1m ${os.loadavg()[0].toFixed(2)}`);
+  if (process.env.WAYMARK_BENCH_COLD_CLIENT !== '1') await warmClient();
+  else console.log('# the client is not warmed first (WAYMARK_BENCH_COLD_CLIENT=1): the first size pays for its warm-up');
   for (const n of SIZES) await sized(n);
   if (process.argv.includes('--peers')) {
     const bin = peerBin();

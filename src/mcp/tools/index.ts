@@ -95,14 +95,13 @@ function checkedInput(t: WaymarkTool, raw: unknown): Checked {
   const known = kept?.get(key!);
   if (known) return known;
   const parsed = t.input.safeParse(raw);
-  const checked: Checked = parsed.success
-    ? { ok: true, data: Object.freeze(parsed.data) as never }
-    : { ok: false, message: parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ') };
-  if (key !== undefined && parsed.success) {
-    if (!kept) checkedInputs.set(t, (kept = new Map()));
-    if (kept.size >= KEPT_INPUTS) kept.clear();
-    kept.set(key, checked);
-  }
+  if (!parsed.success) return { ok: false, message: parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ') };
+  if (key === undefined) return { ok: true, data: parsed.data as never };
+  // Handed to every later call with the same arguments: frozen, so that no handler changes it for them.
+  const checked: Checked = { ok: true, data: Object.freeze(parsed.data) as never };
+  if (!kept) checkedInputs.set(t, (kept = new Map()));
+  if (kept.size >= KEPT_INPUTS) kept.clear();
+  kept.set(key, checked);
   return checked;
 }
 
