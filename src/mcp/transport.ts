@@ -72,6 +72,8 @@ export class McpStdioTransport extends StdioServerTransport {
   private readonly direct = new Map<string, DirectHandler>();
   /** The start of a line whose end has not arrived yet. */
   private partial?: Buffer;
+  /** Closed: lines still in hand are dropped, as the SDK's cleared ReadBuffer drops them. */
+  private closed = false;
 
   constructor(stdin: Readable = process.stdin, stdout: Writable = process.stdout) {
     super(stdin, stdout);
@@ -85,12 +87,12 @@ export class McpStdioTransport extends StdioServerTransport {
     const buffer = this.partial ? Buffer.concat([this.partial, chunk]) : chunk;
     this.partial = undefined;
     let start = 0;
-    for (let end = buffer.indexOf(10); end !== -1; end = buffer.indexOf(10, start)) {
+    for (let end = buffer.indexOf(10); end !== -1 && !this.closed; end = buffer.indexOf(10, start)) {
       const line = buffer.toString('utf8', start, end > start && buffer[end - 1] === 13 ? end - 1 : end);
       start = end + 1;
       this.receive(line);
     }
-    if (start < buffer.length) {
+    if (start < buffer.length && !this.closed) {
       if (buffer.length - start > MAX_BUFFERED) {
         this.onerror?.(new Error(`A message longer than ${MAX_BUFFERED} bytes without its end of line; closing.`));
         this.close().catch(() => undefined);
@@ -154,6 +156,12 @@ export class McpStdioTransport extends StdioServerTransport {
   routeRequestsTo(protocol: object): void {
     const onrequest = (protocol as { _onrequest?: unknown })._onrequest;
     this.route = typeof onrequest === 'function' ? (onrequest as RequestRoute).bind(protocol) : undefined;
+  }
+
+  override close(): Promise<void> {
+    this.closed = true;
+    this.partial = undefined;
+    return super.close();
   }
 
   override send(message: JSONRPCMessage): Promise<void> {
