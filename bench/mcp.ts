@@ -375,7 +375,7 @@ async function peer(bin: string, n: number): Promise<void> {
  * The client's warm-up: this process's SDK Client parses and checks every answer, and its code is
  * still being optimised through the first few hundred calls. Measured without this, the first size
  * run paid for it (the client's CPU per status 0.47–0.60 ms in the first size, 0.24–0.33 ms in
- * the next, whichever size came first; the server's did not depend on the order). A throwaway
+ * the later ones, whichever size came first; the server's showed no such pattern). A throwaway
  * server over a few workflows answers these calls; each size then gets a new server, started
  * cold as before. WAYMARK_BENCH_COLD_CLIENT=1 leaves it out.
  */
