@@ -38,7 +38,14 @@ export interface ToolHost {
   ticketTree?(): Promise<TicketTree | undefined>;
 }
 
+/** Whether `child` is `parent` or lies under it; both absolute and normalised (resolved or real paths). */
 function inside(child: string, parent: string): boolean {
+  if (path.sep === '/') {
+    // A prefix ending at a separator: what path.relative says of normalised POSIX paths, without
+    // building the relative path (every tool call checks its path twice).
+    if (!child.startsWith(parent)) return false;
+    return child.length === parent.length || parent.endsWith('/') || child.charCodeAt(parent.length) === 47;
+  }
   const rel = path.relative(parent, child);
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
@@ -78,6 +85,14 @@ function realRoot(root: string): string {
   return real;
 }
 
+/** A root as path.resolve gives it (a face may hand one with a trailing separator or `..`). */
+const resolvedRoots = new Map<string, string>();
+function resolvedRoot(root: string): string {
+  let resolved = resolvedRoots.get(root);
+  if (resolved === undefined) resolvedRoots.set(root, (resolved = path.resolve(root)));
+  return resolved;
+}
+
 /**
  * Resolves a path an agent gave (absolute, or relative to the first root) and refuses it unless
  * its real path (after symlinks) lies inside one of the roots. Returns the absolute path as given
@@ -91,7 +106,7 @@ export function resolveInside(roots: readonly string[], raw: string): { abs: str
   const real = realish(abs);
   let best: string | undefined;
   for (const r of roots) {
-    if ((inside(abs, r) && inside(real, realRoot(r))) && (!best || r.length > best.length)) best = r;
+    if (inside(abs, resolvedRoot(r)) && inside(real, realRoot(r)) && (!best || r.length > best.length)) best = r;
   }
   if (!best) {
     throw new WaymarkError('usage', `${raw} is outside the workspace (${roots.join(', ')}); Waymark's tools only read and write inside it. Give a path relative to the workspace folder.`, abs, { outside: true });
@@ -104,6 +119,8 @@ export function resolveInside(roots: readonly string[], raw: string): { abs: str
  * there are several roots (a relative path would be ambiguous).
  */
 export function relativeTo(roots: readonly string[], abs: string): string {
-  if (roots.length !== 1 || !inside(abs, roots[0])) return abs;
-  return path.relative(roots[0], abs).split(path.sep).join('/') || '.';
+  if (roots.length !== 1) return abs;
+  const rel = path.relative(roots[0], abs);
+  if (rel.startsWith('..') || path.isAbsolute(rel)) return abs;
+  return (path.sep === '/' ? rel : rel.split(path.sep).join('/')) || '.';
 }

@@ -42,8 +42,14 @@ function toResult(a: ToolAnswer): CallToolResult {
 const TOOLS_CALL = z4.looseObject({ method: z4.literal('tools/call'), params: z4.looseObject({ name: z4.string() }) });
 const setProtocolHandler = Protocol.prototype.setRequestHandler as unknown as (this: McpServer['server'], schema: typeof TOOLS_CALL, handler: (req: { params: { name: string; arguments?: unknown } }) => Promise<CallToolResult>) => void;
 
+/** The MCP server with every tool of the table, and its answer to a tools/call's params (for the transport's direct way). */
+export interface WaymarkMcpServer {
+  server: McpServer;
+  callTool(params: Record<string, unknown> | undefined): Promise<CallToolResult> | undefined;
+}
+
 /** Builds the MCP server with every tool of the table, answering through `host`. */
-export function createMcpServer(host: ToolHost, version: string): McpServer {
+export function createMcpServer(host: ToolHost, version: string): WaymarkMcpServer {
   const server = new McpServer({ name: SERVER_NAME, title: 'Waymark', version }, { instructions: INSTRUCTIONS });
   // The SDK's generic signature is too deep for the compiler over a heterogeneous table.
   const register = server.registerTool.bind(server) as unknown as (name: string, config: Record<string, unknown>, cb: () => Promise<CallToolResult>) => void;
@@ -57,18 +63,23 @@ export function createMcpServer(host: ToolHost, version: string): McpServer {
   // every other refusal: isError with reason "usage", the CLI's exit code and one line of advice
   // (the SDK's own handler would answer it as bare text).
   const byName = new Map(TOOLS.map((t) => [t.name, t]));
+  const answer = async (name: string, args: unknown): Promise<CallToolResult> => {
+    const t = byName.get(name);
+    if (!t) return toResult(errorAnswer(new WaymarkError('usage', `Unknown tool ${name}; the tools are ${TOOLS.map((x) => x.name).join(', ')}.`), host.roots));
+    return toResult(await runTool(t, args, host));
+  };
   server.server.removeRequestHandler('tools/call');
   // Registered through the protocol layer, not the Server's override: that one parses every call
   // twice more against the SDK's full CallToolRequest and CallToolResult schemas (the request is
   // already a JSON-RPC message when it gets here; runTool checks the arguments against the tool's
-  // own schema and every answer is built as a CallToolResult). Half the cost of a status call
-  // over the ping (npm run bench, mcp.n100.status_p50_ms).
-  setProtocolHandler.call(server.server, TOOLS_CALL, async (req: { params: { name: string; arguments?: unknown } }) => {
-    const t = byName.get(req.params.name);
-    if (!t) return toResult(errorAnswer(new WaymarkError('usage', `Unknown tool ${req.params.name}; the tools are ${TOOLS.map((x) => x.name).join(', ')}.`), host.roots));
-    return toResult(await runTool(t, req.params.arguments, host));
-  });
-  return server;
+  // own schema and every answer is built as a CallToolResult). Requests as clients send them do
+  // not even come here: the transport hands their params to callTool (runMcpServer).
+  setProtocolHandler.call(server.server, TOOLS_CALL, (req: { params: { name: string; arguments?: unknown } }) => answer(req.params.name, req.params.arguments));
+  return {
+    server,
+    // What TOOLS_CALL checks, by hand; anything else is left to the protocol layer's answer.
+    callTool: (params) => (typeof params?.name === 'string' ? answer(params.name, params.arguments) : undefined),
+  };
 }
 
 /** Logs to stderr only: stdout belongs to the protocol. */
@@ -95,9 +106,10 @@ export async function runMcpServer(o: RunMcpOptions): Promise<void> {
   console.debug = toErr;
   const logger = stderrLogger(!!o.verbose);
   const session = new WorkspaceSession({ root: o.root, actor: o.actor, session: o.session, logger });
-  const server = createMcpServer(session, o.version);
+  const { server, callTool } = createMcpServer(session, o.version);
   const transport = new McpStdioTransport();
   transport.routeRequestsTo(server.server);
+  transport.answerDirectly('tools/call', callTool);
   let closing: Promise<void> | undefined;
   const closed = new Promise<void>((resolve) => {
     const close = () => {

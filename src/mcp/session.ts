@@ -50,8 +50,20 @@ function realInside(root: string): (dir: string) => boolean {
   };
 }
 
-function signature(st: fs.Stats): string {
-  return `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
+/** What moves when a file changes: size, mtime, ctime, inode (kept as numbers: no string per answer). */
+interface Signature {
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
+}
+
+function signature(st: fs.Stats): Signature {
+  return { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino };
+}
+
+function same(was: Signature | undefined, st: fs.Stats): boolean {
+  return was !== undefined && was.size === st.size && was.mtimeMs === st.mtimeMs && was.ctimeMs === st.ctimeMs && was.ino === st.ino;
 }
 
 export class WorkspaceSession implements ToolHost {
@@ -66,7 +78,7 @@ export class WorkspaceSession implements ToolHost {
   private contextChanged = false;
   private timer?: NodeJS.Timeout;
   /** File signature at the last read, per file: a mismatch means re-read before answering. */
-  private readonly seen = new Map<string, string>();
+  private readonly seen = new Map<string, Signature>();
   /** Files this server is writing right now: their watcher events are its own write's. */
   private readonly writing = new Set<string>();
   /** Files written, by the text written, not yet compared with the disk (settleWritten). */
@@ -172,7 +184,7 @@ export class WorkspaceSession implements ToolHost {
     // A write through this server in flight: mutate() takes in what it finds on disk once it is done.
     if (unlessSeen && this.writing.has(file)) return this.core.get(file);
     const st = fs.statSync(file, { throwIfNoEntry: false });
-    if (st && unlessSeen && this.seen.get(file) === signature(st)) {
+    if (st && unlessSeen && same(this.seen.get(file), st)) {
       const known = this.core.get(file);
       if (known) return known;
     }
@@ -225,7 +237,7 @@ export class WorkspaceSession implements ToolHost {
     }
     if (!st.isFile()) throw new WaymarkError('unreadable', `${path.relative(this.roots[0], file)} is not a regular file; give a workflow Markdown file.`, file);
     const known = this.core.get(file);
-    if (known && this.seen.get(file) === signature(st) && !this.pending.has(file)) return known;
+    if (known && same(this.seen.get(file), st) && !this.pending.has(file)) return known;
     this.pending.delete(file);
     // Re-read through the core: a file that is not (or no longer) a workflow says why.
     const s = await this.core.reload(file);

@@ -1,5 +1,6 @@
-// The MCP server's stdio transport writes every message as the SDK's would, byte for byte, also
-// when an answer repeated from the warm model is written around its JSON made once.
+// The MCP server's stdio transport reads lines and writes every message as the SDK's would, byte
+// for byte, also when an answer repeated from the warm model is written around its JSON made once,
+// and when a request is answered without the protocol layer.
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
@@ -82,4 +83,77 @@ test('a protocol layer without its request handling (another SDK version) routes
   await done;
   assert.deepEqual(delivered, [{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
   await t.close();
+});
+
+/** A transport on pipes, started, with what it delivers, routes and writes. */
+async function opened() {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const t = new McpStdioTransport(stdin, stdout);
+  const delivered: unknown[] = [];
+  const routed: unknown[] = [];
+  const errors: string[] = [];
+  let written = '';
+  stdout.on('data', (d) => (written += String(d)));
+  t.routeRequestsTo({ _onrequest: (m: unknown) => routed.push(m) });
+  t.onmessage = (m) => delivered.push(m);
+  t.onerror = (e) => errors.push(e.message);
+  await t.start();
+  const turn = () => new Promise((resolve) => setImmediate(resolve));
+  return { t, stdin, delivered, routed, errors, written: () => written, turn };
+}
+
+test('lines cut anywhere (inside a character, before a CRLF) read whole; a line that is not JSON is an error and the next still arrives', async () => {
+  const o = await opened();
+  const bytes = Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"note":"é—✓"}}\r\nnot json\n{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+  // One byte at a time: every multi-byte character and the CR/LF pair are cut in two.
+  for (let i = 0; i < bytes.length; i++) o.stdin.write(bytes.subarray(i, i + 1));
+  await o.turn();
+  assert.deepEqual(o.routed, [{ jsonrpc: '2.0', id: 1, method: 'ping', params: { note: 'é—✓' } }]);
+  assert.deepEqual(o.delivered, [{ jsonrpc: '2.0', method: 'notifications/initialized' }]);
+  assert.equal(o.errors.length, 1);
+  assert.match(o.errors[0], /JSON/);
+  await o.t.close();
+});
+
+test('a line longer than the SDK\'s limit without its end is an error and closes the transport', async () => {
+  const o = await opened();
+  let closed = false;
+  o.t.onclose = () => (closed = true);
+  const chunk = Buffer.alloc(1024 * 1024, 0x20);
+  for (let i = 0; i < 11; i++) o.stdin.write(chunk);
+  await o.turn();
+  assert.equal(closed, true);
+  assert.match(o.errors.join(), /without its end of line/);
+});
+
+test('a method answered directly: its result is written with the request\'s id; params it leaves, and requests with _meta, take the protocol layer\'s way', async () => {
+  const o = await opened();
+  const asked: unknown[] = [];
+  const result = reuseResult({ content: [{ type: 'text', text: '{}' }], structuredContent: {} });
+  o.t.answerDirectly('tools/call', (params) => {
+    asked.push(params);
+    if (params?.name === 'boom') return Promise.reject(new Error('it broke'));
+    return typeof params?.name === 'string' ? Promise.resolve(result) : undefined;
+  });
+  const lines = [
+    { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'waymark_status', arguments: { file: 'a.md' } } },
+    { jsonrpc: '2.0', id: 'x', method: 'tools/call', params: { arguments: {} } },
+    { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'waymark_status', _meta: { progressToken: 1 } } },
+    { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'boom' } },
+    { jsonrpc: '2.0', id: 10, method: 'ping' },
+  ];
+  o.stdin.write(lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  await o.turn();
+  await o.turn();
+  assert.deepEqual(asked, [lines[0].params, lines[1].params, lines[3].params]);
+  assert.deepEqual(o.routed, [lines[1], lines[4]], 'params without a name and other methods: the layer\'s request handling');
+  assert.deepEqual(o.delivered, [lines[2]], 'a request with _meta: the SDK\'s own way');
+  const sent = o.written().split('\n').filter(Boolean);
+  assert.deepEqual(sent, [
+    JSON.stringify({ result, jsonrpc: '2.0', id: 7 }),
+    // What the protocol layer sends for a handler that threw.
+    JSON.stringify({ jsonrpc: '2.0', id: 9, error: { code: -32603, message: 'it broke' } }),
+  ]);
+  await o.t.close();
 });

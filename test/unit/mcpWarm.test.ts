@@ -103,6 +103,34 @@ describe('waymark mcp: the warm project view follows other processes', () => {
     }
   });
 
+  test('a status asked again and again follows a same-size edit in place, a rename over the file and a write through the server', async () => {
+    const root = workspace();
+    const one = path.join(root, 'work', 'a', 'one.workflow.md');
+    const s = await startServer(root);
+    const status = async () => (await s.call('waymark_status', { file: 'work/a/one.workflow.md' })).data;
+    try {
+      // The same arguments each time: checked once, answered from the kept answer.
+      for (let i = 0; i < 3; i++) assert.equal((await status()).currentStep, 'design');
+      const before = fs.readFileSync(one, 'utf8');
+      const sameSize = before.replace('currentStep: design', 'currentStep: build ');
+      assert.equal(sameSize.length, before.length);
+      writeFromAnotherProcess(one, sameSize, false);
+      assert.equal((await status()).currentStep, 'build', 'an edit in place that keeps the size');
+      writeFromAnotherProcess(one, wf('one', 'in_progress'), true);
+      const renamed = await status();
+      assert.equal(renamed.status, 'in_progress', 'a rename over the file');
+      const w = await s.call('waymark_advance', { file: 'work/a/one.workflow.md', expectHash: renamed.stateHash });
+      assert.equal(w.isError, false, w.text);
+      const written = await status();
+      assert.equal(written.status, 'completed', 'a write through the server');
+      assert.equal(written.stateHash, w.data.stateHash);
+      writeFromAnotherProcess(one, wf('one', 'blocked', ['blockedReason: waits on a review']), false);
+      assert.equal((await status()).blockedReason, 'waits on a review', 'an edit right after the server\'s own write');
+    } finally {
+      await s.close();
+    }
+  });
+
   test('git checkout of another branch is in the very next answer', async () => {
     const root = workspace();
     git(root, 'init', '-q', '-b', 'main');

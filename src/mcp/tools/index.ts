@@ -61,18 +61,15 @@ export function errorAnswer(e: unknown, roots: readonly string[]): ToolAnswer {
   return { isError: true, text: JSON.stringify(structured), structured };
 }
 
-/** Validates the input, runs the tool, and shapes the answer (errors included). Never throws. */
 /** The JSON text of each answer object, made once. */
 const texts = new WeakMap<object, string>();
 
+/** Validates the input, runs the tool, and shapes the answer (errors included). Never throws. */
 export async function runTool(t: WaymarkTool, rawInput: unknown, host: ToolHost): Promise<ToolAnswer> {
-  const parsed = t.input.safeParse(rawInput ?? {});
-  if (!parsed.success) {
-    const msg = parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ');
-    return errorAnswer(new WaymarkError('usage', `Invalid arguments for ${t.name}: ${msg}.`), host.roots);
-  }
+  const input = checkedInput(t, rawInput ?? {});
+  if (!input.ok) return errorAnswer(new WaymarkError('usage', `Invalid arguments for ${t.name}: ${input.message}.`), host.roots);
   try {
-    const structured = (await t.run(parsed.data, host)) as Record<string, unknown>;
+    const structured = (await t.run(input.data, host)) as Record<string, unknown>;
     // A read answered again from the warm model is the same object: serialised once.
     let text = texts.get(structured);
     if (text === undefined) texts.set(structured, (text = JSON.stringify(structured)));
@@ -80,4 +77,37 @@ export async function runTool(t: WaymarkTool, rawInput: unknown, host: ToolHost)
   } catch (e) {
     return errorAnswer(e, host.roots);
   }
+}
+
+type Checked = { ok: true; data: never } | { ok: false; message: string };
+
+/**
+ * A read tool's arguments checked before, by their JSON: an agent asks the same few questions
+ * again and again. Only flat arguments (strings, finite numbers, booleans: JSON says exactly what
+ * they were) are kept, at most KEPT_INPUTS per tool; writes carry a new expectHash each time.
+ */
+const checkedInputs = new WeakMap<WaymarkTool, Map<string, Checked>>();
+const KEPT_INPUTS = 256;
+
+function checkedInput(t: WaymarkTool, raw: unknown): Checked {
+  const key = t.annotations.readOnlyHint ? flatJson(raw) : undefined;
+  let kept = key === undefined ? undefined : checkedInputs.get(t);
+  const known = kept?.get(key!);
+  if (known) return known;
+  const parsed = t.input.safeParse(raw);
+  if (!parsed.success) return { ok: false, message: parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ') };
+  if (key === undefined) return { ok: true, data: parsed.data as never };
+  // Handed to every later call with the same arguments: frozen, so that no handler changes it for them.
+  const checked: Checked = { ok: true, data: Object.freeze(parsed.data) as never };
+  if (!kept) checkedInputs.set(t, (kept = new Map()));
+  if (kept.size >= KEPT_INPUTS) kept.clear();
+  kept.set(key, checked);
+  return checked;
+}
+
+/** The JSON of a plain object whose values are strings, finite numbers or booleans; undefined for anything else. */
+function flatJson(raw: unknown): string | undefined {
+  if (raw === null || typeof raw !== 'object' || Object.getPrototypeOf(raw) !== Object.prototype) return undefined;
+  for (const v of Object.values(raw)) if (!(typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v)))) return undefined;
+  return JSON.stringify(raw);
 }
