@@ -5,6 +5,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { scanRoots } from '../../src/core/store/scan';
+import { findBmadProjects } from '../../src/core/bmad/config';
 import { workspace } from './fileHelpers';
 
 const CONFIG = 'project_name: heron\ndocument_output_language: "Simplified Chinese"\noutput_folder: "{project-root}"\nplanning_artifacts: "{project-root}"\nimplementation_artifacts: "{project-root}/stories"\n';
@@ -39,5 +40,17 @@ describe('planning artifacts by evidence, under any name and language', () => {
     assert.deepEqual(of('diseño-técnico.md'), { workflow: 'create-architecture', by: 'known', unknown: false });
     assert.equal(of('meeting-notes.md')?.unknown, true, 'a title and one heading name no workflow');
     assert.equal(of('docs/architecture-overview.md'), undefined, 'a plain doc is no artifact, whatever its title');
+  });
+});
+
+describe('a root ledger beside installs in subfolders is live by the rule that chooses a ledger', () => {
+  const backup = { 'v4-backup/.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\n' };
+  test('an empty ledger at the root makes no project of it (nothing to read there)', () => {
+    const dir = workspace({ ...backup, 'docs/sprint-status.yaml': 'project: kite\ndevelopment_status: {}\n' }, { prefix: 'wm-families3-', waymark: false });
+    assert.deepEqual(findBmadProjects(dir), [path.join(dir, 'v4-backup')]);
+  });
+  test('a ledger whose key is quoted still lists its work', () => {
+    const dir = workspace({ ...backup, 'sprint-status.yaml': '"development_status":\n  epic-1: in-progress\n  1-1-spar-cutter: review\n' }, { prefix: 'wm-families3-', waymark: false });
+    assert.deepEqual(findBmadProjects(dir), [dir, path.join(dir, 'v4-backup')]);
   });
 });

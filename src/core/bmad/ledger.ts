@@ -307,6 +307,15 @@ export function listsStories(ledger: Ledger | undefined): boolean {
   return ledger !== undefined && !ledger.otherFormat;
 }
 
+/**
+ * Whether a `sprint-status.yaml` lists work: the one rule that makes a ledger live, wherever it is
+ * asked (sprint.ts choosing among a project's ledgers, config.ts keeping a root ledger-only project
+ * beside installs in subfolders). An empty `development_status: {}` lists none.
+ */
+export function listsWork(ledger: Ledger): boolean {
+  return ledger.entries.length > 0;
+}
+
 function range(line: number, start: number, end: number): Range {
   return { start: { line, character: start }, end: { line, character: end } };
 }
