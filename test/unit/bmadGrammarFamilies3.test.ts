@@ -1,11 +1,15 @@
 // The families still skipped, third pass (issue 20): a planning artifact is known by what it
 // carries, not by its file name (its template's title or headings, in the language the project
-// writes documents in), and nothing is made an artifact by its title alone.
+// writes documents in), and nothing is made an artifact by its title alone; a root ledger is live by
+// the rule that chooses a project's ledger; a ledger nesting its stories under its epics is read.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { scanRoots } from '../../src/core/store/scan';
 import { findBmadProjects } from '../../src/core/bmad/config';
+import { loadSprint } from '../../src/core/bmad/sprint';
+import { parseLedger } from '../../src/core/bmad/ledger';
+import { editLedgerStatus, ledgerEntryStatus } from '../../src/core/bmad/ledgerEdit';
 import { workspace } from './fileHelpers';
 
 const CONFIG = 'project_name: heron\ndocument_output_language: "Simplified Chinese"\noutput_folder: "{project-root}"\nplanning_artifacts: "{project-root}"\nimplementation_artifacts: "{project-root}/stories"\n';
@@ -52,5 +56,80 @@ describe('a root ledger beside installs in subfolders is live by the rule that c
   test('a ledger whose key is quoted still lists its work', () => {
     const dir = workspace({ ...backup, 'sprint-status.yaml': '"development_status":\n  epic-1: in-progress\n  1-1-spar-cutter: review\n' }, { prefix: 'wm-families3-', waymark: false });
     assert.deepEqual(findBmadProjects(dir), [dir, path.join(dir, 'v4-backup')]);
+  });
+});
+
+const NOW = new Date('2026-11-28T23:00:00Z');
+const V6 = 'project_name: lantern\noutput_folder: "{project-root}/_bmad-output"\nimplementation_artifacts: "{project-root}/_bmad-output/implementation-artifacts"\n';
+
+describe('a ledger nesting its stories under its epics', () => {
+  const nested = [
+    '# Lantern sprint status',
+    'project: lantern',
+    'last_updated: 2026-11-20',
+    'epics:',
+    '  epic-1:',
+    '    name: "Wick and Oil"',
+    '    status: in_progress',
+    '    stories:',
+    '      story-1.1:',
+    '        name: "Trim the wick"',
+    '        status: complete',
+    '      story-1.2:',
+    '        name: "Fill the reservoir"',
+    '        status: complete',
+    '        depends_on: [story-1.1]',
+    '  epic-2:',
+    '    status: backlog',
+    '    stories:',
+    '      2-1-polish-the-glass: backlog',
+    '',
+  ].join('\n');
+  const files = {
+    '_bmad/bmm/config.yaml': V6,
+    '_bmad-output/sprint-status.yaml': nested,
+    '_bmad-output/stories/story-1.1.md': '# Story 1.1: Trim the wick\n\n## Status: complete\n\n## Tasks\n\n- [x] Trim\n',
+    '_bmad-output/stories/story-1.2.md': '# Story 1.2: Fill the reservoir\n\n## Status: not-started\n\n## Tasks\n\n- [ ] Fill\n',
+  };
+
+  test('its epics and stories are the entries; its own word complete reads done', () => {
+    const l = parseLedger('/p/sprint-status.yaml', nested);
+    assert.equal(l.otherFormat, undefined);
+    assert.deepEqual(l.entries.map((e) => [e.key, e.kind, e.status]), [
+      ['epic-1', 'epic', 'in-progress'], ['story-1.1', 'story', 'done'], ['story-1.2', 'story', 'done'], ['epic-2', 'epic', 'backlog'], ['2-1-polish-the-glass', 'story', 'backlog'],
+    ]);
+    assert.ok(!l.problems.some((p) => p.code === 'ledger-other-format'));
+  });
+
+  test('drift against its story files is found, a clean story is not warned', () => {
+    const dir = workspace(files, { prefix: 'wm-families3-', waymark: false });
+    const r = loadSprint(dir, { now: NOW })!;
+    const byKey = new Map(r.stories.map((s) => [s.key, s]));
+    assert.equal(byKey.get('story-1.2')?.file, path.join(dir, '_bmad-output/stories/story-1.2.md'));
+    const warned = (f: string) => r.problems.filter((p) => p.severity !== 'info' && (p.file.endsWith(f) || p.data?.key === f.replace(/\.md$/, ''))).map((p) => p.code);
+    assert.ok(warned('story-1.2.md').includes('story-status-drift'));
+    assert.deepEqual(warned('story-1.1.md'), []);
+  });
+
+  test('a story naming its file in story_file: is found in that folder', () => {
+    const top = ['epic-1:', '  status: in-progress', '  stories:', '    story-1-1-trim-the-wick:', '      status: done', '      story_file: "stories/story-1-1-trim-the-wick.md"', ''].join('\n');
+    const dir = workspace({ '_bmad/bmm/config.yaml': V6, '_bmad-output/implementation-artifacts/sprint-status.yaml': top, 'stories/story-1-1-trim-the-wick.md': '# Story 1.1: Trim the wick\n\nStatus: review\n' }, { prefix: 'wm-families3-', waymark: false });
+    const r = loadSprint(dir, { now: NOW })!;
+    const s = r.stories.find((x) => x.key === 'story-1-1-trim-the-wick');
+    assert.equal(s?.file, path.join(dir, 'stories/story-1-1-trim-the-wick.md'));
+    assert.ok(r.problems.some((p) => p.code === 'story-status-drift' && p.file === s?.file));
+  });
+
+  test('a status is written where the entry is, every other byte kept', () => {
+    const out = editLedgerStatus('/p/sprint-status.yaml', nested, 'story-1.2', 'in-progress', NOW);
+    assert.equal(ledgerEntryStatus(out, 'story-1.2'), 'in-progress');
+    assert.equal(out, nested.replace(/(story-1\.2:\n(?:.*\n)*?\s+status: )complete/, '$1in-progress').replace('last_updated: 2026-11-20', 'last_updated: 2026-11-28'));
+    assert.equal(ledgerEntryStatus(editLedgerStatus('/p/sprint-status.yaml', nested, '2-1-polish-the-glass', 'ready-for-dev', NOW), '2-1-polish-the-glass'), 'ready-for-dev');
+  });
+
+  test('stories kept as a list of items stay another tool\'s format, noted once', () => {
+    const l = parseLedger('/p/sprint-status.yaml', 'epics:\n  - id: epic-1\n    status: in-progress\n    stories:\n      - id: "1-1"\n        status: done\n');
+    assert.equal(l.entries.length, 0);
+    assert.equal(l.otherFormat, true);
   });
 });

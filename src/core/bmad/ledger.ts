@@ -193,6 +193,9 @@ export function classifyStoryKey(key: string, epicIds?: Iterable<string>): Ledge
   // `story-001-1-slug`: the word says "story" before the epic's and the story's numbers (v6 alpha
   // ledgers under `epic-001`), as `e-` says "epic" below; with one number it is no such key.
   if (/^story-\d+[a-z]?-\d+[a-z]?(?:-|$)/.test(lower) && !(epicIds && [...epicIds].some((id) => id === 'story'))) lower = lower.slice('story-'.length);
+  // `story-1.1`, `story-1.1-slug`: v6 alpha.0's story file name (`story-{epic}.{story}.md`) kept as the key.
+  const dotted = /^story-(\d+[a-z]?)\.(\d+[a-z]?)(?=-|$)/.exec(lower);
+  if (dotted) lower = `${dotted[1]}-${dotted[2]}${lower.slice(dotted[0].length)}`;
   // `e-01-1-slug`, `e0-1-slug`, `ep2-3-slug`: the letters say "epic" (the ledger's `epic-01`), unless
   // the ledger declares an epic of that very name (a module called `e`).
   const lettered = EPIC_LETTER.exec(lower);
@@ -294,6 +297,13 @@ export interface Ledger {
   statusLine: number;
   /** Another tool's format (`stories:` / `sprints:` / `epics:` lists, no `development_status:`): it lists no story BMAD reads. */
   otherFormat?: boolean;
+  /**
+   * Its epics are mappings holding their stories (`epics: epic-1: {status, stories: {1-1-slug: done}}`,
+   * or `epic-1:` at the margin), no `development_status:`: the entries are read from there.
+   */
+  nested?: boolean;
+  /** Folders a nested ledger's stories name their files in (`story_file: stories/story-1-1-slug.md`), as written. */
+  storyFolders?: string[];
   /** Line ending the file uses. */
   eol: '\n' | '\r\n';
   problems: Problem[];
@@ -506,10 +516,18 @@ export function parseLedger(file: string, text: string): Ledger {
       }
     }
   }
+  // No `development_status:`, its epics nested with their stories (`epics: epic-1: stories: 1-1-slug:
+  // done`, or `epic-1:` at the margin): the same statuses, one level down, read as its entries.
+  if (ledger.statusLine < 0) readNested(lines, ledger);
   classifyEntries(ledger.entries);
+  // A nested ledger is the project's own format (BMAD's workflows read none of it), written in its
+  // own words: `complete` there says done, as its story files do (`## Status: complete`); a note.
+  if (ledger.nested) {
+    for (const e of ledger.entries) if (!e.valid && (e.kind === 'story' || e.kind === 'epic') && /^(?:complete|completed|finished)$/.test(e.status)) Object.assign(e, { status: 'done', valid: true, legacy: true });
+  }
   // A ledger of another tool's format (its stories in a `sprints:` list, or under `epics:` or
   // `stories:`, and no `development_status:`): BMAD's sprint workflows read none of it; said once.
-  if (ledger.statusLine < 0) {
+  if (ledger.statusLine < 0 && !ledger.nested) {
     const at = lines.findIndex((l) => /^(?:sprints?|epics|stories)[ \t]*:[ \t]*(?:#.*)?$/.test(l));
     if (at >= 0) {
       const key = lines[at].split(':')[0].trim();
@@ -543,6 +561,96 @@ export function parseLedger(file: string, text: string): Ledger {
     }
   }
   return ledger;
+}
+
+const NESTED_EPIC = /^epic-[\w.-]+$/i;
+
+/**
+ * The entries of a ledger that nests its stories under their epics: every `epic-…:` mapping at the
+ * margin or right under a margin `epics:` mapping, its `status:` the epic's entry, and each key of
+ * its `stories:` mapping a story's (its value the status, or a mapping whose `status:` is). A list
+ * (`stories: - id: …`) is another tool's format and stays unread.
+ */
+function readNested(lines: string[], ledger: Ledger): void {
+  const indentOf = (l: string) => /^[ \t]*/.exec(l)![0].length;
+  const blank = (l: string) => !l.trim() || /^\s*#/.test(l);
+  /** The lines of the block under line `i` (deeper than `indent`), as [from, to). */
+  const blockEnd = (i: number, indent: number) => {
+    let j = i + 1;
+    while (j < lines.length && (blank(lines[j]) || indentOf(lines[j]) > indent)) j++;
+    return j;
+  };
+  /** The `key: value` lines of a block at its first line's indent. */
+  const children = (from: number, to: number) => {
+    const out: { i: number; key: string; indent: number; m: RegExpExecArray }[] = [];
+    let at: number | undefined;
+    for (let i = from; i < to; i++) {
+      if (blank(lines[i])) continue;
+      const ind = indentOf(lines[i]);
+      at ??= ind;
+      if (ind !== at) continue;
+      const m = LINE_KV.exec(lines[i]);
+      if (m) out.push({ i, key: m[3].trim(), indent: ind, m });
+    }
+    return out;
+  };
+  const entry = (c: { i: number; key: string; indent: number; m: RegExpExecArray }, to: number): LedgerEntry | undefined => {
+    if (ledger.byKey.has(c.key)) return undefined;
+    const line = lines[c.i];
+    const v = valueSpan(line, c.m[4]);
+    const keyStart = c.m[1].length + c.m[2].length;
+    const e: LedgerEntry = { key: c.key, kind: 'unknown', epic: -1, epicId: '', strict: false, shape: v.raw || v.quote ? 'scalar' : 'empty', raw: v.raw, status: v.raw, legacy: false, valid: false, line: c.i, keyLine: c.i, keyStart, valueStart: v.start, valueEnd: v.end };
+    if (e.shape === 'empty') {
+      const end = blockEnd(c.i, c.indent);
+      const kids = children(c.i + 1, Math.min(end, to));
+      const st = kids.find((x) => /^(status|state)$/i.test(x.key));
+      // `story_file: stories/story-1-1-slug.md`: the story names its file, so its folder is where stories are.
+      const named = kids.find((x) => x.key === 'story_file');
+      const where = named ? valueSpan(lines[named.i], named.m[4]).raw.trim() : '';
+      if (/\.md$/i.test(where) && /[\\/]/.test(where)) {
+        const folder = where.replace(/[\\/][^\\/]*$/, '');
+        if (!(ledger.storyFolders ??= []).includes(folder)) ledger.storyFolders.push(folder);
+      }
+      if (st) {
+        const sv = valueSpan(lines[st.i], st.m[4]);
+        Object.assign(e, { shape: 'mapping', raw: sv.raw, status: sv.raw, line: st.i, valueStart: sv.start, valueEnd: sv.end });
+      }
+    }
+    ledger.entries.push(e);
+    ledger.byKey.set(e.key, e);
+    return e;
+  };
+  const epicBlock = (c: { i: number; key: string; indent: number; m: RegExpExecArray }) => {
+    const end = blockEnd(c.i, c.indent);
+    const kids = children(c.i + 1, end);
+    const stories = kids.find((k) => k.key === 'stories' && !k.m[4].trim());
+    if (!stories) return false;
+    const storyEnd = blockEnd(stories.i, stories.indent);
+    const items = children(stories.i + 1, storyEnd);
+    // A list of stories (`- id: …`) is no mapping of them.
+    if (!items.length || items.some((x) => /^\s*-/.test(lines[x.i]))) return false;
+    const epic = entry(c, end);
+    if (epic && epic.shape === 'empty') {
+      // The epic's block holds its stories: only its own `status:` is its value (children() looked at its first level).
+      epic.shape = 'mapping';
+    }
+    for (const it of items) entry(it, storyEnd);
+    return true;
+  };
+  let found = false;
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i];
+    if (blank(l) || indentOf(l) > 0) continue;
+    const m = LINE_KV.exec(l);
+    if (!m) continue;
+    const key = m[3].trim();
+    if (NESTED_EPIC.test(key) && !m[4].trim()) {
+      if (epicBlock({ i, key, indent: 0, m })) found = true;
+    } else if (key === 'epics' && !m[4].trim()) {
+      for (const c of children(i + 1, blockEnd(i, 0))) if (NESTED_EPIC.test(c.key) && !c.m[4].trim() && epicBlock(c)) found = true;
+    }
+  }
+  if (found) ledger.nested = true;
 }
 
 /** Kinds, epics and statuses of the entries, once the ledger's epic ids are known. */

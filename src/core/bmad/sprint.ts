@@ -191,6 +191,7 @@ function storyDirs(cfg: BmadConfig, ledgerFile: string | undefined, ledger: Ledg
     if (inside(cfg.root, abs) && isDirectory(abs)) dirs.add(abs);
   };
   if (ledger?.storyLocation) addDir(ledger.storyLocation);
+  for (const d of ledger?.storyFolders ?? []) addDir(d);
   if (ledgerFile) addDir(path.dirname(ledgerFile));
   addDir(cfg.implementationArtifacts);
   addDir(cfg.storyLocation);
