@@ -133,3 +133,24 @@ describe('a ledger nesting its stories under its epics', () => {
     assert.equal(l.otherFormat, true);
   });
 });
+
+describe('epic keys with a title, a generation or a translated retrospective', () => {
+  const kinds = (text: string) => parseLedger('/p/sprint-status.yaml', text).entries.map((e) => [e.key, e.kind, e.epicId, e.status]);
+  test('an epic written with its title after its number is that epic, and so is its retrospective', () => {
+    assert.deepEqual(kinds('development_status:\n  epic-1-wick-and-oil: done\n  1-1-trim-the-wick: done\n  epic-1-wick-and-oil-retrospective: optional\n  epic-2-5-glass-care: in-progress\n  2-5-1-polish: review\n'), [
+      ['epic-1-wick-and-oil', 'epic', '1', 'done'], ['1-1-trim-the-wick', 'story', '1', 'done'], ['epic-1-wick-and-oil-retrospective', 'retro', '1', 'optional'],
+      ['epic-2-5-glass-care', 'epic', '2-5', 'in-progress'], ['2-5-1-polish', 'story', '2-5', 'review'],
+    ]);
+  });
+  test('with no story of its number right after it, or beside a plain epic-N, it stays skipped', () => {
+    assert.equal(kinds('development_status:\n  epic-1-notes: done\n  2-1-other: done\n')[0][1], 'unknown');
+    assert.equal(kinds('development_status:\n  epic-7: done\n  epic-7-extended: done\n  7-1-slug: done\n')[1][1], 'unknown');
+  });
+  test('an epic planned again: the last generation is the epic, the earlier one an epic of its own', () => {
+    const k = kinds('development_status:\n  epic-3-v0: quarantined\n  3-1-lamp-base: quarantined\n  epic-3-v1: in-progress\n  3-1-v1-lamp-base: done\n');
+    assert.deepEqual(k.map((x) => [x[0], x[1], x[2]]), [['epic-3-v0', 'epic', '3-v0'], ['3-1-lamp-base', 'story', '3'], ['epic-3-v1', 'epic', '3'], ['3-1-v1-lamp-base', 'story', '3']]);
+  });
+  test('a retrospective named in the ledger\'s language', () => {
+    assert.deepEqual(kinds('development_status:\n  epic-1: done\n  1-1-x: done\n  epic-1-回顾: optional\n')[2].slice(0, 3), ['epic-1-回顾', 'retro', '1']);
+  });
+});

@@ -49,7 +49,8 @@ const SYNONYMS: Record<LedgerKind, Record<string, string>> = {
  */
 const EPIC_ID = '(?:[a-z][a-z0-9]*-(?=\\d))?\\d+[a-z]?(?:[-.]\\d+[a-z]?)*';
 const EPIC_KEY = new RegExp(`^epic-(${EPIC_ID})$`, 'i');
-const RETRO_KEY = new RegExp(`^epic-(${EPIC_ID})-retro(?:spective)?$`, 'i');
+// (`epic-1-回顾`, `epic-2-振り返り`: the retrospective in the language the project writes its ledger in.)
+const RETRO_KEY = new RegExp(`^epic-(${EPIC_ID})-(?:retro(?:spective)?|retrospectiva|rétrospective|retrospektive|回顾|回顧|复盘|振り返り|회고)$`, 'i');
 const STRICT_EPIC = /^epic-\d+$/;
 /** A module epic written as its bare id (`dm-01`), read as an epic when stories follow it. */
 const BARE_EPIC = /^[a-z][a-z0-9]*-\d+[a-z]?$/i;
@@ -686,6 +687,8 @@ function classifyEntries(entries: LedgerEntry[]): void {
     if (sf && !sf.retro && numbersStories(sf.id)) seriesEpics.add(sf.id);
   }
   for (const id of seriesEpics) epicIds.add(id);
+  const titled = titledEpics(entries, wordEpics);
+  for (const t of titled.values()) epicIds.add(t.epicId);
   let under: LedgerKeyParts | undefined;
   const found = new Map<LedgerEntry, LedgerKeyParts>();
   for (const e of entries) {
@@ -694,7 +697,8 @@ function classifyEntries(entries: LedgerEntry[]): void {
     // `dm-01-retrospective`: the retrospective of a module epic written without `epic-`.
     const bareRetro = /^(.+)-retro(?:spective)?$/.exec(lowerKey);
     const named = WORD_EPIC.exec(lowerKey)?.[1] ?? WORD_RETRO.exec(lowerKey)?.[1];
-    let c: LedgerKeyParts | undefined = bareEpics.has(lowerKey)
+    const title = titled.get(lowerKey);
+    let c: LedgerKeyParts | undefined = title ? { kind: title.kind, epic: epicNumber(title.epicId), epicId: title.epicId, strict: false } : bareEpics.has(lowerKey)
       ? { kind: 'epic', epic: epicNumber(lowerKey), epicId: lowerKey, strict: false }
       : bareRetro && bareEpics.has(bareRetro[1]) ? { kind: 'retro', epic: epicNumber(bareRetro[1]), epicId: bareRetro[1], strict: false }
         : named && wordEpics.has(named) ? { kind: WORD_EPIC.test(lowerKey) ? 'epic' : 'retro', epic: -1, epicId: named, strict: false }
@@ -724,6 +728,40 @@ function classifyEntries(entries: LedgerEntry[]): void {
     e.legacy = word.mapped;
     e.valid = LEDGER_ORDER[c.kind].includes(word.status);
   }
+}
+
+/** `epic-1-team-foundation`, `epic-3-v1`: an epic's number, then its title or its generation (and `-retrospective`). */
+const TITLED_EPIC = /^epic-(\d+[a-z]?(?:-\d+[a-z]?)*)-([a-z][a-z0-9]*(?:-[a-z0-9]+)*?)(-retro(?:spective)?)?$/;
+
+/**
+ * Epic keys written with the epic's title or generation after its number (`epic-1-team-foundation`
+ * above `1-1-slug`, `epic-0-system-stability` above `0-1-slug`; `epic-3-v0` then `epic-3-v1`, an
+ * epic planned again): epic N when the key right after it is a story of epic N, and
+ * `epic-N-title-retrospective` its retrospective. When several keys name epic N so (generations),
+ * the last is epic N and each earlier one an epic of its own (`3-v0`), its stories still epic N's.
+ * Not when the ledger keys `epic-N` itself, nor when stories are numbered under the whole name
+ * (`epic-1a-plus` above `1a-plus-1-slug`: word epics, above).
+ */
+function titledEpics(entries: readonly LedgerEntry[], wordEpics: ReadonlySet<string>): Map<string, { kind: 'epic' | 'retro'; epicId: string }> {
+  const out = new Map<string, { kind: 'epic' | 'retro'; epicId: string }>();
+  const lower = entries.map((e) => e.key.toLowerCase());
+  const plain = new Set(lower.filter((k) => EPIC_KEY.test(k)).map((k) => normEpicId(EPIC_KEY.exec(k)![1])));
+  const byEpic = new Map<string, string[]>();
+  for (let i = 0; i < lower.length; i++) {
+    const m = TITLED_EPIC.exec(lower[i]);
+    if (!m || m[3] || plain.has(normEpicId(m[1])) || wordEpics.has(`${m[1]}-${m[2]}`) || parseLedgerKey(lower[i])) continue;
+    const next = i + 1 < lower.length ? parseLedgerKey(lower[i + 1], [m[1]]) : undefined;
+    if (next?.kind !== 'story' || normEpicId(next.epicId) !== normEpicId(m[1])) continue;
+    byEpic.set(m[1], [...(byEpic.get(m[1]) ?? []), lower[i]]);
+  }
+  for (const [id, keys] of byEpic) {
+    keys.forEach((k, n) => {
+      const epicId = n === keys.length - 1 ? id : `${id}-${TITLED_EPIC.exec(k)![2]}`;
+      out.set(k, { kind: 'epic', epicId });
+      for (const r of [`${k}-retrospective`, `${k}-retro`]) if (lower.includes(r)) out.set(r, { kind: 'retro', epicId });
+    });
+  }
+  return out;
 }
 
 /** `15-R1-slug`, `2-ux1-slug`, `3-2b5-slug`: a story numbered with letters in a declared epic (`R1`: refactoring 1 of epic 15). */
