@@ -493,6 +493,14 @@ function readLedger(file) {
       if (lettered && epicsDeclared.has(lettered[1])) e.kind = 'story';
       else if (block && !k.startsWith('epic-') && /^[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*-\d+[a-z]?(?:-.*)?$/.test(k)) waiting.push(e);
     }
+    // A series' key under no epic (`debug-1-slug`, `BF-2-slug` before the first epic or after an
+    // epic's retrospective): story n of the series its word names.
+    let inEpic = false;
+    for (const e of entries) {
+      if (e.kind === 'epic') inEpic = true;
+      else if (e.kind === 'retrospective') inEpic = false;
+      else if (e.kind === 'other' && !inEpic && /^([a-z]+)-\d+[a-z]?-[a-z][\w.-]*$/i.test(e.key) && !/^(epic|story)-/i.test(e.key)) e.kind = 'story';
+    }
     // One number: `story-night-watch-1` (v6 alpha's level-1 key), `story-7-mend-the-nets`.
     for (const e of entries) if (e.kind === 'other' && /^story-(?:[a-z][a-z0-9-]*-\d+|\d+-[a-z][\w-]*)$/i.test(e.key)) e.kind = 'story';
   }

@@ -154,3 +154,23 @@ describe('epic keys with a title, a generation or a translated retrospective', (
     assert.deepEqual(kinds('development_status:\n  epic-1: done\n  1-1-x: done\n  epic-1-回顾: optional\n')[2].slice(0, 3), ['epic-1-回顾', 'retro', '1']);
   });
 });
+
+describe('a series under no epic', () => {
+  const ledger = 'development_status:\n  epic-1: done\n  1-1-trim-the-wick: done\n  epic-1-retrospective: done\n  debug-1-lamp-logger: review\n  BF-2-flicker-fix: done\n  epic-2: in-progress\n  2-1-polish: in-progress\n  hotfix-1-glass-crack: done\n';
+  test('keys of a word, one number and a slug, before any epic or after a retrospective, are that series\' stories; inside an open epic they stay unplaced', () => {
+    const l = parseLedger('/p/sprint-status.yaml', ledger);
+    const of = (k: string) => { const e = l.byKey.get(k)!; return [e.kind, e.epicId, e.story]; };
+    assert.deepEqual(of('debug-1-lamp-logger'), ['story', 'debug', '1']);
+    assert.deepEqual(of('BF-2-flicker-fix'), ['story', 'bf', '2']);
+    assert.equal(l.byKey.get('hotfix-1-glass-crack')!.kind, 'unknown');
+  });
+  test('their files are compared with the ledger', () => {
+    const dir = workspace({
+      '_bmad/bmm/config.yaml': V6,
+      '_bmad-output/implementation-artifacts/sprint-status.yaml': ledger,
+      '_bmad-output/implementation-artifacts/debug-1-lamp-logger.md': '# Debug 1: Lamp logger\n\nStatus: in-progress\n',
+    }, { prefix: 'wm-families3-', waymark: false });
+    const r = loadSprint(dir, { now: NOW })!;
+    assert.ok(r.problems.some((p) => p.code === 'story-status-drift' && p.file.endsWith('debug-1-lamp-logger.md')));
+  });
+});
