@@ -412,6 +412,30 @@ function repeatedKeys(text) {
   return out;
 }
 
+/** The statuses of a ledger whose epics nest their stories, as one flat map (epic, then its stories); null when it has none. */
+function nestedStatuses(data) {
+  const out = {};
+  const isMap = (v) => v && typeof v === 'object' && !Array.isArray(v);
+  const epics = [...Object.entries(isMap(data.epics) ? data.epics : {}), ...Object.entries(data)];
+  for (const [key, epic] of epics) {
+    if (!/^epic-[\w.-]+$/i.test(key) || !isMap(epic) || !isMap(epic.stories) || key in out) continue;
+    out[key] = epic.status ?? null;
+    for (const [sk, sv] of Object.entries(epic.stories)) if (!(sk in out)) out[sk] = sv;
+  }
+  return Object.keys(out).length ? out : null;
+}
+
+/** The `story_file` paths a nested ledger's stories give (relative to the project). */
+function nestedStoryFiles(data) {
+  const isMap = (v) => v && typeof v === 'object' && !Array.isArray(v);
+  const out = [];
+  for (const [key, epic] of [...Object.entries(isMap(data.epics) ? data.epics : {}), ...Object.entries(data)]) {
+    if (!/^epic-[\w.-]+$/i.test(key) || !isMap(epic) || !isMap(epic.stories)) continue;
+    for (const v of Object.values(epic.stories)) if (isMap(v) && typeof v.story_file === 'string' && /[\\/].*\.md$/i.test(v.story_file)) out.push(v.story_file);
+  }
+  return out;
+}
+
 function readLedger(file) {
   const text = readText(file);
   if (text == null) return { error: 'unreadable' };
@@ -431,7 +455,9 @@ function readLedger(file) {
     else if (/multiple documents/i.test(String(e.message))) broken = 'several YAML documents (BMAD\'s sprint_plan.py loads one)';
   }
   if (!data || typeof data !== 'object') return { error: 'not a mapping' };
-  const dev = data.development_status;
+  // No development_status, the epics holding their stories (`epics: epic-1: {status, stories:
+  // {1-1-slug: done}}`, or `epic-1:` at the top): a BMAD user reads the same statuses one level down.
+  const dev = data.development_status ?? nestedStatuses(data);
   const entries = [];
   // A key listed twice: BMAD's sprint_plan.py and its retrospective script load the ledger with
   // ruamel's round-trip loader, which refuses a repeated key; with two different statuses, which
@@ -495,10 +521,20 @@ function readLedger(file) {
       if (lettered && epicsDeclared.has(lettered[1])) e.kind = 'story';
       else if (block && !k.startsWith('epic-') && /^[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*-\d+[a-z]?(?:-.*)?$/.test(k)) waiting.push(e);
     }
+    // A series' key under no epic (`debug-1-slug`, `BF-2-slug` before the first epic or after an
+    // epic's retrospective): story n of the series its word names.
+    let inEpic = false;
+    for (const e of entries) {
+      if (e.kind === 'epic') inEpic = true;
+      else if (e.kind === 'retrospective') inEpic = false;
+      else if (e.kind === 'other' && !inEpic && /^([a-z]+)-\d+[a-z]?-[a-z][\w.-]*$/i.test(e.key) && !/^(epic|story)-/i.test(e.key)) e.kind = 'story';
+    }
     // One number: `story-night-watch-1` (v6 alpha's level-1 key), `story-7-mend-the-nets`.
     for (const e of entries) if (e.kind === 'other' && /^story-(?:[a-z][a-z0-9-]*-\d+|\d+-[a-z][\w-]*)$/i.test(e.key)) e.kind = 'story';
   }
-  return { entries, storyLocation: typeof data.story_location === 'string' ? data.story_location : null, broken };
+  // (A nested ledger's story naming its file, `story_file: stories/story-1-1-slug.md`, says where its stories are.)
+  const storyFolders = dev && !data.development_status ? [...new Set(nestedStoryFiles(data).map((f) => path.dirname(f)))] : [];
+  return { entries, storyLocation: typeof data.story_location === 'string' ? data.story_location : null, storyFolders, broken };
 }
 
 // ---------- story files ----------
@@ -895,6 +931,7 @@ export function truthFor(repoDir) {
         const r = resolveDeclared(p.root, led.storyLocation);
         if (r && !r.pending) dirs.unshift(r);
       }
+      for (const d of led.storyFolders ?? []) dirs.push(path.resolve(p.root, d));
       const index = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && path.basename(f) !== 'sprint-status.yaml');
       const claimed = new Map();
       for (const e of led.entries) {

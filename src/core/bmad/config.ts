@@ -16,6 +16,7 @@ import { isRecording, recordingExists, recordingList, recordingProbe, recordingR
 const readTextIfRegular = recordingRead;
 const isDirectory = (p: string) => recordingProbe(p, 'd');
 import { compareText } from '../model/text';
+import { listsWork, parseLedger } from './ledger';
 
 /** Which install generation the config came from. */
 export type BmadLayout = 'v6' | 'v6-toml' | 'v6-beta' | 'alpha' | 'v4' | 'skills' | 'none';
@@ -182,9 +183,15 @@ function searchBmadProjects(absRoot: string, configured: string | undefined, max
     level = next;
   }
   // Installs below the root (an old one kept in `v4-backup/`, a module's) leave the root's own
-  // ledger-only project standing: its sprint-status.yaml where BMAD's default folders put it.
-  if (found.length && ROOT_LEDGERS.some((rel) => /^development_status\s*:/m.test(readTextIfRegular(path.join(absRoot, rel), 8 * 1024 * 1024) ?? ''))) return [absRoot, ...found.sort()];
+  // ledger-only project standing: its sprint-status.yaml where BMAD's default folders put it, when
+  // it lists work by the rule that chooses a project's ledger (ledger.ts listsWork).
+  if (found.length && ROOT_LEDGERS.some((rel) => rootLedgerListsWork(path.join(absRoot, rel)))) return [absRoot, ...found.sort()];
   return found.sort();
+}
+
+function rootLedgerListsWork(file: string): boolean {
+  const text = readTextIfRegular(file, 8 * 1024 * 1024);
+  return text !== undefined && listsWork(parseLedger(file, text));
 }
 
 /** Where a project with no install in git keeps its ledger, relative to its root. */

@@ -9,7 +9,7 @@
  */
 import * as path from 'node:path';
 import { lookupBmadWorkflow, type BmadCatalog, type BmadWorkflow, type OutputPattern } from './artifacts';
-import { knownBmadWorkflowOf, selfDeclaredWorkflowOf, templateWorkflowOf } from './known';
+import { contentWorkflowOf, knownBmadWorkflowOf, knownByName, recordsProgress, selfDeclaredWorkflowOf, templateWorkflowOf } from './known';
 
 /**
  * `declared` and `known` name a BMAD workflow that is not installed here (known.ts): its steps
@@ -22,8 +22,12 @@ export function identifiedNotInstalled(by: string | undefined): boolean {
   return by === 'declared' || by === 'known' || by === 'self';
 }
 
-/** Identifies an artifact's workflow. `data` is its frontmatter. */
-export function identifyArtifact(file: string, data: Record<string, unknown>, catalog: BmadCatalog): { workflow?: BmadWorkflow; by?: IdentifiedBy; detail?: string } {
+/**
+ * Identifies an artifact's workflow. `data` is its frontmatter; `text`, the whole file, lets a
+ * file that records workflow progress under a name of its own (and in any language) be known by
+ * what its template wrote into it: its title or its headings (contentWorkflowOf).
+ */
+export function identifyArtifact(file: string, data: Record<string, unknown>, catalog: BmadCatalog, text?: string): { workflow?: BmadWorkflow; by?: IdentifiedBy; detail?: string } {
   const abs = path.resolve(file);
   for (const p of catalog.patterns ?? []) {
     if (p.re.test(abs)) return { workflow: p.workflow, by: p.source, detail: p.declared };
@@ -54,7 +58,17 @@ export function identifyArtifact(file: string, data: Record<string, unknown>, ca
   if (installed) return { workflow: installed, by: 'template', detail: "template's frontmatter keys" };
   // Not installed here: what the install declares, then the names BMAD's releases give their outputs,
   // then the workflow the file names itself.
-  return knownBmadWorkflowOf(file, data, catalog.declared) ?? selfDeclaredWorkflowOf(file, data, catalog.projects) ?? {};
+  return knownBmadWorkflowOf(file, data, catalog.declared) ?? selfDeclaredWorkflowOf(file, data, catalog.projects) ?? contentIdentified(data, catalog, text) ?? {};
+}
+
+/** The workflow a step-tracked artifact's title or headings name: the installed one, else the one BMAD's releases know (not installed here). */
+function contentIdentified(data: Record<string, unknown>, catalog: BmadCatalog, text: string | undefined): { workflow: BmadWorkflow; by: IdentifiedBy; detail: string } | undefined {
+  if (text === undefined || !recordsProgress(data)) return undefined;
+  const found = contentWorkflowOf(text);
+  if (!found) return undefined;
+  const installed = [found.name, ...found.aliases].map((n) => lookupBmadWorkflow(catalog, n)).find((w) => w !== undefined);
+  if (installed) return { workflow: installed, by: 'template', detail: found.detail };
+  return knownByName(found.name, found.detail, catalog.declared);
 }
 
 /**

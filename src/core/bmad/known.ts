@@ -102,6 +102,76 @@ export function templateKeysInText(yamlText: string): boolean {
   return has('stepsCompleted') && TEMPLATE_KEYS.some((t) => t.keys.every(has));
 }
 
+/**
+ * What BMAD's templates title their documents (v4's `title:` fields, v6's `# …` under the
+ * frontmatter, 6.x skills' assets), and the same title in the languages BMAD writes documents in
+ * (`document_output_language`: the agent translates the template's headings, so a Simplified
+ * Chinese UX spec opens `# UX 设计规格说明：…`). Most specific first: `UX Research Report` is
+ * research's, `Epic Breakdown` the epics'.
+ */
+const TITLES: readonly { name: string; re: RegExp }[] = [
+  { name: 'create-game-brief', re: /game brief/iu },
+  { name: 'gdd', re: /game design document|\bGDD\b/iu },
+  { name: 'game-architecture', re: /game architecture/iu },
+  { name: 'brainstorming', re: /brainstorming session|头脑风暴|頭腦風暴|腦力激盪|ブレインストーミング|lluvia de ideas|remue-méninges/iu },
+  { name: 'check-implementation-readiness', re: /implementation readiness|readiness assessment|实施就绪|就绪评估|就緒評估/iu },
+  { name: 'research', re: /\bresearch (?:report|:)|^(?:market|domain|technical) research\b|市场调研|技术调研|领域调研|调研报告|研究报告|étude de marché|investigación de mercado/iu },
+  { name: 'create-epics-and-stories', re: /epic breakdown|\bepics? (?:and|&) (?:user )?stories|史诗(?:拆分|分解|与故事|和故事)?|エピック/iu },
+  { name: 'quick-spec', re: /\btech[- ]?spec\b/iu },
+  { name: 'generate-project-context', re: /project context for ai agents/iu },
+  { name: 'prd', re: /product requirements|\bPRD\b|产品需求|需求文档|產品需求|製品要求|プロダクト要求|exigences (?:du )?produit|requisitos del producto|requisitos do produto|Produktanforderung|requisiti (?:del )?prodotto/iu },
+  { name: 'create-ux-design', re: /\bUI\/UX\b|\bUX\b|user experience|用户体验|使用者體驗|用戶體驗|ユーザー体験|expérience utilisateur|experiencia de usuario|experiência do usuário|Nutzererlebnis|esperienza utente/iu },
+  { name: 'create-architecture', re: /\barchitecture\b|架构|架構|アーキテクチャ|arquitectura|arquitetura|Architektur|architettura/iu },
+  { name: 'create-product-brief', re: /(?:product|project) brief|产品简报|产品\s*brief|產品簡報|プロダクトブリーフ|brief (?:du )?produit|brief de producto/iu },
+];
+
+/**
+ * The second-level headings only one workflow's steps append (BMAD v6's step files write their
+ * section under these titles): three of one workflow's, and more than of any other, name it.
+ */
+const HEADINGS: readonly { name: string; headings: readonly string[] }[] = [
+  { name: 'prd', headings: ['success criteria', 'product scope', 'user journeys', 'domain-specific requirements', 'innovation & novel patterns', 'project scoping & phased development', 'functional requirements', 'non-functional requirements', 'project classification'] },
+  { name: 'create-ux-design', headings: ['core user experience', 'desired emotional response', 'ux pattern analysis & inspiration', 'design system foundation', 'visual design foundation', 'design direction decision', 'user journey flows', 'component strategy', 'ux consistency patterns', 'responsive design & accessibility'] },
+  { name: 'create-architecture', headings: ['project context analysis', 'starter template evaluation', 'core architectural decisions', 'implementation patterns & consistency rules', 'project structure & boundaries', 'architecture validation results'] },
+  { name: 'create-product-brief', headings: ['core vision', 'target users', 'success metrics', 'mvp scope'] },
+  { name: 'create-epics-and-stories', headings: ['requirements inventory', 'epic list', 'fr coverage map'] },
+  { name: 'check-implementation-readiness', headings: ['document discovery', 'prd analysis', 'epic coverage validation', 'ux alignment assessment', 'epic quality review', 'summary and recommendations'] },
+  { name: 'brainstorming', headings: ['session overview', 'technique selection', 'technique execution results', 'idea organization and prioritization'] },
+];
+
+const headingKey = (h: string) => h.toLowerCase().replace(/[*_`]/g, '').replace(/^[\d.]+\s+/, '').replace(/\s+and\s+/g, ' & ').replace(/\s+/g, ' ').trim();
+const headingIndex = new Map<string, string>();
+for (const w of HEADINGS) for (const h of w.headings) headingIndex.set(headingKey(h), w.name);
+
+/**
+ * The BMAD workflow whose document a file's body is, by what the template writes into it: its
+ * title (`# UX Design Specification …`, or the same in the document's language), else three or
+ * more of the headings only that workflow's steps write. Asked only of files that already record
+ * workflow progress in their frontmatter: the body tells which workflow, never whether the file
+ * is an artifact at all (a plain doc titled "Architecture" stays a plain doc).
+ */
+export function contentWorkflowOf(text: string): { name: string; aliases: readonly string[]; detail: string } | undefined {
+  const head = text.length > 65536 ? text.slice(0, 65536) : text;
+  const body = head.replace(/^\uFEFF?---\r?\n[\s\S]*?\r?\n---[ \t]*(?:\r?\n|$)/, '');
+  const known = (name: string) => KNOWN.find((w) => w.name === name)!;
+  const title = /^[ \t]{0,3}#[ \t]+(.+?)[ \t#]*$/m.exec(body)?.[1];
+  if (title) {
+    const t = TITLES.find((x) => x.re.test(title));
+    if (t) return { name: t.name, aliases: known(t.name).aliases, detail: `its title '${title.slice(0, 60)}'` };
+  }
+  const counts = new Map<string, number>();
+  for (const m of body.matchAll(/^[ \t]{0,3}##[ \t]+(.+?)[ \t#]*$/gm)) {
+    const name = headingIndex.get(headingKey(m[1]));
+    if (name) counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  const ranked = [...counts].sort((a, b) => b[1] - a[1]);
+  if (ranked.length && ranked[0][1] >= 3 && (ranked.length === 1 || ranked[1][1] < ranked[0][1])) {
+    const [name, n] = ranked[0];
+    return { name, aliases: known(name).aliases, detail: `${n} of its headings` };
+  }
+  return undefined;
+}
+
 /** A name as BMAD writes it in any release, reduced to compare: `bmad-create-prd`, `bmad:bmm:prd`, `create_prd` → `prd`. */
 function bare(name: string): string {
   return name.toLowerCase().trim().replace(/^.*[:/\\]/, '').replace(/_/g, '-').replace(/^bmad-/, '').replace(/^(?:bmm|cis|gds|tea|core)-/, '').replace(/^create-/, '');
@@ -156,6 +226,20 @@ function stub(name: string, declaredIn?: string): BmadWorkflow {
 
 const STEP_KEYS = ['stepsCompleted', 'lastStep', 'workflowType'];
 
+/** True when a frontmatter records workflow progress (`stepsCompleted`, `lastStep` or `workflowType`): what makes a Markdown file an artifact. */
+export function recordsProgress(data: Record<string, unknown>): boolean {
+  return STEP_KEYS.some((k) => Object.prototype.hasOwnProperty.call(data, k));
+}
+
+/** A BMAD workflow named `name` (in any release's spelling) that is not installed: declared by the install, else known to BMAD's releases. */
+export function knownByName(name: string, how: string, declared: DeclaredWorkflows | undefined): { workflow: BmadWorkflow; by: 'declared' | 'known'; detail: string } | undefined {
+  const listed = declared?.names.get(bare(name));
+  const k = byBare.get(bare(name));
+  if (listed) return { workflow: stub(k?.name ?? bare(name), listed), by: 'declared', detail: `${how}, listed in ${listed}` };
+  if (k) return { workflow: stub(k.name), by: 'known', detail: how };
+  return undefined;
+}
+
 /**
  * The BMAD workflow an artifact belongs to when none of its workflow is installed: a full output
  * path the install declares, then its `workflowType`, then its file name against the outputs
@@ -163,18 +247,12 @@ const STEP_KEYS = ['stepsCompleted', 'lastStep', 'workflowType'];
  * `lastStep` or `workflowType`): a name alone makes no Markdown file an artifact.
  */
 export function knownBmadWorkflowOf(file: string, data: Record<string, unknown>, declared: DeclaredWorkflows | undefined): { workflow: BmadWorkflow; by: 'declared' | 'known'; detail: string } | undefined {
-  if (!STEP_KEYS.some((k) => Object.prototype.hasOwnProperty.call(data, k))) return undefined;
+  if (!recordsProgress(data)) return undefined;
   const abs = path.resolve(file);
   for (const o of declared?.outputs ?? []) {
     if (o.re.test(abs)) return { workflow: stub(byBare.get(o.name)?.name ?? o.name, o.source), by: 'declared', detail: o.source };
   }
-  const said = (name: string, how: string) => {
-    const listed = declared?.names.get(bare(name));
-    const k = byBare.get(bare(name));
-    if (listed) return { workflow: stub(k?.name ?? bare(name), listed), by: 'declared' as const, detail: `${how}, listed in ${listed}` };
-    if (k) return { workflow: stub(k.name), by: 'known' as const, detail: how };
-    return undefined;
-  };
+  const said = (name: string, how: string) => knownByName(name, how, declared);
   const type = typeof data.workflowType === 'string' ? data.workflowType.trim() : '';
   if (type) {
     const hit = said(type, `workflowType '${type}'`);

@@ -52,7 +52,8 @@ const SYNONYMS: Record<LedgerKind, Record<string, string>> = {
  */
 const EPIC_ID = '(?:[a-z][a-z0-9]*-(?=\\d))?\\d+[a-z]?(?:[-.]\\d+[a-z]?)*';
 const EPIC_KEY = new RegExp(`^epic-(${EPIC_ID})$`, 'i');
-const RETRO_KEY = new RegExp(`^epic-(${EPIC_ID})-retro(?:spective)?$`, 'i');
+// (`epic-1-回顾`, `epic-2-振り返り`: the retrospective in the language the project writes its ledger in.)
+const RETRO_KEY = new RegExp(`^epic-(${EPIC_ID})-(?:retro(?:spective)?|retrospectiva|rétrospective|retrospektive|回顾|回顧|复盘|振り返り|회고)$`, 'i');
 const STRICT_EPIC = /^epic-\d+$/;
 /** A module epic written as its bare id (`dm-01`), read as an epic when stories follow it. */
 const BARE_EPIC = /^[a-z][a-z0-9]*-\d+[a-z]?$/i;
@@ -196,6 +197,9 @@ export function classifyStoryKey(key: string, epicIds?: Iterable<string>): Ledge
   // `story-001-1-slug`: the word says "story" before the epic's and the story's numbers (v6 alpha
   // ledgers under `epic-001`), as `e-` says "epic" below; with one number it is no such key.
   if (/^story-\d+[a-z]?-\d+[a-z]?(?:-|$)/.test(lower) && !(epicIds && [...epicIds].some((id) => id === 'story'))) lower = lower.slice('story-'.length);
+  // `story-1.1`, `story-1.1-slug`: v6 alpha.0's story file name (`story-{epic}.{story}.md`) kept as the key.
+  const dotted = /^story-(\d+[a-z]?)\.(\d+[a-z]?)(?=-|$)/.exec(lower);
+  if (dotted) lower = `${dotted[1]}-${dotted[2]}${lower.slice(dotted[0].length)}`;
   // `e-01-1-slug`, `e0-1-slug`, `ep2-3-slug`: the letters say "epic" (the ledger's `epic-01`), unless
   // the ledger declares an epic of that very name (a module called `e`).
   const lettered = EPIC_LETTER.exec(lower);
@@ -297,6 +301,13 @@ export interface Ledger {
   statusLine: number;
   /** Another tool's format (`stories:` / `sprints:` / `epics:` lists, no `development_status:`): it lists no story BMAD reads. */
   otherFormat?: boolean;
+  /**
+   * Its epics are mappings holding their stories (`epics: epic-1: {status, stories: {1-1-slug: done}}`,
+   * or `epic-1:` at the margin), no `development_status:`: the entries are read from there.
+   */
+  nested?: boolean;
+  /** Folders a nested ledger's stories name their files in (`story_file: stories/story-1-1-slug.md`), as written. */
+  storyFolders?: string[];
   /** Line ending the file uses. */
   eol: '\n' | '\r\n';
   problems: Problem[];
@@ -308,6 +319,15 @@ export interface Ledger {
  */
 export function listsStories(ledger: Ledger | undefined): boolean {
   return ledger !== undefined && !ledger.otherFormat;
+}
+
+/**
+ * Whether a `sprint-status.yaml` lists work: the one rule that makes a ledger live, wherever it is
+ * asked (sprint.ts choosing among a project's ledgers, config.ts keeping a root ledger-only project
+ * beside installs in subfolders). An empty `development_status: {}` lists none.
+ */
+export function listsWork(ledger: Ledger): boolean {
+  return ledger.entries.length > 0;
 }
 
 function range(line: number, start: number, end: number): Range {
@@ -505,10 +525,18 @@ export function parseLedger(file: string, text: string): Ledger {
       }
     }
   }
+  // No `development_status:`, its epics nested with their stories (`epics: epic-1: stories: 1-1-slug:
+  // done`, or `epic-1:` at the margin): the same statuses, one level down, read as its entries.
+  if (ledger.statusLine < 0) readNested(lines, ledger);
   classifyEntries(ledger.entries);
+  // A nested ledger is the project's own format (BMAD's workflows read none of it), written in its
+  // own words: `complete` there says done, as its story files do (`## Status: complete`); a note.
+  if (ledger.nested) {
+    for (const e of ledger.entries) if (!e.valid && (e.kind === 'story' || e.kind === 'epic') && /^(?:complete|completed|finished)$/.test(e.status)) Object.assign(e, { status: 'done', valid: true, legacy: true });
+  }
   // A ledger of another tool's format (its stories in a `sprints:` list, or under `epics:` or
   // `stories:`, and no `development_status:`): BMAD's sprint workflows read none of it; said once.
-  if (ledger.statusLine < 0) {
+  if (ledger.statusLine < 0 && !ledger.nested) {
     const at = lines.findIndex((l) => /^(?:sprints?|epics|stories)[ \t]*:[ \t]*(?:#.*)?$/.test(l));
     if (at >= 0) {
       const key = lines[at].split(':')[0].trim();
@@ -544,6 +572,96 @@ export function parseLedger(file: string, text: string): Ledger {
   return ledger;
 }
 
+const NESTED_EPIC = /^epic-[\w.-]+$/i;
+
+/**
+ * The entries of a ledger that nests its stories under their epics: every `epic-…:` mapping at the
+ * margin or right under a margin `epics:` mapping, its `status:` the epic's entry, and each key of
+ * its `stories:` mapping a story's (its value the status, or a mapping whose `status:` is). A list
+ * (`stories: - id: …`) is another tool's format and stays unread.
+ */
+function readNested(lines: string[], ledger: Ledger): void {
+  const indentOf = (l: string) => /^[ \t]*/.exec(l)![0].length;
+  const blank = (l: string) => !l.trim() || /^\s*#/.test(l);
+  /** The lines of the block under line `i` (deeper than `indent`), as [from, to). */
+  const blockEnd = (i: number, indent: number) => {
+    let j = i + 1;
+    while (j < lines.length && (blank(lines[j]) || indentOf(lines[j]) > indent)) j++;
+    return j;
+  };
+  /** The `key: value` lines of a block at its first line's indent. */
+  const children = (from: number, to: number) => {
+    const out: { i: number; key: string; indent: number; m: RegExpExecArray }[] = [];
+    let at: number | undefined;
+    for (let i = from; i < to; i++) {
+      if (blank(lines[i])) continue;
+      const ind = indentOf(lines[i]);
+      at ??= ind;
+      if (ind !== at) continue;
+      const m = LINE_KV.exec(lines[i]);
+      if (m) out.push({ i, key: m[3].trim(), indent: ind, m });
+    }
+    return out;
+  };
+  const entry = (c: { i: number; key: string; indent: number; m: RegExpExecArray }, to: number): LedgerEntry | undefined => {
+    if (ledger.byKey.has(c.key)) return undefined;
+    const line = lines[c.i];
+    const v = valueSpan(line, c.m[4]);
+    const keyStart = c.m[1].length + c.m[2].length;
+    const e: LedgerEntry = { key: c.key, kind: 'unknown', epic: -1, epicId: '', strict: false, shape: v.raw || v.quote ? 'scalar' : 'empty', raw: v.raw, status: v.raw, legacy: false, valid: false, line: c.i, keyLine: c.i, keyStart, valueStart: v.start, valueEnd: v.end };
+    if (e.shape === 'empty') {
+      const end = blockEnd(c.i, c.indent);
+      const kids = children(c.i + 1, Math.min(end, to));
+      const st = kids.find((x) => /^(status|state)$/i.test(x.key));
+      // `story_file: stories/story-1-1-slug.md`: the story names its file, so its folder is where stories are.
+      const named = kids.find((x) => x.key === 'story_file');
+      const where = named ? valueSpan(lines[named.i], named.m[4]).raw.trim() : '';
+      if (/\.md$/i.test(where) && /[\\/]/.test(where)) {
+        const folder = where.replace(/[\\/][^\\/]*$/, '');
+        if (!(ledger.storyFolders ??= []).includes(folder)) ledger.storyFolders.push(folder);
+      }
+      if (st) {
+        const sv = valueSpan(lines[st.i], st.m[4]);
+        Object.assign(e, { shape: 'mapping', raw: sv.raw, status: sv.raw, line: st.i, valueStart: sv.start, valueEnd: sv.end });
+      }
+    }
+    ledger.entries.push(e);
+    ledger.byKey.set(e.key, e);
+    return e;
+  };
+  const epicBlock = (c: { i: number; key: string; indent: number; m: RegExpExecArray }) => {
+    const end = blockEnd(c.i, c.indent);
+    const kids = children(c.i + 1, end);
+    const stories = kids.find((k) => k.key === 'stories' && !k.m[4].trim());
+    if (!stories) return false;
+    const storyEnd = blockEnd(stories.i, stories.indent);
+    const items = children(stories.i + 1, storyEnd);
+    // A list of stories (`- id: …`) is no mapping of them.
+    if (!items.length || items.some((x) => /^\s*-/.test(lines[x.i]))) return false;
+    const epic = entry(c, end);
+    if (epic && epic.shape === 'empty') {
+      // The epic's block holds its stories: only its own `status:` is its value (children() looked at its first level).
+      epic.shape = 'mapping';
+    }
+    for (const it of items) entry(it, storyEnd);
+    return true;
+  };
+  let found = false;
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i];
+    if (blank(l) || indentOf(l) > 0) continue;
+    const m = LINE_KV.exec(l);
+    if (!m) continue;
+    const key = m[3].trim();
+    if (NESTED_EPIC.test(key) && !m[4].trim()) {
+      if (epicBlock({ i, key, indent: 0, m })) found = true;
+    } else if (key === 'epics' && !m[4].trim()) {
+      for (const c of children(i + 1, blockEnd(i, 0))) if (NESTED_EPIC.test(c.key) && !c.m[4].trim() && epicBlock(c)) found = true;
+    }
+  }
+  if (found) ledger.nested = true;
+}
+
 /** Kinds, epics and statuses of the entries, once the ledger's epic ids are known. */
 function classifyEntries(entries: LedgerEntry[]): void {
   const epicIds = new Set<string>();
@@ -577,6 +695,8 @@ function classifyEntries(entries: LedgerEntry[]): void {
     if (sf && !sf.retro && numbersStories(sf.id)) seriesEpics.add(sf.id);
   }
   for (const id of seriesEpics) epicIds.add(id);
+  const titled = titledEpics(entries, wordEpics);
+  for (const t of titled.values()) epicIds.add(t.epicId);
   let under: LedgerKeyParts | undefined;
   const found = new Map<LedgerEntry, LedgerKeyParts>();
   for (const e of entries) {
@@ -585,7 +705,8 @@ function classifyEntries(entries: LedgerEntry[]): void {
     // `dm-01-retrospective`: the retrospective of a module epic written without `epic-`.
     const bareRetro = /^(.+)-retro(?:spective)?$/.exec(lowerKey);
     const named = WORD_EPIC.exec(lowerKey)?.[1] ?? WORD_RETRO.exec(lowerKey)?.[1];
-    let c: LedgerKeyParts | undefined = bareEpics.has(lowerKey)
+    const title = titled.get(lowerKey);
+    let c: LedgerKeyParts | undefined = title ? { kind: title.kind, epic: epicNumber(title.epicId), epicId: title.epicId, strict: false } : bareEpics.has(lowerKey)
       ? { kind: 'epic', epic: epicNumber(lowerKey), epicId: lowerKey, strict: false }
       : bareRetro && bareEpics.has(bareRetro[1]) ? { kind: 'retro', epic: epicNumber(bareRetro[1]), epicId: bareRetro[1], strict: false }
         : named && wordEpics.has(named) ? { kind: WORD_EPIC.test(lowerKey) ? 'epic' : 'retro', epic: -1, epicId: named, strict: false }
@@ -604,6 +725,7 @@ function classifyEntries(entries: LedgerEntry[]): void {
   }
   seriesUnderHeaders(entries, found);
   storiesInEpicBlocks(entries, found, epicIds);
+  seriesOfTheirOwn(entries, found);
   for (const [e, c] of found) {
     e.kind = c.kind;
     e.epic = c.epic;
@@ -615,6 +737,40 @@ function classifyEntries(entries: LedgerEntry[]): void {
     e.legacy = word.mapped;
     e.valid = LEDGER_ORDER[c.kind].includes(word.status);
   }
+}
+
+/** `epic-1-team-foundation`, `epic-3-v1`: an epic's number, then its title or its generation (and `-retrospective`). */
+const TITLED_EPIC = /^epic-(\d+[a-z]?(?:-\d+[a-z]?)*)-([a-z][a-z0-9]*(?:-[a-z0-9]+)*?)(-retro(?:spective)?)?$/;
+
+/**
+ * Epic keys written with the epic's title or generation after its number (`epic-1-team-foundation`
+ * above `1-1-slug`, `epic-0-system-stability` above `0-1-slug`; `epic-3-v0` then `epic-3-v1`, an
+ * epic planned again): epic N when the key right after it is a story of epic N, and
+ * `epic-N-title-retrospective` its retrospective. When several keys name epic N so (generations),
+ * the last is epic N and each earlier one an epic of its own (`3-v0`), its stories still epic N's.
+ * Not when the ledger keys `epic-N` itself, nor when stories are numbered under the whole name
+ * (`epic-1a-plus` above `1a-plus-1-slug`: word epics, above).
+ */
+function titledEpics(entries: readonly LedgerEntry[], wordEpics: ReadonlySet<string>): Map<string, { kind: 'epic' | 'retro'; epicId: string }> {
+  const out = new Map<string, { kind: 'epic' | 'retro'; epicId: string }>();
+  const lower = entries.map((e) => e.key.toLowerCase());
+  const plain = new Set(lower.filter((k) => EPIC_KEY.test(k)).map((k) => normEpicId(EPIC_KEY.exec(k)![1])));
+  const byEpic = new Map<string, string[]>();
+  for (let i = 0; i < lower.length; i++) {
+    const m = TITLED_EPIC.exec(lower[i]);
+    if (!m || m[3] || plain.has(normEpicId(m[1])) || wordEpics.has(`${m[1]}-${m[2]}`) || parseLedgerKey(lower[i])) continue;
+    const next = i + 1 < lower.length ? parseLedgerKey(lower[i + 1], [m[1]]) : undefined;
+    if (next?.kind !== 'story' || normEpicId(next.epicId) !== normEpicId(m[1])) continue;
+    byEpic.set(m[1], [...(byEpic.get(m[1]) ?? []), lower[i]]);
+  }
+  for (const [id, keys] of byEpic) {
+    keys.forEach((k, n) => {
+      const epicId = n === keys.length - 1 ? id : `${id}-${TITLED_EPIC.exec(k)![2]}`;
+      out.set(k, { kind: 'epic', epicId });
+      for (const r of [`${k}-retrospective`, `${k}-retro`]) if (lower.includes(r)) out.set(r, { kind: 'retro', epicId });
+    });
+  }
+  return out;
 }
 
 /** `15-R1-slug`, `2-ux1-slug`, `3-2b5-slug`: a story numbered with letters in a declared epic (`R1`: refactoring 1 of epic 15). */
@@ -655,6 +811,27 @@ function storiesInEpicBlocks(entries: LedgerEntry[], found: Map<LedgerEntry, Led
     // (`epic-4-ad-hoc-scripts` names an epic's extra work, not a series' story.)
     const series = open && !lower.startsWith('epic-') ? IN_BLOCK.exec(lower) : null;
     if (series) pending.push([e, `${series[1]}-${Number(series[2])}${series[3]}`]);
+  }
+}
+
+/** `debug-1-backend-endpoints`, `BF-2-guest-auth`: a series' word, one number, a slug. */
+const OWN_SERIES = /^([a-z]+)-(\d+)([a-z]?)-[a-z][\w.-]*$/;
+
+/**
+ * Keys of a series under no epic (`debug-1-slug`, `BF-1-slug`, `testing-1b-slug` before the first
+ * epic or after an epic's retrospective, where no epic's block holds them): story n of the series
+ * the word names, as `story-veritas-01` with no epic above is; a series of words has no epic key to
+ * ask for. Inside an epic's open block (no retrospective after it) they stay unplaced.
+ */
+function seriesOfTheirOwn(entries: readonly LedgerEntry[], found: Map<LedgerEntry, LedgerKeyParts>): void {
+  let open = false;
+  for (const e of entries) {
+    const c = found.get(e);
+    if (c?.kind === 'epic') open = true;
+    else if (c?.kind === 'retro') open = false;
+    if (c || open) continue;
+    const m = OWN_SERIES.exec(e.key.toLowerCase());
+    if (m && m[1] !== 'epic' && m[1] !== 'story') found.set(e, { kind: 'story', epic: -1, epicId: m[1], story: `${Number(m[2])}${m[3]}`, strict: false });
   }
 }
 

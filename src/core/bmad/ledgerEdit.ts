@@ -35,6 +35,42 @@ function pairOf(map: YAMLMap, key: string): Pair | undefined {
   return (map.items as Pair[]).find((p) => keyText(p) === key);
 }
 
+const EPIC_KEY = /^epic-[\w.-]+$/i;
+
+/**
+ * The pair holding `key`: under `development_status`, else (a ledger with none) in its epics'
+ * `stories:` mappings (`epics: epic-1: stories: 1-1-slug: done`, or `epic-1:` at the top), an
+ * epic's own pair being the epic's entry.
+ */
+function entryPair(top: YAMLMap, key: string): Pair | undefined {
+  const ds = pairOf(top, 'development_status')?.value;
+  if (isMap(ds)) return pairOf(ds, key);
+  const epics = pairOf(top, 'epics')?.value;
+  for (const ep of [...(isMap(epics) ? (epics.items as Pair[]) : []), ...(top.items as Pair[])]) {
+    const name = keyText(ep);
+    if (!name || !EPIC_KEY.test(name) || !isMap(ep.value)) continue;
+    const stories = pairOf(ep.value, 'stories')?.value;
+    if (!isMap(stories)) continue;
+    if (name === key) return ep;
+    const hit = pairOf(stories, key);
+    if (hit) return hit;
+  }
+  return undefined;
+}
+
+/** The same, in the ledger as plain data: `key`'s value. */
+function entryValue(data: unknown, key: string): unknown {
+  const rec = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+  if (!rec(data)) return undefined;
+  if (rec(data.development_status)) return data.development_status[key];
+  for (const [name, epic] of [...Object.entries(rec(data.epics) ? data.epics : {}), ...Object.entries(data)]) {
+    if (!EPIC_KEY.test(name) || !rec(epic) || !rec(epic.stories)) continue;
+    if (name === key) return epic;
+    if (Object.prototype.hasOwnProperty.call(epic.stories, key)) return epic.stories[key];
+  }
+  return undefined;
+}
+
 /** The entry's status as the YAML says it: the value, or a mapping value's `status`. */
 function statusValue(v: unknown): unknown {
   if (v && typeof v === 'object' && !Array.isArray(v)) return (v as Record<string, unknown>).status;
@@ -90,11 +126,8 @@ export function editLedgerStatus(file: string, text: string, key: string, status
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   const top = doc.contents;
   if (!isMap(top)) throw new WaymarkError('invalid', `${file} is not a mapping with development_status; nothing was changed.`, file);
-  const dsPair = pairOf(top, 'development_status');
-  const ds = dsPair?.value;
-  if (!isMap(ds)) throw new WaymarkError('usage', `${file} has no development_status mapping holding '${key}'; nothing was changed.`, file);
-  const entry = pairOf(ds, key);
-  if (!entry) throw new WaymarkError('usage', `${file} has no entry '${key}' under development_status; nothing was changed.`, file);
+  const entry = entryPair(top, key);
+  if (!entry) throw new WaymarkError('usage', `${file} has no entry '${key}' under development_status (or its epics' stories:); nothing was changed.`, file);
   const splices: Splice[] = [];
   const v = entry.value;
   if (v === null || v === undefined || (isScalar(v) && v.value === null && v.range![0] === v.range![1])) {
@@ -131,8 +164,7 @@ export function ledgerEntryStatus(text: string, key: string): string | undefined
   } catch {
     return undefined;
   }
-  const ds = data && typeof data === 'object' ? (data as Record<string, unknown>).development_status : undefined;
-  const v = ds && typeof ds === 'object' ? statusValue((ds as Record<string, unknown>)[key]) : undefined;
+  const v = statusValue(entryValue(data, key));
   return typeof v === 'string' ? v : undefined;
 }
 
@@ -147,8 +179,7 @@ export function ledgerStatusProblem(file: string, text: string, key: string, sta
   } catch (e) {
     return (e as Error).message;
   }
-  const ds = data && typeof data === 'object' ? (data as Record<string, unknown>).development_status : undefined;
-  const got = ds && typeof ds === 'object' ? statusValue((ds as Record<string, unknown>)[key]) : undefined;
+  const got = statusValue(entryValue(data, key));
   return got === status ? undefined : `${key} would read ${JSON.stringify(got ?? null)}, not ${status}.`;
 }
 
@@ -157,6 +188,5 @@ export function ledgerHasEntry(text: string, key: string): boolean {
   const doc = parseDocument(text, { schema: 'core', uniqueKeys: false, logLevel: 'silent' });
   const top = doc.contents;
   if (!isMap(top)) return false;
-  const ds = pairOf(top, 'development_status')?.value;
-  return isMap(ds) && pairOf(ds, key) !== undefined;
+  return entryPair(top, key) !== undefined;
 }

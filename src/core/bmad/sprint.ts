@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Problem } from '../types';
 import { findBmadProjects, loadBmadConfig, type BmadConfig } from './config';
-import { listsStories, normEpicId, parseLedger, type Ledger } from './ledger';
+import { listsStories, listsWork, normEpicId, parseLedger, type Ledger } from './ledger';
 import { isStoryStatusWord, parseStory, storyKeyFromName, type StoryFile } from './story';
 import { parseEpics, type PlannedEpic } from './epics';
 import { parseGateDecision, parseQaGate, type StoryGate } from './qaGates';
@@ -154,7 +154,7 @@ function hasEntries(file: string): boolean {
   if (text === undefined) return false;
   lastLedger = parseLedger(file, text);
   lastLedgerText = text;
-  return lastLedger.entries.length > 0;
+  return listsWork(lastLedger);
 }
 
 /** parseLedger, but once: the ledger findLedgerFiles just parsed to choose it is taken, if the text is the same. */
@@ -191,6 +191,7 @@ function storyDirs(cfg: BmadConfig, ledgerFile: string | undefined, ledger: Ledg
     if (inside(cfg.root, abs) && isDirectory(abs)) dirs.add(abs);
   };
   if (ledger?.storyLocation) addDir(ledger.storyLocation);
+  for (const d of ledger?.storyFolders ?? []) addDir(d);
   if (ledgerFile) addDir(path.dirname(ledgerFile));
   addDir(cfg.implementationArtifacts);
   addDir(cfg.storyLocation);

@@ -444,7 +444,7 @@ function normalize(file: string, text: string, data: Record<string, unknown>, di
     stepsCompleted = completedList.map((e) => asString(e) ?? JSON.stringify(e));
     ids = stepsCompleted;
   } else {
-    const found = identifyArtifact(file, data, ctx.bmad);
+    const found = identifyArtifact(file, data, ctx.bmad, text);
     const wf = found.workflow;
     workflow = asString(data.workflowType) ?? asString(data.workflow) ?? wf?.name ?? baseName();
     identified = found.by ? { by: found.by, detail: found.detail } : undefined;
