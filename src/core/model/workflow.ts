@@ -12,7 +12,7 @@ import type { WorkspaceContext } from '../store/workspaceContext';
 import { validateParsed, type Finding } from './validate';
 import { YamlLocator, type PathSeg, type RangeTarget } from './positions';
 import { gateOf } from './gates';
-import type { RawFacts, StepAnalysis } from './stepFacts';
+import { stepIndexOf, type RawFacts, type StepAnalysis } from './stepFacts';
 
 export type { RawFacts, StepAnalysis };
 
@@ -77,8 +77,7 @@ function frontmatterSteps(list: unknown[]): StepDef[] {
 
 export function analyzeSteps(steps: StepDef[], ids: (string | undefined)[], dialect: Dialect, rawList: unknown[]): StepAnalysis {
   const encoding = dialect === 'bmad' ? stepEncoding(rawList) : 'id';
-  const known = new Set<string>();
-  for (const s of steps) known.add(s.id);
+  const known = stepIndexOf(steps);
   const entries = ids.map((id, index) => ({ raw: rawList[index] ?? id, id: id !== undefined && known.has(id) ? id : undefined, index }));
   const done = new Set<string>();
   for (const e of entries) if (e.id) done.add(e.id);
