@@ -133,3 +133,36 @@ test('a file the worker is stuck reading is read by the scan at once, and the wo
     fs.rmSync(root, { recursive: true, force: true });
   }
 });
+
+test('the worker stops at its bound (1,024 files ahead of the scan) and reads on as the scan takes its reads, to the last file', () => {
+  const root = tmp();
+  try {
+    const files: string[] = [];
+    for (let i = 0; i < 3000; i++) {
+      const f = path.join(root, `f${i}.md`);
+      fs.writeFileSync(f, `---\nworkflow: w${i}\n---\n`);
+      files.push(f);
+    }
+    const ahead = ReadAhead.start(files, 1000, 8192);
+    assert.ok(ahead, 'the worker starts');
+    const sleep = new Int32Array(new SharedArrayBuffer(4));
+    // Wait until the worker stops claiming: at its bound.
+    let last = -1;
+    for (let waited = 0; ahead.claimed !== last && waited < 20_000; waited += 200) {
+      last = ahead.claimed;
+      Atomics.wait(sleep, 0, 0, 200);
+    }
+    assert.ok(ahead.claimed >= 1024 && ahead.claimed <= 1024 + 32, `the worker claimed ${ahead.claimed} files ahead of a scan that took none`);
+    // The scan takes every file, slowly enough for the worker to keep ahead: each read is the worker's.
+    let fromWorker = 0;
+    for (let i = 0; i < files.length; i++) {
+      for (let waited = 0; ahead.claimed <= i && !ahead.finished && waited < 20_000; waited += 5) Atomics.wait(sleep, 0, 0, 5);
+      // A read claimed and not posted yet is the scan's own (it never waits): most are posted by now.
+      if (ahead.take(i)) fromWorker++;
+    }
+    ahead.close();
+    assert.ok(fromWorker > 2000, `${fromWorker} of 3,000 reads came from the worker`);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});

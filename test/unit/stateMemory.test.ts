@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
-import { parseWorkflowText, type ParsedWorkflow } from '../../src/core/model/workflow';
+import { parseWorkflowText, stepAnalysis, type ParsedWorkflow } from '../../src/core/model/workflow';
 import { defaultWorkspaceContext } from '../../src/core/store/workspaceContext';
 import { parseFrontmatter, setFastReader } from '../../src/core/model/frontmatter';
 import { exactArray, ownString } from '../../src/core/model/text';
@@ -90,4 +90,40 @@ test('ownString and exactArray give back equal values', () => {
   assert.deepStrictEqual(exactArray(grown), [0, 1, 2]);
   const empty: number[] = [];
   assert.equal(exactArray(empty), empty);
+});
+
+test('files listing the same plain steps share one frozen step list; a definition\'s gates and object steps get a list of their own', () => {
+  const ctx = defaultWorkspaceContext('/tmp/waymark-memory');
+  const parse = (name: string, steps: string) => parseWorkflowText(`/tmp/waymark-memory/${name}.md`, `---\nworkflow: ${name.replace(/\d+$/, '')}\nstatus: in_progress\nsteps: ${steps}\nstepsCompleted: [a]\ncurrentStep: b\n---\n`, ctx, { contentHash: '' }).state!;
+  const a = parse('shared1', '[a, b, c]');
+  const b = parse('shared2', '[a, b, c]');
+  assert.equal(a.steps, b.steps, 'one list for both files');
+  assert.ok(Object.isFrozen(a.steps) && a.steps.every((s) => Object.isFrozen(s)));
+  assert.deepStrictEqual(a.steps, [{ id: 'a', index: 1 }, { id: 'b', index: 2 }, { id: 'c', index: 3 }]);
+  // Another list (or the same ids with one more) is another list; ids that would run together are not one key.
+  assert.notEqual(parse('shared3', '[a, b, c, d]').steps, a.steps);
+  assert.deepStrictEqual(parse('shared4', '["a1:b", c]').steps.map((s) => s.id), ['a1:b', 'c']);
+  assert.deepStrictEqual(parse('shared5', '[a, "1:bc"]').steps.map((s) => s.id), ['a', '1:bc']);
+  // Steps written as objects carry their own titles and gates: never shared.
+  const objects = parse('objects1', '[{id: a, gate: true}, b]');
+  assert.ok(!Object.isFrozen(objects.steps));
+  assert.deepStrictEqual(objects.steps, [{ id: 'a', index: 1, gate: 'a' }, { id: 'b', index: 2 }]);
+  // A definition's gates apply to a file's own copy of the list, not to the shared one.
+  const gated = { ...ctx, definitions: new Map([['gated', { id: 'gated', steps: [{ id: 'a', index: 1 }, { id: 'b', index: 2, gate: 'review' }], file: '/tmp/waymark-memory/.waymark/workflows/gated.yaml' }]]) };
+  const g = parseWorkflowText('/tmp/waymark-memory/gated.md', '---\nworkflow: gated\nstatus: in_progress\nsteps: [a, b, c]\n---\n', gated, { contentHash: '' }).state!;
+  assert.equal(g.steps[1].gate, 'review');
+  assert.equal(parse('shared6', '[a, b, c]').steps[1].gate, undefined);
+});
+
+test('a parsed state\'s step analysis is made when asked for, the same as the parse\'s own', () => {
+  const ctx = defaultWorkspaceContext('/tmp/waymark-memory');
+  const text = '---\nworkflow: analysed\nstatus: in_progress\nsteps: [a, b, c, d]\nstepsCompleted: [a, c, x, a]\ncurrentStep: b\n---\n';
+  const s = parseWorkflowText('/tmp/waymark-memory/analysed.md', text, ctx, { contentHash: '' }).state!;
+  const a = stepAnalysis(s);
+  assert.equal(stepAnalysis(s), a, 'kept once made');
+  assert.deepStrictEqual([...a.done], ['a', 'c']);
+  assert.deepStrictEqual(a.remaining.map((x) => x.id), ['b', 'd']);
+  assert.deepStrictEqual(a.missing.map((x) => x.id), ['b']);
+  assert.deepStrictEqual(a.entries.map((e) => e.id), ['a', 'c', undefined, 'a']);
+  assert.equal(s.nextStep, 'b');
 });

@@ -31,3 +31,20 @@ export interface RawFacts {
   /** BMAD: ids of the workflow's other-mode steps (`step-e-01-discovery`): recorded, they are that mode's progress. */
   modeStepIds?: Set<string>;
 }
+
+const stepIndexes = new WeakMap<readonly StepDef[], ReadonlyMap<string, number>>();
+
+/**
+ * Each step's id with its index (a later step of the same id wins, as an index built step by
+ * step would give). A frozen list (the BMAD catalog's, a frontmatter list many files share) has
+ * its map made once: parse and validation ask for it for every file a scan reads.
+ */
+export function stepIndexOf(steps: readonly StepDef[]): ReadonlyMap<string, number> {
+  let m = stepIndexes.get(steps);
+  if (m) return m;
+  const made = new Map<string, number>();
+  for (let i = 0; i < steps.length; i++) made.set(steps[i].id, steps[i].index);
+  if (Object.isFrozen(steps)) stepIndexes.set(steps, made);
+  m = made;
+  return m;
+}

@@ -2,7 +2,7 @@ import { SCOPES, STATUSES, type ProblemCode, type ProblemData, type Severity, ty
 import type { PathSeg, RangeTarget } from './positions';
 import type { ParsedFrontmatter } from './frontmatter';
 import type { WorkspaceContext } from '../store/workspaceContext';
-import type { RawFacts } from './stepFacts';
+import { stepIndexOf, type RawFacts } from './stepFacts';
 import { STATE_KEYS, typoOf } from './stateKeys';
 import { nearest } from './config';
 import { BMAD_STATUS_MAP, statusKeyOf } from '../bmad/artifacts';
@@ -53,13 +53,18 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
     const top = p.length === 1;
     out.push({ path: p, severity: 'warning', code: 'unsafe-key', message: `Key '${p.join('.')}' is ignored: it could pollute object prototypes. ${top ? 'Rename or remove it.' : 'Remove it by hand.'}`, ...(top ? { data: { fix: 'removeKey', key: p[0] } } : {}) });
   }
-  for (const key of Object.keys(data)) {
+  // Indexed loops on this path: a for-of allocates an iterator result each turn until V8 optimizes
+  // the function, and a cold scan runs it unoptimized for its first thousands of files.
+  const keys = Object.keys(data);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
     const to = typoOf(key);
     if (to && !Object.prototype.hasOwnProperty.call(data, to)) {
       out.push({ path: [key], severity: 'warning', code: 'unknown-key-typo', message: `Unknown key '${key}': did you mean '${to}'? Waymark ignores '${key}'.`, data: { fix: 'renameKey', from: key, to } });
     }
   }
-  if (Array.isArray(data.steps)) {
+  // A frontmatter list that lost no entry to normalizing (steps.length equal) has no id twice.
+  if (Array.isArray(data.steps) && !(state.stepsSource === 'frontmatter' && state.steps.length === (data.steps as unknown[]).length)) {
     const first = new Map<string, number>();
     (data.steps as unknown[]).forEach((e, i) => {
       const id = typeof e === 'string' || typeof e === 'number' ? String(e) : e && typeof e === 'object' && !Array.isArray(e) && typeof (e as { id?: unknown }).id === 'string' ? (e as { id: string }).id : undefined;
@@ -69,7 +74,8 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
       else out.push({ path: ['steps', i], severity: 'error', code: 'step-id-duplicate', message: `Step '${id}' is listed twice in steps (first at entry ${at + 1}); only the first counts. Give each step a unique id.` });
     });
   }
-  for (const key of Object.keys(data)) {
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
     const ok = TYPES_MAP.get(key);
     if (ok && !ok(data[key])) {
       out.push({ path: [key], target: 'value', severity: 'error', code: 'schema-type', message: `'${key}' must be ${EXPECTED[key]}; found ${describe(data[key])}. Fix the value.`, data: { key } });
@@ -99,8 +105,7 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
     out.push({ path: [statusKeyOf(state)], target: 'value', severity: 'info', code: 'blocked-without-reason', message: "Status is blocked but no 'blockedReason' says why. Add one so the next agent knows what to unblock." });
   }
   const steps = state.steps;
-  const known = new Set<string>();
-  for (const s of steps) known.add(s.id);
+  const known = stepIndexOf(steps);
   // Shown in messages only (most files have none): a long list is cut (a message is one line a person reads).
   const stepListOf = () => steps.slice(0, 12).map((x) => x.id).join(', ') + (steps.length > 12 ? `, … (${steps.length} steps)` : '');
   if (steps.length === 0) {
@@ -117,19 +122,19 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
   }
   // currentStep.
   if (raw.currentStepKey && steps.length && state.currentStep !== undefined && data[raw.currentStepKey] !== null && !known.has(state.currentStep)) {
-    const s = nearest(state.currentStep, [...known], 3);
+    const s = nearest(state.currentStep, [...known.keys()], 3);
     out.push({ path: [raw.currentStepKey], target: 'value', severity: 'error', code: 'current-step-unknown', message: `currentStep '${state.currentStep}' is not a step of '${state.workflow}'. Use one of: ${stepListOf()}.${s ? ` Did you mean '${s}'?` : ''}`, data: s ? { fix: 'setCurrentStep', value: s } : { steps: steps.map((x) => x.id) } });
   }
   // stepsCompleted entries.
   const a = raw.analysis;
   if (steps.length && Array.isArray(data.stepsCompleted)) {
     const seen = new Map<string, number>();
-    const indexOf = new Map<string, number>();
-    for (const s of steps) indexOf.set(s.id, s.index);
+    const indexOf = known;
     let prevIndex = 0;
     let orderReported = false;
     const labels: { index: number; raw: unknown }[] = [];
-    for (const e of a.entries) {
+    for (let k = 0; k < a.entries.length; k++) {
+      const e = a.entries[k];
       const path: PathSeg[] = ['stepsCompleted', e.index];
       if (!e.id && isBmad) {
         // Another mode's step (edit, validate) is that mode's progress; anything else is the
@@ -138,7 +143,7 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
         continue;
       }
       if (!e.id) {
-        const s = known.size <= 500 ? nearest(String(state.stepsCompleted[e.index]), [...known], 3) : undefined;
+        const s = known.size <= 500 ? nearest(String(state.stepsCompleted[e.index]), [...known.keys()], 3) : undefined;
         out.push({ path, severity: 'error', code: 'step-unknown', message: `stepsCompleted entry ${JSON.stringify(e.raw)} is not a step of '${state.workflow}'.${s ? ` Did you mean '${s}'?` : ` Steps: ${stepListOf()}.`}`, data: s ? { fix: 'replaceStep', index: e.index, value: s } : { fix: 'removeStep', index: e.index } });
         continue;
       }
@@ -207,7 +212,8 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
     }
   }
   // Gates: a completed gated step needs an open gate; a gate file not recorded through Waymark opens none.
-  for (const s of steps) {
+  for (let i = 0; i < steps.length; i++) {
+    const s = steps[i];
     if (!s.gate) continue;
     const g = state.gates[s.id] as GateReadResult | undefined;
     const entry = a.entries.find((e) => e.id === s.id);

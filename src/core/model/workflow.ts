@@ -12,7 +12,7 @@ import type { WorkspaceContext } from '../store/workspaceContext';
 import { validateParsed, type Finding } from './validate';
 import { YamlLocator, type PathSeg, type RangeTarget } from './positions';
 import { gateOf } from './gates';
-import type { RawFacts, StepAnalysis } from './stepFacts';
+import { stepIndexOf, type RawFacts, type StepAnalysis } from './stepFacts';
 
 export type { RawFacts, StepAnalysis };
 
@@ -26,8 +26,11 @@ export interface ParsedWorkflow {
 const LOOKS_LIKE_WORKFLOW = /^[ \t{,-]*["']?(?:workflow|workflowType|stepsCompleted|lastStep|currentStep|current_step|steps)["']?\s*[:=]/m;
 
 
-// A side cache of each parsed state's step analysis (no hidden fields on the state: a copy of
-// a state, or one restored from the scan index, recomputes the same analysis from its fields).
+// A side cache of each state's step analysis, made when first asked for (no hidden fields on the
+// state: a copy of a state, or one restored from the scan index, recomputes the same analysis from
+// its fields). The parse's own analysis is not kept: a scan's 10,000 states would keep 10,000
+// analyses (0.5 KB each, a seventh of what a state keeps) that `validate` never asks for, and each
+// one kept is memory the collector copies twice on its way to the old generation.
 const analyses = new WeakMap<WorkflowState, StepAnalysis>();
 
 /** Step analysis of a state: the parse's own, else recomputed from the state's fields exactly as normalize() builds it. */
@@ -44,10 +47,37 @@ export function stepAnalysis(state: WorkflowState): StepAnalysis {
 
 const DELEGATION_KEYS: DelegationKey[] = ['id', 'parent_id', 'root_id', 'chain_path'];
 
+/**
+ * Step lists of plain ids, each distinct list made once and shared by every state that lists it,
+ * frozen like the BMAD catalog's (a state's steps are never changed in place): thousands of files
+ * of one workflow list the same steps, and a list made for each kept its step objects in every
+ * state (six objects a file of the scan bench, copied by the collector as the states grow old).
+ */
+const sharedStepLists = new Map<string, StepDef[]>();
+const MAX_SHARED_STEP_LISTS = 1000;
+
+/** The StepDefs of a frontmatter `steps:` list (normalizeStepList's), shared when every entry is a plain string. */
+function frontmatterSteps(list: unknown[]): StepDef[] {
+  let key = '';
+  for (const e of list) {
+    if (typeof e !== 'string') return normalizeStepList(list).steps;
+    // Each id with its length before it: no two lists share a key.
+    key += `${e.length}:${e}`;
+  }
+  let steps = sharedStepLists.get(key);
+  if (!steps) {
+    if (sharedStepLists.size >= MAX_SHARED_STEP_LISTS) sharedStepLists.clear();
+    steps = normalizeStepList(list).steps;
+    for (const s of steps) Object.freeze(s);
+    Object.freeze(steps);
+    sharedStepLists.set(key, steps);
+  }
+  return steps;
+}
+
 export function analyzeSteps(steps: StepDef[], ids: (string | undefined)[], dialect: Dialect, rawList: unknown[]): StepAnalysis {
   const encoding = dialect === 'bmad' ? stepEncoding(rawList) : 'id';
-  const known = new Set<string>();
-  for (const s of steps) known.add(s.id);
+  const known = stepIndexOf(steps);
   const entries = ids.map((id, index) => ({ raw: rawList[index] ?? id, id: id !== undefined && known.has(id) ? id : undefined, index }));
   const done = new Set<string>();
   for (const e of entries) if (e.id) done.add(e.id);
@@ -300,7 +330,6 @@ function parseWorkflowTextUnguarded(file: string, text: string, ctx: WorkspaceCo
     }
     if (syn) state.problems.unshift({ file, range: syn.range, severity: dialect === 'bmad' ? 'warning' : 'error', code: 'yaml-syntax', message: `YAML syntax error at line ${syn.range.start.line + 1}: ${tidy(syn.message)}. ${/tab/i.test(syn.message) || LEADING_TAB.test(split.yamlText) ? 'Use spaces, not tabs, to indent' : 'Shorten the key (at most 1024 characters) or quote it'}; the state cannot be changed until then.` });
   }
-  analyses.set(state, raw.analysis);
   if (state.delegation) state.delegationRanges = spanRanges(fm, split.yamlStartLine) ?? Object.fromEntries(DELEGATION_KEYS.map((k) => [k, locator.range(['delegation', k], 'value')]));
   return { isWorkflow: true, state, problems: state.problems };
 }
@@ -429,11 +458,13 @@ function normalize(file: string, text: string, data: Record<string, unknown>, di
   if (dialect === 'waymark') {
     workflow = asString(data.workflow) ?? baseName();
     if (Array.isArray(data.steps)) {
-      steps = normalizeStepList(data.steps as unknown[]).steps;
       stepsSource = 'frontmatter';
       // Gates declared in a definition apply to the same ids in frontmatter steps.
       const def = ctx.definitions.get(workflow);
-      if (def) for (const s of steps) if (!s.gate) s.gate = def.steps.find((d) => d.id === s.id)?.gate;
+      if (def) {
+        steps = normalizeStepList(data.steps as unknown[]).steps;
+        for (const s of steps) if (!s.gate) s.gate = def.steps.find((d) => d.id === s.id)?.gate;
+      } else steps = frontmatterSteps(data.steps as unknown[]);
     } else {
       const def = ctx.definitions.get(workflow);
       if (def) {
