@@ -111,6 +111,15 @@ describe('a ledger nesting its stories under its epics', () => {
     assert.deepEqual(warned('story-1.1.md'), []);
   });
 
+  test('a story file the nested ledger does not list is told to add it under its epic\'s stories:', () => {
+    const dir = workspace({ ...files, '_bmad-output/stories/story-1.3.md': '# Story 1.3: Light the lamp\n\nStatus: review\n' }, { prefix: 'wm-families3-', waymark: false });
+    const r = loadSprint(dir, { now: NOW })!;
+    const p = r.problems.find((x) => x.code === 'story-not-in-ledger' && x.file.endsWith('story-1.3.md'));
+    assert.ok(p, 'the file is reported');
+    assert.match(p.message, /under epic-1's stories:/);
+    assert.doesNotMatch(p.message, /under development_status/);
+  });
+
   test('a story naming its file in story_file: is found in that folder', () => {
     const top = ['epic-1:', '  status: in-progress', '  stories:', '    story-1-1-trim-the-wick:', '      status: done', '      story_file: "stories/story-1-1-trim-the-wick.md"', ''].join('\n');
     const dir = workspace({ '_bmad/bmm/config.yaml': V6, '_bmad-output/implementation-artifacts/sprint-status.yaml': top, 'stories/story-1-1-trim-the-wick.md': '# Story 1.1: Trim the wick\n\nStatus: review\n' }, { prefix: 'wm-families3-', waymark: false });

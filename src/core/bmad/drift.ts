@@ -392,7 +392,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
     s.gate = { verdict: g.verdict, open: g.open, file: g.file, expired: g.expired };
   }
   // Per-story drift.
-  for (const s of byKey.values()) finishStory(s, fileOf.get(s), lf0, listsStories(ledger));
+  for (const s of byKey.values()) finishStory(s, fileOf.get(s), lf0, listsStories(ledger), !!ledger?.nested);
   // Per-epic drift.
   for (const ep of epics.values()) {
     ep.stories.sort(byStoryOrder);
@@ -456,7 +456,7 @@ function readStoryFile(s: SprintStory, f: StoryFile): void {
 }
 
 /** A story's status, its own drift problems and its state hash, once its ledger entry and file are known. */
-function finishStory(s: SprintStory, f: StoryFile | undefined, lf0: string, hasLedger: boolean): void {
+function finishStory(s: SprintStory, f: StoryFile | undefined, lf0: string, hasLedger: boolean, nested = false): void {
   // Without a ledger the file's word is the only statement of the story's status: a done-like
   // word (`Completed`, `✅ COMPLETE (…)`) is where the story is, never work to start; open tasks
   // beside it are reported on the file.
@@ -465,7 +465,7 @@ function finishStory(s: SprintStory, f: StoryFile | undefined, lf0: string, hasL
   // start: without a ledger, or with the ledger still at backlog, its status is the file's word.
   const aside = f?.status !== undefined && (s.ledgerStatus === undefined || s.ledgerStatus === 'backlog') ? setAsideStatus(f.status) : undefined;
   s.status = aside ?? s.ledgerStatus ?? s.fileStatusMapped ?? said ?? (s.file ? 'ready-for-dev' : 'backlog');
-  storyDrift(s, f, s.ledgerFile ?? lf0, hasLedger);
+  storyDrift(s, f, s.ledgerFile ?? lf0, hasLedger, nested);
   s.stateHash = sha256(JSON.stringify([s.key, s.ledgerRaw ?? null, s.fileStatus ?? null, f ? f.tasks.map((t) => (t.checked ? 1 : 0)).join('') : null]));
 }
 
@@ -488,7 +488,7 @@ export function storyFileIdentity(f: StoryFile | undefined): string {
  * place (its stories are shared with its epics) and returns it. `model.problems` ends with the
  * stories' own, in story order (buildSprint): those are replaced, what comes before is kept.
  */
-export function patchStoryFiles(model: SprintModel, files: StoryFile[], hasLedger: boolean, lf0: string): SprintModel {
+export function patchStoryFiles(model: SprintModel, files: StoryFile[], hasLedger: boolean, lf0: string, nested = false): SprintModel {
   const byFile = new Map(model.stories.filter((s) => s.file !== undefined).map((s) => [s.file!, s]));
   const own = model.stories.reduce((n, s) => n + s.problems.length, 0);
   const head = model.problems.slice(0, model.problems.length - own);
@@ -500,7 +500,7 @@ export function patchStoryFiles(model: SprintModel, files: StoryFile[], hasLedge
     readStoryFile(s, f);
     // A story bound to a file has only its own drift: the planned-only problem is for stories without one.
     s.problems = [];
-    finishStory(s, f, lf0, hasLedger);
+    finishStory(s, f, lf0, hasLedger, nested);
   }
   model.problems = head;
   for (const s of model.stories) model.problems.push(...s.problems);
@@ -538,7 +538,7 @@ function grammarNote(ledger: Ledger): Problem | undefined {
   return { file: ledger.file, range: at(first.keyLine, first.keyStart, first.keyStart + first.key.length), severity: unread.length ? 'warning' : 'info', code: 'ledger-unknown-key', message: `${parts.join('; ')}.`, data: { keys: unread.map((e) => e.key) } };
 }
 
-function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLedger: boolean): void {
+function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLedger: boolean, nested = false): void {
   const out = s.problems;
   const ledgerRankOf = s.ledgerStatus !== undefined ? ledgerRank('story', s.ledgerStatus) : -1;
   const statusRange = f && f.statusLine !== undefined ? at(f.statusLine, f.statusStart ?? 0, f.statusEnd ?? 0) : f ? at(f.titleLine ?? 0) : undefined;
@@ -549,7 +549,7 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
   if (!f) return;
   // A story file the ledger does not list.
   if (hasLedger && s.ledgerStatus === undefined) {
-    out.push({ file: f.file, range: at(f.titleLine ?? f.statusLine ?? 0), severity: 'warning', code: 'story-not-in-ledger', message: `Story ${s.epic >= 0 ? s.epic : s.epicId}.${s.story} has a file but no entry in sprint-status.yaml. Add '${s.key}: ${s.fileStatusMapped ?? 'ready-for-dev'}' under development_status.`, data: { key: s.key, value: s.fileStatusMapped ?? 'ready-for-dev' } });
+    out.push({ file: f.file, range: at(f.titleLine ?? f.statusLine ?? 0), severity: 'warning', code: 'story-not-in-ledger', message: `Story ${s.epic >= 0 ? s.epic : s.epicId}.${s.story} has a file but no entry in sprint-status.yaml. Add '${s.key}: ${s.fileStatusMapped ?? 'ready-for-dev'}' ${nested ? `under epic-${s.epicId}'s stories:` : 'under development_status'}.`, data: { key: s.key, value: s.fileStatusMapped ?? 'ready-for-dev' } });
   }
   if (f.status === undefined) {
     if (hasLedger && s.ledgerStatus !== undefined) out.push({ file: f.file, range: at(f.titleLine ?? 0), severity: 'warning', code: 'story-status-missing', message: `This story file has no 'Status:' line; the ledger says ${s.ledgerStatus}. Add 'Status: ${s.ledgerStatus}' under the title.`, data: { fix: 'setStoryStatus', key: s.key, value: s.ledgerStatus } });

@@ -302,7 +302,7 @@ const sprintPatcher: Patcher<SprintReport | undefined> = {
       if (stories.length) throw new Error('a story where the cached sprint had none');
       return cached;
     }
-    patchStoryFiles(cached, stories, listsStories(cached.ledger), cached.ledgerFile ?? '');
+    patchStoryFiles(cached, stories, listsStories(cached.ledger), cached.ledgerFile ?? '', !!cached.ledger?.nested);
     return cached;
   },
 };
