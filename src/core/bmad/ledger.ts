@@ -528,12 +528,8 @@ export function parseLedger(file: string, text: string): Ledger {
   // No `development_status:`, its epics nested with their stories (`epics: epic-1: stories: 1-1-slug:
   // done`, or `epic-1:` at the margin): the same statuses, one level down, read as its entries.
   if (ledger.statusLine < 0) readNested(lines, ledger);
+  // (A nested ledger's own `complete` reads done, with a note, by the synonyms every ledger has.)
   classifyEntries(ledger.entries);
-  // A nested ledger is the project's own format (BMAD's workflows read none of it), written in its
-  // own words: `complete` there says done, as its story files do (`## Status: complete`); a note.
-  if (ledger.nested) {
-    for (const e of ledger.entries) if (!e.valid && (e.kind === 'story' || e.kind === 'epic') && /^(?:complete|completed|finished)$/.test(e.status)) Object.assign(e, { status: 'done', valid: true, legacy: true });
-  }
   // A ledger of another tool's format (its stories in a `sprints:` list, or under `epics:` or
   // `stories:`, and no `development_status:`): BMAD's sprint workflows read none of it; said once.
   if (ledger.statusLine < 0 && !ledger.nested) {
@@ -954,12 +950,18 @@ export function readStatusWord(kind: LedgerKind, raw: string): { status: string;
     if (LEDGER_ORDER[kind].includes(word.status)) return { status: word.status, mapped: true };
   }
   // `ReadyForReview`, `InReview`: one CamelCase word, read by its words.
-  const camel = raw.trim().replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2');
-  if (camel !== raw.trim()) {
-    const word = readStatusWord(kind, camel);
+  const words = camelWords(raw.trim());
+  if (words !== undefined) {
+    const word = readStatusWord(kind, words);
     if (LEDGER_ORDER[kind].includes(word.status)) return { status: word.status, mapped: true };
   }
   return { status: lower, mapped: false };
+}
+
+/** A CamelCase word parted into its words (`ReadyForReview` → `Ready For Review`); undefined when it has no inner capital. */
+export function camelWords(word: string): string | undefined {
+  const parted = word.replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2');
+  return parted === word ? undefined : parted;
 }
 
 /** True when a line is more than `key: value`, `- key: value` or a comment. */

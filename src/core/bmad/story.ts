@@ -5,7 +5,7 @@
  * `{N}-{M}[a-z]?-{slug}.md`; v4 files `docs/stories/{N}.{M}.{slug}.md`.
  */
 import * as path from 'node:path';
-import { classifyStoryKey, epicNumber } from './ledger';
+import { camelWords, classifyStoryKey, epicNumber } from './ledger';
 import { mayBeFence, splitLines } from '../model/text';
 
 export interface StoryTask {
@@ -464,7 +464,8 @@ export function isStoryStatusWord(status: string | undefined): boolean {
  * `Review`, `Done`) and BMAD's legacy ones map; anything else is `undefined` (outside the vocabulary).
  */
 export function normalizeStoryStatus(raw: string): { status?: string; exact: boolean; suggestion?: string } {
-  const w = (STATUS_WORD.exec(raw.trim())?.[0] ?? raw).trim().toLowerCase().replace(/[_\s]+/g, '-').replace(/\.$/, '');
+  const word = (STATUS_WORD.exec(raw.trim())?.[0] ?? raw).trim();
+  const w = word.toLowerCase().replace(/[_\s]+/g, '-').replace(/\.$/, '');
   const exact: Record<string, string> = { backlog: 'backlog', 'ready-for-dev': 'ready-for-dev', 'in-progress': 'in-progress', review: 'review', done: 'done' };
   if (exact[w]) return { status: exact[w], exact: true };
   const local = localStatusWord(w);
@@ -521,9 +522,8 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
   const doneLike = ['complete', 'completed', 'reviewed', 'finished', 'closed', 'merged', 'shipped', 'implemented', 'accepted', 'done-', 'review-passed', 'passed', 'qa-passed', 'verified', 'released', 'deployed', 'fixed', 'resolved'];
   if (doneLike.includes(w) || /^(done|complete)/.test(w)) return { exact: false, suggestion: 'done' };
   // `ReadyForReview`, `InReview`: one CamelCase word, read by its words.
-  const word = (STATUS_WORD.exec(raw.trim())?.[0] ?? raw).trim();
-  const camel = word.replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2');
-  if (camel !== word) return { ...normalizeStoryStatus(camel), exact: false };
+  const words = camelWords(word);
+  if (words !== undefined) return { ...normalizeStoryStatus(words), exact: false };
   return { exact: false };
 }
 
