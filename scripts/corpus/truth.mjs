@@ -330,14 +330,22 @@ function keyId(key) {
 }
 
 /** The `development_status:` block alone (to the next top-level key), parsed on its own; null when it does not parse either. */
-function developmentStatusBlock(text) {
-  const lines = text.split(/\r?\n/);
+/** The lines [start, end) of the development_status block: from its key to the next top-level key; null when there is none. */
+function devBlock(lines) {
   const start = lines.findIndex((l) => /^development_status:\s*(#.*)?$/.test(l));
   if (start < 0) return null;
   // The block runs to the next top-level key; a stray line (`´  4-6-…: done`) is inside it, and
   // makes it invalid YAML as it makes the file.
   let end = start + 1;
   while (end < lines.length && !/^(?:[A-Za-z_][\w-]*\s*:|---|\.\.\.)/.test(lines[end])) end++;
+  return { start, end };
+}
+
+function developmentStatusBlock(text) {
+  const lines = text.split(/\r?\n/);
+  const block = devBlock(lines);
+  if (!block) return null;
+  const { start, end } = block;
   const storyLocation = lines.map((l) => /^story_location:\s*["']?([^"'#]+?)["']?\s*(#.*)?$/.exec(l)).find(Boolean)?.[1] ?? null;
   try {
     const y = parseYaml(lines.slice(start, end).join('\n'), { uniqueKeys: false });
@@ -393,14 +401,13 @@ function underHeader(head, key) {
 /** development_status keys written more than once: key → 'same' (one status every time) or 'different'. */
 function repeatedKeys(text) {
   const lines = text.split(/\r?\n/);
-  const start = lines.findIndex((l) => /^development_status:\s*(#.*)?$/.test(l));
+  const block = devBlock(lines);
   const out = new Map();
-  if (start < 0) return out;
+  if (!block) return out;
   const seen = new Map();
   let indent = null;
-  for (let i = start + 1; i < lines.length; i++) {
+  for (let i = block.start + 1; i < block.end; i++) {
     const l = lines[i];
-    if (/^(?:[A-Za-z_][\w-]*\s*:|---|\.\.\.)/.test(l)) break;
     const m = /^(\s+)["']?([^\s:#"'][^:#"']*?)["']?\s*:\s*["']?([^"'#]*?)["']?\s*(#.*)?$/.exec(l);
     if (!m) continue;
     indent ??= m[1].length;
