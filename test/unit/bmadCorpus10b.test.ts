@@ -14,14 +14,13 @@ import { scanRoots } from '../../src/core/store/scan';
 import { buildRegistry } from '../../src/core/project/registry';
 import { computeFrontier } from '../../src/core/project/frontier';
 import { workspace } from './fileHelpers';
+import { storyText as story } from './corpusHelpers';
 
 const NOW = new Date('2026-11-28T21:00:00Z');
 
 /** A project in a new temp folder (no `.waymark`): `files` maps a relative path to its text. */
 const project = (files: Record<string, string>) => workspace(files, { prefix: 'wm-corpus10b-', waymark: false });
 
-const story = (n: string, title: string, status: string, done = true) =>
-  `# Story ${n}: ${title}\n\nStatus: ${status}\n\n## Tasks / Subtasks\n\n- [${done ? 'x' : ' '}] Build ${title.toLowerCase()}\n`;
 
 /** Each story's column in the frontier `next` and the board read (`story:KEY` → ready, dropped…). */
 async function columnsOf(dir: string): Promise<Map<string, string>> {

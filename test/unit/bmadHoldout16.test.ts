@@ -14,14 +14,12 @@ import { parseLedger } from '../../src/core/bmad/ledger';
 import { parseQaGate } from '../../src/core/bmad/qaGates';
 import { findBmadProjects } from '../../src/core/bmad/config';
 import { workspace } from './fileHelpers';
+import { storyText as story } from './corpusHelpers';
 
 const NOW = new Date('2026-11-28T22:00:00Z');
 
 /** A project in a new temp folder (no `.waymark`): `files` maps a relative path to its text. */
 const project = (files: Record<string, string>) => workspace(files, { prefix: 'wm-holdout16-', waymark: false });
-
-const story = (n: string, title: string, status: string, done = true) =>
-  `# Story ${n}: ${title}\n\nStatus: ${status}\n\n## Tasks / Subtasks\n\n- [${done ? 'x' : ' '}] Build ${title.toLowerCase()}\n`;
 
 const CONFIG = 'project_name: kite\noutput_folder: "{project-root}/_bmad-output"\nimplementation_artifacts: "{project-root}/_bmad-output/implementation-artifacts"\n';
 

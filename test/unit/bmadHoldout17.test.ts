@@ -13,13 +13,11 @@ import { loadSprint } from '../../src/core/bmad/sprint';
 import { normalizeStoryStatus, parseStory } from '../../src/core/bmad/story';
 import { parseLedger, readStatusWord } from '../../src/core/bmad/ledger';
 import { workspace } from './fileHelpers';
+import { storyText as story } from './corpusHelpers';
 
 const NOW = new Date('2026-11-29T00:30:00Z');
 
 const project = (files: Record<string, string>) => workspace(files, { prefix: 'wm-holdout17-', waymark: false });
-
-const story = (n: string, title: string, status: string, done = true) =>
-  `# Story ${n}: ${title}\n\nStatus: ${status}\n\n## Tasks / Subtasks\n\n- [${done ? 'x' : ' '}] Build ${title.toLowerCase()}\n`;
 
 const CONFIG = 'project_name: kite\noutput_folder: "{project-root}/_bmad-output"\nimplementation_artifacts: "{project-root}/_bmad-output/implementation-artifacts"\n';
 const LEDGER = '_bmad-output/implementation-artifacts/sprint-status.yaml';

@@ -22,3 +22,8 @@ export function corpusFixture(name: string) {
     },
   };
 }
+
+/** A v6 story file: its title, `Status:` line and one task (ticked unless `done` is false). */
+export function storyText(n: string, title: string, status: string, done = true): string {
+  return `# Story ${n}: ${title}\n\nStatus: ${status}\n\n## Tasks / Subtasks\n\n- [${done ? 'x' : ' '}] Build ${title.toLowerCase()}\n`;
+}
