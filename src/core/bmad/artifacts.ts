@@ -474,6 +474,9 @@ export const BMAD_STATUS_MAP: Record<string, import('../types').Status | undefin
  */
 export function bmadStatusOf(raw: string): import('../types').Status | undefined {
   const word = raw.toLowerCase().replace(/[*_`"']+/g, (m) => (m === '_' ? '-' : '')).replace(/\(.*?\)/g, '').replace(/[^a-z0-9 \-]+/g, ' ').trim().replace(/\s+/g, '-');
+  // `draft-complete`, `research-done`: a stage of the document finished is the document finished
+  // (never its first word's `draft`); `partially-complete`, `not-done` are not.
+  if (/^(?!(?:not|un|in|partially|partly|almost|nearly)-)[a-z0-9]+(?:-[a-z0-9]+)*-(?:complete|completed|done|finished)$/.test(word)) return 'completed';
   return BMAD_STATUS_MAP[word] ?? BMAD_STATUS_MAP[word.split('-')[0]] ?? undefined;
 }
 

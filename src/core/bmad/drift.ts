@@ -9,7 +9,7 @@ import { sha256 } from '../model/hash';
 import { compareText } from '../model/text';
 import { nearest } from '../model/config';
 import { compareEpicIds, LEDGER_ORDER, ledgerRank, listsStories, normEpicId, numberedStory, storyOrder, type Ledger, type LedgerEntry } from './ledger';
-import { HELD, isStoryStatusWord, LEVEL1_NAME, normalizeStoryStatus, setAsideStatus, storyKeyFromName, taskProgress, type StoryFile } from './story';
+import { HELD, isStoryStatusWord, keyBeforeSlug, LEVEL1_NAME, normalizeStoryStatus, setAsideStatus, storyKeyFromName, taskProgress, type StoryFile } from './story';
 import { storySlug, type PlannedEpic } from './epics';
 import type { StoryGate } from './qaGates';
 
@@ -243,12 +243,32 @@ export function buildSprint(parts: SprintParts): SprintModel {
     if (list) list.push(st);
     else byFull.set(full, [st]);
   }
-  const unbound: StoryFile[] = [];
+  let unbound: StoryFile[] = [];
   // Code-unit order: the same on every machine, and no ICU collator to start (milliseconds of every CLI run).
   for (const f of [...parts.stories].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0))) {
     const exact = exactFor(keyOfFile(f)) ?? (f.key ? exactFor(f.key) : undefined);
     if (exact && !fileOf.has(exact)) bind(exact, f);
     else unbound.push(f);
+  }
+  // A key no BMAD name reads (`US-ERP-01-05`) names its file with a slug after it
+  // (`us-erp-01-05-completeness-ring.md`): the story's file when none is named by the key alone and
+  // it is the one such file that states a status; the others are notes beside it.
+  const slugKeys = new Map<string, SprintStory>();
+  for (const st of byKey.values()) if (!storyKeyFromName(`${st.key}.md`)) slugKeys.set(st.key.toLowerCase(), st);
+  if (slugKeys.size) {
+    const keySet = new Set(slugKeys.keys());
+    const bySlug = new Map<SprintStory, StoryFile[]>();
+    unbound = unbound.filter((f) => {
+      const k = keyBeforeSlug(keyOfFile(f), keySet);
+      if (k === undefined) return true;
+      const st = slugKeys.get(k)!;
+      bySlug.set(st, [...(bySlug.get(st) ?? []), f]);
+      return false;
+    });
+    for (const [st, list] of bySlug) {
+      const stated = list.filter((f) => f.status !== undefined);
+      if (!fileOf.has(st) && stated.length === 1) bind(st, stated[0]);
+    }
   }
   const candidates = new Map<SprintStory, StoryFile[]>();
   const orphans: StoryFile[] = [];

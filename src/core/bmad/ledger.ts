@@ -198,8 +198,9 @@ export function classifyStoryKey(key: string, epicIds?: Iterable<string>): Ledge
   // ledgers under `epic-001`), as `e-` says "epic" below; with one number it is no such key.
   if (/^story-\d+[a-z]?-\d+[a-z]?(?:-|$)/.test(lower) && !(epicIds && [...epicIds].some((id) => id === 'story'))) lower = lower.slice('story-'.length);
   // `story-1.1`, `story-1.1-slug`: v6 alpha.0's story file name (`story-{epic}.{story}.md`) kept as the key.
-  const dotted = /^story-(\d+[a-z]?)\.(\d+[a-z]?)(?=-|$)/.exec(lower);
-  if (dotted) lower = `${dotted[1]}-${dotted[2]}${lower.slice(dotted[0].length)}`;
+  // `story-2.1.1`: story 1 of sub-epic 2.1 (the epics document's `Story 2-1.1`), listed under epic-2.
+  const dotted = /^story-(\d+[a-z]?)\.(\d+[a-z]?)(?:\.(\d+[a-z]?))?(?=-|$)/.exec(lower);
+  if (dotted) lower = `${dotted[3] !== undefined ? `${dotted[1]}.${dotted[2]}-${dotted[3]}` : `${dotted[1]}-${dotted[2]}`}${lower.slice(dotted[0].length)}`;
   // `e-01-1-slug`, `e0-1-slug`, `ep2-3-slug`: the letters say "epic" (the ledger's `epic-01`), unless
   // the ledger declares an epic of that very name (a module called `e`).
   const lettered = EPIC_LETTER.exec(lower);
@@ -693,9 +694,16 @@ function classifyEntries(entries: LedgerEntry[]): void {
   for (const id of seriesEpics) epicIds.add(id);
   const titled = titledEpics(entries, wordEpics);
   for (const t of titled.values()) epicIds.add(t.epicId);
+  const typed = typedIds(entries);
   let under: LedgerKeyParts | undefined;
   const found = new Map<LedgerEntry, LedgerKeyParts>();
   for (const e of entries) {
+    const t = typed.placed.get(e);
+    if (t) {
+      if (t.kind === 'epic') under = t;
+      found.set(e, t);
+      continue;
+    }
     const lowerKey = e.key.toLowerCase();
     const sf = seriesEpics.size ? seriesFirst(lowerKey) : undefined;
     // `dm-01-retrospective`: the retrospective of a module epic written without `epic-`.
@@ -722,6 +730,7 @@ function classifyEntries(entries: LedgerEntry[]): void {
   seriesUnderHeaders(entries, found);
   storiesInEpicBlocks(entries, found, epicIds);
   seriesOfTheirOwn(entries, found);
+  typedLeftovers(entries, found, typed.words);
   for (const [e, c] of found) {
     e.kind = c.kind;
     e.epic = c.epic;
@@ -732,6 +741,65 @@ function classifyEntries(entries: LedgerEntry[]): void {
     e.status = word.status;
     e.legacy = word.mapped;
     e.valid = LEDGER_ORDER[c.kind].includes(word.status);
+  }
+}
+
+/** `epic-EP-ERP-01`: an epic keyed by a typed id, the type word (`EP`) then the id proper (`ERP-01`, `1A-01`), with a number in it. */
+const TYPED_EPIC = /^epic-([a-z]+)-([a-z0-9]*\d[a-z0-9]*(?:-[a-z0-9]+)*|[a-z0-9]+(?:-[a-z0-9]+)*-[a-z0-9]*\d[a-z0-9]*)(-retro(?:spective)?)?$/;
+/** A key typed by its first word (`US-ERP-01-03`: a user story). */
+const TYPED_KEY = /^([a-z]+)-([a-z0-9]+(?:-[a-z0-9]+)+|[a-z0-9]+)$/;
+
+/**
+ * Ledgers keyed by a tracker's typed ids: `epic-EP-ERP-01` above (or anywhere away from)
+ * `US-ERP-01-03`, the story's id being its epic's id proper with the story's own type word before it
+ * and one more number after it (`-V2`, a slug, may follow the number). Each such key is story n of
+ * that epic (`US-1B-02-01` is epic EP-1B-02's first story, not a story of a module `us-1b`), each
+ * typed epic key an epic, `…-retrospective` its retrospective. The type words that placed a story
+ * are returned: a key of the same word no epic names (`US-OCR-S7`) is still a story (typedLeftovers).
+ * A module prefix BMAD writes (`epic-pm-01` above `pm-01-1-slug`) is the same word on both keys: not
+ * a typed id, read as before.
+ */
+function typedIds(entries: readonly LedgerEntry[]): { placed: Map<LedgerEntry, LedgerKeyParts>; words: Set<string> } {
+  const placed = new Map<LedgerEntry, LedgerKeyParts>();
+  const words = new Set<string>();
+  const epics = new Map<string, { type: string; id: string }>();
+  const lower = entries.map((e) => e.key.toLowerCase());
+  for (const k of lower) {
+    const m = TYPED_EPIC.exec(k);
+    if (m && !m[3]) epics.set(m[2], { type: m[1], id: `${m[1]}-${m[2]}` });
+  }
+  if (!epics.size) return { placed, words };
+  const used = new Set<string>();
+  entries.forEach((e, i) => {
+    const m = TYPED_KEY.exec(lower[i]);
+    if (!m || m[1] === 'epic' || m[1] === 'story') return;
+    const parts = m[2].split('-');
+    // The longest id proper the key starts with, then the story's number.
+    for (let n = parts.length - 1; n >= 1; n--) {
+      const ep = epics.get(parts.slice(0, n).join('-'));
+      const num = ep && ep.type !== m[1] ? /^(\d+)([a-z]?)$/.exec(parts[n]) : null;
+      if (!ep || !num) continue;
+      placed.set(e, { kind: 'story', epic: epicNumber(ep.id), epicId: ep.id, story: `${Number(num[1])}${num[2]}`, strict: false });
+      words.add(m[1]);
+      used.add(ep.type);
+      break;
+    }
+  });
+  if (!placed.size) return { placed, words };
+  entries.forEach((e, i) => {
+    const m = TYPED_EPIC.exec(lower[i]);
+    if (m && used.has(m[1])) placed.set(e, { kind: m[3] ? 'retro' : 'epic', epic: epicNumber(`${m[1]}-${m[2]}`), epicId: `${m[1]}-${m[2]}`, strict: false });
+  });
+  return { placed, words };
+}
+
+/** A key of a typed story word that no epic's id names (`US-OCR-S7`, `US-DR-DRILLS`): a story of the series its word names. */
+function typedLeftovers(entries: readonly LedgerEntry[], found: Map<LedgerEntry, LedgerKeyParts>, words: ReadonlySet<string>): void {
+  if (!words.size) return;
+  for (const e of entries) {
+    if (found.has(e)) continue;
+    const m = TYPED_KEY.exec(e.key.toLowerCase());
+    if (m && words.has(m[1]) && !/-retro(?:spective)?$/.test(m[2])) found.set(e, { kind: 'story', epic: -1, epicId: m[1], story: m[2], strict: false });
   }
 }
 

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import type { Problem } from '../types';
 import { findBmadProjects, loadBmadConfig, type BmadConfig } from './config';
 import { listsStories, listsWork, normEpicId, parseLedger, type Ledger } from './ledger';
-import { isStoryStatusWord, parseStory, storyKeyFromName, type StoryFile } from './story';
+import { isStoryStatusWord, keyBeforeSlug, parseStory, storyKeyFromName, type StoryFile } from './story';
 import { parseEpics, type PlannedEpic } from './epics';
 import { parseGateDecision, parseQaGate, type StoryGate } from './qaGates';
 import { buildSprint, patchStoryFiles, storyFileIdentity, type SprintModel, type SprintStory } from './drift';
@@ -164,13 +164,17 @@ function parseLedgerAgain(file: string, text: string): Ledger {
   return ledger;
 }
 
-/** Story files under dir: named like a story, or named after one of the ledger's story keys (`g-01-browse-listings.md`). */
-function storyFilesIn(dir: string, depth: number, out: Map<string, string>, keys: ReadonlySet<string>): void {
+/**
+ * Story files under dir: named like a story, or named after one of the ledger's story keys
+ * (`g-01-browse-listings.md`), or after one no BMAD name reads with a slug after it
+ * (`us-erp-01-05-completeness-ring.md` for `US-ERP-01-05`, in `slugKeys`).
+ */
+function storyFilesIn(dir: string, depth: number, out: Map<string, string>, keys: ReadonlySet<string>, slugKeys: ReadonlySet<string>): void {
   for (const e of listDir(dir)) {
     const p = path.join(dir, e.name);
     // A symlinked story is read (and its writes refused when it points outside the workspace).
-    if ((e.isFile() || e.isSymbolicLink()) && /\.md$/i.test(e.name) && (storyKeyFromName(e.name) || keys.has(e.name.slice(0, -3).toLowerCase()))) out.set(p, p);
-    else if (e.isDirectory() && depth > 0 && !SKIP_DIRS.has(e.name) && !e.name.startsWith('.') && !/^(archive|archived|archive-v\d+|migration-v\d+-v\d+|old|outdated|deprecated)$/i.test(e.name)) storyFilesIn(p, depth - 1, out, keys);
+    if ((e.isFile() || e.isSymbolicLink()) && /\.md$/i.test(e.name) && (storyKeyFromName(e.name) || keys.has(e.name.slice(0, -3).toLowerCase()) || keyBeforeSlug(e.name.slice(0, -3), slugKeys) !== undefined)) out.set(p, p);
+    else if (e.isDirectory() && depth > 0 && !SKIP_DIRS.has(e.name) && !e.name.startsWith('.') && !/^(archive|archived|archive-v\d+|migration-v\d+-v\d+|old|outdated|deprecated)$/i.test(e.name)) storyFilesIn(p, depth - 1, out, keys, slugKeys);
   }
 }
 
@@ -325,7 +329,8 @@ function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: M
   if (!ledgers.length) for (const d of storyDirs(cfg, undefined, undefined)) dirs.add(d);
   const storyPaths = new Map<string, string>();
   const keys = new Set(ledgers.flatMap((l) => l.entries.filter((e) => e.kind === 'story').map((e) => e.key.toLowerCase())));
-  for (const d of dirs) storyFilesIn(d, 3, storyPaths, keys);
+  const slugKeys = new Set([...keys].filter((k) => !storyKeyFromName(`${k}.md`)));
+  for (const d of dirs) storyFilesIn(d, 3, storyPaths, keys, slugKeys);
   const stories: StoryFile[] = [];
   for (const p of storyPaths.keys()) {
     // A story file unchanged since the last cached build is not parsed again (recordingParse).

@@ -90,10 +90,12 @@ export function storyKeyFromName(file: string, epicIds?: Iterable<string>): { ke
   const m = V4_NAME.exec(bare.replace(/\.story\.md$/i, '.md')) ?? (bare !== base ? /^(\d+)\.(\d+)([a-z]?)-([a-z].*)\.md$/i.exec(bare) : null);
   // `1.5.2.frontend-audio.md`, `9.2.1.story.md`: v4's sub-story 1 of story 1.5, a story of its own
   // (story 1 of sub-epic 1-5, as the ledger writes `0-5-1-…`), not a second file of story 1.5.
-  const sub = m && bare === base ? /^(\d+)(?:\.(.+))?$/.exec(m[4] ?? '') : null;
+  // With a prefix (`story-2.1.1.md`, `story-2.1.2-code-review.md`: v6 alpha's name for the ledger's
+  // `story-2.1.2`), the same: story 2 of sub-epic 2.1, the file keeping its name as its key.
+  const sub = m ? (bare === base ? /^(\d+)(?:\.(.+))?$/ : /^(\d+)(?:[.-](.+))?$/).exec(m[4] ?? '') : null;
   if (m && sub) {
     const epicId = `${Number(m[1])}-${Number(m[2])}${m[3].toLowerCase()}`;
-    return { key: `${epicId}-${Number(sub[1])}-${(sub[2] ?? 'story').toLowerCase()}`, epic: Number(m[1]), epicId, story: String(Number(sub[1])), v4: true };
+    return { key: bare === base ? `${epicId}-${Number(sub[1])}-${(sub[2] ?? 'story').toLowerCase()}` : key, epic: Number(m[1]), epicId, story: String(Number(sub[1])), v4: bare === base };
   }
   if (m) return { key: bare === base ? `${Number(m[1])}-${Number(m[2])}${m[3].toLowerCase()}-${(m[4] ?? 'story').toLowerCase()}` : key, epic: Number(m[1]), epicId: String(Number(m[1])), story: `${Number(m[2])}${m[3].toLowerCase()}`, v4: bare === base };
   // `epic-2/stories/2.1-csv-import.md`: v4's dotted number with v6's dashed slug; the ledger's key is `2-1-csv-import`.
@@ -104,6 +106,20 @@ export function storyKeyFromName(file: string, epicIds?: Iterable<string>): { ke
   // `story-harbour-lights-1.md`: BMAD v6 alpha's level-1 story, story 1 of the epic its slug names.
   const level1 = LEVEL1_NAME.exec(base);
   if (level1) return { key, epic: -1, epicId: level1[1].toLowerCase(), story: String(Number(level1[2])), v4: false };
+  return undefined;
+}
+
+/**
+ * The ledger key a file is named by with a slug after it (`us-erp-01-05-completeness-ring` for the
+ * key `US-ERP-01-05`): the longest of `keys` (lower case) the name starts with, followed by a dash.
+ */
+export function keyBeforeSlug(name: string, keys: ReadonlySet<string>): string | undefined {
+  if (!keys.size) return undefined;
+  const lower = name.toLowerCase();
+  for (let i = lower.lastIndexOf('-'); i > 0; i = lower.lastIndexOf('-', i - 1)) {
+    const k = lower.slice(0, i);
+    if (keys.has(k)) return k;
+  }
   return undefined;
 }
 
@@ -186,20 +202,20 @@ function statusAfter(line: string, from: number): { value: string; start: number
 }
 
 /** Words for a story the team set aside, as written (emoji and bold around them allowed). */
-export const SET_ASIDE = /^[^\p{L}]*(deferred|postponed|shelved|suspended|cancell?ed|dropped|descoped|de-scoped|superseded|obsolete|archived|retired|quarantined|abandoned|skipped|deprecated|withdrawn|won'?t[- ]do|removed|on[- ]hold|paused|parked|moved|relocated|split(?=[- ]+into\b|\s*$))\b/iu;
+export const SET_ASIDE = /^[^\p{L}]*(deferred|postponed|shelved|suspended|cancell?ed|dropped|descoped|de-scoped|superseded|obsolete|archived|retired|quarantined|abandoned|skipped|deprecated|withdrawn|won'?t[- ]do|removed|on[- ]hold|paused|parked|moved|relocated|migrated|replaced|split(?=[- ]+into\b|\s*$))\b/iu;
 /** Of those, the words for a story held for later rather than given up: backlog to the ledger. */
 export const HELD = /^[^\p{L}]*(deferred|postponed|shelved|suspended|on[- ]hold|paused|parked)\b/iu;
 
 /**
  * The status of a story its file sets aside, in the words the registry reads (`on-hold`,
  * `superseded`, `cancelled`…); undefined when the word sets nothing aside. A story split into
- * others, or moved to another epic, is superseded by them.
+ * others, moved or migrated to another epic, or replaced by another, is superseded by them.
  */
 export function setAsideStatus(word: string): string | undefined {
   const m = SET_ASIDE.exec(word.trim());
   if (!m) return undefined;
   const w = m[1].toLowerCase().replace(/\s+/g, '-').replace(/'/g, '');
-  return w === 'split' || w === 'moved' || w === 'relocated' ? 'superseded' : w === 'archived' ? 'obsolete' : w === 'de-scoped' ? 'descoped' : w === 'canceled' ? 'cancelled' : w === 'on-hold' || w === 'onhold' ? 'on-hold' : w;
+  return w === 'split' || w === 'moved' || w === 'relocated' || w === 'migrated' || w === 'replaced' ? 'superseded' : w === 'archived' ? 'obsolete' : w === 'de-scoped' ? 'descoped' : w === 'canceled' ? 'cancelled' : w === 'on-hold' || w === 'onhold' ? 'on-hold' : w;
 }
 
 
@@ -477,6 +493,8 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
     contextreadydraft: 'ready-for-dev', approved: 'ready-for-dev', ready: 'ready-for-dev', 'ready-for-development': 'ready-for-dev', 'ready-for-implementation': 'ready-for-dev', 'ready-to-start': 'ready-for-dev',
     todo: 'backlog', 'to-do': 'backlog', 'not-started': 'backlog', planned: 'backlog', pending: 'backlog', queued: 'backlog', 'not-yet-started': 'backlog',
     inprogress: 'in-progress', 'in-development': 'in-progress', 'in-dev': 'in-progress', wip: 'in-progress', started: 'in-progress',
+    // The work under way in the words trackers use (`Active`, `Doing`, `Implementing`).
+    active: 'in-progress', doing: 'in-progress', implementing: 'in-progress',
     // Development finished, waiting for code review (the step before done in BMAD's dev → review → done).
     'dev-complete': 'review', 'dev-done': 'review', 'dev-ready': 'ready-for-dev',
     'in-review': 'review', 'ready-for-review': 'review', 'review-ready': 'review', 'ready-review': 'review', 'under-review': 'review', 'code-review': 'review', 'review-pending': 'review',
@@ -547,7 +565,7 @@ const LOCAL_CJK: [string, RegExp][] = [
   // Reviewed and sent back for fixes (`已审核待修复`) is work in progress, as BMAD's code review sends it.
   ['in-progress', /^(进行中|進行中|开发中|開發中|实施中|實施中|處理中|处理中|対応中|作業中|修复中|修復中|(?:已审核|已審核|已评审|已評審)?(?:待修复|待修復|需修复|需修復|待修改|需修改))/],
   // `待X`, awaiting X: to be developed or implemented is ready for development; to be started, planned.
-  ['ready-for-dev', /^(待开发|待開發|待实施|待實施|待实现|待實現|就绪|就緒|准备就绪|準備完了|可开发|已批准)/],
+  ['ready-for-dev', /^(待开发|待開發|待实施|待實施|待实现|待實現|就绪|就緒|准备就绪|準備完了|准备开始|準備開始|可开发|已批准)/],
   // `未X`, not yet X: not started, not implemented, not developed.
   ['backlog', /^(待办|待辦|待开始|待開始|待定|计划中|計畫中|未(?:开始|開始|着手|实现|實現|实施|實施|开发|開發|启动|啟動))/],
 ];

@@ -158,6 +158,15 @@ function has(data: Record<string, unknown>, key: string): boolean {
  * of the `workflow` id. A file with no workflow keys at a declared BMAD output path (a PRD with
  * `title` and `status: draft`) is that workflow's artifact.
  */
+/**
+ * A workflow named the way BMAD names its own and its modules' (`bmad-create-prd`, `bmad:bmm:prd`,
+ * the Game Dev Studio's `gds-playtest-plan`, the Whiteport Design Studio's `wds-…`): the install's
+ * skill manifests list them so.
+ */
+const BMAD_WORKFLOW_NAME = /^(?:bmad|gds|wds)[-:_/]/i;
+/** A file in a folder named as BMAD names its output folder (`_bmad-output/`), the install itself not in the repository. */
+const BMAD_OUTPUT_SEGMENT = /(?:^|[\\/])_bmad-output[\\/]/;
+
 export function detectDialect(data: Record<string, unknown>, ctx: WorkspaceContext, file?: string): Dialect | undefined {
   const keys = Object.keys(data);
   let isWf = keys.some((k) => (WORKFLOW_KEYS as readonly string[]).includes(k));
@@ -175,10 +184,10 @@ export function detectDialect(data: Record<string, unknown>, ctx: WorkspaceConte
   else if (
     bmadOn &&
     (has(data, 'workflowType') ||
-      (wfValue !== undefined && (/^bmad[-:_/]/i.test(wfValue) || lookupBmadWorkflow(ctx.bmad, wfValue) !== undefined)) ||
+      (wfValue !== undefined && (BMAD_WORKFLOW_NAME.test(wfValue) || lookupBmadWorkflow(ctx.bmad, wfValue) !== undefined)) ||
       has(data, 'inputDocuments') ||
       namesBmadMethodFile(data) ||
-      (file !== undefined && (declaredOutputOf(file, ctx.bmad) !== undefined || inBmadOutput(file, ctx.bmad))))
+      (file !== undefined && (declaredOutputOf(file, ctx.bmad) !== undefined || inBmadOutput(file, ctx.bmad) || BMAD_OUTPUT_SEGMENT.test(file))))
   ) dialect = 'bmad';
   else {
     const native = has(data, 'workflow') || has(data, 'steps') || has(data, 'currentStep') || has(data, 'current_step') || has(data, 'delegation');

@@ -9,6 +9,7 @@ import type { SprintReport } from '../bmad/sprint';
 import type { Ticket, TicketTree } from '../bmad/tree/types';
 import { fileAheadOfLedger } from '../bmad/drift';
 import { identifiedNotInstalled } from '../bmad/identify';
+import { HELD, setAsideStatus } from '../bmad/story';
 
 /** Where an item stands, for the board's columns. `dropped` is an archived workflow. */
 export type ItemState = 'todo' | 'in_progress' | 'review' | 'blocked' | 'done' | 'dropped';
@@ -111,6 +112,9 @@ function storyState(raw: string): ItemState {
       // `cancelled-duplicate`, `on-hold-vendor`); `quarantined`, `retired` set work aside too.
       if (/^(deferred|superseded|skipped|deprecated|withdrawn|cancell?ed|obsolete|archived|retired|quarantined|abandoned|dropped|wont-?do|won-t-do|wontfix|descoped|de-scoped|out-of-scope|removed|duplicate)(-.+)?$/.test(status)) return 'dropped';
       if (/^(?:(on-?hold|paused|parked|postponed|shelved|suspended|stalled|blocked)(-.+)?|waiting)$/.test(status)) return 'blocked';
+      // Any other word the sprint reader reads as setting a story aside (`migrated`, `moved`,
+      // `replaced`, `split into …`): held is blocked, the rest dropped.
+      if (setAsideStatus(raw) !== undefined) return HELD.test(raw.trim()) ? 'blocked' : 'dropped';
       return 'todo';
   }
 }
@@ -279,11 +283,12 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
   }
 
   // BMAD order: each story waits on the one before it in its epic; an epic's first story on the
-  // previous epic's last.
+  // previous epic's last. A story set aside (cancelled, superseded, migrated) is passed over, as
+  // BMAD's workflows pass over it: the next one waits on the one before it.
   for (const sprint of sprints) {
     let prevLast: string | undefined;
     for (const epic of sprint.epics) {
-      const ids = epic.stories.map((s) => `story:${s.key}`).filter((id) => byId.has(id));
+      const ids = epic.stories.map((s) => `story:${s.key}`).filter((id) => byId.has(id) && byId.get(id)!.state !== 'dropped');
       if (!ids.length) continue;
       if (prevLast) addEdge(ids[0], prevLast, 'epic-order');
       for (let i = 1; i < ids.length; i++) addEdge(ids[i], ids[i - 1], 'story-order');
