@@ -12,7 +12,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { loadSprint } from '../../src/core/bmad/sprint';
-import { normalizeStoryStatus, setAsideStatus } from '../../src/core/bmad/story';
+import { normalizeStoryStatus, parseStory, setAsideStatus } from '../../src/core/bmad/story';
 import { parseLedger } from '../../src/core/bmad/ledger';
 import { bmadStatusOf } from '../../src/core/bmad/artifacts';
 import { workspace } from './fileHelpers';
@@ -190,5 +190,29 @@ describe('v6 alpha keys of a sub-epic\'s story (`story-2.1.1`)', () => {
       'story-2.2': 'in-progress story-2.2.md',
     });
     assert.deepEqual(warnings(r), ['story-2.1.2.md story-status-drift']);
+  });
+});
+
+describe('a Status section that says where the story is now and where it goes next', () => {
+  test('the current one is the status, in any language; the next one is another field', () => {
+    const read = (body: string) => parseStory('/p/docs/stories/1.1.x.md', `# Story 1.1: X\n\n## Status\n\n${body}\n`).status;
+    assert.equal(read('**Atual:** InProgress\n**Próximo:** InReview'), 'InProgress');
+    assert.equal(read('**Current:** Review\n**Next:** Done'), 'Review');
+    assert.equal(read('**Próximo:** InReview'), undefined);
+  });
+});
+
+describe('a ledger word a story file would be read by', () => {
+  test('ready-for-testing in the ledger and the file: review, a note, no warning', () => {
+    const dir = project({
+      '_bmad/bmm/config.yaml': CONFIG,
+      [LEDGER]: 'development_status:\n  epic-7: in-progress\n  7-3-scan-barcodes: ready-for-testing\n  7-4-print-labels: in-progress\n',
+      [`${IMPL}/7-3-scan-barcodes.md`]: story('7.3', 'Scan Barcodes', 'ready-for-testing'),
+      [`${IMPL}/7-4-print-labels.md`]: story('7.4', 'Print Labels', 'in-progress', false),
+    });
+    const r = loadSprint(dir, { now: NOW })!;
+    assert.deepEqual(warnings(r), []);
+    assert.equal(r.stories.find((s) => s.key === '7-3-scan-barcodes')!.status, 'review');
+    assert.ok(r.problems.some((p) => p.code === 'ledger-legacy-status' && /ready-for-testing/.test(p.message)));
   });
 });

@@ -174,7 +174,14 @@ export function buildSprint(parts: SprintParts): SprintModel {
         }
         listedIn.set(lower, lf);
       }
-      if (!e.valid) {
+      // A story's word that a story file's Status would be read as one of BMAD's (`ready-for-testing`
+      // is review, `approved` ready-for-dev): the ledger's word is read the same way, and noted, as a
+      // legacy word is; never a warning on a story both files agree on.
+      const read = e.kind === 'story' && !e.valid ? normalizeStoryStatus(e.raw).status : undefined;
+      const status = read ?? e.status;
+      if (read) {
+        problems.push({ file: lf, range, severity: 'info', code: 'ledger-legacy-status', message: `'${e.raw}' is read as '${read}' (the project's word for a BMAD status). Write '${read}' so every tool reads it the same.`, data: { fix: 'setLedgerValue', key: e.key, value: read } });
+      } else if (!e.valid) {
         const sug: { status?: string; suggestion?: string } = e.kind === 'story' ? normalizeStoryStatus(e.raw) : {};
         const typo = nearest(e.raw.trim().toLowerCase(), LEDGER_ORDER[e.kind]);
         const value = sug.status ?? sug.suggestion ?? typo;
@@ -200,7 +207,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
         epicOf(e.epicId).retrospective = e.status;
       } else {
         const s = newStory(e.epicId, e.story!, e.key);
-        s.ledgerStatus = e.status;
+        s.ledgerStatus = status;
         s.ledgerRaw = e.raw;
         s.ledgerLine = e.line;
         s.ledgerFile = lf;

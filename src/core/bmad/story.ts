@@ -146,8 +146,10 @@ const TASKS_HEADING = /^[^A-Za-z]*(tasks?\b|subtasks|implementation (tasks|plan|
 const CRITERIA_HEADING = /^[^A-Za-z]*acceptance criteria\b/i;
 /** In a `## Status` section: a label naming the status in more words (`- **Current Status:** done`). */
 const SECTION_LABEL = new RegExp(`^\\s*(?:[-*]\\s+)?(?:\\*\\*|__)?(?:[A-Za-z]+[ \\t]+){1,2}${LABEL_WORD}(?:\\*\\*|__)?${COLON}(?:\\*\\*|__)?`, 'i');
-/** A `label: value` line of another field (`- **Completed:** 2026-01-20`, `Owner: Ana`). */
-const OTHER_FIELD = /^\s*(?:[-*]\s+)?(?:\*\*|__)?[A-Za-z][\w ]{0,30}(?:\*\*|__)?\s*:(?:\*\*|__)?\s*\S/;
+/** In a `## Status` section: the label of where the story is now (`**Current:** InProgress`, `**Atual:** …`), not of where it goes next. */
+const CURRENT_LABEL = /^\s*(?:[-*]\s+)?(?:\*\*|__)?(?:Current|Now|Atual|Actual|Actuel|Aktuell|Attuale|Текущий|Текущее|当前|目前|現在|현재)(?:\*\*|__)?\s*[:：](?:\*\*|__)?/iu;
+/** A `label: value` line of another field (`- **Completed:** 2026-01-20`, `Owner: Ana`, `**Próximo:** InReview`). */
+const OTHER_FIELD = /^\s*(?:[-*]\s+)?(?:\*\*|__)?\p{L}[\p{L}\p{M}\p{N}_ ]{0,30}(?:\*\*|__)?\s*[:：](?:\*\*|__)?\s*\S/u;
 /** A metadata table's Status row: `| Status | done |`, `| **Status** | Drafted |`. */
 const TABLE_STATUS = new RegExp(`^\\s*\\|\\s*(?:\\*\\*|__)?\\s*${LABEL_WORD}\\s*(?:\\*\\*|__)?\\s*\\|`, 'i');
 /** A table's header rule (`|---|---|`): the row above it names the columns. */
@@ -373,7 +375,7 @@ export function parseStory(file: string, text: string): StoryFile {
       }
       // Under the heading: `**Status:** done`, `- **Current Status:** done`, or the bare word; a
       // line of another field (`**Completed:** 2026-01-20`) is passed over.
-      const label = LABEL.exec(line) ?? SECTION_LABEL.exec(line) ?? INLINE_LABEL.exec(line);
+      const label = LABEL.exec(line) ?? SECTION_LABEL.exec(line) ?? CURRENT_LABEL.exec(line) ?? INLINE_LABEL.exec(line);
       if (!label && OTHER_FIELD.test(line)) continue;
       const v = statusAfter(line, label ? label.index + label[0].length : 0);
       // A bare line is the status when it is a few words or a status word; a sentence
