@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import * as v8 from 'node:v8';
+import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { loadSprint } from '../../src/core/bmad/sprint';
 import { setSprintCacheRacyWindow, sprintCachePath } from '../../src/core/bmad/sprintCache';
@@ -26,11 +28,11 @@ const IMPL = '_bmad-output/implementation-artifacts';
 
 /**
  * The cache file's inode and its edits file's: a rebuild writes a new cache (atomic rename), a story
- * edit a new edits file (bmad-sprint-edits.json), a reuse neither.
+ * edit a new edits file (bmad-sprint-edits.bin), a reuse neither.
  */
 function cacheIno(root: string): string {
   const ino = (f: string) => String(fs.statSync(f, { bigint: true, throwIfNoEntry: false })?.ino);
-  return `${ino(sprintCachePath(root))}:${ino(sprintCachePath(root).replace(/\.json$/, '-edits.json'))}`;
+  return `${ino(sprintCachePath(root))}:${ino(sprintCachePath(root).replace(/\.bin$/, '-edits.bin'))}`;
 }
 
 /** Loads the sprint and says whether it was built (cache written) or reused. */
@@ -44,7 +46,7 @@ function cold(root: string, now = NOW): string {
   return JSON.stringify(loadSprint(root, { now, cache: false }));
 }
 
-describe('BMAD sprint cache (.waymark/cache/bmad-sprint.json)', () => {
+describe('BMAD sprint cache (.waymark/cache/bmad-sprint.bin)', () => {
   test('reused while nothing changed, the same model as a cold read; each input change rebuilds it', () => {
     // File times may run a tick ahead of Date.now(): in these tests no input is racy.
     setSprintCacheRacyWindow(-60_000);
@@ -131,8 +133,14 @@ describe('BMAD sprint cache (.waymark/cache/bmad-sprint.json)', () => {
       const root = copyFixture('bmad-v6');
       const good = load(root).json;
       const file = sprintCachePath(root);
-      const whole = fs.readFileSync(file, 'utf8');
-      for (const bad of [whole.slice(0, whole.length >> 1), 'not json', '{}', whole.replace(/"\\u0000":"r","i":\d+/, '"\\u0000":"r","i":99999'), '[]', 'null']) {
+      const whole = fs.readFileSync(file);
+      // Torn, garbage, one byte changed anywhere (the checksum), a payload that is no cache file (its checksum right).
+      const flipped = (at: number) => Buffer.from(whole.map((b, i) => (i === at ? b ^ 1 : b)));
+      const payload = (v: unknown) => {
+        const p = v8.serialize(v);
+        return Buffer.concat([Buffer.from(`WMC1${createHash('sha256').update(p).digest('hex')}`, 'latin1'), p]);
+      };
+      for (const bad of [whole.subarray(0, whole.length >> 1), Buffer.from('not json'), flipped(whole.length - 3), flipped(whole.length >> 1), flipped(2), payload({}), payload([]), payload(null), payload({ waymarkSprintCache: 3, result: 1 })]) {
         fs.writeFileSync(file, bad);
         const r = load(root);
         assert.equal(r.json, good);
