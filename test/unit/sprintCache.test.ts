@@ -3,8 +3,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import * as v8 from 'node:v8';
-import { createHash } from 'node:crypto';
+import { serialize } from '../../src/core/bmad/cacheCodec';
 import { spawnSync } from 'node:child_process';
 import { loadSprint } from '../../src/core/bmad/sprint';
 import { setSprintCacheRacyWindow, sprintCachePath } from '../../src/core/bmad/sprintCache';
@@ -136,10 +135,8 @@ describe('BMAD sprint cache (.waymark/cache/bmad-sprint.bin)', () => {
       const whole = fs.readFileSync(file);
       // Torn, garbage, one byte changed anywhere (the checksum), a payload that is no cache file (its checksum right).
       const flipped = (at: number) => Buffer.from(whole.map((b, i) => (i === at ? b ^ 1 : b)));
-      const payload = (v: unknown) => {
-        const p = v8.serialize(v);
-        return Buffer.concat([Buffer.from(`WMC1${createHash('sha256').update(p).digest('hex')}`, 'latin1'), p]);
-      };
+      // The codec's own framing of another value (its checksum right).
+      const payload = (v: unknown) => serialize(v);
       for (const bad of [whole.subarray(0, whole.length >> 1), Buffer.from('not json'), flipped(whole.length - 3), flipped(whole.length >> 1), flipped(2), payload({}), payload([]), payload(null), payload({ waymarkSprintCache: 3, result: 1 })]) {
         fs.writeFileSync(file, bad);
         const r = load(root);

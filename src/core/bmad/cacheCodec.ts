@@ -8,38 +8,47 @@
  * instances, sealed objects, a RegExp with state): such a value is simply not cached.
  */
 import * as v8 from 'node:v8';
-import { sha256 } from '../model/hash';
 
 /** A value the codec does not keep as it is: the caller does not cache it. */
 export class Uncacheable extends Error {}
 
-/** A value and what the serializer loses of it: the walk indexes of null-prototype and frozen objects. */
+/** One step from an object to a child: an own key (an array's index too), or a Map entry's key (0) or value (1), or a Set's item, by position. */
+type Step = string | ['m', number, 0 | 1] | ['s', number];
+
+/** A value and what the serializer loses of it: the paths (from the value) to null-prototype and frozen objects. */
 export interface Encoded {
   value: unknown;
-  nullProto: number[];
-  frozen: number[];
+  nullProto: Step[][];
+  frozen: Step[][];
 }
 
 /**
  * Each object of `value` once, depth first (an array's items, an object's own enumerable keys, a
- * Map's keys and values, a Set's items), numbered in that order; `visit` sees each with its number.
- * The order depends only on the graph's shape, which the serializer keeps (key order included).
+ * Map's keys and values, a Set's items), with the path it was first reached by.
  */
-function walk(value: unknown, visit: (o: object, i: number) => void): void {
+function walk(value: unknown, visit: (o: object, at: () => Step[]) => void): void {
   const seen = new Set<object>();
-  let n = 0;
+  const path: Step[] = [];
   const go = (v: unknown): void => {
     if (v === null || typeof v !== 'object' || seen.has(v)) return;
     seen.add(v);
-    visit(v, n++);
+    visit(v, () => path.slice());
     if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) go(v[i]);
+      for (let i = 0; i < v.length; i++) (path.push(String(i)), go(v[i]), path.pop());
     } else if (v instanceof Map) {
-      for (const [k, x] of v) (go(k), go(x));
+      let i = 0;
+      for (const [k, x] of v) {
+        path.push(['m', i, 0]);
+        go(k);
+        path[path.length - 1] = ['m', i++, 1];
+        go(x);
+        path.pop();
+      }
     } else if (v instanceof Set) {
-      for (const x of v) go(x);
+      let i = 0;
+      for (const x of v) (path.push(['s', i++]), go(x), path.pop());
     } else if (!(v instanceof Date) && !(v instanceof RegExp)) {
-      for (const k of Object.keys(v)) go((v as Record<string, unknown>)[k]);
+      for (const k of Object.keys(v)) (path.push(k), go((v as Record<string, unknown>)[k]), path.pop());
     }
   };
   go(value);
@@ -47,43 +56,79 @@ function walk(value: unknown, visit: (o: object, i: number) => void): void {
 
 const PLAIN = new Set<unknown>([Object.prototype, Array.prototype, Map.prototype, Set.prototype, Date.prototype, RegExp.prototype, null]);
 
-/** `value` ready for `serialize`: its null-prototype and frozen objects noted; Uncacheable when it cannot come back the same. */
+/** `value` ready for `serialize`: the paths to its null-prototype and frozen objects noted; Uncacheable when it cannot come back the same. */
 export function encodeValue(value: unknown): Encoded {
-  const nullProto: number[] = [];
-  const frozen: number[] = [];
-  walk(value, (o, i) => {
+  const nullProto: Step[][] = [];
+  const frozen: Step[][] = [];
+  walk(value, (o, at) => {
     const proto = Object.getPrototypeOf(o) as unknown;
     if (!PLAIN.has(proto)) throw new Uncacheable('class instance');
     if (o instanceof RegExp && o.lastIndex !== 0) throw new Uncacheable('regexp with state');
-    if (proto === null) nullProto.push(i);
+    if (proto === null) nullProto.push(at());
     if (Object.isFrozen(o)) {
-      if (!(o instanceof RegExp)) frozen.push(i);
+      if (!(o instanceof RegExp)) frozen.push(at());
     } else if (!Object.isExtensible(o)) throw new Uncacheable('sealed');
   });
   return { value, nullProto, frozen };
 }
 
-/** The value `encodeValue` noted, with its null prototypes and frozen objects given back. Throws on a malformed one. */
+/** The object at `path` from `root` (the serializer keeps key and entry order, so the same one); `entries` keeps each Map's and Set's entries once listed. */
+function follow(root: unknown, path: unknown, entries: Map<object, unknown[]>): object {
+  if (!Array.isArray(path)) throw new Error('malformed cache value');
+  let v = root;
+  for (const step of path as unknown[]) {
+    if (v === null || typeof v !== 'object') throw new Error('malformed cache value');
+    if (typeof step === 'string') {
+      if (v instanceof Map || v instanceof Set || !Object.prototype.hasOwnProperty.call(v, step)) throw new Error('malformed cache value');
+      v = (v as Record<string, unknown>)[step];
+    } else if (Array.isArray(step) && typeof step[1] === 'number') {
+      const kind = step[0] === 'm' && v instanceof Map ? v : step[0] === 's' && v instanceof Set ? v : undefined;
+      if (!kind) throw new Error('malformed cache value');
+      let list = entries.get(kind);
+      if (!list) entries.set(kind, (list = [...kind]));
+      if (step[1] < 0 || step[1] >= list.length) throw new Error('malformed cache value');
+      const e = list[step[1]];
+      v = step[0] === 'm' ? (e as [unknown, unknown])[step[2] === 0 ? 0 : 1] : e;
+    } else throw new Error('malformed cache value');
+  }
+  if (v === null || typeof v !== 'object') throw new Error('malformed cache value');
+  return v;
+}
+
+/** The value `encodeValue` noted, with its null prototypes and frozen objects given back (found by their paths, no walk). Throws on a malformed one. */
 export function decodeValue(e: Encoded): unknown {
   if (!e || typeof e !== 'object' || !Array.isArray(e.nullProto) || !Array.isArray(e.frozen)) throw new Error('malformed cache value');
-  if (!e.nullProto.length && !e.frozen.length) return e.value;
-  const nullProto = new Set(e.nullProto);
-  const frozen = new Set(e.frozen);
-  const toFreeze: object[] = [];
-  walk(e.value, (o, i) => {
-    if (nullProto.has(i)) Object.setPrototypeOf(o, null);
-    if (frozen.has(i)) toFreeze.push(o);
-  });
-  // Frozen last: a frozen object's prototype could not be set, nor its children's if shared.
+  const entries = new Map<object, unknown[]>();
+  for (const p of e.nullProto) Object.setPrototypeOf(follow(e.value, p, entries), null);
+  // Frozen last: a frozen object's prototype could not be set, nor a child's reached through it.
+  const toFreeze = e.frozen.map((p) => follow(e.value, p, entries));
   for (const o of toFreeze) Object.freeze(o);
   return e.value;
 }
 
 const MAGIC = 'WMC1';
-const HEAD = MAGIC.length + 64;
+const HEAD = MAGIC.length + 16;
 
 /**
- * The bytes of a cache file: a magic word, the SHA-256 of the payload and the payload (the file's
+ * A 64-bit checksum of bytes (two 32-bit multiply-xor lanes, as cyrb53 mixes them), hex. Not a
+ * cryptographic hash: it tells a torn or changed file from the one written, without loading
+ * node:crypto (~10 ms on a warm `sprint`, which needs it for nothing else).
+ */
+function checksum(bytes: Uint8Array): string {
+  let h1 = 0xdeadbeef ^ bytes.length;
+  let h2 = 0x41c6ce57 ^ bytes.length;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i];
+    h1 = Math.imul(h1 ^ b, 2654435761);
+    h2 = Math.imul(h2 ^ b, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return (h1 >>> 0).toString(16).padStart(8, '0') + (h2 >>> 0).toString(16).padStart(8, '0');
+}
+
+/**
+ * The bytes of a cache file: a magic word, a checksum of the payload and the payload (the file's
  * header fields and encoded values, serialized), so a file changed in any way after it was written
  * (torn, a byte flipped) is never read as another value. Throws Uncacheable on what cannot be
  * cloned (a function).
@@ -95,14 +140,14 @@ export function serialize(file: unknown): Buffer {
   } catch (err) {
     throw new Uncacheable((err as Error).message);
   }
-  return Buffer.concat([Buffer.from(MAGIC + sha256(payload), 'latin1'), payload]);
+  return Buffer.concat([Buffer.from(MAGIC + checksum(payload), 'latin1'), payload]);
 }
 
 /** A cache file's contents, or undefined for bytes that are not one whole (torn, changed, foreign, another V8's format). */
 export function deserialize(bytes: Buffer): unknown {
   if (bytes.length < HEAD || bytes.toString('latin1', 0, MAGIC.length) !== MAGIC) return undefined;
   const payload = bytes.subarray(HEAD);
-  if (sha256(payload) !== bytes.toString('latin1', MAGIC.length, HEAD)) return undefined;
+  if (checksum(payload) !== bytes.toString('latin1', MAGIC.length, HEAD)) return undefined;
   try {
     return v8.deserialize(payload);
   } catch {
@@ -110,10 +155,10 @@ export function deserialize(bytes: Buffer): unknown {
   }
 }
 
-/** SHA-256 of a value's serialized form (a cache's key parts); throws Uncacheable on what cannot be cloned. */
+/** A checksum of a value's serialized form (a cache's key parts); throws Uncacheable on what cannot be cloned. */
 export function digest(value: unknown): string {
   try {
-    return sha256(v8.serialize(value));
+    return checksum(v8.serialize(value));
   } catch (err) {
     throw new Uncacheable((err as Error).message);
   }
