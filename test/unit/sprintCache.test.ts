@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { serialize } from '../../src/core/bmad/cacheCodec';
 import { spawnSync } from 'node:child_process';
-import { loadSprint } from '../../src/core/bmad/sprint';
+import { checkSprints, loadSprint } from '../../src/core/bmad/sprint';
 import { setSprintCacheRacyWindow, sprintCachePath } from '../../src/core/bmad/sprintCache';
 
 const FIX = path.resolve('test/fixtures');
@@ -168,5 +168,31 @@ describe('BMAD sprint cache (.waymark/cache/bmad-sprint.bin)', () => {
     const warm = cmds.map((c) => run(c));
     assert.equal(cacheIno(root), ino, 'the warm round reused the cache');
     assert.deepEqual(warm, coldOut);
+  });
+
+  test('a v7 ticket tree beside the sprint is found from the sprint\'s config when it comes from its cache: the same problems as cold', () => {
+    setSprintCacheRacyWindow(-60_000);
+    try {
+      for (const name of ['bmad-v7-sprint', 'bmad-v7-migrated', 'bmad-v7', 'bmad-v6', 'monorepo']) {
+        const root = copyFixture(name);
+        const cold = JSON.stringify(checkSprints(root, { now: NOW }).problems);
+        const built = checkSprints(root, { now: NOW, cache: true });
+        assert.equal(JSON.stringify(built.problems), cold, `${name}: built`);
+        // The first run made `.waymark/` in the root: the root's key moved, its entries (Waymark's own folder left out) did not.
+        assert.equal(JSON.stringify(checkSprints(root, { now: NOW, cache: true }).problems), cold, `${name}: the root's key moved`);
+        const ino = cacheIno(root);
+        const kept = checkSprints(root, { now: NOW, cache: true });
+        assert.equal(JSON.stringify(kept.problems), cold, `${name}: from the cache`);
+        assert.equal(cacheIno(root), ino, `${name}: the cache was reused`);
+        // A tree that names its initiative in the config: moved by a config edit, the sprint built again, the tree found anew.
+        const cfg = path.join(root, '_bmad/bmm/config.yaml');
+        if (fs.existsSync(cfg)) {
+          fs.appendFileSync(cfg, '\nactive_initiative: initiative-none\n');
+          assert.equal(JSON.stringify(checkSprints(root, { now: NOW, cache: true }).problems), JSON.stringify(checkSprints(root, { now: NOW }).problems), `${name}: after a config edit`);
+        }
+      }
+    } finally {
+      setSprintCacheRacyWindow(2000);
+    }
   });
 });

@@ -173,10 +173,16 @@ function kindOf(p: string): string {
   }
 }
 
-/** A folder's entries as recorded; an unreadable folder is told apart from an empty one. */
+/**
+ * A folder's entries as recorded; an unreadable folder is told apart from an empty one. Waymark's
+ * own `.waymark/` is left out: no BMAD reader looks inside it, and the first run's caches make it
+ * in the project's root, which the ledger search lists (the next run would find the root changed).
+ */
 function listing(entries: fs.Dirent[] | undefined): string {
   if (!entries) return '\0unreadable';
-  return entries.map((e) => `${e.name}\0${e.isFile() ? 'f' : e.isDirectory() ? 'd' : e.isSymbolicLink() ? 'l' : 'o'}`).join('\n');
+  let out = '';
+  for (const e of entries) if (e.name !== '.waymark') out += `${out ? '\n' : ''}${e.name}\0${e.isFile() ? 'f' : e.isDirectory() ? 'd' : e.isSymbolicLink() ? 'l' : 'o'}`;
+  return out;
 }
 
 function listDirRaw(dir: string): fs.Dirent[] | undefined {
