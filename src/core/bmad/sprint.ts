@@ -55,7 +55,7 @@ export interface SprintOptions {
   /** Text to use instead of a file's content (an unsaved editor, a proposed edit). */
   overrides?: Map<string, string>;
   /**
-   * Reuse the built sprint from `.waymark/cache/bmad-sprint.json` while its inputs are unchanged
+   * Reuse the built sprint from `.waymark/cache/bmad-sprint.bin` while its inputs are unchanged
    * (sprintCache.ts). Off unless asked: only the read verbs of a trusted workspace ask (a hook, a
    * write's check or a review writes no cache file); off too with overrides or `WAYMARK_SCAN_INDEX=0`.
    */

@@ -570,7 +570,7 @@ export function cachedSprint<T>(cacheRoot: string, keyParts: unknown, now: Date,
 
 /**
  * The BMAD catalog of a folder (artifacts.ts builds it through the recorders), from
- * `.waymark/cache/bmad-catalog.json` while every install file, manifest, config and folder it read
+ * `.waymark/cache/bmad-catalog.bin` while every install file, manifest, config and folder it read
  * is unchanged, as cachedSprint keeps the sprint.
  */
 export function cachedBmadCatalog<T>(cacheRoot: string, keyParts: unknown, build: () => T): T {
