@@ -198,11 +198,50 @@ export function isRecording(): boolean {
   return active !== undefined;
 }
 
+// As safeRead.ts opens: a FIFO with no writer returns at once, and its fstat refuses it before a byte is read.
+const READ_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0);
+
+/**
+ * readTextIfRegular and the stat key of what was read, with one open and one fstat (the key is the
+ * open file's: a stat by path before it cost a second system call and stat object for each of the
+ * ~550 files a first build reads). A path that cannot be opened is stat-ed by path, as before.
+ */
+function readKeyed(file: string, maxBytes: number): { key?: [string, string, string, string]; text?: string } {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, READ_FLAGS);
+  } catch {
+    return { key: statKey(file) };
+  }
+  try {
+    const st = fs.fstatSync(fd, { bigint: true });
+    const key: [string, string, string, string] = [String(st.size), String(st.mtimeNs), String(st.ctimeNs), String(st.ino)];
+    if (!st.isFile() || st.size > BigInt(Math.min(maxBytes, Number.MAX_SAFE_INTEGER))) return { key };
+    const size = Number(st.size);
+    if (size === 0) return { key, text: fs.readFileSync(fd, 'utf8') };
+    const buf = Buffer.allocUnsafe(size);
+    let len = 0;
+    while (len < size) {
+      const n = fs.readSync(fd, buf, len, size - len, null);
+      if (n === 0) break;
+      len += n;
+    }
+    return { key, text: buf.toString('utf8', 0, len) };
+  } catch {
+    return { key: statKey(file) };
+  } finally {
+    try {
+      fs.closeSync(fd);
+    } catch {
+      // already closed: nothing to release
+    }
+  }
+}
+
 /** readTextIfRegular, recorded while a sprint is built for the cache. */
 export function recordingRead(file: string, maxBytes: number): string | undefined {
   if (!active) return readTextIfRegular(file, maxBytes);
-  const key = statKey(file);
-  const text = readTextIfRegular(file, maxBytes);
+  const { key, text } = readKeyed(file, maxBytes);
   mergeInto(active, [[file, ...(key ?? ['-', '-', '-', '-']), text === undefined ? '-' : String(text.length)] as Keyed], [], [], []);
   return text;
 }
