@@ -11,7 +11,11 @@
 //                          BMAD's own `sprint_plan.py status` on the same ledger (it reads the
 //                          ledger only); targets <= 1.5x and < 300 ms;
 //   cli.validate_bmad_*   `waymark validate` on the same project, warm (answered from its stored
-//                          answer) and after one story file was edited (target < 300 ms).
+//                          answer) and after one story file was edited (target < 300 ms);
+//   cli.first_*           the first `validate` and the first `sprint` in a fresh copy of the project
+//                          (no `.waymark/`: what a user's first run in a new clone costs; the copy
+//                          is made before each run, untimed, and older than the racy window),
+//                          beside node -e 0 (target < 300 ms).
 // sprint_plan.py is BMAD-METHOD's (skills/bmad-sprint-planning/scripts/); it is not in this
 // repository: give its path in WAYMARK_BENCH_SPRINT_PLAN (default /work/scratch/bmad/sprint_plan.py)
 // and a Python with ruamel.yaml in WAYMARK_BENCH_PYTHON (default: python3, then /usr/bin/python3).
@@ -21,7 +25,7 @@
 // this build against that one (status FILE in the one-file workspace, then on the BMAD project),
 // each on its own copy of the project and with its own code cache folder (one shared folder would
 // make both compile from source on every run), the same edits in both, in turn (cli.*_vs_base,
-// the ratio pair by pair, with each one's CPU beside node -e 0's).
+// the ratio pair by pair, with each one's CPU beside node -e 0's), the first runs included.
 // --make-project DIR writes the BMAD project (a git repository) into DIR and exits, for profiling a verb on it.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -382,7 +386,67 @@ function bmadLines(tmp: string): void {
       return wall(NODE, [CLI, 'validate'], proj, own);
     }, () => wall(NODE, ['-e', '0'], proj));
     console.log(`cli.validate_bmad_edited_ms ${ms(edited.a)}  (waymark validate on the same project after one story file was edited: that story parsed again and its part of the kept sprint patched, the answer computed again; median of ${RUNS}, min ${ms(edited.aMin)} max ${ms(edited.aMax)}; target < 300; node -e 0 ${ms(edited.b)}; ${cpu(edited)})`);
+    firstRuns(tmp, proj, stories);
     if (BASE) versusBase(tmp, proj, storyFiles);
+  }
+}
+
+/**
+ * A copy of the project without its `.waymark/` (a fresh clone), made untimed before each run and
+ * older than the racy window when the run starts (copied ahead, two at a time), so its first run
+ * stores its answer as a user's would. `next()` gives the next fresh copy.
+ */
+function freshCopies(tmp: string, proj: string, name: string): { next: () => string } {
+  let n = 0;
+  const made: { dir: string; at: number }[] = [];
+  const make = () => {
+    const dir = path.join(tmp, `${name}-${n++}`);
+    fs.cpSync(proj, dir, { recursive: true, filter: (src) => !src.includes(`${path.sep}.waymark`) });
+    made.push({ dir, at: Date.now() });
+  };
+  let last: string | undefined;
+  return {
+    next: () => {
+      if (last) fs.rmSync(last, { recursive: true, force: true });
+      while (made.length < 2) make();
+      const { dir, at } = made.shift()!;
+      const wait = at + 2100 - Date.now();
+      if (wait > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, wait);
+      make();
+      last = dir;
+      return dir;
+    },
+  };
+}
+
+/** The first validate and the first sprint in a fresh copy of the project, beside node -e 0 (and the base's, with --base). */
+function firstRuns(tmp: string, proj: string, stories: number): void {
+  const runs = Math.max(3, Math.ceil(RUNS / 2));
+  for (const verb of ['validate', 'sprint'] as const) {
+    const mine = freshCopies(tmp, proj, `first-${verb}`);
+    const env = cacheEnv(tmp, 'this');
+    const base = BASE ? freshCopies(tmp, proj, `first-${verb}-base`) : undefined;
+    const envB = BASE ? cacheEnv(tmp, 'base') : undefined;
+    const as: number[] = [];
+    const bs: number[] = [];
+    const fl: number[] = [];
+    const c = { a: 0, b: 0, f: 0 };
+    // One unmeasured round: each build's code cache for this verb is written.
+    wall(NODE, [CLI, verb], mine.next(), env);
+    if (base) wall(NODE, [BASE!, verb], base.next(), envB);
+    for (let i = 0; i < runs; i++) {
+      as.push(wall(NODE, [CLI, verb], mine.next(), env));
+      c.a += lastCpu;
+      if (base) {
+        bs.push(wall(NODE, [BASE!, verb], base.next(), envB));
+        c.b += lastCpu;
+      }
+      fl.push(wall(NODE, ['-e', '0'], proj));
+      c.f += lastCpu;
+    }
+    const floor = median(fl);
+    console.log(`cli.first_${verb}_ms ${ms(median(as))}  (the first waymark ${verb} in a fresh copy of the ${stories}-story project, no .waymark/; median of ${runs}, min ${ms(Math.min(...as))} max ${ms(Math.max(...as))}; target < 300; node -e 0 ${ms(floor)}; CPU ${(c.a / runs).toFixed(0)} vs ${(c.f / runs).toFixed(0)} ms a run, ${(c.a / c.f).toFixed(2)}x)`);
+    if (base) console.log(`cli.first_${verb}_vs_base ${(median(as) / median(bs)).toFixed(2)}  (the first ${verb}: this build ${ms(median(as))} ms, CPU ${(c.a / runs).toFixed(0)}; base ${ms(median(bs))} ms, CPU ${(c.b / runs).toFixed(0)}; node -e 0 ${ms(floor)} ms, CPU ${(c.f / runs).toFixed(0)}; medians of ${runs}, in turn; base: ${BASE})`);
   }
 }
 

@@ -381,4 +381,22 @@ describe('validate answer kept across runs (checkAnswer)', () => {
       assert.notDeepStrictEqual(after, before);
     }
   });
+
+  test('BMAD projects with a v7 ticket tree (the tree found from the sprint\'s config): first run, kept sprint and stored answer all say what a run without caches says', async () => {
+    for (const name of ['bmad-v7-sprint', 'bmad-v7-migrated', 'bmad-v7', 'bmad-v6']) {
+      const root = fs.mkdtempSync(path.join(os.tmpdir(), `wm-answer-${name}-`));
+      try {
+        fs.cpSync(path.resolve('test/fixtures', name), root, { recursive: true, filter: (src) => !src.includes(`${path.sep}.waymark`) });
+        const cold = settled(await full(root));
+        const first = await check(root);
+        assert.deepEqual(settled(first), cold, `${name}: the first run`);
+        assert.deepEqual(settled(await check(root)), cold, `${name}: the second run`);
+        const third = await check(root);
+        assert.deepEqual(settled(third), cold, `${name}: the third run`);
+        assert.equal(third.reused, true, `${name}: answered from the stored answer`);
+      } finally {
+        fs.rmSync(root, { recursive: true, force: true });
+      }
+    }
+  });
 });

@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { serialize } from '../../src/core/bmad/cacheCodec';
 import { spawnSync } from 'node:child_process';
-import { loadSprint } from '../../src/core/bmad/sprint';
+import { checkSprints, loadSprint } from '../../src/core/bmad/sprint';
 import { setSprintCacheRacyWindow, sprintCachePath } from '../../src/core/bmad/sprintCache';
 
 const FIX = path.resolve('test/fixtures');
@@ -26,11 +27,11 @@ const IMPL = '_bmad-output/implementation-artifacts';
 
 /**
  * The cache file's inode and its edits file's: a rebuild writes a new cache (atomic rename), a story
- * edit a new edits file (bmad-sprint-edits.json), a reuse neither.
+ * edit a new edits file (bmad-sprint-edits.bin), a reuse neither.
  */
 function cacheIno(root: string): string {
   const ino = (f: string) => String(fs.statSync(f, { bigint: true, throwIfNoEntry: false })?.ino);
-  return `${ino(sprintCachePath(root))}:${ino(sprintCachePath(root).replace(/\.json$/, '-edits.json'))}`;
+  return `${ino(sprintCachePath(root))}:${ino(sprintCachePath(root).replace(/\.bin$/, '-edits.bin'))}`;
 }
 
 /** Loads the sprint and says whether it was built (cache written) or reused. */
@@ -44,7 +45,7 @@ function cold(root: string, now = NOW): string {
   return JSON.stringify(loadSprint(root, { now, cache: false }));
 }
 
-describe('BMAD sprint cache (.waymark/cache/bmad-sprint.json)', () => {
+describe('BMAD sprint cache (.waymark/cache/bmad-sprint.bin)', () => {
   test('reused while nothing changed, the same model as a cold read; each input change rebuilds it', () => {
     // File times may run a tick ahead of Date.now(): in these tests no input is racy.
     setSprintCacheRacyWindow(-60_000);
@@ -131,8 +132,12 @@ describe('BMAD sprint cache (.waymark/cache/bmad-sprint.json)', () => {
       const root = copyFixture('bmad-v6');
       const good = load(root).json;
       const file = sprintCachePath(root);
-      const whole = fs.readFileSync(file, 'utf8');
-      for (const bad of [whole.slice(0, whole.length >> 1), 'not json', '{}', whole.replace(/"\\u0000":"r","i":\d+/, '"\\u0000":"r","i":99999'), '[]', 'null']) {
+      const whole = fs.readFileSync(file);
+      // Torn, garbage, one byte changed anywhere (the checksum), a payload that is no cache file (its checksum right).
+      const flipped = (at: number) => Buffer.from(whole.map((b, i) => (i === at ? b ^ 1 : b)));
+      // The codec's own framing of another value (its checksum right).
+      const payload = (v: unknown) => serialize(v);
+      for (const bad of [whole.subarray(0, whole.length >> 1), Buffer.from('not json'), flipped(whole.length - 3), flipped(whole.length >> 1), flipped(2), payload({}), payload([]), payload(null), payload({ waymarkSprintCache: 3, result: 1 })]) {
         fs.writeFileSync(file, bad);
         const r = load(root);
         assert.equal(r.json, good);
@@ -163,5 +168,31 @@ describe('BMAD sprint cache (.waymark/cache/bmad-sprint.json)', () => {
     const warm = cmds.map((c) => run(c));
     assert.equal(cacheIno(root), ino, 'the warm round reused the cache');
     assert.deepEqual(warm, coldOut);
+  });
+
+  test('a v7 ticket tree beside the sprint is found from the sprint\'s config when it comes from its cache: the same problems as cold', () => {
+    setSprintCacheRacyWindow(-60_000);
+    try {
+      for (const name of ['bmad-v7-sprint', 'bmad-v7-migrated', 'bmad-v7', 'bmad-v6', 'monorepo']) {
+        const root = copyFixture(name);
+        const cold = JSON.stringify(checkSprints(root, { now: NOW }).problems);
+        const built = checkSprints(root, { now: NOW, cache: true });
+        assert.equal(JSON.stringify(built.problems), cold, `${name}: built`);
+        // The first run made `.waymark/` in the root: the root's key moved, its entries (Waymark's own folder left out) did not.
+        assert.equal(JSON.stringify(checkSprints(root, { now: NOW, cache: true }).problems), cold, `${name}: the root's key moved`);
+        const ino = cacheIno(root);
+        const kept = checkSprints(root, { now: NOW, cache: true });
+        assert.equal(JSON.stringify(kept.problems), cold, `${name}: from the cache`);
+        assert.equal(cacheIno(root), ino, `${name}: the cache was reused`);
+        // A tree that names its initiative in the config: moved by a config edit, the sprint built again, the tree found anew.
+        const cfg = path.join(root, '_bmad/bmm/config.yaml');
+        if (fs.existsSync(cfg)) {
+          fs.appendFileSync(cfg, '\nactive_initiative: initiative-none\n');
+          assert.equal(JSON.stringify(checkSprints(root, { now: NOW, cache: true }).problems), JSON.stringify(checkSprints(root, { now: NOW }).problems), `${name}: after a config edit`);
+        }
+      }
+    } finally {
+      setSprintCacheRacyWindow(2000);
+    }
   });
 });

@@ -246,15 +246,19 @@ const EDITS: Record<string, Edit> = {
     return `manifest names ${name}`;
   },
   cacheTorn: (root, r) => {
-    const f = r.pick([sprintCachePath(root), path.join(root, CATALOG_CACHE_FILE), sprintCachePath(root).replace(/\.json$/, '-parses.json'), sprintCachePath(root).replace(/\.json$/, '-edits.json')]);
+    const f = r.pick([sprintCachePath(root), path.join(root, CATALOG_CACHE_FILE), sprintCachePath(root).replace(/\.bin$/, '-edits.bin')]);
     if (!fs.existsSync(f)) return `no ${path.basename(f)}`;
-    const text = fs.readFileSync(f, 'utf8');
+    const bytes = fs.readFileSync(f);
     const k = r.int(3);
-    if (k === 0) fs.writeFileSync(f, text.slice(0, r.int(text.length)));
+    if (k === 0) fs.writeFileSync(f, bytes.subarray(0, r.int(bytes.length)));
     else if (k === 1) fs.writeFileSync(f, 'not json {');
-    // A value flipped inside (a digit of a key or an identity): still JSON, no longer what was recorded.
-    else fs.writeFileSync(f, text.replace(/\d(?=[^\d]*$)/, (d) => String((Number(d) + 1) % 10)));
-    return `${path.basename(f)} ${['torn', 'garbage', 'a digit changed'][k]}`;
+    // A byte changed inside (a digit of a key, an identity, a parse): no longer what was written.
+    else {
+      const at = r.int(bytes.length);
+      bytes[at] ^= 1 << r.int(8);
+      fs.writeFileSync(f, bytes);
+    }
+    return `${path.basename(f)} ${['torn', 'garbage', 'a byte changed'][k]}`;
   },
 };
 
@@ -333,31 +337,28 @@ describe('kept BMAD state (sprint patch, catalog, validate answer) against cold 
     try {
       const root = project();
       const cache = sprintCachePath(root);
-      const parses = cache.replace(/\.json$/, '-parses.json');
       // Written in an earlier millisecond than the build's: no input racy.
       sleep(10);
       loadSprint(root, { now: NOW, cache: true });
-      const parsesIno = fs.statSync(parses).ino;
       sleep(10);
       const f = storyFiles(root)[0];
       fs.writeFileSync(f, fs.readFileSync(f, 'utf8').replace(/^Status: .*$/m, 'Status: review'));
       const cacheIno = fs.statSync(cache).ino;
       const patched = loadSprint(root, { now: NOW, cache: true });
-      // A patch writes the small edits file, neither the sprint nor the kept parses (only a build does).
-      assert.equal(fs.statSync(parses).ino, parsesIno, 'patched: the parses file is not written');
+      // A patch writes the small edits file, not the sprint (only a build does).
       assert.equal(fs.statSync(cache).ino, cacheIno, 'patched: the sprint is not written');
-      assert.ok(fs.existsSync(cache.replace(/\.json$/, '-edits.json')), 'patched: the edits file is written');
+      assert.ok(fs.existsSync(cache.replace(/\.bin$/, '-edits.bin')), 'patched: the edits file is written');
       assert.equal(patched?.stories.find((s) => s.file === f)?.fileStatus, 'review');
       assert.deepEqual(canon(patched), canon(loadSprint(root, { now: NOW, cache: false })));
       sleep(10);
       fs.writeFileSync(f, fs.readFileSync(f, 'utf8').replace(/^# .*$/m, '# Story 1.1: Another title'));
       loadSprint(root, { now: NOW, cache: true });
-      assert.notEqual(fs.statSync(parses).ino, parsesIno, 'a title change: built (parses written)');
-      const ino2 = fs.statSync(parses).ino;
+      assert.notEqual(fs.statSync(cache).ino, cacheIno, 'a title change: built');
+      const ino2 = fs.statSync(cache).ino;
       sleep(10);
       fs.appendFileSync(path.join(root, LEDGER), '\n');
       loadSprint(root, { now: NOW, cache: true });
-      assert.notEqual(fs.statSync(parses).ino, ino2, 'a ledger change: built');
+      assert.notEqual(fs.statSync(cache).ino, ino2, 'a ledger change: built');
     } finally {
       setSprintCacheRacyWindow(2000);
     }

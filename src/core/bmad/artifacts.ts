@@ -255,7 +255,7 @@ export async function loadBmadCatalogForRoot(root: string, configured?: string, 
     }
     return catalog;
   };
-  // Kept in `.waymark/cache/bmad-catalog.json` while every input it read is unchanged (cachedBmadCatalog).
+  // Kept in `.waymark/cache/bmad-catalog.bin` while every input it read is unchanged (cachedBmadCatalog).
   return opts.cache ? cachedBmadCatalog(absRoot, [absRoot, configured ?? null], build) : build();
 }
 

@@ -55,7 +55,7 @@ export interface SprintOptions {
   /** Text to use instead of a file's content (an unsaved editor, a proposed edit). */
   overrides?: Map<string, string>;
   /**
-   * Reuse the built sprint from `.waymark/cache/bmad-sprint.json` while its inputs are unchanged
+   * Reuse the built sprint from `.waymark/cache/bmad-sprint.bin` while its inputs are unchanged
    * (sprintCache.ts). Off unless asked: only the read verbs of a trusted workspace ask (a hook, a
    * write's check or a review writes no cache file); off too with overrides or `WAYMARK_SCAN_INDEX=0`.
    */
@@ -457,10 +457,14 @@ export function sprintProblems(root: string, opts: SprintOptions = {}): Problem[
  */
 export function checkSprints(root: string, opts: SprintOptions = {}): { reports?: SprintReport[]; problems: Problem[] } {
   try {
-    const installDir = bmadSettings(root, opts).installDir || undefined;
-    const tree = readTicketTree(root, { installDir });
-    const v7 = tree ? [...treeProblems(tree), ...(tree.archiveV6 ? migrateCheck(root, { installDir, tree })?.problems ?? [] : [])] : [];
+    const settings = bmadSettings(root, opts);
+    const installDir = settings.installDir || undefined;
     const reports = loadSprints(root, opts);
+    // The tree is found from the BMAD config: the sprint's own when it was loaded the same way (an
+    // output setting other than BMAD's default gives another), so a sprint from its cache spares the YAML parse.
+    const own = !settings.outputDir || settings.outputDir === '_bmad-output' ? reports.find((r) => r.config.root === path.resolve(root))?.config : undefined;
+    const tree = readTicketTree(root, { installDir, config: own });
+    const v7 = tree ? [...treeProblems(tree), ...(tree.archiveV6 ? migrateCheck(root, { installDir, tree })?.problems ?? [] : [])] : [];
     return { reports, problems: [...reports.flatMap((r) => r.problems), ...v7] };
   } catch (e) {
     return { problems: [{ file: root, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, severity: 'warning', code: 'sprint-unreadable', message: `The BMAD sprint could not be read (${(e as Error).message}); sprint checks are skipped.` }] };

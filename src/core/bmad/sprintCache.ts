@@ -1,6 +1,7 @@
 /**
  * The built sprint, reused across processes while its inputs are unchanged:
- * `<root>/.waymark/cache/bmad-sprint.json`, beside the scan index (same folder, same rules).
+ * `<root>/.waymark/cache/bmad-sprint.bin`, beside the scan index (same folder, same rules), in
+ * V8's serialized form with a checksum (cacheCodec.ts).
  *
  * While loadSprint builds, every file it reads, folder it lists and path it probes is recorded
  * (recordingRead, recordingList, recordingProbe). The cache holds those inputs' keys and the
@@ -9,16 +10,17 @@
  *   `bmad` settings, the stale-days setting;
  * - every read file and listed folder has the same stat key (size, mtime ns, ctime ns, inode) and
  *   is not racy (changed within RACY_WINDOW_MS before it was recorded: it may change again within
- *   the same timestamp tick); the SHA-256 of each text and listing is recorded as its identity;
+ *   the same timestamp tick); the SHA-256 of each listing is recorded as its identity (a folder
+ *   whose key moved holds while it lists the same entries), a file's text by its length (its stat
+ *   key is what is checked: hashing 400 story files cost a first build ~8 ms for nothing);
  * - every probed path is still the same kind (file, folder, missing);
  * - the clock gives the same answers the result depends on (a ledger's staleness and its day
  *   count, a waiver's expiry).
  * Anything else (missing, torn, corrupt, another format) is a miss: the sprint is built and the
- * cache written again, atomically and without fsync (it is a cache). Never throws. Beside it,
- * `bmad-sprint-parses.json` keeps each story file's parse with its stat key (recordingParse): a
- * rebuild after one story changed parses that one. When only such files changed, each keeping its
- * identity (Patcher), the cached result is patched instead, and the patch is kept in
- * `bmad-sprint-edits.json` (the edited files' keys and parses) rather than the sprint written again.
+ * cache written again, atomically and without fsync (it is a cache). Never throws. When only
+ * story files (read through recordingParse) changed, each keeping its identity (Patcher), the
+ * cached result is patched instead, and the patch is kept in `bmad-sprint-edits.bin` (the edited
+ * files' keys and parses) rather than the sprint written again.
  * Recordings nest (startRecording): validate's stored answer is keyed on everything the BMAD readers
  * read, a cached sprint's inputs included. The BMAD catalog is kept the same way (cachedBmadCatalog).
  */
@@ -30,19 +32,20 @@ import { writeFileAtomic } from '../store/atomicWrite';
 import { safeMkdir } from '../store/safePath';
 import { randomHex } from '../store/processes';
 import { sha256 } from '../model/hash';
+import { decodeValue, deserialize, digest, encodeValue, serialize, type Encoded } from './cacheCodec';
 
 // The scan index's folder and racy window (store/scanIndex.ts: SCAN_INDEX_DIR, RACY_WINDOW_MS),
 // written out here: importing scanIndex from the BMAD config reader would make an import cycle.
 const CACHE_DIR = '.waymark/cache';
 const RACY_WINDOW_MS = 2000;
-export const SPRINT_CACHE_FILE = `${CACHE_DIR}/bmad-sprint.json`;
+export const SPRINT_CACHE_FILE = `${CACHE_DIR}/bmad-sprint.bin`;
 /** The BMAD catalog (artifacts.ts), kept the same way as the sprint: keyed on every file it read. */
-export const CATALOG_CACHE_FILE = `${CACHE_DIR}/bmad-catalog.json`;
-const FORMAT = 2;
+export const CATALOG_CACHE_FILE = `${CACHE_DIR}/bmad-catalog.bin`;
+const FORMAT = 3;
 /** A cache larger than this is ignored. */
 const MAX_CACHE_BYTES = 64 * 1024 * 1024;
 
-/** [path, size, mtimeNs, ctimeNs, ino, sha256] */
+/** [path, size, mtimeNs, ctimeNs, ino, identity]: a folder's identity is its listing's SHA-256, a file's its text's length ('-': unreadable). */
 type Keyed = [string, string, string, string, string, string];
 /** A clock answer the result depends on: ['stale', stampMs, staleDays] or ['gate', expiresMs]. */
 export type TimeDep = ['stale', number, number] | ['gate', number];
@@ -61,19 +64,13 @@ interface Recorder {
 /** The innermost recording under way, if any. */
 let active: Recorder | undefined;
 
-/** A file's parse kept in the cache: its key when read, and the parse encoded. */
-type KeptParse = [Keyed, unknown];
+/** An edited file's parse kept beside the cache: its key when read, and the parse encoded. */
+type KeptParse = [Keyed, Encoded];
 
-/** The sprint being built by cachedSprint: the last cache's parses, and this build's. */
+/** The sprint being built by cachedSprint: each parsed file's identity (Patcher.identity), when it can be patched later. */
 interface Build {
-  /** The parses of the cache being replaced (any key: a parse depends on the file alone), read when first asked. */
-  previous?: Map<string, KeptParse>;
-  previousAt: number;
-  loadPrevious: () => void;
-  parses: Map<string, KeptParse>;
-  /** Each parsed file's identity (Patcher.identity), when the build can be patched later. */
-  idents?: Map<string, string>;
-  identity?: (value: unknown) => string;
+  idents: Map<string, string>;
+  identity: (value: unknown) => string;
 }
 
 let building: Build | undefined;
@@ -147,7 +144,8 @@ function codeFingerprint(): string {
       // next
     }
   }
-  codeFp = `${FORMAT}:${WAYMARK_VERSION}:${build}`;
+  // V8's serializer writes its own format (cacheCodec.ts): another V8 may read it otherwise.
+  codeFp = `${FORMAT}:${WAYMARK_VERSION}:${build}:${process.versions.v8}`;
   return codeFp;
 }
 
@@ -175,10 +173,16 @@ function kindOf(p: string): string {
   }
 }
 
-/** A folder's entries as recorded; an unreadable folder is told apart from an empty one. */
+/**
+ * A folder's entries as recorded; an unreadable folder is told apart from an empty one. Waymark's
+ * own `.waymark/` is left out: no BMAD reader looks inside it, and the first run's caches make it
+ * in the project's root, which the ledger search lists (the next run would find the root changed).
+ */
 function listing(entries: fs.Dirent[] | undefined): string {
   if (!entries) return '\0unreadable';
-  return entries.map((e) => `${e.name}\0${e.isFile() ? 'f' : e.isDirectory() ? 'd' : e.isSymbolicLink() ? 'l' : 'o'}`).join('\n');
+  let out = '';
+  for (const e of entries) if (e.name !== '.waymark') out += `${out ? '\n' : ''}${e.name}\0${e.isFile() ? 'f' : e.isDirectory() ? 'd' : e.isSymbolicLink() ? 'l' : 'o'}`;
+  return out;
 }
 
 function listDirRaw(dir: string): fs.Dirent[] | undefined {
@@ -194,55 +198,65 @@ export function isRecording(): boolean {
   return active !== undefined;
 }
 
+// As safeRead.ts opens: a FIFO with no writer returns at once, and its fstat refuses it before a byte is read.
+const READ_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0);
+
+/**
+ * readTextIfRegular and the stat key of what was read, with one open and one fstat (the key is the
+ * open file's: a stat by path before it cost a second system call and stat object for each of the
+ * ~550 files a first build reads). A path that cannot be opened is stat-ed by path, as before.
+ */
+function readKeyed(file: string, maxBytes: number): { key?: [string, string, string, string]; text?: string } {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, READ_FLAGS);
+  } catch {
+    return { key: statKey(file) };
+  }
+  try {
+    const st = fs.fstatSync(fd, { bigint: true });
+    const key: [string, string, string, string] = [String(st.size), String(st.mtimeNs), String(st.ctimeNs), String(st.ino)];
+    if (!st.isFile() || st.size > BigInt(Math.min(maxBytes, Number.MAX_SAFE_INTEGER))) return { key };
+    const size = Number(st.size);
+    if (size === 0) return { key, text: fs.readFileSync(fd, 'utf8') };
+    const buf = Buffer.allocUnsafe(size);
+    let len = 0;
+    while (len < size) {
+      const n = fs.readSync(fd, buf, len, size - len, null);
+      if (n === 0) break;
+      len += n;
+    }
+    return { key, text: buf.toString('utf8', 0, len) };
+  } catch {
+    return { key: statKey(file) };
+  } finally {
+    try {
+      fs.closeSync(fd);
+    } catch {
+      // already closed: nothing to release
+    }
+  }
+}
+
 /** readTextIfRegular, recorded while a sprint is built for the cache. */
 export function recordingRead(file: string, maxBytes: number): string | undefined {
   if (!active) return readTextIfRegular(file, maxBytes);
-  const key = statKey(file);
-  const text = readTextIfRegular(file, maxBytes);
-  mergeInto(active, [[file, ...(key ?? ['-', '-', '-', '-']), text === undefined ? '-' : sha(text)] as Keyed], [], [], []);
+  const { key, text } = readKeyed(file, maxBytes);
+  mergeInto(active, [[file, ...(key ?? ['-', '-', '-', '-']), text === undefined ? '-' : String(text.length)] as Keyed], [], [], []);
   return text;
 }
 
 /**
  * `parse` of a file's text (undefined when not a readable regular file up to `maxBytes`), recorded
- * like recordingRead. While a sprint is built for the cache, a file whose stat key is the one the
- * last cache recorded (and was not racy then) is not read again: its kept parse is decoded, so an
- * edit of one story file of 400 parses one. `parse` must depend on the text alone (and the path).
+ * like recordingRead; while a patchable sprint is built, the parse's identity is kept with the
+ * cache, so a later edit of the file that keeps it is patched in (Patcher). `parse` must depend on
+ * the text alone (and the path). Parses are not kept: decoding 400 kept parses cost as much as
+ * parsing the files again, and writing them cost every build ~40 ms (29 Nov, session 18).
  */
 export function recordingParse<T>(file: string, maxBytes: number, parse: (text: string | undefined) => T): T {
+  const v = parse(recordingRead(file, maxBytes));
   const b = building;
-  if (!b || !active) return parse(recordingRead(file, maxBytes));
-  const v = parseForBuild(b, active, file, maxBytes, parse);
-  if (b.identity) b.idents?.set(file, b.identity(v));
-  return v;
-}
-
-function parseForBuild<T>(b: Build, active: Recorder, file: string, maxBytes: number, parse: (text: string | undefined) => T): T {
-  if (!b.previous) b.loadPrevious();
-  const kept = b.previous?.get(file);
-  if (kept) {
-    const k = kept[0];
-    if (keyed(k, BigInt(Math.floor(b.previousAt - racyWindowMs)) * 1_000_000n) === 'same') {
-      try {
-        const v = decodeGraph(kept[1]) as T;
-        mergeInto(active, [k], [], [], []);
-        b.parses.set(file, kept);
-        return v;
-      } catch {
-        // a torn entry: read the file
-      }
-    }
-  }
-  const key = statKey(file);
-  const text = readTextIfRegular(file, maxBytes);
-  const k = [file, ...(key ?? ['-', '-', '-', '-']), text === undefined ? '-' : sha(text)] as Keyed;
-  mergeInto(active, [k], [], [], []);
-  const v = parse(text);
-  try {
-    b.parses.set(file, [k, encodeGraph(v)]);
-  } catch {
-    // not encodable: parsed again next time
-  }
+  if (b && active) b.idents.set(file, b.identity(v));
   return v;
 }
 
@@ -290,172 +304,13 @@ function timeSignature(times: TimeDep[], now: Date): string {
     .join(',');
 }
 
-// ---- value codec: JSON plus Map, Set, Date, undefined, non-finite numbers, -0, null prototypes and shared objects.
-
-const TAG = '\u0000';
-
-class Uncacheable extends Error {}
-
-function encodeGraph(value: unknown): unknown {
-  // One map for both passes (a sprint is tens of thousands of objects): IN_WALK while its children
-  // are counted (met again: a cycle), ONCE after, SHARED when met twice, and ID + i once encoded as def i.
-  const IN_WALK = 1;
-  const ONCE = 2;
-  const SHARED = 3;
-  const ID = 4;
-  const seen = new Map<object, number>();
-  const count = (v: unknown): void => {
-    if (v === null || typeof v !== 'object') return;
-    const n = seen.get(v);
-    if (n !== undefined) {
-      if (n === IN_WALK) throw new Uncacheable('cycle');
-      if (n === ONCE) seen.set(v, SHARED);
-      return;
-    }
-    seen.set(v, IN_WALK);
-    if (v instanceof Map) for (const [k, x] of v) (count(k), count(x));
-    else if (v instanceof Set) for (const x of v) count(x);
-    else if (!(v instanceof Date)) for (const k of Object.keys(v)) count((v as Record<string, unknown>)[k]);
-    if (seen.get(v) === IN_WALK) seen.set(v, ONCE);
-  };
-  count(value);
-  let next = 0;
-  const enc = (v: unknown): unknown => {
-    if (v === undefined) return { [TAG]: 'u' };
-    if (typeof v === 'number') {
-      if (Number.isNaN(v)) return { [TAG]: 'n', v: 'NaN' };
-      if (v === Infinity || v === -Infinity) return { [TAG]: 'n', v: String(v) };
-      if (v === 0 && 1 / v < 0) return { [TAG]: 'n', v: '-0' };
-      return v;
-    }
-    if (typeof v === 'string' || typeof v === 'boolean' || v === null) return v;
-    if (typeof v !== 'object') throw new Uncacheable(typeof v);
-    const state = seen.get(v) ?? ONCE;
-    if (state >= ID) return { [TAG]: 'r', i: state - ID };
-    let body: unknown;
-    if (Array.isArray(v)) body = v.map(enc);
-    else if (v instanceof Date) body = { [TAG]: 'd', v: v.getTime() };
-    else if (v instanceof RegExp) {
-      if (Object.getPrototypeOf(v) !== RegExp.prototype || v.lastIndex !== 0) throw new Uncacheable('regexp');
-      body = { [TAG]: 'x', s: v.source, f: v.flags };
-    }
-    else if (v instanceof Map) body = { [TAG]: 'm', v: [...v].map(([k, x]) => [enc(k), enc(x)]) };
-    else if (v instanceof Set) body = { [TAG]: 's', v: [...v].map(enc) };
-    else {
-      const proto = Object.getPrototypeOf(v);
-      if (proto !== null && proto !== Object.prototype) throw new Uncacheable('class instance');
-      const o: Record<string, unknown> = {};
-      for (const k of Object.keys(v)) o[k] = enc((v as Record<string, unknown>)[k]);
-      body = proto === null || TAG in o ? { [TAG]: proto === null ? 'o0' : 'o', v: o } : o;
-    }
-    // Frozen objects (a catalog's steps, shared by every artifact of a workflow) come back frozen.
-    if (Object.isFrozen(v) && !(v instanceof RegExp)) body = { [TAG]: 'f', v: body };
-    else if (!Object.isExtensible(v)) throw new Uncacheable('sealed');
-    if (state === SHARED) {
-      const i = next++;
-      seen.set(v, ID + i);
-      return { [TAG]: 'def', i, v: body };
-    }
-    return body;
-  };
-  return enc(value);
-}
-
-class Corrupt extends Error {}
-
-function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
-  // A `__proto__` key stays an own data property, never a prototype change.
-  if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
-  else o[k] = v;
-}
-
-function decodeGraph(json: unknown): unknown {
-  const defs: unknown[] = [];
-  const dec = (v: unknown, depth: number): unknown => {
-    if (depth > 512) throw new Corrupt('too deep');
-    if (v === null || typeof v !== 'object') return v;
-    if (Array.isArray(v)) {
-      const out = new Array<unknown>(v.length);
-      for (let i = 0; i < v.length; i++) out[i] = dec(v[i], depth + 1);
-      return out;
-    }
-    const o = v as Record<string, unknown>;
-    const tag = o[TAG];
-    if (tag === undefined) {
-      const out: Record<string, unknown> = {};
-      for (const k of Object.keys(o)) setOwn(out, k, dec(o[k], depth + 1));
-      return out;
-    }
-    switch (tag) {
-      case 'u':
-        return undefined;
-      case 'n':
-        if (o.v === 'NaN') return NaN;
-        if (o.v === 'Infinity') return Infinity;
-        if (o.v === '-Infinity') return -Infinity;
-        if (o.v === '-0') return -0;
-        throw new Corrupt('number');
-      case 'r': {
-        if (typeof o.i !== 'number' || !(o.i in defs)) throw new Corrupt('ref');
-        return defs[o.i];
-      }
-      case 'def': {
-        // Numbered after their bodies (post-order, as encoded): no cycles, the encoder refuses those.
-        const x = dec(o.v, depth + 1);
-        if (typeof o.i !== 'number' || o.i !== defs.length) throw new Corrupt('def');
-        defs.push(x);
-        return x;
-      }
-      case 'd':
-        if (typeof o.v !== 'number' && o.v !== null) throw new Corrupt('date');
-        return new Date(o.v ?? NaN);
-      case 'x':
-        if (typeof o.s !== 'string' || typeof o.f !== 'string') throw new Corrupt('regexp');
-        try {
-          return new RegExp(o.s, o.f);
-        } catch {
-          throw new Corrupt('regexp');
-        }
-      case 'f': {
-        const x = dec(o.v, depth + 1);
-        if (x === null || typeof x !== 'object') throw new Corrupt('frozen');
-        return Object.freeze(x);
-      }
-      case 'm': {
-        if (!Array.isArray(o.v)) throw new Corrupt('map');
-        const m = new Map<unknown, unknown>();
-        for (const pair of o.v as unknown[]) {
-          if (!Array.isArray(pair) || pair.length !== 2) throw new Corrupt('map entry');
-          m.set(dec(pair[0], depth + 1), dec(pair[1], depth + 1));
-        }
-        return m;
-      }
-      case 's': {
-        if (!Array.isArray(o.v)) throw new Corrupt('set');
-        return new Set((o.v as unknown[]).map((x) => dec(x, depth + 1)));
-      }
-      case 'o':
-      case 'o0': {
-        if (o.v === null || typeof o.v !== 'object' || Array.isArray(o.v)) throw new Corrupt('object');
-        const src = o.v as Record<string, unknown>;
-        const out = (tag === 'o0' ? Object.create(null) : {}) as Record<string, unknown>;
-        for (const k of Object.keys(src)) setOwn(out, k, dec(src[k], depth + 1));
-        return out;
-      }
-      default:
-        throw new Corrupt('tag');
-    }
-  };
-  return dec(json, 0);
-}
-
 // ---- the cache file
 
 interface CacheFile extends RecordedInputs {
   waymarkSprintCache: number;
   code: string;
   key: string;
-  result: unknown;
+  result: Encoded;
   /** The files read through recordingParse and their parses' identities (Patcher.identity), when patchable. */
   parsed?: Record<string, string>;
   /** This write's identity: an edits file applies to the cache it names. */
@@ -474,8 +329,6 @@ interface EditsFile {
   base: string;
   recordedAt: number;
   entries: KeptParse[];
-  /** SHA-256 of the entries' JSON: a file changed in any other way is not used. */
-  sum: string;
 }
 
 let maxEdits = 24;
@@ -486,55 +339,27 @@ export function setSprintCacheMaxEdits(n: number): void {
 }
 
 function editsPath(cacheFile: string): string {
-  return cacheFile.replace(/\.json$/, '-edits.json');
+  return cacheFile.replace(/\.bin$/, '-edits.bin');
 }
 
-/** The edits kept for cache `c`, when they are whole and its own; else none. */
-function readEdits(cacheFile: string, c: CacheFile): EditsFile | undefined {
-  if (typeof c.id !== 'string') return undefined;
+/** A cache file's contents (cacheCodec.ts), undefined when missing, too large or not one whole. */
+function readCacheFile(file: string): unknown {
   try {
-    const file = editsPath(cacheFile);
     const st = fs.statSync(file, { throwIfNoEntry: false });
     if (!st || !st.isFile() || st.size > MAX_CACHE_BYTES) return undefined;
-    const e = JSON.parse(fs.readFileSync(file, 'utf8')) as EditsFile;
-    if (!e || e.waymarkSprintEdits !== FORMAT || e.code !== codeFingerprint() || e.base !== c.id || typeof e.recordedAt !== 'number' || !Array.isArray(e.entries)) return undefined;
-    if (!e.entries.every((x) => Array.isArray(x) && x.length === 2 && isKeyed(x[0])) || sha(JSON.stringify(e.entries)) !== e.sum) return undefined;
-    return e;
+    return deserialize(fs.readFileSync(file));
   } catch {
     return undefined;
   }
 }
 
-/**
- * Story files' parses by file (recordingParse), for the next build after an edit: a file of their
- * own beside the cache (`bmad-sprint-parses.json`), read only when the sprint is built again, so a
- * warm read of the sprint does not parse them.
- */
-interface ParsesFile {
-  waymarkSprintParses: number;
-  code: string;
-  recordedAt: number;
-  parses: KeptParse[];
-}
-
-function parsesPath(cacheFile: string): string {
-  return cacheFile.replace(/\.json$/, '-parses.json');
-}
-
-/** The parses kept beside the cache being replaced, and when they were recorded; empty when none fit. */
-function previousParses(cacheFile: string): { parses: Map<string, KeptParse>; at: number } {
-  const out = new Map<string, KeptParse>();
-  try {
-    const file = parsesPath(cacheFile);
-    const st = fs.statSync(file, { throwIfNoEntry: false });
-    if (!st || !st.isFile() || st.size > MAX_CACHE_BYTES) return { parses: out, at: 0 };
-    const c = JSON.parse(fs.readFileSync(file, 'utf8')) as ParsesFile;
-    if (!c || c.waymarkSprintParses !== FORMAT || c.code !== codeFingerprint() || typeof c.recordedAt !== 'number' || !Array.isArray(c.parses)) return { parses: out, at: 0 };
-    for (const p of c.parses) if (Array.isArray(p) && p.length === 2 && isKeyed(p[0])) out.set(p[0][0], p);
-    return { parses: out, at: c.recordedAt };
-  } catch {
-    return { parses: out, at: 0 };
-  }
+/** The edits kept for cache `c`, when they are whole and its own; else none. */
+function readEdits(cacheFile: string, c: CacheFile): EditsFile | undefined {
+  if (typeof c.id !== 'string') return undefined;
+  const e = readCacheFile(editsPath(cacheFile)) as EditsFile | undefined;
+  if (!e || typeof e !== 'object' || e.waymarkSprintEdits !== FORMAT || e.code !== codeFingerprint() || e.base !== c.id || typeof e.recordedAt !== 'number' || !Array.isArray(e.entries)) return undefined;
+  if (!e.entries.every((x) => Array.isArray(x) && x.length === 2 && isKeyed(x[0]))) return undefined;
+  return e;
 }
 
 export function sprintCachePath(root: string): string {
@@ -605,22 +430,26 @@ export function inputsHold(r: unknown, now: Date, racyMs: number = racyWindowMs,
   return true;
 }
 
+/**
+ * Whether no input of a recording was racy when recorded (its key changed within `racyMs` before
+ * the recording began), from the recorded keys alone, with no stat. What is kept with them is
+ * checked against them by the next run (`inputsHold`), which sees any change made since they were
+ * read: stat-ing them all again when storing it would only tell sooner (430 stats after one story
+ * edit of a 400-story project, ~10 % of that run).
+ */
+export function settledWhenRecorded(r: RecordedInputs, racyMs: number = racyWindowMs): boolean {
+  const racyBeforeNs = BigInt(Math.floor(r.recordedAt - racyMs)) * 1_000_000n;
+  for (const k of [...r.files, ...r.dirs]) {
+    if (k[2] === '-') continue;
+    const t = BigInt(k[2]) > BigInt(k[3]) ? BigInt(k[2]) : BigInt(k[3]);
+    if (t >= racyBeforeNs) return false;
+  }
+  return true;
+}
+
 /** The cache file at `file` when it is one for `key` and this build; else undefined. */
 function readCache(file: string, key: string): CacheFile | undefined {
-  let text: string | undefined;
-  try {
-    const st = fs.statSync(file, { throwIfNoEntry: false });
-    if (!st || !st.isFile() || st.size > MAX_CACHE_BYTES) return undefined;
-    text = fs.readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-  let c: CacheFile;
-  try {
-    c = JSON.parse(text) as CacheFile;
-  } catch {
-    return undefined;
-  }
+  const c = readCacheFile(file) as CacheFile | undefined;
   if (!c || typeof c !== 'object' || c.waymarkSprintCache !== FORMAT || c.code !== codeFingerprint() || c.key !== key) return undefined;
   return c;
 }
@@ -682,8 +511,8 @@ function tryPatch<T>(cacheRoot: string, file: string, c: CacheFile, key: string,
   const parsed = c.parsed!;
   const apply: { file: string; parse: unknown }[] = [];
   try {
-    cached = decodeGraph(c.result) as T;
-    for (const [k, v] of plan.held) apply.push({ file: k[0], parse: decodeGraph(v) });
+    cached = decodeValue(c.result) as T;
+    for (const [k, v] of plan.held) apply.push({ file: k[0], parse: decodeValue(v) });
   } catch {
     return undefined;
   }
@@ -713,7 +542,7 @@ function tryPatch<T>(cacheRoot: string, file: string, c: CacheFile, key: string,
   }
   const entries: KeptParse[] = [...plan.held];
   try {
-    for (const x of changed) entries.push([rec.files.get(x.file)!, encodeGraph(x.parse)]);
+    for (const x of changed) entries.push([rec.files.get(x.file)!, encodeValue(x.parse)]);
   } catch {
     return undefined;
   }
@@ -725,12 +554,12 @@ function tryPatch<T>(cacheRoot: string, file: string, c: CacheFile, key: string,
     const cacheDirs = sameDirs(plan.dirs, c.dirs) ? undefined : plan.dirs;
     // The folders' keys moved (a save by rename): the cache is written with them, the edits start over.
     if (!cacheDirs) {
-      save(cacheRoot, editsPath(file), { waymarkSprintEdits: FORMAT, code: codeFingerprint(), base: c.id!, recordedAt, entries, sum: sha(JSON.stringify(entries)) });
+      save(cacheRoot, editsPath(file), { waymarkSprintEdits: FORMAT, code: codeFingerprint(), base: c.id!, recordedAt, entries });
       return { result };
     }
   }
   try {
-    save(cacheRoot, file, { waymarkSprintCache: FORMAT, code: codeFingerprint(), key, recordedAt, files, dirs: plan.dirs, probes: c.probes, times: c.times, timeSig: c.timeSig, result: encodeGraph(result), parsed, id: newId() });
+    save(cacheRoot, file, { waymarkSprintCache: FORMAT, code: codeFingerprint(), key, recordedAt, files, dirs: plan.dirs, probes: c.probes, times: c.times, timeSig: c.timeSig, result: encodeValue(result), parsed, id: newId() });
   } catch {
     // not encodable: built again next time
   }
@@ -741,11 +570,17 @@ function sameDirs(a: Keyed[], b: Keyed[]): boolean {
   return a.length === b.length && a.every((d, i) => d.join('\0') === b[i].join('\0'));
 }
 
+/** What versions before the binary caches kept for `file`: `bmad-sprint.json` and its parses and edits, `bmad-catalog.json`. */
+function legacyFiles(file: string): string[] {
+  const json = file.replace(/\.bin$/, '.json');
+  return json === file ? [] : [json, json.replace(/\.json$/, '-parses.json'), json.replace(/\.json$/, '-edits.json')];
+}
+
 function newId(): string {
   return randomHex(12);
 }
 
-function save(root: string, file: string, c: CacheFile | ParsesFile | EditsFile): void {
+function save(root: string, file: string, c: CacheFile | EditsFile): void {
   try {
     const dir = path.dirname(file);
     if (!fs.existsSync(dir)) {
@@ -753,7 +588,9 @@ function save(root: string, file: string, c: CacheFile | ParsesFile | EditsFile)
       safeMkdir(root, dir);
       writeFileAtomic(path.join(dir, '.gitignore'), '# Waymark cache: safe to delete, never commit.\n*\n', { root, durable: false, replaceLink: true });
     }
-    writeFileAtomic(file, JSON.stringify(c), { root, durable: false, replaceLink: true });
+    writeFileAtomic(file, serialize(c), { root, durable: false, replaceLink: true });
+    // A whole cache written: the JSON files an earlier version kept there (2.6 MB for 400 stories) go.
+    if ('waymarkSprintCache' in c) for (const old of legacyFiles(file)) fs.rmSync(old, { force: true });
   } catch {
     // A cache that cannot be written is rebuilt next time.
   }
@@ -772,7 +609,7 @@ export function cachedSprint<T>(cacheRoot: string, keyParts: unknown, now: Date,
 
 /**
  * The BMAD catalog of a folder (artifacts.ts builds it through the recorders), from
- * `.waymark/cache/bmad-catalog.json` while every install file, manifest, config and folder it read
+ * `.waymark/cache/bmad-catalog.bin` while every install file, manifest, config and folder it read
  * is unchanged, as cachedSprint keeps the sprint.
  */
 export function cachedBmadCatalog<T>(cacheRoot: string, keyParts: unknown, build: () => T): T {
@@ -782,7 +619,7 @@ export function cachedBmadCatalog<T>(cacheRoot: string, keyParts: unknown, build
 function cachedRecorded<T>(file: string, cacheRoot: string, keyParts: unknown, now: Date, build: () => T, patcher?: Patcher<T>): T {
   let key: string;
   try {
-    key = sha(JSON.stringify(encodeGraph(keyParts)));
+    key = digest(keyParts);
   } catch {
     return build();
   }
@@ -791,7 +628,7 @@ function cachedRecorded<T>(file: string, cacheRoot: string, keyParts: unknown, n
     let result: T | undefined;
     let ok = false;
     try {
-      result = decodeGraph(c.result) as T;
+      result = decodeValue(c.result) as T;
       ok = true;
     } catch {
       // a torn result: built again
@@ -810,17 +647,7 @@ function cachedRecorded<T>(file: string, cacheRoot: string, keyParts: unknown, n
   const rec = newRecorder();
   active = rec;
   const outerBuild = building;
-  const b: Build = {
-    previousAt: 0,
-    parses: new Map(),
-    idents: patcher ? new Map() : undefined,
-    identity: patcher?.identity,
-    loadPrevious: () => {
-      const prev = previousParses(file);
-      b.previous = prev.parses;
-      b.previousAt = prev.at;
-    },
-  };
+  const b: Build | undefined = patcher ? { idents: new Map(), identity: patcher.identity } : undefined;
   building = b;
   let result: T;
   try {
@@ -829,16 +656,13 @@ function cachedRecorded<T>(file: string, cacheRoot: string, keyParts: unknown, n
     building = outerBuild;
     endRecorder(rec);
   }
-  let encoded: unknown;
+  let encoded: Encoded;
   try {
-    encoded = encodeGraph(result);
+    encoded = encodeValue(result);
   } catch {
     return result;
   }
-  if (!rec.torn) {
-    save(cacheRoot, file, { waymarkSprintCache: FORMAT, code: codeFingerprint(), key, recordedAt, files: [...rec.files.values()], dirs: [...rec.dirs.values()], probes: [...rec.probes], times: rec.times, timeSig: timeSignature(rec.times, now), result: encoded, parsed: b.idents ? Object.fromEntries(b.idents) : undefined, id: newId() });
-    if (b.parses.size) save(cacheRoot, parsesPath(file), { waymarkSprintParses: FORMAT, code: codeFingerprint(), recordedAt, parses: [...b.parses.values()] });
-  }
+  if (!rec.torn) save(cacheRoot, file, { waymarkSprintCache: FORMAT, code: codeFingerprint(), key, recordedAt, files: [...rec.files.values()], dirs: [...rec.dirs.values()], probes: [...rec.probes], times: rec.times, timeSig: timeSignature(rec.times, now), result: encoded, parsed: b ? Object.fromEntries(b.idents) : undefined, id: newId() });
   return result;
 }
 

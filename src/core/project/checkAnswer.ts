@@ -31,7 +31,7 @@ import { writeFileAtomic } from '../store/atomicWrite';
 import { ttlExpiry } from '../model/validate';
 import { createHash } from 'node:crypto';
 import type { BmadCatalog } from '../bmad/artifacts';
-import { cacheFilesEnabled, inputsHold, startRecording, type RecordedInputs } from '../bmad/sprintCache';
+import { cacheFilesEnabled, inputsHold, settledWhenRecorded, startRecording, type RecordedInputs } from '../bmad/sprintCache';
 import { historyFilesOf, newestInStamp, projectInputsStamp, WarmProjectView } from './loadProject';
 import { stalledProblem, type Stalled } from './frontier';
 
@@ -247,8 +247,9 @@ function storeAnswer(x: StoreInputs): boolean {
     fileKeys.size === res.files &&
     !core.protocol.listLeases(absRoot).length &&
     !core.protocol.showModes(absRoot).length &&
-    // Every BMAD input unchanged since it was read and none racy (the racy rule, as for the files).
-    inputsHold(x.bmad, now, x.racyWindowMs ?? RACY_WINDOW_MS);
+    // No BMAD input racy when it was read (the racy rule, as for the files); one changed since is
+    // seen by the next run, which checks every one against the key stored here.
+    settledWhenRecorded(x.bmad, x.racyWindowMs ?? RACY_WINDOW_MS);
   if (!storable) return false;
   const racySince = start - (x.racyWindowMs ?? RACY_WINDOW_MS);
   // Every candidate was read (fileKeys.size === res.files), in listing order: the keys' order is the listing's.

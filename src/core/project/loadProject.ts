@@ -295,8 +295,11 @@ export class WarmProjectView {
         // The sprints the scan read (validate checks them for drift) are not read again, when they are these projects'.
         const given = scan.sprints?.get(root);
         const scanned = given?.every((x) => projects.includes(x.root)) ? given : undefined;
+        // The tree is found from the BMAD config the scanned sprint loaded, when it was loaded as
+        // readTicketTree would (BMAD's default folders): its YAML is not parsed a second time.
+        const sameConfig = !subs.length && ctx.config.bmad.dir === '_bmad' && ctx.config.bmad.output === '_bmad-output';
         for (const p of projects) {
-          const tree = readTicketTree(p);
+          const tree = readTicketTree(p, { config: sameConfig ? scanned?.find((x) => x.root === p)?.config : undefined });
           if (tree) r.trees.push(tree);
           const sprint = scanned ? scanned.find((x) => x.root === p) : this.core.sprint.load(p, subs.length ? { now } : { now, config: ctx.config });
           // A migrated project's archived ledger is history: the tree is its work, counted once.

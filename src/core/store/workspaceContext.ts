@@ -29,7 +29,7 @@ export interface WorkspaceContext {
 /**
  * Loads a root's config (`.waymark/config.yaml`, zod-validated; unknown keys warned, never
  * dropped; bad values reported and replaced by defaults), its workflow definitions and its
- * BMAD catalog (with `cache`, kept across processes in `.waymark/cache/bmad-catalog.json` while
+ * BMAD catalog (with `cache`, kept across processes in `.waymark/cache/bmad-catalog.bin` while
  * every input it read is unchanged). Never throws for bad content; problems come back alongside.
  */
 export async function loadWorkspaceContext(

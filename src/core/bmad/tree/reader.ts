@@ -392,7 +392,7 @@ function configLayers(root: string, installDir: string | undefined): TomlTable[]
 /** Where the tree is for a project: the store, the active initiative and its folder. */
 export function locateTree(root: string, options: ReadTreeOptions = {}): TreeLocation {
   const absRoot = path.resolve(root);
-  const cfg = loadBmadConfig(absRoot, { installDir: options.installDir });
+  const cfg = options.config?.root === absRoot ? options.config : loadBmadConfig(absRoot, { installDir: options.installDir });
   let active: string | undefined;
   for (const layer of configLayers(absRoot, options.installDir)) {
     const core = layer.core;

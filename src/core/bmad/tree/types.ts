@@ -5,6 +5,7 @@
  * `treeStatus` and `treeProblems`; the results agree with BMAD's own `tickets.py` on the same files.
  */
 import type { Problem } from '../../types';
+import type { BmadConfig } from '../config';
 
 /** A plan's `status` (or a leaf file's, when the ticket has no plan), in BMAD's build order. */
 export const PLAN_STATUSES = ['draft', 'ready-for-dev', 'in-progress', 'in-review', 'built', 'done', 'blocked', 'dropped'] as const;
@@ -207,4 +208,9 @@ export interface ReadTreeOptions {
   folder?: string;
   /** The BMAD install folder, when not `_bmad/`. */
   installDir?: string;
+  /**
+   * The project's BMAD config as `loadBmadConfig(root, { installDir })` gives it, when the caller
+   * has it already (a sprint read from its cache carries it): not loaded, nor its YAML parsed, again.
+   */
+  config?: BmadConfig;
 }
