@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { spawn } from 'node:child_process';
 import { parse as parseYaml } from 'yaml';
-import { workspace } from './fileHelpers';
+import { journalLeft, workspace } from './fileHelpers';
 import { runTransaction, type TxPlanner } from '../../src/core/engine/transaction';
 import { readHistory } from '../../src/core/store/history';
 import { WaymarkError } from '../../src/core/errors';
@@ -21,10 +21,6 @@ function twoFiles() {
   return { root, a: path.join(root, 'a.txt'), b: path.join(root, 'b.txt') };
 }
 
-const journalLeft = (root: string) => {
-  const d = path.join(root, '.waymark', 'journal');
-  return fs.existsSync(d) ? fs.readdirSync(d) : [];
-};
 
 function planner(a: string, b: string, check: (file: string, text: string) => string | undefined): TxPlanner<number> {
   return {
