@@ -135,8 +135,9 @@ export function completeIntentAsync(p: string): Promise<void> {
  * returned with `intent` undefined so the caller can move them aside.
  */
 export function orphanedIntents(root: string, file: string, names?: readonly string[]): { path: string; intent?: Intent }[] {
-  // An empty listing (the common case) needs no prefix: its real path and hash are not worked out.
-  if (names && !names.length) return [];
+  // A listing of transactions' files only (the common case: none, or journal slots) needs no
+  // prefix: its real path and hash are not worked out.
+  if (names && names.every((n) => n.startsWith('tx.'))) return [];
   return orphanedJournalFiles<Intent>(root, `${prefixFor(file)}.`, (x) => Array.isArray(x.writes) && Array.isArray(x.entries), names);
 }
 
@@ -162,7 +163,8 @@ export function orphanedJournalFiles<T extends { pid: number; start?: string; ho
   slot?: (raw: string) => { state: 'live'; body: string } | { state: 'done' | 'torn' } | undefined,
 ): { path: string; intent?: T; torn?: boolean }[] {
   const dir = journalDir(root);
-  const names = listed ?? listJournal(root);
+  // This process's own files (its pending intents, its journal slots) are passed over unread.
+  const names = (listed ?? listJournal(root)).filter((n) => !ownIntents.size || !ownIntents.has(path.join(dir, n)));
   // What is found here is swept, removed, moved aside or replayed: only in a journal folder inside
   // the workspace by its real path (a `.waymark/journal` link leading elsewhere is refused, naming
   // it). Checked when the listing has a file of this prefix (the common case has none).
@@ -173,7 +175,6 @@ export function orphanedJournalFiles<T extends { pid: number; start?: string; ho
   for (const n of [...names].sort()) {
     if (!n.startsWith(prefix) || !n.endsWith('.json')) continue;
     const p = path.join(dir, n);
-    if (ownIntents.has(p)) continue;
     let intent: T | undefined;
     let raw: string | undefined;
     // A journal slot's record (txJournal.ts): live (its intent), done, or torn (overwritten half).
