@@ -3,7 +3,7 @@ import type { HistoryEntry } from '../types';
 import * as fs from 'node:fs';
 import { ioError } from './atomicWrite';
 import { WaymarkError } from '../errors';
-import { completeIntent, completeIntentAsync, listJournal, markOwnIntent, orphanedJournalFiles, sha256Hex, unmarkOwnIntent, type JudgedDir } from './intentJournal';
+import { completeIntent, completeIntentAsync, markOwnIntent, orphanedJournalFiles, sha256Hex, unmarkOwnIntent, type JudgedDir } from './intentJournal';
 import { ownHost, ownStartTime, randomHex } from './processes';
 import { safeMkdir } from './safePath';
 
@@ -250,33 +250,6 @@ export function completeTxIntentAsync(p: string): Promise<void> {
   if (!slotAt(p)) return completeIntentAsync(p);
   completeTxIntent(p);
   return Promise.resolve();
-}
-
-/**
- * The intents in `root`'s journal not yet completed, by file name (every process's, this one's
- * included; a done slot is not one): what a test or a look at a workspace asks.
- */
-export function pendingIntents(root: string): { name: string; intent?: TxIntent }[] {
-  const out: { name: string; intent?: TxIntent }[] = [];
-  for (const name of listJournal(root)) {
-    if (!name.endsWith('.json')) continue;
-    let raw: string | undefined;
-    try {
-      raw = fs.readFileSync(path.join(journalDir(root), name), 'utf8');
-    } catch {
-      continue;
-    }
-    const slot = readSlotRecord(raw);
-    if (slot?.state === 'done') continue;
-    let intent: TxIntent | undefined;
-    try {
-      intent = JSON.parse(slot ? (slot.state === 'live' ? slot.body : '') : raw) as TxIntent;
-    } catch {
-      intent = undefined;
-    }
-    out.push({ name, intent });
-  }
-  return out;
 }
 
 /**
