@@ -58,6 +58,25 @@ describe('journal slots', () => {
     assert.equal(readHistory(root, path.join(root, 'w.md')).length + readHistory(root, path.join(root, 'v.md')).length, 10);
   });
 
+  test('a burst of writes whose deferred observers have not run: at most 16 slots, the others an intent file each, every one completed once they ran', async () => {
+    const steps = Array.from({ length: 30 }, (_, i) => `s${i}`);
+    const root = workspace({ 'w.md': `---\nworkflow: w\nstatus: in_progress\nsteps: [${steps.join(', ')}]\ncurrentStep: s0\nstepsCompleted: []\n---\n` }, { prefix: 'wm-slot-' });
+    roots.push(root);
+    const journal = path.join(root, '.waymark', 'journal');
+    const core = createStateCore({ roots: [root], actor: 'test', memory: { consolidateAfterAnswer: { quietMs: 600_000, maxMs: 600_000 } } });
+    try {
+      for (let i = 0; i < 20; i++) await core.advance(path.join(root, 'w.md'));
+      assert.equal(journalLeft(root).length, 20, 'every write answered; each intent stays until its observers ran');
+      const slotFiles = () => fs.readdirSync(journal).filter((n) => readSlotRecord(fs.readFileSync(path.join(journal, n), 'utf8')));
+      assert.equal(slotFiles().length, 16);
+      await core.memory.settled();
+      assert.deepEqual(journalLeft(root), []);
+      assert.deepEqual(fs.readdirSync(journal).sort(), slotFiles().sort(), 'the intent files of their own are removed, the slots kept');
+    } finally {
+      await core.close();
+    }
+  });
+
   test('a CLI write leaves no journal file behind', () => {
     const root = workspace({ 'w.md': WF }, { prefix: 'wm-slot-' });
     roots.push(root);

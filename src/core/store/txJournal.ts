@@ -103,6 +103,7 @@ interface Slot {
 }
 
 const slots: Slot[] = [];
+const MAX_SLOTS = 16;
 let slotCount = 0;
 let exitHooked = false;
 
@@ -169,28 +170,31 @@ export function writeTxIntentOpen(root: string, intent: Omit<TxIntent, 'kind' | 
   const full: TxIntent = { kind: 'tx', id, pid: process.pid, start: ownStartTime(), host: ownHost(), time: new Date().toISOString(), root, ...intent };
   const body = JSON.stringify(full) + '\n';
   let slot = options.reuse && seen ? freeSlot(dir, seen.id!) : undefined;
+  // At most MAX_SLOTS slots a journal folder (each keeps a descriptor open): a change beyond them (a
+  // burst of writes whose deferred observers have not run yet) writes an intent file of its own.
+  const reuse = !!options.reuse && (slot !== undefined || slots.filter((s) => s.dir === dir).length < MAX_SLOTS);
   const fresh = !slot;
-  let p = slot?.path ?? path.join(dir, `tx.${process.pid}.${options.reuse ? slotCount : id}.json`);
+  let p = slot?.path ?? path.join(dir, `tx.${process.pid}.${reuse ? slotCount : id}.json`);
   let fd: number | undefined = slot?.fd;
   try {
     if (!slot) {
-      const flags = (options.reuse ? fs.constants.O_RDWR : fs.constants.O_WRONLY) | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0);
-      for (;;) {
+      const flags = (reuse ? fs.constants.O_RDWR : fs.constants.O_WRONLY) | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0);
+      for (let tries = 0; ; tries++) {
         try {
           fd = fs.openSync(p, flags, 0o644);
           break;
         } catch (e) {
           // A slot name left by an earlier process with this pid: the next name (it is that process's, for recovery).
-          if (!options.reuse || (e as NodeJS.ErrnoException).code !== 'EEXIST' || slotCount > 64) throw e;
+          if (!reuse || (e as NodeJS.ErrnoException).code !== 'EEXIST' || tries >= 64) throw e;
           p = path.join(dir, `tx.${process.pid}.${++slotCount}.json`);
         }
       }
-      if (options.reuse) slotCount++;
+      if (reuse) slotCount++;
     }
     markOwnIntent(p);
-    const buf = options.reuse ? slotRecord(body) : Buffer.from(body, 'utf8');
+    const buf = reuse ? slotRecord(body) : Buffer.from(body, 'utf8');
     let off = 0;
-    while (off < buf.length) off += fs.writeSync(fd!, buf, off, buf.length - off, options.reuse ? off : null);
+    while (off < buf.length) off += fs.writeSync(fd!, buf, off, buf.length - off, reuse ? off : null);
     if (seen) {
       // The folder the intent was written in is the one judged (its identity was taken before the
       // check): a folder on the way swapped for a link since is refused, the intent let go.
@@ -199,7 +203,7 @@ export function writeTxIntentOpen(root: string, intent: Omit<TxIntent, 'kind' | 
         throw new WaymarkError('conflict', `${journalDir(root)} was replaced while Waymark was writing its intent; nothing was changed. Look for links under .waymark/ (remove any that lead outside the workspace), then retry.`, journalDir(root), { replaced: true });
       }
     }
-    if (options.reuse && !slot) {
+    if (reuse && !slot) {
       const st = fs.fstatSync(fd!);
       const d = seen ? seen.id! : fs.statSync(dir);
       slot = { path: p, fd: fd!, dir, dirDev: d.dev, dirIno: d.ino, dev: st.dev, ino: st.ino, busy: true };
