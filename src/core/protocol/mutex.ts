@@ -53,6 +53,8 @@ const TOKEN_MS = 10_000;
 const tokens = new Map<string, Token>();
 /** Lock paths released once by this process: the next release keeps its file as the token. */
 const releasedOnce = new Set<string>();
+/** Lock paths whose file system refused a link: created and removed as before. */
+const noLinks = new Set<string>();
 let exitHooked = false;
 
 function tokenPath(lockPath: string): string {
@@ -119,7 +121,8 @@ function linkToken(lockPath: string): boolean | undefined {
     fs.linkSync(t.path, lockPath);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    // The token is gone, or links are not supported here: the lock is created instead.
+    // The token is gone, or links are not supported here (then never tried again): the lock is created instead.
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') noLinks.add(lockPath);
     tokens.delete(lockPath);
     return undefined;
   }
@@ -173,7 +176,7 @@ export function withMutexSync<T>(lockPath: string, fn: () => T, options: MutexOp
     return fn();
   } finally {
     // A lock file created by this process (not linked) is kept as its token from the second release on.
-    const keep = options.token && !linked && (releasedOnce.has(lockPath) || tokens.has(lockPath)) && ownsLock(lockPath, me);
+    const keep = options.token && !linked && !noLinks.has(lockPath) && (releasedOnce.has(lockPath) || tokens.has(lockPath)) && ownsLock(lockPath, me);
     if (options.token && !linked) releasedOnce.add(lockPath);
     if (!keep || !keepAsToken(lockPath)) {
       try {
