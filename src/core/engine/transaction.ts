@@ -498,9 +498,9 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
       const before = texts.get(path.resolve(w.file));
       return { w, target, before };
     });
-    // The intent (in place) and every new file (as a temp file) are written first, then fsynced
-    // together with the journal folder (one flush of the disk can serve them all), before the
-    // first rename of a file of the change (the README's durability argument).
+    // The intent and every new file (as a temp file) are written first, then flushed together
+    // (with the journal folder when the intent's name is new: one flush of the disk can serve them
+    // all), before the first rename of a file of the change (the README's durability argument).
     // A change that records history lines writes its intent over a journal slot of this process
     // (store/txJournal.ts: no file created or removed); one without (memory, mirrors) in a file of
     // its own, removed when done: a done mark can be lost with a power loss, and only a line proves
