@@ -3,9 +3,9 @@
 // in the same run on the same files, the floor: one atomic fsynced write of the same workflow
 // file by plain Node (temp file, write, fsync, rename, fsync the folder), `mutate.floor_median_ms`;
 // `mutate.vs_floor` is the full write over it (target ≤ 2, issue 24).
-// Options: --files N (default 1000), --ops N (default 400). The disk part (five fsyncs in two
-// rounds: intent, journal folder and temp file together, then the folder and the history file
-// together; engine/README.md) varies with the machine's I/O load; protocol_only_median_ms is
+// Options: --files N (default 1000), --ops N (default 400). The disk part (four flushes in two
+// rounds: the intent's bytes in its journal slot and the temp file together, then the folder and
+// the history file together; engine/README.md) varies with the machine's I/O load; protocol_only_median_ms is
 // that disk part alone by plain Node, interleaved with the other two;
 // compute_only_median_ms is the same mutation in unsaved-text mode (no lock, no disk).
 import * as fs from 'node:fs';
@@ -28,13 +28,14 @@ function floorWrite(file: string, text: string): void {
 }
 
 /**
- * Waymark's disk protocol alone, by plain Node (engine/README.md): an intent and a temp file
- * written, fsynced with the intent's folder together; the rename; a history line appended; the
- * folder and the history file fsynced together; the intent removed. No lock, no parse, no check:
- * what the two flush rounds cost beside the floor's two fsyncs in a row.
+ * Waymark's disk protocol alone, by plain Node (engine/README.md): the intent written over the
+ * process's journal slot (made once, its name flushed then) and a temp file written, their bytes
+ * flushed together; the rename; a history line appended; the folder and the history file flushed
+ * together; the intent marked done in place. No lock, no parse, no check: what the two flush
+ * rounds cost beside the floor's two fsyncs in a row.
  */
-async function protocolWrite(file: string, text: string, journal: string, history: string, n: number): Promise<void> {
-  const fsyncFd = (fd: number) => new Promise<void>((resolve, reject) => fs.fsync(fd, (e) => (e ? reject(e) : resolve())));
+async function protocolWrite(file: string, text: string, slot: number, history: string, n: number): Promise<void> {
+  const fsyncFd = (fd: number, data = false) => new Promise<void>((resolve, reject) => (data ? fs.fdatasync : fs.fsync)(fd, (e) => (e ? reject(e) : resolve())));
   const fsyncPath = async (p: string) => {
     const fd = fs.openSync(p, 'r');
     try {
@@ -43,19 +44,26 @@ async function protocolWrite(file: string, text: string, journal: string, histor
       fs.closeSync(fd);
     }
   };
-  const intent = path.join(journal, `tx.${process.pid}.${n}.json`);
-  const ifd = fs.openSync(intent, 'wx');
-  fs.writeSync(ifd, JSON.stringify({ file, text }) + '\n');
+  fs.writeSync(slot, `WAYMARK-TX 1 live ${JSON.stringify({ file, text, n })}\n`, 0);
   const tmp = `${file}.protocol-tmp`;
   const tfd = fs.openSync(tmp, 'w');
   fs.writeSync(tfd, text);
-  await Promise.all([fsyncFd(ifd), fsyncPath(journal), fsyncFd(tfd)]);
-  fs.closeSync(ifd);
+  await Promise.all([fsyncFd(slot, true), fsyncFd(tfd)]);
   fs.closeSync(tfd);
   fs.renameSync(tmp, file);
   fs.appendFileSync(history, `{"seq":${n}}\n`);
   await Promise.all([fsyncPath(path.dirname(file)), fsyncPath(history)]);
-  fs.unlinkSync(intent);
+  fs.writeSync(slot, 'done', 13);
+}
+
+/** The protocol's journal slot: a file of the process, made once, its name flushed with its folder. */
+function protocolSlot(journal: string): number {
+  const fd = fs.openSync(path.join(journal, `tx.${process.pid}.0.json`), 'wx+');
+  fs.fsyncSync(fd);
+  const d = fs.openSync(journal, 'r');
+  fs.fsyncSync(d);
+  fs.closeSync(d);
+  return fd;
 }
 
 function frontmatter(i: number): string {
@@ -112,6 +120,7 @@ async function main(): Promise<void> {
     const protocol: number[] = [];
     const journal = path.join(root, 'protocol-journal');
     fs.mkdirSync(journal);
+    const slot = protocolSlot(journal);
     const protocolHistory = path.join(root, 'protocol-history.jsonl');
     // CPU time (user+sys) of the writes and of the floor: on a loaded machine the disk's wait varies, the CPU a write costs does not.
     let writeCpu = 0;
@@ -147,7 +156,7 @@ async function main(): Promise<void> {
         const third = paths[(i * 7919 + 2) % paths.length];
         const text = fs.readFileSync(third, 'utf8');
         const t2 = process.hrtime.bigint();
-        await protocolWrite(third, text, journal, protocolHistory, i);
+        await protocolWrite(third, text, slot, protocolHistory, i);
         protocol.push(Number(process.hrtime.bigint() - t2) / 1e6);
       },
     ];
@@ -190,6 +199,7 @@ async function main(): Promise<void> {
     console.log(`mutate.compute_only_median_ms ${percentile(cpu, 50).toFixed(2)}`);
     console.log(`mutate.target_median_ms 15 ${percentile(times, 50) < 15 ? 'met' : 'MISSED'}`);
     core.dispose();
+    fs.closeSync(slot);
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }

@@ -5,7 +5,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { workspace } from './fileHelpers';
+import { journalIntent, journalLeft, workspace } from './fileHelpers';
 import { createStateCore } from '../../src/core/index';
 import { readHistory } from '../../src/core/store/history';
 import { cleanup, startServer } from './mcpHelpers';
@@ -13,10 +13,7 @@ import { cleanup, startServer } from './mcpHelpers';
 after(cleanup);
 
 const WF = ['---', 'workflow: w', 'status: in_progress', 'steps: [one, two, three]', 'currentStep: one', 'stepsCompleted: []', '---', '', '# W', ''].join('\n');
-const journal = (root: string) => {
-  const d = path.join(root, '.waymark', 'journal');
-  return fs.existsSync(d) ? fs.readdirSync(d).filter((n) => n.startsWith('tx.')) : [];
-};
+const journal = (root: string) => journalLeft(root).filter((n) => n.startsWith('tx.'));
 const cold = (root: string) => {
   try {
     return fs.readFileSync(path.join(root, '.waymark', 'memory', 'orchestrator_memory.md'), 'utf8');
@@ -102,7 +99,7 @@ test('an MCP server SIGKILLed once the advance has answered, before its events l
 
 const WF5 = ['---', 'workflow: w', 'status: in_progress', 'steps: [one, two, three, four, five]', 'currentStep: one', 'stepsCompleted: []', '---', '', '# W', ''].join('\n');
 /** The intents in the journal that write `file`. */
-const touching = (root: string, file: string) => journal(root).filter((n) => (JSON.parse(fs.readFileSync(path.join(root, '.waymark', 'journal', n), 'utf8')) as { writes: { file: string }[] }).writes.some((w) => w.file === file));
+const touching = (root: string, file: string) => journal(root).filter((n) => journalIntent(root, n).writes.some((w) => w.file === file));
 const stepLines = (root: string, step: string) => (cold(root).match(new RegExp(`: step ${step} completed.*$`, 'gm')) ?? []).length;
 // The real node:fs module (a bundle's `import * as fs` is a copy of its getters): a spy on it sees the core's calls.
 // eslint-disable-next-line @typescript-eslint/no-require-imports

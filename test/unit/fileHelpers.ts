@@ -2,6 +2,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { readSlotRecord } from '../../src/core/store/txJournal';
 
 /** Writes each file (relative path → text) under `root`, making the folders. */
 export function writeFiles(root: string, files: Record<string, string>): void {
@@ -21,4 +22,22 @@ export function workspace(files: Record<string, string>, opts: { prefix?: string
   if (opts.config !== undefined) fs.writeFileSync(path.join(root, '.waymark', 'config.yaml'), opts.config);
   writeFiles(root, files);
   return root;
+}
+
+/**
+ * The files of `root`'s intent journal that hold something not done: every intent file, and a
+ * journal slot (store/txJournal.ts) whose record is live or torn; a slot marked done (a process's
+ * file kept for its next write) is not left work.
+ */
+export function journalLeft(root: string): string[] {
+  const d = path.join(root, '.waymark', 'journal');
+  if (!fs.existsSync(d)) return [];
+  return fs.readdirSync(d).filter((n) => readSlotRecord(fs.readFileSync(path.join(d, n), 'utf8'))?.state !== 'done');
+}
+
+/** The intent a journal file holds (a slot's live record, or an intent file's JSON). */
+export function journalIntent<T = { operation: string; writes: { file: string }[] }>(root: string, name: string): T {
+  const raw = fs.readFileSync(path.join(root, '.waymark', 'journal', name), 'utf8');
+  const rec = readSlotRecord(raw);
+  return JSON.parse(rec ? (rec.state === 'live' ? rec.body : 'null') : raw) as T;
 }

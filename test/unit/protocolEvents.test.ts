@@ -1,9 +1,11 @@
-import { test, describe } from 'node:test';
+import { test, describe, mock } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import nodeFs from 'node:fs';
 import * as path from 'node:path';
 import { appendEvent, readEvents, followEvents, eventsObserver, repairTornTail } from '../../src/core/protocol/events';
 import { protocolPaths } from '../../src/core/protocol/paths';
+import { withMutexSync } from '../../src/core/protocol/mutex';
 import { tempRoot, cleanup, spawnWorker, waitWorker, workerArgs, waitUntil } from './protocolHelpers';
 
 const job = process.env.WAYMARK_PROTOCOL_WORKER;
@@ -12,6 +14,12 @@ if (job === 'write-events') {
   const a = workerArgs<{ root: string; writer: number; count: number; maxBytes: number; startAt: number }>();
   waitUntil(a.startAt);
   for (let i = 0; i < a.count; i++) appendEvent(a.root, { type: 'test.tick', data: { writer: a.writer, i, pad: 'x'.repeat(40) } }, { maxBytes: a.maxBytes });
+} else if (job === 'hold-events-and-die') {
+  // Appends twice (its token is made), then dies holding the events lock by its token.
+  const a = workerArgs<{ root: string }>();
+  appendEvent(a.root, { type: 'test.a' });
+  appendEvent(a.root, { type: 'test.b' });
+  withMutexSync(path.join(protocolPaths(a.root).events, 'events.lock'), () => process.kill(process.pid, 'SIGKILL'), { token: true });
 } else if (job === 'follow-events') {
   const a = workerArgs<{ root: string; want: number }>();
   (async () => {
@@ -52,6 +60,54 @@ if (job === 'write-events') {
         assert.deepEqual(readEvents(root, 0).events.map((e) => e.seq), seqs);
         assert.deepEqual(readEvents(root, 500).events.map((e) => e.seq), seqs.slice(500));
         assert.equal(readEvents(root, 500, { limit: 10 }).last, 510);
+      } finally {
+        cleanup(root);
+      }
+    });
+
+    test('a process appending again and again takes the events lock by linking its token: no lock file made or removed after its second append', () => {
+      const root = tempRoot();
+      const dir = protocolPaths(root).events;
+      const lock = path.join(dir, 'events.lock');
+      const made: string[] = [];
+      const removed: string[] = [];
+      const openSync = nodeFs.openSync;
+      const unlinkSync = nodeFs.unlinkSync;
+      mock.method(nodeFs, 'openSync', (p: fs.PathLike, flags?: fs.OpenMode, mode?: fs.Mode) => {
+        if (p === lock && typeof flags === 'number' && flags & fs.constants.O_CREAT) made.push(String(p));
+        return openSync(p, flags ?? 'r', mode);
+      });
+      mock.method(nodeFs, 'unlinkSync', (p: fs.PathLike) => {
+        if (p === lock) removed.push(String(p));
+        return unlinkSync(p);
+      });
+      try {
+        for (let i = 0; i < 10; i++) appendEvent(root, { type: 'test.tick', data: { i } });
+        mock.restoreAll();
+        assert.deepEqual(readEvents(root, 0).events.map((e) => e.seq), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        assert.equal(made.length, 2, 'the lock file is created for the first two appends only (the second is kept as the token)');
+        assert.equal(removed.length, 9, 'every other append lets go by removing its link');
+        const tokens = fs.readdirSync(dir).filter((n) => n.endsWith('.token'));
+        assert.deepEqual(tokens.map((n) => n.split('.')[3]), [String(process.pid)], 'one token, this process\'s');
+        assert.equal(fs.existsSync(lock), false, 'the lock is free');
+      } finally {
+        mock.restoreAll();
+        cleanup(root);
+      }
+    });
+
+    test('a process killed holding the events lock by its token: the next writer breaks the lock and removes the dead token', async () => {
+      const root = tempRoot();
+      try {
+        const r = await waitWorker(spawnWorker('hold-events-and-die', { root }));
+        assert.equal(r.signal, 'SIGKILL', r.stderr);
+        const dir = protocolPaths(root).events;
+        assert.ok(fs.existsSync(path.join(dir, 'events.lock')), 'the dead writer left the lock');
+        assert.equal(fs.readdirSync(dir).filter((n) => n.endsWith('.token')).length, 1, 'and its token');
+        for (let i = 0; i < 3; i++) appendEvent(root, { type: 'test.next' });
+        assert.deepEqual(readEvents(root, 0).events.map((e) => e.type), ['test.a', 'test.b', 'test.next', 'test.next', 'test.next']);
+        const tokens = fs.readdirSync(dir).filter((n) => n.endsWith('.token'));
+        assert.deepEqual(tokens.map((n) => n.split('.')[3]), [String(process.pid)], 'the dead writer\'s token is removed');
       } finally {
         cleanup(root);
       }

@@ -10,6 +10,7 @@ import { leaseStatus, acquireLease, type Lease } from '../../src/core/protocol/l
 import { MemoryService } from '../../src/core/memory/memoryService';
 import { processStartTime } from '../../src/core/store/processes';
 import { sweepGitIndexes } from '../../src/core/protocol/git';
+import { journalLeft } from './fileHelpers';
 
 // Issue 9, items 15-28: nothing outside the workspace, nothing lost under faults. Real files,
 // real symlinks and FIFOs, real processes (SIGSTOP, SIGKILL) and the real CLI. Started with
@@ -352,7 +353,7 @@ if (WORKER) {
       const logged = events.map((e) => e.data?.historySeq as number);
       for (const s of seqs) assert.ok(logged.includes(s), `history line ${s} has its event`);
       assert.equal(new Set(logged).size, logged.length, 'no event logged twice');
-      assert.deepEqual(fs.readdirSync(path.join(root, '.waymark', 'journal')), [], 'every intent completed');
+      assert.deepEqual(journalLeft(root), [], 'every intent completed');
       assert.deepEqual(fs.readdirSync(root).filter((n) => n.endsWith('.waymark-tmp')), [], 'temp files of killed writers swept');
     });
 
@@ -366,7 +367,7 @@ if (WORKER) {
         const r = run(root, ['advance', file]);
         assert.equal(r.status, 0, r.stderr);
         assert.equal(readEvents(root, 0).events.length, 0, 'the event could not be logged meanwhile');
-        assert.equal(fs.readdirSync(path.join(root, '.waymark', 'journal')).length, 1, 'its intent stays');
+        assert.equal(journalLeft(root).length, 1, 'its intent stays');
       } finally {
         holder.kill('SIGKILL');
         await new Promise((r) => holder.once('exit', r));
@@ -375,7 +376,7 @@ if (WORKER) {
       assert.equal(r2.status, 0, r2.stderr);
       const logged = readEvents(root, 0).events.filter((e) => e.type.startsWith('workflow.')).map((e) => e.data?.historySeq);
       assert.deepEqual(logged, [1, 2]);
-      assert.deepEqual(fs.readdirSync(path.join(root, '.waymark', 'journal')), []);
+      assert.deepEqual(journalLeft(root), []);
     });
 
     test('23: a FIFO at an internal path is refused at once (exit 2) and before the workflow file is written', () => {

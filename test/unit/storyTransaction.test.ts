@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { parse as parseYaml } from 'yaml';
-import { workspace } from './fileHelpers';
+import { journalLeft, workspace } from './fileHelpers';
 import { createStateCore } from '../../src/core/index';
 import { readHistory } from '../../src/core/store/history';
 import { WaymarkError } from '../../src/core/errors';
@@ -78,8 +78,7 @@ describe('story set-status is one transaction', () => {
       const ledgerHist = readHistory(dir, path.join(dir, LEDGER)).filter((e) => (e.detail as { key?: string } | undefined)?.key === '1-1-story-1');
       assert.equal(ledgerHist.length, storyNew ? 1 : 0, JSON.stringify(ledgerHist));
       assert.equal(ledgerBefore.includes('1-1-story-1: ready-for-dev'), true);
-      const journal = path.join(dir, '.waymark', 'journal');
-      assert.deepEqual(fs.existsSync(journal) ? fs.readdirSync(journal).filter((f) => !f.endsWith('.bad')) : [], [], 'every intent completed');
+      assert.deepEqual(journalLeft(dir).filter((f) => !f.endsWith('.bad')), [], 'every intent completed');
     });
   }
 

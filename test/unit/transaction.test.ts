@@ -7,11 +7,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { spawn } from 'node:child_process';
 import { parse as parseYaml } from 'yaml';
-import { workspace } from './fileHelpers';
+import { journalLeft, workspace } from './fileHelpers';
 import { runTransaction, type TxPlanner } from '../../src/core/engine/transaction';
 import { readHistory } from '../../src/core/store/history';
 import { WaymarkError } from '../../src/core/errors';
 import { sha256Hex } from '../../src/core/store/intentJournal';
+import { readSlotRecord } from '../../src/core/store/txJournal';
 import * as os from 'node:os';
 
 const CLI = path.resolve('dist/cli.js');
@@ -21,10 +22,6 @@ function twoFiles() {
   return { root, a: path.join(root, 'a.txt'), b: path.join(root, 'b.txt') };
 }
 
-const journalLeft = (root: string) => {
-  const d = path.join(root, '.waymark', 'journal');
-  return fs.existsSync(d) ? fs.readdirSync(d) : [];
-};
 
 function planner(a: string, b: string, check: (file: string, text: string) => string | undefined): TxPlanner<number> {
   return {
@@ -128,6 +125,39 @@ describe('runTransaction', () => {
     assert.equal(fs.readFileSync(outside, 'utf8'), 'precious\n');
     assert.deepEqual(journalLeft(root), [`tx.2147483646.${planted.id}.json.bad`]);
     assert.equal(readHistory(root, a).length, 0);
+  });
+
+  test('a change whose history line is out is never redone: a file changed back since keeps the later bytes (a done mark lost with a power loss)', async () => {
+    const { root, a, b } = twoFiles();
+    const dir = path.join(root, '.waymark', 'journal');
+    let live = '';
+    const first: TxPlanner<number> = {
+      operation: 'test-write',
+      files: [a, b],
+      plan: () => ({
+        writes: [{ file: a, text: 'a new\n', entry: { to: { v: 1 } } }, { file: b, text: 'b new\n', entry: { to: { v: 1 } } }],
+        result: (e) => e.length,
+        // Every file renamed and every line out: the journal slot holds the change's live record.
+        landed: () => {
+          live = fs.readFileSync(path.join(dir, fs.readdirSync(dir).find((n) => n.startsWith('tx.'))!), 'utf8');
+        },
+      }),
+    };
+    assert.equal(await runTransaction(tx(root), first), 2);
+    // A later change puts a.txt back to its old bytes.
+    assert.equal(await runTransaction(tx(root), { operation: 'test-write', files: [a], plan: () => ({ writes: [{ file: a, text: 'a old\n', entry: { to: { v: 2 } } }], result: (e) => e.length }) }), 1);
+    // The first change's intent as a power loss may leave it (its completion never reached the disk), its writer gone.
+    const rec = readSlotRecord(live);
+    assert.equal(rec?.state, 'live');
+    const intent = { ...(JSON.parse(rec.state === 'live' ? rec.body : '{}') as object), pid: 2147483646, start: undefined };
+    fs.writeFileSync(path.join(dir, 'tx.2147483646.abcdefabcdefabcd.json'), JSON.stringify(intent) + '\n');
+    // The next writer of b.txt finds it: its lines are out, so it landed; a.txt at its old bytes was changed back since.
+    assert.equal(await runTransaction(tx(root), { operation: 'test-write', files: [b], plan: () => ({ writes: [{ file: b, text: 'b newer\n', entry: { to: { v: 3 } } }], result: (e) => e.length }) }), 1);
+    assert.equal(fs.readFileSync(a, 'utf8'), 'a old\n', 'the later change of a.txt is kept, not undone');
+    assert.equal(fs.readFileSync(b, 'utf8'), 'b newer\n');
+    assert.deepEqual(readHistory(root, a).map((e) => e.to), [{ v: 1 }, { v: 2 }], 'no line appended twice');
+    assert.deepEqual(readHistory(root, b).map((e) => e.to), [{ v: 1 }, { v: 3 }]);
+    assert.deepEqual(journalLeft(root), []);
   });
 
   test('a journal file recording its line in the history of a file outside the workspace is moved aside, never replayed', async () => {

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as os from 'node:os';
 import { spawnSync } from 'node:child_process';
-import { workspace } from './fileHelpers';
+import { journalIntent, journalLeft as journalFiles, workspace } from './fileHelpers';
 import { gateTextHash } from '../../src/core/index';
 import { readHistory } from '../../src/core/store/history';
 
@@ -27,8 +27,7 @@ const read = (dir: string, rel: string) => {
 };
 
 function journalLeft(dir: string): string[] {
-  const d = path.join(dir, '.waymark', 'journal');
-  return fs.existsSync(d) ? fs.readdirSync(d).filter((f) => f.startsWith('tx.') && !f.endsWith('.bad')) : [];
+  return journalFiles(dir).filter((f) => f.startsWith('tx.') && !f.endsWith('.bad'));
 }
 
 function killed(dir: string, args: string[], hook: string, n: string): void {
@@ -308,7 +307,7 @@ describe('an advance and its cold-memory line are one change: one intent, both f
     const dir = workspace({ '.waymark/workflows/three.yaml': DEF3, 'x.md': flow(['a'], 'b') }, { prefix: 'wm-txcold-' });
     const old = read(dir, 'x.md');
     killed(dir, ['advance', 'x.md'], 'WAYMARK_TX_DIE_AFTER_PREPARE', '1');
-    const intents = journalLeft(dir).map((n) => JSON.parse(read(dir, path.join('.waymark', 'journal', n))!) as { operation: string; writes: { file: string }[] });
+    const intents = journalLeft(dir).map((n) => journalIntent(dir, n));
     assert.equal(intents.length, 1, 'one change');
     assert.equal(intents[0].operation, 'advance');
     assert.deepEqual(intents[0].writes.map((w) => path.relative(dir, w.file)).sort(), [COLD, 'x.md'].sort());
@@ -319,7 +318,7 @@ describe('an advance and its cold-memory line are one change: one intent, both f
     const HOT = '.waymark/memory/session_state.md';
     const dir = workspace({ '.waymark/workflows/three.yaml': DEF3, 'x.md': flow(['a'], 'b'), [HOT]: '---\nsession: "s-1"\nactiveWorkflow: "x.md"\ncurrentStep: "b"\n---\n# Session state\n' }, { prefix: 'wm-txcold-' });
     killed(dir, ['advance', 'x.md'], 'WAYMARK_TX_DIE_AFTER_RENAME', '1');
-    const intents = journalLeft(dir).map((n) => JSON.parse(read(dir, path.join('.waymark', 'journal', n))!) as { writes: { file: string }[] });
+    const intents = journalLeft(dir).map((n) => journalIntent(dir, n));
     assert.equal(intents.length, 1, 'one change');
     assert.deepEqual(intents[0].writes.map((w) => path.relative(dir, w.file)).sort(), [COLD, HOT, 'x.md'].sort());
     assert.match(read(dir, HOT)!, /currentStep: "b"/, 'killed before the memory files were renamed');

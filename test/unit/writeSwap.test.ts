@@ -136,34 +136,50 @@ describe('an append whose folder is swapped for a link after its check', () => {
 describe('an intent whose journal folder is swapped for a link after its check', () => {
   afterEach(() => mock.restoreAll());
 
-  test('the journal folder judged once is proved after the intent opens: refused, the file unchanged, nothing left outside', async () => {
-    const root = workspace({ 'a.txt': 'a0\n' }, { prefix: 'wm-swap-' });
-    const outside = outsideDir();
-    const a = path.join(root, 'a.txt');
-    const one = (text: string): TxPlanner<number> => ({ operation: 'test-write', files: [a], plan: () => ({ writes: [{ file: a, text, entry: { to: { v: text } } }], result: (e) => e.length }) });
-    try {
-      await runTransaction(tx(root), one('a1\n'));
-      const journal = path.join(root, '.waymark', 'journal');
-      const openSync = nodeFs.openSync;
-      let swapped = false;
-      // Right before the intent is created (after the journal folder was judged inside the workspace).
-      mock.method(nodeFs, 'openSync', (p: fs.PathLike, flags?: fs.OpenMode, mode?: fs.Mode) => {
-        if (!swapped && typeof p === 'string' && p.startsWith(journal + path.sep) && /tx\.\d+\.[0-9a-f]+\.json$/.test(p)) {
-          swapped = true;
-          fs.renameSync(journal, `${journal}.orig`);
-          fs.symlinkSync(outside, journal);
-        }
-        return openSync(p, flags ?? 'r', mode);
-      });
-      await assert.rejects(runTransaction(tx(root), one('a2\n')), refused);
-      assert.ok(swapped, 'the swap happened');
-      mock.restoreAll();
-      assert.deepEqual(tree(outside), {}, 'no intent left outside the workspace');
-      assert.equal(fs.readFileSync(a, 'utf8'), 'a1\n', 'the file keeps its bytes');
-      assert.deepEqual(readHistory(root, a).map((e) => e.to), [{ v: 'a1\n' }], 'no history line for the refused change');
-    } finally {
-      fs.rmSync(root, { recursive: true, force: true });
-      fs.rmSync(outside, { recursive: true, force: true });
-    }
-  });
+  /** Swaps the journal folder for a link to `outside` right before the intent is created or written (after the folder was judged inside the workspace). */
+  const swapAtIntent = (journal: string, outside: string, at: 'open' | 'write'): (() => boolean) => {
+    let swapped = false;
+    const swap = () => {
+      swapped = true;
+      fs.renameSync(journal, `${journal}.orig`);
+      fs.symlinkSync(outside, journal);
+    };
+    const openSync = nodeFs.openSync;
+    mock.method(nodeFs, 'openSync', (p: fs.PathLike, flags?: fs.OpenMode, mode?: fs.Mode) => {
+      if (at === 'open' && !swapped && typeof p === 'string' && p.startsWith(journal + path.sep) && /tx\.\d+\.[0-9a-f]+\.json$/.test(p)) swap();
+      return openSync(p, flags ?? 'r', mode);
+    });
+    const writeSync = nodeFs.writeSync as (...a: unknown[]) => number;
+    mock.method(nodeFs, 'writeSync', (...a: unknown[]) => {
+      // A journal slot of this process is written over in place: no open to swap before.
+      if (at === 'write' && !swapped && Buffer.isBuffer(a[1]) && a[1].subarray(0, 10).toString() === 'WAYMARK-TX') swap();
+      return writeSync(...a);
+    });
+    return () => swapped;
+  };
+
+  for (const at of ['write', 'open'] as const) {
+    test(`the journal folder judged once is proved after the intent ${at === 'open' ? 'opens (a new journal file)' : 'is written (a journal slot used again)'}: refused, the file unchanged, nothing left outside`, async () => {
+      const root = workspace({ 'a.txt': 'a0\n' }, { prefix: 'wm-swap-' });
+      const outside = outsideDir();
+      const a = path.join(root, 'a.txt');
+      const one = (text: string): TxPlanner<number> => ({ operation: 'test-write', files: [a], plan: () => ({ writes: [{ file: a, text, entry: { to: { v: text } } }], result: (e) => e.length }) });
+      try {
+        await runTransaction(tx(root), one('a1\n'));
+        const journal = path.join(root, '.waymark', 'journal');
+        // A new journal file: the slot the first write made is taken away (as another process's would be).
+        if (at === 'open') fs.renameSync(path.join(journal, fs.readdirSync(journal)[0]), path.join(root, 'slot-elsewhere'));
+        const swapped = swapAtIntent(journal, outside, at);
+        await assert.rejects(runTransaction(tx(root), one('a2\n')), refused);
+        assert.ok(swapped(), 'the swap happened');
+        mock.restoreAll();
+        assert.deepEqual(tree(outside), {}, 'no intent left outside the workspace');
+        assert.equal(fs.readFileSync(a, 'utf8'), 'a1\n', 'the file keeps its bytes');
+        assert.deepEqual(readHistory(root, a).map((e) => e.to), [{ v: 'a1\n' }], 'no history line for the refused change');
+      } finally {
+        fs.rmSync(root, { recursive: true, force: true });
+        fs.rmSync(outside, { recursive: true, force: true });
+      }
+    });
+  }
 });

@@ -264,29 +264,32 @@ async function recoverTx(tx: TxContext, o: { path: string; intent: TxIntent }): 
   });
   for (const w of intent.writes) for (const t of removeStaleTemps(w.target)) log?.warn(`[write] removed ${t} left by a writer that died`);
   const lineOf = (i: number) => readHistory(tx.root, intent.entries[i]!.file, tx.historyDir).find((h) => h.intent === `${intent.id}:${i}`);
-  // A history line of the change proves it landed, even when its file has changed again since
-  // (the writer's next write of it, say): its observers still run.
-  const moved = intent.entries.map((e, i) => (e && states[i] === 'other' ? lineOf(i) : undefined));
+  // A history line of the change proves it landed (its lines follow its last rename), even when
+  // its files have changed again since (the writer's next write of one, say): its observers still
+  // run, and a file found at its old bytes was changed back since, never redone. (A slot's done
+  // mark is not flushed: after a power loss a completed change may be found live.)
+  const lines = intent.entries.map((e, i) => (e ? lineOf(i) : undefined));
+  const landed = lines.some((l) => l);
   // A file the change records without changing it (before = after) proves nothing.
-  if (moved.every((l) => !l) && states.every((s, i) => s !== 'after' || intent.writes[i].before === intent.writes[i].after)) {
+  if (!landed && states.every((s, i) => s !== 'after' || intent.writes[i].before === intent.writes[i].after)) {
     // Killed before its first rename: the files are as they were.
     completeTxIntent(o.path);
     return;
   }
   for (const [i, w] of intent.writes.entries()) {
-    if (states[i] === 'before') {
+    if (states[i] === 'before' && !landed) {
       if (w.remove) fs.rmSync(w.target, { force: true });
       else writeFileAtomic(w.target, w.text, { root: tx.root });
       log?.warn(`[journal] completed ${intent.operation} on ${w.file}: its writer (pid ${intent.pid}) died between its renames`);
-    } else if (states[i] === 'other') {
+    } else if (states[i] !== 'after') {
       log?.warn(`[journal] ${w.file} changed after ${intent.operation} by pid ${intent.pid} died; left as it is`);
     }
   }
   const recovered: HistoryEntry[] = [];
   for (const [i, e] of intent.entries.entries()) {
-    if (!e || (states[i] === 'other' && !moved[i])) continue;
+    if (!e || (!lines[i] && (states[i] === 'other' || (landed && states[i] === 'before')))) continue;
     const id = `${intent.id}:${i}`;
-    let entry = moved[i] ?? lineOf(i);
+    let entry = lines[i];
     if (!entry) entry = appendHistory(tx.root, { ...e, intent: id, detail: { ...(e.detail ?? {}), recovered: true } }, tx.historyDir).entry;
     recovered.push(entry);
   }
@@ -495,15 +498,19 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
       const before = texts.get(path.resolve(w.file));
       return { w, target, before };
     });
-    // The intent (in place) and every new file (as a temp file) are written first, then fsynced
-    // together with the journal folder (one flush of the disk can serve them all), before the
-    // first rename of a file of the change (the README's durability argument).
+    // The intent and every new file (as a temp file) are written first, then flushed together
+    // (with the journal folder when the intent's name is new: one flush of the disk can serve them
+    // all), before the first rename of a file of the change (the README's durability argument).
+    // A change that records history lines writes its intent over a journal slot of this process
+    // (store/txJournal.ts: no file created or removed); one without (memory, mirrors) in a file of
+    // its own, removed when done: a done mark can be lost with a power loss, and only a line proves
+    // that its change landed (recoverTx).
     const intent = writeTxIntentOpen(root, {
       operation: planner.operation,
       historyDir: tx.historyDir,
       writes: items.map((x) => ({ file: path.resolve(x.w.file), target: x.target, before: x.before === undefined ? null : sha256Hex(x.before), after: x.w.remove ? REMOVED : sha256Hex(x.w.text), text: x.w.remove ? '' : x.w.text, ...(x.w.remove ? { remove: true } : {}) })),
       entries: planned,
-    }, journalDir);
+    }, journalDir, { reuse: planned.some((p) => p !== null) });
     const prepared = new Map<TxWrite, PreparedWrite>();
     try {
       for (const x of items) {
@@ -511,15 +518,16 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
         prepared.set(x.w, prepareAtomicWrite(x.target, x.w.text, { root, mustExist: x.before !== undefined }));
       }
       const fd = intent.fd;
-      const intentSynced = new Promise<void>((resolve, reject) => fs.fsync(fd, (e) => (e ? reject(e) : resolve())));
-      await Promise.all([intentSynced, fsyncPathAsync(path.dirname(intent.path), 'dir'), ...[...prepared.values()].map(fsyncPrepared)]);
+      // A new name is made durable by its folder's flush; a slot used again only needs its bytes.
+      const intentSynced = new Promise<void>((resolve, reject) => (intent.fresh ? fs.fsync : fs.fdatasync)(fd, (e) => (e ? reject(e) : resolve())));
+      await Promise.all([intentSynced, ...(intent.fresh ? [fsyncPathAsync(path.dirname(intent.path), 'dir')] : []), ...[...prepared.values()].map(fsyncPrepared)]);
       dieAt('PREPARE', 1);
     } catch (e) {
       for (const p of prepared.values()) abortAtomicWrite(p);
       completeTxIntent(intent.path);
       throw WaymarkError.is(e) ? e : new WaymarkError('io', `${planner.operation} could not write its intent journal: ${errorMessage(e)}. Nothing was changed.`, intent.path);
     } finally {
-      fs.closeSync(intent.fd);
+      if (!intent.slot) fs.closeSync(intent.fd);
     }
     intentPath = intent.path;
     const done: { target: string; before: string | undefined }[] = [];

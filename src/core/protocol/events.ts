@@ -160,6 +160,7 @@ export function appendEvent(root: string, input: NewEvent, options: EventsLogOpt
   const logger = options.logger ?? silentLogger;
   const maxBytes = options.maxBytes ?? 1024 * 1024;
   const keep = options.keepSegments ?? 100;
+  // Taken by every write of a long-lived process: by its token after the first two (mutex.ts Token).
   return withMutexSync(path.join(dir, 'events.lock'), () => {
     const active = path.join(dir, 'events.jsonl');
     const quick = appendQuick(root, active, input, clock, maxBytes);
@@ -195,7 +196,7 @@ export function appendEvent(root: string, input: NewEvent, options: EventsLogOpt
       fs.closeSync(fd);
     }
     return { event, repaired, rotated };
-  });
+  }, { token: true });
 }
 
 function eventOf(seq: number, input: NewEvent, clock: Clock): ProtocolEvent {

@@ -97,6 +97,11 @@ export function markOwnIntent(p: string): void {
   ownIntents.add(p);
 }
 
+/** This process no longer holds `p` as its own (a journal slot let go). */
+export function unmarkOwnIntent(p: string): void {
+  ownIntents.delete(p);
+}
+
 /** Removes a completed intent. */
 export function completeIntent(p: string): void {
   ownIntents.delete(p);
@@ -130,8 +135,9 @@ export function completeIntentAsync(p: string): Promise<void> {
  * returned with `intent` undefined so the caller can move them aside.
  */
 export function orphanedIntents(root: string, file: string, names?: readonly string[]): { path: string; intent?: Intent }[] {
-  // An empty listing (the common case) needs no prefix: its real path and hash are not worked out.
-  if (names && !names.length) return [];
+  // A listing of transactions' files only (the common case: none, or journal slots) needs no
+  // prefix: its real path and hash are not worked out.
+  if (names && names.every((n) => n.startsWith('tx.'))) return [];
   return orphanedJournalFiles<Intent>(root, `${prefixFor(file)}.`, (x) => Array.isArray(x.writes) && Array.isArray(x.entries), names);
 }
 
@@ -149,9 +155,16 @@ export function listJournal(root: string): string[] {
  * skipped), read and checked by `valid`; an unreadable or invalid one comes back without `intent`.
  * A writer killed while writing its intent leaves only a temp file: it is swept, nothing happened.
  */
-export function orphanedJournalFiles<T extends { pid: number; start?: string; host: string }>(root: string, prefix: string, valid: (x: T) => boolean, listed?: readonly string[]): { path: string; intent?: T; torn?: boolean }[] {
+export function orphanedJournalFiles<T extends { pid: number; start?: string; host: string }>(
+  root: string,
+  prefix: string,
+  valid: (x: T) => boolean,
+  listed?: readonly string[],
+  slot?: (raw: string) => { state: 'live'; body: string } | { state: 'done' | 'torn' } | undefined,
+): { path: string; intent?: T; torn?: boolean }[] {
   const dir = journalDir(root);
-  const names = listed ?? listJournal(root);
+  // This process's own files (its pending intents, its journal slots) are passed over unread.
+  const names = (listed ?? listJournal(root)).filter((n) => !ownIntents.size || !ownIntents.has(path.join(dir, n)));
   // What is found here is swept, removed, moved aside or replayed: only in a journal folder inside
   // the workspace by its real path (a `.waymark/journal` link leading elsewhere is refused, naming
   // it). Checked when the listing has a file of this prefix (the common case has none).
@@ -162,15 +175,28 @@ export function orphanedJournalFiles<T extends { pid: number; start?: string; ho
   for (const n of [...names].sort()) {
     if (!n.startsWith(prefix) || !n.endsWith('.json')) continue;
     const p = path.join(dir, n);
-    if (ownIntents.has(p)) continue;
     let intent: T | undefined;
     let raw: string | undefined;
+    // A journal slot's record (txJournal.ts): live (its intent), done, or torn (overwritten half).
+    let rec: ReturnType<NonNullable<typeof slot>>;
     try {
       raw = readInternalIfExists(p, 'intent journal');
       if (raw === undefined) continue; // completed meanwhile (the listing was made earlier)
-      intent = JSON.parse(raw) as T;
+      rec = slot?.(raw);
+      intent = JSON.parse(rec ? (rec.state === 'live' ? rec.body : '') : raw) as T;
     } catch {
       intent = undefined;
+    }
+    const namedPid = Number(/\.(\d+)\.[0-9a-f]+\.json$/.exec(n)?.[1]);
+    if (rec?.state === 'done') {
+      // Its change is complete; the slot's process is gone (a live one's slots are its own): removed.
+      if (Number.isInteger(namedPid) && namedPid > 0 && pidAlive(namedPid)) continue;
+      try {
+        fs.unlinkSync(p);
+      } catch {
+        // removed by another reader
+      }
+      continue;
     }
     if (intent && typeof intent === 'object' && valid(intent)) {
       if (intent.host === ownHost() && holderAlive(intent.pid, intent.start)) continue;
@@ -178,11 +204,12 @@ export function orphanedJournalFiles<T extends { pid: number; start?: string; ho
     } else {
       // A transaction writes its intent in place (engine/transaction.ts): one whose writer (the pid
       // in its name) is alive may be being written right now.
-      const pid = Number(/\.(\d+)\.[0-9a-f]+\.json$/.exec(n)?.[1]);
+      const pid = namedPid;
       if (Number.isInteger(pid) && pid > 0 && pidAlive(pid)) continue;
-      // Its writer died before the intent was whole (a whole one ends with its line break): the
-      // change never reached its first rename, so nothing happened and the file is removed, not kept.
-      out.push({ path: p, torn: Number.isInteger(pid) && pid > 0 && raw !== undefined && !raw.endsWith('\n') });
+      // Its writer died before the intent was whole (a whole one ends with its line break; a slot's
+      // record has its length and hash): the change never reached its first rename, so nothing
+      // happened and the file is removed, not kept.
+      out.push({ path: p, torn: Number.isInteger(pid) && pid > 0 && raw !== undefined && (rec ? rec.state === 'torn' : !raw.endsWith('\n')) });
     }
   }
   return out;
