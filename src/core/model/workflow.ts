@@ -539,8 +539,9 @@ function normalize(file: string, text: string, data: Record<string, unknown>, di
     ttl: typeof data.ttl === 'number' ? data.ttl : asString(data.ttl),
     nextStep,
     // Null prototype, made from an empty plain object so V8 keeps it a small fast object (no
-    // hash table for the ~no gates most states have); keys set later are own keys either way.
-    gates: Object.setPrototypeOf({}, null) as Record<string, GateState>,
+    // hash table); keys set below are own keys either way. A state with no gated step (most)
+    // shares one frozen empty object: nothing but this function sets a state's gates.
+    gates: hasGatedStep(steps) ? (Object.setPrototypeOf({}, null) as Record<string, GateState>) : NO_GATES,
     stateHash: '',
     contentHash: contentHash ?? sha256(text),
     data,
@@ -578,6 +579,14 @@ function normalize(file: string, text: string, data: Record<string, unknown>, di
     if (state.status === 'completed' || state.status === 'archived') state.currentStep = currentStepKey ? state.currentStep : undefined;
   }
   return { state, raw: { analysis, statusKnown, completedList, lastStepRaw: data.lastStep, currentStepKey, modeStepIds } };
+}
+
+/** The gates of every state whose steps have none. */
+const NO_GATES = Object.freeze(Object.setPrototypeOf({}, null) as Record<string, GateState>);
+
+function hasGatedStep(steps: readonly StepDef[]): boolean {
+  for (let i = 0; i < steps.length; i++) if (steps[i].gate) return true;
+  return false;
 }
 
 function fallbackBmadId(e: unknown): string {
