@@ -127,3 +127,24 @@ test('a parsed state\'s step analysis is made when asked for, the same as the pa
   assert.deepStrictEqual(a.entries.map((e) => e.id), ['a', 'c', undefined, 'a']);
   assert.equal(s.nextStep, 'b');
 });
+
+test('states written alike share their delegation ranges and their empty gates; a state with a gated step has gates of its own', () => {
+  const ctx = defaultWorkspaceContext('/tmp/waymark-memory');
+  const a = parseWorkflowText('/tmp/waymark-memory/a.md', fileText(1, NATIVE(1)), ctx, { contentHash: '' }).state!;
+  const b = parseWorkflowText('/tmp/waymark-memory/b.md', fileText(2, NATIVE(2)), ctx, { contentHash: '' }).state!;
+  // Same rows and columns (ids of one length): one range object each, frozen, equal to the parser's.
+  assert.equal(a.delegationRanges!.parent_id, b.delegationRanges!.parent_id);
+  assert.ok(Object.isFrozen(a.delegationRanges!.parent_id) && Object.isFrozen(a.delegationRanges!.parent_id!.start));
+  assert.deepEqual(a.delegationRanges!.parent_id, { start: { line: 13, character: 13 }, end: { line: 13, character: 17 } });
+  assert.equal(a.gates, b.gates);
+  assert.deepEqual(Object.keys(a.gates), []);
+  assert.throws(() => {
+    (a.gates as Record<string, unknown>).x = 1;
+  }, TypeError);
+  const gatedText = ['---', 'workflow: gated', 'status: in_progress', 'steps:', '  - id: a', '    gate: review', '  - id: b', 'currentStep: b', 'stepsCompleted: [a]', '---', ''].join('\n');
+  const g1 = parseWorkflowText('/tmp/waymark-memory/g1.md', gatedText, ctx, { contentHash: '' }).state!;
+  const g2 = parseWorkflowText('/tmp/waymark-memory/g2.md', gatedText, ctx, { contentHash: '' }).state!;
+  assert.notEqual(g1.gates, g2.gates);
+  assert.notEqual(g1.gates, a.gates);
+  assert.deepEqual(Object.keys(g1.gates), ['a']);
+});

@@ -390,10 +390,31 @@ function looksBmad(file: string, yamlText: string, ctx: WorkspaceContext): boole
 function spanRanges(fm: ParsedFrontmatter, baseLine: number): WorkflowState['delegationRanges'] | undefined {
   const spans = fm.delegationSpans;
   if (!spans || DELEGATION_KEYS.some((k) => spans.nested.includes(k))) return undefined;
-  const range = (v: { row: number; start: number; end: number }) => ({ start: { line: baseLine + v.row, character: v.start }, end: { line: baseLine + v.row, character: v.end } });
+  const range = (v: { row: number; start: number; end: number }) => sharedRange(baseLine + v.row, v.start, v.end);
   const v = spans.values;
   // DELEGATION_KEYS' order, written out: this runs for every delegated file a scan reads.
   return { id: range(v.id ?? spans.key), parent_id: range(v.parent_id ?? spans.key), root_id: range(v.root_id ?? spans.key), chain_path: range(v.chain_path ?? spans.key) };
+}
+
+/**
+ * One-line ranges, each made once and shared (frozen) by every state whose delegation entries sit
+ * at the same place: files of one project are written alike, and four ranges of three objects
+ * each, kept with every delegated state, were a seventh of what a scanned state keeps. Nothing
+ * changes a range in place (a problem's range is replaced, never edited).
+ */
+const sharedRanges = new Map<number, import('../types').Range>();
+const MAX_SHARED_RANGES = 4096;
+
+function sharedRange(line: number, start: number, end: number): import('../types').Range {
+  if (line >= 1 << 20 || start >= 4096 || end >= 4096) return { start: { line, character: start }, end: { line, character: end } };
+  const key = (line * 4096 + start) * 4096 + end;
+  let r = sharedRanges.get(key);
+  if (!r) {
+    if (sharedRanges.size >= MAX_SHARED_RANGES) sharedRanges.clear();
+    r = Object.freeze({ start: Object.freeze({ line, character: start }), end: Object.freeze({ line, character: end }) });
+    sharedRanges.set(key, r);
+  }
+  return r;
 }
 
 const LEADING_TAB = /^ *\t/m;
@@ -527,8 +548,9 @@ function normalize(file: string, text: string, data: Record<string, unknown>, di
     ttl: typeof data.ttl === 'number' ? data.ttl : asString(data.ttl),
     nextStep,
     // Null prototype, made from an empty plain object so V8 keeps it a small fast object (no
-    // hash table for the ~no gates most states have); keys set later are own keys either way.
-    gates: Object.setPrototypeOf({}, null) as Record<string, GateState>,
+    // hash table); keys set below are own keys either way. A state with no gated step (most)
+    // shares one frozen empty object: nothing but this function sets a state's gates.
+    gates: hasGatedStep(steps) ? (Object.setPrototypeOf({}, null) as Record<string, GateState>) : NO_GATES,
     stateHash: '',
     contentHash: contentHash ?? sha256(text),
     data,
@@ -566,6 +588,14 @@ function normalize(file: string, text: string, data: Record<string, unknown>, di
     if (state.status === 'completed' || state.status === 'archived') state.currentStep = currentStepKey ? state.currentStep : undefined;
   }
   return { state, raw: { analysis, statusKnown, completedList, lastStepRaw: data.lastStep, currentStepKey, modeStepIds } };
+}
+
+/** The gates of every state whose steps have none. */
+const NO_GATES = Object.freeze(Object.setPrototypeOf({}, null) as Record<string, GateState>);
+
+function hasGatedStep(steps: readonly StepDef[]): boolean {
+  for (let i = 0; i < steps.length; i++) if (steps[i].gate) return true;
+  return false;
 }
 
 function fallbackBmadId(e: unknown): string {
