@@ -72,7 +72,7 @@ const lazyPackages = {
 // reads a built-in's namespace only as `fs.readFileSync` (never `.default`, never as an object), so
 // the CLI's bundles use the module itself: `require("node:fs")`, no copy at all. Same line count, so
 // the source maps still hold.
-const BUILTIN_ESM = /__toESM\(require\("(node:[a-z_/]+)"\)\)/g;
+const BUILTIN_ESM = /__toESM\(require\("(node:[a-z0-9_/]+)"\)\)/g;
 function builtinModulesAsNamespaces(text) {
   return text.replace(BUILTIN_ESM, 'require("$1")');
 }

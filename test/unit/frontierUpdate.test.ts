@@ -120,7 +120,9 @@ describe('frontier carried over after an edit', () => {
       }),
       { numRuns: 400 },
     );
-    assert.ok(carried > 100, `carried over in ${carried} of 400 runs`);
+    // The carried-over path is the one under test: taken in 110–140 of 400 random runs (95 was seen
+    // once), so the bar is well below that, not a coin toss at its edge.
+    assert.ok(carried > 60, `carried over in ${carried} of 400 runs`);
   });
 
   test('an item that becomes done, or edges that changed, are computed whole', () => {
