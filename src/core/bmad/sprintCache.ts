@@ -26,7 +26,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readTextIfRegular } from '../store/safeRead';
+import { readTextIfRegular, readToEnd } from '../store/safeRead';
 import { version as WAYMARK_VERSION } from '../../../package.json';
 import { writeFileAtomic } from '../store/atomicWrite';
 import { safeMkdir } from '../store/safePath';
@@ -217,16 +217,7 @@ function readKeyed(file: string, maxBytes: number): { key?: [string, string, str
     const st = fs.fstatSync(fd, { bigint: true });
     const key: [string, string, string, string] = [String(st.size), String(st.mtimeNs), String(st.ctimeNs), String(st.ino)];
     if (!st.isFile() || st.size > BigInt(Math.min(maxBytes, Number.MAX_SAFE_INTEGER))) return { key };
-    const size = Number(st.size);
-    if (size === 0) return { key, text: fs.readFileSync(fd, 'utf8') };
-    const buf = Buffer.allocUnsafe(size);
-    let len = 0;
-    while (len < size) {
-      const n = fs.readSync(fd, buf, len, size - len, null);
-      if (n === 0) break;
-      len += n;
-    }
-    return { key, text: buf.toString('utf8', 0, len) };
+    return { key, text: readToEnd(fd, Number(st.size)).toString('utf8') };
   } catch {
     return { key: statKey(file) };
   } finally {

@@ -53,7 +53,7 @@ export function readRegularFileSync(file: string, maxBytes = Infinity): Buffer {
  * it shrank meanwhile); a size of 0 (an empty file, or one that does not report its size) is read
  * to its end.
  */
-function readToEnd(fd: number, size: number): Buffer {
+export function readToEnd(fd: number, size: number): Buffer {
   if (size === 0) return fs.readFileSync(fd);
   const buf = Buffer.allocUnsafe(size);
   let len = 0;
