@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { readSlotRecord } from '../../src/core/store/txJournal';
+import { createStateCore } from '../../src/core/index';
 
 /** Writes each file (relative path → text) under `root`, making the folders. */
 export function writeFiles(root: string, files: Record<string, string>): void {
@@ -40,4 +41,14 @@ export function journalIntent<T = { operation: string; writes: { file: string }[
   const raw = fs.readFileSync(path.join(root, '.waymark', 'journal', name), 'utf8');
   const rec = readSlotRecord(raw);
   return JSON.parse(rec ? (rec.state === 'live' ? rec.body : 'null') : raw) as T;
+}
+
+/** One `setScope` of `file` by a core made for it (and disposed): a writer that settles what the journal holds first. */
+export async function setScopeOnce(root: string, file: string, scope: 'micro' | 'small' | 'medium' | 'large' | 'epic'): Promise<void> {
+  const core = createStateCore({ roots: [root], actor: 'test' });
+  try {
+    await core.setScope(file, scope);
+  } finally {
+    core.dispose();
+  }
 }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { journalLeft, workspace } from './fileHelpers';
+import { journalLeft, setScopeOnce, workspace } from './fileHelpers';
 import { createStateCore } from '../../src/core/index';
 import { lockPathFor } from '../../src/core/store/fileLock';
 import { WaymarkError } from '../../src/core/errors';
@@ -33,12 +33,7 @@ describe('journal files a write cannot use', () => {
     // Killed while its intent was being written: a prefix without its final line break.
     fs.writeFileSync(path.join(journal, `${prefix}.${DEAD}.abababababababab.json`), whole.slice(0, 40));
     fs.writeFileSync(path.join(journal, `${prefix}.${DEAD}.cdcdcdcdcdcdcdcd.json`), '{"writes": not json}\n');
-    const core = createStateCore({ roots: [root], actor: 'test' });
-    try {
-      await core.setScope(file, 'large');
-    } finally {
-      core.dispose();
-    }
+    await setScopeOnce(root, file, 'large');
     assert.match(fs.readFileSync(file, 'utf8'), /scope: large/);
     assert.deepEqual(journalLeft(root).sort(), [`${prefix}.${DEAD}.cdcdcdcdcdcdcdcd.json.bad`]);
   });

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import nodeFs from 'node:fs';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { journalLeft, workspace } from './fileHelpers';
+import { journalLeft, setScopeOnce, workspace } from './fileHelpers';
 import { createStateCore } from '../../src/core/index';
 import { readHistory } from '../../src/core/store/history';
 import { readSlotRecord } from '../../src/core/store/txJournal';
@@ -99,12 +99,7 @@ describe('journal slots', () => {
     fs.writeFileSync(path.join(journal, `tx.${DEAD}.0.json`), header('done', body.length) + body);
     // Its header promises more bytes than are there (and its hash is not theirs): written half.
     fs.writeFileSync(path.join(journal, `tx.${DEAD}.1.json`), header('live', body.length + 10) + body);
-    const core = createStateCore({ roots: [root], actor: 'test' });
-    try {
-      await core.setScope(file, 'large');
-    } finally {
-      core.dispose();
-    }
+    await setScopeOnce(root, file, 'large');
     assert.match(fs.readFileSync(file, 'utf8'), /scope: large/);
     assert.doesNotMatch(fs.readFileSync(file, 'utf8'), /planted/);
     assert.deepEqual(journalLeft(root), []);
