@@ -15,7 +15,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { truthFor } from './truth.mjs';
+import { frontmatterBroken, truthFor } from './truth.mjs';
 import { norm, toRepoRel } from './paths.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -52,6 +52,14 @@ function parseArgs(argv) {
 // `sprint` exits 1 when it finds validation errors (a ledger that is not valid YAML), as `waymark --help` documents.
 const OK_EXITS = { validate: [0, 1], sprint: [0, 1], status: [0], next: [0] };
 const STACK = /\n\s+at .+(:\d+:\d+\)?|\(node:)/;
+
+function readOr(file) {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
 
 function runVerb(cli, verb, cwd, timeoutMs) {
   const t0 = process.hrtime.bigint();
@@ -147,7 +155,10 @@ function measure(name, repoDir, opts) {
   // is not valid YAML, a story done over a failed QA review) earns its error; those are counted apart.
   const broken = new Set(truth.projects.flatMap((p) => (p.broken ?? []).map((b) => b.file)));
   const allErrors = (validate?.problems ?? []).filter((p) => p.severity === 'error');
-  const errors = allErrors.filter((p) => !broken.has(toRepoRel(repoDir, p.file)));
+  // A frontmatter that is not valid YAML (a key written twice, a bad indent) is broken wherever the
+  // file is: the truth's own parser says so, file by file.
+  const unreadable = (p) => /^(yaml-|frontmatter-)/.test(p.code) && frontmatterBroken(readOr(path.resolve(repoDir, toRepoRel(repoDir, p.file))));
+  const errors = allErrors.filter((p) => !broken.has(toRepoRel(repoDir, p.file)) && !unreadable(p));
 
   // Planning artifacts: identified when `status` lists the file and `validate` does not call its workflow unknown.
   const listed = new Map();

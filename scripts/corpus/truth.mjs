@@ -241,6 +241,10 @@ function layoutOf(repo, project) {
 // ---------- statuses, as BMAD means them ----------
 const STATUS_WORDS = [
   // [pattern over the cleaned text, meaning]
+  // A story no longer used, or folded into another (`not used - merged into story 3-9`): set aside.
+  [/^(not[ -]used|not[ -]needed|unused|(?:merged|consolidated|folded|absorbed|combined)[ -]+into)\b/, 'dropped'],
+  // Approved for what comes after review (`approved for production`): finished.
+  [/^approved[ -]for[ -](production|prod|release|deploy(ment)?|launch|go[ -]live|ship(ping)?|merge)\b/, 'done'],
   [/^(backlog|not[ -]started|to[ -]?do|pending|planned|new|open|proposed|deferred|postponed|shelved|future(?: story)?$|future story\b)\b/, 'backlog'],
   [/^(reviewed|review(ed)?[ -](passed|complete[d]?|approved|done)|code[ -]review[ -](passed|complete[d]?|approved|done)|qa[ -](passed|approved|complete[d]?|done|verified))\b/, 'done'],
   [/^(dev(?:elopment)?[ -]complete[d]?|implementation[ -]complete[d]?|ready[ -]for[ -]review|in[ -]review|review[ -]ready|code[ -]review|needs[ -]review|under[ -]review|review|qa|in[ -]qa|ready[ -]for[ -]qa)\b/, 'review'],
@@ -822,7 +826,20 @@ function findStoryFileById(key, index) {
     for (const w of cw) if (kw.has(w)) common++;
     return common >= Math.max(1, Math.ceil(Math.min(cw.size, kw.size) / 2));
   };
-  const cands = index.filter((f) => { const c = idOfFileName(path.basename(f)); return sameId(c.id, id) && related(c.slug); });
+  // A file named by number alone (`3.6.story.md`) whose title names another story (`# Story 3.6:
+  // Example Teaching Agent` for `3-6-tips-annotation-error-archiving`: no word in common, an earlier
+  // plan's story 3.6) is not this key's.
+  const titleFits = (f) => {
+    if (!slug) return true;
+    const m = /^#\s+(?:story\s+)?[\w.-]*\d[\w.-]*\s*[:：—–-]\s*(.+)$/im.exec((readText(f) ?? '').slice(0, 2000));
+    if (!m) return true;
+    const tw = new Set((m[1].toLowerCase().match(/[a-z][a-z0-9]+/g) ?? []).filter((w) => w.length > 2));
+    if (tw.size < 2) return true;
+    // (a shared word, or a shared stem of five letters: `archiving` and `archive`)
+    for (const w of kw) if (tw.has(w) || (w.length >= 5 && [...tw].some((t) => t.startsWith(w.slice(0, 5))))) return true;
+    return false;
+  };
+  const cands = index.filter((f) => { const c = idOfFileName(path.basename(f)); return sameId(c.id, id) && related(c.slug) && (c.slug || titleFits(f)); });
   if (cands.length === 0) return { file: null, candidates: 0 };
   if (cands.length === 1) return { file: cands[0], candidates: 1 };
   // A companion note next to the story (10-1-e2e-evidence.md): take the one whose slug is the key's.
@@ -838,7 +855,7 @@ const STEP_KEYS = ['stepsCompleted', 'workflowType', 'lastStep'];
 const FINISHED = /^(complete|completed|done|final|finalized|approved|finished|closed)$/i;
 
 /** True when the file opens a frontmatter block that is not valid YAML (its state cannot be read by any tool). */
-function frontmatterBroken(text) {
+export function frontmatterBroken(text) {
   if (!/^---\r?\n/.test(text)) return false;
   const end = text.search(/\r?\n---\s*(\r?\n|$)/);
   if (end < 0) return false;
@@ -894,6 +911,9 @@ export function truthFor(repoDir) {
       for (const d of [path.join(p.root, 'docs'), path.join(p.root, '_bmad-output'), folders.output]) {
         if (d && isDir(d)) walk(d, 4, found, (n) => n === 'sprint-status.yaml');
       }
+      // v6 beta's default dev_ephemeral_location, `{project-root}/.bmad-ephemeral`, when the config does not name one.
+      const ephemeral = path.join(p.root, '.bmad-ephemeral', 'sprint-status.yaml');
+      if (!found.length && isFile(ephemeral)) found.push(ephemeral);
       ledgerFiles = [...new Set(found)].filter((f) => !RETIRED.test(rel(repo, f)));
     }
     // A live ledger kept at the project's root (the output folder set to the root, or the file moved

@@ -393,3 +393,24 @@ test('eighth round (a): a ledger with fullwidth colons is read line by line and 
   assert.equal(by['1-2-作为守塔人 调节亮度'].drift, true);
   assert.deepEqual(p.broken.map((b) => b.file).sort(), ['_bmad-output/implementation-artifacts/sprint-status.yaml', '_bmad-output/planning-artifacts/tech-spec.md']);
 });
+
+test('held-out round 19: a story no longer used or folded into another is set aside; approved for production is done', () => {
+  assert.equal(normalizeStatus('NOT USED - MERGED INTO STORY 3-9'), 'dropped');
+  assert.equal(normalizeStatus('not-used'), 'dropped');
+  assert.equal(normalizeStatus('Merged into 2-4'), 'dropped');
+  assert.equal(normalizeStatus('Merged'), 'done');
+  assert.equal(normalizeStatus('Approved for Production (All QA Issues Resolved)'), 'done');
+  assert.equal(normalizeStatus('Approved'), 'ready-for-dev');
+});
+
+test('held-out round 19: v6 beta\'s default ephemeral ledger is the ledger when no other is found', () => {
+  const dir = project({
+    '.bmad/bmm/config.yaml': 'project_name: x\nbmad_folder: .bmad\nsprint_artifacts: "{project-root}/docs/sprint-artifacts"\n',
+    '.bmad-ephemeral/sprint-status.yaml': 'development_status:\n  epic-0: in-progress\n  0-1-ci-pipeline: ready-for-dev\n',
+    'docs/stories/0-1-ci-pipeline.md': story('Status: Completed'),
+  });
+  const t = truthFor(dir);
+  const s = t.projects[0].stories.find((x) => x.key === '0-1-ci-pipeline');
+  assert.equal(s.ledger, '.bmad-ephemeral/sprint-status.yaml');
+  assert.equal(s.drift, true);
+});

@@ -693,7 +693,7 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
     // The story's own QA Results record a later pass than the gate file (`Gate: PASS` under `### Gate
     // Status`, written by the review that approved it): the gate file is the stale record, a note.
     if (!unread && s.gate.verdict === 'FAIL' && (f.qaGate === 'PASS' || f.qaGate === 'WAIVED')) {
-      out.push({ file: f.file, range: statusRange ?? at(0), severity: 'info', code: 'story-gate-failed', message: `The story's QA Results record Gate: ${f.qaGate}, but its gate file still says FAIL (${s.gate.file}). Update the gate file to the last review's verdict.`, data: { key: s.key, gate: s.gate.file } });
+      out.push({ file: f.file, range: statusRange ?? at(0), severity: 'info', code: 'story-gate-failed', message: `The story's last QA decision records Gate: ${f.qaGate}, but its gate file still says FAIL (${s.gate.file}). Update the gate file to the last review's verdict.`, data: { key: s.key, gate: s.gate.file } });
       return;
     }
     if (s.gate.expired && s.gate.verdict === 'WAIVED') {

@@ -110,13 +110,45 @@ export function findLedgerFile(cfg: BmadConfig): string | undefined {
 }
 
 /**
+ * Of a ledger found where projects commonly keep one (not where the config says) and the others a
+ * walk finds, the live one: the ledger whose story keys name the most story files (a project that
+ * planned its sprint again keeps the new ledger beside the stories it names, the old one elsewhere
+ * naming stories since renamed). The first found wins a tie.
+ */
+function liveOf(cfg: BmadConfig, first: string, walked: string[]): string {
+  const others = walked.filter((p) => p !== first && hasEntries(p));
+  if (!others.length) return first;
+  const names = new Map<string, Set<string>>();
+  const named = (file: string): number => {
+    const text = recordingRead(file, MAX_FILE);
+    if (text === undefined) return 0;
+    const ledger = parseLedger(file, text);
+    let n = 0;
+    const dirs = [...storyDirs(cfg, file, ledger)].map((d) => {
+      let set = names.get(d);
+      if (!set) names.set(d, (set = new Set(listDir(d).filter((e) => e.isFile()).map((e) => e.name.toLowerCase()))));
+      return set;
+    });
+    for (const e of ledger.entries) if (e.kind === 'story' && dirs.some((set) => set.has(`${e.key.toLowerCase()}.md`))) n++;
+    return n;
+  };
+  let best = first;
+  let most = named(first);
+  for (const o of others) {
+    const n = named(o);
+    if (n > most) [best, most] = [o, n];
+  }
+  return best;
+}
+
+/**
  * The project's live ledgers: the one where its config puts it, when that one lists work; else
  * every ledger listing work that a bounded search finds outside archives and fixtures (a project
  * keeping one per module, `docs/modules/*\/sprint-status.yaml`); else an empty one at the config's
  * place.
  */
 export function findLedgerFiles(cfg: BmadConfig): string[] {
-  const c = [
+  const declared = [
     path.join(cfg.implementationArtifacts, 'sprint-status.yaml'),
     cfg.vars.sprint_artifacts ? path.join(cfg.vars.sprint_artifacts, 'sprint-status.yaml') : '',
     // v6 beta's sprint planning writes its ledger to `dev_ephemeral_location` (`.bmad-ephemeral/`).
@@ -124,6 +156,9 @@ export function findLedgerFiles(cfg: BmadConfig): string[] {
     path.join(cfg.outputFolder, 'sprint-status.yaml'),
     path.join(cfg.outputFolder, 'sprint-artifacts', 'sprint-status.yaml'),
     path.join(cfg.outputFolder, 'implementation-artifacts', 'sprint-status.yaml'),
+  ].filter((p) => p && inside(cfg.root, p));
+  const c = [
+    ...declared,
     path.join(cfg.root, 'docs', 'sprint-artifacts', 'sprint-status.yaml'),
     path.join(cfg.root, 'docs', 'sprint-status.yaml'),
     path.join(cfg.root, '_bmad-output', 'implementation-artifacts', 'sprint-status.yaml'),
@@ -133,8 +168,10 @@ export function findLedgerFiles(cfg: BmadConfig): string[] {
   // A ledger with no entries (`development_status: {}` left where the config points) loses to
   // one elsewhere that lists the work; else the config's place wins.
   const listed = placed.find((p) => hasEntries(p));
-  if (listed) return [listed];
+  // Where the config puts it (its implementation or sprint artifacts, its output folder): the ledger.
+  if (listed && declared.includes(listed)) return [listed];
   const walked = findNamed(cfg.root, /^sprint-status\.ya?ml$/);
+  if (listed) return [liveOf(cfg, listed, walked)];
   const live = walked.filter((p) => !placed.includes(p) && hasEntries(p));
   if (live.length) return live;
   // v6 beta's default `dev_ephemeral_location` (a hidden folder the walk passes over), when the

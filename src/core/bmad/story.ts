@@ -204,7 +204,9 @@ function statusAfter(line: string, from: number): { value: string; start: number
 }
 
 /** Words for a story the team set aside, as written (emoji and bold around them allowed). */
-export const SET_ASIDE = /^[^\p{L}]*(deferred|postponed|shelved|suspended|cancell?ed|dropped|descoped|de-scoped|superseded|obsolete|archived|retired|quarantined|abandoned|skipped|deprecated|withdrawn|won'?t[- ]do|removed|on[- ]hold|paused|parked|moved|relocated|migrated|replaced|split(?=[- ]+into\b|\s*$))\b/iu;
+// A story no longer used (`Not used`, `Not needed`, `Unused`) or folded into another (`Merged into
+// story 3-9`, `Consolidated into 3.9`) is set aside too; `Merged` alone is done (its pull request merged).
+export const SET_ASIDE = /^[^\p{L}]*(deferred|postponed|shelved|suspended|cancell?ed|dropped|descoped|de-scoped|superseded|obsolete|archived|retired|quarantined|abandoned|skipped|deprecated|withdrawn|won'?t[- ]do|removed|on[- ]hold|paused|parked|moved|relocated|migrated|replaced|not[- ]used|not[- ]needed|unused|(?:split|merged|consolidated|folded|absorbed|combined)(?=[- ]+into\b)|split(?=\s*$))\b/iu;
 /** Of those, the words for a story held for later rather than given up: backlog to the ledger. */
 export const HELD = /^[^\p{L}]*(deferred|postponed|shelved|suspended|on[- ]hold|paused|parked)\b/iu;
 
@@ -217,7 +219,9 @@ export function setAsideStatus(word: string): string | undefined {
   const m = SET_ASIDE.exec(word.trim());
   if (!m) return undefined;
   const w = m[1].toLowerCase().replace(/\s+/g, '-').replace(/'/g, '');
-  return w === 'split' || w === 'moved' || w === 'relocated' || w === 'migrated' || w === 'replaced' ? 'superseded' : w === 'archived' ? 'obsolete' : w === 'de-scoped' ? 'descoped' : w === 'canceled' ? 'cancelled' : w === 'on-hold' || w === 'onhold' ? 'on-hold' : w;
+  if (/^(split|moved|relocated|migrated|replaced|merged|consolidated|folded|absorbed|combined)$/.test(w)) return 'superseded';
+  if (/^(not-used|not-needed|unused)$/.test(w)) return 'dropped';
+  return w === 'archived' ? 'obsolete' : w === 'de-scoped' ? 'descoped' : w === 'canceled' ? 'cancelled' : w === 'on-hold' || w === 'onhold' ? 'on-hold' : w;
 }
 
 
@@ -384,7 +388,9 @@ export function parseStory(file: string, text: string): StoryFile {
       awaitingStatus = false;
       continue;
     }
-    if (section.startsWith('qa results')) {
+    // The verdict of the story's last QA decision: `## QA Results`, or a later QA section that decides
+    // again (`## QA Response` … `### Gate Status Update` … `Gate: PASS`).
+    if (/^qa\b/.test(section)) {
       const g = /^\s*(?:[-*]\s+)?(?:\*\*|__)?Gate(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(PASS|CONCERNS|FAIL|WAIVED)\b/i.exec(line);
       if (g) s.qaGate = g[1].toUpperCase();
     }
@@ -514,6 +520,8 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
   if (mistyped && DEV.test(mistyped)) return { status: 'ready-for-dev', exact: false };
   const approvedFor = /^approved-(?:for|to)-(.+)$/.exec(w)?.[1];
   if (approvedFor && DEV.test(approvedFor)) return { status: 'ready-for-dev', exact: false };
+  // Approved for what comes after review (`Approved for Production`, `Approved for Release`): finished.
+  if (approvedFor && /^(production|prod|release|deploy|deployment|launch|go-live|ship|shipping|merge)(-|$)/.test(approvedFor)) return { exact: false, suggestion: 'done' };
   // QA is the review stage: a story in QA (`QA`, `In QA`, `QA Review`, `In Testing`) waits on it, one
   // QA passed (`QA Approved`, `QA Passed`, `QA Complete`) has passed it, as `review-passed` has.
   if (/^(?:in-)?(?:qa|testing)(?:-(?:review|pending|in-progress|testing))?$/.test(w)) return { status: 'review', exact: false };
