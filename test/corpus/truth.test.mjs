@@ -414,3 +414,16 @@ test('held-out round 19: v6 beta\'s default ephemeral ledger is the ledger when 
   assert.equal(s.ledger, '.bmad-ephemeral/sprint-status.yaml');
   assert.equal(s.drift, true);
 });
+
+test('held-out round 19: a file named by number alone whose title names another story is not the key\'s', () => {
+  const ledger = 'development_status:\n  epic-3: in-progress\n  3-6-tips-annotation-archiving: ready-for-dev\n  3-7-dialog-pullout: ready-for-dev\n';
+  const dir = project({
+    '_bmad/bmm/config.yaml': 'project_name: x\nimplementation_artifacts: "{project-root}/_bmad-output/implementation-artifacts"\n',
+    '_bmad-output/implementation-artifacts/sprint-status.yaml': ledger,
+    'docs/stories/3.6.story.md': '# Story 3.6: Example Teaching Agent (Example-Teaching-Agent)\n\n## Status\nDone\n',
+    'docs/stories/3.7.story.md': '# Story 3.7: Dialog Pull-out Node\n\n## Status\nDone\n',
+  });
+  const stories = truthFor(dir).projects[0].stories;
+  assert.equal(stories.find((s) => s.key === '3-6-tips-annotation-archiving').file, null);
+  assert.equal(stories.find((s) => s.key === '3-7-dialog-pullout').file, 'docs/stories/3.7.story.md');
+});

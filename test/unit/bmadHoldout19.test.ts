@@ -149,3 +149,20 @@ describe('two ledgers in one project', () => {
     assert.deepEqual(warned(r.problems), ['1-1-github-login.md story-status-drift']);
   });
 });
+
+describe('a story file of an earlier plan, named by number alone', () => {
+  test('a title that names another story is not the key\'s file; one whose title fits is', () => {
+    const dir = project({
+      '_bmad/bmm/config.yaml': 'project_name: canvas\noutput_folder: "{project-root}/_bmad-output"\nimplementation_artifacts: "{project-root}/_bmad-output/implementation-artifacts"\n',
+      '_bmad-output/implementation-artifacts/sprint-status.yaml': ledgerOf(['epic-3: in-progress', '3-6-tips-annotation-archiving: ready-for-dev', '3-7-dialog-pullout: ready-for-dev']),
+      'docs/stories/3.6.story.md': '# Story 3.6: Example Teaching Agent (Example-Teaching-Agent)\n\n## Status\n\nDone\n\n## Tasks / Subtasks\n\n- [x] Teach\n',
+      'docs/stories/3.7.story.md': '# Story 3.7: Dialog Pull-out Node\n\n## Status\n\nDone\n\n## Tasks / Subtasks\n\n- [x] Pull out\n',
+    });
+    const r = loadSprint(dir, { now: NOW })!;
+    const of = Object.fromEntries(r.epics.flatMap((e) => e.stories).map((s) => [s.key, s.file ? path.relative(dir, s.file) : null]));
+    assert.equal(of['3-6-tips-annotation-archiving'], null);
+    assert.equal(of['3-7-dialog-pullout'], path.join('docs', 'stories', '3.7.story.md'));
+    // (3-6 is ready for development with no story file of its own yet: the ledger's own note.)
+    assert.deepEqual(warned(r.problems), ['3.7.story.md story-status-drift', 'sprint-status.yaml ledger-story-no-file']);
+  });
+});

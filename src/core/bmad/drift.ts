@@ -330,6 +330,9 @@ export function buildSprint(parts: SprintParts): SprintModel {
     // A lone file numbered like the story but named for something else, with no Status of its own
     // (`story-1.2-verification-report.md` for `1-2-main-layout`), is a note about the story, not its file.
     if (main.length === 1 && main[0].status === undefined && !slugFits(fileSlugOf(keyOfFile(main[0])), keySlug)) continue;
+    // A file named by number alone whose title names another story (`3.6.story.md`, `# Story 3.6:
+    // Example Teaching Agent`, for `3-6-tips-annotation-archiving`): an earlier plan's story 3.6, not this one.
+    if (main.length === 1 && !fileSlugOf(keyOfFile(main[0]).replace(/\.story$/i, '')) && !titleFits(main[0].title, keySlug)) continue;
     if (fitting.length === 1 || stories.length === 1) {
       bind(s, stories[0] ?? fitting[0]);
       continue;
@@ -715,6 +718,23 @@ function slugFits(fileSlug: string, keySlug: string): boolean {
   const words = (x: string) => new Set(x.split(/[-_.]+/).filter((w) => w.length > 2));
   const k = words(keySlug);
   return [...words(fileSlug)].some((w) => k.has(w));
+}
+
+/**
+ * True unless a title names another story than the key's slug: two or more words of three letters
+ * or more in Latin script, none of them (nor a five-letter stem: `archive`, `archiving`) the slug's.
+ * A title in another script, or too short to tell, fits.
+ */
+function titleFits(title: string | undefined, keySlug: string): boolean {
+  if (!title || !keySlug) return true;
+  const tw = new Set((title.toLowerCase().match(/[a-z][a-z0-9]+/g) ?? []).filter((w) => w.length > 2 && w !== 'story'));
+  if (tw.size < 2) return true;
+  for (const w of keySlug.split(/[-_.]+/)) {
+    if (w.length <= 2) continue;
+    if (tw.has(w)) return true;
+    if (w.length >= 5) for (const t of tw) if (t.startsWith(w.slice(0, 5))) return true;
+  }
+  return false;
 }
 
 function isV4Word(w: string): boolean {
