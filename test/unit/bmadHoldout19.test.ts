@@ -166,3 +166,19 @@ describe('a story file of an earlier plan, named by number alone', () => {
     assert.deepEqual(warned(r.problems), ['3.7.story.md story-status-drift', 'sprint-status.yaml ledger-story-no-file']);
   });
 });
+
+describe('a record of Whiteport Design Studio (WDS) in its _progress/ folder', () => {
+  const REPORT = '---\ndate: 2026-05-14\nauditor: Sally (WDS UX Designer — Validation Mode)\nscope: Scenario 01 (2 documents)\nstepsCompleted: [1,2,3,4,5,6,7,8,9,10]\n---\n\n# Validation Report — Scenario 01 Specs\n';
+  test('is a BMAD artifact with its steps, never unknown; the same file elsewhere stays unknown', () => {
+    const dir = project({
+      '_bmad-output/planning-artifacts/prd.md': '---\nstepsCompleted: [1, 2, 3]\nworkflowType: prd\n---\n\n# Product Requirements\n',
+      '_bmad-output/_progress/scenario-01-validation-report-2026-05-14.md': REPORT,
+      '_bmad-output/notes/scenario-02-validation-report-2026-05-14.md': REPORT,
+    });
+    const v = JSON.parse(cli(dir, 'validate', '.').stdout);
+    const unknown = v.problems.filter((p: Problem) => p.code === 'bmad-workflow-unknown').map((p: Problem) => path.basename(p.file));
+    assert.deepEqual(unknown, ['scenario-02-validation-report-2026-05-14.md']);
+    const st = JSON.parse(cli(dir, 'status', '.').stdout);
+    assert.ok(st.workflows.some((w: { file: string }) => /_progress/.test(w.file)), JSON.stringify(st.workflows.map((w: { file: string }) => w.file)));
+  });
+});

@@ -292,10 +292,15 @@ export function selfDeclaredWorkflowOf(file: string, data: Record<string, unknow
   if (!records) return undefined;
   const named = typeof data.workflow === 'string' ? data.workflow.trim() : '';
   if (NAME.test(named)) return { workflow: stub(named), by: 'self', detail: `workflow '${named}'` };
-  const ids = steps.filter((e): e is string => typeof e === 'string');
-  if (!ids.length || ids.length !== steps.length || !ids.every((e) => /^step-\w/i.test(e.replace(/^.*[\\/]/, '')))) return undefined;
   const abs = path.resolve(file);
   const dir = path.dirname(abs);
+  // Whiteport Design Studio (WDS, a BMAD module) keeps its design process's records in
+  // `{output_folder}/_progress/` (its design log, validation reports): one recording its steps there is WDS's.
+  if (path.basename(dir) === '_progress' && (projects ?? []).some((p) => p.outputFolders[0] === path.dirname(dir))) {
+    return { workflow: stub('wds'), by: 'self', detail: 'a record of WDS in its _progress/ folder under the output folder' };
+  }
+  const ids = steps.filter((e): e is string => typeof e === 'string');
+  if (!ids.length || ids.length !== steps.length || !ids.every((e) => /^step-\w/i.test(e.replace(/^.*[\\/]/, '')))) return undefined;
   for (const p of projects ?? []) {
     const [out, ...artifactFolders] = p.outputFolders;
     if (!out || path.dirname(dir) !== out || p.outputFolders.includes(dir) || artifactFolders.some((a) => dir.startsWith(a + path.sep))) continue;
