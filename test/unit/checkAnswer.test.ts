@@ -400,3 +400,84 @@ describe('validate answer kept across runs (checkAnswer)', () => {
     }
   });
 });
+
+describe("validate keeps what git answered for in-progress files (the stored answer's activity)", () => {
+  test('a check after a change asks git only when HEAD, refs, the index or an in-progress file moved, and says what a run without caches says', async () => {
+    const root = workspace({ 'a/one.md': wf('one', 'in_progress'), 'a/two.md': wf('two', 'in_progress'), 'b/three.md': wf('three', 'in_progress'), 'other.md': wf('other', 'created') }, { prefix: 'wm-answer-git-' });
+    // git is found on PATH: a git of this test's own, which logs each run and starts the real one.
+    const real = spawnSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).stdout.trim();
+    const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-answer-gitbin-'));
+    const log = path.join(bin, 'runs.log');
+    fs.writeFileSync(path.join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${real}' "$@"\n`, { mode: 0o755 });
+    const runs = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).length : 0);
+    const git = (date: string, ...args: string[]) => {
+      const r = spawnSync(real, ['-c', 'user.name=Ana', '-c', 'user.email=ana@example.com', ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } });
+      assert.equal(r.status, 0, r.stderr);
+    };
+    git('2026-02-01T10:00:00Z', 'init', '-q');
+    git('2026-02-01T10:00:00Z', 'add', '.');
+    git('2026-02-01T10:00:00Z', 'commit', '-qm', 'start');
+    const path0 = process.env.PATH;
+    process.env.PATH = `${bin}${path.delimiter}${path0}`;
+    // Each change is older than the check that follows it by more than a timestamp tick.
+    const settle = () => new Promise((r) => setTimeout(r, 20));
+    const lastOf = (c: WorkspaceCheck) => new Map(c.problems.filter((p) => p.code === 'work-stalled').map((p) => [path.basename(p.file), (p.data as { lastActivity?: string }).lastActivity]));
+    try {
+      await settle();
+      const first = await check(root);
+      assert.equal(first.reused, false);
+      assert.ok(runs() > 0, 'the first check asks git');
+      assert.equal(lastOf(first).get('one.md'), '2026-02-01T10:00:00.000Z', JSON.stringify(first.problems));
+      const stored = JSON.parse(fs.readFileSync(path.join(root, '.waymark/cache/check-answer.json'), 'utf8')) as { activity?: { files: unknown[] } };
+      assert.equal(stored.activity?.files.length, 3, 'each in-progress file is kept');
+
+      // A file that is not in progress changes: the answer is computed again, git is not asked.
+      fs.appendFileSync(path.join(root, 'other.md'), 'more\n');
+      await settle();
+      let n = runs();
+      const afterEdit = await check(root);
+      assert.equal(afterEdit.reused, false);
+      assert.equal(runs(), n, 'no git for in-progress files that did not move');
+      assert.deepStrictEqual(settled(afterEdit), settled(await full(root)));
+
+      // An in-progress file is edited: git is asked about it (it has changes now: its file time).
+      // (its modification time put back days, so it is still stalled and its time shows)
+      fs.appendFileSync(path.join(root, 'a/two.md'), 'edited\n');
+      const edited = new Date('2026-02-03T10:00:00Z');
+      fs.utimesSync(path.join(root, 'a/two.md'), edited, edited);
+      await settle();
+      n = runs();
+      const afterTwo = await check(root);
+      assert.ok(runs() > n, 'git is asked about the moved file');
+      assert.equal(lastOf(afterTwo).get('two.md'), edited.toISOString());
+      assert.equal(lastOf(afterTwo).get('one.md'), '2026-02-01T10:00:00.000Z');
+      assert.deepStrictEqual(settled(afterTwo), settled(await full(root)));
+
+      // A commit moves HEAD: every file's last commit may have changed; git is asked again.
+      git('2026-02-05T10:00:00Z', 'add', '.');
+      git('2026-02-05T10:00:00Z', 'commit', '-qm', 'two');
+      fs.appendFileSync(path.join(root, 'other.md'), 'again\n');
+      await settle();
+      n = runs();
+      const afterCommit = await check(root);
+      assert.ok(runs() > n, 'git is asked after HEAD moved');
+      assert.equal(lastOf(afterCommit).get('two.md'), '2026-02-05T10:00:00.000Z');
+      assert.deepStrictEqual(settled(afterCommit), settled(await full(root)));
+
+      // The answer stored from a run that took the kept activity over keeps it for the next.
+      fs.appendFileSync(path.join(root, 'other.md'), 'once more\n');
+      await settle();
+      await check(root);
+      n = runs();
+      fs.appendFileSync(path.join(root, 'other.md'), 'and more\n');
+      await settle();
+      const later = await check(root);
+      assert.equal(runs(), n);
+      assert.deepStrictEqual(settled(later), settled(await full(root)));
+    } finally {
+      process.env.PATH = path0;
+      fs.rmSync(bin, { recursive: true, force: true });
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

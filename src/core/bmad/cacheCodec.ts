@@ -25,34 +25,45 @@ export interface Encoded {
 
 /**
  * Each object of `value` once, depth first (an array's items, an object's own enumerable keys, a
- * Map's keys and values, a Set's items), with the path it was first reached by.
+ * Map's keys and values, a Set's items), with the path it was first reached by. Only children that
+ * are objects are stepped into (most values of a cache are strings and numbers), and the path is
+ * copied only when asked for (`at`): a 400-story sprint is walked in a few milliseconds.
  */
 function walk(value: unknown, visit: (o: object, at: () => Step[]) => void): void {
   const seen = new Set<object>();
-  const path: Step[] = [];
-  const go = (v: unknown): void => {
-    if (v === null || typeof v !== 'object' || seen.has(v)) return;
+  // An array index is kept as its number until a path is copied.
+  const path: (Step | number)[] = [];
+  const at = (): Step[] => path.map((s) => (typeof s === 'number' ? String(s) : s));
+  const go = (v: object): void => {
+    if (seen.has(v)) return;
     seen.add(v);
-    visit(v, () => path.slice());
+    visit(v, at);
     if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) (path.push(String(i)), go(v[i]), path.pop());
+      for (let i = 0; i < v.length; i++) {
+        const x: unknown = v[i];
+        if (x !== null && typeof x === 'object') (path.push(i), go(x), path.pop());
+      }
     } else if (v instanceof Map) {
       let i = 0;
       for (const [k, x] of v) {
-        path.push(['m', i, 0]);
-        go(k);
-        path[path.length - 1] = ['m', i++, 1];
-        go(x);
-        path.pop();
+        if (k !== null && typeof k === 'object') (path.push(['m', i, 0]), go(k), path.pop());
+        if (x !== null && typeof x === 'object') (path.push(['m', i, 1]), go(x), path.pop());
+        i++;
       }
     } else if (v instanceof Set) {
       let i = 0;
-      for (const x of v) (path.push(['s', i++]), go(x), path.pop());
+      for (const x of v) {
+        if (x !== null && typeof x === 'object') (path.push(['s', i]), go(x as object), path.pop());
+        i++;
+      }
     } else if (!(v instanceof Date) && !(v instanceof RegExp)) {
-      for (const k of Object.keys(v)) (path.push(k), go((v as Record<string, unknown>)[k]), path.pop());
+      for (const k of Object.keys(v)) {
+        const x = (v as Record<string, unknown>)[k];
+        if (x !== null && typeof x === 'object') (path.push(k), go(x), path.pop());
+      }
     }
   };
-  go(value);
+  if (value !== null && typeof value === 'object') go(value);
 }
 
 const PLAIN = new Set<unknown>([Object.prototype, Array.prototype, Map.prototype, Set.prototype, Date.prototype, RegExp.prototype, null]);

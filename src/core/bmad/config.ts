@@ -312,10 +312,46 @@ const configParses = new Map<string, { text: string; data: unknown }>();
 function parsedConfig(file: string, text: string): unknown {
   const hit = configParses.get(file);
   if (hit && hit.text === text) return hit.data;
-  const data = parseYaml(text, { schema: 'core', maxAliasCount: 100, logLevel: 'error' }) as unknown;
+  const data = flatConfig(text) ?? (parseYaml(text, { schema: 'core', maxAliasCount: 100, logLevel: 'error' }) as unknown);
   if (configParses.size >= 64) configParses.clear();
   configParses.set(file, { text, data });
   return data;
+}
+
+const FLAT_LINE = /^([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?$/;
+/** Keys the core schema reads as another value than their text (`true`, `null`), or that an object cannot hold as its own. */
+const SPECIAL_KEY = /^(?:true|True|TRUE|false|False|FALSE|null|Null|NULL|__proto__)$/;
+/** A plain scalar the core schema reads as a string: a letter, `_` or `/` first (no number, no indicator), no `:` nor `#`. */
+const PLAIN_STRING = /^[A-Za-z_/][A-Za-z0-9 _./(){}+-]*$/;
+const SPECIAL_PLAIN = /^(?:true|True|TRUE|false|False|FALSE|null|Null|NULL)$/;
+const DOUBLE_QUOTED = /^"([^"\\]*)"(?: +#.*)?$/;
+const SINGLE_QUOTED = /^'([^']*)'(?: +#.*)?$/;
+
+/**
+ * A config of top-level `key: value` lines only, as BMAD's installer writes `config.yaml`: the
+ * mapping the YAML parser gives it (core schema), each value a string; undefined for anything
+ * else (nesting, numbers, booleans, escapes, anchors, tabs, a repeated key...), which the parser
+ * reads. A first `sprint` then loads no YAML package at all (60 modules, and a cold parse).
+ */
+export function flatConfig(text: string): Record<string, string> | undefined {
+  if (text.includes('\t') || text.charCodeAt(0) === 0xfeff) return undefined;
+  const out: Record<string, string> = {};
+  const seen = new Set<string>();
+  for (const raw of text.split('\n')) {
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (line.includes('\r')) return undefined;
+    const start = line.search(/\S/);
+    if (start < 0 || line[start] === '#') continue;
+    const m = FLAT_LINE.exec(line);
+    if (!m || SPECIAL_KEY.test(m[1]) || seen.has(m[1])) return undefined;
+    seen.add(m[1]);
+    const v = (m[2] ?? '').replace(/ +$/, '');
+    const q = v[0] === '"' ? DOUBLE_QUOTED.exec(v) : v[0] === "'" ? SINGLE_QUOTED.exec(v) : undefined;
+    if (q) out[m[1]] = q[1];
+    else if (q === undefined && PLAIN_STRING.test(v) && !SPECIAL_PLAIN.test(v)) out[m[1]] = v;
+    else return undefined;
+  }
+  return seen.size ? out : undefined;
 }
 
 /** Loads a YAML mapping of plain keys; problems go to `warnings`. */

@@ -32,7 +32,7 @@ import { ttlExpiry } from '../model/validate';
 import { createHash } from 'node:crypto';
 import type { BmadCatalog } from '../bmad/artifacts';
 import { cacheFilesEnabled, inputsHold, settledWhenRecorded, startRecording, type RecordedInputs } from '../bmad/sprintCache';
-import { historyFilesOf, newestInStamp, projectInputsStamp, WarmProjectView } from './loadProject';
+import { historyFilesOf, newestInStamp, projectInputsStamp, WarmProjectView, type KeptActivity } from './loadProject';
 import { stalledProblem, type Stalled } from './frontier';
 
 const ANSWER_FORMAT = 2;
@@ -87,6 +87,8 @@ interface StoredAnswer {
   /** The stalled warnings that name an idle time: where in `problems`, and what they are computed from again. */
   stalled: { i: number; file: string; last: NonNullable<Stalled['last']>; thresholdMs: number; kind: Stalled['kind'] }[];
   skipped: [unknown, unknown];
+  /** What git answered for the in-progress files (WarmProjectView `keptActivity`): a check after a change asks git only about what moved. */
+  activity?: KeptActivity;
 }
 
 /**
@@ -113,14 +115,18 @@ function answerPath(root: string): string {
   return path.join(root, CHECK_ANSWER_FILE);
 }
 
-/** The stored answer when every input reads as when it was computed; else undefined. */
-function reuse(root: string, ctx: WorkspaceContext, contextProblems: Problem[], now: Date): WorkspaceCheck | undefined {
-  let a: StoredAnswer;
+/** The answer stored for `root`, as stored (checked by `reuse`); undefined when there is none or it is not JSON. */
+function readAnswer(root: string): StoredAnswer | undefined {
   try {
-    a = JSON.parse(fs.readFileSync(answerPath(root), 'utf8')) as StoredAnswer;
+    const a = JSON.parse(fs.readFileSync(answerPath(root), 'utf8')) as StoredAnswer | null;
+    return a && typeof a === 'object' ? a : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** The stored answer `a` when every input reads as when it was computed; else undefined. */
+function reuse(a: StoredAnswer, root: string, ctx: WorkspaceContext, contextProblems: Problem[], now: Date): WorkspaceCheck | undefined {
   if (!a || a.format !== ANSWER_FORMAT || a.code !== codeFingerprint() || a.root !== root || !Array.isArray(a.keys) || !Array.isArray(a.stalled)) return undefined;
   const t = now.getTime();
   if (t < a.computedAt || (a.validUntil !== null && t >= a.validUntil)) return undefined;
@@ -182,10 +188,13 @@ export async function checkWorkspace(root: string, opts: CheckWorkspaceOptions):
   const ctx = loaded.context;
   // Whether an answer was stored before (reusable or not): a folder checked again after a change.
   const hadAnswer = useAnswer && fs.existsSync(answerPath(absRoot));
-  if (hadAnswer) {
-    const hit = reuse(absRoot, ctx, loaded.problems, now);
+  const before = hadAnswer ? readAnswer(absRoot) : undefined;
+  if (before) {
+    const hit = reuse(before, absRoot, ctx, loaded.problems, now);
     if (hit) return hit;
   }
+  // What git answered for the in-progress files then, from an answer of this build (its format and code).
+  const kept = before && before.format === ANSWER_FORMAT && before.code === codeFingerprint() && before.root === absRoot && before.activity ? [before.activity] : undefined;
   const start = Date.now();
   const historyDir = ctx.config.history.dir;
   // The view reads the folder's configuration through the core: the context loaded above, when
@@ -197,17 +206,18 @@ export async function checkWorkspace(root: string, opts: CheckWorkspaceOptions):
     const recording = useAnswer ? startRecording() : undefined;
     let res: Awaited<ReturnType<typeof scanRoots>>;
     let view: Awaited<ReturnType<WarmProjectView['view']>>;
+    const warm = new WarmProjectView(core, { git: true, kept });
     let bmad: RecordedInputs | undefined;
     try {
       res = await scanRoots([absRoot], { overrides: opts.overrides, sprint: true, contexts: new Map([[absRoot, ctx]]), fileKeys, indexWrite: 'manual' });
-      view = await new WarmProjectView(core, { git: true }).view({ roots: res.roots, workflows: res.workflows, sprints: res.sprints });
+      view = await warm.view({ roots: res.roots, workflows: res.workflows, sprints: res.sprints });
     } finally {
       bmad = recording?.stop(now);
     }
     const states = res.workflows;
     const problems = [...loaded.problems, ...res.problems, ...states.flatMap((w) => w.problems), ...res.crossProblems, ...view.frontier.problems];
     const answer: WorkspaceCheck = { files: res.files, workflows: states.length, problems, skipped: res.skipped, reused: false };
-    const stored = useAnswer && !!bmad && storeAnswer({ absRoot, ctx, loaded, now, start, historyDir, core, res, fileKeys, view, problems, bmad, racyWindowMs: opts.racyWindowMs });
+    const stored = useAnswer && !!bmad && storeAnswer({ absRoot, ctx, loaded, now, start, historyDir, core, res, fileKeys, view, warm, problems, bmad, racyWindowMs: opts.racyWindowMs });
     // The scan index spares a later full check the parse of every unchanged file. The first check
     // of a folder whose answer was stored skips it: the next run is answered from the answer, and
     // a one-off check (CI, a fresh clone) never reads it. A folder checked again after a change
@@ -230,6 +240,7 @@ interface StoreInputs {
   res: Awaited<ReturnType<typeof scanRoots>>;
   fileKeys: Map<string, FileKey>;
   view: Awaited<ReturnType<WarmProjectView['view']>>;
+  warm: WarmProjectView;
   problems: Problem[];
   bmad: RecordedInputs;
   racyWindowMs?: number;
@@ -296,6 +307,7 @@ function storeAnswer(x: StoreInputs): boolean {
     problems: encodeValue(problems) as [unknown, unknown],
     stalled,
     skipped: encodeValue(res.skipped) as [unknown, unknown],
+    activity: x.warm.keptActivity(absRoot, racySince),
   };
   try {
     if (!ensureCacheDir(absRoot)) return false;

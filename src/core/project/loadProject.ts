@@ -64,6 +64,30 @@ export interface WarmProjectOptions {
    * meantime are not waited for: the view expires when the first one is crossed.
    */
   maxAgeMs?: number;
+  /**
+   * What git answered for in-progress files in an earlier process (`keptActivity`), taken over
+   * for each file still stamped as then while git's HEAD, refs and index are too: a check that
+   * runs again after an edit starts no git for files that did not change.
+   */
+  kept?: readonly KeptActivity[];
+}
+
+/**
+ * The activity git gave a folder's in-progress files (a commit time, or the file time when git
+ * said the file has changes or has no commit), with what it depends on: git's files (HEAD, refs,
+ * index) and each file's stamp, both taken before git was asked, and none changed within the
+ * racy window before that (a change in the same timestamp tick would not show).
+ */
+export interface KeptActivity {
+  root: string;
+  /** `gitStamp` of the folder, with GIT_DIR and GIT_WORK_TREE (they point git elsewhere). */
+  git: string;
+  files: [file: string, stamp: string, activity: Activity | null][];
+}
+
+/** A folder's git stamp as kept activity names it: git's files, and where the environment points git. */
+function keptGitKey(stamp: string): string {
+  return `${stamp}|${process.env.GIT_DIR ?? ''}|${process.env.GIT_WORK_TREE ?? ''}`;
 }
 
 /** What a view read of one workspace folder, kept while it is current. */
@@ -132,6 +156,8 @@ export class WarmProjectView {
   private readonly roots = new Map<string, RootInputs>();
   /** Per file: its last commit (clean in git) or file time; null when neither is known. */
   private readonly fileActivity = new Map<string, Activity | null>();
+  /** Per file whose activity git was asked for (or taken over from `kept`): its stamp just before. */
+  private readonly activityStamps = new Map<string, string>();
   private readonly historyActivity = new Map<string, Activity | null>();
   private readonly dirtySprint = new Set<string>();
   private all = true;
@@ -330,10 +356,17 @@ export class WarmProjectView {
       if (!had || Date.parse(a.time) > Date.parse(had.time) || (a.source === 'history' && Date.parse(a.time) === Date.parse(had.time))) m.set(id, a);
     };
     const working = registry.items.filter((i) => i.state === 'in_progress' && i.file);
-    const unknown = working.map((i) => i.file!).filter((f) => !this.fileActivity.has(f));
+    let unknown = working.map((i) => i.file!).filter((f) => !this.fileActivity.has(f));
+    // git is asked about at most MAX_GIT_FILES in-progress files in all; beyond that, file times.
+    const askGit = git && working.length <= MAX_GIT_FILES;
+    if (unknown.length && askGit && this.options.kept?.length) unknown = this.takeKept(unknown);
     if (unknown.length) {
-      // git is asked about at most MAX_GIT_FILES in-progress files in all; beyond that, file times.
-      const committed = !git || working.length > MAX_GIT_FILES ? new Map<string, Activity>() : await lastCommits(unknown);
+      // Each file's stamp before git is asked: a change after it shows as another stamp next time.
+      for (const f of unknown) {
+        if (askGit) this.activityStamps.set(f, stampOf(f));
+        else this.activityStamps.delete(f);
+      }
+      const committed = !askGit ? new Map<string, Activity>() : await lastCommits(unknown);
       const readTimes = new Map<string, number>();
       const wanted = new Set(unknown);
       for (const w of scan.workflows) {
@@ -406,6 +439,51 @@ export class WarmProjectView {
     this.last = { roots: scan.roots, registry, frontier, now: now.toISOString(), historyDirs, sprints: sprintsByRoot };
     return this.last;
   }
+
+  /**
+   * Takes over the kept activity of the in-progress files whose folder's git files and own stamp
+   * read as when git was asked; gives back the files git must still be asked about.
+   */
+  private takeKept(unknown: string[]): string[] {
+    const roots = [...this.roots.keys()];
+    const byRoot = new Map<string, Map<string, [string, Activity | null]>>();
+    for (const k of this.options.kept ?? []) {
+      const r = this.roots.get(k.root);
+      if (!r || !r.gitStamp || k.git !== keptGitKey(r.gitStamp) || !Array.isArray(k.files)) continue;
+      byRoot.set(k.root, new Map(k.files.map(([f, stamp, a]) => [f, [stamp, a]])));
+    }
+    const left: string[] = [];
+    for (const f of unknown) {
+      const root = rootAmongKnown(roots, f);
+      const kept = root ? byRoot.get(root)?.get(f) : undefined;
+      const stamp = kept && root && inRootRepository(root, f) ? stampOf(f) : undefined;
+      if (kept && stamp !== '-' && stamp === kept[0]) {
+        this.fileActivity.set(f, kept[1]);
+        this.activityStamps.set(f, stamp);
+      } else left.push(f);
+    }
+    return left;
+  }
+
+  /**
+   * The activity git gave `root`'s in-progress files in the last view, for a later process
+   * (`kept`): only when git was asked, and only files and git files unchanged since `since` (the
+   * racy window before the view was computed); undefined when there is none to keep.
+   */
+  keptActivity(root: string, since: number): KeptActivity | undefined {
+    const r = this.roots.get(root);
+    if (!this.last || !r?.gitStamp || r.gitStamp === '-' || newestInStamp(r.gitStamp) >= since) return undefined;
+    const files: KeptActivity['files'] = [];
+    const roots = [...this.roots.keys()];
+    for (const item of this.last.registry.items) {
+      if (item.state !== 'in_progress' || !item.file || rootAmongKnown(roots, item.file) !== root || !inRootRepository(root, item.file)) continue;
+      const stamp = this.activityStamps.get(item.file);
+      const a = this.fileActivity.get(item.file);
+      if (stamp === undefined || stamp === '-' || a === undefined || newestInStamp(stamp) >= since) continue;
+      files.push([item.file, stamp, a]);
+    }
+    return files.length ? { root, git: keptGitKey(r.gitStamp), files } : undefined;
+  }
 }
 
 /** At most this many re-read states are carried into the last registry; more: it is built again. */
@@ -438,6 +516,17 @@ function sameStates(a: readonly WorkflowState[], b: readonly WorkflowState[]): b
 function relativeInside(dir: string, p: string): string | undefined {
   const rel = path.relative(dir, p);
   return rel === '' || rel.startsWith('..') || path.isAbsolute(rel) ? undefined : rel;
+}
+
+/**
+ * True when no folder between `file` and `root` holds a `.git` of its own (a nested repository or
+ * submodule): git's answer for the file then depends on the root's git files, which its stamp covers.
+ */
+function inRootRepository(root: string, file: string): boolean {
+  for (let d = path.dirname(file); d !== root && relativeInside(root, d) !== undefined; d = path.dirname(d)) {
+    if (fs.existsSync(path.join(d, '.git'))) return false;
+  }
+  return true;
 }
 
 function rootAmongKnown(roots: string[], file: string): string | undefined {
