@@ -403,6 +403,17 @@ async function planCompanions(
   return covered.slice(0, own);
 }
 
+/** The intent's record of each file of the change: its new bytes and the hashes before and after. */
+function intentWrites(items: readonly { w: TxWrite; target: string; before: string | undefined }[]): TxIntent['writes'] {
+  const out: TxIntent['writes'] = [];
+  for (const x of items) {
+    const rec: TxIntent['writes'][number] = { file: path.resolve(x.w.file), target: x.target, before: x.before === undefined ? null : sha256Hex(x.before), after: x.w.remove ? REMOVED : sha256Hex(x.w.text), text: x.w.remove ? '' : x.w.text };
+    if (x.w.remove) rec.remove = true;
+    out.push(rec);
+  }
+  return out;
+}
+
 /** Runs `planner` as one transaction (see the file header), resolving each naming real path once (store/safePath.ts). */
 export function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): Promise<R> {
   return withRealPathScope(() => runTransactionScoped(tx, planner));
@@ -413,7 +424,18 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
   const own = [...new Set(planner.files.map((f) => path.resolve(f)))];
   // The companions' files are locked and read with the change's own; a companion naming one of
   // the change's own files is left out (its observer does its part after, as its own change).
-  const companions = (tx.companions ?? []).map((c) => ({ c, files: companionFiles(tx, c, planner.operation, own) })).filter((x) => x.files.length && !x.files.some((f) => own.includes(f)));
+  // Arrays here are built by loops into arrays of one kind: a `map` or a spread over an array
+  // that is empty in one write and not in the next changes its elements kind, and each such site
+  // threw this function's optimized code away (a "wrong map" deopt) and made V8 compile it again,
+  // a third of a second of a compiler thread each time (docs/measurements.md, session 19).
+  const companions: { c: WriteCompanion; files: string[] }[] = [];
+  const declared = tx.companions;
+  if (declared) {
+    for (let i = 0; i < declared.length; i++) {
+      const files = companionFiles(tx, declared[i], planner.operation, own);
+      if (files.length && !files.some((f) => own.includes(f))) companions.push({ c: declared[i], files });
+    }
+  }
   const extra = new Set(companions.flatMap((x) => x.files));
   const files = [...own, ...extra];
   const targets = new Map(files.map((f) => [f, targetOf(root, f)]));
@@ -461,7 +483,8 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
     const read = planner.read ?? ((_f: string, t: string) => readTarget(t));
     const texts = new Map(files.map((f) => [f, extra.has(f) ? readTarget(targets.get(f)!) : read(f, targets.get(f)!)]));
     plan = await planner.plan(texts);
-    const writes = plan.writes.filter((w) => (w.remove ? texts.get(path.resolve(w.file)) !== undefined : w.unchanged ? w.entry !== null : w.text !== texts.get(path.resolve(w.file))));
+    const writes: TxWrite[] = [];
+    for (const w of plan.writes) if (w.remove ? texts.get(path.resolve(w.file)) !== undefined : w.unchanged ? w.entry !== null : w.text !== texts.get(path.resolve(w.file))) writes.push(w);
     if (writes.every((w) => w.unchanged)) return plan.result([]);
     if (!writes.length) return plan.result([]);
     for (const w of writes) {
@@ -487,17 +510,19 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
       if (res.repaired) tx.logger?.warn(`[history] ${res.repaired}`);
     }
     const time = tx.now().toISOString();
-    const planned: (Omit<HistoryEntry, 'seq'> | null)[] = writes.map((w) => (w.entry === null ? null : { time, actor: tx.actor, session: tx.session, operation: planner.operation, ...w.entry, file: path.resolve(w.historyFile ?? w.file) }));
+    const planned: (Omit<HistoryEntry, 'seq'> | null)[] = [];
+    let lines = false;
+    for (const w of writes) {
+      planned.push(w.entry === null ? null : { time, actor: tx.actor, session: tx.session, operation: planner.operation, ...w.entry, file: path.resolve(w.historyFile ?? w.file) });
+      if (w.entry !== null) lines = true;
+    }
     const covered = await planCompanions(tx, companions, planned, writes, texts);
-    for (const w of writes.slice(covered.length)) {
-      writable(targets.get(w.file)!, w.file);
+    for (let i = covered.length; i < writes.length; i++) {
+      writable(targets.get(writes[i].file)!, writes[i].file);
       planned.push(null);
     }
-    const items = writes.map((w) => {
-      const target = targets.get(path.resolve(w.file))!;
-      const before = texts.get(path.resolve(w.file));
-      return { w, target, before };
-    });
+    const items: { w: TxWrite; target: string; before: string | undefined }[] = [];
+    for (const w of writes) items.push({ w, target: targets.get(path.resolve(w.file))!, before: texts.get(path.resolve(w.file)) });
     // The intent and every new file (as a temp file) are written first, then flushed together
     // (with the journal folder when the intent's name is new: one flush of the disk can serve them
     // all), before the first rename of a file of the change (the README's durability argument).
@@ -508,9 +533,9 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
     const intent = writeTxIntentOpen(root, {
       operation: planner.operation,
       historyDir: tx.historyDir,
-      writes: items.map((x) => ({ file: path.resolve(x.w.file), target: x.target, before: x.before === undefined ? null : sha256Hex(x.before), after: x.w.remove ? REMOVED : sha256Hex(x.w.text), text: x.w.remove ? '' : x.w.text, ...(x.w.remove ? { remove: true } : {}) })),
+      writes: intentWrites(items),
       entries: planned,
-    }, journalDir, { reuse: planned.some((p) => p !== null) });
+    }, journalDir, { reuse: lines });
     const prepared = new Map<TxWrite, PreparedWrite>();
     try {
       for (const x of items) {
@@ -520,7 +545,10 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
       const fd = intent.fd;
       // A new name is made durable by its folder's flush; a slot used again only needs its bytes.
       const intentSynced = new Promise<void>((resolve, reject) => (intent.fresh ? fs.fsync : fs.fdatasync)(fd, (e) => (e ? reject(e) : resolve())));
-      await Promise.all([intentSynced, ...(intent.fresh ? [fsyncPathAsync(path.dirname(intent.path), 'dir')] : []), ...[...prepared.values()].map(fsyncPrepared)]);
+      const flushes: Promise<void>[] = [intentSynced];
+      if (intent.fresh) flushes.push(fsyncPathAsync(path.dirname(intent.path), 'dir'));
+      for (const p of prepared.values()) flushes.push(fsyncPrepared(p));
+      await Promise.all(flushes);
       dieAt('PREPARE', 1);
     } catch (e) {
       for (const p of prepared.values()) abortAtomicWrite(p);
@@ -601,7 +629,10 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
       // The renames (their folders) and the history lines made durable together; the intent,
       // durable since before the first rename, is only removed after this.
       const dirs = new Set(items.filter((x) => !x.w.unchanged).map((x) => path.dirname(x.target)));
-      await Promise.all([...[...dirs].map((d) => fsyncPathAsync(d, 'dir')), ...[...flush].map(([f, fd]) => fsyncFdAsync(fd, f))]);
+      const flushes: Promise<void>[] = [];
+      for (const d of dirs) flushes.push(fsyncPathAsync(d, 'dir'));
+      for (const [f, fd] of flush) flushes.push(fsyncFdAsync(fd, f));
+      await Promise.all(flushes);
       plan.landed?.(entries);
     } catch (e) {
       // The intent stays: the next writer appends the missing lines once this process is gone.

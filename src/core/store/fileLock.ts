@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import * as crypto from 'node:crypto';
 import { WaymarkError } from '../errors';
 import { ioError, removeStaleTemps } from './atomicWrite';
-import { holderAlive, ownHost, ownStartTime, randomHex } from './processes';
+import { holderAlive, ownHost, ownStartTime, pidAlive, randomHex } from './processes';
 import { openInternalSync, realPathOnce, resolveRealPath, safeMkdir } from './safePath';
 
 export interface FileLockOptions {
@@ -142,6 +142,125 @@ function breakLock(lockPath: string, raw: string): boolean {
   return moved === raw;
 }
 
+/**
+ * A lock slot: a file of this process in the lock folder (`.<pid>.<n>.lock-slot`), made once and
+ * kept open; each lock's record is written over it in place and the slot is hard-linked at the lock
+ * path (the link is the exclusive create: EEXIST when the lock is held). Taking and releasing a lock
+ * then allocates and frees no inode, only a name: on ext4 each new file is a scan of the inode
+ * bitmap past the inodes freed in the last seconds (or a journal handle), one per write before.
+ * A slot whose lock name was not ours at release (broken, linked elsewhere) is never used again.
+ * Removed at a normal exit; a killed process's slots are removed by the next process that makes a
+ * slot in that folder, or by the sweep of dead locks (its pid is dead).
+ */
+interface LockSlot {
+  dir: string;
+  path: string;
+  fd: number;
+  dev: number;
+  ino: number;
+  /** Bytes in the slot: a shorter record is padded with spaces to it (JSON allows them), never truncated. */
+  size: number;
+  busy: boolean;
+}
+
+const lockSlots: LockSlot[] = [];
+/** Free slots kept a folder; a face holding more locks at once makes more, removed at release. */
+const FREE_SLOTS = 8;
+/** Lock folders whose file system refused a link, or where a slot cannot be made: locks are created and removed as before. */
+const noSlots = new Set<string>();
+/** Lock folders this process swept of dead processes' slots (once, when it made its first slot there). */
+const sweptSlots = new Set<string>();
+let slotCount = 0;
+let slotExitHooked = false;
+
+const SLOT_NAME = /^\.(\d+)\.\d+\.lock-slot$/;
+
+function takeSlot(dir: string): LockSlot | undefined {
+  if (noSlots.has(dir)) return undefined;
+  const free = lockSlots.find((s) => !s.busy && s.dir === dir);
+  if (free) {
+    free.busy = true;
+    return free;
+  }
+  if (!sweptSlots.has(dir)) {
+    sweptSlots.add(dir);
+    sweepDeadSlots(dir);
+  }
+  const p = path.join(dir, `.${process.pid}.${slotCount++}.lock-slot`);
+  let fd: number;
+  try {
+    fd = fs.openSync(p, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), 0o644);
+  } catch {
+    noSlots.add(dir);
+    return undefined;
+  }
+  const st = fs.fstatSync(fd);
+  const slot: LockSlot = { dir, path: p, fd, dev: st.dev, ino: st.ino, size: 0, busy: true };
+  lockSlots.push(slot);
+  if (!slotExitHooked) {
+    slotExitHooked = true;
+    process.on('exit', () => {
+      for (const s of [...lockSlots]) dropSlot(s);
+    });
+  }
+  return slot;
+}
+
+/** Forgets a slot: its name removed when it still names the slot's file, its descriptor closed. */
+function dropSlot(s: LockSlot): void {
+  const i = lockSlots.indexOf(s);
+  if (i >= 0) lockSlots.splice(i, 1);
+  try {
+    const now = fs.lstatSync(s.path, { throwIfNoEntry: false });
+    if (now && now.dev === s.dev && now.ino === s.ino) fs.unlinkSync(s.path);
+  } catch {
+    // removed already
+  }
+  try {
+    fs.closeSync(s.fd);
+  } catch {
+    // closed already
+  }
+}
+
+function freeSlot(s: LockSlot): void {
+  s.busy = false;
+  if (lockSlots.filter((x) => !x.busy && x.dir === s.dir).length > FREE_SLOTS) dropSlot(s);
+}
+
+/** Writes `body` over the slot in place (padded to the bytes already there) and returns the file's identity after. */
+function writeSlot(s: LockSlot, body: string): fs.Stats {
+  const bytes = Buffer.from(body);
+  const buf = bytes.length >= s.size ? bytes : Buffer.concat([bytes, Buffer.alloc(s.size - bytes.length, 0x20)]);
+  fs.writeSync(s.fd, buf, 0, buf.length, 0);
+  s.size = buf.length;
+  return fs.fstatSync(s.fd);
+}
+
+/** Removes the slots of dead processes in `dir` (`.<pid>.<n>.lock-slot`); returns the removed paths. */
+function sweepDeadSlots(dir: string): string[] {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return removed;
+  }
+  for (const n of names) {
+    const m = SLOT_NAME.exec(n);
+    if (!m) continue;
+    const pid = Number(m[1]);
+    if (pid === process.pid || pidAlive(pid)) continue;
+    try {
+      fs.unlinkSync(path.join(dir, n));
+      removed.push(path.join(dir, n));
+    } catch {
+      // removed by another process
+    }
+  }
+  return removed;
+}
+
 export interface HeldLock {
   path: string;
   info: LockInfo;
@@ -183,94 +302,141 @@ export async function acquireFileLock(file: string, options: FileLockOptions = {
   const broken: string[] = [];
   let delay = 2;
   let lastHolder: LockInfo | undefined;
-  for (;;) {
-    try {
-      const fd = fs.openSync(lockPath, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), 0o644);
-      // The descriptor stays open while the lock is held: its file (device and inode) is this
-      // lock's identity, and an open file's inode cannot be freed and given to another file, so
-      // the lock path naming that same file means the lock is still ours (see `ours`).
-      let id: fs.Stats;
-      try {
-        fs.writeSync(fd, body);
-        id = fs.fstatSync(fd);
-      } catch (e) {
-        fs.closeSync(fd);
-        throw e;
-      }
-      if (broken.length) for (const r of sweepDeadLocks(path.dirname(lockPath), staleMs, options.root)) broken.push(`removed ${r}: its holder died`);
-      let released = false;
-      /**
-       * The lock file still holds this lock, by its token (the holder's identity, whatever else
-       * was rewritten in the record). A breaker moves the file aside (and may link it back), and
-       * a lock taken after that is another file: the lock path naming this very file, unchanged
-       * since it was written (size, mtime), holds this token without reading it; anything else
-       * (rewritten in place) is read.
-       */
-      const ours = (): boolean => {
-        const now = fs.lstatSync(lockPath, { throwIfNoEntry: false });
-        if (!now || now.ino !== id.ino || now.dev !== id.dev) return false;
-        if (now.size === id.size && now.mtimeMs === id.mtimeMs) return true;
+  const dir = path.dirname(lockPath);
+  let slot: LockSlot | undefined;
+  try {
+    for (;;) {
+      let taken: { fd: number; id: fs.Stats; slot?: LockSlot } | undefined;
+      slot ??= takeSlot(dir);
+      if (slot) {
+        const s = slot;
         try {
-          return (JSON.parse(fs.readFileSync(lockPath, 'utf8')) as LockInfo).token === info.token;
-        } catch {
-          return false;
+          const id = writeSlot(s, body);
+          fs.linkSync(s.path, lockPath);
+          // The lock name must be the slot's own file (its name replaced since is not this process's record).
+          const now = fs.lstatSync(lockPath, { throwIfNoEntry: false });
+          if (now && now.dev === id.dev && now.ino === id.ino) taken = { fd: s.fd, id, slot: s };
+          else {
+            if (now) fs.unlinkSync(lockPath); // the name this link just made, naming another file
+            slot = undefined;
+            dropSlot(s);
+            continue;
+          }
+        } catch (e) {
+          const code = (e as NodeJS.ErrnoException).code;
+          if (code !== 'EEXIST') {
+            // The slot's name is gone, or links are not supported here (then never tried again in this folder).
+            if (code !== 'ENOENT') noSlots.add(dir);
+            slot = undefined;
+            dropSlot(s);
+            continue;
+          }
         }
-      };
-      return {
-        path: lockPath,
-        info,
-        broken,
-        assertHeld() {
-          let held: boolean;
+      } else {
+        try {
+          const fd = fs.openSync(lockPath, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), 0o644);
           try {
-            held = ours();
-          } catch {
-            held = false;
-          }
-          if (!held) {
-            throw new WaymarkError(
-              'conflict',
-              `The lock on ${file} was broken by another process while this one was paused; nothing was written. Re-read the file and retry.`,
-              file,
-              { lock: lockPath },
-            );
-          }
-        },
-        release() {
-          if (released) return;
-          released = true;
-          try {
-            if (ours()) fs.unlinkSync(lockPath);
-          } catch {
-            // already gone (broken as stale by someone else): nothing to release
-          } finally {
+            fs.writeSync(fd, body);
+            taken = { fd, id: fs.fstatSync(fd) };
+          } catch (e) {
             fs.closeSync(fd);
+            throw e;
           }
-        },
-      };
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code !== 'EEXIST') throw ioError(e, lockPath, 'create the lock file');
+        } catch (e) {
+          const code = (e as NodeJS.ErrnoException).code;
+          if (code !== 'EEXIST') throw ioError(e, lockPath, 'create the lock file');
+        }
+      }
+      if (taken) {
+        // The lock's file (its slot, or a file of its own held open) stays open while the lock is
+        // held: its file (device and inode) is this lock's identity, and an open file's inode cannot
+        // be freed and given to another file, so the lock path naming that same file means the lock
+        // is still ours (see `ours`).
+        const { fd, id } = taken;
+        const held = taken.slot;
+        if (broken.length) for (const r of sweepDeadLocks(dir, staleMs, options.root)) broken.push(`removed ${r}: its holder died`);
+        let released = false;
+        /**
+         * The lock file still holds this lock, by its token (the holder's identity, whatever else
+         * was rewritten in the record). A breaker moves the file aside (and may link it back), and
+         * a lock taken after that is another file: the lock path naming this very file, unchanged
+         * since it was written (size, mtime), holds this token without reading it; anything else
+         * (rewritten in place) is read.
+         */
+        const ours = (): boolean => {
+          const now = fs.lstatSync(lockPath, { throwIfNoEntry: false });
+          if (!now || now.ino !== id.ino || now.dev !== id.dev) return false;
+          if (now.size === id.size && now.mtimeMs === id.mtimeMs) return true;
+          try {
+            return (JSON.parse(fs.readFileSync(lockPath, 'utf8')) as LockInfo).token === info.token;
+          } catch {
+            return false;
+          }
+        };
+        return {
+          path: lockPath,
+          info,
+          broken,
+          assertHeld() {
+            let stillHeld: boolean;
+            try {
+              stillHeld = ours();
+            } catch {
+              stillHeld = false;
+            }
+            if (!stillHeld) {
+              throw new WaymarkError(
+                'conflict',
+                `The lock on ${file} was broken by another process while this one was paused; nothing was written. Re-read the file and retry.`,
+                file,
+                { lock: lockPath },
+              );
+            }
+          },
+          release() {
+            if (released) return;
+            released = true;
+            let unlinked = false;
+            try {
+              if (ours()) {
+                fs.unlinkSync(lockPath);
+                unlinked = true;
+              }
+            } catch {
+              // already gone (broken as stale by someone else): nothing to release
+            } finally {
+              // A slot whose lock name was not ours may still be linked at a lock path: never written again.
+              if (!held) fs.closeSync(fd);
+              else if (unlinked) freeSlot(held);
+              else dropSlot(held);
+            }
+          },
+        };
+      }
+      const current = readLock(lockPath);
+      if (!current) continue;
+      lastHolder = current.info;
+      const why = staleReason(current, staleMs);
+      if (why) {
+        if (breakLock(lockPath, current.raw)) broken.push(`broke a stale lock on ${file}: ${why}`);
+        continue;
+      }
+      if (Date.now() >= deadline) {
+        const who = lastHolder ? `process ${lastHolder.pid} on ${lastHolder.host} since ${lastHolder.time}` : 'another process';
+        throw new WaymarkError(
+          'locked',
+          `${file} is locked by ${who}; retry when it finishes (or delete ${lockPath} if that process is gone).`,
+          file,
+          { lock: lockPath, holder: lastHolder },
+        );
+      }
+      await new Promise((r) => setTimeout(r, delay + Math.random() * delay));
+      delay = Math.min(delay * 2, 50);
     }
-    const current = readLock(lockPath);
-    if (!current) continue;
-    lastHolder = current.info;
-    const why = staleReason(current, staleMs);
-    if (why) {
-      if (breakLock(lockPath, current.raw)) broken.push(`broke a stale lock on ${file}: ${why}`);
-      continue;
-    }
-    if (Date.now() >= deadline) {
-      const who = lastHolder ? `process ${lastHolder.pid} on ${lastHolder.host} since ${lastHolder.time}` : 'another process';
-      throw new WaymarkError(
-        'locked',
-        `${file} is locked by ${who}; retry when it finishes (or delete ${lockPath} if that process is gone).`,
-        file,
-        { lock: lockPath, holder: lastHolder },
-      );
-    }
-    await new Promise((r) => setTimeout(r, delay + Math.random() * delay));
-    delay = Math.min(delay * 2, 50);
+  } catch (e) {
+    // Not taken: the slot goes (it may be linked at the lock path when a check after the link failed).
+    if (slot) dropSlot(slot);
+    throw e;
   }
 }
 
@@ -281,7 +447,7 @@ export async function acquireFileLock(file: string, options: FileLockOptions = {
  * were killed. Returns the removed paths.
  */
 export function sweepDeadLocks(lockDir: string, staleMs = 60_000, root?: string): string[] {
-  const removed: string[] = [];
+  const removed: string[] = sweepDeadSlots(lockDir);
   let names: string[];
   try {
     names = fs.readdirSync(lockDir);
