@@ -18,6 +18,8 @@
  * Only for large first reads (a scan with no index to answer from): a worker costs a thread's
  * start (tens of ms, off the main thread) and is worth it only over thousands of files.
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { Worker, MessagePort } from 'node:worker_threads';
 import type { FileKey } from './scanIndex';
 
@@ -288,6 +290,153 @@ export class ReadAhead {
     Atomics.store(this.shared, NEXT, this.got.length);
     Atomics.store(this.shared, TAKEN, this.got.length);
     Atomics.notify(this.shared, TAKEN);
+    this.port.close();
+    void this.worker.terminate().catch(() => {});
+  }
+}
+
+// ---- parsing ahead -------------------------------------------------------------------------------
+
+/** A file's claim slot: nobody's yet, the parse worker's (not posted yet), the scan's, posted by the worker. */
+export const FILE_FREE = 0;
+export const FILE_WORKER = 1;
+export const FILE_MAIN = 2;
+export const FILE_POSTED = 3;
+/** Control slots: the scan is done (the worker stops claiming); the worker has exited. */
+export const CTL_STOP = 0;
+export const CTL_GONE = 1;
+/** The worker's largest batch: what the scan parses twice at worst when it runs out of files to claim. */
+export const PARSE_BATCH = 8;
+
+/** What the parse worker is started with (scanWorker.ts). */
+export interface ParseWorkerData {
+  files: readonly string[];
+  root: string;
+  overrides?: Record<string, unknown>;
+  /** The scan's clock minus the system clock (ms): the worker's clock is the scan's. */
+  nowDelta: number;
+  /** Scan start minus the racy window: index lines mark files changed since as racy. */
+  racySince: number;
+  /** The scan's context fingerprint: a worker whose context has another parses nothing. */
+  fingerprint: string;
+  status: Int32Array;
+  ctl: Int32Array;
+  port: MessagePort;
+}
+
+/** The parse worker's bundle, beside the running one (esbuild.mjs builds it into dist/, dist-bench/ and dist-test/unit/). */
+export function parseWorkerFile(): string {
+  return path.join(__dirname, 'scanWorker.js');
+}
+
+/** What `ParseAhead.take` answers besides a line: parse the file here; or the worker is on it. */
+export const PARSE_HERE = 0;
+export const WORKER_BUSY = 1;
+
+/**
+ * Parsing ahead of a scan on a second thread (scanWorker.ts): the worker claims files front to
+ * back and posts each file's scan index line; the scan takes the lines in listing order and
+ * restores them. When the next file is the worker's and not posted yet, the scan never waits: it
+ * parses a file from the back of the listing meanwhile (`claim`), and once none is left to claim,
+ * the file itself (`steal`; the worker's answer is dropped when it comes). So a worker that cannot
+ * start, crashes, stops answering or loads another context only means the scan parses the rest.
+ */
+export class ParseAhead {
+  private readonly lines: (string | undefined)[];
+  /** The next index the scan will ask for: answers for earlier files come too late and are dropped. */
+  private next = 0;
+  /** Set when the worker said it parses nothing (another context) or failed. */
+  refused?: string;
+
+  private constructor(
+    private readonly worker: Worker,
+    private readonly port: MessagePort,
+    private readonly status: Int32Array,
+    private readonly ctl: Int32Array,
+  ) {
+    this.lines = new Array(status.length);
+  }
+
+  /** A worker parsing the listing ahead, or undefined when none can be started (the scan then parses alone). */
+  static start(init: Omit<ParseWorkerData, 'status' | 'ctl' | 'port'>, workerFile = parseWorkerFile()): ParseAhead | undefined {
+    if (!fs.existsSync(workerFile)) return undefined;
+    const { Worker, MessageChannel } = workerThreads();
+    const status = new Int32Array(new SharedArrayBuffer(4 * Math.max(1, init.files.length)));
+    const ctl = new Int32Array(new SharedArrayBuffer(8));
+    const { port1, port2 } = new MessageChannel();
+    let worker: Worker;
+    try {
+      const data: ParseWorkerData = { ...init, status, ctl, port: port2 };
+      worker = new Worker(workerFile, { workerData: data, transferList: [port2], stdin: false });
+    } catch {
+      port1.close();
+      return undefined;
+    }
+    // Never what keeps the process alive; an error in it only means the scan parses alone.
+    worker.unref();
+    worker.on('error', () => {});
+    return new ParseAhead(worker, port1, status, ctl);
+  }
+
+  /**
+   * The i-th file (asked in order, each once): its index line when the worker has posted it;
+   * PARSE_HERE when the scan parses it (it was free and is the scan's now, or the worker could not
+   * encode its answer); WORKER_BUSY when the worker has it and has not posted it yet.
+   */
+  take(i: number): string | typeof PARSE_HERE | typeof WORKER_BUSY {
+    const status = this.status;
+    this.next = i;
+    let st = Atomics.load(status, i);
+    if (st === FILE_FREE) {
+      st = Atomics.compareExchange(status, i, FILE_FREE, FILE_MAIN);
+      if (st === FILE_FREE) st = FILE_MAIN;
+    }
+    if (st === FILE_WORKER) return WORKER_BUSY;
+    this.next = i + 1;
+    if (st !== FILE_POSTED) return PARSE_HERE;
+    if (this.lines[i] === undefined) this.drain();
+    const line = this.lines[i];
+    this.lines[i] = undefined;
+    return line || PARSE_HERE;
+  }
+
+  /** Claims the i-th file for the scan (a file from the back, parsed while the worker is busy): false when the worker has it. */
+  claim(i: number): boolean {
+    const st = Atomics.compareExchange(this.status, i, FILE_FREE, FILE_MAIN);
+    return st === FILE_FREE || st === FILE_MAIN;
+  }
+
+  /** The scan parses the i-th file itself although the worker has it (nothing else left to do): its answer is dropped. */
+  steal(i: number): void {
+    this.next = i + 1;
+  }
+
+  /** Takes every batch the worker has posted. */
+  private drain(): void {
+    const { receiveMessageOnPort } = workerThreads();
+    for (let m = receiveMessageOnPort(this.port); m; m = receiveMessageOnPort(this.port)) {
+      const msg = m.message as (number | string)[] | { mismatch?: boolean; failed?: string };
+      if (!Array.isArray(msg)) {
+        this.refused = msg.mismatch ? 'its context differs from the scan' : `it failed: ${msg.failed}`;
+        continue;
+      }
+      for (let k = 0; k < msg.length; k += 2) {
+        const i = msg[k] as number;
+        if (i >= this.next) this.lines[i] = msg[k + 1] as string;
+      }
+    }
+  }
+
+  /** True once the worker has exited: whatever it has not posted by then it never will. */
+  get finished(): boolean {
+    return Atomics.load(this.ctl, CTL_GONE) === 1;
+  }
+
+  /** Stops the worker (it may be done already) and lets go of its channel. */
+  close(): void {
+    Atomics.store(this.ctl, CTL_STOP, 1);
+    // Whatever it said last (it may have refused the listing).
+    this.drain();
     this.port.close();
     void this.worker.terminate().catch(() => {});
   }
