@@ -568,6 +568,10 @@ export async function scanRoots(
       ? ParseAhead.start({ files: listed.files, root, overrides: opts.overrides, nowDelta: ctx.now().getTime() - Date.now(), racySince: scanStart - racyWindow, fingerprint: fp || contextFingerprint(ctx) }, opts.parseWorkerFile)
       : undefined;
     let ahead = manyFirst && !parser ? ReadAhead.start(listed.files, max, ENCODING_SNIFF_BYTES) : undefined;
+    // The files this thread parses while the worker is busy come from the back of the listing: a
+    // read-ahead thread reads and hashes those, back to front, as it reads every file without a parse worker.
+    const n = listed.files.length;
+    let backReads = parser ? ReadAhead.start(listed.files.slice().reverse(), max, ENCODING_SNIFF_BYTES) : undefined;
     try {
       if (opts.sprint && ctx.config.dialects.includes('bmad')) {
         const checked = checkSprints(root, { config: ctx.config, now: opts.now?.(), cache: indexEnabled(opts) });
@@ -586,6 +590,8 @@ export async function scanRoots(
         if (parser && idx.hasOld) {
           parser.close();
           parser = undefined;
+          backReads?.close();
+          backReads = undefined;
         }
       }
       // Files parsed from the back of the listing while the worker was busy, until their turn.
@@ -609,12 +615,17 @@ export async function scanRoots(
           // The worker is on it: parse a file from the back meanwhile, or this one when none is left
           // (the worker claims front to back, so once it has the back file it has all before it).
           if (got === WORKER_BUSY && back > i && p.claim(back)) {
-            const d = readDetailed(listed.files[back], ctx);
+            const a = backReads?.take(n - 1 - back);
+            if (a) readAhead++;
+            const d = a ? judgeBytes(listed.files[back], ctx, aheadBytes(listed.files[back], a, max)) : readDetailed(listed.files[back], ctx);
             d.text = undefined;
             early[back--] = { d, parsedAt: ctx.now().getTime() };
             continue;
           }
           back = i;
+          // Nothing left at the back: its reader is done.
+          backReads?.close();
+          backReads = undefined;
           p.steal(i);
           break;
         }
@@ -654,6 +665,7 @@ export async function scanRoots(
       }
     } finally {
       ahead?.close();
+      backReads?.close();
       if (parser) {
         parser.close();
         if (parser.refused) opts.logger?.debug(`[scan] the parse worker stopped: ${parser.refused}`);
