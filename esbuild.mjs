@@ -119,24 +119,17 @@ const common = {
   plugins: [noEsprima],
 };
 
-// The parse worker's thread (src/core/store/readAhead.ts ParseAhead): its own bundle beside every
-// bundle that scans (the extension, the CLI's, the benchmarks, the unit tests), found by __dirname.
-const SCAN_WORKER = 'src/core/store/scanWorker.ts';
-
 if (args.has('--tests')) {
   rmSync('dist-test', { recursive: true, force: true });
   await esbuild.build({ ...common, entryPoints: filesUnder('test/unit', '.test.ts'), outdir: 'dist-test/unit', outbase: 'test/unit' });
-  await esbuild.build({ ...common, entryPoints: { scanWorker: SCAN_WORKER }, outdir: 'dist-test/unit' });
   const integration = [...filesUnder('test/integration/suite', '.ts')];
   if (integration.length) {
     await esbuild.build({ ...common, entryPoints: integration, outdir: 'dist-test/integration/suite', outbase: 'test/integration/suite' });
   }
 } else if (args.has('--bench')) {
   await esbuild.build({ ...common, entryPoints: filesUnder('bench', '.ts'), outdir: 'dist-bench', outbase: 'bench' });
-  await esbuild.build({ ...common, entryPoints: { scanWorker: SCAN_WORKER }, outdir: 'dist-bench' });
 } else {
   await esbuild.build({ ...common, entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist' });
-  await esbuild.build({ ...common, entryPoints: { scanWorker: SCAN_WORKER }, outdir: 'dist' });
   // cli.js is a small launcher (hook events that cannot touch state are answered there), cli-hook.js
   // the full hook check, cli-merge.js git's state merge driver (run once per merged file), cli-main.js the CLI.
   // The verb bundles hold one commands file each: the launcher runs those verbs there (src/cli/verbBundles.ts).

@@ -62,9 +62,8 @@ function stage(target, dir) {
   manifest.dependencies = {};
   writeFileSync(join(dir, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
   for (const f of ['README.md', 'LICENSE', 'CHANGELOG.md']) if (existsSync(join(REPO, f))) cpSync(join(REPO, f), join(dir, f));
-  // The extension and every CLI bundle (the launcher cli.js loads its siblings cli-*.js), and the
-  // scan's parse worker (scanWorker.js, started by both for a large first scan).
-  for (const f of readdirSync(join(REPO, 'dist')).filter((n) => n === 'extension.js' || n === 'scanWorker.js' || /^cli(-[\w]+)?\.js$/.test(n))) cpSync(join(REPO, 'dist', f), join(dir, 'dist', f));
+  // The extension and every CLI bundle (the launcher cli.js loads its siblings cli-*.js).
+  for (const f of readdirSync(join(REPO, 'dist')).filter((n) => n === 'extension.js' || /^cli(-[\w]+)?\.js$/.test(n))) cpSync(join(REPO, 'dist', f), join(dir, 'dist', f));
   cpSync(join(REPO, 'media'), join(dir, 'media'), { recursive: true, filter: (src) => !src.includes(`${join('media', 'screenshots')}`) || src.endsWith('screenshots') });
   rmSync(join(dir, 'media', 'screenshots'), { recursive: true, force: true });
   if (target !== 'universal') {

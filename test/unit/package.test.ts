@@ -79,10 +79,9 @@ describe('per-platform packages (real vsce, real zip files)', () => {
     const r = spawnSync('npm', ['pack', '--dry-run', '--json'], { cwd: REPO, encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
     const files = (JSON.parse(r.stdout)[0].files as { path: string }[]).map((f) => f.path).sort();
-    // The CLI's bundles and the scan's parse worker (a large first `validate` starts it).
-    const bundles = fs.readdirSync('dist').filter((n) => /^cli(-[\w]+)?\.js$/.test(n) || n === 'scanWorker.js').map((n) => `dist/${n}`).sort();
-    assert.ok(bundles.includes('dist/cli.js') && bundles.includes('dist/cli-main.js') && bundles.includes('dist/scanWorker.js'));
-    assert.deepEqual(files.filter((f) => f.startsWith('dist/')), bundles, 'every CLI bundle and the parse worker ship, and nothing else of dist/');
+    const bundles = fs.readdirSync('dist').filter((n) => /^cli(-[\w]+)?\.js$/.test(n)).map((n) => `dist/${n}`).sort();
+    assert.ok(bundles.includes('dist/cli.js') && bundles.includes('dist/cli-main.js'));
+    assert.deepEqual(files.filter((f) => f.startsWith('dist/')), bundles, 'every CLI bundle ships, and nothing else of dist/');
     assert.deepEqual(files.filter((f) => !['README.md', 'LICENSE', 'CHANGELOG.md', 'package.json'].includes(f) && !f.startsWith('dist/')), []);
   });
 });

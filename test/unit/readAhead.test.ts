@@ -1,9 +1,6 @@
-// Reading ahead on a second thread (src/core/store/readAhead.ts): a scan that lets the worker parse
-// its files (ParseAhead, scanWorker.ts), or only read and hash them (ReadAhead, where the parse
-// worker's bundle is missing), gives the same states, problems (with ranges), skipped files and stat
-// keys as one that reads every file itself, on a tree of every kind of candidate file; so does one
-// whose parse worker fails (throws at once, dies or hangs holding every file, posts lines that do
-// not restore, loads another context); the read worker's
+// Reading ahead on a second thread (src/core/store/readAhead.ts): a scan that lets the worker read
+// and hash its files gives the same states, problems (with ranges), skipped files and stat keys as
+// one that reads every file itself, on a tree of every kind of candidate file; the worker's
 // answer for a path that cannot be read is what the scan's own read says; and the scan never
 // waits on a worker stuck in a read (it reads the file itself; the worker's late read is dropped).
 import { test } from 'node:test';
@@ -12,8 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { scanRoots, allProblems, type ScanOptions } from '../../src/core/store/scan';
-import { loadWorkspaceContext } from '../../src/core/store/workspaceContext';
+import { scanRoots, allProblems } from '../../src/core/store/scan';
 import type { FileKey } from '../../src/core/store/scanIndex';
 import { ReadAhead } from '../../src/core/store/readAhead';
 
@@ -50,9 +46,9 @@ function plant(root: string, n: number): void {
 }
 
 /** A scan's whole answer as plain JSON (problems with their ranges), and the stat keys it took. */
-async function answer(root: string, readAheadFrom: number, index: boolean, more: ScanOptions = {}) {
+async function answer(root: string, readAheadFrom: number, index: boolean) {
   const fileKeys = new Map<string, FileKey>();
-  const r = await scanRoots([root], { readAheadFrom, index, indexWrite: 'manual', fileKeys, ...more });
+  const r = await scanRoots([root], { readAheadFrom, index, indexWrite: 'manual', fileKeys });
   return {
     workflows: JSON.parse(JSON.stringify(r.workflows)),
     problems: JSON.parse(JSON.stringify(allProblems(r))),
@@ -77,75 +73,6 @@ test('a scan read ahead answers as one that reads every file itself, with and wi
       assert.ok(alone.skipped.some((s) => s.reason === 'too-large') && alone.skipped.some((s) => s.reason === 'binary') && alone.skipped.some((s) => s.reason === 'not-a-file'));
       assert.deepStrictEqual({ ...ahead, readAhead: 0 }, alone);
     }
-  } finally {
-    fs.rmSync(root, { recursive: true, force: true });
-  }
-});
-
-test('a scan whose parse worker\'s bundle is missing reads ahead instead, with the same answer', async () => {
-  const root = tmp();
-  try {
-    plant(root, 600);
-    const alone = await answer(root, Infinity, true);
-    const ahead = await answer(root, 1, true, { parseWorkerFile: path.join(root, 'no-such-worker.js') });
-    assert.ok(ahead.readAhead > 0, 'the read worker read some of the files');
-    assert.deepStrictEqual({ ...ahead, readAhead: 0 }, alone);
-  } finally {
-    fs.rmSync(root, { recursive: true, force: true });
-  }
-});
-
-/** Parse workers that fail, as scripts the scan is pointed at (the protocol is readAhead.ts ParseWorkerData's). */
-const FAILING_WORKERS: Record<string, string> = {
-  'throws as it starts': `throw new Error('the worker fails to load');`,
-  'claims every file and dies before posting any': `const { workerData } = require('node:worker_threads');
-for (let i = 0; i < workerData.files.length; i++) Atomics.compareExchange(workerData.status, i, 0, 1);
-process.exit(3);`,
-  'claims every file and hangs': `const { workerData } = require('node:worker_threads');
-for (let i = 0; i < workerData.files.length; i++) Atomics.compareExchange(workerData.status, i, 0, 1);
-Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);`,
-  'posts lines that do not restore': `const { workerData } = require('node:worker_threads');
-const { files, status, port } = workerData;
-for (let i = 0; i < files.length; i++) {
-  if (Atomics.compareExchange(status, i, 0, 1) !== 0) continue;
-  const lines = ['not json', JSON.stringify({ f: '/elsewhere.md', s: 1, m: 1, c: 1, i: 1, h: '', k: 'none', r: 0, t: [], a: 0, v: 0 }), JSON.stringify({ f: files[i], s: 1, m: 1, c: 1, i: 1, h: 'x', k: 'wf', r: 0, t: [], a: 0, v: [{ workflow: 1 }, null] })];
-  port.postMessage([i, lines[i % 3]]);
-  Atomics.store(status, i, 3);
-}`,
-};
-
-test('a scan whose parse worker fails answers as one that parses every file itself', async () => {
-  const root = tmp();
-  const scripts = tmp();
-  try {
-    plant(root, 600);
-    const alone = await answer(root, Infinity, true);
-    const aloneNoIndex = await answer(root, Infinity, false);
-    for (const [what, source] of Object.entries(FAILING_WORKERS)) {
-      const script = path.join(scripts, `${what.replace(/\W+/g, '-')}.js`);
-      fs.writeFileSync(script, source);
-      const got = await answer(root, 1, true, { parseWorkerFile: script });
-      assert.equal(got.readAhead, 0, what);
-      assert.deepStrictEqual(got, alone, what);
-      assert.deepStrictEqual(await answer(root, 1, false, { parseWorkerFile: script }), aloneNoIndex, what);
-    }
-  } finally {
-    fs.rmSync(root, { recursive: true, force: true });
-    fs.rmSync(scripts, { recursive: true, force: true });
-  }
-});
-
-test('a parse worker whose context is not the scan\'s parses nothing', async () => {
-  const root = tmp();
-  try {
-    plant(root, 600);
-    // The scan is given a context loaded with overrides it is not told of: the worker loads the root's own.
-    const overrides = { limits: { maxFileBytes: 350000 } };
-    const { context } = await loadWorkspaceContext(root, overrides);
-    const alone = await answer(root, Infinity, false, { overrides });
-    const got = await answer(root, 1, false, { contexts: new Map([[root, context]]) });
-    assert.equal(got.readAhead, 0);
-    assert.deepStrictEqual(got, alone);
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }

@@ -9,8 +9,8 @@ import { sha256 } from '../model/hash';
 import { validateDelegation } from '../model/delegation';
 import { checkSprints, type SprintReport } from '../bmad/sprint';
 import { cacheFilesEnabled } from '../bmad/sprintCache';
-import { ParseAhead, ReadAhead, READ_AHEAD_MIN_FILES, PARSE_HERE, WORKER_BUSY, type AheadRead } from './readAhead';
-import { contextFingerprint, loadScanIndex, makeEntryLine, parseEntryLine, scanIndexPath, restoreEntry, sameKey, saveScanIndex, RACY_WINDOW_MS, type FileKey, type IndexEntry, type SaveOutcome } from './scanIndex';
+import { ReadAhead, READ_AHEAD_MIN_FILES, type AheadRead } from './readAhead';
+import { contextFingerprint, loadScanIndex, makeEntryLine, scanIndexPath, restoreEntry, sameKey, saveScanIndex, RACY_WINDOW_MS, type FileKey, type IndexEntry, type SaveOutcome } from './scanIndex';
 
 export interface ScanOptions {
   /** Overrides on top of each root's `.waymark/config.yaml`. */
@@ -47,8 +47,6 @@ export interface ScanOptions {
    * answer from (readAhead.ts). Default READ_AHEAD_MIN_FILES; `Infinity` never, tests lower it.
    */
   readAheadFrom?: number;
-  /** The parse worker's bundle (readAhead.ts parseWorkerFile() by default); tests give one that fails. */
-  parseWorkerFile?: string;
   /** Filled with the stat key of every candidate file as the scan read it (or found it unchanged). */
   fileKeys?: Map<string, FileKey>;
   /** Also give the thread back after this many ms of reading since the last turn (StateCoreInit.scanSliceMs). */
@@ -122,8 +120,7 @@ export function readWorkflowFileSync(file: string, ctx: WorkspaceContext): FileR
   return readDetailed(file, ctx).result;
 }
 
-/** Reads and judges one file (scanWorker.ts parses on its thread with this). */
-export function readDetailed(file: string, ctx: WorkspaceContext, wantHashOnly?: string): DetailedRead & { sameHash?: boolean } {
+function readDetailed(file: string, ctx: WorkspaceContext, wantHashOnly?: string): DetailedRead & { sameHash?: boolean } {
   return judgeBytes(file, ctx, readBytes(file, ctx.config.limits.maxFileBytes), wantHashOnly);
 }
 
@@ -268,27 +265,6 @@ interface PendingEntry {
 /** The own problems of a file that has none (most): one list for all, never changed. */
 const NO_PROBLEMS: readonly Problem[] = Object.freeze([]);
 
-/**
- * The read result an index line made by the parse worker stands for (its file's stat key and
- * time recorded as the scan's own read records them), or undefined when it does not restore.
- */
-function restoreLine(file: string, line: string, ctx: WorkspaceContext, keys?: Map<string, FileKey>): FileReadResult | undefined {
-  const entry = parseEntryLine(line);
-  if (!entry || entry.file !== file) return undefined;
-  const r = restoreEntry(entry, ctx);
-  if (!r) return undefined;
-  const key: FileKey = { size: entry.size, mtimeMs: entry.mtimeMs, ctimeMs: entry.ctimeMs, ino: entry.ino };
-  if (r.state) fileTimes.set(r.state, key.mtimeMs);
-  keys?.set(file, key);
-  return r;
-}
-
-/** A file the scan parsed from the back of the listing while the parse worker was busy, kept until its turn. */
-interface EarlyRead {
-  d: DetailedRead;
-  parsedAt: number;
-}
-
 /** Per-root use of the scan index during one scan. */
 class RootIndex {
   /** Kept lines (verbatim) and new reads, encoded only when the index is saved (off the scan's path). */
@@ -364,25 +340,14 @@ class RootIndex {
     return racy ? entry.line : entry.line.replace(/"r":1,/, '"r":0,');
   }
 
-  /** A file the parse worker read and parsed: its index line restored (undefined when it does not restore; the scan parses it then). */
-  restored(file: string, line: string, keys?: Map<string, FileKey>): FileReadResult | undefined {
-    const r = restoreLine(file, line, this.ctx, keys);
-    if (!r) return undefined;
-    this.stats.parsed++;
-    this.dirty = true;
-    this.lines.push(line);
-    return r;
-  }
-
-  /** A file the scan read and parsed itself (`parsedAt`: the clock then; default now). */
-  record(file: string, d: DetailedRead, keys?: Map<string, FileKey>, parsedAt?: number): FileReadResult {
+  private record(file: string, d: DetailedRead, keys?: Map<string, FileKey>): FileReadResult {
     if (d.key) keys?.set(file, d.key);
     this.stats.parsed++;
     this.dirty = true;
     // Files that vanished or cannot be opened are not recorded: they are retried next time.
     if (d.key && !(d.result.skipped?.reason === 'unreadable')) {
       // Cross-file problems are appended to the state's list after this: keep the file's own.
-      this.lines.push({ file, key: d.key, hash: d.hash, result: d.result, ownProblems: d.result.state?.problems.length ? d.result.state.problems.slice() : NO_PROBLEMS, parsedAt: parsedAt ?? this.ctx.now().getTime() });
+      this.lines.push({ file, key: d.key, hash: d.hash, result: d.result, ownProblems: d.result.state?.problems.length ? d.result.state.problems.slice() : NO_PROBLEMS, parsedAt: this.ctx.now().getTime() });
     }
     return d.result;
   }
@@ -561,17 +526,7 @@ export async function scanRoots(
     // ahead while this one parses, starting while the sprint is checked.
     const max = ctx.config.limits.maxFileBytes;
     const firstRead = !useIndex || !fs.existsSync(scanIndexPath(root));
-    const manyFirst = !nested && firstRead && listed.files.length >= (opts.readAheadFrom ?? READ_AHEAD_MIN_FILES);
-    const racyWindow = opts.racyWindowMs ?? RACY_WINDOW_MS;
-    // A second thread parses (ParseAhead, scanWorker.ts); where its bundle is missing, it only reads (ReadAhead).
-    let parser = manyFirst
-      ? ParseAhead.start({ files: listed.files, root, overrides: opts.overrides, nowDelta: ctx.now().getTime() - Date.now(), racySince: scanStart - racyWindow, fingerprint: fp || contextFingerprint(ctx) }, opts.parseWorkerFile)
-      : undefined;
-    let ahead = manyFirst && !parser ? ReadAhead.start(listed.files, max, ENCODING_SNIFF_BYTES) : undefined;
-    // The files this thread parses while the worker is busy come from the back of the listing: a
-    // read-ahead thread reads and hashes those, back to front, as it reads every file without a parse worker.
-    const n = listed.files.length;
-    let backReads = parser ? ReadAhead.start(listed.files.slice().reverse(), max, ENCODING_SNIFF_BYTES) : undefined;
+    let ahead = !nested && firstRead && listed.files.length >= (opts.readAheadFrom ?? READ_AHEAD_MIN_FILES) ? ReadAhead.start(listed.files, max, ENCODING_SNIFF_BYTES) : undefined;
     try {
       if (opts.sprint && ctx.config.dialects.includes('bmad')) {
         const checked = checkSprints(root, { config: ctx.config, now: opts.now?.(), cache: indexEnabled(opts) });
@@ -580,60 +535,13 @@ export async function scanRoots(
       }
       let idx: RootIndex | undefined;
       if (useIndex) {
-        idx = new RootIndex(ctx, fp, await oldIndex, scanStart, racyWindow);
+        idx = new RootIndex(ctx, fp, await oldIndex, scanStart, opts.racyWindowMs ?? RACY_WINDOW_MS);
         indexes.push(idx);
         // An index written meanwhile answers first: its hits are stat-ed, not read.
         if (ahead && idx.hasOld) {
           ahead.close();
           ahead = undefined;
         }
-        if (parser && idx.hasOld) {
-          parser.close();
-          parser = undefined;
-          backReads?.close();
-          backReads = undefined;
-        }
-      }
-      // Files parsed from the back of the listing while the worker was busy, until their turn.
-      const early: (EarlyRead | undefined)[] = parser ? new Array(listed.files.length) : [];
-      let back = listed.files.length - 1;
-      /** The i-th file's read: the worker's line restored, or parsed here (from `early`, or now). */
-      const parsedAhead = (p: ParseAhead, i: number): FileReadResult => {
-        const file = listed.files[i];
-        const e = early[i];
-        while (!e) {
-          const got = p.take(i);
-          if (typeof got === 'string') {
-            const r = idx ? idx.restored(file, got, opts.fileKeys) : restoreLine(file, got, ctx, opts.fileKeys);
-            if (r) {
-              readAhead++;
-              return r;
-            }
-            break;
-          }
-          if (got === PARSE_HERE) break;
-          // The worker is on it: parse a file from the back meanwhile, or this one when none is left
-          // (the worker claims front to back, so once it has the back file it has all before it).
-          if (got === WORKER_BUSY && back > i && p.claim(back)) {
-            const a = backReads?.take(n - 1 - back);
-            if (a) readAhead++;
-            const d = a ? judgeBytes(listed.files[back], ctx, aheadBytes(listed.files[back], a, max)) : readDetailed(listed.files[back], ctx);
-            d.text = undefined;
-            early[back--] = { d, parsedAt: ctx.now().getTime() };
-            continue;
-          }
-          back = i;
-          // Nothing left at the back: its reader is done.
-          backReads?.close();
-          backReads = undefined;
-          p.steal(i);
-          break;
-        }
-        early[i] = undefined;
-        const d = e ? e.d : readDetailed(file, ctx);
-        if (idx) return idx.record(file, d, opts.fileKeys, e?.parsedAt);
-        if (d.key) opts.fileKeys?.set(file, d.key);
-        return d.result;
       }
       let turned = performance.now();
       // The first progress: after 100 files, or firstProgressFiles in a root of more than 100.
@@ -645,8 +553,7 @@ export async function scanRoots(
         if (a) readAhead++;
         const pre = a ? aheadBytes(file, a, max) : undefined;
         let r: FileReadResult;
-        if (parser) r = parsedAhead(parser, i);
-        else if (idx) r = idx.read(file, opts.fileKeys, pre);
+        if (idx) r = idx.read(file, opts.fileKeys, pre);
         else {
           const d = pre ? judgeBytes(file, ctx, pre) : readDetailed(file, ctx);
           if (d.key) opts.fileKeys?.set(file, d.key);
@@ -665,11 +572,6 @@ export async function scanRoots(
       }
     } finally {
       ahead?.close();
-      backReads?.close();
-      if (parser) {
-        parser.close();
-        if (parser.refused) opts.logger?.debug(`[scan] the parse worker stopped: ${parser.refused}`);
-      }
     }
   }
   const crossProblems = validateDelegation(workflows);
