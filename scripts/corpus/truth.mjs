@@ -841,6 +841,12 @@ function findStoryFileById(key, index) {
   };
   const cands = index.filter((f) => { const c = idOfFileName(path.basename(f)); return sameId(c.id, id) && related(c.slug) && (c.slug || titleFits(f)); });
   if (cands.length === 0) return { file: null, candidates: 0 };
+  // A file named by number alone beside another file of the same number named for another story
+  // (`2.5.story.md` and `epic-2/2-5-error-extraction.md` for `2-5-reranker-upgrade`): two plans
+  // numbered the same; neither name says which is the key's.
+  if (cands.length === 1 && !idOfFileName(path.basename(cands[0])).slug && index.some((f) => f !== cands[0] && sameId(idOfFileName(path.basename(f)).id, id))) {
+    return { file: cands[0], candidates: 2, ambiguous: true };
+  }
   if (cands.length === 1) return { file: cands[0], candidates: 1 };
   // A companion note next to the story (10-1-e2e-evidence.md): take the one whose slug is the key's.
   const bySlug = cands.filter((f) => idOfFileName(path.basename(f)).slug === slug);
@@ -998,6 +1004,16 @@ export function truthFor(repoDir) {
           && !s.ledgerStatus.startsWith('other:') && !(s.fileStatus === 'done' && s.openTasks > 0) && !failedGate);
         stories.push(s);
       }
+    }
+    // A story file two ledgers list with different statuses: which ledger is live nobody can say
+    // from the files, so it is neither drift nor clean.
+    const ledgerSaid = new Map();
+    for (const s of stories) if (s.file && s.ledgerStatus) ledgerSaid.set(s.file, [...(ledgerSaid.get(s.file) ?? []), s.ledgerStatus]);
+    for (const s of stories) {
+      if (!s.file || new Set(ledgerSaid.get(s.file) ?? []).size < 2) continue;
+      s.ambiguous = true;
+      s.drift = false;
+      s.clean = false;
     }
     // v4 and ledger-less projects: the story files alone (no drift is possible; a well-formed one is clean).
     if (ledgerFiles.length === 0) {

@@ -427,3 +427,30 @@ test('held-out round 19: a file named by number alone whose title names another 
   assert.equal(stories.find((s) => s.key === '3-6-tips-annotation-archiving').file, null);
   assert.equal(stories.find((s) => s.key === '3-7-dialog-pullout').file, 'docs/stories/3.7.story.md');
 });
+
+test('held-out round 19: a story file two ledgers list with different statuses is neither drift nor clean', () => {
+  const dir = project({
+    '_bmad/bmm/config.yaml': 'project_name: x\noutput_folder: "{project-root}/_bmad-output"\nimplementation_artifacts: "{project-root}/_bmad-output/implementation-artifacts"\n',
+    'docs/sprint-status.yaml': 'development_status:\n  epic-8: in-progress\n  8-5-leaderboards: done\n  8-6-rewards: backlog\n',
+    'docs/stories/sprint-status.yaml': 'development_status:\n  epic-8: backlog\n  8-5-leaderboards: backlog\n  8-6-rewards: backlog\n',
+    'docs/stories/8-5-leaderboards.md': story('Status: done'),
+    'docs/stories/8-6-rewards.md': story('Status: backlog'),
+  });
+  const stories = truthFor(dir).projects[0].stories;
+  assert.ok(stories.filter((s) => s.key === '8-5-leaderboards').every((s) => !s.drift && !s.clean));
+  assert.ok(stories.filter((s) => s.key === '8-6-rewards').every((s) => s.clean));
+});
+
+test('held-out round 19: a number-only file beside a same-numbered file named for another story is ambiguous', () => {
+  const dir = project({
+    '_bmad/bmm/config.yaml': 'project_name: x\noutput_folder: "{project-root}/_bmad-output"\nimplementation_artifacts: "{project-root}/_bmad-output/implementation-artifacts"\n',
+    '_bmad-output/implementation-artifacts/sprint-status.yaml': 'development_status:\n  epic-2: in-progress\n  2-5-reranker-upgrade: review\n  2-6-crag-gate: review\n',
+    '_bmad-output/implementation-artifacts/epic-2/2-5-error-extraction.md': story('Status: ready-for-dev'),
+    'docs/stories/2.5.story.md': story('Status: Done'),
+    'docs/stories/2.6.story.md': story('Status: Done'),
+  });
+  const stories = truthFor(dir).projects[0].stories;
+  const s25 = stories.find((s) => s.key === '2-5-reranker-upgrade');
+  assert.ok(!s25.drift && !s25.clean);
+  assert.equal(stories.find((s) => s.key === '2-6-crag-gate').drift, true);
+});

@@ -142,6 +142,24 @@ describe('two ledgers in one project', () => {
     assert.deepEqual(warned(r.problems), ['2-1-xp-tracking.md story-status-drift']);
   });
 
+  test('the other ledger is read too for the stories only it names (an epic the second plan left out)', () => {
+    const dir = project({
+      ...CONFIG,
+      'docs/sprint-status.yaml': FIRST.replace('development_status:\n', 'development_status:\n  epic-10: in-progress\n  10-1-theme-provider: review\n'),
+      'docs/stories/sprint-status.yaml': SECOND,
+      ...files,
+      'docs/stories/10-1-theme-provider.md': storyFile('10.1', 'Theme Provider', 'Status: review'),
+    });
+    const r = loadSprint(dir, { now: NOW })!;
+    assert.deepEqual(r.ledgerFiles.map((f) => path.relative(dir, f)), [path.join('docs', 'stories', 'sprint-status.yaml'), path.join('docs', 'sprint-status.yaml')]);
+    const s = r.epics.flatMap((e) => e.stories).find((x) => x.key === '10-1-theme-provider')!;
+    assert.equal(s.status, 'review');
+    // 2-1 is the first ledger's (backlog there, done in its file); the second's `done` is a duplicate,
+    // noted; the old plan's ready-for-dev story with no file is that ledger's own warning.
+    assert.deepEqual(warned(r.problems), ['2-1-xp-tracking.md story-status-drift', 'sprint-status.yaml ledger-story-no-file']);
+    assert.ok(r.problems.some((p) => p.code === 'ledger-duplicate-key'));
+  });
+
   test('a single ledger in docs/ is read as before, its stories found by number', () => {
     const dir = project({ ...CONFIG, 'docs/sprint-status.yaml': FIRST, 'docs/stories/1-1-github-login.md': storyFile('1.1', 'GitHub Login', 'Status: in-progress') });
     const r = loadSprint(dir, { now: NOW })!;

@@ -111,34 +111,37 @@ export function findLedgerFile(cfg: BmadConfig): string | undefined {
 
 /**
  * Of a ledger found where projects commonly keep one (not where the config says) and the others a
- * walk finds, the live one: the ledger whose story keys name the most story files (a project that
- * planned its sprint again keeps the new ledger beside the stories it names, the old one elsewhere
- * naming stories since renamed). The first found wins a tie.
+ * walk finds, the live ones: first the ledger whose story keys name the most story files (a project
+ * that planned its sprint again keeps the new ledger beside the stories it names, the old one
+ * elsewhere naming stories since renamed; the first found wins a tie), then each other ledger that
+ * names story files the first does not (epics the second plan left in the first ledger). A key two
+ * ledgers list is the first's (ledger-duplicate-key).
  */
-function liveOf(cfg: BmadConfig, first: string, walked: string[]): string {
+function liveOf(cfg: BmadConfig, first: string, walked: string[]): string[] {
   const others = walked.filter((p) => p !== first && hasEntries(p));
-  if (!others.length) return first;
+  if (!others.length) return [first];
   const names = new Map<string, Set<string>>();
-  const named = (file: string): number => {
+  const named = (file: string): Set<string> => {
+    const out = new Set<string>();
     const text = recordingRead(file, MAX_FILE);
-    if (text === undefined) return 0;
+    if (text === undefined) return out;
     const ledger = parseLedger(file, text);
-    let n = 0;
     const dirs = [...storyDirs(cfg, file, ledger)].map((d) => {
       let set = names.get(d);
       if (!set) names.set(d, (set = new Set(listDir(d).filter((e) => e.isFile()).map((e) => e.name.toLowerCase()))));
       return set;
     });
-    for (const e of ledger.entries) if (e.kind === 'story' && dirs.some((set) => set.has(`${e.key.toLowerCase()}.md`))) n++;
-    return n;
+    for (const e of ledger.entries) {
+      const name = `${e.key.toLowerCase()}.md`;
+      if (e.kind === 'story' && dirs.some((set) => set.has(name))) out.add(name);
+    }
+    return out;
   };
-  let best = first;
-  let most = named(first);
-  for (const o of others) {
-    const n = named(o);
-    if (n > most) [best, most] = [o, n];
-  }
-  return best;
+  const ranked = [first, ...others].map((file) => ({ file, names: named(file) }));
+  let best = ranked[0];
+  for (const r of ranked) if (r.names.size > best.names.size) best = r;
+  const more = ranked.filter((r) => r !== best && [...r.names].some((n) => !best.names.has(n)));
+  return [best.file, ...more.map((r) => r.file)];
 }
 
 /**
@@ -171,7 +174,7 @@ export function findLedgerFiles(cfg: BmadConfig): string[] {
   // Where the config puts it (its implementation or sprint artifacts, its output folder): the ledger.
   if (listed && declared.includes(listed)) return [listed];
   const walked = findNamed(cfg.root, /^sprint-status\.ya?ml$/);
-  if (listed) return [liveOf(cfg, listed, walked)];
+  if (listed) return liveOf(cfg, listed, walked);
   const live = walked.filter((p) => !placed.includes(p) && hasEntries(p));
   if (live.length) return live;
   // v6 beta's default `dev_ephemeral_location` (a hidden folder the walk passes over), when the
