@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { pidAlive } from '../store/processes';
+import { sweepDeadOwners } from '../store/processes';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { WaymarkError } from '../errors';
@@ -53,24 +53,10 @@ export interface GitCheckpoint {
  * temp folder: `waymark-index-<pid>-<rand>` whose process is gone. Returns the removed paths.
  */
 export function sweepGitIndexes(dir = os.tmpdir()): string[] {
-  const removed: string[] = [];
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir);
-  } catch {
-    return removed;
-  }
-  for (const n of names) {
+  return sweepDeadOwners(dir, (n) => {
     const m = /^waymark-index-(\d+)-[0-9a-f]+(\.lock)?$/.exec(n);
-    if (!m || pidAlive(Number(m[1]))) continue;
-    try {
-      fs.rmSync(path.join(dir, n), { force: true });
-      removed.push(path.join(dir, n));
-    } catch {
-      // another sweeper got it
-    }
-  }
-  return removed;
+    return m ? Number(m[1]) : undefined;
+  });
 }
 
 /**

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { WaymarkError, errorMessage } from '../errors';
-import { pidAlive, randomHex } from './processes';
+import { randomHex, sweepDeadOwners } from './processes';
 import { safeWritePath, resolveRealPath, notRegularError } from './safePath';
 
 export interface AtomicWriteOptions {
@@ -276,22 +276,5 @@ export function removeStaleTemps(file: string): string[] {
  * leases...: anything written with writeFileAtomic). A live writer's temp file is never touched.
  */
 export function sweepStaleTemps(dir: string, filter: (name: string) => boolean = () => true): string[] {
-  const removed: string[] = [];
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir);
-  } catch {
-    return removed;
-  }
-  for (const name of names) {
-    const pid = tempOwner(name);
-    if (pid === undefined || !filter(name) || pidAlive(pid)) continue;
-    try {
-      fs.unlinkSync(path.join(dir, name));
-      removed.push(path.join(dir, name));
-    } catch {
-      // raced with another cleaner; nothing to do
-    }
-  }
-  return removed;
+  return sweepDeadOwners(dir, (name) => (filter(name) ? tempOwner(name) : undefined));
 }

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import * as crypto from 'node:crypto';
 import { WaymarkError } from '../errors';
 import { ioError, removeStaleTemps } from './atomicWrite';
-import { holderAlive, ownHost, ownStartTime, pidAlive, randomHex } from './processes';
+import { holderAlive, ownHost, ownStartTime, randomHex, sweepDeadOwners } from './processes';
 import { openInternalSync, realPathOnce, resolveRealPath, safeMkdir } from './safePath';
 
 export interface FileLockOptions {
@@ -239,26 +239,10 @@ function writeSlot(s: LockSlot, body: string): fs.Stats {
 
 /** Removes the slots of dead processes in `dir` (`.<pid>.<n>.lock-slot`); returns the removed paths. */
 function sweepDeadSlots(dir: string): string[] {
-  const removed: string[] = [];
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir);
-  } catch {
-    return removed;
-  }
-  for (const n of names) {
+  return sweepDeadOwners(dir, (n) => {
     const m = SLOT_NAME.exec(n);
-    if (!m) continue;
-    const pid = Number(m[1]);
-    if (pid === process.pid || pidAlive(pid)) continue;
-    try {
-      fs.unlinkSync(path.join(dir, n));
-      removed.push(path.join(dir, n));
-    } catch {
-      // removed by another process
-    }
-  }
-  return removed;
+    return m ? Number(m[1]) : undefined;
+  });
 }
 
 export interface HeldLock {

@@ -1,6 +1,7 @@
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
+import * as path from 'node:path';
 
 /** True when `pid` names a live process on this host (EPERM means alive but not ours). */
 export function pidAlive(pid: number): boolean {
@@ -12,6 +13,32 @@ export function pidAlive(pid: number): boolean {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/**
+ * Removes the files in `dir` that a process left which is gone: `ownerOf` names the pid a file
+ * belongs to (undefined: not such a file); this process's own and a live process's are kept.
+ * Returns the removed paths. A file another sweeper removed first is passed over.
+ */
+export function sweepDeadOwners(dir: string, ownerOf: (name: string) => number | undefined): string[] {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const pid = ownerOf(name);
+    if (pid === undefined || pid === process.pid || pidAlive(pid)) continue;
+    try {
+      fs.rmSync(path.join(dir, name), { force: true });
+      removed.push(path.join(dir, name));
+    } catch {
+      // removed by another process
+    }
+  }
+  return removed;
 }
 
 /**
