@@ -73,6 +73,16 @@ describe('a held lock', () => {
     assert.equal(slotsIn(root).length, 1, 'one slot, kept for the next lock');
   });
 
+  test('the lock folder is kept out of git: a held lock and a live slot are never committed with .waymark/', async () => {
+    const root = workspace({ 'a.md': 'x' });
+    spawnSync('git', ['init', '-q'], { cwd: root });
+    const a = await acquireFileLock(path.join(root, 'a.md'), { root });
+    const listed = spawnSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: root, encoding: 'utf8' }).stdout;
+    a.release();
+    assert.doesNotMatch(listed, /locks\//, listed);
+    assert.match(listed, /a\.md/);
+  });
+
   test('a slot whose lock was taken over is never written again: the other holder keeps its bytes', async () => {
     const root = workspace({ 'a.md': 'x', 'b.md': 'y' });
     const a = await acquireFileLock(path.join(root, 'a.md'), { root });

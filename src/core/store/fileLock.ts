@@ -185,6 +185,7 @@ function takeSlot(dir: string): LockSlot | undefined {
   if (!sweptSlots.has(dir)) {
     sweptSlots.add(dir);
     sweepDeadSlots(dir);
+    ignoreInGit(dir);
   }
   const p = path.join(dir, `.${process.pid}.${slotCount++}.lock-slot`);
   let fd: number;
@@ -235,6 +236,18 @@ function writeSlot(s: LockSlot, body: string): fs.Stats {
   fs.writeSync(s.fd, buf, 0, buf.length, 0);
   s.size = buf.length;
   return fs.fstatSync(s.fd);
+}
+
+/**
+ * A `.gitignore` of `*` in the lock folder, made once (never replaced: O_EXCL): a long-lived
+ * process's lock slots, and a lock held at that moment, are never committed with `.waymark/`.
+ */
+function ignoreInGit(dir: string): void {
+  try {
+    fs.writeFileSync(path.join(dir, '.gitignore'), '# Waymark locks: live only while a process runs; never commit.\n*\n', { flag: 'wx', mode: 0o644 });
+  } catch {
+    // there already, or the folder is not ours to write: the locks work the same
+  }
 }
 
 /** Removes the slots of dead processes in `dir` (`.<pid>.<n>.lock-slot`); returns the removed paths. */
