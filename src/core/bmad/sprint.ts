@@ -118,14 +118,25 @@ export function findLedgerFile(cfg: BmadConfig): string | undefined {
  * ledgers list is the first's (ledger-duplicate-key).
  */
 function liveOf(cfg: BmadConfig, first: string, walked: string[]): string[] {
-  const others = walked.filter((p) => p !== first && hasEntries(p));
+  // Each candidate read and parsed once here, for both questions (does it list work, which files it names).
+  const parsed = new Map<string, Ledger | undefined>();
+  const ledgerOf = (file: string): Ledger | undefined => {
+    if (!parsed.has(file)) {
+      const text = recordingRead(file, MAX_FILE);
+      parsed.set(file, text === undefined ? undefined : parseLedger(file, text));
+    }
+    return parsed.get(file);
+  };
+  const others = walked.filter((p) => {
+    const l = p === first ? undefined : ledgerOf(p);
+    return l !== undefined && listsWork(l);
+  });
   if (!others.length) return [first];
   const names = new Map<string, Set<string>>();
   const named = (file: string): Set<string> => {
     const out = new Set<string>();
-    const text = recordingRead(file, MAX_FILE);
-    if (text === undefined) return out;
-    const ledger = parseLedger(file, text);
+    const ledger = ledgerOf(file);
+    if (!ledger) return out;
     const dirs = [...storyDirs(cfg, file, ledger)].map((d) => {
       let set = names.get(d);
       if (!set) names.set(d, (set = new Set(listDir(d).filter((e) => e.isFile()).map((e) => e.name.toLowerCase()))));
