@@ -718,7 +718,8 @@ function openTasks(text) {
       if (!inTasks && /task|checklist/i.test(h[2])) { inTasks = true; level = h[1].length; }
       continue;
     }
-    if (inTasks && /^\s*[-*+]\s+\[ \]/.test(line)) open++;
+    // A task struck through (`- [ ] ~~Run git commit~~ - Skipped per user request`) was dropped, not left open.
+    if (inTasks && /^\s*[-*+]\s+\[ \]/.test(line) && !/^\s*[-*+]\s+\[ \]\s*~~[^~]+~~/.test(line)) open++;
   }
   return open;
 }
@@ -801,6 +802,13 @@ function sameId(a, b) {
 
 function findStoryFile(key, index) {
   const exact = index.filter((f) => path.basename(f).toLowerCase() === `${key.toLowerCase()}.md`);
+  // The key's own file kept in two story folders saying different things (`docs/stories/6-1-x.md`
+  // done, `.bmad-ephemeral/stories/6-1-x.md` with no status): which is the story nobody can tell
+  // from the files.
+  if (exact.length > 1) {
+    const said = new Set(exact.map((f) => { const st = storyStatus(readText(f) ?? ''); return st ? normalizeStatus(st.raw) : null; }));
+    if (said.size > 1) return { file: exact[0], candidates: exact.length, ambiguous: true };
+  }
   if (exact.length >= 1) return { file: exact[0], candidates: exact.length };
   // `6-5-a-reservations-types` names the lettered story 6.5a (its file `story-6.5a-reservations-types.md`)
   const lettered = /^(.*?\d+)-([a-z])-(.+)$/i.exec(key);
@@ -1029,13 +1037,18 @@ export function truthFor(repoDir) {
         const st = storyStatus(text);
         const fileStatus = st ? normalizeStatus(st.raw) : null;
         const open = openTasks(text);
+        // A file stating its status twice, differently (frontmatter `ready-for-dev`, a `## Status`
+        // section `complete`): which one is current nobody can say from the file, so it is not clean.
+        const second = st?.where === 'frontmatter' ? bodyStatus(text) : null;
+        const secondStatus = second ? normalizeStatus(second.raw) : null;
+        const twice = !!(secondStatus && !secondStatus.startsWith('other:') && secondStatus !== fileStatus);
         const fileGate = gateFileVerdict(qaDir, f);
         const failedGate = fileStatus === 'done' && (ownGateVerdict(text) === 'FAIL' || !!(fileGate && !['PASS', 'CONCERNS', 'WAIVED'].includes(fileGate)));
         if (failedGate) broken.push({ file: rel(repo, f), why: ownGateVerdict(text) === 'FAIL' ? 'done, its own QA Results record Gate: FAIL' : `done, its QA gate file says ${fileGate}` });
         stories.push({
           key: path.basename(f, '.md'), ledger: null, ledgerRaw: null, ledgerStatus: null, file: rel(repo, f),
           fileRaw: st ? cleanStatusText(st.raw) : null, fileStatus, fileStatusLine: st?.line ?? null, openTasks: open, drift: false,
-          clean: !!(fileStatus && !fileStatus.startsWith('other:') && !(fileStatus === 'done' && open > 0) && !failedGate),
+          clean: !!(fileStatus && !fileStatus.startsWith('other:') && !twice && !(fileStatus === 'done' && open > 0) && !failedGate),
         });
       }
     }

@@ -454,3 +454,26 @@ test('held-out round 19: a number-only file beside a same-numbered file named fo
   assert.ok(!s25.drift && !s25.clean);
   assert.equal(stories.find((s) => s.key === '2-6-crag-gate').drift, true);
 });
+
+test('held-out round 20: a ledger-less story file stating two different statuses is not clean', () => {
+  const dir = project({
+    '_bmad/bmm/config.yaml': 'project_name: x\nimplementation_artifacts: "{project-root}/_bmad-output/implementation-artifacts"\n',
+    '_bmad-output/implementation-artifacts/1-1-initialize-workspace.md': '---\nstory_key: "1-1-initialize-workspace"\nstatus: "ready-for-dev"\n---\n\n# Story 1.1: Initialize Workspace\n\n## Tasks\n\n- [ ] Scaffold\n\n## Status\n\n**Current Status:** complete\n',
+    '_bmad-output/implementation-artifacts/1-2-shared-types.md': '---\nstory_key: "1-2-shared-types"\nstatus: "ready-for-dev"\n---\n\n# Story 1.2: Shared Types\n\n## Tasks\n\n- [ ] Define them\n',
+  });
+  const stories = truthFor(dir).projects[0].stories;
+  assert.equal(stories.find((s) => s.key === '1-1-initialize-workspace').clean, false);
+  assert.equal(stories.find((s) => s.key === '1-2-shared-types').clean, true);
+});
+
+test('held-out round 20: a task struck through is dropped, not open', () => {
+  const dir = project({
+    '_bmad/bmm/config.yaml': 'project_name: x\nimplementation_artifacts: "{project-root}/_bmad-output/implementation-artifacts"\n',
+    '_bmad-output/implementation-artifacts/sprint-status.yaml': 'development_status:\n  epic-1: in-progress\n  1-1-lantern: done\n  1-2-wick: done\n',
+    '_bmad-output/implementation-artifacts/1-1-lantern.md': '# Story 1.1: Lantern\n\nStatus: done\n\n## Tasks / Subtasks\n\n- [x] Light it\n- [ ] ~~Commit it~~ - skipped per user request\n',
+    '_bmad-output/implementation-artifacts/1-2-wick.md': '# Story 1.2: Wick\n\nStatus: done\n\n## Tasks / Subtasks\n\n- [x] Trim it\n- [ ] Replace the ~~old~~ wick\n',
+  });
+  const stories = truthFor(dir).projects[0].stories;
+  assert.equal(stories.find((s) => s.key === '1-1-lantern').clean, true);
+  assert.equal(stories.find((s) => s.key === '1-2-wick').clean, false);
+});

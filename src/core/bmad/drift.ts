@@ -325,14 +325,18 @@ export function buildSprint(parts: SprintParts): SprintModel {
     // A file whose name carries another story's slug (`2-1-notebook-introduction` beside the
     // ledger's `2-1-dependency-graph-builder`) is that other story; one named by number alone
     // (`story-2.1.md`) may be this one.
-    const fitting = main.length > 1 ? main.filter((f) => slugFits(fileSlugOf(keyOfFile(f)), keySlug)) : main;
+    // One named by number alone fits when its title does not name another story.
+    const fitting = main.length > 1 ? main.filter((f) => {
+      const slug = fileSlugOf(keyOfFile(f));
+      return slug ? slugFits(slug, keySlug) : titleFits(f.title, keySlug);
+    }) : main;
     const stories = fitting.filter((f) => f.title !== undefined || f.status !== undefined);
     // A lone file numbered like the story but named for something else, with no Status of its own
     // (`story-1.2-verification-report.md` for `1-2-main-layout`), is a note about the story, not its file.
     if (main.length === 1 && main[0].status === undefined && !slugFits(fileSlugOf(keyOfFile(main[0])), keySlug)) continue;
     // A file named by number alone whose title names another story (`3.6.story.md`, `# Story 3.6:
     // Example Teaching Agent`, for `3-6-tips-annotation-archiving`): an earlier plan's story 3.6, not this one.
-    if (main.length === 1 && !fileSlugOf(keyOfFile(main[0]).replace(/\.story$/i, '')) && !titleFits(main[0].title, keySlug)) continue;
+    if (main.length === 1 && !fileSlugOf(keyOfFile(main[0])) && !titleFits(main[0].title, keySlug)) continue;
     if (fitting.length === 1 || stories.length === 1) {
       bind(s, stories[0] ?? fitting[0]);
       continue;
@@ -587,7 +591,7 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
     const norm = normalizeStoryStatus(f.status);
     if (!norm.status && s.ledgerRaw !== undefined && s.ledgerRaw.trim().toLowerCase() === f.status.trim().toLowerCase() && ledgerRankOf < 0) {
       // The ledger says the same word and is reported there.
-    } else if (!norm.status && norm.suggestion !== undefined && (norm.suggestion === s.ledgerStatus || !hasLedger) && f.tasks.every((t) => t.checked)) {
+    } else if (!norm.status && norm.suggestion !== undefined && (norm.suggestion === s.ledgerStatus || !hasLedger) && f.tasks.every((t) => t.checked || t.dropped)) {
       // `✅ Complete`, `COMPLETED` in the file while the ledger says done and every task is ticked:
       // the project's word for what the ledger records; a note, not a warning on a clean story.
       // Without a ledger, the word is the evidence when no task contradicts it (`✅ Completed via
@@ -597,10 +601,10 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
     } else if (!norm.status && norm.suggestion !== undefined && hasLedger && ledgerRankOf >= 0 && norm.suggestion !== s.ledgerStatus) {
       // `Completed` here, backlog in the ledger: the project's word for done disagrees with the ledger.
       // The fix is offered when the tasks agree with the word (done is never inferred against them).
-      const ticked = f.tasks.every((t) => t.checked);
+      const ticked = f.tasks.every((t) => t.checked || t.dropped);
       out.push({
         file: f.file, range: statusRange!, severity: 'warning', code: 'story-status-drift',
-        message: `Status '${f.status}' (read as ${norm.suggestion}) here, '${s.ledgerRaw}' in sprint-status.yaml: the file is ahead.${ticked ? ` Make them agree: waymark story set-status ${s.key} ${norm.suggestion}.` : ` ${((n) => `${n} of its tasks ${n === 1 ? "is" : "are"} open`)(f.tasks.filter((t) => !t.checked).length)}: tick them and set it ${norm.suggestion}, or set the file back to ${s.ledgerStatus}.`}`,
+        message: `Status '${f.status}' (read as ${norm.suggestion}) here, '${s.ledgerRaw}' in sprint-status.yaml: the file is ahead.${ticked ? ` Make them agree: waymark story set-status ${s.key} ${norm.suggestion}.` : ` ${((n) => `${n} of its tasks ${n === 1 ? "is" : "are"} open`)(f.tasks.filter((t) => !t.checked && !t.dropped).length)}: tick them and set it ${norm.suggestion}, or set the file back to ${s.ledgerStatus}.`}`,
         data: ticked ? { fix: 'setStoryStatus', key: s.key, value: norm.suggestion, fileStatus: norm.suggestion, ledgerStatus: s.ledgerStatus, ahead: 'file' } : { key: s.key, fileStatus: norm.suggestion, ledgerStatus: s.ledgerStatus, ahead: 'file' },
       });
       if (s.ledgerLine !== undefined) out.push({ file: lf, range: at(s.ledgerLine, 0, 0), severity: 'info', code: 'story-status-drift', message: `${s.key} is ${s.ledgerRaw} here but '${f.status}' in its story file (the file is ahead).`, data: { key: s.key, ahead: 'file' } });
@@ -677,13 +681,14 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
   }
   // Done with open tasks.
   const isDone = s.ledgerStatus === 'done' || (s.ledgerStatus === undefined && normalizeStoryStatus(f.status ?? '').status === 'done');
-  const open = f.tasks.filter((t) => !t.checked);
+  const open = f.tasks.filter((t) => !t.checked && !t.dropped);
   if (isDone && open.length) {
-    const none = f.tasks.every((t) => !t.checked);
+    const live = f.tasks.filter((t) => !t.dropped);
+    const none = live.every((t) => !t.checked);
     out.push({
       file: f.file, range: at(open[0].line, open[0].boxColumn, open[0].boxColumn + 3), severity: 'warning', code: 'story-done-tasks-open',
-      message: none ? `The story is done but not one of its ${f.tasks.length} tasks is checked. Tick the tasks that were done, or reopen the story.` : `The story is done but ${open.length} of ${f.tasks.length} tasks are unchecked (first: ${/^\W*(task\s*)?\d/i.test(open[0].text) ? '' : `${open[0].number} `}${truncate(open[0].text)}). Tick them or reopen the story.`,
-      data: { key: s.key, open: open.length, total: f.tasks.length },
+      message: none ? `The story is done but not one of its ${live.length} tasks is checked. Tick the tasks that were done, or reopen the story.` : `The story is done but ${open.length} of ${live.length} tasks are unchecked (first: ${/^\W*(task\s*)?\d/i.test(open[0].text) ? '' : `${open[0].number} `}${truncate(open[0].text)}). Tick them or reopen the story.`,
+      data: { key: s.key, open: open.length, total: live.length },
     });
   }
   // Gates.
@@ -709,7 +714,8 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
 
 /** The slug a story file's name carries after its number: `2-1-notebook-intro` → `notebook-intro`, `story-2.1` → ''. */
 function fileSlugOf(name: string): string {
-  return name.toLowerCase().replace(/^story[-_. ]?/, '').replace(/^(?:[a-z]{1,6}-)?(?:\d+[a-z]?[-.])+\d+[a-z]?/, '').replace(/^[-_.]+/, '').replace(/\.story$/, '');
+  // `2.1.story` (v4's name) has no slug: `.story` is the kind of file, not words of its title.
+  return name.toLowerCase().replace(/\.story$/, '').replace(/^story[-_. ]?/, '').replace(/^(?:[a-z]{1,6}-)?(?:\d+[a-z]?[-.])+\d+[a-z]?/, '').replace(/^[-_.]+/, '');
 }
 
 /** True when a file's slug can name the key's story: none, the same, one a prefix of the other, or words in common. */

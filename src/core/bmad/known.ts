@@ -38,8 +38,10 @@ const KNOWN: readonly KnownWorkflow[] = [
   { name: 'create-ux-design', aliases: ['ux-design', 'ux'], outputs: [leaf('ux-design-specification'), leaf('ux-design')] },
   { name: 'create-architecture', aliases: ['architecture'], outputs: [leaf('architecture')] },
   { name: 'retrospective', aliases: ['retro'], outputs: [/^epic-[\w.]+-retro(?:spective)?(?:[-_][^/\\]*)?\.md$/i] },
-  // `epics.md`, a shard `epic-4-slug.md`, or an epic's own breakdown in its folder (`epics/epic-9/epic.md`).
-  { name: 'create-epics-and-stories', aliases: ['epics', 'epics-and-stories'], outputs: [leaf('epics'), /^epic-\d+[a-z]?(?:[-_.][^/\\]*)?\.md$/i, /^epic\.md$/i] },
+  // `epics.md`, a shard `epic-4-slug.md`, an epic named by a lettered id or a slug
+  // (`epic-e-custody-signature.md`, `epic-auth-sdk-mvp.md`), or an epic's own breakdown in its folder
+  // (`epics/epic-9/epic.md`).
+  { name: 'create-epics-and-stories', aliases: ['epics', 'epics-and-stories'], outputs: [leaf('epics'), /^epic-[a-z0-9][^/\\]*\.md$/i, /^epic\.md$/i] },
   { name: 'check-implementation-readiness', aliases: ['implementation-readiness'], outputs: [leaf('implementation-readiness-report'), leaf('implementation-readiness')] },
   { name: 'quick-spec', aliases: ['tech-spec', 'create-tech-spec', 'quick-flow', 'quick-dev', 'spec'], outputs: [/^(?:[\w]+-)*tech-spec(?:[-_][^/\\]*)?\.md$/i, /^spec-wip\.md$/i] },
   { name: 'generate-project-context', aliases: ['project-context'], outputs: [/^project-context\.md$/i] },

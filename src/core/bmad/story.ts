@@ -19,6 +19,8 @@ export interface StoryTask {
   depth: number;
   /** A code-review follow-up (`[AI-Review]`). */
   review: boolean;
+  /** Unticked but struck through (`- [ ] ~~Commit the scaffold~~ - skipped per user request`): dropped, not open. */
+  dropped?: true;
   /** 1-based number among top-level tasks, `2.1` for subtasks. */
   number: string;
 }
@@ -101,6 +103,10 @@ export function storyKeyFromName(file: string, epicIds?: Iterable<string>): { ke
   // `epic-2/stories/2.1-csv-import.md`: v4's dotted number with v6's dashed slug; the ledger's key is `2-1-csv-import`.
   const dotted = bare === base ? /^(\d{1,3})\.(\d{1,3})([a-z]?)-([a-z].*)\.md$/i.exec(base) : null;
   if (dotted) return { key: `${Number(dotted[1])}-${Number(dotted[2])}${dotted[3].toLowerCase()}-${dotted[4].toLowerCase()}`, epic: Number(dotted[1]), epicId: String(Number(dotted[1])), story: `${Number(dotted[2])}${dotted[3].toLowerCase()}`, v4: false };
+  // `story-4A.2.md`, `4b.1-slug.md`: story 2 of the lettered epic 4a, the ledger's `4a-2-…`.
+  const letteredEpic = /^(\d+[a-z])\.(\d+[a-z]?)(?:[-.]([a-z].*?))?(?:\.story)?\.md$/i.exec(bare);
+  const l = letteredEpic ? classifyStoryKey(`${letteredEpic[1]}-${letteredEpic[2]}${letteredEpic[3] ? `-${letteredEpic[3]}` : ''}`.toLowerCase(), epicIds) : undefined;
+  if (l) return { key: bare === base ? `${l.epicId}-${l.story}${letteredEpic![3] ? `-${letteredEpic![3].toLowerCase()}` : ''}` : key, epic: l.epic, epicId: l.epicId, story: l.story!, v4: false };
   const c = classifyStoryKey(bare.slice(0, -3), epicIds);
   if (c) return { key, epic: c.epic, epicId: c.epicId, story: c.story!, v4: false };
   // `story-harbour-lights-1.md`: BMAD v6 alpha's level-1 story, story 1 of the epic its slug names.
@@ -462,6 +468,7 @@ export function parseStory(file: string, text: string): StoryFile {
       s.tasks.push({
         line: i, boxColumn: c[1].length + line.slice(c[1].length).indexOf('['), checked: c[2] !== ' ', text, depth: indents.length - 1,
         review: /\[AI-Review\]/i.test(text) || reviewSection, number: counters.join('.'),
+        ...(c[2] === ' ' && /^~~[^~]+~~/.test(text) ? { dropped: true as const } : {}),
       });
     }
   }
@@ -579,22 +586,36 @@ const LOCAL_CJK: [string, RegExp][] = [
   // `未X`, not yet X: not started, not implemented, not developed.
   ['backlog', /^(待办|待辦|待开始|待開始|待定|计划中|計畫中|未(?:开始|開始|着手|实现|實現|实施|實施|开发|開發|启动|啟動))/],
 ];
+/**
+ * `Pronto para Revisão`, `Listo para revisión`, `Prêt pour revue`, `Bereit zur Prüfung`,
+ * `Aguardando revisão`: ready for (or awaiting) a review is review; ready for development is
+ * ready-for-dev (accents dropped, spaces as dashes).
+ */
+function readyFor(w: string): string | undefined {
+  const m = /^(?:(?:pronto|pronta|listo|lista|pret|prete|bereit)-(?:para|pour|per|zur|zum|fur|fuer)|aguardando|esperando|en-attente-de|in-attesa-di|wartet-auf)-(?:a-|la-|le-|el-|o-|der-|die-)?([a-z]+)(?:-.*)?$/.exec(w);
+  if (!m) return undefined;
+  if (/^(revisao|revision|revue|relecture|revisione|review|prufung|pruefung|qa|validacao|validacion|validation|verifica)$/.test(m[1])) return 'review';
+  if (/^(desenvolvimento|desarrollo|developpement|sviluppo|entwicklung|dev|implementacao|implementacion|implementation)$/.test(m[1])) return 'ready-for-dev';
+  return undefined;
+}
 const localWords = new Map<string, string>(LOCAL_STATUS.flatMap(([status, words]) => words.map((x): [string, string] => [x, status])));
 
 function localStatusWord(w: string): string | undefined {
   const plain = w.normalize('NFD').replace(/\p{M}/gu, '');
-  return localWords.get(plain) ?? LOCAL_CJK.find(([, re]) => re.test(plain))?.[0];
+  return localWords.get(plain) ?? LOCAL_CJK.find(([, re]) => re.test(plain))?.[0] ?? readyFor(plain);
 }
 
-/** Progress of a story's tasks: all checkboxes, and review follow-ups apart. */
+/** Progress of a story's tasks: all checkboxes but those struck through, and review follow-ups apart. */
 export function taskProgress(tasks: StoryTask[]): { done: number; total: number; reviewOpen: number } {
   let done = 0;
   let reviewOpen = 0;
+  let dropped = 0;
   for (const t of tasks) {
     if (t.checked) done++;
+    else if (t.dropped) dropped++;
     else if (t.review) reviewOpen++;
   }
-  return { done, total: tasks.length, reviewOpen };
+  return { done, total: tasks.length - dropped, reviewOpen };
 }
 
 /** Finds a task by number (`2`, `2.1`), by 1-based index (`#3`) or by unique text fragment. */
