@@ -518,9 +518,9 @@ describe('a cold-memory line is added to the cold file in place (no temp file, n
     const dir = workspace({ '.waymark/workflows/three.yaml': DEF3, 'x.md': flow(['a'], 'b'), [COLD]: OLD_COLD }, { prefix: 'wm-txappend-' });
     const before = ino(dir);
     killed(dir, ['advance', 'x.md'], 'WAYMARK_TX_DIE_AFTER_PREPARE', '1');
-    const [intent] = journalLeft(dir).map((n) => journalIntent(dir, n));
+    const [intent] = journalLeft(dir).map((n) => journalIntent<{ writes: { file: string; text: string; append?: number }[] }>(dir, n));
     const cold = intent.writes.find((w) => path.relative(dir, w.file) === COLD)!;
-    assert.equal((cold as { append?: number }).append, Buffer.byteLength(OLD_COLD), 'the cold file is added to at its old end');
+    assert.equal(cold.append, Buffer.byteLength(OLD_COLD), 'the cold file is added to at its old end');
     assert.match(cold.text, /^- \S+ \S+ \(x\.md\): step b completed\n$/, 'only the line added is in the intent');
     assert.equal(read(dir, COLD), OLD_COLD);
     assert.equal(cli(dir, ['advance', 'x.md']).status, 0);
