@@ -11,6 +11,8 @@
 // (the same tool on an in-process session over the same files: Waymark's own share), the server's
 // CPU per call (Linux), and what is left (the answer's bytes through the pipe and the client's parse).
 // WAYMARK_BENCH_CLI names another build's cli.js, to compare two builds in the same minutes.
+// The sized runs' advances come after 400 warm-up advances on workflows of their own (server and
+// in-process handler alike; WAYMARK_BENCH_WARM_ADVANCES): the steady state of a long-lived server.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -30,6 +32,13 @@ const CLI_ROUNDS = 8;
 const STEPS = Array.from({ length: ROUNDS + 20 }, (_, i) => `step-${String(i + 1).padStart(3, '0')}`);
 const CLI = path.resolve(process.env.WAYMARK_BENCH_CLI ?? 'dist/cli.js');
 const K = Math.min(317, N - 1);
+/**
+ * Advances made before the measured ones in the sized runs (server and in-process handler), on
+ * workflows of their own, so that the figures are the steady state a long-lived server reaches
+ * once V8 has compiled the write path (WAYMARK_BENCH_WARM_ADVANCES, default 400).
+ */
+const WARM_ADVANCES = Math.max(0, Number(process.env.WAYMARK_BENCH_WARM_ADVANCES ?? 400) || 0);
+const WARM_TARGETS = Array.from({ length: Math.ceil(WARM_ADVANCES / STEPS.length) }, (_, i) => `warm-target-${i}`);
 /** The file the one-file status reads. */
 const ONE = `work/area-${Math.floor(K / 100)}/wf-${K}.workflow.md`;
 
@@ -176,7 +185,9 @@ function generateSized(root: string, n: number): void {
       fs.writeFileSync(path.join(dir, `wf-${i}.workflow.md`), featureFile(i, 'MCP', { beforeOwner: dep }));
     }
   }
-  fs.writeFileSync(path.join(root, 'work', 'mcp-target.workflow.md'), ['---', 'workflow: long-run', 'status: in_progress', `steps: [${STEPS.join(', ')}]`, `currentStep: ${STEPS[0]}`, 'stepsCompleted: []', '---', '', '# Long run', ''].join('\n'));
+  for (const name of ['mcp-target', ...WARM_TARGETS]) {
+    fs.writeFileSync(path.join(root, 'work', `${name}.workflow.md`), ['---', 'workflow: long-run', 'status: in_progress', `steps: [${STEPS.join(', ')}]`, `currentStep: ${STEPS[0]}`, 'stepsCompleted: []', '---', '', '# Long run', ''].join('\n'));
+  }
   const env = { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'b@b' };
   for (const args of [['init', '-q'], ['add', '-A'], ['commit', '-qm', 'bench']]) spawnSync('git', args, { cwd: root, env });
 }
@@ -297,6 +308,13 @@ async function sized(n: number): Promise<void> {
       line(`mcp.n${n}.client_cpu_per_ping_ms`, Math.min(ping.clientCpu, ping2.clientCpu), 3);
       line(`mcp.n${n}.client_cpu_per_status_ms`, status.clientCpu, 3);
       line(`mcp.n${n}.client_cpu_per_next_ms`, next.clientCpu, 3);
+      // Warm-up advances on workflows of their own: V8 compiles the write path here, not in the measured calls.
+      for (const [k, name] of WARM_TARGETS.entries()) {
+        const file = `work/${name}.workflow.md`;
+        let h = (await call(client, 'waymark_status', { file })).stateHash as string;
+        for (let i = 0; i < Math.min(STEPS.length, WARM_ADVANCES - k * STEPS.length); i++) h = (await call(client, 'waymark_advance', { file, expectHash: h })).stateHash as string;
+      }
+      line(`mcp.n${n}.advance_warmup_calls`, WARM_ADVANCES, 0);
       let hash = (await call(client, 'waymark_status', { file: 'work/mcp-target.workflow.md' })).stateHash as string;
       // The server's CPU per advance includes its memory consolidation, done after the answers in batches.
       const advance = await withCpu(client.pid, ROUNDS / 2, async () => {
@@ -306,6 +324,11 @@ async function sized(n: number): Promise<void> {
       // (the write, the model, the answer's object), timed after the calls through the pipe so that
       // neither pays for the other's disk work; what is left above the ping and the handler is the
       // answer's bytes through the pipe and both SDKs' work on them.
+      for (const [k, name] of WARM_TARGETS.entries()) {
+        const warm = await handlerAdvancer(copy, `work/${name}.workflow.md`);
+        for (let i = 0; i < Math.min(STEPS.length, WARM_ADVANCES - k * STEPS.length); i++) await warm.advance();
+        await warm.dispose();
+      }
       const inProcess = await handlerAdvancer(copy, 'work/mcp-target.workflow.md');
       const handlerMs: number[] = [];
       for (let i = 0; i < ROUNDS / 2; i++) handlerMs.push(await inProcess.advance());

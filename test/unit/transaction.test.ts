@@ -105,6 +105,40 @@ describe('runTransaction', () => {
     assert.deepEqual(journalLeft(root), []);
   });
 
+  test('an append-only file (TxWrite.append) added to before its turn: a conflict, its bytes kept, the file renamed before put back', async () => {
+    const { root, a, b } = twoFiles();
+    const appender: TxPlanner<number> = {
+      operation: 'test-write',
+      files: [a, b],
+      plan: () => ({
+        writes: [
+          { file: a, text: 'a new\n', entry: { to: { v: 1 } } },
+          // b's check runs after it was read and before the writes: another writer adds a line to b then.
+          { file: b, text: 'b old\nmine\n', entry: null, append: true, check: () => (fs.appendFileSync(b, 'theirs\n'), undefined) },
+        ],
+        result: (entries) => entries.length,
+      }),
+    };
+    const ino = fs.statSync(b).ino;
+    await assert.rejects(runTransaction(tx(root), appender), (e) => WaymarkError.is(e, 'conflict'));
+    assert.deepEqual([fs.readFileSync(a, 'utf8'), fs.readFileSync(b, 'utf8')], ['a old\n', 'b old\ntheirs\n']);
+    assert.equal(fs.statSync(b).ino, ino);
+    assert.deepEqual(journalLeft(root), []);
+  });
+
+  test('an append-only file is added to in place (same inode); new bytes that do not extend it replace it as usual', async () => {
+    const { root, a, b } = twoFiles();
+    const ino = fs.statSync(b).ino;
+    const write = (text: string): TxPlanner<number> => ({ operation: 'test-write', files: [a, b], plan: () => ({ writes: [{ file: a, text: `a ${text}`, entry: { to: { v: 1 } } }, { file: b, text, entry: null, append: true }], result: (e) => e.length }) });
+    assert.equal(await runTransaction(tx(root), write('b old\nmore\n')), 1);
+    assert.equal(fs.readFileSync(b, 'utf8'), 'b old\nmore\n');
+    assert.equal(fs.statSync(b).ino, ino, 'added to in place');
+    assert.equal(await runTransaction(tx(root), write('b rewritten\n')), 1);
+    assert.equal(fs.readFileSync(b, 'utf8'), 'b rewritten\n');
+    assert.notEqual(fs.statSync(b).ino, ino, 'replaced');
+    assert.deepEqual(journalLeft(root), []);
+  });
+
   test('a journal file naming a file outside the workspace is never replayed: moved aside, nothing written there', async () => {
     const { root, a, b } = twoFiles();
     const outsideDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-tx-outside-'));

@@ -509,3 +509,52 @@ describe('session start: the session record and the hot file reset for it are on
     });
   }
 });
+
+describe('a cold-memory line is added to the cold file in place (no temp file, no rename), proved like a history append', () => {
+  const COLD = '.waymark/memory/orchestrator_memory.md';
+  const OLD_COLD = '# Orchestrator memory\n\n## Key decisions\n\n## Learned context\n\n## Preferences\n\n## Blockers\n\n## Session history\n\n- 2026-01-01 an earlier line\n';
+  const ino = (dir: string) => fs.statSync(path.join(dir, COLD)).ino;
+  test('an advance adds its line at the cold file\'s end: the same file (inode), every earlier byte kept, only the line in the intent', () => {
+    const dir = workspace({ '.waymark/workflows/three.yaml': DEF3, 'x.md': flow(['a'], 'b'), [COLD]: OLD_COLD }, { prefix: 'wm-txappend-' });
+    const before = ino(dir);
+    killed(dir, ['advance', 'x.md'], 'WAYMARK_TX_DIE_AFTER_PREPARE', '1');
+    const [intent] = journalLeft(dir).map((n) => journalIntent<{ writes: { file: string; text: string; append?: number }[] }>(dir, n));
+    const cold = intent.writes.find((w) => path.relative(dir, w.file) === COLD)!;
+    assert.equal(cold.append, Buffer.byteLength(OLD_COLD), 'the cold file is added to at its old end');
+    assert.match(cold.text, /^- \S+ \S+ \(x\.md\): step b completed\n$/, 'only the line added is in the intent');
+    assert.equal(read(dir, COLD), OLD_COLD);
+    assert.equal(cli(dir, ['advance', 'x.md']).status, 0);
+    const now = read(dir, COLD)!;
+    assert.ok(now.startsWith(OLD_COLD), now);
+    assert.match(now.slice(OLD_COLD.length), /^- \S+ \S+ \(x\.md\): step b completed\n$/);
+    assert.equal(ino(dir), before, 'added to in place, not replaced');
+    assert.deepEqual(fs.readdirSync(path.join(dir, '.waymark/memory')).filter((f) => f.includes('tmp')), []);
+  });
+  test('killed after its rename and its append: the next writer finds the line there once and appends the history line', () => {
+    const dir = workspace({ '.waymark/workflows/three.yaml': DEF3, 'x.md': flow(['a'], 'b'), [COLD]: OLD_COLD }, { prefix: 'wm-txappend-' });
+    killed(dir, ['advance', 'x.md'], 'WAYMARK_TX_DIE_AFTER_RENAME', '2');
+    assert.equal(cli(dir, ['scope', 'x.md', 'small']).status, 0);
+    assert.equal(readHistory(dir, path.join(dir, 'x.md')).filter((e) => e.operation === 'advance').length, 1);
+    assert.equal((read(dir, COLD)!.match(/step b completed/g) ?? []).length, 1);
+    assert.ok(read(dir, COLD)!.startsWith(OLD_COLD));
+    assert.deepEqual(journalLeft(dir), []);
+  });
+  test('an append cut short (a power loss mid-write) is completed from the intent, never left half a line', () => {
+    const dir = workspace({ '.waymark/workflows/three.yaml': DEF3, 'x.md': flow(['a'], 'b'), [COLD]: OLD_COLD }, { prefix: 'wm-txappend-' });
+    killed(dir, ['advance', 'x.md'], 'WAYMARK_TX_DIE_AFTER_RENAME', '2');
+    const full = read(dir, COLD)!;
+    fs.writeFileSync(path.join(dir, COLD), full.slice(0, OLD_COLD.length + 7));
+    assert.equal(cli(dir, ['scope', 'x.md', 'small']).status, 0);
+    assert.equal(read(dir, COLD), full);
+    assert.deepEqual(journalLeft(dir), []);
+  });
+  test('a cold file changed on disk since the intent is left as it is by recovery (never appended to blindly)', () => {
+    const dir = workspace({ '.waymark/workflows/three.yaml': DEF3, 'x.md': flow(['a'], 'b'), [COLD]: OLD_COLD }, { prefix: 'wm-txappend-' });
+    killed(dir, ['advance', 'x.md'], 'WAYMARK_TX_DIE_AFTER_RENAME', '1');
+    const edited = OLD_COLD.replace('an earlier line', 'a line edited by hand');
+    fs.writeFileSync(path.join(dir, COLD), edited);
+    assert.equal(cli(dir, ['scope', 'x.md', 'small']).status, 0);
+    assert.equal(read(dir, COLD), edited);
+    assert.deepEqual(journalLeft(dir), []);
+  });
+});

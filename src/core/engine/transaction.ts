@@ -5,13 +5,14 @@
  * renames (compare-and-swap each) → re-read and re-validate (undone when wrong) → one history
  * line per changed file → observers. A kind of change is a small planner; this does the rest.
  */
+import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { WriteCompanion, WriteContext, WriteGuard, WriteObserver } from '../writeHooks';
 import { WaymarkError, errorMessage } from '../errors';
 import type { Logger } from '../ports';
 import type { HistoryEntry, WorkflowState } from '../types';
-import { abortAtomicWrite, commitAtomicWrite, fsyncFdAsync, fsyncPathAsync, fsyncPrepared, prepareAtomicWrite, removeStaleTemps, writeFileAtomic, type PreparedWrite } from '../store/atomicWrite';
+import { abortAtomicWrite, appendInPlace, commitAtomicWrite, fsyncFdAsync, fsyncPathAsync, fsyncPrepared, prepareAtomicWrite, removeStaleTemps, writeFileAtomic, type PreparedWrite } from '../store/atomicWrite';
 import { acquireFileLock, type HeldLock } from '../store/fileLock';
 import { appendHistory, assertHistoryAppendable, readHistory } from '../store/history';
 import { assertJournalWritable, currentSha256, listJournal, setAsideJournalFile, sha256Hex } from '../store/intentJournal';
@@ -47,6 +48,12 @@ export interface TxWrite {
    * delegation's parent already in a chain. Locked, compared before the renames, not renamed.
    */
   unchanged?: boolean;
+  /**
+   * The file is only ever added to (memory's cold file): when `text` is its old bytes and more,
+   * the more is written at its end in place (store/atomicWrite.ts `appendInPlace`: no temp file,
+   * no rename, only the added bytes in the intent), else the file is replaced as any other.
+   */
+  append?: boolean;
 }
 
 /** A history line recording what the change found (not a change it makes): see TxPlan.found. */
@@ -258,6 +265,7 @@ async function recoverTx(tx: TxContext, o: { path: string; intent: TxIntent }): 
     return;
   }
   const states = intent.writes.map((w) => {
+    if (w.append !== undefined) return appendState(w);
     const cur = currentSha256(w.target);
     if (w.remove) return cur === undefined ? 'after' : cur === w.before ? 'before' : 'other';
     return cur === w.after ? 'after' : (cur ?? null) === w.before ? 'before' : 'other';
@@ -271,14 +279,16 @@ async function recoverTx(tx: TxContext, o: { path: string; intent: TxIntent }): 
   const lines = intent.entries.map((e, i) => (e ? lineOf(i) : undefined));
   const landed = lines.some((l) => l);
   // A file the change records without changing it (before = after) proves nothing.
-  if (!landed && states.every((s, i) => s !== 'after' || intent.writes[i].before === intent.writes[i].after)) {
+  if (!landed && states.every((s, i) => (s !== 'after' && s !== 'partial') || intent.writes[i].before === intent.writes[i].after)) {
     // Killed before its first rename: the files are as they were.
     completeTxIntent(o.path);
     return;
   }
   for (const [i, w] of intent.writes.entries()) {
-    if (states[i] === 'before' && !landed) {
+    // An append cut short (a power loss mid-write) happened after the intent was durable: completed.
+    if ((states[i] === 'before' && !landed) || states[i] === 'partial') {
       if (w.remove) fs.rmSync(w.target, { force: true });
+      else if (w.append !== undefined) writeFileAtomic(w.target, Buffer.concat([readRegularFileSync(w.target).subarray(0, w.append), Buffer.from(w.text, 'utf8')]), { root: tx.root });
       else writeFileAtomic(w.target, w.text, { root: tx.root });
       log?.warn(`[journal] completed ${intent.operation} on ${w.file}: its writer (pid ${intent.pid}) died between its renames`);
     } else if (states[i] !== 'after') {
@@ -321,7 +331,10 @@ function foreignIntent(root: string, intent: TxIntent): string | undefined {
       return errorMessage(e);
     }
     if (real !== w.target) return `${w.file} is not ${w.target}`;
-    if (w.remove ? w.after !== REMOVED || w.text !== '' || intent.entries[i] !== null : sha256Hex(w.text) !== w.after) return `the bytes for ${w.file} do not match their hash`;
+    if (w.append !== undefined) {
+      // Only the bytes added are in the intent: the whole is proved against `after` when redone (appendState).
+      if (!Number.isSafeInteger(w.append) || w.append < 0 || w.before === null || w.remove) return `a malformed append to ${w.file}`;
+    } else if (w.remove ? w.after !== REMOVED || w.text !== '' || intent.entries[i] !== null : sha256Hex(w.text) !== w.after) return `the bytes for ${w.file} do not match their hash`;
     const e = intent.entries[i];
     if (e === null) continue;
     if (!e || typeof e.file !== 'string') return 'its history lines do not match its files';
@@ -334,6 +347,30 @@ function foreignIntent(root: string, intent: TxIntent): string | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * Where a killed change's append to a file stands: 'after' (all of it there), 'before' (its old
+ * bytes), 'partial' (its old bytes and the first part of the addition: a write cut short, redone
+ * whole from the old bytes), else 'other' (changed since; left as it is). The old bytes are proved
+ * by their hash, and so is the whole that a redo would make.
+ */
+function appendState(w: TxIntent['writes'][number]): 'before' | 'partial' | 'after' | 'other' {
+  let cur: Buffer;
+  try {
+    cur = readRegularFileSync(w.target);
+  } catch {
+    return 'other';
+  }
+  const at = w.append!;
+  if (cur.length < at) return 'other';
+  const add = Buffer.from(w.text, 'utf8');
+  const h = crypto.createHash('sha256').update(cur.subarray(0, at));
+  if (h.copy().digest('hex') !== w.before) return 'other';
+  const tail = cur.subarray(at);
+  if (tail.length > add.length || !add.subarray(0, tail.length).equals(tail)) return 'other';
+  if (h.update(add).digest('hex') !== w.after) return 'other';
+  return tail.length === add.length ? 'after' : tail.length ? 'partial' : 'before';
 }
 
 function writable(target: string, file: string): void {
@@ -394,7 +431,8 @@ async function planCompanions(
     for (const [file, text] of res.texts) {
       const abs = path.resolve(file);
       if (!files.includes(abs)) throw new Error(`a write companion plans a write to ${file}, which it did not name`);
-      if (text !== texts.get(abs)) writes.push({ file: abs, text, entry: null });
+      // A companion's files (memory's) are added to: a cold line is written at the file's end in place.
+      if (text !== texts.get(abs)) writes.push({ file: abs, text, entry: null, append: true });
     }
     res.covered.forEach((v, k) => {
       if (v && k < lines.length) covered[lines[k].i] = true;
@@ -403,12 +441,42 @@ async function planCompanions(
   return covered.slice(0, own);
 }
 
-/** The intent's record of each file of the change: its new bytes and the hashes before and after. */
-function intentWrites(items: readonly { w: TxWrite; target: string; before: string | undefined }[]): TxIntent['writes'] {
+/** One file of a planned change as it is written: its real path, its bytes as read, and what an append adds. */
+interface TxItem {
+  w: TxWrite;
+  target: string;
+  before: string | undefined;
+  /** The bytes added at the end of `before` in place (TxWrite.append), else undefined. */
+  suffix: string | undefined;
+}
+
+/** What an `append` write adds to `before`, when its new bytes are `before` and more; else undefined (it is replaced). */
+function suffixOf(w: TxWrite, before: string | undefined): string | undefined {
+  if (!w.append || w.remove || w.unchanged || before === undefined || w.text.length <= before.length || !w.text.startsWith(before)) return undefined;
+  return w.text.slice(before.length);
+}
+
+/**
+ * The intent's record of each file of the change: its new bytes and the hashes before and after;
+ * for an append, only the bytes added and where they start (the hashes are of the whole file).
+ */
+function intentWrites(items: readonly TxItem[]): TxIntent['writes'] {
   const out: TxIntent['writes'] = [];
   for (const x of items) {
-    const rec: TxIntent['writes'][number] = { file: path.resolve(x.w.file), target: x.target, before: x.before === undefined ? null : sha256Hex(x.before), after: x.w.remove ? REMOVED : sha256Hex(x.w.text), text: x.w.remove ? '' : x.w.text };
+    let before: string | null = null;
+    let after: string;
+    if (x.suffix !== undefined) {
+      // The whole file's hash after, from the hash of its bytes before and the bytes added.
+      const h = crypto.createHash('sha256').update(x.before!);
+      before = h.copy().digest('hex');
+      after = h.update(x.suffix).digest('hex');
+    } else {
+      before = x.before === undefined ? null : sha256Hex(x.before);
+      after = x.w.remove ? REMOVED : sha256Hex(x.w.text);
+    }
+    const rec: TxIntent['writes'][number] = { file: path.resolve(x.w.file), target: x.target, before, after, text: x.w.remove ? '' : x.suffix ?? x.w.text };
     if (x.w.remove) rec.remove = true;
+    if (x.suffix !== undefined) rec.append = Buffer.byteLength(x.before!, 'utf8');
     out.push(rec);
   }
   return out;
@@ -521,8 +589,11 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
       writable(targets.get(writes[i].file)!, writes[i].file);
       planned.push(null);
     }
-    const items: { w: TxWrite; target: string; before: string | undefined }[] = [];
-    for (const w of writes) items.push({ w, target: targets.get(path.resolve(w.file))!, before: texts.get(path.resolve(w.file)) });
+    const items: TxItem[] = [];
+    for (const w of writes) {
+      const before = texts.get(path.resolve(w.file));
+      items.push({ w, target: targets.get(path.resolve(w.file))!, before, suffix: suffixOf(w, before) });
+    }
     // The intent and every new file (as a temp file) are written first, then flushed together
     // (with the journal folder when the intent's name is new: one flush of the disk can serve them
     // all), before the first rename of a file of the change (the README's durability argument).
@@ -539,7 +610,7 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
     const prepared = new Map<TxWrite, PreparedWrite>();
     try {
       for (const x of items) {
-        if (x.w.unchanged || x.w.remove) continue;
+        if (x.w.unchanged || x.w.remove || x.suffix !== undefined) continue;
         prepared.set(x.w, prepareAtomicWrite(x.target, x.w.text, { root, mustExist: x.before !== undefined }));
       }
       const fd = intent.fd;
@@ -559,6 +630,8 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
     }
     intentPath = intent.path;
     const done: { target: string; before: string | undefined }[] = [];
+    // The descriptors of the files added to in place, flushed in round 2 with the history lines.
+    const appended = new Map<string, number>();
     try {
       dieAt('RENAME', 0);
       let renamed = 0;
@@ -577,6 +650,14 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
             throw new WaymarkError('conflict', `${x.w.file} changed on disk while ${planner.operation} was being made (another writer or an editor); nothing was written. Re-read it and retry.`, x.w.file);
           }
           fs.rmSync(x.target);
+          done.push({ target: x.target, before: x.before });
+          dieAt('RENAME', ++renamed);
+          continue;
+        }
+        if (x.suffix !== undefined) {
+          // Added to in place, once its bytes are proved the ones read (through the descriptor written to).
+          const fd = appendInPlace(x.target, x.before!, x.suffix, () => lock?.assertHeld());
+          appended.set(x.target, fd);
           done.push({ target: x.target, before: x.before });
           dieAt('RENAME', ++renamed);
           continue;
@@ -604,6 +685,8 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
       }
     } catch (e) {
       for (const p of prepared.values()) abortAtomicWrite(p);
+      for (const fd of appended.values()) fs.closeSync(fd);
+      appended.clear();
       if (rollBack(root, done)) completeTxIntent(intent.path);
       // else: the intent stays; the next writer completes the change.
       intentPath = undefined;
@@ -628,10 +711,13 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
       }
       // The renames (their folders) and the history lines made durable together; the intent,
       // durable since before the first rename, is only removed after this.
-      const dirs = new Set(items.filter((x) => !x.w.unchanged).map((x) => path.dirname(x.target)));
+      // A file added to in place was not renamed: its own bytes are flushed, not its folder.
+      const dirs = new Set<string>();
+      for (const x of items) if (!x.w.unchanged && x.suffix === undefined) dirs.add(path.dirname(x.target));
       const flushes: Promise<void>[] = [];
       for (const d of dirs) flushes.push(fsyncPathAsync(d, 'dir'));
       for (const [f, fd] of flush) flushes.push(fsyncFdAsync(fd, f));
+      for (const [f, fd] of appended) flushes.push(fsyncFdAsync(fd, f));
       await Promise.all(flushes);
       plan.landed?.(entries);
     } catch (e) {
@@ -640,6 +726,7 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
       throw new WaymarkError('io', `${planner.operation} changed ${writes.map((w) => w.file).join(' and ')}, but a history line could not be appended: ${errorMessage(e).replace(/ Nothing was changed\.$/, '')}`, writes[0].file, { written: true });
     } finally {
       for (const fd of flush.values()) fs.closeSync(fd);
+      for (const fd of appended.values()) fs.closeSync(fd);
     }
   } finally {
     for (const l of locks.reverse()) l.release();

@@ -145,15 +145,17 @@ export class MemoryFiles {
    * A change of memory files is one transaction (engine/transaction.ts): locked by real path,
    * re-read, journaled, renamed. `plan` gets the files' texts (undefined: missing) and returns
    * their new texts (a file left out, or with its old text, is not written) and the answer.
+   * `appendTo`: the cold file, only ever added to (its lines are written at its end in place when
+   * they go there: TxWrite.append).
    */
-  private change<T>(operation: string, files: string[], plan: (texts: ReadonlyMap<string, string | undefined>) => { texts: Map<string, string>; result: T }, record?: SessionRecordWrite): Promise<T> {
+  private change<T>(operation: string, files: string[], plan: (texts: ReadonlyMap<string, string | undefined>) => { texts: Map<string, string>; result: T }, record?: SessionRecordWrite, appendTo?: string): Promise<T> {
     const rec = record ? safeWritePath(this.root, record.file, 'memory session') : undefined;
     return runTransaction({ root: this.root, now: () => new Date() }, {
       operation,
       files: rec ? [...files, rec] : files,
       plan: (texts) => {
         const p = plan(texts);
-        const writes = [...p.texts].map(([file, text]) => ({ file, text, entry: null }));
+        const writes = [...p.texts].map(([file, text]) => ({ file, text, entry: null, ...(file === appendTo ? { append: true } : {}) }));
         // The session record (current session) changes with the hot file, in the same change.
         if (rec && record!.text !== undefined) writes.push({ file: rec, text: record!.text, entry: null });
         else if (rec && texts.get(rec) !== undefined) writes.push({ file: rec, text: '', remove: true, entry: null } as (typeof writes)[number]);
@@ -200,7 +202,7 @@ export class MemoryFiles {
         out.set(coldReal, text);
       }
       return { texts: out, result: h };
-    }, record);
+    }, record, coldReal);
   }
 
   /** Adds entries at the end of their cold sections; never changes an existing line. */
@@ -211,7 +213,7 @@ export class MemoryFiles {
       let text = texts.get(real) ?? coldTemplate();
       for (const { section, line } of entries) text = insertInSection(text, section, `- ${oneLine(line)}`);
       return { texts: new Map([[real, text]]), result: undefined };
-    });
+    }, undefined, real);
   }
 
   readCold(): string {

@@ -278,3 +278,66 @@ export function removeStaleTemps(file: string): string[] {
 export function sweepStaleTemps(dir: string, filter: (name: string) => boolean = () => true): string[] {
   return sweepDeadOwners(dir, (name) => (filter(name) ? tempOwner(name) : undefined));
 }
+
+/**
+ * Adds `suffix` at the end of `target` (a real path inside the workspace, an existing regular
+ * file) in place, when the file still holds exactly `before`: the bytes it owns are the ones
+ * after `before`, nothing before them is written. No temp file, no rename, no new inode: for a
+ * file only ever added to (memory's cold file), where a rewrite would copy every earlier line.
+ * `check` runs on the open file right before the write (the lock still held). The file's bytes
+ * are compared through the descriptor written to, and that descriptor is proved to be the file
+ * at `target` (same device and inode) in a folder that is still its own real path. Returns the
+ * open descriptor (not flushed: the caller fsyncs it with the change's other files, then closes it).
+ * Throws WaymarkError('conflict') when the file is not `before` any more, nothing written.
+ */
+export function appendInPlace(target: string, before: string, suffix: string, check?: () => void): number {
+  let fd: number;
+  try {
+    fd = fs.openSync(target, fs.constants.O_RDWR | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ELOOP') throw appendConflict(target);
+    throw ioError(e, target, 'write');
+  }
+  try {
+    check?.();
+    const st = fs.fstatSync(fd);
+    const old = Buffer.from(before, 'utf8');
+    if (!st.isFile()) throw notRegularError(target, st, 'memory');
+    if (st.size !== old.length) throw appendConflict(target);
+    const now = Buffer.allocUnsafe(old.length);
+    let got = 0;
+    while (got < old.length) {
+      const n = fs.readSync(fd, now, got, old.length - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    if (got !== old.length || !now.equals(old)) throw appendConflict(target);
+    const dir = path.dirname(target);
+    const named = fs.lstatSync(target);
+    if (named.ino !== st.ino || named.dev !== st.dev || resolveRealPath(dir) !== dir) {
+      throw new WaymarkError('conflict', `The folder of ${target} was replaced while Waymark was writing; nothing was changed. Check for symbolic links and retry.`, target);
+    }
+    const add = Buffer.from(suffix, 'utf8');
+    let put = 0;
+    try {
+      while (put < add.length) put += fs.writeSync(fd, add, put, add.length - put, old.length + put);
+    } catch (e) {
+      // Disk full, say: the bytes added so far are taken back, the file is `before` again.
+      try {
+        fs.ftruncateSync(fd, old.length);
+      } catch {
+        // the caller's roll-back writes `before` again
+      }
+      throw e;
+    }
+    return fd;
+  } catch (e) {
+    fs.closeSync(fd);
+    if (WaymarkError.is(e)) throw e;
+    throw ioError(e, target, 'write');
+  }
+}
+
+function appendConflict(target: string): WaymarkError {
+  return new WaymarkError('conflict', `${target} changed on disk while Waymark was adding to it (another writer or an editor); nothing was written. Re-read it and retry.`, target);
+}

@@ -29,6 +29,11 @@ export interface TxIntentWrite {
   text: string;
   /** The file is removed (`after` is 'removed', `text` ''). */
   remove?: boolean;
+  /**
+   * The file is added to in place: `text` is only the bytes added, at this byte offset (the
+   * length of its bytes before); `before` and `after` are still hashes of the whole file.
+   */
+  append?: number;
 }
 
 export interface TxIntent {
