@@ -167,6 +167,8 @@ const TABLE_RULE = /^\s*\|?\s*:?-{3,}/;
 const WORK_NOTES = /^(?:acceptance criteria\b|.*\bnotes?$)/i;
 /** `**Status:** done` inside a metadata line with other fields. */
 const INLINE_LABEL = new RegExp(`(?:\\*\\*|__)${LABEL_WORD}\\s*[:：]?(?:\\*\\*|__)\\s*[:：]?`);
+/** A value that is the label word itself (`**Status**: Status`), no status. */
+const LABEL_ONLY = new RegExp(`^${LABEL_WORD}$`, 'i');
 
 /** Whether a value states where a story is: a story status word, or a word setting it aside. */
 function statesStatus(value: string): boolean {
@@ -181,7 +183,7 @@ function statusAfter(line: string, from: number): { value: string; start: number
   const m = STATUS_WORD.exec(rest.slice(skip));
   // (`_done_`: an underscore closing the word is emphasis, not part of it.)
   const value = (m?.[0] ?? /^\p{L}[\p{L}\p{M}\w-]*/u.exec(rest.slice(skip))?.[0] ?? '').trim().replace(/_+$/, '');
-  if (!value || new RegExp(`^${LABEL_WORD}$`, 'i').test(value)) return undefined;
+  if (!value || LABEL_ONLY.test(value)) return undefined;
   // `CONDITIONAL - Deferred pending Story 2.1`: a word of the team's own, then a status word after
   // a dash: the status word says where the story is.
   if (!statesStatus(value)) {
@@ -270,6 +272,10 @@ export function parseStory(file: string, text: string): StoryFile {
   }
   let inFence = false;
   let section = '';
+  // What the section's title says, tested once per section rather than on each of its lines.
+  let qaSection = false;
+  let criteriaSection = false;
+  let workNotesSection = false;
   let sectionLevel = 0;
   let inTasks = false;
   /** Level of an `Acceptance Criteria` heading inside a tasks section (0: none): its boxes are criteria, not tasks. */
@@ -337,6 +343,9 @@ export function parseStory(file: string, text: string): StoryFile {
       }
       if ((level === 2 || (inTasks && level <= sectionLevel)) && level > 1) {
         section = title.toLowerCase();
+        qaSection = /^qa\b/.test(section);
+        criteriaSection = CRITERIA_HEADING.test(section);
+        workNotesSection = WORK_NOTES.test(section);
         sectionLevel = level;
         criteriaLevel = 0;
         inTasks = TASKS_HEADING.test(title);
@@ -396,11 +405,11 @@ export function parseStory(file: string, text: string): StoryFile {
     }
     // The verdict of the story's last QA decision: `## QA Results`, or a later QA section that decides
     // again (`## QA Response` … `### Gate Status Update` … `Gate: PASS`).
-    if (/^qa\b/.test(section)) {
+    if (qaSection) {
       const g = /^\s*(?:[-*]\s+)?(?:\*\*|__)?Gate(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(PASS|CONCERNS|FAIL|WAIVED)\b/i.exec(line);
       if (g) s.qaGate = g[1].toUpperCase();
     }
-    if (s.status === undefined && !storyLabel && !fmStatus && !inTasks && !CRITERIA_HEADING.test(section)) {
+    if (s.status === undefined && !storyLabel && !fmStatus && !inTasks && !criteriaSection) {
       const m = STORY_LABEL.exec(line);
       const v = m ? statusAfter(line, m[0].length) : undefined;
       if (v) storyLabel = { ...v, line: i };
@@ -408,7 +417,7 @@ export function parseStory(file: string, text: string): StoryFile {
     // A `Status:` label under the title, or near the top; with a frontmatter status, only under the
     // title (a `- **Status**: Review` line in a later Dev Agent Record is a log entry, not the story's).
     // Under the title, metadata may be quoted (`> **Status:** review`).
-    if (s.status === undefined && !inTasks && (section === '' || (i - start < 40 && !fmStatus && !WORK_NOTES.test(section)))) {
+    if (s.status === undefined && !inTasks && (section === '' || (i - start < 40 && !fmStatus && !workNotesSection))) {
       const quote = section === '' ? QUOTE.exec(line)?.[0].length ?? 0 : 0;
       if (quote) {
         const label = LABEL.exec(line.slice(quote));
@@ -454,7 +463,7 @@ export function parseStory(file: string, text: string): StoryFile {
     if (inTasks && !criteriaLevel) {
       const c = line.includes('[') ? CHECKBOX.exec(line) : null;
       if (!c) continue;
-      const indent = c[1].replace(/\t/g, '    ').length;
+      const indent = c[1].includes('\t') ? c[1].replace(/\t/g, '    ').length : c[1].length;
       while (indents.length && indents[indents.length - 1] > indent) {
         indents.pop();
         counters.pop();
@@ -466,9 +475,9 @@ export function parseStory(file: string, text: string): StoryFile {
       counters[counters.length - 1]++;
       const text = c[3].trim();
       s.tasks.push({
-        line: i, boxColumn: c[1].length + line.slice(c[1].length).indexOf('['), checked: c[2] !== ' ', text, depth: indents.length - 1,
-        review: /\[AI-Review\]/i.test(text) || reviewSection, number: counters.join('.'),
-        ...(c[2] === ' ' && /^~~[^~]+~~/.test(text) ? { dropped: true as const } : {}),
+        line: i, boxColumn: line.indexOf('[', c[1].length), checked: c[2] !== ' ', text, depth: indents.length - 1,
+        review: reviewSection || (text.includes('[') && /\[AI-Review\]/i.test(text)), number: counters.length === 1 ? String(counters[0]) : counters.join('.'),
+        ...(c[2] === ' ' && text.startsWith('~~') && /^~~[^~]+~~/.test(text) ? { dropped: true as const } : {}),
       });
     }
   }

@@ -1,0 +1,100 @@
+import { test, describe, after } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { scanRoots, allProblems, type ScanOptions } from '../../src/core/store/scan';
+import { keepReads } from '../../src/core/bmad/sprintCache';
+import { loadSprint } from '../../src/core/bmad/sprint';
+import type { FileKey } from '../../src/core/store/scanIndex';
+
+// A first scan with the sprint check judges the story files from the bytes the sprint read
+// (sprintCache.ts keepReads) instead of reading them again. Same answer as reading them itself,
+// keys equal to a plain stat's (or the next scan would read every story again), nothing kept after.
+
+const FIX = path.resolve('test/fixtures');
+const IMPL = '_bmad-output/implementation-artifacts';
+const NOW = new Date('2025-10-21T12:00:00Z');
+const dirs: string[] = [];
+after(() => {
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+function copyFixture(name: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `wm-keptreads-${name}-`));
+  fs.cpSync(path.join(FIX, name), dir, { recursive: true, filter: (src) => !src.includes(`${path.sep}.waymark`) });
+  dirs.push(dir);
+  return dir;
+}
+
+/** Index on, written before returning, nothing racy: the files are older than the scan's window of 0. */
+const IDX: ScanOptions = { indexWrite: 'sync', racyWindowMs: 0, sprint: true };
+
+function statKey(file: string): FileKey {
+  const st = fs.statSync(file);
+  return { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino };
+}
+
+describe('a first scan takes the story files the sprint check read', () => {
+  test('the same states, problems and skips as a scan that reads every file itself; keys as a plain stat gives them; the next scan answers from its index', async () => {
+    const root = copyFixture('bmad-v6');
+    const impl = path.join(root, IMPL);
+    // A story with frontmatter: the scan parses it, so the bytes it is handed are judged in full.
+    const fm = path.join(impl, '1-2-account-settings.md');
+    fs.writeFileSync(fm, `---\nworkflowType: story\nstatus: review\n---\n${fs.readFileSync(fm, 'utf8')}`);
+    const stories = fs.readdirSync(impl).filter((f) => f.endsWith('.md')).map((f) => path.join(impl, f));
+    const keys = new Map<string, FileKey>();
+    const first = await scanRoots([root], { ...IDX, fileKeys: keys });
+    await first.indexWritten;
+    assert.equal(first.index[0].hadIndex, false);
+    // Reading every file itself: no sprint check before the files (its problems are added apart), no index.
+    const own = await scanRoots([root], { index: false });
+    assert.deepStrictEqual(first.workflows, own.workflows);
+    assert.deepStrictEqual(first.skipped, own.skipped);
+    assert.equal(JSON.stringify(first.workflows), JSON.stringify(own.workflows));
+    // Every problem of a file the scan judged is there as when it read the file itself.
+    for (const p of allProblems(own)) assert.ok(allProblems(first).some((q) => JSON.stringify(q) === JSON.stringify(p)), `${p.file}: ${p.code}`);
+    for (const f of stories) assert.deepStrictEqual(keys.get(f), statKey(f), `${f}: the key of the bytes judged`);
+    const second = await scanRoots([root], IDX);
+    await second.indexWritten;
+    assert.equal(second.index[0].parsed, 0, 'every file answered from the index: the keys recorded were exact');
+    assert.deepStrictEqual(second.workflows.map((w) => w.file), first.workflows.map((w) => w.file));
+  });
+
+  test('a story edited after a first scan is read again, not taken from what that scan kept', async () => {
+    const root = copyFixture('bmad-v6');
+    const f = path.join(root, IMPL, '1-3-password-reset.md');
+    const first = await scanRoots([root], IDX);
+    await first.indexWritten;
+    fs.writeFileSync(f, `---\nworkflowType: story\n---\n${fs.readFileSync(f, 'utf8')}`);
+    fs.rmSync(path.join(root, '.waymark'), { recursive: true, force: true });
+    const again = await scanRoots([root], IDX);
+    const own = await scanRoots([root], { index: false });
+    assert.deepStrictEqual(again.workflows, own.workflows);
+    assert.ok(again.workflows.some((w) => w.file === f), 'the edit is seen');
+  });
+
+  test('reads are kept only while a scan asks, each taken once, as read', () => {
+    const root = copyFixture('bmad-v6');
+    const f = path.join(root, IMPL, '2-1-dashboard.md');
+    const kept = keepReads();
+    try {
+      loadSprint(root, { now: NOW, cache: true });
+      const k = kept.take(f);
+      assert.ok(k, 'the story the sprint read is kept');
+      assert.equal(k.bytes.toString('utf8'), fs.readFileSync(f, 'utf8'));
+      assert.equal(k.stat.ino, fs.statSync(f, { bigint: true }).ino);
+      assert.equal(kept.take(f), undefined, 'taken once');
+    } finally {
+      kept.close();
+    }
+    fs.rmSync(path.join(root, '.waymark'), { recursive: true, force: true });
+    loadSprint(root, { now: NOW, cache: true });
+    const later = keepReads();
+    try {
+      assert.equal(later.take(f), undefined, 'nothing kept while no scan asked');
+    } finally {
+      later.close();
+    }
+  });
+});
