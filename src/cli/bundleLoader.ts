@@ -2,8 +2,10 @@
  * Loads a CommonJS bundle beside the launcher through V8's code cache, so a CLI process does not
  * parse and compile megabytes of JavaScript on every start (Node 20 has no module.enableCompileCache).
  *
- * The cache is one file per bundle, content and use: `<bundle>[.<verb>]-<size>-<key>-<node>-<arch>.v8` (the key
- * names the bundle's bytes, readBundle) in the
+ * The cache is one file per bundle, place, content and use:
+ * `<bundle>[.<verb>]@<place>-<size>-<key>-<node>-<arch>.v8` (the place names the bundle's path, so
+ * two installs of Waymark, say the extension's CLI and a global one, keep a cache each rather than
+ * evicting each other's on every run; the key names the bundle's bytes, readBundle) in the
  * user's cache folder (`$WAYMARK_COMPILE_CACHE`, else `$XDG_CACHE_HOME/waymark/v8`, else
  * `~/.cache/waymark/v8`; `WAYMARK_COMPILE_CACHE=0` turns it off). A rebuilt bundle has another
  * name, and V8 itself rejects data made by another V8 or with other flags: then the bundle is
@@ -103,8 +105,18 @@ function privateDir(dir: string): boolean {
   return typeof process.getuid !== 'function' || st.uid === process.getuid();
 }
 
-/** Writes the cache once, atomically (a reader sees the old file or the new one), and drops older caches of the same bundle. */
-function saveCache(dir: string, name: string, file: string, data: Buffer): void {
+/** A short name of the bundle's path (FNV-1a): no node:crypto, which a one-file verb never loads. */
+export function placeOf(file: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < file.length; i++) h = Math.imul(h ^ file.charCodeAt(i), 0x01000193) >>> 0;
+  return h.toString(16).padStart(8, '0');
+}
+
+/**
+ * Writes the cache once, atomically (a reader sees the old file or the new one), and drops older
+ * caches of the same bundle at the same place (and those named before places were, `<bundle>-…`).
+ */
+function saveCache(dir: string, bundle: string, name: string, file: string, data: Buffer): void {
   try {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     const tmp = `${file}.${process.pid}.tmp`;
@@ -117,8 +129,9 @@ function saveCache(dir: string, name: string, file: string, data: Buffer): void 
     }
     fs.renameSync(tmp, file);
     const prefix = `${name}-`;
+    const unplaced = `${bundle}-`;
     for (const other of fs.readdirSync(dir)) {
-      if (other.startsWith(prefix) && other.endsWith('.v8') && path.join(dir, other) !== file) fs.rmSync(path.join(dir, other), { force: true });
+      if ((other.startsWith(prefix) || other.startsWith(unplaced)) && other.endsWith('.v8') && path.join(dir, other) !== file) fs.rmSync(path.join(dir, other), { force: true });
     }
   } catch {
     // A cache that cannot be written is only a slower start next time.
@@ -141,7 +154,7 @@ export function loadBundle<T>(file: string, use?: string, env: NodeJS.ProcessEnv
   const { bytes, key } = readBundle(file);
   const name = path.basename(file, '.js');
   const variant = use === undefined ? '' : /^[a-z][a-z0-9-]{0,39}$/.test(use) ? `.${use}` : '.other';
-  const cacheFile = path.join(dir, `${name}${variant}-${bytes.length}-${key}-${process.version}-${process.arch}.v8`);
+  const cacheFile = path.join(dir, `${name}${variant}@${placeOf(file)}-${bytes.length}-${key}-${process.version}-${process.arch}.v8`);
   const cachedData = readIfThere(cacheFile);
   const vm = builtin<typeof vmModule>('node:vm');
   const source = sourceText(bytes).replace(/^#!.*/, '');
@@ -153,7 +166,7 @@ export function loadBundle<T>(file: string, use?: string, env: NodeJS.ProcessEnv
   });
   if (!cachedData || script.cachedDataRejected) {
     // At exit, so the functions this run compiled are in the cache too.
-    process.once('exit', () => saveCache(dir, `${name}${variant}`, cacheFile, script.createCachedData()));
+    process.once('exit', () => saveCache(dir, `${name}${variant}`, `${name}${variant}@${placeOf(file)}`, cacheFile, script.createCachedData()));
   }
   const Module = builtin<typeof ModuleType>('node:module');
   const mod = new Module(file, module);

@@ -48,7 +48,7 @@ if (CHILD) {
       assert.deepEqual(first.out, { word: 'one', sib: 1, file, dir, same: true });
       const written = cacheFiles(cache);
       assert.equal(written.length, 1);
-      assert.match(written[0], /^b-\d+-[0-9a-f]+-v\d+\.\d+\.\d+-\w+\.v8$/);
+      assert.match(written[0], /^b@[0-9a-f]{8}-\d+-[0-9a-f]+-v\d+\.\d+\.\d+-\w+\.v8$/);
       const bytes = fs.readFileSync(path.join(cache, written[0]));
       const stat = fs.statSync(path.join(cache, written[0]));
       const second = run(file, cache);
@@ -69,6 +69,34 @@ if (CHILD) {
       const now = cacheFiles(cache);
       assert.equal(now.length, 1);
       assert.notDeepEqual(now, before);
+    });
+
+    test('two installs of one bundle (the extension\'s CLI, a global one) keep a cache each: neither evicts the other', () => {
+      const cache = path.join(tmp('wm-cache-'), 'v8');
+      // Two versions installed side by side.
+      const a = bundle(tmp('wm-bundle-a-'), 'v1.0');
+      const b = bundle(tmp('wm-bundle-b-'), 'v1.1');
+      run(a, cache);
+      run(b, cache);
+      const both = cacheFiles(cache).sort();
+      assert.equal(both.length, 2, both.join(', '));
+      const stamps = both.map((n) => fs.statSync(path.join(cache, n)).mtimeMs);
+      for (let i = 0; i < 3; i++) {
+        assert.equal(run(a, cache).out.word, 'v1.0');
+        assert.equal(run(b, cache).out.word, 'v1.1');
+      }
+      assert.deepEqual(cacheFiles(cache).sort(), both);
+      assert.deepEqual(both.map((n) => fs.statSync(path.join(cache, n)).mtimeMs), stamps, 'each run used its cache, none rewrote one');
+    });
+
+    test('a cache named before places were (`b-<size>-…`) is dropped when the bundle writes its own', () => {
+      const dir = tmp('wm-bundle-');
+      const cache = path.join(tmp('wm-cache-'), 'v8');
+      fs.mkdirSync(cache, { recursive: true, mode: 0o700 });
+      fs.writeFileSync(path.join(cache, 'b-10-0123456789abcdef-v20.0.0-x64.v8'), 'old');
+      run(bundle(dir, 'new'), cache);
+      assert.deepEqual(cacheFiles(cache).filter((n) => n.startsWith('b-')), []);
+      assert.equal(cacheFiles(cache).length, 1);
     });
 
     test('a damaged cache file is rejected by V8, the bundle compiled from source, and the cache rewritten', () => {

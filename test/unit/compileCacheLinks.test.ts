@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { loadBundle } from '../../src/cli/bundleLoader';
+import { loadBundle, placeOf } from '../../src/cli/bundleLoader';
 
 // Child mode: plants a link at the temp file name this very process will write, then loads the bundle.
 const CHILD = process.env.WM_CACHE_LINK_CHILD;
@@ -16,7 +16,7 @@ if (CHILD) {
   const [bundle, cache, victim] = JSON.parse(CHILD) as [string, string, string];
   const bytes = fs.readFileSync(bundle);
   const key = crypto.createHash('sha1').update(bytes).digest('hex').slice(0, 16);
-  const cacheFile = path.join(cache, `${path.basename(bundle, '.js')}-${bytes.length}-${key}-${process.version}-${process.arch}.v8`);
+  const cacheFile = path.join(cache, `${path.basename(bundle, '.js')}@${placeOf(bundle)}-${bytes.length}-${key}-${process.version}-${process.arch}.v8`);
   fs.mkdirSync(cache, { recursive: true, mode: 0o700 });
   fs.symlinkSync(victim, `${cacheFile}.${process.pid}.tmp`);
   process.stdout.write(String(loadBundle<{ n: number }>(bundle).n));
