@@ -313,9 +313,9 @@ function triple(a: () => number, b: () => number, floor: () => number): { a: Pai
 }
 
 /**
- * Each build's own code cache folder for the A/B lines: the loader keeps one cache per bundle and
- * verb and drops the others' (bundleLoader.ts), so two builds alternating on one folder would each
- * compile from source on every run.
+ * Each build's own code cache folder for the A/B lines: before session 20 the loader kept one cache
+ * per bundle and verb wherever the bundle was (bundleLoader.ts), so a base build of that time and
+ * this one alternating on one folder would each compile from source on every run.
  */
 const cacheEnv = (tmp: string, who: 'this' | 'base'): NodeJS.ProcessEnv => {
   const dir = path.join(tmp, `v8-${who}`);
