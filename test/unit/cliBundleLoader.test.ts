@@ -170,7 +170,7 @@ if (CHILD) {
       };
       const cold = answer(cache);
       // status runs in the read verbs' bundle (verbBundles.ts), with its own cache.
-      assert.ok(cacheFiles(cache).some((n) => n.startsWith('cli-read.status-')), cacheFiles(cache).join(', '));
+      assert.ok(cacheFiles(cache).some((n) => n.startsWith('cli-read.status@')), cacheFiles(cache).join(', '));
       assert.equal(answer(cache), cold);
       assert.equal(answer('0'), cold);
       assert.match(cold, /"currentStep":"x"/);

@@ -50,7 +50,7 @@ test('the built CLI runs a routed verb from its own bundle: same answers, same r
     const status = cli(['status', 'a.workflow.md', '--json']);
     assert.equal(status.status, 0, status.stderr);
     assert.match(status.stdout, /"currentStep":"x"/);
-    assert.ok(fs.readdirSync(cache).some((n) => n.startsWith('cli-read.status-')), 'status ran from cli-read.js');
+    assert.ok(fs.readdirSync(cache).some((n) => n.startsWith('cli-read.status@')), 'status ran from cli-read.js');
     // Unknown options stay errors, with the verb's own hint.
     const typo = cli(['status', 'a.workflow.md', '--jsn']);
     assert.equal(typo.status, 2);

@@ -64,7 +64,7 @@ describe('dialects normalize into one model', () => {
   test('waymark native with all fields', () => {
     const text = [
       '---', 'workflow: feature', 'status: blocked', 'blockedReason: waiting for API keys', 'steps: [design, {id: build, gate: true}, ship]',
-      'current_step: build', 'stepsCompleted: [design]', 'scope: large', 'session: s-1', "updatedAt: '2026-11-22T10:00:00Z'", 'ttl: 7d',
+      'current_step: build', 'stepsCompleted: [design]', 'scope: large', 'session: s-1', `updatedAt: '${new Date(Date.now() - 3_600_000).toISOString()}'`, 'ttl: 7d',
       'delegation: {id: a, parent_id: null, root_id: a, depth: 0, chain_path: [a], agent: lead}', '---', 'body',
     ].join('\n');
     const p = parseWorkflowText(path.join(os.tmpdir(), 'f.md'), text, ctx);
