@@ -154,7 +154,8 @@ export function loadBundle<T>(file: string, use?: string, env: NodeJS.ProcessEnv
   const { bytes, key } = readBundle(file);
   const name = path.basename(file, '.js');
   const variant = use === undefined ? '' : /^[a-z][a-z0-9-]{0,39}$/.test(use) ? `.${use}` : '.other';
-  const cacheFile = path.join(dir, `${name}${variant}@${placeOf(file)}-${bytes.length}-${key}-${process.version}-${process.arch}.v8`);
+  const placed = `${name}${variant}@${placeOf(file)}`;
+  const cacheFile = path.join(dir, `${placed}-${bytes.length}-${key}-${process.version}-${process.arch}.v8`);
   const cachedData = readIfThere(cacheFile);
   const vm = builtin<typeof vmModule>('node:vm');
   const source = sourceText(bytes).replace(/^#!.*/, '');
@@ -166,7 +167,7 @@ export function loadBundle<T>(file: string, use?: string, env: NodeJS.ProcessEnv
   });
   if (!cachedData || script.cachedDataRejected) {
     // At exit, so the functions this run compiled are in the cache too.
-    process.once('exit', () => saveCache(dir, `${name}${variant}`, `${name}${variant}@${placeOf(file)}`, cacheFile, script.createCachedData()));
+    process.once('exit', () => saveCache(dir, `${name}${variant}`, placed, cacheFile, script.createCachedData()));
   }
   const Module = builtin<typeof ModuleType>('node:module');
   const mod = new Module(file, module);

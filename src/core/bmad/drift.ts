@@ -9,7 +9,7 @@ import { sha256 } from '../model/hash';
 import { compareText } from '../model/text';
 import { nearest } from '../model/config';
 import { compareEpicIds, LEDGER_ORDER, ledgerRank, listsStories, normEpicId, numberedStory, storyOrder, type Ledger, type LedgerEntry } from './ledger';
-import { HELD, isStoryStatusWord, keyBeforeSlug, LEVEL1_NAME, normalizeStoryStatus, setAsideStatus, storyKeyFromName, taskProgress, type StoryFile } from './story';
+import { HELD, isStoryStatusWord, keyBeforeSlug, LEVEL1_NAME, normalizeStoryStatus, setAsideStatus, storyKeyFromName, taskOpen, taskProgress, type StoryFile } from './story';
 import { storySlug, type PlannedEpic } from './epics';
 import type { StoryGate } from './qaGates';
 
@@ -591,7 +591,7 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
     const norm = normalizeStoryStatus(f.status);
     if (!norm.status && s.ledgerRaw !== undefined && s.ledgerRaw.trim().toLowerCase() === f.status.trim().toLowerCase() && ledgerRankOf < 0) {
       // The ledger says the same word and is reported there.
-    } else if (!norm.status && norm.suggestion !== undefined && (norm.suggestion === s.ledgerStatus || !hasLedger) && f.tasks.every((t) => t.checked || t.dropped)) {
+    } else if (!norm.status && norm.suggestion !== undefined && (norm.suggestion === s.ledgerStatus || !hasLedger) && !f.tasks.some(taskOpen)) {
       // `✅ Complete`, `COMPLETED` in the file while the ledger says done and every task is ticked:
       // the project's word for what the ledger records; a note, not a warning on a clean story.
       // Without a ledger, the word is the evidence when no task contradicts it (`✅ Completed via
@@ -601,10 +601,10 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
     } else if (!norm.status && norm.suggestion !== undefined && hasLedger && ledgerRankOf >= 0 && norm.suggestion !== s.ledgerStatus) {
       // `Completed` here, backlog in the ledger: the project's word for done disagrees with the ledger.
       // The fix is offered when the tasks agree with the word (done is never inferred against them).
-      const ticked = f.tasks.every((t) => t.checked || t.dropped);
+      const ticked = !f.tasks.some(taskOpen);
       out.push({
         file: f.file, range: statusRange!, severity: 'warning', code: 'story-status-drift',
-        message: `Status '${f.status}' (read as ${norm.suggestion}) here, '${s.ledgerRaw}' in sprint-status.yaml: the file is ahead.${ticked ? ` Make them agree: waymark story set-status ${s.key} ${norm.suggestion}.` : ` ${((n) => `${n} of its tasks ${n === 1 ? "is" : "are"} open`)(f.tasks.filter((t) => !t.checked && !t.dropped).length)}: tick them and set it ${norm.suggestion}, or set the file back to ${s.ledgerStatus}.`}`,
+        message: `Status '${f.status}' (read as ${norm.suggestion}) here, '${s.ledgerRaw}' in sprint-status.yaml: the file is ahead.${ticked ? ` Make them agree: waymark story set-status ${s.key} ${norm.suggestion}.` : ` ${((n) => `${n} of its tasks ${n === 1 ? "is" : "are"} open`)(f.tasks.filter(taskOpen).length)}: tick them and set it ${norm.suggestion}, or set the file back to ${s.ledgerStatus}.`}`,
         data: ticked ? { fix: 'setStoryStatus', key: s.key, value: norm.suggestion, fileStatus: norm.suggestion, ledgerStatus: s.ledgerStatus, ahead: 'file' } : { key: s.key, fileStatus: norm.suggestion, ledgerStatus: s.ledgerStatus, ahead: 'file' },
       });
       if (s.ledgerLine !== undefined) out.push({ file: lf, range: at(s.ledgerLine, 0, 0), severity: 'info', code: 'story-status-drift', message: `${s.key} is ${s.ledgerRaw} here but '${f.status}' in its story file (the file is ahead).`, data: { key: s.key, ahead: 'file' } });
@@ -681,7 +681,7 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
   }
   // Done with open tasks.
   const isDone = s.ledgerStatus === 'done' || (s.ledgerStatus === undefined && normalizeStoryStatus(f.status ?? '').status === 'done');
-  const open = f.tasks.filter((t) => !t.checked && !t.dropped);
+  const open = f.tasks.filter(taskOpen);
   if (isDone && open.length) {
     const live = f.tasks.filter((t) => !t.dropped);
     const none = live.every((t) => !t.checked);

@@ -614,6 +614,11 @@ function localStatusWord(w: string): string | undefined {
   return localWords.get(plain) ?? LOCAL_CJK.find(([, re]) => re.test(plain))?.[0] ?? readyFor(plain);
 }
 
+/** Whether a task is work still to do: unticked and not struck through (StoryTask.dropped). */
+export function taskOpen(t: StoryTask): boolean {
+  return !t.checked && !t.dropped;
+}
+
 /** Progress of a story's tasks: all checkboxes but those struck through, and review follow-ups apart. */
 export function taskProgress(tasks: StoryTask[]): { done: number; total: number; reviewOpen: number } {
   let done = 0;

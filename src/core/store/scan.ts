@@ -157,7 +157,7 @@ function readBytes(file: string, max: number): FileBytes {
     const st = fs.fstatSync(fd);
     const key: FileKey = { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino };
     if (!st.isFile()) return { key, skipped: { file, reason: 'not-a-file', detail: st.isDirectory() ? 'a directory' : 'not a regular file' } };
-    if (st.size > max) return { key, skipped: { file, reason: 'too-large', detail: `${st.size} bytes > limits.maxFileBytes ${max}` } };
+    if (st.size > max) return tooLarge(file, key, max);
     const headSize = Math.min(st.size, ENCODING_SNIFF_BYTES);
     let buf = Buffer.allocUnsafe(headSize);
     let n = readInto(fd, buf, 0, headSize);
@@ -179,12 +179,17 @@ function readBytes(file: string, max: number): FileBytes {
   }
 }
 
+/** A file over limits.maxFileBytes, as every way of reading one reports it. */
+function tooLarge(file: string, key: FileKey, max: number): FileBytes {
+  return { key, skipped: { file, reason: 'too-large', detail: `${key.size} bytes > limits.maxFileBytes ${max}` } };
+}
+
 /** The read-ahead thread's answer for one file, as readBytes would have given it. */
 function aheadBytes(file: string, a: AheadRead, max: number): FileBytes {
   if (a.error) return unreadable(file, a.error.code, a.error.message);
   const key = a.key!;
   if (a.notFile) return { key, skipped: { file, reason: 'not-a-file', detail: a.notFile === 'dir' ? 'a directory' : 'not a regular file' } };
-  if (a.tooLarge) return { key, skipped: { file, reason: 'too-large', detail: `${key.size} bytes > limits.maxFileBytes ${max}` } };
+  if (a.tooLarge) return tooLarge(file, key, max);
   return { key, buf: a.bytes!, hash: a.hash };
 }
 
@@ -196,7 +201,7 @@ function aheadBytes(file: string, a: AheadRead, max: number): FileBytes {
 function keptBytes(file: string, k: KeptRead, max: number): FileBytes {
   const st = k.stat;
   const key: FileKey = { size: Number(st.size), mtimeMs: msOf(st.mtimeNs), ctimeMs: msOf(st.ctimeNs), ino: Number(st.ino) };
-  if (key.size > max) return { key, skipped: { file, reason: 'too-large', detail: `${key.size} bytes > limits.maxFileBytes ${max}` } };
+  if (key.size > max) return tooLarge(file, key, max);
   return { key, buf: k.bytes };
 }
 
