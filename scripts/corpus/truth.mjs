@@ -195,7 +195,8 @@ function findProjects(repo) {
       visitOutputs(p, depth - 1);
     }
   };
-  if (!roots.has(repo)) visitOutputs(repo, 2);
+  // As deep as an install is looked for: a course or monorepo keeps its project three folders down.
+  if (!roots.has(repo)) visitOutputs(repo, 3);
   // Nothing yet: a BMAD ledger anywhere in the repository (its install and usual folders left out of git).
   if (roots.size === 0 && anyLedgers(repo, repo).length > 0) roots.set(repo, { root: repo, installs: [], ledgerOnly: true });
   // A nested root inside another project's output folder is not a project of its own.
@@ -995,6 +996,8 @@ export function truthFor(repoDir) {
           s.ambiguous = !!found.ambiguous;
           s.openTasks = openTasks(text);
           s.ownGate = ownGateVerdict(text);
+          // Frontmatter that is not YAML (`tasks:` written as `- [x] Build it`): not a file a user would call fine.
+          s.brokenFrontmatter = frontmatterBroken(text);
           // A file stating its status twice (frontmatter and Status line): each statement counts.
           const second = st?.where === 'frontmatter' ? bodyStatus(text) : null;
           const secondStatus = second ? normalizeStatus(second.raw) : null;
@@ -1008,7 +1011,7 @@ export function truthFor(repoDir) {
         const stopped = fileGate && !['PASS', 'CONCERNS', 'WAIVED'].includes(fileGate);
         const failedGate = (s.ownGate === 'FAIL' || stopped) && (s.ledgerStatus === 'done' || s.fileStatus === 'done');
         if (failedGate) broken.push({ file: s.file, why: s.ownGate === 'FAIL' ? 'done, its own QA Results record Gate: FAIL' : `done, its QA gate file says ${fileGate}` });
-        s.clean = !!(s.file && !s.ambiguous && s.ledgerStatus && s.fileStatus && s.ledgerStatus === s.fileStatus && !s.fileStatus2
+        s.clean = !!(s.file && !s.ambiguous && !s.brokenFrontmatter && s.ledgerStatus && s.fileStatus && s.ledgerStatus === s.fileStatus && !s.fileStatus2
           && !s.ledgerStatus.startsWith('other:') && !(s.fileStatus === 'done' && s.openTasks > 0) && !failedGate);
         stories.push(s);
       }
@@ -1048,7 +1051,7 @@ export function truthFor(repoDir) {
         stories.push({
           key: path.basename(f, '.md'), ledger: null, ledgerRaw: null, ledgerStatus: null, file: rel(repo, f),
           fileRaw: st ? cleanStatusText(st.raw) : null, fileStatus, fileStatusLine: st?.line ?? null, openTasks: open, drift: false,
-          clean: !!(fileStatus && !fileStatus.startsWith('other:') && !twice && !(fileStatus === 'done' && open > 0) && !failedGate),
+          clean: !!(fileStatus && !fileStatus.startsWith('other:') && !twice && !(fileStatus === 'done' && open > 0) && !failedGate && !frontmatterBroken(text)),
         });
       }
     }

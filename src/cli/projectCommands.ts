@@ -18,6 +18,7 @@ import {
   projectProblemJson,
   BOARD_COLUMNS,
   projectTimeline,
+  clipLongWords,
   describeChange,
   type FrontierEntry,
   type TimelineChange,
@@ -86,7 +87,7 @@ const nextCommand: CliCommand = {
     const tree = ticketTreeAt(rootsOf(ctx)[0]);
     if (tree) {
       if (ctx.json) ctx.stdout(JSON.stringify(treeNextJsonFor(tree), null, 2) + '\n');
-      else ctx.stdout([...treeNextText(tree, ctx.cwd), '', 'Workflows outside the ticket tree: waymark board.'].join('\n') + '\n');
+      else ctx.stdout([...treeNextText(tree, ctx.cwd), '', 'Workflows outside the ticket tree: waymark board.'].map(clipLongWords).join('\n') + '\n');
       return 0;
     }
     return withProject(ctx, (view) => {
@@ -104,7 +105,8 @@ const nextCommand: CliCommand = {
       if (f.criticalPath.length > 1) out.push('', `Critical path (${f.criticalPath.length}): ${f.criticalPath.join(' → ')}`);
       const probs = f.problems.filter((p) => p.code !== 'work-stalled');
       if (probs.length) out.push('', 'Problems:', ...problemLines(probs, ctx.cwd));
-      ctx.stdout(out.join('\n') + '\n');
+      // An id or reason thousands of characters long (a hostile file) is clipped; paths stay whole.
+      ctx.stdout(out.map(clipLongWords).join('\n') + '\n');
       return 0;
     });
   },
@@ -124,7 +126,7 @@ const boardCommand: CliCommand = {
       if (tree) {
         const treeErrors = tree.problems.filter((p) => p.severity === 'error').length;
         if (ctx.json) ctx.stdout(JSON.stringify({ ...treeBoardJson(tree), project: boardJson(view, (file) => display(file, ctx.cwd)) }, null, 2) + '\n');
-        else ctx.stdout(treeBoardText(tree).join('\n') + '\n');
+        else ctx.stdout(treeBoardText(tree).map(clipLongWords).join('\n') + '\n');
         return depErrors || treeErrors ? 1 : 0;
       }
       if (ctx.json) {
@@ -141,7 +143,7 @@ const boardCommand: CliCommand = {
       if (f.stalled.length) out.push(`Stalled (${f.stalled.length}): ${f.stalled.map((e) => e.id).join(', ')}`);
       if (f.criticalPath.length) out.push(`Critical path (${f.criticalPath.length}): ${f.criticalPath.join(' → ')}`);
       if (f.problems.length) out.push('Problems:', ...problemLines(f.problems, ctx.cwd));
-      ctx.stdout(out.join('\n') + '\n');
+      ctx.stdout(out.map(clipLongWords).join('\n') + '\n');
       return depErrors ? 1 : 0;
     });
   },

@@ -4,7 +4,7 @@ import type { CliCommand, CliContext } from './framework';
 import { statusWorktrees } from './gitCommands';
 import { ticketTreeAt, treeSprintJson, treeSprintText } from './treeCommands';
 import { flagString, requirePositional } from './framework';
-import { PLAN_STATUS_WORDS, WaymarkError, createStateCore, findWorkspaceRoot, hasTicketTree, loadSprint, resolveStoryRef, storyRefMessage, type Problem, type SprintReport, type SprintStory, type StoryWriteOptions, type StoryWriteResult, type TicketWriteResult } from '../core/index';
+import { PLAN_STATUS_WORDS, WaymarkError, clip, clipLongWords, createStateCore, findWorkspaceRoot, hasTicketTree, loadSprint, resolveStoryRef, storyRefMessage, type Problem, type SprintReport, type SprintStory, type StoryWriteOptions, type StoryWriteResult, type TicketWriteResult } from '../core/index';
 
 const WRITE_HELP = `Options:
   --root DIR          the project folder (default: the nearest folder above holding _bmad, .waymark or .git)
@@ -129,7 +129,7 @@ const sprint: CliCommand = {
     }
     const lines: string[] = [];
     if (!r.ledgers.length) lines.push('(no sprint-status.yaml)');
-    for (const l of r.ledgers) lines.push(`${display(l.file, ctx.cwd)}${l.lastUpdated ? `  last updated ${l.lastUpdated.raw}` : ''}`);
+    for (const l of r.ledgers) lines.push(`${display(l.file, ctx.cwd)}${l.lastUpdated ? `  last updated ${clip(l.lastUpdated.raw, 80)}` : ''}`);
     lines.push(`  ${Object.entries(r.counts).map(([k, v]) => `${v} ${k}`).join(', ') || 'no stories'}`);
     for (const e of r.epics) {
       lines.push(`  Epic ${e.id}${e.title ? `: ${e.title}` : ''}${e.ledgerStatus ? `  [${e.ledgerStatus}]` : r.ledger ? '  [not in ledger]' : ''}${e.retrospective ? `  retro ${e.retrospective}` : ''}`);
@@ -149,7 +149,8 @@ const sprint: CliCommand = {
     for (const p of otherFormat) lines.push(`  ${display(p.file, ctx.cwd)}:${p.range.start.line + 1}: ${p.message}`);
     const none = r.epics.every((e) => !e.stories.length);
     lines.push('', r.next ? `Next: ${r.next.action}${r.next.storyKey ? ` ${r.next.storyKey}` : ''}: ${r.next.reason}` : none ? `Next: nothing: no story is listed${otherFormat.length ? " in BMAD's format" : ''}.` : 'Next: nothing: every story and retrospective is done.');
-    ctx.stdout(lines.join('\n') + '\n');
+    // A word thousands of characters long (a hostile status or key) is clipped; paths stay whole.
+    ctx.stdout(lines.map(clipLongWords).join('\n') + '\n');
     return errors ? 1 : 0;
   },
 };

@@ -477,3 +477,27 @@ test('held-out round 20: a task struck through is dropped, not open', () => {
   assert.equal(stories.find((s) => s.key === '1-1-lantern').clean, true);
   assert.equal(stories.find((s) => s.key === '1-2-wick').clean, false);
 });
+
+test('held-out round 21: a story whose frontmatter is not YAML is not clean', () => {
+  const dir = project({
+    '_bmad/bmm/config.yaml': 'project_name: x\nimplementation_artifacts: "{project-root}/_bmad-output/implementation-artifacts"\n',
+    '_bmad-output/implementation-artifacts/sprint-status.yaml': 'development_status:\n  epic-1: in-progress\n  1-1-shell: done\n  1-2-theme: done\n',
+    '_bmad-output/implementation-artifacts/1-1-shell.md': '---\nstory_key: 1-1-shell\nstatus: done\ntasks:\n  - [x] Build the shell\n---\n\n# Story 1.1: Shell\n\nStatus: done\n',
+    '_bmad-output/implementation-artifacts/1-2-theme.md': '---\nstory_key: 1-2-theme\nstatus: done\n---\n\n# Story 1.2: Theme\n\nStatus: done\n',
+  });
+  const stories = truthFor(dir).projects[0].stories;
+  assert.equal(stories.find((s) => s.key === '1-1-shell').clean, false);
+  assert.equal(stories.find((s) => s.key === '1-2-theme').clean, true);
+});
+
+test('held-out round 21: a project with outputs and no install three folders down is found', () => {
+  const dir = project({
+    'README.md': '# courses\n',
+    'courses/lab/shop-2026/_bmad-output/implementation-artifacts/sprint-status.yaml': 'development_status:\n  epic-1: in-progress\n  1-1-storefront: review\n',
+    'courses/lab/shop-2026/_bmad-output/implementation-artifacts/1-1-storefront.md': '# Story 1.1: Storefront\n\nStatus: review\n\n## Tasks\n\n- [x] Build it\n',
+  });
+  const t = truthFor(dir);
+  assert.equal(t.projects.length, 1);
+  assert.equal(t.projects[0].root, 'courses/lab/shop-2026');
+  assert.equal(t.projects[0].stories.find((s) => s.key === '1-1-storefront').clean, true);
+});

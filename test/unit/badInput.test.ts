@@ -363,6 +363,40 @@ describe('CLI on hostile workspaces', { timeout: 120_000 }, () => {
       fs.rmSync(outside, { recursive: true, force: true });
     }
   });
+  test('a value thousands of characters long is clipped in every message, never shown whole', (t) => {
+    if (!fs.existsSync(cli)) return t.skip('dist/cli.js not built');
+    const root = freshRoot('long');
+    const L = 'Q'.repeat(5000);
+    try {
+      const A = path.join(root, '_bmad-output', 'implementation-artifacts');
+      const P = path.join(root, '_bmad-output', 'planning-artifacts');
+      for (const d of [path.join(root, '_bmad', 'bmm'), A, P, path.join(root, 'wf')]) fs.mkdirSync(d, { recursive: true });
+      fs.writeFileSync(path.join(root, '_bmad', 'bmm', 'config.yaml'), 'project_name: long\noutput_folder: "{project-root}/_bmad-output"\nimplementation_artifacts: "{project-root}/_bmad-output/implementation-artifacts"\n');
+      fs.writeFileSync(path.join(A, 'sprint-status.yaml'), [
+        `last_updated: 2026-01-01 ${L}`, 'development_status:', `  epic-1: ${L}`, `  1-1-first: ${L}`, `  1-2-${L}: done`, `  ${L}: done`, `  epic-1-retrospective: ${L}`, '',
+      ].join('\n'));
+      fs.writeFileSync(path.join(A, '1-1-first.md'), `---\nstatus: done\n---\n# Story 1.1: ${L}\n\nStatus: ${L}\n\n## Tasks\n- [x] a\n`);
+      fs.writeFileSync(path.join(A, '1-3-third.md'), `# Story 1.3: x\n\n## Status\n${L}\n`);
+      fs.writeFileSync(path.join(P, 'prd.md'), `---\nstepsCompleted: [${L}, 2]\nworkflowType: ${L}\nstatus: ${L}\n---\n# PRD\n`);
+      fs.writeFileSync(path.join(root, 'wf', 'a.workflow.md'), `---\nworkflow: ${L}\nstatus: ${L}\nscope: ${L}\ncurrent_step: ${L}\nsteps:\n  - id: ${L}\n  - ${L}\ndepends_on: [${L}]\n---\n# wf\n`);
+      fs.writeFileSync(path.join(root, 'wf', 'b.workflow.md'), `---\nworkflow: w\nstatus: in_progress\nsteps: [a, b]\ncurrent_step: ${L}\nstepsCompleted: [a, ${L}]\n---\n`);
+      const j = runCli(['validate', '--json'], root);
+      assert.equal(j.status, 1, j.stderr);
+      const problems: { code: string; message: string }[] = JSON.parse(j.stdout).problems;
+      assert.ok(problems.length >= 8, `expected the long values to be reported: ${problems.map((p) => p.code).join(', ')}`);
+      for (const p of problems) {
+        assert.ok(p.message.length <= 500 && !/Q{100}/.test(p.message), `${p.code}: ${p.message.length} characters: ${p.message.slice(0, 200)}…`);
+        assert.ok(!/\n/.test(p.message), `${p.code}: more than one line`);
+      }
+      for (const args of [['validate'], ['sprint'], ['next'], ['board']]) {
+        const r = runCli(args, root);
+        assert.ok(r.status === 0 || r.status === 1, `${args.join(' ')}: exit ${r.status} ${r.stderr}`);
+        assert.ok(!/Q{200}/.test(r.stdout + r.stderr), `${args.join(' ')} shows a value whole: ${(r.stdout.match(/.*Q{200}.*/) ?? [''])[0].slice(0, 200)}`);
+      }
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('pathological nesting', () => {

@@ -4,9 +4,10 @@
  * and problems on exact lines, each with a quick fix where one is safe. A clean story (file and
  * ledger agree, words in the vocabulary, tasks matching the status) gets no problem at all.
  */
+import * as path from 'node:path';
 import type { Problem, Range } from '../types';
 import { sha256 } from '../model/hash';
-import { compareText } from '../model/text';
+import { compareText, quoted } from '../model/text';
 import { nearest } from '../model/config';
 import { compareEpicIds, LEDGER_ORDER, ledgerRank, listsStories, normEpicId, numberedStory, storyOrder, type Ledger, type LedgerEntry } from './ledger';
 import { HELD, isStoryStatusWord, keyBeforeSlug, LEVEL1_NAME, normalizeStoryStatus, setAsideStatus, storyKeyFromName, taskOpen, taskProgress, type StoryFile } from './story';
@@ -180,7 +181,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
       const read = e.kind === 'story' && !e.valid ? normalizeStoryStatus(e.raw).status : undefined;
       const status = read ?? e.status;
       if (read) {
-        problems.push({ file: lf, range, severity: 'info', code: 'ledger-legacy-status', message: `'${e.raw}' is read as '${read}' (the project's word for a BMAD status). Write '${read}' so every tool reads it the same.`, data: { fix: 'setLedgerValue', key: e.key, value: read } });
+        problems.push({ file: lf, range, severity: 'info', code: 'ledger-legacy-status', message: `${quoted(e.raw)} is read as ${quoted(read)} (the project's word for a BMAD status). Write ${quoted(read)} so every tool reads it the same.`, data: { fix: 'setLedgerValue', key: e.key, value: read } });
       } else if (!e.valid) {
         const sug: { status?: string; suggestion?: string } = e.kind === 'story' ? normalizeStoryStatus(e.raw) : {};
         const typo = nearest(e.raw.trim().toLowerCase(), LEDGER_ORDER[e.kind]);
@@ -189,12 +190,12 @@ export function buildSprint(parts: SprintParts): SprintModel {
         problems.push({
           file: lf, range, severity: value ? 'warning' : 'info', code: 'ledger-unknown-status',
           message: value
-            ? `'${e.raw}' is not a ${e.kind} status BMAD knows (${LEDGER_ORDER[e.kind].join(', ')}). Did you mean ${value}?`
-            : `'${e.raw}' is the project's own ${e.kind} status, kept as written; BMAD's ${e.kind} statuses are ${LEDGER_ORDER[e.kind].join(', ')}, and its workflows skip this ${e.kind}.`,
+            ? `${quoted(e.raw)} is not a ${e.kind} status BMAD knows (${LEDGER_ORDER[e.kind].join(', ')}). Did you mean ${value}?`
+            : `${quoted(e.raw)} is the project's own ${e.kind} status, kept as written; BMAD's ${e.kind} statuses are ${LEDGER_ORDER[e.kind].join(', ')}, and its workflows skip this ${e.kind}.`,
           data: value ? { fix: 'setLedgerValue', key: e.key, value } : { key: e.key },
         });
       } else if (e.legacy) {
-        problems.push({ file: lf, range, severity: 'info', code: 'ledger-legacy-status', message: `'${e.raw}' is read as '${e.status}' (an older or differently written BMAD word). Write '${e.status}' so every tool reads it the same.`, data: { fix: 'setLedgerValue', key: e.key, value: e.status } });
+        problems.push({ file: lf, range, severity: 'info', code: 'ledger-legacy-status', message: `${quoted(e.raw)} is read as ${quoted(e.status)} (an older or differently written BMAD word). Write ${quoted(e.status)} so every tool reads it the same.`, data: { fix: 'setLedgerValue', key: e.key, value: e.status } });
       }
       if (e.kind === 'epic') {
         const ep = epicOf(e.epicId);
@@ -426,7 +427,8 @@ export function buildSprint(parts: SprintParts): SprintModel {
     s.gate = { verdict: g.verdict, open: g.open, file: g.file, expired: g.expired };
   }
   // Per-story drift.
-  for (const s of byKey.values()) finishStory(s, fileOf.get(s), lf0, listsStories(ledger), !!ledger?.nested);
+  const covers = ledgerCoverage(parts.root, ledgers);
+  for (const s of byKey.values()) finishStory(s, fileOf.get(s), lf0, covers(s, fileOf.get(s)), !!ledger?.nested);
   // Per-epic drift.
   for (const ep of epics.values()) {
     ep.stories.sort(byStoryOrder);
@@ -489,12 +491,39 @@ function readStoryFile(s: SprintStory, f: StoryFile): void {
   }
 }
 
+/** Whether a ledger speaks for a story: what it does not list is then missing from it. */
+export type StoryCoverage = (s: SprintStory, f: StoryFile | undefined) => boolean;
+
+/**
+ * Which stories the project's ledgers speak for. One ledger speaks for every story of the project
+ * (as BMAD's sprint workflows read it). Several ledgers, one per sprint or module folder
+ * (`sprints/sprint-6/sprint-status.yaml` beside that sprint's stories), each speak for what they
+ * list and for the story files in their own folder or their `story_location`: a story file kept in a
+ * folder none of them covers (a sprint whose tracker is in another format) is read as in a project
+ * without a ledger, not reported missing from one that was never its own.
+ */
+export function ledgerCoverage(root: string, ledgers: readonly Ledger[]): StoryCoverage {
+  const listing = ledgers.filter((l) => listsStories(l));
+  if (ledgers.length < 2) {
+    const has = listing.length > 0;
+    return () => has;
+  }
+  if (!listing.length) return () => false;
+  const homes: string[] = [];
+  for (const l of listing) {
+    homes.push(dirOf(l.file));
+    const loc = l.storyLocation?.trim().replace(/^["']|["']$/g, '');
+    if (loc) homes.push(path.resolve(root, loc.replace(/\{project-root\}[\\/]?/g, '')));
+  }
+  return (s, f) => s.ledgerStatus !== undefined || !f || homes.some((h) => f.file === h || (f.file.startsWith(h) && (f.file[h.length] === '/' || f.file[h.length] === '\\')));
+}
+
 /** A story's status, its own drift problems and its state hash, once its ledger entry and file are known. */
 function finishStory(s: SprintStory, f: StoryFile | undefined, lf0: string, hasLedger: boolean, nested = false): void {
   // Without a ledger the file's word is the only statement of the story's status: a done-like
   // word (`Completed`, `✅ COMPLETE (…)`) is where the story is, never work to start; open tasks
   // beside it are reported on the file.
-  const said = !hasLedger && f?.status !== undefined && !s.fileStatusMapped ? normalizeStoryStatus(f.status).suggestion : undefined;
+  const said = (!hasLedger || s.ledgerStatus === undefined) && f?.status !== undefined && !s.fileStatusMapped ? normalizeStoryStatus(f.status).suggestion : undefined;
   // A story its file sets aside (`ON HOLD`, `Superseded`, `Split into 2.5a and 2.5b`) is not work to
   // start: without a ledger, or with the ledger still at backlog, its status is the file's word.
   const aside = f?.status !== undefined && (s.ledgerStatus === undefined || s.ledgerStatus === 'backlog') ? setAsideStatus(f.status) : undefined;
@@ -522,7 +551,7 @@ export function storyFileIdentity(f: StoryFile | undefined): string {
  * place (its stories are shared with its epics) and returns it. `model.problems` ends with the
  * stories' own, in story order (buildSprint): those are replaced, what comes before is kept.
  */
-export function patchStoryFiles(model: SprintModel, files: StoryFile[], hasLedger: boolean, lf0: string, nested = false): SprintModel {
+export function patchStoryFiles(model: SprintModel, files: StoryFile[], covers: StoryCoverage, lf0: string, nested = false): SprintModel {
   const byFile = new Map(model.stories.filter((s) => s.file !== undefined).map((s) => [s.file!, s]));
   const own = model.stories.reduce((n, s) => n + s.problems.length, 0);
   const head = model.problems.slice(0, model.problems.length - own);
@@ -534,7 +563,7 @@ export function patchStoryFiles(model: SprintModel, files: StoryFile[], hasLedge
     readStoryFile(s, f);
     // A story bound to a file has only its own drift: the planned-only problem is for stories without one.
     s.problems = [];
-    finishStory(s, f, lf0, hasLedger, nested);
+    finishStory(s, f, lf0, covers(s, f), nested);
   }
   model.problems = head;
   for (const s of model.stories) model.problems.push(...s.problems);
@@ -591,42 +620,42 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
     const norm = normalizeStoryStatus(f.status);
     if (!norm.status && s.ledgerRaw !== undefined && s.ledgerRaw.trim().toLowerCase() === f.status.trim().toLowerCase() && ledgerRankOf < 0) {
       // The ledger says the same word and is reported there.
-    } else if (!norm.status && norm.suggestion !== undefined && (norm.suggestion === s.ledgerStatus || !hasLedger) && !f.tasks.some(taskOpen)) {
+    } else if (!norm.status && norm.suggestion !== undefined && (norm.suggestion === s.ledgerStatus || !hasLedger || s.ledgerStatus === undefined) && !f.tasks.some(taskOpen)) {
       // `✅ Complete`, `COMPLETED` in the file while the ledger says done and every task is ticked:
       // the project's word for what the ledger records; a note, not a warning on a clean story.
       // Without a ledger, the word is the evidence when no task contradicts it (`✅ Completed via
       // Story 6.2` on a story with no tasks of its own). (Done is never inferred from a word the
       // tasks contradict.)
-      out.push({ file: f.file, range: statusRange!, severity: 'info', code: 'story-legacy-status', message: `'${f.status}' is read as ${norm.suggestion}, as ${hasLedger ? 'the ledger says' : 'its ticked tasks say'}. Write '${norm.suggestion}' so every BMAD tool reads it the same.`, data: { fix: 'setStoryStatus', key: s.key, value: norm.suggestion } });
+      out.push({ file: f.file, range: statusRange!, severity: 'info', code: 'story-legacy-status', message: `${quoted(f.status)} is read as ${norm.suggestion}, as ${s.ledgerStatus !== undefined ? 'the ledger says' : 'its ticked tasks say'}. Write ${quoted(norm.suggestion)} so every BMAD tool reads it the same.`, data: { fix: 'setStoryStatus', key: s.key, value: norm.suggestion } });
     } else if (!norm.status && norm.suggestion !== undefined && hasLedger && ledgerRankOf >= 0 && norm.suggestion !== s.ledgerStatus) {
       // `Completed` here, backlog in the ledger: the project's word for done disagrees with the ledger.
       // The fix is offered when the tasks agree with the word (done is never inferred against them).
       const ticked = !f.tasks.some(taskOpen);
       out.push({
         file: f.file, range: statusRange!, severity: 'warning', code: 'story-status-drift',
-        message: `Status '${f.status}' (read as ${norm.suggestion}) here, '${s.ledgerRaw}' in sprint-status.yaml: the file is ahead.${ticked ? ` Make them agree: waymark story set-status ${s.key} ${norm.suggestion}.` : ` ${((n) => `${n} of its tasks ${n === 1 ? "is" : "are"} open`)(f.tasks.filter(taskOpen).length)}: tick them and set it ${norm.suggestion}, or set the file back to ${s.ledgerStatus}.`}`,
+        message: `Status ${quoted(f.status)} (read as ${norm.suggestion}) here, ${quoted(s.ledgerRaw)} in sprint-status.yaml: the file is ahead.${ticked ? ` Make them agree: waymark story set-status ${s.key} ${norm.suggestion}.` : ` ${((n) => `${n} of its tasks ${n === 1 ? "is" : "are"} open`)(f.tasks.filter(taskOpen).length)}: tick them and set it ${norm.suggestion}, or set the file back to ${s.ledgerStatus}.`}`,
         data: ticked ? { fix: 'setStoryStatus', key: s.key, value: norm.suggestion, fileStatus: norm.suggestion, ledgerStatus: s.ledgerStatus, ahead: 'file' } : { key: s.key, fileStatus: norm.suggestion, ledgerStatus: s.ledgerStatus, ahead: 'file' },
       });
-      if (s.ledgerLine !== undefined) out.push({ file: lf, range: at(s.ledgerLine, 0, 0), severity: 'info', code: 'story-status-drift', message: `${s.key} is ${s.ledgerRaw} here but '${f.status}' in its story file (the file is ahead).`, data: { key: s.key, ahead: 'file' } });
+      if (s.ledgerLine !== undefined) out.push({ file: lf, range: at(s.ledgerLine, 0, 0), severity: 'info', code: 'story-status-drift', message: `${s.key} is ${s.ledgerRaw} here but ${quoted(f.status)} in its story file (the file is ahead).`, data: { key: s.key, ahead: 'file' } });
     } else if (!norm.status && hasLedger && ledgerRankOf >= 0 && setAsideStatus(f.status) !== undefined && !(HELD.test(f.status.trim()) && s.ledgerStatus === 'backlog')) {
       // `Superseded / relocated` here while the ledger still lists the story as work (backlog or
       // further): they disagree. A story held (`On hold`, `Deferred`) is backlog to the ledger.
       out.push({
         file: f.file, range: statusRange!, severity: 'warning', code: 'story-status-drift',
-        message: `Status '${f.status}' here, '${s.ledgerRaw}' in sprint-status.yaml: the file sets the story aside while the ledger lists it as ${s.ledgerStatus}. Record the decision in the ledger ('${s.key}: ${setAsideStatus(f.status)}'), or set the file's status back.`,
+        message: `Status ${quoted(f.status)} here, ${quoted(s.ledgerRaw)} in sprint-status.yaml: the file sets the story aside while the ledger lists it as ${s.ledgerStatus}. Record the decision in the ledger ('${s.key}: ${setAsideStatus(f.status)}'), or set the file's status back.`,
         data: { key: s.key, fileStatus: setAsideStatus(f.status), ledgerStatus: s.ledgerStatus },
       });
-      if (s.ledgerLine !== undefined) out.push({ file: lf, range: at(s.ledgerLine, 0, 0), severity: 'info', code: 'story-status-drift', message: `${s.key} is ${s.ledgerRaw} here but '${f.status}' in its story file.`, data: { key: s.key } });
+      if (s.ledgerLine !== undefined) out.push({ file: lf, range: at(s.ledgerLine, 0, 0), severity: 'info', code: 'story-status-drift', message: `${s.key} is ${s.ledgerRaw} here but ${quoted(f.status)} in its story file.`, data: { key: s.key } });
     } else if (!norm.status && norm.suggestion === undefined && hasLedger && ledgerRankOf >= 0 && BLOCKED.test(f.status)) {
       // `Status: blocked` here while the ledger records the story as backlog, ready, in progress or
       // done: the block is not in the ledger (BMAD has no blocked status), or one of them is out of
       // date. Which is not guessed: no fix.
       out.push({
         file: f.file, range: statusRange!, severity: 'warning', code: 'story-status-drift',
-        message: `Status '${f.status}' here, '${s.ledgerRaw}' in sprint-status.yaml: the file says the story is blocked, the ledger that it is ${s.ledgerStatus}. Record the block in the ledger (BMAD has no blocked status: a comment beside '${s.key}'), or set the file's status to ${s.ledgerStatus} when it is no longer blocked.`,
+        message: `Status ${quoted(f.status)} here, ${quoted(s.ledgerRaw)} in sprint-status.yaml: the file says the story is blocked, the ledger that it is ${s.ledgerStatus}. Record the block in the ledger (BMAD has no blocked status: a comment beside ${quoted(s.key)}), or set the file's status to ${s.ledgerStatus} when it is no longer blocked.`,
         data: { key: s.key, fileStatus: 'blocked', ledgerStatus: s.ledgerStatus },
       });
-      if (s.ledgerLine !== undefined) out.push({ file: lf, range: at(s.ledgerLine, 0, 0), severity: 'info', code: 'story-status-drift', message: `${s.key} is ${s.ledgerRaw} here but '${f.status}' in its story file.`, data: { key: s.key } });
+      if (s.ledgerLine !== undefined) out.push({ file: lf, range: at(s.ledgerLine, 0, 0), severity: 'info', code: 'story-status-drift', message: `${s.key} is ${s.ledgerRaw} here but ${quoted(f.status)} in its story file.`, data: { key: s.key } });
     } else if (!norm.status) {
       const value = norm.suggestion ?? (s.ledgerStatus && ledgerRankOf >= 0 ? s.ledgerStatus : undefined);
       // A story set aside (`Deferred - removed from the project`, `Cancelled`) or stopped
@@ -639,7 +668,7 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
         || (s.ledgerStatus !== undefined && setAsideStatus(s.ledgerStatus) !== undefined);
       out.push({
         file: f.file, range: statusRange!, severity: setAside ? 'info' : 'warning', code: 'story-unknown-status',
-        message: `Status '${f.status}' is not a BMAD story status (${STORY_WORDS})${s.ledgerStatus ? `; the ledger says ${s.ledgerStatus}` : ''}.${value ? ` Did you mean ${value}?` : ''}`,
+        message: `Status ${quoted(f.status)} is not a BMAD story status (${STORY_WORDS})${s.ledgerStatus ? `; the ledger says ${s.ledgerStatus}` : ''}.${value ? ` Did you mean ${value}?` : ''}`,
         data: value ? { fix: 'setStoryStatus', key: s.key, value } : { key: s.key },
       });
     } else if (s.ledgerStatus !== undefined && ledgerRankOf >= 0 && norm.status !== s.ledgerStatus) {
@@ -648,22 +677,22 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
       const codeReview = (norm.status === 'in-progress' && s.ledgerStatus === 'review') || (norm.status === 'review' && s.ledgerStatus === 'in-progress');
       out.push({
         file: f.file, range: statusRange!, severity: codeReview ? 'info' : 'warning', code: 'story-status-drift',
-        message: `Status '${f.status}' here, '${s.ledgerRaw}' in sprint-status.yaml: the ${ahead} is ahead.${codeReview ? ' (Code review moves review back to in-progress when it asks for changes.)' : ''} Make them agree: waymark story set-status ${s.key} ${ahead === 'file' ? norm.status : s.ledgerStatus}.`,
+        message: `Status ${quoted(f.status)} here, ${quoted(s.ledgerRaw)} in sprint-status.yaml: the ${ahead} is ahead.${codeReview ? ' (Code review moves review back to in-progress when it asks for changes.)' : ''} Make them agree: waymark story set-status ${s.key} ${ahead === 'file' ? norm.status : s.ledgerStatus}.`,
         data: { fix: 'setStoryStatus', key: s.key, value: ahead === 'file' ? norm.status : s.ledgerStatus, fileStatus: norm.status, ledgerStatus: s.ledgerStatus, ahead },
       });
       if (s.ledgerLine !== undefined) {
-        out.push({ file: lf, range: at(s.ledgerLine, 0, 0), severity: 'info', code: 'story-status-drift', message: `${s.key} is ${s.ledgerRaw} here but '${f.status}' in its story file (the ${ahead} is ahead).`, data: { fix: 'setStoryStatus', key: s.key, value: ahead === 'file' ? norm.status : s.ledgerStatus, ahead } });
+        out.push({ file: lf, range: at(s.ledgerLine, 0, 0), severity: 'info', code: 'story-status-drift', message: `${s.key} is ${s.ledgerRaw} here but ${quoted(f.status)} in its story file (the ${ahead} is ahead).`, data: { fix: 'setStoryStatus', key: s.key, value: ahead === 'file' ? norm.status : s.ledgerStatus, ahead } });
       }
     } else if (norm.status && s.ledgerRaw !== undefined && s.ledgerStatus !== undefined && ledgerRankOf < 0 && s.ledgerRaw.trim() !== '' && s.ledgerRaw.trim().toLowerCase() !== f.status.trim().toLowerCase()) {
       // The ledger says a word of the project's own (`deployed-awaiting-smoke`), the file a BMAD
       // status: they disagree, and which is right is not guessed (no fix).
       out.push({
         file: f.file, range: statusRange!, severity: 'warning', code: 'story-status-drift',
-        message: `Status '${f.status}' here, '${s.ledgerRaw}' (the project's own word) in sprint-status.yaml: they disagree. Set the one that is right: waymark story set-status ${s.key} ${norm.status}, or edit the ledger.`,
+        message: `Status ${quoted(f.status)} here, ${quoted(s.ledgerRaw)} (the project's own word) in sprint-status.yaml: they disagree. Set the one that is right: waymark story set-status ${s.key} ${norm.status}, or edit the ledger.`,
         data: { key: s.key, fileStatus: norm.status, ledgerStatus: s.ledgerRaw },
       });
     } else if (!norm.exact && norm.status && (!s.ledgerStatus || norm.status === s.ledgerStatus) && !isV4Word(f.status)) {
-      out.push({ file: f.file, range: statusRange!, severity: 'info', code: 'story-legacy-status', message: `'${f.status}' is read as ${norm.status}. Write '${norm.status}' so every BMAD tool reads it the same.`, data: { fix: 'setStoryStatus', key: s.key, value: norm.status } });
+      out.push({ file: f.file, range: statusRange!, severity: 'info', code: 'story-legacy-status', message: `${quoted(f.status)} is read as ${norm.status}. Write ${quoted(norm.status)} so every BMAD tool reads it the same.`, data: { fix: 'setStoryStatus', key: s.key, value: norm.status } });
     }
   }
   // A frontmatter status beside the Status line that says otherwise than the ledger (the Status
@@ -675,7 +704,7 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
     const ahead = ledgerRank('story', fmNorm) > ledgerRankOf ? 'frontmatter' : 'ledger';
     out.push({
       file: f.file, range: at(fm.line, fm.start, fm.end), severity: 'warning', code: 'story-status-drift',
-      message: `The frontmatter says status '${fm.value}', the Status line '${f.status}' and sprint-status.yaml '${s.ledgerRaw}': the file contradicts itself. Make them agree: waymark story set-status ${s.key} ${s.ledgerStatus} (writes both).`,
+      message: `The frontmatter says status ${quoted(fm.value)}, the Status line ${quoted(f.status)} and sprint-status.yaml ${quoted(s.ledgerRaw)}: the file contradicts itself. Make them agree: waymark story set-status ${s.key} ${s.ledgerStatus} (writes both).`,
       data: { fix: 'setStoryStatus', key: s.key, value: s.ledgerStatus, fileStatus: fmNorm, ledgerStatus: s.ledgerStatus, ahead },
     });
   }

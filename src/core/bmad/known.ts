@@ -14,6 +14,7 @@
  */
 import * as path from 'node:path';
 import type { BmadWorkflow } from './workflowShape';
+import { quoted } from '../model/text';
 
 /** One BMAD workflow as its releases name it: its names, and the file names of its outputs. */
 interface KnownWorkflow {
@@ -257,7 +258,7 @@ export function knownBmadWorkflowOf(file: string, data: Record<string, unknown>,
   const said = (name: string, how: string) => knownByName(name, how, declared);
   const type = typeof data.workflowType === 'string' ? data.workflowType.trim() : '';
   if (type) {
-    const hit = said(type, `workflowType '${type}'`);
+    const hit = said(type, `workflowType ${quoted(type)}`);
     if (hit) return hit;
   }
   const shaped = templateWorkflowOf(data);
@@ -289,11 +290,11 @@ export function selfDeclaredWorkflowOf(file: string, data: Record<string, unknow
   const steps = Array.isArray(data.stepsCompleted) ? data.stepsCompleted : [];
   // `workflowType` is BMAD's own key for a workflow's artifact; `workflow` (a common word) counts beside recorded steps.
   const type = typeof data.workflowType === 'string' ? data.workflowType.trim() : '';
-  if (NAME.test(type)) return { workflow: stub(type), by: 'self', detail: `workflowType '${type}'` };
+  if (NAME.test(type)) return { workflow: stub(type), by: 'self', detail: `workflowType ${quoted(type)}` };
   const records = steps.length > 0 || (data.lastStep !== undefined && data.lastStep !== null);
   if (!records) return undefined;
   const named = typeof data.workflow === 'string' ? data.workflow.trim() : '';
-  if (NAME.test(named)) return { workflow: stub(named), by: 'self', detail: `workflow '${named}'` };
+  if (NAME.test(named)) return { workflow: stub(named), by: 'self', detail: `workflow ${quoted(named)}` };
   const abs = path.resolve(file);
   const dir = path.dirname(abs);
   // Whiteport Design Studio (WDS, a BMAD module) keeps its design process's records in

@@ -7,7 +7,7 @@
  */
 import { parseDocument } from 'yaml';
 import type { Problem, Range } from '../types';
-import { compareText } from '../model/text';
+import { compareText, quoted } from '../model/text';
 
 export type LedgerKind = 'epic' | 'story' | 'retro';
 
@@ -467,7 +467,7 @@ export function parseLedger(file: string, text: string): Ledger {
         if (key === 'last_updated') ledger.lastUpdated = stamp;
         else ledger.generated = stamp;
         if (v.raw && !parsed) {
-          ledger.problems.push({ file, range: range(i, v.start, v.end), severity: 'warning', code: 'ledger-timestamp', message: `${key} '${v.raw}' is not a date Waymark reads (MM-DD-YYYY HH:MM, YYYY-MM-DD HH:MM, YYYY-MM-DD or ISO); the staleness check is skipped.` });
+          ledger.problems.push({ file, range: range(i, v.start, v.end), severity: 'warning', code: 'ledger-timestamp', message: `${key} ${quoted(v.raw)} is not a date Waymark reads (MM-DD-YYYY HH:MM, YYYY-MM-DD HH:MM, YYYY-MM-DD or ISO); the staleness check is skipped.` });
         }
       } else if (key === 'project') ledger.project = v.raw;
       else if (key === 'story_location') ledger.storyLocation = v.raw;
@@ -501,7 +501,7 @@ export function parseLedger(file: string, text: string): Ledger {
         const same = v.raw !== '' && dup.shape === 'scalar' && dup.raw.trim().toLowerCase() === v.raw.trim().toLowerCase();
         ledger.problems.push({
           file, range: range(i, keyStart, keyStart + key.length), severity: same ? 'warning' : 'error', code: 'ledger-duplicate-key',
-          message: same ? `'${key}' is listed twice with the same status (first at line ${dup.keyLine + 1}); strict YAML readers refuse a repeated key. Remove one of them.` : `'${key}' is listed twice (first at line ${dup.keyLine + 1}); YAML keeps only one. Remove one of them.`,
+          message: same ? `${quoted(key)} is listed twice with the same status (first at line ${dup.keyLine + 1}); strict YAML readers refuse a repeated key. Remove one of them.` : `${quoted(key)} is listed twice (first at line ${dup.keyLine + 1}); YAML keeps only one. Remove one of them.`,
         });
         last = undefined;
         continue;
@@ -1052,8 +1052,8 @@ export function ledgerRank(kind: LedgerKind, status: string): number {
  */
 export function rewriteLedgerStatus(text: string, ledger: Ledger, key: string, status: string, now: Date): string {
   const entry = ledger.byKey.get(key);
-  if (!entry) throw new Error(`no ledger entry '${key}'`);
-  if (entry.shape === 'mapping' && entry.line === entry.keyLine) throw new Error(`'${key}' is a mapping without a status: line; add 'status: ${status}' under it`);
+  if (!entry) throw new Error(`no ledger entry ${quoted(key)}`);
+  if (entry.shape === 'mapping' && entry.line === entry.keyLine) throw new Error(`${quoted(key)} is a mapping without a status: line; add 'status: ${status}' under it`);
   // `key:` with nothing after it gets a space before the new word (`key:done` would be a key).
   const lineText = text.split('\n')[entry.line] ?? '';
   let value = status;

@@ -8,6 +8,7 @@
 import { isMap, isScalar, parseDocument, type Document, type Pair, type Scalar, type YAMLMap } from 'yaml';
 import { WaymarkError } from '../errors';
 import { formatStamp, parseStamp } from './ledger';
+import { quoted } from '../model/text';
 
 interface Splice {
   from: number;
@@ -127,7 +128,7 @@ export function editLedgerStatus(file: string, text: string, key: string, status
   const top = doc.contents;
   if (!isMap(top)) throw new WaymarkError('invalid', `${file} is not a mapping with development_status; nothing was changed.`, file);
   const entry = entryPair(top, key);
-  if (!entry) throw new WaymarkError('usage', `${file} has no entry '${key}' under development_status (or its epics' stories:); nothing was changed.`, file);
+  if (!entry) throw new WaymarkError('usage', `${file} has no entry ${quoted(key)} under development_status (or its epics' stories:); nothing was changed.`, file);
   const splices: Splice[] = [];
   const v = entry.value;
   if (v === null || v === undefined || (isScalar(v) && v.value === null && v.range![0] === v.range![1])) {
@@ -140,9 +141,9 @@ export function editLedgerStatus(file: string, text: string, key: string, status
     if (!sp) splices.push(addStatusSplice(text, v, status, eol));
     else if (sv === null || sv === undefined || (isScalar(sv) && sv.value === null && sv.range![0] === sv.range![1])) splices.push(emptySplice(text, sp, status));
     else if (isScalar(sv)) splices.push(scalarSplice(text, sv, status));
-    else throw new WaymarkError('invalid', `${file}: the status of '${key}' is not a single word; write it by hand. Nothing was changed.`, file);
+    else throw new WaymarkError('invalid', `${file}: the status of ${quoted(key)} is not a single word; write it by hand. Nothing was changed.`, file);
   } else {
-    throw new WaymarkError('invalid', `${file}: the value of '${key}' is a list, not a status; write it by hand. Nothing was changed.`, file);
+    throw new WaymarkError('invalid', `${file}: the value of ${quoted(key)} is a list, not a status; write it by hand. Nothing was changed.`, file);
   }
   const stamp = pairOf(top, 'last_updated')?.value;
   if (isScalar(stamp) && stamp.range && typeof stamp.value === 'string') {

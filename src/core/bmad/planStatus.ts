@@ -8,6 +8,7 @@
  * again. Pure.
  */
 import type { ProposalProblem } from '../model/proposal';
+import { quoted } from '../model/text';
 
 /** BMAD's plan statuses (`tickets.py` STATUSES), in the order its docs list them. */
 export const PLAN_STATUS_WORDS = ['draft', 'ready-for-dev', 'in-progress', 'in-review', 'built', 'done', 'blocked', 'dropped'] as const;
@@ -41,7 +42,7 @@ const WORDS = PLAN_STATUS_WORDS.join(', ');
 export function judgePlanStatusMove(from: string, to: string, ref: string, openTasks = 0): ProposalProblem[] {
   const cmd = (s: string, force = false) => `waymark story set-status ${ref} ${s}${force ? ' --force' : ''}`;
   if (!isPlanStatus(to)) {
-    return [{ severity: 'error', code: 'status-unknown', message: `'${to}' is not a BMAD plan status (tickets.py would read the ticket as blocked)`, fix: `use one of ${WORDS}: ${cmd('STATUS')}` }];
+    return [{ severity: 'error', code: 'status-unknown', message: `${quoted(to)} is not a BMAD plan status (tickets.py would read the ticket as blocked)`, fix: `use one of ${WORDS}: ${cmd('STATUS')}` }];
   }
   if (from === to) return [];
   const out: ProposalProblem[] = [];

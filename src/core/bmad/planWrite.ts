@@ -22,6 +22,7 @@ import type { PlanStatus, Ticket, TicketTree } from './tree/types';
 import { PLAN_STATUS_WORDS, isPlanStatus, judgePlanStatusMove } from './planStatus';
 import type { WriteGuard, WriteObserver } from '../writeHooks';
 import type { Logger } from '../ports';
+import { quoted as quotedValue } from '../model/text';
 
 export interface TicketWriteOptions {
   /** Sets `blocked_at` (today) and `blocked_reason`; without it both are cleared, as `tickets.py mark` does. */
@@ -63,7 +64,7 @@ function statusWord(status: string): string {
   const want = status.trim().toLowerCase();
   if (isPlanStatus(want)) return want;
   const meant = SAID_AS[want] ?? nearest(want, [...PLAN_STATUS_WORDS], 4);
-  throw new WaymarkError('usage', `'${status}' is not a BMAD plan status. Use one of: ${PLAN_STATUS_WORDS.join(', ')}.${meant ? ` Did you mean ${meant}?` : ''}`);
+  throw new WaymarkError('usage', `${quotedValue(status)} is not a BMAD plan status. Use one of: ${PLAN_STATUS_WORDS.join(', ')}.${meant ? ` Did you mean ${meant}?` : ''}`);
 }
 
 /** One line, no runs of spaces: `tickets.py` reads a frontmatter value up to a line break or `   #`. */

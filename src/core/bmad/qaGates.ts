@@ -5,6 +5,7 @@
  */
 import { parse as parseYaml } from 'yaml';
 import { GATE_VERDICTS, type GateVerdict } from '../types';
+import { quoted } from '../model/text';
 
 export interface StoryGate {
   file: string;
@@ -82,6 +83,26 @@ function finish(g: StoryGate, now: Date): StoryGate {
 /** Top-level keys a gate file names its verdict by when it has no `gate:` key. */
 const VERDICT_KEYS = ['decision', 'gate_decision', 'gate_status', 'verdict', 'status'];
 
+/** A top-level key whose words name the gate's decision (`quality_gate_decision`, `final_verdict`, `qa_gate`). */
+const DECISION_KEY = /(?:^|[_\-\s])(?:gate|decision|verdict)(?:$|[_\-\s])/i;
+
+/**
+ * The verdict a gate file keeps under a key named its own way: the key's value when it is a
+ * verdict (`final_verdict: PASS`), or its block's `status:`, `verdict:`, `decision:`, `gate:` or
+ * `result:` (`quality_gate_decision:` with `status: PASS_WITH_CONCERNS` under it). Only a verdict
+ * word counts: a block's `status: OPEN` is none.
+ */
+function namedVerdict(d: Record<string, unknown>): string | undefined {
+  for (const [k, v] of Object.entries(d)) {
+    if (!DECISION_KEY.test(k)) continue;
+    const m = mapping(v);
+    const words = m ? [m.status, m.verdict, m.decision, m.gate, m.result] : [v];
+    const hit = words.map(verdictWord).find(isVerdict);
+    if (hit) return hit;
+  }
+  return undefined;
+}
+
 /** Parses a QA gate YAML file. The story comes from `story:` or the file name `{epic}.{story}-slug.yml`. */
 export function parseQaGate(file: string, text: string, now: Date): StoryGate {
   const base = file.split(/[\\/]/).pop() ?? file;
@@ -114,9 +135,10 @@ export function parseQaGate(file: string, text: string, now: Date): StoryGate {
   const gateMap = mapping(d.gate);
   const verdict = verdictWord(gateMap ? gateMap.status ?? gateMap.verdict ?? gateMap.decision : d.gate)
     ?? verdictWord(mapping(d.decision)?.status)
-    ?? VERDICT_KEYS.map((k) => verdictWord(d[k])).find(isVerdict);
+    ?? VERDICT_KEYS.map((k) => verdictWord(d[k])).find(isVerdict)
+    ?? namedVerdict(d);
   if (isVerdict(verdict)) g.verdict = verdict;
-  else g.error = verdict ? `gate '${verdict}' is not PASS, CONCERNS, FAIL or WAIVED` : 'no gate: key';
+  else g.error = verdict ? `gate ${quoted(verdict)} is not PASS, CONCERNS, FAIL or WAIVED` : 'no gate: key';
   const sid = storyIdOf(str(d.story) ?? str(gateMap?.story));
   if (sid) Object.assign(g, sid);
   g.reason = str(d.status_reason);

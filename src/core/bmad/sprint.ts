@@ -11,7 +11,7 @@ import { listsStories, listsWork, normEpicId, parseLedger, type Ledger } from '.
 import { isStoryStatusWord, keyBeforeSlug, parseStory, storyKeyFromName, type StoryFile } from './story';
 import { parseEpics, type PlannedEpic } from './epics';
 import { parseGateDecision, parseQaGate, type StoryGate } from './qaGates';
-import { buildSprint, patchStoryFiles, storyFileIdentity, type SprintModel, type SprintStory } from './drift';
+import { buildSprint, ledgerCoverage, patchStoryFiles, storyFileIdentity, type SprintModel, type SprintStory } from './drift';
 import { resolveStoryRef } from './storyRef';
 import { cachedSprint, type Patcher, recordingList, recordingParse, recordingProbe, recordingRead, recordTime, cacheFilesEnabled } from './sprintCache';
 import { readConfigSync } from '../store/configFile';
@@ -19,7 +19,7 @@ import { readTicketTree } from './tree/reader';
 import { treeProblems } from './tree/checks';
 import { migrateCheck } from './tree/migrateCheck';
 import type { WaymarkConfig } from '../model/config';
-import { compareText } from '../model/text';
+import { clipLongWords, compareText } from '../model/text';
 
 /** Where the BMAD install and output are, by the workspace's `bmad.dir` / `bmad.output`. */
 function bmadSettings(root: string, opts: SprintOptions): { installDir: string; outputDir: string } {
@@ -357,7 +357,7 @@ const sprintPatcher: Patcher<SprintReport | undefined> = {
       if (stories.length) throw new Error('a story where the cached sprint had none');
       return cached;
     }
-    patchStoryFiles(cached, stories, listsStories(cached.ledger), cached.ledgerFile ?? '', !!cached.ledger?.nested);
+    patchStoryFiles(cached, stories, ledgerCoverage(cached.root, cached.ledgers ?? (cached.ledger ? [cached.ledger] : [])), cached.ledgerFile ?? '', !!cached.ledger?.nested);
     return cached;
   },
 };
@@ -445,7 +445,7 @@ function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: M
     const stamp = (l.lastUpdated ?? l.generated)?.date?.getTime();
     if (stamp !== undefined && Number.isFinite(stamp)) recordTime(['stale', stamp, staleDays]);
   }
-  return { ...model, problems: [...problems, ...model.problems], root: cfg.root, config: cfg, ledgerFile, ledger, ledgerFiles: ledgers.map((l) => l.file), ledgers, storyDirs: [...dirs], epicsFiles: sortedEpicFiles, files };
+  return { ...model, problems: tidyMessages([...problems, ...model.problems]), root: cfg.root, config: cfg, ledgerFile, ledger, ledgerFiles: ledgers.map((l) => l.file), ledgers, storyDirs: [...dirs], epicsFiles: sortedEpicFiles, files };
 }
 
 /**
@@ -515,9 +515,18 @@ export function checkSprints(root: string, opts: SprintOptions = {}): { reports?
     // output setting other than BMAD's default gives another), so a sprint from its cache spares the YAML parse.
     const own = !settings.outputDir || settings.outputDir === '_bmad-output' ? reports.find((r) => r.config.root === path.resolve(root))?.config : undefined;
     const tree = readTicketTree(root, { installDir, config: own });
-    const v7 = tree ? [...treeProblems(tree), ...(tree.archiveV6 ? migrateCheck(root, { installDir, tree })?.problems ?? [] : [])] : [];
+    const v7 = tree ? tidyMessages([...treeProblems(tree), ...(tree.archiveV6 ? migrateCheck(root, { installDir, tree })?.problems ?? [] : [])]) : [];
     return { reports, problems: [...reports.flatMap((r) => r.problems), ...v7] };
   } catch (e) {
     return { problems: [{ file: root, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, severity: 'warning', code: 'sprint-unreadable', message: `The BMAD sprint could not be read (${(e as Error).message}); sprint checks are skipped.` }] };
   }
+}
+
+/** The problems with their messages' overlong words clipped (model/text.ts `clipLongWords`); the same objects when none is. */
+function tidyMessages(ps: Problem[]): Problem[] {
+  for (let i = 0; i < ps.length; i++) {
+    const m = clipLongWords(ps[i].message);
+    if (m !== ps[i].message) ps[i] = { ...ps[i], message: m };
+  }
+  return ps;
 }

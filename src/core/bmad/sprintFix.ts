@@ -18,6 +18,7 @@ import { parseLedger } from './ledger';
 import { editLedgerStatus, ledgerStatusProblem } from './ledgerEdit';
 import { loadSprint, type SprintReport } from './sprint';
 import { contextOf, setStoryStatus, txRoot, type StoryWriteOptions } from './storyWrite';
+import { quoted } from '../model/text';
 
 /** The fixes this file applies. */
 export const SPRINT_FIXES = ['setLedgerValue', 'setStoryStatus'] as const;
@@ -103,7 +104,7 @@ export async function applySprintFix(root: string, problem: Problem, opts: Story
   // The ledger the problem is in (a project may keep one per module), else the first listing the key.
   const ledger = report.ledgers.find((l) => sameFile(l.file, problem.file) && l.byKey.has(key)) ?? report.ledgers.find((l) => l.byKey.has(key));
   const entry = ledger?.byKey.get(key);
-  if (!ledger || !entry) throw new WaymarkError('conflict', `sprint-status.yaml has no entry '${key}' any more. Validate again, then retry.`, report.ledgerFile ?? problem.file);
+  if (!ledger || !entry) throw new WaymarkError('conflict', `sprint-status.yaml has no entry ${quoted(key)} any more. Validate again, then retry.`, report.ledgerFile ?? problem.file);
   const r = await setLedgerValue(report.root, ledger.file, key, value, { ...opts, expectRaw: entry.raw });
   return { ...base, ...r };
 }
@@ -136,9 +137,9 @@ export async function setLedgerValue(root: string, ledgerFile: string, key: stri
       const text = texts.get(ledgerFile);
       if (text === undefined) throw new WaymarkError('unreadable', `Cannot read ${ledgerFile}: it is gone. Validate again, then retry.`, ledgerFile);
       const entry = parseLedger(ledgerFile, text).byKey.get(key);
-      if (!entry) throw new WaymarkError('conflict', `sprint-status.yaml has no entry '${key}' any more. Validate again, then retry.`, ledgerFile);
+      if (!entry) throw new WaymarkError('conflict', `sprint-status.yaml has no entry ${quoted(key)} any more. Validate again, then retry.`, ledgerFile);
       if (opts.expectRaw !== undefined && entry.raw !== opts.expectRaw) {
-        throw new WaymarkError('conflict', `${key} changed since it was read ('${entry.raw}', expected '${opts.expectRaw}'). Validate again, then retry.`, ledgerFile);
+        throw new WaymarkError('conflict', `${key} changed since it was read (${quoted(entry.raw)}, expected ${quoted(opts.expectRaw)}). Validate again, then retry.`, ledgerFile);
       }
       if (entry.raw === value) return { writes: [], result: () => ({ written: [], changed: false }) };
       // By the YAML parser's positions, in whatever form the entry is written (ledgerEdit.ts).

@@ -6,7 +6,7 @@
  */
 import * as path from 'node:path';
 import { camelWords, classifyStoryKey, epicNumber } from './ledger';
-import { mayBeFence, splitLines } from '../model/text';
+import { mayBeFence, splitLines, quoted } from '../model/text';
 
 export interface StoryTask {
   /** 0-based line of the checkbox. */
@@ -646,6 +646,6 @@ export function findTask(tasks: StoryTask[], ref: string): StoryTask | { error: 
   const needle = r.toLowerCase();
   const hits = tasks.filter((x) => x.text.toLowerCase().includes(needle));
   if (hits.length === 1) return hits[0];
-  if (hits.length === 0) return { error: `no task mentions '${r}'` };
-  return { error: `'${r}' matches ${hits.length} tasks (${hits.slice(0, 4).map((h) => h.number).join(', ')}); give its number` };
+  if (hits.length === 0) return { error: `no task mentions ${quoted(r)}` };
+  return { error: `${quoted(r)} matches ${hits.length} tasks (${hits.slice(0, 4).map((h) => h.number).join(', ')}); give its number` };
 }

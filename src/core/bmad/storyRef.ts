@@ -5,6 +5,7 @@
  * same story, and the caller is told the candidates instead of writing a guess.
  */
 import { nearest } from '../model/config';
+import { quoted } from '../model/text';
 
 export interface StoryLike {
   key: string;
@@ -49,7 +50,7 @@ export function resolveStoryRef<S extends StoryLike>(stories: readonly S[], ref:
 export function storyRefMessage(ref: string, answer: { candidates: StoryLike[]; ambiguous: boolean }, where: string, all: readonly StoryLike[], write = false): string {
   const nothing = write ? ' Nothing was changed.' : '';
   const list = (xs: readonly StoryLike[]) => xs.slice(0, 6).map((s) => s.key).join(', ') + (xs.length > 6 ? ', …' : '');
-  if (answer.ambiguous) return `'${ref}' names ${answer.candidates.length} stories in ${where}: ${list(answer.candidates)}. Give the full key.${nothing}`;
-  if (answer.candidates.length) return `No story '${ref}' in ${where}. Did you mean ${list(answer.candidates)}? Give the exact key (waymark sprint lists them).${nothing}`;
-  return `No story '${ref}' in ${where}.${all.length ? ` Stories: ${list(all)}.` : ''} Give the exact key (waymark sprint lists them).${nothing}`;
+  if (answer.ambiguous) return `${quoted(ref)} names ${answer.candidates.length} stories in ${where}: ${list(answer.candidates)}. Give the full key.${nothing}`;
+  if (answer.candidates.length) return `No story ${quoted(ref)} in ${where}. Did you mean ${list(answer.candidates)}? Give the exact key (waymark sprint lists them).${nothing}`;
+  return `No story ${quoted(ref)} in ${where}.${all.length ? ` Stories: ${list(all)}.` : ''} Give the exact key (waymark sprint lists them).${nothing}`;
 }

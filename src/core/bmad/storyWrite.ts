@@ -24,6 +24,7 @@ import { resolveStoryRef, storyRefMessage } from './storyRef';
 import type { SprintStory } from './drift';
 import type { WriteGuard, WriteObserver } from '../writeHooks';
 import type { Logger } from '../ports';
+import { quoted } from '../model/text';
 
 export interface StoryWriteOptions {
   expectHash?: string;
@@ -117,7 +118,7 @@ export async function setStoryStatus(root: string, ref: string, status: string, 
   const want = status.trim().toLowerCase();
   if (!(STORY_STATUSES as readonly string[]).includes(want)) {
     const n = nearest(want, [...STORY_STATUSES], 4) ?? (/^(complete|completed|finished)$/.test(want) ? 'done' : undefined);
-    throw new WaymarkError('usage', `'${status}' is not a story status. Use one of: ${STORY_STATUSES.join(', ')}.${n ? ` Did you mean ${n}?` : ''}`);
+    throw new WaymarkError('usage', `${quoted(status)} is not a story status. Use one of: ${STORY_STATUSES.join(', ')}.${n ? ` Did you mean ${n}?` : ''}`);
   }
   const ctx = await contextOf(root, opts);
   const first = load(root, ref, opts, ctx);

@@ -5,6 +5,7 @@ import { entityId, entityKindOf, entityName, newId, normalizeEntityId, relPath }
 import type { ColdSection } from './memoryFiles';
 import { LEARNING_CATEGORIES, MEMORY_TYPES, SUMMARY_SCOPES } from './model';
 import type { EntityRecord, JournalOp, MemoryRecord, MemoryType, RecallQuery, Tier } from './model';
+import { quoted } from '../model/text';
 
 export interface RecordInput {
   type: MemoryType | 'entity';
@@ -71,15 +72,15 @@ export interface RecordContext {
 export function buildMemoryRecord(input: RecordInput, at: RecordContext): MemoryRecord {
   const type = input.type;
   if (!(MEMORY_TYPES as readonly string[]).includes(type)) {
-    throw new WaymarkError('usage', `Unknown memory type '${String(type)}': use learning, decision, summary or entity.`);
+    throw new WaymarkError('usage', `Unknown memory type ${quoted(String(type))}: use learning, decision, summary or entity.`);
   }
   const text = (input.text ?? '').trim();
   if (!text) throw new WaymarkError('usage', `A ${type} needs text (--text "...").`);
   if (type === 'learning' && input.category && !(LEARNING_CATEGORIES as readonly string[]).includes(input.category)) {
-    throw new WaymarkError('usage', `Unknown learning category '${input.category}': use one of ${LEARNING_CATEGORIES.join(', ')}.`);
+    throw new WaymarkError('usage', `Unknown learning category ${quoted(input.category)}: use one of ${LEARNING_CATEGORIES.join(', ')}.`);
   }
   if (type === 'summary' && input.category && !(SUMMARY_SCOPES as readonly string[]).includes(input.category)) {
-    throw new WaymarkError('usage', `Unknown summary scope '${input.category}': use one of ${SUMMARY_SCOPES.join(', ')}.`);
+    throw new WaymarkError('usage', `Unknown summary scope ${quoted(input.category)}: use one of ${SUMMARY_SCOPES.join(', ')}.`);
   }
   if (input.step && !input.workflow) throw new WaymarkError('usage', 'A step needs its workflow: add --workflow FILE.');
   const mem = type as MemoryType;
@@ -145,8 +146,8 @@ export function recallQuery(root: string, t: RecallTarget): RecallQuery {
   }
   if (t.file) entities.push(entityId.file(relPath(root, t.file)));
   if (t.entity) entities.push(normalizeEntityId(t.entity));
-  if (t.types) for (const ty of t.types) if (!(MEMORY_TYPES as readonly string[]).includes(ty)) throw new WaymarkError('usage', `Unknown memory type '${ty}'.`);
-  if (t.since && !Number.isFinite(Date.parse(t.since))) throw new WaymarkError('usage', `--since must be a date (e.g. 2026-01-31), not '${t.since}'.`);
+  if (t.types) for (const ty of t.types) if (!(MEMORY_TYPES as readonly string[]).includes(ty)) throw new WaymarkError('usage', `Unknown memory type ${quoted(ty)}.`);
+  if (t.since && !Number.isFinite(Date.parse(t.since))) throw new WaymarkError('usage', `--since must be a date (e.g. 2026-01-31), not ${quoted(t.since)}.`);
   return { entities: entities.length ? entities : undefined, text: t.text, types: t.types, since: t.since, limit: t.limit ?? 20 };
 }
 

@@ -9,6 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import { BMAD_STATUS_MAP } from '../bmad/artifacts';
 import { transitionRefusal } from './transitions';
 import type { ProposalProblem } from './proposal';
+import { quoted } from './text';
 
 const STATUS_LINE = /^(?:\*\*)?Status(?:\*\*)?:\s*(?:\*\*)?\s*([A-Za-z][\w-]*)/m;
 const STORY_HEADING = /^#\s+Story\b/m;
@@ -49,7 +50,7 @@ export function openTaskCount(text: string): number {
 /** Rules for a story's status word moving from `from` to `to` (BMAD words). */
 function storyStep(rel: string, from: string | undefined, to: string, what: string): ProposalProblem | undefined {
   const a = statusOf(to);
-  if (!a) return { severity: 'error', code: 'status-unknown', message: `${what} status '${to}' is not a BMAD status`, fix: `use one of ${BMAD_WORDS}` };
+  if (!a) return { severity: 'error', code: 'status-unknown', message: `${what} status ${quoted(to)} is not a BMAD status`, fix: `use one of ${BMAD_WORDS}` };
   if (from === undefined || from.toLowerCase() === to.toLowerCase()) return undefined;
   const b = statusOf(from);
   const why = transitionRefusal(b, a);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { parseDocument, type Document } from 'yaml';
 import type { Problem } from '../types';
 import { rangeForPath, type PathSeg } from './positions';
+import { quoted } from './text';
 
 /** Milliseconds of a duration setting (`30m`, `4h`, `3d`, `1w`; a bare number is minutes), else undefined. */
 export function durationMs(v: unknown): number | undefined {
@@ -271,7 +272,7 @@ export function parseConfigText(
             if (unsafe.includes(key)) {
               problems.push({
                 file, range: rangeInDoc(text, doc!, [...prefix, key]), severity: 'warning', code: 'config-unknown-key',
-                message: `Setting '${[...prefix, key].join('.')}' in ${CONFIG_FILE} is ignored: a key named ${key} could pollute object prototypes. Remove it.`,
+                message: `Setting ${quoted([...prefix, key].join('.'))} in ${CONFIG_FILE} is ignored: a key named ${key} could pollute object prototypes. Remove it.`,
               });
             } else if (prefix.length === 0 && isPlainObject(obj[key])) report(obj[key] as Record<string, unknown>, [key]);
           }
@@ -295,7 +296,7 @@ export function parseConfigText(
         const near = nearest(key, known);
         problems.push({
           file, range: rangeInDoc(text!, doc, path), severity: 'warning', code: 'config-unknown-key',
-          message: `Unknown setting '${path.join('.')}' in ${CONFIG_FILE}: it is kept but not used.${near ? ` Did you mean '${near}'?` : ''}`,
+          message: `Unknown setting ${quoted(path.join('.'))} in ${CONFIG_FILE}: it is kept but not used.${near ? ` Did you mean ${quoted(near)}?` : ''}`,
           data: near ? { fix: 'renameKey', from: key, to: near } : undefined,
         });
       }
@@ -311,7 +312,7 @@ export function parseConfigText(
       const path = issue.path as PathSeg[];
       problems.push({
         file, range: doc && text ? rangeInDoc(text, doc, path) : zeroRange(), severity: 'error', code: 'config-invalid',
-        message: `Setting '${path.join('.') || '(root)'}' in ${CONFIG_FILE} is invalid: ${issue.message}. The default is used; fix the value.`,
+        message: `Setting ${quoted(path.join('.') || '(root)')} in ${CONFIG_FILE} is invalid: ${issue.message}. The default is used; fix the value.`,
       });
       removePath(merged, path.length > 1 && typeof path[path.length - 1] === 'number' ? path.slice(0, -1) : path);
     }

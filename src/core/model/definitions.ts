@@ -3,7 +3,7 @@ import { parse as parseYaml } from 'yaml';
 import type { Problem, StepDef } from '../types';
 import { readRegularFile } from '../store/safeRead';
 import { readdirAsync } from '../store/asyncFs';
-import { exactArray } from './text';
+import { exactArray, quoted } from './text';
 
 /** A native workflow definition, `.waymark/workflows/<id>.yaml`. */
 export interface WorkflowDefinition {
@@ -69,7 +69,7 @@ export async function loadDefinitions(dir: string): Promise<{ definitions: Map<s
       }
       const { steps, bad, duplicates } = normalizeStepList((raw as { steps: unknown[] }).steps);
       if (duplicates.length) {
-        problems.push({ file, range: zero, severity: 'error', code: 'definition-invalid', message: `Workflow definition ${name} lists step ${[...new Set(duplicates)].map((d) => `'${d}'`).join(', ')} more than once; only the first counts. Give each step a unique id.` });
+        problems.push({ file, range: zero, severity: 'error', code: 'definition-invalid', message: `Workflow definition ${name} lists step ${[...new Set(duplicates)].map((d) => `${quoted(d)}`).join(', ')} more than once; only the first counts. Give each step a unique id.` });
       }
       if (bad.length) {
         problems.push({ file, range: zero, severity: 'error', code: 'definition-invalid', message: `Workflow definition ${name}: steps entries ${bad.join(', ')} are neither ids nor {id: ...} objects; they are ignored.` });

@@ -1,5 +1,5 @@
 import type { DelegationKey, Problem, ProblemCode, ProblemData, WorkflowState } from '../types';
-import { compareText } from './text';
+import { compareText, quoted } from './text';
 
 const zero = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
 
@@ -26,7 +26,7 @@ export function validateDelegation(states: WorkflowState[]): Problem[] {
     if (list.length < 2) continue;
     for (const s of list) {
       const others = list.filter((o) => o !== s).map((o) => o.file);
-      out.push(problemAt(s, 'id', 'delegation-duplicate-id', `Delegation id '${id}' is also used by ${others.join(', ')}. Each workflow needs its own id.`, { others }));
+      out.push(problemAt(s, 'id', 'delegation-duplicate-id', `Delegation id ${quoted(id)} is also used by ${others.join(', ')}. Each workflow needs its own id.`, { others }));
     }
   }
   for (const s of states) {
@@ -36,12 +36,12 @@ export function validateDelegation(states: WorkflowState[]): Problem[] {
     if (parentId === null) continue;
     const parents = byId.get(parentId);
     if (!parents) {
-      out.push(problemAt(s, 'parent_id', 'delegation-orphan', `Parent workflow '${parentId}' does not exist in any scanned file: this delegation is an orphan. Restore the parent or fix parent_id.`, { parent_id: parentId }));
+      out.push(problemAt(s, 'parent_id', 'delegation-orphan', `Parent workflow ${quoted(parentId)} does not exist in any scanned file: this delegation is an orphan. Restore the parent or fix parent_id.`, { parent_id: parentId }));
       continue;
     }
     const p = parents[0].delegation!;
     if (p.root_id && d.root_id && p.root_id !== d.root_id) {
-      out.push(problemAt(s, 'root_id', 'delegation-root-mismatch', `root_id is '${d.root_id}' but parent '${parentId}' has root_id '${p.root_id}'. A chain has one root.`, { fix: 'setRoot', value: p.root_id }));
+      out.push(problemAt(s, 'root_id', 'delegation-root-mismatch', `root_id is ${quoted(d.root_id)} but parent ${quoted(parentId)} has root_id ${quoted(p.root_id)}. A chain has one root.`, { fix: 'setRoot', value: p.root_id }));
     }
     if (p.chain_path.length && !isParentChainPlus(p.chain_path, d.chain_path, d.id)) {
       const expected = [...p.chain_path, d.id];
@@ -65,7 +65,7 @@ export function validateDelegation(states: WorkflowState[]): Problem[] {
       const members = walk.slice(walk.indexOf(cur));
       for (const id of members) {
         for (const s of byId.get(id) ?? []) {
-          out.push(problemAt(s, 'parent_id', 'delegation-cycle', `Following parent_id from '${id}' leads back to '${id}' (${members.join(' > ')}): delegation chains cannot loop. Fix parent_id.`));
+          out.push(problemAt(s, 'parent_id', 'delegation-cycle', `Following parent_id from ${quoted(id)} leads back to ${quoted(id)} (${members.join(' > ')}): delegation chains cannot loop. Fix parent_id.`));
         }
       }
     }

@@ -105,11 +105,8 @@ function findStep(state: WorkflowState, step: string): StepDef | undefined {
   return matches.length === 1 ? matches[0] : undefined;
 }
 
-/** A value shown in a one-line message: at most 60 characters, no line breaks. */
-export function clip(s: string, max = 60): string {
-  const one = s.replace(/[\r\n\t]+/g, ' ');
-  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
-}
+import { clip } from './text';
+export { clip };
 
 function requireStep(state: WorkflowState, step: string): StepDef {
   const def = findStep(state, step);

@@ -8,6 +8,7 @@ import { transitionRefusal } from './transitions';
 import { stepAnalysis, type ParsedWorkflow } from './workflow';
 import type { Problem, Status, WorkflowState } from '../types';
 import { closedGateWhy } from './gates';
+import { quoted } from './text';
 
 /** One reason a proposed change is refused (`error`) or worth telling the agent (`warning`). */
 export interface ProposalProblem {
@@ -87,7 +88,7 @@ export function judgeWorkflowChange(before: WorkflowState | undefined, after: Pa
   const reported = new Set<string>();
   if (b && b.status !== a.status) {
     if (a.status === undefined && a.rawStatus !== undefined) {
-      out.push({ severity: 'error', code: 'status-unknown', message: `status '${a.rawStatus}' is not a status Waymark knows`, fix: `use waymark set-status ${rel} STATUS (created, in_progress, blocked, completed, archived)` });
+      out.push({ severity: 'error', code: 'status-unknown', message: `status ${quoted(a.rawStatus)} is not a status Waymark knows`, fix: `use waymark set-status ${rel} STATUS (created, in_progress, blocked, completed, archived)` });
       reported.add('unknown-status');
     } else if (a.status !== undefined) {
       const why = transitionRefusal(b.status, a.status);

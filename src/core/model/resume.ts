@@ -1,5 +1,6 @@
 import type { ResumePoint, WorkflowState } from '../types';
 import { stepAnalysis } from './workflow';
+import { quoted } from './text';
 
 /**
  * Tier-1 resume from frontmatter alone: the step to do next and why. Skipped steps (a gap before
@@ -13,8 +14,8 @@ export function frontmatterResume(state: WorkflowState): ResumePoint {
   if (state.status === 'blocked') base.warnings.push(`Workflow is blocked${state.blockedReason ? `: ${state.blockedReason}` : ' (no reason given)'}. Unblock it before resuming.`);
   if (state.status === 'archived') return { ...base, reason: 'Workflow is archived; nothing to resume.' };
   if (state.steps.length === 0) {
-    if (state.currentStep) return { ...base, step: state.currentStep, reason: `No step list is known for '${state.workflow}'; currentStep is ${state.currentStep}.` };
-    return { ...base, reason: `No step list is known for '${state.workflow}' (add steps or a definition), so the next step cannot be derived.` };
+    if (state.currentStep) return { ...base, step: state.currentStep, reason: `No step list is known for ${quoted(state.workflow)}; currentStep is ${state.currentStep}.` };
+    return { ...base, reason: `No step list is known for ${quoted(state.workflow)} (add steps or a definition), so the next step cannot be derived.` };
   }
   const unknown = a.entries.filter((e) => !e.id).map((e) => JSON.stringify(e.raw));
   if (unknown.length) base.warnings.push(`stepsCompleted has entries that are not steps: ${unknown.join(', ')}.`);
@@ -27,7 +28,7 @@ export function frontmatterResume(state: WorkflowState): ResumePoint {
   }
   if (a.remaining.length === 0) {
     if (state.status !== 'completed') base.warnings.push(`Every step is done but status is ${state.rawStatus ?? 'missing'}; set it to completed.`);
-    return { ...base, reason: `All ${state.steps.length} steps of '${state.workflow}' are done.` };
+    return { ...base, reason: `All ${state.steps.length} steps of ${quoted(state.workflow)} are done.` };
   }
   if (state.currentStep && !a.done.has(state.currentStep) && state.steps.some((s) => s.id === state.currentStep) && state.dialect === 'waymark') {
     return { ...base, step: state.currentStep, stepFile: fileOf(state.currentStep), reason: `currentStep is ${state.currentStep} and it is not completed yet.` };

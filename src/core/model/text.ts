@@ -60,3 +60,28 @@ export function ownString(s: string): string {
 export function exactArray<T>(a: T[]): T[] {
   return a.length ? a.slice() : a;
 }
+
+/** A value shown in a one-line message: at most `max` characters, no line breaks. */
+export function clip(s: string, max = 60): string {
+  const one = s.replace(/[\r\n\t]+/g, ' ');
+  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
+}
+
+/**
+ * A value read from a file, quoted for a problem's message: `'value'`, clipped to 80 characters, so
+ * a status or key thousands of characters long (a pasted log, a hostile file) is named, never shown
+ * whole. The value itself stays whole where it is data (a problem's `data`, JSON fields).
+ */
+export function quoted(v: unknown): string {
+  return `'${clip(String(v), 80)}'`;
+}
+
+/**
+ * A problem's message with every word over 120 characters that is not a path clipped to 80: the
+ * keys and values a message names unquoted (a story key, a ledger's raw word) stay readable when a
+ * file holds thousands of characters where a word should be. A path is shown whole.
+ */
+export function clipLongWords(message: string): string {
+  if (message.length <= 120) return message;
+  return message.replace(/\S{121,}/g, (w) => (/[\\/]/.test(w) ? w : `${w.slice(0, 79)}…`));
+}

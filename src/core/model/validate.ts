@@ -7,6 +7,7 @@ import { STATE_KEYS, typoOf } from './stateKeys';
 import { nearest } from './config';
 import { BMAD_STATUS_MAP, statusKeyOf } from '../bmad/artifacts';
 import type { GateReadResult } from './gates';
+import { clipLongWords, quoted } from './text';
 
 /** A problem before positions are resolved: a key path into the frontmatter. */
 export interface Finding {
@@ -51,7 +52,7 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
   for (const p of fm.unsafeKeys) {
     // The quick fix removes top-level keys only; a nested one is removed by hand.
     const top = p.length === 1;
-    out.push({ path: p, severity: 'warning', code: 'unsafe-key', message: `Key '${p.join('.')}' is ignored: it could pollute object prototypes. ${top ? 'Rename or remove it.' : 'Remove it by hand.'}`, ...(top ? { data: { fix: 'removeKey', key: p[0] } } : {}) });
+    out.push({ path: p, severity: 'warning', code: 'unsafe-key', message: `Key ${quoted(p.join('.'))} is ignored: it could pollute object prototypes. ${top ? 'Rename or remove it.' : 'Remove it by hand.'}`, ...(top ? { data: { fix: 'removeKey', key: p[0] } } : {}) });
   }
   // Indexed loops on this path: a for-of allocates an iterator result each turn until V8 optimizes
   // the function, and a cold scan runs it unoptimized for its first thousands of files.
@@ -60,7 +61,7 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
     const key = keys[i];
     const to = typoOf(key);
     if (to && !Object.prototype.hasOwnProperty.call(data, to)) {
-      out.push({ path: [key], severity: 'warning', code: 'unknown-key-typo', message: `Unknown key '${key}': did you mean '${to}'? Waymark ignores '${key}'.`, data: { fix: 'renameKey', from: key, to } });
+      out.push({ path: [key], severity: 'warning', code: 'unknown-key-typo', message: `Unknown key ${quoted(key)}: did you mean ${quoted(to)}? Waymark ignores ${quoted(key)}.`, data: { fix: 'renameKey', from: key, to } });
     }
   }
   // A frontmatter list that lost no entry to normalizing (steps.length equal) has no id twice.
@@ -71,18 +72,18 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
       if (id === undefined) return;
       const at = first.get(id);
       if (at === undefined) first.set(id, i);
-      else out.push({ path: ['steps', i], severity: 'error', code: 'step-id-duplicate', message: `Step '${id}' is listed twice in steps (first at entry ${at + 1}); only the first counts. Give each step a unique id.` });
+      else out.push({ path: ['steps', i], severity: 'error', code: 'step-id-duplicate', message: `Step ${quoted(id)} is listed twice in steps (first at entry ${at + 1}); only the first counts. Give each step a unique id.` });
     });
   }
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i];
     const ok = TYPES_MAP.get(key);
     if (ok && !ok(data[key])) {
-      out.push({ path: [key], target: 'value', severity: 'error', code: 'schema-type', message: `'${key}' must be ${EXPECTED[key]}; found ${describe(data[key])}. Fix the value.`, data: { key } });
+      out.push({ path: [key], target: 'value', severity: 'error', code: 'schema-type', message: `${quoted(key)} must be ${EXPECTED[key]}; found ${describe(data[key])}. Fix the value.`, data: { key } });
     }
   }
   if (!isBmad && !Object.prototype.hasOwnProperty.call(data, 'workflow')) {
-    out.push({ severity: 'warning', code: 'workflow-missing', message: `No 'workflow:' id; using '${state.workflow}' (the file name). Add 'workflow: <id>'.`, data: { fix: 'addKey', key: 'workflow', value: state.workflow } });
+    out.push({ severity: 'warning', code: 'workflow-missing', message: `No 'workflow:' id; using ${quoted(state.workflow)} (the file name). Add 'workflow: <id>'.`, data: { fix: 'addKey', key: 'workflow', value: state.workflow } });
   }
   // Status.
   if (state.rawStatus !== undefined && !raw.statusKnown) {
@@ -91,7 +92,7 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
     const suggestion = nearest(state.rawStatus, candidates, 3) ?? (fromBmad && !isBmad ? fromBmad : undefined) ?? nearest(state.rawStatus.replace(/-/g, '_'), candidates, 3);
     out.push({
       path: [statusKeyOf(state)], target: 'value', severity: isBmad ? 'warning' : 'error', code: 'unknown-status',
-      message: `Unknown status '${state.rawStatus}'. Use one of: ${isBmad ? 'complete, in-progress, draft, review, ready-for-dev, blocked, done' : STATUSES.join(', ')}.${suggestion ? ` Did you mean '${suggestion}'?` : ''}`,
+      message: `Unknown status ${quoted(state.rawStatus)}. Use one of: ${isBmad ? 'complete, in-progress, draft, review, ready-for-dev, blocked, done' : STATUSES.join(', ')}.${suggestion ? ` Did you mean ${quoted(suggestion)}?` : ''}`,
       data: suggestion ? { fix: 'replaceStatus', value: suggestion } : undefined,
     });
   }
@@ -99,7 +100,7 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
     const s = nearest(data.scope, SCOPES, 3);
     if (isBmad) {
       // BMAD documents use `scope` for their own text; it is not Waymark's scope.
-    } else out.push({ path: ['scope'], target: 'value', severity: 'error', code: 'unknown-scope', message: `Unknown scope '${data.scope}'. Use one of: ${SCOPES.join(', ')}.${s ? ` Did you mean '${s}'?` : ''}`, data: s ? { fix: 'replaceScope', value: s } : undefined });
+    } else out.push({ path: ['scope'], target: 'value', severity: 'error', code: 'unknown-scope', message: `Unknown scope ${quoted(data.scope)}. Use one of: ${SCOPES.join(', ')}.${s ? ` Did you mean ${quoted(s)}?` : ''}`, data: s ? { fix: 'replaceScope', value: s } : undefined });
   }
   if (state.status === 'blocked' && !state.blockedReason) {
     out.push({ path: [statusKeyOf(state)], target: 'value', severity: 'info', code: 'blocked-without-reason', message: "Status is blocked but no 'blockedReason' says why. Add one so the next agent knows what to unblock." });
@@ -110,20 +111,20 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
   const stepListOf = () => steps.slice(0, 12).map((x) => x.id).join(', ') + (steps.length > 12 ? `, … (${steps.length} steps)` : '');
   if (steps.length === 0) {
     if (isBmad && state.identifiedBy === 'self') {
-      out.push({ path: [Object.prototype.hasOwnProperty.call(data, 'workflowType') ? 'workflowType' : Object.prototype.hasOwnProperty.call(data, 'workflow') ? 'workflow' : 'stepsCompleted'], severity: 'info', code: 'bmad-workflow-not-installed', message: `This is an artifact of the '${state.workflow}' workflow (named by ${state.identifiedDetail ?? 'its own frontmatter'}), which no BMAD install in this checkout declares (a module not installed here, or a workflow of the team's own); its recorded steps and status are shown, but cannot be checked against the workflow's steps.` });
+      out.push({ path: [Object.prototype.hasOwnProperty.call(data, 'workflowType') ? 'workflowType' : Object.prototype.hasOwnProperty.call(data, 'workflow') ? 'workflow' : 'stepsCompleted'], severity: 'info', code: 'bmad-workflow-not-installed', message: `This is an artifact of the ${quoted(state.workflow)} workflow (named by ${state.identifiedDetail ?? 'its own frontmatter'}), which no BMAD install in this checkout declares (a module not installed here, or a workflow of the team's own); its recorded steps and status are shown, but cannot be checked against the workflow's steps.` });
     } else if (isBmad && (state.identifiedBy === 'declared' || state.identifiedBy === 'known')) {
       const why = state.identifiedBy === 'declared' ? `by its ${state.identifiedDetail ?? 'declaration'}` : `by its ${state.identifiedDetail ?? 'file name'}, as BMAD's releases name it`;
-      out.push({ path: [Object.prototype.hasOwnProperty.call(data, 'workflowType') ? 'workflowType' : 'stepsCompleted'], severity: 'info', code: 'bmad-workflow-not-installed', message: `This is an artifact of BMAD's '${state.workflow}' workflow (${why}), which is not installed in this checkout (no steps-c/ or steps/ folder under ${ctx.config.bmad.dir}/ or the agent skill folders); its steps cannot be checked. Run \`npx bmad-method install\` to check them.` });
+      out.push({ path: [Object.prototype.hasOwnProperty.call(data, 'workflowType') ? 'workflowType' : 'stepsCompleted'], severity: 'info', code: 'bmad-workflow-not-installed', message: `This is an artifact of BMAD's ${quoted(state.workflow)} workflow (${why}), which is not installed in this checkout (no steps-c/ or steps/ folder under ${ctx.config.bmad.dir}/ or the agent skill folders); its steps cannot be checked. Run \`npx bmad-method install\` to check them.` });
     } else if (isBmad) {
-      out.push({ path: [Object.prototype.hasOwnProperty.call(data, 'workflowType') ? 'workflowType' : 'stepsCompleted'], severity: 'info', code: 'bmad-workflow-unknown', message: `No installed BMAD workflow '${state.workflow}' (looked in the BMAD install folder such as ${ctx.config.bmad.dir}/ and agent skill folders such as .claude/skills/bmad-*, for steps-c/ or steps/ folders and the _config/ manifests); steps cannot be checked.` });
+      out.push({ path: [Object.prototype.hasOwnProperty.call(data, 'workflowType') ? 'workflowType' : 'stepsCompleted'], severity: 'info', code: 'bmad-workflow-unknown', message: `No installed BMAD workflow ${quoted(state.workflow)} (looked in the BMAD install folder such as ${ctx.config.bmad.dir}/ and agent skill folders such as .claude/skills/bmad-*, for steps-c/ or steps/ folders and the _config/ manifests); steps cannot be checked.` });
     } else {
-      out.push({ path: ['workflow'], severity: 'info', code: 'steps-missing', message: `Workflow '${state.workflow}' has no 'steps:' list and no definition ${ctx.config.workflowsDir}/${state.workflow}.yaml; steps cannot be checked. Add one.` });
+      out.push({ path: ['workflow'], severity: 'info', code: 'steps-missing', message: `Workflow ${quoted(state.workflow)} has no 'steps:' list and no definition ${ctx.config.workflowsDir}/${state.workflow}.yaml; steps cannot be checked. Add one.` });
     }
   }
   // currentStep.
   if (raw.currentStepKey && steps.length && state.currentStep !== undefined && data[raw.currentStepKey] !== null && !known.has(state.currentStep)) {
     const s = nearest(state.currentStep, [...known.keys()], 3);
-    out.push({ path: [raw.currentStepKey], target: 'value', severity: 'error', code: 'current-step-unknown', message: `currentStep '${state.currentStep}' is not a step of '${state.workflow}'. Use one of: ${stepListOf()}.${s ? ` Did you mean '${s}'?` : ''}`, data: s ? { fix: 'setCurrentStep', value: s } : { steps: steps.map((x) => x.id) } });
+    out.push({ path: [raw.currentStepKey], target: 'value', severity: 'error', code: 'current-step-unknown', message: `currentStep ${quoted(state.currentStep)} is not a step of ${quoted(state.workflow)}. Use one of: ${stepListOf()}.${s ? ` Did you mean ${quoted(s)}?` : ''}`, data: s ? { fix: 'setCurrentStep', value: s } : { steps: steps.map((x) => x.id) } });
   }
   // stepsCompleted entries.
   const a = raw.analysis;
@@ -144,24 +145,24 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
       }
       if (!e.id) {
         const s = known.size <= 500 ? nearest(String(state.stepsCompleted[e.index]), [...known.keys()], 3) : undefined;
-        out.push({ path, severity: 'error', code: 'step-unknown', message: `stepsCompleted entry ${JSON.stringify(e.raw)} is not a step of '${state.workflow}'.${s ? ` Did you mean '${s}'?` : ` Steps: ${stepListOf()}.`}`, data: s ? { fix: 'replaceStep', index: e.index, value: s } : { fix: 'removeStep', index: e.index } });
+        out.push({ path, severity: 'error', code: 'step-unknown', message: `stepsCompleted entry ${JSON.stringify(e.raw)} is not a step of ${quoted(state.workflow)}.${s ? ` Did you mean ${quoted(s)}?` : ` Steps: ${stepListOf()}.`}`, data: s ? { fix: 'replaceStep', index: e.index, value: s } : { fix: 'removeStep', index: e.index } });
         continue;
       }
       if (seen.has(e.id)) {
-        out.push({ path, severity: 'warning', code: 'step-duplicate', message: `Step '${e.id}' is listed twice in stepsCompleted (first at entry ${seen.get(e.id)! + 1}). Remove the duplicate.`, data: { fix: 'dedupeSteps' } });
+        out.push({ path, severity: 'warning', code: 'step-duplicate', message: `Step ${quoted(e.id)} is listed twice in stepsCompleted (first at entry ${seen.get(e.id)! + 1}). Remove the duplicate.`, data: { fix: 'dedupeSteps' } });
         continue;
       }
       seen.set(e.id, e.index);
       const idx = indexOf.get(e.id)!;
       if (idx < prevIndex && !orderReported) {
         orderReported = true;
-        out.push({ path, severity: 'warning', code: 'step-order', message: `stepsCompleted is out of order: '${e.id}' comes before steps listed earlier. Sort it in workflow order.`, data: { fix: 'sortSteps' } });
+        out.push({ path, severity: 'warning', code: 'step-order', message: `stepsCompleted is out of order: ${quoted(e.id)} comes before steps listed earlier. Sort it in workflow order.`, data: { fix: 'sortSteps' } });
       }
       prevIndex = Math.max(prevIndex, idx);
     }
     if (labels.length) {
       const shown = labels.slice(0, 5).map((l) => JSON.stringify(l.raw)).join(', ') + (labels.length > 5 ? `, … (${labels.length})` : '');
-      out.push({ path: ['stepsCompleted', labels[0].index], severity: 'warning', code: 'step-unknown', message: `stepsCompleted records ${labels.length === 1 ? 'an entry that is' : `${labels.length} entries that are`} no step of '${state.workflow}' (${shown}); Waymark keeps ${labels.length === 1 ? 'it' : 'them'} as your own label${labels.length === 1 ? '' : 's'} and does not count ${labels.length === 1 ? 'it' : 'them'} as steps. Steps: ${stepListOf()}.`, data: { labels: labels.map((l) => l.raw) } });
+      out.push({ path: ['stepsCompleted', labels[0].index], severity: 'warning', code: 'step-unknown', message: `stepsCompleted records ${labels.length === 1 ? 'an entry that is' : `${labels.length} entries that are`} no step of ${quoted(state.workflow)} (${shown}); Waymark keeps ${labels.length === 1 ? 'it' : 'them'} as your own label${labels.length === 1 ? '' : 's'} and does not count ${labels.length === 1 ? 'it' : 'them'} as steps. Steps: ${stepListOf()}.`, data: { labels: labels.map((l) => l.raw) } });
     }
     if (a.missing.length) {
       const names = a.missing.map((s) => s.id);
@@ -180,7 +181,7 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
     if ((!state.lastStep || !known.has(state.lastStep)) && (labelled || raw.modeStepIds?.has(String(raw.lastStepRaw)))) {
       // The user's own label (already reported once for the file) or another mode's step.
     } else if (!state.lastStep || !known.has(state.lastStep)) {
-      out.push({ path: ['lastStep'], target: 'value', severity: 'warning', code: 'step-unknown', message: `lastStep ${JSON.stringify(raw.lastStepRaw)} is not a step of '${state.workflow}'.`, data: a.furthest ? { fix: 'setLastStep', value: encodeLike(raw.lastStepRaw, a.furthest.id) } : undefined });
+      out.push({ path: ['lastStep'], target: 'value', severity: 'warning', code: 'step-unknown', message: `lastStep ${JSON.stringify(raw.lastStepRaw)} is not a step of ${quoted(state.workflow)}.`, data: a.furthest ? { fix: 'setLastStep', value: encodeLike(raw.lastStepRaw, a.furthest.id) } : undefined });
     } else if (a.furthest && state.lastStep !== a.furthest.id) {
       const value = encodeLike(raw.lastStepRaw, a.furthest.id);
       out.push({ path: ['lastStep'], target: 'value', severity: 'warning', code: 'last-step-mismatch', message: `lastStep is ${JSON.stringify(raw.lastStepRaw)} but the furthest step in stepsCompleted is ${a.furthest.id}. Set lastStep to ${JSON.stringify(value)}.`, data: { fix: 'setLastStep', value } });
@@ -205,10 +206,10 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
   const recordsNoSteps = isBmad && !Object.prototype.hasOwnProperty.call(data, 'stepsCompleted') && (raw.lastStepRaw === undefined || raw.lastStepRaw === null);
   if (steps.length) {
     if (state.status === 'completed' && a.remaining.length && !state.statusDerived && !recordsNoSteps) {
-      out.push({ path: [statusKeyOf(state)], target: 'value', severity: 'warning', code: 'status-complete-steps-remain', message: `Status is '${state.rawStatus}' but ${a.remaining.length} step(s) are not done (${a.remaining.slice(0, 3).map((s) => s.id).join(', ')}${a.remaining.length > 3 ? ', …' : ''}). Finish them or reopen the workflow.`, data: { remaining: a.remaining.map((s) => s.id) } });
+      out.push({ path: [statusKeyOf(state)], target: 'value', severity: 'warning', code: 'status-complete-steps-remain', message: `Status is ${quoted(state.rawStatus)} but ${a.remaining.length} step(s) are not done (${a.remaining.slice(0, 3).map((s) => s.id).join(', ')}${a.remaining.length > 3 ? ', …' : ''}). Finish them or reopen the workflow.`, data: { remaining: a.remaining.map((s) => s.id) } });
     } else if (a.remaining.length === 0 && state.status !== 'completed' && state.status !== 'archived' && !state.statusDerived) {
       const value = isBmad ? 'complete' : 'completed';
-      out.push({ path: [state.rawStatus !== undefined ? statusKeyOf(state) : 'stepsCompleted'], target: state.rawStatus !== undefined ? 'value' : 'key', severity: 'info', code: 'steps-done-status-open', message: `Every step is done but status is ${state.rawStatus === undefined ? 'missing' : `'${state.rawStatus}'`}. Set status to '${value}'.`, data: { fix: 'replaceStatus', value } });
+      out.push({ path: [state.rawStatus !== undefined ? statusKeyOf(state) : 'stepsCompleted'], target: state.rawStatus !== undefined ? 'value' : 'key', severity: 'info', code: 'steps-done-status-open', message: `Every step is done but status is ${state.rawStatus === undefined ? 'missing' : `${quoted(state.rawStatus)}`}. Set status to ${quoted(value)}.`, data: { fix: 'replaceStatus', value } });
     }
   }
   // Gates: a completed gated step needs an open gate; a gate file not recorded through Waymark opens none.
@@ -219,14 +220,14 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
     const entry = a.entries.find((e) => e.id === s.id);
     const path: PathSeg[] = entry ? ['stepsCompleted', entry.index] : ['stepsCompleted'];
     if (g?.unrecorded !== undefined) {
-      out.push({ path, severity: 'warning', code: 'gate-unrecorded', message: `The gate file of step '${s.id}' (${g.file}) was not recorded through Waymark: ${g.unrecorded}. It does not open the gate (gates.trust: recorded). Record the verdict: waymark gate pass ${relativeHint(state)} ${s.id} --by NAME.`, data: { fix: 'recordGate', gate: s.gate, step: s.id, gateFile: g.file } });
+      out.push({ path, severity: 'warning', code: 'gate-unrecorded', message: `The gate file of step ${quoted(s.id)} (${g.file}) was not recorded through Waymark: ${g.unrecorded}. It does not open the gate (gates.trust: recorded). Record the verdict: waymark gate pass ${relativeHint(state)} ${s.id} --by NAME.`, data: { fix: 'recordGate', gate: s.gate, step: s.id, gateFile: g.file } });
     }
     if (!a.done.has(s.id)) continue;
     if (g?.error) {
-      out.push({ path, severity: 'error', code: 'gate-invalid', message: `Gate '${s.gate}' for step '${s.id}' is unreadable (${g.error}): ${g.file}. Fix the gate file.`, data: { gate: s.gate, gateFile: g.file } });
+      out.push({ path, severity: 'error', code: 'gate-invalid', message: `Gate ${quoted(s.gate)} for step ${quoted(s.id)} is unreadable (${g.error}): ${g.file}. Fix the gate file.`, data: { gate: s.gate, gateFile: g.file } });
     } else if (!g || !g.open) {
       const why = !g || !g.exists ? 'has no gate file' : g.unrecorded !== undefined ? 'was not recorded through Waymark' : g.verdict === 'WAIVED' ? 'has a waiver that is incomplete or expired' : `is ${g.verdict}`;
-      out.push({ path, severity: 'error', code: 'gate-not-passed', message: `Step '${s.id}' is completed but its gate '${s.gate}' ${why}. Record a verdict: waymark gate pass ${relativeHint(state)} ${s.id} --by NAME.`, data: { fix: 'createGate', gate: s.gate, step: s.id, gateFile: g?.file } });
+      out.push({ path, severity: 'error', code: 'gate-not-passed', message: `Step ${quoted(s.id)} is completed but its gate ${quoted(s.gate)} ${why}. Record a verdict: waymark gate pass ${relativeHint(state)} ${s.id} --by NAME.`, data: { fix: 'createGate', gate: s.gate, step: s.id, gateFile: g?.file } });
     }
   }
   // TTL.
@@ -242,6 +243,8 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
   }
   // Delegation (per file).
   out.push(...delegationFindings(state, data));
+  // A value thousands of characters long is named, never shown whole (text.ts clipLongWords).
+  for (const f of out) if (f.message.length > 120) f.message = clipLongWords(f.message);
   return out;
 }
 
@@ -325,14 +328,14 @@ export function delegationFindings(state: WorkflowState, data: Record<string, un
     out.push({ path: Object.prototype.hasOwnProperty.call(raw, 'depth') ? P('depth') : ['delegation'], target: 'value', severity: 'error', code: 'delegation-depth', message: `delegation.depth is ${JSON.stringify(raw.depth ?? null)} but chain_path has ${chain.length} link(s), so depth must be ${chain.length - 1}.`, data: { fix: 'setDepth', value: chain.length - 1 } });
   }
   if (chain.length && d.root_id && chain[0] !== d.root_id) {
-    out.push({ path: P('chain_path'), target: 'value', severity: 'error', code: 'delegation-chain-root', message: `chain_path starts at '${chain[0]}' but root_id is '${d.root_id}'. The chain must start at the root.` });
+    out.push({ path: P('chain_path'), target: 'value', severity: 'error', code: 'delegation-chain-root', message: `chain_path starts at ${quoted(chain[0])} but root_id is ${quoted(d.root_id)}. The chain must start at the root.` });
   }
   if (chain.length && d.id && chain[chain.length - 1] !== d.id) {
-    out.push({ path: P('chain_path'), target: 'value', severity: 'error', code: 'delegation-chain-end', message: `chain_path ends at '${chain[chain.length - 1]}' but id is '${d.id}'. The chain must end at this workflow's id.` });
+    out.push({ path: P('chain_path'), target: 'value', severity: 'error', code: 'delegation-chain-end', message: `chain_path ends at ${quoted(chain[chain.length - 1])} but id is ${quoted(d.id)}. The chain must end at this workflow's id.` });
   }
   const expectedParent = chain.length >= 2 ? chain[chain.length - 2] : null;
   if ((d.parent_id ?? null) !== expectedParent) {
-    out.push({ path: Object.prototype.hasOwnProperty.call(raw, 'parent_id') ? P('parent_id') : ['delegation'], target: 'value', severity: 'error', code: 'delegation-parent-mismatch', message: expectedParent === null ? `parent_id is '${d.parent_id}' but chain_path has only this workflow; a root has no parent (parent_id: null).` : `parent_id is ${JSON.stringify(d.parent_id ?? null)} but the previous link in chain_path is '${expectedParent}'.`, data: { fix: 'setParent', value: expectedParent } });
+    out.push({ path: Object.prototype.hasOwnProperty.call(raw, 'parent_id') ? P('parent_id') : ['delegation'], target: 'value', severity: 'error', code: 'delegation-parent-mismatch', message: expectedParent === null ? `parent_id is ${quoted(d.parent_id)} but chain_path has only this workflow; a root has no parent (parent_id: null).` : `parent_id is ${JSON.stringify(d.parent_id ?? null)} but the previous link in chain_path is ${quoted(expectedParent)}.`, data: { fix: 'setParent', value: expectedParent } });
   }
   if (new Set(chain).size !== chain.length) {
     out.push({ path: P('chain_path'), target: 'value', severity: 'error', code: 'delegation-cycle', message: 'chain_path lists the same id twice: a delegation chain cannot loop.' });

@@ -10,6 +10,7 @@ import type { Ticket, TicketTree } from '../bmad/tree/types';
 import { fileAheadOfLedger } from '../bmad/drift';
 import { identifiedNotInstalled } from '../bmad/identify';
 import { HELD, setAsideStatus } from '../bmad/story';
+import { quoted } from '../model/text';
 
 /** Where an item stands, for the board's columns. `dropped` is an archived workflow. */
 export type ItemState = 'todo' | 'in_progress' | 'review' | 'blocked' | 'done' | 'dropped';
@@ -261,14 +262,14 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
         }
         const target = resolve(name, w.root, w.file, alias);
         if (!target) {
-          problem(w.file, where, 'depends-unknown', 'error', `${key} names '${name}', which is no workflow, story or file of the workspace. Fix the id or path, or remove the entry.`, { target: name });
+          problem(w.file, where, 'depends-unknown', 'error', `${key} names ${quoted(name)}, which is no workflow, story or file of the workspace. Fix the id or path, or remove the entry.`, { target: name });
           return;
         }
         if (ambiguous.has(name)) {
-          problem(w.file, where, 'depends-unknown', 'warning', `${key} names '${name}', which several files answer to; '${target}' is used. Name the file by its relative path.`, { target: name, resolved: target });
+          problem(w.file, where, 'depends-unknown', 'warning', `${key} names ${quoted(name)}, which several files answer to; ${quoted(target)} is used. Name the file by its relative path.`, { target: name, resolved: target });
         }
         if (target === item.id) {
-          problem(w.file, where, 'depends-self', 'error', `${key} names this workflow itself ('${name}'): an item cannot wait on itself. Remove the entry.`, { target: name });
+          problem(w.file, where, 'depends-self', 'error', `${key} names this workflow itself (${quoted(name)}): an item cannot wait on itself. Remove the entry.`, { target: name });
           return;
         }
         addEdge(item.id, target, 'dependsOn');

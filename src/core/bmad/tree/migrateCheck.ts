@@ -17,6 +17,7 @@ import { parseStory, storyKeyFromName } from '../story';
 import { readTicketTree, normId } from './reader';
 import { isTable, parseToml } from './toml';
 import type { PlanStatus, SourcePos, Ticket, TicketTree } from './types';
+import { quoted } from '../../model/text';
 
 export type MigrationFindingKind =
   | 'status-mismatch'
@@ -179,11 +180,11 @@ export function migrateCheck(root: string, options: { folder?: string; installDi
     const copied = ticket.plan ? unknownPlanStatus.get(ticket.plan) : undefined;
     const planAt = ticket.statusPos ?? ticket.entryPos ?? where;
     if (copied !== undefined && questions.some((q) => q === copied)) {
-      add({ kind: 'unmapped-status-copied', storyKey: entry.key, ref: ticket.ref, actual: copied, expected: null, message: `${ticket.ref}'s plan copies the v6 status '${copied}' as is; BMAD's mapping never writes it: ask which v7 status it is (draft, ready-for-dev, in-progress, in-review, done, blocked, dropped) and write that.` }, 'migrate-unmapped-status', planAt);
+      add({ kind: 'unmapped-status-copied', storyKey: entry.key, ref: ticket.ref, actual: copied, expected: null, message: `${ticket.ref}'s plan copies the v6 status ${quoted(copied)} as is; BMAD's mapping never writes it: ask which v7 status it is (draft, ready-for-dev, in-progress, in-review, done, blocked, dropped) and write that.` }, 'migrate-unmapped-status', planAt);
       continue;
     }
     if (questions.length && rank(winner) < 0) {
-      add({ kind: 'unmapped-status', storyKey: entry.key, ref: ticket.ref, expected: null, actual: ticket.status, message: `${entry.key} has the v6 status '${questions[0]}', which BMAD's mapping leaves as a question; the tree says '${ticket.status || 'no plan'}'. Confirm it with the user.` }, 'migrate-unmapped-status', where);
+      add({ kind: 'unmapped-status', storyKey: entry.key, ref: ticket.ref, expected: null, actual: ticket.status, message: `${entry.key} has the v6 status ${quoted(questions[0])}, which BMAD's mapping leaves as a question; the tree says ${quoted(ticket.status || 'no plan')}. Confirm it with the user.` }, 'migrate-unmapped-status', where);
       continue;
     }
     const expected = mapV6Status(winner);
@@ -191,8 +192,8 @@ export function migrateCheck(root: string, options: { folder?: string; installDi
     // Work goes on after a migration: a ticket ahead of its archived status, or dropped since, is not a mismatch.
     const ok = actual === 'dropped' || (V7_RANK[actual] ?? -1) >= (expected == null ? 0 : V7_RANK[expected]);
     if (!ok) {
-      const source = winner === ledgerRaw ? `the archived ledger's '${ledgerRaw}'` : `the story file's '${fileRaw ?? ''}' (ahead of the ledger's '${ledgerRaw}')`;
-      add({ kind: 'status-mismatch', storyKey: entry.key, ref: ticket.ref, expected: expected ?? undefined, actual, message: `${ticket.ref} (${entry.key}) is '${actual || 'no plan'}' in the tree; ${source} maps to '${expected ?? 'no plan (or a draft plan)'}'.` }, 'migrate-status-mismatch', planAt, { value: expected ?? null });
+      const source = winner === ledgerRaw ? `the archived ledger's ${quoted(ledgerRaw)}` : `the story file's ${quoted(fileRaw ?? '')} (ahead of the ledger's ${quoted(ledgerRaw)})`;
+      add({ kind: 'status-mismatch', storyKey: entry.key, ref: ticket.ref, expected: expected ?? undefined, actual, message: `${ticket.ref} (${entry.key}) is ${quoted(actual || 'no plan')} in the tree; ${source} maps to ${quoted(expected ?? 'no plan (or a draft plan)')}.` }, 'migrate-status-mismatch', planAt, { value: expected ?? null });
     }
   }
   // Entries with a v6_key the ledger does not list are build records that had no ledger line (BMAD flags them in its plan).

@@ -2,6 +2,7 @@
 import * as path from 'node:path';
 import { normId, refFor } from './reader';
 import type { NextGroups, NextItem, Ticket, TicketId, TicketTree, TreeStatus } from './types';
+import { quoted } from '../../model/text';
 
 function epicIds(tree: TicketTree): Map<string, TicketId> {
   const m = new Map<string, TicketId>();
@@ -122,8 +123,8 @@ export function resolveTicket(tree: TicketTree, text: string): { ticket: Ticket 
   if (!hits.length) hits = all.filter((t) => t.key.toLowerCase() === low);
   if (!hits.length) hits = all.filter((t) => t.trackerId && low === t.trackerId.toLowerCase());
   if (!hits.length && !/^\d+$/.test(ref)) hits = inScope(tree).filter((t) => t.title.toLowerCase().includes(low));
-  if (!hits.length) return { error: `no ticket matches '${ref}'` };
-  if (hits.length > 1) return { error: `'${ref}' matches more than one ticket: ${hits.map((t) => `${t.file ? path.basename(t.file) : String(t.id)} in ${t.epic}`).join(', ')}` };
+  if (!hits.length) return { error: `no ticket matches ${quoted(ref)}` };
+  if (hits.length > 1) return { error: `${quoted(ref)} matches more than one ticket: ${hits.map((t) => `${t.file ? path.basename(t.file) : String(t.id)} in ${t.epic}`).join(', ')}` };
   return { ticket: hits[0] };
 }
 

@@ -1,3 +1,4 @@
+import { quoted } from '../../model/text';
 /**
  * A TOML 1.0 reader that keeps positions: every table header and every key's line, so a problem
  * in `tickets.toml` lands on its exact line. Dates and times are kept as their text.
@@ -144,7 +145,7 @@ class Parser {
       } else if (Array.isArray(existing) && this.tableArrays.has(existing)) {
         table = this.newTable(at);
         existing.push(table);
-      } else this.fail(`'${keys.map((k) => k.name).join('.')}' is already defined and is not an array of tables`);
+      } else this.fail(`${quoted(keys.map((k) => k.name).join('.'))} is already defined and is not an array of tables`);
     } else {
       if (existing === undefined) {
         table = this.newTable(at);
@@ -153,7 +154,7 @@ class Parser {
       } else if (isTable(existing) && this.implicitTables.has(existing) && !this.defined.has(existing) && !this.inlineTables.has(existing)) {
         table = existing;
         this.doc.tablePos.set(table, at);
-      } else this.fail(`table '${keys.map((k) => k.name).join('.')}' is defined twice`);
+      } else this.fail(`table ${quoted(keys.map((k) => k.name).join('.'))} is defined twice`);
       this.defined.add(table);
     }
     this.defined.add(table);
@@ -177,11 +178,11 @@ class Parser {
       return n;
     }
     if (Array.isArray(v)) {
-      if (!this.tableArrays.has(v) || dotted) this.fail(`'${name}' is already defined as a value`);
+      if (!this.tableArrays.has(v) || dotted) this.fail(`${quoted(name)} is already defined as a value`);
       return v[v.length - 1] as TomlTable;
     }
-    if (!isTable(v) || this.inlineTables.has(v)) this.fail(`'${name}' is already defined as a value`);
-    if (dotted && this.defined.has(v) && !this.implicitTables.has(v)) this.fail(`table '${name}' is already defined`);
+    if (!isTable(v) || this.inlineTables.has(v)) this.fail(`${quoted(name)} is already defined as a value`);
+    if (dotted && this.defined.has(v) && !this.implicitTables.has(v)) this.fail(`table ${quoted(name)} is already defined`);
     return v;
   }
 
@@ -215,13 +216,13 @@ class Parser {
   private keyValue(table: TomlTable): void {
     const keys = this.key();
     this.skipWs();
-    if (this.s[this.i] !== '=') this.fail(`expected '=' after the key '${keys.map((k) => k.name).join('.')}'`);
+    if (this.s[this.i] !== '=') this.fail(`expected '=' after the key ${quoted(keys.map((k) => k.name).join('.'))}`);
     this.i++;
     this.skipWs();
     let t = table;
     for (let k = 0; k < keys.length - 1; k++) t = this.descend(t, keys[k].name, keys[k].pos, true);
     const last = keys[keys.length - 1];
-    if (Object.prototype.hasOwnProperty.call(t, last.name)) { this.i = this.lineStart + last.pos.character; this.fail(`the key '${keys.map((k) => k.name).join('.')}' is defined twice`); }
+    if (Object.prototype.hasOwnProperty.call(t, last.name)) { this.i = this.lineStart + last.pos.character; this.fail(`the key ${quoted(keys.map((k) => k.name).join('.'))} is defined twice`); }
     const v = this.value();
     t[last.name] = v;
     this.setKeyPos(t, last.name, last.pos);
