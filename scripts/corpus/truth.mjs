@@ -923,7 +923,9 @@ export function truthFor(repoDir) {
     let ledgerFiles = [...new Set(declaredLedgers)].filter((f) => (readLedger(f).entries ?? []).some((e) => e.kind === 'story')).slice(0, 1);
     if (ledgerFiles.length === 0) {
       const found = [];
-      for (const d of [path.join(p.root, 'docs'), path.join(p.root, '_bmad-output'), folders.output]) {
+      // The declared implementation (or sprint) folder's own subfolders too: a ledger per sprint
+      // (`sprints/sprint-6/sprint-status.yaml`) when the folder's own file is not BMAD's.
+      for (const d of [path.join(p.root, 'docs'), path.join(p.root, '_bmad-output'), folders.output, folders.implementation_artifacts, folders.sprint_artifacts]) {
         if (d && isDir(d)) walk(d, 4, found, (n) => n === 'sprint-status.yaml');
       }
       // v6 beta's default dev_ephemeral_location, `{project-root}/.bmad-ephemeral`, when the config does not name one.

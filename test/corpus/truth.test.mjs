@@ -501,3 +501,16 @@ test('held-out round 21: a project with outputs and no install three folders dow
   assert.equal(t.projects[0].root, 'courses/lab/shop-2026');
   assert.equal(t.projects[0].stories.find((s) => s.key === '1-1-storefront').clean, true);
 });
+
+test('held-out round 21: ledgers per sprint below the declared implementation folder are found', () => {
+  const dir = project({
+    '_bmad/bmm/config.yaml': 'project_name: x\nimplementation_artifacts: "{project-root}/app/docs/sprints"\n',
+    'app/docs/sprints/sprint-status.yaml': '# overview\nsprint-6: done\nsprint-7: done\n',
+    'app/docs/sprints/sprint-7/sprint-status.yaml': 'development_status:\n  epic-0: done\n  0-1-git-branch: done\n  0-2-ci: done\n',
+    'app/docs/sprints/sprint-7/0-1-git-branch.md': '# Story 0.1: Git Branch\n\nStatus: Backlog\n',
+    'app/docs/sprints/sprint-7/0-2-ci.md': '# Story 0.2: CI\n\nStatus: done\n',
+  });
+  const stories = truthFor(dir).projects[0].stories;
+  assert.equal(stories.find((s) => s.key === '0-1-git-branch').drift, true);
+  assert.equal(stories.find((s) => s.key === '0-2-ci').clean, true);
+});

@@ -86,3 +86,14 @@ describe('a QA gate whose verdict sits in a decision block named its own way', (
     assert.equal(g.verdict, undefined);
   });
 });
+
+describe('a QA gate file of several YAML documents (a later review after a `---` line)', () => {
+  test('its verdict is read from the first document', () => {
+    const text = '# Quality Gate: Story 1.7\n\ngate_id: "1.7-user-admin"\nquality_gate_decision:\n  status: "PASS_WITH_CONCERNS"\n\n---\n\n# Re-review\nreviewed_by: Quinn\n';
+    const g = parseQaGate('/p/docs/qa/gates/1.7-user-admin.yml', text, NOW);
+    assert.equal(g.verdict, 'CONCERNS');
+    assert.equal(g.open, true);
+    const plain = parseQaGate('/p/docs/qa/gates/1.8-x.yml', '---\ngate: FAIL\n---\nnotes: later\n', NOW);
+    assert.equal(plain.verdict, 'FAIL');
+  });
+});

@@ -3,7 +3,7 @@
  * with gate PASS/CONCERNS/FAIL/WAIVED, top_issues, waiver, expires, history) and the test-architect
  * module's `gate-decision.json` (`gate_status`, a story id when it names one).
  */
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { GATE_VERDICTS, type GateVerdict } from '../types';
 import { quoted } from '../model/text';
 
@@ -83,6 +83,21 @@ function finish(g: StoryGate, now: Date): StoryGate {
 /** Top-level keys a gate file names its verdict by when it has no `gate:` key. */
 const VERDICT_KEYS = ['decision', 'gate_decision', 'gate_status', 'verdict', 'status'];
 
+/**
+ * A gate file of several YAML documents (a review appended after a `---` line): its first document
+ * where the gate's verdict is, when it reads whole. Undefined for a file of one document (read as
+ * before) or a first document that does not read.
+ */
+function firstDocument(text: string): unknown {
+  if (!/^---[ \t]*$/m.test(text.slice(3))) return undefined;
+  const docs = parseAllDocuments(text, { schema: 'core', logLevel: 'error' });
+  if (!Array.isArray(docs) || docs.length < 2) return undefined;
+  // The first document with something in it (a file may open with a `---` line or a comment).
+  const first = docs.find((d) => d.contents !== null);
+  if (!first || first.errors.length) return undefined;
+  return first.toJS({ maxAliasCount: 100 }) as unknown;
+}
+
 /** A top-level key whose words name the gate's decision (`quality_gate_decision`, `final_verdict`, `qa_gate`). */
 const DECISION_KEY = /(?:^|[_\-\s])(?:gate|decision|verdict)(?:$|[_\-\s])/i;
 
@@ -110,7 +125,7 @@ export function parseQaGate(file: string, text: string, now: Date): StoryGate {
   const g: StoryGate = { file, ...fromName, topIssues: 0, open: false, expired: false, source: 'qa-gate' };
   let data: unknown;
   try {
-    data = parseYaml(text, { schema: 'core', maxAliasCount: 100, logLevel: 'error' }) as unknown;
+    data = firstDocument(text) ?? (parseYaml(text, { schema: 'core', maxAliasCount: 100, logLevel: 'error' }) as unknown);
   } catch (e) {
     g.error = (e as Error).message.split('\n')[0];
     // The gate template puts its verdict at the top, one plain line (`gate: PASS`); a note broken
