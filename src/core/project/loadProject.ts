@@ -10,6 +10,7 @@ import type { Problem, ScanResult, WorkflowState } from '../types';
 import { subProjects, type SprintReport } from '../bmad/sprint';
 import { readHistory, historyPathFor } from '../store/history';
 import { readFileTime } from '../store/scan';
+import { relativeInside } from '../store/safePath';
 import { splitFrontmatter } from '../model/frontmatter';
 import { YamlLocator } from '../model/positions';
 import { durationMs } from '../model/config';
@@ -510,12 +511,6 @@ function sameStates(a: readonly WorkflowState[], b: readonly WorkflowState[]): b
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
-}
-
-/** `p` relative to `dir` when inside it, else undefined. */
-function relativeInside(dir: string, p: string): string | undefined {
-  const rel = path.relative(dir, p);
-  return rel === '' || rel.startsWith('..') || path.isAbsolute(rel) ? undefined : rel;
 }
 
 /**
