@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { WarmProjectView, WaymarkError, createStateCore, errorMessage, locateTree, readTicketTree } from '../core/index';
 import type { LeaseOwner, Logger, MemoryService, MutationOptions, MutationResult, ProjectView, SprintReport, StateCore, TicketTree, WorkflowState } from '../core/index';
 import type { ToolHost } from './host';
-import { TreeWatcher } from './treeWatcher';
+import { TreeWatcher, relativeTo } from './treeWatcher';
 
 export interface WorkspaceSessionOptions {
   root: string;
@@ -125,20 +125,20 @@ export class WorkspaceSession implements ToolHost {
 
   private watch(): void {
     const root = this.roots[0];
-    this.watcher = new TreeWatcher(root, { ignore: (rel) => UNWATCHED.test(rel), onChange: (abs) => this.onChange(path.relative(root, abs)) });
+    this.watcher = new TreeWatcher(root, { ignore: (rel) => UNWATCHED.test(rel), onChange: (abs) => this.onChange(abs) });
     if (!this.watcher.start()) this.opts.logger.warn(`[mcp] ${this.watcher.lost}; rescanning before whole-workspace answers instead`);
     else this.opts.logger.debug(`[mcp] watching ${this.watcher.size} folder(s) of ${root}`);
   }
 
-  private onChange(rel: string): void {
+  private onChange(abs: string): void {
     if (this.disposed) return;
-    const slashed = rel.split(path.sep).join('/');
-    this.warm.changed([path.join(this.roots[0], rel)]);
+    const slashed = relativeTo(this.roots[0], abs);
+    this.warm.changed([abs]);
     if (ACTIVITY_ONLY.test(slashed)) return;
     // Any file may be part of the ticket tree or say where it is (config, initiatives, plans, leaves).
     this.tree = undefined;
-    if (CONTEXT_FILES.test(rel)) this.contextChanged = true;
-    else if (WORKFLOW_TEXT.test(rel) || rel.endsWith('.gate')) this.pending.add(path.join(this.roots[0], rel));
+    if (CONTEXT_FILES.test(slashed)) this.contextChanged = true;
+    else if (WORKFLOW_TEXT.test(slashed) || slashed.endsWith('.gate')) this.pending.add(abs);
     else return;
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => void this.flush().catch((e) => this.opts.logger.warn(`[mcp] applying file changes: ${errorMessage(e)}`)), this.opts.debounceMs ?? 100);

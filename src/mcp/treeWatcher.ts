@@ -63,7 +63,7 @@ export class TreeWatcher {
   start(): boolean {
     try {
       if (!this.perFolder) {
-        this.recursive = fs.watch(this.root, { recursive: true, persistent: false }, (_e, name) => this.event(name ? path.join(this.root, name.toString()) : undefined));
+        this.recursive = fs.watch(this.root, { recursive: true, persistent: false }, (e, name) => this.event(name ? path.join(this.root, name.toString()) : undefined, undefined, e));
         this.recursive.on('error', (e) => this.fail(`the watch failed (${e.message})`));
       }
       this.add(this.root, false);
@@ -79,7 +79,7 @@ export class TreeWatcher {
   }
 
   private rel(abs: string): string {
-    return path.relative(this.root, abs).split(path.sep).join('/');
+    return relativeTo(this.root, abs);
   }
 
   /** Watches `dir` and the folders under it; `report`: say each file found (a folder new since the last look). */
@@ -88,7 +88,7 @@ export class TreeWatcher {
     let watcher: fs.FSWatcher | undefined;
     if (this.perFolder) {
       // Watch before listing: a file created in between is then both listed and reported.
-      watcher = fs.watch(dir, { persistent: false }, (_e, name) => this.event(name ? path.join(dir, name.toString()) : dir, dir));
+      watcher = fs.watch(dir, { persistent: false }, (e, name) => this.event(name ? path.join(dir, name.toString()) : dir, dir, e));
       watcher.on('error', () => this.gone(dir));
     }
     const listed = listing(dir);
@@ -114,7 +114,8 @@ export class TreeWatcher {
     }
   }
 
-  private event(abs: string | undefined, dir?: string): void {
+  /** `kind`: 'rename' (a name appeared or went away) or 'change' (a file's bytes or attributes: never a new folder). */
+  private event(abs: string | undefined, dir?: string, kind?: string): void {
     if (this.closed) return;
     if (++this.burst > this.guard) this.fail('too many file events at once (the kernel queue may have overflowed)');
     this.burstReset ??= setImmediate(() => {
@@ -134,9 +135,12 @@ export class TreeWatcher {
     if (this.options.ignore(rel)) return;
     this.options.onChange(abs);
     // A new folder is watched (and what was created in it before the watch reported); a removed one forgotten.
+    // A file written in place (history lines, the events log: most events of a write) cannot be a
+    // new folder, so it is not stat'ed; a folder made comes as a 'rename' (and the stats before an
+    // answer find it too).
     if (this.folders.has(abs)) {
       if (!fs.existsSync(abs)) this.gone(abs);
-    } else {
+    } else if (kind !== 'change') {
       try {
         if (fs.statSync(abs).isDirectory()) this.add(abs, true);
       } catch {
@@ -203,6 +207,16 @@ export class TreeWatcher {
     for (const f of this.folders.values()) f.watcher?.close();
     this.folders.clear();
   }
+}
+
+/**
+ * `abs` relative to `root`, `/`-separated. The paths reported are the root joined with names, so
+ * this is what follows the root's own path (path.relative otherwise: one per event adds up).
+ */
+export function relativeTo(root: string, abs: string): string {
+  const prefix = root.endsWith(path.sep) ? root : root + path.sep;
+  const rel = abs.startsWith(prefix) && !abs.includes(`${path.sep}..`) ? abs.slice(prefix.length) : path.relative(root, abs);
+  return path.sep === '/' ? rel : rel.split(path.sep).join('/');
 }
 
 /** A folder's stat and its entries, read together; undefined when it cannot be read (gone, not a folder, no access). */

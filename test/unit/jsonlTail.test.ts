@@ -48,4 +48,19 @@ describe('the end of a JSONL log', () => {
     assert.equal(found, 2, 'the long whole line is found, the damaged one passed over');
     assert.equal(withFile('{"seq":1}\n', (fd, size) => findFromEnd(fd, size, () => undefined)), undefined);
   });
+
+  test('findFromEnd offers every whole line once per window, trimmed, multi-byte text intact across window edges', () => {
+    // Lines of 1-, 2-, 3- and 4-byte characters, blank lines and CRLF, long enough that windows start mid-character.
+    const lines = Array.from({ length: 400 }, (_, i) => (i % 7 === 3 ? '' : `{"n":${i},"t":"${['a', 'é', '€', '😀'][i % 4].repeat(5 + (i % 13))}"}${i % 5 === 0 ? '\r' : ''}`));
+    const text = lines.join('\n') + '\n';
+    const offered = withFile(text, (fd, size) => {
+      const seen: string[] = [];
+      findFromEnd(fd, size, (line) => void seen.push(line));
+      return seen;
+    });
+    // Every window offers its whole lines last first; the last (from 0) offers all of them, first included.
+    const all = lines.map((l) => l.trim()).filter(Boolean).reverse();
+    assert.deepEqual(offered.slice(-all.length), all);
+    for (const l of offered) assert.ok(all.includes(l), `offered a line that is not whole: ${l}`);
+  });
 });

@@ -19,6 +19,7 @@ import {
   type HistoryEntry,
   type Status,
 } from '../../src/core/index';
+import { lastRecordedState } from '../../src/core/store/history';
 
 const tmp: string[] = [];
 after(() => {
@@ -294,6 +295,57 @@ describe('history', () => {
     assert.deepEqual(h.badLines, []);
     assert.deepEqual(h.entries.map((e) => [e.seq, e.operation]), [[1, 'one'], [2, 'two'], [3, 'three']]);
     assert.match(fs.readFileSync(`${hf}.torn`, 'utf8'), /"operation\\":\\"thr/);
+  });
+});
+
+describe("history's end as this process left it", () => {
+  const line = (seq: number, hashAfter: string) => JSON.stringify({ seq, time: 't', operation: 'other', file: 'a.md', hashAfter }) + '\n';
+
+  test('a line another writer appended since is seen: the next seq follows it, the last recorded state is its', () => {
+    const root = ws({});
+    const file = path.join(root, 'a.md');
+    appendHistory(root, { time: 't', operation: 'one', file, hashAfter: 'h1' });
+    assert.equal(lastRecordedState(root, file).last?.hashAfter, 'h1');
+    fs.appendFileSync(historyPathFor(root, file), line(2, 'h2'));
+    assert.equal(lastRecordedState(root, file).last?.hashAfter, 'h2');
+    assert.equal(appendHistory(root, { time: 't', operation: 'three', file, hashAfter: 'h3' }).entry.seq, 3);
+    assert.deepEqual(lastRecordedState(root, file).last, { seq: 3, time: 't', operation: 'three', file, hashAfter: 'h3' });
+  });
+
+  test('a history rewritten with the same length, or replaced, is read again', () => {
+    const root = ws({});
+    const file = path.join(root, 'a.md');
+    const hf = historyPathFor(root, file);
+    appendHistory(root, { time: 't', operation: 'other', file, hashAfter: 'h1' });
+    const text = fs.readFileSync(hf, 'utf8');
+    // Same bytes' length, another seq and hash: only its stamps say it changed.
+    fs.writeFileSync(hf, text.replace('"seq":1', '"seq":7').replace('"h1"', '"h9"'));
+    assert.equal(fs.statSync(hf).size, Buffer.byteLength(text));
+    assert.equal(lastRecordedState(root, file).last?.hashAfter, 'h9');
+    assert.equal(appendHistory(root, { time: 't', operation: 'two', file }).entry.seq, 8);
+    // A line with no hashAfter: the last recorded state is still the one before it.
+    assert.equal(lastRecordedState(root, file).last?.hashAfter, 'h9');
+    // Replaced by another file (a checkout): its own end counts.
+    const other = `${hf}.new`;
+    fs.writeFileSync(other, line(1, 'x1') + line(2, 'x2'));
+    fs.renameSync(other, hf);
+    assert.equal(lastRecordedState(root, file).last?.hashAfter, 'x2');
+    assert.equal(appendHistory(root, { time: 't', operation: 'three', file }).entry.seq, 3);
+    // Emptied: a first line again.
+    fs.truncateSync(hf, 0);
+    assert.deepEqual(lastRecordedState(root, file), { any: false });
+    assert.equal(appendHistory(root, { time: 't', operation: 'four', file }).entry.seq, 1);
+  });
+
+  test('a hand edit between two writes of one core is still recorded as an external edit', async () => {
+    const root = ws({ 'a.md': wf('in_progress', 'currentStep: one\nscope: small\n') });
+    const file = path.join(root, 'a.md');
+    const core = createStateCore({ roots: [root] });
+    await core.setScope(file, 'large');
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('scope: large', 'scope: medium'));
+    await core.setScope(file, 'epic');
+    assert.deepEqual((await core.history(file)).map((h) => [h.seq, h.operation]), [[1, 'set-scope'], [2, 'external-edit'], [3, 'set-scope']]);
+    await core.close();
   });
 });
 

@@ -74,6 +74,60 @@ function lastSeq(fd: number, end: number): number | undefined {
   });
 }
 
+/**
+ * What this process wrote last at the end of each history file (by historyPathFor's name), with
+ * the file's identity and stamps right after that write: while a stat of the file still shows
+ * them, its end is that line, whole, so the next append's seq and the plan's last recorded state
+ * are known without reading and parsing the tail again. Any other change to the file moves its
+ * size (lines are only appended, under the workflow file's lock), or its inode or ctime (a file
+ * replaced or rewritten: a git checkout, a merge, a repair): then the tail is read as before.
+ * The same rule as the MCP session's signatures of the files it read (size, mtime, ctime, inode).
+ */
+interface KnownTail {
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  /** The seq of the last line (the file ends with it, a newline after it). */
+  seq: number;
+  /** The last line with a `hashAfter`, when this process knows which it is. */
+  recorded?: HistoryEntry;
+}
+
+const knownTails = new Map<string, KnownTail>();
+/** History files whose end is remembered (one per workflow file written by this process, most recent kept). */
+const KNOWN_TAILS = 1024;
+
+function sameStamp(k: KnownTail, st: fs.Stats): boolean {
+  return k.size === st.size && k.ino === st.ino && k.dev === st.dev && k.mtimeMs === st.mtimeMs && k.ctimeMs === st.ctimeMs;
+}
+
+/** The remembered end of `histFile` when `st` (a stat of it as it is now) still shows it, else undefined (and forgotten). */
+function knownTail(histFile: string, st: fs.Stats): KnownTail | undefined {
+  const k = knownTails.get(histFile);
+  if (!k) return undefined;
+  if (sameStamp(k, st)) return k;
+  knownTails.delete(histFile);
+  return undefined;
+}
+
+/** `entry` as lastRecordedState reads its line back: keys without a value left out, `file` made absolute. */
+function asRead(entry: HistoryEntry, file: string): HistoryEntry {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(entry)) if (v !== undefined) out[k] = v;
+  out.file = file;
+  return out as unknown as HistoryEntry;
+}
+
+/** Remembers the end of `histFile` after this process appended `entry` on `fd` (stamped by an fstat after the write). */
+function rememberTail(histFile: string, fd: number, entry: HistoryEntry, recorded: HistoryEntry | undefined): void {
+  const st = fs.fstatSync(fd);
+  if (knownTails.size >= KNOWN_TAILS) knownTails.delete(knownTails.keys().next().value!);
+  knownTails.delete(histFile);
+  knownTails.set(histFile, { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, seq: entry.seq, recorded });
+}
+
 /** Reads the last complete line's seq from `fd` (the history, `size` bytes); repairs a torn tail. Returns the next seq. */
 function prepareTail(root: string, histFile: string, fd: number, size: number): { nextSeq: number; repaired?: string } {
   if (size === 0) return { nextSeq: 1 };
@@ -135,11 +189,19 @@ export function appendHistory(root: string, entry: Omit<HistoryEntry, 'seq'>, di
     const { fd, st, real } = openInsideSync(root, histFile, fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_CREAT, { what: 'history' });
     let kept = false;
     try {
-      const { nextSeq, repaired } = prepareTail(root, real, fd, st.size);
+      // The descriptor's own stat (the file appended to) says whether its end is still this process's last line.
+      const known = knownTail(histFile, st);
+      const { nextSeq, repaired } = known ? { nextSeq: known.seq + 1, repaired: undefined } : prepareTail(root, real, fd, st.size);
       const full: HistoryEntry = { seq: nextSeq, ...entry };
-      const line = Buffer.from(JSON.stringify({ ...full, file: recordedPath(root, entry.file) }) + '\n', 'utf8');
+      const recorded = recordedPath(root, entry.file);
+      const line = Buffer.from(JSON.stringify({ ...full, file: recorded }) + '\n', 'utf8');
       const n = fs.writeSync(fd, line, 0, line.length);
-      if (n !== line.length) throw new WaymarkError('io', `Short write to ${histFile} (${n} of ${line.length} bytes); it will be repaired on the next append.`, histFile);
+      if (n !== line.length) {
+        knownTails.delete(histFile);
+        throw new WaymarkError('io', `Short write to ${histFile} (${n} of ${line.length} bytes); it will be repaired on the next append.`, histFile);
+      }
+      // A line with no hashAfter leaves the last recorded state where it was (known only when the end before was).
+      rememberTail(histFile, fd, full, full.hashAfter !== undefined ? asRead(full, absoluteRecorded(root, recorded)) : known?.recorded);
       // A transaction fsyncs its history files together, once its lines are out (fsync: false).
       if (options.fsync !== false) fs.fsyncSync(fd);
       kept = !!options.keepOpen;
@@ -212,8 +274,12 @@ export function readHistoryDetailed(root: string, file: string, dir?: string): H
 export function lastRecordedState(root: string, file: string, dir?: string): { any: boolean; last?: HistoryEntry } {
   const histFile = historyPathFor(root, file, dir);
   // A file's first write finds no history: answered by a stat, without a failed open's exception.
+  // The same stat says when the end is still the line this process appended last (knownTail).
   try {
-    if (fs.statSync(histFile, { throwIfNoEntry: false }) === undefined) return { any: false };
+    const seen = fs.statSync(histFile, { throwIfNoEntry: false });
+    if (seen === undefined) return { any: false };
+    const known = knownTail(histFile, seen);
+    if (known?.recorded) return { any: true, last: { ...known.recorded } };
   } catch {
     // the open below answers
   }

@@ -50,12 +50,18 @@ export function findFromEnd<T>(fd: number, end: number, pick: (line: string) => 
     const start = Math.max(0, end - window);
     const buf = Buffer.alloc(end - start);
     fs.readSync(fd, buf, 0, buf.length, start);
-    const lines = buf.toString('utf8').split('\n');
-    for (let i = lines.length - 1; i >= (start === 0 ? 0 : 1); i--) {
-      const line = lines[i].trim();
-      if (!line) continue;
-      const found = pick(line);
-      if (found !== undefined) return found;
+    // Line by line from the end, each decoded only when reached (the last usually answers): a line
+    // break byte is never part of a multi-byte character, so each piece decodes as in the whole.
+    for (let stop = buf.length; ; ) {
+      const nl = stop > 0 ? buf.lastIndexOf(0x0a, stop - 1) : -1;
+      if (nl < 0 && start !== 0) break;
+      const line = buf.toString('utf8', nl + 1, stop).trim();
+      if (line) {
+        const found = pick(line);
+        if (found !== undefined) return found;
+      }
+      if (nl < 0) break;
+      stop = nl;
     }
     if (start === 0) return undefined;
   }
