@@ -97,3 +97,20 @@ describe('a QA gate file of several YAML documents (a later review after a `---`
     assert.equal(plain.verdict, 'FAIL');
   });
 });
+
+describe('an epic keyed by its lettered id (`epic-e1`) over stories keyed `e1-s2-…`', () => {
+  test('is the stories\' epic: no unknown key, no epic missing, its retrospective read', () => {
+    const dir = project({
+      ...V6,
+      'app/docs/sprints/sprint-status.yaml': ledgerOf([
+        'epic-e1: in-progress', 'e1-s1-locale-runtime: done', 'e1-s2-auth-guards: backlog', 'epic-e1-retrospective: optional',
+        'epic-e2: backlog', 'e2-s1-booking-flow: backlog',
+      ]),
+      'app/docs/sprints/e1-s1-locale-runtime.md': storyFile('1.1', 'Locale Runtime', 'Status: done'),
+    });
+    const r = loadSprint(dir, { now: NOW })!;
+    assert.deepEqual(r.problems.filter((p) => p.severity !== 'info').map((p) => p.code), []);
+    assert.deepEqual(r.epics.map((e) => [e.id, e.ledgerStatus, e.retrospective ?? null]), [['1', 'in-progress', 'optional'], ['2', 'backlog', null]]);
+    assert.deepEqual(r.epics[0].stories.map((s) => s.key), ['e1-s1-locale-runtime', 'e1-s2-auth-guards']);
+  });
+});

@@ -55,6 +55,8 @@ const EPIC_KEY = new RegExp(`^epic-(${EPIC_ID})$`, 'i');
 // (`epic-1-回顾`, `epic-2-振り返り`: the retrospective in the language the project writes its ledger in.)
 const RETRO_KEY = new RegExp(`^epic-(${EPIC_ID})-(?:retro(?:spective)?|retrospectiva|rétrospective|retrospektive|回顾|回顧|复盘|振り返り|회고)$`, 'i');
 const STRICT_EPIC = /^epic-\d+$/;
+/** An epic keyed by its lettered id, the letters glued to the number (`epic-e1`, `epic-ep02`), with or without its retrospective. */
+const EPIC_LETTERED_KEY = /^epic-e(?:p)?(\d+[a-z]?)(-[^\d].*)?$/;
 /** A module epic written as its bare id (`dm-01`), read as an epic when stories follow it. */
 const BARE_EPIC = /^[a-z][a-z0-9]*-\d+[a-z]?$/i;
 const STRICT_RETRO = /^epic-\d+-retrospective$/;
@@ -179,12 +181,15 @@ export function classifyLedgerKey(key: string, epicIds?: Iterable<string>): { ki
 
 /** classifyLedgerKey with the epic id as written and whether the key is in BMAD's strict grammar. */
 export function parseLedgerKey(key: string, epicIds?: Iterable<string>): LedgerKeyParts | undefined {
-  const lower = key.toLowerCase();
+  // `epic-e1`, `epic-ep2-retrospective`: the epic named by its lettered id, as its stories' keys
+  // (`e1-s2-slug`) name it: epic 1 (the letters say "epic", as in the stories' keys).
+  const glued = EPIC_LETTERED_KEY.exec(key.toLowerCase());
+  const lower = glued ? `epic-${glued[1]}${glued[2] ?? ''}` : key.toLowerCase();
   let m = RETRO_KEY.exec(lower);
-  if (m) return { kind: 'retro', epic: epicNumber(m[1]), epicId: m[1], strict: STRICT_RETRO.test(lower) };
+  if (m) return { kind: 'retro', epic: epicNumber(m[1]), epicId: m[1], strict: !glued && STRICT_RETRO.test(lower) };
   m = EPIC_KEY.exec(lower);
-  if (m) return { kind: 'epic', epic: epicNumber(m[1]), epicId: m[1], strict: STRICT_EPIC.test(lower) };
-  return classifyStoryKey(lower, epicIds);
+  if (m) return { kind: 'epic', epic: epicNumber(m[1]), epicId: m[1], strict: !glued && STRICT_EPIC.test(lower) };
+  return classifyStoryKey(key.toLowerCase(), epicIds);
 }
 
 /** A story key's epic and story (see classifyLedgerKey); also used for story file names. */
