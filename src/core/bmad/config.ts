@@ -282,6 +282,11 @@ function flattenStrings(obj: Record<string, unknown>, into: Record<string, strin
   }
 }
 
+/** A folder a BMAD file declares (`{project-root}/docs/stories`, `docs/stories`), absolute under the project's root. */
+export function projectPath(root: string, declared: string): string {
+  return path.resolve(root, declared.replace(/\{project-root\}\/?/g, ''));
+}
+
 /** Replaces `{name}` references (`{project-root}`, `{output_folder}`, `{config_source}:key` is left alone). */
 export function expandVars(value: string, vars: Record<string, string>, root: string): string {
   let out = value;

@@ -4,11 +4,12 @@
  * and problems on exact lines, each with a quick fix where one is safe. A clean story (file and
  * ledger agree, words in the vocabulary, tasks matching the status) gets no problem at all.
  */
-import * as path from 'node:path';
 import type { Problem, Range } from '../types';
 import { sha256 } from '../model/hash';
 import { compareText, quoted } from '../model/text';
 import { nearest } from '../model/config';
+import { relativeInside } from '../store/safePath';
+import { projectPath } from './config';
 import { compareEpicIds, LEDGER_ORDER, ledgerRank, listsStories, normEpicId, numberedStory, storyOrder, type Ledger, type LedgerEntry } from './ledger';
 import { HELD, isStoryStatusWord, keyBeforeSlug, LEVEL1_NAME, normalizeStoryStatus, setAsideStatus, storyKeyFromName, taskOpen, taskProgress, type StoryFile } from './story';
 import { storySlug, type PlannedEpic } from './epics';
@@ -512,10 +513,9 @@ export function ledgerCoverage(root: string, ledgers: readonly Ledger[]): StoryC
   const homes: string[] = [];
   for (const l of listing) {
     homes.push(dirOf(l.file));
-    const loc = l.storyLocation?.trim().replace(/^["']|["']$/g, '');
-    if (loc) homes.push(path.resolve(root, loc.replace(/\{project-root\}[\\/]?/g, '')));
+    if (l.storyLocation) homes.push(projectPath(root, l.storyLocation));
   }
-  return (s, f) => s.ledgerStatus !== undefined || !f || homes.some((h) => f.file === h || (f.file.startsWith(h) && (f.file[h.length] === '/' || f.file[h.length] === '\\')));
+  return (s, f) => s.ledgerStatus !== undefined || !f || homes.some((h) => relativeInside(h, f.file) !== undefined);
 }
 
 /** A story's status, its own drift problems and its state hash, once its ledger entry and file are known. */

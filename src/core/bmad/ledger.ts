@@ -183,13 +183,14 @@ export function classifyLedgerKey(key: string, epicIds?: Iterable<string>): { ki
 export function parseLedgerKey(key: string, epicIds?: Iterable<string>): LedgerKeyParts | undefined {
   // `epic-e1`, `epic-ep2-retrospective`: the epic named by its lettered id, as its stories' keys
   // (`e1-s2-slug`) name it: epic 1 (the letters say "epic", as in the stories' keys).
-  const glued = EPIC_LETTERED_KEY.exec(key.toLowerCase());
-  const lower = glued ? `epic-${glued[1]}${glued[2] ?? ''}` : key.toLowerCase();
+  const asWritten = key.toLowerCase();
+  const glued = EPIC_LETTERED_KEY.exec(asWritten);
+  const lower = glued ? `epic-${glued[1]}${glued[2] ?? ''}` : asWritten;
   let m = RETRO_KEY.exec(lower);
   if (m) return { kind: 'retro', epic: epicNumber(m[1]), epicId: m[1], strict: !glued && STRICT_RETRO.test(lower) };
   m = EPIC_KEY.exec(lower);
   if (m) return { kind: 'epic', epic: epicNumber(m[1]), epicId: m[1], strict: !glued && STRICT_EPIC.test(lower) };
-  return classifyStoryKey(key.toLowerCase(), epicIds);
+  return classifyStoryKey(asWritten, epicIds);
 }
 
 /** A story key's epic and story (see classifyLedgerKey); also used for story file names. */

@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Problem } from '../types';
-import { findBmadProjects, loadBmadConfig, type BmadConfig } from './config';
+import { findBmadProjects, loadBmadConfig, projectPath, type BmadConfig } from './config';
 import { listsStories, listsWork, normEpicId, parseLedger, type Ledger } from './ledger';
 import { isStoryStatusWord, keyBeforeSlug, parseStory, storyKeyFromName, type StoryFile } from './story';
 import { parseEpics, type PlannedEpic } from './epics';
@@ -19,7 +19,7 @@ import { readTicketTree } from './tree/reader';
 import { treeProblems } from './tree/checks';
 import { migrateCheck } from './tree/migrateCheck';
 import type { WaymarkConfig } from '../model/config';
-import { clipLongWords, compareText } from '../model/text';
+import { clipMessages, compareText } from '../model/text';
 
 /** Where the BMAD install and output are, by the workspace's `bmad.dir` / `bmad.output`. */
 function bmadSettings(root: string, opts: SprintOptions): { installDir: string; outputDir: string } {
@@ -254,7 +254,7 @@ function storyDirs(cfg: BmadConfig, ledgerFile: string | undefined, ledger: Ledg
   const dirs = new Set<string>();
   const addDir = (d: string | undefined) => {
     if (!d) return;
-    const abs = path.resolve(cfg.root, d.replace(/\{project-root\}\/?/g, ''));
+    const abs = projectPath(cfg.root, d);
     if (inside(cfg.root, abs) && isDirectory(abs)) dirs.add(abs);
   };
   if (ledger?.storyLocation) addDir(ledger.storyLocation);
@@ -457,7 +457,7 @@ function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: M
     const stamp = (l.lastUpdated ?? l.generated)?.date?.getTime();
     if (stamp !== undefined && Number.isFinite(stamp)) recordTime(['stale', stamp, staleDays]);
   }
-  return { ...model, problems: tidyMessages([...problems, ...model.problems]), root: cfg.root, config: cfg, ledgerFile, ledger, ledgerFiles: ledgers.map((l) => l.file), ledgers, storyDirs: [...dirs], epicsFiles: sortedEpicFiles, files };
+  return { ...model, problems: clipMessages([...problems, ...model.problems]), root: cfg.root, config: cfg, ledgerFile, ledger, ledgerFiles: ledgers.map((l) => l.file), ledgers, storyDirs: [...dirs], epicsFiles: sortedEpicFiles, files };
 }
 
 /**
@@ -527,18 +527,9 @@ export function checkSprints(root: string, opts: SprintOptions = {}): { reports?
     // output setting other than BMAD's default gives another), so a sprint from its cache spares the YAML parse.
     const own = !settings.outputDir || settings.outputDir === '_bmad-output' ? reports.find((r) => r.config.root === path.resolve(root))?.config : undefined;
     const tree = readTicketTree(root, { installDir, config: own });
-    const v7 = tree ? tidyMessages([...treeProblems(tree), ...(tree.archiveV6 ? migrateCheck(root, { installDir, tree })?.problems ?? [] : [])]) : [];
+    const v7 = tree ? clipMessages([...treeProblems(tree), ...(tree.archiveV6 ? migrateCheck(root, { installDir, tree })?.problems ?? [] : [])]) : [];
     return { reports, problems: [...reports.flatMap((r) => r.problems), ...v7] };
   } catch (e) {
     return { problems: [{ file: root, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, severity: 'warning', code: 'sprint-unreadable', message: `The BMAD sprint could not be read (${(e as Error).message}); sprint checks are skipped.` }] };
   }
-}
-
-/** The problems with their messages' overlong words clipped (model/text.ts `clipLongWords`); the same objects when none is. */
-function tidyMessages(ps: Problem[]): Problem[] {
-  for (let i = 0; i < ps.length; i++) {
-    const m = clipLongWords(ps[i].message);
-    if (m !== ps[i].message) ps[i] = { ...ps[i], message: m };
-  }
-  return ps;
 }

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { WaymarkError, errorMessage } from '../errors';
 import type { GateState, GateVerdict, MutationOptions, StepDef, WorkflowState } from '../types';
 import { gateFilePath, gateOf, gateTextHash } from '../model/gates';
-import { clip } from '../model/mutations';
+import { clip } from '../model/text';
 import { prepareGateFile } from '../store/gateStore';
 import { latestGateRecord } from '../store/history';
 import type { WorkspaceContext } from '../store/workspaceContext';

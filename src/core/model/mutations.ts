@@ -106,7 +106,6 @@ function findStep(state: WorkflowState, step: string): StepDef | undefined {
 }
 
 import { clip } from './text';
-export { clip };
 
 function requireStep(state: WorkflowState, step: string): StepDef {
   const def = findStep(state, step);

@@ -85,3 +85,12 @@ export function clipLongWords(message: string): string {
   if (message.length <= 120) return message;
   return message.replace(/\S{121,}/g, (w) => (/[\\/]/.test(w) ? w : `${w.slice(0, 79)}…`));
 }
+
+/** A list of problems (or findings) with each message's overlong words clipped (clipLongWords); an item changed is a copy, the others are kept. */
+export function clipMessages<T extends { message: string }>(list: T[]): T[] {
+  for (let i = 0; i < list.length; i++) {
+    const m = clipLongWords(list[i].message);
+    if (m !== list[i].message) list[i] = { ...list[i], message: m };
+  }
+  return list;
+}

@@ -7,7 +7,7 @@ import { STATE_KEYS, typoOf } from './stateKeys';
 import { nearest } from './config';
 import { BMAD_STATUS_MAP, statusKeyOf } from '../bmad/artifacts';
 import type { GateReadResult } from './gates';
-import { clipLongWords, quoted } from './text';
+import { clipMessages, quoted } from './text';
 
 /** A problem before positions are resolved: a key path into the frontmatter. */
 export interface Finding {
@@ -244,8 +244,7 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
   // Delegation (per file).
   out.push(...delegationFindings(state, data));
   // A value thousands of characters long is named, never shown whole (text.ts clipLongWords).
-  for (const f of out) if (f.message.length > 120) f.message = clipLongWords(f.message);
-  return out;
+  return clipMessages(out);
 }
 
 function relativeHint(state: WorkflowState): string {

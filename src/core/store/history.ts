@@ -6,6 +6,7 @@ import { ioError } from './atomicWrite';
 import type { HistoryEntry, WorkflowState } from '../types';
 import { readRegularFileSync } from './safeRead';
 import { findFromEnd, tornTail } from './jsonlTail';
+import { sameKey } from './fileKey';
 import { assertRegularOrMissing, assertWritable, notRegularError, openInsideSync, realPathOnce, relativeInside, safeAppend, safeWritePath } from './safePath';
 
 /**
@@ -81,7 +82,7 @@ function lastSeq(fd: number, end: number): number | undefined {
  * are known without reading and parsing the tail again. Any other change to the file moves its
  * size (lines are only appended, under the workflow file's lock), or its inode or ctime (a file
  * replaced or rewritten: a git checkout, a merge, a repair): then the tail is read as before.
- * The same rule as the MCP session's signatures of the files it read (size, mtime, ctime, inode).
+ * The same rule as the scan index's keys (fileKey.ts `sameKey`), and the device.
  */
 interface KnownTail {
   dev: number;
@@ -100,7 +101,7 @@ const knownTails = new Map<string, KnownTail>();
 const KNOWN_TAILS = 1024;
 
 function sameStamp(k: KnownTail, st: fs.Stats): boolean {
-  return k.size === st.size && k.ino === st.ino && k.dev === st.dev && k.mtimeMs === st.mtimeMs && k.ctimeMs === st.ctimeMs;
+  return sameKey(k, st) && k.dev === st.dev;
 }
 
 /** The remembered end of `histFile` when `st` (a stat of it as it is now) still shows it, else undefined (and forgotten). */

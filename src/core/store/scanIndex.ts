@@ -44,13 +44,8 @@ export const SCAN_INDEX_MAX_BYTES = 256 * 1024 * 1024;
  */
 export const RACY_WINDOW_MS = 2000;
 
-/** Stat facts an entry is keyed by. */
-export interface FileKey {
-  size: number;
-  mtimeMs: number;
-  ctimeMs: number;
-  ino: number;
-}
+import type { FileKey } from './fileKey';
+export { sameKey, type FileKey } from './fileKey';
 
 export type EntryKind = 'wf' | 'err' | 'none' | 'skip';
 
@@ -163,10 +158,6 @@ export function parseEntryLine(line: string): IndexEntry | undefined {
   return { file: f, size: s, mtimeMs: m, ctimeMs: c, ino: i, hash: h, kind: k, racy: r === 1, times: t as number[], parsedAt: a, payload: v, line };
 }
 
-/** True when the stat key matches the entry's. */
-export function sameKey(e: FileKey, st: FileKey): boolean {
-  return e.size === st.size && e.mtimeMs === st.mtimeMs && e.ctimeMs === st.ctimeMs && e.ino === st.ino;
-}
 
 /**
  * Rebuilds the read result of an entry, or undefined when it cannot be trusted any more (bad
