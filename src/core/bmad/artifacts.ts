@@ -466,6 +466,28 @@ export const BMAD_STATUS_MAP: Record<string, import('../types').Status | undefin
   cancelled: 'archived',
   canceled: 'archived',
   obsolete: 'archived',
+  // A document's own lifecycle, as teams write it on planning documents: revised or published is a
+  // finished version; under revision, in progress; on hold, blocked; rejected or withdrawn, set aside.
+  revised: 'completed',
+  updated: 'completed',
+  reviewed: 'completed',
+  published: 'completed',
+  ratified: 'completed',
+  baselined: 'completed',
+  frozen: 'completed',
+  locked: 'completed',
+  'in-revision': 'in_progress',
+  revising: 'in_progress',
+  'needs-revision': 'in_progress',
+  'changes-requested': 'in_progress',
+  ongoing: 'in_progress',
+  living: 'in_progress',
+  'on-hold': 'blocked',
+  paused: 'blocked',
+  rejected: 'archived',
+  withdrawn: 'archived',
+  retired: 'archived',
+  replaced: 'archived',
 });
 
 /**

@@ -845,6 +845,8 @@ function titledEpics(entries: readonly LedgerEntry[], wordEpics: ReadonlySet<str
 
 /** `15-R1-slug`, `2-ux1-slug`, `3-2b5-slug`: a story numbered with letters in a declared epic (`R1`: refactoring 1 of epic 15). */
 const LETTERED_NUMBER = /^(.+?)-([a-z]+\d+[a-z]?|\d+[a-z]\d+[a-z]?)(?:-(.+))?$/;
+/** The letters before a lettered epic's number (`e1`, `ep02`, `epic1`), as LETTERED_STORY reads them. */
+const LETTERED_EPIC_PREFIX = /^e(?:p|pic)?[-_]?(?=\d)/;
 /** `CORE-001`, `td-cross-1-slug`: a series' key with one number (and a slug). */
 const IN_BLOCK = /^([a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*)-(\d+)([a-z]?)(?:-(.+))?$/;
 
@@ -873,7 +875,8 @@ function storiesInEpicBlocks(entries: LedgerEntry[], found: Map<LedgerEntry, Led
     // A story's own retrospective (`EXP-001-retrospective`) is no story, and does not close the block.
     if (c || /-retro(?:spective)?$/.test(lower)) continue;
     const lettered = LETTERED_NUMBER.exec(lower);
-    const epicId = lettered ? declared.get(normEpicId(lettered[1])) : undefined;
+    // (`e1-dt1-slug` under `epic-e1`: the epic's id with the letters that say "epic", as its stories' `e1-s2-…` write it.)
+    const epicId = lettered ? declared.get(normEpicId(lettered[1])) ?? (LETTERED_EPIC_PREFIX.test(lettered[1]) ? declared.get(normEpicId(lettered[1].replace(LETTERED_EPIC_PREFIX, ''))) : undefined) : undefined;
     if (lettered && epicId !== undefined) {
       found.set(e, { kind: 'story', epic: epicNumber(epicId), epicId, story: lettered[2], strict: false });
       continue;
