@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { loadSprint } from '../../src/core/bmad/sprint';
-import { bmadStatusOf } from '../../src/core/bmad/artifacts';
+import { bmadStatusOf, resolveBmadStep } from '../../src/core/bmad/artifacts';
 import { workspace } from './fileHelpers';
 
 const CLI = path.resolve('dist/cli.js');
@@ -58,5 +58,17 @@ describe('a planning document\'s own lifecycle word (`status: revised`, `publish
     const v = cli(dir, 'validate', '.');
     const problems = (JSON.parse(v.stdout) as { problems: { file: string; code: string; severity: string }[] }).problems.filter((p) => p.severity !== 'info');
     assert.deepEqual(problems.map((p) => `${p.file} ${p.code}`), []);
+  });
+});
+
+describe('a step recorded by its name without the `step-NN-` of its file (`document-discovery`)', () => {
+  const steps = ['step-01-document-discovery', 'step-02-prd-analysis', 'step-03-epic-coverage-validation', 'step-04-ux-alignment', 'step-05-final-assessment', 'step-05b-final-assessment'].map((id) => ({ id }));
+  test('is that step, when one step has that name', () => {
+    assert.equal(resolveBmadStep('document-discovery', steps), 'step-01-document-discovery');
+    assert.equal(resolveBmadStep('Epic Coverage Validation', steps), 'step-03-epic-coverage-validation');
+    assert.equal(resolveBmadStep('ux_alignment', steps), 'step-04-ux-alignment');
+    // Two steps of that name: Waymark does not guess.
+    assert.equal(resolveBmadStep('final-assessment', steps), undefined);
+    assert.equal(resolveBmadStep('discovery', steps), undefined);
   });
 });

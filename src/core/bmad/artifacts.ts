@@ -369,8 +369,14 @@ export function resolveBmadStep(entry: unknown, steps: StepDef[]): string | unde
   s = s.slice(s.lastIndexOf('/') + 1).replace(/\.md$/i, '');
   if (idx.ids.has(s)) return s;
   const m = /^step-(\d+)([a-z]?)(?:-|$)/i.exec(s);
-  if (!m) return undefined;
+  // `document-discovery`, `Epic Coverage Validation`: the step's name without the `step-NN-` of its file.
+  if (!m) return idx.byName.get(stepName(s)) ?? undefined;
   return idx.byNumber.get(`${Number(m[1])}${m[2].toLowerCase()}`);
+}
+
+/** A step's name as compared: lower case, words joined by `-`. */
+function stepName(s: string): string {
+  return s.toLowerCase().replace(/[\s_]+/g, '-');
 }
 
 interface StepIndex {
@@ -379,6 +385,8 @@ interface StepIndex {
   byNumber: Map<string, string>;
   /** 2 → the first step numbered 2, lettered or not. */
   firstOfNumber: Map<number, string>;
+  /** `document-discovery` → step-01-document-discovery; null when two steps have that name. */
+  byName: Map<string, string | null>;
 }
 
 const stepIndexes = new WeakMap<StepDef[], StepIndex>();
@@ -386,9 +394,11 @@ const stepIndexes = new WeakMap<StepDef[], StepIndex>();
 function stepIndex(steps: StepDef[]): StepIndex {
   let idx = stepIndexes.get(steps);
   if (!idx) {
-    idx = { ids: new Set(steps.map((s) => s.id)), byNumber: new Map(), firstOfNumber: new Map() };
+    idx = { ids: new Set(steps.map((s) => s.id)), byNumber: new Map(), firstOfNumber: new Map(), byName: new Map() };
     for (const st of steps) {
       const n = stepNumber(st.id);
+      const name = /^step-\d+[a-z]?-(.+)$/i.exec(st.id)?.[1];
+      if (name) idx.byName.set(stepName(name), idx.byName.has(stepName(name)) ? null : st.id);
       if (n && !idx.byNumber.has(`${n.num}${n.letter}`)) idx.byNumber.set(`${n.num}${n.letter}`, st.id);
       if (n && !idx.firstOfNumber.has(n.num)) idx.firstOfNumber.set(n.num, st.id);
     }

@@ -86,7 +86,7 @@ function inside(root: string, p: string): boolean {
 const RETIRED_DIR = /^(_?archived?|archives|archive-v\d+|migration-v\d+-v\d+|old|outdated|deprecated|backups?|legacy|fixtures?|examples?|templates?|__tests__)$/i;
 
 /** Bounded walk for files named `name` (depth 5, skipping dependency and build folders). */
-function findNamed(root: string, name: RegExp, depth = 4, limit = 20): string[] {
+function findNamed(root: string, name: RegExp, depth = 4, limit = 200): string[] {
   const out: string[] = [];
   const walk = (dir: string, d: number) => {
     if (d > depth || out.length >= limit) return;
