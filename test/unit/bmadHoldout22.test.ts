@@ -72,3 +72,23 @@ describe('a step recorded by its name without the `step-NN-` of its file (`docum
     assert.equal(resolveBmadStep('discovery', steps), undefined);
   });
 });
+
+describe('an epic keyed by a scope of the project\'s own and its lettered id (`m37-e1` above `1-1-…`)', () => {
+  test('is epic 1 of that ledger, its retrospective read; no key skipped', () => {
+    const dir = project({
+      ...V6,
+      'docs/impl/m37/sprint-status.yaml': ledgerOf([
+        'm37-e1: in-progress', '1-1-evolve-contract: done', '1-2-author-ports: review', 'm37-e1-retrospective: optional',
+        'm37-e2: backlog', '2-1-attach-evidence: backlog', 'm37-e2-retrospective: optional',
+      ]),
+      'docs/impl/m37/1-1-evolve-contract.md': storyFile('1.1', 'Evolve Contract', 'Status: done'),
+      'docs/impl/m37/1-2-author-ports.md': storyFile('1.2', 'Author Ports', 'Status: review'),
+    });
+    const r = loadSprint(dir, { now: NOW })!;
+    assert.deepEqual(r.problems.filter((p) => p.severity !== 'info').map((p) => `${p.code} ${p.message}`), []);
+    assert.deepEqual(r.epics.map((e) => [e.id, e.ledgerStatus, e.retrospective ?? null, e.stories.map((s) => s.key)]), [
+      ['1', 'in-progress', 'optional', ['1-1-evolve-contract', '1-2-author-ports']],
+      ['2', 'backlog', 'optional', ['2-1-attach-evidence']],
+    ]);
+  });
+});

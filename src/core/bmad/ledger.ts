@@ -840,8 +840,22 @@ function titledEpics(entries: readonly LedgerEntry[], wordEpics: ReadonlySet<str
       for (const r of [`${k}-retrospective`, `${k}-retro`]) if (lower.includes(r)) out.set(r, { kind: 'retro', epicId });
     });
   }
+  // `m37-e1` above `1-1-slug` (epic 1 of milestone 37, in the ledger of that milestone's folder):
+  // the epic's lettered id after a scope of the project's own, epic N when the key right after it
+  // is a story of epic N; `m37-e1-retrospective` its retrospective.
+  for (let i = 0; i + 1 < lower.length; i++) {
+    const m = SCOPED_EPIC.exec(lower[i]);
+    if (!m || m[3] || out.has(lower[i]) || plain.has(normEpicId(m[2])) || parseLedgerKey(lower[i])) continue;
+    const next = parseLedgerKey(lower[i + 1], [m[2]]);
+    if (next?.kind !== 'story' || normEpicId(next.epicId) !== normEpicId(m[2])) continue;
+    out.set(lower[i], { kind: 'epic', epicId: m[2] });
+    for (const r of [`${lower[i]}-retrospective`, `${lower[i]}-retro`]) if (lower.includes(r)) out.set(r, { kind: 'retro', epicId: m[2] });
+  }
   return out;
 }
+
+/** `m37-e1`, `phase2-ep3`: a scope of the project's own, then the epic's lettered id (and `-retrospective`). */
+const SCOPED_EPIC = /^([a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*)-e(?:p|pic)?-?(\d+[a-z]?)(-retro(?:spective)?)?$/;
 
 /** `15-R1-slug`, `2-ux1-slug`, `3-2b5-slug`: a story numbered with letters in a declared epic (`R1`: refactoring 1 of epic 15). */
 const LETTERED_NUMBER = /^(.+?)-([a-z]+\d+[a-z]?|\d+[a-z]\d+[a-z]?)(?:-(.+))?$/;
