@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { loadSprint } from '../../src/core/bmad/sprint';
+import { parseLedger } from '../../src/core/bmad/ledger';
 import { bmadStatusOf, resolveBmadStep } from '../../src/core/bmad/artifacts';
 import { workspace } from './fileHelpers';
 
@@ -90,5 +91,17 @@ describe('an epic keyed by a scope of the project\'s own and its lettered id (`m
       ['1', 'in-progress', 'optional', ['1-1-evolve-contract', '1-2-author-ports']],
       ['2', 'backlog', 'optional', ['2-1-attach-evidence']],
     ]);
+  });
+});
+
+describe('entries indented one space deeper than the block\'s (`   2-11-slug: ready-for-dev` after `  2-10-slug: …`)', () => {
+  const text = ['development_status:', '  epic-2: in-progress', '  2-10-merge-checkpoint: ready-for-dev', '   2-11-auto-next-issue: ready-for-dev', '   2-12-provider-selection: backlog', '   epic-2-retrospective: optional', '  epic-3: backlog', '  3-1-audit:', '    status: done', ''].join('\n');
+  test('are entries of the block, as the user meant; the ledger is reported as not YAML', () => {
+    const l = parseLedger('/p/sprint-status.yaml', text);
+    assert.deepEqual(l.entries.map((e) => [e.key, e.status]), [
+      ['epic-2', 'in-progress'], ['2-10-merge-checkpoint', 'ready-for-dev'], ['2-11-auto-next-issue', 'ready-for-dev'], ['2-12-provider-selection', 'backlog'],
+      ['epic-2-retrospective', 'optional'], ['epic-3', 'backlog'], ['3-1-audit', 'done'],
+    ]);
+    assert.equal(l.problems.filter((p) => p.code === 'ledger-yaml' && p.severity === 'error').length, 1, JSON.stringify(l.problems));
   });
 });

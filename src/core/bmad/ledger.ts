@@ -493,7 +493,12 @@ export function parseLedger(file: string, text: string): Ledger {
       const v = valueSpan(line, m[4]);
       const keyStart = m[1].length + m[2].length;
       if (!marginEntry) devIndent ??= indent;
-      if (devIndent !== undefined && indent > devIndent) {
+      // Deeper than the block's entries under an entry that has its status on its own line
+      // (`   2-11-slug: ready-for-dev` after `  2-10-slug: ready-for-dev`): not YAML, and no field of
+      // that entry, but one more entry of the block, as a BMAD user reads it (the ledger is reported).
+      const strayEntry = devIndent !== undefined && indent > devIndent && (!last || last.shape === 'scalar') && !/^(status|state)$/i.test(key) && parseLedgerKey(key) !== undefined;
+      if (strayEntry) suspicious = true;
+      if (devIndent !== undefined && indent > devIndent && !strayEntry) {
         // A line of an entry written as a mapping: its `status:` is the entry's value.
         if (last && last.shape !== 'scalar' && /^(status|state)$/i.test(key) && (last.shape === 'empty' || last.line === last.keyLine)) {
           Object.assign(last, { shape: 'mapping', raw: v.raw, line: i, valueStart: v.start, valueEnd: v.end });
