@@ -6,6 +6,8 @@ import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { loadSprint } from '../../src/core/bmad/sprint';
 import { parseLedger } from '../../src/core/bmad/ledger';
+import { parseQaGate } from '../../src/core/bmad/qaGates';
+import { normalizeStoryStatus } from '../../src/core/bmad/story';
 import { bmadStatusOf, resolveBmadStep } from '../../src/core/bmad/artifacts';
 import { workspace } from './fileHelpers';
 
@@ -103,5 +105,92 @@ describe('entries indented one space deeper than the block\'s (`   2-11-slug: re
       ['epic-2-retrospective', 'optional'], ['epic-3', 'backlog'], ['3-1-audit', 'done'],
     ]);
     assert.equal(l.problems.filter((p) => p.code === 'ledger-yaml' && p.severity === 'error').length, 1, JSON.stringify(l.problems));
+  });
+});
+
+describe('a ledger\'s own word for a finished story (`review-complete`, `merged`) beside a story file that says `complete`', () => {
+  const files = {
+    ...V6,
+    'docs/impl/sprint-status.yaml': ledgerOf(['epic-6: in-progress', '6-1a-audit-write-path: review-complete', '6-1b-audit-read-path: merged', '6-2-flag-dashboard: ready-for-dev']),
+    'docs/impl/6-1a-audit-write-path.md': storyFile('6.1a', 'Audit Write Path', 'Status: complete', '- [x] Write the audit row\n- [x] Index it\n'),
+    'docs/impl/6-1b-audit-read-path.md': storyFile('6.1b', 'Audit Read Path', 'Status: done'),
+    'docs/impl/6-2-flag-dashboard.md': storyFile('6.2', 'Flag Dashboard', 'Status: ready-for-dev', '- [ ] Build it\n'),
+  };
+  test('is done, with a note; nothing warned, and next offers only the open story', () => {
+    const dir = project(files);
+    const r = loadSprint(dir, { now: NOW })!;
+    assert.deepEqual(r.problems.filter((p) => p.severity !== 'info').map((p) => `${p.code} ${p.message}`), []);
+    assert.deepEqual(r.stories.map((s) => [s.key, s.status]), [['6-1a-audit-write-path', 'done'], ['6-1b-audit-read-path', 'done'], ['6-2-flag-dashboard', 'ready-for-dev']]);
+    const n = cli(dir, 'next');
+    const ready = (JSON.parse(n.stdout) as { ready: { id: string }[] }).ready.map((x) => x.id);
+    assert.deepEqual(ready.filter((id) => /6-1/.test(id)), [], ready.join(', '));
+  });
+});
+
+describe('two files for one story keyed with its epic\'s letter (`e6-9-user-access` : `E6-9.md` and `6-9-user-access.md`)', () => {
+  test('the file named by the key\'s slug is the story\'s; the other is a second file, not a story missing from the ledger', () => {
+    const dir = project({
+      ...V6,
+      'docs/impl/sprint-status.yaml': ledgerOf(['epic-e6: done', 'e6-8-group-pages: done', 'e6-9-user-access: done', 'epic-e6-retrospective: optional']),
+      'docs/impl/stories/E6-8.md': storyFile('6.8', 'Group Pages', 'Status: done'),
+      'docs/impl/stories/E6-9.md': storyFile('6.9', 'User Access', 'Status: done'),
+      'docs/impl/stories/6-9-user-access.md': storyFile('6.9', 'User Access', 'Status: ready-for-dev'),
+    });
+    const r = loadSprint(dir, { now: NOW })!;
+    const s = r.stories.find((x) => x.key === 'e6-9-user-access')!;
+    assert.ok(s.file?.endsWith('6-9-user-access.md') && !s.file.endsWith('E6-9.md'), `file ${s.file}`);
+    assert.deepEqual(r.problems.filter((p) => p.severity !== 'info').map((p) => `${p.file.replace(/^.*\/impl\//, '')} ${p.code}`), ['stories/6-9-user-access.md story-status-drift']);
+    assert.ok(r.problems.some((p) => p.code === 'story-file-duplicate' && /E6-9\.md$/.test(p.file)), JSON.stringify(r.problems));
+  });
+});
+
+describe('a QA gate whose verdict is its overall status, or sits in its metadata block', () => {
+  const gate = (text: string) => parseQaGate('/p/docs/qa/gates/2.3-help-suggestions.yml', text, NOW);
+  test('`overall_status: "PASS"` above a Markdown report (the file is not YAML past its head) is PASS', () => {
+    const g = gate('---\nstory: "2.3"\nqa_engineer: "Quinn"\noverall_status: "PASS"\nquality_score: "96/100"\n\n# Quality Gate Decision\n\n## Summary\nStory 2.3 demonstrates **exceptional** quality: all criteria met.\n\n| Requirement | Status |\n|---|---|\n| Privacy | PASS |\n');
+    assert.equal(g.verdict, 'PASS');
+    assert.equal(gate('story: "2.3"\nfinal_status: CONCERNS\nnotes: fine\n').verdict, 'CONCERNS');
+  });
+  test('`metadata: gate_decision: "PASS"` (and a summary\'s `verdict:`) is PASS; a block\'s plain `status: done` is no verdict', () => {
+    assert.equal(gate('# Quality Gate Assessment: Story 5.1\n\nmetadata:\n  story_id: "5.1"\n  reviewer: "Quinn"\n  gate_decision: "PASS"\n\nexecutive_summary:\n  verdict: "PASS"\n  risk_level: LOW\n').verdict, 'PASS');
+    assert.equal(gate('summary:\n  verdict: FAIL\n').verdict, 'FAIL');
+    assert.equal(gate('metadata:\n  status: done\nreview:\n  checks:\n    status: PASS\n').verdict, undefined);
+  });
+});
+
+describe('a tracker\'s words on a story file (`Open — owner checklist`, `New`, `Reopened`)', () => {
+  test('are read as BMAD\'s: open and new are not started (backlog), reopened is work under way', () => {
+    assert.equal(normalizeStoryStatus('Open — owner checklist. All engineering it depends on is done').status, 'backlog');
+    assert.equal(normalizeStoryStatus('New').status, 'backlog');
+    assert.equal(normalizeStoryStatus('Reopened').status, 'in-progress');
+  });
+});
+
+describe('a story numbered with a part after a dot under a dotted epic (`2.5-2.1-pipeline-throughput` under `epic-2.5`)', () => {
+  test('is story 2.1 of epic 2.5: no key skipped, its drift found', () => {
+    const dir = project({
+      ...V6,
+      'docs/impl/sprint-status.yaml': ledgerOf(['epic-2.5: in-progress', '2.5-1-large-documents: done', '2.5-2.1-pipeline-throughput: done  # Code review APPROVED', '2.5-2.10-memory-budget: backlog', 'epic-2.5-retrospective: optional']),
+      'docs/impl/2.5-1-large-documents.md': storyFile('2.5.1', 'Large Documents', 'Status: done'),
+      'docs/impl/2.5-2.1-pipeline-throughput.md': storyFile('2.5-2.1', 'Pipeline Throughput', 'Status: review'),
+    });
+    const r = loadSprint(dir, { now: NOW })!;
+    assert.deepEqual(r.problems.filter((p) => p.severity !== 'info').map((p) => `${p.file.replace(/^.*\/impl\//, '')} ${p.code}`), ['2.5-2.1-pipeline-throughput.md story-status-drift']);
+    assert.deepEqual(r.epics.map((e) => [e.id, e.stories.map((s) => [s.key, s.story])]), [['2.5', [['2.5-1-large-documents', '1'], ['2.5-2.1-pipeline-throughput', '2.1'], ['2.5-2.10-memory-budget', '2.10']]]]);
+  });
+});
+
+describe('step-tracked artifacts of a project whose install is not in git', () => {
+  test('a shard of a sharded epics document (`epics/23-epic-6.md`) and a code review report (`code-review-1-2.md`) are their workflows\' artifacts', () => {
+    const dir = project({
+      '_bmad-output/planning-artifacts/epics/01-overview.md': '# Overview\n',
+      '_bmad-output/planning-artifacts/epics/23-epic-6.md': '---\nstepsCompleted:\n  - step-01-validate-prerequisites\n  - step-02-design-epics\ninputDocuments:\n  - _bmad-output/planning-artifacts/prd.md\n---\n\n# Epic 6\n',
+      '_bmad-output/test-artifacts/code-reviews/code-review-1-2.md': "---\nstepsCompleted: ['step-01-gather-context', 'step-02-review']\nlastStep: 'step-02-review'\nstory_key: '1-2-data-model'\n---\n\n# Code Review — Story 1.2\n",
+    });
+    const v = cli(dir, 'validate', '.');
+    const problems = (JSON.parse(v.stdout) as { problems: { file: string; code: string }[] }).problems;
+    assert.deepEqual(problems.filter((p) => p.code === 'bmad-workflow-unknown').map((p) => p.file), []);
+    const s = cli(dir, 'status', '_bmad-output/planning-artifacts/epics/23-epic-6.md');
+    assert.equal((JSON.parse(s.stdout) as { workflows: { workflow: string }[] }).workflows[0].workflow, 'create-epics-and-stories');
   });
 });

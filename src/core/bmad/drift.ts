@@ -179,7 +179,9 @@ export function buildSprint(parts: SprintParts): SprintModel {
       // A story's word that a story file's Status would be read as one of BMAD's (`ready-for-testing`
       // is review, `approved` ready-for-dev): the ledger's word is read the same way, and noted, as a
       // legacy word is; never a warning on a story both files agree on.
-      const read = e.kind === 'story' && !e.valid ? normalizeStoryStatus(e.raw).status : undefined;
+      // A word for finished work (`review-complete`, `merged`, `shipped`) is done, as `complete` is.
+      const word = e.kind === 'story' && !e.valid ? normalizeStoryStatus(e.raw) : undefined;
+      const read = word?.status ?? (word?.suggestion === 'done' ? 'done' : undefined);
       const status = read ?? e.status;
       if (read) {
         problems.push({ file: lf, range, severity: 'info', code: 'ledger-legacy-status', message: `${quoted(e.raw)} is read as ${quoted(read)} (the project's word for a BMAD status). Write ${quoted(read)} so every tool reads it the same.`, data: { fix: 'setLedgerValue', key: e.key, value: read } });
@@ -290,6 +292,11 @@ export function buildSprint(parts: SprintParts): SprintModel {
     const full = byFull.size ? fullNumber(keyOfFile(f)) : undefined;
     const byNumber = full ? byFull.get(full) : undefined;
     let list = byNumber?.length === 1 ? byNumber : byId.get(idOf(epicId, story)) ?? [];
+    // `6-9-user-access.md` under a ledger that keys the epic with its letter (`epic-e6`, `e6-9-user-access`): that epic's.
+    if (!list.length && /^\d/.test(epicId)) {
+      const lettered = declared.filter((d) => d.replace(LETTERED_EPIC, '') !== d && normEpicId(d.replace(LETTERED_EPIC, '')) === normEpicId(epicId));
+      if (lettered.length === 1) list = byId.get(idOf(lettered[0], story)) ?? [];
+    }
     if (list.length > 1) {
       // Story 9.2 split into `9-2-1-…`, `9-2-2-…`: a file's third number (`9.2.1.story.md`) names
       // its part, and a file without one the story without one.
@@ -316,7 +323,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
       }
       continue;
     }
-    const keySlug = s.key.toLowerCase().slice(`${s.epicId}-${s.story}-`.length);
+    const keySlug = slugOfKey(s);
     // A note kept under the story file's own name (`story-8.1-x.completion.md` beside
     // `story-8.1-x.md`) belongs to that story; it is not a second candidate.
     const names = files.map((f) => keyOfFile(f).toLowerCase());
@@ -339,8 +346,14 @@ export function buildSprint(parts: SprintParts): SprintModel {
     // A file named by number alone whose title names another story (`3.6.story.md`, `# Story 3.6:
     // Example Teaching Agent`, for `3-6-tips-annotation-archiving`): an earlier plan's story 3.6, not this one.
     if (main.length === 1 && !fileSlugOf(keyOfFile(main[0])) && !titleFits(main[0].title, keySlug)) continue;
+    // The other fitting candidates that are stories themselves (`E6-9.md` beside `6-9-user-access.md`,
+    // both with a title and a status) are said: two files of one story, one of them stale.
+    const others = (chosen: StoryFile) => {
+      for (const f of fitting) if (f !== chosen && f.title !== undefined && f.status !== undefined) problems.push({ file: f.file, range: at(f.titleLine ?? 0), severity: 'info', code: 'story-file-duplicate', message: `Story ${s.key} has another file, ${chosen.file}, which Waymark reads. Merge or rename this one if it is the same story.` });
+    };
     if (fitting.length === 1 || stories.length === 1) {
       bind(s, stories[0] ?? fitting[0]);
+      others(stories[0] ?? fitting[0]);
       continue;
     }
     // Evidence, not a guess: the one candidate named by the key's own slug (`story-7.3-agent-testing.md`
@@ -348,6 +361,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
     const named = keySlug ? stories.filter((f) => fileSlugOf(keyOfFile(f)) === keySlug) : [];
     if (named.length === 1) {
       bind(s, named[0]);
+      others(named[0]);
       continue;
     }
     // Evidence, not a guess: the one candidate whose title is the key's slug (`# Story 1.7:
@@ -358,6 +372,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
     }) : [];
     if (titled.length === 1) {
       bind(s, titled[0]);
+      others(titled[0]);
       continue;
     }
     // The same story kept in two story folders (`docs/stories/3-1-x.md` and `3-1-x.md` beside the
@@ -366,6 +381,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
     const beside = home ? stories.filter((f) => dirOf(f.file) === home) : [];
     if (beside.length === 1) {
       bind(s, beside[0]);
+      others(beside[0]);
       continue;
     }
     for (const f of files) problems.push({ file: f.file, range: at(f.titleLine ?? 0), severity: 'info', code: 'story-file-duplicate', message: `Story ${s.key} has no file named ${s.key}.md and ${files.length} files numbered ${s.epicId}.${s.story} (${files.map((x) => keyOfFile(x)).join(', ')}); Waymark reads none of them as the story. Rename the story's file to ${s.key}.md.` });
@@ -538,6 +554,21 @@ function finishStory(s: SprintStory, f: StoryFile | undefined, lf0: string, hasL
  * note files, titles. Two parses of a file with the same identity bind the same way, so a model
  * built with one is the model built with the other once `patchStoryFiles` has read the other in.
  */
+/** The letters that say "epic" before a lettered epic's number (`e6`, `ep02`, `epic1`). */
+const LETTERED_EPIC = /^e(?:p|pic)?[-_]?(?=\d)/;
+
+/**
+ * The words after a story key's numbers: `6-9-user-access` → `user-access`, and so for a key that
+ * writes its epic's letters (`e6-9-user-access`, `ep2-s1-booking-flow`).
+ */
+function slugOfKey(s: { key: string; epicId: string; story?: string }): string {
+  const key = s.key.toLowerCase();
+  const head = `${s.epicId}-${s.story}-`;
+  if (key.startsWith(head)) return key.slice(head.length);
+  const lettered = /^e(?:p|pic)?[-_]?\d+[a-z]?[-_](?:s(?:tory)?[-_]?)?\d+[a-z]?-(.+)$/.exec(key);
+  return lettered ? lettered[1] : key.slice(head.length);
+}
+
 export function storyFileIdentity(f: StoryFile | undefined): string {
   if (!f) return '-';
   // Whether the status is a story status word decides if a mixed-form name (`2.2-chart.md`) is a story.
@@ -744,7 +775,7 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
 /** The slug a story file's name carries after its number: `2-1-notebook-intro` → `notebook-intro`, `story-2.1` → ''. */
 function fileSlugOf(name: string): string {
   // `2.1.story` (v4's name) has no slug: `.story` is the kind of file, not words of its title.
-  return name.toLowerCase().replace(/\.story$/, '').replace(/^story[-_. ]?/, '').replace(/^(?:[a-z]{1,6}-)?(?:\d+[a-z]?[-.])+\d+[a-z]?/, '').replace(/^[-_.]+/, '');
+  return name.toLowerCase().replace(/\.story$/, '').replace(/^story[-_. ]?/, '').replace(/^(?:[a-z]{1,6}-|e(?:p|pic)?[-_]?(?=\d))?(?:\d+[a-z]?[-.])+\d+[a-z]?/, '').replace(/^[-_.]+/, '');
 }
 
 /** True when a file's slug can name the key's story: none, the same, one a prefix of the other, or words in common. */

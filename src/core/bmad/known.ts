@@ -48,6 +48,8 @@ const KNOWN: readonly KnownWorkflow[] = [
   { name: 'generate-project-context', aliases: ['project-context'], outputs: [/^project-context\.md$/i] },
   { name: 'correct-course', aliases: [], outputs: [leaf('sprint-change-proposal')] },
   { name: 'document-project', aliases: [], outputs: [leaf('deep-dive')] },
+  // 6.x's code review (`step-01-gather-context` … `step-04-present`) when it keeps a report of its own.
+  { name: 'code-review', aliases: [], outputs: [leaf('code-review')] },
   { name: 'testarch-framework', aliases: ['framework'], outputs: [leaf('framework-setup-progress')] },
   { name: 'testarch-test-design', aliases: ['test-design', 'testarch-test-design-handoff'], outputs: [leaf('test-design')] },
   { name: 'testarch-ci', aliases: ['ci'], outputs: [leaf('ci-pipeline-progress')] },
@@ -267,7 +269,11 @@ export function knownBmadWorkflowOf(file: string, data: Record<string, unknown>,
     if (hit) return hit;
   }
   const name = path.basename(abs);
-  const k = KNOWN.find((w) => w.outputs.some((re) => re.test(name)));
+  // A shard of a document BMAD's shard-doc split into a folder of its name (`epics/23-epic-6.md`,
+  // `prd/06-requirements.md`): the document's workflow, as the whole document is.
+  // (Not an epic's own folder, `epic-3/`: its files are that epic's stories.)
+  const folder = `${path.basename(path.dirname(abs))}.md`;
+  const k = KNOWN.find((w) => w.outputs.some((re) => re.test(name))) ?? (/^epic-/i.test(folder) ? undefined : KNOWN.find((w) => w.outputs.some((re) => re.test(folder))));
   if (!k) return undefined;
   const listedAs = [k.name, ...k.aliases].map((n) => declared?.names.get(bare(n))).find((x) => x !== undefined);
   return listedAs

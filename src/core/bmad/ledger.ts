@@ -167,7 +167,8 @@ export interface LedgerKeyParts {
   strict: boolean;
 }
 
-const storyId = (digits: string, letter: string) => `${Number(digits)}${letter.toLowerCase()}`;
+/** `02` → `2`; a part after a dot kept (`2.1`, `2.10`). */
+const storyId = (digits: string, letter: string) => `${digits.split('.').map(Number).join('.')}${letter.toLowerCase()}`;
 
 /**
  * Kind and numbers of a ledger key, or undefined for a key no BMAD grammar reads. `epicIds` are
@@ -214,7 +215,8 @@ export function classifyStoryKey(key: string, epicIds?: Iterable<string>): Ledge
   let best: LedgerKeyParts | undefined;
   for (const id of epicIds ?? []) {
     if (!lower.startsWith(`${id}-`) || (best && best.epicId.length >= id.length)) continue;
-    const rest = /^(\d+)([a-z]?)(?:-(.+))?$/.exec(lower.slice(id.length + 1));
+    // (`2.5-2.1-slug` under `epic-2.5`: story 2.1, a part of story 2, of the declared epic.)
+    const rest = /^(\d+(?:\.\d+)?)([a-z]?)(?:-(.+))?$/.exec(lower.slice(id.length + 1));
     if (rest) best = { kind: 'story', epic: epicNumber(id), epicId: id, story: storyId(rest[1], rest[2]), strict: STRICT_STORY.test(lower) && /^\d+$/.test(id) };
   }
   if (best) return best;

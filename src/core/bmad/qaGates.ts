@@ -118,6 +118,27 @@ function namedVerdict(d: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
+/** A top-level key that says the review's outcome as a whole (`overall_status`, `final_status`, `qa_result`). */
+const OVERALL_KEY = /^(?:(?:overall|final|qa|review)[_-]?)(?:gate[_-]?)?(?:status|verdict|decision|result)$/i;
+
+/**
+ * The verdict one level down, in a block of the file (`metadata: gate_decision: PASS`,
+ * `executive_summary: verdict: PASS`): a key named for the decision whose value is a verdict. A
+ * block's plain `status:` is the block's own, never the gate's.
+ */
+function nestedVerdict(d: Record<string, unknown>): string | undefined {
+  for (const v of Object.values(d)) {
+    const m = mapping(v);
+    if (!m) continue;
+    for (const [k, x] of Object.entries(m)) {
+      if (!DECISION_KEY.test(k) && !OVERALL_KEY.test(k)) continue;
+      const hit = verdictWord(x);
+      if (isVerdict(hit)) return hit;
+    }
+  }
+  return undefined;
+}
+
 /** Parses a QA gate YAML file. The story comes from `story:` or the file name `{epic}.{story}-slug.yml`. */
 export function parseQaGate(file: string, text: string, now: Date): StoryGate {
   const base = file.split(/[\\/]/).pop() ?? file;
@@ -131,7 +152,7 @@ export function parseQaGate(file: string, text: string, now: Date): StoryGate {
     // The gate template puts its verdict at the top, one plain line (`gate: PASS`); a note broken
     // further down (an unescaped quote) does not unsay it.
     const line = (key: string) => new RegExp(`^${key}[ \\t]*:[ \\t]*["']?([^"'#\\r\\n]*?)["']?[ \\t]*(?:#.*)?$`, 'm').exec(text)?.[1].trim();
-    const v = [line('gate'), ...VERDICT_KEYS.map(line)].map(verdictWord).find(isVerdict);
+    const v = [line('gate'), ...VERDICT_KEYS.map(line), line(OVERALL_KEY.source.slice(1, -1))].map(verdictWord).find(isVerdict);
     if (v) g.verdict = v;
     const sid = storyIdOf(line('story'));
     if (sid) Object.assign(g, sid);
@@ -151,7 +172,9 @@ export function parseQaGate(file: string, text: string, now: Date): StoryGate {
   const verdict = verdictWord(gateMap ? gateMap.status ?? gateMap.verdict ?? gateMap.decision : d.gate)
     ?? verdictWord(mapping(d.decision)?.status)
     ?? VERDICT_KEYS.map((k) => verdictWord(d[k])).find(isVerdict)
-    ?? namedVerdict(d);
+    ?? namedVerdict(d)
+    ?? Object.entries(d).filter(([k]) => OVERALL_KEY.test(k)).map(([, v]) => verdictWord(v)).find(isVerdict)
+    ?? nestedVerdict(d);
   if (isVerdict(verdict)) g.verdict = verdict;
   else g.error = verdict ? `gate ${quoted(verdict)} is not PASS, CONCERNS, FAIL or WAIVED` : 'no gate: key';
   const sid = storyIdOf(str(d.story) ?? str(gateMap?.story));

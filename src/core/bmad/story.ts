@@ -516,6 +516,8 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
     // v6 alpha.0's story-context set a Draft to `ContextReadyDraft`: drafted, its context ready, not yet started.
     contextreadydraft: 'ready-for-dev', approved: 'ready-for-dev', ready: 'ready-for-dev', 'ready-for-development': 'ready-for-dev', 'ready-for-implementation': 'ready-for-dev', 'ready-to-start': 'ready-for-dev',
     todo: 'backlog', 'to-do': 'backlog', 'not-started': 'backlog', planned: 'backlog', pending: 'backlog', queued: 'backlog', 'not-yet-started': 'backlog',
+    // A tracker's words: an open or new item is not started yet; a reopened one is under way again.
+    open: 'backlog', new: 'backlog', reopened: 'in-progress', 're-opened': 'in-progress',
     inprogress: 'in-progress', 'in-development': 'in-progress', 'in-dev': 'in-progress', wip: 'in-progress', started: 'in-progress',
     // The work under way in the words trackers use (`Active`, `Doing`, `Implementing`).
     active: 'in-progress', doing: 'in-progress', implementing: 'in-progress',
