@@ -42,8 +42,18 @@ function rootOf(ctx: CliContext, given?: string): string {
     throw new WaymarkError('unreadable', `${given ?? dir}: no such folder.`, dir);
   }
   if (!st.isDirectory()) throw new WaymarkError('usage', `${given ?? dir} is not a folder; give the project folder.`, dir);
-  return given ? dir : findWorkspaceRoot(path.join(dir, '_'), dir);
+  if (given) return dir;
+  const top = findWorkspaceRoot(path.join(dir, '_'), dir);
+  // Inside a BMAD project of its own below the workspace root (a monorepo's `test-platform/` with
+  // its own `docs/sprint-status.yaml`): that project, as `validate` and `next` run there read it.
+  for (let d = dir; d !== top && d.startsWith(top + path.sep); d = path.dirname(d)) {
+    if (PROJECT_MARKERS.some((m) => fs.existsSync(path.join(d, m)))) return d;
+  }
+  return top;
 }
+
+/** What makes a folder a BMAD project of its own: an install, BMAD's output folder, or a ledger where BMAD keeps one. */
+const PROJECT_MARKERS = ['_bmad', '.bmad-core', '.bmad', '_bmad-output', path.join('docs', 'sprint-status.yaml'), path.join('docs', 'sprint-artifacts', 'sprint-status.yaml')];
 
 function staleDays(ctx: CliContext): number | undefined {
   const v = flagString(ctx.args, 'stale-days');

@@ -194,3 +194,25 @@ describe('step-tracked artifacts of a project whose install is not in git', () =
     assert.equal((JSON.parse(s.stdout) as { workflows: { workflow: string }[] }).workflows[0].workflow, 'create-epics-and-stories');
   });
 });
+
+describe('a repository that is a BMAD project and holds another in a subfolder (`test-platform/docs/sprint-status.yaml`)', () => {
+  test('`waymark sprint` run inside the subfolder reads the subfolder\'s project; from the root, the root\'s', () => {
+    const dir = project({
+      '.git/HEAD': 'ref: refs/heads/main\n',
+      'docs/sprint-status.yaml': ledgerOf(['epic-1: in-progress', '1-1-provider-interface: done']),
+      'docs/stories/1-1-provider-interface.md': storyFile('1.1', 'Provider Interface', 'Status: done'),
+      'test-platform/config.yaml': 'project_root: /home/someone/repo/test-platform\noutput_folder: /home/someone/repo/test-platform/docs\n',
+      'test-platform/docs/sprint-status.yaml': ledgerOf(['epic-1: backlog', '1-1-database-schema: ready-for-dev']),
+      'test-platform/docs/stories/epic-1/1-1-database-schema.md': storyFile('1.1', 'Database Schema', 'Status: ready-for-dev', '- [ ] Migrate\n'),
+    });
+    const sprintIn = (cwd: string) => {
+      const r = spawnSync(process.execPath, [CLI, 'sprint', '--json'], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', WAYMARK_SCAN_INDEX: '0' } });
+      assert.equal(r.status, 0, r.stderr);
+      return (JSON.parse(r.stdout) as { epics: { stories: { key: string }[] }[] }).epics.flatMap((e) => e.stories.map((x) => x.key));
+    };
+    assert.deepEqual(sprintIn(path.join(dir, 'test-platform')), ['1-1-database-schema']);
+    assert.deepEqual(sprintIn(path.join(dir, 'test-platform', 'docs', 'stories')), ['1-1-database-schema']);
+    assert.deepEqual(sprintIn(dir), ['1-1-provider-interface']);
+    assert.deepEqual(sprintIn(path.join(dir, 'docs')), ['1-1-provider-interface']);
+  });
+});
