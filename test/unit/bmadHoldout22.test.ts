@@ -65,7 +65,7 @@ describe('a planning document\'s own lifecycle word (`status: revised`, `publish
 });
 
 describe('a step recorded by its name without the `step-NN-` of its file (`document-discovery`)', () => {
-  const steps = ['step-01-document-discovery', 'step-02-prd-analysis', 'step-03-epic-coverage-validation', 'step-04-ux-alignment', 'step-05-final-assessment', 'step-05b-final-assessment'].map((id) => ({ id }));
+  const steps = ['step-01-document-discovery', 'step-02-prd-analysis', 'step-03-epic-coverage-validation', 'step-04-ux-alignment', 'step-05-final-assessment', 'step-05b-final-assessment'].map((id, index) => ({ id, index }));
   test('is that step, when one step has that name', () => {
     assert.equal(resolveBmadStep('document-discovery', steps), 'step-01-document-discovery');
     assert.equal(resolveBmadStep('Epic Coverage Validation', steps), 'step-03-epic-coverage-validation');
