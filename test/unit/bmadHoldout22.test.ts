@@ -155,6 +155,8 @@ describe('a QA gate whose verdict is its overall status, or sits in its metadata
     assert.equal(gate('# Quality Gate Assessment: Story 5.1\n\nmetadata:\n  story_id: "5.1"\n  reviewer: "Quinn"\n  gate_decision: "PASS"\n\nexecutive_summary:\n  verdict: "PASS"\n  risk_level: LOW\n').verdict, 'PASS');
     assert.equal(gate('summary:\n  verdict: FAIL\n').verdict, 'FAIL');
     assert.equal(gate('metadata:\n  status: done\nreview:\n  checks:\n    status: PASS\n').verdict, undefined);
+    // A key written twice further down (a list's summary) does not unsay it.
+    assert.equal(gate('files:\n  count: 4\n  status: "VERIFIED"\n  status: "VERIFIED"\ngate_decision_summary:\n  decision: "PASS"\n  confidence: high\n').verdict, 'PASS');
   });
 });
 

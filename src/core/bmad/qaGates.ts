@@ -146,7 +146,8 @@ export function parseQaGate(file: string, text: string, now: Date): StoryGate {
   const g: StoryGate = { file, ...fromName, topIssues: 0, open: false, expired: false, source: 'qa-gate' };
   let data: unknown;
   try {
-    data = firstDocument(text) ?? (parseYaml(text, { schema: 'core', maxAliasCount: 100, logLevel: 'error' }) as unknown);
+    // A key written twice (a review's `status:` in two lists) does not unsay the verdict: the last one counts, as in Python's YAML.
+    data = firstDocument(text) ?? (parseYaml(text, { schema: 'core', maxAliasCount: 100, logLevel: 'error', uniqueKeys: false }) as unknown);
   } catch (e) {
     g.error = (e as Error).message.split('\n')[0];
     // The gate template puts its verdict at the top, one plain line (`gate: PASS`); a note broken
