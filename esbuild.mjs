@@ -102,9 +102,21 @@ function lazyBuiltins(text) {
   return text.slice(0, strict.length - 1) + LAZY_BUILTIN_HELPER + text.slice(strict.length - 1).replace(LAZY_BUILTIN_IMPORT, '$1 = __lazyBuiltin("node:$2");');
 }
 
-/** The CLI's bundles as the launcher loads them best: built-ins without namespace copies, some loaded on first use, ASCII only. */
+// The same for the lazy packages (lazyPackages): each importing module's `__toESM(require_yaml())`
+// copied the stand-in's ~40 getters into a namespace object of its own (16 modules import yaml),
+// getters over getters, at the bundle's start. Waymark imports them by name only (`import { parse }
+// from 'yaml'`, never a default import, which __toESM would add), so the stand-in is the namespace.
+const LAZY_PACKAGE_MODULE = /^var (require_[\w$]+) = __commonJS\(\{\n  "lazy-package:/gm;
+function lazyPackagesAsNamespaces(text) {
+  for (const [, name] of text.matchAll(LAZY_PACKAGE_MODULE)) text = text.replaceAll(`__toESM(${name}())`, `${name}()`);
+  const defaultImport = new RegExp(`\\bimport_(${LAZY_PACKAGES.join('|')})\\d*\\.default\\b`).exec(text);
+  if (defaultImport) throw new Error(`esbuild.mjs: a default import of a lazy package (${defaultImport[0]}); import its members by name`);
+  return text;
+}
+
+/** The CLI's bundles as the launcher loads them best: built-ins and lazy packages without namespace copies, some built-ins loaded on first use, ASCII only. */
 function tuneCliBundle(file) {
-  writeFileSync(file, asciiOnly(lazyBuiltins(builtinModulesAsNamespaces(readFileSync(file, 'utf8')))));
+  writeFileSync(file, asciiOnly(lazyBuiltins(lazyPackagesAsNamespaces(builtinModulesAsNamespaces(readFileSync(file, 'utf8'))))));
 }
 
 const common = {
@@ -130,14 +142,16 @@ if (args.has('--tests')) {
   await esbuild.build({ ...common, entryPoints: filesUnder('bench', '.ts'), outdir: 'dist-bench', outbase: 'bench' });
 } else {
   await esbuild.build({ ...common, entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist' });
-  // cli.js is a small launcher (hook events that cannot touch state are answered there), cli-hook.js
-  // the full hook check, cli-merge.js git's state merge driver (run once per merged file), cli-main.js the CLI.
+  // cli.js is a small launcher (compiled from source on every run, so it holds only the routing and the
+  // bundle loader), cli-hookfast.js the hook fast path (hook events that cannot touch state are answered
+  // there), cli-hook.js the full hook check, cli-merge.js git's state merge driver (run once per merged
+  // file), cli-main.js the CLI.
   // The verb bundles hold one commands file each: the launcher runs those verbs there (src/cli/verbBundles.ts).
   // action.js: the GitHub Action (action.yml), @actions/core bundled in; see "Waymark in CI" in the README.
   await esbuild.build({ ...common, entryPoints: { action: 'src/action/main.ts' }, outdir: 'dist', sourcemap: false, minify: true });
   // cli-sh.js: mvdan-sh alone (see shellParserApart). The launcher loads every bundle through V8's code cache (src/cli/bundleLoader.ts).
   const verbBundles = { 'cli-read': 'src/cli/readMain.ts', 'cli-sprint': 'src/cli/sprintMain.ts', 'cli-write': 'src/cli/writeMain.ts', 'cli-project': 'src/cli/projectMain.ts', 'cli-protocol': 'src/cli/protocolMain.ts' };
-  const cliEntries = { cli: 'src/cli/launch.ts', 'cli-main': 'src/cli/main.ts', 'cli-hook': 'src/cli/hookMain.ts', 'cli-merge': 'src/cli/mergeMain.ts', ...verbBundles };
+  const cliEntries = { cli: 'src/cli/launch.ts', 'cli-main': 'src/cli/main.ts', 'cli-hookfast': 'src/cli/hookFast.ts', 'cli-hook': 'src/cli/hookMain.ts', 'cli-merge': 'src/cli/mergeMain.ts', ...verbBundles };
   await esbuild.build({ ...common, plugins: [noEsprima, shellParserApart, lazyPackages], entryPoints: cliEntries, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } });
   for (const name of Object.keys(cliEntries)) tuneCliBundle(`dist/${name}.js`);
   await esbuild.build({ ...common, entryPoints: { 'cli-sh': dirname(createRequire(import.meta.url).resolve('mvdan-sh')) + '/index.js' }, outdir: 'dist', sourcemap: false });
