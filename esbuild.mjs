@@ -154,5 +154,8 @@ if (args.has('--tests')) {
   const cliEntries = { cli: 'src/cli/launch.ts', 'cli-main': 'src/cli/main.ts', 'cli-hookfast': 'src/cli/hookFast.ts', 'cli-hook': 'src/cli/hookMain.ts', 'cli-merge': 'src/cli/mergeMain.ts', ...verbBundles };
   await esbuild.build({ ...common, plugins: [noEsprima, shellParserApart, lazyPackages], entryPoints: cliEntries, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } });
   for (const name of Object.keys(cliEntries)) tuneCliBundle(`dist/${name}.js`);
+  // Node reads the nearest package.json of the script it runs (its "type" says CommonJS or ESM): without
+  // this one, Waymark's own, 67 KB of manifest (VS Code contributions), decoded and parsed on every run.
+  writeFileSync('dist/package.json', '{ "type": "commonjs" }\n');
   await esbuild.build({ ...common, entryPoints: { 'cli-sh': dirname(createRequire(import.meta.url).resolve('mvdan-sh')) + '/index.js' }, outdir: 'dist', sourcemap: false });
 }
