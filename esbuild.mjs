@@ -49,7 +49,10 @@ const shellParserApart = {
 // parses config, ledgers and gate files, and a one-file `status` never reads any of them with it;
 // `zod` validates `.waymark/config.yaml` (model/config.ts builds its schema on first use) and MCP
 // requests, and a workspace without a config file never needs it.
-// Each import from src/ gets the package's export names as getters; the package is bundled as usual.
+// Each import from src/ gets the package's export names as getters. The package itself is a bundle of
+// its own (`cli-yaml.js`, `cli-zod.js`, built below), loaded through the code cache on first use: the
+// verbs' bundles are a quarter smaller (380 KB of 1.5 MB), and every start reads, decodes and
+// hands V8 only the rest. One instance per process (the stand-in loads it once).
 const LAZY_PACKAGES = ['yaml', 'zod'];
 const lazyPackages = {
   name: 'lazy-packages',
@@ -59,9 +62,11 @@ const lazyPackages = {
     const src = resolve('src') + sep;
     build.onResolve({ filter: new RegExp(`^(${LAZY_PACKAGES.join('|')})$`) }, (a) => (a.importer.startsWith(src) ? { path: a.path, namespace: 'lazy-package' } : undefined));
     build.onLoad({ filter: /.*/, namespace: 'lazy-package' }, (a) => {
-      const id = JSON.stringify(a.path);
+      const bundle = JSON.stringify(`cli-${a.path}.js`);
       const getters = Object.keys(require(a.path)).map((n) => `Object.defineProperty(exports, ${JSON.stringify(n)}, { enumerable: true, get: () => load()[${JSON.stringify(n)}] });`);
-      return { contents: [`let m;`, `const load = () => (m ??= require(${id}));`, ...getters].join('\n'), resolveDir: resolve('.'), loader: 'js' };
+      // Its code cache kept per verb, as the verbs' own (each verb runs other parts of the package).
+      const load = `const load = () => (m ??= require('./bundleLoader').loadBundle(require('node:path').join(__dirname, ${bundle}), process.argv[2]));`;
+      return { contents: [`let m;`, load, ...getters].join('\n'), resolveDir: resolve('src/cli'), loader: 'js' };
     });
   },
 };
@@ -158,4 +163,9 @@ if (args.has('--tests')) {
   // this one, Waymark's own, 67 KB of manifest (VS Code contributions), decoded and parsed on every run.
   writeFileSync('dist/package.json', '{ "type": "commonjs" }\n');
   await esbuild.build({ ...common, entryPoints: { 'cli-sh': dirname(createRequire(import.meta.url).resolve('mvdan-sh')) + '/index.js' }, outdir: 'dist', sourcemap: false });
+  // cli-yaml.js, cli-zod.js: the lazy packages, each alone (see lazyPackages), ASCII as the launcher reads best.
+  for (const p of LAZY_PACKAGES) {
+    await esbuild.build({ ...common, entryPoints: { [`cli-${p}`]: createRequire(import.meta.url).resolve(p) }, outdir: 'dist', sourcemap: false });
+    writeFileSync(`dist/cli-${p}.js`, asciiOnly(readFileSync(`dist/cli-${p}.js`, 'utf8')));
+  }
 }
