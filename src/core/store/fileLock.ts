@@ -36,8 +36,6 @@ export interface LockInfo {
   purpose?: string;
 }
 
-const HOST = ownHost();
-
 /**
  * Where the lock for `file` lives. One lock file per file, named by the SHA-256 of its REAL path:
  * the same file reached through a linked folder (or a linked workspace) takes the same lock.
@@ -92,12 +90,11 @@ function readLock(lockPath: string): { info?: LockInfo; raw: string; mtimeMs: nu
   }
 }
 
-
 /** Why the lock is stale (its owner is gone or it is too old), or undefined when it is live. */
 export function staleReason(lock: { info?: LockInfo; mtimeMs: number }, staleMs: number, now = Date.now()): string | undefined {
   const age = now - lock.mtimeMs;
   if (lock.info) {
-    if (lock.info.host === HOST) {
+    if (lock.info.host === ownHost()) {
       // Same host: the process table is the truth. Age alone never breaks a live holder's lock.
       if (holderAlive(lock.info.pid, lock.info.start)) return undefined;
       return `its process ${lock.info.pid} is gone`;
@@ -287,7 +284,7 @@ export async function acquireFileLock(file: string, options: FileLockOptions = {
   }
   const info: LockInfo = {
     pid: process.pid,
-    host: HOST,
+    host: ownHost(),
     start: ownStartTime(),
     time: new Date().toISOString(),
     token: randomHex(8),
@@ -473,7 +470,7 @@ export function sweepDeadLocks(lockDir: string, staleMs = 60_000, root?: string)
     } catch {
       continue; // not a lock Waymark can judge (a FIFO...): left for the error when it is used
     }
-    if (!cur?.info || cur.info.host !== HOST) continue;
+    if (!cur?.info || cur.info.host !== ownHost()) continue;
     if (staleReason(cur, staleMs) && breakLock(p, cur.raw)) {
       removed.push(p);
       // Its holder may have died with temp files written beside its file (a transaction prepares
