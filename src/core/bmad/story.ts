@@ -478,7 +478,7 @@ export function parseStory(file: string, text: string): StoryFile {
       const text = c[3].trim();
       s.tasks.push({
         line: i, boxColumn: line.indexOf('[', c[1].length), checked: c[2] !== ' ', text, depth: indents.length - 1,
-        review: reviewSection || (text.includes('[') && /\[AI-Review\]/i.test(text)), number: counters.length === 1 ? String(counters[0]) : counters.join('.'),
+        review: reviewSection || (text.includes('[') && /\[AI-Review\]/i.test(text)), number: counters.length === 1 ? String(counters[0]) : counters.length === 2 ? `${counters[0]}.${counters[1]}` : counters.join('.'),
         ...(c[2] === ' ' && text.startsWith('~~') && /^~~[^~]+~~/.test(text) ? { dropped: true as const } : {}),
       });
     }
