@@ -307,7 +307,7 @@ export function parseStory(file: string, text: string): StoryFile {
       }
       continue;
     }
-    const h = line.charCodeAt(0) === 0x23 ? HEADING.exec(line) : null;
+    const h = line !== '' && line.charCodeAt(0) === 0x23 ? HEADING.exec(line) : null;
     if (h) {
       const level = h[1].length;
       const title = h[2];
@@ -323,7 +323,7 @@ export function parseStory(file: string, text: string): StoryFile {
           }
         }
       }
-      if (STATUS_HEADING.test(line) && s.status === undefined) {
+      if (s.status === undefined && STATUS_HEADING.test(line)) {
         awaitingStatus = true;
         stageList = false;
         continue;
@@ -353,9 +353,11 @@ export function parseStory(file: string, text: string): StoryFile {
         counters.length = 0;
         indents.length = 0;
       }
-      if (/^file list/i.test(title)) s.hasFileList = true;
-      if (/^change ?log/i.test(title)) s.hasChangeLog = true;
-      if (/^dev agent record/i.test(title)) s.hasDevAgentRecord = true;
+      // (The first letter before the expression: most titles start with none of the three.)
+      const first = title === '' ? 0 : title.charCodeAt(0) | 0x20;
+      if (first === 0x66 && /^file list/i.test(title)) s.hasFileList = true;
+      if (first === 0x63 && /^change ?log/i.test(title)) s.hasChangeLog = true;
+      if (first === 0x64 && /^dev agent record/i.test(title)) s.hasDevAgentRecord = true;
       continue;
     }
     // A stage checklist ends at its first line that is not one of its boxes: that line is the section's text, not a status.
@@ -476,7 +478,7 @@ export function parseStory(file: string, text: string): StoryFile {
       const text = c[3].trim();
       s.tasks.push({
         line: i, boxColumn: line.indexOf('[', c[1].length), checked: c[2] !== ' ', text, depth: indents.length - 1,
-        review: reviewSection || (text.includes('[') && /\[AI-Review\]/i.test(text)), number: counters.length === 1 ? String(counters[0]) : counters.join('.'),
+        review: reviewSection || (text.includes('[') && /\[AI-Review\]/i.test(text)), number: counters.length === 1 ? String(counters[0]) : counters.length === 2 ? `${counters[0]}.${counters[1]}` : counters.join('.'),
         ...(c[2] === ' ' && text.startsWith('~~') && /^~~[^~]+~~/.test(text) ? { dropped: true as const } : {}),
       });
     }

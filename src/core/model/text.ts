@@ -23,6 +23,8 @@ export function splitLines(text: string): string[] {
  * story or an epics document start with a letter, `#`, `-` or `|`: one look instead of a match.
  */
 export function mayBeFence(line: string): boolean {
+  // (Never `charCodeAt` past the end: optimised code that meets it is thrown away and compiled again.)
+  if (line === '') return false;
   const c = line.charCodeAt(0);
   return c === 0x60 || c === 0x7e || c <= 0x20 || c >= 0x80;
 }
