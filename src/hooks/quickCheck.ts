@@ -112,14 +112,15 @@ const HARMLESS_REDIRECT = /(?:&|\d*)>>?[ \t]*&[ \t]*(?:\d+|-)(?![\w./$])|(?:&|\d
 /** Words before a command's name that are not it: assignments, wrappers, keywords, options. */
 const BEFORE_NAME = /^(?:[A-Za-z_]\w*=.*|-.*|sudo|doas|env|command|builtin|exec|nice|nohup|time|stdbuf|timeout|ionice|chrt|taskset|setsid|fakeroot|busybox|toybox|if|then|else|elif|do|while|until|\{|\}|!|\d+)$/;
 
-/** A command name the text does not spell: from an expansion, ANSI-C quoting or a pattern (`${X}ed`, `$'\x73ed'`, `/bin/s?d`). */
+/** A command name the text does not spell (from an expansion, ANSI-C quoting or a pattern: `${X}ed`, `$'\x73ed'`, `/bin/s?d`), or a path to a program (`./deploy`), whose script the full check reads. */
 function hiddenName(command: string): boolean {
   for (const seg of command.split(/[;&|()\n`]/)) {
     const words = seg.trim().split(/\s+/);
     let i = 0;
     while (i < words.length && BEFORE_NAME.test(words[i])) i++;
     const w = words[i];
-    if (w && w !== '[' && w !== '[[' && /[$*?[{]/.test(w)) return true;
+    // A name from an expansion or a pattern; a script run by its path (its text is read).
+    if (w && w !== '[' && w !== '[[' && /[$*?[{/]/.test(w)) return true;
   }
   return false;
 }

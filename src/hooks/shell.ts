@@ -375,8 +375,17 @@ class Reader {
         }
         break;
       }
-      // flock's first operand is its lock file; sg's its group.
-      if (wrapper === 'flock' || wrapper === 'sg') i++;
+      // flock's first operand is its lock file (then -c TEXT, or the command); sg's its group.
+      if (wrapper === 'flock' || wrapper === 'sg') {
+        i++;
+        const a = wordText(words[i], this.home)?.text;
+        if (a !== undefined && /^-(?:c|-command)$/.test(a)) {
+          const text = wordText(words[i + 1], this.home)?.text;
+          if (text === undefined) this.hidden.push(`${wrapper} -c runs text built from expansions`);
+          else this.nested(text, scope, `the text ${wrapper} -c runs`, input);
+          return scope;
+        }
+      }
     }
     if (i >= words.length) return scope;
     const nameWord = wordText(words[i], this.home);
@@ -388,6 +397,17 @@ class Reader {
     const name = path.basename(nameText);
     const argWords = words.slice(i + 1);
     const args = argWords.map((w) => wordText(w, this.home)?.text);
+    if (nameText.includes('/')) {
+      // A script run by its path: its shebang says what reads it (none: the shell).
+      const text = readSmall(path.resolve(scope.cwds?.[0] ?? '/', nameText));
+      if (text !== undefined && !text.includes('\0')) {
+        const bang = /^#!\s*(\S+)(?:[ \t]+(?:-\S+[ \t]+)*([^\s-]\S*))?/.exec(text);
+        const interp = bang ? path.basename(bang[1]) === 'env' ? (bang[2] ?? '') : path.basename(bang[1]) : 'sh';
+        if (SHELLS.has(interp)) this.nested(text, scope, `the script ${nameText}`, input);
+        else this.programs.push([text, ...args.map((a) => a ?? '$')].join('\n'));
+        return scope;
+      }
+    }
     const how = name;
     const pathsOf = (ws: unknown[], what = `an argument of ${name}`) => ws.flatMap((w) => this.paths(w, scope, what) ?? []);
     const operands = () => argWords.filter((_, k) => args[k] === undefined || !args[k]!.startsWith('-') || args[k] === '-');
