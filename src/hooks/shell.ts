@@ -133,6 +133,24 @@ function ansiC(v: string): string {
 
 /** The commands that only run the rest of their arguments as a command (busybox and toybox run their first argument as the applet). */
 const WRAPPERS = new Set(['sudo', 'doas', 'env', 'command', 'builtin', 'exec', 'nice', 'nohup', 'time', 'stdbuf', 'timeout', 'ionice', 'chrt', 'taskset', 'unbuffer', 'caffeinate', 'busybox', 'toybox', 'setsid', 'fakeroot', 'flock', 'xvfb-run', 'firejail', 'proxychains', 'proxychains4', 'torsocks', 'numactl', 'catchsegv', 'dbus-run-session', 'systemd-run', 'nsenter', 'unshare', 'sg']);
+/** A wrapper's options that take a value (the word after them is not the command). */
+const WRAPPER_VALUES: Record<string, RegExp> = {
+  sudo: /^-(?:[uUgCpDhrtT]|-user|-group|-other-user|-close-from|-prompt|-chdir|-host|-role|-type|-command-timeout)$/,
+  doas: /^-[uC]$/,
+  env: /^-(?:u|-unset)$/,
+  exec: /^-a$/,
+  nice: /^-(?:n|-adjustment)$/,
+  timeout: /^-(?:[sk]|-signal|-kill-after)$/,
+  ionice: /^-(?:[cnpP]|-class|-classdata|-pid|-pgid)$/,
+  chrt: /^-(?:p|-pid)$/,
+  taskset: /^-(?:c|-cpu-list)$/,
+  stdbuf: /^-[ioe]$/,
+  flock: /^-(?:[wE]|-timeout|-conflict-exit-code)$/,
+  numactl: /^-(?:[CNmipl]|-physcpubind|-cpunodebind|-membind|-interleave|-preferred)$/,
+  'systemd-run': /^-(?:[pEu]|-property|-setenv|-unit|-working-directory|-description|-slice)$/,
+  nsenter: /^-(?:[tSGwr]|-target)$/,
+  firejail: /^-(?:-profile|-private)$/,
+};
 /** Editors: every file they are given may be written. */
 const EDITORS = new Set(['vi', 'vim', 'nvim', 'view', 'vimdiff', 'ex', 'ed', 'red', 'emacs', 'emacsclient', 'nano', 'pico', 'micro', 'joe', 'jed', 'mcedit', 'kak', 'hx', 'helix', 'ne']);
 /** Compressors: each file given is replaced by its compressed or uncompressed twin. */
@@ -347,6 +365,12 @@ class Reader {
   }
 
   private call(cmd: ShNode, scope: Scope, heredoc: string | undefined, input: Input | undefined): Scope {
+    const after = this.command(cmd, scope, heredoc, input);
+    // `env -C DIR cmd` runs cmd in DIR; the shell's own folder stays.
+    return after.envChdir ? scope : after;
+  }
+
+  private command(cmd: ShNode, scope: Scope & { envChdir?: true }, heredoc: string | undefined, input: Input | undefined): Scope & { envChdir?: true } {
     for (const a of list(cmd.Assigns)) this.substitutions(a, scope);
     const words = list(cmd.Args);
     for (const w of words) this.substitutions(w, scope);
@@ -368,9 +392,23 @@ class Reader {
           else this.nested(text, scope, 'the text flock -c runs', input);
           return scope;
         }
-        if (a.startsWith('-') || /^[A-Za-z_][A-Za-z0-9_]*=/.test(a) || /^\d+(?:\.\d+)?[smhd]?$/.test(a)) {
+        if (wrapper === 'env' && /^-(?:S|-split-string)$/.test(a)) {
+          // env -S 'TEXT' ARGS: TEXT split into words, then run with ARGS.
+          const rest = words.slice(i + 1).map((w) => wordText(w, this.home)?.text);
+          if (rest.some((r) => r === undefined)) this.hidden.push('env -S runs text built from expansions');
+          else this.nested(rest.join(' '), scope, 'the text env -S runs', input);
+          return scope;
+        }
+        if (wrapper === 'env' && /^-(?:C|-chdir)$/.test(a)) {
+          // env -C DIR runs the command in DIR: its paths are relative to it.
+          const dir = wordText(words[i + 1], this.home)?.text;
+          scope = { cwds: dir === undefined ? undefined : path.isAbsolute(dir) ? [dir] : scope.cwds?.map((c) => path.resolve(c, dir)), envChdir: true };
+          i += 2;
+          continue;
+        }
+        if (a.startsWith('-') || /^[A-Za-z_][A-Za-z0-9_]*=/.test(a) || /^(?:0x[\da-f]+|\d[\d.,-]*[smhd]?)$/i.test(a)) {
           i++;
-          if (/^-(?:[nuCgpwE]|-user|-group|-chdir|-timeout|-conflict-exit-code)$/.test(a)) i++;
+          if ((WRAPPER_VALUES[wrapper] ?? /^-(?:[nuCgp]|-user|-group)$/).test(a)) i++;
           continue;
         }
         break;
@@ -572,6 +610,23 @@ class Reader {
       }
       return scope;
     }
+    if (/^g?sed$/.test(name)) {
+      // A sed script writes files (`w FILE`, `s///w FILE`) and runs commands (`e`, `s///e`):
+      // such a script is program code, judged as an interpreter's.
+      const scripts: string[] = [];
+      let given = false;
+      for (let k = 0; k < args.length; k++) {
+        const a = args[k];
+        if (a !== undefined && /^-(?:e|-expression)$/.test(a)) (given = true), scripts.push(args[++k] ?? '$');
+        else if (a !== undefined && /^-(?:f|-file)$/.test(a)) (given = true), scripts.push(readSmall(path.resolve(scope.cwds?.[0] ?? '/', args[++k] ?? '')) ?? '$');
+        else if (!given && (a === undefined || !a.startsWith('-'))) {
+          scripts.push(a ?? '$');
+          given = true;
+        }
+      }
+      const code = scripts.join('\n');
+      if (/(?:^|[\s;{}\/\d$!])[wWe](?:\s|$)/.test(code)) this.programs.push(code);
+    }
     const inPlace = (IN_PLACE.has(name) && args.some((a) => a !== undefined && (/^-[a-zA-Z]*i/.test(a) || a.startsWith('--in-place')))) || (/awk$/.test(name) && args.some((a, k) => a === 'inplace' && /^-i$/.test(args[k - 1] ?? '')));
     if (inPlace) {
       // Every operand may be a file it rewrites (the script operand names no file of ours).
@@ -747,6 +802,11 @@ class Reader {
       else if (w.startsWith('--file=')) archive = w.slice(7);
       else if (w.startsWith('--directory=')) dir = w.slice(12);
       else if (w.startsWith('--strip-components=')) strip = Number(w.slice(19)) || 0;
+      else if (/^--(?:to-command|use-compress-program|info-script|new-volume-script|checkpoint-action)=/.test(w) || w === '-I' || w === '-F') {
+        // Commands tar runs (for each member, to compress, at a checkpoint): read as shell.
+        const text = w.startsWith('-') && !w.startsWith('--') ? a[++k] : w.slice(w.indexOf('=') + 1).replace(/^exec=/, '');
+        if (text !== undefined) this.nested(text, scope, `the command ${name} runs`);
+      }
     }
     void input;
     if (mode === 'x') {
@@ -825,7 +885,14 @@ class Reader {
         const dir = args[k + 1];
         cwds = dir === undefined ? undefined : path.isAbsolute(dir) ? [dir] : cwds?.map((c) => path.resolve(c, dir));
         k += 2;
-      } else if (a === '-c' || a === '--git-dir' || a === '--work-tree' || a === '--namespace') k += 2;
+      } else if (a === '-c') {
+        // A config value may be a command git runs (an alias `!...`, core.pager, core.editor,
+        // core.sshCommand, diff.external...): read as shell, like any command.
+        const v = args[k + 1];
+        if (v === undefined) this.hidden.push('git -c sets a value built from expansions');
+        else if (v.includes('=')) this.nested(v.slice(v.indexOf('=') + 1).replace(/^!/, ''), scope, `the value of git -c ${v.slice(0, v.indexOf('='))}`);
+        k += 2;
+      } else if (a === '--git-dir' || a === '--work-tree' || a === '--namespace') k += 2;
       else k++;
     }
     const sub = args[k];

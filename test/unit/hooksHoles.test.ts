@@ -142,6 +142,17 @@ describe('session 22: shell commands that write state in forms the hook missed',
     'ln -sf /etc/hostname docs/plan.md',
     'tee docs/plan.md <<EOF\nx\nEOF',
     'watch -n1 rm docs/plan.md',
+    // Wrappers' options that take a value; env -C and -S; git -c values git runs; sed's w and e; tar's commands.
+    'timeout -s KILL 5 rm docs/plan.md',
+    'exec -a x rm docs/plan.md',
+    'taskset 0x3 rm docs/plan.md',
+    'env -C docs rm plan.md',
+    "env -S 'rm docs/plan.md'",
+    "git -c alias.x='!rm docs/plan.md' x",
+    "git -c core.pager='sh -c \"echo > docs/plan.md\"' log",
+    "sed -n 'w docs/plan.md' src/app.ts",
+    "sed 's/x/y/w docs/plan.md' src/app.ts",
+    "tar -xf OUT/ok.tar -C /tmp --to-command='rm docs/plan.md'",
   ];
 
   test('each is refused, and nothing is written', async () => {
@@ -209,6 +220,11 @@ describe('session 22: shell commands that write state in forms the hook missed',
       'vim -c q src/app.ts',
       'gzip -c docs/plan.md > /tmp/plan.gz',
       'git revert --abort',
+      "sed -n '/design/p' docs/plan.md",
+      "sed 's/e/E/' docs/plan.md > /tmp/waymark-plan.txt",
+      'timeout 5 ls docs',
+      'env -C src ls',
+      'git -c color.ui=always log --oneline -3',
     ]) {
       const command = c.replace(/OUT/g, out);
       const r = await bash(root, command);
