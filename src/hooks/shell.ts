@@ -656,7 +656,7 @@ class Reader {
           if (!sawCode) this.hidden.push(`${name} runs code built from expansions`);
           sawCode = true;
           code.push('$');
-        } else if (/^-(?:c|e|E|p|-eval|-print|-command|r)$/.test(a) && !codeFirst) {
+        } else if ((/^-(?:c|e|E|-eval|-command|r)$/i.test(a) || (/^(?:node|nodejs|bun)$/.test(name) && /^-(?:p|-print)$/.test(a))) && !codeFirst) {
           sawCode = true;
           if (args[k + 1] === undefined) this.hidden.push(`${name} ${a} runs code built from expansions`);
           else code.push(args[k + 1]!);
@@ -672,7 +672,8 @@ class Reader {
             const f = path.resolve(scope.cwds?.[0] ?? '/', a);
             const text = readSmall(f);
             if (text !== undefined) code.push(text);
-            else if (!fs.existsSync(f)) this.hidden.push(`the script ${a} that ${name} runs is not there to read`);
+            // A path to a script that is not there (a word like `run` or `install` is a subcommand).
+            else if (/[/.]/.test(a) && !fs.existsSync(f)) this.hidden.push(`the script ${a} that ${name} runs is not there to read`);
           } else if (!sawCode && input) this.readsCode(name, input, scope, code);
           code.push(a);
           sawCode = true;
