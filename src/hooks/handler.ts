@@ -105,10 +105,11 @@ function insideRoot(root: string, file: string): boolean {
 /** The state a path holds, said for a refusal (`workflow state`, `a Waymark record`...), or undefined. */
 async function stateOf(root: string, file: string): Promise<string | undefined> {
   const rel = relPath(root, file);
-  if (isWaymarkRecord(rel)) return rel.startsWith('.waymark/gates/') ? 'a gate verdict' : 'a Waymark record';
-  if (DEFINITION.test(rel)) return 'a workflow definition';
+  // A record folder itself (a link or a folder put at .waymark/gates) holds records.
+  if (isWaymarkRecord(rel) || isWaymarkRecord(`${rel}/x`)) return rel.startsWith('.waymark/gates') ? 'a gate verdict' : 'a Waymark record';
+  if (DEFINITION.test(rel) || rel === '.waymark/workflows') return 'a workflow definition';
   if (CONFIG.test(rel)) return "Waymark's configuration";
-  const text = readCurrentText(file);
+  const text = textOf(file);
   if (text === undefined) return undefined;
   const v = await checkProposedEdit({ root, file, text, beforeText: text, leases: false });
   return v.kind === 'story' ? 'story state' : v.kind === 'ledger' ? 'the sprint ledger' : v.kind === 'ticket-plan' ? "a ticket's status" : v.kind === 'tickets' ? 'the ticket tree' : v.kind ? 'workflow state' : undefined;
@@ -120,6 +121,18 @@ const CONFIG = /^\.waymark\/config\.ya?ml$/;
 const STATE_HINT = /\.(?:md|markdown|ya?ml|gate|jsonl|csv)\b|\.waymark\b|\bworkflows?\b|sprint-status|_bmad|\bstories\b|\bstepsCompleted\b/i;
 const SKIP_DIRS = new Set(['.git', 'node_modules', '.hg', '.svn', 'dist', 'out', 'cache']);
 const MAX_TREE = 20_000;
+
+/**
+ * The text of a regular file; undefined for anything else (missing, a folder, a FIFO, a socket,
+ * unreadable, too large): a path a command names never throws out of the judge.
+ */
+function textOf(file: string): string | undefined {
+  try {
+    return readCurrentText(file);
+  } catch {
+    return undefined;
+  }
+}
 
 /** The real path of `abs` (links followed; for a path not yet there, its nearest existing folder's). */
 function realOf(abs: string): string {
@@ -156,6 +169,10 @@ function gitChanged(t: { cwd: string; ref?: string; paths: string[] }, how: stri
   const top = git(['rev-parse', '--show-toplevel']);
   if (top.status !== 0) return undefined;
   const base = top.stdout.trim();
+  if (how === 'git revert' && t.ref) {
+    const r = git(['diff', '--name-only', '-z', `${t.ref}^`, t.ref, '--']);
+    return r.status === 0 ? new Set(r.stdout.split('\0').filter(Boolean).map((n) => realOf(path.resolve(base, n)))) : undefined;
+  }
   const args = how.startsWith('git clean') ? ['ls-files', '--others', '-z', '--', ...t.paths] : how.startsWith('git stash pop') || how.startsWith('git stash apply') ? undefined : ['diff', '--name-only', '-z', ...(t.ref ? [t.ref] : how.startsWith('git stash') ? ['HEAD'] : []), '--', ...t.paths];
   if (!args) return undefined;
   const r = git(args);
@@ -171,13 +188,15 @@ interface CommandFinding {
   /** State files whose new content is known and breaks the rules. */
   broken: string[];
   opaque: string[];
+  /** Code or files the command runs or unpacks that cannot be read: refused in a workspace, whatever the command names. */
+  hidden: string[];
 }
 
 /** What a shell command would do to state, read as the shell reads it. */
 export async function judgeCommand(command: string, cwd: string, root: string): Promise<CommandFinding> {
   const realRoot = realOf(root);
   const reading = readShellCommand(command, cwd);
-  const finding: CommandFinding = { hits: [], broken: [], opaque: [] };
+  const finding: CommandFinding = { hits: [], broken: [], opaque: [], hidden: [...reading.hidden] };
   const inside = (abs: string) => {
     const rel = path.relative(realRoot, abs);
     return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
@@ -187,10 +206,19 @@ export async function judgeCommand(command: string, cwd: string, root: string): 
     if (what) finding.hits.push(`${relPath(realRoot, abs)} (${what}, by ${how})`);
     return what !== undefined;
   };
-  for (const t of reading.touches) {
+  const judge = async (t: (typeof reading.touches)[number]): Promise<void> => {
     const abs = realOf(t.path);
     const rootItself = abs === realRoot;
-    if (!inside(abs) && !rootItself) continue;
+    if (!inside(abs) && !rootItself) return;
+    if (t.kind === 'tree' && t.unknown) {
+      finding.hidden.push(`${t.how} unpacks files Waymark cannot list into ${relPath(realRoot, abs) || 'the workspace'}`);
+      return;
+    }
+    if (t.kind === 'tree' && !fs.existsSync(abs)) {
+      // Unknown files landing at a path that is not there yet: a record folder is a hit.
+      await hit(abs, t.how);
+      return;
+    }
     if (t.kind === 'tree' || (t.kind === 'delete' && isDir(abs)) || (t.kind === 'write' && isDir(abs))) {
       let files = (isDir(abs) ? filesUnder(abs) : [abs]).map(realOf).filter(inside);
       if (t.kind === 'tree' && t.git) {
@@ -198,16 +226,24 @@ export async function judgeCommand(command: string, cwd: string, root: string): 
         if (changed) files = files.filter((f) => changed.has(f));
       }
       for (const f of files) if (mayHoldState(realRoot, f) && (await hit(f, t.how))) break;
-      continue;
+      return;
     }
-    if (await hit(abs, t.how)) continue;
+    if (await hit(abs, t.how)) return;
     if (t.kind === 'write' && t.content && !('unchanged' in t.content)) {
       // A new file whose content the command gives (cp, : >, cat <<EOF >): judged like a Write.
-      const text = 'text' in t.content ? t.content.text : readCurrentText(realOf(t.content.fromFile));
-      if (text === undefined) continue;
-      const v = await checkProposedEdit({ root: realRoot, file: abs, text, beforeText: readCurrentText(abs) ?? null });
+      const text = 'text' in t.content ? t.content.text : textOf(realOf(t.content.fromFile));
+      if (text === undefined) return;
+      const v = await checkProposedEdit({ root: realRoot, file: abs, text, beforeText: textOf(abs) ?? null });
       const errors = refusals(v);
       if (errors.length) finding.broken.push(`${v.rel} (by ${t.how}):\n${formatProblems(errors)}`);
+    }
+  };
+  for (const t of reading.touches) {
+    try {
+      await judge(t);
+    } catch (e) {
+      // Nothing a command names may throw out of the judge (and so fail open): what cannot be read is not followed.
+      finding.opaque.push(`${relPath(realRoot, realOf(t.path))} cannot be read (${errorMessage(e)})`);
     }
   }
   const mayTouchState = STATE_HINT.test(command) || reading.programs.some((p) => STATE_HINT.test(p));
@@ -227,6 +263,8 @@ function isDir(p: string): boolean {
 const TICKET_FIX = "- fix: set a ticket's status with waymark story set-status REF STATUS [--blocked REASON] (its plan written as tickets.py mark writes it, with history), or edit the plan with the Edit tool so the change is checked.";
 const COMMAND_FIX = '- fix: change state with a waymark command (waymark advance|complete-step|set-status|gate pass ..., see waymark --help), or edit the file with the Edit tool so the change is checked.';
 
+const HIDDEN_FIX = '- fix: put the code in a file and run that file (bash FILE, python3 FILE: Waymark reads it and judges what it writes), unpack or apply only archives and patches that are files it can read, or change state with a waymark command (waymark --help).';
+
 async function proposedCommand(event: Extract<NeutralEvent, { kind: 'proposed-command' }>, root: string): Promise<HookDecision> {
   const mark = setStatusForMark(event.command);
   if (mark) {
@@ -240,6 +278,9 @@ async function proposedCommand(event: Extract<NeutralEvent, { kind: 'proposed-co
     return { kind: 'deny', reason: `Waymark refused this command: it writes ${which}, which hold${f.hits.length === 1 ? 's' : ''} ${kinds.join(' and ')}, by shell, where the rules cannot be checked (${f.hits.map((h) => /, by (.+)\)$/.exec(h)?.[1]).join('; ')}).\n${fix}` };
   }
   if (f.broken.length) return { kind: 'deny', reason: `Waymark refused this command: the file it writes would break the workflow rules: ${f.broken.join('\n')}\n${COMMAND_FIX}` };
+  if (f.hidden.length && hasWorkspace(event.ctx)) {
+    return { kind: 'deny', reason: `Waymark refused this command: it runs code (or unpacks files) Waymark cannot read, so what it writes cannot be judged (${[...new Set(f.hidden)].slice(0, 3).join('; ')}).\n${HIDDEN_FIX}` };
+  }
   if (f.opaque.length) {
     return { kind: 'deny', reason: `Waymark refused this command: it may touch workflow state in a way Waymark cannot follow (${[...new Set(f.opaque)].slice(0, 3).join('; ')}). Run it through waymark, or spell out the files it writes.\n${COMMAND_FIX}` };
   }

@@ -100,16 +100,35 @@ function fragmentMayAddState(s: string): boolean {
 /**
  * Shell forms that may write a file or run something whose writes cannot be read from the
  * command: redirections, in-place editors, tee/touch, copies, moves, links, deletes, git restores,
- * eval, nested shells, xargs, find -exec, interpreters. A command without any of them cannot
- * change state; one with them is read by the shell parser (shell.ts).
+ * eval, nested shells, xargs, find -exec, interpreters, editors, archives, wrappers that run
+ * their arguments. A command without any of them cannot change state; one with them is read by
+ * the shell parser (shell.ts). Tested on the command with its quoting taken away (`s""ed`,
+ * `'sed'`, `\sed` are sed) and its harmless redirections (to a descriptor or /dev/null) removed:
+ * any other `>` (`&>`, `1>`, `<>`, `>|`, `>(...)`) is a write.
  */
-export const SHELL_WRITE = /(?:^|[^<>&0-9])>>?|\b(?:tee|touch|truncate|sed|perl|ruby|awk|gawk|rm|rmdir|unlink|shred|mv|cp|install|ln|rsync|dd|patch|eval|source|xargs|parallel|python\d?(?:\.\d+)?|node|nodejs|deno|bun|php|lua|osascript|pwsh|bash|sh|zsh|dash|ksh|fish)\b|(?:^|[;&|(\s])\.\s|\bfind\b[^|;&]*\s-(?:exec|execdir|ok|delete)\b|\bgit\b[^|;&]*\s(?:checkout|restore|reset|stash|apply|am|mv|rm|clean)\b|<<-?\s*['"]?\w|\btickets\.py\b/;
+export const SHELL_WRITE = />|\b(?:tee|touch|truncate|sed|perl|ruby|awk|gawk|rm|rmdir|unlink|shred|mv|cp|install|ln|rsync|dd|patch|eval|source|xargs|parallel|python\d?(?:\.\d+)?|node|nodejs|deno|bun|php|lua|osascript|pwsh|bash|sh|zsh|dash|ksh|fish|vi|vim|nvim|view|ex|ed|red|emacs|emacsclient|nano|pico|micro|joe|jed|mcedit|kak|hx|tar|bsdtar|unzip|7z|7za|cpio|gzip|gunzip|bzip2|bunzip2|xz|unxz|zstd|unzstd|lz4|busybox|toybox|su|runuser|flock)\b|(?:^|[;&|(\s])\.\s|\bfind\b[^|;&]*\s-(?:exec|execdir|ok|delete)\b|\bgit\b[^|;&]*\s(?:checkout|restore|reset|stash|apply|am|mv|rm|clean|revert)\b|<<-?\s*\w|\btickets\.py\b/;
 /** Redirections that write no file: to a descriptor or /dev/null. */
-const HARMLESS_REDIRECT = /\d*>>?\s*&\s*(?:\d+|-)|&?\d*>>?\s*\/dev\/null\b/g;
+const HARMLESS_REDIRECT = /(?:&|\d*)>>?[ \t]*&[ \t]*(?:\d+|-)(?![\w./$])|(?:&|\d*)>>?[ \t]*\/dev\/null(?![\w./$])/g;
+/** Words before a command's name that are not it: assignments, wrappers, keywords, options. */
+const BEFORE_NAME = /^(?:[A-Za-z_]\w*=.*|-.*|sudo|doas|env|command|builtin|exec|nice|nohup|time|stdbuf|timeout|ionice|chrt|taskset|setsid|fakeroot|busybox|toybox|if|then|else|elif|do|while|until|\{|\}|!|\d+)$/;
+
+/** A command name the text does not spell (from an expansion, ANSI-C quoting or a pattern: `${X}ed`, `$'\x73ed'`, `/bin/s?d`), or a path to a program (`./deploy`), whose script the full check reads. */
+function hiddenName(command: string): boolean {
+  for (const seg of command.split(/[;&|()\n`]/)) {
+    const words = seg.trim().split(/\s+/);
+    let i = 0;
+    while (i < words.length && BEFORE_NAME.test(words[i])) i++;
+    const w = words[i];
+    // A name from an expansion or a pattern; a script run by its path (its text is read).
+    if (w && w !== '[' && w !== '[[' && /[$*?[{/]/.test(w)) return true;
+  }
+  return false;
+}
 
 /** True when a shell command may write a file (or run what may). */
 export function commandMayWrite(command: string): boolean {
-  return SHELL_WRITE.test(command.replace(HARMLESS_REDIRECT, ' '));
+  const text = command.replace(/\\\n/g, '').replace(HARMLESS_REDIRECT, ' ').replace(/["'\\]/g, '');
+  return SHELL_WRITE.test(text) || command.includes("$'") || hiddenName(text);
 }
 
 export interface QuickVerdict {

@@ -22,13 +22,22 @@ export type ShellTouch =
   /** The file (or, when it is a folder, everything under it) is removed. */
   | { kind: 'delete'; path: string; how: string }
   /** Any file under `path` may change (git restoring a folder, rsync); `gitRef` the revision restored from. */
-  | { kind: 'tree'; path: string; how: string; git?: { cwd: string; ref?: string; paths: string[] } };
+  | { kind: 'tree'; path: string; how: string; git?: { cwd: string; ref?: string; paths: string[] }; unknown?: true };
 
 export interface ShellReading {
   touches: ShellTouch[];
   /** Why parts of the command cannot be followed; empty when every write is known. */
   opaque: string[];
+  /**
+   * Code or files the command runs or unpacks whose text exists only when it runs or cannot be
+   * read (`eval "$(...)"`, `curl ... | sh`, `bash <(...)`, an archive or patch that cannot be
+   * read): nothing about it can be judged, whatever the command names.
+   */
+  hidden: string[];
 }
+
+/** What a command reads on its standard input, when the command says: a text, or why it is not known. */
+type Input = { text: string } | { hidden: string };
 
 type Sh = typeof import('mvdan-sh');
 let sh: Sh | undefined;
@@ -45,6 +54,7 @@ interface Ops {
   dupOut: number;
   heredocs: Set<number>;
   herestring: number;
+  input: number;
 }
 
 function load(): { sh: Sh; parser: ShParser; ops: Ops } {
@@ -72,6 +82,7 @@ function operators(p: ShParser): Ops {
     dupOut: redir('a >& f'),
     heredocs: new Set([redir('a <<E\nE\n'), redir('a <<-E\nE\n')]),
     herestring: redir('a <<< s'),
+    input: redir('a < f'),
   };
 }
 
@@ -98,8 +109,7 @@ function wordText(w: unknown, home: string): WordText | undefined {
       if (/(?<!\\)[*?[]/.test(v)) glob = true;
       text += v.replace(/\\(.)/g, '$1');
     } else if (t === 'SglQuoted') {
-      if (part.Dollar) return undefined;
-      text += String(part.Value);
+      text += part.Dollar ? ansiC(String(part.Value)) : String(part.Value);
     } else if (t === 'DblQuoted') {
       for (const q of list(part.Parts)) {
         if (nodeType(q) !== 'Lit') return undefined;
@@ -110,12 +120,48 @@ function wordText(w: unknown, home: string): WordText | undefined {
   return { text, glob };
 }
 
-/** The commands that only run the rest of their arguments as a command. */
-const WRAPPERS = new Set(['sudo', 'doas', 'env', 'command', 'builtin', 'exec', 'nice', 'nohup', 'time', 'stdbuf', 'timeout', 'ionice', 'chrt', 'taskset', 'unbuffer', 'caffeinate']);
+/** The text of ANSI-C quoting (`$'\\x73ed'` is `sed`), as bash decodes it. */
+function ansiC(v: string): string {
+  const named: Record<string, string> = { n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?' };
+  return v.replace(/\\(?:x([0-9a-fA-F]{1,2})|u([0-9a-fA-F]{1,4})|U([0-9a-fA-F]{1,8})|([0-7]{1,3})|c(.)|(.))/gs, (m, x, u, U, o, c, ch) => {
+    if (x || u || U) return String.fromCodePoint(parseInt(x ?? u ?? U, 16));
+    if (o) return String.fromCharCode(parseInt(o, 8) & 0xff);
+    if (c) return String.fromCharCode(c.charCodeAt(0) & 0x1f);
+    return named[ch] ?? m;
+  });
+}
+
+/** The commands that only run the rest of their arguments as a command (busybox and toybox run their first argument as the applet). */
+const WRAPPERS = new Set(['sudo', 'doas', 'env', 'command', 'builtin', 'exec', 'nice', 'nohup', 'time', 'stdbuf', 'timeout', 'ionice', 'chrt', 'taskset', 'unbuffer', 'caffeinate', 'busybox', 'toybox', 'setsid', 'fakeroot', 'flock', 'xvfb-run', 'firejail', 'proxychains', 'proxychains4', 'torsocks', 'numactl', 'catchsegv', 'dbus-run-session', 'systemd-run', 'nsenter', 'unshare', 'sg']);
+/** A wrapper's options that take a value (the word after them is not the command). */
+const WRAPPER_VALUES: Record<string, RegExp> = {
+  sudo: /^-(?:[uUgCpDhrtT]|-user|-group|-other-user|-close-from|-prompt|-chdir|-host|-role|-type|-command-timeout)$/,
+  doas: /^-[uC]$/,
+  env: /^-(?:u|-unset)$/,
+  exec: /^-a$/,
+  nice: /^-(?:n|-adjustment)$/,
+  timeout: /^-(?:[sk]|-signal|-kill-after)$/,
+  ionice: /^-(?:[cnpP]|-class|-classdata|-pid|-pgid)$/,
+  chrt: /^-(?:p|-pid)$/,
+  taskset: /^-(?:c|-cpu-list)$/,
+  stdbuf: /^-[ioe]$/,
+  flock: /^-(?:[wE]|-timeout|-conflict-exit-code)$/,
+  numactl: /^-(?:[CNmipl]|-physcpubind|-cpunodebind|-membind|-interleave|-preferred)$/,
+  'systemd-run': /^-(?:[pEu]|-property|-setenv|-unit|-working-directory|-description|-slice)$/,
+  nsenter: /^-(?:[tSGwr]|-target)$/,
+  firejail: /^-(?:-profile|-private)$/,
+};
+/** Editors: every file they are given may be written. */
+const EDITORS = new Set(['vi', 'vim', 'nvim', 'view', 'vimdiff', 'ex', 'ed', 'red', 'emacs', 'emacsclient', 'nano', 'pico', 'micro', 'joe', 'jed', 'mcedit', 'kak', 'hx', 'helix', 'ne']);
+/** Compressors: each file given is replaced by its compressed or uncompressed twin. */
+const PACKERS = /^(?:gzip|gunzip|bzip2|bunzip2|xz|unxz|lzma|unlzma|zstd|unzstd|lz4|lzip|compress|uncompress|pigz|pbzip2)$/;
+/** Interpreters that read their code from standard input when given no script. */
+const STDIN_CODE = /^(?:python\d?(?:\.\d+)?|node|nodejs|bun|ruby|perl|php|lua|tclsh|pwsh|powershell|Rscript|osascript|irb)$/;
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish']);
 const INTERPRETERS = new Set(['python', 'python2', 'python3', 'node', 'nodejs', 'deno', 'bun', 'ruby', 'perl', 'php', 'lua', 'Rscript', 'osascript', 'pwsh', 'powershell', 'jq', 'yq', 'awk', 'gawk', 'mawk', 'nawk', 'tclsh', 'groovy']);
 const IN_PLACE = new Set(['sed', 'gsed', 'perl', 'ruby']);
 const MAX_SCRIPT = 256 * 1024;
+const MAX_COPY = 20_000;
 
 interface Scope {
   /** Possible current folders (more than one after `a || cd b`); undefined when a `cd` went somewhere unknown. */
@@ -125,12 +171,13 @@ interface Scope {
 class Reader {
   readonly touches: ShellTouch[] = [];
   readonly opaque: string[] = [];
+  readonly hidden: string[] = [];
   private depth = 0;
 
   constructor(private readonly home: string) {}
 
-  stmts(stmts: ShNode[], scope: Scope): Scope {
-    for (const s of stmts) scope = this.stmt(s, scope);
+  stmts(stmts: ShNode[], scope: Scope, input?: Input): Scope {
+    for (const s of stmts) scope = this.stmt(s, scope, input);
     return scope;
   }
 
@@ -159,7 +206,7 @@ class Reader {
     return out;
   }
 
-  private stmt(s: ShNode, scope: Scope): Scope {
+  private stmt(s: ShNode, scope: Scope, piped?: Input): Scope {
     const cmd = s.Cmd as ShNode | null;
     const { ops } = load();
     let next = scope;
@@ -168,12 +215,19 @@ class Reader {
     // What the command's own redirections write (the command's name decides what content is known).
     const callName = type === 'CallExpr' ? commandName(cmd!, this.home) : undefined;
     let heredoc: string | undefined;
+    // What the command reads: a pipe, else its own here-document, here-string or `< FILE`.
+    let input = piped;
     for (const r of redirs) {
       this.substitutions(r.Word, scope);
       if (ops.heredocs.has(r.Op as number) || r.Op === ops.herestring) {
-        const body = wordText(r.Op === ops.herestring ? r.Word : r.Hdoc, this.home);
-        heredoc = body?.text ?? '';
+        const body = r.Op === ops.herestring || !r.Hdoc ? wordText(r.Word, this.home) : wordText(r.Hdoc, this.home);
+        heredoc = body?.text;
+        input = body ? { text: body.text } : { hidden: 'a here-document built from expansions' };
         if (r.Hdoc) this.substitutions(r.Hdoc, scope);
+      } else if (r.Op === ops.input) {
+        const t = wordText(r.Word, this.home);
+        const text = t && !t.glob ? readSmall(path.resolve(scope.cwds?.[0] ?? '/', t.text)) : undefined;
+        input = text !== undefined ? { text } : { hidden: t ? `${t.text}, which cannot be read` : 'a file named by an expansion' };
       }
     }
     for (const r of redirs) {
@@ -194,7 +248,7 @@ class Reader {
     if (!cmd) return scope;
     switch (type) {
       case 'CallExpr':
-        next = this.call(cmd, scope, heredoc);
+        next = this.call(cmd, scope, heredoc, input);
         break;
       case 'BinaryCmd': {
         const op = cmd.Op as number;
@@ -204,16 +258,16 @@ class Reader {
           next = op === ops.or ? union(after, y) : y;
         } else {
           // A pipeline's commands run in subshells: a cd there changes nothing after it.
-          this.stmt(cmd.X as ShNode, scope);
-          this.stmt(cmd.Y as ShNode, scope);
+          this.stmt(cmd.X as ShNode, scope, input);
+          this.stmt(cmd.Y as ShNode, scope, this.output(cmd.X as ShNode, scope));
         }
         break;
       }
       case 'Subshell':
-        this.stmts(list(cmd.Stmts), scope);
+        this.stmts(list(cmd.Stmts), scope, input);
         break;
       case 'Block':
-        next = this.stmts(list(cmd.Stmts), scope);
+        next = this.stmts(list(cmd.Stmts), scope, input);
         break;
       case 'IfClause': {
         let clause: ShNode | null = cmd;
@@ -256,6 +310,23 @@ class Reader {
     return next;
   }
 
+  /** What a command writes to its standard output, when its words say: `cat FILE...`, `echo`/`printf` of literal text. */
+  private output(s: ShNode, scope: Scope): Input {
+    const cmd = s.Cmd as ShNode | null;
+    const c = cmd && nodeType(cmd) === 'CallExpr' && !list(s.Redirs).length ? commandName(cmd, this.home) : undefined;
+    if (c?.literal) {
+      const args = c.args.slice(1);
+      if (c.name === 'cat' && args.length && !args.some((a) => a.startsWith('-'))) {
+        const texts = args.map((a) => readSmall(path.resolve(scope.cwds?.[0] ?? '/', a)));
+        if (texts.every((t) => t !== undefined)) return { text: texts.join('\n') };
+        return { hidden: `cat ${args.join(' ')}, which cannot be read` };
+      }
+      if (c.name === 'echo' && !args.some((a) => a.startsWith('-'))) return { text: args.join(' ') };
+      if (c.name === 'printf' && args.length === 1 && !args[0].includes('%')) return { text: args[0].replace(/\\(.)/g, (_, ch: string) => ({ n: '\n', t: '\t', '\\': '\\' })[ch] ?? ch) };
+    }
+    return { hidden: `the output of ${c?.name ?? 'a command'}` };
+  }
+
   /** Reads the commands inside `$(...)`, backquotes and `<(...)` in a node (they run in subshells). */
   private substitutions(node: unknown, scope: Scope): void {
     if (!node) return;
@@ -275,7 +346,7 @@ class Reader {
     this.substitutions(node, scope);
   }
 
-  private nested(text: string, scope: Scope, what: string): void {
+  private nested(text: string, scope: Scope, what: string, input?: Input): void {
     if (this.depth > 4) {
       this.opaque.push(`${what} nests too deep to follow`);
       return;
@@ -289,11 +360,17 @@ class Reader {
       return;
     }
     this.depth++;
-    this.stmts(list(file.Stmts), { cwds: scope.cwds && [...scope.cwds] });
+    this.stmts(list(file.Stmts), { cwds: scope.cwds && [...scope.cwds] }, input);
     this.depth--;
   }
 
-  private call(cmd: ShNode, scope: Scope, heredoc: string | undefined): Scope {
+  private call(cmd: ShNode, scope: Scope, heredoc: string | undefined, input: Input | undefined): Scope {
+    const after = this.command(cmd, scope, heredoc, input);
+    // `env -C DIR cmd` runs cmd in DIR; the shell's own folder stays.
+    return after.envChdir ? scope : after;
+  }
+
+  private command(cmd: ShNode, scope: Scope & { envChdir?: true }, heredoc: string | undefined, input: Input | undefined): Scope & { envChdir?: true } {
     for (const a of list(cmd.Assigns)) this.substitutions(a, scope);
     const words = list(cmd.Args);
     for (const w of words) this.substitutions(w, scope);
@@ -303,27 +380,72 @@ class Reader {
     for (;;) {
       const t = wordText(words[i], this.home)?.text;
       if (t === undefined || !WRAPPERS.has(path.basename(t))) break;
+      const wrapper = path.basename(t);
       i++;
       while (i < words.length) {
         const a = wordText(words[i], this.home)?.text;
         if (a === undefined) break;
-        if (a.startsWith('-') || /^[A-Za-z_][A-Za-z0-9_]*=/.test(a) || /^\d+(?:\.\d+)?[smhd]?$/.test(a)) {
+        if (wrapper === 'flock' && /^-(?:c|-command)$/.test(a)) {
+          // flock LOCK -c TEXT: TEXT runs in a shell.
+          const text = wordText(words[i + 1], this.home)?.text;
+          if (text === undefined) this.hidden.push('flock -c runs text built from expansions');
+          else this.nested(text, scope, 'the text flock -c runs', input);
+          return scope;
+        }
+        if (wrapper === 'env' && /^-(?:S|-split-string)$/.test(a)) {
+          // env -S 'TEXT' ARGS: TEXT split into words, then run with ARGS.
+          const rest = words.slice(i + 1).map((w) => wordText(w, this.home)?.text);
+          if (rest.some((r) => r === undefined)) this.hidden.push('env -S runs text built from expansions');
+          else this.nested(rest.join(' '), scope, 'the text env -S runs', input);
+          return scope;
+        }
+        if (wrapper === 'env' && /^-(?:C|-chdir)$/.test(a)) {
+          // env -C DIR runs the command in DIR: its paths are relative to it.
+          const dir = wordText(words[i + 1], this.home)?.text;
+          scope = { cwds: dir === undefined ? undefined : path.isAbsolute(dir) ? [dir] : scope.cwds?.map((c) => path.resolve(c, dir)), envChdir: true };
+          i += 2;
+          continue;
+        }
+        if (a.startsWith('-') || /^[A-Za-z_][A-Za-z0-9_]*=/.test(a) || /^(?:0x[\da-f]+|\d[\d.,-]*[smhd]?)$/i.test(a)) {
           i++;
-          if (/^-(?:[nuCgp]|-user|-group|-chdir)$/.test(a)) i++;
+          if ((WRAPPER_VALUES[wrapper] ?? /^-(?:[nuCgp]|-user|-group)$/).test(a)) i++;
           continue;
         }
         break;
       }
+      // flock's first operand is its lock file (then -c TEXT, or the command); sg's its group.
+      if (wrapper === 'flock' || wrapper === 'sg') {
+        i++;
+        const a = wordText(words[i], this.home)?.text;
+        if (a !== undefined && /^-(?:c|-command)$/.test(a)) {
+          const text = wordText(words[i + 1], this.home)?.text;
+          if (text === undefined) this.hidden.push(`${wrapper} -c runs text built from expansions`);
+          else this.nested(text, scope, `the text ${wrapper} -c runs`, input);
+          return scope;
+        }
+      }
     }
     if (i >= words.length) return scope;
-    const nameText = wordText(words[i], this.home)?.text;
-    if (nameText === undefined) {
-      this.opaque.push('the command itself comes from an expansion');
+    const nameWord = wordText(words[i], this.home);
+    const nameText = nameWord?.text;
+    if (nameText === undefined || nameWord!.glob) {
+      this.opaque.push(nameText === undefined ? 'the command itself comes from an expansion' : `the command ${nameText} is a pattern`);
       return scope;
     }
     const name = path.basename(nameText);
     const argWords = words.slice(i + 1);
     const args = argWords.map((w) => wordText(w, this.home)?.text);
+    if (nameText.includes('/')) {
+      // A script run by its path: its shebang says what reads it (none: the shell).
+      const text = readSmall(path.resolve(scope.cwds?.[0] ?? '/', nameText));
+      if (text !== undefined && !text.includes('\0')) {
+        const bang = /^#!\s*(\S+)(?:[ \t]+(?:-\S+[ \t]+)*([^\s-]\S*))?/.exec(text);
+        const interp = bang ? path.basename(bang[1]) === 'env' ? (bang[2] ?? '') : path.basename(bang[1]) : 'sh';
+        if (SHELLS.has(interp)) this.nested(text, scope, `the script ${nameText}`, input);
+        else this.programs.push([text, ...args.map((a) => a ?? '$')].join('\n'));
+        return scope;
+      }
+    }
     const how = name;
     const pathsOf = (ws: unknown[], what = `an argument of ${name}`) => ws.flatMap((w) => this.paths(w, scope, what) ?? []);
     const operands = () => argWords.filter((_, k) => args[k] === undefined || !args[k]!.startsWith('-') || args[k] === '-');
@@ -341,15 +463,33 @@ class Reader {
       case 'popd':
         return { cwds: undefined };
       case 'eval': {
-        if (args.some((a) => a === undefined)) this.opaque.push('eval runs text built from expansions');
-        else this.nested(args.join(' '), scope, 'the text eval runs');
+        if (args.some((a) => a === undefined)) this.hidden.push('eval runs text built from expansions');
+        else this.nested(args.join(' '), scope, 'the text eval runs', input);
         return scope;
       }
       case 'source':
       case '.': {
         const file = args[0];
-        if (file === undefined) this.opaque.push(`${name} reads a script named by an expansion`);
+        if (file === undefined) this.hidden.push(`${name} runs a script named by an expansion (or a process substitution)`);
         else this.script(path.resolve(scope.cwds?.[0] ?? '/', file), scope, `the script ${file}`);
+        return scope;
+      }
+      case 'su':
+      case 'runuser': {
+        // su [USER] -c TEXT: TEXT runs in the user's shell.
+        const c = args.findIndex((a) => a !== undefined && /^(?:-c|--command|--session-command)$/.test(a));
+        const inline = args.find((a) => a?.startsWith('--command=') || a?.startsWith('--session-command='));
+        const text = c !== -1 ? args[c + 1] : inline?.replace(/^--[\w-]+=/, '');
+        if (c !== -1 && text === undefined) this.hidden.push(`${name} -c runs text built from expansions`);
+        else if (text !== undefined) this.nested(text, scope, `the text ${name} -c runs`, input);
+        else if (input) this.readsCode(name, input, scope);
+        return scope;
+      }
+      case 'watch': {
+        // watch runs its words joined, in a shell.
+        const rest = args.filter((a, k) => !(a?.startsWith('-') || /^-[nd]$/.test(args[k - 1] ?? '')));
+        if (rest.some((a) => a === undefined)) this.hidden.push('watch runs text built from expansions');
+        else this.nested(rest.join(' '), scope, 'the text watch runs');
         return scope;
       }
       case 'xargs':
@@ -414,10 +554,45 @@ class Reader {
         }
         return scope;
       case 'git':
-        return this.git(argWords, args, scope);
+        return this.git(argWords, args, scope, input);
       case 'patch':
-        this.opaque.push('patch writes the files its diff names');
+        this.patch(args, scope, input);
         return scope;
+      case 'tar':
+      case 'bsdtar':
+      case 'gtar':
+        this.tar(name, args, scope, input);
+        return scope;
+      case 'unzip':
+      case '7z':
+      case '7za':
+      case '7zr':
+      case 'cpio':
+      case 'unrar':
+        this.unpack(name, args, scope);
+        return scope;
+    }
+    if (EDITORS.has(name)) {
+      // Any file an editor is given it may write (its commands come from -c, a script or the terminal).
+      for (let k = 0; k < argWords.length; k++) {
+        const a = args[k];
+        if (a !== undefined && (a.startsWith('-') || a.startsWith('+'))) continue;
+        for (const p of this.paths(argWords[k], scope, `a file ${name} edits`) ?? []) this.touches.push({ kind: 'write', path: p, how: name });
+      }
+      return scope;
+    }
+    if (PACKERS.test(name)) {
+      // gzip F replaces F by F.gz, gunzip F.gz F by F (unless -c/-k keeps the original).
+      if (args.some((a) => a !== undefined && /^-[a-zA-Z]*[ctl]|^--(?:stdout|to-stdout|test|list)$/.test(a))) return scope;
+      for (let k = 0; k < argWords.length; k++) {
+        const a = args[k];
+        if (a !== undefined && a.startsWith('-')) continue;
+        for (const p of this.paths(argWords[k], scope, `a file ${name} replaces`) ?? []) {
+          this.touches.push({ kind: 'delete', path: p, how: name });
+          this.touches.push({ kind: 'write', path: p.replace(/\.(?:gz|tgz|bz2|xz|lzma|zst|lz4|lz|Z)$/, ''), how: name });
+        }
+      }
+      return scope;
     }
     if (SHELLS.has(name)) {
       const c = args.findIndex((a) => a !== undefined && /^-[a-z]*c[a-z]*$/.test(a));
@@ -426,12 +601,31 @@ class Reader {
         if (text === undefined) this.opaque.push(`${name} -c runs text built from expansions`);
         else this.nested(text, scope, `the text ${name} -c runs`);
       } else {
-        const file = args.find((a) => a === undefined || !a.startsWith('-'));
-        if (file === undefined && heredoc !== undefined) this.nested(heredoc, scope, `the script fed to ${name}`);
-        else if (file === undefined && args.some((a) => a === undefined)) this.opaque.push(`${name} runs a script named by an expansion`);
-        else if (file !== undefined) this.script(path.resolve(scope.cwds?.[0] ?? '/', file), scope, `the script ${file}`);
+        const k = args.findIndex((a) => a === undefined || !a.startsWith('-') || a === '-');
+        const file = k === -1 ? undefined : args[k];
+        if (k !== -1 && file === undefined) this.hidden.push(`${name} runs a script named by an expansion (or a process substitution)`);
+        else if (file !== undefined && file !== '-') this.script(path.resolve(scope.cwds?.[0] ?? '/', file), scope, `the script ${file}`);
+        else if (input) this.readsCode(name, input, scope);
+        void heredoc;
       }
       return scope;
+    }
+    if (/^g?sed$/.test(name)) {
+      // A sed script writes files (`w FILE`, `s///w FILE`) and runs commands (`e`, `s///e`):
+      // such a script is program code, judged as an interpreter's.
+      const scripts: string[] = [];
+      let given = false;
+      for (let k = 0; k < args.length; k++) {
+        const a = args[k];
+        if (a !== undefined && /^-(?:e|-expression)$/.test(a)) (given = true), scripts.push(args[++k] ?? '$');
+        else if (a !== undefined && /^-(?:f|-file)$/.test(a)) (given = true), scripts.push(readSmall(path.resolve(scope.cwds?.[0] ?? '/', args[++k] ?? '')) ?? '$');
+        else if (!given && (a === undefined || !a.startsWith('-'))) {
+          scripts.push(a ?? '$');
+          given = true;
+        }
+      }
+      const code = scripts.join('\n');
+      if (/(?:^|[\s;{}\/\d$!])[wWe](?:\s|$)/.test(code)) this.programs.push(code);
     }
     const inPlace = (IN_PLACE.has(name) && args.some((a) => a !== undefined && (/^-[a-zA-Z]*i/.test(a) || a.startsWith('--in-place')))) || (/awk$/.test(name) && args.some((a, k) => a === 'inplace' && /^-i$/.test(args[k - 1] ?? '')));
     if (inPlace) {
@@ -451,19 +645,41 @@ class Reader {
     if (INTERPRETERS.has(name) || /^python\d/.test(name)) {
       // A program's writes cannot be read from the command line: when its code (inline, fed on
       // stdin, or its script file) names state, the judge refuses it.
+      // Code Waymark cannot read (from an expansion, a pipe it cannot follow, a script that is not
+      // there) cannot be judged at all.
       const code: string[] = [];
-      if (heredoc !== undefined) code.push(heredoc);
+      let sawCode = false;
+      const codeFirst = /awk$|^jq$|^yq$/.test(name);
       for (let k = 0; k < args.length; k++) {
         const a = args[k];
-        if (a === undefined) code.push('$');
-        else if (/^-(?:c|e|E|-eval|-command|r)$/.test(a)) code.push(args[k + 1] ?? '$');
-        else if (!a.startsWith('-')) {
+        if (a === undefined) {
+          if (!sawCode) this.hidden.push(`${name} runs code built from expansions`);
+          sawCode = true;
+          code.push('$');
+        } else if ((/^-(?:c|e|E|-eval|-command|r)$/i.test(a) || (/^(?:node|nodejs|bun)$/.test(name) && /^-(?:p|-print)$/.test(a))) && !codeFirst) {
+          sawCode = true;
+          if (args[k + 1] === undefined) this.hidden.push(`${name} ${a} runs code built from expansions`);
+          else code.push(args[k + 1]!);
+          k++;
+        } else if (a === '-m' || (a === '-f' && codeFirst)) {
+          sawCode = true;
+          const f = args[k + 1];
+          if (a === '-f' && f !== undefined) code.push(readSmall(path.resolve(scope.cwds?.[0] ?? '/', f)) ?? f);
+          k++;
+        } else if (!a.startsWith('-') || a === '-') {
+          if (!sawCode && codeFirst) code.push(a);
+          else if (!sawCode && a !== '-') {
+            const f = path.resolve(scope.cwds?.[0] ?? '/', a);
+            const text = readSmall(f);
+            if (text !== undefined) code.push(text);
+            // A path to a script that is not there (a word like `run` or `install` is a subcommand).
+            else if (/[/.]/.test(a) && !fs.existsSync(f)) this.hidden.push(`the script ${a} that ${name} runs is not there to read`);
+          } else if (!sawCode && input) this.readsCode(name, input, scope, code);
           code.push(a);
-          const f = path.resolve(scope.cwds?.[0] ?? '/', a);
-          const text = readSmall(f);
-          if (text !== undefined) code.push(text);
+          sawCode = true;
         }
       }
+      if (!sawCode && input && STDIN_CODE.test(name)) this.readsCode(name, input, scope, code);
       this.programs.push(code.join('\n'));
       return scope;
     }
@@ -476,10 +692,19 @@ class Reader {
   private script(file: string, scope: Scope, what: string): void {
     const text = readSmall(file);
     if (text === undefined) {
-      this.opaque.push(`${what} cannot be read`);
+      // A script too large to read is still a file the user has; one that is not there (or not a file) hides its code.
+      if (isRegularFile(file)) this.opaque.push(`${what} cannot be read`);
+      else this.hidden.push(`${what} is not a file Waymark can read`);
       return;
     }
     this.nested(text, scope, what);
+  }
+
+  /** A shell or interpreter that reads its code from standard input: judged on that text when it is known. */
+  private readsCode(name: string, input: Input, scope: Scope, code?: string[]): void {
+    if ('hidden' in input) this.hidden.push(`${name} runs code read from ${input.hidden}`);
+    else if (code) code.push(input.text);
+    else this.nested(input.text, scope, `the script fed to ${name}`);
   }
 
   private copyLike(name: string, argWords: ShNode[], args: (string | undefined)[], scope: Scope): void {
@@ -504,8 +729,16 @@ class Reader {
       ops.push(argWords[k]);
     }
     const moves = name === 'mv';
+    const recursive = moves || args.some((a) => a !== undefined && (/^-[a-zA-Z]*[rRa]/.test(a) || /^--(?:recursive|archive)$/.test(a)));
     const destWord = targetDir ?? (targetDirText === undefined && ops.length > 1 ? ops.pop() : undefined);
-    const sources = ops.flatMap((w) => this.paths(w, scope, `a file ${name} reads`) ?? []);
+    // `SRC/.` (or `.`) copies SRC's contents, not SRC itself.
+    const contentsOf = new Set<string>();
+    const sources = ops.flatMap((w) => {
+      const ps = this.paths(w, scope, `a file ${name} reads`) ?? [];
+      const t = wordText(w, this.home)?.text;
+      if (t !== undefined && /(?:^|\/)\.\/?$/.test(t)) for (const p of ps) contentsOf.add(p);
+      return ps;
+    });
     if (name === 'rsync') {
       for (const d of destWord ? (this.paths(destWord, scope, 'the rsync destination') ?? []) : []) this.touches.push({ kind: 'tree', path: d, how: name });
       return;
@@ -515,14 +748,136 @@ class Reader {
     for (const d of dests ?? []) {
       const intoDir = targetDir !== undefined || targetDirText !== undefined || sources.length > 1 || isDirectory(d);
       for (const s of sources.length ? sources : [undefined]) {
-        const dest = intoDir && s ? path.join(d, path.basename(s)) : d;
-        if (intoDir && isDirectory(s ?? '')) this.touches.push({ kind: 'tree', path: dest, how: name });
-        else this.touches.push({ kind: 'write', path: dest, how: name, content: s ? { fromFile: s } : undefined });
+        const dest = intoDir && s && !contentsOf.has(s) ? path.join(d, path.basename(s)) : d;
+        if (s && name !== 'ln' && recursive && !isRegularFile(s)) {
+          // A folder copied or moved: each of its files lands at its own path, judged as a single
+          // file's copy is. A source that cannot be listed (not there yet, unreadable, too large)
+          // may bring anything into the folder it lands in.
+          const files = filesOf(s);
+          if (files) for (const f of files) this.touches.push({ kind: 'write', path: path.join(dest, path.relative(s, f)), how: `${name} -r`, content: { fromFile: f } });
+          else this.touches.push({ kind: 'tree', path: isDirectory(dest) ? dest : d, how: `${name} -r` });
+        } else this.touches.push({ kind: 'write', path: dest, how: name, content: s ? { fromFile: s } : undefined });
       }
     }
   }
 
-  private git(argWords: ShNode[], args: (string | undefined)[], scope: Scope): Scope {
+  /** Files an archive would unpack into `dir` (an unknown tree when its listing cannot be read). */
+  private unpacked(how: string, archive: string | undefined, list: (file: string) => string[] | undefined, dirText: string | undefined, scope: Scope, strip = 0): void {
+    const dirs = dirText === undefined ? scope.cwds : this.resolve({ text: dirText, glob: false }, scope, `the folder ${how} unpacks into`);
+    if (!dirs) return;
+    const file = archive === undefined || archive === '-' ? undefined : path.resolve(scope.cwds?.[0] ?? '/', archive);
+    const names = file !== undefined && isRegularFile(file) ? list(file) : undefined;
+    for (const dir of dirs) {
+      if (!names) {
+        this.touches.push({ kind: 'tree', path: dir, how, unknown: true });
+        continue;
+      }
+      for (const n of names) {
+        const parts = n.split('/').filter((x) => x && x !== '.').slice(strip);
+        if (parts.length && !n.endsWith('/')) this.touches.push({ kind: 'write', path: path.resolve(dir, parts.join('/')), how });
+      }
+    }
+  }
+
+  private tar(name: string, args: (string | undefined)[], scope: Scope, input: Input | undefined): void {
+    if (args.some((a) => a === undefined)) {
+      this.hidden.push(`an argument of ${name} comes from an expansion`);
+      return;
+    }
+    const a = args as string[];
+    // The first word may bundle its letters without a dash (tar xzf A); f takes the next word.
+    let mode = '';
+    let archive: string | undefined;
+    let dir: string | undefined;
+    let strip = 0;
+    for (let k = 0; k < a.length; k++) {
+      const w = a[k];
+      const bundle = k === 0 && /^[A-Za-z]+$/.test(w) ? w : /^-[A-Za-z]+$/.test(w) ? w.slice(1) : undefined;
+      if (bundle) {
+        for (const ch of bundle) if ('xcruAt'.includes(ch)) mode = ch;
+        if (bundle.includes('f')) archive = a[++k];
+        if (bundle.includes('C')) dir = a[++k];
+      } else if (/^--(?:extract|get)$/.test(w)) mode = 'x';
+      else if (/^--(?:create|append|update|concatenate|catenate)$/.test(w)) mode = 'c';
+      else if (w === '--file' || w === '--directory') (w === '--file' ? (archive = a[++k]) : (dir = a[++k]));
+      else if (w.startsWith('--file=')) archive = w.slice(7);
+      else if (w.startsWith('--directory=')) dir = w.slice(12);
+      else if (w.startsWith('--strip-components=')) strip = Number(w.slice(19)) || 0;
+      else if (/^--(?:to-command|use-compress-program|info-script|new-volume-script|checkpoint-action)=/.test(w) || w === '-I' || w === '-F') {
+        // Commands tar runs (for each member, to compress, at a checkpoint): read as shell.
+        const text = w.startsWith('-') && !w.startsWith('--') ? a[++k] : w.slice(w.indexOf('=') + 1).replace(/^exec=/, '');
+        if (text !== undefined) this.nested(text, scope, `the command ${name} runs`);
+      }
+    }
+    void input;
+    if (mode === 'x') {
+      this.unpacked(`${name} -x`, archive, (f) => listing('tar', ['-tf', f]), dir, scope, strip);
+    } else if (mode && mode !== 't' && archive !== undefined && archive !== '-') {
+      for (const p of this.resolve({ text: archive, glob: false }, scope, `the archive ${name} writes`) ?? []) this.touches.push({ kind: 'write', path: p, how: name });
+    }
+  }
+
+  private unpack(name: string, args: (string | undefined)[], scope: Scope): void {
+    if (args.some((a) => a === undefined)) {
+      this.hidden.push(`an argument of ${name} comes from an expansion`);
+      return;
+    }
+    const a = args as string[];
+    if (name === 'unzip') {
+      if (a.some((w) => /^-[a-zA-Z]*[lvtzZp]/.test(w))) return;
+      const d = a.indexOf('-d');
+      const archive = a.find((w, k) => !w.startsWith('-') && a[k - 1] !== '-d' && a[k - 1] !== '-x');
+      this.unpacked('unzip', archive, (f) => listing('unzip', ['-Z1', f]), d === -1 ? undefined : a[d + 1], scope);
+      return;
+    }
+    if (name === 'cpio') {
+      if (a.some((w) => /^-[a-zA-Z]*i|^--extract$/.test(w))) this.unpacked('cpio -i', undefined, () => undefined, undefined, scope);
+      return;
+    }
+    // 7z x / e, unrar x / e: an output folder from -oDIR (7z) or the last operand (unrar).
+    const cmd = a.find((w) => !w.startsWith('-'));
+    if (cmd === undefined || !/^[xe]$/.test(cmd)) return;
+    const out = a.find((w) => w.startsWith('-o'))?.slice(2);
+    this.unpacked(`${name} ${cmd}`, undefined, () => undefined, out || undefined, scope);
+  }
+
+  /** patch [-pN] [-d DIR] [-i P | < P] [FILE [P]]: the files its diff names. */
+  private patch(args: (string | undefined)[], scope: Scope, input: Input | undefined): void {
+    if (args.some((a) => a === undefined)) {
+      this.hidden.push('an argument of patch comes from an expansion');
+      return;
+    }
+    const a = args as string[];
+    let strip: number | undefined;
+    let dir: string | undefined;
+    let patchFile: string | undefined;
+    const operands: string[] = [];
+    for (let k = 0; k < a.length; k++) {
+      const w = a[k];
+      if (/^-p\d+$/.test(w)) strip = Number(w.slice(2));
+      else if (w === '-p' || w === '--strip') strip = Number(a[++k]);
+      else if (w.startsWith('--strip=')) strip = Number(w.slice(8));
+      else if (w === '-d' || w === '--directory') dir = a[++k];
+      else if (w.startsWith('--directory=')) dir = w.slice(12);
+      else if (w === '-i' || w === '--input') patchFile = a[++k];
+      else if (w.startsWith('--input=')) patchFile = w.slice(8);
+      else if (/^-(?:[oBrVYzDFg]|-output|-reject-file|-suffix)$/.test(w)) k++;
+      else if (w === '--dry-run' || w === '-C' || w === '--check') return;
+      else if (!w.startsWith('-')) operands.push(w);
+    }
+    const cwd = scope.cwds?.[0] ?? '/';
+    const base = dir === undefined ? cwd : path.resolve(cwd, dir);
+    if (operands[0] !== undefined) this.touches.push({ kind: 'write', path: path.resolve(base, operands[0]), how: 'patch' });
+    patchFile ??= operands[1];
+    const text = patchFile !== undefined ? readSmall(path.resolve(cwd, patchFile)) : input && 'text' in input ? input.text : undefined;
+    if (text === undefined) {
+      this.hidden.push(patchFile !== undefined ? `the patch ${patchFile} cannot be read` : `patch reads its diff from ${input && 'hidden' in input ? input.hidden : 'the terminal'}`);
+      return;
+    }
+    for (const p of patchPaths(text, strip)) this.touches.push({ kind: 'write', path: path.resolve(base, p), how: 'patch' });
+  }
+
+  private git(argWords: ShNode[], args: (string | undefined)[], scope: Scope, input?: Input): Scope {
     let k = 0;
     let cwds = scope.cwds;
     while (k < args.length && args[k]?.startsWith('-')) {
@@ -531,7 +886,14 @@ class Reader {
         const dir = args[k + 1];
         cwds = dir === undefined ? undefined : path.isAbsolute(dir) ? [dir] : cwds?.map((c) => path.resolve(c, dir));
         k += 2;
-      } else if (a === '-c' || a === '--git-dir' || a === '--work-tree' || a === '--namespace') k += 2;
+      } else if (a === '-c') {
+        // A config value may be a command git runs (an alias `!...`, core.pager, core.editor,
+        // core.sshCommand, diff.external...): read as shell, like any command.
+        const v = args[k + 1];
+        if (v === undefined) this.hidden.push('git -c sets a value built from expansions');
+        else if (v.includes('=')) this.nested(v.slice(v.indexOf('=') + 1).replace(/^!/, ''), scope, `the value of git -c ${v.slice(0, v.indexOf('='))}`);
+        k += 2;
+      } else if (a === '--git-dir' || a === '--work-tree' || a === '--namespace') k += 2;
       else k++;
     }
     const sub = args[k];
@@ -542,7 +904,7 @@ class Reader {
     const rest = args.slice(k + 1);
     const restWords = argWords.slice(k + 1);
     const inner: Scope = { cwds };
-    if (rest.some((a) => a === undefined) && /^(?:checkout|restore|reset|stash|clean|mv|rm|apply|am)$/.test(sub)) {
+    if (rest.some((a) => a === undefined) && /^(?:checkout|restore|reset|stash|clean|mv|rm|apply|am|revert)$/.test(sub)) {
       this.opaque.push(`an argument of git ${sub} comes from an expansion`);
       return scope;
     }
@@ -604,9 +966,51 @@ class Reader {
         this.copyLike('mv', restWords, rest, inner);
         return scope;
       case 'apply':
-      case 'am':
-        if (!opts.includes('--check') && !opts.includes('--stat')) this.opaque.push(`git ${sub} writes the files its patch names`);
+      case 'am': {
+        if (opts.some((o) => /^--(?:check|stat|numstat|summary|cached|abort|quit|show-current-patch)/.test(o))) return scope;
+        const dirs = inner.cwds;
+        if (!dirs) {
+          this.opaque.push(`git ${sub} runs in a folder a cd made unknown`);
+          return scope;
+        }
+        // Paths in a patch are relative to the top of the repository (-pN strips N parts, 1 by default).
+        let strip = 1;
+        let directory = '';
+        for (const o of opts) {
+          if (/^-p\d+$/.test(o)) strip = Number(o.slice(2));
+          else if (o.startsWith('--directory=')) directory = o.slice(12);
+        }
+        const files = [...plain, ...afterDash];
+        if (sub === 'am' && opts.some((o) => /^--(?:continue|skip|resolved)$/.test(o))) {
+          for (const cwd of dirs) this.touches.push({ kind: 'tree', path: gitTop(cwd), how: `git am`, unknown: true });
+          return scope;
+        }
+        const texts = files.length ? files.map((f) => readSmall(path.resolve(dirs[0], f))) : [input && 'text' in input ? input.text : undefined];
+        if (texts.some((t) => t === undefined)) {
+          this.hidden.push(files.length ? `the patch ${files.join(' ')} that git ${sub} applies cannot be read` : `git ${sub} reads its patch from ${input && 'hidden' in input ? input.hidden : 'the terminal'}`);
+          return scope;
+        }
+        for (const cwd of dirs) {
+          const top = gitTop(cwd);
+          for (const t of texts) for (const p of patchPaths(t!, strip)) this.touches.push({ kind: 'write', path: path.resolve(top, directory, p), how: `git ${sub}` });
+        }
         return scope;
+      }
+      case 'revert': {
+        if (opts.some((o) => /^--(?:abort|quit|skip)$/.test(o))) return scope;
+        if (!inner.cwds) {
+          this.opaque.push('git revert runs in a folder a cd made unknown');
+          return scope;
+        }
+        // Each commit's changes undone, anywhere in the repository: the files it changed go back to
+        // what they were before it (`--continue`: the files of a revert git stopped in, unknown here).
+        for (const cwd of inner.cwds) {
+          const top = gitTop(cwd);
+          if (opts.includes('--continue')) this.touches.push({ kind: 'tree', path: top, how: 'git revert --continue' });
+          for (const ref of plain) this.touches.push({ kind: 'tree', path: top, how: 'git revert', git: { cwd: top, ref, paths: ['.'] } });
+        }
+        return scope;
+      }
     }
     return scope;
   }
@@ -645,6 +1049,79 @@ function isDirectory(p: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The top of the git repository holding `cwd` (cwd itself when git cannot say). */
+function gitTop(cwd: string): string {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: child_process costs every process milliseconds to load
+  const { spawnSync } = require('node:child_process') as typeof import('node:child_process');
+  const r = spawnSync('git', ['-C', cwd, 'rev-parse', '--show-toplevel'], { encoding: 'utf8', timeout: 5000 });
+  return r.status === 0 && r.stdout.trim() ? r.stdout.trim() : cwd;
+}
+
+/** The names an archive lists (`tar -tf`, `unzip -Z1`); undefined when it cannot be listed. */
+function listing(cmd: string, args: string[]): string[] | undefined {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: child_process costs every process milliseconds to load
+  const { spawnSync } = require('node:child_process') as typeof import('node:child_process');
+  const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 5000, maxBuffer: 16 * 1024 * 1024 });
+  if (r.status !== 0 || r.error) return undefined;
+  return r.stdout.split('\n').filter(Boolean);
+}
+
+/**
+ * The files a unified or git diff names (old and new names, renames and copies), with `strip`
+ * leading parts taken away; undefined strip (patch without -p) gives every suffix of each name.
+ */
+export function patchPaths(text: string, strip: number | undefined): string[] {
+  const out = new Set<string>();
+  const add = (name: string, prefixed: boolean) => {
+    const n = name.replace(/^"|"$/g, '').replace(/\t.*$/, '');
+    if (n === '/dev/null' || !n) return;
+    const parts = n.split('/').filter((x) => x && x !== '.');
+    if (!prefixed) out.add(parts.join('/'));
+    else if (strip === undefined) for (let k = 0; k < parts.length; k++) out.add(parts.slice(k).join('/'));
+    else if (parts.length > strip) out.add(parts.slice(strip).join('/'));
+  };
+  for (const line of text.split('\n')) {
+    let m: RegExpExecArray | null;
+    if ((m = /^diff --git (\S+) (\S+)/.exec(line))) {
+      add(m[1], true);
+      add(m[2], true);
+    } else if ((m = /^(?:---|\+\+\+|\*\*\*) (\S+)/.exec(line))) add(m[1], true);
+    else if ((m = /^(?:rename|copy) (?:from|to) (.+)$/.exec(line))) add(m[1], false);
+    else if ((m = /^Index: (.+)$/.exec(line))) add(m[1], true);
+  }
+  return [...out];
+}
+
+function isRegularFile(p: string): boolean {
+  try {
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Every file (and link) under a folder, or undefined when it cannot be listed whole. */
+function filesOf(dir: string): string[] | undefined {
+  const out: string[] = [];
+  const walk = (d: string): boolean => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(d, { withFileTypes: true });
+    } catch {
+      return false;
+    }
+    for (const e of entries) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) {
+        if (!walk(p)) return false;
+      } else out.push(p);
+      if (out.length > MAX_COPY) return false;
+    }
+    return true;
+  };
+  return walk(dir) ? out : undefined;
 }
 
 function isRevision(cwd: string, word: string): boolean {
@@ -699,8 +1176,8 @@ export function readShellCommand(command: string, cwd: string, home = process.en
     file = parser.Parse(command, 'command');
   } catch (e) {
     const msg = parseMessage(e);
-    return { touches: [], opaque: [`it is not valid shell (${msg})`], programs: [], parseError: msg };
+    return { touches: [], opaque: [`it is not valid shell (${msg})`], hidden: [], programs: [], parseError: msg };
   }
   reader.stmts(list(file.Stmts), { cwds: [path.resolve(cwd)] });
-  return { touches: reader.touches, opaque: reader.opaque, programs: reader.programs };
+  return { touches: reader.touches, opaque: reader.opaque, hidden: reader.hidden, programs: reader.programs };
 }

@@ -124,6 +124,13 @@ describe('every bypass through every agent (documented payload shapes)', () => {
     fs.symlinkSync(path.join(root, 'docs/plan.md'), path.join(out, 'alias.md'));
     fs.mkdirSync(path.join(root, 'notes'));
     fs.symlinkSync(path.join(root, 'docs/plan.md'), path.join(root, 'notes/plan-link.txt'));
+    // Material for copies, archives, patches and scripts (session 22).
+    write(out, 'gates/plan/design.gate', 'gate: PASS\n');
+    write(out, 'snap/docs/plan.md', PLAN.replace('stepsCompleted: [discovery]', 'stepsCompleted: [discovery, design]'));
+    write(out, 'script.sh', 'rm docs/plan.md\n');
+    write(out, 'readme.txt', 'ls docs\necho done\n');
+    write(out, 'x.patch', 'diff --git a/docs/plan.md b/docs/plan.md\n--- a/docs/plan.md\n+++ b/docs/plan.md\n@@ -1 +1 @@\n----\n+--- \n');
+    execFileSync('tar', ['-cf', path.join(out, 'x.tar'), '-C', path.join(out, 'snap'), 'docs/plan.md']);
     snapshot = stateDigest();
   });
   after(() => {
@@ -167,6 +174,61 @@ describe('every bypass through every agent (documented payload shapes)', () => {
     'echo "steps: [a]" > .waymark/workflows/feature.yaml',
     'ln -sf /tmp/other.md docs/plan.md',
     `sed -i 's/discovery/design/' ${path.join('OUT', 'alias.md')}`,
+    // Session 22 (hook22): redirections the fast path missed.
+    'echo x &> docs/plan.md',
+    'echo x <> docs/plan.md',
+    'cat /dev/null 1> docs/plan.md',
+    'exec 3>docs/plan.md',
+    'echo x >| docs/plan.md',
+    'x=$(echo x > docs/plan.md)',
+    'echo x > >(tee docs/plan.md)',
+    // A command name hidden by quoting, escapes, ANSI-C quoting, an expansion or a pattern.
+    's""ed -i s/a/b/ docs/plan.md',
+    "'sed' -i s/a/b/ docs/plan.md",
+    '\\sed -i s/a/b/ docs/plan.md',
+    "$'\\x73ed' -i s/a/b/ docs/plan.md",
+    'X=s; ${X}ed -i s/a/b/ docs/plan.md',
+    '/bin/s?d -i s/a/b/ docs/plan.md',
+    // Wrappers that run the rest of their words.
+    'busybox sed -i s/a/b/ docs/plan.md',
+    'toybox rm docs/plan.md',
+    'setsid rm docs/plan.md',
+    'fakeroot rm docs/plan.md',
+    'flock /tmp/lock rm docs/plan.md',
+    "su -c 'rm docs/plan.md'",
+    // Code whose text exists only when it runs.
+    'eval "$(echo c2VkIC1pIHMvYS9iLyBkb2NzL3BsYW4ubWQ= | base64 -d)"',
+    'echo c2VkIC1pIHMvYS9iLyBkb2NzL3BsYW4ubWQ= | base64 -d | sh',
+    'curl -s http://127.0.0.1/x.sh | sh',
+    'bash <(curl -s http://127.0.0.1/x.sh)',
+    'source <(curl -s http://127.0.0.1/x.sh)',
+    'echo cm0gZG9jcy9wbGFuLm1k | base64 -d | python3',
+    'python3 -c "$(echo cHJpbnQoMSk= | base64 -d)"',
+    `cat ${path.join('OUT', 'script.sh')} | bash`,
+    `bash < ${path.join('OUT', 'script.sh')}`,
+    "printf 'rm docs/plan.md\\n' | sh",
+    // Folders copied over state, archives and patches.
+    `cp -r ${path.join('OUT', 'gates')} .waymark/`,
+    `cp -a ${path.join('OUT', 'snap')}/. .`,
+    'cp -a /nonexistent-snap/. .',
+    `tar -xf ${path.join('OUT', 'x.tar')}`,
+    'tar -xf /nonexistent.tar -C docs',
+    `git apply ${path.join('OUT', 'x.patch')}`,
+    `patch -p1 < ${path.join('OUT', 'x.patch')}`,
+    'unzip -o /nonexistent.zip -d docs',
+    'git am /nonexistent.mbox',
+    // Editors given a state file.
+    "vim -c '%d|wq' docs/plan.md",
+    "ed -s docs/plan.md <<< $'1,$d\\nw'",
+    'emacs --batch docs/plan.md -f save-buffer',
+    // A commit undone; folders moved; more writers.
+    'git revert --no-edit HEAD',
+    'mv docs docs2',
+    'find .waymark -delete',
+    'rsync -a --delete /tmp/empty/ docs/',
+    'cp --remove-destination /etc/hostname docs/plan.md',
+    'install -D /etc/hostname docs/plan.md',
+    'tee docs/plan.md <<EOF\nx\nEOF',
   ];
 
   AGENTS.forEach((a, i) => {
@@ -190,7 +252,7 @@ describe('every bypass through every agent (documented payload shapes)', () => {
         a.edit(root, path.join(root, '.waymark/workflows/feature.yaml'), '  - implement', '  - {id: implement, title: Build it}'),
         a.edit(root, path.join(root, 'docs/inline.md'), 'steps: [s01, {id: s02, gate: true}, s03]', 'steps: [s01, {id: s02, gate: true}, s03, s04]'),
         a.write(root, path.join(root, 'notes/todo.md'), '# Todo\n\n- nothing yet\n'),
-        ...['ls -la', 'cat docs/plan.md', 'waymark status', 'npm test > out.log 2>&1', "sed -i 's/1/2/' src/app.ts", "cd src && sed -i 's/1/2/' app.ts", 'git status && git diff docs', 'echo hi > notes.txt', 'git checkout HEAD -- docs', 'cp docs/plan.md /tmp/plan-copy.md', 'grep -n status docs/plan.md | tee /tmp/status.txt'].map((c) => a.shell(root, c)),
+        ...['ls -la', 'cat docs/plan.md', 'waymark status', 'npm test > out.log 2>&1', "sed -i 's/1/2/' src/app.ts", "cd src && sed -i 's/1/2/' app.ts", 'git status && git diff docs', 'echo hi > notes.txt', 'git checkout HEAD -- docs', 'cp docs/plan.md /tmp/plan-copy.md', 'grep -n status docs/plan.md | tee /tmp/status.txt', 'ls docs', 'grep -r design docs', 'git diff', 'echo hello > /tmp/out.txt', 'sed -n 1,5p docs/plan.md', 'git stash', 'git reset --hard HEAD', 'git checkout .', 'cp -r src /tmp/src-copy', 'echo x 2>&1 >/dev/null', `cat ${path.join(out, 'readme.txt')} | sh`, "echo 'ls docs' | bash"].map((c) => a.shell(root, c)),
       ];
       for (const p of harmless) {
         const r = await answer(a.adapter, p);
