@@ -10,7 +10,7 @@ import { compareText, quoted } from '../model/text';
 import { nearest } from '../model/config';
 import { relativeInside } from '../store/safePath';
 import { projectPath } from './config';
-import { compareEpicIds, LEDGER_ORDER, ledgerRank, listsStories, normEpicId, numberedStory, storyOrder, type Ledger, type LedgerEntry } from './ledger';
+import { compareEpicIds, LEDGER_ORDER, ledgerRank, listsStories, normEpicId, numberedStory, storyOrder, unletteredEpicId, type Ledger, type LedgerEntry } from './ledger';
 import { HELD, isStoryStatusWord, keyBeforeSlug, LEVEL1_NAME, normalizeStoryStatus, setAsideStatus, storyKeyFromName, taskOpen, taskProgress, type StoryFile } from './story';
 import { storySlug, type PlannedEpic } from './epics';
 import type { StoryGate } from './qaGates';
@@ -234,6 +234,10 @@ export function buildSprint(parts: SprintParts): SprintModel {
     readStoryFile(s, f);
   };
   const keyOfFile = (f: StoryFile) => f.file.replace(/^.*[\\/]/, '').replace(/\.md$/i, '');
+  /** A second file of a story, itself a story (its own title and status), beside the one Waymark reads. */
+  const anotherFile = (f: StoryFile, key: string, read: StoryFile) => {
+    if (f.title !== undefined && f.status !== undefined) problems.push({ file: f.file, range: at(f.titleLine ?? 0), severity: 'info', code: 'story-file-duplicate', message: `Story ${key} has another file, ${read.file}, which Waymark reads. Merge or rename this one if it is the same story.` });
+  };
   const byLowerKey = new Map([...byKey.values()].map((s) => [s.key.toLowerCase(), s]));
   // A key and a file name that differ only in how numbers are joined name one story: the ledger's
   // sub-epic `3.5-1-fix-defaults` is the file `3-5-1-fix-defaults.md` (the same key, BMAD's dashes).
@@ -294,7 +298,10 @@ export function buildSprint(parts: SprintParts): SprintModel {
     let list = byNumber?.length === 1 ? byNumber : byId.get(idOf(epicId, story)) ?? [];
     // `6-9-user-access.md` under a ledger that keys the epic with its letter (`epic-e6`, `e6-9-user-access`): that epic's.
     if (!list.length && /^\d/.test(epicId)) {
-      const lettered = declared.filter((d) => d.replace(LETTERED_EPIC, '') !== d && normEpicId(d.replace(LETTERED_EPIC, '')) === normEpicId(epicId));
+      const lettered = declared.filter((d) => {
+        const bare = unletteredEpicId(d);
+        return bare !== undefined && normEpicId(bare) === normEpicId(epicId);
+      });
       if (lettered.length === 1) list = byId.get(idOf(lettered[0], story)) ?? [];
     }
     if (list.length > 1) {
@@ -318,9 +325,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
     const own = fileOf.get(s);
     if (own) {
       // Notes beside a story; one that is a story itself (its own title and status) is reported.
-      for (const f of files) {
-        if (f.title !== undefined && f.status !== undefined) problems.push({ file: f.file, range: at(f.titleLine ?? 0), severity: 'info', code: 'story-file-duplicate', message: `Story ${s.key} has another file, ${own.file}, which Waymark reads. Merge or rename this one if it is the same story.` });
-      }
+      for (const f of files) anotherFile(f, s.key, own);
       continue;
     }
     const keySlug = slugOfKey(s);
@@ -349,7 +354,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
     // The other fitting candidates that are stories themselves (`E6-9.md` beside `6-9-user-access.md`,
     // both with a title and a status) are said: two files of one story, one of them stale.
     const others = (chosen: StoryFile) => {
-      for (const f of fitting) if (f !== chosen && f.title !== undefined && f.status !== undefined) problems.push({ file: f.file, range: at(f.titleLine ?? 0), severity: 'info', code: 'story-file-duplicate', message: `Story ${s.key} has another file, ${chosen.file}, which Waymark reads. Merge or rename this one if it is the same story.` });
+      for (const f of fitting) if (f !== chosen) anotherFile(f, s.key, chosen);
     };
     if (fitting.length === 1 || stories.length === 1) {
       bind(s, stories[0] ?? fitting[0]);
@@ -408,7 +413,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
     });
     if (same?.length) {
       const keep = fileOf.get(same[0]);
-      if (f.title !== undefined && f.status !== undefined && keep) problems.push({ file: f.file, range: at(f.titleLine ?? 0), severity: 'info', code: 'story-file-duplicate', message: `Story ${same[0].key} has another file, ${keep.file}, which Waymark reads. Merge or rename this one if it is the same story.` });
+      if (keep) anotherFile(f, same[0].key, keep);
       continue;
     }
     bind(newStory(epicId, story, f.key ?? keyOfFile(f)), f);
@@ -554,9 +559,6 @@ function finishStory(s: SprintStory, f: StoryFile | undefined, lf0: string, hasL
  * note files, titles. Two parses of a file with the same identity bind the same way, so a model
  * built with one is the model built with the other once `patchStoryFiles` has read the other in.
  */
-/** The letters that say "epic" before a lettered epic's number (`e6`, `ep02`, `epic1`). */
-const LETTERED_EPIC = /^e(?:p|pic)?[-_]?(?=\d)/;
-
 /**
  * The words after a story key's numbers: `6-9-user-access` → `user-access`, and so for a key that
  * writes its epic's letters (`e6-9-user-access`, `ep2-s1-booking-flow`).

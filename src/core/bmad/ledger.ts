@@ -868,6 +868,12 @@ const SCOPED_EPIC = /^([a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*)-e(?:p|pic)?-?(\d+[a-z
 const LETTERED_NUMBER = /^(.+?)-([a-z]+\d+[a-z]?|\d+[a-z]\d+[a-z]?)(?:-(.+))?$/;
 /** The letters before a lettered epic's number (`e1`, `ep02`, `epic1`), as LETTERED_STORY reads them. */
 const LETTERED_EPIC_PREFIX = /^e(?:p|pic)?[-_]?(?=\d)/;
+
+/** An epic id written with the letters that say "epic" (`e6`, `ep02`), without them (`6`, `02`); undefined for any other id. */
+export function unletteredEpicId(id: string): string | undefined {
+  const bare = id.replace(LETTERED_EPIC_PREFIX, '');
+  return bare === id ? undefined : bare;
+}
 /** `CORE-001`, `td-cross-1-slug`: a series' key with one number (and a slug). */
 const IN_BLOCK = /^([a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*)-(\d+)([a-z]?)(?:-(.+))?$/;
 
@@ -897,7 +903,8 @@ function storiesInEpicBlocks(entries: LedgerEntry[], found: Map<LedgerEntry, Led
     if (c || /-retro(?:spective)?$/.test(lower)) continue;
     const lettered = LETTERED_NUMBER.exec(lower);
     // (`e1-dt1-slug` under `epic-e1`: the epic's id with the letters that say "epic", as its stories' `e1-s2-…` write it.)
-    const epicId = lettered ? declared.get(normEpicId(lettered[1])) ?? (LETTERED_EPIC_PREFIX.test(lettered[1]) ? declared.get(normEpicId(lettered[1].replace(LETTERED_EPIC_PREFIX, ''))) : undefined) : undefined;
+    const bare = lettered ? unletteredEpicId(lettered[1]) : undefined;
+    const epicId = lettered ? declared.get(normEpicId(lettered[1])) ?? (bare !== undefined ? declared.get(normEpicId(bare)) : undefined) : undefined;
     if (lettered && epicId !== undefined) {
       found.set(e, { kind: 'story', epic: epicNumber(epicId), epicId, story: lettered[2], strict: false });
       continue;

@@ -119,7 +119,8 @@ function namedVerdict(d: Record<string, unknown>): string | undefined {
 }
 
 /** A top-level key that says the review's outcome as a whole (`overall_status`, `final_status`, `qa_result`). */
-const OVERALL_KEY = /^(?:(?:overall|final|qa|review)[_-]?)(?:gate[_-]?)?(?:status|verdict|decision|result)$/i;
+const OVERALL_KEYS = '(?:overall|final|qa|review)[_-]?(?:gate[_-]?)?(?:status|verdict|decision|result)';
+const OVERALL_KEY = new RegExp(`^${OVERALL_KEYS}$`, 'i');
 
 /**
  * The verdict one level down, in a block of the file (`metadata: gate_decision: PASS`,
@@ -153,7 +154,7 @@ export function parseQaGate(file: string, text: string, now: Date): StoryGate {
     // The gate template puts its verdict at the top, one plain line (`gate: PASS`); a note broken
     // further down (an unescaped quote) does not unsay it.
     const line = (key: string) => new RegExp(`^${key}[ \\t]*:[ \\t]*["']?([^"'#\\r\\n]*?)["']?[ \\t]*(?:#.*)?$`, 'm').exec(text)?.[1].trim();
-    const v = [line('gate'), ...VERDICT_KEYS.map(line), line(OVERALL_KEY.source.slice(1, -1))].map(verdictWord).find(isVerdict);
+    const v = [line('gate'), ...VERDICT_KEYS.map(line), line(OVERALL_KEYS)].map(verdictWord).find(isVerdict);
     if (v) g.verdict = v;
     const sid = storyIdOf(line('story'));
     if (sid) Object.assign(g, sid);
