@@ -4,7 +4,7 @@ import type { CliCommand, CliContext } from './framework';
 import { statusWorktrees } from './gitCommands';
 import { ticketTreeAt, treeSprintJson, treeSprintText } from './treeCommands';
 import { flagString, requirePositional } from './framework';
-import { PLAN_STATUS_WORDS, WaymarkError, clip, clipLongWords, createStateCore, findWorkspaceRoot, hasTicketTree, loadSprint, resolveStoryRef, storyRefMessage, type Problem, type SprintReport, type SprintStory, type StoryWriteOptions, type StoryWriteResult, type TicketWriteResult } from '../core/index';
+import { PLAN_STATUS_WORDS, WaymarkError, clip, clipLongWords, createStateCore, findWorkspaceRoot, hasTicketTree, isBmadProjectFolder, loadSprint, resolveStoryRef, storyRefMessage, type Problem, type SprintReport, type SprintStory, type StoryWriteOptions, type StoryWriteResult, type TicketWriteResult } from '../core/index';
 
 const WRITE_HELP = `Options:
   --root DIR          the project folder (default: the nearest folder above holding _bmad, .waymark or .git)
@@ -47,13 +47,10 @@ function rootOf(ctx: CliContext, given?: string): string {
   // Inside a BMAD project of its own below the workspace root (a monorepo's `test-platform/` with
   // its own `docs/sprint-status.yaml`): that project, as `validate` and `next` run there read it.
   for (let d = dir; d !== top && d.startsWith(top + path.sep); d = path.dirname(d)) {
-    if (PROJECT_MARKERS.some((m) => fs.existsSync(path.join(d, m)))) return d;
+    if (isBmadProjectFolder(d)) return d;
   }
   return top;
 }
-
-/** What makes a folder a BMAD project of its own: an install, BMAD's output folder, or a ledger where BMAD keeps one. */
-const PROJECT_MARKERS = ['_bmad', '.bmad-core', '.bmad', '_bmad-output', path.join('docs', 'sprint-status.yaml'), path.join('docs', 'sprint-artifacts', 'sprint-status.yaml')];
 
 function staleDays(ctx: CliContext): number | undefined {
   const v = flagString(ctx.args, 'stale-days');

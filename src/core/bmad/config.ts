@@ -150,9 +150,25 @@ export function findBmadProjects(root: string, configured?: string, maxDepth = 3
   return found;
 }
 
+/** An install, a skills install, or only BMAD's output folder (many projects keep `_bmad/` out of git). */
+function hasBmadInstallOrOutput(dir: string, configured?: string): boolean {
+  return findBmadInstall(dir, configured) !== undefined || findBmadSkillRoots(dir).length > 0 || isDirectory(path.join(dir, '_bmad-output'));
+}
+
+/**
+ * Whether `dir` is a BMAD project of its own: an install of any layout (`_bmad`, `.bmad`, an
+ * alpha `bmad/` with an install's files, `.bmad-core`, a renamed `bmad_folder`), a skills install,
+ * BMAD's output folder, or a ledger where BMAD's default folders keep one that lists work. The one
+ * test for "this folder is a project" (a command run inside a monorepo's subfolder reads that
+ * project; a repository search finds it).
+ */
+export function isBmadProjectFolder(dir: string, configured?: string): boolean {
+  const abs = path.resolve(dir);
+  return hasBmadInstallOrOutput(abs, configured) || ROOT_LEDGERS.some((rel) => rootLedgerListsWork(path.join(abs, rel)));
+}
+
 function searchBmadProjects(absRoot: string, configured: string | undefined, maxDepth: number): string[] {
-  // An install, a skills install, or only the output folder (many projects keep `_bmad/` out of git).
-  if (findBmadInstall(absRoot, configured) !== undefined || findBmadSkillRoots(absRoot).length > 0 || isDirectory(path.join(absRoot, '_bmad-output'))) return [absRoot];
+  if (hasBmadInstallOrOutput(absRoot, configured)) return [absRoot];
   // Below the root, one read of each folder tells: its entries name an install or an output folder.
   const looksLikeProject = (dir: string, entries: fs.Dirent[]) =>
     entries.some((e) => e.isDirectory() && (e.name === '_bmad' || e.name === '.bmad-core' || e.name === '_bmad-output' || ((e.name === '.bmad' || e.name === 'bmad') && hasInstallMarker(path.join(dir, e.name))))) ||
