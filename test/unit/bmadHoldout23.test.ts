@@ -2,9 +2,12 @@
 // working on it had seen, each with a fixture written here.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { isBmadProjectFolder } from '../../src/core/bmad/config';
+import { loadSprint } from '../../src/core/bmad/sprint';
+import { judgeStoryChange } from '../../src/core/model/bmadProposal';
 import { workspace } from './fileHelpers';
 
 const CLI = path.resolve('dist/cli.js');
@@ -12,6 +15,15 @@ const project = (files: Record<string, string>) => workspace(files, { prefix: 'w
 const ledgerOf = (rows: string[]) => ['project: ledgerly', 'development_status:', ...rows.map((r) => `  ${r}`), ''].join('\n');
 const storyFile = (n: string, title: string, status: string, tasks = '- [x] Build it\n') =>
   `# Story ${n}: ${title}\n\n${status}\n\n## Story\n\nAs a user, I want ${title.toLowerCase()}, so that I get work done.\n\n## Tasks / Subtasks\n\n${tasks}`;
+const NOW = new Date('2026-11-29T09:00:00Z');
+const V6 = {
+  '_bmad/bmm/config.yaml': 'project_name: ledgerly\nplanning_artifacts: "{project-root}/docs/planning"\nimplementation_artifacts: "{project-root}/docs/impl"\noutput_folder: "{project-root}/_bmad-output"\n',
+};
+const nextIn = (cwd: string) => {
+  const r = spawnSync(process.execPath, [CLI, 'next', '--json'], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', WAYMARK_SCAN_INDEX: '0' } });
+  assert.equal(r.status, 0, r.stderr);
+  return (JSON.parse(r.stdout) as { next: { id: string } | null }).next?.id ?? null;
+};
 const sprintIn = (cwd: string) => {
   const r = spawnSync(process.execPath, [CLI, 'sprint', '--json'], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', WAYMARK_SCAN_INDEX: '0' } });
   assert.equal(r.status, 0, r.stderr);
@@ -51,5 +63,51 @@ describe('a subfolder of a repository is a BMAD project of its own by the same t
     assert.equal(isBmadProjectFolder(dir), true);
     assert.deepEqual(sprintIn(path.join(dir, 'lib')), ['1-1-provider-interface']);
     assert.deepEqual(sprintIn(path.join(dir, 'tools', 'docs')), ['1-1-provider-interface']);
+  });
+});
+
+describe('a story file that states its status twice, differently, with no ledger to settle it', () => {
+  const twice = (fm: string, body: string, tasks: string) => `---\nstatus: ${fm}\nepic: 2\nstory: 7\nstory_key: "2-7-detail-page"\n---\n\n# Story 2.7: Detail Page\n\n**Status:** ${body}\n\n## Story\n\nAs a reader, I want a detail page.\n\n## Tasks / Subtasks\n\n${tasks}`;
+
+  test('the statement further along counts (finished work is not offered again); the file is warned, with the fix that writes both', () => {
+    const dir = project({
+      ...V6,
+      'docs/impl/2-7-detail-page.md': twice('done', 'ready-for-dev', '- [x] Build the page\n- [x] Test it\n'),
+      'docs/impl/2-8-home-page.md': storyFile('2.8', 'Home Page', 'Status: ready-for-dev', '- [ ] Build it\n'),
+    });
+    const r = loadSprint(dir, { now: NOW })!;
+    const story = r.epics.flatMap((e) => e.stories).find((x) => x.key.startsWith('2-7'))!;
+    assert.equal(story.status, 'done');
+    const warned = r.problems.filter((p) => p.file.endsWith('2-7-detail-page.md') && p.severity === 'warning');
+    assert.deepEqual(warned.map((p) => p.code), ['story-status-drift']);
+    assert.match(warned[0].message, /contradicts itself.*waymark story set-status 2-7-detail-page done/);
+    assert.equal(nextIn(dir), 'story:2-8-home-page');
+    // The fix makes the file agree with itself: no transition refused, both statements written.
+    const fix = spawnSync(process.execPath, [CLI, 'fix', 'docs/impl/2-7-detail-page.md', 'story-status-drift'], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    assert.equal(fix.status, 0, fix.stderr + fix.stdout);
+    const after = fs.readFileSync(path.join(dir, 'docs/impl/2-7-detail-page.md'), 'utf8');
+    assert.match(after, /^status: done$/m);
+    assert.match(after, /^\*\*Status:\*\* done$/m);
+    assert.deepEqual(judgeStoryChange(twice('done', 'ready-for-dev', '- [x] Build\n'), twice('done', 'done', '- [x] Build\n'), '2-7-detail-page.md'), []);
+  });
+
+  test('the same file agreeing with itself is clean', () => {
+    const dir = project({ ...V6, 'docs/impl/2-7-detail-page.md': twice('review', 'review', '- [x] Build the page\n') });
+    const r = loadSprint(dir, { now: NOW })!;
+    assert.deepEqual(r.problems.filter((p) => p.severity !== 'info').map((p) => p.code), []);
+  });
+});
+
+describe('a ledger word for work undone (`reverted`, `rolled-back`)', () => {
+  test('is work set aside: `next` never offers it, whatever its file says', () => {
+    const dir = project({
+      ...V6,
+      'docs/impl/sprint-status.yaml': ledgerOf(['epic-1: in-progress', '1-5-irc-match: done', '1-6-structure-reject: reverted  # scope cut: the gate was removed', '1-7-parse-budget: rolled-back', '1-8-export-csv: ready-for-dev']),
+      'docs/impl/1-5-irc-match.md': storyFile('1.5', 'IRC Match', 'Status: done'),
+      'docs/impl/1-6-structure-reject.md': storyFile('1.6', 'Structure Reject', 'Status: done'),
+      'docs/impl/1-7-parse-budget.md': storyFile('1.7', 'Parse Budget', 'Status: review'),
+      'docs/impl/1-8-export-csv.md': storyFile('1.8', 'Export CSV', 'Status: ready-for-dev', '- [ ] Export\n'),
+    });
+    assert.equal(nextIn(dir), 'story:1-8-export-csv');
   });
 });

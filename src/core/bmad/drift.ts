@@ -539,6 +539,17 @@ export function ledgerCoverage(root: string, ledgers: readonly Ledger[]): StoryC
   return (s, f) => s.ledgerStatus !== undefined || !f || homes.some((h) => relativeInside(h, f.file) !== undefined);
 }
 
+/**
+ * A file stating its status twice, differently (frontmatter `status: done`, a stale `**Status:**
+ * ready-for-dev` line), with no ledger entry to settle it: the statement further along in BMAD's
+ * order is where the story is (finished work is not offered again); storyDrift warns on the file.
+ */
+export function furtherStatement(f: StoryFile | undefined, body: string | undefined): string | undefined {
+  const fm = f?.frontmatterStatus ? normalizeStoryStatus(f.frontmatterStatus.value).status : undefined;
+  if (fm === undefined || body === undefined) return body;
+  return ledgerRank('story', fm) > ledgerRank('story', body) ? fm : body;
+}
+
 /** A story's status, its own drift problems and its state hash, once its ledger entry and file are known. */
 function finishStory(s: SprintStory, f: StoryFile | undefined, lf0: string, hasLedger: boolean, nested = false): void {
   // Without a ledger the file's word is the only statement of the story's status: a done-like
@@ -548,7 +559,7 @@ function finishStory(s: SprintStory, f: StoryFile | undefined, lf0: string, hasL
   // A story its file sets aside (`ON HOLD`, `Superseded`, `Split into 2.5a and 2.5b`) is not work to
   // start: without a ledger, or with the ledger still at backlog, its status is the file's word.
   const aside = f?.status !== undefined && (s.ledgerStatus === undefined || s.ledgerStatus === 'backlog') ? setAsideStatus(f.status) : undefined;
-  s.status = aside ?? s.ledgerStatus ?? s.fileStatusMapped ?? said ?? (s.file ? 'ready-for-dev' : 'backlog');
+  s.status = aside ?? s.ledgerStatus ?? furtherStatement(f, s.fileStatusMapped) ?? said ?? (s.file ? 'ready-for-dev' : 'backlog');
   storyDrift(s, f, s.ledgerFile ?? lf0, hasLedger, nested);
   s.stateHash = sha256(JSON.stringify([s.key, s.ledgerRaw ?? null, s.fileStatus ?? null, f ? f.tasks.map((t) => (t.checked ? 1 : 0)).join('') : null]));
 }
@@ -739,6 +750,16 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
       file: f.file, range: at(fm.line, fm.start, fm.end), severity: 'warning', code: 'story-status-drift',
       message: `The frontmatter says status ${quoted(fm.value)}, the Status line ${quoted(f.status)} and sprint-status.yaml ${quoted(s.ledgerRaw)}: the file contradicts itself. Make them agree: waymark story set-status ${s.key} ${s.ledgerStatus} (writes both).`,
       data: { fix: 'setStoryStatus', key: s.key, value: s.ledgerStatus, fileStatus: fmNorm, ledgerStatus: s.ledgerStatus, ahead },
+    });
+  }
+  // The same with no ledger entry to settle it: which statement is right is the user's to say;
+  // the story stands at the one further along (furtherStatement), and the fix writes both.
+  if (fm && fmNorm && bodyNorm && fmNorm !== bodyNorm && s.ledgerStatus === undefined && s.ledgerRaw === undefined) {
+    const value = ledgerRank('story', fmNorm) > ledgerRank('story', bodyNorm) ? fmNorm : bodyNorm;
+    out.push({
+      file: f.file, range: at(fm.line, fm.start, fm.end), severity: 'warning', code: 'story-status-drift',
+      message: `The frontmatter says status ${quoted(fm.value)} and the Status line ${quoted(f.status)}: the file contradicts itself. Make them agree: waymark story set-status ${s.key} ${value} (writes both), or the other status if that one is right.`,
+      data: { fix: 'setStoryStatus', key: s.key, value, fileStatus: bodyNorm },
     });
   }
   // Done with open tasks.

@@ -214,7 +214,7 @@ function statusAfter(line: string, from: number): { value: string; start: number
 /** Words for a story the team set aside, as written (emoji and bold around them allowed). */
 // A story no longer used (`Not used`, `Not needed`, `Unused`) or folded into another (`Merged into
 // story 3-9`, `Consolidated into 3.9`) is set aside too; `Merged` alone is done (its pull request merged).
-export const SET_ASIDE = /^[^\p{L}]*(deferred|postponed|shelved|suspended|cancell?ed|dropped|descoped|de-scoped|superseded|obsolete|archived|retired|quarantined|abandoned|skipped|deprecated|withdrawn|won'?t[- ]do|removed|on[- ]hold|paused|parked|moved|relocated|migrated|replaced|not[- ]used|not[- ]needed|unused|(?:split|merged|consolidated|folded|absorbed|combined)(?=[- ]+into\b)|split(?=\s*$))\b/iu;
+export const SET_ASIDE = /^[^\p{L}]*(deferred|postponed|shelved|suspended|cancell?ed|dropped|descoped|de-scoped|superseded|obsolete|archived|retired|quarantined|abandoned|skipped|deprecated|withdrawn|won'?t[- ]do|removed|reverted|rolled[- ]back|backed[- ]out|on[- ]hold|paused|parked|moved|relocated|migrated|replaced|not[- ]used|not[- ]needed|unused|(?:split|merged|consolidated|folded|absorbed|combined)(?=[- ]+into\b)|split(?=\s*$))\b/iu;
 /** Of those, the words for a story held for later rather than given up: backlog to the ledger. */
 export const HELD = /^[^\p{L}]*(deferred|postponed|shelved|suspended|on[- ]hold|paused|parked)\b/iu;
 
@@ -229,7 +229,7 @@ export function setAsideStatus(word: string): string | undefined {
   const w = m[1].toLowerCase().replace(/\s+/g, '-').replace(/'/g, '');
   if (/^(split|moved|relocated|migrated|replaced|merged|consolidated|folded|absorbed|combined)$/.test(w)) return 'superseded';
   if (/^(not-used|not-needed|unused)$/.test(w)) return 'dropped';
-  return w === 'archived' ? 'obsolete' : w === 'de-scoped' ? 'descoped' : w === 'canceled' ? 'cancelled' : w === 'on-hold' || w === 'onhold' ? 'on-hold' : w;
+  return w === 'archived' ? 'obsolete' : w === 'de-scoped' ? 'descoped' : w === 'canceled' ? 'cancelled' : w === 'on-hold' || w === 'onhold' ? 'on-hold' : w === 'rolled-back' || w === 'backed-out' ? 'reverted' : w;
 }
 
 

@@ -21,7 +21,7 @@ import { editLedgerStatus, ledgerEntryStatus, ledgerHasEntry, ledgerStatusProble
 import { findTask, parseStory } from './story';
 import { loadSprint, loadStoryQuick, type SprintOptions, type SprintReport } from './sprint';
 import { resolveStoryRef, storyRefMessage } from './storyRef';
-import type { SprintStory } from './drift';
+import { furtherStatement, type SprintStory } from './drift';
 import type { WriteGuard, WriteObserver } from '../writeHooks';
 import type { Logger } from '../ports';
 import { quoted } from '../model/text';
@@ -144,7 +144,10 @@ export async function setStoryStatus(root: string, ref: string, status: string, 
       const known = (w: string | undefined) => (w !== undefined && (STORY_STATUSES as readonly string[]).includes(w) ? w : undefined);
       const yamlWord = ledgerText !== undefined && known(story.ledgerStatus) === undefined ? ledgerEntryStatus(ledgerText, story.key)?.trim().toLowerCase() : undefined;
       const ledgerNow = known(story.ledgerStatus) ?? known(yamlWord);
-      const current = ledgerNow ?? story.fileStatusMapped;
+      const fileText = story.file ? texts.get(story.file) : undefined;
+      const parsed = story.file && fileText !== undefined ? parseStory(story.file, fileText) : undefined;
+      // A file stating its status twice, differently, stands at the statement further along.
+      const current = ledgerNow ?? furtherStatement(parsed, story.fileStatusMapped);
       if (current !== undefined && !opts.force) {
         const from = ledgerRank('story', current);
         const to = ledgerRank('story', want);
@@ -157,9 +160,8 @@ export async function setStoryStatus(root: string, ref: string, status: string, 
       let storyEdit: { file: string; before: string; after: string } | undefined;
       let ledgerEdit: { file: string; root: string; before: string; after: string } | undefined;
       const detail = { key: story.key };
-      if (story.file && texts.get(story.file) !== undefined) {
-        const text = texts.get(story.file)!;
-        const parsed = parseStory(story.file, text);
+      if (story.file && fileText !== undefined && parsed) {
+        const text = fileText;
         let next: string;
         let word = want;
         if (parsed.statusLine !== undefined && parsed.statusStart !== undefined && parsed.statusEnd !== undefined) {

@@ -7,6 +7,8 @@
  */
 import { parse as parseYaml } from 'yaml';
 import { BMAD_STATUS_MAP } from '../bmad/artifacts';
+import { ledgerRank } from '../bmad/ledger';
+import { normalizeStoryStatus } from '../bmad/story';
 import { transitionRefusal } from './transitions';
 import type { ProposalProblem } from './proposal';
 import { quoted } from './text';
@@ -19,7 +21,13 @@ export function storyStatus(text: string): { word: string; line: number } | unde
   const head = text.split('\n', 60).join('\n');
   const m = STATUS_LINE.exec(head);
   if (!m) return undefined;
-  return { word: m[1], line: head.slice(0, m.index).split('\n').length };
+  const body = { word: m[1], line: head.slice(0, m.index).split('\n').length };
+  // A frontmatter `status:` kept beside the Status line, saying otherwise: the story stands at the
+  // statement further along (as the sprint reads it), so making the file agree with itself is no move.
+  const fm = text.startsWith('---') ? /^---\r?\n(?:(?!---\s*$).*\r?\n)*?status\s*:\s*["']?([A-Za-z][\w -]*?)["']?\s*(?:#.*)?\r?$/im.exec(head) : null;
+  if (!fm || m.index < fm.index + fm[0].length) return body;
+  const rank = (w: string) => ledgerRank('story', normalizeStoryStatus(w).status ?? '');
+  return rank(fm[1]) > rank(body.word) ? { word: fm[1], line: head.slice(0, fm.index + fm[0].length).split('\n').length } : body;
 }
 
 /** True for a BMAD story file: a `# Story` heading and a `Status:` line near the top. */
