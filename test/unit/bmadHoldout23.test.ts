@@ -111,3 +111,18 @@ describe('a ledger word for work undone (`reverted`, `rolled-back`)', () => {
     assert.equal(nextIn(dir), 'story:1-8-export-csv');
   });
 });
+
+describe('a v4 story (`4.1.story.md`) with a note of the same number that states a status of its own (`4.1-validation-checklist.md`)', () => {
+  test('the file named as v4 names a story is the story; the note is reported as another file, not read as story 4.1', () => {
+    const dir = project({
+      '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\n',
+      'docs/stories/4.1.story.md': '# Story 4.1: Job Submission Form\n\n## Status\n\nReview\n\n## Tasks / Subtasks\n\n- [x] Build the form\n',
+      'docs/stories/4.1-validation-checklist.md': '# Story 4.1: Job Submission Form - Validation Checklist\n\n**Story**: Job Submission Form\n**Status**: Pending Implementation\n\n- [x] ACs testable\n',
+      'docs/stories/4.2.story.md': '# Story 4.2: Job List\n\n## Status\n\nDraft\n',
+    });
+    const r = loadSprint(dir, { now: NOW })!;
+    const s41 = r.epics.flatMap((e) => e.stories).filter((x) => x.epicId === '4' && x.story === '1');
+    assert.deepEqual(s41.map((x) => [x.file?.replace(/^.*\//, ''), x.status]), [['4.1.story.md', 'review']]);
+    assert.deepEqual(r.problems.filter((p) => p.file.endsWith('checklist.md')).map((p) => `${p.severity} ${p.code}`), ['info story-file-duplicate']);
+  });
+});

@@ -400,8 +400,12 @@ export function buildSprint(parts: SprintParts): SprintModel {
   // Of two files with one number, the one that states a status is the story; one that states none
   // (`2.2-README.md`, a quick-start beside `2.2.integrated-scheduling.md`) is a note about it,
   // whichever sorts first by name.
+  // Of two that both state one, a file named as v4 names a story (`4.1.story.md`) is the story and
+  // the other (`4.1-validation-checklist.md`) a note beside it.
   const stated = orphans.filter((f) => f.status !== undefined);
-  for (const f of stated.length && stated.length < orphans.length ? [...stated, ...orphans.filter((x) => x.status === undefined)] : orphans) {
+  const ordered = stated.length && stated.length < orphans.length ? [...stated, ...orphans.filter((x) => x.status === undefined)] : orphans;
+  const storyNamed = (f: StoryFile) => /\.story\.md$/i.test(f.file);
+  for (const f of ordered.some(storyNamed) ? [...ordered.filter(storyNamed), ...ordered.filter((x) => !storyNamed(x))] : ordered) {
     const named = storyKeyFromName(f.file, declared);
     const epicId = named?.epicId ?? f.epicId ?? String(f.epic);
     const story = (named?.story ?? f.story)!;
