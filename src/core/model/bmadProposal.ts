@@ -25,7 +25,7 @@ export function storyStatus(text: string): { word: string; line: number } | unde
   // A frontmatter `status:` kept beside the Status line, saying otherwise: the story stands at the
   // statement further along (as the sprint reads it), so making the file agree with itself is no move.
   const fm = text.startsWith('---') ? /^---\r?\n(?:(?!---\s*$).*\r?\n)*?status\s*:\s*["']?([A-Za-z][\w -]*?)["']?\s*(?:#.*)?\r?$/im.exec(head) : null;
-  if (!fm || m.index < fm.index + fm[0].length) return body;
+  if (!fm || fm.index !== 0 || m.index < fm[0].length) return body;
   const rank = (w: string) => ledgerRank('story', normalizeStoryStatus(w).status ?? '');
   return rank(fm[1]) > rank(body.word) ? { word: fm[1], line: head.slice(0, fm.index + fm[0].length).split('\n').length } : body;
 }
