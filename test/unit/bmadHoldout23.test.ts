@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { isBmadProjectFolder } from '../../src/core/bmad/config';
 import { loadSprint } from '../../src/core/bmad/sprint';
 import { judgeStoryChange } from '../../src/core/model/bmadProposal';
+import { parseQaGate } from '../../src/core/bmad/qaGates';
 import { workspace } from './fileHelpers';
 
 const CLI = path.resolve('dist/cli.js');
@@ -124,5 +125,26 @@ describe('a v4 story (`4.1.story.md`) with a note of the same number that states
     const s41 = r.epics.flatMap((e) => e.stories).filter((x) => x.epicId === '4' && x.story === '1');
     assert.deepEqual(s41.map((x) => [x.file?.replace(/^.*\//, ''), x.status]), [['4.1.story.md', 'review']]);
     assert.deepEqual(r.problems.filter((p) => p.file.endsWith('checklist.md')).map((p) => `${p.severity} ${p.code}`), ['info story-file-duplicate']);
+  });
+});
+
+describe('a QA gate file written as a Markdown report under its `.yml` name', () => {
+  const report = (verdict: string) => `# Quality Gate: Story 3.7.1 - Unified Schema\n\n## Gate Decision: ${verdict}\n\n**Date:** 2026-01-12\n**Reviewer:** Quinn (Test Architect)\n\n---\n\n## History\n\nPrevious gate: FAIL (2026-01-10)\n`;
+
+  test('reads its verdict from the report\'s gate line, not from a line that mentions a gate in passing', () => {
+    assert.equal(parseQaGate('docs/qa/gates/3.7.1-unified-schema.yml', report('PASS'), NOW).verdict, 'PASS');
+    assert.equal(parseQaGate('docs/qa/gates/3.7.1-unified-schema.yml', report('✅ CONCERNS'), NOW).verdict, 'CONCERNS');
+    assert.equal(parseQaGate('docs/qa/gates/3.7.1-unified-schema.yml', '**Gate:** FAIL\n\nSee notes.\n', NOW).verdict, 'FAIL');
+    assert.equal(parseQaGate('docs/qa/gates/x.yml', '# Notes\n\n**Date:** 2026-01-12\n\nPrevious gate: FAIL\n', NOW).verdict, undefined);
+  });
+
+  test('a done story with such a gate (PASS) is not warned', () => {
+    const dir = project({
+      '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\nqa:\n  qaLocation: docs/qa\n',
+      'docs/stories/3.7.1.story.md': '# Story 3.7.1: Unified Schema\n\n## Status\n\nDone\n\n## Tasks / Subtasks\n\n- [x] Refactor\n',
+      'docs/qa/gates/3.7.1-unified-schema.yml': report('PASS'),
+    });
+    const r = loadSprint(dir, { now: NOW })!;
+    assert.deepEqual(r.problems.filter((p) => p.severity !== 'info').map((p) => `${p.code} ${p.message}`), []);
   });
 });

@@ -141,6 +141,16 @@ function nestedVerdict(d: Record<string, unknown>): string | undefined {
 }
 
 /** Parses a QA gate YAML file. The story comes from `story:` or the file name `{epic}.{story}-slug.yml`. */
+/**
+ * The verdict of a gate written as a Markdown report under a gate file's name (`## Gate Decision:
+ * PASS`, `**Gate:** CONCERNS`): the first line that opens with the gate's label, as a heading, a
+ * list item or bold text. A later line that mentions a gate in passing (`Previous gate: FAIL`) is not it.
+ */
+function markdownVerdict(text: string): GateVerdict | undefined {
+  const m = /^[ \t]*(?:#{1,6}[ \t]*)?(?:[-*][ \t]+)?(?:\*\*|__)?(?:QA[ \t]+|Quality[ \t]+)?Gate(?:[ \t]+(?:Decision|Status|Verdict|Result))?(?:\*\*|__)?[ \t]*:[ \t]*(?:\*\*|__)?[ \t]*(?:[^\p{L}\p{N}\s][ \t]*)?(PASS|CONCERNS|FAIL|WAIVED)\b/imu.exec(text);
+  return m ? (m[1].toUpperCase() as GateVerdict) : undefined;
+}
+
 export function parseQaGate(file: string, text: string, now: Date): StoryGate {
   const base = file.split(/[\\/]/).pop() ?? file;
   const fromName = storyIdOf(base);
@@ -154,7 +164,7 @@ export function parseQaGate(file: string, text: string, now: Date): StoryGate {
     // The gate template puts its verdict at the top, one plain line (`gate: PASS`); a note broken
     // further down (an unescaped quote) does not unsay it.
     const line = (key: string) => new RegExp(`^${key}[ \\t]*:[ \\t]*["']?([^"'#\\r\\n]*?)["']?[ \\t]*(?:#.*)?$`, 'm').exec(text)?.[1].trim();
-    const v = [line('gate'), ...VERDICT_KEYS.map(line), line(OVERALL_KEYS)].map(verdictWord).find(isVerdict);
+    const v = [line('gate'), ...VERDICT_KEYS.map(line), line(OVERALL_KEYS)].map(verdictWord).find(isVerdict) ?? markdownVerdict(text);
     if (v) g.verdict = v;
     const sid = storyIdOf(line('story'));
     if (sid) Object.assign(g, sid);
@@ -162,8 +172,13 @@ export function parseQaGate(file: string, text: string, now: Date): StoryGate {
     return finish(g, now);
   }
   if (!data || typeof data !== 'object' || Array.isArray(data)) {
-    g.error = 'not a mapping';
-    return g;
+    const v = markdownVerdict(text);
+    if (!v) {
+      g.error = 'not a mapping';
+      return g;
+    }
+    g.verdict = v;
+    return finish(g, now);
   }
   const d = data as Record<string, unknown>;
   // The template's `gate: PASS`; some reviews write the gate as a mapping (`gate:` with `story:` and
