@@ -14,7 +14,9 @@ export function encodingRefusal(buf: Uint8Array): { reason: 'utf16' | 'binary'; 
   }
   const n = Math.min(buf.length, ENCODING_SNIFF_BYTES);
   // Buffer's indexOf is memchr: a loop over 8 KiB in JavaScript cost more than reading the file.
-  const head = Buffer.isBuffer(buf) ? buf.subarray(0, n) : Buffer.from(buf.buffer, buf.byteOffset, n);
+  // A Buffer no longer than the window is searched as it is: a view made for it cost a cold scan
+  // more than the search (1.5 % of its main thread's profile, 29 Nov, session 23).
+  const head = Buffer.isBuffer(buf) ? (n === buf.length ? buf : buf.subarray(0, n)) : Buffer.from(buf.buffer, buf.byteOffset, n);
   if (head.indexOf(0) >= 0) return { reason: 'binary', message: 'binary: it holds NUL bytes (it looks binary); it is not a workflow file' };
   return undefined;
 }
