@@ -124,7 +124,7 @@ describe('a v4 story (`4.1.story.md`) with a note of the same number that states
     const r = loadSprint(dir, { now: NOW })!;
     const s41 = r.epics.flatMap((e) => e.stories).filter((x) => x.epicId === '4' && x.story === '1');
     assert.deepEqual(s41.map((x) => [x.file?.replace(/^.*\//, ''), x.status]), [['4.1.story.md', 'review']]);
-    assert.deepEqual(r.problems.filter((p) => p.file.endsWith('checklist.md')).map((p) => `${p.severity} ${p.code}`), ['info story-file-duplicate']);
+    assert.deepEqual(r.problems.filter((p) => p.file.endsWith('checklist.md')).map((p) => `${p.severity} ${p.code} ${p.message}`), ['info story-file-duplicate Story 4-1-story has another file, docs/stories/4.1.story.md, which Waymark reads. Merge or rename this one if it is the same story.']);
   });
 });
 

@@ -236,7 +236,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
   const keyOfFile = (f: StoryFile) => f.file.replace(/^.*[\\/]/, '').replace(/\.md$/i, '');
   /** A second file of a story, itself a story (its own title and status), beside the one Waymark reads. */
   const anotherFile = (f: StoryFile, key: string, read: StoryFile) => {
-    if (f.title !== undefined && f.status !== undefined) problems.push({ file: f.file, range: at(f.titleLine ?? 0), severity: 'info', code: 'story-file-duplicate', message: `Story ${key} has another file, ${read.file}, which Waymark reads. Merge or rename this one if it is the same story.` });
+    if (f.title !== undefined && f.status !== undefined) problems.push({ file: f.file, range: at(f.titleLine ?? 0), severity: 'info', code: 'story-file-duplicate', message: `Story ${key} has another file, ${(relativeInside(parts.root, read.file) ?? read.file).split('\\').join('/')}, which Waymark reads. Merge or rename this one if it is the same story.` });
   };
   const byLowerKey = new Map([...byKey.values()].map((s) => [s.key.toLowerCase(), s]));
   // A key and a file name that differ only in how numbers are joined name one story: the ledger's
