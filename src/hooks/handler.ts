@@ -221,6 +221,7 @@ export async function judgeCommand(command: string, cwd: string, root: string): 
     }
     if (t.kind === 'tree' || (t.kind === 'delete' && isDir(abs)) || (t.kind === 'write' && isDir(abs))) {
       let files = (isDir(abs) ? filesUnder(abs) : [abs]).map(realOf).filter(inside);
+      if (t.kind === 'tree' && t.names) files = files.filter((f) => t.names!.every((re) => re.test(path.basename(f))));
       if (t.kind === 'tree' && t.git) {
         const changed = gitChanged(t.git, t.how);
         if (changed) files = files.filter((f) => changed.has(f));
@@ -263,6 +264,9 @@ function isDir(p: string): boolean {
 const TICKET_FIX = "- fix: set a ticket's status with waymark story set-status REF STATUS [--blocked REASON] (its plan written as tickets.py mark writes it, with history), or edit the plan with the Edit tool so the change is checked.";
 const COMMAND_FIX = '- fix: change state with a waymark command (waymark advance|complete-step|set-status|gate pass ..., see waymark --help), or edit the file with the Edit tool so the change is checked.';
 
+const MODE_CHANGE = /^(?:chmod|chown|chgrp|lchown|chattr|setfacl)$/;
+const MODE_FIX = "- fix: leave the mode, owner and attributes of state files as they are: Waymark, the editor and every agent must read and write them (chmod u+rw FILE gives them back). Change state with a waymark command (waymark --help).";
+const FORMAT_FIX = '- fix: leave state out of the formatter: list the state files or their folders in its ignore file (.prettierignore, .markdownlintignore; e.g. `_bmad-output/`, `.waymark/`, `docs/plan.md`), or run it on source only (prettier --write src, prettier --write "**/*.ts"). State changes go through waymark commands (waymark --help).';
 const HIDDEN_FIX = '- fix: put the code in a file and run that file (bash FILE, python3 FILE: Waymark reads it and judges what it writes), unpack or apply only archives and patches that are files it can read, or change state with a waymark command (waymark --help).';
 
 async function proposedCommand(event: Extract<NeutralEvent, { kind: 'proposed-command' }>, root: string): Promise<HookDecision> {
@@ -274,7 +278,8 @@ async function proposedCommand(event: Extract<NeutralEvent, { kind: 'proposed-co
   if (f.hits.length) {
     const which = f.hits.map((h) => h.replace(/ \((.+), by (.+)\)$/, '')).join(', ');
     const kinds = [...new Set(f.hits.map((h) => / \((.+), by /.exec(h)?.[1] ?? 'state'))];
-    const fix = kinds.includes('a gate verdict') ? "- fix: a gate verdict is a reviewer's record: waymark gate pass|concerns|fail|waive FILE STEP --by NAME" : kinds.includes("a ticket's status") ? TICKET_FIX : COMMAND_FIX;
+    const hows = f.hits.map((h) => /, by (.+)\)$/.exec(h)?.[1] ?? '');
+    const fix = kinds.includes('a gate verdict') ? "- fix: a gate verdict is a reviewer's record: waymark gate pass|concerns|fail|waive FILE STEP --by NAME" : hows.every((h) => MODE_CHANGE.test(h)) ? MODE_FIX : hows.every((h) => /rewrites the .* files it is given/.test(h)) ? FORMAT_FIX : kinds.includes("a ticket's status") ? TICKET_FIX : COMMAND_FIX;
     return { kind: 'deny', reason: `Waymark refused this command: it writes ${which}, which hold${f.hits.length === 1 ? 's' : ''} ${kinds.join(' and ')}, by shell, where the rules cannot be checked (${f.hits.map((h) => /, by (.+)\)$/.exec(h)?.[1]).join('; ')}).\n${fix}` };
   }
   if (f.broken.length) return { kind: 'deny', reason: `Waymark refused this command: the file it writes would break the workflow rules: ${f.broken.join('\n')}\n${COMMAND_FIX}` };
