@@ -204,6 +204,8 @@ class Reader {
   readonly touches: ShellTouch[] = [];
   readonly opaque: string[] = [];
   readonly hidden: string[] = [];
+  /** Folders the command makes (mkdir) before what follows runs. */
+  private readonly made = new Set<string>();
   depth = 0;
 
   constructor(private readonly home: string) {}
@@ -569,6 +571,14 @@ class Reader {
       case 'chattr':
       case 'setfacl':
         this.modeChange(name, argWords, args, scope);
+        return scope;
+      case 'mkdir':
+        // A folder this command makes holds only what the command puts in it (a copy of it is judged on those).
+        for (let k = 0; k < argWords.length; k++) {
+          const a = args[k];
+          if (a !== undefined && /^-(?:m|-mode)$/.test(a)) k++;
+          else if (a === undefined || !a.startsWith('-')) for (const p of this.paths(argWords[k], scope, 'a folder mkdir makes') ?? []) this.made.add(p);
+        }
         return scope;
       case 'apply_patch':
       case 'applypatch':
@@ -1176,15 +1186,17 @@ class Reader {
     if (name === 'ln' && !args.some((a) => a !== undefined && (/^-[a-zA-Z]*s/.test(a) || a === '--symbolic'))) for (const s of sources) this.touches.push({ kind: 'write', path: s, how: 'ln (a hard link)' });
     const dests = targetDirText !== undefined ? this.resolve({ text: targetDirText, glob: false }, scope, `the ${name} destination`) : destWord ? this.paths(destWord, scope, `the ${name} destination`) : name === 'ln' ? scope.cwds : undefined;
     for (const d of dests ?? []) {
-      const intoDir = targetDir !== undefined || targetDirText !== undefined || sources.length > 1 || isDirectory(d);
+      const intoDir = targetDir !== undefined || targetDirText !== undefined || sources.length > 1 || isDirectory(d) || this.made.has(d);
       for (const s of sources.length ? sources : [undefined]) {
         const dest = intoDir && s && !contentsOf.has(s) ? path.join(d, path.basename(s)) : d;
         if (s && name !== 'ln' && recursive && !isRegularFile(s)) {
           // A folder copied or moved: each of its files lands at its own path, judged as a single
           // file's copy is. A source that cannot be listed (not there yet, unreadable, too large)
           // may bring anything into the folder it lands in.
-          const files = filesOf(s);
-          if (files) for (const f of files) this.touches.push({ kind: 'write', path: path.join(dest, path.relative(s, f)), how: `${name} -r`, content: { fromFile: f } });
+          const made = !fs.existsSync(s) && [...this.made].some((m) => s === m || s.startsWith(m + path.sep));
+          const files = made ? this.touches.filter((t) => t.kind === 'write' && t.path.startsWith(s + path.sep)).map((t) => t.path) : filesOf(s);
+          if (files && made) for (const f of files) this.touches.push({ kind: 'write', path: path.join(dest, path.relative(s, f)), how: `${name} -r` });
+          else if (files) for (const f of files) this.touches.push({ kind: 'write', path: path.join(dest, path.relative(s, f)), how: `${name} -r`, content: { fromFile: f } });
           else this.touches.push({ kind: 'tree', path: isDirectory(dest) ? dest : d, how: `${name} -r` });
         } else this.touches.push({ kind: 'write', path: dest, how: name, content: s ? { fromFile: s } : undefined });
       }
