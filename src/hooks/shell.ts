@@ -39,7 +39,8 @@ export interface ShellReading {
 }
 
 /** What a command reads on its standard input, when the command says: a text, or why it is not known. */
-type Input = { text: string } | { hidden: string };
+/** `lists`: the folders whose files a lister's output names (git ls-files, find, ls, grep -l). */
+type Input = { text: string } | { hidden: string; lists?: string[] };
 
 type Sh = typeof import('mvdan-sh');
 let sh: Sh | undefined;
@@ -153,6 +154,10 @@ const WRAPPER_VALUES: Record<string, RegExp> = {
   nsenter: /^-(?:[tSGwr]|-target)$/,
   firejail: /^-(?:-profile|-private)$/,
   npx: /^-(?:p|-package)$/,
+  command: /^$/,
+  builtin: /^$/,
+  nohup: /^$/,
+  time: /^-[fo]$/,
   bunx: /^-(?:p|-package)$/,
 };
 /** Editors: every file they are given may be written. */
@@ -366,7 +371,8 @@ class Reader {
       if (c.name === 'echo' && !args.some((a) => a.startsWith('-'))) return { text: args.join(' ') };
       if (c.name === 'printf' && args.length === 1 && !args[0].includes('%')) return { text: args[0].replace(/\\(.)/g, (_, ch: string) => ({ n: '\n', t: '\t', '\\': '\\' })[ch] ?? ch) };
     }
-    return { hidden: `the output of ${c?.name ?? 'a command'}` };
+    const lists = c && scope.cwds ? listedFolders(c.name, c.args.slice(1)) : undefined;
+    return { hidden: `the output of ${c?.name ?? 'a command'}`, ...(lists && scope.cwds ? { lists: lists.map((d) => path.resolve(scope.cwds![0], d)) } : {}) };
   }
 
   /** Reads the commands inside `$(...)`, backquotes and `<(...)` in a node (they run in subshells). */
@@ -586,7 +592,7 @@ class Reader {
         return scope;
       case 'script': {
         // script -c TEXT [LOG]: TEXT runs in a shell; LOG is written.
-        const c = args.findIndex((a) => a !== undefined && /^-(?:c|-command)$/.test(a));
+        const c = args.findIndex((a) => a !== undefined && /^-[a-zA-Z]*c$|^--command$/.test(a));
         if (c !== -1) {
           const text = args[c + 1];
           if (text === undefined) this.hidden.push('script -c runs text built from expansions');
@@ -706,7 +712,7 @@ class Reader {
       if (c !== -1) {
         const text = args[c + 1];
         if (text === undefined) this.opaque.push(`${name} -c runs text built from expansions`);
-        else this.nested(text, scope, `the text ${name} -c runs`);
+        else this.nested(withPositional(text, args.slice(c + 3)), scope, `the text ${name} -c runs`);
       } else {
         const k = args.findIndex((a) => a === undefined || !a.startsWith('-') || a === '-');
         const file = k === -1 ? undefined : args[k];
@@ -910,6 +916,7 @@ class Reader {
       const a = args[k];
       if (a === undefined) break;
       if (a === '-I') (replace = args[++k] ?? '{}'), (sep = 'line');
+      else if (/^-I./.test(a)) (replace = a.slice(2)), (sep = 'line');
       else if (a.startsWith('--replace')) (replace = a.includes('=') ? a.slice(a.indexOf('=') + 1) : '{}'), (sep = 'line');
       else if (/^-i/.test(a)) (replace = a.slice(2) || '{}'), (sep = 'line');
       else if (a === '-0' || a === '--null') sep = 'nul';
@@ -934,7 +941,10 @@ class Reader {
       for (const c of cmds) this.nested(c.map(shellQuote).join(' '), scope, 'the command xargs runs');
       return;
     }
-    if (this.handed(replace !== undefined ? words.map((w) => w.split(replace!).join(HANDED)) : [...words, HANDED], scope, 'the command xargs runs')) this.opaque.push(`xargs takes the files ${words[0]} works on from its input`);
+    if (!this.handed(replace !== undefined ? words.map((w) => w.split(replace!).join(HANDED)) : [...words, HANDED], scope, 'the command xargs runs')) return;
+    // Files a lister names (git ls-files docs, find docs, grep -rl x docs): any file under its folders.
+    if (input && 'lists' in input && input.lists) for (const d of input.lists) this.touches.push({ kind: 'tree', path: d, how: `xargs ${words[0]}` });
+    else this.opaque.push(`xargs takes the files ${words[0]} works on from its input`);
   }
 
   /** parallel [OPTIONS] CMD ::: ARGS: CMD run on each argument (`{}` stands for it), else on its input's lines. */
@@ -1057,7 +1067,7 @@ class Reader {
     for (let k = 0; k < args.length; k++) {
       const a = args[k];
       if (a === undefined) continue;
-      if (/^(?:-o|--output|--output-file|--outfile|--out-file|--output-document|--out|-outfile)$/.test(a) || (name === 'wget' && a === '-O') || (name === 'openssl' && a === '-out')) {
+      if (/^(?:-o|--output|--output-file|--outfile|--out-file|--output-document|--out|-outfile)$/.test(a) || (name === 'wget' && /^-[a-zA-Z]*O$/.test(a)) || (name === 'curl' && /^-[a-zA-Z]*o$/.test(a)) || (name === 'openssl' && a === '-out')) {
         if (argWords[k + 1] !== undefined) out(this.paths(argWords[k + 1], scope, `the file ${name} ${a} writes`), `${name} ${a}`);
         k++;
       } else if (/^--(?:output|output-file|outfile|out-file|output-document|out)=/.test(a)) out(this.resolve({ text: a.slice(a.indexOf('=') + 1), glob: false }, scope, `the file ${name} writes`), `${name} ${a.slice(0, a.indexOf('='))}`);
@@ -1506,6 +1516,57 @@ class Reader {
     }
     return scope;
   }
+}
+
+/** `sh -c TEXT NAME ARGS...`: TEXT with its positional parameters ($1, "$@") as the literal words given. */
+function withPositional(text: string, positional: (string | undefined)[]): string {
+  if (!positional.length || positional.some((p) => p === undefined)) return text;
+  const words = positional as string[];
+  const all = words.map(shellQuote).join(' ');
+  return text
+    .replace(/"\$[@*]"|\$[@*]|"\$\{[@*]\}"|\$\{[@*]\}/g, all)
+    .replace(/"\$\{?([1-9])\}?"|\$\{?([1-9])\}?/g, (m, a: string | undefined, b: string | undefined) => {
+      const w = words[Number(a ?? b) - 1];
+      return w === undefined ? m : shellQuote(w);
+    });
+}
+
+/** The folders whose files a listing command prints (git ls-files, find, ls, grep -rl, rg -l, fd); undefined for other commands. */
+function listedFolders(name: string, args: string[]): string[] | undefined {
+  const operands = args.filter((a) => !a.startsWith('-'));
+  switch (name) {
+    case 'git': {
+      const sub = args.findIndex((a) => a === 'ls-files' || a === 'diff' || a === 'grep');
+      if (sub === -1 || (args[sub] !== 'ls-files' && !args.slice(sub).some((a) => /^--name-only$|^-l$|^--files-with-matches$/.test(a)))) return undefined;
+      const after = args.slice(sub + 1);
+      const dd = after.indexOf('--');
+      const paths = dd !== -1 ? after.slice(dd + 1) : args[sub] === 'ls-files' ? after.filter((a) => !a.startsWith('-') && !/[*?[]/.test(a)) : [];
+      return paths.length ? paths : ['.'];
+    }
+    case 'find': {
+      const starts: string[] = [];
+      for (const a of args) {
+        if (/^[-(!]/.test(a)) break;
+        starts.push(a);
+      }
+      return starts.length ? starts : ['.'];
+    }
+    case 'ls':
+    case 'fd':
+    case 'fdfind':
+      return name === 'ls' ? (operands.length ? operands : ['.']) : operands.length > 1 ? operands.slice(1) : ['.'];
+    case 'grep':
+    case 'egrep':
+    case 'fgrep':
+    case 'rg':
+    case 'ag': {
+      if (!args.some((a) => /^-[a-zA-Z]*[lL]|^--files(?:-with(?:out)?-matches)?$/.test(a))) return undefined;
+      const pattern = args.some((a) => a === '-e' || a === '-f' || a === '--files') ? 0 : 1;
+      const dirs = operands.slice(pattern);
+      return dirs.length ? dirs : ['.'];
+    }
+  }
+  return undefined;
 }
 
 /** A word quoted for the shell (as is when it needs no quoting). */
