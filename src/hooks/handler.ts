@@ -47,6 +47,13 @@ function nextText(cwd: string, file: string, current: string | undefined, c: Fil
       const base = c.from ? readCurrentText(realOf(path.resolve(cwd, c.from))) : current;
       return base === undefined ? undefined : applyHunks(base, c.hunks);
     }
+    case 'insert': {
+      if (current === undefined) return undefined;
+      const lines = current.split('\n');
+      if (c.line < 0 || c.line > lines.length) return undefined;
+      lines.splice(c.line, 0, ...c.text.split('\n'));
+      return lines.join('\n');
+    }
     case 'delete':
       return null;
     case 'unknown':

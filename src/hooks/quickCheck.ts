@@ -197,6 +197,8 @@ function fileCheck(ctx: HookContext, file: string, change: FileChange | undefine
       case 'hunks':
         if (change.from && looksLikeState(head(realPathOf(path.resolve(ctx.cwd, change.from))))) return { verdict: 'judge' };
         return { verdict: change.hunks.some((h) => fragmentMayAddState(h.new.join('\n'))) ? 'judge' : 'pass' };
+      case 'insert':
+        return { verdict: fragmentMayAddState(change.text) ? 'judge' : 'pass' };
       case 'delete':
       case 'unknown':
         // Without state now, deleting it changes none; an unseen edit that adds state is caught after it.
