@@ -28,7 +28,7 @@ import { applyHunks } from './applyPatch';
 import type { FileChange, FileEdit, HookAdapter, HookDecision, NeutralEvent } from './port';
 import { hasWorkspace, mayHoldState, realPathOf, workspaceRootOf } from './quickCheck';
 import { setStatusForMark } from './ticketsMark';
-import { readShellCommand } from './shell';
+import { GIT_CODE, gitCodeCommands, readShellCommand } from './shell';
 
 function formatProblems(problems: ProposalProblem[], max = 3): string {
   const lines = problems.slice(0, max).map((p) => `- ${p.message}${p.fix ? `\n  fix: ${p.fix}` : ''}`);
@@ -88,6 +88,14 @@ async function proposedEdits(event: { ctx: NeutralEvent['ctx']; tool: string }, 
         : `Waymark refused this edit of ${relPath(root, file)}: the change cannot be applied to the file as it is (its old text is not there), and the file holds ${what}.\n- fix: read the file again and send the change against its current text.`);
       else notes.push(`${event.tool} on ${file} will not apply or says no content; not checked.`);
       continue;
+    }
+    if (next && GIT_CODE.test(relPath(root, file))) {
+      // A git hook or git's configuration: what git will run from it is judged as a command now.
+      const found = await gitCodeFindings(root, file, next);
+      if (found) {
+        reasons.push(`Waymark refused this edit of ${relPath(root, file)}: git runs the code it holds, and that code ${found}.\n- fix: keep git's hooks, aliases, editors and pagers away from state; change state with a waymark command (waymark --help).`);
+        continue;
+      }
     }
     const verdict = await checkProposedEdit({ root, file, text: next ?? undefined, beforeText: current ?? null, actor: adapter.actor, session: event.ctx.session });
     const errors = [...refusals(verdict), ...(await gateDefinitionProblems(root, file, current, next ?? undefined))];
@@ -258,6 +266,18 @@ export async function judgeCommand(command: string, cwd: string, root: string): 
   if (mayTouchState) finding.opaque.push(...reading.opaque);
   if (reading.programs.some((p) => STATE_HINT.test(p))) finding.opaque.push('it runs a program whose code names state files; its writes cannot be read from the command');
   return finding;
+}
+
+/** What the code a git hook or configuration text makes git run would do to state; undefined when nothing. */
+async function gitCodeFindings(root: string, file: string, text: string): Promise<string | undefined> {
+  for (const c of gitCodeCommands(file, text)) {
+    const f = await judgeCommand(c, root, root);
+    if (f.hits.length) return `writes ${f.hits.join(', ')}`;
+    if (f.broken.length) return `writes ${f.broken.join('; ')}`;
+    if (f.hidden.length) return `runs what Waymark cannot read (${f.hidden.slice(0, 2).join('; ')})`;
+    if (f.opaque.length) return `may touch state in a way Waymark cannot follow (${f.opaque.slice(0, 2).join('; ')})`;
+  }
+  return undefined;
 }
 
 function isDir(p: string): boolean {

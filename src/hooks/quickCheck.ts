@@ -186,7 +186,8 @@ function fileCheck(ctx: HookContext, file: string, change: FileChange | undefine
   const rel = path.relative(root, abs);
   if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) return { verdict: 'pass', note: `${abs} is outside the workspace ${root}; not checked.` };
   const relSlash = rel.split(path.sep).join('/');
-  if (RECORD.test(relSlash) || LEDGER.test(relSlash)) return { verdict: 'judge' };
+  // A git hook or git's configuration: code git runs later (judged for what it writes).
+  if (RECORD.test(relSlash) || LEDGER.test(relSlash) || /^\.git\/(?:hooks\/[^/]+|config)$/.test(relSlash)) return { verdict: 'judge' };
   if (looksLikeState(head(abs))) return { verdict: 'judge' };
   if (change) {
     switch (change.type) {

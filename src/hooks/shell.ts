@@ -172,7 +172,7 @@ const IN_PLACE = new Set(['sed', 'gsed', 'perl', 'ruby']);
 /** Variables whose value is a program some command runs (git's editor, a pager, ssh): read as a command. */
 const PROGRAM_VARS = /^(?:GIT_EDITOR|GIT_SEQUENCE_EDITOR|EDITOR|VISUAL|FCEDIT|PAGER|GIT_PAGER|MANPAGER|SYSTEMD_PAGER|BAT_PAGER|DELTA_PAGER|LESSOPEN|LESSCLOSE|GIT_SSH_COMMAND|GIT_SSH|GIT_ASKPASS|SSH_ASKPASS|SUDO_ASKPASS|GIT_EXTERNAL_DIFF|GIT_PROXY_COMMAND|BROWSER|PROMPT_COMMAND)$/;
 /** git configuration keys whose value is a program git runs (`!` aliases, editors, pagers, drivers, helpers). */
-const GIT_PROGRAM_KEYS = /^(?:alias\..+|core\.(?:editor|pager|sshcommand|askpass|fsmonitor|hookspath|gitproxy|alternaterefscommand)|sequence\.editor|pager\..+|diff\.external|diff\..+\.(?:textconv|command)|difftool\..+\.cmd|mergetool\..+\.cmd|merge\..+\.driver|filter\..+\.(?:clean|smudge|process)|credential\.(?:.+\.)?helper|gpg\.(?:.+\.)?program|uploadpack\.packobjectshook|sendemail\.(?:.+\.)?(?:tocmd|cccmd|sendmailcmd)|web\.browser|browser\..+\.cmd|man\..+\.cmd|remote\..+\.(?:receivepack|uploadpack)|interactive\.difffilter)$/;
+export const GIT_PROGRAM_KEYS = /^(?:alias\..+|core\.(?:editor|pager|sshcommand|askpass|fsmonitor|hookspath|gitproxy|alternaterefscommand)|sequence\.editor|pager\..+|diff\.external|diff\..+\.(?:textconv|command)|difftool\..+\.cmd|mergetool\..+\.cmd|merge\..+\.driver|filter\..+\.(?:clean|smudge|process)|credential\.(?:.+\.)?helper|gpg\.(?:.+\.)?program|uploadpack\.packobjectshook|sendemail\.(?:.+\.)?(?:tocmd|cccmd|sendmailcmd)|web\.browser|browser\..+\.cmd|man\..+\.cmd|remote\..+\.(?:receivepack|uploadpack)|interactive\.difffilter)$/;
 /** Programs that rewrite, replace or rename every file they are given (yq only with -i). */
 const IN_PLACE_ALWAYS = /^(?:dos2unix|unix2dos|mac2unix|unix2mac|sponge|exiftool|sd|rename|prename|perl-rename|file-rename|mkfifo|mknod|fallocate)$/;
 /** Programs whose `-o` is not an output file. */
@@ -1828,5 +1828,45 @@ export function readShellCommand(command: string, cwd: string, home = process.en
     return { touches: [], opaque: [`it is not valid shell (${msg})`], hidden: [], programs: [], parseError: msg };
   }
   reader.stmts(list(file.Stmts), { cwds: [path.resolve(cwd)] });
+  // A git hook or git's configuration written by the command: code git runs later, judged now.
+  for (const t of [...reader.touches]) {
+    if (t.kind !== 'write' || !GIT_CODE.test(t.path.split(path.sep).join('/'))) continue;
+    const text = t.content && 'text' in t.content ? t.content.text : t.content && 'fromFile' in t.content ? readSmall(t.content.fromFile) : undefined;
+    if (text === undefined) reader.hidden.push(`${t.how} writes ${t.path}, code git runs later, whose text Waymark cannot read`);
+    else for (const c of gitCodeCommands(t.path, text)) reader.nested(c, { cwds: [path.dirname(path.dirname(path.dirname(t.path.endsWith('/config') ? `${t.path}/x` : t.path)))] }, `the code git runs from ${path.basename(t.path)}`);
+  }
   return { touches: reader.touches, opaque: reader.opaque, hidden: reader.hidden, programs: reader.programs };
+}
+
+/** git's files that hold code git runs later: a hook, the repository's configuration (aliases, editors, pagers, hooksPath). */
+export const GIT_CODE = /(?:^|\/)\.git\/(?:hooks\/[^/]+|config)$/;
+
+/**
+ * The shell commands a git hook's or configuration's text makes git run: a hook's script (an
+ * interpreter's by its shebang), or each program value of the configuration as `git -c KEY=VALUE`
+ * reads it.
+ */
+export function gitCodeCommands(file: string, text: string): string[] {
+  if (!/(?:^|[\\/])config$/.test(file)) {
+    const bang = /^#!\s*(\S+)(?:[ \t]+(\S+))?/.exec(text);
+    const interp = bang ? (path.basename(bang[1]) === 'env' ? (bang[2] ?? 'sh') : path.basename(bang[1])) : 'sh';
+    return [SHELLS.has(interp) ? text : `${shellQuote(interp)} -c ${shellQuote(text)}`];
+  }
+  const out: string[] = [];
+  let section = '';
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    const sec = /^\[\s*([\w.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/.exec(line);
+    if (sec) {
+      section = sec[2] !== undefined ? `${sec[1]}.${sec[2]}` : sec[1];
+      continue;
+    }
+    const kv = /^([\w-]+)\s*=\s*(.*)$/.exec(line);
+    if (!kv || !section) continue;
+    const key = `${section}.${kv[1]}`.toLowerCase();
+    if (!GIT_PROGRAM_KEYS.test(key)) continue;
+    const value = kv[2].replace(/^"(.*)"$/, '$1').replace(/\\"/g, '"');
+    out.push(`git -c ${shellQuote(`${key}=${value}`)} status`);
+  }
+  return out;
 }

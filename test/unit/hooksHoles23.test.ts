@@ -137,6 +137,11 @@ describe('session 23: the hook\'s last "not judged" holes', () => {
     'yamlfmt',
     'deno fmt',
     'dprint fmt',
+    // Code git runs later, written now.
+    "printf '#!/bin/sh\\nrm docs/plan.md\\n' > .git/hooks/post-commit",
+    'cp OUT/hooks/pre-commit .git/hooks/pre-commit',
+    'cat >> .git/hooks/pre-commit',
+    "printf '[alias]\\n\\tx = !rm docs/plan.md\\n' >> .git/config",
     // apply_patch run as a command (Codex runs it itself).
     "apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: docs/plan.md\n*** End Patch\nEOF",
     'apply_patch "*** Begin Patch\n*** Update File: src/app.ts\n*** Move to: docs/plan.md\n@@\n-export const x = 1;\n+x\n*** End Patch"',
@@ -229,6 +234,8 @@ describe('session 23: the hook\'s last "not judged" holes', () => {
       'git config --get alias.st',
       'git st',
       `git -c core.hooksPath=${out}/okhooks commit -m x`,
+      `cp ${out}/okhooks/pre-commit .git/hooks/pre-commit`,
+      'chmod +x .git/hooks/pre-commit',
       'curl -o /tmp/x.json https://example.com/x.json',
       'curl -s https://example.com | jq .',
       'wget -O /tmp/x https://example.com/x',
@@ -259,6 +266,7 @@ describe('session 23: every agent\'s payload, played hostile', () => {
   before(() => {
     root = featureWorkspace();
     write(root, '.waymark/gates/plan/design.gate', 'gate: FAIL\n');
+    execFileSync('git', ['init', '-q'], { cwd: root, stdio: 'pipe' });
     fs.symlinkSync(path.join(root, 'docs/plan.md'), path.join(root, 'src/innocent.ts'));
     snapshot = stateDigest();
   });
@@ -315,6 +323,22 @@ describe('session 23: every agent\'s payload, played hostile', () => {
     assert.notEqual(json(view).permissionDecision, 'deny');
     const undo = await call({ command: 'undo_edit', path: plan });
     assert.equal(json(undo).permissionDecision, 'deny', undo.stdout + undo.stderr);
+  });
+
+  test('an edit of a git hook or of git\'s configuration is judged on what git will run from it', async () => {
+    const hook = path.join(root, '.git/hooks/post-commit');
+    const config = path.join(root, '.git/config');
+    const bad = await answer(claude, { session_id: 's1', cwd: root, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: hook, content: '#!/bin/sh\nrm docs/plan.md\n' } });
+    assert.equal(bad.exitCode, 2, bad.stderr);
+    assert.match(bad.stderr, /git runs the code it holds/);
+    const py = await answer(claude, { session_id: 's1', cwd: root, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: hook, content: "#!/usr/bin/env python3\nimport os\nos.remove('docs/plan.md')\n" } });
+    assert.equal(py.exitCode, 2, py.stderr);
+    const alias = await answer(claude, { session_id: 's1', cwd: root, hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: { file_path: config, old_string: '[core]', new_string: '[alias]\n\tx = !sed -i s/a/b/ docs/plan.md\n[core]' } });
+    assert.equal(alias.exitCode, 2, alias.stderr);
+    const ok = await answer(claude, { session_id: 's1', cwd: root, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: hook, content: '#!/bin/sh\nnpm test\n' } });
+    assert.equal(ok.exitCode, 0, ok.stderr);
+    const okAlias = await answer(claude, { session_id: 's1', cwd: root, hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: { file_path: config, old_string: '[core]', new_string: '[alias]\n\tst = status\n[core]' } });
+    assert.equal(okAlias.exitCode, 0, okAlias.stderr);
   });
 
   test('duplicate keys are read as the agents read them (the last one), so the judged path is the written one', async () => {
