@@ -135,7 +135,7 @@ function ansiC(v: string): string {
 }
 
 /** The commands that only run the rest of their arguments as a command (busybox and toybox run their first argument as the applet). */
-const WRAPPERS = new Set(['sudo', 'doas', 'env', 'command', 'builtin', 'exec', 'nice', 'nohup', 'time', 'stdbuf', 'timeout', 'ionice', 'chrt', 'taskset', 'unbuffer', 'caffeinate', 'busybox', 'toybox', 'setsid', 'fakeroot', 'flock', 'xvfb-run', 'firejail', 'proxychains', 'proxychains4', 'torsocks', 'numactl', 'catchsegv', 'dbus-run-session', 'systemd-run', 'nsenter', 'unshare', 'sg', 'npx', 'bunx', 'pnpx']);
+const WRAPPERS = new Set(['sudo', 'doas', 'env', 'command', 'builtin', 'exec', 'nice', 'nohup', 'time', 'stdbuf', 'timeout', 'ionice', 'chrt', 'taskset', 'unbuffer', 'caffeinate', 'busybox', 'toybox', 'setsid', 'fakeroot', 'flock', 'xvfb-run', 'firejail', 'proxychains', 'proxychains4', 'torsocks', 'numactl', 'catchsegv', 'dbus-run-session', 'systemd-run', 'nsenter', 'unshare', 'sg', 'npx', 'bunx', 'pnpx', 'shx']);
 /** A wrapper's options that take a value (the word after them is not the command). */
 const WRAPPER_VALUES: Record<string, RegExp> = {
   sudo: /^-(?:[uUgCpDhrtT]|-user|-group|-other-user|-close-from|-prompt|-chdir|-host|-role|-type|-command-timeout)$/,
@@ -371,7 +371,8 @@ class Reader {
       if (c.name === 'echo' && !args.some((a) => a.startsWith('-'))) return { text: args.join(' ') };
       if (c.name === 'printf' && args.length === 1 && !args[0].includes('%')) return { text: args[0].replace(/\\(.)/g, (_, ch: string) => ({ n: '\n', t: '\t', '\\': '\\' })[ch] ?? ch) };
     }
-    const lists = c && scope.cwds ? listedFolders(c.name, c.args.slice(1)) : undefined;
+    // A pattern lists files of the folder before it.
+    const lists = c && scope.cwds ? listedFolders(c.name, c.args.slice(1))?.map((d) => (/[*?[]/.test(d) ? d.slice(0, d.search(/[*?[]/)).replace(/[^/]*$/, '') || '.' : d)) : undefined;
     return { hidden: `the output of ${c?.name ?? 'a command'}`, ...(lists && scope.cwds ? { lists: lists.map((d) => path.resolve(scope.cwds![0], d)) } : {}) };
   }
 
@@ -501,7 +502,8 @@ class Reader {
       this.opaque.push(nameText === undefined ? 'the command itself comes from an expansion' : `the command ${nameText} is a pattern`);
       return scope;
     }
-    const name = path.basename(nameText);
+    // A package run by npx/bunx/pnpm dlx may carry its version (`prettier@3`): the program is the name.
+    const name = path.basename(nameText).replace(/(?<=.)@[^@/]*$/, '');
     const argWords = words.slice(i + 1);
     const args = argWords.map((w) => wordText(w, this.home)?.text);
     if (nameText.includes('/')) {
@@ -633,6 +635,10 @@ class Reader {
       case 'rmdir':
       case 'srm':
       case 'trash':
+      case 'trash-put':
+      case 'rimraf':
+      case 'del':
+      case 'del-cli':
         for (const p of pathsOf(operands())) this.touches.push({ kind: 'delete', path: p, how });
         return scope;
       case 'mv':
@@ -1079,6 +1085,13 @@ class Reader {
         if (m) out(this.resolve({ text: decodeURIComponent(m[1]), glob: false }, scope, 'the file curl -O writes'), 'curl -O');
       }
     }
+    if (name === 'wget' && args.some((a) => a !== undefined && /^(?:-[a-zA-Z]*N[a-zA-Z]*|--timestamping)$/.test(a)) && !args.some((a) => a !== undefined && /^(?:-[a-zA-Z]*O|--output-document)/.test(a))) {
+      // wget -N URL: the file named as the URL's last part, replaced when the server's is newer.
+      for (const a of args) {
+        const m = a === undefined ? null : /^[a-z]+:\/\/[^/?#]+\/(?:[^?#]*\/)?([^/?#]+)/i.exec(a);
+        if (m) out(this.resolve({ text: decodeURIComponent(m[1]), glob: false }, scope, 'the file wget -N writes'), 'wget -N');
+      }
+    }
     if (name === 'uniq') {
       const ops = argWords.filter((_, k) => args[k] === undefined || !args[k]!.startsWith('-') || args[k] === '-');
       if (ops.length >= 2) out(this.paths(ops[1], scope, 'the file uniq writes'), 'uniq');
@@ -1193,7 +1206,8 @@ class Reader {
     }
     if (moves) for (const s of sources) this.touches.push({ kind: 'delete', path: s, how: name });
     // A hard link is the file itself under another name (outside the workspace: no real path leads back).
-    if (name === 'ln' && !args.some((a) => a !== undefined && (/^-[a-zA-Z]*s/.test(a) || a === '--symbolic'))) for (const s of sources) this.touches.push({ kind: 'write', path: s, how: 'ln (a hard link)' });
+    const hardLink = (name === 'ln' && !args.some((a) => a !== undefined && (/^-[a-zA-Z]*s/.test(a) || a === '--symbolic'))) || (name === 'cp' && args.some((a) => a !== undefined && (/^-[a-zA-Z]*l/.test(a) || a === '--link')));
+    if (hardLink) for (const s of sources) this.touches.push({ kind: 'write', path: s, how: `${name} (a hard link)` });
     const dests = targetDirText !== undefined ? this.resolve({ text: targetDirText, glob: false }, scope, `the ${name} destination`) : destWord ? this.paths(destWord, scope, `the ${name} destination`) : name === 'ln' ? scope.cwds : undefined;
     for (const d of dests ?? []) {
       const intoDir = targetDir !== undefined || targetDirText !== undefined || sources.length > 1 || isDirectory(d) || this.made.has(d);
@@ -1345,6 +1359,11 @@ class Reader {
         if (v === undefined) this.hidden.push('git -c sets a value built from expansions');
         else if (v.includes('=')) this.gitConfig(v.slice(0, v.indexOf('=')), v.slice(v.indexOf('=') + 1), { cwds }, `the value of git -c ${v.slice(0, v.indexOf('='))}`);
         k += 2;
+      } else if (a.startsWith('--config-env=')) {
+        // --config-env=KEY=VAR: the value comes from the environment when git runs.
+        const kv = a.slice('--config-env='.length);
+        if (GIT_PROGRAM_KEYS.test(kv.slice(0, kv.lastIndexOf('=')).toLowerCase())) this.hidden.push(`git ${a} takes a program from the environment`);
+        k++;
       } else if (a === '--git-dir' || a === '--work-tree' || a === '--namespace') k += 2;
       else k++;
     }
@@ -1830,7 +1849,9 @@ export function readShellCommand(command: string, cwd: string, home = process.en
   reader.stmts(list(file.Stmts), { cwds: [path.resolve(cwd)] });
   // A git hook or git's configuration written by the command: code git runs later, judged now.
   for (const t of [...reader.touches]) {
-    if (t.kind !== 'write' || !GIT_CODE.test(t.path.split(path.sep).join('/'))) continue;
+    const slash = t.path.split(path.sep).join('/');
+    if (t.kind === 'tree' && /(?:^|\/)\.git(?:\/hooks)?(?:\/[^/]+)?$/.test(slash)) reader.hidden.push(`${t.how} puts files Waymark cannot read at ${t.path}, where git runs code from`);
+    if (t.kind !== 'write' || !GIT_CODE.test(slash)) continue;
     const text = t.content && 'text' in t.content ? t.content.text : t.content && 'fromFile' in t.content ? readSmall(t.content.fromFile) : undefined;
     if (text === undefined) reader.hidden.push(`${t.how} writes ${t.path}, code git runs later, whose text Waymark cannot read`);
     else for (const c of gitCodeCommands(t.path, text)) reader.nested(c, { cwds: [path.dirname(path.dirname(path.dirname(t.path.endsWith('/config') ? `${t.path}/x` : t.path)))] }, `the code git runs from ${path.basename(t.path)}`);
