@@ -4,7 +4,7 @@
  * to the model; with exit 0 the JSON on stdout is read (`hookSpecificOutput`, `decision:
  * "block"` + `reason`, `systemMessage`); any other exit code is a non-blocking error.
  */
-import { catalogueToolEvent } from './tools';
+import { catalogueToolEvent, unknownToolEvent } from './tools';
 import { HookInputError, isObject, parseHookInput, str, type HookAdapter, type HookContext, type HookDecision, type HookOutput, type NeutralEvent, type Replacement } from './port';
 
 const EDIT_TOOLS = new Set(['Edit', 'Write', 'MultiEdit']);
@@ -54,7 +54,7 @@ export const claudeCodeAdapter: HookAdapter = {
   parse(input, env) {
     return parseHookInput(input, env, {
       agent: 'claude-code', sender: 'Claude Code', projectDirEnv: 'CLAUDE_PROJECT_DIR', preTool: 'PreToolUse', postTool: 'PostToolUse',
-      tools: TOOLS, stops: { Stop: { subagent: false }, SubagentStop: { subagent: true } }, toolEvent, otherTools: catalogueToolEvent,
+      tools: TOOLS, stops: { Stop: { subagent: false }, SubagentStop: { subagent: true } }, toolEvent, otherTools: catalogueToolEvent, unknownTool: unknownToolEvent,
     });
   },
   render(event, decision): HookOutput {

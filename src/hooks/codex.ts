@@ -9,7 +9,7 @@
  */
 import { claudeCodeAdapter } from './claudeCode';
 import { parseHookInput, type HookAdapter } from './port';
-import { catalogueToolEvent } from './tools';
+import { catalogueToolEvent, unknownToolEvent } from './tools';
 
 const TOOLS = new Set(['Bash', 'apply_patch', 'shell', 'local_shell', 'exec_command']);
 
@@ -31,7 +31,8 @@ export const codexAdapter: HookAdapter = {
     return parseHookInput(input, env, {
       agent: 'codex', sender: 'Codex', projectDirEnv: 'CODEX_PROJECT_DIR', preTool: 'PreToolUse', postTool: 'PostToolUse',
       tools: TOOLS, stops: { Stop: { subagent: false } },
-      toolEvent: (kind, ctx, tool, input) => catalogueToolEvent(kind, ctx, tool, input) ?? { kind: 'other', ctx, what: `${ctx.event} ${tool}` },
+      toolEvent: (kind, ctx, tool, input) => catalogueToolEvent(kind, ctx, tool, input) ?? unknownToolEvent(kind, ctx, tool, input) ?? { kind: 'other', ctx, what: `${ctx.event} ${tool}` },
+      unknownTool: unknownToolEvent,
     });
   },
   // Codex reads Claude Code's answers: exit 2 + stderr refuses, hookSpecificOutput and decision: block otherwise.

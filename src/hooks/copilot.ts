@@ -9,7 +9,7 @@
  * One answer serves both: the top-level and the hookSpecificOutput fields together, exit 0.
  */
 import { HookInputError, isObject, optStr, type HookAdapter, type HookContext, type HookOutput, type NeutralEvent } from './port';
-import { catalogueToolEvent } from './tools';
+import { catalogueToolEvent, unknownToolEvent } from './tools';
 
 const json = (v: unknown) => JSON.stringify(v) + '\n';
 
@@ -67,7 +67,9 @@ export const copilotAdapter: HookAdapter = {
     if (event === 'preToolUse' || event === 'postToolUse') {
       const tool = optStr(input, 'tool_name') ?? optStr(input, 'toolName');
       if (!tool) throw new HookInputError('input.tool_name (or toolName) must be a string.');
-      return catalogueToolEvent(event === 'preToolUse' ? 'pre' : 'post', ctx, tool, toolInput(input)) ?? { kind: 'other', ctx, what: `${name} ${tool}` };
+      const args = toolInput(input);
+      const kind = event === 'preToolUse' ? 'pre' : 'post';
+      return catalogueToolEvent(kind, ctx, tool, args) ?? unknownToolEvent(kind, ctx, tool, args) ?? { kind: 'other', ctx, what: `${name} ${tool}` };
     }
     if (event === 'sessionStart') return { kind: 'session-start', ctx, source: optStr(input, 'source') };
     if (event === 'stop' || event === 'agentStop' || event === 'subagentStop') return { kind: 'stop', ctx, subagent: event === 'subagentStop', alreadyContinued: input.stop_hook_active === true };

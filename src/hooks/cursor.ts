@@ -7,7 +7,7 @@
  * the fact (recorded in history); `sessionStart` takes `additional_context`, `stop` a `followup_message`.
  */
 import { HookInputError, isObject, optStr, str, type HookAdapter, type HookContext, type HookOutput, type NeutralEvent } from './port';
-import { catalogueToolEvent } from './tools';
+import { catalogueToolEvent, unknownToolEvent } from './tools';
 
 const json = (v: unknown) => JSON.stringify(v) + '\n';
 const EDIT_MATCHER = 'Write|StrReplace|Edit|MultiEdit|Delete';
@@ -52,7 +52,9 @@ export const cursorAdapter: HookAdapter = {
       case 'preToolUse':
       case 'postToolUse': {
         const tool = str(input, 'tool_name', 'input');
-        return catalogueToolEvent(event === 'preToolUse' ? 'pre' : 'post', ctx, tool, toolInput(input)) ?? { kind: 'other', ctx, what: `${event} ${tool}` };
+        const args = toolInput(input);
+        const kind = event === 'preToolUse' ? 'pre' : 'post';
+        return catalogueToolEvent(kind, ctx, tool, args) ?? unknownToolEvent(kind, ctx, tool, args) ?? { kind: 'other', ctx, what: `${event} ${tool}` };
       }
       case 'beforeShellExecution':
         return { kind: 'proposed-command', ctx, tool: 'Shell', command: str(input, 'command', 'input') };

@@ -6,7 +6,9 @@
  * Tools: write_file {file_path, content}, replace {file_path, old_string, new_string,
  * expected_replacements}, run_shell_command {command}.
  */
+import * as path from 'node:path';
 import { HookInputError, parseHookInput, str, type HookAdapter, type HookContext, type HookOutput, type NeutralEvent } from './port';
+import { catalogueToolEvent, unknownToolEvent } from './tools';
 
 const TOOLS = new Set(['write_file', 'replace', 'run_shell_command']);
 
@@ -21,7 +23,10 @@ function toolEvent(kind: 'pre' | 'post', ctx: HookContext, tool: string, input: 
     return { kind: 'proposed-edit', ctx, tool, file, change: { type: 'replace', edits: [{ oldString: str(input, 'old_string', 'tool_input'), newString: str(input, 'new_string', 'tool_input'), count }] } };
   }
   const command = str(input, 'command', 'tool_input');
-  return kind === 'pre' ? { kind: 'proposed-command', ctx, tool, command } : { kind: 'tool-done', ctx, tool, command };
+  // run_shell_command's `directory` (relative to the project root) is where the command runs.
+  const dir = typeof input.directory === 'string' && input.directory ? input.directory : typeof input.dir_path === 'string' && input.dir_path ? input.dir_path : undefined;
+  const at = dir ? { ...ctx, cwd: path.resolve(ctx.projectDir ?? ctx.cwd, dir) } : ctx;
+  return kind === 'pre' ? { kind: 'proposed-command', ctx: at, tool, command } : { kind: 'tool-done', ctx: at, tool, command };
 }
 
 const json = (v: unknown) => JSON.stringify(v) + '\n';
@@ -43,7 +48,7 @@ export const geminiAdapter: HookAdapter = {
   parse(input, env) {
     return parseHookInput(input, env, {
       agent: 'gemini', sender: 'Gemini CLI', projectDirEnv: 'GEMINI_PROJECT_DIR', preTool: 'BeforeTool', postTool: 'AfterTool',
-      tools: TOOLS, stops: { AfterAgent: { subagent: false } }, toolEvent,
+      tools: TOOLS, stops: { AfterAgent: { subagent: false } }, toolEvent, otherTools: catalogueToolEvent, unknownTool: unknownToolEvent,
     });
   },
   render(event, decision): HookOutput {

@@ -28,7 +28,7 @@ import { applyHunks } from './applyPatch';
 import type { FileChange, FileEdit, HookAdapter, HookDecision, NeutralEvent } from './port';
 import { hasWorkspace, mayHoldState, realPathOf, workspaceRootOf } from './quickCheck';
 import { setStatusForMark } from './ticketsMark';
-import { readShellCommand } from './shell';
+import { GIT_CODE, gitCodeCommands, readShellCommand } from './shell';
 
 function formatProblems(problems: ProposalProblem[], max = 3): string {
   const lines = problems.slice(0, max).map((p) => `- ${p.message}${p.fix ? `\n  fix: ${p.fix}` : ''}`);
@@ -46,6 +46,13 @@ function nextText(cwd: string, file: string, current: string | undefined, c: Fil
     case 'hunks': {
       const base = c.from ? readCurrentText(realOf(path.resolve(cwd, c.from))) : current;
       return base === undefined ? undefined : applyHunks(base, c.hunks);
+    }
+    case 'insert': {
+      if (current === undefined) return undefined;
+      const lines = current.split('\n');
+      if (c.line < 0 || c.line > lines.length) return undefined;
+      lines.splice(c.line, 0, ...c.text.split('\n'));
+      return lines.join('\n');
     }
     case 'delete':
       return null;
@@ -81,6 +88,14 @@ async function proposedEdits(event: { ctx: NeutralEvent['ctx']; tool: string }, 
         : `Waymark refused this edit of ${relPath(root, file)}: the change cannot be applied to the file as it is (its old text is not there), and the file holds ${what}.\n- fix: read the file again and send the change against its current text.`);
       else notes.push(`${event.tool} on ${file} will not apply or says no content; not checked.`);
       continue;
+    }
+    if (next && GIT_CODE.test(relPath(root, file))) {
+      // A git hook or git's configuration: what git will run from it is judged as a command now.
+      const found = await gitCodeFindings(root, file, next);
+      if (found) {
+        reasons.push(`Waymark refused this edit of ${relPath(root, file)}: git runs the code it holds, and that code ${found}.\n- fix: keep git's hooks, aliases, editors and pagers away from state; change state with a waymark command (waymark --help).`);
+        continue;
+      }
     }
     const verdict = await checkProposedEdit({ root, file, text: next ?? undefined, beforeText: current ?? null, actor: adapter.actor, session: event.ctx.session });
     const errors = [...refusals(verdict), ...(await gateDefinitionProblems(root, file, current, next ?? undefined))];
@@ -221,6 +236,7 @@ export async function judgeCommand(command: string, cwd: string, root: string): 
     }
     if (t.kind === 'tree' || (t.kind === 'delete' && isDir(abs)) || (t.kind === 'write' && isDir(abs))) {
       let files = (isDir(abs) ? filesUnder(abs) : [abs]).map(realOf).filter(inside);
+      if (t.kind === 'tree' && t.names) files = files.filter((f) => t.names!.every((re) => re.test(path.basename(f))));
       if (t.kind === 'tree' && t.git) {
         const changed = gitChanged(t.git, t.how);
         if (changed) files = files.filter((f) => changed.has(f));
@@ -252,6 +268,18 @@ export async function judgeCommand(command: string, cwd: string, root: string): 
   return finding;
 }
 
+/** What the code a git hook or configuration text makes git run would do to state; undefined when nothing. */
+async function gitCodeFindings(root: string, file: string, text: string): Promise<string | undefined> {
+  for (const c of gitCodeCommands(file, text)) {
+    const f = await judgeCommand(c, root, root);
+    if (f.hits.length) return `writes ${f.hits.join(', ')}`;
+    if (f.broken.length) return `writes ${f.broken.join('; ')}`;
+    if (f.hidden.length) return `runs what Waymark cannot read (${f.hidden.slice(0, 2).join('; ')})`;
+    if (f.opaque.length) return `may touch state in a way Waymark cannot follow (${f.opaque.slice(0, 2).join('; ')})`;
+  }
+  return undefined;
+}
+
 function isDir(p: string): boolean {
   try {
     return fs.statSync(p).isDirectory();
@@ -263,6 +291,9 @@ function isDir(p: string): boolean {
 const TICKET_FIX = "- fix: set a ticket's status with waymark story set-status REF STATUS [--blocked REASON] (its plan written as tickets.py mark writes it, with history), or edit the plan with the Edit tool so the change is checked.";
 const COMMAND_FIX = '- fix: change state with a waymark command (waymark advance|complete-step|set-status|gate pass ..., see waymark --help), or edit the file with the Edit tool so the change is checked.';
 
+const MODE_CHANGE = /^(?:chmod|chown|chgrp|lchown|chattr|setfacl)$/;
+const MODE_FIX = "- fix: leave the mode, owner and attributes of state files as they are: Waymark, the editor and every agent must read and write them (chmod u+rw FILE gives them back). Change state with a waymark command (waymark --help).";
+const FORMAT_FIX = '- fix: leave state out of the formatter: list the state files or their folders in its ignore file (.prettierignore, .markdownlintignore; e.g. `_bmad-output/`, `.waymark/`, `docs/plan.md`), or run it on source only (prettier --write src, prettier --write "**/*.ts"). State changes go through waymark commands (waymark --help).';
 const HIDDEN_FIX = '- fix: put the code in a file and run that file (bash FILE, python3 FILE: Waymark reads it and judges what it writes), unpack or apply only archives and patches that are files it can read, or change state with a waymark command (waymark --help).';
 
 async function proposedCommand(event: Extract<NeutralEvent, { kind: 'proposed-command' }>, root: string): Promise<HookDecision> {
@@ -274,7 +305,8 @@ async function proposedCommand(event: Extract<NeutralEvent, { kind: 'proposed-co
   if (f.hits.length) {
     const which = f.hits.map((h) => h.replace(/ \((.+), by (.+)\)$/, '')).join(', ');
     const kinds = [...new Set(f.hits.map((h) => / \((.+), by /.exec(h)?.[1] ?? 'state'))];
-    const fix = kinds.includes('a gate verdict') ? "- fix: a gate verdict is a reviewer's record: waymark gate pass|concerns|fail|waive FILE STEP --by NAME" : kinds.includes("a ticket's status") ? TICKET_FIX : COMMAND_FIX;
+    const hows = f.hits.map((h) => /, by (.+)\)$/.exec(h)?.[1] ?? '');
+    const fix = kinds.includes('a gate verdict') ? "- fix: a gate verdict is a reviewer's record: waymark gate pass|concerns|fail|waive FILE STEP --by NAME" : hows.every((h) => MODE_CHANGE.test(h)) ? MODE_FIX : hows.every((h) => /rewrites the .* files it is given/.test(h)) ? FORMAT_FIX : kinds.includes("a ticket's status") ? TICKET_FIX : COMMAND_FIX;
     return { kind: 'deny', reason: `Waymark refused this command: it writes ${which}, which hold${f.hits.length === 1 ? 's' : ''} ${kinds.join(' and ')}, by shell, where the rules cannot be checked (${f.hits.map((h) => /, by (.+)\)$/.exec(h)?.[1]).join('; ')}).\n${fix}` };
   }
   if (f.broken.length) return { kind: 'deny', reason: `Waymark refused this command: the file it writes would break the workflow rules: ${f.broken.join('\n')}\n${COMMAND_FIX}` };

@@ -42,6 +42,8 @@ export type FileChange =
   | { type: 'replace'; edits: Replacement[] }
   /** apply_patch hunks, applied to the text of `from` (a moved file's old path) or of the file itself. */
   | { type: 'hunks'; hunks: PatchHunk[]; from?: string }
+  /** `text` inserted after line `line` (0: at the start), as str_replace_editor's insert does. */
+  | { type: 'insert'; line: number; text: string }
   | { type: 'delete' }
   /** The tool says which file it changes but not how (VS Code's editFiles, insert_edit_into_file). */
   | { type: 'unknown' };
@@ -152,6 +154,8 @@ export interface HookDialect {
   stops: Readonly<Record<string, { subagent: boolean }>>;
   /** Tools of other agents that may reach this hook (VS Code's, through Claude Code's settings); undefined: not a tool Waymark reads. */
   otherTools?(kind: 'pre' | 'post', ctx: HookContext, tool: string, input: Record<string, unknown>): NeutralEvent | undefined;
+  /** A tool no catalogue knows that names a file and carries text (tools.ts unknownToolEvent). */
+  unknownTool?(kind: 'pre' | 'post', ctx: HookContext, tool: string, input: Record<string, unknown>): NeutralEvent | undefined;
   /** The tool call as a neutral event (its input already checked to be an object). */
   toolEvent(kind: 'pre' | 'post', ctx: HookContext, tool: string, input: Record<string, unknown>): NeutralEvent;
 }
@@ -170,7 +174,8 @@ export function parseHookInput(input: unknown, env: NodeJS.ProcessEnv, d: HookDi
     const tool = str(input, 'tool_name', 'input');
     if (!d.tools.has(tool)) {
       // Another agent's tool names reaching this hook (VS Code runs Claude Code's hooks): read by the shared catalogue.
-      const shared = isObject(input.tool_input) ? d.otherTools?.(event === d.preTool ? 'pre' : 'post', ctx, tool, input.tool_input) : undefined;
+      const kind = event === d.preTool ? 'pre' : 'post';
+      const shared = isObject(input.tool_input) ? d.otherTools?.(kind, ctx, tool, input.tool_input) ?? d.unknownTool?.(kind, ctx, tool, input.tool_input) : undefined;
       return shared ?? { kind: 'other', ctx, what: `${event} ${tool}` };
     }
     if (!isObject(input.tool_input)) throw new HookInputError('input.tool_input must be an object.');

@@ -106,7 +106,16 @@ function fragmentMayAddState(s: string): boolean {
  * `'sed'`, `\sed` are sed) and its harmless redirections (to a descriptor or /dev/null) removed:
  * any other `>` (`&>`, `1>`, `<>`, `>|`, `>(...)`) is a write.
  */
-export const SHELL_WRITE = />|\b(?:tee|touch|truncate|sed|perl|ruby|awk|gawk|rm|rmdir|unlink|shred|mv|cp|install|ln|rsync|dd|patch|eval|source|xargs|parallel|python\d?(?:\.\d+)?|node|nodejs|deno|bun|php|lua|osascript|pwsh|bash|sh|zsh|dash|ksh|fish|vi|vim|nvim|view|ex|ed|red|emacs|emacsclient|nano|pico|micro|joe|jed|mcedit|kak|hx|tar|bsdtar|unzip|7z|7za|cpio|gzip|gunzip|bzip2|bunzip2|xz|unxz|zstd|unzstd|lz4|busybox|toybox|su|runuser|flock)\b|(?:^|[;&|(\s])\.\s|\bfind\b[^|;&]*\s-(?:exec|execdir|ok|delete)\b|\bgit\b[^|;&]*\s(?:checkout|restore|reset|stash|apply|am|mv|rm|clean|revert)\b|<<-?\s*\w|\btickets\.py\b/;
+export const SHELL_WRITE = />|\b(?:tee|touch|truncate|sed|perl|ruby|awk|gawk|rm|rmdir|unlink|shred|mv|cp|install|ln|rsync|dd|patch|eval|source|xargs|parallel|python\d?(?:\.\d+)?|node|nodejs|deno|bun|php|lua|osascript|pwsh|bash|sh|zsh|dash|ksh|fish|vi|vim|nvim|view|ex|ed|red|emacs|emacsclient|nano|pico|micro|joe|jed|mcedit|kak|hx|tar|bsdtar|unzip|7z|7za|cpio|gzip|gunzip|bzip2|bunzip2|xz|unxz|zstd|unzstd|lz4|busybox|toybox|su|runuser|flock|chmod|chown|chgrp|lchown|chattr|setfacl|script|uniq|curl|wget|sponge|dos2unix|unix2dos|mac2unix|unix2mac|exiftool|sd|rename|prename|perl-rename|file-rename|mkfifo|mknod|fallocate|yq|apply_patch|applypatch|prettier|mdformat|markdownlint(?:-cli2)?|yamlfmt|taplo|dprint|rimraf|del|del-cli|trash|trash-put|srm|shx)\b|--config-env|(?:^|[;&|(\s])\.\s|\bfind\b[^|;&]*\s-(?:exec|execdir|ok|okdir|delete|fprint0?|fprintf|fls)\b|\bgit\b[^|;&]*\s(?:checkout|checkout-index|restore|reset|stash|apply|am|mv|rm|clean|revert|config|rebase|bisect|submodule|filter-branch|difftool|switch)\b|\bgit\b[^|;&]*\s-c\s|<<-?\s*\w|\btickets\.py\b|(?:^|\s)(?:-o|-outfile|--out(?:put)?(?:-file|-document)?|--out-?file)(?:[\s=]|$)|\b(?:GIT_EDITOR|GIT_SEQUENCE_EDITOR|EDITOR|VISUAL|FCEDIT|PAGER|GIT_PAGER|MANPAGER|SYSTEMD_PAGER|BAT_PAGER|DELTA_PAGER|LESSOPEN|LESSCLOSE|GIT_SSH_COMMAND|GIT_SSH|GIT_ASKPASS|SSH_ASKPASS|SUDO_ASKPASS|GIT_EXTERNAL_DIFF|GIT_PROXY_COMMAND|BROWSER|PROMPT_COMMAND|BASH_ENV|ENV|LD_PRELOAD|LD_AUDIT|GIT_CONFIG_PARAMETERS|GIT_CONFIG_(?:KEY|VALUE)_\d+)=/;
+
+/** git's own commands (another word after `git` may be an alias, which the full check reads from git's configuration). */
+export const GIT_BUILTINS: ReadonlySet<string> = new Set('add am annotate apply archive bisect blame branch bundle cat-file check-attr check-ignore check-mailmap check-ref-format checkout checkout-index cherry cherry-pick citool clean clone column commit commit-graph commit-tree config count-objects credential describe diff diff-files diff-index diff-tree difftool fast-export fast-import fetch fetch-pack filter-branch for-each-ref for-each-repo format-patch fsck gc get-tar-commit-id grep gui hash-object help hook index-pack init instaweb interpret-trailers log ls-files ls-remote ls-tree mailinfo mailsplit maintenance merge merge-base merge-file merge-tree mergetool mktag mktree mv name-rev notes pack-objects prune pull push range-diff read-tree rebase reflog remote repack replace request-pull rerere reset restore rev-list rev-parse revert rm send-email shortlog show show-branch show-ref sparse-checkout stash status stripspace submodule switch symbolic-ref tag update-index update-ref var verify-commit verify-pack verify-tag version whatchanged worktree write-tree lfs'.split(' '));
+
+/** A git command whose word is not one of git's own: an alias, which may run anything. */
+function gitAliasUse(text: string): boolean {
+  for (const m of text.matchAll(/\bgit((?:\s+(?:-C|-c|--git-dir|--work-tree)\s+\S+|\s+-\S+)*)\s+([\w.-]+)/g)) if (!GIT_BUILTINS.has(m[2])) return true;
+  return false;
+}
 /** Redirections that write no file: to a descriptor or /dev/null. */
 const HARMLESS_REDIRECT = /(?:&|\d*)>>?[ \t]*&[ \t]*(?:\d+|-)(?![\w./$])|(?:&|\d*)>>?[ \t]*\/dev\/null(?![\w./$])/g;
 /** Words before a command's name that are not it: assignments, wrappers, keywords, options. */
@@ -128,7 +137,7 @@ function hiddenName(command: string): boolean {
 /** True when a shell command may write a file (or run what may). */
 export function commandMayWrite(command: string): boolean {
   const text = command.replace(/\\\n/g, '').replace(HARMLESS_REDIRECT, ' ').replace(/["'\\]/g, '');
-  return SHELL_WRITE.test(text) || command.includes("$'") || hiddenName(text);
+  return SHELL_WRITE.test(text) || command.includes("$'") || hiddenName(text) || gitAliasUse(text);
 }
 
 export interface QuickVerdict {
@@ -177,7 +186,8 @@ function fileCheck(ctx: HookContext, file: string, change: FileChange | undefine
   const rel = path.relative(root, abs);
   if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) return { verdict: 'pass', note: `${abs} is outside the workspace ${root}; not checked.` };
   const relSlash = rel.split(path.sep).join('/');
-  if (RECORD.test(relSlash) || LEDGER.test(relSlash)) return { verdict: 'judge' };
+  // A git hook or git's configuration: code git runs later (judged for what it writes).
+  if (RECORD.test(relSlash) || LEDGER.test(relSlash) || /^\.git\/(?:hooks\/[^/]+|config)$/.test(relSlash)) return { verdict: 'judge' };
   if (looksLikeState(head(abs))) return { verdict: 'judge' };
   if (change) {
     switch (change.type) {
@@ -188,6 +198,8 @@ function fileCheck(ctx: HookContext, file: string, change: FileChange | undefine
       case 'hunks':
         if (change.from && looksLikeState(head(realPathOf(path.resolve(ctx.cwd, change.from))))) return { verdict: 'judge' };
         return { verdict: change.hunks.some((h) => fragmentMayAddState(h.new.join('\n'))) ? 'judge' : 'pass' };
+      case 'insert':
+        return { verdict: fragmentMayAddState(change.text) ? 'judge' : 'pass' };
       case 'delete':
       case 'unknown':
         // Without state now, deleting it changes none; an unseen edit that adds state is caught after it.

@@ -12,6 +12,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ShNode, ShParser } from 'mvdan-sh';
+import { applyHunks, parseApplyPatch } from './applyPatch';
+import { GIT_BUILTINS } from './quickCheck';
 
 /** Where the written text comes from, when the command says. */
 export type ShellContent = { text: string } | { fromFile: string } | { unchanged: true };
@@ -21,8 +23,8 @@ export type ShellTouch =
   | { kind: 'write'; path: string; how: string; content?: ShellContent }
   /** The file (or, when it is a folder, everything under it) is removed. */
   | { kind: 'delete'; path: string; how: string }
-  /** Any file under `path` may change (git restoring a folder, rsync); `gitRef` the revision restored from. */
-  | { kind: 'tree'; path: string; how: string; git?: { cwd: string; ref?: string; paths: string[] }; unknown?: true };
+  /** Any file under `path` may change (git restoring a folder, rsync); `gitRef` the revision restored from; `names`: only files whose name matches them all (find -name). */
+  | { kind: 'tree'; path: string; how: string; git?: { cwd: string; ref?: string; paths: string[] }; unknown?: true; names?: RegExp[] };
 
 export interface ShellReading {
   touches: ShellTouch[];
@@ -37,7 +39,8 @@ export interface ShellReading {
 }
 
 /** What a command reads on its standard input, when the command says: a text, or why it is not known. */
-type Input = { text: string } | { hidden: string };
+/** `lists`: the folders whose files a lister's output names (git ls-files, find, ls, grep -l). */
+type Input = { text: string } | { hidden: string; lists?: string[] };
 
 type Sh = typeof import('mvdan-sh');
 let sh: Sh | undefined;
@@ -132,7 +135,7 @@ function ansiC(v: string): string {
 }
 
 /** The commands that only run the rest of their arguments as a command (busybox and toybox run their first argument as the applet). */
-const WRAPPERS = new Set(['sudo', 'doas', 'env', 'command', 'builtin', 'exec', 'nice', 'nohup', 'time', 'stdbuf', 'timeout', 'ionice', 'chrt', 'taskset', 'unbuffer', 'caffeinate', 'busybox', 'toybox', 'setsid', 'fakeroot', 'flock', 'xvfb-run', 'firejail', 'proxychains', 'proxychains4', 'torsocks', 'numactl', 'catchsegv', 'dbus-run-session', 'systemd-run', 'nsenter', 'unshare', 'sg']);
+const WRAPPERS = new Set(['sudo', 'doas', 'env', 'command', 'builtin', 'exec', 'nice', 'nohup', 'time', 'stdbuf', 'timeout', 'ionice', 'chrt', 'taskset', 'unbuffer', 'caffeinate', 'busybox', 'toybox', 'setsid', 'fakeroot', 'flock', 'xvfb-run', 'firejail', 'proxychains', 'proxychains4', 'torsocks', 'numactl', 'catchsegv', 'dbus-run-session', 'systemd-run', 'nsenter', 'unshare', 'sg', 'npx', 'bunx', 'pnpx', 'shx']);
 /** A wrapper's options that take a value (the word after them is not the command). */
 const WRAPPER_VALUES: Record<string, RegExp> = {
   sudo: /^-(?:[uUgCpDhrtT]|-user|-group|-other-user|-close-from|-prompt|-chdir|-host|-role|-type|-command-timeout)$/,
@@ -150,6 +153,12 @@ const WRAPPER_VALUES: Record<string, RegExp> = {
   'systemd-run': /^-(?:[pEu]|-property|-setenv|-unit|-working-directory|-description|-slice)$/,
   nsenter: /^-(?:[tSGwr]|-target)$/,
   firejail: /^-(?:-profile|-private)$/,
+  npx: /^-(?:p|-package)$/,
+  command: /^$/,
+  builtin: /^$/,
+  nohup: /^$/,
+  time: /^-[fo]$/,
+  bunx: /^-(?:p|-package)$/,
 };
 /** Editors: every file they are given may be written. */
 const EDITORS = new Set(['vi', 'vim', 'nvim', 'view', 'vimdiff', 'ex', 'ed', 'red', 'emacs', 'emacsclient', 'nano', 'pico', 'micro', 'joe', 'jed', 'mcedit', 'kak', 'hx', 'helix', 'ne']);
@@ -160,6 +169,34 @@ const STDIN_CODE = /^(?:python\d?(?:\.\d+)?|node|nodejs|bun|ruby|perl|php|lua|tc
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish']);
 const INTERPRETERS = new Set(['python', 'python2', 'python3', 'node', 'nodejs', 'deno', 'bun', 'ruby', 'perl', 'php', 'lua', 'Rscript', 'osascript', 'pwsh', 'powershell', 'jq', 'yq', 'awk', 'gawk', 'mawk', 'nawk', 'tclsh', 'groovy']);
 const IN_PLACE = new Set(['sed', 'gsed', 'perl', 'ruby']);
+/** Variables whose value is a program some command runs (git's editor, a pager, ssh): read as a command. */
+const PROGRAM_VARS = /^(?:GIT_EDITOR|GIT_SEQUENCE_EDITOR|EDITOR|VISUAL|FCEDIT|PAGER|GIT_PAGER|MANPAGER|SYSTEMD_PAGER|BAT_PAGER|DELTA_PAGER|LESSOPEN|LESSCLOSE|GIT_SSH_COMMAND|GIT_SSH|GIT_ASKPASS|SSH_ASKPASS|SUDO_ASKPASS|GIT_EXTERNAL_DIFF|GIT_PROXY_COMMAND|BROWSER|PROMPT_COMMAND)$/;
+/** git configuration keys whose value is a program git runs (`!` aliases, editors, pagers, drivers, helpers). */
+export const GIT_PROGRAM_KEYS = /^(?:alias\..+|core\.(?:editor|pager|sshcommand|askpass|fsmonitor|hookspath|gitproxy|alternaterefscommand)|sequence\.editor|pager\..+|diff\.external|diff\..+\.(?:textconv|command)|difftool\..+\.cmd|mergetool\..+\.cmd|merge\..+\.driver|filter\..+\.(?:clean|smudge|process)|credential\.(?:.+\.)?helper|gpg\.(?:.+\.)?program|uploadpack\.packobjectshook|sendemail\.(?:.+\.)?(?:tocmd|cccmd|sendmailcmd)|web\.browser|browser\..+\.cmd|man\..+\.cmd|remote\..+\.(?:receivepack|uploadpack)|interactive\.difffilter)$/;
+/** Programs that rewrite, replace or rename every file they are given (yq only with -i). */
+const IN_PLACE_ALWAYS = /^(?:dos2unix|unix2dos|mac2unix|unix2mac|sponge|exiftool|sd|rename|prename|perl-rename|file-rename|mkfifo|mknod|fallocate)$/;
+/** Programs whose `-o` is not an output file. */
+const NO_OUTPUT_OPTION = /^(?:grep|egrep|fgrep|rg|ag|ack|ls|ps|ssh|scp|sftp|mount|less|more|find|git|tar|bsdtar|gtar|xargs|top|pgrep|pkill|lsof|join|od|hexdump|stty|set|shopt|zip|unzip|netstat|ss|sysctl|diff|id|mkdir|readlink|tr|sh|bash|zsh|dash|ksh|fish|mksh|ash|waymark|npm|pnpm|yarn)$/;
+/**
+ * Formatters that rewrite Markdown, YAML or TOML (the forms state is written in): the files of
+ * those types under what they are given, less what their ignore file and .gitignore leave out.
+ * Formatters of other types (ruff, black, gofmt, rustfmt, eslint, biome) touch no state.
+ */
+const FORMATTERS: Record<string, { exts: RegExp; write?: RegExp; sub?: RegExp; check?: RegExp; ignore?: string; all?: boolean }> = {
+  prettier: { exts: /\.(?:md|markdown|mdx|ya?ml)$/i, write: /^(?:--write|-w)$/, ignore: '.prettierignore' },
+  mdformat: { exts: /\.(?:md|markdown)$/i, check: /^--check$/ },
+  markdownlint: { exts: /\.(?:md|markdown)$/i, write: /^(?:--fix|-f)$/, ignore: '.markdownlintignore' },
+  'markdownlint-cli2': { exts: /\.(?:md|markdown)$/i, write: /^--fix$/, ignore: '.markdownlintignore', all: true },
+  yamlfmt: { exts: /\.ya?ml$/i, check: /^-(?:lint|dry)$/, all: true },
+  taplo: { exts: /\.toml$/i, sub: /^(?:fmt|format)$/, check: /^--check$/, all: true },
+  dprint: { exts: /\.(?:md|markdown|ya?ml|toml)$/i, sub: /^fmt$/, all: true },
+  deno: { exts: /\.(?:md|markdown|ya?ml)$/i, sub: /^fmt$/, check: /^--check$/, all: true },
+};
+/** A formatter's options that take a value (the word after them is not a file). */
+const FORMAT_VALUES = /^--(?:config|ignore-path|plugin|log-level|parser|cache-location|cache-strategy|stdin-filepath|config-precedence|end-of-line|prose-wrap|tab-width|print-width|ignore|exclude|ext|extensions|wrap|number|conf|formatter|output-file)$|^-[cpx]$/;
+/** The stand-in for a file find -exec or xargs hands a command. */
+const HANDED = '/waymark-handed-file';
+const MAX_FORMATTED = 20_000;
 const MAX_SCRIPT = 256 * 1024;
 const MAX_COPY = 20_000;
 
@@ -172,7 +209,9 @@ class Reader {
   readonly touches: ShellTouch[] = [];
   readonly opaque: string[] = [];
   readonly hidden: string[] = [];
-  private depth = 0;
+  /** Folders the command makes (mkdir) before what follows runs. */
+  private readonly made = new Set<string>();
+  depth = 0;
 
   constructor(private readonly home: string) {}
 
@@ -299,6 +338,14 @@ class Reader {
         // The body runs when the function is called; read it as if it runs here.
         this.stmt(cmd.Body as ShNode, scope);
         break;
+      case 'DeclClause':
+        // export/declare/local/readonly NAME=VALUE: a variable that names a program.
+        for (const a of list(cmd.Args)) {
+          const name = (a.Name as ShNode | null)?.Value;
+          if (typeof name === 'string') this.assignment(name, a.Value ? wordText(a.Value, this.home)?.text : '', scope);
+        }
+        this.walkWords(cmd, scope);
+        break;
       case 'TimeClause':
       case 'CoprocClause':
         if (cmd.Stmt) next = this.stmt(cmd.Stmt as ShNode, scope);
@@ -324,7 +371,9 @@ class Reader {
       if (c.name === 'echo' && !args.some((a) => a.startsWith('-'))) return { text: args.join(' ') };
       if (c.name === 'printf' && args.length === 1 && !args[0].includes('%')) return { text: args[0].replace(/\\(.)/g, (_, ch: string) => ({ n: '\n', t: '\t', '\\': '\\' })[ch] ?? ch) };
     }
-    return { hidden: `the output of ${c?.name ?? 'a command'}` };
+    // A pattern lists files of the folder before it.
+    const lists = c && scope.cwds ? listedFolders(c.name, c.args.slice(1))?.map((d) => (/[*?[]/.test(d) ? d.slice(0, d.search(/[*?[]/)).replace(/[^/]*$/, '') || '.' : d)) : undefined;
+    return { hidden: `the output of ${c?.name ?? 'a command'}`, ...(lists && scope.cwds ? { lists: lists.map((d) => path.resolve(scope.cwds![0], d)) } : {}) };
   }
 
   /** Reads the commands inside `$(...)`, backquotes and `<(...)` in a node (they run in subshells). */
@@ -346,7 +395,7 @@ class Reader {
     this.substitutions(node, scope);
   }
 
-  private nested(text: string, scope: Scope, what: string, input?: Input): void {
+  nested(text: string, scope: Scope, what: string, input?: Input): void {
     if (this.depth > 4) {
       this.opaque.push(`${what} nests too deep to follow`);
       return;
@@ -371,7 +420,11 @@ class Reader {
   }
 
   private command(cmd: ShNode, scope: Scope & { envChdir?: true }, heredoc: string | undefined, input: Input | undefined): Scope & { envChdir?: true } {
-    for (const a of list(cmd.Assigns)) this.substitutions(a, scope);
+    for (const a of list(cmd.Assigns)) {
+      this.substitutions(a, scope);
+      const name = (a.Name as ShNode | null)?.Value;
+      if (typeof name === 'string') this.assignment(name, a.Value ? wordText(a.Value, this.home)?.text : '', scope);
+    }
     const words = list(cmd.Args);
     for (const w of words) this.substitutions(w, scope);
     if (!words.length) return scope;
@@ -406,6 +459,14 @@ class Reader {
           i += 2;
           continue;
         }
+        if (wrapper === 'env' && /^[A-Za-z_][A-Za-z0-9_]*=/.test(a)) this.assignment(a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1), scope);
+        if (wrapper === 'npx' && /^-(?:c|-call)$/.test(a)) {
+          // npx -c 'TEXT': TEXT runs in a shell.
+          const text = wordText(words[i + 1], this.home)?.text;
+          if (text === undefined) this.hidden.push('npx -c runs text built from expansions');
+          else this.nested(text, scope, 'the text npx -c runs', input);
+          return scope;
+        }
         if (a.startsWith('-') || /^[A-Za-z_][A-Za-z0-9_]*=/.test(a) || /^(?:0x[\da-f]+|\d[\d.,-]*[smhd]?)$/i.test(a)) {
           i++;
           if ((WRAPPER_VALUES[wrapper] ?? /^-(?:[nuCgp]|-user|-group)$/).test(a)) i++;
@@ -425,6 +486,15 @@ class Reader {
         }
       }
     }
+    // pnpm exec|dlx, yarn exec|dlx, npm exec, bun x: the package's program is the command.
+    {
+      const runner = wordText(words[i], this.home)?.text;
+      const verb = wordText(words[i + 1], this.home)?.text;
+      if (runner !== undefined && verb !== undefined && /^(?:pnpm|yarn|npm|bun)$/.test(path.basename(runner)) && /^(?:exec|dlx|x)$/.test(verb)) {
+        i += 2;
+        while (i < words.length && /^-/.test(wordText(words[i], this.home)?.text ?? '')) i++;
+      }
+    }
     if (i >= words.length) return scope;
     const nameWord = wordText(words[i], this.home);
     const nameText = nameWord?.text;
@@ -432,7 +502,8 @@ class Reader {
       this.opaque.push(nameText === undefined ? 'the command itself comes from an expansion' : `the command ${nameText} is a pattern`);
       return scope;
     }
-    const name = path.basename(nameText);
+    // A package run by npx/bunx/pnpm dlx may carry its version (`prettier@3`): the program is the name.
+    const name = path.basename(nameText).replace(/(?<=.)@[^@/]*$/, '');
     const argWords = words.slice(i + 1);
     const args = argWords.map((w) => wordText(w, this.home)?.text);
     if (nameText.includes('/')) {
@@ -493,15 +564,42 @@ class Reader {
         return scope;
       }
       case 'xargs':
-      case 'parallel': {
-        // Reading commands fed by xargs (grep, cat, wc) write nothing; a writer's files come from its input.
-        const run = args.find((a, k) => a === undefined || (!a.startsWith('-') && !/^-[InLPsEd]$/.test(args[k - 1] ?? '')));
-        if (run === undefined || mayWrite(run, args)) this.opaque.push(`${name} takes the files ${run ?? 'its command'} works on from its input`);
+        this.xargs(argWords, args, scope, input);
         return scope;
-      }
-      case 'find': {
-        const k = args.findIndex((a) => a !== undefined && /^-(?:exec|execdir|ok|okdir)$/.test(a));
-        if (args.some((a) => a !== undefined && /^-(?:delete|fprint|fprintf|fls)$/.test(a)) || (k !== -1 && (args[k + 1] === undefined || mayWrite(args[k + 1]!, args.slice(k + 1))))) this.opaque.push('find runs a command that writes (or deletes) the files it finds');
+      case 'parallel':
+        this.parallel(args, scope, input);
+        return scope;
+      case 'find':
+        this.find(args, scope);
+        return scope;
+      case 'chmod':
+      case 'chown':
+      case 'chgrp':
+      case 'lchown':
+      case 'chattr':
+      case 'setfacl':
+        this.modeChange(name, argWords, args, scope);
+        return scope;
+      case 'mkdir':
+        // A folder this command makes holds only what the command puts in it (a copy of it is judged on those).
+        for (let k = 0; k < argWords.length; k++) {
+          const a = args[k];
+          if (a !== undefined && /^-(?:m|-mode)$/.test(a)) k++;
+          else if (a === undefined || !a.startsWith('-')) for (const p of this.paths(argWords[k], scope, 'a folder mkdir makes') ?? []) this.made.add(p);
+        }
+        return scope;
+      case 'apply_patch':
+      case 'applypatch':
+        this.applyPatch(name, args, scope, input);
+        return scope;
+      case 'script': {
+        // script -c TEXT [LOG]: TEXT runs in a shell; LOG is written.
+        const c = args.findIndex((a) => a !== undefined && /^-[a-zA-Z]*c$|^--command$/.test(a));
+        if (c !== -1) {
+          const text = args[c + 1];
+          if (text === undefined) this.hidden.push('script -c runs text built from expansions');
+          else this.nested(text, scope, 'the text script -c runs');
+        }
         return scope;
       }
       case 'touch': {
@@ -537,6 +635,10 @@ class Reader {
       case 'rmdir':
       case 'srm':
       case 'trash':
+      case 'trash-put':
+      case 'rimraf':
+      case 'del':
+      case 'del-cli':
         for (const p of pathsOf(operands())) this.touches.push({ kind: 'delete', path: p, how });
         return scope;
       case 'mv':
@@ -572,6 +674,23 @@ class Reader {
         this.unpack(name, args, scope);
         return scope;
     }
+    this.writesByOption(name, argWords, args, scope);
+    if (FORMATTERS[name]) {
+      this.formatter(name, args, scope);
+      return scope;
+    }
+    if (IN_PLACE_ALWAYS.test(name) || (name === 'yq' && args.some((a) => a !== undefined && /^-(?:i|-inplace)$|^-[a-zA-Z]*i[a-zA-Z]*$/.test(a)))) {
+      // Programs that rewrite (or replace, rename) every file they are given.
+      const skipFirst = name === 'yq' || /^(?:rename|prename|perl-rename|file-rename)$/.test(name) ? 1 : name === 'sd' ? 2 : 0;
+      let seen = 0;
+      for (let k = 0; k < argWords.length; k++) {
+        const a = args[k];
+        if (a !== undefined && a.startsWith('-')) continue;
+        if (seen++ < skipFirst) continue;
+        for (const p of this.paths(argWords[k], scope, `a file ${name} rewrites`) ?? []) this.touches.push({ kind: 'write', path: p, how: name });
+      }
+      return scope;
+    }
     if (EDITORS.has(name)) {
       // Any file an editor is given it may write (its commands come from -c, a script or the terminal).
       for (let k = 0; k < argWords.length; k++) {
@@ -599,7 +718,7 @@ class Reader {
       if (c !== -1) {
         const text = args[c + 1];
         if (text === undefined) this.opaque.push(`${name} -c runs text built from expansions`);
-        else this.nested(text, scope, `the text ${name} -c runs`);
+        else this.nested(withPositional(text, args.slice(c + 3)), scope, `the text ${name} -c runs`);
       } else {
         const k = args.findIndex((a) => a === undefined || !a.startsWith('-') || a === '-');
         const file = k === -1 ? undefined : args[k];
@@ -686,6 +805,348 @@ class Reader {
     return scope;
   }
 
+  /** NAME=VALUE (an assignment, export, env): a variable that names a program is read as the command it runs. */
+  private assignment(name: string, value: string | undefined, scope: Scope): void {
+    if (PROGRAM_VARS.test(name)) {
+      if (value === undefined) this.hidden.push(`${name} names a program built from expansions`);
+      else if (value.replace(/^\|\|?/, '').trim()) this.nested(value.replace(/^\|\|?/, ''), scope, `the program ${name} names`);
+    } else if (name === 'BASH_ENV' || name === 'ENV') {
+      if (value === undefined) this.hidden.push(`${name} names a script built from expansions`);
+      else if (value) this.script(path.resolve(scope.cwds?.[0] ?? '/', value), scope, `the script ${name} names`);
+    } else if (/^LD_(?:PRELOAD|AUDIT)$/.test(name) && value !== '') {
+      this.hidden.push(`${name} loads a library into every program the command runs`);
+    } else if (name === 'GIT_CONFIG_PARAMETERS') {
+      if (value === undefined) this.hidden.push('GIT_CONFIG_PARAMETERS is built from expansions');
+      else for (const m of value.matchAll(/'([^']*)'(?:='([^']*)')?/g)) this.gitConfig(m[1], m[2] ?? '', scope, `the value of ${m[1]} in GIT_CONFIG_PARAMETERS`);
+    } else if (/^GIT_CONFIG_(?:KEY|VALUE)_\d+$/.test(name)) {
+      const n = name.replace(/^GIT_CONFIG_(?:KEY|VALUE)_/, '');
+      const pair = this.gitEnv.get(n) ?? {};
+      if (name.includes('_KEY_')) pair.key = value;
+      else pair.value = value ?? '\0';
+      this.gitEnv.set(n, pair);
+      if (pair.key !== undefined && pair.value !== undefined) this.gitConfig(pair.key, pair.value === '\0' ? undefined : pair.value, scope, `the value of ${pair.key} in GIT_CONFIG_VALUE_${n}`);
+    }
+  }
+
+  private readonly gitEnv = new Map<string, { key?: string; value?: string }>();
+
+  /** A git configuration value: when git runs it (an alias, an editor, a pager, a hooks folder), read as what it runs. */
+  private gitConfig(key: string, value: string | undefined, scope: Scope, what: string): void {
+    const k = key.toLowerCase();
+    if (!GIT_PROGRAM_KEYS.test(k)) return;
+    if (value === undefined) {
+      this.hidden.push(`${what} is built from expansions`);
+      return;
+    }
+    if (k === 'core.hookspath') this.hooksFolder(path.resolve(scope.cwds?.[0] ?? '/', value), scope);
+    else if (k.startsWith('alias.') && !value.startsWith('!')) this.nested(`git ${value}`, scope, what);
+    else this.nested(value.replace(/^!/, ''), scope, what);
+  }
+
+  /** The hooks git runs from a folder: each read as the script it is (a folder not there hides them). */
+  private hooksFolder(dir: string, scope: Scope): void {
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir);
+    } catch {
+      this.hidden.push(`the git hooks folder ${dir} is not there to read`);
+      return;
+    }
+    for (const n of names) if (!n.endsWith('.sample')) this.nested(shellQuote(path.join(dir, n)), scope, `the git hook ${n}`);
+  }
+
+  /**
+   * Whether a command handed files by find -exec or xargs writes them: read with a stand-in for the
+   * file; what it does to other files is kept as found.
+   */
+  private handed(words: string[], scope: Scope, what: string): boolean {
+    const probe = new Reader(this.home);
+    probe.depth = this.depth;
+    probe.nested(words.map(shellQuote).join(' '), scope, what);
+    const isHanded = (p: string) => p === HANDED || p.startsWith(`${HANDED}/`) || p.startsWith(`${HANDED}.`);
+    this.touches.push(...probe.touches.filter((t) => !isHanded(t.path)));
+    this.opaque.push(...probe.opaque.filter((o) => !o.includes(HANDED)));
+    this.hidden.push(...probe.hidden.filter((o) => !o.includes(HANDED)));
+    this.programs.push(...probe.programs.map((c) => c.split(HANDED).join('{}')));
+    return probe.touches.some((t) => isHanded(t.path)) || [...probe.opaque, ...probe.hidden].some((o) => o.includes(HANDED));
+  }
+
+  /** find START... EXPR: -delete, or -exec/-execdir/-ok CMD that writes the files handed to it, writes every file it finds. */
+  private find(args: (string | undefined)[], scope: Scope): void {
+    let k = 0;
+    while (k < args.length && args[k] !== undefined && /^-(?:[HLP]|D|O\d*)$/.test(args[k]!)) k += args[k] === '-D' ? 2 : 1;
+    const starts: (string | undefined)[] = [];
+    while (k < args.length && !(args[k] !== undefined && /^[-(!]/.test(args[k]!) && args[k] !== '-')) starts.push(args[k++]);
+    const expr = args.slice(k);
+    const names: RegExp[] = [];
+    const plainAnd = !expr.some((a) => a !== undefined && /^(?:-o|-or|!|-not|\(|\))$/.test(a));
+    let writes: string | undefined;
+    for (let j = 0; j < expr.length; j++) {
+      const a = expr[j];
+      if (a === undefined) continue;
+      if (/^-i?name$/.test(a) && plainAnd && expr[j + 1] !== undefined) names.push(shellPattern(expr[++j]!, a === '-iname'));
+      else if (a === '-delete') writes = 'find -delete';
+      else if (/^-(?:fprint0?|fprintf|fls)$/.test(a)) {
+        const f = expr[++j];
+        if (f !== undefined) for (const p of this.resolve({ text: f, glob: false }, scope, `the file find ${a} writes`) ?? []) this.touches.push({ kind: 'write', path: p, how: `find ${a}` });
+      } else if (/^-(?:exec|execdir|ok|okdir)$/.test(a)) {
+        const end = expr.findIndex((w, m) => m > j && (w === ';' || w === '+'));
+        const cmd = expr.slice(j + 1, end === -1 ? undefined : end);
+        j = end === -1 ? expr.length : end;
+        if (!cmd.length) continue;
+        if (cmd.some((w) => w === undefined)) {
+          this.opaque.push(`find ${a} runs a command built from expansions`);
+          continue;
+        }
+        if (this.handed((cmd as string[]).map((w) => w.split('{}').join(HANDED)), scope, `the command find ${a} runs`)) writes = `find ${a} ${cmd[0]}`;
+      }
+    }
+    if (!writes) return;
+    for (const st of starts.length ? starts : ['.']) {
+      if (st === undefined) {
+        this.opaque.push('find starts from a folder named by an expansion');
+        continue;
+      }
+      for (const p of this.resolve({ text: st, glob: false }, scope, 'a folder find searches') ?? []) this.touches.push({ kind: 'tree', path: p, how: writes, ...(names.length ? { names } : {}) });
+    }
+  }
+
+  /** xargs [OPTIONS] CMD ARGS: CMD run on the words of its input; a literal input is read as the commands it makes. */
+  private xargs(argWords: ShNode[], args: (string | undefined)[], scope: Scope, input: Input | undefined): void {
+    void argWords;
+    let k = 0;
+    let replace: string | undefined;
+    let sep: 'nul' | 'line' | 'space' = 'space';
+    let argFile: string | undefined;
+    for (; k < args.length; k++) {
+      const a = args[k];
+      if (a === undefined) break;
+      if (a === '-I') (replace = args[++k] ?? '{}'), (sep = 'line');
+      else if (/^-I./.test(a)) (replace = a.slice(2)), (sep = 'line');
+      else if (a.startsWith('--replace')) (replace = a.includes('=') ? a.slice(a.indexOf('=') + 1) : '{}'), (sep = 'line');
+      else if (/^-i/.test(a)) (replace = a.slice(2) || '{}'), (sep = 'line');
+      else if (a === '-0' || a === '--null') sep = 'nul';
+      else if (a === '-a' || a === '--arg-file') argFile = args[++k];
+      else if (a.startsWith('--arg-file=')) argFile = a.slice(11);
+      else if (/^-[dLnPsEe]$/.test(a) || /^--(?:delimiter|max-lines|max-args|max-procs|max-chars|eof)$/.test(a)) {
+        if (a === '-L' || a === '-d' || a === '--delimiter') sep = sep === 'nul' ? sep : 'line';
+        k++;
+      } else if (!a.startsWith('-')) break;
+    }
+    const cmd = args.slice(k);
+    if (!cmd.length) cmd.push('echo');
+    if (cmd.some((a) => a === undefined)) {
+      this.opaque.push('xargs runs a command built from expansions');
+      return;
+    }
+    const words = cmd as string[];
+    const text = argFile !== undefined ? readSmall(path.resolve(scope.cwds?.[0] ?? '/', argFile)) : input && 'text' in input ? input.text : undefined;
+    if (text !== undefined) {
+      const items = (sep === 'nul' ? text.split('\0') : sep === 'line' ? text.split('\n') : text.split(/\s+/)).map((x) => x.trim()).filter(Boolean).slice(0, 500);
+      const cmds = replace !== undefined ? items.map((it) => words.map((w) => w.split(replace!).join(it))) : [[...words, ...items]];
+      for (const c of cmds) this.nested(c.map(shellQuote).join(' '), scope, 'the command xargs runs');
+      return;
+    }
+    if (!this.handed(replace !== undefined ? words.map((w) => w.split(replace!).join(HANDED)) : [...words, HANDED], scope, 'the command xargs runs')) return;
+    // Files a lister names (git ls-files docs, find docs, grep -rl x docs): any file under its folders.
+    if (input && 'lists' in input && input.lists) for (const d of input.lists) this.touches.push({ kind: 'tree', path: d, how: `xargs ${words[0]}` });
+    else this.opaque.push(`xargs takes the files ${words[0]} works on from its input`);
+  }
+
+  /** parallel [OPTIONS] CMD ::: ARGS: CMD run on each argument (`{}` stands for it), else on its input's lines. */
+  private parallel(args: (string | undefined)[], scope: Scope, input: Input | undefined): void {
+    let k = 0;
+    while (k < args.length && args[k] !== undefined && args[k]!.startsWith('-') && !/^:::/.test(args[k]!)) k += /^-(?:[jPSnNaI]|-jobs|-sshlogin|-arg-file)$/.test(args[k]!) ? 2 : 1;
+    const sepAt = args.findIndex((a, j) => j >= k && a !== undefined && /^::::?\+?$/.test(a));
+    const cmd = args.slice(k, sepAt === -1 ? undefined : sepAt);
+    if (!cmd.length || cmd.some((a) => a === undefined)) {
+      this.opaque.push('parallel runs a command built from expansions');
+      return;
+    }
+    const words = cmd as string[];
+    let items: string[] | undefined;
+    if (sepAt !== -1) {
+      const rest = args.slice(sepAt + 1);
+      const end = rest.findIndex((a) => a !== undefined && /^::::?\+?$/.test(a));
+      const group = rest.slice(0, end === -1 ? undefined : end);
+      const fromFiles = args[sepAt]!.startsWith('::::');
+      if (group.some((a) => a === undefined)) items = undefined;
+      else if (fromFiles) {
+        const texts = (group as string[]).map((f) => readSmall(path.resolve(scope.cwds?.[0] ?? '/', f)));
+        items = texts.some((t) => t === undefined) ? undefined : texts.join('\n').split('\n').filter(Boolean);
+      } else items = group as string[];
+    } else if (input && 'text' in input) items = input.text.split('\n').filter(Boolean);
+    const run = (it: string) => (words.some((w) => w.includes('{}')) ? words.map((w) => w.split('{}').join(it)) : [...words, it]);
+    if (items) {
+      for (const it of items.slice(0, 500)) this.nested(run(it).map(shellQuote).join(' '), scope, 'the command parallel runs');
+      return;
+    }
+    if (this.handed(run(HANDED), scope, 'the command parallel runs')) this.opaque.push(`parallel takes the files ${words[0]} works on from its input`);
+  }
+
+  /**
+   * chmod, chown, chgrp, chattr, setfacl: a mode, owner or attribute change. One that may take the
+   * owner's read or write away (or hands the file to another owner, makes it immutable) leaves
+   * Waymark unable to read or write state: a write of the file. Adding permissions passes.
+   */
+  private modeChange(name: string, argWords: ShNode[], args: (string | undefined)[], scope: Scope): void {
+    const files: unknown[] = [];
+    let harmful = name === 'chown' || name === 'chgrp' || name === 'lchown';
+    let mode: string | undefined;
+    const modes: string[] = [];
+    for (let k = 0; k < argWords.length; k++) {
+      const a = args[k];
+      if (name === 'chmod' && mode === undefined && a !== undefined && (/^[0-7]{1,4}$/.test(a) || /^[ugoa]*[-+=][rwxXstugo]*(?:,[ugoa]*[-+=][rwxXstugo]*)*$/.test(a))) {
+        mode = a;
+        continue;
+      }
+      if (name === 'chattr' && a !== undefined && /^[-+=][aAcCdDeEFijmPsStTux]+$/.test(a) && !/^-[RVf]+$/.test(a)) {
+        modes.push(a);
+        continue;
+      }
+      if (a !== undefined && a.startsWith('--reference')) {
+        harmful = true;
+        if (a === '--reference') k++;
+        continue;
+      }
+      if (name === 'setfacl' && a !== undefined && /^-(?:[mMxX]|-set|-set-file|-modify|-modify-file|-remove|-remove-file)$/.test(a)) {
+        modes.push(a);
+        k++;
+        continue;
+      }
+      if (name === 'chattr' && a !== undefined && /^-[vp]$/.test(a)) {
+        k++;
+        continue;
+      }
+      if (a !== undefined && a.startsWith('-')) {
+        if (name === 'setfacl') modes.push(a);
+        continue;
+      }
+      // chown OWNER FILE..., chgrp GROUP FILE...: the first operand is not a file.
+      if ((name === 'chown' || name === 'chgrp' || name === 'lchown') && mode === undefined && !args.some((x) => x?.startsWith('--reference'))) {
+        mode = a ?? '$';
+        continue;
+      }
+      files.push(argWords[k]);
+    }
+    if (name === 'chmod') harmful ||= mode === undefined || !modeKeepsOwnerReadWrite(mode);
+    if (name === 'chattr') harmful ||= modes.some((m) => !m.startsWith('-'));
+    if (name === 'setfacl') harmful ||= modes.some((m) => !/^-(?:[xXbk]|-remove.*)$/.test(m) && !/^-[Rd]+$/.test(m));
+    if (!harmful) return;
+    for (const p of files.flatMap((w) => this.paths(w, scope, `a file ${name} changes`) ?? [])) this.touches.push({ kind: 'write', path: p, how: name });
+  }
+
+  /** apply_patch run as a command (Codex runs `apply_patch <<'EOF' ... EOF` itself): the files its envelope writes. */
+  private applyPatch(name: string, args: (string | undefined)[], scope: Scope, input: Input | undefined): void {
+    const text = args.length ? args[0] : input && 'text' in input ? input.text : undefined;
+    if (text === undefined) {
+      this.hidden.push(`${name} reads its patch from ${args.length ? 'an expansion' : input && 'hidden' in input ? input.hidden : 'the terminal'}`);
+      return;
+    }
+    let ops;
+    try {
+      ops = parseApplyPatch(text);
+    } catch (e) {
+      this.opaque.push(`the patch ${name} applies cannot be read (${(e as Error).message})`);
+      return;
+    }
+    const cwd = scope.cwds?.[0] ?? '/';
+    for (const op of ops) {
+      const at = path.resolve(cwd, op.path);
+      if (op.type === 'add') this.touches.push({ kind: 'write', path: at, how: name, content: { text: op.content } });
+      else if (op.type === 'delete') this.touches.push({ kind: 'delete', path: at, how: name });
+      else {
+        const before = readSmall(at);
+        const after = before === undefined ? undefined : applyHunks(before, op.hunks);
+        if (op.moveTo) this.touches.push({ kind: 'delete', path: at, how: name });
+        this.touches.push({ kind: 'write', path: op.moveTo ? path.resolve(cwd, op.moveTo) : at, how: name, ...(after !== undefined ? { content: { text: after } } : {}) });
+      }
+    }
+  }
+
+  /** Files a program writes through an output option (`-o F`, `--output=F`, wget -O, curl -O, uniq IN OUT). */
+  private writesByOption(name: string, argWords: ShNode[], args: (string | undefined)[], scope: Scope): void {
+    if (NO_OUTPUT_OPTION.test(name)) return;
+    const out = (p: string[] | undefined, how: string) => {
+      for (const x of p ?? []) this.touches.push({ kind: 'write', path: x, how });
+    };
+    for (let k = 0; k < args.length; k++) {
+      const a = args[k];
+      if (a === undefined) continue;
+      if (/^(?:-o|--output|--output-file|--outfile|--out-file|--output-document|--out|-outfile)$/.test(a) || (name === 'wget' && /^-[a-zA-Z]*O$/.test(a)) || (name === 'curl' && /^-[a-zA-Z]*o$/.test(a)) || (name === 'openssl' && a === '-out')) {
+        if (argWords[k + 1] !== undefined) out(this.paths(argWords[k + 1], scope, `the file ${name} ${a} writes`), `${name} ${a}`);
+        k++;
+      } else if (/^--(?:output|output-file|outfile|out-file|output-document|out)=/.test(a)) out(this.resolve({ text: a.slice(a.indexOf('=') + 1), glob: false }, scope, `the file ${name} writes`), `${name} ${a.slice(0, a.indexOf('='))}`);
+    }
+    if (name === 'curl' && args.some((a) => a !== undefined && /^(?:-[a-zA-Z]*O[a-zA-Z]*|--remote-name(?:-all)?)$/.test(a))) {
+      // curl -O URL: the file named as the URL's last part, in the current folder.
+      for (const a of args) {
+        const m = a === undefined ? null : /^[a-z]+:\/\/[^/?#]+\/(?:[^?#]*\/)?([^/?#]+)/i.exec(a);
+        if (m) out(this.resolve({ text: decodeURIComponent(m[1]), glob: false }, scope, 'the file curl -O writes'), 'curl -O');
+      }
+    }
+    if (name === 'wget' && args.some((a) => a !== undefined && /^(?:-[a-zA-Z]*N[a-zA-Z]*|--timestamping)$/.test(a)) && !args.some((a) => a !== undefined && /^(?:-[a-zA-Z]*O|--output-document)/.test(a))) {
+      // wget -N URL: the file named as the URL's last part, replaced when the server's is newer.
+      for (const a of args) {
+        const m = a === undefined ? null : /^[a-z]+:\/\/[^/?#]+\/(?:[^?#]*\/)?([^/?#]+)/i.exec(a);
+        if (m) out(this.resolve({ text: decodeURIComponent(m[1]), glob: false }, scope, 'the file wget -N writes'), 'wget -N');
+      }
+    }
+    if (name === 'uniq') {
+      const ops = argWords.filter((_, k) => args[k] === undefined || !args[k]!.startsWith('-') || args[k] === '-');
+      if (ops.length >= 2) out(this.paths(ops[1], scope, 'the file uniq writes'), 'uniq');
+    }
+  }
+
+  /** A formatter: every file of its types under what it is given, less what its ignore files leave out. */
+  private formatter(name: string, args: (string | undefined)[], scope: Scope): void {
+    const f = FORMATTERS[name];
+    let k = 0;
+    if (f.sub) {
+      const sub = args.findIndex((a) => a !== undefined && !a.startsWith('-'));
+      if (sub === -1 || !f.sub.test(args[sub]!)) return;
+      k = sub + 1;
+    }
+    const opts = args.slice(k).filter((a): a is string => a !== undefined && a.startsWith('-'));
+    if (f.write && !opts.some((o) => f.write!.test(o) || /^--(?:write|fix)=/.test(o))) return;
+    if (f.check && opts.some((o) => f.check!.test(o))) return;
+    const targets: (string | undefined)[] = [];
+    for (let j = k; j < args.length; j++) {
+      const a = args[j];
+      if (a !== undefined && FORMAT_VALUES.test(a)) j++;
+      else if (a === undefined || !a.startsWith('-')) targets.push(a);
+    }
+    if (!targets.length && f.all) targets.push('.');
+    const cwd = scope.cwds?.[0];
+    if (!cwd) {
+      this.opaque.push(`${name} runs in a folder a cd made unknown`);
+      return;
+    }
+    const how = `${name}, which rewrites the ${name === 'taplo' ? 'TOML' : 'Markdown and YAML'} files it is given`;
+    const files: string[] = [];
+    for (const t of targets) {
+      if (t === undefined) {
+        this.opaque.push(`a path ${name} formats comes from an expansion`);
+        continue;
+      }
+      const globAt = t.search(/[*?[{]/);
+      const base = globAt === -1 ? path.resolve(cwd, t) : path.resolve(cwd, t.slice(0, t.lastIndexOf('/', globAt) + 1) || '.');
+      const match = globAt === -1 ? undefined : globRegex(path.resolve(cwd, t));
+      if (isRegularFile(base)) {
+        files.push(base);
+        continue;
+      }
+      const found = formattable(base, f.exts);
+      if (!found) {
+        this.touches.push({ kind: 'tree', path: base, how });
+        continue;
+      }
+      files.push(...found.filter((p) => !match || match.test(p)));
+    }
+    const ignored = f.ignore || files.length ? gitIgnored(cwd, files, f.ignore) : new Set<string>();
+    for (const p of files) if (!ignored.has(p)) this.touches.push({ kind: 'tree', path: p, how });
+  }
+
   /** Code of programs the command runs (interpreters), for the judge to look for state names in. */
   readonly programs: string[] = [];
 
@@ -744,17 +1205,22 @@ class Reader {
       return;
     }
     if (moves) for (const s of sources) this.touches.push({ kind: 'delete', path: s, how: name });
+    // A hard link is the file itself under another name (outside the workspace: no real path leads back).
+    const hardLink = (name === 'ln' && !args.some((a) => a !== undefined && (/^-[a-zA-Z]*s/.test(a) || a === '--symbolic'))) || (name === 'cp' && args.some((a) => a !== undefined && (/^-[a-zA-Z]*l/.test(a) || a === '--link')));
+    if (hardLink) for (const s of sources) this.touches.push({ kind: 'write', path: s, how: `${name} (a hard link)` });
     const dests = targetDirText !== undefined ? this.resolve({ text: targetDirText, glob: false }, scope, `the ${name} destination`) : destWord ? this.paths(destWord, scope, `the ${name} destination`) : name === 'ln' ? scope.cwds : undefined;
     for (const d of dests ?? []) {
-      const intoDir = targetDir !== undefined || targetDirText !== undefined || sources.length > 1 || isDirectory(d);
+      const intoDir = targetDir !== undefined || targetDirText !== undefined || sources.length > 1 || isDirectory(d) || this.made.has(d);
       for (const s of sources.length ? sources : [undefined]) {
         const dest = intoDir && s && !contentsOf.has(s) ? path.join(d, path.basename(s)) : d;
         if (s && name !== 'ln' && recursive && !isRegularFile(s)) {
           // A folder copied or moved: each of its files lands at its own path, judged as a single
           // file's copy is. A source that cannot be listed (not there yet, unreadable, too large)
           // may bring anything into the folder it lands in.
-          const files = filesOf(s);
-          if (files) for (const f of files) this.touches.push({ kind: 'write', path: path.join(dest, path.relative(s, f)), how: `${name} -r`, content: { fromFile: f } });
+          const made = !fs.existsSync(s) && [...this.made].some((m) => s === m || s.startsWith(m + path.sep));
+          const files = made ? this.touches.filter((t) => t.kind === 'write' && t.path.startsWith(s + path.sep)).map((t) => t.path) : filesOf(s);
+          if (files && made) for (const f of files) this.touches.push({ kind: 'write', path: path.join(dest, path.relative(s, f)), how: `${name} -r` });
+          else if (files) for (const f of files) this.touches.push({ kind: 'write', path: path.join(dest, path.relative(s, f)), how: `${name} -r`, content: { fromFile: f } });
           else this.touches.push({ kind: 'tree', path: isDirectory(dest) ? dest : d, how: `${name} -r` });
         } else this.touches.push({ kind: 'write', path: dest, how: name, content: s ? { fromFile: s } : undefined });
       }
@@ -891,8 +1357,13 @@ class Reader {
         // core.sshCommand, diff.external...): read as shell, like any command.
         const v = args[k + 1];
         if (v === undefined) this.hidden.push('git -c sets a value built from expansions');
-        else if (v.includes('=')) this.nested(v.slice(v.indexOf('=') + 1).replace(/^!/, ''), scope, `the value of git -c ${v.slice(0, v.indexOf('='))}`);
+        else if (v.includes('=')) this.gitConfig(v.slice(0, v.indexOf('=')), v.slice(v.indexOf('=') + 1), { cwds }, `the value of git -c ${v.slice(0, v.indexOf('='))}`);
         k += 2;
+      } else if (a.startsWith('--config-env=')) {
+        // --config-env=KEY=VAR: the value comes from the environment when git runs.
+        const kv = a.slice('--config-env='.length);
+        if (GIT_PROGRAM_KEYS.test(kv.slice(0, kv.lastIndexOf('=')).toLowerCase())) this.hidden.push(`git ${a} takes a program from the environment`);
+        k++;
       } else if (a === '--git-dir' || a === '--work-tree' || a === '--namespace') k += 2;
       else k++;
     }
@@ -923,9 +1394,54 @@ class Reader {
         for (const p of paths.length ? paths : ['.']) this.touches.push({ kind: 'tree', path: path.resolve(cwd, p), how, git: { cwd, ref, paths: paths.length ? paths : ['.'] } });
       }
     };
+    const runs = (text: string | undefined, what: string) => {
+      if (text === undefined) this.hidden.push(`${what} is built from expansions`);
+      else this.nested(text, inner, what);
+    };
     switch (sub) {
+      case 'config': {
+        if (r.some((a) => a === undefined ? false : /^--(?:get|get-all|get-regexp|get-urlmatch|list|unset|unset-all|remove-section|rename-section|edit|show-origin|show-scope|name-only)$|^-[le]$/.test(a))) return scope;
+        const words: (string | undefined)[] = [];
+        for (let j = 0; j < rest.length; j++) {
+          const a = rest[j];
+          if (a !== undefined && /^(?:-f|--file|--blob|--type|--default|--comment|--value)$/.test(a)) j++;
+          else if (a === undefined || !a.startsWith('-')) words.push(a);
+        }
+        if (words[0] === 'set') words.shift();
+        else if (words[0] !== undefined && /^(?:get|list|unset|rename-section|remove-section|edit)$/.test(words[0])) return scope;
+        if (words.length >= 2 && words[0] !== undefined) this.gitConfig(words[0], words[1], inner, `the value git config gives ${words[0]}`);
+        return scope;
+      }
+      case 'rebase':
+      case 'difftool':
+        for (let j = 0; j < rest.length; j++) {
+          const a = rest[j];
+          if (a !== undefined && /^(?:-x|--exec|--extcmd)$/.test(a)) runs(rest[++j], `the command git ${sub} ${a} runs`);
+          else if (a !== undefined && /^--(?:exec|extcmd)=/.test(a)) runs(a.slice(a.indexOf('=') + 1), `the command git ${sub} runs`);
+        }
+        return scope;
+      case 'bisect':
+        if (rest[0] === 'run') runs(rest.slice(1).some((a) => a === undefined) ? undefined : (rest.slice(1) as string[]).map(shellQuote).join(' '), 'the command git bisect run runs');
+        return scope;
+      case 'submodule': {
+        const f = rest.indexOf('foreach');
+        if (f !== -1) runs(rest.slice(f + 1).filter((a) => a === undefined || !a.startsWith('-')).some((a) => a === undefined) ? undefined : rest.slice(f + 1).filter((a) => !a!.startsWith('-')).join(' '), 'the command git submodule foreach runs');
+        return scope;
+      }
+      case 'filter-branch':
+        for (let j = 0; j < rest.length; j++) if (rest[j] !== undefined && /^--[a-z-]+-filter$/.test(rest[j]!)) runs(rest[++j], `the command git filter-branch ${rest[j - 1]} runs`);
+        return scope;
+      case 'checkout-index':
+        if (opts.includes('-a') || opts.includes('--all')) tree([], undefined, 'git checkout-index');
+        else if (opts.some((a) => /^-[a-zA-Z]*f|^--force$/.test(a))) tree([...plain, ...afterDash], undefined, 'git checkout-index');
+        return scope;
+      case 'switch':
+        if (opts.some((a) => /^--discard-changes$|^-f$|^--force$/.test(a))) tree([], undefined, `git switch ${opts.find((a) => a.startsWith('-'))}`);
+        return scope;
       case 'checkout': {
         if (opts.some((a) => /^-[bB]$|^--orphan$/.test(a))) return scope;
+        // -f: every local change is thrown away, the branch's or HEAD's version put back.
+        if (dashdash === -1 && opts.some((a) => a === '-f' || a === '--force')) tree([], undefined, 'git checkout -f');
         if (dashdash !== -1) tree(afterDash, plain[0], `git checkout${plain[0] ? ` ${plain[0]}` : ''} --`);
         else if (plain.length) {
           // Without `--`, git takes the first word for a revision unless it is only a path.
@@ -1012,21 +1528,173 @@ class Reader {
         return scope;
       }
     }
+    if (!GIT_BUILTINS.has(sub) && /^[\w.-]+$/.test(sub) && inner.cwds) {
+      // An alias: what it stands for is the command (`!...` runs in a shell).
+      const alias = gitAlias(inner.cwds[0], sub);
+      if (alias !== undefined) this.nested(alias.startsWith('!') ? alias.slice(1) : `git ${alias} ${r.map(shellQuote).join(' ')}`, inner, `the git alias ${sub}`);
+    }
     return scope;
   }
 }
 
-function opText(op: number, ops: Ops): string {
-  return op === ops.dupOut ? '>&' : ops.appends.has(op) ? '>>' : '>';
+/** `sh -c TEXT NAME ARGS...`: TEXT with its positional parameters ($1, "$@") as the literal words given. */
+function withPositional(text: string, positional: (string | undefined)[]): string {
+  if (!positional.length || positional.some((p) => p === undefined)) return text;
+  const words = positional as string[];
+  const all = words.map(shellQuote).join(' ');
+  return text
+    .replace(/"\$[@*]"|\$[@*]|"\$\{[@*]\}"|\$\{[@*]\}/g, all)
+    .replace(/"\$\{?([1-9])\}?"|\$\{?([1-9])\}?/g, (m, a: string | undefined, b: string | undefined) => {
+      const w = words[Number(a ?? b) - 1];
+      return w === undefined ? m : shellQuote(w);
+    });
 }
 
-const WRITERS = new Set(['rm', 'unlink', 'shred', 'rmdir', 'mv', 'cp', 'install', 'ln', 'rsync', 'tee', 'touch', 'truncate', 'dd', 'patch', 'chmod', 'git', 'eval', ...SHELLS, ...INTERPRETERS]);
+/** The folders whose files a listing command prints (git ls-files, find, ls, grep -rl, rg -l, fd); undefined for other commands. */
+function listedFolders(name: string, args: string[]): string[] | undefined {
+  const operands = args.filter((a) => !a.startsWith('-'));
+  switch (name) {
+    case 'git': {
+      const sub = args.findIndex((a) => a === 'ls-files' || a === 'diff' || a === 'grep');
+      if (sub === -1 || (args[sub] !== 'ls-files' && !args.slice(sub).some((a) => /^--name-only$|^-l$|^--files-with-matches$/.test(a)))) return undefined;
+      const after = args.slice(sub + 1);
+      const dd = after.indexOf('--');
+      const paths = dd !== -1 ? after.slice(dd + 1) : args[sub] === 'ls-files' ? after.filter((a) => !a.startsWith('-') && !/[*?[]/.test(a)) : [];
+      return paths.length ? paths : ['.'];
+    }
+    case 'find': {
+      const starts: string[] = [];
+      for (const a of args) {
+        if (/^[-(!]/.test(a)) break;
+        starts.push(a);
+      }
+      return starts.length ? starts : ['.'];
+    }
+    case 'ls':
+    case 'fd':
+    case 'fdfind':
+      return name === 'ls' ? (operands.length ? operands : ['.']) : operands.length > 1 ? operands.slice(1) : ['.'];
+    case 'grep':
+    case 'egrep':
+    case 'fgrep':
+    case 'rg':
+    case 'ag': {
+      if (!args.some((a) => /^-[a-zA-Z]*[lL]|^--files(?:-with(?:out)?-matches)?$/.test(a))) return undefined;
+      const pattern = args.some((a) => a === '-e' || a === '-f' || a === '--files') ? 0 : 1;
+      const dirs = operands.slice(pattern);
+      return dirs.length ? dirs : ['.'];
+    }
+  }
+  return undefined;
+}
 
-/** Whether a command run on files it is handed (by xargs, find -exec) may write them. */
-function mayWrite(name: string, args: (string | undefined)[]): boolean {
-  const n = path.basename(name);
-  if (WRITERS.has(n) || /^python\d/.test(n)) return true;
-  return IN_PLACE.has(n) && args.some((a) => a === undefined || /^-[a-zA-Z]*i/.test(a) || a.startsWith('--in-place'));
+/** A word quoted for the shell (as is when it needs no quoting). */
+function shellQuote(w: string): string {
+  return /^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A chmod mode that leaves the owner's read and write in place (numeric with rw for the owner, or only additions). */
+function modeKeepsOwnerReadWrite(mode: string): boolean {
+  if (/^[0-7]+$/.test(mode)) return mode.length >= 3 && (Number(mode[mode.length - 3]) & 6) === 6;
+  return mode.split(',').every((clause) => {
+    const m = /^([ugoa]*)([-+=])(.*)$/.exec(clause);
+    if (!m) return false;
+    const [, who, op, perms] = m;
+    const owner = who === '' || /[ua]/.test(who);
+    if (!owner || op === '+') return true;
+    return op === '-' ? !/[rw]/.test(perms) : /r/.test(perms) && /w/.test(perms);
+  });
+}
+
+/** A shell pattern (find -name) as a regular expression over a file's name. */
+function shellPattern(p: string, ignoreCase: boolean): RegExp {
+  let re = '';
+  for (let i = 0; i < p.length; i++) {
+    const c = p[i];
+    if (c === '*') re += '.*';
+    else if (c === '?') re += '.';
+    else if (c === '[') {
+      const end = p.indexOf(']', i + 2);
+      if (end === -1) re += '\\[';
+      else {
+        re += `[${p.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\')}]`;
+        i = end;
+      }
+    } else if (c === '\\' && i + 1 < p.length) re += p[++i].replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    else re += c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`, ignoreCase ? 'i' : '');
+}
+
+/** A formatter's glob (`**` any folders, `*` within one, `{a,b}`) over absolute paths. */
+function globRegex(glob: string): RegExp {
+  let re = '';
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === '*' && glob[i + 1] === '*') {
+      re += '.*';
+      i++;
+      if (glob[i + 1] === '/') i++;
+    } else if (c === '*') re += '[^/]*';
+    else if (c === '?') re += '[^/]';
+    else if (c === '{') {
+      const end = glob.indexOf('}', i);
+      if (end === -1) re += '\\{';
+      else {
+        re += `(?:${glob.slice(i + 1, end).split(',').map((x) => x.replace(/[.+^$()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')).join('|')})`;
+        i = end;
+      }
+    } else re += c.replace(/[.+^$()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`);
+}
+
+/** The files of a formatter's types under a folder (version control and node_modules left out, as formatters do); undefined when there are too many to list. */
+function formattable(dir: string, exts: RegExp): string[] | undefined {
+  const out: string[] = [];
+  let seen = 0;
+  const walk = (d: string): boolean => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(d, { withFileTypes: true });
+    } catch {
+      return true;
+    }
+    for (const e of entries) {
+      if (++seen > MAX_FORMATTED) return false;
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) {
+        if (e.name !== '.git' && e.name !== 'node_modules' && !walk(p)) return false;
+      } else if (exts.test(e.name)) out.push(p);
+    }
+    return true;
+  };
+  return walk(dir) ? out : undefined;
+}
+
+/** Which of `files` git's ignore rules (and a formatter's own ignore file, same syntax) leave out; none when git cannot say. */
+function gitIgnored(cwd: string, files: string[], ignoreFile: string | undefined): Set<string> {
+  if (!files.length) return new Set();
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: child_process costs every process milliseconds to load
+  const { spawnSync } = require('node:child_process') as typeof import('node:child_process');
+  const own = ignoreFile ? path.join(cwd, ignoreFile) : undefined;
+  const extra = own && isRegularFile(own) ? ['-c', `core.excludesFile=${own}`] : [];
+  const r = spawnSync('git', ['-C', cwd, ...extra, 'check-ignore', '--no-index', '-z', '--stdin'], { input: files.join('\0') + '\0', encoding: 'utf8', timeout: 5000, maxBuffer: 64 * 1024 * 1024 });
+  // Exit 1: none ignored; anything else but 0: git cannot say (not a repository).
+  if (r.status !== 0) return new Set();
+  return new Set(r.stdout.split('\0').filter(Boolean).map((n) => path.resolve(cwd, n)));
+}
+
+/** A git alias's text, from the configuration git reads in `cwd`; undefined when there is none. */
+function gitAlias(cwd: string, name: string): string | undefined {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: child_process costs every process milliseconds to load
+  const { spawnSync } = require('node:child_process') as typeof import('node:child_process');
+  const r = spawnSync('git', ['-C', cwd, 'config', '--get', `alias.${name}`], { encoding: 'utf8', timeout: 5000 });
+  return r.status === 0 && r.stdout.trim() ? r.stdout.trim() : undefined;
+}
+
+function opText(op: number, ops: Ops): string {
+  return op === ops.dupOut ? '>&' : ops.appends.has(op) ? '>>' : '>';
 }
 
 function union(a: Scope, b: Scope): Scope {
@@ -1179,5 +1847,47 @@ export function readShellCommand(command: string, cwd: string, home = process.en
     return { touches: [], opaque: [`it is not valid shell (${msg})`], hidden: [], programs: [], parseError: msg };
   }
   reader.stmts(list(file.Stmts), { cwds: [path.resolve(cwd)] });
+  // A git hook or git's configuration written by the command: code git runs later, judged now.
+  for (const t of [...reader.touches]) {
+    const slash = t.path.split(path.sep).join('/');
+    if (t.kind === 'tree' && /(?:^|\/)\.git(?:\/hooks)?(?:\/[^/]+)?$/.test(slash)) reader.hidden.push(`${t.how} puts files Waymark cannot read at ${t.path}, where git runs code from`);
+    if (t.kind !== 'write' || !GIT_CODE.test(slash)) continue;
+    const text = t.content && 'text' in t.content ? t.content.text : t.content && 'fromFile' in t.content ? readSmall(t.content.fromFile) : undefined;
+    if (text === undefined) reader.hidden.push(`${t.how} writes ${t.path}, code git runs later, whose text Waymark cannot read`);
+    else for (const c of gitCodeCommands(t.path, text)) reader.nested(c, { cwds: [path.dirname(path.dirname(path.dirname(t.path.endsWith('/config') ? `${t.path}/x` : t.path)))] }, `the code git runs from ${path.basename(t.path)}`);
+  }
   return { touches: reader.touches, opaque: reader.opaque, hidden: reader.hidden, programs: reader.programs };
+}
+
+/** git's files that hold code git runs later: a hook, the repository's configuration (aliases, editors, pagers, hooksPath). */
+export const GIT_CODE = /(?:^|\/)\.git\/(?:hooks\/[^/]+|config)$/;
+
+/**
+ * The shell commands a git hook's or configuration's text makes git run: a hook's script (an
+ * interpreter's by its shebang), or each program value of the configuration as `git -c KEY=VALUE`
+ * reads it.
+ */
+export function gitCodeCommands(file: string, text: string): string[] {
+  if (!/(?:^|[\\/])config$/.test(file)) {
+    const bang = /^#!\s*(\S+)(?:[ \t]+(\S+))?/.exec(text);
+    const interp = bang ? (path.basename(bang[1]) === 'env' ? (bang[2] ?? 'sh') : path.basename(bang[1])) : 'sh';
+    return [SHELLS.has(interp) ? text : `${shellQuote(interp)} -c ${shellQuote(text)}`];
+  }
+  const out: string[] = [];
+  let section = '';
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    const sec = /^\[\s*([\w.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/.exec(line);
+    if (sec) {
+      section = sec[2] !== undefined ? `${sec[1]}.${sec[2]}` : sec[1];
+      continue;
+    }
+    const kv = /^([\w-]+)\s*=\s*(.*)$/.exec(line);
+    if (!kv || !section) continue;
+    const key = `${section}.${kv[1]}`.toLowerCase();
+    if (!GIT_PROGRAM_KEYS.test(key)) continue;
+    const value = kv[2].replace(/^"(.*)"$/, '$1').replace(/\\"/g, '"');
+    out.push(`git -c ${shellQuote(`${key}=${value}`)} status`);
+  }
+  return out;
 }

@@ -12,6 +12,7 @@
  * - GitHub Copilot CLI: edit {path, old_str, new_str}, create {path, file_text}, bash {command}
  * - OpenAI Codex: apply_patch {command|input|patch: the envelope}, Bash/shell {command: string or argv}
  */
+import * as path from 'node:path';
 import { parseApplyPatch } from './applyPatch';
 import { HookInputError, isObject, type FileEdit, type HookContext, type NeutralEvent } from './port';
 
@@ -58,8 +59,26 @@ function edits(kind: 'pre' | 'post', ctx: HookContext, tool: string, list: FileE
   return { kind: 'proposed-edits', ctx, tool, edits: list };
 }
 
-function shell(kind: 'pre' | 'post', ctx: HookContext, tool: string, command: string): NeutralEvent {
-  return kind === 'pre' ? { kind: 'proposed-command', ctx, tool, command } : { kind: 'tool-done', ctx, tool, command };
+function shell(kind: 'pre' | 'post', ctx: HookContext, tool: string, command: string, input: Record<string, unknown> = {}): NeutralEvent {
+  // The folder the command runs in, when the tool says (Codex's workdir, Gemini's directory, Cursor's working_directory).
+  const dir = s(input, 'workdir', 'cwd', 'working_directory', 'workingDirectory', 'directory', 'dir_path');
+  const at = dir ? { ...ctx, cwd: path.resolve(ctx.projectDir ?? ctx.cwd, dir) } : ctx;
+  return kind === 'pre' ? { kind: 'proposed-command', ctx: at, tool, command } : { kind: 'tool-done', ctx: at, tool, command };
+}
+
+/** Fields that name the file a tool works on, and fields that carry text it writes, in the tools agents document. */
+const PATH_FIELDS = ['file_path', 'filePath', 'path', 'file', 'target_file', 'targetFile', 'notebook_path', 'absolute_path', 'filename', 'fileName', 'uri'];
+const CONTENT_FIELDS = ['content', 'contents', 'new_string', 'newString', 'new_str', 'text', 'code', 'file_text', 'new_source', 'newText', 'new_text', 'edits', 'patch', 'diff', 'data', 'body', 'replacement', 'insert_text', 'new_content', 'input'];
+
+/**
+ * A tool the catalogue does not know (an MCP server's write_file, NotebookEdit, a renamed edit
+ * tool) that names a file and carries text: an edit whose change is not said, judged as such
+ * (refused where state lives). One that names only a file (a read) is nothing to judge.
+ */
+export function unknownToolEvent(kind: 'pre' | 'post', ctx: HookContext, tool: string, input: Record<string, unknown>): NeutralEvent | undefined {
+  const file = s(input, ...PATH_FIELDS);
+  if (!file || !CONTENT_FIELDS.some((k) => input[k] !== undefined && input[k] !== null)) return undefined;
+  return edits(kind, ctx, tool, [{ file, change: { type: 'unknown' } }]);
 }
 
 const SHELL_TOOLS = new Set(['Bash', 'bash', 'Shell', 'shell', 'local_shell', 'exec_command', 'run_in_terminal', 'runInTerminal', 'runTerminalCommand', 'run_terminal_cmd', 'container.exec']);
@@ -77,8 +96,22 @@ export const CATALOGUE_TOOLS: ReadonlySet<string> = new Set([
  * edits files nor runs shell commands. Throws HookInputError when a known tool's input is malformed.
  */
 export function catalogueToolEvent(kind: 'pre' | 'post', ctx: HookContext, tool: string, input: Record<string, unknown>): NeutralEvent | undefined {
-  if (SHELL_TOOLS.has(tool)) return shell(kind, ctx, tool, commandOf(input, tool));
+  if (SHELL_TOOLS.has(tool)) return shell(kind, ctx, tool, commandOf(input, tool), input);
   const file = () => need(input, tool, 'file_path', 'filePath', 'path');
+  if (tool === 'str_replace_editor') {
+    // Copilot CLI (Anthropic's text editor tool): view reads; create, str_replace, insert write; undo_edit says not what.
+    switch (input.command) {
+      case 'view':
+        return { kind: 'other', ctx, what: `${ctx.event} ${tool} view` };
+      case 'insert': {
+        const line = input.insert_line;
+        if (typeof line !== 'number' || !Number.isInteger(line)) throw new HookInputError(`tool_input.insert_line of ${tool} must be a whole number.`);
+        return edits(kind, ctx, tool, [{ file: file(), change: { type: 'insert', line, text: need(input, tool, 'new_str', 'insert_text') } }]);
+      }
+      case 'undo_edit':
+        return edits(kind, ctx, tool, [{ file: file(), change: { type: 'unknown' } }]);
+    }
+  }
   switch (tool) {
     case 'Write':
     case 'create_file':
