@@ -76,6 +76,9 @@ if (CHILD) {
       // Two versions installed side by side.
       const a = bundle(tmp('wm-bundle-a-'), 'v1.0');
       const b = bundle(tmp('wm-bundle-b-'), 'v1.1');
+      // Installed bundles are settled (unchanged for 10 s: named by inode and ctime). Wait until these
+      // are, so a loaded machine's slow runs cannot cross from the content name to that one mid-test.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10_500);
       run(a, cache);
       run(b, cache);
       const both = cacheFiles(cache).sort();
