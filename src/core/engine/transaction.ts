@@ -138,8 +138,8 @@ function readTarget(target: string): string | undefined {
 
 /** The real path every file of the change is locked, read and renamed by. */
 function targetOf(root: string, file: string): string {
-  assertWritableInside(file, root);
-  return safeWritePath(root, file);
+  // The link check's realpath, asked afresh, serves the containment check right after it.
+  return safeWritePath(root, file, undefined, { resolved: assertWritableInside(file, root, true) });
 }
 
 /** Locks `targets` in one order; `real`: they are the real paths resolved (targetOf) right before, not resolved again. */
