@@ -145,6 +145,39 @@ if (job === 'write-events') {
       }
     });
 
+    test('the log\'s end this process left is not read again; another writer\'s line, or the log rewritten at the same size, is', () => {
+      const root = tempRoot();
+      try {
+        appendEvent(root, { type: 't', data: { i: 0 } });
+        const file = protocolPaths(root).eventsFile;
+        // Its own last line: the next seq is known without reading the tail (no read of the log).
+        const reads = mock.method(nodeFs, 'readSync');
+        try {
+          assert.equal(appendEvent(root, { type: 't', data: { i: 1 } }).event.seq, 2);
+          assert.equal(reads.mock.callCount(), 0, 'the tail was read again');
+        } finally {
+          reads.mock.restore();
+        }
+        // Another process's line (as the CLI or a hook appends it): the size moved, the tail is read.
+        fs.appendFileSync(file, JSON.stringify({ seq: 3, time: '2026-01-01T00:00:00.000Z', type: 'other' }) + '\n');
+        assert.equal(appendEvent(root, { type: 't', data: { i: 2 } }).event.seq, 4);
+        // Rewritten in place at the very same size (seq 4 → 7): the ctime moved, the tail is read.
+        const text = fs.readFileSync(file, 'utf8');
+        const lines = text.split('\n').filter(Boolean);
+        const last = JSON.parse(lines[lines.length - 1]);
+        lines[lines.length - 1] = JSON.stringify({ ...last, seq: 7 });
+        const rewritten = lines.join('\n') + '\n';
+        assert.equal(Buffer.byteLength(rewritten), Buffer.byteLength(text));
+        const fd = fs.openSync(file, 'r+');
+        fs.writeSync(fd, rewritten, 0);
+        fs.closeSync(fd);
+        assert.equal(appendEvent(root, { type: 't', data: { i: 3 } }).event.seq, 8);
+        assert.deepEqual(fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).seq), [1, 2, 3, 7, 8]);
+      } finally {
+        cleanup(root);
+      }
+    });
+
     test('a torn last line (crash mid-append) is repaired on the next append, reported, nothing else lost', () => {
       const root = tempRoot();
       try {

@@ -10,6 +10,7 @@ import { parse as parseYaml } from 'yaml';
 import { journalLeft, workspace } from './fileHelpers';
 import { runTransaction, type TxPlanner } from '../../src/core/engine/transaction';
 import { readHistory } from '../../src/core/store/history';
+import { nativeRealPathOnce, withRealPathScope } from '../../src/core/store/safePath';
 import { WaymarkError } from '../../src/core/errors';
 import { sha256Hex } from '../../src/core/store/intentJournal';
 import { readSlotRecord } from '../../src/core/store/txJournal';
@@ -68,6 +69,28 @@ describe('runTransaction', () => {
       assert.deepEqual(fs.readdirSync(outside), ['a.txt'], 'no temp file or anything else created outside');
       assert.equal(fs.readFileSync(path.join(outside, 'a.txt'), 'utf8'), 'a old\n');
       assert.equal(fs.readFileSync(path.join(root, 'sub.orig', 'a.txt'), 'utf8'), 'a old\n');
+      assert.deepEqual(readHistory(root, a), []);
+    } finally {
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  test('a folder swapped for a link leading outside after its real path was resolved earlier in the same scope: refused, nothing written outside', async () => {
+    const root = workspace({ 'sub/a.txt': 'a old\n' }, { prefix: 'wm-tx-' });
+    const outside = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wm-tx-outside-')));
+    fs.writeFileSync(path.join(outside, 'a.txt'), 'a old\n');
+    const a = path.join(root, 'sub', 'a.txt');
+    try {
+      // A face's checks before the change name the file (the scope keeps names); then sub/
+      // becomes a link outside before the change names its files for their locks.
+      await withRealPathScope(async () => {
+        assert.equal(nativeRealPathOnce(a), a);
+        fs.renameSync(path.join(root, 'sub'), path.join(root, 'sub.orig'));
+        fs.symlinkSync(outside, path.join(root, 'sub'));
+        await assert.rejects(runTransaction(tx(root), { operation: 'test-write', files: [a], plan: () => ({ writes: [{ file: a, text: 'a new\n', entry: { to: { v: 1 } } }], result: (entries) => entries.length }) }), (e) => WaymarkError.is(e) && /outside|link|replaced/.test(e.message));
+      });
+      assert.deepEqual(fs.readdirSync(outside), ['a.txt'], 'no temp file or anything else created outside');
+      assert.equal(fs.readFileSync(path.join(outside, 'a.txt'), 'utf8'), 'a old\n');
       assert.deepEqual(readHistory(root, a), []);
     } finally {
       fs.rmSync(outside, { recursive: true, force: true });

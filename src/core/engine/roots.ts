@@ -51,19 +51,23 @@ export function rootAmong(roots: readonly string[], file: string): string {
 /**
  * Refuses a write whose real target (after symlinks) lies outside the workspace folder: a
  * repository's `notes.md -> /elsewhere/plan.md` must not make Waymark edit files elsewhere.
+ * Returns the real path it found (undefined when the file is missing).
  */
-export function assertWritableInside(abs: string, root: string): void {
+export function assertWritableInside(abs: string, root: string, fresh = false): string | undefined {
   let real: string;
   let realRoot: string;
   try {
     // Before the locks; the write itself checks its real path afresh (store/safePath.ts).
-    real = nativeRealPathOnce(abs);
+    // `fresh`: the file's real path asked now, not taken from the scope's names (the caller
+    // names a change's files by it).
+    real = fresh ? fs.realpathSync.native(abs) : nativeRealPathOnce(abs);
     realRoot = nativeRealPathOnce(root);
   } catch {
-    return; // missing: the read that follows reports it
+    return undefined; // missing: the read that follows reports it
   }
   const rel = path.relative(realRoot, real);
   if (rel.startsWith('..') || path.isAbsolute(rel)) {
     throw new WaymarkError('usage', `${abs} is a link to ${real}, outside the workspace ${realRoot}; Waymark does not write outside the workspace. Run the command on ${real} itself.`, abs);
   }
+  return real;
 }

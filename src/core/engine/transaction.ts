@@ -138,14 +138,15 @@ function readTarget(target: string): string | undefined {
 
 /** The real path every file of the change is locked, read and renamed by. */
 function targetOf(root: string, file: string): string {
-  assertWritableInside(file, root);
-  return safeWritePath(root, file);
+  // The link check's realpath, asked afresh, serves the containment check right after it.
+  return safeWritePath(root, file, undefined, { resolved: assertWritableInside(file, root, true) });
 }
 
-async function lockAll(root: string, targets: string[], operation: string): Promise<HeldLock[]> {
+/** Locks `targets` in one order; `real`: they are the real paths resolved (targetOf) right before, not resolved again. */
+async function lockAll(root: string, targets: string[], operation: string, real = false): Promise<HeldLock[]> {
   const held: HeldLock[] = [];
   try {
-    for (const t of [...new Set(targets)].sort()) held.push(await acquireFileLock(t, { root, purpose: `waymark ${operation}` }));
+    for (const t of [...new Set(targets)].sort()) held.push(await acquireFileLock(t, { root, purpose: `waymark ${operation}`, real }));
   } catch (e) {
     for (const l of held.reverse()) l.release();
     throw e;
@@ -515,7 +516,8 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
     // other files too, the locks are let go and every file is locked in one order, from a listing
     // made before the locks and checked again under them.
     const locked = attempt === 0 ? new Set(targets.values()) : orphansTouching(root, new Set(targets.values()), listJournal(root)).files;
-    locks = await lockAll(root, [...locked], planner.operation);
+    // The first attempt's are the real paths targetOf resolved just above; a later one resolves afresh.
+    locks = await lockAll(root, [...locked], planner.operation, attempt === 0);
     journal = listJournal(root);
     const now = orphansTouching(root, new Set(targets.values()), journal);
     if ([...now.files].every((f) => locked.has(f)) || attempt >= 4) {
@@ -632,6 +634,10 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
     const done: { target: string; before: string | undefined }[] = [];
     // The descriptors of the files added to in place, flushed in round 2 with the history lines.
     const appended = new Map<string, number>();
+    // What landed at each file renamed or added to, as this process left it (device, inode, size):
+    // the re-read below needs no read of a file still showing it (a file of another inode or size
+    // is read and compared as before).
+    const landed = new Map<TxItem, { dev: number; ino: number; size: number }>();
     try {
       dieAt('RENAME', 0);
       let renamed = 0;
@@ -658,6 +664,8 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
           // Added to in place, once its bytes are proved the ones read (through the descriptor written to).
           const fd = appendInPlace(x.target, x.before!, x.suffix, () => lock?.assertHeld());
           appended.set(x.target, fd);
+          const st = fs.fstatSync(fd);
+          landed.set(x, { dev: st.dev, ino: st.ino, size: st.size });
           done.push({ target: x.target, before: x.before });
           dieAt('RENAME', ++renamed);
           continue;
@@ -670,11 +678,20 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
             throw new WaymarkError('conflict', `${x.w.file} changed on disk while ${planner.operation} was being made (another writer or an editor); nothing was written. Re-read it and retry.`, x.w.file);
           }
         });
+        if (p.renamed) landed.set(x, p.renamed);
         done.push({ target: x.target, before: x.before });
         dieAt('RENAME', ++renamed);
       }
-      // Re-read what landed: each file must hold the new bytes and still be valid.
+      // Re-read what landed: each file must hold the new bytes and still be valid. A file whose
+      // name still shows the inode this process renamed there or added to, at the size it left,
+      // holds the bytes written (compared before the rename, or through the descriptor appended
+      // on): it is not read back. A `check` of the bytes on disk reads them as before.
       for (const x of items) {
+        const mine = x.w.check === undefined ? landed.get(x) : undefined;
+        if (mine !== undefined) {
+          const st = fs.lstatSync(x.target, { throwIfNoEntry: false });
+          if (st !== undefined && st.ino === mine.ino && st.dev === mine.dev && st.size === mine.size) continue;
+        }
         const now = readTarget(x.target);
         if (x.w.remove) {
           if (now !== undefined) throw new WaymarkError('invalid', `${planner.operation} could not remove ${x.w.file}; the change was undone: every file has its old bytes again.`, x.w.file);

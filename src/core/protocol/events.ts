@@ -8,6 +8,7 @@ import { withMutexSync, sleepSync } from './mutex';
 import { assertRegularOrMissing, assertWritable, openInsideSync, openInternalSync, readInternalIfExists, safeAppend, safeMkdir, safeWritePath } from '../store/safePath';
 import type { WriteGuard } from '../writeHooks';
 import { findFromEnd, tornTail } from '../store/jsonlTail';
+import { sameKey } from '../store/fileKey';
 
 /** One line of `.waymark/events/events.jsonl`. `seq` grows by exactly 1 per event, across rotations. */
 export interface ProtocolEvent {
@@ -192,6 +193,7 @@ export function appendEvent(root: string, input: NewEvent, options: EventsLogOpt
     const { fd } = openInsideSync(root, active, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, { what: 'events log' });
     try {
       fs.writeSync(fd, JSON.stringify(event) + '\n');
+      rememberEnd(active, fd, event.seq);
     } finally {
       fs.closeSync(fd);
     }
@@ -228,15 +230,55 @@ function appendQuick(root: string, active: string, input: NewEvent, clock: Clock
   }
   const { fd, st } = opened;
   try {
-    if (st.size === 0 || st.size >= maxBytes || tornTail(fd, st.size)) return undefined;
-    const lastSeq = findFromEnd(fd, st.size, (line) => parseEvent(line)?.seq);
-    if (lastSeq === undefined) return undefined;
+    if (st.size === 0 || st.size >= maxBytes) return undefined;
+    const known = knownEnd(active, st);
+    let lastSeq: number | undefined;
+    if (known !== undefined) lastSeq = known;
+    else {
+      if (tornTail(fd, st.size)) return undefined;
+      lastSeq = findFromEnd(fd, st.size, (line) => parseEvent(line)?.seq);
+      if (lastSeq === undefined) return undefined;
+    }
     const event = eventOf(lastSeq + 1, input, clock);
     fs.writeSync(fd, JSON.stringify(event) + '\n');
+    rememberEnd(active, fd, event.seq);
     return { event };
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/**
+ * The events log's end as this process left it (history.ts keeps history's the same way): the
+ * active file's identity and stamps right after this process's last line, and that line's seq.
+ * While the file opened for the next append still shows them, it ends with that line, whole, and
+ * the next seq is known without reading and parsing its tail. Any other writer's line (the CLI, a
+ * hook, under the same lock) moves the size; a rotation, a repair or a rewrite the inode or ctime:
+ * then the tail is read as before. One entry per log (a process writes one or two workspaces).
+ */
+interface KnownEnd {
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  seq: number;
+}
+
+const knownEnds = new Map<string, KnownEnd>();
+
+function knownEnd(active: string, st: fs.Stats): number | undefined {
+  const k = knownEnds.get(active);
+  if (!k) return undefined;
+  if (k.dev === st.dev && sameKey(k, st)) return k.seq;
+  knownEnds.delete(active);
+  return undefined;
+}
+
+function rememberEnd(active: string, fd: number, seq: number): void {
+  const st = fs.fstatSync(fd);
+  if (knownEnds.size >= 16) knownEnds.clear();
+  knownEnds.set(active, { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, seq });
 }
 
 /** The seq of the first readable event of a file (segments are named by it). */

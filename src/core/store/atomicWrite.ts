@@ -103,6 +103,8 @@ export interface PreparedWrite {
   durable: boolean;
   checkDir: boolean;
   dirId: fs.Stats;
+  /** The temp file as renamed (its device, inode and size, by an fstat right before the rename): what landed at `target`. */
+  renamed?: { dev: number; ino: number; size: number };
 }
 
 /** The first half of writeFileAtomic: the checks and the temp file with the new bytes (not fsynced). */
@@ -177,6 +179,8 @@ export function commitAtomicWrite(p: PreparedWrite, beforeRename?: (target: stri
     if (p.fd !== undefined) {
       const fd = p.fd;
       p.fd = undefined;
+      const st = fs.fstatSync(fd);
+      p.renamed = { dev: st.dev, ino: st.ino, size: st.size };
       fs.closeSync(fd);
     }
     beforeRename?.(p.target);

@@ -22,6 +22,12 @@ export interface FileLockOptions {
   staleMs?: number;
   /** What the lock is for (recorded in the lock file). */
   purpose?: string;
+  /**
+   * `file` is already its real path, resolved by the caller for this change a moment ago (the
+   * transaction engine's `targetOf`, the containment check that names every file of a change):
+   * it is not resolved a second time.
+   */
+  real?: boolean;
 }
 
 /** Content of a lock file. */
@@ -270,8 +276,8 @@ export interface HeldLock {
 
 /** Takes the lock for `file`, waiting (bounded) while another live process holds it. */
 export async function acquireFileLock(file: string, options: FileLockOptions = {}): Promise<HeldLock> {
-  // One real path, resolved afresh, names the lock and is recorded in it.
-  const real = resolveRealPath(file);
+  // One real path, resolved afresh (or by the caller just before), names the lock and is recorded in it.
+  const real = options.real ? file : resolveRealPath(file);
   const lockPath = lockPathOfReal(real, options);
   const waitMs = options.waitMs ?? 10_000;
   const staleMs = options.staleMs ?? 60_000;

@@ -221,7 +221,7 @@ function firstLink(root: string, p: string): string | undefined {
  * inside the real path of `root`; else throws WaymarkError('usage') (exit 2) that names the
  * symbolic link or the setting (`what`, e.g. `memory.hotFile`) responsible. Nothing is created.
  */
-export function safeWritePath(root: string, target: string, what?: string, options: { missing?: boolean } = {}): string {
+export function safeWritePath(root: string, target: string, what?: string, options: { missing?: boolean; resolved?: string } = {}): string {
   const absRoot = path.resolve(root);
   const abs = path.resolve(absRoot, target);
   const realRoot = realRootOnce(absRoot);
@@ -234,7 +234,9 @@ export function safeWritePath(root: string, target: string, what?: string, optio
       { setting: what, outside: abs },
     );
   }
-  const real = walkRealPath(abs, options.missing).real;
+  // `resolved`: realpath's answer for `abs`, asked by the caller a moment before (the same check's
+  // first half, not an earlier change's): not asked again.
+  const real = options.resolved ?? walkRealPath(abs, options.missing).real;
   if (!isInside(realRoot, real)) {
     const link = firstLink(absRoot, abs) ?? firstLink(realRoot, abs) ?? abs;
     throw new WaymarkError(
