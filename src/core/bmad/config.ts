@@ -101,7 +101,8 @@ export function findBmadSkillRoots(root: string): string[] {
     return out;
   }
   for (const e of entries) {
-    if (!e.isDirectory() || !e.name.startsWith('.') || e.name === '.git') continue;
+    // Waymark's own `.waymark/` is no agent's (the caches' listings leave it out: a first run makes it).
+    if (!e.isDirectory() || !e.name.startsWith('.') || e.name === '.git' || e.name === '.waymark') continue;
     const skills = path.join(absRoot, e.name, 'skills');
     let names: string[] = [];
     try {

@@ -80,8 +80,29 @@ export const LEVEL1_NAME = /^story-([a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*)-(\d{1,3}
  * Words in the slug (`3-4-review-queue.md`) do not matter; a context file (`.context.md`) and a
  * dated note (`2025-12-16-…`, `HANDOFF-2025-11-01.md`) are not stories.
  */
-export function storyKeyFromName(file: string, epicIds?: Iterable<string>): { key: string; epic: number; epicId: string; story: string; v4: boolean } | undefined {
+export function storyKeyFromName(file: string, epicIds?: Iterable<string>): NamedStory | undefined {
   const base = path.basename(file);
+  if (epicIds !== undefined) return keyFromName(base, epicIds);
+  let named = namedByBase.get(base);
+  if (named === undefined) {
+    const n = keyFromName(base, undefined);
+    named = n ? Object.freeze(n) : null;
+    if (namedByBase.size >= 20_000) namedByBase.clear();
+    namedByBase.set(base, named);
+  }
+  return named ?? undefined;
+}
+
+export type NamedStory = Readonly<{ key: string; epic: number; epicId: string; story: string; v4: boolean }>;
+
+/**
+ * storyKeyFromName's answers without epic ids, by base name (null: no story's). A first sprint asks
+ * it about each story ~4 times (its folder's listing, its parse, the ledger's key twice), and the
+ * ~10 regular expressions of each answer, run cold, were ~5 % of a first `validate`.
+ */
+const namedByBase = new Map<string, NamedStory | null>();
+
+function keyFromName(base: string, epicIds: Iterable<string> | undefined): { key: string; epic: number; epicId: string; story: string; v4: boolean } | undefined {
   // A dated note (`2025-12-16-…`, `HANDOFF-2025-11-01.md`): its numbers are a date, not a story's.
   if (!/\.md$/i.test(base) || /\.context\./i.test(base) || /^(?:[a-z][a-z0-9]*[-_])?(?:19|20)\d{2}-[01]\d-[0-3]\d(?:[-_.]|$)/i.test(base)) return undefined;
   const key = base.slice(0, -3);
