@@ -236,6 +236,8 @@ function statusAfter(line: string, from: number): { value: string; start: number
 // A story no longer used (`Not used`, `Not needed`, `Unused`) or folded into another (`Merged into
 // story 3-9`, `Consolidated into 3.9`) is set aside too; `Merged` alone is done (its pull request merged).
 export const SET_ASIDE = /^[^\p{L}]*(deferred|postponed|shelved|suspended|cancell?ed|dropped|descoped|de-scoped|superseded|obsolete|archived|retired|quarantined|abandoned|skipped|deprecated|withdrawn|won'?t[- ]do|removed|on[- ]hold|paused|parked|moved|relocated|migrated|replaced|not[- ]used|not[- ]needed|unused|(?:split|merged|consolidated|folded|absorbed|combined)(?=[- ]+into\b)|split(?=\s*$))\b/iu;
+/** BMAD's story statuses as its ledger writes them: no word of SET_ASIDE starts one. */
+const LEDGER_WORDS: ReadonlySet<string> = new Set(['backlog', 'ready-for-dev', 'in-progress', 'review', 'done', 'drafted', 'Done', 'Review', 'Backlog', 'Draft', 'Approved', 'InProgress', 'Ready for Review', 'Ready for Dev']);
 /** Of those, the words for a story held for later rather than given up: backlog to the ledger. */
 export const HELD = /^[^\p{L}]*(deferred|postponed|shelved|suspended|on[- ]hold|paused|parked)\b/iu;
 
@@ -245,6 +247,9 @@ export const HELD = /^[^\p{L}]*(deferred|postponed|shelved|suspended|on[- ]hold|
  * others, moved or migrated to another epic, or replaced by another, is superseded by them.
  */
 export function setAsideStatus(word: string): string | undefined {
+  // The ledger's own words set nothing aside: most stories' status, answered without compiling
+  // SET_ASIDE (a case-insensitive Unicode expression) in a run that meets no other word.
+  if (LEDGER_WORDS.has(word)) return undefined;
   const m = SET_ASIDE.exec(word.trim());
   if (!m) return undefined;
   const w = m[1].toLowerCase().replace(/\s+/g, '-').replace(/'/g, '');
