@@ -283,6 +283,22 @@ function flattenStrings(obj: Record<string, unknown>, into: Record<string, strin
   }
 }
 
+/**
+ * path.join(dir, name) for a name from dir's own listing (one segment, never `.` or `..`): when dir
+ * is absolute and already in normal form (`normal`: normalDir, tested once per folder, or once for a
+ * walk: an entry of a folder in normal form is in normal form), the join is the concatenation, without normalizing the whole path again for each of a
+ * folder's hundreds of story files.
+ */
+export function entryPath(dir: string, normal: boolean, name: string): string {
+  if (!normal) return path.join(dir, name);
+  return dir.endsWith(path.sep) ? dir + name : dir + path.sep + name;
+}
+
+/** Whether dir is absolute and in normal form (path.normalize leaves it as it is): see entryPath. */
+export function normalDir(dir: string): boolean {
+  return path.isAbsolute(dir) && path.normalize(dir) === dir;
+}
+
 /** A folder a BMAD file declares (`{project-root}/docs/stories`, `docs/stories`), absolute under the project's root. */
 export function projectPath(root: string, declared: string): string {
   return path.resolve(root, declared.replace(/\{project-root\}\/?/g, ''));
