@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { entryPath } from '../../src/core/bmad/sprint';
+import { entryPath } from '../../src/core/bmad/config';
 
 // The story search names each file of a listing by concatenation when its folder is already normal
-// (sprint.ts entryPath): the names must be path.join's, for every folder and entry name.
+// (config.ts entryPath; the catalog's walk too): the names must be path.join's, for every folder and entry name.
 test('entryPath gives path.join(dir, name) for any folder and any name a listing holds', () => {
   const dirs = ['/', '/a', '/a/b', '/a/b/', '/a//b', '/a/./b', '/a/../b', '/a/b/..', 'a/b', '.', '', './a', '../a', '/work/x y/_bmad-output/implementation-artifacts', path.resolve('.')];
   const names = ['1-1-story.md', '.hidden.md', '..x.md', 'a b.md', 'story.MD', '-', 'x..md', '\u00e9t\u00e9.md'];

@@ -363,4 +363,32 @@ describe('kept BMAD state (sprint patch, catalog, validate answer) against cold 
       setSprintCacheRacyWindow(2000);
     }
   });
+
+  test("the catalog kept by a first run holds in the next: the first run's own `.waymark/` in the root changes nothing it read", async () => {
+    // A fresh clone has no `.waymark/`: the first run makes it in the project's root after the
+    // catalog read that root, so the root's stat key moves; its entries (`.waymark/` aside) do not.
+    setSprintCacheRacyWindow(0);
+    try {
+      const root = project();
+      fs.rmSync(path.join(root, '.waymark'), { recursive: true });
+      const cache = path.join(root, CATALOG_CACHE_FILE);
+      sleep(10);
+      const first = await loadBmadCatalogForRoot(root, '_bmad', { cache: true });
+      const ino = fs.statSync(cache).ino;
+      sleep(10);
+      const second = await loadBmadCatalogForRoot(root, '_bmad', { cache: true });
+      assert.equal(fs.statSync(cache).ino, ino, 'the second run takes the kept catalog (not built and written again)');
+      assert.deepEqual(canon(second), canon(first));
+      assert.deepEqual(canon(second), canon(await loadBmadCatalogForRoot(root, '_bmad')));
+      // A skills folder made in the root afterwards is still seen.
+      sleep(10);
+      writeFiles(root, { '.claude/skills/bmad-quick-dev/steps/step-01-plan.md': '# Plan\n', '.claude/skills/bmad-quick-dev/SKILL.md': '# Quick dev\n' });
+      const third = await loadBmadCatalogForRoot(root, '_bmad', { cache: true });
+      assert.notEqual(fs.statSync(cache).ino, ino, 'a new skills folder: built again');
+      assert.ok(third.workflows.some((w) => w.name === 'bmad-quick-dev'));
+      assert.deepEqual(canon(third), canon(await loadBmadCatalogForRoot(root, '_bmad')));
+    } finally {
+      setSprintCacheRacyWindow(2000);
+    }
+  });
 });

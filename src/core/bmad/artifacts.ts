@@ -7,7 +7,7 @@ import { compareText } from '../model/text';
 import { closeAsync, openAsync, readAsync } from '../store/asyncFs';
 import { addDeclaredRows, emptyDeclared, type DeclaredWorkflows } from './known';
 export type { BmadWorkflow } from './workflowShape';
-import { expandVars, findBmadInstall, findBmadProjects, findBmadSkillRoots, loadBmadConfig, type BmadConfig } from './config';
+import { entryPath, expandVars, findBmadInstall, findBmadProjects, findBmadSkillRoots, loadBmadConfig, normalDir, type BmadConfig } from './config';
 
 export interface BmadCatalog {
   /** By manifest name and by folder name (lower-case). */
@@ -37,7 +37,8 @@ export function modeStepsFromFileNames(dir: string, names: string[]): StepDef[] 
   const parsed = names.map((n) => ({ n, m: MODE_STEP_FILE.exec(n) ?? STEP_FILE.exec(n) })).filter((x) => x.m);
   const num = (x: RegExpExecArray) => (x.length === 5 ? [Number(x[2]), x[3]] : [Number(x[1]), x[2]]) as [number, string];
   parsed.sort((a, b) => num(a.m!)[0] - num(b.m!)[0] || compareText(num(a.m!)[1], num(b.m!)[1]) || compareText(a.n, b.n));
-  return Object.freeze(parsed.map((p, i): StepDef => Object.freeze({ id: p.n.slice(0, -3), index: i + 1, title: p.n.slice(0, -3).replace(/^(?:step-)?([a-z]-)?\d+[a-z]?-/i, '').replace(/-/g, ' '), file: path.join(dir, p.n) }))) as StepDef[];
+  const normal = normalDir(dir);
+  return Object.freeze(parsed.map((p, i): StepDef => Object.freeze({ id: p.n.slice(0, -3), index: i + 1, title: p.n.slice(0, -3).replace(/^(?:step-)?([a-z]-)?\d+[a-z]?-/i, '').replace(/-/g, ' '), file: entryPath(dir, normal, p.n) }))) as StepDef[];
 }
 
 /** Reads `key: value` from a file's leading frontmatter or YAML (first 4 KB), without a YAML parser. */
@@ -114,6 +115,7 @@ export function isContinuationStep(slug: string): boolean {
 export function stepsFromFileNames(dir: string, names: string[]): { steps: StepDef[]; continuation: string[] } {
   const parsed: { num: number; letter: string; id: string; slug: string; file: string }[] = [];
   const continuation: string[] = [];
+  const normal = normalDir(dir);
   for (const name of names) {
     const p = parseStepFileName(name);
     if (!p) continue;
@@ -121,7 +123,7 @@ export function stepsFromFileNames(dir: string, names: string[]): { steps: StepD
       continuation.push(p.id);
       continue;
     }
-    parsed.push({ ...p, file: path.join(dir, name) });
+    parsed.push({ ...p, file: entryPath(dir, normal, name) });
   }
   parsed.sort((a, b) => a.num - b.num || compareText(a.letter, b.letter) || compareText(a.id, b.id));
   // Shared by every artifact of this workflow: frozen so no reader can change it for the others.
@@ -134,6 +136,9 @@ export function stepsFromFileNames(dir: string, names: string[]): { steps: StepD
  * `steps/` with `step-NN[a-z]?-*.md` files. In an agent's skills folder only `bmad-*` skills.
  */
 function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: boolean, listed?: Set<string>): void {
+  // Paths under dir0 by concatenation when it is in normal form (entryPath: so is every entry
+  // under it); a cold join per entry was ~10 % of a first run's catalog walk.
+  const normal = normalDir(dir0);
   const walk = (dir: string, depth: number): void => {
     if (depth > 8) return;
     const entries = recordingListOr(dir);
@@ -143,7 +148,7 @@ function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: boolean, l
     if (skills && depth === 1) (catalog.methodDirs ??= []).push(dir);
     if (skills && depth === 0) {
       // Other modules' skills (`gds-*`) are BMAD's when the install's skill manifest lists them.
-      for (const s of subdirs) if (!/^bmad[-_]/i.test(s) && listed?.has(s.toLowerCase())) (catalog.methodDirs ??= []).push(path.join(dir, s));
+      for (const s of subdirs) if (!/^bmad[-_]/i.test(s) && listed?.has(s.toLowerCase())) (catalog.methodDirs ??= []).push(entryPath(dir, normal, s));
     }
     // `steps-c/` or `steps/`; else typed step folders (the research workflow's `technical-steps/`,
     // `domain-steps/`...): one is the workflow's steps, several are one workflow each (`technical-research`).
@@ -151,20 +156,20 @@ function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: boolean, l
     const typed = plainSteps ? [] : subdirs.filter((d) => /^[a-z]+-steps$/i.test(d)).sort();
     const stepSets: [string, string][] = plainSteps ? [[plainSteps, path.basename(dir)]] : typed.length === 1 ? [[typed[0], path.basename(dir)]] : typed.map((t) => [t, `${t.replace(/-steps$/i, '')}-${path.basename(dir)}`]);
     for (const [stepsDirName, wfName] of stepSets) {
-      const stepsDir = path.join(dir, stepsDirName);
+      const stepsDir = entryPath(dir, normal, stepsDirName);
       const names = recordingList(stepsDir).map((e) => e.name);
       const { steps, continuation } = stepsFromFileNames(stepsDir, names);
       if (steps.length) {
         const otherModes = subdirs.filter((s) => /^steps-[a-z]$/.test(s) && s !== 'steps-c').sort();
         const modeSteps: Record<string, StepDef[]> = Object.create(null) as Record<string, StepDef[]>;
         for (const m of otherModes) {
-          const d = path.join(dir, m);
+          const d = entryPath(dir, normal, m);
           modeSteps[MODE_NAMES[m.slice(-1)] ?? m] = modeStepsFromFileNames(d, recordingList(d).map((e) => e.name));
         }
         if (stepsDirName === 'steps-c' && subdirs.includes('steps')) {
           // Unreadable: no plain steps.
-          const plain = recordingListOr(path.join(dir, 'steps'));
-          if (plain) modeSteps.plain = modeStepsFromFileNames(path.join(dir, 'steps'), plain.map((e) => e.name));
+          const plain = recordingListOr(entryPath(dir, normal, 'steps'));
+          if (plain) modeSteps.plain = modeStepsFromFileNames(entryPath(dir, normal, 'steps'), plain.map((e) => e.name));
         }
         const outputs: BmadWorkflow['outputs'] = [];
         const addOutputs = (found: BmadWorkflow['outputs']) => {
@@ -174,7 +179,7 @@ function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: boolean, l
         // name the final file it is renamed to.
         // Read with synchronous calls: a promise read of a small file costs several trips through
         // the thread pool, and a catalog is a few hundred of them on every run.
-        const sources = [...[...new Set([...steps.slice(0, 3), ...steps.slice(-1)])].map((st) => st.file), ...['workflow.yaml', 'workflow.md', 'SKILL.md'].map((f) => path.join(dir, f))];
+        const sources = [...[...new Set([...steps.slice(0, 3), ...steps.slice(-1)])].map((st) => st.file), ...['workflow.yaml', 'workflow.md', 'SKILL.md'].map((f) => entryPath(dir, normal, f))];
         for (const text of sources.map((f) => (f ? readHead(f, MAX_WORKFLOW_BYTES) : undefined))) {
           if (text !== undefined) addOutputs(declaredOutputs(text));
         }
@@ -194,7 +199,7 @@ function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: boolean, l
       if (s === 'node_modules' || s.startsWith('.') || /^steps(-[a-z])?$/.test(s) || /^[a-z]+-steps$/i.test(s)) continue;
       // A skills folder holds other tools' skills too: only BMAD's are read.
       if (skills && depth === 0 && !/^bmad[-_]/i.test(s) && !listed?.has(s.toLowerCase())) continue;
-      walk(path.join(dir, s), depth + 1);
+      walk(entryPath(dir, normal, s), depth + 1);
     }
   };
   walk(dir0, 0);

@@ -101,7 +101,8 @@ export function findBmadSkillRoots(root: string): string[] {
     return out;
   }
   for (const e of entries) {
-    if (!e.isDirectory() || !e.name.startsWith('.') || e.name === '.git') continue;
+    // Waymark's own `.waymark/` is no agent's (the caches' listings leave it out: a first run makes it).
+    if (!e.isDirectory() || !e.name.startsWith('.') || e.name === '.git' || e.name === '.waymark') continue;
     const skills = path.join(absRoot, e.name, 'skills');
     let names: string[] = [];
     try {
@@ -296,6 +297,22 @@ function flattenStrings(obj: Record<string, unknown>, into: Record<string, strin
     if (typeof v === 'string') into[k] = v;
     else if (typeof v === 'number' || typeof v === 'boolean') into[k] = String(v);
   }
+}
+
+/**
+ * path.join(dir, name) for a name from dir's own listing (one segment, never `.` or `..`): when dir
+ * is absolute and already in normal form (`normal`: normalDir, tested once per folder, or once for a
+ * walk: an entry of a folder in normal form is in normal form), the join is the concatenation, without normalizing the whole path again for each of a
+ * folder's hundreds of story files.
+ */
+export function entryPath(dir: string, normal: boolean, name: string): string {
+  if (!normal) return path.join(dir, name);
+  return dir.endsWith(path.sep) ? dir + name : dir + path.sep + name;
+}
+
+/** Whether dir is absolute and in normal form (path.normalize leaves it as it is): see entryPath. */
+export function normalDir(dir: string): boolean {
+  return path.isAbsolute(dir) && path.normalize(dir) === dir;
 }
 
 /** A folder a BMAD file declares (`{project-root}/docs/stories`, `docs/stories`), absolute under the project's root. */

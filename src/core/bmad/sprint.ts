@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Problem } from '../types';
-import { findBmadProjects, loadBmadConfig, projectPath, type BmadConfig } from './config';
+import { entryPath, findBmadProjects, loadBmadConfig, normalDir, projectPath, type BmadConfig } from './config';
 import { listsStories, listsWork, normEpicId, parseLedger, type Ledger } from './ledger';
 import { isStoryStatusWord, keyBeforeSlug, parseStory, storyKeyFromName, type StoryFile } from './story';
 import { parseEpics, type PlannedEpic } from './epics';
@@ -216,23 +216,12 @@ function parseLedgerAgain(file: string, text: string): Ledger {
 }
 
 /**
- * path.join(dir, name) for a name from dir's own listing (one segment, never `.` or `..`): when dir
- * is absolute and already in normal form (`normal`: path.normalize(dir) === dir, tested once per
- * folder), the join is the concatenation, without normalizing the whole path again for each of a
- * folder's hundreds of story files.
- */
-export function entryPath(dir: string, normal: boolean, name: string): string {
-  if (!normal) return path.join(dir, name);
-  return dir.endsWith(path.sep) ? dir + name : dir + path.sep + name;
-}
-
-/**
  * Story files under dir: named like a story, or named after one of the ledger's story keys
  * (`g-01-browse-listings.md`), or after one no BMAD name reads with a slug after it
  * (`us-erp-01-05-completeness-ring.md` for `US-ERP-01-05`, in `slugKeys`).
  */
 function storyFilesIn(dir: string, depth: number, out: Map<string, string>, keys: ReadonlySet<string>, slugKeys: ReadonlySet<string>): void {
-  const normal = path.isAbsolute(dir) && path.normalize(dir) === dir;
+  const normal = normalDir(dir);
   for (const e of listDir(dir)) {
     const p = entryPath(dir, normal, e.name);
     // A symlinked story is read (and its writes refused when it points outside the workspace).

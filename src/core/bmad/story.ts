@@ -80,8 +80,29 @@ export const LEVEL1_NAME = /^story-([a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*)-(\d{1,3}
  * Words in the slug (`3-4-review-queue.md`) do not matter; a context file (`.context.md`) and a
  * dated note (`2025-12-16-…`, `HANDOFF-2025-11-01.md`) are not stories.
  */
-export function storyKeyFromName(file: string, epicIds?: Iterable<string>): { key: string; epic: number; epicId: string; story: string; v4: boolean } | undefined {
+export function storyKeyFromName(file: string, epicIds?: Iterable<string>): NamedStory | undefined {
   const base = path.basename(file);
+  if (epicIds !== undefined) return keyFromName(base, epicIds);
+  let named = namedByBase.get(base);
+  if (named === undefined) {
+    const n = keyFromName(base, undefined);
+    named = n ? Object.freeze(n) : null;
+    if (namedByBase.size >= 20_000) namedByBase.clear();
+    namedByBase.set(base, named);
+  }
+  return named ?? undefined;
+}
+
+export type NamedStory = Readonly<{ key: string; epic: number; epicId: string; story: string; v4: boolean }>;
+
+/**
+ * storyKeyFromName's answers without epic ids, by base name (null: no story's). A first sprint asks
+ * it about each story ~4 times (its folder's listing, its parse, the ledger's key twice), and the
+ * ~10 regular expressions of each answer, run cold, were ~5 % of a first `validate`.
+ */
+const namedByBase = new Map<string, NamedStory | null>();
+
+function keyFromName(base: string, epicIds: Iterable<string> | undefined): { key: string; epic: number; epicId: string; story: string; v4: boolean } | undefined {
   // A dated note (`2025-12-16-…`, `HANDOFF-2025-11-01.md`): its numbers are a date, not a story's.
   if (!/\.md$/i.test(base) || /\.context\./i.test(base) || /^(?:[a-z][a-z0-9]*[-_])?(?:19|20)\d{2}-[01]\d-[0-3]\d(?:[-_.]|$)/i.test(base)) return undefined;
   const key = base.slice(0, -3);
@@ -215,6 +236,8 @@ function statusAfter(line: string, from: number): { value: string; start: number
 // A story no longer used (`Not used`, `Not needed`, `Unused`) or folded into another (`Merged into
 // story 3-9`, `Consolidated into 3.9`) is set aside too; `Merged` alone is done (its pull request merged).
 export const SET_ASIDE = /^[^\p{L}]*(deferred|postponed|shelved|suspended|cancell?ed|dropped|descoped|de-scoped|superseded|obsolete|archived|retired|quarantined|abandoned|skipped|deprecated|withdrawn|won'?t[- ]do|removed|reverted|rolled[- ]back|backed[- ]out|on[- ]hold|paused|parked|moved|relocated|migrated|replaced|not[- ]used|not[- ]needed|unused|(?:split|merged|consolidated|folded|absorbed|combined)(?=[- ]+into\b)|split(?=\s*$))\b/iu;
+/** BMAD's story statuses as its ledger writes them: no word of SET_ASIDE starts one. */
+const LEDGER_WORDS: ReadonlySet<string> = new Set(['backlog', 'ready-for-dev', 'in-progress', 'review', 'done', 'drafted', 'Done', 'Review', 'Backlog', 'Draft', 'Approved', 'InProgress', 'Ready for Review', 'Ready for Dev']);
 /** Of those, the words for a story held for later rather than given up: backlog to the ledger. */
 export const HELD = /^[^\p{L}]*(deferred|postponed|shelved|suspended|on[- ]hold|paused|parked)\b/iu;
 
@@ -224,6 +247,9 @@ export const HELD = /^[^\p{L}]*(deferred|postponed|shelved|suspended|on[- ]hold|
  * others, moved or migrated to another epic, or replaced by another, is superseded by them.
  */
 export function setAsideStatus(word: string): string | undefined {
+  // The ledger's own words set nothing aside: most stories' status, answered without compiling
+  // SET_ASIDE (a case-insensitive Unicode expression) in a run that meets no other word.
+  if (LEDGER_WORDS.has(word)) return undefined;
   const m = SET_ASIDE.exec(word.trim());
   if (!m) return undefined;
   const w = m[1].toLowerCase().replace(/\s+/g, '-').replace(/'/g, '');
