@@ -246,6 +246,8 @@ const STATUS_WORDS = [
   [/^(not[ -]used|not[ -]needed|unused|(?:merged|consolidated|folded|absorbed|combined)[ -]+into)\b/, 'dropped'],
   // Approved for what comes after review (`approved for production`): finished.
   [/^approved[ -]for[ -](production|prod|release|deploy(ment)?|launch|go[ -]live|ship(ping)?|merge)\b/, 'done'],
+  // Ready for what comes after review (`production ready`, `ready for production`): finished.
+  [/^((?:production|prod)[ -]ready|ready[ -](?:for|to)[ -](?:production|prod|release|deploy(?:ment)?|launch|go[ -]live|ship(?:ping)?))\b/, 'done'],
   [/^(backlog|not[ -]started|to[ -]?do|pending|planned|new|open|proposed|deferred|postponed|shelved|future(?: story)?$|future story\b)\b/, 'backlog'],
   [/^(reviewed|review(ed)?[ -](passed|complete[d]?|approved|done)|code[ -]review[ -](passed|complete[d]?|approved|done)|qa[ -](passed|approved|complete[d]?|done|verified))\b/, 'done'],
   [/^(dev(?:elopment)?[ -]complete[d]?|implementation[ -]complete[d]?|ready[ -]for[ -]review|in[ -]review|review[ -]ready|code[ -]review|needs[ -]review|under[ -]review|review|qa|in[ -]qa|ready[ -]for[ -]qa)\b/, 'review'],

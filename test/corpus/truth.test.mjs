@@ -34,6 +34,10 @@ test('statuses mean what BMAD means', () => {
   assert.equal(normalizeStatus('Refined - Ready for Development'), 'ready-for-dev');
   assert.equal(normalizeStatus('superseded'), 'dropped');
   assert.equal(normalizeStatus('moonwalking'), 'other:moonwalking');
+  // Ready for what comes after review is finished, whatever commentary follows (`ready for story 8.1`
+  // later in the line is not the story's status).
+  assert.equal(normalizeStatus('**PRODUCTION READY** - Epic 7 stability achieved, ready for Story 8.1'), 'done');
+  assert.equal(normalizeStatus('Ready for Production'), 'done');
 });
 
 test('story Status in every written form', () => {

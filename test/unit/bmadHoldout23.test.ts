@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { isBmadProjectFolder } from '../../src/core/bmad/config';
+import { normalizeStoryStatus } from '../../src/core/bmad/story';
 import { loadSprint } from '../../src/core/bmad/sprint';
 import { judgeStoryChange } from '../../src/core/model/bmadProposal';
 import { parseQaGate } from '../../src/core/bmad/qaGates';
@@ -146,5 +147,13 @@ describe('a QA gate file written as a Markdown report under its `.yml` name', ()
     });
     const r = loadSprint(dir, { now: NOW })!;
     assert.deepEqual(r.problems.filter((p) => p.severity !== 'info').map((p) => `${p.code} ${p.message}`), []);
+  });
+});
+
+describe('a story ready for what comes after review (`PRODUCTION READY`, `Ready for Production`)', () => {
+  test('is read as done (a word of its own, with a note), not an unknown status', () => {
+    for (const w of ['PRODUCTION READY', 'Production-Ready', 'Ready for Production', 'Ready to Ship', 'Ready for Release']) assert.deepEqual(normalizeStoryStatus(w), { exact: false, suggestion: 'done' }, w);
+    assert.equal(normalizeStoryStatus('Ready for Testing').status, 'review');
+    assert.equal(normalizeStoryStatus('Ready for Development').status, 'ready-for-dev');
   });
 });

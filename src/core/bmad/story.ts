@@ -560,6 +560,8 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
   // with what it is approved for.
   const DEV = /^(dev|development|implementation|implement|work|start|coding|build|sprint|pickup|pick-up)(-|$)/;
   // The joiner mistyped or shortened (`Ready vs Dev`, `Ready 4 Dev`, `Ready fo Dev`) still names development.
+  // Ready for what comes after review (`Production Ready`, `Ready for Production`, `Ready to Ship`): finished.
+  if (/^(?:production|prod)-ready(?:-|$)|^ready-(?:for|to)-(?:production|prod|release|deploy|deployment|launch|go-live|ship|shipping)$/.test(w)) return { exact: false, suggestion: 'done' };
   const next = /^ready-(?:for|to)-(.+)$/.exec(w)?.[1];
   if (next) return { status: DEV.test(next) ? 'ready-for-dev' : 'review', exact: false };
   const mistyped = /^ready-(?:fo|fr|vs|4|2|f)-(.+)$/.exec(w)?.[1];
