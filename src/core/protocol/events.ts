@@ -8,7 +8,7 @@ import { withMutexSync, sleepSync } from './mutex';
 import { assertRegularOrMissing, assertWritable, openInsideSync, openInternalSync, readInternalIfExists, safeAppend, safeMkdir, safeWritePath } from '../store/safePath';
 import type { WriteGuard } from '../writeHooks';
 import { findFromEnd, tornTail } from '../store/jsonlTail';
-import { sameKey } from '../store/fileKey';
+import { sameEnd, type AppendedEnd } from '../store/fileKey';
 
 /** One line of `.waymark/events/events.jsonl`. `seq` grows by exactly 1 per event, across rotations. */
 export interface ProtocolEvent {
@@ -256,21 +256,14 @@ function appendQuick(root: string, active: string, input: NewEvent, clock: Clock
  * hook, under the same lock) moves the size; a rotation, a repair or a rewrite the inode or ctime:
  * then the tail is read as before. One entry per log (a process writes one or two workspaces).
  */
-interface KnownEnd {
-  dev: number;
-  ino: number;
-  size: number;
-  mtimeMs: number;
-  ctimeMs: number;
-  seq: number;
-}
+type KnownEnd = AppendedEnd;
 
 const knownEnds = new Map<string, KnownEnd>();
 
 function knownEnd(active: string, st: fs.Stats): number | undefined {
   const k = knownEnds.get(active);
   if (!k) return undefined;
-  if (k.dev === st.dev && sameKey(k, st)) return k.seq;
+  if (sameEnd(k, st)) return k.seq;
   knownEnds.delete(active);
   return undefined;
 }

@@ -6,7 +6,7 @@ import { ioError } from './atomicWrite';
 import type { HistoryEntry, WorkflowState } from '../types';
 import { readRegularFileSync } from './safeRead';
 import { findFromEnd, tornTail } from './jsonlTail';
-import { sameKey } from './fileKey';
+import { sameEnd, type AppendedEnd } from './fileKey';
 import { assertRegularOrMissing, assertWritable, notRegularError, openInsideSync, realPathOnce, relativeInside, safeAppend, safeWritePath } from './safePath';
 
 /**
@@ -82,16 +82,9 @@ function lastSeq(fd: number, end: number): number | undefined {
  * are known without reading and parsing the tail again. Any other change to the file moves its
  * size (lines are only appended, under the workflow file's lock), or its inode or ctime (a file
  * replaced or rewritten: a git checkout, a merge, a repair): then the tail is read as before.
- * The same rule as the scan index's keys (fileKey.ts `sameKey`), and the device.
+ * The same rule as the scan index's keys, and the device (fileKey.ts `sameEnd`).
  */
-interface KnownTail {
-  dev: number;
-  ino: number;
-  size: number;
-  mtimeMs: number;
-  ctimeMs: number;
-  /** The seq of the last line (the file ends with it, a newline after it). */
-  seq: number;
+interface KnownTail extends AppendedEnd {
   /** The last line with a `hashAfter`, when this process knows which it is. */
   recorded?: HistoryEntry;
 }
@@ -100,15 +93,11 @@ const knownTails = new Map<string, KnownTail>();
 /** History files whose end is remembered (one per workflow file written by this process, most recent kept). */
 const KNOWN_TAILS = 1024;
 
-function sameStamp(k: KnownTail, st: fs.Stats): boolean {
-  return sameKey(k, st) && k.dev === st.dev;
-}
-
 /** The remembered end of `histFile` when `st` (a stat of it as it is now) still shows it, else undefined (and forgotten). */
 function knownTail(histFile: string, st: fs.Stats): KnownTail | undefined {
   const k = knownTails.get(histFile);
   if (!k) return undefined;
-  if (sameStamp(k, st)) return k;
+  if (sameEnd(k, st)) return k;
   knownTails.delete(histFile);
   return undefined;
 }
