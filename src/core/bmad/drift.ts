@@ -405,7 +405,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
   const stated = orphans.filter((f) => f.status !== undefined);
   const ordered = stated.length && stated.length < orphans.length ? [...stated, ...orphans.filter((x) => x.status === undefined)] : orphans;
   const storyNamed = (f: StoryFile) => /\.story\.md$/i.test(f.file);
-  for (const f of ordered.some(storyNamed) ? [...ordered.filter(storyNamed), ...ordered.filter((x) => !storyNamed(x))] : ordered) {
+  for (const f of [...ordered.filter(storyNamed), ...ordered.filter((x) => !storyNamed(x))]) {
     const named = storyKeyFromName(f.file, declared);
     const epicId = named?.epicId ?? f.epicId ?? String(f.epic);
     const story = (named?.story ?? f.story)!;
@@ -759,7 +759,7 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
   // The same with no ledger entry to settle it: which statement is right is the user's to say;
   // the story stands at the one further along (furtherStatement), and the fix writes both.
   if (fm && fmNorm && bodyNorm && fmNorm !== bodyNorm && s.ledgerStatus === undefined && s.ledgerRaw === undefined) {
-    const value = ledgerRank('story', fmNorm) > ledgerRank('story', bodyNorm) ? fmNorm : bodyNorm;
+    const value = furtherStatement(f, bodyNorm)!;
     out.push({
       file: f.file, range: at(fm.line, fm.start, fm.end), severity: 'warning', code: 'story-status-drift',
       message: `The frontmatter says status ${quoted(fm.value)} and the Status line ${quoted(f.status)}: the file contradicts itself. Make them agree: waymark story set-status ${s.key} ${value} (writes both), or the other status if that one is right.`,

@@ -140,7 +140,6 @@ function nestedVerdict(d: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
-/** Parses a QA gate YAML file. The story comes from `story:` or the file name `{epic}.{story}-slug.yml`. */
 /**
  * The verdict of a gate written as a Markdown report under a gate file's name (`## Gate Decision:
  * PASS`, `**Gate:** CONCERNS`): the first line that opens with the gate's label, as a heading, a
@@ -151,6 +150,7 @@ function markdownVerdict(text: string): GateVerdict | undefined {
   return m ? (m[1].toUpperCase() as GateVerdict) : undefined;
 }
 
+/** Parses a QA gate YAML file. The story comes from `story:` or the file name `{epic}.{story}-slug.yml`. */
 export function parseQaGate(file: string, text: string, now: Date): StoryGate {
   const base = file.split(/[\\/]/).pop() ?? file;
   const fromName = storyIdOf(base);

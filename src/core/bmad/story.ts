@@ -102,7 +102,7 @@ export type NamedStory = Readonly<{ key: string; epic: number; epicId: string; s
  */
 const namedByBase = new Map<string, NamedStory | null>();
 
-function keyFromName(base: string, epicIds: Iterable<string> | undefined): { key: string; epic: number; epicId: string; story: string; v4: boolean } | undefined {
+function keyFromName(base: string, epicIds: Iterable<string> | undefined): NamedStory | undefined {
   // A dated note (`2025-12-16-…`, `HANDOFF-2025-11-01.md`): its numbers are a date, not a story's.
   if (!/\.md$/i.test(base) || /\.context\./i.test(base) || /^(?:[a-z][a-z0-9]*[-_])?(?:19|20)\d{2}-[01]\d-[0-3]\d(?:[-_.]|$)/i.test(base)) return undefined;
   const key = base.slice(0, -3);
@@ -559,9 +559,9 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
   // `Ready for Manual Testing`) waits on a check: review. `Approved for Dev` is v4's Approved, said
   // with what it is approved for.
   const DEV = /^(dev|development|implementation|implement|work|start|coding|build|sprint|pickup|pick-up)(-|$)/;
-  // The joiner mistyped or shortened (`Ready vs Dev`, `Ready 4 Dev`, `Ready fo Dev`) still names development.
   // Ready for what comes after review (`Production Ready`, `Ready for Production`, `Ready to Ship`): finished.
   if (/^(?:production|prod)-ready(?:-|$)|^ready-(?:for|to)-(?:production|prod|release|deploy|deployment|launch|go-live|ship|shipping)$/.test(w)) return { exact: false, suggestion: 'done' };
+  // The joiner mistyped or shortened (`Ready vs Dev`, `Ready 4 Dev`, `Ready fo Dev`) still names development.
   const next = /^ready-(?:for|to)-(.+)$/.exec(w)?.[1];
   if (next) return { status: DEV.test(next) ? 'ready-for-dev' : 'review', exact: false };
   const mistyped = /^ready-(?:fo|fr|vs|4|2|f)-(.+)$/.exec(w)?.[1];

@@ -111,7 +111,7 @@ function storyState(raw: string): ItemState {
       if (/^(deployed|released|shipped|live|in-production|delivered|merged|closed|completed?|finished)$/.test(status)) return 'done';
       // A set-aside or held word keeps its meaning with a qualifier after it (`deferred-v2`,
       // `cancelled-duplicate`, `on-hold-vendor`); `quarantined`, `retired` set work aside too.
-      if (/^(deferred|superseded|skipped|deprecated|withdrawn|cancell?ed|obsolete|archived|retired|quarantined|abandoned|dropped|wont-?do|won-t-do|wontfix|descoped|de-scoped|out-of-scope|removed|duplicate|reverted|rolled-?back|backed-?out)(-.+)?$/.test(status)) return 'dropped';
+      if (/^(deferred|superseded|skipped|deprecated|withdrawn|cancell?ed|obsolete|archived|retired|quarantined|abandoned|dropped|wont-?do|won-t-do|wontfix|descoped|de-scoped|out-of-scope|removed|duplicate)(-.+)?$/.test(status)) return 'dropped';
       if (/^(?:(on-?hold|paused|parked|postponed|shelved|suspended|stalled|blocked)(-.+)?|waiting)$/.test(status)) return 'blocked';
       // Any other word the sprint reader reads as setting a story aside (`migrated`, `moved`,
       // `replaced`, `split into …`): held is blocked, the rest dropped.

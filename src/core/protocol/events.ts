@@ -231,10 +231,8 @@ function appendQuick(root: string, active: string, input: NewEvent, clock: Clock
   const { fd, st } = opened;
   try {
     if (st.size === 0 || st.size >= maxBytes) return undefined;
-    const known = knownEnd(active, st);
-    let lastSeq: number | undefined;
-    if (known !== undefined) lastSeq = known;
-    else {
+    let lastSeq = knownEnd(active, st);
+    if (lastSeq === undefined) {
       if (tornTail(fd, st.size)) return undefined;
       lastSeq = findFromEnd(fd, st.size, (line) => parseEvent(line)?.seq);
       if (lastSeq === undefined) return undefined;
@@ -256,9 +254,7 @@ function appendQuick(root: string, active: string, input: NewEvent, clock: Clock
  * hook, under the same lock) moves the size; a rotation, a repair or a rewrite the inode or ctime:
  * then the tail is read as before. One entry per log (a process writes one or two workspaces).
  */
-type KnownEnd = AppendedEnd;
-
-const knownEnds = new Map<string, KnownEnd>();
+const knownEnds = new Map<string, AppendedEnd>();
 
 function knownEnd(active: string, st: fs.Stats): number | undefined {
   const k = knownEnds.get(active);
