@@ -57,7 +57,12 @@ export function realPathOf(abs: string): string {
 // `ticket`: a BMAD v7 plan (its status is state).
 const STATE_KEY = /^[ \t]*["']?(?:workflow|workflowType|steps|steps?[_-]?completed|lastStep|last_step|currentStep|current_step|delegation|ticket)["']?[ \t]*:/im;
 const STORY = /^#\s+Story\b/m;
-const STATUS_LINE = /^(?:\*\*)?Status(?:\*\*)?:/m;
+// A line that states a status in any form a story writes it: `Status: done`, `**Status**: done`,
+// `- **Status:** done`, `> Status: done`, `## Status` (its section), `## Status: done`, `**Current
+// Status:** done`, a frontmatter `status:`. Broad on purpose: a line taken wrongly costs the full check.
+const STATUS_LINE = /^[ \t]*(?:[-*+>|][ \t]*)*(?:#{1,6}[ \t]*)?(?:\*\*|__|\*|_)?[ \t]*(?:current[ \t]+|story[ \t]+)?status\b/im;
+// A file named as BMAD names a story (`1.2.story.md`, `1-2-login.md`, `story-1.2.md`, `3a-1-x.md`).
+const STORY_NAME = /(?:^|\/)(?:[^/]*\.story\.md|(?:story[-_. ]?)?\d+[a-z]?[.-]\d+[^/]*\.md|[^/]*story[-_. ]?\d[^/]*\.md)$/i;
 const RECORD = /^\.waymark\/(?:gates|history|events|leases|modes|checkpoints|locks)\/|^\.waymark\/files-manifest\.csv$|^\.git\/waymark\/|^\.waymark\/workflows\/.+\.ya?ml$|^\.waymark\/config\.ya?ml$/;
 const LEDGER = /(?:^|\/)sprint-status\.ya?ml$|(?:^|\/)tickets\.toml$/i;
 const HEAD_BYTES = 16 * 1024;
@@ -82,19 +87,26 @@ function head(file: string): string {
   }
 }
 
-/** Frontmatter with workflow keys, or a BMAD story, in this text (or its start). */
-export function looksLikeState(text: string): boolean {
+/**
+ * Frontmatter with workflow keys, or a BMAD story, in this text (or its start): a `# Story`
+ * heading, or a file named as a story (`name`), with a line stating a status in any form.
+ */
+export function looksLikeState(text: string, name?: string): boolean {
   const t = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   if (/^---[^\n]*\r?\n/.test(t)) {
     const end = t.indexOf('\n---', 3);
     if (STATE_KEY.test(end === -1 ? t.slice(0, HEAD_BYTES) : t.slice(0, end))) return true;
   }
-  return STORY.test(t.slice(0, 4096)) && STATUS_LINE.test(t.slice(0, 8192));
+  return (STORY.test(t.slice(0, 4096)) || (name !== undefined && STORY_NAME.test(name))) && STATUS_LINE.test(t.slice(0, 8192));
 }
 
-/** A piece of text an edit inserts: could it add state (a workflow key line, a Status line, a fence)? */
-function fragmentMayAddState(s: string): boolean {
-  return STATE_KEY.test(s) || STATUS_LINE.test(s) || /^---/m.test(s) || STORY.test(s);
+/**
+ * A piece of text an edit inserts into `name`: could it add state (a workflow key line, a status
+ * line of a Markdown file, a fence)? In code, `status:` and `Status =` lines are everywhere and
+ * make no story; a capital `Status:` line still counts there, as it always has.
+ */
+function fragmentMayAddState(s: string, name: string): boolean {
+  return STATE_KEY.test(s) || (/\.(?:md|markdown|mdx|txt)$/i.test(name) ? STATUS_LINE.test(s) : /^(?:\*\*)?Status(?:\*\*)?:/m.test(s)) || /^---/m.test(s) || STORY.test(s);
 }
 
 /**
@@ -170,7 +182,7 @@ export function quickCheck(event: NeutralEvent): QuickVerdict {
 /** Cheap: may the file at `abs` (inside `root`) hold state? Waymark's records, definitions, the ledger, or state in its first bytes. */
 export function mayHoldState(root: string, abs: string): boolean {
   const rel = path.relative(root, abs).split(path.sep).join('/');
-  return RECORD.test(rel) || LEDGER.test(rel) || looksLikeState(head(abs));
+  return RECORD.test(rel) || LEDGER.test(rel) || looksLikeState(head(abs), rel);
 }
 
 /** `judge` when any file needs it; else `pass` (with the first note). */
@@ -188,18 +200,18 @@ function fileCheck(ctx: HookContext, file: string, change: FileChange | undefine
   const relSlash = rel.split(path.sep).join('/');
   // A git hook or git's configuration: code git runs later (judged for what it writes).
   if (RECORD.test(relSlash) || LEDGER.test(relSlash) || /^\.git\/(?:hooks\/[^/]+|config)$/.test(relSlash)) return { verdict: 'judge' };
-  if (looksLikeState(head(abs))) return { verdict: 'judge' };
+  if (looksLikeState(head(abs), relSlash)) return { verdict: 'judge' };
   if (change) {
     switch (change.type) {
       case 'write':
-        return { verdict: looksLikeState(change.content) ? 'judge' : 'pass' };
+        return { verdict: looksLikeState(change.content, relSlash) ? 'judge' : 'pass' };
       case 'replace':
-        return { verdict: change.edits.some((e) => fragmentMayAddState(e.newString)) ? 'judge' : 'pass' };
+        return { verdict: change.edits.some((e) => fragmentMayAddState(e.newString, relSlash)) ? 'judge' : 'pass' };
       case 'hunks':
-        if (change.from && looksLikeState(head(realPathOf(path.resolve(ctx.cwd, change.from))))) return { verdict: 'judge' };
-        return { verdict: change.hunks.some((h) => fragmentMayAddState(h.new.join('\n'))) ? 'judge' : 'pass' };
+        if (change.from && looksLikeState(head(realPathOf(path.resolve(ctx.cwd, change.from))), change.from)) return { verdict: 'judge' };
+        return { verdict: change.hunks.some((h) => fragmentMayAddState(h.new.join('\n'), relSlash)) ? 'judge' : 'pass' };
       case 'insert':
-        return { verdict: fragmentMayAddState(change.text) ? 'judge' : 'pass' };
+        return { verdict: fragmentMayAddState(change.text, relSlash) ? 'judge' : 'pass' };
       case 'delete':
       case 'unknown':
         // Without state now, deleting it changes none; an unseen edit that adds state is caught after it.

@@ -103,8 +103,10 @@ describe('hooks on a BMAD story: every step of its life, and the common bad edit
       write(root, `${STORY_DIR}/1-2-user-login.md`, story('ready-for-dev'));
       const before = treeDigest(root);
       const cases: [string, string, RegExp, RegExp][] = [
-        ['ready-for-dev', story('done', [true, true]), /status ready-for-dev → done: a workflow must be started before it can be completed/, /move it to in-progress first/],
-        ['ready-for-dev', story('finished'), /status 'finished' is not a BMAD status/, /use one of backlog, ready-for-dev, in-progress, review, done/],
+        ['ready-for-dev', story('done', [true, true]), /status ready-for-dev → done: a workflow must be started before it can be completed/, /start it first: waymark story set-status 1-2-user-login in-progress/],
+        ['ready-for-dev', story('wibble'), /status 'wibble' is not a BMAD status/, /use one of backlog, ready-for-dev, in-progress, review, done/],
+        // A word the reader reads as done (`finished`) is judged as done, not waved through as unknown.
+        ['ready-for-dev', story('finished'), /status ready-for-dev → finished: a workflow must be started before it can be completed/, /set to done with 3 tasks still open/],
         ['ready-for-dev', story('ready-for-dev').replace('Status: ready-for-dev\n', ''), /removes the Status: line/, /keep the Status: line/],
         ['in-progress', story('done', [true, true]), /goes in-progress → done without review/, /set it to review first/],
         ['review', story('done', [true, false]), /set to done with 1 task still open/, /tick the tasks/],

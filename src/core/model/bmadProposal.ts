@@ -8,26 +8,43 @@
 import { parse as parseYaml } from 'yaml';
 import { BMAD_STATUS_MAP } from '../bmad/artifacts';
 import { ledgerRank } from '../bmad/ledger';
-import { normalizeStoryStatus } from '../bmad/story';
+import { normalizeStoryStatus, parseStory, setAsideStatus, taskOpen, type StoryFile } from '../bmad/story';
 import { transitionRefusal } from './transitions';
 import type { ProposalProblem } from './proposal';
 import { quoted } from './text';
 
-const STATUS_LINE = /^(?:\*\*)?Status(?:\*\*)?:\s*(?:\*\*)?\s*([A-Za-z][\w-]*)/m;
 const STORY_HEADING = /^#\s+Story\b/m;
 
-/** The `Status:` word of a story file (within its first 60 lines), or undefined. */
-export function storyStatus(text: string): { word: string; line: number } | undefined {
-  const head = text.split('\n', 60).join('\n');
-  const m = STATUS_LINE.exec(head);
-  if (!m) return undefined;
-  const body = { word: m[1], line: head.slice(0, m.index).split('\n').length };
-  // A frontmatter `status:` kept beside the Status line, saying otherwise: the story stands at the
-  // statement further along (as the sprint reads it), so making the file agree with itself is no move.
-  const fm = text.startsWith('---') ? /^---\r?\n(?:(?!---\s*$).*\r?\n)*?status\s*:\s*["']?([A-Za-z][\w -]*?)["']?\s*(?:#.*)?\r?$/im.exec(head) : null;
-  if (!fm || fm.index !== 0 || m.index < fm[0].length) return body;
-  const rank = (w: string) => ledgerRank('story', normalizeStoryStatus(w).status ?? '');
-  return rank(fm[1]) > rank(body.word) ? { word: fm[1], line: head.slice(0, fm.index + fm[0].length).split('\n').length } : body;
+/** What a story file says its status is: the words as written, BMAD's word for them, their line (1-based). */
+export interface StoryStatement {
+  word: string;
+  /** BMAD's word (`Ready for Review` → review, `✅ Completed` → done); `set-aside` for On Hold, Superseded…; undefined when unknown. */
+  status?: string;
+  line: number;
+}
+
+function bmadWord(raw: string): string | undefined {
+  const n = normalizeStoryStatus(raw);
+  return n.status ?? n.suggestion ?? (setAsideStatus(raw) !== undefined ? 'set-aside' : undefined);
+}
+
+/**
+ * The status a story file states, read as the sprint reads it (bmad/story.ts `parseStory`): a
+ * Status line in any of its forms, a `## Status` section or heading, frontmatter. A frontmatter
+ * `status:` kept beside a Status line, saying otherwise: the story stands at the statement further
+ * along (as the sprint reads it), so making the file agree with itself is no move.
+ */
+export function storyStatus(text: string, file = 'story.md'): StoryStatement | undefined {
+  return statementOf(parseStory(file, text));
+}
+
+function statementOf(s: StoryFile): StoryStatement | undefined {
+  if (s.status === undefined || s.statusLine === undefined) return undefined;
+  const body: StoryStatement = { word: s.status, status: bmadWord(s.status), line: s.statusLine + 1 };
+  const fm = s.frontmatterStatus;
+  if (!fm) return body;
+  const front: StoryStatement = { word: fm.value, status: bmadWord(fm.value), line: fm.line + 1 };
+  return ledgerRank('story', front.status ?? '') > ledgerRank('story', body.status ?? '') ? front : body;
 }
 
 /** True for a BMAD story file: a `# Story` heading and a `Status:` line near the top. */
@@ -55,37 +72,62 @@ export function openTaskCount(text: string): number {
   return (section.match(/^\s*[-*]\s+\[ \]/gm) ?? []).length;
 }
 
-/** Rules for a story's status word moving from `from` to `to` (BMAD words). */
-function storyStep(rel: string, from: string | undefined, to: string, what: string): ProposalProblem | undefined {
+/** The command that sets a story's status, for a refusal's fix (`KEY` when the file names no story). */
+function setStatusCommand(key: string | undefined, to: string): string {
+  return `waymark story set-status ${key ?? 'KEY'} ${to}`;
+}
+
+/**
+ * Rules for a story's status moving from `from` to `to` (BMAD words, or a ledger's own); `shown`
+ * are the words as written, for the message; `key` names the story in the fix's command.
+ */
+function storyStep(rel: string, from: string | undefined, to: string, what: string, shown: { from?: string; to: string } = { from, to }, key?: string): ProposalProblem | undefined {
   const a = statusOf(to);
-  if (!a) return { severity: 'error', code: 'status-unknown', message: `${what} status ${quoted(to)} is not a BMAD status`, fix: `use one of ${BMAD_WORDS}` };
+  if (!a) return { severity: 'error', code: 'status-unknown', message: `${what} status ${quoted(shown.to)} is not a BMAD status`, fix: `use one of ${BMAD_WORDS} (${setStatusCommand(key, 'STATUS')})` };
   if (from === undefined || from.toLowerCase() === to.toLowerCase()) return undefined;
   const b = statusOf(from);
   const why = transitionRefusal(b, a);
   if (why) {
-    const fix = b === 'completed' ? 'leave it done and open a follow-up story for the new work' : b === 'created' ? `move it to in-progress first (the dev-story workflow starts it), then review, then done` : undefined;
-    return { severity: 'error', code: 'status-transition', message: `${what} status ${from} → ${to}: ${why}`, fix };
+    const fix =
+      b === 'completed'
+        ? `leave it done and open a follow-up story for the new work; if a person means to reopen it: ${setStatusCommand(key, to)} --force (recorded in history)`
+        : b === 'created'
+          ? `start it first: ${setStatusCommand(key, 'in-progress')} (the dev-story workflow starts it), then review, then done`
+          : undefined;
+    return { severity: 'error', code: 'status-transition', message: `${what} status ${shown.from ?? from} → ${shown.to}: ${why}`, fix };
   }
   if (to.toLowerCase() === 'done' && !['review', 'in-review', 'ready-for-review'].includes(from.toLowerCase())) {
-    return { severity: 'error', code: 'story-done-without-review', message: `${what} goes ${from} → done without review`, fix: `set it to review first; the code-review workflow moves a reviewed story to done (${rel})` };
+    return { severity: 'error', code: 'story-done-without-review', message: `${what} goes ${shown.from ?? from} → ${shown.to} without review`, fix: `set it to review first (${setStatusCommand(key, 'review')}); the code-review workflow moves a reviewed story to done (${rel})` };
   }
   return undefined;
 }
 
-/** Judges a proposed story text against the current one (undefined for a new file). */
+/**
+ * Judges a proposed story text against the current one (undefined for a new file), by the status
+ * the reader reads in either (`storyStatus`), whatever form the file writes it in.
+ */
 export function judgeStoryChange(beforeText: string | undefined, afterText: string, rel: string): ProposalProblem[] {
   const out: ProposalProblem[] = [];
-  const before = beforeText !== undefined ? storyStatus(beforeText) : undefined;
-  const after = storyStatus(afterText);
+  const before = beforeText !== undefined ? storyStatus(beforeText, rel) : undefined;
+  const parsed = parseStory(rel, afterText);
+  const after = statementOf(parsed);
   if (!after) {
-    if (before) out.push({ severity: 'error', code: 'state-removed', message: `the edit removes the Status: line of story ${rel}`, fix: `keep the Status: line (${BMAD_WORDS})` });
+    if (before) out.push({ severity: 'error', code: 'state-removed', message: `the edit removes the Status: line of story ${rel} (line ${before.line})`, fix: `keep the Status: line (${BMAD_WORDS})` });
     return out;
   }
-  const step = storyStep(rel, before?.word, after.word, `story ${rel}`);
+  const what = `story ${rel}`;
+  const key = parsed.key;
+  if (after.status === 'set-aside') {
+    // On hold, superseded, split: work set aside, from anywhere but done (finished work set aside is rewound).
+    if (before?.status === 'done') out.push({ severity: 'error', code: 'status-transition', message: `${what} status ${before.word} → ${after.word}: a done story set aside rewinds finished work`, fix: `leave it done and open a follow-up story for what changed; if a person means it: ${setStatusCommand(key, 'STATUS')} --force (recorded in history)`, line: after.line });
+    return out;
+  }
+  const from = before?.status !== undefined && before.status !== 'set-aside' ? before.status : undefined;
+  const step = storyStep(rel, from, after.status ?? after.word, what, { from: before?.word, to: after.word }, key);
   if (step) out.push({ ...step, line: after.line });
-  if (after.word.toLowerCase() === 'done' && (before?.word.toLowerCase() !== 'done' || beforeText === undefined)) {
-    const open = openTaskCount(afterText);
-    if (open) out.push({ severity: 'error', code: 'story-done-tasks-open', message: `story ${rel} is set to done with ${open} task${open > 1 ? 's' : ''} still open (- [ ])`, fix: 'finish and tick the tasks ([x]) first, or move the unfinished ones to a follow-up story', line: after.line });
+  if (after.status === 'done' && (before?.status !== 'done' || beforeText === undefined)) {
+    const open = parsed.tasks.filter(taskOpen).length;
+    if (open) out.push({ severity: 'error', code: 'story-done-tasks-open', message: `${what} is set to done with ${open} task${open > 1 ? 's' : ''} still open (- [ ])`, fix: `finish and tick the tasks first (waymark story check ${key ?? 'KEY'} TASK), or move the unfinished ones to a follow-up story`, line: after.line });
   }
   return out;
 }
@@ -121,7 +163,7 @@ export function judgeLedgerChange(beforeText: string | undefined, afterText: str
       if (prev !== undefined && prev !== word && statusOf(prev) === 'completed') out.push({ severity: 'error', code: 'status-transition', message: `${key} in ${rel}: ${prev} → ${word} reopens finished work`, fix: 'leave it done; add a follow-up story instead' });
       continue;
     }
-    const p = storyStep(rel, prev && statusOf(prev) ? prev : undefined, word, `${key} in ${rel}:`);
+    const p = storyStep(rel, prev && statusOf(prev) ? prev : undefined, word, `${key} in ${rel}:`, undefined, /^epic-|retrospective$/.test(key) ? undefined : key);
     if (p && !(p.code === 'story-done-without-review' && /^epic-|retrospective$/.test(key))) out.push(p);
   }
   return out;
