@@ -485,3 +485,17 @@ export function loadBmadConfig(root: string, opts?: { installDir?: string; outpu
   }
   return { root: absRoot, layout, installDir, vars, outputFolder, planningArtifacts, implementationArtifacts, storyLocation, qaLocation, sources, warnings };
 }
+
+/** Folders kept for the record or for tests, whose ledgers are not the project's live ones. */
+// `archive-v6/` and `migration-v6-v7/` are what BMAD's v6 → v7 migration leaves: history, not the live ledger.
+export const RETIRED_DIR = /^(_?archived?|archives|archive-v\d+|migration-v\d+-v\d+|old|outdated|deprecated|backups?|legacy|fixtures?|examples?|templates?|__tests__)$/i;
+
+/**
+ * True when a folder of `rel` (a path from the project's root, either separator) is one kept for
+ * the record or for tests: work in it is history, not work to take up.
+ */
+export function inRetiredFolder(rel: string): boolean {
+  const parts = rel.split(/[\\/]/);
+  for (let i = 0; i < parts.length - 1; i++) if (RETIRED_DIR.test(parts[i])) return true;
+  return false;
+}

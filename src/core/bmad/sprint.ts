@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Problem } from '../types';
-import { entryPath, findBmadProjects, loadBmadConfig, normalDir, projectPath, type BmadConfig } from './config';
+import { entryPath, findBmadProjects, loadBmadConfig, normalDir, projectPath, RETIRED_DIR, type BmadConfig } from './config';
 import { listsStories, listsWork, normEpicId, parseLedger, type Ledger } from './ledger';
 import { isStoryStatusWord, keyBeforeSlug, parseStory, storyKeyFromName, type StoryFile } from './story';
 import { parseEpics, type PlannedEpic } from './epics';
@@ -80,10 +80,6 @@ function inside(root: string, p: string): boolean {
   const rel = path.relative(root, p);
   return !rel.startsWith('..') && !path.isAbsolute(rel);
 }
-
-/** Folders kept for the record or for tests, whose ledgers are not the project's live ones. */
-// `archive-v6/` and `migration-v6-v7/` are what BMAD's v6 → v7 migration leaves: history, not the live ledger.
-const RETIRED_DIR = /^(_?archived?|archives|archive-v\d+|migration-v\d+-v\d+|old|outdated|deprecated|backups?|legacy|fixtures?|examples?|templates?|__tests__)$/i;
 
 /** Bounded walk for files named `name` (depth 5, skipping dependency and build folders). */
 function findNamed(root: string, name: RegExp, depth = 4, limit = 200): string[] {

@@ -8,6 +8,7 @@ import type { Problem, Range, WorkflowState } from '../types';
 import type { SprintReport } from '../bmad/sprint';
 import type { Ticket, TicketTree } from '../bmad/tree/types';
 import { fileAheadOfLedger } from '../bmad/drift';
+import { inRetiredFolder } from '../bmad/config';
 import { identifiedNotInstalled } from '../bmad/identify';
 import { HELD, setAsideStatus } from '../bmad/story';
 import { quoted } from '../model/text';
@@ -313,11 +314,19 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
   return { items, byId, edges, prerequisites, dependents, problems, cycleEdges, cycles };
 }
 
+/**
+ * Work in a folder kept for the record (`archive/`, `old/`, `legacy/`…, as the sprint reader
+ * sets those folders' ledgers aside) is set aside: shown as dropped, never offered; done stays done.
+ */
+function retiredState(state: ItemState, rel: string): ItemState {
+  return state === 'done' || state === 'dropped' || !inRetiredFolder(rel) ? state : 'dropped';
+}
+
 function workflowItem(w: WorkflowState, id: string, rel: string): ProjectItem {
   const data = w.data;
   return {
     id, kind: 'workflow', root: w.root, file: w.file, rel,
-    title: typeof data.title === 'string' ? data.title : w.workflow, state: workflowState(w), rawStatus: w.rawStatus,
+    title: typeof data.title === 'string' ? data.title : w.workflow, state: retiredState(workflowState(w), rel), rawStatus: w.rawStatus,
     blockedReason: w.blockedReason, priority: priorityOf(data.priority),
     created: typeof data.createdAt === 'string' ? data.createdAt : typeof data.created === 'string' ? data.created : undefined,
     waived: listOf(data.waive).filter((x): x is string => typeof x === 'string'),
