@@ -98,6 +98,21 @@ function firstDocument(text: string): unknown {
   return first.toJS({ maxAliasCount: 100 }) as unknown;
 }
 
+/** A key in snake case: `gateDecision`, `Gate-Decision` and `gate_decision` name one thing. */
+function snake(k: string): string {
+  return k.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/[-\s]+/g, '_').toLowerCase();
+}
+
+/** A gate's top-level keys in snake case (the first of two that become one wins). */
+function snakeKeys(d: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  for (const [k, v] of Object.entries(d)) {
+    const n = snake(k);
+    if (!(n in out)) out[n] = v;
+  }
+  return out;
+}
+
 /** A top-level key whose words name the gate's decision (`quality_gate_decision`, `final_verdict`, `qa_gate`). */
 const DECISION_KEY = /(?:^|[_\-\s])(?:gate|decision|verdict)(?:$|[_\-\s])/i;
 
@@ -132,7 +147,7 @@ function nestedVerdict(d: Record<string, unknown>): string | undefined {
     const m = mapping(v);
     if (!m) continue;
     for (const [k, x] of Object.entries(m)) {
-      if (!DECISION_KEY.test(k) && !OVERALL_KEY.test(k)) continue;
+      if (!DECISION_KEY.test(snake(k)) && !OVERALL_KEY.test(snake(k))) continue;
       const hit = verdictWord(x);
       if (isVerdict(hit)) return hit;
     }
@@ -163,7 +178,8 @@ export function parseQaGate(file: string, text: string, now: Date): StoryGate {
     g.error = (e as Error).message.split('\n')[0];
     // The gate template puts its verdict at the top, one plain line (`gate: PASS`); a note broken
     // further down (an unescaped quote) does not unsay it.
-    const line = (key: string) => new RegExp(`^${key}[ \\t]*:[ \\t]*["']?([^"'#\\r\\n]*?)["']?[ \\t]*(?:#.*)?$`, 'm').exec(text)?.[1].trim();
+    // A key as written in any case and joining (`gate_decision`, `gateDecision`, `Gate-Decision`).
+    const line = (key: string) => new RegExp(`^${key.includes('[') ? key : key.replace(/_/g, '[_-]?')}[ \\t]*:[ \\t]*["']?([^"'#\\r\\n]*?)["']?[ \\t]*(?:#.*)?$`, 'mi').exec(text)?.[1].trim();
     const v = [line('gate'), ...VERDICT_KEYS.map(line), line(OVERALL_KEYS)].map(verdictWord).find(isVerdict) ?? markdownVerdict(text);
     if (v) g.verdict = v;
     const sid = storyIdOf(line('story'));
@@ -180,7 +196,7 @@ export function parseQaGate(file: string, text: string, now: Date): StoryGate {
     g.verdict = v;
     return finish(g, now);
   }
-  const d = data as Record<string, unknown>;
+  const d = snakeKeys(data as Record<string, unknown>);
   // The template's `gate: PASS`; some reviews write the gate as a mapping (`gate:` with `story:` and
   // `status: PASS` under it, or a `decision:` block with its `status:`), or the verdict in the past
   // tense; without a `gate:` key, a top-level key some teams name it by (`decision: PASS`), when its

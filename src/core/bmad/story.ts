@@ -312,6 +312,9 @@ export function parseStory(file: string, text: string): StoryFile {
   let stageList = false;
   // A heading below the current `##` section's own (`### Completion Notes` in the Dev Agent Record).
   let inSubsection = false;
+  // The level of the file's sections: `##`, or `###` in a file that writes its sections one level
+  // down (`### Story`, `### Tasks / Subtasks`, `### QA Results` under the title) until a `##` shows.
+  let sawH2 = false;
   const counters: number[] = [];
   const indents: number[] = [];
   // A fence opened under `## Metadata`: its `status:` line is the story's (a fence anywhere else is code).
@@ -361,13 +364,15 @@ export function parseStory(file: string, text: string): StoryFile {
         continue;
       }
       awaitingStatus = false;
-      inSubsection = level > 2;
+      if (level === 2) sawH2 = true;
+      const sectionTop = sawH2 ? 2 : 3;
+      inSubsection = level > sectionTop;
       // BMAD's tech-spec puts `### Tasks` and `### Acceptance Criteria` under `## Implementation Plan`.
       if (inTasks && level > sectionLevel && /^[^a-z]*implementation plan/.test(section)) {
         if (criteriaLevel && level <= criteriaLevel) criteriaLevel = 0;
         if (CRITERIA_HEADING.test(title)) criteriaLevel = level;
       }
-      if ((level === 2 || (inTasks && level <= sectionLevel)) && level > 1) {
+      if ((level === sectionTop || (inTasks && level <= sectionLevel)) && level > 1) {
         section = title.toLowerCase();
         qaSection = /^qa\b/.test(section);
         criteriaSection = CRITERIA_HEADING.test(section);
@@ -542,7 +547,7 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
   const mapped: Record<string, string> = {
     drafted: 'ready-for-dev', contexted: 'in-progress', draft: 'ready-for-dev',
     // v6 alpha.0's story-context set a Draft to `ContextReadyDraft`: drafted, its context ready, not yet started.
-    contextreadydraft: 'ready-for-dev', approved: 'ready-for-dev', ready: 'ready-for-dev', 'ready-for-development': 'ready-for-dev', 'ready-for-implementation': 'ready-for-dev', 'ready-to-start': 'ready-for-dev',
+    contextreadydraft: 'ready-for-dev', approved: 'ready-for-dev', approve: 'ready-for-dev', ready: 'ready-for-dev', 'ready-for-development': 'ready-for-dev', 'ready-for-implementation': 'ready-for-dev', 'ready-to-start': 'ready-for-dev',
     todo: 'backlog', 'to-do': 'backlog', 'not-started': 'backlog', planned: 'backlog', pending: 'backlog', queued: 'backlog', 'not-yet-started': 'backlog',
     // A tracker's words: an open or new item is not started yet; a reopened one is under way again.
     open: 'backlog', new: 'backlog', reopened: 'in-progress', 're-opened': 'in-progress',
