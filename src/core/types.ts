@@ -225,6 +225,12 @@ export interface MutationResult {
   changed?: boolean;
   /** History sequence number, when written. */
   seq?: number;
+  /**
+   * When written: the file's stat key (device, inode, size, mtime, ctime) right after the write
+   * landed, when that stat proved the file holds `newText` (the inode this process renamed there,
+   * at the size and mtime it left). While a stat still shows it, the file is the one written.
+   */
+  landedAs?: { dev: number; ino: number; size: number; mtimeMs: number; ctimeMs: number };
 }
 
 /** One line of a workflow's append-only history (JSONL). */

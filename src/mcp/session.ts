@@ -63,7 +63,11 @@ function signature(st: fs.Stats): Signature {
 }
 
 function same(was: Signature | undefined, st: fs.Stats): boolean {
-  return was !== undefined && was.size === st.size && was.mtimeMs === st.mtimeMs && was.ctimeMs === st.ctimeMs && was.ino === st.ino;
+  return was !== undefined && sameKey(was, st);
+}
+
+function sameKey(was: Signature, st: fs.Stats): boolean {
+  return was.size === st.size && was.mtimeMs === st.mtimeMs && was.ctimeMs === st.ctimeMs && was.ino === st.ino;
 }
 
 export class WorkspaceSession implements ToolHost {
@@ -81,8 +85,8 @@ export class WorkspaceSession implements ToolHost {
   private readonly seen = new Map<string, Signature>();
   /** Files this server is writing right now: their watcher events are its own write's. */
   private readonly writing = new Set<string>();
-  /** Files written, by the text written, not yet compared with the disk (settleWritten). */
-  private readonly written = new Map<string, string>();
+  /** Files written, by the text written (and its stat key as it landed), not yet compared with the disk (settleWritten). */
+  private readonly written = new Map<string, { text: string; landedAs: MutationResult['landedAs'] }>();
   /** BMAD v7's ticket tree of the root as last read (`value` undefined: none); dropped by any change the watcher reports. */
   private tree?: { value: TicketTree | undefined };
   private disposed = false;
@@ -262,7 +266,7 @@ export class WorkspaceSession implements ToolHost {
     }
     // Whether the file on disk is the one written is looked at once the answer is out (or before
     // the next read of the file, whichever comes first).
-    this.written.set(file, r.newText);
+    this.written.set(file, { text: r.newText, landedAs: r.landedAs });
     setImmediate(() => this.settleWritten(file));
     return r;
   }
@@ -270,12 +274,22 @@ export class WorkspaceSession implements ToolHost {
   /**
    * The file as this server wrote it is what the model holds; anything else (an editor's save
    * right after the write, whose event came while it was in flight) is read before the next answer.
+   * A stat still showing the key the write landed with (its inode, size, mtime and ctime, proved by
+   * the transaction right after its rename) says so without reading the file.
    */
   private settleWritten(file: string): void {
-    const text = this.written.get(file);
-    if (text === undefined || this.disposed) return;
+    const w = this.written.get(file);
+    if (w === undefined || this.disposed) return;
     this.written.delete(file);
     this.writing.delete(file);
+    const { text, landedAs } = w;
+    if (landedAs) {
+      const st = fs.statSync(file, { throwIfNoEntry: false });
+      if (st && st.dev === landedAs.dev && sameKey(landedAs, st)) {
+        this.seen.set(file, signature(st));
+        return;
+      }
+    }
     let fd: number | undefined;
     try {
       fd = fs.openSync(file, 'r');

@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { after, test } from 'node:test';
+import { after, mock, test } from 'node:test';
+import nodeFs from 'node:fs';
 import type { Logger } from '../../src/core/index';
 import { WorkspaceSession } from '../../src/mcp/session';
 import { cleanup, tmpDir } from './mcpHelpers';
@@ -54,6 +55,42 @@ test('a write through the server is not read back when its own watcher event arr
     // A change by someone else after it is still read.
     fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('currentStep: two', 'currentStep: three'));
     assert.equal((await session.state(file)).currentStep, 'three');
+  } finally {
+    await session.dispose();
+  }
+});
+
+test('a write through the server is known on disk by the stat it landed with, not read back; a same-size edit right after it is read', async () => {
+  const root = fs.realpathSync(tmpDir('waymark-session-'));
+  fs.mkdirSync(path.join(root, '.waymark'));
+  fs.mkdirSync(path.join(root, 'work'));
+  const file = path.join(root, 'work', 'a.workflow.md');
+  fs.writeFileSync(file, ['---', 'workflow: a', 'status: in_progress', 'steps: [one, two, three]', 'currentStep: one', 'stepsCompleted: []', '---', '', '# A', ''].join('\n'));
+  const session = new WorkspaceSession({ root, actor: 'test', session: 's-test', logger: silent, debounceMs: 1 });
+  try {
+    await session.start();
+    await session.state(file);
+    const core = session.core;
+    const r = await session.mutate(file, {}, (o) => core.advance(file, o));
+    assert.ok(r.landedAs, 'the write says what it landed as');
+    // Settled after the answer (the next turn): a stat, no open or read of the file.
+    const opens = mock.method(nodeFs, 'openSync');
+    try {
+      await session.refresh();
+      assert.deepEqual(opens.mock.calls.filter((c) => c.arguments[0] === file).length, 0, 'the written file was opened again');
+    } finally {
+      opens.mock.restore();
+    }
+    assert.equal((await session.state(file)).currentStep, 'two');
+    // Written again, then changed in place at the same size before the answer settled: read.
+    const r2 = await session.mutate(file, {}, (o) => core.advance(file, o));
+    assert.equal(r2.after.currentStep, 'three');
+    const text = fs.readFileSync(file, 'utf8');
+    const edited = text.replace('currentStep: three', 'currentStep: two__');
+    assert.equal(Buffer.byteLength(edited), Buffer.byteLength(text));
+    fs.writeFileSync(file, edited);
+    await session.refresh();
+    assert.equal((await session.state(file)).currentStep, 'two__');
   } finally {
     await session.dispose();
   }

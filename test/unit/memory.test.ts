@@ -262,6 +262,43 @@ describe('memory: tiers, sessions, hot and cold files', () => {
     }
   });
 
+  test('insertInSection without splitting the file gives the bytes splitting it gives, whatever the lines', () => {
+    // The rule as first written (every line split out), kept here as the reference.
+    const reference = (text: string, section: string, line: string): string => {
+      const nl = text.includes('\r\n') ? '\r\n' : '\n';
+      const lines = text.split(/\r?\n/);
+      const start = lines.findIndex((l) => l.trim() === `## ${section}`);
+      if (start < 0) return `${text}${text.endsWith(nl) || text === '' ? '' : nl}${nl}## ${section}${nl}${nl}${line}${nl}`;
+      let end = lines.length;
+      for (let i = start + 1; i < lines.length; i++) if (/^## /.test(lines[i])) { end = i; break; }
+      let last = start;
+      for (let i = start + 1; i < end; i++) if (lines[i].trim()) last = i;
+      const insertAt = last === start ? start + 2 : last + 1;
+      if (last === start && (lines[start + 1] ?? '') !== '') lines.splice(start + 1, 0, '');
+      lines.splice(Math.min(insertAt, lines.length), 0, line);
+      const after = Math.min(insertAt, lines.length - 1) + 1;
+      if (after < lines.length && /^## /.test(lines[after])) lines.splice(after, 0, '');
+      const out = lines.join(nl);
+      return out.endsWith(nl) ? out : out + nl;
+    };
+    const pieces = ['## A', '## B', ' ## A ', '## A extra', 'x ## A', '', ' ', '\t', '- a', '- b', 'text', '##A', '# A', '\u00a0'];
+    let seed = 7;
+    const rnd = (n: number): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 16) % n;
+    for (let k = 0; k < 5000; k++) {
+      const lines = Array.from({ length: rnd(9) }, () => pieces[rnd(pieces.length)]);
+      const nl = rnd(8) === 0 ? '\r\n' : '\n';
+      const text = lines.join(nl) + (rnd(4) ? nl : '');
+      for (const section of ['A', 'B']) assert.equal(insertInSection(text, section, '- new'), reference(text, section, '- new'), JSON.stringify({ text, section }));
+    }
+    let t = coldTemplate();
+    for (let i = 0; i < 50; i++) {
+      const section = ['Blockers', 'Key decisions', 'Session history'][i % 3];
+      const next = insertInSection(t, section, `- line ${i}`);
+      assert.equal(next, reference(t, section, `- line ${i}`));
+      t = next;
+    }
+  });
+
   test('insertInSection appends at the end of a section and keeps every other byte', () => {
     let t = coldTemplate();
     t = insertInSection(t, 'Blockers', '- b1');

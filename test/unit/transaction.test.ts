@@ -49,6 +49,24 @@ describe('runTransaction', () => {
     assert.deepEqual(journalLeft(root), []);
   });
 
+  test('the answer is told the stat key each file landed with when that stat proved it (no check of its bytes), and only then', async () => {
+    const { root, a, b } = twoFiles();
+    const keys = await runTransaction(tx(root), {
+      operation: 'test-write',
+      files: [a, b],
+      plan: () => ({
+        writes: [
+          { file: a, text: 'a new\n', entry: { to: { v: 1 } } },
+          { file: b, text: 'b new\n', entry: { to: { v: 1 } }, check: () => undefined },
+        ],
+        result: (_entries, landed) => landed,
+      }),
+    });
+    const st = fs.statSync(a);
+    assert.deepEqual(keys.get(a), { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs });
+    assert.equal(keys.has(b), false, 'a write whose bytes are checked on disk is read back, not proved by its stat');
+  });
+
   test('a folder swapped for a link leading outside after the locks (its real path resolved before them): refused, nothing written outside', async () => {
     const root = workspace({ 'sub/a.txt': 'a old\n' }, { prefix: 'wm-tx-' });
     const outside = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wm-tx-outside-')));

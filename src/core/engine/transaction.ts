@@ -16,6 +16,7 @@ import { abortAtomicWrite, appendInPlace, commitAtomicWrite, fsyncFdAsync, fsync
 import { acquireFileLock, type HeldLock } from '../store/fileLock';
 import { appendHistory, assertHistoryAppendable, readHistory } from '../store/history';
 import { assertJournalWritable, currentSha256, listJournal, setAsideJournalFile, sha256Hex } from '../store/intentJournal';
+import type { FileKey } from '../store/fileKey';
 import { readRegularFileSync } from '../store/safeRead';
 import { assertNotReadOnly, assertWritable, safeWritePath, withRealPathScope } from '../store/safePath';
 import { completeTxIntent, completeTxIntentAsync, orphanedTxIntents, writeTxIntentOpen, type TxIntent } from '../store/txJournal';
@@ -56,6 +57,14 @@ export interface TxWrite {
   append?: boolean;
 }
 
+/**
+ * By file (as the planner named it), the stat key each file renamed or added to showed right after
+ * the renames, under the locks, when that stat proved the file holds the bytes written: the inode
+ * this process renamed there (or appended on), at the size and mtime it left. A face holding it
+ * knows, while a stat still shows it, that the file is the one written, without reading it.
+ */
+export type LandedKeys = ReadonlyMap<string, FileKey & { dev: number }>;
+
 /** A history line recording what the change found (not a change it makes): see TxPlan.found. */
 export interface TxFound {
   /** One of the planner's `files`. */
@@ -66,8 +75,11 @@ export interface TxFound {
 export interface TxPlan<R> {
   /** Files whose bytes change; empty: nothing is written, nothing recorded. */
   writes: TxWrite[];
-  /** The answer, given the history lines appended (same order as `writes`). */
-  result: (entries: HistoryEntry[]) => R;
+  /**
+   * The answer, given the history lines appended (same order as `writes`) and, by file, the stat
+   * key of each file proved to hold its new bytes by a stat right after the renames (see `LandedKeys`).
+   */
+  result: (entries: HistoryEntry[], landed: LandedKeys) => R;
   /**
    * Lines appended once the change is judged writable, before its journal: what was found on
    * disk that history had not recorded (a hand edit since the last line: `external-edit`).
@@ -538,6 +550,8 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
     for (const l of locks.reverse()) l.release();
   }
   const entries: HistoryEntry[] = [];
+  // The stat keys of the files proved by a stat after the renames (the answer's `LandedKeys`).
+  const proved = new Map<string, FileKey & { dev: number }>();
   const states: (WorkflowState | undefined)[] = [];
   /** Per entry: its companions' writes were part of the change. */
   const joined: boolean[] = [];
@@ -555,8 +569,8 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
     plan = await planner.plan(texts);
     const writes: TxWrite[] = [];
     for (const w of plan.writes) if (w.remove ? texts.get(path.resolve(w.file)) !== undefined : w.unchanged ? w.entry !== null : w.text !== texts.get(path.resolve(w.file))) writes.push(w);
-    if (writes.every((w) => w.unchanged)) return plan.result([]);
-    if (!writes.length) return plan.result([]);
+    if (writes.every((w) => w.unchanged)) return plan.result([], proved);
+    if (!writes.length) return plan.result([], proved);
     for (const w of writes) {
       if (!targets.has(path.resolve(w.file))) throw new Error(`${planner.operation} plans a write to ${w.file}, which it did not read`);
       if (w.remove && (w.entry !== null || w.text !== '')) throw new Error(`${planner.operation} removes ${w.file} with bytes or a history line`);
@@ -637,7 +651,7 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
     // What landed at each file renamed or added to, as this process left it (device, inode, size):
     // the re-read below needs no read of a file still showing it (a file of another inode or size
     // is read and compared as before).
-    const landed = new Map<TxItem, { dev: number; ino: number; size: number }>();
+    const landed = new Map<TxItem, { dev: number; ino: number; size: number; mtimeMs: number }>();
     try {
       dieAt('RENAME', 0);
       let renamed = 0;
@@ -665,7 +679,7 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
           const fd = appendInPlace(x.target, x.before!, x.suffix, () => lock?.assertHeld());
           appended.set(x.target, fd);
           const st = fs.fstatSync(fd);
-          landed.set(x, { dev: st.dev, ino: st.ino, size: st.size });
+          landed.set(x, { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs });
           done.push({ target: x.target, before: x.before });
           dieAt('RENAME', ++renamed);
           continue;
@@ -690,7 +704,11 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
         const mine = x.w.check === undefined ? landed.get(x) : undefined;
         if (mine !== undefined) {
           const st = fs.lstatSync(x.target, { throwIfNoEntry: false });
-          if (st !== undefined && st.ino === mine.ino && st.dev === mine.dev && st.size === mine.size) continue;
+          if (st !== undefined && st.ino === mine.ino && st.dev === mine.dev && st.size === mine.size) {
+            // Handed out only when no write in place followed this process's either (same mtime).
+            if (st.mtimeMs === mine.mtimeMs) proved.set(path.resolve(x.w.file), { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs });
+            continue;
+          }
         }
         const now = readTarget(x.target);
         if (x.w.remove) {
@@ -783,7 +801,7 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
     // The intent is removed on the thread pool: the next write does not wait for it.
     deferredChain = Promise.all([deferredChain, ran]).then(([, ok]) => (ok && done && observersOk ? completeTxIntentAsync(done) : undefined));
   }
-  return plan.result(entries);
+  return plan.result(entries, proved);
 }
 
 /** The deferred observers of this process's writes, run one after another (see WriteObserver). */

@@ -414,7 +414,7 @@ export class WritePipeline {
               this.model.set(abs, after);
               this.model.refreshCross();
             },
-            result: (entries) => ({ file: abs, operation, before: read.state, after, newText, written: true, changed: true, seq: entries[0]?.seq }),
+            result: (entries, keys) => ({ file: abs, operation, before: read.state, after, newText, written: true, changed: true, seq: entries[0]?.seq, ...(keys.has(abs) ? { landedAs: keys.get(abs) } : {}) }),
           };
         },
       });

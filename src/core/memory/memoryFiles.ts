@@ -258,6 +258,36 @@ export function coldTemplate(): string {
 
 /** Inserts `line` after the last non-blank line of `## section` (adding the section at the end when missing). */
 export function insertInSection(text: string, section: string, line: string): string {
+  return insertAfterLast(text, section, line) ?? insertBySplit(text, section, line);
+}
+
+/**
+ * insertInSection's usual case without splitting the whole file (the cold file grows by a line
+ * each completed step; a write splitting it all costs in proportion): `\n`-ended lines, the
+ * section found with a non-blank line in it. Looks only at the heading's line and the section's
+ * last lines. Undefined for any other case (insertBySplit, the same answer).
+ */
+function insertAfterLast(text: string, section: string, line: string): string | undefined {
+  if (text.includes('\r') || !text.endsWith('\n')) return undefined;
+  const heading = `## ${section}`;
+  const at = text.indexOf(heading);
+  if (at < 0) return undefined;
+  // The first line holding the heading's words must be the heading (as insertBySplit finds it).
+  const headStart = text.lastIndexOf('\n', at - 1) + 1;
+  const headEnd = text.indexOf('\n', at);
+  if (text.slice(headStart, headEnd).trim() !== heading) return undefined;
+  const next = text.indexOf('\n## ', headEnd);
+  const end = next < 0 ? text.length : next + 1;
+  // Back from the section's end to its last non-blank line; the new line goes after it.
+  for (let p = end; p > headEnd + 1; ) {
+    const start = text.lastIndexOf('\n', p - 2) + 1;
+    if (text.slice(start, p - 1).trim()) return `${text.slice(0, p)}${line}\n${p === end && next >= 0 ? '\n' : ''}${text.slice(p)}`;
+    p = start;
+  }
+  return undefined;
+}
+
+function insertBySplit(text: string, section: string, line: string): string {
   const nl = text.includes('\r\n') ? '\r\n' : '\n';
   const lines = text.split(/\r?\n/);
   const start = lines.findIndex((l) => l.trim() === `## ${section}`);

@@ -103,8 +103,8 @@ export interface PreparedWrite {
   durable: boolean;
   checkDir: boolean;
   dirId: fs.Stats;
-  /** The temp file as renamed (its device, inode and size, by an fstat right before the rename): what landed at `target`. */
-  renamed?: { dev: number; ino: number; size: number };
+  /** The temp file as renamed (its device, inode, size and mtime, by an fstat right before the rename): what landed at `target`. */
+  renamed?: { dev: number; ino: number; size: number; mtimeMs: number };
 }
 
 /** The first half of writeFileAtomic: the checks and the temp file with the new bytes (not fsynced). */
@@ -180,7 +180,7 @@ export function commitAtomicWrite(p: PreparedWrite, beforeRename?: (target: stri
       const fd = p.fd;
       p.fd = undefined;
       const st = fs.fstatSync(fd);
-      p.renamed = { dev: st.dev, ino: st.ino, size: st.size };
+      p.renamed = { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs };
       fs.closeSync(fd);
     }
     beforeRename?.(p.target);
