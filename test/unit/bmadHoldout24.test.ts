@@ -87,3 +87,28 @@ describe('words and keys as real reviews write them', () => {
     assert.equal(parseQaGate('docs/qa/gates/1.4-image-upload.yml', 'storyId: "1.4"\nqaGateStatus: CONCERNS\n', now).verdict, 'CONCERNS');
   });
 });
+
+describe('a v4 install in a subfolder whose paths are written from the repository root', () => {
+  // `docs/.bmad-core/` with `devStoryLocation: docs/stories`: the agent ran in the repository's root,
+  // so `docs/stories` names the install folder's own `stories/`.
+  const v4Sub = (status: string) => `# Story 1.1: Checklist templates\n\n## Status\n\n${status}\n\n## Story\n\nAs a lead, I want checklist templates, so that runs repeat.\n\n## Tasks / Subtasks\n\n- [x] Template model\n`;
+  const files = {
+    'package.json': '{ "name": "taskboard" }\n',
+    'src/index.ts': 'export {};\n',
+    'docs/.bmad-core/core-config.yaml': 'markdownExploder: true\nprd:\n  prdFile: docs/prd.md\ndevStoryLocation: docs/stories\nqa:\n  qaLocation: docs/qa\n',
+    'docs/stories/1.1.checklist-templates.story.md': v4Sub('Done'),
+    'docs/stories/1.2.run-checklist.story.md': v4Sub('Ready for Review').replace('1.1: Checklist templates', '1.2: Run checklist'),
+  };
+  const keys = (cwd: string) => (run(cwd, 'sprint', '--json').epics as { stories: { key: string; status: string }[] }[]).flatMap((e) => e.stories.map((s) => `${s.key} ${s.status}`));
+
+  test('`waymark sprint` reads its stories from the repository root and from the install\'s folder', () => {
+    const dir = project(files);
+    assert.deepEqual(keys(dir), ['1-1-checklist-templates done', '1-2-run-checklist review']);
+    assert.deepEqual(keys(path.join(dir, 'docs')), ['1-1-checklist-templates done', '1-2-run-checklist review']);
+  });
+
+  test('a path that exists where the install is stays there; nothing outside the install\'s folder is read', () => {
+    const dir = project({ ...files, 'docs/docs/stories/1.3.other.story.md': v4Sub('Draft').replace('1.1: Checklist templates', '1.3: Other') });
+    assert.deepEqual(keys(path.join(dir, 'docs')), ['1-3-other ready-for-dev']);
+  });
+});

@@ -470,16 +470,27 @@ export function loadBmadConfig(root: string, opts?: { installDir?: string; outpu
   if (vars.output_folder === undefined) vars.output_folder = opts?.outputDir && !alpha && layout !== 'v4' ? opts.outputDir : alpha || layout === 'v4' ? 'docs' : '_bmad-output';
   for (let pass = 0; pass < 3; pass++) for (const k of Object.keys(vars)) vars[k] = expandVars(vars[k], vars, absRoot);
   const pathVar = (v: string | undefined) => (v === undefined || v.includes('{') ? undefined : toAbs(absRoot, v));
+  // A value the config declares, written from the folder above the install's (`docs/stories` in a
+  // `docs/.bmad-core` install: the agent ran in the repository's root): read there when it names
+  // this folder and exists only so. Never leaves the project's folder.
+  const declaredPath = (v: string | undefined) => {
+    const abs = pathVar(v);
+    if (abs === undefined || v === undefined || fs.existsSync(abs)) return abs;
+    const first = v.replace(/^\.\//, '').split(/[\\/]/)[0];
+    if (first !== path.basename(absRoot) || path.isAbsolute(v)) return abs;
+    const above = toAbs(path.dirname(absRoot), v);
+    return isDirectory(above) ? above : abs;
+  };
   const outputFolder = pathVar(vars.output_folder) ?? path.join(absRoot, '_bmad-output');
   const planningArtifacts = pathVar(vars.planning_artifacts) ?? (alpha ? outputFolder : path.join(outputFolder, 'planning-artifacts'));
   const implementationArtifacts =
     pathVar(vars.implementation_artifacts) ?? pathVar(vars.sprint_artifacts) ?? pathVar(vars.dev_story_location) ??
     (alpha ? (isDirectory(path.join(outputFolder, 'sprint-artifacts')) ? path.join(outputFolder, 'sprint-artifacts') : outputFolder) : path.join(outputFolder, 'implementation-artifacts'));
-  const storyLocation = pathVar(vars.devStoryLocation) ?? pathVar(vars.story_location);
-  const qaLocation = pathVar(vars.qaLocation);
+  const storyLocation = declaredPath(vars.devStoryLocation) ?? declaredPath(vars.story_location);
+  const qaLocation = declaredPath(vars.qaLocation);
   for (const k of Object.keys(vars)) {
     if (/(_folder|_artifacts|_location|Location|_knowledge|^project_root)$/.test(k)) {
-      const abs = pathVar(vars[k]);
+      const abs = /Location$|_location$/.test(k) ? declaredPath(vars[k]) : pathVar(vars[k]);
       if (abs) vars[k] = abs;
     }
   }
