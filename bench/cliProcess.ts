@@ -294,7 +294,7 @@ function main(): void {
 
 /**
  * Node (20) reads and parses the certificates NODE_EXTRA_CA_CERTS names when each process starts,
- * before any of Waymark's code: a sandbox or a company proxy sets it (a 220 KB bundle cost ~70 ms
+ * before any of Waymark's code: a sandbox or a company proxy sets it (a 220 KB bundle cost 70–90 ms
  * of CPU a process on this machine, 29 Nov 2026). Every process timed here pays it, the floor
  * included, and a user without it does not: the figures are left as they are, this line says what
  * it costs (node -e 0 with and without it, in turn).
