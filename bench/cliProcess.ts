@@ -281,6 +281,7 @@ function main(): void {
     return;
   }
   console.log(`cli.machine_load_start ${load()}`);
+  extraCaNote();
   const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wm-bench-cli-')));
   try {
     if (!BMAD_ONLY) oneFile(tmp);
@@ -289,6 +290,21 @@ function main(): void {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
   console.log(`cli.machine_load_end ${load()}`);
+}
+
+/**
+ * Node (20) reads and parses the certificates NODE_EXTRA_CA_CERTS names when each process starts,
+ * before any of Waymark's code: a sandbox or a company proxy sets it (a 220 KB bundle cost 70–90 ms
+ * of CPU a process on this machine, 29 Nov 2026). Every process timed here pays it, the floor
+ * included, and a user without it does not: the figures are left as they are, this line says what
+ * it costs (node -e 0 with and without it, in turn).
+ */
+function extraCaNote(): void {
+  if (!process.env.NODE_EXTRA_CA_CERTS) return;
+  const without = { ...process.env };
+  delete without.NODE_EXTRA_CA_CERTS;
+  const p = paired(() => wall(NODE, ['-e', '0'], os.tmpdir()), () => wall(NODE, ['-e', '0'], os.tmpdir(), without));
+  console.log(`cli.env_extra_ca_certs_ms ${ms(p.a - p.b)}  (NODE_EXTRA_CA_CERTS is set: node -e 0 ${ms(p.a)} ms with it, ${ms(p.b)} without, ${cpu(p)}; every process below pays it, node -e 0 included)`);
 }
 
 /** Three runs in turn: A, B and node -e 0 (the floor both are told beside), after two unmeasured rounds. */

@@ -192,6 +192,71 @@ describe('scan index', () => {
     }
   });
 
+  test('a file without frontmatter read again and still without: its line kept, the index not written; frontmatter added is seen', async () => {
+    const d = makeNative();
+    try {
+      const notes = Array.from({ length: 70 }, (_, i) => path.join(d, `work/note-${i}.md`));
+      for (const f of notes) fs.writeFileSync(f, '# A note\n\nNo frontmatter here.\n');
+      await sleep(20);
+      const first = await warm(d);
+      assert.equal(first.index[0].saved, 'written');
+      // An edit that leaves the file without frontmatter: read again, same answer, nothing written.
+      fs.appendFileSync(notes[0], 'Edited.\n');
+      let w = await warm(d);
+      assert.equal(w.index[0].parsed, 1);
+      assert.equal(w.index[0].saved, 'unchanged');
+      assertSameScan(await cold(d), w);
+      // Its line still has the old key: the next scan reads it again (never a hit on a stale key).
+      w = await warm(d);
+      assert.equal(w.index[0].parsed, 1);
+      assert.equal(w.index[0].saved, 'unchanged');
+      // Frontmatter added to it is read as a workflow, and that is written.
+      fs.writeFileSync(notes[0], '---\nworkflow: feature\nsteps: [a, b]\ncurrentStep: a\n---\n# A note\n');
+      w = await warm(d);
+      assert.equal(w.index[0].saved, 'written');
+      assertSameScan(await cold(d), w);
+      assert.ok(w.workflows.some((s) => s.file === notes[0]));
+      w = await warm(d);
+      assert.equal(w.index[0].parsed, 0);
+      // Past the bound of lines kept stale, the index is written with every line fresh.
+      for (const f of notes.slice(1)) fs.appendFileSync(f, 'Edited.\n');
+      w = await warm(d);
+      assert.equal(w.index[0].parsed, notes.length - 1);
+      assert.equal(w.index[0].saved, 'written');
+      assertSameScan(await cold(d), w);
+      w = await warm(d);
+      assert.equal(w.index[0].parsed, 0);
+    } finally {
+      fs.rmSync(d, { recursive: true, force: true });
+    }
+  });
+
+  test('a racy entry of a file without frontmatter is read again: frontmatter written at the same size and mtime is seen', async () => {
+    const d = makeNative();
+    try {
+      const f = path.join(d, 'work/note.md');
+      const plain = '# A note without frontmatter, padded to the size of the next.\n';
+      const fm = '---\nworkflow: feature\nsteps: [a, b]\ncurrentStep: a\n---\n# A n\n';
+      fs.writeFileSync(f, plain.slice(0, fm.length));
+      assert.equal(Buffer.byteLength(fs.readFileSync(f)), Buffer.byteLength(fm));
+      const first = await scanRoots([d], { indexWrite: 'sync', racyWindowMs: 60_000 });
+      await first.indexWritten;
+      assert.ok(!first.workflows.some((s) => s.file === f));
+      // Read again while racy (every file of the fixture is, in a window of a minute), still no frontmatter.
+      let w = await scanRoots([d], { indexWrite: 'sync', racyWindowMs: 60_000 });
+      assert.ok(w.index[0].parsed >= 1);
+      assert.ok(!w.workflows.some((s) => s.file === f));
+      const st = fs.statSync(f);
+      fs.writeFileSync(f, fm);
+      fs.utimesSync(f, st.atime, st.mtime);
+      w = await scanRoots([d], { indexWrite: 'sync', racyWindowMs: 60_000 });
+      assert.ok(w.workflows.some((s) => s.file === f));
+      assertSameScan(await cold(d), w);
+    } finally {
+      fs.rmSync(d, { recursive: true, force: true });
+    }
+  });
+
   test('a changed gate file, definition or config invalidates what depends on it', async () => {
     const d = makeNative();
     try {

@@ -293,11 +293,19 @@ interface PendingEntry {
 /** The own problems of a file that has none (most): one list for all, never changed. */
 const NO_PROBLEMS: readonly Problem[] = Object.freeze([]);
 
+/**
+ * At most this many index lines of files without frontmatter are left with an old key (each read
+ * again by every scan that finds it so: a head of at most 8 KiB) before the index is written again.
+ */
+const STALE_NONE_MAX = 64;
+
 /** Per-root use of the scan index during one scan. */
 class RootIndex {
   /** Kept lines (verbatim) and new reads, encoded only when the index is saved (off the scan's path). */
   private readonly lines: (string | PendingEntry)[] = [];
   private dirty: boolean;
+  /** Files read again that still have no frontmatter, their lines not worth a write alone (readNone). */
+  private staleNone = 0;
   readonly stats: { hits: number; verified: number; parsed: number; hadIndex: boolean };
 
   constructor(
@@ -359,8 +367,24 @@ class RootIndex {
           if (!d.sameHash) return this.record(file, d, keys);
         }
       }
+      if (entry.kind === 'none') return this.readNone(file, keys);
     }
     return this.record(file, readDetailed(file, this.ctx), keys);
+  }
+
+  /**
+   * A file whose entry said "no frontmatter" and that moved or is racy (a story file just edited):
+   * read again (its head only, when it still has none). Still none: the index is not written for
+   * it alone (its line would say the same with another key); if it is written for another reason,
+   * the line is fresh. Left unwritten, the old line's key differs from the file's, so the next scan
+   * reads the file again, as this one did (an old key is never a hit); past STALE_NONE_MAX such
+   * files in one scan the index is written.
+   */
+  private readNone(file: string, keys?: Map<string, FileKey>): FileReadResult {
+    const d = readDetailed(file, this.ctx);
+    const r = d.result;
+    const same = !!d.key && !r.skipped && !r.state && !r.isWorkflow && !r.problems.length && d.hash === '';
+    return this.record(file, d, keys, !same || ++this.staleNone > STALE_NONE_MAX);
   }
 
   private relabel(entry: IndexEntry, key: FileKey): string {
@@ -368,10 +392,11 @@ class RootIndex {
     return racy ? entry.line : entry.line.replace(/"r":1,/, '"r":0,');
   }
 
-  private record(file: string, d: DetailedRead, keys?: Map<string, FileKey>): FileReadResult {
+  /** `worthWriting`: false when the file's line would say what the index's says already (readNone). */
+  private record(file: string, d: DetailedRead, keys?: Map<string, FileKey>, worthWriting = true): FileReadResult {
     if (d.key) keys?.set(file, d.key);
     this.stats.parsed++;
-    this.dirty = true;
+    if (worthWriting) this.dirty = true;
     // Files that vanished or cannot be opened are not recorded: they are retried next time.
     if (d.key && !(d.result.skipped?.reason === 'unreadable')) {
       // Cross-file problems are appended to the state's list after this: keep the file's own.

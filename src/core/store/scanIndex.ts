@@ -103,6 +103,20 @@ function stableReplacer(_key: string, value: unknown): unknown {
  * Gate files and the clock are checked per entry instead.
  */
 export function contextFingerprint(ctx: WorkspaceContext): string {
+  let fp = contextFps.get(ctx);
+  if (fp === undefined) contextFps.set(ctx, (fp = computeContextFingerprint(ctx)));
+  return fp;
+}
+
+/**
+ * Each context's fingerprint, worked out once: a context is not changed after it is loaded (a
+ * new configuration is a new context), and `validate` after an edit asked three times (the
+ * stored answer's check, the scan index, the answer stored), each a JSON text of the whole
+ * catalog (~45 KB for a BMAD install) hashed.
+ */
+const contextFps = new WeakMap<WorkspaceContext, string>();
+
+function computeContextFingerprint(ctx: WorkspaceContext): string {
   const bmad = { names: [...ctx.bmad.byName.entries()].map(([k, w]) => [k, w.dir]), workflows: ctx.bmad.workflows };
   const text = JSON.stringify([ctx.root, ctx.config, [...ctx.definitions.entries()], bmad, ctx.limits, ctx.include, ctx.exclude], stableReplacer);
   return createHash('sha256').update(text).digest('hex');
