@@ -27,7 +27,8 @@ function withoutFastParse<T>(f: () => T): T {
 function same(yaml: string, eol = '\n'): boolean {
   const text = `---${eol}${yaml}${yaml.endsWith(eol) || yaml === '' ? '' : eol}---${eol}body${eol}`;
   const { delegationSpans: _spans, ...fast } = parseFrontmatter(text);
-  const ref = withoutFastParse(() => parseFrontmatter(text));
+  // Spans are the fast reader's alone (the reference answers the key undefined).
+  const { delegationSpans: _refSpans, ...ref } = withoutFastParse(() => parseFrontmatter(text));
   assert.deepStrictEqual(fast, ref, `fast and reference differ on ${JSON.stringify(yaml)}`);
   return parsePlainYaml(fast.split.yamlText, DEFAULT_FRONTMATTER_LIMITS.maxNodes) !== undefined;
 }

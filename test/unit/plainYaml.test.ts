@@ -32,7 +32,8 @@ function reference(text: string, limits = DEFAULT_FRONTMATTER_LIMITS) {
 function same(yaml: string, eol = '\n', limits = DEFAULT_FRONTMATTER_LIMITS): boolean {
   const text = `---${eol}${yaml}${yaml.endsWith(eol) || yaml === '' ? '' : eol}---${eol}body${eol}`;
   const { delegationSpans: _spans, ...fast } = parseFrontmatter(text, limits);
-  const ref = reference(text, limits);
+  // Spans are the fast reader's alone (the reference answers the key undefined).
+  const { delegationSpans: _refSpans, ...ref } = reference(text, limits);
   assert.deepStrictEqual(fast, ref, `fast and reference differ on ${JSON.stringify(yaml)}`);
   return parsePlainYaml(fast.split.yamlText, limits.maxNodes) !== undefined;
 }

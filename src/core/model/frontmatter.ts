@@ -297,16 +297,16 @@ export function parseFrontmatter(text: string, limits: FrontmatterLimits = DEFAU
   // Made only for the answers that carry no data (most files take the fast reader's mapping).
   const empty = (): Record<string, unknown> => Object.create(null);
   const unsafeKeys: (string | number)[][] = [];
-  if (!split.hasFrontmatter) return { split, data: empty(), unsafeKeys };
+  if (!split.hasFrontmatter) return frontmatterOf(split, empty(), unsafeKeys);
   if (!split.closed) {
-    return { split, data: empty(), unsafeKeys, error: { kind: 'yaml-syntax', message: 'frontmatter has no closing --- line' } };
+    return frontmatterOf(split, empty(), unsafeKeys, { kind: 'yaml-syntax', message: 'frontmatter has no closing --- line' });
   }
   const lang = split.language;
   if (lang !== '' && lang !== 'yaml' && lang !== 'yml') {
     if (CODE_LANGUAGES.includes(lang)) {
-      return { split, data: empty(), unsafeKeys, error: { kind: 'code-refused', message: `frontmatter marked ---${lang} is code; Waymark never runs it` } };
+      return frontmatterOf(split, empty(), unsafeKeys, { kind: 'code-refused', message: `frontmatter marked ---${lang} is code; Waymark never runs it` });
     }
-    return { split, data: empty(), unsafeKeys, error: { kind: 'language-unsupported', message: `frontmatter language '${lang}' is not supported; use YAML (a plain --- fence)` } };
+    return frontmatterOf(split, empty(), unsafeKeys, { kind: 'language-unsupported', message: `frontmatter language '${lang}' is not supported; use YAML (a plain --- fence)` });
   }
   // The common case, answered without js-yaml; anything the fast reader is unsure of falls through.
   // It runs where the reference would use js-yaml (no anchors, aliases or merge keys).
@@ -314,7 +314,7 @@ export function parseFrontmatter(text: string, limits: FrontmatterLimits = DEFAU
     const spans: { key: string; out?: MappingSpans } = { key: 'delegation' };
     const data = parsePlainYaml(split.yamlText, limits.maxNodes, spans);
     // A lone CR is a line break to the fast reader but not to positions: no spans then.
-    if (data) return spans.out && !(split.yamlText.includes('\r') && LONE_CR.test(split.yamlText)) ? { split, data, unsafeKeys, delegationSpans: spans.out } : { split, data, unsafeKeys };
+    if (data) return frontmatterOf(split, data, unsafeKeys, undefined, spans.out && !(split.yamlText.includes('\r') && LONE_CR.test(split.yamlText)) ? spans.out : undefined);
   }
   let raw: unknown;
   try {
@@ -323,36 +323,45 @@ export function parseFrontmatter(text: string, limits: FrontmatterLimits = DEFAU
     raw = split.yamlText.trim() === '' ? undefined : gray().parse(lang || 'yaml', split.yamlText, opts);
   } catch (e) {
     if (e instanceof RefusedEngineError) {
-      return { split, data: empty(), unsafeKeys, error: { kind: 'code-refused', message: e.message } };
+      return frontmatterOf(split, empty(), unsafeKeys, { kind: 'code-refused', message: e.message });
     }
     if (e instanceof AliasLimitError) {
-      return { split, data: empty(), unsafeKeys, error: { kind: 'alias-limit', message: `too many YAML alias expansions (limit ${limits.maxAliasCount}): possible alias bomb` } };
+      return frontmatterOf(split, empty(), unsafeKeys, { kind: 'alias-limit', message: `too many YAML alias expansions (limit ${limits.maxAliasCount}): possible alias bomb` });
     }
     const msg = String((e as Error)?.message ?? e);
     if (e instanceof RangeError && /call stack/i.test(msg)) {
-      return { split, data: empty(), unsafeKeys, error: { kind: 'too-complex', message: 'frontmatter nests too deeply to read (thousands of levels)' } };
+      return frontmatterOf(split, empty(), unsafeKeys, { kind: 'too-complex', message: 'frontmatter nests too deeply to read (thousands of levels)' });
     }
     if (e instanceof UnresolvedAliasError) {
-      return { split, data: empty(), unsafeKeys, error: { kind: 'yaml-syntax', message: msg } };
+      return frontmatterOf(split, empty(), unsafeKeys, { kind: 'yaml-syntax', message: msg });
     }
     if (/not registered/.test(msg)) {
-      return { split, data: empty(), unsafeKeys, error: { kind: 'language-unsupported', message: `frontmatter language '${lang}' is not supported; use YAML` } };
+      return frontmatterOf(split, empty(), unsafeKeys, { kind: 'language-unsupported', message: `frontmatter language '${lang}' is not supported; use YAML` });
     }
     const mark = (e as { mark?: { position?: number; line?: number; column?: number } }).mark;
     // js-yaml's `reason` is the message without its "(line:col)" excerpt.
     const reason = (e as { reason?: string }).reason;
-    return { split, data: empty(), unsafeKeys, error: { kind: 'yaml-syntax', message: reason ?? firstLine(msg), yamlOffset: mark?.position, yamlLine: mark?.line, yamlColumn: mark?.column } };
+    return frontmatterOf(split, empty(), unsafeKeys, { kind: 'yaml-syntax', message: reason ?? firstLine(msg), yamlOffset: mark?.position, yamlLine: mark?.line, yamlColumn: mark?.column });
   }
-  if (raw === null || raw === undefined) return { split, data: empty(), unsafeKeys };
+  if (raw === null || raw === undefined) return frontmatterOf(split, empty(), unsafeKeys);
   if (typeof raw !== 'object' || Array.isArray(raw)) {
-    return { split, data: empty(), unsafeKeys, error: { kind: 'not-mapping', message: 'frontmatter must be a mapping of keys to values' } };
+    return frontmatterOf(split, empty(), unsafeKeys, { kind: 'not-mapping', message: 'frontmatter must be a mapping of keys to values' });
   }
   try {
     const data = toPlainData(raw, limits.maxNodes, unsafeKeys) as Record<string, unknown>;
-    return { split, data, unsafeKeys };
+    return frontmatterOf(split, data, unsafeKeys);
   } catch (e) {
-    return { split, data: empty(), unsafeKeys: [], error: { kind: 'too-complex', message: String((e as Error).message) } };
+    return frontmatterOf(split, empty(), [], { kind: 'too-complex', message: String((e as Error).message) });
   }
+}
+
+/**
+ * Every answer of parseFrontmatter with the same keys in the same order (those it lacks
+ * undefined): one object shape, so the parse that reads it (every file of a scan) is optimised for
+ * one map, not for the first few it met.
+ */
+function frontmatterOf(split: FrontmatterSplit, data: Record<string, unknown>, unsafeKeys: (string | number)[][], error?: FrontmatterError, delegationSpans?: MappingSpans): ParsedFrontmatter {
+  return { split, data, unsafeKeys, error, delegationSpans };
 }
 
 function firstLine(s: string): string {

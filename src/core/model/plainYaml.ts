@@ -9,7 +9,7 @@
  * characters — is left to it. test/unit/plainYaml.test.ts and test/unit/blockScalar.test.ts
  * check that claim differentially on generated and hostile input.
  */
-import { exactArray, ownString } from './text';
+import { exactArray, ownString, valueList } from './text';
 
 /** js-yaml's rendering of a timestamp after `toPlainData`: date-only stays `YYYY-MM-DD`. */
 export function yamlDateToString(d: Date): string {
@@ -272,7 +272,8 @@ class Reader {
 
   private sequence(indent: number, depth: number): Value {
     if (this.node(0, depth) === BAIL) return BAIL;
-    const out: unknown[] = [];
+    // One element kind for every list read (valueList): `[1, 2]`, `[a]` and `[]` reach the parse as one map.
+    const out: unknown[] = valueList();
     const lines = this.lines;
     while (this.i < lines.length) {
       const line = lines[this.i];
@@ -312,7 +313,7 @@ class Reader {
 
   private flowSequence(rest: string, depth: number): Value {
     if (this.node(0, depth) === BAIL) return BAIL;
-    const out: unknown[] = [];
+    const out: unknown[] = valueList();
     let p = skipSpaces(rest, 1);
     if (rest.charCodeAt(p) === 93 /* ] */) {
       this.lastLength = p + 1;

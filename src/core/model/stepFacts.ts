@@ -33,6 +33,8 @@ export interface RawFacts {
 }
 
 const stepIndexes = new WeakMap<readonly StepDef[], ReadonlyMap<string, number>>();
+/** The index of every empty list (a state with no known steps): nothing ever sets a key in it. */
+const NO_STEPS: ReadonlyMap<string, number> = new Map();
 
 /**
  * Each step's id with its index (a later step of the same id wins, as an index built step by
@@ -40,6 +42,7 @@ const stepIndexes = new WeakMap<readonly StepDef[], ReadonlyMap<string, number>>
  * its map made once: parse and validation ask for it for every file a scan reads.
  */
 export function stepIndexOf(steps: readonly StepDef[]): ReadonlyMap<string, number> {
+  if (!steps.length) return NO_STEPS;
   let m = stepIndexes.get(steps);
   if (m) return m;
   const made = new Map<string, number>();

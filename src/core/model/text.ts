@@ -63,6 +63,21 @@ export function exactArray<T>(a: T[]): T[] {
   return a.length ? a.slice() : a;
 }
 
+/**
+ * An empty array of V8's generic element kind, the kind of any array that holds a string or an
+ * object. `[]` starts as an array of small integers and changes kind, so its map, with its first
+ * string or object (and `map` or `filter` answer in the kind of what they found): lists read from
+ * files, empty, of numbers or of strings, then reach the parse as arrays of two or three maps, and
+ * code optimised on one is thrown away at the next (a deopt, then a compile again). An array's
+ * kind only ever widens, so one made with an entry and emptied keeps the generic kind, and its
+ * `slice` too.
+ */
+export function valueList<T>(): T[] {
+  const a: T[] = [undefined as T];
+  a.length = 0;
+  return a;
+}
+
 /** A value shown in a one-line message: at most `max` characters, no line breaks. */
 export function clip(s: string, max = 60): string {
   const one = s.replace(/[\r\n\t]+/g, ' ');

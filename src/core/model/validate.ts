@@ -7,7 +7,7 @@ import { STATE_KEYS, typoOf } from './stateKeys';
 import { nearest } from './config';
 import { BMAD_STATUS_MAP, statusKeyOf } from '../bmad/artifacts';
 import type { GateReadResult } from './gates';
-import { clipMessages, quoted } from './text';
+import { clipMessages, quoted, valueList } from './text';
 
 /** A problem before positions are resolved: a key path into the frontmatter. */
 export interface Finding {
@@ -47,7 +47,7 @@ const EXPECTED: Record<string, string> = {
 
 /** Per-file checks on plain data. Cross-file delegation checks live in delegation.ts. */
 export function validateParsed(state: WorkflowState, data: Record<string, unknown>, raw: RawFacts, fm: ParsedFrontmatter, ctx: WorkspaceContext): Finding[] {
-  const out: Finding[] = [];
+  const out: Finding[] = valueList();
   const isBmad = state.dialect === 'bmad';
   for (const p of fm.unsafeKeys) {
     // The quick fix removes top-level keys only; a nested one is removed by hand.
@@ -313,7 +313,7 @@ export function delegationFindings(state: WorkflowState, data: Record<string, un
   const d = state.delegation;
   const raw = data.delegation as Record<string, unknown> | undefined;
   if (!d || !raw) return [];
-  const out: Finding[] = [];
+  const out: Finding[] = valueList();
   const P = (k: string): PathSeg[] => ['delegation', k];
   for (const k of ['id', 'root_id'] as const) {
     if (!d[k]) out.push({ path: Object.prototype.hasOwnProperty.call(raw, k) ? P(k) : ['delegation'], target: 'value', severity: 'error', code: 'delegation-schema', message: `delegation.${k} is missing or empty. Add it.` });

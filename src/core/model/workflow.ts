@@ -6,7 +6,7 @@ import { bmadStatusOf, lookupBmadWorkflow, resolveBmadStep, stepEncoding, stepNu
 import { declaredOutputOf, identifyArtifact, inBmadOutput } from '../bmad/identify';
 import { templateKeysInText } from '../bmad/known';
 import { normalizeStepList } from './definitions';
-import { exactArray } from './text';
+import { exactArray, valueList } from './text';
 import { DISTINCTIVE_KEYS, WORKFLOW_KEYS, typoOf } from './stateKeys';
 import type { WorkspaceContext } from '../store/workspaceContext';
 import { validateParsed, type Finding } from './validate';
@@ -78,9 +78,16 @@ function frontmatterSteps(list: unknown[]): StepDef[] {
 export function analyzeSteps(steps: StepDef[], ids: (string | undefined)[], dialect: Dialect, rawList: unknown[]): StepAnalysis {
   const encoding = dialect === 'bmad' ? stepEncoding(rawList) : 'id';
   const known = stepIndexOf(steps);
-  const entries = ids.map((id, index) => ({ raw: rawList[index] ?? id, id: id !== undefined && known.has(id) ? id : undefined, index }));
+  // Indexed loops into lists of one element kind (valueList): this runs for every file of a scan,
+  // native and BMAD, and `map`/`filter` answer empty lists in another kind (another map) than full ones.
+  const entries: StepAnalysis['entries'] = valueList();
   const done = new Set<string>();
-  for (const e of entries) if (e.id) done.add(e.id);
+  for (let index = 0; index < ids.length; index++) {
+    const raw = ids[index];
+    const id = raw !== undefined && known.has(raw) ? raw : undefined;
+    entries.push({ raw: rawList[index] ?? raw, id, index });
+    if (id) done.add(id);
+  }
   if (encoding === 'int') {
     // An integer cannot name a lettered sub-step: N covers step-NN and step-NNa..z.
     const doneNums = new Set<number>();
@@ -106,11 +113,17 @@ export function analyzeSteps(steps: StepDef[], ids: (string | undefined)[], dial
     }
   }
   let furthest: StepDef | undefined;
-  for (const s of steps) if (done.has(s.id)) furthest = s;
-  // Kept with the state (stepAnalysis): filter's answer holds room for more, an exact copy does not.
-  const missing = furthest ? exactArray(steps.filter((s) => s.index < furthest!.index && !covered.has(s.id))) : [];
-  const remaining = exactArray(steps.filter((s) => !covered.has(s.id)));
-  return { entries, encoding, done, missing, furthest, remaining };
+  for (let i = 0; i < steps.length; i++) if (done.has(steps[i].id)) furthest = steps[i];
+  const missing: StepDef[] = valueList();
+  const remaining: StepDef[] = valueList();
+  for (let i = 0; i < steps.length; i++) {
+    const s = steps[i];
+    if (covered.has(s.id)) continue;
+    if (furthest && s.index < furthest.index) missing.push(s);
+    remaining.push(s);
+  }
+  // Kept with the state (stepAnalysis): a list grown by push holds room for more, an exact copy does not.
+  return { entries: exactArray(entries), encoding, done, missing: exactArray(missing), furthest, remaining: exactArray(remaining) };
 }
 
 const altGroups = new WeakMap<StepDef[], string[][]>();
@@ -502,7 +515,9 @@ function normalize(file: string, text: string, data: Record<string, unknown>, di
         stepsSource = 'definition';
       }
     }
-    stepsCompleted = completedList.map((e) => asString(e) ?? JSON.stringify(e));
+    stepsCompleted = valueList();
+    for (let i = 0; i < completedList.length; i++) stepsCompleted.push(asString(completedList[i]) ?? JSON.stringify(completedList[i]));
+    stepsCompleted = exactArray(stepsCompleted);
     ids = stepsCompleted;
   } else {
     const found = identifyArtifact(file, data, ctx.bmad, text);
@@ -515,8 +530,15 @@ function normalize(file: string, text: string, data: Record<string, unknown>, di
       stepsSource = 'bmad';
       modeStepIds = new Set(Object.values(wf.modeSteps ?? {}).flat().map((x) => x.id));
     }
-    ids = completedList.map((e) => resolveBmadStep(e, catalogSteps));
-    stepsCompleted = completedList.map((e, i) => ids[i] ?? fallbackBmadId(e));
+    ids = valueList();
+    stepsCompleted = valueList();
+    for (let i = 0; i < completedList.length; i++) {
+      const id = resolveBmadStep(completedList[i], catalogSteps);
+      ids.push(id);
+      stepsCompleted.push(id ?? fallbackBmadId(completedList[i]));
+    }
+    ids = exactArray(ids);
+    stepsCompleted = exactArray(stepsCompleted);
     if (data.lastStep !== undefined && data.lastStep !== null) {
       lastStep = resolveBmadStep(data.lastStep, catalogSteps) ?? fallbackBmadId(data.lastStep);
     }
@@ -606,7 +628,9 @@ function fallbackBmadId(e: unknown): string {
 
 function normalizeDelegation(v: unknown): Delegation | undefined {
   if (!isObj(v)) return undefined;
-  const chain = Array.isArray(v.chain_path) ? v.chain_path.map((x) => asString(x) ?? '') : [];
+  let chain: string[] = valueList();
+  if (Array.isArray(v.chain_path)) for (let i = 0; i < v.chain_path.length; i++) chain.push(asString(v.chain_path[i]) ?? '');
+  chain = exactArray(chain);
   const id = asString(v.id) ?? '';
   const d: Delegation = {
     id,
@@ -622,7 +646,10 @@ function normalizeDelegation(v: unknown): Delegation | undefined {
 
 /** Turns findings (key paths) into Problems with ranges from the YAML parser. */
 export function resolveFindings(file: string, findings: Finding[], locator: YamlLocator, fenceRange: import('../types').Range): Problem[] {
-  return findings.map((f) => {
+  // One element kind for a state's problems, none or some (valueList): the scan reads every state's.
+  const out: Problem[] = valueList();
+  for (let i = 0; i < findings.length; i++) {
+    const f = findings[i];
     const p: Problem = {
       file,
       range: fenceRange,
@@ -632,8 +659,9 @@ export function resolveFindings(file: string, findings: Finding[], locator: Yaml
       ...(f.data ? { data: f.data } : {}),
     };
     if (f.path) lazyRange(p, f.path, f.target ?? 'key', locator);
-    return p;
-  });
+    out.push(p);
+  }
+  return exactArray(out);
 }
 
 /**
