@@ -26,13 +26,19 @@ function eventFor(dir: string, name: string): { seen: Promise<void>; close(): vo
   return { seen, close: () => w?.close() };
 }
 
-test('a write through the server is not read back when its own watcher event arrives', async () => {
+/** A workspace with one workflow at its first of three steps, and a server session over it (not started). */
+function sessionOnOneWorkflow(): { root: string; file: string; session: WorkspaceSession } {
   const root = fs.realpathSync(tmpDir('waymark-session-'));
   fs.mkdirSync(path.join(root, '.waymark'));
   fs.mkdirSync(path.join(root, 'work'));
   const file = path.join(root, 'work', 'a.workflow.md');
   fs.writeFileSync(file, ['---', 'workflow: a', 'status: in_progress', 'steps: [one, two, three]', 'currentStep: one', 'stepsCompleted: []', '---', '', '# A', ''].join('\n'));
   const session = new WorkspaceSession({ root, actor: 'test', session: 's-test', logger: silent, debounceMs: 1 });
+  return { root, file, session };
+}
+
+test('a write through the server is not read back when its own watcher event arrives', async () => {
+  const { file, session } = sessionOnOneWorkflow();
   try {
     await session.start();
     await session.state(file);
@@ -61,12 +67,7 @@ test('a write through the server is not read back when its own watcher event arr
 });
 
 test('a write through the server is known on disk by the stat it landed with, not read back; a same-size edit right after it is read', async () => {
-  const root = fs.realpathSync(tmpDir('waymark-session-'));
-  fs.mkdirSync(path.join(root, '.waymark'));
-  fs.mkdirSync(path.join(root, 'work'));
-  const file = path.join(root, 'work', 'a.workflow.md');
-  fs.writeFileSync(file, ['---', 'workflow: a', 'status: in_progress', 'steps: [one, two, three]', 'currentStep: one', 'stepsCompleted: []', '---', '', '# A', ''].join('\n'));
-  const session = new WorkspaceSession({ root, actor: 'test', session: 's-test', logger: silent, debounceMs: 1 });
+  const { file, session } = sessionOnOneWorkflow();
   try {
     await session.start();
     await session.state(file);

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { createMemoryService } from '../../src/core/memory/memoryService';
 import { openKuzuStore, SCHEMA_VERSION } from '../../src/core/memory/kuzuStore';
 import { appendJournal, readJournal } from '../../src/core/memory/journal';
-import { insertInSection, coldTemplate } from '../../src/core/memory/memoryFiles';
+import { insertBySplit, insertInSection, coldTemplate } from '../../src/core/memory/memoryFiles';
 import type { HistoryEntry } from '../../src/core/types';
 import type { JournalOp, MemoryRecord } from '../../src/core/memory/model';
 
@@ -263,24 +263,8 @@ describe('memory: tiers, sessions, hot and cold files', () => {
   });
 
   test('insertInSection without splitting the file gives the bytes splitting it gives, whatever the lines', () => {
-    // The rule as first written (every line split out), kept here as the reference.
-    const reference = (text: string, section: string, line: string): string => {
-      const nl = text.includes('\r\n') ? '\r\n' : '\n';
-      const lines = text.split(/\r?\n/);
-      const start = lines.findIndex((l) => l.trim() === `## ${section}`);
-      if (start < 0) return `${text}${text.endsWith(nl) || text === '' ? '' : nl}${nl}## ${section}${nl}${nl}${line}${nl}`;
-      let end = lines.length;
-      for (let i = start + 1; i < lines.length; i++) if (/^## /.test(lines[i])) { end = i; break; }
-      let last = start;
-      for (let i = start + 1; i < end; i++) if (lines[i].trim()) last = i;
-      const insertAt = last === start ? start + 2 : last + 1;
-      if (last === start && (lines[start + 1] ?? '') !== '') lines.splice(start + 1, 0, '');
-      lines.splice(Math.min(insertAt, lines.length), 0, line);
-      const after = Math.min(insertAt, lines.length - 1) + 1;
-      if (after < lines.length && /^## /.test(lines[after])) lines.splice(after, 0, '');
-      const out = lines.join(nl);
-      return out.endsWith(nl) ? out : out + nl;
-    };
+    // The rule over every line split out is the reference.
+    const reference = insertBySplit;
     const pieces = ['## A', '## B', ' ## A ', '## A extra', 'x ## A', '', ' ', '\t', '- a', '- b', 'text', '##A', '# A', '\u00a0'];
     let seed = 7;
     const rnd = (n: number): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 16) % n;

@@ -287,7 +287,8 @@ function insertAfterLast(text: string, section: string, line: string): string | 
   return undefined;
 }
 
-function insertBySplit(text: string, section: string, line: string): string {
+/** insertInSection's rule over every line split out: the reference the fast path must equal (exported for its test). */
+export function insertBySplit(text: string, section: string, line: string): string {
   const nl = text.includes('\r\n') ? '\r\n' : '\n';
   const lines = text.split(/\r?\n/);
   const start = lines.findIndex((l) => l.trim() === `## ${section}`);
