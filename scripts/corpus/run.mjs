@@ -204,6 +204,9 @@ function measure(name, repoDir, opts) {
     projects: truth.projects.map((p) => ({ root: p.root, layout: p.layout, ledgers: p.ledgers })),
     stories: stories.length, storyFiles: stories.filter((s) => s.file).length,
   };
+  // Stories `sprint` lists from the repository's root (its sub-projects' too) against the truth's:
+  // a story the reader never sees is in no other figure (no drift to find, no clean story to warn).
+  result.stories = { truth: stories.length, listed: sprintStories(sprint).length };
   result.drift = { true: trueDrift.length, found: trueDrift.length - missed.length, missed: missed.map((s) => ({ key: s.key, file: s.file, line: s.fileStatusLine, fileRaw: s.fileRaw, ledgerRaw: s.ledgerRaw })) };
   result.clean = { total: clean.length, warned: cleanWarned.length, examples: cleanWarned.slice(0, 40) };
   result.errors = { count: errors.length, onBroken: allErrors.length - errors.length, examples: errors.slice(0, 40).map((p) => ({ file: p.file, line: p.line, code: p.code, message: p.message })) };
@@ -222,10 +225,12 @@ function pct(a, b) {
 }
 
 function sum(rows) {
-  const t = { projects: rows.length, stories: 0, driftTrue: 0, driftFound: 0, clean: 0, cleanWarned: 0, errors: 0, errorsOnBroken: 0, artTotal: 0, artFound: 0, nextBad: 0, crashes: 0, refused: 0, ms: 0, maxValidateMs: 0, maxSprintMs: 0 };
+  const t = { projects: rows.length, stories: 0, storiesListed: 0, driftTrue: 0, driftFound: 0, clean: 0, cleanWarned: 0, errors: 0, errorsOnBroken: 0, artTotal: 0, artFound: 0, nextBad: 0, crashes: 0, refused: 0, ms: 0, maxValidateMs: 0, maxSprintMs: 0 };
   for (const r of rows) {
     if (!r.truth) { t.crashes++; continue; }
     t.stories += r.truth.stories;
+    // Capped at the truth's count: a project listing more (ledger keys with no file) makes up for no other's miss.
+    t.storiesListed += Math.min(r.stories?.listed ?? 0, r.truth.stories);
     t.driftTrue += r.drift.true;
     t.driftFound += r.drift.found;
     t.clean += r.clean.total;
@@ -258,6 +263,7 @@ function lineOf(label, t) {
   return [
     label.padEnd(44),
     String(t.stories ?? '').padStart(5),
+    `${t.storiesListed}/${t.stories}`.padStart(11), pct(t.storiesListed, t.stories).padStart(7),
     `${t.driftFound}/${t.driftTrue}`.padStart(9), pct(t.driftFound, t.driftTrue).padStart(7),
     `${t.cleanWarned}/${t.clean}`.padStart(9), pct(t.cleanWarned, t.clean).padStart(7),
     String(t.errors).padStart(6),
@@ -268,16 +274,16 @@ function lineOf(label, t) {
 }
 
 const HEADER = [
-  'project'.padEnd(44), 'story'.padStart(5), 'drift'.padStart(9), 'recall'.padStart(7), 'warned'.padStart(9), 'rate'.padStart(7),
+  'project'.padEnd(44), 'story'.padStart(5), 'listed'.padStart(11), 'read'.padStart(7), 'drift'.padStart(9), 'recall'.padStart(7), 'warned'.padStart(9), 'rate'.padStart(7),
   'errors'.padStart(6), 'artif.'.padStart(8), 'ident.'.padStart(7), 'next!'.padStart(5), 'crash'.padStart(6), 'exit2'.padStart(5), 'time'.padStart(7),
 ].join(' ');
 
 function markdown(layouts, total) {
   const rows = [
-    '| Layout | Projects | Stories | Drift found / true drift | Warnings on clean stories | Error-level problems | Planning artifacts identified | `next` on finished work | Crashes | Time (4 commands) |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| Layout | Projects | Stories | Stories `sprint` lists | Drift found / true drift | Warnings on clean stories | Error-level problems | Planning artifacts identified | `next` on finished work | Crashes | Time (4 commands) |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
-  const row = (label, t) => `| ${label} | ${t.projects} | ${t.stories} | ${t.driftFound}/${t.driftTrue} (${pct(t.driftFound, t.driftTrue)}) | ${t.cleanWarned}/${t.clean} (${pct(t.cleanWarned, t.clean)}) | ${t.errors} | ${t.artFound}/${t.artTotal} (${pct(t.artFound, t.artTotal)}) | ${t.nextBad} | ${t.crashes} | ${(t.ms / 1000).toFixed(1)} s |`;
+  const row = (label, t) => `| ${label} | ${t.projects} | ${t.stories} | ${t.storiesListed}/${t.stories} (${pct(t.storiesListed, t.stories)}) | ${t.driftFound}/${t.driftTrue} (${pct(t.driftFound, t.driftTrue)}) | ${t.cleanWarned}/${t.clean} (${pct(t.cleanWarned, t.clean)}) | ${t.errors} | ${t.artFound}/${t.artTotal} (${pct(t.artFound, t.artTotal)}) | ${t.nextBad} | ${t.crashes} | ${(t.ms / 1000).toFixed(1)} s |`;
   for (const l of layouts) rows.push(row(l.layout, l));
   rows.push(row('**All**', total));
   return rows.join('\n');

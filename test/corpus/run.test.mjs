@@ -31,7 +31,7 @@ else if (verb === 'validate') process.stdout.write(JSON.stringify({ problems: [
   { file: '_bmad-output/planning-artifacts/prd.md', line: 2, severity: 'error', code: 'unknown-status', message: 'x' } ] }));
 else if (verb === 'status') process.stdout.write(JSON.stringify({ workflows: [{ file: '_bmad-output/planning-artifacts/prd.md' }] }));
 else if (verb === 'next') process.stdout.write(JSON.stringify({ next: null }));
-else process.stdout.write(JSON.stringify({ epics: [] }));
+else process.stdout.write(JSON.stringify({ epics: [{ stories: [{ key: '1-1-lantern' }] }] }));
 `;
 
 function bmadProject(dir) {
@@ -63,6 +63,8 @@ test('measures drift, clean stories, errors and artifacts, and reports hangs, st
   assert.deepEqual([by.fine.clean.warned, by.fine.clean.total], [0, 1]);
   assert.equal(by.fine.errors.count, 1);
   assert.deepEqual([by.fine.artifacts.identified, by.fine.artifacts.total], [1, 1]);
+  // The sprint lists one of the two stories the truth finds: the other is a story the reader never sees.
+  assert.deepEqual(by.fine.stories, { truth: 2, listed: 1 });
   assert.deepEqual(by.fine.crashes, []);
 
   assert.ok(by.hangs.crashes.every((c) => /timeout/.test(c.what)) && by.hangs.crashes.length === 4);
