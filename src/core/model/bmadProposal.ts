@@ -47,7 +47,7 @@ function statementOf(s: StoryFile): StoryStatement | undefined {
   return ledgerRank('story', front.status ?? '') > ledgerRank('story', body.status ?? '') ? front : body;
 }
 
-/** True for a BMAD story file: a `# Story` heading and a `Status:` line near the top. */
+/** True for a BMAD story file: a `# Story` heading and a status stated in any form the sprint reads (storyStatus). */
 export function isStoryText(text: string): boolean {
   return STORY_HEADING.test(text.slice(0, 4096)) && storyStatus(text) !== undefined;
 }
