@@ -404,8 +404,20 @@ export function buildSprint(parts: SprintParts): SprintModel {
   // the other (`4.1-validation-checklist.md`) a note beside it.
   const stated = orphans.filter((f) => f.status !== undefined);
   const ordered = stated.length && stated.length < orphans.length ? [...stated, ...orphans.filter((x) => x.status === undefined)] : orphans;
-  const storyNamed = (f: StoryFile) => /\.story\.md$/i.test(f.file);
-  for (const f of [...ordered.filter(storyNamed), ...ordered.filter((x) => !storyNamed(x))]) {
+  // Of the rest, a note about a story (`0.6.x-amendments.md`, `1.5-completion-summary.md`,
+  // `11.9-IMPLEMENTATION-SUMMARY.md`: words that name a document about the work, or a name in
+  // capitals) comes after one named as the story; one named in v4's dotted form (`7.2.slug.md`)
+  // before one with a word joined to its number by a dash (`7.2-FX.slug.md`, a variant of it).
+  const rank = (f: StoryFile) => {
+    if (/\.story\.md$/i.test(f.file)) return 0;
+    const name = keyOfFile(f);
+    const slug = fileSlugOf(name);
+    const shouted = /[A-Z]{4}/.test(name) && !/[a-z]/.test(name.replace(/^story/i, ''));
+    if (shouted || NOTE_WORDS.test(slug) || (f.title !== undefined && NOTE_TITLE.test(f.title))) return 3;
+    return /^(?:story[-_.]?)?\d+[a-z]?\.\d+[a-z]?(?:\.|$)/i.test(name) ? 1 : 2;
+  };
+  const ranked = ordered.map((f, i) => ({ f, i, r: rank(f) })).sort((a, b) => a.r - b.r || a.i - b.i).map((x) => x.f);
+  for (const f of ranked) {
     const named = storyKeyFromName(f.file, declared);
     const epicId = named?.epicId ?? f.epicId ?? String(f.epic);
     const story = (named?.story ?? f.story)!;
@@ -798,6 +810,11 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
     out.push({ file: f.file, range: statusRange ?? at(0), severity: unread ? 'warning' : 'error', code: 'story-gate-failed', message: unread ? `The story is done but its QA gate has no readable verdict (${s.gate.file}). Fix the gate file so it says gate: PASS, CONCERNS, FAIL or WAIVED.` : `The story is done but its QA gate ${why} (${s.gate.file}). Fix and re-review, or record a waiver.`, data: { key: s.key, gate: s.gate.file } });
   }
 }
+
+/** Words that name a document about a story's work, not the story (a whole word of the file's slug). */
+const NOTE_WORDS = /(?:^|[-_.])(?:summary|report|checklist|notes?|amendments?|evidence|completion|handoff|walkthrough|postmortem)(?:$|[-_.])/i;
+/** A title that names such a document (`# Story 1.5 - Web Inventory - Completion Summary`). */
+const NOTE_TITLE = /\b(?:summary|report|checklist|notes|amendments?|evidence|handoff|walkthrough|postmortem)\s*$/i;
 
 /** The slug a story file's name carries after its number: `2-1-notebook-intro` → `notebook-intro`, `story-2.1` → ''. */
 function fileSlugOf(name: string): string {

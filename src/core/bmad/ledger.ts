@@ -820,7 +820,8 @@ function typedLeftovers(entries: readonly LedgerEntry[], found: Map<LedgerEntry,
 }
 
 /** `epic-1-team-foundation`, `epic-3-v1`: an epic's number, then its title or its generation (and `-retrospective`). */
-const TITLED_EPIC = /^epic-(\d+[a-z]?(?:-\d+[a-z]?)*)-([a-z][a-z0-9]*(?:-[a-z0-9]+)*?)(-retro(?:spective)?)?$/;
+// (`epic-q3-partial-siblings` above `q3-1-slug`: a lettered series' epic q3, its title after it.)
+const TITLED_EPIC = /^epic-((?:[a-z]+)?\d+[a-z]?(?:-\d+[a-z]?)*)-([a-z][a-z0-9]*(?:-[a-z0-9]+)*?)(-retro(?:spective)?)?$/;
 
 /**
  * Epic keys written with the epic's title or generation after its number (`epic-1-team-foundation`
@@ -848,6 +849,8 @@ function titledEpics(entries: readonly LedgerEntry[], wordEpics: ReadonlySet<str
       const epicId = n === keys.length - 1 ? id : `${id}-${TITLED_EPIC.exec(k)![2]}`;
       out.set(k, { kind: 'epic', epicId });
       for (const r of [`${k}-retrospective`, `${k}-retro`]) if (lower.includes(r)) out.set(r, { kind: 'retro', epicId });
+      // (`epic-q3-retrospective` after `epic-q3-partial-siblings`: the retrospective keyed by the id alone, when no other rule reads it.)
+      if (epicId === id) for (const r of [`epic-${id}-retrospective`, `epic-${id}-retro`]) if (lower.includes(r) && !out.has(r) && !parseLedgerKey(r)) out.set(r, { kind: 'retro', epicId });
     });
   }
   // `m37-e1` above `1-1-slug` (epic 1 of milestone 37, in the ledger of that milestone's folder):

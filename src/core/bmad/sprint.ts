@@ -216,14 +216,25 @@ function parseLedgerAgain(file: string, text: string): Ledger {
  * (`g-01-browse-listings.md`), or after one no BMAD name reads with a slug after it
  * (`us-erp-01-05-completeness-ring.md` for `US-ERP-01-05`, in `slugKeys`).
  */
-function storyFilesIn(dir: string, depth: number, out: Map<string, string>, keys: ReadonlySet<string>, slugKeys: ReadonlySet<string>): void {
+function storyFilesIn(dir: string, depth: number, out: Map<string, string>, keys: ReadonlySet<string>, slugKeys: ReadonlySet<string>, epicIds: readonly string[]): void {
   const normal = normalDir(dir);
   for (const e of listDir(dir)) {
     const p = entryPath(dir, normal, e.name);
     // A symlinked story is read (and its writes refused when it points outside the workspace).
-    if ((e.isFile() || e.isSymbolicLink()) && /\.md$/i.test(e.name) && (storyKeyFromName(e.name) || keys.has(e.name.slice(0, -3).toLowerCase()) || keyBeforeSlug(e.name.slice(0, -3), slugKeys) !== undefined)) out.set(p, p);
-    else if (e.isDirectory() && depth > 0 && !SKIP_DIRS.has(e.name) && !e.name.startsWith('.') && !/^(archive|archived|archive-v\d+|migration-v\d+-v\d+|old|outdated|deprecated)$/i.test(e.name)) storyFilesIn(p, depth - 1, out, keys, slugKeys);
+    if ((e.isFile() || e.isSymbolicLink()) && /\.md$/i.test(e.name) && (storyKeyFromName(e.name) || keys.has(e.name.slice(0, -3).toLowerCase()) || keyBeforeSlug(e.name.slice(0, -3), slugKeys) !== undefined || numberedUnder(e.name, epicIds))) out.set(p, p);
+    else if (e.isDirectory() && depth > 0 && !SKIP_DIRS.has(e.name) && !e.name.startsWith('.') && !/^(archive|archived|archive-v\d+|migration-v\d+-v\d+|old|outdated|deprecated)$/i.test(e.name)) storyFilesIn(p, depth - 1, out, keys, slugKeys, epicIds);
   }
+}
+
+/**
+ * A file numbered under one of the ledger's epics whose id no name grammar reads alone
+ * (`q3-4-calibration-dimension.md` under `epic-q3`, the ledger keying it
+ * `q3-4-calibration-dimension-report-only`): a story file, matched to its key by its number.
+ */
+function numberedUnder(name: string, epicIds: readonly string[]): boolean {
+  if (!epicIds.length) return false;
+  const lower = name.toLowerCase();
+  return epicIds.some((id) => lower.startsWith(`${id}-`)) && storyKeyFromName(name, epicIds) !== undefined;
 }
 
 function epicsFilesIn(dir: string, out: Set<string>): void {
@@ -378,7 +389,9 @@ function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: M
   const storyPaths = new Map<string, string>();
   const keys = new Set(ledgers.flatMap((l) => l.entries.filter((e) => e.kind === 'story').map((e) => e.key.toLowerCase())));
   const slugKeys = new Set([...keys].filter((k) => !storyKeyFromName(`${k}.md`)));
-  for (const d of dirs) storyFilesIn(d, 3, storyPaths, keys, slugKeys);
+  // Epic ids no story name reads without the ledger (`q3`, `ugm`): those of its epics and stories.
+  const ownEpicIds = [...new Set(ledgers.flatMap((l) => l.entries.filter((e) => e.kind !== 'unknown' && e.epicId && !/^\d/.test(e.epicId)).map((e) => e.epicId)))];
+  for (const d of dirs) storyFilesIn(d, 3, storyPaths, keys, slugKeys, ownEpicIds);
   const stories: StoryFile[] = [];
   for (const p of storyPaths.keys()) {
     // A story file unchanged since the last cached build is not parsed again (recordingParse).

@@ -559,6 +559,12 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
     'in-review': 'review', 'ready-for-review': 'review', 'review-ready': 'review', 'ready-review': 'review', 'under-review': 'review', 'code-review': 'review', 'review-pending': 'review',
   };
   if (mapped[w]) return { status: mapped[w], exact: false };
+  // `Approved with amendments`, `Done with known issues`: a status, then what qualifies it.
+  const qualified = /^([a-z]+(?:-[a-z]+)?)-with-[a-z]/.exec(w)?.[1];
+  if (qualified) {
+    const head = normalizeStoryStatus(qualified);
+    if (head.status !== undefined || head.suggestion !== undefined) return { ...head, exact: false };
+  }
   // `Ready for <what comes next>`: development (`dev`, `implementation`, `work`) is ready-for-dev;
   // anything after development (`Ready for Testing`, `Ready for QA Validation`, `Ready for Done`,
   // `Ready for Manual Testing`) waits on a check: review. `Approved for Dev` is v4's Approved, said
