@@ -84,6 +84,9 @@ const SERIES_STORY = /^([a-z])-(\d+)-([a-z][\w.-]*)$/i;
 const NAMED_EPIC_ID = '[a-z][a-z0-9]*|\\d+[a-z]*(?:-(?!retro(?:spective)?$)[a-z][a-z0-9]*)+';
 const WORD_EPIC = new RegExp(`^epic-(${NAMED_EPIC_ID})$`, 'i');
 const WORD_RETRO = new RegExp(`^epic-(${NAMED_EPIC_ID})-retro(?:spective)?$`, 'i');
+/** `epic-core-auth-accounts`: an epic named by words (one is WORD_EPIC's), read as one when its retrospective is listed too. */
+const BLOCK_EPIC = /^epic-([a-z][a-z0-9]*(?:-[a-z0-9]+)*)$/i;
+const BLOCK_RETRO = /^epic-([a-z][a-z0-9]*(?:-[a-z0-9]+)*)-retro(?:spective)?$/i;
 /**
  * A series' epic written with the series first (`p2-epic-1`: phase 2's epic 1, its retrospective
  * `p2-epic-1-retrospective`), read as the epic `p2-1` when stories numbered under it follow
@@ -698,6 +701,15 @@ function classifyEntries(entries: LedgerEntry[]): void {
     if (id && numbersStories(id)) wordEpics.add(id);
   }
   for (const id of wordEpics) epicIds.add(id);
+  // `epic-core-auth-accounts` … `epic-core-auth-accounts-retrospective`: an epic named by words,
+  // its block closed by its own retrospective (the keys between are its stories: storiesInEpicBlocks).
+  const lowerKeys = new Set(entries.map((e) => e.key.toLowerCase()));
+  const blockEpics = new Set<string>();
+  for (const e of entries) {
+    const id = BLOCK_EPIC.exec(e.key)?.[1].toLowerCase();
+    if (id && !wordEpics.has(id) && !parseLedgerKey(e.key) && (lowerKeys.has(`epic-${id}-retrospective`) || lowerKeys.has(`epic-${id}-retro`))) blockEpics.add(id);
+  }
+  for (const id of blockEpics) epicIds.add(id);
   const seriesFirst = (key: string) => {
     const m = SERIES_FIRST_EPIC.exec(key);
     return m ? { id: `${m[1]}-${m[2]}`.toLowerCase(), retro: m[3] !== undefined } : undefined;
@@ -725,11 +737,13 @@ function classifyEntries(entries: LedgerEntry[]): void {
     // `dm-01-retrospective`: the retrospective of a module epic written without `epic-`.
     const bareRetro = /^(.+)-retro(?:spective)?$/.exec(lowerKey);
     const named = WORD_EPIC.exec(lowerKey)?.[1] ?? WORD_RETRO.exec(lowerKey)?.[1];
+    const block = blockEpics.size ? BLOCK_RETRO.exec(lowerKey)?.[1] ?? BLOCK_EPIC.exec(lowerKey)?.[1] : undefined;
     const title = titled.get(lowerKey);
     let c: LedgerKeyParts | undefined = title ? { kind: title.kind, epic: epicNumber(title.epicId), epicId: title.epicId, strict: false } : bareEpics.has(lowerKey)
       ? { kind: 'epic', epic: epicNumber(lowerKey), epicId: lowerKey, strict: false }
       : bareRetro && bareEpics.has(bareRetro[1]) ? { kind: 'retro', epic: epicNumber(bareRetro[1]), epicId: bareRetro[1], strict: false }
         : named && wordEpics.has(named) ? { kind: WORD_EPIC.test(lowerKey) ? 'epic' : 'retro', epic: -1, epicId: named, strict: false }
+          : block && blockEpics.has(block) ? { kind: BLOCK_RETRO.test(lowerKey) ? 'retro' : 'epic', epic: -1, epicId: block, strict: false }
           : sf && seriesEpics.has(sf.id) ? { kind: sf.retro ? 'retro' : 'epic', epic: epicNumber(sf.id), epicId: sf.id, strict: false } : parseLedgerKey(e.key, epicIds);
     const series = c ? undefined : SERIES_STORY.exec(lowerKey);
     if (series && under) c = { kind: 'story', epic: under.epic, epicId: under.epicId, story: `${series[1]}-${series[2]}`, strict: false };
