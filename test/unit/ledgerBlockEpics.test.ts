@@ -38,3 +38,19 @@ test('an epic named by words with no retrospective listed stays as it was read b
   const l = parseLedger('docs/sprint-status.yaml', LEDGER.replace('  epic-core-auth-accounts-retrospective: optional\n', ''));
   assert.equal(l.entries.find((e) => e.key === 'epic-core-auth-accounts')?.kind, 'unknown');
 });
+
+test('an epic whose stories carry its id (epic-nfr above nfr-s1-slug) keeps the story numbers those keys give', () => {
+  const l = parseLedger('docs/sprint-status.yaml', [
+    'development_status:',
+    '  epic-e1: in-progress',
+    '  e1-s2-locale-runtime: done',
+    '  epic-e1-retrospective: optional',
+    '  epic-nfr: backlog',
+    '  nfr-s1-accessibility-baseline: backlog',
+    '  nfr-s2-localization-gate: backlog',
+    '  epic-nfr-retrospective: optional',
+    '',
+  ].join('\n'));
+  const stories = l.entries.filter((e) => e.kind === 'story').map((e) => `${e.epicId}.${e.story}`);
+  assert.deepEqual(stories, ['1.2', 'nfr.1', 'nfr.2']);
+});
