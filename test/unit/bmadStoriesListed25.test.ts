@@ -26,6 +26,8 @@ test('story-E8.10.md and story-AP-1.1.md: the letters that say "epic" glued to i
   assert.equal(n('story-Ep3.2-slug.md'), '3.2');
   assert.equal(n('story-AP-1.1.md'), 'ap-1.1');
   assert.equal(n('story-UGM-3.8-offline-queue.md'), 'ugm-3.8');
+  // A lone letter before the number is no module (`story-S-1.1-confirmation.md`: S says "story"); not read so.
+  assert.equal(n('story-S-1.1-ready-confirmation.md'), undefined);
   // Not stories: a dated note, a plan with no story number.
   assert.equal(n('story-2026-01-12.md'), undefined);
   assert.equal(n('story-map.md'), undefined);

@@ -212,7 +212,7 @@ export function classifyStoryKey(key: string, epicIds?: Iterable<string>): Ledge
   // `story-E8.10`, `story-AP-1.1`: the same with the letters that say "epic" glued to its number
   // (story 10 of epic 8, as `e1-s2` says), or a module's prefix before it (story 1 of epic `ap-1`,
   // the ledger's `ap-1-1-slug`).
-  const dotted = /^story-(?:e(?:p|pic)?[-_]?(?=\d)|([a-z][a-z0-9]*)-(?=\d))?(\d+[a-z]?)\.(\d+[a-z]?)(?:\.(\d+[a-z]?))?(?=-|$)/.exec(lower);
+  const dotted = /^story-(?:e(?:p|pic)?[-_]?(?=\d)|([a-z][a-z0-9]+)-(?=\d))?(\d+[a-z]?)\.(\d+[a-z]?)(?:\.(\d+[a-z]?))?(?=-|$)/.exec(lower);
   if (dotted) lower = `${dotted[1] !== undefined ? `${dotted[1]}-` : ''}${dotted[4] !== undefined ? `${dotted[2]}.${dotted[3]}-${dotted[4]}` : `${dotted[2]}-${dotted[3]}`}${lower.slice(dotted[0].length)}`;
   // `e-01-1-slug`, `e0-1-slug`, `ep2-3-slug`: the letters say "epic" (the ledger's `epic-01`), unless
   // the ledger declares an epic of that very name (a module called `e`).
