@@ -122,3 +122,17 @@ test('of two files numbered as one story with no ledger, the story is the one na
     fs.rmSync(root, { recursive: true, force: true });
   }
 });
+
+test('of two files of one number, one named with a word after the number (story-0.1-dev.md) is not a variant: the first by name stays the story, as before', () => {
+  const root = tempProject({
+    '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\n',
+    'docs/stories/story-0.1-dev.md': '# Story 0.1: Project Initialization\n\nStatus: done\n',
+    'docs/stories/story-0.1.md': '---\nstatus: pending\n---\n\n# Story 0.1: Project Initialization\n',
+  });
+  try {
+    const d = loadSprint(root, { now: NOW })!;
+    assert.deepEqual(d.stories.filter((s) => s.file).map((s) => path.basename(s.file!)), ['story-0.1-dev.md']);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});

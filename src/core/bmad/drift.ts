@@ -406,15 +406,16 @@ export function buildSprint(parts: SprintParts): SprintModel {
   const ordered = stated.length && stated.length < orphans.length ? [...stated, ...orphans.filter((x) => x.status === undefined)] : orphans;
   // Of the rest, a note about a story (`0.6.x-amendments.md`, `1.5-completion-summary.md`,
   // `11.9-IMPLEMENTATION-SUMMARY.md`: words that name a document about the work, or a name in
-  // capitals) comes after one named as the story; one named in v4's dotted form (`7.2.slug.md`)
-  // before one with a word joined to its number by a dash (`7.2-FX.slug.md`, a variant of it).
+  // capitals) comes after one named as the story, and a variant numbered after it (`7.2-FX.slug.md`,
+  // a code joined to the number, then the slug) after the story itself (`7.2.slug.md`).
   const rank = (f: StoryFile) => {
     if (/\.story\.md$/i.test(f.file)) return 0;
     const name = keyOfFile(f);
     const slug = fileSlugOf(name);
     const shouted = /[A-Z]{4}/.test(name) && !/[a-z]/.test(name.replace(/^story/i, ''));
     if (shouted || NOTE_WORDS.test(slug) || (f.title !== undefined && NOTE_TITLE.test(f.title))) return 3;
-    return /^(?:story[-_.]?)?\d+[a-z]?\.\d+[a-z]?(?:\.|$)/i.test(name) ? 1 : 2;
+    // (`7.2-FX.forex-sizing` is story 7.2-FX, a variant numbered after 7.2; `story-0.1-dev` is 7.2's own.)
+    return /^(?:story[-_.]?)?\d+[a-z]?\.\d+[a-z]?-[a-z0-9]{1,8}\.[a-z]/i.test(name) ? 2 : 1;
   };
   const ranked = ordered.map((f, i) => ({ f, i, r: rank(f) })).sort((a, b) => a.r - b.r || a.i - b.i).map((x) => x.f);
   for (const f of ranked) {
