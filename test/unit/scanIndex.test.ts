@@ -87,7 +87,7 @@ const pinned = (iso: string) => () => new Date(iso);
 function sealed(header: string, lines: string[]): string {
   const body = lines.length ? lines.join('\n') + '\n' : '';
   const h = JSON.parse(header);
-  h.body = indexBodyHash(body);
+  h.body = indexBodyHash([Buffer.from(body, 'utf8')]);
   return JSON.stringify(h) + '\n' + body;
 }
 

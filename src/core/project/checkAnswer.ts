@@ -25,11 +25,10 @@ import type { Problem, SkippedFile, WorkflowState } from '../types';
 import type { StateCore } from '../api';
 import { scanRoots, listCandidates } from '../store/scan';
 import { loadWorkspaceContext, type WorkspaceContext } from '../store/workspaceContext';
-import { codeFingerprint, contextFingerprint, ensureCacheDir, sameKey, RACY_WINDOW_MS, SCAN_INDEX_DIR, type FileKey } from '../store/scanIndex';
+import { codeFingerprint, contextFingerprint, ensureCacheDir, sameKey, textFingerprint, RACY_WINDOW_MS, SCAN_INDEX_DIR, type FileKey } from '../store/scanIndex';
 import { decodeValue, encodeValue } from '../store/indexCodec';
 import { writeFileAtomic } from '../store/atomicWrite';
 import { ttlExpiry } from '../model/validate';
-import { createHash } from 'node:crypto';
 import type { BmadCatalog } from '../bmad/artifacts';
 import { cacheFilesEnabled, inputsHold, settledWhenRecorded, startRecording, type RecordedInputs } from '../bmad/sprintCache';
 import { historyFilesOf, newestInStamp, projectInputsStamp, WarmProjectView, type KeptActivity } from './loadProject';
@@ -92,7 +91,7 @@ interface StoredAnswer {
 }
 
 /**
- * A digest of the BMAD catalog beyond its workflows and names (in the context fingerprint): the
+ * A fingerprint (textFingerprint) of the BMAD catalog beyond its workflows and names (in the context fingerprint): the
  * output patterns, method folders, manifest names, declared workflows and project folders, which
  * decide what a file is identified as.
  */
@@ -108,7 +107,7 @@ function catalogDigest(ctx: WorkspaceContext): string {
     b.declared ? [[...b.declared.names], b.declared.outputs.map((o) => [String(o.re), o.name, o.source])] : [],
     b.projects ?? [],
   ];
-  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+  return textFingerprint(JSON.stringify(parts));
 }
 
 function answerPath(root: string): string {

@@ -1,10 +1,10 @@
 import * as path from 'node:path';
 import * as fs from 'node:fs';
-import * as crypto from 'node:crypto';
 import { readInternalIfExists, safeMkdir } from '../store/safePath';
 import { workspaceRelative } from '../store/history';
 import { findGitShared, safeSharedMkdir, type GitShared } from '../store/sharedDir';
 import { randomHex } from '../store/processes';
+import { sha256 } from '../model/hash';
 
 export type ProtocolPaths = ReturnType<typeof computeProtocolPaths>;
 
@@ -60,8 +60,12 @@ export function relPath(root: string, file: string): string {
   return path.relative(root, abs).split(path.sep).join('/');
 }
 
+/**
+ * The first 10 hex digits of the text's SHA-256 (model/hash.ts: a short text hashed in JavaScript,
+ * so a lease name or a subfolder workspace's coordination folder loads no node:crypto).
+ */
 export function shortHash(text: string): string {
-  return crypto.createHash('sha256').update(text).digest('hex').slice(0, 10);
+  return sha256(text).slice(0, 10);
 }
 
 export function randomId(bytes = 4): string {
