@@ -136,3 +136,17 @@ test('of two files of one number, one named with a word after the number (story-
     fs.rmSync(root, { recursive: true, force: true });
   }
 });
+
+test('a story whose slug holds the word "note" (a musical note) is no note about a story', () => {
+  const root = tempProject({
+    '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\n',
+    'docs/stories/7.10-note-pattern-broadcast.md': '# Story 7.10: Note Pattern Broadcast\n\nStatus: Approved\n',
+    'docs/stories/7.10-user-settings-persistence.md': '# Story 7.10: User Settings Persistence\n\nStatus: Approved\n',
+  });
+  try {
+    const d = loadSprint(root, { now: NOW })!;
+    assert.deepEqual(d.stories.filter((s) => s.file).map((s) => path.basename(s.file!)), ['7.10-note-pattern-broadcast.md']);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
