@@ -150,3 +150,17 @@ test('a story whose slug holds the word "note" (a musical note) is no note about
     fs.rmSync(root, { recursive: true, force: true });
   }
 });
+
+test('when every file of a number is a note (an implementation guide, a completion summary), the choice stays the one made before: the first by name', () => {
+  const root = tempProject({
+    '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\n',
+    'docs/stories/story-3.3-completion-summary.md': '# Story 3.3: Review algorithm\n\n**Status:** Done\n',
+    'docs/stories/story-3.3-implementation-guide.md': '# Story 3.3 guide: Review algorithm\n\n**Status:** Ready for Development\n',
+  });
+  try {
+    const d = loadSprint(root, { now: NOW })!;
+    assert.deepEqual(d.stories.filter((s) => s.file).map((s) => path.basename(s.file!)), ['story-3.3-completion-summary.md']);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});

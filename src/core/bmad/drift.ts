@@ -813,7 +813,7 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
 }
 
 /** Words that name a document about a story's work, not the story (a whole word of the file's slug). */
-const NOTE_WORDS = /(?:^|[-_.])(?:summary|report|checklist|notes|amendments?|evidence|completion|handoff|walkthrough|postmortem)(?:$|[-_.])/i;
+const NOTE_WORDS = /(?:^|[-_.])(?:summary|report|checklist|notes|amendments?|evidence|completion|handoff|walkthrough|postmortem|guide|analysis)(?:$|[-_.])/i;
 /** A title that names such a document (`# Story 1.5 - Web Inventory - Completion Summary`). */
 const NOTE_TITLE = /\b(?:summary|report|checklist|notes|amendments?|evidence|handoff|walkthrough|postmortem)\s*$/i;
 
