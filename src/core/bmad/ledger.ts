@@ -707,9 +707,15 @@ function classifyEntries(entries: LedgerEntry[]): void {
   const blockEpics = new Set<string>();
   for (const e of entries) {
     const id = BLOCK_EPIC.exec(e.key)?.[1].toLowerCase();
+    if (!id || wordEpics.has(id) || !(lowerKeys.has(`epic-${id}-retrospective`) || lowerKeys.has(`epic-${id}-retro`)) || parseLedgerKey(e.key)) continue;
     // (An epic whose stories carry its id, `epic-nfr` above `nfr-s1-slug`, is read by those keys' own rules.)
-    const namesStories = id ? entries.some((x) => x.key.toLowerCase().startsWith(`${id}-`)) : false;
-    if (id && !namesStories && !wordEpics.has(id) && !parseLedgerKey(e.key) && (lowerKeys.has(`epic-${id}-retrospective`) || lowerKeys.has(`epic-${id}-retro`))) blockEpics.add(id);
+    let namesStories = false;
+    for (const k of lowerKeys) {
+      if (!k.startsWith(`${id}-`)) continue;
+      namesStories = true;
+      break;
+    }
+    if (!namesStories) blockEpics.add(id);
   }
   for (const id of blockEpics) epicIds.add(id);
   const seriesFirst = (key: string) => {

@@ -220,7 +220,8 @@ export async function checkProposedEdit(input: {
   const storyBefore = beforeText !== undefined && isStoryText(beforeText);
   const storyAfter = input.text !== undefined && (isStoryText(input.text) || isSprintStory(root, file, input.text));
   if (storyBefore || storyAfter) {
-    const changesState = storyStatus(beforeText ?? '')?.word !== storyStatus(input.text ?? '')?.word || beforeText !== input.text;
+    // (Texts that differ change the story; equal texts state the same status: no parse needed.)
+    const changesState = beforeText !== input.text;
     if (input.text === undefined) return withLeases({ ...base, kind: 'story', changesState: true, problems: [{ severity: 'error', code: 'state-removed', message: `deleting story ${rel} erases its status`, fix: 'keep the story; mark unfinished work in a follow-up story' }] });
     return withLeases({ ...base, kind: 'story', changesState, problems: bmadRules.story({ root, file, rel, beforeText, text: input.text }) });
   }
