@@ -3,21 +3,22 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { storyKeyFromName } from '../../src/core/bmad/story';
 import { loadSprint } from '../../src/core/bmad/sprint';
 import { parseLedger } from '../../src/core/bmad/ledger';
+import { workspace } from './fileHelpers';
 
 const NOW = new Date('2026-02-12T09:00:00Z');
 
-function tempProject(files: Record<string, string>): string {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-listed-'));
-  for (const [rel, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-    fs.writeFileSync(path.join(root, rel), text);
+/** The sprint of a project of these files (written to a temp folder, removed after). */
+function sprintOf(files: Record<string, string>): NonNullable<ReturnType<typeof loadSprint>> {
+  const root = workspace(files, { prefix: 'wm-listed-', waymark: false });
+  try {
+    return loadSprint(root, { now: NOW })!;
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
   }
-  return root;
 }
 
 test('story-E8.10.md and story-AP-1.1.md: the letters that say "epic" glued to its number, a module prefix before it', () => {
@@ -34,25 +35,20 @@ test('story-E8.10.md and story-AP-1.1.md: the letters that say "epic" glued to i
 });
 
 test('with no ledger, stories named story-AP-1.1.md and story-E2.1.md are listed under their epics, and matched to planned keys', () => {
-  const root = tempProject({
+  const d = sprintOf({
     'bmad/bmm/config.yaml': "dev_story_location: '{project-root}/docs/stories'\noutput_folder: '{project-root}/docs'\n",
     'docs/stories/story-1.1.md': '# Story 1.1: Setup\n\nStatus: done\n',
     'docs/stories/story-E2.1.md': '# Story E2.1: Secret mode\n\n**Story ID**: E2.1\n**Status**: Ready for Review\n',
     'docs/stories/story-AP-1.1.md': '# Story AP-1.1: Roles\n\n## Status\nIn Progress\n',
     'docs/stories/story-AP-1.2.md': '# Story AP-1.2: Permissions\n\n## Status\nBacklog\n',
   });
-  try {
-    const d = loadSprint(root, { now: NOW })!;
-    const listed = d.stories.filter((s) => s.file).map((s) => `${s.epicId}.${s.story} ${path.basename(s.file!)} ${s.status}`).sort();
-    assert.deepEqual(listed, [
-      '1.1 story-1.1.md done',
-      '2.1 story-E2.1.md review',
-      'ap-1.1 story-AP-1.1.md in-progress',
-      'ap-1.2 story-AP-1.2.md backlog',
-    ]);
-  } finally {
-    fs.rmSync(root, { recursive: true, force: true });
-  }
+  const listed = d.stories.filter((s) => s.file).map((s) => `${s.epicId}.${s.story} ${path.basename(s.file!)} ${s.status}`).sort();
+  assert.deepEqual(listed, [
+    '1.1 story-1.1.md done',
+    '2.1 story-E2.1.md review',
+    'ap-1.1 story-AP-1.1.md in-progress',
+    'ap-1.2 story-AP-1.2.md backlog',
+  ]);
 });
 
 test('epic-q3-partial-siblings above q3-1-slug: the lettered series epic q3 with its title, its retrospective keyed by the id alone', () => {
@@ -69,7 +65,7 @@ test('epic-q3-partial-siblings above q3-1-slug: the lettered series epic q3 with
 });
 
 test('a story file named with a shorter slug than its ledger key, under a lettered epic (q3-4-calibration.md for q3-4-calibration-report-only), is its file: drift is found', () => {
-  const root = tempProject({
+  const d = sprintOf({
     '_bmad-output/implementation-artifacts/sprint-status.yaml': [
       'development_status:', '  epic-q3-partial-siblings: in-progress', '  q3-1-capability-dimension: done',
       '  q3-4-calibration-dimension-report-only: done', '  epic-q3-retrospective: optional', '',
@@ -77,14 +73,9 @@ test('a story file named with a shorter slug than its ledger key, under a letter
     '_bmad-output/implementation-artifacts/q3-1-capability-dimension.md': '# Story Q3.1: Capability\n\nStatus: done\n',
     '_bmad-output/implementation-artifacts/q3-4-calibration-dimension.md': '# Story Q3.4: Calibration\n\nStatus: ready-for-dev\n',
   });
-  try {
-    const d = loadSprint(root, { now: NOW })!;
-    const s = d.stories.find((x) => x.key === 'q3-4-calibration-dimension-report-only')!;
-    assert.equal(path.basename(s.file ?? ''), 'q3-4-calibration-dimension.md');
-    assert.deepEqual(d.problems.filter((p) => p.code === 'story-status-drift' && p.severity === 'warning').map((p) => path.basename(p.file)), ['q3-4-calibration-dimension.md']);
-  } finally {
-    fs.rmSync(root, { recursive: true, force: true });
-  }
+  const s = d.stories.find((x) => x.key === 'q3-4-calibration-dimension-report-only')!;
+  assert.equal(path.basename(s.file ?? ''), 'q3-4-calibration-dimension.md');
+  assert.deepEqual(d.problems.filter((p) => p.code === 'story-status-drift' && p.severity === 'warning').map((p) => path.basename(p.file)), ['q3-4-calibration-dimension.md']);
 });
 
 test('a status with a qualifier after it (Approved with amendments, Done with known issues) is that status', async () => {
@@ -98,7 +89,7 @@ test('a status with a qualifier after it (Approved with amendments, Done with kn
 
 test('of two files numbered as one story with no ledger, the story is the one named as a story, not a note about it or a variant', () => {
   const story = (n: string, t: string, st: string) => `# Story ${n}: ${t}\n\n## Status\n${st}\n\n## Tasks / Subtasks\n- [x] Build it\n`;
-  const root = tempProject({
+  const d = sprintOf({
     '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\n',
     'docs/stories/1.5-completion-summary.md': '# Story 1.5 - Web Inventory - Completion Summary\n\n**Story Status:** ✅ COMPLETED\n',
     'docs/stories/1.5.web-inventory-view.md': story('1.5', 'Web Inventory View', 'Done'),
@@ -109,58 +100,38 @@ test('of two files numbered as one story with no ledger, the story is the one na
     'docs/stories/11.6.IMPLEMENTATION.md': story('11.6', 'Implementation', 'Done'),
     'docs/stories/11.6.notification-alert-system.md': story('11.6', 'Notification Alert System', 'In Progress'),
   });
-  try {
-    const d = loadSprint(root, { now: NOW })!;
-    const files = d.stories.filter((s) => s.file).map((s) => `${s.epicId}.${s.story} ${path.basename(s.file!)}`).sort();
-    assert.deepEqual(files, [
-      '0.6 0.6.integration-testing.md',
-      '1.5 1.5.web-inventory-view.md',
-      '11.6 11.6.notification-alert-system.md',
-      '7.2 7.2.position-size-calculation.md',
-    ]);
-  } finally {
-    fs.rmSync(root, { recursive: true, force: true });
-  }
+  const files = d.stories.filter((s) => s.file).map((s) => `${s.epicId}.${s.story} ${path.basename(s.file!)}`).sort();
+  assert.deepEqual(files, [
+    '0.6 0.6.integration-testing.md',
+    '1.5 1.5.web-inventory-view.md',
+    '11.6 11.6.notification-alert-system.md',
+    '7.2 7.2.position-size-calculation.md',
+  ]);
 });
 
 test('of two files of one number, one named with a word after the number (story-0.1-dev.md) is not a variant: the first by name stays the story, as before', () => {
-  const root = tempProject({
+  const d = sprintOf({
     '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\n',
     'docs/stories/story-0.1-dev.md': '# Story 0.1: Project Initialization\n\nStatus: done\n',
     'docs/stories/story-0.1.md': '---\nstatus: pending\n---\n\n# Story 0.1: Project Initialization\n',
   });
-  try {
-    const d = loadSprint(root, { now: NOW })!;
-    assert.deepEqual(d.stories.filter((s) => s.file).map((s) => path.basename(s.file!)), ['story-0.1-dev.md']);
-  } finally {
-    fs.rmSync(root, { recursive: true, force: true });
-  }
+  assert.deepEqual(d.stories.filter((s) => s.file).map((s) => path.basename(s.file!)), ['story-0.1-dev.md']);
 });
 
 test('a story whose slug holds the word "note" (a musical note) is no note about a story', () => {
-  const root = tempProject({
+  const d = sprintOf({
     '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\n',
     'docs/stories/7.10-note-pattern-broadcast.md': '# Story 7.10: Note Pattern Broadcast\n\nStatus: Approved\n',
     'docs/stories/7.10-user-settings-persistence.md': '# Story 7.10: User Settings Persistence\n\nStatus: Approved\n',
   });
-  try {
-    const d = loadSprint(root, { now: NOW })!;
-    assert.deepEqual(d.stories.filter((s) => s.file).map((s) => path.basename(s.file!)), ['7.10-note-pattern-broadcast.md']);
-  } finally {
-    fs.rmSync(root, { recursive: true, force: true });
-  }
+  assert.deepEqual(d.stories.filter((s) => s.file).map((s) => path.basename(s.file!)), ['7.10-note-pattern-broadcast.md']);
 });
 
 test('when every file of a number is a note (an implementation guide, a completion summary), the choice stays the one made before: the first by name', () => {
-  const root = tempProject({
+  const d = sprintOf({
     '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\n',
     'docs/stories/story-3.3-completion-summary.md': '# Story 3.3: Review algorithm\n\n**Status:** Done\n',
     'docs/stories/story-3.3-implementation-guide.md': '# Story 3.3 guide: Review algorithm\n\n**Status:** Ready for Development\n',
   });
-  try {
-    const d = loadSprint(root, { now: NOW })!;
-    assert.deepEqual(d.stories.filter((s) => s.file).map((s) => path.basename(s.file!)), ['story-3.3-completion-summary.md']);
-  } finally {
-    fs.rmSync(root, { recursive: true, force: true });
-  }
+  assert.deepEqual(d.stories.filter((s) => s.file).map((s) => path.basename(s.file!)), ['story-3.3-completion-summary.md']);
 });
