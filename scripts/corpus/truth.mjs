@@ -57,7 +57,8 @@ function walk(dir, depth, out, filter) {
   for (const e of entries) {
     const p = path.join(dir, e.name);
     if (e.isDirectory()) {
-      if (SKIP_DIRS.has(e.name) || INSTALL_DIRS.includes(e.name) || e.name === '.claude' || e.name === '.agents') continue;
+      // An install is left out; a folder only named like one (`docs/bmad/`, an output folder) is read.
+      if (SKIP_DIRS.has(e.name) || (INSTALL_DIRS.includes(e.name) && looksLikeInstall(p, e.name)) || e.name === '.claude' || e.name === '.agents') continue;
       if (depth > 0) walk(p, depth - 1, out, filter);
     } else if (e.isFile() && filter(e.name, p)) {
       out.push(p);

@@ -518,3 +518,24 @@ test('held-out round 21: ledgers per sprint below the declared implementation fo
   assert.equal(stories.find((s) => s.key === '0-1-git-branch').drift, true);
   assert.equal(stories.find((s) => s.key === '0-2-ci').clean, true);
 });
+
+test('held-out round 26: an output folder named like an install (`docs/bmad/`, no install in git) holds the project', () => {
+  const dir = project({
+    'README.md': '# starter\n',
+    'docs/bmad/implementation-artifacts/sprint-status.yaml': 'development_status:\n  epic-1: in-progress\n  1-1-bootstrap: done\n  1-2-api: review\n',
+    'docs/bmad/implementation-artifacts/1-1-bootstrap.md': '# Story 1.1: Bootstrap\n\nStatus: done\n\n## Tasks\n\n- [x] Build it\n',
+    'docs/bmad/implementation-artifacts/1-2-api.md': '# Story 1.2: API\n\nStatus: in-progress\n',
+  });
+  const t = truthFor(dir);
+  assert.equal(t.projects.length, 1);
+  assert.equal(t.projects[0].stories.find((s) => s.key === '1-1-bootstrap').clean, true);
+  assert.equal(t.projects[0].stories.find((s) => s.key === '1-2-api').drift, true);
+  // An alpha install named `bmad/` is still left out of the walk.
+  const alpha = project({
+    'bmad/bmm/config.yaml': 'project_name: x\n',
+    'bmad/bmm/workflows/sprint-status.yaml': 'development_status:\n  epic-9: done\n  9-1-template: done\n',
+    'docs/sprint-status.yaml': 'development_status:\n  epic-1: in-progress\n  1-1-a: done\n',
+    'docs/stories/1-1-a.md': '# Story 1.1: A\n\nStatus: done\n',
+  });
+  assert.deepEqual(truthFor(alpha).projects.flatMap((p) => p.stories.map((s) => s.key)), ['1-1-a']);
+});

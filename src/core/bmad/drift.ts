@@ -35,7 +35,7 @@ export interface SprintStory {
   fileStatusMapped?: string;
   fileStatusLine?: number;
   tasks: { done: number; total: number; reviewOpen: number };
-  gate?: { verdict?: string; open: boolean; file: string; expired: boolean };
+  gate?: { verdict?: string; open: boolean; file: string; expired: boolean; notYaml?: boolean };
   planned?: { file: string; line: number };
   /** The one status to show: the ledger's, else the file's. */
   status: string;
@@ -463,7 +463,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
     const had = gateOf.get(s);
     if (had && Date.parse(had.updated ?? '') > Date.parse(g.updated ?? '')) continue;
     gateOf.set(s, g);
-    s.gate = { verdict: g.verdict, open: g.open, file: g.file, expired: g.expired };
+    s.gate = { verdict: g.verdict, open: g.open, file: g.file, expired: g.expired, ...(g.notYaml ? { notYaml: true } : {}) };
   }
   // Per-story drift.
   const covers = ledgerCoverage(parts.root, ledgers);
@@ -794,8 +794,14 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
   // Gates.
   if (s.gate && isDone && !s.gate.open) {
     const why = s.gate.expired ? 'has expired' : s.gate.verdict === 'WAIVED' ? 'is WAIVED without an active waiver' : `is ${s.gate.verdict ?? 'unreadable'}`;
-    // A gate with no readable verdict says nothing against the story: the gate file is what to fix.
+    // A gate with no readable verdict says nothing against the story: the gate file is what to fix
+    // (a warning when it is no YAML; a note when it reads and records no verdict, `gate: "not
+    // available"` or a report of the team's own shape).
     const unread = s.gate.verdict === undefined;
+    if (unread && !s.gate.notYaml) {
+      out.push({ file: f.file, range: statusRange ?? at(0), severity: 'info', code: 'story-gate-failed', message: `The story is done; its QA gate file records no verdict (${s.gate.file}). When the story is reviewed, write gate: PASS, CONCERNS, FAIL or WAIVED there.`, data: { key: s.key, gate: s.gate.file } });
+      return;
+    }
     // A waiver that has run out on a story already done: the waived issues are due for another look,
     // the story itself is not failed (its gate was WAIVED with a waiver in force when it closed).
     // The story's own QA Results record a later pass than the gate file (`Gate: PASS` under `### Gate

@@ -577,12 +577,17 @@ export function parseLedger(file: string, text: string): Ledger {
     const err = parseDocument(asBmadReads, { schema: 'core', uniqueKeys: false, logLevel: 'error' }).errors[0];
     if (err) {
       const line = Math.min(Math.max(0, (err.linePos?.[0]?.line ?? 1) - 1), Math.max(0, lines.length - 1));
-      // In the header above `development_status:` (metadata, indented or worded as no YAML reader
-      // takes it), the entries BMAD's agents read are whole: a warning. In the entries: an error.
+      // In the header above `development_status:` or in the metadata after its block (the first key
+      // at the margin below it: `total_stories:`, `notes:`), written as no YAML reader takes it,
+      // the entries BMAD's agents read are whole: a warning. In the entries: an error.
       const inHeader = ledger.statusLine >= 0 && line < ledger.statusLine;
-      ledger.problems.push({ file, range: range(line, 0, lines[line]?.length ?? 0), severity: inHeader ? 'warning' : 'error', code: 'ledger-yaml', message: inHeader
-        ? `sprint-status.yaml is not valid YAML at line ${line + 1}, in its header (${err.message.split('\n')[0].replace(/[\s:.]+$/, '')}): YAML tools (BMAD's sprint_plan.py among them) cannot load the file. Waymark reads the development_status entries; fix the header.`
-        : `sprint-status.yaml is not valid YAML at line ${line + 1} (${err.message.split('\n')[0].replace(/[\s:.]+$/, '')}). Fix it; the ledger is read line by line until then.` });
+      let blockEnd = -1;
+      if (ledger.statusLine >= 0) for (let i = ledger.statusLine + 1; i < lines.length && blockEnd < 0; i++) if (/^[\w.-]+[ \t]*:(?:[ \t]|$)/.test(lines[i])) blockEnd = i;
+      const inTrailer = blockEnd >= 0 && line >= blockEnd;
+      const why = err.message.split('\n')[0].replace(/[\s:.]+$/, '');
+      ledger.problems.push({ file, range: range(line, 0, lines[line]?.length ?? 0), severity: inHeader || inTrailer ? 'warning' : 'error', code: 'ledger-yaml', message: inHeader || inTrailer
+        ? `sprint-status.yaml is not valid YAML at line ${line + 1}, ${inHeader ? 'in its header' : 'after the development_status entries'} (${why}): YAML tools (BMAD's sprint_plan.py among them) cannot load the file. Waymark reads the development_status entries; fix ${inHeader ? 'the header' : 'that line'}.`
+        : `sprint-status.yaml is not valid YAML at line ${line + 1} (${why}). Fix it; the ledger is read line by line until then.` });
     }
   }
   return ledger;

@@ -24,8 +24,10 @@ export interface StoryGate {
   open: boolean;
   expired: boolean;
   source: 'qa-gate' | 'gate-decision';
-  /** An unreadable file: why. */
+  /** An unreadable file, or one that names no verdict: why. */
   error?: string;
+  /** The file is no YAML (its verdict, if any, read from its lines). */
+  notYaml?: boolean;
 }
 
 const VERDICTS: readonly string[] = GATE_VERDICTS;
@@ -176,6 +178,7 @@ export function parseQaGate(file: string, text: string, now: Date): StoryGate {
     data = firstDocument(text) ?? (parseYaml(text, { schema: 'core', maxAliasCount: 100, logLevel: 'error', uniqueKeys: false }) as unknown);
   } catch (e) {
     g.error = (e as Error).message.split('\n')[0];
+    g.notYaml = true;
     // The gate template puts its verdict at the top, one plain line (`gate: PASS`); a note broken
     // further down (an unescaped quote) does not unsay it.
     // A key as written in any case and joining (`gate_decision`, `gateDecision`, `Gate-Decision`).

@@ -167,6 +167,15 @@ const FENCED_STATUS = new RegExp(`^\\s*${LABEL_WORD}\\s*[:：]`, 'i');
 /** The sections whose fenced block is the story's metadata. */
 const METADATA_SECTION = /^(?:story[ \t]+)?(?:metadata|meta|information|info|details)$/i;
 const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
+/**
+ * The emoji and symbols a heading is decorated with, before or after its words (`## 📅 Status`,
+ * `## ✅ Tasks / Subtasks`, `## Status 📌`): not part of the section's title.
+ */
+const DECOR = /^[\p{Extended_Pictographic}\p{So}\uFE0F\u200D\s]+|[\p{Extended_Pictographic}\p{So}\uFE0F\u200D\s]+$/gu;
+/** A heading's title without its decoration (the title itself when its ends are plain ASCII). */
+function plainTitle(title: string): string {
+  return title.charCodeAt(0) > 0x7f || title.charCodeAt(title.length - 1) > 0x7f ? title.replace(DECOR, '') : title;
+}
 const CHECKBOX = /^(\s*)[-*+]\s+\[([ xX])\]\s*(.*)$/;
 const FENCE = /^\s{0,3}(```|~~~)/;
 const TASKS_HEADING = /^[^A-Za-z]*(tasks?\b|subtasks|implementation (tasks|plan|checklist)|task breakdown|development tasks)/i;
@@ -339,7 +348,11 @@ export function parseStory(file: string, text: string): StoryFile {
     const h = line !== '' && line.charCodeAt(0) === 0x23 ? HEADING.exec(line) : null;
     if (h) {
       const level = h[1].length;
-      const title = h[2];
+      const title = plainTitle(h[2]);
+      // The heading as its words read (its decoration left out), and how far its words moved in
+      // the line: a status read from it keeps the line's own columns.
+      const heading = title === h[2] ? line : `${h[1]} ${title}`;
+      const shift = title === h[2] ? 0 : line.indexOf(title, level) - (level + 1);
       if (s.title === undefined) {
         const t = TITLE.exec(line);
         if (t) {
@@ -352,13 +365,13 @@ export function parseStory(file: string, text: string): StoryFile {
           }
         }
       }
-      if (s.status === undefined && STATUS_HEADING.test(line)) {
+      if (s.status === undefined && STATUS_HEADING.test(heading)) {
         awaitingStatus = true;
         stageList = false;
         continue;
       }
-      const hs = s.status === undefined ? HEADING_STATUS.exec(line) : null;
-      const hv = hs ? statusAfter(line, hs[0].length) : undefined;
+      const hs = s.status === undefined ? HEADING_STATUS.exec(heading) : null;
+      const hv = hs ? statusAfter(line, hs[0].length + shift) : undefined;
       if (hv) {
         setStatus(s, hv, i, 'section');
         continue;

@@ -1,0 +1,72 @@
+// Session 26's held-out round (issue 20): what a batch of real projects nobody had looked at showed.
+// Each test failed before its rule.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { parseStory } from '../../src/core/bmad/story';
+import { parseLedger } from '../../src/core/bmad/ledger';
+import { loadSprint } from '../../src/core/bmad/sprint';
+import { workspace } from './fileHelpers';
+
+const NOW = new Date('2026-02-12T09:00:00Z');
+
+/** A story whose sections are far enough down that only the section itself can give the status. */
+function decorated(heading: string, body: string): string {
+  const filler = Array.from({ length: 45 }, (_, i) => `- note ${i + 1} about the work`).join('\n');
+  return `# Story 3.3: Sub-tasks\n\n## 🚀 Overview\n**As a** developer,\n**I want** sub-tasks,\n**So that** I can track them.\n\n## 🏗 Implementation Plan\n${filler}\n\n${heading}\n${body}\n`;
+}
+
+test('a section heading decorated with an emoji (`## 📅 Status`, `## ✅ Status: done`) is the Status section, however far down', () => {
+  assert.equal(parseStory('/p/3-3-sub-tasks.md', decorated('## 📅 Status', '- **Priority**: High\n- **Status**: ready-for-dev\n- **Assigned To**: Amelia')).status, 'ready-for-dev');
+  assert.equal(parseStory('/p/3-3-sub-tasks.md', decorated('## 📌 Current Status', 'In Progress')).status, 'In Progress');
+  assert.equal(parseStory('/p/3-3-sub-tasks.md', decorated('## Status 📅', 'review')).status, 'review');
+  const inHeading = decorated('## ✅ Status: done', '');
+  const h = parseStory('/p/3-3-sub-tasks.md', inHeading);
+  assert.equal(h.status, 'done');
+  // Its columns are the line's own (a status change writes there).
+  assert.equal(inHeading.split('\n')[h.statusLine!].slice(h.statusStart, h.statusEnd), 'done');
+  assert.equal(parseStory('/p/3-3-sub-tasks.md', decorated('### 🔖️ **Status:** Approved', '')).status, 'Approved');
+  // A heading that only mentions the word is still no Status section.
+  assert.equal(parseStory('/p/3-3-sub-tasks.md', decorated('## 📅 Status of the rollout plan', 'done')).status, undefined);
+});
+
+test('decorated section titles keep their meaning: `## 📝 Dev Agent Record`, `## 🧪 QA Results`, `## 🗂 File List`', () => {
+  const s = parseStory('/p/docs/stories/5.1.story.md', [
+    '# Story 5.1: Foundation', '', '## 📅 Status', 'Done', '', '## ✅ Tasks / Subtasks', '- [x] Build it', '- [ ] Ship it', '',
+    '## 📝 Dev Agent Record', '', '## 🗂 File List', '- a.ts', '', '## 🧾 Change Log', '', '## 🧪 QA Results', 'Gate: PASS', '',
+  ].join('\n'));
+  assert.equal(s.status, 'Done');
+  assert.equal(s.tasks.length, 2);
+  assert.equal(s.hasDevAgentRecord, true);
+  assert.equal(s.hasFileList, true);
+  assert.equal(s.hasChangeLog, true);
+  assert.equal(s.qaGate, 'PASS');
+});
+
+test('a ledger whose metadata AFTER the entries is not YAML: a warning (the entries are whole); inside the entries still an error', () => {
+  const entries = ['development_status:', '  epic-1: in-progress', '  1-1-setup: done', '  1-2-api: review', ''];
+  const trailer = ['total_stories: 2', 'foundation_from_original:', '  - 1-1-fastapi-project-setup: done', '  note: "reused as-is"', ''];
+  const after = parseLedger('/p/sprint-status.yaml', [...entries, ...trailer].join('\n'));
+  assert.deepEqual(after.entries.map((e) => [e.key, e.status]), [['epic-1', 'in-progress'], ['1-1-setup', 'done'], ['1-2-api', 'review']]);
+  assert.deepEqual(after.problems.map((p) => `${p.severity} ${p.code} ${p.range.start.line + 1}`), ['warning ledger-yaml 9']);
+  assert.match(after.problems[0].message, /after the development_status entries/);
+  const inside = parseLedger('/p/sprint-status.yaml', ['development_status:', '  epic-1: in-progress', '  1-1-setup: [done', '  1-2-api: review', '', ...trailer].join('\n'));
+  assert.equal(inside.problems.filter((p) => p.code === 'ledger-yaml')[0]?.severity, 'error');
+});
+
+test('a done story whose QA gate file reads but records no verdict gets a note; a gate file that is not YAML still a warning', () => {
+  const files = {
+    '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\nqa:\n  qaLocation: docs/qa\n',
+    'docs/stories/4.4.chunk-explorer.md': '# Story 4.4: Chunk Explorer\n\n## Status\nDone\n\n## Tasks\n- [x] Build it\n',
+    'docs/qa/gates/4.4-gate-20251005.yml': 'schema: 1\nstory: "4.4"\ngate: "not available in source"\ngate_decision:\n  decision: "not available in source"\n',
+  };
+  const codes = (root: string) => loadSprint(root, { now: NOW })!.problems.filter((p) => p.code === 'story-gate-failed').map((p) => p.severity);
+  const root = workspace(files, { prefix: 'wm-h26-', waymark: false });
+  try {
+    assert.deepEqual(codes(root), ['info']);
+    fs.writeFileSync(`${root}/docs/qa/gates/4.4-gate-20251005.yml`, "schema: 1\nstory: '4.4'\nreviewer: 'it's broken'\n");
+    assert.deepEqual(codes(root), ['warning']);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
