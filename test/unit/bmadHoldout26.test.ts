@@ -3,9 +3,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { parseStory } from '../../src/core/bmad/story';
+import { parseStory, storyKeyFromName } from '../../src/core/bmad/story';
 import { parseLedger } from '../../src/core/bmad/ledger';
 import { loadSprint } from '../../src/core/bmad/sprint';
+import { parseQaGate } from '../../src/core/bmad/qaGates';
 import { workspace } from './fileHelpers';
 
 const NOW = new Date('2026-02-12T09:00:00Z');
@@ -69,4 +70,36 @@ test('a done story whose QA gate file reads but records no verdict gets a note; 
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
+});
+
+test('v4 sub-stories named `1.3.1-slug.md` (a dash after the third number) are stories of their own beside `1.3.slug.md`', () => {
+  const n = (f: string) => { const k = storyKeyFromName(f); return k && `${k.epicId}.${k.story} ${k.key}`; };
+  assert.equal(n('1.3.1-student-token-management-system.md'), '1-3.1 1-3-1-student-token-management-system');
+  assert.equal(n('2.8.1.secrets-resilience.md'), '2-8.1 2-8-1-secrets-resilience');
+  assert.equal(n('1.3.student-access-code-system.md'), '1.3 1-3-student-access-code-system');
+  // A year after the story's number is a dated note's name, not a sub-story.
+  assert.equal(n('1.3.2025-12-01-notes.md')?.startsWith('1-3.2025'), false);
+  const root = workspace({
+    '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\n',
+    'docs/stories/1.3.student-access-code-system.md': '# Story 1.3: Student Access Codes\n\n## Status\nDone\n',
+    'docs/stories/1.3.1-student-token-management-system.md': '# Story 1.3.1: Student Token Management\n\n## Status\nDone\n',
+    'docs/stories/5.4-test-suite-critical-fixes.md': '# Story 5.4: Test Suite Critical Fixes\n\n## Status\nDone\n',
+    'docs/stories/5.4.1-suite-wide-test-fixes.md': '# Story 5.4.1: Suite-wide Test Fixes\n\n## Status\nReady for Review\n',
+  }, { prefix: 'wm-h26-', waymark: false });
+  try {
+    const listed = loadSprint(root, { now: NOW })!.stories.filter((s) => s.file).map((s) => `${s.epicId}.${s.story} ${s.status}`).sort();
+    assert.deepEqual(listed, ['1-3.1 done', '1.3 done', '5-4.1 review', '5.4 done']);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('a gate whose `gate:` names a stage of the review reads its verdict from `gate_status:` further down', () => {
+  const g = parseQaGate('/p/docs/qa/gates/4.1-learner-dna.yml', 'schema: 1\nstory: "4.1"\ngate: "IMPLEMENTATION_REVIEW"\nreviewer: "Quinn"\nnotes:\n  - fine\n# Gate Status and Approval\ngate_status: "CONDITIONAL_PASS"\n', NOW);
+  assert.equal(g.verdict, 'CONCERNS');
+  assert.equal(g.open, true);
+  // With nothing else, the stage is still no verdict, and says so.
+  const none = parseQaGate('/p/docs/qa/gates/3.4-ui.yml', 'schema: 1\nstory: "3.4"\ngate: "IMPLEMENTATION_REVIEW"\n', NOW);
+  assert.equal(none.verdict, undefined);
+  assert.match(none.error ?? '', /IMPLEMENTATION_REVIEW/);
 });

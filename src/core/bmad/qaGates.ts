@@ -205,14 +205,19 @@ export function parseQaGate(file: string, text: string, now: Date): StoryGate {
   // tense; without a `gate:` key, a top-level key some teams name it by (`decision: PASS`), when its
   // value is a verdict.
   const gateMap = mapping(d.gate);
-  const verdict = verdictWord(gateMap ? gateMap.status ?? gateMap.verdict ?? gateMap.decision : d.gate)
-    ?? verdictWord(mapping(d.decision)?.status)
-    ?? VERDICT_KEYS.map((k) => verdictWord(d[k])).find(isVerdict)
-    ?? namedVerdict(d)
-    ?? Object.entries(d).filter(([k]) => OVERALL_KEY.test(k)).map(([, v]) => verdictWord(v)).find(isVerdict)
-    ?? nestedVerdict(d);
+  // The first of the places a verdict is kept that holds one: a `gate:` naming a stage of the review
+  // (`gate: "IMPLEMENTATION_REVIEW"`) does not hide the `gate_status: "CONDITIONAL_PASS"` below it.
+  const own = verdictWord(gateMap ? gateMap.status ?? gateMap.verdict ?? gateMap.decision : d.gate);
+  const verdict = [
+    () => own,
+    () => verdictWord(mapping(d.decision)?.status),
+    () => VERDICT_KEYS.map((k) => verdictWord(d[k])).find(isVerdict),
+    () => namedVerdict(d),
+    () => Object.entries(d).filter(([k]) => OVERALL_KEY.test(k)).map(([, v]) => verdictWord(v)).find(isVerdict),
+    () => nestedVerdict(d),
+  ].reduce<string | undefined>((found, next) => (isVerdict(found) ? found : next() ?? found), undefined);
   if (isVerdict(verdict)) g.verdict = verdict;
-  else g.error = verdict ? `gate ${quoted(verdict)} is not PASS, CONCERNS, FAIL or WAIVED` : 'no gate: key';
+  else g.error = own ?? verdict ? `gate ${quoted((own ?? verdict)!)} is not PASS, CONCERNS, FAIL or WAIVED` : 'no gate: key';
   const sid = storyIdOf(str(d.story) ?? str(gateMap?.story));
   if (sid) Object.assign(g, sid);
   g.reason = str(d.status_reason);

@@ -115,10 +115,13 @@ function keyFromName(base: string, epicIds: Iterable<string> | undefined): Named
   // (story 1 of sub-epic 1-5, as the ledger writes `0-5-1-…`), not a second file of story 1.5.
   // With a prefix (`story-2.1.1.md`, `story-2.1.2-code-review.md`: v6 alpha's name for the ledger's
   // `story-2.1.2`), the same: story 2 of sub-epic 2.1, the file keeping its name as its key.
-  const sub = m ? (bare === base ? /^(\d+)(?:\.(.+))?$/ : /^(\d+)(?:[.-](.+))?$/).exec(m[4] ?? '') : null;
+  // `1.3.1-student-tokens.md` beside `1.3.student-access.md`: the same sub-story, its slug after a dash
+  // (a number of up to three digits: `1.3.2025-12-01-notes.md` is a dated note about story 1.3).
+  const sub = m ? (bare === base ? /^(\d+)(?:\.(.+))?$|^(\d{1,3})-([a-z].*)$/i : /^(\d+)(?:[.-](.+))?$/).exec(m[4] ?? '') : null;
   if (m && sub) {
     const epicId = `${Number(m[1])}-${Number(m[2])}${m[3].toLowerCase()}`;
-    return { key: bare === base ? `${epicId}-${Number(sub[1])}-${(sub[2] ?? 'story').toLowerCase()}` : key, epic: Number(m[1]), epicId, story: String(Number(sub[1])), v4: bare === base };
+    const n = Number(sub[1] ?? sub[3]);
+    return { key: bare === base ? `${epicId}-${n}-${(sub[2] ?? sub[4] ?? 'story').toLowerCase()}` : key, epic: Number(m[1]), epicId, story: String(n), v4: bare === base };
   }
   if (m) return { key: bare === base ? `${Number(m[1])}-${Number(m[2])}${m[3].toLowerCase()}-${(m[4] ?? 'story').toLowerCase()}` : key, epic: Number(m[1]), epicId: String(Number(m[1])), story: `${Number(m[2])}${m[3].toLowerCase()}`, v4: bare === base };
   // `epic-2/stories/2.1-csv-import.md`: v4's dotted number with v6's dashed slug; the ledger's key is `2-1-csv-import`.
