@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import nodeFs from 'node:fs';
 import * as path from 'node:path';
+import { spawn } from 'node:child_process';
 import { workspace } from './fileHelpers';
 import { createStateCore } from '../../src/core/index';
 import { appendEvent } from '../../src/core/protocol/events';
@@ -83,6 +84,26 @@ describe('a write resolves each path it proves once', () => {
     appendEvent(root, { type: 'three' });
     assert.ok(replaced, 'the log was replaced before the open');
     assert.equal(seen.get(log), 1, 'the replaced log is resolved afresh');
+    mock.restoreAll();
+    assert.deepEqual(events(root).map((e) => [e.seq, e.type]), [[1, 'one'], [2, 'two'], [3, 'three']]);
+  });
+
+  test('the events lock held by another writer a moment: the folder proved before the wait does not serve the open, the log is resolved afresh', () => {
+    const root = workspace({});
+    appendEvent(root, { type: 'one' });
+    appendEvent(root, { type: 'two' });
+    const lock = path.join(root, '.waymark', 'events', 'events.lock');
+    // Another host's fresh lock (not stale), released 150 ms later by another process.
+    fs.writeFileSync(lock, JSON.stringify({ pid: 1, host: 'another-host', time: Date.now() }));
+    const release = spawn('sh', ['-c', `sleep 0.15; rm -f '${lock}'`], { stdio: 'ignore' });
+    try {
+      const seen = countRealpaths();
+      appendEvent(root, { type: 'three' });
+      const log = path.join(root, '.waymark', 'events', 'events.jsonl');
+      assert.equal(seen.get(log), 1, `asked: ${JSON.stringify([...seen])}`);
+    } finally {
+      release.kill();
+    }
     mock.restoreAll();
     assert.deepEqual(events(root).map((e) => [e.seq, e.type]), [[1, 'one'], [2, 'two'], [3, 'three']]);
   });

@@ -164,9 +164,10 @@ export function appendEvent(root: string, input: NewEvent, options: EventsLogOpt
   const maxBytes = options.maxBytes ?? 1024 * 1024;
   const keep = options.keepSegments ?? 100;
   // Taken by every write of a long-lived process: by its token after the first two (mutex.ts Token).
-  return withMutexSync(path.join(dir, 'events.lock'), () => {
+  return withMutexSync(path.join(dir, 'events.lock'), (waited) => {
     const active = path.join(dir, 'events.jsonl');
-    const quick = appendQuick(root, active, input, clock, maxBytes, { dir, seen });
+    // A proof made before a wait for another writer's lock is not right before the open: the log is judged afresh.
+    const quick = appendQuick(root, active, input, clock, maxBytes, waited ? undefined : { dir, seen });
     if (quick) return quick;
     assertRegularOrMissing(active, 'events log');
     const repaired = repairTornTail(active, root);
@@ -222,7 +223,7 @@ function eventOf(seq: number, input: NewEvent, clock: Clock): ProtocolEvent {
  * line written on it. Anything else (a torn tail to repair, a rotation due, no event in the active
  * file) is left to the full path: undefined, nothing written.
  */
-function appendQuick(root: string, active: string, input: NewEvent, clock: Clock, maxBytes: number, proved: ProvedFolder): AppendResult | undefined {
+function appendQuick(root: string, active: string, input: NewEvent, clock: Clock, maxBytes: number, proved: ProvedFolder | undefined): AppendResult | undefined {
   let opened: { fd: number; st: fs.Stats };
   try {
     opened = openInsideSync(root, active, fs.constants.O_RDWR | fs.constants.O_APPEND, { what: 'events log', proved });

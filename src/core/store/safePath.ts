@@ -362,8 +362,10 @@ const sameFile = (a: fs.Stats | undefined, b: fs.Stats | undefined): boolean => 
 
 /**
  * A file's folder proved inside the workspace by its real path (`dir`: safeMkdir's or
- * safeWritePath's answer), and the file's identity taken BEFORE that proof (`seen`: an lstat of
- * the file, by any name of it; undefined when missing): see openInsideSync's `proved`.
+ * safeWritePath's answer) right before the open (the same synchronous step: nothing awaited or
+ * waited for since, as the full check's realpath is right before its open), and the file's
+ * identity taken BEFORE that proof (`seen`: an lstat of the file, by any name of it; undefined
+ * when missing): see openInsideSync's `proved`.
  */
 export interface ProvedFolder {
   dir: string;
