@@ -5,7 +5,7 @@ import type { Clock, Logger } from '../ports';
 import { systemClock, silentLogger } from '../ports';
 import { protocolPaths, relPath } from './paths';
 import { withMutexSync, sleepSync } from './mutex';
-import { assertRegularOrMissing, assertWritable, openInsideSync, openInternalSync, readInternalIfExists, safeAppend, safeMkdir, safeWritePath } from '../store/safePath';
+import { assertRegularOrMissing, assertWritable, lstatOrUndefined, openInsideSync, openInternalSync, readInternalIfExists, safeAppend, safeMkdir, safeWritePath, type ProvedFolder } from '../store/safePath';
 import type { WriteGuard } from '../writeHooks';
 import { findFromEnd, tornTail } from '../store/jsonlTail';
 import { sameEnd, type AppendedEnd } from '../store/fileKey';
@@ -155,16 +155,19 @@ export interface AppendResult {
  */
 export function appendEvent(root: string, input: NewEvent, options: EventsLogOptions = {}): AppendResult {
   const paths = protocolPaths(root);
-  // Checked by its real path: `.waymark/events` linked to elsewhere is refused, not followed.
+  // The log's identity first, then its folder checked by its real path (`.waymark/events` linked
+  // to elsewhere is refused, not followed): that proof serves the log's open (openInsideSync `proved`).
+  const seen = lstatOrUndefined(path.join(paths.events, 'events.jsonl'));
   const dir = safeMkdir(root, paths.events);
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const maxBytes = options.maxBytes ?? 1024 * 1024;
   const keep = options.keepSegments ?? 100;
   // Taken by every write of a long-lived process: by its token after the first two (mutex.ts Token).
-  return withMutexSync(path.join(dir, 'events.lock'), () => {
+  return withMutexSync(path.join(dir, 'events.lock'), (waited) => {
     const active = path.join(dir, 'events.jsonl');
-    const quick = appendQuick(root, active, input, clock, maxBytes);
+    // A proof made before a wait for another writer's lock is not right before the open: the log is judged afresh.
+    const quick = appendQuick(root, active, input, clock, maxBytes, waited ? undefined : { dir, seen });
     if (quick) return quick;
     assertRegularOrMissing(active, 'events log');
     const repaired = repairTornTail(active, root);
@@ -220,10 +223,10 @@ function eventOf(seq: number, input: NewEvent, clock: Clock): ProtocolEvent {
  * line written on it. Anything else (a torn tail to repair, a rotation due, no event in the active
  * file) is left to the full path: undefined, nothing written.
  */
-function appendQuick(root: string, active: string, input: NewEvent, clock: Clock, maxBytes: number): AppendResult | undefined {
+function appendQuick(root: string, active: string, input: NewEvent, clock: Clock, maxBytes: number, proved: ProvedFolder | undefined): AppendResult | undefined {
   let opened: { fd: number; st: fs.Stats };
   try {
-    opened = openInsideSync(root, active, fs.constants.O_RDWR | fs.constants.O_APPEND, { what: 'events log' });
+    opened = openInsideSync(root, active, fs.constants.O_RDWR | fs.constants.O_APPEND, { what: 'events log', proved });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw e;
@@ -418,8 +421,11 @@ function hasWorkflowEvent(root: string, file: string, seq: number): boolean {
 export function eventsGuard(): WriteGuard {
   return (ctx) => {
     const dir = safeWritePath(ctx.root, protocolPaths(ctx.root).events);
-    for (const name of ['events.jsonl', 'events.lock']) assertRegularOrMissing(path.join(dir, name), 'events log');
-    assertWritable(path.join(dir, 'events.jsonl'), 'events log');
+    const log = path.join(dir, 'events.jsonl');
+    // The log's lstat (a regular file, not a link) is the stat its writability is judged by.
+    const seen = assertRegularOrMissing(log, 'events log');
+    assertRegularOrMissing(path.join(dir, 'events.lock'), 'events log');
+    assertWritable(log, 'events log', { seen });
   };
 }
 

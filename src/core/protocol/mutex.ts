@@ -136,9 +136,10 @@ function linkToken(lockPath: string): boolean | undefined {
 /**
  * A short-lived cross-process mutex: `lockPath` is created with O_EXCL and removed after `fn`.
  * Held for milliseconds around read-check-write sequences (lease break, take-over, events append).
- * A lock left by a dead process on this host, or older than `staleMs`, is broken.
+ * A lock left by a dead process on this host, or older than `staleMs`, is broken. `fn` is told
+ * whether the lock was waited for.
  */
-export function withMutexSync<T>(lockPath: string, fn: () => T, options: MutexOptions = {}): T {
+export function withMutexSync<T>(lockPath: string, fn: (waited: boolean) => T, options: MutexOptions = {}): T {
   const timeoutMs = options.timeoutMs ?? 5000;
   const staleMs = options.staleMs ?? 30000;
   const deadline = Date.now() + timeoutMs;
@@ -173,7 +174,8 @@ export function withMutexSync<T>(lockPath: string, fn: () => T, options: MutexOp
     delay = Math.min(delay * 2, 20);
   }
   try {
-    return fn();
+    // `waited`: the lock was held by another and slept on (anything proved before the wait may have changed).
+    return fn(delay > 1);
   } finally {
     // A lock file created by this process (not linked) is kept as its token from the second release on.
     const keep = options.token && !linked && !noLinks.has(lockPath) && (releasedOnce.has(lockPath) || tokens.has(lockPath)) && ownsLock(lockPath, me);

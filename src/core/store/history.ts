@@ -220,7 +220,8 @@ export function assertHistoryAppendable(root: string, file: string, dir?: string
   // No link on the way: that lstat is the real path's, and says whether it is a regular file.
   if (real !== histFile || found?.isSymbolicLink()) assertRegularOrMissing(real, 'history');
   else if (found && !found.isFile()) throw notRegularError(real, found, 'history');
-  assertWritable(real, 'history');
+  // The same lstat says what there is to judge (a regular file at the real path): not taken again.
+  assertWritable(real, 'history', { seen: real === histFile && found?.isFile() ? found : undefined });
 }
 
 export interface HistoryRead {

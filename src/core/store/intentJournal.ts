@@ -69,7 +69,8 @@ export interface JudgedDir {
 export function assertJournalWritable(root: string): JudgedDir {
   const id = fs.statSync(journalDir(root), { throwIfNoEntry: false });
   const dir = safeWritePath(root, journalDir(root));
-  assertWritable(path.join(dir, 'x.json'), 'intent journal', { newName: true });
+  // No link on the way (its real path is its name): that stat is the folder judged, not taken again.
+  assertWritable(path.join(dir, 'x.json'), 'intent journal', { newName: true, seen: id && dir === journalDir(root) ? id : undefined });
   return { dir, id };
 }
 

@@ -235,7 +235,10 @@ export function safeWritePath(root: string, target: string, what?: string, optio
     );
   }
   // `resolved`: realpath's answer for `abs`, asked by the caller a moment before (the same check's
-  // first half, not an earlier change's): not asked again.
+  // first half, not an earlier change's): not asked again. Being realpath's answer, it is also the
+  // name the transaction's later lookups of `abs` would resolve (realPathOnce, nativeRealPathOnce):
+  // kept for them, so a change's file is not resolved once more to name its history.
+  if (options.resolved !== undefined && openScopes > 0) remember(nativeKnown, abs, options.resolved);
   const real = options.resolved ?? walkRealPath(abs, options.missing).real;
   if (!isInside(realRoot, real)) {
     const link = firstLink(absRoot, abs) ?? firstLink(realRoot, abs) ?? abs;
@@ -282,23 +285,30 @@ export function notRegularError(file: string, st: fs.Stats, what = 'records'): W
   );
 }
 
-/** Refuses (exit 2) when `file` exists and is not a regular file. Does not follow a last symlink. */
-export function assertRegularOrMissing(file: string, what?: string): void {
+/**
+ * Refuses (exit 2) when `file` exists and is not a regular file. Does not follow a last symlink.
+ * Returns its lstat when it is a regular file itself (not a link), for a check of the same file
+ * right after (assertWritable's `seen`); else undefined.
+ */
+export function assertRegularOrMissing(file: string, what?: string): fs.Stats | undefined {
   let st: fs.Stats | undefined;
   try {
     st = fs.lstatSync(file, { throwIfNoEntry: false });
   } catch {
-    return;
+    return undefined;
   }
-  if (!st) return;
+  if (!st) return undefined;
   if (st.isSymbolicLink()) {
     try {
       st = fs.statSync(file);
     } catch {
-      return; // dangling: safeWritePath judged where it leads
+      return undefined; // dangling: safeWritePath judged where it leads
     }
+    if (!st.isFile()) throw notRegularError(file, st, what);
+    return undefined;
   }
   if (!st.isFile()) throw notRegularError(file, st, what);
+  return st;
 }
 
 /**
@@ -351,6 +361,57 @@ function statOrUndefined(p: string): fs.Stats | undefined {
 const sameFile = (a: fs.Stats | undefined, b: fs.Stats | undefined): boolean => !!a && !!b && a.dev === b.dev && a.ino === b.ino;
 
 /**
+ * A file's folder proved inside the workspace by its real path (`dir`: safeMkdir's or
+ * safeWritePath's answer) right before the open (the same synchronous step: nothing awaited or
+ * waited for since, as the full check's realpath is right before its open), and the file's
+ * identity taken BEFORE that proof (`seen`: an lstat of the file, by any name of it; undefined
+ * when missing): see openInsideSync's `proved`.
+ */
+export interface ProvedFolder {
+  dir: string;
+  seen: fs.Stats | undefined;
+}
+
+/** The lstat a ProvedFolder's `seen` is (undefined: nothing there). */
+export function lstatOrUndefined(p: string): fs.Stats | undefined {
+  try {
+    return fs.lstatSync(p, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * openInsideSync for a regular file in a folder the caller proved: its real path is its name in
+ * that folder, no realpath of its own. The same three moments as the full check, in the same
+ * order: the file's identity (`seen`), then the real-path proof (the folder's, whose last part is
+ * the file itself, not a link: O_NOFOLLOW), then the open, whose descriptor must be that same
+ * file; a folder swapped for a link at any one moment shows as another file (or a refused link).
+ * Undefined (nothing opened) when the file was not a regular file then, is not named in that
+ * folder, or the descriptor is another file: the full check judges it afresh.
+ */
+function openInProvedFolder(abs: string, flags: number, proved: ProvedFolder): { fd: number; st: fs.Stats; real: string } | undefined {
+  const seen = proved.seen;
+  if (!seen?.isFile() || path.dirname(abs) !== proved.dir) return undefined;
+  let fd: number;
+  try {
+    fd = fs.openSync(abs, (flags & ~fs.constants.O_CREAT) | O_NONBLOCK | O_NOFOLLOW);
+  } catch {
+    return undefined; // gone, or a link now: judged afresh
+  }
+  let st: fs.Stats;
+  try {
+    st = fs.fstatSync(fd);
+  } catch (e) {
+    fs.closeSync(fd);
+    throw e;
+  }
+  if (sameFile(st, seen) && st.isFile()) return { fd, st, real: abs };
+  fs.closeSync(fd);
+  return undefined;
+}
+
+/**
  * Opens `file` (absolute, or relative to `root`) to write it, and proves the descriptor is the
  * file the real-path check judged. The check (safeWritePath) and the open are two lookups of the
  * path: a folder on it (`.waymark/history/`) swapped for a link leading outside in between (by
@@ -360,10 +421,13 @@ const sameFile = (a: fs.Stats | undefined, b: fs.Stats | undefined): boolean => 
  * refuse a FIFO) must be that same file after the open (a new file's folder, that same folder),
  * else nothing is written: a swap at any one moment is refused. Costs the check's one realpath
  * and one stat (a new file: two); a missing folder is made first. `flags` without O_CREAT: a
- * missing file throws ENOENT.
+ * missing file throws ENOENT. `proved`: the file's folder proved by the caller after it took the
+ * file's identity (ProvedFolder): a regular file there needs no realpath of its own.
  */
-export function openInsideSync(root: string, file: string, flags: number, options: { what?: string } = {}, followed = false): { fd: number; st: fs.Stats; real: string } {
+export function openInsideSync(root: string, file: string, flags: number, options: { what?: string; proved?: ProvedFolder } = {}, followed = false): { fd: number; st: fs.Stats; real: string } {
   const abs = path.resolve(root, file);
+  const quick = options.proved && openInProvedFolder(abs, flags, options.proved);
+  if (quick) return quick;
   const seen = statOrUndefined(abs);
   let dirSeen: fs.Stats | undefined;
   if (!seen) {
@@ -428,21 +492,25 @@ export function safeAppend(root: string, file: string, data: string | Buffer, op
  * Refuses (exit 2, 'io') when a new file could not be created in `dir` or an existing `file`
  * could not be written: checked before a change so that a change is never half done.
  */
-export function assertWritable(file: string, what = 'file', options: { display?: string; newName?: boolean } = {}): void {
+export function assertWritable(file: string, what = 'file', options: { display?: string; newName?: boolean; seen?: fs.Stats } = {}): void {
   // `newName`: `file` is a name made up to ask whether a new file could be created beside it
   // (a probe): its folder is judged from the start, with no stat of a name that is not there.
+  // `seen`: the caller's stat of what is judged (the folder for a probe, else `file`), taken a
+  // moment before in the same synchronous step (no await between): not taken again.
   let target = options.newName ? path.dirname(file) : file;
   let found: fs.Stats | undefined;
+  let seen = options.seen;
   for (;;) {
     let missing = false;
     try {
       // A missing name (a probe name, a new file) is answered without access()'s exception.
-      found = fs.statSync(target, { throwIfNoEntry: false });
+      found = seen ?? fs.statSync(target, { throwIfNoEntry: false });
       missing = found === undefined;
     } catch {
       found = undefined;
       missing = false; // access() below says why
     }
+    seen = undefined;
     if (missing) {
       const up = path.dirname(target);
       if (up === target) return;
