@@ -103,3 +103,34 @@ test('a gate whose `gate:` names a stage of the review reads its verdict from `g
   assert.equal(none.verdict, undefined);
   assert.match(none.error ?? '', /IMPLEMENTATION_REVIEW/);
 });
+
+test('story files named from their titles (`1-3-resolve-refs-(ref-pinning).md`, `2-2-add-⚠️-warning-icon.md`) are their ledger keys\' files, numbers shared or not', () => {
+  const root = workspace({
+    '_bmad/bmm/config.yaml': 'project_name: starter\nimplementation_artifacts: "{project-root}/docs/bmad/implementation-artifacts"\n',
+    // Two plans numbered the same way in one ledger: a number alone names no story.
+    'docs/bmad/implementation-artifacts/sprint-status.yaml': ['development_status:', '  epic-1: done',
+      '  1-1-bootstrap-monorepo-structure: done', '  1-3-github-actions-ci-pipeline: done', '  epic-1-retrospective: optional', '  epic-2: done',
+      '  1-1-define-manifest-schema-and-data-model: done', '  1-3-resolve-repository-refs-to-commit-shas-ref-pinning: done',
+      '  2-2-add-warning-icon-to-download-action: done', '  2-4-integration-test-search-filter-flow: review', ''].join('\n'),
+    'docs/bmad/implementation-artifacts/1-1-bootstrap-monorepo.md': '# Story 1.1: Bootstrap Monorepo\n\nStatus: ready-for-dev\n',
+    'docs/bmad/implementation-artifacts/1-1-define-manifest-schema-and-data-model.md': '# Story 1.1: Manifest Schema\n\nStatus: done\n',
+    'docs/bmad/implementation-artifacts/1-3-resolve-repository-refs-to-commit-shas-(ref-pinning).md': '# Story 1.3: Ref Pinning\n\nStatus: ready-for-dev\n',
+    'docs/bmad/implementation-artifacts/2-2-add-⚠️-warning-icon-to-download-action.md': '# Story 2.2: Warning Icon\n\nStatus: ready-for-dev\n',
+    'docs/bmad/implementation-artifacts/2-4-integration-test-—-search-+-filter-flow.md': '# Story 2.4: Search and Filter\n\nStatus: review\n',
+  }, { prefix: 'wm-h26-', waymark: false });
+  try {
+    const r = loadSprint(root, { now: NOW })!;
+    const bound = r.stories.filter((s) => s.file).map((s) => `${s.key} ${s.fileStatus}`).sort();
+    assert.deepEqual(bound, [
+      '1-1-bootstrap-monorepo-structure ready-for-dev',
+      '1-1-define-manifest-schema-and-data-model done',
+      '1-3-resolve-repository-refs-to-commit-shas-ref-pinning ready-for-dev',
+      '2-2-add-warning-icon-to-download-action ready-for-dev',
+      '2-4-integration-test-search-filter-flow review',
+    ]);
+    const drift = r.problems.filter((p) => p.code === 'story-status-drift' && p.file.endsWith('.md')).map((p) => p.file.replace(/^.*[\\/]/, '')).sort();
+    assert.deepEqual(drift, ['1-1-bootstrap-monorepo.md', '1-3-resolve-repository-refs-to-commit-shas-(ref-pinning).md', '2-2-add-⚠️-warning-icon-to-download-action.md']);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});

@@ -247,7 +247,16 @@ export function buildSprint(parts: SprintParts): SprintModel {
     const j = joined(st.key);
     byJoinedKey.set(j, byJoinedKey.has(j) ? null : st);
   }
-  const exactFor = (name: string) => byLowerKey.get(name.toLowerCase()) ?? byJoinedKey.get(joined(name)) ?? undefined;
+  // A file named from the story's title as written (`1-3-resolve-refs-(ref-pinning).md`,
+  // `2-2-add-⚠️-warning-icon.md`) is the key BMAD slugs that title to: its letters and digits, the
+  // rest one dash (storySlug's grammar), when no other key slugs the same.
+  const slugged = (k: string) => k.toLowerCase().replace(/[^\p{L}\p{N}_]+/gu, '-').replace(/^-+|-+$/g, '');
+  const bySluggedKey = new Map<string, SprintStory | null>();
+  for (const st of byKey.values()) {
+    const j = slugged(st.key);
+    bySluggedKey.set(j, bySluggedKey.has(j) ? null : st);
+  }
+  const exactFor = (name: string) => byLowerKey.get(name.toLowerCase()) ?? byJoinedKey.get(joined(name)) ?? (/[^\w.-]/.test(name) ? bySluggedKey.get(slugged(name)) : undefined) ?? undefined;
   // Keys numbered past BMAD's epic-story pair (`23-1-1-…` under epic-23, the lettered `6-1-a-…`):
   // a file numbered the same way (`story-23.1.1.md`, `story-6.1a-….md`) is that key's.
   const byFull = new Map<string, SprintStory[]>();
@@ -310,6 +319,17 @@ export function buildSprint(parts: SprintParts): SprintModel {
       const part = partOf(named?.key ?? keyOfFile(f), epicId, story);
       const narrowed = list.filter((x) => partOf(x.key, x.epicId, x.story) === part);
       if (narrowed.length === 1) list = narrowed;
+      // Two plans numbered alike in one ledger (`1-1-bootstrap-monorepo-structure`,
+      // `1-1-define-manifest-schema`): the file whose words begin one key's words, or that key's
+      // begin the file's (`1-1-bootstrap-monorepo.md`), is that story's.
+      else if (narrowed.length === 0 || narrowed.length > 1) {
+        const own = slugged(keyOfFile(f)).replace(/^(?:story-)?[a-z]*\d+[a-z]?-(?:s(?:tory)?-?)?\d+[a-z]?-/, '');
+        const words = (narrowed.length ? narrowed : list).filter((x) => {
+          const k = slugged(slugOfKey(x));
+          return own !== '' && k !== '' && (k === own || k.startsWith(`${own}-`) || own.startsWith(`${k}-`));
+        });
+        if (words.length === 1) list = words;
+      }
     }
     // v6 alpha's `story-{slug}-{n}.md` beside a ledger that does not list it by that name: the
     // ledger's keys name the stories (three known projects keep both), so it is no story of its own.
