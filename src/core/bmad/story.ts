@@ -417,33 +417,7 @@ class StoryReader {
     const s = this.s;
     const level = h[1].length;
     const title = plainTitle(h[2]);
-    // The heading as its words read (its decoration left out), and how far its words moved in
-    // the line: a status read from it keeps the line's own columns.
-    const heading = title === h[2] ? line : `${h[1]} ${title}`;
-    const shift = title === h[2] ? 0 : line.indexOf(title, level) - (level + 1);
-    if (s.title === undefined) {
-      const t = TITLE.exec(line);
-      if (t) {
-        s.title = t[4] || undefined;
-        s.titleLine = i;
-        if (s.epic === undefined) {
-          s.epicId = t[1].toLowerCase().replace(/\./g, '-');
-          s.epic = epicNumber(s.epicId);
-          s.story = `${Number(t[2])}${t[3].toLowerCase()}`;
-        }
-      }
-    }
-    if (s.status === undefined && STATUS_HEADING.test(heading)) {
-      this.awaitingStatus = true;
-      this.stageList = false;
-      return;
-    }
-    const hs = s.status === undefined ? HEADING_STATUS.exec(heading) : null;
-    const hv = hs ? statusAfter(line, hs[0].length + shift) : undefined;
-    if (hv) {
-      setStatus(s, hv, i, 'section');
-      return;
-    }
+    if ((s.title === undefined || s.status === undefined) && this.titleOrStatusHeading(h, title, line, i)) return;
     this.awaitingStatus = false;
     if (level === 2) this.sawH2 = true;
     const sectionTop = this.sawH2 ? 2 : 3;
@@ -471,6 +445,42 @@ class StoryReader {
     if (first === 0x66 && /^file list/i.test(title)) s.hasFileList = true;
     if (first === 0x63 && /^change ?log/i.test(title)) s.hasChangeLog = true;
     if (first === 0x64 && /^dev agent record/i.test(title)) s.hasDevAgentRecord = true;
+  }
+
+  /**
+   * A heading read while the story's title or status is not known yet: the title it may be; true
+   * when it states the status or opens the section that does (nothing else is read of it then).
+   */
+  titleOrStatusHeading(h: RegExpExecArray, title: string, line: string, i: number): boolean {
+    const s = this.s;
+    // The heading as its words read (its decoration left out), and how far its words moved in
+    // the line: a status read from it keeps the line's own columns.
+    const heading = title === h[2] ? line : `${h[1]} ${title}`;
+    const shift = title === h[2] ? 0 : line.indexOf(title, h[1].length) - (h[1].length + 1);
+    if (s.title === undefined) {
+      const t = TITLE.exec(line);
+      if (t) {
+        s.title = t[4] || undefined;
+        s.titleLine = i;
+        if (s.epic === undefined) {
+          s.epicId = t[1].toLowerCase().replace(/\./g, '-');
+          s.epic = epicNumber(s.epicId);
+          s.story = `${Number(t[2])}${t[3].toLowerCase()}`;
+        }
+      }
+    }
+    if (s.status === undefined && STATUS_HEADING.test(heading)) {
+      this.awaitingStatus = true;
+      this.stageList = false;
+      return true;
+    }
+    const hs = s.status === undefined ? HEADING_STATUS.exec(heading) : null;
+    const hv = hs ? statusAfter(line, hs[0].length + shift) : undefined;
+    if (hv) {
+      setStatus(s, hv, i, 'section');
+      return true;
+    }
+    return false;
   }
 
   /** A line of a `## Status` section, read for the status it states. */
