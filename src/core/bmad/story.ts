@@ -308,228 +308,9 @@ export function parseStory(file: string, text: string): StoryFile {
       else if (m) fmStatus = { value: m[2].trim(), line: i, start: m[1].length, end: m[1].length + m[2].trim().length };
     }
   }
-  let inFence = false;
-  let section = '';
-  // What the section's title says, tested once per section rather than on each of its lines.
-  let qaSection = false;
-  let criteriaSection = false;
-  let workNotesSection = false;
-  let sectionLevel = 0;
-  let inTasks = false;
-  /** Level of an `Acceptance Criteria` heading inside a tasks section (0: none): its boxes are criteria, not tasks. */
-  let criteriaLevel = 0;
-  let reviewSection = false;
-  let awaitingStatus = false;
-  // Under `## Status`, a checklist of the stages the story went through (`- [x] Draft`, `- [x] In Progress`, `- [ ] Done`).
-  let stageList = false;
-  // A heading below the current `##` section's own (`### Completion Notes` in the Dev Agent Record).
-  let inSubsection = false;
-  // The level of the file's sections: `##`, or `###` in a file that writes its sections one level
-  // down (`### Story`, `### Tasks / Subtasks`, `### QA Results` under the title) until a `##` shows.
-  let sawH2 = false;
-  const counters: number[] = [];
-  const indents: number[] = [];
-  // A fence opened under `## Metadata`: its `status:` line is the story's (a fence anywhere else is code).
-  let metadataFence = false;
-  // `**Story Status:** x` further down: the story's status when nothing above states one.
-  let storyLabel: { value: string; start: number; line: number } | undefined;
-  for (let i = start; i < lines.length; i++) {
-    const line = lines[i];
-    if (mayBeFence(line) && FENCE.test(line)) {
-      inFence = !inFence;
-      metadataFence = inFence && !inTasks && METADATA_SECTION.test(section.replace(/[^\p{L}\p{N} ]/gu, '').trim());
-      continue;
-    }
-    if (inFence) {
-      if (metadataFence && s.status === undefined && !fmStatus) {
-        const m = FENCED_STATUS.exec(line);
-        const v = m ? statusAfter(line, m[0].length) : undefined;
-        if (v) setStatus(s, v, i, 'line');
-      }
-      continue;
-    }
-    const h = line !== '' && line.charCodeAt(0) === 0x23 ? HEADING.exec(line) : null;
-    if (h) {
-      const level = h[1].length;
-      const title = plainTitle(h[2]);
-      // The heading as its words read (its decoration left out), and how far its words moved in
-      // the line: a status read from it keeps the line's own columns.
-      const heading = title === h[2] ? line : `${h[1]} ${title}`;
-      const shift = title === h[2] ? 0 : line.indexOf(title, level) - (level + 1);
-      if (s.title === undefined) {
-        const t = TITLE.exec(line);
-        if (t) {
-          s.title = t[4] || undefined;
-          s.titleLine = i;
-          if (s.epic === undefined) {
-            s.epicId = t[1].toLowerCase().replace(/\./g, '-');
-            s.epic = epicNumber(s.epicId);
-            s.story = `${Number(t[2])}${t[3].toLowerCase()}`;
-          }
-        }
-      }
-      if (s.status === undefined && STATUS_HEADING.test(heading)) {
-        awaitingStatus = true;
-        stageList = false;
-        continue;
-      }
-      const hs = s.status === undefined ? HEADING_STATUS.exec(heading) : null;
-      const hv = hs ? statusAfter(line, hs[0].length + shift) : undefined;
-      if (hv) {
-        setStatus(s, hv, i, 'section');
-        continue;
-      }
-      awaitingStatus = false;
-      if (level === 2) sawH2 = true;
-      const sectionTop = sawH2 ? 2 : 3;
-      inSubsection = level > sectionTop;
-      // BMAD's tech-spec puts `### Tasks` and `### Acceptance Criteria` under `## Implementation Plan`.
-      if (inTasks && level > sectionLevel && /^[^a-z]*implementation plan/.test(section)) {
-        if (criteriaLevel && level <= criteriaLevel) criteriaLevel = 0;
-        if (CRITERIA_HEADING.test(title)) criteriaLevel = level;
-      }
-      if ((level === sectionTop || (inTasks && level <= sectionLevel)) && level > 1) {
-        section = title.toLowerCase();
-        qaSection = /^qa\b/.test(section);
-        criteriaSection = CRITERIA_HEADING.test(section);
-        workNotesSection = WORK_NOTES.test(section);
-        sectionLevel = level;
-        criteriaLevel = 0;
-        inTasks = TASKS_HEADING.test(title);
-        reviewSection = /review follow-?ups?/i.test(section);
-        counters.length = 0;
-        indents.length = 0;
-      }
-      // (The first letter before the expression: most titles start with none of the three.)
-      const first = title === '' ? 0 : title.charCodeAt(0) | 0x20;
-      if (first === 0x66 && /^file list/i.test(title)) s.hasFileList = true;
-      if (first === 0x63 && /^change ?log/i.test(title)) s.hasChangeLog = true;
-      if (first === 0x64 && /^dev agent record/i.test(title)) s.hasDevAgentRecord = true;
-      continue;
-    }
-    // A stage checklist ends at its first line that is not one of its boxes: that line is the section's text, not a status.
-    if (awaitingStatus && stageList && line.trim() && !/^\s*(?:[-*+]\s+)?\[[ xX]\]/.test(line)) awaitingStatus = false;
-    if (awaitingStatus) {
-      if (!line.trim() || /^\s*<!--.*-->\s*$/.test(line)) continue;
-      // A table under the heading (`| Field | Value |`, then `| **Status** | done |`): its Status
-      // row gives the status; the other rows are read past.
-      if (line.trimStart().startsWith('|')) {
-        const row = TABLE_STATUS.exec(line);
-        const v = row && !TABLE_RULE.test(lines[i + 1] ?? '') ? statusAfter(line, row[0].length) : undefined;
-        if (v) {
-          setStatus(s, v, i, 'section');
-          awaitingStatus = false;
-        }
-        continue;
-      }
-      // A checklist item (`- [x] Tasks/Subtasks completed`) is read past, unless it is a status word.
-      const box = line.includes('[') ? /^\s*(?:[-*+]\s+)?\[[ xX]\]\s*(.*)$/.exec(line) : null;
-      // …unless it is the Status label itself (`- [x] Status: done`).
-      const boxLabel = box ? LABEL.exec(box[1]) : null;
-      const bv = boxLabel ? statusAfter(line, line.length - box![1].length + boxLabel[0].length) : undefined;
-      if (bv) {
-        setStatus(s, bv, i, 'section');
-        awaitingStatus = false;
-        continue;
-      }
-      if (box && normalizeStoryStatus(box[1].trim()).status === undefined) continue;
-      // A box naming a stage (`- [x] Code Review`): the stages ticked are the ones the story went
-      // through, so the last ticked one is where it is; an unticked stage is still ahead.
-      if (box) {
-        stageList = true;
-        const bs = /\[[xX]\]/.test(line) ? statusAfter(line, line.length - box[1].length) : undefined;
-        if (bs) setStatus(s, bs, i, 'section');
-        continue;
-      }
-      // Under the heading: `**Status:** done`, `- **Current Status:** done`, or the bare word; a
-      // line of another field (`**Completed:** 2026-01-20`) is passed over.
-      const label = LABEL.exec(line) ?? SECTION_LABEL.exec(line) ?? CURRENT_LABEL.exec(line) ?? INLINE_LABEL.exec(line);
-      if (!label && OTHER_FIELD.test(line)) continue;
-      const v = statusAfter(line, label ? label.index + label[0].length : 0);
-      // A bare line is the status when it is a few words or a status word; a sentence
-      // (`- All acceptance criteria are met…`) is a note about it.
-      if (v && (label || v.value.split(/\s+/).length <= 4 || normalizeStoryStatus(v.value).status !== undefined)) setStatus(s, v, i, 'section');
-      awaitingStatus = false;
-      continue;
-    }
-    // The verdict of the story's last QA decision: `## QA Results`, or a later QA section that decides
-    // again (`## QA Response` … `### Gate Status Update` … `Gate: PASS`).
-    if (qaSection) {
-      const g = /^\s*(?:[-*]\s+)?(?:\*\*|__)?Gate(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(PASS|CONCERNS|FAIL|WAIVED)\b/i.exec(line);
-      if (g) s.qaGate = g[1].toUpperCase();
-    }
-    if (s.status === undefined && !storyLabel && !fmStatus && !inTasks && !criteriaSection) {
-      const m = STORY_LABEL.exec(line);
-      const v = m ? statusAfter(line, m[0].length) : undefined;
-      if (v) storyLabel = { ...v, line: i };
-    }
-    // A `Status:` label under the title, or near the top; with a frontmatter status, only under the
-    // title (a `- **Status**: Review` line in a later Dev Agent Record is a log entry, not the story's).
-    // Under the title, metadata may be quoted (`> **Status:** review`).
-    if (s.status === undefined && !inTasks && (section === '' || (i - start < 40 && !fmStatus && !workNotesSection))) {
-      const quote = section === '' ? QUOTE.exec(line)?.[0].length ?? 0 : 0;
-      if (quote) {
-        const label = LABEL.exec(line.slice(quote));
-        const v = label ? statusAfter(line, quote + label[0].length) : undefined;
-        if (v) {
-          setStatus(s, v, i, 'line');
-          continue;
-        }
-      }
-      const label = LABEL.exec(line);
-      // A metadata table near the top (`| **Status** | Drafted |`); not a header row naming a column.
-      const row = label || !line.trimStart().startsWith('|') ? null : TABLE_STATUS.exec(line);
-      const cell = row && !TABLE_RULE.test(lines[i + 1] ?? '') ? row : null;
-      const inline = label || cell ? null : section === '' ? INLINE_LABEL.exec(line) : null;
-      const at = label ? label[0].length : cell ? cell[0].length : inline ? inline.index + inline[0].length : -1;
-      const v = at >= 0 ? statusAfter(line, at) : undefined;
-      if (v) {
-        setStatus(s, v, i, 'line');
-        continue;
-      }
-      // A label closing its line, its value wrapped onto the next line of the paragraph
-      // (`… **Status**:` then `Approved **Story Points**: 6`).
-      const wrapped = at >= 0 && !cell && /^[\s*_]*$/.test(line.slice(at)) ? wrappedValue(lines[i + 1]) : undefined;
-      if (wrapped) {
-        setStatus(s, wrapped, i + 1, 'line');
-        i++;
-        continue;
-      }
-    }
-    // The Dev Agent Record's own lines (not its log subsections), however far down: the dev agent
-    // records the story's status there (`**Status:** DONE`, a `| Status | review |` row) when the
-    // file states it nowhere above. With a frontmatter status, that is the story's.
-    if (s.status === undefined && !fmStatus && !inSubsection && section.startsWith('dev agent record')) {
-      const label = LABEL.exec(line);
-      const row = label || !line.trimStart().startsWith('|') ? null : TABLE_STATUS.exec(line);
-      const cell = row && !TABLE_RULE.test(lines[i + 1] ?? '') ? row : null;
-      const v = label ? statusAfter(line, label[0].length) : cell ? statusAfter(line, cell[0].length) : undefined;
-      if (v) {
-        setStatus(s, v, i, 'line');
-        continue;
-      }
-    }
-    if (inTasks && !criteriaLevel) {
-      const c = line.includes('[') ? CHECKBOX.exec(line) : null;
-      if (!c) continue;
-      const indent = c[1].includes('\t') ? c[1].replace(/\t/g, '    ').length : c[1].length;
-      while (indents.length && indents[indents.length - 1] > indent) {
-        indents.pop();
-        counters.pop();
-      }
-      if (!indents.length || indents[indents.length - 1] < indent) {
-        indents.push(indent);
-        counters.push(0);
-      }
-      counters[counters.length - 1]++;
-      const text = c[3].trim();
-      s.tasks.push({
-        line: i, boxColumn: line.indexOf('[', c[1].length), checked: c[2] !== ' ', text, depth: indents.length - 1,
-        review: reviewSection || (text.includes('[') && /\[AI-Review\]/i.test(text)), number: counters.length === 1 ? String(counters[0]) : counters.length === 2 ? `${counters[0]}.${counters[1]}` : counters.join('.'),
-        ...(c[2] === ' ' && text.startsWith('~~') && /^~~[^~]+~~/.test(text) ? { dropped: true as const } : {}),
-      });
-    }
-  }
+  const reader = new StoryReader(s, lines, start, fmStatus !== undefined);
+  reader.read();
+  const storyLabel = reader.storyLabel;
   if (s.status === undefined && !fmStatus && storyLabel) setStatus(s, storyLabel, storyLabel.line, 'line');
   if (s.status === undefined && fmStatus) {
     s.status = fmStatus.value;
@@ -539,6 +320,307 @@ export function parseStory(file: string, text: string): StoryFile {
     s.statusForm = 'frontmatter';
   } else if (fmStatus) s.frontmatterStatus = fmStatus;
   return s;
+}
+
+/**
+ * parseStory's walk over a story's lines. The loop (`read`) is kept small and each kind of line
+ * it rarely meets (a heading, a line of a `## Status` section, a line that may state the status, a
+ * QA verdict, a task's box) is read by a method of its own: a first run parses hundreds of story
+ * files in one process, and TurboFan compiled the loop written as one function of ~250 lines in
+ * 100–300 ms of a background thread, the main thread parsing in the interpreter meanwhile; the
+ * small loop is compiled sooner, and the rare readers are never compiled at all.
+ */
+class StoryReader {
+  inFence = false;
+  section = '';
+  // What the section's title says, tested once per section rather than on each of its lines.
+  qaSection = false;
+  criteriaSection = false;
+  workNotesSection = false;
+  sectionLevel = 0;
+  inTasks = false;
+  /** Level of an `Acceptance Criteria` heading inside a tasks section (0: none): its boxes are criteria, not tasks. */
+  criteriaLevel = 0;
+  reviewSection = false;
+  awaitingStatus = false;
+  // Under `## Status`, a checklist of the stages the story went through (`- [x] Draft`, `- [x] In Progress`, `- [ ] Done`).
+  stageList = false;
+  // A heading below the current `##` section's own (`### Completion Notes` in the Dev Agent Record).
+  inSubsection = false;
+  // The level of the file's sections: `##`, or `###` in a file that writes its sections one level
+  // down (`### Story`, `### Tasks / Subtasks`, `### QA Results` under the title) until a `##` shows.
+  sawH2 = false;
+  readonly counters: number[] = [];
+  readonly indents: number[] = [];
+  // A fence opened under `## Metadata`: its `status:` line is the story's (a fence anywhere else is code).
+  metadataFence = false;
+  // `**Story Status:** x` further down: the story's status when nothing above states one.
+  storyLabel: { value: string; start: number; line: number } | undefined = undefined;
+
+  constructor(
+    readonly s: StoryFile,
+    readonly lines: string[],
+    readonly start: number,
+    /** Whether the frontmatter states a status. */
+    readonly fmStatus: boolean,
+  ) {}
+
+  read(): void {
+    const lines = this.lines;
+    const s = this.s;
+    for (let i = this.start; i < lines.length; i++) {
+      const line = lines[i];
+      if (mayBeFence(line) && FENCE.test(line)) {
+        this.fence();
+        continue;
+      }
+      if (this.inFence) {
+        if (this.metadataFence && s.status === undefined && !this.fmStatus) this.fencedStatus(line, i);
+        continue;
+      }
+      const h = line !== '' && line.charCodeAt(0) === 0x23 ? HEADING.exec(line) : null;
+      if (h) {
+        this.heading(h, line, i);
+        continue;
+      }
+      // A stage checklist ends at its first line that is not one of its boxes: that line is the section's text, not a status.
+      if (this.awaitingStatus) {
+        if (this.stageList && line.trim() && !/^\s*(?:[-*+]\s+)?\[[ xX]\]/.test(line)) this.awaitingStatus = false;
+        if (this.awaitingStatus) {
+          this.statusSectionLine(line, i);
+          continue;
+        }
+      }
+      // The verdict of the story's last QA decision: `## QA Results`, or a later QA section that decides
+      // again (`## QA Response` … `### Gate Status Update` … `Gate: PASS`).
+      if (this.qaSection) this.qaLine(line);
+      if (s.status === undefined) {
+        const next = this.statusLine(line, i);
+        if (next >= 0) {
+          i = next;
+          continue;
+        }
+      }
+      if (this.inTasks && this.criteriaLevel === 0 && line.includes('[')) this.taskLine(line, i);
+    }
+  }
+
+  fence(): void {
+    this.inFence = !this.inFence;
+    this.metadataFence = this.inFence && !this.inTasks && METADATA_SECTION.test(this.section.replace(/[^\p{L}\p{N} ]/gu, '').trim());
+  }
+
+  fencedStatus(line: string, i: number): void {
+    const m = FENCED_STATUS.exec(line);
+    const v = m ? statusAfter(line, m[0].length) : undefined;
+    if (v) setStatus(this.s, v, i, 'line');
+  }
+
+  heading(h: RegExpExecArray, line: string, i: number): void {
+    const s = this.s;
+    const level = h[1].length;
+    const title = plainTitle(h[2]);
+    if ((s.title === undefined || s.status === undefined) && this.titleOrStatusHeading(h, title, line, i)) return;
+    this.awaitingStatus = false;
+    if (level === 2) this.sawH2 = true;
+    const sectionTop = this.sawH2 ? 2 : 3;
+    this.inSubsection = level > sectionTop;
+    // BMAD's tech-spec puts `### Tasks` and `### Acceptance Criteria` under `## Implementation Plan`.
+    if (this.inTasks && level > this.sectionLevel && /^[^a-z]*implementation plan/.test(this.section)) {
+      if (this.criteriaLevel && level <= this.criteriaLevel) this.criteriaLevel = 0;
+      if (CRITERIA_HEADING.test(title)) this.criteriaLevel = level;
+    }
+    if ((level === sectionTop || (this.inTasks && level <= this.sectionLevel)) && level > 1) {
+      const section = title.toLowerCase();
+      this.section = section;
+      this.qaSection = /^qa\b/.test(section);
+      this.criteriaSection = CRITERIA_HEADING.test(section);
+      this.workNotesSection = WORK_NOTES.test(section);
+      this.sectionLevel = level;
+      this.criteriaLevel = 0;
+      this.inTasks = TASKS_HEADING.test(title);
+      this.reviewSection = /review follow-?ups?/i.test(section);
+      this.counters.length = 0;
+      this.indents.length = 0;
+    }
+    // (The first letter before the expression: most titles start with none of the three.)
+    const first = title === '' ? 0 : title.charCodeAt(0) | 0x20;
+    if (first === 0x66 && /^file list/i.test(title)) s.hasFileList = true;
+    if (first === 0x63 && /^change ?log/i.test(title)) s.hasChangeLog = true;
+    if (first === 0x64 && /^dev agent record/i.test(title)) s.hasDevAgentRecord = true;
+  }
+
+  /**
+   * A heading read while the story's title or status is not known yet: the title it may be; true
+   * when it states the status or opens the section that does (nothing else is read of it then).
+   */
+  titleOrStatusHeading(h: RegExpExecArray, title: string, line: string, i: number): boolean {
+    const s = this.s;
+    // The heading as its words read (its decoration left out), and how far its words moved in
+    // the line: a status read from it keeps the line's own columns.
+    const heading = title === h[2] ? line : `${h[1]} ${title}`;
+    const shift = title === h[2] ? 0 : line.indexOf(title, h[1].length) - (h[1].length + 1);
+    if (s.title === undefined) {
+      const t = TITLE.exec(line);
+      if (t) {
+        s.title = t[4] || undefined;
+        s.titleLine = i;
+        if (s.epic === undefined) {
+          s.epicId = t[1].toLowerCase().replace(/\./g, '-');
+          s.epic = epicNumber(s.epicId);
+          s.story = `${Number(t[2])}${t[3].toLowerCase()}`;
+        }
+      }
+    }
+    if (s.status === undefined && STATUS_HEADING.test(heading)) {
+      this.awaitingStatus = true;
+      this.stageList = false;
+      return true;
+    }
+    const hs = s.status === undefined ? HEADING_STATUS.exec(heading) : null;
+    const hv = hs ? statusAfter(line, hs[0].length + shift) : undefined;
+    if (hv) {
+      setStatus(s, hv, i, 'section');
+      return true;
+    }
+    return false;
+  }
+
+  /** A line of a `## Status` section, read for the status it states. */
+  statusSectionLine(line: string, i: number): void {
+    const s = this.s;
+    if (!line.trim() || /^\s*<!--.*-->\s*$/.test(line)) return;
+    // A table under the heading (`| Field | Value |`, then `| **Status** | done |`): its Status
+    // row gives the status; the other rows are read past.
+    if (line.trimStart().startsWith('|')) {
+      const row = TABLE_STATUS.exec(line);
+      const v = row && !TABLE_RULE.test(this.lines[i + 1] ?? '') ? statusAfter(line, row[0].length) : undefined;
+      if (v) {
+        setStatus(s, v, i, 'section');
+        this.awaitingStatus = false;
+      }
+      return;
+    }
+    // A checklist item (`- [x] Tasks/Subtasks completed`) is read past, unless it is a status word.
+    const box = line.includes('[') ? /^\s*(?:[-*+]\s+)?\[[ xX]\]\s*(.*)$/.exec(line) : null;
+    // …unless it is the Status label itself (`- [x] Status: done`).
+    const boxLabel = box ? LABEL.exec(box[1]) : null;
+    const bv = boxLabel ? statusAfter(line, line.length - box![1].length + boxLabel[0].length) : undefined;
+    if (bv) {
+      setStatus(s, bv, i, 'section');
+      this.awaitingStatus = false;
+      return;
+    }
+    if (box && normalizeStoryStatus(box[1].trim()).status === undefined) return;
+    // A box naming a stage (`- [x] Code Review`): the stages ticked are the ones the story went
+    // through, so the last ticked one is where it is; an unticked stage is still ahead.
+    if (box) {
+      this.stageList = true;
+      const bs = /\[[xX]\]/.test(line) ? statusAfter(line, line.length - box[1].length) : undefined;
+      if (bs) setStatus(s, bs, i, 'section');
+      return;
+    }
+    // Under the heading: `**Status:** done`, `- **Current Status:** done`, or the bare word; a
+    // line of another field (`**Completed:** 2026-01-20`) is passed over.
+    const label = LABEL.exec(line) ?? SECTION_LABEL.exec(line) ?? CURRENT_LABEL.exec(line) ?? INLINE_LABEL.exec(line);
+    if (!label && OTHER_FIELD.test(line)) return;
+    const v = statusAfter(line, label ? label.index + label[0].length : 0);
+    // A bare line is the status when it is a few words or a status word; a sentence
+    // (`- All acceptance criteria are met…`) is a note about it.
+    if (v && (label || v.value.split(/\s+/).length <= 4 || normalizeStoryStatus(v.value).status !== undefined)) setStatus(s, v, i, 'section');
+    this.awaitingStatus = false;
+  }
+
+  qaLine(line: string): void {
+    const g = /^\s*(?:[-*]\s+)?(?:\*\*|__)?Gate(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(PASS|CONCERNS|FAIL|WAIVED)\b/i.exec(line);
+    if (g) this.s.qaGate = g[1].toUpperCase();
+  }
+
+  /**
+   * A line read while the story's status is not known yet: where it may state it. The line index
+   * to go on after (the line itself, or the next one when the value was wrapped onto it) when the
+   * status was found there, else -1 (the line is read on as any other).
+   */
+  statusLine(line: string, i: number): number {
+    const s = this.s;
+    const fmStatus = this.fmStatus;
+    const section = this.section;
+    if (!this.storyLabel && !fmStatus && !this.inTasks && !this.criteriaSection) {
+      const m = STORY_LABEL.exec(line);
+      const v = m ? statusAfter(line, m[0].length) : undefined;
+      if (v) this.storyLabel = { ...v, line: i };
+    }
+    // A `Status:` label under the title, or near the top; with a frontmatter status, only under the
+    // title (a `- **Status**: Review` line in a later Dev Agent Record is a log entry, not the story's).
+    // Under the title, metadata may be quoted (`> **Status:** review`).
+    if (!this.inTasks && (section === '' || (i - this.start < 40 && !fmStatus && !this.workNotesSection))) {
+      const quote = section === '' ? QUOTE.exec(line)?.[0].length ?? 0 : 0;
+      if (quote) {
+        const label = LABEL.exec(line.slice(quote));
+        const v = label ? statusAfter(line, quote + label[0].length) : undefined;
+        if (v) {
+          setStatus(s, v, i, 'line');
+          return i;
+        }
+      }
+      const label = LABEL.exec(line);
+      // A metadata table near the top (`| **Status** | Drafted |`); not a header row naming a column.
+      const row = label || !line.trimStart().startsWith('|') ? null : TABLE_STATUS.exec(line);
+      const cell = row && !TABLE_RULE.test(this.lines[i + 1] ?? '') ? row : null;
+      const inline = label || cell ? null : section === '' ? INLINE_LABEL.exec(line) : null;
+      const at = label ? label[0].length : cell ? cell[0].length : inline ? inline.index + inline[0].length : -1;
+      const v = at >= 0 ? statusAfter(line, at) : undefined;
+      if (v) {
+        setStatus(s, v, i, 'line');
+        return i;
+      }
+      // A label closing its line, its value wrapped onto the next line of the paragraph
+      // (`… **Status**:` then `Approved **Story Points**: 6`).
+      const wrapped = at >= 0 && !cell && /^[\s*_]*$/.test(line.slice(at)) ? wrappedValue(this.lines[i + 1]) : undefined;
+      if (wrapped) {
+        setStatus(s, wrapped, i + 1, 'line');
+        return i + 1;
+      }
+    }
+    // The Dev Agent Record's own lines (not its log subsections), however far down: the dev agent
+    // records the story's status there (`**Status:** DONE`, a `| Status | review |` row) when the
+    // file states it nowhere above. With a frontmatter status, that is the story's.
+    if (!fmStatus && !this.inSubsection && section.startsWith('dev agent record')) {
+      const label = LABEL.exec(line);
+      const row = label || !line.trimStart().startsWith('|') ? null : TABLE_STATUS.exec(line);
+      const cell = row && !TABLE_RULE.test(this.lines[i + 1] ?? '') ? row : null;
+      const v = label ? statusAfter(line, label[0].length) : cell ? statusAfter(line, cell[0].length) : undefined;
+      if (v) {
+        setStatus(s, v, i, 'line');
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /** A line of a tasks section with a `[`: a task's box, or not. */
+  taskLine(line: string, i: number): void {
+    const c = CHECKBOX.exec(line);
+    if (!c) return;
+    const counters = this.counters;
+    const indents = this.indents;
+    const indent = c[1].includes('\t') ? c[1].replace(/\t/g, '    ').length : c[1].length;
+    while (indents.length && indents[indents.length - 1] > indent) {
+      indents.pop();
+      counters.pop();
+    }
+    if (!indents.length || indents[indents.length - 1] < indent) {
+      indents.push(indent);
+      counters.push(0);
+    }
+    counters[counters.length - 1]++;
+    const text = c[3].trim();
+    this.s.tasks.push({
+      line: i, boxColumn: line.indexOf('[', c[1].length), checked: c[2] !== ' ', text, depth: indents.length - 1,
+      review: this.reviewSection || (text.includes('[') && /\[AI-Review\]/i.test(text)), number: counters.length === 1 ? String(counters[0]) : counters.length === 2 ? `${counters[0]}.${counters[1]}` : counters.join('.'),
+      ...(c[2] === ' ' && text.startsWith('~~') && /^~~[^~]+~~/.test(text) ? { dropped: true as const } : {}),
+    });
+  }
 }
 
 /** A status a story file states in BMAD's words or a known variant (`Done`, `Completed`, `Draft`). */
