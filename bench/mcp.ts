@@ -10,7 +10,9 @@
 // The sized runs split each figure: the ping (the SDK on both sides and the pipe), the handler alone
 // (the same tool on an in-process session over the same files: Waymark's own share), the server's
 // CPU per call (Linux), and what is left (the answer's bytes through the pipe and the client's parse).
-// WAYMARK_BENCH_CLI names another build's cli.js, to compare two builds in the same minutes.
+// WAYMARK_BENCH_CLI names another build's cli.js, to compare two builds in the same minutes;
+// WAYMARK_BENCH_SERVER_NODE_ARGS gives the sized runs' servers Node options (a CPU profile of the real
+// server: `--cpu-prof --cpu-prof-dir=DIR`; NODE_OPTIONS refuses it).
 // The sized runs' advances come after 400 warm-up advances on workflows of their own (server and
 // in-process handler alike; WAYMARK_BENCH_WARM_ADVANCES): the steady state of a long-lived server.
 import * as fs from 'node:fs';
@@ -32,6 +34,8 @@ const CLI_ROUNDS = 8;
 const STEPS = Array.from({ length: ROUNDS + 20 }, (_, i) => `step-${String(i + 1).padStart(3, '0')}`);
 const CLI = path.resolve(process.env.WAYMARK_BENCH_CLI ?? 'dist/cli.js');
 const K = Math.min(317, N - 1);
+/** Node options for the servers of the sized runs (WAYMARK_BENCH_SERVER_NODE_ARGS, e.g. `--cpu-prof --cpu-prof-dir=DIR`: NODE_OPTIONS refuses them). */
+const SERVER_NODE_ARGS = (process.env.WAYMARK_BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
 /**
  * Advances made before the measured ones in the sized runs (server and in-process handler), on
  * workflows of their own, so that the figures are the steady state a long-lived server reaches
@@ -276,7 +280,7 @@ async function sized(n: number): Promise<void> {
   try {
     generateSized(root, n);
     fs.cpSync(root, copy, { recursive: true });
-    const client = await connect(process.execPath, [CLI, 'mcp', '--root', root], root, { WAYMARK_ACTOR: 'bench' });
+    const client = await connect(process.execPath, [...SERVER_NODE_ARGS, CLI, 'mcp', '--root', root], root, { WAYMARK_ACTOR: 'bench' });
     let advanceP50 = NaN;
     let handlerP50 = NaN;
     try {
@@ -396,19 +400,25 @@ async function peer(bin: string, n: number): Promise<void> {
 
 /**
  * The client's warm-up: this process's SDK Client parses and checks every answer, and its code is
- * still being optimised through the first few hundred calls. Measured without this, the first size
+ * still being optimised through the first thousands of calls. Measured without this, the first size
  * run paid for it (the client's CPU per status 0.47–0.60 ms in the first size, 0.24–0.33 ms in
- * the later ones, whichever size came first; the server's showed no such pattern). A throwaway
- * server over a few workflows answers these calls; each size then gets a new server, started
- * cold as before. WAYMARK_BENCH_COLD_CLIENT=1 leaves it out.
+ * the later ones, whichever size came first; the server's showed no such pattern). 300 rounds
+ * (session 18 to 25) were not enough: the first size's status still cost the client 0.42–0.48 ms
+ * of CPU a call (0.18–0.24 ms in the size after it, and in a second run of the same size), with
+ * V8's compiler threads busy beside it (session 26); 1,500 rounds bring the first size to the later
+ * sizes' figure. A throwaway server over a few workflows answers these calls; each size then gets
+ * a new server, started cold as before. WAYMARK_BENCH_CLIENT_WARM_ROUNDS changes the rounds (a
+ * ping, a status and a next each); WAYMARK_BENCH_COLD_CLIENT=1 leaves the warm-up out.
  */
+const CLIENT_WARM_ROUNDS = Math.max(0, Number(process.env.WAYMARK_BENCH_CLIENT_WARM_ROUNDS ?? 1500) || 0);
+
 async function warmClient(): Promise<void> {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-bench-mcp-client-')));
   try {
     generateSized(root, 10);
     const client = await connect(process.execPath, [CLI, 'mcp', '--root', root], root, { WAYMARK_ACTOR: 'bench' });
     try {
-      for (let i = 0; i < 300; i++) {
+      for (let i = 0; i < CLIENT_WARM_ROUNDS; i++) {
         await client.ping();
         await call(client, 'waymark_status', { file: 'work/area-0/wf-7.workflow.md' });
         await call(client, 'waymark_next', {});
@@ -424,7 +434,10 @@ async function warmClient(): Promise<void> {
 async function all(): Promise<void> {
   if (!process.argv.includes('--sized-only')) await main();
   console.log(`machine.load_average_1m ${os.loadavg()[0].toFixed(2)}`);
-  if (process.env.WAYMARK_BENCH_COLD_CLIENT !== '1') await warmClient();
+  if (process.env.WAYMARK_BENCH_COLD_CLIENT !== '1') {
+    await warmClient();
+    line('mcp.client_warmup_rounds', CLIENT_WARM_ROUNDS, 0);
+  }
   else console.log('# the client is not warmed first (WAYMARK_BENCH_COLD_CLIENT=1): the first size pays for its warm-up');
   for (const n of SIZES) await sized(n);
   if (process.argv.includes('--peers')) {

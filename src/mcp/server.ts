@@ -10,7 +10,7 @@ import { errorAnswer, runTool, TOOLS } from './tools';
 import type { ToolAnswer } from './tools';
 import type { ToolHost } from './host';
 import { WorkspaceSession } from './session';
-import { McpStdioTransport, reuseResult } from './transport';
+import { McpStdioTransport, structuredResult } from './transport';
 
 export const SERVER_NAME = 'waymark';
 
@@ -28,10 +28,7 @@ function toResult(a: ToolAnswer): CallToolResult {
   // structuredContent against the tool's outputSchema, errors included.
   if (a.isError) return { content: [{ type: 'text', text: a.text }], isError: true };
   let r = results.get(a.structured);
-  if (!r) {
-    r = { content: [{ type: 'text', text: a.text }], structuredContent: a.structured };
-    results.set(a.structured, reuseResult(r));
-  }
+  if (!r) results.set(a.structured, (r = structuredResult(a.text, a.structured)));
   return r;
 }
 

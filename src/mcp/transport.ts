@@ -13,18 +13,39 @@
 //   server, 1,000 calls: 0.33–0.45 ms a call before, 0.15–0.20 after), most of it code V8 had not
 //   optimised yet, so an agent's first calls paid the most for them.
 // - An answer repeated from the warm model is the same result object: its JSON is made once and
-//   the response is written around it, byte for byte what JSON.stringify of the message gives.
+//   the response is written around it, byte for byte what JSON.stringify of the message gives; a
+//   tool's result is made from its answer's text (structuredResult), not serialised again.
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ErrorCode, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { JSONRPCMessage, JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Readable, Writable } from 'node:stream';
 
-/** Results never changed once made (answers kept by the warm model), with their JSON once sent. */
-const reusable = new WeakMap<object, string | undefined>();
+/** Results never changed once made (answers kept by the warm model), with their JSON once sent (or what makes it). */
+const reusable = new WeakMap<object, string | (() => string) | undefined>();
 
 /** Marks `result` as never changed again: its JSON is made once, on its first send. */
 export function reuseResult<T extends object>(result: T): T {
   if (!reusable.has(result)) reusable.set(result, undefined);
+  return result;
+}
+
+/** A tool's result: its structured content and, as its one text block, that content's JSON. */
+// A type, not an interface: it is assignable where the SDK's result types want an index signature.
+export type StructuredResult = {
+  content: [{ type: 'text'; text: string }];
+  structuredContent: Record<string, unknown>;
+};
+
+/**
+ * The result for a tool's answer whose `text` is `JSON.stringify(structured)` (how every answer's
+ * text is made): marked never changed again, and its JSON made from the text when first sent,
+ * `structured` not serialised a second time (nested or not, JSON.stringify gives it the same
+ * bytes). A write's answer (several KB for a long workflow) was serialised twice before: once for
+ * its text, once inside the response.
+ */
+export function structuredResult(text: string, structured: Record<string, unknown>): StructuredResult {
+  const result: StructuredResult = { content: [{ type: 'text', text }], structuredContent: structured };
+  reusable.set(result, () => `{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}}`);
   return result;
 }
 
@@ -37,7 +58,7 @@ export function serializeMessage(message: JSONRPCMessage): string {
     const keys = Object.keys(m);
     if (keys.length === 3 && keys[0] === 'result' && keys[1] === 'jsonrpc' && keys[2] === 'id' && m.jsonrpc === '2.0' && (typeof m.id === 'number' || typeof m.id === 'string')) {
       let json = reusable.get(result);
-      if (json === undefined) reusable.set(result, (json = JSON.stringify(result)));
+      if (typeof json !== 'string') reusable.set(result, (json = json ? json() : JSON.stringify(result)));
       return `{"result":${json},"jsonrpc":"2.0","id":${JSON.stringify(m.id)}}\n`;
     }
   }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { McpStdioTransport, reuseResult, serializeMessage } from '../../src/mcp/transport';
+import { McpStdioTransport, reuseResult, serializeMessage, structuredResult } from '../../src/mcp/transport';
 
 const sdkLine = (m: JSONRPCMessage) => JSON.stringify(m) + '\n';
 
@@ -23,6 +23,30 @@ test('a reused result is written as JSON.stringify writes the whole response, wh
     { id: 5, jsonrpc: '2.0', result } as JSONRPCMessage,
   ];
   for (const m of others) assert.equal(serializeMessage(m), sdkLine(m));
+});
+
+test('a tool\'s result is written from its text: the bytes JSON.stringify gives the whole response, its structured content not serialised again', () => {
+  const shapes: Record<string, unknown>[] = [
+    {},
+    { a: 'é\n', quote: '"q"', back: '\\', sep: '\u2028\u2029', lone: '\ud800', nul: '\u0000', list: [1, null, { deep: '"q"', n: -0, e: 1e21 }], gone: undefined, when: new Date(0) },
+    { file: 'work/a.workflow.md', operation: 'advance', before: { stepsCompleted: Array.from({ length: 300 }, (_, i) => `step-${i}`) }, after: { blockedReason: null } },
+  ];
+  for (const structured of shapes) {
+    const text = JSON.stringify(structured);
+    const result = structuredResult(text, structured);
+    assert.deepEqual(result, { content: [{ type: 'text', text }], structuredContent: structured });
+    for (const id of [1, 'req-7']) {
+      const m = { result, jsonrpc: '2.0', id } as JSONRPCMessage;
+      assert.equal(serializeMessage(m), sdkLine(m));
+    }
+  }
+  // The structured content is read once, for its text: sending the result does not walk it again.
+  let reads = 0;
+  const counted = Object.defineProperty({}, 'x', { enumerable: true, get: () => ++reads });
+  const result = structuredResult(JSON.stringify(counted), counted);
+  assert.equal(reads, 1);
+  assert.equal(serializeMessage({ result, jsonrpc: '2.0', id: 9 } as JSONRPCMessage), '{"result":{"content":[{"type":"text","text":"{\\"x\\":1}"}],"structuredContent":{"x":1}},"jsonrpc":"2.0","id":9}\n');
+  assert.equal(reads, 1);
 });
 
 test('messages are routed with stack traces off, and the limit is back for everything after', async () => {

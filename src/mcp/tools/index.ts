@@ -38,7 +38,7 @@ export const ADVICE: Record<WaymarkErrorReason, string> = {
 /** A tool's answer, the same for MCP and VS Code. */
 export interface ToolAnswer {
   isError: boolean;
-  /** JSON of the structured result (or of the error). */
+  /** `JSON.stringify(structured)`, exactly (the MCP transport writes it as the structured content's JSON). */
   text: string;
   structured: Record<string, unknown>;
 }
