@@ -12,7 +12,9 @@
 // removed first (`.waymark` kept), as the bench's cold pairs run it. `--noop` loads the same code
 // and runs nothing: its count is the process's start, to subtract. `--json` validates with --json;
 // `--read-ahead` keeps the second thread; `--runs N` runs N times (the later ones warm).
-// WAYMARK_SCAN_INDEX=0 runs it with the caches off. Prints the CPU ms, the output's SHA-256 and its size.
+// WAYMARK_SCAN_INDEX=0 runs it with the caches off. Prints the CPU ms (all threads, and the main thread
+// alone: with --read-ahead, what the second thread takes off the thread the run waits on), the
+// output's SHA-256 and its size.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
@@ -37,6 +39,7 @@ async function main(): Promise<void> {
     const out = createHash('sha256');
     let bytes = 0;
     const cpu = process.cpuUsage();
+    const main0 = mainThreadNs();
     const t = performance.now();
     const code = await runCli(readCommands, argv, {
       cwd: dir,
@@ -48,7 +51,20 @@ async function main(): Promise<void> {
     });
     const ms = performance.now() - t;
     const c = process.cpuUsage(cpu);
-    console.log(`scanCold.run ${i + 1} exit ${code} wall ${ms.toFixed(0)} ms cpu ${((c.user + c.system) / 1000).toFixed(0)} ms out ${bytes} B sha256 ${out.digest('hex').slice(0, 16)}`);
+    const main = mainThreadNs();
+    console.log(`scanCold.run ${i + 1} exit ${code} wall ${ms.toFixed(0)} ms cpu ${((c.user + c.system) / 1000).toFixed(0)} ms main thread ${main === undefined ? 'n/a' : ((main - main0!) / 1e6).toFixed(0)} ms out ${bytes} B sha256 ${out.digest('hex').slice(0, 16)}`);
+  }
+}
+
+/**
+ * The CPU time (ns) of this thread alone, the one the run waits on (Linux: /proc/thread-self/schedstat's
+ * first field), without the read-ahead worker's or V8's helper threads' (`cpu` counts every thread).
+ */
+function mainThreadNs(): number | undefined {
+  try {
+    return Number(fs.readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]);
+  } catch {
+    return undefined;
   }
 }
 

@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { scanRoots, allProblems } from '../../src/core/store/scan';
 import type { FileKey } from '../../src/core/store/scanIndex';
 import { ReadAhead } from '../../src/core/store/readAhead';
@@ -25,7 +26,7 @@ function plant(root: string, n: number): void {
     const d = path.join(root, `d${i % 7}`);
     fs.mkdirSync(d, { recursive: true });
     const steps = '[a, b, c]';
-    switch (i % 12) {
+    switch (i % 14) {
       case 0: fs.writeFileSync(path.join(d, `wf-${i}.md`), `---\nworkflow: w${i}\nstatus: in_progress\nsteps: ${steps}\nstepsCompleted: [a]\ncurrentStep: b\n---\nbody ${i}\n`); break;
       case 1: fs.writeFileSync(path.join(d, `bad-${i}.md`), `---\nworkflow: w${i}\nstatus: nope\nsteps: ${steps}\nstepsCompleted: [z]\n---\n`); break;
       case 2: fs.writeFileSync(path.join(d, `plain-${i}.md`), `# Just Markdown ${i}\n\n${'text '.repeat(3000)}\n`); break;
@@ -40,6 +41,9 @@ function plant(root: string, n: number): void {
       case 9: fs.writeFileSync(path.join(d, `yamlerr-${i}.md`), `---\nworkflow: w${i}\nsteps: [a, b\n---\n`); break;
       // A byte-order mark before the fence, short and past the 8 KiB head.
       case 10: fs.writeFileSync(path.join(d, `bom-${i}.md`), `\uFEFF---\r\nworkflow: w${i}\r\nsteps: ${steps}\r\nstatus: completed\r\n---\r\n${i % 24 === 10 ? 'bom body\r\n'.repeat(1200) : ''}`); break;
+      // Bytes that are no UTF-8 (decoded with replacement characters), and a NUL byte past the 8 KiB head (not binary).
+      case 11: fs.writeFileSync(path.join(d, `latin1-${i}.md`), Buffer.concat([Buffer.from(`---\nworkflow: w${i}\nstatus: created\nnote: "caf`), Buffer.from([0xe9, 0xff, 0xc3]), Buffer.from('"\n---\nbody\n')])); break;
+      case 12: fs.writeFileSync(path.join(d, `nul-${i}.md`), Buffer.concat([Buffer.from(`---\nworkflow: w${i}\nstatus: created\n---\n${'z'.repeat(9000)}`), Buffer.from([0x00, 0x0a])])); break;
       default: fs.mkdirSync(path.join(d, `folder-${i}.md`)); break;
     }
   }
@@ -84,8 +88,15 @@ test('the worker says of a path it cannot read what the scan would: gone, a fold
     const file = path.join(root, 'a.md');
     fs.writeFileSync(file, '---\nworkflow: a\n---\n');
     fs.mkdirSync(path.join(root, 'dir.md'));
-    const files = [path.join(root, 'gone.md'), path.join(root, 'dir.md'), file];
-    const ahead = ReadAhead.start(files, 1000, 8192);
+    // A fence with a NUL byte in the head (the scan's encoding test refuses it), no fence, a NUL past the head.
+    const bin = Buffer.from('---\nworkflow: b\n\0---\n');
+    const plain = Buffer.from('# no fence\n');
+    const late = Buffer.concat([Buffer.from(`---\nworkflow: c\n---\n${'z'.repeat(9000)}`), Buffer.from([0, 0xff, 0x0a])]);
+    fs.writeFileSync(path.join(root, 'bin.md'), bin);
+    fs.writeFileSync(path.join(root, 'plain.md'), plain);
+    fs.writeFileSync(path.join(root, 'late.md'), late);
+    const files = [path.join(root, 'gone.md'), path.join(root, 'dir.md'), file, path.join(root, 'bin.md'), path.join(root, 'plain.md'), path.join(root, 'late.md')];
+    const ahead = ReadAhead.start(files, 100_000, 8192);
     assert.ok(ahead, 'the worker starts');
     // Let the worker read every file before the scan asks, as it does on a long listing.
     const sleep = new Int32Array(new SharedArrayBuffer(4));
@@ -95,7 +106,17 @@ test('the worker says of a path it cannot read what the scan would: gone, a fold
     ahead.close();
     assert.equal(reads[0]?.error?.code, 'ENOENT');
     assert.equal(reads[1]?.notFile, 'dir');
-    assert.equal(reads[2]?.bytes?.toString('utf8'), '---\nworkflow: a\n---\n');
+    // Bytes that reach the parse come decoded (the scan's thread neither decodes nor wraps them).
+    assert.equal(reads[2]?.text, '---\nworkflow: a\n---\n');
+    assert.equal(reads[2]?.bytes, undefined);
+    assert.equal(reads[2]?.length, 20);
+    // Bytes the scan's own tests refuse or leave unparsed come as bytes, to be judged there.
+    assert.deepStrictEqual([reads[3]?.bytes, reads[3]?.text], [bin, undefined]);
+    assert.deepStrictEqual([reads[4]?.bytes, reads[4]?.text, reads[4]?.hash], [plain, undefined, undefined]);
+    assert.equal(reads[3]?.hash, createHash('sha256').update(bin).digest('hex'));
+    // A NUL byte past the head is no refusal: decoded as the scan decodes it (U+FFFD for the byte that is no UTF-8).
+    assert.equal(reads[5]?.text, late.toString('utf8'));
+    assert.equal(reads[5]?.hash, createHash('sha256').update(late).digest('hex'));
     assert.match(reads[2]?.hash ?? '', /^[0-9a-f]{64}$/);
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
@@ -128,7 +149,7 @@ test('a file the worker is stuck reading is read by the scan at once, and the wo
     assert.ok(ahead.finished, 'the worker finished the listing');
     const r = ahead.take(2);
     ahead.close();
-    assert.equal(r?.bytes?.toString('utf8'), '---\nworkflow: b\n---\n');
+    assert.equal(r?.text, '---\nworkflow: b\n---\n');
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }

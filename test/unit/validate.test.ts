@@ -267,3 +267,21 @@ describe('odd ttl and date values', () => {
     assert.equal(only(base('[1]'), 'schema-type').severity, 'error');
   });
 });
+
+test('ttlExpiryMs is ttlExpiry in ms, for durations, date-times, a missing base and values out of reach', async () => {
+  const { ttlExpiry, ttlExpiryMs } = await import('../../src/core/model/validate');
+  const cases: [string | number, string | undefined][] = [
+    ['30d', '2026-11-20T10:00:00Z'], ['2h', '2026-11-20T10:00:00Z'], [90, '2026-11-20T10:00:00Z'], ['7w', undefined],
+    ['2026-12-01T00:00:00Z', undefined], ['2026-12-01', '2026-11-20T10:00:00Z'], ['soon', '2026-11-20T10:00:00Z'],
+    ['30d', 'not a date'], ['99999999999999d', '2026-11-20T10:00:00Z'], ['', undefined],
+  ];
+  for (const [ttl, updatedAt] of cases) {
+    const d = ttlExpiry(ttl, updatedAt);
+    const ms = ttlExpiryMs(ttl, updatedAt);
+    assert.deepStrictEqual(ms, d instanceof Date ? d.getTime() : d, `${JSON.stringify(ttl)} from ${updatedAt}`);
+    if (typeof ms === 'number') assert.ok(Number.isFinite(ms));
+  }
+  assert.equal(ttlExpiryMs('1d', '2026-11-20T10:00:00Z'), Date.parse('2026-11-21T10:00:00Z'));
+  assert.equal(ttlExpiryMs('soon', undefined), 'invalid');
+  assert.equal(ttlExpiryMs('1d', undefined), 'no-base');
+});

@@ -232,13 +232,14 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
   }
   // TTL.
   if (state.ttl !== undefined && state.ttl !== '') {
-    const exp = ttlExpiry(state.ttl, state.updatedAt);
+    const exp = ttlExpiryMs(state.ttl, state.updatedAt);
     if (exp === 'invalid') {
       out.push({ path: ['ttl'], target: 'value', severity: 'warning', code: 'ttl-invalid', message: `ttl ${typeof state.ttl === 'number' ? String(state.ttl) : JSON.stringify(state.ttl)} is neither a duration (30m, 2h, 7d, seconds) nor a date-time within reach. Fix the value.` });
     } else if (exp === 'no-base') {
       out.push({ path: ['ttl'], target: 'value', severity: 'info', code: 'ttl-invalid', message: `ttl ${JSON.stringify(state.ttl)} is a duration but there is no 'updatedAt' to count from. Add updatedAt.` });
-    } else if (exp.getTime() <= ctx.now().getTime() && state.status !== 'completed' && state.status !== 'archived') {
-      out.push({ path: ['ttl'], target: 'value', severity: 'warning', code: 'ttl-expired', message: `This workflow's ttl expired at ${exp.toISOString()}. Resume it, extend ttl, or archive it.`, data: { expiredAt: exp.toISOString() } });
+    } else if (exp <= ctx.now().getTime() && state.status !== 'completed' && state.status !== 'archived') {
+      const at = new Date(exp).toISOString();
+      out.push({ path: ['ttl'], target: 'value', severity: 'warning', code: 'ttl-expired', message: `This workflow's ttl expired at ${at}. Resume it, extend ttl, or archive it.`, data: { expiredAt: at } });
     }
   }
   // Delegation (per file).
@@ -279,6 +280,15 @@ const MAX_EXPIRIES = 50_000;
 
 /** When a ttl expires: a date-time, or a duration counted from updatedAt. */
 export function ttlExpiry(ttl: string | number, updatedAt: string | undefined): Date | 'invalid' | 'no-base' {
+  const at = ttlExpiryMs(ttl, updatedAt);
+  return typeof at === 'number' ? new Date(at) : at;
+}
+
+/**
+ * ttlExpiry as a time in ms (always finite): what validation, the stored answer's next expiry and
+ * the scan index's thresholds compare, for every state of a scan, without making a Date to do so.
+ */
+export function ttlExpiryMs(ttl: string | number, updatedAt: string | undefined): number | 'invalid' | 'no-base' {
   const t = String(ttl);
   // The length prefix marks where ttl ends, whatever characters it holds.
   const key = updatedAt === undefined ? `${t.length}:${t}` : `${t.length}:${t}\n${updatedAt}`;
@@ -289,7 +299,7 @@ export function ttlExpiry(ttl: string | number, updatedAt: string | undefined): 
     at = d instanceof Date ? d.getTime() : d;
     expiries.set(key, at);
   }
-  return typeof at === 'number' ? new Date(at) : at;
+  return at;
 }
 
 function computeTtlExpiry(ttl: string | number, updatedAt: string | undefined): Date | 'invalid' | 'no-base' {

@@ -484,9 +484,9 @@ function normalize(file: string, text: string, data: Record<string, unknown>, di
     if ((STATUSES as readonly string[]).includes(rawStatus)) {
       status = rawStatus as Status;
       statusKnown = true;
-    } else if (dialect === 'bmad' && bmadStatusOf(rawStatus)) {
+    } else if (dialect === 'bmad') {
       status = bmadStatusOf(rawStatus);
-      statusKnown = true;
+      statusKnown = status !== undefined;
     }
   }
   const completedList = Array.isArray(data.stepsCompleted) ? (data.stepsCompleted as unknown[]) : [];

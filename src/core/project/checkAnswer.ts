@@ -28,7 +28,7 @@ import { loadWorkspaceContext, type WorkspaceContext } from '../store/workspaceC
 import { codeFingerprint, contextFingerprint, ensureCacheDir, sameKey, textFingerprint, RACY_WINDOW_MS, SCAN_INDEX_DIR, type FileKey } from '../store/scanIndex';
 import { decodeValue, encodeValue } from '../store/indexCodec';
 import { writeFileAtomic } from '../store/atomicWrite';
-import { ttlExpiry } from '../model/validate';
+import { ttlExpiryMs } from '../model/validate';
 import type { BmadCatalog } from '../bmad/artifacts';
 import { cacheFilesEnabled, inputsHold, settledWhenRecorded, startRecording, type RecordedInputs } from '../bmad/sprintCache';
 import { historyFilesOf, newestInStamp, projectInputsStamp, WarmProjectView, type KeptActivity } from './loadProject';
@@ -169,8 +169,8 @@ function nextTtl(states: readonly WorkflowState[], now: number): number | undefi
   let next: number | undefined;
   for (const s of states) {
     if (s.ttl === undefined || s.ttl === '') continue;
-    const exp = ttlExpiry(s.ttl, s.updatedAt);
-    if (exp instanceof Date && Number.isFinite(exp.getTime()) && exp.getTime() > now && (next === undefined || exp.getTime() < next)) next = exp.getTime();
+    const exp = ttlExpiryMs(s.ttl, s.updatedAt);
+    if (typeof exp === 'number' && exp > now && (next === undefined || exp < next)) next = exp;
   }
   return next;
 }

@@ -43,22 +43,45 @@ export interface AheadRead {
   notFile?: 'dir' | 'other';
   /** Over `maxFileBytes`: nothing read. */
   tooLarge?: boolean;
+  /**
+   * The bytes read, when the worker did not decode them (`text`): a file that does not open with
+   * a frontmatter fence, or whose head holds a NUL byte (the scan's encoding test refuses it).
+   */
   bytes?: Buffer;
-  /** SHA-256 (hex) of `bytes`, when they open with a frontmatter fence. */
+  /**
+   * The bytes decoded as UTF-8 (Buffer's `toString('utf8')`, as the scan's own read decodes them),
+   * when they open with a frontmatter fence and the first `headBytes` of them hold no NUL byte:
+   * what the scan's encoding and fence tests let through to the parse. `bytes` is then unset.
+   */
+  text?: string;
+  /** How many bytes were read (`bytes`'s length, or the bytes `text` was decoded from). */
+  length?: number;
+  /** SHA-256 (hex) of the bytes read, when they open with a frontmatter fence. */
   hash?: string;
 }
 
-interface WireRead {
-  i: number;
-  error?: string;
-  message?: string;
-  key?: [number, number, number, number];
-  notFile?: 'dir' | 'other';
-  tooLarge?: boolean;
-  /** Slab index in the batch, offset, length. */
-  at?: [number, number, number];
-  hash?: string;
+/**
+ * One batch as the worker posts it: plain columns, so the scan's thread takes a batch in a few
+ * allocations instead of an object, two arrays and a string per file. `reads` holds READ_FIELDS
+ * numbers per read; `texts`, `hashes` and `errors` are taken in order by the reads that have one.
+ */
+interface WireBatch {
+  reads: Float64Array;
+  texts: string[];
+  hashes: string[];
+  errors: { code?: string; message: string }[];
+  slabs: ArrayBuffer[];
 }
+
+/** Per read: the listing index, its kind, the stat key (4), the bytes read, the slab and offset of undecoded bytes, whether it has a hash. */
+const READ_FIELDS = 10;
+/** Kinds of a read on the wire. */
+const K_TEXT = 0;
+const K_BYTES = 1;
+const K_ERROR = 2;
+const K_DIR = 3;
+const K_OTHER = 4;
+const K_TOO_LARGE = 5;
 
 // Shared counters (Int32 slots): the next index not yet claimed, the scan's position, the bytes
 // sent and not yet taken.
@@ -70,7 +93,12 @@ const GONE = 3;
 /** Set by the worker while it sleeps at its bound: the scan wakes it only then. */
 const ASLEEP = 4;
 
-/** The worker, as plain JavaScript (it runs from this text, so it needs no file of its own beside the bundle). */
+/**
+ * The worker, as plain JavaScript (it runs from this text, so it needs no file of its own beside the
+ * bundle). Besides reading and hashing, it makes the text the parse needs out of the bytes that
+ * would reach the parse (a fence, no NUL byte in the head: the scan's own tests, scan.ts judgeBytes),
+ * so the scan's thread neither decodes them nor wraps them in a Buffer.
+ */
 const WORKER_SOURCE = `
 const { workerData } = require('node:worker_threads');
 const fs = require('node:fs');
@@ -80,9 +108,14 @@ process.on('exit', () => { Atomics.store(shared, ${GONE}, 1); });
 const sha256 = crypto.hash ? (b) => crypto.hash('sha256', b, 'hex') : (b) => crypto.createHash('sha256').update(b).digest('hex');
 const fence = (b) => { const o = b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0; return b[o] === 0x2d && b[o + 1] === 0x2d && b[o + 2] === 0x2d; };
 const SLAB = 256 * 1024;
-let out = [];
+const F = ${READ_FIELDS};
 // The first batches are small, so the scan has reads to take while the worker's code warms up.
 let batchNow = 1;
+let reads = new Float64Array(F * batchNow);
+let count = 0;
+let texts = [];
+let hashes = [];
+let errors = [];
 let slabs = [];
 let slab = null;
 let used = 0;
@@ -93,13 +126,22 @@ function room(n) {
   slabs.push(slab.buffer);
   used = 0;
 }
+// Whether a read of this batch left its bytes in a slab (most reads leave a text, and their slab is written over).
+let kept = false;
 function flush() {
-  if (!out.length) return;
+  if (!count) return;
   Atomics.add(shared, ${IN_FLIGHT}, bytes);
-  port.postMessage({ reads: out, slabs }, slabs);
-  out = [];
-  slabs = [];
-  slab = null;
+  const r = count * F === reads.length ? reads : reads.slice(0, count * F);
+  const send = kept ? slabs : [];
+  port.postMessage({ reads: r, texts, hashes, errors, slabs: send }, [r.buffer, ...send]);
+  reads = new Float64Array(F * batchNow);
+  count = 0;
+  texts = [];
+  hashes = [];
+  errors = [];
+  if (kept) slab = null;
+  slabs = slab ? [slab.buffer] : [];
+  kept = false;
   used = 0;
   bytes = 0;
 }
@@ -113,18 +155,33 @@ function readInto(fd, buf, base, from, to) {
   }
   return n;
 }
+function put(i, kind, st, n, slabAt, start, hashed) {
+  const o = count++ * F;
+  reads[o] = i;
+  reads[o + 1] = kind;
+  if (st) {
+    reads[o + 2] = st.size;
+    reads[o + 3] = st.mtimeMs;
+    reads[o + 4] = st.ctimeMs;
+    reads[o + 5] = st.ino;
+  }
+  reads[o + 6] = n;
+  reads[o + 7] = slabAt;
+  reads[o + 8] = start;
+  reads[o + 9] = hashed ? 1 : 0;
+}
 function readOne(i) {
   let fd;
   try {
     fd = fs.openSync(files[i], 'r');
   } catch (e) {
-    return { i, error: e.code, message: e.message };
+    errors.push({ code: e.code, message: e.message });
+    return put(i, ${K_ERROR}, null, 0, 0, 0, false);
   }
   try {
     const st = fs.fstatSync(fd);
-    const key = [st.size, st.mtimeMs, st.ctimeMs, st.ino];
-    if (!st.isFile()) return { i, key, notFile: st.isDirectory() ? 'dir' : 'other' };
-    if (st.size > max) return { i, key, tooLarge: true };
+    if (!st.isFile()) return put(i, st.isDirectory() ? ${K_DIR} : ${K_OTHER}, st, 0, 0, 0, false);
+    if (st.size > max) return put(i, ${K_TOO_LARGE}, st, 0, 0, 0, false);
     const headSize = Math.min(st.size, head);
     room(headSize);
     let start = used;
@@ -139,11 +196,20 @@ function readOne(i) {
       n = readInto(fd, slab, start, n, st.size);
     }
     const b = slab.subarray(start, start + n);
-    used = start + n;
+    const fenced = fence(b);
+    if (fenced) hashes.push(sha256(b));
+    // What passes the scan's encoding test (no NUL byte in the head) and opens with a fence is parsed: its text.
     bytes += n;
-    return { i, key, at: [slabs.length - 1, start, n], hash: fence(b) ? sha256(b) : undefined };
+    if (fenced && (n > head ? b.subarray(0, head) : b).indexOf(0) < 0) {
+      texts.push(b.toString('utf8'));
+      return put(i, ${K_TEXT}, st, n, 0, 0, true);
+    }
+    used = start + n;
+    kept = true;
+    return put(i, ${K_BYTES}, st, n, slabs.length - 1, start, fenced);
   } catch (e) {
-    return { i, error: e.code, message: e.message };
+    errors.push({ code: e.code, message: e.message });
+    return put(i, ${K_ERROR}, null, 0, 0, 0, false);
   } finally {
     try { fs.closeSync(fd); } catch {}
   }
@@ -165,10 +231,10 @@ for (;;) {
   }
   const i = Atomics.add(shared, ${NEXT}, 1);
   if (i >= files.length) break;
-  out.push(readOne(i));
-  if (out.length >= batchNow) {
-    flush();
+  readOne(i);
+  if (count >= batchNow) {
     if (batchNow < batch) batchNow *= 2;
+    flush();
   }
 }
 flush();
@@ -191,7 +257,11 @@ export class ReadAhead {
     this.got = new Array(count);
   }
 
-  /** A worker reading `files` ahead, or undefined when none can be started (the scan then reads alone). */
+  /**
+   * A worker reading `files` ahead, or undefined when none can be started (the scan then reads
+   * alone). `headBytes`: the head read first, which is also the window the encoding test searches
+   * for a NUL byte (the scan's ENCODING_SNIFF_BYTES, both).
+   */
   static start(files: readonly string[], maxFileBytes: number, headBytes: number): ReadAhead | undefined {
     const { Worker, MessageChannel } = workerThreads();
     const shared = new Int32Array(new SharedArrayBuffer(20));
@@ -255,7 +325,7 @@ export class ReadAhead {
       return undefined;
     }
     this.got[i] = undefined;
-    if (r.bytes) this.taken += r.bytes.length;
+    this.taken += r.length ?? 0;
     return r;
   }
 
@@ -263,21 +333,33 @@ export class ReadAhead {
   private drain(): void {
     const { receiveMessageOnPort } = workerThreads();
     for (let m = receiveMessageOnPort(this.port); m; m = receiveMessageOnPort(this.port)) {
-      const { reads, slabs } = m.message as { reads: WireRead[]; slabs: ArrayBuffer[] };
-      for (const w of reads) {
-        if (w.i < this.next) {
+      const { reads, texts, hashes, errors, slabs } = m.message as WireBatch;
+      let t = 0;
+      let h = 0;
+      let e = 0;
+      for (let o = 0; o < reads.length; o += READ_FIELDS) {
+        const i = reads[o];
+        const kind = reads[o + 1];
+        const length = reads[o + 6];
+        // Each column is taken in order, whether the read is kept or dropped.
+        const text = kind === K_TEXT ? texts[t++] : undefined;
+        const hash = reads[o + 9] === 1 ? hashes[h++] : undefined;
+        const error = kind === K_ERROR ? errors[e++] : undefined;
+        if (i < this.next) {
           // The scan read this file itself meanwhile; its bytes no longer count against the lead.
-          if (w.at) this.taken += w.at[2];
+          this.taken += length;
           continue;
         }
-        const r: AheadRead = {};
-        if (w.error !== undefined || w.message !== undefined) r.error = { code: w.error, message: w.message ?? '' };
-        if (w.key) r.key = { size: w.key[0], mtimeMs: w.key[1], ctimeMs: w.key[2], ino: w.key[3] };
-        if (w.notFile) r.notFile = w.notFile;
-        if (w.tooLarge) r.tooLarge = true;
-        if (w.at) r.bytes = Buffer.from(slabs[w.at[0]], w.at[1], w.at[2]);
-        if (w.hash !== undefined) r.hash = w.hash;
-        this.got[w.i] = r;
+        this.got[i] = {
+          error: error && { code: error.code, message: error.message ?? '' },
+          key: kind === K_ERROR ? undefined : { size: reads[o + 2], mtimeMs: reads[o + 3], ctimeMs: reads[o + 4], ino: reads[o + 5] },
+          notFile: kind === K_DIR ? 'dir' : kind === K_OTHER ? 'other' : undefined,
+          tooLarge: kind === K_TOO_LARGE || undefined,
+          bytes: kind === K_BYTES ? Buffer.from(slabs[reads[o + 7]], reads[o + 8], length) : undefined,
+          text,
+          length,
+          hash,
+        };
       }
     }
   }

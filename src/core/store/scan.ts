@@ -133,6 +133,11 @@ interface FileBytes {
   skipped?: SkippedFile;
   /** SHA-256 of `buf`, when the reader worked it out already (the read-ahead thread). */
   hash?: string;
+  /**
+   * The bytes decoded, instead of `buf`, when the reader found them past the encoding and fence
+   * tests already (the read-ahead thread: a fence, no NUL byte in the head); `hash` is then set.
+   */
+  text?: string;
 }
 
 /** A failed open, stat or read as the scan reports it. */
@@ -190,6 +195,7 @@ function aheadBytes(file: string, a: AheadRead, max: number): FileBytes {
   const key = a.key!;
   if (a.notFile) return { key, skipped: { file, reason: 'not-a-file', detail: a.notFile === 'dir' ? 'a directory' : 'not a regular file' } };
   if (a.tooLarge) return tooLarge(file, key, max);
+  if (a.text !== undefined) return { key, text: a.text, hash: a.hash };
   return { key, buf: a.bytes!, hash: a.hash };
 }
 
@@ -219,6 +225,8 @@ function msOf(ns: bigint): number {
 /** Judges the bytes of one file: encoding, frontmatter, hash, parse. */
 function judgeBytes(file: string, ctx: WorkspaceContext, b: FileBytes, wantHashOnly?: string): DetailedRead & { sameHash?: boolean } {
   const key = b.key;
+  // Decoded by the read-ahead thread, which ran the encoding and fence tests below on the bytes.
+  if (b.text !== undefined && b.hash !== undefined) return parsedRead(file, ctx, key, b.hash, b.text);
   if (!b.buf) return { key, hash: '', result: { problems: [], isWorkflow: false, skipped: b.skipped } };
   const buf = b.buf;
   // The write path's own test, so validate and a mutation give one answer for one file.
@@ -229,7 +237,11 @@ function judgeBytes(file: string, ctx: WorkspaceContext, b: FileBytes, wantHashO
   const hash = b.hash ?? sha256(buf);
   // Racy index entry: same bytes as when it was parsed, so the cached parse still holds.
   if (wantHashOnly !== undefined && hash === wantHashOnly) return { key, hash, sameHash: true, result: { problems: [], isWorkflow: false } };
-  const text = buf.toString('utf8');
+  return parsedRead(file, ctx, key, hash, buf.toString('utf8'));
+}
+
+/** The parse of a file's text (bytes that passed the encoding and fence tests, decoded as UTF-8). */
+function parsedRead(file: string, ctx: WorkspaceContext, key: FileKey | undefined, hash: string, text: string): DetailedRead {
   const parsed = parseWorkflowText(file, text, ctx, { contentHash: hash });
   if (parsed.state && key) fileTimes.set(parsed.state, key.mtimeMs);
   return { key, hash, text, result: { state: parsed.state, problems: parsed.problems, isWorkflow: parsed.isWorkflow } };

@@ -5,7 +5,7 @@ import { version as WAYMARK_VERSION } from '../../../package.json';
 import type { Problem, SkippedFile, WorkflowState } from '../types';
 import type { WorkspaceContext } from './workspaceContext';
 import { gateOf } from '../model/gates';
-import { ttlExpiry } from '../model/validate';
+import { ttlExpiryMs } from '../model/validate';
 import type { Logger } from '../ports';
 import { writeFileAtomic } from './atomicWrite';
 import { readFileAsync, statAsync } from './asyncFs';
@@ -143,8 +143,8 @@ function timeThresholds(state: WorkflowState | undefined): number[] {
   const out: number[] = [];
   if (!state) return out;
   if (state.ttl !== undefined && state.ttl !== '') {
-    const exp = ttlExpiry(state.ttl, state.updatedAt);
-    if (exp instanceof Date && Number.isFinite(exp.getTime())) out.push(exp.getTime());
+    const exp = ttlExpiryMs(state.ttl, state.updatedAt);
+    if (typeof exp === 'number') out.push(exp);
   }
   return out;
 }
