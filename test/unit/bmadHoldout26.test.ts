@@ -134,3 +134,21 @@ test('story files named from their titles (`1-3-resolve-refs-(ref-pinning).md`, 
     fs.rmSync(root, { recursive: true, force: true });
   }
 });
+
+test('a file named by its key exactly is the story\'s, not a sibling named from the title (`2-2-Daily Plan.md`); a sprint change proposal named after a story is no story', () => {
+  assert.equal(storyKeyFromName('10.4.1-canvas-modification-implementation.sprint-change-proposal.md'), undefined);
+  const root = workspace({
+    '.bmad/bmm/config.yaml': 'project_name: x\nsprint_artifacts: "{project-root}/docs/sprint-artifacts"\n',
+    'docs/sprint-artifacts/sprint-status.yaml': 'development_status:\n  epic-2: in-progress\n  2-2-daily-plan-context-window: drafted\n',
+    'docs/sprint-artifacts/2-2-daily-plan-context-window.md': '# Story 2.2: Daily Plan Context Window\n\nStatus: drafted\n',
+    'docs/sprint-artifacts/2-2-Daily Plan Context Window.md': '# Story 2.2: Daily Plan Context Window\n\nStatus: review\n',
+    'docs/stories/2.2.1-context-fix.sprint-change-proposal.md': '# Sprint Change Proposal: context fix\n\n**Status**: Approved\n',
+  }, { prefix: 'wm-h26-', waymark: false });
+  try {
+    const r = loadSprint(root, { now: NOW })!;
+    assert.deepEqual(r.stories.filter((s) => s.file).map((s) => `${s.key} ${s.file!.replace(/^.*[\\/]/, '')}`), ['2-2-daily-plan-context-window 2-2-daily-plan-context-window.md']);
+    assert.deepEqual(r.problems.filter((p) => p.file.endsWith('proposal.md')), []);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});

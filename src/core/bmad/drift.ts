@@ -256,7 +256,8 @@ export function buildSprint(parts: SprintParts): SprintModel {
     const j = slugged(st.key);
     bySluggedKey.set(j, bySluggedKey.has(j) ? null : st);
   }
-  const exactFor = (name: string) => byLowerKey.get(name.toLowerCase()) ?? byJoinedKey.get(joined(name)) ?? (/[^\w.-]/.test(name) ? bySluggedKey.get(slugged(name)) : undefined) ?? undefined;
+  const exactFor = (name: string) => byLowerKey.get(name.toLowerCase()) ?? byJoinedKey.get(joined(name)) ?? undefined;
+  const sluggedFor = (name: string) => (/[^\w.-]/.test(name) ? bySluggedKey.get(slugged(name)) ?? undefined : undefined);
   // Keys numbered past BMAD's epic-story pair (`23-1-1-…` under epic-23, the lettered `6-1-a-…`):
   // a file numbered the same way (`story-23.1.1.md`, `story-6.1a-….md`) is that key's.
   const byFull = new Map<string, SprintStory[]>();
@@ -273,6 +274,16 @@ export function buildSprint(parts: SprintParts): SprintModel {
     const exact = exactFor(keyOfFile(f)) ?? (f.key ? exactFor(f.key) : undefined);
     if (exact && !fileOf.has(exact)) bind(exact, f);
     else unbound.push(f);
+  }
+  // Then the names written from a title, once every file named by its key exactly has its story
+  // (`2-2-daily-plan.md` is story 2-2-daily-plan's, not `2-2-Daily Plan.md` beside it).
+  if (unbound.length) {
+    unbound = unbound.filter((f) => {
+      const st = sluggedFor(keyOfFile(f));
+      if (!st || fileOf.has(st)) return true;
+      bind(st, f);
+      return false;
+    });
   }
   // A key no BMAD name reads (`US-ERP-01-05`) names its file with a slug after it
   // (`us-erp-01-05-completeness-ring.md`): the story's file when none is named by the key alone and

@@ -104,7 +104,9 @@ const namedByBase = new Map<string, NamedStory | null>();
 
 function keyFromName(base: string, epicIds: Iterable<string> | undefined): NamedStory | undefined {
   // A dated note (`2025-12-16-…`, `HANDOFF-2025-11-01.md`): its numbers are a date, not a story's.
-  if (!/\.md$/i.test(base) || /\.context\./i.test(base) || /^(?:[a-z][a-z0-9]*[-_])?(?:19|20)\d{2}-[01]\d-[0-3]\d(?:[-_.]|$)/i.test(base)) return undefined;
+  // BMAD's correct-course output (`sprint-change-proposal-{date}.md`), however it is named after a
+  // story (`10.4.1-canvas-fix.sprint-change-proposal.md`), is a proposal about the sprint, no story.
+  if (!/\.md$/i.test(base) || /\.context\./i.test(base) || /sprint-change-proposal/i.test(base) || /^(?:[a-z][a-z0-9]*[-_])?(?:19|20)\d{2}-[01]\d-[0-3]\d(?:[-_.]|$)/i.test(base)) return undefined;
   const key = base.slice(0, -3);
   // `story-1.10.md`, `story-8-1-slug.md`, `story_2.3.md`, `story1.3.md`: the same names with a prefix.
   const bare = base.replace(/^story[-_. ]*(?=\d)/i, '');
