@@ -11,6 +11,16 @@ import { workspace } from './fileHelpers';
 
 const NOW = new Date('2026-02-12T09:00:00Z');
 
+/** Runs `check` in a project of these files (a temp folder, removed after). */
+function inProject(files: Record<string, string>, check: (root: string) => void): void {
+  const root = workspace(files, { prefix: 'wm-h26-', waymark: false });
+  try {
+    check(root);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
 /** A story whose sections are far enough down that only the section itself can give the status. */
 function decorated(heading: string, body: string): string {
   const filler = Array.from({ length: 45 }, (_, i) => `- note ${i + 1} about the work`).join('\n');
@@ -62,14 +72,11 @@ test('a done story whose QA gate file reads but records no verdict gets a note; 
     'docs/qa/gates/4.4-gate-20251005.yml': 'schema: 1\nstory: "4.4"\ngate: "not available in source"\ngate_decision:\n  decision: "not available in source"\n',
   };
   const codes = (root: string) => loadSprint(root, { now: NOW })!.problems.filter((p) => p.code === 'story-gate-failed').map((p) => p.severity);
-  const root = workspace(files, { prefix: 'wm-h26-', waymark: false });
-  try {
+  inProject(files, (root) => {
     assert.deepEqual(codes(root), ['info']);
     fs.writeFileSync(`${root}/docs/qa/gates/4.4-gate-20251005.yml`, "schema: 1\nstory: '4.4'\nreviewer: 'it's broken'\n");
     assert.deepEqual(codes(root), ['warning']);
-  } finally {
-    fs.rmSync(root, { recursive: true, force: true });
-  }
+  });
 });
 
 test('v4 sub-stories named `1.3.1-slug.md` (a dash after the third number) are stories of their own beside `1.3.slug.md`', () => {
@@ -79,19 +86,16 @@ test('v4 sub-stories named `1.3.1-slug.md` (a dash after the third number) are s
   assert.equal(n('1.3.student-access-code-system.md'), '1.3 1-3-student-access-code-system');
   // A year after the story's number is a dated note's name, not a sub-story.
   assert.equal(n('1.3.2025-12-01-notes.md')?.startsWith('1-3.2025'), false);
-  const root = workspace({
+  inProject({
     '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\n',
     'docs/stories/1.3.student-access-code-system.md': '# Story 1.3: Student Access Codes\n\n## Status\nDone\n',
     'docs/stories/1.3.1-student-token-management-system.md': '# Story 1.3.1: Student Token Management\n\n## Status\nDone\n',
     'docs/stories/5.4-test-suite-critical-fixes.md': '# Story 5.4: Test Suite Critical Fixes\n\n## Status\nDone\n',
     'docs/stories/5.4.1-suite-wide-test-fixes.md': '# Story 5.4.1: Suite-wide Test Fixes\n\n## Status\nReady for Review\n',
-  }, { prefix: 'wm-h26-', waymark: false });
-  try {
+  }, (root) => {
     const listed = loadSprint(root, { now: NOW })!.stories.filter((s) => s.file).map((s) => `${s.epicId}.${s.story} ${s.status}`).sort();
     assert.deepEqual(listed, ['1-3.1 done', '1.3 done', '5-4.1 review', '5.4 done']);
-  } finally {
-    fs.rmSync(root, { recursive: true, force: true });
-  }
+  });
 });
 
 test('a gate whose `gate:` names a stage of the review reads its verdict from `gate_status:` further down', () => {
@@ -105,7 +109,7 @@ test('a gate whose `gate:` names a stage of the review reads its verdict from `g
 });
 
 test('story files named from their titles (`1-3-resolve-refs-(ref-pinning).md`, `2-2-add-⚠️-warning-icon.md`) are their ledger keys\' files, numbers shared or not', () => {
-  const root = workspace({
+  inProject({
     '_bmad/bmm/config.yaml': 'project_name: starter\nimplementation_artifacts: "{project-root}/docs/bmad/implementation-artifacts"\n',
     // Two plans numbered the same way in one ledger: a number alone names no story.
     'docs/bmad/implementation-artifacts/sprint-status.yaml': ['development_status:', '  epic-1: done',
@@ -117,8 +121,7 @@ test('story files named from their titles (`1-3-resolve-refs-(ref-pinning).md`, 
     'docs/bmad/implementation-artifacts/1-3-resolve-repository-refs-to-commit-shas-(ref-pinning).md': '# Story 1.3: Ref Pinning\n\nStatus: ready-for-dev\n',
     'docs/bmad/implementation-artifacts/2-2-add-⚠️-warning-icon-to-download-action.md': '# Story 2.2: Warning Icon\n\nStatus: ready-for-dev\n',
     'docs/bmad/implementation-artifacts/2-4-integration-test-—-search-+-filter-flow.md': '# Story 2.4: Search and Filter\n\nStatus: review\n',
-  }, { prefix: 'wm-h26-', waymark: false });
-  try {
+  }, (root) => {
     const r = loadSprint(root, { now: NOW })!;
     const bound = r.stories.filter((s) => s.file).map((s) => `${s.key} ${s.fileStatus}`).sort();
     assert.deepEqual(bound, [
@@ -130,25 +133,20 @@ test('story files named from their titles (`1-3-resolve-refs-(ref-pinning).md`, 
     ]);
     const drift = r.problems.filter((p) => p.code === 'story-status-drift' && p.file.endsWith('.md')).map((p) => p.file.replace(/^.*[\\/]/, '')).sort();
     assert.deepEqual(drift, ['1-1-bootstrap-monorepo.md', '1-3-resolve-repository-refs-to-commit-shas-(ref-pinning).md', '2-2-add-⚠️-warning-icon-to-download-action.md']);
-  } finally {
-    fs.rmSync(root, { recursive: true, force: true });
-  }
+  });
 });
 
 test('a file named by its key exactly is the story\'s, not a sibling named from the title (`2-2-Daily Plan.md`); a sprint change proposal named after a story is no story', () => {
   assert.equal(storyKeyFromName('10.4.1-canvas-modification-implementation.sprint-change-proposal.md'), undefined);
-  const root = workspace({
+  inProject({
     '.bmad/bmm/config.yaml': 'project_name: x\nsprint_artifacts: "{project-root}/docs/sprint-artifacts"\n',
     'docs/sprint-artifacts/sprint-status.yaml': 'development_status:\n  epic-2: in-progress\n  2-2-daily-plan-context-window: drafted\n',
     'docs/sprint-artifacts/2-2-daily-plan-context-window.md': '# Story 2.2: Daily Plan Context Window\n\nStatus: drafted\n',
     'docs/sprint-artifacts/2-2-Daily Plan Context Window.md': '# Story 2.2: Daily Plan Context Window\n\nStatus: review\n',
     'docs/stories/2.2.1-context-fix.sprint-change-proposal.md': '# Sprint Change Proposal: context fix\n\n**Status**: Approved\n',
-  }, { prefix: 'wm-h26-', waymark: false });
-  try {
+  }, (root) => {
     const r = loadSprint(root, { now: NOW })!;
     assert.deepEqual(r.stories.filter((s) => s.file).map((s) => `${s.key} ${s.file!.replace(/^.*[\\/]/, '')}`), ['2-2-daily-plan-context-window 2-2-daily-plan-context-window.md']);
     assert.deepEqual(r.problems.filter((p) => p.file.endsWith('proposal.md')), []);
-  } finally {
-    fs.rmSync(root, { recursive: true, force: true });
-  }
+  });
 });

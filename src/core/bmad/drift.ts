@@ -12,7 +12,7 @@ import { relativeInside } from '../store/safePath';
 import { projectPath } from './config';
 import { compareEpicIds, LEDGER_ORDER, ledgerRank, listsStories, normEpicId, numberedStory, storyOrder, unletteredEpicId, type Ledger, type LedgerEntry } from './ledger';
 import { HELD, isStoryStatusWord, keyBeforeSlug, LEVEL1_NAME, normalizeStoryStatus, setAsideStatus, storyKeyFromName, taskOpen, taskProgress, type StoryFile } from './story';
-import { storySlug, type PlannedEpic } from './epics';
+import { slugWords, storySlug, type PlannedEpic } from './epics';
 import type { StoryGate } from './qaGates';
 
 export interface SprintStory {
@@ -249,15 +249,14 @@ export function buildSprint(parts: SprintParts): SprintModel {
   }
   // A file named from the story's title as written (`1-3-resolve-refs-(ref-pinning).md`,
   // `2-2-add-⚠️-warning-icon.md`) is the key BMAD slugs that title to: its letters and digits, the
-  // rest one dash (storySlug's grammar), when no other key slugs the same.
-  const slugged = (k: string) => k.toLowerCase().replace(/[^\p{L}\p{N}_]+/gu, '-').replace(/^-+|-+$/g, '');
+  // rest one dash (epics.ts slugWords, storySlug's grammar), when no other key slugs the same.
   const bySluggedKey = new Map<string, SprintStory | null>();
   for (const st of byKey.values()) {
-    const j = slugged(st.key);
+    const j = slugWords(st.key);
     bySluggedKey.set(j, bySluggedKey.has(j) ? null : st);
   }
   const exactFor = (name: string) => byLowerKey.get(name.toLowerCase()) ?? byJoinedKey.get(joined(name)) ?? undefined;
-  const sluggedFor = (name: string) => (/[^\w.-]/.test(name) ? bySluggedKey.get(slugged(name)) ?? undefined : undefined);
+  const sluggedFor = (name: string) => (/[^\w.-]/.test(name) ? bySluggedKey.get(slugWords(name)) ?? undefined : undefined);
   // Keys numbered past BMAD's epic-story pair (`23-1-1-…` under epic-23, the lettered `6-1-a-…`):
   // a file numbered the same way (`story-23.1.1.md`, `story-6.1a-….md`) is that key's.
   const byFull = new Map<string, SprintStory[]>();
@@ -333,10 +332,10 @@ export function buildSprint(parts: SprintParts): SprintModel {
       // Two plans numbered alike in one ledger (`1-1-bootstrap-monorepo-structure`,
       // `1-1-define-manifest-schema`): the file whose words begin one key's words, or that key's
       // begin the file's (`1-1-bootstrap-monorepo.md`), is that story's.
-      else if (narrowed.length === 0 || narrowed.length > 1) {
-        const own = slugged(keyOfFile(f)).replace(/^(?:story-)?[a-z]*\d+[a-z]?-(?:s(?:tory)?-?)?\d+[a-z]?-/, '');
+      else {
+        const own = slugWords(keyOfFile(f)).replace(/^(?:story-)?[a-z]*\d+[a-z]?-(?:s(?:tory)?-?)?\d+[a-z]?-/, '');
         const words = (narrowed.length ? narrowed : list).filter((x) => {
-          const k = slugged(slugOfKey(x));
+          const k = slugWords(slugOfKey(x));
           return own !== '' && k !== '' && (k === own || k.startsWith(`${own}-`) || own.startsWith(`${k}-`));
         });
         if (words.length === 1) list = words;

@@ -45,10 +45,15 @@ const FENCE = /^\s{0,3}(?:```|~~~)/;
 
 /** BMAD's slug for a story title: lower case, runs of non-word characters to one hyphen, at most 60. */
 export function storySlug(title: string): string {
-  const lower = title.toLowerCase();
+  return slugWords(title).slice(0, 60).replace(/-+$/, '');
+}
+
+/** BMAD's slug of `text` at any length: its letters, digits and `_` in lower case, every other run one `-`. */
+export function slugWords(text: string): string {
+  const lower = text.toLowerCase();
   // An ASCII title (nearly all of them) needs no Unicode tables: the same classes, in ASCII.
   const notSlug = /^[\x00-\x7f]*$/.test(lower) ? /[^a-z0-9_]+/g : /[^\p{L}\p{N}_]+/gu;
-  return lower.replace(notSlug, '-').replace(/^-+|-+$/g, '').slice(0, 60).replace(/-+$/, '');
+  return lower.replace(notSlug, '-').replace(/^-+|-+$/g, '');
 }
 
 /** Parses one epics document (or one shard). Never throws. */

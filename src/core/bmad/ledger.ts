@@ -581,8 +581,7 @@ export function parseLedger(file: string, text: string): Ledger {
       // at the margin below it: `total_stories:`, `notes:`), written as no YAML reader takes it,
       // the entries BMAD's agents read are whole: a warning. In the entries: an error.
       const inHeader = ledger.statusLine >= 0 && line < ledger.statusLine;
-      let blockEnd = -1;
-      if (ledger.statusLine >= 0) for (let i = ledger.statusLine + 1; i < lines.length && blockEnd < 0; i++) if (/^[\w.-]+[ \t]*:(?:[ \t]|$)/.test(lines[i])) blockEnd = i;
+      const blockEnd = ledger.statusLine < 0 ? -1 : lines.findIndex((l, i) => i > ledger.statusLine && /^[\w.-]+[ \t]*:(?:[ \t]|$)/.test(l));
       const inTrailer = blockEnd >= 0 && line >= blockEnd;
       const why = err.message.split('\n')[0].replace(/[\s:.]+$/, '');
       ledger.problems.push({ file, range: range(line, 0, lines[line]?.length ?? 0), severity: inHeader || inTrailer ? 'warning' : 'error', code: 'ledger-yaml', message: inHeader || inTrailer

@@ -207,17 +207,17 @@ export function parseQaGate(file: string, text: string, now: Date): StoryGate {
   const gateMap = mapping(d.gate);
   // The first of the places a verdict is kept that holds one: a `gate:` naming a stage of the review
   // (`gate: "IMPLEMENTATION_REVIEW"`) does not hide the `gate_status: "CONDITIONAL_PASS"` below it.
+  // (Only the first two places can hold a word that is no verdict; the others answer verdicts only.)
   const own = verdictWord(gateMap ? gateMap.status ?? gateMap.verdict ?? gateMap.decision : d.gate);
-  const verdict = [
-    () => own,
-    () => verdictWord(mapping(d.decision)?.status),
-    () => VERDICT_KEYS.map((k) => verdictWord(d[k])).find(isVerdict),
-    () => namedVerdict(d),
-    () => Object.entries(d).filter(([k]) => OVERALL_KEY.test(k)).map(([, v]) => verdictWord(v)).find(isVerdict),
-    () => nestedVerdict(d),
-  ].reduce<string | undefined>((found, next) => (isVerdict(found) ? found : next() ?? found), undefined);
+  const decided = verdictWord(mapping(d.decision)?.status);
+  const verdict = [own, decided].find(isVerdict)
+    ?? VERDICT_KEYS.map((k) => verdictWord(d[k])).find(isVerdict)
+    ?? namedVerdict(d)
+    ?? Object.entries(d).filter(([k]) => OVERALL_KEY.test(k)).map(([, v]) => verdictWord(v)).find(isVerdict)
+    ?? nestedVerdict(d);
+  const said = own ?? decided;
   if (isVerdict(verdict)) g.verdict = verdict;
-  else g.error = own ?? verdict ? `gate ${quoted((own ?? verdict)!)} is not PASS, CONCERNS, FAIL or WAIVED` : 'no gate: key';
+  else g.error = said ? `gate ${quoted(said)} is not PASS, CONCERNS, FAIL or WAIVED` : 'no gate: key';
   const sid = storyIdOf(str(d.story) ?? str(gateMap?.story));
   if (sid) Object.assign(g, sid);
   g.reason = str(d.status_reason);
