@@ -17,6 +17,7 @@ const readTextIfRegular = recordingRead;
 const isDirectory = (p: string) => recordingProbe(p, 'd');
 import { compareText } from '../model/text';
 import { listsWork, parseLedger } from './ledger';
+import { storyKeyFromName } from './story';
 
 /** Which install generation the config came from. */
 export type BmadLayout = 'v6' | 'v6-toml' | 'v6-beta' | 'alpha' | 'v4' | 'skills' | 'none';
@@ -202,8 +203,24 @@ function searchBmadProjects(absRoot: string, configured: string | undefined, max
   // Installs below the root (an old one kept in `v4-backup/`, a module's) leave the root's own
   // ledger-only project standing: its sprint-status.yaml where BMAD's default folders put it, when
   // it lists work by the rule that chooses a project's ledger (ledger.ts listsWork).
-  if (found.length && ROOT_LEDGERS.some((rel) => rootLedgerListsWork(path.join(absRoot, rel)))) return [absRoot, ...found.sort()];
+  // Its story files likewise: a v4 team keeps `docs/stories/` at the root it works from, whatever
+  // folder an install was copied into (`infrastructure/.bmad-core`).
+  if (found.length && (ROOT_LEDGERS.some((rel) => rootLedgerListsWork(path.join(absRoot, rel))) || ROOT_STORY_DIRS.some((rel) => holdsStoryFiles(path.join(absRoot, rel))))) return [absRoot, ...found.sort()];
   return found.sort();
+}
+
+/** Where a project with no install at its root keeps its story files (v4's `devStoryLocation`, v6 beta's sprint artifacts). */
+const ROOT_STORY_DIRS = ['docs/stories', 'docs/sprint-artifacts'];
+
+/** Whether a folder holds a Markdown file named as BMAD names story files (`1.1.story.md`, `2-3-login.md`). */
+function holdsStoryFiles(dir: string): boolean {
+  let entries: fs.Dirent[];
+  try {
+    entries = recordingList(dir);
+  } catch {
+    return false;
+  }
+  return entries.some((e) => e.isFile() && /\.md$/i.test(e.name) && storyKeyFromName(e.name) !== undefined);
 }
 
 function rootLedgerListsWork(file: string): boolean {

@@ -463,7 +463,8 @@ class StoryReader {
     const heading = title === h[2] ? line : `${h[1]} ${title}`;
     const shift = title === h[2] ? 0 : line.indexOf(title, h[1].length) - (h[1].length + 1);
     if (s.title === undefined) {
-      const t = TITLE.exec(line);
+      // (Its decoration left out: `# 📝 Story 7.1: Hero` is story 7.1's title.)
+      const t = TITLE.exec(heading);
       if (t) {
         s.title = t[4] || undefined;
         s.titleLine = i;

@@ -231,8 +231,8 @@ function namesBmadMethodFile(data: Record<string, unknown>): boolean {
 /** An unfilled template variable as BMAD's templates write them: `{{project_name}}`. */
 const PLACEHOLDER = /^\s*\{\{\s*[\w.-]+\s*\}\}\s*$/;
 
-/** BMAD's own template variables, unfilled, in a document's text. */
-const BODY_PLACEHOLDER = /\{\{\s*(?:project_name|user_name|date)\s*\}\}/;
+/** BMAD's own template variables, unfilled, in a document's text (`{{project_name}}`; a 6.x skill's `{project_name}`). */
+const BODY_PLACEHOLDER = /\{\{\s*(?:project_name|user_name|date)\s*\}\}|\{(?:project_name|user_name)\}/;
 
 /**
  * A BMAD template (a workflow's `data/*-template.md`, copied and filled in when the workflow
@@ -248,7 +248,8 @@ export function isBmadTemplate(file: string, data: Record<string, unknown>, body
   if (BODY_PLACEHOLDER.test(body.slice(0, 4096))) return true;
   const parts = file.split(/[\\/]/);
   const name = parts[parts.length - 1].toLowerCase();
-  return /(^|[-_.])template\.(md|markdown)$/.test(name) && parts.slice(0, -1).some((p) => p === 'workflows' || p === 'templates');
+  // (A 6.x skill keeps its templates in its `assets/`.)
+  return /(^|[-_.])template\.(md|markdown)$/.test(name) && parts.slice(0, -1).some((p) => p === 'workflows' || p === 'templates' || p === 'assets');
 }
 
 /**
