@@ -891,7 +891,7 @@ function artifactsOf(repo, folders, broken = []) {
   const seen = new Set();
   for (const d of dirs) {
     if (!isDir(d)) continue;
-    for (const f of walk(d, 4, [], (n) => n.toLowerCase().endsWith('.md'))) {
+    for (const f of walk(d, 8, [], (n) => n.toLowerCase().endsWith('.md'))) {
       if (seen.has(f)) continue;
       seen.add(f);
       const r = rel(repo, f);

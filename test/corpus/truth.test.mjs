@@ -539,3 +539,13 @@ test('held-out round 26: an output folder named like an install (`docs/bmad/`, n
   });
   assert.deepEqual(truthFor(alpha).projects.flatMap((p) => p.stories.map((s) => s.key)), ['1-1-a']);
 });
+
+test('held-out round 27: a step-tracked artifact deep in an output folder (a production\'s scene, five folders down) is counted', () => {
+  const dir = project({
+    '_bmad/_config/manifest.yaml': 'installation:\n  version: 6.3.0\n',
+    '_bmad/bmm/config.yaml': 'output_folder: "{project-root}/_bmad-output"\n',
+    '_bmad-output/cpm-projects/Film/Production/Scenes/Scene_01/scene-brief.md': "---\nstepsCompleted: ['step-01-init']\nstatus: not-started\n---\n\n# Scene 01\n",
+  });
+  const files = truthFor(dir).projects.flatMap((p) => p.artifacts.map((a) => a.file));
+  assert.deepEqual(files, ['_bmad-output/cpm-projects/Film/Production/Scenes/Scene_01/scene-brief.md']);
+});

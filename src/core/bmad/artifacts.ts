@@ -23,6 +23,30 @@ export interface BmadCatalog {
   projects?: { root: string; outputFolders: string[] }[];
   /** What the installs declare about their workflows, installed or not (help catalogs, manifests). */
   declared?: DeclaredWorkflows;
+  /** The shapes of the templates a skill keeps in its `assets/` or `templates/` folder: an artifact it wrote carries them (identify.ts). */
+  skillTemplates?: SkillTemplate[];
+}
+
+/**
+ * A skill template's shape: the frontmatter keys of its own it writes (keys most documents carry
+ * left out) and its title as a pattern, its variables as wildcards (`Show Bible: {Show Title}`).
+ */
+export interface SkillTemplate { skill: string; file: string; keys: string[]; title?: string }
+
+/** Frontmatter keys most documents carry: they tell no template from another. */
+const COMMON_KEYS = new Set(['status', 'date', 'created', 'updated', 'lastmodified', 'last_modified', 'last_updated', 'title', 'author', 'version', 'project', 'project_name', 'user_name', 'stepscompleted', 'laststep', 'workflowtype', 'inputdocuments', 'name', 'description', 'type', 'id', 'tags']);
+
+/** A template's shape from its text; undefined when it has none that tells it apart. */
+export function skillTemplateShape(skill: string, file: string, text: string): SkillTemplate | undefined {
+  const fm = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
+  const keys = fm ? [...fm[1].matchAll(/^([A-Za-z_][\w-]*)[ \t]*:/gm)].map((m) => m[1]).filter((k) => !COMMON_KEYS.has(k.toLowerCase())) : [];
+  const h1 = /^[ \t]{0,3}#[ \t]+(.+?)[ \t#]*$/m.exec(fm ? text.slice(fm[0].length) : text)?.[1];
+  // A title with the template's variables in it and words of its own.
+  const parts = h1?.split(/(\{\{?[^{}]+\}\}?)/) ?? [];
+  const title = parts.length > 1 && /\p{L}{3}/u.test(parts.filter((_, i) => i % 2 === 0).join(''))
+    ? `^${parts.map((x, i) => (i % 2 ? '.+' : x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('')}$`
+    : undefined;
+  return keys.length >= 2 || title ? { skill, file, keys, title } : undefined;
 }
 
 export const emptyBmadCatalog = (): BmadCatalog => ({ byName: new Map(), workflows: [] });
@@ -193,6 +217,16 @@ function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: boolean, l
           catalog.workflows.push(wf);
           if (!catalog.byName.has(wf.name.toLowerCase())) catalog.byName.set(wf.name.toLowerCase(), wf);
         }
+      }
+    }
+    if (skills && depth === 2 && (dir.endsWith(`${path.sep}assets`) || dir.endsWith(`${path.sep}templates`))) {
+      const skill = path.basename(path.dirname(dir));
+      for (const e of entries) {
+        if (!e.isFile() || !/template\.md$/i.test(e.name)) continue;
+        const file = entryPath(dir, normal, e.name);
+        const text = readHead(file, 16 * 1024);
+        const shape = text === undefined ? undefined : skillTemplateShape(skill, file, text);
+        if (shape) (catalog.skillTemplates ??= []).push(shape);
       }
     }
     for (const s of subdirs) {

@@ -51,6 +51,20 @@ export function identifyArtifact(file: string, data: Record<string, unknown>, ca
       if (n && (!best || n > best.n)) best = { wf, n };
     }
     if (best && best.n * 2 >= ids.length) return { workflow: best.wf, by: 'steps', detail: `${best.n} of ${ids.length} recorded steps` };
+    // A workflow renumbers its steps between releases (`step-05-agents` became `step-04-agents`):
+    // the words after the number still name them, when one workflow alone holds most of them.
+    const words = ids.map(stepWords);
+    let first: { wf: BmadWorkflow; n: number } | undefined;
+    let second = 0;
+    for (const wf of catalog.workflows) {
+      const own = new Set([...wf.steps.map((s) => stepWords(s.id)), ...Object.values(wf.modeSteps ?? {}).flat().map((s) => stepWords(s.id))]);
+      const n = words.filter((w) => w !== '' && own.has(w)).length;
+      if (first === undefined || n > first.n) {
+        second = first?.n ?? 0;
+        first = { wf, n };
+      } else if (n > second) second = n;
+    }
+    if (first && first.n * 2 >= ids.length && first.n > second) return { workflow: first.wf, by: 'steps', detail: `${first.n} of ${ids.length} recorded steps by name` };
   }
   // The frontmatter only one workflow's template writes (quick-spec's `files_to_modify`, `code_patterns`…).
   const shaped = templateWorkflowOf(data);
@@ -58,7 +72,38 @@ export function identifyArtifact(file: string, data: Record<string, unknown>, ca
   if (installed) return { workflow: installed, by: 'template', detail: "template's frontmatter keys" };
   // Not installed here: what the install declares, then the names BMAD's releases give their outputs,
   // then the workflow the file names itself.
-  return knownBmadWorkflowOf(file, data, catalog.declared) ?? selfDeclaredWorkflowOf(file, data, catalog.projects) ?? contentIdentified(data, catalog, text) ?? {};
+  return knownBmadWorkflowOf(file, data, catalog.declared) ?? selfDeclaredWorkflowOf(file, data, catalog.projects) ?? contentIdentified(data, catalog, text) ?? skillTemplateIdentified(data, catalog, text) ?? {};
+}
+
+/** The catalog's skill template titles, compiled once a catalog. */
+const titlesOf = new WeakMap<BmadCatalog, (RegExp | undefined)[]>();
+
+/**
+ * The installed skill whose template an artifact was made from: every frontmatter key of its own
+ * the template writes (two or more: `characterName`, `assetID`), or its title with the template's
+ * variables filled in (`# Show Bible: {Show Title}` → `# Show Bible: The Second Receipt`); one
+ * skill only. Named as the install lists it (a skill with no step files: its steps cannot be checked).
+ */
+function skillTemplateIdentified(data: Record<string, unknown>, catalog: BmadCatalog, text: string | undefined): { workflow: BmadWorkflow; by: IdentifiedBy; detail: string } | undefined {
+  if (!catalog.skillTemplates?.length || !recordsProgress(data)) return undefined;
+  const own = new Set(Object.keys(data));
+  const body = text?.replace(/^\uFEFF?---\r?\n[\s\S]*?\r?\n---[ \t]*(?:\r?\n|$)/, '');
+  const title = body ? /^[ \t]{0,3}#[ \t]+(.+?)[ \t#]*$/m.exec(body)?.[1] : undefined;
+  let titles = titlesOf.get(catalog);
+  if (!titles) titlesOf.set(catalog, (titles = catalog.skillTemplates.map((t) => (t.title ? new RegExp(t.title, 'iu') : undefined))));
+  const hits = new Map<string, string>();
+  catalog.skillTemplates.forEach((t, i) => {
+    if (t.keys.length >= 2 && t.keys.every((k) => own.has(k))) hits.set(t.skill, `its frontmatter keys ${t.keys.slice(0, 3).map((k) => `'${k}'`).join(', ')}, as the ${t.skill} skill's template writes them`);
+    else if (title !== undefined && titles![i]?.test(title)) hits.set(t.skill, `its title '${title.slice(0, 60)}', as the ${t.skill} skill's template writes it`);
+  });
+  if (hits.size !== 1) return undefined;
+  const [[skill, how]] = [...hits];
+  return knownByName(skill, how, catalog.declared);
+}
+
+/** A step id's words, its number and a note after it left out: `step-05-agents (skipped)`, `step-e-02-review` → `agents`, `review`. */
+function stepWords(id: string): string {
+  return id.replace(/\s*\(.*$/, '').toLowerCase().replace(/^step-/, '').replace(/^(?:[a-z]-)?\d+[a-z]?-/, '');
 }
 
 /** The workflow a step-tracked artifact's title or headings name: the installed one, else the one BMAD's releases know (not installed here). */

@@ -97,7 +97,7 @@ interface StoredAnswer {
  */
 function catalogDigest(ctx: WorkspaceContext): string {
   // Each field of the catalog is in the fingerprint or here: a new field fails to compile until placed.
-  const placed: Record<keyof BmadCatalog, 'fingerprint' | 'digest'> = { byName: 'fingerprint', workflows: 'fingerprint', patterns: 'digest', methodDirs: 'digest', manifestNames: 'digest', declared: 'digest', projects: 'digest' };
+  const placed: Record<keyof BmadCatalog, 'fingerprint' | 'digest'> = { byName: 'fingerprint', workflows: 'fingerprint', patterns: 'digest', methodDirs: 'digest', manifestNames: 'digest', declared: 'digest', projects: 'digest', skillTemplates: 'digest' };
   void placed;
   const b = ctx.bmad;
   const parts = [
@@ -106,6 +106,7 @@ function catalogDigest(ctx: WorkspaceContext): string {
     [...(b.manifestNames ?? [])],
     b.declared ? [[...b.declared.names], b.declared.outputs.map((o) => [String(o.re), o.name, o.source])] : [],
     b.projects ?? [],
+    (b.skillTemplates ?? []).map((t) => [t.skill, t.file, t.keys, t.title ?? '']),
   ];
   return textFingerprint(JSON.stringify(parts));
 }
