@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { CLI, tempDir } from './gitHelpers';
+import { blobId, parseStatusV2 } from '../../src/core/project/gitVerdict';
 
 function wf(id: string, status: string, body = ''): string {
   return `---\nworkflow: ${id}\nstatus: ${status}\nstepsCompleted: []\n---\n# ${id}\n${body}`;
@@ -125,5 +126,41 @@ describe('validate keeps what git said of changed in-progress files (gitVerdict.
     assert.ok(c.started > 0, 'no verdict proof where attributes may apply');
     assert.equal(c.last['a/one.md'], '2026-02-09T10:00:00.000Z');
     fs.rmSync(bin, { recursive: true, force: true });
+  });
+});
+
+describe('git status --porcelain=v2 -z as gitVerdict.ts reads it', () => {
+  test('staged, renamed, unmerged and untracked files are dirty; a working-tree change names its index blob; a submodule and an ignored file have no verdict', () => {
+    const hH = 'a'.repeat(40), hI = 'b'.repeat(40);
+    const out = [
+      `1 M. N... 100644 100644 100644 ${hH} ${hI} staged.md`,
+      `1 .M N... 100644 100644 100644 ${hH} ${hI} with space.md`,
+      `2 R. N... 100644 100644 100644 ${hH} ${hI} R100 docs/new.md`,
+      'docs/old.md',
+      `u UU N... 100644 100644 100644 100644 ${hH} ${hI} ${hH} conflict.md`,
+      '? sub/untracked.md',
+      `1 .M SC.. 160000 160000 160000 ${hH} ${hI} module`,
+      '! ignored.md',
+      '',
+    ].join('\0');
+    assert.deepStrictEqual(Object.fromEntries(parseStatusV2(out)), {
+      'staged.md': 'dirty',
+      'with space.md': hI,
+      'new.md': 'dirty',
+      'conflict.md': 'dirty',
+      'untracked.md': 'dirty',
+      module: undefined,
+      'ignored.md': undefined,
+    });
+  });
+
+  test("a blob id is git's own (git hash-object)", () => {
+    const dir = tempDir('wm-verdict-blob-');
+    for (const text of ['', 'a\n', '# Story\n\nStatus: in-progress\n'.repeat(300)]) {
+      const f = path.join(dir, 'x.md');
+      fs.writeFileSync(f, text);
+      const want = spawnSync('git', ['hash-object', '--no-filters', f], { encoding: 'utf8' }).stdout.trim();
+      assert.equal(blobId(Buffer.from(text), 'c'.repeat(40)), want);
+    }
   });
 });

@@ -75,8 +75,6 @@ export interface GitPlaces {
   common: string;
 }
 
-const answers = new Map<string, boolean>();
-
 /**
  * True when git's clean step (what `git status` compares) is sure to leave a file's bytes alone:
  * no attributes file could give it a filter, an eol, `ident` or an encoding (the work tree's
@@ -89,12 +87,8 @@ export function cleanKeepsBytes(repo: GitPlaces, file: string): boolean {
   if (process.platform === 'win32' || process.platform === 'darwin') return false;
   const env = process.env;
   if (env.GIT_DIR || env.GIT_WORK_TREE || env.GIT_INDEX_FILE || env.GIT_CONFIG_PARAMETERS || env.GIT_CONFIG_COUNT || env.GIT_ATTR_SOURCE) return false;
-  const dir = path.dirname(file);
-  const known = answers.get(dir);
-  if (known !== undefined) return known;
-  const answer = noAttributesAlong(repo.workTree, dir) && repositoryKeepsBytes(repo);
-  answers.set(dir, answer);
-  return answer;
+  // Read again on every call (a few stats): a long-lived process sees an attributes file added later.
+  return noAttributesAlong(repo.workTree, path.dirname(file)) && repositoryKeepsBytes(repo);
 }
 
 function noAttributesAlong(top: string, dir: string): boolean {
@@ -109,11 +103,7 @@ function noAttributesAlong(top: string, dir: string): boolean {
   return true;
 }
 
-const byRepository = new Map<string, boolean>();
-
 function repositoryKeepsBytes(repo: GitPlaces): boolean {
-  const known = byRepository.get(repo.gitDir);
-  if (known !== undefined) return known;
   const env = process.env;
   const home = env.HOME || os.homedir();
   const xdg = env.XDG_CONFIG_HOME || path.join(home, '.config');
@@ -134,21 +124,19 @@ function repositoryKeepsBytes(repo: GitPlaces): boolean {
     path.join(xdg, 'git', 'attributes'),
     ...prefixes.map((p) => path.join(p, 'gitattributes')),
   ];
-  let answer = !attributes.some((f) => fs.existsSync(f));
-  for (const f of answer ? configs : []) {
+  if (attributes.some((f) => fs.existsSync(f))) return false;
+  for (const f of configs) {
     let text: string;
     try {
       text = fs.readFileSync(f, 'utf8');
-    } catch {
-      continue; // no such configuration
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') continue; // no such configuration
+      return false; // one that cannot be read here may still say something to git
     }
-    if (/attributesfile|\[\s*include/i.test(text)) {
-      answer = false;
-      break;
-    }
+    if (/attributesfile|\[\s*include/i.test(text)) return false;
   }
-  byRepository.set(repo.gitDir, answer);
-  return answer;
+  return true;
 }
 
 /** The install folders of the `git` programs on PATH (their real paths' grandparents): their `etc` holds the system files. */

@@ -493,6 +493,7 @@ export class WarmProjectView {
       } else if (!verdict && stamp === kept[0]) {
         this.fileActivity.set(f, kept[1]);
         this.activityStamps.set(f, stamp);
+        this.activityVerdicts.delete(f);
       } else left.push(f);
     }
     if (changed.length) this.learnFileActivity(changed, new Map(), workflows);
