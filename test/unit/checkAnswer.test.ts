@@ -428,7 +428,7 @@ describe("validate keeps what git answered for in-progress files (the stored ans
       assert.equal(first.reused, false);
       assert.ok(runs() > 0, 'the first check asks git');
       assert.equal(lastOf(first).get('one.md'), '2026-02-01T10:00:00.000Z', JSON.stringify(first.problems));
-      const stored = JSON.parse(fs.readFileSync(path.join(root, '.waymark/cache/check-answer.json'), 'utf8')) as { activity?: { files: unknown[] } };
+      const stored = JSON.parse(fs.readFileSync(path.join(root, '.waymark/cache/check-activity.json'), 'utf8')) as { activity?: { files: unknown[] } };
       assert.equal(stored.activity?.files.length, 3, 'each in-progress file is kept');
 
       // A file that is not in progress changes: the answer is computed again, git is not asked.

@@ -9,6 +9,7 @@ import { defaultWorkspaceContext, loadWorkspaceContext, globToRegExp } from '../
 import { configSchemaForTests, defaultConfig, parseConfigText } from '../../src/core/model/config';
 import { computeStateHash, sha256 } from '../../src/core/model/hash';
 import { sha256Js } from '../../src/core/model/sha256';
+import { sha1Js } from '../../src/core/model/sha1';
 import { createHash, randomBytes } from 'node:crypto';
 import { gateFilePath, readGate, parseGateText } from '../../src/core/model/gates';
 import { loadDefinitions } from '../../src/core/model/definitions';
@@ -110,6 +111,18 @@ describe('dialects normalize into one model', () => {
 });
 
 describe('state hash', () => {
+  test('the JavaScript SHA-1 gives node:crypto\'s answer at every length around its block and padding edges, and on random bytes', () => {
+    const native = (b: Uint8Array) => createHash('sha1').update(b).digest('hex');
+    assert.equal(sha1Js(new Uint8Array(0)), 'da39a3ee5e6b4b0d3255bfef95601890afd80709');
+    for (let n = 0; n <= 300; n++) {
+      const b = randomBytes(n);
+      assert.equal(sha1Js(b), native(b), `${n} bytes`);
+    }
+    for (const n of [1000, 4095, 4096, 4097, 70_000]) {
+      const b = randomBytes(n);
+      assert.equal(sha1Js(b), native(b), `${n} bytes`);
+    }
+  });
   test('the JavaScript SHA-256 gives node:crypto\'s answer at every length around its block and padding edges, and on random bytes', () => {
     const native = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
     assert.equal(sha256Js(new Uint8Array(0)), 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');

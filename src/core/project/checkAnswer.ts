@@ -34,8 +34,14 @@ import { cacheFilesEnabled, inputsHold, settledWhenRecorded, startRecording, typ
 import { historyFilesOf, newestInStamp, projectInputsStamp, WarmProjectView, type KeptActivity } from './loadProject';
 import { stalledProblem, type Stalled } from './frontier';
 
-const ANSWER_FORMAT = 2;
+const ANSWER_FORMAT = 3;
 export const CHECK_ANSWER_FILE = `${SCAN_INDEX_DIR}/check-answer.json`;
+/**
+ * What git answered for the in-progress files (WarmProjectView `keptActivity`), kept apart from the
+ * answer: it is written by a check whose answer cannot be stored (a file changed within the racy
+ * window: the run right after an edit), so the next check after an edit starts no git either.
+ */
+export const CHECK_ACTIVITY_FILE = `${SCAN_INDEX_DIR}/check-activity.json`;
 
 /** validate's answer over one whole workspace folder. */
 export interface WorkspaceCheck {
@@ -86,8 +92,37 @@ interface StoredAnswer {
   /** The stalled warnings that name an idle time: where in `problems`, and what they are computed from again. */
   stalled: { i: number; file: string; last: NonNullable<Stalled['last']>; thresholdMs: number; kind: Stalled['kind'] }[];
   skipped: [unknown, unknown];
-  /** What git answered for the in-progress files (WarmProjectView `keptActivity`): a check after a change asks git only about what moved. */
-  activity?: KeptActivity;
+}
+
+/** CHECK_ACTIVITY_FILE's content. */
+interface StoredActivity {
+  format: number;
+  code: string;
+  root: string;
+  activity: KeptActivity;
+}
+
+/** The kept activity of `root` as stored by this build; undefined when there is none. */
+function readActivity(root: string): { text: string; kept: KeptActivity } | undefined {
+  try {
+    const text = fs.readFileSync(path.join(root, CHECK_ACTIVITY_FILE), 'utf8');
+    const a = JSON.parse(text) as StoredActivity | null;
+    if (!a || a.format !== ANSWER_FORMAT || a.code !== codeFingerprint() || a.root !== root || !a.activity || a.activity.root !== root) return undefined;
+    return { text, kept: a.activity };
+  } catch {
+    return undefined; // none stored, or not this build's
+  }
+}
+
+/** Stores `activity` unless `before` (the text read) says the same. */
+function writeActivity(root: string, activity: KeptActivity, before: string | undefined): void {
+  const text = JSON.stringify({ format: ANSWER_FORMAT, code: codeFingerprint(), root, activity } satisfies StoredActivity);
+  if (text === before) return;
+  try {
+    if (ensureCacheDir(root)) writeFileAtomic(path.join(root, CHECK_ACTIVITY_FILE), text, { root, durable: false, replaceLink: true });
+  } catch {
+    // A read-only workspace: git is asked again next time.
+  }
 }
 
 /**
@@ -193,8 +228,9 @@ export async function checkWorkspace(root: string, opts: CheckWorkspaceOptions):
     const hit = reuse(before, absRoot, ctx, loaded.problems, now);
     if (hit) return hit;
   }
-  // What git answered for the in-progress files then, from an answer of this build (its format and code).
-  const kept = before && before.format === ANSWER_FORMAT && before.code === codeFingerprint() && before.root === absRoot && before.activity ? [before.activity] : undefined;
+  // What git answered for the in-progress files in an earlier check (of this build).
+  const keptBefore = useAnswer ? readActivity(absRoot) : undefined;
+  const kept = keptBefore ? [keptBefore.kept] : undefined;
   const start = Date.now();
   const historyDir = ctx.config.history.dir;
   // The view reads the folder's configuration through the core: the context loaded above, when
@@ -217,7 +253,10 @@ export async function checkWorkspace(root: string, opts: CheckWorkspaceOptions):
     const states = res.workflows;
     const problems = [...loaded.problems, ...res.problems, ...states.flatMap((w) => w.problems), ...res.crossProblems, ...view.frontier.problems];
     const answer: WorkspaceCheck = { files: res.files, workflows: states.length, problems, skipped: res.skipped, reused: false };
-    const stored = useAnswer && !!bmad && storeAnswer({ absRoot, ctx, loaded, now, start, historyDir, core, res, fileKeys, view, warm, problems, bmad, racyWindowMs: opts.racyWindowMs });
+    const stored = useAnswer && !!bmad && storeAnswer({ absRoot, ctx, loaded, now, start, historyDir, core, res, fileKeys, view, problems, bmad, racyWindowMs: opts.racyWindowMs });
+    // Kept whether or not the answer was stored (it depends on git's files and the in-progress files alone).
+    const activity = useAnswer ? warm.keptActivity(absRoot, start - (opts.racyWindowMs ?? RACY_WINDOW_MS)) : undefined;
+    if (activity) writeActivity(absRoot, activity, keptBefore?.text);
     // The scan index spares a later full check the parse of every unchanged file. The first check
     // of a folder whose answer was stored skips it: the next run is answered from the answer, and
     // a one-off check (CI, a fresh clone) never reads it. A folder checked again after a change
@@ -240,7 +279,6 @@ interface StoreInputs {
   res: Awaited<ReturnType<typeof scanRoots>>;
   fileKeys: Map<string, FileKey>;
   view: Awaited<ReturnType<WarmProjectView['view']>>;
-  warm: WarmProjectView;
   problems: Problem[];
   bmad: RecordedInputs;
   racyWindowMs?: number;
@@ -307,7 +345,6 @@ function storeAnswer(x: StoreInputs): boolean {
     problems: encodeValue(problems) as [unknown, unknown],
     stalled,
     skipped: encodeValue(res.skipped) as [unknown, unknown],
-    activity: x.warm.keptActivity(absRoot, racySince),
   };
   try {
     if (!ensureCacheDir(absRoot)) return false;

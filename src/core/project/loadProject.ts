@@ -20,6 +20,7 @@ import { buildRegistry, updateRegistry, type ProjectItem, type ProjectRegistry }
 import { readTicketTree } from '../bmad/tree/reader';
 import type { TicketTree } from '../bmad/tree/types';
 import { isArchivedSprint } from './migratedSprint';
+import { parseStatusV2, stillDirty, type GitPlaces, type GitVerdict } from './gitVerdict';
 import { computeFrontier, updateFrontier, DEFAULT_STALLED, type Activity, type Frontier, type FrontierInput, type StalledThresholds } from './frontier';
 
 export interface ProjectView {
@@ -83,7 +84,12 @@ export interface KeptActivity {
   root: string;
   /** `gitStamp` of the folder, with GIT_DIR and GIT_WORK_TREE (they point git elsewhere). */
   git: string;
-  files: [file: string, stamp: string, activity: Activity | null][];
+  /**
+   * Per file: its stamp and activity (taken over while the stamp reads the same), or, when git said
+   * it has local changes, its verdict (gitVerdict.ts: its activity is its file time while that holds;
+   * the stamp then only spares a re-read, '' when it was within the racy window, the activity null).
+   */
+  files: [file: string, stamp: string, activity: Activity | null, verdict?: GitVerdict][];
 }
 
 /** A folder's git stamp as kept activity names it: git's files, and where the environment points git. */
@@ -118,6 +124,7 @@ interface GitFiles {
   head: string;
   headStamp: string;
   others: string[];
+  places: GitPlaces;
 }
 
 const WORKFLOW_FILE = /\.workflow\.md$/i;
@@ -159,6 +166,8 @@ export class WarmProjectView {
   private readonly fileActivity = new Map<string, Activity | null>();
   /** Per file whose activity git was asked for (or taken over from `kept`): its stamp just before. */
   private readonly activityStamps = new Map<string, string>();
+  /** Per such file for which git said it has local changes: what it said (gitVerdict.ts). */
+  private readonly activityVerdicts = new Map<string, GitVerdict>();
   private readonly historyActivity = new Map<string, Activity | null>();
   private readonly dirtySprint = new Set<string>();
   private all = true;
@@ -401,15 +410,20 @@ export class WarmProjectView {
     let unknown = working.map((i) => i.file!).filter((f) => !this.fileActivity.has(f));
     // git is asked about at most MAX_GIT_FILES in-progress files in all; beyond that, file times.
     const askGit = git && working.length <= MAX_GIT_FILES;
-    if (unknown.length && askGit && this.options.kept?.length) unknown = this.takeKept(unknown);
+    if (unknown.length && askGit && this.options.kept?.length) unknown = this.takeKept(unknown, scan.workflows);
     if (unknown.length) {
       // Each file's stamp before git is asked: a change after it shows as another stamp next time.
       for (const f of unknown) {
         if (askGit) this.activityStamps.set(f, stampOf(f));
         else this.activityStamps.delete(f);
       }
-      const committed = !askGit ? new Map<string, Activity>() : await lastCommits(unknown);
-      this.learnFileActivity(unknown, committed, scan.workflows);
+      const asked = !askGit ? undefined : await lastCommits(unknown);
+      for (const f of unknown) {
+        const v = asked?.verdicts.get(f);
+        if (v) this.activityVerdicts.set(f, v);
+        else this.activityVerdicts.delete(f);
+      }
+      this.learnFileActivity(unknown, asked?.committed ?? new Map<string, Activity>(), scan.workflows);
     }
     this.fileAndHistoryActivity(working, activity, historyDirs);
     let validUntil = now.getTime() + (this.options.maxAgeMs ?? 60_000);
@@ -454,24 +468,35 @@ export class WarmProjectView {
    * Takes over the kept activity of the in-progress files whose folder's git files and own stamp
    * read as when git was asked; gives back the files git must still be asked about.
    */
-  private takeKept(unknown: string[]): string[] {
+  private takeKept(unknown: string[], workflows: readonly WorkflowState[]): string[] {
     const roots = [...this.roots.keys()];
-    const byRoot = new Map<string, Map<string, [string, Activity | null]>>();
+    const byRoot = new Map<string, Map<string, [string, Activity | null, GitVerdict | undefined]>>();
     for (const k of this.options.kept ?? []) {
       const r = this.roots.get(k.root);
       if (!r || !r.gitStamp || k.git !== keptGitKey(r.gitStamp) || !Array.isArray(k.files)) continue;
-      byRoot.set(k.root, new Map(k.files.map(([f, stamp, a]) => [f, [stamp, a]])));
+      byRoot.set(k.root, new Map(k.files.map(([f, stamp, a, v]) => [f, [stamp, a, typeof v === 'string' && v ? v : undefined]])));
     }
     const left: string[] = [];
+    // Files git said have local changes that still have them: their file time, as git's answer would give.
+    const changed: string[] = [];
     for (const f of unknown) {
       const root = rootAmongKnown(roots, f);
       const kept = root ? byRoot.get(root)?.get(f) : undefined;
       const stamp = kept && root && inRootRepository(root, f) ? stampOf(f) : undefined;
-      if (kept && stamp !== '-' && stamp === kept[0]) {
+      const verdict = kept?.[2];
+      const places = root ? this.roots.get(root)?.git?.places : undefined;
+      if (!kept || stamp === undefined || stamp === '-') left.push(f);
+      else if (verdict && places && (stamp === kept[0] || stillDirty(verdict, f, places))) {
+        changed.push(f);
+        this.activityStamps.set(f, stamp);
+        this.activityVerdicts.set(f, verdict);
+      } else if (!verdict && stamp === kept[0]) {
         this.fileActivity.set(f, kept[1]);
         this.activityStamps.set(f, stamp);
+        this.activityVerdicts.delete(f);
       } else left.push(f);
     }
+    if (changed.length) this.learnFileActivity(changed, new Map(), workflows);
     return left;
   }
 
@@ -489,8 +514,13 @@ export class WarmProjectView {
       if (item.state !== 'in_progress' || !item.file || rootAmongKnown(roots, item.file) !== root || !inRootRepository(root, item.file)) continue;
       const stamp = this.activityStamps.get(item.file);
       const a = this.fileActivity.get(item.file);
-      if (stamp === undefined || stamp === '-' || a === undefined || newestInStamp(stamp) >= since) continue;
-      files.push([item.file, stamp, a]);
+      if (stamp === undefined || stamp === '-' || a === undefined) continue;
+      const verdict = this.activityVerdicts.get(item.file);
+      const settled = newestInStamp(stamp) < since;
+      // A verdict holds by git's files alone (its bytes checked again when it names a blob): kept
+      // for a file changed within the racy window too, whose stamp then proves nothing.
+      if (verdict) files.push([item.file, settled ? stamp : '', null, verdict]);
+      else if (settled) files.push([item.file, stamp, a]);
     }
     return files.length ? { root, git: keptGitKey(r.gitStamp), files } : undefined;
   }
@@ -614,7 +644,7 @@ function gitFiles(root: string): GitFiles | undefined {
     } catch {
       // not a linked worktree: the git folder is the common one
     }
-    return { head, headStamp, others: [...(ref ? [path.join(common, ref)] : []), path.join(common, 'packed-refs'), path.join(gitDir, 'index')] };
+    return { head, headStamp, others: [...(ref ? [path.join(common, ref)] : []), path.join(common, 'packed-refs'), path.join(gitDir, 'index')], places: { workTree: root, gitDir, common } };
   } catch {
     return undefined; // no repository here: file times only
   }
@@ -669,9 +699,10 @@ function later(m: Map<string, Activity>, id: string, a: Activity): void {
  * sets every file's mtime to now, so for a clean file its commit is when it last changed. Files
  * with local changes, untracked files and folders without git are left to their mtime.
  */
-async function lastCommits(files: string[]): Promise<Map<string, Activity>> {
+async function lastCommits(files: string[]): Promise<{ committed: Map<string, Activity>; verdicts: Map<string, GitVerdict> }> {
   const out = new Map<string, Activity>();
-  if (!files.length || files.length > MAX_GIT_FILES) return out;
+  const verdicts = new Map<string, GitVerdict>();
+  if (!files.length || files.length > MAX_GIT_FILES) return { committed: out, verdicts };
   const byDir = new Map<string, string[]>();
   for (const f of files) {
     const d = path.dirname(f);
@@ -686,15 +717,19 @@ async function lastCommits(files: string[]): Promise<Map<string, Activity>> {
     // Each git is a process: the folders, then their files, a few at a time rather than one by one.
     await inTurns([...byDir].filter(([dir]) => mayBeInRepository(dir)), async ([dir, list]) => {
       const names = list.map((f) => path.basename(f));
-      const status = await runGit(dir, ['--no-optional-locks', '-c', 'core.quotepath=off', 'status', '--porcelain', '--', ...names]);
+      const status = await runGit(dir, ['--no-optional-locks', 'status', '--porcelain=v2', '-z', '--', ...names]);
       if (status.code !== 0) return;
-      const dirty = new Set(status.stdout.split('\n').filter(Boolean).map((l) => path.basename(l.slice(3).trim())));
+      const dirty = parseStatusV2(status.stdout);
+      for (const f of list) {
+        const v = dirty.get(path.basename(f));
+        if (v) verdicts.set(f, v);
+      }
       await inTurns(list.filter((f) => !dirty.has(path.basename(f))), (f) => logOne(dir, f));
     });
   } catch {
     // git missing: mtimes only
   }
-  return out;
+  return { committed: out, verdicts };
 }
 
 /** At most this many git processes at once. */
