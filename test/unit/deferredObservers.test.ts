@@ -8,7 +8,6 @@ import * as path from 'node:path';
 import { journalIntent, journalLeft, workspace } from './fileHelpers';
 import { createStateCore } from '../../src/core/index';
 import { readHistory } from '../../src/core/store/history';
-import { readEvents } from '../../src/core/protocol/events';
 import { cleanup, startServer } from './mcpHelpers';
 
 after(cleanup);
@@ -172,36 +171,5 @@ test('an MCP server SIGKILLed after answering a burst of advances, before their 
     assert.ok(items.every((x) => x.consolidates?.length === 1));
   } finally {
     await next.close();
-  }
-});
-
-test('a long-lived face appends a write\'s event after the loop\'s next turn (what was already due runs first), in order, before settled()', async () => {
-  const root = workspace({ 'w.md': WF }, { prefix: 'wm-deferred-' });
-  const file = path.join(root, 'w.md');
-  const core = createStateCore({ roots: [root], actor: 'test', memory: { consolidateAfterAnswer: true }, eventsAfterAnswer: true });
-  const lines = () => readEvents(root).events.filter((e) => e.type.startsWith('workflow.')).length;
-  try {
-    await core.advance(file);
-    await core.memory.settled();
-    assert.equal(lines(), 1);
-    await core.advance(file);
-    // In the answer's turn: a timer due by the end of it (as a request already waiting) runs
-    // before the line, which follows in the next check phase.
-    const atTimer = new Promise<number>((resolve) => setTimeout(() => resolve(lines()), 1));
-    const until = Date.now() + 5;
-    while (Date.now() < until) {
-      // the timer is due before this turn ends
-    }
-    assert.equal(await atTimer, 1, 'the line of the second write is not out when a timer already due runs');
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    await core.memory.settled();
-    assert.equal(lines(), 2);
-    await core.advance(file);
-    await core.advance(file).catch(() => undefined);
-    await core.memory.settled();
-    const seqs = readEvents(root).events.filter((e) => e.type.startsWith('workflow.')).map((e) => (e.data as { historySeq: number }).historySeq);
-    assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b), 'the lines keep the writes\' order');
-  } finally {
-    await core.close();
   }
 });

@@ -439,28 +439,20 @@ export function eventsGuard(): WriteGuard {
 export function eventsObserver(options: EventsLogOptions = {}, timing: { afterAnswer?: boolean } = {}): WriteObserver {
   const observe = eventAppender(options);
   if (!timing.afterAnswer) return observe;
-  // Deferred observers start in the write's own turn, before the answer is sent. The line waits
-  // one turn more: the turn of the answer ends with a check phase, and a line appended there held
-  // the loop (its mutex, folder check and append) before it read the next request, which the
-  // client sends as soon as it has the answer (session 26: ~0.5 ms between an advance's answer and
-  // the next request, the events line most of it). Hopping once more, the loop's next I/O phase
-  // runs first: a request already waiting is read and started, and the line is appended while
-  // that request waits for its flushes. No request waiting: the line follows at once. Each hop is
-  // a setImmediate, so the lines keep the writes' order.
+  // Deferred observers start in the write's own turn, before the answer is sent: the line waits
+  // for the next turn (setImmediate keeps the writes' order).
   const later: WriteObserver = (entry, ctx) =>
     new Promise<void>((resolve, reject) =>
-      setImmediate(() =>
-        setImmediate(() => {
-          // Test hook: killed once the write has answered, before its event is out.
-          if (process.env.WAYMARK_EVENTS_DIE_BEFORE_APPEND === '1') process.kill(process.pid, 'SIGKILL');
-          try {
-            observe(entry, ctx);
-            resolve();
-          } catch (e) {
-            reject(e);
-          }
-        }),
-      ),
+      setImmediate(() => {
+        // Test hook: killed once the write has answered, before its event is out.
+        if (process.env.WAYMARK_EVENTS_DIE_BEFORE_APPEND === '1') process.kill(process.pid, 'SIGKILL');
+        try {
+          observe(entry, ctx);
+          resolve();
+        } catch (e) {
+          reject(e);
+        }
+      }),
     );
   later.deferred = true;
   return later;
