@@ -79,7 +79,16 @@ const lazyPackages = {
 // the source maps still hold.
 const BUILTIN_ESM = /__toESM\(require\("(node:[a-z0-9_/]+)"\)\)/g;
 function builtinModulesAsNamespaces(text) {
+  // A default import of a built-in (`import fs from 'node:fs'`) reads `.default`, which only the copy has: refused.
+  for (const [, name] of text.matchAll(/\b(import_[\w$]+) = __toESM\(require\("node:[a-z0-9_/]+"\)\)/g)) {
+    if (text.includes(`${name}.default`)) throw new Error(`esbuild.mjs: ${name}.default: a default import of a Node built-in; import it as a namespace (import * as x from 'node:x')`);
+  }
   return text.replace(BUILTIN_ESM, 'require("$1")');
+}
+
+/** The bundles that run the core in process (the extension, the benchmarks) load Node's built-ins as the CLI's do (builtinModulesAsNamespaces). */
+function tuneInProcessBundles(dir) {
+  for (const f of filesUnder(dir, '.js')) writeFileSync(f, builtinModulesAsNamespaces(readFileSync(f, 'utf8')));
 }
 
 // esbuild escapes non-ASCII characters in strings but leaves them in comments and regular
@@ -145,8 +154,12 @@ if (args.has('--tests')) {
   }
 } else if (args.has('--bench')) {
   await esbuild.build({ ...common, entryPoints: filesUnder('bench', '.ts'), outdir: 'dist-bench', outbase: 'bench' });
+  // The benchmarks time the core as the CLI and the MCP server run it: built-ins without namespace copies.
+  tuneInProcessBundles('dist-bench');
 } else {
   await esbuild.build({ ...common, entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist' });
+  // The extension writes through the core in process: each `fs.x` call went through a namespace copy's getter.
+  writeFileSync('dist/extension.js', builtinModulesAsNamespaces(readFileSync('dist/extension.js', 'utf8')));
   // cli.js is a small launcher (compiled from source on every run, so it holds only the routing and the
   // bundle loader), cli-hookfast.js the hook fast path (hook events that cannot touch state are answered
   // there), cli-hook.js the full hook check, cli-merge.js git's state merge driver (run once per merged

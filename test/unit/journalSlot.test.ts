@@ -5,6 +5,7 @@
 // nothing redone.
 import { test, describe, afterEach, mock } from 'node:test';
 import assert from 'node:assert/strict';
+import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import nodeFs from 'node:fs';
 import * as path from 'node:path';
@@ -74,6 +75,36 @@ describe('journal slots', () => {
       assert.deepEqual(fs.readdirSync(journal).sort(), slotFiles().sort(), 'the intent files of their own are removed, the slots kept');
     } finally {
       await core.close();
+    }
+  });
+
+  test('an intent names each file by the SHA-256 of its bytes before and after (taken from the parses, not hashed again)', async () => {
+    // Non-ASCII text, CRLF line ends and a key the state hash leaves out: the hashes are of the bytes.
+    const crlf = '---\r\nworkflow: w\r\nstatus: in_progress\r\nscope: small\r\nsteps: [a, b]\r\ncurrentStep: a\r\nstepsCompleted: []\r\nsession: s\r\n---\r\n# Café ☕ — ünïcödé 𝔘\r\n';
+    const root = workspace({ 'w.md': WF.replace('---\n\n', '---\n') + '# Crème brûlée ☃\n', 'c.md': crlf }, { prefix: 'wm-slot-' });
+    roots.push(root);
+    const journal = path.join(root, '.waymark', 'journal');
+    const sha = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
+    const core = createStateCore({ roots: [root], actor: 'test' });
+    try {
+      for (let i = 0; i < 6; i++) {
+        const file = path.join(root, i % 2 ? 'c.md' : 'w.md');
+        const before = fs.readFileSync(file);
+        await core.setScope(file, SCOPES[i % SCOPES.length]);
+        const after = fs.readFileSync(file);
+        assert.notEqual(sha(before), sha(after));
+        const [slot] = fs.readdirSync(journal);
+        // Read as the record it was before it was marked done.
+        const rec = readSlotRecord(fs.readFileSync(path.join(journal, slot), 'utf8').replace(/^WAYMARK-TX 1 done /, 'WAYMARK-TX 1 live '));
+        assert.equal(rec?.state, 'live');
+        const intent = JSON.parse((rec as { body: string }).body) as { writes: { file: string; before: string | null; after: string; text: string }[] };
+        assert.equal(intent.writes.length, 1);
+        assert.equal(intent.writes[0].before, sha(before), `before hash of ${file}`);
+        assert.equal(intent.writes[0].after, sha(after), `after hash of ${file}`);
+        assert.equal(sha(Buffer.from(intent.writes[0].text, 'utf8')), intent.writes[0].after);
+      }
+    } finally {
+      core.dispose();
     }
   });
 

@@ -55,6 +55,12 @@ export interface TxWrite {
    * no rename, only the added bytes in the intent), else the file is replaced as any other.
    */
   append?: boolean;
+  /**
+   * The SHA-256 (hex) of the bytes the planner was handed for this file and of `text`, when it has
+   * them already (a workflow write's parses: `WorkflowState.contentHash` of each text): the intent
+   * takes them instead of hashing both texts again. Ignored for `remove` and appends in place.
+   */
+  hashes?: { before: string | undefined; after: string };
 }
 
 /**
@@ -484,8 +490,10 @@ function intentWrites(items: readonly TxItem[]): TxIntent['writes'] {
       before = h.copy().digest('hex');
       after = h.update(x.suffix).digest('hex');
     } else {
-      before = x.before === undefined ? null : sha256Hex(x.before);
-      after = x.w.remove ? REMOVED : sha256Hex(x.w.text);
+      // The planner's hashes serve only for the very bytes read (a planner hashing another text is caught by the test of the intent).
+      const known = x.w.remove ? undefined : x.w.hashes;
+      before = x.before === undefined ? null : known?.before ?? sha256Hex(x.before);
+      after = x.w.remove ? REMOVED : known?.after ?? sha256Hex(x.w.text);
     }
     const rec: TxIntent['writes'][number] = { file: path.resolve(x.w.file), target: x.target, before, after, text: x.w.remove ? '' : x.suffix ?? x.w.text };
     if (x.w.remove) rec.remove = true;

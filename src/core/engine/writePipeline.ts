@@ -408,7 +408,8 @@ export class WritePipeline {
           const first = !recorded.any && !external;
           landed = after;
           return {
-            writes: [{ file: abs, text: newText, state: after, entry: { from: first ? { ...historySnapshot(read.state), ...from } : from, to, hashBefore: read.state.stateHash, hashAfter: after.stateHash, detail } }],
+            // Both texts were hashed by their parses (contentHash): the intent does not hash them again.
+            writes: [{ file: abs, text: newText, state: after, hashes: { before: read.state.contentHash, after: after.contentHash }, entry: { from: first ? { ...historySnapshot(read.state), ...from } : from, to, hashBefore: read.state.stateHash, hashAfter: after.stateHash, detail } }],
             found: external ? [{ file: abs, entry: external }] : undefined,
             landed: () => {
               this.model.set(abs, after);
