@@ -53,14 +53,15 @@ export class Container extends Disposable {
   /** Each language-model tool's invoke, by name (for the test API). */
   readonly invokeTool: (name: string, input: Record<string, unknown>) => Promise<string | undefined>;
 
-  constructor(context: vscode.ExtensionContext, readonly log: vscode.LogOutputChannel) {
+  /** `activatedAt`: when activate() began (`performance.now()`). */
+  constructor(context: vscode.ExtensionContext, readonly log: vscode.LogOutputChannel, activatedAt?: number) {
     super();
     const model = (this.model = this.register(new ExtensionModel(log)));
     const memory = new MemoryAccess(model);
     const nav = this.register(new Navigator(model));
     const run = (this.runner = this.register(new CommandRunner(model, nav)));
 
-    this.workflows = this.register(new WorkflowsTree(model));
+    this.workflows = this.register(new WorkflowsTree(model, activatedAt));
     run.add('showMoreWorkflows', async (arg) => this.workflows.showMore(arg));
     this.gates = this.register(new GatesTree(model));
     this.delegation = this.register(new DelegationTree(model));

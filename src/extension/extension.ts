@@ -27,7 +27,7 @@ export function activate(context: vscode.ExtensionContext): WaymarkApi {
   const log = vscode.window.createOutputChannel(OUTPUT_CHANNEL, { log: true });
   context.subscriptions.push(log);
   try {
-    const container = new Container(context, log);
+    const container = new Container(context, log, started);
     context.subscriptions.push({
       dispose: () => {
         try {

@@ -122,7 +122,10 @@ export class ExtensionModel extends Disposable {
     this.leases.sync();
     // Not in Restricted Mode: reading other worktrees runs git in the repository and refreshes their scan caches.
     this.worktrees = this.register(new WorktreeMonitor({ roots: () => this.currentRoots, enabled: () => this.settingsNow.worktreesEnabled && this.canWrite, log }, () => this.fire({ what: 'worktrees' })));
-    this.worktrees.sync();
+    // Its first read waits for the first rows (firstRowsShown): spawning git from this host (a fork
+    // of a large process) and scanning the other worktrees took the host's thread at activation,
+    // before VS Code could ask for the rows; the markers follow a moment later.
+    void this.started.then(() => this.worktrees.sync());
     this.register({ dispose: () => (this.currentSubscription?.dispose(), this.current.dispose()) });
     this.register(
       vscode.workspace.onDidGrantWorkspaceTrust(() => {

@@ -79,10 +79,11 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
   /** When the first workflow row was made (`performance.now()`; the bench reads it). */
   firstRowAt?: number;
   /**
-   * When (`performance.now()`) the view was first visible, VS Code first asked for its top level and
-   * for a group's rows once workflows were listed, and the first scan was held for them (the bench reads them).
+   * When (`performance.now()`) the view was first visible, the first scan first listed what it had
+   * read, VS Code first asked for its top level and for a group's rows once workflows were listed,
+   * and the first scan was held for them (the bench reads them; the log says them once the first rows are made).
    */
-  readonly firstAsked: { visible?: number; top?: number; rows?: number; held?: number } = {};
+  readonly firstAsked: { visible?: number; listed?: number; top?: number; rows?: number; held?: number } = {};
   private holding?: { promise: Promise<void>; release: () => void; timer?: NodeJS.Timeout; seen: boolean };
   /** The scan no longer waits for the first rows (they were drawn, or the wait while visible ran out). */
   private holdOver = false;
@@ -91,12 +92,22 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
   /** How many rows each group (by its key) shows, when more than GROUP_PAGE: kept while the view lives. */
   private readonly shown = new Map<string, number>();
 
-  constructor(private readonly c: ExtensionModel) {
+  /** `activatedAt`: when activate() began (`performance.now()`), the origin of the first rows' milestones in the log. */
+  constructor(
+    private readonly c: ExtensionModel,
+    private readonly activatedAt = performance.now(),
+  ) {
     super();
     this.view = this.register(vscode.window.createTreeView(VIEWS.workflows, { treeDataProvider: this, showCollapseAll: true }));
     // The project view (dependencies, stalled work) is not shown here: its recomputations change no row.
     this.register(c.onDidChange((e) => e.what !== 'settings' && e.what !== 'trust' && e.what !== 'project' && this.refresh(e.what === 'states' ? e.files : undefined)));
-    this.register(c.onDidPreview((e) => (e.rows ? this.refresh() : this.showProgress())));
+    this.register(
+      c.onDidPreview((e) => {
+        if (!e.rows) return this.showProgress();
+        this.firstAsked.listed ??= performance.now();
+        this.refresh();
+      }),
+    );
     if (this.view.visible) this.firstAsked.visible = performance.now();
     this.register(
       this.view.onDidChangeVisibility((e) => {
@@ -344,6 +355,7 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
         if (this.firstRowAt === undefined) {
           this.firstRowAt = performance.now();
           this.endHold(FIRST_ROWS_GRACE_MS);
+          this.logFirstRows();
         }
         return this.workflowItem(node.state);
       case 'step':
@@ -360,6 +372,13 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
         return item;
       }
     }
+  }
+
+  /** Where the first rows' time went (the bench of a view restored at start reads this line). */
+  private logFirstRows(): void {
+    const at = (t: number | undefined) => (t === undefined ? 'never' : String(Math.round(t - this.activatedAt)));
+    const a = this.firstAsked;
+    this.c.log.info(`[tree] first workflow rows made ${at(this.firstRowAt)} ms after activation began (view visible ${at(a.visible)}, first listed ${at(a.listed)}, scan held ${at(a.held)}, top level asked ${at(a.top)}, group rows asked ${at(a.rows)})`);
   }
 
   private workflowItem(state: WorkflowState): vscode.TreeItem {

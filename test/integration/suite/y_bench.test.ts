@@ -144,7 +144,7 @@ if (process.env.WAYMARK_IT_BENCH === '1') {
       report(`${FLOOR ? 'floor: ' : ''}  first tree milestones (ms since activation began): view visible / first rows listed / scan held / top level asked / group rows asked / rows made`, firstRow - began, 'ms', { visible: since(asked.visible), listed: since(preview?.at), held: since(asked.held), top: since(asked.top), rows: since(asked.rows), made: since(firstRow) });
       if (FLOOR) {
         await waitFor('the first scan', () => api.timings.firstScanMs, 120_000);
-        report(`floor: the same in a ${test.count()}-file workspace: activation began → VS Code has the first workflow rows`, firstRow - began, 'ms', { suiteLoadedAfter: Math.round(suiteLoadedAt - began), sinceViewOpened: Math.round(firstRow - suiteLoadedAt), firstScan: Math.round(api.timings.firstScanMs!) });
+        report(`floor: the same in a ${test.count()}-file workspace: activation began → VS Code has the first workflow rows (old figure: the suite opens the view)`, firstRow - began, 'ms', { firstTree: 'suite-opens', suiteLoadedAfter: Math.round(suiteLoadedAt - began), sinceViewOpened: Math.round(firstRow - suiteLoadedAt), firstScan: Math.round(api.timings.firstScanMs!) });
         return;
       }
       // The first listing comes after the first 30 files of a folder of more than 100 (model.ts, FIRST_LIST_FILES).
@@ -152,7 +152,7 @@ if (process.env.WAYMARK_IT_BENCH === '1') {
       report('activation (our code)', api.timings.activationMs ?? NaN, 'ms');
       // The suite opens the view when it loads (a person who left it open has it from the start),
       // so `sinceViewOpened` is the part that is ours alone.
-      report('first tree: activation began → VS Code has the first workflow rows (it asked, we answered)', firstRow - began, 'ms', { suiteLoadedAfter: Math.round(suiteLoadedAt - began), sinceViewOpened: Math.round(firstRow - suiteLoadedAt), firstListedAfter: preview ? Math.round(preview.at - began) : 'none', firstListed: preview?.count ?? 0, target: '≤ 1000 ms' });
+      report('first tree (old figure: the suite opens the view when it loads): activation began → VS Code has the first workflow rows (it asked, we answered)', firstRow - began, 'ms', { firstTree: 'suite-opens', suiteLoadedAfter: Math.round(suiteLoadedAt - began), sinceViewOpened: Math.round(firstRow - suiteLoadedAt), firstListedAfter: preview ? Math.round(preview.at - began) : 'none', firstListed: preview?.count ?? 0, target: '≤ 1000 ms' });
       await waitFor('the first scan', () => api.timings.firstScanMs, 120_000);
       loopDelay?.disable();
       if (loopDelay) report('  the host\'s event loop during the first scan: delay p99 (max)', loopDelay.percentile(99) / 1e6, 'ms', { max: Math.round(loopDelay.max / 1e6) });
