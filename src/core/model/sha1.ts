@@ -4,17 +4,12 @@
  * story file here). Not for anything that needs a secure hash; the answers are node:crypto's bytes (a
  * unit test compares them on random inputs).
  */
+import { padded } from './sha256';
 
 /** SHA-1 of `bytes`, as 40 lowercase hex digits. */
 export function sha1Js(bytes: Uint8Array): string {
-  const n = bytes.length;
-  const total = ((n + 9 + 63) >>> 6) << 6;
-  const m = new Uint8Array(total);
-  m.set(bytes);
-  m[n] = 0x80;
-  const view = new DataView(m.buffer);
-  view.setUint32(total - 8, Math.floor(n / 0x20000000));
-  view.setUint32(total - 4, (n << 3) >>> 0);
+  const view = padded(bytes);
+  const total = view.byteLength;
   const w = new Uint32Array(80);
   let h0 = 0x67452301, h1 = 0xefcdab89, h2 = 0x98badcfe, h3 = 0x10325476, h4 = 0xc3d2e1f0;
   for (let off = 0; off < total; off += 64) {

@@ -17,17 +17,26 @@ const K = new Uint32Array([
   0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 ]);
 
-/** SHA-256 of `bytes`, as 64 lowercase hex digits. */
-export function sha256Js(bytes: Uint8Array): string {
+/**
+ * The message as SHA-1 and SHA-2 hash it: the bytes, the 0x80 byte, zero padding and the 64-bit
+ * big-endian length in bits, in whole 64-byte blocks.
+ */
+export function padded(bytes: Uint8Array): DataView {
   const n = bytes.length;
-  // Message, the 0x80 byte, zero padding and the 64-bit length in bits, in whole 64-byte blocks.
-  const total = (((n + 9 + 63) >>> 6) << 6);
+  const total = ((n + 9 + 63) >>> 6) << 6;
   const m = new Uint8Array(total);
   m.set(bytes);
   m[n] = 0x80;
   const view = new DataView(m.buffer);
   view.setUint32(total - 8, Math.floor(n / 0x20000000));
   view.setUint32(total - 4, (n << 3) >>> 0);
+  return view;
+}
+
+/** SHA-256 of `bytes`, as 64 lowercase hex digits. */
+export function sha256Js(bytes: Uint8Array): string {
+  const view = padded(bytes);
+  const total = view.byteLength;
   const w = new Uint32Array(64);
   let h0 = 0x6a09e667, h1 = 0xbb67ae85, h2 = 0x3c6ef372, h3 = 0xa54ff53a, h4 = 0x510e527f, h5 = 0x9b05688c, h6 = 0x1f83d9ab, h7 = 0x5be0cd19;
   for (let off = 0; off < total; off += 64) {
