@@ -7,19 +7,9 @@ import { parseStory, storyKeyFromName } from '../../src/core/bmad/story';
 import { parseLedger } from '../../src/core/bmad/ledger';
 import { loadSprint } from '../../src/core/bmad/sprint';
 import { parseQaGate } from '../../src/core/bmad/qaGates';
-import { workspace } from './fileHelpers';
+import { inProject } from './fileHelpers';
 
 const NOW = new Date('2026-02-12T09:00:00Z');
-
-/** Runs `check` in a project of these files (a temp folder, removed after). */
-function inProject(files: Record<string, string>, check: (root: string) => void): void {
-  const root = workspace(files, { prefix: 'wm-h26-', waymark: false });
-  try {
-    check(root);
-  } finally {
-    fs.rmSync(root, { recursive: true, force: true });
-  }
-}
 
 /** A story whose sections are far enough down that only the section itself can give the status. */
 function decorated(heading: string, body: string): string {

@@ -2,24 +2,13 @@
 // Each test failed before its rule.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { parseStory } from '../../src/core/bmad/story';
 import { loadSprint } from '../../src/core/bmad/sprint';
-import { workspace } from './fileHelpers';
+import { inProject } from './fileHelpers';
 
 const NOW = new Date('2026-02-12T09:00:00Z');
-
-/** Runs `check` in a project of these files (a temp folder, removed after). */
-function inProject(files: Record<string, string>, check: (root: string) => void): void {
-  const root = workspace(files, { prefix: 'wm-h27-', waymark: false });
-  try {
-    check(root);
-  } finally {
-    fs.rmSync(root, { recursive: true, force: true });
-  }
-}
 
 const keysOf = (root: string) => (loadSprint(root, { now: NOW })?.stories ?? []).map((s) => s.key).sort();
 

@@ -25,6 +25,16 @@ export function workspace(files: Record<string, string>, opts: { prefix?: string
   return root;
 }
 
+/** Runs `check` in a BMAD project of these files (a temp folder with no `.waymark`, removed after). */
+export function inProject(files: Record<string, string>, check: (root: string) => void, prefix = 'wm-proj-'): void {
+  const root = workspace(files, { prefix, waymark: false });
+  try {
+    check(root);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
 /**
  * The files of `root`'s intent journal that hold something not done: every intent file, and a
  * journal slot (store/txJournal.ts) whose record is live or torn; a slot marked done (a process's

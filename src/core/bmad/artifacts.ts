@@ -5,7 +5,7 @@ import type { BmadWorkflow } from './workflowShape';
 import { cachedBmadCatalog, recordingList, recordingListOr, recordingProbe, recordingRead } from './sprintCache';
 import { compareText } from '../model/text';
 import { closeAsync, openAsync, readAsync } from '../store/asyncFs';
-import { addDeclaredRows, emptyDeclared, type DeclaredWorkflows } from './known';
+import { addDeclaredRows, emptyDeclared, firstHeading, FRONTMATTER_BLOCK, type DeclaredWorkflows } from './known';
 export type { BmadWorkflow } from './workflowShape';
 import { entryPath, expandVars, findBmadInstall, findBmadProjects, findBmadSkillRoots, loadBmadConfig, normalDir, type BmadConfig } from './config';
 
@@ -38,9 +38,9 @@ const COMMON_KEYS = new Set(['status', 'date', 'created', 'updated', 'lastmodifi
 
 /** A template's shape from its text; undefined when it has none that tells it apart. */
 export function skillTemplateShape(skill: string, file: string, text: string): SkillTemplate | undefined {
-  const fm = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
+  const fm = FRONTMATTER_BLOCK.exec(text);
   const keys = fm ? [...fm[1].matchAll(/^([A-Za-z_][\w-]*)[ \t]*:/gm)].map((m) => m[1]).filter((k) => !COMMON_KEYS.has(k.toLowerCase())) : [];
-  const h1 = /^[ \t]{0,3}#[ \t]+(.+?)[ \t#]*$/m.exec(fm ? text.slice(fm[0].length) : text)?.[1];
+  const h1 = firstHeading(fm ? text.slice(fm[0].length) : text);
   // A title with the template's variables in it and words of its own.
   const parts = h1?.split(/(\{\{?[^{}]+\}\}?)/) ?? [];
   const title = parts.length > 1 && /\p{L}{3}/u.test(parts.filter((_, i) => i % 2 === 0).join(''))

@@ -220,7 +220,7 @@ function holdsStoryFiles(dir: string): boolean {
   } catch {
     return false;
   }
-  return entries.some((e) => e.isFile() && /\.md$/i.test(e.name) && storyKeyFromName(e.name) !== undefined);
+  return entries.some((e) => e.isFile() && storyKeyFromName(e.name) !== undefined);
 }
 
 function rootLedgerListsWork(file: string): boolean {

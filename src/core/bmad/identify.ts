@@ -9,7 +9,7 @@
  */
 import * as path from 'node:path';
 import { lookupBmadWorkflow, type BmadCatalog, type BmadWorkflow, type OutputPattern } from './artifacts';
-import { contentWorkflowOf, knownBmadWorkflowOf, knownByName, recordsProgress, selfDeclaredWorkflowOf, templateWorkflowOf } from './known';
+import { contentWorkflowOf, firstHeading, FRONTMATTER_BLOCK, knownBmadWorkflowOf, knownByName, recordsProgress, selfDeclaredWorkflowOf, templateWorkflowOf } from './known';
 
 /**
  * `declared` and `known` name a BMAD workflow that is not installed here (known.ts): its steps
@@ -44,27 +44,12 @@ export function identifyArtifact(file: string, data: Record<string, unknown>, ca
   // (`step-02-vision`, `step-e-01-discovery.md`, and a mode's own `e-01-load-existing.md`)
   const ids = list.filter((e): e is string => typeof e === 'string' && /^(?:step-|[a-z]-\d+[a-z]?-)/i.test(e.replace(/^.*[\\/]/, ''))).map((e) => e.replace(/^.*[\\/]/, '').replace(/\.md$/i, ''));
   if (ids.length) {
-    let best: { wf: BmadWorkflow; n: number } | undefined;
-    for (const wf of catalog.workflows) {
-      const own = new Set([...wf.steps.map((s) => s.id), ...Object.values(wf.modeSteps ?? {}).flat().map((s) => s.id)]);
-      const n = ids.filter((i) => own.has(i)).length;
-      if (n && (!best || n > best.n)) best = { wf, n };
-    }
-    if (best && best.n * 2 >= ids.length) return { workflow: best.wf, by: 'steps', detail: `${best.n} of ${ids.length} recorded steps` };
+    const exact = rankBySteps(catalog, ids, (id) => id);
+    if (exact.wf && exact.n * 2 >= ids.length) return { workflow: exact.wf, by: 'steps', detail: `${exact.n} of ${ids.length} recorded steps` };
     // A workflow renumbers its steps between releases (`step-05-agents` became `step-04-agents`):
     // the words after the number still name them, when one workflow alone holds most of them.
-    const words = ids.map(stepWords);
-    let first: { wf: BmadWorkflow; n: number } | undefined;
-    let second = 0;
-    for (const wf of catalog.workflows) {
-      const own = new Set([...wf.steps.map((s) => stepWords(s.id)), ...Object.values(wf.modeSteps ?? {}).flat().map((s) => stepWords(s.id))]);
-      const n = words.filter((w) => w !== '' && own.has(w)).length;
-      if (first === undefined || n > first.n) {
-        second = first?.n ?? 0;
-        first = { wf, n };
-      } else if (n > second) second = n;
-    }
-    if (first && first.n * 2 >= ids.length && first.n > second) return { workflow: first.wf, by: 'steps', detail: `${first.n} of ${ids.length} recorded steps by name` };
+    const named = rankBySteps(catalog, ids, stepWords);
+    if (named.wf && named.n * 2 >= ids.length && named.n > named.second) return { workflow: named.wf, by: 'steps', detail: `${named.n} of ${ids.length} recorded steps by name` };
   }
   // The frontmatter only one workflow's template writes (quick-spec's `files_to_modify`, `code_patterns`…).
   const shaped = templateWorkflowOf(data);
@@ -87,8 +72,7 @@ const titlesOf = new WeakMap<BmadCatalog, (RegExp | undefined)[]>();
 function skillTemplateIdentified(data: Record<string, unknown>, catalog: BmadCatalog, text: string | undefined): { workflow: BmadWorkflow; by: IdentifiedBy; detail: string } | undefined {
   if (!catalog.skillTemplates?.length || !recordsProgress(data)) return undefined;
   const own = new Set(Object.keys(data));
-  const body = text?.replace(/^\uFEFF?---\r?\n[\s\S]*?\r?\n---[ \t]*(?:\r?\n|$)/, '');
-  const title = body ? /^[ \t]{0,3}#[ \t]+(.+?)[ \t#]*$/m.exec(body)?.[1] : undefined;
+  const title = text === undefined ? undefined : firstHeading(text.replace(FRONTMATTER_BLOCK, ''));
   let titles = titlesOf.get(catalog);
   if (!titles) titlesOf.set(catalog, (titles = catalog.skillTemplates.map((t) => (t.title ? new RegExp(t.title, 'iu') : undefined))));
   const hits = new Map<string, string>();
@@ -99,6 +83,22 @@ function skillTemplateIdentified(data: Record<string, unknown>, catalog: BmadCat
   if (hits.size !== 1) return undefined;
   const [[skill, how]] = [...hits];
   return knownByName(skill, how, catalog.declared);
+}
+
+/**
+ * The workflow holding most of the recorded step ids, each compared by `key` (the id itself, or its
+ * words): the first such workflow, its count, and the next best count among the others.
+ */
+function rankBySteps(catalog: BmadCatalog, ids: readonly string[], key: (id: string) => string): { wf?: BmadWorkflow; n: number; second: number } {
+  const recorded = ids.map(key);
+  let best: { wf?: BmadWorkflow; n: number; second: number } = { n: 0, second: 0 };
+  for (const wf of catalog.workflows) {
+    const own = new Set([...wf.steps.map((s) => key(s.id)), ...Object.values(wf.modeSteps ?? {}).flat().map((s) => key(s.id))]);
+    const n = recorded.filter((w) => w !== '' && own.has(w)).length;
+    if (n > best.n) best = { wf, n, second: best.n };
+    else if (n > best.second) best.second = n;
+  }
+  return best;
 }
 
 /** A step id's words, its number and a note after it left out: `step-05-agents (skipped)`, `step-e-02-review` → `agents`, `review`. */

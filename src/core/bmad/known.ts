@@ -148,6 +148,14 @@ const headingKey = (h: string) => h.toLowerCase().replace(/[*_`]/g, '').replace(
 const headingIndex = new Map<string, string>();
 for (const w of HEADINGS) for (const h of w.headings) headingIndex.set(headingKey(h), w.name);
 
+/** A document's frontmatter block at its very start (its inner text in group 1). */
+export const FRONTMATTER_BLOCK = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
+
+/** The text of a Markdown body's first `#` heading. */
+export function firstHeading(body: string): string | undefined {
+  return /^[ \t]{0,3}#[ \t]+(.+?)[ \t#]*$/m.exec(body)?.[1];
+}
+
 /**
  * The BMAD workflow whose document a file's body is, by what the template writes into it: its
  * title (`# UX Design Specification …`, or the same in the document's language), else three or
@@ -157,9 +165,9 @@ for (const w of HEADINGS) for (const h of w.headings) headingIndex.set(headingKe
  */
 export function contentWorkflowOf(text: string): { name: string; aliases: readonly string[]; detail: string } | undefined {
   const head = text.length > 65536 ? text.slice(0, 65536) : text;
-  const body = head.replace(/^\uFEFF?---\r?\n[\s\S]*?\r?\n---[ \t]*(?:\r?\n|$)/, '');
+  const body = head.replace(FRONTMATTER_BLOCK, '');
   const known = (name: string) => KNOWN.find((w) => w.name === name)!;
-  const title = /^[ \t]{0,3}#[ \t]+(.+?)[ \t#]*$/m.exec(body)?.[1];
+  const title = firstHeading(body);
   if (title) {
     const t = TITLES.find((x) => x.re.test(title));
     if (t) return { name: t.name, aliases: known(t.name).aliases, detail: `its title '${title.slice(0, 60)}'` };
