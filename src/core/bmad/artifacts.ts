@@ -29,9 +29,23 @@ export interface BmadCatalog {
 
 /**
  * A skill template's shape: the frontmatter keys of its own it writes (keys most documents carry
- * left out) and its title as a pattern, its variables as wildcards (`Show Bible: {Show Title}`).
+ * left out) and its title as a pattern, its variables as wildcards (`Show Bible: {Show Title}`);
+ * `lines`, the body's fixed lines (no variable in them: headings, labels, notes), which tell two
+ * templates of one shape apart (a full skill's and a rapid-start skill's).
  */
-export interface SkillTemplate { skill: string; file: string; keys: string[]; title?: string }
+export interface SkillTemplate { skill: string; file: string; keys: string[]; title?: string; lines?: string[] }
+
+/** A document body's distinct lines as templates and artifacts are compared: trimmed, words of three letters or more, no `{variable}`. */
+export function fixedLines(body: string): Set<string> {
+  const out = new Set<string>();
+  for (const raw of body.split('\n')) {
+    const line = raw.trim();
+    if (line.length < 3 || line.includes('{') || !/\p{L}{3}/u.test(line)) continue;
+    out.add(line);
+    if (out.size >= 400) break;
+  }
+  return out;
+}
 
 /** Frontmatter keys most documents carry: they tell no template from another. */
 const COMMON_KEYS = new Set(['status', 'date', 'created', 'updated', 'lastmodified', 'last_modified', 'last_updated', 'title', 'author', 'version', 'project', 'project_name', 'user_name', 'stepscompleted', 'laststep', 'workflowtype', 'inputdocuments', 'name', 'description', 'type', 'id', 'tags']);
@@ -46,7 +60,9 @@ export function skillTemplateShape(skill: string, file: string, text: string): S
   const title = parts.length > 1 && /\p{L}{3}/u.test(parts.filter((_, i) => i % 2 === 0).join(''))
     ? `^${parts.map((x, i) => (i % 2 ? '.+' : x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('')}$`
     : undefined;
-  return keys.length >= 2 || title ? { skill, file, keys, title } : undefined;
+  if (!(keys.length >= 2 || title)) return undefined;
+  const lines = [...fixedLines(fm ? text.slice(fm[0].length) : text)];
+  return { skill, file, keys, title, ...(lines.length ? { lines } : {}) };
 }
 
 export const emptyBmadCatalog = (): BmadCatalog => ({ byName: new Map(), workflows: [] });

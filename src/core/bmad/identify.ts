@@ -8,7 +8,7 @@
  * that answered is kept so hovers and `status --json` can say why.
  */
 import * as path from 'node:path';
-import { lookupBmadWorkflow, type BmadCatalog, type BmadWorkflow, type OutputPattern } from './artifacts';
+import { fixedLines, lookupBmadWorkflow, type BmadCatalog, type BmadWorkflow, type OutputPattern, type SkillTemplate } from './artifacts';
 import { contentWorkflowOf, firstHeading, FRONTMATTER_BLOCK, knownBmadWorkflowOf, knownByName, recordsProgress, selfDeclaredWorkflowOf, templateWorkflowOf } from './known';
 
 /**
@@ -67,22 +67,53 @@ const titlesOf = new WeakMap<BmadCatalog, (RegExp | undefined)[]>();
  * The installed skill whose template an artifact was made from: every frontmatter key of its own
  * the template writes (two or more: `characterName`, `assetID`), or its title with the template's
  * variables filled in (`# Show Bible: {Show Title}` → `# Show Bible: The Second Receipt`); one
- * skill only. Named as the install lists it (a skill with no step files: its steps cannot be checked).
+ * skill only. When templates of several skills have that shape (a full skill's and a rapid-start
+ * skill's draft of the same document), the fixed lines only some of them hold decide: the skill
+ * whose template agrees with the artifact on most of them, alone (a heading only the full template
+ * has, a draft's own note); templates no line tells apart leave the artifact unknown. Named as
+ * the install lists it (a skill with no step files: its steps cannot be checked).
  */
 function skillTemplateIdentified(data: Record<string, unknown>, catalog: BmadCatalog, text: string | undefined): { workflow: BmadWorkflow; by: IdentifiedBy; detail: string } | undefined {
   if (!catalog.skillTemplates?.length || !recordsProgress(data)) return undefined;
   const own = new Set(Object.keys(data));
-  const title = text === undefined ? undefined : firstHeading(text.replace(FRONTMATTER_BLOCK, ''));
+  const body = text === undefined ? undefined : text.replace(FRONTMATTER_BLOCK, '');
+  const title = body === undefined ? undefined : firstHeading(body);
   let titles = titlesOf.get(catalog);
   if (!titles) titlesOf.set(catalog, (titles = catalog.skillTemplates.map((t) => (t.title ? new RegExp(t.title, 'iu') : undefined))));
-  const hits = new Map<string, string>();
+  const hits: { t: SkillTemplate; how: string }[] = [];
   catalog.skillTemplates.forEach((t, i) => {
-    if (t.keys.length >= 2 && t.keys.every((k) => own.has(k))) hits.set(t.skill, `its frontmatter keys ${t.keys.slice(0, 3).map((k) => `'${k}'`).join(', ')}, as the ${t.skill} skill's template writes them`);
-    else if (title !== undefined && titles![i]?.test(title)) hits.set(t.skill, `its title '${title.slice(0, 60)}', as the ${t.skill} skill's template writes it`);
+    if (t.keys.length >= 2 && t.keys.every((k) => own.has(k))) hits.push({ t, how: `its frontmatter keys ${t.keys.slice(0, 3).map((k) => `'${k}'`).join(', ')}, as the ${t.skill} skill's template writes them` });
+    else if (title !== undefined && titles![i]?.test(title)) hits.push({ t, how: `its title '${title.slice(0, 60)}', as the ${t.skill} skill's template writes it` });
   });
-  if (hits.size !== 1) return undefined;
-  const [[skill, how]] = [...hits];
-  return knownByName(skill, how, catalog.declared);
+  const skills = new Set(hits.map((h) => h.t.skill));
+  if (skills.size === 1) return knownByName(hits[0].t.skill, hits[0].how, catalog.declared);
+  if (skills.size === 0 || body === undefined) return undefined;
+  const best = closestTemplate(hits, fixedLines(body));
+  if (!best) return undefined;
+  const others = [...skills].filter((s) => s !== best.t.skill).join(', ');
+  return knownByName(best.t.skill, `${best.how}; its fixed lines are that template's, not ${others}'s`, catalog.declared);
+}
+
+/**
+ * Of templates with one shape, the one the artifact's lines point to, among the lines some of them
+ * hold and others not: the most such lines the artifact also holds (a heading only the full
+ * template has, a draft's own note), then the fewest it lacks (guidance a team deletes, a section a
+ * draft leaves out); undefined on a tie between skills.
+ */
+function closestTemplate<H extends { t: SkillTemplate }>(hits: readonly H[], doc: ReadonlySet<string>): H | undefined {
+  const sets = hits.map((h) => new Set(h.t.lines ?? []));
+  const telling = new Set<string>();
+  for (const s of sets) for (const l of s) if (!sets.every((o) => o.has(l))) telling.add(l);
+  if (!telling.size) return undefined;
+  const scores = sets.map((s) => {
+    let held = 0;
+    let lacked = 0;
+    for (const l of telling) if (s.has(l)) doc.has(l) ? held++ : lacked++;
+    return held * 100_000 - lacked;
+  });
+  const top = Math.max(...scores);
+  const atTop = hits.filter((_, i) => scores[i] === top);
+  return new Set(atTop.map((h) => h.t.skill)).size === 1 ? atTop[0] : undefined;
 }
 
 /**

@@ -141,7 +141,7 @@ function catalogDigest(ctx: WorkspaceContext): string {
     [...(b.manifestNames ?? [])],
     b.declared ? [[...b.declared.names], b.declared.outputs.map((o) => [String(o.re), o.name, o.source])] : [],
     b.projects ?? [],
-    (b.skillTemplates ?? []).map((t) => [t.skill, t.file, t.keys, t.title ?? '']),
+    (b.skillTemplates ?? []).map((t) => [t.skill, t.file, t.keys, t.title ?? '', t.lines ?? []]),
   ];
   return textFingerprint(JSON.stringify(parts));
 }
