@@ -5,13 +5,14 @@
 // Made for load-proof comparisons of two builds: valgrind --tool=callgrind instruction counts of
 // two runs differing only in --ops (their difference over the extra advances is the steady state),
 // strace -f -c system call counts, --cpu-prof. WAYMARK_DRIVER_TMP: where the workspace is made.
+// --cold-kb N: memory's cold file starts N KB long.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Logger } from '../src/core/index';
 import { WorkspaceSession } from '../src/mcp/session';
 import { runTool, TOOLS } from '../src/mcp/tools';
-import { arg, featureFile, line } from './lib';
+import { arg, coldFile, featureFile, line } from './lib';
 
 const N = arg('files', 100);
 const WARM = arg('warm', 300);
@@ -36,6 +37,7 @@ async function main(): Promise<void> {
     for (const t of [...targets, ...measured]) longRun(path.join(root, t));
     const quiet = (): undefined => undefined;
     const logger: Logger = { trace: quiet, debug: quiet, info: quiet, warn: quiet, error: quiet };
+    coldFile(root, arg('cold-kb', 0));
     const session = new WorkspaceSession({ root, actor: 'bench', session: 'bench-driver', logger });
     await session.start();
     const tool = TOOLS.find((t) => t.name === 'waymark_advance')!;

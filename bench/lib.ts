@@ -1,5 +1,7 @@
 // What every benchmark of `npm run bench` needs: its options, timing, and the figures' statistics.
 // Generators of workspaces stay with the bench that measures them (each measures a different shape).
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 
 /** `--name N` from the command line: a positive number, else `def`. */
 export function arg(name: string, def: number): number {
@@ -78,4 +80,18 @@ export function featureFile(i: number, bench: string, extra: { beforeOwner?: str
     'Some body text that describes the work in a few sentences. '.repeat(8),
     '',
   ].join('\n');
+}
+
+/** Memory's cold file (`.waymark/memory/orchestrator_memory.md`) made `kb` KB long with completed-step lines, as months of advances leave it; nothing for 0. */
+export function coldFile(root: string, kb: number): void {
+  if (kb <= 0) return;
+  const lines = ['# Orchestrator memory', '', '<!-- Waymark cold memory: append-only. Historic entries are never edited. -->', '', '## Key decisions', '', '## Learned context', '', '## Preferences', '', '## Blockers', '', '## Session history', ''];
+  let size = lines.join('\n').length;
+  for (let i = 0; size < kb * 1024; i++) {
+    const l = `- 2026-10-${String(1 + (i % 28)).padStart(2, '0')} feature (work/older-${i % 97}.workflow.md): step step-${String(1 + (i % 220)).padStart(3, '0')} completed`;
+    lines.push(l);
+    size += l.length + 1;
+  }
+  fs.mkdirSync(path.join(root, '.waymark', 'memory'), { recursive: true });
+  fs.writeFileSync(path.join(root, '.waymark', 'memory', 'orchestrator_memory.md'), `${lines.join('\n')}\n`);
 }

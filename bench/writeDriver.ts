@@ -1,7 +1,10 @@
 // A fixed driver of durable writes through the state core in process (what `bench/mutate.ts` times):
 // --warm N scope writes (1500) then --ops N (1000) measured ones, over --files N (50) generated
 // workflows that already have histories; with --advance, `core.advance` of 220-step workflows
-// instead (memory consolidated before the answer, as the CLI does). Prints CPU (user+sys, every
+// instead (memory consolidated before the answer, as the CLI does); with --advance --small, each
+// advance on a fresh file of bench/mutate.ts's shape (a 5-step block list, its first advance), as
+// mutate.ts's measured advances are (--files is then warm + ops); --cold-kb N starts memory's cold
+// file N KB long (its lines are added at its end: the work of a line may grow with it). Prints CPU (user+sys, every
 // thread) and wall per write. Made for load-proof comparisons of two builds: valgrind
 // --tool=callgrind instruction counts of two runs differing only in --ops (their difference over
 // the extra writes is the steady state), strace -f -c, --cpu-prof.
@@ -9,13 +12,19 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createStateCore, type Scope } from '../src/core/index';
-import { arg, featureFile, line } from './lib';
+import { arg, coldFile, featureFile, line } from './lib';
 
-const N = arg('files', 50);
 const WARM = arg('warm', 1500);
 const OPS = arg('ops', 1000);
 const ADVANCE = process.argv.includes('--advance');
+const SMALL = ADVANCE && process.argv.includes('--small');
+const N = process.argv.includes('--small') ? WARM + OPS : arg('files', 50);
 const STEPS = Array.from({ length: 220 }, (_, i) => `step-${String(i + 1).padStart(3, '0')}`);
+
+/** bench/mutate.ts's generated workflow: five steps in block lists, the first done. */
+function smallFile(i: number): string {
+  return ['---', `# generated workflow ${i}`, `workflow: bench-${i % 50}`, 'status: in_progress', 'steps:', '  - discover', '  - design', '  - build', '  - review', '  - ship', 'stepsCompleted:', '  - discover', 'currentStep: design', 'scope: small', `owner: "agent-${i % 7}"`, 'tags: [bench, generated]', 'ttl: 30d', `session: s-${i}`, "title: 'A generated workflow'", 'notes: keep this line', '---', '', `# Workflow ${i}`, '', 'Body text. '.repeat(40), ''].join('\n');
+}
 
 async function main(): Promise<void> {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(process.env.WAYMARK_DRIVER_TMP ?? os.tmpdir(), 'waymark-write-driver-')));
@@ -25,9 +34,10 @@ async function main(): Promise<void> {
     const files: string[] = [];
     for (let i = 0; i < N; i++) {
       const f = path.join(root, 'work', `wf-${i}.workflow.md`);
-      fs.writeFileSync(f, ADVANCE ? ['---', 'workflow: long-run', 'status: in_progress', `steps: [${STEPS.join(', ')}]`, `currentStep: ${STEPS[0]}`, 'stepsCompleted: []', '---', '', `# Long run ${i}`, ''].join('\n') : featureFile(i, 'write'));
+      fs.writeFileSync(f, SMALL ? smallFile(i) : ADVANCE ? ['---', 'workflow: long-run', 'status: in_progress', `steps: [${STEPS.join(', ')}]`, `currentStep: ${STEPS[0]}`, 'stepsCompleted: []', '---', '', `# Long run ${i}`, ''].join('\n') : featureFile(i, 'write'));
       files.push(f);
     }
+    coldFile(root, arg('cold-kb', 0));
     const core = createStateCore({ roots: [root], actor: 'bench' });
     const scopes: Scope[] = ['micro', 'small', 'medium', 'large', 'epic'];
     const write = async (k: number) => {

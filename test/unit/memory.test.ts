@@ -283,6 +283,27 @@ describe('memory: tiers, sessions, hot and cold files', () => {
     }
   });
 
+  test('insertInSection on the text it answered last (a line added at the end, taken without looking) gives the bytes splitting it gives, whatever comes next', () => {
+    // Chains of inserts, each on the previous answer (or a copy of it, or a text changed after it):
+    // lines that may end the text (step lines), blank ones, headings, `\r`, `\n` inside, other sections.
+    const lines = ['- step a completed', '- b', 'plain', ' ', '', '## Session history', '## Other', '- with\rcr', '- two\nlines', '-  ## not a heading', '\u00a0'];
+    const sections = ['Session history', 'Session history', 'Session history', 'Blockers', 'Other'];
+    let seed = 11;
+    const rnd = (n: number): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 16) % n;
+    for (let k = 0; k < 400; k++) {
+      let t = rnd(3) ? coldTemplate() : '# Mine\n\n## Session history\n- old\n';
+      for (let i = 0; i < 30; i++) {
+        const section = sections[rnd(sections.length)];
+        const line = lines[rnd(lines.length)];
+        const next = insertInSection(t, section, line);
+        assert.equal(next, insertBySplit(t, section, line), JSON.stringify({ t, section, line }));
+        const r = rnd(10);
+        // The answer itself (most often), an equal copy, or a text edited after it.
+        t = r < 7 ? next : r < 8 ? (' ' + next).slice(1) : r < 9 ? next.replace(/\n$/, '') : next + '## Later\n- x\n';
+      }
+    }
+  });
+
   test('insertInSection appends at the end of a section and keeps every other byte', () => {
     let t = coldTemplate();
     t = insertInSection(t, 'Blockers', '- b1');

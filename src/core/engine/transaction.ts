@@ -154,6 +154,53 @@ function readTarget(target: string): string | undefined {
   }
 }
 
+/**
+ * What this process's last append in place to a file left there: its whole bytes, their text
+ * (the text it was handed to write) and the SHA-256 state of those bytes. A memo of the bytes, not
+ * a belief about the disk: a change still reads the file whole under its locks, and only when the
+ * bytes read are these, byte for byte, does it take their text (no decoding), their encoding (the
+ * append's compare-and-swap has no string to encode) and their hash (the intent's `before`) from
+ * here. Memory's cold file grows by a line each completed step, to 100 KB and more: decoding,
+ * encoding and hashing it whole was most of what an advance cost beyond a scope write.
+ */
+interface AppendedBytes {
+  text: string;
+  bytes: Buffer;
+  hash: crypto.Hash;
+}
+const appendedBytes = new Map<string, AppendedBytes>();
+const APPENDED_FILES = 16;
+
+/** readTarget, taking the text of bytes this process appended last from the memo (`known` gets those bytes, read now). */
+function readKnown(target: string, known: Map<string, Buffer>): string | undefined {
+  let bytes: Buffer;
+  try {
+    bytes = readRegularFileSync(target);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (WaymarkError.is(e)) throw e;
+    throw new WaymarkError('unreadable', `Cannot read ${target}: ${errorMessage(e)}.`, target);
+  }
+  const memo = appendedBytes.get(target);
+  if (memo !== undefined && bytes.equals(memo.bytes)) {
+    known.set(target, bytes);
+    return memo.text;
+  }
+  return bytes.toString('utf8');
+}
+
+/** Keeps what an append left at `target` (see AppendedBytes): only when its text is exactly what its bytes decode to. */
+function rememberAppend(target: string, text: string, before: Buffer, suffix: string, hash: crypto.Hash): void {
+  // A lone surrogate is written as U+FFFD's bytes, so the text would not be what they decode to:
+  // bytes added with any surrogate are not kept (rare: a line with characters beyond U+FFFF).
+  if (/[\uD800-\uDFFF]/.test(suffix)) {
+    appendedBytes.delete(target);
+    return;
+  }
+  if (appendedBytes.size >= APPENDED_FILES && !appendedBytes.has(target)) appendedBytes.clear();
+  appendedBytes.set(target, { text, bytes: Buffer.concat([before, Buffer.from(suffix, 'utf8')]), hash });
+}
+
 /** The real path every file of the change is locked, read and renamed by. */
 function targetOf(root: string, file: string): string {
   // The link check's realpath, asked afresh, serves the containment check right after it.
@@ -467,11 +514,16 @@ interface TxItem {
   before: string | undefined;
   /** The bytes added at the end of `before` in place (TxWrite.append), else undefined. */
   suffix: string | undefined;
+  /** `before`'s bytes as read under the locks, when they are known to be its exact encoding (readKnown). */
+  bytes?: Buffer;
+  /** For an append: the SHA-256 state of the file's bytes after it. */
+  hashAfter?: crypto.Hash;
 }
 
 /** What an `append` write adds to `before`, when its new bytes are `before` and more; else undefined (it is replaced). */
 function suffixOf(w: TxWrite, before: string | undefined): string | undefined {
-  if (!w.append || w.remove || w.unchanged || before === undefined || w.text.length <= before.length || !w.text.startsWith(before)) return undefined;
+  // The head compared as a string (one memory compare), not by startsWith (a character at a time).
+  if (!w.append || w.remove || w.unchanged || before === undefined || w.text.length <= before.length || w.text.slice(0, before.length) !== before) return undefined;
   return w.text.slice(before.length);
 }
 
@@ -485,10 +537,14 @@ function intentWrites(items: readonly TxItem[]): TxIntent['writes'] {
     let before: string | null = null;
     let after: string;
     if (x.suffix !== undefined) {
-      // The whole file's hash after, from the hash of its bytes before and the bytes added.
-      const h = crypto.createHash('sha256').update(x.before!);
+      // The whole file's hash after, from the hash of its bytes before and the bytes added; the
+      // bytes before are hashed only when they are not the ones this process appended last.
+      const memo = x.bytes !== undefined ? appendedBytes.get(x.target) : undefined;
+      const h = memo !== undefined && memo.text === x.before ? memo.hash.copy() : crypto.createHash('sha256').update(x.before!);
       before = h.copy().digest('hex');
-      after = h.update(x.suffix).digest('hex');
+      h.update(x.suffix);
+      x.hashAfter = h.copy();
+      after = h.digest('hex');
     } else {
       // The planner's hashes serve only for the very bytes read (a planner hashing another text is caught by the test of the intent).
       const known = x.w.remove ? undefined : x.w.hashes;
@@ -497,7 +553,7 @@ function intentWrites(items: readonly TxItem[]): TxIntent['writes'] {
     }
     const rec: TxIntent['writes'][number] = { file: path.resolve(x.w.file), target: x.target, before, after, text: x.w.remove ? '' : x.suffix ?? x.w.text };
     if (x.w.remove) rec.remove = true;
-    if (x.suffix !== undefined) rec.append = Buffer.byteLength(x.before!, 'utf8');
+    if (x.suffix !== undefined) rec.append = x.bytes !== undefined ? x.bytes.length : Buffer.byteLength(x.before!, 'utf8');
     out.push(rec);
   }
   return out;
@@ -572,8 +628,10 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
       if (l.broken.length) for (const t of removeStaleTemps(l.info.file)) tx.logger?.warn(`[write] removed ${t} left by a writer that died`);
     }
     await planner.underLocks?.(journal);
-    const read = planner.read ?? ((_f: string, t: string) => readTarget(t));
-    const texts = new Map(files.map((f) => [f, extra.has(f) ? readTarget(targets.get(f)!) : read(f, targets.get(f)!)]));
+    // Bytes read whose text came from the memo of this process's last append to them (readKnown).
+    const known = new Map<string, Buffer>();
+    const read = planner.read ?? ((_f: string, t: string) => readKnown(t, known));
+    const texts = new Map(files.map((f) => [f, extra.has(f) ? readKnown(targets.get(f)!, known) : read(f, targets.get(f)!)]));
     plan = await planner.plan(texts);
     const writes: TxWrite[] = [];
     for (const w of plan.writes) if (w.remove ? texts.get(path.resolve(w.file)) !== undefined : w.unchanged ? w.entry !== null : w.text !== texts.get(path.resolve(w.file))) writes.push(w);
@@ -616,7 +674,9 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
     const items: TxItem[] = [];
     for (const w of writes) {
       const before = texts.get(path.resolve(w.file));
-      items.push({ w, target: targets.get(path.resolve(w.file))!, before, suffix: suffixOf(w, before) });
+      const target = targets.get(path.resolve(w.file))!;
+      const bytes = known.get(target);
+      items.push({ w, target, before, suffix: suffixOf(w, before), ...(bytes !== undefined && appendedBytes.get(target)?.text === before ? { bytes } : {}) });
     }
     // The intent and every new file (as a temp file) are written first, then flushed together
     // (with the journal folder when the intent's name is new: one flush of the disk can serve them
@@ -684,8 +744,10 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
         }
         if (x.suffix !== undefined) {
           // Added to in place, once its bytes are proved the ones read (through the descriptor written to).
-          const fd = appendInPlace(x.target, x.before!, x.suffix, () => lock?.assertHeld());
+          const old = x.bytes ?? Buffer.from(x.before!, 'utf8');
+          const fd = appendInPlace(x.target, old, x.suffix, () => lock?.assertHeld());
           appended.set(x.target, fd);
+          rememberAppend(x.target, x.w.text, old, x.suffix, x.hashAfter!);
           const st = fs.fstatSync(fd);
           landed.set(x, { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs });
           done.push({ target: x.target, before: x.before });

@@ -258,7 +258,28 @@ export function coldTemplate(): string {
 
 /** Inserts `line` after the last non-blank line of `## section` (adding the section at the end when missing). */
 export function insertInSection(text: string, section: string, line: string): string {
+  // The text this returned last, when its line went at the text's very end: the next line of that
+  // section goes at the end again, with nothing to look for (the cold file's step lines, one after
+  // another, each planned on the very text written before: engine/transaction.ts readKnown).
+  if (atEnd !== undefined && atEnd.text === text && atEnd.section === section && endLine(line)) {
+    const out = `${text}${line}\n`;
+    atEnd = { text: out, section };
+    return out;
+  }
+  atEnd = undefined;
   return insertAfterLast(text, section, line) ?? insertBySplit(text, section, line);
+}
+
+/**
+ * insertInSection's last answer when it added its line at the text's very end: a text with no `\r`,
+ * ending in `\n`, whose `## section` heading (its first occurrence, a line of its own) has no heading
+ * after it, and whose last line is that line (an `endLine`).
+ */
+let atEnd: { text: string; section: string } | undefined;
+
+/** A line that, added last in its section, stays its last non-blank line and starts no heading. */
+function endLine(line: string): boolean {
+  return line.trim() !== '' && !/[\r\n]/.test(line) && !line.startsWith('## ');
 }
 
 /**
@@ -281,7 +302,14 @@ function insertAfterLast(text: string, section: string, line: string): string | 
   // Back from the section's end to its last non-blank line; the new line goes after it.
   for (let p = end; p > headEnd + 1; ) {
     const start = text.lastIndexOf('\n', p - 2) + 1;
-    if (text.slice(start, p - 1).trim()) return `${text.slice(0, p)}${line}\n${p === end && next >= 0 ? '\n' : ''}${text.slice(p)}`;
+    if (text.slice(start, p - 1).trim()) {
+      if (p === text.length && endLine(line)) {
+        const out = `${text}${line}\n`;
+        atEnd = { text: out, section };
+        return out;
+      }
+      return `${text.slice(0, p)}${line}\n${p === end && next >= 0 ? '\n' : ''}${text.slice(p)}`;
+    }
     p = start;
   }
   return undefined;

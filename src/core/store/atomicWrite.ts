@@ -293,8 +293,9 @@ export function sweepStaleTemps(dir: string, filter: (name: string) => boolean =
  * at `target` (same device and inode) in a folder that is still its own real path. Returns the
  * open descriptor (not flushed: the caller fsyncs it with the change's other files, then closes it).
  * Throws WaymarkError('conflict') when the file is not `before` any more, nothing written.
+ * `before` is the text, or the very bytes that are its UTF-8 encoding (when the caller has them).
  */
-export function appendInPlace(target: string, before: string, suffix: string, check?: () => void): number {
+export function appendInPlace(target: string, before: string | Buffer, suffix: string, check?: () => void): number {
   let fd: number;
   try {
     fd = fs.openSync(target, fs.constants.O_RDWR | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0));
@@ -305,7 +306,7 @@ export function appendInPlace(target: string, before: string, suffix: string, ch
   try {
     check?.();
     const st = fs.fstatSync(fd);
-    const old = Buffer.from(before, 'utf8');
+    const old = typeof before === 'string' ? Buffer.from(before, 'utf8') : before;
     if (!st.isFile()) throw notRegularError(target, st, 'memory');
     if (st.size !== old.length) throw appendConflict(target);
     const now = Buffer.allocUnsafe(old.length);
