@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { scanRoots } from '../../src/core/store/scan';
-import { RELEASE_STEPS } from '../../src/core/bmad/releaseSteps';
+import { releaseSteps } from '../../src/core/bmad/known';
 import { workspace } from './fileHelpers';
 
 const INSTALL = {
@@ -88,18 +88,21 @@ test("ids of two releases of one workflow (6.x's step-02b-vision beside alpha's 
 });
 
 test("the Creative Intelligence Suite shipped no step files in any release: a CIS-looking artifact's own ids name no workflow", async () => {
-  assert.ok(!RELEASE_STEPS.some((r) => r.module === 'cis'));
+  assert.ok(!releaseSteps().some((r) => r.module === 'cis'));
   const of = await scan({ '_bmad-output/planning-artifacts/empathy-session.md': artifact(['step-01-empathize', 'step-02-define', 'step-03-ideate']) });
   assert.equal(of('_bmad-output/planning-artifacts/empathy-session.md').identifiedBy, undefined);
 });
 
 test('the table holds one line per workflow and distinct step list, in step-id form', () => {
   const seen = new Set<string>();
-  for (const r of RELEASE_STEPS) {
-    const key = `${r.module} ${r.workflow} ${r.steps} ${JSON.stringify(r.modes ?? {})}`;
+  for (const r of releaseSteps()) {
+    const key = `${r.module} ${r.workflow} ${r.steps} ${JSON.stringify(r.modes)}`;
     assert.ok(!seen.has(key), `twice: ${key}`);
     seen.add(key);
     for (const id of r.steps.split(' ')) assert.match(id, /^step-\d+[a-z]?-[\w-]+$/);
+    for (const ids of Object.values(r.modes)) for (const id of ids.split(' ')) assert.match(id, /^(?:step-)?(?:[a-z]-)?\d+[a-z]?-[\w-]+$/);
   }
-  for (const m of ['core', 'bmm', 'bmb', 'bmgd', 'gds', 'tea']) assert.ok(RELEASE_STEPS.some((r) => r.module === m), m);
+  for (const m of ['core', 'bmm', 'bmb', 'bmgd', 'gds', 'tea']) assert.ok(releaseSteps().some((r) => r.module === m), m);
+  const module = releaseSteps().find((r) => r.workflow === 'module' && r.module === 'bmb');
+  assert.ok(module && module.modes.edit && module.modes['steps-b'], 'a mode folder keeps its name when BMAD gives it no mode letter');
 });

@@ -15,7 +15,7 @@
 import * as path from 'node:path';
 import type { BmadWorkflow } from './workflowShape';
 import type { StepDef } from '../types';
-import { RELEASE_STEPS, type ReleaseSteps } from './releaseSteps';
+import { RELEASE_STEPS_TEXT } from './releaseSteps';
 import { quoted } from '../model/text';
 
 /** One BMAD workflow as its releases name it: its names, and the file names of its outputs. */
@@ -341,6 +341,41 @@ export function selfPlacedWorkflowOf(file: string, data: Record<string, unknown>
   return undefined;
 }
 
+/** One workflow's step ids as a run of BMAD releases shipped them (a line of releaseSteps.ts). */
+export interface ReleaseSteps {
+  /** BMAD's module: core, bmm, bmb, bmgd (Game Dev Studio while BMAD-METHOD carried it), gds, tea. */
+  module: string;
+  /** The workflow's folder name without `bmad-` or its module's prefix. */
+  workflow: string;
+  /** The repositories and the first…last release of each that shipped this list. */
+  releases: string;
+  /** The steps of its create mode (`steps-c/`) or its only mode (`steps/`), in order, continuation files left out. */
+  steps: string;
+  /** Its other modes' steps (edit, validate, plain, or a mode folder's own name). */
+  modes: Readonly<Record<string, string>>;
+}
+
+let releaseTable: ReleaseSteps[] | undefined;
+
+/** The release table (releaseSteps.ts), read when first asked for. */
+export function releaseSteps(): readonly ReleaseSteps[] {
+  if (!releaseTable) {
+    releaseTable = [];
+    for (const line of RELEASE_STEPS_TEXT.split('\n')) {
+      if (!line) continue;
+      const [name, releases, steps, ...modes] = line.split(' | ');
+      const [module, workflow] = name.split(' ');
+      const byMode: Record<string, string> = {};
+      for (const m of modes) {
+        const at = m.indexOf(': ');
+        byMode[m.slice(0, at)] = m.slice(at + 2);
+      }
+      releaseTable.push({ module, workflow, releases, steps, modes: byMode });
+    }
+  }
+  return releaseTable;
+}
+
 /** One line of the release table, read once: its canonical workflow, its step ids and its modes' as sets. */
 interface ReleaseRow {
   row: ReleaseSteps;
@@ -355,8 +390,8 @@ let releaseIndex: Map<string, number[]> | undefined;
 
 function loadReleaseRows(): { rows: ReleaseRow[]; index: Map<string, number[]> } {
   if (!releaseRows || !releaseIndex) {
-    releaseRows = RELEASE_STEPS.map((row) => {
-      const ids = new Set([row.steps, ...Object.values(row.modes ?? {})].flatMap((s) => s.split(' ')).map((s) => s.toLowerCase()));
+    releaseRows = releaseSteps().map((row) => {
+      const ids = new Set([row.steps, ...Object.values(row.modes)].flatMap((s) => s.split(' ')).map((s) => s.toLowerCase()));
       return { row, key: byBare.get(bare(row.workflow))?.name ?? bare(row.workflow), ids };
     });
     releaseIndex = new Map();
@@ -407,7 +442,7 @@ export function releasedWorkflowOf(recorded: readonly string[], declared: Declar
   if (lists.size === 1) {
     const row = whole[0];
     workflow.steps = stepDefs(row.steps);
-    for (const [mode, s] of Object.entries(row.modes ?? {})) workflow.modeSteps[mode] = stepDefs(s);
+    for (const [mode, s] of Object.entries(row.modes)) workflow.modeSteps[mode] = stepDefs(s);
   }
   return listedAs ? { workflow, by: 'declared', detail: `${detail}, listed in ${listedAs}` } : { workflow, by: 'known', detail };
 }
