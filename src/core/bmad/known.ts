@@ -434,7 +434,7 @@ export function releasedWorkflowOf(recorded: readonly string[], declared: Declar
   const lists = new Set(whole.map((r) => r.steps));
   const releases = (whole.length ? whole : holding).map((r) => r.releases).join('; ');
   const how = `${n} of ${ids.length} recorded steps, known from BMAD's releases`;
-  const detail = lists.size === 1 ? `${how} (${releases})` : whole.length ? `${how} (several releases' lists hold them: ${releases})` : `${how}: ids of several releases (most in ${releases})`;
+  const detail = lists.size === 1 ? `${how}: ${releases}` : whole.length ? `${how}, whose lists differ: ${releases}` : `${how}, ids of several releases (most in ${releases})`;
   const k = KNOWN.find((w) => w.name === key);
   const name = k ? k.name : holding[0].workflow;
   const listedAs = [name, key, ...(k?.aliases ?? [])].map((x) => declared?.names.get(bare(x))).find((x) => x !== undefined);
@@ -444,5 +444,5 @@ export function releasedWorkflowOf(recorded: readonly string[], declared: Declar
     workflow.steps = stepDefs(row.steps);
     for (const [mode, s] of Object.entries(row.modes)) workflow.modeSteps[mode] = stepDefs(s);
   }
-  return listedAs ? { workflow, by: 'declared', detail: `${detail}, listed in ${listedAs}` } : { workflow, by: 'known', detail };
+  return listedAs ? { workflow, by: 'declared', detail: `${detail}; listed in ${listedAs}` } : { workflow, by: 'known', detail };
 }
