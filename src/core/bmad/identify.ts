@@ -4,12 +4,13 @@
  * such as `{{date}}`, `{date}`, `{{project_name}}`, `{{story_key}}` match as wildcards), then the
  * artifact's `workflowType`, then the step ids it records, then the manifest's names; for a
  * workflow not installed in the checkout, what the install declares and BMAD's output names
- * (known.ts), then the workflow the artifact names itself. The rule
+ * (known.ts), then the workflow the artifact names itself, then the BMAD release its step ids
+ * come from (releaseSteps.ts), then the folder it lies in. The rule
  * that answered is kept so hovers and `status --json` can say why.
  */
 import * as path from 'node:path';
 import { fixedLines, lookupBmadWorkflow, type BmadCatalog, type BmadWorkflow, type OutputPattern, type SkillTemplate } from './artifacts';
-import { contentWorkflowOf, firstHeading, FRONTMATTER_BLOCK, knownBmadWorkflowOf, knownByName, recordsProgress, selfDeclaredWorkflowOf, templateWorkflowOf } from './known';
+import { contentWorkflowOf, firstHeading, FRONTMATTER_BLOCK, knownBmadWorkflowOf, knownByName, recordsProgress, releasedWorkflowOf, selfNamedWorkflowOf, selfPlacedWorkflowOf, templateWorkflowOf } from './known';
 
 /**
  * `declared` and `known` name a BMAD workflow that is not installed here (known.ts): its steps
@@ -57,7 +58,9 @@ export function identifyArtifact(file: string, data: Record<string, unknown>, ca
   if (installed) return { workflow: installed, by: 'template', detail: "template's frontmatter keys" };
   // Not installed here: what the install declares, then the names BMAD's releases give their outputs,
   // then the workflow the file names itself.
-  return knownBmadWorkflowOf(file, data, catalog.declared) ?? selfDeclaredWorkflowOf(file, data, catalog.projects) ?? contentIdentified(data, catalog, text) ?? skillTemplateIdentified(data, catalog, text) ?? {};
+  // The workflow the file names itself comes before its step ids' release (a team's own workflow may
+  // reuse BMAD's ids); the ids, before where the file lies.
+  return knownBmadWorkflowOf(file, data, catalog.declared) ?? selfNamedWorkflowOf(data) ?? releasedWorkflowOf(ids, catalog.declared) ?? selfPlacedWorkflowOf(file, data, catalog.projects) ?? contentIdentified(data, catalog, text) ?? skillTemplateIdentified(data, catalog, text) ?? {};
 }
 
 /** The catalog's skill template titles, compiled once a catalog. */

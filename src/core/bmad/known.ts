@@ -14,6 +14,8 @@
  */
 import * as path from 'node:path';
 import type { BmadWorkflow } from './workflowShape';
+import type { StepDef } from '../types';
+import { RELEASE_STEPS_TEXT } from './releaseSteps';
 import { quoted } from '../model/text';
 
 /** One BMAD workflow as its releases name it: its names, and the file names of its outputs. */
@@ -296,11 +298,10 @@ const NAME = /^[A-Za-z][\w.-]{0,62}$/;
  * The workflow an artifact names itself, when no install here declares it (a community module's,
  * a workflow of the team's own, one BMAD retired): a file whose frontmatter has BMAD's
  * `workflowType`, or records its steps (`stepsCompleted` with at least one entry, or `lastStep`)
- * and names its `workflow`; or, naming none, records BMAD step ids (`step-01-init`) from a
- * module's own folder under the output folder (`{output_folder}/story-automator/…`, where
- * modules write). Its steps cannot be checked, but it is that workflow's artifact, not unknown.
+ * and names its `workflow` (naming none, where it lies may name it: selfPlacedWorkflowOf). Its
+ * steps cannot be checked, but it is that workflow's artifact, not unknown.
  */
-export function selfDeclaredWorkflowOf(file: string, data: Record<string, unknown>, projects: readonly { root: string; outputFolders: string[] }[] | undefined): { workflow: BmadWorkflow; by: 'self'; detail: string } | undefined {
+export function selfNamedWorkflowOf(data: Record<string, unknown>): { workflow: BmadWorkflow; by: 'self'; detail: string } | undefined {
   const steps = Array.isArray(data.stepsCompleted) ? data.stepsCompleted : [];
   // `workflowType` is BMAD's own key for a workflow's artifact; `workflow` (a common word) counts beside recorded steps.
   const type = typeof data.workflowType === 'string' ? data.workflowType.trim() : '';
@@ -309,6 +310,19 @@ export function selfDeclaredWorkflowOf(file: string, data: Record<string, unknow
   if (!records) return undefined;
   const named = typeof data.workflow === 'string' ? data.workflow.trim() : '';
   if (NAME.test(named)) return { workflow: stub(named), by: 'self', detail: `workflow ${quoted(named)}` };
+  return undefined;
+}
+
+/**
+ * The workflow a file's place names, when its frontmatter names none (selfNamedWorkflowOf) and its
+ * step ids are no BMAD release's (releasedWorkflowOf): a file recording BMAD step ids
+ * (`step-01-init`) in a module's own folder under the output folder (`{output_folder}/story-automator/…`,
+ * where modules write), or WDS's records in `{output_folder}/_progress/`.
+ */
+export function selfPlacedWorkflowOf(file: string, data: Record<string, unknown>, projects: readonly { root: string; outputFolders: string[] }[] | undefined): { workflow: BmadWorkflow; by: 'self'; detail: string } | undefined {
+  const steps = Array.isArray(data.stepsCompleted) ? data.stepsCompleted : [];
+  const records = steps.length > 0 || (data.lastStep !== undefined && data.lastStep !== null);
+  if (!records) return undefined;
   const abs = path.resolve(file);
   const dir = path.dirname(abs);
   // Whiteport Design Studio (WDS, a BMAD module) keeps its design process's records in
@@ -325,4 +339,110 @@ export function selfDeclaredWorkflowOf(file: string, data: Record<string, unknow
     if (NAME.test(folder)) return { workflow: stub(folder), by: 'self', detail: `its folder ${folder}/ under the output folder` };
   }
   return undefined;
+}
+
+/** One workflow's step ids as a run of BMAD releases shipped them (a line of releaseSteps.ts). */
+export interface ReleaseSteps {
+  /** BMAD's module: core, bmm, bmb, bmgd (Game Dev Studio while BMAD-METHOD carried it), gds, tea. */
+  module: string;
+  /** The workflow's folder name without `bmad-` or its module's prefix. */
+  workflow: string;
+  /** The repositories and the first…last release of each that shipped this list. */
+  releases: string;
+  /** The steps of its create mode (`steps-c/`) or its only mode (`steps/`), in order, continuation files left out. */
+  steps: string;
+  /** Its other modes' steps (edit, validate, plain, or a mode folder's own name). */
+  modes: Readonly<Record<string, string>>;
+}
+
+let releaseTable: ReleaseSteps[] | undefined;
+
+/** The release table (releaseSteps.ts), read when first asked for. */
+export function releaseSteps(): readonly ReleaseSteps[] {
+  if (!releaseTable) {
+    releaseTable = [];
+    for (const line of RELEASE_STEPS_TEXT.split('\n')) {
+      if (!line) continue;
+      const [name, releases, steps, ...modes] = line.split(' | ');
+      const [module, workflow] = name.split(' ');
+      const byMode: Record<string, string> = {};
+      for (const m of modes) {
+        const at = m.indexOf(': ');
+        byMode[m.slice(0, at)] = m.slice(at + 2);
+      }
+      releaseTable.push({ module, workflow, releases, steps, modes: byMode });
+    }
+  }
+  return releaseTable;
+}
+
+/** One line of the release table, read once: its canonical workflow, its step ids and its modes' as sets. */
+interface ReleaseRow {
+  row: ReleaseSteps;
+  /** The workflow it is: KNOWN's name where KNOWN has it, else its own name reduced (`create-module` and `module` are one). */
+  key: string;
+  ids: Set<string>;
+}
+
+let releaseRows: ReleaseRow[] | undefined;
+/** Release rows by step id (lower case). */
+let releaseIndex: Map<string, number[]> | undefined;
+
+function loadReleaseRows(): { rows: ReleaseRow[]; index: Map<string, number[]> } {
+  if (!releaseRows || !releaseIndex) {
+    releaseRows = releaseSteps().map((row) => {
+      const ids = new Set([row.steps, ...Object.values(row.modes)].flatMap((s) => s.split(' ')).map((s) => s.toLowerCase()));
+      return { row, key: byBare.get(bare(row.workflow))?.name ?? bare(row.workflow), ids };
+    });
+    releaseIndex = new Map();
+    releaseRows.forEach((r, i) => {
+      for (const id of r.ids) {
+        const at = releaseIndex!.get(id);
+        if (at) at.push(i);
+        else releaseIndex!.set(id, [i]);
+      }
+    });
+  }
+  return { rows: releaseRows, index: releaseIndex };
+}
+
+const stepDefs = (ids: string): StepDef[] => ids.split(' ').map((id, i) => ({ id, index: i + 1, title: id.replace(/^(?:step-)?(?:[a-z]-)?\d+[a-z]?-/i, '').replace(/-/g, ' ') }));
+
+/**
+ * The BMAD workflow whose releases recorded these step ids (src/core/bmad/releaseSteps.ts, every
+ * official release's step files), for an artifact no install here identifies: the workflow one of
+ * whose releases holds the most of them, at least half, with no other workflow holding as many
+ * (rankBySteps' rule). When the lists that hold every recorded id are one list (one release, or
+ * releases that shipped the same steps), the workflow is given that list, so its steps are checked;
+ * ids of several releases, or of several lists, name the workflow only.
+ */
+export function releasedWorkflowOf(recorded: readonly string[], declared: DeclaredWorkflows | undefined): { workflow: BmadWorkflow; by: 'known' | 'declared'; detail: string } | undefined {
+  if (!recorded.length) return undefined;
+  const { rows, index } = loadReleaseRows();
+  const ids = [...new Set(recorded.map((s) => s.toLowerCase()))];
+  const counts = new Map<number, number>();
+  for (const id of ids) for (const i of index.get(id) ?? []) counts.set(i, (counts.get(i) ?? 0) + 1);
+  // Each workflow's best release.
+  const best = new Map<string, number>();
+  for (const [i, n] of counts) if (n > (best.get(rows[i].key) ?? 0)) best.set(rows[i].key, n);
+  const ranked = [...best].sort((a, b) => b[1] - a[1]);
+  if (!ranked.length) return undefined;
+  const [key, n] = ranked[0];
+  if (n * 2 < ids.length || (ranked.length > 1 && ranked[1][1] === n)) return undefined;
+  const holding = [...counts].filter(([i, c]) => rows[i].key === key && c === n).map(([i]) => rows[i].row);
+  const whole = n === ids.length ? holding : [];
+  const lists = new Set(whole.map((r) => r.steps));
+  const releases = (whole.length ? whole : holding).map((r) => r.releases).join('; ');
+  const how = `${n} of ${ids.length} recorded steps, known from BMAD's releases`;
+  const detail = lists.size === 1 ? `${how}: ${releases}` : whole.length ? `${how}, whose lists differ: ${releases}` : `${how}, ids of several releases (most in ${releases})`;
+  const k = KNOWN.find((w) => w.name === key);
+  const name = k ? k.name : holding[0].workflow;
+  const listedAs = [name, key, ...(k?.aliases ?? [])].map((x) => declared?.names.get(bare(x))).find((x) => x !== undefined);
+  const workflow = stub(name, listedAs);
+  if (lists.size === 1) {
+    const row = whole[0];
+    workflow.steps = stepDefs(row.steps);
+    for (const [mode, s] of Object.entries(row.modes)) workflow.modeSteps[mode] = stepDefs(s);
+  }
+  return listedAs ? { workflow, by: 'declared', detail: `${detail}; listed in ${listedAs}` } : { workflow, by: 'known', detail };
 }

@@ -113,13 +113,17 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
     if (isBmad && state.identifiedBy === 'self') {
       out.push({ path: [Object.prototype.hasOwnProperty.call(data, 'workflowType') ? 'workflowType' : Object.prototype.hasOwnProperty.call(data, 'workflow') ? 'workflow' : 'stepsCompleted'], severity: 'info', code: 'bmad-workflow-not-installed', message: `This is an artifact of the ${quoted(state.workflow)} workflow (named by ${state.identifiedDetail ?? 'its own frontmatter'}), which no BMAD install in this checkout declares (a module not installed here, or a workflow of the team's own); its recorded steps and status are shown, but cannot be checked against the workflow's steps.` });
     } else if (isBmad && (state.identifiedBy === 'declared' || state.identifiedBy === 'known')) {
-      const why = state.identifiedBy === 'declared' ? `by its ${state.identifiedDetail ?? 'declaration'}` : `by its ${state.identifiedDetail ?? 'file name'}, as BMAD's releases name it`;
+      const why = /known from BMAD's releases/.test(state.identifiedDetail ?? '') ? `by its ${state.identifiedDetail}` : state.identifiedBy === 'declared' ? `by its ${state.identifiedDetail ?? 'declaration'}` : `by its ${state.identifiedDetail ?? 'file name'}, as BMAD's releases name it`;
       out.push({ path: [Object.prototype.hasOwnProperty.call(data, 'workflowType') ? 'workflowType' : 'stepsCompleted'], severity: 'info', code: 'bmad-workflow-not-installed', message: `This is an artifact of BMAD's ${quoted(state.workflow)} workflow (${why}), which is not installed in this checkout (no steps-c/ or steps/ folder under ${ctx.config.bmad.dir}/ or the agent skill folders); its steps cannot be checked. Run \`npx bmad-method install\` to check them.` });
     } else if (isBmad) {
       out.push({ path: [Object.prototype.hasOwnProperty.call(data, 'workflowType') ? 'workflowType' : 'stepsCompleted'], severity: 'info', code: 'bmad-workflow-unknown', message: `No installed BMAD workflow ${quoted(state.workflow)} (looked in the BMAD install folder such as ${ctx.config.bmad.dir}/ and agent skill folders such as .claude/skills/bmad-*, for steps-c/ or steps/ folders and the _config/ manifests); steps cannot be checked.` });
     } else {
       out.push({ path: ['workflow'], severity: 'info', code: 'steps-missing', message: `Workflow ${quoted(state.workflow)} has no 'steps:' list and no definition ${ctx.config.workflowsDir}/${state.workflow}.yaml; steps cannot be checked. Add one.` });
     }
+  }
+  if (steps.length && isBmad && (state.identifiedBy === 'declared' || state.identifiedBy === 'known')) {
+    // Steps of a release's list (releaseSteps.ts): the workflow is not installed, its steps are still checked.
+    out.push({ path: ['stepsCompleted'], severity: 'info', code: 'bmad-workflow-not-installed', message: `This is an artifact of BMAD's ${quoted(state.workflow)} workflow (by its ${state.identifiedDetail ?? 'recorded steps'}), which is not installed in this checkout; its steps are checked against that release's list.` });
   }
   // currentStep.
   if (raw.currentStepKey && steps.length && state.currentStep !== undefined && data[raw.currentStepKey] !== null && !known.has(state.currentStep)) {
