@@ -143,8 +143,8 @@ const zero: Range = { start: { line: 0, character: 0 }, end: { line: 0, characte
 /**
  * A BMAD document whose progress cannot be told: no status word Waymark knows; no workflow
  * identified at all; or a workflow not installed here (no steps to count) whose steps were
- * recorded while its status word says not started (a readiness report's `status: ready`, a spec's `ready-for-dev` are the document's
- * verdict, not its progress).
+ * recorded while its status word says not started (a readiness report's `status: ready`, a
+ * spec's `ready-for-dev` are the document's verdict, not its progress).
  */
 function progressUntold(w: WorkflowState): boolean {
   if (w.dialect !== 'bmad') return false;
