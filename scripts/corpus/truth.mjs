@@ -885,7 +885,14 @@ export function frontmatterBroken(text) {
   }
 }
 
-function artifactsOf(repo, folders, broken = []) {
+/** BMAD's story template: a `## Story` section, or the user story's "As a …, I want …". */
+function holdsUserStory(text) {
+  return /^#{2,3}\s+(?:user\s+)?story\s*$/im.test(text) || /^\s*(?:\*\*)?as an?\b[^\n]*\n(?:[^\n]*\n){0,2}?\s*(?:\*\*)?i want\b/im.test(text);
+}
+
+// (`stories`: files counted as stories, measured as stories, not as planning artifacts: a story
+// file carrying `stepsCompleted: []` is the sprint's, whatever keys its template added.)
+function artifactsOf(repo, folders, broken = [], stories = new Set()) {
   const dirs = new Set([folders.output, folders.planning_artifacts, folders.implementation_artifacts, folders.sprint_artifacts].filter(Boolean));
   const out = [];
   const seen = new Set();
@@ -899,6 +906,7 @@ function artifactsOf(repo, folders, broken = []) {
       const text = readText(f);
       if (!text || !text.startsWith('---')) continue;
       if (frontmatterBroken(text)) broken.push({ file: r, why: 'frontmatter not valid YAML' });
+      if (stories.has(r)) continue;
       const fm = frontmatter(text);
       if (!fm || !STEP_KEYS.some((k) => k in fm)) continue;
       const steps = Array.isArray(fm.stepsCompleted) ? fm.stepsCompleted.length : null;
@@ -1039,7 +1047,20 @@ export function truthFor(repoDir) {
       const storyId = (id) => id.length >= 2 && (/^\d/.test(id[0]) || id.length >= 3);
       // (`story-harbour-lights-1.md`: v6 alpha's level-1 story, named by its epic's slug and its number.)
       const level1 = (b) => /^story-[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*-\d{1,3}\.md$/i.test(b);
-      const index = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && (storyId(idOfFileName(path.basename(f)).id) || level1(path.basename(f))));
+      const named = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && (storyId(idOfFileName(path.basename(f)).id) || level1(path.basename(f))));
+      // Files sharing one story number (`1-1-initialize-monorepo.md`, `STORY-1-1-COMPLETION.md`): when
+      // exactly one of them holds the story itself (BMAD's story template: a `## Story` section, the
+      // "As a …, I want …" statement), the others are notes about it (a completion report, evidence),
+      // not more stories.
+      const idKey = (f) => idOfFileName(path.basename(f)).id.map((x) => (/^\d+$/.test(x) ? String(Number(x)) : x)).join('.');
+      const byNumber = new Map();
+      for (const f of named) byNumber.set(idKey(f), [...(byNumber.get(idKey(f)) ?? []), f]);
+      const index = named.filter((f) => {
+        const same = byNumber.get(idKey(f));
+        if (same.length < 2 || level1(path.basename(f))) return true;
+        const holding = same.filter((g) => holdsUserStory(readText(g) ?? ''));
+        return holding.length !== 1 || holding[0] === f;
+      });
       for (const f of index) {
         const text = readText(f) ?? '';
         const st = storyStatus(text);
@@ -1063,7 +1084,7 @@ export function truthFor(repoDir) {
     projects.push({
       root: rel(repo, p.root) || '.', installs: p.installs, layout,
       folders: Object.fromEntries(Object.entries(folders).map(([k, v]) => [k, rel(repo, v)])),
-      ledgers, stories, broken, artifacts: artifactsOf(repo, folders, broken),
+      ledgers, stories, broken, artifacts: artifactsOf(repo, folders, broken, new Set(stories.map((s) => s.file).filter(Boolean))),
     });
   }
   const layout = projects.length === 0 ? 'none' : projects.find((x) => x.root === '.')?.layout ?? projects[0].layout;

@@ -7,7 +7,7 @@ import { declaredOutputOf, identifyArtifact, inBmadOutput } from '../bmad/identi
 import { templateKeysInText } from '../bmad/known';
 import { normalizeStepList } from './definitions';
 import { exactArray, valueList } from './text';
-import { DISTINCTIVE_KEYS, WORKFLOW_KEYS, typoOf } from './stateKeys';
+import { DISTINCTIVE_KEYS, STATE_KEYS, WORKFLOW_KEYS, typoOf } from './stateKeys';
 import type { WorkspaceContext } from '../store/workspaceContext';
 import { validateParsed, type Finding } from './validate';
 import { YamlLocator, type PathSeg, type RangeTarget } from './positions';
@@ -186,6 +186,9 @@ export function detectDialect(data: Record<string, unknown>, ctx: WorkspaceConte
   // A misspelt distinctive key still marks a workflow (`stepCompleted`); look-alikes of common
   // words (`workflows`, `step`) do not, so ordinary Markdown is not mistaken for one.
   if (!isWf) isWf = keys.some((k) => DISTINCTIVE_KEYS.includes(typoOf(k) ?? ''));
+  // `workflow:` holding a list or a mapping and no other state key (an agent skill's `workflow:`
+  // list of instructions, a template's `workflow:` settings) is the common word, not an id.
+  if (isWf && (Array.isArray(data.workflow) || isObj(data.workflow)) && !keys.some((k) => k !== 'workflow' && ((STATE_KEYS as readonly string[]).includes(k) || DISTINCTIVE_KEYS.includes(typoOf(k) ?? '')))) isWf = false;
   const bmadOn = ctx.config.dialects.includes('bmad');
   if (!isWf) return bmadOn && file !== undefined && keys.length > 0 && declaredOutputOf(file, ctx.bmad) ? 'bmad' : undefined;
   const wfValue = typeof data.workflow === 'string' ? data.workflow.trim() : undefined;

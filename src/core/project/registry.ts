@@ -141,14 +141,17 @@ const zero: Range = { start: { line: 0, character: 0 }, end: { line: 0, characte
  * (`story:1-2-login`, or its key), or a path relative to the file's folder root.
  */
 /**
- * A BMAD document whose progress cannot be told: no status word Waymark knows; or a workflow not
- * installed here (no steps to count) whose steps were recorded while its status word says not
- * started (a readiness report's `status: ready`, a spec's `ready-for-dev` are the document's
- * verdict, not its progress).
+ * A BMAD document whose progress cannot be told: no status word Waymark knows; no workflow
+ * identified at all; or a workflow not installed here (no steps to count) whose steps were
+ * recorded while its status word says not started (a readiness report's `status: ready`, a
+ * spec's `ready-for-dev` are the document's verdict, not its progress).
  */
 function progressUntold(w: WorkflowState): boolean {
   if (w.dialect !== 'bmad') return false;
   if (w.status === undefined) return true;
+  // No workflow identified (none installed, declared, known or named by the file's own step
+  // records; validate's bmad-workflow-unknown): whose work it is, nobody can say.
+  if (w.identifiedBy === undefined && w.steps.length === 0) return true;
   const notInstalled = identifiedNotInstalled(w.identifiedBy);
   return notInstalled && w.status === 'created' && w.stepsCompleted.length > 0;
 }
