@@ -249,6 +249,9 @@ const STATUS_WORDS = [
   [/^approved[ -]for[ -](production|prod|release|deploy(ment)?|launch|go[ -]live|ship(ping)?|merge)\b/, 'done'],
   // Ready for what comes after review (`production ready`, `ready for production`): finished.
   [/^((?:production|prod)[ -]ready|ready[ -](?:for|to)[ -](?:production|prod|release|deploy(?:ment)?|launch|go[ -]live|ship(?:ping)?))\b/, 'done'],
+  // Waiting on its merge (`ready-for-merge`, `awaiting merge`): the work is built and its pull request
+  // waits, not merged; a story waiting on others' check, as review is (not `ready` for dev, below).
+  [/^(ready[ -](?:for|to)[ -]merg(?:e|ing)|(?:awaiting|pending|waiting[ -]for)[ -]merge)\b/, 'review'],
   [/^(backlog|not[ -]started|to[ -]?do|pending|planned|new|open|proposed|deferred|postponed|shelved|future(?: story)?$|future story\b)\b/, 'backlog'],
   [/^(reviewed|review(ed)?[ -](passed|complete[d]?|approved|done)|code[ -]review[ -](passed|complete[d]?|approved|done)|qa[ -](passed|approved|complete[d]?|done|verified))\b/, 'done'],
   [/^(dev(?:elopment)?[ -]complete[d]?|implementation[ -]complete[d]?|ready[ -]for[ -]review|in[ -]review|review[ -]ready|code[ -]review|needs[ -]review|under[ -]review|review|qa|in[ -]qa|ready[ -]for[ -]qa)\b/, 'review'],
@@ -774,6 +777,16 @@ function perEpicStoryDirs(bases) {
   return out;
 }
 
+/**
+ * A report BMAD's validate-workflow task writes about a document (core/tasks/validate-workflow.xml,
+ * "Generate Report": `# Validation Report`, then `**Document:**` and `**Checklist:**` lines), kept
+ * beside the stories it checked (`STORY-1.1-validation-report.md`): a report, not a story.
+ */
+function isValidationReport(f) {
+  const head = (readText(f) ?? '').slice(0, 1500);
+  return /^(?:---[\s\S]*?\n---\s*\n)?\s*#\s+validation report\b/i.test(head) && /^\s*\*\*checklist:?\*\*/im.test(head);
+}
+
 function storyFileIndex(dirs) {
   const files = [];
   const seen = new Set();
@@ -782,6 +795,7 @@ function storyFileIndex(dirs) {
     for (const f of walk(d, 3, [], (n) => n.toLowerCase().endsWith('.md'))) {
       if (seen.has(f)) continue;
       seen.add(f);
+      if (isValidationReport(f)) continue;
       files.push(f);
     }
   }
@@ -1055,11 +1069,25 @@ export function truthFor(repoDir) {
       const idKey = (f) => idOfFileName(path.basename(f)).id.map((x) => (/^\d+$/.test(x) ? String(Number(x)) : x)).join('.');
       const byNumber = new Map();
       for (const f of named) byNumber.set(idKey(f), [...(byNumber.get(idKey(f)) ?? []), f]);
-      const index = named.filter((f) => {
+      const whole = named.filter((f) => {
         const same = byNumber.get(idKey(f));
         if (same.length < 2 || level1(path.basename(f))) return true;
         const holding = same.filter((g) => holdsUserStory(readText(g) ?? ''));
         return holding.length !== 1 || holding[0] === f;
+      });
+      // A companion note beside its story (`story-9.3-implementation-summary.md`, titled `# Story 9.3:
+      // Status Controls - Implementation Summary` next to `# Story 9.3: Status Controls`): its title is
+      // the story's title with more words after it, the same number in its name; not a second story.
+      const titleOf = (f) => /^#\s+(.+?)\s*$/m.exec((readText(f) ?? '').slice(0, 2000))?.[1].toLowerCase() ?? null;
+      const index = whole.filter((f) => {
+        const id = idOfFileName(path.basename(f)).id;
+        const t = titleOf(f);
+        if (!t || id.length < 2) return true;
+        return !named.some((g) => {
+          if (g === f || path.dirname(g) !== path.dirname(f) || !sameId(idOfFileName(path.basename(g)).id, id)) return false;
+          const u = titleOf(g);
+          return !!u && u.length >= 8 && t.length > u.length && t.startsWith(u) && /^\s*[-—–:(|]/.test(t.slice(u.length));
+        });
       });
       for (const f of index) {
         const text = readText(f) ?? '';

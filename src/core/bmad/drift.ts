@@ -791,6 +791,18 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
   const fm = f.frontmatterStatus;
   const fmNorm = fm ? normalizeStoryStatus(fm.value).status : undefined;
   const bodyNorm = f.status !== undefined ? normalizeStoryStatus(f.status).status : undefined;
+  // (A frontmatter word setting the story aside, `status: superseded` over `Status: done`, while
+  // the ledger lists it as work: the same contradiction, as on the Status line; a held story is
+  // backlog to the ledger.)
+  // Which one is right is not guessed (no fix), as on the Status line.
+  const fmAside = fm && !fmNorm ? setAsideStatus(fm.value) : undefined;
+  if (fm && fmAside !== undefined && s.ledgerStatus !== undefined && ledgerRankOf >= 0 && !(HELD.test(fm.value.trim()) && s.ledgerStatus === 'backlog') && bodyNorm === s.ledgerStatus) {
+    out.push({
+      file: f.file, range: at(fm.line, fm.start, fm.end), severity: 'warning', code: 'story-status-drift',
+      message: `The frontmatter says status ${quoted(fm.value)}, the Status line ${quoted(f.status)} and sprint-status.yaml ${quoted(s.ledgerRaw)}: the file contradicts itself, setting the story aside while the ledger lists it as ${s.ledgerStatus}. Record the decision in the ledger ('${s.key}: ${fmAside}') and the Status line, or remove the frontmatter's status.`,
+      data: { key: s.key, fileStatus: fmAside, ledgerStatus: s.ledgerStatus },
+    });
+  }
   if (fm && fmNorm && s.ledgerStatus !== undefined && ledgerRankOf >= 0 && fmNorm !== s.ledgerStatus && (bodyNorm === s.ledgerStatus || bodyNorm === undefined)) {
     const ahead = ledgerRank('story', fmNorm) > ledgerRankOf ? 'frontmatter' : 'ledger';
     out.push({
