@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import type { StepDef } from '../types';
 import type { BmadWorkflow } from './workflowShape';
 import { cachedBmadCatalog, recordingList, recordingListOr, recordingProbe, recordingRead } from './sprintCache';
-import { compareText } from '../model/text';
+import { compareText, ownCopy } from '../model/text';
 import { closeAsync, openAsync, readAsync } from '../store/asyncFs';
 import { addDeclaredRows, emptyDeclared, firstHeading, FRONTMATTER_BLOCK, type DeclaredWorkflows } from './known';
 export type { BmadWorkflow } from './workflowShape';
@@ -100,7 +100,8 @@ export function declaredOutputs(text: string): { pattern: string; source: 'outpu
   const add = (key: string, value: string) => {
     const v = value.trim();
     if (!OUTPUT_KEY.test(key) || !v || /[*|\s]/.test(v) || !/\.(md|ya?ml)$/i.test(v)) return;
-    if (!out.some((o) => o.pattern === v)) out.push({ pattern: v, source: /^output_?file$|^outputFile$|^wip_?file$/i.test(key) ? 'outputFile' : 'default_output_file' });
+    // (A copy: the pattern is kept in the catalog, a slice would keep the step file's whole text.)
+    if (!out.some((o) => o.pattern === v)) out.push({ pattern: ownCopy(v), source: /^output_?file$|^outputFile$|^wip_?file$/i.test(key) ? 'outputFile' : 'default_output_file' });
   };
   // Every output key (OUTPUT_KEY) holds `output_file`, `outputfile`, `wip_file` or `wipfile` in
   // some case, and every sentence's path holds `}/`: a text with neither (most step files: their
