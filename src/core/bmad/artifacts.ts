@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import type { StepDef } from '../types';
 import type { BmadWorkflow } from './workflowShape';
 import { cachedBmadCatalog, recordingList, recordingListOr, recordingProbe, recordingRead } from './sprintCache';
-import { compareText } from '../model/text';
+import { compareText, ownCopy } from '../model/text';
 import { closeAsync, openAsync, readAsync } from '../store/asyncFs';
 import { addDeclaredRows, emptyDeclared, firstHeading, FRONTMATTER_BLOCK, type DeclaredWorkflows } from './known';
 export type { BmadWorkflow } from './workflowShape';
@@ -116,23 +116,39 @@ export function declaredOutputs(text: string): { pattern: string; source: 'outpu
   const add = (key: string, value: string) => {
     const v = value.trim();
     if (!OUTPUT_KEY.test(key) || !v || /[*|\s]/.test(v) || !/\.(md|ya?ml)$/i.test(v)) return;
-    if (!out.some((o) => o.pattern === v)) out.push({ pattern: v, source: /^output_?file$|^outputFile$|^wip_?file$/i.test(key) ? 'outputFile' : 'default_output_file' });
+    // (A copy: the pattern is kept in the catalog, a slice would keep the step file's whole text.)
+    if (!out.some((o) => o.pattern === v)) out.push({ pattern: ownCopy(v), source: /^output_?file$|^outputFile$|^wip_?file$/i.test(key) ? 'outputFile' : 'default_output_file' });
   };
-  // Every output key names `output` or `wip`, and every sentence's path holds `}/`: a text with
-  // neither (most step files) is not scanned line by line (the catalog reads hundreds on every run).
-  if (/output|wip/i.test(text)) {
+  // Every output key (OUTPUT_KEY) holds `output_file`, `outputfile`, `wip_file` or `wipfile` in
+  // some case, and every sentence's path holds `}/`: a text with neither (most step files: their
+  // prose says "output" often, these rarely) is not scanned line by line (the catalog reads
+  // hundreds on every run).
+  if (/output_?file|wip_?file/i.test(text)) {
     for (const m of text.matchAll(/^[ \t]*["']?([A-Za-z_]+)["']?[ \t]*:[ \t]*["']?([^"'#\r\n]+?)["']?[ \t]*(?:#.*)?$/gm)) add(m[1], m[2]);
     for (const m of text.matchAll(/`([A-Za-z_]+)`\s*=\s*`([^`\r\n]+)`/g)) add(m[1], m[2]);
   }
   if (!text.includes('}/')) return out;
   // A sentence naming the output file: "Create the starter output file: `{planning_artifacts}/research/…-{{date}}.md`",
   // or the final name a work file is renamed to: "Rename `{wipFile}` → `{implementation_artifacts}/tech-spec-{slug}.md`".
-  for (const line of text.split(/\r?\n/)) {
-    if (!/\boutput (?:file|document)\b|\brenam(?:e|es|ed|ing)\b|\bfinal (?:file ?name|file|document)\b/i.test(line)) continue;
-    for (const m of line.matchAll(/`(\{(?:output_folder|planning_artifacts|implementation_artifacts|sprint_artifacts)\}\/[^`\s]+)`/g)) add('default_output_file', m[1]);
+  // The lines that say so are found by one search of the text (a match never spans lines), each
+  // once and in order, rather than by splitting the text and testing every line: step files are
+  // mostly prose and few of their lines say so.
+  const said = OUTPUT_SENTENCE;
+  said.lastIndex = 0;
+  for (let m = said.exec(text); m; m = said.exec(text)) {
+    const from = text.lastIndexOf('\n', m.index) + 1;
+    const eol = text.indexOf('\n', m.index);
+    // The line as `split(/\r?\n/)` gives it: its `\r` dropped only before a `\n`.
+    const line = eol < 0 ? text.slice(from) : text.slice(from, text.charCodeAt(eol - 1) === 13 ? eol - 1 : eol);
+    for (const p of line.matchAll(/`(\{(?:output_folder|planning_artifacts|implementation_artifacts|sprint_artifacts)\}\/[^`\s]+)`/g)) add('default_output_file', p[1]);
+    if (eol < 0) break;
+    said.lastIndex = eol + 1;
   }
   return out;
 }
+
+/** A sentence of a workflow's prose that names its output file, or the name a work file is renamed to. */
+const OUTPUT_SENTENCE = /\boutput (?:file|document)\b|\brenam(?:e|es|ed|ing)\b|\bfinal (?:file ?name|file|document)\b/gi;
 
 // The catalog reads through sprintCache's recorders: kept across processes (cachedBmadCatalog), it
 // is read again when any file it read, folder it listed or path it probed changes.

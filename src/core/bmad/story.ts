@@ -6,7 +6,7 @@
  */
 import * as path from 'node:path';
 import { camelWords, classifyStoryKey, epicNumber } from './ledger';
-import { mayBeFence, splitLines, quoted } from '../model/text';
+import { mayBeFence, ownCopy, splitLines, quoted } from '../model/text';
 
 export interface StoryTask {
   /** 0-based line of the checkbox. */
@@ -466,7 +466,7 @@ class StoryReader {
       // (Its decoration left out: `# 📝 Story 7.1: Hero` is story 7.1's title.)
       const t = TITLE.exec(heading);
       if (t) {
-        s.title = t[4] || undefined;
+        s.title = t[4] ? ownCopy(t[4]) : undefined;
         s.titleLine = i;
         if (s.epic === undefined) {
           s.epicId = t[1].toLowerCase().replace(/\./g, '-');
