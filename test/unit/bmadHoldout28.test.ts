@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { inProject } from './fileHelpers';
+import { parseStory } from '../../src/core/bmad/story';
 
 function cli(dir: string, verb: string): { status: number | null; stdout: string; stderr: string } {
   return spawnSync(process.execPath, [path.resolve('dist/cli.js'), verb, '.', '--json'], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', WAYMARK_SCAN_INDEX: '0' } });
@@ -62,4 +63,14 @@ test('two installed skills writing one shape of document: the one whose own fixe
     const ada = listed(root).find((w) => w.file.endsWith('Ada.md'));
     assert.equal(ada?.identifiedBy, undefined, JSON.stringify(ada));
   });
+});
+
+test('a story file saved with a byte-order mark before its title (`\\uFEFF# Story 1.2: …`) keeps its title, and a status read from that first heading keeps the file\'s columns', () => {
+  const s = parseStory('/p/docs/stories/1.2.story.md', '\uFEFF# Story 1.2: Build the thing\n\n## Status\nDone\n\n## Tasks\n- [x] build it\n');
+  assert.equal(s.title, 'Build the thing');
+  assert.equal(s.status, 'Done');
+  const text = '\uFEFF# Status: review\n\n## Tasks\n- [x] build it\n';
+  const t = parseStory('/p/_bmad-output/implementation-artifacts/1-3-other.md', text);
+  assert.equal(t.statusLine, 0);
+  assert.equal(text.split('\n')[0].slice(t.statusStart, t.statusEnd), 'review');
 });

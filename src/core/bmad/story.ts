@@ -380,9 +380,18 @@ class StoryReader {
         if (this.metadataFence && s.status === undefined && !this.fmStatus) this.fencedStatus(line, i);
         continue;
       }
-      const h = line !== '' && line.charCodeAt(0) === 0x23 ? HEADING.exec(line) : null;
+      // A byte-order mark before the first line's `#` (a file saved by some Windows editors) is no text of the heading.
+      const bom = i === 0 && line.charCodeAt(0) === 0xfeff;
+      const hl = bom ? line.slice(1) : line;
+      const h = hl !== '' && hl.charCodeAt(0) === 0x23 ? HEADING.exec(hl) : null;
       if (h) {
-        this.heading(h, line, i);
+        const before = s.statusLine;
+        this.heading(h, hl, i);
+        // A status read from that heading keeps the file's columns (the mark is one of them).
+        if (bom && before === undefined && s.statusLine === 0 && s.statusStart !== undefined && s.statusEnd !== undefined) {
+          s.statusStart++;
+          s.statusEnd++;
+        }
         continue;
       }
       // A stage checklist ends at its first line that is not one of its boxes: that line is the section's text, not a status.
