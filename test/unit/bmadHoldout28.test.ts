@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { inProject } from './fileHelpers';
 import { parseStory } from '../../src/core/bmad/story';
+import { bmadStatusOf } from '../../src/core/bmad/artifacts';
 
 function cli(dir: string, verb: string): { status: number | null; stdout: string; stderr: string } {
   return spawnSync(process.execPath, [path.resolve('dist/cli.js'), verb, '.', '--json'], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', WAYMARK_SCAN_INDEX: '0' } });
@@ -73,4 +74,9 @@ test('a story file saved with a byte-order mark before its title (`\\uFEFF# Stor
   const t = parseStory('/p/_bmad-output/implementation-artifacts/1-3-other.md', text);
   assert.equal(t.statusLine, 0);
   assert.equal(text.split('\n')[0].slice(t.statusStart, t.statusEnd), 'review');
+});
+
+test('a planning artifact called off (`status: VOID-NOT-BUILT`, `abandoned`, `Scrapped`) is set aside, not an unknown word nor one to set to complete', () => {
+  for (const w of ['VOID-NOT-BUILT', 'void', 'Voided', 'abandoned', 'dropped', 'Discarded', 'scrapped']) assert.equal(bmadStatusOf(w), 'archived', w);
+  for (const w of ['voidable-draft', 'drop-in-ready']) assert.notEqual(bmadStatusOf(w), 'archived', w);
 });

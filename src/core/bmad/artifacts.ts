@@ -569,6 +569,13 @@ export const BMAD_STATUS_MAP: Record<string, import('../types').Status | undefin
   withdrawn: 'archived',
   retired: 'archived',
   replaced: 'archived',
+  // Work called off, as teams mark a plan they will not build (`VOID-NOT-BUILT`, `abandoned`).
+  void: 'archived',
+  voided: 'archived',
+  abandoned: 'archived',
+  dropped: 'archived',
+  discarded: 'archived',
+  scrapped: 'archived',
 });
 
 /** A status word no step of bmadStatusOf's normalising changes. */
