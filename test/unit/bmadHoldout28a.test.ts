@@ -35,7 +35,7 @@ test('a ledger whose stories sit in a subfolder of its story_location (`active/s
 test('a story file named `story-` before a ledger key no number grammar reads (`story-tune-201-scale-drills.md`) is that key\'s file, with or without a longer slug', () => {
   inProject({
     '_bmad/bmm/config.yaml': V6_CONFIG,
-    '_bmad-output/implementation-artifacts/sprint-status.yaml': 'development_status:\n  epic-1: done\n  1-1-setup: done\n  epic-2: in-progress\n  tune-201-scale-drills: ready-for-dev\n  tune-202-tempo-map: in-progress\n  tune-203-metronome: backlog\n',
+    '_bmad-output/implementation-artifacts/sprint-status.yaml': 'development_status:\n  epic-1: done\n  1-1-setup: done\n  epic-2: in-progress\n  tune-201-scale-drills: ready-for-dev\n  tune-202-tempo-map: in-progress\n  tune-203-metronome: backlog\n  epic-2-retrospective: optional\n',
     '_bmad-output/implementation-artifacts/1-1-setup.md': story('1.1', 'Setup', 'done'),
     // The slug the file was written with is longer than the ledger's.
     '_bmad-output/implementation-artifacts/story-tune-201-scale-drills-practice.md': '# STORY-TUNE-201: Scale drills\n\n**Status**: `Ready for Dev`\n\n## Tasks\n- [ ] write the drills\n',

@@ -11,7 +11,7 @@ import { nearest } from '../model/config';
 import { relativeInside } from '../store/safePath';
 import { projectPath } from './config';
 import { compareEpicIds, LEDGER_ORDER, ledgerRank, listsStories, normEpicId, numberedStory, storyOrder, unletteredEpicId, type Ledger, type LedgerEntry } from './ledger';
-import { HELD, isStoryStatusWord, keyBeforeSlug, LEVEL1_NAME, normalizeStoryStatus, setAsideStatus, storyKeyFromName, taskOpen, taskProgress, type StoryFile } from './story';
+import { HELD, isStoryStatusWord, keyBeforeSlug, LEVEL1_NAME, normalizeStoryStatus, setAsideStatus, storyKeyFromName, taskOpen, taskProgress, withoutStoryPrefix, type StoryFile } from './story';
 import { slugWords, storySlug, type PlannedEpic } from './epics';
 import type { StoryGate } from './qaGates';
 
@@ -270,7 +270,8 @@ export function buildSprint(parts: SprintParts): SprintModel {
   let unbound: StoryFile[] = [];
   // Code-unit order: the same on every machine, and no ICU collator to start (milliseconds of every CLI run).
   for (const f of [...parts.stories].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0))) {
-    const exact = exactFor(keyOfFile(f)) ?? (f.key ? exactFor(f.key) : undefined);
+    const bare = withoutStoryPrefix(keyOfFile(f));
+    const exact = exactFor(keyOfFile(f)) ?? (f.key ? exactFor(f.key) : undefined) ?? (bare !== undefined ? exactFor(bare) : undefined);
     if (exact && !fileOf.has(exact)) bind(exact, f);
     else unbound.push(f);
   }
@@ -293,7 +294,9 @@ export function buildSprint(parts: SprintParts): SprintModel {
     const keySet = new Set(slugKeys.keys());
     const bySlug = new Map<SprintStory, StoryFile[]>();
     unbound = unbound.filter((f) => {
-      const k = keyBeforeSlug(keyOfFile(f), keySet);
+      const name = keyOfFile(f);
+      const bare = withoutStoryPrefix(name);
+      const k = keyBeforeSlug(name, keySet) ?? (bare !== undefined ? keyBeforeSlug(bare, keySet) : undefined);
       if (k === undefined) return true;
       const st = slugKeys.get(k)!;
       bySlug.set(st, [...(bySlug.get(st) ?? []), f]);
