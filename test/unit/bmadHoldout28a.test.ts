@@ -49,3 +49,41 @@ test('a story file named `story-` before a ledger key no number grammar reads (`
     assert.deepEqual(r.problems.filter((p) => p.code === 'ledger-story-no-file' || p.code === 'story-not-in-ledger' || p.code === 'story-status-drift').map((p) => p.message), []);
   });
 });
+
+test('keys a team keeps about a story beside it (`e2-1-ticket: OPS-41`, `e2-1-finished: 2026-01-04`, `e2-1-summary: |`) are notes of that story, not stories', () => {
+  const ledger = [
+    'development_status:',
+    '  epic-2: in-progress',
+    '  e2-1-payment-webhooks: done',
+    '  e2-1-ticket: OPS-41',
+    '  e2-1-finished: 2026-01-04',
+    '  e2-1-estimate: 5',
+    '  e2-1-spec-file: docs/specs/e2-1.md',
+    '  e2-1-summary: |',
+    '    Done in one pass. Webhooks verified',
+    '    against the sandbox.',
+    '  e2-1-remark: "Split from the old 2.4 after review"',
+    '  e2-2-refund-flow: in-progress',
+    '  e2-2-ticket: OPS-42',
+    '  e2-2-refund-flow-v2: backlog',
+    '  e2-3-receipts: blocked',
+    '',
+  ].join('\n');
+  inProject({
+    '_bmad/bmm/config.yaml': V6_CONFIG,
+    '_bmad-output/implementation-artifacts/sprint-status.yaml': ledger,
+    '_bmad-output/implementation-artifacts/e2-1-payment-webhooks.md': story('2.1', 'Payment webhooks', 'done'),
+    '_bmad-output/implementation-artifacts/e2-2-refund-flow.md': story('2.2', 'Refund flow', 'in-progress'),
+  }, (root) => {
+    const r = loadSprint(root, { now: NOW })!;
+    // A second key of the same number with a status (`-v2: backlog`) and a project's own word (`blocked`) stay stories.
+    assert.deepEqual(r.stories.map((s) => s.key).sort(), ['e2-1-payment-webhooks', 'e2-2-refund-flow', 'e2-2-refund-flow-v2', 'e2-3-receipts']);
+    assert.deepEqual(r.problems.filter((p) => p.severity === 'error').map((p) => p.message), []);
+    // The one unknown status is the project's own word; no note's value is read as a status.
+    assert.deepEqual(r.problems.filter((p) => p.code === 'ledger-unknown-status').map((p) => p.message.split(' ')[0]), ["'blocked'"]);
+    const note = r.problems.filter((p) => p.code === 'ledger-unknown-key');
+    assert.equal(note.length, 1);
+    assert.equal(note[0].severity, 'info');
+    assert.match(note[0].message, /7 keys are notes about the story/);
+  });
+});
