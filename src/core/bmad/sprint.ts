@@ -124,7 +124,7 @@ function liveOf(cfg: BmadConfig, first: string, walked: string[]): string[] {
     return parsed.get(file);
   };
   const others = walked.filter((p) => {
-    const l = p === first ? undefined : ledgerOf(p);
+    const l = p === first || inSubproject(cfg.root, p) ? undefined : ledgerOf(p);
     return l !== undefined && listsWork(l);
   });
   if (!others.length) return [first];
@@ -152,6 +152,21 @@ function liveOf(cfg: BmadConfig, first: string, walked: string[]): string[] {
   for (const r of ranked) if (r.names.size > best.names.size) best = r;
   const more = ranked.filter((r) => r !== best && [...r.names].some((n) => !best.names.has(n)));
   return [best.file, ...more.map((r) => r.file)];
+}
+
+/** Where a folder of its own keeps a project's install, output or ledger (relative to it). */
+const SUBPROJECT_MARKS: readonly [string, 'f' | 'd'][] = [['_bmad', 'd'], ['.bmad-core', 'd'], ['_bmad-output', 'd'], ['docs/sprint-status.yaml', 'f'], ['docs/sprint-artifacts/sprint-status.yaml', 'f'], ['docs/implementation-artifacts/sprint-status.yaml', 'f']];
+
+/**
+ * A ledger inside a subfolder that is a BMAD project of its own (`test-platform/docs/sprint-status.yaml`,
+ * `test-platform/` holding its own docs ledger or install): that project's, not one of this one's.
+ * The ledger's own folder does not count (a module's `docs/modules/a/sprint-status.yaml`).
+ */
+function inSubproject(root: string, ledgerFile: string): boolean {
+  for (let dir = path.dirname(path.dirname(ledgerFile)); dir !== root && inside(root, dir); dir = path.dirname(dir)) {
+    if (SUBPROJECT_MARKS.some(([rel, kind]) => recordingProbe(path.join(dir, rel), kind))) return true;
+  }
+  return false;
 }
 
 /**
