@@ -549,6 +549,21 @@ function readLedger(file) {
     }
     // One number: `story-night-watch-1` (v6 alpha's level-1 key), `story-7-mend-the-nets`.
     for (const e of entries) if (e.kind === 'other' && /^story-(?:[a-z][a-z0-9-]*-\d+|\d+-[a-z][\w-]*)$/i.test(e.key)) e.kind = 'story';
+    // Notes a team keeps about a story as keys beside it (`e1-1-jira-id: SCRUM-11`, `e1-1-completed:
+    // 2025-11-25`, `e3-1-notes: |` under `e1-1-set-up-project: done`, hoferino/manda-platform
+    // docs/sprint-artifacts/sprint-status.yaml:265-282): the number is a story's already listed with a
+    // status, the value no status (a date, id, number, path, sentence or block of text). A user reads
+    // them as that story's notes, not as stories; a second key of that number with a status word stays one.
+    const words = (raw) => (String(raw).split('(')[0].match(/[\p{L}\p{N}_]+/gu) ?? []).length;
+    const isStatus = (raw) => raw != null && !/\n/.test(String(raw)) && normalizeStatus(raw) != null && (!normalizeStatus(raw).startsWith('other:') ? words(raw) <= 3 : /^\p{L}[\p{L}_-]*$/u.test(String(raw).trim()) && !/^(?:true|false|yes|no|null|none|tbd|n\/a)$/i.test(String(raw).trim()));
+    const withStatus = new Set();
+    for (const e of entries) {
+      if (e.kind !== 'story') continue;
+      const id = keyId(e.key).id.join('.');
+      if (!id) continue;
+      if (!withStatus.has(id)) { if (isStatus(e.raw)) withStatus.add(id); continue; }
+      if (!isStatus(e.raw)) e.kind = 'note';
+    }
   }
   // (A nested ledger's story naming its file, `story_file: stories/story-1-1-slug.md`, says where its stories are.)
   const storyFolders = dev && !data.development_status ? [...new Set(nestedStoryFiles(data).map((f) => path.dirname(f)))] : [];

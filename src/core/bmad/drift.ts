@@ -11,7 +11,7 @@ import { nearest } from '../model/config';
 import { relativeInside } from '../store/safePath';
 import { projectPath } from './config';
 import { compareEpicIds, LEDGER_ORDER, ledgerRank, listsStories, normEpicId, numberedStory, storyOrder, unletteredEpicId, type Ledger, type LedgerEntry } from './ledger';
-import { HELD, isStoryStatusWord, keyBeforeSlug, LEVEL1_NAME, normalizeStoryStatus, setAsideStatus, storyKeyFromName, taskOpen, taskProgress, type StoryFile } from './story';
+import { HELD, isStoryStatusWord, keyBeforeSlug, LEVEL1_NAME, normalizeStoryStatus, setAsideStatus, storyKeyFromName, taskOpen, taskProgress, withoutStoryPrefix, type StoryFile } from './story';
 import { slugWords, storySlug, type PlannedEpic } from './epics';
 import type { StoryGate } from './qaGates';
 
@@ -270,7 +270,8 @@ export function buildSprint(parts: SprintParts): SprintModel {
   let unbound: StoryFile[] = [];
   // Code-unit order: the same on every machine, and no ICU collator to start (milliseconds of every CLI run).
   for (const f of [...parts.stories].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0))) {
-    const exact = exactFor(keyOfFile(f)) ?? (f.key ? exactFor(f.key) : undefined);
+    const bare = withoutStoryPrefix(keyOfFile(f));
+    const exact = exactFor(keyOfFile(f)) ?? (f.key ? exactFor(f.key) : undefined) ?? (bare !== undefined ? exactFor(bare) : undefined);
     if (exact && !fileOf.has(exact)) bind(exact, f);
     else unbound.push(f);
   }
@@ -293,7 +294,9 @@ export function buildSprint(parts: SprintParts): SprintModel {
     const keySet = new Set(slugKeys.keys());
     const bySlug = new Map<SprintStory, StoryFile[]>();
     unbound = unbound.filter((f) => {
-      const k = keyBeforeSlug(keyOfFile(f), keySet);
+      const name = keyOfFile(f);
+      const bare = withoutStoryPrefix(name);
+      const k = keyBeforeSlug(name, keySet) ?? (bare !== undefined ? keyBeforeSlug(bare, keySet) : undefined);
       if (k === undefined) return true;
       const st = slugKeys.get(k)!;
       bySlug.set(st, [...(bySlug.get(st) ?? []), f]);
@@ -679,16 +682,18 @@ function epicNumberOf(id: string): number {
  * reads make it a warning. Never one problem per line.
  */
 function grammarNote(ledger: Ledger): Problem | undefined {
-  const unread = ledger.entries.filter((e) => e.kind === 'unknown');
+  const unread = ledger.entries.filter((e) => e.kind === 'unknown' && e.annotates === undefined);
+  const notes = ledger.entries.filter((e) => e.annotates !== undefined);
   const extended = ledger.entries.filter((e) => e.kind !== 'unknown' && !e.strict);
   const shaped = ledger.entries.filter((e) => e.kind !== 'unknown' && e.shape !== 'scalar');
-  if (!unread.length && !extended.length && !shaped.length) return undefined;
-  const first = [...unread, ...extended, ...shaped].sort((a, b) => a.keyLine - b.keyLine)[0];
+  if (!unread.length && !extended.length && !shaped.length && !notes.length) return undefined;
+  const first = [...unread, ...extended, ...shaped, ...notes].sort((a, b) => a.keyLine - b.keyLine)[0];
   const list = (es: LedgerEntry[]) => `${es.slice(0, 3).map((e) => e.key).join(', ')}${es.length > 3 ? `, … (${es.length})` : ''}`;
   const parts: string[] = [];
   if (unread.length) parts.push(`${unread.length} key${unread.length === 1 ? ' is' : 's are'} read by no BMAD grammar and skipped (${list(unread)}): rename or remove ${unread.length === 1 ? 'it' : 'them'}`);
   if (extended.length) parts.push(`${extended.length} key${extended.length === 1 ? ' uses' : 's use'} epic ids beyond BMAD's epic-N / N-M-slug grammar (${list(extended)}); Waymark reads them, BMAD's own workflows may not`);
   if (shaped.length) parts.push(`${shaped.length} entr${shaped.length === 1 ? 'y has' : 'ies have'} a mapping or no value instead of a status word (${list(shaped)}); a mapping's status: is read, an empty value is read as the first status`);
+  if (notes.length) parts.push(`${notes.length} key${notes.length === 1 ? ' is a note' : 's are notes'} about the story listed above with the same number, its value no status (${list(notes)}); Waymark reads ${notes.length === 1 ? 'it' : 'them'} as such, not as stories`);
   return { file: ledger.file, range: at(first.keyLine, first.keyStart, first.keyStart + first.key.length), severity: unread.length ? 'warning' : 'info', code: 'ledger-unknown-key', message: `${parts.join('; ')}.`, data: { keys: unread.map((e) => e.key) } };
 }
 

@@ -271,6 +271,11 @@ export interface LedgerEntry {
   legacy: boolean;
   /** True when `status` is in the kind's vocabulary. */
   valid: boolean;
+  /**
+   * The key of the story this entry is a note about (`e1-1-jira-id: SCRUM-11` under
+   * `e1-1-set-up-project: done`): its number is that story's, its value no status. Kind `unknown`.
+   */
+  annotates?: string;
   /** 0-based line of the value (the nested `status:` line of a mapping), and the value's character span on it. */
   line: number;
   /** 0-based line of the key. */
@@ -773,6 +778,7 @@ function classifyEntries(entries: LedgerEntry[]): void {
   storiesInEpicBlocks(entries, found, epicIds);
   seriesOfTheirOwn(entries, found);
   typedLeftovers(entries, found, typed.words);
+  storyAnnotations(entries, found);
   for (const [e, c] of found) {
     e.kind = c.kind;
     e.epic = c.epic;
@@ -784,6 +790,41 @@ function classifyEntries(entries: LedgerEntry[]): void {
     e.legacy = word.mapped;
     e.valid = LEDGER_ORDER[c.kind].includes(word.status);
   }
+}
+
+/**
+ * Notes a team keeps about a story as keys of their own beside it (`e1-1-jira-id: SCRUM-11`,
+ * `e1-1-completed: 2025-11-25`, `e3-2-notes: |` under `e1-1-set-up-project: done`): a key numbered
+ * like a story listed above it whose value is no status — a date, a number, an id, a path, a
+ * sentence or a block of text, where a status is a word (`done`, `in progress`, `blocked`, `done ✅
+ * (signed off)`). Read as notes of that story, not as stories of their own; a second key of the same
+ * number with a status word (`3-1-login-v2: in-progress`) is still a story.
+ */
+function storyAnnotations(entries: readonly LedgerEntry[], found: Map<LedgerEntry, LedgerKeyParts>): void {
+  const stated = new Map<string, LedgerEntry>();
+  for (const e of entries) {
+    const c = found.get(e);
+    if (c?.kind !== 'story' || c.story === undefined) continue;
+    const id = `${normEpicId(c.epicId)}\u0000${c.story}`;
+    const first = stated.get(id);
+    if (first === undefined) {
+      if (statusValue(e)) stated.set(id, e);
+      continue;
+    }
+    if (statusValue(e)) continue;
+    found.delete(e);
+    e.annotates = first.key;
+  }
+}
+
+/** A value that states a status: a story status word BMAD writes (or its synonym), or one word of the project's own. */
+function statusValue(e: LedgerEntry): boolean {
+  if (e.shape !== 'scalar') return true;
+  const raw = e.raw.trim();
+  if (/^[|>][+-]?\d*$/.test(raw)) return false;
+  const word = readStatusWord('story', raw);
+  if (LEDGER_ORDER.story.includes(word.status)) return true;
+  return /^\p{L}[\p{L}_-]*$/u.test(raw) && !/^(?:true|false|yes|no|null|none|tbd|n\/a)$/i.test(raw);
 }
 
 /** `epic-EP-ERP-01`: an epic keyed by a typed id, the type word (`EP`) then the id proper (`ERP-01`, `1A-01`), with a number in it. */

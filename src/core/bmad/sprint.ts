@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import type { Problem } from '../types';
 import { entryPath, findBmadProjects, loadBmadConfig, normalDir, projectPath, RETIRED_DIR, type BmadConfig } from './config';
 import { listsStories, listsWork, normEpicId, parseLedger, type Ledger } from './ledger';
-import { isStoryStatusWord, keyBeforeSlug, parseStory, storyKeyFromName, type StoryFile } from './story';
+import { isStoryStatusWord, keyBeforeSlug, parseStory, storyKeyFromName, withoutStoryPrefix, type StoryFile } from './story';
 import { parseEpics, type PlannedEpic } from './epics';
 import { parseGateDecision, parseQaGate, type StoryGate } from './qaGates';
 import { buildSprint, ledgerCoverage, patchStoryFiles, storyFileIdentity, type SprintModel, type SprintStory } from './drift';
@@ -124,7 +124,7 @@ function liveOf(cfg: BmadConfig, first: string, walked: string[]): string[] {
     return parsed.get(file);
   };
   const others = walked.filter((p) => {
-    const l = p === first ? undefined : ledgerOf(p);
+    const l = p === first || inSubproject(cfg.root, p) ? undefined : ledgerOf(p);
     return l !== undefined && listsWork(l);
   });
   if (!others.length) return [first];
@@ -133,9 +133,12 @@ function liveOf(cfg: BmadConfig, first: string, walked: string[]): string[] {
     const out = new Set<string>();
     const ledger = ledgerOf(file);
     if (!ledger) return out;
+    // The files under each folder as deep as the build looks for stories (`active/stories/` under
+    // the ledger's story_location), archives left out: a ledger whose stories sit a folder down
+    // names them as well as one whose stories sit beside it.
     const dirs = [...storyDirs(cfg, file, ledger)].map((d) => {
       let set = names.get(d);
-      if (!set) names.set(d, (set = new Set(listDir(d).filter((e) => e.isFile()).map((e) => e.name.toLowerCase()))));
+      if (!set) names.set(d, (set = mdNamesUnder(d, STORY_DEPTH)));
       return set;
     });
     for (const e of ledger.entries) {
@@ -149,6 +152,21 @@ function liveOf(cfg: BmadConfig, first: string, walked: string[]): string[] {
   for (const r of ranked) if (r.names.size > best.names.size) best = r;
   const more = ranked.filter((r) => r !== best && [...r.names].some((n) => !best.names.has(n)));
   return [best.file, ...more.map((r) => r.file)];
+}
+
+/** Where a folder of its own keeps a project's install, output or ledger (relative to it). */
+const SUBPROJECT_MARKS: readonly [string, 'f' | 'd'][] = [['_bmad', 'd'], ['.bmad-core', 'd'], ['_bmad-output', 'd'], ['docs/sprint-status.yaml', 'f'], ['docs/sprint-artifacts/sprint-status.yaml', 'f'], ['docs/implementation-artifacts/sprint-status.yaml', 'f']];
+
+/**
+ * A ledger inside a subfolder that is a BMAD project of its own (`test-platform/docs/sprint-status.yaml`,
+ * `test-platform/` holding its own docs ledger or install): that project's, not one of this one's.
+ * The ledger's own folder does not count (a module's `docs/modules/a/sprint-status.yaml`).
+ */
+function inSubproject(root: string, ledgerFile: string): boolean {
+  for (let dir = path.dirname(path.dirname(ledgerFile)); dir !== root && inside(root, dir); dir = path.dirname(dir)) {
+    if (SUBPROJECT_MARKS.some(([rel, kind]) => recordingProbe(path.join(dir, rel), kind))) return true;
+  }
+  return false;
 }
 
 /**
@@ -211,6 +229,21 @@ function parseLedgerAgain(file: string, text: string): Ledger {
   return ledger;
 }
 
+/** How many folders below a story folder story files are looked for. */
+const STORY_DEPTH = 3;
+/** Folders no story is looked for in: archives and retired copies (`archive/`, `old/`, `migration-v1-v2/`). */
+const RETIRED_STORY_DIR = /^(archive|archived|archive-v\d+|migration-v\d+-v\d+|old|outdated|deprecated)$/i;
+const storyFolder = (name: string) => !SKIP_DIRS.has(name) && !name.startsWith('.') && !RETIRED_STORY_DIR.test(name);
+
+/** The lower-case names of the Markdown files under dir, `depth` folders down, the way storyFilesIn walks. */
+function mdNamesUnder(dir: string, depth: number, out = new Set<string>()): Set<string> {
+  for (const e of listDir(dir)) {
+    if ((e.isFile() || e.isSymbolicLink()) && /\.md$/i.test(e.name)) out.add(e.name.toLowerCase());
+    else if (e.isDirectory() && depth > 0 && storyFolder(e.name)) mdNamesUnder(path.join(dir, e.name), depth - 1, out);
+  }
+  return out;
+}
+
 /**
  * Story files under dir: named like a story, or named after one of the ledger's story keys
  * (`g-01-browse-listings.md`), or after one no BMAD name reads with a slug after it
@@ -221,9 +254,15 @@ function storyFilesIn(dir: string, depth: number, out: Map<string, string>, keys
   for (const e of listDir(dir)) {
     const p = entryPath(dir, normal, e.name);
     // A symlinked story is read (and its writes refused when it points outside the workspace).
-    if ((e.isFile() || e.isSymbolicLink()) && /\.md$/i.test(e.name) && (storyKeyFromName(e.name) || keys.has(e.name.slice(0, -3).toLowerCase()) || keyBeforeSlug(e.name.slice(0, -3), slugKeys) !== undefined || numberedUnder(e.name, epicIds))) out.set(p, p);
-    else if (e.isDirectory() && depth > 0 && !SKIP_DIRS.has(e.name) && !e.name.startsWith('.') && !/^(archive|archived|archive-v\d+|migration-v\d+-v\d+|old|outdated|deprecated)$/i.test(e.name)) storyFilesIn(p, depth - 1, out, keys, slugKeys, epicIds);
+    if ((e.isFile() || e.isSymbolicLink()) && /\.md$/i.test(e.name) && (storyKeyFromName(e.name) || namesKey(e.name.slice(0, -3), keys, slugKeys) || numberedUnder(e.name, epicIds))) out.set(p, p);
+    else if (e.isDirectory() && depth > 0 && storyFolder(e.name)) storyFilesIn(p, depth - 1, out, keys, slugKeys, epicIds);
   }
+}
+
+/** A name that is a ledger key, or one no BMAD name reads with a slug after it, with or without `story-` before it. */
+function namesKey(name: string, keys: ReadonlySet<string>, slugKeys: ReadonlySet<string>): boolean {
+  const bare = withoutStoryPrefix(name);
+  return [name, bare].some((n) => n !== undefined && (keys.has(n.toLowerCase()) || keyBeforeSlug(n, slugKeys) !== undefined));
 }
 
 /**
@@ -391,7 +430,7 @@ function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: M
   const slugKeys = new Set([...keys].filter((k) => !storyKeyFromName(`${k}.md`)));
   // Epic ids no story name reads without the ledger (`q3`, `ugm`): those of its epics and stories.
   const ownEpicIds = [...new Set(ledgers.flatMap((l) => l.entries.filter((e) => e.kind !== 'unknown' && e.epicId && !/^\d/.test(e.epicId)).map((e) => e.epicId)))];
-  for (const d of dirs) storyFilesIn(d, 3, storyPaths, keys, slugKeys, ownEpicIds);
+  for (const d of dirs) storyFilesIn(d, STORY_DEPTH, storyPaths, keys, slugKeys, ownEpicIds);
   const stories: StoryFile[] = [];
   for (const p of storyPaths.keys()) {
     // A story file unchanged since the last cached build is not parsed again (recordingParse).

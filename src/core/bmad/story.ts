@@ -142,6 +142,16 @@ function keyFromName(base: string, epicIds: Iterable<string> | undefined): Named
 }
 
 /**
+ * A file name without the `story-` (`story_`, `story.`) BMAD and teams write before a story's key
+ * (`story-harbor-12-tide-tables` for the key `harbor-12-tide-tables`), or undefined when it has none.
+ * Numbered names (`story-1.2.md`) are read by storyKeyFromName; this is for keys no number grammar reads.
+ */
+export function withoutStoryPrefix(name: string): string | undefined {
+  const m = /^story[-_.]+(?=[a-z0-9])/i.exec(name);
+  return m ? name.slice(m[0].length) : undefined;
+}
+
+/**
  * The ledger key a file is named by with a slug after it (`us-erp-01-05-completeness-ring` for the
  * key `US-ERP-01-05`): the longest of `keys` (lower case) the name starts with, followed by a dash.
  */
