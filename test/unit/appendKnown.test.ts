@@ -63,13 +63,22 @@ describe('the bytes an append left are known to the next change', () => {
     for (const r of roots.splice(0)) fs.rmSync(r, { recursive: true, force: true });
   });
 
-  test('an advance after this process\'s own cold line: the cold file is not hashed again; the intent names its bytes before and after, and where the line starts', async () => {
-    const root = workspace({ 'w.md': WF, [COLD]: coldFile(48) }, { prefix: 'wm-appendknown-' });
+  /** A workspace of one workflow and a cold file of `lines` lines, a core on it; `check` may return a last check, made after the core closed. */
+  async function withCore(lines: number, check: (w: { root: string; file: string; cold: string; core: ReturnType<typeof createStateCore> }) => Promise<void | (() => void)>): Promise<void> {
+    const root = workspace({ 'w.md': WF, [COLD]: coldFile(lines) }, { prefix: 'wm-appendknown-' });
     roots.push(root);
-    const file = path.join(root, 'w.md');
-    const cold = path.join(root, COLD);
     const core = createStateCore({ roots: [root], actor: 'test' });
+    let last: void | (() => void);
     try {
+      last = await check({ root, file: path.join(root, 'w.md'), cold: path.join(root, COLD), core });
+    } finally {
+      await core.close();
+    }
+    if (last) last();
+  }
+
+  test('an advance after this process\'s own cold line: the cold file is not hashed again; the intent names its bytes before and after, and where the line starts', async () => {
+    await withCore(48, async ({ root, file, cold, core }) => {
       await core.advance(file);
       for (let i = 0; i < 3; i++) {
         const before = fs.readFileSync(cold);
@@ -85,19 +94,12 @@ describe('the bytes an append left are known to the next change', () => {
         assert.equal(w.append, before.length, 'the line starts at the old byte length');
         assert.equal(Buffer.from(w.text, 'utf8').toString('utf8'), after.subarray(before.length).toString('utf8'));
       }
-    } finally {
-      await core.close();
-    }
-    assert.equal(fs.readFileSync(cold, 'utf8').split('\n').filter((l) => /\(w\.md\): step s\d+ completed/.test(l)).length, 4);
+      return () => assert.equal(fs.readFileSync(cold, 'utf8').split('\n').filter((l) => /\(w\.md\): step s\d+ completed/.test(l)).length, 4);
+    });
   });
 
   test('the cold file rewritten by another writer to other bytes of the same size after this process\'s line: read, hashed and compared afresh, the next line lands after those bytes', async () => {
-    const root = workspace({ 'w.md': WF, [COLD]: coldFile(16) }, { prefix: 'wm-appendknown-' });
-    roots.push(root);
-    const file = path.join(root, 'w.md');
-    const cold = path.join(root, COLD);
-    const core = createStateCore({ roots: [root], actor: 'test' });
-    try {
+    await withCore(16, async ({ root, file, cold, core }) => {
       await core.advance(file);
       // Same size, same inode, other bytes: an earlier line changed in place.
       const was = fs.readFileSync(cold, 'utf8');
@@ -111,8 +113,6 @@ describe('the bytes an append left are known to the next change', () => {
       const w = coldIntent(root);
       assert.equal(w.before, sha(Buffer.from(edited, 'utf8')));
       assert.equal(w.after, sha(fs.readFileSync(cold)));
-    } finally {
-      await core.close();
-    }
+    });
   });
 });
