@@ -54,14 +54,15 @@ const COMMON_KEYS = new Set(['status', 'date', 'created', 'updated', 'lastmodifi
 export function skillTemplateShape(skill: string, file: string, text: string): SkillTemplate | undefined {
   const fm = FRONTMATTER_BLOCK.exec(text);
   const keys = fm ? [...fm[1].matchAll(/^([A-Za-z_][\w-]*)[ \t]*:/gm)].map((m) => m[1]).filter((k) => !COMMON_KEYS.has(k.toLowerCase())) : [];
-  const h1 = firstHeading(fm ? text.slice(fm[0].length) : text);
+  const body = fm ? text.slice(fm[0].length) : text;
+  const h1 = firstHeading(body);
   // A title with the template's variables in it and words of its own.
   const parts = h1?.split(/(\{\{?[^{}]+\}\}?)/) ?? [];
   const title = parts.length > 1 && /\p{L}{3}/u.test(parts.filter((_, i) => i % 2 === 0).join(''))
     ? `^${parts.map((x, i) => (i % 2 ? '.+' : x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('')}$`
     : undefined;
   if (!(keys.length >= 2 || title)) return undefined;
-  const lines = [...fixedLines(fm ? text.slice(fm[0].length) : text)];
+  const lines = [...fixedLines(body)];
   return { skill, file, keys, title, ...(lines.length ? { lines } : {}) };
 }
 

@@ -270,8 +270,9 @@ export function buildSprint(parts: SprintParts): SprintModel {
   let unbound: StoryFile[] = [];
   // Code-unit order: the same on every machine, and no ICU collator to start (milliseconds of every CLI run).
   for (const f of [...parts.stories].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0))) {
-    const bare = withoutStoryPrefix(keyOfFile(f));
-    const exact = exactFor(keyOfFile(f)) ?? (f.key ? exactFor(f.key) : undefined) ?? (bare !== undefined ? exactFor(bare) : undefined);
+    const name = keyOfFile(f);
+    const bare = withoutStoryPrefix(name);
+    const exact = exactFor(name) ?? (f.key ? exactFor(f.key) : undefined) ?? (bare !== undefined ? exactFor(bare) : undefined);
     if (exact && !fileOf.has(exact)) bind(exact, f);
     else unbound.push(f);
   }

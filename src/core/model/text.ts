@@ -117,7 +117,8 @@ export function clipMessages<T extends { message: string }>(list: T[]): T[] {
  * `split`, a capture of `exec`, a `slice`) may point into it and keep all of it alive: a story's
  * title kept in its model kept the whole file's text (~10 KB) alive for the rest of the run, and
  * 400 such texts surviving the young generation cost a first `sprint` its copies and page faults.
- * (The concatenation is flattened into a new string; the slice points into that.)
+ * (The concatenation is flattened into a new string; the slice points into that. A string of
+ * fewer than 13 characters is never a slice in V8, SlicedString's shortest: it is its own copy.)
  */
 export function ownCopy(s: string): string {
   return s.length < 13 ? s : (' ' + s).slice(1);
