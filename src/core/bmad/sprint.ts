@@ -235,12 +235,23 @@ const STORY_DEPTH = 3;
 const RETIRED_STORY_DIR = /^(archive|archived|archive-v\d+|migration-v\d+-v\d+|old|outdated|deprecated)$/i;
 const storyFolder = (name: string) => !SKIP_DIRS.has(name) && !name.startsWith('.') && !RETIRED_STORY_DIR.test(name);
 
-/** The lower-case names of the Markdown files under dir, `depth` folders down, the way storyFilesIn walks. */
-function mdNamesUnder(dir: string, depth: number, out = new Set<string>()): Set<string> {
+/**
+ * The Markdown files under dir, `depth` folders down through story folders (symlinks included: a
+ * symlinked story is read, and its writes refused when it points outside the workspace): each handed
+ * to `visit` with its folder, whether that folder is in normal form (entryPath) and its name.
+ */
+function eachMarkdownUnder(dir: string, depth: number, visit: (dir: string, normal: boolean, name: string) => void): void {
+  const normal = normalDir(dir);
   for (const e of listDir(dir)) {
-    if ((e.isFile() || e.isSymbolicLink()) && /\.md$/i.test(e.name)) out.add(e.name.toLowerCase());
-    else if (e.isDirectory() && depth > 0 && storyFolder(e.name)) mdNamesUnder(path.join(dir, e.name), depth - 1, out);
+    if ((e.isFile() || e.isSymbolicLink()) && /\.md$/i.test(e.name)) visit(dir, normal, e.name);
+    else if (e.isDirectory() && depth > 0 && storyFolder(e.name)) eachMarkdownUnder(entryPath(dir, normal, e.name), depth - 1, visit);
   }
+}
+
+/** The lower-case names of the Markdown files under dir, `depth` folders down, the way storyFilesIn walks. */
+function mdNamesUnder(dir: string, depth: number): Set<string> {
+  const out = new Set<string>();
+  eachMarkdownUnder(dir, depth, (_dir, _normal, name) => out.add(name.toLowerCase()));
   return out;
 }
 
@@ -250,13 +261,11 @@ function mdNamesUnder(dir: string, depth: number, out = new Set<string>()): Set<
  * (`us-erp-01-05-completeness-ring.md` for `US-ERP-01-05`, in `slugKeys`).
  */
 function storyFilesIn(dir: string, depth: number, out: Map<string, string>, keys: ReadonlySet<string>, slugKeys: ReadonlySet<string>, epicIds: readonly string[]): void {
-  const normal = normalDir(dir);
-  for (const e of listDir(dir)) {
-    const p = entryPath(dir, normal, e.name);
-    // A symlinked story is read (and its writes refused when it points outside the workspace).
-    if ((e.isFile() || e.isSymbolicLink()) && /\.md$/i.test(e.name) && (storyKeyFromName(e.name) || namesKey(e.name.slice(0, -3), keys, slugKeys) || numberedUnder(e.name, epicIds))) out.set(p, p);
-    else if (e.isDirectory() && depth > 0 && storyFolder(e.name)) storyFilesIn(p, depth - 1, out, keys, slugKeys, epicIds);
-  }
+  eachMarkdownUnder(dir, depth, (folder, normal, name) => {
+    if (!(storyKeyFromName(name) || namesKey(name.slice(0, -3), keys, slugKeys) || numberedUnder(name, epicIds))) return;
+    const p = entryPath(folder, normal, name);
+    out.set(p, p);
+  });
 }
 
 /** A name that is a ledger key, or one no BMAD name reads with a slug after it, with or without `story-` before it. */
