@@ -108,14 +108,15 @@ function closestTemplate<H extends { t: SkillTemplate }>(hits: readonly H[], doc
   const telling = new Set<string>();
   for (const s of sets) for (const l of s) if (!sets.every((o) => o.has(l))) telling.add(l);
   if (!telling.size) return undefined;
+  // Most telling lines the document holds first; of those, fewest it lacks.
   const scores = sets.map((s) => {
     let held = 0;
     let lacked = 0;
     for (const l of telling) if (s.has(l)) doc.has(l) ? held++ : lacked++;
-    return held * 100_000 - lacked;
+    return { held, lacked };
   });
-  const top = Math.max(...scores);
-  const atTop = hits.filter((_, i) => scores[i] === top);
+  const top = scores.reduce((a, b) => (b.held > a.held || (b.held === a.held && b.lacked < a.lacked) ? b : a));
+  const atTop = hits.filter((_, i) => scores[i].held === top.held && scores[i].lacked === top.lacked);
   return new Set(atTop.map((h) => h.t.skill)).size === 1 ? atTop[0] : undefined;
 }
 
