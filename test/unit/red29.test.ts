@@ -187,3 +187,20 @@ describe('red29: Gemini edit tools given the path under another name are judged,
     assert.equal(JSON.parse(out.stdout).decision, 'deny', out.stdout + out.stderr);
   });
 });
+
+describe('red29: an input naming the file twice is judged for each', () => {
+  let outer: string;
+  let proj: string;
+  before(() => ({ outer, proj } = outerWithProject()));
+  after(() => cleanup(outer));
+
+  test('Copilot CLI edit with a harmless file_path and the state file as path', async () => {
+    const copilot = HOOK_ADAPTERS.get('copilot')!;
+    const args = { file_path: path.join(proj, 'src/app.ts'), path: path.join(proj, 'docs/plan.md'), old_str: OLD, new_str: NEW };
+    const out = await answer(copilot, { timestamp: 1, cwd: proj, toolName: 'edit', toolArgs: JSON.stringify(args) });
+    assert.equal(JSON.parse(out.stdout).permissionDecision, 'deny', out.stdout + out.stderr);
+    const cursor = HOOK_ADAPTERS.get('cursor')!;
+    const out2 = await answer(cursor, { hook_event_name: 'preToolUse', conversation_id: 'c', workspace_roots: [proj], tool_name: 'Write', tool_input: { file_path: path.join(proj, 'src/app.ts'), path: path.join(proj, 'docs/plan.md'), content: PLAN.replace(OLD, NEW) } });
+    assert.equal(JSON.parse(out2.stdout).permission, 'deny', out2.stdout);
+  });
+});
