@@ -204,3 +204,33 @@ describe('red29: an input naming the file twice is judged for each', () => {
     assert.equal(JSON.parse(out2.stdout).permission, 'deny', out2.stdout);
   });
 });
+
+describe('red29: a shell command from one workspace that writes another workspace\'s state is judged there', () => {
+  let outer: string;
+  let proj: string;
+  let here: string;
+  before(() => {
+    ({ outer, proj } = outerWithProject());
+    here = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-red29-here-')));
+    fs.mkdirSync(path.join(here, '.git'));
+  });
+  after(() => {
+    cleanup(outer);
+    cleanup(here);
+  });
+  const bash = (command: string) => answer(claude, { session_id: 's29', cwd: here, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command } });
+
+  test('sed -i, a redirection, cd && rm, rm -rf of its folder: refused, named in its workspace', async () => {
+    for (const command of [`sed -i s/x/y/ ${path.join(proj, 'docs/plan.md')}`, `echo x >> ${path.join(proj, 'docs/plan.md')}`, `cd ${proj} && rm docs/plan.md`, `rm -rf ${path.join(proj, 'docs')}`]) {
+      const out = await bash(command);
+      assert.equal(out.exitCode, 2, `${command}: ${out.stderr}`);
+      assert.match(out.stderr, /docs\/plan\.md/);
+      assert.match(out.stderr, /fix: change state with a waymark command/);
+    }
+  });
+
+  test('reading it, and writing a file in no workspace, pass', async () => {
+    assert.equal((await bash(`cat ${path.join(proj, 'docs/plan.md')}`)).exitCode, 0);
+    assert.equal((await bash(`echo x > ${path.join(outer, 'notes.md')}`)).exitCode, 0);
+  });
+});
