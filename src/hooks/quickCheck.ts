@@ -54,8 +54,10 @@ export function relInside(rel: string): boolean {
  * A cwd outside the project (`/`, `/tmp`, a folder above it) never becomes the judging root.
  */
 export function judgingRoot(ctx: HookContext, abs: string): { root: string; foreign: boolean } | undefined {
-  const marked = hasWorkspace(ctx);
-  const base = realPathOf(workspaceRootOf(ctx));
+  // workspaceRootOf and hasWorkspace in one walk up from cwd.
+  const found = ctx.projectDir ? path.resolve(ctx.projectDir) : findWorkspaceRoot(ctx.cwd);
+  const marked = found !== undefined;
+  const base = realPathOf(found ?? ctx.cwd);
   if (marked && (abs === base || relInside(path.relative(base, abs)))) return { root: base, foreign: false };
   let start = path.dirname(abs);
   try {
