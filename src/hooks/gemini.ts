@@ -14,7 +14,9 @@ const TOOLS = new Set(['write_file', 'replace', 'run_shell_command']);
 
 function toolEvent(kind: 'pre' | 'post', ctx: HookContext, tool: string, input: Record<string, unknown>): NeutralEvent {
   if (tool === 'write_file' || tool === 'replace') {
-    const file = str(input, 'file_path', 'tool_input');
+    // file_path in every version Gemini documents; absolute_path and path as its other file tools and older builds name it.
+    const named = ['file_path', 'absolute_path', 'path'].find((k) => typeof input[k] === 'string');
+    const file = str(input, named ?? 'file_path', 'tool_input');
     if (!file) throw new HookInputError('tool_input.file_path is empty.');
     if (kind === 'post') return { kind: 'tool-done', ctx, tool, file };
     if (tool === 'write_file') return { kind: 'proposed-edit', ctx, tool, file, change: { type: 'write', content: str(input, 'content', 'tool_input') } };

@@ -26,7 +26,7 @@ import {
 } from '../core/index';
 import { applyHunks } from './applyPatch';
 import type { FileChange, FileEdit, HookAdapter, HookDecision, NeutralEvent } from './port';
-import { hasWorkspace, mayHoldState, realPathOf, workspaceRootOf } from './quickCheck';
+import { hasWorkspace, judgingRoot, mayHoldState, realPathOf, relInside, workspaceRootOf } from './quickCheck';
 import { setStatusForMark } from './ticketsMark';
 import { GIT_CODE, gitCodeCommands, readShellCommand } from './shell';
 
@@ -62,16 +62,19 @@ function nextText(cwd: string, file: string, current: string | undefined, c: Fil
 }
 
 /** Judges every file a tool call changes; refused when any change breaks the rules. */
-async function proposedEdits(event: { ctx: NeutralEvent['ctx']; tool: string }, edits: FileEdit[], adapter: HookAdapter, root: string): Promise<HookDecision> {
+async function proposedEdits(event: { ctx: NeutralEvent['ctx']; tool: string }, edits: FileEdit[], adapter: HookAdapter): Promise<HookDecision> {
   const reasons: string[] = [];
-  const allowed: { file: string; current: string | undefined }[] = [];
+  const allowed: { root: string; file: string; current: string | undefined }[] = [];
   const notes: string[] = [];
   for (const e of edits) {
     const file = realOf(path.resolve(event.ctx.cwd, e.file));
-    if (!insideRoot(root, file)) {
-      notes.push(`${file} is outside the workspace ${root}; not checked.`);
+    // Judged in the file's workspace, whatever folder the agent's cwd is in; nothing is written in another.
+    const where = judgingRoot(event.ctx, file);
+    if (!where) {
+      notes.push(`${file} is outside the workspace ${realOf(workspaceRootOf(event.ctx))}; not checked.`);
       continue;
     }
+    const root = where.root;
     const current = readCurrentText(file);
     const next = nextText(event.ctx.cwd, file, current, e.change);
     if (next === undefined && e.change.type === 'replace') {
@@ -100,21 +103,16 @@ async function proposedEdits(event: { ctx: NeutralEvent['ctx']; tool: string }, 
     const verdict = await checkProposedEdit({ root, file, text: next ?? undefined, beforeText: current ?? null, actor: adapter.actor, session: event.ctx.session });
     const errors = [...refusals(verdict), ...(await gateDefinitionProblems(root, file, current, next ?? undefined))];
     if (errors.length) reasons.push(`Waymark refused this edit of ${verdict.rel}:\n${formatProblems(errors)}`);
-    else if (verdict.kind) allowed.push({ file, current });
+    else if (verdict.kind && !where.foreign) allowed.push({ root, file, current });
   }
   if (reasons.length) return { kind: 'deny', reason: reasons.join('\n') };
-  for (const a of allowed) saveEditSnapshot(root, a.file, a.current);
+  for (const a of allowed) saveEditSnapshot(a.root, a.file, a.current);
   return { kind: 'allow', note: notes.length ? notes.join(' ') : undefined };
 }
 
 /** Changes that take away a gate a gated step depends on (a definition, a `gate:` entry, a `workflow:` switch, `gates.path`). */
 async function gateDefinitionProblems(root: string, file: string, before: string | undefined, after: string | undefined): Promise<ProposalProblem[]> {
   return checkGateRemoval({ root, file, beforeText: before, text: after });
-}
-
-function insideRoot(root: string, file: string): boolean {
-  const rel = path.relative(root, file);
-  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
 }
 
 /** The state a path holds, said for a refusal (`workflow state`, `a Waymark record`...), or undefined. */
@@ -207,22 +205,25 @@ interface CommandFinding {
   hidden: string[];
 }
 
-/** What a shell command would do to state, read as the shell reads it. */
-export async function judgeCommand(command: string, cwd: string, root: string): Promise<CommandFinding> {
-  const realRoot = realOf(root);
+/**
+ * What a shell command would do to state, read as the shell reads it. `root`: the workspace, or
+ * (an event's) the workspace each path is judged in (hooks/quickCheck.ts judgingRoot).
+ */
+export async function judgeCommand(command: string, cwd: string, root: string | ((abs: string) => string | undefined)): Promise<CommandFinding> {
+  const fixed = typeof root === 'string' ? realOf(root) : undefined;
+  const rootOf = (abs: string) => fixed ?? (root as (abs: string) => string | undefined)(abs);
   const reading = readShellCommand(command, cwd);
   const finding: CommandFinding = { hits: [], broken: [], opaque: [], hidden: [...reading.hidden] };
-  const inside = (abs: string) => {
-    const rel = path.relative(realRoot, abs);
-    return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
-  };
-  const hit = async (abs: string, how: string): Promise<boolean> => {
+  const hit = async (realRoot: string, abs: string, how: string): Promise<boolean> => {
     const what = await stateOf(realRoot, abs);
     if (what) finding.hits.push(`${relPath(realRoot, abs)} (${what}, by ${how})`);
     return what !== undefined;
   };
   const judge = async (t: (typeof reading.touches)[number]): Promise<void> => {
     const abs = realOf(t.path);
+    const realRoot = rootOf(abs);
+    if (realRoot === undefined) return;
+    const inside = (p: string) => relInside(path.relative(realRoot, p));
     const rootItself = abs === realRoot;
     if (!inside(abs) && !rootItself) return;
     if (t.kind === 'tree' && t.unknown) {
@@ -231,7 +232,7 @@ export async function judgeCommand(command: string, cwd: string, root: string): 
     }
     if (t.kind === 'tree' && !fs.existsSync(abs)) {
       // Unknown files landing at a path that is not there yet: a record folder is a hit.
-      await hit(abs, t.how);
+      await hit(realRoot, abs, t.how);
       return;
     }
     if (t.kind === 'tree' || (t.kind === 'delete' && isDir(abs)) || (t.kind === 'write' && isDir(abs))) {
@@ -241,10 +242,10 @@ export async function judgeCommand(command: string, cwd: string, root: string): 
         const changed = gitChanged(t.git, t.how);
         if (changed) files = files.filter((f) => changed.has(f));
       }
-      for (const f of files) if (mayHoldState(realRoot, f) && (await hit(f, t.how))) break;
+      for (const f of files) if (mayHoldState(realRoot, f) && (await hit(realRoot, f, t.how))) break;
       return;
     }
-    if (await hit(abs, t.how)) return;
+    if (await hit(realRoot, abs, t.how)) return;
     if (t.kind === 'write' && t.content && !('unchanged' in t.content)) {
       // A new file whose content the command gives (cp, : >, cat <<EOF >): judged like a Write.
       const text = 'text' in t.content ? t.content.text : textOf(realOf(t.content.fromFile));
@@ -259,7 +260,8 @@ export async function judgeCommand(command: string, cwd: string, root: string): 
       await judge(t);
     } catch (e) {
       // Nothing a command names may throw out of the judge (and so fail open): what cannot be read is not followed.
-      finding.opaque.push(`${relPath(realRoot, realOf(t.path))} cannot be read (${errorMessage(e)})`);
+      const abs = realOf(t.path);
+      finding.opaque.push(`${relPath(rootOf(abs) ?? cwd, abs)} cannot be read (${errorMessage(e)})`);
     }
   }
   const mayTouchState = STATE_HINT.test(command) || reading.programs.some((p) => STATE_HINT.test(p));
@@ -296,12 +298,12 @@ const MODE_FIX = "- fix: leave the mode, owner and attributes of state files as 
 const FORMAT_FIX = '- fix: leave state out of the formatter: list the state files or their folders in its ignore file (.prettierignore, .markdownlintignore; e.g. `_bmad-output/`, `.waymark/`, `docs/plan.md`), or run it on source only (prettier --write src, prettier --write "**/*.ts"). State changes go through waymark commands (waymark --help).';
 const HIDDEN_FIX = '- fix: put the code in a file and run that file (bash FILE, python3 FILE: Waymark reads it and judges what it writes), unpack or apply only archives and patches that are files it can read, or change state with a waymark command (waymark --help).';
 
-async function proposedCommand(event: Extract<NeutralEvent, { kind: 'proposed-command' }>, root: string): Promise<HookDecision> {
+async function proposedCommand(event: Extract<NeutralEvent, { kind: 'proposed-command' }>): Promise<HookDecision> {
   const mark = setStatusForMark(event.command);
   if (mark) {
     return { kind: 'deny', reason: `Waymark refused this command: tickets.py mark writes a ticket's plan where Waymark can neither check the status rules nor record the change.\n- fix: ${mark} (the same plan, written as tickets.py mark writes it, with the rules and history)` };
   }
-  const f = await judgeCommand(event.command, event.ctx.cwd, root);
+  const f = await judgeCommand(event.command, event.ctx.cwd, (abs) => judgingRoot(event.ctx, abs)?.root);
   if (f.hits.length) {
     const which = f.hits.map((h) => h.replace(/ \((.+), by (.+)\)$/, '')).join(', ');
     const kinds = [...new Set(f.hits.map((h) => / \((.+), by /.exec(h)?.[1] ?? 'state'))];
@@ -332,12 +334,16 @@ function commandPaths(command: string, cwd: string): string[] {
   return [...out];
 }
 
-async function toolDone(event: Extract<NeutralEvent, { kind: 'tool-done' }>, adapter: HookAdapter, root: string): Promise<HookDecision> {
+async function toolDone(event: Extract<NeutralEvent, { kind: 'tool-done' }>, adapter: HookAdapter): Promise<HookDecision> {
   const named = [...(event.file !== undefined ? [event.file] : []), ...(event.files ?? [])];
   const files = (named.length ? named.map((f) => path.resolve(event.ctx.cwd, f)) : commandPaths(event.command ?? '', event.ctx.cwd)).map(realOf);
   const reports: string[] = [];
   let problem = false;
   for (const file of files) {
+    // Recorded only in the event's own workspace, or (an agent whose cwd is in none) the file's.
+    const where = judgingRoot(event.ctx, file);
+    if (!where || where.foreign) continue;
+    const root = where.root;
     let rec;
     try {
       rec = await recordAgentEdit({ root, file, actor: adapter.actor, session: event.ctx.session, tool: event.tool });
@@ -421,13 +427,13 @@ export async function decide(event: NeutralEvent, adapter: HookAdapter): Promise
   try {
     switch (event.kind) {
       case 'proposed-edit':
-        return await proposedEdits(event, [{ file: event.file, change: event.change }], adapter, root);
+        return await proposedEdits(event, [{ file: event.file, change: event.change }], adapter);
       case 'proposed-edits':
-        return await proposedEdits(event, event.edits, adapter, root);
+        return await proposedEdits(event, event.edits, adapter);
       case 'proposed-command':
-        return await proposedCommand(event, root);
+        return await proposedCommand(event);
       case 'tool-done':
-        return await toolDone(event, adapter, root);
+        return await toolDone(event, adapter);
       case 'session-start':
         return { kind: 'context', text: await sessionBriefing(root) };
       case 'stop':

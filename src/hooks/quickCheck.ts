@@ -38,6 +38,39 @@ export function hasWorkspace(ctx: HookContext): boolean {
   return ctx.projectDir !== undefined || findWorkspaceRoot(ctx.cwd) !== undefined;
 }
 
+/**
+ * `rel` (an answer of path.relative) names a path strictly under the folder: not the folder, not
+ * `..` or `../...`. A name that only starts with `..` (`..plan.md`, `..docs/`) is inside.
+ */
+export function relInside(rel: string): boolean {
+  return rel !== '' && rel !== '..' && !rel.startsWith(`..${path.sep}`) && !(path.sep !== '/' && rel.startsWith('../')) && !path.isAbsolute(rel);
+}
+
+/**
+ * The workspace a file (its real path `abs`) is judged in: the event's workspace when the file
+ * lies in it; else the file's own (the nearest marker at or above it), `foreign` when the event has
+ * a workspace of its own (judged there, nothing written there); with no marker anywhere, the
+ * event's folder as before, judged without writing. Undefined: the file lies in no workspace.
+ * A cwd outside the project (`/`, `/tmp`, a folder above it) never becomes the judging root.
+ */
+export function judgingRoot(ctx: HookContext, abs: string): { root: string; foreign: boolean } | undefined {
+  // workspaceRootOf and hasWorkspace in one walk up from cwd.
+  const found = ctx.projectDir ? path.resolve(ctx.projectDir) : findWorkspaceRoot(ctx.cwd);
+  const marked = found !== undefined;
+  const base = realPathOf(found ?? ctx.cwd);
+  if (marked && (abs === base || relInside(path.relative(base, abs)))) return { root: base, foreign: false };
+  let start = path.dirname(abs);
+  try {
+    if (fs.statSync(abs).isDirectory()) start = abs;
+  } catch {
+    // not there (yet): its folder
+  }
+  const own = findWorkspaceRoot(start);
+  if (own) return { root: realPathOf(own), foreign: marked };
+  if (!marked && (abs === base || relInside(path.relative(base, abs)))) return { root: base, foreign: true };
+  return undefined;
+}
+
 /** The real path of `abs`: links followed; for a path not there yet, its nearest existing folder's real path joined with the rest. */
 export function realPathOf(abs: string): string {
   let probe = path.resolve(abs);
@@ -192,11 +225,12 @@ function worst(vs: QuickVerdict[]): QuickVerdict {
 
 /** A file an edit changes (`change`) or changed (undefined: after the tool ran). */
 function fileCheck(ctx: HookContext, file: string, change: FileChange | undefined): QuickVerdict {
-  const root = realPathOf(workspaceRootOf(ctx));
   // Judged by real path: a link (inside or outside the workspace) is the file it points to.
   const abs = realPathOf(path.resolve(ctx.cwd, file));
+  const where = judgingRoot(ctx, abs);
+  if (!where) return { verdict: 'pass', note: `${abs} is outside the workspace ${realPathOf(workspaceRootOf(ctx))}; not checked.` };
+  const root = where.root;
   const rel = path.relative(root, abs);
-  if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) return { verdict: 'pass', note: `${abs} is outside the workspace ${root}; not checked.` };
   const relSlash = rel.split(path.sep).join('/');
   // A git hook or git's configuration: code git runs later (judged for what it writes).
   if (RECORD.test(relSlash) || LEDGER.test(relSlash) || /^\.git\/(?:hooks\/[^/]+|config)$/.test(relSlash)) return { verdict: 'judge' };

@@ -14,7 +14,7 @@
  */
 import * as path from 'node:path';
 import { parseApplyPatch } from './applyPatch';
-import { HookInputError, isObject, type FileEdit, type HookContext, type NeutralEvent } from './port';
+import { HookInputError, isObject, type FileChange, type FileEdit, type HookContext, type NeutralEvent } from './port';
 
 function s(input: Record<string, unknown>, ...keys: string[]): string | undefined {
   for (const k of keys) if (typeof input[k] === 'string') return input[k] as string;
@@ -70,15 +70,58 @@ function shell(kind: 'pre' | 'post', ctx: HookContext, tool: string, command: st
 const PATH_FIELDS = ['file_path', 'filePath', 'path', 'file', 'target_file', 'targetFile', 'notebook_path', 'absolute_path', 'filename', 'fileName', 'uri'];
 const CONTENT_FIELDS = ['content', 'contents', 'new_string', 'newString', 'new_str', 'text', 'code', 'file_text', 'new_source', 'newText', 'new_text', 'edits', 'patch', 'diff', 'data', 'body', 'replacement', 'insert_text', 'new_content', 'input'];
 
+/** Fields that name where a moving or copying tool takes a file from, and where it puts it. */
+const FROM_FIELDS = ['source', 'src', 'from', 'old_path', 'oldPath', 'source_path', 'sourcePath', 'old_file_path', 'oldFilePath'];
+const TO_FIELDS = ['destination', 'dest', 'dst', 'to', 'new_path', 'newPath', 'destination_path', 'destinationPath', 'target', 'target_path', 'targetPath', 'new_file_path', 'newFilePath'];
+/** Fields that list several files. */
+const PATHS_FIELDS = ['paths', 'files', 'file_paths', 'filePaths'];
+
+/** The words of a tool's name (`mcp__files__delete_file`, `moveFile`, `fs.rename`): lower case. */
+function nameWords(tool: string): string[] {
+  return tool.replace(/([a-z\d])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z\d]+/).filter(Boolean);
+}
+const DELETES = new Set(['delete', 'remove', 'rm', 'unlink', 'trash', 'rmdir', 'erase', 'del', 'destroy', 'purge']);
+const MOVES = new Set(['move', 'mv', 'rename']);
+const COPIES = new Set(['copy', 'cp', 'duplicate', 'clone']);
+const CHANGES = new Set(['write', 'edit', 'create', 'replace', 'patch', 'update', 'insert', 'append', 'prepend', 'truncate', 'save', 'put', 'overwrite', 'modify', 'set', 'apply', 'restore', 'revert', 'undo', 'format', 'fix', 'upload', 'download', 'touch', 'chmod', 'mkdir', 'symlink', 'link']);
+
+function strings(input: Record<string, unknown>, keys: string[]): string[] {
+  const out: string[] = [];
+  for (const k of keys) {
+    const v = input[k];
+    if (typeof v === 'string' && v) out.push(v);
+    else if (Array.isArray(v)) for (const x of v) if (typeof x === 'string' && x) out.push(x);
+  }
+  return out;
+}
+
 /**
- * A tool the catalogue does not know (an MCP server's write_file, NotebookEdit, a renamed edit
- * tool) that names a file and carries text: an edit whose change is not said, judged as such
- * (refused where state lives). One that names only a file (a read) is nothing to judge.
+ * A tool the catalogue does not know (an MCP server's write_file, move_file or delete_file,
+ * NotebookEdit, a renamed edit tool): judged by what its input and its name say. One that carries
+ * text, or whose name says it changes files (`write`, `edit`, `delete`, `move`...), is an edit of
+ * each file it names: a delete deletes it, a move takes the file away from its source and puts the
+ * source's text at its destination (a copy only the latter), any other an edit whose change is not
+ * said (refused where state lives). One that names files only to read them is nothing to judge.
  */
 export function unknownToolEvent(kind: 'pre' | 'post', ctx: HookContext, tool: string, input: Record<string, unknown>): NeutralEvent | undefined {
-  const file = s(input, ...PATH_FIELDS);
-  if (!file || !CONTENT_FIELDS.some((k) => input[k] !== undefined && input[k] !== null)) return undefined;
-  return edits(kind, ctx, tool, [{ file, change: { type: 'unknown' } }]);
+  const words = nameWords(tool);
+  const has = (set: ReadonlySet<string>) => words.some((w) => set.has(w));
+  const carries = CONTENT_FIELDS.some((k) => input[k] !== undefined && input[k] !== null);
+  const from = strings(input, FROM_FIELDS);
+  const to = strings(input, TO_FIELDS);
+  const list: FileEdit[] = [];
+  if (from.length && to.length) {
+    // A move or a copy: the destination gets the source's text; a move (any but a copy) removes the source.
+    const copy = has(COPIES) && !has(MOVES);
+    for (const f of from) if (!copy) list.push({ file: f, change: { type: 'delete' } });
+    for (const t of to) list.push({ file: t, change: from.length === 1 ? { type: 'hunks', hunks: [], from: from[0] } : { type: 'unknown' } });
+  }
+  const named = [...new Set([...strings(input, PATH_FIELDS), ...strings(input, PATHS_FIELDS), ...(list.length ? [] : [...from, ...to])])];
+  if (named.length && (carries || has(DELETES) || has(MOVES) || has(COPIES) || has(CHANGES))) {
+    const change: FileChange = has(DELETES) && !carries ? { type: 'delete' } : { type: 'unknown' };
+    for (const f of named) if (!list.some((e) => e.file === f)) list.push({ file: f, change });
+  }
+  return list.length ? edits(kind, ctx, tool, list) : undefined;
 }
 
 const SHELL_TOOLS = new Set(['Bash', 'bash', 'Shell', 'shell', 'local_shell', 'exec_command', 'run_in_terminal', 'runInTerminal', 'runTerminalCommand', 'run_terminal_cmd', 'container.exec']);
@@ -98,6 +141,8 @@ export const CATALOGUE_TOOLS: ReadonlySet<string> = new Set([
 export function catalogueToolEvent(kind: 'pre' | 'post', ctx: HookContext, tool: string, input: Record<string, unknown>): NeutralEvent | undefined {
   if (SHELL_TOOLS.has(tool)) return shell(kind, ctx, tool, commandOf(input, tool), input);
   const file = () => need(input, tool, 'file_path', 'filePath', 'path');
+  // Every file the input names is judged: an input naming two (`file_path` and `path`) is judged for each, whichever the tool reads.
+  const at = (change: FileChange): FileEdit[] => [...new Set([file(), ...strings(input, ['file_path', 'filePath', 'path'])])].map((f) => ({ file: f, change }));
   if (tool === 'str_replace_editor') {
     // Copilot CLI (Anthropic's text editor tool): view reads; create, str_replace, insert write; undo_edit says not what.
     switch (input.command) {
@@ -106,10 +151,10 @@ export function catalogueToolEvent(kind: 'pre' | 'post', ctx: HookContext, tool:
       case 'insert': {
         const line = input.insert_line;
         if (typeof line !== 'number' || !Number.isInteger(line)) throw new HookInputError(`tool_input.insert_line of ${tool} must be a whole number.`);
-        return edits(kind, ctx, tool, [{ file: file(), change: { type: 'insert', line, text: need(input, tool, 'new_str', 'insert_text') } }]);
+        return edits(kind, ctx, tool, at({ type: 'insert', line, text: need(input, tool, 'new_str', 'insert_text') }));
       }
       case 'undo_edit':
-        return edits(kind, ctx, tool, [{ file: file(), change: { type: 'unknown' } }]);
+        return edits(kind, ctx, tool, at({ type: 'unknown' }));
     }
   }
   switch (tool) {
@@ -117,26 +162,25 @@ export function catalogueToolEvent(kind: 'pre' | 'post', ctx: HookContext, tool:
     case 'create_file':
     case 'createFile':
     case 'create':
-      return edits(kind, ctx, tool, [{ file: file(), change: { type: 'write', content: need(input, tool, 'content', 'file_text', 'contents') } }]);
+      return edits(kind, ctx, tool, at({ type: 'write', content: need(input, tool, 'content', 'file_text', 'contents') }));
     case 'StrReplace':
     case 'Edit':
     case 'replace_string_in_file':
     case 'edit':
     case 'str_replace_editor': {
-      const f = file();
       const content = s(input, 'content', 'file_text');
-      if (s(input, 'old_string', 'oldString', 'old_str') === undefined && content !== undefined) return edits(kind, ctx, tool, [{ file: f, change: { type: 'write', content } }]);
+      if (s(input, 'old_string', 'oldString', 'old_str') === undefined && content !== undefined) return edits(kind, ctx, tool, at({ type: 'write', content }));
       const oldString = need(input, tool, 'old_string', 'oldString', 'old_str');
       const newString = need(input, tool, 'new_string', 'newString', 'new_str');
-      return edits(kind, ctx, tool, [{ file: f, change: { type: 'replace', edits: [{ oldString, newString, replaceAll: input.replace_all === true || input.replaceAll === true }] } }]);
+      return edits(kind, ctx, tool, at({ type: 'replace', edits: [{ oldString, newString, replaceAll: input.replace_all === true || input.replaceAll === true }] }));
     }
     case 'MultiEdit': {
-      const f = file();
+      file();
       if (!Array.isArray(input.edits)) throw new HookInputError(`tool_input.edits of ${tool} must be a list.`);
-      return edits(kind, ctx, tool, [{ file: f, change: { type: 'replace', edits: input.edits.map((e) => {
+      return edits(kind, ctx, tool, at({ type: 'replace', edits: input.edits.map((e) => {
         if (!isObject(e)) throw new HookInputError(`tool_input.edits of ${tool} must hold objects.`);
-        return { oldString: need(e, tool, 'old_string', 'oldString'), newString: need(e, tool, 'new_string', 'newString'), replaceAll: e.replace_all === true };
-      }) } }]);
+        return { oldString: need(e, tool, 'old_string', 'oldString'), newString: need(e, tool, 'new_string', 'newString'), replaceAll: e.replace_all === true || e.replaceAll === true };
+      }) }));
     }
     case 'multi_replace_string_in_file': {
       if (!Array.isArray(input.replacements)) throw new HookInputError(`tool_input.replacements of ${tool} must be a list.`);
@@ -151,9 +195,9 @@ export function catalogueToolEvent(kind: 'pre' | 'post', ctx: HookContext, tool:
     case 'Delete':
     case 'delete_file':
     case 'deleteFile':
-      return edits(kind, ctx, tool, [{ file: file(), change: { type: 'delete' } }]);
+      return edits(kind, ctx, tool, at({ type: 'delete' }));
     case 'insert_edit_into_file':
-      return edits(kind, ctx, tool, [{ file: file(), change: { type: 'unknown' } }]);
+      return edits(kind, ctx, tool, at({ type: 'unknown' }));
     case 'editFiles': {
       const files = Array.isArray(input.files) ? input.files.filter((f): f is string => typeof f === 'string') : [];
       if (!files.length) throw new HookInputError(`tool_input.files of ${tool} must list the files it edits.`);

@@ -2,7 +2,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { claude, cleanup, featureWorkspace, runCliProcess, treeDigest, write, PLAN } from './hooksHelpers';
+import { claude, cleanup, featureWorkspace, runCliProcess, tempWorkspace, treeDigest, write, PLAN } from './hooksHelpers';
 
 const edit = (file: string, oldString: string, newString: string, replaceAll?: boolean) => ({ tool_name: 'Edit', tool_input: { file_path: file, old_string: oldString, new_string: newString, ...(replaceAll ? { replace_all: true } : {}) }, tool_use_id: 'toolu_01' });
 
@@ -140,7 +140,10 @@ describe('waymark hook claude-code: PreToolUse', () => {
 
   test('paths outside the workspace pass with a note; malformed input is a clear non-blocking error', async () => {
     const root = featureWorkspace();
-    const elsewhere = featureWorkspace();
+    // A folder that is no workspace (no marker at or above it). A file in another workspace is judged
+    // by that workspace's rules (red29.test.ts).
+    const elsewhere = tempWorkspace();
+    write(elsewhere, 'docs/plan.md', PLAN);
     try {
       const before = treeDigest(root);
       const out = await claude(root, 'PreToolUse', edit(path.join(elsewhere, 'docs/plan.md'), 'stepsCompleted: [discovery]', 'stepsCompleted: []'));

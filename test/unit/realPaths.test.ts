@@ -120,8 +120,9 @@ describe('containment by prefix (store/safePath.ts relativeInside)', () => {
       return s || '/';
     };
     const expected = (dir: string, p: string) => {
+      // Outside: `..` and `../x`; a first part that only starts with `..` (`..x`) is a name inside (red29).
       const rel = path.relative(dir, p);
-      return !rel || rel.startsWith('..') || path.isAbsolute(rel) ? undefined : rel;
+      return !rel || rel === '..' || rel.startsWith('../') || path.isAbsolute(rel) ? undefined : rel;
     };
     for (let i = 1; i < 60000; i++) {
       const dir = rnd(i * 7);

@@ -8,6 +8,7 @@
  * whose tickets take their status from the tracker.
  */
 import * as path from 'node:path';
+import { relStaysInside } from '../store/safePath';
 import { WaymarkError } from '../errors';
 import { assertWritableInside } from '../engine/roots';
 import { runTransaction, type TxWrite } from '../engine/transaction';
@@ -191,6 +192,5 @@ export async function setTicketStatus(root: string, ref: string, status: string,
 }
 
 function inside(root: string, p: string): boolean {
-  const rel = path.relative(root, p);
-  return !rel.startsWith('..') && !path.isAbsolute(rel);
+  return relStaysInside(path.relative(root, p));
 }

@@ -5,6 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { relStaysInside } from '../store/safePath';
 import type { Problem } from '../types';
 import { entryPath, findBmadProjects, loadBmadConfig, normalDir, projectPath, RETIRED_DIR, type BmadConfig } from './config';
 import { listsStories, listsWork, normEpicId, parseLedger, type Ledger } from './ledger';
@@ -77,8 +78,7 @@ const isRegularFile = (p: string) => recordingProbe(p, 'f');
 const isDirectory = (p: string) => recordingProbe(p, 'd');
 
 function inside(root: string, p: string): boolean {
-  const rel = path.relative(root, p);
-  return !rel.startsWith('..') && !path.isAbsolute(rel);
+  return relStaysInside(path.relative(root, p));
 }
 
 /** Bounded walk for files named `name` (depth 5, skipping dependency and build folders). */

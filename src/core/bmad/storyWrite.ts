@@ -9,6 +9,7 @@
  * workspace's configuration.
  */
 import * as path from 'node:path';
+import { relStaysInside } from '../store/safePath';
 import { WaymarkError } from '../errors';
 import { assertWritableInside } from '../engine/roots';
 import { runTransaction, type TxWrite } from '../engine/transaction';
@@ -61,8 +62,7 @@ export async function contextOf(root: string, opts: StoryWriteOptions): Promise<
 }
 
 function inside(root: string, p: string): boolean {
-  const rel = path.relative(root, p);
-  return !rel.startsWith('..') && !path.isAbsolute(rel);
+  return relStaysInside(path.relative(root, p));
 }
 
 /** Where the change's locks, journal and history live: the workspace holding the project. */

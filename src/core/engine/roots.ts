@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { WaymarkError } from '../errors';
-import { nativeRealPathOnce } from '../store/safePath';
+import { nativeRealPathOnce, relStaysInside } from '../store/safePath';
 
 const ROOT_MARKERS = ['.waymark', '_bmad', '_bmad-output', '.bmad', '.bmad-core', '.git'];
 
@@ -27,7 +27,7 @@ export function findWorkspaceRoot(file: string, fallback?: string): string {
   }
   if (fallback) {
     const rel = path.relative(path.resolve(fallback), abs);
-    if (rel && !rel.startsWith('..') && !path.isAbsolute(rel)) return path.resolve(fallback);
+    if (rel && relStaysInside(rel)) return path.resolve(fallback);
   }
   return path.dirname(abs);
 }
@@ -38,7 +38,7 @@ export function workspaceFolderOf(roots: readonly string[], file: string): strin
   let best: string | undefined;
   for (const r of roots) {
     const rel = path.relative(r, abs);
-    if (!rel.startsWith('..') && !path.isAbsolute(rel) && (!best || r.length > best.length)) best = r;
+    if (relStaysInside(rel) && (!best || r.length > best.length)) best = r;
   }
   return best;
 }
@@ -66,7 +66,7 @@ export function assertWritableInside(abs: string, root: string, fresh = false): 
     return undefined; // missing: the read that follows reports it
   }
   const rel = path.relative(realRoot, real);
-  if (rel.startsWith('..') || path.isAbsolute(rel)) {
+  if (!relStaysInside(rel)) {
     throw new WaymarkError('usage', `${abs} is a link to ${real}, outside the workspace ${realRoot}; Waymark does not write outside the workspace. Run the command on ${real} itself.`, abs);
   }
   return real;

@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { relStaysInside } from '../store/safePath';
 import { SCOPES, STATUSES, type Delegation, type Dialect, type DelegationKey, type GateState, type Problem, type ProblemCode, type Scope, type Status, type StepDef, type WorkflowState } from '../types';
 import { parseFrontmatter, type ParsedFrontmatter } from './frontmatter';
 import { computeStateHash, sha256 } from './hash';
@@ -302,7 +303,7 @@ function folderInsideInstalledWorkflow(abs: string, ctx: WorkspaceContext): bool
   // Below one of the catalog's method folders (asked once per folder: insideInstalledWorkflow's cache).
   if ((ctx.bmad.methodDirs ?? ctx.bmad.workflows.map((w) => w.dir)).some((d) => abs.startsWith(d) && abs[d.length] === path.sep)) return true;
   const rel = path.relative(ctx.root, abs);
-  if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) return false;
+  if (!rel || !relStaysInside(rel)) return false;
   const dirs = rel.split(/[\\/]/).slice(0, -1);
   return dirs.some((d, i) => INSTALL_SEGMENT.test(d) || (d === 'skills' && i > 0 && dirs[i - 1].startsWith('.') && /^bmad[-_]/i.test(dirs[i + 1] ?? '')));
 }

@@ -6,6 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { relStaysInside } from '../store/safePath';
 import type { Clock } from '../ports';
 import { systemClock } from '../ports';
 import { WaymarkError } from '../errors';
@@ -99,7 +100,7 @@ export function assertInsideWorkspace(root: string, file: string): void {
     try {
       const real = fs.realpathSync(probe);
       const rel = path.relative(realRoot, path.join(real, suffix));
-      if (rel.startsWith('..') || path.isAbsolute(rel)) {
+      if (!relStaysInside(rel)) {
         throw new WaymarkError('usage', `${file} is outside the workspace ${realRoot}${real !== probe ? ` (it resolves to ${path.join(real, suffix)})` : ''}; Waymark only judges files inside it.`, file);
       }
       return;

@@ -27,6 +27,14 @@ function prefixComparable(dir: string, p: string): boolean {
 }
 
 /**
+ * `rel` (an answer of path.relative) does not leave its folder: `..` and `../x` leave it, a name
+ * that only starts with `..` (`..plan.md`, `..docs/`) does not. '' is the folder itself.
+ */
+export function relStaysInside(rel: string): boolean {
+  return rel !== '..' && !rel.startsWith(`..${path.sep}`) && !(path.sep !== '/' && rel.startsWith('../')) && !path.isAbsolute(rel);
+}
+
+/**
  * `p` is `dir` or lies under it. Both are absolute and normalized here (path.resolve, realpath),
  * so on POSIX a prefix ending at a separator decides it without path.relative's two resolves (a
  * write asks a dozen times); elsewhere (Windows: any case, either separator) path.relative does.
@@ -35,11 +43,10 @@ function isInside(dir: string, p: string): boolean {
   if (prefixComparable(dir, p)) {
     if (p === dir) return true;
     const base = dir.endsWith('/') ? dir : `${dir}/`;
-    // The same answer as path.relative for normalized paths (a first part starting `..` counts as outside, as there).
-    return p.startsWith(base) && !p.startsWith('..', base.length);
+    // Normalized: no `..` part is left, so a first part starting `..` (`..plan.md`) is a name inside.
+    return p.startsWith(base);
   }
-  const rel = path.relative(dir, p);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+  return relStaysInside(path.relative(dir, p));
 }
 
 /**
@@ -50,7 +57,7 @@ export function relativeInside(dir: string, p: string): string | undefined {
   if (p === dir || !isInside(dir, p)) return undefined;
   if (prefixComparable(dir, p)) return p.slice(dir.endsWith('/') ? dir.length : dir.length + 1);
   const rel = path.relative(dir, p);
-  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : undefined;
+  return rel && relStaysInside(rel) ? rel : undefined;
 }
 
 function realOrResolved(p: string): string {

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { WaymarkError } from '../errors';
-import { nativeRealPathOnce, resolveRealPath } from './safePath';
+import { nativeRealPathOnce, relStaysInside, resolveRealPath } from './safePath';
 
 /**
  * The place every worktree of a repository shares: `<git common dir>/waymark/` (leases and modes
@@ -88,8 +88,7 @@ export function findGitShared(root: string): GitShared | undefined {
 }
 
 function isInside(dir: string, p: string): boolean {
-  const rel = path.relative(dir, p);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+  return relStaysInside(path.relative(dir, p));
 }
 
 /**
