@@ -21,9 +21,11 @@ function rng(seed: number): () => number {
 
 const KEYS = ['project_name', 'output_folder', 'user_name', 'a', 'b-c', '_x', 'True', 'null', 'yes', 'key1', '__proto__', 'constructor', 'x y', '"q"', '1e3', '-k', '? k'];
 const VALUES = [
-  'Bench', 'English', '"{project-root}/_bmad-output"', "'{project-root}/docs'", '{project-root}/docs', 'docs/{x}/y', '/abs/path', 'a  b', 'a #c', 'a#b', '"a" # note', "'it''s'", '"a\\"b"', '"a\\nb"',
+  'Bench', 'English', '"{project-root}/_bmad-output"', "'{project-root}/docs'", '{project-root}/docs', 'docs/{x}/y', '/abs/path', 'a  b', 'true', '.bmad', '中文', 'False', '', 'a #c', 'a#b', '"a" # note', "'it''s'", '"a\\"b"', '"a\\nb"',
   'true', 'True', 'FALSE', 'null', '~', '', '12', '1.5', '0x1F', '.inf', '-', '- a', 'a: b', 'a:b', '[a, b]', '{a: 1}', '&x a', '*x', '!tag a', '|', '>', '%x', '@x', '`x`', 'yes', 'no', 'on',
   'é', 'Français', '"ünï"', 'a\tb', 'x ', '  y', '(a)', 'a+b', 'a,b', '"x"#y', "'x' # y", '"x" y', 'a - b', '_', '/',
+  '.inf', '.Inf', '.NaN', '.nan', '.5', '.5e3', '.e5', '..x', './docs', '._x', '.', '. a', 'Русский язык', '日本語', '한국어', 'ñandú', 'Ελληνικά', '中文 (简体)', '\u3000x', 'x\u3000', '\u2028', 'a\u0085b', 'a\u00A0b',
+  'TRUE', 'Null', 'NULL', 'tRUE', 'nULL', '~x', 'x~', 'true # c', '~ # c', 'null x', 'true false',
 ];
 const LINES = ['', '   ', '# comment', '  # indented comment', '---', '...', '  nested: 1', 'list:', '  - a', '%YAML 1.2', '\uFEFFk: v'];
 
@@ -76,5 +78,27 @@ describe('BMAD config: the plain reader of flat config.yaml files', () => {
       assert.deepEqual({ ...flat }, expected, text);
     }
     assert.ok(answered > 300, `answered ${answered}`);
+  });
+
+  test("what BMAD 6's modules write (booleans, no value, a dotted folder, the team's language) is read without the parser, as the parser reads it", () => {
+    const text = [
+      '# TEA Module Configuration',
+      'test_artifacts: "{project-root}/_bmad-output/test-artifacts"',
+      'tea_use_playwright_utils: true',
+      'tea_use_pactjs_utils: false',
+      'install_user_docs: True',
+      'bmad_folder: .bmad',
+      'communication_language: 中文',
+      'document_output_language: Русский',
+      'customTechnicalDocuments: null',
+      'devLoadAlwaysFiles:',
+      'user_name: ~',
+      '',
+    ].join('\n');
+    const flat = flatConfig(text);
+    assert.ok(flat);
+    assert.deepEqual({ ...flat }, yaml(text));
+    // A number is still the parser's (`1.0` would be the string "1" after flattenStrings).
+    assert.equal(flatConfig(`${text}version: 1.0\n`), undefined);
   });
 });

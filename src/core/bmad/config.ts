@@ -376,21 +376,28 @@ function parsedConfig(file: string, text: string): unknown {
 const FLAT_LINE = /^([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?$/;
 /** Keys the core schema reads as another value than their text (`true`, `null`), or that an object cannot hold as its own. */
 const SPECIAL_KEY = /^(?:true|True|TRUE|false|False|FALSE|null|Null|NULL|__proto__)$/;
-/** A plain scalar the core schema reads as a string: a letter, `_` or `/` first (no number, no indicator), no `:` nor `#`. */
-const PLAIN_STRING = /^[A-Za-z_/][A-Za-z0-9 _./(){}+-]*$/;
-const SPECIAL_PLAIN = /^(?:true|True|TRUE|false|False|FALSE|null|Null|NULL)$/;
+/**
+ * A plain scalar the core schema reads as a string: a letter (ASCII, or of the Latin, Greek,
+ * Cyrillic, CJK, kana and Hangul blocks: `communication_language: 中文`), `_`, `/` or a `.` before
+ * a letter (`bmad_folder: .bmad`) first, so no number and no indicator; no `:` nor `#`.
+ */
+const PLAIN_STRING = /^\.?[A-Za-z_/\u00C0-\u02AF\u0370-\u1FFF\u3040-\u9FFF\uAC00-\uD7A3][A-Za-z0-9 _./(){}+\-\u00C0-\u02AF\u0370-\u1FFF\u3040-\u9FFF\uAC00-\uD7A3]*$/;
+/** The core schema's other values among plain words: booleans, null, and the floats a `.` starts (`.inf`, `.NaN`). */
+const SPECIAL_PLAIN = /^(?:true|True|TRUE|false|False|FALSE|null|Null|NULL|\.(?:inf|Inf|INF|nan|NaN|NAN))$/;
+const CORE_VALUE: Record<string, boolean | null> = { true: true, True: true, TRUE: true, false: false, False: false, FALSE: false, null: null, Null: null, NULL: null, '~': null, '': null };
 const DOUBLE_QUOTED = /^"([^"\\]*)"(?: +#.*)?$/;
 const SINGLE_QUOTED = /^'([^']*)'(?: +#.*)?$/;
 
 /**
  * A config of top-level `key: value` lines only, as BMAD's installer writes `config.yaml`: the
- * mapping the YAML parser gives it (core schema), each value a string; undefined for anything
- * else (nesting, numbers, booleans, escapes, anchors, tabs, a repeated key...), which the parser
- * reads. A first `sprint` then loads no YAML package at all (60 modules, and a cold parse).
+ * mapping the YAML parser gives it (core schema), each value a string, a boolean (`true`, `False`)
+ * or null (`~`, nothing); undefined for anything else (nesting, numbers, escapes, anchors, tabs, a
+ * repeated key...), which the parser reads. A first `sprint` or `validate` then loads no YAML
+ * package at all (60 modules, and a cold parse).
  */
-export function flatConfig(text: string): Record<string, string> | undefined {
+export function flatConfig(text: string): Record<string, string | boolean | null> | undefined {
   if (text.includes('\t') || text.charCodeAt(0) === 0xfeff) return undefined;
-  const out: Record<string, string> = {};
+  const out: Record<string, string | boolean | null> = {};
   const seen = new Set<string>();
   for (const raw of text.split('\n')) {
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
@@ -404,6 +411,7 @@ export function flatConfig(text: string): Record<string, string> | undefined {
     const q = v[0] === '"' ? DOUBLE_QUOTED.exec(v) : v[0] === "'" ? SINGLE_QUOTED.exec(v) : undefined;
     if (q) out[m[1]] = q[1];
     else if (q === undefined && PLAIN_STRING.test(v) && !SPECIAL_PLAIN.test(v)) out[m[1]] = v;
+    else if (q === undefined && Object.prototype.hasOwnProperty.call(CORE_VALUE, v)) out[m[1]] = CORE_VALUE[v];
     else return undefined;
   }
   return seen.size ? out : undefined;

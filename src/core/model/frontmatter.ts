@@ -364,6 +364,46 @@ function frontmatterOf(split: FrontmatterSplit, data: Record<string, unknown>, u
   return { split, data, unsafeKeys, error, delegationSpans };
 }
 
+const MAX_IMPLICIT_KEY = 1024;
+
+/**
+ * True when a line may hold an implicit key longer than YAML's limit: a `:` at least 1024
+ * characters after the start of its line (an implicit key is on one line, so its `:` is at least
+ * as far from the line's start as from the key's). A long line without one (`steps: [a, b, ...]`
+ * of hundreds of steps) is not: the editing parser would refuse nothing there, and asking it costs
+ * a full parse of the frontmatter on every read.
+ */
+export function hasLongLine(text: string): boolean {
+  if (text.length <= MAX_IMPLICIT_KEY) return false;
+  let start = 0;
+  for (;;) {
+    const nl = text.indexOf('\n', start);
+    const end = nl === -1 ? text.length : nl;
+    if (end - start > MAX_IMPLICIT_KEY) {
+      const colon = text.indexOf(':', start + MAX_IMPLICIT_KEY);
+      if (colon !== -1 && colon < end) return true;
+    }
+    if (nl === -1) return false;
+    start = nl + 1;
+  }
+}
+
+/**
+ * Where the fast reader finds the top-level `key` of a YAML text, and the value written on its
+ * line: the rows and columns the `yaml` parser's nodes give (test/unit/plainKeyRanges.test.ts holds
+ * it to that parser over generated texts), so a problem on a top-level key is placed without loading
+ * and running that parser (positions.ts). Undefined, for the parser to place, when the reader does
+ * not take the text or parseFrontmatter would not ask it (turned off, anchors, aliases, merge keys),
+ * the key is not there, the text has a lone CR (a line break to the reader, not to positions) or
+ * a line that may hold a key over YAML's length limit (an error to that parser).
+ */
+export function plainKeySpans(yamlText: string, key: string): MappingSpans | undefined {
+  if (!fastParseEnabled() || mayHoldAnchorOrAlias(yamlText) || yamlText.includes('<<')) return undefined;
+  if ((yamlText.includes('\r') && LONE_CR.test(yamlText)) || hasLongLine(yamlText)) return undefined;
+  const spans: { key: string; out?: MappingSpans } = { key };
+  return parsePlainYaml(yamlText, DEFAULT_FRONTMATTER_LIMITS.maxNodes, spans) ? spans.out : undefined;
+}
+
 function firstLine(s: string): string {
   const i = s.indexOf('\n');
   return (i === -1 ? s : s.slice(0, i)).trim();

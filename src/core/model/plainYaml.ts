@@ -62,6 +62,8 @@ export interface MappingSpans {
   key: ValueSpan;
   values: Record<string, ValueSpan>;
   nested: string[];
+  /** The key's own value when it is written on the key's line (a scalar or a one-line list). */
+  own: ValueSpan | undefined;
 }
 
 /**
@@ -151,7 +153,7 @@ class Reader {
       const rest = k + 1 < t.length ? t.slice(restAt) : undefined;
       const spans = depth === 1 && this.recording ? this.spans : undefined;
       if (depth === 0) this.recording = key === this.spanKey;
-      if (depth === 0 && this.recording) this.spans = { key: { row: line.row, start: indent, end: indent + k }, values: Object.setPrototypeOf({}, null) as Record<string, ValueSpan>, nested: [] };
+      if (depth === 0 && this.recording) this.spans = { key: { row: line.row, start: indent, end: indent + k }, values: Object.setPrototypeOf({}, null) as Record<string, ValueSpan>, nested: [], own: undefined };
       let value: Value;
       if (rest === undefined || rest === '' || rest.charCodeAt(0) === 35 /* # */) {
         value = this.nested(indent, depth + 1);
@@ -164,6 +166,7 @@ class Reader {
         // A more indented line after a value would continue it (a multi-line scalar).
         if (this.i < lines.length && lines[this.i].indent > indent) return BAIL;
         if (spans) spans.values[key] = { row: line.row, start: indent + restAt, end: indent + restAt + this.lastLength };
+        else if (depth === 0 && this.recording && this.spans) this.spans.own = { row: line.row, start: indent + restAt, end: indent + restAt + this.lastLength };
       }
       if (depth === 0) this.recording = false;
       if (value === BAIL) return BAIL;

@@ -1,5 +1,7 @@
 import { parseDocument, isMap, isSeq, isScalar, isPair, type Document, type Node } from 'yaml';
 import type { Position, Range } from '../types';
+import { plainKeySpans } from './frontmatter';
+import type { ValueSpan } from './plainYaml';
 
 export type PathSeg = string | number;
 
@@ -132,6 +134,12 @@ export class YamlLocator {
 
   /** Range of the key / value / item at `path`; falls back to the nearest ancestor, then to the first line. */
   range(path: PathSeg[], target: RangeTarget = 'key'): Range {
+    // A top-level key (most problems are placed on one) is placed by the fast reader when it takes
+    // the text: a first `validate` then never loads the `yaml` package for its stored answer.
+    if (path.length === 1 && typeof path[0] === 'string') {
+      const plain = this.plainRange(path[0], target);
+      if (plain) return plain;
+    }
     let offs: [number, number] | undefined;
     try {
       offs = offsetsForPath(this.document(), path, target);
@@ -140,6 +148,22 @@ export class YamlLocator {
     }
     if (!offs) return this.lineRange(0);
     return this.offsetRange(offs[0], offs[1]);
+  }
+
+  /** The range of a top-level key, its value or both from the fast reader's spans, when it has them. */
+  private plainRange(key: string, target: RangeTarget): Range | undefined {
+    const spans = plainKeySpans(this.yamlText, key);
+    if (!spans) return undefined;
+    const from = spans.key;
+    if (target === 'key') return this.spanRange(from, from);
+    // A value not on its key's line (a block, a block scalar, nothing): the parser places it.
+    const to = spans.own;
+    if (!to) return undefined;
+    return target === 'value' ? this.spanRange(to, to) : this.spanRange(from, to);
+  }
+
+  private spanRange(from: ValueSpan, to: ValueSpan): Range {
+    return { start: { line: this.baseLine + from.row, character: from.start }, end: { line: this.baseLine + to.row, character: to.end } };
   }
 
   /** The first YAML syntax error's range and message, if any. */

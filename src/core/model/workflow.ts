@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { relStaysInside } from '../store/safePath';
 import { SCOPES, STATUSES, type Delegation, type Dialect, type DelegationKey, type GateState, type Problem, type ProblemCode, type Scope, type Status, type StepDef, type WorkflowState } from '../types';
-import { parseFrontmatter, type ParsedFrontmatter } from './frontmatter';
+import { hasLongLine, parseFrontmatter, type ParsedFrontmatter } from './frontmatter';
 import { computeStateHash, sha256 } from './hash';
 import { bmadStatusOf, lookupBmadWorkflow, resolveBmadStep, stepEncoding, stepNumber, type BmadStepEncoding } from '../bmad/artifacts';
 import { declaredOutputOf, identifyArtifact, inBmadOutput } from '../bmad/identify';
@@ -436,30 +436,6 @@ function sharedRange(line: number, start: number, end: number): import('../types
 }
 
 const LEADING_TAB = /^ *\t/m;
-const MAX_IMPLICIT_KEY = 1024;
-
-/**
- * True when a line may hold an implicit key longer than YAML's limit: a `:` at least 1024
- * characters after the start of its line (an implicit key is on one line, so its `:` is at least
- * as far from the line's start as from the key's). A long line without one (`steps: [a, b, ...]`
- * of hundreds of steps) is not: the editing parser would refuse nothing there, and asking it costs
- * a full parse of the frontmatter on every read.
- */
-export function hasLongLine(text: string): boolean {
-  if (text.length <= MAX_IMPLICIT_KEY) return false;
-  let start = 0;
-  for (;;) {
-    const nl = text.indexOf('\n', start);
-    const end = nl === -1 ? text.length : nl;
-    if (end - start > MAX_IMPLICIT_KEY) {
-      const colon = text.indexOf(':', start + MAX_IMPLICIT_KEY);
-      if (colon !== -1 && colon < end) return true;
-    }
-    if (nl === -1) return false;
-    start = nl + 1;
-  }
-}
-
 const CR_ONLY_FENCE = /^\uFEFF?---[ \t]*\r(?!\n)/;
 
 /**
