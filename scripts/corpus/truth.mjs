@@ -253,7 +253,7 @@ const STATUS_WORDS = [
   // waits, not merged; a story waiting on others' check, as review is (not `ready` for dev, below).
   [/^(ready[ -](?:for|to)[ -]merg(?:e|ing)|(?:awaiting|pending|waiting[ -]for)[ -]merge)\b/, 'review'],
   [/^(backlog|not[ -]started|to[ -]?do|pending|planned|new|open|proposed|deferred|postponed|shelved|future(?: story)?$|future story\b)\b/, 'backlog'],
-  [/^(reviewed|review(ed)?[ -](passed|complete[d]?|approved|done)|code[ -]review[ -](passed|complete[d]?|approved|done)|qa[ -](passed|approved|complete[d]?|done|verified))\b/, 'done'],
+  [/^(reviewed|review(ed)?[ -](passed|complete[d]?|approved|accepted|done)|code[ -]review[ -](passed|complete[d]?|approved|accepted|done)|qa[ -](passed|approved|complete[d]?|done|verified))\b/, 'done'],
   [/^(dev(?:elopment)?[ -]complete[d]?|implementation[ -]complete[d]?|ready[ -]for[ -]review|in[ -]review|review[ -]ready|code[ -]review|needs[ -]review|under[ -]review|review|qa|in[ -]qa|ready[ -]for[ -]qa)\b/, 'review'],
   [/^(ready[ -]for[ -]dev(elopment)?|ready[ -]to[ -]dev|ready[ -]for[ -]implementation|ready|dev[ -]ready|drafted|draft|approved?|story[ -]ready|contextreadydraft)\b/, 'ready-for-dev'],
   [/^(in[ -]?progress|wip|started|in[ -]development|implementing|in[ -]dev|contexted|doing|active|(?:partially|partly|mostly|half)[ -](?:implemented|complete[d]?|done|built))\b/, 'in-progress'],
@@ -975,9 +975,14 @@ export function truthFor(repoDir) {
     }
     // A live ledger kept at the project's root (the output folder set to the root, or the file moved
     // there): a BMAD user reads it as the project's ledger when no declared or output folder holds one.
+    // The same with BMAD's implementation folder under a root output folder (`{project-root}/implementation-artifacts/`,
+    // what v6's `{output_folder}/implementation-artifacts` is when the output folder was the root), the
+    // config since pointed elsewhere (zolijavos/KGC-3: `_bmad/bmm/config.yaml` names `_bmad-output/…`, whose
+    // folder holds no ledger, while `implementation-artifacts/sprint-status.yaml` is the one the team updates).
     if (ledgerFiles.length === 0) {
-      const atRoot = path.join(p.root, 'sprint-status.yaml');
-      if (isFile(atRoot) && (readLedger(atRoot).entries ?? []).some((e) => e.kind === 'story')) ledgerFiles = [atRoot];
+      const atRoot = [path.join(p.root, 'sprint-status.yaml'), path.join(p.root, 'implementation-artifacts', 'sprint-status.yaml')]
+        .find((f) => isFile(f) && (readLedger(f).entries ?? []).some((e) => e.kind === 'story'));
+      if (atRoot) ledgerFiles = [atRoot];
     }
     if (ledgerFiles.length === 0 && p.ledgerOnly) ledgerFiles = anyLedgers(repo, p.root);
     const stories = [];

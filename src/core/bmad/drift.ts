@@ -272,7 +272,9 @@ export function buildSprint(parts: SprintParts): SprintModel {
   for (const f of [...parts.stories].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0))) {
     const name = keyOfFile(f);
     const bare = withoutStoryPrefix(name);
-    const exact = exactFor(name) ?? (f.key ? exactFor(f.key) : undefined) ?? (bare !== undefined ? exactFor(bare) : undefined);
+    // (`issue-12-domain-descriptors.story.md`: the key with v4's `.story` before `.md`.)
+    const unsuffixed = /\.story$/i.test(name) ? name.slice(0, -'.story'.length) : undefined;
+    const exact = exactFor(name) ?? (f.key ? exactFor(f.key) : undefined) ?? (bare !== undefined ? exactFor(bare) : undefined) ?? (unsuffixed !== undefined ? exactFor(unsuffixed) : undefined);
     if (exact && !fileOf.has(exact)) bind(exact, f);
     else unbound.push(f);
   }

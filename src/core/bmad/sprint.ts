@@ -262,7 +262,8 @@ function mdNamesUnder(dir: string, depth: number): Set<string> {
  */
 function storyFilesIn(dir: string, depth: number, out: Map<string, string>, keys: ReadonlySet<string>, slugKeys: ReadonlySet<string>, epicIds: readonly string[]): void {
   eachMarkdownUnder(dir, depth, (folder, normal, name) => {
-    if (!(storyKeyFromName(name) || namesKey(name.slice(0, -3), keys, slugKeys) || numberedUnder(name, epicIds))) return;
+    // (`issue-12-domain-descriptors.story.md`: the key with v4's `.story` before `.md`.)
+    if (!(storyKeyFromName(name) || namesKey(name.slice(0, -3).replace(/\.story$/i, ''), keys, slugKeys) || numberedUnder(name, epicIds))) return;
     const p = entryPath(folder, normal, name);
     out.set(p, p);
   });
@@ -282,7 +283,8 @@ function namesKey(name: string, keys: ReadonlySet<string>, slugKeys: ReadonlySet
 function numberedUnder(name: string, epicIds: readonly string[]): boolean {
   if (!epicIds.length) return false;
   const lower = name.toLowerCase();
-  return epicIds.some((id) => lower.startsWith(`${id}-`)) && storyKeyFromName(name, epicIds) !== undefined;
+  // (`pp.2.route-loader.md` under `epic-pp`: v4's dotted name with the epic's letters.)
+  return epicIds.some((id) => lower.startsWith(`${id}-`) || lower.startsWith(`${id}.`)) && storyKeyFromName(name, epicIds) !== undefined;
 }
 
 function epicsFilesIn(dir: string, out: Set<string>): void {

@@ -133,6 +133,15 @@ function keyFromName(base: string, epicIds: Iterable<string> | undefined): Named
   const letteredEpic = /^(\d+[a-z])\.(\d+[a-z]?)(?:[-.]([a-z].*?))?(?:\.story)?\.md$/i.exec(bare);
   const l = letteredEpic ? classifyStoryKey(`${letteredEpic[1]}-${letteredEpic[2]}${letteredEpic[3] ? `-${letteredEpic[3]}` : ''}`.toLowerCase(), epicIds) : undefined;
   if (l) return { key: bare === base ? `${l.epicId}-${l.story}${letteredEpic![3] ? `-${letteredEpic![3].toLowerCase()}` : ''}` : key, epic: l.epic, epicId: l.epicId, story: l.story!, v4: false };
+  // `pp.2.api-route-client-loader.story.md`, `fix.44.attache-invested-gate.story.md`: v4's dotted
+  // name (`{epic}.{story}.{slug}.story.md`) with an epic named in letters, the ledger's
+  // `pp-2-api-route-client-loader`. v4's `.story.md` says the file is a story; without it the
+  // letters must be an epic the ledger declares (`epic-pp`).
+  const named = /^([a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*)\.(\d{1,4})([a-z]?)\.([a-z][^.]*?)(\.story)?\.md$/i.exec(base);
+  if (named && (named[5] !== undefined || (epicIds !== undefined && [...epicIds].includes(named[1].toLowerCase())))) {
+    const epicId = named[1].toLowerCase();
+    return { key: `${epicId}-${Number(named[2])}${named[3].toLowerCase()}-${named[4].toLowerCase()}`, epic: epicNumber(epicId), epicId, story: `${Number(named[2])}${named[3].toLowerCase()}`, v4: false };
+  }
   const c = classifyStoryKey(bare.slice(0, -3), epicIds);
   if (c) return { key, epic: c.epic, epicId: c.epicId, story: c.story!, v4: false };
   // `story-harbour-lights-1.md`: BMAD v6 alpha's level-1 story, story 1 of the epic its slug names.
@@ -705,6 +714,9 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
   // QA passed (`QA Approved`, `QA Passed`, `QA Complete`) has passed it, as `review-passed` has.
   if (/^(?:in-)?(?:qa|testing)(?:-(?:review|pending|in-progress|testing))?$/.test(w)) return { status: 'review', exact: false };
   if (/^qa-(?:approved|passed|pass|complete|completed|done|verified|accepted|signed-off)$/.test(w)) return { exact: false, suggestion: 'done' };
+  // The review's verdict after the word (`review-approved`, `Code Review Accepted`): the review
+  // passed, as `review-passed` says, so the story is finished.
+  if (/^(?:code-|peer-)?review-(?:approved|accepted)$/.test(w)) return { exact: false, suggestion: 'done' };
   // `<stage> complete`: development done is review (BMAD's dev-complete); planning or drafting done is
   // ready-for-dev; part of it done is in-progress.
   const stage = /^(.+?)-(?:complete|completed|done|finished)$/.exec(w)?.[1];

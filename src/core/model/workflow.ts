@@ -252,8 +252,8 @@ export function isBmadTemplate(file: string, data: Record<string, unknown>, body
   if (BODY_PLACEHOLDER.test(body.slice(0, 4096))) return true;
   const parts = file.split(/[\\/]/);
   const name = parts[parts.length - 1].toLowerCase();
-  // (A 6.x skill keeps its templates in its `assets/`.)
-  return /(^|[-_.])template\.(md|markdown)$/.test(name) && parts.slice(0, -1).some((p) => p === 'workflows' || p === 'templates' || p === 'assets');
+  // (A 6.x skill keeps its templates in its `assets/` or beside its SKILL.md: `skills/bmad-testarch-trace/trace-template.md`.)
+  return /(^|[-_.])template\.(md|markdown)$/.test(name) && parts.slice(0, -1).some((p) => p === 'workflows' || p === 'templates' || p === 'assets' || p === 'skills');
 }
 
 /**
