@@ -602,8 +602,19 @@ export function storyStatus(text) {
   // `**Story Status:** x` anywhere outside the acceptance criteria and tasks: the story's status
   // when nothing else states one.
   let storyLabel = null;
+  // The file's closing block, after a thematic break (`---`) with no heading below it: teams keep the
+  // story's record there (`---`, `**Status:** Done`, `**Completed:** …`); its Status is the story's
+  // when nothing else states one.
+  let afterRule = false;
+  let trailer = null;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
+    if (!fence && /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/.test(line) && !(lines[i - 1] ?? '').trim()) { afterRule = true; continue; }
+    if (!fence && /^\s{0,3}#{1,6}\s/.test(line)) { afterRule = false; trailer = null; }
+    if (!fence && afterRule && !trailer) {
+      const t = /^\s*(?:[-*+]\s+)?(?:\*\*|__)?\s*(?:status|statut|estado|estatus|stato|статус|状态|狀態|ステータス|상태)\s*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(.+)$/i.exec(line);
+      if (t && normalizeStatus(t[1]) && !normalizeStatus(t[1]).startsWith('other:')) trailer = { raw: t[1], where: 'trailer', line: i + 1 };
+    }
     if (/^\s{0,3}(```|~~~)/.test(line)) {
       fence = !fence;
       metaFence = fence && /^(?:story )?(?:metadata|meta|information|info|details)$/.test(h2.replace(/[^\p{L}\p{N} ]/gu, '').trim());
@@ -697,7 +708,7 @@ export function storyStatus(text) {
       if (word && !normalizeStatus(word)?.startsWith('other:')) return { raw: word, where: 'inline', line: i + 2 };
     }
   }
-  return storyLabel;
+  return storyLabel ?? trailer;
 }
 
 /**
