@@ -212,7 +212,8 @@ function findProjects(repo) {
 
 /** Every live BMAD ledger (a sprint-status.yaml with development_status) under dir, install and agent folders left out. */
 function anyLedgers(repo, dir) {
-  const found = walk(dir, 4, [], (n) => n === 'sprint-status.yaml');
+  // (`.yml` too: a team that writes its ledger by hand names it so, and a BMAD user reads it the same.)
+  const found = walk(dir, 4, [], (n) => /^sprint-status\.ya?ml$/.test(n));
   return found.filter((f) => !RETIRED.test(rel(repo, f)) && /^development_status:/m.test(readText(f) ?? ''));
 }
 
@@ -295,6 +296,12 @@ const LOCAL_WORDS = [
 ];
 
 export function normalizeStatus(raw) {
+  // `Backlog -> In Progress`, `Draft → Approved`: a transition; a user reads where it went.
+  const moves = String(raw ?? '').split(/\s*(?:-+>|=+>|→|⟶)\s*/);
+  if (moves.length > 1) {
+    const to = normalizeStatus(moves[moves.length - 1]);
+    if (to && !to.startsWith('other:')) return to;
+  }
   const s = cleanStatusText(raw);
   if (!s) return null;
   const plain = s.normalize('NFD').replace(/\p{M}/gu, '');
@@ -1021,7 +1028,9 @@ export function truthFor(repoDir) {
       ledgers.push({ file: rel(repo, lf), error: led.error ?? null, entries: led.entries?.length ?? 0 });
       if (led.error) continue;
       if (led.broken) broken.push({ file: rel(repo, lf), why: `ledger ${led.broken}` });
-      const dirs = [path.dirname(lf), path.join(path.dirname(lf), 'stories'), ...storyDirsBase];
+      // (and the `stories/` folder beside the ledger's own: `docs/requirements/sprint-status.yml`, `docs/stories/`)
+      const beside = path.join(path.dirname(path.dirname(lf)), 'stories');
+      const dirs = [path.dirname(lf), path.join(path.dirname(lf), 'stories'), ...(beside.startsWith(p.root + path.sep) ? [beside] : []), ...storyDirsBase];
       if (led.storyLocation) {
         const r = resolveDeclared(p.root, led.storyLocation);
         if (r && !r.pending) dirs.unshift(r);

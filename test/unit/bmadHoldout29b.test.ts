@@ -81,3 +81,36 @@ test('a status word then the team\'s commentary with no separator (`Draft writte
     assert.deepEqual(st.problems.filter((p) => p.severity === 'warning' || p.severity === 'error').map((p) => p.code), []);
   });
 });
+
+test('a transition written as the status (`Backlog -> In Progress`, `Draft → Approved`) is where the story went', () => {
+  assert.equal(parseStory('/p/docs/stories/5.1.story.md', story('5.1', '**Status**: Backlog -> In Progress')).status, 'In Progress');
+  assert.equal(parseStory('/p/docs/stories/5.2.story.md', story('5.2', 'Status: Draft → Approved')).status, 'Approved');
+  // An arrow to no status (`Done → see 5.4`): the status before it.
+  assert.equal(parseStory('/p/docs/stories/5.3.story.md', story('5.3', 'Status: Done → see 5.4')).status, 'Done');
+});
+
+const LEDGER = 'development_status:\n  epic-1: in-progress\n  1-1-landing-page: in-progress\n  1-2-contact-form: backlog\n';
+test('a ledger and stories in a hidden docs folder (`.docs/requirements/sprint-status.yml`, `.docs/stories/`) are the sprint; a tool\'s hidden folder is not looked in', () => {
+  inProject({
+    '.docs/requirements/sprint-status.yml': LEDGER,
+    '.docs/stories/1-1-landing-page.md': story('1.1', 'Status: in-progress').replace('- [x] test it', '- [ ] test it'),
+  }, (root) => {
+    const s = sprintOf(root) as Sprint & { ledger: string };
+    assert.equal(s.ledger, '.docs/requirements/sprint-status.yml');
+    const st = s.epics.flatMap((e) => e.stories).find((x) => x.key === '1-1-landing-page') as unknown as { file: string; status: string };
+    assert.equal(st?.file, '.docs/stories/1-1-landing-page.md', JSON.stringify(s.epics));
+  });
+  // The same under `docs/`, the ledger in a folder of its own: its stories beside it are found.
+  inProject({
+    'docs/requirements/sprint-status.yml': LEDGER,
+    'docs/stories/1-1-landing-page.md': story('1.1', 'Status: in-progress').replace('- [x] test it', '- [ ] test it'),
+  }, (root) => {
+    const st = storiesOf(root).find((x) => x.key === '1-1-landing-page') as unknown as { file: string };
+    assert.equal(st?.file, 'docs/stories/1-1-landing-page.md');
+  });
+  // A tool's folder (an editor's, an agent's) holding a copy is not the project's sprint.
+  inProject({ '.idea/notes/sprint-status.yaml': LEDGER, 'README.md': '# app\n' }, (root) => {
+    const r = cli(root, 'sprint');
+    assert.notEqual(r.status, 0, r.stdout);
+  });
+});

@@ -220,9 +220,19 @@ function statesStatus(value: string): boolean {
   return isStoryStatusWord(value) || setAsideStatus(value) !== undefined;
 }
 
+/** An arrow between two statuses. */
+const ARROW = /\s*(?:-+>|=+>|→|⟶)\s*/g;
+
 /** The status word after a label: emoji, bold and spaces skipped; `done ✅`, `backlog (deferred)` give the word. */
 function statusAfter(line: string, from: number): { value: string; start: number } | undefined {
   const rest = line.slice(from);
+  // `Backlog -> In Progress`, `Draft → Approved`: a transition; the status it went to is the story's.
+  if (rest.includes('>') || rest.includes('→')) {
+    let last: RegExpExecArray | null = null;
+    for (const m of rest.matchAll(ARROW)) last = m;
+    const to = last ? statusAfter(line, from + last.index! + last[0].length) : undefined;
+    if (to && statesStatus(to.value)) return to;
+  }
   const skip = /^[^\p{L}]*/u.exec(rest)![0].length;
   if (skip >= rest.length) return undefined;
   const m = STATUS_WORD.exec(rest.slice(skip));
