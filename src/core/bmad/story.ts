@@ -438,7 +438,8 @@ class StoryReader {
       }
       // A stage checklist ends at its first line that is not one of its boxes: that line is the section's text, not a status.
       if (this.awaitingStatus) {
-        if (this.stageList && line.trim() && !/^\s*(?:[-*+]\s+)?\[[ xX]\]/.test(line)) this.awaitingStatus = false;
+        // (A Status label right after it, `**Story Status:** done`, states the status in so many words: it is read.)
+        if (this.stageList && line.trim() && !/^\s*(?:[-*+]\s+)?\[[ xX]\]/.test(line) && !this.labelStatesStatus(line)) this.awaitingStatus = false;
         if (this.awaitingStatus) {
           this.statusSectionLine(line, i);
           continue;
@@ -589,6 +590,13 @@ class StoryReader {
     // (`- All acceptance criteria are met…`) is a note about it.
     if (v && (label || v.value.split(/\s+/).length <= 4 || normalizeStoryStatus(v.value).status !== undefined)) setStatus(s, v, i, 'section');
     this.awaitingStatus = false;
+  }
+
+  /** Whether the line is a Status label (`**Story Status:** done`) whose value states a status. */
+  labelStatesStatus(line: string): boolean {
+    const label = LABEL.exec(line) ?? SECTION_LABEL.exec(line);
+    const v = label ? statusAfter(line, label.index + label[0].length) : undefined;
+    return v !== undefined && statesStatus(v.value);
   }
 
   /** A line of the file's closing block: its Status label, if it states a status. */
