@@ -212,7 +212,8 @@ function findProjects(repo) {
 
 /** Every live BMAD ledger (a sprint-status.yaml with development_status) under dir, install and agent folders left out. */
 function anyLedgers(repo, dir) {
-  const found = walk(dir, 4, [], (n) => n === 'sprint-status.yaml');
+  // (`.yml` too: a team that writes its ledger by hand names it so, and a BMAD user reads it the same.)
+  const found = walk(dir, 4, [], (n) => /^sprint-status\.ya?ml$/.test(n));
   return found.filter((f) => !RETIRED.test(rel(repo, f)) && /^development_status:/m.test(readText(f) ?? ''));
 }
 
@@ -295,6 +296,12 @@ const LOCAL_WORDS = [
 ];
 
 export function normalizeStatus(raw) {
+  // `Backlog -> In Progress`, `Draft → Approved`: a transition; a user reads where it went.
+  const moves = String(raw ?? '').split(/\s*(?:-+>|=+>|→|⟶)\s*/);
+  if (moves.length > 1) {
+    const to = normalizeStatus(moves[moves.length - 1]);
+    if (to && !to.startsWith('other:')) return to;
+  }
   const s = cleanStatusText(raw);
   if (!s) return null;
   const plain = s.normalize('NFD').replace(/\p{M}/gu, '');
@@ -602,8 +609,19 @@ export function storyStatus(text) {
   // `**Story Status:** x` anywhere outside the acceptance criteria and tasks: the story's status
   // when nothing else states one.
   let storyLabel = null;
+  // The file's closing block, after a thematic break (`---`) with no heading below it: teams keep the
+  // story's record there (`---`, `**Status:** Done`, `**Completed:** …`); its Status is the story's
+  // when nothing else states one.
+  let afterRule = false;
+  let trailer = null;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
+    if (!fence && /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/.test(line) && !(lines[i - 1] ?? '').trim()) { afterRule = true; continue; }
+    if (!fence && /^\s{0,3}#{1,6}\s/.test(line)) { afterRule = false; trailer = null; }
+    if (!fence && afterRule && !trailer) {
+      const t = /^\s*(?:[-*+]\s+)?(?:\*\*|__)?\s*(?:status|statut|estado|estatus|stato|статус|状态|狀態|ステータス|상태)\s*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(.+)$/i.exec(line);
+      if (t && normalizeStatus(t[1]) && !normalizeStatus(t[1]).startsWith('other:')) trailer = { raw: t[1], where: 'trailer', line: i + 1 };
+    }
     if (/^\s{0,3}(```|~~~)/.test(line)) {
       fence = !fence;
       metaFence = fence && /^(?:story )?(?:metadata|meta|information|info|details)$/.test(h2.replace(/[^\p{L}\p{N} ]/gu, '').trim());
@@ -697,7 +715,7 @@ export function storyStatus(text) {
       if (word && !normalizeStatus(word)?.startsWith('other:')) return { raw: word, where: 'inline', line: i + 2 };
     }
   }
-  return storyLabel;
+  return storyLabel ?? trailer;
 }
 
 /**
@@ -1015,7 +1033,9 @@ export function truthFor(repoDir) {
       ledgers.push({ file: rel(repo, lf), error: led.error ?? null, entries: led.entries?.length ?? 0 });
       if (led.error) continue;
       if (led.broken) broken.push({ file: rel(repo, lf), why: `ledger ${led.broken}` });
-      const dirs = [path.dirname(lf), path.join(path.dirname(lf), 'stories'), ...storyDirsBase];
+      // (and the `stories/` folder beside the ledger's own: `docs/requirements/sprint-status.yml`, `docs/stories/`)
+      const beside = path.join(path.dirname(path.dirname(lf)), 'stories');
+      const dirs = [path.dirname(lf), path.join(path.dirname(lf), 'stories'), ...(beside.startsWith(p.root + path.sep) ? [beside] : []), ...storyDirsBase];
       if (led.storyLocation) {
         const r = resolveDeclared(p.root, led.storyLocation);
         if (r && !r.pending) dirs.unshift(r);

@@ -82,13 +82,20 @@ function inside(root: string, p: string): boolean {
 }
 
 /** Bounded walk for files named `name` (depth 5, skipping dependency and build folders). */
+/**
+ * A documentation folder kept hidden (`.docs/`, `.doc/`, `.documentation/`): the team's docs, walked
+ * as `docs/` is. Every other hidden folder is a tool's (`.git`, `.github`, `.vscode`, `.idea`, caches,
+ * virtual environments, agents' folders) and stays skipped.
+ */
+const HIDDEN_DOCS = /^\.(?:docs?|documentation)$/i;
+
 function findNamed(root: string, name: RegExp, depth = 4, limit = 200): string[] {
   const out: string[] = [];
   const walk = (dir: string, d: number) => {
     if (d > depth || out.length >= limit) return;
     for (const e of listDir(dir)) {
       if (e.isDirectory()) {
-        if (SKIP_DIRS.has(e.name) || RETIRED_DIR.test(e.name) || (e.name.startsWith('.') && e.name !== '.bmad-core')) continue;
+        if (SKIP_DIRS.has(e.name) || RETIRED_DIR.test(e.name) || (e.name.startsWith('.') && e.name !== '.bmad-core' && !HIDDEN_DOCS.test(e.name))) continue;
         const sub = path.join(dir, e.name);
         // Another project (its own repository) nested inside is not this project's ledger.
         if (isRegularFile(path.join(sub, '.git')) || isDirectory(path.join(sub, '.git'))) continue;
@@ -306,6 +313,9 @@ function storyDirs(cfg: BmadConfig, ledgerFile: string | undefined, ledger: Ledg
   if (ledger?.storyLocation) addDir(ledger.storyLocation);
   for (const d of ledger?.storyFolders ?? []) addDir(d);
   if (ledgerFile) addDir(path.dirname(ledgerFile));
+  // The `stories/` folder beside the ledger's own (`docs/requirements/sprint-status.yml`, stories in
+  // `docs/stories/`): the docs folder holding both.
+  if (ledgerFile) addDir(path.join(path.dirname(path.dirname(ledgerFile)), 'stories'));
   addDir(cfg.implementationArtifacts);
   addDir(cfg.storyLocation);
   addDir(path.join(cfg.implementationArtifacts, 'stories'));

@@ -229,9 +229,19 @@ function statesStatus(value: string): boolean {
   return isStoryStatusWord(value) || setAsideStatus(value) !== undefined;
 }
 
+/** An arrow between two statuses. */
+const ARROW = /\s*(?:-+>|=+>|→|⟶)\s*/g;
+
 /** The status word after a label: emoji, bold and spaces skipped; `done ✅`, `backlog (deferred)` give the word. */
 function statusAfter(line: string, from: number): { value: string; start: number } | undefined {
   const rest = line.slice(from);
+  // `Backlog -> In Progress`, `Draft → Approved`: a transition; the status it went to is the story's.
+  if (rest.includes('>') || rest.includes('→')) {
+    let last: RegExpExecArray | null = null;
+    for (const m of rest.matchAll(ARROW)) last = m;
+    const to = last ? statusAfter(line, from + last.index! + last[0].length) : undefined;
+    if (to && statesStatus(to.value)) return to;
+  }
   const skip = /^[^\p{L}]*/u.exec(rest)![0].length;
   if (skip >= rest.length) return undefined;
   const m = STATUS_WORD.exec(rest.slice(skip));
@@ -260,6 +270,13 @@ function statusAfter(line: string, from: number): { value: string; start: number
     const closing = /\(\s*([^()]+?)\s*\)[\s*_]*$/.exec(line.slice(from + skip + value.length));
     if (closing && statesStatus(closing[1])) {
       return { value: closing[1], start: from + skip + value.length + closing.index + closing[0].indexOf(closing[1]) };
+    }
+    // `Draft implementado por convocação da Assembleia`: a status word (up to three words: `In
+    // Progress`, `Not started`), then the team's commentary with no separator: the word is the status.
+    const lead = value.split(' ');
+    for (let n = Math.min(3, lead.length - 1); n > 0; n--) {
+      const w = lead.slice(0, n).join(' ');
+      if (statesStatus(w)) return { value: w, start: from + skip };
     }
   }
   return { value, start: from + skip };
@@ -307,6 +324,12 @@ function setStatus(s: StoryFile, v: { value: string; start: number }, line: numb
   s.statusForm = form;
 }
 
+/** A thematic break (`---`, `***`, `___`, `- - -`), as CommonMark reads one. */
+function isRule(line: string): boolean {
+  const c = line.trimStart().charCodeAt(0);
+  return (c === 0x2d || c === 0x2a || c === 0x5f) && /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/.test(line);
+}
+
 /** Parses a story file's text. Never throws. */
 export function parseStory(file: string, text: string): StoryFile {
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
@@ -333,6 +356,8 @@ export function parseStory(file: string, text: string): StoryFile {
   reader.read();
   const storyLabel = reader.storyLabel;
   if (s.status === undefined && !fmStatus && storyLabel) setStatus(s, storyLabel, storyLabel.line, 'line');
+  const trailer = reader.trailer;
+  if (s.status === undefined && !fmStatus && trailer) setStatus(s, trailer, trailer.line, 'line');
   if (s.status === undefined && fmStatus) {
     s.status = fmStatus.value;
     s.statusLine = fmStatus.line;
@@ -377,6 +402,11 @@ class StoryReader {
   metadataFence = false;
   // `**Story Status:** x` further down: the story's status when nothing above states one.
   storyLabel: { value: string; start: number; line: number } | undefined = undefined;
+  // After a thematic break (`---`) with no heading since: the file's closing block, where some teams
+  // keep the story's record (`---`, `**Status:** Done`, `**Completed:** …`); its Status label is the
+  // story's when nothing else states one.
+  afterRule = false;
+  trailer: { value: string; start: number; line: number } | undefined = undefined;
 
   constructor(
     readonly s: StoryFile,
@@ -406,6 +436,8 @@ class StoryReader {
       if (h) {
         const before = s.statusLine;
         this.heading(h, hl, i);
+        this.afterRule = false;
+        this.trailer = undefined;
         // A status read from that heading keeps the file's columns (the mark is one of them).
         if (bom && before === undefined && s.statusLine === 0 && s.statusStart !== undefined && s.statusEnd !== undefined) {
           s.statusStart++;
@@ -415,12 +447,18 @@ class StoryReader {
       }
       // A stage checklist ends at its first line that is not one of its boxes: that line is the section's text, not a status.
       if (this.awaitingStatus) {
-        if (this.stageList && line.trim() && !/^\s*(?:[-*+]\s+)?\[[ xX]\]/.test(line)) this.awaitingStatus = false;
+        // (A Status label right after it, `**Story Status:** done`, states the status in so many words: it is read.)
+        if (this.stageList && line.trim() && !/^\s*(?:[-*+]\s+)?\[[ xX]\]/.test(line) && !this.labelStatesStatus(line)) this.awaitingStatus = false;
         if (this.awaitingStatus) {
           this.statusSectionLine(line, i);
           continue;
         }
       }
+      if (isRule(line) && (i === this.start || !lines[i - 1].trim())) {
+        this.afterRule = true;
+        continue;
+      }
+      if (this.afterRule && s.status === undefined && !this.fmStatus && !this.trailer) this.trailerLine(line, i);
       // The verdict of the story's last QA decision: `## QA Results`, or a later QA section that decides
       // again (`## QA Response` … `### Gate Status Update` … `Gate: PASS`).
       if (this.qaSection) this.qaLine(line);
@@ -542,7 +580,8 @@ class StoryReader {
       this.awaitingStatus = false;
       return;
     }
-    if (box && normalizeStoryStatus(box[1].trim()).status === undefined) return;
+    // (A word for done, `Concluído`, `Finished`, or one setting the story aside is a stage too.)
+    if (box && !statesStatus(box[1].trim())) return;
     // A box naming a stage (`- [x] Code Review`): the stages ticked are the ones the story went
     // through, so the last ticked one is where it is; an unticked stage is still ahead.
     if (box) {
@@ -560,6 +599,20 @@ class StoryReader {
     // (`- All acceptance criteria are met…`) is a note about it.
     if (v && (label || v.value.split(/\s+/).length <= 4 || normalizeStoryStatus(v.value).status !== undefined)) setStatus(s, v, i, 'section');
     this.awaitingStatus = false;
+  }
+
+  /** Whether the line is a Status label (`**Story Status:** done`) whose value states a status. */
+  labelStatesStatus(line: string): boolean {
+    const label = LABEL.exec(line) ?? SECTION_LABEL.exec(line);
+    const v = label ? statusAfter(line, label.index + label[0].length) : undefined;
+    return v !== undefined && statesStatus(v.value);
+  }
+
+  /** A line of the file's closing block: its Status label, if it states a status. */
+  trailerLine(line: string, i: number): void {
+    const label = line.includes(':') || line.includes('：') ? LABEL.exec(line) : null;
+    const v = label ? statusAfter(line, label[0].length) : undefined;
+    if (v && statesStatus(v.value)) this.trailer = { ...v, line: i };
   }
 
   qaLine(line: string): void {
