@@ -447,7 +447,10 @@ export function buildSprint(parts: SprintParts): SprintModel {
     const name = keyOfFile(f);
     const slug = fileSlugOf(name);
     const shouted = /[A-Z]{4}/.test(name) && !/[a-z]/.test(name.replace(/^story/i, ''));
-    if (shouted || NOTE_WORDS.test(slug) || (f.title !== undefined && NOTE_TITLE.test(f.title))) return 3;
+    // (A note's word in a name taken from the story's own title, `29.5.task-detail-checklist.md` for
+    // `# Story 29.5 — Task Detail: Checklist Management`, names the story, not a note about it.)
+    const ownName = slug !== '' && f.title !== undefined && storySlug(f.title).startsWith(slug);
+    if (shouted || (NOTE_WORDS.test(slug) && !ownName) || (f.title !== undefined && NOTE_TITLE.test(f.title))) return 3;
     // (`7.2-FX.forex-sizing` is story 7.2-FX, a variant numbered after 7.2; `story-0.1-dev` is 7.2's own.)
     return /^(?:story[-_.]?)?\d+[a-z]?\.\d+[a-z]?-[a-z0-9]{1,8}\.[a-z]/i.test(name) ? 2 : 1;
   };
