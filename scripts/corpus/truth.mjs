@@ -1101,7 +1101,13 @@ export function truthFor(repoDir) {
       const storyId = (id) => id.length >= 2 && (/^\d/.test(id[0]) || id.length >= 3);
       // (`story-harbour-lights-1.md`: v6 alpha's level-1 story, named by its epic's slug and its number.)
       const level1 = (b) => /^story-[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*-\d{1,3}\.md$/i.test(b);
-      const named = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && (storyId(idOfFileName(path.basename(f)).id) || level1(path.basename(f))));
+      // A name opening with a date (`2026-02-28-story-10.1-qa-report.md`, `2026-03-02-wave40-kickoff-pm.md`)
+      // is a dated document (a report, a meeting's notes), not story 28 of epic 2026.02.
+      const dated = (b) => /^(?:19|20)\d\d-[01]\d-[0-3]\d(?:[-_.]|$)/.test(b);
+      // A file titled as an epic (`7.0.epic.md`, `7.0.sprint-plan.md`: `# Epic 7 — Sprint Plan`): the
+      // epic's own document kept among its stories (its overview, plan, reviews), not a story.
+      const epicDocument = (f) => /^#\s+(?:\S+\s+)?epic\b/i.test(/^#\s.*$/m.exec((readText(f) ?? '').slice(0, 2000))?.[0] ?? '') && !/^#\s+(?:\S+\s+)?story\b/im.test((readText(f) ?? '').slice(0, 2000));
+      const named = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && !dated(path.basename(f)) && (storyId(idOfFileName(path.basename(f)).id) || level1(path.basename(f))) && !epicDocument(f));
       // Files sharing one story number (`1-1-initialize-monorepo.md`, `STORY-1-1-COMPLETION.md`): when
       // exactly one of them holds the story itself (BMAD's story template: a `## Story` section, the
       // "As a …, I want …" statement), the others are notes about it (a completion report, evidence),

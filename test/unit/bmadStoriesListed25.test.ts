@@ -87,7 +87,8 @@ test('a status with a qualifier after it (Approved with amendments, Done with kn
   assert.equal(normalizeStoryStatus('Working with design').status, undefined);
 });
 
-test('of two files numbered as one story with no ledger, the story is the one named as a story, not a note about it or a variant', () => {
+// (Session 29: a variant numbered after the story, `7.2-FX.…`, is a story of its own, listed beside 7.2; notes stay out.)
+test('of two files numbered as one story with no ledger, the notes about it are not stories; the story and a variant numbered after it each are', () => {
   const story = (n: string, t: string, st: string) => `# Story ${n}: ${t}\n\n## Status\n${st}\n\n## Tasks / Subtasks\n- [x] Build it\n`;
   const d = sprintOf({
     '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\n',
@@ -105,17 +106,19 @@ test('of two files numbered as one story with no ledger, the story is the one na
     '0.6 0.6.integration-testing.md',
     '1.5 1.5.web-inventory-view.md',
     '11.6 11.6.notification-alert-system.md',
+    '7.2 7.2-FX.forex-position-sizing.md',
     '7.2 7.2.position-size-calculation.md',
   ]);
 });
 
-test('of two files of one number, one named with a word after the number (story-0.1-dev.md) is not a variant: the first by name stays the story, as before', () => {
+// (Session 29: two story files of one number are both listed, each with its own status, and said once.)
+test('of two files of one number, one named with a word after the number (story-0.1-dev.md), each states its own status and both are listed', () => {
   const d = sprintOf({
     '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\n',
     'docs/stories/story-0.1-dev.md': '# Story 0.1: Project Initialization\n\nStatus: done\n',
     'docs/stories/story-0.1.md': '---\nstatus: pending\n---\n\n# Story 0.1: Project Initialization\n',
   });
-  assert.deepEqual(d.stories.filter((s) => s.file).map((s) => path.basename(s.file!)), ['story-0.1-dev.md']);
+  assert.deepEqual(d.stories.filter((s) => s.file).map((s) => `${path.basename(s.file!)} ${s.status}`), ['story-0.1.md backlog', 'story-0.1-dev.md done']);
 });
 
 test('a story whose slug holds the word "note" (a musical note) is no note about a story', () => {
@@ -124,7 +127,7 @@ test('a story whose slug holds the word "note" (a musical note) is no note about
     'docs/stories/7.10-note-pattern-broadcast.md': '# Story 7.10: Note Pattern Broadcast\n\nStatus: Approved\n',
     'docs/stories/7.10-user-settings-persistence.md': '# Story 7.10: User Settings Persistence\n\nStatus: Approved\n',
   });
-  assert.deepEqual(d.stories.filter((s) => s.file).map((s) => path.basename(s.file!)), ['7.10-note-pattern-broadcast.md']);
+  assert.deepEqual(d.stories.filter((s) => s.file).map((s) => path.basename(s.file!)), ['7.10-note-pattern-broadcast.md', '7.10-user-settings-persistence.md']);
 });
 
 test('when every file of a number is a note (an implementation guide, a completion summary), the choice stays the one made before: the first by name', () => {

@@ -449,10 +449,14 @@ export function buildSprint(parts: SprintParts): SprintModel {
     const name = keyOfFile(f);
     const slug = fileSlugOf(name);
     const shouted = /[A-Z]{4}/.test(name) && !/[a-z]/.test(name.replace(/^story/i, ''));
-    if (shouted || NOTE_WORDS.test(slug) || (f.title !== undefined && NOTE_TITLE.test(f.title))) return 3;
+    // (A note's word in a name taken from the story's own title, `29.5.task-detail-checklist.md` for
+    // `# Story 29.5 — Task Detail: Checklist Management`, names the story, not a note about it.)
+    const ownName = slug !== '' && f.title !== undefined && storySlug(f.title).startsWith(slug);
+    if (shouted || (NOTE_WORDS.test(slug) && !ownName) || (f.title !== undefined && NOTE_TITLE.test(f.title))) return 3;
     // (`7.2-FX.forex-sizing` is story 7.2-FX, a variant numbered after 7.2; `story-0.1-dev` is 7.2's own.)
     return /^(?:story[-_.]?)?\d+[a-z]?\.\d+[a-z]?-[a-z0-9]{1,8}\.[a-z]/i.test(name) ? 2 : 1;
   };
+  const sharedNumbers = new Map<string, StoryFile[]>();
   const ranked = ordered.map((f, i) => ({ f, i, r: rank(f) })).sort((a, b) => a.r - b.r || a.i - b.i).map((x) => x.f);
   for (const f of ranked) {
     const named = storyKeyFromName(f.file, declared);
@@ -464,12 +468,30 @@ export function buildSprint(parts: SprintParts): SprintModel {
       const other = partNumber(kept ? keyOfFile(kept) : x.key);
       return whole === undefined || other === undefined || other === whole;
     });
+    const key = f.key ?? keyOfFile(f);
     if (same?.length) {
       const keep = fileOf.get(same[0]);
+      // Two files the ledger does not list, numbered alike, each a story by its own evidence (its own
+      // title, not a note by its name or title: `29.1.story.md` "Ready" beside `29.1.schema-foundation.md`
+      // "Done", three stories numbered 36.1): every one is listed with its own status, and the
+      // numbers said once, below. Which file the number means nobody can tell from the files.
+      if (keep && !byKey.has(key) && f.title !== undefined && rank(f) < 3 && same.every((x) => x.ledgerStatus === undefined && x.ledgerLine === undefined)) {
+        bind(newStory(epicId, story, key), f);
+        const id = idOf(epicId, story);
+        sharedNumbers.set(id, [...(sharedNumbers.get(id) ?? [keep]), f]);
+        continue;
+      }
       if (keep) anotherFile(f, same[0].key, keep);
       continue;
     }
-    bind(newStory(epicId, story, f.key ?? keyOfFile(f)), f);
+    bind(newStory(epicId, story, key), f);
+  }
+  if (sharedNumbers.size) {
+    const name = (f: StoryFile) => (relativeInside(parts.root, f.file) ?? f.file).split('\\').join('/');
+    const all = [...sharedNumbers.values()];
+    const listed = all.slice(0, 3).map((fs) => fs.map(name).join(' and ')).join('; ');
+    const first = all[0][1];
+    problems.push({ file: first.file, range: at(first.titleLine ?? 0), severity: 'info', code: 'story-file-duplicate', message: `${all.length} story number${all.length === 1 ? ' is' : 's are'} given to more than one story file (${listed}${all.length > 3 ? `; … (${all.length})` : ''}); Waymark lists each file as its own story. Renumber the ones that are different stories; merge the ones that are the same story.`, data: { files: all.map((fs) => fs.map(name)) } });
   }
   // Planned stories from the epics document.
   for (const pe of parts.epics.values()) {

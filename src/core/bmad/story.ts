@@ -142,6 +142,14 @@ function keyFromName(base: string, epicIds: Iterable<string> | undefined): Named
     const epicId = named[1].toLowerCase();
     return { key: `${epicId}-${Number(named[2])}${named[3].toLowerCase()}-${named[4].toLowerCase()}`, epic: epicNumber(epicId), epicId, story: `${Number(named[2])}${named[3].toLowerCase()}`, v4: false };
   }
+  // `PM-1.1.html-generator-script.story.md`: v4's name with a module's letters before the epic's
+  // number (as `story-PM-1.1.md` writes it): story 1 of the module's epic pm-1, the ledger's `pm-1-1-…`.
+  const module = bare === base ? /^([A-Z]{2,6}|[a-z]{2,6}(?=-\d+\.\d+[a-z]?(?:\.[^.]+)?\.story\.md$))-(\d+)\.(\d+[a-z]?)(?:\.([a-z0-9][\w-]*))?(?:\.story)?\.md$/.exec(base) : null;
+  if (module) {
+    const epicId = `${module[1].toLowerCase()}-${Number(module[2])}`;
+    const story = module[3].replace(/^0+(?=\d)/, '').toLowerCase();
+    return { key: `${epicId}-${story}-${(module[4] ?? 'story').toLowerCase()}`, epic: Number(module[2]), epicId, story, v4: false };
+  }
   const c = classifyStoryKey(bare.slice(0, -3), epicIds);
   if (c) return { key, epic: c.epic, epicId: c.epicId, story: c.story!, v4: false };
   // `story-harbour-lights-1.md`: BMAD v6 alpha's level-1 story, story 1 of the epic its slug names.
