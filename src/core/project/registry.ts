@@ -148,8 +148,9 @@ const zero: Range = { start: { line: 0, character: 0 }, end: { line: 0, characte
  */
 function progressUntold(w: WorkflowState): boolean {
   // A file that names a workflow (`workflow: mid-sized (additive changes)`, another tool's word) with
-  // no status, no steps and no definition of that id: nothing says what its work is or how far it is.
-  if (w.dialect === 'waymark') return w.status === undefined && w.stepsSource === 'none' && w.delegation === undefined;
+  // no status written, no steps and no definition of that id: nothing says what its work is or how
+  // far it is. A status written but not one of ours (`status: review`) still tells: it is shown.
+  if (w.dialect === 'waymark') return w.status === undefined && w.rawStatus === undefined && w.stepsSource === 'none' && w.delegation === undefined;
   if (w.dialect !== 'bmad') return false;
   if (w.status === undefined) return true;
   // No workflow identified (none installed, declared, known or named by the file's own step
