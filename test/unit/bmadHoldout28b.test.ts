@@ -2,22 +2,8 @@
 // showed. Each test failed before its rule.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as path from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { inProject } from './fileHelpers';
-
-function cli(dir: string, verb: string): { status: number | null; stdout: string; stderr: string } {
-  return spawnSync(process.execPath, [path.resolve('dist/cli.js'), verb, '.', '--json'], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', WAYMARK_SCAN_INDEX: '0' } });
-}
-
-type Problem = { file: string; severity: string; code: string };
-type Item = { id: string; file?: string };
-const offered = (root: string): Item[] => {
-  const r = cli(root, 'next');
-  assert.equal(r.status, 0, r.stderr);
-  const out = JSON.parse(r.stdout) as { next: Item | null; ready: Item[] };
-  return [...(out.next ? [out.next] : []), ...out.ready];
-};
+import { cli, offered, type Problem } from './holdoutHelpers';
 
 const V6 = {
   '_bmad/_config/manifest.yaml': 'installation:\n  version: 6.0.0\n',

@@ -2,20 +2,8 @@
 // showed. Each test failed before its rule.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as path from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { inProject } from './fileHelpers';
-
-function cli(dir: string, verb: string): { status: number | null; stdout: string; stderr: string } {
-  return spawnSync(process.execPath, [path.resolve('dist/cli.js'), verb, '.', '--json'], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', WAYMARK_SCAN_INDEX: '0' } });
-}
-
-type Problem = { file: string; severity: string; code: string; message: string; data?: { key?: string } };
-const problems = (root: string): Problem[] => {
-  const r = cli(root, 'validate');
-  assert.ok(r.status === 0 || r.status === 1, r.stderr);
-  return (JSON.parse(r.stdout) as { problems: Problem[] }).problems;
-};
+import { problems } from './holdoutHelpers';
 
 const config = {
   '_bmad/bmm/config.yaml': 'project_name: lantern\noutput_folder: "{project-root}/_bmad-output"\nimplementation_artifacts: "{project-root}/_bmad-output/implementation-artifacts"\n',

@@ -2,33 +2,8 @@
 // showed. Each test failed before its rule.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as path from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { inProject } from './fileHelpers';
-
-function cli(dir: string, verb: string): { status: number | null; stdout: string; stderr: string } {
-  return spawnSync(process.execPath, [path.resolve('dist/cli.js'), verb, '.', '--json'], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', WAYMARK_SCAN_INDEX: '0' } });
-}
-
-type Problem = { file: string; severity: string; code: string; message: string; data?: { key?: string } };
-const problems = (root: string): Problem[] => {
-  const r = cli(root, 'validate');
-  assert.ok(r.status === 0 || r.status === 1, r.stderr);
-  return (JSON.parse(r.stdout) as { problems: Problem[] }).problems;
-};
-type Story = { key: string; file: string | null; fileStatus: string | null };
-const stories = (root: string): Story[] => {
-  const r = cli(root, 'sprint');
-  assert.equal(r.status, 0, r.stderr);
-  return (JSON.parse(r.stdout) as { epics: { stories: Story[] }[] }).epics.flatMap((e) => e.stories);
-};
-type Item = { id: string; file?: string };
-const offered = (root: string): Item[] => {
-  const r = cli(root, 'next');
-  assert.equal(r.status, 0, r.stderr);
-  const out = JSON.parse(r.stdout) as { next: Item | null; ready: Item[] };
-  return [...(out.next ? [out.next] : []), ...out.ready];
-};
+import { cli, problems, stories, offered } from './holdoutHelpers';
 
 const story = (title: string, status: string) =>
   `# ${title}\n\nStatus: ${status}\n\n## Story\n\nAs a gardener, I want a trellis, so that the beans climb.\n\n## Tasks / Subtasks\n\n- [x] Build it\n`;

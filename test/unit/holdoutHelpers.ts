@@ -1,0 +1,34 @@
+// The CLI's JSON answers the held-out rounds' tests read (issue 20): a verb run over a project as a
+// user runs it (`waymark VERB . --json`, the built dist/cli.js, no scan index kept between runs).
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
+
+export function cli(dir: string, verb: string): { status: number | null; stdout: string; stderr: string } {
+  return spawnSync(process.execPath, [path.resolve('dist/cli.js'), verb, '.', '--json'], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', WAYMARK_SCAN_INDEX: '0' } });
+}
+
+export type Problem = { file: string; severity: string; code: string; message: string; data?: { key?: string } };
+/** `validate`'s problems (exit 0 or 1: problems found is not a failure of the run). */
+export function problems(root: string): Problem[] {
+  const r = cli(root, 'validate');
+  assert.ok(r.status === 0 || r.status === 1, r.stderr);
+  return (JSON.parse(r.stdout) as { problems: Problem[] }).problems;
+}
+
+export type Story = { key: string; file: string | null; fileStatus: string | null };
+/** Every story `sprint` lists, epic by epic. */
+export function stories(root: string): Story[] {
+  const r = cli(root, 'sprint');
+  assert.equal(r.status, 0, r.stderr);
+  return (JSON.parse(r.stdout) as { epics: { stories: Story[] }[] }).epics.flatMap((e) => e.stories);
+}
+
+export type Item = { id: string; file?: string };
+/** What `next` offers: its pick and the ready list. */
+export function offered(root: string): Item[] {
+  const r = cli(root, 'next');
+  assert.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout) as { next: Item | null; ready: Item[] };
+  return [...(out.next ? [out.next] : []), ...out.ready];
+}
