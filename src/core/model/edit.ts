@@ -110,14 +110,6 @@ function afterLineEnd(text: string, pos: number): number {
   return nl < 0 ? text.length : nl + 1;
 }
 
-/**
- * The end of the line a node ends on: a block mapping's range (an item `- a: b` of a list) runs
- * through its line break, so its end is already the next line's start, which is not to be taken too.
- */
-function lineEndAfter(text: string, end: number): number {
-  return end > 0 && text[end - 1] === '\n' ? end : afterLineEnd(text, end);
-}
-
 function sameScalars(a: unknown[], b: unknown[]): boolean {
   return a.length === b.length && a.every((v, i) => v === b[i]);
 }
@@ -200,7 +192,7 @@ function focusedSplices(text: string, edits: FrontmatterEdit[], eol: string): (S
     if (!touched.has(e.key)) continue;
     const sub = text.slice(e.start, e.end);
     // A one-line value (a word, a quoted string, a list of words) that only gets a value of its kind: read without the parser.
-    const entry = plainEntry(sub) ?? blockListEntry(sub);
+    const entry = plainEntry(sub);
     if (entry && edits.every((x) => (x.path?.[0] ?? x.key) !== e.key || (!x.path && x.renameTo === undefined && fitsPlainEntry(entry, x.value)))) {
       plain.set(e.key, { entry, start: e.start });
       continue;
@@ -212,7 +204,7 @@ function focusedSplices(text: string, edits: FrontmatterEdit[], eol: string): (S
   return edits.map((edit) => {
     const p = edit.path ? undefined : plain.get(edit.key);
     if (p) {
-      const sp = plainEntrySplice(p.entry, edit.value as EditScalar | EditScalar[], eol);
+      const sp = plainEntrySplice(p.entry, edit.value as EditScalar | EditScalar[]);
       return sp && { start: p.start + sp.start, end: p.start + sp.end, text: sp.text };
     }
     const d = docs.get(edit.path?.[0] ?? edit.key);
@@ -227,32 +219,18 @@ function focusedSplices(text: string, edits: FrontmatterEdit[], eol: string): (S
  * An entry's one-line value, offsets in the entry's text: a list of words (`[`, after `]`, after
  * its last item) or a scalar (its first and last character + 1) and its quoting.
  */
-type PlainEntry = { items: string[]; open: number; close: number; lastEnd: number } | { value: string; style: QuoteStyle; start: number; end: number } | BlockList;
-
-/**
- * A block list of plain words (blockListEntry), offsets in the entry's text: its items, each item's
- * line start, the colon after the key, the end of the last item's line (after its line break, when
- * it has one) and that line's prefix (`  - `).
- */
-interface BlockList {
-  block: string[];
-  lineStarts: number[];
-  colon: number;
-  lastLineEnd: number;
-  lastHasBreak: boolean;
-  prefix: string;
-}
+type PlainEntry = { items: string[]; open: number; close: number; lastEnd: number } | { value: string; style: QuoteStyle; start: number; end: number };
 
 /**
  * `key: value` on the entry's first line, then nothing or a comment: a list `[...]` (no quote,
  * bracket, brace or YAML indicator inside), a quoted string without escapes or control
  * characters, or a plain run of word characters (judged below).
  */
-const ONE_LINE_ENTRY = /^[A-Za-z_][A-Za-z0-9_.-]*:( +)(?:\[([^\x00-\x1f[\]{}#"'&*!|>%@`]*)\]|'([^'\x00-\x1f]*)'|"([^"\\\x00-\x1f]*)"|([A-Za-z0-9_./:+-]+))(?: *| +#[^\x00-\x1f]*)(?:\r?\n|$)/;
+const ONE_LINE_ENTRY = /^[A-Za-z_][A-Za-z0-9_.-]*:( +)(?:\[([^\x00-\x1f[\]{}#"'&*!|>%@`]*)\]|'([^'\x00-\x1f]*)'|"([^"\\\x00-\x1f]*)"|([A-Za-z0-9_./:+-]+))(?: *| +#[^\x00-\x1f]*)(?:\n|$)/;
 /** Words of PLAIN_SAFE's shape separated by commas and spaces (RESERVED, NUMBER_LIKE and all-digit words are checked apart). */
 const WORD_LIST = /^ *(?:(?:[A-Za-z_]|[0-9]+[A-Za-z_])[A-Za-z0-9_./-]* *, *)*(?:[A-Za-z_]|[0-9]+[A-Za-z_])[A-Za-z0-9_./-]* *$/;
 /** What may follow that line inside its entry: blank lines and comment lines. */
-const BLANK_OR_COMMENT_LINES = /^(?: *(?:#[^\n\r]*)?\r?\n)* *(?:#[^\n\r]*)?$/;
+const BLANK_OR_COMMENT_LINES = /^(?: *(?:#[^\n\r]*)?\n)* *(?:#[^\n\r]*)?$/;
 const TIMESTAMP = /^\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d(:\d\d)?(\.\d+)?(Z|[+-]\d\d:?\d\d)?$/;
 
 /**
@@ -280,73 +258,14 @@ function plainEntry(sub: string): PlainEntry | undefined {
   return { items, open: start, close: start + inner.length + 2, lastEnd: start + 1 + inner.trimEnd().length };
 }
 
-/** `key:` alone on its line (or with a comment), its value the block below. */
-const BLOCK_KEY_LINE = /^[A-Za-z_][A-Za-z0-9_.-]*:(?: *| +#[^\r\n]*)\r?\n/;
-/** `- word` (its prefix: spaces, the dash and the spaces after it), then nothing or a comment. */
-const BLOCK_ITEM = /^( *- +)((?:[A-Za-z_]|[0-9]+[A-Za-z_])[A-Za-z0-9_./-]*)(?: *| +#[^\r\n]*)\r?$/;
-const BLANK_OR_COMMENT_LINE = /^ *(?:#[^\r\n]*)?\r?$/;
-
-/**
- * An entry written as a block list of plain words (`stepsCompleted:` then `  - a` lines, as
- * BMAD and bench/mutate.ts write it): the key alone on its line (or with a comment), then item
- * lines that share one indent (`- ` at the margin too), each `- word` with nothing or a comment
- * after it, and blank and comment lines anywhere among them; each word reads as the string it
- * spells (isPlainSafe). Read without the parser, as the parser reads it (editBlockSeq's positions:
- * an item's line, the last item's line end, the last item's prefix); undefined for anything else
- * (a quoted item, a tab, a word that reads as something else, an item over two lines), which the
- * parser plans. editFocused.test.ts compares the bytes with the whole parse's over random layouts.
- */
-function blockListEntry(sub: string): BlockList | undefined {
-  const head = BLOCK_KEY_LINE.exec(sub);
-  if (!head) return undefined;
-  const block: string[] = [];
-  const lineStarts: number[] = [];
-  let indent = -1;
-  let lastLineEnd = 0;
-  let prefix = '';
-  for (let start = head[0].length; start < sub.length; ) {
-    const nl = sub.indexOf('\n', start);
-    const end = nl === -1 ? sub.length : nl + 1;
-    const line = sub.slice(start, nl === -1 ? sub.length : nl);
-    const m = BLOCK_ITEM.exec(line);
-    if (m) {
-      const dash = m[1].indexOf('-');
-      if (indent === -1) indent = dash;
-      else if (dash !== indent) return undefined;
-      if (!isPlainSafe(m[2])) return undefined;
-      block.push(m[2]);
-      lineStarts.push(start);
-      lastLineEnd = end;
-      prefix = m[1];
-    } else if (!BLANK_OR_COMMENT_LINE.test(line)) return undefined;
-    start = end;
-  }
-  if (!block.length) return undefined;
-  return { block, lineStarts, colon: sub.indexOf(':'), lastLineEnd, lastHasBreak: sub[lastLineEnd - 1] === '\n', prefix };
-}
-
 /** Whether plainEntrySplice plans setting `entry` to `value`: a list gets a list, a scalar a scalar. */
 function fitsPlainEntry(entry: PlainEntry, value: EditValue | undefined): boolean {
   if (value === undefined || isEditMap(value)) return false;
-  return 'items' in entry || 'block' in entry ? Array.isArray(value) : !Array.isArray(value);
-}
-
-/** The splice editBlockSeq plans on the parse for a block list of plain words (a no-op: undefined). */
-function blockListSplice(entry: BlockList, items: EditScalar[], eol: string): Splice | undefined {
-  const old = entry.block;
-  if (sameScalars(old, items)) return undefined;
-  // A block list cannot be empty: `key: []` (only this key's bytes change).
-  if (items.length === 0) return { start: entry.colon, end: entry.lastLineEnd, text: `: []${eol}` };
-  let k = 0;
-  while (k < old.length && k < items.length && old[k] === items[k]) k++;
-  const newLines = items.slice(k).map((v) => `${entry.prefix}${renderScalar(v, 'PLAIN')}${eol}`).join('');
-  if (k === old.length) return { start: entry.lastLineEnd, end: entry.lastLineEnd, text: (entry.lastHasBreak ? '' : eol) + newLines };
-  return { start: entry.lineStarts[k], end: entry.lastLineEnd, text: entry.lastHasBreak ? newLines : newLines.slice(0, newLines.length - eol.length) };
+  return 'items' in entry ? Array.isArray(value) : !Array.isArray(value);
 }
 
 /** The splice editExisting plans on the parse for `entry` (a no-op: undefined). */
-function plainEntrySplice(entry: PlainEntry, value: EditScalar | EditScalar[], eol: string): Splice | undefined {
-  if ('block' in entry) return blockListSplice(entry, value as EditScalar[], eol);
+function plainEntrySplice(entry: PlainEntry, value: EditScalar | EditScalar[]): Splice | undefined {
   if ('items' in entry) {
     // Plain words: the list's style is plain.
     const items = value as EditScalar[];
@@ -586,7 +505,7 @@ function editBlockSeq(text: string, pair: Pair<YamlNode, YamlNode | null>, seq: 
     // A block list cannot be empty: switch to `key: []` (only this key's bytes change).
     const keyR = nodeRange(pair.key)!;
     const colon = text.indexOf(':', keyR[1]);
-    return { start: colon, end: lineEndAfter(text, lastR[1]), text: `: []${eol}` };
+    return { start: colon, end: afterLineEnd(text, lastR[1]), text: `: []${eol}` };
   }
   if (linePrefixOk && oldAllScalar) {
     // Keep every unchanged leading item's line (with its comment); rewrite from the first difference.
@@ -594,12 +513,12 @@ function editBlockSeq(text: string, pair: Pair<YamlNode, YamlNode | null>, seq: 
     while (k < old.length && k < items.length && old[k] === items[k]) k++;
     const newLines = items.slice(k).map((v) => `${prefix}${renderScalar(v, style)}${eol}`).join('');
     if (k === old.length) {
-      const at = lineEndAfter(text, lastR[1]);
+      const at = afterLineEnd(text, lastR[1]);
       const needsBreak = at === text.length && !text.endsWith('\n');
       return { start: at, end: at, text: (needsBreak ? eol : '') + newLines };
     }
     const from = lineStart(text, nodeRange(seq.items[k])![0]);
-    const to = lineEndAfter(text, lastR[1]);
+    const to = afterLineEnd(text, lastR[1]);
     const endsWithBreak = text.slice(from, to).endsWith('\n');
     const body = endsWithBreak ? newLines : newLines.slice(0, newLines.length - eol.length);
     return { start: from, end: to, text: body };
@@ -607,7 +526,7 @@ function editBlockSeq(text: string, pair: Pair<YamlNode, YamlNode | null>, seq: 
   // Unusual layout (`- - x`, items sharing lines): replace the list with a flow list.
   const keyR = nodeRange(pair.key)!;
   const colon = text.indexOf(':', keyR[1]);
-  return { start: colon, end: lineEndAfter(text, lastR[1]), text: `: ${renderFlowSeq(items, style)}${eol}` };
+  return { start: colon, end: afterLineEnd(text, lastR[1]), text: `: ${renderFlowSeq(items, style)}${eol}` };
 }
 
 function deletePair(text: string, pair: Pair<YamlNode, YamlNode | null>, map: YAMLMap): Splice {
@@ -622,7 +541,7 @@ function deletePair(text: string, pair: Pair<YamlNode, YamlNode | null>, map: YA
   let end = afterLineEnd(text, Math.max(endPos - 1, keyR[1]));
   if (isSeq(pair.value) && !(pair.value as YAMLSeq).flow && (pair.value as YAMLSeq).items.length) {
     const last = (pair.value as YAMLSeq<YamlNode>).items[(pair.value as YAMLSeq).items.length - 1];
-    end = lineEndAfter(text, nodeRange(last)![1]);
+    end = afterLineEnd(text, nodeRange(last)![1]);
   }
   return { start, end, text: '' };
 }
