@@ -11,19 +11,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { HOOK_ADAPTERS } from '../../src/hooks/adapters';
-import { quickCheck } from '../../src/hooks/quickCheck';
-import { runHook } from '../../src/hooks/run';
 import type { HookAdapter, HookOutput } from '../../src/hooks/port';
-import { cleanup, featureWorkspace, PLAN, runCliProcess, treeDigest, write } from './hooksHelpers';
+import { answer, cleanup, featureWorkspace, PLAN, runCliProcess, treeDigest, write } from './hooksHelpers';
 
-/** What the launcher does with one event: the fast path's answer, else the full check. */
-async function answer(adapter: HookAdapter, payload: unknown): Promise<HookOutput> {
-  const text = JSON.stringify(payload);
-  const event = adapter.parse(JSON.parse(text), {});
-  const q = quickCheck(event);
-  if (q.verdict === 'pass') return adapter.render(event, { kind: 'allow', note: q.note });
-  return runHook(adapter, text, {}, false);
-}
 
 interface Agent {
   adapter: HookAdapter;

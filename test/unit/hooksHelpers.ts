@@ -3,6 +3,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as crypto from 'node:crypto';
 import { spawn } from 'node:child_process';
+import { quickCheck } from '../../src/hooks/quickCheck';
+import { runHook } from '../../src/hooks/run';
+import type { HookAdapter, HookOutput } from '../../src/hooks/port';
 
 export function tempWorkspace(prefix = 'waymark-hooks-'): string {
   return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
@@ -75,4 +78,13 @@ export function featureWorkspace(): string {
   write(root, 'docs/plan.md', PLAN);
   write(root, 'src/app.ts', 'export const x = 1;\n');
   return root;
+}
+
+/** What the launcher does with one event: the fast path's answer, else the full check. */
+export async function answer(adapter: HookAdapter, payload: unknown): Promise<HookOutput> {
+  const text = JSON.stringify(payload);
+  const event = adapter.parse(JSON.parse(text), {});
+  const q = quickCheck(event);
+  if (q.verdict === 'pass') return adapter.render(event, { kind: 'allow', note: q.note });
+  return runHook(adapter, text, {}, false);
 }

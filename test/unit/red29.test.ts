@@ -16,18 +16,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { HOOK_ADAPTERS } from '../../src/hooks/adapters';
-import { quickCheck } from '../../src/hooks/quickCheck';
-import { runHook } from '../../src/hooks/run';
 import type { HookAdapter, HookOutput } from '../../src/hooks/port';
-import { cleanup, DEFINITION, PLAN, runCliProcess, treeDigest, write } from './hooksHelpers';
+import { answer, cleanup, DEFINITION, PLAN, runCliProcess, treeDigest, write } from './hooksHelpers';
 
-async function answer(adapter: HookAdapter, payload: unknown): Promise<HookOutput> {
-  const text = JSON.stringify(payload);
-  const event = adapter.parse(JSON.parse(text), {});
-  const q = quickCheck(event);
-  if (q.verdict === 'pass') return adapter.render(event, { kind: 'allow', note: q.note });
-  return runHook(adapter, text, {}, false);
-}
 const claude = HOOK_ADAPTERS.get('claude-code')!;
 const gemini = HOOK_ADAPTERS.get('gemini')!;
 const OLD = 'stepsCompleted: [discovery]';
