@@ -172,3 +172,16 @@ test('a one-line `key: word` entry is edited without the parser exactly as with 
     }
   }
 });
+
+test('a list whose last item is a mapping, emptied, rewritten or removed, keeps the key after it', () => {
+  for (const list of ['stepsCompleted:\n- a: b\n', 'stepsCompleted:\n  - x\n  - a: b\n    c: d\n', 'stepsCompleted:\n  - |\n    text\n']) {
+    const text = `workflow: w\n${list}status: in_progress\n`;
+    for (const value of [[], ['z'], undefined]) {
+      for (const f of [editYamlText, editYamlTextWhole]) {
+        const out = f(text, [{ key: 'stepsCompleted', value }]);
+        assert.ok(out.endsWith('status: in_progress\n'), JSON.stringify({ text, value, out }));
+        assert.equal((parseYaml(out) as { status: string }).status, 'in_progress');
+      }
+    }
+  }
+});

@@ -110,6 +110,14 @@ function afterLineEnd(text: string, pos: number): number {
   return nl < 0 ? text.length : nl + 1;
 }
 
+/**
+ * The end of the line a node ends on: a block mapping's range (an item `- a: b` of a list) runs
+ * through its line break, so its end is already the next line's start, which is not to be taken too.
+ */
+function lineEndAfter(text: string, end: number): number {
+  return end > 0 && text[end - 1] === '\n' ? end : afterLineEnd(text, end);
+}
+
 function sameScalars(a: unknown[], b: unknown[]): boolean {
   return a.length === b.length && a.every((v, i) => v === b[i]);
 }
@@ -505,7 +513,7 @@ function editBlockSeq(text: string, pair: Pair<YamlNode, YamlNode | null>, seq: 
     // A block list cannot be empty: switch to `key: []` (only this key's bytes change).
     const keyR = nodeRange(pair.key)!;
     const colon = text.indexOf(':', keyR[1]);
-    return { start: colon, end: afterLineEnd(text, lastR[1]), text: `: []${eol}` };
+    return { start: colon, end: lineEndAfter(text, lastR[1]), text: `: []${eol}` };
   }
   if (linePrefixOk && oldAllScalar) {
     // Keep every unchanged leading item's line (with its comment); rewrite from the first difference.
@@ -513,12 +521,12 @@ function editBlockSeq(text: string, pair: Pair<YamlNode, YamlNode | null>, seq: 
     while (k < old.length && k < items.length && old[k] === items[k]) k++;
     const newLines = items.slice(k).map((v) => `${prefix}${renderScalar(v, style)}${eol}`).join('');
     if (k === old.length) {
-      const at = afterLineEnd(text, lastR[1]);
+      const at = lineEndAfter(text, lastR[1]);
       const needsBreak = at === text.length && !text.endsWith('\n');
       return { start: at, end: at, text: (needsBreak ? eol : '') + newLines };
     }
     const from = lineStart(text, nodeRange(seq.items[k])![0]);
-    const to = afterLineEnd(text, lastR[1]);
+    const to = lineEndAfter(text, lastR[1]);
     const endsWithBreak = text.slice(from, to).endsWith('\n');
     const body = endsWithBreak ? newLines : newLines.slice(0, newLines.length - eol.length);
     return { start: from, end: to, text: body };
@@ -526,7 +534,7 @@ function editBlockSeq(text: string, pair: Pair<YamlNode, YamlNode | null>, seq: 
   // Unusual layout (`- - x`, items sharing lines): replace the list with a flow list.
   const keyR = nodeRange(pair.key)!;
   const colon = text.indexOf(':', keyR[1]);
-  return { start: colon, end: afterLineEnd(text, lastR[1]), text: `: ${renderFlowSeq(items, style)}${eol}` };
+  return { start: colon, end: lineEndAfter(text, lastR[1]), text: `: ${renderFlowSeq(items, style)}${eol}` };
 }
 
 function deletePair(text: string, pair: Pair<YamlNode, YamlNode | null>, map: YAMLMap): Splice {
@@ -541,7 +549,7 @@ function deletePair(text: string, pair: Pair<YamlNode, YamlNode | null>, map: YA
   let end = afterLineEnd(text, Math.max(endPos - 1, keyR[1]));
   if (isSeq(pair.value) && !(pair.value as YAMLSeq).flow && (pair.value as YAMLSeq).items.length) {
     const last = (pair.value as YAMLSeq<YamlNode>).items[(pair.value as YAMLSeq).items.length - 1];
-    end = afterLineEnd(text, nodeRange(last)![1]);
+    end = lineEndAfter(text, nodeRange(last)![1]);
   }
   return { start, end, text: '' };
 }
