@@ -36,6 +36,8 @@ export interface StoryFile {
   story?: string;
   title?: string;
   titleLine?: number;
+  /** The file's first `#` heading names an epic (`# Epic 43: …`, `# Epic 7 — PO Validation Report`) and no `# Story` heading follows: an epic's document, not a story. */
+  epicTitle?: true;
   /** The status as written, and where. */
   status?: string;
   statusLine?: number;
@@ -184,6 +186,8 @@ export function keyBeforeSlug(name: string, keys: ReadonlySet<string>): string |
 
 /** `# Story 1.2: title`, `# Story 3a.1 - title`, `# Story 0.5.1: title`, `# Story PM-01.1: title`, the file name `# story-25.3: title`. */
 const TITLE = /^#\s+Story(?:\s+|-(?=\d))((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:\.\d+[a-z]?)*)[.\-](\d+)([a-z]?)\b\s*[:\-–—]?\s*(.*?)\s*$/i;
+/** `# Epic 43: title`, `# EPIC 7 — report`, `# Epic 2`: a heading naming an epic (a story's own title never starts so). */
+const EPIC_TITLE = /^#\s+(?:\*\*|__)?Epic[\s-]*[a-z]{0,3}-?\d+[a-z]?(?:\.\d+)*(?:\*\*|__)?\s*(?:[:\-–—|.]|$)/i;
 /** A `Status:` label at the start of a line (`Status:`, `**Status:**`, `- **Status**:`, `Story Status:`). */
 const LABEL = new RegExp(`^\\s*(?:[-*]\\s+)?(?:\\*\\*|__|\\*(?!\\s)|_)?(?:(?:Story|Current)[ \\t]+)?${LABEL_WORD}(?:\\*\\*|__|\\*|_)?${COLON}(?:\\*\\*|__|\\*|_)?`, 'i');
 /** `## Status: Done`, `## Story Status: Done`. */
@@ -404,6 +408,7 @@ class StoryReader {
   // The level of the file's sections: `##`, or `###` in a file that writes its sections one level
   // down (`### Story`, `### Tasks / Subtasks`, `### QA Results` under the title) until a `##` shows.
   sawH2 = false;
+  sawH1 = false;
   readonly counters: number[] = [];
   readonly indents: number[] = [];
   // A fence opened under `## Metadata`: its `status:` line is the story's (a fence anywhere else is code).
@@ -542,13 +547,15 @@ class StoryReader {
       if (t) {
         s.title = t[4] ? ownCopy(t[4]) : undefined;
         s.titleLine = i;
+        delete s.epicTitle;
         if (s.epic === undefined) {
           s.epicId = t[1].toLowerCase().replace(/\./g, '-');
           s.epic = epicNumber(s.epicId);
           s.story = `${Number(t[2])}${t[3].toLowerCase()}`;
         }
-      }
+      } else if (h[1].length === 1 && !this.sawH1 && s.titleLine === undefined && EPIC_TITLE.test(heading) && !/\bstory\b/i.test(heading)) s.epicTitle = true;
     }
+    if (h[1].length === 1) this.sawH1 = true;
     if (s.status === undefined && STATUS_HEADING.test(heading)) {
       this.awaitingStatus = true;
       this.stageList = false;
