@@ -822,8 +822,8 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
  */
 const LOCAL_STATUS: [string, string[]][] = [
   // (`Livrée`, `Entregado`, `Geliefert`: delivered, as `delivered` is done.)
-  ['done', ['termine', 'terminee', 'fait', 'fini', 'acheve', 'valide', 'validee', 'livre', 'livree', 'entregado', 'entregada', 'entregue', 'consegnato', 'consegnata', 'geliefert', 'ausgeliefert', 'completado', 'completada', 'terminado', 'terminada', 'hecho', 'finalizado', 'finalizada', 'concluido', 'concluida', 'feito', 'completato', 'completata', 'fatto', 'erledigt', 'abgeschlossen', 'fertig', 'готово', 'выполнено', 'завершено', 'сделано', '완료']],
-  ['in-progress', ['en-cours', 'en-progreso', 'en-curso', 'em-andamento', 'em-progresso', 'in-corso', 'in-arbeit', 'in-bearbeitung', 'в-работе', 'в-процессе', '진행중', '진행-중']],
+  ['done', ['termine', 'terminee', 'fait', 'fini', 'acheve', 'valide', 'validee', 'livre', 'livree', 'entregado', 'entregada', 'entregue', 'consegnato', 'consegnata', 'geliefert', 'ausgeliefert', 'completado', 'completada', 'terminado', 'terminada', 'hecho', 'finalizado', 'finalizada', 'concluido', 'concluida', 'feito', 'completato', 'completata', 'fatto', 'erledigt', 'abgeschlossen', 'fertig', 'implementado', 'implementada', 'implemente', 'implementee', 'completo', 'completa', 'befejezett', 'готово', 'выполнено', 'завершено', 'сделано', '완료']],
+  ['in-progress', ['en-cours', 'en-progreso', 'en-curso', 'em-andamento', 'em-progresso', 'em-desenvolvimento', 'en-desarrollo', 'en-developpement', 'in-corso', 'in-arbeit', 'in-bearbeitung', 'в-работе', 'в-процессе', '진행중', '진행-중']],
   ['review', ['en-revue', 'en-revision', 'em-revisao', 'in-revisione', 'на-ревью', 'на-проверке', '검토중', '검토-중']],
   ['ready-for-dev', ['pret', 'pret-pour-dev', 'pret-pour-developpement', 'pret-pour-le-developpement', 'approuve', 'approuvee', 'listo', 'listo-para-desarrollo', 'aprobado', 'aprobada', 'pronto', 'pronto-para-desenvolvimento', 'aprovado', 'aprovada', 'approvato']],
   ['backlog', ['a-faire', 'en-attente', 'pendiente', 'por-hacer', 'pendente', 'a-fazer', 'da-fare']],
@@ -848,13 +848,32 @@ function readyFor(w: string): string | undefined {
   if (!m) return undefined;
   if (/^(revisao|revision|revue|relecture|revisione|review|prufung|pruefung|qa|validacao|validacion|validation|verifica)$/.test(m[1])) return 'review';
   if (/^(desenvolvimento|desarrollo|developpement|sviluppo|entwicklung|dev|implementacao|implementacion|implementation)$/.test(m[1])) return 'ready-for-dev';
+  // (`Pronto para produção`, `Listo para producción`: ready for production is finished, as in English.)
+  if (/^(producao|produccion|production|produzione|produktion)$/.test(m[1])) return 'done';
   return undefined;
+}
+
+/**
+ * `<stage> concluída` (`Estrutura concluída`, `Desarrollo completado`, `Développement terminé`): read
+ * as `<stage> complete` is (normalizeStoryStatus): development done is review, planning or drafting
+ * done is ready-for-dev, part of it done is in-progress, a stage negated (`Não concluído`) says
+ * nothing, any other stage done is done.
+ */
+function stageDone(w: string): string | undefined {
+  const m = /^(.+)-([^-]+)$/.exec(w);
+  if (!m || localWords.get(m[2]) !== 'done') return undefined;
+  const stage = m[1];
+  if (/^(?:nao|no|non|pas|nicht|ne-pas|nem)(?:-|$)/.test(stage)) return undefined;
+  if (/^(?:implementacao|implementacion|implementazione|implementierung|desenvolvimento|desarrollo|developpement|sviluppo|entwicklung|codigo|codificacao|codificacion|code)$/.test(stage)) return 'review';
+  if (/^(?:planejamento|planificacion|planeacion|planification|pianificazione|planung|especificacao|especificacion|specification|rascunho|borrador|brouillon|redacao|redaccion|redaction|analise|analisis|analyse)$/.test(stage)) return 'ready-for-dev';
+  if (/^(?:parcialmente|parcial|quase|casi|presque|partiellement|partiel|parzialmente|teilweise|meio)$/.test(stage)) return 'in-progress';
+  return 'done';
 }
 const localWords = new Map<string, string>(LOCAL_STATUS.flatMap(([status, words]) => words.map((x): [string, string] => [x, status])));
 
 function localStatusWord(w: string): string | undefined {
   const plain = w.normalize('NFD').replace(/\p{M}/gu, '');
-  return localWords.get(plain) ?? LOCAL_CJK.find(([, re]) => re.test(plain))?.[0] ?? readyFor(plain);
+  return localWords.get(plain) ?? LOCAL_CJK.find(([, re]) => re.test(plain))?.[0] ?? readyFor(plain) ?? stageDone(plain);
 }
 
 /** Whether a task is work still to do: unticked and not struck through (StoryTask.dropped). */
