@@ -186,6 +186,8 @@ export function keyBeforeSlug(name: string, keys: ReadonlySet<string>): string |
 
 /** `# Story 1.2: title`, `# Story 3a.1 - title`, `# Story 0.5.1: title`, `# Story PM-01.1: title`, the file name `# story-25.3: title`. */
 const TITLE = /^#\s+Story(?:\s+|-(?=\d))((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:\.\d+[a-z]?)*)[.\-](\d+)([a-z]?)\b\s*[:\-–—]?\s*(.*?)\s*$/i;
+/** A frontmatter title naming the story: `5.4 Agent Handoff`, `Story 2.9 — Metrics`, `Story 3a.1: Login`. */
+const FM_TITLE = /^(?:Story\s+)?((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:\.\d+[a-z]?)*\.\d+[a-z]?)\b\s*[:\-–—.]?\s+(\S.*?)\s*$/i;
 /** `# Epic 43: title`, `# EPIC 7 — report`, `# Epic 2`: a heading naming an epic (a story's own title never starts so). */
 const EPIC_TITLE = /^#\s+(?:\*\*|__)?Epic[\s-]*[a-z]{0,3}-?\d+[a-z]?(?:\.\d+)*(?:\*\*|__)?\s*(?:[:\-–—|.]|$)/i;
 /** A `Status:` label at the start of a line (`Status:`, `**Status:**`, `- **Status**:`, `Story Status:`). */
@@ -351,12 +353,15 @@ export function parseStory(file: string, text: string): StoryFile {
   let start = 0;
   // Frontmatter (some teams add it): a `status:` key there counts when no Status line follows.
   let fmStatus: { value: string; line: number; start: number; end: number } | undefined;
+  let fmTitle: { value: string; line: number } | undefined;
   if (lines[0]?.trim() === '---') {
     for (let i = 1; i < Math.min(lines.length, 200); i++) {
       if (lines[i].trim() === '---') {
         start = i + 1;
         break;
       }
+      const t = /^title\s*:\s*(["']?)(.*?)\1\s*$/i.exec(lines[i]);
+      if (t) fmTitle = { value: t[2], line: i };
       const m = /^(status\s*:\s*["']?)([^"'#\s][^"'#]*?)["']?\s*(#.*)?$/i.exec(lines[i]);
       // The word, as on a Status line: an emoji or mark before it (`✅ COMPLETED`) or a remark after it is not the status.
       const v = m ? statusAfter(lines[i], m[1].length) : undefined;
@@ -366,6 +371,16 @@ export function parseStory(file: string, text: string): StoryFile {
   }
   const reader = new StoryReader(s, lines, start, fmStatus !== undefined);
   reader.read();
+  // No `# Story` heading: the frontmatter's `title: "5.4 Agent Handoff"` (`Story 2.9 — …`, BMAD
+  // quick-dev's spec) is the title when its number is the one the file is named by.
+  if (s.titleLine === undefined && fmTitle && s.epicId !== undefined && s.story !== undefined) {
+    const t = FM_TITLE.exec(fmTitle.value);
+    if (t && t[1].toLowerCase().replace(/-/g, '.') === `${s.epicId.replace(/-/g, '.')}.${s.story}`) {
+      s.title = ownCopy(t[2]);
+      s.titleLine = fmTitle.line;
+      delete s.epicTitle;
+    }
+  }
   const storyLabel = reader.storyLabel;
   if (s.status === undefined && !fmStatus && storyLabel) setStatus(s, storyLabel, storyLabel.line, 'line');
   const trailer = reader.trailer;
