@@ -732,7 +732,7 @@ function outsideLedger(epics: readonly SprintEpic[], covers: StoryCoverage, lf0:
     const named = (xs: string[]) => `${xs.slice(0, 4).join(', ')}${xs.length > 4 ? ', …' : ''}`;
     out.push({
       file: lf, range: at(0), severity: 'info', code: 'ledger-stories-outside',
-      message: `${keys.length} story files are kept outside this ledger (${series.length === 1 ? 'epic' : `${series.length} epics or series`} ${named(series)}, none of them tracked here: ${named(keys)}). Waymark lists them with their files' statuses; BMAD's sprint workflows do not see them. Run sprint planning, or add their keys, if this ledger should track them.`,
+      message: `${keys.length} story files are kept outside this ledger, of ${series.length === 1 ? 'an epic' : `${series.length} epics or series`} it does not track or tracks fewer of (${named(series)}): ${named(keys)}. Waymark lists them with their files' statuses; BMAD's sprint workflows do not see them. Run sprint planning, or add their keys, if this ledger should track them.`,
       data: { keys },
     });
   }
