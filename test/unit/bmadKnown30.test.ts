@@ -99,6 +99,9 @@ test('status words in Portuguese, Spanish, French and Hungarian are read with th
     // Not status words: kept as written.
     ['Não concluído', undefined, undefined],
     ['Rascunho técnico', undefined, undefined],
+    // A status with the team's commentary after it, or a mark before the word, is no stage.
+    ['Draft implementado', undefined, undefined],
+    ['α concluído', undefined, undefined],
   ];
   for (const [w, status, suggestion] of cases) {
     const n = normalizeStoryStatus(w);
@@ -108,12 +111,16 @@ test('status words in Portuguese, Spanish, French and Hungarian are read with th
     'docs/stories/3.1.story.md': '# Story 3.1: Cadastro\n\n**Status:** 🔄 EM DESENVOLVIMENTO\n\n## Tasks\n- [x] a\n- [ ] b\n',
     'docs/stories/3.2.story.md': '# Story 3.2: Estrutura\n\n**Status:** ✅ ESTRUTURA CONCLUÍDA (Requer migração do banco)\n',
     'docs/stories/3.3.story.md': '# Story 3.3: Outra\n\n**Status:** Aguardando decisão do cliente\n',
+    'docs/stories/3.4.story.md': '# Story 3.4: Assembleia\n\n**Status:** Draft implementado por convocação da Assembleia\n',
+    'docs/stories/3.5.story.md': '# Story 3.5: TTS\n\n**Status:** Done (PR merged — pivot caminho β→α concluído.)\n',
   }, (root) => {
     const r = loadSprint(root, { now: NOW })!;
     const st = (k: string) => r.stories.find((s) => s.key.startsWith(k))!;
     assert.equal(st('3-1').status, 'in-progress');
     assert.equal(st('3-2').status, 'done');
     assert.equal(st('3-3').fileStatus, 'Aguardando decisão do cliente');
+    assert.equal(st('3-4').fileStatus, 'Draft');
+    assert.equal(st('3-5').fileStatus, 'Done');
     assert.ok(r.problems.some((p) => p.code === 'story-unknown-status' && p.file.endsWith('3.3.story.md')));
   });
 });
@@ -123,6 +130,9 @@ test('a story whose only title is its frontmatter `title:` (`5.4 Agent Handoff`,
     'docs/stories/5.3.story.md': story('5.3', 'Session log', 'Done'),
     'docs/stories/5.4-agent-handoff-automation.md': '---\nstory_id: "5.4"\ntitle: "5.4 Agent Handoff Automation"\nstatus: "Blocked by 5.3 review"\n---\n\n## Story\n\n**As a** pipeline, **I want** handoffs.\n\n## Tasks\n- [ ] generate\n',
     'docs/stories/5.5-metrics-dashboard.md': "---\ntitle: 'Story 5.5 — Metrics dashboard'\nstatus: 'review'\n---\n\n## Intent\n\nShow the metrics.\n",
+    // A title that is the file's slug names no title (the epics document's is kept).
+    'docs/stories/5.6.audit-log.md': '---\ntitle: "Story 5.6: audit-log"\n---\n\n# Status\n\nDone\n',
+    'docs/epics.md': '# Epics\n\n## Epic 5: Ops\n\n### Story 5.6: Audit log for admins\n\nAs an admin…\n',
   }, (root) => {
     const r = loadSprint(root, { now: NOW })!;
     const st = (k: string) => r.stories.find((s) => s.key.startsWith(k));
@@ -130,5 +140,6 @@ test('a story whose only title is its frontmatter `title:` (`5.4 Agent Handoff`,
     assert.match(st('5-4')?.file ?? '', /5\.4-agent-handoff-automation\.md$/);
     assert.equal(st('5-5')?.title, 'Metrics dashboard');
     assert.equal(st('5-5')?.status, 'review');
+    assert.equal(st('5-6')?.title, 'Audit log for admins');
   });
 });

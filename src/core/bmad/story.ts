@@ -376,7 +376,8 @@ export function parseStory(file: string, text: string): StoryFile {
   if (s.titleLine === undefined && fmTitle && s.epicId !== undefined && s.story !== undefined) {
     const t = FM_TITLE.exec(fmTitle.value);
     if (t && t[1].toLowerCase().replace(/-/g, '.') === `${s.epicId.replace(/-/g, '.')}.${s.story}`) {
-      s.title = ownCopy(t[2]);
+      // (`title: "Story 1.1: project-scaffold-tooling"`: the file's slug, no title to show; the line still says it is the story.)
+      s.title = /^[a-z0-9]+(?:-[a-z0-9]+)+$/.test(t[2]) ? undefined : ownCopy(t[2]);
       s.titleLine = fmTitle.line;
       delete s.epicTitle;
     }
@@ -878,7 +879,11 @@ function stageDone(w: string): string | undefined {
   const m = /^(.+)-([^-]+)$/.exec(w);
   if (!m || localWords.get(m[2]) !== 'done') return undefined;
   const stage = m[1];
-  if (/^(?:nao|no|non|pas|nicht|ne-pas|nem)(?:-|$)/.test(stage)) return undefined;
+  // A stage is a word or two (`estrutura`, `fase-de-testes`), not a status itself (`Draft implementado
+  // por …` is a Draft with the team's commentary) nor a mark (`β→α concluído`).
+  if (!/^[a-z]{3,}(?:-[a-z]{2,}){0,3}$/.test(stage) || /^(?:nao|no|non|pas|nicht|ne-pas|nem)(?:-|$)/.test(stage)) return undefined;
+  const own = normalizeStoryStatus(stage);
+  if (own.status !== undefined || own.suggestion !== undefined) return undefined;
   if (/^(?:implementacao|implementacion|implementazione|implementierung|desenvolvimento|desarrollo|developpement|sviluppo|entwicklung|codigo|codificacao|codificacion|code)$/.test(stage)) return 'review';
   if (/^(?:planejamento|planificacion|planeacion|planification|pianificazione|planung|especificacao|especificacion|specification|rascunho|borrador|brouillon|redacao|redaccion|redaction|analise|analisis|analyse)$/.test(stage)) return 'ready-for-dev';
   if (/^(?:parcialmente|parcial|quase|casi|presque|partiellement|partiel|parzialmente|teilweise|meio)$/.test(stage)) return 'in-progress';
