@@ -61,11 +61,13 @@ test('a file titled `# Epic N: …` (an epic, or a report about one) is not a st
     'docs/stories/43.0.story.md': '# Epic 43: Calendário administrativo\n\n**Status:** Draft\n\n## Story\n\nO sistema precisa…\n',
     'docs/stories/7.0.po-validation.md': '# Epic 7 — PO Validation Report\n\n> **Status:** ALL STORIES APPROVED\n',
     'docs/stories/43.1.story.md': story('43.1', 'Calendar grid', 'Draft'),
+    // A story written under its epic's name (`# Epic 1: …`, then `## Story 1.1: …`) is a story.
+    'docs/stories/1.1.story.md': '# Epic 1: Dashboard UI\n\n## Story 1.1: Core layout\n\n**Status:** Complete\n\n## Tasks / Subtasks\n- [x] a\n',
     // A story about an epic's documentation is still a story.
     'docs/stories/1.11.epic1-documentation.md': '# Story 1.11: Epic 1 Documentation & Content\n\n## Status\nDraft\n',
   }, (root) => {
     const r = loadSprint(root, { now: NOW })!;
-    assert.deepEqual(r.stories.map((s) => s.file!.replace(/^.*[\\/]/, '')).sort(), ['1.11.epic1-documentation.md', '43.1.story.md']);
+    assert.deepEqual(r.stories.map((s) => s.file!.replace(/^.*[\\/]/, '')).sort(), ['1.1.story.md', '1.11.epic1-documentation.md', '43.1.story.md']);
   });
 });
 

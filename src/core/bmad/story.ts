@@ -425,6 +425,7 @@ class StoryReader {
   // down (`### Story`, `### Tasks / Subtasks`, `### QA Results` under the title) until a `##` shows.
   sawH2 = false;
   sawH1 = false;
+  sawStory = false;
   readonly counters: number[] = [];
   readonly indents: number[] = [];
   // A fence opened under `## Metadata`: its `status:` line is the story's (a fence anywhere else is code).
@@ -569,7 +570,12 @@ class StoryReader {
           s.epic = epicNumber(s.epicId);
           s.story = `${Number(t[2])}${t[3].toLowerCase()}`;
         }
-      } else if (h[1].length === 1 && !this.sawH1 && s.titleLine === undefined && EPIC_TITLE.test(heading) && !/\bstory\b/i.test(heading)) s.epicTitle = true;
+      } else if (h[1].length === 1 && !this.sawH1 && !this.sawStory && s.titleLine === undefined && EPIC_TITLE.test(heading) && !/\bstory\b/i.test(heading)) s.epicTitle = true;
+      // (`# Epic 1: Dashboard` then `## Story 1.1: Layout`: the story, written under its epic's name.)
+      else if (/^#{1,6}\s+(?:\*\*|__)?Story[\s-]+[a-z]{0,3}-?\d/i.test(heading)) {
+        this.sawStory = true;
+        delete s.epicTitle;
+      }
     }
     if (h[1].length === 1) this.sawH1 = true;
     if (s.status === undefined && STATUS_HEADING.test(heading)) {
