@@ -563,6 +563,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
       problems.push({ file: l.file, range: at(stamp.line, stamp.valueStart, stamp.valueEnd), severity: 'info', code: 'ledger-stale', message: `${stamp.key} is ${Math.floor(days)} days old while ${active.length} stor${active.length === 1 ? 'y is' : 'ies are'} in progress or review (${active[0].key}…). Check the ledger still says where work stands.` });
     }
   }
+  problems.push(...outsideLedger([...epics.values()], covers, lf0));
   const stories = [...byKey.values()].sort(byStoryOrder);
   for (const s of stories) problems.push(...s.problems);
   const sortedEpics = [...epics.values()].sort((a, b) => compareEpicIds(a.id, b.id));
@@ -589,7 +590,7 @@ function readStoryFile(s: SprintStory, f: StoryFile): void {
 }
 
 /** Whether a ledger speaks for a story: what it does not list is then missing from it. */
-export type StoryCoverage = (s: SprintStory, f: StoryFile | undefined) => boolean;
+export type StoryCoverage = (s: SprintStory, f: Pick<StoryFile, 'file'> | undefined) => boolean;
 
 /**
  * Which stories the project's ledgers speak for. One ledger speaks for every story of the project
@@ -660,7 +661,7 @@ function slugOfKey(s: { key: string; epicId: string; story?: string }): string {
 export function storyFileIdentity(f: StoryFile | undefined): string {
   if (!f) return '-';
   // Whether the status is a story status word decides if a mixed-form name (`2.2-chart.md`) is a story.
-  return JSON.stringify([f.file, f.key ?? null, f.epic ?? null, f.epicId ?? null, f.story ?? null, f.title ?? null, f.titleLine ?? null, f.status === undefined, isStoryStatusWord(f.status)]);
+  return JSON.stringify([f.file, f.key ?? null, f.epic ?? null, f.epicId ?? null, f.story ?? null, f.title ?? null, f.titleLine ?? null, f.status === undefined, isStoryStatusWord(f.status), f.epicTitle ?? false]);
 }
 
 /**
@@ -684,11 +685,58 @@ export function patchStoryFiles(model: SprintModel, files: StoryFile[], covers: 
     s.problems = [];
     finishStory(s, f, lf0, covers(s, f), nested);
   }
-  model.problems = head;
+  // The note on story files kept outside the ledger ends what comes before (buildSprint); it is
+  // made again from the same stories (which are outside depends on their identities alone).
+  model.problems = head.filter((p) => p.code !== 'ledger-stories-outside');
+  model.problems.push(...outsideLedger(model.epics, covers, lf0));
   for (const s of model.stories) model.problems.push(...s.problems);
   model.counts = countStatuses(model.stories);
   model.next = recommend(model.stories, model.epics);
   return model;
+}
+
+/** More story files than this kept outside a ledger, none of an epic it tracks, are said once (outsideLedger). */
+const OUTSIDE_MANY = 5;
+
+/**
+ * Story files a ledger speaks for (StoryCoverage) but does not list. A file of an epic the ledger
+ * tracks (its `epic-N` key, or stories of it listed), when the epic's unlisted files are no more than
+ * its entries, is plausibly a forgotten entry: its own warning stays (storyDrift). The others are the
+ * team's work kept outside the ledger (a ticket series, epics never sprint-planned): up to
+ * OUTSIDE_MANY keep their warnings; more are one note per ledger, their per-file warnings dropped.
+ * What it decides depends on the stories' keys, epics and ledger entries only, so a patch makes the
+ * same note (patchStoryFiles).
+ */
+function outsideLedger(epics: readonly SprintEpic[], covers: StoryCoverage, lf0: string): Problem[] {
+  const far: SprintStory[] = [];
+  for (const ep of epics) {
+    const unlisted = ep.stories.filter((s) => s.file !== undefined && s.ledgerStatus === undefined && covers(s, { file: s.file }));
+    if (!unlisted.length) continue;
+    const entries = ep.stories.filter((s) => s.ledgerStatus !== undefined).length + (ep.ledgerStatus !== undefined ? 1 : 0);
+    if (entries > 0 && unlisted.length <= entries) continue;
+    far.push(...unlisted);
+  }
+  if (far.length <= OUTSIDE_MANY) return [];
+  const byLedger = new Map<string, SprintStory[]>();
+  const ledgerFiles = [...new Set(epics.flatMap((ep) => ep.stories.map((s) => s.ledgerFile).filter((f): f is string => f !== undefined)))];
+  for (const s of far) {
+    s.problems = s.problems.filter((p) => p.code !== 'story-not-in-ledger');
+    // The ledger whose folder holds the file (the deepest), else the first.
+    const home = ledgerFiles.filter((l) => relativeInside(dirOf(l), s.file!) !== undefined).sort((a, b) => b.length - a.length)[0] ?? lf0;
+    byLedger.set(home, [...(byLedger.get(home) ?? []), s]);
+  }
+  const out: Problem[] = [];
+  for (const [lf, list] of [...byLedger].sort((a, b) => compareText(a[0], b[0]))) {
+    const keys = list.map((s) => s.key).sort(compareText);
+    const series = [...new Set(list.map((s) => s.epicId))].sort(compareEpicIds);
+    const named = (xs: string[]) => `${xs.slice(0, 4).join(', ')}${xs.length > 4 ? ', …' : ''}`;
+    out.push({
+      file: lf, range: at(0), severity: 'info', code: 'ledger-stories-outside',
+      message: `${keys.length} story files are kept outside this ledger, of ${series.length === 1 ? 'an epic' : `${series.length} epics or series`} it does not track or tracks fewer of (${named(series)}): ${named(keys)}. Waymark lists them with their files' statuses; BMAD's sprint workflows do not see them. Run sprint planning, or add their keys, if this ledger should track them.`,
+      data: { keys },
+    });
+  }
+  return out;
 }
 
 /** Stories in reading order; two of a lettered series (`g-01`, `u-02`) keep the ledger's order. */

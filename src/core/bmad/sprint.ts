@@ -407,6 +407,8 @@ function parseStoryFile(p: string): StoryFile | undefined {
 function isStoryParse(p: string, s: StoryFile | undefined): s is StoryFile {
   if (!s) return false;
   if (s.title === undefined && s.status === undefined) return false;
+  // (`43.0.story.md` titled `# Epic 43: …`, `7.0.po-validation.md` titled `# Epic 7 — PO Validation Report`: the epic's documents.)
+  if (s.epicTitle) return false;
   return !(s.titleLine === undefined && !isStoryStatusWord(s.status) && /^\d{1,3}\.\d{1,3}[a-z]?-[a-z]/i.test(path.basename(p)));
 }
 

@@ -36,6 +36,8 @@ export interface StoryFile {
   story?: string;
   title?: string;
   titleLine?: number;
+  /** The file's first `#` heading names an epic (`# Epic 43: …`, `# Epic 7 — PO Validation Report`) and no `# Story` heading follows: an epic's document, not a story. */
+  epicTitle?: true;
   /** The status as written, and where. */
   status?: string;
   statusLine?: number;
@@ -184,6 +186,10 @@ export function keyBeforeSlug(name: string, keys: ReadonlySet<string>): string |
 
 /** `# Story 1.2: title`, `# Story 3a.1 - title`, `# Story 0.5.1: title`, `# Story PM-01.1: title`, the file name `# story-25.3: title`. */
 const TITLE = /^#\s+Story(?:\s+|-(?=\d))((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:\.\d+[a-z]?)*)[.\-](\d+)([a-z]?)\b\s*[:\-–—]?\s*(.*?)\s*$/i;
+/** A frontmatter title naming the story: `5.4 Agent Handoff`, `Story 2.9 — Metrics`, `Story 3a.1: Login`. */
+const FM_TITLE = /^(?:Story\s+)?((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:\.\d+[a-z]?)*\.\d+[a-z]?)\b\s*[:\-–—.]?\s+(\S.*?)\s*$/i;
+/** `# Epic 43: title`, `# EPIC 7 — report`, `# Epic 2`: a heading naming an epic (a story's own title never starts so). */
+const EPIC_TITLE = /^#\s+(?:\*\*|__)?Epic[\s-]*[a-z]{0,3}-?\d+[a-z]?(?:\.\d+)*(?:\*\*|__)?\s*(?:[:\-–—|.]|$)/i;
 /** A `Status:` label at the start of a line (`Status:`, `**Status:**`, `- **Status**:`, `Story Status:`). */
 const LABEL = new RegExp(`^\\s*(?:[-*]\\s+)?(?:\\*\\*|__|\\*(?!\\s)|_)?(?:(?:Story|Current)[ \\t]+)?${LABEL_WORD}(?:\\*\\*|__|\\*|_)?${COLON}(?:\\*\\*|__|\\*|_)?`, 'i');
 /** `## Status: Done`, `## Story Status: Done`. */
@@ -347,12 +353,15 @@ export function parseStory(file: string, text: string): StoryFile {
   let start = 0;
   // Frontmatter (some teams add it): a `status:` key there counts when no Status line follows.
   let fmStatus: { value: string; line: number; start: number; end: number } | undefined;
+  let fmTitle: { value: string; line: number } | undefined;
   if (lines[0]?.trim() === '---') {
     for (let i = 1; i < Math.min(lines.length, 200); i++) {
       if (lines[i].trim() === '---') {
         start = i + 1;
         break;
       }
+      const t = /^title\s*:\s*(["']?)(.*?)\1\s*$/i.exec(lines[i]);
+      if (t) fmTitle = { value: t[2], line: i };
       const m = /^(status\s*:\s*["']?)([^"'#\s][^"'#]*?)["']?\s*(#.*)?$/i.exec(lines[i]);
       // The word, as on a Status line: an emoji or mark before it (`✅ COMPLETED`) or a remark after it is not the status.
       const v = m ? statusAfter(lines[i], m[1].length) : undefined;
@@ -362,6 +371,17 @@ export function parseStory(file: string, text: string): StoryFile {
   }
   const reader = new StoryReader(s, lines, start, fmStatus !== undefined);
   reader.read();
+  // No `# Story` heading: the frontmatter's `title: "5.4 Agent Handoff"` (`Story 2.9 — …`, BMAD
+  // quick-dev's spec) is the title when its number is the one the file is named by.
+  if (s.titleLine === undefined && fmTitle && s.epicId !== undefined && s.story !== undefined) {
+    const t = FM_TITLE.exec(fmTitle.value);
+    if (t && t[1].toLowerCase().replace(/-/g, '.') === `${s.epicId.replace(/-/g, '.')}.${s.story}`) {
+      // (`title: "Story 1.1: project-scaffold-tooling"`: the file's slug, no title to show; the line still says it is the story.)
+      s.title = /^[a-z0-9]+(?:-[a-z0-9]+)+$/.test(t[2]) ? undefined : ownCopy(t[2]);
+      s.titleLine = fmTitle.line;
+      delete s.epicTitle;
+    }
+  }
   const storyLabel = reader.storyLabel;
   if (s.status === undefined && !fmStatus && storyLabel) setStatus(s, storyLabel, storyLabel.line, 'line');
   const trailer = reader.trailer;
@@ -404,6 +424,8 @@ class StoryReader {
   // The level of the file's sections: `##`, or `###` in a file that writes its sections one level
   // down (`### Story`, `### Tasks / Subtasks`, `### QA Results` under the title) until a `##` shows.
   sawH2 = false;
+  sawH1 = false;
+  sawStory = false;
   readonly counters: number[] = [];
   readonly indents: number[] = [];
   // A fence opened under `## Metadata`: its `status:` line is the story's (a fence anywhere else is code).
@@ -542,13 +564,20 @@ class StoryReader {
       if (t) {
         s.title = t[4] ? ownCopy(t[4]) : undefined;
         s.titleLine = i;
+        delete s.epicTitle;
         if (s.epic === undefined) {
           s.epicId = t[1].toLowerCase().replace(/\./g, '-');
           s.epic = epicNumber(s.epicId);
           s.story = `${Number(t[2])}${t[3].toLowerCase()}`;
         }
+      } else if (h[1].length === 1 && !this.sawH1 && !this.sawStory && s.titleLine === undefined && EPIC_TITLE.test(heading) && !/\bstory\b/i.test(heading)) s.epicTitle = true;
+      // (`# Epic 1: Dashboard` then `## Story 1.1: Layout`: the story, written under its epic's name.)
+      else if (/^#{1,6}\s+(?:\*\*|__)?Story[\s-]+[a-z]{0,3}-?\d/i.test(heading)) {
+        this.sawStory = true;
+        delete s.epicTitle;
       }
     }
+    if (h[1].length === 1) this.sawH1 = true;
     if (s.status === undefined && STATUS_HEADING.test(heading)) {
       this.awaitingStatus = true;
       this.stageList = false;
@@ -815,8 +844,8 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
  */
 const LOCAL_STATUS: [string, string[]][] = [
   // (`Livrée`, `Entregado`, `Geliefert`: delivered, as `delivered` is done.)
-  ['done', ['termine', 'terminee', 'fait', 'fini', 'acheve', 'valide', 'validee', 'livre', 'livree', 'entregado', 'entregada', 'entregue', 'consegnato', 'consegnata', 'geliefert', 'ausgeliefert', 'completado', 'completada', 'terminado', 'terminada', 'hecho', 'finalizado', 'finalizada', 'concluido', 'concluida', 'feito', 'completato', 'completata', 'fatto', 'erledigt', 'abgeschlossen', 'fertig', 'готово', 'выполнено', 'завершено', 'сделано', '완료']],
-  ['in-progress', ['en-cours', 'en-progreso', 'en-curso', 'em-andamento', 'em-progresso', 'in-corso', 'in-arbeit', 'in-bearbeitung', 'в-работе', 'в-процессе', '진행중', '진행-중']],
+  ['done', ['termine', 'terminee', 'fait', 'fini', 'acheve', 'valide', 'validee', 'livre', 'livree', 'entregado', 'entregada', 'entregue', 'consegnato', 'consegnata', 'geliefert', 'ausgeliefert', 'completado', 'completada', 'terminado', 'terminada', 'hecho', 'finalizado', 'finalizada', 'concluido', 'concluida', 'feito', 'completato', 'completata', 'fatto', 'erledigt', 'abgeschlossen', 'fertig', 'implementado', 'implementada', 'implemente', 'implementee', 'completo', 'completa', 'befejezett', 'готово', 'выполнено', 'завершено', 'сделано', '완료']],
+  ['in-progress', ['en-cours', 'en-progreso', 'en-curso', 'em-andamento', 'em-progresso', 'em-desenvolvimento', 'en-desarrollo', 'en-developpement', 'in-corso', 'in-arbeit', 'in-bearbeitung', 'в-работе', 'в-процессе', '진행중', '진행-중']],
   ['review', ['en-revue', 'en-revision', 'em-revisao', 'in-revisione', 'на-ревью', 'на-проверке', '검토중', '검토-중']],
   ['ready-for-dev', ['pret', 'pret-pour-dev', 'pret-pour-developpement', 'pret-pour-le-developpement', 'approuve', 'approuvee', 'listo', 'listo-para-desarrollo', 'aprobado', 'aprobada', 'pronto', 'pronto-para-desenvolvimento', 'aprovado', 'aprovada', 'approvato']],
   ['backlog', ['a-faire', 'en-attente', 'pendiente', 'por-hacer', 'pendente', 'a-fazer', 'da-fare']],
@@ -841,13 +870,36 @@ function readyFor(w: string): string | undefined {
   if (!m) return undefined;
   if (/^(revisao|revision|revue|relecture|revisione|review|prufung|pruefung|qa|validacao|validacion|validation|verifica)$/.test(m[1])) return 'review';
   if (/^(desenvolvimento|desarrollo|developpement|sviluppo|entwicklung|dev|implementacao|implementacion|implementation)$/.test(m[1])) return 'ready-for-dev';
+  // (`Pronto para produção`, `Listo para producción`: ready for production is finished, as in English.)
+  if (/^(producao|produccion|production|produzione|produktion)$/.test(m[1])) return 'done';
   return undefined;
+}
+
+/**
+ * `<stage> concluída` (`Estrutura concluída`, `Desarrollo completado`, `Développement terminé`): read
+ * as `<stage> complete` is (normalizeStoryStatus): development done is review, planning or drafting
+ * done is ready-for-dev, part of it done is in-progress, a stage negated (`Não concluído`) says
+ * nothing, any other stage done is done.
+ */
+function stageDone(w: string): string | undefined {
+  const m = /^(.+)-([^-]+)$/.exec(w);
+  if (!m || localWords.get(m[2]) !== 'done') return undefined;
+  const stage = m[1];
+  // A stage is a word or two (`estrutura`, `fase-de-testes`), not a status itself (`Draft implementado
+  // por …` is a Draft with the team's commentary) nor a mark (`β→α concluído`).
+  if (!/^[a-z]{3,}(?:-[a-z]{2,}){0,3}$/.test(stage) || /^(?:nao|no|non|pas|nicht|ne-pas|nem)(?:-|$)/.test(stage)) return undefined;
+  const own = normalizeStoryStatus(stage);
+  if (own.status !== undefined || own.suggestion !== undefined) return undefined;
+  if (/^(?:implementacao|implementacion|implementazione|implementierung|desenvolvimento|desarrollo|developpement|sviluppo|entwicklung|codigo|codificacao|codificacion|code)$/.test(stage)) return 'review';
+  if (/^(?:planejamento|planificacion|planeacion|planification|pianificazione|planung|especificacao|especificacion|specification|rascunho|borrador|brouillon|redacao|redaccion|redaction|analise|analisis|analyse)$/.test(stage)) return 'ready-for-dev';
+  if (/^(?:parcialmente|parcial|quase|casi|presque|partiellement|partiel|parzialmente|teilweise|meio)$/.test(stage)) return 'in-progress';
+  return 'done';
 }
 const localWords = new Map<string, string>(LOCAL_STATUS.flatMap(([status, words]) => words.map((x): [string, string] => [x, status])));
 
 function localStatusWord(w: string): string | undefined {
   const plain = w.normalize('NFD').replace(/\p{M}/gu, '');
-  return localWords.get(plain) ?? LOCAL_CJK.find(([, re]) => re.test(plain))?.[0] ?? readyFor(plain);
+  return localWords.get(plain) ?? LOCAL_CJK.find(([, re]) => re.test(plain))?.[0] ?? readyFor(plain) ?? stageDone(plain);
 }
 
 /** Whether a task is work still to do: unticked and not struck through (StoryTask.dropped). */

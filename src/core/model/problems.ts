@@ -142,6 +142,7 @@ export const PROBLEMS = {
   'epic-backlog-story-started': { severity: 'warning', title: 'An epic is backlog but one of its stories has started', section: 'sprint', fixes: ['setLedgerValue'] },
   'epics-story-not-in-ledger': { severity: 'warning', title: 'A planned story has no ledger entry', section: 'sprint' },
   'story-not-in-ledger': { severity: 'warning', title: 'A story file has no ledger entry', section: 'sprint' },
+  'ledger-stories-outside': { severity: 'info', title: 'Many story files are kept outside the ledger (one note per ledger)', section: 'sprint' },
   'story-file-duplicate': { severity: 'info', title: 'Two files for one story', section: 'sprint' },
   'story-status-missing': { severity: 'warning', title: "A story file has no 'Status:' line", section: 'sprint', fixes: ['setStoryStatus'] },
   'story-unknown-status': { severity: 'warning', also: ['info'], title: 'A story status BMAD does not know', section: 'sprint', fixes: ['setStoryStatus'] },
