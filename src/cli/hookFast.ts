@@ -39,7 +39,8 @@ export async function fastHook(argv: string[], load: <T>(name: string) => T): Pr
     return { answered: true };
   }
   try {
-    const input: unknown = JSON.parse(text);
+    // A byte order mark before the JSON (a Windows shell's pipe) is no part of it.
+    const input: unknown = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
     const event = adapter.parse(input, process.env);
     const q = quickCheck(event);
     if (q.verdict === 'judge') {

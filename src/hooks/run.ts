@@ -14,7 +14,7 @@ export async function runHook(adapter: HookAdapter, text: string, env: Record<st
     let input: unknown = parsed?.input;
     if (!parsed) {
       try {
-        input = JSON.parse(text);
+        input = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
       } catch (e) {
         throw new HookInputError(`the hook input is not valid JSON (${errorMessage(e)}); ${adapter.name} sends one JSON object on stdin.`);
       }

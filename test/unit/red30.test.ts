@@ -19,6 +19,7 @@ import { PassThrough } from 'node:stream';
 import { HOOK_ADAPTERS } from '../../src/hooks/adapters';
 import type { HookOutput } from '../../src/hooks/port';
 import { McpStdioTransport } from '../../src/mcp/transport';
+import { runHook } from '../../src/hooks/run';
 import { relativeTo } from '../../src/mcp/host';
 import { answer, cleanup, DEFINITION, PLAN, tempWorkspace, treeDigest, write } from './hooksHelpers';
 
@@ -115,6 +116,13 @@ describe('red30: tools that name files in ways not read before are judged', () =
       const out = await run(command);
       assert.equal(out.stdout, '', `${command}: ${out.stdout}`);
     }
+  });
+
+  test('an event with a byte order mark before its JSON is judged, not failed open', async () => {
+    const text = '\ufeff' + JSON.stringify(pre(root, 'Edit', { file_path: path.join(root, 'docs/plan.md'), old_string: OLD, new_string: NEW }));
+    const out = await runHook(claude, text, {}, false);
+    assert.equal(out.exitCode, 2, out.stderr);
+    assert.match(out.stderr, /gate design has no verdict/);
   });
 
   test('MultiEdit with edits as a JSON string is judged, not failed open', async () => {
