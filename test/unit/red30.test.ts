@@ -175,6 +175,7 @@ describe('red30: the MCP server answers lines that are no JSON-RPC message', () 
     await new Promise((r) => setImmediate(r));
     const lines = text.trim().split('\n').map((l) => JSON.parse(l) as { jsonrpc: string; id: unknown; error: { code: number } });
     assert.deepEqual(lines.map((l) => [l.jsonrpc, l.id, l.error.code]), [['2.0', null, -32700], ['2.0', null, -32600], ['2.0', 7, -32600]]);
+    assert.equal(errors.length, 3, 'each is still the server\'s error (logged)');
     await t.close();
   });
 });
