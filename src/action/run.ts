@@ -15,7 +15,7 @@ const BY_SEVERITY: Record<Problem['severity'], Annotate> = { error: core.error, 
 
 function relTo(top: string, file: string): string {
   const rel = path.relative(top, file);
-  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : file;
+  return rel && !/^\.\.(?:[\\/]|$)/.test(rel) && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : file;
 }
 
 /** The base to compare with: the input, else the pull request's target branch as fetched (origin/BRANCH). */

@@ -10,7 +10,7 @@ const LEVEL = { error: 'error', warning: 'warning', info: 'note' } as const;
 /** `file` relative to `base` with `/` separators, or undefined when it lies outside. */
 function inside(base: string, file: string): string | undefined {
   const rel = path.relative(base, file);
-  if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) return undefined;
+  if (!rel || /^\.\.(?:[\\/]|$)/.test(rel) || path.isAbsolute(rel)) return undefined;
   return rel.split(path.sep).join('/');
 }
 

@@ -9,7 +9,7 @@ import { HOOK_ADAPTERS } from '../hooks/adapters';
 import { quickCheck } from '../hooks/quickCheck';
 import { readStdinText, stdinIsTerminal } from './stdin';
 
-type HookCheck = { answerHook(agent: string, text: string, failClosed: boolean): Promise<{ exitCode: number; stdout: string; stderr: string }> };
+type HookCheck = { answerHook(agent: string, text: string, failClosed: boolean, parsed?: { input: unknown }): Promise<{ exitCode: number; stdout: string; stderr: string }> };
 
 function write(fd: 1 | 2, text: string): void {
   if (text) fs.writeSync(fd, text);
@@ -39,10 +39,13 @@ export async function fastHook(argv: string[], load: <T>(name: string) => T): Pr
     return { answered: true };
   }
   try {
-    const event = adapter.parse(JSON.parse(text), process.env);
+    // A byte order mark before the JSON (a Windows shell's pipe) is no part of it.
+    const input: unknown = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    const event = adapter.parse(input, process.env);
     const q = quickCheck(event);
     if (q.verdict === 'judge') {
-      load<HookCheck>('cli-hook.js').answerHook(adapter.name, text, failClosed).then(answer, (e) => answer(adapter.renderFailure(`unexpected error: ${String(e)}`, event, failClosed)));
+      // The parsed input goes along: the check does not parse the text again (adapters only read it).
+      load<HookCheck>('cli-hook.js').answerHook(adapter.name, text, failClosed, { input }).then(answer, (e) => answer(adapter.renderFailure(`unexpected error: ${String(e)}`, event, failClosed)));
       return { answered: true };
     }
     answer(adapter.render(event, { kind: 'allow', note: q.note }));

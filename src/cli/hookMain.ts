@@ -7,8 +7,8 @@ import { runHook } from '../hooks/run';
 import type { HookOutput } from '../hooks/port';
 
 /** Answers one hook event for the agent named `agent` (an adapter name). */
-export function answerHook(agent: string, text: string, failClosed: boolean): Promise<HookOutput> {
+export function answerHook(agent: string, text: string, failClosed: boolean, parsed?: { input: unknown }): Promise<HookOutput> {
   const adapter = HOOK_ADAPTERS.get(agent);
   if (!adapter) throw new Error(`no hook adapter ${agent}`);
-  return runHook(adapter, text, process.env, failClosed);
+  return runHook(adapter, text, process.env, failClosed, parsed);
 }

@@ -34,7 +34,7 @@ const COMMON_HELP = `  --root DIR   a workspace folder (repeat for several: ids 
 function display(file: string | undefined, cwd: string): string | null {
   if (!file) return null;
   const rel = path.relative(cwd, file);
-  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : file;
+  return rel && !/^\.\.(?:[\\/]|$)/.test(rel) && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : file;
 }
 
 function rootsOf(ctx: CliContext): string[] {
@@ -224,14 +224,14 @@ const timelineCommand: CliCommand = {
       const shownAs = (file: string): string => {
         for (let i = 0; i < readRoots.length; i++) {
           const rel = path.relative(readRoots[i], file);
-          if (!rel.startsWith('..') && !path.isAbsolute(rel)) return path.join(roots[i], rel);
+          if (!/^\.\.(?:[\\/]|$)/.test(rel) && !path.isAbsolute(rel)) return path.join(roots[i], rel);
         }
         return file;
       };
       const toRead = (file: string): string => {
         for (let i = 0; i < roots.length; i++) {
           const rel = path.relative(roots[i], file);
-          if (!rel.startsWith('..') && !path.isAbsolute(rel)) return path.join(readRoots[i], rel);
+          if (!/^\.\.(?:[\\/]|$)/.test(rel) && !path.isAbsolute(rel)) return path.join(readRoots[i], rel);
         }
         return file;
       };

@@ -25,7 +25,7 @@ function cliProblem(p: Problem, cwd: string) {
 function display(file: string, cwd: string): string {
   const rel = path.relative(cwd, file);
   if (rel === '') return '.';
-  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : file;
+  return rel && !/^\.\.(?:[\\/]|$)/.test(rel) && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : file;
 }
 
 function under(file: string, dir: string): boolean {

@@ -22,7 +22,7 @@ agent hooks apply (a done story moved back, done without review, done with tasks
 
 function display(file: string, cwd: string): string {
   const rel = path.relative(cwd, file);
-  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : file;
+  return rel && !/^\.\.(?:[\\/]|$)/.test(rel) && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : file;
 }
 
 /** Unknown options are errors, never ignored. */

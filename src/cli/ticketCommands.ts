@@ -7,7 +7,7 @@ import { ALLOW_OUTSIDE_ENV, WaymarkError, openStore, parseAllowOutside, runProje
 function display(file: string | undefined, cwd: string): string | null {
   if (!file) return null;
   const rel = path.relative(cwd, file);
-  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : file;
+  return rel && !/^\.\.(?:[\\/]|$)/.test(rel) && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : file;
 }
 
 /** The GitHub token from the environment (never from a file). */

@@ -22,7 +22,7 @@ import {
 function display(file: string | undefined, cwd: string): string {
   if (!file) return '';
   const rel = path.relative(cwd, file);
-  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : file;
+  return rel && !/^\.\.(?:[\\/]|$)/.test(rel) && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : file;
 }
 
 /** The project's v7 tree, when it has one. */

@@ -76,7 +76,7 @@ function brief(s: WorkflowState) {
 
 function rel(ctx: CliContext, file: string): string {
   const r = path.relative(ctx.cwd, file);
-  return r && !r.startsWith('..') ? r : file;
+  return r && !/^\.\.(?:[\\/]|$)/.test(r) ? r : file;
 }
 
 function printResult(ctx: CliContext, r: MutationResult): number {

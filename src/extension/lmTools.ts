@@ -110,7 +110,7 @@ export async function addMcpServerToWorkspace(context: vscode.ExtensionContext, 
   const file = path.join(root, '.vscode', 'mcp.json');
   const realRoot = fs.realpathSync(root);
   const realDir = fs.existsSync(path.dirname(file)) ? fs.realpathSync(path.dirname(file)) : path.join(realRoot, '.vscode');
-  if (path.relative(realRoot, realDir).startsWith('..')) throw new WaymarkError('usage', `${path.dirname(file)} links outside the workspace (${realDir}); Waymark does not write there.`, file);
+  if (/^\.\.(?:[\\/]|$)/.test(path.relative(realRoot, realDir))) throw new WaymarkError('usage', `${path.dirname(file)} links outside the workspace (${realDir}); Waymark does not write there.`, file);
   if (vscode.workspace.textDocuments.some((d) => d.uri.scheme === 'file' && d.uri.fsPath === file && d.isDirty)) {
     throw new WaymarkError('conflict', `${c.relative(file)} has unsaved changes; save or revert it, then run the command again.`, file);
   }

@@ -116,7 +116,7 @@ export class WorktreeMonitor extends Disposable {
       if (!e.marks.length) continue;
       // git names the top by its real path; the workspace folder may be reached through a link.
       const inRoot = path.relative(root, file);
-      if (inRoot.startsWith('..') || path.isAbsolute(inRoot)) continue;
+      if (/^\.\.(?:[\\/]|$)/.test(inRoot) || path.isAbsolute(inRoot)) continue;
       const id = path.relative(e.top, path.join(e.rootReal, inRoot)).split(path.sep).join('/');
       if (id.startsWith('..')) continue;
       const found = e.marks.filter((m) => m.kind === 'workflow' && m.id === id);

@@ -5,7 +5,7 @@
  * "block"` + `reason`, `systemMessage`); any other exit code is a non-blocking error.
  */
 import { catalogueToolEvent, unknownToolEvent } from './tools';
-import { HookInputError, isObject, parseHookInput, str, type HookAdapter, type HookContext, type HookDecision, type HookOutput, type NeutralEvent, type Replacement } from './port';
+import { HookInputError, isObject, listOf, parseHookInput, str, type HookAdapter, type HookContext, type HookDecision, type HookOutput, type NeutralEvent, type Replacement } from './port';
 
 const EDIT_TOOLS = new Set(['Edit', 'Write', 'MultiEdit']);
 const TOOLS = new Set([...EDIT_TOOLS, 'Bash']);
@@ -22,8 +22,9 @@ function toolEvent(kind: 'pre' | 'post', ctx: HookContext, tool: string, input: 
     if (kind === 'post') return { kind: 'tool-done', ctx, tool, file };
     if (tool === 'Write') return { kind: 'proposed-edit', ctx, tool, file, change: { type: 'write', content: str(input, 'content', 'tool_input') } };
     if (tool === 'Edit') return { kind: 'proposed-edit', ctx, tool, file, change: { type: 'replace', edits: [replacement(input, 'tool_input')] } };
-    if (!Array.isArray(input.edits)) throw new HookInputError('tool_input.edits must be a list of {old_string, new_string, replace_all}.');
-    return { kind: 'proposed-edit', ctx, tool, file, change: { type: 'replace', edits: input.edits.map((e, i) => replacement(e, `tool_input.edits[${i}]`)) } };
+    const list = listOf(input.edits);
+    if (!list) throw new HookInputError('tool_input.edits must be a list of {old_string, new_string, replace_all}.');
+    return { kind: 'proposed-edit', ctx, tool, file, change: { type: 'replace', edits: list.map((e, i) => replacement(e, `tool_input.edits[${i}]`)) } };
   }
   if (tool === 'Bash') {
     const command = str(input, 'command', 'tool_input');

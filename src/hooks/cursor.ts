@@ -47,7 +47,7 @@ export const cursorAdapter: HookAdapter = {
     if (!isObject(input)) throw new HookInputError('the hook input must be a JSON object (Cursor sends one on stdin).');
     const event = str(input, 'hook_event_name', 'input');
     const roots = Array.isArray(input.workspace_roots) ? input.workspace_roots.filter((r): r is string => typeof r === 'string') : [];
-    const ctx: HookContext = { agent: 'cursor', event, session: optStr(input, 'conversation_id'), cwd: optStr(input, 'cwd') ?? roots[0] ?? process.cwd(), projectDir: env.CURSOR_PROJECT_DIR || roots[0] || undefined };
+    const ctx: HookContext = { agent: 'cursor', event, session: optStr(input, 'conversation_id'), cwd: optStr(input, 'cwd') ?? roots[0] ?? process.cwd(), projectDir: env.CURSOR_PROJECT_DIR || roots[0] || undefined, ...(roots.length > 1 ? { roots } : {}) };
     switch (event) {
       case 'preToolUse':
       case 'postToolUse': {

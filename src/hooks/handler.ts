@@ -26,7 +26,7 @@ import {
 } from '../core/index';
 import { applyHunks } from './applyPatch';
 import type { FileChange, FileEdit, HookAdapter, HookDecision, NeutralEvent } from './port';
-import { hasWorkspace, judgingRoot, mayHoldState, realPathOf, relInside, workspaceRootOf } from './quickCheck';
+import { hasWorkspace, judgingRoot, linkedStatePath, mayHoldState, realPathOf, relInside, resolveToolPath, stateTarget, workspaceRootOf } from './quickCheck';
 import { setStatusForMark } from './ticketsMark';
 import { GIT_CODE, gitCodeCommands, readShellCommand } from './shell';
 
@@ -44,7 +44,7 @@ function nextText(cwd: string, file: string, current: string | undefined, c: Fil
     case 'replace':
       return applyReplacements(current, c.edits);
     case 'hunks': {
-      const base = c.from ? readCurrentText(realOf(path.resolve(cwd, c.from))) : current;
+      const base = c.from ? readCurrentText(resolveToolPath(cwd, c.from)) : current;
       return base === undefined ? undefined : applyHunks(base, c.hunks);
     }
     case 'insert': {
@@ -67,7 +67,10 @@ async function proposedEdits(event: { ctx: NeutralEvent['ctx']; tool: string }, 
   const allowed: { root: string; file: string; current: string | undefined }[] = [];
   const notes: string[] = [];
   for (const e of edits) {
-    const file = realOf(path.resolve(event.ctx.cwd, e.file));
+    const named = resolveToolPath(event.ctx.cwd, e.file);
+    // A hard link of a state file is judged as that file (an edit of one name writes the other).
+    const file = stateTarget(event.ctx, named);
+
     // Judged in the file's workspace, whatever folder the agent's cwd is in; nothing is written in another.
     const where = judgingRoot(event.ctx, file);
     if (!where) {
@@ -75,6 +78,7 @@ async function proposedEdits(event: { ctx: NeutralEvent['ctx']; tool: string }, 
       continue;
     }
     const root = where.root;
+    const alias = file !== named ? ` (${relInside(path.relative(root, named)) ? relPath(root, named) : named} is a hard link of it)` : '';
     const current = readCurrentText(file);
     const next = nextText(event.ctx.cwd, file, current, e.change);
     if (next === undefined && e.change.type === 'replace') {
@@ -102,7 +106,7 @@ async function proposedEdits(event: { ctx: NeutralEvent['ctx']; tool: string }, 
     }
     const verdict = await checkProposedEdit({ root, file, text: next ?? undefined, beforeText: current ?? null, actor: adapter.actor, session: event.ctx.session });
     const errors = [...refusals(verdict), ...(await gateDefinitionProblems(root, file, current, next ?? undefined))];
-    if (errors.length) reasons.push(`Waymark refused this edit of ${verdict.rel}:\n${formatProblems(errors)}`);
+    if (errors.length) reasons.push(`Waymark refused this edit of ${verdict.rel}${alias}:\n${formatProblems(errors)}`);
     else if (verdict.kind && !where.foreign) allowed.push({ root, file, current });
   }
   if (reasons.length) return { kind: 'deny', reason: reasons.join('\n') };
@@ -226,6 +230,9 @@ export async function judgeCommand(command: string, cwd: string, root: string | 
     const inside = (p: string) => relInside(path.relative(realRoot, p));
     const rootItself = abs === realRoot;
     if (!inside(abs) && !rootItself) return;
+    // A hard link of a state file: a write through it (`>`, tee, cp onto it) writes that file.
+    const linked = t.kind === 'write' ? linkedStatePath(realRoot, abs) : undefined;
+    if (linked && (await hit(realRoot, linked, `${t.how}, through its hard link ${relPath(realRoot, abs)}`))) return;
     if (t.kind === 'tree' && t.unknown) {
       finding.hidden.push(`${t.how} unpacks files Waymark cannot list into ${relPath(realRoot, abs) || 'the workspace'}`);
       return;
@@ -298,7 +305,38 @@ const MODE_FIX = "- fix: leave the mode, owner and attributes of state files as 
 const FORMAT_FIX = '- fix: leave state out of the formatter: list the state files or their folders in its ignore file (.prettierignore, .markdownlintignore; e.g. `_bmad-output/`, `.waymark/`, `docs/plan.md`), or run it on source only (prettier --write src, prettier --write "**/*.ts"). State changes go through waymark commands (waymark --help).';
 const HIDDEN_FIX = '- fix: put the code in a file and run that file (bash FILE, python3 FILE: Waymark reads it and judges what it writes), unpack or apply only archives and patches that are files it can read, or change state with a waymark command (waymark --help).';
 
+/** PowerShell's commands (and their aliases) that only read or print: a command of these alone, with no redirection, writes nothing. */
+const PS_READS = new Set('get-content gc cat type select-string sls get-childitem gci ls dir get-item gi test-path resolve-path rvpa get-filehash measure-object measure write-output write write-host echo format-table ft format-list fl out-host out-string sort-object sort select-object select where-object where ? foreach-object % get-location gl pwd set-location sl cd chdir push-location pushd pop-location popd compare-object diff convertfrom-json convertfrom-yaml get-date get-command gcm get-help help'.split(' '));
+
+/**
+ * A PowerShell command (Copilot CLI's `powershell` tool): Waymark has no PowerShell reader, so a
+ * command that names a state file (or a folder holding one) is refused unless it only reads
+ * (Get-Content, Select-String... with no redirection). Paths as PowerShell takes them: quoted or
+ * not, `-Path:x`, either slash.
+ */
+async function judgePowerShell(event: Extract<NeutralEvent, { kind: 'proposed-command' }>): Promise<HookDecision> {
+  const text = event.command;
+  const words = text.split(/[\s;|(){}\[\],=]+/).map((w) => w.replace(/^[-\w]+:(?=[^\\/])/, (m) => (m.startsWith('-') ? '' : m)).replace(/^['"`@]+|['"`]+$/g, '').replace(/`/g, '')).filter((w) => w && !w.startsWith('-') && !w.startsWith('$') && !/^\d+$/.test(w));
+  const hits: string[] = [];
+  for (const w of new Set(words)) {
+    const abs = stateTarget(event.ctx, resolveToolPath(event.ctx.cwd, path.sep === '/' ? w.replace(/\\/g, '/') : w));
+    const where = judgingRoot(event.ctx, abs);
+    if (!where || !fs.existsSync(abs)) continue;
+    const files = isDir(abs) ? filesUnder(abs).map(realOf).filter((f) => mayHoldState(where.root, f)).slice(0, 20) : [abs];
+    for (const f of files) {
+      const what = await stateOf(where.root, f);
+      if (what) hits.push(`${relPath(where.root, f)} (${what})`);
+    }
+  }
+  if (!hits.length) return { kind: 'allow' };
+  const commands = text.split(/[;|\n{}()]|&&|\|\|/).map((seg) => seg.trim().split(/\s+/)[0]?.replace(/^&\s*/, '').toLowerCase()).filter((c): c is string => !!c);
+  const readsOnly = !/>/.test(text.replace(/\d?>\s*\$null|2>&1/gi, '')) && commands.every((c) => PS_READS.has(c) || c.startsWith('$') || c.startsWith('#'));
+  if (readsOnly) return { kind: 'allow' };
+  return { kind: 'deny', reason: `Waymark refused this command: it is PowerShell, which Waymark cannot read to judge what it writes, and it names ${[...new Set(hits)].slice(0, 3).join(', ')}.\n${COMMAND_FIX}` };
+}
+
 async function proposedCommand(event: Extract<NeutralEvent, { kind: 'proposed-command' }>): Promise<HookDecision> {
+  if (event.shell === 'powershell') return judgePowerShell(event);
   const mark = setStatusForMark(event.command);
   if (mark) {
     return { kind: 'deny', reason: `Waymark refused this command: tickets.py mark writes a ticket's plan where Waymark can neither check the status rules nor record the change.\n- fix: ${mark} (the same plan, written as tickets.py mark writes it, with the rules and history)` };
@@ -336,7 +374,7 @@ function commandPaths(command: string, cwd: string): string[] {
 
 async function toolDone(event: Extract<NeutralEvent, { kind: 'tool-done' }>, adapter: HookAdapter): Promise<HookDecision> {
   const named = [...(event.file !== undefined ? [event.file] : []), ...(event.files ?? [])];
-  const files = (named.length ? named.map((f) => path.resolve(event.ctx.cwd, f)) : commandPaths(event.command ?? '', event.ctx.cwd)).map(realOf);
+  const files = (named.length ? named.map((f) => resolveToolPath(event.ctx.cwd, f)) : commandPaths(event.command ?? '', event.ctx.cwd).map(realOf)).map((f) => stateTarget(event.ctx, f));
   const reports: string[] = [];
   let problem = false;
   for (const file of files) {

@@ -27,6 +27,8 @@ export interface HookContext {
   cwd: string;
   /** The project folder the agent was started in, when it says (CLAUDE_PROJECT_DIR). */
   projectDir?: string;
+  /** Every workspace folder the agent has open (Cursor's `workspace_roots`): a file in any of them is the event's own. */
+  roots?: string[];
 }
 
 /** A string replacement as edit tools apply it. `count`: the exact number of matches expected. */
@@ -59,8 +61,8 @@ export type NeutralEvent =
   | { kind: 'proposed-edit'; ctx: HookContext; tool: string; file: string; change: FileChange }
   /** A tool is about to change several files (apply_patch, multi-file replacements). */
   | { kind: 'proposed-edits'; ctx: HookContext; tool: string; edits: FileEdit[] }
-  /** A shell command is about to run. */
-  | { kind: 'proposed-command'; ctx: HookContext; tool: string; command: string }
+  /** A shell command is about to run. `shell`: its language when not a POSIX shell's (PowerShell). */
+  | { kind: 'proposed-command'; ctx: HookContext; tool: string; command: string; shell?: 'powershell' }
   /** A tool finished: the file it edited, or the command it ran. */
   | { kind: 'tool-done'; ctx: HookContext; tool: string; file?: string; files?: string[]; command?: string }
   | { kind: 'session-start'; ctx: HookContext; source?: string }
@@ -131,6 +133,20 @@ export function str(obj: Record<string, unknown>, key: string, where: string): s
   const v = obj[key];
   if (typeof v !== 'string') throw new HookInputError(`${where}.${key} must be a string (got ${v === undefined ? 'nothing' : typeof v}).`);
   return v;
+}
+
+/** A list field, given as a list or (as some agents serialise nested values) a JSON string of one; undefined otherwise. */
+export function listOf(v: unknown): unknown[] | undefined {
+  if (Array.isArray(v)) return v;
+  if (typeof v === 'string' && /^\s*\[/.test(v)) {
+    try {
+      const o: unknown = JSON.parse(v);
+      if (Array.isArray(o)) return o;
+    } catch {
+      // not a list
+    }
+  }
+  return undefined;
 }
 
 export function optStr(obj: Record<string, unknown>, key: string): string | undefined {

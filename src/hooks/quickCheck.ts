@@ -59,6 +59,11 @@ export function judgingRoot(ctx: HookContext, abs: string): { root: string; fore
   const marked = found !== undefined;
   const base = realPathOf(found ?? ctx.cwd);
   if (marked && (abs === base || relInside(path.relative(base, abs)))) return { root: base, foreign: false };
+  // The agent's other open workspace folders (Cursor's workspace_roots) are its own too: judged and recorded there.
+  for (const r of ctx.roots ?? []) {
+    const other = realPathOf(path.resolve(r));
+    if (abs === other || relInside(path.relative(other, abs))) return { root: other, foreign: false };
+  }
   let start = path.dirname(abs);
   try {
     if (fs.statSync(abs).isDirectory()) start = abs;
@@ -69,6 +74,91 @@ export function judgingRoot(ctx: HookContext, abs: string): { root: string; fore
   if (own) return { root: realPathOf(own), foreign: marked };
   if (!marked && (abs === base || relInside(path.relative(base, abs)))) return { root: base, foreign: true };
   return undefined;
+}
+
+/**
+ * A path as an agent's tool names it, as a file system path: a `file://` URI (MCP tools, VS Code's
+ * `uri`) is the file it names; anything else is as given.
+ */
+export function toLocalPath(file: string): string {
+  if (!/^file:\/\//i.test(file)) return file;
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only for a URI: most events name plain paths
+    return (require('node:url') as typeof import('node:url')).fileURLToPath(file);
+  } catch {
+    return file;
+  }
+}
+
+/** The real path of a file a tool names (relative to `cwd`, or a `file://` URI). */
+export function resolveToolPath(cwd: string, file: string): string {
+  return realPathOf(path.resolve(cwd, toLocalPath(file)));
+}
+
+const LINK_SKIP = new Set(['.git', 'node_modules', '.hg', '.svn']);
+const LINK_SCAN_MAX = 20_000;
+
+/**
+ * Another name, under `root`, of the regular file `abs` when it is a hard link (more than one
+ * name) and that name holds state by its path (the ledger, a definition, a record, Waymark's
+ * configuration) or by its text: an edit of one name writes the other, so it is judged as that
+ * file's edit. Undefined for a file with one name (the common case: one stat, no walk).
+ */
+export function linkedStatePath(root: string, abs: string): string | undefined {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(abs);
+  } catch {
+    return undefined;
+  }
+  if (!st.isFile() || st.nlink < 2) return undefined;
+  const names: string[] = [];
+  let seen = 0;
+  const walk = (d: string) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(d, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (++seen > LINK_SCAN_MAX || names.length >= st.nlink - 1) return;
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) {
+        if (!LINK_SKIP.has(e.name)) walk(p);
+      } else if (e.isFile() && p !== abs) {
+        try {
+          const o = fs.statSync(p);
+          if (o.ino === st.ino && o.dev === st.dev) names.push(p);
+        } catch {
+          // gone
+        }
+      }
+    }
+  };
+  walk(root);
+  const byPath = names.find((n) => {
+    const rel = path.relative(root, n).split(path.sep).join('/');
+    return RECORD.test(rel) || LEDGER.test(rel);
+  });
+  return byPath ?? names.find((n) => mayHoldState(root, n));
+}
+
+/**
+ * The file an edit of `abs` (a real path) changes, for judging: `abs` itself, or the state file
+ * it is a hard link of (looked for in the workspace the file lies in, else the event's own).
+ */
+export function stateTarget(ctx: HookContext, abs: string): string {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(abs);
+  } catch {
+    return abs;
+  }
+  if (!st.isFile() || st.nlink < 2) return abs;
+  const where = judgingRoot(ctx, abs);
+  const root = where?.root ?? (hasWorkspace(ctx) ? realPathOf(workspaceRootOf(ctx)) : undefined);
+  return (root && linkedStatePath(root, abs)) ?? abs;
 }
 
 /** The real path of `abs`: links followed; for a path not there yet, its nearest existing folder's real path joined with the rest. */
@@ -201,6 +291,8 @@ export function quickCheck(event: NeutralEvent): QuickVerdict {
       // No workspace marker at or above cwd: nothing to brief or check, and no file system to scan.
       return hasWorkspace(event.ctx) ? { verdict: 'judge' } : { verdict: 'pass', note: `no workspace at or above ${event.ctx.cwd}; nothing to check.` };
     case 'proposed-command':
+      // PowerShell's cmdlets (Set-Content, Out-File...) are no POSIX words: judged whenever there is a workspace.
+      if (event.shell === 'powershell') return { verdict: hasWorkspace(event.ctx) ? 'judge' : 'pass' };
       return { verdict: commandMayWrite(event.command) ? 'judge' : 'pass' };
     case 'tool-done':
       if (event.command !== undefined) return { verdict: commandMayWrite(event.command) ? 'judge' : 'pass' };
@@ -225,8 +317,8 @@ function worst(vs: QuickVerdict[]): QuickVerdict {
 
 /** A file an edit changes (`change`) or changed (undefined: after the tool ran). */
 function fileCheck(ctx: HookContext, file: string, change: FileChange | undefined): QuickVerdict {
-  // Judged by real path: a link (inside or outside the workspace) is the file it points to.
-  const abs = realPathOf(path.resolve(ctx.cwd, file));
+  // Judged by real path: a link (inside or outside the workspace) is the file it points to, a hard link the state file it is another name of.
+  const abs = stateTarget(ctx, resolveToolPath(ctx.cwd, file));
   const where = judgingRoot(ctx, abs);
   if (!where) return { verdict: 'pass', note: `${abs} is outside the workspace ${realPathOf(workspaceRootOf(ctx))}; not checked.` };
   const root = where.root;
@@ -242,7 +334,7 @@ function fileCheck(ctx: HookContext, file: string, change: FileChange | undefine
       case 'replace':
         return { verdict: change.edits.some((e) => fragmentMayAddState(e.newString, relSlash)) ? 'judge' : 'pass' };
       case 'hunks':
-        if (change.from && looksLikeState(head(realPathOf(path.resolve(ctx.cwd, change.from))), change.from)) return { verdict: 'judge' };
+        if (change.from && looksLikeState(head(resolveToolPath(ctx.cwd, change.from)), change.from)) return { verdict: 'judge' };
         return { verdict: change.hunks.some((h) => fragmentMayAddState(h.new.join('\n'), relSlash)) ? 'judge' : 'pass' };
       case 'insert':
         return { verdict: fragmentMayAddState(change.text, relSlash) ? 'judge' : 'pass' };

@@ -7,14 +7,17 @@ import { HookInputError, type HookAdapter, type HookOutput, type NeutralEvent } 
  * fail-open (a non-blocking error), so a Waymark problem never stops the agent's other work;
  * `--fail-closed` refuses the proposed change instead.
  */
-export async function runHook(adapter: HookAdapter, text: string, env: Record<string, string | undefined>, failClosed: boolean): Promise<HookOutput> {
+export async function runHook(adapter: HookAdapter, text: string, env: Record<string, string | undefined>, failClosed: boolean, parsed?: { input: unknown }): Promise<HookOutput> {
   let event: NeutralEvent | undefined;
   try {
-    let input: unknown;
-    try {
-      input = JSON.parse(text);
-    } catch (e) {
-      throw new HookInputError(`the hook input is not valid JSON (${errorMessage(e)}); ${adapter.name} sends one JSON object on stdin.`);
+    // `parsed`: the launcher's fast path read the JSON already (a 50 MB Write is not parsed twice).
+    let input: unknown = parsed?.input;
+    if (!parsed) {
+      try {
+        input = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+      } catch (e) {
+        throw new HookInputError(`the hook input is not valid JSON (${errorMessage(e)}); ${adapter.name} sends one JSON object on stdin.`);
+      }
     }
     event = adapter.parse(input, env);
     return adapter.render(event, await decide(event, adapter));

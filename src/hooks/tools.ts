@@ -14,7 +14,7 @@
  */
 import * as path from 'node:path';
 import { parseApplyPatch } from './applyPatch';
-import { HookInputError, isObject, type FileChange, type FileEdit, type HookContext, type NeutralEvent } from './port';
+import { HookInputError, isObject, listOf, type FileChange, type FileEdit, type HookContext, type NeutralEvent } from './port';
 
 function s(input: Record<string, unknown>, ...keys: string[]): string | undefined {
   for (const k of keys) if (typeof input[k] === 'string') return input[k] as string;
@@ -63,8 +63,14 @@ function shell(kind: 'pre' | 'post', ctx: HookContext, tool: string, command: st
   // The folder the command runs in, when the tool says (Codex's workdir, Gemini's directory, Cursor's working_directory).
   const dir = s(input, 'workdir', 'cwd', 'working_directory', 'workingDirectory', 'directory', 'dir_path');
   const at = dir ? { ...ctx, cwd: path.resolve(ctx.projectDir ?? ctx.cwd, dir) } : ctx;
-  return kind === 'pre' ? { kind: 'proposed-command', ctx: at, tool, command } : { kind: 'tool-done', ctx: at, tool, command };
+  // Copilot CLI's `powershell` tool (Windows), an MCP server's run_powershell: PowerShell, not a POSIX shell.
+  const ps = nameWords(tool).some((w) => POWERSHELL_WORDS.has(w));
+  return kind === 'pre' ? { kind: 'proposed-command', ctx: at, tool, command, ...(ps ? { shell: 'powershell' as const } : {}) } : { kind: 'tool-done', ctx: at, tool, command };
 }
+
+const POWERSHELL_WORDS = new Set(['powershell', 'pwsh', 'ps1']);
+/** Words of a tool's name that say it runs a command line (`run_in_terminal`, `execute_command`, `mcp__shell__exec`, `powershell`). */
+const SHELL_WORDS = new Set(['shell', 'bash', 'sh', 'zsh', 'terminal', 'exec', 'execute', 'run', 'command', 'cmd', 'powershell', 'pwsh', 'process', 'spawn', 'console']);
 
 /** Fields that name the file a tool works on, and fields that carry text it writes, in the tools agents document. */
 const PATH_FIELDS = ['file_path', 'filePath', 'path', 'file', 'target_file', 'targetFile', 'notebook_path', 'absolute_path', 'filename', 'fileName', 'uri'];
@@ -106,6 +112,9 @@ function strings(input: Record<string, unknown>, keys: string[]): string[] {
 export function unknownToolEvent(kind: 'pre' | 'post', ctx: HookContext, tool: string, input: Record<string, unknown>): NeutralEvent | undefined {
   const words = nameWords(tool);
   const has = (set: ReadonlySet<string>) => words.some((w) => set.has(w));
+  // A tool that runs a command line (its name says so and its input carries one): judged as a shell command.
+  const line = input.command ?? input.cmd ?? input.commandLine ?? input.command_line;
+  if (has(SHELL_WORDS) && (typeof line === 'string' || (Array.isArray(line) && line.length && line.every((x) => typeof x === 'string')))) return shell(kind, ctx, tool, commandOf(input.command !== undefined || input.cmd !== undefined ? input : { command: line }, tool), input);
   const carries = CONTENT_FIELDS.some((k) => input[k] !== undefined && input[k] !== null);
   const from = strings(input, FROM_FIELDS);
   const to = strings(input, TO_FIELDS);
@@ -116,7 +125,9 @@ export function unknownToolEvent(kind: 'pre' | 'post', ctx: HookContext, tool: s
     for (const f of from) if (!copy) list.push({ file: f, change: { type: 'delete' } });
     for (const t of to) list.push({ file: t, change: from.length === 1 ? { type: 'hunks', hunks: [], from: from[0] } : { type: 'unknown' } });
   }
-  const named = [...new Set([...strings(input, PATH_FIELDS), ...strings(input, PATHS_FIELDS), ...(list.length ? [] : [...from, ...to])])];
+  // Files named one level down too: lists of edits or operations (`edits: [{path, old_str, new_str}]`), a nested `file: {path}`.
+  const nested = Object.values(input).flatMap((v) => (Array.isArray(v) ? v.filter(isObject) : isObject(v) ? [v] : [])).flatMap((o) => strings(o, [...PATH_FIELDS, ...FROM_FIELDS, ...TO_FIELDS]));
+  const named = [...new Set([...strings(input, PATH_FIELDS), ...strings(input, PATHS_FIELDS), ...(list.length ? [] : [...from, ...to]), ...nested])];
   if (named.length && (carries || has(DELETES) || has(MOVES) || has(COPIES) || has(CHANGES))) {
     const change: FileChange = has(DELETES) && !carries ? { type: 'delete' } : { type: 'unknown' };
     for (const f of named) if (!list.some((e) => e.file === f)) list.push({ file: f, change });
@@ -124,7 +135,7 @@ export function unknownToolEvent(kind: 'pre' | 'post', ctx: HookContext, tool: s
   return list.length ? edits(kind, ctx, tool, list) : undefined;
 }
 
-const SHELL_TOOLS = new Set(['Bash', 'bash', 'Shell', 'shell', 'local_shell', 'exec_command', 'run_in_terminal', 'runInTerminal', 'runTerminalCommand', 'run_terminal_cmd', 'container.exec']);
+const SHELL_TOOLS = new Set(['Bash', 'bash', 'Shell', 'shell', 'local_shell', 'exec_command', 'run_in_terminal', 'runInTerminal', 'runTerminalCommand', 'run_terminal_cmd', 'container.exec', 'powershell', 'PowerShell', 'pwsh']);
 
 /** Every tool name the catalogue reads (for matchers and for the adapters' tool sets). */
 export const CATALOGUE_TOOLS: ReadonlySet<string> = new Set([
@@ -176,16 +187,18 @@ export function catalogueToolEvent(kind: 'pre' | 'post', ctx: HookContext, tool:
     }
     case 'MultiEdit': {
       file();
-      if (!Array.isArray(input.edits)) throw new HookInputError(`tool_input.edits of ${tool} must be a list.`);
-      return edits(kind, ctx, tool, at({ type: 'replace', edits: input.edits.map((e) => {
+      const list = listOf(input.edits);
+      if (!list) throw new HookInputError(`tool_input.edits of ${tool} must be a list.`);
+      return edits(kind, ctx, tool, at({ type: 'replace', edits: list.map((e) => {
         if (!isObject(e)) throw new HookInputError(`tool_input.edits of ${tool} must hold objects.`);
         return { oldString: need(e, tool, 'old_string', 'oldString'), newString: need(e, tool, 'new_string', 'newString'), replaceAll: e.replace_all === true || e.replaceAll === true };
       }) }));
     }
     case 'multi_replace_string_in_file': {
-      if (!Array.isArray(input.replacements)) throw new HookInputError(`tool_input.replacements of ${tool} must be a list.`);
+      const replacements = listOf(input.replacements);
+      if (!replacements) throw new HookInputError(`tool_input.replacements of ${tool} must be a list.`);
       const byFile = new Map<string, { oldString: string; newString: string }[]>();
-      for (const r of input.replacements) {
+      for (const r of replacements) {
         if (!isObject(r)) throw new HookInputError(`tool_input.replacements of ${tool} must hold objects.`);
         const f = need(r, tool, 'filePath', 'file_path', 'path');
         byFile.set(f, [...(byFile.get(f) ?? []), { oldString: need(r, tool, 'oldString', 'old_string'), newString: need(r, tool, 'newString', 'new_string') }]);
@@ -199,7 +212,7 @@ export function catalogueToolEvent(kind: 'pre' | 'post', ctx: HookContext, tool:
     case 'insert_edit_into_file':
       return edits(kind, ctx, tool, at({ type: 'unknown' }));
     case 'editFiles': {
-      const files = Array.isArray(input.files) ? input.files.filter((f): f is string => typeof f === 'string') : [];
+      const files = (listOf(input.files) ?? []).filter((f): f is string => typeof f === 'string');
       if (!files.length) throw new HookInputError(`tool_input.files of ${tool} must list the files it edits.`);
       return edits(kind, ctx, tool, files.map((f) => ({ file: f, change: { type: 'unknown' } })));
     }

@@ -47,7 +47,7 @@ function inside(child: string, parent: string): boolean {
     return child.length === parent.length || parent.endsWith('/') || child.charCodeAt(parent.length) === 47;
   }
   const rel = path.relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+  return rel === '' || (!/^\.\.(?:[\\/]|$)/.test(rel) && !path.isAbsolute(rel));
 }
 
 /** The real path of `abs`, or of its nearest existing ancestor joined with the rest. */
@@ -121,6 +121,6 @@ export function resolveInside(roots: readonly string[], raw: string): { abs: str
 export function relativeTo(roots: readonly string[], abs: string): string {
   if (roots.length !== 1) return abs;
   const rel = path.relative(roots[0], abs);
-  if (rel.startsWith('..') || path.isAbsolute(rel)) return abs;
+  if (/^\.\.(?:[\\/]|$)/.test(rel) || path.isAbsolute(rel)) return abs;
   return (path.sep === '/' ? rel : rel.split(path.sep).join('/')) || '.';
 }

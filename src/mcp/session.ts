@@ -40,7 +40,7 @@ function realInside(root: string): (dir: string) => boolean {
     for (;;) {
       try {
         const rel = path.relative(base, fs.realpathSync.native(d));
-        return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+        return rel === '' || (!/^\.\.(?:[\\/]|$)/.test(rel) && !path.isAbsolute(rel));
       } catch {
         const up = path.dirname(d);
         if (up === d) return false;

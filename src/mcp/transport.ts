@@ -128,7 +128,23 @@ export class McpStdioTransport extends StdioServerTransport {
   private receive(line: string): void {
     let message: unknown;
     try {
-      message = JSON.parse(line);
+      try {
+        message = JSON.parse(line);
+      } catch (e) {
+        // JSON-RPC 2.0: a line that is not JSON is answered with a parse error (id null); a blank line is nothing.
+        if (!line.trim()) return;
+        this.sendRaw({ jsonrpc: '2.0', id: null, error: { code: -32700, message: `Parse error: ${e instanceof Error ? e.message : String(e)}` } });
+        // Still the server's error too (it logs it), as before the answer was sent.
+        this.onerror?.(e instanceof Error ? e : new Error(String(e)));
+        return;
+      }
+      if (!message || typeof message !== 'object' || Array.isArray(message) || (message as { jsonrpc?: unknown }).jsonrpc !== '2.0') {
+        // Valid JSON but no JSON-RPC 2.0 message (a number, a batch, no jsonrpc member): an invalid request, answered to its id when it has one.
+        const id = (message as { id?: unknown } | null)?.id;
+        this.sendRaw({ jsonrpc: '2.0', id: typeof id === 'string' || typeof id === 'number' ? id : null, error: { code: -32600, message: 'Invalid Request: one JSON-RPC 2.0 message (an object with "jsonrpc": "2.0") a line' } });
+        this.onerror?.(new Error('Invalid Request: a line that is JSON but no JSON-RPC 2.0 message'));
+        return;
+      }
       if (plainRequest(message)) {
         const request = message;
         const answered = this.direct.get(request.method)?.(request.params);
@@ -184,6 +200,11 @@ export class McpStdioTransport extends StdioServerTransport {
     this.closed = true;
     this.partial = undefined;
     return super.close();
+  }
+
+  /** A JSON-RPC error the SDK's message type cannot say (id null). */
+  private sendRaw(message: object): void {
+    this.out.write(JSON.stringify(message) + '\n');
   }
 
   override send(message: JSONRPCMessage): Promise<void> {

@@ -6,7 +6,7 @@ import type { EntityRecord, MemoryRecord, RecallItem, RelationRecord, MemoryType
 export function relPath(root: string, file: string): string {
   const abs = path.resolve(root, file);
   const rel = path.relative(root, abs);
-  if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) return abs.split(path.sep).join('/');
+  if (!rel || /^\.\.(?:[\\/]|$)/.test(rel) || path.isAbsolute(rel)) return abs.split(path.sep).join('/');
   return rel.split(path.sep).join('/');
 }
 

@@ -93,7 +93,7 @@ export function cleanKeepsBytes(repo: GitPlaces, file: string): boolean {
 
 function noAttributesAlong(top: string, dir: string): boolean {
   const rel = path.relative(top, dir);
-  if (rel.startsWith('..') || path.isAbsolute(rel)) return false;
+  if (/^\.\.(?:[\\/]|$)/.test(rel) || path.isAbsolute(rel)) return false;
   let d = top;
   if (fs.existsSync(path.join(d, '.gitattributes'))) return false;
   for (const part of rel ? rel.split(path.sep) : []) {

@@ -79,7 +79,7 @@ export async function gitCheckpoint(root: string, id: string, files: string[], m
     const rels: string[] = [];
     for (const f of files) {
       const rel = path.relative(realTop, fs.realpathSync(f)).split(path.sep).join('/');
-      if (rel.startsWith('..')) continue;
+      if (/^\.\.(?:[\\/]|$)/.test(rel)) continue;
       const blob = (await git(top, ['hash-object', '-w', '--', f])).trim();
       await git(top, ['update-index', '--add', '--cacheinfo', `100644,${blob},${rel}`], env);
       rels.push(rel);

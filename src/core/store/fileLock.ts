@@ -483,7 +483,7 @@ export function sweepDeadLocks(lockDir: string, staleMs = 60_000, root?: string)
       // every file of the change before its first rename).
       // Only inside the workspace: a lock file is data found on disk.
       const rel = root && typeof cur.info.file === 'string' ? path.relative(realPathOnce(root), cur.info.file) : '..';
-      if (rel && !rel.startsWith('..') && !path.isAbsolute(rel)) removed.push(...removeStaleTemps(cur.info.file));
+      if (rel && !/^\.\.(?:[\\/]|$)/.test(rel) && !path.isAbsolute(rel)) removed.push(...removeStaleTemps(cur.info.file));
     }
   }
   return removed;

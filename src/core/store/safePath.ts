@@ -210,7 +210,7 @@ function walkRealPath(abs: string, missing = false): { real: string; direct: boo
 /** The first symbolic link on the way from `root` down to `p` (the one to name in an error). */
 function firstLink(root: string, p: string): string | undefined {
   const rel = path.relative(root, p);
-  if (rel.startsWith('..') || path.isAbsolute(rel)) return undefined;
+  if (/^\.\.(?:[\\/]|$)/.test(rel) || path.isAbsolute(rel)) return undefined;
   let cur = root;
   for (const part of rel.split(path.sep).filter(Boolean)) {
     cur = path.join(cur, part);

@@ -392,7 +392,7 @@ function findOrphans(root: string, listed: Map<string, ListedTicket>, byId: Map<
     if (byId.has(id) || ref.status === 'closed' || !ref.source) continue;
     const file = path.resolve(root, ...ref.source.split('/'));
     const rel = path.relative(root, file);
-    if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) continue;
+    if (!rel || /^\.\.(?:[\\/]|$)/.test(rel) || path.isAbsolute(rel)) continue;
     if (isGone(file)) out.push({ id, ref, file });
   }
   return out;

@@ -69,7 +69,7 @@ export function parseAllowOutside(value: string | undefined): string[] {
 
 function inside(parent: string, child: string): boolean {
   const rel = path.relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+  return rel === '' || (!/^\.\.(?:[\\/]|$)/.test(rel) && !path.isAbsolute(rel));
 }
 
 /** The adapter for one configured store. A git repository is judged by its real path. */

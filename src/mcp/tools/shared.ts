@@ -321,7 +321,7 @@ export function page<T, R>(items: T[], input: { limit?: number; cursor?: string 
 
 export function under(file: string, dir: string): boolean {
   const rel = path.relative(dir, file);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+  return rel === '' || (!/^\.\.(?:[\\/]|$)/.test(rel) && !path.isAbsolute(rel));
 }
 
 /** What to do next in one workflow, or undefined when nothing is asked of anyone. */
