@@ -182,8 +182,9 @@ let noEntries: Document | undefined;
  * still refused: the other entries are parsed too, together, once per distinct text (restParses),
  * and an error there or in an entry alone (an alias of another entry's anchor included) parses the whole text as before,
  * which refuses with the whole parse's message. The entries of such a mapping do not reach into
- * each other (an unclosed quote or bracket across a `key:` line is an error in the entry alone),
- * so an edit here gives the bytes of the one planned on the whole parse; editFocused.test.ts
+ * each other (an unclosed quote or bracket across a `key:` line is an error in the entry alone; an
+ * entry with a comment at the margin is read followed by a key line: marginComment), so an edit
+ * here gives the bytes of the one planned on the whole parse; editFocused.test.ts
  * compares both over random layouts, broken ones included.
  */
 function focusedSplices(text: string, edits: FrontmatterEdit[], eol: string): (Splice | undefined)[] | undefined {
