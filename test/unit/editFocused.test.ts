@@ -47,7 +47,7 @@ const VALUES = [
   ' a: b',
 ];
 
-const ODD_LINES = ['"q": 1', '? x\n: y', 'k:v', '\tk: 1', '<<: *anc', '  indented: 1', '- item', '# comment', '', '   ', 'x'.repeat(1100) + ': 1'];
+const ODD_LINES = ['"q": 1', '  more', '  !t y', '? x\n: y', 'k:v', '\tk: 1', '<<: *anc', '  indented: 1', '- item', '# comment', '', '   ', 'x'.repeat(1100) + ': 1'];
 
 const entry = fc.oneof(
   { weight: 6, arbitrary: fc.tuple(fc.constantFrom(...KEYS), fc.constantFrom(...VALUES)).map(([k, v]) => `${k}:${v}`) },
@@ -182,6 +182,127 @@ test('a list whose last item is a mapping, emptied, rewritten or removed, keeps 
         assert.ok(out.endsWith('status: in_progress\n'), JSON.stringify({ text, value, out }));
         assert.equal((parseYaml(out) as { status: string }).status, 'in_progress');
       }
+    }
+  }
+});
+
+// A block list of plain words (`stepsCompleted:` then `  - a` lines, as BMAD and bench/mutate.ts
+// write it) edited into a list is read without the parser (model/edit.ts blockListEntry): the same
+// bytes or refusal as the whole parse, over block layouts with everything the fast reading must
+// either read exactly as the parser does or leave to it.
+const BLOCK_ITEMS = ['a', 'step-1', 'discover', 'b.c', '_u', 'x/y', '1-setup', '1', '1e3', '.5', 'true', 'Null', '~', 'yes', '"q"', "'s'", '"d q"', 'a b', 'a:b', 'a: b', '-x', 'x#y', '', '[n]', '{m: 1}', '&a x', '*a', '!t x', 'é', '- nested'];
+const KEY_LINES = ['stepsCompleted:', 'stepsCompleted:  ', 'stepsCompleted: # done', 'stepsCompleted:#x', 'stepsCompleted:\t', 'stepsCompleted :', 'stepsCompleted: [a]', 'stepsCompleted: a'];
+const INDENTS = ['', ' ', '  ', '    '];
+const BETWEEN = ['', '   ', '# note', '  # note', '      # deep', '  more', '\tx', ' - '];
+const blockLine = fc.oneof(
+  { weight: 8, arbitrary: fc.tuple(fc.constantFrom(...BLOCK_ITEMS), fc.constantFrom(' ', '  ', '\t'), fc.constantFrom('', ' ', '  ', ' # c', '#c', '\t')).map(([item, dash, tail]) => ({ item, dash, tail })) },
+  { weight: 1, arbitrary: fc.constantFrom(...BETWEEN).map((raw) => ({ raw })) },
+);
+const blockLayout = fc.record({
+  keyLine: fc.oneof({ weight: 6, arbitrary: fc.constant('stepsCompleted:') }, { weight: 3, arbitrary: fc.constantFrom(...KEY_LINES) }),
+  indent: fc.constantFrom(...INDENTS),
+  // An item now and then at another indent than the others.
+  odd: fc.option(fc.tuple(fc.nat(8), fc.constantFrom(...INDENTS)), { freq: 6 }),
+  lines: fc.array(blockLine, { minLength: 0, maxLength: 8 }),
+  plainItems: fc.boolean(),
+  last: fc.boolean(),
+  finalBreak: fc.boolean(),
+  eol: fc.constantFrom('\n', '\n', '\r\n', 'mixed'),
+  bom: fc.boolean(),
+});
+
+function blockText(l: typeof blockLayout extends fc.Arbitrary<infer T> ? T : never): { text: string; old: string[] } {
+  const old: string[] = [];
+  const lines = [l.keyLine];
+  l.lines.forEach((x, i) => {
+    if ('raw' in x) return lines.push(x.raw);
+    // Mostly plain words, so most layouts are ones the fast reading takes.
+    const item = l.plainItems ? ['a', 'step-1', 'discover', 'x/y', '1-setup', '_u'][i % 6] : x.item;
+    old.push(item);
+    const indent = l.odd && l.odd[0] === i ? l.odd[1] : l.indent;
+    lines.push(`${indent}-${l.plainItems ? ' ' : x.dash}${item}${x.tail}`);
+  });
+  const body = lines.map((x, i) => `${x}${l.eol === 'mixed' ? (i % 2 ? '\r\n' : '\n') : l.eol}`).join('');
+  const before = `${l.bom ? '\ufeff' : ''}workflow: w\ncurrentStep: one\n`;
+  let text = l.last ? `${before}${body}` : `${before}${body}status: in_progress\n`;
+  if (l.last && !l.finalBreak) text = text.replace(/\r?\n$/, '');
+  return { text, old };
+}
+
+test('a block list of plain words edited into a list gives the bytes (or the refusal) of the whole parse', () => {
+  let ok = 0;
+  fc.assert(
+    fc.property(blockLayout, fc.array(fc.constantFrom('a', 'step-2', 'discover', 'new one', '1e3', 'true', '7', ''), { maxLength: 3 }), fc.integer({ min: -1, max: 9 }), fc.boolean(), (layout, added, keep, others) => {
+      const { text, old } = blockText(layout);
+      const kept = keep === -1 ? old : old.slice(0, keep);
+      const edits: FrontmatterEdit[] = [{ key: 'stepsCompleted', value: [...kept, ...added] }];
+      if (others) edits.unshift({ key: 'currentStep', value: 'two' }, { key: 'updatedAt', value: '2026-11-28T09:00:00Z' });
+      const whole = outcome(() => editYamlTextWhole(text, edits));
+      assert.equal(outcome(() => editYamlText(text, edits)), whole, JSON.stringify({ text, edits }));
+      if (whole.startsWith('ok')) ok++;
+    }),
+    { numRuns: RUNS * 6 },
+  );
+  assert.ok(ok > RUNS, `only ${ok} edits went through`);
+});
+
+test('an advance of a block list of plain words is planned without the yaml parser', () => {
+  // The parse counted through the package's own export (the bundle reads it at each call; an import would be a copy of its getters).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the module object itself, to wrap one export
+  const yamlModule = require('yaml') as { parseDocument: (...a: unknown[]) => unknown };
+  const real = yamlModule.parseDocument;
+  let parses = 0;
+  yamlModule.parseDocument = (...a: unknown[]) => {
+    parses++;
+    return real(...a);
+  };
+  try {
+    const steps = ['discover', 'design', 'build', 'review', 'ship'];
+    for (const eol of ['\n', '\r\n']) {
+      const text = ['# generated', 'workflow: w', 'status: in_progress', 'steps:', ...steps.map((s) => `  - ${s}`), 'stepsCompleted:', '  - discover', '', '  # kept', 'currentStep: design', 'notes: x', ''].join(eol);
+      const edits: FrontmatterEdit[] = [
+        { key: 'currentStep', value: 'build' },
+        { key: 'stepsCompleted', value: ['discover', 'design'] },
+        { key: 'updatedAt', value: '2026-11-30T12:00:00Z' },
+      ];
+      // The entries no edit touches are parsed once per text (a rest with a CR goes to the parser; the answer is kept): each advance of a file after its first parses nothing.
+      editYamlText(text, edits);
+      parses = 0;
+      const out = editYamlText(text, edits);
+      assert.equal(parses, 0, `${parses} parses for an advance (${JSON.stringify(eol)})`);
+      assert.equal(out, text.replace(`stepsCompleted:${eol}  - discover${eol}`, `stepsCompleted:${eol}  - discover${eol}  - design${eol}`).replace('currentStep: design', 'currentStep: build') + `updatedAt: "2026-11-30T12:00:00Z"${eol}`);
+      assert.equal(out, editYamlTextWhole(text, edits));
+      assert.ok(parses > 0, 'the whole parse is counted');
+    }
+  } finally {
+    yamlModule.parseDocument = real;
+  }
+});
+
+// The `yaml` parser reads some entries differently when a key line follows them: a comment at the
+// margin between a key and its indented plain value (`stepsCompleted:`, a blank line, `# note`,
+// `  more`) is read alone as `stepsCompleted: more`, and followed by `status: x` as a key over two
+// lines, refused. adv29's property test found it with a random seed after 5,138 runs, on main's
+// entry parse (not its block-list reading); an entry alone, or the entries no edit touches, must be
+// refused as in the whole text.
+test('an entry whose value follows a comment at the margin is refused as in the whole text, touched or not', () => {
+  const quirks = ['stepsCompleted:\n\n# note\n  more\n', 'stepsCompleted:\n#c\n  !t y\n', 'stepsCompleted: # c\n#c\n    more\n  [a]\n', 'stepsCompleted:\r\n\r\n# note\r\n  more\r\n'];
+  for (const entry of quirks) {
+    for (const [before, after] of [['workflow: w\ncurrentStep: one\n', 'status: in_progress\n'], ['', 'status: x\n'], ['workflow: w\n', 'status: a\ncurrentStep: one\n']]) {
+      const text = `${before}${entry}${after}`;
+      for (const edits of [[{ key: 'stepsCompleted', value: [] }], [{ key: 'stepsCompleted', value: ['a', 'b'] }], [{ key: 'status', value: 'done' }], [{ key: 'currentStep', value: 'two' }, { key: 'updatedAt', value: '2026-11-30T16:00:00Z' }]] as FrontmatterEdit[][]) {
+        const whole = outcome(() => editYamlTextWhole(text, edits));
+        // (With CRLF the blank line is not empty to the parser, and it reads the entry as `more`.)
+        if (!entry.includes('\r')) assert.ok(whole.startsWith('refused invalid'), JSON.stringify({ text, whole }));
+        assert.equal(outcome(() => editYamlText(text, edits)), whole, JSON.stringify({ text, edits }));
+      }
+    }
+    // Last in the text, nothing follows it: the whole parse reads it, and so does the edit.
+    const last = `workflow: w\n${entry}`;
+    for (const edits of [[{ key: 'stepsCompleted', value: ['a'] }], [{ key: 'workflow', value: 'v' }]] as FrontmatterEdit[][]) {
+      const whole = outcome(() => editYamlTextWhole(last, edits));
+      assert.ok(whole.startsWith('ok'), JSON.stringify({ last, whole }));
+      assert.equal(outcome(() => editYamlText(last, edits)), whole, JSON.stringify({ last, edits }));
     }
   }
 });

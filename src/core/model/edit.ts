@@ -182,8 +182,9 @@ let noEntries: Document | undefined;
  * still refused: the other entries are parsed too, together, once per distinct text (restParses),
  * and an error there or in an entry alone (an alias of another entry's anchor included) parses the whole text as before,
  * which refuses with the whole parse's message. The entries of such a mapping do not reach into
- * each other (an unclosed quote or bracket across a `key:` line is an error in the entry alone),
- * so an edit here gives the bytes of the one planned on the whole parse; editFocused.test.ts
+ * each other (an unclosed quote or bracket across a `key:` line is an error in the entry alone; an
+ * entry with a comment at the margin is read followed by a key line: marginComment), so an edit
+ * here gives the bytes of the one planned on the whole parse; editFocused.test.ts
  * compares both over random layouts, broken ones included.
  */
 function focusedSplices(text: string, edits: FrontmatterEdit[], eol: string): (Splice | undefined)[] | undefined {
@@ -192,27 +193,31 @@ function focusedSplices(text: string, edits: FrontmatterEdit[], eol: string): (S
   const touched = new Set(edits.map((e) => e.path?.[0] ?? e.key));
   let rest = text.slice(0, entries[0].start);
   for (const e of entries) if (!touched.has(e.key)) rest += text.slice(e.start, e.end);
+  // The rest's last entry may be followed by a touched one in the text: read as followed by a key line.
+  if (marginComment(rest, entries[0].start)) rest += `${rest.endsWith('\n') || !rest ? '' : eol}${freeKey(entries)}: 0\n`;
   if (!restParses(rest)) return undefined;
   // Every touched entry parsed before any edit is planned: an error refuses before any edit's own refusal, as on the whole parse.
   const docs = new Map<string, { doc: Document; start: number; sub: string }>();
   const plain = new Map<string, { entry: PlainEntry; start: number }>();
-  for (const e of entries) {
+  for (const [i, e] of entries.entries()) {
     if (!touched.has(e.key)) continue;
     const sub = text.slice(e.start, e.end);
     // A one-line value (a word, a quoted string, a list of words) that only gets a value of its kind: read without the parser.
-    const entry = plainEntry(sub);
+    const entry = plainEntry(sub) ?? blockListEntry(sub);
     if (entry && edits.every((x) => (x.path?.[0] ?? x.key) !== e.key || (!x.path && x.renameTo === undefined && fitsPlainEntry(entry, x.value)))) {
       plain.set(e.key, { entry, start: e.start });
       continue;
     }
     const doc = parseDocument(sub, { uniqueKeys: true, prettyErrors: false });
     if (doc.errors.length) return undefined;
+    // Read as in the text, followed by the next entry's key line (the plan stays on the entry alone: its end is the text's end there).
+    if (i + 1 < entries.length && marginComment(sub, 1) && parseDocument(`${sub}${entries[i + 1].key}: 0\n`, { uniqueKeys: true, prettyErrors: false }).errors.length) return undefined;
     docs.set(e.key, { doc, start: e.start, sub });
   }
   return edits.map((edit) => {
     const p = edit.path ? undefined : plain.get(edit.key);
     if (p) {
-      const sp = plainEntrySplice(p.entry, edit.value as EditScalar | EditScalar[]);
+      const sp = plainEntrySplice(p.entry, edit.value as EditScalar | EditScalar[], eol);
       return sp && { start: p.start + sp.start, end: p.start + sp.end, text: sp.text };
     }
     const d = docs.get(edit.path?.[0] ?? edit.key);
@@ -224,21 +229,54 @@ function focusedSplices(text: string, edits: FrontmatterEdit[], eol: string): (S
 }
 
 /**
+ * Whether `text` has a comment line at the margin after `from` (a line starting with `#`). The
+ * `yaml` parser reads an entry whose value follows such a line (`key:`, a blank line, `# note`,
+ * `  more`) as the value alone, and as a key over two lines, refused, when a key line follows it:
+ * the one layout found (600,000 random entries, none without such a line; with one, a following key
+ * line of any content gives the same error or the same value) where an entry's reading depends on the
+ * entry after it. Such entries are read followed by a key line, as in the text.
+ */
+function marginComment(text: string, from: number): boolean {
+  return text.indexOf('\n#', from) !== -1;
+}
+
+/** A key no entry has (the key line an entry is read followed by). */
+function freeKey(entries: { key: string }[]): string {
+  let key = 'next';
+  while (entries.some((e) => e.key === key)) key += '_';
+  return key;
+}
+
+/**
  * An entry's one-line value, offsets in the entry's text: a list of words (`[`, after `]`, after
  * its last item) or a scalar (its first and last character + 1) and its quoting.
  */
-type PlainEntry = { items: string[]; open: number; close: number; lastEnd: number } | { value: string; style: QuoteStyle; start: number; end: number };
+type PlainEntry = { items: string[]; open: number; close: number; lastEnd: number } | { value: string; style: QuoteStyle; start: number; end: number } | BlockList;
+
+/**
+ * A block list of plain words (blockListEntry), offsets in the entry's text: its items, each item's
+ * line start, the colon after the key, the end of the last item's line (after its line break, when
+ * it has one) and that line's prefix (`  - `).
+ */
+interface BlockList {
+  block: string[];
+  lineStarts: number[];
+  colon: number;
+  lastLineEnd: number;
+  lastHasBreak: boolean;
+  prefix: string;
+}
 
 /**
  * `key: value` on the entry's first line, then nothing or a comment: a list `[...]` (no quote,
  * bracket, brace or YAML indicator inside), a quoted string without escapes or control
  * characters, or a plain run of word characters (judged below).
  */
-const ONE_LINE_ENTRY = /^[A-Za-z_][A-Za-z0-9_.-]*:( +)(?:\[([^\x00-\x1f[\]{}#"'&*!|>%@`]*)\]|'([^'\x00-\x1f]*)'|"([^"\\\x00-\x1f]*)"|([A-Za-z0-9_./:+-]+))(?: *| +#[^\x00-\x1f]*)(?:\n|$)/;
+const ONE_LINE_ENTRY = /^[A-Za-z_][A-Za-z0-9_.-]*:( +)(?:\[([^\x00-\x1f[\]{}#"'&*!|>%@`]*)\]|'([^'\x00-\x1f]*)'|"([^"\\\x00-\x1f]*)"|([A-Za-z0-9_./:+-]+))(?: *| +#[^\x00-\x1f]*)(?:\r?\n|$)/;
 /** Words of PLAIN_SAFE's shape separated by commas and spaces (RESERVED, NUMBER_LIKE and all-digit words are checked apart). */
 const WORD_LIST = /^ *(?:(?:[A-Za-z_]|[0-9]+[A-Za-z_])[A-Za-z0-9_./-]* *, *)*(?:[A-Za-z_]|[0-9]+[A-Za-z_])[A-Za-z0-9_./-]* *$/;
 /** What may follow that line inside its entry: blank lines and comment lines. */
-const BLANK_OR_COMMENT_LINES = /^(?: *(?:#[^\n\r]*)?\n)* *(?:#[^\n\r]*)?$/;
+const BLANK_OR_COMMENT_LINES = /^(?: *(?:#[^\n\r]*)?\r?\n)* *(?:#[^\n\r]*)?$/;
 const TIMESTAMP = /^\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d(:\d\d)?(\.\d+)?(Z|[+-]\d\d:?\d\d)?$/;
 
 /**
@@ -266,14 +304,73 @@ function plainEntry(sub: string): PlainEntry | undefined {
   return { items, open: start, close: start + inner.length + 2, lastEnd: start + 1 + inner.trimEnd().length };
 }
 
+/** `key:` alone on its line (or with a comment), its value the block below. */
+const BLOCK_KEY_LINE = /^[A-Za-z_][A-Za-z0-9_.-]*:(?: *| +#[^\r\n]*)\r?\n/;
+/** `- word` (its prefix: spaces, the dash and the spaces after it), then nothing or a comment. */
+const BLOCK_ITEM = /^( *- +)((?:[A-Za-z_]|[0-9]+[A-Za-z_])[A-Za-z0-9_./-]*)(?: *| +#[^\r\n]*)\r?$/;
+const BLANK_OR_COMMENT_LINE = /^ *(?:#[^\r\n]*)?\r?$/;
+
+/**
+ * An entry written as a block list of plain words (`stepsCompleted:` then `  - a` lines, as
+ * BMAD and bench/mutate.ts write it): the key alone on its line (or with a comment), then item
+ * lines that share one indent (`- ` at the margin too), each `- word` with nothing or a comment
+ * after it, and blank and comment lines anywhere among them; each word reads as the string it
+ * spells (isPlainSafe). Read without the parser, as the parser reads it (editBlockSeq's positions:
+ * an item's line, the last item's line end, the last item's prefix); undefined for anything else
+ * (a quoted item, a tab, a word that reads as something else, an item over two lines), which the
+ * parser plans. editFocused.test.ts compares the bytes with the whole parse's over random layouts.
+ */
+function blockListEntry(sub: string): BlockList | undefined {
+  const head = BLOCK_KEY_LINE.exec(sub);
+  if (!head) return undefined;
+  const block: string[] = [];
+  const lineStarts: number[] = [];
+  let indent = -1;
+  let lastLineEnd = 0;
+  let prefix = '';
+  for (let start = head[0].length; start < sub.length; ) {
+    const nl = sub.indexOf('\n', start);
+    const end = nl === -1 ? sub.length : nl + 1;
+    const line = sub.slice(start, nl === -1 ? sub.length : nl);
+    const m = BLOCK_ITEM.exec(line);
+    if (m) {
+      const dash = m[1].indexOf('-');
+      if (indent === -1) indent = dash;
+      else if (dash !== indent) return undefined;
+      if (!isPlainSafe(m[2])) return undefined;
+      block.push(m[2]);
+      lineStarts.push(start);
+      lastLineEnd = end;
+      prefix = m[1];
+    } else if (!BLANK_OR_COMMENT_LINE.test(line)) return undefined;
+    start = end;
+  }
+  if (!block.length) return undefined;
+  return { block, lineStarts, colon: sub.indexOf(':'), lastLineEnd, lastHasBreak: sub[lastLineEnd - 1] === '\n', prefix };
+}
+
 /** Whether plainEntrySplice plans setting `entry` to `value`: a list gets a list, a scalar a scalar. */
 function fitsPlainEntry(entry: PlainEntry, value: EditValue | undefined): boolean {
   if (value === undefined || isEditMap(value)) return false;
-  return 'items' in entry ? Array.isArray(value) : !Array.isArray(value);
+  return 'items' in entry || 'block' in entry ? Array.isArray(value) : !Array.isArray(value);
+}
+
+/** The splice editBlockSeq plans on the parse for a block list of plain words (a no-op: undefined). */
+function blockListSplice(entry: BlockList, items: EditScalar[], eol: string): Splice | undefined {
+  const old = entry.block;
+  if (sameScalars(old, items)) return undefined;
+  // A block list cannot be empty: `key: []` (only this key's bytes change).
+  if (items.length === 0) return { start: entry.colon, end: entry.lastLineEnd, text: `: []${eol}` };
+  let k = 0;
+  while (k < old.length && k < items.length && old[k] === items[k]) k++;
+  const newLines = items.slice(k).map((v) => `${entry.prefix}${renderScalar(v, 'PLAIN')}${eol}`).join('');
+  if (k === old.length) return { start: entry.lastLineEnd, end: entry.lastLineEnd, text: (entry.lastHasBreak ? '' : eol) + newLines };
+  return { start: entry.lineStarts[k], end: entry.lastLineEnd, text: entry.lastHasBreak ? newLines : newLines.slice(0, newLines.length - eol.length) };
 }
 
 /** The splice editExisting plans on the parse for `entry` (a no-op: undefined). */
-function plainEntrySplice(entry: PlainEntry, value: EditScalar | EditScalar[]): Splice | undefined {
+function plainEntrySplice(entry: PlainEntry, value: EditScalar | EditScalar[], eol: string): Splice | undefined {
+  if ('block' in entry) return blockListSplice(entry, value as EditScalar[], eol);
   if ('items' in entry) {
     // Plain words: the list's style is plain.
     const items = value as EditScalar[];
