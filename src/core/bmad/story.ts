@@ -184,6 +184,14 @@ export function keyBeforeSlug(name: string, keys: ReadonlySet<string>): string |
 
 /** `# Story 1.2: title`, `# Story 3a.1 - title`, `# Story 0.5.1: title`, `# Story PM-01.1: title`, the file name `# story-25.3: title`. */
 const TITLE = /^#\s+Story(?:\s+|-(?=\d))((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:\.\d+[a-z]?)*)[.\-](\d+)([a-z]?)\b\s*[:\-–—]?\s*(.*?)\s*$/i;
+/**
+ * A title that gives no number, the file's name giving it: `# Story: Expense Capture` (a team's
+ * own template), and v4's brownfield-create-story `#### Story Title` heading with the title on the
+ * next line, or inline (`### **Story Title: Report Statistics - Brownfield Addition**`). A text
+ * opening with a digit is a numbered title in another form: not read as this one.
+ */
+const UNNUMBERED_TITLE = /^#\s+(?:\*\*|__)?Story(?:\*\*|__)?\s*[:\-–—]\s*(?=[^\s\d])(.+?)\s*$/i;
+const STORY_TITLE_HEADING = /^#{1,6}\s+(?:\*\*|__)?Story[ \t]+Title\b(?:\*\*|__)?\s*(?:[:：]\s*(.*?))?\s*$/i;
 /** A `Status:` label at the start of a line (`Status:`, `**Status:**`, `- **Status**:`, `Story Status:`). */
 const LABEL = new RegExp(`^\\s*(?:[-*]\\s+)?(?:\\*\\*|__|\\*(?!\\s)|_)?(?:(?:Story|Current)[ \\t]+)?${LABEL_WORD}(?:\\*\\*|__|\\*|_)?${COLON}(?:\\*\\*|__|\\*|_)?`, 'i');
 /** `## Status: Done`, `## Story Status: Done`. */
@@ -547,7 +555,7 @@ class StoryReader {
           s.epic = epicNumber(s.epicId);
           s.story = `${Number(t[2])}${t[3].toLowerCase()}`;
         }
-      }
+      } else this.unnumberedTitle(heading, i);
     }
     if (s.status === undefined && STATUS_HEADING.test(heading)) {
       this.awaitingStatus = true;
@@ -561,6 +569,38 @@ class StoryReader {
       return true;
     }
     return false;
+  }
+
+  /** A title without a number (UNNUMBERED_TITLE, STORY_TITLE_HEADING): the story's title; its number is the file name's. */
+  unnumberedTitle(heading: string, i: number): void {
+    const s = this.s;
+    const bare = (t: string) => t.replace(/^[*_\s]+|[*_\s]+$/g, '');
+    const u = UNNUMBERED_TITLE.exec(heading);
+    const named = u ? bare(u[1]) : '';
+    if (named && !/^title\b/i.test(named)) {
+      s.title = ownCopy(named);
+      s.titleLine = i;
+      return;
+    }
+    const h = STORY_TITLE_HEADING.exec(heading);
+    if (!h) return;
+    if (h[1] !== undefined && bare(h[1])) {
+      s.title = ownCopy(bare(h[1]));
+      s.titleLine = i;
+      return;
+    }
+    // `#### Story Title`, a blank line, then the title (the template's `{{Specific Enhancement}} - Brownfield Addition`).
+    for (let j = i + 1; j < Math.min(this.lines.length, i + 4); j++) {
+      const line = this.lines[j].trim();
+      if (!line) continue;
+      if (/^(?:#|[-*+]\s|\d+[.)]\s|>|\||```|~~~)/.test(line)) return;
+      const t = bare(line);
+      if (t) {
+        s.title = ownCopy(t);
+        s.titleLine = j;
+      }
+      return;
+    }
   }
 
   /** A line of a `## Status` section, read for the status it states. */
