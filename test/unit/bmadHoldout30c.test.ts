@@ -56,6 +56,9 @@ test("a title ending in a note's word (Handoff) in a file named after that title
     // A note named for its kind, not the title, stays a note (as before).
     'docs/stories/5.2.story.md': '# Story 5.2: Alerts\n\nStatus: Done\n',
     'docs/stories/5.2-completion-summary.md': '# Story 5.2: Alerts - Completion Summary\n\nStatus: Done\n',
+    // Named for part of its title only (the note's word left out of the name): a note, as before.
+    'docs/stories/5.3.story.md': '# Story 5.3: Pager Rota\n\nStatus: Done\n',
+    'docs/stories/5.3-qa-pass.md': '# Story 5.3 — QA Pass Checklist\n\n**Status:** Implementation complete, awaiting review\n',
   });
-  assert.deepEqual(listed(d), ['5.1.ops-team-training-handoff.md ready-for-dev', '5.1.provision-dashboards.md done', '5.2.story.md done']);
+  assert.deepEqual(listed(d), ['5.1.ops-team-training-handoff.md ready-for-dev', '5.1.provision-dashboards.md done', '5.2.story.md done', '5.3.story.md done']);
 });
