@@ -1107,7 +1107,10 @@ export function truthFor(repoDir) {
       // A file titled as an epic (`7.0.epic.md`, `7.0.sprint-plan.md`: `# Epic 7 — Sprint Plan`): the
       // epic's own document kept among its stories (its overview, plan, reviews), not a story.
       const epicDocument = (f) => /^#\s+(?:\S+\s+)?epic\b/i.test(/^#\s.*$/m.exec((readText(f) ?? '').slice(0, 2000))?.[0] ?? '') && !/^#\s+(?:\S+\s+)?story\b/im.test((readText(f) ?? '').slice(0, 2000));
-      const named = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && !dated(path.basename(f)) && (storyId(idOfFileName(path.basename(f)).id) || level1(path.basename(f))) && !epicDocument(f));
+      // A name opening with a span of story numbers (`4.0-4.25-complete-review.md`, `# Stories 4.0-4.25
+      // Complete Review`; `4.5-4.25-changes-required.md`): a document about those stories, not story 4.0.
+      const span = (b) => /^(?:story[-_. ]?)?\d+\.\d+[a-z]?-\d+\.\d+[a-z]?(?:[-_.]|$)/i.test(b);
+      const named = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && !dated(path.basename(f)) && !span(path.basename(f)) && (storyId(idOfFileName(path.basename(f)).id) || level1(path.basename(f))) && !epicDocument(f));
       // Files sharing one story number (`1-1-initialize-monorepo.md`, `STORY-1-1-COMPLETION.md`): when
       // exactly one of them holds the story itself (BMAD's story template: a `## Story` section, the
       // "As a …, I want …" statement), the others are notes about it (a completion report, evidence),

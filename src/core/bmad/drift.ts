@@ -452,7 +452,11 @@ export function buildSprint(parts: SprintParts): SprintModel {
     // (A note's word in a name taken from the story's own title, `29.5.task-detail-checklist.md` for
     // `# Story 29.5 — Task Detail: Checklist Management`, names the story, not a note about it.)
     const ownName = slug !== '' && f.title !== undefined && storySlug(f.title).startsWith(slug);
-    if (shouted || (NOTE_WORDS.test(slug) && !ownName) || (f.title !== undefined && NOTE_TITLE.test(f.title))) return 3;
+    // (Nor does a title's last word in a file named after that whole title, as v4's create-next-story
+    // names it: `6.1.finance-team-training-handoff.md`, `# Story 6.1: Finance Team Training & Handoff`;
+    // `5.3.3-dev-review.md`, `# Story 5.3.3 — @dev Review Checklist`, is named for less: a note.)
+    const titleName = slug !== '' && f.title !== undefined && storySlug(f.title) === slug;
+    if (shouted || (NOTE_WORDS.test(slug) && !ownName) || (f.title !== undefined && NOTE_TITLE.test(f.title) && !titleName)) return 3;
     // (`7.2-FX.forex-sizing` is story 7.2-FX, a variant numbered after 7.2; `story-0.1-dev` is 7.2's own.)
     return /^(?:story[-_.]?)?\d+[a-z]?\.\d+[a-z]?-[a-z0-9]{1,8}\.[a-z]/i.test(name) ? 2 : 1;
   };

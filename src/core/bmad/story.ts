@@ -190,6 +190,14 @@ const TITLE = /^#\s+Story(?:\s+|-(?=\d))((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:\.\d+[a
 const FM_TITLE = /^(?:Story\s+)?((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:\.\d+[a-z]?)*\.\d+[a-z]?)\b\s*[:\-–—.]?\s+(\S.*?)\s*$/i;
 /** `# Epic 43: title`, `# EPIC 7 — report`, `# Epic 2`: a heading naming an epic (a story's own title never starts so). */
 const EPIC_TITLE = /^#\s+(?:\*\*|__)?Epic[\s-]*[a-z]{0,3}-?\d+[a-z]?(?:\.\d+)*(?:\*\*|__)?\s*(?:[:\-–—|.]|$)/i;
+/**
+ * A title that gives no number, the file's name giving it: `# Story: Expense Capture` (a team's
+ * own template), and v4's brownfield-create-story `#### Story Title` heading with the title on the
+ * next line, or inline (`### **Story Title: Report Statistics - Brownfield Addition**`). A text
+ * opening with a digit is a numbered title in another form: not read as this one.
+ */
+const UNNUMBERED_TITLE = /^#\s+(?:\*\*|__)?Story(?:\*\*|__)?\s*[:\-–—]\s*(?=[^\s\d])(.+?)\s*$/i;
+const STORY_TITLE_HEADING = /^#{1,6}\s+(?:\*\*|__)?Story[ \t]+Title\b(?:\*\*|__)?\s*(?:[:：]\s*(.*?))?\s*$/i;
 /** A `Status:` label at the start of a line (`Status:`, `**Status:**`, `- **Status**:`, `Story Status:`). */
 const LABEL = new RegExp(`^\\s*(?:[-*]\\s+)?(?:\\*\\*|__|\\*(?!\\s)|_)?(?:(?:Story|Current)[ \\t]+)?${LABEL_WORD}(?:\\*\\*|__|\\*|_)?${COLON}(?:\\*\\*|__|\\*|_)?`, 'i');
 /** `## Status: Done`, `## Story Status: Done`. */
@@ -571,10 +579,13 @@ class StoryReader {
           s.story = `${Number(t[2])}${t[3].toLowerCase()}`;
         }
       } else if (h[1].length === 1 && !this.sawH1 && !this.sawStory && s.titleLine === undefined && EPIC_TITLE.test(heading) && !/\bstory\b/i.test(heading)) s.epicTitle = true;
-      // (`# Epic 1: Dashboard` then `## Story 1.1: Layout`: the story, written under its epic's name.)
-      else if (/^#{1,6}\s+(?:\*\*|__)?Story[\s-]+[a-z]{0,3}-?\d/i.test(heading)) {
-        this.sawStory = true;
-        delete s.epicTitle;
+      else {
+        // (`# Epic 1: Dashboard` then `## Story 1.1: Layout`, `## Story: Layout` or `### Story Title`: the story, written under its epic's name.)
+        if (/^#{1,6}\s+(?:\*\*|__)?Story(?:[\s-]+[a-z]{0,3}-?\d|(?:\*\*|__)?\s*[:\-–—]|[ \t]+Title\b)/i.test(heading)) {
+          this.sawStory = true;
+          delete s.epicTitle;
+        }
+        this.unnumberedTitle(heading, i);
       }
     }
     if (h[1].length === 1) this.sawH1 = true;
@@ -590,6 +601,38 @@ class StoryReader {
       return true;
     }
     return false;
+  }
+
+  /** A title without a number (UNNUMBERED_TITLE, STORY_TITLE_HEADING): the story's title; its number is the file name's. */
+  unnumberedTitle(heading: string, i: number): void {
+    const s = this.s;
+    const bare = (t: string) => t.replace(/^[*_\s]+|[*_\s]+$/g, '');
+    const u = UNNUMBERED_TITLE.exec(heading);
+    const named = u ? bare(u[1]) : '';
+    if (named && !/^title\b/i.test(named)) {
+      s.title = ownCopy(named);
+      s.titleLine = i;
+      return;
+    }
+    const h = STORY_TITLE_HEADING.exec(heading);
+    if (!h) return;
+    if (h[1] !== undefined && bare(h[1])) {
+      s.title = ownCopy(bare(h[1]));
+      s.titleLine = i;
+      return;
+    }
+    // `#### Story Title`, a blank line, then the title (the template's `{{Specific Enhancement}} - Brownfield Addition`).
+    for (let j = i + 1; j < Math.min(this.lines.length, i + 4); j++) {
+      const line = this.lines[j].trim();
+      if (!line) continue;
+      if (/^(?:#|[-*+]\s|\d+[.)]\s|>|\||```|~~~)/.test(line)) return;
+      const t = bare(line);
+      if (t) {
+        s.title = ownCopy(t);
+        s.titleLine = j;
+      }
+      return;
+    }
   }
 
   /** A line of a `## Status` section, read for the status it states. */
