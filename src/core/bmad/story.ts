@@ -69,8 +69,8 @@ const STATUS_WORD = /^\p{L}(?:[\p{L}\p{M} _-]|(?<=\p{L})\d)*?(?=\s*(?:$|(?<!\p{L
 const LABEL_WORD = '(?:Status|Statut|Estado|Estatus|Stato|Статус|Состояние|状态|狀態|ステータス|상태)';
 const COLON = '\\s*[:：]';
 
-/** Words naming a document, not a series of stories, before numbers in a file's name (`release-1.2-notes`). */
-const DOCUMENT_SERIES = /(?:^|[-_])(?:epics?|story|stories|tech|spec|prd|architecture|adr|rfc|release|version|retro|retrospective|sprint|review|report|validation|qa|gate|handoff|plan|phase|week|day|step|part|section|chapter|appendix|v)$/i;
+/** Words naming a document, not a series of stories, before numbers in a file's name (`release-1.2-notes`; `TEA-RELEASE-004.1` is a team's series). */
+const DOCUMENT_SERIES = /^(?:epics?|story|stories|tech[-_]spec|spec|prd|architecture|adr|rfc|release|version|retro|retrospective|sprint|review|report|validation|qa|gate|handoff|plan|phase|week|day|step|part|section|chapter|appendix)$/i;
 
 const V4_NAME = /^(\d+)\.(\d+)([a-z]?)(?:\.(.+))?\.md$/i;
 /** BMAD v6 alpha's level-1 story name (tech-spec, alpha.1 – alpha.11): `story-{epic_slug}-{n}.md`. */
@@ -161,7 +161,8 @@ function keyFromName(base: string, epicIds: Iterable<string> | undefined): Named
   // numbers are two groups or more (`TEA-STREAM-001-epic.md` names the epic, `week-3-plan.md` a
   // week); words naming a document (`release-1.2-notes.md`, `adr-2.1-…`) are no story's series.
   const series = bare === base ? /^([a-z]+(?:[-_][a-z]+)*)[-.](\d{1,4}[a-z]?(?:\.\d{1,4}[a-z]?)+)[-.]([a-z].*?)(?:\.story)?\.md$/i.exec(base) : null;
-  if (series && !DOCUMENT_SERIES.test(series[1])) {
+  // (`EPIC-AIOX-2.0-COMPLIANCE.md`: a name with the word epic in its letters is the epic's document.)
+  if (series && !DOCUMENT_SERIES.test(series[1]) && !/(?:^|[-_])epics?(?:[-_]|$)/i.test(series[1])) {
     const numbers = series[2].toLowerCase().split('.').map((n) => n.replace(/^0+(?=\d)/, ''));
     const story = numbers.pop()!;
     const epicId = `${series[1].toLowerCase().replace(/_/g, '-')}-${numbers.join('-')}`;
