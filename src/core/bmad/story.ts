@@ -161,8 +161,9 @@ function keyFromName(base: string, epicIds: Iterable<string> | undefined): Named
   // numbers are two groups or more (`TEA-STREAM-001-epic.md` names the epic, `week-3-plan.md` a
   // week); words naming a document (`release-1.2-notes.md`, `adr-2.1-…`) are no story's series.
   const series = bare === base ? /^([a-z]+(?:[-_][a-z]+)*)[-.](\d{1,4}[a-z]?(?:\.\d{1,4}[a-z]?)+)[-.]([a-z].*?)(?:\.story)?\.md$/i.exec(base) : null;
-  // (`EPIC-AIOX-2.0-COMPLIANCE.md`: a name with the word epic in its letters is the epic's document.)
-  if (series && !DOCUMENT_SERIES.test(series[1]) && !/(?:^|[-_])epics?(?:[-_]|$)/i.test(series[1])) {
+  // (`EPIC-AIOX-2.0-COMPLIANCE.md`: a name with the word epic in its letters is the epic's document;
+  // `story-S-1.1-x.md`, the word story, is read by the story grammars above or not at all.)
+  if (series && !DOCUMENT_SERIES.test(series[1]) && !/(?:^|[-_])(?:epics?|story|stories)(?:[-_]|$)/i.test(series[1])) {
     const numbers = series[2].toLowerCase().split('.').map((n) => n.replace(/^0+(?=\d)/, ''));
     const story = numbers.pop()!;
     const epicId = `${series[1].toLowerCase().replace(/_/g, '-')}-${numbers.join('-')}`;
