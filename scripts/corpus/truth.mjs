@@ -838,6 +838,10 @@ function storyFileIndex(dirs) {
 function idOfFileName(base) {
   // 1-2-slug, 1.2.slug, story-1.2-slug, story-1-2, 3a-1-slug, pm-01-1-slug
   const b = base.replace(/\.md$/i, '').replace(/\.story$/i, '').replace(/^story[-_ .]?/i, '').replace(LETTERED, '$1-$2').replace(EPIC_LETTER, '').toLowerCase();
+  // `tea-stream-001.1-slug`, `tea-builtin-001.6.1.slug`: a team's story id of several words, then the
+  // epic's and the story's numbers dotted (two groups or more; one number names the series' epic).
+  const series = /^([a-z]+(?:-[a-z]+)+)-(\d+[a-z]?(?:\.\d+[a-z]?)+)(?:[-.](.*))?$/.exec(b);
+  if (series) return { id: [series[1], ...series[2].split('.')], slug: (series[3] ?? '').split(/[-.]/).join('-') };
   const parts = b.split(/[-.]/);
   const id = [];
   let i = 0;

@@ -71,6 +71,9 @@ const STATUS_WORD = /^\p{L}(?:[\p{L}\p{M} _-]|(?<=\p{L})\d)*?(?=\s*(?:$|(?<!\p{L
 const LABEL_WORD = '(?:Status|Statut|Estado|Estatus|Stato|Статус|Состояние|状态|狀態|ステータス|상태)';
 const COLON = '\\s*[:：]';
 
+/** Words naming a document, not a series of stories, before numbers in a file's name (`release-1.2-notes`; `TEA-RELEASE-004.1` is a team's series). */
+const DOCUMENT_SERIES = /^(?:epics?|story|stories|tech[-_]spec|spec|prd|architecture|adr|rfc|release|version|retro|retrospective|sprint|review|report|validation|qa|gate|handoff|plan|phase|week|day|step|part|section|chapter|appendix)$/i;
+
 const V4_NAME = /^(\d+)\.(\d+)([a-z]?)(?:\.(.+))?\.md$/i;
 /** BMAD v6 alpha's level-1 story name (tech-spec, alpha.1 – alpha.11): `story-{epic_slug}-{n}.md`. */
 export const LEVEL1_NAME = /^story-([a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*)-(\d{1,3})\.md$/i;
@@ -154,6 +157,20 @@ function keyFromName(base: string, epicIds: Iterable<string> | undefined): Named
   }
   const c = classifyStoryKey(bare.slice(0, -3), epicIds);
   if (c) return { key, epic: c.epic, epicId: c.epicId, story: c.story!, v4: false };
+  // `DOC-002.1-structure-setup.md`, `TEA-STREAM-001.1-channels.md`, `TEA-BUILTIN-001.6.1.catalog.md`:
+  // a team's own story id (words in letters, then the epic's number and the story's, dotted, as v4
+  // numbers them) before the slug: story 1 of the team's epic `doc-2` (`tea-builtin-1-6`). The
+  // numbers are two groups or more (`TEA-STREAM-001-epic.md` names the epic, `week-3-plan.md` a
+  // week); words naming a document (`release-1.2-notes.md`, `adr-2.1-…`) are no story's series.
+  const series = bare === base ? /^([a-z]+(?:[-_][a-z]+)*)[-.](\d{1,4}[a-z]?(?:\.\d{1,4}[a-z]?)+)[-.]([a-z].*?)(?:\.story)?\.md$/i.exec(base) : null;
+  // (`EPIC-AIOX-2.0-COMPLIANCE.md`: a name with the word epic in its letters is the epic's document;
+  // `story-S-1.1-x.md`, the word story, is read by the story grammars above or not at all.)
+  if (series && !DOCUMENT_SERIES.test(series[1]) && !/(?:^|[-_])(?:epics?|story|stories)(?:[-_]|$)/i.test(series[1])) {
+    const numbers = series[2].toLowerCase().split('.').map((n) => n.replace(/^0+(?=\d)/, ''));
+    const story = numbers.pop()!;
+    const epicId = `${series[1].toLowerCase().replace(/_/g, '-')}-${numbers.join('-')}`;
+    return { key, epic: epicNumber(epicId), epicId, story, v4: false };
+  }
   // `story-harbour-lights-1.md`: BMAD v6 alpha's level-1 story, story 1 of the epic its slug names.
   const level1 = LEVEL1_NAME.exec(base);
   if (level1) return { key, epic: -1, epicId: level1[1].toLowerCase(), story: String(Number(level1[2])), v4: false };
@@ -568,7 +585,8 @@ class StoryReader {
     const shift = title === h[2] ? 0 : line.indexOf(title, h[1].length) - (h[1].length + 1);
     if (s.title === undefined) {
       // (Its decoration left out: `# 📝 Story 7.1: Hero` is story 7.1's title.)
-      const t = TITLE.exec(heading);
+      // (`# **Story 2.2: Backend - Quests**`: the title in bold is the same title.)
+      const t = TITLE.exec(heading) ?? (heading.includes('**') || heading.includes('__') ? TITLE.exec(heading.replace(/^(#\s+)(\*\*|__)(.+?)\2\s*$/, '$1$3')) : null);
       if (t) {
         s.title = t[4] ? ownCopy(t[4]) : undefined;
         s.titleLine = i;
