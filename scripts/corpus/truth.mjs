@@ -835,6 +835,20 @@ function storyFileIndex(dirs) {
   return files;
 }
 
+/**
+ * The number of a story kept in its epic's folder and numbered only within it: `epic-01/story-02-x.md`,
+ * `epic-2-maps/stories/03-x.md` are stories 1.2 and 2.3 (`02-x.md` names no epic itself). The epic is
+ * the file's own folder, or the one holding its `stories/` folder; a folder further up says nothing.
+ */
+function epicFolderId(f) {
+  const m = /^(?:story[-_ ]?)?(\d{1,3})([a-z]?)(?:[-_ ][a-z][^.]*)?\.md$/i.exec(path.basename(f));
+  if (!m) return null;
+  const epicOf = (name) => /^epic[-_ ]?(\d{1,3})(?:[-_ ].*)?$/i.exec(name);
+  const dir = path.dirname(f);
+  const e = epicOf(path.basename(dir)) ?? (path.basename(dir).toLowerCase() === 'stories' ? epicOf(path.basename(path.dirname(dir))) : null);
+  return e ? [String(Number(e[1])), `${Number(m[1])}${m[2].toLowerCase()}`] : null;
+}
+
 function idOfFileName(base) {
   // 1-2-slug, 1.2.slug, story-1.2-slug, story-1-2, 3a-1-slug, pm-01-1-slug
   const b = base.replace(/\.md$/i, '').replace(/\.story$/i, '').replace(/^story[-_ .]?/i, '').replace(LETTERED, '$1-$2').replace(EPIC_LETTER, '').toLowerCase();
@@ -1114,12 +1128,17 @@ export function truthFor(repoDir) {
       // A name opening with a span of story numbers (`4.0-4.25-complete-review.md`, `# Stories 4.0-4.25
       // Complete Review`; `4.5-4.25-changes-required.md`): a document about those stories, not story 4.0.
       const span = (b) => /^(?:story[-_. ]?)?\d+\.\d+[a-z]?-\d+\.\d+[a-z]?(?:[-_.]|$)/i.test(b);
-      const named = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && !dated(path.basename(f)) && !span(path.basename(f)) && (storyId(idOfFileName(path.basename(f)).id) || level1(path.basename(f))) && !epicDocument(f));
+      // Stories kept one folder per epic, numbered within it (`epic-01/story-02-contracts.md`,
+      // `epics/epic-2-maps/stories/03-square-cells.md`): the folder names the epic, the file only the
+      // story's number; a story when it says so (a `# Story …` heading or a status), as a reader of the folder would take it.
+      const inEpic = (f) => !!epicFolderId(f) && (!!storyStatus(readText(f) ?? '') || /^#\s+(?:\S+\s+)?story\b/im.test((readText(f) ?? '').slice(0, 2000)));
+      const named = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && !dated(path.basename(f)) && !span(path.basename(f)) && (storyId(idOfFileName(path.basename(f)).id) || level1(path.basename(f)) || inEpic(f)) && !epicDocument(f));
+      const fileId = (f) => epicFolderId(f) ?? idOfFileName(path.basename(f)).id;
       // Files sharing one story number (`1-1-initialize-monorepo.md`, `STORY-1-1-COMPLETION.md`): when
       // exactly one of them holds the story itself (BMAD's story template: a `## Story` section, the
       // "As a …, I want …" statement), the others are notes about it (a completion report, evidence),
       // not more stories.
-      const idKey = (f) => idOfFileName(path.basename(f)).id.map((x) => (/^\d+$/.test(x) ? String(Number(x)) : x)).join('.');
+      const idKey = (f) => fileId(f).map((x) => (/^\d+$/.test(x) ? String(Number(x)) : x)).join('.');
       const byNumber = new Map();
       for (const f of named) byNumber.set(idKey(f), [...(byNumber.get(idKey(f)) ?? []), f]);
       const whole = named.filter((f) => {
@@ -1133,11 +1152,11 @@ export function truthFor(repoDir) {
       // the story's title with more words after it, the same number in its name; not a second story.
       const titleOf = (f) => /^#\s+(.+?)\s*$/m.exec((readText(f) ?? '').slice(0, 2000))?.[1].toLowerCase() ?? null;
       const index = whole.filter((f) => {
-        const id = idOfFileName(path.basename(f)).id;
+        const id = fileId(f);
         const t = titleOf(f);
         if (!t || id.length < 2) return true;
         return !named.some((g) => {
-          if (g === f || path.dirname(g) !== path.dirname(f) || !sameId(idOfFileName(path.basename(g)).id, id)) return false;
+          if (g === f || path.dirname(g) !== path.dirname(f) || !sameId(fileId(g), id)) return false;
           const u = titleOf(g);
           return !!u && u.length >= 8 && t.length > u.length && t.startsWith(u) && /^\s*[-—–:(|]/.test(t.slice(u.length));
         });

@@ -9,7 +9,7 @@ import { relStaysInside } from '../store/safePath';
 import type { Problem } from '../types';
 import { entryPath, findBmadProjects, loadBmadConfig, normalDir, projectPath, RETIRED_DIR, type BmadConfig } from './config';
 import { listsStories, listsWork, normEpicId, parseLedger, type Ledger } from './ledger';
-import { isStoryStatusWord, keyBeforeSlug, parseStory, storyKeyFromName, withoutStoryPrefix, type StoryFile } from './story';
+import { isStoryStatusWord, keyBeforeSlug, parseStory, storyKeyFromEpicFolder, storyKeyFromName, withoutStoryPrefix, type StoryFile } from './story';
 import { parseEpics, type PlannedEpic } from './epics';
 import { parseGateDecision, parseQaGate, type StoryGate } from './qaGates';
 import { buildSprint, ledgerCoverage, patchStoryFiles, storyFileIdentity, type SprintModel, type SprintStory } from './drift';
@@ -270,8 +270,9 @@ function mdNamesUnder(dir: string, depth: number): Set<string> {
 function storyFilesIn(dir: string, depth: number, out: Map<string, string>, keys: ReadonlySet<string>, slugKeys: ReadonlySet<string>, epicIds: readonly string[]): void {
   eachMarkdownUnder(dir, depth, (folder, normal, name) => {
     // (`issue-12-domain-descriptors.story.md`: the key with v4's `.story` before `.md`.)
-    if (!(storyKeyFromName(name) || namesKey(name.slice(0, -3).replace(/\.story$/i, ''), keys, slugKeys) || numberedUnder(name, epicIds))) return;
     const p = entryPath(folder, normal, name);
+    // (`epic-01/story-02-contracts.md`: numbered within the epic its folder names: storyKeyFromEpicFolder.)
+    if (!(storyKeyFromName(name) || namesKey(name.slice(0, -3).replace(/\.story$/i, ''), keys, slugKeys) || numberedUnder(name, epicIds) || storyKeyFromEpicFolder(p))) return;
     out.set(p, p);
   });
 }

@@ -177,6 +177,47 @@ function keyFromName(base: string, epicIds: Iterable<string> | undefined): Named
   return undefined;
 }
 
+/** A folder kept for one epic's stories: `epic-01`, `epic-2-maps-and-renderer`, `Epic_3`. */
+const EPIC_FOLDER = /^epic[-_ ]?(\d{1,3})(?:[-_ ].*)?$/i;
+/** A story numbered within its epic only: `02-maze-renderer.md`, `story-01-customer-management.md`, `09a-hud.md`. */
+const NUMBER_IN_EPIC = /^(?:story[-_ ]?)?(\d{1,3})([a-z]?)(?:[-_ ]([a-z][^.]*))?\.md$/i;
+
+/**
+ * The story a file numbered within its epic names, from the folder it is kept in: stories kept one
+ * folder per epic, the epic's number on the folder and only the story's on the file
+ * (`epic-01/story-02-digital-contracts.md`, `epic-2-maps/stories/03-aspect-ratio.md`) are stories 1.2
+ * and 2.3, keyed as v4's dotted names are (`1-2-digital-contracts`). The epic's folder is the file's
+ * own, or the one holding its `stories/` folder: no folder further up names the epic.
+ */
+export function storyKeyFromEpicFolder(file: string): NamedStory | undefined {
+  const m = NUMBER_IN_EPIC.exec(path.basename(file));
+  if (!m) return undefined;
+  const dir = path.dirname(file);
+  const own = path.basename(dir);
+  const e = EPIC_FOLDER.exec(own) ?? (own.toLowerCase() === 'stories' ? EPIC_FOLDER.exec(path.basename(path.dirname(dir))) : null);
+  if (!e) return undefined;
+  const epic = Number(e[1]);
+  const story = `${Number(m[1])}${m[2].toLowerCase()}`;
+  return { key: `${epic}-${story}-${(m[3] ?? 'story').toLowerCase()}`, epic, epicId: String(epic), story, v4: false };
+}
+
+/** `# Story 2: title`, `# Story 02 - title`: a story's title by its number within its epic. */
+const TITLE_IN_EPIC = /^#\s+Story\s+(\d{1,3})([a-z]?)\s*[:\-–—]\s*(.*?)\s*$/i;
+
+/** The title of a story numbered within its epic's folder (storyKeyFromEpicFolder): its first heading, when that names its number. */
+function titleInEpic(s: StoryFile, lines: readonly string[], start: number): void {
+  for (let i = start; i < Math.min(lines.length, start + 40); i++) {
+    const line = lines[i].replace(/^\uFEFF/, '');
+    if (!line.startsWith('#')) continue;
+    const t = TITLE_IN_EPIC.exec(line);
+    if (t && `${Number(t[1])}${t[2].toLowerCase()}` === s.story) {
+      s.title = t[3] ? ownCopy(t[3]) : undefined;
+      s.titleLine = i;
+    }
+    return;
+  }
+}
+
 /**
  * A file name without the `story-` (`story_`, `story.`) BMAD and teams write before a story's key
  * (`story-harbor-12-tide-tables` for the key `harbor-12-tide-tables`), or undefined when it has none.
@@ -373,7 +414,8 @@ function isRule(line: string): boolean {
 export function parseStory(file: string, text: string): StoryFile {
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   const lines = splitLines(text);
-  const named = storyKeyFromName(file);
+  const byName = storyKeyFromName(file);
+  const named = byName ?? storyKeyFromEpicFolder(file);
   const s: StoryFile = { file, key: named?.key, epic: named?.epic, epicId: named?.epicId, story: named?.story, tasks: [], hasFileList: false, hasChangeLog: false, hasDevAgentRecord: false, eol };
   let start = 0;
   // Frontmatter (some teams add it): a `status:` key there counts when no Status line follows.
@@ -407,6 +449,8 @@ export function parseStory(file: string, text: string): StoryFile {
       delete s.epicTitle;
     }
   }
+  // Numbered within its epic's folder, titled so too (`# Story 2: Fleet Calendar` in `epic-02/`).
+  if (!byName && named && s.title === undefined) titleInEpic(s, lines, start);
   const storyLabel = reader.storyLabel;
   if (s.status === undefined && !fmStatus && storyLabel) setStatus(s, storyLabel, storyLabel.line, 'line');
   const trailer = reader.trailer;
