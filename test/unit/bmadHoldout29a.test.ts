@@ -3,21 +3,12 @@
 // each test failed before its rule.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { loadSprint } from '../../src/core/bmad/sprint';
-import { workspace } from './fileHelpers';
+import { sprintOfFiles } from './holdoutHelpers';
 
 const NOW = new Date('2026-11-30T09:00:00Z');
 
-function sprintOf(files: Record<string, string>): NonNullable<ReturnType<typeof loadSprint>> {
-  const root = workspace(files, { prefix: 'wm-holdout29a-', waymark: false });
-  try {
-    return loadSprint(root, { now: NOW })!;
-  } finally {
-    fs.rmSync(root, { recursive: true, force: true });
-  }
-}
+const sprintOf = (files: Record<string, string>) => sprintOfFiles(files, NOW, 'wm-holdout29a-')!;
 
 const listed = (d: ReturnType<typeof sprintOf>) => d.stories.filter((s) => s.file).map((s) => `${path.basename(s.file!)} ${s.status}`).sort();
 const CONFIG = { '.aiox-core/core-config.yaml': 'devStoryLocation: docs/stories\nprd:\n  prdFile: docs/prd.md\n' };

@@ -2,24 +2,15 @@
 // part"; the corpus runner's "stories listed" column). Each test failed before its rule.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { storyKeyFromName } from '../../src/core/bmad/story';
-import { loadSprint } from '../../src/core/bmad/sprint';
 import { parseLedger } from '../../src/core/bmad/ledger';
-import { workspace } from './fileHelpers';
+import { sprintOfFiles } from './holdoutHelpers';
 
 const NOW = new Date('2026-02-12T09:00:00Z');
 
 /** The sprint of a project of these files (written to a temp folder, removed after). */
-function sprintOf(files: Record<string, string>): NonNullable<ReturnType<typeof loadSprint>> {
-  const root = workspace(files, { prefix: 'wm-listed-', waymark: false });
-  try {
-    return loadSprint(root, { now: NOW })!;
-  } finally {
-    fs.rmSync(root, { recursive: true, force: true });
-  }
-}
+const sprintOf = (files: Record<string, string>) => sprintOfFiles(files, NOW, 'wm-listed-')!;
 
 test('story-E8.10.md and story-AP-1.1.md: the letters that say "epic" glued to its number, a module prefix before it', () => {
   const n = (f: string) => { const s = storyKeyFromName(f); return s && `${s.epicId}.${s.story}`; };

@@ -3,6 +3,9 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import { loadSprint } from '../../src/core/bmad/sprint';
+import { workspace } from './fileHelpers';
 
 export function cli(dir: string, verb: string): { status: number | null; stdout: string; stderr: string } {
   return spawnSync(process.execPath, [path.resolve('dist/cli.js'), verb, '.', '--json'], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', WAYMARK_SCAN_INDEX: '0' } });
@@ -31,4 +34,14 @@ export function offered(root: string): Item[] {
   assert.equal(r.status, 0, r.stderr);
   const out = JSON.parse(r.stdout) as { next: Item | null; ready: Item[] };
   return [...(out.next ? [out.next] : []), ...out.ready];
+}
+
+/** The sprint read in process from a workspace of `files` (written under `prefix`, removed after), as at `now`. */
+export function sprintOfFiles(files: Record<string, string>, now: Date, prefix: string): ReturnType<typeof loadSprint> {
+  const root = workspace(files, { prefix, waymark: false });
+  try {
+    return loadSprint(root, { now });
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
 }
