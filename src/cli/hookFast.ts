@@ -6,6 +6,7 @@
  */
 import * as fs from 'node:fs';
 import { HOOK_ADAPTERS } from '../hooks/adapters';
+import { parseHookJson } from '../hooks/port';
 import { quickCheck } from '../hooks/quickCheck';
 import { readStdinText, stdinIsTerminal } from './stdin';
 
@@ -39,8 +40,7 @@ export async function fastHook(argv: string[], load: <T>(name: string) => T): Pr
     return { answered: true };
   }
   try {
-    // A byte order mark before the JSON (a Windows shell's pipe) is no part of it.
-    const input: unknown = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    const input = parseHookJson(text);
     const event = adapter.parse(input, process.env);
     const q = quickCheck(event);
     if (q.verdict === 'judge') {

@@ -95,6 +95,11 @@ export class HookInputError extends Error {
   override readonly name = 'HookInputError';
 }
 
+/** A hook's stdin as JSON; a byte order mark before it (a Windows shell's pipe) is no part of it. Throws JSON.parse's error. */
+export function parseHookJson(text: string): unknown {
+  return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+}
+
 /** Where an adapter's hook entries go and what they are. */
 export interface InstallSpec {
   /** Settings file relative to the project folder (`.claude/settings.json`). */

@@ -1,6 +1,6 @@
 import { WaymarkError, errorMessage } from '../core/index';
 import { decide } from './handler';
-import { HookInputError, type HookAdapter, type HookOutput, type NeutralEvent } from './port';
+import { HookInputError, parseHookJson, type HookAdapter, type HookOutput, type NeutralEvent } from './port';
 
 /**
  * Runs one hook event through an adapter. Bad input and the hook's own failures are reported
@@ -14,7 +14,7 @@ export async function runHook(adapter: HookAdapter, text: string, env: Record<st
     let input: unknown = parsed?.input;
     if (!parsed) {
       try {
-        input = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+        input = parseHookJson(text);
       } catch (e) {
         throw new HookInputError(`the hook input is not valid JSON (${errorMessage(e)}); ${adapter.name} sends one JSON object on stdin.`);
       }
