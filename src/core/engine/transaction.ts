@@ -56,6 +56,14 @@ export interface TxWrite {
    */
   append?: boolean;
   /**
+   * With `append`: the bytes `text` adds at the end of the text the planner was handed for this
+   * file (`text` is that text and these, by construction: memory's insertLines), so the change
+   * takes them as the bytes to add instead of comparing `text`'s head with the text read (a cold
+   * file of 100 KB and more). Checked by length and by `text`'s end; a planner handing bytes that
+   * are not those is a bug (thrown before anything is written).
+   */
+  added?: string;
+  /**
    * The SHA-256 (hex) of the bytes the planner was handed for this file and of `text`, when it has
    * them already (a workflow write's parses: `WorkflowState.contentHash` of each text): the intent
    * takes them instead of hashing both texts again. Ignored for `remove` and appends in place.
@@ -165,7 +173,9 @@ function readTarget(target: string): string | undefined {
  */
 interface AppendedBytes {
   text: string;
-  bytes: Buffer;
+  /** The whole bytes, as the bytes before the append (as read) and the bytes it added: not copied into one buffer. */
+  head: Buffer;
+  tail: Buffer;
   hash: crypto.Hash;
 }
 const appendedBytes = new Map<string, AppendedBytes>();
@@ -182,7 +192,7 @@ function readKnown(target: string, known: Map<string, Buffer>): string | undefin
     throw new WaymarkError('unreadable', `Cannot read ${target}: ${errorMessage(e)}.`, target);
   }
   const memo = appendedBytes.get(target);
-  if (memo !== undefined && bytes.equals(memo.bytes)) {
+  if (memo !== undefined && bytes.length === memo.head.length + memo.tail.length && bytes.subarray(0, memo.head.length).equals(memo.head) && bytes.subarray(memo.head.length).equals(memo.tail)) {
     known.set(target, bytes);
     return memo.text;
   }
@@ -198,7 +208,7 @@ function rememberAppend(target: string, text: string, before: Buffer, suffix: st
     return;
   }
   if (appendedBytes.size >= APPENDED_FILES && !appendedBytes.has(target)) appendedBytes.clear();
-  appendedBytes.set(target, { text, bytes: Buffer.concat([before, Buffer.from(suffix, 'utf8')]), hash });
+  appendedBytes.set(target, { text, head: before, tail: Buffer.from(suffix, 'utf8'), hash });
 }
 
 /** The real path every file of the change is locked, read and renamed by. */
@@ -498,7 +508,10 @@ async function planCompanions(
       const abs = path.resolve(file);
       if (!files.includes(abs)) throw new Error(`a write companion plans a write to ${file}, which it did not name`);
       // A companion's files (memory's) are added to: a cold line is written at the file's end in place.
-      if (text !== texts.get(abs)) writes.push({ file: abs, text, entry: null, append: true });
+      if (text !== texts.get(abs)) {
+        const added = res.added?.get(file);
+        writes.push({ file: abs, text, entry: null, append: true, ...(added !== undefined ? { added } : {}) });
+      }
     }
     res.covered.forEach((v, k) => {
       if (v && k < lines.length) covered[lines[k].i] = true;
@@ -522,8 +535,14 @@ interface TxItem {
 
 /** What an `append` write adds to `before`, when its new bytes are `before` and more; else undefined (it is replaced). */
 function suffixOf(w: TxWrite, before: string | undefined): string | undefined {
+  if (!w.append || w.remove || w.unchanged || before === undefined || w.text.length <= before.length) return undefined;
+  if (w.added !== undefined) {
+    // The planner's word that `text` is `before` and these bytes (checked where it costs no pass over `before`).
+    if (w.added.length === 0 || w.text.length !== before.length + w.added.length || !w.text.endsWith(w.added)) throw new Error(`the bytes said to be added to ${w.file} are not the end of its new text`);
+    return w.added;
+  }
   // The head compared as a string (one memory compare), not by startsWith (a character at a time).
-  if (!w.append || w.remove || w.unchanged || before === undefined || w.text.length <= before.length || w.text.slice(0, before.length) !== before) return undefined;
+  if (w.text.slice(0, before.length) !== before) return undefined;
   return w.text.slice(before.length);
 }
 

@@ -148,14 +148,15 @@ export class MemoryFiles {
    * `appendTo`: the cold file, only ever added to (its lines are written at its end in place when
    * they go there: TxWrite.append).
    */
-  private change<T>(operation: string, files: string[], plan: (texts: ReadonlyMap<string, string | undefined>) => { texts: Map<string, string>; result: T }, record?: SessionRecordWrite, appendTo?: string): Promise<T> {
+  private change<T>(operation: string, files: string[], plan: (texts: ReadonlyMap<string, string | undefined>) => { texts: Map<string, string>; result: T; added?: string }, record?: SessionRecordWrite, appendTo?: string): Promise<T> {
     const rec = record ? safeWritePath(this.root, record.file, 'memory session') : undefined;
     return runTransaction({ root: this.root, now: () => new Date() }, {
       operation,
       files: rec ? [...files, rec] : files,
       plan: (texts) => {
         const p = plan(texts);
-        const writes = [...p.texts].map(([file, text]) => ({ file, text, entry: null, ...(file === appendTo ? { append: true } : {}) }));
+        // `added`: what insertLines added at the end of the cold text it was handed (TxWrite.added).
+        const writes = [...p.texts].map(([file, text]) => ({ file, text, entry: null, ...(file === appendTo ? { append: true, ...(p.added !== undefined ? { added: p.added } : {}) } : {}) }));
         // The session record (current session) changes with the hot file, in the same change.
         if (rec && record!.text !== undefined) writes.push({ file: rec, text: record!.text, entry: null });
         else if (rec && texts.get(rec) !== undefined) writes.push({ file: rec, text: '', remove: true, entry: null } as (typeof writes)[number]);
@@ -196,12 +197,11 @@ export class MemoryFiles {
       const h = texts.get(hot) === undefined ? emptyHot() : parseHot(texts.get(hot)!);
       const cold = fn(h) ?? [];
       const out = new Map([[hot, renderHot(h)]]);
-      if (cold.length) {
-        let text = texts.get(coldReal) ?? coldTemplate();
-        for (const { section, line } of cold) text = insertInSection(text, section, `- ${oneLine(line)}`);
-        out.set(coldReal, text);
-      }
-      return { texts: out, result: h };
+      if (!cold.length) return { texts: out, result: h };
+      const before = texts.get(coldReal);
+      const { text, added } = insertLines(before ?? coldTemplate(), cold);
+      out.set(coldReal, text);
+      return { texts: out, result: h, ...(before !== undefined ? { added } : {}) };
     }, record, coldReal);
   }
 
@@ -210,9 +210,9 @@ export class MemoryFiles {
     if (!entries.length) return;
     const real = this.target('cold');
     await this.change('memory-cold', [real], (texts) => {
-      let text = texts.get(real) ?? coldTemplate();
-      for (const { section, line } of entries) text = insertInSection(text, section, `- ${oneLine(line)}`);
-      return { texts: new Map([[real, text]]), result: undefined };
+      const before = texts.get(real);
+      const { text, added } = insertLines(before ?? coldTemplate(), entries);
+      return { texts: new Map([[real, text]]), result: undefined, ...(before !== undefined ? { added } : {}) };
     }, undefined, real);
   }
 
@@ -254,6 +254,24 @@ export class MemoryFiles {
 
 export function coldTemplate(): string {
   return ['# Orchestrator memory', '', '<!-- Waymark cold memory: append-only. Historic entries are never edited. -->', '', ...COLD_SECTIONS.flatMap((s) => [`## ${s}`, ''])].join('\n');
+}
+
+/**
+ * Adds `- line` for each entry to its cold section (insertInSection, in order) and says what bytes
+ * that added at the text's end when every line went there (the cold file's step lines): the new
+ * text is then `text` and `added`, by construction, and a change adding them to the file in place
+ * hands `added` to the transaction (TxWrite.added), which needs no compare of the new text's head
+ * (100 KB and more) with the text read to find them. Undefined when a line went elsewhere.
+ */
+export function insertLines(text: string, entries: readonly { section: string; line: string }[]): { text: string; added: string | undefined } {
+  let added: string | undefined = '';
+  for (const { section, line } of entries) {
+    const l = `- ${oneLine(line)}`;
+    text = insertInSection(text, section, l);
+    // atEnd holds this very answer (one string, compared as itself) only when the line went at the end.
+    added = added !== undefined && atEnd?.text === text ? `${added}${l}\n` : undefined;
+  }
+  return { text, added };
 }
 
 /** Inserts `line` after the last non-blank line of `## section` (adding the section at the end when missing). */

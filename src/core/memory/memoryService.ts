@@ -6,7 +6,7 @@ import { WaymarkError, errorMessage } from '../errors';
 import { silentLogger, systemClock } from '../ports';
 import type { Clock, Logger } from '../ports';
 import type { HistoryEntry, WorkflowState } from '../types';
-import type { WriteContext } from '../writeHooks';
+import type { CompanionPlan, WriteContext } from '../writeHooks';
 import { appendJournal } from './journal';
 import type { KuzuLoader } from './kuzuStore';
 import { entityId, relPath } from './links';
@@ -312,7 +312,7 @@ export class MemoryService implements MemoryOperations {
    * Their new texts for the write's history lines, under its locks (milestones.ts
    * `companionPlan`), at the real paths companionFiles judged (the files named in `texts`).
    */
-  companionPlan(events: readonly WorkflowEvent[], texts: ReadonlyMap<string, string | undefined>): Promise<{ texts: Map<string, string>; covered: boolean[] }> {
+  companionPlan(events: readonly WorkflowEvent[], texts: ReadonlyMap<string, string | undefined>): Promise<CompanionPlan> {
     // `texts` holds the files companionFiles named for this write: the cold file, and the hot one when named.
     const cold = this.companionTargets?.cold;
     if (cold === undefined || !texts.has(cold)) return Promise.reject(new WaymarkError('unavailable', 'the memory files were not named for this write'));
