@@ -132,6 +132,15 @@ export interface TxContext {
   /** Files written in the same change as the planner's, from its history lines (memory's cold-file line). */
   companions?: WriteCompanion[];
   logger?: Logger;
+  /**
+   * A change made after a long-lived face's answer (memory's batch in the MCP server): its intent,
+   * once every file of it is durable, is completed on the thread pool (an intent file of its own
+   * removed by `fs.unlink` there), the change not waiting for the removal; `observersSettled`
+   * waits for it. Nothing is less durable: the removal is not flushed either way, and a process
+   * killed before it leaves an intent every file of which is already at its new bytes (the next
+   * writer removes it, redoing nothing).
+   */
+  completeLater?: boolean;
 }
 
 /** The `after` of a removed file in the intent journal. */
@@ -879,7 +888,10 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
   // When an observer failed the intent stays, and the next writer runs them once more.
   const done = intentPath;
   if (!later.length) {
-    if (done && observersOk) completeTxIntent(done);
+    if (done && observersOk) {
+      if (tx.completeLater) deferredChain = Promise.all([deferredChain, completeTxIntentAsync(done)]).then(() => undefined);
+      else completeTxIntent(done);
+    }
   } else {
     // After the answer, told in the order of the writes (not after the last write's have
     // finished: an observer may batch); the intent stays until they ran.

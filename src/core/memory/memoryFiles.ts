@@ -118,6 +118,11 @@ export interface SessionRecordWrite {
   text?: string;
 }
 
+/** `afterAnswer`: the change is made after a long-lived face answered (memory's batch): its intent is completed on the thread pool (TxContext.completeLater). */
+export interface ChangeOptions {
+  afterAnswer?: boolean;
+}
+
 export class MemoryFiles {
   constructor(
     readonly hotFile: string,
@@ -148,9 +153,9 @@ export class MemoryFiles {
    * `appendTo`: the cold file, only ever added to (its lines are written at its end in place when
    * they go there: TxWrite.append).
    */
-  private change<T>(operation: string, files: string[], plan: (texts: ReadonlyMap<string, string | undefined>) => { texts: Map<string, string>; result: T; added?: string }, record?: SessionRecordWrite, appendTo?: string): Promise<T> {
+  private change<T>(operation: string, files: string[], plan: (texts: ReadonlyMap<string, string | undefined>) => { texts: Map<string, string>; result: T; added?: string }, record?: SessionRecordWrite, appendTo?: string, opts?: ChangeOptions): Promise<T> {
     const rec = record ? safeWritePath(this.root, record.file, 'memory session') : undefined;
-    return runTransaction({ root: this.root, now: () => new Date() }, {
+    return runTransaction({ root: this.root, now: () => new Date(), ...(opts?.afterAnswer ? { completeLater: true } : {}) }, {
       operation,
       files: rec ? [...files, rec] : files,
       plan: (texts) => {
@@ -190,7 +195,7 @@ export class MemoryFiles {
    * The hot file changed by `fn` and `cold` entries added to the cold file, one change: lines moved
    * from the hot file to the cold one are never lost or kept twice by a writer killed in between.
    */
-  async updateBoth(fn: (h: HotState) => { section: ColdSection; line: string }[] | void, record?: SessionRecordWrite): Promise<HotState> {
+  async updateBoth(fn: (h: HotState) => { section: ColdSection; line: string }[] | void, record?: SessionRecordWrite, opts?: ChangeOptions): Promise<HotState> {
     const hot = this.target('hot');
     const coldReal = this.target('cold');
     return this.change('memory-move', [hot, coldReal], (texts) => {
@@ -202,18 +207,18 @@ export class MemoryFiles {
       const { text, added } = insertLines(before ?? coldTemplate(), cold);
       out.set(coldReal, text);
       return { texts: out, result: h, ...(before !== undefined ? { added } : {}) };
-    }, record, coldReal);
+    }, record, coldReal, opts);
   }
 
   /** Adds entries at the end of their cold sections; never changes an existing line. */
-  async appendCold(entries: { section: ColdSection; line: string }[]): Promise<void> {
+  async appendCold(entries: { section: ColdSection; line: string }[], opts?: ChangeOptions): Promise<void> {
     if (!entries.length) return;
     const real = this.target('cold');
     await this.change('memory-cold', [real], (texts) => {
       const before = texts.get(real);
       const { text, added } = insertLines(before ?? coldTemplate(), entries);
       return { texts: new Map([[real, text]]), result: undefined, ...(before !== undefined ? { added } : {}) };
-    }, undefined, real);
+    }, undefined, real, opts);
   }
 
   readCold(): string {

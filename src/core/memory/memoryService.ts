@@ -12,7 +12,7 @@ import type { KuzuLoader } from './kuzuStore';
 import { entityId, relPath } from './links';
 import { importCandidates, parseImportFile } from './importers';
 import type { ImportFormat } from './importers';
-import { MemoryFiles } from './memoryFiles';
+import { MemoryFiles, type ChangeOptions } from './memoryFiles';
 import type { EntityRecord, JournalOp, ListFilter, MemoryRecord, RecallItem, RelationRecord, StoreCounts } from './model';
 import { loadMemoryConfig, memoryPaths, type MemoryConfig, type MemoryPaths } from './memoryConfig';
 import { StoreAccess } from './storeAccess';
@@ -282,16 +282,17 @@ export class MemoryService implements MemoryOperations {
       this.batches = this.batches.then(async () => {
         // Test hook: killed with writes answered and their consolidation not done.
         if (process.env.WAYMARK_MEMORY_DIE_BEFORE_BATCH === '1') process.kill(process.pid, 'SIGKILL');
-        await this.handleEvents(batch.map((q) => q.event));
+        // After the writes answered: the batch's own change does not wait for its intent's removal.
+        await this.handleEvents(batch.map((q) => q.event), { afterAnswer: true });
         for (const q of batch) q.resolve();
       });
     }
     return this.batches;
   }
 
-  private async handleEvents(events: WorkflowEvent[]): Promise<void> {
+  private async handleEvents(events: WorkflowEvent[], opts?: ChangeOptions): Promise<void> {
     try {
-      await handleWorkflowEvents(this.m, this, events);
+      await handleWorkflowEvents(this.m, this, events, opts);
     } catch (e) {
       const what = events.length === 1 ? `${events[0].entry.operation} on ${events[0].entry.file}` : `${events.length} writes`;
       this.m.logger.warn(`[memory] workflow event ${what}: ${errorMessage(e)}`);

@@ -8,7 +8,7 @@ import type { HistoryEntry, WorkflowState } from '../types';
 import { appendJournal } from './journal';
 import type { KuzuStore } from './kuzuStore';
 import { newId, relPath } from './links';
-import { coldTemplate, emptyHot, insertLines, parseHot, renderHot, type ColdSection } from './memoryFiles';
+import { coldTemplate, emptyHot, insertLines, type ChangeOptions, parseHot, renderHot, type ColdSection } from './memoryFiles';
 import type { JournalOp, MemoryRecord } from './model';
 import type { MemoryInternals, MemoryOperations } from './internals';
 
@@ -71,7 +71,7 @@ const lineKey = (line: string) => line.trim().replace(/, \d+ observations consol
  * (`ctx.companions`) only gets its summaries here. An event re-run for a writer killed before
  * its consolidation was done (`ctx.recovered`) adds no cold line already there.
  */
-export async function handleWorkflowEvents(m: MemoryInternals, svc: MemoryOperations, events: readonly WorkflowEvent[]): Promise<void> {
+export async function handleWorkflowEvents(m: MemoryInternals, svc: MemoryOperations, events: readonly WorkflowEvent[], opts?: ChangeOptions): Promise<void> {
   if (!events.length) return;
   const facts = events.map((e) => eventFacts(m, e));
   const steps = facts.filter((f) => f.stepDone);
@@ -100,8 +100,8 @@ export async function handleWorkflowEvents(m: MemoryInternals, svc: MemoryOperat
     await m.files.updateBoth((h) => {
       if (h.fields.activeWorkflow === active) Object.assign(h.fields, pos);
       return lines;
-    });
-  } else if (lines.length) await m.files.appendCold(lines);
+    }, undefined, opts);
+  } else if (lines.length) await m.files.appendCold(lines, opts);
 }
 
 /**
