@@ -59,8 +59,8 @@ export interface TxWrite {
    * With `append`: the bytes `text` adds at the end of the text the planner was handed for this
    * file (`text` is that text and these, by construction: memory's insertLines), so the change
    * takes them as the bytes to add instead of comparing `text`'s head with the text read (a cold
-   * file of 100 KB and more). Checked by length and by `text`'s end; a planner handing bytes that
-   * are not those is a bug (thrown before anything is written).
+   * file of 100 KB and more). Checked by length only (see suffixOf); a planner handing bytes of
+   * another length is a bug, thrown before anything is written.
    */
   added?: string;
   /**
@@ -546,8 +546,11 @@ interface TxItem {
 function suffixOf(w: TxWrite, before: string | undefined): string | undefined {
   if (!w.append || w.remove || w.unchanged || before === undefined || w.text.length <= before.length) return undefined;
   if (w.added !== undefined) {
-    // The planner's word that `text` is `before` and these bytes (checked where it costs no pass over `before`).
-    if (w.added.length === 0 || w.text.length !== before.length + w.added.length || !w.text.endsWith(w.added)) throw new Error(`the bytes said to be added to ${w.file} are not the end of its new text`);
+    // The planner's word that `text` is `before` and these bytes, checked by length only: `text` is
+    // a string built by concatenation (a rope over the text read), and reading any character of it
+    // (a compare of its head or its end) first copies all of it into one flat string, the pass
+    // over 100 KB and more that this field is there to save.
+    if (w.added.length === 0 || w.text.length !== before.length + w.added.length) throw new Error(`the bytes said to be added to ${w.file} are not the end of its new text`);
     return w.added;
   }
   // The head compared as a string (one memory compare), not by startsWith (a character at a time).
@@ -589,6 +592,8 @@ function intentWrites(items: readonly TxItem[]): TxIntent['writes'] {
 
 /** Runs `planner` as one transaction (see the file header), resolving each naming real path once (store/safePath.ts). */
 export function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): Promise<R> {
+  // No change starts while an intent of this process completed on the thread pool is still there (laterRemovals).
+  if (laterRemovals !== undefined) return laterRemovals.then(() => runTransaction(tx, planner));
   return withRealPathScope(() => runTransactionScoped(tx, planner));
 }
 
@@ -889,8 +894,15 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
   const done = intentPath;
   if (!later.length) {
     if (done && observersOk) {
-      if (tx.completeLater) deferredChain = Promise.all([deferredChain, completeTxIntentAsync(done)]).then(() => undefined);
-      else completeTxIntent(done);
+      if (tx.completeLater) {
+        const removed: Promise<void> = Promise.all([laterRemovals, completeTxIntentAsync(done)]).then(() => {
+          if (laterRemovals === removed) laterRemovals = undefined;
+        });
+        laterRemovals = removed;
+        deferredChain = Promise.all([deferredChain, removed]).then(() => undefined);
+      } else {
+        completeTxIntent(done);
+      }
     }
   } else {
     // After the answer, told in the order of the writes (not after the last write's have
@@ -904,6 +916,14 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
   }
   return plan.result(entries, proved);
 }
+
+/**
+ * The removal of an intent completed on the thread pool (TxContext.completeLater) still running:
+ * the next change of this process waits for it before it starts, so no change of this process
+ * follows one whose intent is still there (a kill then would leave it to be judged against the
+ * later change's bytes).
+ */
+let laterRemovals: Promise<void> | undefined;
 
 /** The deferred observers of this process's writes, run one after another (see WriteObserver). */
 let deferredChain: Promise<void> = Promise.resolve();
