@@ -51,5 +51,16 @@ export interface WriteCompanion {
   plan(
     lines: readonly { entry: Omit<HistoryEntry, 'seq'>; ctx: WriteContext & { after?: WorkflowState } }[],
     texts: ReadonlyMap<string, string | undefined>,
-  ): Promise<{ texts: Map<string, string>; covered: boolean[] }> | { texts: Map<string, string>; covered: boolean[] };
+  ): Promise<CompanionPlan> | CompanionPlan;
+}
+
+/**
+ * A companion's new texts and the lines it covered; `added`, by file: the bytes a text adds at the
+ * very end of the text the companion was handed (it is that text and these, by construction), so
+ * the change adds them in place without comparing the texts to find them (TxWrite.added).
+ */
+export interface CompanionPlan {
+  texts: Map<string, string>;
+  covered: boolean[];
+  added?: Map<string, string>;
 }

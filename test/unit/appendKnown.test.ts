@@ -8,8 +8,9 @@ import assert from 'node:assert/strict';
 import * as crypto from 'node:crypto';
 import nodeCrypto from 'node:crypto';
 import * as fs from 'node:fs';
+import nodeFs from 'node:fs';
 import * as path from 'node:path';
-import { workspace } from './fileHelpers';
+import { journalLeft, workspace } from './fileHelpers';
 import { createStateCore } from '../../src/core/index';
 import { disposeSharedMemoryServices } from '../../src/core/memory/observer';
 import { readSlotRecord } from '../../src/core/store/txJournal';
@@ -96,6 +97,33 @@ describe('the bytes an append left are known to the next change', () => {
       }
       return () => assert.equal(fs.readFileSync(cold, 'utf8').split('\n').filter((l) => /\(w\.md\): step s\d+ completed/.test(l)).length, 4);
     });
+  });
+
+  test('memory\'s batch after the answer (the MCP server) adds its lines in place and completes its intent on the thread pool: no removal waited for', async () => {
+    const root = workspace({ 'w.md': WF, [COLD]: coldFile(16) }, { prefix: 'wm-appendknown-' });
+    roots.push(root);
+    const core = createStateCore({ roots: [root], actor: 'test', memory: { consolidateAfterAnswer: { quietMs: 0, maxMs: 0 } } });
+    const cold = path.join(root, COLD);
+    try {
+      const ino = fs.statSync(cold).ino;
+      const unlinkSync = nodeFs.unlinkSync;
+      const waited: string[] = [];
+      mock.method(nodeFs, 'unlinkSync', (p: fs.PathLike) => {
+        if (String(p).includes(`${path.sep}journal${path.sep}`)) waited.push(String(p));
+        return unlinkSync(p);
+      });
+      for (let i = 0; i < 3; i++) {
+        await core.advance(path.join(root, 'w.md'));
+        await core.memory.settled();
+      }
+      mock.restoreAll();
+      assert.deepEqual(waited, [], 'no intent removed on the main thread');
+      assert.deepEqual(journalLeft(root), [], 'every intent done or removed once settled');
+      assert.equal(fs.statSync(cold).ino, ino, 'added to in place');
+      assert.equal(fs.readFileSync(cold, 'utf8').split('\n').filter((l) => /\(w\.md\): step s\d+ completed/.test(l)).length, 3);
+    } finally {
+      await core.close();
+    }
   });
 
   test('the cold file rewritten by another writer to other bytes of the same size after this process\'s line: read, hashed and compared afresh, the next line lands after those bytes', async () => {

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { createMemoryService } from '../../src/core/memory/memoryService';
 import { openKuzuStore, SCHEMA_VERSION } from '../../src/core/memory/kuzuStore';
 import { appendJournal, readJournal } from '../../src/core/memory/journal';
-import { insertBySplit, insertInSection, coldTemplate } from '../../src/core/memory/memoryFiles';
+import { insertBySplit, insertInSection, insertLines, oneLine, coldTemplate } from '../../src/core/memory/memoryFiles';
 import type { HistoryEntry } from '../../src/core/types';
 import type { JournalOp, MemoryRecord } from '../../src/core/memory/model';
 
@@ -301,6 +301,41 @@ describe('memory: tiers, sessions, hot and cold files', () => {
         // The answer itself (most often), an equal copy, or a text edited after it.
         t = r < 7 ? next : r < 8 ? (' ' + next).slice(1) : r < 9 ? next.replace(/\n$/, '') : next + '## Later\n- x\n';
       }
+    }
+  });
+
+  test('insertLines says the bytes it added exactly when every line went at the end: the new text is then the old one and them', () => {
+    // Its text is insertInSection's, line after line; `added` (handed to the transaction instead
+    // of a compare of the new text's head) is defined only when the text is the old one and it.
+    const lines = ['step a completed', 'b', '## not a heading', ' ', 'with\rcr', 'two\nlines', 'café ☕'];
+    const sections = ['Session history', 'Session history', 'Session history', 'Blockers', 'Other'];
+    let seed = 23;
+    const rnd = (n: number): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 16) % n;
+    let some = 0;
+    for (let k = 0; k < 600; k++) {
+      let t = [coldTemplate(), '# Mine\n\n## Session history\n- old\n', '# Mine\r\n\r\n## Session history\r\n- old\r\n', '# Mine\n\n## Session history\n- old'][rnd(4)];
+      for (let i = 0; i < 6; i++) {
+        const entries = Array.from({ length: 1 + rnd(3) }, () => ({ section: sections[rnd(sections.length)], line: lines[rnd(lines.length)] }));
+        let expect = t;
+        for (const { section, line } of entries) expect = insertBySplit(expect, section, `- ${oneLine(line)}`);
+        const got = insertLines(t, entries);
+        assert.equal(got.text, expect, JSON.stringify({ t, entries }));
+        if (got.added !== undefined) {
+          assert.equal(got.text, t + got.added, JSON.stringify({ t, entries }));
+          some++;
+        }
+        // The answer itself (most often) or a copy of it, as the next change reads it.
+        t = rnd(4) ? got.text : (' ' + got.text).slice(1);
+      }
+    }
+    assert.ok(some > 100, `many changes add at the end only (${some})`);
+    // The cold file's step lines, one change after another: every one said.
+    let t = coldTemplate();
+    t = insertLines(t, [{ section: 'Session history', line: 'first' }]).text;
+    for (let i = 0; i < 20; i++) {
+      const got = insertLines(t, [{ section: 'Session history', line: `step s${i} completed` }]);
+      assert.equal(got.added, `- step s${i} completed\n`);
+      t = got.text;
     }
   });
 

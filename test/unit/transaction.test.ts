@@ -1,14 +1,15 @@
 // The multi-file transaction engine: a refused plan writes nothing; bytes that are wrong once on
 // disk are undone in every file; a file changed under a change makes it a conflict with the
 // files already renamed put back; concurrent writers of one ledger never lose a change.
-import { test, describe } from 'node:test';
+import { test, describe, mock } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import nodeFs from 'node:fs';
 import * as path from 'node:path';
 import { spawn } from 'node:child_process';
 import { parse as parseYaml } from 'yaml';
 import { journalLeft, workspace } from './fileHelpers';
-import { runTransaction, type TxPlanner } from '../../src/core/engine/transaction';
+import { observersSettled, runTransaction, type TxPlanner } from '../../src/core/engine/transaction';
 import { readHistory } from '../../src/core/store/history';
 import { nativeRealPathOnce, withRealPathScope } from '../../src/core/store/safePath';
 import { WaymarkError } from '../../src/core/errors';
@@ -178,6 +179,46 @@ describe('runTransaction', () => {
     assert.equal(fs.readFileSync(b, 'utf8'), 'b rewritten\n');
     assert.notEqual(fs.statSync(b).ino, ino, 'replaced');
     assert.deepEqual(journalLeft(root), []);
+  });
+
+  test('an append whose planner hands the bytes it adds (TxWrite.added) is added in place with them; bytes of another length than the text adds are refused before anything is written', async () => {
+    const { root, a, b } = twoFiles();
+    const ino = fs.statSync(b).ino;
+    const write = (text: string, added: string): TxPlanner<number> => ({ operation: 'test-write', files: [a, b], plan: () => ({ writes: [{ file: a, text: `a ${text}`, entry: { to: { v: 1 } } }, { file: b, text, entry: null, append: true, added }], result: (e) => e.length }) });
+    assert.equal(await runTransaction(tx(root), write('b old\nmore é\n', 'more é\n')), 1);
+    assert.equal(fs.readFileSync(b, 'utf8'), 'b old\nmore é\n');
+    assert.equal(fs.statSync(b).ino, ino, 'added to in place');
+    // The intent recorded what was handed: the bytes added and where they start.
+    const slot = fs.readdirSync(path.join(root, '.waymark', 'journal')).find((n) => n.startsWith('tx.'))!;
+    const rec = readSlotRecord(fs.readFileSync(path.join(root, '.waymark', 'journal', slot), 'utf8').replace(/^WAYMARK-TX 1 done /, 'WAYMARK-TX 1 live '));
+    const w = (JSON.parse((rec as { body: string }).body) as { writes: { file: string; text: string; append?: number; after: string }[] }).writes.find((x) => x.file === b)!;
+    assert.deepEqual([w.text, w.append, w.after], ['more é\n', 'b old\n'.length, sha256Hex('b old\nmore é\n')]);
+    // Bytes of another length than the text adds, or none: a bug of the planner, refused, nothing written.
+    for (const [text, added] of [['b old\nmore é\nnext\n', 'ext\n'], ['b old\nmore é\nnext\n', 'a next\n'], ['b old\nmore é\nnext\n', '']]) {
+      await assert.rejects(runTransaction(tx(root), write(text, added)), /not the end of its new text/);
+      assert.deepEqual([fs.readFileSync(a, 'utf8'), fs.readFileSync(b, 'utf8')], ['a b old\nmore é\n', 'b old\nmore é\n']);
+    }
+    assert.equal(readHistory(root, a).length, 1);
+  });
+
+  test('a change completing its intent on the thread pool (TxContext.completeLater): the next change of the process starts only once that intent is gone', async () => {
+    const { root, a, b } = twoFiles();
+    // The removal on the pool held back 300 ms, as a busy journal may hold it.
+    const unlink = nodeFs.unlink;
+    mock.method(nodeFs, 'unlink', (p: fs.PathLike, cb: fs.NoParamCallback) => setTimeout(() => unlink(p, cb), 300));
+    try {
+      const noLine = (file: string, text: string): TxPlanner<string[]> => ({ operation: 'test-write', files: [file], plan: () => ({ writes: [{ file, text, entry: null }], result: () => [] }) });
+      await runTransaction({ ...tx(root), completeLater: true }, noLine(a, 'a new\n'));
+      // Started at once: by the time it reads its files, the first change's intent file is gone.
+      let seen: string[] | undefined;
+      await runTransaction(tx(root), { operation: 'test-write', files: [b], plan: () => ((seen = journalLeft(root)), { writes: [{ file: b, text: 'b new\n', entry: null }], result: () => [] }) });
+      assert.deepEqual(seen, []);
+      await observersSettled();
+      assert.deepEqual([fs.readFileSync(a, 'utf8'), fs.readFileSync(b, 'utf8')], ['a new\n', 'b new\n']);
+      assert.deepEqual(journalLeft(root), []);
+    } finally {
+      mock.restoreAll();
+    }
   });
 
   test('a journal file naming a file outside the workspace is never replayed: moved aside, nothing written there', async () => {

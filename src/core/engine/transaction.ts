@@ -56,6 +56,14 @@ export interface TxWrite {
    */
   append?: boolean;
   /**
+   * With `append`: the bytes `text` adds at the end of the text the planner was handed for this
+   * file (`text` is that text and these, by construction: memory's insertLines), so the change
+   * takes them as the bytes to add instead of comparing `text`'s head with the text read (a cold
+   * file of 100 KB and more). Checked by length only (see suffixOf); a planner handing bytes of
+   * another length is a bug, thrown before anything is written.
+   */
+  added?: string;
+  /**
    * The SHA-256 (hex) of the bytes the planner was handed for this file and of `text`, when it has
    * them already (a workflow write's parses: `WorkflowState.contentHash` of each text): the intent
    * takes them instead of hashing both texts again. Ignored for `remove` and appends in place.
@@ -124,6 +132,15 @@ export interface TxContext {
   /** Files written in the same change as the planner's, from its history lines (memory's cold-file line). */
   companions?: WriteCompanion[];
   logger?: Logger;
+  /**
+   * A change made after a long-lived face's answer (memory's batch in the MCP server): its intent,
+   * once every file of it is durable, is completed on the thread pool (an intent file of its own
+   * removed by `fs.unlink` there), the change not waiting for the removal; `observersSettled`
+   * waits for it. Nothing is less durable: the removal is not flushed either way, and a process
+   * killed before it leaves an intent every file of which is already at its new bytes (the next
+   * writer removes it, redoing nothing).
+   */
+  completeLater?: boolean;
 }
 
 /** The `after` of a removed file in the intent journal. */
@@ -165,7 +182,9 @@ function readTarget(target: string): string | undefined {
  */
 interface AppendedBytes {
   text: string;
-  bytes: Buffer;
+  /** The whole bytes, as the bytes before the append (as read) and the bytes it added: not copied into one buffer. */
+  head: Buffer;
+  tail: Buffer;
   hash: crypto.Hash;
 }
 const appendedBytes = new Map<string, AppendedBytes>();
@@ -182,7 +201,7 @@ function readKnown(target: string, known: Map<string, Buffer>): string | undefin
     throw new WaymarkError('unreadable', `Cannot read ${target}: ${errorMessage(e)}.`, target);
   }
   const memo = appendedBytes.get(target);
-  if (memo !== undefined && bytes.equals(memo.bytes)) {
+  if (memo !== undefined && bytes.length === memo.head.length + memo.tail.length && bytes.subarray(0, memo.head.length).equals(memo.head) && bytes.subarray(memo.head.length).equals(memo.tail)) {
     known.set(target, bytes);
     return memo.text;
   }
@@ -198,7 +217,7 @@ function rememberAppend(target: string, text: string, before: Buffer, suffix: st
     return;
   }
   if (appendedBytes.size >= APPENDED_FILES && !appendedBytes.has(target)) appendedBytes.clear();
-  appendedBytes.set(target, { text, bytes: Buffer.concat([before, Buffer.from(suffix, 'utf8')]), hash });
+  appendedBytes.set(target, { text, head: before, tail: Buffer.from(suffix, 'utf8'), hash });
 }
 
 /** The real path every file of the change is locked, read and renamed by. */
@@ -498,7 +517,10 @@ async function planCompanions(
       const abs = path.resolve(file);
       if (!files.includes(abs)) throw new Error(`a write companion plans a write to ${file}, which it did not name`);
       // A companion's files (memory's) are added to: a cold line is written at the file's end in place.
-      if (text !== texts.get(abs)) writes.push({ file: abs, text, entry: null, append: true });
+      if (text !== texts.get(abs)) {
+        const added = res.added?.get(file);
+        writes.push({ file: abs, text, entry: null, append: true, ...(added !== undefined ? { added } : {}) });
+      }
     }
     res.covered.forEach((v, k) => {
       if (v && k < lines.length) covered[lines[k].i] = true;
@@ -522,8 +544,17 @@ interface TxItem {
 
 /** What an `append` write adds to `before`, when its new bytes are `before` and more; else undefined (it is replaced). */
 function suffixOf(w: TxWrite, before: string | undefined): string | undefined {
+  if (!w.append || w.remove || w.unchanged || before === undefined || w.text.length <= before.length) return undefined;
+  if (w.added !== undefined) {
+    // The planner's word that `text` is `before` and these bytes, checked by length only: `text` is
+    // a string built by concatenation (a rope over the text read), and reading any character of it
+    // (a compare of its head or its end) first copies all of it into one flat string, the pass
+    // over 100 KB and more that this field is there to save.
+    if (w.added.length === 0 || w.text.length !== before.length + w.added.length) throw new Error(`the bytes said to be added to ${w.file} are not the end of its new text`);
+    return w.added;
+  }
   // The head compared as a string (one memory compare), not by startsWith (a character at a time).
-  if (!w.append || w.remove || w.unchanged || before === undefined || w.text.length <= before.length || w.text.slice(0, before.length) !== before) return undefined;
+  if (w.text.slice(0, before.length) !== before) return undefined;
   return w.text.slice(before.length);
 }
 
@@ -561,6 +592,8 @@ function intentWrites(items: readonly TxItem[]): TxIntent['writes'] {
 
 /** Runs `planner` as one transaction (see the file header), resolving each naming real path once (store/safePath.ts). */
 export function runTransaction<R>(tx: TxContext, planner: TxPlanner<R>): Promise<R> {
+  // No change starts while an intent of this process completed on the thread pool is still there (laterRemovals).
+  if (laterRemovals !== undefined) return laterRemovals.then(() => runTransaction(tx, planner));
   return withRealPathScope(() => runTransactionScoped(tx, planner));
 }
 
@@ -860,7 +893,17 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
   // When an observer failed the intent stays, and the next writer runs them once more.
   const done = intentPath;
   if (!later.length) {
-    if (done && observersOk) completeTxIntent(done);
+    if (done && observersOk) {
+      if (tx.completeLater) {
+        const removed: Promise<void> = Promise.all([laterRemovals, completeTxIntentAsync(done)]).then(() => {
+          if (laterRemovals === removed) laterRemovals = undefined;
+        });
+        laterRemovals = removed;
+        deferredChain = Promise.all([deferredChain, removed]).then(() => undefined);
+      } else {
+        completeTxIntent(done);
+      }
+    }
   } else {
     // After the answer, told in the order of the writes (not after the last write's have
     // finished: an observer may batch); the intent stays until they ran.
@@ -873,6 +916,14 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
   }
   return plan.result(entries, proved);
 }
+
+/**
+ * The removal of an intent completed on the thread pool (TxContext.completeLater) still running:
+ * the next change of this process waits for it before it starts, so no change of this process
+ * follows one whose intent is still there (a kill then would leave it to be judged against the
+ * later change's bytes).
+ */
+let laterRemovals: Promise<void> | undefined;
 
 /** The deferred observers of this process's writes, run one after another (see WriteObserver). */
 let deferredChain: Promise<void> = Promise.resolve();

@@ -118,6 +118,11 @@ export interface SessionRecordWrite {
   text?: string;
 }
 
+/** `afterAnswer`: the change is made after a long-lived face answered (memory's batch): its intent is completed on the thread pool (TxContext.completeLater). */
+export interface ChangeOptions {
+  afterAnswer?: boolean;
+}
+
 export class MemoryFiles {
   constructor(
     readonly hotFile: string,
@@ -148,14 +153,15 @@ export class MemoryFiles {
    * `appendTo`: the cold file, only ever added to (its lines are written at its end in place when
    * they go there: TxWrite.append).
    */
-  private change<T>(operation: string, files: string[], plan: (texts: ReadonlyMap<string, string | undefined>) => { texts: Map<string, string>; result: T }, record?: SessionRecordWrite, appendTo?: string): Promise<T> {
+  private change<T>(operation: string, files: string[], plan: (texts: ReadonlyMap<string, string | undefined>) => { texts: Map<string, string>; result: T; added?: string }, record?: SessionRecordWrite, appendTo?: string, opts?: ChangeOptions): Promise<T> {
     const rec = record ? safeWritePath(this.root, record.file, 'memory session') : undefined;
-    return runTransaction({ root: this.root, now: () => new Date() }, {
+    return runTransaction({ root: this.root, now: () => new Date(), ...(opts?.afterAnswer ? { completeLater: true } : {}) }, {
       operation,
       files: rec ? [...files, rec] : files,
       plan: (texts) => {
         const p = plan(texts);
-        const writes = [...p.texts].map(([file, text]) => ({ file, text, entry: null, ...(file === appendTo ? { append: true } : {}) }));
+        // `added`: what insertLines added at the end of the cold text it was handed (TxWrite.added).
+        const writes = [...p.texts].map(([file, text]) => ({ file, text, entry: null, ...(file === appendTo ? { append: true, ...(p.added !== undefined ? { added: p.added } : {}) } : {}) }));
         // The session record (current session) changes with the hot file, in the same change.
         if (rec && record!.text !== undefined) writes.push({ file: rec, text: record!.text, entry: null });
         else if (rec && texts.get(rec) !== undefined) writes.push({ file: rec, text: '', remove: true, entry: null } as (typeof writes)[number]);
@@ -189,31 +195,30 @@ export class MemoryFiles {
    * The hot file changed by `fn` and `cold` entries added to the cold file, one change: lines moved
    * from the hot file to the cold one are never lost or kept twice by a writer killed in between.
    */
-  async updateBoth(fn: (h: HotState) => { section: ColdSection; line: string }[] | void, record?: SessionRecordWrite): Promise<HotState> {
+  async updateBoth(fn: (h: HotState) => { section: ColdSection; line: string }[] | void, record?: SessionRecordWrite, opts?: ChangeOptions): Promise<HotState> {
     const hot = this.target('hot');
     const coldReal = this.target('cold');
     return this.change('memory-move', [hot, coldReal], (texts) => {
       const h = texts.get(hot) === undefined ? emptyHot() : parseHot(texts.get(hot)!);
       const cold = fn(h) ?? [];
       const out = new Map([[hot, renderHot(h)]]);
-      if (cold.length) {
-        let text = texts.get(coldReal) ?? coldTemplate();
-        for (const { section, line } of cold) text = insertInSection(text, section, `- ${oneLine(line)}`);
-        out.set(coldReal, text);
-      }
-      return { texts: out, result: h };
-    }, record, coldReal);
+      if (!cold.length) return { texts: out, result: h };
+      const before = texts.get(coldReal);
+      const { text, added } = insertLines(before ?? coldTemplate(), cold);
+      out.set(coldReal, text);
+      return { texts: out, result: h, ...(before !== undefined ? { added } : {}) };
+    }, record, coldReal, opts);
   }
 
   /** Adds entries at the end of their cold sections; never changes an existing line. */
-  async appendCold(entries: { section: ColdSection; line: string }[]): Promise<void> {
+  async appendCold(entries: { section: ColdSection; line: string }[], opts?: ChangeOptions): Promise<void> {
     if (!entries.length) return;
     const real = this.target('cold');
     await this.change('memory-cold', [real], (texts) => {
-      let text = texts.get(real) ?? coldTemplate();
-      for (const { section, line } of entries) text = insertInSection(text, section, `- ${oneLine(line)}`);
-      return { texts: new Map([[real, text]]), result: undefined };
-    }, undefined, real);
+      const before = texts.get(real);
+      const { text, added } = insertLines(before ?? coldTemplate(), entries);
+      return { texts: new Map([[real, text]]), result: undefined, ...(before !== undefined ? { added } : {}) };
+    }, undefined, real, opts);
   }
 
   readCold(): string {
@@ -254,6 +259,24 @@ export class MemoryFiles {
 
 export function coldTemplate(): string {
   return ['# Orchestrator memory', '', '<!-- Waymark cold memory: append-only. Historic entries are never edited. -->', '', ...COLD_SECTIONS.flatMap((s) => [`## ${s}`, ''])].join('\n');
+}
+
+/**
+ * Adds `- line` for each entry to its cold section (insertInSection, in order) and says what bytes
+ * that added at the text's end when every line went there (the cold file's step lines): the new
+ * text is then `text` and `added`, by construction, and a change adding them to the file in place
+ * hands `added` to the transaction (TxWrite.added), which needs no compare of the new text's head
+ * (100 KB and more) with the text read to find them. Undefined when a line went elsewhere.
+ */
+export function insertLines(text: string, entries: readonly { section: string; line: string }[]): { text: string; added: string | undefined } {
+  let added: string | undefined = '';
+  for (const { section, line } of entries) {
+    const l = `- ${oneLine(line)}`;
+    text = insertInSection(text, section, l);
+    // atEnd holds this very answer (one string, compared as itself) only when the line went at the end.
+    added = added !== undefined && atEnd?.text === text ? `${added}${l}\n` : undefined;
+  }
+  return { text, added };
 }
 
 /** Inserts `line` after the last non-blank line of `## section` (adding the section at the end when missing). */

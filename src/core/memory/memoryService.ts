@@ -6,13 +6,13 @@ import { WaymarkError, errorMessage } from '../errors';
 import { silentLogger, systemClock } from '../ports';
 import type { Clock, Logger } from '../ports';
 import type { HistoryEntry, WorkflowState } from '../types';
-import type { WriteContext } from '../writeHooks';
+import type { CompanionPlan, WriteContext } from '../writeHooks';
 import { appendJournal } from './journal';
 import type { KuzuLoader } from './kuzuStore';
 import { entityId, relPath } from './links';
 import { importCandidates, parseImportFile } from './importers';
 import type { ImportFormat } from './importers';
-import { MemoryFiles } from './memoryFiles';
+import { MemoryFiles, type ChangeOptions } from './memoryFiles';
 import type { EntityRecord, JournalOp, ListFilter, MemoryRecord, RecallItem, RelationRecord, StoreCounts } from './model';
 import { loadMemoryConfig, memoryPaths, type MemoryConfig, type MemoryPaths } from './memoryConfig';
 import { StoreAccess } from './storeAccess';
@@ -282,16 +282,17 @@ export class MemoryService implements MemoryOperations {
       this.batches = this.batches.then(async () => {
         // Test hook: killed with writes answered and their consolidation not done.
         if (process.env.WAYMARK_MEMORY_DIE_BEFORE_BATCH === '1') process.kill(process.pid, 'SIGKILL');
-        await this.handleEvents(batch.map((q) => q.event));
+        // After the writes answered: the batch's own change does not wait for its intent's removal.
+        await this.handleEvents(batch.map((q) => q.event), { afterAnswer: true });
         for (const q of batch) q.resolve();
       });
     }
     return this.batches;
   }
 
-  private async handleEvents(events: WorkflowEvent[]): Promise<void> {
+  private async handleEvents(events: WorkflowEvent[], opts?: ChangeOptions): Promise<void> {
     try {
-      await handleWorkflowEvents(this.m, this, events);
+      await handleWorkflowEvents(this.m, this, events, opts);
     } catch (e) {
       const what = events.length === 1 ? `${events[0].entry.operation} on ${events[0].entry.file}` : `${events.length} writes`;
       this.m.logger.warn(`[memory] workflow event ${what}: ${errorMessage(e)}`);
@@ -312,7 +313,7 @@ export class MemoryService implements MemoryOperations {
    * Their new texts for the write's history lines, under its locks (milestones.ts
    * `companionPlan`), at the real paths companionFiles judged (the files named in `texts`).
    */
-  companionPlan(events: readonly WorkflowEvent[], texts: ReadonlyMap<string, string | undefined>): Promise<{ texts: Map<string, string>; covered: boolean[] }> {
+  companionPlan(events: readonly WorkflowEvent[], texts: ReadonlyMap<string, string | undefined>): Promise<CompanionPlan> {
     // `texts` holds the files companionFiles named for this write: the cold file, and the hot one when named.
     const cold = this.companionTargets?.cold;
     if (cold === undefined || !texts.has(cold)) return Promise.reject(new WaymarkError('unavailable', 'the memory files were not named for this write'));

@@ -3,12 +3,12 @@
 // become cold-file lines; a completed workflow gets its summary memory.
 import { hotPosition } from './sessions';
 import * as path from 'node:path';
-import type { WriteContext } from '../writeHooks';
+import type { CompanionPlan, WriteContext } from '../writeHooks';
 import type { HistoryEntry, WorkflowState } from '../types';
 import { appendJournal } from './journal';
 import type { KuzuStore } from './kuzuStore';
 import { newId, relPath } from './links';
-import { coldTemplate, emptyHot, insertInSection, oneLine, parseHot, renderHot, type ColdSection } from './memoryFiles';
+import { coldTemplate, emptyHot, insertLines, type ChangeOptions, parseHot, renderHot, type ColdSection } from './memoryFiles';
 import type { JournalOp, MemoryRecord } from './model';
 import type { MemoryInternals, MemoryOperations } from './internals';
 
@@ -71,7 +71,7 @@ const lineKey = (line: string) => line.trim().replace(/, \d+ observations consol
  * (`ctx.companions`) only gets its summaries here. An event re-run for a writer killed before
  * its consolidation was done (`ctx.recovered`) adds no cold line already there.
  */
-export async function handleWorkflowEvents(m: MemoryInternals, svc: MemoryOperations, events: readonly WorkflowEvent[]): Promise<void> {
+export async function handleWorkflowEvents(m: MemoryInternals, svc: MemoryOperations, events: readonly WorkflowEvent[], opts?: ChangeOptions): Promise<void> {
   if (!events.length) return;
   const facts = events.map((e) => eventFacts(m, e));
   const steps = facts.filter((f) => f.stepDone);
@@ -100,8 +100,8 @@ export async function handleWorkflowEvents(m: MemoryInternals, svc: MemoryOperat
     await m.files.updateBoth((h) => {
       if (h.fields.activeWorkflow === active) Object.assign(h.fields, pos);
       return lines;
-    });
-  } else if (lines.length) await m.files.appendCold(lines);
+    }, undefined, opts);
+  } else if (lines.length) await m.files.appendCold(lines, opts);
 }
 
 /**
@@ -123,7 +123,7 @@ export function companionFiles(m: MemoryInternals, operation: string, files: rea
  * completed step folds are counted now (a read of the store) and consolidated by the observer
  * once the write landed.
  */
-export async function companionPlan(m: MemoryInternals, svc: MemoryOperations, events: readonly WorkflowEvent[], texts: ReadonlyMap<string, string | undefined>, targets: { cold: string; hot?: string }): Promise<{ texts: Map<string, string>; covered: boolean[] }> {
+export async function companionPlan(m: MemoryInternals, svc: MemoryOperations, events: readonly WorkflowEvent[], texts: ReadonlyMap<string, string | undefined>, targets: { cold: string; hot?: string }): Promise<CompanionPlan> {
   const facts = events.map((e) => eventFacts(m, e));
   const steps = facts.filter((f) => f.stepDone);
   const counts = steps.length ? await pendingCounts(m, steps.map((f) => ({ rel: f.rel, step: f.stepDone }))) : [];
@@ -139,12 +139,14 @@ export async function companionPlan(m: MemoryInternals, svc: MemoryOperations, e
       out.set(hot, renderHot(h));
     }
   }
+  let added: Map<string, string> | undefined;
   if (cold.length) {
-    let text = texts.get(coldFile) ?? coldTemplate();
-    for (const { section, line } of cold) text = insertInSection(text, section, `- ${oneLine(line)}`);
-    out.set(coldFile, text);
+    const before = texts.get(coldFile);
+    const ins = insertLines(before ?? coldTemplate(), cold);
+    out.set(coldFile, ins.text);
+    if (before !== undefined && ins.added !== undefined) added = new Map([[coldFile, ins.added]]);
   }
-  return { texts: out, covered: facts.map(() => true) };
+  return { texts: out, covered: facts.map(() => true), ...(added ? { added } : {}) };
 }
 
 function eventFacts(m: MemoryInternals, { entry, ctx }: WorkflowEvent) {
