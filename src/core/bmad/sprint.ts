@@ -410,6 +410,8 @@ function isStoryParse(p: string, s: StoryFile | undefined): s is StoryFile {
   if (s.title === undefined && s.status === undefined) return false;
   // (`43.0.story.md` titled `# Epic 43: …`, `7.0.po-validation.md` titled `# Epic 7 — PO Validation Report`: the epic's documents.)
   if (s.epicTitle) return false;
+  // (`TD.10.checkpoint-persistence.md`: a one-number series id is a story by its content alone.)
+  if (s.byContent && !(s.status !== undefined && s.storyContent)) return false;
   return !(s.titleLine === undefined && !isStoryStatusWord(s.status) && /^\d{1,3}\.\d{1,3}[a-z]?-[a-z]/i.test(path.basename(p)));
 }
 
@@ -432,6 +434,38 @@ const sprintPatcher: Patcher<SprintReport | undefined> = {
     return cached;
   },
 };
+
+/** The epics documents of a project (its planning, output and docs folders), sorted. */
+function epicsFilesOf(cfg: BmadConfig): string[] {
+  const epicFiles = new Set<string>();
+  for (const d of new Set([cfg.planningArtifacts, cfg.outputFolder, path.join(cfg.root, 'docs'), path.join(cfg.root, 'docs', 'prd')])) {
+    if (inside(cfg.root, d)) epicsFilesIn(d, epicFiles);
+  }
+  return [...epicFiles].sort();
+}
+
+/**
+ * For a project with no sprint (loadSprint undefined: no ledger, no story files): the stories its
+ * epics documents plan (`## Story 1.1: …` sections of `epics.md`), and those documents; undefined
+ * when they plan none. What `waymark sprint` says such a project is waiting for.
+ */
+export function plannedOnly(root: string, opts: SprintOptions = {}): { files: string[]; stories: number } | undefined {
+  const settings = bmadSettings(root, opts);
+  const sub = subProjects(root, settings.installDir);
+  if (sub.length) return plannedOnly(sub[0], { ...opts, config: undefined });
+  const cfg = loadBmadConfig(root, settings);
+  const epics = new Map<number | string, PlannedEpic>();
+  const files: string[] = [];
+  for (const f of epicsFilesOf(cfg)) {
+    const text = readText(f, opts.overrides);
+    if (text === undefined) continue;
+    const before = [...epics.values()].reduce((n, e) => n + e.stories.length, 0);
+    parseEpics(f, text, epics);
+    if ([...epics.values()].reduce((n, e) => n + e.stories.length, 0) > before) files.push(f);
+  }
+  const stories = [...epics.values()].reduce((n, e) => n + e.stories.length, 0);
+  return stories ? { files, stories } : undefined;
+}
 
 function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: Map<string, string>): SprintReport | undefined {
   const opts = { overrides };
@@ -466,12 +500,8 @@ function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: M
   }
   if (!ledger && stories.length === 0) return undefined;
   // Epics.
-  const epicFiles = new Set<string>();
-  for (const d of new Set([cfg.planningArtifacts, cfg.outputFolder, path.join(cfg.root, 'docs'), path.join(cfg.root, 'docs', 'prd')])) {
-    if (inside(cfg.root, d)) epicsFilesIn(d, epicFiles);
-  }
   const epics = new Map<number | string, PlannedEpic>();
-  const sortedEpicFiles = [...epicFiles].sort();
+  const sortedEpicFiles = epicsFilesOf(cfg);
   for (const f of sortedEpicFiles) {
     const text = readText(f, opts.overrides);
     if (text === undefined) continue;
