@@ -405,13 +405,14 @@ function parseStoryFile(p: string): StoryFile | undefined {
  * a name in the mixed form (`05.5-x11-issues.md`, also a tech-spec's) is one when its title says so,
  * or a story status (`# 2.2: Chart` with `## Status` `Done`; a spec's `Status: Unresolved` is not one).
  */
-function isStoryParse(p: string, s: StoryFile | undefined): s is StoryFile {
+function isStoryParse(p: string, s: StoryFile | undefined, epicIds: readonly string[]): s is StoryFile {
   if (!s) return false;
   if (s.title === undefined && s.status === undefined) return false;
   // (`43.0.story.md` titled `# Epic 43: …`, `7.0.po-validation.md` titled `# Epic 7 — PO Validation Report`: the epic's documents.)
   if (s.epicTitle) return false;
-  // (`TD.10.checkpoint-persistence.md`: a one-number series id is a story by its content alone.)
-  if (s.byContent && !(s.status !== undefined && s.storyContent)) return false;
+  // (`TD.10.checkpoint-persistence.md`: a one-number series id is a story by its content alone,
+  // unless the ledger declares the series as an epic: `plot.3.compost-bins.md` under `epic-plot`.)
+  if (s.byContent && !(s.status !== undefined && s.storyContent) && !numberedUnder(path.basename(p), epicIds)) return false;
   return !(s.titleLine === undefined && !isStoryStatusWord(s.status) && /^\d{1,3}\.\d{1,3}[a-z]?-[a-z]/i.test(path.basename(p)));
 }
 
@@ -424,7 +425,8 @@ const sprintPatcher: Patcher<SprintReport | undefined> = {
   identity: (parse) => storyFileIdentity(parse as StoryFile | undefined),
   reparse: parseStoryFile,
   apply: (cached, changed) => {
-    const stories = changed.filter((c) => isStoryParse(c.file, c.parse as StoryFile | undefined)).map((c) => c.parse as StoryFile);
+    const epicIds = ownEpicIdsOf(cached?.ledgers ?? (cached?.ledger ? [cached.ledger] : []));
+    const stories = changed.filter((c) => isStoryParse(c.file, c.parse as StoryFile | undefined, epicIds)).map((c) => c.parse as StoryFile);
     if (!cached) {
       // No sprint, and the files stay what they were (no story among them): still none.
       if (stories.length) throw new Error('a story where the cached sprint had none');
@@ -467,6 +469,11 @@ export function plannedOnly(root: string, opts: SprintOptions = {}): { files: st
   return stories ? { files, stories } : undefined;
 }
 
+/** Epic ids no story name reads without the ledger (`q3`, `ugm`): those of its epics and stories. */
+function ownEpicIdsOf(ledgers: readonly Ledger[]): string[] {
+  return [...new Set(ledgers.flatMap((l) => l.entries.filter((e) => e.kind !== 'unknown' && e.epicId && !/^\d/.test(e.epicId)).map((e) => e.epicId)))];
+}
+
 function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: Map<string, string>): SprintReport | undefined {
   const opts = { overrides };
   const problems: Problem[] = cfg.warnings.map((w) => ({ file: w.file, range: { start: { line: w.line - 1, character: 0 }, end: { line: w.line - 1, character: 0 } }, severity: 'warning' as const, code: 'bmad-config-unreadable', message: w.message }));
@@ -486,15 +493,14 @@ function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: M
   const storyPaths = new Map<string, string>();
   const keys = new Set(ledgers.flatMap((l) => l.entries.filter((e) => e.kind === 'story').map((e) => e.key.toLowerCase())));
   const slugKeys = new Set([...keys].filter((k) => !storyKeyFromName(`${k}.md`)));
-  // Epic ids no story name reads without the ledger (`q3`, `ugm`): those of its epics and stories.
-  const ownEpicIds = [...new Set(ledgers.flatMap((l) => l.entries.filter((e) => e.kind !== 'unknown' && e.epicId && !/^\d/.test(e.epicId)).map((e) => e.epicId)))];
+  const ownEpicIds = ownEpicIdsOf(ledgers);
   for (const d of dirs) storyFilesIn(d, STORY_DEPTH, storyPaths, keys, slugKeys, ownEpicIds);
   const stories: StoryFile[] = [];
   for (const p of storyPaths.keys()) {
     // A story file unchanged since the last cached build is not parsed again (recordingParse).
     const o = opts.overrides?.get(p);
     const s = o !== undefined ? parseStory(p, o) : parseStoryFile(p);
-    if (!isStoryParse(p, s)) continue;
+    if (!isStoryParse(p, s, ownEpicIds)) continue;
     stories.push(s);
     files.push(p);
   }
