@@ -42,7 +42,11 @@ function readText(p) {
     const st = fs.statSync(p);
     if (!st.isFile() || st.size > MAX_FILE) return null;
     // A byte-order mark before the frontmatter's `---` (Windows editors write one) is not text.
-    return fs.readFileSync(p, 'utf8').replace(/^\uFEFF/, '');
+    // UTF-16 with its byte-order mark (a Windows editor's "Unicode"): the text it holds.
+    const bytes = fs.readFileSync(p);
+    if (bytes[0] === 0xff && bytes[1] === 0xfe) return bytes.subarray(2).toString('utf16le');
+    if (bytes[0] === 0xfe && bytes[1] === 0xff) return Buffer.from(bytes.subarray(2, bytes.length - (bytes.length % 2))).swap16().toString('utf16le');
+    return bytes.toString('utf8').replace(/^\uFEFF/, '');
   } catch {
     return null;
   }
@@ -482,7 +486,9 @@ function readLedger(file) {
   if (!data || typeof data !== 'object') return { error: 'not a mapping' };
   // No development_status, the epics holding their stories (`epics: epic-1: {status, stories:
   // {1-1-slug: done}}`, or `epic-1:` at the top): a BMAD user reads the same statuses one level down.
-  const dev = data.development_status ?? nestedStatuses(data);
+  // (`epic_status:` and `story_status:` maps: the same entries parted by kind.)
+  const parted = data.story_status && typeof data.story_status === 'object' ? { ...(data.epic_status && typeof data.epic_status === 'object' ? data.epic_status : {}), ...data.story_status } : null;
+  const dev = data.development_status ?? parted ?? nestedStatuses(data);
   const entries = [];
   // A key listed twice: BMAD's sprint_plan.py and its retrospective script load the ledger with
   // ruamel's round-trip loader, which refuses a repeated key; with two different statuses, which
@@ -643,7 +649,8 @@ export function storyStatus(text) {
     // Sections about the work (Acceptance Criteria, Technical/Dev Notes): a Status there is an ADR's,
     // a criterion's, not the story's. The Dev Agent Record's own lines state the story's, however far down.
     const workNotes = /^(?:acceptance criteria\b|.*\bnotes?$)/.test(h2);
-    const record = h2.startsWith('dev agent record') && !sub;
+    // (So do those of a section recording the finished work in its place: `## ✅ Implementation Complete`.)
+    const record = (h2.startsWith('dev agent record') || /^(?:implementation|development) completed?$/.test(h2.replace(/[^\p{L}\p{N} ]/gu, '').trim())) && !sub;
     // `## Status: done`, `### Status - Done`
     // (a dash only with space before it: `### Status-to-Timeline Mapping` is another heading)
     let m = /^\s{0,3}#{1,6}\s*(?:\*\*)?\s*(?:story\s+|current\s+)?(?:status|statut|estado|estatus|stato|статус|状态|狀態|ステータス|상태)(?:\*\*)?\s*(?:[:：]|\s[—–-])\s*(.+)$/i.exec(line);
@@ -1112,7 +1119,8 @@ export function truthFor(repoDir) {
       s.clean = false;
     }
     // v4 and ledger-less projects: the story files alone (no drift is possible; a well-formed one is clean).
-    if (ledgerFiles.length === 0) {
+    // So with ledgers that list no story (empty, or another tool's format): the files are the stories.
+    if (ledgerFiles.length === 0 || !stories.length) {
       const dirs = [folders.dev_story_location, path.join(p.root, 'docs', 'stories'), folders.implementation_artifacts, folders.sprint_artifacts].filter(Boolean);
       // A word before the numbers (`pm-01-1-slug`) is a module's epic prefix: a story needs two numbers after it
       // (`week-3-build-plan.md` is a plan of week 3, not story 3 of an epic `week`).
@@ -1132,7 +1140,24 @@ export function truthFor(repoDir) {
       // `epics/epic-2-maps/stories/03-square-cells.md`): the folder names the epic, the file only the
       // story's number; a story when it says so (a `# Story …` heading or a status), as a reader of the folder would take it.
       const inEpic = (f) => !!epicFolderId(f) && (!!storyStatus(readText(f) ?? '') || /^#\s+(?:\S+\s+)?story\b/im.test((readText(f) ?? '').slice(0, 2000)));
-      const named = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && !dated(path.basename(f)) && !span(path.basename(f)) && (storyId(idOfFileName(path.basename(f)).id) || level1(path.basename(f)) || inEpic(f)) && !epicDocument(f));
+      // A team's one-number series (`TD.10.checkpoint-persistence.md`, `BUG.001.x.md`): its name alone
+      // says little (`notes.2.draft.md`); a story when its content is the story template's: a status,
+      // an Acceptance Criteria section and a Tasks section.
+      const oneSeries = (f) => {
+        if (!/^[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*\.\d{1,4}[a-z]?\.[a-z][^.]*\.md$/i.test(path.basename(f))) return false;
+        const text = readText(f) ?? '';
+        return !!storyStatus(text) && /^#{1,6}\s+[^\n]*\bacceptance criteria\b/im.test(text) && /^#{1,6}\s+[^\n]*\btasks?\b/im.test(text);
+      };
+      // A file with a story's name whose sections are all the Test Architect's (`## TEA - NFR
+      // Assessment`, `## TEA - Requirements Trace`), no status: TEA's record, written under the
+      // story's name when it found no story file ("source story not found … created as part of the
+      // NFR assessment workflow"), not a story.
+      const noStory = (f) => {
+        const text = readText(f) ?? '';
+        const sections = text.match(/^##\s+.*$/gm) ?? [];
+        return !storyStatus(text) && sections.length > 0 && sections.every((h) => /^##\s+TEA\s+[-—–:]/.test(h));
+      };
+      const named = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && !dated(path.basename(f)) && !span(path.basename(f)) && (storyId(idOfFileName(path.basename(f)).id) || level1(path.basename(f)) || inEpic(f) || oneSeries(f)) && !epicDocument(f) && !noStory(f));
       const fileId = (f) => epicFolderId(f) ?? idOfFileName(path.basename(f)).id;
       // Files sharing one story number (`1-1-initialize-monorepo.md`, `STORY-1-1-COMPLETION.md`): when
       // exactly one of them holds the story itself (BMAD's story template: a `## Story` section, the

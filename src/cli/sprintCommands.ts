@@ -4,7 +4,7 @@ import type { CliCommand, CliContext } from './framework';
 import { statusWorktrees } from './gitCommands';
 import { ticketTreeAt, treeSprintJson, treeSprintText } from './treeCommands';
 import { flagString, requirePositional } from './framework';
-import { PLAN_STATUS_WORDS, WaymarkError, clip, clipLongWords, createStateCore, findWorkspaceRoot, hasTicketTree, isBmadProjectFolder, loadSprint, resolveStoryRef, storyRefMessage, type Problem, type SprintReport, type SprintStory, type StoryWriteOptions, type StoryWriteResult, type TicketWriteResult } from '../core/index';
+import { PLAN_STATUS_WORDS, WaymarkError, clip, clipLongWords, createStateCore, findWorkspaceRoot, hasTicketTree, isBmadProjectFolder, loadSprint, plannedOnly, resolveStoryRef, storyRefMessage, type Problem, type SprintReport, type SprintStory, type StoryWriteOptions, type StoryWriteResult, type TicketWriteResult } from '../core/index';
 
 const WRITE_HELP = `Options:
   --root DIR          the project folder (default: the nearest folder above holding _bmad, .waymark or .git)
@@ -128,7 +128,15 @@ const sprint: CliCommand = {
       ctx.stdout(lines.join('\n') + '\n');
       return treeErrors ? 1 : 0;
     }
-    if (!r) throw new WaymarkError('unreadable', `No BMAD sprint under ${display(root, ctx.cwd) || '.'}: no sprint-status.yaml and no story files. Run BMAD sprint planning first.`, root);
+    if (!r) {
+      // Stories planned only inside the epics document (`## Story 1.1` sections, no story files yet): said, with the step that starts tracking them.
+      const planned = plannedOnly(root);
+      if (planned) {
+        const docs = planned.files.map((f) => display(f, ctx.cwd));
+        throw new WaymarkError('unreadable', `No BMAD sprint under ${display(root, ctx.cwd) || '.'} yet: its ${planned.stories} stor${planned.stories === 1 ? 'y is' : 'ies are'} planned only inside ${docs.slice(0, 3).join(', ')}${docs.length > 3 ? ` and ${docs.length - 3} more` : ''} (\`## Story N.M\` sections), with no sprint-status.yaml and no story files. Run BMAD sprint planning (bmad-sprint-planning) to write sprint-status.yaml from the epics, then create-story for the first story (on v4, the SM's *draft writes it); waymark sprint lists them from then on.`, root);
+      }
+      throw new WaymarkError('unreadable', `No BMAD sprint under ${display(root, ctx.cwd) || '.'}: no sprint-status.yaml and no story files. Run BMAD sprint planning first.`, root);
+    }
     const errors = r.problems.filter((p) => p.severity === 'error').length;
     if (ctx.json) {
       ctx.stdout(JSON.stringify(sprintJson(r, ctx.cwd)) + '\n');

@@ -74,7 +74,7 @@ export { listLeases } from './protocol/leases';
 
 // BMAD sprint: ledger, story files, epics, gates and the drift between them (core-bmad).
 export { isBmadProjectFolder } from './bmad/config';
-export { loadSprint, findStory, type SprintReport } from './bmad/sprint';
+export { loadSprint, findStory, plannedOnly, type SprintReport } from './bmad/sprint';
 export { setStoryStatus, type StoryWriteOptions, type StoryWriteResult } from './bmad/storyWrite';
 export { type TicketWriteResult } from './bmad/planWrite';
 export { PLAN_STATUS_WORDS } from './bmad/planStatus';

@@ -213,6 +213,8 @@ export function classifyStoryKey(key: string, epicIds?: Iterable<string>): Ledge
   // (story 10 of epic 8, as `e1-s2` says), or a module's prefix before it (story 1 of epic `ap-1`,
   // the ledger's `ap-1-1-slug`).
   const dotted = /^story-(?:e(?:p|pic)?[-_]?(?=\d)|([a-z][a-z0-9]+)-(?=\d))?(\d+[a-z]?)\.(\d+[a-z]?)(?:\.(\d+[a-z]?))?(?=-|$)/.exec(lower);
+  // `1.1`, `3.4`: the story's number alone, dotted as the epics document numbers it (a `story_status:` map's keys).
+  if (/^\d+[a-z]?\.\d+[a-z]?$/.test(lower)) lower = lower.replace('.', '-');
   if (dotted) lower = `${dotted[1] !== undefined ? `${dotted[1]}-` : ''}${dotted[4] !== undefined ? `${dotted[2]}.${dotted[3]}-${dotted[4]}` : `${dotted[2]}-${dotted[3]}`}${lower.slice(dotted[0].length)}`;
   // `e-01-1-slug`, `e0-1-slug`, `ep2-3-slug`: the letters say "epic" (the ledger's `epic-01`), unless
   // the ledger declares an epic of that very name (a module called `e`).
@@ -469,9 +471,11 @@ export function parseLedger(file: string, text: string): Ledger {
       }
       const key = m[3].trim();
       const v = valueSpan(line, m[4]);
-      if (key === 'development_status') {
+      // `story_status:` and `epic_status:` maps (a ledger a team's own sprint planning wrote, the
+      // statuses parted by kind): development_status's entries, under two keys.
+      if (key === 'development_status' || ((key === 'story_status' || key === 'epic_status') && !/\S/.test(v.raw))) {
         section = 'dev';
-        ledger.statusLine = i;
+        if (key === 'development_status' || ledger.statusLine < 0) ledger.statusLine = i;
         continue;
       }
       if (key === 'action_items') {

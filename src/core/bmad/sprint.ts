@@ -405,11 +405,14 @@ function parseStoryFile(p: string): StoryFile | undefined {
  * a name in the mixed form (`05.5-x11-issues.md`, also a tech-spec's) is one when its title says so,
  * or a story status (`# 2.2: Chart` with `## Status` `Done`; a spec's `Status: Unresolved` is not one).
  */
-function isStoryParse(p: string, s: StoryFile | undefined): s is StoryFile {
+function isStoryParse(p: string, s: StoryFile | undefined, epicIds: readonly string[]): s is StoryFile {
   if (!s) return false;
   if (s.title === undefined && s.status === undefined) return false;
   // (`43.0.story.md` titled `# Epic 43: …`, `7.0.po-validation.md` titled `# Epic 7 — PO Validation Report`: the epic's documents.)
   if (s.epicTitle) return false;
+  // (`TD.10.checkpoint-persistence.md`: a one-number series id is a story by its content alone,
+  // unless the ledger declares the series as an epic: `plot.3.compost-bins.md` under `epic-plot`.)
+  if (s.byContent && !(s.status !== undefined && s.storyContent) && !numberedUnder(path.basename(p), epicIds)) return false;
   return !(s.titleLine === undefined && !isStoryStatusWord(s.status) && /^\d{1,3}\.\d{1,3}[a-z]?-[a-z]/i.test(path.basename(p)));
 }
 
@@ -422,7 +425,8 @@ const sprintPatcher: Patcher<SprintReport | undefined> = {
   identity: (parse) => storyFileIdentity(parse as StoryFile | undefined),
   reparse: parseStoryFile,
   apply: (cached, changed) => {
-    const stories = changed.filter((c) => isStoryParse(c.file, c.parse as StoryFile | undefined)).map((c) => c.parse as StoryFile);
+    const epicIds = ownEpicIdsOf(cached?.ledgers ?? (cached?.ledger ? [cached.ledger] : []));
+    const stories = changed.filter((c) => isStoryParse(c.file, c.parse as StoryFile | undefined, epicIds)).map((c) => c.parse as StoryFile);
     if (!cached) {
       // No sprint, and the files stay what they were (no story among them): still none.
       if (stories.length) throw new Error('a story where the cached sprint had none');
@@ -432,6 +436,43 @@ const sprintPatcher: Patcher<SprintReport | undefined> = {
     return cached;
   },
 };
+
+/** The epics documents of a project (its planning, output and docs folders), sorted. */
+function epicsFilesOf(cfg: BmadConfig): string[] {
+  const epicFiles = new Set<string>();
+  for (const d of new Set([cfg.planningArtifacts, cfg.outputFolder, path.join(cfg.root, 'docs'), path.join(cfg.root, 'docs', 'prd')])) {
+    if (inside(cfg.root, d)) epicsFilesIn(d, epicFiles);
+  }
+  return [...epicFiles].sort();
+}
+
+/**
+ * For a project with no sprint (loadSprint undefined: no ledger, no story files): the stories its
+ * epics documents plan (`## Story 1.1: …` sections of `epics.md`), and those documents; undefined
+ * when they plan none. What `waymark sprint` says such a project is waiting for.
+ */
+export function plannedOnly(root: string, opts: SprintOptions = {}): { files: string[]; stories: number } | undefined {
+  const settings = bmadSettings(root, opts);
+  const sub = subProjects(root, settings.installDir);
+  if (sub.length) return plannedOnly(sub[0], { ...opts, config: undefined });
+  const cfg = loadBmadConfig(root, settings);
+  const epics = new Map<number | string, PlannedEpic>();
+  const files: string[] = [];
+  for (const f of epicsFilesOf(cfg)) {
+    const text = readText(f, opts.overrides);
+    if (text === undefined) continue;
+    const before = [...epics.values()].reduce((n, e) => n + e.stories.length, 0);
+    parseEpics(f, text, epics);
+    if ([...epics.values()].reduce((n, e) => n + e.stories.length, 0) > before) files.push(f);
+  }
+  const stories = [...epics.values()].reduce((n, e) => n + e.stories.length, 0);
+  return stories ? { files, stories } : undefined;
+}
+
+/** Epic ids no story name reads without the ledger (`q3`, `ugm`): those of its epics and stories. */
+function ownEpicIdsOf(ledgers: readonly Ledger[]): string[] {
+  return [...new Set(ledgers.flatMap((l) => l.entries.filter((e) => e.kind !== 'unknown' && e.epicId && !/^\d/.test(e.epicId)).map((e) => e.epicId)))];
+}
 
 function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: Map<string, string>): SprintReport | undefined {
   const opts = { overrides };
@@ -452,26 +493,21 @@ function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: M
   const storyPaths = new Map<string, string>();
   const keys = new Set(ledgers.flatMap((l) => l.entries.filter((e) => e.kind === 'story').map((e) => e.key.toLowerCase())));
   const slugKeys = new Set([...keys].filter((k) => !storyKeyFromName(`${k}.md`)));
-  // Epic ids no story name reads without the ledger (`q3`, `ugm`): those of its epics and stories.
-  const ownEpicIds = [...new Set(ledgers.flatMap((l) => l.entries.filter((e) => e.kind !== 'unknown' && e.epicId && !/^\d/.test(e.epicId)).map((e) => e.epicId)))];
+  const ownEpicIds = ownEpicIdsOf(ledgers);
   for (const d of dirs) storyFilesIn(d, STORY_DEPTH, storyPaths, keys, slugKeys, ownEpicIds);
   const stories: StoryFile[] = [];
   for (const p of storyPaths.keys()) {
     // A story file unchanged since the last cached build is not parsed again (recordingParse).
     const o = opts.overrides?.get(p);
     const s = o !== undefined ? parseStory(p, o) : parseStoryFile(p);
-    if (!isStoryParse(p, s)) continue;
+    if (!isStoryParse(p, s, ownEpicIds)) continue;
     stories.push(s);
     files.push(p);
   }
   if (!ledger && stories.length === 0) return undefined;
   // Epics.
-  const epicFiles = new Set<string>();
-  for (const d of new Set([cfg.planningArtifacts, cfg.outputFolder, path.join(cfg.root, 'docs'), path.join(cfg.root, 'docs', 'prd')])) {
-    if (inside(cfg.root, d)) epicsFilesIn(d, epicFiles);
-  }
   const epics = new Map<number | string, PlannedEpic>();
-  const sortedEpicFiles = [...epicFiles].sort();
+  const sortedEpicFiles = epicsFilesOf(cfg);
   for (const f of sortedEpicFiles) {
     const text = readText(f, opts.overrides);
     if (text === undefined) continue;

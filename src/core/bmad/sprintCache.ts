@@ -26,7 +26,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readTextIfRegular, readToEnd } from '../store/safeRead';
+import { readRegularFileSync, readToEnd } from '../store/safeRead';
 import { version as WAYMARK_VERSION } from '../../../package.json';
 import { writeFileAtomic } from '../store/atomicWrite';
 import { safeMkdir } from '../store/safePath';
@@ -251,7 +251,7 @@ function readKeyed(file: string, maxBytes: number): { key?: [string, string, str
     if (!st.isFile() || st.size > BigInt(Math.min(maxBytes, Number.MAX_SAFE_INTEGER))) return { key };
     const bytes = readToEnd(fd, Number(st.size));
     kept?.set(file, { stat: st, bytes });
-    return { key, text: bytes.toString('utf8') };
+    return { key, text: bmadText(bytes) };
   } catch {
     return { key: statKey(file) };
   } finally {
@@ -260,6 +260,26 @@ function readKeyed(file: string, maxBytes: number): { key?: [string, string, str
     } catch {
       // already closed: nothing to release
     }
+  }
+}
+
+/**
+ * A BMAD file's text: UTF-8, or UTF-16 after its byte-order mark (a story saved by a Windows editor as
+ * "Unicode", `FF FE`): read as what it says, so the story is listed with its status. Waymark writes
+ * UTF-8 only: a write to such a file is refused with its reason (store/safeRead `encodingRefusal`).
+ */
+function bmadText(bytes: Buffer): string {
+  if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) return bytes.subarray(2).toString('utf16le');
+  if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) return Buffer.from(bytes.subarray(2, bytes.length - (bytes.length % 2))).swap16().toString('utf16le');
+  return bytes.toString('utf8');
+}
+
+/** A regular file's text (bmadText) up to maxBytes, or undefined. */
+function readTextIfRegular(file: string, maxBytes: number): string | undefined {
+  try {
+    return bmadText(readRegularFileSync(file, maxBytes));
+  } catch {
+    return undefined;
   }
 }
 

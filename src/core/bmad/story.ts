@@ -54,6 +54,10 @@ export interface StoryFile {
   hasChangeLog: boolean;
   hasDevAgentRecord: boolean;
   eol: '\n' | '\r\n';
+  /** Named by a one-number series id (`TD.10.checkpoint-persistence.md`): a story only by its content (storyByContent). */
+  byContent?: true;
+  /** An Acceptance Criteria section and a Tasks section: the story template's own sections. */
+  storyContent?: true;
 }
 
 /**
@@ -98,7 +102,7 @@ export function storyKeyFromName(file: string, epicIds?: Iterable<string>): Name
   return named ?? undefined;
 }
 
-export type NamedStory = Readonly<{ key: string; epic: number; epicId: string; story: string; v4: boolean }>;
+export type NamedStory = Readonly<{ key: string; epic: number; epicId: string; story: string; v4: boolean; byContent?: true }>;
 
 /**
  * storyKeyFromName's answers without epic ids, by base name (null: no story's). A first sprint asks
@@ -146,6 +150,14 @@ function keyFromName(base: string, epicIds: Iterable<string> | undefined): Named
   if (named && (named[5] !== undefined || (epicIds !== undefined && [...epicIds].includes(named[1].toLowerCase())))) {
     const epicId = named[1].toLowerCase();
     return { key: `${epicId}-${Number(named[2])}${named[3].toLowerCase()}-${named[4].toLowerCase()}`, epic: epicNumber(epicId), epicId, story: `${Number(named[2])}${named[3].toLowerCase()}`, v4: false };
+  }
+  // `TD.10.checkpoint-persistence.md`, `BUG.001.config-mismatch.md`: a team's one-number series (tech
+  // debt, bugs) named as v4 names a story, without `.story` and with no epic the ledger declares. The
+  // name alone is not enough (`notes.2.draft.md`): the file is a story when its content is one
+  // (storyByContent: a status, an Acceptance Criteria section and a Tasks section).
+  if (named && !DOCUMENT_SERIES.test(named[1])) {
+    const epicId = named[1].toLowerCase();
+    return { key: `${epicId}-${Number(named[2])}${named[3].toLowerCase()}-${named[4].toLowerCase()}`, epic: epicNumber(epicId), epicId, story: `${Number(named[2])}${named[3].toLowerCase()}`, v4: false, byContent: true };
   }
   // `PM-1.1.html-generator-script.story.md`: v4's name with a module's letters before the epic's
   // number (as `story-PM-1.1.md` writes it): story 1 of the module's epic pm-1, the ledger's `pm-1-1-…`.
@@ -201,8 +213,11 @@ export function storyKeyFromEpicFolder(file: string): NamedStory | undefined {
   return { key: `${epic}-${story}-${(m[3] ?? 'story').toLowerCase()}`, epic, epicId: String(epic), story, v4: false };
 }
 
-/** `# Story 2: title`, `# Story 02 - title`: a story's title by its number within its epic. */
-const TITLE_IN_EPIC = /^#\s+Story\s+(\d{1,3})([a-z]?)\s*[:\-–—]\s*(.*?)\s*$/i;
+/**
+ * `# Story 2: title`, `# Story 02 - title`: a story's title by its number within its epic; `# Story
+ * Epic 1-1: title`, `# Story Epic1-6 — title`: by its epic's number and its own.
+ */
+const TITLE_IN_EPIC = /^#\s+Story\s+(?:Epic[ \t]?(\d{1,3})[-.])?(\d{1,3})([a-z]?)\s*[:\-–—]\s*(.*?)\s*$/i;
 
 /** The title of a story numbered within its epic's folder (storyKeyFromEpicFolder): its first heading, when that names its number. */
 function titleInEpic(s: StoryFile, lines: readonly string[], start: number): void {
@@ -210,8 +225,8 @@ function titleInEpic(s: StoryFile, lines: readonly string[], start: number): voi
     const line = lines[i].replace(/^\uFEFF/, '');
     if (!line.startsWith('#')) continue;
     const t = TITLE_IN_EPIC.exec(line);
-    if (t && `${Number(t[1])}${t[2].toLowerCase()}` === s.story) {
-      s.title = t[3] ? ownCopy(t[3]) : undefined;
+    if (t && `${Number(t[2])}${t[3].toLowerCase()}` === s.story && (t[1] === undefined || String(Number(t[1])) === s.epicId)) {
+      s.title = t[4] ? ownCopy(t[4]) : undefined;
       s.titleLine = i;
     }
     return;
@@ -256,6 +271,37 @@ const EPIC_TITLE = /^#\s+(?:\*\*|__)?Epic[\s-]*[a-z]{0,3}-?\d+[a-z]?(?:\.\d+)*(?
  */
 const UNNUMBERED_TITLE = /^#\s+(?:\*\*|__)?Story(?:\*\*|__)?\s*[:\-–—]\s*(?=[^\s\d])(.+?)\s*$/i;
 const STORY_TITLE_HEADING = /^#{1,6}\s+(?:\*\*|__)?Story[ \t]+Title\b(?:\*\*|__)?\s*(?:[:：]\s*(.*?))?\s*$/i;
+/**
+ * A section recording the finished work in the Dev Agent Record's place (`## ✅ Implementation
+ * Complete`, then `**Status**: COMPLETED ✅`): its own lines state the story's status, however far down.
+ */
+const COMPLETION_RECORD = /^(?:implementation|development) completed?$/;
+/**
+ * A team's series id as a story's title names it (`# Story TEA-AGENT-001.1: …`, `# Story:
+ * TEA-STREAM-001.1 - …`, `# TEA-DOCS-002.1: …`, `# BUG.001: …`, `# Story TEA-AGENT-001.1-rust: …`):
+ * the id, then the title after a colon or a spaced dash. The file's name starts with that id.
+ */
+const SERIES_TITLE = /^#\s+(?:(?:\*\*|__)?Story(?:\*\*|__)?\s*[:\-–—]?\s+)?([A-Za-z]+(?:[-_][A-Za-z]+)*[-.]\d{1,4}[a-z]?(?:\.\d{1,4}[a-z]?)*(?:-[A-Za-z]+)?)(?:\s*[:：]|\s+[-–—])\s*(.*?)\s*$/;
+/** `Story ID: 003.02`, `## Story ID: 1.2`, `**Story ID:** 4.1`: the number a story's metadata gives it. */
+const STORY_ID = /^\s*(?:#{1,6}\s+)?(?:[-*]\s+)?(?:\*\*|__)?Story[ \t]+ID(?:\*\*|__)?\s*[:：](?:\*\*|__)?\s*(\d{1,4}(?:\.\d{1,4}[a-z]?)+)\b/i;
+
+/** The title of a file whose `Story ID:` line names the number it is named by: its first `#` heading. */
+function storyIdTitle(s: StoryFile, lines: readonly string[], start: number): void {
+  const own = `${s.epicId!.replace(/-/g, '.')}.${s.story}`;
+  let h1: number | undefined;
+  for (let i = start; i < Math.min(lines.length, start + 40); i++) {
+    const line = lines[i].replace(/^\uFEFF/, '');
+    if (h1 === undefined && /^#\s+\S/.test(line)) h1 = i;
+    const m = STORY_ID.exec(line);
+    if (!m) continue;
+    if (h1 !== undefined && m[1].split('.').map((n) => n.replace(/^0+(?=\d)/, '')).join('.').toLowerCase() === own) {
+      s.title = ownCopy(lines[h1].replace(/^\uFEFF/, '').replace(/^#\s+/, '').trim());
+      s.titleLine = h1;
+    }
+    return;
+  }
+}
+
 /** A `Status:` label at the start of a line (`Status:`, `**Status:**`, `- **Status**:`, `Story Status:`). */
 const LABEL = new RegExp(`^\\s*(?:[-*]\\s+)?(?:\\*\\*|__|\\*(?!\\s)|_)?(?:(?:Story|Current)[ \\t]+)?${LABEL_WORD}(?:\\*\\*|__|\\*|_)?${COLON}(?:\\*\\*|__|\\*|_)?`, 'i');
 /** `## Status: Done`, `## Story Status: Done`. */
@@ -417,6 +463,7 @@ export function parseStory(file: string, text: string): StoryFile {
   const byName = storyKeyFromName(file);
   const named = byName ?? storyKeyFromEpicFolder(file);
   const s: StoryFile = { file, key: named?.key, epic: named?.epic, epicId: named?.epicId, story: named?.story, tasks: [], hasFileList: false, hasChangeLog: false, hasDevAgentRecord: false, eol };
+  if (named?.byContent) s.byContent = true;
   let start = 0;
   // Frontmatter (some teams add it): a `status:` key there counts when no Status line follows.
   let fmStatus: { value: string; line: number; start: number; end: number } | undefined;
@@ -451,6 +498,11 @@ export function parseStory(file: string, text: string): StoryFile {
   }
   // Numbered within its epic's folder, titled so too (`# Story 2: Fleet Calendar` in `epic-02/`).
   if (!byName && named && s.title === undefined) titleInEpic(s, lines, start);
+  if (reader.sawCriteria && reader.sawTasks) s.storyContent = true;
+  // No title naming the story and no status, but a `Story ID: 003.02` line naming the number the file
+  // is named by (`003.02.test-units-constant.md` under `# Test UNITS Constant Implementation`): the
+  // story, its first heading its title.
+  if (s.title === undefined && s.titleLine === undefined && s.status === undefined && !s.epicTitle && s.epicId !== undefined && s.story !== undefined) storyIdTitle(s, lines, start);
   const storyLabel = reader.storyLabel;
   if (s.status === undefined && !fmStatus && storyLabel) setStatus(s, storyLabel, storyLabel.line, 'line');
   const trailer = reader.trailer;
@@ -479,6 +531,9 @@ class StoryReader {
   // What the section's title says, tested once per section rather than on each of its lines.
   qaSection = false;
   criteriaSection = false;
+  /** Whether an Acceptance Criteria section, and a Tasks section, were seen. */
+  sawCriteria = false;
+  sawTasks = false;
   workNotesSection = false;
   sectionLevel = 0;
   inTasks = false;
@@ -606,6 +661,8 @@ class StoryReader {
       this.sectionLevel = level;
       this.criteriaLevel = 0;
       this.inTasks = TASKS_HEADING.test(title);
+      if (this.criteriaSection) this.sawCriteria = true;
+      if (this.inTasks) this.sawTasks = true;
       this.reviewSection = /review follow-?ups?/i.test(section);
       this.counters.length = 0;
       this.indents.length = 0;
@@ -641,7 +698,10 @@ class StoryReader {
           s.story = `${Number(t[2])}${t[3].toLowerCase()}`;
         }
       } else if (h[1].length === 1 && !this.sawH1 && !this.sawStory && s.titleLine === undefined && EPIC_TITLE.test(heading) && !/\bstory\b/i.test(heading)) s.epicTitle = true;
-      else {
+      else if (h[1].length === 1 && s.titleLine === undefined && this.seriesTitle(heading, i)) {
+        this.sawStory = true;
+        delete s.epicTitle;
+      } else {
         // (`# Epic 1: Dashboard` then `## Story 1.1: Layout`, `## Story: Layout` or `### Story Title`: the story, written under its epic's name.)
         if (/^#{1,6}\s+(?:\*\*|__)?Story(?:[\s-]+[a-z]{0,3}-?\d|(?:\*\*|__)?\s*[:\-–—]|[ \t]+Title\b)/i.test(heading)) {
           this.sawStory = true;
@@ -663,6 +723,19 @@ class StoryReader {
       return true;
     }
     return false;
+  }
+
+  /** A title naming the team's series id the file is named by (SERIES_TITLE): the words after the id. */
+  seriesTitle(heading: string, i: number): boolean {
+    const t = SERIES_TITLE.exec(heading);
+    if (!t) return false;
+    const name = path.basename(this.s.file).toLowerCase();
+    const id = t[1].toLowerCase();
+    if (!name.startsWith(id) || !/^(?:[-._ ]|md$)/.test(name.slice(id.length))) return false;
+    const title = t[2].replace(/^[*_\s]+|[*_\s]+$/g, '');
+    if (title) this.s.title = ownCopy(title);
+    this.s.titleLine = i;
+    return true;
   }
 
   /** A title without a number (UNNUMBERED_TITLE, STORY_TITLE_HEADING): the story's title; its number is the file name's. */
@@ -811,7 +884,7 @@ class StoryReader {
     // The Dev Agent Record's own lines (not its log subsections), however far down: the dev agent
     // records the story's status there (`**Status:** DONE`, a `| Status | review |` row) when the
     // file states it nowhere above. With a frontmatter status, that is the story's.
-    if (!fmStatus && !this.inSubsection && section.startsWith('dev agent record')) {
+    if (!fmStatus && !this.inSubsection && (section.startsWith('dev agent record') || COMPLETION_RECORD.test(section))) {
       const label = LABEL.exec(line);
       const row = label || !line.trimStart().startsWith('|') ? null : TABLE_STATUS.exec(line);
       const cell = row && !TABLE_RULE.test(this.lines[i + 1] ?? '') ? row : null;
