@@ -1157,7 +1157,18 @@ export function truthFor(repoDir) {
         const sections = text.match(/^##\s+.*$/gm) ?? [];
         return !storyStatus(text) && sections.length > 0 && sections.every((h) => /^##\s+TEA\s+[-—–:]/.test(h));
       };
-      const named = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && !dated(path.basename(f)) && !span(path.basename(f)) && (storyId(idOfFileName(path.basename(f)).id) || level1(path.basename(f)) || inEpic(f) || oneSeries(f)) && !epicDocument(f) && !noStory(f));
+      // A story numbered in one series with no epic (`STORY-001.md`, `story-4-offline-mode.md`, `story7.md`:
+      // BMAD's quick flow and teams planning without epics), in the declared story folder: a story when
+      // the file says so itself, its title naming that number as a story's (`# STORY-001: Project
+      // Setup`, `# Story 4: …`) and the user story BMAD's template holds ("As a …, I want …").
+      const oneNumber = (f) => {
+        const m = /^story[-_ ]?0*(\d{1,4})(?:[-_ ][a-z][^.]*)?\.md$/i.exec(path.basename(f));
+        if (!m) return false;
+        const text = readText(f) ?? '';
+        const t = /^#\s+(?:\*\*)?story[-_ ]?0*(\d{1,4})\b/im.exec(text.slice(0, 2000));
+        return !!t && Number(t[1]) === Number(m[1]) && holdsUserStory(text);
+      };
+      const named = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && !dated(path.basename(f)) && !span(path.basename(f)) && (storyId(idOfFileName(path.basename(f)).id) || level1(path.basename(f)) || inEpic(f) || oneSeries(f) || oneNumber(f)) && !epicDocument(f) && !noStory(f));
       const fileId = (f) => epicFolderId(f) ?? idOfFileName(path.basename(f)).id;
       // Files sharing one story number (`1-1-initialize-monorepo.md`, `STORY-1-1-COMPLETION.md`): when
       // exactly one of them holds the story itself (BMAD's story template: a `## Story` section, the

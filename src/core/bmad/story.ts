@@ -169,6 +169,8 @@ function keyFromName(base: string, epicIds: Iterable<string> | undefined): Named
   }
   const c = classifyStoryKey(bare.slice(0, -3), epicIds);
   if (c) return { key, epic: c.epic, epicId: c.epicId, story: c.story!, v4: false };
+  const spelled = epicSpelledName(base);
+  if (spelled) return spelled;
   // `DOC-002.1-structure-setup.md`, `TEA-STREAM-001.1-channels.md`, `TEA-BUILTIN-001.6.1.catalog.md`:
   // a team's own story id (words in letters, then the epic's number and the story's, dotted, as v4
   // numbers them) before the slug: story 1 of the team's epic `doc-2` (`tea-builtin-1-6`). The
@@ -187,6 +189,22 @@ function keyFromName(base: string, epicIds: Iterable<string> | undefined): Named
   const level1 = LEVEL1_NAME.exec(base);
   if (level1) return { key, epic: -1, epicId: level1[1].toLowerCase(), story: String(Number(level1[2])), v4: false };
   return undefined;
+}
+
+/**
+ * `story-epic-1-2.md`, `story-epic1-2-login.md`, `story-e1-2.md`, `story_ep3_1.md`: the word story,
+ * then the epic spelled as a word or its letter (`epic`, `ep`, `e`), then the epic's and the story's
+ * numbers dashed: story 1.2, the file's name its key (as `story-1.2.md` keeps its own). (No letter
+ * after the epic's number: `story-e2e-1-login.md` is a test's story, not story 1 of an epic `2e`.) The dotted
+ * form (`story-epic-1.2`) and `epic-1-story-2` are read by classifyStoryKey; this is the dashed one
+ * after `story-`, which it leaves (`epic-0-5` alone is a sub-epic's key, not a story's).
+ */
+const EPIC_SPELLED_NAME = /^story[-_. ]?e(?:p|pic)?[-_. ]?(\d{1,3})[-_.](\d{1,3})([a-z]?)(?:[-_.]([a-z][^.]*))?(?:\.story)?\.md$/i;
+
+function epicSpelledName(base: string): NamedStory | undefined {
+  const m = EPIC_SPELLED_NAME.exec(base);
+  if (!m) return undefined;
+  return { key: base.slice(0, -3), epic: Number(m[1]), epicId: String(Number(m[1])), story: `${Number(m[2])}${m[3].toLowerCase()}`, v4: false };
 }
 
 /** A folder kept for one epic's stories: `epic-01`, `epic-2-maps-and-renderer`, `Epic_3`. */
