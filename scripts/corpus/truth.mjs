@@ -454,6 +454,26 @@ function nestedStatuses(data) {
   return Object.keys(out).length ? out : null;
 }
 
+/**
+ * No development_status and no nested epics, but BMAD's story keys at the top level, each with its
+ * status (`epic-1: done`, `1-1-slug: done`: jodykwong/Prompt-Enhancement docs/sprint-status.yaml:37-42,
+ * the `development_status:` line left out): a BMAD user (and the agent updating it) reads those keys
+ * as the ledger's entries. Only keys of BMAD's own grammar; the header and `summary:` are not entries.
+ */
+function marginStatuses(data) {
+  const isMap = (v) => v && typeof v === 'object' && !Array.isArray(v);
+  if (!isMap(data)) return null;
+  const out = {};
+  let stories = 0;
+  for (const [key, value] of Object.entries(data)) {
+    if (value == null || typeof value === 'object') continue;
+    if (/^\d+[a-z]?-\d+[a-z]?-[a-z0-9][\w-]*$/i.test(key)) stories++;
+    else if (!/^epic-\d+[a-z]?(?:-retro(?:spective)?)?$/i.test(key)) continue;
+    out[key] = value;
+  }
+  return stories ? out : null;
+}
+
 /** The `story_file` paths a nested ledger's stories give (relative to the project). */
 function nestedStoryFiles(data) {
   const isMap = (v) => v && typeof v === 'object' && !Array.isArray(v);
@@ -488,7 +508,7 @@ function readLedger(file) {
   // {1-1-slug: done}}`, or `epic-1:` at the top): a BMAD user reads the same statuses one level down.
   // (`epic_status:` and `story_status:` maps: the same entries parted by kind.)
   const parted = data.story_status && typeof data.story_status === 'object' ? { ...(data.epic_status && typeof data.epic_status === 'object' ? data.epic_status : {}), ...data.story_status } : null;
-  const dev = data.development_status ?? parted ?? nestedStatuses(data);
+  const dev = data.development_status ?? parted ?? nestedStatuses(data) ?? marginStatuses(data);
   const entries = [];
   // A key listed twice: BMAD's sprint_plan.py and its retrospective script load the ledger with
   // ruamel's round-trip loader, which refuses a repeated key; with two different statuses, which

@@ -479,7 +479,12 @@ export function buildSprint(parts: SprintParts): SprintModel {
       // title, not a note by its name or title: `29.1.story.md` "Ready" beside `29.1.schema-foundation.md`
       // "Done", three stories numbered 36.1): every one is listed with its own status, and the
       // numbers said once, below. Which file the number means nobody can tell from the files.
-      if (keep && !byKey.has(key) && f.title !== undefined && rank(f) < 3 && same.every((x) => x.ledgerStatus === undefined && x.ledgerLine === undefined)) {
+      // (A file stating no status beside the number's story as v4 names and writes it, `1.5.story.md`
+      // with its status, is a note about that story: `1.5.manual-tests.md`, `# Story 1.5 Manual Test
+      // Results`; `3.4-mcp-implementation-todo.md`. Beside a story named otherwise the number may be
+      // misread (`epic-1-story-1-3-….md`), so there each titled file stays listed.)
+      const noteBesideV4 = f.status === undefined && keep !== undefined && keep.status !== undefined && /\.story\.md$/i.test(keep.file);
+      if (keep && !byKey.has(key) && f.title !== undefined && rank(f) < 3 && !noteBesideV4 && same.every((x) => x.ledgerStatus === undefined && x.ledgerLine === undefined)) {
         bind(newStory(epicId, story, key), f);
         const id = idOf(epicId, story);
         sharedNumbers.set(id, [...(sharedNumbers.get(id) ?? [keep]), f]);

@@ -442,6 +442,9 @@ export function parseLedger(file: string, text: string): Ledger {
   let devIndent: number | undefined;
   let last: LedgerEntry | undefined;
   const wide: number[] = [];
+  // Keys of BMAD's grammar written at the margin with a status (`1-1-slug: done`, `epic-1: done`):
+  // the entries of a ledger written without its `development_status:` line (read below when it has none).
+  const margin: LedgerEntry[] = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
     if (!line.trim() || /^\s*#/.test(line)) continue;
@@ -494,6 +497,10 @@ export function parseLedger(file: string, text: string): Ledger {
         }
       } else if (key === 'project') ledger.project = v.raw;
       else if (key === 'story_location') ledger.storyLocation = v.raw;
+      else if (v.raw && parseLedgerKey(key) !== undefined) {
+        const keyStart = m[1].length + m[2].length;
+        margin.push({ key, kind: 'unknown', epic: -1, epicId: '', strict: false, shape: 'scalar', raw: v.raw, status: v.raw, legacy: false, valid: false, line: i, keyLine: i, keyStart, valueStart: v.start, valueEnd: v.end });
+      }
       continue;
     }
     if (section === 'dev') {
@@ -557,6 +564,26 @@ export function parseLedger(file: string, text: string): Ledger {
   // No `development_status:`, its epics nested with their stories (`epics: epic-1: stories: 1-1-slug:
   // done`, or `epic-1:` at the margin): the same statuses, one level down, read as its entries.
   if (ledger.statusLine < 0) readNested(lines, ledger);
+  // No `development_status:` line and no epics nesting their stories, but story keys of BMAD's
+  // grammar at the margin, each with its status (`epic-1: done`, `1-1-slug: done`, the header and a
+  // `summary:` around them): the ledger BMAD's sprint planning writes, its block's line left out. A
+  // BMAD user (and an agent updating it) reads those lines as the entries; so does Waymark. Other
+  // keys at the margin (`project:`, `generated:`, `summary:`) stay the header they are.
+  if (ledger.statusLine < 0 && !ledger.nested && margin.some((e) => STRICT_STORY_AT_MARGIN.test(e.key))) {
+    for (const e of margin) {
+      const dup = ledger.byKey.get(e.key);
+      if (dup) {
+        const same = dup.raw.trim().toLowerCase() === e.raw.trim().toLowerCase();
+        ledger.problems.push({
+          file, range: range(e.keyLine, e.keyStart, e.keyStart + e.key.length), severity: same ? 'warning' : 'error', code: 'ledger-duplicate-key',
+          message: same ? `${quoted(e.key)} is listed twice with the same status (first at line ${dup.keyLine + 1}); strict YAML readers refuse a repeated key. Remove one of them.` : `${quoted(e.key)} is listed twice (first at line ${dup.keyLine + 1}); YAML keeps only one. Remove one of them.`,
+        });
+        continue;
+      }
+      ledger.entries.push(e);
+      ledger.byKey.set(e.key, e);
+    }
+  }
   // (A nested ledger's own `complete` reads done, with a note, by the synonyms every ledger has.)
   classifyEntries(ledger.entries);
   // A ledger of another tool's format (its stories in a `sprints:` list, or under `epics:` or
@@ -602,6 +629,8 @@ export function parseLedger(file: string, text: string): Ledger {
 }
 
 const NESTED_EPIC = /^epic-[\w.-]+$/i;
+/** A story key in BMAD's own grammar (`1-1-slug`, `2a-3-slug`): what makes margin keys a ledger's entries. */
+const STRICT_STORY_AT_MARGIN = /^\d+[a-z]?-\d+[a-z]?-[a-z0-9]/i;
 
 /**
  * The entries of a ledger that nests its stories under their epics: every `epic-…:` mapping at the
