@@ -34,5 +34,4 @@ else if (argv[0] === 'hook') {
   // A routed verb runs once and exits: its young generation stays small (bundleLoader.ts).
   keepYoungGenerationSmall();
   load<FullCli>(verbBundle, argv[0]).main(argv);
-}
-else fullCli({});
+} else fullCli({});
