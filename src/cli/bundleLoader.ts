@@ -171,6 +171,20 @@ function saveCache(dir: string, bundle: string, name: string, file: string, data
 }
 
 /**
+ * Keeps V8's young generation at its first size (1 MB a semi-space) for the rest of the process.
+ * A one-shot verb allocates tens of MB, most of it dead at the next scavenge; left to V8, the
+ * young generation grows to 16 MB a semi-space, and on a VM every fresh page is a page fault that
+ * costs CPU (~15-27 µs each here): a first `validate` of 400 stories touched ~12 MB less with
+ * it, and its first `sprint` ~10 MB; a 2,000-story `validate` gains nothing (+4 % faults: what
+ * it keeps is promoted to old space either way; docs/measurements.md, session 31, first31). Set
+ * before any bundle is compiled, since V8 names its code cache by its flags. Not for a
+ * long-running process (the MCP server).
+ */
+export function keepYoungGenerationSmall(): void {
+  builtin<typeof import('node:v8')>('node:v8').setFlagsFromString('--semi-space-growth-factor=1');
+}
+
+/**
  * `require(file)` for a bundle, compiled with the code cache when there is one. Same module
  * semantics as Node's loader: `module`, `exports`, `require` resolving beside the bundle,
  * `__filename`, `__dirname`, one instance in `require.cache`.

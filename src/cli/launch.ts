@@ -6,7 +6,7 @@
  * run (Node's own loader), so it holds nothing else: every bundle it loads comes through V8's code cache.
  */
 import * as path from 'node:path';
-import { loadBundle } from './bundleLoader';
+import { keepYoungGenerationSmall, loadBundle } from './bundleLoader';
 import { VERB_BUNDLES } from './verbBundles';
 
 type FullCli = { main(argv: string[], options?: { hookInput?: string }): void };
@@ -30,5 +30,8 @@ else if (argv[0] === 'hook') {
     },
     () => fullCli({}),
   );
-} else if (verbBundle) load<FullCli>(verbBundle, argv[0]).main(argv);
-else fullCli({});
+} else if (verbBundle) {
+  // A routed verb runs once and exits: its young generation stays small (bundleLoader.ts).
+  keepYoungGenerationSmall();
+  load<FullCli>(verbBundle, argv[0]).main(argv);
+} else fullCli({});
