@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { pruneCompileCache } from '../../src/cli/bundleLoader';
 import { cleanup, tempWorkspace, treeDigest } from './hooksHelpers';
 
@@ -120,5 +120,37 @@ describe('red31: the V8 compile cache is bounded', () => {
     assert.ok(r.status === 0 || r.status === 1, r.stderr);
     const status = fs.readdirSync(dir).filter((n) => n.startsWith('cli-read.status@'));
     assert.ok(status.length <= 4 && status.length >= 1, status.join());
+  });
+});
+
+describe('red31: a hook whose stdin never closes', () => {
+  /** The real CLI with a stdin that gets `first` and is then left open; killed after 60 s (a hang fails the test). */
+  function leftOpen(args: string[], first: string, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    return new Promise((resolve) => {
+      const p = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, WAYMARK_HOOK_STDIN_MS: '1000' }, stdio: ['pipe', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      p.stdout.on('data', (d) => (stdout += d));
+      p.stderr.on('data', (d) => (stderr += d));
+      const guard = setTimeout(() => p.kill('SIGKILL'), 60_000);
+      p.on('close', (code) => {
+        clearTimeout(guard);
+        p.stdin.destroy();
+        resolve({ code, stdout, stderr });
+      });
+      p.stdin.write(first);
+    });
+  }
+  test('with --fail-closed: refused, and the process ends (Claude Code, Copilot, Cursor)', async () => {
+    const ws = tmp('wm-red31-open-');
+    const claude = await leftOpen(['hook', 'claude-code', '--fail-closed'], '{"session_id":"s","tool_name":"Wri', ws);
+    assert.equal(claude.code, 2, claude.stderr);
+    assert.equal(JSON.parse(claude.stdout).hookSpecificOutput.permissionDecision, 'deny');
+    assert.match(claude.stderr, /stdin was still open/);
+    const copilot = await leftOpen(['hook', 'copilot', '--fail-closed'], '', ws);
+    assert.equal(copilot.code, 0, copilot.stderr);
+    assert.equal(JSON.parse(copilot.stdout).permissionDecision, 'deny');
+    const cursor = await leftOpen(['hook', 'cursor', '--fail-closed'], '{}', ws);
+    assert.equal(JSON.parse(cursor.stdout).permission, 'deny');
   });
 });
