@@ -5,14 +5,16 @@
  *   line and exits 2; a hook gives its documented failure (blocking with --fail-closed).
  * - The V8 compile cache grew without bound (every install place and verb kept its entries forever).
  */
-import { test, describe, after } from 'node:test';
+import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { pruneCompileCache } from '../../src/cli/bundleLoader';
-import { cleanup, tempWorkspace, treeDigest } from './hooksHelpers';
+import { HOOK_ADAPTERS } from '../../src/hooks/adapters';
+import type { HookOutput } from '../../src/hooks/port';
+import { answer, cleanup, DEFINITION, PLAN, tempWorkspace, treeDigest, write } from './hooksHelpers';
 
 const CLI = path.resolve('dist/cli.js');
 const tmps: string[] = [];
@@ -152,5 +154,87 @@ describe('red31: a hook whose stdin never closes', () => {
     assert.equal(JSON.parse(copilot.stdout).permissionDecision, 'deny');
     const cursor = await leftOpen(['hook', 'cursor', '--fail-closed'], '{}', ws);
     assert.equal(JSON.parse(cursor.stdout).permission, 'deny');
+  });
+});
+
+describe('red31: the enforcement itself is not the agent\'s to edit', () => {
+  const claude = HOOK_ADAPTERS.get('claude-code')!;
+  const copilot = HOOK_ADAPTERS.get('copilot')!;
+  const denied = (out: HookOutput) => out.exitCode === 2 || /"deny"/.test(out.stdout);
+  let root: string;
+  const SETTINGS = '{\n  // the team\'s settings\n  "permissions": {"allow": ["Bash(ls)"]},\n  "hooks": {\n    "PreToolUse": [{"matcher": "Edit|Write|MultiEdit|Bash", "hooks": [{"type": "command", "command": "waymark hook claude-code --fail-closed", "timeout": 30}]}],\n  },\n}\n';
+  const pre = (tool: string, input: Record<string, unknown>) => ({ session_id: 's31', cwd: root, hook_event_name: 'PreToolUse', tool_name: tool, tool_input: input });
+  before(() => {
+    root = tmp('wm-red31-enf-');
+    write(root, '.waymark/workflows/feature.yaml', DEFINITION);
+    write(root, 'docs/plan.md', PLAN);
+    write(root, '.claude/settings.json', SETTINGS);
+    write(root, '.github/hooks/waymark.json', '{"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "node \\"/home/u/.vscode/extensions/acme.waymark-1.4.0/dist/cli.js\\" hook copilot", "timeoutSec": 30}]}}\n');
+    write(root, '.waymark/config.yaml', 'include: ["**/*.md"]\n');
+  });
+
+  test('removing, narrowing or relaxing Waymark\'s hook is refused, naming the human step', async () => {
+    const file = path.join(root, '.claude/settings.json');
+    for (const input of [
+      { file_path: file, content: '{"permissions": {}}\n' },
+      { file_path: file, old_string: 'Edit|Write|MultiEdit|Bash', new_string: 'NotebookEdit' },
+      { file_path: file, old_string: ' --fail-closed', new_string: '' },
+      { file_path: file, old_string: '"permissions"', new_string: '"disableAllHooks": true, "permissions"' },
+      { file_path: file, old_string: '"hooks": {', new_string: '"hooks": {{' },
+    ]) {
+      const out = await answer(claude, pre('content' in input ? 'Write' : 'Edit', input));
+      assert.ok(denied(out), `${JSON.stringify(input)}: ${out.stdout}${out.stderr}`);
+      assert.match(out.stderr, /waymark hook uninstall/);
+    }
+    for (const command of ['rm .claude/settings.json', "sed -i '/waymark/d' .claude/settings.json", 'echo {} > .github/hooks/waymark.json', 'mv .claude/settings.json /tmp/x.json']) {
+      const out = await answer(claude, pre('Bash', { command }));
+      assert.ok(denied(out), `${command}: ${out.stderr}`);
+      assert.match(out.stderr, /waymark hook uninstall/);
+    }
+    const ps = await answer(copilot, { timestamp: 1, cwd: root, toolName: 'powershell', toolArgs: JSON.stringify({ command: 'Remove-Item .github/hooks/waymark.json' }) });
+    assert.equal(JSON.parse(ps.stdout).permissionDecision, 'deny', ps.stdout);
+  });
+
+  test('another settings file turning every hook off is refused; other settings pass', async () => {
+    const local = await answer(claude, pre('Write', { file_path: path.join(root, '.claude/settings.local.json'), content: '{"disableAllHooks": true}\n' }));
+    assert.ok(denied(local), local.stderr);
+    const fine = await answer(claude, pre('Write', { file_path: path.join(root, '.claude/settings.local.json'), content: '{"permissions": {"allow": ["Bash(npm test)"]}}\n' }));
+    assert.equal(fine.exitCode, 0, fine.stderr);
+    const perms = await answer(claude, pre('Edit', { file_path: path.join(root, '.claude/settings.json'), old_string: 'Bash(ls)', new_string: 'Bash(ls)", "Bash(npm test)' }));
+    assert.equal(perms.exitCode, 0, perms.stderr);
+  });
+
+  test('.waymark/config.yaml: written, replaced or created by an agent is refused', async () => {
+    const file = path.join(root, '.waymark/config.yaml');
+    const edit = await answer(claude, pre('Edit', { file_path: file, old_string: '**/*.md', new_string: 'nothing/**' }));
+    assert.ok(denied(edit), edit.stderr);
+    assert.match(edit.stderr, /the user's to change/);
+    const other = tmp('wm-red31-noconf-');
+    write(other, '.waymark/workflows/feature.yaml', DEFINITION);
+    const create = await answer(claude, { session_id: 's', cwd: other, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: path.join(other, '.waymark/config.yaml'), content: 'include: ["nothing/**"]\n' } });
+    assert.ok(denied(create), create.stderr);
+  });
+});
+
+describe('red31: PowerShell building a state path at run time', () => {
+  const copilot = HOOK_ADAPTERS.get('copilot')!;
+  test('Join-Path, $env:, concatenation and [IO.Path]::Combine writes are refused; builds of source paths and reads pass', async () => {
+    const root = tmp('wm-red31-ps-');
+    write(root, '.waymark/workflows/feature.yaml', DEFINITION);
+    write(root, 'docs/plan.md', PLAN);
+    write(root, '_bmad-output/implementation-artifacts/sprint-status.yaml', 'development_status:\n  1-1-a: in-progress\n');
+    const run = async (command: string) => (await answer(copilot, { timestamp: 1, cwd: path.join(root, 'docs'), toolName: 'powershell', toolArgs: JSON.stringify({ command }) })).stdout;
+    for (const command of [
+      "Set-Content (Join-Path $env:WORKSPACE 'docs' 'plan.md') 'x'",
+      "Set-Content \"$env:WORKSPACE\\docs\\plan.md\" x",
+      "$d = $PWD.Path + '/../_bmad-output/implementation-artifacts'; Add-Content ($d + '/sprint-status.yaml') '  1-1-a: done'",
+      "[IO.File]::WriteAllText([IO.Path]::Combine($root, 'sprint-status.yaml'), 'x')",
+    ]) {
+      const out = await run(command);
+      assert.ok(out && JSON.parse(out).permissionDecision === 'deny', `${command}: ${out}`);
+    }
+    for (const command of ["Set-Content (Join-Path $env:WORKSPACE 'src' 'app.ts') 'x'", "Get-Content (Join-Path $env:WORKSPACE 'plan.md')", '$x = 1; Write-Output $x']) {
+      assert.equal(await run(command), '', command);
+    }
   });
 });
