@@ -35,7 +35,15 @@ function builtin<T>(name: string): T {
 /** The folder the code cache lives in, or undefined when it is turned off. */
 export function compileCacheDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const given = env.WAYMARK_COMPILE_CACHE;
-  if (given !== undefined && given !== '') return given === '0' || given === 'off' ? undefined : path.resolve(given);
+  if (given !== undefined && given !== '') {
+    if (given === '0' || given === 'off') return undefined;
+    try {
+      return path.resolve(given);
+    } catch {
+      // A relative folder and no current folder (removed under the shell): no cache this run.
+      return undefined;
+    }
+  }
   if (env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME)) return path.join(env.XDG_CACHE_HOME, 'waymark', 'v8');
   let home: string;
   try {
@@ -168,6 +176,85 @@ function saveCache(dir: string, bundle: string, name: string, file: string, data
   } catch {
     // A cache that cannot be written is only a slower start next time.
   }
+  pruneCompileCache(dir);
+}
+
+/** How much of the cache is kept: the newest `keep` entries of each bundle and verb, at most `capBytes` in all, looked at once per `everyMs`. */
+export interface CacheLimits {
+  keep: number;
+  capBytes: number;
+  everyMs: number;
+}
+
+const CACHE_LIMITS: CacheLimits = { keep: 3, capBytes: 256 * 1024 * 1024, everyMs: 24 * 3600 * 1000 };
+/** The file whose change time says when the cache was last pruned. */
+const PRUNED_STAMP = '.pruned';
+/** A temp file left by a process that died while writing (`<entry>.v8.<pid>.tmp`) is removed after this long. */
+const STALE_TMP_MS = 3600 * 1000;
+
+/**
+ * Bounds the cache folder: each install place (a global CLI, the extension's, every upgrade of it)
+ * keeps its own entries, and an upgrade leaves the last version's behind, so without this the
+ * folder only grows. Runs only after a process wrote an entry (never on a verb's start) and then
+ * at most once per `everyMs` (a stamp file's time): per bundle and verb (`cli-read.status`), the
+ * newest `keep` entries by last use stay; then the oldest go until the whole is under `capBytes`.
+ * Only regular files directly in the folder with the cache's own names are removed: a link, a
+ * folder or another file is left as it is, and nothing is followed out of the folder.
+ */
+export function pruneCompileCache(dir: string, limits: Partial<CacheLimits> = {}): void {
+  const { keep, capBytes, everyMs } = { ...CACHE_LIMITS, ...limits };
+  const now = Date.now();
+  try {
+    const stamp = path.join(dir, PRUNED_STAMP);
+    let last: fs.Stats | undefined;
+    try {
+      last = fs.lstatSync(stamp);
+    } catch {
+      last = undefined;
+    }
+    if (last && (!last.isFile() || now - last.mtimeMs < everyMs)) return;
+    // Stamped first: a second process exiting at the same moment finds it and does nothing.
+    const fd = fs.openSync(stamp, fs.constants.O_WRONLY | fs.constants.O_CREAT | (fs.constants.O_NOFOLLOW ?? 0), 0o600);
+    try {
+      fs.futimesSync(fd, now / 1000, now / 1000);
+    } finally {
+      fs.closeSync(fd);
+    }
+    const entries: { file: string; group: string; used: number; size: number }[] = [];
+    for (const d of fs.readdirSync(dir, { withFileTypes: true })) {
+      const name = d.name;
+      if (!d.isFile()) continue;
+      const tmp = /\.v8\.\d+\.tmp$/.test(name);
+      if (!tmp && !name.endsWith('.v8')) continue;
+      const file = path.join(dir, name);
+      let st: fs.Stats;
+      try {
+        st = fs.lstatSync(file);
+      } catch {
+        continue;
+      }
+      if (!st.isFile()) continue;
+      if (tmp) {
+        if (now - st.mtimeMs > STALE_TMP_MS) fs.rmSync(file, { force: true });
+        continue;
+      }
+      const at = name.indexOf('@');
+      const group = at > 0 ? name.slice(0, at) : name.replace(/-\d+-.*$/, '');
+      // Last use: reading an entry moves its access time (relatime: at least daily), writing its change time.
+      entries.push({ file, group, used: Math.max(st.atimeMs, st.mtimeMs), size: st.size });
+    }
+    entries.sort((a, b) => b.used - a.used);
+    const seen = new Map<string, number>();
+    let bytes = 0;
+    for (const e of entries) {
+      const n = (seen.get(e.group) ?? 0) + 1;
+      seen.set(e.group, n);
+      if (n > keep || bytes + e.size > capBytes) fs.rmSync(e.file, { force: true });
+      else bytes += e.size;
+    }
+  } catch {
+    // A cache that cannot be pruned is pruned another time.
+  }
 }
 
 /**
@@ -229,3 +316,4 @@ export function loadBundle<T>(file: string, use?: string, env: NodeJS.ProcessEnv
   mod.loaded = true;
   return mod.exports as T;
 }
+

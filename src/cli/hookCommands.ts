@@ -8,7 +8,7 @@ import { runHook } from '../hooks/run';
 import { HookInputError, type HookAdapter, type HookOutput } from '../hooks/port';
 import { installHooks, uninstallHooks, SettingsError } from '../hooks/install';
 import { workspaceRootOf } from '../hooks/quickCheck';
-import { readStdinText, stdinIsTerminal } from './stdin';
+import { hookStdinDeadlineMs, readStdinText, stdinIsTerminal } from './stdin';
 
 let handedInput: string | undefined;
 
@@ -17,11 +17,11 @@ export function provideHookInput(text: string): void {
   handedInput = text;
 }
 
-async function readHookInput(): Promise<string> {
+async function readHookInput(failClosed: boolean): Promise<string> {
   if (handedInput !== undefined) return handedInput;
   if (stdinIsTerminal()) throw new HookInputError('expects the agent\'s hook event as JSON on stdin (it is run by the agent, not by hand).');
   try {
-    return await readStdinText();
+    return await readStdinText(failClosed ? hookStdinDeadlineMs() : undefined);
   } catch (e) {
     throw new HookInputError(`cannot read the hook input (${errorMessage(e)}). The event was not checked.`);
   }
@@ -60,7 +60,7 @@ function runCommand(a: HookAdapter): CliCommand {
       if (ctx.args.positionals.length) throw new WaymarkError('usage', `hook ${a.name} takes no arguments (the event comes on stdin).`);
       let text: string;
       try {
-        text = await readHookInput();
+        text = await readHookInput(ctx.args.flags['fail-closed'] === true);
       } catch (e) {
         return emit(ctx, a.renderFailure(errorMessage(e), undefined, ctx.args.flags['fail-closed'] === true));
       }

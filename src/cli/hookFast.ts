@@ -8,7 +8,8 @@ import * as fs from 'node:fs';
 import { HOOK_ADAPTERS } from '../hooks/adapters';
 import { parseHookJson } from '../hooks/port';
 import { quickCheck } from '../hooks/quickCheck';
-import { readStdinText, stdinIsTerminal } from './stdin';
+import { hookStdinDeadlineMs, readStdinText, stdinIsTerminal } from './stdin';
+import { cwdProblem } from './cwd';
 
 type HookCheck = { answerHook(agent: string, text: string, failClosed: boolean, parsed?: { input: unknown }): Promise<{ exitCode: number; stdout: string; stderr: string }> };
 
@@ -34,9 +35,21 @@ export async function fastHook(argv: string[], load: <T>(name: string) => T): Pr
   const failClosed = argv.includes('--fail-closed');
   let text: string;
   try {
-    text = await readStdinText();
+    text = await readStdinText(failClosed ? hookStdinDeadlineMs() : undefined);
   } catch (e) {
     answer(adapter.renderFailure(`cannot read the hook input (${e instanceof Error ? e.message : String(e)}). The event was not checked.`, undefined, failClosed));
+    return { answered: true };
+  }
+  const noCwd = cwdProblem();
+  if (noCwd) {
+    // Nothing can be judged without a folder to start from: the agent's documented failure (blocking with --fail-closed).
+    let event;
+    try {
+      event = adapter.parse(parseHookJson(text), process.env);
+    } catch {
+      event = undefined;
+    }
+    answer(adapter.renderFailure(noCwd, event, failClosed));
     return { answered: true };
   }
   try {

@@ -8,6 +8,7 @@
 import * as path from 'node:path';
 import { keepYoungGenerationSmall, loadBundle } from './bundleLoader';
 import { VERB_BUNDLES } from './verbBundles';
+import { cwdProblem } from './cwd';
 
 type FullCli = { main(argv: string[], options?: { hookInput?: string }): void };
 type MergeDriver = { mergeDriverMain(argv: string[]): void };
@@ -21,8 +22,13 @@ function load<T>(name: string, use?: string): T {
 const argv = process.argv.slice(2);
 const fullCli = (fast: { hookInput?: string }) => load<FullCli>('cli-main.js', argv[0] ?? 'help').main(argv, fast);
 const verbBundle = VERB_BUNDLES.get(argv[0]);
-// git runs the merge driver once per merged file: it loads only the merge code.
-if (argv[0] === 'merge-driver') load<MergeDriver>('cli-merge.js').mergeDriverMain(argv);
+// A folder removed under the shell: one line and exit 2 (a hook answers in its agent's terms, hookFast.ts).
+const noCwd = argv[0] === 'hook' ? undefined : cwdProblem();
+if (noCwd) {
+  process.stderr.write(`waymark: ${noCwd}\n`);
+  process.exitCode = 2;
+  // git runs the merge driver once per merged file: it loads only the merge code.
+} else if (argv[0] === 'merge-driver') load<MergeDriver>('cli-merge.js').mergeDriverMain(argv);
 else if (argv[0] === 'hook') {
   new Promise<{ answered: true } | { hookInput?: string }>((resolve) => resolve(load<HookFast>('cli-hookfast.js').fastHook(argv, load))).then(
     (fast) => {

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import { runCli, type CliCommand } from './framework';
+import { cwdProblem } from './cwd';
 
 /**
  * A writer to file descriptor 1 or 2 with the write(2) system call, as `process.stdout` writes to
@@ -33,6 +34,12 @@ function fdWriter(fd: 1 | 2, stream: () => NodeJS.WriteStream, closed: () => voi
  * stdout and stderr, the exit code to `process.exitCode`. Every CLI bundle's entry ends here.
  */
 export function runProcess(commands: CliCommand[], argv: string[]): void {
+  const noCwd = cwdProblem();
+  if (noCwd) {
+    process.stderr.write(`waymark: ${noCwd}\n`);
+    process.exitCode = 2;
+    return;
+  }
   // A reader that goes away (`waymark status . | head`) is not an error: stop writing, let the
   // command finish what it was doing (a write is never cut short), and exit with its own code.
   const outputClosed = new AbortController();

@@ -23,18 +23,57 @@ export function stdinIsTerminal(): boolean {
   return (require('node:tty') as typeof import('node:tty')).isatty(0);
 }
 
-/** All of stdin as UTF-8 text; rejects with the read error (EISDIR, too large...). */
-export function readStdinText(): Promise<string> {
+/**
+ * How long a hook run with --fail-closed waits for its event to end. Agents write it at once and
+ * close stdin; the hooks are installed with a 30 s timeout, after which the agent kills the hook and
+ * goes on as if it had failed open. A stdin left open past this is answered as unreadable, that is
+ * refused, with time to spare. `WAYMARK_HOOK_STDIN_MS` sets it (a slow machine, tests).
+ */
+export function hookStdinDeadlineMs(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env.WAYMARK_HOOK_STDIN_MS);
+  return Number.isFinite(n) && n > 0 ? n : 10_000;
+}
+
+/** stdin did not end within the deadline. */
+export class StdinDeadlineError extends Error {
+  constructor(ms: number, bytes: number) {
+    super(`stdin was still open after ${ms / 1000} s (${bytes} bytes received); the agent sends one event and closes it`);
+  }
+}
+
+/**
+ * All of stdin as UTF-8 text; rejects with the read error (EISDIR, too large...), or with a
+ * StdinDeadlineError when it has not ended within `deadlineMs`. With a deadline, a pipe or socket is
+ * read through process.stdin: a read of fd 0 in node's thread pool cannot be cancelled, and the
+ * process could not exit while it waits (node joins the pool's threads at exit). That stream costs
+ * a few milliseconds (it loads net), so only a hook that must fail closed asks for it.
+ */
+export function readStdinText(deadlineMs?: number): Promise<string> {
+  if (deadlineMs === undefined) return readInto();
+  const st = stdinKind();
+  if (st instanceof Error) return Promise.reject(st);
+  if (!st.isFIFO() && !st.isSocket()) return readInto();
+  return readStream([], 0, deadlineMs);
+}
+
+function stdinKind(): fs.Stats | Error {
   // Node reads stdin of a kind it does not know (a folder) as empty: that is unreadable, not "".
   let st: fs.Stats;
   try {
     st = fs.fstatSync(0);
   } catch (e) {
-    return Promise.reject(e instanceof Error ? e : new Error(String(e)));
+    return e instanceof Error ? e : new Error(String(e));
   }
   if (!st.isFIFO() && !st.isSocket() && !st.isFile() && !st.isCharacterDevice()) {
-    return Promise.reject(new Error(`stdin is ${st.isDirectory() ? 'a directory (EISDIR)' : 'not a pipe, file or terminal'}`));
+    return new Error(`stdin is ${st.isDirectory() ? 'a directory (EISDIR)' : 'not a pipe, file or terminal'}`);
   }
+  return st;
+}
+
+/** All of stdin, read from fd 0 in node's thread pool. */
+function readInto(): Promise<string> {
+  const st = stdinKind();
+  if (st instanceof Error) return Promise.reject(st);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -58,14 +97,16 @@ export function readStdinText(): Promise<string> {
 
 const tooLarge = () => new Error(`the input is larger than ${MAX_STDIN_BYTES / 1024 / 1024} MB`);
 
-/** The rest of stdin through process.stdin, after `chunks` (`size` bytes) read already. */
-function readStream(chunks: Buffer[], size: number): Promise<string> {
+/** The rest of stdin through process.stdin, after `chunks` (`size` bytes) read already; given up (the stream destroyed) after `deadlineMs`. */
+function readStream(chunks: Buffer[], size: number, deadlineMs?: number): Promise<string> {
   return new Promise((resolve, reject) => {
     let done = false;
     const stdin = process.stdin;
+    const timer = deadlineMs === undefined ? undefined : setTimeout(() => finish(new StdinDeadlineError(deadlineMs, size)), deadlineMs);
     const finish = (e: Error | undefined) => {
       if (done) return;
       done = true;
+      clearTimeout(timer);
       stdin.removeAllListeners('data');
       if (e) {
         stdin.destroy();

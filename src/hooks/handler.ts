@@ -2,6 +2,7 @@
  * The hook logic between the adapters and the core: a neutral event in, a neutral decision out.
  * Knows no agent. Loaded only when the fast path (quickCheck.ts) says an event may touch state.
  */
+import { AGENT_HOOK_FILE, CONFIG_FIX, hookFileChangeProblem, hookFilesOf, holdsWaymarkHook, HOOKS_FIX } from './agentHooks';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
@@ -104,6 +105,17 @@ async function proposedEdits(event: { ctx: NeutralEvent['ctx']; tool: string }, 
         continue;
       }
     }
+    // The enforcement itself: Waymark's configuration, and an agent's hooks while they hold Waymark's.
+    const rel = relPath(root, file);
+    if (CONFIG.test(rel)) {
+      reasons.push(`Waymark refused this edit of ${rel}${alias}: it is Waymark's configuration.\n${CONFIG_FIX}`);
+      continue;
+    }
+    const hookProblem = AGENT_HOOK_FILE.test(rel) ? hookFileChangeProblem(rel, current, next ?? undefined, workspaceHasHook(root)) : undefined;
+    if (hookProblem) {
+      reasons.push(`Waymark refused this edit of ${rel}${alias}: ${hookProblem}.\n${HOOKS_FIX}`);
+      continue;
+    }
     const verdict = await checkProposedEdit({ root, file, text: next ?? undefined, beforeText: current ?? null, actor: adapter.actor, session: event.ctx.session });
     const errors = [...refusals(verdict), ...(await gateDefinitionProblems(root, file, current, next ?? undefined))];
     if (errors.length) reasons.push(`Waymark refused this edit of ${verdict.rel}${alias}:\n${formatProblems(errors)}`);
@@ -112,6 +124,18 @@ async function proposedEdits(event: { ctx: NeutralEvent['ctx']; tool: string }, 
   if (reasons.length) return { kind: 'deny', reason: reasons.join('\n') };
   for (const a of allowed) saveEditSnapshot(a.root, a.file, a.current);
   return { kind: 'allow', note: notes.length ? notes.join(' ') : undefined };
+}
+
+/** True when any of the workspace's agent hook files installs Waymark's hook. */
+function workspaceHasHook(root: string): boolean {
+  const list = (dir: string) => {
+    try {
+      return fs.readdirSync(path.join(root, dir));
+    } catch {
+      return [];
+    }
+  };
+  return hookFilesOf(root, list).some((f) => holdsWaymarkHook(textOf(f)));
 }
 
 /** Changes that take away a gate a gated step depends on (a definition, a `gate:` entry, a `workflow:` switch, `gates.path`). */
@@ -126,6 +150,7 @@ async function stateOf(root: string, file: string): Promise<string | undefined> 
   if (isWaymarkRecord(rel) || isWaymarkRecord(`${rel}/x`)) return rel.startsWith('.waymark/gates') ? 'a gate verdict' : 'a Waymark record';
   if (DEFINITION.test(rel) || rel === '.waymark/workflows') return 'a workflow definition';
   if (CONFIG.test(rel)) return "Waymark's configuration";
+  if (AGENT_HOOK_FILE.test(rel) && holdsWaymarkHook(textOf(file))) return "Waymark's agent hooks";
   const text = textOf(file);
   if (text === undefined) return undefined;
   const v = await checkProposedEdit({ root, file, text, beforeText: text, leases: false });
@@ -305,8 +330,11 @@ const MODE_FIX = "- fix: leave the mode, owner and attributes of state files as 
 const FORMAT_FIX = '- fix: leave state out of the formatter: list the state files or their folders in its ignore file (.prettierignore, .markdownlintignore; e.g. `_bmad-output/`, `.waymark/`, `docs/plan.md`), or run it on source only (prettier --write src, prettier --write "**/*.ts"). State changes go through waymark commands (waymark --help).';
 const HIDDEN_FIX = '- fix: put the code in a file and run that file (bash FILE, python3 FILE: Waymark reads it and judges what it writes), unpack or apply only archives and patches that are files it can read, or change state with a waymark command (waymark --help).';
 
+/** PowerShell that makes a path at run time: a variable or subexpression ($x, $env:X, ${x}, $(...)), Join-Path, [IO.Path]::Combine, -f, a concatenation, Invoke-Expression. */
+const PS_RUNTIME_PATH = /\$[\w{(:][\w:]*|\bjoin-path\b|\[(?:system\.)?io\.path\]|\s-f\s|['"]\s*\+|\+\s*['"$]|\b(?:invoke-expression|iex)\b/i;
+
 /** PowerShell's commands (and their aliases) that only read or print: a command of these alone, with no redirection, writes nothing. */
-const PS_READS = new Set('get-content gc cat type select-string sls get-childitem gci ls dir get-item gi test-path resolve-path rvpa get-filehash measure-object measure write-output write write-host echo format-table ft format-list fl out-host out-string sort-object sort select-object select where-object where ? foreach-object % get-location gl pwd set-location sl cd chdir push-location pushd pop-location popd compare-object diff convertfrom-json convertfrom-yaml get-date get-command gcm get-help help'.split(' '));
+const PS_READS = new Set('join-path split-path get-content gc cat type select-string sls get-childitem gci ls dir get-item gi test-path resolve-path rvpa get-filehash measure-object measure write-output write write-host echo format-table ft format-list fl out-host out-string sort-object sort select-object select where-object where ? foreach-object % get-location gl pwd set-location sl cd chdir push-location pushd pop-location popd compare-object diff convertfrom-json convertfrom-yaml get-date get-command gcm get-help help'.split(' '));
 
 /**
  * A PowerShell command (Copilot CLI's `powershell` tool): Waymark has no PowerShell reader, so a
@@ -328,10 +356,18 @@ async function judgePowerShell(event: Extract<NeutralEvent, { kind: 'proposed-co
       if (what) hits.push(`${relPath(where.root, f)} (${what})`);
     }
   }
-  if (!hits.length) return { kind: 'allow' };
   const commands = text.split(/[;|\n{}()]|&&|\|\|/).map((seg) => seg.trim().split(/\s+/)[0]?.replace(/^&\s*/, '').toLowerCase()).filter((c): c is string => !!c);
   const readsOnly = !/>/.test(text.replace(/\d?>\s*\$null|2>&1/gi, '')) && commands.every((c) => PS_READS.has(c) || c.startsWith('$') || c.startsWith('#'));
   if (readsOnly) return { kind: 'allow' };
+  if (!hits.length) {
+    // A path built at run time (Join-Path, $env:, a variable, concatenation) names no file in the
+    // text: refused when the command speaks of state and writes, as bash's reader refuses expansions.
+    const built = PS_RUNTIME_PATH.exec(text.replace(/\$(?:null|true|false)\b/gi, ''));
+    if (built && STATE_HINT.test(text) && hasWorkspace(event.ctx)) {
+      return { kind: 'deny', reason: `Waymark refused this command: it is PowerShell that writes to a path it builds at run time (${built[0].trim()}), which Waymark cannot follow, and it speaks of workflow state.\n- fix: name the files it writes literally, or change state with a waymark command (waymark advance|complete-step|set-status|gate pass ..., see waymark --help).` };
+    }
+    return { kind: 'allow' };
+  }
   return { kind: 'deny', reason: `Waymark refused this command: it is PowerShell, which Waymark cannot read to judge what it writes, and it names ${[...new Set(hits)].slice(0, 3).join(', ')}.\n${COMMAND_FIX}` };
 }
 
@@ -346,7 +382,7 @@ async function proposedCommand(event: Extract<NeutralEvent, { kind: 'proposed-co
     const which = f.hits.map((h) => h.replace(/ \((.+), by (.+)\)$/, '')).join(', ');
     const kinds = [...new Set(f.hits.map((h) => / \((.+), by /.exec(h)?.[1] ?? 'state'))];
     const hows = f.hits.map((h) => /, by (.+)\)$/.exec(h)?.[1] ?? '');
-    const fix = kinds.includes('a gate verdict') ? "- fix: a gate verdict is a reviewer's record: waymark gate pass|concerns|fail|waive FILE STEP --by NAME" : hows.every((h) => MODE_CHANGE.test(h)) ? MODE_FIX : hows.every((h) => /rewrites the .* files it is given/.test(h)) ? FORMAT_FIX : kinds.includes("a ticket's status") ? TICKET_FIX : COMMAND_FIX;
+    const fix = kinds.includes("Waymark's agent hooks") ? HOOKS_FIX : kinds.includes("Waymark's configuration") ? CONFIG_FIX : kinds.includes('a gate verdict') ? "- fix: a gate verdict is a reviewer's record: waymark gate pass|concerns|fail|waive FILE STEP --by NAME" : hows.every((h) => MODE_CHANGE.test(h)) ? MODE_FIX : hows.every((h) => /rewrites the .* files it is given/.test(h)) ? FORMAT_FIX : kinds.includes("a ticket's status") ? TICKET_FIX : COMMAND_FIX;
     return { kind: 'deny', reason: `Waymark refused this command: it writes ${which}, which hold${f.hits.length === 1 ? 's' : ''} ${kinds.join(' and ')}, by shell, where the rules cannot be checked (${f.hits.map((h) => /, by (.+)\)$/.exec(h)?.[1]).join('; ')}).\n${fix}` };
   }
   if (f.broken.length) return { kind: 'deny', reason: `Waymark refused this command: the file it writes would break the workflow rules: ${f.broken.join('\n')}\n${COMMAND_FIX}` };

@@ -11,27 +11,12 @@
  */
 import { applyEdits, findNodeAtLocation, modify, parseTree, type Node as JsonNode, type ParseError } from 'jsonc-parser/lib/esm/main.js';
 import type { HookAdapter, InstallSpec } from './port';
+import { escapeRe, isOurCommand } from './agentHooks';
+
+export { isOurCommand };
 
 export class SettingsError extends Error {
   override readonly name = 'SettingsError';
-}
-
-function escapeRe(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-/** The launchers Waymark recognises as its own without being told: `waymark` by name or path, through npx, or its package's cli.js. */
-const LAUNCHER = String.raw`(?:npx\s+(?:--no-install\s+|-y\s+)?)?(?:["']?(?:\S*/)?waymark(?:\.cmd)?["']?|node\s+["']?(?:\S*/)?(?:waymark|node_modules/waymark)/(?:\S*/)?cli\.js["']?)`;
-
-/**
- * True for a hook command that is exactly Waymark's hook for `agent`: a Waymark launcher (or the
- * `launcher` given to install) followed by `hook <agent>`, optionally `--fail-closed`, and nothing else.
- */
-export function isOurCommand(command: unknown, agent: string, launcher?: string): boolean {
-  if (typeof command !== 'string') return false;
-  const tail = String.raw`\s+hook\s+${escapeRe(agent)}(?:\s+--fail-closed)?\s*$`;
-  if (new RegExp(`^\\s*${LAUNCHER}${tail}`).test(command)) return true;
-  return launcher !== undefined && new RegExp(`^\\s*${escapeRe(launcher.trim())}${tail}`).test(command);
 }
 
 interface Format {

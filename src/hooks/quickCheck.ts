@@ -4,6 +4,7 @@
  * It errs towards "judge": anything that might hold state goes to the full check, which
  * decides exactly (include/exclude globs, dialects, real paths).
  */
+import { AGENT_HOOK_FILE } from './agentHooks';
 import type * as cryptoModule from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -327,6 +328,8 @@ function fileCheck(ctx: HookContext, file: string, change: FileChange | undefine
   // A git hook or git's configuration: code git runs later (judged for what it writes).
   if (RECORD.test(relSlash) || LEDGER.test(relSlash) || /^\.git\/(?:hooks\/[^/]+|config)$/.test(relSlash)) return { verdict: 'judge' };
   if (looksLikeState(head(abs), relSlash)) return { verdict: 'judge' };
+  // An agent's hook configuration: judged before the change (does it keep Waymark's hook?).
+  if (change && AGENT_HOOK_FILE.test(relSlash)) return { verdict: 'judge' };
   if (change) {
     switch (change.type) {
       case 'write':
