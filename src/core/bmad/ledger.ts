@@ -612,14 +612,18 @@ export function parseLedger(file: string, text: string): Ledger {
       .replace(/^(?!development_status\s*:|action_items\s*:)([\w.-]+[ \t]*:[ \t]+)([^\s"'[\]{}|>&*!%@`#][^\n#]*?)([ \t]+#[^\n]*)?$/gm, (_m, k: string, v: string, c?: string) => `${k}${JSON.stringify(v.trimEnd())}${c ?? ''}`);
     const err = parseDocument(asBmadReads, { schema: 'core', uniqueKeys: false, logLevel: 'error' }).errors[0];
     if (err) {
-      const line = Math.min(Math.max(0, (err.linePos?.[0]?.line ?? 1) - 1), Math.max(0, lines.length - 1));
+      const reported = Math.min(Math.max(0, (err.linePos?.[0]?.line ?? 1) - 1), Math.max(0, lines.length - 1));
+      // A key with its value (`pre_arrival_tests: 8`) and a line below it indented further: YAML names
+      // the key's line, but the line to mend is the one below, indented under a key that has a value.
+      const under = err.code === 'BLOCK_AS_IMPLICIT_KEY' ? indentedUnderValue(lines, reported) : undefined;
+      const line = under ?? reported;
       // In the header above `development_status:` or in the metadata after its block (the first key
       // at the margin below it: `total_stories:`, `notes:`), written as no YAML reader takes it,
       // the entries BMAD's agents read are whole: a warning. In the entries: an error.
       const inHeader = ledger.statusLine >= 0 && line < ledger.statusLine;
       const blockEnd = ledger.statusLine < 0 ? -1 : lines.findIndex((l, i) => i > ledger.statusLine && /^[\w.-]+[ \t]*:(?:[ \t]|$)/.test(l));
       const inTrailer = blockEnd >= 0 && line >= blockEnd;
-      const why = err.message.split('\n')[0].replace(/[\s:.]+$/, '');
+      const why = under !== undefined ? `indented under '${lines[reported].trim()}', a key that already has its value` : err.message.split('\n')[0].replace(/[\s:.]+$/, '');
       ledger.problems.push({ file, range: range(line, 0, lines[line]?.length ?? 0), severity: inHeader || inTrailer ? 'warning' : 'error', code: 'ledger-yaml', message: inHeader || inTrailer
         ? `sprint-status.yaml is not valid YAML at line ${line + 1}, ${inHeader ? 'in its header' : 'after the development_status entries'} (${why}): YAML tools (BMAD's sprint_plan.py among them) cannot load the file. Waymark reads the development_status entries; fix ${inHeader ? 'the header' : 'that line'}.`
         : `sprint-status.yaml is not valid YAML at line ${line + 1} (${why}). Fix it; the ledger is read line by line until then.` });
@@ -1235,3 +1239,23 @@ export function applyLineEdits(text: string, edits: { line: number; start: numbe
   for (const e of abs) out = out.slice(0, e.from) + e.value + out.slice(e.to);
   return out;
 }
+
+/**
+ * The line below `at` that YAML refused, when `at` is a key with a value on its line (`key: 8`) and the
+ * next line holding anything is indented further than it: that line is the mistake (mis-indented), not
+ * the key above it. Undefined otherwise.
+ */
+function indentedUnderValue(lines: readonly string[], at: number): number | undefined {
+  const m = /^([ \t]*)[^\s#][^#]*?:[ \t]+[^\s#]/.exec(lines[at] ?? '');
+  if (!m) return undefined;
+  const indentOf = (l: string) => /^[ \t]*/.exec(l)![0].length;
+  const filled = (i: number) => !/^\s*(?:#.*)?$/.test(lines[i]);
+  // The key's line sits where its siblings do (not itself the odd line: a stray line at the margin).
+  let before = at - 1;
+  while (before >= 0 && !filled(before)) before--;
+  if (before >= 0 && indentOf(lines[before]) > m[1].length) return undefined;
+  let below = at + 1;
+  while (below < lines.length && !filled(below)) below++;
+  return below < lines.length && indentOf(lines[below]) > m[1].length ? below : undefined;
+}
+
