@@ -24,6 +24,7 @@ import {
   WaymarkError,
   errorMessage,
   type ProposalProblem,
+  type WorkflowState,
 } from '../core/index';
 import { applyHunks } from './applyPatch';
 import type { FileChange, FileEdit, HookAdapter, HookDecision, NeutralEvent } from './port';
@@ -117,7 +118,9 @@ async function proposedEdits(event: { ctx: NeutralEvent['ctx']; tool: string }, 
       continue;
     }
     const verdict = await checkProposedEdit({ root, file, text: next ?? undefined, beforeText: current ?? null, actor: adapter.actor, session: event.ctx.session });
-    const errors = [...refusals(verdict), ...(await gateDefinitionProblems(root, file, current, next ?? undefined))];
+    // The gates' judge takes the states this verdict parsed (the same texts): a large text is parsed and hashed once.
+    const parsed = verdict.kind === 'workflow' ? { before: verdict.before, after: verdict.after } : undefined;
+    const errors = [...refusals(verdict), ...(await gateDefinitionProblems(root, file, current, next ?? undefined, parsed))];
     if (errors.length) reasons.push(`Waymark refused this edit of ${verdict.rel}${alias}:\n${formatProblems(errors)}`);
     else if (verdict.kind && !where.foreign) allowed.push({ root, file, current });
   }
@@ -139,8 +142,8 @@ function workspaceHasHook(root: string): boolean {
 }
 
 /** Changes that take away a gate a gated step depends on (a definition, a `gate:` entry, a `workflow:` switch, `gates.path`). */
-async function gateDefinitionProblems(root: string, file: string, before: string | undefined, after: string | undefined): Promise<ProposalProblem[]> {
-  return checkGateRemoval({ root, file, beforeText: before, text: after });
+async function gateDefinitionProblems(root: string, file: string, before: string | undefined, after: string | undefined, parsed?: { before: WorkflowState | undefined; after: WorkflowState | undefined }): Promise<ProposalProblem[]> {
+  return checkGateRemoval({ root, file, beforeText: before, text: after, parsed });
 }
 
 /** The state a path holds, said for a refusal (`workflow state`, `a Waymark record`...), or undefined. */

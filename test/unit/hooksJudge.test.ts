@@ -1,13 +1,16 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { applyReplacements, checkProposedEdit } from '../../src/core/index';
+import { execFileSync } from 'node:child_process';
+import { applyReplacements, checkProposedEdit, checkStagedChanges } from '../../src/core/index';
 import { readShellCommand } from '../../src/hooks/shell';
 import { applyHunks, parseApplyPatch } from '../../src/hooks/applyPatch';
 import { looksLikeState, quickCheck } from '../../src/hooks/quickCheck';
 import { isOurCommand } from '../../src/hooks/install';
 import { claudeCodeAdapter } from '../../src/hooks/claudeCode';
-import { cleanup, featureWorkspace, PLAN, write } from './hooksHelpers';
+import { HOOK_ADAPTERS } from '../../src/hooks/adapters';
+import { runHook } from '../../src/hooks/run';
+import { claudeEvent, cleanup, featureWorkspace, PLAN, write } from './hooksHelpers';
 
 describe('applying an edit tool\'s replacements', () => {
   test('exactly one match unless replace_all; an exact count; a new file from an empty old_string', () => {
@@ -141,5 +144,61 @@ describe("Codex's apply_patch envelope", () => {
     assert.equal(applyHunks('nothing here\n', up.hunks), undefined, 'context not found: the patch does not apply');
     assert.throws(() => parseApplyPatch('*** Begin Patch\n*** Frobnicate: x\n*** End Patch'), /expected "\*\*\* Add File:"/);
     assert.throws(() => parseApplyPatch('no envelope'), /does not start with/);
+  });
+});
+
+describe('a large proposed text is hashed once, by its caller (no memo in hash.ts)', () => {
+  test('a hook judging a 1 MB Write for its state and its gates hashes the text once', async () => {
+    const root = featureWorkspace();
+    // The one-shot hash of node:crypto, counted for texts of 1 MiB and more (the module object the core loads).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the very module object hash.ts requires
+    const crypto = require('node:crypto') as { hash?: (a: string, d: string | Uint8Array, e: string) => string };
+    const real = crypto.hash;
+    let large = 0;
+    try {
+      assert.ok(real, 'node:crypto.hash (Node 20.12+)');
+      crypto.hash = (a, d, e) => {
+        if (d.length >= 1 << 20) large++;
+        return real!(a, d, e);
+      };
+      const body = 'A long body line of the plan.\n'.repeat(40_000);
+      const adapter = HOOK_ADAPTERS.get('claude-code')!;
+      const run = async (content: string) => {
+        const text = claudeEvent(root, 'PreToolUse', { tool_name: 'Write', tool_input: { file_path: path.join(root, 'docs/plan.md'), content } });
+        large = 0;
+        const out = await runHook(adapter, text, {}, false);
+        return { out, large };
+      };
+      // Completing the gated step: refused (the state's rules); the text judged for its gates too (design waits).
+      const gated = await run(PLAN.replace('stepsCompleted: [discovery]', 'stepsCompleted: [discovery, design]').replace('Body text.\n', body));
+      assert.equal(gated.out.exitCode, 2, gated.out.stderr);
+      assert.match(gated.out.stderr, /step design is gated/);
+      assert.equal(gated.large, 1, 'the proposed text hashed once');
+      // Taking the gate away (switching the workflow): refused by the gates' judge, from the same parse.
+      write(root, '.waymark/workflows/other.yaml', 'steps:\n  - discovery\n  - design\n  - implement\n  - review\n');
+      const switched = await run(PLAN.replace('workflow: feature', 'workflow: other').replace('Body text.\n', body));
+      assert.equal(switched.out.exitCode, 2, switched.out.stderr);
+      assert.match(switched.out.stderr, /switches workflow: from feature to other, so step design would lose its gate/);
+      assert.equal(switched.large, 1, 'the proposed text hashed once');
+      // A body edit: allowed, hashed once.
+      const body2 = await run(PLAN.replace('Body text.\n', body));
+      assert.equal(body2.out.exitCode, 0, body2.out.stderr);
+      assert.equal(body2.large, 1);
+      // git's pre-commit judges a staged large text the same way: once.
+      const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@x', GIT_CONFIG_NOSYSTEM: '1' };
+      const git = (...args: string[]) => execFileSync('git', args, { cwd: root, env, stdio: 'pipe' });
+      git('init', '-q', '-b', 'main');
+      git('add', '-A');
+      git('commit', '-q', '-m', 'start');
+      write(root, 'docs/plan.md', PLAN.replace('workflow: feature', 'workflow: other').replace('Body text.\n', body));
+      git('add', '-A');
+      large = 0;
+      const staged = await checkStagedChanges(root);
+      assert.deepEqual(staged.refused.map((r) => [r.rel, r.problems.map((p) => p.code).includes('gate-removed')]), [['docs/plan.md', true]]);
+      assert.equal(large, 1, 'the staged text hashed once');
+    } finally {
+      crypto.hash = real;
+      cleanup(root);
+    }
   });
 });

@@ -17,22 +17,12 @@ function loadCrypto(): typeof cryptoModule {
 const JS_HASH_BUDGET = 4096;
 let jsHashed = 0;
 
-/** SHA-256 of bytes or a UTF-8 string, hex. The same answer whichever way it is computed. */
+/**
+ * SHA-256 of bytes or a UTF-8 string, hex. The same answer whichever way it is computed. Nothing
+ * is remembered: a caller that needs one text's hash twice hashes it once and hands it on (a hook's
+ * judge of a large proposed text: its verdict's states go to the gates' judge, session 32).
+ */
 export function sha256(data: string | Uint8Array): string {
-  // A large text hashed again (a hook judges one proposed text for its gates and its state): the last answer.
-  if (typeof data === 'string' && data.length >= LARGE_TEXT) {
-    if (data === lastLarge?.text) return lastLarge.hash;
-    const hash = sha256Bytes(data);
-    lastLarge = { text: data, hash };
-    return hash;
-  }
-  return sha256Bytes(data);
-}
-
-const LARGE_TEXT = 1 << 20;
-let lastLarge: { text: string; hash: string } | undefined;
-
-function sha256Bytes(data: string | Uint8Array): string {
   if (!nodeCrypto) {
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     if (jsHashed + bytes.length <= JS_HASH_BUDGET) {

@@ -65,7 +65,19 @@ async function waiting(w: { file: string; state?: WorkflowState }, other: ((file
  * not done, in this file or in the workflows that use this definition or configuration.
  * `otherVersion` gives a workflow's other version to judge beside the one on disk (the staged one).
  */
-export async function checkGateRemoval(input: { root: string; file: string; beforeText: string | undefined; text: string | undefined; otherVersion?: (file: string) => Promise<WorkflowState | undefined> }): Promise<ProposalProblem[]> {
+export async function checkGateRemoval(input: {
+  root: string;
+  file: string;
+  beforeText: string | undefined;
+  text: string | undefined;
+  otherVersion?: (file: string) => Promise<WorkflowState | undefined>;
+  /**
+   * The states of `beforeText` and `text` as checkProposedEdit parsed them (its verdict's `before`
+   * and `after`, when its kind is `workflow`): a caller that judged the same texts hands them on,
+   * so a large proposed text is not parsed (and hashed) again.
+   */
+  parsed?: { before: WorkflowState | undefined; after: WorkflowState | undefined };
+}): Promise<ProposalProblem[]> {
   if (input.beforeText === input.text) return [];
   const root = path.resolve(input.root);
   const file = path.resolve(root, input.file);
@@ -101,11 +113,11 @@ export async function checkGateRemoval(input: { root: string; file: string; befo
     return [{ severity: 'error', code: 'gate-removed', message: `this ${what} while gated steps wait for a verdict (${held.slice(0, 3).map((w) => relPath(root, w.file)).join(', ')}${held.length > 3 ? ', ...' : ''})`, fix: FIX }];
   }
   if (input.text === undefined || input.beforeText === undefined) return [];
-  const ctx = await contextFor(root);
-  const before = parseWorkflowText(file, input.beforeText, ctx).state;
+  const ctx = input.parsed ? undefined : await contextFor(root);
+  const before = input.parsed ? input.parsed.before : parseWorkflowText(file, input.beforeText, ctx!).state;
   const pending = pendingGates(before);
   if (!pending.size) return [];
-  const after = parseWorkflowText(file, input.text, ctx).state;
+  const after = input.parsed ? input.parsed.after : parseWorkflowText(file, input.text, ctx!).state;
   const out: ProposalProblem[] = [];
   for (const [step, gate] of pending) {
     if (after?.gates[step]) continue;

@@ -116,8 +116,11 @@ export async function checkStagedChanges(cwd: string): Promise<StagedCheck> {
     const staged = status === 'D' ? undefined : await gitText(top, `:${rel}`);
     const head = hasHead && status !== 'A' ? await gitText(top, `HEAD:${rel}`) : undefined;
     // A gate taken from a gated step that is not done: a definition, `gates.path`, an inline `gate:`, a `workflow:` switch.
-    const removed = await checkGateRemoval({ root: top, file: path.join(top, rel), beforeText: head, text: staged, otherVersion: setting ? (stagedState ??= stagedStates(top)) : undefined });
+    // A workflow file's is judged from the states its verdict below parsed (a large text parsed and hashed once).
+    const gateRemoval = (parsed?: { before: WorkflowState | undefined; after: WorkflowState | undefined }) =>
+      checkGateRemoval({ root: top, file: path.join(top, rel), beforeText: head, text: staged, otherVersion: setting ? (stagedState ??= stagedStates(top)) : undefined, parsed });
     if (setting) {
+      const removed = await gateRemoval();
       out.checked++;
       if (removed.length) out.refused.push({ rel, problems: removed });
       continue;
@@ -138,6 +141,7 @@ export async function checkStagedChanges(cwd: string): Promise<StagedCheck> {
     }
     if (!verdict.kind) continue;
     out.checked++;
+    const removed = await gateRemoval(verdict.kind === 'workflow' ? { before: verdict.before, after: verdict.after } : undefined);
     const errors = [...verdict.problems.filter((p) => p.severity === 'error'), ...removed];
     const warnings = verdict.problems.filter((p) => p.severity === 'warning');
     if (errors.length) out.refused.push({ rel, problems: errors });

@@ -42,8 +42,11 @@ export interface Intent {
   entries: IntentEntry[];
 }
 
+/** Node's one-shot hash (20.12+, 21.7+): no Hash object per call (a slot record's header hashes its body each write). */
+const oneShot = (crypto as { hash?: (algorithm: string, data: string | Uint8Array, encoding: 'hex') => string }).hash;
+
 export function sha256Hex(data: string | Uint8Array): string {
-  return crypto.createHash('sha256').update(data).digest('hex');
+  return oneShot ? oneShot('sha256', data, 'hex') : crypto.createHash('sha256').update(data).digest('hex');
 }
 
 function journalDir(root: string): string {
