@@ -1,5 +1,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
+import * as v8 from 'node:v8';
+import * as vm from 'node:vm';
 import { ownCopy } from '../../src/core/model/text';
 import { parseStory } from '../../src/core/bmad/story';
 import { declaredOutputs } from '../../src/core/bmad/artifacts';
@@ -47,4 +49,26 @@ test('a declared output pattern reads the same as the text states it', () => {
   const text = `---\nname: step-01\noutputFile: '{planning_artifacts}/${'long-name-'.repeat(30)}prd.md'\n---\n\n${'prose line\n'.repeat(500)}`;
   assert.deepEqual(declaredOutputs(text), [{ pattern: `{planning_artifacts}/${'long-name-'.repeat(30)}prd.md`, source: 'outputFile' }]);
   assert.deepEqual(declaredOutputs(text.replace(/\n/g, '\r\n')), declaredOutputs(text));
+});
+
+test("a story's parse does not keep its file's text alive (its tasks, its status, its frontmatter status)", () => {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc') as () => void;
+  const pad = 1 << 20;
+  const make = (i: number, form: number): string => {
+    const head = form === 0 ? `# Story 1.${i}: Hero\n\nStatus: ready-for-dev\n` : form === 1 ? `---\nstatus: ready-for-review-by-the-team\n---\n# Story 1.${i}: Hero\n` : `# Story 1.${i}: Hero\n\n## Status\n\nready-for-dev\n`;
+    return `${head}\n## Tasks / Subtasks\n\n- [x] Task 1: build the part number ${i} (AC: #1)\n  - [ ] Subtask 1.1: a long enough subtask text\n\n## Dev Notes\n\n${`note ${i} `.repeat(pad / 8)}\n`;
+  };
+  for (let form = 0; form < 3; form++) {
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const kept = [];
+    for (let i = 0; i < 24; i++) kept.push(parseStory(`/p/1-${i}-hero.md`, make(i, form)));
+    gc();
+    const grown = process.memoryUsage().heapUsed - before;
+    // 24 texts of ~1 MB each would be ~24 MB; the parses alone are a few KB.
+    assert.ok(grown < 4 * pad, `form ${form}: the parses keep ${(grown / pad).toFixed(1)} MB alive`);
+    assert.equal(kept[3].status, form === 1 ? 'ready-for-review-by-the-team' : 'ready-for-dev');
+    assert.deepEqual(kept[3].tasks.map((t) => t.text), ['Task 1: build the part number 3 (AC: #1)', 'Subtask 1.1: a long enough subtask text']);
+  }
 });

@@ -630,6 +630,18 @@ function legacyFiles(file: string): string[] {
   return json === file ? [] : [json, json.replace(/\.json$/, '-parses.json'), json.replace(/\.json$/, '-edits.json')];
 }
 
+/**
+ * Removes a file that may not be there, as `fs.rmSync(file, { force: true })` does for a file, without
+ * the recursive remover Node loads for rmSync (a module compiled from source in every first run).
+ */
+function removeIfThere(file: string): void {
+  try {
+    fs.unlinkSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+}
+
 function newId(): string {
   return randomHex(12);
 }
@@ -644,7 +656,7 @@ function save(root: string, file: string, c: CacheFile | EditsFile): void {
     }
     writeFileAtomic(file, serialize(c), { root, durable: false, replaceLink: true });
     // A whole cache written: the JSON files an earlier version kept there (2.6 MB for 400 stories) go.
-    if ('waymarkSprintCache' in c) for (const old of legacyFiles(file)) fs.rmSync(old, { force: true });
+    if ('waymarkSprintCache' in c) for (const old of legacyFiles(file)) removeIfThere(old);
   } catch {
     // A cache that cannot be written is rebuilt next time.
   }

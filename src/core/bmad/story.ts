@@ -461,7 +461,7 @@ function wrappedValue(next: string | undefined): { value: string; start: number 
 }
 
 function setStatus(s: StoryFile, v: { value: string; start: number }, line: number, form: 'line' | 'section'): void {
-  s.status = v.value;
+  s.status = ownCopy(v.value);
   s.statusLine = line;
   s.statusStart = v.start;
   s.statusEnd = v.start + v.value.length;
@@ -497,8 +497,8 @@ export function parseStory(file: string, text: string): StoryFile {
       const m = /^(status\s*:\s*["']?)([^"'#\s][^"'#]*?)["']?\s*(#.*)?$/i.exec(lines[i]);
       // The word, as on a Status line: an emoji or mark before it (`✅ COMPLETED`) or a remark after it is not the status.
       const v = m ? statusAfter(lines[i], m[1].length) : undefined;
-      if (v) fmStatus = { value: v.value, line: i, start: v.start, end: v.start + v.value.length };
-      else if (m) fmStatus = { value: m[2].trim(), line: i, start: m[1].length, end: m[1].length + m[2].trim().length };
+      if (v) fmStatus = { value: ownCopy(v.value), line: i, start: v.start, end: v.start + v.value.length };
+      else if (m) fmStatus = { value: ownCopy(m[2].trim()), line: i, start: m[1].length, end: m[1].length + m[2].trim().length };
     }
   }
   const reader = new StoryReader(s, lines, start, fmStatus !== undefined);
@@ -931,7 +931,8 @@ class StoryReader {
       counters.push(0);
     }
     counters[counters.length - 1]++;
-    const text = c[3].trim();
+    // A copy: a capture points into the story's whole text and would keep it alive (model/text.ts ownCopy).
+    const text = ownCopy(c[3].trim());
     this.s.tasks.push({
       line: i, boxColumn: line.indexOf('[', c[1].length), checked: c[2] !== ' ', text, depth: indents.length - 1,
       review: this.reviewSection || (text.includes('[') && /\[AI-Review\]/i.test(text)), number: counters.length === 1 ? String(counters[0]) : counters.length === 2 ? `${counters[0]}.${counters[1]}` : counters.join('.'),
