@@ -26,7 +26,7 @@
 // each on its own copy of the project and with its own code cache folder (one shared folder would
 // make both compile from source on every run), the same edits in both, in turn (cli.*_vs_base,
 // the ratio pair by pair, with each one's CPU beside node -e 0's), the first runs included.
-// --make-project DIR writes the BMAD project (a git repository) into DIR and exits, for profiling a verb on it.
+// --make-project DIR writes the BMAD project (a git repository, every file committed, as a clone is) into DIR and exits, for profiling a verb on it.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -269,6 +269,16 @@ function load(): string {
   return `${os.loadavg().map((l) => l.toFixed(2)).join(' ')} on ${os.cpus().length} cores`;
 }
 
+/** A git repository holding every file in one commit: what a user's clone of the project is (an
+ * uncommitted `git init` would let a verb skip asking git what a clone makes it ask). */
+function committedRepo(dir: string): void {
+  const env = { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.invalid', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.invalid' };
+  for (const args of [['init', '-q'], ['add', '-A'], ['commit', '-q', '--no-gpg-sign', '-m', 'project']]) {
+    const r = spawnSync('git', args, { cwd: dir, stdio: 'ignore', env });
+    if (r.status !== 0) throw new Error(`bench: git ${args.join(' ')} failed in ${dir}`);
+  }
+}
+
 function main(): void {
   const makeAt = process.argv.indexOf('--make-project');
   if (makeAt >= 0) {
@@ -276,7 +286,7 @@ function main(): void {
     if (!process.argv[makeAt + 1] || (fs.existsSync(dir) && fs.readdirSync(dir).length)) throw new Error('bench: --make-project DIR needs a new or empty folder');
     fs.mkdirSync(dir, { recursive: true });
     const shape = bmadProject(dir, LEAN);
-    spawnSync('git', ['init', '-q', dir], { stdio: 'ignore' });
+    committedRepo(dir);
     console.log(`${dir}: ${shape.stories} stories, ${shape.files} files, ${shape.md} Markdown`);
     return;
   }
@@ -366,7 +376,7 @@ function bmadLines(tmp: string): void {
     fs.mkdirSync(proj);
     const shape = bmadProject(proj, LEAN);
     const stories = shape.stories;
-    spawnSync('git', ['init', '-q', proj], { stdio: 'ignore' });
+    committedRepo(proj);
     const ledger = '_bmad-output/implementation-artifacts/sprint-status.yaml';
     // This build's own code cache: the user's folder is shared with every other build run on the
     // machine, and a run of another build drops this one's cache (the loader keeps one per verb).
