@@ -4,7 +4,7 @@
  * It errs towards "judge": anything that might hold state goes to the full check, which
  * decides exactly (include/exclude globs, dialects, real paths).
  */
-import { AGENT_HOOK_FILE } from './agentHooks';
+import { AGENT_HOOK_FILE, GITATTRIBUTES } from './agentHooks';
 import type * as cryptoModule from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -187,7 +187,7 @@ const STORY = /^#\s+Story\b/m;
 const STATUS_LINE = /^[ \t]*(?:[-*+>|][ \t]*)*(?:#{1,6}[ \t]*)?(?:\*\*|__|\*|_)?[ \t]*(?:current[ \t]+|story[ \t]+)?status\b/im;
 // A file named as BMAD names a story (`1.2.story.md`, `1-2-login.md`, `story-1.2.md`, `3a-1-x.md`).
 const STORY_NAME = /(?:^|\/)(?:[^/]*\.story\.md|(?:story[-_. ]?)?\d+[a-z]?[.-]\d+[^/]*\.md|[^/]*story[-_. ]?\d[^/]*\.md)$/i;
-const RECORD = /^\.waymark\/(?:gates|history|events|leases|modes|checkpoints|locks)\/|^\.waymark\/files-manifest\.csv$|^\.git\/waymark\/|^\.waymark\/workflows\/.+\.ya?ml$|^\.waymark\/config\.ya?ml$/;
+const RECORD = /^\.waymark\/(?:gates|history|events|leases|modes|checkpoints|locks|journal)\/|^\.waymark\/files-manifest\.csv$|^\.git\/waymark\/|^\.waymark\/workflows\/.+\.ya?ml$|^\.waymark\/config\.ya?ml$/;
 const LEDGER = /(?:^|\/)sprint-status\.ya?ml$|(?:^|\/)tickets\.toml$/i;
 const HEAD_BYTES = 16 * 1024;
 
@@ -329,7 +329,7 @@ function fileCheck(ctx: HookContext, file: string, change: FileChange | undefine
   if (RECORD.test(relSlash) || LEDGER.test(relSlash) || /^\.git\/(?:hooks\/[^/]+|config)$/.test(relSlash)) return { verdict: 'judge' };
   if (looksLikeState(head(abs), relSlash)) return { verdict: 'judge' };
   // An agent's hook configuration: judged before the change (does it keep Waymark's hook?).
-  if (change && AGENT_HOOK_FILE.test(relSlash)) return { verdict: 'judge' };
+  if (change && (AGENT_HOOK_FILE.test(relSlash) || GITATTRIBUTES.test(relSlash))) return { verdict: 'judge' };
   if (change) {
     switch (change.type) {
       case 'write':

@@ -6,6 +6,8 @@
  *   YAML reads it as the entry's value; the reader read none, the edit refused (the `yaml` package's
  *   error with a blank line before the comment). Both now read the value; the edit keeps every comment.
  * - A key line indented under an entry that has its value was not reported as invalid YAML.
+ * - `.waymark/journal/` (the crash-recovery record) and `.gitattributes`' merge driver block were not
+ *   judged: an agent could delete the one or drop the other.
  */
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,7 +15,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { parseLedger } from '../../src/core/bmad/ledger';
-import { cleanup, tempWorkspace } from './hooksHelpers';
+import { HOOK_ADAPTERS } from '../../src/hooks/adapters';
+import { answer, claude, cleanup, featureWorkspace, tempWorkspace, treeDigest, write } from './hooksHelpers';
 
 const CLI = path.resolve('dist/cli.js');
 const FIXTURE = path.resolve('test/fixtures/bmad-v6');
@@ -120,4 +123,52 @@ describe('red32: a line indented under an entry that has its value', () => {
       assert.equal(p.range.start.line, 3);
     });
   }
+});
+
+describe("red32: the files Waymark owns: its journal and the merge driver's block", () => {
+  const BLOCK = '# >>> waymark merge driver (waymark git uninstall removes this block) [file: kept]\n**/*.md merge=waymark\nsprint-status.yaml merge=waymark\n# <<< waymark merge driver\n';
+  function workspace(): string {
+    const root = featureWorkspace();
+    tmps.push(root);
+    write(root, '.gitattributes', `*.png binary\n${BLOCK}`);
+    write(root, '.waymark/journal/tx-1.json', '{"op":"story-set-status"}\n');
+    return root;
+  }
+  const refusals: [string, Record<string, unknown>, RegExp][] = [
+    ['Write into the journal', { tool_name: 'Write', tool_input: { file_path: '.waymark/journal/tx-1.json', content: '{}' } }, /journal is Waymark's record of a change under way/],
+    ['rm -rf the journal', { tool_name: 'Bash', tool_input: { command: 'rm -rf .waymark/journal' } }, /Waymark's journal of a change under way[\s\S]*run waymark status/],
+    ['rm the journal entry', { tool_name: 'Bash', tool_input: { command: 'rm .waymark/journal/tx-1.json' } }, /journal/],
+    ['Write .gitattributes without the block', { tool_name: 'Write', tool_input: { file_path: '.gitattributes', content: '*.png binary\n' } }, /merge driver block, and this changes it[\s\S]*waymark git uninstall/],
+    ['Edit the block', { tool_name: 'Edit', tool_input: { file_path: '.gitattributes', old_string: '**/*.md merge=waymark\n', new_string: '' } }, /merge driver block/],
+    ['rm .gitattributes', { tool_name: 'Bash', tool_input: { command: 'rm .gitattributes' } }, /merge driver block[\s\S]*waymark git uninstall/],
+    ["sed -i '/waymark/d' .gitattributes", { tool_name: 'Bash', tool_input: { command: "sed -i '/waymark/d' .gitattributes" } }, /merge driver block/],
+    ['git rm .gitattributes', { tool_name: 'Bash', tool_input: { command: 'git rm -q .gitattributes' } }, /merge driver block/],
+  ];
+  for (const [name, extra, why] of refusals) {
+    test(`${name}: refused, naming what to do; nothing written`, async () => {
+      const root = workspace();
+      const before = treeDigest(root);
+      const r = await claude(root, 'PreToolUse', extra);
+      assert.equal(r.code, 2, r.stdout + r.stderr);
+      assert.match(r.stderr, why);
+      assert.deepEqual(treeDigest(root), before);
+    });
+  }
+  test('.gitattributes: another line may change (Edit), and a file without the block is not judged', async () => {
+    const root = workspace();
+    const add = await claude(root, 'PreToolUse', { tool_name: 'Edit', tool_input: { file_path: '.gitattributes', old_string: '*.png binary\n', new_string: '*.png binary\n*.jpg binary\n' } });
+    assert.equal(add.code, 0, add.stderr);
+    write(root, '.gitattributes', '*.png binary\n');
+    const rm = await claude(root, 'PreToolUse', { tool_name: 'Bash', tool_input: { command: 'rm .gitattributes' } });
+    assert.equal(rm.code, 0, rm.stderr);
+  });
+  test('the other agents judge them the same (Gemini CLI, Cursor, Codex)', async () => {
+    const root = workspace();
+    const gemini = await answer(HOOK_ADAPTERS.get('gemini')!, { session_id: 's', hook_event_name: 'BeforeTool', cwd: root, tool_name: 'write_file', tool_input: { file_path: path.join(root, '.gitattributes'), content: '' } });
+    assert.match(JSON.stringify(gemini), /merge driver block/);
+    const cursor = await answer(HOOK_ADAPTERS.get('cursor')!, { hook_event_name: 'beforeShellExecution', conversation_id: 'c', generation_id: 'g', workspace_roots: [root], cwd: root, command: 'rm -rf .waymark/journal' });
+    assert.match(JSON.stringify(cursor), /journal/);
+    const codex = await answer(HOOK_ADAPTERS.get('codex')!, { session_id: 's', hook_event_name: 'PreToolUse', cwd: root, tool_name: 'Bash', tool_input: { command: 'truncate -s0 .gitattributes' } });
+    assert.match(JSON.stringify(codex), /merge driver block/);
+  });
 });
