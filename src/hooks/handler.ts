@@ -27,7 +27,7 @@ import {
 } from '../core/index';
 import { applyHunks } from './applyPatch';
 import type { FileChange, FileEdit, HookAdapter, HookDecision, NeutralEvent } from './port';
-import { hasWorkspace, judgingRoot, linkedStatePath, mayHoldState, realPathOf, relInside, resolveToolPath, stateTarget, workspaceRootOf } from './quickCheck';
+import { hasWorkspace, judgingRoot, linkedStatePath, mayHoldState, realPathOf, relInside, resolveToolPath, stateTarget, walkTree, workspaceRootOf } from './quickCheck';
 import { setStatusForMark } from './ticketsMark';
 import { GIT_CODE, gitCodeCommands, readShellCommand } from './shell';
 
@@ -191,22 +191,14 @@ function realOf(abs: string): string {
 /** The files under `dir` (bounded; version-control and dependency folders left out). */
 function filesUnder(dir: string): string[] {
   const out: string[] = [];
-  const walk = (d: string) => {
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(d, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      if (out.length >= MAX_TREE) return;
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) {
-        if (!SKIP_DIRS.has(e.name) || (e.name === 'cache' && !d.endsWith(`${path.sep}.waymark`))) walk(p);
-      } else if (e.isFile() || e.isSymbolicLink()) out.push(p);
-    }
-  };
-  walk(dir);
+  walkTree(dir, {
+    // (Waymark's own `.waymark/cache` is left out; a `cache` folder elsewhere may hold state.)
+    enter: (name, parent) => !SKIP_DIRS.has(name) || (name === 'cache' && !parent.endsWith(`${path.sep}.waymark`)),
+    stop: () => out.length >= MAX_TREE,
+    file: (p, e) => {
+      if (e.isFile() || e.isSymbolicLink()) out.push(p);
+    },
+  });
   return out;
 }
 
