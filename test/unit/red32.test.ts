@@ -172,3 +172,19 @@ describe("red32: the files Waymark owns: its journal and the merge driver's bloc
     assert.match(JSON.stringify(codex), /merge driver block/);
   });
 });
+
+describe('red32: a switch given a value is an error, never taken as absent', () => {
+  test('hook --fail-closed=yes refuses (it does not fail open); --force=false and --json=1 are usage errors', () => {
+    const root = project();
+    const hook = spawnSync(process.execPath, [CLI, 'hook', 'claude-code', '--fail-closed=yes'], { cwd: root, input: '{}', encoding: 'utf8', timeout: 60_000 });
+    assert.equal(hook.status, 2, hook.stderr);
+    assert.match(hook.stderr, /--fail-closed is a switch and takes no value/);
+    for (const args of [['story', 'set-status', '1-1-user-login', 'backlog', '--force=false'], ['validate', '--json=1']]) {
+      const r = cli(root, args);
+      assert.equal(r.code, 2, r.stdout);
+      assert.match(r.stderr, /is a switch and takes no value/);
+      assert.doesNotMatch(r.stderr, /\n\s+at /);
+    }
+    assert.match(fs.readFileSync(path.join(root, LEDGER), 'utf8'), /1-1-user-login: done/);
+  });
+});
