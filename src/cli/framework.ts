@@ -63,6 +63,9 @@ export function parseArgs(argv: string[], booleanFlags: readonly string[] = [], 
         name = name.slice(0, eq);
       }
       if (known && !known.has(name)) throw new WaymarkError('usage', unknownOption(a.startsWith('--') ? `--${name}` : `-${name}`, name, [...known]));
+      // A switch given a value (`--fail-closed=yes`, `--force=false`): refused, not taken as absent
+      // (a hook command written `--fail-closed=true` would otherwise fail open without a word).
+      if (value !== undefined && booleans.has(name)) throw new WaymarkError('usage', `--${name} is a switch and takes no value (${a}): write --${name} alone, or leave it out.`);
       if (value === undefined) {
         if (booleans.has(name)) value = true;
         else if (i + 1 < argv.length && !argv[i + 1].startsWith('--')) value = argv[++i];

@@ -121,3 +121,38 @@ export function hookFilesOf(root: string, list: (dir: string) => string[]): stri
 
 export const HOOKS_FIX = "- fix: an agent's hooks are the user's to change, not the agent's: leave the hooks as they are (other settings may change). The user removes Waymark's hook with waymark hook uninstall AGENT, or edits the file themselves.";
 export const CONFIG_FIX = "- fix: .waymark/config.yaml decides which files Waymark judges and where its records live; it is the user's to change, not an agent's. Ask the user to make the change.";
+
+/** `.gitattributes` (at the workspace's top or below it): where `waymark git install` writes its merge driver block. */
+export const GITATTRIBUTES = /(?:^|\/)\.gitattributes$/;
+const MERGE_BEGIN = '# >>> waymark merge driver';
+const MERGE_END = '# <<< waymark merge driver';
+
+/** The lines of Waymark's merge driver blocks in a `.gitattributes` text (CR left out), or undefined when it holds none. */
+export function mergeDriverBlock(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  const out: string[] = [];
+  let inBlock = false;
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/\r$/, '');
+    if (line.startsWith(MERGE_BEGIN)) inBlock = true;
+    if (inBlock) out.push(line);
+    if (inBlock && line.startsWith(MERGE_END)) inBlock = false;
+  }
+  return out.length ? out.join('\n') : undefined;
+}
+
+/**
+ * Why an agent's change of `.gitattributes` (`next` undefined: deleted) is refused: it removes or
+ * changes Waymark's merge driver block (without it git merges state files line by line, and a
+ * merge can rewind a step or a status). Other lines may change.
+ */
+export function gitattributesChangeProblem(rel: string, before: string | undefined, next: string | undefined): string | undefined {
+  const was = mergeDriverBlock(before);
+  if (was === undefined) return undefined;
+  if (next === undefined) return `deleting ${rel} removes Waymark's merge driver, which merges state files without rewinding them`;
+  if (mergeDriverBlock(next) !== was) return `${rel} holds Waymark's merge driver block, and this changes it`;
+  return undefined;
+}
+
+export const MERGE_FIX = "- fix: the merge driver block is the user's to remove (waymark git uninstall) or write again (waymark git install); other lines of .gitattributes may change (with the Edit tool).";
+export const JOURNAL_FIX = "- fix: .waymark/journal/ is Waymark's record of a change under way (its crash recovery): the next waymark command finishes or undoes the change and clears it. Leave it in place; if a change is stuck, run waymark status (it recovers) and tell the user.";

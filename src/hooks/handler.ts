@@ -2,7 +2,7 @@
  * The hook logic between the adapters and the core: a neutral event in, a neutral decision out.
  * Knows no agent. Loaded only when the fast path (quickCheck.ts) says an event may touch state.
  */
-import { AGENT_HOOK_FILE, CONFIG_FIX, hookFileChangeProblem, hookFilesOf, holdsWaymarkHook, HOOKS_FIX } from './agentHooks';
+import { AGENT_HOOK_FILE, CONFIG_FIX, GITATTRIBUTES, gitattributesChangeProblem, hookFileChangeProblem, hookFilesOf, holdsWaymarkHook, HOOKS_FIX, JOURNAL_FIX, MERGE_FIX, mergeDriverBlock } from './agentHooks';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
@@ -28,7 +28,7 @@ import {
 } from '../core/index';
 import { applyHunks } from './applyPatch';
 import type { FileChange, FileEdit, HookAdapter, HookDecision, NeutralEvent } from './port';
-import { hasWorkspace, judgingRoot, linkedStatePath, mayHoldState, realPathOf, relInside, resolveToolPath, stateTarget, workspaceRootOf } from './quickCheck';
+import { hasWorkspace, judgingRoot, linkedStatePath, mayHoldState, realPathOf, relInside, resolveToolPath, stateTarget, walkTree, workspaceRootOf } from './quickCheck';
 import { setStatusForMark } from './ticketsMark';
 import { GIT_CODE, gitCodeCommands, readShellCommand } from './shell';
 
@@ -117,6 +117,11 @@ async function proposedEdits(event: { ctx: NeutralEvent['ctx']; tool: string }, 
       reasons.push(`Waymark refused this edit of ${rel}${alias}: ${hookProblem}.\n${HOOKS_FIX}`);
       continue;
     }
+    const mergeProblem = GITATTRIBUTES.test(rel) ? gitattributesChangeProblem(rel, current, next ?? undefined) : undefined;
+    if (mergeProblem) {
+      reasons.push(`Waymark refused this edit of ${rel}${alias}: ${mergeProblem}.\n${MERGE_FIX}`);
+      continue;
+    }
     const verdict = await checkProposedEdit({ root, file, text: next ?? undefined, beforeText: current ?? null, actor: adapter.actor, session: event.ctx.session });
     // The gates' judge takes the states this verdict parsed (the same texts): a large text is parsed and hashed once.
     const parsed = verdict.kind === 'workflow' ? { before: verdict.before, after: verdict.after } : undefined;
@@ -150,10 +155,12 @@ async function gateDefinitionProblems(root: string, file: string, before: string
 async function stateOf(root: string, file: string): Promise<string | undefined> {
   const rel = relPath(root, file);
   // A record folder itself (a link or a folder put at .waymark/gates) holds records.
+  if (rel === '.waymark/journal' || rel.startsWith('.waymark/journal/')) return "Waymark's journal of a change under way";
   if (isWaymarkRecord(rel) || isWaymarkRecord(`${rel}/x`)) return rel.startsWith('.waymark/gates') ? 'a gate verdict' : 'a Waymark record';
   if (DEFINITION.test(rel) || rel === '.waymark/workflows') return 'a workflow definition';
   if (CONFIG.test(rel)) return "Waymark's configuration";
   if (AGENT_HOOK_FILE.test(rel) && holdsWaymarkHook(textOf(file))) return "Waymark's agent hooks";
+  if (GITATTRIBUTES.test(rel) && mergeDriverBlock(textOf(file)) !== undefined) return "Waymark's merge driver block";
   const text = textOf(file);
   if (text === undefined) return undefined;
   const v = await checkProposedEdit({ root, file, text, beforeText: text, leases: false });
@@ -187,22 +194,14 @@ function realOf(abs: string): string {
 /** The files under `dir` (bounded; version-control and dependency folders left out). */
 function filesUnder(dir: string): string[] {
   const out: string[] = [];
-  const walk = (d: string) => {
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(d, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      if (out.length >= MAX_TREE) return;
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) {
-        if (!SKIP_DIRS.has(e.name) || (e.name === 'cache' && !d.endsWith(`${path.sep}.waymark`))) walk(p);
-      } else if (e.isFile() || e.isSymbolicLink()) out.push(p);
-    }
-  };
-  walk(dir);
+  walkTree(dir, {
+    // (Waymark's own `.waymark/cache` is left out; a `cache` folder elsewhere may hold state.)
+    enter: (name, parent) => !SKIP_DIRS.has(name) || (name === 'cache' && !parent.endsWith(`${path.sep}.waymark`)),
+    stop: () => out.length >= MAX_TREE,
+    file: (p, e) => {
+      if (e.isFile() || e.isSymbolicLink()) out.push(p);
+    },
+  });
   return out;
 }
 
@@ -385,7 +384,7 @@ async function proposedCommand(event: Extract<NeutralEvent, { kind: 'proposed-co
     const which = f.hits.map((h) => h.replace(/ \((.+), by (.+)\)$/, '')).join(', ');
     const kinds = [...new Set(f.hits.map((h) => / \((.+), by /.exec(h)?.[1] ?? 'state'))];
     const hows = f.hits.map((h) => /, by (.+)\)$/.exec(h)?.[1] ?? '');
-    const fix = kinds.includes("Waymark's agent hooks") ? HOOKS_FIX : kinds.includes("Waymark's configuration") ? CONFIG_FIX : kinds.includes('a gate verdict') ? "- fix: a gate verdict is a reviewer's record: waymark gate pass|concerns|fail|waive FILE STEP --by NAME" : hows.every((h) => MODE_CHANGE.test(h)) ? MODE_FIX : hows.every((h) => /rewrites the .* files it is given/.test(h)) ? FORMAT_FIX : kinds.includes("a ticket's status") ? TICKET_FIX : COMMAND_FIX;
+    const fix = kinds.includes("Waymark's agent hooks") ? HOOKS_FIX : kinds.includes("Waymark's merge driver block") ? MERGE_FIX : kinds.includes("Waymark's journal of a change under way") ? JOURNAL_FIX : kinds.includes("Waymark's configuration") ? CONFIG_FIX : kinds.includes('a gate verdict') ? "- fix: a gate verdict is a reviewer's record: waymark gate pass|concerns|fail|waive FILE STEP --by NAME" : hows.every((h) => MODE_CHANGE.test(h)) ? MODE_FIX : hows.every((h) => /rewrites the .* files it is given/.test(h)) ? FORMAT_FIX : kinds.includes("a ticket's status") ? TICKET_FIX : COMMAND_FIX;
     return { kind: 'deny', reason: `Waymark refused this command: it writes ${which}, which hold${f.hits.length === 1 ? 's' : ''} ${kinds.join(' and ')}, by shell, where the rules cannot be checked (${f.hits.map((h) => /, by (.+)\)$/.exec(h)?.[1]).join('; ')}).\n${fix}` };
   }
   if (f.broken.length) return { kind: 'deny', reason: `Waymark refused this command: the file it writes would break the workflow rules: ${f.broken.join('\n')}\n${COMMAND_FIX}` };

@@ -4,7 +4,7 @@
  * It errs towards "judge": anything that might hold state goes to the full check, which
  * decides exactly (include/exclude globs, dialects, real paths).
  */
-import { AGENT_HOOK_FILE } from './agentHooks';
+import { AGENT_HOOK_FILE, GITATTRIBUTES } from './agentHooks';
 import type * as cryptoModule from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -105,16 +105,45 @@ const LINK_SCAN_MAX = 20_000;
  * configuration) or by its text: an edit of one name writes the other, so it is judged as that
  * file's edit. Undefined for a file with one name (the common case: one stat, no walk).
  */
-export function linkedStatePath(root: string, abs: string): string | undefined {
+export function linkedStatePath(root: string, abs: string, stat?: fs.Stats): string | undefined {
   let st: fs.Stats;
   try {
-    st = fs.statSync(abs);
+    st = stat ?? fs.statSync(abs);
   } catch {
     return undefined;
   }
   if (!st.isFile() || st.nlink < 2) return undefined;
   const names: string[] = [];
   let seen = 0;
+  walkTree(root, {
+    enter: (name) => !LINK_SKIP.has(name),
+    stop: () => ++seen > LINK_SCAN_MAX || names.length >= st.nlink - 1,
+    file: (p, e) => {
+      if (!e.isFile() || p === abs) return;
+      try {
+        const o = fs.statSync(p);
+        if (o.ino === st.ino && o.dev === st.dev) names.push(p);
+      } catch {
+        // gone
+      }
+    },
+  });
+  const byPath = names.find((n) => {
+    const rel = path.relative(root, n).split(path.sep).join('/');
+    return RECORD.test(rel) || LEDGER.test(rel);
+  });
+  return byPath ?? names.find((n) => mayHoldState(root, n));
+}
+
+/**
+ * A bounded walk under `dir`, the one both hook walks use (hard links of a state file here, the
+ * files a command names by their folder in handler.ts): before each entry `stop` is asked (the
+ * walk ends when it says so: each walk's bound); a folder is entered when `enter` takes its name
+ * (and the folder it is in: each walk's skip rule); every other entry (file, link, FIFO...) goes to
+ * `file`. Unreadable folders are passed over; links to folders are not followed.
+ */
+export function walkTree(dir: string, o: { enter: (name: string, parent: string) => boolean; stop: () => boolean; file: (p: string, e: fs.Dirent) => void }): void {
+  let stopped = false;
   const walk = (d: string) => {
     let entries: fs.Dirent[];
     try {
@@ -123,26 +152,14 @@ export function linkedStatePath(root: string, abs: string): string | undefined {
       return;
     }
     for (const e of entries) {
-      if (++seen > LINK_SCAN_MAX || names.length >= st.nlink - 1) return;
+      if (stopped || (stopped = o.stop())) return;
       const p = path.join(d, e.name);
       if (e.isDirectory()) {
-        if (!LINK_SKIP.has(e.name)) walk(p);
-      } else if (e.isFile() && p !== abs) {
-        try {
-          const o = fs.statSync(p);
-          if (o.ino === st.ino && o.dev === st.dev) names.push(p);
-        } catch {
-          // gone
-        }
-      }
+        if (o.enter(e.name, d)) walk(p);
+      } else o.file(p, e);
     }
   };
-  walk(root);
-  const byPath = names.find((n) => {
-    const rel = path.relative(root, n).split(path.sep).join('/');
-    return RECORD.test(rel) || LEDGER.test(rel);
-  });
-  return byPath ?? names.find((n) => mayHoldState(root, n));
+  walk(dir);
 }
 
 /**
@@ -159,7 +176,7 @@ export function stateTarget(ctx: HookContext, abs: string): string {
   if (!st.isFile() || st.nlink < 2) return abs;
   const where = judgingRoot(ctx, abs);
   const root = where?.root ?? (hasWorkspace(ctx) ? realPathOf(workspaceRootOf(ctx)) : undefined);
-  return (root && linkedStatePath(root, abs)) ?? abs;
+  return (root && linkedStatePath(root, abs, st)) ?? abs;
 }
 
 /** The real path of `abs`: links followed; for a path not there yet, its nearest existing folder's real path joined with the rest. */
@@ -187,7 +204,7 @@ const STORY = /^#\s+Story\b/m;
 const STATUS_LINE = /^[ \t]*(?:[-*+>|][ \t]*)*(?:#{1,6}[ \t]*)?(?:\*\*|__|\*|_)?[ \t]*(?:current[ \t]+|story[ \t]+)?status\b/im;
 // A file named as BMAD names a story (`1.2.story.md`, `1-2-login.md`, `story-1.2.md`, `3a-1-x.md`).
 const STORY_NAME = /(?:^|\/)(?:[^/]*\.story\.md|(?:story[-_. ]?)?\d+[a-z]?[.-]\d+[^/]*\.md|[^/]*story[-_. ]?\d[^/]*\.md)$/i;
-const RECORD = /^\.waymark\/(?:gates|history|events|leases|modes|checkpoints|locks)\/|^\.waymark\/files-manifest\.csv$|^\.git\/waymark\/|^\.waymark\/workflows\/.+\.ya?ml$|^\.waymark\/config\.ya?ml$/;
+const RECORD = /^\.waymark\/(?:gates|history|events|leases|modes|checkpoints|locks|journal)\/|^\.waymark\/files-manifest\.csv$|^\.git\/waymark\/|^\.waymark\/workflows\/.+\.ya?ml$|^\.waymark\/config\.ya?ml$/;
 const LEDGER = /(?:^|\/)sprint-status\.ya?ml$|(?:^|\/)tickets\.toml$/i;
 const HEAD_BYTES = 16 * 1024;
 
@@ -329,7 +346,7 @@ function fileCheck(ctx: HookContext, file: string, change: FileChange | undefine
   if (RECORD.test(relSlash) || LEDGER.test(relSlash) || /^\.git\/(?:hooks\/[^/]+|config)$/.test(relSlash)) return { verdict: 'judge' };
   if (looksLikeState(head(abs), relSlash)) return { verdict: 'judge' };
   // An agent's hook configuration: judged before the change (does it keep Waymark's hook?).
-  if (change && AGENT_HOOK_FILE.test(relSlash)) return { verdict: 'judge' };
+  if (change && (AGENT_HOOK_FILE.test(relSlash) || GITATTRIBUTES.test(relSlash))) return { verdict: 'judge' };
   if (change) {
     switch (change.type) {
       case 'write':

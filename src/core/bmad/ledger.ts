@@ -512,7 +512,17 @@ export function parseLedger(file: string, text: string): Ledger {
         m = WIDE_KV.exec(line);
         if (m) wide.push(i);
       }
-      if (!m) continue;
+      if (!m) {
+        // The status on its own line below its key (`  1-1-x:`, a comment or blank lines, `    done`):
+        // YAML reads it as the entry's value (a comment at any indent is no content), and so does
+        // Waymark; the edit writes that word's bytes (ledgerEdit.ts).
+        const own = last && last.shape === 'empty' && last.line === last.keyLine && devIndent !== undefined && indent > devIndent ? OWN_LINE_VALUE.exec(line) : null;
+        if (own && last && !continuesBelow(lines, i, indent)) {
+          const start = own[1].length;
+          Object.assign(last, { shape: 'scalar', raw: own[2], status: own[2], line: i, valueStart: start, valueEnd: start + own[2].length });
+        } else if (last?.shape === 'scalar' && devIndent !== undefined && indent > devIndent) suspicious = true;
+        continue;
+      }
       const key = m[3].trim();
       const v = valueSpan(line, m[4]);
       const keyStart = m[1].length + m[2].length;
@@ -523,6 +533,9 @@ export function parseLedger(file: string, text: string): Ledger {
       const strayEntry = devIndent !== undefined && indent > devIndent && (!last || last.shape === 'scalar') && !/^(status|state)$/i.test(key) && parseLedgerKey(key) !== undefined;
       if (strayEntry) suspicious = true;
       if (devIndent !== undefined && indent > devIndent && !strayEntry) {
+        // A key line under an entry that already has its value (`  1-1-x: done`, `    note: y`): not
+        // YAML; the parser's error names the line (indentedUnderValue).
+        if (last?.shape === 'scalar') suspicious = true;
         // A line of an entry written as a mapping: its `status:` is the entry's value.
         if (last && last.shape !== 'scalar' && /^(status|state)$/i.test(key) && (last.shape === 'empty' || last.line === last.keyLine)) {
           Object.assign(last, { shape: 'mapping', raw: v.raw, line: i, valueStart: v.start, valueEnd: v.end });
@@ -610,7 +623,9 @@ export function parseLedger(file: string, text: string): Ledger {
     const asBmadReads = (wide.length ? lines.map((l, n) => (wideSet.has(n) ? l.replace('：', ': ') : l)).join('\n') : text)
       .replace(/^(\s*[\w.-]+\s*:[ \t]+)(\{[\w-]+\}[^\n#]*?)([ \t]+#[^\n]*)?$/gm, (_m, k: string, v: string, c?: string) => `${k}${JSON.stringify(v.trimEnd())}${c ?? ''}`)
       .replace(/^(?!development_status\s*:|action_items\s*:)([\w.-]+[ \t]*:[ \t]+)([^\s"'[\]{}|>&*!%@`#][^\n#]*?)([ \t]+#[^\n]*)?$/gm, (_m, k: string, v: string, c?: string) => `${k}${JSON.stringify(v.trimEnd())}${c ?? ''}`);
-    const err = parseDocument(asBmadReads, { schema: 'core', uniqueKeys: false, logLevel: 'error' }).errors[0];
+    const yamlError = (t: string) => parseDocument(t, { schema: 'core', uniqueKeys: false, logLevel: 'error' }).errors[0];
+    let err = yamlError(asBmadReads);
+    if (err && commentLinesBlanked(asBmadReads) !== asBmadReads) err = yamlError(commentLinesBlanked(asBmadReads));
     if (err) {
       const reported = Math.min(Math.max(0, (err.linePos?.[0]?.line ?? 1) - 1), Math.max(0, lines.length - 1));
       // A key with its value (`pre_arrival_tests: 8`) and a line below it indented further: YAML names
@@ -1198,6 +1213,30 @@ export function camelWords(word: string): string | undefined {
 }
 
 /** True when a line is more than `key: value`, `- key: value` or a comment. */
+/** A status alone on its line, as a plain word, a comment after it or none (`    done  # note`). */
+const OWN_LINE_VALUE = /^(\s+)([A-Za-z][\w-]*)\s*(?:\s#.*)?$/;
+
+/** Whether line i's plain value goes on below it (a deeper line that is not a comment: a value over several lines). */
+function continuesBelow(lines: string[], i: number, indent: number): boolean {
+  for (let j = i + 1; j < lines.length; j++) {
+    const l = lines[j];
+    if (!l.trim() || /^\s*#/.test(l)) continue;
+    return /^\s*/.exec(l)![0].length >= indent;
+  }
+  return false;
+}
+
+/**
+ * The text with each line that holds only a comment turned to spaces (same length: positions
+ * hold). YAML gives such lines no content at any indent; the `yaml` package (2.8) refuses a
+ * key, a blank line, a comment at the margin and the key's value indented below it, before the
+ * next key ("Implicit keys need to be on a single line"), where PyYAML (BMAD's sprint_plan.py)
+ * and YAML 1.2 read the value. The reader and ledgerEdit ask it again without those lines.
+ */
+export function commentLinesBlanked(text: string): string {
+  return text.replace(/^[ \t]*#[^\r\n]*/gm, (m) => ' '.repeat(m.length));
+}
+
 function looksUnusual(line: string): boolean {
   const body = line.replace(/\s+#.*$/, '');
   if (/^\s*\t/.test(line) || /[[\]{}&*!|>%@`]/.test(body.replace(/^\s*-\s/, ''))) return true;

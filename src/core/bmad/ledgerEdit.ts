@@ -7,7 +7,7 @@
  */
 import { isMap, isScalar, parseDocument, type Document, type Pair, type Scalar, type YAMLMap } from 'yaml';
 import { WaymarkError } from '../errors';
-import { formatStamp, parseStamp } from './ledger';
+import { commentLinesBlanked, formatStamp, parseStamp } from './ledger';
 import { quoted } from '../model/text';
 
 interface Splice {
@@ -17,7 +17,13 @@ interface Splice {
 }
 
 function parse(file: string, text: string): Document.Parsed {
-  const doc = parseDocument(text, { schema: 'core', uniqueKeys: false, logLevel: 'silent' });
+  let doc = parseDocument(text, { schema: 'core', uniqueKeys: false, logLevel: 'silent' });
+  // A comment line the `yaml` package misreads (commentLinesBlanked): asked again without them,
+  // positions unchanged, so the splice keeps every comment.
+  if (doc.errors.length && commentLinesBlanked(text) !== text) {
+    const again = parseDocument(commentLinesBlanked(text), { schema: 'core', uniqueKeys: false, logLevel: 'silent' });
+    if (!again.errors.length) doc = again;
+  }
   const err = doc.errors[0];
   if (err) {
     const line = err.linePos?.[0]?.line ?? 1;

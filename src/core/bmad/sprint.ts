@@ -14,7 +14,7 @@ import { parseEpics, type PlannedEpic } from './epics';
 import { parseGateDecision, parseQaGate, type StoryGate } from './qaGates';
 import { buildSprint, ledgerCoverage, patchStoryFiles, storyFileIdentity, type SprintModel, type SprintStory } from './drift';
 import { resolveStoryRef } from './storyRef';
-import { cachedSprint, type Patcher, recordingList, recordingParse, recordingProbe, recordingRead, recordTime, cacheFilesEnabled } from './sprintCache';
+import { cachedSprint, type Patcher, recordingList, recordingParse, recordingKind, recordingProbe, recordingRead, recordTime, cacheFilesEnabled } from './sprintCache';
 import { readConfigSync } from '../store/configFile';
 import { readTicketTree } from './tree/reader';
 import { treeProblems } from './tree/checks';
@@ -176,13 +176,8 @@ function inSubproject(root: string, ledgerFile: string): boolean {
   return false;
 }
 
-/**
- * The project's live ledgers: the one where its config puts it, when that one lists work; else
- * every ledger listing work that a bounded search finds outside archives and fixtures (a project
- * keeping one per module, `docs/modules/*\/sprint-status.yaml`); else an empty one at the config's
- * place.
- */
-export function findLedgerFiles(cfg: BmadConfig): string[] {
+/** Where a ledger is looked for first: the config's places (`declared`), then those BMAD's versions use (`c`, both). */
+function ledgerPlaces(cfg: BmadConfig): { declared: string[]; c: string[] } {
   const declared = [
     path.join(cfg.implementationArtifacts, 'sprint-status.yaml'),
     cfg.vars.sprint_artifacts ? path.join(cfg.vars.sprint_artifacts, 'sprint-status.yaml') : '',
@@ -199,6 +194,17 @@ export function findLedgerFiles(cfg: BmadConfig): string[] {
     path.join(cfg.root, '_bmad-output', 'implementation-artifacts', 'sprint-status.yaml'),
     path.join(cfg.root, '_bmad-output', 'sprint-status.yaml'),
   ].filter((p) => p && inside(cfg.root, p));
+  return { declared, c };
+}
+
+/**
+ * The project's live ledgers: the one where its config puts it, when that one lists work; else
+ * every ledger listing work that a bounded search finds outside archives and fixtures (a project
+ * keeping one per module, `docs/modules/*\/sprint-status.yaml`); else an empty one at the config's
+ * place.
+ */
+export function findLedgerFiles(cfg: BmadConfig): string[] {
+  const { declared, c } = ledgerPlaces(cfg);
   const placed = c.filter((p) => isRegularFile(p));
   // A ledger with no entries (`development_status: {}` left where the config points) loses to
   // one elsewhere that lists the work; else the config's place wins.
@@ -215,6 +221,18 @@ export function findLedgerFiles(cfg: BmadConfig): string[] {
   if (!placed.includes(ephemeral) && isRegularFile(ephemeral) && hasEntries(ephemeral)) return [ephemeral];
   const first = placed[0] ?? walked[0];
   return first ? [first] : [];
+}
+
+/** The problem of a ledger place that holds no file: what it is and what to do. */
+export function ledgerNotAFile(file: string, root: string): Problem {
+  const rel = path.relative(root, file).split(path.sep).join('/');
+  return {
+    file,
+    range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+    severity: 'error',
+    code: 'ledger-not-a-file',
+    message: `${rel} is not a file: it is, or links to, a device, a pipe or a socket, which Waymark and BMAD's workflows cannot read as the sprint ledger (a read would never end). Replace it with the ledger file (remove it and restore the file, e.g. git checkout -- ${rel}, or run BMAD sprint planning again); until then no ledger is read and no status is written.`,
+  };
 }
 
 /** The ledger hasEntries parsed last, handed to the caller that reads the same text next (see parseLedgerAgain). */
@@ -479,6 +497,9 @@ function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: M
   const problems: Problem[] = cfg.warnings.map((w) => ({ file: w.file, range: { start: { line: w.line - 1, character: 0 }, end: { line: w.line - 1, character: 0 } }, severity: 'warning' as const, code: 'bmad-config-unreadable', message: w.message }));
   const files: string[] = [];
   const ledgers: Ledger[] = [];
+  // A ledger place holding a device, pipe or socket (`sprint-status.yaml -> /dev/zero`, a FIFO): never
+  // read (a read would not end), and not passed over in silence.
+  for (const p of new Set(ledgerPlaces(cfg).c)) if (recordingKind(p) === 'o') problems.push(ledgerNotAFile(p, cfg.root));
   for (const lf of findLedgerFiles(cfg)) {
     const text = readText(lf, opts.overrides);
     if (text === undefined) continue;
@@ -504,7 +525,7 @@ function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: M
     stories.push(s);
     files.push(p);
   }
-  if (!ledger && stories.length === 0) return undefined;
+  if (!ledger && stories.length === 0 && !problems.some((p) => p.code === 'ledger-not-a-file')) return undefined;
   // Epics.
   const epics = new Map<number | string, PlannedEpic>();
   const sortedEpicFiles = epicsFilesOf(cfg);

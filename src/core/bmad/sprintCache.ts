@@ -326,6 +326,13 @@ export function recordingProbe(p: string, want: 'f' | 'd'): boolean {
   return k === want;
 }
 
+/** What is at `p` through links: 'f' a file, 'd' a folder, 'o' anything else (a device, pipe or socket), '-' nothing; recorded like recordingProbe. */
+export function recordingKind(p: string): 'f' | 'd' | 'o' | '-' {
+  const k = kindOf(p);
+  if (active) mergeInto(active, [], [], [[p, k]], []);
+  return k as 'f' | 'd' | 'o' | '-';
+}
+
 /** Whether anything is at `p` (fs.existsSync), recorded for the cache. */
 export function recordingExists(p: string): boolean {
   const k = kindOf(p);

@@ -77,6 +77,9 @@ function load(root: string, ref: string, opts: StoryWriteOptions, ctx: Workspace
   const quick = loadStoryQuick(root, ref, sprint);
   if (quick) return quick;
   const report = loadSprint(root, sprint);
+  // A ledger place holding a device or pipe: no status is written to the story file alone.
+  const notAFile = report?.problems.find((p) => p.code === 'ledger-not-a-file');
+  if (notAFile) throw new WaymarkError('unreadable', notAFile.message, notAFile.file);
   if (!report) throw new WaymarkError('unreadable', `No BMAD sprint under ${root}: no sprint-status.yaml and no story files were found. Run BMAD sprint planning first.`, root);
   const answer = resolveStoryRef(report.stories, ref);
   if (!('story' in answer)) throw new WaymarkError('usage', storyRefMessage(ref, answer, report.ledgerFile ? path.basename(report.ledgerFile) : 'the story files', report.stories, true), report.ledgerFile, { candidates: answer.candidates.map((s) => s.key) });

@@ -129,6 +129,7 @@ export const PROBLEMS = {
   'bmad-config-unreadable': { severity: 'warning', title: "The BMAD config cannot be read; defaults are used", section: 'sprint' },
   'sprint-unreadable': { severity: 'warning', title: 'The BMAD sprint could not be read; sprint checks are skipped', section: 'sprint' },
   'ledger-yaml': { severity: 'error', title: 'sprint-status.yaml is not valid YAML', section: 'sprint' },
+  'ledger-not-a-file': { severity: 'error', title: 'A ledger place holds a device, a pipe or a socket, not a file', section: 'sprint' },
   'ledger-duplicate-key': { severity: 'error', also: ['warning', 'info'], title: 'A ledger key is listed twice (or in two ledgers)', section: 'sprint' },
   'ledger-timestamp': { severity: 'warning', title: 'A ledger timestamp is not a date Waymark reads', section: 'sprint' },
   'ledger-unknown-key': { severity: 'warning', also: ['info'], title: 'Ledger keys outside BMAD\'s strict grammar (one note per ledger)', section: 'sprint' },

@@ -134,6 +134,7 @@ function recordFix(rel: string): string {
   if (rel.startsWith('.waymark/gates/')) return 'gate verdicts are a reviewer\'s record: waymark gate pass|concerns|fail|waive FILE STEP --by NAME';
   if (/^(\.waymark|\.git\/waymark)\/(leases|modes)\//.test(rel)) return 'use waymark lease acquire|release|takeover (or waymark mode start|end)';
   if (rel.startsWith('.waymark/checkpoints/')) return 'use waymark checkpoint create|restore';
+  if (rel.startsWith('.waymark/journal/')) return "the journal is Waymark's record of a change under way: the next waymark command finishes or undoes it and clears it; leave it in place";
   return 'Waymark appends these itself; change state with the waymark commands (waymark --help)';
 }
 
@@ -142,7 +143,7 @@ function recordFix(rel: string): string {
  * files). Leases and modes shared by worktrees sit in the git folder (`.git/waymark/`).
  */
 export function isWaymarkRecord(rel: string): boolean {
-  return /^\.waymark\/(gates|history|events|leases|modes|checkpoints|locks)\//.test(rel) || /^\.git\/waymark\//.test(rel) || rel === '.waymark/files-manifest.csv';
+  return /^\.waymark\/(gates|history|events|leases|modes|checkpoints|locks|journal)\//.test(rel) || /^\.git\/waymark\//.test(rel) || rel === '.waymark/files-manifest.csv';
 }
 
 function matchesInclude(ctx: WorkspaceContext, rel: string): boolean {
