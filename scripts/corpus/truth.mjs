@@ -535,9 +535,12 @@ function readLedger(file) {
     }
     // `p2-epic-1` above `p2-1-1-slug`: a series' epic written with the series first (phase 2's
     // epic 1) numbers the stories under `p2-1`.
-    const seriesFirst = new Set(entries.map((e) => /^([a-z][a-z0-9]*)-epic-(\d+)$/i.exec(e.key)).filter(Boolean).map((m) => `${m[1]}-${m[2]}`.toLowerCase()));
+    // (Its title may follow: `billing-epic-1-foundation` above `billing-1-1-slug`, innovaassolutions/
+    // innovaasflowforge docs/sprint-artifacts/sprint-status.yaml, the story file saying `**Epic:** billing-epic-1-foundation`.)
+    const SERIES_EPIC = /^([a-z][a-z0-9]*)-epic-(\d+)(?:-(?!retro(?:spective)?$)[a-z][\w-]*)?$/i;
+    const seriesFirst = new Set(entries.map((e) => SERIES_EPIC.exec(e.key)).filter(Boolean).map((m) => `${m[1]}-${m[2]}`.toLowerCase()));
     for (const e of entries) {
-      const m = /^([a-z][a-z0-9]*)-epic-(\d+)(-retro(?:spective)?)?$/i.exec(e.key);
+      const m = /^([a-z][a-z0-9]*)-epic-(\d+)(-retro(?:spective)?)?$/i.exec(e.key) ?? SERIES_EPIC.exec(e.key);
       if (m && seriesFirst.has(`${m[1]}-${m[2]}`.toLowerCase())) e.kind = m[3] ? 'retrospective' : 'epic';
       const id = /^([a-z][a-z0-9]*-\d+)-\d+(?:-|$)/i.exec(e.key)?.[1].toLowerCase();
       if (e.kind === 'other' && id && seriesFirst.has(id)) e.kind = 'story';
