@@ -576,6 +576,10 @@ function readLedger(file) {
       const lettered = /^(\d+(?:[.-]\d+)*[a-z]?)-(?:[a-z]+\d+[a-z]?|\d+[a-z]\d+[a-z]?)(?:-|$)/.exec(k);
       if (lettered && epicsDeclared.has(lettered[1])) e.kind = 'story';
       else if (block && !k.startsWith('epic-') && /^[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*-\d+[a-z]?(?:-.*)?$/.test(k)) waiting.push(e);
+      // (or numbered within the epic alone, `1a-frontend-setup-base-components` and `4-end-to-end-integration-testing`
+      // between epic-1 and epic-1-retrospective: fundottz/copilot-kit-demo docs/sprint-artifacts/sprint-status.yaml,
+      // the story file titled `# Story 1A: …`)
+      else if (block && /^\d+[a-z]?-[a-z][\w.-]*$/.test(k)) waiting.push(e);
     }
     // A series' key under no epic (`debug-1-slug`, `BF-2-slug` before the first epic or after an
     // epic's retrospective): story n of the series its word names.

@@ -53,3 +53,15 @@ test('sharded epics with one folder per epic hold their story files directly (ep
   assert.equal(d!.stories.find((s) => s.file?.endsWith('story-5.2-beacon-health.md'))?.status, 'done');
   assert.equal(d!.stories.find((s) => s.file?.endsWith('story-6.1-chart-import.md'))?.status, 'in-progress');
 });
+
+test('inside an epic\'s block, a key of one number (and a letter) and a slug is a story of that epic (1a-slug, 4-slug between epic-1 and epic-1-retrospective)', () => {
+  const d = sprintOf({
+    ...V6,
+    '_bmad-output/implementation-artifacts/sprint-status.yaml': 'development_status:\n  epic-1: in-progress\n  1a-harbour-lights: done\n  2a-fog-signal: ready-for-dev\n\n  1b-tide-table: backlog\n  4-end-to-end-checks: backlog\n  epic-1-retrospective: optional\n  7-after-the-epic: backlog\n',
+    '_bmad-output/implementation-artifacts/1a-harbour-lights.md': '# Story 1A: Harbour Lights\n\nStatus: done\n',
+    '_bmad-output/implementation-artifacts/2a-fog-signal.md': '# Story 2A: Fog Signal\n\nStatus: ready-for-dev\n',
+  });
+  const keys = (d?.stories ?? []).map((s) => `${s.key} ${s.epicId}.${s.story} ${s.status}`).sort();
+  assert.deepEqual(keys, ['1a-harbour-lights 1.1a done', '1b-tide-table 1.1b backlog', '2a-fog-signal 1.2a ready-for-dev', '4-end-to-end-checks 1.4 backlog']);
+  assert.deepEqual(listed(d), ['1a-harbour-lights.md 1.1a done', '2a-fog-signal.md 1.2a ready-for-dev']);
+});
