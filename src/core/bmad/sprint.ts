@@ -336,8 +336,9 @@ function storyDirs(cfg: BmadConfig, ledgerFile: string | undefined, ledger: Ledg
     const epics = path.join(base, 'epics');
     for (const e of listDir(epics)) {
       if (!e.isDirectory() || !/^epic/i.test(e.name)) continue;
-      addDir(path.join(epics, e.name, 'stories'));
-      addDir(path.join(epics, e.name));
+      // (One or the other: the folder holding a `stories/` folder would list its stories twice.)
+      const own = path.join(epics, e.name, 'stories');
+      addDir(isDirectory(own) ? own : path.join(epics, e.name));
     }
   }
   return dirs;
