@@ -26,7 +26,9 @@ const SKIP_DIRS = new Set([
   '__pycache__', 'target', 'coverage', '.turbo', '.cache', 'Pods', '.gradle', 'bin', 'obj',
 ]);
 /** Folders whose ledgers and stories are kept for the record, not worked from. */
-const RETIRED = /(^|\/)(archive[sd]?|_archive|deprecated|old|outdated|backup[s]?|legacy|fixtures?|examples?|templates?|5-ARCHIVE)(\/|$)/i;
+// (An archive of something named with it, `docs-archive/`: jcom-dev/zmanim docs/index.md:138 "Historical
+// documentation has been moved to `docs-archive/`", its ledger's story_location still docs/sprint-artifacts.)
+const RETIRED = /(^|\/)(archive[sd]?|_archive|deprecated|old|outdated|backup[s]?|legacy|fixtures?|examples?|templates?|5-ARCHIVE|[\w.-]+[-_]archive[sd]?|archive[sd]?[-_][\w.-]+)(\/|$)/i;
 const INSTALL_DIRS = ['_bmad', '.bmad', 'bmad', '.bmad-core'];
 const MAX_FILE = 2 * 1024 * 1024;
 
@@ -533,9 +535,12 @@ function readLedger(file) {
     }
     // `p2-epic-1` above `p2-1-1-slug`: a series' epic written with the series first (phase 2's
     // epic 1) numbers the stories under `p2-1`.
-    const seriesFirst = new Set(entries.map((e) => /^([a-z][a-z0-9]*)-epic-(\d+)$/i.exec(e.key)).filter(Boolean).map((m) => `${m[1]}-${m[2]}`.toLowerCase()));
+    // (Its title may follow: `billing-epic-1-foundation` above `billing-1-1-slug`, innovaassolutions/
+    // innovaasflowforge docs/sprint-artifacts/sprint-status.yaml, the story file saying `**Epic:** billing-epic-1-foundation`.)
+    const SERIES_EPIC = /^([a-z][a-z0-9]*)-epic-(\d+)(?:-(?!retro(?:spective)?$)[a-z][\w-]*)?$/i;
+    const seriesFirst = new Set(entries.map((e) => SERIES_EPIC.exec(e.key)).filter(Boolean).map((m) => `${m[1]}-${m[2]}`.toLowerCase()));
     for (const e of entries) {
-      const m = /^([a-z][a-z0-9]*)-epic-(\d+)(-retro(?:spective)?)?$/i.exec(e.key);
+      const m = /^([a-z][a-z0-9]*)-epic-(\d+)(-retro(?:spective)?)?$/i.exec(e.key) ?? SERIES_EPIC.exec(e.key);
       if (m && seriesFirst.has(`${m[1]}-${m[2]}`.toLowerCase())) e.kind = m[3] ? 'retrospective' : 'epic';
       const id = /^([a-z][a-z0-9]*-\d+)-\d+(?:-|$)/i.exec(e.key)?.[1].toLowerCase();
       if (e.kind === 'other' && id && seriesFirst.has(id)) e.kind = 'story';
@@ -571,6 +576,10 @@ function readLedger(file) {
       const lettered = /^(\d+(?:[.-]\d+)*[a-z]?)-(?:[a-z]+\d+[a-z]?|\d+[a-z]\d+[a-z]?)(?:-|$)/.exec(k);
       if (lettered && epicsDeclared.has(lettered[1])) e.kind = 'story';
       else if (block && !k.startsWith('epic-') && /^[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*-\d+[a-z]?(?:-.*)?$/.test(k)) waiting.push(e);
+      // (or numbered within the epic alone, `1a-frontend-setup-base-components` and `4-end-to-end-integration-testing`
+      // between epic-1 and epic-1-retrospective: fundottz/copilot-kit-demo docs/sprint-artifacts/sprint-status.yaml,
+      // the story file titled `# Story 1A: …`)
+      else if (block && /^\d+[a-z]?-[a-z][\w.-]*$/.test(k)) waiting.push(e);
     }
     // A series' key under no epic (`debug-1-slug`, `BF-2-slug` before the first epic or after an
     // epic's retrospective): story n of the series its word names.
@@ -831,7 +840,11 @@ function perEpicStoryDirs(bases) {
     const epics = path.join(b, 'epics');
     if (!isDir(epics)) continue;
     for (const e of fs.readdirSync(epics, { withFileTypes: true })) {
-      if (e.isDirectory() && /^epic/i.test(e.name) && isDir(path.join(epics, e.name, 'stories'))) out.push(path.join(epics, e.name, 'stories'));
+      if (!e.isDirectory() || !/^epic/i.test(e.name)) continue;
+      if (isDir(path.join(epics, e.name, 'stories'))) out.push(path.join(epics, e.name, 'stories'));
+      // Or the epic's folder itself, its story files beside its index (`epics/epic-05-llm/story-5.1-x.md`:
+      // Gguignard/Briefly _bmad-output/planning-artifacts/epics/epic-05-llm/index.md links `./story-5.1-llm-service.md`).
+      else out.push(path.join(epics, e.name));
     }
   }
   return out;
@@ -1141,7 +1154,9 @@ export function truthFor(repoDir) {
     // v4 and ledger-less projects: the story files alone (no drift is possible; a well-formed one is clean).
     // So with ledgers that list no story (empty, or another tool's format): the files are the stories.
     if (ledgerFiles.length === 0 || !stories.length) {
-      const dirs = [folders.dev_story_location, path.join(p.root, 'docs', 'stories'), folders.implementation_artifacts, folders.sprint_artifacts].filter(Boolean);
+      // (and the stories kept one folder per epic where sharded epics live, as with a ledger above)
+      const dirs = [folders.dev_story_location, path.join(p.root, 'docs', 'stories'), folders.implementation_artifacts, folders.sprint_artifacts,
+        ...perEpicStoryDirs([path.join(p.root, 'docs'), folders.output, folders.planning_artifacts])].filter(Boolean);
       // A word before the numbers (`pm-01-1-slug`) is a module's epic prefix: a story needs two numbers after it
       // (`week-3-build-plan.md` is a plan of week 3, not story 3 of an epic `week`).
       const storyId = (id) => id.length >= 2 && (/^\d/.test(id[0]) || id.length >= 3);

@@ -524,7 +524,9 @@ export function loadBmadConfig(root: string, opts?: { installDir?: string; outpu
 
 /** Folders kept for the record or for tests, whose ledgers are not the project's live ones. */
 // `archive-v6/` and `migration-v6-v7/` are what BMAD's v6 → v7 migration leaves: history, not the live ledger.
-export const RETIRED_DIR = /^(_?archived?|archives|archive-v\d+|migration-v\d+-v\d+|old|outdated|deprecated|backups?|legacy|fixtures?|examples?|templates?|__tests__)$/i;
+// An archive of something named with it (`docs-archive/`, `sprint_archive/`, `archive-2025/`): the word
+// archive joined to another by `-` or `_` is the same folder kept for the record.
+export const RETIRED_DIR = /^(_?archived?|archives|archive-v\d+|migration-v\d+-v\d+|old|outdated|deprecated|backups?|legacy|fixtures?|examples?|templates?|__tests__|([\w.-]+[-_])?_?(archived?|archives)([-_][\w.-]+)?)$/i;
 
 /**
  * True when a folder of `rel` (a path from the project's root, either separator) is one kept for

@@ -999,13 +999,15 @@ export function unletteredEpicId(id: string): string | undefined {
   const bare = id.replace(LETTERED_EPIC_PREFIX, '');
   return bare === id ? undefined : bare;
 }
+/** `1a-harbour-lights`: a story numbered within its epic's block by one number (and a letter), then a slug. */
+const IN_BLOCK_NUMBER = /^(\d+)([a-z]?)-([a-z][\w.-]*)$/;
 /** `CORE-001`, `td-cross-1-slug`: a series' key with one number (and a slug). */
 const IN_BLOCK = /^([a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*)-(\d+)([a-z]?)(?:-(.+))?$/;
 
 /**
  * Keys inside an epic's block. A story numbered with letters after a declared epic's id (`15-R1-slug`
  * under epic-15, `6.2-p1-slug` under epic-6.2) is that epic's; a key of a series with one number
- * (`CORE-001`, `td-cross-1-slug`) listed between `epic-X` and its own `epic-X-retrospective`, with
+ * (`CORE-001`, `td-cross-1-slug`) or of one number alone (`1a-slug`) listed between `epic-X` and its own `epic-X-retrospective`, with
  * no other epic between, is a story of epic X, as a reader of the block says. Elsewhere (after a
  * retrospective, under no epic) such keys cannot be placed and stay unknown.
  */
@@ -1037,6 +1039,9 @@ function storiesInEpicBlocks(entries: LedgerEntry[], found: Map<LedgerEntry, Led
     // (`epic-4-ad-hoc-scripts` names an epic's extra work, not a series' story.)
     const series = open && !lower.startsWith('epic-') ? IN_BLOCK.exec(lower) : null;
     if (series) pending.push([e, `${series[1]}-${Number(series[2])}${series[3]}`]);
+    // (`1a-harbour-lights`, `4-end-to-end-checks`: numbered within the epic alone, one number and a slug.)
+    const within = open && !series ? IN_BLOCK_NUMBER.exec(lower) : null;
+    if (within) pending.push([e, `${Number(within[1])}${within[2]}`]);
   }
 }
 

@@ -257,7 +257,7 @@ function parseLedgerAgain(file: string, text: string): Ledger {
 /** How many folders below a story folder story files are looked for. */
 const STORY_DEPTH = 3;
 /** Folders no story is looked for in: archives and retired copies (`archive/`, `old/`, `migration-v1-v2/`). */
-const RETIRED_STORY_DIR = /^(archive|archived|archive-v\d+|migration-v\d+-v\d+|old|outdated|deprecated)$/i;
+const RETIRED_STORY_DIR = /^(archive|archived|archive-v\d+|migration-v\d+-v\d+|old|outdated|deprecated|([\w.-]+[-_])?_?(archived?|archives)([-_][\w.-]+)?)$/i;
 const storyFolder = (name: string) => !SKIP_DIRS.has(name) && !name.startsWith('.') && !RETIRED_STORY_DIR.test(name);
 
 /**
@@ -348,10 +348,16 @@ function storyDirs(cfg: BmadConfig, ledgerFile: string | undefined, ledger: Ledg
   addDir(path.join(cfg.root, 'docs', 'stories'));
   addDir(path.join(cfg.root, 'docs', 'sprint-artifacts'));
   // Stories kept beside their epic, one folder per epic: `epics/epic-4/stories/4-1-slug.md` in the
-  // docs, output or planning folder (where sharded epics live).
+  // docs, output or planning folder (where sharded epics live), or in the epic's folder itself beside
+  // its index (`epics/epic-05-beacons/story-5.1-slug.md`; storyFilesIn keeps only story-named files).
   for (const base of new Set([path.join(cfg.root, 'docs'), cfg.outputFolder, cfg.planningArtifacts])) {
     const epics = path.join(base, 'epics');
-    for (const e of listDir(epics)) if (e.isDirectory() && /^epic/i.test(e.name)) addDir(path.join(epics, e.name, 'stories'));
+    for (const e of listDir(epics)) {
+      if (!e.isDirectory() || !/^epic/i.test(e.name)) continue;
+      // (One or the other: the folder holding a `stories/` folder would list its stories twice.)
+      const own = path.join(epics, e.name, 'stories');
+      addDir(isDirectory(own) ? own : path.join(epics, e.name));
+    }
   }
   return dirs;
 }
