@@ -713,6 +713,9 @@ export function storyStatus(text) {
         if (/^\s*[-*+]\s+\[[ xX]\]/.test(l) && normalizeStatus(l)?.startsWith('other:')) continue;
         const inner = /^\s*(?:[-*+]\s*)?(?:\*\*|__)?[^:*_]*(?:status|statut|estado|estatus|stato|статус|状态|狀態|ステータス|상태)[^:*_]*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(.+)$/i.exec(l);
         if (inner) return { raw: inner[1], where: 'section', line: j + 1 };
+        // a dated fact (`- **Started**: 2025-11-30`, `- **Completed**: 2025-11-30`): when a stage
+        // happened, not the status (the section's `- **Status**: COMPLETE` line below says it); read on
+        if (/^\s*(?:[-*+]\s*)?(?:\*\*|__)?[^:]{1,40}(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*\d{4}-\d{2}-\d{2}\b/.test(l)) continue;
         // another labelled fact (`- **Sprint**: 11`): not the status; read on
         if (/^\s*(?:[-*+]\s*)?(?:\*\*|__)?[^:]{1,40}(?:\*\*|__)?\s*[:：]/.test(l) && !normalizeStatus(l)?.match(/^(backlog|ready-for-dev|in-progress|review|done|blocked|dropped)$/)) continue;
         return { raw: l, where: 'section', line: j + 1 };

@@ -194,7 +194,10 @@ export function detectDialect(data: Record<string, unknown>, ctx: WorkspaceConte
   if (!isWf) return bmadOn && file !== undefined && keys.length > 0 && declaredOutputOf(file, ctx.bmad) ? 'bmad' : undefined;
   const wfValue = typeof data.workflow === 'string' ? data.workflow.trim() : undefined;
   const nativeDefined = wfValue !== undefined && ctx.definitions.has(wfValue);
-  const nativeStrong = Array.isArray(data.steps) || isObj(data.delegation) || nativeDefined;
+  // A `steps:` list with no `workflow:` id in a BMAD output folder (a team's draft recording which of
+  // BMAD's step files it covers, `steps: [step-07-technical-decisions, …]`): BMAD's document, not a
+  // Waymark workflow, which names itself; the location decides below.
+  const nativeStrong = (Array.isArray(data.steps) && !(bmadOn && !has(data, 'workflow') && file !== undefined && (BMAD_OUTPUT_SEGMENT.test(file) || inBmadOutput(file, ctx.bmad) || declaredOutputOf(file, ctx.bmad) !== undefined))) || isObj(data.delegation) || nativeDefined;
   let dialect: Dialect;
   if (has(data, 'workflowType') && !has(data, 'workflow')) dialect = 'bmad';
   else if (nativeStrong) dialect = 'waymark';
