@@ -279,8 +279,8 @@ export function keyBeforeSlug(name: string, keys: ReadonlySet<string>): string |
 const TITLE = /^#\s+Story(?:\s+|-(?=\d))((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:\.\d+[a-z]?)*)[.\-](\d+)([a-z]?)\b\s*[:\-–—]?\s*(.*?)\s*$/i;
 /** A frontmatter title naming the story: `5.4 Agent Handoff`, `Story 2.9 — Metrics`, `Story 3a.1: Login`. */
 const FM_TITLE = /^(?:Story\s+)?((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:\.\d+[a-z]?)*\.\d+[a-z]?)\b\s*[:\-–—.]?\s+(\S.*?)\s*$/i;
-/** `# Epic 43: title`, `# EPIC 7 — report`, `# Epic 2`: a heading naming an epic (a story's own title never starts so). */
-const EPIC_TITLE = /^#\s+(?:\*\*|__)?Epic[\s-]*[a-z]{0,3}-?\d+[a-z]?(?:\.\d+)*(?:\*\*|__)?\s*(?:[:\-–—|.]|$)/i;
+/** `# Epic 43: title`, `# EPIC 7 — report`, `# Epic 2`, `# Epic TEA-BUILTIN-001.7: …` (a team's series id): a heading naming an epic (a story's own title never starts so). */
+const EPIC_TITLE = /^#\s+(?:\*\*|__)?Epic[\s-]*(?:[a-z]+(?:-[a-z]+)+-|[a-z]{0,3}-?)\d+[a-z]?(?:\.\d+)*(?:\*\*|__)?\s*(?:[:\-–—|.]|$)/i;
 /**
  * A title that gives no number, the file's name giving it: `# Story: Expense Capture` (a team's
  * own template), and v4's brownfield-create-story `#### Story Title` heading with the title on the
