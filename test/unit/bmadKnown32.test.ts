@@ -34,7 +34,7 @@ test('one-number stories with no epic (`STORY-001.md`, `story-4-offline.md`, `st
     const r = loadSprint(root, { now: NOW })!;
     assert.ok(r, 'a sprint of the story files');
     assert.deepEqual(r.stories.map((s) => [s.key, s.story, s.status]), [
-      ['STORY-001', '1', 'backlog'], ['STORY-002', '2', 'in-progress'], ['story-4-offline-mode', '4', 'backlog'], ['STORY-010', '10', 'done'],
+      ['STORY-001', '1', 'backlog'], ['STORY-002', '2', 'in-progress'], ['story-4-offline-mode', '4', 'ready-for-dev'], ['STORY-010', '10', 'done'],
     ]);
     assert.ok(r.stories.every((s) => s.epicId === r.stories[0].epicId));
     assert.equal(byName(r, 'STORY-001.md')?.title, 'Project Setup');
@@ -53,16 +53,16 @@ test('one-number stories with no epic (`STORY-001.md`, `story-4-offline.md`, `st
   });
 });
 
-test('a ledger listing one-number story keys binds them to their files', () => {
+test('a ledger listing one-number story keys (`story-001-setup: done` under `epic-1`) still wins: its epic, its status', () => {
   inProject({
     '_bmad/bmm/config.yaml': V6_CONFIG,
-    [`${IA}/sprint-status.yaml`]: 'development_status:\n  story-001: done\n  story-002: in-progress\n',
-    [`${IA}/stories/STORY-001.md`]: `# STORY-001: Project Setup\n\n**Status:** Done\n${USER_STORY}`,
-    [`${IA}/stories/STORY-002.md`]: `# STORY-002: Slides\n\n**Status:** Review\n${USER_STORY}`,
+    [`${IA}/sprint-status.yaml`]: 'development_status:\n  epic-1: in-progress\n  story-001-setup: done\n  story-002-slides: in-progress\n',
+    [`${IA}/stories/story-001-setup.md`]: `# STORY-001: Project Setup\n\n**Status:** Done\n${USER_STORY}`,
+    [`${IA}/stories/story-002-slides.md`]: `# STORY-002: Slides\n\n**Status:** Review\n${USER_STORY}`,
   }, (root) => {
     const r = loadSprint(root, { now: NOW })!;
-    assert.deepEqual(r.stories.map((s) => [s.key, s.status, s.file && path.basename(s.file)]), [['story-001', 'done', 'STORY-001.md'], ['story-002', 'in-progress', 'STORY-002.md']]);
-    assert.deepEqual(r.problems.filter((p) => p.code === 'story-status-drift').map((p) => path.basename(p.file)), ['STORY-002.md']);
+    assert.deepEqual(r.stories.map((s) => [s.key, s.epicId, s.status, s.file && path.basename(s.file)]), [['story-001-setup', '1', 'done', 'story-001-setup.md'], ['story-002-slides', '1', 'in-progress', 'story-002-slides.md']]);
+    assert.deepEqual([...new Set(r.problems.filter((p) => p.code === 'story-status-drift').map((p) => path.basename(p.file)))], ['story-002-slides.md', 'sprint-status.yaml']);
   });
 });
 

@@ -9,7 +9,7 @@ import { relStaysInside } from '../store/safePath';
 import type { Problem } from '../types';
 import { entryPath, findBmadProjects, loadBmadConfig, normalDir, projectPath, RETIRED_DIR, type BmadConfig } from './config';
 import { listsStories, listsWork, normEpicId, parseLedger, type Ledger } from './ledger';
-import { isStoryStatusWord, keyBeforeSlug, parseStory, storyKeyFromEpicFolder, storyKeyFromName, withoutStoryPrefix, type StoryFile } from './story';
+import { isStoryStatusWord, keyBeforeSlug, ONE_NUMBER_NAME, parseStory, storyKeyFromEpicFolder, storyKeyFromName, withoutStoryPrefix, type StoryFile } from './story';
 import { parseEpics, type PlannedEpic } from './epics';
 import { parseGateDecision, parseQaGate, type StoryGate } from './qaGates';
 import { buildSprint, ledgerCoverage, patchStoryFiles, storyFileIdentity, type SprintModel, type SprintStory } from './drift';
@@ -272,7 +272,8 @@ function storyFilesIn(dir: string, depth: number, out: Map<string, string>, keys
     // (`issue-12-domain-descriptors.story.md`: the key with v4's `.story` before `.md`.)
     const p = entryPath(folder, normal, name);
     // (`epic-01/story-02-contracts.md`: numbered within the epic its folder names: storyKeyFromEpicFolder.)
-    if (!(storyKeyFromName(name) || namesKey(name.slice(0, -3).replace(/\.story$/i, ''), keys, slugKeys) || numberedUnder(name, epicIds) || storyKeyFromEpicFolder(p))) return;
+    // (`STORY-001.md`: a story of no epic when its content says so: isStoryParse.)
+    if (!(storyKeyFromName(name) || namesKey(name.slice(0, -3).replace(/\.story$/i, ''), keys, slugKeys) || numberedUnder(name, epicIds) || storyKeyFromEpicFolder(p) || ONE_NUMBER_NAME.test(name))) return;
     out.set(p, p);
   });
 }
@@ -410,6 +411,8 @@ function isStoryParse(p: string, s: StoryFile | undefined, epicIds: readonly str
   if (s.title === undefined && s.status === undefined) return false;
   // (`43.0.story.md` titled `# Epic 43: …`, `7.0.po-validation.md` titled `# Epic 7 — PO Validation Report`: the epic's documents.)
   if (s.epicTitle) return false;
+  // (`STORY-001.md`: numbered with no epic, a story when titled by its number and holding a user story: oneNumberStory.)
+  if (!s.noEpic && s.key === undefined && ONE_NUMBER_NAME.test(path.basename(p))) return false;
   // (`TD.10.checkpoint-persistence.md`: a one-number series id is a story by its content alone,
   // unless the ledger declares the series as an epic: `plot.3.compost-bins.md` under `epic-plot`.)
   if (s.byContent && !(s.status !== undefined && s.storyContent) && !numberedUnder(path.basename(p), epicIds)) return false;

@@ -58,6 +58,8 @@ export interface StoryFile {
   byContent?: true;
   /** An Acceptance Criteria section and a Tasks section: the story template's own sections. */
   storyContent?: true;
+  /** Numbered in one series with no epic (`STORY-001.md`, oneNumberStory): a story of no epic (NO_EPIC). */
+  noEpic?: true;
 }
 
 /**
@@ -229,6 +231,42 @@ export function storyKeyFromEpicFolder(file: string): NamedStory | undefined {
   const epic = Number(e[1]);
   const story = `${Number(m[1])}${m[2].toLowerCase()}`;
   return { key: `${epic}-${story}-${(m[3] ?? 'story').toLowerCase()}`, epic, epicId: String(epic), story, v4: false };
+}
+
+/** A story numbered in one series with no epic: `STORY-001.md`, `story-4-offline-mode.md`, `story7.md`. */
+export const ONE_NUMBER_NAME = /^story[-_ ]?0*(\d{1,4})(?:[-_ ]([a-z][^.]*))?\.md$/i;
+/** The epic id of stories numbered with no epic (ONE_NUMBER_NAME): one group, after the epics, ordered by number. */
+export const NO_EPIC = 'no-epic';
+/** `# STORY-001: Project Setup`, `# Story 4: Offline Mode`, `# **Story 7** — …`: a one-number story's title. */
+const ONE_NUMBER_TITLE = /^#\s+(?:\*\*|__)?story[-_ ]?0*(\d{1,4})\b(?:\*\*|__)?\s*(?:[:\-–—]\s*(.*?))?\s*$/i;
+/** BMAD's user story: a `## Story` / `## User Story` section, or the statement "As a …, I want …". */
+const USER_STORY = /^#{2,3}\s+(?:user\s+)?story\s*$|^\s*(?:\*\*)?as an?\b[^\n]*\n(?:[^\n]*\n){0,2}?\s*(?:\*\*)?i want\b/im;
+
+/**
+ * A file named as a story numbered in one series with no epic (BMAD's quick flow, and teams planning
+ * without epics: `STORY-001.md`, `story-4-offline-mode.md`, `story7.md`) is one when it says so
+ * itself: its first heading names that number as a story's (`# STORY-001: Project Setup`) and it
+ * holds the user story BMAD's template holds. It is story N of no epic (NO_EPIC), keyed by its name.
+ */
+function oneNumberStory(s: StoryFile, lines: readonly string[], start: number): void {
+  const base = path.basename(s.file);
+  const n = Number(ONE_NUMBER_NAME.exec(base)![1]);
+  let heading: RegExpExecArray | null = null;
+  for (let i = start; i < Math.min(lines.length, start + 60); i++) {
+    if (!/^#\s/.test(lines[i])) continue;
+    heading = ONE_NUMBER_TITLE.exec(lines[i]);
+    if (heading && Number(heading[1]) === n && USER_STORY.test(lines.join('\n'))) {
+      s.key = base.slice(0, -3);
+      s.epic = -1;
+      s.epicId = NO_EPIC;
+      s.story = String(n);
+      s.title = heading[2] ? ownCopy(plainTitle(heading[2])) : undefined;
+      s.titleLine = i;
+      s.noEpic = true;
+      delete s.epicTitle;
+    }
+    return;
+  }
 }
 
 /**
@@ -503,6 +541,7 @@ export function parseStory(file: string, text: string): StoryFile {
   }
   const reader = new StoryReader(s, lines, start, fmStatus !== undefined);
   reader.read();
+  if (!named && ONE_NUMBER_NAME.test(path.basename(file))) oneNumberStory(s, lines, start);
   // No `# Story` heading: the frontmatter's `title: "5.4 Agent Handoff"` (`Story 2.9 — …`, BMAD
   // quick-dev's spec) is the title when its number is the one the file is named by.
   if (s.titleLine === undefined && fmTitle && s.epicId !== undefined && s.story !== undefined) {
