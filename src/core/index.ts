@@ -82,6 +82,7 @@ export { isSprintFix, isSprintCode, type SprintFixResult } from './bmad/sprintFi
 export { resolveStoryRef, storyRefMessage } from './bmad/storyRef';
 export { type SprintStory, type SprintEpic } from './bmad/drift';
 export { parseLedger, storyOrder, STORY_STATUSES } from './bmad/ledger';
+export { NO_EPIC } from './bmad/story';
 
 // Enforcement where agents write (agent hooks, git pre-commit).
 export { type ProposalProblem } from './model/proposal';

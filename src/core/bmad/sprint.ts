@@ -304,6 +304,47 @@ function epicsFilesIn(dir: string, out: Set<string>): void {
   }
 }
 
+/** What two folder names are but for case and the separators (`sprint-artifacts`, `Sprint_Artifacts`). */
+const folderWords = (name: string) => name.toLowerCase().replace(/[-_ .]+/g, '');
+
+/**
+ * Story folders the config declares that do not exist, each with the one sibling that names it but for
+ * separators and case (`sprint_artifacts: docs/sprint-artifacts`, the team's folder `docs/sprint_artifacts/`):
+ * the folder the team meant. With two such siblings, or none, nothing is guessed.
+ */
+export function nearMissFolders(cfg: BmadConfig): { declared: string; found: string }[] {
+  const out: { declared: string; found: string }[] = [];
+  for (const d of new Set([cfg.storyLocation, cfg.implementationArtifacts].filter((x): x is string => !!x))) {
+    const abs = projectPath(cfg.root, d);
+    if (!inside(cfg.root, abs) || abs === path.resolve(cfg.root) || isDirectory(abs)) continue;
+    const parent = path.dirname(abs);
+    if (!inside(cfg.root, parent) && parent !== path.resolve(cfg.root)) continue;
+    const want = folderWords(path.basename(abs));
+    const same = listDir(parent).filter((e) => e.isDirectory() && folderWords(e.name) === want);
+    if (same.length === 1) out.push({ declared: abs, found: path.join(parent, same[0].name) });
+  }
+  return out;
+}
+
+/** The note that a declared folder was read at its near miss (nearMissFolders), on the config line declaring it. */
+function nearMissNote(cfg: BmadConfig, m: { declared: string; found: string }, overrides?: Map<string, string>): Problem {
+  const rel = (p: string) => path.relative(cfg.root, p).split(path.sep).join('/');
+  let file = cfg.sources[cfg.sources.length - 1] ?? cfg.root;
+  let line = 0;
+  for (const src of [...cfg.sources].reverse()) {
+    const at = (readText(src, overrides) ?? '').split(/\r?\n/).findIndex((l) => l.includes(rel(m.declared)));
+    if (at >= 0) {
+      file = src;
+      line = at;
+      break;
+    }
+  }
+  return {
+    file, range: { start: { line, character: 0 }, end: { line, character: 0 } }, severity: 'info', code: 'bmad-folder-near-miss',
+    message: `The declared story folder ${rel(m.declared)} does not exist; its stories are read from ${rel(m.found)}, the one folder named the same but for separators and case. Rename the folder or fix the config so every BMAD tool finds it.`,
+  };
+}
+
 /** Folders story files are looked for in: the ledger's story_location, the ledger's own folder, the config's. */
 function storyDirs(cfg: BmadConfig, ledgerFile: string | undefined, ledger: Ledger | undefined): Set<string> {
   const dirs = new Set<string>();
@@ -329,6 +370,10 @@ function storyDirs(cfg: BmadConfig, ledgerFile: string | undefined, ledger: Ledg
   // stay when a later install moves the config to implementation-artifacts.
   addDir(path.join(cfg.outputFolder, 'sprint-artifacts'));
   addDir(path.join(cfg.root, 'docs', 'stories'));
+  for (const m of nearMissFolders(cfg)) addDir(m.found);
+  // (A root `stories/` folder, v4's devStoryLocation or v6's story folder declared where none exists:
+  // the team keeps its stories at the project's root; read only when no story folder is found.)
+  if (!dirs.size) addDir(path.join(cfg.root, 'stories'));
   addDir(path.join(cfg.root, 'docs', 'sprint-artifacts'));
   // Stories kept beside their epic, one folder per epic: `epics/epic-4/stories/4-1-slug.md` in the
   // docs, output or planning folder (where sharded epics live).
@@ -480,6 +525,7 @@ function ownEpicIdsOf(ledgers: readonly Ledger[]): string[] {
 function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: Map<string, string>): SprintReport | undefined {
   const opts = { overrides };
   const problems: Problem[] = cfg.warnings.map((w) => ({ file: w.file, range: { start: { line: w.line - 1, character: 0 }, end: { line: w.line - 1, character: 0 } }, severity: 'warning' as const, code: 'bmad-config-unreadable', message: w.message }));
+  for (const m of nearMissFolders(cfg)) problems.push(nearMissNote(cfg, m, opts.overrides));
   const files: string[] = [];
   const ledgers: Ledger[] = [];
   for (const lf of findLedgerFiles(cfg)) {
