@@ -73,7 +73,7 @@ export { resumeRoot } from './protocol/resume';
 export { listLeases } from './protocol/leases';
 
 // BMAD sprint: ledger, story files, epics, gates and the drift between them (core-bmad).
-export { isBmadProjectFolder } from './bmad/config';
+export { isBmadProjectFolder, nestedBmadProjects } from './bmad/config';
 export { loadSprint, findStory, plannedOnly, type SprintReport } from './bmad/sprint';
 export { setStoryStatus, type StoryWriteOptions, type StoryWriteResult } from './bmad/storyWrite';
 export { type TicketWriteResult } from './bmad/planWrite';

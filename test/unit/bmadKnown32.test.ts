@@ -128,3 +128,36 @@ test('a file titled as an epic by a team series id (`# Epic TEA-BUILTIN-001.7: â
     assert.deepEqual(names(loadSprint(root, { now: NOW })), ['TEA-BUILTIN-001.6.1.catalog.md']);
   });
 });
+
+test('a BMB workflow edit plan (`workflow-edit-{name}.md`, `targetWorkflow:`) is the workflow builder\'s artifact, not an unknown workflow', () => {
+  inProject({
+    '_bmad/bmm/config.yaml': V6_CONFIG.replace('_bmad-output"', 'docs"'),
+    'docs/workflow-edit-create-epics-and-stories.md': '---\nstepsCompleted: [1]\ntargetWorkflow: create-epics-and-stories\nuserGoal: Track epics in an issue tracker\ncreatedDate: 2025-12-16\n---\n\n# Workflow Edit: create-epics-and-stories\n\n## User\'s Goal\n\nTrack them.\n',
+  }, (root) => {
+    const v = cli(root, 'validate', '--json');
+    const mine = JSON.parse(v.stdout).problems.filter((p: { file: string }) => p.file.endsWith('workflow-edit-create-epics-and-stories.md'));
+    assert.deepEqual(mine.filter((p: { code: string }) => p.code === 'bmad-workflow-unknown'), []);
+    assert.ok(mine.some((p: { message: string }) => /'workflow' workflow/.test(p.message)), JSON.stringify(mine));
+  });
+});
+
+test('`waymark sprint` at a repository root that is a BMAD project names a BMAD project nested below it, with how to read it', () => {
+  inProject({
+    '.bmad/bmm/config.yaml': 'project_name: root\noutput_folder: "{project-root}/docs"\n',
+    'docs/stories/1.1.root-story.md': `# Story 1.1: Root Story\n\n## Status\nDone\n${BODY}`,
+    'Projects/My App/.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\n',
+    'Projects/My App/docs/stories/1.1.nested.md': `# Story 1.1: Nested\n\n## Status\nDone\n${BODY}`,
+    'Projects/My App/docs/stories/1.2.nested-two.md': `# Story 1.2: Nested Two\n\n## Status\nDraft\n${BODY}`,
+  }, (root) => {
+    const t = cli(root, 'sprint');
+    assert.equal(t.status, 0, t.stderr);
+    assert.match(t.stdout, /1-1-root-story/);
+    assert.match(t.stdout, /Also a BMAD project of its own: Projects\/My App \(2 stories\); read it with: waymark sprint "Projects\/My App"/);
+    const j = JSON.parse(cli(root, 'sprint', '--json').stdout);
+    assert.deepEqual(j.nestedProjects, [{ root: 'Projects/My App', stories: 2 }]);
+    // From its own folder it is read as a project of its own.
+    const n = JSON.parse(cli(path.join(root, 'Projects/My App'), 'sprint', '--json').stdout);
+    assert.equal(n.epics.flatMap((e: { stories: unknown[] }) => e.stories).length, 2);
+    assert.equal(n.nestedProjects, undefined);
+  });
+});
