@@ -53,6 +53,7 @@ test('one-number stories with no epic (`STORY-001.md`, `story-4-offline.md`, `st
   });
 });
 
+// (A guard: passed before too; the ledger's epic and status must stay the story's.)
 test('a ledger listing one-number story keys (`story-001-setup: done` under `epic-1`) still wins: its epic, its status', () => {
   inProject({
     '_bmad/bmm/config.yaml': V6_CONFIG,
