@@ -9,7 +9,7 @@ import { relStaysInside } from '../store/safePath';
 import type { Problem } from '../types';
 import { entryPath, findBmadProjects, loadBmadConfig, normalDir, projectPath, RETIRED_DIR, type BmadConfig } from './config';
 import { listsStories, listsWork, normEpicId, parseLedger, type Ledger } from './ledger';
-import { isStoryStatusWord, keyBeforeSlug, ONE_NUMBER_NAME, parseStory, storyKeyFromEpicFolder, storyKeyFromName, withoutStoryPrefix, type StoryFile } from './story';
+import { isStoryStatusWord, keyBeforeSlug, ONE_NUMBER_NAME, parseStory, withNoEpic, storyKeyFromEpicFolder, storyKeyFromName, withoutStoryPrefix, type StoryFile } from './story';
 import { parseEpics, type PlannedEpic } from './epics';
 import { parseGateDecision, parseQaGate, type StoryGate } from './qaGates';
 import { buildSprint, ledgerCoverage, patchStoryFiles, storyFileIdentity, type SprintModel, type SprintStory } from './drift';
@@ -272,8 +272,8 @@ function storyFilesIn(dir: string, depth: number, out: Map<string, string>, keys
     // (`issue-12-domain-descriptors.story.md`: the key with v4's `.story` before `.md`.)
     const p = entryPath(folder, normal, name);
     // (`epic-01/story-02-contracts.md`: numbered within the epic its folder names: storyKeyFromEpicFolder.)
-    // (`STORY-001.md`: a story of no epic when its content says so: isStoryParse.)
-    if (!(storyKeyFromName(name) || namesKey(name.slice(0, -3).replace(/\.story$/i, ''), keys, slugKeys) || numberedUnder(name, epicIds) || storyKeyFromEpicFolder(p) || ONE_NUMBER_NAME.test(name))) return;
+    // (`STORY-001.md`: with no ledger listing stories, a story of no epic when its content says so: isStoryParse.)
+    if (!(storyKeyFromName(name) || namesKey(name.slice(0, -3).replace(/\.story$/i, ''), keys, slugKeys) || numberedUnder(name, epicIds) || storyKeyFromEpicFolder(p) || (keys.size === 0 && ONE_NUMBER_NAME.test(name)))) return;
     out.set(p, p);
   });
 }
@@ -451,13 +451,13 @@ function parseStoryFile(p: string): StoryFile | undefined {
  * a name in the mixed form (`05.5-x11-issues.md`, also a tech-spec's) is one when its title says so,
  * or a story status (`# 2.2: Chart` with `## Status` `Done`; a spec's `Status: Unresolved` is not one).
  */
-function isStoryParse(p: string, s: StoryFile | undefined, epicIds: readonly string[]): s is StoryFile {
+function isStoryParse(p: string, s: StoryFile | undefined, epicIds: readonly string[], ledgerless = false): s is StoryFile {
   if (!s) return false;
   if (s.title === undefined && s.status === undefined) return false;
   // (`43.0.story.md` titled `# Epic 43: …`, `7.0.po-validation.md` titled `# Epic 7 — PO Validation Report`: the epic's documents.)
   if (s.epicTitle) return false;
-  // (`STORY-001.md`: numbered with no epic, a story when titled by its number and holding a user story: oneNumberStory.)
-  if (!s.noEpic && s.key === undefined && ONE_NUMBER_NAME.test(path.basename(p))) return false;
+  // (`STORY-001.md` with no ledger listing stories: numbered with no epic, a story when titled by its number and holding a user story: oneNumberStory.)
+  if (ledgerless && !s.noEpic && s.key === undefined && ONE_NUMBER_NAME.test(path.basename(p))) return false;
   // (`TD.10.checkpoint-persistence.md`: a one-number series id is a story by its content alone,
   // unless the ledger declares the series as an epic: `plot.3.compost-bins.md` under `epic-plot`.)
   if (s.byContent && !(s.status !== undefined && s.storyContent) && !numberedUnder(path.basename(p), epicIds)) return false;
@@ -473,8 +473,11 @@ const sprintPatcher: Patcher<SprintReport | undefined> = {
   identity: (parse) => storyFileIdentity(parse as StoryFile | undefined),
   reparse: parseStoryFile,
   apply: (cached, changed) => {
-    const epicIds = ownEpicIdsOf(cached?.ledgers ?? (cached?.ledger ? [cached.ledger] : []));
-    const stories = changed.filter((c) => isStoryParse(c.file, c.parse as StoryFile | undefined, epicIds)).map((c) => c.parse as StoryFile);
+    const ledgers = cached?.ledgers ?? (cached?.ledger ? [cached.ledger] : []);
+    const epicIds = ownEpicIdsOf(ledgers);
+    const ledgerless = !ledgers.some((l) => l.entries.some((e) => e.kind === 'story'));
+    const parses = changed.map((c) => ({ file: c.file, parse: c.parse && ledgerless ? withNoEpic(c.parse as StoryFile) : c.parse as StoryFile | undefined }));
+    const stories = parses.filter((c) => isStoryParse(c.file, c.parse, epicIds, ledgerless)).map((c) => c.parse as StoryFile);
     if (!cached) {
       // No sprint, and the files stay what they were (no story among them): still none.
       if (stories.length) throw new Error('a story where the cached sprint had none');
@@ -548,8 +551,10 @@ function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: M
   for (const p of storyPaths.keys()) {
     // A story file unchanged since the last cached build is not parsed again (recordingParse).
     const o = opts.overrides?.get(p);
-    const s = o !== undefined ? parseStory(p, o) : parseStoryFile(p);
-    if (!isStoryParse(p, s, ownEpicIds)) continue;
+    const parsed = o !== undefined ? parseStory(p, o) : parseStoryFile(p);
+    // (`STORY-001.md`: the story of no epic it is where no ledger lists stories.)
+    const s = parsed && keys.size === 0 ? withNoEpic(parsed) : parsed;
+    if (!isStoryParse(p, s, ownEpicIds, keys.size === 0)) continue;
     stories.push(s);
     files.push(p);
   }

@@ -58,8 +58,11 @@ export interface StoryFile {
   byContent?: true;
   /** An Acceptance Criteria section and a Tasks section: the story template's own sections. */
   storyContent?: true;
-  /** Numbered in one series with no epic (`STORY-001.md`, oneNumberStory): a story of no epic (NO_EPIC). */
-  noEpic?: true;
+  /**
+   * Numbered in one series with no epic (`STORY-001.md`, oneNumberStory): the story of no epic (NO_EPIC) it
+   * is where no ledger lists stories (withNoEpic); a ledger's keys bind it as before.
+   */
+  noEpic?: { key: string; story: string; title?: string; titleLine: number };
 }
 
 /**
@@ -256,17 +259,22 @@ function oneNumberStory(s: StoryFile, lines: readonly string[], start: number): 
     if (!/^#\s/.test(lines[i])) continue;
     heading = ONE_NUMBER_TITLE.exec(lines[i]);
     if (heading && Number(heading[1]) === n && USER_STORY.test(lines.join('\n'))) {
-      s.key = base.slice(0, -3);
-      s.epic = -1;
-      s.epicId = NO_EPIC;
-      s.story = String(n);
-      s.title = heading[2] ? ownCopy(plainTitle(heading[2])) : undefined;
-      s.titleLine = i;
-      s.noEpic = true;
-      delete s.epicTitle;
+      s.noEpic = { key: base.slice(0, -3), story: String(n), titleLine: i };
+      if (heading[2]) s.noEpic.title = ownCopy(plainTitle(heading[2]));
     }
     return;
   }
+}
+
+/** A one-number story's parse (oneNumberStory) as the story of no epic it is where no ledger lists stories. */
+export function withNoEpic(s: StoryFile): StoryFile {
+  const n = s.noEpic;
+  if (!n) return s;
+  const out: StoryFile = { ...s, key: n.key, epic: -1, epicId: NO_EPIC, story: n.story, titleLine: n.titleLine };
+  if (n.title !== undefined) out.title = n.title;
+  else delete out.title;
+  delete out.epicTitle;
+  return out;
 }
 
 /**
