@@ -1160,6 +1160,16 @@ export function truthFor(repoDir) {
       // (and the stories kept one folder per epic where sharded epics live, as with a ledger above)
       const dirs = [folders.dev_story_location, path.join(p.root, 'docs', 'stories'), folders.implementation_artifacts, folders.sprint_artifacts,
         ...perEpicStoryDirs([path.join(p.root, 'docs'), folders.output, folders.planning_artifacts])].filter(Boolean);
+      // A declared folder that does not exist, beside one folder named the same but for separators and
+      // case (`sprint_artifacts: docs/sprint-artifacts`, the team's `docs/sprint_artifacts/`): the folder meant.
+      const words = (n) => n.toLowerCase().replace(/[-_ .]+/g, '');
+      for (const d of [folders.dev_story_location, folders.implementation_artifacts, folders.sprint_artifacts]) {
+        if (!d || isDir(d) || !isDir(path.dirname(d))) continue;
+        const same = fs.readdirSync(path.dirname(d), { withFileTypes: true }).filter((e) => e.isDirectory() && words(e.name) === words(path.basename(d)));
+        if (same.length === 1) dirs.push(path.join(path.dirname(d), same[0].name));
+      }
+      // No story folder at all: a `stories/` folder at the project's root is where the team keeps them.
+      if (!dirs.some((d) => isDir(d))) dirs.push(path.join(p.root, 'stories'));
       // A word before the numbers (`pm-01-1-slug`) is a module's epic prefix: a story needs two numbers after it
       // (`week-3-build-plan.md` is a plan of week 3, not story 3 of an epic `week`).
       const storyId = (id) => id.length >= 2 && (/^\d/.test(id[0]) || id.length >= 3);

@@ -4,7 +4,7 @@ import type { CliCommand, CliContext } from './framework';
 import { statusWorktrees } from './gitCommands';
 import { ticketTreeAt, treeSprintJson, treeSprintText } from './treeCommands';
 import { flagString, requirePositional } from './framework';
-import { PLAN_STATUS_WORDS, WaymarkError, clip, clipLongWords, createStateCore, findWorkspaceRoot, hasTicketTree, isBmadProjectFolder, loadSprint, plannedOnly, resolveStoryRef, storyRefMessage, type Problem, type SprintReport, type SprintStory, type StoryWriteOptions, type StoryWriteResult, type TicketWriteResult } from '../core/index';
+import { NO_EPIC, nestedBmadProjects, PLAN_STATUS_WORDS, WaymarkError, clip, clipLongWords, createStateCore, findWorkspaceRoot, hasTicketTree, isBmadProjectFolder, loadSprint, plannedOnly, resolveStoryRef, storyRefMessage, type Problem, type SprintReport, type SprintStory, type StoryWriteOptions, type StoryWriteResult, type TicketWriteResult } from '../core/index';
 
 const WRITE_HELP = `Options:
   --root DIR          the project folder (default: the nearest folder above holding _bmad, .waymark or .git)
@@ -138,8 +138,11 @@ const sprint: CliCommand = {
       throw new WaymarkError('unreadable', `No BMAD sprint under ${display(root, ctx.cwd) || '.'}: no sprint-status.yaml and no story files. Run BMAD sprint planning first.`, root);
     }
     const errors = r.problems.filter((p) => p.severity === 'error').length;
+    // BMAD projects of their own nested below this one (a v4 project in `Projects/App/`): this answer
+    // is the root's project; each of them is named, with its stories, and read from its own folder.
+    const nested = nestedSprints(r.root, ctx.cwd);
     if (ctx.json) {
-      ctx.stdout(JSON.stringify(sprintJson(r, ctx.cwd)) + '\n');
+      ctx.stdout(JSON.stringify({ ...sprintJson(r, ctx.cwd), ...(nested.length ? { nestedProjects: nested } : {}) }) + '\n');
       return errors ? 1 : 0;
     }
     const lines: string[] = [];
@@ -147,7 +150,7 @@ const sprint: CliCommand = {
     for (const l of r.ledgers) lines.push(`${display(l.file, ctx.cwd)}${l.lastUpdated ? `  last updated ${clip(l.lastUpdated.raw, 80)}` : ''}`);
     lines.push(`  ${Object.entries(r.counts).map(([k, v]) => `${v} ${k}`).join(', ') || 'no stories'}`);
     for (const e of r.epics) {
-      lines.push(`  Epic ${e.id}${e.title ? `: ${e.title}` : ''}${e.ledgerStatus ? `  [${e.ledgerStatus}]` : r.ledger ? '  [not in ledger]' : ''}${e.retrospective ? `  retro ${e.retrospective}` : ''}`);
+      lines.push(`  ${e.id === NO_EPIC ? 'No epic (stories numbered on their own)' : `Epic ${e.id}`}${e.title ? `: ${e.title}` : ''}${e.ledgerStatus ? `  [${e.ledgerStatus}]` : r.ledger ? '  [not in ledger]' : ''}${e.retrospective ? `  retro ${e.retrospective}` : ''}`);
       for (const s of e.stories) lines.push(storyLine(s, !!r.ledger));
     }
     const open = r.actionItems.filter((a) => a.status !== 'done');
@@ -162,6 +165,7 @@ const sprint: CliCommand = {
     // A ledger Waymark reads no story from says why, and the sprint is not called done.
     const otherFormat = r.problems.filter((p) => p.code === 'ledger-other-format');
     for (const p of otherFormat) lines.push(`  ${display(p.file, ctx.cwd)}:${p.range.start.line + 1}: ${p.message}`);
+    for (const n of nested) lines.push(`  Also a BMAD project of its own: ${n.root} (${n.stories} stor${n.stories === 1 ? 'y' : 'ies'}); read it with: waymark sprint ${JSON.stringify(n.root)}`);
     const none = r.epics.every((e) => !e.stories.length);
     lines.push('', r.next ? `Next: ${r.next.action}${r.next.storyKey ? ` ${r.next.storyKey}` : ''}: ${r.next.reason}` : none ? `Next: nothing: no story is listed${otherFormat.length ? " in BMAD's format" : ''}.` : 'Next: nothing: every story and retrospective is done.');
     // A word thousands of characters long (a hostile status or key) is clipped; paths stay whole.
@@ -169,6 +173,16 @@ const sprint: CliCommand = {
     return errors ? 1 : 0;
   },
 };
+
+/** The BMAD projects nested below root that hold a sprint of their own: where, and how many stories. */
+function nestedSprints(root: string, cwd: string): { root: string; stories: number }[] {
+  const out: { root: string; stories: number }[] = [];
+  for (const dir of nestedBmadProjects(root)) {
+    const n = loadSprint(dir, {});
+    if (n?.stories.length) out.push({ root: display(dir, cwd), stories: n.stories.length });
+  }
+  return out;
+}
 
 function writeOptions(ctx: CliContext): StoryWriteOptions {
   const opts: StoryWriteOptions = { actor: flagString(ctx.args, 'actor') ?? process.env.WAYMARK_ACTOR ?? 'cli', force: ctx.args.flags.force === true };

@@ -73,7 +73,7 @@ export { resumeRoot } from './protocol/resume';
 export { listLeases } from './protocol/leases';
 
 // BMAD sprint: ledger, story files, epics, gates and the drift between them (core-bmad).
-export { isBmadProjectFolder } from './bmad/config';
+export { isBmadProjectFolder, nestedBmadProjects } from './bmad/config';
 export { loadSprint, findStory, plannedOnly, type SprintReport } from './bmad/sprint';
 export { setStoryStatus, type StoryWriteOptions, type StoryWriteResult } from './bmad/storyWrite';
 export { type TicketWriteResult } from './bmad/planWrite';
@@ -82,6 +82,7 @@ export { isSprintFix, isSprintCode, type SprintFixResult } from './bmad/sprintFi
 export { resolveStoryRef, storyRefMessage } from './bmad/storyRef';
 export { type SprintStory, type SprintEpic } from './bmad/drift';
 export { parseLedger, storyOrder, STORY_STATUSES } from './bmad/ledger';
+export { NO_EPIC } from './bmad/story';
 
 // Enforcement where agents write (agent hooks, git pre-commit).
 export { type ProposalProblem } from './model/proposal';

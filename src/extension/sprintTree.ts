@@ -7,7 +7,7 @@
 // TicketTreeModel's change events and the model's worktree one.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { isArchivedSprint, type Epic, type NextGroups, type Problem, type SprintEpic, type SprintReport, type SprintStory, type Ticket } from '../core/index';
+import { isArchivedSprint, NO_EPIC, type Epic, type NextGroups, type Problem, type SprintEpic, type SprintReport, type SprintStory, type Ticket } from '../core/index';
 import { COMMANDS, VIEWS } from './constants';
 import type { ExtensionModel } from './model';
 import type { SprintModel } from './sprintModel';
@@ -197,7 +197,7 @@ export class SprintTree implements vscode.TreeDataProvider<SprintNode>, vscode.D
       case 'epic': {
         const e = node.epic;
         const done = e.stories.filter((s) => s.status === 'done').length;
-        const item = new vscode.TreeItem(`Epic ${e.id}${e.title ? `: ${e.title}` : ''}`, e.ledgerStatus === 'done' ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded);
+        const item = new vscode.TreeItem(`${e.id === NO_EPIC ? 'No epic' : `Epic ${e.id}`}${e.title ? `: ${e.title}` : ''}`, e.ledgerStatus === 'done' ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded);
         item.description = `${e.ledgerStatus ?? 'not in ledger'} · ${done}/${e.stories.length}${e.retrospective ? ` · retro ${e.retrospective}` : ''}${e.problems.length ? ` · ⚠ ${e.problems.length}` : ''}`;
         item.iconPath = icon(e.ledgerStatus);
         item.contextValue = 'sprintEpic';

@@ -169,8 +169,20 @@ export function isBmadProjectFolder(dir: string, configured?: string): boolean {
   return hasBmadInstallOrOutput(abs, configured) || ROOT_LEDGERS.some((rel) => rootLedgerListsWork(path.join(abs, rel)));
 }
 
-function searchBmadProjects(absRoot: string, configured: string | undefined, maxDepth: number): string[] {
-  if (hasBmadInstallOrOutput(absRoot, configured)) return [absRoot];
+/**
+ * The BMAD projects of their own nested below a folder that is itself one (a v4 project kept in
+ * `Projects/HX Workplace/` of a repository whose root has its own install): the root's sprint is
+ * the root's project, and these are said beside it, each read from its own folder. Searched as
+ * findBmadProjects searches a repository, bounded the same way; not recorded into a sprint's inputs.
+ */
+export function nestedBmadProjects(root: string, configured?: string, maxDepth = 3): string[] {
+  const absRoot = path.resolve(root);
+  if (!hasBmadInstallOrOutput(absRoot, configured)) return [];
+  return searchBmadProjects(absRoot, configured, maxDepth, true).filter((d) => d !== absRoot);
+}
+
+function searchBmadProjects(absRoot: string, configured: string | undefined, maxDepth: number, below = false): string[] {
+  if (!below && hasBmadInstallOrOutput(absRoot, configured)) return [absRoot];
   // Below the root, one read of each folder tells: its entries name an install or an output folder.
   const looksLikeProject = (dir: string, entries: fs.Dirent[]) =>
     entries.some((e) => e.isDirectory() && (e.name === '_bmad' || e.name === '.bmad-core' || e.name === '_bmad-output' || ((e.name === '.bmad' || e.name === 'bmad') && hasInstallMarker(path.join(dir, e.name))))) ||

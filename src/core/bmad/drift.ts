@@ -670,7 +670,7 @@ function slugOfKey(s: { key: string; epicId: string; story?: string }): string {
 export function storyFileIdentity(f: StoryFile | undefined): string {
   if (!f) return '-';
   // Whether the status is a story status word decides if a mixed-form name (`2.2-chart.md`) is a story.
-  return JSON.stringify([f.file, f.key ?? null, f.epic ?? null, f.epicId ?? null, f.story ?? null, f.title ?? null, f.titleLine ?? null, f.status === undefined, isStoryStatusWord(f.status), f.epicTitle ?? false, f.byContent === true && f.storyContent === true]);
+  return JSON.stringify([f.file, f.key ?? null, f.epic ?? null, f.epicId ?? null, f.story ?? null, f.title ?? null, f.titleLine ?? null, f.status === undefined, isStoryStatusWord(f.status), f.epicTitle ?? false, f.byContent === true && f.storyContent === true, f.noEpic ?? null]);
 }
 
 /**

@@ -70,7 +70,9 @@ const KNOWN: readonly KnownWorkflow[] = [
   // The BMad Builder's agent workflow (create, edit and validate modes: `steps-c/`, `steps-e/`, `steps-v/`).
   { name: 'agent', aliases: ['create-agent', 'edit-agent', 'validate-agent', 'agent-builder'], outputs: [leaf('agent-plan')] },
   // Its workflow builder: `{bmb_creations_output_folder}/workflows/{name}/workflow-plan-{name}.md`.
-  { name: 'workflow', aliases: ['create-workflow', 'edit-workflow', 'validate-workflow', 'workflow-builder'], outputs: [leaf('workflow-plan')] },
+  // Its edit mode's plan: `{output_folder}/workflow-edit-{target_workflow_name}.md` (6.0 alpha's
+  // edit-workflow), `{bmb_creations_output_folder}/edit-plan-{workflow_name}.md` (steps-e).
+  { name: 'workflow', aliases: ['create-workflow', 'edit-workflow', 'validate-workflow', 'workflow-builder'], outputs: [leaf('workflow-plan'), leaf('workflow-edit'), leaf('edit-plan')] },
 ];
 
 /**

@@ -202,6 +202,8 @@ export function classifyStoryKey(key: string, epicIds?: Iterable<string>): Ledge
   let lower = key.toLowerCase();
   // `epic-120-s01`: story 1 of epic 120, the epic spelled out (`e1-s1` written long).
   const spelled = lower.startsWith('epic-') ? LETTERED_STORY.exec(lower) : null;
+  // (`epic-3-story-2025-11-01`: a date after the word story, a dated note about epic 3, not story 3.2025.)
+  if (spelled && /^(?:19|20)\d\d-[01]\d-[0-3]\d(?:-|$)/.test(`${spelled[2]}${spelled[3]}-${spelled[4] ?? ''}`)) return undefined;
   if (spelled) return { kind: 'story', epic: epicNumber(spelled[1]), epicId: spelled[1], story: storyId(spelled[2], spelled[3]), strict: false };
   if (lower.startsWith('epic-')) return undefined;
   // `story-001-1-slug`: the word says "story" before the epic's and the story's numbers (v6 alpha

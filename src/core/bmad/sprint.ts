@@ -9,7 +9,7 @@ import { relStaysInside } from '../store/safePath';
 import type { Problem } from '../types';
 import { entryPath, findBmadProjects, loadBmadConfig, normalDir, projectPath, RETIRED_DIR, type BmadConfig } from './config';
 import { listsStories, listsWork, normEpicId, parseLedger, type Ledger } from './ledger';
-import { isStoryStatusWord, keyBeforeSlug, parseStory, storyKeyFromEpicFolder, storyKeyFromName, withoutStoryPrefix, type StoryFile } from './story';
+import { isStoryStatusWord, keyBeforeSlug, ONE_NUMBER_NAME, parseStory, withNoEpic, storyKeyFromEpicFolder, storyKeyFromName, withoutStoryPrefix, type StoryFile } from './story';
 import { parseEpics, type PlannedEpic } from './epics';
 import { parseGateDecision, parseQaGate, type StoryGate } from './qaGates';
 import { buildSprint, ledgerCoverage, patchStoryFiles, storyFileIdentity, type SprintModel, type SprintStory } from './drift';
@@ -290,7 +290,8 @@ function storyFilesIn(dir: string, depth: number, out: Map<string, string>, keys
     // (`issue-12-domain-descriptors.story.md`: the key with v4's `.story` before `.md`.)
     const p = entryPath(folder, normal, name);
     // (`epic-01/story-02-contracts.md`: numbered within the epic its folder names: storyKeyFromEpicFolder.)
-    if (!(storyKeyFromName(name) || namesKey(name.slice(0, -3).replace(/\.story$/i, ''), keys, slugKeys) || numberedUnder(name, epicIds) || storyKeyFromEpicFolder(p))) return;
+    // (`STORY-001.md`: with no ledger listing stories, a story of no epic when its content says so: isStoryParse.)
+    if (!(storyKeyFromName(name) || namesKey(name.slice(0, -3).replace(/\.story$/i, ''), keys, slugKeys) || numberedUnder(name, epicIds) || storyKeyFromEpicFolder(p) || (keys.size === 0 && ONE_NUMBER_NAME.test(name)))) return;
     out.set(p, p);
   });
 }
@@ -321,6 +322,47 @@ function epicsFilesIn(dir: string, out: Set<string>): void {
   }
 }
 
+/** What two folder names are but for case and the separators (`sprint-artifacts`, `Sprint_Artifacts`). */
+const folderWords = (name: string) => name.toLowerCase().replace(/[-_ .]+/g, '');
+
+/**
+ * Story folders the config declares that do not exist, each with the one sibling that names it but for
+ * separators and case (`sprint_artifacts: docs/sprint-artifacts`, the team's folder `docs/sprint_artifacts/`):
+ * the folder the team meant. With two such siblings, or none, nothing is guessed.
+ */
+export function nearMissFolders(cfg: BmadConfig): { declared: string; found: string }[] {
+  const out: { declared: string; found: string }[] = [];
+  for (const d of new Set([cfg.storyLocation, cfg.implementationArtifacts].filter((x): x is string => !!x))) {
+    const abs = projectPath(cfg.root, d);
+    if (!inside(cfg.root, abs) || abs === path.resolve(cfg.root) || isDirectory(abs)) continue;
+    const parent = path.dirname(abs);
+    if (!inside(cfg.root, parent) && parent !== path.resolve(cfg.root)) continue;
+    const want = folderWords(path.basename(abs));
+    const same = listDir(parent).filter((e) => e.isDirectory() && folderWords(e.name) === want);
+    if (same.length === 1) out.push({ declared: abs, found: path.join(parent, same[0].name) });
+  }
+  return out;
+}
+
+/** The note that a declared folder was read at its near miss (nearMissFolders), on the config line declaring it. */
+function nearMissNote(cfg: BmadConfig, m: { declared: string; found: string }, overrides?: Map<string, string>): Problem {
+  const rel = (p: string) => path.relative(cfg.root, p).split(path.sep).join('/');
+  let file = cfg.sources[cfg.sources.length - 1] ?? cfg.root;
+  let line = 0;
+  for (const src of [...cfg.sources].reverse()) {
+    const at = (readText(src, overrides) ?? '').split(/\r?\n/).findIndex((l) => l.includes(rel(m.declared)));
+    if (at >= 0) {
+      file = src;
+      line = at;
+      break;
+    }
+  }
+  return {
+    file, range: { start: { line, character: 0 }, end: { line, character: 0 } }, severity: 'info', code: 'bmad-folder-near-miss',
+    message: `The declared story folder ${rel(m.declared)} does not exist; its stories are read from ${rel(m.found)}, the one folder named the same but for separators and case. Rename the folder or fix the config so every BMAD tool finds it.`,
+  };
+}
+
 /** Folders story files are looked for in: the ledger's story_location, the ledger's own folder, the config's. */
 function storyDirs(cfg: BmadConfig, ledgerFile: string | undefined, ledger: Ledger | undefined): Set<string> {
   const dirs = new Set<string>();
@@ -346,6 +388,10 @@ function storyDirs(cfg: BmadConfig, ledgerFile: string | undefined, ledger: Ledg
   // stay when a later install moves the config to implementation-artifacts.
   addDir(path.join(cfg.outputFolder, 'sprint-artifacts'));
   addDir(path.join(cfg.root, 'docs', 'stories'));
+  for (const m of nearMissFolders(cfg)) addDir(m.found);
+  // (A root `stories/` folder, v4's devStoryLocation or v6's story folder declared where none exists:
+  // the team keeps its stories at the project's root; read only when no story folder is found.)
+  if (!dirs.size) addDir(path.join(cfg.root, 'stories'));
   addDir(path.join(cfg.root, 'docs', 'sprint-artifacts'));
   // Stories kept beside their epic, one folder per epic: `epics/epic-4/stories/4-1-slug.md` in the
   // docs, output or planning folder (where sharded epics live), or in the epic's folder itself beside
@@ -429,11 +475,13 @@ function parseStoryFile(p: string): StoryFile | undefined {
  * a name in the mixed form (`05.5-x11-issues.md`, also a tech-spec's) is one when its title says so,
  * or a story status (`# 2.2: Chart` with `## Status` `Done`; a spec's `Status: Unresolved` is not one).
  */
-function isStoryParse(p: string, s: StoryFile | undefined, epicIds: readonly string[]): s is StoryFile {
+function isStoryParse(p: string, s: StoryFile | undefined, epicIds: readonly string[], ledgerless = false): s is StoryFile {
   if (!s) return false;
   if (s.title === undefined && s.status === undefined) return false;
   // (`43.0.story.md` titled `# Epic 43: …`, `7.0.po-validation.md` titled `# Epic 7 — PO Validation Report`: the epic's documents.)
   if (s.epicTitle) return false;
+  // (`STORY-001.md` with no ledger listing stories: numbered with no epic, a story when titled by its number and holding a user story: oneNumberStory.)
+  if (ledgerless && !s.noEpic && s.key === undefined && ONE_NUMBER_NAME.test(path.basename(p))) return false;
   // (`TD.10.checkpoint-persistence.md`: a one-number series id is a story by its content alone,
   // unless the ledger declares the series as an epic: `plot.3.compost-bins.md` under `epic-plot`.)
   if (s.byContent && !(s.status !== undefined && s.storyContent) && !numberedUnder(path.basename(p), epicIds)) return false;
@@ -449,8 +497,11 @@ const sprintPatcher: Patcher<SprintReport | undefined> = {
   identity: (parse) => storyFileIdentity(parse as StoryFile | undefined),
   reparse: parseStoryFile,
   apply: (cached, changed) => {
-    const epicIds = ownEpicIdsOf(cached?.ledgers ?? (cached?.ledger ? [cached.ledger] : []));
-    const stories = changed.filter((c) => isStoryParse(c.file, c.parse as StoryFile | undefined, epicIds)).map((c) => c.parse as StoryFile);
+    const ledgers = cached?.ledgers ?? (cached?.ledger ? [cached.ledger] : []);
+    const epicIds = ownEpicIdsOf(ledgers);
+    const ledgerless = !ledgers.some((l) => l.entries.some((e) => e.kind === 'story'));
+    const parses = changed.map((c) => ({ file: c.file, parse: c.parse && ledgerless ? withNoEpic(c.parse as StoryFile) : c.parse as StoryFile | undefined }));
+    const stories = parses.filter((c) => isStoryParse(c.file, c.parse, epicIds, ledgerless)).map((c) => c.parse as StoryFile);
     if (!cached) {
       // No sprint, and the files stay what they were (no story among them): still none.
       if (stories.length) throw new Error('a story where the cached sprint had none');
@@ -501,6 +552,7 @@ function ownEpicIdsOf(ledgers: readonly Ledger[]): string[] {
 function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: Map<string, string>): SprintReport | undefined {
   const opts = { overrides };
   const problems: Problem[] = cfg.warnings.map((w) => ({ file: w.file, range: { start: { line: w.line - 1, character: 0 }, end: { line: w.line - 1, character: 0 } }, severity: 'warning' as const, code: 'bmad-config-unreadable', message: w.message }));
+  for (const m of nearMissFolders(cfg)) problems.push(nearMissNote(cfg, m, opts.overrides));
   const files: string[] = [];
   const ledgers: Ledger[] = [];
   // A ledger place holding a device, pipe or socket (`sprint-status.yaml -> /dev/zero`, a FIFO): never
@@ -526,8 +578,10 @@ function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: M
   for (const p of storyPaths.keys()) {
     // A story file unchanged since the last cached build is not parsed again (recordingParse).
     const o = opts.overrides?.get(p);
-    const s = o !== undefined ? parseStory(p, o) : parseStoryFile(p);
-    if (!isStoryParse(p, s, ownEpicIds)) continue;
+    const parsed = o !== undefined ? parseStory(p, o) : parseStoryFile(p);
+    // (`STORY-001.md`: the story of no epic it is where no ledger lists stories.)
+    const s = parsed && keys.size === 0 ? withNoEpic(parsed) : parsed;
+    if (!isStoryParse(p, s, ownEpicIds, keys.size === 0)) continue;
     stories.push(s);
     files.push(p);
   }

@@ -58,6 +58,11 @@ export interface StoryFile {
   byContent?: true;
   /** An Acceptance Criteria section and a Tasks section: the story template's own sections. */
   storyContent?: true;
+  /**
+   * Numbered in one series with no epic (`STORY-001.md`, oneNumberStory): the story of no epic (NO_EPIC) it
+   * is where no ledger lists stories (withNoEpic); a ledger's keys bind it as before.
+   */
+  noEpic?: { key: string; story: string; title?: string; titleLine: number };
 }
 
 /**
@@ -231,6 +236,47 @@ export function storyKeyFromEpicFolder(file: string): NamedStory | undefined {
   return { key: `${epic}-${story}-${(m[3] ?? 'story').toLowerCase()}`, epic, epicId: String(epic), story, v4: false };
 }
 
+/** A story numbered in one series with no epic: `STORY-001.md`, `story-4-offline-mode.md`, `story7.md`. */
+export const ONE_NUMBER_NAME = /^story[-_ ]?0*(\d{1,4})(?:[-_ ]([a-z][^.]*))?\.md$/i;
+/** The epic id of stories numbered with no epic (ONE_NUMBER_NAME): one group, after the epics, ordered by number. */
+export const NO_EPIC = 'no-epic';
+/** `# STORY-001: Project Setup`, `# Story 4: Offline Mode`, `# **Story 7** — …`: a one-number story's title. */
+const ONE_NUMBER_TITLE = /^#\s+(?:\*\*|__)?story[-_ ]?0*(\d{1,4})\b(?:\*\*|__)?\s*(?:[:\-–—]\s*(.*?))?\s*$/i;
+/** BMAD's user story: a `## Story` / `## User Story` section, or the statement "As a …, I want …". */
+const USER_STORY = /^#{2,3}\s+(?:user\s+)?story\s*$|^\s*(?:\*\*)?as an?\b[^\n]*\n(?:[^\n]*\n){0,2}?\s*(?:\*\*)?i want\b/im;
+
+/**
+ * A file named as a story numbered in one series with no epic (BMAD's quick flow, and teams planning
+ * without epics: `STORY-001.md`, `story-4-offline-mode.md`, `story7.md`) is one when it says so
+ * itself: its first heading names that number as a story's (`# STORY-001: Project Setup`) and it
+ * holds the user story BMAD's template holds. It is story N of no epic (NO_EPIC), keyed by its name.
+ */
+function oneNumberStory(s: StoryFile, lines: readonly string[], start: number): void {
+  const base = path.basename(s.file);
+  const n = Number(ONE_NUMBER_NAME.exec(base)![1]);
+  let heading: RegExpExecArray | null = null;
+  for (let i = start; i < Math.min(lines.length, start + 60); i++) {
+    if (!/^#\s/.test(lines[i])) continue;
+    heading = ONE_NUMBER_TITLE.exec(lines[i]);
+    if (heading && Number(heading[1]) === n && USER_STORY.test(lines.join('\n'))) {
+      s.noEpic = { key: base.slice(0, -3), story: String(n), titleLine: i };
+      if (heading[2]) s.noEpic.title = ownCopy(plainTitle(heading[2]));
+    }
+    return;
+  }
+}
+
+/** A one-number story's parse (oneNumberStory) as the story of no epic it is where no ledger lists stories. */
+export function withNoEpic(s: StoryFile): StoryFile {
+  const n = s.noEpic;
+  if (!n) return s;
+  const out: StoryFile = { ...s, key: n.key, epic: -1, epicId: NO_EPIC, story: n.story, titleLine: n.titleLine };
+  if (n.title !== undefined) out.title = n.title;
+  else delete out.title;
+  delete out.epicTitle;
+  return out;
+}
+
 /**
  * `# Story 2: title`, `# Story 02 - title`: a story's title by its number within its epic; `# Story
  * Epic 1-1: title`, `# Story Epic1-6 — title`: by its epic's number and its own.
@@ -279,8 +325,8 @@ export function keyBeforeSlug(name: string, keys: ReadonlySet<string>): string |
 const TITLE = /^#\s+Story(?:\s+|-(?=\d))((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:\.\d+[a-z]?)*)[.\-](\d+)([a-z]?)\b\s*[:\-–—]?\s*(.*?)\s*$/i;
 /** A frontmatter title naming the story: `5.4 Agent Handoff`, `Story 2.9 — Metrics`, `Story 3a.1: Login`. */
 const FM_TITLE = /^(?:Story\s+)?((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:\.\d+[a-z]?)*\.\d+[a-z]?)\b\s*[:\-–—.]?\s+(\S.*?)\s*$/i;
-/** `# Epic 43: title`, `# EPIC 7 — report`, `# Epic 2`: a heading naming an epic (a story's own title never starts so). */
-const EPIC_TITLE = /^#\s+(?:\*\*|__)?Epic[\s-]*[a-z]{0,3}-?\d+[a-z]?(?:\.\d+)*(?:\*\*|__)?\s*(?:[:\-–—|.]|$)/i;
+/** `# Epic 43: title`, `# EPIC 7 — report`, `# Epic 2`, `# Epic TEA-BUILTIN-001.7: …` (a team's series id): a heading naming an epic (a story's own title never starts so). */
+const EPIC_TITLE = /^#\s+(?:\*\*|__)?Epic[\s-]*(?:[a-z]+(?:-[a-z]+)+-|[a-z]{0,3}-?)\d+[a-z]?(?:\.\d+)*(?:\*\*|__)?\s*(?:[:\-–—|.]|$)/i;
 /**
  * A title that gives no number, the file's name giving it: `# Story: Expense Capture` (a team's
  * own template), and v4's brownfield-create-story `#### Story Title` heading with the title on the
@@ -503,6 +549,7 @@ export function parseStory(file: string, text: string): StoryFile {
   }
   const reader = new StoryReader(s, lines, start, fmStatus !== undefined);
   reader.read();
+  if (!named && ONE_NUMBER_NAME.test(path.basename(file))) oneNumberStory(s, lines, start);
   // No `# Story` heading: the frontmatter's `title: "5.4 Agent Handoff"` (`Story 2.9 — …`, BMAD
   // quick-dev's spec) is the title when its number is the one the file is named by.
   if (s.titleLine === undefined && fmTitle && s.epicId !== undefined && s.story !== undefined) {

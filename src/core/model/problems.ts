@@ -126,6 +126,7 @@ export const PROBLEMS = {
   'config-unreadable': { severity: 'error', title: 'The config file cannot be read', section: 'config' },
   'definition-invalid': { severity: 'error', title: 'A workflow definition file is not valid', section: 'config' },
   // BMAD sprint ledger (sprint-status.yaml) and story files.
+  'bmad-folder-near-miss': { severity: 'info', title: 'A declared story folder does not exist; a folder named the same but for separators and case is read', section: 'sprint' },
   'bmad-config-unreadable': { severity: 'warning', title: "The BMAD config cannot be read; defaults are used", section: 'sprint' },
   'sprint-unreadable': { severity: 'warning', title: 'The BMAD sprint could not be read; sprint checks are skipped', section: 'sprint' },
   'ledger-yaml': { severity: 'error', title: 'sprint-status.yaml is not valid YAML', section: 'sprint' },
