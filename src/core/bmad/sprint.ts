@@ -198,6 +198,8 @@ export function findLedgerFiles(cfg: BmadConfig): string[] {
     path.join(cfg.root, 'docs', 'sprint-status.yaml'),
     path.join(cfg.root, '_bmad-output', 'implementation-artifacts', 'sprint-status.yaml'),
     path.join(cfg.root, '_bmad-output', 'sprint-status.yaml'),
+    // The BMAD skills add-on's sprint plan keeps its ledger in a hidden `.bmad/` (the walk passes over it).
+    path.join(cfg.root, '.bmad', 'sprint-status.yaml'),
   ].filter((p) => p && inside(cfg.root, p));
   const placed = c.filter((p) => isRegularFile(p));
   // A ledger with no entries (`development_status: {}` left where the config points) loses to
