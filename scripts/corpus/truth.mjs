@@ -185,6 +185,8 @@ function findProjects(repo) {
     '_bmad-output/implementation-artifacts/sprint-status.yaml', 'docs/sprint-artifacts/sprint-status.yaml',
     'docs/implementation-artifacts/sprint-status.yaml', 'docs/sprint-status.yaml', 'docs/stories',
     '_bmad-output/sprint-status.yaml',
+    // The BMAD skills add-on's sprint plan ledger (MitKI-ai/CashflowMitKI: no install in git).
+    '.bmad/sprint-status.yaml',
     // v6 beta's sprint artifacts folder holding story files, no ledger yet.
     'docs/sprint-artifacts',
     // v6's output folders with no ledger yet (stories made one at a time, the install git-ignored).
@@ -476,6 +478,33 @@ function marginStatuses(data) {
   return stories ? out : null;
 }
 
+/**
+ * No development_status and no nested epics, the stories listed as items (the BMAD skills add-on's
+ * sprint plan, MitKI-ai/CashflowMitKI .bmad/sprint-status.yaml:15-22, delorenj/choreograph
+ * .bmad/sprint-status.yaml:7-21, TVeskilt/tradelog docs/sprint-status.yaml:18-31 and 68-77): each
+ * sprint's `stories:` list under `sprints:`, or a `stories:` list at the top, each item a story's id
+ * (`story_id:`, `id:`, or the id alone) with its `status:`. A user reads each story's status where
+ * it is listed last with one (a story carried into the next sprint, or described in `stories:`).
+ */
+function listedStatuses(data) {
+  const isMap = (v) => v && typeof v === 'object' && !Array.isArray(v);
+  if (!isMap(data)) return null;
+  const lists = [];
+  for (const sp of Array.isArray(data.sprints) ? data.sprints : []) if (isMap(sp) && Array.isArray(sp.stories)) lists.push(sp.stories);
+  if (Array.isArray(data.stories)) lists.push(data.stories);
+  const out = {};
+  for (const list of lists) {
+    for (const item of list) {
+      const id = typeof item === 'string' ? item : isMap(item) ? item.story_id ?? item.story_key ?? item.id ?? item.key ?? item.story : null;
+      if (typeof id !== 'string' || !/^[a-z0-9][\w.-]*$/i.test(id)) continue;
+      const status = isMap(item) && item.status != null ? item.status : null;
+      if (status == null && id in out) continue;
+      out[id] = status;
+    }
+  }
+  return Object.keys(out).length ? out : null;
+}
+
 /** The `story_file` paths a nested ledger's stories give (relative to the project). */
 function nestedStoryFiles(data) {
   const isMap = (v) => v && typeof v === 'object' && !Array.isArray(v);
@@ -510,7 +539,7 @@ function readLedger(file) {
   // {1-1-slug: done}}`, or `epic-1:` at the top): a BMAD user reads the same statuses one level down.
   // (`epic_status:` and `story_status:` maps: the same entries parted by kind.)
   const parted = data.story_status && typeof data.story_status === 'object' ? { ...(data.epic_status && typeof data.epic_status === 'object' ? data.epic_status : {}), ...data.story_status } : null;
-  const dev = data.development_status ?? parted ?? nestedStatuses(data) ?? marginStatuses(data);
+  const dev = data.development_status ?? parted ?? nestedStatuses(data) ?? marginStatuses(data) ?? listedStatuses(data);
   const entries = [];
   // A key listed twice: BMAD's sprint_plan.py and its retrospective script load the ledger with
   // ruamel's round-trip loader, which refuses a repeated key; with two different statuses, which
@@ -589,6 +618,8 @@ function readLedger(file) {
       else if (e.kind === 'retrospective') inEpic = false;
       else if (e.kind === 'other' && !inEpic && /^([a-z]+)-\d+[a-z]?-[a-z][\w.-]*$/i.test(e.key) && !/^(epic|story)-/i.test(e.key)) e.kind = 'story';
     }
+    // `STORY-001`: the word story and one number, the add-on's id of a story planned with no epic.
+    for (const e of entries) if (e.kind === 'other' && /^story[-_]?\d{1,4}$/i.test(e.key)) e.kind = 'story';
     // One number: `story-night-watch-1` (v6 alpha's level-1 key), `story-7-mend-the-nets`.
     for (const e of entries) if (e.kind === 'other' && /^story-(?:[a-z][a-z0-9-]*-\d+|\d+-[a-z][\w-]*)$/i.test(e.key)) e.kind = 'story';
     // Notes a team keeps about a story as keys beside it (`e1-1-jira-id: SCRUM-11`, `e1-1-completed:
@@ -1050,6 +1081,9 @@ export function truthFor(repoDir) {
       // v6 beta's default dev_ephemeral_location, `{project-root}/.bmad-ephemeral`, when the config does not name one.
       const ephemeral = path.join(p.root, '.bmad-ephemeral', 'sprint-status.yaml');
       if (!found.length && isFile(ephemeral)) found.push(ephemeral);
+      // The BMAD skills add-on keeps its sprint plan's ledger at `.bmad/sprint-status.yaml`.
+      const addOn = path.join(p.root, '.bmad', 'sprint-status.yaml');
+      if (!found.length && isFile(addOn)) found.push(addOn);
       ledgerFiles = [...new Set(found)].filter((f) => !RETIRED.test(rel(repo, f)));
     }
     // A live ledger kept at the project's root (the output folder set to the root, or the file moved

@@ -241,7 +241,8 @@ function rootLedgerListsWork(file: string): boolean {
 }
 
 /** Where a project with no install in git keeps its ledger, relative to its root. */
-const ROOT_LEDGERS = ['sprint-status.yaml', 'docs/sprint-status.yaml', 'docs/sprint-artifacts/sprint-status.yaml', 'docs/implementation-artifacts/sprint-status.yaml'];
+// (`.bmad/sprint-status.yaml`: where the BMAD skills add-on for Claude Code keeps its sprint plan's ledger.)
+const ROOT_LEDGERS = ['sprint-status.yaml', 'docs/sprint-status.yaml', 'docs/sprint-artifacts/sprint-status.yaml', 'docs/implementation-artifacts/sprint-status.yaml', '.bmad/sprint-status.yaml'];
 
 /**
  * A small TOML reader for BMAD's generated config: `[table.sub]` headers, `key = value` with

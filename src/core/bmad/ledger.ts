@@ -330,6 +330,12 @@ export interface Ledger {
    * or `epic-1:` at the margin), no `development_status:`: the entries are read from there.
    */
   nested?: boolean;
+  /**
+   * Its stories are items of `sprints:` / `stories:` lists (`- story_id: STORY-001` with its `status:`,
+   * `- { id: "STORY-001", status: done }`, `- STORY-001`), no `development_status:`: the entries are
+   * read from there (readStoryLists).
+   */
+  listed?: boolean;
   /** Folders a nested ledger's stories name their files in (`story_file: stories/story-1-1-slug.md`), as written. */
   storyFolders?: string[];
   /** Line ending the file uses. */
@@ -599,11 +605,14 @@ export function parseLedger(file: string, text: string): Ledger {
       ledger.byKey.set(e.key, e);
     }
   }
+  // No `development_status:` and no nested epics, its stories listed under `sprints:` (each sprint's
+  // `stories:` list) or a `stories:` list, each item a story's id with its status: read as its entries.
+  if (ledger.statusLine < 0 && !ledger.nested && !ledger.entries.length) readStoryLists(lines, ledger);
   // (A nested ledger's own `complete` reads done, with a note, by the synonyms every ledger has.)
   classifyEntries(ledger.entries);
   // A ledger of another tool's format (its stories in a `sprints:` list, or under `epics:` or
   // `stories:`, and no `development_status:`): BMAD's sprint workflows read none of it; said once.
-  if (ledger.statusLine < 0 && !ledger.nested) {
+  if (ledger.statusLine < 0 && !ledger.nested && !ledger.listed) {
     const at = lines.findIndex((l) => /^(?:sprints?|epics|stories)[ \t]*:[ \t]*(?:#.*)?$/.test(l));
     if (at >= 0) {
       const key = lines[at].split(':')[0].trim();
@@ -741,6 +750,80 @@ function readNested(lines: string[], ledger: Ledger): void {
   if (found) ledger.nested = true;
 }
 
+/** A list item naming a story: `- story_id: "STORY-001"`, `- id: STORY-1.1`, `- { id: 'STORY-001', … }`, `- STORY-001`. */
+const LIST_ITEM = /^(\s*)-[ \t]+(?:(\{)[ \t]*)?(?:(?:story_id|story_key|story|id|key)[ \t]*:[ \t]*)?(["']?)([A-Za-z0-9][\w.-]*)\3[ \t]*(,|\}|#.*)?\s*$/;
+/** An id a list names a story by: a key of BMAD's grammar (`1-2-slug`, `story-1.1`), or the word story and one number (`STORY-001`). */
+const listedStoryId = (id: string) => /^story[-_]?\d{1,4}$/i.test(id) || parseLedgerKey(id) !== undefined;
+
+/**
+ * The entries of a ledger that lists its stories as items (a sprint plan's `sprints:`, each sprint's
+ * `stories:`, or a `stories:` list at the margin), not as keys: each item names a story by its id
+ * (`story_id:`, `id:`, or the id alone) and, as a mapping, holds its `status:`. A story listed twice
+ * (carried into a later sprint, or named in a sprint and described in `stories:`) is read where it
+ * is listed last with a status. The status keeps its line and span, so a status change rewrites it.
+ */
+function readStoryLists(lines: string[], ledger: Ledger): void {
+  let inList = false;
+  const byKey = new Map<string, LedgerEntry>();
+  const order: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (!line.trim() || /^\s*#/.test(line)) continue;
+    if (!/^\s/.test(line)) {
+      inList = /^(?:sprints?|stories)[ \t]*:[ \t]*(?:#.*)?$/.test(line);
+      continue;
+    }
+    if (!inList) continue;
+    let m = LIST_ITEM.exec(line);
+    let flow = false;
+    if (!m && /^\s*-[ \t]+\{/.test(line)) {
+      // `- { id: "STORY-001", title: "…", points: 5, status: "done" }`: the id and status among the flow mapping's pairs.
+      const id = /[{,][ \t]*(?:story_id|story_key|id|key)[ \t]*:[ \t]*(["']?)([A-Za-z0-9][\w.-]*)\1[ \t]*(?=[,}])/.exec(line);
+      if (id) m = Object.assign([line, /^\s*/.exec(line)![0], '{', id[1], id[2], ''], { index: 0, input: line }) as unknown as RegExpExecArray;
+      flow = true;
+    }
+    if (!m) continue;
+    const id = m[4];
+    const keyed = /:/.test(line.slice(0, line.indexOf(id)));
+    if (!listedStoryId(id) || (!keyed && !flow && m[5] !== undefined && m[5][0] !== '#')) continue;
+    const keyStart = line.indexOf(id);
+    const e: LedgerEntry = { key: id, kind: 'unknown', epic: -1, epicId: '', strict: false, shape: 'empty', raw: '', status: '', legacy: false, valid: false, line: i, keyLine: i, keyStart, valueStart: line.length, valueEnd: line.length };
+    if (flow || m[2] === '{') {
+      const st = /[{,][ \t]*status[ \t]*:[ \t]*(["']?)([^,"'}]*?)\1[ \t]*(?=[,}])/.exec(line);
+      if (st) {
+        const start = st.index + st[0].length - st[2].length - st[1].length;
+        Object.assign(e, { shape: 'mapping', raw: st[2].trim(), status: st[2].trim(), valueStart: start, valueEnd: start + st[2].length });
+      }
+    } else if (keyed) {
+      // The item's other keys, at its first key's column: its `status:` is the story's.
+      const col = line.length - line.slice(m[1].length + 1).trimStart().length;
+      for (let j = i + 1; j < lines.length; j++) {
+        const l = lines[j];
+        if (!l.trim() || /^\s*#/.test(l)) continue;
+        const ind = /^\s*/.exec(l)![0].length;
+        if (ind < col) break;
+        const kv = ind === col ? LINE_KV.exec(l) : null;
+        if (kv && /^status$/i.test(kv[3].trim())) {
+          const v = valueSpan(l, kv[4]);
+          Object.assign(e, { shape: 'mapping', raw: v.raw, status: v.raw, line: j, valueStart: v.start, valueEnd: v.end });
+          break;
+        }
+      }
+    }
+    const had = byKey.get(id);
+    if (had && e.shape === 'empty') continue;
+    if (!had) order.push(id);
+    byKey.set(id, e);
+  }
+  if (!byKey.size) return;
+  for (const id of order) {
+    const e = byKey.get(id)!;
+    ledger.entries.push(e);
+    ledger.byKey.set(id, e);
+  }
+  ledger.listed = true;
+}
+
 /** Kinds, epics and statuses of the entries, once the ledger's epic ids are known. */
 function classifyEntries(entries: LedgerEntry[]): void {
   const epicIds = new Set<string>();
@@ -825,6 +908,10 @@ function classifyEntries(entries: LedgerEntry[]): void {
       const story = one[1] ? `${one[1]}-${Number(one[2])}` : `story-${Number(one[3])}`;
       c = under ? { kind: 'story', epic: under.epic, epicId: under.epicId, story, strict: false } : one[1] ? { kind: 'story', epic: -1, epicId: one[1], story: String(Number(one[2])), strict: false } : undefined;
     }
+    // `STORY-001`: the word story and one number, no epic above it: a story of no epic, as its
+    // file `STORY-001.md` is (story.ts NO_EPIC, 'no-epic').
+    const lone = c || under ? undefined : /^story[-_]?0*(\d{1,4})$/.exec(lowerKey);
+    if (lone) c = { kind: 'story', epic: -1, epicId: 'no-epic', story: String(Number(lone[1])), strict: false };
     if (c?.kind === 'epic') under = c;
     if (c) found.set(e, c);
   }

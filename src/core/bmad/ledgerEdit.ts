@@ -5,7 +5,7 @@
  * come from the YAML parser; only the value's bytes (and `last_updated`'s, in its own format)
  * change. A ledger that does not parse is refused, never edited blind.
  */
-import { isMap, isScalar, parseDocument, type Document, type Pair, type Scalar, type YAMLMap } from 'yaml';
+import { isMap, isScalar, isSeq, parseDocument, type Document, type Pair, type Scalar, type YAMLMap } from 'yaml';
 import { WaymarkError } from '../errors';
 import { commentLinesBlanked, formatStamp, parseStamp } from './ledger';
 import { quoted } from '../model/text';
@@ -62,8 +62,27 @@ function entryPair(top: YAMLMap, key: string): Pair | undefined {
     const hit = pairOf(stories, key);
     if (hit) return hit;
   }
-  return undefined;
+  if (isMap(ds)) return undefined;
+  // Stories listed as items (`sprints: - stories: - story_id: STORY-001` with `status:`, or a
+  // `stories:` list at the top, ledger.ts readStoryLists): the item listed last with a status holds it.
+  let found: YAMLMap | undefined;
+  const lists: unknown[] = [];
+  const sprints = pairOf(top, 'sprints')?.value ?? pairOf(top, 'sprint')?.value;
+  if (isSeq(sprints)) for (const sp of sprints.items) if (isMap(sp)) lists.push(pairOf(sp, 'stories')?.value);
+  lists.push(pairOf(top, 'stories')?.value);
+  for (const list of lists) {
+    if (!isSeq(list)) continue;
+    for (const item of list.items) {
+      if (!isMap(item) || !pairOf(item, 'status')) continue;
+      const id = LIST_ID_KEYS.map((k) => pairOf(item, k)?.value).find((v) => isScalar(v));
+      if (isScalar(id) && String(id.value) === key) found = item;
+    }
+  }
+  return found ? ({ key: null, value: found } as unknown as Pair) : undefined;
 }
+
+/** The keys a listed story's id is written under (ledger.ts LIST_ITEM). */
+const LIST_ID_KEYS = ['story_id', 'story_key', 'story', 'id', 'key'];
 
 /** The same, in the ledger as plain data: `key`'s value. */
 function entryValue(data: unknown, key: string): unknown {
@@ -75,7 +94,13 @@ function entryValue(data: unknown, key: string): unknown {
     if (name === key) return epic;
     if (Object.prototype.hasOwnProperty.call(epic.stories, key)) return epic.stories[key];
   }
-  return undefined;
+  let found: unknown;
+  const lists = [...(Array.isArray(data.sprints) ? data.sprints.map((sp) => (rec(sp) ? sp.stories : undefined)) : []), data.stories];
+  for (const list of lists) {
+    if (!Array.isArray(list)) continue;
+    for (const item of list) if (rec(item) && item.status !== undefined && LIST_ID_KEYS.map((k) => item[k]).find((v) => v !== undefined && typeof v !== 'object') === key) found = item;
+  }
+  return found;
 }
 
 /** The entry's status as the YAML says it: the value, or a mapping value's `status`. */

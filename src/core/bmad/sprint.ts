@@ -193,6 +193,8 @@ function ledgerPlaces(cfg: BmadConfig): { declared: string[]; c: string[] } {
     path.join(cfg.root, 'docs', 'sprint-status.yaml'),
     path.join(cfg.root, '_bmad-output', 'implementation-artifacts', 'sprint-status.yaml'),
     path.join(cfg.root, '_bmad-output', 'sprint-status.yaml'),
+    // The BMAD skills add-on's sprint plan keeps its ledger in a hidden `.bmad/` (the walk passes over it).
+    path.join(cfg.root, '.bmad', 'sprint-status.yaml'),
   ].filter((p) => p && inside(cfg.root, p));
   return { declared, c };
 }
