@@ -85,3 +85,23 @@ test('a project with only the add-on\'s ledger at .bmad/sprint-status.yaml (no i
     assert.deepEqual(stories(d).map((s) => [s.key, s.ledgerStatus]), [['STORY-001', 'done'], ['STORY-002', 'backlog']]);
   });
 });
+
+test('a `sprints:` ledger naming stories by epic and number (`STORY-1.1`) writes no epic entries: no warning asks for them', () => {
+  // The lead, after the merge: c5_SNN-like ledgers raised one ledger-epic-missing warning per epic,
+  // though the add-on's format has no place for epic entries.
+  inProject({
+    'bmad/config.yaml': 'project_name: "beds"\noutput_folder: "docs"\n',
+    '.bmad/sprint-status.yaml': [
+      'project_name: "beds"', 'sprints:', '  - sprint_number: 1', '    stories:',
+      '      - story_id: "STORY-1.1"', '        status: "completed"',
+      '      - story_id: "STORY-2.1"', '        status: "not_started"', '',
+    ].join('\n'),
+    'docs/stories/STORY-1.1.md': story('1.1', 'Valve driver', 'Done'),
+  }, (root) => {
+    const d = json(root, 'sprint');
+    assert.deepEqual(stories(d).map((s) => [s.key, s.ledgerStatus]), [['STORY-1.1', 'done'], ['STORY-2.1', 'backlog']]);
+    const v = json(root, 'validate');
+    const codes = JSON.stringify([...d.problems, ...v.problems].map((p: { code: string }) => p.code));
+    assert.ok(!codes.includes('ledger-epic-missing'), codes);
+  });
+});

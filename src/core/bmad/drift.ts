@@ -543,7 +543,8 @@ export function buildSprint(parts: SprintParts): SprintModel {
       const parent = /^(.+)[-.]\d+[a-z]?$/.exec(ep.id)?.[1];
       const covered = parent !== undefined && epics.get(normEpicId(parent))?.ledgerStatus !== undefined;
       // A series named by words alone (`story-lamp-01` with no epic above it) has no epic key to add.
-      if (ledger && !covered && /\d/.test(ep.id) && ep.stories.some((s) => s.ledgerStatus !== undefined)) {
+      // A ledger of the add-on's `sprints:` lists has no place for epic entries: none is asked for.
+      if (ledger && !ledger.listed && !covered && /\d/.test(ep.id) && ep.stories.some((s) => s.ledgerStatus !== undefined)) {
         const first = ep.stories.find((s) => s.ledgerLine !== undefined)!;
         problems.push({ file: first.ledgerFile ?? lf0, range: at(first.ledgerLine!), severity: 'warning', code: 'ledger-epic-missing', message: `Stories of epic ${ep.id} are listed but there is no 'epic-${ep.id}' entry. Add 'epic-${ep.id}: ${ep.stories.some((s) => ledgerRank('story', s.ledgerStatus ?? '') > 0) ? 'in-progress' : 'backlog'}' above them.` });
       }
