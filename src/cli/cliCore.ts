@@ -1,7 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { WaymarkError, createStateCore, findWorkspaceRoot, type StateCore, type StateCoreOptions } from '../core/index';
+import { WaymarkError, createStateCore, findWorkspaceRoot, notFileSystemRoot, type StateCore, type StateCoreOptions } from '../core/index';
 import { flagString, type CliContext } from './framework';
+
+export { notFileSystemRoot };
 
 /**
  * The workspace folder a verb works in: `--root DIR` when given; else a folder target itself;
@@ -22,9 +24,9 @@ export function rootArg(ctx: CliContext, target?: string): string {
     } catch {
       // a file that does not exist (any more): its folder's root
     }
-    return findWorkspaceRoot(abs, ctx.cwd);
+    return notFileSystemRoot(findWorkspaceRoot(abs, ctx.cwd));
   }
-  return findWorkspaceRoot(path.join(ctx.cwd, '.waymark-probe'), ctx.cwd);
+  return notFileSystemRoot(findWorkspaceRoot(path.join(ctx.cwd, '.waymark-probe'), ctx.cwd));
 }
 
 /**

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CliCommand, CliContext } from './framework';
 import { flagString, requirePositional } from './framework';
-import { rootArg } from './cliCore';
+import { notFileSystemRoot, rootArg } from './cliCore';
 import { ticketTreeAt, treeBoardJson, treeBoardText, treeDeps, treeNextJsonFor, treeNextText } from './treeCommands';
 import {
   WaymarkError,
@@ -162,8 +162,8 @@ Exit codes: 0 ok, 2 usage, or FILE/ID is no item of the project.`,
     const abs = path.resolve(ctx.cwd, target);
     const isFile = fs.existsSync(abs);
     if (isFile && fs.statSync(abs).isDirectory()) throw new WaymarkError('usage', `${target} is a folder; give a workflow file or id.`, abs);
-    if (!ctx.args.flags.root && !isFile) ctx.args.flags.root = findWorkspaceRoot(path.join(ctx.cwd, '.waymark-probe'), ctx.cwd);
-    else if (!ctx.args.flags.root) ctx.args.flags.root = findWorkspaceRoot(abs, ctx.cwd);
+    if (!ctx.args.flags.root && !isFile) ctx.args.flags.root = notFileSystemRoot(findWorkspaceRoot(path.join(ctx.cwd, '.waymark-probe'), ctx.cwd));
+    else if (!ctx.args.flags.root) ctx.args.flags.root = notFileSystemRoot(findWorkspaceRoot(abs, ctx.cwd));
     ctx.args.positionals = [];
     const tree = isFile ? undefined : ticketTreeAt(rootsOf(ctx)[0]);
     const v7 = tree ? treeDeps(tree, target) : undefined;

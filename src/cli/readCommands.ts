@@ -4,7 +4,7 @@ import { statusWorktrees } from './gitCommands';
 import { flagString } from './framework';
 import { toSarif, toGithubCommands } from './ciFormats';
 import type { CliCommand, CliContext } from './framework';
-import { WaymarkError, scanRoots, allProblems, readWorkflowFileSync, contextFor, listCandidates, chainOf, writeManifest, changedSince, frontmatterResume, findWorkspaceRoot, createStateCore, readOneFile, loadProject, trackerHealth, loadWorkspaceContext, changedFilesSince, runGit, checkWorkspace } from '../core/index';
+import { WaymarkError, scanRoots, allProblems, readWorkflowFileSync, contextFor, listCandidates, chainOf, writeManifest, changedSince, frontmatterResume, findWorkspaceRoot, createStateCore, readOneFile, loadProject, trackerHealth, loadWorkspaceContext, changedFilesSince, runGit, checkWorkspace, notFileSystemRoot } from '../core/index';
 import type { Problem, WorkflowState, SkippedFile, WorkspaceContext, DelegationNode, TrackerHealth, SprintReport } from '../core/index';
 
 /** Problem as the CLI prints it: 1-based line/column. */
@@ -51,7 +51,7 @@ function resolveTargets(args: string[], cwd: string): Target[] {
     const isDir = st.isDirectory();
     // Never open a FIFO, socket or device: reading one would hang or never end.
     if (!isDir && !st.isFile()) throw new WaymarkError('unreadable', `${a} is not a regular file or folder (a pipe, socket or device); point at a workflow file.`, abs);
-    const root = isDir ? findWorkspaceRoot(path.join(abs, '_'), cwd) : findWorkspaceRoot(abs, cwd);
+    const root = notFileSystemRoot(isDir ? findWorkspaceRoot(path.join(abs, '_'), cwd) : findWorkspaceRoot(abs, cwd));
     return { abs, isDir, root };
   });
 }

@@ -4,7 +4,7 @@ import type { CliCommand, CliContext } from './framework';
 import { statusWorktrees } from './gitCommands';
 import { ticketTreeAt, treeSprintJson, treeSprintText } from './treeCommands';
 import { flagString, requirePositional } from './framework';
-import { NO_EPIC, nestedBmadProjects, PLAN_STATUS_WORDS, WaymarkError, clip, clipLongWords, createStateCore, findWorkspaceRoot, hasTicketTree, isBmadProjectFolder, loadSprint, plannedOnly, resolveStoryRef, storyRefMessage, type Problem, type SprintReport, type SprintStory, type StoryWriteOptions, type StoryWriteResult, type TicketWriteResult } from '../core/index';
+import { NO_EPIC, nestedBmadProjects, PLAN_STATUS_WORDS, WaymarkError, clip, clipLongWords, createStateCore, findWorkspaceRoot, hasTicketTree, isBmadProjectFolder, loadSprint, plannedOnly, resolveStoryRef, storyRefMessage, type Problem, type SprintReport, type SprintStory, type StoryWriteOptions, type StoryWriteResult, type TicketWriteResult, notFileSystemRoot } from '../core/index';
 
 const WRITE_HELP = `Options:
   --root DIR          the project folder (default: the nearest folder above holding _bmad, .waymark or .git)
@@ -43,7 +43,7 @@ function rootOf(ctx: CliContext, given?: string): string {
   }
   if (!st.isDirectory()) throw new WaymarkError('usage', `${given ?? dir} is not a folder; give the project folder.`, dir);
   if (given) return dir;
-  const top = findWorkspaceRoot(path.join(dir, '_'), dir);
+  const top = notFileSystemRoot(findWorkspaceRoot(path.join(dir, '_'), dir));
   // Inside a BMAD project of its own below the workspace root (a monorepo's `test-platform/` with
   // its own `docs/sprint-status.yaml`): that project, as `validate` and `next` run there read it.
   for (let d = dir; d !== top && d.startsWith(top + path.sep); d = path.dirname(d)) {

@@ -26,7 +26,7 @@ export { errorMessage, type WaymarkErrorReason, WaymarkError, EXIT_CODES } from 
 export { type Logger, type FileSystem } from './ports';
 export type { StateCore, StateCoreOptions, WriteGuard } from './api';
 export { createStateCore } from './engine/stateCore';
-export { findWorkspaceRoot } from './engine/roots';
+export { findWorkspaceRoot, isFileSystemRoot, notFileSystemRoot } from './engine/roots';
 export { nodeFileSystem, overlayFileSystem } from './store/nodeFileSystem';
 
 // Reading and validating.

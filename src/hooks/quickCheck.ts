@@ -12,9 +12,11 @@ import type { FileChange, HookContext, NeutralEvent } from './port';
 
 const ROOT_MARKERS = ['.waymark', '_bmad', '_bmad-output', '.git'];
 
-/** The nearest ancestor of `start` (or itself) holding a Waymark, BMAD or git marker; undefined when none does. */
+/** The nearest ancestor of `start` (or itself) holding a Waymark, BMAD or git marker; undefined when none
+ * does. The file system's root is never one (a marker there would make the whole machine a workspace). */
 export function findWorkspaceRoot(start: string): string | undefined {
   for (let dir = path.resolve(start); ; ) {
+    if (path.parse(dir).root === dir) return undefined;
     for (const m of ROOT_MARKERS) {
       try {
         if (fs.statSync(path.join(dir, m)).isDirectory()) return dir;

@@ -8,12 +8,14 @@ const ROOT_MARKERS = ['.waymark', '_bmad', '_bmad-output', '.bmad', '.bmad-core'
 /**
  * The workspace folder a file belongs to when no roots are given (the CLI): the nearest
  * ancestor holding `.waymark`, `_bmad`, `_bmad-output`, `.bmad`, `.bmad-core` or `.git`; else `fallback` when it
- * contains the file; else the file's folder.
+ * contains the file; else the file's folder. A marker at the file system's root (`/.git`, `/.waymark`,
+ * `C:\.waymark`) is never taken: it would make every folder on the machine one workspace, walked whole.
  */
 export function findWorkspaceRoot(file: string, fallback?: string): string {
   const abs = path.resolve(file);
   let dir = path.dirname(abs);
   for (;;) {
+    if (isFileSystemRoot(dir)) break;
     for (const m of ROOT_MARKERS) {
       try {
         if (fs.statSync(path.join(dir, m)).isDirectory()) return dir;
@@ -30,6 +32,18 @@ export function findWorkspaceRoot(file: string, fallback?: string): string {
     if (rel && relStaysInside(rel)) return path.resolve(fallback);
   }
   return path.dirname(abs);
+}
+
+/** True for `/` (or a drive's root): never a project folder. */
+export function isFileSystemRoot(dir: string): boolean {
+  const abs = path.resolve(dir);
+  return path.parse(abs).root === abs;
+}
+
+/** `root`, unless it is the file system's root (a run from `/`): that is refused, never walked whole. */
+export function notFileSystemRoot(root: string): string {
+  if (isFileSystemRoot(root)) throw new WaymarkError('usage', `${root} is the file system's root, not a project folder: run waymark inside a project folder, or name one with --root DIR.`);
+  return root;
 }
 
 /** The deepest of `roots` containing `file`, or undefined when none does. */
