@@ -43,9 +43,12 @@ export interface Intent {
 }
 
 /** Node's one-shot hash (20.12+, 21.7+): no Hash object per call (a slot record's header hashes its body each write). */
-const oneShot = (crypto as { hash?: (algorithm: string, data: string | Uint8Array, encoding: 'hex') => string }).hash;
+// Looked up at the first hash, never when the module loads: a verb that writes no intent (a warm
+// `validate`) must not load node:crypto (noCryptoAfterEdit.test.ts).
+let oneShot: ((algorithm: string, data: string | Uint8Array, encoding: 'hex') => string) | null | undefined;
 
 export function sha256Hex(data: string | Uint8Array): string {
+  if (oneShot === undefined) oneShot = (crypto as { hash?: (algorithm: string, data: string | Uint8Array, encoding: 'hex') => string }).hash ?? null;
   return oneShot ? oneShot('sha256', data, 'hex') : crypto.createHash('sha256').update(data).digest('hex');
 }
 
