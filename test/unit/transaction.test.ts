@@ -13,7 +13,7 @@ import { observersSettled, runTransaction, type TxPlanner } from '../../src/core
 import { readHistory } from '../../src/core/store/history';
 import { nativeRealPathOnce, withRealPathScope } from '../../src/core/store/safePath';
 import { WaymarkError } from '../../src/core/errors';
-import { sha256Hex } from '../../src/core/store/intentJournal';
+import { sha256 } from '../../src/core/model/hash';
 import { readSlotRecord } from '../../src/core/store/txJournal';
 import * as os from 'node:os';
 
@@ -192,7 +192,7 @@ describe('runTransaction', () => {
     const slot = fs.readdirSync(path.join(root, '.waymark', 'journal')).find((n) => n.startsWith('tx.'))!;
     const rec = readSlotRecord(fs.readFileSync(path.join(root, '.waymark', 'journal', slot), 'utf8').replace(/^WAYMARK-TX 1 done /, 'WAYMARK-TX 1 live '));
     const w = (JSON.parse((rec as { body: string }).body) as { writes: { file: string; text: string; append?: number; after: string }[] }).writes.find((x) => x.file === b)!;
-    assert.deepEqual([w.text, w.append, w.after], ['more é\n', 'b old\n'.length, sha256Hex('b old\nmore é\n')]);
+    assert.deepEqual([w.text, w.append, w.after], ['more é\n', 'b old\n'.length, sha256('b old\nmore é\n')]);
     // Bytes of another length than the text adds, or none: a bug of the planner, refused, nothing written.
     for (const [text, added] of [['b old\nmore é\nnext\n', 'ext\n'], ['b old\nmore é\nnext\n', 'a next\n'], ['b old\nmore é\nnext\n', '']]) {
       await assert.rejects(runTransaction(tx(root), write(text, added)), /not the end of its new text/);
@@ -226,7 +226,7 @@ describe('runTransaction', () => {
     const outsideDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-tx-outside-'));
     const outside = path.join(outsideDir, 'victim.txt');
     fs.writeFileSync(outside, 'precious\n');
-    const w = (file: string, before: string, text: string) => ({ file, target: file, before: sha256Hex(before), after: sha256Hex(text), text });
+    const w = (file: string, before: string, text: string) => ({ file, target: file, before: sha256(before), after: sha256(text), text });
     const planted = {
       kind: 'tx', id: 'deadbeefdeadbeef', pid: 2147483646, host: os.hostname(), time: new Date().toISOString(), root, operation: 'story-set-status',
       writes: [w(a, 'a new\n', 'a planted\n'), w(outside, 'precious\n', 'owned\n')],
@@ -281,7 +281,7 @@ describe('runTransaction', () => {
     const outside = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wm-tx-outside-')), 'victim.md');
     const planted = {
       kind: 'tx', id: 'feedfacefeedface', pid: 2147483646, host: os.hostname(), time: new Date().toISOString(), root, operation: 'gate-pass',
-      writes: [{ file: a, target: a, before: sha256Hex('a old\n'), after: sha256Hex('a planted\n'), text: 'a planted\n' }],
+      writes: [{ file: a, target: a, before: sha256('a old\n'), after: sha256('a planted\n'), text: 'a planted\n' }],
       entries: [{ time: '', operation: 'gate-pass', file: outside }],
     };
     fs.mkdirSync(path.join(root, '.waymark', 'journal'), { recursive: true });
@@ -297,7 +297,7 @@ describe('runTransaction', () => {
     const { root, a, b } = twoFiles();
     const dir = path.join(root, '.waymark', 'journal');
     fs.mkdirSync(dir, { recursive: true });
-    const whole = JSON.stringify({ kind: 'tx', id: 'abababababababab', pid: 2147483646, host: os.hostname(), time: new Date().toISOString(), root, operation: 'x', writes: [{ file: a, target: a, before: sha256Hex('a old\n'), after: sha256Hex('a gone\n'), text: 'a gone\n' }], entries: [] }) + '\n';
+    const whole = JSON.stringify({ kind: 'tx', id: 'abababababababab', pid: 2147483646, host: os.hostname(), time: new Date().toISOString(), root, operation: 'x', writes: [{ file: a, target: a, before: sha256('a old\n'), after: sha256('a gone\n'), text: 'a gone\n' }], entries: [] }) + '\n';
     // Killed in the middle of writing its intent, in place: a prefix without its final line break.
     fs.writeFileSync(path.join(dir, 'tx.2147483646.abababababababab.json'), whole.slice(0, 57));
     fs.writeFileSync(path.join(dir, 'tx.2147483646.cdcdcdcdcdcdcdcd.json'), '{"kind": not json}\n');
@@ -313,7 +313,7 @@ describe('runTransaction', () => {
     const { root, a, b } = twoFiles();
     const dir = path.join(root, '.waymark', 'journal');
     fs.mkdirSync(dir, { recursive: true });
-    const w = (file: string, before: string, text: string) => ({ file, target: file, before: sha256Hex(before), after: sha256Hex(text), text });
+    const w = (file: string, before: string, text: string) => ({ file, target: file, before: sha256(before), after: sha256(text), text });
     const dead = {
       kind: 'tx', id: 'efefefefefefefef', pid: 2147483646, host: os.hostname(), time: new Date().toISOString(), root, operation: 'test-write',
       writes: [w(a, 'a old\n', 'a dead\n'), w(b, 'b old\n', 'b dead\n')],

@@ -15,7 +15,8 @@ import type { HistoryEntry, WorkflowState } from '../types';
 import { abortAtomicWrite, appendInPlace, commitAtomicWrite, fsyncFdAsync, fsyncPathAsync, fsyncPrepared, prepareAtomicWrite, removeStaleTemps, writeFileAtomic, type PreparedWrite } from '../store/atomicWrite';
 import { acquireFileLock, type HeldLock } from '../store/fileLock';
 import { appendHistory, assertHistoryAppendable, readHistory } from '../store/history';
-import { assertJournalWritable, currentSha256, listJournal, setAsideJournalFile, sha256Hex } from '../store/intentJournal';
+import { assertJournalWritable, currentSha256, listJournal, setAsideJournalFile } from '../store/intentJournal';
+import { sha256 } from '../model/hash';
 import type { FileKey } from '../store/fileKey';
 import { readRegularFileSync } from '../store/safeRead';
 import { assertNotReadOnly, assertWritable, safeWritePath, withRealPathScope } from '../store/safePath';
@@ -419,7 +420,7 @@ function foreignIntent(root: string, intent: TxIntent): string | undefined {
     if (w.append !== undefined) {
       // Only the bytes added are in the intent: the whole is proved against `after` when redone (appendState).
       if (!Number.isSafeInteger(w.append) || w.append < 0 || w.before === null || w.remove) return `a malformed append to ${w.file}`;
-    } else if (w.remove ? w.after !== REMOVED || w.text !== '' || intent.entries[i] !== null : sha256Hex(w.text) !== w.after) return `the bytes for ${w.file} do not match their hash`;
+    } else if (w.remove ? w.after !== REMOVED || w.text !== '' || intent.entries[i] !== null : sha256(w.text) !== w.after) return `the bytes for ${w.file} do not match their hash`;
     const e = intent.entries[i];
     if (e === null) continue;
     if (!e || typeof e.file !== 'string') return 'its history lines do not match its files';
@@ -579,8 +580,8 @@ function intentWrites(items: readonly TxItem[]): TxIntent['writes'] {
     } else {
       // The planner's hashes serve only for the very bytes read (a planner hashing another text is caught by the test of the intent).
       const known = x.w.remove ? undefined : x.w.hashes;
-      before = x.before === undefined ? null : known?.before ?? sha256Hex(x.before);
-      after = x.w.remove ? REMOVED : known?.after ?? sha256Hex(x.w.text);
+      before = x.before === undefined ? null : known?.before ?? sha256(x.before);
+      after = x.w.remove ? REMOVED : known?.after ?? sha256(x.w.text);
     }
     const rec: TxIntent['writes'][number] = { file: path.resolve(x.w.file), target: x.target, before, after, text: x.w.remove ? '' : x.suffix ?? x.w.text };
     if (x.w.remove) rec.remove = true;

@@ -1,6 +1,5 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as crypto from 'node:crypto';
 import type { HistoryEntry } from '../types';
 import type { Logger } from '../ports';
 import { writeFileAtomic, sweepStaleTemps } from './atomicWrite';
@@ -8,6 +7,7 @@ import { lockPathFor } from './fileLock';
 import { holderAlive, ownHost, ownStartTime, pidAlive, randomHex } from './processes';
 import { readRegularFileSync } from './safeRead';
 import { assertWritable, readInternalIfExists, safeMkdir, safeWritePath } from './safePath';
+import { sha256 } from '../model/hash';
 
 /**
  * The intent journal (`.waymark/journal/`): written (durably) before a change renames a file,
@@ -40,16 +40,6 @@ export interface Intent {
   historyDir?: string;
   writes: IntentWrite[];
   entries: IntentEntry[];
-}
-
-/** Node's one-shot hash (20.12+, 21.7+): no Hash object per call (a slot record's header hashes its body each write). */
-// Looked up at the first hash, never when the module loads: a verb that writes no intent (a warm
-// `validate`) must not load node:crypto (noCryptoAfterEdit.test.ts).
-let oneShot: ((algorithm: string, data: string | Uint8Array, encoding: 'hex') => string) | null | undefined;
-
-export function sha256Hex(data: string | Uint8Array): string {
-  if (oneShot === undefined) oneShot = (crypto as { hash?: (algorithm: string, data: string | Uint8Array, encoding: 'hex') => string }).hash ?? null;
-  return oneShot ? oneShot('sha256', data, 'hex') : crypto.createHash('sha256').update(data).digest('hex');
 }
 
 function journalDir(root: string): string {
@@ -245,7 +235,7 @@ export function setAsideJournalFile(o: { path: string; torn?: boolean }, logger:
 /** SHA-256 of a file's bytes now, or undefined when it is missing or not a regular file. */
 export function currentSha256(file: string): string | undefined {
   try {
-    return sha256Hex(readRegularFileSync(file));
+    return sha256(readRegularFileSync(file));
   } catch {
     return undefined;
   }

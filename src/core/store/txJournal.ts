@@ -3,9 +3,10 @@ import type { HistoryEntry } from '../types';
 import * as fs from 'node:fs';
 import { ioError } from './atomicWrite';
 import { WaymarkError } from '../errors';
-import { completeIntent, completeIntentAsync, markOwnIntent, orphanedJournalFiles, sha256Hex, unmarkOwnIntent, type JudgedDir } from './intentJournal';
+import { completeIntent, completeIntentAsync, markOwnIntent, orphanedJournalFiles, unmarkOwnIntent, type JudgedDir } from './intentJournal';
 import { ownHost, ownStartTime, randomHex } from './processes';
 import { safeMkdir } from './safePath';
+import { sha256 } from '../model/hash';
 
 /**
  * The intent journal of multi-file transactions (`.waymark/journal/tx.<pid>.<id>.json`): written
@@ -69,7 +70,7 @@ const SLOT_HEADER = SLOT_MAGIC.length + 'live '.length + 11 + 64 + 1;
 
 function slotRecord(body: string): Buffer {
   const b = Buffer.from(body, 'utf8');
-  return Buffer.concat([Buffer.from(`${SLOT_MAGIC}live ${String(b.length).padStart(10, '0')} ${sha256Hex(b)}\n`, 'latin1'), b]);
+  return Buffer.concat([Buffer.from(`${SLOT_MAGIC}live ${String(b.length).padStart(10, '0')} ${sha256(b)}\n`, 'latin1'), b]);
 }
 
 /**
@@ -82,7 +83,7 @@ export function readSlotRecord(raw: string): { state: 'live'; body: string } | {
   if (!m) return { state: 'torn' };
   if (m[1] === 'done') return { state: 'done' };
   const body = Buffer.from(raw.slice(SLOT_HEADER), 'utf8').subarray(0, Number(m[2]));
-  if (body.length !== Number(m[2]) || sha256Hex(body) !== m[3]) return { state: 'torn' };
+  if (body.length !== Number(m[2]) || sha256(body) !== m[3]) return { state: 'torn' };
   return { state: 'live', body: body.toString('utf8') };
 }
 
