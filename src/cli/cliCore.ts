@@ -3,8 +3,6 @@ import * as path from 'node:path';
 import { WaymarkError, createStateCore, findWorkspaceRoot, notFileSystemRoot, type StateCore, type StateCoreOptions } from '../core/index';
 import { flagString, type CliContext } from './framework';
 
-export { notFileSystemRoot };
-
 /**
  * The workspace folder a verb works in: `--root DIR` when given; else a folder target itself;
  * else the nearest folder above the target (or the current folder) holding `.waymark`, `_bmad`,

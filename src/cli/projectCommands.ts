@@ -2,12 +2,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CliCommand, CliContext } from './framework';
 import { flagString, requirePositional } from './framework';
-import { notFileSystemRoot, rootArg } from './cliCore';
+import { rootArg } from './cliCore';
 import { ticketTreeAt, treeBoardJson, treeBoardText, treeDeps, treeNextJsonFor, treeNextText } from './treeCommands';
 import {
   WaymarkError,
   createStateCore,
   findWorkspaceRoot,
+  notFileSystemRoot,
   loadProject,
   gitStateTimeline,
   snapshotRef,
