@@ -5,12 +5,15 @@ import { test, describe, afterEach, mock } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import nodeFs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawn } from 'node:child_process';
 import { workspace } from './fileHelpers';
 import { createStateCore } from '../../src/core/index';
 import { appendEvent } from '../../src/core/protocol/events';
 import { WaymarkError } from '../../src/core/errors';
+import { coordinationPaths } from '../../src/core/protocol/paths';
+import { dirs, git } from './gitHelpers';
 
 function wf(id: string): string {
   return `---\nworkflow: ${id}\nstatus: in_progress\nsteps: [one, two, three]\nstepsCompleted: []\ncurrentStep: one\nscope: small\n---\n# ${id}\n`;
@@ -148,5 +151,45 @@ describe('a write resolves each path it proves once', () => {
       await core.close();
     }
     assert.match(fs.readFileSync(file, 'utf8'), /scope: small/, 'the file is unchanged');
+  });
+});
+
+describe('the lease scope of a workspace in a git repository', () => {
+  afterEach(() => mock.restoreAll());
+
+  test("a write names the workspace's lease scope by the real path its .git walk started from: Node's own realpath is not asked (session 33)", async () => {
+    const parent = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wm-leasescope-')));
+    dirs.push(parent);
+    const repo = path.join(parent, 'repo');
+    fs.mkdirSync(path.join(repo, 'sub', 'flows'), { recursive: true });
+    git(repo, 'init', '-q');
+    fs.writeFileSync(path.join(repo, 'sub', 'flows', 'a.md'), wf('a'));
+    // The workspace named through a link: its lease scope is the real folder's, whatever the name.
+    fs.symlinkSync(repo, path.join(parent, 'alias'));
+    const root = path.join(parent, 'alias', 'sub');
+    const scopes = path.join(fs.realpathSync(path.join(repo, '.git')), 'waymark', 'scopes');
+    const c = coordinationPaths(root);
+    assert.equal(c.leases, coordinationPaths(path.join(repo, 'sub')).leases);
+    assert.equal(path.dirname(path.dirname(c.leases)), scopes);
+    assert.match(path.basename(path.dirname(c.leases)), /^sub-[0-9a-f]+$/);
+    const file = path.join(root, 'flows', 'a.md');
+    const core = createStateCore({ roots: [root], memory: false });
+    try {
+      await core.setScope(file, 'medium');
+      const js = nodeFs.realpathSync;
+      const native = js.native;
+      const asked: string[] = [];
+      mock.method(nodeFs, 'realpathSync', (p: fs.PathLike, o?: fs.EncodingOption) => {
+        asked.push(String(p));
+        return js(p, o);
+      });
+      Object.assign(nodeFs.realpathSync, { native });
+      const r = await core.setScope(file, 'large');
+      assert.equal(r.changed, true);
+      assert.deepEqual(asked, [], 'no path resolved by the JavaScript realpath');
+    } finally {
+      await core.close();
+    }
+    assert.match(fs.readFileSync(path.join(repo, 'sub', 'flows', 'a.md'), 'utf8'), /scope: large/);
   });
 });

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import * as fs from 'node:fs';
-import { readInternalIfExists, safeMkdir } from '../store/safePath';
+import { nativeRealPathOnce, readInternalIfExists, safeMkdir } from '../store/safePath';
 import { workspaceRelative } from '../store/history';
 import { findGitShared, safeSharedMkdir, type GitShared } from '../store/sharedDir';
 import { randomHex } from '../store/processes';
@@ -110,9 +110,12 @@ export function coordinationPaths(root: string): CoordinationPaths {
   const local = protocolPaths(root);
   const shared = findGitShared(root);
   if (!shared) return { leases: local.leases, modes: local.modes };
+  // The workspace's real path as findGitShared's walk started from it (its one resolution of the
+  // root, once per transaction): `top` and `real` are the same realpath's answers, so `rel` compares
+  // like with like. It names the lease scope; the folders made there are checked afresh.
   let real: string;
   try {
-    real = fs.realpathSync(root);
+    real = nativeRealPathOnce(root);
   } catch {
     real = path.resolve(root);
   }
