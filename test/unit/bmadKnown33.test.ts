@@ -72,3 +72,21 @@ test('an edit plan of an installed BMB workflow builder says the builder is inst
     assert.match(note(problemsOf(root))[0].message, /not installed in this checkout/);
   });
 });
+
+// 3. rahmatullahboss/multi-store-saas names story files by its sprint plan's rows: `10-e4-s1-pl-tab.md` is
+// row 10 of `sprint-plan.md` (`| 10 | E4-S1: P&L Tab — Date Picker & Loader | E4 |`), story 1 of epic 4.
+test('`10-e4-s1-slug` story files (a sprint plan\'s row number, then the lettered E4-S1) are story 4.1, kept beside plain `1-1-slug` ones', () => {
+  inProject({
+    '_bmad/bmm/config.yaml': V6_CONFIG,
+    [`${IA}/1-1-db-migration.md`]: story('1.1: DB Migration', 'done'),
+    [`${IA}/10-e4-s1-pl-tab.md`]: story('10: P&L Tab', 'done'),
+    [`${IA}/11-e4-s2-waterfall-cards.md`]: story('11: Waterfall Cards', 'in-progress'),
+    [`${IA}/8-e7-s1-courier-input.md`]: story('7.1: Courier Input', 'ready-for-dev'),
+  }, (root) => {
+    const r = loadSprint(root, { now: NOW })!;
+    assert.deepEqual(r.stories.map((s) => [s.key, s.epicId, s.story, s.status]), [
+      ['1-1-db-migration', '1', '1', 'done'], ['10-e4-s1-pl-tab', '4', '1', 'done'], ['11-e4-s2-waterfall-cards', '4', '2', 'in-progress'], ['8-e7-s1-courier-input', '7', '1', 'ready-for-dev'],
+    ]);
+    assert.match(cli(root, 'next', '--json').stdout, /11-e4-s2-waterfall-cards/);
+  });
+});
