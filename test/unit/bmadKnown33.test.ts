@@ -90,3 +90,22 @@ test('`10-e4-s1-slug` story files (a sprint plan\'s row number, then the lettere
     assert.match(cli(root, 'next', '--json').stdout, /11-e4-s2-waterfall-cards/);
   });
 });
+
+// 2. kodonghui/corthex-v2 planned three times and kept every plan's story files: `4-5-handoff-chain-integration-test.md`
+// (`# Story 4.5: 3단계 핸드오프 통합 테스트`, Status: done, its own Acceptance Criteria and Tasks) beside
+// `4-5-soul-persona.md`. The word `handoff` or `test` in its name is its subject, not a note's.
+test('a file numbered like another story, with its own story title, status and story sections, is a story of its own whatever words its name holds', () => {
+  const full = (title: string, status: string) => `# Story ${title}\n\nStatus: ${status}\n\n## Story\nAs a user, I want it.\n\n## Acceptance Criteria\n1. It works\n\n## Tasks / Subtasks\n- [x] Build it\n`;
+  inProject({
+    '_bmad/bmm/config.yaml': V6_CONFIG,
+    [`${IA}/4-5-soul-persona.md`]: full('4.5: Soul Persona', 'done'),
+    [`${IA}/4-5-handoff-chain-integration-test.md`]: full('4.5: 3단계 핸드오프 통합 테스트', 'done'),
+    [`${IA}/7-1-report-write-submit.md`]: full('7.1: 보고서 작성 & 제출', 'review'),
+    [`${IA}/7-1-cost-aggregation-api.md`]: full('7.1: Cost Aggregation API', 'done'),
+  }, (root) => {
+    const r = loadSprint(root, { now: NOW })!;
+    assert.deepEqual(r.stories.map((s) => s.key).sort(), ['4-5-handoff-chain-integration-test', '4-5-soul-persona', '7-1-cost-aggregation-api', '7-1-report-write-submit']);
+    assert.equal(r.stories.find((s) => s.key === '7-1-report-write-submit')?.status, 'review');
+    assert.match(cli(root, 'next', '--json').stdout, /7-1-report-write-submit/);
+  });
+});
