@@ -332,12 +332,14 @@ const EPIC_LETTER = /^ep?-?(?=\d)/i;
 
 /** `e1-s1-slug`, `ep2-s3-slug`: epic and story each lettered; read as `1-1-slug`. */
 const LETTERED = /^e(?:p|pic)?[-_]?(\d+[a-z]?)[-_]s(?:tory)?[-_]?(\d+[a-z]?)(?=-|$)/i;
+/** `10-e4-s1-pl-tab`: a sprint plan's row number (its table's `#`) before the lettered id E4-S1: story 4.1. */
+const PLAN_ROW = /^\d{1,3}-(?=e(?:p|pic)?[-_]?\d+[a-z]?[-_]s(?:tory)?[-_]?\d)/i;
 /** `g-01-browse-listings`, `r-0-blueprint`: a story numbered in a lettered series (a role's G-01, epic R's R.0). */
 const SERIES_KEY = /^[a-z]-\d+-[a-z]/i;
 
 function classifyKey(key) {
   if (SERIES_KEY.test(key)) return 'story';
-  key = key.replace(LETTERED, '$1-$2').replace(EPIC_LETTER, '');
+  key = key.replace(PLAN_ROW, '').replace(LETTERED, '$1-$2').replace(EPIC_LETTER, '');
   if (/^epic-.+-retrospective$/i.test(key) || /-retro(spective)?$/i.test(key)) return 'retrospective';
   if (/^epic-[\w.-]+$/i.test(key)) return 'epic';
   if (STORY_KEY.test(key)) return 'story';
@@ -346,7 +348,7 @@ function classifyKey(key) {
 
 /** The numeric id of a story key: `1-2-foo` → ['1','2']; `0-5-1-foo` → ['0','5','1']; `pm-01-1-x` → ['pm','01','1']. */
 function keyId(key) {
-  const parts = key.replace(LETTERED, '$1-$2').replace(EPIC_LETTER, '').split(/[-.]/);
+  const parts = key.replace(PLAN_ROW, '').replace(LETTERED, '$1-$2').replace(EPIC_LETTER, '').split(/[-.]/);
   const id = [];
   let i = 0;
   // (`p4-1-slug`: a team's series p4, declared by the ledger's `epic-p4`, is an id part like `pm`.)
@@ -925,7 +927,7 @@ function epicFolderId(f) {
 
 function idOfFileName(base) {
   // 1-2-slug, 1.2.slug, story-1.2-slug, story-1-2, 3a-1-slug, pm-01-1-slug
-  const b = base.replace(/\.md$/i, '').replace(/\.story$/i, '').replace(/^story[-_ .]?/i, '').replace(LETTERED, '$1-$2').replace(EPIC_LETTER, '').toLowerCase();
+  const b = base.replace(/\.md$/i, '').replace(/\.story$/i, '').replace(/^story[-_ .]?/i, '').replace(PLAN_ROW, '').replace(LETTERED, '$1-$2').replace(EPIC_LETTER, '').toLowerCase();
   // `tea-stream-001.1-slug`, `tea-builtin-001.6.1.slug`: a team's story id of several words, then the
   // epic's and the story's numbers dotted (two groups or more; one number names the series' epic).
   const series = /^([a-z]+(?:-[a-z]+)+)-(\d+[a-z]?(?:\.\d+[a-z]?)+)(?:[-.](.*))?$/.exec(b);

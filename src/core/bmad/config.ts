@@ -206,7 +206,9 @@ function searchBmadProjects(absRoot: string, configured: string | undefined, max
       }
       if (depth === maxDepth) continue;
       for (const e of entries) {
-        if (!e.isDirectory() || e.name.startsWith('.') || PROJECT_SKIP.has(e.name) || FIXTURE_DIR.test(e.name) || (BMAD_INSTALL_DIRS as readonly string[]).includes(e.name) || /^_bmad/.test(e.name)) continue;
+        // A folder kept for the record (`archive/v2_app/` holding the retired app's `_bmad-output/`) holds
+        // history, not a project to take up: its ledger's stories are not offered, its problems not raised.
+        if (!e.isDirectory() || e.name.startsWith('.') || PROJECT_SKIP.has(e.name) || FIXTURE_DIR.test(e.name) || RETIRED_DIR.test(e.name) || (BMAD_INSTALL_DIRS as readonly string[]).includes(e.name) || /^_bmad/.test(e.name)) continue;
         next.push(path.join(dir, e.name));
       }
     }

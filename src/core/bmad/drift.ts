@@ -456,7 +456,11 @@ export function buildSprint(parts: SprintParts): SprintModel {
     // names it: `6.1.finance-team-training-handoff.md`, `# Story 6.1: Finance Team Training & Handoff`;
     // `5.3.3-dev-review.md`, `# Story 5.3.3 — @dev Review Checklist`, is named for less: a note.)
     const titleName = slug !== '' && f.title !== undefined && storySlug(f.title) === slug;
-    if (shouted || (NOTE_WORDS.test(slug) && !ownName) || (f.title !== undefined && NOTE_TITLE.test(f.title) && !titleName)) return 3;
+    // (Nor a file that is a story by its own evidence: its own story title, a status, and the story
+    // template's Acceptance Criteria and Tasks sections: `4-5-handoff-chain-integration-test.md`,
+    // `# Story 4.5: 3단계 핸드오프 통합 테스트`, an older plan's story 4.5, the word in its name its subject.)
+    const storyItself = f.title !== undefined && f.status !== undefined && f.storyContent === true && !NOTE_TITLE.test(f.title);
+    if (shouted || (NOTE_WORDS.test(slug) && !ownName && !storyItself) || (f.title !== undefined && NOTE_TITLE.test(f.title) && !titleName)) return 3;
     // (`7.2-FX.forex-sizing` is story 7.2-FX, a variant numbered after 7.2; `story-0.1-dev` is 7.2's own.)
     return /^(?:story[-_.]?)?\d+[a-z]?\.\d+[a-z]?-[a-z0-9]{1,8}\.[a-z]/i.test(name) ? 2 : 1;
   };
@@ -671,7 +675,7 @@ function slugOfKey(s: { key: string; epicId: string; story?: string }): string {
 export function storyFileIdentity(f: StoryFile | undefined): string {
   if (!f) return '-';
   // Whether the status is a story status word decides if a mixed-form name (`2.2-chart.md`) is a story.
-  return JSON.stringify([f.file, f.key ?? null, f.epic ?? null, f.epicId ?? null, f.story ?? null, f.title ?? null, f.titleLine ?? null, f.status === undefined, isStoryStatusWord(f.status), f.epicTitle ?? false, f.byContent === true && f.storyContent === true, f.noEpic ?? null]);
+  return JSON.stringify([f.file, f.key ?? null, f.epic ?? null, f.epicId ?? null, f.story ?? null, f.title ?? null, f.titleLine ?? null, f.status === undefined, isStoryStatusWord(f.status), f.epicTitle ?? false, f.byContent === true, f.storyContent === true, f.noEpic ?? null]);
 }
 
 /**

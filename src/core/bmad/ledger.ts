@@ -68,6 +68,8 @@ const EPIC_LETTER = /^ep?-?(?=\d+[a-z]?[-.]\d)/;
 const LOOSE_STORY = /^((?:(?!epic-)[a-z][a-z0-9]*-(?=\d))?\d+[a-z]?(?:\.\d+[a-z]?)*)-(\d+)([a-z]?)(?:-(.*))?$/i;
 /** Epic and story each lettered: `e1-s1-slug`, `e01-s02-slug`, `ep2-s3-slug` (the letters say "epic" and "story"). */
 const LETTERED_STORY = /^e(?:p|pic)?[-_]?(\d+[a-z]?)[-_]s(?:tory)?[-_]?(\d+)([a-z]?)(?:-(.+))?$/i;
+/** A sprint plan's row number before a lettered story id: `10-` of `10-e4-s1-pl-tab`. */
+const PLAN_ROW = /^\d{1,3}-(?=e(?:p|pic)?[-_]?\d+[a-z]?[-_]s(?:tory)?[-_]?\d)/;
 /**
  * A story numbered within a lettered series, not within its epic: `g-01-browse-listings` (a
  * role's story, G-01 in the planning document), `r-0-architecture-blueprint`. Its epic is the
@@ -230,7 +232,9 @@ export function classifyStoryKey(key: string, epicIds?: Iterable<string>): Ledge
     if (rest) best = { kind: 'story', epic: epicNumber(id), epicId: id, story: storyId(rest[1], rest[2]), strict: STRICT_STORY.test(lower) && /^\d+$/.test(id) };
   }
   if (best) return best;
-  const lettered2 = LETTERED_STORY.exec(lower);
+  // `10-e4-s1-pl-tab`: the sprint plan's row number (its table's `#`), then story E4-S1 as the plan
+  // names it (`| 10 | E4-S1: P&L Tab | E4 |`): story 1 of epic 4, the row number only its place in the plan.
+  const lettered2 = LETTERED_STORY.exec(lower) ?? (PLAN_ROW.test(lower) ? LETTERED_STORY.exec(lower.replace(PLAN_ROW, '')) : null);
   if (lettered2) return { kind: 'story', epic: epicNumber(lettered2[1]), epicId: lettered2[1], story: storyId(lettered2[2], lettered2[3]), strict: false };
   const m = LOOSE_STORY.exec(lower);
   if (!m) return undefined;

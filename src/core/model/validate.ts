@@ -5,7 +5,8 @@ import type { WorkspaceContext } from '../store/workspaceContext';
 import { stepIndexOf, type RawFacts } from './stepFacts';
 import { STATE_KEYS, typoOf } from './stateKeys';
 import { nearest } from './config';
-import { BMAD_STATUS_MAP, statusKeyOf } from '../bmad/artifacts';
+import * as path from 'node:path';
+import { BMAD_STATUS_MAP, lookupBmadWorkflow, statusKeyOf } from '../bmad/artifacts';
 import type { GateReadResult } from './gates';
 import { clipMessages, quoted, valueList } from './text';
 
@@ -114,7 +115,14 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
       out.push({ path: [Object.prototype.hasOwnProperty.call(data, 'workflowType') ? 'workflowType' : Object.prototype.hasOwnProperty.call(data, 'workflow') ? 'workflow' : 'stepsCompleted'], severity: 'info', code: 'bmad-workflow-not-installed', message: `This is an artifact of the ${quoted(state.workflow)} workflow (named by ${state.identifiedDetail ?? 'its own frontmatter'}), which no BMAD install in this checkout declares (a module not installed here, or a workflow of the team's own); its recorded steps and status are shown, but cannot be checked against the workflow's steps.` });
     } else if (isBmad && (state.identifiedBy === 'declared' || state.identifiedBy === 'known')) {
       const why = /known from BMAD's releases/.test(state.identifiedDetail ?? '') ? `by its ${state.identifiedDetail}` : state.identifiedBy === 'declared' ? `by its ${state.identifiedDetail ?? 'declaration'}` : `by its ${state.identifiedDetail ?? 'file name'}, as BMAD's releases name it`;
-      out.push({ path: [Object.prototype.hasOwnProperty.call(data, 'workflowType') ? 'workflowType' : 'stepsCompleted'], severity: 'info', code: 'bmad-workflow-not-installed', message: `This is an artifact of BMAD's ${quoted(state.workflow)} workflow (${why}), which is not installed in this checkout (no steps-c/ or steps/ folder under ${ctx.config.bmad.dir}/ or the agent skill folders); its steps cannot be checked. Run \`npx bmad-method install\` to check them.` });
+      // The workflow is installed (BMB's workflow builder in `_bmad/bmb/workflows/workflow/`) but the file
+      // is a plan of another of its modes (an edit plan of steps-e/): say what the install has.
+      const installed = lookupBmadWorkflow(ctx.bmad, state.workflow);
+      if (installed) {
+        const where = path.relative(ctx.root, installed.dir).split(path.sep).join('/') || '.';
+        const folders = [path.basename(installed.stepsDir), ...(installed.otherModes ?? [])].join(', ');
+        out.push({ path: [Object.prototype.hasOwnProperty.call(data, 'workflowType') ? 'workflowType' : 'stepsCompleted'], severity: 'info', code: 'bmad-workflow-not-installed', message: `This is an artifact of BMAD's ${quoted(state.workflow)} workflow (${why}), which is installed here (${where}/, with ${folders}); this file is not an output its steps declare, so its recorded steps are not checked against them.` });
+      } else out.push({ path: [Object.prototype.hasOwnProperty.call(data, 'workflowType') ? 'workflowType' : 'stepsCompleted'], severity: 'info', code: 'bmad-workflow-not-installed', message: `This is an artifact of BMAD's ${quoted(state.workflow)} workflow (${why}), which is not installed in this checkout (no steps-c/ or steps/ folder under ${ctx.config.bmad.dir}/ or the agent skill folders); its steps cannot be checked. Run \`npx bmad-method install\` to check them.` });
     } else if (isBmad) {
       out.push({ path: [Object.prototype.hasOwnProperty.call(data, 'workflowType') ? 'workflowType' : 'stepsCompleted'], severity: 'info', code: 'bmad-workflow-unknown', message: `No installed BMAD workflow ${quoted(state.workflow)} (looked in the BMAD install folder such as ${ctx.config.bmad.dir}/ and agent skill folders such as .claude/skills/bmad-*, for steps-c/ or steps/ folders and the _config/ manifests); steps cannot be checked.` });
     } else {
