@@ -552,11 +552,12 @@ function isRule(line: string): boolean {
 }
 
 /**
- * Parses a story file's text. Never throws. `tickedTexts: false` (the sprint's read) leaves a ticked
- * task's `text` and `number` empty: the sprint counts ticked tasks and quotes only open ones, and
- * ~30 ticked tasks' copies per story were most of what 400 parses kept alive through the read.
+ * Parses a story file's text. Never throws. `taskTexts: 'firstOpen'` (the sprint's read) leaves every
+ * task's `text` and `number` empty but the first open one's (not ticked, not struck through): the
+ * sprint counts tasks and quotes that one only, and ~30 tasks' copies per story were most of what
+ * 400 parses kept alive through the read.
  */
-export function parseStory(file: string, text: string, opts?: { tickedTexts?: boolean }): StoryFile {
+export function parseStory(file: string, text: string, opts?: { taskTexts?: 'all' | 'firstOpen' }): StoryFile {
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   const lines = splitLines(text);
   const byName = storyKeyFromName(file);
@@ -582,7 +583,7 @@ export function parseStory(file: string, text: string, opts?: { tickedTexts?: bo
       else if (m) fmStatus = { value: ownCopy(m[2].trim()), line: i, start: m[1].length, end: m[1].length + m[2].trim().length };
     }
   }
-  const reader = new StoryReader(s, lines, start, fmStatus !== undefined, opts?.tickedTexts !== false);
+  const reader = new StoryReader(s, lines, start, fmStatus !== undefined, opts?.taskTexts !== 'firstOpen');
   reader.read();
   if (!named && ONE_NUMBER_NAME.test(path.basename(file))) oneNumberStory(s, lines, start);
   // No `# Story` heading: the frontmatter's `title: "5.4 Agent Handoff"` (`Story 2.9 — …`, BMAD
@@ -661,6 +662,8 @@ class StoryReader {
   // story's when nothing else states one.
   afterRule = false;
   trailer: { value: string; start: number; line: number } | undefined = undefined;
+  /** Whether the first open task was read (its words kept when not every task's are). */
+  openQuoted = false;
 
   constructor(
     readonly s: StoryFile,
@@ -668,8 +671,8 @@ class StoryReader {
     readonly start: number,
     /** Whether the frontmatter states a status. */
     readonly fmStatus: boolean,
-    /** Whether a ticked task keeps its text and number (parseStory's `tickedTexts`). */
-    readonly tickedTexts: boolean,
+    /** Whether every task keeps its text and number, or only the first open one (parseStory's `taskTexts`). */
+    readonly allTaskTexts: boolean,
   ) {}
 
   read(): void {
@@ -1017,7 +1020,10 @@ class StoryReader {
     }
     counters[counters.length - 1]++;
     const checked = c.mark !== 0x20;
-    const kept = !checked || this.tickedTexts;
+    // (The words start at `c.words`, white space before them read past: `~~` there is their start.)
+    const dropped = !checked && line.charCodeAt(c.words) === 0x7e && line.charCodeAt(c.words + 1) === 0x7e && /^~~[^~]+~~/.test(line.slice(c.words));
+    const kept = this.allTaskTexts || (!checked && !dropped && !this.openQuoted);
+    if (kept && !checked && !dropped) this.openQuoted = true;
     const words = kept ? line.slice(c.words).trim() : '';
     const task: StoryTask = {
       // A copy: a slice points into the story's whole text and would keep it alive (model/text.ts ownCopy).
@@ -1027,7 +1033,7 @@ class StoryReader {
       number: !kept ? '' : counters.length === 1 ? String(counters[0]) : counters.length === 2 ? `${counters[0]}.${counters[1]}` : counters.join('.'),
     };
     // (Set after, not spread in: a spread built an empty object for each of the ~30 tasks of a story.)
-    if (!checked && words.startsWith('~~') && /^~~[^~]+~~/.test(words)) task.dropped = true;
+    if (dropped) task.dropped = true;
     this.s.tasks.push(task);
   }
 }
