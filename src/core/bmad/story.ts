@@ -395,32 +395,38 @@ function isSpace(c: number): boolean {
   return c === 0x20 || (c >= 0x09 && c <= 0x0d) || (c >= 0x80 && (c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff));
 }
 
+/** Where a line's leading white space (`\s*`) ends. */
+export function indentEnd(line: string): number {
+  let i = 0;
+  while (i < line.length && isSpace(line.charCodeAt(i))) i++;
+  return i;
+}
+
 /**
  * A task's checkbox line, as `/^(\s*)[-*+]\s+\[([ xX])\]\s*(.*)$/` reads it, by index: where the
- * indent ends, the box's mark (`x`, `X` or a space), where the words start; undefined when the line
- * is no box. (The expression's match made an array and three strings for each of ~30 boxes a story.)
+ * words start (the third group), or -1 when the line is no box; the indent ends at indentEnd, the
+ * box is the first `[` after it, its mark the character after that. (The expression's match made
+ * an array and three strings for each of ~30 boxes a story.)
  */
-export function checkboxAt(line: string): { indent: number; mark: number; words: number } | undefined {
+export function checkboxWords(line: string): number {
   const n = line.length;
-  let i = 0;
-  while (i < n && isSpace(line.charCodeAt(i))) i++;
-  const indent = i;
+  let i = indentEnd(line);
   const bullet = line.charCodeAt(i);
-  if (bullet !== 0x2d && bullet !== 0x2a && bullet !== 0x2b) return undefined;
+  if (bullet !== 0x2d && bullet !== 0x2a && bullet !== 0x2b) return -1;
   i++;
-  if (i >= n || !isSpace(line.charCodeAt(i))) return undefined;
+  if (i >= n || !isSpace(line.charCodeAt(i))) return -1;
   while (i < n && isSpace(line.charCodeAt(i))) i++;
-  if (line.charCodeAt(i) !== 0x5b || line.charCodeAt(i + 2) !== 0x5d) return undefined;
+  if (line.charCodeAt(i) !== 0x5b || line.charCodeAt(i + 2) !== 0x5d) return -1;
   const mark = line.charCodeAt(i + 1);
-  if (mark !== 0x20 && mark !== 0x78 && mark !== 0x58) return undefined;
+  if (mark !== 0x20 && mark !== 0x78 && mark !== 0x58) return -1;
   i += 3;
   while (i < n && isSpace(line.charCodeAt(i))) i++;
   // `.` stops at a line terminator: the words run to the line's end or it is no box.
   for (let j = i; j < n; j++) {
     const c = line.charCodeAt(j);
-    if (c === 0x0a || c === 0x0d || c === 0x2028 || c === 0x2029) return undefined;
+    if (c === 0x0a || c === 0x0d || c === 0x2028 || c === 0x2029) return -1;
   }
-  return { indent, mark, words: i };
+  return i;
 }
 const FENCE = /^\s{0,3}(```|~~~)/;
 const TASKS_HEADING = /^[^A-Za-z]*(tasks?\b|subtasks|implementation (tasks|plan|checklist)|task breakdown|development tasks)/i;
@@ -1004,12 +1010,14 @@ class StoryReader {
 
   /** A line of a tasks section with a `[`: a task's box, or not. */
   taskLine(line: string, i: number): void {
-    const c = checkboxAt(line);
-    if (!c) return;
+    const at = checkboxWords(line);
+    if (at < 0) return;
+    const lead = indentEnd(line);
+    const box = line.indexOf('[', lead);
     const counters = this.counters;
     const indents = this.indents;
-    let indent = c.indent;
-    for (let k = 0; k < c.indent; k++) if (line.charCodeAt(k) === 0x09) indent += 3;
+    let indent = lead;
+    for (let k = 0; k < lead; k++) if (line.charCodeAt(k) === 0x09) indent += 3;
     while (indents.length && indents[indents.length - 1] > indent) {
       indents.pop();
       counters.pop();
@@ -1019,17 +1027,17 @@ class StoryReader {
       counters.push(0);
     }
     counters[counters.length - 1]++;
-    const checked = c.mark !== 0x20;
-    // (The words start at `c.words`, white space before them read past: `~~` there is their start.)
-    const dropped = !checked && line.charCodeAt(c.words) === 0x7e && line.charCodeAt(c.words + 1) === 0x7e && /^~~[^~]+~~/.test(line.slice(c.words));
+    const checked = line.charCodeAt(box + 1) !== 0x20;
+    // (The words start at `at`, white space before them read past: `~~` there is their start.)
+    const dropped = !checked && line.charCodeAt(at) === 0x7e && line.charCodeAt(at + 1) === 0x7e && /^~~[^~]+~~/.test(line.slice(at));
     const kept = this.allTaskTexts || (!checked && !dropped && !this.openQuoted);
     if (kept && !checked && !dropped) this.openQuoted = true;
-    const words = kept ? line.slice(c.words).trim() : '';
+    const words = kept ? line.slice(at).trim() : '';
     const task: StoryTask = {
       // A copy: a slice points into the story's whole text and would keep it alive (model/text.ts ownCopy).
-      line: i, boxColumn: line.indexOf('[', c.indent), checked, text: kept ? ownCopy(words) : '', depth: indents.length - 1,
+      line: i, boxColumn: box, checked, text: kept ? ownCopy(words) : '', depth: indents.length - 1,
       // (The box's own `[` is followed by its mark: in the whole line, `[AI-Review]` can only be in the words.)
-      review: this.reviewSection || (line.indexOf('[', c.words) >= 0 && /\[AI-Review\]/i.test(line)),
+      review: this.reviewSection || (line.indexOf('[', at) >= 0 && /\[AI-Review\]/i.test(line)),
       number: !kept ? '' : counters.length === 1 ? String(counters[0]) : counters.length === 2 ? `${counters[0]}.${counters[1]}` : counters.join('.'),
     };
     // (Set after, not spread in: a spread built an empty object for each of the ~30 tasks of a story.)
