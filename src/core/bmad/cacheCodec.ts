@@ -45,11 +45,12 @@ function walk(value: unknown, visit: (o: object, at: () => Step[]) => void): voi
       }
     } else if (v instanceof Map) {
       let i = 0;
-      for (const [k, x] of v) {
+      // (forEach, not `for (const [k, x] of v)`: that made a [key, value] array of each entry.)
+      (v as Map<unknown, unknown>).forEach((x, k) => {
         if (k !== null && typeof k === 'object') (path.push(['m', i, 0]), go(k), path.pop());
         if (x !== null && typeof x === 'object') (path.push(['m', i, 1]), go(x), path.pop());
         i++;
-      }
+      });
     } else if (v instanceof Set) {
       let i = 0;
       for (const x of v) {

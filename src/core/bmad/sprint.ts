@@ -64,6 +64,7 @@ export interface SprintOptions {
 }
 
 const MAX_FILE = 4 * 1024 * 1024;
+const SPRINT_PARSE = { taskTexts: 'firstOpen' } as const;
 const SKIP_DIRS = new Set(['node_modules', '.git', '.waymark', 'dist', 'build', 'out', '.next', 'vendor', 'target', '.venv', 'venv', '__pycache__']);
 
 function readText(file: string, overrides?: Map<string, string>): string | undefined {
@@ -467,9 +468,12 @@ export function loadSprint(root: string, opts: SprintOptions = {}): SprintReport
   return cachedSprint(root, [path.resolve(root), settings, staleDays], now, read, sprintPatcher);
 }
 
-/** A story file's parse as readSprint reads it (recordingParse: unchanged files are not parsed again). */
+/**
+ * A story file's parse as readSprint reads it (recordingParse: unchanged files are not parsed again),
+ * its tasks counted, the first open one alone quoted (parseStory's `taskTexts`).
+ */
 function parseStoryFile(p: string): StoryFile | undefined {
-  return recordingParse(p, MAX_FILE, (text) => (text === undefined ? undefined : parseStory(p, text)));
+  return recordingParse(p, MAX_FILE, (text) => (text === undefined ? undefined : parseStory(p, text, SPRINT_PARSE)));
 }
 
 /**

@@ -249,8 +249,9 @@ function readKeyed(file: string, maxBytes: number): { key?: [string, string, str
     const st = fs.fstatSync(fd, { bigint: true });
     const key: [string, string, string, string] = [String(st.size), String(st.mtimeNs), String(st.ctimeNs), String(st.ino)];
     if (!st.isFile() || st.size > BigInt(Math.min(maxBytes, Number.MAX_SAFE_INTEGER))) return { key };
+    if (!kept) return { key, text: readTextOnce(fd, Number(st.size)) };
     const bytes = readToEnd(fd, Number(st.size));
-    kept?.set(file, { stat: st, bytes });
+    kept.set(file, { stat: st, bytes });
     return { key, text: bmadText(bytes) };
   } catch {
     return { key: statKey(file) };
@@ -263,15 +264,38 @@ function readKeyed(file: string, maxBytes: number): { key?: [string, string, str
   }
 }
 
+/** The bytes of the reads no one keeps, one buffer for them all (readTextOnce). */
+let readBuffer: Buffer | undefined;
+/** Files up to this size are read into readBuffer; a larger one gets a buffer of its own, dropped after it. */
+const READ_BUFFER_MAX = 1024 * 1024;
+
+/**
+ * The text (bmadText) of an open regular file of `size` bytes, as readToEnd reads it, its bytes
+ * read into one buffer kept for every such read: a Buffer per file was an allocation outside
+ * V8's heap and an ArrayBuffer for each scavenge to sweep, ~550 of them in a first `sprint`.
+ */
+function readTextOnce(fd: number, size: number): string {
+  if (size === 0 || size > READ_BUFFER_MAX) return bmadText(readToEnd(fd, size));
+  if (!readBuffer || readBuffer.length < size) readBuffer = Buffer.allocUnsafeSlow(Math.max(size, 64 * 1024));
+  const buf = readBuffer;
+  let len = 0;
+  while (len < size) {
+    const n = fs.readSync(fd, buf, len, size - len, null);
+    if (n === 0) break;
+    len += n;
+  }
+  return bmadText(buf, len);
+}
+
 /**
  * A BMAD file's text: UTF-8, or UTF-16 after its byte-order mark (a story saved by a Windows editor as
  * "Unicode", `FF FE`): read as what it says, so the story is listed with its status. Waymark writes
  * UTF-8 only: a write to such a file is refused with its reason (store/safeRead `encodingRefusal`).
  */
-function bmadText(bytes: Buffer): string {
-  if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) return bytes.subarray(2).toString('utf16le');
-  if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) return Buffer.from(bytes.subarray(2, bytes.length - (bytes.length % 2))).swap16().toString('utf16le');
-  return bytes.toString('utf8');
+function bmadText(bytes: Buffer, length = bytes.length): string {
+  if (length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) return bytes.toString('utf16le', 2, length);
+  if (length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) return Buffer.from(bytes.subarray(2, length - (length % 2))).swap16().toString('utf16le');
+  return bytes.toString('utf8', 0, length);
 }
 
 /** A regular file's text (bmadText) up to maxBytes, or undefined. */

@@ -390,7 +390,44 @@ const DECOR = /^[\p{Extended_Pictographic}\p{So}\uFE0F\u200D\s]+|[\p{Extended_Pi
 function plainTitle(title: string): string {
   return title.charCodeAt(0) > 0x7f || title.charCodeAt(title.length - 1) > 0x7f ? title.replace(DECOR, '') : title;
 }
-const CHECKBOX = /^(\s*)[-*+]\s+\[([ xX])\]\s*(.*)$/;
+/** White space as a regular expression's `\s` reads it. */
+function isSpace(c: number): boolean {
+  return c === 0x20 || (c >= 0x09 && c <= 0x0d) || (c >= 0x80 && (c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff));
+}
+
+/** Where a line's leading white space (`\s*`) ends. */
+export function indentEnd(line: string): number {
+  let i = 0;
+  while (i < line.length && isSpace(line.charCodeAt(i))) i++;
+  return i;
+}
+
+/**
+ * A task's checkbox line, as `/^(\s*)[-*+]\s+\[([ xX])\]\s*(.*)$/` reads it, by index: where the
+ * words start (the third group), or -1 when the line is no box; the indent ends at indentEnd, the
+ * box is the first `[` after it, its mark the character after that. (The expression's match made
+ * an array and three strings for each of ~30 boxes a story.)
+ */
+export function checkboxWords(line: string): number {
+  const n = line.length;
+  let i = indentEnd(line);
+  const bullet = line.charCodeAt(i);
+  if (bullet !== 0x2d && bullet !== 0x2a && bullet !== 0x2b) return -1;
+  i++;
+  if (i >= n || !isSpace(line.charCodeAt(i))) return -1;
+  while (i < n && isSpace(line.charCodeAt(i))) i++;
+  if (line.charCodeAt(i) !== 0x5b || line.charCodeAt(i + 2) !== 0x5d) return -1;
+  const mark = line.charCodeAt(i + 1);
+  if (mark !== 0x20 && mark !== 0x78 && mark !== 0x58) return -1;
+  i += 3;
+  while (i < n && isSpace(line.charCodeAt(i))) i++;
+  // `.` stops at a line terminator: the words run to the line's end or it is no box.
+  for (let j = i; j < n; j++) {
+    const c = line.charCodeAt(j);
+    if (c === 0x0a || c === 0x0d || c === 0x2028 || c === 0x2029) return -1;
+  }
+  return i;
+}
 const FENCE = /^\s{0,3}(```|~~~)/;
 const TASKS_HEADING = /^[^A-Za-z]*(tasks?\b|subtasks|implementation (tasks|plan|checklist)|task breakdown|development tasks)/i;
 const CRITERIA_HEADING = /^[^A-Za-z]*acceptance criteria\b/i;
@@ -520,8 +557,13 @@ function isRule(line: string): boolean {
   return (c === 0x2d || c === 0x2a || c === 0x5f) && /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/.test(line);
 }
 
-/** Parses a story file's text. Never throws. */
-export function parseStory(file: string, text: string): StoryFile {
+/**
+ * Parses a story file's text. Never throws. `taskTexts: 'firstOpen'` (the sprint's read) leaves every
+ * task's `text` and `number` empty but the first open one's (not ticked, not struck through): the
+ * sprint counts tasks and quotes that one only, and ~30 tasks' copies per story were most of what
+ * 400 parses kept alive through the read.
+ */
+export function parseStory(file: string, text: string, opts?: { taskTexts?: 'all' | 'firstOpen' }): StoryFile {
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   const lines = splitLines(text);
   const byName = storyKeyFromName(file);
@@ -547,7 +589,7 @@ export function parseStory(file: string, text: string): StoryFile {
       else if (m) fmStatus = { value: ownCopy(m[2].trim()), line: i, start: m[1].length, end: m[1].length + m[2].trim().length };
     }
   }
-  const reader = new StoryReader(s, lines, start, fmStatus !== undefined);
+  const reader = new StoryReader(s, lines, start, fmStatus !== undefined, opts?.taskTexts !== 'firstOpen');
   reader.read();
   if (!named && ONE_NUMBER_NAME.test(path.basename(file))) oneNumberStory(s, lines, start);
   // No `# Story` heading: the frontmatter's `title: "5.4 Agent Handoff"` (`Story 2.9 — …`, BMAD
@@ -626,6 +668,8 @@ class StoryReader {
   // story's when nothing else states one.
   afterRule = false;
   trailer: { value: string; start: number; line: number } | undefined = undefined;
+  /** Whether the first open task was read (its words kept when not every task's are). */
+  openQuoted = false;
 
   constructor(
     readonly s: StoryFile,
@@ -633,6 +677,8 @@ class StoryReader {
     readonly start: number,
     /** Whether the frontmatter states a status. */
     readonly fmStatus: boolean,
+    /** Whether every task keeps its text and number, or only the first open one (parseStory's `taskTexts`). */
+    readonly allTaskTexts: boolean,
   ) {}
 
   read(): void {
@@ -964,11 +1010,14 @@ class StoryReader {
 
   /** A line of a tasks section with a `[`: a task's box, or not. */
   taskLine(line: string, i: number): void {
-    const c = CHECKBOX.exec(line);
-    if (!c) return;
+    const at = checkboxWords(line);
+    if (at < 0) return;
+    const lead = indentEnd(line);
+    const box = line.indexOf('[', lead);
     const counters = this.counters;
     const indents = this.indents;
-    const indent = c[1].includes('\t') ? c[1].replace(/\t/g, '    ').length : c[1].length;
+    let indent = lead;
+    for (let k = 0; k < lead; k++) if (line.charCodeAt(k) === 0x09) indent += 3;
     while (indents.length && indents[indents.length - 1] > indent) {
       indents.pop();
       counters.pop();
@@ -978,13 +1027,22 @@ class StoryReader {
       counters.push(0);
     }
     counters[counters.length - 1]++;
-    // A copy: a capture points into the story's whole text and would keep it alive (model/text.ts ownCopy).
-    const text = ownCopy(c[3].trim());
-    this.s.tasks.push({
-      line: i, boxColumn: line.indexOf('[', c[1].length), checked: c[2] !== ' ', text, depth: indents.length - 1,
-      review: this.reviewSection || (text.includes('[') && /\[AI-Review\]/i.test(text)), number: counters.length === 1 ? String(counters[0]) : counters.length === 2 ? `${counters[0]}.${counters[1]}` : counters.join('.'),
-      ...(c[2] === ' ' && text.startsWith('~~') && /^~~[^~]+~~/.test(text) ? { dropped: true as const } : {}),
-    });
+    const checked = line.charCodeAt(box + 1) !== 0x20;
+    // (The words start at `at`, white space before them read past: `~~` there is their start.)
+    const dropped = !checked && line.charCodeAt(at) === 0x7e && line.charCodeAt(at + 1) === 0x7e && /^~~[^~]+~~/.test(line.slice(at));
+    const kept = this.allTaskTexts || (!checked && !dropped && !this.openQuoted);
+    if (kept && !checked && !dropped) this.openQuoted = true;
+    const words = kept ? line.slice(at).trim() : '';
+    const task: StoryTask = {
+      // A copy: a slice points into the story's whole text and would keep it alive (model/text.ts ownCopy).
+      line: i, boxColumn: box, checked, text: kept ? ownCopy(words) : '', depth: indents.length - 1,
+      // (The box's own `[` is followed by its mark: in the whole line, `[AI-Review]` can only be in the words.)
+      review: this.reviewSection || (line.indexOf('[', at) >= 0 && /\[AI-Review\]/i.test(line)),
+      number: !kept ? '' : counters.length === 1 ? String(counters[0]) : counters.length === 2 ? `${counters[0]}.${counters[1]}` : counters.join('.'),
+    };
+    // (Set after, not spread in: a spread built an empty object for each of the ~30 tasks of a story.)
+    if (dropped) task.dropped = true;
+    this.s.tasks.push(task);
   }
 }
 
@@ -1156,7 +1214,8 @@ export function taskProgress(tasks: StoryTask[]): { done: number; total: number;
   let done = 0;
   let reviewOpen = 0;
   let dropped = 0;
-  for (const t of tasks) {
+  for (let i = 0; i < tasks.length; i++) {
+    const t = tasks[i];
     if (t.checked) done++;
     else if (t.dropped) dropped++;
     else if (t.review) reviewOpen++;
