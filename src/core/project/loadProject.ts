@@ -14,7 +14,8 @@ import { relativeInside } from '../store/safePath';
 import { splitFrontmatter } from '../model/frontmatter';
 import { YamlLocator } from '../model/positions';
 import { durationMs } from '../model/config';
-import { runGit } from '../protocol/git';
+import { runChild, runGit, type GitResult } from '../protocol/git';
+import { randomHex } from '../store/processes';
 import { coordinationPaths, protocolPaths } from '../protocol/paths';
 import { buildRegistry, updateRegistry, type ProjectItem, type ProjectRegistry } from './registry';
 import { readTicketTree } from '../bmad/tree/reader';
@@ -713,6 +714,27 @@ async function lastCommits(files: string[]): Promise<{ committed: Map<string, Ac
     const [time, author] = log.stdout.trim().split('\x1f');
     if (log.code === 0 && time && Number.isFinite(Date.parse(time))) out.set(f, { time: new Date(time).toISOString(), who: author ? `${author} (git commit)` : 'git commit', source: 'file' });
   };
+  const groups = [...byDir].filter(([dir]) => mayBeInRepository(dir));
+  const took = (list: string[], status: GitResult, log: (f: string) => GitResult | undefined) => {
+    if (status.code !== 0) return;
+    const dirty = parseStatusV2(status.stdout);
+    for (const f of list) {
+      const v = dirty.get(path.basename(f));
+      if (v) verdicts.set(f, v);
+      const l = dirty.has(path.basename(f)) ? undefined : log(f);
+      if (!l) continue;
+      const [time, author] = l.stdout.trim().split('\x1f');
+      if (l.code === 0 && time && Number.isFinite(Date.parse(time))) out.set(f, { time: new Date(time).toISOString(), who: author ? `${author} (git commit)` : 'git commit', source: 'file' });
+    }
+  };
+  const once = groups.length && files.length <= ONE_CHILD_FILES ? await askInOneChild(groups) : undefined;
+  if (once) {
+    for (const [dir, list] of groups) {
+      const got = once.get(dir);
+      if (got) took(list, got.status, (f) => got.logs.get(path.basename(f)));
+    }
+    return { committed: out, verdicts };
+  }
   try {
     // Each git is a process: the folders, then their files, a few at a time rather than one by one.
     await inTurns([...byDir].filter(([dir]) => mayBeInRepository(dir)), async ([dir, list]) => {
@@ -730,6 +752,73 @@ async function lastCommits(files: string[]): Promise<{ committed: Map<string, Ac
     // git missing: mtimes only
   }
   return { committed: out, verdicts };
+}
+
+/** At most this many in-progress files are asked of git through one child (askInOneChild); more: GIT_AT_ONCE gits at a time. */
+const ONE_CHILD_FILES = 8;
+
+/** A POSIX shell word: `s` between single quotes, each of its own quotes closed, escaped and reopened. */
+function shellWord(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * Each folder's `git status` and each of its files' `git log -1`, the same gits with the same
+ * arguments, run in turn by one POSIX shell: one child of this process instead of one per git.
+ * Starting a child forks this whole process (a first `validate` of a 400-story project is ~75 MB:
+ * its page tables copied, and each page it writes afterwards faults once more), and sets up its
+ * pipes; a shell forking the gits costs little. Every file's log is asked, dirty or not (the
+ * caller keeps the clean ones'). After each git a marker with a random token, its exit code and
+ * what it was, NUL-delimited; a folder `cd` cannot enter says status 98 (no answer from git).
+ * undefined on Windows (no fork there), or when the shell cannot start or its output is not read
+ * whole: the caller asks git itself.
+ */
+async function askInOneChild(groups: [string, string[]][]): Promise<Map<string, { status: GitResult; logs: Map<string, GitResult> }> | undefined> {
+  if (process.platform === 'win32') return undefined;
+  const token = `waymark-${randomHex(12)}`;
+  const mark = (what: string) => `printf '\\0%s %d %s\\0' ${token} "$?" ${shellWord(what)}`;
+  const script = groups
+    .map(([dir, list], g) => {
+      const names = list.map((f) => shellWord(path.basename(f)));
+      const logs = names.map((n, i) => `git log -1 '--format=%cI%x1f%an' -- ${n}; ${mark(`${g} l ${i}`)}`);
+      return `if cd -P -- ${shellWord(dir)}; then git --no-optional-locks status --porcelain=v2 -z -- ${names.join(' ')}; ${mark(`${g} s`)}; ${logs.join('; ')}; else (exit 98); ${mark(`${g} s`)}; fi`;
+    })
+    .join('\n');
+  let r: GitResult;
+  try {
+    r = await runChild('/bin/sh', ['-c', script], { GIT_TERMINAL_PROMPT: '0' });
+  } catch {
+    return undefined;
+  }
+  if (r.code !== 0) return undefined;
+  const answers = new Map<string, { status: GitResult; logs: Map<string, GitResult> }>();
+  const parts = r.stdout.split(`\0${token} `);
+  let expected = 0;
+  for (const [, list] of groups) expected += 1 + list.length;
+  if (parts.length !== expected + 1) return undefined;
+  // parts[k + 1] starts with "<code> <what>\0" and then holds the next git's output.
+  let text = parts[0];
+  let k = 1;
+  for (const [g, [dir, list]] of groups.entries()) {
+    const logs = new Map<string, GitResult>();
+    const take = (what: string): GitResult | undefined => {
+      const m = /^(\d+) ([^\0]*)\0/.exec(parts[k]);
+      if (!m || m[2] !== what) return undefined;
+      const got = { stdout: text, stderr: '', code: Number(m[1]) };
+      text = parts[k].slice(m[0].length);
+      k++;
+      return got;
+    };
+    const status = take(`${g} s`);
+    if (!status) return undefined;
+    for (let i = 0; i < list.length && status.code !== 98; i++) {
+      const log = take(`${g} l ${i}`);
+      if (!log) return undefined;
+      logs.set(path.basename(list[i]), log);
+    }
+    answers.set(dir, { status, logs });
+  }
+  return answers;
 }
 
 /** At most this many git processes at once. */

@@ -13,12 +13,22 @@ export interface GitResult {
 
 /** Runs git with an argument list (never a shell). Resolves with the exit code; rejects only when git cannot start. */
 export function runGit(cwd: string, args: string[], env: Record<string, string> = {}): Promise<GitResult> {
+  return runChild('git', args, env, cwd).catch((err: unknown) => {
+    throw (err as NodeJS.ErrnoException)?.code === 'ENOENT' ? new WaymarkError('unavailable', 'git is not installed or not on PATH; install git or create the checkpoint without --git.') : err;
+  });
+}
+
+/**
+ * Runs `file` with an argument list, git's environment (GIT_TERMINAL_PROMPT=0) and output limit.
+ * Resolves with the exit code; rejects with the spawn error when it cannot start.
+ */
+export function runChild(file: string, args: string[], env: Record<string, string> = {}, cwd = '/'): Promise<GitResult> {
   return new Promise((resolve, reject) => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use: most CLI verbs never start git, and child_process costs every process milliseconds to load
     const { execFile } = require('node:child_process') as typeof import('node:child_process');
-    execFile('git', args, { cwd, env: { ...process.env, ...env, GIT_TERMINAL_PROMPT: '0' }, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+    execFile(file, args, { cwd, env: { ...process.env, ...env, GIT_TERMINAL_PROMPT: '0' }, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (err && (err as NodeJS.ErrnoException).code === 'ENOENT') {
-        reject(new WaymarkError('unavailable', 'git is not installed or not on PATH; install git or create the checkpoint without --git.'));
+        reject(err);
         return;
       }
       const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
