@@ -771,7 +771,8 @@ function shellWord(s: string): string {
  * caller keeps the clean ones'). After each git a marker with a random token, its exit code and
  * what it was, NUL-delimited; a folder `cd` cannot enter says status 98 (no answer from git).
  * undefined on Windows (no fork there), or when the shell cannot start or its output is not read
- * whole: the caller asks git itself.
+ * whole: the caller asks git itself. `command git`: a shell function named git (bash exports them) is
+ * never run in git's place.
  */
 async function askInOneChild(groups: [string, string[]][]): Promise<Map<string, { status: GitResult; logs: Map<string, GitResult> }> | undefined> {
   if (process.platform === 'win32') return undefined;
@@ -780,8 +781,8 @@ async function askInOneChild(groups: [string, string[]][]): Promise<Map<string, 
   const script = groups
     .map(([dir, list], g) => {
       const names = list.map((f) => shellWord(path.basename(f)));
-      const logs = names.map((n, i) => `git log -1 '--format=%cI%x1f%an' -- ${n}; ${mark(`${g} l ${i}`)}`);
-      return `if cd -P -- ${shellWord(dir)}; then git --no-optional-locks status --porcelain=v2 -z -- ${names.join(' ')}; ${mark(`${g} s`)}; ${logs.join('; ')}; else (exit 98); ${mark(`${g} s`)}; fi`;
+      const logs = names.map((n, i) => `command git log -1 '--format=%cI%x1f%an' -- ${n}; ${mark(`${g} l ${i}`)}`);
+      return `if cd -P -- ${shellWord(dir)}; then command git --no-optional-locks status --porcelain=v2 -z -- ${names.join(' ')}; ${mark(`${g} s`)}; ${logs.join('; ')}; else (exit 98); ${mark(`${g} s`)}; fi`;
     })
     .join('\n');
   let r: GitResult;
