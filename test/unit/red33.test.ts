@@ -67,7 +67,7 @@ describe('red33: one workspace finder for the hooks and the core', () => {
 });
 
 describe('red33: waymark mcp started at the file system root', () => {
-  test('a real MCP client started with cwd / and no --root: no server, and the log says what to do', async () => {
+  test('a real MCP client started with cwd / and no --root: no server, and the log says what to do', { timeout: 120_000 }, async () => {
     const transport = new StdioClientTransport({ command: process.execPath, args: [cliPath(), 'mcp'], cwd: '/', env: childEnv(), stderr: 'pipe' });
     let err = '';
     transport.stderr?.on('data', (d) => (err += d));
@@ -132,5 +132,56 @@ describe('red33: a file:// URI names its file through MCP, as in the hooks', () 
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /docs\/plan\.md/);
     assert.match(r.stderr, /gate/i);
+  });
+});
+
+describe('red33: a ledger linked from a place the walk finds', () => {
+  /** bmad-v6 with no config place for the ledger: it lives in docs/modules/a/ as a link. */
+  function linked(target: (root: string) => string): { root: string; link: string; real: string } {
+    const root = temp();
+    fs.cpSync(path.resolve('test/fixtures/bmad-v6'), root, { recursive: true });
+    const cfg = path.join(root, '_bmad/bmm/config.yaml');
+    fs.writeFileSync(cfg, fs.readFileSync(cfg, 'utf8').replace(/^(implementation_artifacts|output_folder):.*\n/gm, ''));
+    const ledger = path.join(root, '_bmad-output/implementation-artifacts/sprint-status.yaml');
+    const real = target(root);
+    fs.mkdirSync(path.dirname(real), { recursive: true });
+    fs.renameSync(ledger, real);
+    const link = path.join(root, 'docs/modules/a/sprint-status.yaml');
+    fs.mkdirSync(path.dirname(link), { recursive: true });
+    fs.symlinkSync(path.relative(path.dirname(link), real), link);
+    return { root, link, real };
+  }
+  const run = (cwd: string, args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', timeout: 60_000, env: { ...process.env, WAYMARK_COMPILE_CACHE: '0' } });
+
+  test('inside the workspace: read as the ledger, and set-status writes the file it names (the link kept)', () => {
+    const { root, link, real } = linked((r) => path.join(r, 'shared', 'ledger.yaml'));
+    const s = run(root, ['sprint', '--json']);
+    assert.equal(s.status, 0, s.stderr);
+    assert.deepEqual(JSON.parse(s.stdout).problems.filter((p: { severity: string }) => p.severity === 'error'), []);
+    assert.deepEqual(JSON.parse(s.stdout).ledgers ?? [JSON.parse(s.stdout).ledger], ['docs/modules/a/sprint-status.yaml']);
+    const w = run(root, ['story', 'set-status', '2-1-dashboard', 'review']);
+    assert.equal(w.status, 0, w.stderr);
+    assert.match(w.stdout, /sprint-status\.yaml/);
+    assert.ok(fs.lstatSync(link).isSymbolicLink(), 'the link is kept');
+    assert.match(fs.readFileSync(real, 'utf8'), /2-1-dashboard: review/);
+  });
+
+  test('a link beside the file it names (both named sprint-status.yaml): one ledger, read once', () => {
+    const { root } = linked((r) => path.join(r, 'shared', 'sprint-status.yaml'));
+    const s = run(root, ['sprint', '--json']);
+    assert.equal(s.status, 0, s.stderr);
+    assert.deepEqual(JSON.parse(s.stdout).ledgers, ['shared/sprint-status.yaml']);
+    assert.ok(!JSON.parse(s.stdout).problems.some((p: { code: string }) => p.code === 'ledger-duplicate-key'));
+  });
+
+  test('outside the workspace: not read, and nothing written there', () => {
+    const away = temp();
+    const { root, real } = linked(() => path.join(away, 'sprint-status.yaml'));
+    const before = fs.readFileSync(real, 'utf8');
+    const s = run(root, ['sprint', '--json']);
+    assert.equal(s.signal, null);
+    assert.doesNotMatch(s.stdout, /docs\/modules\/a\/sprint-status\.yaml/);
+    run(root, ['story', 'set-status', '2-1-dashboard', 'review']);
+    assert.equal(fs.readFileSync(real, 'utf8'), before, 'the file outside is untouched');
   });
 });
