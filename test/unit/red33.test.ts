@@ -48,7 +48,7 @@ describe('red33: one workspace finder for the hooks and the core', () => {
     const inside = path.join(app, 'docs', 'stories');
     assert.equal(coreRoot(path.join(inside, '1.1.login.md')), app);
     assert.equal(hookRoot(inside), app);
-    assert.equal(workspaceRootOf({ cwd: inside }), app);
+    assert.equal(workspaceRootOf({ agent: 'claude-code', event: 'PreToolUse', cwd: inside } as Parameters<typeof workspaceRootOf>[0]), app);
     fs.renameSync(path.join(app, '.bmad-core'), path.join(app, '.bmad'));
     assert.equal(hookRoot(inside), coreRoot(path.join(inside, 'x.md')));
     assert.equal(hookRoot(inside), app);
