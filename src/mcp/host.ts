@@ -3,7 +3,7 @@
 // editors and its trust) each implement it once; the tool table does the rest.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { WaymarkError } from '../core/index';
+import { WaymarkError, fileUriPath } from '../core/index';
 import type { LeaseOwner, MemoryService, MutationOptions, MutationResult, ProjectView, SprintReport, StateCore, TicketTree, WorkflowState } from '../core/index';
 
 export interface ToolHost {
@@ -102,7 +102,14 @@ export function resolveInside(roots: readonly string[], raw: string): { abs: str
   if (typeof raw !== 'string' || !raw.trim()) throw new WaymarkError('usage', 'The path is empty; give a workflow file relative to the workspace folder.');
   if (raw.includes('\0')) throw new WaymarkError('usage', 'The path holds a NUL byte; give a workflow file relative to the workspace folder.');
   const base = roots[0];
-  const abs = path.resolve(base, raw);
+  // A `file://` URI names its file, as the hooks read it (core/engine/fileUri.ts); never a relative name `file:/…`.
+  let local: string | undefined;
+  try {
+    local = fileUriPath(raw);
+  } catch (e) {
+    throw new WaymarkError('usage', `${raw} names no local file (${e instanceof Error ? e.message : String(e)}); give a path relative to the workspace folder, or a file:/// URI of a file inside it.`);
+  }
+  const abs = path.resolve(base, local ?? raw);
   const real = realish(abs);
   let best: string | undefined;
   for (const r of roots) {

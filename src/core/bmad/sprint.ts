@@ -101,11 +101,46 @@ function findNamed(root: string, name: RegExp, depth = 4, limit = 200): string[]
         // Another project (its own repository) nested inside is not this project's ledger.
         if (isRegularFile(path.join(sub, '.git')) || isDirectory(path.join(sub, '.git'))) continue;
         walk(sub, d + 1);
-      } else if (e.isFile() && name.test(e.name)) out.push(path.join(dir, e.name));
+      } else if (!name.test(e.name)) continue;
+      else if (e.isFile()) out.push(path.join(dir, e.name));
+      else if (e.isSymbolicLink()) {
+        const real = linkedFileInside(root, path.join(dir, e.name));
+        if (real) links.push([path.join(dir, e.name), real]);
+      }
     }
   };
+  const links: [string, string][] = [];
   walk(root, 0);
+  // A link to a file the walk found itself (or to one another link names) is that file, read once.
+  if (links.length) {
+    const seen = new Set(out.map((p) => realOr(p)));
+    for (const [p, real] of links) {
+      if (seen.has(real) || out.length >= limit) continue;
+      seen.add(real);
+      out.push(p);
+    }
+  }
   return out.sort((a, b) => a.split(path.sep).length - b.split(path.sep).length || compareText(a, b));
+}
+
+/**
+ * The real path of a link found by the walk that leads to a regular file inside the workspace
+ * (`docs/modules/a/sprint-status.yaml -> ../../shared/ledger.yaml`): read as the file it names, and
+ * written there (the write follows the link: store/safePath.ts). A link leading out of the workspace
+ * is passed over, as the write would refuse it.
+ */
+function linkedFileInside(root: string, p: string): string | undefined {
+  if (!recordingProbe(p, 'f')) return undefined;
+  const real = realOr(p);
+  return inside(realOr(root), real) ? real : undefined;
+}
+
+function realOr(p: string): string {
+  try {
+    return fs.realpathSync.native(p);
+  } catch {
+    return p;
+  }
 }
 
 /** Where the project's `sprint-status.yaml` is: the first of findLedgerFiles. */

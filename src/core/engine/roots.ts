@@ -2,31 +2,19 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { WaymarkError } from '../errors';
 import { nativeRealPathOnce, relStaysInside } from '../store/safePath';
-
-const ROOT_MARKERS = ['.waymark', '_bmad', '_bmad-output', '.bmad', '.bmad-core', '.git'];
+import { nearestMarkedFolder } from './markers';
 
 /**
  * The workspace folder a file belongs to when no roots are given (the CLI): the nearest
  * ancestor holding `.waymark`, `_bmad`, `_bmad-output`, `.bmad`, `.bmad-core` or `.git`; else `fallback` when it
  * contains the file; else the file's folder. A marker at the file system's root (`/.git`, `/.waymark`,
  * `C:\.waymark`) is never taken: it would make every folder on the machine one workspace, walked whole.
+ * The agent hooks find theirs with the same walk (markers.ts).
  */
 export function findWorkspaceRoot(file: string, fallback?: string): string {
   const abs = path.resolve(file);
-  let dir = path.dirname(abs);
-  for (;;) {
-    if (isFileSystemRoot(dir)) break;
-    for (const m of ROOT_MARKERS) {
-      try {
-        if (fs.statSync(path.join(dir, m)).isDirectory()) return dir;
-      } catch {
-        // not here; keep walking up
-      }
-    }
-    const up = path.dirname(dir);
-    if (up === dir) break;
-    dir = up;
-  }
+  const marked = nearestMarkedFolder(path.dirname(abs));
+  if (marked) return marked;
   if (fallback) {
     const rel = path.relative(path.resolve(fallback), abs);
     if (rel && relStaysInside(rel)) return path.resolve(fallback);
