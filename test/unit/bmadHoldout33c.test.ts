@@ -2,7 +2,8 @@
 // Fixtures written for these tests; each test failed before its rule.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sprintOfFiles } from './holdoutHelpers';
+import { inProject } from './fileHelpers';
+import { problems, sprintOfFiles } from './holdoutHelpers';
 
 const NOW = new Date('2026-12-01T02:00:00Z');
 
@@ -26,4 +27,24 @@ test('an epic named by several words (epic-cx-tr) numbers its stories under the 
     'cx-tr-2a-pruning-calendar cx-tr.2a backlog',
   ]);
   assert.ok(d!.stories.find((s) => s.key === 'cx-tr-1a-graft-register')?.file, 'its story file is found');
+});
+
+test("in a BMAD project, a report whose workflow: names one of BMAD's own workflows is BMAD's, its status BMAD's word with commentary (no error)", () => {
+  inProject({
+    ...V6,
+    'docs/implementation-readiness-report.md': '---\ntitle: Readiness, second pass\ndate: 2026-10-04\nstatus: COMPLETE - ALL GAPS CLOSED\nworkflow: check-implementation-readiness\n---\n\n# Readiness report\n\nEvery gap closed.\n',
+    'docs/retro-notes.md': '---\nworkflow: bmad-retrospective\nstatus: Done (signed off)\n---\n\n# Notes\n',
+  }, (root) => {
+    const bad = problems(root).filter((p) => p.severity === 'error');
+    assert.deepEqual(bad.map((p) => `${p.file} ${p.code}: ${p.message}`), []);
+  }, 'wm-holdout33c-');
+});
+
+test("outside any BMAD project, a workflow: that happens to share a BMAD workflow's name keeps Waymark's status words", () => {
+  inProject({
+    'notes/readiness.md': '---\nworkflow: check-implementation-readiness\nstatus: COMPLETE - ALL GAPS CLOSED\n---\n\n# Readiness\n',
+  }, (root) => {
+    const codes = problems(root).filter((p) => p.file.includes('readiness')).map((p) => `${p.severity} ${p.code}`);
+    assert.ok(codes.includes('error unknown-status'), codes.join('; '));
+  }, 'wm-holdout33c-');
 });
