@@ -197,6 +197,11 @@ function bare(name: string): string {
 const byBare = new Map<string, KnownWorkflow>();
 for (const k of KNOWN) for (const n of [k.name, ...k.aliases]) if (!byBare.has(bare(n))) byBare.set(bare(n), k);
 
+/** True when `name` is one BMAD's releases give a workflow of theirs (`check-implementation-readiness`, `bmad-create-prd`), in any release's spelling. */
+export function releasedWorkflowName(name: string): boolean {
+  return byBare.has(bare(name));
+}
+
 /** What a project's install declares about its workflows, installed or not. */
 export interface DeclaredWorkflows {
   /** Names (reduced by `bare`) the help catalogs and manifests list, with the file that lists each. */

@@ -81,9 +81,10 @@ const SERIES_STORY = /^([a-z])-(\d+)-([a-z][\w.-]*)$/i;
  * An epic named by a word or a team's series (`epic-r`, `epic-infra`, `epic-p4`, `epic-S1`: a letter
  * first, then letters and digits), or by a number with words after it (`epic-1a-plus`, the project's
  * "Epic 1a+"), read as an epic when stories numbered under it follow (`r-0-slug`, `p4-1-slug`,
- * `1a-plus-1-slug`); `epic-p4` is the series p4, not epic 4.
+ * `1a-plus-1-slug`); `epic-p4` is the series p4, not epic 4. The word may be several
+ * (`epic-ux-pb` above `ux-pb-1a-slug`: the planning document's Story UX-PB.1a).
  */
-const NAMED_EPIC_ID = '[a-z][a-z0-9]*|\\d+[a-z]*(?:-(?!retro(?:spective)?$)[a-z][a-z0-9]*)+';
+const NAMED_EPIC_ID = '[a-z][a-z0-9]*(?:-(?!retro(?:spective)?$)[a-z][a-z0-9]*)*|\\d+[a-z]*(?:-(?!retro(?:spective)?$)[a-z][a-z0-9]*)+';
 const WORD_EPIC = new RegExp(`^epic-(${NAMED_EPIC_ID})$`, 'i');
 const WORD_RETRO = new RegExp(`^epic-(${NAMED_EPIC_ID})-retro(?:spective)?$`, 'i');
 /** `epic-core-auth-accounts`: an epic named by words (one is WORD_EPIC's), read as one when its retrospective is listed too. */

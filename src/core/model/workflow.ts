@@ -5,7 +5,7 @@ import { hasLongLine, parseFrontmatter, type ParsedFrontmatter } from './frontma
 import { computeStateHash, sha256 } from './hash';
 import { bmadStatusOf, lookupBmadWorkflow, resolveBmadStep, stepEncoding, stepNumber, type BmadStepEncoding } from '../bmad/artifacts';
 import { declaredOutputOf, identifyArtifact, inBmadOutput } from '../bmad/identify';
-import { templateKeysInText } from '../bmad/known';
+import { releasedWorkflowName, templateKeysInText } from '../bmad/known';
 import { normalizeStepList } from './definitions';
 import { exactArray, valueList } from './text';
 import { DISTINCTIVE_KEYS, STATE_KEYS, WORKFLOW_KEYS, typoOf } from './stateKeys';
@@ -204,7 +204,7 @@ export function detectDialect(data: Record<string, unknown>, ctx: WorkspaceConte
   else if (
     bmadOn &&
     (has(data, 'workflowType') ||
-      (wfValue !== undefined && (BMAD_WORKFLOW_NAME.test(wfValue) || lookupBmadWorkflow(ctx.bmad, wfValue) !== undefined)) ||
+      (wfValue !== undefined && (BMAD_WORKFLOW_NAME.test(wfValue) || lookupBmadWorkflow(ctx.bmad, wfValue) !== undefined || (file !== undefined && releasedWorkflowName(wfValue) && inBmadProject(file, ctx.bmad)))) ||
       has(data, 'inputDocuments') ||
       namesBmadMethodFile(data) ||
       (file !== undefined && (declaredOutputOf(file, ctx.bmad) !== undefined || inBmadOutput(file, ctx.bmad) || BMAD_OUTPUT_SEGMENT.test(file))))
@@ -215,6 +215,16 @@ export function detectDialect(data: Record<string, unknown>, ctx: WorkspaceConte
   }
   if (!ctx.config.dialects.includes(dialect)) return undefined;
   return dialect;
+}
+
+/**
+ * A file inside a BMAD project (a folder with an install): there a `workflow:` naming one of BMAD's
+ * own workflows (`check-implementation-readiness`, whose folder the team kept out of git or an
+ * older release wrote the file to `docs/`) is BMAD's artifact, its status BMAD's word.
+ */
+function inBmadProject(file: string, catalog: WorkspaceContext['bmad']): boolean {
+  const abs = path.resolve(file);
+  return (catalog.projects ?? []).some((p) => abs.startsWith(p.root + path.sep));
 }
 
 /**
