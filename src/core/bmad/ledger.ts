@@ -843,10 +843,7 @@ function listParentKey(lines: string[], at: number, dash: number): string | unde
     const kv = /^\s*(?:-[ \t]+)?(["']?)([\w.-]+)\1[ \t]*:/.exec(l);
     if (!kv) return undefined;
     // `- stories:` at a lesser indent: its key (after the dash) holds the list.
-    if (ind < dash && item && kv[0].length > 0) {
-      const keyCol = item[0].length;
-      if (keyCol > dash) return undefined;
-    }
+    if (ind < dash && item && item[0].length > dash) return undefined;
     return kv[2];
   }
   return undefined;
