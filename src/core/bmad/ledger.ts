@@ -788,6 +788,9 @@ function readStoryLists(lines: string[], ledger: Ledger): void {
       flow = true;
     }
     if (!m) continue;
+    // An item of a list nested under another key of a story (`dependencies:`, `blocked_by:`) names
+    // the stories it refers to, not a story of the plan: only a `stories:` (or `sprints:`) list's items are.
+    if (!/^(?:sprints?|stories|story_ids|story_keys)$/i.test(listParentKey(lines, i, m[1].length) ?? '')) continue;
     const id = m[4];
     const keyed = /:/.test(line.slice(0, line.indexOf(id)));
     if (!listedStoryId(id) || (!keyed && !flow && m[5] !== undefined && m[5][0] !== '#')) continue;
@@ -827,6 +830,28 @@ function readStoryLists(lines: string[], ledger: Ledger): void {
     ledger.byKey.set(id, e);
   }
   ledger.listed = true;
+}
+
+/**
+ * The key a list item at line `at` (its dash at column `dash`) belongs to: the nearest line above at
+ * a lesser indent, or at the dash's own column when it is not an item itself (`stories:` above
+ * `- id: …` written flush); `- stories:` counts as the key after its dash. Undefined when none.
+ */
+function listParentKey(lines: string[], at: number, dash: number): string | undefined {
+  for (let j = at - 1; j >= 0; j--) {
+    const l = lines[j];
+    if (!l.trim() || /^\s*#/.test(l)) continue;
+    const ind = /^\s*/.exec(l)![0].length;
+    if (ind > dash) continue;
+    const item = /^\s*-(?:[ \t]+|$)/.exec(l);
+    if (ind === dash && item) continue;
+    const kv = /^\s*(?:-[ \t]+)?(["']?)([\w.-]+)\1[ \t]*:/.exec(l);
+    if (!kv) return undefined;
+    // `- stories:` at a lesser indent: its key (after the dash) holds the list.
+    if (ind < dash && item && item[0].length > dash) return undefined;
+    return kv[2];
+  }
+  return undefined;
 }
 
 /** Kinds, epics and statuses of the entries, once the ledger's epic ids are known. */
