@@ -331,7 +331,8 @@ const STORY_KEY = /^(?:([a-z]{1,6})-)?(\d+[a-z]?)(?:[-.](\d+[a-z]?))*?[-.](\d+[a
 const EPIC_LETTER = /^ep?-?(?=\d)/i;
 
 /** `e1-s1-slug`, `ep2-s3-slug`: epic and story each lettered; read as `1-1-slug`. */
-const LETTERED = /^e(?:p|pic)?[-_]?(\d+[a-z]?)[-_]s(?:tory)?[-_]?(\d+[a-z]?)(?=-|$)/i;
+// (Dotted too, v4's `{epic}.{story}.story.md` with the words: `epic1.story2.story.md` is story 1.2, as `1.2.story.md` is.)
+const LETTERED = /^e(?:p|pic)?[-_]?(\d+[a-z]?)[-_.]s(?:tory)?[-_]?(\d+[a-z]?)(?=[-.]|$)/i;
 /** `10-e4-s1-pl-tab`: a sprint plan's row number (its table's `#`) before the lettered id E4-S1: story 4.1. */
 const PLAN_ROW = /^\d{1,3}-(?=e(?:p|pic)?[-_]?\d+[a-z]?[-_]s(?:tory)?[-_]?\d)/i;
 /** `g-01-browse-listings`, `r-0-blueprint`: a story numbered in a lettered series (a role's G-01, epic R's R.0). */
@@ -935,7 +936,9 @@ function idOfFileName(base) {
   const parts = b.split(/[-.]/);
   const id = [];
   let i = 0;
-  if (/^[a-z](?:[a-z]{0,5}|[a-z0-9]{0,5}\d[a-z]?)$/.test(parts[0]) && parts.length > 2 && /^\d/.test(parts[1])) id.push(parts[i++]);
+  // (`task-1-1-slug.md`, titled `# Task 1.1: …` under a `**Story**:` it belongs to: a story's task, numbered in
+  // its plan, not story 1.1 of a module `task`: wtthornton/ha-ingestor docs/stories/task-1-1-add-context7-architect.md:1-4.)
+  if (/^[a-z](?:[a-z]{0,5}|[a-z0-9]{0,5}\d[a-z]?)$/.test(parts[0]) && !/^(?:sub)?tasks?$/.test(parts[0]) && parts.length > 2 && /^\d/.test(parts[1])) id.push(parts[i++]);
   while (i < parts.length && /^\d+[a-z]?$/.test(parts[i])) id.push(parts[i++]);
   return { id, slug: parts.slice(i).join('-') };
 }
@@ -1070,8 +1073,17 @@ export function truthFor(repoDir) {
     // The ledger BMAD reads: the declared implementation/sprint folder, else the output folder;
     // when none is there, every live ledger in the project's docs/output folders.
     // v6 beta's sprint planning writes the ledger to `dev_ephemeral_location` (`.bmad-ephemeral/`), its stories to `stories/` there.
+    // A declared folder that does not exist, beside one folder named the same but for separators and case
+    // (`sprint_artifacts: '{project-root}/sprint status'`, the team's `sprint-status/` holding the ledger:
+    // on-device-ai-inc/gallery .bmad/bmm/config.yaml:8): the folder meant, as for the story folders below.
+    const folderWords = (n) => n.toLowerCase().replace(/[-_ .]+/g, '');
+    const meant = (d) => {
+      if (!d || isDir(d) || !isDir(path.dirname(d))) return d;
+      const same = fs.readdirSync(path.dirname(d), { withFileTypes: true }).filter((e) => e.isDirectory() && folderWords(e.name) === folderWords(path.basename(d)));
+      return same.length === 1 ? path.join(path.dirname(d), same[0].name) : d;
+    };
     const declaredLedgers = [folders.implementation_artifacts, folders.sprint_artifacts, folders.dev_ephemeral_location, folders.output, folders.dev_story_location && path.dirname(folders.dev_story_location)]
-      .filter(Boolean).map((d) => path.join(d, 'sprint-status.yaml')).filter(isFile);
+      .filter(Boolean).map((d) => path.join(meant(d), 'sprint-status.yaml')).filter(isFile);
     let ledgerFiles = [...new Set(declaredLedgers)].filter((f) => (readLedger(f).entries ?? []).some((e) => e.kind === 'story')).slice(0, 1);
     if (ledgerFiles.length === 0) {
       const found = [];
@@ -1216,10 +1228,15 @@ export function truthFor(repoDir) {
       const dated = (b) => /^(?:19|20)\d\d-[01]\d-[0-3]\d(?:[-_.]|$)/.test(b);
       // A file titled as an epic (`7.0.epic.md`, `7.0.sprint-plan.md`: `# Epic 7 — Sprint Plan`): the
       // epic's own document kept among its stories (its overview, plan, reviews), not a story.
-      const epicDocument = (f) => /^#\s+(?:\S+\s+)?epic\b/i.test(/^#\s.*$/m.exec((readText(f) ?? '').slice(0, 2000))?.[0] ?? '') && !/^#\s+(?:\S+\s+)?story\b/im.test((readText(f) ?? '').slice(0, 2000));
+      // (A title naming the story after its epic, `# Epic 1, Story 1: Oven setup`, is the story's: gabadi/intellipost-ia
+      // docs/stories/epic1.story1.story.md:1.)
+      const epicDocument = (f) => /^#\s+(?:\S+\s+)?epic\b(?![^\n]*\bstory\s+\d)/i.test(/^#\s.*$/m.exec((readText(f) ?? '').slice(0, 2000))?.[0] ?? '') && !/^#\s+(?:\S+\s+)?story\b/im.test((readText(f) ?? '').slice(0, 2000));
       // A name opening with a span of story numbers (`4.0-4.25-complete-review.md`, `# Stories 4.0-4.25
       // Complete Review`; `4.5-4.25-changes-required.md`): a document about those stories, not story 4.0.
       const span = (b) => /^(?:story[-_. ]?)?\d+\.\d+[a-z]?-\d+\.\d+[a-z]?(?:[-_.]|$)/i.test(b);
+      // A file titled as several stories (`# Stories 20 & 21 Completion Status`, named `story-20-21-completion-status.md`:
+      // raphaelbgr/bill-splitter-ai-app docs/stories/completed/story-20-21-completion-status.md:1): a report about them, not story 20.21.
+      const several = (f) => /^#\s+(?:\S+\s+)?stories\b/i.test(/^#\s.*$/m.exec((readText(f) ?? '').slice(0, 2000))?.[0] ?? '');
       // Stories kept one folder per epic, numbered within it (`epic-01/story-02-contracts.md`,
       // `epics/epic-2-maps/stories/03-square-cells.md`): the folder names the epic, the file only the
       // story's number; a story when it says so (a `# Story …` heading or a status), as a reader of the folder would take it.
@@ -1252,7 +1269,7 @@ export function truthFor(repoDir) {
         const t = /^#\s+(?:\*\*)?story[-_ ]?0*(\d{1,4})\b/im.exec(text.slice(0, 2000));
         return !!t && Number(t[1]) === Number(m[1]) && holdsUserStory(text);
       };
-      const named = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && !dated(path.basename(f)) && !span(path.basename(f)) && (storyId(idOfFileName(path.basename(f)).id) || level1(path.basename(f)) || inEpic(f) || oneSeries(f) || oneNumber(f)) && !epicDocument(f) && !noStory(f));
+      const named = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && !dated(path.basename(f)) && !span(path.basename(f)) && !several(f) && (storyId(idOfFileName(path.basename(f)).id) || level1(path.basename(f)) || inEpic(f) || oneSeries(f) || oneNumber(f)) && !epicDocument(f) && !noStory(f));
       const fileId = (f) => epicFolderId(f) ?? idOfFileName(path.basename(f)).id;
       // Files sharing one story number (`1-1-initialize-monorepo.md`, `STORY-1-1-COMPLETION.md`): when
       // exactly one of them holds the story itself (BMAD's story template: a `## Story` section, the

@@ -757,8 +757,14 @@ function readNested(lines: string[], ledger: Ledger): void {
 
 /** A list item naming a story: `- story_id: "STORY-001"`, `- id: STORY-1.1`, `- { id: 'STORY-001', … }`, `- STORY-001`. */
 const LIST_ITEM = /^(\s*)-[ \t]+(?:(\{)[ \t]*)?(?:(?:story_id|story_key|story|id|key)[ \t]*:[ \t]*)?(["']?)([A-Za-z0-9][\w.-]*)\3[ \t]*(,|\}|#.*)?\s*$/;
-/** An id a list names a story by: a key of BMAD's grammar (`1-2-slug`, `story-1.1`), or the word story and one number (`STORY-001`). */
-const listedStoryId = (id: string) => /^story[-_]?\d{1,4}$/i.test(id) || parseLedgerKey(id) !== undefined;
+/**
+ * An id a list names a story by: a key of BMAD's grammar (`1-2-slug`, `story-1.1`), or the word story
+ * and one number (`STORY-001`), a category's word between them as the add-on writes work outside the
+ * epics (`STORY-INF-001`, ADDON_STORY).
+ */
+const listedStoryId = (id: string) => ADDON_STORY.test(id) || parseLedgerKey(id) !== undefined;
+/** `STORY-001`, `STORY-INF-001`: the word story, a category's word or none (no epic's: `story-epic-1` is not one), one number. */
+const ADDON_STORY = /^story[-_]?(?:(?!e(?:p|pic)?[-_])([a-z]{1,8})[-_])?0*(\d{1,4})$/i;
 
 /**
  * The entries of a ledger that lists its stories as items (a sprint plan's `sprints:`, each sprint's
@@ -940,8 +946,9 @@ function classifyEntries(entries: LedgerEntry[]): void {
     }
     // `STORY-001`: the word story and one number, no epic above it: a story of no epic, as its
     // file `STORY-001.md` is (story.ts NO_EPIC, 'no-epic').
-    const lone = c || under ? undefined : /^story[-_]?0*(\d{1,4})$/.exec(lowerKey);
-    if (lone) c = { kind: 'story', epic: -1, epicId: 'no-epic', story: String(Number(lone[1])), strict: false };
+    // (`STORY-INF-001`: the add-on's story of a category, infrastructure, numbered in its own series: story inf-1.)
+    const lone = c || under ? undefined : ADDON_STORY.exec(lowerKey);
+    if (lone) c = { kind: 'story', epic: -1, epicId: 'no-epic', story: lone[1] ? `${lone[1]}-${Number(lone[2])}` : String(Number(lone[2])), strict: false };
     if (c?.kind === 'epic') under = c;
     if (c) found.set(e, c);
   }

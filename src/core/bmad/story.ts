@@ -176,6 +176,13 @@ function keyFromName(base: string, epicIds: Iterable<string> | undefined): Named
   if (c) return { key, epic: c.epic, epicId: c.epicId, story: c.story!, v4: false };
   const spelled = epicSpelledName(base);
   if (spelled) return spelled;
+  // `epic1.story2.story.md`, `epic-3.story-1.login.md`: v4's dotted name (`{epic}.{story}.story.md`)
+  // with each number after its word: story 1.2, as `1.2.story.md` is (the ledger's `1-2-…`).
+  const worded = bare === base ? WORDED_V4_NAME.exec(base) : null;
+  if (worded) {
+    const story = `${Number(worded[2])}${worded[3].toLowerCase()}`;
+    return { key: `${Number(worded[1])}-${story}-${(worded[4] ?? 'story').toLowerCase()}`, epic: Number(worded[1]), epicId: String(Number(worded[1])), story, v4: true };
+  }
   // `DOC-002.1-structure-setup.md`, `TEA-STREAM-001.1-channels.md`, `TEA-BUILTIN-001.6.1.catalog.md`:
   // a team's own story id (words in letters, then the epic's number and the story's, dotted, as v4
   // numbers them) before the slug: story 1 of the team's epic `doc-2` (`tea-builtin-1-6`). The
@@ -204,6 +211,9 @@ function keyFromName(base: string, epicIds: Iterable<string> | undefined): Named
  * form (`story-epic-1.2`) and `epic-1-story-2` are read by classifyStoryKey; this is the dashed one
  * after `story-`, which it leaves (`epic-0-5` alone is a sub-epic's key, not a story's).
  */
+/** `epic1.story2.story.md`, `Epic-1.Story-2.slug.md`: v4's dotted name, the epic's and the story's numbers each after its word. */
+const WORDED_V4_NAME = /^e(?:p|pic)?[-_]?(\d{1,3})\.s(?:tory)?[-_]?(\d{1,3})([a-z]?)(?:\.([a-z][\w-]*?))?(?:\.story)?\.md$/i;
+
 const EPIC_SPELLED_NAME = /^story[-_. ]?e(?:p|pic)?[-_. ]?(\d{1,3})[-_.](\d{1,3})([a-z]?)(?:[-_.]([a-z][^.]*))?(?:\.story)?\.md$/i;
 
 function epicSpelledName(base: string): NamedStory | undefined {
