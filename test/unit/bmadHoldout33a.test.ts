@@ -51,3 +51,19 @@ test('a sprint plan\'s `- story_id: STORY-INF-001` (a category\'s word before th
     assert.ok(!n.includes('STORY-INF-001'), n);
   });
 });
+
+test('a v4 brownfield story titled `# Epic 7 Story 1: …` with no Status yet is story 7.1, listed by sprint (the lead, from batch 33a)', () => {
+  const draft = (title: string) => `# ${title} - Brownfield Addition\n\n## User Story\n\nAs a baker,\nI want ${title.toLowerCase()},\nso that bread is ready.\n\n## Acceptance Criteria\n\n1. It bakes\n`;
+  inProject({
+    '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\nprd:\n  prdFile: docs/prd.md\n',
+    'docs/stories/epic-6-story-1-oven-setup.md': v4story('Story 6.1: Oven setup', 'Done'),
+    'docs/stories/epic-7-story-1-flour-intake.md': draft('Epic 7 Story 1: Flour intake'),
+    'docs/stories/epic-7-story-2-rye-blend.md': draft('Epic 7, Story 2: Rye blend'),
+    'docs/epics/epic-8-proving.md': '# Epic 8: Proving room\n\n## Goal\n\nProve the dough.\n',
+  }, (root) => {
+    const d = json(root, 'sprint');
+    assert.deepEqual(stories(d).map((s) => [s.epicId, s.story, path.basename(s.file ?? '')]).sort(), [
+      ['6', '1', 'epic-6-story-1-oven-setup.md'], ['7', '1', 'epic-7-story-1-flour-intake.md'], ['7', '2', 'epic-7-story-2-rye-blend.md'],
+    ].sort());
+  });
+});

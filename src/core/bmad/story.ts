@@ -336,6 +336,8 @@ const TITLE = /^#\s+Story(?:\s+|-(?=\d))((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:\.\d+[a
 /** A frontmatter title naming the story: `5.4 Agent Handoff`, `Story 2.9 — Metrics`, `Story 3a.1: Login`. */
 const FM_TITLE = /^(?:Story\s+)?((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:\.\d+[a-z]?)*\.\d+[a-z]?)\b\s*[:\-–—.]?\s+(\S.*?)\s*$/i;
 /** `# Epic 43: title`, `# EPIC 7 — report`, `# Epic 2`, `# Epic TEA-BUILTIN-001.7: …` (a team's series id): a heading naming an epic (a story's own title never starts so). */
+/** `# Epic 7 Story 1: Sign-up` or `# Epic 7, Story 1 - Sign-up` (v4's brownfield story, named after its epic): story 7.1's title; groups as TITLE's. */
+const EPIC_STORY_TITLE = /^#\s+Epic[ \t]+(\d{1,3}[a-z]?)[ \t]*[,.:\-–—]?[ \t]*Story[ \t]+(\d{1,3})([a-z]?)\b\s*[:\-–—]\s*(.*?)\s*$/i;
 const EPIC_TITLE = /^#\s+(?:\*\*|__)?Epic[\s-]*(?:[a-z]+(?:-[a-z]+)+-|[a-z]{0,3}-?)\d+[a-z]?(?:\.\d+)*(?:\*\*|__)?\s*(?:[:\-–—|.]|$)/i;
 /**
  * A title that gives no number, the file's name giving it: `# Story: Expense Capture` (a team's
@@ -808,7 +810,7 @@ class StoryReader {
     if (s.title === undefined) {
       // (Its decoration left out: `# 📝 Story 7.1: Hero` is story 7.1's title.)
       // (`# **Story 2.2: Backend - Quests**`: the title in bold is the same title.)
-      const t = TITLE.exec(heading) ?? (heading.includes('**') || heading.includes('__') ? TITLE.exec(heading.replace(/^(#\s+)(\*\*|__)(.+?)\2\s*$/, '$1$3')) : null);
+      const t = TITLE.exec(heading) ?? (heading.includes('**') || heading.includes('__') ? TITLE.exec(heading.replace(/^(#\s+)(\*\*|__)(.+?)\2\s*$/, '$1$3')) : null) ?? EPIC_STORY_TITLE.exec(heading);
       if (t) {
         s.title = t[4] ? ownCopy(t[4]) : undefined;
         s.titleLine = i;
