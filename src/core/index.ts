@@ -27,7 +27,7 @@ export { type Logger, type FileSystem } from './ports';
 export type { StateCore, StateCoreOptions, WriteGuard } from './api';
 export { createStateCore } from './engine/stateCore';
 export { findWorkspaceRoot, isFileSystemRoot, notFileSystemRoot } from './engine/roots';
-export { fileUriPath, isFileUri } from './engine/fileUri';
+export { fileUriPath } from './engine/fileUri';
 export { nodeFileSystem, overlayFileSystem } from './store/nodeFileSystem';
 
 // Reading and validating.
