@@ -709,50 +709,49 @@ async function lastCommits(files: string[]): Promise<{ committed: Map<string, Ac
     const d = path.dirname(f);
     (byDir.get(d) ?? byDir.set(d, []).get(d)!).push(f);
   }
-  const logOne = async (dir: string, f: string) => {
-    const log = await runGit(dir, ['log', '-1', '--format=%cI%x1f%an', '--', path.basename(f)]);
+  // A file's last commit, from its `git log -1` (LOG_ARGS).
+  const keepLog = (f: string, log: GitResult) => {
     const [time, author] = log.stdout.trim().split('\x1f');
     if (log.code === 0 && time && Number.isFinite(Date.parse(time))) out.set(f, { time: new Date(time).toISOString(), who: author ? `${author} (git commit)` : 'git commit', source: 'file' });
   };
-  const groups = [...byDir].filter(([dir]) => mayBeInRepository(dir));
-  const took = (list: string[], status: GitResult, log: (f: string) => GitResult | undefined) => {
-    if (status.code !== 0) return;
+  // A folder's `git status` (STATUS_ARGS): each changed file's verdict kept; the clean files, whose last commit counts.
+  const cleanOf = (list: string[], status: GitResult): string[] => {
     const dirty = parseStatusV2(status.stdout);
     for (const f of list) {
       const v = dirty.get(path.basename(f));
       if (v) verdicts.set(f, v);
-      const l = dirty.has(path.basename(f)) ? undefined : log(f);
-      if (!l) continue;
-      const [time, author] = l.stdout.trim().split('\x1f');
-      if (l.code === 0 && time && Number.isFinite(Date.parse(time))) out.set(f, { time: new Date(time).toISOString(), who: author ? `${author} (git commit)` : 'git commit', source: 'file' });
     }
+    return list.filter((f) => !dirty.has(path.basename(f)));
   };
+  const groups = [...byDir].filter(([dir]) => mayBeInRepository(dir));
   const once = groups.length && files.length <= ONE_CHILD_FILES ? await askInOneChild(groups) : undefined;
   if (once) {
     for (const [dir, list] of groups) {
       const got = once.get(dir);
-      if (got) took(list, got.status, (f) => got.logs.get(path.basename(f)));
+      if (!got || got.status.code !== 0) continue;
+      for (const f of cleanOf(list, got.status)) {
+        const log = got.logs.get(path.basename(f));
+        if (log) keepLog(f, log);
+      }
     }
     return { committed: out, verdicts };
   }
   try {
     // Each git is a process: the folders, then their files, a few at a time rather than one by one.
-    await inTurns([...byDir].filter(([dir]) => mayBeInRepository(dir)), async ([dir, list]) => {
-      const names = list.map((f) => path.basename(f));
-      const status = await runGit(dir, ['--no-optional-locks', 'status', '--porcelain=v2', '-z', '--', ...names]);
+    await inTurns(groups, async ([dir, list]) => {
+      const status = await runGit(dir, [...STATUS_ARGS, ...list.map((f) => path.basename(f))]);
       if (status.code !== 0) return;
-      const dirty = parseStatusV2(status.stdout);
-      for (const f of list) {
-        const v = dirty.get(path.basename(f));
-        if (v) verdicts.set(f, v);
-      }
-      await inTurns(list.filter((f) => !dirty.has(path.basename(f))), (f) => logOne(dir, f));
+      await inTurns(cleanOf(list, status), async (f) => keepLog(f, await runGit(dir, [...LOG_ARGS, path.basename(f)])));
     });
   } catch {
     // git missing: mtimes only
   }
   return { committed: out, verdicts };
 }
+
+/** What lastCommits asks git of a folder (its files' names follow) and of one file (its name follows). */
+const STATUS_ARGS = ['--no-optional-locks', 'status', '--porcelain=v2', '-z', '--'];
+const LOG_ARGS = ['log', '-1', '--format=%cI%x1f%an', '--'];
 
 /** At most this many in-progress files are asked of git through one child (askInOneChild); more: GIT_AT_ONCE gits at a time. */
 const ONE_CHILD_FILES = 8;
@@ -781,8 +780,9 @@ async function askInOneChild(groups: [string, string[]][]): Promise<Map<string, 
   const script = groups
     .map(([dir, list], g) => {
       const names = list.map((f) => shellWord(path.basename(f)));
-      const logs = names.map((n, i) => `command git log -1 '--format=%cI%x1f%an' -- ${n}; ${mark(`${g} l ${i}`)}`);
-      return `if cd -P -- ${shellWord(dir)}; then command git --no-optional-locks status --porcelain=v2 -z -- ${names.join(' ')}; ${mark(`${g} s`)}; ${logs.join('; ')}; else (exit 98); ${mark(`${g} s`)}; fi`;
+      const git = (args: readonly string[]) => `command git ${args.map(shellWord).join(' ')}`;
+      const logs = names.map((n, i) => `${git(LOG_ARGS)} ${n}; ${mark(`${g} l ${i}`)}`);
+      return `if cd -P -- ${shellWord(dir)}; then ${git(STATUS_ARGS)} ${names.join(' ')}; ${mark(`${g} s`)}; ${logs.join('; ')}; else (exit 98); ${mark(`${g} s`)}; fi`;
     })
     .join('\n');
   let r: GitResult;
