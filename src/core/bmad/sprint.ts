@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { relStaysInside } from '../store/safePath';
+import { realOrResolved, relStaysInside } from '../store/safePath';
 import type { Problem } from '../types';
 import { entryPath, findBmadProjects, loadBmadConfig, normalDir, projectPath, RETIRED_DIR, type BmadConfig } from './config';
 import { listsStories, listsWork, normEpicId, parseLedger, type Ledger } from './ledger';
@@ -113,7 +113,7 @@ function findNamed(root: string, name: RegExp, depth = 4, limit = 200): string[]
   walk(root, 0);
   // A link to a file the walk found itself (or to one another link names) is that file, read once.
   if (links.length) {
-    const seen = new Set(out.map((p) => realOr(p)));
+    const seen = new Set(out.map((p) => realOrResolved(p)));
     for (const [p, real] of links) {
       if (seen.has(real) || out.length >= limit) continue;
       seen.add(real);
@@ -131,16 +131,8 @@ function findNamed(root: string, name: RegExp, depth = 4, limit = 200): string[]
  */
 function linkedFileInside(root: string, p: string): string | undefined {
   if (!recordingProbe(p, 'f')) return undefined;
-  const real = realOr(p);
-  return inside(realOr(root), real) ? real : undefined;
-}
-
-function realOr(p: string): string {
-  try {
-    return fs.realpathSync.native(p);
-  } catch {
-    return p;
-  }
+  const real = realOrResolved(p);
+  return inside(realOrResolved(root), real) ? real : undefined;
 }
 
 /** Where the project's `sprint-status.yaml` is: the first of findLedgerFiles. */

@@ -60,7 +60,8 @@ export function relativeInside(dir: string, p: string): string | undefined {
   return rel && relStaysInside(rel) ? rel : undefined;
 }
 
-function realOrResolved(p: string): string {
+/** `p`'s real path (one native realpath), or `p` resolved when it cannot be resolved (missing, a loop). */
+export function realOrResolved(p: string): string {
   try {
     return fs.realpathSync.native(p);
   } catch {
