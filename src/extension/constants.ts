@@ -23,10 +23,18 @@ export const CONTEXT = {
   canWrite: 'waymark.canWrite',
   /** True when the workspace has at least one workflow file. */
   hasWorkflows: 'waymark.hasWorkflows',
-  /** True while the first scan runs. */
+  /** True while a scan runs. */
   scanning: 'waymark.scanning',
+  /**
+   * True once the first scan has ended (whatever its outcome). Unset until then, and before the
+   * extension is even activated: a view's "nothing here" text needs this key, so a large project
+   * opening under load never says "No workflow files found" while it is still being read.
+   */
+  scanned: 'waymark.scanned',
   /** The sprint and the ticket tree are not read yet (their first read waits for the Workflows view's first rows). */
   sprintReading: 'waymark.sprintReading',
+  /** True once the sprint and the ticket tree were first read (see `scanned`: "No BMAD sprint here" needs it). */
+  sprintRead: 'waymark.sprintRead',
 } as const;
 
 /**

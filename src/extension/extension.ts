@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { errorMessage } from '../core/index';
-import { OUTPUT_CHANNEL } from './constants';
+import { CONTEXT, OUTPUT_CHANNEL } from './constants';
 import { Container } from './container';
 import { createTestApi, type TestApi } from './testApi';
 
@@ -54,6 +54,9 @@ export function activate(context: vscode.ExtensionContext): WaymarkApi {
     return { timings, test };
   } catch (e) {
     log.error(`[activate] ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    // No scan will come: the views say what they hold (nothing) rather than that they are reading.
+    void vscode.commands.executeCommand('setContext', CONTEXT.scanned, true);
+    void vscode.commands.executeCommand('setContext', CONTEXT.sprintRead, true);
     void vscode.window.showErrorMessage(`Waymark failed to start: ${errorMessage(e)}`, 'Show Log').then((b) => b && log.show(true));
     return { timings };
   }

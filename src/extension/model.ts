@@ -312,6 +312,7 @@ export class ExtensionModel extends Disposable {
     } finally {
       this.startSettled();
       void vscode.commands.executeCommand('setContext', CONTEXT.scanning, false);
+      void vscode.commands.executeCommand('setContext', CONTEXT.scanned, true);
       this.preview = undefined;
       this.index = undefined;
       this.updateContext();

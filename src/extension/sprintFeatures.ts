@@ -62,7 +62,11 @@ export class SprintFeatures extends Disposable {
     this.tree = this.register(new SprintTree(this.model, c, this.trees));
     // Until both are first read, the Sprint view says it is looking (not that there is no sprint).
     void vscode.commands.executeCommand('setContext', CONTEXT.sprintReading, true);
-    void Promise.all([this.model.firstRead, this.trees.firstRead]).then(() => !this.isDisposed && vscode.commands.executeCommand('setContext', CONTEXT.sprintReading, false));
+    void Promise.all([this.model.firstRead, this.trees.firstRead]).then(() => {
+      if (this.isDisposed) return;
+      void vscode.commands.executeCommand('setContext', CONTEXT.sprintReading, false);
+      void vscode.commands.executeCommand('setContext', CONTEXT.sprintRead, true);
+    });
     this.statusBar = this.register(vscode.window.createStatusBarItem('waymark.sprint', vscode.StatusBarAlignment.Left, 99));
     this.statusBar.name = 'Waymark Sprint';
     const selector: vscode.DocumentSelector = [{ scheme: 'file', pattern: '**/*.md' }, { scheme: 'file', pattern: '**/sprint-status.{yaml,yml}' }, { scheme: 'file', pattern: '**/tickets.toml' }];

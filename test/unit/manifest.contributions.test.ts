@@ -41,6 +41,24 @@ describe('package.json contributions', () => {
     assert.deepEqual([...used].filter((c) => !declared.has(c)), []);
   });
 
+  test('no view says it is empty before Waymark has read the workspace', () => {
+    // Before activation (and during a large project's first read) every context key is unset: a
+    // welcome text that says "No …" must need a key that only a finished read sets, and the same
+    // view must say it is reading meanwhile (seen in code-server: a 208-story BMAD project showed
+    // "No BMAD sprint here" for its first 15 s under load).
+    const done: Record<string, string> = { 'waymark.workflows': 'waymark.scanned', 'waymark.gates': 'waymark.scanned', 'waymark.delegation': 'waymark.scanned', 'waymark.sprint': 'waymark.sprintRead' };
+    const welcome = contributes.viewsWelcome as { view: string; when?: string; contents: string }[];
+    for (const [view, key] of Object.entries(done)) {
+      const entries = welcome.filter((w) => w.view === view);
+      const empty = entries.filter((w) => /^No /.test(w.contents));
+      assert.equal(empty.length, 1, `${view}: one "No …" text`);
+      const clauses = (empty[0].when ?? '').split('&&').map((c) => c.trim());
+      assert.ok(clauses.includes(key), `${view}: "No …" shown without ${key}: ${empty[0].when}`);
+      const reading = entries.filter((w) => !/^No /.test(w.contents));
+      assert.ok(reading.some((w) => (w.when ?? '').split('||').map((c) => c.trim()).includes(`!${key}`)), `${view}: says nothing while ${key} is unset`);
+    }
+  });
+
   test('every setting has a description, a default and a scope', () => {
     for (const [key, s] of Object.entries(contributes.configuration.properties as Record<string, Setting>)) {
       assert.ok(s.description || s.markdownDescription, `${key}: no description`);
