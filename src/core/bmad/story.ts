@@ -83,7 +83,14 @@ const COLON = '\\s*[:：]';
 /** Words naming a document, not a series of stories, before numbers in a file's name (`release-1.2-notes`; `TEA-RELEASE-004.1` is a team's series). */
 const DOCUMENT_SERIES = /^(?:epics?|story|stories|tech[-_]spec|spec|prd|architecture|adr|rfc|release|version|retro|retrospective|sprint|review|report|validation|qa|gate|handoff|plan|phase|week|day|step|part|section|chapter|appendix)$/i;
 
-const V4_NAME = /^(\d+)\.(\d+)([a-z]?)(?:\.(.+))?\.md$/i;
+const V4_NAME = /^(\d+)\.(\d+)((?:[a-z]\d?)?)(?:\.(.+))?\.md$/i;
+/**
+ * v4's dotted story number (`1.1`, `2.1a`, `2.1e1`, `2.2.3`, `2.1g.1`), then a status word in capitals
+ * and the slug, each after a space, dot or dash (`1.1 COMPLETE project-setup.md`): the number and the slug.
+ */
+const STATUS_IN_NAME = /^(\d{1,3}\.\d{1,3}(?:[a-z]\d?)?(?:\.\d{1,3})?)[ .-](?:COMPLETE|COMPLETED|DONE|FINISHED)[ .-]([a-z][^.]*)\.md$/;
+/** A story's dotted number, then a document's name in capitals (`2.1g.3.1-IMPLEMENTATION-PLAN.md`): a note beside the story. */
+const NUMBERED_NOTE = /^\d{1,3}\.\d{1,3}[a-z]?\d?(?:\.\d{1,3})*[-_](?:[A-Z]+[-_])*(?:PLAN|REFERENCE|SUMMARY|REPORT|GUIDE|NOTES)\.md$/;
 /** BMAD v6 alpha's level-1 story name (tech-spec, alpha.1 – alpha.11): `story-{epic_slug}-{n}.md`. */
 export const LEVEL1_NAME = /^story-([a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*)-(\d{1,3})\.md$/i;
 
@@ -121,6 +128,14 @@ function keyFromName(base: string, epicIds: Iterable<string> | undefined): Named
   // BMAD's correct-course output (`sprint-change-proposal-{date}.md`), however it is named after a
   // story (`10.4.1-canvas-fix.sprint-change-proposal.md`), is a proposal about the sprint, no story.
   if (!/\.md$/i.test(base) || /\.context\./i.test(base) || /sprint-change-proposal/i.test(base) || /^(?:[a-z][a-z0-9]*[-_])?(?:19|20)\d{2}-[01]\d-[0-3]\d(?:[-_.]|$)/i.test(base)) return undefined;
+  // `2.1g.3.1-IMPLEMENTATION-PLAN.md`, `2.1g.3.1-QUICK-REFERENCE.md`: a story's number, then a document's
+  // name in capitals: a note kept beside the story (its plan, a reference card), not a story.
+  if (NUMBERED_NOTE.test(base)) return undefined;
+  // `1.1 COMPLETE project-setup.md`, `2.1e1 COMPLETE core-cache.md`, `2.1.COMPLETE.now-next.md`: v4's
+  // dotted name with a status word in capitals written where the dot before the slug goes; the word
+  // is the file's state, not part of its key (`1-1-project-setup`).
+  const stated = STATUS_IN_NAME.exec(base);
+  if (stated) return keyFromName(`${stated[1]}.${stated[2]}.md`, epicIds);
   const key = base.slice(0, -3);
   // `story-1.10.md`, `story-8-1-slug.md`, `story_2.3.md`, `story1.3.md`: the same names with a prefix.
   const bare = base.replace(/^story[-_. ]*(?=\d)/i, '');
@@ -332,7 +347,7 @@ export function keyBeforeSlug(name: string, keys: ReadonlySet<string>): string |
 }
 
 /** `# Story 1.2: title`, `# Story 3a.1 - title`, `# Story 0.5.1: title`, `# Story PM-01.1: title`, the file name `# story-25.3: title`. */
-const TITLE = /^#\s+Story(?:\s+|-(?=\d))((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:\.\d+[a-z]?)*)[.\-](\d+)([a-z]?)\b\s*[:\-–—]?\s*(.*?)\s*$/i;
+const TITLE = /^#\s+Story(?:\s+|-(?=\d))((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:\.\d+[a-z]?)*)[.\-](\d+)((?:[a-z]\d?)?)\b\s*[:\-–—]?\s*(.*?)\s*$/i;
 /** A frontmatter title naming the story: `5.4 Agent Handoff`, `Story 2.9 — Metrics`, `Story 3a.1: Login`. */
 const FM_TITLE = /^(?:Story\s+)?((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:\.\d+[a-z]?)*\.\d+[a-z]?)\b\s*[:\-–—.]?\s+(\S.*?)\s*$/i;
 /** `# Epic 43: title`, `# EPIC 7 — report`, `# Epic 2`, `# Epic TEA-BUILTIN-001.7: …` (a team's series id): a heading naming an epic (a story's own title never starts so). */
