@@ -926,9 +926,18 @@ function epicFolderId(f) {
   return e ? [String(Number(e[1])), `${Number(m[1])}${m[2].toLowerCase()}`] : null;
 }
 
+/**
+ * `1.1 COMPLETE project-setup.md`, `2.1e1 COMPLETE core-cache.md`, `2.1.COMPLETE.now-next.md`: a v4 story's
+ * number, then the word a team marks a finished file with, in capitals, then the slug (niozzo/KN-React-App
+ * docs/stories/): the word is no part of the story's name.
+ */
+const STATE_WORD_IN_NAME = /^(\d+\.\d+(?:[a-z]\d?)?(?:\.\d+)?)[ .-](?:COMPLETE|COMPLETED|DONE|FINISHED)[ .-](?=[a-z])/;
+/** `2.1g.3.1-IMPLEMENTATION-PLAN.md`, `-QUICK-REFERENCE.md`: a story's number, then a document's name in capitals: a note beside it. */
+const NOTE_NAME = /^\d+\.\d+[a-z]?\d?(?:\.\d+)*[-_](?:[A-Z]+[-_])*(?:PLAN|REFERENCE|SUMMARY|REPORT|GUIDE|NOTES)\.md$/;
+
 function idOfFileName(base) {
   // 1-2-slug, 1.2.slug, story-1.2-slug, story-1-2, 3a-1-slug, pm-01-1-slug
-  const b = base.replace(/\.md$/i, '').replace(/\.story$/i, '').replace(/^story[-_ .]?/i, '').replace(PLAN_ROW, '').replace(LETTERED, '$1-$2').replace(EPIC_LETTER, '').toLowerCase();
+  const b = base.replace(STATE_WORD_IN_NAME, '$1.').replace(/\.md$/i, '').replace(/\.story$/i, '').replace(/^story[-_ .]?/i, '').replace(PLAN_ROW, '').replace(LETTERED, '$1-$2').replace(EPIC_LETTER, '').toLowerCase();
   // `tea-stream-001.1-slug`, `tea-builtin-001.6.1.slug`: a team's story id of several words, then the
   // epic's and the story's numbers dotted (two groups or more; one number names the series' epic).
   const series = /^([a-z]+(?:-[a-z]+)+)-(\d+[a-z]?(?:\.\d+[a-z]?)+)(?:[-.](.*))?$/.exec(b);
@@ -939,7 +948,8 @@ function idOfFileName(base) {
   // (`task-1-1-slug.md`, titled `# Task 1.1: …` under a `**Story**:` it belongs to: a story's task, numbered in
   // its plan, not story 1.1 of a module `task`: wtthornton/ha-ingestor docs/stories/task-1-1-add-context7-architect.md:1-4.)
   if (/^[a-z](?:[a-z]{0,5}|[a-z0-9]{0,5}\d[a-z]?)$/.test(parts[0]) && !/^(?:sub)?tasks?$/.test(parts[0]) && parts.length > 2 && /^\d/.test(parts[1])) id.push(parts[i++]);
-  while (i < parts.length && /^\d+[a-z]?$/.test(parts[i])) id.push(parts[i++]);
+  // (`2.1e1`: the letter's own number, story 2.1e's part 1.)
+  while (i < parts.length && /^\d+(?:[a-z]\d?)?$/.test(parts[i])) id.push(parts[i++]);
   return { id, slug: parts.slice(i).join('-') };
 }
 
@@ -1269,7 +1279,7 @@ export function truthFor(repoDir) {
         const t = /^#\s+(?:\*\*)?story[-_ ]?0*(\d{1,4})\b/im.exec(text.slice(0, 2000));
         return !!t && Number(t[1]) === Number(m[1]) && holdsUserStory(text);
       };
-      const named = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && !dated(path.basename(f)) && !span(path.basename(f)) && !several(f) && (storyId(idOfFileName(path.basename(f)).id) || level1(path.basename(f)) || inEpic(f) || oneSeries(f) || oneNumber(f)) && !epicDocument(f) && !noStory(f));
+      const named = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && !NOTE_NAME.test(path.basename(f)) && !dated(path.basename(f)) && !span(path.basename(f)) && !several(f) && (storyId(idOfFileName(path.basename(f)).id) || level1(path.basename(f)) || inEpic(f) || oneSeries(f) || oneNumber(f)) && !epicDocument(f) && !noStory(f));
       const fileId = (f) => epicFolderId(f) ?? idOfFileName(path.basename(f)).id;
       // Files sharing one story number (`1-1-initialize-monorepo.md`, `STORY-1-1-COMPLETION.md`): when
       // exactly one of them holds the story itself (BMAD's story template: a `## Story` section, the

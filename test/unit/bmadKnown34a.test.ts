@@ -1,0 +1,58 @@
+// Session 34, known34a (issue 20): story files both the corpus truth and Waymark missed. Fixtures written
+// here, no copied text. Each test failed before its rule (run it with WAYMARK_CLI=/work/scratch/base-s34/dist/cli.js).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { inProject } from './fileHelpers';
+
+const CLI = path.resolve(process.env.WAYMARK_CLI ?? 'dist/cli.js');
+const cli = (root: string, ...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', WAYMARK_SCAN_INDEX: '0' } });
+const json = (root: string, ...args: string[]) => {
+  const r = cli(root, ...args, '--json');
+  assert.ok(r.status === 0 || r.status === 1, `${args.join(' ')} exits ${r.status}: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+};
+type S = { key: string; epicId: string; story: string; ledgerStatus?: string; status: string; file?: string; title?: string };
+const stories = (d: { epics: { stories: S[] }[] }) => d.epics.flatMap((e) => e.stories);
+const V4 = { '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\nprd:\n  prdFile: docs/prd.md\n' };
+const v4story = (title: string, status: string) => `# ${title}\n\n## Status\n${status}\n\n## Story\n\n**As a** gardener,\n**I want** ${title.toLowerCase()},\n**so that** the beds stay green.\n\n## Acceptance Criteria\n\n1. It grows\n\n## Tasks / Subtasks\n\n- [x] Dig\n`;
+
+test('v4 story names with a status word in capitals where the dot goes (`1.1 COMPLETE slug.md`, `2.1e1 COMPLETE …`, `3.1.COMPLETE.slug.md`) are stories keyed without the word', () => {
+  inProject({
+    ...V4,
+    'docs/stories/1.1 COMPLETE seed-catalogue.md': v4story('Story 1.1: Seed catalogue', 'Completed'),
+    'docs/stories/1.2.watering-rota.md': v4story('Story 1.2: Watering rota', 'Draft'),
+    'docs/stories/2.1a COMPLETE compost-bins.md': v4story('Story 2.1a: Compost bins', 'Done'),
+    'docs/stories/2.1e1 COMPLETE soil-sensor.md': v4story('Story 2.1e1: Soil sensor', 'Done'),
+    'docs/stories/2.1e2.COMPLETE soil-dashboard.md': v4story('Story 2.1e2: Soil dashboard', 'Ready for Review'),
+    'docs/stories/3.1.COMPLETE.frost-alerts.md': v4story('Story 3.1: Frost alerts', 'Done'),
+    'docs/stories/3.2.1-COMPLETE.hail-alerts.md': v4story('Story 3.2.1: Hail alerts', 'Done'),
+    // a companion note beside story 3.2.1: its plan, not a second story
+    'docs/stories/3.2.1-IMPLEMENTATION-PLAN.md': '# Story 3.2.1: Hail alerts - Implementation Plan\n\n**Status**: Ready for Implementation\n\n## Steps\n\n1. Wire the feed\n',
+    'docs/stories/3.2.1-QUICK-REFERENCE.md': '# Story 3.2.1: Quick Reference\n\nThe feed is polled hourly.\n',
+  }, (root) => {
+    const d = json(root, 'sprint');
+    assert.deepEqual(stories(d).map((s) => [s.key, s.epicId, s.story, s.status, s.title]), [
+      ['1-1-seed-catalogue', '1', '1', 'done', 'Seed catalogue'],
+      ['1-2-watering-rota', '1', '2', 'ready-for-dev', 'Watering rota'],
+      ['2-1a-compost-bins', '2', '1a', 'done', 'Compost bins'],
+      ['2-1e1-soil-sensor', '2', '1e1', 'done', 'Soil sensor'],
+      ['2-1e2-soil-dashboard', '2', '1e2', 'review', 'Soil dashboard'],
+      ['3-1-frost-alerts', '3', '1', 'done', 'Frost alerts'],
+      ['3-2-1-hail-alerts', '3-2', '1', 'done', 'Hail alerts'],
+    ]);
+    const n = JSON.stringify(json(root, 'next'));
+    assert.ok(!n.includes('IMPLEMENTATION-PLAN') && !n.includes('seed-catalogue'), n);
+  });
+});
+
+test('a lower-case word after the number is the slug\'s (`3.4.review-queue.md`, `3.5.complete-checkout.md`): unchanged', () => {
+  inProject({
+    ...V4,
+    'docs/stories/3.4.review-queue.md': v4story('Story 3.4: Review queue', 'Draft'),
+    'docs/stories/3.5.complete-checkout.md': v4story('Story 3.5: Complete checkout', 'Done'),
+  }, (root) => {
+    assert.deepEqual(stories(json(root, 'sprint')).map((s) => s.key), ['3-4-review-queue', '3-5-complete-checkout']);
+  });
+});
