@@ -1279,7 +1279,19 @@ export function truthFor(repoDir) {
         const t = /^#\s+(?:\*\*)?story[-_ ]?0*(\d{1,4})\b/im.exec(text.slice(0, 2000));
         return !!t && Number(t[1]) === Number(m[1]) && holdsUserStory(text);
       };
-      const named = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && !NOTE_NAME.test(path.basename(f)) && !dated(path.basename(f)) && !span(path.basename(f)) && !several(f) && (storyId(idOfFileName(path.basename(f)).id) || level1(path.basename(f)) || inEpic(f) || oneSeries(f) || oneNumber(f)) && !epicDocument(f) && !noStory(f));
+      // One story per epic, named by the epic's number alone (`2.feedback-layer.md`, titled `# Story 2 — Feedback
+      // Layer`, `**Epic:** 2` below: MuhandiramTB/speaksmart-ai docs/stories/): the epic's story, as its
+      // reader takes it, when title and epic line both give the name's number.
+      const epicOne = (f) => {
+        const m = /^(\d{1,3})\.[a-z][\w-]*\.md$/i.exec(path.basename(f));
+        if (!m) return false;
+        const head = (readText(f) ?? '').slice(0, 2000);
+        const title = /^#\s.*$/m.exec(head)?.[0] ?? '';
+        const t = /^#\s+story\s+(\d+)\s*[:—–-]/i.exec(title);
+        const e = /^[-*\s]*(?:\*\*|__)?epic(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(\d+)\b/im.exec(head);
+        return !!t && !!e && Number(t[1]) === Number(m[1]) && Number(e[1]) === Number(m[1]);
+      };
+      const named = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && !NOTE_NAME.test(path.basename(f)) && !dated(path.basename(f)) && !span(path.basename(f)) && !several(f) && (storyId(idOfFileName(path.basename(f)).id) || level1(path.basename(f)) || inEpic(f) || oneSeries(f) || oneNumber(f) || epicOne(f)) && !epicDocument(f) && !noStory(f));
       const fileId = (f) => epicFolderId(f) ?? idOfFileName(path.basename(f)).id;
       // Files sharing one story number (`1-1-initialize-monorepo.md`, `STORY-1-1-COMPLETION.md`): when
       // exactly one of them holds the story itself (BMAD's story template: a `## Story` section, the

@@ -56,3 +56,23 @@ test('a lower-case word after the number is the slug\'s (`3.4.review-queue.md`, 
     assert.deepEqual(stories(json(root, 'sprint')).map((s) => s.key), ['3-4-review-queue', '3-5-complete-checkout']);
   });
 });
+
+test('one story per epic named by the epic alone (`2.irrigation.md`, `# Story 2 — Irrigation`, `**Epic:** 2`) is the epic\'s story; a note named so is not', () => {
+  const oneStory = (n: number, title: string, epic: number, status: string) => `# Story ${n} — ${title}\n\n**Status:** ${status}\n**Epic:** ${epic}\n\n## AC\n1. The beds are watered.\n`;
+  inProject({
+    ...V4,
+    'docs/stories/1.1.seed-catalogue.md': v4story('Story 1.1: Seed catalogue', 'Done'),
+    'docs/stories/2.irrigation.md': oneStory(2, 'Irrigation', 2, 'Done'),
+    'docs/stories/3.harvest-log.md': oneStory(3, 'Harvest log', 3, 'In Progress'),
+    // the epic line names another epic, or no story title: not the epic's story
+    'docs/stories/4.pests.md': oneStory(4, 'Pests', 7, 'Draft'),
+    'docs/stories/5.notes.md': '# Notes on epic 5\n\n**Status:** Draft\n**Epic:** 5\n',
+  }, (root) => {
+    const d = json(root, 'sprint');
+    assert.deepEqual(stories(d).map((s) => [s.key, s.epicId, s.story, s.status, s.title]), [
+      ['1-1-seed-catalogue', '1', '1', 'done', 'Seed catalogue'],
+      ['2.irrigation', '2', '1', 'done', 'Irrigation'],
+      ['3.harvest-log', '3', '1', 'in-progress', 'Harvest log'],
+    ]);
+  });
+});

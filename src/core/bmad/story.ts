@@ -261,6 +261,49 @@ export function storyKeyFromEpicFolder(file: string): NamedStory | undefined {
   return { key: `${epic}-${story}-${(m[3] ?? 'story').toLowerCase()}`, epic, epicId: String(epic), story, v4: false };
 }
 
+/**
+ * `2.feedback-layer.md`: v4's dotted name with one number, the epic's: a team writing one story per epic
+ * (`# Story 2 — Feedback Layer`, `**Epic:** 2`). A story only when its content says so (epicStory).
+ */
+export const EPIC_STORY_NAME = /^(\d{1,3})\.([a-z][a-z0-9-]*)\.md$/i;
+/** `# Story 2 — Feedback Layer`, `# Story 3: Polish`: the title of an epic's one story, by the epic's number. */
+const EPIC_STORY_HEADING = /^#\s+Story\s+0*(\d{1,3})\s*[:\-–—]\s*(.*?)\s*$/i;
+/** `**Epic:** 2`, `Epic: 2 — Foundation`, `- **Epic**: 2`: the epic a story states it belongs to. */
+const EPIC_LINE = /^\s*(?:[-*]\s+)?(?:\*\*|__)?Epic(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(?:Epic\s+)?0*(\d{1,3})\b/i;
+
+/**
+ * A file named by one number (EPIC_STORY_NAME) is the one story of that epic when it says so itself: its
+ * first heading names the number as a story's (`# Story 2 — Feedback Layer`) and a line in its head states
+ * the same epic (`**Epic:** 2`). It is story 1 of epic N (BMAD numbers an epic's stories from 1), keyed by
+ * its name, as `story-1.2.md` keeps its own.
+ */
+function epicStory(s: StoryFile, lines: readonly string[], start: number): void {
+  const n = Number(EPIC_STORY_NAME.exec(path.basename(s.file))![1]);
+  let heading = -1;
+  for (let i = start; i < Math.min(lines.length, start + 40); i++) {
+    if (!lines[i].startsWith('#')) continue;
+    const t = EPIC_STORY_HEADING.exec(lines[i]);
+    if (!t || Number(t[1]) !== n) return;
+    heading = i;
+    break;
+  }
+  if (heading < 0) return;
+  for (let i = heading + 1; i < Math.min(lines.length, heading + 15); i++) {
+    const e = EPIC_LINE.exec(lines[i]);
+    if (!e) continue;
+    if (Number(e[1]) !== n) return;
+    const t = EPIC_STORY_HEADING.exec(lines[heading])!;
+    s.key = path.basename(s.file).slice(0, -3);
+    s.epic = n;
+    s.epicId = String(n);
+    s.story = '1';
+    s.title = t[2] ? ownCopy(plainTitle(t[2])) : undefined;
+    s.titleLine = heading;
+    delete s.epicTitle;
+    return;
+  }
+}
+
 /** A story numbered in one series with no epic: `STORY-001.md`, `story-4-offline-mode.md`, `story7.md`. */
 export const ONE_NUMBER_NAME = /^story[-_ ]?0*(\d{1,4})(?:[-_ ]([a-z][^.]*))?\.md$/i;
 /** The epic id of stories numbered with no epic (ONE_NUMBER_NAME): one group, after the epics, ordered by number. */
@@ -619,6 +662,8 @@ export function parseStory(file: string, text: string, opts?: { taskTexts?: 'all
   const reader = new StoryReader(s, lines, start, fmStatus !== undefined, opts?.taskTexts !== 'firstOpen');
   reader.read();
   if (!named && ONE_NUMBER_NAME.test(path.basename(file))) oneNumberStory(s, lines, start);
+  // (`2.feedback-layer.md` titled `# Story 2 — …`, `**Epic:** 2`: the epic's one story.)
+  if (!named && EPIC_STORY_NAME.test(path.basename(file))) epicStory(s, lines, start);
   // No `# Story` heading: the frontmatter's `title: "5.4 Agent Handoff"` (`Story 2.9 — …`, BMAD
   // quick-dev's spec) is the title when its number is the one the file is named by.
   if (s.titleLine === undefined && fmTitle && s.epicId !== undefined && s.story !== undefined) {
