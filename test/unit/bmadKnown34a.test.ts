@@ -76,3 +76,16 @@ test('one story per epic named by the epic alone (`2.irrigation.md`, `# Story 2 
     ]);
   });
 });
+
+test('v4 names with the words spelled and a sub-epic (`epic-3.0.story-1.md`, `epic-3.1.story-2-updated.md`) are stories 3.0.1 and 3.1.2', () => {
+  inProject({
+    ...V4,
+    'docs/stories/epic-3.0.story-1.md': v4story('Story 3.0.1: Rain gauge', 'Done'),
+    'docs/stories/epic-3.0.story-2.md': v4story('Story 3.0.2: Rain alerts', 'Draft'),
+    'docs/stories/epic-3.1.story-2-updated.md': v4story('Story 3.1.2: Shade cloth', 'Ready for Review'),
+  }, (root) => {
+    assert.deepEqual(stories(json(root, 'sprint')).map((s) => [s.epicId, s.story, s.status, path.basename(s.file ?? '')]), [
+      ['3-0', '1', 'done', 'epic-3.0.story-1.md'], ['3-0', '2', 'ready-for-dev', 'epic-3.0.story-2.md'], ['3-1', '2', 'review', 'epic-3.1.story-2-updated.md'],
+    ]);
+  });
+});

@@ -194,9 +194,11 @@ function keyFromName(base: string, epicIds: Iterable<string> | undefined): Named
   // `epic1.story2.story.md`, `epic-3.story-1.login.md`: v4's dotted name (`{epic}.{story}.story.md`)
   // with each number after its word: story 1.2, as `1.2.story.md` is (the ledger's `1-2-…`).
   const worded = bare === base ? WORDED_V4_NAME.exec(base) : null;
+  // (`epic-3.0.story-1.md`, `epic-3.1.story-2-updated.md`: story 1 of sub-epic 3.0, as `3.0.1.story.md` is.)
   if (worded) {
-    const story = `${Number(worded[2])}${worded[3].toLowerCase()}`;
-    return { key: `${Number(worded[1])}-${story}-${(worded[4] ?? 'story').toLowerCase()}`, epic: Number(worded[1]), epicId: String(Number(worded[1])), story, v4: true };
+    const story = `${Number(worded[3])}${worded[4].toLowerCase()}`;
+    const epicId = worded[2] === undefined ? String(Number(worded[1])) : `${Number(worded[1])}-${Number(worded[2])}`;
+    return { key: `${epicId}-${story}-${(worded[5] ?? 'story').toLowerCase()}`, epic: Number(worded[1]), epicId, story, v4: true };
   }
   // `DOC-002.1-structure-setup.md`, `TEA-STREAM-001.1-channels.md`, `TEA-BUILTIN-001.6.1.catalog.md`:
   // a team's own story id (words in letters, then the epic's number and the story's, dotted, as v4
@@ -226,8 +228,11 @@ function keyFromName(base: string, epicIds: Iterable<string> | undefined): Named
  * form (`story-epic-1.2`) and `epic-1-story-2` are read by classifyStoryKey; this is the dashed one
  * after `story-`, which it leaves (`epic-0-5` alone is a sub-epic's key, not a story's).
  */
-/** `epic1.story2.story.md`, `Epic-1.Story-2.slug.md`: v4's dotted name, the epic's and the story's numbers each after its word. */
-const WORDED_V4_NAME = /^e(?:p|pic)?[-_]?(\d{1,3})\.s(?:tory)?[-_]?(\d{1,3})([a-z]?)(?:\.([a-z][\w-]*?))?(?:\.story)?\.md$/i;
+/**
+ * `epic1.story2.story.md`, `Epic-1.Story-2.slug.md`: v4's dotted name, the epic's and the story's numbers each
+ * after its word; the epic a sub-epic (`epic-3.0.story-1.md`), the slug after a dash (`epic-3.1.story-2-updated.md`).
+ */
+const WORDED_V4_NAME = /^e(?:p|pic)?[-_]?(\d{1,3})(?:\.(\d{1,3}))?\.s(?:tory)?[-_]?(\d{1,3})([a-z]?)(?:[.-]([a-z][\w-]*?))?(?:\.story)?\.md$/i;
 
 const EPIC_SPELLED_NAME = /^story[-_. ]?e(?:p|pic)?[-_. ]?(\d{1,3})[-_.](\d{1,3})([a-z]?)(?:[-_.]([a-z][^.]*))?(?:\.story)?\.md$/i;
 
