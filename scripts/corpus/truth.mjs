@@ -941,7 +941,10 @@ function idOfFileName(base) {
   // `tea-stream-001.1-slug`, `tea-builtin-001.6.1.slug`: a team's story id of several words, then the
   // epic's and the story's numbers dotted (two groups or more; one number names the series' epic).
   const series = /^([a-z]+(?:-[a-z]+)+)-(\d+[a-z]?(?:\.\d+[a-z]?)+)(?:[-.](.*))?$/.exec(b);
-  if (series) return { id: [series[1], ...series[2].split('.')], slug: (series[3] ?? '').split(/[-.]/).join('-') };
+  // (`qa-report-story-1.1.md`, `# QA Test Report: Story 1.1 …`: words naming a document about a story are no
+  // team's series: khalsa-jio/checkright-saas docs/stories/qa-report-story-1.1.md:1.)
+  if (series && !/(?:^|-)(?:story|stories|epics?|qa|report|review|summary|notes)(?:-|$)/.test(series[1])) return { id: [series[1], ...series[2].split('.')], slug: (series[3] ?? '').split(/[-.]/).join('-') };
+  if (series) return { id: [], slug: b };
   const parts = b.split(/[-.]/);
   const id = [];
   let i = 0;
@@ -1106,8 +1109,9 @@ export function truthFor(repoDir) {
       const ephemeral = path.join(p.root, '.bmad-ephemeral', 'sprint-status.yaml');
       if (!found.length && isFile(ephemeral)) found.push(ephemeral);
       // The BMAD skills add-on keeps its sprint plan's ledger at `.bmad/sprint-status.yaml`.
-      const addOn = path.join(p.root, '.bmad', 'sprint-status.yaml');
-      if (!found.length && isFile(addOn)) found.push(addOn);
+      // (Or in the install folder the add-on was put in, `bmad/`: joaocg/financial-market-personal bmad/sprint-status.yaml.)
+      const addOn = [path.join(p.root, '.bmad', 'sprint-status.yaml'), path.join(p.root, 'bmad', 'sprint-status.yaml')].find(isFile);
+      if (!found.length && addOn) found.push(addOn);
       ledgerFiles = [...new Set(found)].filter((f) => !RETIRED.test(rel(repo, f)));
     }
     // A live ledger kept at the project's root (the output folder set to the root, or the file moved
@@ -1300,11 +1304,21 @@ export function truthFor(repoDir) {
       const idKey = (f) => fileId(f).map((x) => (/^\d+$/.test(x) ? String(Number(x)) : x)).join('.');
       const byNumber = new Map();
       for (const f of named) byNumber.set(idKey(f), [...(byNumber.get(idKey(f)) ?? []), f]);
+      // (A file of the same number titled as a story of its own, `# Story 1.6: Filament v4 Upgrade` beside
+      // `# Story 1.6: User-Initiated Password Reset`, with a status and no note's word in its title: a second
+      // story numbered the same (khalsa-jio/checkright-saas docs/stories/Story-1.6-Filament-v4-Upgrade.md:1-4).)
+      const ownStoryTitle = (f) => /^#\s+story\s+[\w.-]*\d[\w.-]*\s*:\s*(.+)$/im.exec((readText(f) ?? '').slice(0, 2000))?.[1].trim().toLowerCase() ?? null;
+      const secondStory = (f, holder) => {
+        const t = ownStoryTitle(f);
+        const u = ownStoryTitle(holder);
+        return !!t && !!u && !!storyStatus(readText(f) ?? '') && !t.startsWith(u) && !u.startsWith(t)
+          && !/\b(?:report|summary|completion|evidence|review|notes?|plan|checklist|reference|guide|analysis|handoff)\b/.test(t);
+      };
       const whole = named.filter((f) => {
         const same = byNumber.get(idKey(f));
         if (same.length < 2 || level1(path.basename(f))) return true;
         const holding = same.filter((g) => holdsUserStory(readText(g) ?? ''));
-        return holding.length !== 1 || holding[0] === f;
+        return holding.length !== 1 || holding[0] === f || secondStory(f, holding[0]);
       });
       // A companion note beside its story (`story-9.3-implementation-summary.md`, titled `# Story 9.3:
       // Status Controls - Implementation Summary` next to `# Story 9.3: Status Controls`): its title is
@@ -1317,7 +1331,9 @@ export function truthFor(repoDir) {
         return !named.some((g) => {
           if (g === f || path.dirname(g) !== path.dirname(f) || !sameId(fileId(g), id)) return false;
           const u = titleOf(g);
-          return !!u && u.length >= 8 && t.length > u.length && t.startsWith(u) && /^\s*[-—–:(|]/.test(t.slice(u.length));
+          // (`# Story 1.3: Registration (Updated for the mobile starter)` beside `# Story 1.3: Registration`: the story
+          // written again, a story, not a note about it: khalsa-jio/checkright-saas 1.3.…-updated.md:1.)
+          return !!u && u.length >= 8 && t.length > u.length && t.startsWith(u) && /^\s*[-—–:(|]/.test(t.slice(u.length)) && !/^\s*\(\s*(?:updated|revised|rewritten)\b/.test(t.slice(u.length));
         });
       });
       for (const f of index) {
