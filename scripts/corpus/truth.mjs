@@ -1295,7 +1295,13 @@ export function truthFor(repoDir) {
         const e = /^[-*\s]*(?:\*\*|__)?epic(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(\d+)\b/im.exec(head);
         return !!t && !!e && Number(t[1]) === Number(m[1]) && Number(e[1]) === Number(m[1]);
       };
-      const named = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && !NOTE_NAME.test(path.basename(f)) && !dated(path.basename(f)) && !span(path.basename(f)) && !several(f) && (storyId(idOfFileName(path.basename(f)).id) || level1(path.basename(f)) || inEpic(f) || oneSeries(f) || oneNumber(f) || epicOne(f)) && !epicDocument(f) && !noStory(f));
+      // v4's worded name with the epic in words (`tech-debt.story-1.md`, `# Story TD-1`, `**Status**: …`:
+      // sbrill95/eduhu-pwa-prototype docs/stories/): a story of that epic when the file states a status.
+      const wordEpic = (f) => {
+        const m = /^([a-z]+(?:-[a-z]+)*)\.story[-_]?\d{1,3}(?:[-.][a-z][^.]*)?\.md$/i.exec(path.basename(f));
+        return !!m && !/^(?:epics?|stories|story|release|report|review|plan)$/i.test(m[1]) && !!storyStatus(readText(f) ?? '');
+      };
+      const named = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && !NOTE_NAME.test(path.basename(f)) && !dated(path.basename(f)) && !span(path.basename(f)) && !several(f) && (storyId(idOfFileName(path.basename(f)).id) || level1(path.basename(f)) || inEpic(f) || oneSeries(f) || oneNumber(f) || epicOne(f) || wordEpic(f)) && !epicDocument(f) && !noStory(f));
       const fileId = (f) => epicFolderId(f) ?? idOfFileName(path.basename(f)).id;
       // Files sharing one story number (`1-1-initialize-monorepo.md`, `STORY-1-1-COMPLETION.md`): when
       // exactly one of them holds the story itself (BMAD's story template: a `## Story` section, the

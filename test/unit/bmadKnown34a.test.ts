@@ -89,3 +89,15 @@ test('v4 names with the words spelled and a sub-epic (`epic-3.0.story-1.md`, `ep
     ]);
   });
 });
+
+test('a v4 worded name with the epic in words (`tech-debt.story-1.md`) is story 1 of epic tech-debt', () => {
+  inProject({
+    ...V4,
+    'docs/stories/1.1.seed-catalogue.md': v4story('Story 1.1: Seed catalogue', 'Done'),
+    'docs/stories/tech-debt.story-1.md': '# Story TD-1: Replace the rusty hose\n\n**Epic**: Technical Debt\n**Status**: Ready for Development\n\n## Story\n\n**As a** gardener,\n**I want** a hose that holds,\n**so that** the beds stay green.\n',
+  }, (root) => {
+    assert.deepEqual(stories(json(root, 'sprint')).map((s) => [s.key, s.epicId, s.story, s.status]), [
+      ['1-1-seed-catalogue', '1', '1', 'done'], ['tech-debt.story-1', 'tech-debt', '1', 'ready-for-dev'],
+    ]);
+  });
+});

@@ -200,6 +200,13 @@ function keyFromName(base: string, epicIds: Iterable<string> | undefined): Named
     const epicId = worded[2] === undefined ? String(Number(worded[1])) : `${Number(worded[1])}-${Number(worded[2])}`;
     return { key: `${epicId}-${story}-${(worded[5] ?? 'story').toLowerCase()}`, epic: Number(worded[1]), epicId, story, v4: true };
   }
+  // `tech-debt.story-1.md`: the same dotted name with the epic named in words (`# Story TD-1`): story 1 of
+  // the epic `tech-debt`, the file's name its key. (Words naming a document, `release.story-2.md`, are no epic.)
+  const wordEpic = bare === base && !worded ? WORD_EPIC_V4_NAME.exec(base) : null;
+  if (wordEpic && !DOCUMENT_SERIES.test(wordEpic[1]) && !/^e(?:p|pic)?[-_]?\d/i.test(wordEpic[1])) {
+    const epicId = wordEpic[1].toLowerCase();
+    return { key, epic: epicNumber(epicId), epicId, story: `${Number(wordEpic[2])}${wordEpic[3].toLowerCase()}`, v4: false };
+  }
   // `DOC-002.1-structure-setup.md`, `TEA-STREAM-001.1-channels.md`, `TEA-BUILTIN-001.6.1.catalog.md`:
   // a team's own story id (words in letters, then the epic's number and the story's, dotted, as v4
   // numbers them) before the slug: story 1 of the team's epic `doc-2` (`tea-builtin-1-6`). The
@@ -233,6 +240,9 @@ function keyFromName(base: string, epicIds: Iterable<string> | undefined): Named
  * after its word; the epic a sub-epic (`epic-3.0.story-1.md`), the slug after a dash (`epic-3.1.story-2-updated.md`).
  */
 const WORDED_V4_NAME = /^e(?:p|pic)?[-_]?(\d{1,3})(?:\.(\d{1,3}))?\.s(?:tory)?[-_]?(\d{1,3})([a-z]?)(?:[.-]([a-z][\w-]*?))?(?:\.story)?\.md$/i;
+
+/** `tech-debt.story-1.md`, `infra.story-2-ci-cache.md`: v4's worded name with the epic named in words. */
+const WORD_EPIC_V4_NAME = /^([a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*)\.s(?:tory)?[-_]?(\d{1,3})([a-z]?)(?:[.-][a-z][\w-]*?)?(?:\.story)?\.md$/i;
 
 const EPIC_SPELLED_NAME = /^story[-_. ]?e(?:p|pic)?[-_. ]?(\d{1,3})[-_.](\d{1,3})([a-z]?)(?:[-_.]([a-z][^.]*))?(?:\.story)?\.md$/i;
 
