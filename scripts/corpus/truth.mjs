@@ -926,20 +926,33 @@ function epicFolderId(f) {
   return e ? [String(Number(e[1])), `${Number(m[1])}${m[2].toLowerCase()}`] : null;
 }
 
+/**
+ * `1.1 COMPLETE project-setup.md`, `2.1e1 COMPLETE core-cache.md`, `2.1.COMPLETE.now-next.md`: a v4 story's
+ * number, then the word a team marks a finished file with, in capitals, then the slug (niozzo/KN-React-App
+ * docs/stories/): the word is no part of the story's name.
+ */
+const STATE_WORD_IN_NAME = /^(\d+\.\d+(?:[a-z]\d?)?(?:\.\d+)?)[ .-](?:COMPLETE|COMPLETED|DONE|FINISHED)[ .-](?=[a-z])/;
+/** `2.1g.3.1-IMPLEMENTATION-PLAN.md`, `-QUICK-REFERENCE.md`: a story's number, then a document's name in capitals: a note beside it. */
+const NOTE_NAME = /^\d+\.\d+[a-z]?\d?(?:\.\d+)*[-_](?:[A-Z]+[-_])*(?:PLAN|REFERENCE|SUMMARY|REPORT|GUIDE|NOTES)\.md$/;
+
 function idOfFileName(base) {
   // 1-2-slug, 1.2.slug, story-1.2-slug, story-1-2, 3a-1-slug, pm-01-1-slug
-  const b = base.replace(/\.md$/i, '').replace(/\.story$/i, '').replace(/^story[-_ .]?/i, '').replace(PLAN_ROW, '').replace(LETTERED, '$1-$2').replace(EPIC_LETTER, '').toLowerCase();
+  const b = base.replace(STATE_WORD_IN_NAME, '$1.').replace(/\.md$/i, '').replace(/\.story$/i, '').replace(/^story[-_ .]?/i, '').replace(PLAN_ROW, '').replace(LETTERED, '$1-$2').replace(EPIC_LETTER, '').toLowerCase();
   // `tea-stream-001.1-slug`, `tea-builtin-001.6.1.slug`: a team's story id of several words, then the
   // epic's and the story's numbers dotted (two groups or more; one number names the series' epic).
   const series = /^([a-z]+(?:-[a-z]+)+)-(\d+[a-z]?(?:\.\d+[a-z]?)+)(?:[-.](.*))?$/.exec(b);
-  if (series) return { id: [series[1], ...series[2].split('.')], slug: (series[3] ?? '').split(/[-.]/).join('-') };
+  // (`qa-report-story-1.1.md`, `# QA Test Report: Story 1.1 …`: words naming a document about a story are no
+  // team's series: khalsa-jio/checkright-saas docs/stories/qa-report-story-1.1.md:1.)
+  if (series && !/(?:^|-)(?:story|stories|epics?|qa|report|review|summary|notes)(?:-|$)/.test(series[1])) return { id: [series[1], ...series[2].split('.')], slug: (series[3] ?? '').split(/[-.]/).join('-') };
+  if (series) return { id: [], slug: b };
   const parts = b.split(/[-.]/);
   const id = [];
   let i = 0;
   // (`task-1-1-slug.md`, titled `# Task 1.1: …` under a `**Story**:` it belongs to: a story's task, numbered in
   // its plan, not story 1.1 of a module `task`: wtthornton/ha-ingestor docs/stories/task-1-1-add-context7-architect.md:1-4.)
   if (/^[a-z](?:[a-z]{0,5}|[a-z0-9]{0,5}\d[a-z]?)$/.test(parts[0]) && !/^(?:sub)?tasks?$/.test(parts[0]) && parts.length > 2 && /^\d/.test(parts[1])) id.push(parts[i++]);
-  while (i < parts.length && /^\d+[a-z]?$/.test(parts[i])) id.push(parts[i++]);
+  // (`2.1e1`: the letter's own number, story 2.1e's part 1.)
+  while (i < parts.length && /^\d+(?:[a-z]\d?)?$/.test(parts[i])) id.push(parts[i++]);
   return { id, slug: parts.slice(i).join('-') };
 }
 
@@ -1096,8 +1109,9 @@ export function truthFor(repoDir) {
       const ephemeral = path.join(p.root, '.bmad-ephemeral', 'sprint-status.yaml');
       if (!found.length && isFile(ephemeral)) found.push(ephemeral);
       // The BMAD skills add-on keeps its sprint plan's ledger at `.bmad/sprint-status.yaml`.
-      const addOn = path.join(p.root, '.bmad', 'sprint-status.yaml');
-      if (!found.length && isFile(addOn)) found.push(addOn);
+      // (Or in the install folder the add-on was put in, `bmad/`: joaocg/financial-market-personal bmad/sprint-status.yaml.)
+      const addOn = [path.join(p.root, '.bmad', 'sprint-status.yaml'), path.join(p.root, 'bmad', 'sprint-status.yaml')].find(isFile);
+      if (!found.length && addOn) found.push(addOn);
       ledgerFiles = [...new Set(found)].filter((f) => !RETIRED.test(rel(repo, f)));
     }
     // A live ledger kept at the project's root (the output folder set to the root, or the file moved
@@ -1269,7 +1283,25 @@ export function truthFor(repoDir) {
         const t = /^#\s+(?:\*\*)?story[-_ ]?0*(\d{1,4})\b/im.exec(text.slice(0, 2000));
         return !!t && Number(t[1]) === Number(m[1]) && holdsUserStory(text);
       };
-      const named = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && !dated(path.basename(f)) && !span(path.basename(f)) && !several(f) && (storyId(idOfFileName(path.basename(f)).id) || level1(path.basename(f)) || inEpic(f) || oneSeries(f) || oneNumber(f)) && !epicDocument(f) && !noStory(f));
+      // One story per epic, named by the epic's number alone (`2.feedback-layer.md`, titled `# Story 2 — Feedback
+      // Layer`, `**Epic:** 2` below: MuhandiramTB/speaksmart-ai docs/stories/): the epic's story, as its
+      // reader takes it, when title and epic line both give the name's number.
+      const epicOne = (f) => {
+        const m = /^(\d{1,3})\.[a-z][\w-]*\.md$/i.exec(path.basename(f));
+        if (!m) return false;
+        const head = (readText(f) ?? '').slice(0, 2000);
+        const title = /^#\s.*$/m.exec(head)?.[0] ?? '';
+        const t = /^#\s+story\s+(\d+)\s*[:—–-]/i.exec(title);
+        const e = /^[-*\s]*(?:\*\*|__)?epic(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(\d+)\b/im.exec(head);
+        return !!t && !!e && Number(t[1]) === Number(m[1]) && Number(e[1]) === Number(m[1]);
+      };
+      // v4's worded name with the epic in words (`tech-debt.story-1.md`, `# Story TD-1`, `**Status**: …`:
+      // sbrill95/eduhu-pwa-prototype docs/stories/): a story of that epic when the file states a status.
+      const wordEpic = (f) => {
+        const m = /^([a-z]+(?:-[a-z]+)*)\.story[-_]?\d{1,3}(?:[-.][a-z][^.]*)?\.md$/i.exec(path.basename(f));
+        return !!m && !/^(?:epics?|stories|story|release|report|review|plan)$/i.test(m[1]) && !!storyStatus(readText(f) ?? '');
+      };
+      const named = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && !NOTE_NAME.test(path.basename(f)) && !dated(path.basename(f)) && !span(path.basename(f)) && !several(f) && (storyId(idOfFileName(path.basename(f)).id) || level1(path.basename(f)) || inEpic(f) || oneSeries(f) || oneNumber(f) || epicOne(f) || wordEpic(f)) && !epicDocument(f) && !noStory(f));
       const fileId = (f) => epicFolderId(f) ?? idOfFileName(path.basename(f)).id;
       // Files sharing one story number (`1-1-initialize-monorepo.md`, `STORY-1-1-COMPLETION.md`): when
       // exactly one of them holds the story itself (BMAD's story template: a `## Story` section, the
@@ -1278,11 +1310,21 @@ export function truthFor(repoDir) {
       const idKey = (f) => fileId(f).map((x) => (/^\d+$/.test(x) ? String(Number(x)) : x)).join('.');
       const byNumber = new Map();
       for (const f of named) byNumber.set(idKey(f), [...(byNumber.get(idKey(f)) ?? []), f]);
+      // (A file of the same number titled as a story of its own, `# Story 1.6: Filament v4 Upgrade` beside
+      // `# Story 1.6: User-Initiated Password Reset`, with a status and no note's word in its title: a second
+      // story numbered the same (khalsa-jio/checkright-saas docs/stories/Story-1.6-Filament-v4-Upgrade.md:1-4).)
+      const ownStoryTitle = (f) => /^#\s+story\s+[\w.-]*\d[\w.-]*\s*:\s*(.+)$/im.exec((readText(f) ?? '').slice(0, 2000))?.[1].trim().toLowerCase() ?? null;
+      const secondStory = (f, holder) => {
+        const t = ownStoryTitle(f);
+        const u = ownStoryTitle(holder);
+        return !!t && !!u && !!storyStatus(readText(f) ?? '') && !t.startsWith(u) && !u.startsWith(t)
+          && !/\b(?:report|summary|completion|evidence|review|notes?|plan|checklist|reference|guide|analysis|handoff)\b/.test(t);
+      };
       const whole = named.filter((f) => {
         const same = byNumber.get(idKey(f));
         if (same.length < 2 || level1(path.basename(f))) return true;
         const holding = same.filter((g) => holdsUserStory(readText(g) ?? ''));
-        return holding.length !== 1 || holding[0] === f;
+        return holding.length !== 1 || holding[0] === f || secondStory(f, holding[0]);
       });
       // A companion note beside its story (`story-9.3-implementation-summary.md`, titled `# Story 9.3:
       // Status Controls - Implementation Summary` next to `# Story 9.3: Status Controls`): its title is
@@ -1295,7 +1337,9 @@ export function truthFor(repoDir) {
         return !named.some((g) => {
           if (g === f || path.dirname(g) !== path.dirname(f) || !sameId(fileId(g), id)) return false;
           const u = titleOf(g);
-          return !!u && u.length >= 8 && t.length > u.length && t.startsWith(u) && /^\s*[-—–:(|]/.test(t.slice(u.length));
+          // (`# Story 1.3: Registration (Updated for the mobile starter)` beside `# Story 1.3: Registration`: the story
+          // written again, a story, not a note about it: khalsa-jio/checkright-saas 1.3.…-updated.md:1.)
+          return !!u && u.length >= 8 && t.length > u.length && t.startsWith(u) && /^\s*[-—–:(|]/.test(t.slice(u.length)) && !/^\s*\(\s*(?:updated|revised|rewritten)\b/.test(t.slice(u.length));
         });
       });
       for (const f of index) {

@@ -243,22 +243,22 @@ export function classifyStoryKey(key: string, epicIds?: Iterable<string>): Ledge
 }
 
 /**
- * Sort order of stories: by epic id, then story number and letter. Stories of a lettered series
+ * Sort order of stories: by epic id, then story number and letter (and the letter's digit: `1e1`, `1e2` after `1d`). Stories of a lettered series
  * (`g-01`, see SERIES_STORY) come after the numbered ones of their epic and keep the order they
  * are listed in (0 between two of them: a stable sort leaves the ledger's order).
  */
 export function storyOrder(a: { epic: number; epicId?: string; story?: string }, b: { epic: number; epicId?: string; story?: string }): number {
   const byEpic = compareEpicIds(a.epicId ?? String(a.epic), b.epicId ?? String(b.epic));
   if (byEpic) return byEpic;
-  const pa = /^(\d+)([a-z]?)$/.exec(a.story ?? '');
-  const pb = /^(\d+)([a-z]?)$/.exec(b.story ?? '');
+  const pa = /^(\d+)((?:[a-z]\d?)?)$/.exec(a.story ?? '');
+  const pb = /^(\d+)((?:[a-z]\d?)?)$/.exec(b.story ?? '');
   if (!pa || !pb) return pa ? -1 : pb ? 1 : 0;
   return Number(pa[1]) - Number(pb[1]) || compareText(pa[2], pb[2]);
 }
 
 /** True when a story's id is a number (`3`, `6a`), not a lettered series' (`g-01`). */
 export function numberedStory(s: { story?: string }): boolean {
-  return /^\d+[a-z]?$/.test(s.story ?? '');
+  return /^\d+(?:[a-z]\d?)?$/.test(s.story ?? '');
 }
 
 export interface LedgerEntry {

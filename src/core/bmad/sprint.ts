@@ -9,7 +9,7 @@ import { realOrResolved, relStaysInside } from '../store/safePath';
 import type { Problem } from '../types';
 import { entryPath, findBmadProjects, loadBmadConfig, normalDir, projectPath, RETIRED_DIR, type BmadConfig } from './config';
 import { listsStories, listsWork, normEpicId, parseLedger, type Ledger } from './ledger';
-import { isStoryStatusWord, keyBeforeSlug, ONE_NUMBER_NAME, parseStory, withNoEpic, storyKeyFromEpicFolder, storyKeyFromName, withoutStoryPrefix, type StoryFile } from './story';
+import { EPIC_STORY_NAME, isStoryStatusWord, keyBeforeSlug, ONE_NUMBER_NAME, parseStory, withNoEpic, storyKeyFromEpicFolder, storyKeyFromName, withoutStoryPrefix, type StoryFile } from './story';
 import { parseEpics, type PlannedEpic } from './epics';
 import { parseGateDecision, parseQaGate, type StoryGate } from './qaGates';
 import { buildSprint, ledgerCoverage, patchStoryFiles, storyFileIdentity, type SprintModel, type SprintStory } from './drift';
@@ -321,7 +321,7 @@ function storyFilesIn(dir: string, depth: number, out: Map<string, string>, keys
     const p = entryPath(folder, normal, name);
     // (`epic-01/story-02-contracts.md`: numbered within the epic its folder names: storyKeyFromEpicFolder.)
     // (`STORY-001.md`: with no ledger listing stories, a story of no epic when its content says so: isStoryParse.)
-    if (!(storyKeyFromName(name) || namesKey(name.slice(0, -3).replace(/\.story$/i, ''), keys, slugKeys) || numberedUnder(name, epicIds) || storyKeyFromEpicFolder(p) || (keys.size === 0 && ONE_NUMBER_NAME.test(name)))) return;
+    if (!(storyKeyFromName(name) || namesKey(name.slice(0, -3).replace(/\.story$/i, ''), keys, slugKeys) || numberedUnder(name, epicIds) || storyKeyFromEpicFolder(p) || (keys.size === 0 && ONE_NUMBER_NAME.test(name)) || EPIC_STORY_NAME.test(name))) return;
     out.set(p, p);
   });
 }
@@ -515,6 +515,8 @@ function isStoryParse(p: string, s: StoryFile | undefined, epicIds: readonly str
   if (s.epicTitle) return false;
   // (`STORY-001.md` with no ledger listing stories: numbered with no epic, a story when titled by its number and holding a user story: oneNumberStory.)
   if (ledgerless && !s.noEpic && s.key === undefined && ONE_NUMBER_NAME.test(path.basename(p))) return false;
+  // (`3.notes.md`: named by one number, a story only when its content says it is the epic's one story: epicStory.)
+  if (s.key === undefined && EPIC_STORY_NAME.test(path.basename(p))) return false;
   // (`TD.10.checkpoint-persistence.md`: a one-number series id is a story by its content alone,
   // unless the ledger declares the series as an epic: `plot.3.compost-bins.md` under `epic-plot`.)
   if (s.byContent && !(s.status !== undefined && s.storyContent) && !numberedUnder(path.basename(p), epicIds)) return false;

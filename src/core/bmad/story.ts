@@ -83,7 +83,14 @@ const COLON = '\\s*[:：]';
 /** Words naming a document, not a series of stories, before numbers in a file's name (`release-1.2-notes`; `TEA-RELEASE-004.1` is a team's series). */
 const DOCUMENT_SERIES = /^(?:epics?|story|stories|tech[-_]spec|spec|prd|architecture|adr|rfc|release|version|retro|retrospective|sprint|review|report|validation|qa|gate|handoff|plan|phase|week|day|step|part|section|chapter|appendix)$/i;
 
-const V4_NAME = /^(\d+)\.(\d+)([a-z]?)(?:\.(.+))?\.md$/i;
+const V4_NAME = /^(\d+)\.(\d+)((?:[a-z]\d?)?)(?:\.(.+))?\.md$/i;
+/**
+ * v4's dotted story number (`1.1`, `2.1a`, `2.1e1`, `2.2.3`, `2.1g.1`), then a status word in capitals
+ * and the slug, each after a space, dot or dash (`1.1 COMPLETE project-setup.md`): the number and the slug.
+ */
+const STATUS_IN_NAME = /^(\d{1,3}\.\d{1,3}(?:[a-z]\d?)?(?:\.\d{1,3})?)[ .-](?:COMPLETE|COMPLETED|DONE|FINISHED)[ .-]([a-z][^.]*)\.md$/;
+/** A story's dotted number, then a document's name in capitals (`2.1g.3.1-IMPLEMENTATION-PLAN.md`): a note beside the story. */
+const NUMBERED_NOTE = /^\d{1,3}\.\d{1,3}[a-z]?\d?(?:\.\d{1,3})*[-_](?:[A-Z]+[-_])*(?:PLAN|REFERENCE|SUMMARY|REPORT|GUIDE|NOTES)\.md$/;
 /** BMAD v6 alpha's level-1 story name (tech-spec, alpha.1 – alpha.11): `story-{epic_slug}-{n}.md`. */
 export const LEVEL1_NAME = /^story-([a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*)-(\d{1,3})\.md$/i;
 
@@ -121,6 +128,14 @@ function keyFromName(base: string, epicIds: Iterable<string> | undefined): Named
   // BMAD's correct-course output (`sprint-change-proposal-{date}.md`), however it is named after a
   // story (`10.4.1-canvas-fix.sprint-change-proposal.md`), is a proposal about the sprint, no story.
   if (!/\.md$/i.test(base) || /\.context\./i.test(base) || /sprint-change-proposal/i.test(base) || /^(?:[a-z][a-z0-9]*[-_])?(?:19|20)\d{2}-[01]\d-[0-3]\d(?:[-_.]|$)/i.test(base)) return undefined;
+  // `2.1g.3.1-IMPLEMENTATION-PLAN.md`, `2.1g.3.1-QUICK-REFERENCE.md`: a story's number, then a document's
+  // name in capitals: a note kept beside the story (its plan, a reference card), not a story.
+  if (NUMBERED_NOTE.test(base)) return undefined;
+  // `1.1 COMPLETE project-setup.md`, `2.1e1 COMPLETE core-cache.md`, `2.1.COMPLETE.now-next.md`: v4's
+  // dotted name with a status word in capitals written where the dot before the slug goes; the word
+  // is the file's state, not part of its key (`1-1-project-setup`).
+  const stated = STATUS_IN_NAME.exec(base);
+  if (stated) return keyFromName(`${stated[1]}.${stated[2]}.md`, epicIds);
   const key = base.slice(0, -3);
   // `story-1.10.md`, `story-8-1-slug.md`, `story_2.3.md`, `story1.3.md`: the same names with a prefix.
   const bare = base.replace(/^story[-_. ]*(?=\d)/i, '');
@@ -179,9 +194,18 @@ function keyFromName(base: string, epicIds: Iterable<string> | undefined): Named
   // `epic1.story2.story.md`, `epic-3.story-1.login.md`: v4's dotted name (`{epic}.{story}.story.md`)
   // with each number after its word: story 1.2, as `1.2.story.md` is (the ledger's `1-2-…`).
   const worded = bare === base ? WORDED_V4_NAME.exec(base) : null;
+  // (`epic-3.0.story-1.md`, `epic-3.1.story-2-updated.md`: story 1 of sub-epic 3.0, as `3.0.1.story.md` is.)
   if (worded) {
-    const story = `${Number(worded[2])}${worded[3].toLowerCase()}`;
-    return { key: `${Number(worded[1])}-${story}-${(worded[4] ?? 'story').toLowerCase()}`, epic: Number(worded[1]), epicId: String(Number(worded[1])), story, v4: true };
+    const story = `${Number(worded[3])}${worded[4].toLowerCase()}`;
+    const epicId = worded[2] === undefined ? String(Number(worded[1])) : `${Number(worded[1])}-${Number(worded[2])}`;
+    return { key: `${epicId}-${story}-${(worded[5] ?? 'story').toLowerCase()}`, epic: Number(worded[1]), epicId, story, v4: true };
+  }
+  // `tech-debt.story-1.md`: the same dotted name with the epic named in words (`# Story TD-1`): story 1 of
+  // the epic `tech-debt`, the file's name its key. (Words naming a document, `release.story-2.md`, are no epic.)
+  const wordEpic = bare === base && !worded ? WORD_EPIC_V4_NAME.exec(base) : null;
+  if (wordEpic && !DOCUMENT_SERIES.test(wordEpic[1]) && !/^e(?:p|pic)?[-_]?\d/i.test(wordEpic[1])) {
+    const epicId = wordEpic[1].toLowerCase();
+    return { key, epic: epicNumber(epicId), epicId, story: `${Number(wordEpic[2])}${wordEpic[3].toLowerCase()}`, v4: false };
   }
   // `DOC-002.1-structure-setup.md`, `TEA-STREAM-001.1-channels.md`, `TEA-BUILTIN-001.6.1.catalog.md`:
   // a team's own story id (words in letters, then the epic's number and the story's, dotted, as v4
@@ -211,8 +235,14 @@ function keyFromName(base: string, epicIds: Iterable<string> | undefined): Named
  * form (`story-epic-1.2`) and `epic-1-story-2` are read by classifyStoryKey; this is the dashed one
  * after `story-`, which it leaves (`epic-0-5` alone is a sub-epic's key, not a story's).
  */
-/** `epic1.story2.story.md`, `Epic-1.Story-2.slug.md`: v4's dotted name, the epic's and the story's numbers each after its word. */
-const WORDED_V4_NAME = /^e(?:p|pic)?[-_]?(\d{1,3})\.s(?:tory)?[-_]?(\d{1,3})([a-z]?)(?:\.([a-z][\w-]*?))?(?:\.story)?\.md$/i;
+/**
+ * `epic1.story2.story.md`, `Epic-1.Story-2.slug.md`: v4's dotted name, the epic's and the story's numbers each
+ * after its word; the epic a sub-epic (`epic-3.0.story-1.md`), the slug after a dash (`epic-3.1.story-2-updated.md`).
+ */
+const WORDED_V4_NAME = /^e(?:p|pic)?[-_]?(\d{1,3})(?:\.(\d{1,3}))?\.s(?:tory)?[-_]?(\d{1,3})([a-z]?)(?:[.-]([a-z][\w-]*?))?(?:\.story)?\.md$/i;
+
+/** `tech-debt.story-1.md`, `infra.story-2-ci-cache.md`: v4's worded name with the epic named in words. */
+const WORD_EPIC_V4_NAME = /^([a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*)\.s(?:tory)?[-_]?(\d{1,3})([a-z]?)(?:[.-][a-z][\w-]*?)?(?:\.story)?\.md$/i;
 
 const EPIC_SPELLED_NAME = /^story[-_. ]?e(?:p|pic)?[-_. ]?(\d{1,3})[-_.](\d{1,3})([a-z]?)(?:[-_.]([a-z][^.]*))?(?:\.story)?\.md$/i;
 
@@ -244,6 +274,49 @@ export function storyKeyFromEpicFolder(file: string): NamedStory | undefined {
   const epic = Number(e[1]);
   const story = `${Number(m[1])}${m[2].toLowerCase()}`;
   return { key: `${epic}-${story}-${(m[3] ?? 'story').toLowerCase()}`, epic, epicId: String(epic), story, v4: false };
+}
+
+/**
+ * `2.feedback-layer.md`: v4's dotted name with one number, the epic's: a team writing one story per epic
+ * (`# Story 2 — Feedback Layer`, `**Epic:** 2`). A story only when its content says so (epicStory).
+ */
+export const EPIC_STORY_NAME = /^(\d{1,3})\.([a-z][a-z0-9-]*)\.md$/i;
+/** `# Story 2 — Feedback Layer`, `# Story 3: Polish`: the title of an epic's one story, by the epic's number. */
+const EPIC_STORY_HEADING = /^#\s+Story\s+0*(\d{1,3})\s*[:\-–—]\s*(.*?)\s*$/i;
+/** `**Epic:** 2`, `Epic: 2 — Foundation`, `- **Epic**: 2`: the epic a story states it belongs to. */
+const EPIC_LINE = /^\s*(?:[-*]\s+)?(?:\*\*|__)?Epic(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(?:Epic\s+)?0*(\d{1,3})\b/i;
+
+/**
+ * A file named by one number (EPIC_STORY_NAME) is the one story of that epic when it says so itself: its
+ * first heading names the number as a story's (`# Story 2 — Feedback Layer`) and a line in its head states
+ * the same epic (`**Epic:** 2`). It is story 1 of epic N (BMAD numbers an epic's stories from 1), keyed by
+ * its name, as `story-1.2.md` keeps its own.
+ */
+function epicStory(s: StoryFile, lines: readonly string[], start: number): void {
+  const n = Number(EPIC_STORY_NAME.exec(path.basename(s.file))![1]);
+  let heading = -1;
+  for (let i = start; i < Math.min(lines.length, start + 40); i++) {
+    if (!lines[i].startsWith('#')) continue;
+    const t = EPIC_STORY_HEADING.exec(lines[i]);
+    if (!t || Number(t[1]) !== n) return;
+    heading = i;
+    break;
+  }
+  if (heading < 0) return;
+  for (let i = heading + 1; i < Math.min(lines.length, heading + 15); i++) {
+    const e = EPIC_LINE.exec(lines[i]);
+    if (!e) continue;
+    if (Number(e[1]) !== n) return;
+    const t = EPIC_STORY_HEADING.exec(lines[heading])!;
+    s.key = path.basename(s.file).slice(0, -3);
+    s.epic = n;
+    s.epicId = String(n);
+    s.story = '1';
+    s.title = t[2] ? ownCopy(plainTitle(t[2])) : undefined;
+    s.titleLine = heading;
+    delete s.epicTitle;
+    return;
+  }
 }
 
 /** A story numbered in one series with no epic: `STORY-001.md`, `story-4-offline-mode.md`, `story7.md`. */
@@ -332,7 +405,7 @@ export function keyBeforeSlug(name: string, keys: ReadonlySet<string>): string |
 }
 
 /** `# Story 1.2: title`, `# Story 3a.1 - title`, `# Story 0.5.1: title`, `# Story PM-01.1: title`, the file name `# story-25.3: title`. */
-const TITLE = /^#\s+Story(?:\s+|-(?=\d))((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:\.\d+[a-z]?)*)[.\-](\d+)([a-z]?)\b\s*[:\-–—]?\s*(.*?)\s*$/i;
+const TITLE = /^#\s+Story(?:\s+|-(?=\d))((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:\.\d+[a-z]?)*)[.\-](\d+)((?:[a-z]\d?)?)\b\s*[:\-–—]?\s*(.*?)\s*$/i;
 /** A frontmatter title naming the story: `5.4 Agent Handoff`, `Story 2.9 — Metrics`, `Story 3a.1: Login`. */
 const FM_TITLE = /^(?:Story\s+)?((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:\.\d+[a-z]?)*\.\d+[a-z]?)\b\s*[:\-–—.]?\s+(\S.*?)\s*$/i;
 /** `# Epic 43: title`, `# EPIC 7 — report`, `# Epic 2`, `# Epic TEA-BUILTIN-001.7: …` (a team's series id): a heading naming an epic (a story's own title never starts so). */
@@ -604,6 +677,8 @@ export function parseStory(file: string, text: string, opts?: { taskTexts?: 'all
   const reader = new StoryReader(s, lines, start, fmStatus !== undefined, opts?.taskTexts !== 'firstOpen');
   reader.read();
   if (!named && ONE_NUMBER_NAME.test(path.basename(file))) oneNumberStory(s, lines, start);
+  // (`2.feedback-layer.md` titled `# Story 2 — …`, `**Epic:** 2`: the epic's one story.)
+  if (!named && EPIC_STORY_NAME.test(path.basename(file))) epicStory(s, lines, start);
   // No `# Story` heading: the frontmatter's `title: "5.4 Agent Handoff"` (`Story 2.9 — …`, BMAD
   // quick-dev's spec) is the title when its number is the one the file is named by.
   if (s.titleLine === undefined && fmTitle && s.epicId !== undefined && s.story !== undefined) {
