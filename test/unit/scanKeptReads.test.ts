@@ -74,4 +74,26 @@ describe('a first scan with the sprint check', () => {
     assert.deepStrictEqual(again.workflows, own.workflows);
     assert.ok(again.workflows.some((w) => w.file === f), 'the edit is seen');
   });
+  test('no story is held between the sprint check and the scan: a first scan of 400 stories keeps no Buffer per story', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wm-keptreads-400-'));
+    dirs.push(root);
+    const impl = path.join(root, IMPL);
+    fs.mkdirSync(impl, { recursive: true });
+    const ledger = ['generated: 2026-01-01', 'project: t', 'development_status:', '  epic-1: in-progress'];
+    const body = Array.from({ length: 60 }, (_, t) => `- [${t % 3 ? 'x' : ' '}] Task ${t + 1}: ${'words '.repeat(12)}`).join('\n');
+    for (let i = 1; i <= 400; i++) {
+      ledger.push(`  1-${i}-story-${i}: review`);
+      fs.writeFileSync(path.join(impl, `1-${i}-story-${i}.md`), `# Story 1.${i}: Story ${i}\n\nStatus: review\n\n## Tasks / Subtasks\n\n${body}\n`);
+    }
+    fs.writeFileSync(path.join(impl, 'sprint-status.yaml'), ledger.join('\n') + '\n');
+    const storyBytes = fs.statSync(path.join(impl, '1-1-story-1.md')).size * 400;
+    assert.ok(storyBytes > 2_000_000, `${storyBytes} bytes of stories`);
+    const before = process.memoryUsage().arrayBuffers;
+    let during: number | undefined;
+    // The first progress comes after the sprint check and the scan's first file: what is held then is what the sprint left for the scan.
+    const r = await scanRoots([root], { sprint: true, indexWrite: 'manual', firstProgressFiles: 1, onProgress: () => (during ??= process.memoryUsage().arrayBuffers) });
+    assert.equal(r.sprints.get(root)?.length, 1, 'the sprint was checked');
+    assert.ok(during !== undefined);
+    assert.ok(during - before < 1_200_000, `${during - before} bytes of array buffers held after the sprint check (the stories are ${storyBytes})`);
+  });
 });
