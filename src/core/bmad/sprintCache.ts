@@ -198,38 +198,6 @@ export function isRecording(): boolean {
   return active !== undefined;
 }
 
-/** A whole regular file as readKeyed read it: the open file's stat, taken before its bytes were read, and the bytes. */
-export interface KeptRead {
-  stat: fs.BigIntStats;
-  bytes: Buffer;
-}
-
-/** The reads kept while a scan asked for them (keepReads): path → what readKeyed read there. */
-let kept: Map<string, KeptRead> | undefined;
-
-/**
- * Keeps every whole regular file readKeyed reads until `close()`, by path: the scan checks the
- * sprint before it reads its candidate files, and a first scan takes a story file's bytes from
- * here (`take`: each once) instead of opening and reading the file a second time. What is taken
- * is what the sprint saw, with the stat of that same open file: the scan's verdict and its index
- * entry describe the bytes judged, as when it reads them itself. `close()` drops what no one took.
- */
-export function keepReads(): { take: (file: string) => KeptRead | undefined; close: () => void } {
-  const mine = new Map<string, KeptRead>();
-  kept = mine;
-  return {
-    take: (file) => {
-      const r = mine.get(file);
-      if (r) mine.delete(file);
-      return r;
-    },
-    close: () => {
-      mine.clear();
-      if (kept === mine) kept = undefined;
-    },
-  };
-}
-
 // As safeRead.ts opens: a FIFO with no writer returns at once, and its fstat refuses it before a byte is read.
 const READ_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0);
 
@@ -249,10 +217,7 @@ function readKeyed(file: string, maxBytes: number): { key?: [string, string, str
     const st = fs.fstatSync(fd, { bigint: true });
     const key: [string, string, string, string] = [String(st.size), String(st.mtimeNs), String(st.ctimeNs), String(st.ino)];
     if (!st.isFile() || st.size > BigInt(Math.min(maxBytes, Number.MAX_SAFE_INTEGER))) return { key };
-    if (!kept) return { key, text: readTextOnce(fd, Number(st.size)) };
-    const bytes = readToEnd(fd, Number(st.size));
-    kept.set(file, { stat: st, bytes });
-    return { key, text: bmadText(bytes) };
+    return { key, text: readTextOnce(fd, Number(st.size)) };
   } catch {
     return { key: statKey(file) };
   } finally {

@@ -8,7 +8,7 @@ import { parseWorkflowText } from '../model/workflow';
 import { sha256 } from '../model/hash';
 import { validateDelegation } from '../model/delegation';
 import { checkSprints, type SprintReport } from '../bmad/sprint';
-import { cacheFilesEnabled, keepReads, type KeptRead } from '../bmad/sprintCache';
+import { cacheFilesEnabled } from '../bmad/sprintCache';
 import { ReadAhead, READ_AHEAD_MIN_FILES, type AheadRead } from './readAhead';
 import { contextFingerprint, loadScanIndex, makeEntryLine, scanIndexPath, restoreEntry, sameKey, saveScanIndex, RACY_WINDOW_MS, type FileKey, type IndexEntry, type SaveOutcome } from './scanIndex';
 
@@ -197,29 +197,6 @@ function aheadBytes(file: string, a: AheadRead, max: number): FileBytes {
   if (a.tooLarge) return tooLarge(file, key, max);
   if (a.text !== undefined) return { key, text: a.text, hash: a.hash };
   return { key, buf: a.bytes!, hash: a.hash };
-}
-
-/**
- * A file the sprint check read in this scan (sprintCache.ts keepReads), as readBytes would have
- * read it: the key from the stat of the same open file, in the numbers a plain fstat gives
- * (Node's milliseconds from the seconds and nanoseconds), the size limit applied the same way.
- */
-function keptBytes(file: string, k: KeptRead, max: number): FileBytes {
-  const st = k.stat;
-  const key: FileKey = { size: Number(st.size), mtimeMs: msOf(st.mtimeNs), ctimeMs: msOf(st.ctimeNs), ino: Number(st.ino) };
-  if (key.size > max) return tooLarge(file, key, max);
-  return { key, buf: k.bytes };
-}
-
-/** A time in ns as Node's Stats gives it in ms: seconds × 1000 + nanoseconds / 1e6, nanoseconds in [0, 1e9). */
-function msOf(ns: bigint): number {
-  let sec = ns / 1_000_000_000n;
-  let nsec = ns % 1_000_000_000n;
-  if (nsec < 0n) {
-    sec -= 1n;
-    nsec += 1_000_000_000n;
-  }
-  return Number(sec) * 1000 + Number(nsec) / 1e6;
 }
 
 /** Judges the bytes of one file: encoding, frontmatter, hash, parse. */
@@ -592,11 +569,8 @@ export async function scanRoots(
     const max = ctx.config.limits.maxFileBytes;
     const firstRead = !useIndex || !fs.existsSync(scanIndexPath(root));
     let ahead = !nested && firstRead && listed.files.length >= (opts.readAheadFrom ?? READ_AHEAD_MIN_FILES) ? ReadAhead.start(listed.files, max, ENCODING_SNIFF_BYTES) : undefined;
-    // A first read takes the files the sprint check reads (its story files) from it, not from disk again.
-    let kept: ReturnType<typeof keepReads> | undefined;
     try {
       if (opts.sprint && ctx.config.dialects.includes('bmad')) {
-        if (firstRead && !ahead) kept = keepReads();
         const checked = checkSprints(root, { config: ctx.config, now: opts.now?.(), cache: indexEnabled(opts) });
         problems.push(...checked.problems);
         if (checked.reports) sprints.set(root, checked.reports);
@@ -610,10 +584,6 @@ export async function scanRoots(
           ahead.close();
           ahead = undefined;
         }
-        if (kept && idx.hasOld) {
-          kept.close();
-          kept = undefined;
-        }
       }
       let turned = performance.now();
       // The first progress: after 100 files, or firstProgressFiles in a root of more than 100.
@@ -623,8 +593,7 @@ export async function scanRoots(
         if (nested && contextForRoots(file, absRoots) !== root) continue;
         const a = ahead?.take(i);
         if (a) readAhead++;
-        const k = a ? undefined : kept?.take(file);
-        const pre = a ? aheadBytes(file, a, max) : k ? keptBytes(file, k, max) : undefined;
+        const pre = a ? aheadBytes(file, a, max) : undefined;
         let r: FileReadResult;
         if (idx) r = idx.read(file, opts.fileKeys, pre);
         else {
@@ -645,7 +614,6 @@ export async function scanRoots(
       }
     } finally {
       ahead?.close();
-      kept?.close();
     }
   }
   const crossProblems = validateDelegation(workflows);
