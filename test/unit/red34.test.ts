@@ -1,0 +1,85 @@
+/**
+ * Session 34's outside check (red34): what session 33 left and new hostile inputs.
+ * - At a monorepo's top, a hook judged a nested project's file by the top's rules (a gated step of
+ *   `apps/api`'s workflow was marked done with no verdict): judged by the project it belongs to now,
+ *   and by the workspace around it too (a marker folder made below state gains nothing).
+ */
+import { test, describe, after } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { cleanup, runCliProcess, tempWorkspace } from './hooksHelpers';
+
+const CLI = path.resolve('dist/cli.js');
+const tmps: string[] = [];
+after(() => {
+  for (const d of tmps) cleanup(d);
+});
+
+function temp(): string {
+  const d = tempWorkspace('wm-red34-');
+  tmps.push(d);
+  return d;
+}
+
+function put(root: string, rel: string, text: string): string {
+  const abs = path.join(root, rel);
+  fs.mkdirSync(path.dirname(abs), { recursive: true });
+  fs.writeFileSync(abs, text);
+  return abs;
+}
+
+const NO_AGENT_ENV = { CLAUDE_PROJECT_DIR: undefined, WAYMARK_ACTOR: undefined, WAYMARK_SESSION: undefined, GEMINI_PROJECT_DIR: undefined };
+const GATED = 'steps:\n  - build\n  - id: review\n    gate: true\n  - ship\n';
+const AT_REVIEW = '---\nworkflow: release\nstatus: in_progress\nstepsCompleted: [build]\ncurrentStep: review\n---\nBody\n';
+const REVIEW_DONE = '---\nworkflow: release\nstatus: in_progress\nstepsCompleted: [build, review]\ncurrentStep: ship\n---\nBody\n';
+
+function claudeWrite(cwd: string, file: string, content: string): string {
+  return JSON.stringify({ session_id: 's', cwd, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: file, content } });
+}
+
+/** A git repository whose `apps/api` is a Waymark project of its own (a gated workflow). */
+function monorepo(): { top: string; api: string; plan: string } {
+  const top = temp();
+  spawnSync('git', ['init', '-q', top]);
+  const api = path.join(top, 'apps', 'api');
+  put(api, '.waymark/workflows/release.yaml', GATED);
+  const plan = put(api, 'docs/rel.workflow.md', AT_REVIEW);
+  return { top, api, plan };
+}
+
+describe('red34: a hook at a monorepo top judges a nested project by its own rules', () => {
+  test('a gated step of a nested project marked done with no verdict is refused from every cwd', async () => {
+    const { top, api, plan } = monorepo();
+    for (const cwd of [top, path.join(top, 'apps'), api, path.join(api, 'docs')]) {
+      const r = await runCliProcess(['hook', 'claude-code'], claudeWrite(cwd, plan, REVIEW_DONE), { cwd, env: NO_AGENT_ENV });
+      assert.equal(r.code, 2, `cwd ${cwd}: ${r.stderr}`);
+      assert.match(r.stderr, /refused this edit of docs\/rel\.workflow\.md:\n- step review is gated/);
+      assert.match(r.stderr, /waymark gate pass docs\/rel\.workflow\.md review/);
+    }
+    // The agent's project folder at the top (CLAUDE_PROJECT_DIR) as well.
+    const r = await runCliProcess(['hook', 'claude-code'], claudeWrite(top, plan, REVIEW_DONE), { cwd: top, env: { ...NO_AGENT_ENV, CLAUDE_PROJECT_DIR: top } });
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(fs.readFileSync(plan, 'utf8'), AT_REVIEW);
+  });
+
+  test('with the nested project\'s verdict recorded (by waymark run there) the same edit is allowed from the top', async () => {
+    const { top, api, plan } = monorepo();
+    const g = spawnSync(process.execPath, [CLI, 'gate', 'pass', 'docs/rel.workflow.md', 'review', '--by', 'Quinn'], { cwd: api, encoding: 'utf8' });
+    assert.equal(g.status, 0, g.stderr);
+    const r = await runCliProcess(['hook', 'claude-code'], claudeWrite(top, plan, REVIEW_DONE), { cwd: top, env: NO_AGENT_ENV });
+    assert.equal(r.code, 0, r.stderr);
+  });
+
+  test('a marker folder made below the top\'s state does not take a file out of the top\'s rules', async () => {
+    const top = temp();
+    spawnSync('git', ['init', '-q', top]);
+    put(top, '.waymark/workflows/release.yaml', GATED);
+    const plan = put(top, 'docs/rel.workflow.md', AT_REVIEW);
+    fs.mkdirSync(path.join(top, 'docs', '.waymark'));
+    const r = await runCliProcess(['hook', 'claude-code'], claudeWrite(top, plan, REVIEW_DONE), { cwd: top, env: { ...NO_AGENT_ENV, CLAUDE_PROJECT_DIR: top } });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /step review is gated/);
+  });
+});
