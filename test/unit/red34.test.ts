@@ -3,6 +3,9 @@
  * - At a monorepo's top, a hook judged a nested project's file by the top's rules (a gated step of
  *   `apps/api`'s workflow was marked done with no verdict): judged by the project it belongs to now,
  *   and by the workspace around it too (a marker folder made below state gains nothing).
+ * - The sprint cache kept a walked `sprint-status.yaml` link's kind, not its target: a link to the
+ *   ledger the walk found itself (passed over), retargeted to another ledger, left the cached sprint
+ *   without that ledger. The link's real path is an input now.
  */
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +13,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { cleanup, runCliProcess, tempWorkspace } from './hooksHelpers';
+import { loadSprint } from '../../src/core/bmad/sprint';
+import { setSprintCacheRacyWindow } from '../../src/core/bmad/sprintCache';
 
 const CLI = path.resolve('dist/cli.js');
 const tmps: string[] = [];
@@ -81,5 +86,29 @@ describe('red34: a hook at a monorepo top judges a nested project by its own rul
     const r = await runCliProcess(['hook', 'claude-code'], claudeWrite(top, plan, REVIEW_DONE), { cwd: top, env: { ...NO_AGENT_ENV, CLAUDE_PROJECT_DIR: top } });
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /step review is gated/);
+  });
+});
+
+describe('red34: the sprint cache and a retargeted sprint-status.yaml link', () => {
+  test('a walked link retargeted from the found ledger to another one: the cached sprint is the fresh one', () => {
+    setSprintCacheRacyWindow(-60_000);
+    try {
+      const root = temp();
+      fs.cpSync(path.resolve('test/fixtures/bmad-v6/_bmad-output/implementation-artifacts/sprint-status.yaml'), path.join(root, '_bmad-output', 'a', 'sprint-status.yaml'));
+      put(root, 'b/ledger-b.yaml', 'development_status:\n  epic-7: in-progress\n  7-1-extra-thing: review\n');
+      const link = path.join(root, 'b', 'sprint-status.yaml');
+      fs.symlinkSync('../_bmad-output/a/sprint-status.yaml', link);
+      const now = new Date('2026-12-01T05:00:00Z');
+      const first = loadSprint(root, { now, cache: true });
+      assert.equal(first.ledgers?.length ?? 1, 1);
+      fs.unlinkSync(link);
+      fs.symlinkSync('ledger-b.yaml', link);
+      const cached = JSON.stringify(loadSprint(root, { now, cache: true }));
+      const fresh = JSON.stringify(loadSprint(root, { now, cache: false }));
+      assert.match(fresh, /7-1-extra-thing/);
+      assert.equal(cached, fresh);
+    } finally {
+      setSprintCacheRacyWindow(2000);
+    }
   });
 });
