@@ -6,6 +6,9 @@
  * - The sprint cache kept a walked `sprint-status.yaml` link's kind, not its target: a link to the
  *   ledger the walk found itself (passed over), retargeted to another ledger, left the cached sprint
  *   without that ledger. The link's real path is an input now.
+ * - Deeply nested values: `x = [[[…]]]` in a tickets.toml, or `x: [[[…]]]` in a ticket plan's
+ *   frontmatter (thousands deep), overflowed the stack: the hook said "unexpected error … not checked"
+ *   and exited 1 (Claude Code goes ahead: fail-open); validate and sprint crashed. A clear refusal now.
  */
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -110,5 +113,43 @@ describe('red34: the sprint cache and a retargeted sprint-status.yaml link', () 
     } finally {
       setSprintCacheRacyWindow(2000);
     }
+  });
+});
+
+describe('red34: values nested thousands deep', () => {
+  function v7(): string {
+    const root = temp();
+    fs.cpSync(path.resolve('test/fixtures/bmad-v7'), root, { recursive: true });
+    spawnSync('git', ['init', '-q', root]);
+    return root;
+  }
+  const deep = (open: string, close: string, n = 20_000) => open.repeat(n) + close.repeat(n);
+
+  test('a tickets.toml edit with an array or inline table 20,000 deep is refused with what to do; validate names the line', async () => {
+    const root = v7();
+    const toml = path.join(root, '_bmad-output', 'initiative-shop', 'epic-search', 'tickets.toml');
+    const before = fs.readFileSync(toml, 'utf8');
+    for (const v of [deep('[', ']'), deep('{a = ', '}').replace('{a = }', '{a = 1}')]) {
+      const r = await runCliProcess(['hook', 'claude-code'], claudeWrite(root, toml, `${before}x = ${v}\n`), { cwd: root, env: NO_AGENT_ENV });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /nest more than 128 deep here; flatten the value \(line \d+/);
+      assert.doesNotMatch(r.stderr, /unexpected error|call stack/);
+    }
+    fs.writeFileSync(toml, `${before}x = ${deep('[', ']')}\n`);
+    for (const verb of ['validate', 'sprint']) {
+      const r = spawnSync(process.execPath, [CLI, verb], { cwd: root, encoding: 'utf8', timeout: 120_000 });
+      assert.doesNotMatch(r.stderr + r.stdout, /unexpected error|call stack|\n\s+at /, verb);
+    }
+    const v = spawnSync(process.execPath, [CLI, 'validate', toml], { cwd: root, encoding: 'utf8', timeout: 120_000 });
+    assert.match(v.stdout, /tickets\.toml:\d+:1 error tree-toml .*nest more than 128 deep/);
+  });
+
+  test('a ticket plan whose frontmatter holds a list 20,000 deep is judged, not a crash', async () => {
+    const root = v7();
+    const plan = path.join(root, '_bmad-output', 'initiative-shop', 'epic-search', 'story-suggestions-plan.md');
+    const text = fs.readFileSync(plan, 'utf8').replace('status: wip\n', `status: wip\nx: ${deep('[', ']')}\n`);
+    const r = await runCliProcess(['hook', 'claude-code'], claudeWrite(root, plan, text), { cwd: root, env: NO_AGENT_ENV });
+    assert.doesNotMatch(r.stderr, /unexpected error|call stack/);
+    assert.ok(r.code === 0 || r.code === 2, r.stderr);
   });
 });
