@@ -9,6 +9,9 @@
  * - Deeply nested values: `x = [[[…]]]` in a tickets.toml, or `x: [[[…]]]` in a ticket plan's
  *   frontmatter (thousands deep), overflowed the stack: the hook said "unexpected error … not checked"
  *   and exited 1 (Claude Code goes ahead: fail-open); validate and sprint crashed. A clear refusal now.
+ * - Another MCP server's `write_file` (`mcp__filesystem__write_file`, path + content) making a new state
+ *   file that marks a gated step done was let through (its change "not said", and no state there yet):
+ *   judged as Write is now.
  */
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -151,5 +154,26 @@ describe('red34: values nested thousands deep', () => {
     const r = await runCliProcess(['hook', 'claude-code'], claudeWrite(root, plan, text), { cwd: root, env: NO_AGENT_ENV });
     assert.doesNotMatch(r.stderr, /unexpected error|call stack/);
     assert.ok(r.code === 0 || r.code === 2, r.stderr);
+  });
+});
+
+describe('red34: an MCP filesystem server\'s write_file through the agent', () => {
+  test('a new state file marking a gated step done is refused as Write is; plain text still goes ahead', async () => {
+    const root = temp();
+    spawnSync('git', ['init', '-q', root]);
+    put(root, '.waymark/workflows/release.yaml', GATED);
+    const call = (tool: string, input: Record<string, unknown>) =>
+      runCliProcess(['hook', 'claude-code'], JSON.stringify({ session_id: 's', cwd: root, hook_event_name: 'PreToolUse', tool_name: tool, tool_input: input }), { cwd: root, env: NO_AGENT_ENV });
+    const made = path.join(root, 'docs', 'new.workflow.md');
+    fs.mkdirSync(path.dirname(made), { recursive: true });
+    const r = await call('mcp__filesystem__write_file', { path: made, content: REVIEW_DONE });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /refused this edit of docs\/new\.workflow\.md:\n- step review is gated/);
+    const ok = await call('mcp__filesystem__write_file', { path: path.join(root, 'docs', 'notes.md'), content: '# Notes\n\nplain text\n' });
+    assert.equal(ok.code, 0, ok.stderr);
+    // An edit whose matching the server does its own way stays "not said": refused where state lives.
+    put(root, 'docs/rel.workflow.md', AT_REVIEW);
+    const ed = await call('mcp__filesystem__edit_file', { path: path.join(root, 'docs', 'rel.workflow.md'), edits: [{ oldText: 'stepsCompleted: [build]', newText: 'stepsCompleted: [build, review]' }] });
+    assert.equal(ed.code, 2, ed.stderr);
   });
 });
