@@ -106,7 +106,7 @@ describe('red34: the sprint cache and a retargeted sprint-status.yaml link', () 
       fs.symlinkSync('../_bmad-output/a/sprint-status.yaml', link);
       const now = new Date('2026-12-01T05:00:00Z');
       const first = loadSprint(root, { now, cache: true });
-      assert.equal(first.ledgers?.length ?? 1, 1);
+      assert.equal(first?.ledgers?.length ?? 1, 1);
       fs.unlinkSync(link);
       fs.symlinkSync('ledger-b.yaml', link);
       const cached = JSON.stringify(loadSprint(root, { now, cache: true }));
