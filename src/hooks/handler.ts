@@ -126,6 +126,17 @@ async function proposedEdits(event: { ctx: NeutralEvent['ctx']; tool: string }, 
     // The gates' judge takes the states this verdict parsed (the same texts): a large text is parsed and hashed once.
     const parsed = verdict.kind === 'workflow' ? { before: verdict.before, after: verdict.after } : undefined;
     const errors = [...refusals(verdict), ...(await gateDefinitionProblems(root, file, current, next ?? undefined, parsed))];
+    if (!errors.length && where.outer) {
+      // A file of a project nested in the event's workspace: the nested project's answer, unless the
+      // workspace around it refuses (a marker folder made below its state does not take it out of its rules).
+      const outer = await checkProposedEdit({ root: where.outer, file, text: next ?? undefined, beforeText: current ?? null, actor: adapter.actor, session: event.ctx.session });
+      const outerParsed = outer.kind === 'workflow' ? { before: outer.before, after: outer.after } : undefined;
+      const outerErrors = [...refusals(outer), ...(await gateDefinitionProblems(where.outer, file, current, next ?? undefined, outerParsed))];
+      if (outerErrors.length) {
+        reasons.push(`Waymark refused this edit of ${outer.rel}${alias} (by the rules of ${where.outer}, the workspace around ${relPath(where.outer, root)}):\n${formatProblems(outerErrors)}`);
+        continue;
+      }
+    }
     if (errors.length) reasons.push(`Waymark refused this edit of ${verdict.rel}${alias}:\n${formatProblems(errors)}`);
     else if (verdict.kind && !where.foreign) allowed.push({ root, file, current });
   }

@@ -46,12 +46,18 @@ export function relInside(rel: string): boolean {
  * event's folder as before, judged without writing. Undefined: the file lies in no workspace.
  * A cwd outside the project (`/`, `/tmp`, a folder above it) never becomes the judging root.
  */
-export function judgingRoot(ctx: HookContext, abs: string): { root: string; foreign: boolean } | undefined {
+export function judgingRoot(ctx: HookContext, abs: string): { root: string; foreign: boolean; outer?: string } | undefined {
   // workspaceRootOf and hasWorkspace in one walk up from cwd.
   const found = ctx.projectDir ? path.resolve(ctx.projectDir) : findWorkspaceRoot(ctx.cwd);
   const marked = found !== undefined;
   const base = realPathOf(found ?? ctx.cwd);
-  if (marked && (abs === base || relInside(path.relative(base, abs)))) return { root: base, foreign: false };
+  if (marked && (abs === base || relInside(path.relative(base, abs)))) {
+    // A project nested in the event's workspace (a monorepo's `apps/web/.bmad-core`, `packages/x/.waymark`)
+    // owns its files: judged there, as `waymark` run from it judges them. The event's workspace is kept as
+    // `outer`: its rules are asked too, so a marker folder made to move a file out of them gains nothing.
+    const own = nestedOwner(base, abs);
+    return own ? { root: own, foreign: false, outer: base } : { root: base, foreign: false };
+  }
   // The agent's other open workspace folders (Cursor's workspace_roots) are its own too: judged and recorded there.
   for (const r of ctx.roots ?? []) {
     const other = realPathOf(path.resolve(r));
@@ -67,6 +73,22 @@ export function judgingRoot(ctx: HookContext, abs: string): { root: string; fore
   if (own) return { root: realPathOf(own), foreign: marked };
   if (!marked && (abs === base || relInside(path.relative(base, abs)))) return { root: base, foreign: true };
   return undefined;
+}
+
+/** The nearest marked folder of `abs` (its folder, or itself when a folder) when it lies strictly below `base`. */
+function nestedOwner(base: string, abs: string): string | undefined {
+  if (abs === base) return undefined;
+  let start = path.dirname(abs);
+  try {
+    if (fs.statSync(abs).isDirectory()) start = abs;
+  } catch {
+    // not there (yet): its folder
+  }
+  if (start === base) return undefined;
+  const own = findWorkspaceRoot(start);
+  if (!own) return undefined;
+  const real = realPathOf(own);
+  return real !== base && relInside(path.relative(base, real)) ? real : undefined;
 }
 
 /**

@@ -129,10 +129,29 @@ export function unknownToolEvent(kind: 'pre' | 'post', ctx: HookContext, tool: s
   const nested = Object.values(input).flatMap((v) => (Array.isArray(v) ? v.filter(isObject) : isObject(v) ? [v] : [])).flatMap((o) => strings(o, [...PATH_FIELDS, ...FROM_FIELDS, ...TO_FIELDS]));
   const named = [...new Set([...strings(input, PATH_FIELDS), ...strings(input, PATHS_FIELDS), ...(list.length ? [] : [...from, ...to]), ...nested])];
   if (named.length && (carries || has(DELETES) || has(MOVES) || has(COPIES) || has(CHANGES))) {
-    const change: FileChange = has(DELETES) && !carries ? { type: 'delete' } : { type: 'unknown' };
+    const whole = named.length === 1 && !list.length ? wholeWrite(words, input) : undefined;
+    const change: FileChange = whole ?? (has(DELETES) && !carries ? { type: 'delete' } : { type: 'unknown' });
     for (const f of named) if (!list.some((e) => e.file === f)) list.push({ file: f, change });
   }
   return list.length ? edits(kind, ctx, tool, list) : undefined;
+}
+
+/** Words of a name that say a tool writes a whole file; and words that say it changes part of one (its text is not the file's). */
+const WHOLE_WRITES = new Set(['write', 'create', 'overwrite']);
+const PART_WRITES = new Set(['append', 'prepend', 'insert', 'patch', 'edit', 'replace', 'update', 'modify', 'apply', 'move', 'mv', 'rename', 'copy', 'cp', 'delete', 'remove']);
+const WHOLE_TEXT_FIELDS = ['content', 'contents', 'file_text', 'text'];
+
+/**
+ * An unknown tool named as a whole-file write (an MCP filesystem server's `write_file`, `create_file`) whose input
+ * carries the text in one field: a write of that text, judged as Write is. Said as not what it writes, a new
+ * state file it made was let through unchecked (no state there yet to refuse by).
+ */
+function wholeWrite(words: string[], input: Record<string, unknown>): FileChange | undefined {
+  if (!words.some((w) => WHOLE_WRITES.has(w)) || words.some((w) => PART_WRITES.has(w))) return undefined;
+  const given = CONTENT_FIELDS.filter((k) => input[k] !== undefined && input[k] !== null);
+  if (given.length !== 1 || !WHOLE_TEXT_FIELDS.includes(given[0])) return undefined;
+  const content = input[given[0]];
+  return typeof content === 'string' ? { type: 'write', content } : undefined;
 }
 
 const SHELL_TOOLS = new Set(['Bash', 'bash', 'Shell', 'shell', 'local_shell', 'exec_command', 'run_in_terminal', 'runInTerminal', 'runTerminalCommand', 'run_terminal_cmd', 'container.exec', 'powershell', 'PowerShell', 'pwsh']);

@@ -14,7 +14,7 @@ import { parseEpics, type PlannedEpic } from './epics';
 import { parseGateDecision, parseQaGate, type StoryGate } from './qaGates';
 import { buildSprint, ledgerCoverage, patchStoryFiles, storyFileIdentity, type SprintModel, type SprintStory } from './drift';
 import { resolveStoryRef } from './storyRef';
-import { cachedSprint, type Patcher, recordingList, recordingParse, recordingKind, recordingProbe, recordingRead, recordTime, cacheFilesEnabled } from './sprintCache';
+import { cachedSprint, type Patcher, recordingList, recordingParse, recordingKind, recordingProbe, recordingRead, recordingRealPath, recordTime, cacheFilesEnabled } from './sprintCache';
 import { readConfigSync } from '../store/configFile';
 import { readTicketTree } from './tree/reader';
 import { treeProblems } from './tree/checks';
@@ -131,7 +131,7 @@ function findNamed(root: string, name: RegExp, depth = 4, limit = 200): string[]
  */
 function linkedFileInside(root: string, p: string): string | undefined {
   if (!recordingProbe(p, 'f')) return undefined;
-  const real = realOrResolved(p);
+  const real = recordingRealPath(p);
   return inside(realOrResolved(root), real) ? real : undefined;
 }
 

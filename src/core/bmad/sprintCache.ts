@@ -29,7 +29,7 @@ import * as path from 'node:path';
 import { readRegularFileSync, readToEnd } from '../store/safeRead';
 import { version as WAYMARK_VERSION } from '../../../package.json';
 import { writeFileAtomic } from '../store/atomicWrite';
-import { safeMkdir } from '../store/safePath';
+import { realOrResolved, safeMkdir } from '../store/safePath';
 import { randomHex } from '../store/processes';
 import { sha256 } from '../model/hash';
 import { decodeValue, deserialize, digest, encodeValue, serialize, type Encoded } from './cacheCodec';
@@ -329,6 +329,25 @@ export function recordingExists(p: string): boolean {
   return k !== '-';
 }
 
+/** A probe recorded by recordingRealPath: the path it was asked of, with this suffix. */
+const REAL_PROBE = '\0real';
+
+/**
+ * The real path of `p` (realOrResolved), recorded for the cache: a link's target decides what is read
+ * (the walk reads a link to a file it did not find itself, and passes over one to a file it did), and
+ * a link retargeted leaves its folder's entries and its kind as they were.
+ */
+export function recordingRealPath(p: string): string {
+  const real = realOrResolved(p);
+  if (active) mergeInto(active, [], [], [[p + REAL_PROBE, real]], []);
+  return real;
+}
+
+/** Whether a recorded probe still reads the same: the same kind, or (recordingRealPath) the same real path. */
+function probeHolds(p: string, recorded: string): boolean {
+  return p.endsWith(REAL_PROBE) ? realOrResolved(p.slice(0, -REAL_PROBE.length)) === recorded : kindOf(p) === recorded;
+}
+
 /** A clock answer the sprint being built depends on. */
 export function recordTime(dep: TimeDep): void {
   active?.times.push(dep);
@@ -470,7 +489,7 @@ export function inputsHold(r: unknown, now: Date, racyMs: number = racyWindowMs,
   if (timeSignature(c.times, now) !== c.timeSig) return false;
   const racyBeforeNs = BigInt(Math.floor(c.recordedAt - racyMs)) * 1_000_000n;
   for (const p of c.probes) {
-    if (!Array.isArray(p) || typeof p[0] !== 'string' || kindOf(p[0]) !== p[1]) return false;
+    if (!Array.isArray(p) || typeof p[0] !== 'string' || !probeHolds(p[0], p[1])) return false;
   }
   // A changed or racy input: what was built from them is built again (recording anew).
   // With `relist`, a folder whose stat key moved still holds when it lists the same entries (a
@@ -515,7 +534,7 @@ function patchPlan(c: CacheFile, now: Date, edits: EditsFile | undefined): { cha
   if (!Array.isArray(c.files) || !Array.isArray(c.dirs) || !Array.isArray(c.probes) || !Array.isArray(c.times) || typeof c.recordedAt !== 'number' || typeof c.timeSig !== 'string') return undefined;
   if (!c.files.every(isKeyed) || !c.dirs.every(isKeyed) || !c.times.every(isTimeDep)) return undefined;
   if (timeSignature(c.times, now) !== c.timeSig) return undefined;
-  for (const p of c.probes) if (!Array.isArray(p) || typeof p[0] !== 'string' || kindOf(p[0]) !== p[1]) return undefined;
+  for (const p of c.probes) if (!Array.isArray(p) || typeof p[0] !== 'string' || !probeHolds(p[0], p[1])) return undefined;
   const racyBeforeNs = BigInt(Math.floor(c.recordedAt - racyWindowMs)) * 1_000_000n;
   const dirs: Keyed[] = [];
   for (const d of c.dirs) {

@@ -67,10 +67,13 @@ export function readLeafFrontmatter(text: string, lenient: boolean): LeafFrontma
   return { data, lines, unclosed: false, blockListLine };
 }
 
-function scalar(value: string): FmValue {
-  if (value.startsWith('[') && value.endsWith(']')) {
+/** Inline lists nested deeper than this are kept as text: `[[[…]]]` thousands deep overflowed the stack (a hook crashed, unchecked). */
+const MAX_LIST_DEPTH = 64;
+
+function scalar(value: string, depth = 0): FmValue {
+  if (value.startsWith('[') && value.endsWith(']') && depth < MAX_LIST_DEPTH) {
     const inner = value.slice(1, -1).trim();
-    return inner ? inner.split(',').map((v) => scalar(v.trim())) : [];
+    return inner ? inner.split(',').map((v) => scalar(v.trim(), depth + 1)) : [];
   }
   if (value.length >= 2 && value[0] === value[value.length - 1] && (value[0] === '"' || value[0] === "'")) {
     if (value[0] === '"') {

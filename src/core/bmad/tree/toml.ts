@@ -43,6 +43,9 @@ export function parseToml(text: string): TomlDoc {
   return new Parser(text).parse();
 }
 
+/** Inline arrays and tables nested deeper than this are refused (`x = [[[…]]]` thousands deep overflowed the stack: a hook crashed unchecked). */
+const MAX_NESTING = 128;
+
 class Parser {
   private i = 0;
   private line = 0;
@@ -228,11 +231,21 @@ class Parser {
     this.setKeyPos(t, last.name, last.pos);
   }
 
+  /** How deep inline arrays and tables are nested where the parser is: past MAX_NESTING it fails (the stack would overflow first). */
+  private nesting = 0;
+
   private value(): TomlValue {
     const c = this.s[this.i];
     if (c === '"' || c === "'") return this.quotedString(c, this.s.startsWith(c.repeat(3), this.i));
-    if (c === '[') return this.array();
-    if (c === '{') return this.inlineTable();
+    if (c === '[' || c === '{') {
+      if (this.nesting >= MAX_NESTING) this.fail(`arrays and inline tables nest more than ${MAX_NESTING} deep here; flatten the value`);
+      this.nesting++;
+      try {
+        return c === '[' ? this.array() : this.inlineTable();
+      } finally {
+        this.nesting--;
+      }
+    }
     if (this.s.startsWith('true', this.i) && !isBare(this.s.charCodeAt(this.i + 4))) { this.i += 4; return true; }
     if (this.s.startsWith('false', this.i) && !isBare(this.s.charCodeAt(this.i + 5))) { this.i += 5; return false; }
     return this.scalar();
