@@ -227,13 +227,52 @@ function ledgerPlaces(cfg: BmadConfig): { declared: string[]; c: string[] } {
   return { declared, c };
 }
 
+/** A `config.yaml` line naming the ledger file itself: the BMAD skills add-on's `bmm: sprint_status_file: docs/sprint-status.yaml`. */
+const LEDGER_FILE_KEY = /^[ \t]*(sprint_status_file|sprint_status)[ \t]*:[ \t]*(["']?)([^"'#\r\n]*?)\2[ \t]*(?:#.*)?$/m;
+/** Top-level folders an install or the add-on's project config is kept in: `bmad/`, `_bmad/`, `.bmad/`, one renamed `bmad-legacy/`. */
+const CONFIG_DIR = /^[._]?bmad(?:[-_][\w.-]+)?$/i;
+
 /**
- * The project's live ledgers: the one where its config puts it, when that one lists work; else
+ * The ledger file the project's config names by a key of its own, not a folder (the BMAD skills
+ * add-on's project config, `bmad/config.yaml` or the same folder renamed, `bmm: sprint_status_file:
+ * docs/sprint-status.yaml`; an install whose config carries `sprint_status_file` or `sprint_status`):
+ * the file the team's agents update, which wins over any ledger found by guessing. A path whose real
+ * path leaves the workspace is `outside` (never read, never written). Found by the config's line,
+ * not a YAML parse; `{project-root}` and the config's folder variables resolved.
+ */
+export function declaredLedgerFile(cfg: BmadConfig): { file: string; config: string; line: number; outside: boolean } | undefined {
+  const configs: string[] = [];
+  for (const src of cfg.sources) if (path.basename(src) === 'config.yaml') configs.push(src);
+  let entries: fs.Dirent[] = [];
+  try {
+    entries = recordingList(cfg.root);
+  } catch {
+    entries = [];
+  }
+  for (const e of entries) if (e.isDirectory() && CONFIG_DIR.test(e.name)) configs.push(path.join(cfg.root, e.name, 'config.yaml'));
+  for (const c of [...new Set(configs)]) {
+    const text = recordingRead(c, MAX_FILE);
+    const m = text === undefined ? null : LEDGER_FILE_KEY.exec(text);
+    if (!m || !m[3].trim()) continue;
+    const v = m[3].trim().replace(/\{([\w-]+)\}/g, (all, k: string) => (k === 'project-root' ? cfg.root : cfg.vars[k] ?? all));
+    if (v.includes('{') || !/\.ya?ml$/i.test(v)) continue;
+    const file = path.resolve(cfg.root, v);
+    const line = text!.slice(0, m.index).split('\n').length;
+    return { file, config: c, line, outside: !inside(realOrResolved(cfg.root), realOrResolved(file)) };
+  }
+  return undefined;
+}
+
+/**
+ * The project's live ledgers: the ledger file its config names (declaredLedgerFile), when that one
+ * lists work; else the one where its config puts it, when that one lists work; else
  * every ledger listing work that a bounded search finds outside archives and fixtures (a project
  * keeping one per module, `docs/modules/*\/sprint-status.yaml`); else an empty one at the config's
  * place.
  */
 export function findLedgerFiles(cfg: BmadConfig): string[] {
+  const named = declaredLedgerFile(cfg);
+  if (named && !named.outside && isRegularFile(named.file) && hasEntries(named.file)) return [named.file];
   const { declared, c } = ledgerPlaces(cfg);
   const placed = c.filter((p) => isRegularFile(p));
   // A ledger with no entries (`development_status: {}` left where the config points) loses to
@@ -591,6 +630,11 @@ function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: M
   // A ledger place holding a device, pipe or socket (`sprint-status.yaml -> /dev/zero`, a FIFO): never
   // read (a read would not end), and not passed over in silence.
   for (const p of new Set(ledgerPlaces(cfg).c)) if (recordingKind(p) === 'o') problems.push(ledgerNotAFile(p, cfg.root));
+  const named = declaredLedgerFile(cfg);
+  if (named?.outside && recordingProbe(named.file, 'f')) {
+    const v = path.relative(cfg.root, named.file).split(path.sep).join('/');
+    problems.push({ file: named.config, range: { start: { line: named.line - 1, character: 0 }, end: { line: named.line - 1, character: 0 } }, severity: 'warning', code: 'bmad-config-unreadable', message: `The config names its sprint ledger ${v}, whose real path is outside the workspace: Waymark neither reads nor writes it, and reads the ledger it finds inside the project instead. Keep the ledger inside the project (move it, or set sprint_status_file to a path inside).` });
+  }
   for (const lf of findLedgerFiles(cfg)) {
     const text = readText(lf, opts.overrides);
     if (text === undefined) continue;
