@@ -100,3 +100,32 @@ test('a ledger the config names outside the workspace is neither read nor writte
     fs.rmSync(outside, { recursive: true, force: true });
   }
 });
+
+test('a ledger key of no grammar whose story file (`<key>.md`, `story-<key>.md`) is in the story folder is a story of no epic, bound to that file', () => {
+  const slugStory = (title: string, status: string) => `# Story: ${title}\n\nStatus: ${status}\n\n## Story\n\nAs a learner, I want ${title.toLowerCase()}, so that I keep going.\n\n## Acceptance Criteria\n\n1. It works.\n\n## Tasks / Subtasks\n\n- [x] Build it\n`;
+  inProject({
+    '_bmad/bmm/config.yaml': 'project_name: lantern\noutput_folder: "{project-root}/docs"\nimplementation_artifacts: "{project-root}/docs/sprint-artifacts"\n',
+    'docs/sprint-artifacts/sprint-status.yaml': [
+      'generated: "2026-01-04"', 'story_location: "docs/sprint-artifacts"', '', 'development_status:', '  # first phase',
+      '  story-night-sky-deployment: done', '  star-chart-cleanup: done', '  warmup-notes: done', '',
+      '  epic-2: in-progress', '  2-1-comet-list: in-progress', '  epic-2-retrospective: optional', '',
+    ].join('\n'),
+    'docs/sprint-artifacts/story-night-sky-deployment.md': slugStory('Night sky deployment', 'in-progress'),
+    'docs/sprint-artifacts/story-star-chart-cleanup.md': slugStory('Star chart cleanup', 'done'),
+    'docs/sprint-artifacts/2-1-comet-list.md': '# Story 2.1: Comet list\n\nStatus: in-progress\n\n## Story\n\nAs a learner, I want a comet list.\n\n## Acceptance Criteria\n\n1. It lists.\n\n## Tasks / Subtasks\n\n- [ ] Build it\n',
+  }, (root) => {
+    const d = json(root, 'sprint');
+    const by = new Map(stories(d).map((s) => [s.key, s]));
+    assert.equal(by.get('story-night-sky-deployment')?.file, 'docs/sprint-artifacts/story-night-sky-deployment.md', JSON.stringify([...by.keys()]));
+    assert.equal(by.get('star-chart-cleanup')?.file, 'docs/sprint-artifacts/story-star-chart-cleanup.md');
+    // A key of no grammar with no file stays a skipped key.
+    assert.ok(!by.has('warmup-notes'));
+    const v = json(root, 'validate');
+    const drift = problems(v).filter((p) => p.code === 'story-status-drift' && p.severity === 'warning').map((p) => p.file);
+    assert.deepEqual(drift, ['docs/sprint-artifacts/story-night-sky-deployment.md']);
+    assert.ok(problems(v).some((p) => p.code === 'ledger-unknown-key' && /1 key is read by no BMAD grammar and skipped \(warmup-notes\)/.test(p.message)), JSON.stringify(problems(v).filter((p) => p.code === 'ledger-unknown-key')));
+    // next never offers the finished slug stories.
+    const n = json(root, 'next');
+    assert.ok(!JSON.stringify(n).includes('star-chart-cleanup'), JSON.stringify(n));
+  });
+});

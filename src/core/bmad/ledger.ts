@@ -864,6 +864,23 @@ function listParentKey(lines: string[], at: number, dash: number): string | unde
   return undefined;
 }
 
+/**
+ * A key no grammar reads that names a story file kept in a story folder (`story-production-deployment`
+ * beside `story-production-deployment.md`, `content-remediation` beside `story-content-remediation.md`):
+ * read as a story of no epic, its status read as a story's (sprint.ts keysNamingFiles decides which).
+ */
+export function readAsStoryOfNoEpic(e: LedgerEntry): void {
+  e.kind = 'story';
+  e.epic = -1;
+  e.epicId = 'no-epic';
+  e.story = e.key.toLowerCase();
+  e.strict = false;
+  const word = readStatusWord('story', e.raw);
+  e.status = word.status;
+  e.legacy = word.mapped;
+  e.valid = LEDGER_ORDER.story.includes(word.status);
+}
+
 /** Kinds, epics and statuses of the entries, once the ledger's epic ids are known. */
 function classifyEntries(entries: LedgerEntry[]): void {
   const epicIds = new Set<string>();

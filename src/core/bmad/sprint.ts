@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { realOrResolved, relStaysInside } from '../store/safePath';
 import type { Problem } from '../types';
 import { entryPath, findBmadProjects, loadBmadConfig, normalDir, projectPath, RETIRED_DIR, type BmadConfig } from './config';
-import { listsStories, listsWork, normEpicId, parseLedger, type Ledger } from './ledger';
+import { listsStories, listsWork, normEpicId, parseLedger, readAsStoryOfNoEpic, type Ledger } from './ledger';
 import { isStoryStatusWord, keyBeforeSlug, ONE_NUMBER_NAME, parseStory, withNoEpic, storyKeyFromEpicFolder, storyKeyFromName, withoutStoryPrefix, type StoryFile } from './story';
 import { parseEpics, type PlannedEpic } from './epics';
 import { parseGateDecision, parseQaGate, type StoryGate } from './qaGates';
@@ -321,6 +321,21 @@ function parseLedgerAgain(file: string, text: string): Ledger {
   const ledger = lastLedger?.file === file && lastLedgerText === text ? lastLedger : parseLedger(file, text);
   lastLedger = lastLedgerText = undefined;
   return ledger;
+}
+
+/**
+ * A ledger key no grammar reads whose story file lies in one of the story folders, named by the key
+ * (`<key>.md`, or `story-<key>.md` as v6 alpha named its stories): a story of no epic, bound to that file
+ * (samueladegoke/Learning_Tracker's first phase, `story-production-deployment: done` above any epic).
+ * Only the folder itself is probed, through the recorders (a file appearing rebuilds the sprint).
+ */
+function keysNamingFiles(ledger: Ledger, dirs: ReadonlySet<string>): void {
+  for (const e of ledger.entries) {
+    if (e.kind !== 'unknown' || e.annotates !== undefined || !/^[a-z0-9][\w.-]*[a-z0-9]$/i.test(e.key) || e.shape === 'mapping') continue;
+    const k = e.key.toLowerCase();
+    const names = k.startsWith('story-') ? [e.key, k] : [e.key, k, `story-${k}`];
+    if ([...dirs].some((d) => names.some((n) => recordingProbe(path.join(d, `${n}.md`), 'f')))) readAsStoryOfNoEpic(e);
+  }
 }
 
 /** How many folders below a story folder story files are looked for. */
@@ -646,6 +661,7 @@ function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: M
   const dirs = new Set<string>();
   for (const l of ledgers) for (const d of storyDirs(cfg, l.file, l)) dirs.add(d);
   if (!ledgers.length) for (const d of storyDirs(cfg, undefined, undefined)) dirs.add(d);
+  for (const l of ledgers) keysNamingFiles(l, dirs);
   const storyPaths = new Map<string, string>();
   const keys = new Set(ledgers.flatMap((l) => l.entries.filter((e) => e.kind === 'story').map((e) => e.key.toLowerCase())));
   const slugKeys = new Set([...keys].filter((k) => !storyKeyFromName(`${k}.md`)));
