@@ -331,7 +331,7 @@ function parseLedgerAgain(file: string, text: string): Ledger {
  */
 function keysNamingFiles(ledger: Ledger, dirs: ReadonlySet<string>): void {
   for (const e of ledger.entries) {
-    if (e.kind !== 'unknown' || e.annotates !== undefined || !/^[a-z0-9][\w.-]*[a-z0-9]$/i.test(e.key) || e.shape === 'mapping') continue;
+    if (e.kind !== 'unknown' || e.annotates !== undefined || !/^[a-z0-9][\w.-]*[a-z0-9]$/i.test(e.key)) continue;
     const k = e.key.toLowerCase();
     const names = k.startsWith('story-') ? [e.key, k] : [e.key, k, `story-${k}`];
     if ([...dirs].some((d) => names.some((n) => recordingProbe(path.join(d, `${n}.md`), 'f')))) readAsStoryOfNoEpic(e);
