@@ -271,8 +271,6 @@ export function declaredLedgerFile(cfg: BmadConfig): { file: string; config: str
  * place.
  */
 export function findLedgerFiles(cfg: BmadConfig): string[] {
-  const named = declaredLedgerFile(cfg);
-  if (named && !named.outside && isRegularFile(named.file) && hasEntries(named.file)) return [named.file];
   const { declared, c } = ledgerPlaces(cfg);
   const placed = c.filter((p) => isRegularFile(p));
   // A ledger with no entries (`development_status: {}` left where the config points) loses to
@@ -280,6 +278,11 @@ export function findLedgerFiles(cfg: BmadConfig): string[] {
   const listed = placed.find((p) => hasEntries(p));
   // Where the config puts it (its implementation or sprint artifacts, its output folder): the ledger.
   if (listed && declared.includes(listed)) return [listed];
+  // Else the ledger file a config names itself (the add-on's `sprint_status_file`), over any guessed.
+  // (Not over the install's own place: electrosenpai/kendraw keeps the add-on's config and its
+  // docs/sprint-status.yaml from before moving to BMAD 6, whose _bmad-output ledger is the live one.)
+  const named = declaredLedgerFile(cfg);
+  if (named && !named.outside && isRegularFile(named.file) && hasEntries(named.file)) return [named.file];
   const walked = findNamed(cfg.root, /^sprint-status\.ya?ml$/);
   if (listed) return liveOf(cfg, listed, walked);
   const live = walked.filter((p) => !placed.includes(p) && hasEntries(p));
