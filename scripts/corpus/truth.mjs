@@ -495,6 +495,9 @@ function listedStatuses(data) {
   const lists = [];
   for (const sp of Array.isArray(data.sprints) ? data.sprints : []) if (isMap(sp) && Array.isArray(sp.stories)) lists.push(sp.stories);
   if (Array.isArray(data.stories)) lists.push(data.stories);
+  // A list of epics, each with its stories' list (`epics: - id: PERTH-5 … stories: - id: STORY-005,
+  // status: completed`, delorenj/perth docs/sprint-status.yaml:32-52): each epic's `stories:` items.
+  for (const ep of Array.isArray(data.epics) ? data.epics : []) if (isMap(ep) && Array.isArray(ep.stories)) lists.push(ep.stories);
   const out = {};
   for (const list of lists) {
     for (const item of list) {
@@ -1076,6 +1079,32 @@ function artifactsOf(repo, folders, broken = [], stories = new Set()) {
   return out;
 }
 
+/** The ledger file a project config names by `sprint_status_file:` (a top-level `bmad*` folder's config.yaml or a module config), when inside the project. */
+function ledgerFileNamed(root) {
+  let names = [];
+  try {
+    names = fs.readdirSync(root, { withFileTypes: true }).filter((e) => e.isDirectory() && /^[._]?bmad(?:[-_][\w.-]+)?$/i.test(e.name)).map((e) => e.name);
+  } catch {
+    return null;
+  }
+  for (const n of names) {
+    for (const c of [path.join(root, n, 'config.yaml'), path.join(root, n, 'bmm', 'config.yaml')]) {
+      const m = /^\s*sprint_status_file\s*:\s*["']?([^"'#\n]+?)["']?\s*(?:#.*)?$/m.exec(readText(c) ?? '');
+      if (!m) continue;
+      const f = path.resolve(root, m[1].replace(/^\{project-root\}\//, ''));
+      let real;
+      try {
+        real = fs.realpathSync(f);
+      } catch {
+        continue;
+      }
+      if (!real.startsWith(fs.realpathSync(root) + path.sep) || !isFile(real)) continue;
+      return f;
+    }
+  }
+  return null;
+}
+
 // ---------- one repository ----------
 export function truthFor(repoDir) {
   const repo = path.resolve(repoDir);
@@ -1098,6 +1127,11 @@ export function truthFor(repoDir) {
     const declaredLedgers = [folders.implementation_artifacts, folders.sprint_artifacts, folders.dev_ephemeral_location, folders.output, folders.dev_story_location && path.dirname(folders.dev_story_location)]
       .filter(Boolean).map((d) => path.join(meant(d), 'sprint-status.yaml')).filter(isFile);
     let ledgerFiles = [...new Set(declaredLedgers)].filter((f) => (readLedger(f).entries ?? []).some((e) => e.kind === 'story')).slice(0, 1);
+    // The ledger file a config names itself (the BMAD skills add-on's `bmad/config.yaml`, `bmm:
+    // sprint_status_file: docs/sprint-status.yaml`, in the folder or one renamed `bmad-legacy/`): the
+    // file its agents update, over any found by folder; never one whose real path leaves the project.
+    const namedLedger = ledgerFileNamed(p.root);
+    if (namedLedger && (readLedger(namedLedger).entries ?? []).some((e) => e.kind === 'story')) ledgerFiles = [namedLedger];
     if (ledgerFiles.length === 0) {
       const found = [];
       // The declared implementation (or sprint) folder's own subfolders too: a ledger per sprint
@@ -1165,15 +1199,30 @@ export function truthFor(repoDir) {
       }
       for (const d of led.storyFolders ?? []) dirs.push(path.resolve(p.root, d));
       const index = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && path.basename(f) !== 'sprint-status.yaml');
+      // A key no story grammar reads whose file sits in a story folder under its own name or with
+      // `story-` before it (`story-production-deployment: done` beside `story-production-deployment.md`,
+      // `content-remediation` beside `story-content-remediation.md`: samueladegoke/Learning_Tracker
+      // docs/sprint-artifacts/sprint-status.yaml:13-27): the story that file is, of no epic.
+      const named = new Map();
+      for (const e of led.entries) {
+        if (e.kind !== 'other' || !/^[a-z0-9][\w.-]*[a-z0-9]$/i.test(e.key)) continue;
+        const k = e.key.toLowerCase();
+        const want = k.startsWith('story-') ? [`${k}.md`] : [`${k}.md`, `story-${k}.md`];
+        const f = dirs.map((d) => { try { return fs.readdirSync(d).filter((n) => want.includes(n.toLowerCase())).map((n) => path.join(d, n)).find(isFile); } catch { return undefined; } }).find(Boolean);
+        if (f && !RETIRED.test(rel(repo, f))) {
+          e.kind = 'story';
+          named.set(e, f);
+        }
+      }
       const claimed = new Map();
       for (const e of led.entries) {
         if (e.kind !== 'story') continue;
-        const f = findStoryFile(e.key, index).file;
+        const f = named.get(e) ?? findStoryFile(e.key, index).file;
         if (f && path.basename(f).toLowerCase() !== `${e.key.toLowerCase()}.md`) claimed.set(f, (claimed.get(f) ?? 0) + 1);
       }
       for (const e of led.entries) {
         if (e.kind !== 'story') continue;
-        const found = findStoryFile(e.key, index);
+        const found = named.has(e) ? { file: named.get(e), candidates: 1 } : findStoryFile(e.key, index);
         if (found.file && claimed.get(found.file) > 1) found.ambiguous = true;
         const s = { key: e.key, ledger: rel(repo, lf), ledgerRaw: e.raw, ledgerStatus: e.status, file: null, fileRaw: null, fileStatus: null };
         if (found.file) {

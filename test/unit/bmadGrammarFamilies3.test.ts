@@ -136,10 +136,10 @@ describe('a ledger nesting its stories under its epics', () => {
     assert.equal(ledgerEntryStatus(editLedgerStatus('/p/sprint-status.yaml', nested, '2-1-polish-the-glass', 'ready-for-dev', NOW), '2-1-polish-the-glass'), 'ready-for-dev');
   });
 
-  test('stories kept as a list of items stay another tool\'s format, noted once', () => {
+  test('stories kept as a list of items under a list of epics are read (session 34, known34b: delorenj/perth, ERoydev, Monolith keep their ledger so)', () => {
     const l = parseLedger('/p/sprint-status.yaml', 'epics:\n  - id: epic-1\n    status: in-progress\n    stories:\n      - id: "1-1"\n        status: done\n');
-    assert.equal(l.entries.length, 0);
-    assert.equal(l.otherFormat, true);
+    assert.deepEqual(l.entries.map((e) => [e.key, e.status]), [['1-1', 'done']]);
+    assert.equal(l.otherFormat, undefined);
   });
 });
 

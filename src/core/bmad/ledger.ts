@@ -775,13 +775,17 @@ const ADDON_STORY = /^story[-_]?(?:(?!e(?:p|pic)?[-_])([a-z]{1,8})[-_])?0*(\d{1,
  */
 function readStoryLists(lines: string[], ledger: Ledger): void {
   let inList = false;
+  // Under `epics:` (a list of epics, each with its `stories:` list: the add-on's later plan, delorenj/perth
+  // docs/sprint-status.yaml:32-52), only the items of an epic's `stories:` list are stories.
+  let inEpics = false;
   const byKey = new Map<string, LedgerEntry>();
   const order: string[] = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
     if (!line.trim() || /^\s*#/.test(line)) continue;
     if (!/^\s/.test(line)) {
-      inList = /^(?:sprints?|stories)[ \t]*:[ \t]*(?:#.*)?$/.test(line);
+      inEpics = /^epics[ \t]*:[ \t]*(?:#.*)?$/.test(line);
+      inList = inEpics || /^(?:sprints?|stories)[ \t]*:[ \t]*(?:#.*)?$/.test(line);
       continue;
     }
     if (!inList) continue;
@@ -796,7 +800,7 @@ function readStoryLists(lines: string[], ledger: Ledger): void {
     if (!m) continue;
     // An item of a list nested under another key of a story (`dependencies:`, `blocked_by:`) names
     // the stories it refers to, not a story of the plan: only a `stories:` (or `sprints:`) list's items are.
-    if (!/^(?:sprints?|stories|story_ids|story_keys)$/i.test(listParentKey(lines, i, m[1].length) ?? '')) continue;
+    if (!(inEpics ? /^stories$/i : /^(?:sprints?|stories|story_ids|story_keys)$/i).test(listParentKey(lines, i, m[1].length) ?? '')) continue;
     const id = m[4];
     const keyed = /:/.test(line.slice(0, line.indexOf(id)));
     if (!listedStoryId(id) || (!keyed && !flow && m[5] !== undefined && m[5][0] !== '#')) continue;
@@ -858,6 +862,23 @@ function listParentKey(lines: string[], at: number, dash: number): string | unde
     return kv[2];
   }
   return undefined;
+}
+
+/**
+ * A key no grammar reads that names a story file kept in a story folder (`story-production-deployment`
+ * beside `story-production-deployment.md`, `content-remediation` beside `story-content-remediation.md`):
+ * read as a story of no epic, its status read as a story's (sprint.ts keysNamingFiles decides which).
+ */
+export function readAsStoryOfNoEpic(e: LedgerEntry): void {
+  e.kind = 'story';
+  e.epic = -1;
+  e.epicId = 'no-epic';
+  e.story = e.key.toLowerCase();
+  e.strict = false;
+  const word = readStatusWord('story', e.raw);
+  e.status = word.status;
+  e.legacy = word.mapped;
+  e.valid = LEDGER_ORDER.story.includes(word.status);
 }
 
 /** Kinds, epics and statuses of the entries, once the ledger's epic ids are known. */

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { realOrResolved, relStaysInside } from '../store/safePath';
 import type { Problem } from '../types';
 import { entryPath, findBmadProjects, loadBmadConfig, normalDir, projectPath, RETIRED_DIR, type BmadConfig } from './config';
-import { listsStories, listsWork, normEpicId, parseLedger, type Ledger } from './ledger';
+import { listsStories, listsWork, normEpicId, parseLedger, readAsStoryOfNoEpic, type Ledger } from './ledger';
 import { EPIC_STORY_NAME, isStoryStatusWord, keyBeforeSlug, ONE_NUMBER_NAME, parseStory, withNoEpic, storyKeyFromEpicFolder, storyKeyFromName, withoutStoryPrefix, type StoryFile } from './story';
 import { parseEpics, type PlannedEpic } from './epics';
 import { parseGateDecision, parseQaGate, type StoryGate } from './qaGates';
@@ -227,8 +227,45 @@ function ledgerPlaces(cfg: BmadConfig): { declared: string[]; c: string[] } {
   return { declared, c };
 }
 
+/** A `config.yaml` line naming the ledger file itself: the BMAD skills add-on's `bmm: sprint_status_file: docs/sprint-status.yaml`. */
+const LEDGER_FILE_KEY = /^[ \t]*(sprint_status_file|sprint_status)[ \t]*:[ \t]*(["']?)([^"'#\r\n]*?)\2[ \t]*(?:#.*)?$/m;
+/** Top-level folders an install or the add-on's project config is kept in: `bmad/`, `_bmad/`, `.bmad/`, one renamed `bmad-legacy/`. */
+const CONFIG_DIR = /^[._]?bmad(?:[-_][\w.-]+)?$/i;
+
 /**
- * The project's live ledgers: the one where its config puts it, when that one lists work; else
+ * The ledger file the project's config names by a key of its own, not a folder (the BMAD skills
+ * add-on's project config, `bmad/config.yaml` or the same folder renamed, `bmm: sprint_status_file:
+ * docs/sprint-status.yaml`; an install whose config carries `sprint_status_file` or `sprint_status`):
+ * the file the team's agents update, which wins over any ledger found by guessing. A path whose real
+ * path leaves the workspace is `outside` (never read, never written). Found by the config's line,
+ * not a YAML parse; `{project-root}` and the config's folder variables resolved.
+ */
+export function declaredLedgerFile(cfg: BmadConfig): { file: string; config: string; line: number; outside: boolean } | undefined {
+  const configs: string[] = [];
+  for (const src of cfg.sources) if (path.basename(src) === 'config.yaml') configs.push(src);
+  let entries: fs.Dirent[] = [];
+  try {
+    entries = recordingList(cfg.root);
+  } catch {
+    entries = [];
+  }
+  for (const e of entries) if (e.isDirectory() && CONFIG_DIR.test(e.name)) configs.push(path.join(cfg.root, e.name, 'config.yaml'));
+  for (const c of [...new Set(configs)]) {
+    const text = recordingRead(c, MAX_FILE);
+    const m = text === undefined ? null : LEDGER_FILE_KEY.exec(text);
+    if (!m || !m[3].trim()) continue;
+    const v = m[3].trim().replace(/\{([\w-]+)\}/g, (all, k: string) => (k === 'project-root' ? cfg.root : cfg.vars[k] ?? all));
+    if (v.includes('{') || !/\.ya?ml$/i.test(v)) continue;
+    const file = path.resolve(cfg.root, v);
+    const line = text!.slice(0, m.index).split('\n').length;
+    return { file, config: c, line, outside: !inside(realOrResolved(cfg.root), realOrResolved(file)) };
+  }
+  return undefined;
+}
+
+/**
+ * The project's live ledgers: the ledger file its config names (declaredLedgerFile), when that one
+ * lists work; else the one where its config puts it, when that one lists work; else
  * every ledger listing work that a bounded search finds outside archives and fixtures (a project
  * keeping one per module, `docs/modules/*\/sprint-status.yaml`); else an empty one at the config's
  * place.
@@ -241,6 +278,11 @@ export function findLedgerFiles(cfg: BmadConfig): string[] {
   const listed = placed.find((p) => hasEntries(p));
   // Where the config puts it (its implementation or sprint artifacts, its output folder): the ledger.
   if (listed && declared.includes(listed)) return [listed];
+  // Else the ledger file a config names itself (the add-on's `sprint_status_file`), over any guessed.
+  // (Not over the install's own place: electrosenpai/kendraw keeps the add-on's config and its
+  // docs/sprint-status.yaml from before moving to BMAD 6, whose _bmad-output ledger is the live one.)
+  const named = declaredLedgerFile(cfg);
+  if (named && !named.outside && isRegularFile(named.file) && hasEntries(named.file)) return [named.file];
   const walked = findNamed(cfg.root, /^sprint-status\.ya?ml$/);
   if (listed) return liveOf(cfg, listed, walked);
   const live = walked.filter((p) => !placed.includes(p) && hasEntries(p));
@@ -282,6 +324,21 @@ function parseLedgerAgain(file: string, text: string): Ledger {
   const ledger = lastLedger?.file === file && lastLedgerText === text ? lastLedger : parseLedger(file, text);
   lastLedger = lastLedgerText = undefined;
   return ledger;
+}
+
+/**
+ * A ledger key no grammar reads whose story file lies in one of the story folders, named by the key
+ * (`<key>.md`, or `story-<key>.md` as v6 alpha named its stories): a story of no epic, bound to that file
+ * (samueladegoke/Learning_Tracker's first phase, `story-production-deployment: done` above any epic).
+ * Only the folder itself is probed, through the recorders (a file appearing rebuilds the sprint).
+ */
+function keysNamingFiles(ledger: Ledger, dirs: ReadonlySet<string>): void {
+  for (const e of ledger.entries) {
+    if (e.kind !== 'unknown' || e.annotates !== undefined || !/^[a-z0-9][\w.-]*[a-z0-9]$/i.test(e.key)) continue;
+    const k = e.key.toLowerCase();
+    const names = k.startsWith('story-') ? [e.key, k] : [e.key, k, `story-${k}`];
+    if ([...dirs].some((d) => names.some((n) => recordingProbe(path.join(d, `${n}.md`), 'f')))) readAsStoryOfNoEpic(e);
+  }
 }
 
 /** How many folders below a story folder story files are looked for. */
@@ -593,6 +650,11 @@ function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: M
   // A ledger place holding a device, pipe or socket (`sprint-status.yaml -> /dev/zero`, a FIFO): never
   // read (a read would not end), and not passed over in silence.
   for (const p of new Set(ledgerPlaces(cfg).c)) if (recordingKind(p) === 'o') problems.push(ledgerNotAFile(p, cfg.root));
+  const named = declaredLedgerFile(cfg);
+  if (named?.outside && recordingProbe(named.file, 'f')) {
+    const v = path.relative(cfg.root, named.file).split(path.sep).join('/');
+    problems.push({ file: named.config, range: { start: { line: named.line - 1, character: 0 }, end: { line: named.line - 1, character: 0 } }, severity: 'warning', code: 'bmad-config-unreadable', message: `The config names its sprint ledger ${v}, whose real path is outside the workspace: Waymark neither reads nor writes it, and reads the ledger it finds inside the project instead. Keep the ledger inside the project (move it, or set sprint_status_file to a path inside).` });
+  }
   for (const lf of findLedgerFiles(cfg)) {
     const text = readText(lf, opts.overrides);
     if (text === undefined) continue;
@@ -604,6 +666,7 @@ function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: M
   const dirs = new Set<string>();
   for (const l of ledgers) for (const d of storyDirs(cfg, l.file, l)) dirs.add(d);
   if (!ledgers.length) for (const d of storyDirs(cfg, undefined, undefined)) dirs.add(d);
+  for (const l of ledgers) keysNamingFiles(l, dirs);
   const storyPaths = new Map<string, string>();
   const keys = new Set(ledgers.flatMap((l) => l.entries.filter((e) => e.kind === 'story').map((e) => e.key.toLowerCase())));
   const slugKeys = new Set([...keys].filter((k) => !storyKeyFromName(`${k}.md`)));
