@@ -33,3 +33,25 @@ test('`next` never offers a workflow description whose steps are agent/task entr
     assert.ok(items.some((i) => (i.file ?? '').includes('tidy')), JSON.stringify(items));
   });
 });
+
+type S = { key: string; title?: string; status: string; file?: string };
+const stories = (d: { epics: { stories: S[] }[] }) => d.epics.flatMap((e) => e.stories);
+const lettered = (id: string, title: string, status: string) => `# Story ${id} — ${title}\n\n> **Epic:** ${id.split('.')[0]} - Orchard\n> **Status:** ${status}\n\n## Story\n\nAs a grower,\nI want ${title.toLowerCase()},\nso that fruit keeps.\n\n## Acceptance Criteria\n\n1. It works\n\n## Tasks / Subtasks\n\n- [ ] Build it\n`;
+
+// Epics named by letters joined to their number (`E3`), in the file name (`E3.1.slug.md`) and the
+// title (`# Story E3.1 — title`): the title is the story's. A second plan round that numbers its
+// stories again (`E3.1.cold-store.md` beside `E3.1.grading-belt.md`, each its own title and status)
+// has two stories, each listed (and the shared number said once), not one silently dropped.
+test('`# Story E3.1 — title` is story E3.1\'s title; two titled files numbered E3.1 are both listed', () => {
+  inProject({
+    '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\n',
+    'docs/stories/E3.1.grading-belt.md': lettered('E3.1', 'Grading belt', 'Ready for Review'),
+    'docs/stories/E3.1.cold-store.md': lettered('E3.1', 'Cold store', 'Approved'),
+    'docs/stories/E3.2.crate-labels.md': lettered('E3.2', 'Crate labels', 'Done'),
+  }, (root) => {
+    const ss = stories(json(root, 'sprint'));
+    assert.deepEqual(ss.map((s) => [path.basename(s.file ?? ''), s.title]).sort(), [
+      ['E3.1.cold-store.md', 'Cold store'], ['E3.1.grading-belt.md', 'Grading belt'], ['E3.2.crate-labels.md', 'Crate labels'],
+    ]);
+  });
+});
