@@ -150,7 +150,9 @@ function progressUntold(w: WorkflowState): boolean {
   // A file that names a workflow (`workflow: mid-sized (additive changes)`, another tool's word) with
   // no status written, no steps and no definition of that id: nothing says what its work is or how
   // far it is. A status written but not one of ours (`status: review`) still tells: it is shown.
-  if (w.dialect === 'waymark') return w.status === undefined && w.rawStatus === undefined && w.stepsSource === 'none' && w.delegation === undefined;
+  // A `steps:` list none of whose entries is a step id (a playbook's `- agent: … / task: …` lines)
+  // with nothing completed tells no more than no list.
+  if (w.dialect === 'waymark') return w.status === undefined && w.rawStatus === undefined && (w.stepsSource === 'none' || (w.stepsSource === 'frontmatter' && w.steps.length === 0 && w.stepsCompleted.length === 0)) && w.delegation === undefined;
   if (w.dialect !== 'bmad') return false;
   if (w.status === undefined) return true;
   // No workflow identified (none installed, declared, known or named by the file's own step
