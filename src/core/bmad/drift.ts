@@ -268,9 +268,18 @@ export function buildSprint(parts: SprintParts): SprintModel {
     else byFull.set(full, [st]);
   }
   let unbound: StoryFile[] = [];
+  // BMAD quick-dev's spec of a ledger story (`spec-{slug}.md`, the slug led by the story's number,
+  // so `spec-1-2-login.md` beside `1-2-login.md` when `1-2-login` is the ledger's key): the story's
+  // spec, not a story of its own. It is the story's file only when the story has no file named by its key.
+  const specs: [SprintStory, StoryFile][] = [];
   // Code-unit order: the same on every machine, and no ICU collator to start (milliseconds of every CLI run).
   for (const f of [...parts.stories].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0))) {
     const name = keyOfFile(f);
+    const spec = /^spec-(?=[a-z0-9])/i.test(name) && !exactFor(name) ? exactFor(name.slice('spec-'.length)) : undefined;
+    if (spec) {
+      specs.push([spec, f]);
+      continue;
+    }
     const bare = withoutStoryPrefix(name);
     // (`issue-12-domain-descriptors.story.md`: the key with v4's `.story` before `.md`.)
     const unsuffixed = /\.story$/i.test(name) ? name.slice(0, -'.story'.length) : undefined;
@@ -278,6 +287,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
     if (exact && !fileOf.has(exact)) bind(exact, f);
     else unbound.push(f);
   }
+  for (const [st, f] of specs) if (!fileOf.has(st)) bind(st, f);
   // Then the names written from a title, once every file named by its key exactly has its story
   // (`2-2-daily-plan.md` is story 2-2-daily-plan's, not `2-2-Daily Plan.md` beside it).
   if (unbound.length) {
