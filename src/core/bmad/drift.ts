@@ -1013,7 +1013,7 @@ export function fileAheadOfLedger(s: Pick<SprintStory, 'ledgerStatus' | 'fileSta
  * create-story cannot find it until sprint planning adds it (`epics-story-not-in-ledger`).
  */
 export function plannedNotInLedger(s: Pick<SprintStory, 'ledgerStatus' | 'file' | 'problems'>): boolean {
-  return s.ledgerStatus === undefined && !s.file && s.problems.some((p) => p.code === 'epics-story-not-in-ledger');
+  return s.ledgerStatus === undefined && !s.file && !!s.problems?.some((p) => p.code === 'epics-story-not-in-ledger');
 }
 
 /** BMAD's own "what next" order: in-progress, review, ready-for-dev, first backlog, an optional retro. */
