@@ -104,7 +104,7 @@ export { runGit, repoTop } from './protocol/git';
 export { checkStagedChanges, type StagedFileReport } from './protocol/stagedCheck';
 
 // The project view: registry, dependencies, frontier, critical path, stalled work (core/project).
-export { buildRegistry, type ProjectItem } from './project/registry';
+export { buildRegistry, UNLEDGERED_REASON, type ProjectItem } from './project/registry';
 export { computeFrontier, type FrontierEntry, type Activity } from './project/frontier';
 export { loadProject, WarmProjectView, workflowStateLine, type ProjectView } from './project/loadProject';
 export { checkWorkspace, type WorkspaceCheck } from './project/checkAnswer';

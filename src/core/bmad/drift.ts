@@ -60,7 +60,7 @@ export interface SprintEpic {
 
 export interface SprintRecommendation {
   /** What BMAD would run next. */
-  action: 'dev-story' | 'code-review' | 'create-story' | 'retrospective';
+  action: 'dev-story' | 'code-review' | 'create-story' | 'sprint-planning' | 'retrospective';
   storyKey?: string;
   reason: string;
 }
@@ -1018,6 +1018,14 @@ export function fileAheadOfLedger(s: Pick<SprintStory, 'ledgerStatus' | 'fileSta
   return l >= 0 && f > l && !(s.ledgerStatus === 'in-progress' && s.fileStatusMapped === 'review');
 }
 
+/**
+ * A story only the epics document plans, in a sprint that has a ledger without it: BMAD's
+ * create-story cannot find it until sprint planning adds it (`epics-story-not-in-ledger`).
+ */
+export function plannedNotInLedger(s: Pick<SprintStory, 'ledgerStatus' | 'file' | 'problems'>): boolean {
+  return s.ledgerStatus === undefined && !s.file && !!s.problems?.some((p) => p.code === 'epics-story-not-in-ledger');
+}
+
 /** BMAD's own "what next" order: in-progress, review, ready-for-dev, first backlog, an optional retro. */
 export function recommend(stories: SprintStory[], epics: SprintEpic[]): SprintRecommendation | undefined {
   const withLedger = stories.filter((s) => s.ledgerStatus !== undefined);
@@ -1032,6 +1040,13 @@ export function recommend(stories: SprintStory[], epics: SprintEpic[]): SprintRe
   if (s) return { action: 'dev-story', storyKey: s.key, reason: 'start the next ready story' };
   s = first('backlog');
   if (s) return { action: 'create-story', storyKey: s.key, reason: 'create the first backlog story' };
+  // Stories the epics plan that the ledger lacks: BMAD's create-story picks from the ledger only, so
+  // sprint planning (re-runnable, it keeps every status) comes before an optional retrospective.
+  const unledgered = stories.filter(plannedNotInLedger);
+  if (unledgered.length) {
+    const keys = unledgered.slice(0, 3).map((u) => u.key).join(', ');
+    return { action: 'sprint-planning', reason: `the epics plan ${unledgered.length} stor${unledgered.length === 1 ? 'y' : 'ies'} sprint-status.yaml lacks (${keys}${unledgered.length > 3 ? ', …' : ''}); re-run sprint planning (bmad-sprint-planning) to add ${unledgered.length === 1 ? 'it' : 'them'}, then create-story` };
+  }
   const retro = epics.find((e) => e.retrospective === 'optional');
   if (retro) return { action: 'retrospective', reason: `all stories done; epic-${retro.id}-retrospective is still open` };
   return undefined;

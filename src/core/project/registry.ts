@@ -7,7 +7,10 @@ import * as path from 'node:path';
 import type { Problem, Range, WorkflowState } from '../types';
 import type { SprintReport } from '../bmad/sprint';
 import type { Ticket, TicketTree } from '../bmad/tree/types';
-import { fileAheadOfLedger } from '../bmad/drift';
+import { fileAheadOfLedger, plannedNotInLedger } from '../bmad/drift';
+
+/** Why a planned story missing from its ledger is not ready work. */
+export const UNLEDGERED_REASON = 'planned in the epics but not in sprint-status.yaml: re-run BMAD sprint planning (bmad-sprint-planning) to add it';
 import { inRetiredFolder } from '../bmad/config';
 import { identifiedNotInstalled } from '../bmad/identify';
 import { HELD, setAsideStatus } from '../bmad/story';
@@ -174,6 +177,8 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
     else if (had !== id) ambiguous.add(name);
   };
   const storyFiles = new Map<string, string>();
+  /** Planned stories their sprint's ledger lacks: passed over in story order, as BMAD's create-story does. */
+  const notInLedger = new Set<string>();
 
   for (const sprint of sprints) {
     for (const s of sprint.stories) {
@@ -181,11 +186,16 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
       if (byId.has(id)) continue;
       // The story file further along than the ledger (`Status: done`, ledger ready-for-dev): the work
       // is where the file says (never offered to start again); the drift is reported by the sprint.
-      const state = fileAheadOfLedger(s) ? storyState(s.fileStatusMapped!) : storyState(s.status);
+      // A story only the epics plan, missing from the sprint's ledger: BMAD's create-story cannot find
+      // it, so it is not ready work: sprint planning adds it first (the sprint's own recommendation).
+      const unledgered = plannedNotInLedger(s);
+      const state = unledgered ? 'blocked' : fileAheadOfLedger(s) ? storyState(s.fileStatusMapped!) : storyState(s.status);
       const item: ProjectItem = {
         id, kind: 'story', root: sprint.root, file: s.file, rel: s.file ? relOf(sprint.root, s.file) : undefined,
         title: s.title ?? s.key, state, rawStatus: s.status, priority: 0, waived: [], line: s.file ? s.fileStatusLine : undefined,
+        ...(unledgered ? { blockedReason: UNLEDGERED_REASON } : {}),
       };
+      if (unledgered) notInLedger.add(id);
       items.push(item);
       byId.set(id, item);
       addAlias(id, id);
@@ -299,7 +309,7 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
   for (const sprint of sprints) {
     let prevLast: string | undefined;
     for (const epic of sprint.epics) {
-      const ids = epic.stories.map((s) => `story:${s.key}`).filter((id) => byId.has(id) && byId.get(id)!.state !== 'dropped');
+      const ids = epic.stories.map((s) => `story:${s.key}`).filter((id) => byId.has(id) && byId.get(id)!.state !== 'dropped' && !notInLedger.has(id));
       if (!ids.length) continue;
       if (prevLast) addEdge(ids[0], prevLast, 'epic-order');
       for (let i = 1; i < ids.length; i++) addEdge(ids[i], ids[i - 1], 'story-order');
