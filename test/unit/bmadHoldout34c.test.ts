@@ -2,17 +2,9 @@
 // Each test failed before its rule (run it with WAYMARK_CLI=/work/scratch/base-s34/dist/cli.js).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as path from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { inProject } from './fileHelpers';
+import { runCli as cli, cliJson as json } from './holdoutHelpers';
 
-const CLI = path.resolve(process.env.WAYMARK_CLI ?? 'dist/cli.js');
-const cli = (root: string, ...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', WAYMARK_SCAN_INDEX: '0' } });
-const json = (root: string, ...args: string[]) => {
-  const r = cli(root, ...args, '--json');
-  assert.ok(r.status === 0 || r.status === 1, `${args.join(' ')} exits ${r.status}: ${r.stderr}`);
-  return JSON.parse(r.stdout);
-};
 const story = (title: string, status: string) => `# ${title}\n\nStatus: ${status}\n\n## Story\n\nAs a potter,\nI want ${title.toLowerCase()},\nso that the glaze sets.\n\n## Tasks / Subtasks\n\n- [x] Fire the kiln\n`;
 const epics = [
   '# Kiln - Epic Breakdown', '',

@@ -6,16 +6,9 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { inProject } from './fileHelpers';
+import { runCli as cli, cliJson as json } from './holdoutHelpers';
 
-const CLI = path.resolve(process.env.WAYMARK_CLI ?? 'dist/cli.js');
-const cli = (root: string, ...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', WAYMARK_SCAN_INDEX: '0' } });
-const json = (root: string, ...args: string[]) => {
-  const r = cli(root, ...args, '--json');
-  assert.ok(r.status === 0 || r.status === 1, `${args.join(' ')} exits ${r.status}: ${r.stderr}`);
-  return JSON.parse(r.stdout);
-};
 type S = { key: string; ledgerStatus?: string | null; status: string; file?: string | null };
 const stories = (d: { epics: { stories: S[] }[] }) => d.epics.flatMap((e) => e.stories);
 type P = { code: string; severity: string; file: string; message: string };

@@ -11,6 +11,21 @@ export function cli(dir: string, verb: string): { status: number | null; stdout:
   return spawnSync(process.execPath, [path.resolve('dist/cli.js'), verb, '.', '--json'], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', WAYMARK_SCAN_INDEX: '0' } });
 }
 
+/**
+ * `waymark ARGS…` in `root` as a user runs it, with the build named by WAYMARK_CLI (default
+ * dist/cli.js: a test's rule can be shown failing on an older build), no scan index kept between runs.
+ */
+export function runCli(root: string, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  return spawnSync(process.execPath, [path.resolve(process.env.WAYMARK_CLI ?? 'dist/cli.js'), ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', WAYMARK_SCAN_INDEX: '0' } });
+}
+
+/** `waymark ARGS… --json`'s answer (exit 0 or 1: problems found is not a failure of the run). */
+export function cliJson(root: string, ...args: string[]): any {
+  const r = runCli(root, ...args, '--json');
+  assert.ok(r.status === 0 || r.status === 1, `${args.join(' ')} exits ${r.status}: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
 export type Problem = { file: string; severity: string; code: string; message: string; data?: { key?: string } };
 /** `validate`'s problems (exit 0 or 1: problems found is not a failure of the run). */
 export function problems(root: string): Problem[] {
