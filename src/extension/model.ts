@@ -55,6 +55,13 @@ const SCAN_SLICE_MS = 10;
  */
 const FIRST_LIST_FILES = 30;
 
+/**
+ * When the first scan ends before the Workflows view's first rows are made (a small workspace, or
+ * VS Code still busy starting), the work that can wait (`firstRowsShown`) waits for the rows at
+ * most this much longer: it would take the host's thread while VS Code asks for them.
+ */
+const ROWS_AFTER_SCAN_MS = 2000;
+
 /** How often the first scan's progress (files read) is shown again while it runs. */
 const PROGRESS_MS = 500;
 /**
@@ -89,6 +96,11 @@ export class ExtensionModel extends Disposable {
   private readonly holds = new Set<() => Promise<void> | undefined>();
   private startSettled!: () => void;
   private readonly started = new Promise<void>((res) => (this.startSettled = res));
+  /** Says whether a surface still waits for its first rows (`waitForFirstRows`). */
+  private rowsPending?: () => boolean;
+  private rowsTimer?: NodeJS.Timeout;
+  /** A scan has ended: the states are read (false while the first scan runs or before it starts). */
+  private scanEnded = false;
 
   private current: StateCore;
   private currentSubscription?: { dispose(): void };
@@ -126,7 +138,7 @@ export class ExtensionModel extends Disposable {
     // of a large process) and scanning the other worktrees took the host's thread at activation,
     // before VS Code could ask for the rows; the markers follow a moment later.
     void this.started.then(() => this.worktrees.sync());
-    this.register({ dispose: () => (this.currentSubscription?.dispose(), this.current.dispose()) });
+    this.register({ dispose: () => (this.currentSubscription?.dispose(), this.current.dispose(), clearTimeout(this.rowsTimer)) });
     this.register(
       vscode.workspace.onDidGrantWorkspaceTrust(() => {
         this.updateContext();
@@ -229,7 +241,23 @@ export class ExtensionModel extends Disposable {
 
   /** The Workflows view's first rows are drawn, or will not be waited for. */
   firstRowsDrawn(): void {
+    clearTimeout(this.rowsTimer);
     this.startSettled();
+  }
+
+  /**
+   * `pending` says whether the Workflows view still waits for VS Code to ask for its first rows:
+   * when the first scan ends meanwhile, the work that can wait waits for them (ROWS_AFTER_SCAN_MS
+   * at most), not only for the scan.
+   */
+  waitForFirstRows(pending: () => boolean): vscode.Disposable {
+    this.rowsPending = pending;
+    return { dispose: () => this.rowsPending === pending && (this.rowsPending = undefined) };
+  }
+
+  /** True until a scan has ended (the first one running, or not yet started): the view's first answer can wait for its listing. */
+  get firstScanRunning(): boolean {
+    return !this.scanEnded;
   }
 
   /** While the first scan lists what it has read: the files read and listed in the folder it is in, the workflows read. */
@@ -310,7 +338,9 @@ export class ExtensionModel extends Disposable {
       error = errorMessage(e);
       throw e;
     } finally {
-      this.startSettled();
+      this.scanEnded = true;
+      if (this.rowsPending?.()) this.rowsTimer ??= setTimeout(() => this.startSettled(), ROWS_AFTER_SCAN_MS);
+      else this.startSettled();
       void vscode.commands.executeCommand('setContext', CONTEXT.scanning, false);
       void vscode.commands.executeCommand('setContext', CONTEXT.scanned, true);
       this.preview = undefined;

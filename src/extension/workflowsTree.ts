@@ -42,10 +42,19 @@ const FIRST_ROWS_HOLD_MS = 1000;
 const UNSEEN_HOLD_MS = 1000;
 const FIRST_ROWS_GRACE_MS = 50;
 /**
- * VS Code asks for an unfolded group's rows right after the top level: when none were asked this
- * long after it (every group folded, by default or by the user), the scan waits no more.
+ * VS Code asks for an unfolded group's rows once the top level's answer has reached it: one round
+ * trip through the host's thread, which at start runs the other extensions' activation too (git,
+ * JSON, TypeScript, Emmet: 0.1-0.3 s quiet, more under load). Until then the scan waits and a
+ * whole-view refresh waits (see `refresh`); when no rows were asked this long after the top level
+ * (a group the user folded), neither waits any more.
  */
-const ROWS_AFTER_TOP_MS = 500;
+const ROWS_AFTER_TOP_MS = 1000;
+/**
+ * VS Code asks for the top level before the first scan has listed anything: the answer waits for
+ * the first listing (or the scan's end) at most this long. Answering "nothing yet" and refreshing
+ * when the listing came cost a whole round trip more (top level, then group rows), 2 s under load.
+ */
+const FIRST_LIST_WAIT_MS = 1500;
 
 /**
  * A group shows this many workflows at first, and this many more each time its "Show more" row is
@@ -89,6 +98,17 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
   private holdOver = false;
   /** The wait while the view was not visible ran out (the view can still hold the scan once it is visible). */
   private unseenOver = false;
+  /** VS Code has asked for the top level (before, it holds nothing of this view to refresh). */
+  private topAsked = false;
+  /** How many times VS Code asked for the top level before the first rows were made (the log says it: 1 is one round trip). */
+  private topsBeforeRows = 0;
+  /** A whole-view refresh is owed, held back while VS Code fetches the first rows (`refresh`). */
+  private refreshOwed = false;
+  /** The first rows' exchange is over (rows asked, or ROWS_AFTER_TOP_MS after the top level without). */
+  private exchangeOver = false;
+  private exchangeTimer?: NodeJS.Timeout;
+  /** A top-level answer waiting for the first scan's first listing (`getChildren`). */
+  private pendingTop?: { promise: Promise<void>; release: () => void; timer: NodeJS.Timeout };
   /** How many rows each group (by its key) shows, when more than GROUP_PAGE: kept while the view lives. */
   private readonly shown = new Map<string, number>();
 
@@ -121,7 +141,8 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
       }),
     );
     this.register(c.holdFirstScan(() => this.holdForFirstRows()));
-    this.register({ dispose: () => this.endHold(0) });
+    this.register(c.waitForFirstRows(() => this.view.visible && this.firstRowAt === undefined && !this.holdOver && this.c.listedStates().length > 0));
+    this.register({ dispose: () => (this.endHold(0, false), this.answerTop(), clearTimeout(this.exchangeTimer)) });
   }
 
   /**
@@ -149,7 +170,7 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
     if (!h || this.holdOver) return;
     clearTimeout(h.timer);
     h.timer = setTimeout(() => {
-      if (h.seen) return this.endHold(0);
+      if (h.seen) return this.endHold(0, false);
       // Still not visible: the scan goes on, and waits again (once) if the view is made visible before its first rows.
       this.unseenOver = true;
       this.holding = undefined;
@@ -157,15 +178,54 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
     }, ms);
   }
 
-  /** The first rows were asked for (or will not be): the held scan goes on `afterMs` later. */
-  private endHold(afterMs: number): void {
+  /**
+   * The first rows were asked for (or will not be), or the wait for them ran out (`drawn` false:
+   * the work that waits for the first rows then waits for the scan's end): the held scan goes on
+   * `afterMs` later.
+   */
+  private endHold(afterMs: number, drawn = true): void {
     if (this.holdOver) return;
     this.holdOver = true;
-    setTimeout(() => this.c.firstRowsDrawn(), afterMs);
+    if (drawn) setTimeout(() => this.c.firstRowsDrawn(), afterMs);
+    this.endExchange(afterMs);
     const h = this.holding;
     if (!h) return;
     clearTimeout(h.timer);
     setTimeout(h.release, afterMs);
+  }
+
+  /**
+   * The first rows' exchange ends `afterMs` from now (once its answer has left): a refresh held back
+   * meanwhile is sent then.
+   */
+  private endExchange(afterMs: number): void {
+    if (this.exchangeOver) return;
+    this.exchangeOver = true;
+    clearTimeout(this.exchangeTimer);
+    setTimeout(() => {
+      if (!this.refreshOwed || this.isDisposed) return;
+      this.refreshOwed = false;
+      this.emitter.fire(undefined);
+    }, afterMs);
+  }
+
+  /** Settles when the first scan has listed workflows or ended, or FIRST_LIST_WAIT_MS after the first call. */
+  private afterFirstListing(): Promise<void> {
+    if (!this.pendingTop) {
+      let release!: () => void;
+      const promise = new Promise<void>((res) => (release = res));
+      this.pendingTop = { promise, release, timer: setTimeout(() => this.answerTop(), FIRST_LIST_WAIT_MS) };
+    }
+    return this.pendingTop.promise;
+  }
+
+  /** The waiting top-level request (if any) is answered with what is listed now. */
+  private answerTop(): void {
+    const p = this.pendingTop;
+    if (!p) return;
+    this.pendingTop = undefined;
+    clearTimeout(p.timer);
+    p.release();
   }
 
   /** The groups VS Code is given, when workflows are listed: none unfolded means no row will be asked for. */
@@ -173,8 +233,10 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
     if (!this.c.listedStates().length) return groups;
     if (this.firstAsked.top === undefined) {
       this.firstAsked.top = performance.now();
-      if (groups.some((g) => g.kind === 'group' && !foldedGroup(g.status))) this.holdUntil(ROWS_AFTER_TOP_MS);
-      else this.endHold(FIRST_ROWS_GRACE_MS);
+      if (groups.some((g) => g.kind === 'group' && !foldedGroup(g.status))) {
+        this.holdUntil(ROWS_AFTER_TOP_MS);
+        if (!this.exchangeOver) this.exchangeTimer = setTimeout(() => this.endExchange(0), ROWS_AFTER_TOP_MS);
+      } else this.endHold(FIRST_ROWS_GRACE_MS);
     }
     return groups;
   }
@@ -197,12 +259,23 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
     const before = this.grouping;
     const after = this.group();
     this.view.badge = after.active ? { value: after.active, tooltip: `${after.active} workflow(s) in progress or blocked` } : undefined;
+    // VS Code's top-level request is still open: its answer is this listing. A refresh now would
+    // make VS Code drop that answer (the host cancels what it is fetching) and ask again.
+    if (this.pendingTop && (this.c.listedStates().length || !this.c.firstScanRunning)) return this.answerTop();
     const rows = files && before ? this.changedRows(before, after, files) : undefined;
     if (rows) {
       if (rows.length) this.emitter.fire(rows);
       return;
     }
     for (const file of [...this.nodes.keys()]) if (!after.groupOf.has(file)) this.nodes.delete(file);
+    // Before VS Code has asked for anything, its first request reads what is listed now; while it
+    // fetches the first rows (top level answered, rows not yet asked), a refresh would make it
+    // drop that answer and start again, a whole round trip more (~1 s at start): sent after.
+    if (!this.topAsked) return;
+    if (this.firstAsked.top !== undefined && !this.exchangeOver) {
+      this.refreshOwed = true;
+      return;
+    }
     this.emitter.fire(undefined);
   }
 
@@ -266,7 +339,16 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
     return node;
   }
 
-  getChildren(node?: WorkflowsNode): WorkflowsNode[] {
+  getChildren(node?: WorkflowsNode): WorkflowsNode[] | Promise<WorkflowsNode[]> {
+    if (!node) {
+      this.topAsked = true;
+      if (this.firstRowAt === undefined) this.topsBeforeRows++;
+    }
+    if (!node && !this.c.listedStates().length && this.c.firstScanRunning) return this.afterFirstListing().then(() => this.children());
+    return this.children(node);
+  }
+
+  private children(node?: WorkflowsNode): WorkflowsNode[] {
     const g = this.group();
     if (!node) {
       if (g.multi) {
@@ -378,7 +460,7 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
   private logFirstRows(): void {
     const at = (t: number | undefined) => (t === undefined ? 'never' : String(Math.round(t - this.activatedAt)));
     const a = this.firstAsked;
-    this.c.log.info(`[tree] first workflow rows made ${at(this.firstRowAt)} ms after activation began (view visible ${at(a.visible)}, first listed ${at(a.listed)}, scan held ${at(a.held)}, top level asked ${at(a.top)}, group rows asked ${at(a.rows)})`);
+    this.c.log.info(`[tree] first workflow rows made ${at(this.firstRowAt)} ms after activation began (view visible ${at(a.visible)}, first listed ${at(a.listed)}, scan held ${at(a.held)}, top level asked ${at(a.top)} (asked ${this.topsBeforeRows}× before the rows), group rows asked ${at(a.rows)})`);
   }
 
   private workflowItem(state: WorkflowState): vscode.TreeItem {

@@ -149,7 +149,8 @@ export class WorktreeMonitor extends Disposable {
       }
       if (this.isDisposed) return;
       const key = JSON.stringify(marks);
-      if (this.byRoot.get(root)?.key !== key) fire = true;
+      // A first read with nothing ahead changes no marker: no event (every tree would redraw).
+      if ((this.byRoot.get(root)?.key ?? '[]') !== key) fire = true;
       let rootReal = root;
       try {
         rootReal = fs.realpathSync(root);
