@@ -44,11 +44,11 @@ const FIRST_ROWS_GRACE_MS = 50;
 /**
  * VS Code asks for an unfolded group's rows once the top level's answer has reached it: one round
  * trip through the host's thread, which at start runs the other extensions' activation too (git,
- * JSON, TypeScript, Emmet: 0.1-0.3 s quiet, more under load). Until then the scan waits and a
+ * JSON, TypeScript, Emmet: 0.3 s quiet, 0.5-2 s at load 7-9). Until then the scan waits and a
  * whole-view refresh waits (see `refresh`); when no rows were asked this long after the top level
  * (a group the user folded), neither waits any more.
  */
-const ROWS_AFTER_TOP_MS = 1000;
+const ROWS_AFTER_TOP_MS = 2000;
 /**
  * VS Code asks for the top level before the first scan has listed anything: the answer waits for
  * the first listing (or the scan's end) at most this long. Answering "nothing yet" and refreshing

@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import * as vscode from 'vscode';
+import { WorktreeMonitor } from '../../../src/extension/worktrees';
 import { EXTENSION_ID, clickView, clickWebview, demo, find, ready, resizeView, screenshot, singleRoot, sleep, testApi, waitFor, workspaceRoot, type TreeSnap } from '../helpers';
 
 const IMPL = '_bmad-output/implementation-artifacts';
@@ -159,5 +160,30 @@ singleRoot('worktree-aware views', () => {
       return d.model && p?.version === d.version && !/⎇/.test(p.text) && Object.values(d.model.items).every((i) => !i.worktrees.length) ? true : undefined;
     }, 30_000);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+});
+
+singleRoot('worktree monitor: a first read with nothing ahead', () => {
+  test('sends no change event (every tree would refresh while VS Code fetches its first rows)', async () => {
+    const repo = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-wt-first-'));
+    const log = vscode.window.createOutputChannel('Waymark worktree test', { log: true });
+    let changes = 0;
+    const monitor = new WorktreeMonitor({ roots: () => [repo], enabled: () => true, log }, () => changes++);
+    try {
+      git(repo, 'init', '-q');
+      fs.mkdirSync(path.join(repo, 'workflows'));
+      fs.writeFileSync(path.join(repo, 'workflows', 'a.md'), '---\nworkflow: a\nstatus: in_progress\nsteps: [one, two]\ncurrentStep: one\n---\n');
+      git(repo, 'add', '.');
+      git(repo, 'commit', '-qm', 'first');
+      monitor.sync();
+      await waitFor('the first read', () => monitor.refreshes >= 1, 20_000);
+      assert.equal(monitor.refreshes, 1);
+      assert.deepEqual(monitor.forFile(path.join(repo, 'workflows', 'a.md')), []);
+      assert.equal(changes, 0, 'no marker changed: no event');
+    } finally {
+      monitor.dispose();
+      log.dispose();
+      fs.rmSync(repo, { recursive: true, force: true });
+    }
   });
 });
