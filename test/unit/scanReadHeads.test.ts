@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { scanRoots, allProblems } from '../../src/core/store/scan';
 import type { FileKey } from '../../src/core/store/scanIndex';
 
@@ -91,5 +92,21 @@ describe('a first scan with the sprint check takes what the sprint read', () => 
     // The sprint reads each story once (one shared buffer); the scan read each again (its head) before.
     assert.ok(total >= stories.length, `${total} reads`);
     assert.ok(total < stories.length * 1.5, `${total} read calls for ${stories.length} stories: the scan read them again`);
+  });
+
+  test("a first `validate` (the built CLI) loads no module the scan needs not: perf_hooks stays unloaded, as in `sprint`", (t) => {
+    const cli = path.resolve(process.env.WAYMARK_CLI ?? 'dist/cli.js');
+    if (!fs.existsSync(cli)) return t.skip('no built CLI (node esbuild.mjs)');
+    const { root } = project(30);
+    const preload = path.join(root, 'modules.cjs');
+    const out = path.join(root, 'modules.txt');
+    fs.writeFileSync(preload, `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.join('\\n')));\n`);
+    const r = spawnSync(process.execPath, ['-r', preload, cli, 'validate', '--json'], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    assert.ok(r.status === 0 || r.status === 1, r.stderr);
+    assert.ok(JSON.parse(r.stdout).files >= 30, 'the stories were checked');
+    const loaded = fs.readFileSync(out, 'utf8').split('\n');
+    assert.ok(loaded.includes('NativeModule fs'), 'the list is read');
+    // internal/perf/utils is every Node process's (its bootstrap); the global `performance` loads these.
+    assert.deepStrictEqual(loaded.filter((m) => /^NativeModule (perf_hooks|internal\/perf\/(performance|usertiming|observe))$/.test(m)), []);
   });
 });

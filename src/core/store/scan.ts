@@ -590,7 +590,10 @@ export async function scanRoots(
           ahead = undefined;
         }
       }
-      let turned = performance.now();
+      // Node's global `performance` loads perf_hooks (a dozen internal modules) when first touched:
+      // a scan given no slice (a CLI verb) never reads the clock.
+      const sliced = opts.sliceMs !== undefined;
+      let turned = sliced ? performance.now() : 0;
       // The first progress: after 100 files, or firstProgressFiles in a root of more than 100.
       const firstAt = (opts.firstProgressFiles !== undefined && listed.files.length > 100 ? Math.max(1, Math.min(100, opts.firstProgressFiles)) : 100) - 1;
       for (let i = 0; i < listed.files.length; i++) {
@@ -613,9 +616,9 @@ export async function scanRoots(
         // Every 500 files (and once after the first 100, or firstProgressFiles, when someone listens) others get a turn.
         const progress = i % 500 === 499 || (i === firstAt && opts.onProgress);
         if (progress) opts.onProgress?.(workflows, i + 1, listed.files.length);
-        if (progress || (opts.sliceMs !== undefined && performance.now() - turned >= opts.sliceMs)) {
+        if (progress || (sliced && performance.now() - turned >= opts.sliceMs!)) {
           await (opts.hold?.() ?? new Promise((res) => setImmediate(res)));
-          turned = performance.now();
+          if (sliced) turned = performance.now();
         }
       }
     } finally {
