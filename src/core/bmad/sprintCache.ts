@@ -26,7 +26,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readRegularFileSync, readToEnd } from '../store/safeRead';
+import { plainHead, readRegularFileSync, readToEnd } from '../store/safeRead';
+import type { FileKey } from '../store/fileKey';
 import { version as WAYMARK_VERSION } from '../../../package.json';
 import { writeFileAtomic } from '../store/atomicWrite';
 import { realOrResolved, safeMkdir } from '../store/safePath';
@@ -217,7 +218,14 @@ function readKeyed(file: string, maxBytes: number): { key?: [string, string, str
     const st = fs.fstatSync(fd, { bigint: true });
     const key: [string, string, string, string] = [String(st.size), String(st.mtimeNs), String(st.ctimeNs), String(st.ino)];
     if (!st.isFile() || st.size > BigInt(Math.min(maxBytes, Number.MAX_SAFE_INTEGER))) return { key };
-    return { key, text: readTextOnce(fd, Number(st.size)) };
+    if (!heads) return { key, text: readTextOnce(fd, Number(st.size)) };
+    // The scan's key is a plain stat's (number times): taken through the same descriptor, before the bytes.
+    const plain = fs.fstatSync(fd);
+    const kept = heads;
+    const text = readTextOnce(fd, Number(st.size), (buf, length) => {
+      if (length === plain.size && plainHead(buf, length)) kept.set(file, { size: plain.size, mtimeMs: plain.mtimeMs, ctimeMs: plain.ctimeMs, ino: plain.ino });
+    });
+    return { key, text };
   } catch {
     return { key: statKey(file) };
   } finally {
@@ -239,8 +247,12 @@ const READ_BUFFER_MAX = 1024 * 1024;
  * read into one buffer kept for every such read: a Buffer per file was an allocation outside
  * V8's heap and an ArrayBuffer for each scavenge to sweep, ~550 of them in a first `sprint`.
  */
-function readTextOnce(fd: number, size: number): string {
-  if (size === 0 || size > READ_BUFFER_MAX) return bmadText(readToEnd(fd, size));
+function readTextOnce(fd: number, size: number, seen?: (bytes: Buffer, length: number) => void): string {
+  if (size === 0 || size > READ_BUFFER_MAX) {
+    const bytes = readToEnd(fd, size);
+    seen?.(bytes, bytes.length);
+    return bmadText(bytes);
+  }
   if (!readBuffer || readBuffer.length < size) readBuffer = Buffer.allocUnsafeSlow(Math.max(size, 64 * 1024));
   const buf = readBuffer;
   let len = 0;
@@ -249,7 +261,30 @@ function readTextOnce(fd: number, size: number): string {
     if (n === 0) break;
     len += n;
   }
+  seen?.(buf, len);
   return bmadText(buf, len);
+}
+
+/** The heads kept while withReadHeads runs (readKeyed fills it), else undefined. */
+let heads: Map<string, FileKey> | undefined;
+
+/**
+ * `fn`'s result, and the files the BMAD readers read whole meanwhile (through a recording) whose
+ * bytes the scan would judge "no frontmatter" (safeRead `plainHead`), each with the plain stat
+ * key (FileKey) of its open descriptor, taken before the bytes were read: what a first scan needs
+ * of such a file (scan.ts), so it does not open and read it a second time. Nothing of the bytes
+ * is kept. A file whose bytes are not judged so (a fence, a NUL byte, UTF-16, read short) is not
+ * listed: the scan reads it itself. `fn` must not return before its reads are done (synchronous).
+ */
+export function withReadHeads<T>(fn: () => T): { result: T; heads: Map<string, FileKey> } {
+  const kept = new Map<string, FileKey>();
+  const outer = heads;
+  heads = kept;
+  try {
+    return { result: fn(), heads: kept };
+  } finally {
+    heads = outer;
+  }
 }
 
 /**

@@ -21,6 +21,22 @@ export function encodingRefusal(buf: Uint8Array): { reason: 'utf16' | 'binary'; 
   return undefined;
 }
 
+/** Whether the bytes open with a frontmatter fence (`---`, after a UTF-8 byte-order mark if any). */
+export function opensWithFence(buf: Uint8Array): boolean {
+  const off = buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
+  return buf[off] === 0x2d && buf[off + 1] === 0x2d && buf[off + 2] === 0x2d;
+}
+
+/**
+ * True when the first `length` bytes of `buf` (a whole file) are what the scan's read of the file
+ * would judge "no frontmatter" (scan.ts judgeBytes): its head (the first ENCODING_SNIFF_BYTES)
+ * passes encodingRefusal and opens with no fence.
+ */
+export function plainHead(buf: Buffer, length: number): boolean {
+  const head = buf.subarray(0, Math.min(length, ENCODING_SNIFF_BYTES));
+  return !encodingRefusal(head) && !opensWithFence(head);
+}
+
 /** Thrown (with `code: 'ENOTREG'`) when a path is a FIFO, socket, device or directory. */
 export class NotRegularFileError extends Error {
   readonly code = 'ENOTREG';

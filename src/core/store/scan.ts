@@ -1,4 +1,4 @@
-import { ENCODING_SNIFF_BYTES, encodingRefusal } from './safeRead';
+import { ENCODING_SNIFF_BYTES, encodingRefusal, opensWithFence } from './safeRead';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Logger } from '../ports';
@@ -8,7 +8,7 @@ import { parseWorkflowText } from '../model/workflow';
 import { sha256 } from '../model/hash';
 import { validateDelegation } from '../model/delegation';
 import { checkSprints, type SprintReport } from '../bmad/sprint';
-import { cacheFilesEnabled } from '../bmad/sprintCache';
+import { cacheFilesEnabled, withReadHeads } from '../bmad/sprintCache';
 import { ReadAhead, READ_AHEAD_MIN_FILES, type AheadRead } from './readAhead';
 import { contextFingerprint, loadScanIndex, makeEntryLine, scanIndexPath, restoreEntry, sameKey, saveScanIndex, RACY_WINDOW_MS, type FileKey, type IndexEntry, type SaveOutcome } from './scanIndex';
 
@@ -138,6 +138,8 @@ interface FileBytes {
    * tests already (the read-ahead thread: a fence, no NUL byte in the head); `hash` is then set.
    */
   text?: string;
+  /** The bytes were judged "no frontmatter" by their reader already (sprintCache `withReadHeads`): none here. */
+  plain?: boolean;
 }
 
 /** A failed open, stat or read as the scan reports it. */
@@ -166,7 +168,7 @@ function readBytes(file: string, max: number): FileBytes {
     const headSize = Math.min(st.size, ENCODING_SNIFF_BYTES);
     let buf = Buffer.allocUnsafe(headSize);
     let n = readInto(fd, buf, 0, headSize);
-    if (n === headSize && st.size > headSize && hasFrontmatter(buf)) {
+    if (n === headSize && st.size > headSize && opensWithFence(buf)) {
       const whole = Buffer.allocUnsafe(st.size);
       buf.copy(whole, 0, 0, n);
       buf = whole;
@@ -204,13 +206,14 @@ function judgeBytes(file: string, ctx: WorkspaceContext, b: FileBytes, wantHashO
   const key = b.key;
   // Decoded by the read-ahead thread, which ran the encoding and fence tests below on the bytes.
   if (b.text !== undefined && b.hash !== undefined) return parsedRead(file, ctx, key, b.hash, b.text);
+  if (b.plain) return { key, hash: '', result: { problems: [], isWorkflow: false } };
   if (!b.buf) return { key, hash: '', result: { problems: [], isWorkflow: false, skipped: b.skipped } };
   const buf = b.buf;
   // The write path's own test, so validate and a mutation give one answer for one file.
   const refusal = encodingRefusal(buf);
   if (refusal) return { key, hash: '', result: { problems: [], isWorkflow: false, skipped: { file, reason: refusal.reason === 'utf16' ? 'unreadable' : 'binary', detail: refusal.reason === 'utf16' ? refusal.message : 'contains NUL bytes' } } };
   // Cheap pre-check: no opening fence, no frontmatter.
-  if (!hasFrontmatter(buf)) return { key, hash: '', result: { problems: [], isWorkflow: false } };
+  if (!opensWithFence(buf)) return { key, hash: '', result: { problems: [], isWorkflow: false } };
   const hash = b.hash ?? sha256(buf);
   // Racy index entry: same bytes as when it was parsed, so the cached parse still holds.
   if (wantHashOnly !== undefined && hash === wantHashOnly) return { key, hash, sameHash: true, result: { problems: [], isWorkflow: false } };
@@ -235,11 +238,6 @@ function readInto(fd: number, buf: Buffer, from: number, to: number): number {
   return n;
 }
 
-/** Whether the bytes open with a frontmatter fence (`---`, after a UTF-8 byte-order mark if any). */
-function hasFrontmatter(buf: Uint8Array): boolean {
-  const off = buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
-  return buf[off] === 0x2d && buf[off + 1] === 0x2d && buf[off + 2] === 0x2d;
-}
 
 /**
  * Reads one file under its root's context (config, definitions, BMAD catalog, gate files)
@@ -570,8 +568,14 @@ export async function scanRoots(
     const firstRead = !useIndex || !fs.existsSync(scanIndexPath(root));
     let ahead = !nested && firstRead && listed.files.length >= (opts.readAheadFrom ?? READ_AHEAD_MIN_FILES) ? ReadAhead.start(listed.files, max, ENCODING_SNIFF_BYTES) : undefined;
     try {
+      // On a first read, the story files the sprint check reads whole are not read again: what
+      // the scan needs of one with no frontmatter (most) is its key and that verdict (withReadHeads).
+      let heads: Map<string, FileKey> | undefined;
       if (opts.sprint && ctx.config.dialects.includes('bmad')) {
-        const checked = checkSprints(root, { config: ctx.config, now: opts.now?.(), cache: indexEnabled(opts) });
+        const sprintOpts = { config: ctx.config, now: opts.now?.(), cache: indexEnabled(opts) };
+        let checked: ReturnType<typeof checkSprints>;
+        if (firstRead && !nested) ({ result: checked, heads } = withReadHeads(() => checkSprints(root, sprintOpts)));
+        else checked = checkSprints(root, sprintOpts);
         problems.push(...checked.problems);
         if (checked.reports) sprints.set(root, checked.reports);
       }
@@ -580,12 +584,16 @@ export async function scanRoots(
         idx = new RootIndex(ctx, fp, await oldIndex, scanStart, opts.racyWindowMs ?? RACY_WINDOW_MS);
         indexes.push(idx);
         // An index written meanwhile answers first: its hits are stat-ed, not read.
+        if (idx.hasOld) heads = undefined;
         if (ahead && idx.hasOld) {
           ahead.close();
           ahead = undefined;
         }
       }
-      let turned = performance.now();
+      // Node's global `performance` loads perf_hooks (a dozen internal modules) when first touched:
+      // a scan given no slice (a CLI verb) never reads the clock.
+      const sliced = opts.sliceMs !== undefined;
+      let turned = sliced ? performance.now() : 0;
       // The first progress: after 100 files, or firstProgressFiles in a root of more than 100.
       const firstAt = (opts.firstProgressFiles !== undefined && listed.files.length > 100 ? Math.max(1, Math.min(100, opts.firstProgressFiles)) : 100) - 1;
       for (let i = 0; i < listed.files.length; i++) {
@@ -593,7 +601,8 @@ export async function scanRoots(
         if (nested && contextForRoots(file, absRoots) !== root) continue;
         const a = ahead?.take(i);
         if (a) readAhead++;
-        const pre = a ? aheadBytes(file, a, max) : undefined;
+        const head = a ? undefined : heads?.get(file);
+        const pre = a ? aheadBytes(file, a, max) : head && head.size <= max ? { key: head, plain: true } : undefined;
         let r: FileReadResult;
         if (idx) r = idx.read(file, opts.fileKeys, pre);
         else {
@@ -607,9 +616,9 @@ export async function scanRoots(
         // Every 500 files (and once after the first 100, or firstProgressFiles, when someone listens) others get a turn.
         const progress = i % 500 === 499 || (i === firstAt && opts.onProgress);
         if (progress) opts.onProgress?.(workflows, i + 1, listed.files.length);
-        if (progress || (opts.sliceMs !== undefined && performance.now() - turned >= opts.sliceMs)) {
+        if (progress || (sliced && performance.now() - turned >= opts.sliceMs!)) {
           await (opts.hold?.() ?? new Promise((res) => setImmediate(res)));
-          turned = performance.now();
+          if (sliced) turned = performance.now();
         }
       }
     } finally {
