@@ -3,12 +3,14 @@
  * quoted value, an empty value (`1-1-x:`), a mapping value (`{status: …}` or a block mapping,
  * its `status` key edited or added), entries in a flow-style `development_status: {…}`. Positions
  * come from the YAML parser; only the value's bytes (and `last_updated`'s, in its own format)
- * change. A ledger that does not parse is refused, never edited blind.
+ * change. A ledger that does not parse is refused, never edited blind. A ledger in the plain form
+ * BMAD writes is read without the YAML package (ledgerPlain.ts: the same data and positions).
  */
 import { isMap, isScalar, isSeq, parseDocument, type Document, type Pair, type Scalar, type YAMLMap } from 'yaml';
 import { WaymarkError } from '../errors';
 import { commentLinesBlanked, formatStamp, parseStamp } from './ledger';
 import { quoted } from '../model/text';
+import { plainLedger, type PlainSpan } from './ledgerPlain';
 
 interface Splice {
   from: number;
@@ -154,6 +156,15 @@ function addStatusSplice(text: string, map: YAMLMap, value: string, eol: string)
  * the ledger does not parse and 'usage' when it has no such entry.
  */
 export function editLedgerStatus(file: string, text: string, key: string, status: string, now: Date): string {
+  const plain = plainLedger(text);
+  const span = plain?.entries.get(key);
+  if (plain && span) {
+    const splices: Splice[] = [{ from: span.start, to: span.end, text: status }];
+    const stamp = plain.top.get('last_updated');
+    const parsed = stamp ? parseStamp(plain.data.last_updated as string) : undefined;
+    if (stamp && parsed) splices.push(spanSplice(stamp, formatStamp(now, parsed.format)));
+    return applySplices(text, splices);
+  }
   const doc = parse(file, text);
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   const top = doc.contents;
@@ -181,13 +192,28 @@ export function editLedgerStatus(file: string, text: string, key: string, status
     const parsed = parseStamp(stamp.value);
     if (parsed) splices.push(scalarSplice(text, stamp, formatStamp(now, parsed.format)));
   }
+  return applySplices(text, splices);
+}
+
+function applySplices(text: string, splices: Splice[]): string {
   let out = text;
   for (const s of splices.sort((a, b) => b.from - a.from)) out = out.slice(0, s.from) + s.text + out.slice(s.to);
   return out;
 }
 
+/** scalarSplice for a value of a plain ledger. */
+function spanSplice(s: PlainSpan, value: string): Splice {
+  const text = s.quote === '"' ? JSON.stringify(value) : s.quote === "'" ? `'${value.replace(/'/g, "''")}'` : value;
+  return { from: s.start, to: s.end, text };
+}
+
 /** The status YAML reads for `key` (a mapping value's `status`), or undefined (no entry, not YAML). */
 export function ledgerEntryStatus(text: string, key: string): string | undefined {
+  const plain = plainLedger(text);
+  if (plain) {
+    const v = statusValue(entryValue(plain.data, key));
+    return typeof v === 'string' ? v : undefined;
+  }
   const doc = parseDocument(text, { schema: 'core', uniqueKeys: false, logLevel: 'silent' });
   if (doc.errors.length) return undefined;
   let data: unknown;
@@ -205,11 +231,13 @@ export function ledgerEntryStatus(text: string, key: string): string | undefined
  * else undefined: the check before a ledger write and after it lands.
  */
 export function ledgerStatusProblem(file: string, text: string, key: string, status: string): string | undefined {
-  let data: unknown;
-  try {
-    data = parse(file, text).toJS({ maxAliasCount: 100 });
-  } catch (e) {
-    return (e as Error).message;
+  let data: unknown = plainLedger(text)?.data;
+  if (data === undefined) {
+    try {
+      data = parse(file, text).toJS({ maxAliasCount: 100 });
+    } catch (e) {
+      return (e as Error).message;
+    }
   }
   const got = statusValue(entryValue(data, key));
   return got === status ? undefined : `${key} would read ${JSON.stringify(got ?? null)}, not ${status}.`;
@@ -217,6 +245,8 @@ export function ledgerStatusProblem(file: string, text: string, key: string, sta
 
 /** True when the ledger's `development_status` (as YAML reads it, in any style) has `key`. */
 export function ledgerHasEntry(text: string, key: string): boolean {
+  const plain = plainLedger(text);
+  if (plain) return plain.entries.has(key);
   const doc = parseDocument(text, { schema: 'core', uniqueKeys: false, logLevel: 'silent' });
   const top = doc.contents;
   if (!isMap(top)) return false;

@@ -307,23 +307,37 @@ export function ledgerNotAFile(file: string, root: string): Problem {
   };
 }
 
-/** The ledger hasEntries parsed last, handed to the caller that reads the same text next (see parseLedgerAgain). */
-let lastLedger: Ledger | undefined;
-let lastLedgerText: string | undefined;
+/**
+ * Ledgers parsed to be read only (hasEntries, loadStoryQuick), by file and text: a story status change
+ * looks its ledger up before the locks, under them and in the bytes it writes, and the next change
+ * reads those bytes (a 1,000-entry ledger costs ~4 ms to parse). parseLedger depends on the file and
+ * text alone. readSprint marks entries it binds to files (keysNamingFiles): it takes a ledger out of
+ * the memo (parseLedgerAgain) only when no reader was handed it, else parses its own.
+ */
+const readOnlyLedgers: { file: string; text: string; ledger: Ledger; shared: boolean }[] = [];
+
+function ledgerToRead(file: string, text: string, share: boolean): Ledger {
+  let hit = readOnlyLedgers.find((m) => m.file === file && m.text === text);
+  if (!hit) {
+    hit = { file, text, ledger: parseLedger(file, text), shared: false };
+    readOnlyLedgers.unshift(hit);
+    readOnlyLedgers.length = Math.min(readOnlyLedgers.length, 3);
+  }
+  if (share) hit.shared = true;
+  return hit.ledger;
+}
 
 function hasEntries(file: string): boolean {
   const text = recordingRead(file, MAX_FILE);
   if (text === undefined) return false;
-  lastLedger = parseLedger(file, text);
-  lastLedgerText = text;
-  return listsWork(lastLedger);
+  return listsWork(ledgerToRead(file, text, false));
 }
 
-/** parseLedger, but once: the ledger findLedgerFiles just parsed to choose it is taken, if the text is the same. */
+/** parseLedger, but once: the ledger findLedgerFiles just parsed to choose it is taken out of the memo, if the text is the same and no reader holds it. */
 function parseLedgerAgain(file: string, text: string): Ledger {
-  const ledger = lastLedger?.file === file && lastLedgerText === text ? lastLedger : parseLedger(file, text);
-  lastLedger = lastLedgerText = undefined;
-  return ledger;
+  const at = readOnlyLedgers.findIndex((m) => m.file === file && m.text === text && !m.shared);
+  if (at < 0) return parseLedger(file, text);
+  return readOnlyLedgers.splice(at, 1)[0].ledger;
 }
 
 /**
@@ -508,7 +522,7 @@ export function loadStoryQuick(root: string, ref: string, opts: SprintOptions = 
   const ledgerFile = ledgerFiles[0];
   const text = readText(ledgerFile, opts.overrides);
   if (text === undefined) return undefined;
-  const ledger = parseLedgerAgain(ledgerFile, text);
+  const ledger = ledgerToRead(ledgerFile, text, true);
   const r = ref.trim().replace(/\.md$/i, '');
   let entry = ledger.byKey.get(r);
   if (!entry) {

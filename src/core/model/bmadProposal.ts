@@ -8,6 +8,7 @@
 import { parse as parseYaml } from 'yaml';
 import { BMAD_STATUS_MAP } from '../bmad/artifacts';
 import { ledgerRank } from '../bmad/ledger';
+import { plainLedger } from '../bmad/ledgerPlain';
 import { normalizeStoryStatus, parseStory, setAsideStatus, taskOpen, type StoryFile } from '../bmad/story';
 import { transitionRefusal } from './transitions';
 import type { ProposalProblem } from './proposal';
@@ -133,11 +134,14 @@ export function judgeStoryChange(beforeText: string | undefined, afterText: stri
 }
 
 function ledgerEntries(text: string): { entries?: Map<string, string>; error?: string } {
-  let doc: unknown;
-  try {
-    doc = parseYaml(text, { maxAliasCount: 50 });
-  } catch (e) {
-    return { error: (e as Error).message.split('\n')[0] };
+  // The plain form BMAD writes, read as the YAML package reads it (bmad/ledgerPlain.ts), without it.
+  let doc: unknown = plainLedger(text)?.data;
+  if (doc === undefined) {
+    try {
+      doc = parseYaml(text, { maxAliasCount: 50 });
+    } catch (e) {
+      return { error: (e as Error).message.split('\n')[0] };
+    }
   }
   const ds = doc && typeof doc === 'object' ? (doc as Record<string, unknown>).development_status : undefined;
   if (!ds || typeof ds !== 'object' || Array.isArray(ds)) return { entries: new Map() };
