@@ -11,7 +11,7 @@ import { nearest } from '../model/config';
 import { relativeInside } from '../store/safePath';
 import { projectPath } from './config';
 import { compareEpicIds, LEDGER_ORDER, ledgerRank, listsStories, normEpicId, numberedStory, storyOrder, unletteredEpicId, type Ledger, type LedgerEntry } from './ledger';
-import { HELD, isStoryStatusWord, keyBeforeSlug, LEVEL1_NAME, normalizeStoryStatus, setAsideStatus, storyKeyFromName, taskOpen, taskProgress, withoutStoryPrefix, type StoryFile } from './story';
+import { HELD, isStoryStatusWord, keyBeforeSlug, LEVEL1_NAME, NO_EPIC, normalizeStoryStatus, setAsideStatus, storyKeyFromName, taskOpen, taskProgress, withoutStoryPrefix, type StoryFile } from './story';
 import { slugWords, storySlug, type PlannedEpic } from './epics';
 import type { StoryGate } from './qaGates';
 
@@ -283,7 +283,8 @@ export function buildSprint(parts: SprintParts): SprintModel {
     const bare = withoutStoryPrefix(name);
     // (`issue-12-domain-descriptors.story.md`: the key with v4's `.story` before `.md`.)
     const unsuffixed = /\.story$/i.test(name) ? name.slice(0, -'.story'.length) : undefined;
-    const exact = exactFor(name) ?? (f.key ? exactFor(f.key) : undefined) ?? (bare !== undefined ? exactFor(bare) : undefined) ?? (unsuffixed !== undefined ? exactFor(unsuffixed) : undefined);
+    // (Then the ledger key its frontmatter names, `story_key: 3-2-digest` in `digest-work.md`.)
+    const exact = exactFor(name) ?? (f.key ? exactFor(f.key) : undefined) ?? (bare !== undefined ? exactFor(bare) : undefined) ?? (unsuffixed !== undefined ? exactFor(unsuffixed) : undefined) ?? (f.frontmatterId ? exactFor(f.frontmatterId.value) : undefined);
     if (exact && !fileOf.has(exact)) bind(exact, f);
     else unbound.push(f);
   }
@@ -682,10 +683,14 @@ function slugOfKey(s: { key: string; epicId: string; story?: string }): string {
   return lettered ? lettered[1] : key.slice(head.length);
 }
 
-export function storyFileIdentity(f: StoryFile | undefined): string {
+/** The identity of a file where stories live read as no story by its frontmatter (sprint.ts parseFrontmatterStory). */
+export const FM_NONE = 'fm-none';
+
+export function storyFileIdentity(f: StoryFile | null | undefined): string {
+  if (f === null) return FM_NONE;
   if (!f) return '-';
   // Whether the status is a story status word decides if a mixed-form name (`2.2-chart.md`) is a story.
-  return JSON.stringify([f.file, f.key ?? null, f.epic ?? null, f.epicId ?? null, f.story ?? null, f.title ?? null, f.titleLine ?? null, f.status === undefined, isStoryStatusWord(f.status), f.epicTitle ?? false, f.byContent === true, f.storyContent === true, f.noEpic ?? null]);
+  return JSON.stringify([f.file, f.key ?? null, f.epic ?? null, f.epicId ?? null, f.story ?? null, f.title ?? null, f.titleLine ?? null, f.status === undefined, isStoryStatusWord(f.status), f.epicTitle ?? false, f.byContent === true, f.storyContent === true, f.noEpic ?? null, f.frontmatterId?.value ?? null]);
 }
 
 /**
@@ -805,7 +810,7 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
   if (!f) return;
   // A story file the ledger does not list.
   if (hasLedger && s.ledgerStatus === undefined) {
-    out.push({ file: f.file, range: at(f.titleLine ?? f.statusLine ?? 0), severity: 'warning', code: 'story-not-in-ledger', message: `Story ${s.epic >= 0 ? s.epic : s.epicId}.${s.story} has a file but no entry in sprint-status.yaml. Add '${s.key}: ${s.fileStatusMapped ?? 'ready-for-dev'}' ${nested ? `under epic-${s.epicId}'s stories:` : 'under development_status'}.`, data: { key: s.key, value: s.fileStatusMapped ?? 'ready-for-dev' } });
+    out.push({ file: f.file, range: at(f.titleLine ?? f.statusLine ?? 0), severity: 'warning', code: 'story-not-in-ledger', message: `Story ${s.epicId === NO_EPIC ? s.key : `${s.epic >= 0 ? s.epic : s.epicId}.${s.story}`} has a file but no entry in sprint-status.yaml. Add '${s.key}: ${s.fileStatusMapped ?? 'ready-for-dev'}' ${nested ? `under epic-${s.epicId}'s stories:` : 'under development_status'}.`, data: { key: s.key, value: s.fileStatusMapped ?? 'ready-for-dev' } });
   }
   if (f.status === undefined) {
     if (hasLedger && s.ledgerStatus !== undefined) out.push({ file: f.file, range: at(f.titleLine ?? 0), severity: 'warning', code: 'story-status-missing', message: `This story file has no 'Status:' line; the ledger says ${s.ledgerStatus}. Add 'Status: ${s.ledgerStatus}' under the title.`, data: { fix: 'setStoryStatus', key: s.key, value: s.ledgerStatus } });

@@ -63,6 +63,12 @@ export interface StoryFile {
    * is where no ledger lists stories (withNoEpic); a ledger's keys bind it as before.
    */
   noEpic?: { key: string; story: string; title?: string; titleLine: number };
+  /**
+   * The story id its frontmatter names (`story_key:`, `story_id:`, `storyId:`, `story:`, `key:`), and
+   * where. A file no name grammar reads that names its id there beside a `status:` is that story,
+   * keyed by the id (frontmatterStory); a ledger key it names binds it as a file name would.
+   */
+  frontmatterId?: { value: string; line: number };
 }
 
 /**
@@ -663,6 +669,7 @@ export function parseStory(file: string, text: string, opts?: { taskTexts?: 'all
   // Frontmatter (some teams add it): a `status:` key there counts when no Status line follows.
   let fmStatus: { value: string; line: number; start: number; end: number } | undefined;
   let fmTitle: { value: string; line: number } | undefined;
+  let fmId: { value: string; line: number; rank: number } | undefined;
   if (lines[0]?.trim() === '---') {
     for (let i = 1; i < Math.min(lines.length, 200); i++) {
       if (lines[i].trim() === '---') {
@@ -671,6 +678,9 @@ export function parseStory(file: string, text: string, opts?: { taskTexts?: 'all
       }
       const t = /^title\s*:\s*(["']?)(.*?)\1\s*$/i.exec(lines[i]);
       if (t) fmTitle = { value: t[2], line: i };
+      const id = FM_STORY_ID.exec(lines[i]);
+      const rank = id ? FM_ID_KEYS.indexOf(id[1].toLowerCase()) : -1;
+      if (id && /\d/.test(id[3]) && (!fmId || rank < fmId.rank)) fmId = { value: ownCopy(id[3]), line: i, rank };
       const m = /^(status\s*:\s*["']?)([^"'#\s][^"'#]*?)["']?\s*(#.*)?$/i.exec(lines[i]);
       // The word, as on a Status line: an emoji or mark before it (`✅ COMPLETED`) or a remark after it is not the status.
       const v = m ? statusAfter(lines[i], m[1].length) : undefined;
@@ -712,7 +722,36 @@ export function parseStory(file: string, text: string, opts?: { taskTexts?: 'all
     s.statusEnd = fmStatus.end;
     s.statusForm = 'frontmatter';
   } else if (fmStatus) s.frontmatterStatus = fmStatus;
+  if (fmId) {
+    s.frontmatterId = { value: fmId.value, line: fmId.line };
+    if (fmStatus && s.key === undefined && !named && !s.noEpic && !s.epicTitle) frontmatterStory(s, fmId.value);
+  }
   return s;
+}
+
+/** The frontmatter keys that name a story's id, the first the most specific (`story:` may name it; `key:` is any key's). */
+const FM_ID_KEYS = ['story_key', 'story_id', 'storyid', 'story', 'key'];
+/** `story_key: tech-d01-audit-log`, `story: AIOS-E-01`, `storyId: "3.2"`: one id, no spaces (a `story:` holding a title or a mapping is none). */
+const FM_STORY_ID = /^(story_key|story_id|storyId|story|key)[ \t]*:[ \t]*(["']?)([A-Za-z0-9][A-Za-z0-9._-]*)\2[ \t]*(?:#.*)?$/i;
+
+/**
+ * A file no story grammar names, whose frontmatter names its story id beside a status
+ * (`tech-d01-hop-web-api.md` with `story_key: tech-d01-hop-web-api`, `aios-e-01-hooks.md` with
+ * `story: AIOS-E-01`): that story, keyed by the id. An id in BMAD's key grammar (`3-2-slug`, `3.2`)
+ * is that epic's story; any other is a story of no epic (NO_EPIC), as a ledger key no grammar reads is.
+ */
+function frontmatterStory(s: StoryFile, id: string): void {
+  const c = classifyStoryKey(id);
+  s.key = id;
+  if (c?.kind === 'story' && c.story !== undefined) {
+    s.epic = c.epic;
+    s.epicId = c.epicId;
+    s.story = c.story;
+  } else {
+    s.epic = -1;
+    s.epicId = NO_EPIC;
+    s.story = id.toLowerCase();
+  }
 }
 
 /**

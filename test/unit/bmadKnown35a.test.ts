@@ -1,0 +1,65 @@
+// Session 35, known35a (issue 20): which files are stories — a story named only in its frontmatter,
+// BMAD quick-dev specs with no ledger key, the Test Architect's automate summaries, spec-kit folders
+// named by a ledger key. Fixtures written here, no copied text. Each test failed before its rule (run
+// it with WAYMARK_CLI set to /work/scratch/base-s35/dist/cli.js).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { inProject } from './fileHelpers';
+import { runCli as cli, cliJson as json } from './holdoutHelpers';
+
+type S = { key: string; epicId: string; ledgerStatus?: string | null; status: string; file?: string | null; tasks?: { done: number; total: number } };
+const stories = (d: { epics: { stories: S[] }[] }) => d.epics.flatMap((e) => e.stories);
+type P = { code: string; severity: string; file: string; message: string };
+
+const config = 'project_name: lantern\noutput_folder: "{project-root}/_bmad-output"\nimplementation_artifacts: "{project-root}/_bmad-output/implementation-artifacts"\nplanning_artifacts: "{project-root}/_bmad-output/planning-artifacts"\n';
+const IA = '_bmad-output/implementation-artifacts';
+const ledger = (entries: string[]) => ['generated: 2026-11-20', 'last_updated: 2026-11-28', 'project: lantern', 'story_location: _bmad-output/implementation-artifacts', '', 'development_status:', ...entries.map((e) => `  ${e}`), ''].join('\n');
+const storyBody = (title: string, tasks: string) => `# ${title}\n\n## Story\n\nAs an operator, I want ${title.toLowerCase()}, so that the lamps stay lit.\n\n## Acceptance Criteria\n\n1. It works.\n\n## Tasks / Subtasks\n\n${tasks}\n`;
+
+test('a story named only in its frontmatter (`story_key:` / `story:` / `storyId:` beside `status:`) is listed under that id; one naming a ledger key binds to it', () => {
+  inProject({
+    '_bmad/bmm/config.yaml': config,
+    [`${IA}/sprint-status.yaml`]: ledger(['epic-1: in-progress', '1-1-wick-trimmer: done', 'ops-3-rotate-keys: review']),
+    [`${IA}/1-1-wick-trimmer.md`]: `Status: done\n\n${storyBody('Story 1.1: Wick trimmer', '- [x] Trim')}`,
+    // No story grammar names it; its frontmatter does, and the ledger lacks it.
+    [`${IA}/hardening-d02-audit-log.md`]: `---\nstory_key: hardening-d02-audit-log\nepic: hardening\nstatus: review\nrisk: high\n---\n\n${storyBody('Tech Story D-02 — Audit log', '- [x] Write the log\n- [x] Rotate it')}`,
+    // A file named for something else whose frontmatter names a ledger key: that story's file.
+    [`${IA}/key-rotation-work.md`]: `---\nstoryId: ops-3-rotate-keys\nstatus: in-progress\n---\n\n${storyBody('Rotate keys', '- [x] Rotate\n- [ ] Announce')}`,
+    // Not stories: a note with a status and no id; a `story:` holding a title, not an id.
+    [`${IA}/deferred-work.md`]: '---\ntitle: Deferred work\nstatus: open\n---\n\n# Deferred work\n\n- a thing\n',
+    [`${IA}/lamp-notes.md`]: '---\nstory: "The lamp lighter retires"\nstatus: draft\n---\n\n# Notes\n',
+  }, (root) => {
+    const d = json(root, 'sprint');
+    const by = new Map(stories(d).map((s) => [s.key, s]));
+    const hd = by.get('hardening-d02-audit-log');
+    assert.ok(hd, JSON.stringify([...by.keys()]));
+    assert.equal(hd.status, 'review');
+    assert.equal(hd.file, `${IA}/hardening-d02-audit-log.md`);
+    const ops = by.get('ops-3-rotate-keys');
+    assert.equal(ops?.file, `${IA}/key-rotation-work.md`, JSON.stringify(ops));
+    assert.equal(stories(d).length, 3, JSON.stringify([...by.keys()]));
+    const v = json(root, 'validate').problems as P[];
+    // The ledger lacks the frontmatter's story: drift, said on the file.
+    assert.ok(v.some((p) => p.code === 'story-not-in-ledger' && p.file.endsWith('hardening-d02-audit-log.md')), JSON.stringify(v));
+    // The bound file says in-progress, the ledger review: drift between the two, not a missing file.
+    assert.ok(!v.some((p) => p.code === 'ledger-story-no-file'), JSON.stringify(v));
+    assert.ok(v.some((p) => p.code === 'story-status-drift' && p.file.endsWith('key-rotation-work.md')), JSON.stringify(v));
+  });
+});
+
+test('without a ledger, stories keyed only by `story:` in their frontmatter are listed with their status, and `next` offers the ready one', () => {
+  inProject({
+    '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\n',
+    'docs/stories/sprint-guard/guard-e-01-hooks.md': `---\nepic: EPIC-GUARD — Guard rails\nstory: GRD-E-01\ntitle: "Hooks"\nstatus: Done\n---\n\n${storyBody('Story GRD-E-01 — Hooks', '- [x] Hook it')}`,
+    'docs/stories/sprint-guard/guard-e-02-monitor.md': `---\nepic: EPIC-GUARD — Guard rails\nstory: GRD-E-02\ntitle: "Monitor"\nstatus: Ready for Dev\ndepends_on: [GRD-E-01]\n---\n\n${storyBody('Story GRD-E-02 — Monitor', '- [ ] Watch')}`,
+    'docs/stories/sprint-guard/design-spec.md': '# Design spec\n\nStatus: draft\n',
+  }, (root) => {
+    const d = json(root, 'sprint');
+    const by = new Map(stories(d).map((s) => [s.key, s]));
+    assert.deepEqual([...by.keys()].sort(), ['GRD-E-01', 'GRD-E-02'], JSON.stringify(stories(d)));
+    assert.equal(by.get('GRD-E-01')?.status, 'done');
+    assert.equal(by.get('GRD-E-02')?.status, 'ready-for-dev');
+    const n = JSON.stringify(json(root, 'next'));
+    assert.match(n, /GRD-E-02/);
+  });
+});
