@@ -63,3 +63,35 @@ test('without a ledger, stories keyed only by `story:` in their frontmatter are 
     assert.match(n, /GRD-E-02/);
   });
 });
+
+test('a ledger story with no story file whose key names a spec-kit folder (`specs/<key>/tasks.md`) is bound to it: its boxes are its tasks, its status the ledger\'s, no "no file"', () => {
+  const tasks = '# Tasks — Story 1.2 (lamp schedule)\n\nEstado: `[x]` done · `[ ]` open\n\n## T1 — Schedule model\n- [x] T001 Write the model\n- [x] T002 Migrate\n\n## T2 — Timer\n- [x] T003 Wire the timer\n- [ ] T004 Verify on a real lamp\n';
+  inProject({
+    '_bmad/bmm/config.yaml': config,
+    [`${IA}/sprint-status.yaml`]: ledger(['epic-1: in-progress', '1-1-wick-trimmer: done', '1-2-lamp-schedule: in-progress', '1-3-oil-gauge: review', '1-4-night-mode: done']),
+    [`${IA}/1-1-wick-trimmer.md`]: `Status: done\n\n${storyBody('Story 1.1: Wick trimmer', '- [x] Trim')}`,
+    'specs/1-2-lamp-schedule/spec.md': '# Feature Specification: Lamp schedule\n\n**Status**: Draft\n',
+    'specs/1-2-lamp-schedule/plan.md': '# Plan\n',
+    'specs/1-2-lamp-schedule/tasks.md': tasks,
+    // A spec alone: bound, no tasks.
+    'specs/1-3-oil-gauge/spec.md': '# Feature Specification: Oil gauge\n\n**Status**: Draft\n',
+    // A folder named otherwise (not exactly the key) is not the story's.
+    'specs/004-night-mode/tasks.md': '# Tasks\n\n- [ ] T001 Dim\n',
+  }, (root) => {
+    const d = json(root, 'sprint');
+    const by = new Map(stories(d).map((s) => [s.key, s]));
+    const s2 = by.get('1-2-lamp-schedule');
+    assert.equal(s2?.file, 'specs/1-2-lamp-schedule/tasks.md', JSON.stringify(s2));
+    assert.equal(s2?.status, 'in-progress');
+    assert.deepEqual([s2?.tasks?.done, s2?.tasks?.total], [3, 4]);
+    assert.equal(by.get('1-3-oil-gauge')?.file, 'specs/1-3-oil-gauge/spec.md');
+    assert.equal(by.get('1-3-oil-gauge')?.status, 'review');
+    assert.equal(by.get('1-4-night-mode')?.file ?? null, null);
+    const v = json(root, 'validate').problems as P[];
+    const noFile = v.filter((p) => p.code === 'ledger-story-no-file').map((p) => p.message);
+    assert.equal(noFile.length, 1, JSON.stringify(noFile));
+    assert.match(noFile[0], /1-4-night-mode/);
+    // The task list states no status: nothing asks for a Status line in it, and its status word is not drift.
+    assert.ok(!v.some((p) => p.file.startsWith('specs/') && (p.code === 'story-status-missing' || p.code === 'story-status-drift')), JSON.stringify(v));
+  });
+});

@@ -42,6 +42,8 @@ export interface SprintStory {
   /** SHA-256 over ledger status, file status and task boxes: `--expect-hash` compares it. */
   stateHash: string;
   problems: Problem[];
+  /** Its work is kept in a spec-kit folder named by its key (`specs/<key>/`): `file` is that folder's task list (or spec), which states no status. */
+  specKit?: true;
 }
 
 export interface SprintEpic {
@@ -76,6 +78,8 @@ export interface SprintParts {
   now: Date;
   /** Days after which an unchanged ledger with work in progress is stale. */
   staleDays: number;
+  /** spec-kit folders named by a ledger story's key (`specs/<key>/tasks.md`, else `spec.md`), by the key in lower case: the file of that story when it has none. */
+  specKit?: Map<string, StoryFile>;
 }
 
 export interface SprintModel {
@@ -517,6 +521,16 @@ export function buildSprint(parts: SprintParts): SprintModel {
     const first = all[0][1];
     problems.push({ file: first.file, range: at(first.titleLine ?? 0), severity: 'info', code: 'story-file-duplicate', message: `${all.length} story number${all.length === 1 ? ' is' : 's are'} given to more than one story file (${listed}${all.length > 3 ? `; … (${all.length})` : ''}); Waymark lists each file as its own story. Renumber the ones that are different stories; merge the ones that are the same story.`, data: { files: all.map((fs) => fs.map(name)) } });
   }
+  // A ledger story with no story file whose work is kept in a spec-kit folder named by its key
+  // (`specs/1-2-login/tasks.md`): that folder's task list is its file (its boxes its tasks, its status the ledger's).
+  if (parts.specKit?.size) {
+    for (const st of byKey.values()) {
+      const f = st.ledgerLine !== undefined && !fileOf.has(st) ? parts.specKit.get(st.key.toLowerCase()) : undefined;
+      if (!f) continue;
+      bind(st, f);
+      st.specKit = true;
+    }
+  }
   // Planned stories from the epics document.
   for (const pe of parts.epics.values()) {
     const ep = epicOf(pe.epicId);
@@ -813,7 +827,7 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
     out.push({ file: f.file, range: at(f.titleLine ?? f.statusLine ?? 0), severity: 'warning', code: 'story-not-in-ledger', message: `Story ${s.epicId === NO_EPIC ? s.key : `${s.epic >= 0 ? s.epic : s.epicId}.${s.story}`} has a file but no entry in sprint-status.yaml. Add '${s.key}: ${s.fileStatusMapped ?? 'ready-for-dev'}' ${nested ? `under epic-${s.epicId}'s stories:` : 'under development_status'}.`, data: { key: s.key, value: s.fileStatusMapped ?? 'ready-for-dev' } });
   }
   if (f.status === undefined) {
-    if (hasLedger && s.ledgerStatus !== undefined) out.push({ file: f.file, range: at(f.titleLine ?? 0), severity: 'warning', code: 'story-status-missing', message: `This story file has no 'Status:' line; the ledger says ${s.ledgerStatus}. Add 'Status: ${s.ledgerStatus}' under the title.`, data: { fix: 'setStoryStatus', key: s.key, value: s.ledgerStatus } });
+    if (hasLedger && s.ledgerStatus !== undefined && !f.taskList) out.push({ file: f.file, range: at(f.titleLine ?? 0), severity: 'warning', code: 'story-status-missing', message: `This story file has no 'Status:' line; the ledger says ${s.ledgerStatus}. Add 'Status: ${s.ledgerStatus}' under the title.`, data: { fix: 'setStoryStatus', key: s.key, value: s.ledgerStatus } });
   } else {
     const norm = normalizeStoryStatus(f.status);
     if (!norm.status && s.ledgerRaw !== undefined && s.ledgerRaw.trim().toLowerCase() === f.status.trim().toLowerCase() && ledgerRankOf < 0) {

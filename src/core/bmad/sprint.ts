@@ -663,6 +663,33 @@ export function plannedOnly(root: string, opts: SprintOptions = {}): { files: st
 }
 
 /** Epic ids no story name reads without the ledger (`q3`, `ugm`): those of its epics and stories. */
+/**
+ * GitHub spec-kit folders named exactly by a ledger story's key (`specs/1-2-login/`) holding a
+ * `tasks.md` or a `spec.md`: where a team keeps that story's work instead of a BMAD story file. The
+ * task list is read as the story's tasks (parseStory's `taskList`); a spec alone gives no tasks.
+ */
+function specKitFolders(root: string, ledgers: readonly Ledger[], overrides: Map<string, string> | undefined, files: string[]): Map<string, StoryFile> {
+  const out = new Map<string, StoryFile>();
+  const keys = new Set(ledgers.flatMap((l) => l.entries.filter((e) => e.kind === 'story').map((e) => e.key)));
+  if (!keys.size) return out;
+  const dir = path.join(root, 'specs');
+  for (const e of listDir(dir)) {
+    if (!e.isDirectory() || !keys.has(e.name)) continue;
+    const tasks = path.join(dir, e.name, 'tasks.md');
+    const spec = path.join(dir, e.name, 'spec.md');
+    if (isRegularFile(tasks)) {
+      const text = readText(tasks, overrides);
+      if (text === undefined) continue;
+      out.set(e.name.toLowerCase(), parseStory(tasks, text, { taskTexts: 'firstOpen', taskList: true }));
+      files.push(tasks);
+    } else if (isRegularFile(spec)) {
+      out.set(e.name.toLowerCase(), { file: spec, tasks: [], hasFileList: false, hasChangeLog: false, hasDevAgentRecord: false, eol: '\n', taskList: true });
+      files.push(spec);
+    }
+  }
+  return out;
+}
+
 function ownEpicIdsOf(ledgers: readonly Ledger[]): string[] {
   return [...new Set(ledgers.flatMap((l) => l.entries.filter((e) => e.kind !== 'unknown' && e.epicId && !/^\d/.test(e.epicId)).map((e) => e.epicId)))];
 }
@@ -768,7 +795,7 @@ function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: M
       }
     }
   }
-  const model = buildSprint({ root: cfg.root, ledger, ledgers, stories, epics, gates, now, staleDays });
+  const model = buildSprint({ root: cfg.root, ledger, ledgers, stories, epics, gates, now, staleDays, specKit: specKitFolders(cfg.root, ledgers, opts.overrides, files) });
   for (const l of ledgers) {
     const stamp = (l.lastUpdated ?? l.generated)?.date?.getTime();
     if (stamp !== undefined && Number.isFinite(stamp)) recordTime(['stale', stamp, staleDays]);

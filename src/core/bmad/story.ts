@@ -69,6 +69,8 @@ export interface StoryFile {
    * keyed by the id (frontmatterStory); a ledger key it names binds it as a file name would.
    */
   frontmatterId?: { value: string; line: number };
+  /** A task list kept for a ledger story (spec-kit's `specs/<key>/tasks.md`): every checkbox a task, no status or title of its own. */
+  taskList?: true;
 }
 
 /**
@@ -658,7 +660,7 @@ function isRule(line: string): boolean {
  * sprint counts tasks and quotes that one only, and ~30 tasks' copies per story were most of what
  * 400 parses kept alive through the read.
  */
-export function parseStory(file: string, text: string, opts?: { taskTexts?: 'all' | 'firstOpen' }): StoryFile {
+export function parseStory(file: string, text: string, opts?: { taskTexts?: 'all' | 'firstOpen'; taskList?: true }): StoryFile {
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   const lines = splitLines(text);
   const byName = storyKeyFromName(file);
@@ -688,8 +690,10 @@ export function parseStory(file: string, text: string, opts?: { taskTexts?: 'all
       else if (m) fmStatus = { value: ownCopy(m[2].trim()), line: i, start: m[1].length, end: m[1].length + m[2].trim().length };
     }
   }
-  const reader = new StoryReader(s, lines, start, fmStatus !== undefined, opts?.taskTexts !== 'firstOpen');
+  const reader = new StoryReader(s, lines, start, fmStatus !== undefined, opts?.taskTexts !== 'firstOpen', opts?.taskList === true);
   reader.read();
+  // (spec-kit's `tasks.md`: its boxes are the story's tasks; its status is the ledger's.)
+  if (opts?.taskList) return { file, key: s.key, epic: s.epic, epicId: s.epicId, story: s.story, tasks: s.tasks, hasFileList: false, hasChangeLog: false, hasDevAgentRecord: false, eol, taskList: true };
   if (!named && ONE_NUMBER_NAME.test(path.basename(file))) oneNumberStory(s, lines, start);
   // (`2.feedback-layer.md` titled `# Story 2 — …`, `**Epic:** 2`: the epic's one story.)
   if (!named && EPIC_STORY_NAME.test(path.basename(file))) epicStory(s, lines, start);
@@ -809,7 +813,11 @@ class StoryReader {
     readonly fmStatus: boolean,
     /** Whether every task keeps its text and number, or only the first open one (parseStory's `taskTexts`). */
     readonly allTaskTexts: boolean,
-  ) {}
+    /** The whole file is a task list (spec-kit's `tasks.md`): every section's boxes are tasks. */
+    readonly taskList = false,
+  ) {
+    this.inTasks = taskList;
+  }
 
   read(): void {
     const lines = this.lines;
@@ -901,7 +909,7 @@ class StoryReader {
       this.workNotesSection = WORK_NOTES.test(section);
       this.sectionLevel = level;
       this.criteriaLevel = 0;
-      this.inTasks = TASKS_HEADING.test(title);
+      this.inTasks = this.taskList || TASKS_HEADING.test(title);
       if (this.criteriaSection) this.sawCriteria = true;
       if (this.inTasks) this.sawTasks = true;
       this.reviewSection = /review follow-?ups?/i.test(section);
