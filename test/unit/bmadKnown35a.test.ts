@@ -95,3 +95,42 @@ test('a ledger story with no story file whose key names a spec-kit folder (`spec
     assert.ok(!v.some((p) => p.file.startsWith('specs/') && (p.code === 'story-status-missing' || p.code === 'story-status-drift')), JSON.stringify(v));
   });
 });
+
+// The Test Architect's automate workflow, installed: its steps and its declared output.
+const automateStep = (name: string, next?: string) => `---\nname: '${name}'\ndescription: 'A step'\noutputFile: '{test_artifacts}/automation-summary.md'\n${next ? `nextStepFile: './${next}.md'\n` : ''}---\n\n# ${name}\n\nDo the step, then save to {outputFile}.\n`;
+const teaInstall: Record<string, string> = {
+  '_bmad/tea/config.yaml': 'project_name: lantern\noutput_folder: "{project-root}/_bmad-output"\ntest_artifacts: "{project-root}/_bmad-output/test-artifacts"\n',
+  '_bmad/tea/workflows/testarch/automate/workflow.yaml': 'name: testarch-automate\ndescription: "Expand test automation"\nconfig_source: "{project-root}/_bmad/tea/config.yaml"\ntest_artifacts: "{config_source}:test_artifacts"\ninstalled_path: "{project-root}/_bmad/tea/workflows/testarch/automate"\ndefault_output_file: "{test_artifacts}/automation-summary.md"\n',
+  '_bmad/tea/workflows/testarch/automate/steps-c/step-01-preflight-and-context.md': automateStep('step-01-preflight-and-context', 'step-02-identify-targets'),
+  '_bmad/tea/workflows/testarch/automate/steps-c/step-02-identify-targets.md': automateStep('step-02-identify-targets', 'step-03-generate-tests'),
+  '_bmad/tea/workflows/testarch/automate/steps-c/step-03-generate-tests.md': automateStep('step-03-generate-tests', 'step-04-validate-and-summarize'),
+  '_bmad/tea/workflows/testarch/automate/steps-c/step-04-validate-and-summarize.md': automateStep('step-04-validate-and-summarize'),
+};
+
+test('a TEA automate summary named after a story (`3-1-automation-summary.md`) recording its step names without `step-NN-` is the automate workflow\'s artifact, its steps counted', () => {
+  const TA = '_bmad-output/test-artifacts';
+  inProject({
+    ...teaInstall,
+    [`${TA}/3-1-automation-summary.md`]: "---\nstepsCompleted: ['preflight', 'identify-targets', 'generate-tests']\nlastStep: 'generate-tests'\nlastSaved: '2026-11-20'\nstory: '3.1'\n---\n\n# Automation Summary — Story 3.1\n",
+    [`${TA}/4-2-tea-automation-summary.md`]: "---\nstepsCompleted: ['preflight', 'targets', 'generate', 'validate']\nlastStep: 'validate'\nlastSaved: '2026-11-21'\nstory: '4.2'\n---\n\n# Automation Summary — Story 4.2\n",
+    // Step words of no installed workflow's steps: unknown, as before.
+    [`${TA}/tea-5-1-fields.md`]: "---\nstepsCompleted: ['risk-analysis', 'test-generation', 'execution']\nstory: '5.1'\n---\n\n# Fields\n",
+    // The output's name, but its words are not the workflow's steps in order: not identified by them.
+    [`${TA}/6-1-automation-summary.md`]: "---\nstepsCompleted: ['validate', 'preflight']\n---\n\n# Summary\n",
+  }, (root) => {
+    const s1 = json(root, 'status', `${TA}/3-1-automation-summary.md`);
+    const w1 = JSON.stringify(s1);
+    assert.match(w1, /"workflow":"(?:testarch-)?automate"/, w1);
+    assert.match(w1, /"stepsCompleted":\["step-01-preflight-and-context","step-02-identify-targets","step-03-generate-tests"\]/, w1);
+    const s2 = JSON.stringify(json(root, 'status', `${TA}/4-2-tea-automation-summary.md`));
+    assert.match(s2, /"workflow":"(?:testarch-)?automate"/, s2);
+    assert.match(s2, /"stepsCompleted":\["step-01-preflight-and-context","step-02-identify-targets","step-03-generate-tests","step-04-validate-and-summarize"\]/, s2);
+    const s3 = JSON.stringify(json(root, 'status', `${TA}/tea-5-1-fields.md`));
+    assert.doesNotMatch(s3, /"workflow":"(?:testarch-)?automate"/, s3);
+    const s4 = JSON.stringify(json(root, 'status', `${TA}/6-1-automation-summary.md`));
+    assert.doesNotMatch(s4, /"workflow":"(?:testarch-)?automate"/, s4);
+    const v = json(root, 'validate').problems as P[];
+    assert.ok(!v.some((p) => p.severity === 'error'), JSON.stringify(v));
+    assert.ok(!v.some((p) => /3-1-automation|4-2-tea-automation/.test(p.file) && p.code === 'bmad-workflow-unknown'), JSON.stringify(v));
+  });
+});

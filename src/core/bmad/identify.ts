@@ -52,6 +52,11 @@ export function identifyArtifact(file: string, data: Record<string, unknown>, ca
     const named = rankBySteps(catalog, ids, stepWords);
     if (named.wf && named.n * 2 >= ids.length && named.n > named.second) return { workflow: named.wf, by: 'steps', detail: `${named.n} of ${ids.length} recorded steps by name` };
   }
+  // Step names without their files' `step-NN-` (`preflight`, `identify-targets`), in a file named as a
+  // workflow's declared output with a story's key or a word before it (`12-1-automation-summary.md` for
+  // `{test_artifacts}/automation-summary.md`): that workflow's, when its steps hold every name in order.
+  const named = bareStepsOfOutput(abs, list, catalog);
+  if (named) return named;
   // The frontmatter only one workflow's template writes (quick-spec's `files_to_modify`, `code_patterns`…).
   const shaped = templateWorkflowOf(data);
   const installed = shaped ? [shaped.name, ...shaped.aliases].map((n) => lookupBmadWorkflow(catalog, n)).find((w) => w !== undefined) : undefined;
@@ -134,6 +139,50 @@ function rankBySteps(catalog: BmadCatalog, ids: readonly string[], key: (id: str
     else if (n > best.second) best.second = n;
   }
   return best;
+}
+
+/**
+ * A file named as a declared output with a prefix (`12-1-automation-summary.md`, `7-5-tea-automation-summary.md`
+ * for `{test_artifacts}/automation-summary.md`) whose `stepsCompleted` are all step names written
+ * without `step-NN-` (`preflight`, `identify-targets`, `generate`, `validate`): the declaring workflow's
+ * artifact when each name's words are a step's words, the steps in the workflow's order. One workflow only.
+ */
+function bareStepsOfOutput(abs: string, list: readonly unknown[], catalog: BmadCatalog): { workflow: BmadWorkflow; by: IdentifiedBy; detail: string } | undefined {
+  if (!list.length || !catalog.patterns?.length) return undefined;
+  const names: string[] = [];
+  for (const e of list) {
+    if (typeof e !== 'string' || !BARE_STEP.test(e.trim()) || /^step-/i.test(e.trim())) return undefined;
+    names.push(e.trim().toLowerCase());
+  }
+  const leaf = path.basename(abs).toLowerCase();
+  const found = new Map<BmadWorkflow, string>();
+  for (const p of catalog.patterns) {
+    const out = p.declared.replace(/^.*[\\/]/, '').toLowerCase();
+    if (out.includes('{') || !out.endsWith('.md') || leaf === out || !(leaf.endsWith(`-${out}`) || leaf.endsWith(`_${out}`))) continue;
+    if (!found.has(p.workflow) && stepsInOrder(p.workflow.steps.map((x) => x.id), names)) found.set(p.workflow, p.declared);
+  }
+  if (found.size !== 1) return undefined;
+  const [[workflow, declared]] = [...found];
+  return { workflow, by: 'steps', detail: `${names.length} step names in its steps' order, named as its output ${declared}` };
+}
+
+/** A step name as a workflow's step list may hold it without its `step-NN-`: words of letters and digits. */
+const BARE_STEP = /^[a-z][a-z0-9]*(?:[-_ ][a-z0-9]+){0,4}$/i;
+
+/** Whether each name's words are all words of a step, each name at a step after the previous name's. */
+function stepsInOrder(ids: readonly string[], names: readonly string[]): boolean {
+  let from = 0;
+  for (const n of names) {
+    const words = n.split(/[-_ ]+/);
+    let at = -1;
+    for (let k = from; k < ids.length && at < 0; k++) {
+      const own = stepWords(ids[k]).split('-');
+      if (words.every((w) => own.includes(w))) at = k;
+    }
+    if (at < 0) return false;
+    from = at + 1;
+  }
+  return true;
 }
 
 /** A step id's words, its number and a note after it left out: `step-05-agents (skipped)`, `step-e-02-review` → `agents`, `review`. */
