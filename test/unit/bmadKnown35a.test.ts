@@ -134,3 +134,34 @@ test('a TEA automate summary named after a story (`3-1-automation-summary.md`) r
     assert.ok(!v.some((p) => /3-1-automation|4-2-tea-automation/.test(p.file) && p.code === 'bmad-workflow-unknown'), JSON.stringify(v));
   });
 });
+
+test('BMAD quick-dev specs no ledger key names (`spec-{slug}.md`, title and status) are quick-flow artifacts with their status: status and validate know them, next offers the in-review and in-progress ones after the sprint\'s own, never a done or draft one', () => {
+  const spec = (title: string, status: string) => `---\ntitle: '${title}'\ntype: 'feature'\ncreated: '2026-11-20'\nstatus: '${status}'\ncontext: []\n---\n\n## Intent\n\n**Problem:** ${title}.\n\n**Approach:** Do it.\n\n## Tasks & Acceptance\n\n- [ ] Do it\n`;
+  inProject({
+    '_bmad/bmm/config.yaml': config,
+    [`${IA}/sprint-status.yaml`]: ledger(['epic-1: in-progress', '1-1-wick-trimmer: review']),
+    [`${IA}/1-1-wick-trimmer.md`]: `Status: review\n\n${storyBody('Story 1.1: Wick trimmer', '- [x] Trim')}`,
+    [`${IA}/spec-hx-101-cache-headers.md`]: spec('HX-101 Cache headers', 'in-review'),
+    [`${IA}/spec-hx-102-retry-budget.md`]: spec('HX-102 Retry budget', 'in-progress'),
+    [`${IA}/spec-hx-103-old-logs.md`]: spec('HX-103 Old logs', 'done'),
+    [`${IA}/spec-hx-104-dark-mode.md`]: spec('HX-104 Dark mode', 'draft'),
+  }, (root) => {
+    const st = cli(root, 'status', `${IA}/spec-hx-101-cache-headers.md`);
+    assert.doesNotMatch(st.stdout + st.stderr, /not a workflow file/, st.stdout + st.stderr);
+    const s1 = JSON.stringify(json(root, 'status', `${IA}/spec-hx-101-cache-headers.md`));
+    assert.match(s1, /"workflow":"quick-dev"/, s1);
+    assert.match(s1, /"rawStatus":"in-review"/, s1);
+    const v = json(root, 'validate').problems as P[];
+    assert.deepEqual(v.filter((p) => /spec-hx/.test(p.file)), [], JSON.stringify(v));
+    const n = json(root, 'next');
+    const ids = (list: { id: string }[] | undefined) => (list ?? []).map((e) => e.id);
+    const review = ids(n.review);
+    assert.equal(review[0], 'story:1-1-wick-trimmer', JSON.stringify(n));
+    assert.ok(review.some((id) => /spec-hx-101/.test(id)), JSON.stringify(review));
+    // The in-progress one is on the board's in-progress column; the done and the draft one are offered nowhere.
+    const b = json(root, 'board').columns;
+    assert.ok(ids(b.inProgress).some((id) => /spec-hx-102/.test(id)), JSON.stringify(b));
+    const offered = JSON.stringify([n.next, n.ready, n.review, b.ready, b.review, b.inProgress]);
+    assert.doesNotMatch(offered, /spec-hx-103|spec-hx-104/, offered);
+  });
+});

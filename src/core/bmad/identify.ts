@@ -10,7 +10,7 @@
  */
 import * as path from 'node:path';
 import { fixedLines, lookupBmadWorkflow, type BmadCatalog, type BmadWorkflow, type OutputPattern, type SkillTemplate } from './artifacts';
-import { contentWorkflowOf, firstHeading, FRONTMATTER_BLOCK, knownBmadWorkflowOf, knownByName, recordsProgress, releasedWorkflowOf, selfNamedWorkflowOf, selfPlacedWorkflowOf, templateWorkflowOf } from './known';
+import { contentWorkflowOf, firstHeading, FRONTMATTER_BLOCK, knownBmadWorkflowOf, knownByName, quickDevSpecOf, recordsProgress, releasedWorkflowOf, selfNamedWorkflowOf, selfPlacedWorkflowOf, templateWorkflowOf } from './known';
 
 /**
  * `declared` and `known` name a BMAD workflow that is not installed here (known.ts): its steps
@@ -61,6 +61,12 @@ export function identifyArtifact(file: string, data: Record<string, unknown>, ca
   const shaped = templateWorkflowOf(data);
   const installed = shaped ? [shaped.name, ...shaped.aliases].map((n) => lookupBmadWorkflow(catalog, n)).find((w) => w !== undefined) : undefined;
   if (installed) return { workflow: installed, by: 'template', detail: "template's frontmatter keys" };
+  // BMAD quick-dev's spec (`spec-{slug}.md`, `title` and `status`, no step records): the installed skill's, else known by its name.
+  const spec = quickDevSpecOf(file, data);
+  if (spec) {
+    const own = lookupBmadWorkflow(catalog, 'quick-dev');
+    return own ? { workflow: own, by: 'template', detail: spec.detail } : spec;
+  }
   // Not installed here: what the install declares, then the names BMAD's releases give their outputs,
   // then the workflow the file names itself.
   // The workflow the file names itself comes before its step ids' release (a team's own workflow may

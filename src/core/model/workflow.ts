@@ -5,7 +5,7 @@ import { hasLongLine, parseFrontmatter, type ParsedFrontmatter } from './frontma
 import { computeStateHash, sha256 } from './hash';
 import { bmadStatusOf, lookupBmadWorkflow, resolveBmadStep, stepEncoding, stepNumber, type BmadStepEncoding } from '../bmad/artifacts';
 import { declaredOutputOf, identifyArtifact, inBmadOutput } from '../bmad/identify';
-import { releasedWorkflowName, templateKeysInText } from '../bmad/known';
+import { quickDevSpecOf, releasedWorkflowName, templateKeysInText } from '../bmad/known';
 import { normalizeStepList } from './definitions';
 import { exactArray, valueList } from './text';
 import { DISTINCTIVE_KEYS, STATE_KEYS, WORKFLOW_KEYS, typoOf } from './stateKeys';
@@ -191,7 +191,8 @@ export function detectDialect(data: Record<string, unknown>, ctx: WorkspaceConte
   // list of instructions, a template's `workflow:` settings) is the common word, not an id.
   if (isWf && (Array.isArray(data.workflow) || isObj(data.workflow)) && !keys.some((k) => k !== 'workflow' && ((STATE_KEYS as readonly string[]).includes(k) || DISTINCTIVE_KEYS.includes(typoOf(k) ?? '')))) isWf = false;
   const bmadOn = ctx.config.dialects.includes('bmad');
-  if (!isWf) return bmadOn && file !== undefined && keys.length > 0 && declaredOutputOf(file, ctx.bmad) ? 'bmad' : undefined;
+  // (BMAD quick-dev's spec, `spec-{slug}.md` with its template's `title` and `status`, in a BMAD project: known.ts quickDevSpecOf.)
+  if (!isWf) return bmadOn && file !== undefined && keys.length > 0 && (declaredOutputOf(file, ctx.bmad) || (quickDevSpecOf(file, data) && (inBmadProject(file, ctx.bmad) || BMAD_OUTPUT_SEGMENT.test(file)))) ? 'bmad' : undefined;
   const wfValue = typeof data.workflow === 'string' ? data.workflow.trim() : undefined;
   const nativeDefined = wfValue !== undefined && ctx.definitions.has(wfValue);
   // A `steps:` list with no `workflow:` id in a BMAD output folder (a team's draft recording which of
