@@ -4,8 +4,12 @@
 // it with WAYMARK_CLI set to /work/scratch/base-s35/dist/cli.js).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { inProject } from './fileHelpers';
 import { runCli as cli, cliJson as json } from './holdoutHelpers';
+import { loadSprint } from '../../src/core/bmad/sprint';
+import { setSprintCacheRacyWindow } from '../../src/core/bmad/sprintCache';
 
 type S = { key: string; epicId: string; ledgerStatus?: string | null; status: string; file?: string | null; tasks?: { done: number; total: number } };
 const stories = (d: { epics: { stories: S[] }[] }) => d.epics.flatMap((e) => e.stories);
@@ -164,4 +168,39 @@ test('BMAD quick-dev specs no ledger key names (`spec-{slug}.md`, title and stat
     const offered = JSON.stringify([n.next, n.ready, n.review, b.ready, b.review, b.inProgress]);
     assert.doesNotMatch(offered, /spec-hx-103|spec-hx-104/, offered);
   });
+});
+
+test('a kept sprint follows a frontmatter story and the notes beside it: a status edit, a note edited, a note gaining a story id, each what a cold read says', () => {
+  const NOW = new Date('2026-11-30T12:00:00Z');
+  const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+  const shape = (r: ReturnType<typeof loadSprint>) => JSON.stringify(r?.stories.map((x) => [x.key, x.status, x.file && path.basename(x.file), x.tasks]));
+  setSprintCacheRacyWindow(0);
+  try {
+    inProject({
+      '_bmad/bmm/config.yaml': config,
+      [`${IA}/sprint-status.yaml`]: ledger(['epic-1: in-progress', '1-1-wick-trimmer: done']),
+      [`${IA}/1-1-wick-trimmer.md`]: `Status: done\n\n${storyBody('Story 1.1: Wick trimmer', '- [x] Trim')}`,
+      [`${IA}/hardening-d02-audit-log.md`]: `---\nstory_key: hardening-d02-audit-log\nstatus: in-progress\n---\n\n${storyBody('Audit log', '- [ ] Write')}`,
+      [`${IA}/deferred-work.md`]: '# Deferred work\n\n- a thing\n',
+    }, (root) => {
+      const same = (what: string) => {
+        const kept = loadSprint(root, { now: NOW, cache: true });
+        const fresh = loadSprint(root, { now: NOW, cache: false });
+        assert.equal(shape(kept), shape(fresh), what);
+        return fresh;
+      };
+      same('first');
+      sleep(20);
+      fs.writeFileSync(path.join(root, IA, 'hardening-d02-audit-log.md'), `---\nstory_key: hardening-d02-audit-log\nstatus: review\n---\n\n${storyBody('Audit log', '- [x] Write')}`);
+      assert.equal(same('status edited')?.stories.find((x) => x.key === 'hardening-d02-audit-log')?.status, 'review');
+      sleep(20);
+      fs.writeFileSync(path.join(root, IA, 'deferred-work.md'), '# Deferred work\n\n- a thing\n- another\n');
+      same('a note edited');
+      sleep(20);
+      fs.writeFileSync(path.join(root, IA, 'deferred-work.md'), '---\nstory_key: ops-9-clean-up\nstatus: ready-for-dev\n---\n\n# Clean up\n');
+      assert.ok(same('a note now names a story')?.stories.some((x) => x.key === 'ops-9-clean-up'));
+    });
+  } finally {
+    setSprintCacheRacyWindow(2000);
+  }
 });

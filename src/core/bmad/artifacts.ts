@@ -442,25 +442,8 @@ export function resolveBmadStep(entry: unknown, steps: StepDef[]): string | unde
   if (idx.ids.has(s)) return s;
   const m = /^step-(\d+)([a-z]?)(?:-|$)/i.exec(s);
   // `document-discovery`, `Epic Coverage Validation`: the step's name without the `step-NN-` of its file.
-  if (!m) return idx.byName.get(stepName(s)) ?? stepOfWords(steps, stepName(s));
+  if (!m) return idx.byName.get(stepName(s)) ?? undefined;
   return idx.byNumber.get(`${Number(m[1])}${m[2].toLowerCase()}`);
-}
-
-/**
- * The one step whose name holds every word of `name` (`preflight` → `step-01-preflight-and-context`,
- * `validate` → `step-04-validate-and-summarize`): a step written by a word of its name. Two such steps: none.
- */
-function stepOfWords(steps: StepDef[], name: string): string | undefined {
-  const words = name.split('-').filter((w) => w !== '');
-  if (!words.length || words.length > 5) return undefined;
-  let hit: string | undefined;
-  for (const st of steps) {
-    const own = st.id.toLowerCase().replace(/^step-(?:[a-z]-)?\d+[a-z]?-?/, '').split('-');
-    if (!words.every((w) => own.includes(w))) continue;
-    if (hit !== undefined) return undefined;
-    hit = st.id;
-  }
-  return hit;
 }
 
 /** A step's name as compared: lower case, words joined by `-`. */

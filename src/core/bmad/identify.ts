@@ -28,7 +28,7 @@ export function identifiedNotInstalled(by: string | undefined): boolean {
  * file that records workflow progress under a name of its own (and in any language) be known by
  * what its template wrote into it: its title or its headings (contentWorkflowOf).
  */
-export function identifyArtifact(file: string, data: Record<string, unknown>, catalog: BmadCatalog, text?: string): { workflow?: BmadWorkflow; by?: IdentifiedBy; detail?: string } {
+export function identifyArtifact(file: string, data: Record<string, unknown>, catalog: BmadCatalog, text?: string): { workflow?: BmadWorkflow; by?: IdentifiedBy; detail?: string; stepIds?: readonly string[] } {
   const abs = path.resolve(file);
   for (const p of catalog.patterns ?? []) {
     if (p.re.test(abs)) return { workflow: p.workflow, by: p.source, detail: p.declared };
@@ -153,7 +153,7 @@ function rankBySteps(catalog: BmadCatalog, ids: readonly string[], key: (id: str
  * without `step-NN-` (`preflight`, `identify-targets`, `generate`, `validate`): the declaring workflow's
  * artifact when each name's words are a step's words, the steps in the workflow's order. One workflow only.
  */
-function bareStepsOfOutput(abs: string, list: readonly unknown[], catalog: BmadCatalog): { workflow: BmadWorkflow; by: IdentifiedBy; detail: string } | undefined {
+function bareStepsOfOutput(abs: string, list: readonly unknown[], catalog: BmadCatalog): { workflow: BmadWorkflow; by: IdentifiedBy; detail: string; stepIds: readonly string[] } | undefined {
   if (!list.length || !catalog.patterns?.length) return undefined;
   const names: string[] = [];
   for (const e of list) {
@@ -161,22 +161,27 @@ function bareStepsOfOutput(abs: string, list: readonly unknown[], catalog: BmadC
     names.push(e.trim().toLowerCase());
   }
   const leaf = path.basename(abs).toLowerCase();
-  const found = new Map<BmadWorkflow, string>();
+  const found = new Map<BmadWorkflow, { declared: string; ids: string[] }>();
   for (const p of catalog.patterns) {
     const out = p.declared.replace(/^.*[\\/]/, '').toLowerCase();
-    if (out.includes('{') || !out.endsWith('.md') || leaf === out || !(leaf.endsWith(`-${out}`) || leaf.endsWith(`_${out}`))) continue;
-    if (!found.has(p.workflow) && stepsInOrder(p.workflow.steps.map((x) => x.id), names)) found.set(p.workflow, p.declared);
+    if (out.includes('{') || !out.endsWith('.md') || leaf === out || !(leaf.endsWith(`-${out}`) || leaf.endsWith(`_${out}`)) || found.has(p.workflow)) continue;
+    const ids = stepsInOrder(p.workflow.steps.map((x) => x.id), names);
+    if (ids) found.set(p.workflow, { declared: p.declared, ids });
   }
   if (found.size !== 1) return undefined;
-  const [[workflow, declared]] = [...found];
-  return { workflow, by: 'steps', detail: `${names.length} step names in its steps' order, named as its output ${declared}` };
+  const [[workflow, { declared, ids }]] = [...found];
+  return { workflow, by: 'steps', detail: `${names.length} step names in its steps' order, named as its output ${declared}`, stepIds: ids };
 }
 
 /** A step name as a workflow's step list may hold it without its `step-NN-`: words of letters and digits. */
 const BARE_STEP = /^[a-z][a-z0-9]*(?:[-_ ][a-z0-9]+){0,4}$/i;
 
-/** Whether each name's words are all words of a step, each name at a step after the previous name's. */
-function stepsInOrder(ids: readonly string[], names: readonly string[]): boolean {
+/**
+ * The steps the names are, each name's words all words of a step, each at a step after the previous
+ * name's (`preflight`, `targets` → `step-01-preflight-and-context`, `step-02-identify-targets`); undefined when one is none.
+ */
+function stepsInOrder(ids: readonly string[], names: readonly string[]): string[] | undefined {
+  const out: string[] = [];
   let from = 0;
   for (const n of names) {
     const words = n.split(/[-_ ]+/);
@@ -185,10 +190,11 @@ function stepsInOrder(ids: readonly string[], names: readonly string[]): boolean
       const own = stepWords(ids[k]).split('-');
       if (words.every((w) => own.includes(w))) at = k;
     }
-    if (at < 0) return false;
+    if (at < 0) return undefined;
+    out.push(ids[at]);
     from = at + 1;
   }
-  return true;
+  return out;
 }
 
 /** A step id's words, its number and a note after it left out: `step-05-agents (skipped)`, `step-e-02-review` → `agents`, `review`. */

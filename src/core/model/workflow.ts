@@ -39,7 +39,9 @@ export function stepAnalysis(state: WorkflowState): StepAnalysis {
   let a = analyses.get(state);
   if (!a) {
     const rawList = Array.isArray(state.data.stepsCompleted) ? (state.data.stepsCompleted as unknown[]) : [];
-    const ids = state.dialect === 'waymark' ? state.stepsCompleted : rawList.map((e) => resolveBmadStep(e, state.stepsSource === 'bmad' ? state.steps : []));
+    // (A step name normalize() read by the identification's order, not by resolveBmadStep, is kept in stepsCompleted as that step's id.)
+    const own = state.stepsSource === 'bmad' ? state.steps : [];
+    const ids = state.dialect === 'waymark' ? state.stepsCompleted : rawList.map((e, i) => resolveBmadStep(e, own) ?? (own.some((s) => s.id === state.stepsCompleted[i]) ? state.stepsCompleted[i] : undefined));
     a = analyzeSteps(state.steps, ids, state.dialect, rawList);
     analyses.set(state, a);
   }
@@ -528,14 +530,16 @@ function normalize(file: string, text: string, data: Record<string, unknown>, di
     ids = valueList();
     stepsCompleted = valueList();
     for (let i = 0; i < completedList.length; i++) {
-      const id = resolveBmadStep(completedList[i], catalogSteps);
+      // (Step names the identification read in the workflow's order, `preflight` → `step-01-preflight-and-context`: identify.ts bareStepsOfOutput.)
+      const id = resolveBmadStep(completedList[i], catalogSteps) ?? found.stepIds?.[i];
       ids.push(id);
       stepsCompleted.push(id ?? fallbackBmadId(completedList[i]));
     }
     ids = exactArray(ids);
     stepsCompleted = exactArray(stepsCompleted);
     if (data.lastStep !== undefined && data.lastStep !== null) {
-      lastStep = resolveBmadStep(data.lastStep, catalogSteps) ?? fallbackBmadId(data.lastStep);
+      const at = found.stepIds ? completedList.lastIndexOf(data.lastStep) : -1;
+      lastStep = resolveBmadStep(data.lastStep, catalogSteps) ?? (at >= 0 ? found.stepIds?.[at] : undefined) ?? fallbackBmadId(data.lastStep);
     }
   }
   const analysis = analyzeSteps(steps, ids, dialect, completedList);
