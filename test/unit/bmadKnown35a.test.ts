@@ -32,6 +32,8 @@ test('a story named only in its frontmatter (`story_key:` / `story:` / `storyId:
     // Not stories: a note with a status and no id; a `story:` holding a title, not an id.
     [`${IA}/deferred-work.md`]: '---\ntitle: Deferred work\nstatus: open\n---\n\n# Deferred work\n\n- a thing\n',
     [`${IA}/lamp-notes.md`]: '---\nstory: "The lamp lighter retires"\nstatus: draft\n---\n\n# Notes\n',
+    // A report about a story, naming it in its frontmatter with a status of its own: not the story.
+    [`${IA}/dev-result-hx-7-lamp-timer.md`]: '---\nstatus: done\nstory: HX-7\n---\n\n# Dev Auto Result\n\nStatus: done\n\nImplemented the timer.\n',
   }, (root) => {
     const d = json(root, 'sprint');
     const by = new Map(stories(d).map((s) => [s.key, s]));
@@ -197,7 +199,7 @@ test('a kept sprint follows a frontmatter story and the notes beside it: a statu
       fs.writeFileSync(path.join(root, IA, 'deferred-work.md'), '# Deferred work\n\n- a thing\n- another\n');
       same('a note edited');
       sleep(20);
-      fs.writeFileSync(path.join(root, IA, 'deferred-work.md'), '---\nstory_key: ops-9-clean-up\nstatus: ready-for-dev\n---\n\n# Clean up\n');
+      fs.writeFileSync(path.join(root, IA, 'deferred-work.md'), '---\nstory_key: ops-9-clean-up\nstatus: ready-for-dev\n---\n\n# Story OPS-9: Clean up\n');
       assert.ok(same('a note now names a story')?.stories.some((x) => x.key === 'ops-9-clean-up'));
     });
   } finally {

@@ -728,7 +728,11 @@ export function parseStory(file: string, text: string, opts?: { taskTexts?: 'all
   } else if (fmStatus) s.frontmatterStatus = fmStatus;
   if (fmId) {
     s.frontmatterId = { value: fmId.value, line: fmId.line };
-    if (fmStatus && s.key === undefined && !named && !s.noEpic && !s.epicTitle) frontmatterStory(s, fmId.value);
+    // (Its content a story's too: a title calling it one, `# Tech Story D-01 — …`, or BMAD's user story or
+    // its Acceptance Criteria and Tasks; `# Dev Auto Result` with `story: FTE-035` is a report about that story.)
+    const titled = lines.slice(start, start + 60).find((l) => /^#\s/.test(l));
+    const storyLike = (titled !== undefined && /\bstory\b/i.test(titled)) || s.storyContent === true || USER_STORY.test(lines.slice(start, start + 200).join('\n'));
+    if (fmStatus && storyLike && s.key === undefined && !named && !s.noEpic && !s.epicTitle) frontmatterStory(s, fmId.value);
   }
   return s;
 }
