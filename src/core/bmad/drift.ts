@@ -11,7 +11,7 @@ import { nearest } from '../model/config';
 import { relativeInside } from '../store/safePath';
 import { projectPath } from './config';
 import { compareEpicIds, LEDGER_ORDER, ledgerRank, listsStories, normEpicId, numberedStory, storyOrder, unletteredEpicId, type Ledger, type LedgerEntry } from './ledger';
-import { HELD, isStoryStatusWord, keyBeforeSlug, LEVEL1_NAME, normalizeStoryStatus, setAsideStatus, storyKeyFromName, taskOpen, taskProgress, withoutStoryPrefix, type StoryFile } from './story';
+import { HELD, isStoryStatusWord, keyBeforeSlug, LEVEL1_NAME, NO_EPIC, normalizeStoryStatus, setAsideStatus, storyKeyFromName, taskOpen, taskProgress, withoutStoryPrefix, type StoryFile } from './story';
 import { slugWords, storySlug, type PlannedEpic } from './epics';
 import type { StoryGate } from './qaGates';
 
@@ -42,6 +42,8 @@ export interface SprintStory {
   /** SHA-256 over ledger status, file status and task boxes: `--expect-hash` compares it. */
   stateHash: string;
   problems: Problem[];
+  /** Its work is kept in a spec-kit folder named by its key (`specs/<key>/`): `file` is that folder's task list (or spec), which states no status. */
+  specKit?: true;
 }
 
 export interface SprintEpic {
@@ -76,6 +78,8 @@ export interface SprintParts {
   now: Date;
   /** Days after which an unchanged ledger with work in progress is stale. */
   staleDays: number;
+  /** spec-kit folders named by a ledger story's key (`specs/<key>/tasks.md`, else `spec.md`), by the key in lower case: the file of that story when it has none. */
+  specKit?: Map<string, StoryFile>;
 }
 
 export interface SprintModel {
@@ -283,7 +287,8 @@ export function buildSprint(parts: SprintParts): SprintModel {
     const bare = withoutStoryPrefix(name);
     // (`issue-12-domain-descriptors.story.md`: the key with v4's `.story` before `.md`.)
     const unsuffixed = /\.story$/i.test(name) ? name.slice(0, -'.story'.length) : undefined;
-    const exact = exactFor(name) ?? (f.key ? exactFor(f.key) : undefined) ?? (bare !== undefined ? exactFor(bare) : undefined) ?? (unsuffixed !== undefined ? exactFor(unsuffixed) : undefined);
+    // (Then the ledger key its frontmatter names, `story_key: 3-2-digest` in `digest-work.md`.)
+    const exact = exactFor(name) ?? (f.key ? exactFor(f.key) : undefined) ?? (bare !== undefined ? exactFor(bare) : undefined) ?? (unsuffixed !== undefined ? exactFor(unsuffixed) : undefined) ?? (f.frontmatterId ? exactFor(f.frontmatterId.value) : undefined);
     if (exact && !fileOf.has(exact)) bind(exact, f);
     else unbound.push(f);
   }
@@ -516,6 +521,16 @@ export function buildSprint(parts: SprintParts): SprintModel {
     const first = all[0][1];
     problems.push({ file: first.file, range: at(first.titleLine ?? 0), severity: 'info', code: 'story-file-duplicate', message: `${all.length} story number${all.length === 1 ? ' is' : 's are'} given to more than one story file (${listed}${all.length > 3 ? `; … (${all.length})` : ''}); Waymark lists each file as its own story. Renumber the ones that are different stories; merge the ones that are the same story.`, data: { files: all.map((fs) => fs.map(name)) } });
   }
+  // A ledger story with no story file whose work is kept in a spec-kit folder named by its key
+  // (`specs/1-2-login/tasks.md`): that folder's task list is its file (its boxes its tasks, its status the ledger's).
+  if (parts.specKit?.size) {
+    for (const st of byKey.values()) {
+      const f = st.ledgerLine !== undefined && !fileOf.has(st) ? parts.specKit.get(st.key.toLowerCase()) : undefined;
+      if (!f) continue;
+      bind(st, f);
+      st.specKit = true;
+    }
+  }
   // Planned stories from the epics document.
   for (const pe of parts.epics.values()) {
     const ep = epicOf(pe.epicId);
@@ -682,10 +697,14 @@ function slugOfKey(s: { key: string; epicId: string; story?: string }): string {
   return lettered ? lettered[1] : key.slice(head.length);
 }
 
-export function storyFileIdentity(f: StoryFile | undefined): string {
+/** The identity of a file where stories live read as no story by its frontmatter (sprint.ts parseFrontmatterStory). */
+export const FM_NONE = 'fm-none';
+
+export function storyFileIdentity(f: StoryFile | null | undefined): string {
+  if (f === null) return FM_NONE;
   if (!f) return '-';
   // Whether the status is a story status word decides if a mixed-form name (`2.2-chart.md`) is a story.
-  return JSON.stringify([f.file, f.key ?? null, f.epic ?? null, f.epicId ?? null, f.story ?? null, f.title ?? null, f.titleLine ?? null, f.status === undefined, isStoryStatusWord(f.status), f.epicTitle ?? false, f.byContent === true, f.storyContent === true, f.noEpic ?? null]);
+  return JSON.stringify([f.file, f.key ?? null, f.epic ?? null, f.epicId ?? null, f.story ?? null, f.title ?? null, f.titleLine ?? null, f.status === undefined, isStoryStatusWord(f.status), f.epicTitle ?? false, f.byContent === true, f.storyContent === true, f.noEpic ?? null, f.frontmatterId?.value ?? null]);
 }
 
 /**
@@ -805,10 +824,10 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
   if (!f) return;
   // A story file the ledger does not list.
   if (hasLedger && s.ledgerStatus === undefined) {
-    out.push({ file: f.file, range: at(f.titleLine ?? f.statusLine ?? 0), severity: 'warning', code: 'story-not-in-ledger', message: `Story ${s.epic >= 0 ? s.epic : s.epicId}.${s.story} has a file but no entry in sprint-status.yaml. Add '${s.key}: ${s.fileStatusMapped ?? 'ready-for-dev'}' ${nested ? `under epic-${s.epicId}'s stories:` : 'under development_status'}.`, data: { key: s.key, value: s.fileStatusMapped ?? 'ready-for-dev' } });
+    out.push({ file: f.file, range: at(f.titleLine ?? f.statusLine ?? 0), severity: 'warning', code: 'story-not-in-ledger', message: `Story ${s.epicId === NO_EPIC ? s.key : `${s.epic >= 0 ? s.epic : s.epicId}.${s.story}`} has a file but no entry in sprint-status.yaml. Add '${s.key}: ${s.fileStatusMapped ?? 'ready-for-dev'}' ${nested ? `under epic-${s.epicId}'s stories:` : 'under development_status'}.`, data: { key: s.key, value: s.fileStatusMapped ?? 'ready-for-dev' } });
   }
   if (f.status === undefined) {
-    if (hasLedger && s.ledgerStatus !== undefined) out.push({ file: f.file, range: at(f.titleLine ?? 0), severity: 'warning', code: 'story-status-missing', message: `This story file has no 'Status:' line; the ledger says ${s.ledgerStatus}. Add 'Status: ${s.ledgerStatus}' under the title.`, data: { fix: 'setStoryStatus', key: s.key, value: s.ledgerStatus } });
+    if (hasLedger && s.ledgerStatus !== undefined && !f.taskList) out.push({ file: f.file, range: at(f.titleLine ?? 0), severity: 'warning', code: 'story-status-missing', message: `This story file has no 'Status:' line; the ledger says ${s.ledgerStatus}. Add 'Status: ${s.ledgerStatus}' under the title.`, data: { fix: 'setStoryStatus', key: s.key, value: s.ledgerStatus } });
   } else {
     const norm = normalizeStoryStatus(f.status);
     if (!norm.status && s.ledgerRaw !== undefined && s.ledgerRaw.trim().toLowerCase() === f.status.trim().toLowerCase() && ledgerRankOf < 0) {

@@ -10,7 +10,7 @@
  */
 import * as path from 'node:path';
 import { fixedLines, lookupBmadWorkflow, type BmadCatalog, type BmadWorkflow, type OutputPattern, type SkillTemplate } from './artifacts';
-import { contentWorkflowOf, firstHeading, FRONTMATTER_BLOCK, knownBmadWorkflowOf, knownByName, recordsProgress, releasedWorkflowOf, selfNamedWorkflowOf, selfPlacedWorkflowOf, templateWorkflowOf } from './known';
+import { contentWorkflowOf, firstHeading, FRONTMATTER_BLOCK, knownBmadWorkflowOf, knownByName, quickDevSpecOf, recordsProgress, releasedWorkflowOf, selfNamedWorkflowOf, selfPlacedWorkflowOf, templateWorkflowOf } from './known';
 
 /**
  * `declared` and `known` name a BMAD workflow that is not installed here (known.ts): its steps
@@ -28,7 +28,7 @@ export function identifiedNotInstalled(by: string | undefined): boolean {
  * file that records workflow progress under a name of its own (and in any language) be known by
  * what its template wrote into it: its title or its headings (contentWorkflowOf).
  */
-export function identifyArtifact(file: string, data: Record<string, unknown>, catalog: BmadCatalog, text?: string): { workflow?: BmadWorkflow; by?: IdentifiedBy; detail?: string } {
+export function identifyArtifact(file: string, data: Record<string, unknown>, catalog: BmadCatalog, text?: string): { workflow?: BmadWorkflow; by?: IdentifiedBy; detail?: string; stepIds?: readonly string[] } {
   const abs = path.resolve(file);
   for (const p of catalog.patterns ?? []) {
     if (p.re.test(abs)) return { workflow: p.workflow, by: p.source, detail: p.declared };
@@ -52,10 +52,21 @@ export function identifyArtifact(file: string, data: Record<string, unknown>, ca
     const named = rankBySteps(catalog, ids, stepWords);
     if (named.wf && named.n * 2 >= ids.length && named.n > named.second) return { workflow: named.wf, by: 'steps', detail: `${named.n} of ${ids.length} recorded steps by name` };
   }
+  // Step names without their files' `step-NN-` (`preflight`, `identify-targets`), in a file named as a
+  // workflow's declared output with a story's key or a word before it (`12-1-automation-summary.md` for
+  // `{test_artifacts}/automation-summary.md`): that workflow's, when its steps hold every name in order.
+  const named = bareStepsOfOutput(abs, list, catalog);
+  if (named) return named;
   // The frontmatter only one workflow's template writes (quick-spec's `files_to_modify`, `code_patterns`…).
   const shaped = templateWorkflowOf(data);
   const installed = shaped ? [shaped.name, ...shaped.aliases].map((n) => lookupBmadWorkflow(catalog, n)).find((w) => w !== undefined) : undefined;
   if (installed) return { workflow: installed, by: 'template', detail: "template's frontmatter keys" };
+  // BMAD quick-dev's spec (`spec-{slug}.md`, `title` and `status`, no step records): the installed skill's, else known by its name.
+  const spec = quickDevSpecOf(file, data);
+  if (spec) {
+    const own = lookupBmadWorkflow(catalog, 'quick-dev');
+    return own ? { workflow: own, by: 'template', detail: spec.detail } : spec;
+  }
   // Not installed here: what the install declares, then the names BMAD's releases give their outputs,
   // then the workflow the file names itself.
   // The workflow the file names itself comes before its step ids' release (a team's own workflow may
@@ -134,6 +145,56 @@ function rankBySteps(catalog: BmadCatalog, ids: readonly string[], key: (id: str
     else if (n > best.second) best.second = n;
   }
   return best;
+}
+
+/**
+ * A file named as a declared output with a prefix (`12-1-automation-summary.md`, `7-5-tea-automation-summary.md`
+ * for `{test_artifacts}/automation-summary.md`) whose `stepsCompleted` are all step names written
+ * without `step-NN-` (`preflight`, `identify-targets`, `generate`, `validate`): the declaring workflow's
+ * artifact when each name's words are a step's words, the steps in the workflow's order. One workflow only.
+ */
+function bareStepsOfOutput(abs: string, list: readonly unknown[], catalog: BmadCatalog): { workflow: BmadWorkflow; by: IdentifiedBy; detail: string; stepIds: readonly string[] } | undefined {
+  if (!list.length || !catalog.patterns?.length) return undefined;
+  const names: string[] = [];
+  for (const e of list) {
+    if (typeof e !== 'string' || !BARE_STEP.test(e.trim()) || /^step-/i.test(e.trim())) return undefined;
+    names.push(e.trim().toLowerCase());
+  }
+  const leaf = path.basename(abs).toLowerCase();
+  const found = new Map<BmadWorkflow, { declared: string; ids: string[] }>();
+  for (const p of catalog.patterns) {
+    const out = p.declared.replace(/^.*[\\/]/, '').toLowerCase();
+    if (out.includes('{') || !out.endsWith('.md') || leaf === out || !(leaf.endsWith(`-${out}`) || leaf.endsWith(`_${out}`)) || found.has(p.workflow)) continue;
+    const ids = stepsInOrder(p.workflow.steps.map((x) => x.id), names);
+    if (ids) found.set(p.workflow, { declared: p.declared, ids });
+  }
+  if (found.size !== 1) return undefined;
+  const [[workflow, { declared, ids }]] = [...found];
+  return { workflow, by: 'steps', detail: `${names.length} step names in its steps' order, named as its output ${declared}`, stepIds: ids };
+}
+
+/** A step name as a workflow's step list may hold it without its `step-NN-`: words of letters and digits. */
+const BARE_STEP = /^[a-z][a-z0-9]*(?:[-_ ][a-z0-9]+){0,4}$/i;
+
+/**
+ * The steps the names are, each name's words all words of a step, each at a step after the previous
+ * name's (`preflight`, `targets` → `step-01-preflight-and-context`, `step-02-identify-targets`); undefined when one is none.
+ */
+function stepsInOrder(ids: readonly string[], names: readonly string[]): string[] | undefined {
+  const out: string[] = [];
+  let from = 0;
+  for (const n of names) {
+    const words = n.split(/[-_ ]+/);
+    let at = -1;
+    for (let k = from; k < ids.length && at < 0; k++) {
+      const own = stepWords(ids[k]).split('-');
+      if (words.every((w) => own.includes(w))) at = k;
+    }
+    if (at < 0) return undefined;
+    out.push(ids[at]);
+    from = at + 1;
+  }
+  return out;
 }
 
 /** A step id's words, its number and a note after it left out: `step-05-agents (skipped)`, `step-e-02-review` → `agents`, `review`. */

@@ -298,6 +298,20 @@ export function knownBmadWorkflowOf(file: string, data: Record<string, unknown>,
     : { workflow: stub(k.name), by: 'known', detail: 'file name' };
 }
 
+/** quick-dev's spec as its step-01 names it: `{implementation_artifacts}/spec-{slug}.md` (`spec-wip.md` is quick-spec's work file). */
+const QUICK_DEV_SPEC = /^spec-(?!wip\.md$)[a-z0-9][^/\\]*\.md$/i;
+
+/**
+ * BMAD quick-dev's spec (skill bmad-quick-dev, BMAD 6.x): `spec-{slug}.md`, its template's frontmatter
+ * `title` and `status` (`draft | ready-for-dev | in-progress | in-review | done`), no step records (the
+ * skill resumes from the status). A quick-flow artifact with a status, whether or not a ledger story
+ * names it; named `quick-dev` (not installed here: its steps are not counted, the spec has none).
+ */
+export function quickDevSpecOf(file: string, data: Record<string, unknown>): { workflow: BmadWorkflow; by: 'known'; detail: string } | undefined {
+  if (!QUICK_DEV_SPEC.test(path.basename(file)) || typeof data.status !== 'string' || typeof data.title !== 'string' || recordsProgress(data)) return undefined;
+  return { workflow: stub('quick-dev'), by: 'known', detail: "quick-dev's spec (spec-{slug}.md, its template's title and status)" };
+}
+
 /** A workflow name as BMAD and its modules write one (`create-prd`, `story-automator`, `stories`). */
 const NAME = /^[A-Za-z][\w.-]{0,62}$/;
 

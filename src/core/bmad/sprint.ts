@@ -12,7 +12,7 @@ import { listsStories, listsWork, normEpicId, parseLedger, readAsStoryOfNoEpic, 
 import { EPIC_STORY_NAME, isStoryStatusWord, keyBeforeSlug, ONE_NUMBER_NAME, parseStory, withNoEpic, storyKeyFromEpicFolder, storyKeyFromName, withoutStoryPrefix, type StoryFile } from './story';
 import { parseEpics, type PlannedEpic } from './epics';
 import { parseGateDecision, parseQaGate, type StoryGate } from './qaGates';
-import { buildSprint, ledgerCoverage, patchStoryFiles, storyFileIdentity, type SprintModel, type SprintStory } from './drift';
+import { buildSprint, FM_NONE, ledgerCoverage, patchStoryFiles, storyFileIdentity, type SprintModel, type SprintStory } from './drift';
 import { resolveStoryRef } from './storyRef';
 import { cachedSprint, type Patcher, recordingList, recordingParse, recordingKind, recordingProbe, recordingRead, recordingRealPath, recordTime, cacheFilesEnabled } from './sprintCache';
 import { readConfigSync } from '../store/configFile';
@@ -386,15 +386,38 @@ function mdNamesUnder(dir: string, depth: number): Set<string> {
  * (`g-01-browse-listings.md`), or after one no BMAD name reads with a slug after it
  * (`us-erp-01-05-completeness-ring.md` for `US-ERP-01-05`, in `slugKeys`).
  */
-function storyFilesIn(dir: string, depth: number, out: Map<string, string>, keys: ReadonlySet<string>, slugKeys: ReadonlySet<string>, epicIds: readonly string[]): void {
+function storyFilesIn(dir: string, depth: number, out: Map<string, string>, keys: ReadonlySet<string>, slugKeys: ReadonlySet<string>, epicIds: readonly string[], others: Set<string>): void {
   eachMarkdownUnder(dir, depth, (folder, normal, name) => {
     // (`issue-12-domain-descriptors.story.md`: the key with v4's `.story` before `.md`.)
     const p = entryPath(folder, normal, name);
     // (`epic-01/story-02-contracts.md`: numbered within the epic its folder names: storyKeyFromEpicFolder.)
     // (`STORY-001.md`: with no ledger listing stories, a story of no epic when its content says so: isStoryParse.)
-    if (!(storyKeyFromName(name) || namesKey(name.slice(0, -3).replace(/\.story$/i, ''), keys, slugKeys) || numberedUnder(name, epicIds) || storyKeyFromEpicFolder(p) || (keys.size === 0 && ONE_NUMBER_NAME.test(name)) || EPIC_STORY_NAME.test(name))) return;
+    // (Any other name: a story when its frontmatter names its id beside a status: parseFrontmatterStory.)
+    if (!(storyKeyFromName(name) || namesKey(name.slice(0, -3).replace(/\.story$/i, ''), keys, slugKeys) || numberedUnder(name, epicIds) || storyKeyFromEpicFolder(p) || (keys.size === 0 && ONE_NUMBER_NAME.test(name)) || EPIC_STORY_NAME.test(name))) {
+      others.add(p);
+      return;
+    }
     out.set(p, p);
   });
+}
+
+/** A frontmatter naming a story id (`story_key:`, `story_id:`, `storyId:`, `story:`, `key:`) and a `status:`, in a file's first 8 KB. */
+function frontmatterNamesStory(text: string): boolean {
+  if (!/^---[ \t]*\r?\n/.test(text)) return false;
+  const end = text.slice(0, 8192).search(/\n---[ \t]*(?:\r?\n|$)/);
+  if (end < 0) return false;
+  const fm = text.slice(0, end);
+  return /^(?:story_key|story_id|storyId|story|key)[ \t]*:[ \t]*["']?[A-Za-z0-9]/im.test(fm) && /^status[ \t]*:/im.test(fm);
+}
+
+/**
+ * A Markdown file where stories live that no story name grammar reads: parsed (recordingParse) only
+ * when its frontmatter names a story id beside a status (then a story keyed by the id, parseStory's
+ * frontmatterStory); any other such file is `null` (identity FM_NONE), so editing a note beside the
+ * stories patches a cached sprint rather than building it.
+ */
+function parseFrontmatterStory(p: string): StoryFile | null | undefined {
+  return recordingParse(p, MAX_FILE, (text) => (text === undefined ? undefined : frontmatterNamesStory(text) ? parseStory(p, text, SPRINT_PARSE) : null));
 }
 
 /** A name that is a ledger key, or one no BMAD name reads with a slug after it, with or without `story-` before it. */
@@ -582,6 +605,8 @@ function parseStoryFile(p: string): StoryFile | undefined {
 function isStoryParse(p: string, s: StoryFile | undefined, epicIds: readonly string[], ledgerless = false): s is StoryFile {
   if (!s) return false;
   if (s.title === undefined && s.status === undefined) return false;
+  // (`tech-d01-audit-log.md` with `story_key:` and `status:` in its frontmatter: the story its frontmatter names.)
+  if (s.frontmatterId !== undefined && s.key === s.frontmatterId.value && !storyKeyFromName(p)) return s.status !== undefined;
   // (`43.0.story.md` titled `# Epic 43: …`, `7.0.po-validation.md` titled `# Epic 7 — PO Validation Report`: the epic's documents.)
   if (s.epicTitle) return false;
   // (`STORY-001.md` with no ledger listing stories: numbered with no epic, a story when titled by its number and holding a user story: oneNumberStory.)
@@ -600,8 +625,9 @@ function isStoryParse(p: string, s: StoryFile | undefined, epicIds: readonly str
  * again (patchStoryFiles). An added, removed or renamed file, or any other input changed, builds it.
  */
 const sprintPatcher: Patcher<SprintReport | undefined> = {
-  identity: (parse) => storyFileIdentity(parse as StoryFile | undefined),
-  reparse: parseStoryFile,
+  identity: (parse) => storyFileIdentity(parse as StoryFile | null | undefined),
+  // (A file read as no story by its frontmatter is read that way again: parseFrontmatterStory.)
+  reparse: (file, recorded) => (recorded === FM_NONE ? parseFrontmatterStory(file) : parseStoryFile(file)),
   apply: (cached, changed) => {
     const ledgers = cached?.ledgers ?? (cached?.ledger ? [cached.ledger] : []);
     const epicIds = ownEpicIdsOf(ledgers);
@@ -651,6 +677,33 @@ export function plannedOnly(root: string, opts: SprintOptions = {}): { files: st
 }
 
 /** Epic ids no story name reads without the ledger (`q3`, `ugm`): those of its epics and stories. */
+/**
+ * GitHub spec-kit folders named exactly by a ledger story's key (`specs/1-2-login/`) holding a
+ * `tasks.md` or a `spec.md`: where a team keeps that story's work instead of a BMAD story file. The
+ * task list is read as the story's tasks (parseStory's `taskList`); a spec alone gives no tasks.
+ */
+function specKitFolders(root: string, ledgers: readonly Ledger[], overrides: Map<string, string> | undefined, files: string[]): Map<string, StoryFile> {
+  const out = new Map<string, StoryFile>();
+  const keys = new Set(ledgers.flatMap((l) => l.entries.filter((e) => e.kind === 'story').map((e) => e.key)));
+  if (!keys.size) return out;
+  const dir = path.join(root, 'specs');
+  for (const e of listDir(dir)) {
+    if (!e.isDirectory() || !keys.has(e.name)) continue;
+    const tasks = path.join(dir, e.name, 'tasks.md');
+    const spec = path.join(dir, e.name, 'spec.md');
+    if (isRegularFile(tasks)) {
+      const text = readText(tasks, overrides);
+      if (text === undefined) continue;
+      out.set(e.name.toLowerCase(), parseStory(tasks, text, { taskTexts: 'firstOpen', taskList: true }));
+      files.push(tasks);
+    } else if (isRegularFile(spec)) {
+      out.set(e.name.toLowerCase(), { file: spec, tasks: [], hasFileList: false, hasChangeLog: false, hasDevAgentRecord: false, eol: '\n', taskList: true });
+      files.push(spec);
+    }
+  }
+  return out;
+}
+
 function ownEpicIdsOf(ledgers: readonly Ledger[]): string[] {
   return [...new Set(ledgers.flatMap((l) => l.entries.filter((e) => e.kind !== 'unknown' && e.epicId && !/^\d/.test(e.epicId)).map((e) => e.epicId)))];
 }
@@ -685,8 +738,22 @@ function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: M
   const keys = new Set(ledgers.flatMap((l) => l.entries.filter((e) => e.kind === 'story').map((e) => e.key.toLowerCase())));
   const slugKeys = new Set([...keys].filter((k) => !storyKeyFromName(`${k}.md`)));
   const ownEpicIds = ownEpicIdsOf(ledgers);
-  for (const d of dirs) storyFilesIn(d, STORY_DEPTH, storyPaths, keys, slugKeys, ownEpicIds);
+  const others = new Set<string>();
+  for (const d of dirs) storyFilesIn(d, STORY_DEPTH, storyPaths, keys, slugKeys, ownEpicIds, others);
   const stories: StoryFile[] = [];
+  for (const p of others) {
+    if (storyPaths.has(p)) continue;
+    const o = opts.overrides?.get(p);
+    const s = o !== undefined ? (frontmatterNamesStory(o) ? parseStory(p, o) : null) : parseFrontmatterStory(p);
+    if (s && isStoryParse(p, s, ownEpicIds, keys.size === 0) && s.frontmatterId !== undefined && s.key === s.frontmatterId.value) {
+      stories.push(s);
+      files.push(p);
+    }
+  }
+  // A ledger key no grammar reads that a story's frontmatter names (`story_key: ops-3-rotate-keys`):
+  // a story of no epic bound to that file, as when the file is named by it (keysNamingFiles).
+  const fmIds = new Set(stories.flatMap((s) => (s.frontmatterId ? [s.frontmatterId.value.toLowerCase()] : [])));
+  if (fmIds.size) for (const l of ledgers) for (const e of l.entries) if (e.kind === 'unknown' && e.annotates === undefined && fmIds.has(e.key.toLowerCase())) readAsStoryOfNoEpic(e);
   for (const p of storyPaths.keys()) {
     // A story file unchanged since the last cached build is not parsed again (recordingParse).
     const o = opts.overrides?.get(p);
@@ -742,7 +809,7 @@ function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: M
       }
     }
   }
-  const model = buildSprint({ root: cfg.root, ledger, ledgers, stories, epics, gates, now, staleDays });
+  const model = buildSprint({ root: cfg.root, ledger, ledgers, stories, epics, gates, now, staleDays, specKit: specKitFolders(cfg.root, ledgers, opts.overrides, files) });
   for (const l of ledgers) {
     const stamp = (l.lastUpdated ?? l.generated)?.date?.getTime();
     if (stamp !== undefined && Number.isFinite(stamp)) recordTime(['stale', stamp, staleDays]);

@@ -86,7 +86,7 @@ let building: Build | undefined;
 export interface Patcher<T> {
   identity: (parse: unknown) => string;
   /** The changed files' parses, read again (through recordingParse, so they are recorded). */
-  reparse: (file: string) => unknown;
+  reparse: (file: string, recorded: string | undefined) => unknown;
   apply: (cached: T, changed: { file: string; parse: unknown }[]) => T;
 }
 
@@ -627,7 +627,7 @@ function tryPatch<T>(cacheRoot: string, file: string, c: CacheFile, key: string,
   building = undefined;
   let changed: { file: string; parse: unknown }[];
   try {
-    changed = plan.changed.map((f) => ({ file: f, parse: patcher.reparse(f) }));
+    changed = plan.changed.map((f) => ({ file: f, parse: patcher.reparse(f, parsed[f]) }));
   } catch {
     return undefined;
   } finally {

@@ -63,6 +63,14 @@ export interface StoryFile {
    * is where no ledger lists stories (withNoEpic); a ledger's keys bind it as before.
    */
   noEpic?: { key: string; story: string; title?: string; titleLine: number };
+  /**
+   * The story id its frontmatter names (`story_key:`, `story_id:`, `storyId:`, `story:`, `key:`), and
+   * where. A file no name grammar reads that names its id there beside a `status:` is that story,
+   * keyed by the id (frontmatterStory); a ledger key it names binds it as a file name would.
+   */
+  frontmatterId?: { value: string; line: number };
+  /** A task list kept for a ledger story (spec-kit's `specs/<key>/tasks.md`): every checkbox a task, no status or title of its own. */
+  taskList?: true;
 }
 
 /**
@@ -652,7 +660,7 @@ function isRule(line: string): boolean {
  * sprint counts tasks and quotes that one only, and ~30 tasks' copies per story were most of what
  * 400 parses kept alive through the read.
  */
-export function parseStory(file: string, text: string, opts?: { taskTexts?: 'all' | 'firstOpen' }): StoryFile {
+export function parseStory(file: string, text: string, opts?: { taskTexts?: 'all' | 'firstOpen'; taskList?: true }): StoryFile {
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   const lines = splitLines(text);
   const byName = storyKeyFromName(file);
@@ -663,6 +671,7 @@ export function parseStory(file: string, text: string, opts?: { taskTexts?: 'all
   // Frontmatter (some teams add it): a `status:` key there counts when no Status line follows.
   let fmStatus: { value: string; line: number; start: number; end: number } | undefined;
   let fmTitle: { value: string; line: number } | undefined;
+  let fmId: { value: string; line: number; rank: number } | undefined;
   if (lines[0]?.trim() === '---') {
     for (let i = 1; i < Math.min(lines.length, 200); i++) {
       if (lines[i].trim() === '---') {
@@ -671,6 +680,9 @@ export function parseStory(file: string, text: string, opts?: { taskTexts?: 'all
       }
       const t = /^title\s*:\s*(["']?)(.*?)\1\s*$/i.exec(lines[i]);
       if (t) fmTitle = { value: t[2], line: i };
+      const id = FM_STORY_ID.exec(lines[i]);
+      const rank = id ? FM_ID_KEYS.indexOf(id[1].toLowerCase()) : -1;
+      if (id && /\d/.test(id[3]) && (!fmId || rank < fmId.rank)) fmId = { value: ownCopy(id[3]), line: i, rank };
       const m = /^(status\s*:\s*["']?)([^"'#\s][^"'#]*?)["']?\s*(#.*)?$/i.exec(lines[i]);
       // The word, as on a Status line: an emoji or mark before it (`✅ COMPLETED`) or a remark after it is not the status.
       const v = m ? statusAfter(lines[i], m[1].length) : undefined;
@@ -678,8 +690,10 @@ export function parseStory(file: string, text: string, opts?: { taskTexts?: 'all
       else if (m) fmStatus = { value: ownCopy(m[2].trim()), line: i, start: m[1].length, end: m[1].length + m[2].trim().length };
     }
   }
-  const reader = new StoryReader(s, lines, start, fmStatus !== undefined, opts?.taskTexts !== 'firstOpen');
+  const reader = new StoryReader(s, lines, start, fmStatus !== undefined, opts?.taskTexts !== 'firstOpen', opts?.taskList === true);
   reader.read();
+  // (spec-kit's `tasks.md`: its boxes are the story's tasks; its status is the ledger's.)
+  if (opts?.taskList) return { file, key: s.key, epic: s.epic, epicId: s.epicId, story: s.story, tasks: s.tasks, hasFileList: false, hasChangeLog: false, hasDevAgentRecord: false, eol, taskList: true };
   if (!named && ONE_NUMBER_NAME.test(path.basename(file))) oneNumberStory(s, lines, start);
   // (`2.feedback-layer.md` titled `# Story 2 — …`, `**Epic:** 2`: the epic's one story.)
   if (!named && EPIC_STORY_NAME.test(path.basename(file))) epicStory(s, lines, start);
@@ -712,7 +726,40 @@ export function parseStory(file: string, text: string, opts?: { taskTexts?: 'all
     s.statusEnd = fmStatus.end;
     s.statusForm = 'frontmatter';
   } else if (fmStatus) s.frontmatterStatus = fmStatus;
+  if (fmId) {
+    s.frontmatterId = { value: fmId.value, line: fmId.line };
+    // (Its content a story's too: a title calling it one, `# Tech Story D-01 — …`, or BMAD's user story or
+    // its Acceptance Criteria and Tasks; `# Dev Auto Result` with `story: FTE-035` is a report about that story.)
+    const titled = lines.slice(start, start + 60).find((l) => /^#\s/.test(l));
+    const storyLike = (titled !== undefined && /\bstory\b/i.test(titled)) || s.storyContent === true || USER_STORY.test(lines.slice(start, start + 200).join('\n'));
+    if (fmStatus && storyLike && s.key === undefined && !named && !s.noEpic && !s.epicTitle) frontmatterStory(s, fmId.value);
+  }
   return s;
+}
+
+/** The frontmatter keys that name a story's id, the first the most specific (`story:` may name it; `key:` is any key's). */
+const FM_ID_KEYS = ['story_key', 'story_id', 'storyid', 'story', 'key'];
+/** `story_key: tech-d01-audit-log`, `story: AIOS-E-01`, `storyId: "3.2"`: one id, no spaces (a `story:` holding a title or a mapping is none). */
+const FM_STORY_ID = /^(story_key|story_id|storyId|story|key)[ \t]*:[ \t]*(["']?)([A-Za-z0-9][A-Za-z0-9._-]*)\2[ \t]*(?:#.*)?$/i;
+
+/**
+ * A file no story grammar names, whose frontmatter names its story id beside a status
+ * (`tech-d01-hop-web-api.md` with `story_key: tech-d01-hop-web-api`, `aios-e-01-hooks.md` with
+ * `story: AIOS-E-01`): that story, keyed by the id. An id in BMAD's key grammar (`3-2-slug`, `3.2`)
+ * is that epic's story; any other is a story of no epic (NO_EPIC), as a ledger key no grammar reads is.
+ */
+function frontmatterStory(s: StoryFile, id: string): void {
+  const c = classifyStoryKey(id);
+  s.key = id;
+  if (c?.kind === 'story' && c.story !== undefined) {
+    s.epic = c.epic;
+    s.epicId = c.epicId;
+    s.story = c.story;
+  } else {
+    s.epic = -1;
+    s.epicId = NO_EPIC;
+    s.story = id.toLowerCase();
+  }
 }
 
 /**
@@ -770,7 +817,11 @@ class StoryReader {
     readonly fmStatus: boolean,
     /** Whether every task keeps its text and number, or only the first open one (parseStory's `taskTexts`). */
     readonly allTaskTexts: boolean,
-  ) {}
+    /** The whole file is a task list (spec-kit's `tasks.md`): every section's boxes are tasks. */
+    readonly taskList = false,
+  ) {
+    this.inTasks = taskList;
+  }
 
   read(): void {
     const lines = this.lines;
@@ -862,7 +913,7 @@ class StoryReader {
       this.workNotesSection = WORK_NOTES.test(section);
       this.sectionLevel = level;
       this.criteriaLevel = 0;
-      this.inTasks = TASKS_HEADING.test(title);
+      this.inTasks = this.taskList || TASKS_HEADING.test(title);
       if (this.criteriaSection) this.sawCriteria = true;
       if (this.inTasks) this.sawTasks = true;
       this.reviewSection = /review follow-?ups?/i.test(section);

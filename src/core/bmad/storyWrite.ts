@@ -163,7 +163,8 @@ export async function setStoryStatus(root: string, ref: string, status: string, 
       let storyEdit: { file: string; before: string; after: string } | undefined;
       let ledgerEdit: { file: string; root: string; before: string; after: string } | undefined;
       const detail = { key: story.key };
-      if (story.file && fileText !== undefined && parsed) {
+      // (A story kept in a spec-kit folder, `specs/<key>/tasks.md`: its status is the ledger's alone; the task list gets no Status line.)
+      if (story.file && !story.specKit && fileText !== undefined && parsed) {
         const text = fileText;
         let next: string;
         let word = want;

@@ -7,6 +7,7 @@ import { STATE_KEYS, typoOf } from './stateKeys';
 import { nearest } from './config';
 import * as path from 'node:path';
 import { BMAD_STATUS_MAP, lookupBmadWorkflow, statusKeyOf } from '../bmad/artifacts';
+import { recordsProgress } from '../bmad/known';
 import type { GateReadResult } from './gates';
 import { clipMessages, quoted, valueList } from './text';
 
@@ -113,6 +114,8 @@ export function validateParsed(state: WorkflowState, data: Record<string, unknow
   if (steps.length === 0) {
     if (isBmad && state.identifiedBy === 'self') {
       out.push({ path: [Object.prototype.hasOwnProperty.call(data, 'workflowType') ? 'workflowType' : Object.prototype.hasOwnProperty.call(data, 'workflow') ? 'workflow' : 'stepsCompleted'], severity: 'info', code: 'bmad-workflow-not-installed', message: `This is an artifact of the ${quoted(state.workflow)} workflow (named by ${state.identifiedDetail ?? 'its own frontmatter'}), which no BMAD install in this checkout declares (a module not installed here, or a workflow of the team's own); its recorded steps and status are shown, but cannot be checked against the workflow's steps.` });
+    } else if (isBmad && (state.identifiedBy === 'declared' || state.identifiedBy === 'known') && !recordsProgress(data)) {
+      // A document recording no steps (quick-dev's spec: its title and status) has none to check.
     } else if (isBmad && (state.identifiedBy === 'declared' || state.identifiedBy === 'known')) {
       const why = /known from BMAD's releases/.test(state.identifiedDetail ?? '') ? `by its ${state.identifiedDetail}` : state.identifiedBy === 'declared' ? `by its ${state.identifiedDetail ?? 'declaration'}` : `by its ${state.identifiedDetail ?? 'file name'}, as BMAD's releases name it`;
       // The workflow is installed (BMB's workflow builder in `_bmad/bmb/workflows/workflow/`) but the file

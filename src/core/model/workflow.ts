@@ -5,7 +5,7 @@ import { hasLongLine, parseFrontmatter, type ParsedFrontmatter } from './frontma
 import { computeStateHash, sha256 } from './hash';
 import { bmadStatusOf, lookupBmadWorkflow, resolveBmadStep, stepEncoding, stepNumber, type BmadStepEncoding } from '../bmad/artifacts';
 import { declaredOutputOf, identifyArtifact, inBmadOutput } from '../bmad/identify';
-import { releasedWorkflowName, templateKeysInText } from '../bmad/known';
+import { quickDevSpecOf, releasedWorkflowName, templateKeysInText } from '../bmad/known';
 import { normalizeStepList } from './definitions';
 import { exactArray, valueList } from './text';
 import { DISTINCTIVE_KEYS, STATE_KEYS, WORKFLOW_KEYS, typoOf } from './stateKeys';
@@ -39,7 +39,9 @@ export function stepAnalysis(state: WorkflowState): StepAnalysis {
   let a = analyses.get(state);
   if (!a) {
     const rawList = Array.isArray(state.data.stepsCompleted) ? (state.data.stepsCompleted as unknown[]) : [];
-    const ids = state.dialect === 'waymark' ? state.stepsCompleted : rawList.map((e) => resolveBmadStep(e, state.stepsSource === 'bmad' ? state.steps : []));
+    // (A step name normalize() read by the identification's order, not by resolveBmadStep, is kept in stepsCompleted as that step's id.)
+    const own = state.stepsSource === 'bmad' ? state.steps : [];
+    const ids = state.dialect === 'waymark' ? state.stepsCompleted : rawList.map((e, i) => resolveBmadStep(e, own) ?? (own.some((s) => s.id === state.stepsCompleted[i]) ? state.stepsCompleted[i] : undefined));
     a = analyzeSteps(state.steps, ids, state.dialect, rawList);
     analyses.set(state, a);
   }
@@ -191,7 +193,8 @@ export function detectDialect(data: Record<string, unknown>, ctx: WorkspaceConte
   // list of instructions, a template's `workflow:` settings) is the common word, not an id.
   if (isWf && (Array.isArray(data.workflow) || isObj(data.workflow)) && !keys.some((k) => k !== 'workflow' && ((STATE_KEYS as readonly string[]).includes(k) || DISTINCTIVE_KEYS.includes(typoOf(k) ?? '')))) isWf = false;
   const bmadOn = ctx.config.dialects.includes('bmad');
-  if (!isWf) return bmadOn && file !== undefined && keys.length > 0 && declaredOutputOf(file, ctx.bmad) ? 'bmad' : undefined;
+  // (BMAD quick-dev's spec, `spec-{slug}.md` with its template's `title` and `status`, in a BMAD project: known.ts quickDevSpecOf.)
+  if (!isWf) return bmadOn && file !== undefined && keys.length > 0 && (declaredOutputOf(file, ctx.bmad) || (quickDevSpecOf(file, data) && (inBmadProject(file, ctx.bmad) || BMAD_OUTPUT_SEGMENT.test(file)))) ? 'bmad' : undefined;
   const wfValue = typeof data.workflow === 'string' ? data.workflow.trim() : undefined;
   const nativeDefined = wfValue !== undefined && ctx.definitions.has(wfValue);
   // A `steps:` list with no `workflow:` id in a BMAD output folder (a team's draft recording which of
@@ -527,14 +530,16 @@ function normalize(file: string, text: string, data: Record<string, unknown>, di
     ids = valueList();
     stepsCompleted = valueList();
     for (let i = 0; i < completedList.length; i++) {
-      const id = resolveBmadStep(completedList[i], catalogSteps);
+      // (Step names the identification read in the workflow's order, `preflight` → `step-01-preflight-and-context`: identify.ts bareStepsOfOutput.)
+      const id = resolveBmadStep(completedList[i], catalogSteps) ?? found.stepIds?.[i];
       ids.push(id);
       stepsCompleted.push(id ?? fallbackBmadId(completedList[i]));
     }
     ids = exactArray(ids);
     stepsCompleted = exactArray(stepsCompleted);
     if (data.lastStep !== undefined && data.lastStep !== null) {
-      lastStep = resolveBmadStep(data.lastStep, catalogSteps) ?? fallbackBmadId(data.lastStep);
+      const at = found.stepIds ? completedList.lastIndexOf(data.lastStep) : -1;
+      lastStep = resolveBmadStep(data.lastStep, catalogSteps) ?? (at >= 0 ? found.stepIds?.[at] : undefined) ?? fallbackBmadId(data.lastStep);
     }
   }
   const analysis = analyzeSteps(steps, ids, dialect, completedList);

@@ -161,6 +161,9 @@ function progressUntold(w: WorkflowState): boolean {
   // No workflow identified (none installed, declared, known or named by the file's own step
   // records; validate's bmad-workflow-unknown): whose work it is, nobody can say.
   if (w.identifiedBy === undefined && w.steps.length === 0) return true;
+  // A quick-dev spec not begun (`draft`, `ready-for-dev`) is a plan, not work under way: `next` offers
+  // quick-flow work only once it is in progress or in review, after the sprint's own (registry order).
+  if (w.workflow === 'quick-dev' && w.status === 'created' && w.stepsCompleted.length === 0 && typeof w.data.title === 'string') return true;
   const notInstalled = identifiedNotInstalled(w.identifiedBy);
   return notInstalled && w.status === 'created' && w.stepsCompleted.length > 0;
 }
