@@ -227,6 +227,14 @@ function ledgerPlaces(cfg: BmadConfig): { declared: string[]; c: string[] } {
   return { declared, c };
 }
 
+/** The ledger file a config names (declaredLedgerFile): the file, the config and its line, whether its real path leaves the workspace. */
+export interface DeclaredLedger {
+  file: string;
+  config: string;
+  line: number;
+  outside: boolean;
+}
+
 /** A `config.yaml` line naming the ledger file itself: the BMAD skills add-on's `bmm: sprint_status_file: docs/sprint-status.yaml`. */
 const LEDGER_FILE_KEY = /^[ \t]*(sprint_status_file|sprint_status)[ \t]*:[ \t]*(["']?)([^"'#\r\n]*?)\2[ \t]*(?:#.*)?$/m;
 /** Top-level folders an install or the add-on's project config is kept in: `bmad/`, `_bmad/`, `.bmad/`, one renamed `bmad-legacy/`. */
@@ -240,7 +248,7 @@ const CONFIG_DIR = /^[._]?bmad(?:[-_][\w.-]+)?$/i;
  * path leaves the workspace is `outside` (never read, never written). Found by the config's line,
  * not a YAML parse; `{project-root}` and the config's folder variables resolved.
  */
-export function declaredLedgerFile(cfg: BmadConfig): { file: string; config: string; line: number; outside: boolean } | undefined {
+export function declaredLedgerFile(cfg: BmadConfig): DeclaredLedger | undefined {
   const configs: string[] = [];
   for (const src of cfg.sources) if (path.basename(src) === 'config.yaml') configs.push(src);
   let entries: fs.Dirent[] = [];
@@ -270,7 +278,7 @@ export function declaredLedgerFile(cfg: BmadConfig): { file: string; config: str
  * keeping one per module, `docs/modules/*\/sprint-status.yaml`); else an empty one at the config's
  * place.
  */
-export function findLedgerFiles(cfg: BmadConfig): string[] {
+export function findLedgerFiles(cfg: BmadConfig, known?: { named: DeclaredLedger | undefined }): string[] {
   const { declared, c } = ledgerPlaces(cfg);
   const placed = c.filter((p) => isRegularFile(p));
   // A ledger with no entries (`development_status: {}` left where the config points) loses to
@@ -281,7 +289,8 @@ export function findLedgerFiles(cfg: BmadConfig): string[] {
   // Else the ledger file a config names itself (the add-on's `sprint_status_file`), over any guessed.
   // (Not over the install's own place: electrosenpai/kendraw keeps the add-on's config and its
   // docs/sprint-status.yaml from before moving to BMAD 6, whose _bmad-output ledger is the live one.)
-  const named = declaredLedgerFile(cfg);
+  // (Looked up here only when the caller has not: readSprint has, for its warning.)
+  const named = known ? known.named : declaredLedgerFile(cfg);
   if (named && !named.outside && isRegularFile(named.file) && hasEntries(named.file)) return [named.file];
   const walked = findNamed(cfg.root, /^sprint-status\.ya?ml$/);
   if (listed) return liveOf(cfg, listed, walked);
@@ -655,7 +664,8 @@ function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: M
     const v = path.relative(cfg.root, named.file).split(path.sep).join('/');
     problems.push({ file: named.config, range: { start: { line: named.line - 1, character: 0 }, end: { line: named.line - 1, character: 0 } }, severity: 'warning', code: 'bmad-config-unreadable', message: `The config names its sprint ledger ${v}, whose real path is outside the workspace: Waymark neither reads nor writes it, and reads the ledger it finds inside the project instead. Keep the ledger inside the project (move it, or set sprint_status_file to a path inside).` });
   }
-  for (const lf of findLedgerFiles(cfg)) {
+  // Found once, inside the recording (the configs it reads are the sprint's inputs), for the warning and the search.
+  for (const lf of findLedgerFiles(cfg, { named })) {
     const text = readText(lf, opts.overrides);
     if (text === undefined) continue;
     ledgers.push(parseLedgerAgain(lf, text));
