@@ -10,6 +10,10 @@ import { loadSprint } from '../../src/core/bmad/sprint';
 import { setSprintCacheRacyWindow } from '../../src/core/bmad/sprintCache';
 
 const NOW = new Date('2026-03-10T12:00:00Z');
+type S = { key: string; ledgerStatus?: string | null; status: string; file?: string | null };
+const stories = (d: { epics: { stories: S[] }[] }) => d.epics.flatMap((e) => e.stories);
+type P = { code: string; severity: string; file: string; message: string };
+const problems = (v: { problems: P[] }) => v.problems;
 
 test('`next` with only stalled work left names it as stalled work in progress, not as work "in review"', () => {
   const wf = (id: string) => `---\nworkflow: ${id}\nstatus: in_progress\nstepsCompleted: []\n---\n# ${id}\n`;
@@ -52,5 +56,41 @@ test('a config changed to name another ledger file is seen by a cached sprint (t
     } finally {
       setSprintCacheRacyWindow(2000);
     }
+  });
+});
+
+const story = (n: string, title: string, status: string) => `# Story ${n}: ${title}\n\nStatus: ${status}\n\n## Story\n\nAs a clerk, I want ${title.toLowerCase()}, so that the shop runs.\n\n## Acceptance Criteria\n\n1. It works.\n\n## Tasks / Subtasks\n\n- [x] Build it\n`;
+const IMPL = '_bmad-output/implementation-artifacts';
+const header = (project: string, loc: string) => `generated: 2026-02-01\nproject: ${project}\ntracking_system: file-system\nstory_location: "{project-root}/${loc}"\n\ndevelopment_status:\n`;
+
+test('a sibling app keeping its own ledger in a folder of the main app\'s stories: each ledger has its own epics, stories and story files', () => {
+  inProject({
+    '_bmad/bmm/config.yaml': 'project_name: counter\noutput_folder: "{project-root}/_bmad-output"\nimplementation_artifacts: "{project-root}/_bmad-output/implementation-artifacts"\n',
+    [`${IMPL}/sprint-status.yaml`]: header('Counter', IMPL) + '  epic-1: done\n  1-1-counter-setup: done\n  1-2-counter-report: done\n  epic-1-retrospective: optional\n',
+    [`${IMPL}/1-1-counter-setup.md`]: story('1.1', 'Counter setup', 'done'),
+    [`${IMPL}/1-2-counter-report.md`]: story('1.2', 'Counter report', 'done'),
+    // The kiosk app: its own ledger in its own folder, numbered from epic 1 again.
+    [`${IMPL}/kiosk/sprint-status.yaml`]: header('Kiosk (sibling app)', `${IMPL}/kiosk`) + '  epic-1: in-progress\n  1-1-kiosk-login: in-progress\n  1-2-kiosk-receipt: done\n  epic-1-retrospective: optional\n',
+    [`${IMPL}/kiosk/1-1-kiosk-login.md`]: story('1.1', 'Kiosk login', 'in-progress'),
+    [`${IMPL}/kiosk/1-2-kiosk-receipt.md`]: story('1.2', 'Kiosk receipt', 'done'),
+    // A kiosk story its ledger does not list: missing from the kiosk's ledger, not the counter's.
+    [`${IMPL}/kiosk/1-3-kiosk-printer.md`]: story('1.3', 'Kiosk printer', 'ready-for-dev'),
+  }, (root) => {
+    const d = json(root, 'sprint');
+    assert.deepEqual(d.ledgers, [`${IMPL}/sprint-status.yaml`, `${IMPL}/kiosk/sprint-status.yaml`]);
+    const all = stories(d);
+    const by = new Map(all.map((s) => [s.key, s]));
+    assert.equal(by.get('1-1-kiosk-login')?.ledgerStatus, 'in-progress', JSON.stringify(all));
+    assert.ok(by.get('1-1-kiosk-login')?.file?.endsWith('kiosk/1-1-kiosk-login.md'));
+    assert.equal(by.get('1-1-counter-setup')?.file?.endsWith(`${IMPL}/1-1-counter-setup.md`), true);
+    // Two epics numbered 1, one per project: the kiosk's holds its three stories.
+    const ones = (d.epics as { id: string; stories: S[] }[]).filter((e) => e.id === '1');
+    assert.equal(ones.length, 2, JSON.stringify(d.epics.map((e: { id: string }) => e.id)));
+    assert.deepEqual(ones.map((e) => e.stories.map((s) => s.key).sort()), [['1-1-counter-setup', '1-2-counter-report'], ['1-1-kiosk-login', '1-2-kiosk-receipt', '1-3-kiosk-printer']]);
+    const v = json(root, 'validate');
+    const codes = problems(v).map((p) => `${p.code} ${p.file.replace(/^.*implementation-artifacts\//, '')}`);
+    // No kiosk file taken for a counter story, no counter epic "done with stories open", no duplicate retrospective.
+    assert.deepEqual(codes.filter((c) => /story-file-duplicate|epic-done-stories-open|ledger-duplicate-key/.test(c)), []);
+    assert.deepEqual(codes.filter((c) => c.startsWith('story-not-in-ledger')), ['story-not-in-ledger kiosk/1-3-kiosk-printer.md']);
   });
 });

@@ -284,8 +284,9 @@ export function findLedgerFiles(cfg: BmadConfig, known?: { named: DeclaredLedger
   // A ledger with no entries (`development_status: {}` left where the config points) loses to
   // one elsewhere that lists the work; else the config's place wins.
   const listed = placed.find((p) => hasEntries(p));
-  // Where the config puts it (its implementation or sprint artifacts, its output folder): the ledger.
-  if (listed && declared.includes(listed)) return [listed];
+  // Where the config puts it (its implementation or sprint artifacts, its output folder): the ledger,
+  // with the ledgers of projects of their own kept in folders of its stories (projectLedgersIn).
+  if (listed && declared.includes(listed)) return [listed, ...projectLedgersIn(cfg, listed)];
   // Else the ledger file a config names itself (the add-on's `sprint_status_file`), over any guessed.
   // (Not over the install's own place: electrosenpai/kendraw keeps the add-on's config and its
   // docs/sprint-status.yaml from before moving to BMAD 6, whose _bmad-output ledger is the live one.)
@@ -302,6 +303,42 @@ export function findLedgerFiles(cfg: BmadConfig, known?: { named: DeclaredLedger
   if (!placed.includes(ephemeral) && isRegularFile(ephemeral) && hasEntries(ephemeral)) return [ephemeral];
   const first = placed[0] ?? walked[0];
   return first ? [first] : [];
+}
+
+/**
+ * Whether a ledger declares its own folder (or one below it) as its `story_location`: a ledger kept
+ * with the stories it tracks, as BMAD's sprint planning writes one for a project of its own.
+ */
+function declaresOwnFolder(root: string, l: Ledger): boolean {
+  return l.storyLocation !== undefined && listsStories(l) && inside(path.dirname(l.file), projectPath(root, l.storyLocation));
+}
+
+/**
+ * The ledgers of projects of their own kept in subfolders of a ledger's story folders, each declaring
+ * its own folder its story location (a monorepo's sibling app: `implementation-artifacts/tournament/
+ * sprint-status.yaml`, `story_location: …/implementation-artifacts/tournament`, beside the main app's
+ * ledger one folder up). Looked for as deep as stories are (STORY_DEPTH), through the recorders.
+ */
+function projectLedgersIn(cfg: BmadConfig, first: string): string[] {
+  const text = recordingRead(first, MAX_FILE);
+  if (text === undefined) return [];
+  const keep = { ledger: lastLedger, text: lastLedgerText };
+  const out: string[] = [];
+  const walk = (dir: string, depth: number) => {
+    for (const e of listDir(dir)) {
+      if (!e.isDirectory() || !storyFolder(e.name)) continue;
+      const sub = path.join(dir, e.name);
+      const file = path.join(sub, 'sprint-status.yaml');
+      const t = file !== first && !out.includes(file) && isRegularFile(file) ? recordingRead(file, MAX_FILE) : undefined;
+      if (t !== undefined && declaresOwnFolder(cfg.root, parseLedger(file, t))) out.push(file);
+      if (depth > 1) walk(sub, depth - 1);
+    }
+  };
+  for (const d of storyDirs(cfg, first, keep.ledger?.file === first && keep.text === text ? keep.ledger : parseLedger(first, text))) walk(d, STORY_DEPTH);
+  // (findLedgerFiles' caller takes the first ledger's parse from hasEntries: kept as it was.)
+  lastLedger = keep.ledger;
+  lastLedgerText = keep.text;
+  return out.sort(compareText);
 }
 
 /** The problem of a ledger place that holds no file: what it is and what to do. */
@@ -675,6 +712,12 @@ function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: M
   const ledgerFile = ledger?.file;
   const dirs = new Set<string>();
   for (const l of ledgers) for (const d of storyDirs(cfg, l.file, l)) dirs.add(d);
+  // A later ledger kept in a folder of the first's stories, declaring that folder its own: a project of
+  // its own, whose epics, stories and files are its own (drift.ts keeps them apart).
+  if (ledger) {
+    const firstDirs = [...storyDirs(cfg, ledger.file, ledger)];
+    for (const l of ledgers.slice(1)) if (declaresOwnFolder(cfg.root, l) && firstDirs.some((d) => inside(d, path.dirname(l.file)) && d !== path.dirname(l.file))) l.ownProject = true;
+  }
   if (!ledgers.length) for (const d of storyDirs(cfg, undefined, undefined)) dirs.add(d);
   for (const l of ledgers) keysNamingFiles(l, dirs);
   const storyPaths = new Map<string, string>();
