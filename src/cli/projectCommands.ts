@@ -77,6 +77,20 @@ function line(e: FrontierEntry, cwd: string): string {
   return `  ${e.id}${where}\n      ${e.reason}`;
 }
 
+/**
+ * What `next` says when nothing is ready: the open work there is, by what it is (in progress,
+ * stalled, in review), never a kind that is not there (stalled work alone is not "in review").
+ */
+function nothingReady(f: ProjectView['frontier']): string {
+  const stalled = f.stalled.length;
+  const active = f.inProgress.length - f.inProgress.filter((e) => f.stalled.includes(e)).length;
+  const open: string[] = [];
+  if (active) open.push(`${active} in progress`);
+  if (stalled) open.push(`${stalled} in progress but stalled (below)`);
+  if (f.review.length) open.push(`${f.review.length} waiting for review (below)`);
+  return open.length ? `Nothing is ready to start: finish what is open: ${open.join(', ')}.` : 'Nothing is ready to start.';
+}
+
 const nextCommand: CliCommand = {
   name: 'next',
   options: ['root', 'now'],
@@ -100,7 +114,7 @@ const nextCommand: CliCommand = {
       }
       const out: string[] = [];
       if (f.ready.length) out.push(`Start ${f.ready[0].id}: ${f.ready[0].reason}.`, '', 'Ready, in order:', ...f.ready.slice(0, 10).map((e) => line(e, ctx.cwd)));
-      else out.push(f.inProgress.length || f.review.length ? 'Nothing is ready to start: finish the work in progress or in review.' : 'Nothing is ready to start.');
+      else out.push(nothingReady(f));
       if (f.ready.length > 10) out.push(`  … and ${f.ready.length - 10} more (waymark board)`);
       const unledgered = f.blocked.filter((e) => e.item.kind === 'story' && e.item.blockedReason === UNLEDGERED_REASON);
       if (unledgered.length) out.push('', `Run BMAD sprint planning (bmad-sprint-planning): the epics plan ${unledgered.length} stor${unledgered.length === 1 ? 'y' : 'ies'} sprint-status.yaml lacks (${unledgered.slice(0, 3).map((e) => e.id.replace(/^story:/, '')).join(', ')}${unledgered.length > 3 ? ', …' : ''}); create-story finds ${unledgered.length === 1 ? 'it' : 'them'} only after.`);

@@ -149,7 +149,11 @@ const sprint: CliCommand = {
     if (!r.ledgers.length) lines.push('(no sprint-status.yaml)');
     for (const l of r.ledgers) lines.push(`${display(l.file, ctx.cwd)}${l.lastUpdated ? `  last updated ${clip(l.lastUpdated.raw, 80)}` : ''}`);
     lines.push(`  ${Object.entries(r.counts).map(([k, v]) => `${v} ${k}`).join(', ') || 'no stories'}`);
+    let project: string | undefined;
     for (const e of r.epics) {
+      // A sibling app's ledger kept in a folder of the first's stories: its epics after the first's, under its name.
+      if (e.project !== project && e.project) lines.push(`  — ${display(e.project, ctx.cwd)}: a project of its own (its epics, stories and story files) —`);
+      project = e.project;
       lines.push(`  ${e.id === NO_EPIC ? 'No epic (stories numbered on their own)' : `Epic ${e.id}`}${e.title ? `: ${e.title}` : ''}${e.ledgerStatus ? `  [${e.ledgerStatus}]` : r.ledger ? '  [not in ledger]' : ''}${e.retrospective ? `  retro ${e.retrospective}` : ''}`);
       for (const s of e.stories) lines.push(storyLine(s, !!r.ledger));
     }

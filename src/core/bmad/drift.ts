@@ -55,6 +55,8 @@ export interface SprintEpic {
   ledgerLine?: number;
   /** The ledger the epic is listed in. */
   ledgerFile?: string;
+  /** The ledger of the project of its own the epic belongs to (Ledger.ownProject), when not the first ledger's project. */
+  project?: string;
   retrospective?: string;
   stories: SprintStory[];
   problems: Problem[];
@@ -95,7 +97,8 @@ function at(line: number, start = 0, end = start): Range {
   return { start: { line, character: start }, end: { line, character: end } };
 }
 
-const idOf = (epicId: string, story: string) => `${normEpicId(epicId)}.${story}`;
+/** A story's number as an id; in the scope of a project of its own (Ledger.ownProject), that ledger's. */
+const idOf = (epicId: string, story: string, scope = '') => `${scope ? `${scope}\0` : ''}${normEpicId(epicId)}.${story}`;
 /** The part number a key carries after its story number (`9-2-1-salary-filters`, `9-2-1`: '1'), if any. */
 function partOf(key: string, epicId: string | undefined, story: string | undefined): string | undefined {
   const lower = key.toLowerCase();
@@ -136,23 +139,33 @@ export function buildSprint(parts: SprintParts): SprintModel {
   const byId = new Map<string, SprintStory[]>();
   const fileOf = new Map<SprintStory, StoryFile>();
   const epics = new Map<string, SprintEpic>();
-  const epicOf = (id: string): SprintEpic => {
-    const k = normEpicId(id);
+  // A sibling app's ledger kept in a folder of the first's stories (Ledger.ownProject) is a scope of its
+  // own: its epics, its story numbers and the story files under its story location are its, never the
+  // first ledger's (its epic 1 is not the first's epic 1; its file `1-1-x.md` is not the first's 1.1).
+  const projects = ledgers.filter((l) => l.ownProject && l.storyLocation !== undefined).map((l) => ({ file: l.file, home: projectPath(parts.root, l.storyLocation!) }));
+  const scopeOfFile = (file: string): string => projects.filter((p) => relativeInside(p.home, file) !== undefined).sort((a, b) => b.home.length - a.home.length)[0]?.file ?? '';
+  const scopeOfLedger = (lf: string): string => (projects.some((p) => p.file === lf) ? lf : '');
+  const scopeOf = new Map<SprintStory, string>();
+  const fits = (st: SprintStory, f: StoryFile) => (scopeOf.get(st) ?? '') === scopeOfFile(f.file);
+  const epicKey = (id: string, scope = '') => (scope ? `${scope}\0${normEpicId(id)}` : normEpicId(id));
+  const epicOf = (id: string, scope = ''): SprintEpic => {
+    const k = epicKey(id, scope);
     let e = epics.get(k);
     if (!e) {
-      e = { epic: epicNumberOf(id), id, stories: [], problems: [] };
+      e = { epic: epicNumberOf(id), id, stories: [], problems: [], ...(scope ? { project: scope } : {}) };
       epics.set(k, e);
     }
     return e;
   };
-  const newStory = (epicId: string, story: string, key: string): SprintStory => {
+  const newStory = (epicId: string, story: string, key: string, scope = ''): SprintStory => {
     const s: SprintStory = { key, epic: epicNumberOf(epicId), epicId, story, tasks: { done: 0, total: 0, reviewOpen: 0 }, status: 'backlog', stateHash: '', problems: [] };
     byKey.set(key, s);
-    const id = idOf(epicId, story);
+    if (scope) scopeOf.set(s, scope);
+    const id = idOf(epicId, story, scope);
     const list = byId.get(id);
     if (list) list.push(s);
     else byId.set(id, [s]);
-    epicOf(epicId).stories.push(s);
+    epicOf(epicId, scope).stories.push(s);
     return s;
   };
   /** The story a plan with this key and id belongs to: same key, else the only story with that id. */
@@ -166,6 +179,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
   const listedIn = new Map<string, string>();
   for (const l of ledgers) {
     const lf = l.file;
+    const scope = scopeOfLedger(lf);
     const note = grammarNote(l);
     if (note) problems.push(note);
     const dups: LedgerEntry[] = [];
@@ -173,7 +187,8 @@ export function buildSprint(parts: SprintParts): SprintModel {
       const range = at(e.line, e.valueStart, e.valueEnd);
       if (e.kind === 'unknown') continue;
       const lower = e.key.toLowerCase();
-      if (ledgers.length > 1 && e.kind !== 'epic') {
+      // (A project of its own's retrospectives are its epics': `epic-1-retrospective` in both ledgers is two.)
+      if (ledgers.length > 1 && e.kind !== 'epic' && !(scope && e.kind === 'retro')) {
         if (listedIn.has(lower)) {
           dups.push(e);
           continue;
@@ -205,16 +220,16 @@ export function buildSprint(parts: SprintParts): SprintModel {
         problems.push({ file: lf, range, severity: 'info', code: 'ledger-legacy-status', message: `${quoted(e.raw)} is read as ${quoted(e.status)} (an older or differently written BMAD word). Write ${quoted(e.status)} so every tool reads it the same.`, data: { fix: 'setLedgerValue', key: e.key, value: e.status } });
       }
       if (e.kind === 'epic') {
-        const ep = epicOf(e.epicId);
+        const ep = epicOf(e.epicId, scope);
         if (ep.ledgerFile !== undefined) continue;
         ep.id = e.epicId;
         ep.ledgerStatus = e.status;
         ep.ledgerLine = e.line;
         ep.ledgerFile = lf;
       } else if (e.kind === 'retro') {
-        epicOf(e.epicId).retrospective = e.status;
+        epicOf(e.epicId, scope).retrospective = e.status;
       } else {
-        const s = newStory(e.epicId, e.story!, e.key);
+        const s = newStory(e.epicId, e.story!, e.key, scope);
         s.ledgerStatus = status;
         s.ledgerRaw = e.raw;
         s.ledgerLine = e.line;
@@ -280,7 +295,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
   for (const f of [...parts.stories].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0))) {
     const name = keyOfFile(f);
     const spec = /^spec-(?=[a-z0-9])/i.test(name) && !exactFor(name) ? exactFor(name.slice('spec-'.length)) : undefined;
-    if (spec) {
+    if (spec && fits(spec, f)) {
       specs.push([spec, f]);
       continue;
     }
@@ -289,7 +304,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
     const unsuffixed = /\.story$/i.test(name) ? name.slice(0, -'.story'.length) : undefined;
     // (Then the ledger key its frontmatter names, `story_key: 3-2-digest` in `digest-work.md`.)
     const exact = exactFor(name) ?? (f.key ? exactFor(f.key) : undefined) ?? (bare !== undefined ? exactFor(bare) : undefined) ?? (unsuffixed !== undefined ? exactFor(unsuffixed) : undefined) ?? (f.frontmatterId ? exactFor(f.frontmatterId.value) : undefined);
-    if (exact && !fileOf.has(exact)) bind(exact, f);
+    if (exact && !fileOf.has(exact) && fits(exact, f)) bind(exact, f);
     else unbound.push(f);
   }
   for (const [st, f] of specs) if (!fileOf.has(st)) bind(st, f);
@@ -298,7 +313,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
   if (unbound.length) {
     unbound = unbound.filter((f) => {
       const st = sluggedFor(keyOfFile(f));
-      if (!st || fileOf.has(st)) return true;
+      if (!st || fileOf.has(st) || !fits(st, f)) return true;
       bind(st, f);
       return false;
     });
@@ -317,6 +332,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
       const k = keyBeforeSlug(name, keySet) ?? (bare !== undefined ? keyBeforeSlug(bare, keySet) : undefined);
       if (k === undefined) return true;
       const st = slugKeys.get(k)!;
+      if (!fits(st, f)) return true;
       bySlug.set(st, [...(bySlug.get(st) ?? []), f]);
       return false;
     });
@@ -334,15 +350,16 @@ export function buildSprint(parts: SprintParts): SprintModel {
     const story = named?.story ?? f.story;
     if (epicId === undefined || story === undefined) continue;
     const full = byFull.size ? fullNumber(keyOfFile(f)) : undefined;
-    const byNumber = full ? byFull.get(full) : undefined;
-    let list = byNumber?.length === 1 ? byNumber : byId.get(idOf(epicId, story)) ?? [];
+    const scope = scopeOfFile(f.file);
+    const byNumber = full ? byFull.get(full)?.filter((x) => fits(x, f)) : undefined;
+    let list = byNumber?.length === 1 ? byNumber : byId.get(idOf(epicId, story, scope)) ?? [];
     // `6-9-user-access.md` under a ledger that keys the epic with its letter (`epic-e6`, `e6-9-user-access`): that epic's.
     if (!list.length && /^\d/.test(epicId)) {
       const lettered = declared.filter((d) => {
         const bare = unletteredEpicId(d);
         return bare !== undefined && normEpicId(bare) === normEpicId(epicId);
       });
-      if (lettered.length === 1) list = byId.get(idOf(lettered[0], story)) ?? [];
+      if (lettered.length === 1) list = byId.get(idOf(lettered[0], story, scope)) ?? [];
     }
     if (list.length > 1) {
       // Story 9.2 split into `9-2-1-…`, `9-2-2-…`: a file's third number (`9.2.1.story.md`) names
@@ -486,7 +503,8 @@ export function buildSprint(parts: SprintParts): SprintModel {
     const epicId = named?.epicId ?? f.epicId ?? String(f.epic);
     const story = (named?.story ?? f.story)!;
     const whole = partNumber(keyOfFile(f));
-    const same = byId.get(idOf(epicId, story))?.filter((x) => {
+    const scope = scopeOfFile(f.file);
+    const same = byId.get(idOf(epicId, story, scope))?.filter((x) => {
       const kept = fileOf.get(x);
       const other = partNumber(kept ? keyOfFile(kept) : x.key);
       return whole === undefined || other === undefined || other === whole;
@@ -504,15 +522,15 @@ export function buildSprint(parts: SprintParts): SprintModel {
       // misread (`epic-1-story-1-3-….md`), so there each titled file stays listed.)
       const noteBesideV4 = f.status === undefined && keep !== undefined && keep.status !== undefined && /\.story\.md$/i.test(keep.file);
       if (keep && !byKey.has(key) && f.title !== undefined && rank(f) < 3 && !noteBesideV4 && same.every((x) => x.ledgerStatus === undefined && x.ledgerLine === undefined)) {
-        bind(newStory(epicId, story, key), f);
-        const id = idOf(epicId, story);
+        bind(newStory(epicId, story, key, scope), f);
+        const id = idOf(epicId, story, scope);
         sharedNumbers.set(id, [...(sharedNumbers.get(id) ?? [keep]), f]);
         continue;
       }
       if (keep) anotherFile(f, same[0].key, keep);
       continue;
     }
-    bind(newStory(epicId, story, key), f);
+    bind(newStory(epicId, story, key, scope), f);
   }
   if (sharedNumbers.size) {
     const name = (f: StoryFile) => (relativeInside(parts.root, f.file) ?? f.file).split('\\').join('/');
@@ -570,7 +588,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
     if (ep.ledgerStatus === undefined || ep.ledgerLine === undefined) {
       // A sub-epic (`5.5`, `0-5`) of a listed epic (`epic-5`) is covered by it.
       const parent = /^(.+)[-.]\d+[a-z]?$/.exec(ep.id)?.[1];
-      const covered = parent !== undefined && epics.get(normEpicId(parent))?.ledgerStatus !== undefined;
+      const covered = parent !== undefined && epics.get(epicKey(parent, ep.project))?.ledgerStatus !== undefined;
       // A series named by words alone (`story-lamp-01` with no epic above it) has no epic key to add.
       // A ledger of the add-on's `sprints:` lists has no place for epic entries: none is asked for.
       if (ledger && !ledger.listed && !covered && /\d/.test(ep.id) && ep.stories.some((s) => s.ledgerStatus !== undefined)) {
@@ -605,7 +623,9 @@ export function buildSprint(parts: SprintParts): SprintModel {
   problems.push(...outsideLedger([...epics.values()], covers, lf0));
   const stories = [...byKey.values()].sort(byStoryOrder);
   for (const s of stories) problems.push(...s.problems);
-  const sortedEpics = [...epics.values()].sort((a, b) => compareEpicIds(a.id, b.id));
+  // The first ledger's project first, then each project of its own in ledger order.
+  const order = (e: SprintEpic) => (e.project ? ledgers.findIndex((l) => l.file === e.project) : -1);
+  const sortedEpics = [...epics.values()].sort((a, b) => order(a) - order(b) || compareEpicIds(a.id, b.id));
   return { epics: sortedEpics, stories, problems, next: recommend(stories, sortedEpics), actionItems: ledgers.flatMap((l) => l.actionItems.map(({ line: _l, ...rest }) => rest)), counts: countStatuses(stories) };
 }
 

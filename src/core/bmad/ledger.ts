@@ -343,6 +343,12 @@ export interface Ledger {
   listed?: boolean;
   /** Folders a nested ledger's stories name their files in (`story_file: stories/story-1-1-slug.md`), as written. */
   storyFolders?: string[];
+  /**
+   * The ledger of a project of its own kept in a folder of the first ledger's stories, declaring that
+   * folder its `story_location` (a sibling app's `implementation-artifacts/admin/sprint-status.yaml`;
+   * set by sprint.ts): its epics, its stories and the story files under that folder are its own.
+   */
+  ownProject?: boolean;
   /** Line ending the file uses. */
   eol: '\n' | '\r\n';
   problems: Problem[];

@@ -227,6 +227,14 @@ function ledgerPlaces(cfg: BmadConfig): { declared: string[]; c: string[] } {
   return { declared, c };
 }
 
+/** The ledger file a config names (declaredLedgerFile): the file, the config and its line, whether its real path leaves the workspace. */
+export interface DeclaredLedger {
+  file: string;
+  config: string;
+  line: number;
+  outside: boolean;
+}
+
 /** A `config.yaml` line naming the ledger file itself: the BMAD skills add-on's `bmm: sprint_status_file: docs/sprint-status.yaml`. */
 const LEDGER_FILE_KEY = /^[ \t]*(sprint_status_file|sprint_status)[ \t]*:[ \t]*(["']?)([^"'#\r\n]*?)\2[ \t]*(?:#.*)?$/m;
 /** Top-level folders an install or the add-on's project config is kept in: `bmad/`, `_bmad/`, `.bmad/`, one renamed `bmad-legacy/`. */
@@ -240,7 +248,7 @@ const CONFIG_DIR = /^[._]?bmad(?:[-_][\w.-]+)?$/i;
  * path leaves the workspace is `outside` (never read, never written). Found by the config's line,
  * not a YAML parse; `{project-root}` and the config's folder variables resolved.
  */
-export function declaredLedgerFile(cfg: BmadConfig): { file: string; config: string; line: number; outside: boolean } | undefined {
+export function declaredLedgerFile(cfg: BmadConfig): DeclaredLedger | undefined {
   const configs: string[] = [];
   for (const src of cfg.sources) if (path.basename(src) === 'config.yaml') configs.push(src);
   let entries: fs.Dirent[] = [];
@@ -270,18 +278,20 @@ export function declaredLedgerFile(cfg: BmadConfig): { file: string; config: str
  * keeping one per module, `docs/modules/*\/sprint-status.yaml`); else an empty one at the config's
  * place.
  */
-export function findLedgerFiles(cfg: BmadConfig): string[] {
+export function findLedgerFiles(cfg: BmadConfig, known?: { named: DeclaredLedger | undefined }): string[] {
   const { declared, c } = ledgerPlaces(cfg);
   const placed = c.filter((p) => isRegularFile(p));
   // A ledger with no entries (`development_status: {}` left where the config points) loses to
   // one elsewhere that lists the work; else the config's place wins.
   const listed = placed.find((p) => hasEntries(p));
-  // Where the config puts it (its implementation or sprint artifacts, its output folder): the ledger.
-  if (listed && declared.includes(listed)) return [listed];
+  // Where the config puts it (its implementation or sprint artifacts, its output folder): the ledger,
+  // with the ledgers of projects of their own kept in folders of its stories (projectLedgersIn).
+  if (listed && declared.includes(listed)) return [listed, ...projectLedgersIn(cfg, listed)];
   // Else the ledger file a config names itself (the add-on's `sprint_status_file`), over any guessed.
   // (Not over the install's own place: electrosenpai/kendraw keeps the add-on's config and its
   // docs/sprint-status.yaml from before moving to BMAD 6, whose _bmad-output ledger is the live one.)
-  const named = declaredLedgerFile(cfg);
+  // (Looked up here only when the caller has not: readSprint has, for its warning.)
+  const named = known ? known.named : declaredLedgerFile(cfg);
   if (named && !named.outside && isRegularFile(named.file) && hasEntries(named.file)) return [named.file];
   const walked = findNamed(cfg.root, /^sprint-status\.ya?ml$/);
   if (listed) return liveOf(cfg, listed, walked);
@@ -293,6 +303,42 @@ export function findLedgerFiles(cfg: BmadConfig): string[] {
   if (!placed.includes(ephemeral) && isRegularFile(ephemeral) && hasEntries(ephemeral)) return [ephemeral];
   const first = placed[0] ?? walked[0];
   return first ? [first] : [];
+}
+
+/**
+ * Whether a ledger declares its own folder (or one below it) as its `story_location`: a ledger kept
+ * with the stories it tracks, as BMAD's sprint planning writes one for a project of its own.
+ */
+function declaresOwnFolder(root: string, l: Ledger): boolean {
+  return l.storyLocation !== undefined && listsStories(l) && inside(path.dirname(l.file), projectPath(root, l.storyLocation));
+}
+
+/**
+ * The ledgers of projects of their own kept in subfolders of a ledger's story folders, each declaring
+ * its own folder its story location (a monorepo's sibling app: `implementation-artifacts/tournament/
+ * sprint-status.yaml`, `story_location: …/implementation-artifacts/tournament`, beside the main app's
+ * ledger one folder up). Looked for as deep as stories are (STORY_DEPTH), through the recorders.
+ */
+function projectLedgersIn(cfg: BmadConfig, first: string): string[] {
+  const text = recordingRead(first, MAX_FILE);
+  if (text === undefined) return [];
+  const keep = { ledger: lastLedger, text: lastLedgerText };
+  const out: string[] = [];
+  const walk = (dir: string, depth: number) => {
+    for (const e of listDir(dir)) {
+      if (!e.isDirectory() || !storyFolder(e.name)) continue;
+      const sub = path.join(dir, e.name);
+      const file = path.join(sub, 'sprint-status.yaml');
+      const t = file !== first && !out.includes(file) && isRegularFile(file) ? recordingRead(file, MAX_FILE) : undefined;
+      if (t !== undefined && declaresOwnFolder(cfg.root, parseLedger(file, t))) out.push(file);
+      if (depth > 1) walk(sub, depth - 1);
+    }
+  };
+  for (const d of storyDirs(cfg, first, keep.ledger?.file === first && keep.text === text ? keep.ledger : parseLedger(first, text))) walk(d, STORY_DEPTH);
+  // (findLedgerFiles' caller takes the first ledger's parse from hasEntries: kept as it was.)
+  lastLedger = keep.ledger;
+  lastLedgerText = keep.text;
+  return out.sort(compareText);
 }
 
 /** The problem of a ledger place that holds no file: what it is and what to do. */
@@ -722,7 +768,8 @@ function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: M
     const v = path.relative(cfg.root, named.file).split(path.sep).join('/');
     problems.push({ file: named.config, range: { start: { line: named.line - 1, character: 0 }, end: { line: named.line - 1, character: 0 } }, severity: 'warning', code: 'bmad-config-unreadable', message: `The config names its sprint ledger ${v}, whose real path is outside the workspace: Waymark neither reads nor writes it, and reads the ledger it finds inside the project instead. Keep the ledger inside the project (move it, or set sprint_status_file to a path inside).` });
   }
-  for (const lf of findLedgerFiles(cfg)) {
+  // Found once, inside the recording (the configs it reads are the sprint's inputs), for the warning and the search.
+  for (const lf of findLedgerFiles(cfg, { named })) {
     const text = readText(lf, opts.overrides);
     if (text === undefined) continue;
     ledgers.push(parseLedgerAgain(lf, text));
@@ -732,6 +779,12 @@ function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: M
   const ledgerFile = ledger?.file;
   const dirs = new Set<string>();
   for (const l of ledgers) for (const d of storyDirs(cfg, l.file, l)) dirs.add(d);
+  // A later ledger kept in a folder of the first's stories, declaring that folder its own: a project of
+  // its own, whose epics, stories and files are its own (drift.ts keeps them apart).
+  if (ledger) {
+    const firstDirs = [...storyDirs(cfg, ledger.file, ledger)];
+    for (const l of ledgers.slice(1)) if (declaresOwnFolder(cfg.root, l) && firstDirs.some((d) => inside(d, path.dirname(l.file)) && d !== path.dirname(l.file))) l.ownProject = true;
+  }
   if (!ledgers.length) for (const d of storyDirs(cfg, undefined, undefined)) dirs.add(d);
   for (const l of ledgers) keysNamingFiles(l, dirs);
   const storyPaths = new Map<string, string>();
