@@ -322,7 +322,6 @@ function declaresOwnFolder(root: string, l: Ledger): boolean {
 function projectLedgersIn(cfg: BmadConfig, first: string): string[] {
   const text = recordingRead(first, MAX_FILE);
   if (text === undefined) return [];
-  const keep = { ledger: lastLedger, text: lastLedgerText };
   const out: string[] = [];
   const walk = (dir: string, depth: number) => {
     for (const e of listDir(dir)) {
@@ -334,10 +333,8 @@ function projectLedgersIn(cfg: BmadConfig, first: string): string[] {
       if (depth > 1) walk(sub, depth - 1);
     }
   };
-  for (const d of storyDirs(cfg, first, keep.ledger?.file === first && keep.text === text ? keep.ledger : parseLedger(first, text))) walk(d, STORY_DEPTH);
-  // (findLedgerFiles' caller takes the first ledger's parse from hasEntries: kept as it was.)
-  lastLedger = keep.ledger;
-  lastLedgerText = keep.text;
+  // (The first ledger's parse comes from the read-only memo; storyDirs keeps no reference to it.)
+  for (const d of storyDirs(cfg, first, ledgerToRead(first, text, false))) walk(d, STORY_DEPTH);
   return out.sort(compareText);
 }
 
