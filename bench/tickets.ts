@@ -38,9 +38,11 @@ async function deadPort(): Promise<number> {
   return port;
 }
 
-async function project(core: StateCore, root: string, apiUrl?: string) {
+// allowOutside: the folders a user-level setting lets the ticket store be written in outside the
+// workspace (the bench's tracker repository is a temporary folder of its own, as a user's would be).
+async function project(core: StateCore, root: string, apiUrl?: string, allowOutside?: readonly string[]) {
   const setup = trackerSetup((await core.contextFor(path.join(root, 'x'))).config)!;
-  const store = await openStore(root, setup.defaultStore, setup.stores.get(setup.defaultStore)!, { token: 'bench', apiUrl });
+  const store = await openStore(root, setup.defaultStore, setup.stores.get(setup.defaultStore)!, { token: 'bench', apiUrl, allowOutside });
   return runProjection({ core, root, store, isDefault: true, breaker: setup.breaker });
 }
 
@@ -95,15 +97,15 @@ async function main(): Promise<void> {
     const repo = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-bench-ticket-repo-')));
     cleanup.push(repo);
     execFileSync('git', ['init', '-q', repo]);
-    const big = workspace(items, `tracker:\n  store: git\n  repo: ${repo}\n  allowOutside: true\n`, true);
+    const big = workspace(items, `tracker:\n  store: git\n  repo: ${repo}\n`, true);
     cleanup.push(big.root);
     const core = createStateCore({ roots: [big.root], actor: 'bench', memory: false });
     const s0 = process.hrtime.bigint();
-    const r = await project(core, big.root);
+    const r = await project(core, big.root, undefined, [repo]);
     const fullS = Number(process.hrtime.bigint() - s0) / 1e9;
     if (r.created.length !== items) throw new Error(`created ${r.created.length} of ${items}`);
     const s1 = process.hrtime.bigint();
-    const r2 = await project(core, big.root);
+    const r2 = await project(core, big.root, undefined, [repo]);
     const noopS = Number(process.hrtime.bigint() - s1) / 1e9;
     if (r2.planned.length) throw new Error(`re-run planned ${r2.planned.length}`);
     console.log(`tickets.project_git_items ${items}`);
