@@ -11,7 +11,7 @@ import { nearest } from '../model/config';
 import { relativeInside } from '../store/safePath';
 import { projectPath } from './config';
 import { compareEpicIds, LEDGER_ORDER, ledgerRank, listsStories, normEpicId, numberedStory, storyOrder, unletteredEpicId, type Ledger, type LedgerEntry } from './ledger';
-import { HELD, isStoryStatusWord, keyBeforeSlug, LEVEL1_NAME, NO_EPIC, normalizeStoryStatus, setAsideStatus, storyKeyFromName, taskOpen, taskProgress, withoutStoryPrefix, type StoryFile } from './story';
+import { HELD, isStoryStatusWord, keyBeforeSlug, LEVEL1_NAME, NO_EPIC, normalizeStoryStatus, seriesIdOf, setAsideStatus, storyKeyFromName, taskOpen, taskProgress, withoutStoryPrefix, type StoryFile } from './story';
 import { slugWords, storySlug, type PlannedEpic } from './epics';
 import type { StoryGate } from './qaGates';
 
@@ -339,6 +339,31 @@ export function buildSprint(parts: SprintParts): SprintModel {
     for (const [st, list] of bySlug) {
       const stated = list.filter((f) => f.status !== undefined);
       if (!fileOf.has(st) && stated.length === 1) bind(st, stated[0]);
+    }
+  }
+  // A key of a team's series with a slug (`ISS-008-npc-dead-at-encounter`) names its file by the series id,
+  // as a numbered key names `1-2-other-slug.md` by its number: a file carrying the id with another slug
+  // (`ISS-008-npc-marked-dead-at-encounter.md`) is the story's when the id is that one key's and the file the
+  // one of that id stating a status; the others are notes beside it.
+  const bySeries = new Map<string, SprintStory | null>();
+  for (const [k, st] of slugKeys) {
+    const id = seriesIdOf(k);
+    if (id !== undefined) bySeries.set(id, bySeries.has(id) ? null : st);
+  }
+  if (bySeries.size) {
+    const seriesFiles = new Map<SprintStory, StoryFile[]>();
+    unbound = unbound.filter((f) => {
+      const name = keyOfFile(f).toLowerCase();
+      const bare = withoutStoryPrefix(name) ?? name;
+      const id = bySeries.has(bare) ? bare : seriesIdOf(bare);
+      const st = id === undefined ? undefined : bySeries.get(id);
+      if (!st || fileOf.has(st) || !fits(st, f)) return true;
+      seriesFiles.set(st, [...(seriesFiles.get(st) ?? []), f]);
+      return false;
+    });
+    for (const [st, list] of seriesFiles) {
+      const stated = list.filter((f) => f.status !== undefined);
+      if (stated.length === 1) bind(st, stated[0]);
     }
   }
   const candidates = new Map<SprintStory, StoryFile[]>();

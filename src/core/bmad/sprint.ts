@@ -9,7 +9,7 @@ import { realOrResolved, relStaysInside } from '../store/safePath';
 import type { Problem } from '../types';
 import { entryPath, findBmadProjects, loadBmadConfig, normalDir, projectPath, RETIRED_DIR, type BmadConfig } from './config';
 import { listsStories, listsWork, normEpicId, parseLedger, readAsStoryOfNoEpic, type Ledger } from './ledger';
-import { EPIC_STORY_NAME, isStoryStatusWord, keyBeforeSlug, ONE_NUMBER_NAME, parseStory, withNoEpic, storyKeyFromEpicFolder, storyKeyFromName, withoutStoryPrefix, type StoryFile } from './story';
+import { EPIC_STORY_NAME, isStoryStatusWord, keyBeforeSlug, ONE_NUMBER_NAME, parseStory, seriesIdOf, withNoEpic, storyKeyFromEpicFolder, storyKeyFromName, withoutStoryPrefix, type StoryFile } from './story';
 import { parseEpics, type PlannedEpic } from './epics';
 import { parseGateDecision, parseQaGate, type StoryGate } from './qaGates';
 import { buildSprint, FM_NONE, ledgerCoverage, patchStoryFiles, storyFileIdentity, type SprintModel, type SprintStory } from './drift';
@@ -787,6 +787,12 @@ function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: M
   const storyPaths = new Map<string, string>();
   const keys = new Set(ledgers.flatMap((l) => l.entries.filter((e) => e.kind === 'story').map((e) => e.key.toLowerCase())));
   const slugKeys = new Set([...keys].filter((k) => !storyKeyFromName(`${k}.md`)));
+  // (`ISS-008-npc-marked-dead-at-encounter.md` for the key `ISS-008-npc-dead-at-encounter`: the key's series id with
+  // another slug; drift.ts binds it when it is that id's one file.)
+  for (const k of [...slugKeys]) {
+    const id = seriesIdOf(k);
+    if (id !== undefined) slugKeys.add(id);
+  }
   const ownEpicIds = ownEpicIdsOf(ledgers);
   const others = new Set<string>();
   for (const d of dirs) storyFilesIn(d, STORY_DEPTH, storyPaths, keys, slugKeys, ownEpicIds, others);

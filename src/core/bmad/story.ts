@@ -413,6 +413,16 @@ export function keyBeforeSlug(name: string, keys: ReadonlySet<string>): string |
 }
 
 /**
+ * The id of a team's series a ledger key opens with, a slug after its number (`ISS-008-npc-dead-at-encounter`,
+ * `bug-12-login-loop`, `td-cross-1-cache-keys`): `iss-008`, lower case; undefined for any other key
+ * (`US-ERP-01-05` has no slug, `story-7-mend-the-nets` is v6 alpha's one-number story).
+ */
+export function seriesIdOf(key: string): string | undefined {
+  const m = /^([a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*-\d+)-[a-z]/i.exec(key);
+  return m && !/^story-/i.test(m[1]) ? m[1].toLowerCase() : undefined;
+}
+
+/**
  * `# Story 1.2: title`, `# Story 3a.1 - title`, `# Story 0.5.1: title`, `# Story PM-01.1: title`, the
  * file name `# story-25.3: title`; an epic's letters joined to its number, as the file `E7.1.slug.md`
  * names it: `# Story E7.1 — title`; a story's letter and digit (`# Story 2.1e1: title`).
