@@ -136,4 +136,38 @@ describe('journal slots', () => {
     assert.deepEqual(journalLeft(root), []);
     assert.deepEqual(fs.readdirSync(journal).filter((n) => n.includes(String(DEAD))), [], 'both removed');
   });
+
+  test('a listing passes over this process\'s own journal files by folder and name: an orphan of the same name in another workspace is still replayed', async () => {
+    const a = workspace({ 'w.md': WF }, { prefix: 'wm-slot-' });
+    const b = workspace({ 'w.md': WF }, { prefix: 'wm-slot-' });
+    roots.push(a, b);
+    const core = createStateCore({ roots: [a, b], actor: 'test' });
+    try {
+      // This process's slot in a's journal (its own, kept open).
+      await core.setScope(path.join(a, 'w.md'), 'large');
+      const own = fs.readdirSync(path.join(a, '.waymark', 'journal'));
+      assert.equal(own.length, 1);
+      // A CLI killed after its rename in b leaves an intent there (no history line yet) ...
+      const killed = spawnSync(process.execPath, [CLI, 'scope', 'w.md', 'medium'], { cwd: b, encoding: 'utf8', env: { ...process.env, WAYMARK_ACTOR: 'test', WAYMARK_TX_DIE_AFTER_RENAME: '1' } });
+      assert.equal(killed.signal, 'SIGKILL');
+      const bj = path.join(b, '.waymark', 'journal');
+      const left = fs.readdirSync(bj);
+      assert.equal(left.length, 1);
+      assert.deepEqual(readHistory(b, path.join(b, 'w.md')), []);
+      // ... under the name of this process's own journal file in a (a dead process of this pid's, say).
+      fs.renameSync(path.join(bj, left[0]), path.join(bj, own[0]));
+      await core.setScope(path.join(b, 'w.md'), 'small');
+      const lines = readHistory(b, path.join(b, 'w.md'));
+      assert.equal(lines.length, 2, 'the killed change\'s line is replayed, then the new one');
+      assert.equal((lines[0].detail as { recovered?: boolean } | undefined)?.recovered, true);
+      assert.match(fs.readFileSync(path.join(b, 'w.md'), 'utf8'), /scope: small/);
+      assert.deepEqual(journalLeft(b), []);
+      // This process's own slot in a was passed over, not judged an orphan.
+      await core.setScope(path.join(a, 'w.md'), 'medium');
+      assert.deepEqual(fs.readdirSync(path.join(a, '.waymark', 'journal')), own);
+      assert.equal(readHistory(a, path.join(a, 'w.md')).length, 2);
+    } finally {
+      core.dispose();
+    }
+  });
 });
