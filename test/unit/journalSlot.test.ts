@@ -64,7 +64,7 @@ describe('journal slots', () => {
     const root = workspace({ 'w.md': `---\nworkflow: w\nstatus: in_progress\nsteps: [${steps.join(', ')}]\ncurrentStep: s0\nstepsCompleted: []\n---\n` }, { prefix: 'wm-slot-' });
     roots.push(root);
     const journal = path.join(root, '.waymark', 'journal');
-    const core = createStateCore({ roots: [root], actor: 'test', memory: { consolidateAfterAnswer: { quietMs: 600_000, maxMs: 600_000 } } });
+    const core = createStateCore({ roots: [root], actor: 'test', memory: { consolidateAfterAnswer: { quietMs: 600_000, maxMs: 600_000, maxWrites: 1000 } } });
     try {
       for (let i = 0; i < 20; i++) await core.advance(path.join(root, 'w.md'));
       assert.equal(journalLeft(root).length, 20, 'every write answered; each intent stays until its observers ran');
@@ -105,6 +105,23 @@ describe('journal slots', () => {
       }
     } finally {
       core.dispose();
+    }
+  });
+
+  test('a burst of writes is consolidated in batches of at most 8 writes, so their intents keep to the slots', async () => {
+    const steps = Array.from({ length: 30 }, (_, i) => `s${i}`);
+    const root = workspace({ 'w.md': `---\nworkflow: w\nstatus: in_progress\nsteps: [${steps.join(', ')}]\ncurrentStep: s0\nstepsCompleted: []\n---\n` }, { prefix: 'wm-slot-' });
+    roots.push(root);
+    const core = createStateCore({ roots: [root], actor: 'test', memory: { consolidateAfterAnswer: { quietMs: 600_000, maxMs: 600_000 } } });
+    try {
+      for (let i = 0; i < 20; i++) await core.advance(path.join(root, 'w.md'));
+      // Two batches of 8 started without waiting for the (ten-minute) timers; the last 4 writes wait for theirs.
+      for (let i = 0; i < 600 && journalLeft(root).length > 4; i++) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(journalLeft(root).length, 4);
+      await core.memory.settled();
+      assert.deepEqual(journalLeft(root), []);
+    } finally {
+      await core.close();
     }
   });
 
