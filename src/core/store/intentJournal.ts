@@ -173,7 +173,7 @@ export function orphanedJournalFiles<T extends { pid: number; start?: string; ho
   // This process's own files (its pending intents, its journal slots) are passed over unread.
   const own = ownIntents.get(dir);
   const all = listed ?? listJournal(root);
-  const names = own ? all.filter((n) => !own.has(n)) : all;
+  const names = own ? all.filter((n) => !own.has(n)) : [...all];
   // What is found here is swept, removed, moved aside or replayed: only in a journal folder inside
   // the workspace by its real path (a `.waymark/journal` link leading elsewhere is refused, naming
   // it). Checked when the listing has a file of this prefix (the common case has none).
@@ -181,7 +181,7 @@ export function orphanedJournalFiles<T extends { pid: number; start?: string; ho
   // Temp files are only looked at when the listing has one of this prefix (the common case has none).
   if (names.some((n) => n.startsWith(`.${prefix}`))) sweepStaleTemps(dir, (n) => n.startsWith(`.${prefix}`));
   const out: { path: string; intent?: T; torn?: boolean }[] = [];
-  for (const n of names === all ? [...names].sort() : names.sort()) {
+  for (const n of names.sort()) {
     if (!n.startsWith(prefix) || !n.endsWith('.json')) continue;
     const p = path.join(dir, n);
     let intent: T | undefined;
