@@ -75,9 +75,10 @@ export interface StateCoreOptions extends StateCoreInit {
    * `consolidateAfterAnswer` lets a write answer before its consolidation is done (a long-lived
    * face: `core.memory.settled()` waits for it; a crash meanwhile re-runs it from the journal);
    * writes that follow each other within `quietMs` (default 25) are consolidated together, at
-   * most `maxMs` (default 500) after the first of them.
+   * most `maxMs` (default 500) after the first of them, and at most `maxWrites` (default 8) of
+   * them (each holds a journal slot of the process until its consolidation is done).
    */
-  memory?: boolean | { consolidateOnWrite?: boolean; consolidateAfterAnswer?: boolean | { quietMs?: number; maxMs?: number } };
+  memory?: boolean | { consolidateOnWrite?: boolean; consolidateAfterAnswer?: boolean | { quietMs?: number; maxMs?: number; maxWrites?: number } };
   /** Recorded as the origin of memory records when they name none (`cli`, `vscode`, `hook`). */
   origin?: string;
   /**

@@ -64,7 +64,7 @@ describe('journal slots', () => {
     const root = workspace({ 'w.md': `---\nworkflow: w\nstatus: in_progress\nsteps: [${steps.join(', ')}]\ncurrentStep: s0\nstepsCompleted: []\n---\n` }, { prefix: 'wm-slot-' });
     roots.push(root);
     const journal = path.join(root, '.waymark', 'journal');
-    const core = createStateCore({ roots: [root], actor: 'test', memory: { consolidateAfterAnswer: { quietMs: 600_000, maxMs: 600_000 } } });
+    const core = createStateCore({ roots: [root], actor: 'test', memory: { consolidateAfterAnswer: { quietMs: 600_000, maxMs: 600_000, maxWrites: 1000 } } });
     try {
       for (let i = 0; i < 20; i++) await core.advance(path.join(root, 'w.md'));
       assert.equal(journalLeft(root).length, 20, 'every write answered; each intent stays until its observers ran');
@@ -108,6 +108,23 @@ describe('journal slots', () => {
     }
   });
 
+  test('a burst of writes is consolidated in batches of at most 8 writes, so their intents keep to the slots', async () => {
+    const steps = Array.from({ length: 30 }, (_, i) => `s${i}`);
+    const root = workspace({ 'w.md': `---\nworkflow: w\nstatus: in_progress\nsteps: [${steps.join(', ')}]\ncurrentStep: s0\nstepsCompleted: []\n---\n` }, { prefix: 'wm-slot-' });
+    roots.push(root);
+    const core = createStateCore({ roots: [root], actor: 'test', memory: { consolidateAfterAnswer: { quietMs: 600_000, maxMs: 600_000 } } });
+    try {
+      for (let i = 0; i < 20; i++) await core.advance(path.join(root, 'w.md'));
+      // Two batches of 8 started without waiting for the (ten-minute) timers; the last 4 writes wait for theirs.
+      for (let i = 0; i < 600 && journalLeft(root).length > 4; i++) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(journalLeft(root).length, 4);
+      await core.memory.settled();
+      assert.deepEqual(journalLeft(root), []);
+    } finally {
+      await core.close();
+    }
+  });
+
   test('a CLI write leaves no journal file behind', () => {
     const root = workspace({ 'w.md': WF }, { prefix: 'wm-slot-' });
     roots.push(root);
@@ -135,5 +152,39 @@ describe('journal slots', () => {
     assert.doesNotMatch(fs.readFileSync(file, 'utf8'), /planted/);
     assert.deepEqual(journalLeft(root), []);
     assert.deepEqual(fs.readdirSync(journal).filter((n) => n.includes(String(DEAD))), [], 'both removed');
+  });
+
+  test('a listing passes over this process\'s own journal files by folder and name: an orphan of the same name in another workspace is still replayed', async () => {
+    const a = workspace({ 'w.md': WF }, { prefix: 'wm-slot-' });
+    const b = workspace({ 'w.md': WF }, { prefix: 'wm-slot-' });
+    roots.push(a, b);
+    const core = createStateCore({ roots: [a, b], actor: 'test' });
+    try {
+      // This process's slot in a's journal (its own, kept open).
+      await core.setScope(path.join(a, 'w.md'), 'large');
+      const own = fs.readdirSync(path.join(a, '.waymark', 'journal'));
+      assert.equal(own.length, 1);
+      // A CLI killed after its rename in b leaves an intent there (no history line yet) ...
+      const killed = spawnSync(process.execPath, [CLI, 'scope', 'w.md', 'medium'], { cwd: b, encoding: 'utf8', env: { ...process.env, WAYMARK_ACTOR: 'test', WAYMARK_TX_DIE_AFTER_RENAME: '1' } });
+      assert.equal(killed.signal, 'SIGKILL');
+      const bj = path.join(b, '.waymark', 'journal');
+      const left = fs.readdirSync(bj);
+      assert.equal(left.length, 1);
+      assert.deepEqual(readHistory(b, path.join(b, 'w.md')), []);
+      // ... under the name of this process's own journal file in a (a dead process of this pid's, say).
+      fs.renameSync(path.join(bj, left[0]), path.join(bj, own[0]));
+      await core.setScope(path.join(b, 'w.md'), 'small');
+      const lines = readHistory(b, path.join(b, 'w.md'));
+      assert.equal(lines.length, 2, 'the killed change\'s line is replayed, then the new one');
+      assert.equal((lines[0].detail as { recovered?: boolean } | undefined)?.recovered, true);
+      assert.match(fs.readFileSync(path.join(b, 'w.md'), 'utf8'), /scope: small/);
+      assert.deepEqual(journalLeft(b), []);
+      // This process's own slot in a was passed over, not judged an orphan.
+      await core.setScope(path.join(a, 'w.md'), 'medium');
+      assert.deepEqual(fs.readdirSync(path.join(a, '.waymark', 'journal')), own);
+      assert.equal(readHistory(a, path.join(a, 'w.md')).length, 2);
+    } finally {
+      core.dispose();
+    }
   });
 });

@@ -14,7 +14,7 @@ export class CoreMemory implements MemoryApi {
 
   constructor(
     readonly enabled: boolean,
-    private readonly opts: { logger: Logger; clock: Clock; origin?: string; batch?: { quietMs?: number; maxMs?: number } },
+    private readonly opts: { logger: Logger; clock: Clock; origin?: string; batch?: { quietMs?: number; maxMs?: number; maxWrites?: number } },
   ) {}
 
   forRoot(root: string, options: { waitMs?: number; holdMs?: number } = {}): MemoryService {

@@ -26,8 +26,15 @@ import type { MemoryInternals, MemoryOperations } from './internals';
 
 /** A write's consolidation waits this long for the next write to join its batch (ms)... */
 export const BATCH_QUIET_MS = 25;
-/** ...and no longer than this after the first write of the batch. */
+/** ...and no longer than this after the first write of the batch... */
 export const BATCH_MAX_MS = 500;
+/**
+ * ...nor for more writes than this: each write's intent holds one of its process's journal slots
+ * until its consolidation is done (store/txJournal.ts, 16 of them), and a write finding none free
+ * creates, flushes and removes an intent file of its own (a new name in the journal folder: its
+ * folder flushed too). Half the slots: the next writes use the other half while a batch runs.
+ */
+export const BATCH_MAX_WRITES = 8;
 
 export interface MemoryServiceOptions {
   root: string;
@@ -258,16 +265,21 @@ export class MemoryService implements MemoryOperations {
 
   /**
    * `onWorkflowEvent` for a write that has already answered (a long-lived face): gathered with
-   * the writes that follow within `quietMs` of each other (at most `maxMs` after the first;
-   * defaults BATCH_QUIET_MS, BATCH_MAX_MS) and done once for them all: one store listing per workflow, one change of the memory
+   * the writes that follow within `quietMs` of each other (at most `maxMs` after the first, at
+   * most `maxWrites` of them; defaults BATCH_QUIET_MS, BATCH_MAX_MS, BATCH_MAX_WRITES) and done once for them all: one store listing per workflow, one change of the memory
    * files. Resolves once done (the write's intent stays in the journal until then, so a crash
    * meanwhile leaves it for the next writer). Never throws.
    */
-  queueWorkflowEvent = (entry: HistoryEntry, ctx: WriteContext & { after?: WorkflowState }, timing: { quietMs?: number; maxMs?: number } = {}): Promise<void> =>
+  queueWorkflowEvent = (entry: HistoryEntry, ctx: WriteContext & { after?: WorkflowState }, timing: { quietMs?: number; maxMs?: number; maxWrites?: number } = {}): Promise<void> =>
     new Promise<void>((resolve) => {
       if (!this.queued.length) this.queuedSince = Date.now();
       this.queued.push({ event: { entry, ctx }, resolve });
       if (this.queueTimer) clearTimeout(this.queueTimer);
+      if (this.queued.length >= (timing.maxWrites ?? BATCH_MAX_WRITES)) {
+        this.queueTimer = undefined;
+        void this.flushWorkflowEvents();
+        return;
+      }
       const wait = Math.max(0, Math.min(timing.quietMs ?? BATCH_QUIET_MS, this.queuedSince + (timing.maxMs ?? BATCH_MAX_MS) - Date.now()));
       this.queueTimer = setTimeout(() => void this.flushWorkflowEvents(), wait);
     });

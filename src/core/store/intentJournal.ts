@@ -87,21 +87,31 @@ export function writeIntent(root: string, file: string, intent: Omit<Intent, 'id
  * A long-lived face leaves an intent until its deferred observers ran, so every write would
  * otherwise read and parse the ones still waiting.
  */
-const ownIntents = new Set<string>();
+const ownIntents = new Map<string, Set<string>>();
 
 /** Marks `p` as written by this process (see ownIntents); completeIntent unmarks it. */
 export function markOwnIntent(p: string): void {
-  ownIntents.add(p);
+  // Kept by folder and name: a listing is passed over by name, with no path made per entry. By
+  // folder, not by name alone: a name of this process's in one journal may, in another workspace's
+  // journal, be a dead process's of the same pid (which must be found there).
+  const dir = path.dirname(p);
+  let names = ownIntents.get(dir);
+  if (!names) ownIntents.set(dir, (names = new Set()));
+  names.add(path.basename(p));
 }
 
 /** This process no longer holds `p` as its own (a journal slot let go). */
 export function unmarkOwnIntent(p: string): void {
-  ownIntents.delete(p);
+  const dir = path.dirname(p);
+  const names = ownIntents.get(dir);
+  if (!names) return;
+  names.delete(path.basename(p));
+  if (!names.size) ownIntents.delete(dir);
 }
 
 /** Removes a completed intent. */
 export function completeIntent(p: string): void {
-  ownIntents.delete(p);
+  unmarkOwnIntent(p);
   try {
     fs.unlinkSync(p);
   } catch {
@@ -120,7 +130,7 @@ export function completeIntentAsync(p: string): Promise<void> {
   return new Promise((resolve) =>
     fs.unlink(p, () => {
       // An error: already completed by a recovering writer.
-      ownIntents.delete(p);
+      unmarkOwnIntent(p);
       resolve();
     }),
   );
@@ -161,7 +171,9 @@ export function orphanedJournalFiles<T extends { pid: number; start?: string; ho
 ): { path: string; intent?: T; torn?: boolean }[] {
   const dir = journalDir(root);
   // This process's own files (its pending intents, its journal slots) are passed over unread.
-  const names = (listed ?? listJournal(root)).filter((n) => !ownIntents.size || !ownIntents.has(path.join(dir, n)));
+  const own = ownIntents.get(dir);
+  const all = listed ?? listJournal(root);
+  const names = own ? all.filter((n) => !own.has(n)) : [...all];
   // What is found here is swept, removed, moved aside or replayed: only in a journal folder inside
   // the workspace by its real path (a `.waymark/journal` link leading elsewhere is refused, naming
   // it). Checked when the listing has a file of this prefix (the common case has none).
@@ -169,7 +181,7 @@ export function orphanedJournalFiles<T extends { pid: number; start?: string; ho
   // Temp files are only looked at when the listing has one of this prefix (the common case has none).
   if (names.some((n) => n.startsWith(`.${prefix}`))) sweepStaleTemps(dir, (n) => n.startsWith(`.${prefix}`));
   const out: { path: string; intent?: T; torn?: boolean }[] = [];
-  for (const n of [...names].sort()) {
+  for (const n of names.sort()) {
     if (!n.startsWith(prefix) || !n.endsWith('.json')) continue;
     const p = path.join(dir, n);
     let intent: T | undefined;
