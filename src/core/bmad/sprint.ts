@@ -444,13 +444,13 @@ function storyFilesIn(dir: string, depth: number, out: Map<string, string>, keys
   });
 }
 
-/** A frontmatter naming a story id (`story_key:`, `story_id:`, `storyId:`, `story:`, `key:`) and a `status:`, in a file's first 8 KB. */
+/** A frontmatter naming a story id (`story_key:`, `story_id:`, `storyId:`, `story:`, `key:`, `id:`) and a `status:`, in a file's first 8 KB. */
 function frontmatterNamesStory(text: string): boolean {
   if (!/^---[ \t]*\r?\n/.test(text)) return false;
   const end = text.slice(0, 8192).search(/\n---[ \t]*(?:\r?\n|$)/);
   if (end < 0) return false;
   const fm = text.slice(0, end);
-  return /^(?:story_key|story_id|storyId|story|key)[ \t]*:[ \t]*["']?[A-Za-z0-9]/im.test(fm) && /^status[ \t]*:/im.test(fm);
+  return /^(?:story_key|story_id|storyId|story|key|id)[ \t]*:[ \t]*["']?[A-Za-z0-9]/im.test(fm) && /^status[ \t]*:/im.test(fm);
 }
 
 /**
