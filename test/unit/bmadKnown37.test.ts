@@ -40,3 +40,38 @@ test('a story named only by a frontmatter `id:` (no number in its file name) is 
     assert.ok(!v.some((p) => p.code === 'ledger-unknown-key' && p.severity !== 'info'), JSON.stringify(v));
   });
 });
+
+test('two sibling apps in one repository, each with its own ledger and stories: `sprint` from the root lists both, each story bound to its own app\'s ledger; drift never crosses apps', () => {
+  const app = (name: string) => `apps/${name}/${IA}`;
+  inProject({
+    'package.json': '{"name":"orchard-mono","private":true}\n',
+    'apps/pear/_bmad/bmm/config.yaml': config('pear'),
+    'apps/plum/_bmad/bmm/config.yaml': config('plum'),
+    // Both number from epic 1 with stories 1.1: neither may bind the other's file.
+    [`${app('pear')}/sprint-status.yaml`]: ledger(['epic-1: in-progress', '1-1-pear-pick: done', '1-2-pear-press: in-progress']),
+    [`${app('pear')}/1-1-pear-pick.md`]: story('1.1', 'Pear pick', 'done'),
+    [`${app('pear')}/1-2-pear-press.md`]: story('1.2', 'Pear press', 'in-progress'),
+    [`${app('plum')}/sprint-status.yaml`]: ledger(['epic-1: in-progress', '1-1-plum-dry: review', '1-2-plum-jam: ready-for-dev']),
+    [`${app('plum')}/1-1-plum-dry.md`]: story('1.1', 'Plum dry', 'done'),
+    [`${app('plum')}/1-2-plum-jam.md`]: story('1.2', 'Plum jam', 'ready-for-dev'),
+    [`${app('plum')}/1-3-plum-wine.md`]: story('1.3', 'Plum wine', 'ready-for-dev'),
+  }, (root) => {
+    const d = json(root, 'sprint') as Sprint;
+    const by = new Map(stories(d).map((s) => [s.key, s]));
+    assert.deepEqual([...by.keys()].sort(), ['1-1-pear-pick', '1-1-plum-dry', '1-2-pear-press', '1-2-plum-jam', '1-3-plum-wine'], JSON.stringify(d));
+    for (const [key, s] of by) assert.equal(s.file, `${app(key.includes('pear') ? 'pear' : 'plum')}/${key}.md`, key);
+    assert.equal(by.get('1-1-plum-dry')?.ledgerStatus, 'review');
+    assert.equal(by.get('1-3-plum-wine')?.ledgerStatus ?? null, null, 'plum\'s ledger lacks 1.3');
+    assert.deepEqual(d.projects?.map((p) => p.ledgers), [[`${app('plum')}/sprint-status.yaml`]]);
+    const text = cli(root, 'sprint').stdout;
+    assert.match(text, /1-3-plum-wine/, text);
+    const v = json(root, 'validate').problems as P[];
+    // The one drift is plum's 1.1 (done in its file, review in plum's ledger); pear's 1.1 is clean.
+    const drift = v.filter((p) => p.code === 'story-status-drift' && p.severity !== 'info');
+    assert.ok(drift.every((p) => p.file.startsWith('apps/plum/')), JSON.stringify(drift));
+    assert.ok(!v.some((p) => p.file.startsWith('apps/pear/') && p.severity !== 'info'), JSON.stringify(v));
+    const missing = v.filter((p) => p.code === 'story-not-in-ledger');
+    assert.deepEqual(missing.map((p) => p.file), [`${app('plum')}/1-3-plum-wine.md`]);
+    assert.match(missing[0].message, /plum|apps\/plum/, 'names plum\'s ledger');
+  });
+});
