@@ -2,6 +2,8 @@
 // (no copied text). Each test failed before its rule: run it with WAYMARK_CLI=/work/scratch/base-s37/dist/cli.js.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { inProject } from './fileHelpers';
 import { runCli as cli, cliJson as json } from './holdoutHelpers';
 
@@ -73,5 +75,30 @@ test('two sibling apps in one repository, each with its own ledger and stories: 
     const missing = v.filter((p) => p.code === 'story-not-in-ledger');
     assert.deepEqual(missing.map((p) => p.file), [`${app('plum')}/1-3-plum-wine.md`]);
     assert.match(missing[0].message, /plum|apps\/plum/, 'names plum\'s ledger');
+  });
+});
+
+test('`waymark fix` of ledger drift names the ledger file it edits; a story missing from a sibling app\'s ledger names that ledger', () => {
+  const app = (name: string) => `apps/${name}/${IA}`;
+  inProject({
+    'apps/pear/_bmad/bmm/config.yaml': config('pear'),
+    'apps/plum/_bmad/bmm/config.yaml': config('plum'),
+    [`${app('pear')}/sprint-status.yaml`]: ledger(['epic-1: in-progress', '1-1-pear-pick: in-progress']),
+    [`${app('pear')}/1-1-pear-pick.md`]: story('1.1', 'Pear pick', 'in-progress'),
+    // plum's epic is done while a story is not: the fix sets the epic back in plum's ledger.
+    [`${app('plum')}/sprint-status.yaml`]: ledger(['epic-1: done', '1-1-plum-dry: done', '1-2-plum-jam: in-progress']),
+    [`${app('plum')}/1-1-plum-dry.md`]: story('1.1', 'Plum dry', 'done'),
+    [`${app('plum')}/1-2-plum-jam.md`]: story('1.2', 'Plum jam', 'in-progress'),
+    [`${app('plum')}/stories/1-3-plum-wine.md`]: story('1.3', 'Plum wine', 'ready-for-dev'),
+  }, (root) => {
+    const plumLedger = `${app('plum')}/sprint-status.yaml`;
+    const missing = (json(root, 'validate').problems as P[]).find((p) => p.code === 'story-not-in-ledger');
+    assert.ok(missing, 'plum\'s 1.3 is missing from its ledger');
+    assert.match(missing.message, /no entry in \.\.\/sprint-status\.yaml\b/, missing.message);
+    const r = cli(root, 'fix', plumLedger, 'epic-done-stories-open');
+    assert.equal(r.status, 0, r.stderr + r.stdout);
+    assert.match(r.stdout, new RegExp(`Set epic-1 to in-progress in ${plumLedger.replace(/[.]/g, '\\.')}`), r.stdout);
+    assert.match(fs.readFileSync(path.join(root, plumLedger), 'utf8'), /epic-1: in-progress/);
+    assert.match(fs.readFileSync(path.join(root, app('pear'), 'sprint-status.yaml'), 'utf8'), /epic-1: in-progress/);
   });
 });
