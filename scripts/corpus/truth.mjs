@@ -900,6 +900,17 @@ function isValidationReport(f) {
   return /^(?:---[\s\S]*?\n---\s*\n)?\s*#\s+validation report\b/i.test(head) && /^\s*\*\*checklist:?\*\*/im.test(head);
 }
 
+/**
+ * A file inside a PRD sharded by BMAD's shard-doc (a `prd/` folder with its `index.md`) below a story
+ * folder: a shard of the plan, not a story, whatever its name says.
+ */
+function inShardedPrd(top, f) {
+  for (let dir = path.dirname(f); dir.startsWith(top + path.sep); dir = path.dirname(dir)) {
+    if (/^prd(?:[-_.][\w.-]*)?$/i.test(path.basename(dir)) && isFile(path.join(dir, 'index.md'))) return true;
+  }
+  return false;
+}
+
 function storyFileIndex(dirs) {
   const files = [];
   const seen = new Set();
@@ -908,7 +919,7 @@ function storyFileIndex(dirs) {
     for (const f of walk(d, 3, [], (n) => n.toLowerCase().endsWith('.md'))) {
       if (seen.has(f)) continue;
       seen.add(f);
-      if (isValidationReport(f)) continue;
+      if (isValidationReport(f) || inShardedPrd(d, f)) continue;
       files.push(f);
     }
   }

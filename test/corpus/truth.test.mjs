@@ -571,3 +571,13 @@ test('session 37: a story named only by its frontmatter id (`id:`, `story:`) is 
   });
   assert.deepEqual(truthFor(v4).projects[0].stories.map((x) => [x.file, x.fileStatus, x.clean]), [['docs/stories/guard/guard-hooks.md', 'done', true]]);
 });
+
+test('session 37: a sharded PRD (`prd/index.md`) below the story folder holds plan shards, not stories', () => {
+  const dir = project({
+    '.bmad-core/core-config.yaml': 'devStoryLocation: docs\n',
+    'docs/1.1.login.md': '# Story 1.1: Login\n\nStatus: Done\n\n## Tasks\n\n- [x] a\n',
+    'docs/prd/index.md': '# PRD\n\n- [Epic 2](./2-2-invoice-notes.md)\n',
+    'docs/prd/2-2-invoice-notes.md': '# Story 2.2: Invoice\n\nStatus: Draft\n',
+  });
+  assert.deepEqual(truthFor(dir).projects[0].stories.map((s) => s.file), ['docs/1.1.login.md']);
+});

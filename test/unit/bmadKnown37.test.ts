@@ -102,3 +102,23 @@ test('`waymark fix` of ledger drift names the ledger file it edits; a story miss
     assert.match(fs.readFileSync(path.join(root, app('pear'), 'sprint-status.yaml'), 'utf8'), /epic-1: in-progress/);
   });
 });
+
+test('a sharded PRD (`prd/` with its index.md) inside the story folder and spec-kit `specs/<id>/` folders are planning, never stories or unknown files', () => {
+  inProject({
+    '_bmad/bmm/config.yaml': 'project_name: orchard\noutput_folder: "{project-root}/docs"\nimplementation_artifacts: "{project-root}/docs"\nplanning_artifacts: "{project-root}/docs"\n',
+    'docs/sprint-status.yaml': ledger(['epic-1: in-progress', '1-1-plant-rows: done', 'epic-2: backlog', '2-1-press-cider: backlog']),
+    'docs/1-1-plant-rows.md': story('1.1', 'Plant rows', 'done'),
+    'docs/prd/index.md': '# Orchard PRD\n\n## Sections\n\n- [Goals](./goals.md)\n- [Epic 2 notes](./2-2-cider-notes.md)\n',
+    'docs/prd/goals.md': '# Goals\n\nMore apples.\n',
+    // A shard named like a story, its heading one: still a shard of the plan.
+    'docs/prd/2-2-cider-notes.md': '# Story 2.2: Cider notes\n\nStatus: Draft\n\nAs a keeper, I want cider, so that autumn pays.\n',
+    'specs/003-harvest/spec.md': '# Feature Specification: Harvest\n\n**Status**: Draft\n\n## User Scenarios & Testing\n',
+    'specs/003-harvest/plan.md': '# Implementation Plan: Harvest\n',
+    'specs/003-harvest/tasks.md': '# Tasks: Harvest\n\n- [ ] T001 Ladders\n',
+  }, (root) => {
+    const d = json(root, 'sprint') as Sprint;
+    assert.deepEqual(stories(d).map((s) => s.key).sort(), ['1-1-plant-rows', '2-1-press-cider'], JSON.stringify(stories(d)));
+    const v = json(root, 'validate').problems as P[];
+    assert.ok(!v.some((p) => /prd\/|specs\//.test(p.file) && p.severity !== 'info'), JSON.stringify(v));
+  });
+});
