@@ -122,3 +122,29 @@ test('a sharded PRD (`prd/` with its index.md) inside the story folder and spec-
     assert.ok(!v.some((p) => /prd\/|specs\//.test(p.file) && p.severity !== 'info'), JSON.stringify(v));
   });
 });
+
+// The Test Architect's automate workflow, installed: its numbered steps and its declared output.
+const teaStep = (id: string) => `---\nname: '${id}'\ndescription: 'One step'\noutputFile: '{test_artifacts}/automation-summary.md'\n---\n\n# ${id}\n\nDo it, then save to {outputFile}.\n`;
+const tea: Record<string, string> = {
+  '_bmad/tea/config.yaml': 'project_name: orchard\noutput_folder: "{project-root}/_bmad-output"\ntest_artifacts: "{project-root}/_bmad-output/test-artifacts"\n',
+  '_bmad/tea/workflows/testarch/automate/workflow.yaml': 'name: testarch-automate\ndescription: "Grow the test suite"\nconfig_source: "{project-root}/_bmad/tea/config.yaml"\ntest_artifacts: "{config_source}:test_artifacts"\ninstalled_path: "{project-root}/_bmad/tea/workflows/testarch/automate"\ndefault_output_file: "{test_artifacts}/automation-summary.md"\n',
+  ...Object.fromEntries(['step-01-load-context', 'step-02-pick-targets', 'step-03-write-tests', 'step-04-run-and-report'].map((id) => [`_bmad/tea/workflows/testarch/automate/steps-c/${id}.md`, teaStep(id)])),
+};
+
+test('a TEA summary named after a story recording its steps by number alone (`stepsCompleted: [step-01, step-02]`) is the declaring testarch workflow\'s, its steps read', () => {
+  const TA = '_bmad-output/test-artifacts';
+  inProject({
+    ...tea,
+    [`${TA}/2-3-automation-summary.md`]: "---\nstepsCompleted: ['step-01', 'step-02', 'step-03']\nlastStep: 'step-03'\nlastSaved: '2026-11-20'\n---\n\n# Automation Summary: Story 2.3\n",
+    // A number no step has: not identified by it.
+    [`${TA}/2-4-automation-summary.md`]: "---\nstepsCompleted: ['step-01', 'step-07']\n---\n\n# Automation Summary: Story 2.4\n",
+  }, (root) => {
+    const s = JSON.stringify(json(root, 'status', `${TA}/2-3-automation-summary.md`));
+    assert.match(s, /"workflow":"(?:testarch-)?automate"/, s);
+    assert.match(s, /"stepsCompleted":\["step-01-load-context","step-02-pick-targets","step-03-write-tests"\]/, s);
+    const s4 = JSON.stringify(json(root, 'status', `${TA}/2-4-automation-summary.md`));
+    assert.doesNotMatch(s4, /"stepsCompleted":\["step-01-load-context"/, s4);
+    const v = json(root, 'validate').problems as P[];
+    assert.ok(!v.some((p) => /2-3-automation/.test(p.file) && (p.code === 'bmad-workflow-unknown' || p.severity === 'error')), JSON.stringify(v));
+  });
+});
