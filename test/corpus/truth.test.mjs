@@ -581,3 +581,8 @@ test('session 37: a sharded PRD (`prd/index.md`) below the story folder holds pl
   });
   assert.deepEqual(truthFor(dir).projects[0].stories.map((s) => s.file), ['docs/1.1.login.md']);
 });
+
+test('session 37: the work being checked in a team\'s word (verifying, in verification, validating) is review; the past tense stays the project\'s own', () => {
+  for (const w of ['Verifying', 'In Verification', 'under validation', 'Validating', 'In Testing']) assert.equal(normalizeStatus(w), 'review', w);
+  assert.equal(normalizeStatus('Checked'), 'other:checked');
+});

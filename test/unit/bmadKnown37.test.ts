@@ -123,6 +123,25 @@ test('a sharded PRD (`prd/` with its index.md) inside the story folder and spec-
   });
 });
 
+test('a team\'s word for the work being checked (`verifying`, `in-verification`, `Validating`) is read as review in the ledger and the story file; `checked` stays the team\'s own word', () => {
+  inProject({
+    '_bmad/bmm/config.yaml': config('orchard'),
+    [`${IA}/sprint-status.yaml`]: ledger(['epic-1: in-progress', '1-1-plant-rows: verifying', '1-2-prune-trees: in-verification', '1-3-water-beds: checked']),
+    [`${IA}/1-1-plant-rows.md`]: story('1.1', 'Plant rows', 'Verifying'),
+    [`${IA}/1-2-prune-trees.md`]: story('1.2', 'Prune trees', 'review'),
+    [`${IA}/1-3-water-beds.md`]: story('1.3', 'Water beds', 'review'),
+  }, (root) => {
+    const d = json(root, 'sprint') as Sprint;
+    const by = new Map(stories(d).map((s) => [s.key, s]));
+    assert.equal(by.get('1-1-plant-rows')?.status, 'review', JSON.stringify(by.get('1-1-plant-rows')));
+    assert.equal(by.get('1-2-prune-trees')?.status, 'review');
+    const v = json(root, 'validate').problems as P[];
+    // Both sides say review: no drift on 1.1 or 1.2; 1.3's `checked` is still asked about.
+    assert.ok(!v.some((p) => /1-[12]-/.test(p.file + p.message) && p.severity !== 'info'), JSON.stringify(v));
+    assert.ok(v.some((p) => /checked/.test(p.message)), JSON.stringify(v));
+  });
+});
+
 // The Test Architect's automate workflow, installed: its numbered steps and its declared output.
 const teaStep = (id: string) => `---\nname: '${id}'\ndescription: 'One step'\noutputFile: '{test_artifacts}/automation-summary.md'\n---\n\n# ${id}\n\nDo it, then save to {outputFile}.\n`;
 const tea: Record<string, string> = {

@@ -1250,6 +1250,9 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
   // QA is the review stage: a story in QA (`QA`, `In QA`, `QA Review`, `In Testing`) waits on it, one
   // QA passed (`QA Approved`, `QA Passed`, `QA Complete`) has passed it, as `review-passed` has.
   if (/^(?:in-)?(?:qa|testing)(?:-(?:review|pending|in-progress|testing))?$/.test(w)) return { status: 'review', exact: false };
+  // The work being checked in a team's own word (`Verifying`, `In Verification`, `Validating`): review, as
+  // QA is; the past tense (`Checked`, `Verified`) may be the check passed, so it is not read so.
+  if (/^(?:verifying|validating|(?:in|under)-(?:verification|validation))$/.test(w)) return { status: 'review', exact: false };
   if (/^qa-(?:approved|passed|pass|complete|completed|done|verified|accepted|signed-off)$/.test(w)) return { exact: false, suggestion: 'done' };
   // The review's verdict after the word (`review-approved`, `Code Review Accepted`): the review
   // passed, as `review-passed` says, so the story is finished.
