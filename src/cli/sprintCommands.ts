@@ -151,7 +151,7 @@ const sprint: CliCommand = {
       return errors + siblingErrors ? 1 : 0;
     }
     const lines: string[] = [];
-    if (siblings.length) lines.push(`${display(r.root, ctx.cwd)}: the first of ${siblings.length + 1} BMAD projects under ${display(root, ctx.cwd) || '.'} (the others follow)`);
+    if (siblings.length) lines.push(`${display(r.root, ctx.cwd)}: the first of ${siblings.length + 1} BMAD projects under ${path.relative(ctx.cwd, root) || '.'} (the others follow)`);
     if (!r.ledgers.length) lines.push('(no sprint-status.yaml)');
     for (const l of r.ledgers) lines.push(`${display(l.file, ctx.cwd)}${l.lastUpdated ? `  last updated ${clip(l.lastUpdated.raw, 80)}` : ''}`);
     lines.push(`  ${Object.entries(r.counts).map(([k, v]) => `${v} ${k}`).join(', ') || 'no stories'}`);
