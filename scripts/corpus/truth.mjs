@@ -263,7 +263,7 @@ const STATUS_WORDS = [
   [/^(ready[ -](?:for|to)[ -]merg(?:e|ing)|(?:awaiting|pending|waiting[ -]for)[ -]merge)\b/, 'review'],
   [/^(backlog|not[ -]started|to[ -]?do|pending|planned|new|open|proposed|deferred|postponed|shelved|future(?: story)?$|future story\b)\b/, 'backlog'],
   [/^(reviewed|review(ed)?[ -](passed|complete[d]?|approved|accepted|done)|code[ -]review[ -](passed|complete[d]?|approved|accepted|done)|qa[ -](passed|approved|complete[d]?|done|verified))\b/, 'done'],
-  [/^(dev(?:elopment)?[ -]complete[d]?|implementation[ -]complete[d]?|ready[ -]for[ -]review|in[ -]review|review[ -]ready|code[ -]review|needs[ -]review|under[ -]review|review|qa|in[ -]qa|ready[ -]for[ -]qa)\b/, 'review'],
+  [/^(dev(?:elopment)?[ -]complete[d]?|implementation[ -]complete[d]?|ready[ -]for[ -]review|in[ -]review|review[ -]ready|code[ -]review|needs[ -]review|under[ -]review|review|qa|in[ -]qa|ready[ -]for[ -]qa|verifying|validating|(?:in|under)[ -](?:verification|validation|testing))\b/, 'review'],
   [/^(ready[ -]for[ -]dev(elopment)?|ready[ -]to[ -]dev|ready[ -]for[ -]implementation|ready|dev[ -]ready|drafted|draft|approved?|story[ -]ready|contextreadydraft)\b/, 'ready-for-dev'],
   [/^(in[ -]?progress|wip|started|in[ -]development|implementing|in[ -]dev|contexted|doing|active|(?:partially|partly|mostly|half)[ -](?:implemented|complete[d]?|done|built))\b/, 'in-progress'],
   [/^(done|complete|completed|finished|closed|merged|shipped|delivered|implemented|resolved|accepted|fixed|live|(?:production|prod)[ -]deployed|deployed[ -](?:to|in|on)[ -](?:production|prod))\b/, 'done'],
@@ -900,6 +900,17 @@ function isValidationReport(f) {
   return /^(?:---[\s\S]*?\n---\s*\n)?\s*#\s+validation report\b/i.test(head) && /^\s*\*\*checklist:?\*\*/im.test(head);
 }
 
+/**
+ * A file inside a PRD sharded by BMAD's shard-doc (a `prd/` folder with its `index.md`) below a story
+ * folder: a shard of the plan, not a story, whatever its name says.
+ */
+function inShardedPrd(top, f) {
+  for (let dir = path.dirname(f); dir.startsWith(top + path.sep); dir = path.dirname(dir)) {
+    if (/^prd(?:[-_.][\w.-]*)?$/i.test(path.basename(dir)) && isFile(path.join(dir, 'index.md'))) return true;
+  }
+  return false;
+}
+
 function storyFileIndex(dirs) {
   const files = [];
   const seen = new Set();
@@ -908,7 +919,7 @@ function storyFileIndex(dirs) {
     for (const f of walk(d, 3, [], (n) => n.toLowerCase().endsWith('.md'))) {
       if (seen.has(f)) continue;
       seen.add(f);
-      if (isValidationReport(f)) continue;
+      if (isValidationReport(f) || inShardedPrd(d, f)) continue;
       files.push(f);
     }
   }
@@ -1026,6 +1037,41 @@ function findStoryFileById(key, index) {
   const withStatus = cands.filter((f) => { const t = readText(f); return t != null && storyStatus(t) != null; });
   if (withStatus.length === 1) return { file: withStatus[0], candidates: cands.length };
   return { file: withStatus[0] ?? cands[0], candidates: cands.length, ambiguous: true };
+}
+
+/** The keys a frontmatter may name its story by, most specific first (`id:` is any record's: the content must be a story's). */
+const FM_ID_NAMES = ['story_key', 'story_id', 'storyid', 'story', 'key', 'id'];
+
+/**
+ * The story id a file's frontmatter gives it, when the file is a story: the id one token holding a digit,
+ * a `status:` beside it, and a story's content (a `#` title with the word Story, the user story, or both
+ * Acceptance Criteria and Tasks sections). A decision record (`id: ADR-12`, `# Decision: …`) is none.
+ */
+export function frontmatterStoryId(text) {
+  const fm = frontmatter(text);
+  if (!fm || !Object.keys(fm).some((k) => k.toLowerCase() === 'status')) return null;
+  let id = null;
+  for (const want of FM_ID_NAMES) {
+    const k = Object.keys(fm).find((x) => x.toLowerCase() === want);
+    const v = k === undefined ? undefined : fm[k];
+    if ((typeof v === 'string' || typeof v === 'number') && /^[a-z0-9][\w.-]*$/i.test(String(v)) && /\d/.test(String(v))) { id = String(v); break; }
+  }
+  if (!id) return null;
+  const title = /^#\s.*$/m.exec(text.slice(0, 4000))?.[0] ?? '';
+  const isStory = /\bstory\b/i.test(title) || holdsUserStory(text)
+    || (/^#{1,6}\s+[^\n]*\bacceptance criteria\b/im.test(text) && /^#{1,6}\s+[^\n]*\btasks?\b/im.test(text));
+  return isStory ? id : null;
+}
+
+/** Files of a story folder named by no story number whose frontmatter names their story id, by that id (lower case). */
+function frontmatterIdFiles(files) {
+  const out = new Map();
+  for (const f of files) {
+    if (idOfFileName(path.basename(f)).id.length >= 2) continue;
+    const id = frontmatterStoryId(readText(f) ?? '');
+    if (id) out.set(id.toLowerCase(), [...(out.get(id.toLowerCase()) ?? []), f]);
+  }
+  return out;
 }
 
 // ---------- planning artifacts ----------
@@ -1204,8 +1250,19 @@ export function truthFor(repoDir) {
       // `content-remediation` beside `story-content-remediation.md`: samueladegoke/Learning_Tracker
       // docs/sprint-artifacts/sprint-status.yaml:13-27): the story that file is, of no epic.
       const named = new Map();
+      // A file that names its key only in its frontmatter (`id: GRAFT-E-01`, `story: …`, `story_key: …`), no
+      // number in its name (sparkle-aiox's `story: AIOS-E-01` stories): that key's story file, when nothing
+      // else is and the file is a story (a status and a story's content).
+      const byFmId = frontmatterIdFiles(index);
       for (const e of led.entries) {
-        if (e.kind !== 'other' || !/^[a-z0-9][\w.-]*[a-z0-9]$/i.test(e.key)) continue;
+        if (!/^[a-z0-9][\w.-]*[a-z0-9]$/i.test(e.key) || (e.kind !== 'other' && e.kind !== 'story')) continue;
+        const own = byFmId.get(e.key.toLowerCase());
+        if (own?.length === 1 && (e.kind === 'other' || !findStoryFile(e.key, index).file)) {
+          e.kind = 'story';
+          named.set(e, own[0]);
+          continue;
+        }
+        if (e.kind !== 'other') continue;
         const k = e.key.toLowerCase();
         const want = k.startsWith('story-') ? [`${k}.md`] : [`${k}.md`, `story-${k}.md`];
         const f = dirs.map((d) => { try { return fs.readdirSync(d).filter((n) => want.includes(n.toLowerCase())).map((n) => path.join(d, n)).find(isFile); } catch { return undefined; } }).find(Boolean);
@@ -1350,7 +1407,10 @@ export function truthFor(repoDir) {
         const m = /^([a-z]+(?:-[a-z]+)*)\.story[-_]?\d{1,3}(?:[-.][a-z][^.]*)?\.md$/i.exec(path.basename(f));
         return !!m && !/^(?:epics?|stories|story|release|report|review|plan)$/i.test(m[1]) && !!storyStatus(readText(f) ?? '');
       };
-      const named = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && !NOTE_NAME.test(path.basename(f)) && !dated(path.basename(f)) && !span(path.basename(f)) && !several(f) && (storyId(idOfFileName(path.basename(f)).id) || level1(path.basename(f)) || inEpic(f) || oneSeries(f) || oneNumber(f) || epicOne(f) || wordEpic(f)) && !epicDocument(f) && !noStory(f));
+      // A story its frontmatter alone names (`story: GRD-E-01` beside `status:`, a story's content), its file
+      // name giving no number: that story, as a reader of the folder takes it.
+      const fmNamed = (f) => idOfFileName(path.basename(f)).id.length < 2 && !!frontmatterStoryId(readText(f) ?? '');
+      const named = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && !NOTE_NAME.test(path.basename(f)) && !dated(path.basename(f)) && !span(path.basename(f)) && !several(f) && (storyId(idOfFileName(path.basename(f)).id) || level1(path.basename(f)) || inEpic(f) || oneSeries(f) || oneNumber(f) || epicOne(f) || wordEpic(f) || fmNamed(f)) && !epicDocument(f) && !noStory(f));
       const fileId = (f) => epicFolderId(f) ?? idOfFileName(path.basename(f)).id;
       // Files sharing one story number (`1-1-initialize-monorepo.md`, `STORY-1-1-COMPLETION.md`): when
       // exactly one of them holds the story itself (BMAD's story template: a `## Story` section, the

@@ -4,7 +4,7 @@ import type { CliCommand, CliContext } from './framework';
 import { statusWorktrees } from './gitCommands';
 import { ticketTreeAt, treeSprintJson, treeSprintText } from './treeCommands';
 import { flagString, requirePositional } from './framework';
-import { NO_EPIC, nestedBmadProjects, PLAN_STATUS_WORDS, WaymarkError, clip, clipLongWords, createStateCore, findWorkspaceRoot, hasTicketTree, isBmadProjectFolder, loadSprint, plannedOnly, resolveStoryRef, storyRefMessage, type Problem, type SprintReport, type SprintStory, type StoryWriteOptions, type StoryWriteResult, type TicketWriteResult, notFileSystemRoot } from '../core/index';
+import { NO_EPIC, nestedBmadProjects, PLAN_STATUS_WORDS, WaymarkError, clip, clipLongWords, createStateCore, findWorkspaceRoot, hasTicketTree, isBmadProjectFolder, loadSprint, plannedOnly, subProjects, resolveStoryRef, storyRefMessage, type Problem, type SprintReport, type SprintStory, type StoryWriteOptions, type StoryWriteResult, type TicketWriteResult, notFileSystemRoot } from '../core/index';
 
 const WRITE_HELP = `Options:
   --root DIR          the project folder (default: the nearest folder above holding _bmad, .waymark or .git)
@@ -141,11 +141,17 @@ const sprint: CliCommand = {
     // BMAD projects of their own nested below this one (a v4 project in `Projects/App/`): this answer
     // is the root's project; each of them is named, with its stories, and read from its own folder.
     const nested = nestedSprints(r.root, ctx.cwd);
+    // A repository that is no BMAD project itself, holding several (sibling apps, each with its own
+    // ledger and stories: `apps/a/`, `apps/b/`): the answer is the first's; each other one's sprint is
+    // listed after it as a project of its own (`projects`), its stories bound to its own ledger only.
+    const siblings = siblingSprints(root, r);
+    const siblingErrors = siblings.reduce((n, x) => n + x.problems.filter((p) => p.severity === 'error').length, 0);
     if (ctx.json) {
-      ctx.stdout(JSON.stringify({ ...sprintJson(r, ctx.cwd), ...(nested.length ? { nestedProjects: nested } : {}) }) + '\n');
-      return errors ? 1 : 0;
+      ctx.stdout(JSON.stringify({ ...sprintJson(r, ctx.cwd), ...(nested.length ? { nestedProjects: nested } : {}), ...(siblings.length ? { projects: siblings.map((x) => sprintJson(x, ctx.cwd)) } : {}) }) + '\n');
+      return errors + siblingErrors ? 1 : 0;
     }
     const lines: string[] = [];
+    if (siblings.length) lines.push(`${display(r.root, ctx.cwd)}: the first of ${siblings.length + 1} BMAD projects under ${path.relative(ctx.cwd, root) || '.'} (the others follow)`);
     if (!r.ledgers.length) lines.push('(no sprint-status.yaml)');
     for (const l of r.ledgers) lines.push(`${display(l.file, ctx.cwd)}${l.lastUpdated ? `  last updated ${clip(l.lastUpdated.raw, 80)}` : ''}`);
     lines.push(`  ${Object.entries(r.counts).map(([k, v]) => `${v} ${k}`).join(', ') || 'no stories'}`);
@@ -172,11 +178,35 @@ const sprint: CliCommand = {
     for (const n of nested) lines.push(`  Also a BMAD project of its own: ${n.root} (${n.stories} stor${n.stories === 1 ? 'y' : 'ies'}); read it with: waymark sprint ${JSON.stringify(n.root)}`);
     const none = r.epics.every((e) => !e.stories.length);
     lines.push('', r.next ? `Next: ${r.next.action}${r.next.storyKey ? ` ${r.next.storyKey}` : ''}: ${r.next.reason}` : none ? `Next: nothing: no story is listed${otherFormat.length ? " in BMAD's format" : ''}.` : 'Next: nothing: every story and retrospective is done.');
+    for (const x of siblings) {
+      lines.push('', `${display(x.root, ctx.cwd)}: a BMAD project of its own (its ledger, epics and stories)`);
+      for (const l of x.ledgers) lines.push(`${display(l.file, ctx.cwd)}${l.lastUpdated ? `  last updated ${clip(l.lastUpdated.raw, 80)}` : ''}`);
+      lines.push(`  ${Object.entries(x.counts).map(([k, v]) => `${v} ${k}`).join(', ') || 'no stories'}`);
+      for (const e of x.epics) {
+        lines.push(`  ${e.id === NO_EPIC ? 'No epic (stories numbered on their own)' : `Epic ${e.id}`}${e.title ? `: ${e.title}` : ''}${e.ledgerStatus ? `  [${e.ledgerStatus}]` : x.ledger ? '  [not in ledger]' : ''}${e.retrospective ? `  retro ${e.retrospective}` : ''}`);
+        for (const s of e.stories) lines.push(storyLine(s, !!x.ledger));
+      }
+      const shownX = x.problems.filter((p) => p.severity !== 'info');
+      if (shownX.length) lines.push('  Problems:');
+      for (const p of shownX) lines.push(`  ${display(p.file, ctx.cwd)}:${p.range.start.line + 1}:${p.range.start.character + 1} ${p.severity} ${p.code} ${p.message}`);
+      lines.push(x.next ? `  Next there: ${x.next.action}${x.next.storyKey ? ` ${x.next.storyKey}` : ''}: ${x.next.reason}` : '  Next there: nothing.');
+    }
     // A word thousands of characters long (a hostile status or key) is clipped; paths stay whole.
     ctx.stdout(lines.map(clipLongWords).join('\n') + '\n');
-    return errors ? 1 : 0;
+    return errors + siblingErrors ? 1 : 0;
   },
 };
+
+/** The sprints of the BMAD projects beside the one answered, when root is no project itself but holds several. */
+function siblingSprints(root: string, first: SprintReport): SprintReport[] {
+  const out: SprintReport[] = [];
+  for (const dir of subProjects(root)) {
+    if (path.resolve(dir) === path.resolve(first.root)) continue;
+    const x = loadSprint(dir, { cache: true });
+    if (x && (x.stories.length || x.ledgers.length)) out.push(x);
+  }
+  return out;
+}
 
 /** The BMAD projects nested below root that hold a sprint of their own: where, and how many stories. */
 function nestedSprints(root: string, cwd: string): { root: string; stories: number }[] {

@@ -245,10 +245,12 @@ const fixCommand: CliCommand = {
 
 function printSprintFix(ctx: CliContext, r: SprintFixResult): number {
   if (ctx.json) {
-    ctx.stdout(JSON.stringify({ file: r.file, code: r.code, line: r.line, fix: r.fix, key: r.key, value: r.value, changed: r.changed, written: r.written.map((w) => rel(ctx, w)), seq: r.seq ?? null }) + '\n');
+    ctx.stdout(JSON.stringify({ file: r.file, code: r.code, line: r.line, fix: r.fix, key: r.key, value: r.value, ...(r.ledgerFile ? { ledger: rel(ctx, r.ledgerFile) } : {}), changed: r.changed, written: r.written.map((w) => rel(ctx, w)), seq: r.seq ?? null }) + '\n');
     return 0;
   }
-  ctx.stdout(`fix ${rel(ctx, r.file)}:${r.line} ${r.code}: ${r.title}${r.changed ? ` (wrote ${r.written.map((w) => rel(ctx, w)).join(', ')}${r.seq ? `, history #${r.seq}` : ''})` : ' (already so; nothing written)'}\n`);
+  // A ledger fix names the ledger it edits as the other paths here are named (from the folder it was run in).
+  const title = r.ledgerFile ? `Set ${r.key} to ${r.value} in ${rel(ctx, r.ledgerFile)}` : r.title;
+  ctx.stdout(`fix ${rel(ctx, r.file)}:${r.line} ${r.code}: ${title}${r.changed ? ` (wrote ${r.written.map((w) => rel(ctx, w)).join(', ')}${r.seq ? `, history #${r.seq}` : ''})` : ' (already so; nothing written)'}\n`);
   return 0;
 }
 

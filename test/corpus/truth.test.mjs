@@ -549,3 +549,40 @@ test('held-out round 27: a step-tracked artifact deep in an output folder (a pro
   const files = truthFor(dir).projects.flatMap((p) => p.artifacts.map((a) => a.file));
   assert.deepEqual(files, ['_bmad-output/cpm-projects/Film/Production/Scenes/Scene_01/scene-brief.md']);
 });
+
+test('session 37: a story named only by its frontmatter id (`id:`, `story:`) is that story; with a ledger it is the key it names', () => {
+  const fmStory = (idLine, status, title) => `---\n${idLine}\nstatus: ${status}\n---\n\n# ${title}\n\n## Story\n\nAs a keeper, I want it, so that it grows.\n\n## Acceptance Criteria\n\n1. ok\n\n## Tasks\n\n- [x] do\n`;
+  const dir = project({
+    '_bmad/_config/manifest.yaml': 'modules: []\n',
+    '_bmad-output/implementation-artifacts/sprint-status.yaml': 'development_status:\n  epic-1: in-progress\n  GRAFT-E-01: review\n  graft-e-02: done\n',
+    '_bmad-output/implementation-artifacts/graft-scions.md': fmStory('id: GRAFT-E-01', 'in-progress', 'Story: Graft scions'),
+    '_bmad-output/implementation-artifacts/seal.md': fmStory('story: GRAFT-E-02', 'done', 'Seal grafts'),
+    '_bmad-output/implementation-artifacts/decision-log.md': '---\nid: ADR-12\nstatus: accepted\n---\n\n# Decision: wax\n',
+  });
+  const s = truthFor(dir).projects[0].stories;
+  assert.deepEqual(s.map((x) => [x.key, x.file, x.drift, x.clean]), [
+    ['GRAFT-E-01', '_bmad-output/implementation-artifacts/graft-scions.md', true, false],
+    ['graft-e-02', '_bmad-output/implementation-artifacts/seal.md', false, true],
+  ]);
+  const v4 = project({
+    '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\n',
+    'docs/stories/guard/guard-hooks.md': fmStory('story: GRD-E-01', 'Done', 'Story GRD-E-01 - Hooks'),
+    'docs/stories/adr.md': '---\nid: ADR-1\nstatus: accepted\n---\n\n# Decision\n',
+  });
+  assert.deepEqual(truthFor(v4).projects[0].stories.map((x) => [x.file, x.fileStatus, x.clean]), [['docs/stories/guard/guard-hooks.md', 'done', true]]);
+});
+
+test('session 37: a sharded PRD (`prd/index.md`) below the story folder holds plan shards, not stories', () => {
+  const dir = project({
+    '.bmad-core/core-config.yaml': 'devStoryLocation: docs\n',
+    'docs/1.1.login.md': '# Story 1.1: Login\n\nStatus: Done\n\n## Tasks\n\n- [x] a\n',
+    'docs/prd/index.md': '# PRD\n\n- [Epic 2](./2-2-invoice-notes.md)\n',
+    'docs/prd/2-2-invoice-notes.md': '# Story 2.2: Invoice\n\nStatus: Draft\n',
+  });
+  assert.deepEqual(truthFor(dir).projects[0].stories.map((s) => s.file), ['docs/1.1.login.md']);
+});
+
+test('session 37: the work being checked in a team\'s word (verifying, in verification, validating) is review; the past tense stays the project\'s own', () => {
+  for (const w of ['Verifying', 'In Verification', 'under validation', 'Validating', 'In Testing']) assert.equal(normalizeStatus(w), 'review', w);
+  assert.equal(normalizeStatus('Checked'), 'other:checked');
+});

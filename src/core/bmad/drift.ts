@@ -4,6 +4,7 @@
  * and problems on exact lines, each with a quick fix where one is safe. A clean story (file and
  * ledger agree, words in the vocabulary, tasks matching the status) gets no problem at all.
  */
+import * as path from 'node:path';
 import type { Problem, Range } from '../types';
 import { sha256 } from '../model/hash';
 import { compareText, quoted } from '../model/text';
@@ -858,6 +859,15 @@ function grammarNote(ledger: Ledger): Problem | undefined {
   return { file: ledger.file, range: at(first.keyLine, first.keyStart, first.keyStart + first.key.length), severity: unread.length ? 'warning' : 'info', code: 'ledger-unknown-key', message: `${parts.join('; ')}.`, data: { keys: unread.map((e) => e.key) } };
 }
 
+/**
+ * The ledger a story file's problem speaks of, as seen from the file's folder: `sprint-status.yaml`
+ * beside it, `../sprint-status.yaml` one up, `../../apps/plum/…/sprint-status.yaml` elsewhere: a project
+ * with several ledgers (sibling apps, modules) is told which file to edit.
+ */
+function ledgerNamed(file: string, ledgerFile: string): string {
+  return path.relative(path.dirname(file), ledgerFile).split(path.sep).join('/') || path.basename(ledgerFile);
+}
+
 function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLedger: boolean, nested = false): void {
   const out = s.problems;
   const ledgerRankOf = s.ledgerStatus !== undefined ? ledgerRank('story', s.ledgerStatus) : -1;
@@ -869,7 +879,7 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
   if (!f) return;
   // A story file the ledger does not list.
   if (hasLedger && s.ledgerStatus === undefined) {
-    out.push({ file: f.file, range: at(f.titleLine ?? f.statusLine ?? 0), severity: 'warning', code: 'story-not-in-ledger', message: `Story ${s.epicId === NO_EPIC ? s.key : `${s.epic >= 0 ? s.epic : s.epicId}.${s.story}`} has a file but no entry in sprint-status.yaml. Add '${s.key}: ${s.fileStatusMapped ?? 'ready-for-dev'}' ${nested ? `under epic-${s.epicId}'s stories:` : 'under development_status'}.`, data: { key: s.key, value: s.fileStatusMapped ?? 'ready-for-dev' } });
+    out.push({ file: f.file, range: at(f.titleLine ?? f.statusLine ?? 0), severity: 'warning', code: 'story-not-in-ledger', message: `Story ${s.epicId === NO_EPIC ? s.key : `${s.epic >= 0 ? s.epic : s.epicId}.${s.story}`} has a file but no entry in ${ledgerNamed(f.file, lf)}. Add '${s.key}: ${s.fileStatusMapped ?? 'ready-for-dev'}' ${nested ? `under epic-${s.epicId}'s stories:` : 'under development_status'} there.`, data: { key: s.key, value: s.fileStatusMapped ?? 'ready-for-dev' } });
   }
   if (f.status === undefined) {
     if (hasLedger && s.ledgerStatus !== undefined && !f.taskList) out.push({ file: f.file, range: at(f.titleLine ?? 0), severity: 'warning', code: 'story-status-missing', message: `This story file has no 'Status:' line; the ledger says ${s.ledgerStatus}. Add 'Status: ${s.ledgerStatus}' under the title.`, data: { fix: 'setStoryStatus', key: s.key, value: s.ledgerStatus } });

@@ -156,21 +156,40 @@ function rankBySteps(catalog: BmadCatalog, ids: readonly string[], key: (id: str
 function bareStepsOfOutput(abs: string, list: readonly unknown[], catalog: BmadCatalog): { workflow: BmadWorkflow; by: IdentifiedBy; detail: string; stepIds: readonly string[] } | undefined {
   if (!list.length || !catalog.patterns?.length) return undefined;
   const names: string[] = [];
+  // (Or the steps' numbers alone, `step-01`, `step-02`: the declaring workflow's steps of those numbers.)
+  const numbers = list.every((e) => typeof e === 'string' && BARE_NUMBER.test(e.trim()));
   for (const e of list) {
-    if (typeof e !== 'string' || !BARE_STEP.test(e.trim()) || /^step-/i.test(e.trim())) return undefined;
-    names.push(e.trim().toLowerCase());
+    if (typeof e !== 'string') return undefined;
+    if (numbers) names.push(e.trim().toLowerCase());
+    else if (!BARE_STEP.test(e.trim()) || /^step-/i.test(e.trim())) return undefined;
+    else names.push(e.trim().toLowerCase());
   }
   const leaf = path.basename(abs).toLowerCase();
   const found = new Map<BmadWorkflow, { declared: string; ids: string[] }>();
   for (const p of catalog.patterns) {
     const out = p.declared.replace(/^.*[\\/]/, '').toLowerCase();
     if (out.includes('{') || !out.endsWith('.md') || leaf === out || !(leaf.endsWith(`-${out}`) || leaf.endsWith(`_${out}`)) || found.has(p.workflow)) continue;
-    const ids = stepsInOrder(p.workflow.steps.map((x) => x.id), names);
+    const ids = numbers ? stepsNumbered(p.workflow.steps.map((x) => x.id), names) : stepsInOrder(p.workflow.steps.map((x) => x.id), names);
     if (ids) found.set(p.workflow, { declared: p.declared, ids });
   }
   if (found.size !== 1) return undefined;
   const [[workflow, { declared, ids }]] = [...found];
-  return { workflow, by: 'steps', detail: `${names.length} step names in its steps' order, named as its output ${declared}`, stepIds: ids };
+  return { workflow, by: 'steps', detail: `${names.length} step ${numbers ? 'numbers' : "names in its steps' order"}, named as its output ${declared}`, stepIds: ids };
+}
+
+/** A step recorded by its number alone: `step-01`, `step-3`. */
+const BARE_NUMBER = /^step-\d{1,3}$/i;
+
+/** The steps the numbers name (`step-01` → `step-01-preflight-and-context`), each once; undefined when one names none. */
+function stepsNumbered(ids: readonly string[], numbers: readonly string[]): string[] | undefined {
+  const out: string[] = [];
+  for (const n of numbers) {
+    const want = Number(n.slice('step-'.length));
+    const own = ids.filter((id) => Number(/^step-(\d+)(?:-|$)/i.exec(id)?.[1] ?? NaN) === want);
+    if (own.length !== 1 || out.includes(own[0])) return undefined;
+    out.push(own[0]);
+  }
+  return out;
 }
 
 /** A step name as a workflow's step list may hold it without its `step-NN-`: words of letters and digits. */

@@ -38,6 +38,10 @@ const SYNONYMS: Record<LedgerKind, Record<string, string>> = {
     ready: 'ready-for-dev', 'ready-for-development': 'ready-for-dev', approved: 'ready-for-dev', draft: 'ready-for-dev',
     wip: 'in-progress', started: 'in-progress', active: 'in-progress', doing: 'in-progress', inprogress: 'in-progress', 'in-development': 'in-progress', 'in-dev': 'in-progress',
     'in-review': 'review', 'ready-for-review': 'review', 'code-review': 'review', 'under-review': 'review', 'review-pending': 'review',
+    // The work being checked, in a team's own word for BMAD's review (`verifying`, `in-verification`,
+    // `in-qa`, `in-testing`); the past tense (`checked`, `verified`) could be the check passed or the
+    // story finished, so it is not mapped.
+    verifying: 'review', 'in-verification': 'review', 'under-verification': 'review', validating: 'review', 'in-validation': 'review', 'in-qa': 'review', 'in-testing': 'review',
     // The finished story in the project's own word: BMAD's tools know only `done` (its sprint_plan.py
     // would reset an "illegal" word), so it is read as done and noted, not warned.
     complete: 'done', completed: 'done', finished: 'done',

@@ -409,12 +409,21 @@ const storyFolder = (name: string) => !SKIP_DIRS.has(name) && !name.startsWith('
  * symlinked story is read, and its writes refused when it points outside the workspace): each handed
  * to `visit` with its folder, whether that folder is in normal form (entryPath) and its name.
  */
-function eachMarkdownUnder(dir: string, depth: number, visit: (dir: string, normal: boolean, name: string) => void): void {
+function eachMarkdownUnder(dir: string, depth: number, visit: (dir: string, normal: boolean, name: string) => void, below = false): void {
   const normal = normalDir(dir);
-  for (const e of listDir(dir)) {
+  const entries = listDir(dir);
+  // A sharded PRD below a story folder (`prd/` holding BMAD shard-doc's `index.md`): planning shards, never
+  // stories, whatever their names (`2-2-invoice-notes.md` under `## Epic 2`).
+  if (below && shardedPrd(path.basename(dir), entries)) return;
+  for (const e of entries) {
     if ((e.isFile() || e.isSymbolicLink()) && /\.md$/i.test(e.name)) visit(dir, normal, e.name);
-    else if (e.isDirectory() && depth > 0 && storyFolder(e.name)) eachMarkdownUnder(entryPath(dir, normal, e.name), depth - 1, visit);
+    else if (e.isDirectory() && depth > 0 && storyFolder(e.name)) eachMarkdownUnder(entryPath(dir, normal, e.name), depth - 1, visit, true);
   }
+}
+
+/** A folder named `prd` (`prd-v2`, `prd_shards`) holding an `index.md`: a PRD sharded by BMAD's shard-doc. */
+function shardedPrd(name: string, entries: readonly fs.Dirent[]): boolean {
+  return /^prd(?:[-_.][\w.-]*)?$/i.test(name) && entries.some((e) => !e.isDirectory() && e.name.toLowerCase() === 'index.md');
 }
 
 /** The lower-case names of the Markdown files under dir, `depth` folders down, the way storyFilesIn walks. */
@@ -444,13 +453,13 @@ function storyFilesIn(dir: string, depth: number, out: Map<string, string>, keys
   });
 }
 
-/** A frontmatter naming a story id (`story_key:`, `story_id:`, `storyId:`, `story:`, `key:`) and a `status:`, in a file's first 8 KB. */
+/** A frontmatter naming a story id (`story_key:`, `story_id:`, `storyId:`, `story:`, `key:`, `id:`) and a `status:`, in a file's first 8 KB. */
 function frontmatterNamesStory(text: string): boolean {
   if (!/^---[ \t]*\r?\n/.test(text)) return false;
   const end = text.slice(0, 8192).search(/\n---[ \t]*(?:\r?\n|$)/);
   if (end < 0) return false;
   const fm = text.slice(0, end);
-  return /^(?:story_key|story_id|storyId|story|key)[ \t]*:[ \t]*["']?[A-Za-z0-9]/im.test(fm) && /^status[ \t]*:/im.test(fm);
+  return /^(?:story_key|story_id|storyId|story|key|id)[ \t]*:[ \t]*["']?[A-Za-z0-9]/im.test(fm) && /^status[ \t]*:/im.test(fm);
 }
 
 /**

@@ -38,6 +38,8 @@ export interface SprintFixResult {
   written: string[];
   changed: boolean;
   seq?: number;
+  /** The ledger a ledger fix edits (absolute), named in its title. */
+  ledgerFile?: string;
 }
 
 /** True for a problem whose quick fix is a sprint fix (so a face sends it here). */
@@ -106,7 +108,9 @@ export async function applySprintFix(root: string, problem: Problem, opts: Story
   const entry = ledger?.byKey.get(key);
   if (!ledger || !entry) throw new WaymarkError('conflict', `sprint-status.yaml has no entry ${quoted(key)} any more. Validate again, then retry.`, report.ledgerFile ?? problem.file);
   const r = await setLedgerValue(report.root, ledger.file, key, value, { ...opts, expectRaw: entry.raw });
-  return { ...base, ...r };
+  // (Named by its path: a project with several ledgers, sibling apps or modules, is told which file it edits.)
+  const named = (path.relative(report.root, ledger.file) || ledger.file).split(path.sep).join('/');
+  return { ...base, title: `Set ${key} to ${value} in ${named}`, ledgerFile: ledger.file, ...r };
 }
 
 /** Finds the fixable problem `code` of `file` and applies its fix (the CLI's and MCP's `fix`). */

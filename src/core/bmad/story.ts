@@ -64,7 +64,7 @@ export interface StoryFile {
    */
   noEpic?: { key: string; story: string; title?: string; titleLine: number };
   /**
-   * The story id its frontmatter names (`story_key:`, `story_id:`, `storyId:`, `story:`, `key:`), and
+   * The story id its frontmatter names (`story_key:`, `story_id:`, `storyId:`, `story:`, `key:`, `id:`), and
    * where. A file no name grammar reads that names its id there beside a `status:` is that story,
    * keyed by the id (frontmatterStory); a ledger key it names binds it as a file name would.
    */
@@ -747,10 +747,13 @@ export function parseStory(file: string, text: string, opts?: { taskTexts?: 'all
   return s;
 }
 
-/** The frontmatter keys that name a story's id, the first the most specific (`story:` may name it; `key:` is any key's). */
-const FM_ID_KEYS = ['story_key', 'story_id', 'storyid', 'story', 'key'];
+/**
+ * The frontmatter keys that name a story's id, the first the most specific (`story:` may name it; `key:`
+ * and `id:` are any record's: `id: AIOS-E-01` names the story only in a file whose content is a story's).
+ */
+const FM_ID_KEYS = ['story_key', 'story_id', 'storyid', 'story', 'key', 'id'];
 /** `story_key: tech-d01-audit-log`, `story: AIOS-E-01`, `storyId: "3.2"`: one id, no spaces (a `story:` holding a title or a mapping is none). */
-const FM_STORY_ID = /^(story_key|story_id|storyId|story|key)[ \t]*:[ \t]*(["']?)([A-Za-z0-9][A-Za-z0-9._-]*)\2[ \t]*(?:#.*)?$/i;
+const FM_STORY_ID = /^(story_key|story_id|storyId|story|key|id)[ \t]*:[ \t]*(["']?)([A-Za-z0-9][A-Za-z0-9._-]*)\2[ \t]*(?:#.*)?$/i;
 
 /**
  * A file no story grammar names, whose frontmatter names its story id beside a status
@@ -1257,6 +1260,9 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
   // QA is the review stage: a story in QA (`QA`, `In QA`, `QA Review`, `In Testing`) waits on it, one
   // QA passed (`QA Approved`, `QA Passed`, `QA Complete`) has passed it, as `review-passed` has.
   if (/^(?:in-)?(?:qa|testing)(?:-(?:review|pending|in-progress|testing))?$/.test(w)) return { status: 'review', exact: false };
+  // The work being checked in a team's own word (`Verifying`, `In Verification`, `Validating`): review, as
+  // QA is; the past tense (`Checked`, `Verified`) may be the check passed, so it is not read so.
+  if (/^(?:verifying|validating|(?:in|under)-(?:verification|validation))$/.test(w)) return { status: 'review', exact: false };
   if (/^qa-(?:approved|passed|pass|complete|completed|done|verified|accepted|signed-off)$/.test(w)) return { exact: false, suggestion: 'done' };
   // The review's verdict after the word (`review-approved`, `Code Review Accepted`): the review
   // passed, as `review-passed` says, so the story is finished.
