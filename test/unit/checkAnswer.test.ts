@@ -76,9 +76,9 @@ function age(root: string, ms: number): void {
   walk(root);
 }
 
-/** A BMAD v6 project: install config, ledger, stories (one stalled in progress, one drifting), epics. */
-function sprintProject(at = ''): string {
-  const root = workspace({}, { prefix: 'wm-answer-bmad-' });
+/** A BMAD v6 project (with an empty `.waymark/` unless `waymark: false`, a fresh clone's): install config, ledger, stories (one stalled in progress, one drifting), epics. */
+function sprintProject(at = '', opts: { waymark?: boolean } = {}): string {
+  const root = workspace({}, { prefix: 'wm-answer-bmad-', waymark: opts.waymark });
   const base = at ? `${at}/` : '';
   writeFiles(root, {
     [`${base}_bmad/bmm/config.yaml`]: 'project_name: Demo\noutput_folder: "{project-root}/_bmad-output"\nimplementation_artifacts: "{project-root}/_bmad-output/implementation-artifacts"\nplanning_artifacts: "{project-root}/_bmad-output/planning-artifacts"\n',
@@ -279,6 +279,29 @@ describe('validate answer kept across runs (checkAnswer)', () => {
     }
   });
 
+  test('the first check of a project whose root the BMAD readers list stores its answer (making .waymark/ there is no change to them)', async () => {
+    // Nothing in the project changed for ten days; the first check makes .waymark/ in the root,
+    // which moves the root's modification time into the racy window of that very check.
+    const single = sprintProject('', { waymark: false });
+    const mono = sprintProject('apps/planner', { waymark: false });
+    // Past a racy window of a second for every file (change times cannot be set back).
+    await new Promise((r) => setTimeout(r, 1100));
+    const run = (root: string) => checkWorkspace(root, { createCore, racyWindowMs: 1000 });
+    for (const root of [single, mono]) {
+      assert.ok(!fs.existsSync(path.join(root, '.waymark')), root);
+      const first = await run(root);
+      assert.equal(first.reused, false);
+      assert.ok(fs.existsSync(path.join(root, '.waymark/cache/check-answer.json')), `${root}: the first check stored its answer`);
+      const second = await run(root);
+      assert.equal(second.reused, true, root);
+      assert.deepStrictEqual(settled(second), settled(first));
+      assert.deepStrictEqual(settled(second), settled(await full(root)));
+      // A new folder in the root (a BMAD project could be there) is still seen.
+      fs.mkdirSync(path.join(root, 'extra'));
+      assert.equal((await run(root)).reused, false, `${root}: a new folder in the root`);
+    }
+  });
+
   test('BMAD input (the ledger, no candidate file) changed within the racy window: the answer is not stored', async () => {
     const racy = sprintProject();
     const quiet = sprintProject();
@@ -301,8 +324,8 @@ describe('validate answer kept across runs (checkAnswer)', () => {
     const first = await check(root);
     assert.ok(first.problems.some((p) => p.file.includes('apps/planner/')), JSON.stringify(first.problems));
     // The first run made the sub-project's cache folder (apps/planner/.waymark) after listing
-    // apps/planner: that listing moved, so the answer is stored by the second run.
-    assert.equal((await check(root)).reused, false);
+    // apps/planner: its key moved but not its entries (.waymark/ is no BMAD input), so the first
+    // run's answer is the one kept.
     assert.equal((await check(root)).reused, true);
     edit(path.join(root, 'apps/planner', IMPL, '1-3-profile.md'), 'Status: ready-for-dev', 'Status: review');
     let after = await check(root);

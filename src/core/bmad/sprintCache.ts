@@ -94,7 +94,12 @@ function newRecorder(): Recorder {
   return { files: new Map(), dirs: new Map(), probes: new Map(), times: [], outer: active, torn: false };
 }
 
-/** Adds inputs to a recording; the first key of each is kept, a different one later marks it torn. */
+/**
+ * Adds inputs to a recording; the first key of each is kept, a different one later marks it torn.
+ * A folder listed again with the same entries under a new key (a file made and gone, or Waymark's
+ * own `.waymark/` made in the root between the two listings) is no change to what its readers
+ * saw: the later key is kept (a folder is checked again by its entries once its key moves).
+ */
 function mergeInto(r: Recorder, files: Iterable<Keyed>, dirs: Iterable<Keyed>, probes: Iterable<[string, string]>, times: Iterable<TimeDep>): void {
   const add = (m: Map<string, Keyed>, k: Keyed) => {
     const had = m.get(k[0]);
@@ -102,7 +107,11 @@ function mergeInto(r: Recorder, files: Iterable<Keyed>, dirs: Iterable<Keyed>, p
     else if (had.join('\0') !== k.join('\0')) r.torn = true;
   };
   for (const f of files) add(r.files, f);
-  for (const d of dirs) add(r.dirs, d);
+  for (const d of dirs) {
+    const had = r.dirs.get(d[0]);
+    if (had && had[2] !== '-' && d[2] !== '-' && had[5] === d[5]) r.dirs.set(d[0], d);
+    else add(r.dirs, d);
+  }
   for (const [p, kind] of probes) {
     const had = r.probes.get(p);
     if (had === undefined) r.probes.set(p, kind);
@@ -540,10 +549,14 @@ export function inputsHold(r: unknown, now: Date, racyMs: number = racyWindowMs,
  * checked against them by the next run (`inputsHold`), which sees any change made since they were
  * read: stat-ing them all again when storing it would only tell sooner (430 stats after one story
  * edit of a 400-story project, ~10 % of that run).
+ * With `relist` (the next run checks with `inputsHold`'s `relist`), folders are left out: a racy
+ * folder's key never reads 'same' there, so it is listed again and holds only with the entries
+ * recorded. The first run in a project makes `.waymark/` in the root (its caches), which moves
+ * the root's key into the racy window of that very run, while its entries, as recorded, stay.
  */
-export function settledWhenRecorded(r: RecordedInputs, racyMs: number = racyWindowMs): boolean {
+export function settledWhenRecorded(r: RecordedInputs, racyMs: number = racyWindowMs, opts: { relist?: boolean } = {}): boolean {
   const racyBeforeNs = BigInt(Math.floor(r.recordedAt - racyMs)) * 1_000_000n;
-  for (const k of [...r.files, ...r.dirs]) {
+  for (const k of opts.relist ? r.files : [...r.files, ...r.dirs]) {
     if (k[2] === '-') continue;
     const t = BigInt(k[2]) > BigInt(k[3]) ? BigInt(k[2]) : BigInt(k[3]);
     if (t >= racyBeforeNs) return false;

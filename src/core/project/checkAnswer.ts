@@ -297,8 +297,9 @@ function storeAnswer(x: StoreInputs): boolean {
     !core.protocol.listLeases(absRoot).length &&
     !core.protocol.showModes(absRoot).length &&
     // No BMAD input racy when it was read (the racy rule, as for the files); one changed since is
-    // seen by the next run, which checks every one against the key stored here.
-    settledWhenRecorded(x.bmad, x.racyWindowMs ?? RACY_WINDOW_MS);
+    // seen by the next run, which checks every one against the key stored here, and folders by
+    // their entries when their key moved or was racy (reuse relists them).
+    settledWhenRecorded(x.bmad, x.racyWindowMs ?? RACY_WINDOW_MS, { relist: true });
   if (!storable) return false;
   const racySince = start - (x.racyWindowMs ?? RACY_WINDOW_MS);
   // Every candidate was read (fileKeys.size === res.files), in listing order: the keys' order is the listing's.
