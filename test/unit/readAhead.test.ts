@@ -185,3 +185,44 @@ test('the worker stops at its bound (1,024 files ahead of the scan) and reads on
     fs.rmSync(root, { recursive: true, force: true });
   }
 });
+
+test('a scan held for its first listing starts reading ahead only after the hold: files changed meanwhile are read as they are then, and every file is read', async () => {
+  const root = tmp();
+  try {
+    fs.mkdirSync(path.join(root, 'work'));
+    const file = (i: number) => path.join(root, 'work', `w${String(i).padStart(4, '0')}.md`);
+    const text = (i: number, status: string) => `---\nworkflow: w${i}\nstatus: ${status}\nsteps: [a, b]\ncurrentStep: a\n---\n`;
+    for (let i = 0; i < 400; i++) fs.writeFileSync(file(i), text(i, 'created'));
+    let listed: number | undefined;
+    let firstListed!: () => void;
+    const listedOnce = new Promise<void>((res) => (firstListed = res));
+    let release!: () => void;
+    const held = new Promise<void>((res) => (release = res));
+    let holds = 0;
+    const scan = scanRoots([root], {
+      readAheadFrom: 100,
+      index: false,
+      sliceMs: 10,
+      firstProgressFiles: 30,
+      onProgress: (read) => {
+        listed ??= read.length;
+        firstListed();
+      },
+      // The editor's first rows: the scan waits once, after its first listing, until they are drawn.
+      hold: () => (listed !== undefined && holds++ === 0 ? held : undefined),
+    });
+    await listedOnce;
+    // A worker started before the hold would have read the files after the listing by now.
+    await new Promise((res) => setTimeout(res, 1500));
+    // Files after the first listing change while its rows are drawn.
+    for (let i = 40; i < 400; i += 7) fs.writeFileSync(file(i), text(i, 'in_progress'));
+    release();
+    const r = await scan;
+    assert.equal(listed, 30);
+    assert.equal(r.workflows.length, 400);
+    const stale = r.workflows.filter((s) => Number(s.workflow.slice(1)) >= 40 && (Number(s.workflow.slice(1)) - 40) % 7 === 0 && s.status !== 'in_progress');
+    assert.deepEqual(stale.map((s) => s.workflow), [], 'files changed during the hold are read as they are after it');
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});

@@ -260,11 +260,14 @@ export class ReadAhead {
   /**
    * A worker reading `files` ahead, or undefined when none can be started (the scan then reads
    * alone). `headBytes`: the head read first, which is also the window the encoding test searches
-   * for a NUL byte (the scan's ENCODING_SNIFF_BYTES, both).
+   * for a NUL byte (the scan's ENCODING_SNIFF_BYTES, both). `from`: the first index of `files` the
+   * scan will ask for (a worker started part-way through the listing never reads what is behind it).
    */
-  static start(files: readonly string[], maxFileBytes: number, headBytes: number): ReadAhead | undefined {
+  static start(files: readonly string[], maxFileBytes: number, headBytes: number, from = 0): ReadAhead | undefined {
     const { Worker, MessageChannel } = workerThreads();
     const shared = new Int32Array(new SharedArrayBuffer(20));
+    Atomics.store(shared, NEXT, from);
+    Atomics.store(shared, TAKEN, from);
     const { port1, port2 } = new MessageChannel();
     let worker: Worker;
     try {
@@ -282,7 +285,9 @@ export class ReadAhead {
     // Never what keeps the process alive; an error in it only means the scan reads alone.
     worker.unref();
     worker.on('error', () => {});
-    return new ReadAhead(worker, port1, shared, files.length);
+    const ahead = new ReadAhead(worker, port1, shared, files.length);
+    ahead.next = from;
+    return ahead;
   }
 
   /** How many files of the listing are claimed, by the worker or the scan. */

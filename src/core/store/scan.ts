@@ -563,10 +563,14 @@ export async function scanRoots(
     // Another root nested inside this one owns its files.
     const nested = absRoots.length > 1 && listed.files.some((f) => contextForRoots(f, absRoots) !== root);
     // A first read of many files (no index to answer from): a second thread reads and hashes
-    // ahead while this one parses, starting while the sprint is checked.
+    // ahead while this one parses, starting while the sprint is checked. When a face holds the
+    // scan for what its first listing shows (`hold` with `onProgress`: the editor's first rows),
+    // the thread starts once that hold is over, after the files listed first: its start and its
+    // first thousand reads took the second core while the first rows were asked for and drawn.
     const max = ctx.config.limits.maxFileBytes;
     const firstRead = !useIndex || !fs.existsSync(scanIndexPath(root));
-    let ahead = !nested && firstRead && listed.files.length >= (opts.readAheadFrom ?? READ_AHEAD_MIN_FILES) ? ReadAhead.start(listed.files, max, ENCODING_SNIFF_BYTES) : undefined;
+    let aheadLater = !nested && firstRead && listed.files.length >= (opts.readAheadFrom ?? READ_AHEAD_MIN_FILES) && !!opts.hold && !!opts.onProgress;
+    let ahead = !aheadLater && !nested && firstRead && listed.files.length >= (opts.readAheadFrom ?? READ_AHEAD_MIN_FILES) ? ReadAhead.start(listed.files, max, ENCODING_SNIFF_BYTES) : undefined;
     try {
       // On a first read, the story files the sprint check reads whole are not read again: what
       // the scan needs of one with no frontmatter (most) is its key and that verdict (withReadHeads).
@@ -585,6 +589,7 @@ export async function scanRoots(
         indexes.push(idx);
         // An index written meanwhile answers first: its hits are stat-ed, not read.
         if (idx.hasOld) heads = undefined;
+        if (idx.hasOld) aheadLater = false;
         if (ahead && idx.hasOld) {
           ahead.close();
           ahead = undefined;
@@ -619,6 +624,10 @@ export async function scanRoots(
         if (progress || (sliced && performance.now() - turned >= opts.sliceMs!)) {
           await (opts.hold?.() ?? new Promise((res) => setImmediate(res)));
           if (sliced) turned = performance.now();
+        }
+        if (aheadLater && i >= firstAt) {
+          aheadLater = false;
+          ahead = ReadAhead.start(listed.files, max, ENCODING_SNIFF_BYTES, i + 1);
         }
       }
     } finally {
