@@ -6,7 +6,7 @@
  * "agent_message"}`; `afterFileEdit` (`file_path`, `edits`) and `afterShellExecution` are told after
  * the fact (recorded in history); `sessionStart` takes `additional_context`, `stop` a `followup_message`.
  */
-import { HookInputError, isObject, optStr, str, type HookAdapter, type HookContext, type HookOutput, type NeutralEvent } from './port';
+import { HookInputError, isObject, optStr, payloadCwd, str, type HookAdapter, type HookContext, type HookOutput, type NeutralEvent } from './port';
 import { catalogueToolEvent, unknownToolEvent } from './tools';
 
 const json = (v: unknown) => JSON.stringify(v) + '\n';
@@ -47,7 +47,7 @@ export const cursorAdapter: HookAdapter = {
     if (!isObject(input)) throw new HookInputError('the hook input must be a JSON object (Cursor sends one on stdin).');
     const event = str(input, 'hook_event_name', 'input');
     const roots = Array.isArray(input.workspace_roots) ? input.workspace_roots.filter((r): r is string => typeof r === 'string') : [];
-    const ctx: HookContext = { agent: 'cursor', event, session: optStr(input, 'conversation_id'), cwd: optStr(input, 'cwd') ?? roots[0] ?? process.cwd(), projectDir: env.CURSOR_PROJECT_DIR || roots[0] || undefined, ...(roots.length > 1 ? { roots } : {}) };
+    const ctx: HookContext = { agent: 'cursor', event, session: optStr(input, 'conversation_id'), cwd: payloadCwd(optStr(input, 'cwd'), env.CURSOR_PROJECT_DIR || roots[0] || undefined), projectDir: env.CURSOR_PROJECT_DIR || roots[0] || undefined, ...(roots.length > 1 ? { roots } : {}) };
     switch (event) {
       case 'preToolUse':
       case 'postToolUse': {

@@ -60,9 +60,11 @@ function edits(kind: 'pre' | 'post', ctx: HookContext, tool: string, list: FileE
 }
 
 function shell(kind: 'pre' | 'post', ctx: HookContext, tool: string, command: string, input: Record<string, unknown> = {}): NeutralEvent {
-  // The folder the command runs in, when the tool says (Codex's workdir, Gemini's directory, Cursor's working_directory).
+  // The folder the command runs in, when the tool says (Codex's workdir, Cursor's working_directory,
+  // an MCP server's cwd): a relative one is the agent's, from the folder the event says it works in
+  // (its cwd), not the project folder (Gemini's run_shell_command, relative to the project root, is gemini.ts's).
   const dir = s(input, 'workdir', 'cwd', 'working_directory', 'workingDirectory', 'directory', 'dir_path');
-  const at = dir ? { ...ctx, cwd: path.resolve(ctx.projectDir ?? ctx.cwd, dir) } : ctx;
+  const at = dir ? { ...ctx, cwd: path.resolve(ctx.cwd, dir) } : ctx;
   // Copilot CLI's `powershell` tool (Windows), an MCP server's run_powershell: PowerShell, not a POSIX shell.
   const ps = nameWords(tool).some((w) => POWERSHELL_WORDS.has(w));
   return kind === 'pre' ? { kind: 'proposed-command', ctx: at, tool, command, ...(ps ? { shell: 'powershell' as const } : {}) } : { kind: 'tool-done', ctx: at, tool, command };

@@ -62,3 +62,54 @@ describe('red37 1: a state file hard-linked to a file outside the workspace', ()
     assert.deepEqual(fs.readdirSync(path.join(root, '.waymark', 'history')), ['a.md.jsonl'], 'no temp copy is left behind');
   });
 });
+
+const DEFINITION = 'steps:\n  - discovery\n  - {id: design, gate: true}\n  - implement\n  - review\n';
+const PLAN = '---\nworkflow: feature\nstatus: in_progress\ncurrentStep: design\nstepsCompleted: [discovery]\n---\n# Plan\n';
+/** A workspace (git, one native workflow gated on design in docs/plan.md) with an empty `sub/` folder. */
+const featureWs = () => {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-red37-hooks-')));
+  tmp.push(root);
+  fs.mkdirSync(path.join(root, '.waymark', 'workflows'), { recursive: true });
+  fs.mkdirSync(path.join(root, 'docs'));
+  fs.mkdirSync(path.join(root, 'sub'));
+  fs.writeFileSync(path.join(root, '.waymark', 'workflows', 'feature.yaml'), DEFINITION);
+  fs.writeFileSync(path.join(root, 'docs', 'plan.md'), PLAN);
+  spawnSync('git', ['init', '-q', root]);
+  return root;
+};
+/** The real hook process, started (as an agent may start it) in a folder that is not the agent's: the file system root. */
+const hook = (agent: string, payload: Record<string, unknown>, env: Record<string, string | undefined> = {}) => {
+  const e: Record<string, string | undefined> = { ...process.env, WAYMARK_ACTOR: undefined, WAYMARK_SESSION: undefined, CLAUDE_PROJECT_DIR: undefined, CODEX_PROJECT_DIR: undefined, GEMINI_PROJECT_DIR: undefined, CURSOR_PROJECT_DIR: undefined, ...env };
+  for (const k of Object.keys(e)) if (e[k] === undefined) delete e[k];
+  const r = spawnSync(process.execPath, [cli, 'hook', agent], { cwd: '/', input: JSON.stringify(payload), encoding: 'utf8', timeout: 30_000, env: e as NodeJS.ProcessEnv });
+  assert.ok(!r.error, `waymark hook ${agent} hung or failed to start: ${r.error?.message}`);
+  return r;
+};
+const claudeFrame = (root: string, cwd: string, event: string) => ({ session_id: 'red37-session', transcript_path: path.join(root, '.claude', 't.jsonl'), cwd, permission_mode: 'default', hook_event_name: event });
+const codexFrame = (root: string, cwd: string, event: string) => ({ session_id: 'red37-session', turn_id: 'turn-1', transcript_path: null, cwd, hook_event_name: event, model: 'gpt-5-codex', tool_use_id: 'call_1' });
+
+describe('red37 5: relative paths in a hook payload are the agent\'s, resolved against the payload\'s cwd', () => {
+  test('a shell tool\'s relative working folder (Codex workdir, an MCP shell\'s cwd) is taken from the agent\'s cwd, not the project folder', () => {
+    const root = featureWs();
+    // The agent works in sub/; `../docs` from there is the workspace's docs/ (from the project folder it would be outside).
+    const codex = hook('codex', { ...codexFrame(root, path.join(root, 'sub'), 'PreToolUse'), tool_name: 'Bash', tool_input: { command: 'echo x > plan.md', workdir: '../docs' } }, { CODEX_PROJECT_DIR: root });
+    assert.equal(codex.status, 2, `refused: ${codex.stderr}${codex.stdout}`);
+    assert.match(codex.stderr, /docs\/plan\.md/);
+    const mcp = hook('claude-code', { ...claudeFrame(root, path.join(root, 'sub'), 'PreToolUse'), tool_name: 'mcp__shell__run_command', tool_input: { command: 'echo x > plan.md', cwd: '../docs' } }, { CLAUDE_PROJECT_DIR: root });
+    assert.equal(mcp.status, 2, `refused: ${mcp.stderr}${mcp.stdout}`);
+    assert.match(mcp.stderr, /docs\/plan\.md/);
+    assert.equal(fs.readFileSync(path.join(root, 'docs', 'plan.md'), 'utf8'), PLAN);
+  });
+
+  test('a relative payload cwd is taken from the agent\'s project folder, not the hook process\'s folder', () => {
+    const root = featureWs();
+    const broken = '---\nworkflow: feature\nstatus: done\n---\n';
+    const claude = hook('claude-code', { ...claudeFrame(root, 'sub', 'PreToolUse'), tool_name: 'Write', tool_input: { file_path: '../docs/plan.md', content: broken } }, { CLAUDE_PROJECT_DIR: root });
+    assert.equal(claude.status, 2, `refused: ${claude.stderr}${claude.stdout}`);
+    assert.match(claude.stderr, /docs\/plan\.md/);
+    // Cursor's beforeShellExecution: `command`, `cwd`, `workspace_roots` (cursor.com/docs/agent/hooks).
+    const cursor = hook('cursor', { conversation_id: 'c1', generation_id: 'g1', hook_event_name: 'beforeShellExecution', command: 'echo x > plan.md', cwd: 'docs', workspace_roots: [root] });
+    assert.match(cursor.stdout, /"permission"\s*:\s*"deny"/, `refused: ${cursor.stdout}${cursor.stderr}`);
+    assert.equal(fs.readFileSync(path.join(root, 'docs', 'plan.md'), 'utf8'), PLAN);
+  });
+});
