@@ -56,6 +56,8 @@ function nextText(cwd: string, file: string, current: string | undefined, c: Fil
       lines.splice(c.line, 0, ...c.text.split('\n'));
       return lines.join('\n');
     }
+    case 'append':
+      return c.at === 'start' ? c.text + (current ?? '') : (current ?? '') + c.text;
     case 'delete':
       return null;
     case 'unknown':

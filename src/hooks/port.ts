@@ -47,6 +47,8 @@ export type FileChange =
   | { type: 'hunks'; hunks: PatchHunk[]; from?: string }
   /** `text` inserted after line `line` (0: at the start), as str_replace_editor's insert does. */
   | { type: 'insert'; line: number; text: string }
+  /** `text` added at the end of the file (`at: 'start'`: before its first byte); a missing file is made holding `text` (an append_file tool). */
+  | { type: 'append'; text: string; at?: 'start' }
   | { type: 'delete' }
   /** The tool says which file it changes but not how (VS Code's editFiles, insert_edit_into_file). */
   | { type: 'unknown' };

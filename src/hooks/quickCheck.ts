@@ -370,6 +370,10 @@ function fileCheck(ctx: HookContext, file: string, change: FileChange | undefine
         return { verdict: change.hunks.some((h) => fragmentMayAddState(h.new.join('\n'), relSlash)) ? 'judge' : 'pass' };
       case 'insert':
         return { verdict: fragmentMayAddState(change.text, relSlash) ? 'judge' : 'pass' };
+      case 'append':
+        // Added to a file without state (or making a new one): judged when the text may bring some,
+        // as the file it leaves (an empty or missing file appended to is a write of that text).
+        return { verdict: fragmentMayAddState(change.text, relSlash) || looksLikeState(change.at === 'start' ? change.text : head(abs) + change.text, relSlash) ? 'judge' : 'pass' };
       case 'delete':
       case 'unknown':
         // Without state now, deleting it changes none; an unseen edit that adds state is caught after it.

@@ -131,7 +131,7 @@ export function unknownToolEvent(kind: 'pre' | 'post', ctx: HookContext, tool: s
   const nested = Object.values(input).flatMap((v) => (Array.isArray(v) ? v.filter(isObject) : isObject(v) ? [v] : [])).flatMap((o) => strings(o, [...PATH_FIELDS, ...FROM_FIELDS, ...TO_FIELDS]));
   const named = [...new Set([...strings(input, PATH_FIELDS), ...strings(input, PATHS_FIELDS), ...(list.length ? [] : [...from, ...to]), ...nested])];
   if (named.length && (carries || has(DELETES) || has(MOVES) || has(COPIES) || has(CHANGES))) {
-    const whole = named.length === 1 && !list.length ? wholeWrite(words, input) : undefined;
+    const whole = named.length === 1 && !list.length ? wholeWrite(words, input) ?? addedText(words, input) : undefined;
     const change: FileChange = whole ?? (has(DELETES) && !carries ? { type: 'delete' } : { type: 'unknown' });
     for (const f of named) if (!list.some((e) => e.file === f)) list.push({ file: f, change });
   }
@@ -154,6 +154,22 @@ function wholeWrite(words: string[], input: Record<string, unknown>): FileChange
   if (given.length !== 1 || !WHOLE_TEXT_FIELDS.includes(given[0])) return undefined;
   const content = input[given[0]];
   return typeof content === 'string' ? { type: 'write', content } : undefined;
+}
+
+/**
+ * An unknown tool named as an append (`append_file`, `appendToFile`, `prepend_text`) whose input carries
+ * the text in one field: that text added at the file's end (or start), judged as the file it leaves.
+ * Said as not what it writes, an append that made a state file (or brought state to an empty one) went unjudged.
+ */
+function addedText(words: string[], input: Record<string, unknown>): FileChange | undefined {
+  const end = words.includes('append');
+  const start = words.includes('prepend');
+  if (end === start || words.some((w) => w !== 'append' && w !== 'prepend' && PART_WRITES.has(w))) return undefined;
+  const given = CONTENT_FIELDS.filter((k) => input[k] !== undefined && input[k] !== null);
+  if (given.length !== 1 || !WHOLE_TEXT_FIELDS.includes(given[0])) return undefined;
+  const text = input[given[0]];
+  if (typeof text !== 'string') return undefined;
+  return start ? { type: 'append', text, at: 'start' } : { type: 'append', text };
 }
 
 const SHELL_TOOLS = new Set(['Bash', 'bash', 'Shell', 'shell', 'local_shell', 'exec_command', 'run_in_terminal', 'runInTerminal', 'runTerminalCommand', 'run_terminal_cmd', 'container.exec', 'powershell', 'PowerShell', 'pwsh']);

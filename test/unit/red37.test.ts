@@ -113,3 +113,24 @@ describe('red37 5: relative paths in a hook payload are the agent\'s, resolved a
     assert.equal(fs.readFileSync(path.join(root, 'docs', 'plan.md'), 'utf8'), PLAN);
   });
 });
+
+describe('red37 4: an append-style tool is judged like a write of the file it leaves', () => {
+  const DONE = '---\nworkflow: feature\nstatus: completed\ncurrentStep: review\nstepsCompleted: [discovery, design, implement, review]\n---\n';
+  test('append_file making a new state file, or bringing state to an empty one, is refused when the state breaks the rules; a harmless append passes', () => {
+    const root = featureWs();
+    fs.writeFileSync(path.join(root, 'docs', 'empty.md'), '');
+    for (const [tool, input] of [
+      ['mcp__filesystem__append_file', { path: 'docs/new.md', content: DONE }],
+      ['mcp__files__appendToFile', { file_path: path.join(root, 'docs', 'empty.md'), text: DONE }],
+    ] as const) {
+      const r = hook('claude-code', { ...claudeFrame(root, root, 'PreToolUse'), tool_name: tool, tool_input: input }, { CLAUDE_PROJECT_DIR: root });
+      assert.equal(r.status, 2, `${tool} refused: ${r.stderr}${r.stdout}`);
+      assert.match(r.stderr, /gate design has no verdict/, tool);
+    }
+    const ok = hook('claude-code', { ...claudeFrame(root, root, 'PreToolUse'), tool_name: 'mcp__filesystem__append_file', tool_input: { path: 'docs/plan.md', content: '\nMore notes.\n' } }, { CLAUDE_PROJECT_DIR: root });
+    assert.equal(ok.status, 0, `a body append is allowed: ${ok.stderr}`);
+    const bad = hook('claude-code', { ...claudeFrame(root, root, 'PreToolUse'), tool_name: 'mcp__filesystem__prepend_file', tool_input: { path: 'docs/plan.md', content: DONE } }, { CLAUDE_PROJECT_DIR: root });
+    assert.equal(bad.status, 2, `a prepend that replaces the state is judged: ${bad.stderr}${bad.stdout}`);
+    assert.ok(!fs.existsSync(path.join(root, 'docs', 'new.md')));
+  });
+});
