@@ -112,6 +112,7 @@ function strings(input: Record<string, unknown>, keys: string[]): string[] {
  * said (refused where state lives). One that names files only to read them is nothing to judge.
  */
 export function unknownToolEvent(kind: 'pre' | 'post', ctx: HookContext, tool: string, input: Record<string, unknown>): NeutralEvent | undefined {
+  if (isWaymarkTool(tool)) return undefined;
   const words = nameWords(tool);
   const has = (set: ReadonlySet<string>) => words.some((w) => set.has(w));
   // A tool that runs a command line (its name says so and its input carries one): judged as a shell command.
@@ -136,6 +137,24 @@ export function unknownToolEvent(kind: 'pre' | 'post', ctx: HookContext, tool: s
     for (const f of named) if (!list.some((e) => e.file === f)) list.push({ file: f, change });
   }
   return list.length ? edits(kind, ctx, tool, list) : undefined;
+}
+
+/**
+ * Waymark's own MCP tools (src/mcp/tools/index.ts TOOLS; a test keeps the two lists equal): they
+ * change state through the core, which checks the rules and records history itself, so a hook
+ * judging them as another server's writes would refuse the very calls it points agents to. Named
+ * as each agent names an MCP tool: `mcp__<server>__waymark_advance` (Claude Code, Codex),
+ * `<server>__waymark_advance` or `mcp_<server>_waymark_advance` (Gemini CLI), `waymark_advance`
+ * (Cursor's MCP hooks, VS Code). Known by name only: a foreign server that names its tool after
+ * Waymark's is taken for Waymark's.
+ */
+export const WAYMARK_MCP_TOOLS: ReadonlySet<string> = new Set(['waymark_summary', 'waymark_status', 'waymark_resume', 'waymark_next', 'waymark_board', 'waymark_advance', 'waymark_set_status', 'waymark_story_set_status', 'waymark_gate', 'waymark_validate', 'waymark_fix', 'waymark_memory_recall', 'waymark_memory_record', 'waymark_lease']);
+
+export function isWaymarkTool(tool: string): boolean {
+  const at = tool.lastIndexOf('waymark_');
+  if (at === -1 || !WAYMARK_MCP_TOOLS.has(tool.slice(at))) return false;
+  const prefix = tool.slice(0, at);
+  return prefix === '' || prefix.endsWith('__') || (prefix.startsWith('mcp_') && prefix.endsWith('_'));
 }
 
 /** Words of a name that say a tool writes a whole file; and words that say it changes part of one (its text is not the file's). */

@@ -134,3 +134,89 @@ describe('red37 4: an append-style tool is judged like a write of the file it le
     assert.ok(!fs.existsSync(path.join(root, 'docs', 'new.md')));
   });
 });
+
+describe('red37 2: Cursor\'s MCP hooks judge another server\'s writes', () => {
+  const broken = '---\nworkflow: feature\nstatus: completed\ncurrentStep: review\nstepsCompleted: [discovery, design, implement, review]\n---\n';
+  // beforeMCPExecution: the common fields, `tool_name`, `tool_input` (a JSON string), and the server's `command` or `url` (cursor.com/docs/agent/hooks).
+  const cursorMcp = (root: string, event: string, tool: string, input: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+    conversation_id: 'c1', generation_id: 'g1', model: 'auto', hook_event_name: event, cursor_version: '1.7.2', workspace_roots: [root], user_email: null,
+    tool_name: tool, tool_input: JSON.stringify(input), command: 'npx -y @modelcontextprotocol/server-filesystem ' + root, ...extra,
+  });
+  test('beforeMCPExecution: a filesystem server\'s write_file / edit_file on a state file is refused with what to run instead; Waymark\'s own tools and reads pass', () => {
+    const root = featureWs();
+    const w = hook('cursor', cursorMcp(root, 'beforeMCPExecution', 'write_file', { path: path.join(root, 'docs', 'plan.md'), content: broken }));
+    const out = JSON.parse(w.stdout || '{}') as { permission?: string; agent_message?: string };
+    assert.equal(out.permission, 'deny', `write_file refused: ${w.stdout}${w.stderr}`);
+    assert.match(out.agent_message ?? '', /waymark gate pass/);
+    const e = hook('cursor', cursorMcp(root, 'beforeMCPExecution', 'edit_file', { path: path.join(root, 'docs', 'plan.md'), edits: [{ oldText: 'status: in_progress', newText: 'status: completed' }] }));
+    assert.equal((JSON.parse(e.stdout || '{}') as { permission?: string }).permission, 'deny', `edit_file refused: ${e.stdout}${e.stderr}`);
+    const own = hook('cursor', cursorMcp(root, 'beforeMCPExecution', 'waymark_set_status', { file: 'docs/plan.md', status: 'blocked' }, { command: 'waymark mcp' }));
+    assert.notEqual((JSON.parse(own.stdout || '{}') as { permission?: string }).permission, 'deny', `Waymark's own tool passes: ${own.stdout}`);
+    const read = hook('cursor', cursorMcp(root, 'beforeMCPExecution', 'read_file', { path: path.join(root, 'docs', 'plan.md') }));
+    assert.notEqual((JSON.parse(read.stdout || '{}') as { permission?: string }).permission, 'deny', `a read passes: ${read.stdout}`);
+    assert.equal(fs.readFileSync(path.join(root, 'docs', 'plan.md'), 'utf8'), PLAN);
+  });
+
+  test('waymark hook install cursor installs beforeMCPExecution and afterMCPExecution', () => {
+    const root = featureWs();
+    const r = run(root, ['hook', 'install', 'cursor']);
+    assert.equal(r.status, 0, r.stderr);
+    const hooks = (JSON.parse(fs.readFileSync(path.join(root, '.cursor', 'hooks.json'), 'utf8')) as { hooks: Record<string, { command: string }[]> }).hooks;
+    for (const ev of ['beforeMCPExecution', 'afterMCPExecution']) assert.ok(hooks[ev]?.some((h) => /waymark hook cursor/.test(h.command)), `${ev} installed: ${JSON.stringify(hooks)}`);
+  });
+});
+
+describe('red37 3: the agents\' hook matchers take MCP tools; Waymark\'s own MCP tools are not judged as foreign writes', () => {
+  const matcherOf = (root: string, file: string, event: string) => {
+    const groups = (JSON.parse(fs.readFileSync(path.join(root, file), 'utf8')) as { hooks: Record<string, { matcher?: string; hooks: { command: string }[] }[]> }).hooks[event];
+    const ours = groups.find((g) => g.hooks.some((h) => /waymark/.test(h.command)));
+    assert.ok(ours, `${file} ${event} holds Waymark's hook`);
+    return new RegExp(`^(?:${ours.matcher ?? '.*'})$`);
+  };
+  test('installed matchers match MCP tool names as each agent spells them; an install from before is brought up to date', () => {
+    const root = featureWs();
+    // Claude Code installed by an earlier Waymark, its matcher without MCP tools.
+    fs.mkdirSync(path.join(root, '.claude'));
+    fs.writeFileSync(path.join(root, '.claude', 'settings.json'), JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Edit|Write|MultiEdit|Bash', hooks: [{ type: 'command', command: 'waymark hook claude-code', timeout: 30 }] }], PostToolUse: [{ matcher: 'Edit|Write|MultiEdit|Bash', hooks: [{ type: 'command', command: 'waymark hook claude-code', timeout: 30 }] }], SessionStart: [{ hooks: [{ type: 'command', command: 'waymark hook claude-code', timeout: 60 }] }], Stop: [{ hooks: [{ type: 'command', command: 'waymark hook claude-code', timeout: 30 }] }], SubagentStop: [{ hooks: [{ type: 'command', command: 'waymark hook claude-code', timeout: 30 }] }] } }, null, 2));
+    for (const agent of ['claude-code', 'codex', 'gemini']) {
+      const r = run(root, ['hook', 'install', agent]);
+      assert.equal(r.status, 0, `${agent}: ${r.stderr}`);
+    }
+    for (const ev of ['PreToolUse', 'PostToolUse']) {
+      const claude = matcherOf(root, '.claude/settings.json', ev);
+      assert.ok(claude.test('mcp__filesystem__write_file') && claude.test('mcp__waymark__waymark_advance') && claude.test('Write'), `Claude Code ${ev}: ${claude}`);
+      const codex = matcherOf(root, '.codex/hooks.json', ev);
+      assert.ok(codex.test('mcp__filesystem__edit_file') && codex.test('apply_patch'), `Codex ${ev}: ${codex}`);
+    }
+    for (const ev of ['BeforeTool', 'AfterTool']) {
+      const gemini = matcherOf(root, '.gemini/settings.json', ev);
+      assert.ok(gemini.test('filesystem__write_file') && gemini.test('mcp_filesystem_write_file') && gemini.test('write_file') && !gemini.test('read_file'), `Gemini CLI ${ev}: ${gemini}`);
+    }
+    const groups = (JSON.parse(fs.readFileSync(path.join(root, '.claude', 'settings.json'), 'utf8')) as { hooks: Record<string, unknown[]> }).hooks.PreToolUse;
+    assert.equal(groups.length, 1, 'the old entry was replaced, not doubled');
+  });
+
+  test('Claude Code: another server\'s write to a state file is refused; Waymark\'s own MCP tools pass to the core, which checks them', () => {
+    const root = featureWs();
+    const env = { CLAUDE_PROJECT_DIR: root };
+    const foreign = hook('claude-code', { ...claudeFrame(root, root, 'PreToolUse'), tool_name: 'mcp__filesystem__edit_file', tool_input: { path: 'docs/plan.md', edits: [{ oldText: 'status: in_progress', newText: 'status: completed' }] } }, env);
+    assert.equal(foreign.status, 2, `refused: ${foreign.stderr}`);
+    for (const [tool, input] of [
+      ['mcp__waymark__waymark_set_status', { file: 'docs/plan.md', status: 'blocked' }],
+      ['mcp__waymark__waymark_gate', { file: 'docs/plan.md', step: 'design', verdict: 'PASS', by: 'reviewer', text: 'ok' }],
+      ['mcp__waymark__waymark_fix', { file: 'docs/plan.md' }],
+    ] as const) {
+      const r = hook('claude-code', { ...claudeFrame(root, root, 'PreToolUse'), tool_name: tool, tool_input: input }, env);
+      assert.equal(r.status, 0, `${tool} is Waymark's own: ${r.stderr}`);
+    }
+    const gem = hook('gemini', { session_id: 's', cwd: root, hook_event_name: 'BeforeTool', timestamp: '2026-01-01T00:00:00Z', tool_name: 'waymark__waymark_advance', tool_input: { file: 'docs/plan.md' }, mcp_context: { server_name: 'waymark', tool_name: 'waymark_advance', command: 'waymark', args: ['mcp'] } }, { GEMINI_PROJECT_DIR: root });
+    assert.equal(gem.status, 0, `Gemini CLI, Waymark's own: ${gem.stderr}${gem.stdout}`);
+    assert.doesNotMatch(gem.stdout, /"deny"/);
+  });
+
+  test('the hooks\' list of Waymark\'s MCP tools is the MCP server\'s', async () => {
+    const { TOOLS } = await import('../../src/mcp/tools/index');
+    const { WAYMARK_MCP_TOOLS } = await import('../../src/hooks/tools');
+    assert.deepEqual([...WAYMARK_MCP_TOOLS].sort(), TOOLS.map((t) => t.name).sort());
+  });
+});
