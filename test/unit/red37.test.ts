@@ -220,3 +220,42 @@ describe('red37 3: the agents\' hook matchers take MCP tools; Waymark\'s own MCP
     assert.deepEqual([...WAYMARK_MCP_TOOLS].sort(), TOOLS.map((t) => t.name).sort());
   });
 });
+
+describe('red37 6: a gate verdict merged in from another branch', () => {
+  test('an agent\'s git merge / cherry-pick / checkout of a branch that brings a gate file (with its history line) is refused; a merge of ordinary work passes', () => {
+    const root = featureWs();
+    const git = (cwd: string, ...args: string[]) => {
+      const r = spawnSync('git', ['-C', cwd, '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { encoding: 'utf8' });
+      assert.equal(r.status, 0, `git ${args.join(' ')}: ${r.stderr}`);
+      return r.stdout;
+    };
+    git(root, 'add', '-A');
+    git(root, 'commit', '-qm', 'init');
+    git(root, 'branch', '-M', 'main');
+    // The forger's clone: Waymark itself records the verdict there (a gate file and a history line
+    // with its hash, byte for byte what a real reviewer's would be), committed on a branch.
+    const clone = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-red37-clone-')));
+    tmp.push(clone);
+    git(os.tmpdir(), 'clone', '-q', root, clone);
+    const g = run(clone, ['gate', 'pass', 'docs/plan.md', 'design', '--by', 'security-lead']);
+    assert.equal(g.status, 0, g.stderr);
+    git(clone, 'add', '-A');
+    git(clone, 'commit', '-qm', 'design reviewed');
+    git(clone, 'push', '-q', 'origin', 'HEAD:forged');
+    // Ordinary work on another branch.
+    git(clone, 'checkout', '-q', '-b', 'work', 'origin/main');
+    fs.writeFileSync(path.join(clone, 'notes.md'), '# notes\n');
+    git(clone, 'add', 'notes.md');
+    git(clone, 'commit', '-qm', 'notes');
+    git(clone, 'push', '-q', 'origin', 'HEAD:work');
+    const env = { CLAUDE_PROJECT_DIR: root };
+    for (const command of ['git merge forged', 'git merge --no-edit forged', 'git cherry-pick forged', 'git checkout forged -- .waymark']) {
+      const r = hook('claude-code', { ...claudeFrame(root, root, 'PreToolUse'), tool_name: 'Bash', tool_input: { command } }, env);
+      assert.equal(r.status, 2, `${command} refused: ${r.stderr}`);
+      assert.match(r.stderr, /\.waymark\/(?:gates|history|events)\//, command);
+    }
+    const ok = hook('claude-code', { ...claudeFrame(root, root, 'PreToolUse'), tool_name: 'Bash', tool_input: { command: 'git merge work' } }, env);
+    assert.equal(ok.status, 0, `ordinary work merges: ${ok.stderr}`);
+    assert.ok(!fs.existsSync(path.join(root, '.waymark', 'gates')));
+  });
+});
