@@ -45,8 +45,8 @@ export const claudeCodeAdapter: HookAdapter = {
     layout: 'groups',
     entry: (command, e) => ({ type: 'command', command, timeout: e.timeout }),
     events: [
-      { event: 'PreToolUse', matcher: 'Edit|Write|MultiEdit|Bash', timeout: 30 },
-      { event: 'PostToolUse', matcher: 'Edit|Write|MultiEdit|Bash', timeout: 30 },
+      { event: 'PreToolUse', matcher: 'Edit|Write|MultiEdit|Bash|mcp__.*', timeout: 30 },
+      { event: 'PostToolUse', matcher: 'Edit|Write|MultiEdit|Bash|mcp__.*', timeout: 30 },
       { event: 'SessionStart', timeout: 60 },
       { event: 'Stop', timeout: 30 },
       { event: 'SubagentStop', timeout: 30 },

@@ -21,8 +21,8 @@ export const codexAdapter: HookAdapter = {
     layout: 'groups',
     entry: (command, e) => ({ type: 'command', command, timeout: e.timeout }),
     events: [
-      { event: 'PreToolUse', matcher: 'Bash|apply_patch', timeout: 30 },
-      { event: 'PostToolUse', matcher: 'Bash|apply_patch', timeout: 30 },
+      { event: 'PreToolUse', matcher: 'Bash|apply_patch|mcp__.*', timeout: 30 },
+      { event: 'PostToolUse', matcher: 'Bash|apply_patch|mcp__.*', timeout: 30 },
       { event: 'SessionStart', timeout: 60 },
       { event: 'Stop', timeout: 30 },
     ],

@@ -2,11 +2,13 @@
  * Cursor's agent hooks (cursor.com/docs/agent/hooks, `.cursor/hooks.json`, `{"version": 1, "hooks":
  * {event: [{command, matcher}]}}`): JSON on stdin with `hook_event_name`, `conversation_id`,
  * `workspace_roots`; `preToolUse` (`tool_name` Write/StrReplace/Edit/Delete, `tool_input`),
- * `beforeShellExecution` (`command`, `cwd`) answer `{"permission": "deny", "user_message",
- * "agent_message"}`; `afterFileEdit` (`file_path`, `edits`) and `afterShellExecution` are told after
+ * `beforeShellExecution` (`command`, `cwd`) and `beforeMCPExecution` (another MCP server's
+ * `tool_name`, `tool_input` as a JSON string, its `url` or `command`) answer `{"permission": "deny",
+ * "user_message", "agent_message"}`; `afterFileEdit` (`file_path`, `edits`), `afterShellExecution`
+ * and `afterMCPExecution` (`tool_name`, `tool_input`, `result_json`) are told after
  * the fact (recorded in history); `sessionStart` takes `additional_context`, `stop` a `followup_message`.
  */
-import { HookInputError, isObject, optStr, str, type HookAdapter, type HookContext, type HookOutput, type NeutralEvent } from './port';
+import { HookInputError, isObject, optStr, payloadCwd, str, type HookAdapter, type HookContext, type HookOutput, type NeutralEvent } from './port';
 import { catalogueToolEvent, unknownToolEvent } from './tools';
 
 const json = (v: unknown) => JSON.stringify(v) + '\n';
@@ -37,6 +39,8 @@ export const cursorAdapter: HookAdapter = {
     events: [
       { event: 'preToolUse', matcher: EDIT_MATCHER, timeout: 30 },
       { event: 'beforeShellExecution', timeout: 30 },
+      { event: 'beforeMCPExecution', timeout: 30 },
+      { event: 'afterMCPExecution', timeout: 30 },
       { event: 'afterFileEdit', timeout: 30 },
       { event: 'afterShellExecution', timeout: 30 },
       { event: 'sessionStart', timeout: 60 },
@@ -47,7 +51,7 @@ export const cursorAdapter: HookAdapter = {
     if (!isObject(input)) throw new HookInputError('the hook input must be a JSON object (Cursor sends one on stdin).');
     const event = str(input, 'hook_event_name', 'input');
     const roots = Array.isArray(input.workspace_roots) ? input.workspace_roots.filter((r): r is string => typeof r === 'string') : [];
-    const ctx: HookContext = { agent: 'cursor', event, session: optStr(input, 'conversation_id'), cwd: optStr(input, 'cwd') ?? roots[0] ?? process.cwd(), projectDir: env.CURSOR_PROJECT_DIR || roots[0] || undefined, ...(roots.length > 1 ? { roots } : {}) };
+    const ctx: HookContext = { agent: 'cursor', event, session: optStr(input, 'conversation_id'), cwd: payloadCwd(optStr(input, 'cwd'), env.CURSOR_PROJECT_DIR || roots[0] || undefined), projectDir: env.CURSOR_PROJECT_DIR || roots[0] || undefined, ...(roots.length > 1 ? { roots } : {}) };
     switch (event) {
       case 'preToolUse':
       case 'postToolUse': {
@@ -55,6 +59,14 @@ export const cursorAdapter: HookAdapter = {
         const args = toolInput(input);
         const kind = event === 'preToolUse' ? 'pre' : 'post';
         return catalogueToolEvent(kind, ctx, tool, args) ?? unknownToolEvent(kind, ctx, tool, args) ?? { kind: 'other', ctx, what: `${event} ${tool}` };
+      }
+      case 'beforeMCPExecution':
+      case 'afterMCPExecution': {
+        // Another MCP server's tool (its write_file, edit_file, move_file...): judged by what its
+        // name and input say, as any tool the catalogue does not know; Waymark's own are not (tools.ts).
+        const tool = str(input, 'tool_name', 'input');
+        const kind = event === 'beforeMCPExecution' ? 'pre' : 'post';
+        return unknownToolEvent(kind, ctx, tool, toolInput(input)) ?? { kind: 'other', ctx, what: `${event} ${tool}` };
       }
       case 'beforeShellExecution':
         return { kind: 'proposed-command', ctx, tool: 'Shell', command: str(input, 'command', 'input') };
@@ -78,7 +90,7 @@ export const cursorAdapter: HookAdapter = {
       case 'deny':
         return { exitCode: 0, stdout: json({ permission: 'deny', user_message: decision.reason.split('\n')[0], agent_message: decision.reason }), stderr: '' };
       case 'context':
-        return { exitCode: 0, stdout: json(event.ctx.event === 'afterFileEdit' || event.ctx.event === 'afterShellExecution' ? {} : { additional_context: decision.text }), stderr: decision.problem ? `${decision.text}\n` : '' };
+        return { exitCode: 0, stdout: json(event.ctx.event === 'afterFileEdit' || event.ctx.event === 'afterShellExecution' || event.ctx.event === 'afterMCPExecution' ? {} : { additional_context: decision.text }), stderr: decision.problem ? `${decision.text}\n` : '' };
       case 'keep-going':
         return { exitCode: 0, stdout: json({ followup_message: decision.reason }), stderr: '' };
       case 'notify':

@@ -11,6 +11,12 @@ import { HookInputError, parseHookInput, str, type HookAdapter, type HookContext
 import { catalogueToolEvent, unknownToolEvent } from './tools';
 
 const TOOLS = new Set(['write_file', 'replace', 'run_shell_command']);
+/**
+ * Its tools, and MCP servers' tools as Gemini CLI names them: `<server>__<tool>` (the name a tool
+ * gets when another server holds its plain name) and `mcp_<server>_<tool>`. A server's tool that
+ * Gemini registers under its plain name (the first server to offer it) matches no pattern.
+ */
+const GEMINI_MATCHER = 'write_file|replace|run_shell_command|mcp_.*|.+__.+';
 
 function toolEvent(kind: 'pre' | 'post', ctx: HookContext, tool: string, input: Record<string, unknown>): NeutralEvent {
   if (tool === 'write_file' || tool === 'replace') {
@@ -41,8 +47,8 @@ export const geminiAdapter: HookAdapter = {
     layout: 'groups',
     entry: (command, e) => ({ type: 'command', command, timeout: e.timeout, name: `waymark-${e.event}` }),
     events: [
-      { event: 'BeforeTool', matcher: 'write_file|replace|run_shell_command', timeout: 30_000 },
-      { event: 'AfterTool', matcher: 'write_file|replace|run_shell_command', timeout: 30_000 },
+      { event: 'BeforeTool', matcher: GEMINI_MATCHER, timeout: 30_000 },
+      { event: 'AfterTool', matcher: GEMINI_MATCHER, timeout: 30_000 },
       { event: 'SessionStart', timeout: 60_000 },
       { event: 'AfterAgent', timeout: 30_000 },
     ],

@@ -56,6 +56,8 @@ function nextText(cwd: string, file: string, current: string | undefined, c: Fil
       lines.splice(c.line, 0, ...c.text.split('\n'));
       return lines.join('\n');
     }
+    case 'append':
+      return c.at === 'start' ? c.text + (current ?? '') : (current ?? '') + c.text;
     case 'delete':
       return null;
     case 'unknown':
@@ -224,6 +226,12 @@ function gitChanged(t: { cwd: string; ref?: string; paths: string[] }, how: stri
   const top = git(['rev-parse', '--show-toplevel']);
   if (top.status !== 0) return undefined;
   const base = top.stdout.trim();
+  if ((how.startsWith('git merge ') || how.startsWith('git cherry-pick ')) && t.ref) {
+    // What the ref brings: a merge, its branch's changes since the common ancestor; a pick, its commit's.
+    const range = how.startsWith('git merge ') ? [`HEAD...${t.ref}`] : [`${t.ref}^`, t.ref];
+    const r = git(['diff', '--name-only', '-z', ...range, '--']);
+    return r.status === 0 ? new Set(r.stdout.split('\0').filter(Boolean).map((n) => realOf(path.resolve(base, n)))) : undefined;
+  }
   if (how === 'git revert' && t.ref) {
     const r = git(['diff', '--name-only', '-z', `${t.ref}^`, t.ref, '--']);
     return r.status === 0 ? new Set(r.stdout.split('\0').filter(Boolean).map((n) => realOf(path.resolve(base, n)))) : undefined;
@@ -285,7 +293,11 @@ export async function judgeCommand(command: string, cwd: string, root: string | 
       if (t.kind === 'tree' && t.names) files = files.filter((f) => t.names!.every((re) => re.test(path.basename(f))));
       if (t.kind === 'tree' && t.git) {
         const changed = gitChanged(t.git, t.how);
-        if (changed) files = files.filter((f) => changed.has(f));
+        if (changed) {
+          files = files.filter((f) => changed.has(f));
+          // Files the ref has and the work tree has not (a gate file, a history file): they land too.
+          for (const f of changed) if (!files.includes(f) && inside(f) && !fs.existsSync(f) && (!t.names || t.names.every((re) => re.test(path.basename(f))))) files.push(f);
+        }
       }
       for (const f of files) if (mayHoldState(realRoot, f) && (await hit(realRoot, f, t.how))) break;
       return;

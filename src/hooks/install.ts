@@ -182,6 +182,8 @@ function alreadyInstalled(root: JsonNode, spec: InstallSpec, agent: string, comm
     const list = findNodeAtLocation(root, ['hooks', e.event]);
     if (!list || list.type !== 'array') return false;
     const found = (list.children ?? []).some((item) => {
+      // A group's matcher too: an install from before a matcher grew (MCP tools) is brought up to date.
+      if (spec.layout !== 'flat' && findNodeAtLocation(item, ['matcher'])?.value !== e.matcher) return false;
       const entries = spec.layout === 'flat' ? [item] : (findNodeAtLocation(item, ['hooks'])?.children ?? []);
       return entries.some((x) => entryCommand(x) === command && JSON.stringify(nodeValue(x)) === JSON.stringify(spec.entry(command, e)));
     });

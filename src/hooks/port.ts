@@ -5,6 +5,7 @@
  *
  * Adapters import nothing from the core: they run on the fast path, before the core is loaded.
  */
+import * as path from 'node:path';
 
 /** One `@@` hunk of an `apply_patch` envelope (hooks/applyPatch.ts reads them). */
 export interface PatchHunk {
@@ -46,6 +47,8 @@ export type FileChange =
   | { type: 'hunks'; hunks: PatchHunk[]; from?: string }
   /** `text` inserted after line `line` (0: at the start), as str_replace_editor's insert does. */
   | { type: 'insert'; line: number; text: string }
+  /** `text` added at the end of the file (`at: 'start'`: before its first byte); a missing file is made holding `text` (an append_file tool). */
+  | { type: 'append'; text: string; at?: 'start' }
   | { type: 'delete' }
   /** The tool says which file it changes but not how (VS Code's editFiles, insert_edit_into_file). */
   | { type: 'unknown' };
@@ -182,6 +185,17 @@ export interface HookDialect {
 }
 
 /**
+ * The folder the agent works in, as the payload says, made absolute: relative paths in the event
+ * are the agent's (resolved against this folder), never the hook process's. A relative `cwd` is
+ * taken from the project folder when the agent names one; the hook process's own folder (where
+ * the agent started it) only when the payload says nothing.
+ */
+export function payloadCwd(cwd: string | undefined, projectDir: string | undefined): string {
+  if (!cwd) return path.resolve(projectDir ?? process.cwd());
+  return path.isAbsolute(cwd) ? path.normalize(cwd) : path.resolve(projectDir ?? process.cwd(), cwd);
+}
+
+/**
  * One JSON object on stdin — `session_id`, `cwd`, `hook_event_name`, `tool_name`, `tool_input`,
  * `source`, `stop_hook_active` — as Claude Code and Gemini CLI both send it, read into a neutral
  * event. Throws HookInputError on bad input.
@@ -190,7 +204,8 @@ export function parseHookInput(input: unknown, env: NodeJS.ProcessEnv, d: HookDi
   if (!isObject(input)) throw new HookInputError(`the hook input must be a JSON object (${d.sender} sends one on stdin).`);
   // VS Code runs the hooks of .claude/settings.json too, naming the event and session in camelCase.
   const event = typeof input.hookEventName === 'string' && input.hook_event_name === undefined ? input.hookEventName : str(input, 'hook_event_name', 'input');
-  const ctx: HookContext = { agent: d.agent, event, session: optStr(input, 'session_id') ?? optStr(input, 'sessionId'), cwd: optStr(input, 'cwd') ?? process.cwd(), projectDir: env[d.projectDirEnv] || undefined };
+  const projectDir = env[d.projectDirEnv] || undefined;
+  const ctx: HookContext = { agent: d.agent, event, session: optStr(input, 'session_id') ?? optStr(input, 'sessionId'), cwd: payloadCwd(optStr(input, 'cwd'), projectDir), projectDir };
   if (event === d.preTool || event === d.postTool) {
     const tool = str(input, 'tool_name', 'input');
     if (!d.tools.has(tool)) {

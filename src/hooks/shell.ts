@@ -1512,6 +1512,24 @@ class Reader {
         }
         return scope;
       }
+      case 'merge':
+      case 'cherry-pick': {
+        // Another branch's files land here: a gate verdict among them is a reviewer's record made
+        // elsewhere (or forged there, history line and all: nothing in the files tells the two
+        // apart), which opens a gate without a person having seen it arrive. The gate files the
+        // ref would change are judged; its other files are ordinary work (workflow files merge as
+        // any file does, history through Waymark's merge driver).
+        if (opts.some((o) => /^--(?:abort|quit|skip|continue)$/.test(o))) return scope;
+        if (!inner.cwds) {
+          this.opaque.push(`git ${sub} runs in a folder a cd made unknown`);
+          return scope;
+        }
+        for (const cwd of inner.cwds) {
+          const top = gitTop(cwd);
+          for (const ref of plain) this.touches.push({ kind: 'tree', path: top, how: `git ${sub} ${ref}`, git: { cwd: top, ref, paths: ['.'] }, names: [/\.gate$/] });
+        }
+        return scope;
+      }
       case 'revert': {
         if (opts.some((o) => /^--(?:abort|quit|skip)$/.test(o))) return scope;
         if (!inner.cwds) {

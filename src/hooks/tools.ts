@@ -60,9 +60,11 @@ function edits(kind: 'pre' | 'post', ctx: HookContext, tool: string, list: FileE
 }
 
 function shell(kind: 'pre' | 'post', ctx: HookContext, tool: string, command: string, input: Record<string, unknown> = {}): NeutralEvent {
-  // The folder the command runs in, when the tool says (Codex's workdir, Gemini's directory, Cursor's working_directory).
+  // The folder the command runs in, when the tool says (Codex's workdir, Cursor's working_directory,
+  // an MCP server's cwd): a relative one is the agent's, from the folder the event says it works in
+  // (its cwd), not the project folder (Gemini's run_shell_command, relative to the project root, is gemini.ts's).
   const dir = s(input, 'workdir', 'cwd', 'working_directory', 'workingDirectory', 'directory', 'dir_path');
-  const at = dir ? { ...ctx, cwd: path.resolve(ctx.projectDir ?? ctx.cwd, dir) } : ctx;
+  const at = dir ? { ...ctx, cwd: path.resolve(ctx.cwd, dir) } : ctx;
   // Copilot CLI's `powershell` tool (Windows), an MCP server's run_powershell: PowerShell, not a POSIX shell.
   const ps = nameWords(tool).some((w) => POWERSHELL_WORDS.has(w));
   return kind === 'pre' ? { kind: 'proposed-command', ctx: at, tool, command, ...(ps ? { shell: 'powershell' as const } : {}) } : { kind: 'tool-done', ctx: at, tool, command };
@@ -110,6 +112,7 @@ function strings(input: Record<string, unknown>, keys: string[]): string[] {
  * said (refused where state lives). One that names files only to read them is nothing to judge.
  */
 export function unknownToolEvent(kind: 'pre' | 'post', ctx: HookContext, tool: string, input: Record<string, unknown>): NeutralEvent | undefined {
+  if (isWaymarkTool(tool)) return undefined;
   const words = nameWords(tool);
   const has = (set: ReadonlySet<string>) => words.some((w) => set.has(w));
   // A tool that runs a command line (its name says so and its input carries one): judged as a shell command.
@@ -129,11 +132,29 @@ export function unknownToolEvent(kind: 'pre' | 'post', ctx: HookContext, tool: s
   const nested = Object.values(input).flatMap((v) => (Array.isArray(v) ? v.filter(isObject) : isObject(v) ? [v] : [])).flatMap((o) => strings(o, [...PATH_FIELDS, ...FROM_FIELDS, ...TO_FIELDS]));
   const named = [...new Set([...strings(input, PATH_FIELDS), ...strings(input, PATHS_FIELDS), ...(list.length ? [] : [...from, ...to]), ...nested])];
   if (named.length && (carries || has(DELETES) || has(MOVES) || has(COPIES) || has(CHANGES))) {
-    const whole = named.length === 1 && !list.length ? wholeWrite(words, input) : undefined;
+    const whole = named.length === 1 && !list.length ? wholeWrite(words, input) ?? addedText(words, input) : undefined;
     const change: FileChange = whole ?? (has(DELETES) && !carries ? { type: 'delete' } : { type: 'unknown' });
     for (const f of named) if (!list.some((e) => e.file === f)) list.push({ file: f, change });
   }
   return list.length ? edits(kind, ctx, tool, list) : undefined;
+}
+
+/**
+ * Waymark's own MCP tools (src/mcp/tools/index.ts TOOLS; a test keeps the two lists equal): they
+ * change state through the core, which checks the rules and records history itself, so a hook
+ * judging them as another server's writes would refuse the very calls it points agents to. Named
+ * as each agent names an MCP tool: `mcp__<server>__waymark_advance` (Claude Code, Codex),
+ * `<server>__waymark_advance` or `mcp_<server>_waymark_advance` (Gemini CLI), `waymark_advance`
+ * (Cursor's MCP hooks, VS Code). Known by name only: a foreign server that names its tool after
+ * Waymark's is taken for Waymark's.
+ */
+export const WAYMARK_MCP_TOOLS: ReadonlySet<string> = new Set(['waymark_summary', 'waymark_status', 'waymark_resume', 'waymark_next', 'waymark_board', 'waymark_advance', 'waymark_set_status', 'waymark_story_set_status', 'waymark_gate', 'waymark_validate', 'waymark_fix', 'waymark_memory_recall', 'waymark_memory_record', 'waymark_lease']);
+
+export function isWaymarkTool(tool: string): boolean {
+  const at = tool.lastIndexOf('waymark_');
+  if (at === -1 || !WAYMARK_MCP_TOOLS.has(tool.slice(at))) return false;
+  const prefix = tool.slice(0, at);
+  return prefix === '' || prefix.endsWith('__') || (prefix.startsWith('mcp_') && prefix.endsWith('_'));
 }
 
 /** Words of a name that say a tool writes a whole file; and words that say it changes part of one (its text is not the file's). */
@@ -152,6 +173,22 @@ function wholeWrite(words: string[], input: Record<string, unknown>): FileChange
   if (given.length !== 1 || !WHOLE_TEXT_FIELDS.includes(given[0])) return undefined;
   const content = input[given[0]];
   return typeof content === 'string' ? { type: 'write', content } : undefined;
+}
+
+/**
+ * An unknown tool named as an append (`append_file`, `appendToFile`, `prepend_text`) whose input carries
+ * the text in one field: that text added at the file's end (or start), judged as the file it leaves.
+ * Said as not what it writes, an append that made a state file (or brought state to an empty one) went unjudged.
+ */
+function addedText(words: string[], input: Record<string, unknown>): FileChange | undefined {
+  const end = words.includes('append');
+  const start = words.includes('prepend');
+  if (end === start || words.some((w) => w !== 'append' && w !== 'prepend' && PART_WRITES.has(w))) return undefined;
+  const given = CONTENT_FIELDS.filter((k) => input[k] !== undefined && input[k] !== null);
+  if (given.length !== 1 || !WHOLE_TEXT_FIELDS.includes(given[0])) return undefined;
+  const text = input[given[0]];
+  if (typeof text !== 'string') return undefined;
+  return start ? { type: 'append', text, at: 'start' } : { type: 'append', text };
 }
 
 const SHELL_TOOLS = new Set(['Bash', 'bash', 'Shell', 'shell', 'local_shell', 'exec_command', 'run_in_terminal', 'runInTerminal', 'runTerminalCommand', 'run_terminal_cmd', 'container.exec', 'powershell', 'PowerShell', 'pwsh']);

@@ -41,7 +41,7 @@ describe('waymark hook install|uninstall claude-code|gemini', () => {
       assert.deepEqual(Object.keys(s.hooks), ['PostToolUse', 'Notification', 'PreToolUse', 'SessionStart', 'Stop', 'SubagentStop']);
       assert.equal(s.hooks.PostToolUse.length, 2);
       assert.equal(s.hooks.PostToolUse[0].hooks[0].command, 'prettier --write "$CLAUDE_PROJECT_DIR"');
-      assert.deepEqual(s.hooks.PreToolUse, [{ matcher: 'Edit|Write|MultiEdit|Bash', hooks: [{ type: 'command', command: 'waymark hook claude-code', timeout: 30 }] }]);
+      assert.deepEqual(s.hooks.PreToolUse, [{ matcher: 'Edit|Write|MultiEdit|Bash|mcp__.*', hooks: [{ type: 'command', command: 'waymark hook claude-code', timeout: 30 }] }]);
       assert.deepEqual(s.hooks.SessionStart, [{ hooks: [{ type: 'command', command: 'waymark hook claude-code', timeout: 60 }] }]);
       r = await runCliProcess(['hook', 'install', 'claude-code'], '', { cwd: root });
       assert.match(r.stdout, /^unchanged/);
@@ -67,7 +67,7 @@ describe('waymark hook install|uninstall claude-code|gemini', () => {
       r = await runCliProcess(['hook', 'install', 'gemini'], '', { cwd: root });
       assert.equal(r.code, 0, r.stderr);
       const g = JSON.parse(fs.readFileSync(path.join(root, '.gemini/settings.json'), 'utf8'));
-      assert.deepEqual(g.hooks.BeforeTool, [{ matcher: 'write_file|replace|run_shell_command', hooks: [{ type: 'command', command: 'waymark hook gemini', timeout: 30000, name: 'waymark-BeforeTool' }] }]);
+      assert.deepEqual(g.hooks.BeforeTool, [{ matcher: 'write_file|replace|run_shell_command|mcp_.*|.+__.+', hooks: [{ type: 'command', command: 'waymark hook gemini', timeout: 30000, name: 'waymark-BeforeTool' }] }]);
       const bad = write(root, '.claude/settings.json', '{ "hooks": { ,, }\n');
       r = await runCliProcess(['hook', 'install', 'claude-code'], '', { cwd: root });
       assert.equal(r.code, 1);
@@ -124,14 +124,14 @@ describe('hook install|uninstall for every agent: only exactly Waymark\'s entrie
         assert.equal(r.code, 0, r.stderr);
       }
       const codex = JSON.parse(fs.readFileSync(path.join(root, '.codex/hooks.json'), 'utf8'));
-      assert.deepEqual(codex.hooks.PreToolUse, [{ matcher: 'Bash|apply_patch', hooks: [{ type: 'command', command: 'waymark hook codex', timeout: 30 }] }]);
+      assert.deepEqual(codex.hooks.PreToolUse, [{ matcher: 'Bash|apply_patch|mcp__.*', hooks: [{ type: 'command', command: 'waymark hook codex', timeout: 30 }] }]);
       const copilot = JSON.parse(fs.readFileSync(path.join(root, '.github/hooks/waymark.json'), 'utf8'));
       assert.equal(copilot.version, 1);
       assert.deepEqual(copilot.hooks.preToolUse, [{ type: 'command', command: 'waymark hook copilot', bash: 'waymark hook copilot', timeout: 30, timeoutSec: 30 }]);
       const cursor = JSON.parse(fs.readFileSync(path.join(root, '.cursor/hooks.json'), 'utf8'));
       assert.deepEqual(cursor.hooks.preToolUse, [{ command: 'waymark hook cursor', matcher: 'Write|StrReplace|Edit|MultiEdit|Delete' }]);
       assert.deepEqual(cursor.hooks.afterFileEdit, [{ command: './hooks/format.sh' }, { command: 'waymark hook cursor' }]);
-      assert.deepEqual(Object.keys(cursor.hooks), ['afterFileEdit', 'preToolUse', 'beforeShellExecution', 'afterShellExecution', 'sessionStart', 'stop']);
+      assert.deepEqual(Object.keys(cursor.hooks), ['afterFileEdit', 'preToolUse', 'beforeShellExecution', 'beforeMCPExecution', 'afterMCPExecution', 'afterShellExecution', 'sessionStart', 'stop']);
       for (const agent of ['codex', 'copilot', 'cursor']) {
         const r = await runCliProcess(['hook', 'uninstall', agent], '', { cwd: root });
         assert.equal(r.code, 0, r.stderr);

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { WaymarkError, errorMessage } from '../errors';
 import { randomHex, sweepDeadOwners } from './processes';
-import { safeWritePath, resolveRealPath, notRegularError } from './safePath';
+import { safeWritePath, resolveRealPath, notRegularError, unshareLinked } from './safePath';
 
 export interface AtomicWriteOptions {
   /** File mode for a new file (an existing file keeps its own). Default 0o644 (less umask). */
@@ -290,7 +290,9 @@ export function sweepStaleTemps(dir: string, filter: (name: string) => boolean =
  * file only ever added to (memory's cold file), where a rewrite would copy every earlier line.
  * `check` runs on the open file right before the write (the lock still held). The file's bytes
  * are compared through the descriptor written to, and that descriptor is proved to be the file
- * at `target` (same device and inode) in a folder that is still its own real path. Returns the
+ * at `target` (same device and inode) in a folder that is still its own real path; a file with
+ * other hard links gets its own copy first (safePath.ts unshareLinked), so no other name of it
+ * changes. Returns the
  * open descriptor (not flushed: the caller fsyncs it with the change's other files, then closes it).
  * Throws WaymarkError('conflict') when the file is not `before` any more, nothing written.
  * `before` is the text, or the very bytes that are its UTF-8 encoding (when the caller has them).
@@ -322,6 +324,13 @@ export function appendInPlace(target: string, before: string | Buffer, suffix: s
     if (named.ino !== st.ino || named.dev !== st.dev || resolveRealPath(dir) !== dir) {
       throw new WaymarkError('conflict', `The folder of ${target} was replaced while Waymark was writing; nothing was changed. Check for symbolic links and retry.`, target);
     }
+    if (st.nlink > 1) {
+      // Another name of this file (perhaps outside the workspace) must not see the bytes added:
+      // the name gets its own copy of `before` first, and the copy is added to.
+      const own = fd;
+      fd = -1; // unshareLinked closes it, whatever happens
+      fd = unshareLinked(target, { fd: own, st }, fs.constants.O_RDWR, 'file').fd;
+    }
     const add = Buffer.from(suffix, 'utf8');
     let put = 0;
     try {
@@ -337,7 +346,7 @@ export function appendInPlace(target: string, before: string | Buffer, suffix: s
     }
     return fd;
   } catch (e) {
-    fs.closeSync(fd);
+    if (fd >= 0) fs.closeSync(fd);
     if (WaymarkError.is(e)) throw e;
     throw ioError(e, target, 'write');
   }

@@ -1,3 +1,4 @@
+import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { WaymarkError } from '../errors';
@@ -325,7 +326,67 @@ export function assertRegularOrMissing(file: string, what?: string): fs.Stats | 
  * component swapped for a symbolic link since the check is refused instead of followed.
  */
 export function openInternalSync(file: string, flags: number, options: { mode?: number; noFollow?: boolean; what?: string } = {}): number {
-  return openRegular(file, flags, options).fd;
+  const opened = openRegular(file, flags, options);
+  return writes(flags) ? unshareLinked(file, opened, flags, options.what).fd : opened.fd;
+}
+
+/** Flags that open a file to change it (an open for reading alone never writes through a link). */
+function writes(flags: number): boolean {
+  return (flags & (fs.constants.O_WRONLY | fs.constants.O_RDWR | fs.constants.O_TRUNC)) !== 0;
+}
+
+/**
+ * A file Waymark is about to change in place (an append, a rewrite through the descriptor) that
+ * has other hard links: one of them may be a file outside the workspace (`ln
+ * ~/.bashrc .waymark/events/events.jsonl` leaves no symbolic link for the real-path check to see),
+ * and writing through the descriptor would change it. So the name is given its own copy first
+ * (copy, then rename over the name: the other names keep the old bytes, untouched) and the copy
+ * is opened instead. `real` is the name the descriptor was proved to be (same device and inode);
+ * a name that no longer is that file by the rename is refused, nothing written. Files with one
+ * link (the usual case) cost nothing: the fstat was made already.
+ */
+export function unshareLinked(real: string, opened: { fd: number; st: fs.Stats }, flags: number, what?: string): { fd: number; st: fs.Stats } {
+  if (!opened.st.isFile() || opened.st.nlink < 2) return opened;
+  const dir = path.dirname(real);
+  // The name atomicWrite's temp files have: a killed writer's copy is swept as theirs are.
+  const tmp = path.join(dir, `.${path.basename(real)}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.waymark-tmp`);
+  let copy: number | undefined;
+  try {
+    copy = fs.openSync(tmp, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_EXCL | O_NOFOLLOW, opened.st.mode & 0o7777);
+    const buf = Buffer.allocUnsafe(64 * 1024);
+    for (let pos = 0; ; ) {
+      const n = fs.readSync(opened.fd, buf, 0, buf.length, pos);
+      if (n === 0) break;
+      let off = 0;
+      while (off < n) off += fs.writeSync(copy, buf, off, n - off, pos + off);
+      pos += n;
+    }
+    fs.fchmodSync(copy, opened.st.mode & 0o7777);
+    fs.fsyncSync(copy);
+    if (!sameFile(lstatOrUndefined(real), opened.st)) {
+      throw new WaymarkError('conflict', `${real} was replaced while Waymark was writing it, nothing was written to it. Retry.`, real, { replaced: true });
+    }
+    fs.renameSync(tmp, real);
+  } catch (e) {
+    if (copy !== undefined) fs.closeSync(copy);
+    try {
+      fs.unlinkSync(tmp);
+    } catch {
+      // never made, or already renamed
+    }
+    fs.closeSync(opened.fd);
+    if (WaymarkError.is(e)) throw e;
+    throw new WaymarkError('io', `Cannot give ${real} (hard-linked to another file) its own copy before writing it: ${(e as Error).message}. Nothing was written to it.`, real, { code: (e as NodeJS.ErrnoException).code });
+  }
+  fs.closeSync(copy);
+  fs.closeSync(opened.fd);
+  // The copy, opened the way the caller asked (O_APPEND appends, O_RDWR reads its tail).
+  const again = openRegular(real, flags & ~(fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_TRUNC), { noFollow: true, what });
+  if (again.st.nlink > 1) {
+    fs.closeSync(again.fd);
+    throw new WaymarkError('conflict', `${real} was hard-linked again while Waymark was writing it, nothing was written to it. Remove the other links, then retry.`, real, { replaced: true });
+  }
+  return again;
 }
 
 /** openInternalSync, with the descriptor's fstat (the one it makes to refuse a non-regular file). */
@@ -430,9 +491,17 @@ function openInProvedFolder(abs: string, flags: number, proved: ProvedFolder): {
  * else nothing is written: a swap at any one moment is refused. Costs the check's one realpath
  * and one stat (a new file: two); a missing folder is made first. `flags` without O_CREAT: a
  * missing file throws ENOENT. `proved`: the file's folder proved by the caller after it took the
- * file's identity (ProvedFolder): a regular file there needs no realpath of its own.
+ * file's identity (ProvedFolder): a regular file there needs no realpath of its own. Opened to
+ * write, a file with other hard links is given its own copy first (unshareLinked): a link to a
+ * file outside the workspace has no real path of its own to refuse.
  */
-export function openInsideSync(root: string, file: string, flags: number, options: { what?: string; proved?: ProvedFolder } = {}, followed = false): { fd: number; st: fs.Stats; real: string } {
+export function openInsideSync(root: string, file: string, flags: number, options: { what?: string; proved?: ProvedFolder } = {}): { fd: number; st: fs.Stats; real: string } {
+  const opened = openProvedInside(root, file, flags, options);
+  if (!writes(flags) || opened.st.nlink < 2) return opened;
+  return { ...unshareLinked(opened.real, opened, flags, options.what), real: opened.real };
+}
+
+function openProvedInside(root: string, file: string, flags: number, options: { what?: string; proved?: ProvedFolder }, followed = false): { fd: number; st: fs.Stats; real: string } {
   const abs = path.resolve(root, file);
   const quick = options.proved && openInProvedFolder(abs, flags, options.proved);
   if (quick) return quick;
@@ -451,7 +520,7 @@ export function openInsideSync(root: string, file: string, flags: number, option
   if (seen ? sameFile(st, seen) : sameFile(statOrUndefined(path.dirname(real)), dirSeen)) return { fd, st, real };
   fs.closeSync(fd);
   // A new file named by a dangling link lands in the folder the link leads to: judged again as the file it now is.
-  if (!seen && !followed && fs.lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink()) return openInsideSync(root, real, flags, options, true);
+  if (!seen && !followed && fs.lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink()) return openProvedInside(root, real, flags, options, true);
   throw new WaymarkError(
     'conflict',
     `${abs} (or a folder on its path) was replaced while Waymark was writing it, nothing was written to it: Waymark does not follow a symbolic link it did not check. Look for links under .waymark/ (remove any that lead outside the workspace), then retry.`,
