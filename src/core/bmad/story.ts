@@ -252,7 +252,9 @@ const WORDED_V4_NAME = /^e(?:p|pic)?[-_]?(\d{1,3})(?:\.(\d{1,3}))?\.s(?:tory)?[-
 /** `tech-debt.story-1.md`, `infra.story-2-ci-cache.md`: v4's worded name with the epic named in words. */
 const WORD_EPIC_V4_NAME = /^([a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*)\.s(?:tory)?[-_]?(\d{1,3})([a-z]?)(?:[.-][a-z][\w-]*?)?(?:\.story)?\.md$/i;
 
-const EPIC_SPELLED_NAME = /^story[-_. ]?e(?:p|pic)?[-_. ]?(\d{1,3})[-_.](\d{1,3})([a-z]?)(?:[-_.]([a-z][^.]*))?(?:\.story)?\.md$/i;
+// (The story's number may follow its own letter, as the epic's follows its: `story-e1-s2-oil-levels.md`,
+// titled `# Story E1-S2: …`, is story 2 of epic 1, as `story-e1-2-oil-levels.md` is.)
+const EPIC_SPELLED_NAME = /^story[-_. ]?e(?:p|pic)?[-_. ]?(\d{1,3})[-_.](?:s(?:tory)?[-_]?)?(\d{1,3})([a-z]?)(?:[-_.]([a-z][^.]*))?(?:\.story)?\.md$/i;
 
 function epicSpelledName(base: string): NamedStory | undefined {
   const m = EPIC_SPELLED_NAME.exec(base);
