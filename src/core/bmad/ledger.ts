@@ -899,8 +899,13 @@ function classifyEntries(entries: LedgerEntry[]): void {
   }
   // An id names an epic when keys numbered under it follow (`dm-01` above `dm-01-1-slug`).
   const numbersStories = (id: string) => entries.some((e) => e.key.toLowerCase().startsWith(`${id}-`) && /^\d/.test(e.key.slice(id.length + 1)));
+  // `sprint-0: done` beside `sprint-0-retrospective: done`: an entry of the team's own closed by its
+  // own retrospective, as `epic-N` by `epic-N-retrospective`, even with no stories numbered under it
+  // (a sprint zero's set-up work): the retrospective is that entry's, not story 0 of an epic `sprint`.
+  const allKeys = new Set(entries.map((e) => e.key.toLowerCase()));
+  const retrospected = (id: string) => allKeys.has(`${id}-retrospective`) || allKeys.has(`${id}-retro`);
   for (const id of bareEpics) {
-    if (numbersStories(id)) epicIds.add(id);
+    if (numbersStories(id) || retrospected(id)) epicIds.add(id);
     else bareEpics.delete(id);
   }
   // `epic-r` above `r-0-slug`: an epic named by a word, when stories numbered under it follow.
