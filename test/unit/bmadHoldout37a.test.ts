@@ -19,6 +19,19 @@ test('a story file named by its epic letter and story letter (story-e1-s2-slug.m
     assert.ok(s, JSON.stringify(stories));
     assert.equal(s.epicId, '1');
     assert.equal(s.story, '2');
+    assert.equal((s as { title?: string }).title, 'Oil levels');
+  });
+});
+
+test('a story-eN-sM file numbered as another story file already is (E1-S1 beside story-1.1.md) is still listed, with its title, not dropped unseen', () => {
+  inProject({
+    'bmad/bmm/config.yaml': 'project_name: lantern\noutput_folder: "{project-root}/docs"\ndev_story_location: "{project-root}/docs/stories"\n',
+    'docs/stories/story-1.1.md': '# Story 1.1: Wick trimming\n\nStatus: Done\n\n## Story\n\nAs a keeper,\nI want trimmed wicks,\nso that the flame is steady.\n',
+    'docs/stories/story-e1-s1-oil-levels.md': '# Story E1-S1: Oil levels\n\n**Status:** Draft\n\n## Story\n\nAs a keeper,\nI want to read the oil level,\nso that no lamp runs dry.\n',
+  }, (root) => {
+    const stories = listed(json(root, 'sprint'));
+    const files = stories.map((x) => x.file).sort();
+    assert.deepEqual(files, ['docs/stories/story-1.1.md', 'docs/stories/story-e1-s1-oil-levels.md'], JSON.stringify(stories));
   });
 });
 

@@ -417,9 +417,10 @@ export function keyBeforeSlug(name: string, keys: ReadonlySet<string>): string |
 /**
  * `# Story 1.2: title`, `# Story 3a.1 - title`, `# Story 0.5.1: title`, `# Story PM-01.1: title`, the
  * file name `# story-25.3: title`; an epic's letters joined to its number, as the file `E7.1.slug.md`
- * names it: `# Story E7.1 — title`; a story's letter and digit (`# Story 2.1e1: title`).
+ * names it: `# Story E7.1 — title`; a story's letter and digit (`# Story 2.1e1: title`); the story's
+ * number after its own letter, as the epic's after its (`# Story E1-S2: title`).
  */
-const TITLE = /^#\s+Story(?:\s+|-(?=\d))((?:[a-z][a-z0-9]*-|[a-z]{1,3}(?=\d))?\d+[a-z]?(?:\.\d+[a-z]?)*)[.\-](\d+)((?:[a-z]\d?)?)\b\s*[:\-–—]?\s*(.*?)\s*$/i;
+const TITLE = /^#\s+Story(?:\s+|-(?=\d))((?:[a-z][a-z0-9]*-|[a-z]{1,3}(?=\d))?\d+[a-z]?(?:\.\d+[a-z]?)*)[.\-](?:s(?=\d))?(\d+)((?:[a-z]\d?)?)\b\s*[:\-–—]?\s*(.*?)\s*$/i;
 /** A frontmatter title naming the story: `5.4 Agent Handoff`, `Story 2.9 — Metrics`, `Story 3a.1: Login`. */
 const FM_TITLE = /^(?:Story\s+)?((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:\.\d+[a-z]?)*\.\d+[a-z]?)\b\s*[:\-–—.]?\s+(\S.*?)\s*$/i;
 /** `# Epic 43: title`, `# EPIC 7 — report`, `# Epic 2`, `# Epic TEA-BUILTIN-001.7: …` (a team's series id): a heading naming an epic (a story's own title never starts so). */
