@@ -53,3 +53,17 @@ test('a ledger key `X-retrospective` beside its own `X` entry (`sprint-0`, `spri
     assert.deepEqual(noFile, [], JSON.stringify(noFile));
   });
 });
+
+test('a story file whose first line is a plain `Story 1.3 – title` (no heading, no status) naming the number its name gives is that story', () => {
+  inProject({
+    'docs/stories/story-1.1.md': '# Story 1.1 – Wick trimming\n\nStatus: Done\n\n**As a keeper**\nI want trimmed wicks\nSo that the flame is steady.\n',
+    'docs/stories/story-1.3.md': '\nStory 1.3 – Oil levels  \n───────────────\nEpic: 1 – Lamp care\n\n**As a keeper**\nI want to read the oil level\nSo that no lamp runs dry.\n\n───────────────\nAcceptance Criteria\n\n- The level shows in tenths.\n',
+    'docs/stories/story-1.4.md': '\nStory 2.9 – Not this one\n\nSome notes.\n',
+  }, (root) => {
+    const stories = listed(json(root, 'sprint'));
+    const s = stories.find((x) => x.file === 'docs/stories/story-1.3.md');
+    assert.ok(s, JSON.stringify(stories));
+    assert.equal((s as { title?: string }).title, 'Oil levels');
+    assert.ok(!stories.some((x) => x.file === 'docs/stories/story-1.4.md'), JSON.stringify(stories));
+  });
+});

@@ -711,6 +711,10 @@ export function parseStory(file: string, text: string, opts?: { taskTexts?: 'all
       delete s.epicTitle;
     }
   }
+  // No heading at all before it: the file's first line, plain text, naming the story by the number
+  // the file is named by (`Story 1.3 – Settings Model` over a rule of box-drawing dashes, text pasted
+  // from a chat, in `story-1.3.md`) is its title, as `# Story 1.3 – Settings Model` would be.
+  if (s.titleLine === undefined && byName && s.epicId !== undefined && s.story !== undefined) plainFirstLineTitle(s, lines, start);
   // Numbered within its epic's folder, titled so too (`# Story 2: Fleet Calendar` in `epic-02/`).
   if (!byName && named && s.title === undefined) titleInEpic(s, lines, start);
   if (reader.sawCriteria && reader.sawTasks) s.storyContent = true;
@@ -738,6 +742,23 @@ export function parseStory(file: string, text: string, opts?: { taskTexts?: 'all
     if (fmStatus && storyLike && s.key === undefined && !named && !s.noEpic && !s.epicTitle) frontmatterStory(s, fmId.value);
   }
   return s;
+}
+
+/** `Story 1.3 – Settings Model`: a plain line naming a story by its dotted number, then its title. */
+const PLAIN_TITLE_LINE = /^(?:\*\*|__)?Story\s+(\d{1,3})\.(\d{1,3}[a-z]?)(?:\*\*|__)?\s*[:\-–—]\s*(\S.*?)\s*(?:\*\*|__)?\s*$/i;
+
+/** The file's first non-blank line as its title (PLAIN_TITLE_LINE), when it is no heading and names the number the file is named by. */
+function plainFirstLineTitle(s: StoryFile, lines: readonly string[], start: number): void {
+  for (let i = start; i < Math.min(lines.length, start + 5); i++) {
+    const line = lines[i].replace(/^\uFEFF/, '');
+    if (!line.trim()) continue;
+    const t = PLAIN_TITLE_LINE.exec(line.trim());
+    if (t && `${Number(t[1])}` === s.epicId && t[2].toLowerCase().replace(/^0+(?=\d)/, '') === s.story) {
+      s.title = ownCopy(t[3]);
+      s.titleLine = i;
+    }
+    return;
+  }
 }
 
 /** The frontmatter keys that name a story's id, the first the most specific (`story:` may name it; `key:` is any key's). */
