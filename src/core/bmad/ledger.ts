@@ -903,8 +903,23 @@ function classifyEntries(entries: LedgerEntry[]): void {
   }
   // An id names an epic when keys numbered under it follow (`dm-01` above `dm-01-1-slug`).
   const numbersStories = (id: string) => entries.some((e) => e.key.toLowerCase().startsWith(`${id}-`) && /^\d/.test(e.key.slice(id.length + 1)));
+  // `sprint-0: done` beside `sprint-0-retrospective: done`, outside any epic's block: an entry of the
+  // team's own closed by its own retrospective, as `epic-N` by `epic-N-retrospective`, even with no
+  // stories numbered under it (a sprint zero's set-up work): the retrospective is that entry's, not
+  // story 0 of an epic `sprint`. (Inside an epic's block, `CORE-002` with `CORE-002-retrospective` is
+  // that epic's story and its own retrospective no story: storiesInEpicBlocks.)
+  const allKeys = new Set(entries.map((e) => e.key.toLowerCase()));
+  const outsideBlocks = new Set<string>();
+  let openEpic: string | undefined;
+  for (const e of entries) {
+    const c = parseLedgerKey(e.key);
+    if (c?.kind === 'epic') openEpic = c.epicId;
+    else if (c?.kind === 'retro' && c.epicId === openEpic) openEpic = undefined;
+    else if (!c && openEpic === undefined) outsideBlocks.add(e.key.toLowerCase());
+  }
+  const retrospected = (id: string) => outsideBlocks.has(id) && (allKeys.has(`${id}-retrospective`) || allKeys.has(`${id}-retro`));
   for (const id of bareEpics) {
-    if (numbersStories(id)) epicIds.add(id);
+    if (numbersStories(id) || retrospected(id)) epicIds.add(id);
     else bareEpics.delete(id);
   }
   // `epic-r` above `r-0-slug`: an epic named by a word, when stories numbered under it follow.

@@ -252,7 +252,9 @@ const WORDED_V4_NAME = /^e(?:p|pic)?[-_]?(\d{1,3})(?:\.(\d{1,3}))?\.s(?:tory)?[-
 /** `tech-debt.story-1.md`, `infra.story-2-ci-cache.md`: v4's worded name with the epic named in words. */
 const WORD_EPIC_V4_NAME = /^([a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*)\.s(?:tory)?[-_]?(\d{1,3})([a-z]?)(?:[.-][a-z][\w-]*?)?(?:\.story)?\.md$/i;
 
-const EPIC_SPELLED_NAME = /^story[-_. ]?e(?:p|pic)?[-_. ]?(\d{1,3})[-_.](\d{1,3})([a-z]?)(?:[-_.]([a-z][^.]*))?(?:\.story)?\.md$/i;
+// (The story's number may follow its own letter, as the epic's follows its: `story-e1-s2-oil-levels.md`,
+// titled `# Story E1-S2: …`, is story 2 of epic 1, as `story-e1-2-oil-levels.md` is.)
+const EPIC_SPELLED_NAME = /^story[-_. ]?e(?:p|pic)?[-_. ]?(\d{1,3})[-_.](?:s(?:tory)?[-_]?)?(\d{1,3})([a-z]?)(?:[-_.]([a-z][^.]*))?(?:\.story)?\.md$/i;
 
 function epicSpelledName(base: string): NamedStory | undefined {
   const m = EPIC_SPELLED_NAME.exec(base);
@@ -425,9 +427,10 @@ export function seriesIdOf(key: string): string | undefined {
 /**
  * `# Story 1.2: title`, `# Story 3a.1 - title`, `# Story 0.5.1: title`, `# Story PM-01.1: title`, the
  * file name `# story-25.3: title`; an epic's letters joined to its number, as the file `E7.1.slug.md`
- * names it: `# Story E7.1 — title`; a story's letter and digit (`# Story 2.1e1: title`).
+ * names it: `# Story E7.1 — title`; a story's letter and digit (`# Story 2.1e1: title`); the story's
+ * number after its own letter, as the epic's after its (`# Story E1-S2: title`).
  */
-const TITLE = /^#\s+Story(?:\s+|-(?=\d))((?:[a-z][a-z0-9]*-|[a-z]{1,3}(?=\d))?\d+[a-z]?(?:\.\d+[a-z]?)*)[.\-](\d+)((?:[a-z]\d?)?)\b\s*[:\-–—]?\s*(.*?)\s*$/i;
+const TITLE = /^#\s+Story(?:\s+|-(?=\d))((?:[a-z][a-z0-9]*-|[a-z]{1,3}(?=\d))?\d+[a-z]?(?:\.\d+[a-z]?)*)[.\-](?:s(?=\d))?(\d+)((?:[a-z]\d?)?)\b\s*[:\-–—]?\s*(.*?)\s*$/i;
 /** A frontmatter title naming the story: `5.4 Agent Handoff`, `Story 2.9 — Metrics`, `Story 3a.1: Login`. */
 const FM_TITLE = /^(?:Story\s+)?((?:[a-z][a-z0-9]*-)?\d+[a-z]?(?:\.\d+[a-z]?)*\.\d+[a-z]?)\b\s*[:\-–—.]?\s+(\S.*?)\s*$/i;
 /** `# Epic 43: title`, `# EPIC 7 — report`, `# Epic 2`, `# Epic TEA-BUILTIN-001.7: …` (a team's series id): a heading naming an epic (a story's own title never starts so). */
@@ -718,6 +721,10 @@ export function parseStory(file: string, text: string, opts?: { taskTexts?: 'all
       delete s.epicTitle;
     }
   }
+  // No heading at all before it: the file's first line, plain text, naming the story by the number
+  // the file is named by (`Story 1.3 – Settings Model` over a rule of box-drawing dashes, text pasted
+  // from a chat, in `story-1.3.md`) is its title, as `# Story 1.3 – Settings Model` would be.
+  if (s.titleLine === undefined && byName && s.epicId !== undefined && s.story !== undefined) plainFirstLineTitle(s, lines, start);
   // Numbered within its epic's folder, titled so too (`# Story 2: Fleet Calendar` in `epic-02/`).
   if (!byName && named && s.title === undefined) titleInEpic(s, lines, start);
   if (reader.sawCriteria && reader.sawTasks) s.storyContent = true;
@@ -745,6 +752,23 @@ export function parseStory(file: string, text: string, opts?: { taskTexts?: 'all
     if (fmStatus && storyLike && s.key === undefined && !named && !s.noEpic && !s.epicTitle) frontmatterStory(s, fmId.value);
   }
   return s;
+}
+
+/** `Story 1.3 – Settings Model`: a plain line naming a story by its dotted number, then its title. */
+const PLAIN_TITLE_LINE = /^(?:\*\*|__)?Story\s+(\d{1,3})\.(\d{1,3}[a-z]?)(?:\*\*|__)?\s*[:\-–—]\s*(\S.*?)\s*(?:\*\*|__)?\s*$/i;
+
+/** The file's first non-blank line as its title (PLAIN_TITLE_LINE), when it is no heading and names the number the file is named by. */
+function plainFirstLineTitle(s: StoryFile, lines: readonly string[], start: number): void {
+  for (let i = start; i < Math.min(lines.length, start + 5); i++) {
+    const line = lines[i].replace(/^\uFEFF/, '');
+    if (!line.trim()) continue;
+    const t = PLAIN_TITLE_LINE.exec(line.trim());
+    if (t && `${Number(t[1])}` === s.epicId && t[2].toLowerCase().replace(/^0+(?=\d)/, '') === s.story) {
+      s.title = ownCopy(t[3]);
+      s.titleLine = i;
+    }
+    return;
+  }
 }
 
 /**
