@@ -209,6 +209,7 @@ export function detectDialect(data: Record<string, unknown>, ctx: WorkspaceConte
     (has(data, 'workflowType') ||
       (wfValue !== undefined && (BMAD_WORKFLOW_NAME.test(wfValue) || lookupBmadWorkflow(ctx.bmad, wfValue) !== undefined || (file !== undefined && releasedWorkflowName(wfValue) && inBmadProject(file, ctx.bmad)))) ||
       has(data, 'inputDocuments') ||
+      namesBmadModule(data) ||
       namesBmadMethodFile(data) ||
       (file !== undefined && (declaredOutputOf(file, ctx.bmad) !== undefined || inBmadOutput(file, ctx.bmad) || BMAD_OUTPUT_SEGMENT.test(file))))
   ) dialect = 'bmad';
@@ -235,6 +236,21 @@ function inBmadProject(file: string, catalog: WorkspaceContext['bmad']): boolean
  * `{project-root}/_bmad/core/tasks/validate-workflow.xml`, `.bmad-core/checklists/story-dod-checklist.md`).
  */
 const BMAD_METHOD_PATH = /(?:^|[\s/{}'"`(])(?:_bmad|\.bmad|bmad|\.bmad-core)\/(?:bmm|core|cis|bmb|tea|gds|_cfg|_config|workflows|tasks|checklists|templates|agents|data)\//;
+
+/**
+ * The codes of BMAD's modules as its installer and manifests write them (`module: bmm`): the method,
+ * the builder, creative intelligence, the test architect and the game and design studios.
+ */
+const BMAD_MODULES = new Set(['bmm', 'bmb', 'cis', 'tea', 'bmgd', 'gds', 'wds']);
+
+/**
+ * A document whose `module:` names one of BMAD's modules (a team's agent context block: `workflow:
+ * greenfield`, `module: bmm`, `status: stable`) is written for BMAD's agents, in BMAD's words, not a
+ * Waymark workflow whose status words are wrong.
+ */
+function namesBmadModule(data: Record<string, unknown>): boolean {
+  return typeof data.module === 'string' && BMAD_MODULES.has(data.module.trim().toLowerCase());
+}
 
 /**
  * BMAD evidence in a document's own fields: a value naming a file of the installed method (a

@@ -1,0 +1,37 @@
+// Session 37, held-out batch (issue 20): documentation whose frontmatter names one of BMAD's
+// modules (`module: bmm`) beside its own `workflow:` and `status:` words. Fixtures written here.
+// Each test failed before its rule (run it with WAYMARK_CLI=/work/scratch/base-s37/dist/cli.js).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { inProject } from './fileHelpers';
+import { cliJson as json } from './holdoutHelpers';
+
+type Problem = { file: string; severity: string; code: string };
+
+const guide = (id: string) =>
+  `---\n# context block for the team's agents\nid: ${id}\ntype: guide\nagents:\n  - developer\nphase: any\nworkflow: greenfield\nmodule: bmm\nstatus: stable\nupdated: 2026-01-04\n---\n# ${id}\n\nHow the lamp house is kept.\n`;
+
+test('a guide naming a BMAD module (module: bmm) with its own workflow and status words is BMAD\'s document: no error-level problem, never offered by next', () => {
+  inProject({
+    'docs/sprint-status.yaml': 'development_status:\n  epic-1: in-progress\n  1-1-wick-trimming: done\n  1-2-oil-levels: ready-for-dev\n',
+    'docs/stories/1-1-wick-trimming.md': '# Story 1.1: Wick trimming\n\nStatus: done\n\n## Story\n\nAs a keeper, I want trimmed wicks, so that the flame is steady.\n\n## Tasks\n\n- [x] Trim\n',
+    'docs/stories/1-2-oil-levels.md': '# Story 1.2: Oil levels\n\nStatus: ready-for-dev\n\n## Story\n\nAs a keeper, I want oil levels, so that no lamp runs dry.\n\n## Tasks\n\n- [ ] Read the gauge\n',
+    'docs/guide/keeping.md': guide('keeping'),
+    'docs/guide/lighting.md': guide('lighting'),
+  }, (root) => {
+    const v = json(root, 'validate') as { problems: Problem[] };
+    const errors = v.problems.filter((p) => p.severity === 'error');
+    assert.deepEqual(errors, [], JSON.stringify(errors));
+    const n = JSON.stringify(json(root, 'next'));
+    assert.ok(!/docs\/guide\//.test(n), n);
+  });
+});
+
+test('a Waymark workflow with a `module:` key that is no BMAD module is still judged as Waymark\'s', () => {
+  inProject({
+    'work/build.md': '---\nworkflow: build\nmodule: payments\nstatus: stable\nsteps: [plan, ship]\nstepsCompleted: []\n---\n# Build\n',
+  }, (root) => {
+    const v = json(root, 'validate') as { problems: Problem[] };
+    assert.ok(v.problems.some((p) => p.file === 'work/build.md' && p.code === 'unknown-status' && p.severity === 'error'), JSON.stringify(v.problems));
+  });
+});
