@@ -35,3 +35,38 @@ test('a Waymark workflow with a `module:` key that is no BMAD module is still ju
     assert.ok(v.problems.some((p) => p.file === 'work/build.md' && p.code === 'unknown-status' && p.severity === 'error'), JSON.stringify(v.problems));
   });
 });
+
+type Listed = { key: string; file: string | null };
+const listed = (s: { epics: { stories: Listed[] }[] }): Listed[] => s.epics.flatMap((e) => e.stories);
+
+test('a folder kept as an old copy or a backup (docs_old3/, _backups/, sprint-backup/, old_2025/) holds no live ledger or stories', () => {
+  const old = (n: number) => `development_status:\n  epic-${n}: in-progress\n  ${n}-1-old-wicks: in-progress\n`;
+  const story = (n: number) => `# Story ${n}.1: Old wicks\n\nStatus: in-progress\n\n## Story\n\nAs a keeper, I want old wicks, so that nothing.\n`;
+  inProject({
+    'docs/sprint-status.yaml': 'development_status:\n  epic-1: in-progress\n  1-1-wick-trimming: done\n',
+    'docs/stories/1-1-wick-trimming.md': '# Story 1.1: Wick trimming\n\nStatus: done\n\n## Story\n\nAs a keeper, I want trimmed wicks, so that the flame is steady.\n',
+    'docs_old3/sprint-status.yaml': old(7),
+    'docs_old3/stories/7-1-old-wicks.md': story(7),
+    '_backups/2025-11/sprint-status.yaml': old(8),
+    '_backups/2025-11/stories/8-1-old-wicks.md': story(8),
+    'docs/_backups/2025-12/work/stories/sprint-status.yaml': old(9),
+    'docs/_backups/2025-12/work/stories/9-1-old-wicks.md': story(9),
+    'docs/sprint-backup/sprint-status.yaml': old(6),
+    'docs/sprint-backup/6-1-old-wicks.md': story(6),
+    'old_2025/sprint-status.yaml': old(5),
+    'old_2025/5-1-old-wicks.md': story(5),
+  }, (root) => {
+    const keys = listed(json(root, 'sprint')).map((s) => s.key).sort();
+    assert.deepEqual(keys, ['1-1-wick-trimming'], JSON.stringify(keys));
+  });
+});
+
+test('a live folder whose name only begins with such a word (old-town-app/, backup-service/) is read as before', () => {
+  inProject({
+    'backup-service/docs/sprint-status.yaml': 'development_status:\n  epic-1: in-progress\n  1-1-snapshot-schedule: done\n',
+    'backup-service/docs/stories/1-1-snapshot-schedule.md': '# Story 1.1: Snapshot schedule\n\nStatus: done\n\n## Story\n\nAs an operator, I want schedules, so that snapshots run.\n',
+  }, (root) => {
+    const keys = listed(json(root, 'sprint')).map((s) => s.key);
+    assert.deepEqual(keys, ['1-1-snapshot-schedule'], JSON.stringify(keys));
+  });
+});
