@@ -70,3 +70,17 @@ test('a live folder whose name only begins with such a word (old-town-app/, back
     assert.deepEqual(keys, ['1-1-snapshot-schedule'], JSON.stringify(keys));
   });
 });
+
+test('a document routed to every workflow (`workflow: any`, no step key) is no workflow: its own status word is no error, and next never offers it', () => {
+  inProject({
+    'docs/reference/context.md': '---\nid: context\ntype: reference\nworkflow: any\nmodule: any\nstatus: stable\nversion: 0.4\n---\n# Context\n\nWhat every agent reads first.\n',
+    'work/build.md': '---\nworkflow: build\nstatus: stable\n---\n# Build\n',
+  }, (root) => {
+    const v = json(root, 'validate') as { problems: Problem[] };
+    assert.deepEqual(v.problems.filter((p) => p.file === 'docs/reference/context.md' && p.severity === 'error'), [], JSON.stringify(v.problems));
+    // A workflow with a real id keeps its status checked.
+    assert.ok(v.problems.some((p) => p.file === 'work/build.md' && p.code === 'unknown-status' && p.severity === 'error'), JSON.stringify(v.problems));
+    const n = JSON.stringify(json(root, 'next'));
+    assert.ok(!/docs\/reference\/context\.md/.test(n), n);
+  });
+});

@@ -183,6 +183,9 @@ const BMAD_WORKFLOW_NAME = /^(?:bmad|gds|wds)[-:_/]/i;
 /** A file in a folder named as BMAD names its output folder (`_bmad-output/`), the install itself not in the repository. */
 const BMAD_OUTPUT_SEGMENT = /(?:^|[\\/])_bmad-output[\\/]/;
 
+/** A `workflow:` value that names every workflow or none: `any`, `all`, `*`, `none`, `n/a`. */
+const WILDCARD_WORKFLOW = /^\s*(?:any|all|\*|none|n\/?a)\s*$/i;
+
 export function detectDialect(data: Record<string, unknown>, ctx: WorkspaceContext, file?: string): Dialect | undefined {
   const keys = Object.keys(data);
   let isWf = keys.some((k) => (WORKFLOW_KEYS as readonly string[]).includes(k));
@@ -192,6 +195,9 @@ export function detectDialect(data: Record<string, unknown>, ctx: WorkspaceConte
   // `workflow:` holding a list or a mapping and no other state key (an agent skill's `workflow:`
   // list of instructions, a template's `workflow:` settings) is the common word, not an id.
   if (isWf && (Array.isArray(data.workflow) || isObj(data.workflow)) && !keys.some((k) => k !== 'workflow' && ((STATE_KEYS as readonly string[]).includes(k) || DISTINCTIVE_KEYS.includes(typoOf(k) ?? '')))) isWf = false;
+  // `workflow: any` (a document routed to every workflow, a wildcard) names no workflow: with no step
+  // key beside it (`status:` may be the document's own word: `stable`), it is not one.
+  if (isWf && typeof data.workflow === 'string' && WILDCARD_WORKFLOW.test(data.workflow) && !keys.some((k) => k !== 'workflow' && k !== 'status' && ((WORKFLOW_KEYS as readonly string[]).includes(k) || DISTINCTIVE_KEYS.includes(typoOf(k) ?? '')))) isWf = false;
   const bmadOn = ctx.config.dialects.includes('bmad');
   // (BMAD quick-dev's spec, `spec-{slug}.md` with its template's `title` and `status`, in a BMAD project: known.ts quickDevSpecOf.)
   if (!isWf) return bmadOn && file !== undefined && keys.length > 0 && (declaredOutputOf(file, ctx.bmad) || (quickDevSpecOf(file, data) && (inBmadProject(file, ctx.bmad) || BMAD_OUTPUT_SEGMENT.test(file)))) ? 'bmad' : undefined;
