@@ -84,3 +84,49 @@ test('a document routed to every workflow (`workflow: any`, no step key) is no w
     assert.ok(!/docs\/reference\/context\.md/.test(n), n);
   });
 });
+
+const quickSpecInstall: Record<string, string> = {
+    '_bmad/bmm/config.yaml': 'project_name: lantern\noutput_folder: "{project-root}/_bmad-output"\nimplementation_artifacts: "{project-root}/_bmad-output/implementation-artifacts"\nplanning_artifacts: "{project-root}/_bmad-output/planning-artifacts"\n',
+    '_bmad/_config/skill-manifest.csv': 'canonicalId,name,description,module,path,install_to_bmad\n"bmad-quick-spec","bmad-quick-spec","Writes a short spec.","bmm","_bmad/bmm/workflows/bmad-quick-flow/bmad-quick-spec/SKILL.md","true"\n',
+    '.claude/skills/bmad-quick-spec/SKILL.md': '---\nname: bmad-quick-spec\ndescription: Writes a short spec.\n---\nFollow workflow.md.\n',
+    '.claude/skills/bmad-quick-spec/workflow.md': '# Quick spec\n\nWrite `{implementation_artifacts}/tech-spec-{slug}.md`.\n',
+    '.claude/skills/bmad-quick-spec/steps/step-01-understand.md': "---\nwipFile: '{implementation_artifacts}/tech-spec-wip.md'\n---\n# Step 1\n\nWhen done, rename `{wipFile}` to `{implementation_artifacts}/tech-spec-{slug}.md`.\n",
+    '.claude/skills/bmad-quick-spec/steps/step-02-investigate.md': '# Step 2\n',
+    '.claude/skills/bmad-quick-spec/steps/step-03-generate.md': '# Step 3\n',
+    '.claude/skills/bmad-quick-spec/steps/step-04-review.md': '# Step 4\n',
+};
+
+test('a quick-flow tech spec tied to an epic (`epic: 3`) whose ledger marks that epic done is finished work: next never offers it; an open epic\'s spec still is', () => {
+  const spec = (epic: number, slug: string) => `---\ntitle: 'Epic ${epic}: ${slug}'\nslug: '${slug}'\nepic: ${epic}\ncreated: '2026-03-01'\nstatus: 'ready-for-dev'\nstepsCompleted: [1, 2, 3, 4]\n---\n# Tech-Spec: ${slug}\n\n## Overview\n\nWhat changes.\n`;
+  inProject({
+    ...quickSpecInstall,
+    '_bmad-output/implementation-artifacts/sprint-status.yaml': 'development_status:\n  epic-3: done\n  3-1-wick-rework: done\n  epic-3-retrospective: done\n  epic-4: in-progress\n  4-1-oil-gauge: in-progress\n',
+    '_bmad-output/implementation-artifacts/3-1-wick-rework.md': '# Story 3.1: Wick rework\n\nStatus: done\n\n## Story\n\nAs a keeper, I want new wicks, so that lamps burn longer.\n\n## Tasks\n\n- [x] Rework\n',
+    '_bmad-output/implementation-artifacts/4-1-oil-gauge.md': '# Story 4.1: Oil gauge\n\nStatus: in-progress\n\n## Story\n\nAs a keeper, I want a gauge, so that I see the oil.\n\n## Tasks\n\n- [ ] Gauge\n',
+    '_bmad-output/implementation-artifacts/tech-spec-wick-rework.md': spec(3, 'wick-rework'),
+    '_bmad-output/implementation-artifacts/tech-spec-oil-gauge.md': spec(4, 'oil-gauge'),
+  }, (root) => {
+    const n = json(root, 'next') as { ready: { file: string | null }[]; next: { file: string | null } | null };
+    const files = [n.next?.file, ...n.ready.map((r) => r.file)];
+    assert.ok(!files.includes('_bmad-output/implementation-artifacts/tech-spec-wick-rework.md'), JSON.stringify(files));
+    assert.ok(files.includes('_bmad-output/implementation-artifacts/tech-spec-oil-gauge.md'), JSON.stringify(n));
+  });
+});
+
+test('a spec BMAD\'s quick-spec set aside under a dated archived name (tech-spec-x-archived-2026-04-12.md) is never offered or warned as stalled; a story about archiving is work', () => {
+  const spec = (slug: string) => `---\ntitle: '${slug}'\nslug: '${slug}'\ncreated: '2025-03-01'\nstatus: 'in-progress'\nstepsCompleted: [1, 2]\n---\n# Tech-Spec: ${slug}\n`;
+  inProject({
+    ...quickSpecInstall,
+    '_bmad-output/implementation-artifacts/tech-spec-slime-archived-2026-04-12.md': spec('slime'),
+    '_bmad-output/implementation-artifacts/tech-spec-show-archived.md': spec('show-archived'),
+  }, (root) => {
+    const b = (json(root, 'board') as { columns: Record<string, unknown> }).columns;
+    const columnOf = (name: string): string | undefined => {
+      for (const [col, list] of Object.entries(b)) if (Array.isArray(list) && list.some((it) => JSON.stringify(it).includes(name))) return col;
+      return undefined;
+    };
+    assert.equal(columnOf('tech-spec-slime-archived-2026-04-12.md'), 'dropped', JSON.stringify(b));
+    assert.notEqual(columnOf('tech-spec-show-archived.md'), 'dropped', JSON.stringify(b));
+    assert.ok(!/slime-archived/.test(JSON.stringify(json(root, 'next'))));
+  });
+});

@@ -246,6 +246,10 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
     if (progressUntold(w)) continue;
     const id = idCount.get(w.workflow) === 1 && !byId.has(w.workflow) ? w.workflow : rel;
     const item = workflowItem(w, id, rel);
+    if (item.state !== 'done' && epicDoneFor(w, sprints)) {
+      item.state = 'done';
+      settledByEpic.add(item);
+    }
     items.push(item);
     byId.set(id, item);
     workflowItems.push({ w, item });
@@ -336,13 +340,40 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
   return { items, byId, edges, prerequisites, dependents, problems, cycleEdges, cycles };
 }
 
+/** Items whose state is their epic's (epicDoneFor): an edit of their file rebuilds the registry. */
+const settledByEpic = new WeakSet<ProjectItem>();
+
+/**
+ * A BMAD document tied to an epic by its frontmatter (`epic: 18`, as quick-flow's tech spec writes it)
+ * whose ledger marks that epic done, every story of it done or set aside: the work it describes is
+ * finished, whatever status the document kept (`ready-for-dev` is where the spec's own workflow stops).
+ */
+function epicDoneFor(w: WorkflowState, sprints: readonly SprintReport[]): boolean {
+  if (w.dialect !== 'bmad') return false;
+  const raw = w.data.epic;
+  const named = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim().replace(/^epic[-_ ]?/i, '') : undefined;
+  if (!named) return false;
+  for (const sprint of sprints) {
+    if (!w.file.startsWith(sprint.root + path.sep)) continue;
+    const epic = sprint.epics.find((e) => e.id.toLowerCase() === named.toLowerCase());
+    if (epic) return /^(?:done|completed?)$/i.test(epic.ledgerStatus?.trim() ?? '') && epic.stories.length > 0 && epic.stories.every((st) => st.status === 'done' || setAsideStatus(st.status) !== undefined);
+  }
+  return false;
+}
+
 /**
  * Work in a folder kept for the record (`archive/`, `old/`, `legacy/`…, as the sprint reader
  * sets those folders' ledgers aside) is set aside: shown as dropped, never offered; done stays done.
  */
 function retiredState(state: ItemState, rel: string): ItemState {
-  return state === 'done' || state === 'dropped' || !inRetiredFolder(rel) ? state : 'dropped';
+  return state === 'done' || state === 'dropped' || !(inRetiredFolder(rel) || ARCHIVED_NAME.test(rel)) ? state : 'dropped';
 }
+
+/**
+ * A file archived under a dated name, as BMAD's quick-spec sets aside an unfinished spec it will not
+ * resume (`tech-spec-{slug}-archived-{date}.md`): kept for the record, like a file in `archive/`.
+ */
+const ARCHIVED_NAME = /-archived-\d{4}-\d{2}-\d{2}\.(?:md|markdown)$/i;
 
 function workflowItem(w: WorkflowState, id: string, rel: string): ProjectItem {
   const data = w.data;
@@ -385,7 +416,7 @@ export function updateRegistry(reg: ProjectRegistry, changed: readonly { before:
     if (before.file !== after.file || graphShape(before) !== graphShape(after)) return undefined;
     if (progressUntold(after)) continue; // no item, before or after
     const old = byFile.get(after.file);
-    if (!old || old.kind !== 'workflow' || reg.byId.get(old.id) !== old) return undefined;
+    if (!old || old.kind !== 'workflow' || reg.byId.get(old.id) !== old || settledByEpic.has(old)) return undefined;
     if (reg.problems.some((p) => p.file === after.file)) return undefined;
     replaced.set(old.id, workflowItem(after, old.id, old.rel!));
   }
