@@ -28,8 +28,8 @@ const SKIP_DIRS = new Set([
 /** Folders whose ledgers and stories are kept for the record, not worked from. */
 // (An archive of something named with it, `docs-archive/`: jcom-dev/zmanim docs/index.md:138 "Historical
 // documentation has been moved to `docs-archive/`", its ledger's story_location still docs/sprint-artifacts.)
-// (Old copies and backups: `docs_old3/`, `_backups/`, `sprint-backup/`, `old_2025/`; not `backup-service/`.)
-const RETIRED = /(^|\/)(archive[sd]?|_archive|deprecated|old|outdated|backup[s]?|legacy|fixtures?|examples?|templates?|5-ARCHIVE|[\w.-]+[-_]archive[sd]?|archive[sd]?[-_][\w.-]+|_?(?:old|backups?)\d*|[\w.-]+[-_](?:old|backups?)\d*|(?:old|backups?)[-_]\d[\w.-]*)(\/|$)/i;
+// (Old copies and backups: `docs_old3/`, `_backups/`, `old_2025/`; not `backup-service/`.)
+const RETIRED = /(^|\/)(archive[sd]?|_archive|deprecated|old|outdated|backup[s]?|legacy|fixtures?|examples?|templates?|5-ARCHIVE|[\w.-]+[-_]archive[sd]?|archive[sd]?[-_][\w.-]+|_?(?:old|backups?)\d*|[\w.-]+[-_]old\d*|(?:old|backups?)[-_]\d[\w.-]*)(\/|$)/i;
 const INSTALL_DIRS = ['_bmad', '.bmad', 'bmad', '.bmad-core'];
 const MAX_FILE = 2 * 1024 * 1024;
 

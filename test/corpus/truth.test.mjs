@@ -587,13 +587,13 @@ test('session 37: the work being checked in a team\'s word (verifying, in verifi
   assert.equal(normalizeStatus('Checked'), 'other:checked');
 });
 
-test('session 37: old copies and backups (docs_old3/, _backups/, sprint-backup/) hold no live ledger; backup-service/ is live', () => {
+test('session 37: old copies and backups (docs_old3/, _backups/, backup-2025-10/) hold no live ledger; backup-service/ is live', () => {
   const dir = project({
     'docs/team/stories/sprint-status.yaml': 'development_status:\n  epic-1: in-progress\n  1-1-wick-trimming: done\n',
     'docs/team/stories/1-1-wick-trimming.md': '# Story 1.1: Wick\n\nStatus: done\n',
     'docs_old3/sprint-status.yaml': 'development_status:\n  epic-7: in-progress\n  7-1-old: in-progress\n',
     'docs/_backups/2025-11/work/stories/sprint-status.yaml': 'development_status:\n  epic-8: in-progress\n  8-1-old: in-progress\n',
-    'docs/sprint-backup/sprint-status.yaml': 'development_status:\n  epic-6: in-progress\n  6-1-old: in-progress\n',
+    'docs/backup-2025-10/sprint-status.yaml': 'development_status:\n  epic-6: in-progress\n  6-1-old: in-progress\n',
   });
   const keys = truthFor(dir).projects.flatMap((p) => p.stories.map((s) => s.key)).sort();
   assert.deepEqual(keys, ['1-1-wick-trimming']);

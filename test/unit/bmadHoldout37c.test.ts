@@ -39,7 +39,7 @@ test('a Waymark workflow with a `module:` key that is no BMAD module is still ju
 type Listed = { key: string; file: string | null };
 const listed = (s: { epics: { stories: Listed[] }[] }): Listed[] => s.epics.flatMap((e) => e.stories);
 
-test('a folder kept as an old copy or a backup (docs_old3/, _backups/, sprint-backup/, old_2025/) holds no live ledger or stories', () => {
+test('a folder kept as an old copy or a backup (docs_old3/, _backups/, backup-2025-10/, old_2025/) holds no live ledger or stories', () => {
   const old = (n: number) => `development_status:\n  epic-${n}: in-progress\n  ${n}-1-old-wicks: in-progress\n`;
   const story = (n: number) => `# Story ${n}.1: Old wicks\n\nStatus: in-progress\n\n## Story\n\nAs a keeper, I want old wicks, so that nothing.\n`;
   inProject({
@@ -51,8 +51,8 @@ test('a folder kept as an old copy or a backup (docs_old3/, _backups/, sprint-ba
     '_backups/2025-11/stories/8-1-old-wicks.md': story(8),
     'docs/_backups/2025-12/work/stories/sprint-status.yaml': old(9),
     'docs/_backups/2025-12/work/stories/9-1-old-wicks.md': story(9),
-    'docs/sprint-backup/sprint-status.yaml': old(6),
-    'docs/sprint-backup/6-1-old-wicks.md': story(6),
+    'docs/backup-2025-10/sprint-status.yaml': old(6),
+    'docs/backup-2025-10/6-1-old-wicks.md': story(6),
     'old_2025/sprint-status.yaml': old(5),
     'old_2025/5-1-old-wicks.md': story(5),
   }, (root) => {
@@ -128,5 +128,16 @@ test('a spec BMAD\'s quick-spec set aside under a dated archived name (tech-spec
     assert.equal(columnOf('tech-spec-slime-archived-2026-04-12.md'), 'dropped', JSON.stringify(b));
     assert.notEqual(columnOf('tech-spec-show-archived.md'), 'dropped', JSON.stringify(b));
     assert.ok(!/slime-archived/.test(JSON.stringify(json(root, 'next'))));
+  });
+});
+
+test('a story file named with a doubled dot before its extension (story-2.2..md) is listed as the story its name numbers', () => {
+  inProject({
+    '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\n',
+    'docs/stories/story-2.1.md': '# Story 2.1: Wicks\n\n## Status\n\nDone\n\n## Story\n\nAs a keeper, I want wicks, so that lamps burn.\n',
+    'docs/stories/story-2.2..md': '# Story 2.2: Oil\n\n## Status\n\nDraft\n\n## Story\n\nAs a keeper, I want oil, so that lamps burn.\n',
+  }, (root) => {
+    const files = listed(json(root, 'sprint')).map((s) => s.file).sort();
+    assert.deepEqual(files, ['docs/stories/story-2.1.md', 'docs/stories/story-2.2..md'], JSON.stringify(files));
   });
 });

@@ -542,9 +542,9 @@ export function loadBmadConfig(root: string, opts?: { installDir?: string; outpu
 // An archive of something named with it (`docs-archive/`, `sprint_archive/`, `archive-2025/`): the word
 // archive joined to another by `-` or `_` is the same folder kept for the record.
 // An old copy or a backup, numbered, dated or named after what it copies (`docs_old3/`, `_backups/`,
-// `sprint-backup/`, `old_2025/`): the word last, or first with a number after it; a folder whose name
-// only begins with the word (`backup-service/`, `old-town-app/`) is live work.
-export const RETIRED_DIR = /^(_?archived?|archives|archive-v\d+|migration-v\d+-v\d+|old|outdated|deprecated|backups?|legacy|fixtures?|examples?|templates?|__tests__|([\w.-]+[-_])?_?(archived?|archives)([-_][\w.-]+)?|_?(old|backups?)\d*|[\w.-]+[-_](old|backups?)\d*|_?(old|backups?)[-_]\d[\w.-]*)$/i;
+// `backup-2025-11/`, `old_2025/`); a folder whose name only begins with the word (`backup-service/`,
+// `old-town-app/`) is live work, and an install kept as `v4-backup/` is still found as a project.
+export const RETIRED_DIR = /^(_?archived?|archives|archive-v\d+|migration-v\d+-v\d+|old|outdated|deprecated|backups?|legacy|fixtures?|examples?|templates?|__tests__|([\w.-]+[-_])?_?(archived?|archives)([-_][\w.-]+)?|_?(old|backups?)\d*|[\w.-]+[-_]old\d*|_?(old|backups?)[-_]\d[\w.-]*)$/i;
 
 /**
  * True when a folder of `rel` (a path from the project's root, either separator) is one kept for

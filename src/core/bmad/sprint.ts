@@ -401,8 +401,8 @@ function keysNamingFiles(ledger: Ledger, dirs: ReadonlySet<string>): void {
 /** How many folders below a story folder story files are looked for. */
 const STORY_DEPTH = 3;
 /** Folders no story is looked for in: archives and retired copies (`archive/`, `old/`, `migration-v1-v2/`). */
-// (Old copies and backups as config.ts's RETIRED_DIR reads them: `docs_old3/`, `_backups/`, `sprint-backup/`, `old_2025/`.)
-const RETIRED_STORY_DIR = /^(archive|archived|archive-v\d+|migration-v\d+-v\d+|old|outdated|deprecated|([\w.-]+[-_])?_?(archived?|archives)([-_][\w.-]+)?|_(old|backups?)\d*|(old|backups?)\d+|[\w.-]+[-_](old|backups?)\d*|_?(old|backups?)[-_]\d[\w.-]*)$/i;
+// (Old copies and backups as config.ts's RETIRED_DIR reads them: `docs_old3/`, `_backups/`, `old_2025/`.)
+const RETIRED_STORY_DIR = /^(archive|archived|archive-v\d+|migration-v\d+-v\d+|old|outdated|deprecated|([\w.-]+[-_])?_?(archived?|archives)([-_][\w.-]+)?|_(old|backups?)\d*|(old|backups?)\d+|[\w.-]+[-_]old\d*|_?(old|backups?)[-_]\d[\w.-]*)$/i;
 const storyFolder = (name: string) => !SKIP_DIRS.has(name) && !name.startsWith('.') && !RETIRED_STORY_DIR.test(name);
 
 /**

@@ -132,6 +132,8 @@ export type NamedStory = Readonly<{ key: string; epic: number; epicId: string; s
 const namedByBase = new Map<string, NamedStory | null>();
 
 function keyFromName(base: string, epicIds: Iterable<string> | undefined): NamedStory | undefined {
+  // A doubled dot before the extension (`story-12.2..md`) is a slip of the keyboard, not another name.
+  base = base.replace(/\.{2,}(md|markdown)$/i, '.$1');
   // A dated note (`2025-12-16-…`, `HANDOFF-2025-11-01.md`): its numbers are a date, not a story's.
   // BMAD's correct-course output (`sprint-change-proposal-{date}.md`), however it is named after a
   // story (`10.4.1-canvas-fix.sprint-change-proposal.md`), is a proposal about the sprint, no story.
