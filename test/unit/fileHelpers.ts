@@ -62,3 +62,20 @@ export async function setScopeOnce(root: string, file: string, scope: 'micro' | 
     core.dispose();
   }
 }
+
+/** A workspace (with `.waymark/`) in the temp folder holding one workflow file `a.md`; its folder goes on `tmp` for removal. */
+export function oneFileWorkspace(prefix: string, text: string, tmp: string[]): { root: string; file: string } {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  tmp.push(root);
+  fs.mkdirSync(path.join(root, '.waymark'));
+  const file = path.join(root, 'a.md');
+  fs.writeFileSync(file, text);
+  return { root, file };
+}
+
+/** A folder outside every workspace, in the temp folder; it goes on `tmp` for removal. */
+export function outsideFolder(prefix: string, tmp: string[]): string {
+  const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  tmp.push(d);
+  return d;
+}

@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { oneFileWorkspace, outsideFolder } from './fileHelpers';
 
 // Holes found by an outside review of Waymark's promises (enforcement fails closed, nothing is
 // written outside the workspace, a write never touches bytes it does not own). Real files, real
@@ -17,19 +18,8 @@ after(() => {
 // WAYMARK_TEST_CLI runs the checks against another build (e.g. main's, to see them fail there).
 const cli = process.env.WAYMARK_TEST_CLI ?? path.resolve('dist/cli.js');
 
-const ws = () => {
-  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-red37-')));
-  tmp.push(root);
-  fs.mkdirSync(path.join(root, '.waymark'));
-  const file = path.join(root, 'a.md');
-  fs.writeFileSync(file, WF);
-  return { root, file };
-};
-const outside = () => {
-  const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-red37-out-')));
-  tmp.push(d);
-  return d;
-};
+const ws = () => oneFileWorkspace('waymark-red37-', WF, tmp);
+const outside = () => outsideFolder('waymark-red37-out-', tmp);
 const run = (cwd: string, args: string[], input?: string, env: Record<string, string> = {}) => {
   const r = spawnSync(process.execPath, [cli, ...args], { cwd, input, encoding: 'utf8', timeout: 30_000, env: { ...process.env, WAYMARK_MEMORY_ENGINE: 'journal', WAYMARK_SCAN_INDEX: '0', ...env } });
   assert.ok(!r.error, `waymark ${args.join(' ')} hung or failed to start: ${r.error?.message}`);

@@ -10,7 +10,7 @@ import { leaseStatus, acquireLease, type Lease } from '../../src/core/protocol/l
 import { MemoryService } from '../../src/core/memory/memoryService';
 import { processStartTime } from '../../src/core/store/processes';
 import { sweepGitIndexes } from '../../src/core/protocol/git';
-import { journalLeft } from './fileHelpers';
+import { journalLeft, oneFileWorkspace, outsideFolder } from './fileHelpers';
 
 // Issue 9, items 15-28: nothing outside the workspace, nothing lost under faults. Real files,
 // real symlinks and FIFOs, real processes (SIGSTOP, SIGKILL) and the real CLI. Started with
@@ -74,19 +74,8 @@ if (WORKER) {
   // WAYMARK_TEST_CLI runs the CLI-level checks against another build (e.g. one from before a fix).
   const cli = process.env.WAYMARK_TEST_CLI ?? path.resolve('dist/cli.js');
 
-  const ws = () => {
-    const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-safety-')));
-    tmp.push(root);
-    fs.mkdirSync(path.join(root, '.waymark'));
-    const file = path.join(root, 'a.md');
-    fs.writeFileSync(file, WF);
-    return { root, file };
-  };
-  const outside = () => {
-    const d = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-outside-')));
-    tmp.push(d);
-    return d;
-  };
+  const ws = () => oneFileWorkspace('waymark-safety-', WF, tmp);
+  const outside = () => outsideFolder('waymark-outside-', tmp);
   /** The real CLI in its own process; never waits more than 15 s (a hang is a failure, not a stall). */
   const run = (cwd: string, args: string[], env: Record<string, string> = {}) => {
     const r = spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8', timeout: 15_000, env: { ...process.env, WAYMARK_MEMORY_ENGINE: 'journal', WAYMARK_SCAN_INDEX: '0', ...env } });
