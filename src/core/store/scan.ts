@@ -569,8 +569,9 @@ export async function scanRoots(
     // first thousand reads took the second core while the first rows were asked for and drawn.
     const max = ctx.config.limits.maxFileBytes;
     const firstRead = !useIndex || !fs.existsSync(scanIndexPath(root));
-    let aheadLater = !nested && firstRead && listed.files.length >= (opts.readAheadFrom ?? READ_AHEAD_MIN_FILES) && !!opts.hold && !!opts.onProgress;
-    let ahead = !aheadLater && !nested && firstRead && listed.files.length >= (opts.readAheadFrom ?? READ_AHEAD_MIN_FILES) ? ReadAhead.start(listed.files, max, ENCODING_SNIFF_BYTES) : undefined;
+    const aheadWanted = !nested && firstRead && listed.files.length >= (opts.readAheadFrom ?? READ_AHEAD_MIN_FILES);
+    let aheadLater = aheadWanted && !!opts.hold && !!opts.onProgress;
+    let ahead = aheadWanted && !aheadLater ? ReadAhead.start(listed.files, max, ENCODING_SNIFF_BYTES) : undefined;
     try {
       // On a first read, the story files the sprint check reads whole are not read again: what
       // the scan needs of one with no frontmatter (most) is its key and that verdict (withReadHeads).
@@ -588,8 +589,10 @@ export async function scanRoots(
         idx = new RootIndex(ctx, fp, await oldIndex, scanStart, opts.racyWindowMs ?? RACY_WINDOW_MS);
         indexes.push(idx);
         // An index written meanwhile answers first: its hits are stat-ed, not read.
-        if (idx.hasOld) heads = undefined;
-        if (idx.hasOld) aheadLater = false;
+        if (idx.hasOld) {
+          heads = undefined;
+          aheadLater = false;
+        }
         if (ahead && idx.hasOld) {
           ahead.close();
           ahead = undefined;
