@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { WaymarkError, errorMessage } from '../errors';
-import { randomHex, sweepDeadOwners } from './processes';
-import { safeWritePath, resolveRealPath, notRegularError, unshareLinked } from './safePath';
+import { sweepDeadOwners } from './processes';
+import { safeWritePath, resolveRealPath, notRegularError, tempPathBeside, unshareLinked } from './safePath';
 
 export interface AtomicWriteOptions {
   /** File mode for a new file (an existing file keeps its own). Default 0o644 (less umask). */
@@ -147,7 +147,7 @@ export function prepareAtomicWrite(file: string, data: string | Uint8Array, opti
   } catch (e) {
     throw ioError(e, file, 'write');
   }
-  const tmp = path.join(dir, `.${path.basename(target)}.${process.pid}.${randomHex(4)}.waymark-tmp`);
+  const tmp = tempPathBeside(target);
   const p: PreparedWrite = { file, target, dir, tmp, fd: undefined, durable: options.durable !== false, checkDir: !!options.root, dirId };
   try {
     p.fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), mode);

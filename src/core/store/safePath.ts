@@ -1,7 +1,7 @@
-import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { WaymarkError } from '../errors';
+import { randomHex } from './processes';
 
 /**
  * The one place that decides whether Waymark may write a path: every writer (workflow files,
@@ -330,6 +330,14 @@ export function openInternalSync(file: string, flags: number, options: { mode?: 
   return writes(flags) ? unshareLinked(file, opened, flags, options.what).fd : opened.fd;
 }
 
+/**
+ * A new temp file's path beside `target`, `.<name>.<pid>.<rand>.waymark-tmp`: the name every temp
+ * file Waymark writes has, so a killed writer's is swept (atomicWrite.ts sweepStaleTemps).
+ */
+export function tempPathBeside(target: string): string {
+  return path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomHex(4)}.waymark-tmp`);
+}
+
 /** Flags that open a file to change it (an open for reading alone never writes through a link). */
 function writes(flags: number): boolean {
   return (flags & (fs.constants.O_WRONLY | fs.constants.O_RDWR | fs.constants.O_TRUNC)) !== 0;
@@ -347,9 +355,8 @@ function writes(flags: number): boolean {
  */
 export function unshareLinked(real: string, opened: { fd: number; st: fs.Stats }, flags: number, what?: string): { fd: number; st: fs.Stats } {
   if (!opened.st.isFile() || opened.st.nlink < 2) return opened;
-  const dir = path.dirname(real);
   // The name atomicWrite's temp files have: a killed writer's copy is swept as theirs are.
-  const tmp = path.join(dir, `.${path.basename(real)}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.waymark-tmp`);
+  const tmp = tempPathBeside(real);
   let copy: number | undefined;
   try {
     copy = fs.openSync(tmp, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_EXCL | O_NOFOLLOW, opened.st.mode & 0o7777);
