@@ -153,22 +153,20 @@ const sprint: CliCommand = {
     const lines: string[] = [];
     if (siblings.length) lines.push(`${display(r.root, ctx.cwd)}: the first of ${siblings.length + 1} BMAD projects under ${path.relative(ctx.cwd, root) || '.'} (the others follow)`);
     if (!r.ledgers.length) lines.push('(no sprint-status.yaml)');
-    for (const l of r.ledgers) lines.push(`${display(l.file, ctx.cwd)}${l.lastUpdated ? `  last updated ${clip(l.lastUpdated.raw, 80)}` : ''}`);
-    lines.push(`  ${Object.entries(r.counts).map(([k, v]) => `${v} ${k}`).join(', ') || 'no stories'}`);
+    lines.push(...ledgerLines(r, ctx.cwd));
     let project: string | undefined;
     for (const e of r.epics) {
       // A sibling app's ledger kept in a folder of the first's stories: its epics after the first's, under its name.
       if (e.project !== project && e.project) lines.push(`  — ${display(e.project, ctx.cwd)}: a project of its own (its epics, stories and story files) —`);
       project = e.project;
-      lines.push(`  ${e.id === NO_EPIC ? 'No epic (stories numbered on their own)' : `Epic ${e.id}`}${e.title ? `: ${e.title}` : ''}${e.ledgerStatus ? `  [${e.ledgerStatus}]` : r.ledger ? '  [not in ledger]' : ''}${e.retrospective ? `  retro ${e.retrospective}` : ''}`);
-      for (const s of e.stories) lines.push(storyLine(s, !!r.ledger));
+      lines.push(...epicLines(e, !!r.ledger));
     }
     const open = r.actionItems.filter((a) => a.status !== 'done');
     if (open.length) lines.push(`  ${open.length} open action item(s): ${open.slice(0, 3).map((a) => a.action).join('; ')}`);
     const shown = r.problems.filter((p) => p.severity !== 'info');
     if (shown.length) {
       lines.push('', 'Problems:');
-      for (const p of shown) lines.push(`  ${display(p.file, ctx.cwd)}:${p.range.start.line + 1}:${p.range.start.character + 1} ${p.severity} ${p.code} ${p.message}`);
+      for (const p of shown) lines.push(problemLine(p, ctx.cwd));
     }
     const info = r.problems.length - shown.length;
     if (info) lines.push(`  (+${info} info: waymark sprint --json lists them)`);
@@ -180,15 +178,11 @@ const sprint: CliCommand = {
     lines.push('', r.next ? `Next: ${r.next.action}${r.next.storyKey ? ` ${r.next.storyKey}` : ''}: ${r.next.reason}` : none ? `Next: nothing: no story is listed${otherFormat.length ? " in BMAD's format" : ''}.` : 'Next: nothing: every story and retrospective is done.');
     for (const x of siblings) {
       lines.push('', `${display(x.root, ctx.cwd)}: a BMAD project of its own (its ledger, epics and stories)`);
-      for (const l of x.ledgers) lines.push(`${display(l.file, ctx.cwd)}${l.lastUpdated ? `  last updated ${clip(l.lastUpdated.raw, 80)}` : ''}`);
-      lines.push(`  ${Object.entries(x.counts).map(([k, v]) => `${v} ${k}`).join(', ') || 'no stories'}`);
-      for (const e of x.epics) {
-        lines.push(`  ${e.id === NO_EPIC ? 'No epic (stories numbered on their own)' : `Epic ${e.id}`}${e.title ? `: ${e.title}` : ''}${e.ledgerStatus ? `  [${e.ledgerStatus}]` : x.ledger ? '  [not in ledger]' : ''}${e.retrospective ? `  retro ${e.retrospective}` : ''}`);
-        for (const s of e.stories) lines.push(storyLine(s, !!x.ledger));
-      }
+      lines.push(...ledgerLines(x, ctx.cwd));
+      for (const e of x.epics) lines.push(...epicLines(e, !!x.ledger));
       const shownX = x.problems.filter((p) => p.severity !== 'info');
       if (shownX.length) lines.push('  Problems:');
-      for (const p of shownX) lines.push(`  ${display(p.file, ctx.cwd)}:${p.range.start.line + 1}:${p.range.start.character + 1} ${p.severity} ${p.code} ${p.message}`);
+      for (const p of shownX) lines.push(problemLine(p, ctx.cwd));
       lines.push(x.next ? `  Next there: ${x.next.action}${x.next.storyKey ? ` ${x.next.storyKey}` : ''}: ${x.next.reason}` : '  Next there: nothing.');
     }
     // A word thousands of characters long (a hostile status or key) is clipped; paths stay whole.
@@ -196,6 +190,21 @@ const sprint: CliCommand = {
     return errors + siblingErrors ? 1 : 0;
   },
 };
+
+/** A sprint's ledgers (each with its last update) and its story counts, as `waymark sprint` prints them. */
+function ledgerLines(r: SprintReport, cwd: string): string[] {
+  return [...r.ledgers.map((l) => `${display(l.file, cwd)}${l.lastUpdated ? `  last updated ${clip(l.lastUpdated.raw, 80)}` : ''}`), `  ${Object.entries(r.counts).map(([k, v]) => `${v} ${k}`).join(', ') || 'no stories'}`];
+}
+
+/** An epic's header line, then a line per story. */
+function epicLines(e: SprintReport['epics'][number], hasLedger: boolean): string[] {
+  return [`  ${e.id === NO_EPIC ? 'No epic (stories numbered on their own)' : `Epic ${e.id}`}${e.title ? `: ${e.title}` : ''}${e.ledgerStatus ? `  [${e.ledgerStatus}]` : hasLedger ? '  [not in ledger]' : ''}${e.retrospective ? `  retro ${e.retrospective}` : ''}`, ...e.stories.map((s) => storyLine(s, hasLedger))];
+}
+
+/** A problem as `file:line:column severity code message`. */
+function problemLine(p: Problem, cwd: string): string {
+  return `  ${display(p.file, cwd)}:${p.range.start.line + 1}:${p.range.start.character + 1} ${p.severity} ${p.code} ${p.message}`;
+}
 
 /** The sprints of the BMAD projects beside the one answered, when root is no project itself but holds several. */
 function siblingSprints(root: string, first: SprintReport): SprintReport[] {
