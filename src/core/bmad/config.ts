@@ -544,7 +544,9 @@ export function loadBmadConfig(root: string, opts?: { installDir?: string; outpu
 // An old copy or a backup, numbered, dated or named after what it copies (`docs_old3/`, `_backups/`,
 // `backup-2025-11/`, `old_2025/`); a folder whose name only begins with the word (`backup-service/`,
 // `old-town-app/`) is live work, and an install kept as `v4-backup/` is still found as a project.
-export const RETIRED_DIR = /^(_?archived?|archives|archive-v\d+|migration-v\d+-v\d+|old|outdated|deprecated|backups?|legacy|fixtures?|examples?|templates?|__tests__|([\w.-]+[-_])?_?(archived?|archives)([-_][\w.-]+)?|_?(old|backups?)\d*|[\w.-]+[-_]old\d*|_?(old|backups?)[-_]\d[\w.-]*)$/i;
+// (A pattern's source, shared with sprint.ts's story folders.)
+export const OLD_COPY_DIR = String.raw`_(?:old|backups?)\d*|(?:old|backups?)\d+|[\w.-]+[-_]old\d*|_?(?:old|backups?)[-_]\d[\w.-]*`;
+export const RETIRED_DIR = new RegExp(String.raw`^(_?archived?|archives|archive-v\d+|migration-v\d+-v\d+|old|outdated|deprecated|backups?|legacy|fixtures?|examples?|templates?|__tests__|([\w.-]+[-_])?_?(archived?|archives)([-_][\w.-]+)?|${OLD_COPY_DIR})$`, 'i');
 
 /**
  * True when a folder of `rel` (a path from the project's root, either separator) is one kept for

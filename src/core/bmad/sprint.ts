@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { realOrResolved, relStaysInside } from '../store/safePath';
 import type { Problem } from '../types';
-import { entryPath, findBmadProjects, loadBmadConfig, normalDir, projectPath, RETIRED_DIR, type BmadConfig } from './config';
+import { entryPath, findBmadProjects, loadBmadConfig, normalDir, OLD_COPY_DIR, projectPath, RETIRED_DIR, type BmadConfig } from './config';
 import { listsStories, listsWork, normEpicId, parseLedger, readAsStoryOfNoEpic, type Ledger } from './ledger';
 import { EPIC_STORY_NAME, isStoryStatusWord, keyBeforeSlug, ONE_NUMBER_NAME, parseStory, seriesIdOf, withNoEpic, storyKeyFromEpicFolder, storyKeyFromName, withoutStoryPrefix, type StoryFile } from './story';
 import { parseEpics, type PlannedEpic } from './epics';
@@ -402,7 +402,7 @@ function keysNamingFiles(ledger: Ledger, dirs: ReadonlySet<string>): void {
 const STORY_DEPTH = 3;
 /** Folders no story is looked for in: archives and retired copies (`archive/`, `old/`, `migration-v1-v2/`). */
 // (Old copies and backups as config.ts's RETIRED_DIR reads them: `docs_old3/`, `_backups/`, `old_2025/`.)
-const RETIRED_STORY_DIR = /^(archive|archived|archive-v\d+|migration-v\d+-v\d+|old|outdated|deprecated|([\w.-]+[-_])?_?(archived?|archives)([-_][\w.-]+)?|_(old|backups?)\d*|(old|backups?)\d+|[\w.-]+[-_]old\d*|_?(old|backups?)[-_]\d[\w.-]*)$/i;
+const RETIRED_STORY_DIR = new RegExp(String.raw`^(archive|archived|archive-v\d+|migration-v\d+-v\d+|old|outdated|deprecated|([\w.-]+[-_])?_?(archived?|archives)([-_][\w.-]+)?|${OLD_COPY_DIR})$`, 'i');
 const storyFolder = (name: string) => !SKIP_DIRS.has(name) && !name.startsWith('.') && !RETIRED_STORY_DIR.test(name);
 
 /**
