@@ -296,7 +296,8 @@ export async function judgeCommand(command: string, cwd: string, root: string | 
         if (changed) {
           files = files.filter((f) => changed.has(f));
           // Files the ref has and the work tree has not (a gate file, a history file): they land too.
-          for (const f of changed) if (!files.includes(f) && inside(f) && !fs.existsSync(f) && (!t.names || t.names.every((re) => re.test(path.basename(f))))) files.push(f);
+          const listed = new Set(files);
+          for (const f of changed) if (!listed.has(f) && inside(f) && !fs.existsSync(f) && (!t.names || t.names.every((re) => re.test(path.basename(f))))) files.push(f);
         }
       }
       for (const f of files) if (mayHoldState(realRoot, f) && (await hit(realRoot, f, t.how))) break;
