@@ -210,7 +210,7 @@ export class Dashboard extends Disposable {
       const tracker = this.tickets?.tracker() ?? [];
       // The markers' cache (no git run here): the same chip and sentence as the trees.
       const worktreesOf = (item: ProjectItem): DashboardChip[] => {
-        const marks: WorktreeMark[] = item.kind === 'story' ? this.model.worktrees.forStory(item.root, item.id.replace(/^story:/, '')) : item.file ? this.model.worktrees.forFile(item.file) : [];
+        const marks: WorktreeMark[] = item.kind === 'story' ? this.model.worktrees.forStory(item.root, item.storyKey ?? item.id.replace(/^story:/, '')) : item.file ? this.model.worktrees.forFile(item.file) : [];
         return marks.map((m) => ({ label: `⎇ ${markShort(m)}`, tooltip: markSentence(m) }));
       };
       // The same view, trust, tracker health and markers as the model on screen: nothing to draw.
@@ -295,7 +295,7 @@ export class Dashboard extends Disposable {
         // an unsaved editor gets the change as an edit, a stale read is a conflict.
         const result =
           item.kind === 'story'
-            ? await vscode.commands.executeCommand(COMMANDS.setStoryStatus, { key: item.id.replace(/^story:/, ''), status: 'in-progress', root: item.root })
+            ? await vscode.commands.executeCommand(COMMANDS.setStoryStatus, { key: item.storyKey ?? item.id.replace(/^story:/, ''), status: 'in-progress', root: item.root })
             : item.kind === 'ticket'
               ? await vscode.commands.executeCommand(COMMANDS.setTicketStatus, { ref: item.ref ?? item.id.replace(/^ticket:/, ''), status: 'in-progress', root: item.root })
               : await vscode.commands.executeCommand(COMMANDS.start, { file: item.file, quiet: true });

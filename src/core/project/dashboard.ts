@@ -30,6 +30,8 @@ export interface DashboardStalled {
 export interface DashboardItem {
   id: string;
   kind: 'workflow' | 'story' | 'ticket';
+  /** A story's key in its ledger (its id may carry its project's name beside a sibling app's); null otherwise. */
+  storyKey: string | null;
   /** A v7 ticket's BMAD ref (`2.1`) and assignee; null otherwise. */
   ref: string | null;
   assignee: string | null;
@@ -256,7 +258,7 @@ export function dashboardModel(view: ProjectView, timeline: readonly TimelineCha
   const itemOf = (e: FrontierEntry): DashboardItem => {
     const it: ProjectItem = e.item;
     return {
-      id: e.id, kind: it.kind, ref: it.ref ?? null, assignee: it.assignee ?? null, title: titleOf(it), file: it.file ?? null, rel: it.rel ?? null, root: it.root, line: lineOf(it),
+      id: e.id, kind: it.kind, storyKey: it.storyKey ?? null, ref: it.ref ?? null, assignee: it.assignee ?? null, title: titleOf(it), file: it.file ?? null, rel: it.rel ?? null, root: it.root, line: lineOf(it),
       state: e.column, status: it.rawStatus ?? null, reason: e.reason, waitingOn: e.waitingOn, unblocks: e.unblocks,
       unblocksIds: (reg.dependents.get(e.id) ?? []).map((d) => d.from).filter(notDone),
       chain: e.depth, priority: it.priority, stalled: stalledOf(e), parent: parentOf.get(e.id) ?? null, agent: it.agent ?? null,

@@ -24,8 +24,14 @@ export type EdgeKind = 'dependsOn' | 'story-order' | 'epic-order' | 'delegation'
 
 /** One unit of work: a workflow file, a BMAD story or a BMAD v7 ticket. */
 export interface ProjectItem {
-  /** Stable id: the workflow id (or relative path when two files share it), `story:<key>` for stories, `ticket:<ref>` for v7 tickets. */
+  /**
+   * Stable id: the workflow id (or relative path when two files share it), `story:<key>` for stories
+   * (`story:<project>:<key>` for a BMAD project beside another that uses the same keys: storyIdsOf),
+   * `ticket:<ref>` for v7 tickets.
+   */
   id: string;
+  /** A story's key in its ledger (`1-2-login`), as BMAD's workflows and `waymark story` name it. */
+  storyKey?: string;
   kind: 'workflow' | 'story' | 'ticket';
   root: string;
   /** Absolute path of the file, when there is one (a ledger-only story has none). */
@@ -168,6 +174,35 @@ function progressUntold(w: WorkflowState): boolean {
   return notInstalled && w.status === 'created' && w.stepsCompleted.length > 0;
 }
 
+/**
+ * Each sprint's story ids. A story is `story:<key>`; a BMAD project beside another whose stories
+ * share its keys (sibling apps in one repository, each numbering its epics from 1: both have a
+ * `1-1-…` of the same name) has its stories named `story:<project>:<key>`, the project by its
+ * folder's name (more of its path when two projects' folders share a name), so that neither
+ * project's stories hide the other's. The first project keeps the plain ids, and a project that
+ * shares no key keeps them too: a single project's ids never change.
+ */
+export function storyIdsOf(sprints: readonly SprintReport[]): (sprint: SprintReport, key: string) => string {
+  const prefixOf = new Map<string, string>();
+  const owner = new Map<string, string>();
+  const labels = new Set<string>();
+  for (const sprint of sprints) {
+    if (prefixOf.has(sprint.root)) continue;
+    const shared = sprint.stories.some((s) => { const o = owner.get(s.key); return o !== undefined && o !== sprint.root; });
+    let prefix = 'story:';
+    if (shared) {
+      const parts = sprint.root.split(/[\\/]/).filter(Boolean);
+      let label = parts[parts.length - 1] ?? 'project';
+      for (let n = 2; labels.has(label) && n <= parts.length; n++) label = parts.slice(-n).join('/');
+      labels.add(label);
+      prefix = `story:${label}:`;
+    }
+    prefixOf.set(sprint.root, prefix);
+    for (const s of sprint.stories) if (!owner.has(s.key)) owner.set(s.key, sprint.root);
+  }
+  return (sprint, key) => `${prefixOf.get(sprint.root) ?? 'story:'}${key}`;
+}
+
 export function buildRegistry(workflows: readonly WorkflowState[], sprints: readonly SprintReport[], findRange?: RangeFinder, trees: readonly TicketTree[] = []): ProjectRegistry {
   const items: ProjectItem[] = [];
   const byId = new Map<string, ProjectItem>();
@@ -183,10 +218,12 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
   /** Planned stories their sprint's ledger lacks: passed over in story order, as BMAD's create-story does. */
   const notInLedger = new Set<string>();
 
+  const storyId = storyIdsOf(sprints);
   for (const sprint of sprints) {
     for (const s of sprint.stories) {
-      const id = `story:${s.key}`;
-      if (byId.has(id)) continue;
+      const id = storyId(sprint, s.key);
+      // The same story read twice (a folder and one inside it, both workspace folders): one item.
+      if (byId.has(id) || (s.file && storyFiles.has(s.file))) continue;
       // The story file further along than the ledger (`Status: done`, ledger ready-for-dev): the work
       // is where the file says (never offered to start again); the drift is reported by the sprint.
       // A story only the epics plan, missing from the sprint's ledger: BMAD's create-story cannot find
@@ -194,7 +231,7 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
       const unledgered = plannedNotInLedger(s);
       const state = unledgered ? 'blocked' : fileAheadOfLedger(s) ? storyState(s.fileStatusMapped!) : storyState(s.status);
       const item: ProjectItem = {
-        id, kind: 'story', root: sprint.root, file: s.file, rel: s.file ? relOf(sprint.root, s.file) : undefined,
+        id, kind: 'story', storyKey: s.key, root: sprint.root, file: s.file, rel: s.file ? relOf(sprint.root, s.file) : undefined,
         title: s.title ?? s.key, state, rawStatus: s.status, priority: 0, waived: [], line: s.file ? s.fileStatusLine : undefined,
         ...(unledgered ? { blockedReason: UNLEDGERED_REASON } : {}),
       };
@@ -316,7 +353,7 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
   for (const sprint of sprints) {
     let prevLast: string | undefined;
     for (const epic of sprint.epics) {
-      const ids = epic.stories.map((s) => `story:${s.key}`).filter((id) => byId.has(id) && byId.get(id)!.state !== 'dropped' && !notInLedger.has(id));
+      const ids = epic.stories.map((s) => storyId(sprint, s.key)).filter((id) => byId.has(id) && byId.get(id)!.state !== 'dropped' && !notInLedger.has(id));
       if (!ids.length) continue;
       if (prevLast) addEdge(ids[0], prevLast, 'epic-order');
       for (let i = 1; i < ids.length; i++) addEdge(ids[i], ids[i - 1], 'story-order');

@@ -65,7 +65,7 @@ export function projectTickets(input: ProjectionInput): ProjectedTicket[] {
   for (const sprint of input.sprints) {
     for (const epic of sprint.epics) {
       const id = epicId(sprint.root, epic.id, multiRoot);
-      for (const s of epic.stories) storyEpic.set(`story:${s.key}`, id);
+      for (const s of epic.stories) storyEpic.set(`${sprint.root}\n${s.key}`, id);
       const done = epic.ledgerStatus === 'done' || (epic.stories.length > 0 && epic.stories.every((s) => s.status === 'done'));
       const title = `Epic ${epic.id}${epic.title ? `: ${epic.title}` : ''}`;
       const text = epic.stories.length ? `Stories:\n${epic.stories.map((s) => `- ${s.key}${s.title ? `: ${s.title}` : ''} (${s.status})`).join('\n')}` : '';
@@ -78,7 +78,7 @@ export function projectTickets(input: ProjectionInput): ProjectedTicket[] {
     if (item.kind === 'ticket') continue;
     const w = item.file ? byFile.get(item.file) : undefined;
     const read = item.file ? input.readText(item.file) : undefined;
-    const parentId = item.kind === 'story' ? storyEpic.get(item.id) : w?.delegation?.parent_id ? delegationOwner.get(w.delegation.parent_id) : undefined;
+    const parentId = item.kind === 'story' ? storyEpic.get(`${item.root}\n${item.storyKey}`) : w?.delegation?.parent_id ? delegationOwner.get(w.delegation.parent_id) : undefined;
     // Delegation edges say a parent waits on its children: that is the parent link, not blocked-by.
     const blockedByIds = (registry.prerequisites.get(item.id) ?? []).filter((e) => e.kind !== 'delegation').map((e) => e.to);
     out.set(item.id, finish({
