@@ -117,7 +117,7 @@ const nextCommand: CliCommand = {
       else out.push(nothingReady(f));
       if (f.ready.length > 10) out.push(`  … and ${f.ready.length - 10} more (waymark board)`);
       const unledgered = f.blocked.filter((e) => e.item.kind === 'story' && e.item.blockedReason === UNLEDGERED_REASON);
-      if (unledgered.length) out.push('', `Run BMAD sprint planning (bmad-sprint-planning): the epics plan ${unledgered.length} stor${unledgered.length === 1 ? 'y' : 'ies'} sprint-status.yaml lacks (${unledgered.slice(0, 3).map((e) => e.id.replace(/^story:/, '')).join(', ')}${unledgered.length > 3 ? ', …' : ''}); create-story finds ${unledgered.length === 1 ? 'it' : 'them'} only after.`);
+      if (unledgered.length) out.push('', `Run BMAD sprint planning (bmad-sprint-planning): the epics plan ${unledgered.length} stor${unledgered.length === 1 ? 'y' : 'ies'} sprint-status.yaml lacks (${unledgered.slice(0, 3).map((e) => e.item.storyKey ?? e.id.replace(/^story:/, '')).join(', ')}${unledgered.length > 3 ? ', …' : ''}); create-story finds ${unledgered.length === 1 ? 'it' : 'them'} only after.`);
       if (f.review.length) out.push('', 'Waiting for review:', ...f.review.map((e) => line(e, ctx.cwd)));
       if (f.stalled.length) out.push('', 'Stalled:', ...f.stalled.map((e) => line(e, ctx.cwd)));
       if (f.criticalPath.length > 1) out.push('', `Critical path (${f.criticalPath.length}): ${f.criticalPath.join(' → ')}`);
