@@ -35,8 +35,13 @@ export type WriteGuard = (ctx: WriteContext) => void | Promise<void>;
  * face): the change's intent stays in the journal until it has, so a crash meanwhile re-runs it.
  * It is called for each write as the write answers, without waiting for the previous write's
  * call to finish, so it may gather several writes and do their work once.
+ * `duringFlush`: its work is no state and is never flushed itself (the events log), so it runs
+ * while the change's last flushes (the renames' folders, the history lines) are in flight, under
+ * the change's locks, instead of after them: what it does is visible no sooner than the renames
+ * and lines it tells of (both are out by then), and a crash before the flushes return leaves the
+ * intent, whose recovery finds the line and does not write it twice (as for any observer).
  */
-export type WriteObserver = ((entry: HistoryEntry, ctx: WriteContext & { after?: WorkflowState }) => void | Promise<void>) & { deferred?: boolean };
+export type WriteObserver = ((entry: HistoryEntry, ctx: WriteContext & { after?: WorkflowState }) => void | Promise<void>) & { deferred?: boolean; duringFlush?: boolean };
 
 /**
  * Files a write changes in its own change (one intent, the same two flush rounds, the same

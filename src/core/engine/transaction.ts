@@ -152,10 +152,10 @@ const REMOVED = 'removed';
  * its temp files are fsynced and its intent is not yet in place (PREPARE=1), or once it answered
  * and before its deferred observers ran (DEFERRED=1).
  */
-function dieAt(point: 'PREPARE' | 'RENAME' | 'HISTORY' | 'DEFERRED', n: number): void {
+function dieAt(point: 'PREPARE' | 'RENAME' | 'HISTORY' | 'FLUSHING' | 'DEFERRED', n: number): void {
   // The environment is read once (a process is started with its kill point): each read of
   // process.env is a call into the C++ environment, several per write otherwise.
-  killPoints ??= new Map(['PREPARE', 'RENAME', 'HISTORY', 'DEFERRED'].map((p) => [p, process.env[`WAYMARK_TX_DIE_AFTER_${p}`]]));
+  killPoints ??= new Map(['PREPARE', 'RENAME', 'HISTORY', 'FLUSHING', 'DEFERRED'].map((p) => [p, process.env[`WAYMARK_TX_DIE_AFTER_${p}`]]));
   const v = killPoints.get(point);
   if (v !== undefined && Number(v) === n) process.kill(process.pid, 'SIGKILL');
 }
@@ -653,6 +653,25 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
   const states: (WorkflowState | undefined)[] = [];
   /** Per entry: its companions' writes were part of the change. */
   const joined: boolean[] = [];
+  const call = async (ob: WriteObserver, i: number): Promise<boolean> => {
+    const entry = entries[i];
+    try {
+      await ob(entry, { file: entry.file, root, operation: entry.operation, actor: tx.actor, session: tx.session, after: states[i], ...(joined[i] ? { companions: true } : {}) });
+      return true;
+    } catch (e) {
+      tx.logger?.error(`[core] write observer failed after ${entry.operation} on ${entry.file}: ${errorMessage(e)}`);
+      return false;
+    }
+  };
+  const run = async (observers: WriteObserver[]): Promise<boolean> => {
+    let ok = true;
+    for (const i of entries.keys()) for (const ob of observers) ok = (await call(ob, i)) && ok;
+    return ok;
+  };
+  const all = tx.observers ?? [];
+  // The observers whose work is no state (the events line): run while round 2's flushes are in flight.
+  const early = all.filter((o) => o.duringFlush && !o.deferred);
+  let earlyOk = true;
   let intentPath: string | undefined;
   let plan: TxPlan<R>;
   try {
@@ -857,6 +876,12 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
       for (const d of dirs) flushes.push(fsyncPathAsync(d, 'dir'));
       for (const [f, fd] of flush) flushes.push(fsyncFdAsync(fd, f));
       for (const [f, fd] of appended) flushes.push(fsyncFdAsync(fd, f));
+      // While the disk flushes (on the thread pool), the observers whose work is no state run here
+      // (the events line: WriteObserver.duringFlush), and the model learns what landed.
+      if (early.length) {
+        earlyOk = await run(early);
+        dieAt('FLUSHING', 1);
+      }
       await Promise.all(flushes);
       plan.landed?.(entries);
     } catch (e) {
@@ -870,27 +895,11 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
   } finally {
     for (const l of locks.reverse()) l.release();
   }
-  const call = async (ob: WriteObserver, i: number): Promise<boolean> => {
-    const entry = entries[i];
-    try {
-      await ob(entry, { file: entry.file, root, operation: entry.operation, actor: tx.actor, session: tx.session, after: states[i], ...(joined[i] ? { companions: true } : {}) });
-      return true;
-    } catch (e) {
-      tx.logger?.error(`[core] write observer failed after ${entry.operation} on ${entry.file}: ${errorMessage(e)}`);
-      return false;
-    }
-  };
-  const run = async (observers: WriteObserver[]): Promise<boolean> => {
-    let ok = true;
-    for (const i of entries.keys()) for (const ob of observers) ok = (await call(ob, i)) && ok;
-    return ok;
-  };
   // Deferred observers are told of every entry at once, in order, without waiting for one to
   // finish before the next: one may gather the entries of several writes into one batch.
   const runTogether = async (observers: WriteObserver[]): Promise<boolean> => (await Promise.all([...entries.keys()].flatMap((i) => observers.map((ob) => call(ob, i))))).every(Boolean);
-  const all = tx.observers ?? [];
   const later = entries.length ? all.filter((o) => o.deferred) : [];
-  const observersOk = await run(all.filter((o) => !later.includes(o)));
+  const observersOk = (await run(all.filter((o) => !later.includes(o) && !early.includes(o)))) && earlyOk;
   // When an observer failed the intent stays, and the next writer runs them once more.
   const done = intentPath;
   if (!later.length) {

@@ -438,7 +438,11 @@ export function eventsGuard(): WriteGuard {
  */
 export function eventsObserver(options: EventsLogOptions = {}, timing: { afterAnswer?: boolean } = {}): WriteObserver {
   const observe = eventAppender(options);
-  if (!timing.afterAnswer) return observe;
+  if (!timing.afterAnswer) {
+    // No state, never flushed: appended while the write's last flushes run (WriteObserver.duringFlush).
+    observe.duringFlush = true;
+    return observe;
+  }
   // Deferred observers start in the write's own turn, before the answer is sent: the line waits
   // for the next turn (setImmediate keeps the writes' order).
   const later: WriteObserver = (entry, ctx) =>
