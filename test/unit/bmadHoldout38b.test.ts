@@ -1,0 +1,47 @@
+// Session 38, held-out batch b (issue 20): a story status word of release (`published`), and a
+// team's list ledger naming its stories `story-<area>-NN-<slug>`. Fixtures written here.
+// Each test failed before its rule (run it with WAYMARK_CLI=/work/scratch/base-s38/dist/cli.js).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { inProject } from './fileHelpers';
+import { cliJson as json } from './holdoutHelpers';
+
+type Problem = { file: string; severity: string; code: string };
+type Listed = { key: string; file: string | null; status: string };
+const listed = (s: { epics: { stories: Listed[] }[] }): Listed[] => s.epics.flatMap((e) => e.stories);
+
+const released = (n: number, title: string) =>
+  `---\nstory: 1.${n}\nepic: 1\ntitle: "Story 1.${n}: ${title}"\nstatus: published\nissue: ${40 + n}\n---\n\nAs a keeper, I want ${title.toLowerCase()}, so that the light stays on.\n\n## Acceptance criteria\n\n- **Given** a lamp, **when** it is lit, **then** it burns.\n`;
+
+test('a story at `status: published` (released, as `released` and `shipped` are) is finished: no warning, and next never offers it', () => {
+  inProject({
+    '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\n',
+    'docs/stories/1.1.md': released(1, 'Wick trimming'),
+    'docs/stories/1-2-oil-levels.md': released(2, 'Oil levels'),
+  }, (root) => {
+    const stories = listed(json(root, 'sprint'));
+    assert.deepEqual(stories.map((s) => s.status), ['done', 'done'], JSON.stringify(stories));
+    const v = json(root, 'validate') as { problems: Problem[] };
+    const warned = v.problems.filter((p) => p.severity !== 'info');
+    assert.deepEqual(warned, [], JSON.stringify(warned));
+    const n = json(root, 'next') as { next: unknown };
+    assert.equal(n.next, null, JSON.stringify(n));
+  });
+});
+
+test('a sprint-status.yaml `stories:` list whose ids are `story-<area>-NN-<slug>` lists those stories with the ledger\'s statuses, bound to their files', () => {
+  const story = (id: string, title: string, status: string) => `# ${id}\n\n**Status:** ${status}\n\n## Story\n\nAs a keeper, I want ${title}, so that the light stays on.\n\n## Acceptance criteria\n\n1. It works.\n\n## Tasks\n\n- [ ] Do it\n`;
+  inProject({
+    'docs/sprint-status.yaml': 'project: lamphouse\nstatus: BUILDING\n\nstories:\n  # EPIC-01 — wicks\n  - id: story-wick-01-trim-schedule\n    epic: "EPIC-01 — wicks"\n    status: COMPLETE\n    depends_on: [story-lanternist-01-gauge-reading]\n  - id: story-lanternist-01-gauge-reading\n    epic: "EPIC-02 — oil"\n    status: IN_PROGRESS\n',
+    'docs/stories/story-wick-01-trim-schedule.md': story('story-wick-01-trim-schedule', 'a trim schedule', 'pending'),
+    'docs/stories/story-lanternist-01-gauge-reading.md': story('story-lanternist-01-gauge-reading', 'gauge readings', 'pending'),
+  }, (root) => {
+    const stories = listed(json(root, 'sprint'));
+    const byKey = Object.fromEntries(stories.map((s) => [s.key, s]));
+    assert.equal(byKey['story-wick-01-trim-schedule']?.status, 'done', JSON.stringify(stories));
+    assert.equal(byKey['story-lanternist-01-gauge-reading']?.status, 'in-progress', JSON.stringify(stories));
+    assert.equal(byKey['story-wick-01-trim-schedule']?.file, 'docs/stories/story-wick-01-trim-schedule.md', JSON.stringify(stories));
+    // The id named under `depends_on:` is a reference, not a second entry.
+    assert.equal(stories.length, 2, JSON.stringify(stories));
+  });
+});
