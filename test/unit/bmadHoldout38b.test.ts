@@ -1,5 +1,5 @@
 // Session 38, held-out batch b (issue 20): a story status word of release (`published`), and a
-// team's list ledger naming its stories `story-<area>-NN-<slug>`. Fixtures written here.
+// team's list ledger naming its stories `story-<slug>` (`story-<area>-NN-<slug>`). Fixtures written here.
 // Each test failed before its rule (run it with WAYMARK_CLI=/work/scratch/base-s38/dist/cli.js).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -29,19 +29,24 @@ test('a story at `status: published` (released, as `released` and `shipped` are)
   });
 });
 
-test('a sprint-status.yaml `stories:` list whose ids are `story-<area>-NN-<slug>` lists those stories with the ledger\'s statuses, bound to their files', () => {
+test('a sprint-status.yaml `stories:` list whose ids are `story-<slug>` or `story-<area>-NN-<slug>` lists those stories with the ledger\'s statuses, bound to their files', () => {
   const story = (id: string, title: string, status: string) => `# ${id}\n\n**Status:** ${status}\n\n## Story\n\nAs a keeper, I want ${title}, so that the light stays on.\n\n## Acceptance criteria\n\n1. It works.\n\n## Tasks\n\n- [ ] Do it\n`;
   inProject({
-    'docs/sprint-status.yaml': 'project: lamphouse\nstatus: BUILDING\n\nstories:\n  # EPIC-01 — wicks\n  - id: story-wick-01-trim-schedule\n    epic: "EPIC-01 — wicks"\n    status: COMPLETE\n    depends_on: [story-lanternist-01-gauge-reading]\n  - id: story-lanternist-01-gauge-reading\n    epic: "EPIC-02 — oil"\n    status: IN_PROGRESS\n',
+    'docs/sprint-status.yaml': 'project: lamphouse\nstatus: BUILDING\n\nstories:\n  # EPIC-01 — wicks\n  - id: story-wick-01-trim-schedule\n    epic: "EPIC-01 — wicks"\n    status: COMPLETE\n    depends_on: [story-lanternist-01-gauge-reading]\n  - id: story-lanternist-01-gauge-reading\n    epic: "EPIC-02 — oil"\n    status: IN_PROGRESS\n  - id: story-beacon\n    epic: "EPIC-03 — light"\n    status: PENDING\n    depends_on: [story-lanternist-01-gauge-reading]\n  - id: story-night-watch-rota\n    epic: "EPIC-03 — light"\n    status: COMPLETE\n',
     'docs/stories/story-wick-01-trim-schedule.md': story('story-wick-01-trim-schedule', 'a trim schedule', 'pending'),
     'docs/stories/story-lanternist-01-gauge-reading.md': story('story-lanternist-01-gauge-reading', 'gauge readings', 'pending'),
+    'docs/stories/story-beacon.md': story('story-beacon', 'a beacon', 'pending'),
+    'docs/stories/story-night-watch-rota.md': story('story-night-watch-rota', 'a rota', 'complete'),
   }, (root) => {
     const stories = listed(json(root, 'sprint'));
     const byKey = Object.fromEntries(stories.map((s) => [s.key, s]));
     assert.equal(byKey['story-wick-01-trim-schedule']?.status, 'done', JSON.stringify(stories));
     assert.equal(byKey['story-lanternist-01-gauge-reading']?.status, 'in-progress', JSON.stringify(stories));
     assert.equal(byKey['story-wick-01-trim-schedule']?.file, 'docs/stories/story-wick-01-trim-schedule.md', JSON.stringify(stories));
-    // The id named under `depends_on:` is a reference, not a second entry.
-    assert.equal(stories.length, 2, JSON.stringify(stories));
+    // Named by the word story and a slug alone (the file of that name beside it).
+    assert.equal(byKey['story-beacon']?.status, 'backlog', JSON.stringify(stories));
+    assert.equal(byKey['story-night-watch-rota']?.file, 'docs/stories/story-night-watch-rota.md', JSON.stringify(stories));
+    // The ids named under `depends_on:` are references, not more entries.
+    assert.equal(stories.length, 4, JSON.stringify(stories));
   });
 });

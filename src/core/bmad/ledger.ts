@@ -773,8 +773,12 @@ const LIST_ITEM = /^(\s*)-[ \t]+(?:(\{)[ \t]*)?(?:(?:story_id|story_key|story|id
  * epics (`STORY-INF-001`, ADDON_STORY).
  */
 const listedStoryId = (id: string) => ADDON_STORY.test(id) || SLUGGED_STORY.test(id) || parseLedgerKey(id) !== undefined;
-/** An item of a list of stories named like the add-on's, an area's word and its number, with the slug its file carries after the number (`story-cicd-01-build-pipeline`, `story-explainer-01-…`). */
-const SLUGGED_STORY = /^story[-_](?!e(?:p|pic)?[-_])[a-z]{1,16}[-_]\d{1,4}(?:[-_][a-z][a-z0-9]*)+$/i;
+/**
+ * An item of a list of stories named by the word story and the slug its file carries, with or without
+ * an area's number (`story-ci-workflows`, `story-cicd-01-build-pipeline`: a team's orchestrator
+ * naming each story file `docs/stories/<id>.md`, `story-scorer`); not an epic's (`story-epic-1`).
+ */
+const SLUGGED_STORY = /^story[-_](?!e(?:p|pic)?[-_]\d)[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*$/i;
 /** `STORY-001`, `STORY-INF-001`: the word story, a category's word or none (no epic's: `story-epic-1` is not one), one number. */
 const ADDON_STORY = /^story[-_]?(?:(?!e(?:p|pic)?[-_])([a-z]{1,8})[-_])?0*(\d{1,4})$/i;
 
