@@ -7,6 +7,20 @@ import { inProject } from './fileHelpers';
 import { cliJson as json } from './holdoutHelpers';
 
 type Problem = { file: string; severity: string; code: string };
+
+/** TEA's automate and nfr-assess workflows as installed (their step files; the steps' text is not read here). */
+const teaInstall = (): Record<string, string> => {
+  const files: Record<string, string> = { '_bmad/tea/config.yaml': 'test_artifacts: "{project-root}/_bmad-output/test-artifacts"\n' };
+  const steps = {
+    automate: ['step-01-preflight-and-context', 'step-02-identify-targets', 'step-03-generate-tests', 'step-03a-subprocess-api', 'step-03b-subprocess-backend', 'step-03b-subprocess-e2e', 'step-03c-aggregate', 'step-04-validate-and-summarize'],
+    'nfr-assess': ['step-01-load-context', 'step-02-define-thresholds', 'step-03-gather-evidence', 'step-04-evaluate-and-score', 'step-04a-subprocess-security', 'step-04b-subprocess-performance', 'step-04e-aggregate-nfr', 'step-05-generate-report'],
+  };
+  for (const [wf, ids] of Object.entries(steps)) {
+    files[`_bmad/tea/workflows/testarch/${wf}/workflow.md`] = `---\nname: testarch-${wf}\n---\n# ${wf}\n`;
+    for (const id of ids) files[`_bmad/tea/workflows/testarch/${wf}/steps-c/${id}.md`] = `---\nname: '${id}'\n---\n# ${id}\n`;
+  }
+  return files;
+};
 type Listed = { key: string; file: string | null; status: string };
 const listed = (s: { epics: { stories: Listed[] }[] }): Listed[] => s.epics.flatMap((e) => e.stories);
 
@@ -48,5 +62,32 @@ test('a sprint-status.yaml `stories:` list whose ids are `story-<slug>` or `stor
     assert.equal(byKey['story-night-watch-rota']?.file, 'docs/stories/story-night-watch-rota.md', JSON.stringify(stories));
     // The ids named under `depends_on:` are references, not more entries.
     assert.equal(stories.length, 4, JSON.stringify(stories));
+  });
+});
+
+test('a TEA summary recording the steps BMAD saves (step-01, step-02, step-03c-aggregate: the orchestrating step-03 and its subprocess steps save nothing) has no step gap', () => {
+  inProject({
+    ...teaInstall(),
+    '_bmad-output/test-artifacts/automation-summary.md': "---\nstepsCompleted: ['step-01-preflight-and-context', 'step-02-identify-targets', 'step-03c-aggregate']\nlastStep: 'step-03c-aggregate'\nlastSaved: '2026-02-28T13:40:57-03:00'\n---\n\n## Step 01: Preflight\n\nThe lamp room's stack is read.\n",
+    '_bmad-output/test-artifacts/nfr-assessment.md': "---\nstepsCompleted: ['step-01-load-context', 'step-02-define-thresholds', 'step-03-gather-evidence']\nlastStep: 'step-03-gather-evidence'\n---\n\n# NFR assessment\n",
+  }, (root) => {
+    const v = json(root, 'validate') as { problems: (Problem & { message: string })[] };
+    const gaps = v.problems.filter((p) => p.code === 'step-gap');
+    assert.deepEqual(gaps, [], JSON.stringify(gaps));
+    const s = json(root, 'status') as { workflows: { file: string; workflow?: string; nextStep?: string | null }[] };
+    const summary = s.workflows.find((w) => w.file.endsWith('automation-summary.md'));
+    assert.ok(summary, JSON.stringify(s.workflows));
+  });
+});
+
+test('a step a TEA summary skips that BMAD does save (step-02 before step-03c-aggregate) is still a gap', () => {
+  inProject({
+    ...teaInstall(),
+    '_bmad-output/test-artifacts/automation-summary.md': "---\nstepsCompleted: ['step-01-preflight-and-context', 'step-03c-aggregate']\nlastStep: 'step-03c-aggregate'\n---\n\n## Step 01: Preflight\n",
+  }, (root) => {
+    const v = json(root, 'validate') as { problems: (Problem & { message: string })[] };
+    const gaps = v.problems.filter((p) => p.code === 'step-gap');
+    assert.equal(gaps.length, 1, JSON.stringify(v.problems));
+    assert.match(gaps[0].message, /skips step-02-identify-targets \(/, gaps[0].message);
   });
 });
