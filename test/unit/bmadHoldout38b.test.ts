@@ -91,3 +91,16 @@ test('a step a TEA summary skips that BMAD does save (step-02 before step-03c-ag
     assert.match(gaps[0].message, /skips step-02-identify-targets \(/, gaps[0].message);
   });
 });
+
+test('a lettered step about subprocesses that gathers nothing after it (bmb\'s step-08b-subprocess-optimization, the last of its number) is still a step: skipping it is a gap', () => {
+  const ids = ['step-01-validate', 'step-08-collaborative-experience-check', 'step-08b-subprocess-optimization', 'step-09-cohesive-review', 'step-10-report-complete'];
+  const files: Record<string, string> = { '_bmad/bmb/workflows/lamp-check/workflow.md': '---\nname: lamp-check\n---\n# Lamp check\n' };
+  for (const id of ids) files[`_bmad/bmb/workflows/lamp-check/steps-c/${id}.md`] = `---\nname: '${id}'\n---\n# ${id}\n`;
+  files['_bmad-output/lamp-check-report.md'] = "---\nworkflow: lamp-check\nstepsCompleted: ['step-01-validate', 'step-09-cohesive-review']\n---\n# Report\n";
+  inProject(files, (root) => {
+    const v = json(root, 'validate') as { problems: (Problem & { message: string })[] };
+    const gaps = v.problems.filter((p) => p.code === 'step-gap');
+    assert.equal(gaps.length, 1, JSON.stringify(v.problems));
+    assert.match(gaps[0].message, /skips step-08-collaborative-experience-check, step-08b-subprocess-optimization \(/, gaps[0].message);
+  });
+});

@@ -144,18 +144,24 @@ const altGroups = new WeakMap<StepDef[], string[][]>();
 /** Groups of alternative steps of a workflow: lettered steps sharing a number that has no unlettered step. */
 const orchestrated = new WeakMap<StepDef[], string[]>();
 /**
- * The steps of a BMAD workflow that record nothing in `stepsCompleted`: each `-subprocess-` step, and
- * the step of the same number without a letter that launches them (TEA's step files save progress in
- * the aggregate step alone).
+ * The steps of a BMAD workflow that record nothing in `stepsCompleted`: each `-subprocess-` step whose
+ * results a later lettered step of its number gathers (TEA's `step-03c-aggregate`), and the step of that
+ * number without a letter that launches them (TEA's step files save progress in the aggregate alone).
+ * A lettered step of its own about subprocesses (bmb's `step-08b-subprocess-optimization`, the last of
+ * its number) is a step like any other.
  */
 function orchestratedSteps(steps: StepDef[]): string[] {
   let ids = orchestrated.get(steps);
   if (!ids) {
-    const nums = new Set<number>();
+    const lastLettered = new Map<number, string>();
+    const forks = new Set<number>();
     for (const s of steps) {
       const n = stepNumber(s.id);
-      if (n?.letter && /-subprocess-/.test(s.id)) nums.add(n.num);
+      if (!n?.letter) continue;
+      if (/-subprocess-/.test(s.id)) forks.add(n.num);
+      lastLettered.set(n.num, s.id);
     }
+    const nums = new Set([...forks].filter((num) => !/-subprocess-/.test(lastLettered.get(num)!)));
     ids = [];
     for (const s of steps) {
       const n = stepNumber(s.id);
