@@ -267,7 +267,8 @@ const STATUS_WORDS = [
   [/^(dev(?:elopment)?[ -]complete[d]?|implementation[ -]complete[d]?|ready[ -]for[ -]review|in[ -]review|review[ -]ready|code[ -]review|needs[ -]review|under[ -]review|review|qa|in[ -]qa|ready[ -]for[ -]qa|verifying|validating|(?:in|under)[ -](?:verification|validation|testing))\b/, 'review'],
   [/^(ready[ -]for[ -]dev(elopment)?|ready[ -]to[ -]dev|ready[ -]for[ -]implementation|ready|dev[ -]ready|drafted|draft|approved?|story[ -]ready|contextreadydraft)\b/, 'ready-for-dev'],
   [/^(in[ -]?progress|wip|started|in[ -]development|implementing|in[ -]dev|contexted|doing|active|(?:partially|partly|mostly|half)[ -](?:implemented|complete[d]?|done|built))\b/, 'in-progress'],
-  [/^(done|complete|completed|finished|closed|merged|shipped|delivered|implemented|resolved|accepted|fixed|live|(?:production|prod)[ -]deployed|deployed[ -](?:to|in|on)[ -](?:production|prod))\b/, 'done'],
+  // (`published`: out in the world, as shipped and delivered are.)
+  [/^(done|complete|completed|finished|closed|merged|shipped|delivered|published|implemented|resolved|accepted|fixed|live|(?:production|prod)[ -]deployed|deployed[ -](?:to|in|on)[ -](?:production|prod))\b/, 'done'],
   // (`deployed` alone stays the project's own word: a ledger at `deployed` against a file at `done` is
   // drift, as Waymark reports it; `production deployed` is a story file's way of saying done.)
   [/^(blocked|on[ -]hold)\b/, 'blocked'],
@@ -1377,7 +1378,12 @@ export function truthFor(repoDir) {
       const noStory = (f) => {
         const text = readText(f) ?? '';
         const sections = text.match(/^##\s+.*$/gm) ?? [];
-        return !storyStatus(text) && sections.length > 0 && sections.every((h) => /^##\s+TEA\s+[-—–:]/.test(h));
+        if (!storyStatus(text) && sections.length > 0 && sections.every((h) => /^##\s+TEA\s+[-—–:]/.test(h))) return true;
+        // A file with nothing of a story in it: empty, or text with no heading, no frontmatter, no status, no
+        // first line naming a story and no user story (a terminal log pasted under `1.1.md`:
+        // tiagoelesbao/trade docs/stories/1.1.md; a 0-byte `2.4.story.md`: Andre-Silva-code/prospect-hunter).
+        const first = /^\s*(\S[^\n]*)/.exec(text)?.[1] ?? '';
+        return !storyStatus(text) && !/^#{1,6}\s+\S/m.test(text) && !/^---\s*$/m.test(text.split('\n')[0] ?? '') && !/^(?:\*\*)?story\b/i.test(first) && !holdsUserStory(text);
       };
       // A story numbered in one series with no epic (`STORY-001.md`, `story-4-offline-mode.md`, `story7.md`:
       // BMAD's quick flow and teams planning without epics), in the declared story folder: a story when

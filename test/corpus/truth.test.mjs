@@ -603,3 +603,19 @@ test('session 37: old copies and backups (docs_old3/, _backups/, backup-2025-10/
   });
   assert.deepEqual(truthFor(live).projects.flatMap((p) => p.stories.map((s) => s.key)), ['1-1-snapshots']);
 });
+
+test('session 38: `published` is finished, as shipped and delivered are', () => {
+  assert.equal(normalizeStatus('published'), 'done');
+  assert.equal(normalizeStatus('Published'), 'done');
+});
+
+test('session 38: a file in the story folder with nothing of a story in it (empty, a pasted log) is no story; a plain `Story 1.3 – …` first line still is', () => {
+  const dir = project({
+    '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\n',
+    'docs/stories/1.1.story.md': '# Story 1.1: Wick\n\nStatus: Done\n',
+    'docs/stories/1.2.story.md': '',
+    'docs/stories/1.3.md': '● Checked: lamp.py is new, so it is not in the diff stat.\n  - lamp.py: timestamps in UTC\n',
+    'docs/stories/1.4.story.md': 'Story 1.4 – Oil levels\n\nThe gauge is read each night.\n',
+  });
+  assert.deepEqual(truthFor(dir).projects[0].stories.map((s) => s.file), ['docs/stories/1.1.story.md', 'docs/stories/1.4.story.md']);
+});

@@ -772,7 +772,13 @@ const LIST_ITEM = /^(\s*)-[ \t]+(?:(\{)[ \t]*)?(?:(?:story_id|story_key|story|id
  * and one number (`STORY-001`), a category's word between them as the add-on writes work outside the
  * epics (`STORY-INF-001`, ADDON_STORY).
  */
-const listedStoryId = (id: string) => ADDON_STORY.test(id) || parseLedgerKey(id) !== undefined;
+const listedStoryId = (id: string) => ADDON_STORY.test(id) || SLUGGED_STORY.test(id) || parseLedgerKey(id) !== undefined;
+/**
+ * An item of a list of stories named by the word story and the slug its file carries, with or without
+ * an area's number (`story-ci-workflows`, `story-cicd-01-build-pipeline`: a team's orchestrator
+ * naming each story file `docs/stories/<id>.md`, `story-scorer`); not an epic's (`story-epic-1`).
+ */
+const SLUGGED_STORY = /^story[-_](?!e(?:p|pic)?[-_]\d)[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*$/i;
 /** `STORY-001`, `STORY-INF-001`: the word story, a category's word or none (no epic's: `story-epic-1` is not one), one number. */
 const ADDON_STORY = /^story[-_]?(?:(?!e(?:p|pic)?[-_])([a-z]{1,8})[-_])?0*(\d{1,4})$/i;
 

@@ -1314,7 +1314,8 @@ export function normalizeStoryStatus(raw: string): { status?: string; exact: boo
   if (w === 'proposed') return { status: 'backlog', exact: false };
   // `Ready for QA Re-Review`, `Awaiting review`, `peer-review`: waiting for a review.
   if (/(^|-)review$/.test(w)) return { status: 'review', exact: false };
-  const doneLike = ['complete', 'completed', 'reviewed', 'finished', 'closed', 'merged', 'shipped', 'implemented', 'accepted', 'done-', 'review-passed', 'passed', 'qa-passed', 'verified', 'released', 'deployed', 'fixed', 'resolved'];
+  // (`Published`: out in the world, as `released` and `shipped` are.)
+  const doneLike = ['complete', 'completed', 'reviewed', 'finished', 'closed', 'merged', 'shipped', 'implemented', 'accepted', 'done-', 'review-passed', 'passed', 'qa-passed', 'verified', 'released', 'published', 'deployed', 'fixed', 'resolved'];
   if (doneLike.includes(w) || /^(done|complete)/.test(w)) return { exact: false, suggestion: 'done' };
   // `ReadyForReview`, `InReview`: one CamelCase word, read by its words.
   const words = camelWords(word);

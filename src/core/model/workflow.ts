@@ -117,6 +117,16 @@ export function analyzeSteps(steps: StepDef[], ids: (string | undefined)[], dial
   }
   let furthest: StepDef | undefined;
   for (let i = 0; i < steps.length; i++) if (done.has(steps[i].id)) furthest = steps[i];
+  // A step that hands its work to subprocesses (TEA's `step-03-generate-tests` with `step-03a-subprocess-api`
+  // …, then `step-03c-aggregate`) saves no progress, nor do its subprocesses (they write a temporary file):
+  // BMAD records the aggregate alone, so past it they are not skipped.
+  if (dialect === 'bmad' && furthest) {
+    for (const id of orchestratedSteps(steps)) {
+      if (known.get(id)! >= furthest.index || covered.has(id)) continue;
+      if (covered === done) covered = new Set<string>(done);
+      covered.add(id);
+    }
+  }
   const missing: StepDef[] = valueList();
   const remaining: StepDef[] = valueList();
   for (let i = 0; i < steps.length; i++) {
@@ -132,6 +142,36 @@ export function analyzeSteps(steps: StepDef[], ids: (string | undefined)[], dial
 const altGroups = new WeakMap<StepDef[], string[][]>();
 
 /** Groups of alternative steps of a workflow: lettered steps sharing a number that has no unlettered step. */
+const orchestrated = new WeakMap<StepDef[], string[]>();
+/**
+ * The steps of a BMAD workflow that record nothing in `stepsCompleted`: each `-subprocess-` step whose
+ * results a later lettered step of its number gathers (TEA's `step-03c-aggregate`), and the step of that
+ * number without a letter that launches them (TEA's step files save progress in the aggregate alone).
+ * A lettered step of its own about subprocesses (bmb's `step-08b-subprocess-optimization`, the last of
+ * its number) is a step like any other.
+ */
+function orchestratedSteps(steps: StepDef[]): string[] {
+  let ids = orchestrated.get(steps);
+  if (!ids) {
+    const lastLettered = new Map<number, string>();
+    const forks = new Set<number>();
+    for (const s of steps) {
+      const n = stepNumber(s.id);
+      if (!n?.letter) continue;
+      if (/-subprocess-/.test(s.id)) forks.add(n.num);
+      lastLettered.set(n.num, s.id);
+    }
+    const nums = new Set([...forks].filter((num) => !/-subprocess-/.test(lastLettered.get(num)!)));
+    ids = [];
+    for (const s of steps) {
+      const n = stepNumber(s.id);
+      if (n && nums.has(n.num) && (!n.letter || /-subprocess-/.test(s.id))) ids.push(s.id);
+    }
+    if (Object.isFrozen(steps)) orchestrated.set(steps, ids);
+  }
+  return ids;
+}
+
 export function alternativeGroups(steps: StepDef[]): string[][] {
   let g = altGroups.get(steps);
   if (!g) {
