@@ -575,12 +575,20 @@ export function buildSprint(parts: SprintParts): SprintModel {
       st.specKit = true;
     }
   }
+  // A story the epics number in three parts (`Story 4.2.1: …`, read as story 1 of `4-2`) is the one
+  // ledger story whose key says the same number (`4-2-1-single-card`, BMAD's key for it with a slug
+  // of its own): the same story, not a second one the ledger lacks.
+  const samePartNumber = (key: string): SprintStory | undefined => {
+    const n = partNumber(key);
+    const same = n === undefined ? [] : [...byKey.values()].filter((x) => x.ledgerLine !== undefined && partNumber(x.key) === n);
+    return same.length === 1 ? same[0] : undefined;
+  };
   // Planned stories from the epics document.
   for (const pe of parts.epics.values()) {
     const ep = epicOf(pe.epicId);
     ep.title = pe.title || ep.title;
     for (const ps of pe.stories) {
-      const existing = match(ps.key, ps.epicId, ps.story) ?? byId.get(idOf(ps.epicId, ps.story))?.[0];
+      const existing = match(ps.key, ps.epicId, ps.story) ?? byId.get(idOf(ps.epicId, ps.story))?.[0] ?? samePartNumber(ps.key);
       if (existing) {
         existing.planned = { file: ps.file, line: ps.line };
         existing.title = existing.title ?? ps.title;
