@@ -125,3 +125,26 @@ test('items of a list under another key of a story (`depends_on:`) or under `sto
     assert.ok(!allStories(s ?? {}).some((x) => x.key === '9.9'), JSON.stringify(s));
   });
 });
+
+test('with no ledger, quick-dev specs named from the plan\'s story keys (`spec-1-1-….md`, `# Story 1.1: …`, done) are the epics\' stories 1.1 and 1.2: no second, backlog copy, and next offers none', () => {
+  const spec = (id: string, title: string) => `---\nstatus: done\nstory_id: ${id}\nepic: ${id.split('.')[0]}\n---\n\n# Story ${id}: ${title}\n\n## Summary\nGlaze it.\n\n## Acceptance Criteria\n- **Given** a pot\n- **Then** it is glazed\n`;
+  inProject({
+    '_bmad/bmm/config.yaml': config,
+    '_bmad-output/planning-artifacts/epics.md': [
+      '# Kiln - Epic Breakdown', '',
+      '## Epic 1: Glazes', '',
+      '### Story 1.1: Mix the base glaze (critical)', '', 'As a potter, I want a base.', '',
+      '### Story 1.2: Add oxide colorants', '', 'As a potter, I want colour.', '',
+      '## Epic 2: Firing', '',
+      '### Story 2.1: Load the kiln', '', 'As a potter, I want it loaded.', '',
+    ].join('\n'),
+    '_bmad-output/implementation-artifacts/spec-1-1-mix-base-glaze.md': spec('1.1', 'Mix the base glaze (critical)'),
+    '_bmad-output/implementation-artifacts/spec-1-2-oxide-colorants.md': spec('1.2', 'Add oxide colorants'),
+  }, (root) => {
+    const s = json(root, 'sprint');
+    const keys = allStories(s).map((x) => `${x.key}:${x.status}`).sort();
+    assert.deepEqual(keys, ['2-1-load-the-kiln:backlog', 'spec-1-1-mix-base-glaze:done', 'spec-1-2-oxide-colorants:done'], JSON.stringify(keys));
+    const n = json(root, 'next');
+    assert.match(String(n.next?.id), /2-1-load-the-kiln/, JSON.stringify(n.next));
+  });
+});

@@ -525,7 +525,10 @@ export function buildSprint(parts: SprintParts): SprintModel {
   const sharedNumbers = new Map<string, StoryFile[]>();
   const ranked = ordered.map((f, i) => ({ f, i, r: rank(f) })).sort((a, b) => a.r - b.r || a.i - b.i).map((x) => x.f);
   for (const f of ranked) {
-    const named = storyKeyFromName(f.file, declared);
+    // BMAD quick-dev's spec named from a story's key (`spec-1-1-fix-naming.md`, the slug led by the
+    // key) that no ledger story took: story 1.1's file (the plan's 1.1), not story 1 of an epic `spec-1`.
+    const specOf = /^spec-\d/i.test(keyOfFile(f)) ? storyKeyFromName(`${keyOfFile(f).slice('spec-'.length)}.md`, declared) : undefined;
+    const named = specOf ?? storyKeyFromName(f.file, declared);
     const epicId = named?.epicId ?? f.epicId ?? String(f.epic);
     const story = (named?.story ?? f.story)!;
     const whole = partNumber(keyOfFile(f));
