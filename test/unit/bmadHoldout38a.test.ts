@@ -148,3 +148,26 @@ test('with no ledger, quick-dev specs named from the plan\'s story keys (`spec-1
     assert.match(String(n.next?.id), /2-1-load-the-kiln/, JSON.stringify(n.next));
   });
 });
+
+/** BMAD's create-prd as installed (its steps' files; step-05 and step-06 say "(optional step)" in their description). */
+const prdInstall = (): Record<string, string> => {
+  const ids = ['step-01-init', 'step-02-discovery', 'step-03-success', 'step-04-journeys', 'step-05-domain', 'step-06-innovation', 'step-07-project-type', 'step-08-scoping', 'step-09-functional', 'step-10-nonfunctional', 'step-11-polish', 'step-12-complete'];
+  const dir = '_bmad/bmm/workflows/2-plan-workflows/create-prd';
+  const files: Record<string, string> = { [`${dir}/workflow.md`]: '---\nname: create-prd\ndescription: Write the PRD\n---\n\n# PRD\n\nLoad steps-c/step-01-init.md.\n' };
+  for (const id of ids) files[`${dir}/steps-c/${id}.md`] = `---\nname: '${id}'\ndescription: '${/0[56]-/.test(id) ? 'Explore it when the product calls for it (optional step)' : 'Do the step'}'\n---\n\n# ${id}\n`;
+  return files;
+};
+const prd = (steps: string[]) => `---\nstepsCompleted: [${steps.map((s) => `'${s}'`).join(', ')}]\ninputDocuments: []\nworkflowType: 'prd'\n---\n\n# Product Requirements Document - Kiln\n`;
+
+test('a PRD whose steps skip create-prd\'s optional innovation step (as its step-06 tells the agent to when nothing is novel) has no gap; a skipped required step still is one', () => {
+  inProject({
+    '_bmad/bmm/config.yaml': config,
+    ...prdInstall(),
+    '_bmad-output/planning-artifacts/prd.md': prd(['step-01-init', 'step-02-discovery', 'step-03-success', 'step-04-journeys', 'step-05-domain', 'step-07-project-type', 'step-08-scoping', 'step-09-functional']),
+    '_bmad-output/planning-artifacts/prd-gap.md': prd(['step-01-init', 'step-02-discovery', 'step-03-success', 'step-04-journeys', 'step-05-domain', 'step-06-innovation', 'step-08-scoping']),
+  }, (root) => {
+    const v = json(root, 'validate') as { problems: Problem[] };
+    const gaps = v.problems.filter((p) => p.code === 'step-gap').map((p) => p.file.replace(/^.*[\\/]/, ''));
+    assert.deepEqual(gaps, ['prd-gap.md'], JSON.stringify(v.problems));
+  });
+});
