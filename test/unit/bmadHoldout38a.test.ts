@@ -171,3 +171,15 @@ test('a PRD whose steps skip create-prd\'s optional innovation step (as its step
     assert.deepEqual(gaps, ['prd-gap.md'], JSON.stringify(v.problems));
   });
 });
+
+test('a quick-dev spec numbered like a ledger story it is not named for (`spec-1-2-auth-refactor.md` beside the ledger\'s `1-2-login`) stays listed, as before', () => {
+  inProject({
+    '_bmad/bmm/config.yaml': config,
+    '_bmad-output/implementation-artifacts/sprint-status.yaml': ledger(['epic-1: in-progress', '1-1-setup: done', '1-2-login: review']),
+    '_bmad-output/implementation-artifacts/1-1-setup.md': story('Story 1.1: Setup', 'done'),
+    '_bmad-output/implementation-artifacts/spec-1-2-auth-refactor.md': '---\nstatus: done\n---\n\n# Story 1.2: Auth refactor\n\n## Summary\nRefactor it.\n',
+  }, (root) => {
+    const s = json(root, 'sprint');
+    assert.ok(allStories(s).some((x) => x.key === 'spec-1-2-auth-refactor'), JSON.stringify(allStories(s).map((x) => x.key)));
+  });
+});
