@@ -500,6 +500,9 @@ function listedStatuses(data) {
   // A list of epics, each with its stories' list (`epics: - id: PERTH-5 … stories: - id: STORY-005,
   // status: completed`, delorenj/perth docs/sprint-status.yaml:32-52): each epic's `stories:` items.
   for (const ep of Array.isArray(data.epics) ? data.epics : []) if (isMap(ep) && Array.isArray(ep.stories)) lists.push(ep.stories);
+  // `stories:` holding one list per epic (`epic_1: - id: "1.1" … status: done`, a team's sprint plan,
+  // thecontstruct/ai-memory _bmad-output/planning-artifacts/sprint-status.yaml:32-45): each epic's items.
+  for (const [k, v] of Object.entries(isMap(data.stories) ? data.stories : {})) if (/^epic[-_]?\d+[a-z]?$/i.test(k) && Array.isArray(v)) lists.push(v);
   const out = {};
   for (const list of lists) {
     for (const item of list) {

@@ -619,3 +619,16 @@ test('session 38: a file in the story folder with nothing of a story in it (empt
   });
   assert.deepEqual(truthFor(dir).projects[0].stories.map((s) => s.file), ['docs/stories/1.1.story.md', 'docs/stories/1.4.story.md']);
 });
+
+test('session 38: a ledger keeping one list per epic under `stories:` (`epic_1: - id: "1.1", status: done`) is read; other keys under `stories:` are not', () => {
+  const dir = project({
+    '_bmad/_config/manifest.yaml': 'modules: []\n',
+    '_bmad-output/planning-artifacts/sprint-status.yaml': 'sprint:\n  number: 2\nstories:\n  epic_1:\n    - id: "1.1"\n      title: "Trim wicks"\n      status: done\n      depends_on: []\n  epic_2:\n    - id: "2.1"\n      status: sprint_2\n  notes:\n    - id: "9.9"\n      status: done\n',
+    '_bmad-output/planning-artifacts/stories/story-1.1.md': '---\nid: "1.1"\nstatus: ready\n---\n\n# Story 1.1: Trim wicks\n\n## Acceptance Criteria\n- [ ] trimmed\n',
+  });
+  const s = truthFor(dir).projects[0].stories;
+  assert.deepEqual(s.map((x) => [x.key, x.ledgerStatus, x.file, x.drift]), [
+    ['1.1', 'done', '_bmad-output/planning-artifacts/stories/story-1.1.md', true],
+    ['2.1', s[1].ledgerStatus, null, false],
+  ]);
+});

@@ -525,7 +525,12 @@ export function buildSprint(parts: SprintParts): SprintModel {
   const sharedNumbers = new Map<string, StoryFile[]>();
   const ranked = ordered.map((f, i) => ({ f, i, r: rank(f) })).sort((a, b) => a.r - b.r || a.i - b.i).map((x) => x.f);
   for (const f of ranked) {
-    const named = storyKeyFromName(f.file, declared);
+    // BMAD quick-dev's spec named from a story's key (`spec-1-1-fix-naming.md`, the slug led by the
+    // key) that no ledger story took: story 1.1's file (the plan's 1.1), not story 1 of an epic `spec-1`,
+    // when no story is numbered 1.1 yet (beside a ledger's 1.1 it stays listed on its own, as before).
+    const asSpec = /^spec-\d/i.test(keyOfFile(f)) ? storyKeyFromName(`${keyOfFile(f).slice('spec-'.length)}.md`, declared) : undefined;
+    const specOf = asSpec && !byId.get(idOf(asSpec.epicId, asSpec.story, scopeOfFile(f.file)))?.length ? asSpec : undefined;
+    const named = specOf ?? storyKeyFromName(f.file, declared);
     const epicId = named?.epicId ?? f.epicId ?? String(f.epic);
     const story = (named?.story ?? f.story)!;
     const whole = partNumber(keyOfFile(f));
@@ -575,12 +580,20 @@ export function buildSprint(parts: SprintParts): SprintModel {
       st.specKit = true;
     }
   }
+  // A story the epics number in three parts (`Story 4.2.1: …`, read as story 1 of `4-2`) is the one
+  // ledger story whose key says the same number (`4-2-1-single-card`, BMAD's key for it with a slug
+  // of its own): the same story, not a second one the ledger lacks.
+  const samePartNumber = (key: string): SprintStory | undefined => {
+    const n = partNumber(key);
+    const same = n === undefined ? [] : [...byKey.values()].filter((x) => x.ledgerLine !== undefined && partNumber(x.key) === n);
+    return same.length === 1 ? same[0] : undefined;
+  };
   // Planned stories from the epics document.
   for (const pe of parts.epics.values()) {
     const ep = epicOf(pe.epicId);
     ep.title = pe.title || ep.title;
     for (const ps of pe.stories) {
-      const existing = match(ps.key, ps.epicId, ps.story) ?? byId.get(idOf(ps.epicId, ps.story))?.[0];
+      const existing = match(ps.key, ps.epicId, ps.story) ?? byId.get(idOf(ps.epicId, ps.story))?.[0] ?? samePartNumber(ps.key);
       if (existing) {
         existing.planned = { file: ps.file, line: ps.line };
         existing.title = existing.title ?? ps.title;

@@ -298,6 +298,14 @@ export function knownBmadWorkflowOf(file: string, data: Record<string, unknown>,
     : { workflow: stub(k.name), by: 'known', detail: 'file name' };
 }
 
+/**
+ * Steps BMAD's own workflows let the agent pass over unrecorded when they do not apply: create-prd's
+ * step-05-domain and step-06-innovation, each "(optional step)" in its description, step-06 saying
+ * "NO INNOVATION DETECTED … Skip this step" (BMAD-METHOD v6.0.0…v6.6.0, create-prd/steps-c/). Passed over
+ * (a later step done), they are neither a gap nor a step left to do.
+ */
+export const BMAD_OPTIONAL_STEPS: ReadonlySet<string> = new Set(['step-05-domain', 'step-06-innovation']);
+
 /** quick-dev's spec as its step-01 names it: `{implementation_artifacts}/spec-{slug}.md` (`spec-wip.md` is quick-spec's work file). */
 const QUICK_DEV_SPEC = /^spec-(?!wip\.md$)[a-z0-9][^/\\]*\.md$/i;
 

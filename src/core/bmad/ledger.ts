@@ -794,6 +794,9 @@ function readStoryLists(lines: string[], ledger: Ledger): void {
   // Under `epics:` (a list of epics, each with its `stories:` list: the add-on's later plan, delorenj/perth
   // docs/sprint-status.yaml:32-52), only the items of an epic's `stories:` list are stories.
   let inEpics = false;
+  // Under `stories:` at the margin, one list per epic (`epic_1:` / `epic-1:` holding `- id: "1.1"` items
+  // with their `status:`, a team's sprint plan): each epic's list items are stories too.
+  let inStories = false;
   const byKey = new Map<string, LedgerEntry>();
   const order: string[] = [];
   for (let i = 0; i < lines.length; i++) {
@@ -801,6 +804,7 @@ function readStoryLists(lines: string[], ledger: Ledger): void {
     if (!line.trim() || /^\s*#/.test(line)) continue;
     if (!/^\s/.test(line)) {
       inEpics = /^epics[ \t]*:[ \t]*(?:#.*)?$/.test(line);
+      inStories = /^stories[ \t]*:[ \t]*(?:#.*)?$/.test(line);
       inList = inEpics || /^(?:sprints?|stories)[ \t]*:[ \t]*(?:#.*)?$/.test(line);
       continue;
     }
@@ -816,7 +820,8 @@ function readStoryLists(lines: string[], ledger: Ledger): void {
     if (!m) continue;
     // An item of a list nested under another key of a story (`dependencies:`, `blocked_by:`) names
     // the stories it refers to, not a story of the plan: only a `stories:` (or `sprints:`) list's items are.
-    if (!(inEpics ? /^stories$/i : /^(?:sprints?|stories|story_ids|story_keys)$/i).test(listParentKey(lines, i, m[1].length) ?? '')) continue;
+    const parent = listParent(lines, i, m[1].length);
+    if (!(inEpics ? /^stories$/i : /^(?:sprints?|stories|story_ids|story_keys)$/i).test(parent?.key ?? '') && !(inStories && parent && isEpicListUnderStories(lines, parent))) continue;
     const id = m[4];
     const keyed = /:/.test(line.slice(0, line.indexOf(id)));
     if (!listedStoryId(id) || (!keyed && !flow && m[5] !== undefined && m[5][0] !== '#')) continue;
@@ -858,12 +863,31 @@ function readStoryLists(lines: string[], ledger: Ledger): void {
   ledger.listed = true;
 }
 
+/** A key naming an epic (`epic_1`, `epic-2`, `epic3a`) that is a first-level key of the `stories:` block at the margin. */
+function isEpicListUnderStories(lines: string[], parent: { key: string; line: number }): boolean {
+  if (!/^epic[-_]?\d+[a-z]?$/i.test(parent.key)) return false;
+  const ind = /^\s*/.exec(lines[parent.line])![0].length;
+  for (let j = parent.line - 1; j >= 0; j--) {
+    const l = lines[j];
+    if (!l.trim() || /^\s*#/.test(l)) continue;
+    const li = /^\s*/.exec(l)![0].length;
+    if (li >= ind) continue;
+    return li === 0 && /^stories[ \t]*:[ \t]*(?:#.*)?$/.test(l);
+  }
+  return false;
+}
+
 /**
  * The key a list item at line `at` (its dash at column `dash`) belongs to: the nearest line above at
  * a lesser indent, or at the dash's own column when it is not an item itself (`stories:` above
  * `- id: …` written flush); `- stories:` counts as the key after its dash. Undefined when none.
  */
 function listParentKey(lines: string[], at: number, dash: number): string | undefined {
+  return listParent(lines, at, dash)?.key;
+}
+
+/** listParentKey's key with the line it is on. */
+function listParent(lines: string[], at: number, dash: number): { key: string; line: number } | undefined {
   for (let j = at - 1; j >= 0; j--) {
     const l = lines[j];
     if (!l.trim() || /^\s*#/.test(l)) continue;
@@ -875,7 +899,7 @@ function listParentKey(lines: string[], at: number, dash: number): string | unde
     if (!kv) return undefined;
     // `- stories:` at a lesser indent: its key (after the dash) holds the list.
     if (ind < dash && item && item[0].length > dash) return undefined;
-    return kv[2];
+    return { key: kv[2], line: j };
   }
   return undefined;
 }

@@ -5,7 +5,7 @@ import { hasLongLine, parseFrontmatter, type ParsedFrontmatter } from './frontma
 import { computeStateHash, sha256 } from './hash';
 import { bmadStatusOf, lookupBmadWorkflow, resolveBmadStep, stepEncoding, stepNumber, type BmadStepEncoding } from '../bmad/artifacts';
 import { declaredOutputOf, identifyArtifact, inBmadOutput } from '../bmad/identify';
-import { quickDevSpecOf, releasedWorkflowName, templateKeysInText } from '../bmad/known';
+import { BMAD_OPTIONAL_STEPS, quickDevSpecOf, releasedWorkflowName, templateKeysInText } from '../bmad/known';
 import { normalizeStepList } from './definitions';
 import { exactArray, valueList } from './text';
 import { DISTINCTIVE_KEYS, STATE_KEYS, WORKFLOW_KEYS, typoOf } from './stateKeys';
@@ -132,6 +132,7 @@ export function analyzeSteps(steps: StepDef[], ids: (string | undefined)[], dial
   for (let i = 0; i < steps.length; i++) {
     const s = steps[i];
     if (covered.has(s.id)) continue;
+    if (dialect === 'bmad' && furthest && s.index < furthest.index && BMAD_OPTIONAL_STEPS.has(s.id)) continue;
     if (furthest && s.index < furthest.index) missing.push(s);
     remaining.push(s);
   }
