@@ -1,0 +1,79 @@
+/**
+ * Where the project puts a workflow file whose own frontmatter status says otherwise: work kept for
+ * the record (an `archive/` folder, a spec BMAD's quick-spec archived under a dated name) is set
+ * aside, and a BMAD document tied to an epic its ledger marks done is finished. One decision, made
+ * here: the registry (board, `next`, dashboard, MCP) and the editor's Workflows view and status bar
+ * all read it, so no face shows as in progress what another shows as dropped or done. Pure.
+ */
+import * as path from 'node:path';
+import type { Status, WorkflowState } from '../types';
+import type { SprintReport } from '../bmad/sprint';
+import { RETIRED_DIR } from '../bmad/config';
+import { setAsideStatus } from '../bmad/story';
+
+/** Why a file stands elsewhere than its own status says. */
+export type StandingReason = 'retired-folder' | 'archived-name' | 'epic-done';
+
+export interface WorkflowStanding {
+  /** The status the project reads the file at: `archived` (set aside) or `completed` (finished). */
+  status: Extract<Status, 'archived' | 'completed'>;
+  reason: StandingReason;
+  /** One phrase a face can show: `set aside: kept in archive/ for the record`. */
+  message: string;
+}
+
+/**
+ * A file archived under a dated name, as BMAD's quick-spec sets aside an unfinished spec it will not
+ * resume (`tech-spec-{slug}-archived-{date}.md`): kept for the record, like a file in `archive/`.
+ */
+const ARCHIVED_NAME = /-archived-\d{4}-\d{2}-\d{2}\.(?:md|markdown)$/i;
+
+/**
+ * The status the project reads `w` at when its own says otherwise; undefined when its own stands.
+ * With the sprints of its workspace folder (`ProjectView.sprints`), a BMAD document tied to an epic by
+ * its frontmatter (`epic: 18`, as quick-flow's tech spec writes it) whose ledger marks that epic done,
+ * every story of it done or set aside, is finished whatever status it kept (`ready-for-dev` is where
+ * the spec's own workflow stops). Else work in a folder kept for the record (`archive/`, `old/`,
+ * `legacy/`…, as the sprint reader sets those folders' ledgers aside) or archived under a dated name
+ * is set aside; finished or archived work keeps its status.
+ */
+export function workflowStanding(w: WorkflowState, sprints?: readonly SprintReport[]): WorkflowStanding | undefined {
+  if (sprints?.length && w.status !== 'completed') {
+    const epic = epicDoneFor(w, sprints);
+    if (epic !== undefined) return { status: 'completed', reason: 'epic-done', message: `finished: epic ${epic} is done in the sprint ledger` };
+  }
+  if (w.status === 'completed' || w.status === 'archived') return undefined;
+  const rel = relOf(w.root, w.file);
+  const folder = retiredFolder(rel);
+  if (folder !== undefined) return { status: 'archived', reason: 'retired-folder', message: `set aside: kept in ${folder}/ for the record` };
+  if (ARCHIVED_NAME.test(rel)) return { status: 'archived', reason: 'archived-name', message: 'set aside: archived under a dated name' };
+  return undefined;
+}
+
+/** The first folder of `rel` kept for the record (config.ts `inRetiredFolder`'s rule), if any. */
+function retiredFolder(rel: string): string | undefined {
+  const parts = rel.split(/[\\/]/);
+  for (let i = 0; i < parts.length - 1; i++) if (RETIRED_DIR.test(parts[i])) return parts[i];
+  return undefined;
+}
+
+function relOf(root: string, file: string): string {
+  const prefix = root.endsWith(path.sep) ? root : root + path.sep;
+  return file.startsWith(prefix) ? file.slice(prefix.length) : path.relative(root, file);
+}
+
+/** The epic id `w` names whose ledger marks it done with every story done or set aside; else undefined. */
+function epicDoneFor(w: WorkflowState, sprints: readonly SprintReport[]): string | undefined {
+  if (w.dialect !== 'bmad') return undefined;
+  const raw = w.data.epic;
+  const named = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim().replace(/^epic[-_ ]?/i, '') : undefined;
+  if (!named) return undefined;
+  for (const sprint of sprints) {
+    if (!w.file.startsWith(sprint.root + path.sep)) continue;
+    const epic = sprint.epics.find((e) => e.id.toLowerCase() === named.toLowerCase());
+    if (!epic) continue;
+    const done = /^(?:done|completed?)$/i.test(epic.ledgerStatus?.trim() ?? '') && epic.stories.length > 0 && epic.stories.every((st) => st.status === 'done' || setAsideStatus(st.status) !== undefined);
+    return done ? epic.id : undefined;
+  }
+  return undefined;
+}
