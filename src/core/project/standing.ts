@@ -50,11 +50,27 @@ export function workflowStanding(w: WorkflowState, sprints?: readonly SprintRepo
   return undefined;
 }
 
+/** Folders (relative paths) → their retired folder or '' for none: the files of one folder share it (10,000 files, few folders). */
+const folderVerdicts = new Map<string, string>();
+const MAX_FOLDERS = 10_000;
+
 /** The first folder of `rel` kept for the record (config.ts `inRetiredFolder`'s rule), if any. */
 function retiredFolder(rel: string): string | undefined {
-  const parts = rel.split(/[\\/]/);
-  for (let i = 0; i < parts.length - 1; i++) if (RETIRED_DIR.test(parts[i])) return parts[i];
-  return undefined;
+  const cut = Math.max(rel.lastIndexOf('/'), rel.lastIndexOf('\\'));
+  if (cut < 0) return undefined;
+  const dir = rel.slice(0, cut);
+  let verdict = folderVerdicts.get(dir);
+  if (verdict === undefined) {
+    verdict = '';
+    for (const part of dir.split(/[\\/]/)) {
+      if (!RETIRED_DIR.test(part)) continue;
+      verdict = part;
+      break;
+    }
+    if (folderVerdicts.size >= MAX_FOLDERS) folderVerdicts.clear();
+    folderVerdicts.set(dir, verdict);
+  }
+  return verdict || undefined;
 }
 
 function relOf(root: string, file: string): string {
