@@ -1,7 +1,7 @@
 // Work set aside or finished where the project reads it (core/project/standing.ts), in a real VS
 // Code: a workflow kept in `archive/` or archived under a dated name is grouped Archived in the
 // Workflows view, never picked by the status bar as work in progress, badged archived in the
-// explorer; a BMAD spec of an epic moves to Completed once the ledger marks the epic done. The
+// explorer, offered no step by its code lens; a BMAD spec of an epic moves to Completed once the ledger marks the epic done. The
 // board (`waymark next`, the dashboard) reads the same decision.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -66,6 +66,9 @@ singleRoot('standing: set-aside and finished work', () => {
     });
     assert.equal(open.text, '$(archive) old-rollout · set aside · 1/2');
     assert.match(open.tooltip ?? '', /set aside: kept in archive\/ for the record/);
+    // Its code lens offers no step to resume or complete: it says why.
+    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', vscode.Uri.file(demo('workflows/archive/old-rollout.md')), 10);
+    assert.deepEqual((lenses ?? []).map((l) => l.command?.title), ['old-rollout · set aside: kept in archive/ for the record · 1/2']);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
