@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createStateCore, loadProject, workflowStanding, type ProjectView } from '../../src/core/index';
+import { createStateCore, loadProject, loadSprint, standingKey, workflowStanding, type ProjectView } from '../../src/core/index';
 import { workspace } from './fileHelpers';
 import { cliJson } from './holdoutHelpers';
 
@@ -100,6 +100,23 @@ test('finished or archived work keeps its own status; a Waymark workflow kept in
     assert.equal(of('old-release'), 'archived');
     assert.equal(of('shipped'), undefined);
     assert.equal(of('live'), undefined);
+  });
+});
+
+test('standingKey: the same ledgers read again give the same key (a face keeps its standings); an epic finished changes it', async () => {
+  await withRoot(bmadProject, async (root) => {
+    const read = () => { const s = loadSprint(root, { now: NOW, cache: false }); return s ? [s] : []; };
+    const first = standingKey(read());
+    assert.notEqual(first, '');
+    assert.equal(standingKey(read()), first, 'a second read of unchanged ledgers');
+    assert.equal(standingKey(undefined), standingKey([]));
+    const ledger = path.join(root, IA, 'sprint-status.yaml');
+    fs.writeFileSync(ledger, fs.readFileSync(ledger, 'utf8').replace('epic-4: in-progress\n  4-1-oil-gauge: in-progress', 'epic-4: done\n  4-1-oil-gauge: done'));
+    const after = read();
+    assert.notEqual(standingKey(after), first);
+    const v = await viewOf(root);
+    const oil = v.workflows.find((w) => w.file.endsWith('tech-spec-oil-gauge.md'))!;
+    assert.equal(workflowStanding(oil, after)?.status, 'completed');
   });
 });
 

@@ -87,9 +87,22 @@ function epicDoneFor(w: WorkflowState, sprints: readonly SprintReport[]): string
   for (const sprint of sprints) {
     if (!w.file.startsWith(sprint.root + path.sep)) continue;
     const epic = sprint.epics.find((e) => e.id.toLowerCase() === named.toLowerCase());
-    if (!epic) continue;
-    const done = /^(?:done|completed?)$/i.test(epic.ledgerStatus?.trim() ?? '') && epic.stories.length > 0 && epic.stories.every((st) => st.status === 'done' || setAsideStatus(st.status) !== undefined);
-    return done ? epic.id : undefined;
+    if (epic) return epicFinished(epic) ? epic.id : undefined;
   }
   return undefined;
+}
+
+/** The ledger marks the epic done and every story of it is done or set aside. */
+function epicFinished(epic: SprintReport['epics'][number]): boolean {
+  return /^(?:done|completed?)$/i.test(epic.ledgerStatus?.trim() ?? '') && epic.stories.length > 0 && epic.stories.every((st) => st.status === 'done' || setAsideStatus(st.status) !== undefined);
+}
+
+/**
+ * All `workflowStanding` reads of a folder's sprints, as a string: each sprint's root and its epics,
+ * finished or not. Two reads of the same ledgers give the same key (a face that keeps standings keeps
+ * them over the project view's re-reads); any change that can move a file's standing changes it.
+ */
+export function standingKey(sprints: readonly SprintReport[] | undefined): string {
+  if (!sprints?.length) return '';
+  return sprints.map((sp) => `${sp.root}\0${sp.epics.map((e) => `${e.id}${epicFinished(e) ? '+' : '-'}`).join(',')}`).join('\n');
 }
