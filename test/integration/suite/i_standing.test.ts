@@ -57,6 +57,8 @@ singleRoot('standing: set-aside and finished work', () => {
       return x.statusBar.text.includes('live-rollout') ? x.statusBar : undefined;
     });
     assert.match(bar.text, /live-rollout · ship · 1\/2/);
+    // What a person sees: the Workflows view and the status bar.
+    await vscode.commands.executeCommand('waymark.workflows.focus');
     await screenshot('standing-archived');
     // Opened in the editor, an archived workflow says it is set aside, not its step.
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(vscode.Uri.file(demo('workflows/archive/old-rollout.md'))));
