@@ -106,6 +106,8 @@ export { checkStagedChanges, type StagedFileReport } from './protocol/stagedChec
 // The project view: registry, dependencies, frontier, critical path, stalled work (core/project).
 export { buildRegistry, UNLEDGERED_REASON, type ProjectItem } from './project/registry';
 export { computeFrontier, type FrontierEntry, type Activity } from './project/frontier';
+// Where the project reads a workflow file whose own status says otherwise (set aside, finished): every face asks this.
+export { workflowStanding, standingKey, type WorkflowStanding } from './project/standing';
 export { loadProject, WarmProjectView, workflowStateLine, type ProjectView } from './project/loadProject';
 export { checkWorkspace, type WorkspaceCheck } from './project/checkAnswer';
 export { frontierEntryJson, projectProblemJson, nextJson, boardJson, BOARD_COLUMNS, type BoardColumn } from './project/projectJson';

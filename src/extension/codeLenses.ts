@@ -22,19 +22,21 @@ export class CodeLenses extends Disposable implements vscode.CodeLensProvider {
     const arg = { file: s.file };
     const lenses: vscode.CodeLens[] = [];
     const step = activeStep(s);
-    const done = s.status === 'completed' || s.status === 'archived' || (!s.nextStep && s.steps.length > 0);
+    // Set aside or finished where the project reads it (an archive/ folder, a finished epic): no step is offered.
+    const standing = this.c.standing(s);
+    const done = !!standing || s.status === 'completed' || s.status === 'archived' || (!s.nextStep && s.steps.length > 0);
     if (!done && (step || s.nextStep)) {
       const at = s.nextStep ?? step!;
       lenses.push(new vscode.CodeLens(range, { title: `$(debug-start) Resume at ${at}`, command: COMMANDS.resume, arguments: [arg], tooltip: 'Where to pick up, and why' }));
     }
-    if (step && !s.stepsCompleted.includes(step) && s.status !== 'completed' && s.status !== 'archived') {
+    if (!standing && step && !s.stepsCompleted.includes(step) && s.status !== 'completed' && s.status !== 'archived') {
       const gate = gateFor(s, step);
       const title = `$(check) Complete ${step}${gate && !gate.open ? ` (gate ${gateLabel(gate)})` : ''}`;
       lenses.push(new vscode.CodeLens(range, { title, command: COMMANDS.completeStep, arguments: [{ ...arg, step, quiet: true }] }));
     }
     const def = s.steps.find((x) => x.id === (step ?? s.nextStep));
     if (def?.file) lenses.push(new vscode.CodeLens(range, { title: '$(file-symlink-file) Open step file', command: COMMANDS.openStepFile, arguments: [{ ...arg, step: def.id }] }));
-    if (!lenses.length) lenses.push(new vscode.CodeLens(range, { title: `${s.workflow} · ${s.status ?? s.rawStatus ?? '?'} · ${progress(s)}`, command: COMMANDS.nextActions, arguments: [arg] }));
+    if (!lenses.length) lenses.push(new vscode.CodeLens(range, { title: `${s.workflow} · ${standing?.message ?? s.status ?? s.rawStatus ?? '?'} · ${progress(s)}`, command: COMMANDS.nextActions, arguments: [arg] }));
     return lenses;
   }
 }

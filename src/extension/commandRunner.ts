@@ -151,10 +151,11 @@ export class CommandRunner extends Disposable {
   private async pickWorkflow(prefer?: (s: WorkflowState) => boolean): Promise<string | undefined> {
     const states = this.model.states();
     if (!states.length) throw new WaymarkError('usage', 'No workflow files in this workspace.');
-    const rank = (s: WorkflowState) => Number(prefer ? !prefer(s) : 0);
+    // A file set aside or finished where the project reads it (archive/, a finished epic) is never a preferred target.
+    const rank = (s: WorkflowState) => Number(prefer ? !prefer(s) || !!this.model.standing(s) : 0);
     const sorted = [...states].sort((a, b) => rank(a) - rank(b) || a.workflow.localeCompare(b.workflow));
     const picked = await vscode.window.showQuickPick(
-      sorted.map((s) => ({ label: s.workflow, description: `${s.status ?? s.rawStatus ?? '?'} · ${progress(s)}`, detail: this.model.relative(s.file), file: s.file })),
+      sorted.map((s) => ({ label: s.workflow, description: `${this.model.standing(s)?.message ?? s.status ?? s.rawStatus ?? '?'} · ${progress(s)}`, detail: this.model.relative(s.file), file: s.file })),
       { title: 'Waymark: which workflow?', matchOnDetail: true },
     );
     return picked?.file;

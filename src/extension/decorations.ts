@@ -82,9 +82,11 @@ export class Decorations extends Disposable implements vscode.FileDecorationProv
     if (uri.scheme !== 'file' || !this.enabled()) return undefined;
     const s = this.c.get(uri.fsPath);
     if (!s) return undefined;
-    const key = statusKey(s);
+    // Where the project reads it (a spec kept in archive/ is archived), as the Workflows view groups it.
+    const standing = this.c.standing(s);
+    const key = standing?.status ?? statusKey(s);
     const errors = this.c.problemsFor(s.file).some((p) => p.severity === 'error');
-    const d = new vscode.FileDecoration(BADGES[key] ?? '?', `Waymark: ${s.workflow} · ${STATUS_LABELS[key] ?? key} · ${progress(s)}${s.stale ? ' · stale' : ''}`);
+    const d = new vscode.FileDecoration(BADGES[key] ?? '?', `Waymark: ${s.workflow} · ${STATUS_LABELS[key] ?? key}${standing ? ` (${standing.message})` : ''} · ${progress(s)}${s.stale ? ' · stale' : ''}`);
     if (key === 'blocked') d.color = new vscode.ThemeColor('list.errorForeground');
     else if (errors || s.stale) d.color = new vscode.ThemeColor('list.warningForeground');
     return d;

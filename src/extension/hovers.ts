@@ -8,7 +8,7 @@ import { COMMANDS } from './constants';
 import type { ExtensionModel } from './model';
 import { toRange } from './diagnostics';
 import { keyAt, frontmatterLayout } from './frontmatterKeys';
-import { STATUS_LABELS, activeStep, gateFor, gateLabel, progress, statusKey, stepKind, stepTitle } from './presentation';
+import { STATUS_LABELS, activeStep, escapeMd, gateFor, gateLabel, progress, statusKey, stepKind, stepTitle } from './presentation';
 import { leaseMarkdown } from './leases';
 
 const STATUS_MEANING: Record<string, string> = {
@@ -85,6 +85,8 @@ export class Hovers implements vscode.HoverProvider {
     line(`**${this.c.displayName(s)}**${this.c.displayName(s) !== s.workflow ? ` (\`${s.workflow}\`)` : ''} · ${STATUS_LABELS[statusKey(s)] ?? s.rawStatus ?? 'no status'} · ${progress(s)} steps`);
     // BMAD: a status derived from the steps (never written) and the rule that identified the workflow.
     if (s.statusDerived) line(`_No status key: ${(STATUS_LABELS[statusKey(s)] ?? s.status ?? '').toLowerCase()} (from steps); Waymark does not write it._`);
+    const standing = this.c.standing(s);
+    if (standing) line(`_Shown as ${(STATUS_LABELS[standing.status] ?? standing.status).toLowerCase()}: ${escapeMd(standing.message)} (the board and \`waymark next\` read it so)._`);
     if (s.identifiedBy) line(`_Workflow identified by ${s.identifiedBy}${s.identifiedDetail ? ` (\`${s.identifiedDetail}\`)` : ''}._`);
     switch (key) {
       case 'status':

@@ -5,8 +5,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { WaymarkError, createStateCore, errorMessage } from '../core/index';
-import type { Problem, ResumeReport, StateCore, WorkflowState, WriteGuard } from '../core/index';
+import { WaymarkError, createStateCore, errorMessage, standingKey, workflowStanding } from '../core/index';
+import type { Problem, ProjectView, ResumeReport, StateCore, WorkflowStanding, WorkflowState, WriteGuard } from '../core/index';
 import { CONTEXT } from './constants';
 import { Disposable } from './disposable';
 import { LeaseMonitor, type LeaseHolder } from './leases';
@@ -113,6 +113,10 @@ export class ExtensionModel extends Disposable {
   private touchedWhileScanning?: Set<string>;
   private trustOverride: boolean | undefined;
   private settingsNow: Settings = readSettings();
+  /** Each state's standing and the sprints it was decided with (a state object is one file's one read). */
+  private readonly standings = new WeakMap<WorkflowState, { key: string; standing: WorkflowStanding | undefined }>();
+  /** Each folder's `standingKey` for the project view it was computed from. */
+  private standingKeys?: { view: ProjectView | undefined; keys: Map<string, string> };
   /** Lookups over the current states, built once per change (views ask per node). */
   private index?: { states: WorkflowState[]; problems: Problem[]; byFile: Map<string, Problem[]>; idCounts: Map<string, number> };
 
@@ -276,6 +280,43 @@ export class ExtensionModel extends Disposable {
 
   problemsFor(file: string): Problem[] {
     return this.lookups().byFile.get(file) ?? [];
+  }
+
+  /**
+   * Where the project reads a workflow file whose own status says otherwise (set aside in an
+   * `archive/` folder or under a dated archived name; a spec of an epic its ledger marks done): the
+   * core's one decision (`workflowStanding`, the board's), with the sprints the project view last
+   * read. Before the first view only the path rules apply; the epic's follows with the view.
+   */
+  standing(state: WorkflowState): WorkflowStanding | undefined {
+    const key = this.standingKeyOf(state.root);
+    const had = this.standings.get(state);
+    if (had && had.key === key) return had.standing;
+    const standing = workflowStanding(state, this.project.current()?.sprints.get(state.root));
+    this.standings.set(state, { key, standing });
+    return standing;
+  }
+
+  /** What `standing` reads of a folder's sprints (`standingKey`), once per project view. */
+  private standingKeyOf(root: string): string {
+    const view = this.project.current();
+    const held = this.standingKeys && this.standingKeys.view === view ? this.standingKeys : (this.standingKeys = { view, keys: new Map<string, string>() });
+    let key = held.keys.get(root);
+    if (key === undefined) held.keys.set(root, (key = standingKey(view?.sprints.get(root))));
+    return key;
+  }
+
+  /** The status a surface shows and groups a workflow by: its standing's, else its own (`unknown` when none). */
+  shownStatus(state: WorkflowState): string {
+    return this.standing(state)?.status ?? state.status ?? 'unknown';
+  }
+
+  /**
+   * What `standing` reads besides the state, per folder: a surface keyed on it groups again when it
+   * changes (the same ledgers read again give the same keys).
+   */
+  standingInputs(): readonly string[] {
+    return this.currentRoots.map((r) => this.standingKeyOf(r));
   }
 
   /** The name a workflow goes by on screen: its id, or its file name when several files share the id. */

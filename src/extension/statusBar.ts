@@ -1,5 +1,7 @@
 // The current step of the active workflow: the one in the active editor, else the configured
-// one, else the most recently updated in-progress one. Click: quick pick of next actions.
+// one, else the most recently updated in-progress one (in progress where the project reads it: a
+// spec set aside in `archive/` or of a finished epic is not, whatever status it kept). Click: quick
+// pick of next actions.
 // Also shows who holds an orchestrator lease on it, where resume would continue and how
 // degraded that answer is (full / standard / minimal / none), and `memory: degraded` with why.
 import * as path from 'node:path';
@@ -70,7 +72,7 @@ export class StatusBar extends Disposable {
     }
     // The most recently updated workflow in progress: one pass, not a sort of them all (10,000 files, every change).
     let best: WorkflowState | undefined;
-    for (const s of states) if (s.status === 'in_progress' && (!best || (collate(s.updatedAt ?? '', best.updatedAt ?? '') || collate(best.file, s.file)) > 0)) best = s;
+    for (const s of states) if (s.status === 'in_progress' && this.c.shownStatus(s) === 'in_progress' && (!best || (collate(s.updatedAt ?? '', best.updatedAt ?? '') || collate(best.file, s.file)) > 0)) best = s;
     return best;
   }
 
@@ -111,8 +113,10 @@ export class StatusBar extends Disposable {
     const errors = this.c.problemsFor(s.file).filter((p) => p.severity === 'error');
     const blocked = s.status === 'blocked';
     const gateClosed = !!gate && !gate.open;
-    const icon = blocked ? '$(circle-slash)' : gateClosed ? '$(lock)' : errors.length ? '$(warning)' : s.status === 'completed' ? '$(pass)' : '$(milestone)';
-    const middle = s.status === 'completed' ? 'completed' : (step ?? STATUS_LABELS[statusKey(s)] ?? 'no step');
+    // Open in the editor, a file set aside or finished where the project reads it says so, not its step.
+    const standing = this.c.standing(s);
+    const icon = standing?.status === 'archived' ? '$(archive)' : blocked ? '$(circle-slash)' : gateClosed ? '$(lock)' : errors.length ? '$(warning)' : s.status === 'completed' || standing ? '$(pass)' : '$(milestone)';
+    const middle = standing ? (standing.status === 'archived' ? 'set aside' : 'finished') : s.status === 'completed' ? 'completed' : (step ?? STATUS_LABELS[statusKey(s)] ?? 'no step');
     const allHolders = this.c.leaseHolders(s.file);
     const holders = allHolders.filter((h) => !h.stale);
     const foreign = holders.find((h) => !h.mine);
@@ -130,6 +134,7 @@ export class StatusBar extends Disposable {
     const arg = (extra: Record<string, unknown> = {}) => encodeURIComponent(JSON.stringify([{ file: s.file, ...extra }]));
     md.appendMarkdown(`**${s.workflow}** — ${STATUS_LABELS[statusKey(s)] ?? s.rawStatus ?? 'no status'} · ${progress(s)} steps\n\n`);
     md.appendMarkdown(`\`${this.c.relative(s.file)}\`\n\n`);
+    if (standing) md.appendMarkdown(`$(${standing.status === 'archived' ? 'archive' : 'pass'}) ${escapeMd(standing.message)}: not in progress on the board or in \`waymark next\`.\n\n`);
     if (step) md.appendMarkdown(`Current step: \`${step}\`${gate ? ` · gate **${gateLabel(gate)}**` : ''}\n\n`);
     if (s.blockedReason) md.appendMarkdown(`$(circle-slash) Blocked: ${s.blockedReason}\n\n`);
     if (errors.length) md.appendMarkdown(`$(warning) ${errors.length} problem(s): ${errors[0].message}\n\n`);

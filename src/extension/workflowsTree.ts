@@ -1,4 +1,6 @@
-// The Workflows view: (folder →) status group → workflow → steps. A workflow someone else holds
+// The Workflows view: (folder →) status group → workflow → steps. A workflow is grouped where the
+// project reads it (the core's standing: a spec kept in `archive/` is Archived, a spec of a finished
+// epic Completed, whatever status the file kept), as the board shows it. A workflow someone else holds
 // an orchestrator lease on shows a lock and the holder (Take over / Release in its menu); one
 // another git worktree has ahead of this checkout says so ("2 step(s) done in feat/x").
 // Built for 10,000 workflows: the groups are sorted once per change, not per node; a workflow's
@@ -72,6 +74,8 @@ function foldedGroup(status: string): boolean {
 interface Grouping {
   from: readonly WorkflowState[];
   multi: boolean;
+  /** The standing's inputs it was grouped with (`ExtensionModel.standingInputs`). */
+  standing: readonly unknown[];
   groups: Map<string, WorkflowState[]>;
   /** Each file's group key. */
   groupOf: Map<string, string>;
@@ -119,8 +123,9 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
   ) {
     super();
     this.view = this.register(vscode.window.createTreeView(VIEWS.workflows, { treeDataProvider: this, showCollapseAll: true }));
-    // The project view (dependencies, stalled work) is not shown here: its recomputations change no row.
-    this.register(c.onDidChange((e) => e.what !== 'settings' && e.what !== 'trust' && e.what !== 'project' && this.refresh(e.what === 'states' ? e.files : undefined)));
+    // The project view (dependencies, stalled work) is not shown here: its recomputations change no
+    // row, unless the sprints it read moved a workflow's standing (an epic finished or reopened).
+    this.register(c.onDidChange((e) => (e.what === 'project' ? this.standingChanged() : e.what !== 'settings' && e.what !== 'trust' && this.refresh(e.what === 'states' ? e.files : undefined))));
     this.register(
       c.onDidPreview((e) => {
         if (!e.rows) return this.showProgress();
@@ -308,26 +313,45 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
     return rows;
   }
 
+  /**
+   * The project view read the folders' sprints again: when that moved a workflow's standing (a spec's
+   * epic finished or reopened), the view is grouped and shown again.
+   */
+  private standingChanged(): void {
+    const before = this.grouping;
+    if (!before || sameItems(before.standing, this.c.standingInputs())) return;
+    const after = this.group();
+    for (const [file, key] of after.groupOf) {
+      if (before.groupOf.get(file) === key) continue;
+      this.refresh();
+      return;
+    }
+  }
+
   /** The model's listed states by group, sorted (most recent first), computed once per change. */
   private group(): Grouping {
     const states = this.c.listedStates();
     const multi = this.c.roots.length > 1;
-    if (this.grouping?.from === states && this.grouping.multi === multi) return this.grouping;
-    const carried = this.grouping && regroup(this.grouping, states, multi);
+    const standing = this.c.standingInputs();
+    const same = !!this.grouping && sameItems(this.grouping.standing, standing);
+    if (same && this.grouping!.from === states && this.grouping!.multi === multi) return this.grouping!;
+    const shown = (s: WorkflowState) => this.c.shownStatus(s);
+    const carried = same && regroup(this.grouping!, states, multi, shown);
     if (carried) return (this.grouping = carried);
     const groups = new Map<string, WorkflowState[]>();
     const groupOf = new Map<string, string>();
     let active = 0;
     for (const s of states) {
-      const key = groupKey(s, multi);
+      const status = shown(s);
+      const key = groupKey(status, s.root, multi);
       const list = groups.get(key);
       if (list) list.push(s);
       else groups.set(key, [s]);
       groupOf.set(s.file, key);
-      if (s.status === 'in_progress' || s.status === 'blocked') active++;
+      if (status === 'in_progress' || status === 'blocked') active++;
     }
     for (const list of groups.values()) list.sort(byRecent);
-    this.grouping = { from: states, multi, groups, groupOf, active };
+    this.grouping = { from: states, multi, standing, groups, groupOf, active };
     return this.grouping;
   }
 
@@ -382,7 +406,7 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
       case 'group':
         return multi && node.root ? { kind: 'folder', root: node.root } : undefined;
       case 'workflow':
-        return { kind: 'group', status: statusKey(node.state), root: multi ? node.state.root : undefined };
+        return { kind: 'group', status: this.c.shownStatus(node.state), root: multi ? node.state.root : undefined };
       case 'step':
         return this.nodeFor(node.state);
       case 'more':
@@ -470,7 +494,10 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
     const item = new vscode.TreeItem(this.c.displayName(state), state.steps.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     const parts = [progress(state)];
     const step = activeStep(state);
-    if (step && state.status !== 'completed') parts.push(step);
+    // Set aside or finished where the project reads it: why, instead of a step nobody will take up.
+    const standing = this.c.standing(state);
+    if (standing) parts.push(standing.message);
+    else if (step && state.status !== 'completed') parts.push(step);
     if (errors + warnings) parts.push(`$(warning) ${errors + warnings}`);
     if (state.stale) parts.push('stale');
     const holders = this.c.leaseHolders(state.file);
@@ -485,7 +512,7 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
       ? new vscode.ThemeIcon('history', new vscode.ThemeColor('problemsWarningIcon.foreground'))
       : foreign
         ? new vscode.ThemeIcon('lock', new vscode.ThemeColor('charts.orange'))
-        : statusIcon(statusKey(state), errors > 0);
+        : statusIcon(standing?.status ?? statusKey(state), errors > 0);
     item.id = `workflow:${state.file}`;
     // `.lease`: someone else holds a live lease (Take over, Release); `.leaseMine`: we do (Release).
     item.contextValue = `waymark.workflow.${statusKey(state)}${problems.length ? '.problems' : ''}${foreign ? '.lease' : live.length ? '.leaseMine' : ''}`;
@@ -508,6 +535,8 @@ export class WorkflowsTree extends Disposable implements vscode.TreeDataProvider
     const md = new vscode.MarkdownString(undefined, true);
     if (holders.length) md.isTrusted = { enabledCommands: [COMMANDS.leaseTakeOver, COMMANDS.leaseRelease] };
     md.appendMarkdown(`**${this.c.displayName(state)}** (\`${state.workflow}\`) — ${STATUS_LABELS[statusKey(state)] ?? state.rawStatus ?? 'no status'}${state.rawStatus && state.rawStatus !== state.status ? ` (\`${state.rawStatus}\`)` : ''}\n\n`);
+    const standing = this.c.standing(state);
+    if (standing) md.appendMarkdown(`$(${standing.status === 'archived' ? 'archive' : 'pass'}) Shown as ${STATUS_LABELS[standing.status].toLowerCase()}: ${escapeMd(standing.message)} (the board and \`waymark next\` read it so too).\n\n`);
     md.appendMarkdown(`\`${this.c.relative(state.file)}\` · ${progress(state)} steps${state.scope ? ` · scope ${state.scope}` : ''}\n\n`);
     if (step) md.appendMarkdown(`Current step: \`${step}\`${state.nextStep && state.nextStep !== step ? ` · next: \`${state.nextStep}\`` : ''}\n\n`);
     if (state.blockedReason) md.appendMarkdown(`Blocked: ${state.blockedReason}\n\n`);
@@ -525,8 +554,12 @@ function groupsOf(g: Grouping, key: string, root?: string): WorkflowsNode[] {
   return STATUS_ORDER.filter((s) => g.groups.has(`${key}\0${s}`)).map((status) => ({ kind: 'group', status, root }));
 }
 
-function groupKey(s: WorkflowState, multi: boolean): string {
-  return `${multi ? s.root : ''}\0${statusKey(s)}`;
+function groupKey(status: string, root: string, multi: boolean): string {
+  return `${multi ? root : ''}\0${status}`;
+}
+
+function sameItems(a: readonly unknown[], b: readonly unknown[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 /**
@@ -535,7 +568,7 @@ function groupKey(s: WorkflowState, multi: boolean): string {
  * the other groups are shared. The same grouping as sorting every group again; undefined when
  * files came, went or changed group.
  */
-function regroup(prev: Grouping, states: readonly WorkflowState[], multi: boolean): Grouping | undefined {
+function regroup(prev: Grouping, states: readonly WorkflowState[], multi: boolean, shown: (s: WorkflowState) => string): Grouping | undefined {
   if (prev.multi !== multi || prev.from.length !== states.length) return undefined;
   const changed: [WorkflowState, WorkflowState][] = [];
   for (let i = 0; i < states.length; i++) {
@@ -547,9 +580,12 @@ function regroup(prev: Grouping, states: readonly WorkflowState[], multi: boolea
   const groups = new Map(prev.groups);
   const copied = new Set<string>();
   let active = prev.active;
-  const isActive = (s: WorkflowState) => s.status === 'in_progress' || s.status === 'blocked';
+  const isActive = (s: WorkflowState) => {
+    const status = shown(s);
+    return status === 'in_progress' || status === 'blocked';
+  };
   for (const [was, now] of changed) {
-    const key = groupKey(now, multi);
+    const key = groupKey(shown(now), now.root, multi);
     if (prev.groupOf.get(now.file) !== key) return undefined;
     let list = groups.get(key)!;
     if (!copied.has(key)) groups.set(key, (list = list.slice())), copied.add(key);
@@ -559,7 +595,7 @@ function regroup(prev: Grouping, states: readonly WorkflowState[], multi: boolea
     if ((i > 0 && inGroupOrder(list[i - 1], now) > 0) || (i < list.length - 1 && inGroupOrder(now, list[i + 1]) > 0)) list.sort(inGroupOrder);
     active += Number(isActive(now)) - Number(isActive(was));
   }
-  return { from: states, multi, groups, groupOf: prev.groupOf, active };
+  return { from: states, multi, standing: prev.standing, groups, groupOf: prev.groupOf, active };
 }
 
 /** The order `group` gives: most recent first, equal rows in the model's order (by file, `localeCompare`). */

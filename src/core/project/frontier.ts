@@ -54,9 +54,9 @@ export interface FrontierEntry {
   reason: string;
   /** Prerequisites not done (and not waived), by id. */
   waitingOn: string[];
-  /** How many not-done items wait on this one, directly or through others. */
+  /** How many remaining items (neither done nor dropped) wait on this one, directly or through others. */
   unblocks: number;
-  /** Length of the longest chain of not-done work ending at this item (itself included). */
+  /** Length of the longest chain of remaining work (neither done nor dropped) ending at this item (itself included); 0 for done or dropped items. */
   depth: number;
   stalled?: Stalled;
 }
@@ -71,7 +71,7 @@ export interface Frontier {
   dropped: FrontierEntry[];
   /** In progress and quiet for longer than the threshold; most idle first. */
   stalled: FrontierEntry[];
-  /** The longest chain of remaining work, first to do → last, by id. */
+  /** The longest chain of remaining work (never a done or dropped item), first to do → last, by id. */
   criticalPath: string[];
   entries: Map<string, FrontierEntry>;
   /** The registry's problems plus a `work-stalled` warning per stalled file. */
@@ -90,6 +90,11 @@ const STATE_WORDS: Record<ItemState, string> = {
 
 const zero: Range = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
 
+/** Done or dropped: no remaining work (no chain runs through it, nothing it unblocks counts). */
+function settled(state: ItemState | undefined): boolean {
+  return state === 'done' || state === 'dropped';
+}
+
 function isDone(item: ProjectItem | undefined, waived: boolean): boolean {
   return !!item && (item.state === 'done' || (waived && item.state === 'dropped'));
 }
@@ -105,8 +110,9 @@ function ago(ms: number): string {
 export function computeFrontier(reg: ProjectRegistry, input: FrontierInput): Frontier {
   const inCycle = cycleMembers(reg);
 
-  // Longest remaining chain (depth) in topological order over the DAG of not-done items.
-  const remaining = reg.items.filter((it) => it.state !== 'done');
+  // Longest remaining chain (depth) in topological order over the DAG of remaining items: neither
+  // done nor dropped (work set aside is no work left; what waits on it waits for a waiver, not a chain).
+  const remaining = reg.items.filter((it) => !settled(it.state));
   const depth = new Map<string, number>();
   const via = new Map<string, string>();
   const pending = new Map<string, number>();
@@ -160,7 +166,7 @@ const MAX_UPDATED = 200;
  * over `reg` and `input` (entries, columns, order, critical path, problems), except that an
  * entry carried over keeps the stalled time of `prevInput.now`, and `stalledChangesAt` may be
  * earlier (then the view is recomputed earlier: never later). Undefined when that does not hold
- * (edges changed, an item became or stopped being done, time crossed a stalled threshold, too
+ * (edges changed, an item became or stopped being done or dropped, time crossed a stalled threshold, too
  * many changed): compute it whole.
  */
 export function updateFrontier(prev: Frontier, prevReg: ProjectRegistry, prevInput: FrontierInput, reg: ProjectRegistry, input: FrontierInput): Frontier | undefined {
@@ -173,8 +179,8 @@ export function updateFrontier(prev: Frontier, prevReg: ProjectRegistry, prevInp
     const before = prevReg.items[i];
     const after = reg.items[i];
     if (before === after) continue;
-    // Done or not decides the remaining chains (depth, critical path) and every unblocks count.
-    if (before.id !== after.id || (before.state === 'done') !== (after.state === 'done')) return undefined;
+    // Remaining or not (done, dropped) decides the remaining chains (depth, critical path) and every unblocks count.
+    if (before.id !== after.id || settled(before.state) !== settled(after.state)) return undefined;
     again.add(after.id);
     for (const e of reg.dependents.get(after.id) ?? []) again.add(e.from);
   }
@@ -211,8 +217,7 @@ function cycleMembers(reg: ProjectRegistry): Map<string, string[]> {
 function entryOf(item: ProjectItem, reg: ProjectRegistry, inCycle: Map<string, string[]>, depth: number, input: FrontierInput, now: number): FrontierEntry {
   const waitingOn: string[] = [];
   const why: string[] = [];
-  const settled = item.state === 'done' || item.state === 'dropped';
-  for (const e of settled ? [] : reg.prerequisites.get(item.id) ?? []) {
+  for (const e of settled(item.state) ? [] : reg.prerequisites.get(item.id) ?? []) {
     const pre = reg.byId.get(e.to);
     const waived = item.waived.length > 0 && (item.waived.includes(e.to) || (pre?.rel !== undefined && item.waived.includes(pre.rel)));
     if (isDone(pre, waived)) continue;
@@ -319,7 +324,7 @@ function stalledOf(item: ProjectItem, input: FrontierInput, now: number): Stalle
   return { last, idleMs: Number.isFinite(at) ? Math.max(0, now - at) : Infinity, thresholdMs: t[kind], kind };
 }
 
-/** Not-done items that wait on `id`, directly or through others (breadth-first). */
+/** Remaining items (neither done nor dropped) that wait on `id`, directly or through others (breadth-first). */
 function countDependents(reg: ProjectRegistry, id: string): number {
   const seen = new Set<string>([id]);
   const queue = [id];
@@ -328,7 +333,7 @@ function countDependents(reg: ProjectRegistry, id: string): number {
     for (const e of reg.dependents.get(queue[q]) ?? []) {
       if (seen.has(e.from)) continue;
       seen.add(e.from);
-      if (reg.byId.get(e.from)?.state === 'done') continue;
+      if (settled(reg.byId.get(e.from)?.state)) continue;
       n++;
       queue.push(e.from);
     }

@@ -11,10 +11,10 @@ import { fileAheadOfLedger, plannedNotInLedger } from '../bmad/drift';
 
 /** Why a planned story missing from its ledger is not ready work. */
 export const UNLEDGERED_REASON = 'planned in the epics but not in sprint-status.yaml: re-run BMAD sprint planning (bmad-sprint-planning) to add it';
-import { inRetiredFolder } from '../bmad/config';
 import { identifiedNotInstalled } from '../bmad/identify';
 import { HELD, setAsideStatus } from '../bmad/story';
 import { quoted } from '../model/text';
+import { workflowStanding, type WorkflowStanding } from './standing';
 
 /** Where an item stands, for the board's columns. `dropped` is an archived workflow. */
 export type ItemState = 'todo' | 'in_progress' | 'review' | 'blocked' | 'done' | 'dropped';
@@ -282,11 +282,9 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
     // installed workflow) is not work to plan: never offered as ready, never counted as open.
     if (progressUntold(w)) continue;
     const id = idCount.get(w.workflow) === 1 && !byId.has(w.workflow) ? w.workflow : rel;
-    const item = workflowItem(w, id, rel);
-    if (item.state !== 'done' && epicDoneFor(w, sprints)) {
-      item.state = 'done';
-      settledByEpic.add(item);
-    }
+    const standing = workflowStanding(w, sprints);
+    const item = workflowItem(w, id, rel, standing);
+    if (standing?.reason === 'epic-done') settledByEpic.add(item);
     items.push(item);
     byId.set(id, item);
     workflowItems.push({ w, item });
@@ -377,46 +375,15 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
   return { items, byId, edges, prerequisites, dependents, problems, cycleEdges, cycles };
 }
 
-/** Items whose state is their epic's (epicDoneFor): an edit of their file rebuilds the registry. */
+/** Items whose state is their epic's (standing.ts, `epic-done`): an edit of their file rebuilds the registry. */
 const settledByEpic = new WeakSet<ProjectItem>();
 
-/**
- * A BMAD document tied to an epic by its frontmatter (`epic: 18`, as quick-flow's tech spec writes it)
- * whose ledger marks that epic done, every story of it done or set aside: the work it describes is
- * finished, whatever status the document kept (`ready-for-dev` is where the spec's own workflow stops).
- */
-function epicDoneFor(w: WorkflowState, sprints: readonly SprintReport[]): boolean {
-  if (w.dialect !== 'bmad') return false;
-  const raw = w.data.epic;
-  const named = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim().replace(/^epic[-_ ]?/i, '') : undefined;
-  if (!named) return false;
-  for (const sprint of sprints) {
-    if (!w.file.startsWith(sprint.root + path.sep)) continue;
-    const epic = sprint.epics.find((e) => e.id.toLowerCase() === named.toLowerCase());
-    if (epic) return /^(?:done|completed?)$/i.test(epic.ledgerStatus?.trim() ?? '') && epic.stories.length > 0 && epic.stories.every((st) => st.status === 'done' || setAsideStatus(st.status) !== undefined);
-  }
-  return false;
-}
-
-/**
- * Work in a folder kept for the record (`archive/`, `old/`, `legacy/`…, as the sprint reader
- * sets those folders' ledgers aside) is set aside: shown as dropped, never offered; done stays done.
- */
-function retiredState(state: ItemState, rel: string): ItemState {
-  return state === 'done' || state === 'dropped' || !(inRetiredFolder(rel) || ARCHIVED_NAME.test(rel)) ? state : 'dropped';
-}
-
-/**
- * A file archived under a dated name, as BMAD's quick-spec sets aside an unfinished spec it will not
- * resume (`tech-spec-{slug}-archived-{date}.md`): kept for the record, like a file in `archive/`.
- */
-const ARCHIVED_NAME = /-archived-\d{4}-\d{2}-\d{2}\.(?:md|markdown)$/i;
-
-function workflowItem(w: WorkflowState, id: string, rel: string): ProjectItem {
+/** The item of a workflow file, standing where the project reads it (`workflowStanding`: set aside or finished). */
+function workflowItem(w: WorkflowState, id: string, rel: string, standing: WorkflowStanding | undefined): ProjectItem {
   const data = w.data;
   return {
     id, kind: 'workflow', root: w.root, file: w.file, rel,
-    title: typeof data.title === 'string' ? data.title : w.workflow, state: retiredState(workflowState(w), rel), rawStatus: w.rawStatus,
+    title: typeof data.title === 'string' ? data.title : w.workflow, state: standing ? (standing.status === 'completed' ? 'done' : 'dropped') : workflowState(w), rawStatus: w.rawStatus,
     blockedReason: w.blockedReason, priority: priorityOf(data.priority),
     created: typeof data.createdAt === 'string' ? data.createdAt : typeof data.created === 'string' ? data.created : undefined,
     waived: listOf(data.waive).filter((x): x is string => typeof x === 'string'),
@@ -455,7 +422,9 @@ export function updateRegistry(reg: ProjectRegistry, changed: readonly { before:
     const old = byFile.get(after.file);
     if (!old || old.kind !== 'workflow' || reg.byId.get(old.id) !== old || settledByEpic.has(old)) return undefined;
     if (reg.problems.some((p) => p.file === after.file)) return undefined;
-    replaced.set(old.id, workflowItem(after, old.id, old.rel!));
+    // A BMAD document naming an epic may stand where its ledger's epic does: only a build reads the sprints.
+    if (namesEpic(before) || namesEpic(after)) return undefined;
+    replaced.set(old.id, workflowItem(after, old.id, old.rel!, workflowStanding(after)));
   }
   if (!replaced.size) return reg;
   const items = reg.items.map((it) => replaced.get(it.id) ?? it);
@@ -466,6 +435,10 @@ export function updateRegistry(reg: ProjectRegistry, changed: readonly { before:
   for (const it of replaced.values()) nextByFile.set(it.file!, it);
   itemsByFile.set(next, nextByFile);
   return next;
+}
+
+function namesEpic(w: WorkflowState): boolean {
+  return w.dialect === 'bmad' && w.data.epic !== undefined && w.data.epic !== null;
 }
 
 function waitsForChildren(w: WorkflowState): boolean {
