@@ -893,7 +893,7 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
       for (const fd of appended.values()) fs.closeSync(fd);
     }
   } finally {
-    for (const l of locks.reverse()) l.release();
+    for (const l of locks.reverse()) l.releaseSoon(); // the answer does not wait for the lock names' removal
   }
   // Deferred observers are told of every entry at once, in order, without waiting for one to
   // finish before the next: one may gather the entries of several writes into one batch.

@@ -272,13 +272,27 @@ export interface HeldLock {
    */
   assertHeld(): void;
   release(): void;
+  /**
+   * Releases it with the lock name's removal on the thread pool (a directory change: on ext4 one of
+   * the costliest calls of a write), so that a change's answer does not wait for it. Until the
+   * removal is done, this process's next acquire of the same lock waits for it (not for the lock's
+   * retry delay), and the slot is not written again; another process finds the lock held a moment
+   * longer, as if this one had released it a moment later. A process killed before the removal
+   * leaves a lock of a dead holder, which the next writer breaks as it breaks any (swept, logged).
+   */
+  releaseSoon(): void;
 }
+
+/** Lock names whose removal (HeldLock.releaseSoon) is still running, by lock path. */
+const releasing = new Map<string, Promise<void>>();
 
 /** Takes the lock for `file`, waiting (bounded) while another live process holds it. */
 export async function acquireFileLock(file: string, options: FileLockOptions = {}): Promise<HeldLock> {
   // One real path, resolved afresh (or by the caller just before), names the lock and is recorded in it.
   const real = options.real ? file : resolveRealPath(file);
   const lockPath = lockPathOfReal(real, options);
+  const pending = releasing.get(lockPath);
+  if (pending) await pending;
   const waitMs = options.waitMs ?? 10_000;
   const staleMs = options.staleMs ?? 60_000;
   try {
@@ -373,6 +387,24 @@ export async function acquireFileLock(file: string, options: FileLockOptions = {
             return false;
           }
         };
+        const release = (): void => {
+          if (released) return;
+          released = true;
+          let unlinked = false;
+          try {
+            if (ours()) {
+              fs.unlinkSync(lockPath);
+              unlinked = true;
+            }
+          } catch {
+            // already gone (broken as stale by someone else): nothing to release
+          } finally {
+            // A slot whose lock name was not ours may still be linked at a lock path: never written again.
+            if (!held) fs.closeSync(fd);
+            else if (unlinked) freeSlot(held);
+            else dropSlot(held);
+          }
+        };
         return {
           path: lockPath,
           info,
@@ -393,24 +425,32 @@ export async function acquireFileLock(file: string, options: FileLockOptions = {
               );
             }
           },
-          release() {
+          releaseSoon() {
             if (released) return;
-            released = true;
-            let unlinked = false;
+            let mine: boolean;
             try {
-              if (ours()) {
-                fs.unlinkSync(lockPath);
-                unlinked = true;
-              }
+              mine = ours();
             } catch {
-              // already gone (broken as stale by someone else): nothing to release
-            } finally {
-              // A slot whose lock name was not ours may still be linked at a lock path: never written again.
-              if (!held) fs.closeSync(fd);
-              else if (unlinked) freeSlot(held);
-              else dropSlot(held);
+              mine = false;
             }
+            if (!mine) {
+              release();
+              return;
+            }
+            released = true;
+            const done: Promise<void> = new Promise<void>((resolve) => {
+              fs.unlink(lockPath, (e) => {
+                // A slot whose lock name could not be removed may still be linked there: never written again.
+                if (!held) fs.close(fd, () => undefined);
+                else if (!e) freeSlot(held);
+                else dropSlot(held);
+                if (releasing.get(lockPath) === done) releasing.delete(lockPath);
+                resolve();
+              });
+            });
+            releasing.set(lockPath, done);
           },
+          release,
         };
       }
       const current = readLock(lockPath);
