@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { WaymarkError } from '../errors';
-import { nativeRealPathOnce, relStaysInside, resolveRealPath } from './safePath';
+import { nativeRealPathOnce, realPathNow, relStaysInside, resolveRealPath } from './safePath';
 
 /**
  * The place every worktree of a repository shares: `<git common dir>/waymark/` (leases and modes
@@ -73,7 +73,7 @@ export function findGitShared(root: string): GitShared | undefined {
         if (!isGitDir(commonDir)) return undefined;
         let real: string;
         try {
-          real = fs.realpathSync.native(commonDir);
+          real = realPathNow(commonDir);
         } catch {
           return undefined;
         }
