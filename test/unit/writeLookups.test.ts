@@ -11,6 +11,8 @@ import { workspace } from './fileHelpers';
 import { createStateCore } from '../../src/core/index';
 import { WaymarkError } from '../../src/core/errors';
 import { listJournal } from '../../src/core/store/intentJournal';
+import { findGitShared } from '../../src/core/store/sharedDir';
+import { git } from './gitHelpers';
 import { realPathNow, realPathOfDescriptor, resolveRealPath, safeWritePath } from '../../src/core/store/safePath';
 
 const linux = process.platform === 'linux' && fs.existsSync('/proc/self/fd');
@@ -120,5 +122,45 @@ describe('the journal folder is listed again once an entry was made, removed or 
     fs.renameSync(dir, `${dir}.old`);
     fs.mkdirSync(dir);
     assert.deepEqual(listJournal(root), []);
+  });
+});
+
+/** Busy-waits until every time set before now is 2 s in the past (a folder's ctime moves with utimes itself). */
+function letTimesSettle(): void {
+  const until = Date.now() + 2100;
+  while (Date.now() < until) {
+    // waiting
+  }
+}
+
+describe('the repository a write looks for leases in is found again once its .git changed', () => {
+  afterEach(() => mock.restoreAll());
+
+  test('a still .git answers as it did; a .git made below it, or its HEAD removed, changes the answer', () => {
+    const repo = workspace({ 'ws/a.md': wf('a') }, { waymark: false });
+    git(repo, 'init', '-q');
+    const ws = path.join(repo, 'ws');
+    const common = fs.realpathSync(path.join(repo, '.git'));
+    letTimesSettle();
+    assert.equal(findGitShared(ws)?.commonDir, common);
+    const asked: string[] = [];
+    const stat = nodeFs.statSync;
+    mock.method(nodeFs, 'statSync', (p: fs.PathLike, o?: fs.StatSyncOptions) => {
+      asked.push(String(p));
+      return stat(p, o);
+    });
+    assert.deepEqual(findGitShared(ws), { top: repo, commonDir: common, base: path.join(common, 'waymark') });
+    assert.deepEqual(asked, [path.join(ws, '.git'), path.join(repo, '.git')], 'the walk, and no look into the .git found again unchanged');
+    mock.restoreAll();
+    // A repository made in the workspace folder itself: found, not the one above.
+    git(ws, 'init', '-q');
+    assert.equal(findGitShared(ws)?.top, ws);
+    fs.rmSync(path.join(ws, '.git'), { recursive: true });
+    assert.equal(findGitShared(ws)?.top, repo);
+    letTimesSettle();
+    assert.equal(findGitShared(ws)?.top, repo);
+    // HEAD removed: its folder's times move, the .git is looked into again: no repository.
+    fs.renameSync(path.join(repo, '.git', 'HEAD'), path.join(repo, 'HEAD.moved'));
+    assert.equal(findGitShared(ws), undefined);
   });
 });
