@@ -19,30 +19,14 @@ function wf(id: string): string {
   return `---\nworkflow: ${id}\nstatus: in_progress\nsteps: [one, two, three]\nstepsCompleted: []\ncurrentStep: one\nscope: small\n---\n# ${id}\n`;
 }
 
-/** Linux's O_PATH: safePath resolves a path by the kernel (an O_PATH descriptor's /proc/self/fd link) where it can. */
-const O_PATH = 0o10000000;
-
-/**
- * Counts, from now on, the paths a write resolves: asked of fs.realpathSync.native, or of the
- * kernel by opening them with O_PATH (a resolution that found something; one that found nothing
- * goes on to realpath or lstat, counted there).
- */
+/** Counts, from now on, the paths fs.realpathSync.native is asked to resolve. */
 function countRealpaths(): Map<string, number> {
   const seen = new Map<string, number>();
-  const count = (p: fs.PathLike): void => {
-    const k = String(p);
-    seen.set(k, (seen.get(k) ?? 0) + 1);
-  };
   const native = nodeFs.realpathSync.native;
   mock.method(nodeFs.realpathSync, 'native', (p: fs.PathLike, o?: fs.EncodingOption) => {
-    count(p);
+    const k = String(p);
+    seen.set(k, (seen.get(k) ?? 0) + 1);
     return native(p, o);
-  });
-  const open = nodeFs.openSync;
-  mock.method(nodeFs, 'openSync', (p: fs.PathLike, flags?: fs.OpenMode, mode?: fs.Mode) => {
-    const fd = open(p, flags ?? 'r', mode);
-    if (process.platform === 'linux' && typeof flags === 'number' && (flags & O_PATH) !== 0) count(p);
-    return fd;
   });
   return seen;
 }

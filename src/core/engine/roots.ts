@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { WaymarkError } from '../errors';
-import { nativeRealPathOnce, realPathNow, relStaysInside } from '../store/safePath';
+import { nativeRealPathOnce, relStaysInside } from '../store/safePath';
 import { nearestMarkedFolder } from './markers';
 
 /**
@@ -62,19 +62,10 @@ export function assertWritableInside(abs: string, root: string, fresh = false): 
     // Before the locks; the write itself checks its real path afresh (store/safePath.ts).
     // `fresh`: the file's real path asked now, not taken from the scope's names (the caller
     // names a change's files by it).
-    real = fresh ? realPathNow(abs) : nativeRealPathOnce(abs);
+    real = fresh ? fs.realpathSync.native(abs) : nativeRealPathOnce(abs);
     realRoot = nativeRealPathOnce(root);
   } catch {
     return undefined; // missing: the read that follows reports it
-  }
-  if (!relStaysInside(path.relative(realRoot, real))) {
-    // Answered by the kernel where it can (realPathNow); the C library's realpath judges a refusal.
-    try {
-      real = fs.realpathSync.native(abs);
-      realRoot = fs.realpathSync.native(root);
-    } catch {
-      return undefined;
-    }
   }
   const rel = path.relative(realRoot, real);
   if (!relStaysInside(rel)) {

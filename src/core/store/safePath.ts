@@ -61,74 +61,10 @@ export function relativeInside(dir: string, p: string): string | undefined {
   return rel && relStaysInside(rel) ? rel : undefined;
 }
 
-/**
- * Linux's O_PATH (open a name without opening the file: no read permission needed, no device or
- * FIFO side effect), on the architectures where it has the generic value; 0 elsewhere.
- */
-const O_PATH = process.platform === 'linux' && ['x64', 'arm64', 'arm', 'ia32', 'riscv64', 'ppc64', 's390x', 'loong64'].includes(process.arch) ? 0o10000000 : 0;
-/** Whether /proc/self/fd answers (false once it did not: no /proc, another OS). */
-let procFd = O_PATH !== 0;
-
-/**
- * The kernel's real path of the file or folder a descriptor is open on, as it is NOW: the link
- * /proc/self/fd/<fd> (one readlink, where the C library's realpath reads a link per part of the
- * path, each a walk of the path from `/`). Undefined when the kernel cannot say (no /proc, a file
- * removed since it was opened, a place outside the process's root): the caller asks realpath.
- */
-export function realPathOfDescriptor(fd: number): string | undefined {
-  if (!procFd) return undefined;
-  let link: string;
-  try {
-    link = fs.readlinkSync(`/proc/self/fd/${fd}`);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ENOTDIR') procFd = false;
-    return undefined;
-  }
-  // `… (deleted)`: the name was removed since the open (or a file is named so: realpath says which).
-  return link.startsWith('/') && !link.endsWith(' (deleted)') ? link : undefined;
-}
-
-/**
- * The real path of what `p` names now (every link followed), as realpath answers it: on Linux by
- * the kernel (an O_PATH descriptor and its /proc/self/fd link: three system calls whatever the
- * depth, where realpath makes one readlink per part of the path). Undefined when the kernel did
- * not answer, with `missing` set when nothing is there (ENOENT, ENOTDIR: realpath would fail the
- * same way); then realpath is asked by the caller, for its answer or its error.
- */
-function kernelRealPath(p: string): { real?: string; missing?: boolean } {
-  if (!procFd) return {};
-  let fd: number;
-  try {
-    fd = fs.openSync(p, O_PATH); // libuv opens with O_CLOEXEC
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    return { missing: code === 'ENOENT' || code === 'ENOTDIR' };
-  }
-  try {
-    return { real: realPathOfDescriptor(fd) };
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-/** fs.realpathSync.native, answered by the kernel where it can (kernelRealPath); throws as realpath does. */
-export function realPathNow(p: string): string {
-  return kernelRealPath(p).real ?? fs.realpathSync.native(p);
-}
-
-/** realOrResolved by the C library's realpath alone (the judge when the kernel's answer refuses). */
-function realOrResolvedByLinks(p: string): string {
-  try {
-    return fs.realpathSync.native(p);
-  } catch {
-    return path.resolve(p);
-  }
-}
-
 /** `p`'s real path (one native realpath), or `p` resolved when it cannot be resolved (missing, a loop). */
 export function realOrResolved(p: string): string {
   try {
-    return realPathNow(p);
+    return fs.realpathSync.native(p);
   } catch {
     return path.resolve(p);
   }
@@ -178,10 +114,10 @@ function remember(m: Map<string, string>, p: string, real: string): void {
 }
 
 function nativeReal(p: string): string {
-  if (openScopes === 0) return realPathNow(p);
+  if (openScopes === 0) return fs.realpathSync.native(p);
   let real = nativeKnown.get(p);
   if (real === undefined) {
-    real = realPathNow(p); // a failure (missing, loop) is not cached
+    real = fs.realpathSync.native(p); // a failure (missing, loop) is not cached
     remember(nativeKnown, p, real);
   }
   return real;
@@ -229,30 +165,25 @@ export function resolveRealPath(p: string): string {
  * asking realpath first, whose failure is a thrown exception (several times the system call).
  * Anything found at `abs` takes the usual way, so the answer is the same either way.
  */
-function walkRealPath(abs: string, missing = false, viaKernel = true): { real: string; direct: boolean } {
+function walkRealPath(abs: string, missing = false): { real: string; direct: boolean } {
   if (missing && fs.lstatSync(abs, { throwIfNoEntry: false }) === undefined) {
     const parent = path.dirname(abs);
-    if (parent !== abs) return { real: path.join(walkRealPath(parent, false, viaKernel).real, path.basename(abs)), direct: false };
+    if (parent !== abs) return { real: path.join(walkRealPath(parent).real, path.basename(abs)), direct: false };
   }
   let hops = 0;
   let direct = true;
   const walk = (cur: string): string => {
-    const kernel = viaKernel ? kernelRealPath(cur) : {};
-    if (kernel.real !== undefined) return kernel.real;
-    if (kernel.missing) direct = false; // nothing there, or a dangling link: realpath would fail the same way
-    else {
-      try {
-        // The C library's realpath: one call, where Node's own lstats every part of the path.
-        return fs.realpathSync.native(cur);
-      } catch (e) {
-        direct = false;
-        const code = (e as NodeJS.ErrnoException).code;
-        if (code === 'ELOOP') throw new WaymarkError('usage', `${cur} is a loop of symbolic links; remove it, then retry. Nothing was changed.`, cur);
-        // EINVAL: realpath saw a link that was swapped for a file before it read the link (a race
-        // with another process): look again, a bounded number of times.
-        if (code === 'EINVAL' && ++hops <= 40) return walk(cur);
-        if (code !== 'ENOENT' && code !== 'ENOTDIR') throw e;
-      }
+    try {
+      // The C library's realpath: one call, where Node's own lstats every part of the path.
+      return fs.realpathSync.native(cur);
+    } catch (e) {
+      direct = false;
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ELOOP') throw new WaymarkError('usage', `${cur} is a loop of symbolic links; remove it, then retry. Nothing was changed.`, cur);
+      // EINVAL: realpath saw a link that was swapped for a file before it read the link (a race
+      // with another process): look again, a bounded number of times.
+      if (code === 'EINVAL' && ++hops <= 40) return walk(cur);
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw e;
     }
     let st: fs.Stats | undefined;
     try {
@@ -317,14 +248,7 @@ export function safeWritePath(root: string, target: string, what?: string, optio
   // name the transaction's later lookups of `abs` would resolve (realPathOnce, nativeRealPathOnce):
   // kept for them, so a change's file is not resolved once more to name its history.
   if (options.resolved !== undefined && openScopes > 0) remember(nativeKnown, abs, options.resolved);
-  let real = options.resolved ?? walkRealPath(abs, options.missing).real;
-  if (!isInside(realRoot, real) && procFd) {
-    // The kernel's answer (kernelRealPath) is realpath's; should the two ever differ (a mount
-    // the kernel names otherwise), realpath judges, as it always did: never stricter, never looser.
-    const byLinks = walkRealPath(abs, options.missing, false).real;
-    if (isInside(realOrResolvedByLinks(absRoot), byLinks)) return byLinks;
-    real = byLinks;
-  }
+  const real = options.resolved ?? walkRealPath(abs, options.missing).real;
   if (!isInside(realRoot, real)) {
     const link = firstLink(absRoot, abs) ?? firstLink(realRoot, abs) ?? abs;
     throw new WaymarkError(

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { WaymarkError } from '../errors';
-import { nativeRealPathOnce, realPathNow, relStaysInside, resolveRealPath } from './safePath';
+import { nativeRealPathOnce, relStaysInside, resolveRealPath } from './safePath';
 
 /**
  * The place every worktree of a repository shares: `<git common dir>/waymark/` (leases and modes
@@ -120,7 +120,7 @@ function gitSharedOf(top: string, gitDir: string): GitShared | undefined {
   if (!isGitDir(commonDir)) return undefined;
   let real: string;
   try {
-    real = realPathNow(commonDir);
+    real = fs.realpathSync.native(commonDir);
   } catch {
     return undefined;
   }
