@@ -148,13 +148,53 @@ export function orphanedIntents(root: string, file: string, names?: readonly str
   return orphanedJournalFiles<Intent>(root, `${prefixFor(file)}.`, (x) => Array.isArray(x.writes) && Array.isArray(x.entries), names);
 }
 
+/**
+ * The last listing of each journal folder, with the folder's stat taken right before it. A folder
+ * whose entries change (a file made, removed or renamed in it, by any process) gets that moment as
+ * its modification and change times; a folder still at the stat taken before the listing (same
+ * device, inode, times and size) has the same names. Only a stat whose times were already in the
+ * past (by more than STILL_MS: file times are taken from a clock that ticks every few milliseconds,
+ * and a change in the same tick as the stat would leave them as they were) is kept to vouch for a
+ * listing. A process writing again and again (the MCP server, the editor) lists its journal once
+ * its slots are made (they are written in place: the folder does not change), then stats it: one
+ * system call for the five of a listing (open, stat, two reads, close). What the names hold is
+ * read as before: another process's slot, rewritten in place, is read at each write.
+ */
+const listings = new Map<string, { st: fs.BigIntStats; names: string[] }>();
+const STILL_MS = 2000n;
+
+function sameDirStat(a: fs.BigIntStats, b: fs.BigIntStats): boolean {
+  return a.dev === b.dev && a.ino === b.ino && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs && a.size === b.size && a.nlink === b.nlink;
+}
+
 /** The names in the journal folder (none when it does not exist): list once, pass to the readers below. */
 export function listJournal(root: string): string[] {
+  const dir = journalDir(root);
+  let st: fs.BigIntStats | undefined;
   try {
-    return fs.readdirSync(journalDir(root));
+    st = fs.statSync(dir, { bigint: true, throwIfNoEntry: false });
   } catch {
+    st = undefined;
+  }
+  if (!st?.isDirectory()) {
+    listings.delete(dir);
     return [];
   }
+  const known = listings.get(dir);
+  if (known && sameDirStat(st, known.st)) return [...known.names];
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    listings.delete(dir);
+    return [];
+  }
+  const still = BigInt(Date.now()) * 1_000_000n - STILL_MS * 1_000_000n;
+  if (st.mtimeNs < still && st.ctimeNs < still) {
+    if (listings.size >= 64 && !listings.has(dir)) listings.clear();
+    listings.set(dir, { st, names: [...names] });
+  } else listings.delete(dir);
+  return names;
 }
 
 /**

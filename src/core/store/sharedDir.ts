@@ -43,6 +43,38 @@ function readSmall(file: string): string | undefined {
   }
 }
 
+/**
+ * What a `.git` found by the walk led to, kept by its path: its stat (and, for a worktree's `.git`
+ * file, its git folder's) as they were before it was read, and the answer. Every write looks for
+ * the repository (the lease guard); in a repository that is five stats and a real path (`.git`,
+ * `commondir`, `HEAD`, `objects`, `refs`) after the walk's. The walk is still made each time (a
+ * `.git` made in a folder below the one found changes the answer); a `.git` found again at the
+ * same stat, whose git folder is at the same stat, answers as it did: `commondir`, `HEAD`,
+ * `objects` and `refs` are named in those folders (git adds, removes and replaces them by
+ * rename: each a change of the folder's times). Only stats whose times were already 2 s in the
+ * past are kept (a change in the same clock tick would leave them as they were). The answer's
+ * real paths are only where a lease is looked for: a file written there is still judged afresh,
+ * by its real path, inside `<common dir>/waymark` (safeSharedPath).
+ */
+const STILL_MS = 2000;
+const discovered = new Map<string, { dotGit: fs.Stats; gitDir?: { path: string; st: fs.Stats }; answer: GitShared | undefined }>();
+
+function sameStat(a: fs.Stats | undefined, b: fs.Stats | undefined): boolean {
+  return !!a && !!b && a.dev === b.dev && a.ino === b.ino && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.size === b.size && a.mode === b.mode;
+}
+
+function still(st: fs.Stats | undefined, now: number): boolean {
+  return !!st && st.mtimeMs < now - STILL_MS && st.ctimeMs < now - STILL_MS;
+}
+
+function statOrUndefined(p: string): fs.Stats | undefined {
+  try {
+    return fs.statSync(p, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
 /** The repository `root` is in (its worktree top and common git dir), or undefined outside git. */
 export function findGitShared(root: string): GitShared | undefined {
   let dir: string;
@@ -54,37 +86,45 @@ export function findGitShared(root: string): GitShared | undefined {
   }
   for (;;) {
     const dotGit = path.join(dir, '.git');
-    let st: fs.Stats | undefined;
-    try {
-      st = fs.statSync(dotGit, { throwIfNoEntry: false });
-    } catch {
-      st = undefined;
-    }
+    const st = statOrUndefined(dotGit);
     if (st) {
+      const known = discovered.get(dotGit);
+      if (known && sameStat(st, known.dotGit) && (!known.gitDir || sameStat(statOrUndefined(known.gitDir.path), known.gitDir.st))) return known.answer;
+      const now = Date.now();
       let gitDir: string | undefined;
       if (st.isDirectory()) gitDir = dotGit;
       else if (st.isFile()) {
         const m = /^gitdir:\s*(.+?)\s*$/m.exec(readSmall(dotGit) ?? '');
         if (m) gitDir = path.resolve(dir, m[1]);
       }
-      if (gitDir) {
-        const common = readSmall(path.join(gitDir, 'commondir'));
-        const commonDir = common?.trim() ? path.resolve(gitDir, common.trim()) : gitDir;
-        if (!isGitDir(commonDir)) return undefined;
-        let real: string;
-        try {
-          real = fs.realpathSync.native(commonDir);
-        } catch {
-          return undefined;
-        }
-        return { top: dir, commonDir: real, base: path.join(real, 'waymark') };
+      const answer = gitDir ? gitSharedOf(dir, gitDir) : undefined;
+      // A worktree's `.git` file: its git folder (where `commondir` is) is vouched for by its own stat.
+      const gitDirSt = gitDir && gitDir !== dotGit ? statOrUndefined(gitDir) : undefined;
+      discovered.delete(dotGit);
+      if (still(st, now) && (!gitDir || gitDir === dotGit || still(gitDirSt, now))) {
+        if (discovered.size >= 64) discovered.clear();
+        discovered.set(dotGit, { dotGit: st, gitDir: gitDir && gitDir !== dotGit && gitDirSt ? { path: gitDir, st: gitDirSt } : undefined, answer });
       }
-      return undefined;
+      return answer;
     }
     const parent = path.dirname(dir);
     if (parent === dir) return undefined;
     dir = parent;
   }
+}
+
+/** The shared folder of the repository whose git folder is `gitDir` (undefined: not a git folder). */
+function gitSharedOf(top: string, gitDir: string): GitShared | undefined {
+  const common = readSmall(path.join(gitDir, 'commondir'));
+  const commonDir = common?.trim() ? path.resolve(gitDir, common.trim()) : gitDir;
+  if (!isGitDir(commonDir)) return undefined;
+  let real: string;
+  try {
+    real = fs.realpathSync.native(commonDir);
+  } catch {
+    return undefined;
+  }
+  return { top, commonDir: real, base: path.join(real, 'waymark') };
 }
 
 function isInside(dir: string, p: string): boolean {
