@@ -212,6 +212,47 @@ function cpuOf(pid: number | null | undefined): number {
     return NaN;
   }
 }
+/** CPU time (ms) of each live thread of process `pid` (Linux: /proc/PID/task), by thread id; empty elsewhere. */
+function threadCpu(pid: number | null | undefined): Map<string, { name: string; user: number; sys: number }> {
+  const out = new Map<string, { name: string; user: number; sys: number }>();
+  try {
+    for (const t of fs.readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const s = fs.readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8');
+        const f = s.slice(s.lastIndexOf(') ') + 2).split(' ');
+        out.set(t, { name: s.slice(s.indexOf('(') + 1, s.lastIndexOf(')')), user: (Number(f[11]) * 1000) / CLOCK_TICKS, sys: (Number(f[12]) * 1000) / CLOCK_TICKS });
+      } catch {
+        // The thread ended meanwhile.
+      }
+    }
+  } catch {
+    // No /proc.
+  }
+  return out;
+}
+
+/**
+ * The split of a server's CPU over its threads between two `threadCpu` readings, per call: the
+ * main thread, the others that lived through both readings (libuv's pool, V8's helpers) together,
+ * those started meanwhile, and those that ended meanwhile (what the process's `total` per call has beyond the live ones).
+ */
+function printThreads(prefix: string, before: ReturnType<typeof threadCpu>, after: ReturnType<typeof threadCpu>, pid: number | null | undefined, calls: number, total: number): void {
+  if (!before.size || !after.size) return;
+  let main = 0;
+  let others = 0;
+  let born = 0;
+  for (const [t, a] of after) {
+    const b = before.get(t);
+    const used = a.user + a.sys - (b ? b.user + b.sys : 0);
+    if (t === String(pid)) main += used;
+    else if (b) others += used;
+    else born += used;
+  }
+  line(`${prefix}_main_thread_ms`, main / calls, 3);
+  line(`${prefix}_other_threads_ms`, others / calls, 3);
+  line(`${prefix}_threads_started_meanwhile_ms`, born / calls, 3);
+  line(`${prefix}_threads_ended_meanwhile_ms`, total - (main + others + born) / calls, 3);
+}
 const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100;
 
 /** Timed rounds of `fn`, the CPU time (ms) process `pid` spent per round meanwhile, and this process's (the client's). */
@@ -321,9 +362,11 @@ async function sized(n: number): Promise<void> {
       line(`mcp.n${n}.advance_warmup_calls`, WARM_ADVANCES, 0);
       let hash = (await call(client, 'waymark_status', { file: 'work/mcp-target.workflow.md' })).stateHash as string;
       // The server's CPU per advance includes its memory consolidation, done after the answers in batches.
+      const threadsBefore = threadCpu(client.pid);
       const advance = await withCpu(client.pid, ROUNDS / 2, async () => {
         hash = (await call(client, 'waymark_advance', { file: 'work/mcp-target.workflow.md', expectHash: hash })).stateHash as string;
       });
+      const threadsAfter = threadCpu(client.pid);
       // The split of an advance: the same tool's handler in this process on a copy of the workspace
       // (the write, the model, the answer's object), timed after the calls through the pipe so that
       // neither pays for the other's disk work; what is left above the ping and the handler is the
@@ -346,7 +389,10 @@ async function sized(n: number): Promise<void> {
       line(`mcp.n${n}.advance_p50_ms`, advance.median, 3);
       line(`mcp.n${n}.handler_advance_p50_ms`, handlerP50, 3);
       line(`mcp.n${n}.advance_rest_above_ping_ms`, advance.median - floor - handlerP50, 3);
-      if (Number.isFinite(advance.cpu)) line(`mcp.n${n}.server_cpu_per_advance_ms`, advance.cpu, 3);
+      if (Number.isFinite(advance.cpu)) {
+        line(`mcp.n${n}.server_cpu_per_advance_ms`, advance.cpu, 3);
+        printThreads(`mcp.n${n}.server_cpu_per_advance`, threadsBefore, threadsAfter, client.pid, ROUNDS / 2, advance.cpu);
+      }
       advanceP50 = advance.median;
     } finally {
       await client.close();
