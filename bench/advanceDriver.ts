@@ -5,8 +5,13 @@
 // Made for load-proof comparisons of two builds: valgrind --tool=callgrind instruction counts of
 // two runs differing only in --ops (their difference over the extra advances is the steady state),
 // strace -f -c system call counts, --cpu-prof. WAYMARK_DRIVER_TMP: where the workspace is made.
-// --cold-kb N: memory's cold file starts N KB long.
+// --cold-kb N: memory's cold file starts N KB long. --memories N: N decisions recorded first (about
+// other workflows: memory in use, so the Kuzu graph is opened and held, as in a project that
+// records); --observations: one tier-2 observation recorded for every step of every advanced
+// workflow first, so that each advance folds one into a summary (consolidation's whole path).
+// --profile FILE: a CPU profile (.cpuprofile) of the measured advances alone (not the setup).
 import * as fs from 'node:fs';
+import * as inspector from 'node:inspector';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Logger } from '../src/core/index';
@@ -40,6 +45,12 @@ async function main(): Promise<void> {
     coldFile(root, arg('cold-kb', 0));
     const session = new WorkspaceSession({ root, actor: 'bench', session: 'bench-driver', logger });
     await session.start();
+    const memory = session.memory(root);
+    for (let i = 0; i < arg('memories', 0); i++) await memory.record({ type: 'decision', text: `Decision ${i} about area ${i % 10}`, rationale: 'bench', workflow: `work/area-0/wf-${i % Math.max(1, N)}.workflow.md` }, { ingest: false });
+    if (process.argv.includes('--observations')) {
+      for (const t of [...targets, ...measured]) for (const step of STEPS) await memory.record({ type: 'learning', category: 'observation', text: `Seen in ${step}`, workflow: t, step }, { ingest: false });
+    }
+    if (arg('memories', 0) || process.argv.includes('--observations')) await memory.flush();
     const tool = TOOLS.find((t) => t.name === 'waymark_advance')!;
     const run = async (file: string, n: number) => {
       let hash = (await session.state(path.join(root, file))).stateHash;
@@ -50,6 +61,15 @@ async function main(): Promise<void> {
       }
     };
     for (const [k, t] of targets.entries()) await run(t, Math.min(200, WARM - k * 200));
+    const profile = process.argv.indexOf('--profile') > 0 ? process.argv[process.argv.indexOf('--profile') + 1] : undefined;
+    const profiler = profile ? new inspector.Session() : undefined;
+    const post = (method: string, params?: object) => new Promise<unknown>((resolve, reject) => profiler!.post(method, params ?? {}, (e, r) => (e ? reject(e) : resolve(r))));
+    if (profiler) {
+      profiler.connect();
+      await post('Profiler.enable');
+      await post('Profiler.setSamplingInterval', { interval: 100 });
+      await post('Profiler.start');
+    }
     const c0 = process.cpuUsage();
     const t0 = process.hrtime.bigint();
     for (const [k, t] of measured.entries()) await run(t, Math.min(200, OPS - k * 200));
@@ -58,6 +78,13 @@ async function main(): Promise<void> {
     line('advance_driver.wall_per_advance_ms', wall / OPS, 3);
     line('advance_driver.cpu_per_advance_ms', (c.user + c.system) / 1000 / OPS, 3);
     line('advance_driver.user_cpu_per_advance_ms', c.user / 1000 / OPS, 3);
+    if (profiler) {
+      // The measured advances' consolidation is done before the profile ends.
+      await session.core.memory.settled();
+      const { profile: p } = (await post('Profiler.stop')) as { profile: object };
+      fs.writeFileSync(profile!, JSON.stringify(p));
+      profiler.disconnect();
+    }
     await session.dispose();
   } finally {
     fs.rmSync(root, { recursive: true, force: true });

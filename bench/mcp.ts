@@ -13,8 +13,9 @@
 // WAYMARK_BENCH_CLI names another build's cli.js, to compare two builds in the same minutes;
 // WAYMARK_BENCH_SERVER_NODE_ARGS gives the sized runs' servers Node options (a CPU profile of the real
 // server: `--cpu-prof --cpu-prof-dir=DIR`; NODE_OPTIONS refuses it).
-// The sized runs' advances come after 400 warm-up advances on workflows of their own (server and
-// in-process handler alike; WAYMARK_BENCH_WARM_ADVANCES): the steady state of a long-lived server.
+// The sized runs' advances come after 2,000 warm-up advances on workflows of their own (server and
+// in-process handler alike; WAYMARK_BENCH_WARM_ADVANCES): the steady state of a long-lived server;
+// the server's CPU per warm-up advance is printed too (what a server's first advances cost).
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -39,9 +40,13 @@ const SERVER_NODE_ARGS = (process.env.WAYMARK_BENCH_SERVER_NODE_ARGS ?? '').spli
 /**
  * Advances made before the measured ones in the sized runs (server and in-process handler), on
  * workflows of their own, so that the figures are the steady state a long-lived server reaches
- * once V8 has compiled the write path (WAYMARK_BENCH_WARM_ADVANCES, default 400).
+ * once V8 has compiled the write path (WAYMARK_BENCH_WARM_ADVANCES, default 2,000). 400 (sessions
+ * 27 to 37) were not enough: V8's optimising compiler was still busy through the measured advances
+ * (`server_cpu_per_advance_other_threads_ms` 1.8–2.3 of a server CPU per advance of 3.7–4.9 ms, the
+ * main thread running code not yet optimised: 1.9–2.4 ms); after 2,000 the server's CPU per advance
+ * was 2.1–2.9 ms (other threads 0.5–1.1, main thread 1.3–2.1), n100, load 7–11, session 38.
  */
-const WARM_ADVANCES = Math.max(0, Number(process.env.WAYMARK_BENCH_WARM_ADVANCES ?? 400) || 0);
+const WARM_ADVANCES = Math.max(0, Number(process.env.WAYMARK_BENCH_WARM_ADVANCES ?? 2000) || 0);
 const WARM_TARGETS = Array.from({ length: Math.ceil(WARM_ADVANCES / STEPS.length) }, (_, i) => `warm-target-${i}`);
 /** The file the one-file status reads. */
 const ONE = `work/area-${Math.floor(K / 100)}/wf-${K}.workflow.md`;
@@ -212,6 +217,47 @@ function cpuOf(pid: number | null | undefined): number {
     return NaN;
   }
 }
+/** CPU time (ms) of each live thread of process `pid` (Linux: /proc/PID/task), by thread id; empty elsewhere. */
+function threadCpu(pid: number | null | undefined): Map<string, { name: string; user: number; sys: number }> {
+  const out = new Map<string, { name: string; user: number; sys: number }>();
+  try {
+    for (const t of fs.readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const s = fs.readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8');
+        const f = s.slice(s.lastIndexOf(') ') + 2).split(' ');
+        out.set(t, { name: s.slice(s.indexOf('(') + 1, s.lastIndexOf(')')), user: (Number(f[11]) * 1000) / CLOCK_TICKS, sys: (Number(f[12]) * 1000) / CLOCK_TICKS });
+      } catch {
+        // The thread ended meanwhile.
+      }
+    }
+  } catch {
+    // No /proc.
+  }
+  return out;
+}
+
+/**
+ * The split of a server's CPU over its threads between two `threadCpu` readings, per call: the
+ * main thread, the others that lived through both readings (libuv's pool, V8's helpers) together,
+ * those started meanwhile, and those that ended meanwhile (what the process's `total` per call has beyond the live ones).
+ */
+function printThreads(prefix: string, before: ReturnType<typeof threadCpu>, after: ReturnType<typeof threadCpu>, pid: number | null | undefined, calls: number, total: number): void {
+  if (!before.size || !after.size) return;
+  let main = 0;
+  let others = 0;
+  let born = 0;
+  for (const [t, a] of after) {
+    const b = before.get(t);
+    const used = a.user + a.sys - (b ? b.user + b.sys : 0);
+    if (t === String(pid)) main += used;
+    else if (b) others += used;
+    else born += used;
+  }
+  line(`${prefix}_main_thread_ms`, main / calls, 3);
+  line(`${prefix}_other_threads_ms`, others / calls, 3);
+  line(`${prefix}_threads_started_meanwhile_ms`, born / calls, 3);
+  line(`${prefix}_threads_ended_meanwhile_ms`, total - (main + others + born) / calls, 3);
+}
 const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100;
 
 /** Timed rounds of `fn`, the CPU time (ms) process `pid` spent per round meanwhile, and this process's (the client's). */
@@ -313,17 +359,22 @@ async function sized(n: number): Promise<void> {
       line(`mcp.n${n}.client_cpu_per_status_ms`, status.clientCpu, 3);
       line(`mcp.n${n}.client_cpu_per_next_ms`, next.clientCpu, 3);
       // Warm-up advances on workflows of their own: V8 compiles the write path here, not in the measured calls.
+      const warmCpu = cpuOf(client.pid);
       for (const [k, name] of WARM_TARGETS.entries()) {
         const file = `work/${name}.workflow.md`;
         let h = (await call(client, 'waymark_status', { file })).stateHash as string;
         for (let i = 0; i < Math.min(STEPS.length, WARM_ADVANCES - k * STEPS.length); i++) h = (await call(client, 'waymark_advance', { file, expectHash: h })).stateHash as string;
       }
       line(`mcp.n${n}.advance_warmup_calls`, WARM_ADVANCES, 0);
+      // What a new server's first advances cost (V8 compiling the write path meanwhile).
+      if (WARM_ADVANCES && Number.isFinite(warmCpu)) line(`mcp.n${n}.server_cpu_per_warmup_advance_ms`, (cpuOf(client.pid) - warmCpu) / WARM_ADVANCES, 3);
       let hash = (await call(client, 'waymark_status', { file: 'work/mcp-target.workflow.md' })).stateHash as string;
       // The server's CPU per advance includes its memory consolidation, done after the answers in batches.
+      const threadsBefore = threadCpu(client.pid);
       const advance = await withCpu(client.pid, ROUNDS / 2, async () => {
         hash = (await call(client, 'waymark_advance', { file: 'work/mcp-target.workflow.md', expectHash: hash })).stateHash as string;
       });
+      const threadsAfter = threadCpu(client.pid);
       // The split of an advance: the same tool's handler in this process on a copy of the workspace
       // (the write, the model, the answer's object), timed after the calls through the pipe so that
       // neither pays for the other's disk work; what is left above the ping and the handler is the
@@ -346,7 +397,10 @@ async function sized(n: number): Promise<void> {
       line(`mcp.n${n}.advance_p50_ms`, advance.median, 3);
       line(`mcp.n${n}.handler_advance_p50_ms`, handlerP50, 3);
       line(`mcp.n${n}.advance_rest_above_ping_ms`, advance.median - floor - handlerP50, 3);
-      if (Number.isFinite(advance.cpu)) line(`mcp.n${n}.server_cpu_per_advance_ms`, advance.cpu, 3);
+      if (Number.isFinite(advance.cpu)) {
+        line(`mcp.n${n}.server_cpu_per_advance_ms`, advance.cpu, 3);
+        printThreads(`mcp.n${n}.server_cpu_per_advance`, threadsBefore, threadsAfter, client.pid, ROUNDS / 2, advance.cpu);
+      }
       advanceP50 = advance.median;
     } finally {
       await client.close();

@@ -386,6 +386,46 @@ describe('memory: tiers, sessions, hot and cold files', () => {
     }
   });
 
+  for (const engine of ['kuzu', 'journal'] as const) {
+    test(`a step's consolidation lists that step's memories and those of no step, and folds what it did before (${engine})`, async () => {
+      const root = tmp();
+      const m = createMemoryService({ root, config: { engine } });
+      try {
+        const obs = (text: string, step?: string) => m.record({ type: 'learning', category: 'observation', text, workflow: 'w.md', ...(step ? { step } : {}) });
+        const a1 = await obs('a one', 'a');
+        const b1 = await obs('b one', 'b');
+        const none = await obs('of no step');
+        await m.record({ type: 'learning', category: 'observation', text: 'other workflow', workflow: 'x.md', step: 'a' });
+        // The filter itself: the steps named, null for the memories of no step.
+        const listed = (await m.list({ workflow: 'w.md', steps: ['a', null] })).items.map((x) => x.id).sort();
+        assert.deepEqual(listed, [a1.id, none.id].sort());
+        assert.deepEqual((await m.list({ workflow: 'w.md', steps: ['b'] })).items.map((x) => x.id), [b1.id]);
+        assert.deepEqual((await m.list({ steps: [] })).items, []);
+        // Step a folds its own observation only; again, nothing.
+        assert.equal(await m.consolidate('w.md', 'a'), 1);
+        assert.equal(await m.consolidate('w.md', 'a'), 0);
+        // A workflow's summary folds the rest (b's and the one of no step): step b then has nothing left.
+        assert.equal(await m.consolidate('w.md', undefined), 2);
+        assert.equal(await m.consolidate('w.md', 'b'), 0);
+        // A batch of two steps of one workflow (listed once for both): each folds its own new observations.
+        const a2 = await obs('a two', 'a');
+        const c1 = await obs('c one', 'c');
+        const at = (step: string, seq: number): HistoryEntry => ({ seq, time: new Date().toISOString(), operation: 'advance', file: path.join(root, 'w.md'), detail: { step }, from: { status: 'in_progress' }, to: { status: 'in_progress' } });
+        const queued = [m.queueWorkflowEvent(at('a', 7), { file: path.join(root, 'w.md'), root, operation: 'advance' }, { quietMs: 60_000, maxMs: 60_000 }), m.queueWorkflowEvent(at('c', 8), { file: path.join(root, 'w.md'), root, operation: 'advance' }, { quietMs: 60_000, maxMs: 60_000 })];
+        await m.flushWorkflowEvents();
+        await Promise.all(queued);
+        const sums = (await m.list({ types: ['summary'], workflow: 'w.md' })).items;
+        assert.deepEqual(sums.filter((x) => x.source.step === 'a').map((x) => x.consolidates).sort(), [[a1.id], [a2.id]].sort());
+        assert.deepEqual(sums.filter((x) => x.source.step === 'c').map((x) => x.consolidates), [[c1.id]]);
+        const cold = fs.readFileSync(m.paths.cold, 'utf8');
+        assert.match(cold, /step a completed, 1 observations consolidated/);
+        assert.match(cold, /step c completed, 1 observations consolidated/);
+      } finally {
+        await m.dispose();
+      }
+    });
+  }
+
   test('prune --older-than drops old consolidated observations, keeps their summary, and a rebuild agrees', async () => {
     const root = tmp();
     const m = createMemoryService({ root });

@@ -109,7 +109,7 @@ export class JournalStore implements MemoryStore {
 
   async list(filter: ListFilter = {}): Promise<MemoryRecord[]> {
     const out = [...this.memories.values()].filter(
-      (m) => matchesFilters(m, filter.types, undefined) && (!filter.workflow || m.source.workflow === filter.workflow) && (!filter.step || m.source.step === filter.step),
+      (m) => matchesFilters(m, filter.types, undefined) && (!filter.workflow || m.source.workflow === filter.workflow) && (!filter.step || m.source.step === filter.step) && (!filter.steps || filter.steps.includes(m.source.step || null)),
     );
     out.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
     return filter.limit ? out.slice(0, filter.limit) : out;

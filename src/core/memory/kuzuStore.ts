@@ -472,6 +472,14 @@ export class KuzuStore implements MemoryStore {
     const params: Record<string, unknown> = {};
     if (filter.workflow) (conds.push('m.workflow = $wf'), (params.wf = filter.workflow));
     if (filter.step) (conds.push('m.step = $st'), (params.st = filter.step));
+    if (filter.steps) {
+      // A memory of no step has '' there (toRow).
+      const named = [...new Set(filter.steps.filter((x): x is string => x !== null && x !== ''))];
+      const none = filter.steps.some((x) => x === null || x === '');
+      const either = [...(named.length ? ['m.step IN $sts'] : []), ...(none ? ["m.step = ''", 'm.step IS NULL'] : [])];
+      conds.push(either.length ? `(${either.join(' OR ')})` : 'false');
+      if (named.length) params.sts = named;
+    }
     const where = conds.length ? ` WHERE ${conds.join(' AND ')}` : '';
     const lim = filter.limit ? ` LIMIT ${Math.floor(filter.limit)}` : '';
     const rows = await this.run(`MATCH (m:${types.map((t) => MEMORY_TABLES[t]).join(':')})${where} RETURN m ORDER BY m.createdAt DESC${lim}`, conds.length ? params : undefined);

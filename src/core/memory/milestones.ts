@@ -6,10 +6,9 @@ import * as path from 'node:path';
 import type { CompanionPlan, WriteContext } from '../writeHooks';
 import type { HistoryEntry, WorkflowState } from '../types';
 import { appendJournal } from './journal';
-import type { KuzuStore } from './kuzuStore';
 import { newId, relPath } from './links';
 import { coldTemplate, emptyHot, insertLines, type ChangeOptions, parseHot, renderHot, type ColdSection } from './memoryFiles';
-import type { JournalOp, MemoryRecord } from './model';
+import type { JournalOp, ListFilter, MemoryRecord } from './model';
 import type { MemoryInternals, MemoryOperations } from './internals';
 
 /** One write memory is told of: its history line and what the write knew. */
@@ -187,12 +186,33 @@ export async function consolidate(m: MemoryInternals, rel: string, step: string 
 }
 
 /**
+ * What a consolidation of `targets` lists per workflow: a step's observations and the summaries
+ * that may fold them, which are its own step's and the workflow's (of no step: a step's summary
+ * folds only that step's observations, a workflow's any of them), so that a step's consolidation
+ * reads what that step recorded, not the workflow's whole memory (a long workflow's hundreds of
+ * observations and summaries were read again for every batch of advances). A workflow target
+ * (no step: its completion) lists everything of the workflow.
+ */
+function listFilters(targets: readonly { rel: string; step?: string }[]): Map<string, ListFilter> {
+  const steps = new Map<string, Set<string | null> | undefined>();
+  for (const { rel, step } of targets) {
+    if (step === undefined) steps.set(rel, undefined);
+    else if (!steps.has(rel)) steps.set(rel, new Set([null, step]));
+    else steps.get(rel)?.add(step);
+  }
+  const out = new Map<string, ListFilter>();
+  for (const [rel, set] of steps) out.set(rel, { types: ['learning', 'summary'], workflow: rel, ...(set ? { steps: [...set] } : {}) });
+  return out;
+}
+
+/**
  * `consolidate` for several workflows or steps in one store operation, in order: each workflow's
- * memories listed once, the summaries appended to the inbox and ingested together. Returns how
- * many observations each target folded.
+ * memories of the targets' steps listed once (listFilters), the summaries appended to the inbox
+ * and ingested together. Returns how many observations each target folded.
  */
 async function consolidateMany(m: MemoryInternals, targets: readonly { rel: string; step?: string; entry?: Omit<HistoryEntry, 'seq'> }[]): Promise<number[]> {
   if (!targets.length) return [];
+  const filters = listFilters(targets);
   return m.access.serial(async () => {
     const { value } = await m.access.withStore(async (s) => {
       const byWorkflow = new Map<string, MemoryRecord[]>();
@@ -200,7 +220,7 @@ async function consolidateMany(m: MemoryInternals, targets: readonly { rel: stri
       const counts: number[] = [];
       for (const { rel, step, entry } of targets) {
         let items = byWorkflow.get(rel);
-        if (!items) byWorkflow.set(rel, (items = await s.list({ types: ['learning', 'summary'], workflow: rel })));
+        if (!items) byWorkflow.set(rel, (items = await s.list(filters.get(rel))));
         const pending = pendingOf(items, step);
         counts.push(pending.length);
         if (!pending.length) continue;
@@ -220,9 +240,13 @@ async function consolidateMany(m: MemoryInternals, targets: readonly { rel: stri
         ops.push({ v: 1, op: 'memory', rec: summary });
       }
       if (ops.length) {
-        appendJournal(m.paths.inbox, ops, m.root);
-        await s.ingest(ops);
-        if (s.engine === 'kuzu') await m.access.ingestPending(s as KuzuStore);
+        // The summaries in hand go to the open database, the inbox cursor past them when nobody
+        // appended meanwhile: not read back from the inbox and ingested a second time (a second
+        // database transaction per batch).
+        const before = m.access.inboxStat();
+        const bytes = appendJournal(m.paths.inbox, ops, m.root);
+        if (s.engine === 'kuzu') await m.access.ingestAppended(s, ops, before, bytes);
+        else await s.ingest(ops);
       }
       return counts;
     }, 500);

@@ -111,6 +111,8 @@ export interface ListFilter {
   types?: MemoryType[];
   workflow?: string;
   step?: string;
+  /** Only memories of one of these steps; `null` in it: also those of no step. */
+  steps?: (string | null)[];
   limit?: number;
 }
 

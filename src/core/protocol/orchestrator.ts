@@ -53,19 +53,8 @@ export interface OrchestratorRead {
 /** Reads both orchestrator files. Missing files are absent; unreadable ones give a warning, never a throw. */
 export function readOrchestrator(root: string): OrchestratorRead {
   const p = protocolPaths(root);
-  const warnings: string[] = [];
-  let state: OrchestratorState | undefined;
+  const { state, warnings } = readOrchestratorState(root);
   let session: SessionState | undefined;
-  try {
-    const text = readIfExists(p.workflowState);
-    if (text !== undefined) {
-      const v = JSON.parse(text) as unknown;
-      if (v && typeof v === 'object' && !Array.isArray(v)) state = Object.assign(Object.create(null), v) as OrchestratorState;
-      else warnings.push(`${p.workflowState} is not a JSON object; ignored.`);
-    }
-  } catch (e) {
-    warnings.push(`${p.workflowState} is unreadable (${(e as Error).message}); ignored. Fix or delete it (waymark sync rewrites it).`);
-  }
   try {
     const text = readIfExists(p.sessionState);
     if (text !== undefined) {
@@ -79,6 +68,28 @@ export function readOrchestrator(root: string): OrchestratorRead {
     warnings.push(`${p.sessionState} is unreadable (${(e as Error).message}); ignored.`);
   }
   return { state, session, warnings };
+}
+
+/**
+ * The orchestrator state file alone (workflow-state.json), as readOrchestrator reads it: what the
+ * enforcement guard of every write needs, without the session file (memory's hot file, whose YAML
+ * grows with the working memory) read and parsed for nothing.
+ */
+function readOrchestratorState(root: string): { state?: OrchestratorState; warnings: string[] } {
+  const p = protocolPaths(root);
+  const warnings: string[] = [];
+  let state: OrchestratorState | undefined;
+  try {
+    const text = readIfExists(p.workflowState);
+    if (text !== undefined) {
+      const v = JSON.parse(text) as unknown;
+      if (v && typeof v === 'object' && !Array.isArray(v)) state = Object.assign(Object.create(null), v) as OrchestratorState;
+      else warnings.push(`${p.workflowState} is not a JSON object; ignored.`);
+    }
+  } catch (e) {
+    warnings.push(`${p.workflowState} is unreadable (${(e as Error).message}); ignored. Fix or delete it (waymark sync rewrites it).`);
+  }
+  return { state, warnings };
 }
 
 function normalizeDates<T extends Record<string, unknown>>(v: T): T {
@@ -257,7 +268,7 @@ export async function expireOrchestratorIfDue(root: string, options: Orchestrato
  */
 export function enforcementGuard(): WriteGuard {
   return (ctx) => {
-    const s = readOrchestrator(ctx.root).state;
+    const s = readOrchestratorState(ctx.root).state;
     if (!s || s.cleared || s.enforcement?.blocking !== true) return;
     const rel = relPath(ctx.root, ctx.file);
     const named = s.workflows && typeof s.workflows === 'object' && Object.prototype.hasOwnProperty.call(s.workflows, rel);
