@@ -621,6 +621,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
   // Per-story drift.
   const covers = ledgerCoverage(parts.root, ledgers);
   for (const s of byKey.values()) finishStory(s, fileOf.get(s), lf0, covers(s, fileOf.get(s)), !!ledger?.nested);
+  statusLineConvention([...byKey.values()]);
   // Per-epic drift.
   for (const ep of epics.values()) {
     ep.stories.sort(byStoryOrder);
@@ -787,6 +788,8 @@ export function patchStoryFiles(model: SprintModel, files: StoryFile[], covers: 
     s.problems = [];
     finishStory(s, f, lf0, covers(s, f), nested);
   }
+  // Which files write a Status line is part of their identity: the convention is the one built.
+  statusLineConvention(model.stories);
   // The note on story files kept outside the ledger ends what comes before (buildSprint); it is
   // made again from the same stories (which are outside depends on their identities alone).
   model.problems = head.filter((p) => p.code !== 'ledger-stories-outside');
@@ -879,6 +882,27 @@ function grammarNote(ledger: Ledger): Problem | undefined {
  */
 function ledgerNamed(file: string, ledgerFile: string): string {
   return path.relative(path.dirname(file), ledgerFile).split(path.sep).join('/') || path.basename(ledgerFile);
+}
+
+/** Story files at least this many, none writing a Status line: the team keeps statuses in its ledger. */
+const LEDGER_ONLY_STATUS_FILES = 3;
+
+/**
+ * A project none of whose story files writes a `Status:` line (at least three, each with its status
+ * in the ledger) keeps its stories' statuses in the ledger: a missing line there is the team's
+ * convention, an info on each file (`waymark fix` still adds the line), not a warning on every story.
+ * One file missing the line among files that write it is an omission: warned, as before.
+ */
+function statusLineConvention(stories: readonly SprintStory[]): void {
+  const missing = stories.flatMap((s) => s.problems.filter((p) => p.code === 'story-status-missing'));
+  if (!missing.length) return;
+  const withFile = stories.filter((s) => s.file !== undefined);
+  const ledgerOnly = missing.length >= LEDGER_ONLY_STATUS_FILES && !withFile.some((s) => s.fileStatus !== undefined);
+  for (const p of missing) {
+    p.severity = ledgerOnly ? 'info' : 'warning';
+    const note = " No story file of this project writes one: its statuses are kept in the ledger.";
+    p.message = ledgerOnly ? (p.message.endsWith(note) ? p.message : p.message + note) : p.message.replace(note, '');
+  }
 }
 
 function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLedger: boolean, nested = false): void {
