@@ -1,0 +1,47 @@
+// Session 38, held-out batch c (BMAD through other tools and modules: game packs, BMGD/gds installs).
+// Fixtures written here. Each test failed before its rule (run it with WAYMARK_CLI=/work/scratch/base-s38/dist/cli.js).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { inProject } from './fileHelpers';
+import { cliJson as json } from './holdoutHelpers';
+
+type Listed = { key: string; file: string | null; title?: string | null };
+const listed = (s: { epics: { stories: Listed[] }[] }): Listed[] => s.epics.flatMap((e) => e.stories);
+type Problem = { file: string; severity: string; code: string };
+
+// The 2D game pack's story template: `stories/{epic_name}/{story_id}-{story_name}.md`, `# Story: {title}`,
+// then the id line (`**Story ID:** UI-001` in its v2 template, `**ID**: UI-001` in its first).
+const gameStory = (title: string, idLine: string, status = '') =>
+  `# Story: ${title}\n\n${idLine}  \n**Epic:** Harbour Lights  \n**Priority:** High  \n${status}\n## Description\n\n${title} for the keeper.\n\n## Acceptance Criteria\n\n### Functional Requirements\n\n- [ ] It shows\n`;
+
+test('a game pack story (`UI-001-slug.md`, `# Story: title`, its id line naming the same id) is listed, in the series its letters name', () => {
+  inProject({
+    '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\n',
+    '.bmad-2d-phaser-game-dev/config.yaml': 'name: bmad-2d-phaser-game-dev\n',
+    'docs/stories/harbour-lights/LAMP-001-lantern-sprite.md': gameStory('Lantern Sprite', '**Story ID:** LAMP-001', '**Status:** Draft\n'),
+    'docs/stories/harbour-lights/LAMP-002-beam-sweep.md': gameStory('Beam Sweep', '**ID**: LAMP-002'),
+    // A note beside them, named by the id in capitals: no story.
+    'docs/stories/harbour-lights/LAMP-001-COMPLETION-SUMMARY.md': '# LAMP-001 Completion Summary\n\nAll done.\n',
+    // The id line naming another story: not this file's.
+    'docs/stories/harbour-lights/LAMP-003-fog-horn.md': gameStory('Fog Horn', '**Story ID:** LAMP-004'),
+  }, (root) => {
+    const s = listed(json(root, 'sprint'));
+    assert.deepEqual(s.map((x) => [x.key, x.title]).sort(), [['LAMP-001-lantern-sprite', 'Lantern Sprite'], ['LAMP-002-beam-sweep', 'Beam Sweep']], JSON.stringify(s));
+    const v = json(root, 'validate') as { problems: Problem[] };
+    assert.deepEqual(v.problems.filter((p) => p.severity === 'error'), [], JSON.stringify(v.problems));
+  });
+});
+
+test('a config naming its folders by the absolute path of the machine it was installed on reads them in this project', () => {
+  const story = (n: number, status: string) => `# Story 1.${n}: Lamp ${n}\n\nStatus: ${status}\n\n## Story\n\nAs a keeper, I want lamp ${n}, so that ships see.\n`;
+  inProject({
+    '_bmad/bmm/config.yaml': "output_folder: 'F:/Lighthouse/_bmad-output'\nplanning_artifacts: 'F:/Lighthouse/_bmad-output/planning-artifacts'\nimplementation_artifacts: 'F:/Lighthouse/_bmad-output/implementation-artifacts'\n",
+    '_bmad/gds/config.yaml': "output_folder: '/home/keeper/lighthouse/_bmad-output'\n",
+    '_bmad-output/implementation-artifacts/1-1-lamp-one.md': story(1, 'review'),
+    '_bmad-output/implementation-artifacts/1-2-lamp-two.md': story(2, 'ready-for-dev'),
+    '_bmad-output/planning-artifacts/prd.md': "---\nstepsCompleted: [1, 2]\nworkflowType: 'prd'\n---\n# PRD\n",
+  }, (root) => {
+    const s = listed(json(root, 'sprint'));
+    assert.deepEqual(s.map((x) => x.key).sort(), ['1-1-lamp-one', '1-2-lamp-two'], JSON.stringify(s));
+  });
+});
