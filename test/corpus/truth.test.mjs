@@ -603,3 +603,35 @@ test('session 37: old copies and backups (docs_old3/, _backups/, backup-2025-10/
   });
   assert.deepEqual(truthFor(live).projects.flatMap((p) => p.stories.map((s) => s.key)), ['1-1-snapshots']);
 });
+
+test('session 38c: a 2D game pack story (`UI-001-slug.md`, `# Story: title`, its id line naming the same id) is a story; a note named by the id is not', () => {
+  const game = (title, idLine) => `# Story: ${title}\n\n${idLine}  \n**Epic:** Harbour Lights\n\n## Description\n\nA lamp.\n`;
+  const dir = project({
+    '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\n',
+    'docs/stories/harbour/LAMP-001-lantern.md': game('Lantern', '**Story ID:** LAMP-001'),
+    'docs/stories/harbour/LAMP-002-beam.md': game('Beam', '**ID**: LAMP-002'),
+    'docs/stories/harbour/LAMP-003-fog.md': game('Fog', '**ID**: LAMP-009'),
+    'docs/stories/harbour/LAMP-001-COMPLETION-SUMMARY.md': '# LAMP-001 Completion Summary\n',
+  });
+  const p = truthFor(dir).projects[0];
+  assert.deepEqual(p.stories.map((s) => s.file).sort(), ['docs/stories/harbour/LAMP-001-lantern.md', 'docs/stories/harbour/LAMP-002-beam.md']);
+});
+
+test('session 38c: a retrospective over several epics (`epics-1-8-retro-{date}.md`) is no story', () => {
+  const dir = project({
+    '_bmad/bmm/config.yaml': 'output_folder: _bmad-output\n',
+    '_bmad-output/implementation-artifacts/1-1-lantern.md': story('Status: done'),
+    '_bmad-output/implementation-artifacts/epics-1-8-retro-2026-04-07.md': '# Retrospective — Epics 1–8\n',
+  });
+  assert.deepEqual(truthFor(dir).projects[0].stories.map((s) => s.file), ['_bmad-output/implementation-artifacts/1-1-lantern.md']);
+});
+
+test('session 38c: folders named by another machine\'s absolute path are read in this checkout; a CRLF frontmatter ending in a quoted value is YAML', () => {
+  const dir = project({
+    '_bmad/bmm/config.yaml': "output_folder: 'F:/Lighthouse/_bmad-output'\n",
+    '_bmad-output/game-architecture.md': "---\r\n\r\ntitle: 'Game Architecture'\r\nstepsCompleted: [1, 2]\r\nplatform: 'Windows (Steam)'\r\n---\r\n\r\n# Game Architecture\r\n",
+  });
+  const p = truthFor(dir).projects[0];
+  assert.deepEqual(p.artifacts.map((a) => a.file), ['_bmad-output/game-architecture.md']);
+  assert.deepEqual(p.broken, []);
+});
