@@ -509,6 +509,11 @@ function listedStatuses(data) {
   // status: completed`, delorenj/perth docs/sprint-status.yaml:32-52): each epic's `stories:` items.
   for (const ep of Array.isArray(data.epics) ? data.epics : []) if (isMap(ep) && Array.isArray(ep.stories)) lists.push(ep.stories);
   const out = {};
+  // A `stories:` mapping keyed by the stories' ids, each with its `status:` (`"1.1": {title, status, epic}`:
+  // a team's generated ledger, shotcowboystyle/hyzer-app _bmad-output/implementation-artifacts/sprint-status.yaml:15-19).
+  if (isMap(data.stories)) {
+    for (const [id, v] of Object.entries(data.stories)) if (/^\d+[a-z]?\.\d+[a-z]?$/i.test(id) && isMap(v) && v.status != null) out[id] = v.status;
+  }
   for (const list of lists) {
     for (const item of list) {
       const id = typeof item === 'string' ? item : isMap(item) ? item.story_id ?? item.story_key ?? item.id ?? item.key ?? item.story : null;

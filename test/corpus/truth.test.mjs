@@ -635,3 +635,13 @@ test('session 38c: folders named by another machine\'s absolute path are read in
   assert.deepEqual(p.artifacts.map((a) => a.file), ['_bmad-output/game-architecture.md']);
   assert.deepEqual(p.broken, []);
 });
+
+test('session 38c: a ledger whose `stories:` mapping is keyed by story ids ("1.1": {status}) lists those stories', () => {
+  const dir = project({
+    '_bmad/bmm/config.yaml': 'output_folder: _bmad-output\n',
+    '_bmad-output/implementation-artifacts/sprint-status.yaml': 'stories:\n  "1.1":\n    title: "Lantern"\n    status: done\n    epic: 1\n',
+    '_bmad-output/implementation-artifacts/1-1-lantern.md': story('Status: ready-for-dev'),
+  });
+  const s = truthFor(dir).projects[0].stories;
+  assert.deepEqual(s.map((x) => [x.ledgerStatus, x.fileStatus, x.drift]), [['done', 'ready-for-dev', true]]);
+});

@@ -45,3 +45,21 @@ test('a config naming its folders by the absolute path of the machine it was ins
     assert.deepEqual(s.map((x) => x.key).sort(), ['1-1-lamp-one', '1-2-lamp-two'], JSON.stringify(s));
   });
 });
+
+test('a ledger whose `stories:` mapping is keyed by the stories\' ids (`"1.1":` over its `status:`) is read: its drift from the files is found', () => {
+  const story = (n: number, title: string, status: string) => `# Story 1.${n}: ${title}\n\nStatus: ${status}\n\n## Story\n\nAs a keeper, I want ${title}, so that ships see.\n`;
+  inProject({
+    '_bmad/bmm/config.yaml': 'output_folder: _bmad-output\n',
+    '_bmad-output/implementation-artifacts/sprint-status.yaml': '# Sprint Status - lighthouse\n# generated for story sync\n\nstories:\n  "1.1":\n    title: "Lamp"\n    status: done\n    epic: 1\n  "1.2":\n    title: "Wick"\n    status: ready-for-dev   # next up\n    epic: 1\n\nwaves:\n  wave_1:\n    stories: ["1.2"]\n',
+    '_bmad-output/implementation-artifacts/1-1-lamp.md': story(1, 'Lamp', 'ready-for-dev'),
+    '_bmad-output/implementation-artifacts/1-2-wick.md': story(2, 'Wick', 'ready-for-dev'),
+  }, (root) => {
+    const s = listed(json(root, 'sprint')) as (Listed & { ledgerStatus: string | null; problems: { code: string }[] })[];
+    const lamp = s.find((x) => x.file?.endsWith('1-1-lamp.md'));
+    assert.equal(lamp?.ledgerStatus, 'done', JSON.stringify(s));
+    assert.ok(lamp?.problems.some((p) => p.code === 'story-status-drift'), JSON.stringify(lamp));
+    const wick = s.find((x) => x.file?.endsWith('1-2-wick.md'));
+    assert.equal(wick?.ledgerStatus, 'ready-for-dev', JSON.stringify(s));
+    assert.deepEqual(wick?.problems, []);
+  });
+});

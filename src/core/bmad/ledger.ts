@@ -788,6 +788,10 @@ function readStoryLists(lines: string[], ledger: Ledger): void {
   // Under `epics:` (a list of epics, each with its `stories:` list: the add-on's later plan, delorenj/perth
   // docs/sprint-status.yaml:32-52), only the items of an epic's `stories:` list are stories.
   let inEpics = false;
+  // Under a `stories:` mapping keyed by the stories' ids (`"1.1":` over its `title:`, `status:`, `epic:`: a
+  // team's generated ledger), the column of its keys: each key there is a story, its `status:` below it.
+  let inStories = false;
+  let storyCol = -1;
   const byKey = new Map<string, LedgerEntry>();
   const order: string[] = [];
   for (let i = 0; i < lines.length; i++) {
@@ -796,9 +800,37 @@ function readStoryLists(lines: string[], ledger: Ledger): void {
     if (!/^\s/.test(line)) {
       inEpics = /^epics[ \t]*:[ \t]*(?:#.*)?$/.test(line);
       inList = inEpics || /^(?:sprints?|stories)[ \t]*:[ \t]*(?:#.*)?$/.test(line);
+      inStories = /^stories[ \t]*:[ \t]*(?:#.*)?$/.test(line);
+      storyCol = -1;
       continue;
     }
     if (!inList) continue;
+    if (inStories && !/^\s*-/.test(line)) {
+      const col = /^\s*/.exec(line)![0].length;
+      if (storyCol < 0) storyCol = col;
+      const kv = col === storyCol ? LINE_KV.exec(line) : null;
+      if (kv && !kv[4].trim() && listedStoryId(kv[3].trim())) {
+        const id = kv[3].trim();
+        const e: LedgerEntry = { key: id, kind: 'unknown', epic: -1, epicId: '', strict: false, shape: 'empty', raw: '', status: '', legacy: false, valid: false, line: i, keyLine: i, keyStart: line.indexOf(id), valueStart: line.length, valueEnd: line.length };
+        let inner = -1;
+        for (let j = i + 1; j < lines.length; j++) {
+          const l = lines[j];
+          if (!l.trim() || /^\s*#/.test(l)) continue;
+          const ind = /^\s*/.exec(l)![0].length;
+          if (ind <= col) break;
+          if (inner < 0) inner = ind;
+          const st = ind === inner ? LINE_KV.exec(l) : null;
+          if (st && /^status$/i.test(st[3].trim())) {
+            const v = valueSpan(l, st[4]);
+            Object.assign(e, { shape: 'mapping', raw: v.raw, status: v.raw, line: j, valueStart: v.start, valueEnd: v.end });
+            break;
+          }
+        }
+        if (!byKey.has(id)) order.push(id);
+        byKey.set(id, e);
+      }
+      continue;
+    }
     let m = LIST_ITEM.exec(line);
     let flow = false;
     if (!m && /^\s*-[ \t]+\{/.test(line)) {
