@@ -1442,7 +1442,10 @@ export function truthFor(repoDir) {
       };
       // A retrospective over several epics (`epics-1-8-retro-2026-04-07.md`, as BMAD's retrospective names its
       // `epic-{N}-retro-{date}.md`): no story 1.8 (shotcowboystyle/hyzer-app _bmad-output/implementation-artifacts/).
-      const retro = (b) => /^epics?[-_]\d+(?:[-_]\d+)*[-_]retro(?:spective)?(?:[-_.]|$)/i.test(b);
+      const retro = (b) => /^epics?[-_]\d+(?:[-_]\d+)*[-_]retro(?:spective)?(?:[-_.]|$)/i.test(b)
+        // (and a review or report named by a document's word before the story's numbers, `review-15-1-findings.md`,
+        // titled `# Story 15.1 Code Review — …`: shotcowboystyle/hyzer-app _bmad-output/implementation-artifacts/)
+        || /^(?:reviews?|report|validation|handoff)[-_]\d/i.test(b);
       const named = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && !NOTE_NAME.test(path.basename(f)) && !dated(path.basename(f)) && !retro(path.basename(f)) && !span(path.basename(f)) && !several(f) && (storyId(idOfFileName(path.basename(f)).id) || level1(path.basename(f)) || inEpic(f) || oneSeries(f) || oneNumber(f) || epicOne(f) || wordEpic(f) || fmNamed(f) || gamePack(f)) && !epicDocument(f) && !noStory(f));
       const fileId = (f) => epicFolderId(f) ?? idOfFileName(path.basename(f)).id;
       // Files sharing one story number (`1-1-initialize-monorepo.md`, `STORY-1-1-COMPLETION.md`): when

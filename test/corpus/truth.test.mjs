@@ -645,3 +645,12 @@ test('session 38c: a ledger whose `stories:` mapping is keyed by story ids ("1.1
   const s = truthFor(dir).projects[0].stories;
   assert.deepEqual(s.map((x) => [x.ledgerStatus, x.fileStatus, x.drift]), [['done', 'ready-for-dev', true]]);
 });
+
+test('session 38c: a review named by a document\'s word before a story\'s numbers (`review-1-1-findings.md`) is no story', () => {
+  const dir = project({
+    '_bmad/bmm/config.yaml': 'output_folder: _bmad-output\n',
+    '_bmad-output/implementation-artifacts/1-1-lantern.md': story('Status: done'),
+    '_bmad-output/implementation-artifacts/review-1-1-findings.md': '# Story 1.1 Code Review — Lantern\n\n## Summary\n\nShip it.\n',
+  });
+  assert.deepEqual(truthFor(dir).projects[0].stories.map((s) => s.file), ['_bmad-output/implementation-artifacts/1-1-lantern.md']);
+});

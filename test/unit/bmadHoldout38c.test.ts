@@ -63,3 +63,19 @@ test('a ledger whose `stories:` mapping is keyed by the stories\' ids (`"1.1":` 
     assert.deepEqual(wick?.problems, []);
   });
 });
+
+test('a review named by a document\'s word before a story\'s numbers (`review-1-1-findings.md`) is no story: never listed, never offered by next', () => {
+  const story = (n: number, status: string) => `# Story 1.${n}: Lamp ${n}\n\nStatus: ${status}\n\n## Story\n\nAs a keeper, I want lamp ${n}, so that ships see.\n`;
+  inProject({
+    '_bmad/bmm/config.yaml': 'output_folder: _bmad-output\n',
+    '_bmad-output/implementation-artifacts/sprint-status.yaml': 'development_status:\n  epic-1: in-progress\n  1-1-lamp-one: done\n  1-2-lamp-two: backlog\n',
+    '_bmad-output/implementation-artifacts/1-1-lamp-one.md': story(1, 'done'),
+    '_bmad-output/implementation-artifacts/review-1-1-findings.md': '# Story 1.1 Code Review — Lamp one\n\n**Reviewer:** a subagent\n\n## Summary\n\nShip it.\n',
+    '_bmad-output/implementation-artifacts/report-1-1.md': '# Story 1.1 Test Report\n\nAll green.\n',
+  }, (root) => {
+    const keys = listed(json(root, 'sprint')).map((s) => s.key).sort();
+    assert.deepEqual(keys, ['1-1-lamp-one', '1-2-lamp-two'], JSON.stringify(keys));
+    const n = JSON.stringify(json(root, 'next'));
+    assert.ok(!/review-1-1|report-1-1/.test(n), n);
+  });
+});

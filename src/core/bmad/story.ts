@@ -197,6 +197,10 @@ function keyFromName(base: string, epicIds: Iterable<string> | undefined): Named
     const story = module[3].replace(/^0+(?=\d)/, '').toLowerCase();
     return { key: `${epicId}-${story}-${(module[4] ?? 'story').toLowerCase()}`, epic: Number(module[2]), epicId, story, v4: false };
   }
+  // `review-15-1-findings.md`, `report-2-3.md`: a document's word, then a story's numbers: a review or report
+  // about story 15.1 (titled `# Story 15.1 Code Review — …`), not story 1 of an epic `review-15`, unless the ledger declares it.
+  const doc = /^(?:reviews?|report|validation|handoff)[-_]\d/i.test(bare) ? bare.toLowerCase() : undefined;
+  if (doc && !(epicIds !== undefined && [...epicIds].some((id) => doc.startsWith(`${id.toLowerCase()}-`)))) return undefined;
   const c = classifyStoryKey(bare.slice(0, -3), epicIds);
   if (c) return { key, epic: c.epic, epicId: c.epicId, story: c.story!, v4: false };
   const spelled = epicSpelledName(base);
