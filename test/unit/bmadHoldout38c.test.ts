@@ -79,3 +79,21 @@ test('a review named by a document\'s word before a story\'s numbers (`review-1-
     assert.ok(!/review-1-1|report-1-1/.test(n), n);
   });
 });
+
+test('a series\' epic written series first and closed by its own retrospective (`lt-epic-001` … `lt-epic-001-retrospective`) is an epic holding the stories between, numbered across epics', () => {
+  const story = (id: string, status: string) => `# Story ${id}: Lamp\n\nStatus: ${status}\n\n## Story\n\nAs a keeper, I want a lamp, so that ships see.\n`;
+  inProject({
+    '_bmad/bmm/config.yaml': 'output_folder: _bmad-output\n',
+    '_bmad-output/implementation-artifacts/sprint-status.yaml': 'development_status:\n  lt-epic-001: done\n  lt-001-lantern-glass: done\n  lt-002-wick-holder: done\n  lt-epic-001-retrospective: done\n\n  lt-epic-002: in-progress\n  lt-003-beam-sweep: review\n  lt-004-fog-horn: ready-for-dev\n  lt-epic-002-retrospective: optional\n',
+    '_bmad-output/implementation-artifacts/lt-001-lantern-glass.md': story('LT-001', 'done'),
+    '_bmad-output/implementation-artifacts/lt-003-beam-sweep.md': story('LT-003', 'review'),
+  }, (root) => {
+    const s = json(root, 'sprint') as { epics: { id: string; status: string | null; stories: Listed[] }[] };
+    assert.deepEqual(s.epics.map((e) => [e.id, e.status, e.stories.map((x) => x.key)]), [
+      ['lt-001', 'done', ['lt-001-lantern-glass', 'lt-002-wick-holder']],
+      ['lt-002', 'in-progress', ['lt-003-beam-sweep', 'lt-004-fog-horn']],
+    ], JSON.stringify(s.epics));
+    const v = json(root, 'validate') as { problems: Problem[] };
+    assert.ok(!v.problems.some((p) => p.code === 'ledger-unknown-key' && p.severity !== 'info'), JSON.stringify(v.problems));
+  });
+});

@@ -985,7 +985,9 @@ function classifyEntries(entries: LedgerEntry[]): void {
   const seriesEpics = new Set<string>();
   for (const e of entries) {
     const sf = seriesFirst(e.key);
-    if (sf && !sf.retro && numbersStories(sf.id)) seriesEpics.add(sf.id);
+    // (`etr-epic-001` … `etr-epic-001-retrospective`, the series' stories numbered across its epics between
+    // them, `etr-006-ocean-tokens`: the epic closed by its own retrospective, as `epic-core-auth` is.)
+    if (sf && !sf.retro && (numbersStories(sf.id) || lowerKeys.has(`${e.key.toLowerCase()}-retrospective`) || lowerKeys.has(`${e.key.toLowerCase()}-retro`))) seriesEpics.add(sf.id);
   }
   for (const id of seriesEpics) epicIds.add(id);
   const titled = titledEpics(entries, wordEpics);
