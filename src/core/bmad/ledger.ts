@@ -809,7 +809,8 @@ function readStoryLists(lines: string[], ledger: Ledger): void {
       const col = /^\s*/.exec(line)![0].length;
       if (storyCol < 0) storyCol = col;
       const kv = col === storyCol ? LINE_KV.exec(line) : null;
-      if (kv && !kv[4].trim() && listedStoryId(kv[3].trim())) {
+      // (Keyed by the dotted number only, `"1.1":`: a map keyed by slugs, `8-1-slug:`, stays another tool's format.)
+      if (kv && !kv[4].trim() && /^\d{1,3}[a-z]?\.\d{1,3}[a-z]?$/i.test(kv[3].trim())) {
         const id = kv[3].trim();
         const e: LedgerEntry = { key: id, kind: 'unknown', epic: -1, epicId: '', strict: false, shape: 'empty', raw: '', status: '', legacy: false, valid: false, line: i, keyLine: i, keyStart: line.indexOf(id), valueStart: line.length, valueEnd: line.length };
         let inner = -1;
@@ -983,11 +984,14 @@ function classifyEntries(entries: LedgerEntry[]): void {
     return m ? { id: `${m[1]}-${m[2]}`.toLowerCase(), retro: m[3] !== undefined } : undefined;
   };
   const seriesEpics = new Set<string>();
+  // (A series' own stories: keys numbered right after its word, `etr-006-…`.)
+  const ownStories = (series: string) => entries.some((x) => x.key.toLowerCase().startsWith(`${series}-`) && /^\d/.test(x.key.slice(series.length + 1)));
   for (const e of entries) {
     const sf = seriesFirst(e.key);
-    // (`etr-epic-001` … `etr-epic-001-retrospective`, the series' stories numbered across its epics between
-    // them, `etr-006-ocean-tokens`: the epic closed by its own retrospective, as `epic-core-auth` is.)
-    if (sf && !sf.retro && (numbersStories(sf.id) || lowerKeys.has(`${e.key.toLowerCase()}-retrospective`) || lowerKeys.has(`${e.key.toLowerCase()}-retro`))) seriesEpics.add(sf.id);
+    // (`etr-epic-001` … `etr-epic-001-retrospective`, the series' own stories numbered across its epics between
+    // them, `etr-006-ocean-tokens`: the epic closed by its own retrospective, as `epic-core-auth` is; `supp-epic-1`
+    // above `se1-1-…` is read by the rules for stories named otherwise.)
+    if (sf && !sf.retro && (numbersStories(sf.id) || ((lowerKeys.has(`${e.key.toLowerCase()}-retrospective`) || lowerKeys.has(`${e.key.toLowerCase()}-retro`)) && ownStories(sf.id.replace(/-[^-]+$/, ''))))) seriesEpics.add(sf.id);
   }
   for (const id of seriesEpics) epicIds.add(id);
   const titled = titledEpics(entries, wordEpics);
