@@ -103,6 +103,15 @@ function resolveDeclared(root, value) {
     // {output_folder}/x — resolved by the caller when it knows output_folder
     return { pending: v };
   }
+  // A folder named by the absolute path of the machine BMAD was installed on (`F:/Lastking/_bmad-output`,
+  // `/home/ana/game/_bmad-output`; skyoxu/lastking _bmad/bmgd/config.yaml:8) and not here: the same folder
+  // in this checkout, from the first of its segments that is a folder of the root.
+  const raw = value.trim();
+  if ((/^[a-z]:[\\/]/i.test(raw) || path.isAbsolute(raw)) && !isDir(raw)) {
+    const segs = raw.replace(/^[a-z]:/i, '').split(/[\\/]+/).filter((x) => x && x !== '.' && x !== '..');
+    const i = segs.findIndex((x) => isDir(path.resolve(root, x)));
+    if (i >= 0) return path.resolve(root, ...segs.slice(i));
+  }
   return path.resolve(root, v || '.');
 }
 
@@ -504,6 +513,11 @@ function listedStatuses(data) {
   // thecontstruct/ai-memory _bmad-output/planning-artifacts/sprint-status.yaml:32-45): each epic's items.
   for (const [k, v] of Object.entries(isMap(data.stories) ? data.stories : {})) if (/^epic[-_]?\d+[a-z]?$/i.test(k) && Array.isArray(v)) lists.push(v);
   const out = {};
+  // A `stories:` mapping keyed by the stories' ids, each with its `status:` (`"1.1": {title, status, epic}`:
+  // a team's generated ledger, shotcowboystyle/hyzer-app _bmad-output/implementation-artifacts/sprint-status.yaml:15-19).
+  if (isMap(data.stories)) {
+    for (const [id, v] of Object.entries(data.stories)) if (/^\d+[a-z]?\.\d+[a-z]?$/i.test(id) && isMap(v) && v.status != null) out[id] = v.status;
+  }
   for (const list of lists) {
     for (const item of list) {
       const id = typeof item === 'string' ? item : isMap(item) ? item.story_id ?? item.story_key ?? item.id ?? item.key ?? item.story : null;
@@ -659,7 +673,8 @@ function frontmatter(text) {
   if (!/^---\r?\n/.test(text)) return null;
   const end = text.search(/\r?\n---\s*(\r?\n|$)/);
   if (end < 0) return null;
-  const body = text.slice(text.indexOf('\n') + 1, end + 1);
+  // (Up to the line break before `---`, whole: a CRLF file's `\r` alone after a quoted value is no YAML's.)
+  const body = `${text.slice(text.indexOf('\n') + 1, end)}\n`;
   try {
     const y = parseYaml(body);
     return y && typeof y === 'object' && !Array.isArray(y) ? y : null;
@@ -1089,7 +1104,7 @@ export function frontmatterBroken(text) {
   const end = text.search(/\r?\n---\s*(\r?\n|$)/);
   if (end < 0) return false;
   try {
-    parseYaml(text.slice(text.indexOf('\n') + 1, end + 1));
+    parseYaml(`${text.slice(text.indexOf('\n') + 1, end)}\n`);
     return false;
   } catch {
     return true;
@@ -1420,7 +1435,27 @@ export function truthFor(repoDir) {
       // A story its frontmatter alone names (`story: GRD-E-01` beside `status:`, a story's content), its file
       // name giving no number: that story, as a reader of the folder takes it.
       const fmNamed = (f) => idOfFileName(path.basename(f)).id.length < 2 && !!frontmatterStoryId(readText(f) ?? '');
-      const named = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && !NOTE_NAME.test(path.basename(f)) && !dated(path.basename(f)) && !span(path.basename(f)) && !several(f) && (storyId(idOfFileName(path.basename(f)).id) || level1(path.basename(f)) || inEpic(f) || oneSeries(f) || oneNumber(f) || epicOne(f) || wordEpic(f) || fmNamed(f)) && !epicDocument(f) && !noStory(f));
+      // BMAD's 2D game packs' story (`stories/{epic_name}/{story_id}-{story_name}.md`, story ids "EPIC-XXX"):
+      // `# Story: {title}` and under it `**Story ID:** UI-001` (the v2 template) or `**ID**: UI-001` (the first),
+      // the id the file is named by (McCrossin/Phaser-Game-Template docs/stories/template-migration/).
+      const gamePack = (f) => {
+        const m = /^([a-z]{2,8})-(\d{1,4})-[a-z][a-z0-9]*(?:-[a-z0-9]+)*\.md$/i.exec(path.basename(f));
+        if (!m) return false;
+        const lines = (readText(f) ?? '').slice(0, 3000).split(/\r?\n/);
+        const h = lines.findIndex((l) => /^#\s/.test(l));
+        if (h < 0 || !/^#\s+story\s*:\s*\S/i.test(lines[h])) return false;
+        return lines.slice(h + 1, h + 15).some((l) => {
+          const id = /^\s*(?:\*\*)?(?:story\s+)?id(?:\*\*)?\s*:\s*(?:\*\*)?\s*([a-z]{2,8})-(\d{1,4})\b/i.exec(l);
+          return !!id && id[1].toLowerCase() === m[1].toLowerCase() && Number(id[2]) === Number(m[2]);
+        });
+      };
+      // A retrospective over several epics (`epics-1-8-retro-2026-04-07.md`, as BMAD's retrospective names its
+      // `epic-{N}-retro-{date}.md`): no story 1.8 (shotcowboystyle/hyzer-app _bmad-output/implementation-artifacts/).
+      const retro = (b) => /^epics?[-_]\d+(?:[-_]\d+)*[-_]retro(?:spective)?(?:[-_.]|$)/i.test(b)
+        // (and a review or report named by a document's word before the story's numbers, `review-15-1-findings.md`,
+        // titled `# Story 15.1 Code Review — …`: shotcowboystyle/hyzer-app _bmad-output/implementation-artifacts/)
+        || /^(?:reviews?|report|validation|handoff)[-_]\d/i.test(b);
+      const named = storyFileIndex(dirs).filter((f) => !RETIRED.test(rel(repo, f)) && !NOTE_NAME.test(path.basename(f)) && !dated(path.basename(f)) && !retro(path.basename(f)) && !span(path.basename(f)) && !several(f) && (storyId(idOfFileName(path.basename(f)).id) || level1(path.basename(f)) || inEpic(f) || oneSeries(f) || oneNumber(f) || epicOne(f) || wordEpic(f) || fmNamed(f) || gamePack(f)) && !epicDocument(f) && !noStory(f));
       const fileId = (f) => epicFolderId(f) ?? idOfFileName(path.basename(f)).id;
       // Files sharing one story number (`1-1-initialize-monorepo.md`, `STORY-1-1-COMPLETION.md`): when
       // exactly one of them holds the story itself (BMAD's story template: a `## Story` section, the

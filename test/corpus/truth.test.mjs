@@ -632,3 +632,54 @@ test('session 38: a ledger keeping one list per epic under `stories:` (`epic_1: 
     ['2.1', s[1].ledgerStatus, null, false],
   ]);
 });
+
+test('session 38c: a 2D game pack story (`UI-001-slug.md`, `# Story: title`, its id line naming the same id) is a story; a note named by the id is not', () => {
+  const game = (title, idLine) => `# Story: ${title}\n\n${idLine}  \n**Epic:** Harbour Lights\n\n## Description\n\nA lamp.\n`;
+  const dir = project({
+    '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\n',
+    'docs/stories/harbour/LAMP-001-lantern.md': game('Lantern', '**Story ID:** LAMP-001'),
+    'docs/stories/harbour/LAMP-002-beam.md': game('Beam', '**ID**: LAMP-002'),
+    'docs/stories/harbour/LAMP-003-fog.md': game('Fog', '**ID**: LAMP-009'),
+    'docs/stories/harbour/LAMP-001-COMPLETION-SUMMARY.md': '# LAMP-001 Completion Summary\n',
+  });
+  const p = truthFor(dir).projects[0];
+  assert.deepEqual(p.stories.map((s) => s.file).sort(), ['docs/stories/harbour/LAMP-001-lantern.md', 'docs/stories/harbour/LAMP-002-beam.md']);
+});
+
+test('session 38c: a retrospective over several epics (`epics-1-8-retro-{date}.md`) is no story', () => {
+  const dir = project({
+    '_bmad/bmm/config.yaml': 'output_folder: _bmad-output\n',
+    '_bmad-output/implementation-artifacts/1-1-lantern.md': story('Status: done'),
+    '_bmad-output/implementation-artifacts/epics-1-8-retro-2026-04-07.md': '# Retrospective — Epics 1–8\n',
+  });
+  assert.deepEqual(truthFor(dir).projects[0].stories.map((s) => s.file), ['_bmad-output/implementation-artifacts/1-1-lantern.md']);
+});
+
+test('session 38c: folders named by another machine\'s absolute path are read in this checkout; a CRLF frontmatter ending in a quoted value is YAML', () => {
+  const dir = project({
+    '_bmad/bmm/config.yaml': "output_folder: 'F:/Lighthouse/_bmad-output'\n",
+    '_bmad-output/game-architecture.md': "---\r\n\r\ntitle: 'Game Architecture'\r\nstepsCompleted: [1, 2]\r\nplatform: 'Windows (Steam)'\r\n---\r\n\r\n# Game Architecture\r\n",
+  });
+  const p = truthFor(dir).projects[0];
+  assert.deepEqual(p.artifacts.map((a) => a.file), ['_bmad-output/game-architecture.md']);
+  assert.deepEqual(p.broken, []);
+});
+
+test('session 38c: a ledger whose `stories:` mapping is keyed by story ids ("1.1": {status}) lists those stories', () => {
+  const dir = project({
+    '_bmad/bmm/config.yaml': 'output_folder: _bmad-output\n',
+    '_bmad-output/implementation-artifacts/sprint-status.yaml': 'stories:\n  "1.1":\n    title: "Lantern"\n    status: done\n    epic: 1\n',
+    '_bmad-output/implementation-artifacts/1-1-lantern.md': story('Status: ready-for-dev'),
+  });
+  const s = truthFor(dir).projects[0].stories;
+  assert.deepEqual(s.map((x) => [x.ledgerStatus, x.fileStatus, x.drift]), [['done', 'ready-for-dev', true]]);
+});
+
+test('session 38c: a review named by a document\'s word before a story\'s numbers (`review-1-1-findings.md`) is no story', () => {
+  const dir = project({
+    '_bmad/bmm/config.yaml': 'output_folder: _bmad-output\n',
+    '_bmad-output/implementation-artifacts/1-1-lantern.md': story('Status: done'),
+    '_bmad-output/implementation-artifacts/review-1-1-findings.md': '# Story 1.1 Code Review — Lantern\n\n## Summary\n\nShip it.\n',
+  });
+  assert.deepEqual(truthFor(dir).projects[0].stories.map((s) => s.file), ['_bmad-output/implementation-artifacts/1-1-lantern.md']);
+});

@@ -367,6 +367,23 @@ export function expandVars(value: string, vars: Record<string, string>, root: st
   return out;
 }
 
+/**
+ * A folder the config names by an absolute path of the machine it was installed on (`F:/Lastking/_bmad-output`,
+ * `/home/ana/game/_bmad-output/stories`: the installer writes the folder it ran in, and the config was
+ * committed from there) that is not here: the same folder in this project, read from the first of its
+ * segments that is a folder of the root (`_bmad-output/stories`). Any other path as toAbs reads it.
+ */
+function configuredPath(root: string, p: string): string {
+  const abs = toAbs(root, p);
+  if (!(/^[A-Za-z]:[\\/]/.test(p) || path.isAbsolute(p)) || isDirectory(abs)) return abs;
+  // (A folder of this project not made yet, `{root}/_bmad-output/stories`, is this project's.)
+  const rel = path.isAbsolute(p) ? path.relative(root, abs) : '..';
+  if (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel)) return abs;
+  const segs = p.replace(/^[A-Za-z]:/, '').split(/[\\/]+/).filter((x) => x && x !== '.' && x !== '..');
+  for (let i = 0; i < segs.length; i++) if (isDirectory(path.join(root, segs[i]))) return path.join(root, ...segs.slice(i));
+  return abs;
+}
+
 function toAbs(root: string, p: string): string {
   const cleaned = p.replace(/^\.\//, '');
   return path.isAbsolute(cleaned) ? path.normalize(cleaned) : path.resolve(root, cleaned);
@@ -509,7 +526,7 @@ export function loadBmadConfig(root: string, opts?: { installDir?: string; outpu
   const alpha = layout === 'alpha' || layout === 'v6-beta' || (installDir !== undefined && (path.basename(installDir) === 'bmad' || path.basename(installDir) === '.bmad'));
   if (vars.output_folder === undefined) vars.output_folder = opts?.outputDir && !alpha && layout !== 'v4' ? opts.outputDir : alpha || layout === 'v4' ? 'docs' : '_bmad-output';
   for (let pass = 0; pass < 3; pass++) for (const k of Object.keys(vars)) vars[k] = expandVars(vars[k], vars, absRoot);
-  const pathVar = (v: string | undefined) => (v === undefined || v.includes('{') ? undefined : toAbs(absRoot, v));
+  const pathVar = (v: string | undefined) => (v === undefined || v.includes('{') ? undefined : configuredPath(absRoot, v));
   // A value the config declares, written from the folder above the install's (`docs/stories` in a
   // `docs/.bmad-core` install: the agent ran in the repository's root): read there when it names
   // this folder and exists only so. Never leaves the project's folder.

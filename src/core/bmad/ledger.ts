@@ -795,8 +795,11 @@ function readStoryLists(lines: string[], ledger: Ledger): void {
   // docs/sprint-status.yaml:32-52), only the items of an epic's `stories:` list are stories.
   let inEpics = false;
   // Under `stories:` at the margin, one list per epic (`epic_1:` / `epic-1:` holding `- id: "1.1"` items
-  // with their `status:`, a team's sprint plan): each epic's list items are stories too.
+  // with their `status:`, a team's sprint plan): each epic's list items are stories too. Or a mapping
+  // keyed by the stories' ids (`"1.1":` over its `title:`, `status:`, `epic:`: a team's generated
+  // ledger), at the column of its keys (storyCol): each key there is a story, its `status:` below it.
   let inStories = false;
+  let storyCol = -1;
   const byKey = new Map<string, LedgerEntry>();
   const order: string[] = [];
   for (let i = 0; i < lines.length; i++) {
@@ -804,11 +807,39 @@ function readStoryLists(lines: string[], ledger: Ledger): void {
     if (!line.trim() || /^\s*#/.test(line)) continue;
     if (!/^\s/.test(line)) {
       inEpics = /^epics[ \t]*:[ \t]*(?:#.*)?$/.test(line);
-      inStories = /^stories[ \t]*:[ \t]*(?:#.*)?$/.test(line);
       inList = inEpics || /^(?:sprints?|stories)[ \t]*:[ \t]*(?:#.*)?$/.test(line);
+      inStories = /^stories[ \t]*:[ \t]*(?:#.*)?$/.test(line);
+      storyCol = -1;
       continue;
     }
     if (!inList) continue;
+    if (inStories && !/^\s*-/.test(line)) {
+      const col = /^\s*/.exec(line)![0].length;
+      if (storyCol < 0) storyCol = col;
+      const kv = col === storyCol ? LINE_KV.exec(line) : null;
+      // (Keyed by the dotted number only, `"1.1":`: a map keyed by slugs, `8-1-slug:`, stays another tool's format.)
+      if (kv && !kv[4].trim() && /^\d{1,3}[a-z]?\.\d{1,3}[a-z]?$/i.test(kv[3].trim())) {
+        const id = kv[3].trim();
+        const e: LedgerEntry = { key: id, kind: 'unknown', epic: -1, epicId: '', strict: false, shape: 'empty', raw: '', status: '', legacy: false, valid: false, line: i, keyLine: i, keyStart: line.indexOf(id), valueStart: line.length, valueEnd: line.length };
+        let inner = -1;
+        for (let j = i + 1; j < lines.length; j++) {
+          const l = lines[j];
+          if (!l.trim() || /^\s*#/.test(l)) continue;
+          const ind = /^\s*/.exec(l)![0].length;
+          if (ind <= col) break;
+          if (inner < 0) inner = ind;
+          const st = ind === inner ? LINE_KV.exec(l) : null;
+          if (st && /^status$/i.test(st[3].trim())) {
+            const v = valueSpan(l, st[4]);
+            Object.assign(e, { shape: 'mapping', raw: v.raw, status: v.raw, line: j, valueStart: v.start, valueEnd: v.end });
+            break;
+          }
+        }
+        if (!byKey.has(id)) order.push(id);
+        byKey.set(id, e);
+      }
+      continue;
+    }
     let m = LIST_ITEM.exec(line);
     let flow = false;
     if (!m && /^\s*-[ \t]+\{/.test(line)) {
@@ -981,9 +1012,14 @@ function classifyEntries(entries: LedgerEntry[]): void {
     return m ? { id: `${m[1]}-${m[2]}`.toLowerCase(), retro: m[3] !== undefined } : undefined;
   };
   const seriesEpics = new Set<string>();
+  // (A series' own stories: keys numbered right after its word, `etr-006-…`.)
+  const ownStories = (series: string) => entries.some((x) => x.key.toLowerCase().startsWith(`${series}-`) && /^\d/.test(x.key.slice(series.length + 1)));
   for (const e of entries) {
     const sf = seriesFirst(e.key);
-    if (sf && !sf.retro && numbersStories(sf.id)) seriesEpics.add(sf.id);
+    // (`etr-epic-001` … `etr-epic-001-retrospective`, the series' own stories numbered across its epics between
+    // them, `etr-006-ocean-tokens`: the epic closed by its own retrospective, as `epic-core-auth` is; `supp-epic-1`
+    // above `se1-1-…` is read by the rules for stories named otherwise.)
+    if (sf && !sf.retro && (numbersStories(sf.id) || ((lowerKeys.has(`${e.key.toLowerCase()}-retrospective`) || lowerKeys.has(`${e.key.toLowerCase()}-retro`)) && ownStories(sf.id.replace(/-[^-]+$/, ''))))) seriesEpics.add(sf.id);
   }
   for (const id of seriesEpics) epicIds.add(id);
   const titled = titledEpics(entries, wordEpics);

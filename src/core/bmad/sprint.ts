@@ -9,7 +9,7 @@ import { realOrResolved, relStaysInside } from '../store/safePath';
 import type { Problem } from '../types';
 import { entryPath, findBmadProjects, loadBmadConfig, normalDir, OLD_COPY_DIR, projectPath, RETIRED_DIR, type BmadConfig } from './config';
 import { listsStories, listsWork, normEpicId, parseLedger, readAsStoryOfNoEpic, type Ledger } from './ledger';
-import { EPIC_STORY_NAME, isStoryStatusWord, keyBeforeSlug, ONE_NUMBER_NAME, parseStory, seriesIdOf, withNoEpic, storyKeyFromEpicFolder, storyKeyFromName, withoutStoryPrefix, type StoryFile } from './story';
+import { EPIC_STORY_NAME, GAME_STORY_NAME, isStoryStatusWord, keyBeforeSlug, ONE_NUMBER_NAME, parseStory, seriesIdOf, withNoEpic, storyKeyFromEpicFolder, storyKeyFromName, withoutStoryPrefix, type StoryFile } from './story';
 import { parseEpics, type PlannedEpic } from './epics';
 import { parseGateDecision, parseQaGate, type StoryGate } from './qaGates';
 import { buildSprint, FM_NONE, ledgerCoverage, patchStoryFiles, storyFileIdentity, type SprintModel, type SprintStory } from './drift';
@@ -446,7 +446,7 @@ function storyFilesIn(dir: string, depth: number, out: Map<string, string>, keys
     // (`epic-01/story-02-contracts.md`: numbered within the epic its folder names: storyKeyFromEpicFolder.)
     // (`STORY-001.md`: with no ledger listing stories, a story of no epic when its content says so: isStoryParse.)
     // (Any other name: a story when its frontmatter names its id beside a status: parseFrontmatterStory.)
-    if (!(storyKeyFromName(name) || namesKey(name.slice(0, -3).replace(/\.story$/i, ''), keys, slugKeys) || numberedUnder(name, epicIds) || storyKeyFromEpicFolder(p) || (keys.size === 0 && ONE_NUMBER_NAME.test(name)) || EPIC_STORY_NAME.test(name))) {
+    if (!(storyKeyFromName(name) || namesKey(name.slice(0, -3).replace(/\.story$/i, ''), keys, slugKeys) || numberedUnder(name, epicIds) || storyKeyFromEpicFolder(p) || (keys.size === 0 && (ONE_NUMBER_NAME.test(name) || GAME_STORY_NAME.test(name))) || EPIC_STORY_NAME.test(name))) {
       others.add(p);
       return;
     }
@@ -664,6 +664,8 @@ function isStoryParse(p: string, s: StoryFile | undefined, epicIds: readonly str
   if (s.epicTitle) return false;
   // (`STORY-001.md` with no ledger listing stories: numbered with no epic, a story when titled by its number and holding a user story: oneNumberStory.)
   if (ledgerless && !s.noEpic && s.key === undefined && ONE_NUMBER_NAME.test(path.basename(p))) return false;
+  // (`UI-001-main-menu.md` with no ledger listing stories: a game pack's story when its content says so: gameStory.)
+  if (ledgerless && s.key === undefined && GAME_STORY_NAME.test(path.basename(p))) return false;
   // (`3.notes.md`: named by one number, a story only when its content says it is the epic's one story: epicStory.)
   if (s.key === undefined && EPIC_STORY_NAME.test(path.basename(p))) return false;
   // (`TD.10.checkpoint-persistence.md`: a one-number series id is a story by its content alone,

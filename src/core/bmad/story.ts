@@ -197,6 +197,10 @@ function keyFromName(base: string, epicIds: Iterable<string> | undefined): Named
     const story = module[3].replace(/^0+(?=\d)/, '').toLowerCase();
     return { key: `${epicId}-${story}-${(module[4] ?? 'story').toLowerCase()}`, epic: Number(module[2]), epicId, story, v4: false };
   }
+  // `review-15-1-findings.md`, `report-2-3.md`: a document's word, then a story's numbers: a review or report
+  // about story 15.1 (titled `# Story 15.1 Code Review — …`), not story 1 of an epic `review-15`, unless the ledger declares it.
+  const doc = /^(?:reviews?|report|validation|handoff)[-_]\d/i.test(bare) ? bare.toLowerCase() : undefined;
+  if (doc && !(epicIds !== undefined && [...epicIds].some((id) => doc.startsWith(`${id.toLowerCase()}-`)))) return undefined;
   const c = classifyStoryKey(bare.slice(0, -3), epicIds);
   if (c) return { key, epic: c.epic, epicId: c.epicId, story: c.story!, v4: false };
   const spelled = epicSpelledName(base);
@@ -356,6 +360,43 @@ function oneNumberStory(s: StoryFile, lines: readonly string[], start: number): 
     if (heading && Number(heading[1]) === n && USER_STORY.test(lines.join('\n'))) {
       s.noEpic = { key: base.slice(0, -3), story: String(n), titleLine: i };
       if (heading[2]) s.noEpic.title = ownCopy(plainTitle(heading[2]));
+    }
+    return;
+  }
+}
+
+/**
+ * BMAD's 2D game packs' story name, `{story_id}-{story_name}.md` under `stories/{epic_name}/`, its id a
+ * series' letters and number (`UI-001-main-menu.md`, `SETUP-001-initial-config.md`: "Format as EPIC-XXX").
+ */
+export const GAME_STORY_NAME = /^([a-z]{2,8})-(\d{1,4})-[a-z][a-z0-9]*(?:-[a-z0-9]+)*\.md$/i;
+/** The game story template's id line: `**Story ID:** UI-001` (v2), `**ID**: UI-001` (the pack's first template). */
+const GAME_ID_LINE = /^\s*(?:[-*]\s+)?(?:\*\*|__)?(?:Story[ \t]+)?ID(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*([a-z]{2,8})-(\d{1,4})\b/i;
+
+/**
+ * A file named as a game pack's story (GAME_STORY_NAME) is one when it says so as the pack's template
+ * writes it: its first heading `# Story: {title}` and, below it, an id line naming the file's own id.
+ * It is story N of the series its letters name (epic `ui`), keyed by its name. (The pack's template
+ * may state no status: the story is listed without one.)
+ */
+function gameStory(s: StoryFile, lines: readonly string[], start: number): void {
+  const m = GAME_STORY_NAME.exec(path.basename(s.file))!;
+  for (let i = start; i < Math.min(lines.length, start + 40); i++) {
+    if (!/^#\s/.test(lines[i])) continue;
+    const t = UNNUMBERED_TITLE.exec(lines[i].replace(/^\uFEFF/, ''));
+    if (!t) return;
+    for (let j = i + 1; j < Math.min(lines.length, i + 15); j++) {
+      const id = GAME_ID_LINE.exec(lines[j]);
+      if (!id) continue;
+      if (id[1].toLowerCase() !== m[1].toLowerCase() || Number(id[2]) !== Number(m[2])) return;
+      s.key = path.basename(s.file).slice(0, -3);
+      s.epicId = m[1].toLowerCase();
+      s.epic = epicNumber(s.epicId);
+      s.story = String(Number(m[2]));
+      s.title = ownCopy(plainTitle(t[1]));
+      s.titleLine = i;
+      delete s.epicTitle;
+      return;
     }
     return;
   }
@@ -710,6 +751,8 @@ export function parseStory(file: string, text: string, opts?: { taskTexts?: 'all
   // (spec-kit's `tasks.md`: its boxes are the story's tasks; its status is the ledger's.)
   if (opts?.taskList) return { file, key: s.key, epic: s.epic, epicId: s.epicId, story: s.story, tasks: s.tasks, hasFileList: false, hasChangeLog: false, hasDevAgentRecord: false, eol, taskList: true };
   if (!named && ONE_NUMBER_NAME.test(path.basename(file))) oneNumberStory(s, lines, start);
+  // (`UI-001-main-menu.md` titled `# Story: Main Menu` over `**Story ID:** UI-001`: a game pack's story.)
+  if (!named && GAME_STORY_NAME.test(path.basename(file))) gameStory(s, lines, start);
   // (`2.feedback-layer.md` titled `# Story 2 — …`, `**Epic:** 2`: the epic's one story.)
   if (!named && EPIC_STORY_NAME.test(path.basename(file))) epicStory(s, lines, start);
   // No `# Story` heading: the frontmatter's `title: "5.4 Agent Handoff"` (`Story 2.9 — …`, BMAD
