@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { inProject } from './fileHelpers';
-import { cliJson as json } from './holdoutHelpers';
+import { cliJson as json, quickSpecInstall } from './holdoutHelpers';
 
 type Problem = { file: string; severity: string; code: string };
 
@@ -85,16 +85,6 @@ test('a document routed to every workflow (`workflow: any`, no step key) is no w
   });
 });
 
-const quickSpecInstall: Record<string, string> = {
-    '_bmad/bmm/config.yaml': 'project_name: lantern\noutput_folder: "{project-root}/_bmad-output"\nimplementation_artifacts: "{project-root}/_bmad-output/implementation-artifacts"\nplanning_artifacts: "{project-root}/_bmad-output/planning-artifacts"\n',
-    '_bmad/_config/skill-manifest.csv': 'canonicalId,name,description,module,path,install_to_bmad\n"bmad-quick-spec","bmad-quick-spec","Writes a short spec.","bmm","_bmad/bmm/workflows/bmad-quick-flow/bmad-quick-spec/SKILL.md","true"\n',
-    '.claude/skills/bmad-quick-spec/SKILL.md': '---\nname: bmad-quick-spec\ndescription: Writes a short spec.\n---\nFollow workflow.md.\n',
-    '.claude/skills/bmad-quick-spec/workflow.md': '# Quick spec\n\nWrite `{implementation_artifacts}/tech-spec-{slug}.md`.\n',
-    '.claude/skills/bmad-quick-spec/steps/step-01-understand.md': "---\nwipFile: '{implementation_artifacts}/tech-spec-wip.md'\n---\n# Step 1\n\nWhen done, rename `{wipFile}` to `{implementation_artifacts}/tech-spec-{slug}.md`.\n",
-    '.claude/skills/bmad-quick-spec/steps/step-02-investigate.md': '# Step 2\n',
-    '.claude/skills/bmad-quick-spec/steps/step-03-generate.md': '# Step 3\n',
-    '.claude/skills/bmad-quick-spec/steps/step-04-review.md': '# Step 4\n',
-};
 
 test('a quick-flow tech spec tied to an epic (`epic: 3`) whose ledger marks that epic done is finished work: next never offers it; an open epic\'s spec still is', () => {
   const spec = (epic: number, slug: string) => `---\ntitle: 'Epic ${epic}: ${slug}'\nslug: '${slug}'\nepic: ${epic}\ncreated: '2026-03-01'\nstatus: 'ready-for-dev'\nstepsCompleted: [1, 2, 3, 4]\n---\n# Tech-Spec: ${slug}\n\n## Overview\n\nWhat changes.\n`;

@@ -60,3 +60,15 @@ export function sprintOfFiles(files: Record<string, string>, now: Date, prefix: 
     fs.rmSync(root, { recursive: true, force: true });
   }
 }
+
+/** A BMAD v6 skills install of quick-spec (its step-01 renames the WIP file to tech-spec-{slug}.md): the fixture of the tests of quick-spec's specs. */
+export const quickSpecInstall: Record<string, string> = {
+  '_bmad/bmm/config.yaml': 'project_name: lantern\noutput_folder: "{project-root}/_bmad-output"\nimplementation_artifacts: "{project-root}/_bmad-output/implementation-artifacts"\nplanning_artifacts: "{project-root}/_bmad-output/planning-artifacts"\n',
+  '_bmad/_config/skill-manifest.csv': 'canonicalId,name,description,module,path,install_to_bmad\n"bmad-quick-spec","bmad-quick-spec","Writes a short spec.","bmm","_bmad/bmm/workflows/bmad-quick-flow/bmad-quick-spec/SKILL.md","true"\n',
+  '.claude/skills/bmad-quick-spec/SKILL.md': '---\nname: bmad-quick-spec\ndescription: Writes a short spec.\n---\nFollow workflow.md.\n',
+  '.claude/skills/bmad-quick-spec/workflow.md': '# Quick spec\n\nWrite `{implementation_artifacts}/tech-spec-{slug}.md`.\n',
+  '.claude/skills/bmad-quick-spec/steps/step-01-understand.md': "---\nwipFile: '{implementation_artifacts}/tech-spec-wip.md'\n---\n# Step 1\n\nWhen done, rename `{wipFile}` to `{implementation_artifacts}/tech-spec-{slug}.md`.\n",
+  '.claude/skills/bmad-quick-spec/steps/step-02-investigate.md': '# Step 2\n',
+  '.claude/skills/bmad-quick-spec/steps/step-03-generate.md': '# Step 3\n',
+  '.claude/skills/bmad-quick-spec/steps/step-04-review.md': '# Step 4\n',
+};

@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createStateCore, loadProject, loadSprint, standingKey, workflowStanding, type ProjectView } from '../../src/core/index';
 import { workspace } from './fileHelpers';
-import { cliJson } from './holdoutHelpers';
+import { cliJson, quickSpecInstall } from './holdoutHelpers';
 
 const NOW = new Date('2026-04-20T12:00:00Z');
 
@@ -31,16 +31,6 @@ function withRoot(files: Record<string, string>, check: (root: string) => Promis
   return check(root).finally(() => fs.rmSync(root, { recursive: true, force: true }));
 }
 
-const quickSpecInstall: Record<string, string> = {
-  '_bmad/bmm/config.yaml': 'project_name: lantern\noutput_folder: "{project-root}/_bmad-output"\nimplementation_artifacts: "{project-root}/_bmad-output/implementation-artifacts"\nplanning_artifacts: "{project-root}/_bmad-output/planning-artifacts"\n',
-  '_bmad/_config/skill-manifest.csv': 'canonicalId,name,description,module,path,install_to_bmad\n"bmad-quick-spec","bmad-quick-spec","Writes a short spec.","bmm","_bmad/bmm/workflows/bmad-quick-flow/bmad-quick-spec/SKILL.md","true"\n',
-  '.claude/skills/bmad-quick-spec/SKILL.md': '---\nname: bmad-quick-spec\ndescription: Writes a short spec.\n---\nFollow workflow.md.\n',
-  '.claude/skills/bmad-quick-spec/workflow.md': '# Quick spec\n\nWrite `{implementation_artifacts}/tech-spec-{slug}.md`.\n',
-  '.claude/skills/bmad-quick-spec/steps/step-01-understand.md': "---\nwipFile: '{implementation_artifacts}/tech-spec-wip.md'\n---\n# Step 1\n\nWhen done, rename `{wipFile}` to `{implementation_artifacts}/tech-spec-{slug}.md`.\n",
-  '.claude/skills/bmad-quick-spec/steps/step-02-investigate.md': '# Step 2\n',
-  '.claude/skills/bmad-quick-spec/steps/step-03-generate.md': '# Step 3\n',
-  '.claude/skills/bmad-quick-spec/steps/step-04-review.md': '# Step 4\n',
-};
 
 const IA = '_bmad-output/implementation-artifacts';
 const spec = (slug: string, status: string, extra = '') => `---\ntitle: '${slug}'\nslug: '${slug}'\n${extra}created: '2026-03-01'\nstatus: '${status}'\nstepsCompleted: [1, 2]\n---\n# Tech-Spec: ${slug}\n\n## Overview\n\nWhat changes.\n`;
