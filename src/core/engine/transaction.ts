@@ -877,7 +877,7 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
       for (const [f, fd] of flush) flushes.push(fsyncFdAsync(fd, f));
       for (const [f, fd] of appended) flushes.push(fsyncFdAsync(fd, f));
       // While the disk flushes (on the thread pool), the observers whose work is no state run here
-      // (the events line: WriteObserver.duringFlush), and the model learns what landed.
+      // (the events line: WriteObserver.duringFlush); the model learns what landed once it is durable.
       if (early.length) {
         earlyOk = await run(early);
         dieAt('FLUSHING', 1);

@@ -387,6 +387,21 @@ export async function acquireFileLock(file: string, options: FileLockOptions = {
             return false;
           }
         };
+        /** The lock name is still this lock's (`ours`); false when it cannot be told. */
+        const stillOurs = (): boolean => {
+          try {
+            return ours();
+          } catch {
+            return false;
+          }
+        };
+        /** Its file once the lock name is gone (`unlinked`) or was not ours to remove. */
+        const settle = (unlinked: boolean): void => {
+          // A slot whose lock name was not ours (or could not be removed) may still be linked at a lock path: never written again.
+          if (!held) fs.closeSync(fd);
+          else if (unlinked) freeSlot(held);
+          else dropSlot(held);
+        };
         const release = (): void => {
           if (released) return;
           released = true;
@@ -399,10 +414,7 @@ export async function acquireFileLock(file: string, options: FileLockOptions = {
           } catch {
             // already gone (broken as stale by someone else): nothing to release
           } finally {
-            // A slot whose lock name was not ours may still be linked at a lock path: never written again.
-            if (!held) fs.closeSync(fd);
-            else if (unlinked) freeSlot(held);
-            else dropSlot(held);
+            settle(unlinked);
           }
         };
         return {
@@ -410,13 +422,7 @@ export async function acquireFileLock(file: string, options: FileLockOptions = {
           info,
           broken,
           assertHeld() {
-            let stillHeld: boolean;
-            try {
-              stillHeld = ours();
-            } catch {
-              stillHeld = false;
-            }
-            if (!stillHeld) {
+            if (!stillOurs()) {
               throw new WaymarkError(
                 'conflict',
                 `The lock on ${file} was broken by another process while this one was paused; nothing was written. Re-read the file and retry.`,
@@ -427,23 +433,11 @@ export async function acquireFileLock(file: string, options: FileLockOptions = {
           },
           releaseSoon() {
             if (released) return;
-            let mine: boolean;
-            try {
-              mine = ours();
-            } catch {
-              mine = false;
-            }
-            if (!mine) {
-              release();
-              return;
-            }
             released = true;
+            if (!stillOurs()) return settle(false);
             const done: Promise<void> = new Promise<void>((resolve) => {
               fs.unlink(lockPath, (e) => {
-                // A slot whose lock name could not be removed may still be linked there: never written again.
-                if (!held) fs.close(fd, () => undefined);
-                else if (!e) freeSlot(held);
-                else dropSlot(held);
+                settle(!e);
                 if (releasing.get(lockPath) === done) releasing.delete(lockPath);
                 resolve();
               });
