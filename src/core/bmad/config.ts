@@ -566,11 +566,11 @@ export const OLD_COPY_DIR = String.raw`_(?:old|backups?)\d*|(?:old|backups?)\d+|
 export const RETIRED_DIR = new RegExp(String.raw`^(_?archived?|archives|archive-v\d+|migration-v\d+-v\d+|old|outdated|deprecated|backups?|legacy|fixtures?|examples?|templates?|__tests__|([\w.-]+[-_])?_?(archived?|archives)([-_][\w.-]+)?|${OLD_COPY_DIR})$`, 'i');
 
 /**
- * True when a folder of `rel` (a path from the project's root, either separator) is one kept for
- * the record or for tests: work in it is history, not work to take up.
+ * The first folder of `rel` (a path from the project's root, either separator) kept for the record
+ * or for tests, if any: work in it is history, not work to take up.
  */
-export function inRetiredFolder(rel: string): boolean {
+export function retiredFolderOf(rel: string): string | undefined {
   const parts = rel.split(/[\\/]/);
-  for (let i = 0; i < parts.length - 1; i++) if (RETIRED_DIR.test(parts[i])) return true;
-  return false;
+  for (let i = 0; i < parts.length - 1; i++) if (RETIRED_DIR.test(parts[i])) return parts[i];
+  return undefined;
 }

@@ -14,7 +14,7 @@ export const UNLEDGERED_REASON = 'planned in the epics but not in sprint-status.
 import { identifiedNotInstalled } from '../bmad/identify';
 import { HELD, setAsideStatus } from '../bmad/story';
 import { quoted } from '../model/text';
-import { workflowStanding, type WorkflowStanding } from './standing';
+import { relOf, workflowStanding, type WorkflowStanding } from './standing';
 
 /** Where an item stands, for the board's columns. `dropped` is an archived workflow. */
 export type ItemState = 'todo' | 'in_progress' | 'review' | 'blocked' | 'done' | 'dropped';
@@ -135,12 +135,6 @@ function listOf(v: unknown): unknown[] {
   return Array.isArray(v) ? v : [v];
 }
 
-function relOf(root: string, file: string): string {
-  // The common case (a file under its root) without path.relative's normalising.
-  const prefix = root.endsWith(path.sep) ? root : root + path.sep;
-  const rel = file.startsWith(prefix) && !file.includes(`${path.sep}..`) ? file.slice(prefix.length) : path.relative(root, file);
-  return path.sep === '/' ? rel : rel.split(path.sep).join('/');
-}
 
 const zero: Range = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
 
@@ -282,9 +276,7 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
     // installed workflow) is not work to plan: never offered as ready, never counted as open.
     if (progressUntold(w)) continue;
     const id = idCount.get(w.workflow) === 1 && !byId.has(w.workflow) ? w.workflow : rel;
-    const standing = workflowStanding(w, sprints);
-    const item = workflowItem(w, id, rel, standing);
-    if (standing?.reason === 'epic-done') settledByEpic.add(item);
+    const item = workflowItem(w, id, rel, workflowStanding(w, sprints));
     items.push(item);
     byId.set(id, item);
     workflowItems.push({ w, item });
@@ -375,9 +367,6 @@ export function buildRegistry(workflows: readonly WorkflowState[], sprints: read
   return { items, byId, edges, prerequisites, dependents, problems, cycleEdges, cycles };
 }
 
-/** Items whose state is their epic's (standing.ts, `epic-done`): an edit of their file rebuilds the registry. */
-const settledByEpic = new WeakSet<ProjectItem>();
-
 /** The item of a workflow file, standing where the project reads it (`workflowStanding`: set aside or finished). */
 function workflowItem(w: WorkflowState, id: string, rel: string, standing: WorkflowStanding | undefined): ProjectItem {
   const data = w.data;
@@ -420,9 +409,10 @@ export function updateRegistry(reg: ProjectRegistry, changed: readonly { before:
     if (before.file !== after.file || graphShape(before) !== graphShape(after)) return undefined;
     if (progressUntold(after)) continue; // no item, before or after
     const old = byFile.get(after.file);
-    if (!old || old.kind !== 'workflow' || reg.byId.get(old.id) !== old || settledByEpic.has(old)) return undefined;
+    if (!old || old.kind !== 'workflow' || reg.byId.get(old.id) !== old) return undefined;
     if (reg.problems.some((p) => p.file === after.file)) return undefined;
-    // A BMAD document naming an epic may stand where its ledger's epic does: only a build reads the sprints.
+    // A BMAD document naming an epic may stand where its ledger's epic does (an item settled by its
+    // epic was built from such a `before`): only a build reads the sprints.
     if (namesEpic(before) || namesEpic(after)) return undefined;
     replaced.set(old.id, workflowItem(after, old.id, old.rel!, workflowStanding(after)));
   }

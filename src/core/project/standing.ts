@@ -8,7 +8,7 @@
 import * as path from 'node:path';
 import type { Status, WorkflowState } from '../types';
 import type { SprintReport } from '../bmad/sprint';
-import { RETIRED_DIR } from '../bmad/config';
+import { retiredFolderOf } from '../bmad/config';
 import { setAsideStatus } from '../bmad/story';
 
 /** Why a file stands elsewhere than its own status says. */
@@ -54,28 +54,26 @@ export function workflowStanding(w: WorkflowState, sprints?: readonly SprintRepo
 const folderVerdicts = new Map<string, string>();
 const MAX_FOLDERS = 10_000;
 
-/** The first folder of `rel` kept for the record (config.ts `inRetiredFolder`'s rule), if any. */
+/** The first folder of `rel` kept for the record (config.ts `retiredFolderOf`), if any, once per folder. */
 function retiredFolder(rel: string): string | undefined {
   const cut = Math.max(rel.lastIndexOf('/'), rel.lastIndexOf('\\'));
   if (cut < 0) return undefined;
   const dir = rel.slice(0, cut);
   let verdict = folderVerdicts.get(dir);
   if (verdict === undefined) {
-    verdict = '';
-    for (const part of dir.split(/[\\/]/)) {
-      if (!RETIRED_DIR.test(part)) continue;
-      verdict = part;
-      break;
-    }
+    verdict = retiredFolderOf(rel) ?? '';
     if (folderVerdicts.size >= MAX_FOLDERS) folderVerdicts.clear();
     folderVerdicts.set(dir, verdict);
   }
   return verdict || undefined;
 }
 
-function relOf(root: string, file: string): string {
+/** `file` relative to `root`, `/`-separated (the registry's item `rel`, and what the standing rules read). */
+export function relOf(root: string, file: string): string {
+  // The common case (a file under its root) without path.relative's normalising.
   const prefix = root.endsWith(path.sep) ? root : root + path.sep;
-  return file.startsWith(prefix) ? file.slice(prefix.length) : path.relative(root, file);
+  const rel = file.startsWith(prefix) && !file.includes(`${path.sep}..`) ? file.slice(prefix.length) : path.relative(root, file);
+  return path.sep === '/' ? rel : rel.split(path.sep).join('/');
 }
 
 /** The epic id `w` names whose ledger marks it done with every story done or set aside; else undefined. */
