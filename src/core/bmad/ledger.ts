@@ -820,21 +820,9 @@ function readStoryLists(lines: string[], ledger: Ledger): void {
       // (Keyed by the dotted number only, `"1.1":`: a map keyed by slugs, `8-1-slug:`, stays another tool's format.)
       if (kv && !kv[4].trim() && /^\d{1,3}[a-z]?\.\d{1,3}[a-z]?$/i.test(kv[3].trim())) {
         const id = kv[3].trim();
-        const e: LedgerEntry = { key: id, kind: 'unknown', epic: -1, epicId: '', strict: false, shape: 'empty', raw: '', status: '', legacy: false, valid: false, line: i, keyLine: i, keyStart: line.indexOf(id), valueStart: line.length, valueEnd: line.length };
-        let inner = -1;
-        for (let j = i + 1; j < lines.length; j++) {
-          const l = lines[j];
-          if (!l.trim() || /^\s*#/.test(l)) continue;
-          const ind = /^\s*/.exec(l)![0].length;
-          if (ind <= col) break;
-          if (inner < 0) inner = ind;
-          const st = ind === inner ? LINE_KV.exec(l) : null;
-          if (st && /^status$/i.test(st[3].trim())) {
-            const v = valueSpan(l, st[4]);
-            Object.assign(e, { shape: 'mapping', raw: v.raw, status: v.raw, line: j, valueStart: v.start, valueEnd: v.end });
-            break;
-          }
-        }
+        const e = listedEntry(id, i, line.indexOf(id), line);
+        // Its keys below it, at the first deeper line's column.
+        readEntryStatus(e, lines, i, (ind) => ind <= col);
         if (!byKey.has(id)) order.push(id);
         byKey.set(id, e);
       }
@@ -857,7 +845,7 @@ function readStoryLists(lines: string[], ledger: Ledger): void {
     const keyed = /:/.test(line.slice(0, line.indexOf(id)));
     if (!listedStoryId(id) || (!keyed && !flow && m[5] !== undefined && m[5][0] !== '#')) continue;
     const keyStart = line.indexOf(id);
-    const e: LedgerEntry = { key: id, kind: 'unknown', epic: -1, epicId: '', strict: false, shape: 'empty', raw: '', status: '', legacy: false, valid: false, line: i, keyLine: i, keyStart, valueStart: line.length, valueEnd: line.length };
+    const e = listedEntry(id, i, keyStart, line);
     if (flow || m[2] === '{') {
       const st = /[{,][ \t]*status[ \t]*:[ \t]*(["']?)([^,"'}]*?)\1[ \t]*(?=[,}])/.exec(line);
       if (st) {
@@ -867,18 +855,7 @@ function readStoryLists(lines: string[], ledger: Ledger): void {
     } else if (keyed) {
       // The item's other keys, at its first key's column: its `status:` is the story's.
       const col = line.length - line.slice(m[1].length + 1).trimStart().length;
-      for (let j = i + 1; j < lines.length; j++) {
-        const l = lines[j];
-        if (!l.trim() || /^\s*#/.test(l)) continue;
-        const ind = /^\s*/.exec(l)![0].length;
-        if (ind < col) break;
-        const kv = ind === col ? LINE_KV.exec(l) : null;
-        if (kv && /^status$/i.test(kv[3].trim())) {
-          const v = valueSpan(l, kv[4]);
-          Object.assign(e, { shape: 'mapping', raw: v.raw, status: v.raw, line: j, valueStart: v.start, valueEnd: v.end });
-          break;
-        }
-      }
+      readEntryStatus(e, lines, i, (ind) => ind < col, col);
     }
     const had = byKey.get(id);
     if (had && e.shape === 'empty') continue;
@@ -892,6 +869,31 @@ function readStoryLists(lines: string[], ledger: Ledger): void {
     ledger.byKey.set(id, e);
   }
   ledger.listed = true;
+}
+
+/** A story listed at line `at` (its id at `keyStart`), with no status yet. */
+function listedEntry(id: string, at: number, keyStart: number, line: string): LedgerEntry {
+  return { key: id, kind: 'unknown', epic: -1, epicId: '', strict: false, shape: 'empty', raw: '', status: '', legacy: false, valid: false, line: at, keyLine: at, keyStart, valueStart: line.length, valueEnd: line.length };
+}
+
+/**
+ * A listed story's `status:` among its own keys, the lines after `from` up to the first one `outside`
+ * it (by indent) at column `col` (undefined: the first such line's column), taken into `e` with its span.
+ */
+function readEntryStatus(e: LedgerEntry, lines: string[], from: number, outside: (indent: number) => boolean, col?: number): void {
+  for (let j = from + 1; j < lines.length; j++) {
+    const l = lines[j];
+    if (!l.trim() || /^\s*#/.test(l)) continue;
+    const ind = /^\s*/.exec(l)![0].length;
+    if (outside(ind)) break;
+    col ??= ind;
+    const kv = ind === col ? LINE_KV.exec(l) : null;
+    if (kv && /^status$/i.test(kv[3].trim())) {
+      const v = valueSpan(l, kv[4]);
+      Object.assign(e, { shape: 'mapping', raw: v.raw, status: v.raw, line: j, valueStart: v.start, valueEnd: v.end });
+      return;
+    }
+  }
 }
 
 /** A key naming an epic (`epic_1`, `epic-2`, `epic3a`) that is a first-level key of the `stories:` block at the margin. */
