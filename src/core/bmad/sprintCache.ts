@@ -34,11 +34,11 @@ import { realOrResolved, safeMkdir } from '../store/safePath';
 import { randomHex } from '../store/processes';
 import { sha256 } from '../model/hash';
 import { decodeValue, deserialize, digest, encodeValue, serialize, type Encoded } from './cacheCodec';
+import { RACY_WINDOW_MS } from '../store/fileKey';
 
-// The scan index's folder and racy window (store/scanIndex.ts: SCAN_INDEX_DIR, RACY_WINDOW_MS),
-// written out here: importing scanIndex from the BMAD config reader would make an import cycle.
+// The scan index's folder (store/scanIndex.ts: SCAN_INDEX_DIR), written out here: importing scanIndex
+// from the BMAD config reader would make an import cycle. The racy window is fileKey.ts's (a leaf).
 const CACHE_DIR = '.waymark/cache';
-const RACY_WINDOW_MS = 2000;
 export const SPRINT_CACHE_FILE = `${CACHE_DIR}/bmad-sprint.bin`;
 /** The BMAD catalog (artifacts.ts), kept the same way as the sprint: keyed on every file it read. */
 export const CATALOG_CACHE_FILE = `${CACHE_DIR}/bmad-catalog.bin`;

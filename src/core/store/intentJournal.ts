@@ -4,6 +4,7 @@ import type { HistoryEntry } from '../types';
 import type { Logger } from '../ports';
 import { writeFileAtomic, sweepStaleTemps } from './atomicWrite';
 import { lockPathFor } from './fileLock';
+import { pastRacyWindow, sameStatNs } from './fileKey';
 import { holderAlive, ownHost, ownStartTime, pidAlive, randomHex } from './processes';
 import { readRegularFileSync } from './safeRead';
 import { assertWritable, readInternalIfExists, safeMkdir, safeWritePath } from './safePath';
@@ -153,7 +154,7 @@ export function orphanedIntents(root: string, file: string, names?: readonly str
  * whose entries change (a file made, removed or renamed in it, by any process) gets that moment as
  * its modification and change times; a folder still at the stat taken before the listing (same
  * device, inode, times and size) has the same names. Only a stat whose times were already in the
- * past (by more than STILL_MS: file times are taken from a clock that ticks every few milliseconds,
+ * past (by more than the racy window, fileKey.ts: file times are taken from a clock that ticks every few milliseconds,
  * and a change in the same tick as the stat would leave them as they were) is kept to vouch for a
  * listing. A process writing again and again (the MCP server, the editor) lists its journal once
  * its slots are made (they are written in place: the folder does not change), then stats it: one
@@ -161,11 +162,6 @@ export function orphanedIntents(root: string, file: string, names?: readonly str
  * read as before: another process's slot, rewritten in place, is read at each write.
  */
 const listings = new Map<string, { st: fs.BigIntStats; names: string[] }>();
-const STILL_MS = 2000n;
-
-function sameDirStat(a: fs.BigIntStats, b: fs.BigIntStats): boolean {
-  return a.dev === b.dev && a.ino === b.ino && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs && a.size === b.size && a.nlink === b.nlink;
-}
 
 /** The names in the journal folder (none when it does not exist): list once, pass to the readers below. */
 export function listJournal(root: string): string[] {
@@ -181,7 +177,7 @@ export function listJournal(root: string): string[] {
     return [];
   }
   const known = listings.get(dir);
-  if (known && sameDirStat(st, known.st)) return [...known.names];
+  if (known && sameStatNs(st, known.st)) return [...known.names];
   let names: string[];
   try {
     names = fs.readdirSync(dir);
@@ -189,8 +185,7 @@ export function listJournal(root: string): string[] {
     listings.delete(dir);
     return [];
   }
-  const still = BigInt(Date.now()) * 1_000_000n - STILL_MS * 1_000_000n;
-  if (st.mtimeNs < still && st.ctimeNs < still) {
+  if (pastRacyWindow(st, Date.now())) {
     if (listings.size >= 64 && !listings.has(dir)) listings.clear();
     listings.set(dir, { st, names: [...names] });
   } else listings.delete(dir);

@@ -42,7 +42,7 @@ export const SCAN_INDEX_MAX_BYTES = 256 * 1024 * 1024;
  * again within the same timestamp tick; such entries are verified by content hash next time
  * (git's "racy clean" rule). File systems with coarse timestamps (FAT: 2 s) need the full 2 s.
  */
-export const RACY_WINDOW_MS = 2000;
+export { RACY_WINDOW_MS } from './fileKey';
 
 import type { FileKey } from './fileKey';
 export { sameKey, type FileKey } from './fileKey';

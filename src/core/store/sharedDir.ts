@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { WaymarkError } from '../errors';
 import { nativeRealPathOnce, relStaysInside, resolveRealPath } from './safePath';
+import { pastRacyWindow, sameStatNs } from './fileKey';
 
 /**
  * The place every worktree of a repository shares: `<git common dir>/waymark/` (leases and modes
@@ -51,25 +52,16 @@ function readSmall(file: string): string | undefined {
  * `.git` made in a folder below the one found changes the answer); a `.git` found again at the
  * same stat, whose git folder is at the same stat, answers as it did: `commondir`, `HEAD`,
  * `objects` and `refs` are named in those folders (git adds, removes and replaces them by
- * rename: each a change of the folder's times). Only stats whose times were already 2 s in the
- * past are kept (a change in the same clock tick would leave them as they were). The answer's
+ * rename: each a change of the folder's times). Only stats whose times were already past the racy
+ * window (fileKey.ts) are kept (a change in the same clock tick would leave them as they were). The answer's
  * real paths are only where a lease is looked for: a file written there is still judged afresh,
  * by its real path, inside `<common dir>/waymark` (safeSharedPath).
  */
-const STILL_MS = 2000;
-const discovered = new Map<string, { dotGit: fs.Stats; gitDir?: { path: string; st: fs.Stats }; answer: GitShared | undefined }>();
+const discovered = new Map<string, { dotGit: fs.BigIntStats; gitDir?: { path: string; st: fs.BigIntStats }; answer: GitShared | undefined }>();
 
-function sameStat(a: fs.Stats | undefined, b: fs.Stats | undefined): boolean {
-  return !!a && !!b && a.dev === b.dev && a.ino === b.ino && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.size === b.size && a.mode === b.mode;
-}
-
-function still(st: fs.Stats | undefined, now: number): boolean {
-  return !!st && st.mtimeMs < now - STILL_MS && st.ctimeMs < now - STILL_MS;
-}
-
-function statOrUndefined(p: string): fs.Stats | undefined {
+function statOrUndefined(p: string): fs.BigIntStats | undefined {
   try {
-    return fs.statSync(p, { throwIfNoEntry: false });
+    return fs.statSync(p, { bigint: true, throwIfNoEntry: false });
   } catch {
     return undefined;
   }
@@ -89,7 +81,7 @@ export function findGitShared(root: string): GitShared | undefined {
     const st = statOrUndefined(dotGit);
     if (st) {
       const known = discovered.get(dotGit);
-      if (known && sameStat(st, known.dotGit) && (!known.gitDir || sameStat(statOrUndefined(known.gitDir.path), known.gitDir.st))) return known.answer;
+      if (known && sameStatNs(st, known.dotGit) && (!known.gitDir || sameStatNs(statOrUndefined(known.gitDir.path), known.gitDir.st))) return known.answer;
       const now = Date.now();
       let gitDir: string | undefined;
       if (st.isDirectory()) gitDir = dotGit;
@@ -101,7 +93,7 @@ export function findGitShared(root: string): GitShared | undefined {
       // A worktree's `.git` file: its git folder (where `commondir` is) is vouched for by its own stat.
       const gitDirSt = gitDir && gitDir !== dotGit ? statOrUndefined(gitDir) : undefined;
       discovered.delete(dotGit);
-      if (still(st, now) && (!gitDir || gitDir === dotGit || still(gitDirSt, now))) {
+      if (pastRacyWindow(st, now) && (!gitDir || gitDir === dotGit || pastRacyWindow(gitDirSt, now))) {
         if (discovered.size >= 64) discovered.clear();
         discovered.set(dotGit, { dotGit: st, gitDir: gitDir && gitDir !== dotGit && gitDirSt ? { path: gitDir, st: gitDirSt } : undefined, answer });
       }
