@@ -930,7 +930,7 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
       // Without a ledger, the word is the evidence when no task contradicts it (`✅ Completed via
       // Story 6.2` on a story with no tasks of its own). (Done is never inferred from a word the
       // tasks contradict.)
-      out.push({ file: f.file, range: statusRange!, severity: 'info', code: 'story-legacy-status', message: `${quoted(f.status)} is read as ${norm.suggestion}, as ${s.ledgerStatus !== undefined ? 'the ledger says' : 'its ticked tasks say'}. Write ${quoted(norm.suggestion)} so every BMAD tool reads it the same.`, data: { fix: 'setStoryStatus', key: s.key, value: norm.suggestion } });
+      out.push({ file: f.file, range: statusRange!, severity: 'info', code: 'story-legacy-status', message: `${quoted(f.status)} is read as ${norm.suggestion}, ${s.ledgerStatus !== undefined ? 'as the ledger says' : f.tasks.length ? 'as its ticked tasks say' : 'as the file says (it has no task to tick)'}. Write ${quoted(norm.suggestion)} so every BMAD tool reads it the same.`, data: { fix: 'setStoryStatus', key: s.key, value: norm.suggestion } });
     } else if (!norm.status && norm.suggestion !== undefined && hasLedger && ledgerRankOf >= 0 && norm.suggestion !== s.ledgerStatus) {
       // `Completed` here, backlog in the ledger: the project's word for done disagrees with the ledger.
       // The fix is offered when the tasks agree with the word (done is never inferred against them).
@@ -1150,6 +1150,9 @@ export function recommend(stories: SprintStory[], epics: SprintEpic[]): SprintRe
   s = first('ready-for-dev');
   if (s) return { action: 'dev-story', storyKey: s.key, reason: 'start the next ready story' };
   s = first('backlog');
+  // A backlog story whose file is already written (a team that drafts every story up front, a ledger
+  // behind its files): create-story would write that file again, so the file is the story to take up.
+  if (s?.file) return { action: 'dev-story', storyKey: s.key, reason: `the first backlog story's file is already written (${s.file}): check it, set it ready-for-dev, then develop it (create-story would write it again)` };
   if (s) return { action: 'create-story', storyKey: s.key, reason: 'create the first backlog story' };
   // Stories the epics plan that the ledger lacks: BMAD's create-story picks from the ledger only, so
   // sprint planning (re-runnable, it keeps every status) comes before an optional retrospective.

@@ -875,6 +875,8 @@ class StoryReader {
   // The level of the file's sections: `##`, or `###` in a file that writes its sections one level
   // down (`### Story`, `### Tasks / Subtasks`, `### QA Results` under the title) until a `##` shows.
   sawH2 = false;
+  /** The shallowest heading below the title seen so far (7: none yet). */
+  topLevel = 7;
   sawH1 = false;
   sawStory = false;
   readonly counters: number[] = [];
@@ -980,7 +982,11 @@ class StoryReader {
     if ((s.title === undefined || s.status === undefined) && this.titleOrStatusHeading(h, title, line, i)) return;
     this.awaitingStatus = false;
     if (level === 2) this.sawH2 = true;
-    const sectionTop = this.sawH2 ? 2 : 3;
+    if (level > 1 && level < this.topLevel) this.topLevel = level;
+    // Sections are `##`, or `###` in a file that writes them one level down; a file whose headings
+    // are all `####` or deeper (v4's brownfield-create-story: `#### User Story`, `#### Tasks`, …) has
+    // its sections at its shallowest heading.
+    const sectionTop = this.sawH2 ? 2 : Math.max(3, this.topLevel);
     this.inSubsection = level > sectionTop;
     // BMAD's tech-spec puts `### Tasks` and `### Acceptance Criteria` under `## Implementation Plan`.
     if (this.inTasks && level > this.sectionLevel && /^[^a-z]*implementation plan/.test(this.section)) {
