@@ -93,3 +93,21 @@ test('sprint never tells create-story to write a backlog story whose file is alr
     assert.notEqual(s.next?.action, 'create-story', JSON.stringify(s.next));
   });
 });
+
+test('a Status label that closes the file (its last line, after the story\'s own sections) states the story\'s status when nothing else does, however long the file', () => {
+  const filler = Array.from({ length: 40 }, (_, k) => `- Regra ${k + 1}: nunca regar ao meio-dia`).join('\n');
+  const story = (n: number, closing: string) => `# Story 4.${n}: Canteiro ${n}\n\n**Tipo:** Feature | **Prioridade:** Alta | **Responsável:** @dev\n\n## Objetivo\nPreparar o canteiro ${n}.\n\n## Critérios\n- [x] Terra revolvida\n- [x] Sementes plantadas\n\n## Regras Críticas\n${filler}\n\n${closing}\n`;
+  inProject({
+    '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\n',
+    'docs/stories/story-4.1.md': story(1, '**Status:** ✅ Concluída | **Implementado:** @dev | **Data:** 2026-01-10'),
+    'docs/stories/story-4.2.md': story(2, '*Documento gerado por @pm para refinamento.*'),
+  }, (root) => {
+    const stories = listed(json(root, 'sprint'));
+    const byKey = Object.fromEntries(stories.map((s) => [s.key, s]));
+    assert.equal(byKey['story-4.1']?.status, 'done', JSON.stringify(stories));
+    // A closing line stating no status states none.
+    assert.notEqual(byKey['story-4.2']?.status, 'done', JSON.stringify(stories));
+    const n = json(root, 'next') as { next: { file?: string } | null };
+    assert.notEqual(n.next?.file, 'docs/stories/story-4.1.md', JSON.stringify(n.next));
+  });
+});

@@ -781,6 +781,13 @@ export function parseStory(file: string, text: string, opts?: { taskTexts?: 'all
   if (s.status === undefined && !fmStatus && storyLabel) setStatus(s, storyLabel, storyLabel.line, 'line');
   const trailer = reader.trailer;
   if (s.status === undefined && !fmStatus && trailer) setStatus(s, trailer, trailer.line, 'line');
+  // No status anywhere else: the Status label on the file's last line, in one of its own sections (not
+  // tasks, criteria, QA, notes or a subsection: an ADR's `Status: Accepted` is no story's).
+  if (s.status === undefined && !fmStatus && reader.closing?.free) {
+    reader.trailerLine(lines[reader.closing.line], reader.closing.line);
+    const closing = reader.trailer;
+    if (closing) setStatus(s, closing, closing.line, 'line');
+  }
   if (s.status === undefined && fmStatus) {
     s.status = fmStatus.value;
     s.statusLine = fmStatus.line;
@@ -890,6 +897,12 @@ class StoryReader {
   // story's when nothing else states one.
   afterRule = false;
   trailer: { value: string; start: number; line: number } | undefined = undefined;
+  /**
+   * The file's last line of text so far (no heading or fence after it), and whether it stands outside
+   * the tasks, criteria, QA and notes sections and any subsection: a Status label there closes the file as the story's record
+   * (`**Status:** ✅ Concluída | **Data:** …` as a team's last line), as one after a `---` does.
+   */
+  closing: { line: number; free: boolean } | undefined = undefined;
   /** Whether the first open task was read (its words kept when not every task's are). */
   openQuoted = false;
 
@@ -914,6 +927,7 @@ class StoryReader {
       const line = lines[i];
       if (mayBeFence(line) && FENCE.test(line)) {
         this.fence();
+        this.closing = undefined;
         continue;
       }
       if (this.inFence) {
@@ -929,6 +943,7 @@ class StoryReader {
         this.heading(h, hl, i);
         this.afterRule = false;
         this.trailer = undefined;
+        this.closing = undefined;
         // A status read from that heading keeps the file's columns (the mark is one of them).
         if (bom && before === undefined && s.statusLine === 0 && s.statusStart !== undefined && s.statusEnd !== undefined) {
           s.statusStart++;
@@ -945,6 +960,7 @@ class StoryReader {
           continue;
         }
       }
+      if (line.trim()) this.closing = { line: i, free: !this.inTasks && !this.criteriaSection && !this.qaSection && !this.workNotesSection && !this.inSubsection && !this.awaitingStatus };
       if (isRule(line) && (i === this.start || !lines[i - 1].trim())) {
         this.afterRule = true;
         continue;
