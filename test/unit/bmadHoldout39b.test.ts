@@ -22,11 +22,14 @@ test('a v4 brownfield story whose sections are all `####` headings has its `####
     '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\n',
     'docs/stories/story-3-1.md': brownfield('Hedge trimming', '- [x] Sharpen the shears\n- [x] Trim the north hedge\n- [x] Sweep the clippings', 'Ready for Review'),
     'docs/stories/story-3-2.md': brownfield('Seed labels', '- [x] Print the labels\n- [ ] Stake them in the beds', 'Done'),
+    // The dev agent recorded the status with the Definition of Done's results (no `##### Status`).
+    'docs/stories/story-3-3.md': brownfield('Path edging', '- [x] Lay the edging', 'x').replace('##### Status\nx\n', '').replace('- [x] Functional requirements met', '**Status:** Ready for Review\n\n**DoD Checklist Results:**\n- [x] Functional requirements met'),
   }, (root) => {
     const stories = listed(json(root, 'sprint'));
     const byKey = Object.fromEntries(stories.map((s) => [s.key, s]));
     assert.deepEqual(byKey['story-3-1']?.tasks && { done: byKey['story-3-1'].tasks.done, total: byKey['story-3-1'].tasks.total }, { done: 3, total: 3 }, JSON.stringify(stories));
     assert.deepEqual(byKey['story-3-2']?.tasks && { done: byKey['story-3-2'].tasks.done, total: byKey['story-3-2'].tasks.total }, { done: 1, total: 2 }, JSON.stringify(stories));
+    assert.equal(byKey['story-3-3']?.status, 'review', JSON.stringify(stories));
     // The Definition of Done's box is no task.
     const v = json(root, 'validate') as { problems: Problem[] };
     const open = v.problems.filter((p) => p.code === 'story-done-tasks-open');

@@ -494,6 +494,11 @@ const STORY_TITLE_HEADING = /^#{1,6}\s+(?:\*\*|__)?Story[ \t]+Title\b(?:\*\*|__)
  */
 const COMPLETION_RECORD = /^(?:implementation|development) completed?$/;
 /**
+ * The Definition of Done of v4's brownfield-create-story, where the dev agent records the story's
+ * status with the DoD checklist's results (`**Status:** Ready for Review`, then `**DoD Checklist Results:**`).
+ */
+const DOD_RECORD = /^definition of done$/;
+/**
  * A team's series id as a story's title names it (`# Story TEA-AGENT-001.1: …`, `# Story:
  * TEA-STREAM-001.1 - …`, `# TEA-DOCS-002.1: …`, `# BUG.001: …`, `# Story TEA-AGENT-001.1-rust: …`):
  * the id, then the title after a colon or a spaced dash. The file's name starts with that id.
@@ -1241,7 +1246,7 @@ class StoryReader {
     // The Dev Agent Record's own lines (not its log subsections), however far down: the dev agent
     // records the story's status there (`**Status:** DONE`, a `| Status | review |` row) when the
     // file states it nowhere above. With a frontmatter status, that is the story's.
-    if (!fmStatus && !this.inSubsection && (section.startsWith('dev agent record') || COMPLETION_RECORD.test(section))) {
+    if (!fmStatus && !this.inSubsection && (section.startsWith('dev agent record') || COMPLETION_RECORD.test(section) || DOD_RECORD.test(section))) {
       const label = LABEL.exec(line);
       const row = label || !line.trimStart().startsWith('|') ? null : TABLE_STATUS.exec(line);
       const cell = row && !TABLE_RULE.test(this.lines[i + 1] ?? '') ? row : null;
