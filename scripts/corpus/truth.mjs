@@ -811,7 +811,41 @@ export function storyStatus(text) {
       if (word && !normalizeStatus(word)?.startsWith('other:')) return { raw: word, where: 'inline', line: i + 2 };
     }
   }
-  return storyLabel ?? trailer;
+  return storyLabel ?? trailer ?? closingStatus(lines);
+}
+
+/**
+ * The file's last line of text, when it is a Status label stating a status (`**Status:** ✅ Concluída |
+ * **Data:** …`, a team's closing record line) in one of the story's own `##` sections: not the
+ * acceptance criteria, tasks, notes or QA results, nor a deeper heading's subsection (an ADR's
+ * `Status: Accepted`), nor a fenced block.
+ */
+function closingStatus(lines) {
+  let fence = false;
+  let h2 = '';
+  let sub = false;
+  let last = -1;
+  let lastOk = false;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (/^\s{0,3}(```|~~~)/.test(line)) { fence = !fence; last = -1; continue; }
+    if (fence) continue;
+    const h = /^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$/.exec(line);
+    if (h) {
+      if (h[1].length <= 2) { h2 = h[1].length === 2 ? h[2].replace(/[^\p{L}\p{N} ]/gu, '').trim().toLowerCase() : ''; sub = false; } else sub = true;
+      last = -1;
+      continue;
+    }
+    if (!line.trim()) continue;
+    last = i;
+    lastOk = !sub && !/^(?:acceptance criteria\b|crit[eé]rios?\b|tasks?\b|tarefas\b|qa\b|.*\bnotes?$)/.test(h2);
+  }
+  if (last < 0 || !lastOk) return null;
+  const m = /^\s*(?:[-*+]\s*)?(?:\*\*|__)?\s*(?:story\s+)?(?:status|statut|estado|estatus|stato|статус|状态|狀態|ステータス|상태)\s*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(.+)$/i.exec(lines[last]);
+  if (!m || !cleanStatusText(m[1])) return null;
+  const v = normalizeStatus(m[1]);
+  if (!v || v.startsWith('other:')) return null;
+  return { raw: m[1], where: 'closing line', line: last + 1 };
 }
 
 /**

@@ -683,3 +683,10 @@ test('session 38c: a review named by a document\'s word before a story\'s number
   });
   assert.deepEqual(truthFor(dir).projects[0].stories.map((s) => s.file), ['_bmad-output/implementation-artifacts/1-1-lantern.md']);
 });
+
+test('session 39b (hold39b): a Status label on a story file\'s last line, in one of its own sections, is its status, however long the file; an ADR\'s under notes is not', () => {
+  const filler = Array.from({ length: 70 }, (_, k) => `- Regra ${k + 1}: nunca regar ao meio-dia`).join('\n');
+  assert.equal(normalizeStatus(storyStatus(`# Story 4.1: Canteiro\n\n## Objetivo\nPreparar.\n\n## Regras\n${filler}\n\n**Status:** ✅ Concluída | **Data:** 2026-01-10\n`)?.raw ?? ''), 'done');
+  assert.equal(storyStatus(`# Story 4.2: Canteiro\n\n## Objetivo\nPreparar.\n\n## Technical Notes\n${filler}\n\n### ADR-1\n\nStatus: Accepted\n`), null);
+  assert.equal(storyStatus(`# Story 4.3: Canteiro\n\n## Regras\n${filler}\n\n*Gerado por @pm.*\n`), null);
+});
