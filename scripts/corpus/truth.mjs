@@ -816,9 +816,9 @@ export function storyStatus(text) {
 
 /**
  * The file's last line of text, when it is a Status label stating a status (`**Status:** ✅ Concluída |
- * **Data:** …`, a team's closing record line) in one of the story's own `##` sections: not the
- * acceptance criteria, tasks, notes or QA results, nor a deeper heading's subsection (an ADR's
- * `Status: Accepted`), nor a fenced block.
+ * **Data:** …`, a team's closing record line) in one of the story's own `##` sections: not the notes
+ * or QA results, nor an item of the acceptance criteria or tasks, nor a deeper heading's subsection
+ * (an ADR's `Status: Accepted`), nor a fenced block.
  */
 function closingStatus(lines) {
   let fence = false;
@@ -838,7 +838,8 @@ function closingStatus(lines) {
     }
     if (!line.trim()) continue;
     last = i;
-    lastOk = !sub && !/^(?:acceptance criteria\b|crit[eé]rios?\b|tasks?\b|tarefas\b|qa\b|.*\bnotes?$)/.test(h2);
+    // (In the criteria or tasks, a list item is one of them; a plain label line after them closes the file.)
+    lastOk = !sub && !/^(?:qa\b|.*\bnotes?$)/.test(h2) && !(/^(?:acceptance criteria\b|crit[eé]rios?\b|tasks?\b|tarefas\b)/.test(h2) && /^\s*(?:[-*+]|\d+[.)])\s/.test(line));
   }
   if (last < 0 || !lastOk) return null;
   const m = /^\s*(?:[-*+]\s*)?(?:\*\*|__)?\s*(?:story\s+)?(?:status|statut|estado|estatus|stato|статус|状态|狀態|ステータス|상태)\s*(?:\*\*|__)?\s*[:：]\s*(?:\*\*|__)?\s*(.+)$/i.exec(lines[last]);

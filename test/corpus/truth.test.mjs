@@ -690,3 +690,8 @@ test('session 39b (hold39b): a Status label on a story file\'s last line, in one
   assert.equal(storyStatus(`# Story 4.2: Canteiro\n\n## Objetivo\nPreparar.\n\n## Technical Notes\n${filler}\n\n### ADR-1\n\nStatus: Accepted\n`), null);
   assert.equal(storyStatus(`# Story 4.3: Canteiro\n\n## Regras\n${filler}\n\n*Gerado por @pm.*\n`), null);
 });
+
+test('session 39b (hold39b): the closing Status line after the criteria\'s boxes is the story\'s; a criterion naming a status is not', () => {
+  assert.equal(normalizeStatus(storyStatus(`# Story 4.4: Canteiro\n\n## Critérios\n- [x] Terra revolvida\n**Status:** ✅ Concluída | **Criado:** @sm\n`)?.raw ?? ''), 'done');
+  assert.equal(storyStatus(`# Story 4.5: Canteiro\n\n## Acceptance Criteria\n\n1. The card shows its state\n2. **Status:** done\n`), null);
+});

@@ -104,12 +104,17 @@ test('a Status label that closes the file (its last line, after the story\'s own
     '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\n',
     'docs/stories/story-4.1.md': story(1, '**Status:** ✅ Concluída | **Implementado:** @dev | **Data:** 2026-01-10'),
     'docs/stories/story-4.2.md': story(2, '*Documento gerado por @pm para refinamento.*'),
+    // Right after the criteria's boxes, a plain label line closes the file; a criterion's item does not.
+    'docs/stories/story-4.3.md': `# Story 4.3: Trellis\n\n## Acceptance Criteria\n\n${filler}\n- [x] The trellis stands\n**Status:** Done\n`,
+    'docs/stories/story-4.4.md': `# Story 4.4: Labels\n\n## Acceptance Criteria\n\n${filler}\n- **Status:** done is shown on each label\n`,
   }, (root) => {
     const stories = listed(json(root, 'sprint'));
     const byKey = Object.fromEntries(stories.map((s) => [s.key, s]));
     assert.equal(byKey['story-4.1']?.status, 'done', JSON.stringify(stories));
     // A closing line stating no status states none.
     assert.notEqual(byKey['story-4.2']?.status, 'done', JSON.stringify(stories));
+    assert.equal(byKey['story-4.3']?.status, 'done', JSON.stringify(stories));
+    assert.notEqual(byKey['story-4.4']?.status, 'done', JSON.stringify(stories));
     const n = json(root, 'next') as { next: { file?: string } | null };
     assert.notEqual(n.next?.file, 'docs/stories/story-4.1.md', JSON.stringify(n.next));
   });

@@ -787,7 +787,7 @@ export function parseStory(file: string, text: string, opts?: { taskTexts?: 'all
   const trailer = reader.trailer;
   if (s.status === undefined && !fmStatus && trailer) setStatus(s, trailer, trailer.line, 'line');
   // No status anywhere else: the Status label on the file's last line, in one of its own sections (not
-  // tasks, criteria, QA, notes or a subsection: an ADR's `Status: Accepted` is no story's).
+  // QA, notes or a subsection, nor a task's or criterion's item: an ADR's `Status: Accepted` is no story's).
   if (s.status === undefined && !fmStatus && reader.closing?.free) {
     reader.trailerLine(lines[reader.closing.line], reader.closing.line);
     const closing = reader.trailer;
@@ -904,7 +904,8 @@ class StoryReader {
   trailer: { value: string; start: number; line: number } | undefined = undefined;
   /**
    * The file's last line of text so far (no heading or fence after it), and whether it stands outside
-   * the tasks, criteria, QA and notes sections and any subsection: a Status label there closes the file as the story's record
+   * the QA and notes sections, any subsection and the items of the tasks and criteria: a Status label
+   * there closes the file as the story's record
    * (`**Status:** ✅ Concluída | **Data:** …` as a team's last line), as one after a `---` does.
    */
   closing: { line: number; free: boolean } | undefined = undefined;
@@ -965,7 +966,8 @@ class StoryReader {
           continue;
         }
       }
-      if (line.trim()) this.closing = { line: i, free: !this.inTasks && !this.criteriaSection && !this.qaSection && !this.workNotesSection && !this.inSubsection && !this.awaitingStatus };
+      // (In the tasks or criteria, a list item is one of them; a plain label line after them closes the file.)
+      if (line.trim()) this.closing = { line: i, free: !this.qaSection && !(this.workNotesSection && !this.criteriaSection) && !this.inSubsection && !this.awaitingStatus && !((this.inTasks || this.criteriaSection) && /^\s*(?:[-*+]|\d+[.)])\s/.test(line)) };
       if (isRule(line) && (i === this.start || !lines[i - 1].trim())) {
         this.afterRule = true;
         continue;
