@@ -89,8 +89,13 @@ ${EXIT_HELP}`,
     if (abs && !(fs.existsSync(abs) && fs.statSync(abs).isDirectory())) {
       const r = await core.protocol.resume(root, abs);
       print(ctx, r, describeReport(r));
-      // Nothing answered and the target is missing or not a regular file (a FIFO, a device): unreadable input.
-      return r.degradation === 'none' && !(fs.existsSync(abs) && fs.statSync(abs).isFile()) ? 2 : 0;
+      // Nothing answered and the target is missing or not a regular file (a FIFO, a device): unreadable input,
+      // said on stderr too, as every exit 2 is (the report above may have gone to a pipe).
+      if (r.degradation === 'none' && !(fs.existsSync(abs) && fs.statSync(abs).isFile())) {
+        ctx.stderr(`waymark resume: ${target} ${fs.existsSync(abs) ? 'is not a regular file' : 'does not exist'}; give a workflow file or a folder (waymark status lists the workflow files).\n`);
+        return 2;
+      }
+      return 0;
     }
     const rr = await core.protocol.resumeRoot(root);
     const head: string[] = [];

@@ -126,8 +126,10 @@ function countFiles(targets: Target[], scanned: number, contexts: Map<string, Wo
 
 function overridesFrom(flags: CliContext['args']['flags']): Record<string, unknown> | undefined {
   const max = flags['max-file-bytes'];
-  if (typeof max === 'string' && /^\d+$/.test(max)) return { limits: { maxFileBytes: Number(max) } };
-  return undefined;
+  if (max === undefined) return undefined;
+  // Given without a number (`--max-file-bytes` last, `--max-file-bytes 10MB`): refused, never dropped.
+  if (typeof max !== 'string' || !/^\d{1,15}$/.test(max)) throw new WaymarkError('usage', `--max-file-bytes needs a whole number of bytes (got ${typeof max === 'string' ? `'${max}'` : 'none'}), e.g. --max-file-bytes 1048576.`);
+  return { limits: { maxFileBytes: Number(max) } };
 }
 
 /**

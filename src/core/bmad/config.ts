@@ -9,7 +9,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml } from '../model/yamlDepth';
 import { isRecording, recordingExists, recordingList, recordingProbe, recordingRead } from './sprintCache';
 
 // File system reads go through sprintCache's recorders, so a cached sprint knows its config's inputs.

@@ -5,7 +5,7 @@
  * in several formats. Every entry keeps its exact line and value span, so problems point at it
  * and a status change rewrites that value and nothing else.
  */
-import { parseDocument } from 'yaml';
+import { parseDocument } from '../model/yamlDepth';
 import type { Problem, Range } from '../types';
 import { compareText, quoted } from '../model/text';
 

@@ -6,7 +6,8 @@
  * change. A ledger that does not parse is refused, never edited blind. A ledger in the plain form
  * BMAD writes is read without the YAML package (ledgerPlain.ts: the same data and positions).
  */
-import { isMap, isScalar, isSeq, parseDocument, type Document, type Pair, type Scalar, type YAMLMap } from 'yaml';
+import { isMap, isScalar, isSeq, type Document, type Pair, type Scalar, type YAMLMap } from 'yaml';
+import { parseDocument } from '../model/yamlDepth';
 import { WaymarkError } from '../errors';
 import { commentLinesBlanked, formatStamp, parseStamp } from './ledger';
 import { quoted } from '../model/text';

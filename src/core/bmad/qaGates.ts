@@ -3,7 +3,7 @@
  * with gate PASS/CONCERNS/FAIL/WAIVED, top_issues, waiver, expires, history) and the test-architect
  * module's `gate-decision.json` (`gate_status`, a story id when it names one).
  */
-import { parse as parseYaml, parseAllDocuments } from 'yaml';
+import { parse as parseYaml, parseAllDocuments } from '../model/yamlDepth';
 import { GATE_VERDICTS, type GateVerdict } from '../types';
 import { quoted } from '../model/text';
 

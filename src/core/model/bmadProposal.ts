@@ -5,7 +5,7 @@
  * (transitions.ts) over BMAD's words, plus the two rules agents break most (done with tasks
  * open, done without review). Pure.
  */
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml } from './yamlDepth';
 import { BMAD_STATUS_MAP } from '../bmad/artifacts';
 import { ledgerRank } from '../bmad/ledger';
 import { plainLedger } from '../bmad/ledgerPlain';

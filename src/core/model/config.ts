@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { parseDocument, type Document } from 'yaml';
+import type { Document } from 'yaml';
+import { parseDocument } from './yamlDepth';
 import type { Problem } from '../types';
 import { rangeForPath, type PathSeg } from './positions';
 import { quoted } from './text';

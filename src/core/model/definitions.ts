@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml } from './yamlDepth';
 import type { Problem, StepDef } from '../types';
 import { readRegularFile } from '../store/safeRead';
 import { readdirAsync } from '../store/asyncFs';

@@ -1,4 +1,5 @@
-import { isMap, isScalar, isSeq, parseDocument, Scalar, type Document } from 'yaml';
+import { isMap, isScalar, isSeq, Scalar, type Document } from 'yaml';
+import { parseDocument } from './yamlDepth';
 import type { Node as YamlNode, Pair, YAMLMap, YAMLSeq } from 'yaml';
 import { WaymarkError } from '../errors';
 import { splitFrontmatter } from './frontmatter';

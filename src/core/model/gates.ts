@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml } from './yamlDepth';
 import { GATE_VERDICTS, type HistoryEntry, type GateHistoryEntry, type GateState, type GateVerdict, type GateWaiver, type WorkflowState } from '../types';
 import type { WorkspaceContext } from '../store/workspaceContext';
 import { latestGateRecord } from '../store/history';

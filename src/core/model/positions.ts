@@ -1,4 +1,5 @@
-import { parseDocument, isMap, isSeq, isScalar, isPair, type Document, type Node } from 'yaml';
+import { isMap, isSeq, isScalar, isPair, type Document, type Node } from 'yaml';
+import { parseDocument } from './yamlDepth';
 import type { Position, Range } from '../types';
 import { plainKeySpans } from './frontmatter';
 import type { ValueSpan } from './plainYaml';

@@ -16,7 +16,7 @@ import { describeRewind, rewindOf, toStatus } from '../model/progress';
 import { protocolPaths, ensureDir, relPath, randomId, readIfExists, readdirIfExists } from './paths';
 import { contextFor, listWorkflowFiles, readWorkflowFile, bodyHashOf } from './states';
 import type { ContextSource } from '../engine/contextCache';
-import { appendEvent, type EventsLogOptions } from './events';
+import { appendEvent, assertEventsLoggable, type EventsLogOptions } from './events';
 import { gitCheckpoint, repoTop, type GitCheckpoint } from './git';
 
 /** One workflow's state as captured by a checkpoint. */
@@ -134,6 +134,7 @@ export async function createCheckpoint(root: string, options: CheckpointOptions 
   };
   const bad = files.filter((f) => !f.state).map((f) => ({ file: relPath(root, f.file), error: f.error ?? 'unreadable' }));
   if (bad.length) cp.unreadable = bad;
+  if (options.events !== false) assertEventsLoggable(root);
   ensureDir(root, protocolPaths(root).checkpoints);
   const file = checkpointFile(root, cp.id);
   // The checkpoint file, as every state file, is written by the transaction engine.

@@ -419,14 +419,21 @@ function hasWorkflowEvent(root: string, file: string, seq: number): boolean {
  * or `events.jsonl` / `events.lock` is a folder, pipe or socket, or the folder is not writable.
  */
 export function eventsGuard(): WriteGuard {
-  return (ctx) => {
-    const dir = safeWritePath(ctx.root, protocolPaths(ctx.root).events);
-    const log = path.join(dir, 'events.jsonl');
-    // The log's lstat (a regular file, not a link) is the stat its writability is judged by.
-    const seen = assertRegularOrMissing(log, 'events log');
-    assertRegularOrMissing(path.join(dir, 'events.lock'), 'events log');
-    assertWritable(log, 'events log', { seen });
-  };
+  return (ctx) => assertEventsLoggable(ctx.root);
+}
+
+/**
+ * Throws (exit 2) when an event could not be appended to the root's log: the check a change
+ * whose event follows it (a checkpoint, a mode) makes before its first byte, so a refusal never
+ * leaves the change made without its event.
+ */
+export function assertEventsLoggable(root: string): void {
+  const dir = safeWritePath(root, protocolPaths(root).events);
+  const log = path.join(dir, 'events.jsonl');
+  // The log's lstat (a regular file, not a link) is the stat its writability is judged by.
+  const seen = assertRegularOrMissing(log, 'events log');
+  assertRegularOrMissing(path.join(dir, 'events.lock'), 'events log');
+  assertWritable(log, 'events log', { seen });
 }
 
 /**

@@ -6,7 +6,7 @@
  * without a reviewer's verdict. Judged for agent hooks beside checkProposedEdit.
  */
 import * as path from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml } from '../model/yamlDepth';
 import type { WorkflowState } from '../types';
 import type { ProposalProblem } from '../model/proposal';
 import { normalizeStepList } from '../model/definitions';

@@ -8,7 +8,7 @@ import { safeSharedPath } from '../store/sharedDir';
 import { coordinationPaths, ensureCoordinationDir, shortHash, readdirIfExists } from './paths';
 import { withMutexSync } from './mutex';
 import { describeOwner, leaseStatus, type Lease, type LeaseOwner, DEFAULT_LEASE_MS } from './leases';
-import { appendEvent, type EventsLogOptions } from './events';
+import { appendEvent, assertEventsLoggable, type EventsLogOptions } from './events';
 
 /** An active mode (e.g. `planning`, `executing`) held by one owner. */
 export interface ModeRecord {
@@ -70,6 +70,7 @@ export function startMode(root: string, mode: string, owner: LeaseOwner, options
   const clock = options.clock ?? systemClock;
   const exclusive = options.exclusive ?? true;
   const c = coordinationPaths(root);
+  if (options.events !== false) assertEventsLoggable(root);
   const dir = ensureCoordinationDir(root, c, c.modes);
   const rec = withMutexSync(path.join(dir, 'modes.lock'), () => {
     const all = readModes(root, clock);
@@ -108,6 +109,7 @@ export function endMode(root: string, mode: string, owner: LeaseOwner, options: 
   const dir = c.modes;
   if (!fs.existsSync(dir) && !(c.legacyModes && fs.existsSync(c.legacyModes))) return [];
   // Checked by real path (and created when only the old place has modes) before its lock is taken.
+  if (options.events !== false) assertEventsLoggable(root);
   ensureCoordinationDir(root, c, dir);
   const removed = withMutexSync(path.join(dir, 'modes.lock'), () => {
     const out: ModeRecord[] = [];

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseDocument, isSeq, isMap, YAMLSeq } from 'yaml';
+import { isSeq, isMap, YAMLSeq } from 'yaml';
+import { parseDocument } from '../model/yamlDepth';
 import { WaymarkError } from '../errors';
 import { writeFileAtomic } from './atomicWrite';
 import { openInternalSync, resolveRealPath, safeMkdir, safeWritePath } from './safePath';
