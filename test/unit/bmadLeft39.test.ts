@@ -1,0 +1,127 @@
+// Session 39's leftovers of the BMAD reader and writer (docs/bmad-corpus.md, "Leftovers closed (left39)").
+// Fixtures written here. Each test failed on the session's start (08e0ed82) before its fix.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { workspace } from './fileHelpers';
+import { createStateCore } from '../../src/core/index';
+import { WaymarkError } from '../../src/core/errors';
+import { loadSprint } from '../../src/core/bmad/sprint';
+
+const IMPL = '_bmad-output/implementation-artifacts';
+const LEDGER = `${IMPL}/sprint-status.yaml`;
+const storyText = (n: string, title: string, status: string) => `# Story ${n}: ${title}\n\nStatus: ${status}\n\n## Story\n\nAs a keeper, I want ${title}, so that ships see.\n`;
+
+function project(ledger: string, files: Record<string, string> = {}): string {
+  return workspace({
+    '_bmad/bmm/config.yaml': 'output_folder: _bmad-output\n',
+    [LEDGER]: ledger,
+    [`${IMPL}/1-1-lamp.md`]: storyText('1.1', 'Lamp', 'in-progress'),
+    ...files,
+  }, { prefix: 'wm-left39-' });
+}
+
+async function setStatus(dir: string, key: string, status: string, opts: { force?: boolean; expectHash?: string } = {}) {
+  const core = createStateCore({ roots: [dir], memory: false, actor: 'test' });
+  try {
+    return await core.sprint.setStoryStatus(dir, key, status, opts);
+  } finally {
+    await core.close();
+  }
+}
+
+const read = (dir: string, rel: string) => fs.readFileSync(path.join(dir, rel), 'utf8');
+const ledgerStatusOf = (dir: string, key: string) => loadSprint(dir)?.stories.find((s) => s.key === key)?.ledgerStatus;
+
+describe('story set-status writes every ledger form the reader reads, the status scalar alone', () => {
+  // [name, ledger before, story ref, ledger after (in-progress → review)]
+  const forms: [string, string, string, string][] = [
+    ['a `stories:` map keyed by ids, each a block mapping',
+      '# Sprint Status - lighthouse\n\nstories:\n  "1.1":\n    title: "Lamp"\n    status: in-progress   # now\n    epic: 1\n  "1.2":\n    title: "Wick"\n    status: backlog\n    epic: 1\n\nwaves:\n  wave_1:\n    stories: ["1.2"]\n',
+      '1.1',
+      '# Sprint Status - lighthouse\n\nstories:\n  "1.1":\n    title: "Lamp"\n    status: review   # now\n    epic: 1\n  "1.2":\n    title: "Wick"\n    status: backlog\n    epic: 1\n\nwaves:\n  wave_1:\n    stories: ["1.2"]\n'],
+    ['a `stories:` map keyed by ids, each a status word',
+      'stories:\n  "1.1": in-progress  # lamp\n  "1.2": backlog\n',
+      '1.1',
+      'stories:\n  "1.1": review  # lamp\n  "1.2": backlog\n'],
+    ['a `stories:` map keyed by ids, each a flow mapping (single quotes kept)',
+      "stories:\n  '1.1': {title: Lamp, status: 'in-progress'}\n  '1.2': {title: Wick, status: backlog}\n",
+      '1.1',
+      "stories:\n  '1.1': {title: Lamp, status: 'review'}\n  '1.2': {title: Wick, status: backlog}\n"],
+    ['`stories:` holding one list per epic',
+      'stories:\n  epic_1:\n    - id: "1.1"\n      title: Lamp\n      status: in-progress # keep\n    - id: "1.2"\n      status: backlog\n  epic_2:\n    - id: "2.1"\n      status: backlog\n',
+      '1.1',
+      'stories:\n  epic_1:\n    - id: "1.1"\n      title: Lamp\n      status: review # keep\n    - id: "1.2"\n      status: backlog\n  epic_2:\n    - id: "2.1"\n      status: backlog\n'],
+    ['`story-<slug>` items of an epic\'s `stories:` list under `epics:`',
+      'epics:\n  - id: epic-1\n    title: "Epic 1 — CI"\n    stories:\n      - id: story-ci-workflows\n        status: "in-progress"\n',
+      'story-ci-workflows',
+      'epics:\n  - id: epic-1\n    title: "Epic 1 — CI"\n    stories:\n      - id: story-ci-workflows\n        status: "review"\n'],
+    ['`story-<slug>` items of a per-epic list under `stories:`',
+      'stories:\n  epic-1:\n    - id: story-ci-workflows\n      status: in-progress\n',
+      'story-ci-workflows',
+      'stories:\n  epic-1:\n    - id: story-ci-workflows\n      status: review\n'],
+  ];
+  for (const [name, before, ref, after] of forms) {
+    test(name, async () => {
+      const files: Record<string, string> = ref.startsWith('story-') ? { 'docs/stories/story-ci-workflows.md': '# Story: CI workflows\n\nStatus: in-progress\n\n## Story\n\nAs a dev, I want CI, so that builds run.\n' } : {};
+      const dir = project(before, files);
+      try {
+        assert.equal(ledgerStatusOf(dir, ref), 'in-progress', 'the reader reads the entry');
+        const r = await setStatus(dir, ref, 'review');
+        assert.equal(r.changed, true);
+        assert.equal(read(dir, LEDGER), after);
+        const storyFile = ref.startsWith('story-') ? 'docs/stories/story-ci-workflows.md' : `${IMPL}/1-1-lamp.md`;
+        assert.match(read(dir, storyFile), /^Status: review$/m, 'the story file changed in the same write');
+        assert.equal(ledgerStatusOf(dir, ref), 'review');
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
+
+  test('the same rules as the other forms: done is not rewound (unless forced), a stale hash is a conflict, nothing moves', async () => {
+    const ledger = 'stories:\n  epic_1:\n    - id: "1.1"\n      status: done\n';
+    const dir = project(ledger, { [`${IMPL}/1-1-lamp.md`]: storyText('1.1', 'Lamp', 'done') });
+    try {
+      await assert.rejects(setStatus(dir, '1.1', 'in-progress'), (e) => WaymarkError.is(e) && e.reason === 'transition' && /--force/.test(e.message));
+      assert.equal(read(dir, LEDGER), ledger);
+      await assert.rejects(setStatus(dir, '1.1', 'done', { expectHash: 'f'.repeat(64) }), (e) => WaymarkError.is(e) && e.reason === 'conflict');
+      assert.equal(read(dir, LEDGER), ledger);
+      await setStatus(dir, '1.1', 'in-progress', { force: true });
+      assert.equal(read(dir, LEDGER), ledger.replace('status: done', 'status: in-progress'));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('escaped and quoted ledger keys are the key they name', () => {
+  test('`\\"1.1\\":` and `\'1.2\':` in a `stories:` map: read as 1.1 and 1.2, written with the key\'s bytes kept', async () => {
+    const ledger = 'stories:\n  \\"1.1\\":\n    title: \\"Lamp\\"\n    status: in-progress\n  \'1.2\':\n    status: backlog\n  "1.3":\n    status: backlog\n';
+    const dir = project(ledger);
+    try {
+      const s = loadSprint(dir)!;
+      assert.deepEqual(s.stories.map((x) => [x.key, x.ledgerStatus]), [['1.1', 'in-progress'], ['1.2', 'backlog'], ['1.3', 'backlog']]);
+      await setStatus(dir, '1.1', 'review');
+      assert.equal(read(dir, LEDGER), ledger.replace('status: in-progress', 'status: review'));
+      await setStatus(dir, '1.2', 'ready-for-dev');
+      assert.equal(read(dir, LEDGER), ledger.replace('status: in-progress', 'status: review').replace("'1.2':\n    status: backlog", "'1.2':\n    status: ready-for-dev"));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('`\\"1-1-lamp\\": in-progress` under development_status: read as 1-1-lamp, its status written in place', async () => {
+    const ledger = 'development_status:\n  epic-1: in-progress\n  \\"1-1-lamp\\": in-progress\n  "1-2-wick": backlog\n';
+    const dir = project(ledger);
+    try {
+      const s = loadSprint(dir)!;
+      assert.deepEqual(s.stories.map((x) => [x.key, x.ledgerStatus]), [['1-1-lamp', 'in-progress'], ['1-2-wick', 'backlog']]);
+      await setStatus(dir, '1-1', 'review');
+      assert.equal(read(dir, LEDGER), ledger.replace('\\"1-1-lamp\\": in-progress', '\\"1-1-lamp\\": review'));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
