@@ -125,3 +125,73 @@ describe('escaped and quoted ledger keys are the key they name', () => {
     }
   });
 });
+
+describe('a v4 story whose QA Results end in a Final Status that the Status line has not caught up with', () => {
+  // BMAD v4.20–v4.39's review-story writes `### Final Status` at the end of `## QA Results`
+  // (`✓ Approved - Ready for Done` / `✗ Changes Required - …`) and has the QA agent set Status to
+  // Done when it approves; the Status line left at Review is the stale one.
+  const v4 = (status: string, qa: string, dev = '') => `# Story 1.1: Lamp\n\n## Status\n\n${status}\n\n## Story\n\n**As a** keeper,\n**I want** a lamp,\n**so that** ships see.\n\n## Tasks / Subtasks\n\n- [x] Task 1: glass\n\n## Dev Agent Record\n\n${dev}\n## QA Results\n\n### Review Date: 2025-08-01\n\n${qa}`;
+  const files = (text: string) => ({ '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\n', 'docs/stories/1.1.story.md': text });
+  const finalProblems = (dir: string) => (loadSprint(dir)?.stories[0]?.problems ?? []).filter((p) => /Final Status/.test(p.message));
+
+  test('an approval below a stale Review: a warning naming both lines and the command; the story stands at done; set-status aligns them', async () => {
+    const dir = workspace(files(v4('Review', '### Final Status\n\n✓ Approved - Ready for Done\n')), { prefix: 'wm-left39-' });
+    try {
+      const s = loadSprint(dir)!.stories[0];
+      assert.equal(s.status, 'done');
+      const [p, more] = finalProblems(dir);
+      assert.equal(more, undefined);
+      assert.equal(p.severity, 'warning');
+      assert.match(p.message, /line 5\b/);
+      assert.match(p.message, /line 2[0-9]\b/);
+      assert.match(p.message, new RegExp(`waymark story set-status ${s.key} done\\.`));
+      await setStatus(dir, '1.1', 'done');
+      assert.match(read(dir, 'docs/stories/1.1.story.md'), /## Status\n\nDone\n/);
+      assert.deepEqual(finalProblems(dir), []);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('`Final Status: Done` as a line, under a `## Status: To Do`: the same, and the command the warning names is not refused as done unstarted', async () => {
+    const dir = workspace(files(v4('To Do', '**Final Status:** Done\n').replace('## Status\n\nTo Do', '## Status: To Do')), { prefix: 'wm-left39-' });
+    try {
+      assert.equal(loadSprint(dir)!.stories[0].status, 'done');
+      assert.equal(finalProblems(dir).length, 1);
+      await setStatus(dir, loadSprint(dir)!.stories[0].key, 'done');
+      assert.deepEqual(finalProblems(dir), []);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('changes required below a Done: warned with the forced command, the story stays done (no rewind)', () => {
+    const dir = workspace(files(v4('Done', '### Final Status\n\n✗ Changes Required - See unchecked items above\n')), { prefix: 'wm-left39-' });
+    try {
+      assert.equal(loadSprint(dir)!.stories[0].status, 'done');
+      const [p] = finalProblems(dir);
+      assert.match(p?.message ?? '', /waymark story set-status 1-1-story review --force/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('no warning when they agree, for the unfilled template, for v4.40\'s Recommended Status, or a Final Status outside QA Results', () => {
+    for (const text of [
+      v4('Done', '### Final Status\n\n✓ Approved - Ready for Done\n'),
+      v4('Review', '### Final Status\n\n✗ Changes Required - See unchecked items above\n'),
+      v4('Review', '### Final Status\n\n[✓ Approved - Ready for Done] / [✗ Changes Required - See unchecked items above]\n'),
+      v4('Review', '### Recommended Status\n\n✓ Ready for Done\n(Story owner decides final status)\n'),
+      v4('Review', 'Looks fine.\n', '### Final Status\n\nComplete: all tests pass\n'),
+    ]) {
+      const dir = workspace(files(text), { prefix: 'wm-left39-' });
+      try {
+        assert.deepEqual(finalProblems(dir), [], text);
+        const s = loadSprint(dir)!.stories[0];
+        assert.equal(s.status, /^Done$/m.test(text.split('## Story')[0]) ? 'done' : 'review', text);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  });
+});
