@@ -8,6 +8,7 @@ import { workspace } from './fileHelpers';
 import { createStateCore } from '../../src/core/index';
 import { WaymarkError } from '../../src/core/errors';
 import { loadSprint } from '../../src/core/bmad/sprint';
+import { cliJson } from './holdoutHelpers';
 
 const IMPL = '_bmad-output/implementation-artifacts';
 const LEDGER = `${IMPL}/sprint-status.yaml`;
@@ -193,5 +194,50 @@ describe('a v4 story whose QA Results end in a Final Status that the Status line
         fs.rmSync(dir, { recursive: true, force: true });
       }
     }
+  });
+});
+
+describe('optional steps are the ones the installed workflow marks optional in its own step files', () => {
+  const config = 'output_folder: _bmad-output\nplanning_artifacts: _bmad-output/planning-artifacts\n';
+  /** A workflow installed under `_bmad/bmm/workflows/<name>`, `marks[id]` the step file's marking of itself. */
+  const install = (name: string, ids: string[], marks: Record<string, (id: string) => string> = {}): Record<string, string> => {
+    const dir = `_bmad/bmm/workflows/2-plan-workflows/${name}`;
+    const files: Record<string, string> = { [`${dir}/workflow.md`]: `---\nname: ${name}\ndescription: Write it\n---\n\n# ${name}\n\nLoad steps-c/${ids[0]}.md.\n` };
+    for (const id of ids) files[`${dir}/steps-c/${id}.md`] = marks[id]?.(id) ?? `---\nname: '${id}'\ndescription: 'Do the step'\n---\n\n# ${id}\n\nDo it.\n`;
+    return files;
+  };
+  const doc = (type: string, steps: string[]) => `---\nstepsCompleted: [${steps.map((s) => `'${s}'`).join(', ')}]\ninputDocuments: []\nworkflowType: '${type}'\n---\n\n# Document\n`;
+  const gapsIn = (files: Record<string, string>) => {
+    const dir = workspace(files, { prefix: 'wm-left39-', waymark: false });
+    try {
+      const v = cliJson(dir, 'validate') as { problems: { code: string; file: string }[] };
+      return v.problems.filter((p) => p.code === 'step-gap').map((p) => path.basename(p.file)).sort();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  const prdIds = ['step-01-init', 'step-02-discovery', 'step-03-success', 'step-04-journeys', 'step-05-domain', 'step-06-innovation', 'step-07-project-type', 'step-08-scoping'];
+
+  test('a step marked by its title `(Optional)`, by `OPTIONAL STEP` in its rules, or by its description is passed over without a gap; an unmarked step of the same install is a gap', () => {
+    const gaps = gapsIn({
+      '_bmad/bmm/config.yaml': config,
+      ...install('create-brochure', ['step-01-init', 'step-02-photos', 'step-03-rules', 'step-04-described', 'step-05-prices', 'step-06-print'], {
+        'step-02-photos': () => '# Step 2: Photos (Optional)\n\n**Progress: Step 2 of 6**\n',
+        'step-03-rules': () => "---\nname: 'step-03-rules'\n---\n# Step 3: Rules\n\n## RULES\n\n- 🎯 OPTIONAL STEP: only when the venue asks for them\n",
+        'step-04-described': () => "---\nname: 'step-04-described'\ndescription: 'Add a map (optional step)'\n---\n# Step 4: Map\n",
+      }),
+      '_bmad-output/planning-artifacts/brochure.md': doc('brochure', ['step-01-init', 'step-05-prices', 'step-06-print']),
+      '_bmad-output/planning-artifacts/brochure-gap.md': doc('brochure', ['step-01-init', 'step-02-photos', 'step-03-rules', 'step-04-described', 'step-06-print']),
+    });
+    assert.deepEqual(gaps, ['brochure-gap.md']);
+  });
+
+  test('an installed create-prd whose innovation step is not marked optional: skipping it is a gap (the fixed list is only for what is not installed)', () => {
+    const gaps = gapsIn({
+      '_bmad/bmm/config.yaml': config,
+      ...install('create-prd', prdIds),
+      '_bmad-output/planning-artifacts/prd.md': doc('prd', ['step-01-init', 'step-02-discovery', 'step-03-success', 'step-04-journeys', 'step-05-domain', 'step-07-project-type']),
+    });
+    assert.deepEqual(gaps, ['prd.md']);
   });
 });
