@@ -9,6 +9,8 @@ import { createStateCore } from '../../src/core/index';
 import { WaymarkError } from '../../src/core/errors';
 import { loadSprint } from '../../src/core/bmad/sprint';
 import { cliJson } from './holdoutHelpers';
+import { workflowStanding } from '../../src/core/index';
+import { treeStatus } from '../../src/extension/treeStatus';
 
 const IMPL = '_bmad-output/implementation-artifacts';
 const LEDGER = `${IMPL}/sprint-status.yaml`;
@@ -239,5 +241,26 @@ describe('optional steps are the ones the installed workflow marks optional in i
       '_bmad-output/planning-artifacts/prd.md': doc('prd', ['step-01-init', 'step-02-discovery', 'step-03-success', 'step-04-journeys', 'step-05-domain', 'step-07-project-type']),
     });
     assert.deepEqual(gaps, ['prd.md']);
+  });
+});
+
+describe('the Delegation and Gates views show the standing the Workflows view shows', () => {
+  test('treeStatus: a delegated, gated workflow kept in archive/ shows archived with its phrase; a live one its own status', async () => {
+    const wf = (id: string) => `---\nworkflow: ${id}\nstatus: in_progress\nsteps: [plan, ship]\ncurrentStep: ship\nstepsCompleted: [plan]\ndelegation:\n  id: ${id}\n  root_id: ${id}\n  depth: 0\n  chain_path: [${id}]\n---\n# ${id}\n`;
+    const dir = workspace({ 'workflows/archive/old-rollout.md': wf('old-rollout'), 'workflows/live-rollout.md': wf('live-rollout') }, { prefix: 'wm-left39-' });
+    const core = createStateCore({ roots: [dir], memory: false, actor: 'test' });
+    try {
+      const scan = await core.scan();
+      const shown = (name: string) => {
+        const state = scan.workflows.find((w) => w.file.endsWith(name))!;
+        assert.ok(state.delegation, `${name} is delegated`);
+        return treeStatus(state, workflowStanding(state));
+      };
+      assert.deepEqual(shown('old-rollout.md'), { status: 'archived', note: 'set aside: kept in archive/ for the record' });
+      assert.deepEqual(shown('live-rollout.md'), { status: 'in_progress' });
+    } finally {
+      await core.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
