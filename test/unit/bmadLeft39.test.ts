@@ -224,7 +224,8 @@ describe('optional steps are the ones the installed workflow marks optional in i
     const gaps = gapsIn({
       '_bmad/bmm/config.yaml': config,
       ...install('create-brochure', ['step-01-init', 'step-02-photos', 'step-03-rules', 'step-04-described', 'step-05-prices', 'step-06-print'], {
-        'step-02-photos': () => '# Step 2: Photos (Optional)\n\n**Progress: Step 2 of 6**\n',
+        // (Step files run past any head's size: 10 KB here.)
+        'step-02-photos': () => `# Step 2: Photos (Optional)\n\n**Progress: Step 2 of 6**\n\n${'Say what each photo shows and who took it.\n'.repeat(250)}`,
         'step-03-rules': () => "---\nname: 'step-03-rules'\n---\n# Step 3: Rules\n\n## RULES\n\n- 🎯 OPTIONAL STEP: only when the venue asks for them\n",
         'step-04-described': () => "---\nname: 'step-04-described'\ndescription: 'Add a map (optional step)'\n---\n# Step 4: Map\n",
       }),

@@ -204,7 +204,7 @@ export function stepsFromFileNames(dir: string, names: string[]): { steps: StepD
 
 /** The steps, those their own files mark optional (stepMarkedOptional) with `optional` set. */
 function optionalMarked(steps: StepDef[]): StepDef[] {
-  const marked = steps.map((st) => st.file !== undefined && stepMarkedOptional(readHead(st.file, STEP_HEAD_BYTES) ?? ''));
+  const marked = steps.map((st) => st.file !== undefined && stepMarkedOptional(readHead(st.file, MAX_WORKFLOW_BYTES) ?? ''));
   if (!marked.includes(true)) return steps;
   return Object.freeze(steps.map((st, i) => (marked[i] ? Object.freeze({ ...st, optional: true as const }) : st))) as StepDef[];
 }
