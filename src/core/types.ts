@@ -57,6 +57,11 @@ export interface StepDef {
   gate?: string;
   /** Absolute path of the step's instruction file (BMAD), when there is one. */
   file?: string;
+  /**
+   * The step's own file marks it optional (BMAD: its title ends `(Optional)`, its description says
+   * `(optional step)`, or its rules say `OPTIONAL STEP` / `This step is OPTIONAL`): passed over, it is no gap.
+   */
+  optional?: true;
 }
 
 export interface Delegation {

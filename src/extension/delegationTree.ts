@@ -5,7 +5,8 @@ import type { Problem, WorkflowState } from '../core/index';
 import { COMMANDS, VIEWS } from './constants';
 import { Disposable } from './disposable';
 import type { ExtensionModel } from './model';
-import { DELEGATION_CODE, STATUS_LABELS, progress, statusIcon, statusKey } from './presentation';
+import { DELEGATION_CODE, STATUS_LABELS, progress, statusIcon } from './presentation';
+import { treeStatus } from './treeStatus';
 
 export type DelegationNode = { kind: 'delegation'; state: WorkflowState; depth: number; path: string[] } | { kind: 'broken' };
 
@@ -22,7 +23,8 @@ export class DelegationTree extends Disposable implements vscode.TreeDataProvide
   constructor(private readonly c: ExtensionModel) {
     super();
     this.view = this.register(vscode.window.createTreeView(VIEWS.delegation, { treeDataProvider: this, showCollapseAll: true }));
-    this.register(c.onDidChange((e) => (e.what === 'states' || e.what === 'roots') && this.emitter.fire(undefined)));
+    // (`project`: the sprints read again can move a workflow's standing.)
+    this.register(c.onDidChange((e) => (e.what === 'states' || e.what === 'roots' || e.what === 'project') && this.emitter.fire(undefined)));
   }
 
   private cache?: { from: WorkflowState[]; delegated: WorkflowState[]; children: Map<string, WorkflowState[]> };
@@ -102,11 +104,12 @@ export class DelegationTree extends Disposable implements vscode.TreeDataProvide
     const problems = delegationProblems(this.c, state.file);
     const hasChildren = node.depth >= 0 && this.childrenOf(state).some((c) => !node.path.includes(c.file));
     const item = new vscode.TreeItem(d.agent ? `${d.agent}` : d.id, hasChildren ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
-    const parts = [STATUS_LABELS[statusKey(state)] ?? statusKey(state), progress(state), `depth ${d.depth}`];
+    const shown = treeStatus(state, this.c.standing(state));
+    const parts = [shown.note ?? STATUS_LABELS[shown.status] ?? shown.status, progress(state), `depth ${d.depth}`];
     if (node.depth >= 0 && d.depth !== node.depth) parts.push(`⚠ depth should be ${node.depth}`);
     if (node.depth < 0) parts.push(d.parent_id ? `⚠ parent ${d.parent_id} not found` : '⚠ cycle');
     item.description = parts.join(' · ');
-    item.iconPath = problems.length || node.depth < 0 ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground')) : node.depth === 0 ? new vscode.ThemeIcon('type-hierarchy') : statusIcon(statusKey(state));
+    item.iconPath = problems.length || node.depth < 0 ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground')) : node.depth === 0 ? new vscode.ThemeIcon('type-hierarchy') : statusIcon(shown.status);
     item.id = `delegation:${node.path.join('>')}`;
     item.contextValue = `waymark.delegation${problems.length ? '.problems' : ''}`;
     const md = new vscode.MarkdownString(undefined, true);

@@ -5,7 +5,8 @@ import type { GateState, StepDef, WorkflowState } from '../core/index';
 import { COMMANDS, VIEWS } from './constants';
 import { Disposable } from './disposable';
 import type { ExtensionModel } from './model';
-import { gateIcon, gateLabel, statusIcon, statusKey } from './presentation';
+import { gateIcon, gateLabel, statusIcon } from './presentation';
+import { treeStatus } from './treeStatus';
 
 export type GatesNode = { kind: 'gateWorkflow'; state: WorkflowState } | { kind: 'gate'; state: WorkflowState; step: StepDef; gate: GateState };
 
@@ -17,7 +18,8 @@ export class GatesTree extends Disposable implements vscode.TreeDataProvider<Gat
   constructor(private readonly c: ExtensionModel) {
     super();
     this.view = this.register(vscode.window.createTreeView(VIEWS.gates, { treeDataProvider: this }));
-    this.register(c.onDidChange((e) => (e.what === 'states' || e.what === 'roots') && this.refresh()));
+    // (`project`: the sprints read again can move a workflow's standing.)
+    this.register(c.onDidChange((e) => (e.what === 'states' || e.what === 'roots' || e.what === 'project') && this.refresh()));
   }
 
   refresh(): void {
@@ -52,8 +54,10 @@ export class GatesTree extends Disposable implements vscode.TreeDataProvider<Gat
       const item = new vscode.TreeItem(this.c.displayName(node.state), vscode.TreeItemCollapsibleState.Expanded);
       item.description = closed ? `${closed} of ${gates.length} closed` : `${gates.length} open`;
       if (this.c.roots.length > 1) item.description += ` · ${path.basename(node.state.root)}`;
-      item.tooltip = this.c.relative(node.state.file);
-      item.iconPath = statusIcon(statusKey(node.state));
+      const shown = treeStatus(node.state, this.c.standing(node.state));
+      if (shown.note) item.description += ` · ${shown.note}`;
+      item.tooltip = shown.note ? `${this.c.relative(node.state.file)} (${shown.note})` : this.c.relative(node.state.file);
+      item.iconPath = statusIcon(shown.status);
       item.id = `gates:${node.state.file}`;
       item.contextValue = 'waymark.gateWorkflow';
       item.command = { command: COMMANDS.openFile, title: 'Open', arguments: [{ file: node.state.file }] };

@@ -10,7 +10,7 @@ import type { Problem, ProjectView, ResumeReport, StateCore, WorkflowStanding, W
 import { CONTEXT } from './constants';
 import { Disposable } from './disposable';
 import { LeaseMonitor, type LeaseHolder } from './leases';
-import { statusKey } from './presentation';
+import { treeStatus } from './treeStatus';
 import { ProjectMonitor } from './projectMonitor';
 import { WorktreeMonitor } from './worktrees';
 import { CORE_SETTING_KEYS, changedSettings, readSettings, type Settings } from './settings';
@@ -309,7 +309,7 @@ export class ExtensionModel extends Disposable {
 
   /** The status a surface shows and groups a workflow by: its standing's, else its own (`unknown` when none). */
   shownStatus(state: WorkflowState): string {
-    return this.standing(state)?.status ?? statusKey(state);
+    return treeStatus(state, this.standing(state)).status;
   }
 
   /**

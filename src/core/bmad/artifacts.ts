@@ -157,6 +157,20 @@ function readHead(file: string, max: number): string | undefined {
   return recordingRead(file, max);
 }
 
+/**
+ * Whether a step file marks itself optional as BMAD's step files do (create-prd's step-05-domain and
+ * step-06-innovation, BMAD-METHOD v6.0–v6.6): its frontmatter `description:` ends `(optional step)`,
+ * its first heading ends `(Optional)`, or its rules say `OPTIONAL STEP` or `This step is OPTIONAL`.
+ * Only the head of the file is read (the marks are in its first lines).
+ */
+export function stepMarkedOptional(text: string): boolean {
+  const head = text.slice(0, STEP_HEAD_BYTES);
+  if (/^description\s*:.*\boptional step\b/im.test(head)) return true;
+  if (/^#\s[^\n]*\(optional\)[ \t]*$/im.test(head.replace(/^---[\s\S]*?\n---/, ''))) return true;
+  return /\bOPTIONAL STEP\b|\bthis step is optional\b/i.test(head);
+}
+const STEP_HEAD_BYTES = 4096;
+
 /** Parses a step file name: `step-02b-vision.md` → {num: 2, letter: 'b', slug: 'vision'}. */
 export function parseStepFileName(name: string): { num: number; letter: string; slug: string; id: string } | undefined {
   const m = STEP_FILE.exec(name);
@@ -188,6 +202,13 @@ export function stepsFromFileNames(dir: string, names: string[]): { steps: StepD
   return { steps, continuation };
 }
 
+/** The steps, those their own files mark optional (stepMarkedOptional) with `optional` set. */
+function optionalMarked(steps: StepDef[]): StepDef[] {
+  const marked = steps.map((st) => st.file !== undefined && stepMarkedOptional(readHead(st.file, MAX_WORKFLOW_BYTES) ?? ''));
+  if (!marked.includes(true)) return steps;
+  return Object.freeze(steps.map((st, i) => (marked[i] ? Object.freeze({ ...st, optional: true as const }) : st))) as StepDef[];
+}
+
 /**
  * Adds the workflows found under `dir0`: every folder holding `steps-c/` (create mode) or
  * `steps/` with `step-NN[a-z]?-*.md` files. In an agent's skills folder only `bmad-*` skills.
@@ -215,7 +236,9 @@ function collectWorkflows(catalog: BmadCatalog, dir0: string, skills: boolean, l
     for (const [stepsDirName, wfName] of stepSets) {
       const stepsDir = entryPath(dir, normal, stepsDirName);
       const names = recordingList(stepsDir).map((e) => e.name);
-      const { steps, continuation } = stepsFromFileNames(stepsDir, names);
+      const { steps: named, continuation } = stepsFromFileNames(stepsDir, names);
+      // Each step file's head (read through the recorders: a step marked or unmarked later rebuilds the catalog).
+      const steps = optionalMarked(named);
       if (steps.length) {
         const otherModes = subdirs.filter((s) => /^steps-[a-z]$/.test(s) && s !== 'steps-c').sort();
         const modeSteps: Record<string, StepDef[]> = Object.create(null) as Record<string, StepDef[]>;

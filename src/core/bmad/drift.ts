@@ -720,9 +720,14 @@ export function ledgerCoverage(root: string, ledgers: readonly Ledger[]): StoryC
  * order is where the story is (finished work is not offered again); storyDrift warns on the file.
  */
 export function furtherStatement(f: StoryFile | undefined, body: string | undefined): string | undefined {
+  if (body === undefined) return body;
+  let out = body;
   const fm = f?.frontmatterStatus ? normalizeStoryStatus(f.frontmatterStatus.value).status : undefined;
-  if (fm === undefined || body === undefined) return body;
-  return ledgerRank('story', fm) > ledgerRank('story', body) ? fm : body;
+  if (fm !== undefined && ledgerRank('story', fm) > ledgerRank('story', out)) out = fm;
+  // A v4 QA verdict below the Status line (finalStatus.ts): its approval is a statement of done.
+  const fin = f?.finalStatus?.status;
+  if (fin !== undefined && ledgerRank('story', fin) > ledgerRank('story', out)) out = fin;
+  return out;
 }
 
 /** A story's status, its own drift problems and its state hash, once its ledger entry and file are known. */
@@ -1033,6 +1038,15 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
       message: `The frontmatter says status ${quoted(fm.value)} and the Status line ${quoted(f.status)}: the file contradicts itself. Make them agree: waymark story set-status ${s.key} ${value} (writes both), or the other status if that one is right.`,
       data: { fix: 'setStoryStatus', key: s.key, value, fileStatus: bodyNorm },
     });
+  }
+  // A v4 QA verdict below a Status line that says otherwise, with no ledger entry to settle it
+  // (finalStatus.ts): named with both lines, never picked silently.
+  const fin = f.finalStatus;
+  if (fin && bodyNorm && s.ledgerStatus === undefined && s.ledgerRaw === undefined && (fin.status === 'done') !== (bodyNorm === 'done') && !(fin.status === 'review' && ledgerRank('story', bodyNorm) < ledgerRank('story', 'review'))) {
+    const where = `the Status ${quoted(f.status)} (line ${f.statusLine! + 1}) and QA Results' Final Status ${quoted(fin.value)} (line ${fin.line + 1})`;
+    out.push(fin.status === 'done'
+      ? { file: f.file, range: statusRange!, severity: 'warning', code: 'story-status-drift', message: `The file contradicts itself: ${where}. BMAD v4's review-story has the QA agent set the Status to Done when it approves; Waymark reads the story as done, as the later verdict says. Align them: waymark story set-status ${s.key} done.`, data: { fix: 'setStoryStatus', key: s.key, value: 'done', fileStatus: bodyNorm, finalStatus: fin.status } }
+      : { file: f.file, range: at(fin.line, fin.start, fin.end), severity: 'warning', code: 'story-status-drift', message: `The file contradicts itself: ${where}. The review asked for changes after the story was marked done; Waymark keeps it done (completed work is not moved back). If the changes are still due: waymark story set-status ${s.key} review --force; if they were made, record the later review's verdict under QA Results.`, data: { key: s.key, fileStatus: bodyNorm, finalStatus: fin.status } });
   }
   // Done with open tasks.
   const isDone = s.ledgerStatus === 'done' || (s.ledgerStatus === undefined && normalizeStoryStatus(f.status ?? '').status === 'done');

@@ -302,7 +302,8 @@ export function knownBmadWorkflowOf(file: string, data: Record<string, unknown>,
  * Steps BMAD's own workflows let the agent pass over unrecorded when they do not apply: create-prd's
  * step-05-domain and step-06-innovation, each "(optional step)" in its description, step-06 saying
  * "NO INNOVATION DETECTED … Skip this step" (BMAD-METHOD v6.0.0…v6.6.0, create-prd/steps-c/). Passed over
- * (a later step done), they are neither a gap nor a step left to do.
+ * (a later step done), they are neither a gap nor a step left to do. Only for steps known from a release
+ * with no step file here: an installed step is optional when its own file says so (artifacts.ts stepMarkedOptional).
  */
 export const BMAD_OPTIONAL_STEPS: ReadonlySet<string> = new Set(['step-05-domain', 'step-06-innovation']);
 

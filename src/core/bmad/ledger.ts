@@ -426,8 +426,22 @@ export function formatStamp(d: Date, format: StampFormat): string {
 
 /** `key: value  # comment` on one line: the value's span without quotes or comment. */
 // (A no-break space after the colon, as some editors leave at a line's end, parts it like a space.)
-const LINE_KV = /^(\s*)(["']?)([^"'#:\s][^"'#:]*?)\2\s*:(?:[ \t\u00a0]+|$)(.*)$/;
-/** The same with a fullwidth colon between key and value (`1-1-作为玩家…：done`). */
+// A key between escaped quotes (`\"10.1\":`, a tool that wrote a JSON-escaped string into YAML: YAML
+// reads the backslashes and quotes as the key's text) is the key it names, as between quotes
+// (ledgerKeyName); group 2 is the quoting, so the key starts after it.
+const LINE_KV = /^(\s*)(\\["']|["']?)([^"'#:\s][^"'#:]*?)\2\s*:(?:[ \t\u00a0]+|$)(.*)$/;
+
+/**
+ * The key a ledger key's text names: YAML's own reading, less the escaped quotes around it
+ * (`\"10.1\"` is 10.1; `"10.1"` and `'10.1'` YAML unquotes itself). The writer (ledgerEdit.ts)
+ * finds an entry by this name and leaves the key's bytes as written.
+ */
+export function ledgerKeyName(key: string): string {
+  const m = /^\\(["'])(.*)\\\1$/.exec(key);
+  return m ? m[2] : key;
+}
+
+/** LINE_KV with a fullwidth colon between key and value (`1-1-作为玩家…：done`). */
 const WIDE_KV = /^(\s*)(["']?)([^"'#:：\s][^"'#:：]*?)\2\s*：[ \t]*(.*)$/;
 
 function valueSpan(line: string, rest: string): { raw: string; start: number; end: number; quote: string } {
@@ -818,11 +832,21 @@ function readStoryLists(lines: string[], ledger: Ledger): void {
       if (storyCol < 0) storyCol = col;
       const kv = col === storyCol ? LINE_KV.exec(line) : null;
       // (Keyed by the dotted number only, `"1.1":`: a map keyed by slugs, `8-1-slug:`, stays another tool's format.)
-      if (kv && !kv[4].trim() && /^\d{1,3}[a-z]?\.\d{1,3}[a-z]?$/i.test(kv[3].trim())) {
+      if (kv && /^\d{1,3}[a-z]?\.\d{1,3}[a-z]?$/i.test(kv[3].trim())) {
         const id = kv[3].trim();
-        const e = listedEntry(id, i, line.indexOf(id), line);
-        // Its keys below it, at the first deeper line's column.
-        readEntryStatus(e, lines, i, (ind) => ind <= col);
+        const e = listedEntry(id, i, kv[1].length + kv[2].length, line);
+        const rest = kv[4].replace(/^\s+/, '');
+        if (!rest || rest.startsWith('#')) {
+          // Its keys below it, at the first deeper line's column.
+          readEntryStatus(e, lines, i, (ind) => ind <= col);
+        } else if (rest.startsWith('{')) {
+          // `"1.1": {title: Lamp, status: done}`: its status among the flow mapping's pairs.
+          flowStatus(e, line);
+        } else {
+          // `"1.1": done`: the value is its status.
+          const v = valueSpan(line, kv[4]);
+          Object.assign(e, { shape: 'scalar', raw: v.raw, status: v.raw, valueStart: v.start, valueEnd: v.end });
+        }
         if (!byKey.has(id)) order.push(id);
         byKey.set(id, e);
       }
@@ -847,11 +871,7 @@ function readStoryLists(lines: string[], ledger: Ledger): void {
     const keyStart = line.indexOf(id);
     const e = listedEntry(id, i, keyStart, line);
     if (flow || m[2] === '{') {
-      const st = /[{,][ \t]*status[ \t]*:[ \t]*(["']?)([^,"'}]*?)\1[ \t]*(?=[,}])/.exec(line);
-      if (st) {
-        const start = st.index + st[0].length - st[2].length - st[1].length;
-        Object.assign(e, { shape: 'mapping', raw: st[2].trim(), status: st[2].trim(), valueStart: start, valueEnd: start + st[2].length });
-      }
+      flowStatus(e, line);
     } else if (keyed) {
       // The item's other keys, at its first key's column: its `status:` is the story's.
       const col = line.length - line.slice(m[1].length + 1).trimStart().length;
@@ -869,6 +889,14 @@ function readStoryLists(lines: string[], ledger: Ledger): void {
     ledger.byKey.set(id, e);
   }
   ledger.listed = true;
+}
+
+/** A listed story's `status:` among the pairs of the flow mapping on its line (`{ id: …, status: done }`). */
+function flowStatus(e: LedgerEntry, line: string): void {
+  const st = /[{,][ \t]*status[ \t]*:[ \t]*(["']?)([^,"'}]*?)\1[ \t]*(?=[,}])/.exec(line);
+  if (!st) return;
+  const start = st.index + st[0].length - st[2].length - st[1].length;
+  Object.assign(e, { shape: 'mapping', raw: st[2].trim(), status: st[2].trim(), valueStart: start, valueEnd: start + st[2].length });
 }
 
 /** A story listed at line `at` (its id at `keyStart`), with no status yet. */

@@ -9,7 +9,7 @@
 import { isMap, isScalar, isSeq, type Document, type Pair, type Scalar, type YAMLMap } from 'yaml';
 import { parseDocument } from '../model/yamlDepth';
 import { WaymarkError } from '../errors';
-import { commentLinesBlanked, formatStamp, parseStamp } from './ledger';
+import { commentLinesBlanked, formatStamp, ledgerKeyName, parseStamp } from './ledger';
 import { quoted } from '../model/text';
 import { plainLedger, type PlainSpan } from './ledgerPlain';
 
@@ -35,9 +35,12 @@ function parse(file: string, text: string): Document.Parsed {
   return doc;
 }
 
+/** A pair's key as ledger.ts names it: a number as written (`1.10`, not 1.1), a string less escaped quotes (`\\"10.1\\"`). */
 function keyText(p: Pair): string | undefined {
   const k = p.key;
-  if (isScalar(k) && (typeof k.value === 'string' || typeof k.value === 'number')) return String(k.value);
+  if (!isScalar(k)) return undefined;
+  if (typeof k.value === 'number') return k.source ?? String(k.value);
+  if (typeof k.value === 'string') return ledgerKeyName(k.value);
   return undefined;
 }
 
@@ -46,11 +49,19 @@ function pairOf(map: YAMLMap, key: string): Pair | undefined {
 }
 
 const EPIC_KEY = /^epic-[\w.-]+$/i;
+/** A key of a `stories:` map keyed by the stories' dotted numbers (ledger.ts readStoryLists). */
+const DOTTED_ID = /^\d{1,3}[a-z]?\.\d{1,3}[a-z]?$/i;
+/** A first-level key of `stories:` holding one epic's list of stories (`epic_1:`, `epic-2:`). */
+const EPIC_LIST = /^epic[-_]?\d+[a-z]?$/i;
+/** The keys a listed story's id is written under (ledger.ts LIST_ITEM). */
+const LIST_ID_KEYS = ['story_id', 'story_key', 'story', 'id', 'key'];
 
 /**
- * The pair holding `key`: under `development_status`, else (a ledger with none) in its epics'
- * `stories:` mappings (`epics: epic-1: stories: 1-1-slug: done`, or `epic-1:` at the top), an
- * epic's own pair being the epic's entry.
+ * The pair holding `key`, in every form ledger.ts reads: under `development_status`, else (a ledger
+ * with none) in its epics' `stories:` mappings (`epics: epic-1: stories: 1-1-slug: done`, or
+ * `epic-1:` at the top), an epic's own pair being the epic's entry; else a `stories:` map keyed by
+ * the stories' dotted numbers (`"1.1": done`, `"1.1": {status: …}`, or its keys below it); else the
+ * item of a list of stories (storyListsOf) listed last with a `status:`, as a pair with no key.
  */
 function entryPair(top: YAMLMap, key: string): Pair | undefined {
   const ds = pairOf(top, 'development_status')?.value;
@@ -65,15 +76,13 @@ function entryPair(top: YAMLMap, key: string): Pair | undefined {
     const hit = pairOf(stories, key);
     if (hit) return hit;
   }
-  if (isMap(ds)) return undefined;
-  // Stories listed as items (`sprints: - stories: - story_id: STORY-001` with `status:`, or a
-  // `stories:` list at the top, ledger.ts readStoryLists): the item listed last with a status holds it.
+  const stories = pairOf(top, 'stories')?.value;
+  if (isMap(stories) && DOTTED_ID.test(key)) {
+    const hit = pairOf(stories, key);
+    if (hit) return hit;
+  }
   let found: YAMLMap | undefined;
-  const lists: unknown[] = [];
-  const sprints = pairOf(top, 'sprints')?.value ?? pairOf(top, 'sprint')?.value;
-  if (isSeq(sprints)) for (const sp of sprints.items) if (isMap(sp)) lists.push(pairOf(sp, 'stories')?.value);
-  lists.push(pairOf(top, 'stories')?.value);
-  for (const list of lists) {
+  for (const list of storyListsOf(top, yamlShape)) {
     if (!isSeq(list)) continue;
     for (const item of list.items) {
       if (!isMap(item) || !pairOf(item, 'status')) continue;
@@ -84,22 +93,57 @@ function entryPair(top: YAMLMap, key: string): Pair | undefined {
   return found ? ({ key: null, value: found } as unknown as Pair) : undefined;
 }
 
-/** The keys a listed story's id is written under (ledger.ts LIST_ITEM). */
-const LIST_ID_KEYS = ['story_id', 'story_key', 'story', 'id', 'key'];
+/** How a ledger's mappings and lists are read: its YAML nodes (yamlShape) or its plain data (dataShape). */
+interface Shape {
+  /** A mapping's pairs as [key as ledger.ts names it, value], or undefined for anything else. */
+  pairs(v: unknown): (readonly [string, unknown])[] | undefined;
+  /** A list's items, or undefined for anything else. */
+  items(v: unknown): unknown[] | undefined;
+}
+
+const yamlShape: Shape = {
+  pairs: (v) => (isMap(v) ? (v.items as Pair[]).map((p) => [keyText(p) ?? '', p.value] as const) : undefined),
+  items: (v) => (isSeq(v) ? v.items : undefined),
+};
+const dataShape: Shape = {
+  pairs: (v) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.entries(v).map(([k, x]) => [ledgerKeyName(k), x] as const) : undefined),
+  items: (v) => (Array.isArray(v) ? v : undefined),
+};
+
+/**
+ * The lists whose items are stories (ledger.ts readStoryLists): each sprint's `stories:` (`sprints: -
+ * stories: - story_id: STORY-001`), each epic's `stories:` in a list of epics (`epics: - id: epic-1
+ * stories: - id: story-ci`), the lists of `stories:` keyed by epic (`stories: epic_1: - id: "1.1"`),
+ * or a `stories:` list at the top.
+ */
+function storyListsOf(top: unknown, shape: Shape): unknown[] {
+  const at = (v: unknown, key: string) => shape.pairs(v)?.find(([k]) => k === key)?.[1];
+  const lists: unknown[] = [];
+  for (const holder of [...(shape.items(at(top, 'sprints') ?? at(top, 'sprint')) ?? []), ...(shape.items(at(top, 'epics')) ?? [])]) lists.push(at(holder, 'stories'));
+  const stories = at(top, 'stories');
+  for (const [k, v] of shape.pairs(stories) ?? []) if (EPIC_LIST.test(k)) lists.push(v);
+  lists.push(stories);
+  return lists;
+}
 
 /** The same, in the ledger as plain data: `key`'s value. */
 function entryValue(data: unknown, key: string): unknown {
   const rec = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
   if (!rec(data)) return undefined;
-  if (rec(data.development_status)) return data.development_status[key];
+  const named = (o: Record<string, unknown>) => Object.entries(o).find(([k]) => ledgerKeyName(k) === key);
+  if (rec(data.development_status)) return named(data.development_status)?.[1];
   for (const [name, epic] of [...Object.entries(rec(data.epics) ? data.epics : {}), ...Object.entries(data)]) {
     if (!EPIC_KEY.test(name) || !rec(epic) || !rec(epic.stories)) continue;
     if (name === key) return epic;
-    if (Object.prototype.hasOwnProperty.call(epic.stories, key)) return epic.stories[key];
+    const hit = named(epic.stories);
+    if (hit) return hit[1];
+  }
+  if (rec(data.stories) && DOTTED_ID.test(key)) {
+    const hit = named(data.stories);
+    if (hit) return hit[1];
   }
   let found: unknown;
-  const lists = [...(Array.isArray(data.sprints) ? data.sprints.map((sp) => (rec(sp) ? sp.stories : undefined)) : []), data.stories];
-  for (const list of lists) {
+  for (const list of storyListsOf(data, dataShape)) {
     if (!Array.isArray(list)) continue;
     for (const item of list) if (rec(item) && item.status !== undefined && LIST_ID_KEYS.map((k) => item[k]).find((v) => v !== undefined && typeof v !== 'object') === key) found = item;
   }
@@ -171,7 +215,7 @@ export function editLedgerStatus(file: string, text: string, key: string, status
   const top = doc.contents;
   if (!isMap(top)) throw new WaymarkError('invalid', `${file} is not a mapping with development_status; nothing was changed.`, file);
   const entry = entryPair(top, key);
-  if (!entry) throw new WaymarkError('usage', `${file} has no entry ${quoted(key)} under development_status (or its epics' stories:); nothing was changed.`, file);
+  if (!entry) throw new WaymarkError('usage', `${file} has no entry ${quoted(key)} with a status Waymark can write (under development_status, an epic's stories:, a stories: map keyed by the stories' numbers, or a list item with its own status:); nothing was changed. Add its status: by hand.`, file);
   const splices: Splice[] = [];
   const v = entry.value;
   if (v === null || v === undefined || (isScalar(v) && v.value === null && v.range![0] === v.range![1])) {

@@ -6,6 +6,7 @@
  */
 import * as path from 'node:path';
 import { camelWords, classifyStoryKey, epicNumber } from './ledger';
+import { finalStatusOf, type FinalStatus } from './finalStatus';
 import { mayBeFence, ownCopy, splitLines, quoted } from '../model/text';
 
 export interface StoryTask {
@@ -47,6 +48,8 @@ export interface StoryFile {
   statusForm?: 'line' | 'section' | 'frontmatter';
   /** A frontmatter `status:` beside the Status line (some teams keep both; they can disagree). */
   frontmatterStatus?: { value: string; line: number; start: number; end: number };
+  /** A v4 QA verdict below the Status line (`### Final Status` under `## QA Results`: finalStatus.ts). */
+  finalStatus?: FinalStatus;
   tasks: StoryTask[];
   /** The last `Gate: PASS` (CONCERNS, FAIL, WAIVED) the story's QA Results record: BMAD's QA review writes it beside the gate file. */
   qaGate?: string;
@@ -808,8 +811,15 @@ export function parseStory(file: string, text: string, opts?: { taskTexts?: 'all
     const storyLike = (titled !== undefined && /\bstory\b/i.test(titled)) || s.storyContent === true || USER_STORY.test(lines.slice(start, start + 200).join('\n'));
     if (fmStatus && storyLike && s.key === undefined && !named && !s.noEpic && !s.epicTitle) frontmatterStory(s, fmId.value);
   }
+  // A v4 QA verdict below the Status line (drift.ts furtherStatement and storyDrift read it).
+  if (s.statusLine !== undefined && FINAL_STATUS_WORDS.test(text)) {
+    const fin = finalStatusOf(lines, s.statusLine);
+    if (fin) s.finalStatus = fin;
+  }
   return s;
 }
+
+const FINAL_STATUS_WORDS = /final\s+status/i;
 
 /** `Story 1.3 – Settings Model`: a plain line naming a story by its dotted number, then its title. */
 const PLAIN_TITLE_LINE = /^(?:\*\*|__)?Story\s+(\d{1,3})\.(\d{1,3}[a-z]?)(?:\*\*|__)?\s*[:\-–—]\s*(\S.*?)\s*(?:\*\*|__)?\s*$/i;

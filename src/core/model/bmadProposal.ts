@@ -42,10 +42,15 @@ export function storyStatus(text: string, file = 'story.md'): StoryStatement | u
 function statementOf(s: StoryFile): StoryStatement | undefined {
   if (s.status === undefined || s.statusLine === undefined) return undefined;
   const body: StoryStatement = { word: s.status, status: bmadWord(s.status), line: s.statusLine + 1 };
+  // A frontmatter status beside the Status line, or a v4 QA verdict below it (bmad/finalStatus.ts):
+  // the file stands at the statement further along, as the sprint reads it (drift.ts furtherStatement).
   const fm = s.frontmatterStatus;
-  if (!fm) return body;
-  const front: StoryStatement = { word: fm.value, status: bmadWord(fm.value), line: fm.line + 1 };
-  return ledgerRank('story', front.status ?? '') > ledgerRank('story', body.status ?? '') ? front : body;
+  const fin = s.finalStatus;
+  let out = body;
+  for (const other of [fm && { word: fm.value, status: bmadWord(fm.value), line: fm.line + 1 }, fin && { word: fin.value, status: bmadWord(fin.status), line: fin.line + 1 }]) {
+    if (other && ledgerRank('story', other.status ?? '') > ledgerRank('story', out.status ?? '')) out = other;
+  }
+  return out;
 }
 
 /** True for a BMAD story file: a `# Story` heading and a status stated in any form the sprint reads (storyStatus). */

@@ -132,7 +132,8 @@ export function analyzeSteps(steps: StepDef[], ids: (string | undefined)[], dial
   for (let i = 0; i < steps.length; i++) {
     const s = steps[i];
     if (covered.has(s.id)) continue;
-    if (dialect === 'bmad' && furthest && s.index < furthest.index && BMAD_OPTIONAL_STEPS.has(s.id)) continue;
+    // Optional as the installed step file marks it; a step known only from a release (no file here) by BMAD's list.
+    if (dialect === 'bmad' && furthest && s.index < furthest.index && (s.file !== undefined ? s.optional === true : BMAD_OPTIONAL_STEPS.has(s.id))) continue;
     if (furthest && s.index < furthest.index) missing.push(s);
     remaining.push(s);
   }
