@@ -438,31 +438,6 @@ function loadReleaseRows(): { rows: ReleaseRow[]; index: Map<string, number[]> }
 const stepDefs = (ids: string): StepDef[] => ids.split(' ').map((id, i) => ({ id, index: i + 1, title: id.replace(/^(?:step-)?(?:[a-z]-)?\d+[a-z]?-/i, '').replace(/-/g, ' ') }));
 
 /**
- * Steps a later release put into a workflow that a document's own release did not have (create-prd's
- * `step-02b-vision` and `step-02c-executive-summary`, new in BMAD 6.0.0, in a PRD Beta.x wrote): of
- * `installed` (the workflow's steps here, in order), those missing from a release's list that holds every
- * `recorded` id and whose own steps are all installed. That release never asked for them, so a document
- * it wrote did not skip them.
- */
-export function stepsOfLaterReleases(installed: readonly string[], recorded: readonly string[]): Set<string> {
-  const out = new Set<string>();
-  const done = [...new Set(recorded.map((s) => s.toLowerCase()))];
-  if (!done.length) return out;
-  const { rows, index } = loadReleaseRows();
-  const here = installed.map((s) => s.toLowerCase());
-  const hereSet = new Set(here);
-  for (const i of index.get(done[0]) ?? []) {
-    const list = new Set(rows[i].row.steps.split(' ').map((s) => s.toLowerCase()));
-    if (list.size >= hereSet.size || !done.every((id) => list.has(id))) continue;
-    let within = true;
-    for (const id of list) if (!hereSet.has(id)) within = false;
-    if (!within) continue;
-    for (const id of here) if (!list.has(id)) out.add(id);
-  }
-  return out;
-}
-
-/**
  * The BMAD workflow whose releases recorded these step ids (src/core/bmad/releaseSteps.ts, every
  * official release's step files), for an artifact no install here identifies: the workflow one of
  * whose releases holds the most of them, at least half, with no other workflow holding as many

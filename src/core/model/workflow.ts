@@ -5,7 +5,7 @@ import { hasLongLine, parseFrontmatter, type ParsedFrontmatter } from './frontma
 import { computeStateHash, sha256 } from './hash';
 import { bmadStatusOf, lookupBmadWorkflow, resolveBmadStep, stepEncoding, stepNumber, type BmadStepEncoding } from '../bmad/artifacts';
 import { declaredOutputOf, identifyArtifact, inBmadOutput } from '../bmad/identify';
-import { BMAD_OPTIONAL_STEPS, quickDevSpecOf, releasedWorkflowName, stepsOfLaterReleases, templateKeysInText } from '../bmad/known';
+import { BMAD_OPTIONAL_STEPS, quickDevSpecOf, releasedWorkflowName, templateKeysInText } from '../bmad/known';
 import { normalizeStepList } from './definitions';
 import { exactArray, valueList } from './text';
 import { DISTINCTIVE_KEYS, STATE_KEYS, WORKFLOW_KEYS, typoOf } from './stateKeys';
@@ -129,17 +129,10 @@ export function analyzeSteps(steps: StepDef[], ids: (string | undefined)[], dial
   }
   const missing: StepDef[] = valueList();
   const remaining: StepDef[] = valueList();
-  // Steps a later BMAD release inserted (create-prd's step-02b/02c, new in 6.0.0) that the release
-  // which wrote the document lacked: passed over with a later step recorded, they are no gap (known.ts).
-  let later: Set<string> | undefined;
   for (let i = 0; i < steps.length; i++) {
     const s = steps[i];
     if (covered.has(s.id)) continue;
     if (dialect === 'bmad' && furthest && s.index < furthest.index && BMAD_OPTIONAL_STEPS.has(s.id)) continue;
-    if (dialect === 'bmad' && furthest && s.index < furthest.index) {
-      later ??= stepsOfLaterReleases(steps.map((x) => x.id), [...done]);
-      if (later.has(s.id.toLowerCase())) continue;
-    }
     if (furthest && s.index < furthest.index) missing.push(s);
     remaining.push(s);
   }
