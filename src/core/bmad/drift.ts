@@ -588,12 +588,27 @@ export function buildSprint(parts: SprintParts): SprintModel {
     const same = n === undefined ? [] : [...byKey.values()].filter((x) => x.ledgerLine !== undefined && partNumber(x.key) === n);
     return same.length === 1 ? same[0] : undefined;
   };
+  // A plan numbered on its own (a later phase's or one feature's epics file counting its epics from 1
+  // again: `epics-phase2.md`'s `Story 3.4: Report Export` is the ledger's `8-4-report-export`): when
+  // no ledger key is the story's own, the one ledger story no other plan took whose key's slug is the
+  // story title's slug is the same story, not story 3.4 the ledger lacks (nor the ledger's other 3.4).
+  const ledgerSlugs = new Map<string, SprintStory[]>();
+  for (const x of byKey.values()) {
+    if (x.ledgerLine === undefined) continue;
+    const slug = fileSlugOf(x.key);
+    if (slug) ledgerSlugs.set(slug, [...(ledgerSlugs.get(slug) ?? []), x]);
+  }
+  const sameTitle = (key: string, title: string): SprintStory | undefined => {
+    if (byKey.has(key)) return undefined;
+    const same = ledgerSlugs.get(storySlug(title)) ?? [];
+    return same.length === 1 && !same[0].planned ? same[0] : undefined;
+  };
   // Planned stories from the epics document.
   for (const pe of parts.epics.values()) {
     const ep = epicOf(pe.epicId);
     ep.title = pe.title || ep.title;
     for (const ps of pe.stories) {
-      const existing = match(ps.key, ps.epicId, ps.story) ?? byId.get(idOf(ps.epicId, ps.story))?.[0] ?? samePartNumber(ps.key);
+      const existing = sameTitle(ps.key, ps.title) ?? match(ps.key, ps.epicId, ps.story) ?? byId.get(idOf(ps.epicId, ps.story))?.[0] ?? samePartNumber(ps.key);
       if (existing) {
         existing.planned = { file: ps.file, line: ps.line };
         existing.title = existing.title ?? ps.title;
