@@ -38,6 +38,12 @@ export interface Replacement {
   newString: string;
   replaceAll?: boolean;
   count?: number;
+  /**
+   * The tool looks further when `oldString` is not in the file as given (Gemini CLI's replace: the
+   * lines with their whitespace trimmed, the words with any whitespace between them, then a near
+   * match): where such an edit lands cannot be known before it runs.
+   */
+  loose?: boolean;
 }
 
 export type FileChange =
