@@ -118,6 +118,14 @@ export function unknownToolEvent(kind: 'pre' | 'post', ctx: HookContext, tool: s
   // A tool that runs a command line (its name says so and its input carries one): judged as a shell command.
   const line = input.command ?? input.cmd ?? input.commandLine ?? input.command_line;
   if (has(SHELL_WORDS) && (typeof line === 'string' || (Array.isArray(line) && line.length && line.every((x) => typeof x === 'string')))) return shell(kind, ctx, tool, commandOf(input.command !== undefined || input.cmd !== undefined ? input : { command: line }, tool), input);
+  // One level down: a task the tool defines and runs (VS Code's create_and_run_task {task: {type, command, args}}).
+  const task = has(SHELL_WORDS) ? Object.values(input).find((v): v is Record<string, unknown> => isObject(v) && typeof v.command === 'string') : undefined;
+  if (task) {
+    const args = Array.isArray(task.args) ? task.args.filter((a): a is string => typeof a === 'string') : [];
+    // A `process` task runs its program with those arguments unquoted by a shell: quoted here so the judge reads the same words.
+    const quoted = args.map((a) => (task.type === 'process' && !/^[\w@%+=:,./-]+$/.test(a) ? `'${a.replace(/'/g, `'\\''`)}'` : a));
+    return shell(kind, ctx, tool, [task.command as string, ...quoted].join(' '), { ...task, ...(typeof task.cwd === 'string' ? { cwd: task.cwd } : isObject(task.options) && typeof task.options.cwd === 'string' ? { cwd: task.options.cwd } : {}) });
+  }
   const carries = CONTENT_FIELDS.some((k) => input[k] !== undefined && input[k] !== null);
   const from = strings(input, FROM_FIELDS);
   const to = strings(input, TO_FIELDS);

@@ -133,6 +133,17 @@ describe('hooks39: documented payload shapes of every agent that writes', () => 
     assert.deepEqual(stateDigest(), snapshot);
   });
 
+  test("VS Code's create_and_run_task runs the task it defines: judged as that command line", async () => {
+    const task = (command: string, args: string[]) => ({ timestamp: '2026-12-02T10:00:00.000Z', cwd: root, sessionId: 's39', hookEventName: 'PreToolUse', tool_name: 'create_and_run_task', tool_input: { workspaceFolder: root, task: { label: 'fix', type: 'shell', command, args, isBackground: false } }, tool_use_id: 't1' });
+    const bad = await answer(copilot, task('sed', ['-i', "'s/discovery]/discovery, design]/'", 'docs/plan.md']));
+    assert.ok(copilotDenied(bad), `${bad.stdout} ${bad.stderr}`);
+    const viaClaudeSettings = await answer(claude, task('rm', ['docs/plan.md']));
+    assert.equal(viaClaudeSettings.exitCode, 2, viaClaudeSettings.stdout);
+    const ok = await answer(copilot, task('npm', ['test']));
+    assert.ok(!copilotDenied(ok) && ok.exitCode === 0, ok.stdout + ok.stderr);
+    assert.deepEqual(stateDigest(), snapshot);
+  });
+
   test('switches that turn every hook off are refused: Copilot settings disableAllHooks, Codex [features] hooks = false, Gemini hooksConfig', async () => {
     const copilotSettings = path.join(root, '.github/copilot/settings.local.json');
     const cases: [string, unknown][] = [
