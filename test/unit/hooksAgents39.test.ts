@@ -144,6 +144,20 @@ describe('hooks39: documented payload shapes of every agent that writes', () => 
     assert.deepEqual(stateDigest(), snapshot);
   });
 
+  test("Cursor's refusal carries every documented spelling (2.x snake_case, 1.7 camelCase; decision/reason on preToolUse)", async () => {
+    const shell = await answer(cursor, { hook_event_name: 'beforeShellExecution', conversation_id: 'c39', generation_id: 'g39', workspace_roots: [root], command: 'rm docs/plan.md', cwd: root });
+    const s = json(shell);
+    assert.equal(s.permission, 'deny');
+    assert.match(String(s.agent_message), /Waymark refused/);
+    assert.equal(s.agentMessage, s.agent_message);
+    assert.equal(s.userMessage, s.user_message);
+    const edit = json(await answer(cursor, { hook_event_name: 'preToolUse', conversation_id: 'c39', generation_id: 'g39', workspace_roots: [root], tool_name: 'Write', tool_input: { file_path: path.join(root, '.waymark/gates/docs/plan.md/design.gate'), content: 'gate: PASS\n' } }));
+    assert.equal(edit.permission, 'deny');
+    assert.equal(edit.decision, 'deny');
+    assert.match(String(edit.reason), /Waymark refused/);
+    assert.deepEqual(stateDigest(), snapshot);
+  });
+
   test('switches that turn every hook off are refused: Copilot settings disableAllHooks, Codex [features] hooks = false, Gemini hooksConfig', async () => {
     const copilotSettings = path.join(root, '.github/copilot/settings.local.json');
     const cases: [string, unknown][] = [
