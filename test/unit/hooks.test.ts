@@ -36,7 +36,8 @@ describe('waymark hook claude-code: PreToolUse', () => {
       assert.match(r.stderr, /Waymark refused this edit of docs\/plan\.md/);
       assert.match(r.stderr, /step design is gated and its gate design has no verdict yet/);
       assert.match(r.stderr, /fix: record the gate first: waymark gate pass docs\/plan\.md design/);
-      assert.equal(r.stdout, '');
+      // The same reason as a deny on stdout (Claude Code reads no JSON on exit 2; Copilot CLI, running these hooks, merges it: hooks39).
+      assert.equal(JSON.parse(r.stdout).hookSpecificOutput.permissionDecisionReason, r.stderr.trimEnd());
       assert.deepEqual(treeDigest(root), before);
     } finally {
       cleanup(root);

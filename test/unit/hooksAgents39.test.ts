@@ -112,6 +112,25 @@ describe('hooks39: documented payload shapes of every agent that writes', () => 
     assert.deepEqual(stateDigest(), snapshot);
   });
 
+  test("Copilot CLI running .claude/settings.json's hooks (waymark hook claude-code): Claude names over its runtime arguments are judged, and the refusal carries its JSON too", async () => {
+    const rel = 'docs/plan.md';
+    const payloads = [
+      copilotPascal('Edit', { path: path.join(root, rel), old_str: MARK_DONE[0], new_str: MARK_DONE[1] }),
+      copilotPascal('Edit', patchMarkingDone(rel)),
+      copilotPascal('Edit', { command: 'create', path: path.join(root, '.waymark/gates/docs/plan.md/design.gate'), file_text: 'gate: PASS\n' }),
+      copilotPascal('Write', { path: path.join(root, '.waymark/gates/docs/plan.md/design.gate'), file_text: 'gate: PASS\n' }),
+    ];
+    for (const p of payloads) {
+      const r = await answer(claude, p);
+      assert.equal(r.exitCode, 2, `${JSON.stringify(p.tool_input).slice(0, 120)}: ${r.stdout} ${r.stderr}`);
+      assert.equal(json(r).permissionDecision, 'deny');
+      assert.match(String(json(r).permissionDecisionReason), /Waymark refused/);
+    }
+    const harmless = await answer(claude, copilotPascal('Edit', { path: path.join(root, 'src/app.ts'), old_str: 'x = 1', new_str: 'x = 2' }));
+    assert.equal(harmless.exitCode, 0, harmless.stderr);
+    assert.deepEqual(stateDigest(), snapshot);
+  });
+
   test("Copilot CLI's apply_patch with its freeform patch text as toolArgs is judged, not an unreadable event", async () => {
     const r = await answer(copilot, copilotCamel('apply_patch', patchMarkingDone('docs/plan.md')));
     assert.ok(copilotDenied(r), `${r.exitCode} ${r.stdout} ${r.stderr}`);
