@@ -24,8 +24,13 @@ export function isOurCommand(command: unknown, agent: string, launcher?: string)
   return launcher !== undefined && new RegExp(`^\\s*${escapeRe(launcher.trim())}${tail}`).test(command);
 }
 
-/** Every file an agent reads its hooks from (Claude Code, VS Code, Gemini CLI, Codex, Copilot, Cursor). */
-export const AGENT_HOOK_FILE = /^(?:\.claude\/settings(?:\.local)?\.json|\.gemini\/settings\.json|\.codex\/(?:hooks\.json|config\.toml)|\.github\/hooks\/[^/]+\.json|\.cursor\/hooks\.json)$/;
+/**
+ * Every file an agent reads its hooks (or the switch that turns them off) from: Claude Code and VS
+ * Code, Gemini CLI, Codex (`.codex/config.toml` in any folder: Codex loads every one from the
+ * project root down to its working directory, the closest winning), Copilot (`.github/hooks/*.json`,
+ * and `.github/copilot/settings*.json`, whose `hooks` and `disableAllHooks` Copilot CLI reads), Cursor.
+ */
+export const AGENT_HOOK_FILE = /^(?:\.claude\/settings(?:\.local)?\.json|\.gemini\/settings\.json|\.codex\/hooks\.json|(?:.+\/)?\.codex\/config\.toml|\.github\/hooks\/[^/]+\.json|\.github\/copilot\/settings(?:\.local)?\.json|\.cursor\/hooks\.json)$/;
 
 /** A command that runs Waymark's hook, however Waymark is launched (by name, npx, the extension's or a package's cli.js). */
 const WAYMARK_HOOK = /(?:waymark|cli\.js)["']?\s+hook\s+(?:claude-code|gemini|codex|copilot|cursor)\b/i;
@@ -76,11 +81,21 @@ export function holdsWaymarkHook(text: string | undefined): boolean {
 function hooksPart(rel: string, text: string): string | undefined {
   if (rel.endsWith('.toml')) {
     const kept: string[] = [];
-    let inHooks = false;
+    let table = '';
+    const inHooks = () => /^hooks(?:\.|$)/.test(table);
     for (const line of text.split(/\r?\n/)) {
+      const l = line.trim();
       const header = /^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$/.exec(line);
-      if (header) inHooks = /^hooks(?:\.|$)/.test(header[1].replace(/["']/g, ''));
-      if (inHooks && line.trim() && !line.trim().startsWith('#')) kept.push(line.trim());
+      if (header) {
+        table = header[1].replace(/["'\s]/g, '');
+        if (inHooks()) kept.push(l);
+        continue;
+      }
+      if (!l || l.startsWith('#')) continue;
+      // The [hooks…] tables, and Codex's switch for them (`[features] hooks`, its old name `codex_hooks`, or dotted).
+      const key = table ? `${table}.${l}` : l;
+      if (inHooks()) kept.push(l);
+      else if (TOML_HOOKS_SWITCH.test(key)) kept.push(key);
     }
     return kept.join('\n');
   }
@@ -89,7 +104,8 @@ function hooksPart(rel: string, text: string): string | undefined {
     if (typeof o !== 'object' || o === null || Array.isArray(o)) return undefined;
     // Claude Code's `disableAllHooks` turns every hook off from any of its settings files.
     const r = o as Record<string, unknown>;
-    return JSON.stringify([r.hooks ?? null, r.disableAllHooks ?? null]);
+    // Gemini CLI's `hooksConfig` (`enabled: false`, `disabled: [names]`) turns its hooks off too.
+    return JSON.stringify([r.hooks ?? null, r.disableAllHooks ?? null, r.hooksConfig ?? null]);
   } catch {
     return undefined;
   }
@@ -101,8 +117,9 @@ function hooksPart(rel: string, text: string): string | undefined {
  */
 export function hookFileChangeProblem(rel: string, before: string | undefined, next: string | undefined, workspaceHasHook: boolean): string | undefined {
   if (!holdsWaymarkHook(before)) {
-    // Another settings file (settings.local.json) can still turn every hook off.
-    if (workspaceHasHook && next !== undefined && /"disableAllHooks"\s*:\s*true/.test(jsoncToJson(next))) return `${rel} would turn off every hook, Waymark's too (disableAllHooks)`;
+    // Another settings file (settings.local.json, Copilot's settings, Codex's config.toml) can still turn every hook off.
+    const off = workspaceHasHook && next !== undefined ? hooksSwitchedOff(rel, next) : undefined;
+    if (off && off !== hooksSwitchedOff(rel, before)) return `${rel} would turn off every hook, Waymark's too (${off})`;
     return undefined;
   }
   if (next === undefined) return `deleting ${rel} removes Waymark's hook`;
@@ -113,9 +130,40 @@ export function hookFileChangeProblem(rel: string, before: string | undefined, n
   return undefined;
 }
 
+/** A TOML key (with its table) that switches Codex's hooks: `features.hooks`, `features.codex_hooks` (its old name). */
+const TOML_HOOKS_SWITCH = /^features\.(?:codex_)?hooks\s*=/;
+
+/**
+ * What in a hook file turns every hook off, said for a refusal, or undefined: `disableAllHooks: true`
+ * (Claude Code, Copilot CLI), `hooksConfig.enabled: false` or a `hooksConfig.disabled` list (Gemini
+ * CLI), `[features] hooks = false` (Codex's config.toml).
+ */
+export function hooksSwitchedOff(rel: string, text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  if (rel.endsWith('.toml')) {
+    const off = hooksPart(rel, text)?.split('\n').find((l) => TOML_HOOKS_SWITCH.test(l) && /=\s*false\b/.test(l));
+    return off ? off.replace(/\s+/g, ' ') : undefined;
+  }
+  try {
+    const o = JSON.parse(jsoncToJson(text)) as unknown;
+    if (typeof o !== 'object' || o === null || Array.isArray(o)) return undefined;
+    const r = o as Record<string, unknown>;
+    if (r.disableAllHooks === true) return 'disableAllHooks';
+    const g = r.hooksConfig;
+    if (typeof g === 'object' && g !== null && !Array.isArray(g)) {
+      const c = g as Record<string, unknown>;
+      if (c.enabled === false) return 'hooksConfig.enabled: false';
+      if (Array.isArray(c.disabled) && c.disabled.length) return `hooksConfig.disabled: ${JSON.stringify(c.disabled)}`;
+    }
+  } catch {
+    return undefined;
+  }
+  return undefined;
+}
+
 /** The hook files of a workspace that exist at fixed names (and .github/hooks/*.json). */
 export function hookFilesOf(root: string, list: (dir: string) => string[]): string[] {
-  const fixed = ['.claude/settings.json', '.claude/settings.local.json', '.gemini/settings.json', '.codex/hooks.json', '.codex/config.toml', '.cursor/hooks.json'];
+  const fixed = ['.claude/settings.json', '.claude/settings.local.json', '.gemini/settings.json', '.codex/hooks.json', '.codex/config.toml', '.cursor/hooks.json', '.github/copilot/settings.json', '.github/copilot/settings.local.json'];
   return [...fixed, ...list('.github/hooks').filter((n) => n.endsWith('.json')).map((n) => `.github/hooks/${n}`)].map((r) => `${root}/${r}`);
 }
 

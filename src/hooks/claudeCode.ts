@@ -16,6 +16,13 @@ function replacement(e: unknown, where: string): Replacement {
 }
 
 function toolEvent(kind: 'pre' | 'post', ctx: HookContext, tool: string, input: Record<string, unknown>): NeutralEvent {
+  // Copilot CLI runs .claude/settings.json's hooks too, naming its runtime tools by Claude's names
+  // (`Edit` over edit {path, old_str, new_str}, str_replace_editor or apply_patch; `Write` over
+  // create {path, file_text}): an input without file_path is read by its shape.
+  if (EDIT_TOOLS.has(tool) && input.file_path === undefined) {
+    const other = catalogueToolEvent(kind, ctx, tool, input);
+    if (other) return other;
+  }
   if (EDIT_TOOLS.has(tool)) {
     const file = str(input, 'file_path', 'tool_input');
     if (!file) throw new HookInputError('tool_input.file_path is empty.');
@@ -65,7 +72,9 @@ export const claudeCodeAdapter: HookAdapter = {
         return { exitCode: 0, stdout: '', stderr: decision.note ? `waymark: ${decision.note}\n` : '' };
       case 'deny':
         // Exit 2: the call is blocked and stderr is the model's feedback (every version reads this form).
-        return { exitCode: 2, stdout: '', stderr: `${decision.reason}\n` };
+        // Claude Code reads no JSON on exit 2; Copilot CLI, which runs these hooks too, merges it with
+        // its exit-2 deny, so the reason reaches its model as well.
+        return { exitCode: 2, stdout: json({ permissionDecision: 'deny', permissionDecisionReason: decision.reason, hookSpecificOutput: { hookEventName: name, permissionDecision: 'deny', permissionDecisionReason: decision.reason } }), stderr: `${decision.reason}\n` };
       case 'context':
         if (name === 'PostToolUse' && decision.problem) {
           return { exitCode: 0, stdout: json({ decision: 'block', reason: decision.text, hookSpecificOutput: { hookEventName: name, additionalContext: decision.text } }), stderr: '' };

@@ -3,9 +3,13 @@
  * - VS Code's agent hooks (code.visualstudio.com/docs/agent-customization/hooks): `hookEventName`,
  *   `sessionId`, `cwd`, `tool_name`, `tool_input` (`editFiles` {files}, `create_file`,
  *   `replace_string_in_file`, `run_in_terminal`...); answers `hookSpecificOutput.permissionDecision`;
- * - Copilot CLI and cloud agent (docs.github.com/copilot/reference/hooks-configuration): no event
- *   name (it is told by the fields: `toolName` + `toolArgs` as a JSON string, `toolResult` after the
- *   tool, `source` at session start); answers `permissionDecision: "deny"` + `permissionDecisionReason`.
+ * - Copilot CLI and cloud agent (docs.github.com/copilot/reference/hooks-reference), camelCase
+ *   events: `sessionId`, `toolName` + `toolArgs` (an object or a JSON string), `toolResult` after
+ *   the tool, `source` at session start (older builds sent no event name: it is told by the fields);
+ *   PascalCase events (`PreToolUse`): `hook_event_name`, `session_id`, `tool_input`, and Claude's tool
+ *   names for its runtime tools (`Edit` for edit, str_replace_editor and apply_patch, `Write` for
+ *   create, `Bash` for bash and powershell); answers `permissionDecision: "deny"` +
+ *   `permissionDecisionReason`. MCP tools are named `<server>-<tool>`.
  * One answer serves both: the top-level and the hookSpecificOutput fields together, exit 0.
  */
 import { HookInputError, isObject, optStr, type HookAdapter, type HookContext, type HookOutput, type NeutralEvent } from './port';
@@ -25,18 +29,24 @@ function eventOf(input: Record<string, unknown>): string {
   throw new HookInputError('the hook input names no event (hookEventName) and has none of the fields that tell one (toolName, toolResult, source).');
 }
 
+/**
+ * The tool's arguments: `tool_input` (VS Code, Copilot CLI's PascalCase events) or `toolArgs`
+ * (camelCase events), each an object or a JSON string of one. A freeform tool's text that is not
+ * JSON (an apply_patch envelope) is read as that tool's `input`.
+ */
 function toolInput(input: Record<string, unknown>): Record<string, unknown> {
-  if (isObject(input.tool_input)) return input.tool_input;
-  const args = input.toolArgs;
-  if (isObject(args)) return args;
-  if (typeof args === 'string') {
-    let v: unknown;
-    try {
-      v = JSON.parse(args);
-    } catch {
-      throw new HookInputError('input.toolArgs must be the tool\'s arguments as a JSON string.');
-    }
+  for (const [key, v] of [['tool_input', input.tool_input], ['toolArgs', input.toolArgs]] as const) {
     if (isObject(v)) return v;
+    if (typeof v !== 'string') continue;
+    let o: unknown;
+    try {
+      o = JSON.parse(v);
+    } catch {
+      if (/^\s*\*\*\* Begin Patch\s*$/m.test(v)) return { input: v };
+      throw new HookInputError(`input.${key} must be the tool's arguments as an object or a JSON string of one.`);
+    }
+    if (isObject(o)) return o;
+    if (typeof o === 'string' && /^\s*\*\*\* Begin Patch\s*$/m.test(o)) return { input: o };
   }
   throw new HookInputError('input.tool_input (or toolArgs) must be an object.');
 }

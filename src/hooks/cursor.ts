@@ -28,6 +28,15 @@ function toolInput(input: Record<string, unknown>): Record<string, unknown> {
   throw new HookInputError('input.tool_input must be an object.');
 }
 
+/**
+ * A refusal in every spelling Cursor has documented: `permission` with `user_message` /
+ * `agent_message` (2.x), `userMessage` / `agentMessage` (1.7, the first hooks release), and on
+ * `preToolUse` also `decision` + `reason`, as its tool hooks read them.
+ */
+function denial(event: string, user: string, agent: string): Record<string, unknown> {
+  return { permission: 'deny', user_message: user, agent_message: agent, userMessage: user, agentMessage: agent, ...(event === 'preToolUse' ? { decision: 'deny', reason: agent } : {}) };
+}
+
 export const cursorAdapter: HookAdapter = {
   name: 'cursor',
   actor: 'cursor',
@@ -88,7 +97,7 @@ export const cursorAdapter: HookAdapter = {
         // No opinion: Cursor's own approval settings decide (an "allow" would skip the person's).
         return { exitCode: 0, stdout: json({}), stderr: decision.note ? `waymark: ${decision.note}\n` : '' };
       case 'deny':
-        return { exitCode: 0, stdout: json({ permission: 'deny', user_message: decision.reason.split('\n')[0], agent_message: decision.reason }), stderr: '' };
+        return { exitCode: 0, stdout: json(denial(event.ctx.event, decision.reason.split('\n')[0], decision.reason)), stderr: '' };
       case 'context':
         return { exitCode: 0, stdout: json(event.ctx.event === 'afterFileEdit' || event.ctx.event === 'afterShellExecution' || event.ctx.event === 'afterMCPExecution' ? {} : { additional_context: decision.text }), stderr: decision.problem ? `${decision.text}\n` : '' };
       case 'keep-going':
@@ -100,7 +109,7 @@ export const cursorAdapter: HookAdapter = {
   renderFailure(message, event, failClosed) {
     if (failClosed && (!event || event.kind === 'proposed-edit' || event.kind === 'proposed-edits' || event.kind === 'proposed-command')) {
       const reason = `waymark could not check this change (${message}); refused because the hook runs with --fail-closed.`;
-      return { exitCode: 0, stdout: json({ permission: 'deny', user_message: reason, agent_message: reason }), stderr: '' };
+      return { exitCode: 0, stdout: json(denial(event?.ctx.event ?? 'preToolUse', reason, reason)), stderr: '' };
     }
     return { exitCode: 1, stdout: '', stderr: `waymark hook: ${message}\n` };
   },

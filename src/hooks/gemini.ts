@@ -3,8 +3,11 @@
  * `tool_name`, `tool_input`...), only JSON on stdout. `decision: "deny"` + `reason` refuses a
  * tool call (BeforeTool) or asks for another turn (AfterAgent); `hookSpecificOutput.
  * additionalContext` reaches the model; exit 2 blocks with stderr; other codes are warnings.
- * Tools: write_file {file_path, content}, replace {file_path, old_string, new_string,
- * expected_replacements}, run_shell_command {command}.
+ * Tools (geminicli.com/docs/hooks/reference, packages/core/src/tools/definitions): write_file
+ * {file_path, content}, replace {file_path, old_string, new_string, allow_multiple (older builds:
+ * expected_replacements), instruction}, run_shell_command {command, dir_path|directory}. MCP tools
+ * come as `mcp_<server>_<tool>` (packages/core/src/tools/mcp-tool.ts generateValidName), with
+ * `mcp_context` beside `tool_input`.
  */
 import * as path from 'node:path';
 import { HookInputError, parseHookInput, str, type HookAdapter, type HookContext, type HookOutput, type NeutralEvent } from './port';
@@ -12,9 +15,10 @@ import { catalogueToolEvent, unknownToolEvent } from './tools';
 
 const TOOLS = new Set(['write_file', 'replace', 'run_shell_command']);
 /**
- * Its tools, and MCP servers' tools as Gemini CLI names them: `<server>__<tool>` (the name a tool
- * gets when another server holds its plain name) and `mcp_<server>_<tool>`. A server's tool that
- * Gemini registers under its plain name (the first server to offer it) matches no pattern.
+ * Its tools, and MCP servers' tools as Gemini CLI names them: `mcp_<server>_<tool>` (every MCP tool
+ * in current builds: mcp-tool.ts generateValidName enforces the prefix; the matcher is an unanchored
+ * regex, hookPlanner.ts) and `<server>__<tool>` (older builds, for a tool whose plain name another
+ * server held).
  */
 const GEMINI_MATCHER = 'write_file|replace|run_shell_command|mcp_.*|.+__.+';
 
@@ -26,9 +30,13 @@ function toolEvent(kind: 'pre' | 'post', ctx: HookContext, tool: string, input: 
     if (!file) throw new HookInputError('tool_input.file_path is empty.');
     if (kind === 'post') return { kind: 'tool-done', ctx, tool, file };
     if (tool === 'write_file') return { kind: 'proposed-edit', ctx, tool, file, change: { type: 'write', content: str(input, 'content', 'tool_input') } };
+    // `allow_multiple: true` replaces every occurrence (Gemini CLI's edit tool); older builds took `expected_replacements`.
     const n = input.expected_replacements;
     const count = typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : 1;
-    return { kind: 'proposed-edit', ctx, tool, file, change: { type: 'replace', edits: [{ oldString: str(input, 'old_string', 'tool_input'), newString: str(input, 'new_string', 'tool_input'), count }] } };
+    const every = input.allow_multiple === true;
+    // CRLF in the strings is matched as LF, as the tool normalises them.
+    const lf = (k: string) => str(input, k, 'tool_input').replace(/\r\n/g, '\n');
+    return { kind: 'proposed-edit', ctx, tool, file, change: { type: 'replace', edits: [{ oldString: lf('old_string'), newString: lf('new_string'), ...(every ? { replaceAll: true } : { count }), loose: true }] } };
   }
   const command = str(input, 'command', 'tool_input');
   // run_shell_command's `directory` (relative to the project root) is where the command runs.

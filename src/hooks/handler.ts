@@ -86,6 +86,12 @@ async function proposedEdits(event: { ctx: NeutralEvent['ctx']; tool: string }, 
     const current = readCurrentText(file);
     const next = nextText(event.ctx.cwd, file, current, e.change);
     if (next === undefined && e.change.type === 'replace') {
+      // A tool that looks further (Gemini CLI's replace) lands somewhere Waymark cannot know: refused where state lives.
+      const what = e.change.edits.some((r) => r.loose) ? await stateOf(root, file) : undefined;
+      if (what) {
+        reasons.push(`Waymark refused this edit of ${relPath(root, file)}: its old_string is not in the file exactly once as given, and ${event.tool} then matches it loosely (whitespace, words, a near match), so where it lands cannot be judged; the file holds ${what}.\n- fix: read the file again and send old_string exactly as the file has it (allow_multiple: true to replace every occurrence), or change state with a waymark command (waymark --help).`);
+        continue;
+      }
       // The edit tool itself will fail (old_string not found or not unique): nothing lands.
       notes.push(`${event.tool} on ${file} will not apply (old_string not found or not unique); not checked.`);
       continue;
@@ -147,6 +153,9 @@ async function proposedEdits(event: { ctx: NeutralEvent['ctx']; tool: string }, 
   return { kind: 'allow', note: notes.length ? notes.join(' ') : undefined };
 }
 
+/** What a hook file holds that does not install Waymark's hook, in a workspace where another does: settings that can turn every hook off. */
+const HOOK_SWITCHES = "agent hook settings (they can turn off Waymark's hook)";
+
 /** True when any of the workspace's agent hook files installs Waymark's hook. */
 function workspaceHasHook(root: string): boolean {
   const list = (dir: string) => {
@@ -173,6 +182,8 @@ async function stateOf(root: string, file: string): Promise<string | undefined> 
   if (DEFINITION.test(rel) || rel === '.waymark/workflows') return 'a workflow definition';
   if (CONFIG.test(rel)) return "Waymark's configuration";
   if (AGENT_HOOK_FILE.test(rel) && holdsWaymarkHook(textOf(file))) return "Waymark's agent hooks";
+  // Another hook file of a workspace with Waymark's hook can turn every hook off (disableAllHooks...).
+  if (AGENT_HOOK_FILE.test(rel) && workspaceHasHook(root)) return HOOK_SWITCHES;
   if (GITATTRIBUTES.test(rel) && mergeDriverBlock(textOf(file)) !== undefined) return "Waymark's merge driver block";
   const text = textOf(file);
   if (text === undefined) return undefined;
@@ -408,7 +419,7 @@ async function proposedCommand(event: Extract<NeutralEvent, { kind: 'proposed-co
     const which = f.hits.map((h) => h.replace(/ \((.+), by (.+)\)$/, '')).join(', ');
     const kinds = [...new Set(f.hits.map((h) => / \((.+), by /.exec(h)?.[1] ?? 'state'))];
     const hows = f.hits.map((h) => /, by (.+)\)$/.exec(h)?.[1] ?? '');
-    const fix = kinds.includes("Waymark's agent hooks") ? HOOKS_FIX : kinds.includes("Waymark's merge driver block") ? MERGE_FIX : kinds.includes("Waymark's journal of a change under way") ? JOURNAL_FIX : kinds.includes("Waymark's configuration") ? CONFIG_FIX : kinds.includes('a gate verdict') ? "- fix: a gate verdict is a reviewer's record: waymark gate pass|concerns|fail|waive FILE STEP --by NAME" : hows.every((h) => MODE_CHANGE.test(h)) ? MODE_FIX : hows.every((h) => /rewrites the .* files it is given/.test(h)) ? FORMAT_FIX : kinds.includes("a ticket's status") ? TICKET_FIX : COMMAND_FIX;
+    const fix = kinds.includes("Waymark's agent hooks") || kinds.includes(HOOK_SWITCHES) ? HOOKS_FIX : kinds.includes("Waymark's merge driver block") ? MERGE_FIX : kinds.includes("Waymark's journal of a change under way") ? JOURNAL_FIX : kinds.includes("Waymark's configuration") ? CONFIG_FIX : kinds.includes('a gate verdict') ? "- fix: a gate verdict is a reviewer's record: waymark gate pass|concerns|fail|waive FILE STEP --by NAME" : hows.every((h) => MODE_CHANGE.test(h)) ? MODE_FIX : hows.every((h) => /rewrites the .* files it is given/.test(h)) ? FORMAT_FIX : kinds.includes("a ticket's status") ? TICKET_FIX : COMMAND_FIX;
     return { kind: 'deny', reason: `Waymark refused this command: it writes ${which}, which hold${f.hits.length === 1 ? 's' : ''} ${kinds.join(' and ')}, by shell, where the rules cannot be checked (${f.hits.map((h) => /, by (.+)\)$/.exec(h)?.[1]).join('; ')}).\n${fix}` };
   }
   if (f.broken.length) return { kind: 'deny', reason: `Waymark refused this command: the file it writes would break the workflow rules: ${f.broken.join('\n')}\n${COMMAND_FIX}` };

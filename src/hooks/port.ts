@@ -38,6 +38,12 @@ export interface Replacement {
   newString: string;
   replaceAll?: boolean;
   count?: number;
+  /**
+   * The tool looks further when `oldString` is not in the file as given (Gemini CLI's replace: the
+   * lines with their whitespace trimmed, the words with any whitespace between them, then a near
+   * match): where such an edit lands cannot be known before it runs.
+   */
+  loose?: boolean;
 }
 
 export type FileChange =
@@ -214,8 +220,10 @@ export function parseHookInput(input: unknown, env: NodeJS.ProcessEnv, d: HookDi
       const shared = isObject(input.tool_input) ? d.otherTools?.(kind, ctx, tool, input.tool_input) ?? d.unknownTool?.(kind, ctx, tool, input.tool_input) : undefined;
       return shared ?? { kind: 'other', ctx, what: `${event} ${tool}` };
     }
-    if (!isObject(input.tool_input)) throw new HookInputError('input.tool_input must be an object.');
-    return d.toolEvent(event === d.preTool ? 'pre' : 'post', ctx, tool, input.tool_input);
+    // A freeform tool's text (an apply_patch envelope, as Copilot CLI passes it) is that tool's `input`.
+    const args = typeof input.tool_input === 'string' && /^\s*\*\*\* Begin Patch\s*$/m.test(input.tool_input) ? { input: input.tool_input } : input.tool_input;
+    if (!isObject(args)) throw new HookInputError('input.tool_input must be an object.');
+    return d.toolEvent(event === d.preTool ? 'pre' : 'post', ctx, tool, args);
   }
   if (event === 'SessionStart') return { kind: 'session-start', ctx, source: optStr(input, 'source') };
   const stop = Object.prototype.hasOwnProperty.call(d.stops, event) ? d.stops[event] : undefined;

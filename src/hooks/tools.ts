@@ -118,6 +118,14 @@ export function unknownToolEvent(kind: 'pre' | 'post', ctx: HookContext, tool: s
   // A tool that runs a command line (its name says so and its input carries one): judged as a shell command.
   const line = input.command ?? input.cmd ?? input.commandLine ?? input.command_line;
   if (has(SHELL_WORDS) && (typeof line === 'string' || (Array.isArray(line) && line.length && line.every((x) => typeof x === 'string')))) return shell(kind, ctx, tool, commandOf(input.command !== undefined || input.cmd !== undefined ? input : { command: line }, tool), input);
+  // One level down: a task the tool defines and runs (VS Code's create_and_run_task {task: {type, command, args}}).
+  const task = has(SHELL_WORDS) ? Object.values(input).find((v): v is Record<string, unknown> => isObject(v) && typeof v.command === 'string') : undefined;
+  if (task) {
+    const args = Array.isArray(task.args) ? task.args.filter((a): a is string => typeof a === 'string') : [];
+    // A `process` task runs its program with those arguments unquoted by a shell: quoted here so the judge reads the same words.
+    const quoted = args.map((a) => (task.type === 'process' && !/^[\w@%+=:,./-]+$/.test(a) ? `'${a.replace(/'/g, `'\\''`)}'` : a));
+    return shell(kind, ctx, tool, [task.command as string, ...quoted].join(' '), { ...task, ...(typeof task.cwd === 'string' ? { cwd: task.cwd } : isObject(task.options) && typeof task.options.cwd === 'string' ? { cwd: task.options.cwd } : {}) });
+  }
   const carries = CONTENT_FIELDS.some((k) => input[k] !== undefined && input[k] !== null);
   const from = strings(input, FROM_FIELDS);
   const to = strings(input, TO_FIELDS);
@@ -144,8 +152,9 @@ export function unknownToolEvent(kind: 'pre' | 'post', ctx: HookContext, tool: s
  * change state through the core, which checks the rules and records history itself, so a hook
  * judging them as another server's writes would refuse the very calls it points agents to. Named
  * as each agent names an MCP tool: `mcp__<server>__waymark_advance` (Claude Code, Codex),
- * `<server>__waymark_advance` or `mcp_<server>_waymark_advance` (Gemini CLI), `waymark_advance`
- * (Cursor's MCP hooks, VS Code). Known by name only: a foreign server that names its tool after
+ * `mcp_<server>_waymark_advance` (Gemini CLI; `<server>__waymark_advance` in older builds),
+ * `<server>-waymark_advance` (Copilot CLI: docs.github.com cli-command-reference, MCP server
+ * naming), `waymark_advance` or `MCP:<server>:waymark_advance` (Cursor's MCP hooks, VS Code). Known by name only: a foreign server that names its tool after
  * Waymark's is taken for Waymark's.
  */
 export const WAYMARK_MCP_TOOLS: ReadonlySet<string> = new Set(['waymark_summary', 'waymark_status', 'waymark_resume', 'waymark_next', 'waymark_board', 'waymark_advance', 'waymark_set_status', 'waymark_story_set_status', 'waymark_gate', 'waymark_validate', 'waymark_fix', 'waymark_memory_recall', 'waymark_memory_record', 'waymark_lease']);
@@ -154,7 +163,7 @@ export function isWaymarkTool(tool: string): boolean {
   const at = tool.lastIndexOf('waymark_');
   if (at === -1 || !WAYMARK_MCP_TOOLS.has(tool.slice(at))) return false;
   const prefix = tool.slice(0, at);
-  return prefix === '' || prefix.endsWith('__') || (prefix.startsWith('mcp_') && prefix.endsWith('_'));
+  return prefix === '' || prefix.endsWith('__') || (prefix.startsWith('mcp_') && prefix.endsWith('_')) || /^[^:]+-$/.test(prefix) || /^MCP:[^:]+:$/i.test(prefix);
 }
 
 /** Words of a name that say a tool writes a whole file; and words that say it changes part of one (its text is not the file's). */
@@ -201,12 +210,30 @@ export const CATALOGUE_TOOLS: ReadonlySet<string> = new Set([
   'edit', 'create', 'str_replace_editor',
 ]);
 
+/** Edit tools whose name another tool's input may come under (Copilot CLI's Claude-format hooks). */
+const PATCH_CARRIERS = new Set(['Edit', 'Write', 'MultiEdit', 'edit', 'create', 'str_replace_editor']);
+const EDITOR_COMMANDS = new Set(['view', 'create', 'str_replace', 'insert', 'undo_edit']);
+
+/** The apply_patch envelope an input carries (in `input`, `patch` or `command`), if any. */
+function patchOf(input: Record<string, unknown>): string | undefined {
+  for (const k of ['input', 'patch', 'command']) {
+    const v = input[k];
+    if (typeof v === 'string' && /^\s*\*\*\* Begin Patch\s*$/m.test(v)) return v;
+  }
+  return undefined;
+}
+
 /**
  * The neutral event of one tool call, by the catalogue's names; undefined for a tool that neither
  * edits files nor runs shell commands. Throws HookInputError when a known tool's input is malformed.
  */
 export function catalogueToolEvent(kind: 'pre' | 'post', ctx: HookContext, tool: string, input: Record<string, unknown>): NeutralEvent | undefined {
   if (SHELL_TOOLS.has(tool)) return shell(kind, ctx, tool, commandOf(input, tool), input);
+  // One tool name over several tools' inputs: Copilot CLI's Claude-format hooks (PascalCase
+  // PreToolUse) name apply_patch and str_replace_editor `Edit`, create `Write`, with the runtime
+  // tool's own arguments. The input says which tool it is.
+  if (tool !== 'apply_patch' && PATCH_CARRIERS.has(tool) && patchOf(input) !== undefined) return catalogueToolEvent(kind, ctx, 'apply_patch', { input: patchOf(input) });
+  if (tool !== 'str_replace_editor' && PATCH_CARRIERS.has(tool) && typeof input.command === 'string' && EDITOR_COMMANDS.has(input.command)) return catalogueToolEvent(kind, ctx, 'str_replace_editor', input);
   const file = () => need(input, tool, 'file_path', 'filePath', 'path');
   // Every file the input names is judged: an input naming two (`file_path` and `path`) is judged for each, whichever the tool reads.
   const at = (change: FileChange): FileEdit[] => [...new Set([file(), ...strings(input, ['file_path', 'filePath', 'path'])])].map((f) => ({ file: f, change }));

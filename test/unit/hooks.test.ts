@@ -36,7 +36,8 @@ describe('waymark hook claude-code: PreToolUse', () => {
       assert.match(r.stderr, /Waymark refused this edit of docs\/plan\.md/);
       assert.match(r.stderr, /step design is gated and its gate design has no verdict yet/);
       assert.match(r.stderr, /fix: record the gate first: waymark gate pass docs\/plan\.md design/);
-      assert.equal(r.stdout, '');
+      // The same reason as a deny on stdout (Claude Code reads no JSON on exit 2; Copilot CLI, running these hooks, merges it: hooks39).
+      assert.equal(JSON.parse(r.stdout).hookSpecificOutput.permissionDecisionReason, r.stderr.trimEnd());
       assert.deepEqual(treeDigest(root), before);
     } finally {
       cleanup(root);
@@ -321,9 +322,10 @@ describe('waymark hook gemini', () => {
       assert.equal(JSON.parse(r.stdout).decision, 'deny');
       r = await gemini(root, 'BeforeTool', { tool_name: 'write_file', tool_input: { file_path: path.join(root, 'src/app.ts'), content: 'x' } });
       assert.deepEqual(JSON.parse(r.stdout), {});
-      // expected_replacements must match the number of occurrences, as the tool requires.
+      // expected_replacements that does not match the occurrences: older builds fail, current ones
+      // (allow_multiple, and a loose match when the exact one fails) may land anywhere: refused on state (hooks39).
       r = await gemini(root, 'BeforeTool', { tool_name: 'replace', tool_input: { file_path: file, old_string: 'in_progress', new_string: 'created', expected_replacements: 2 } });
-      assert.deepEqual(JSON.parse(r.stdout), {});
+      assert.match(JSON.parse(r.stdout).reason, /matches it loosely/);
       assert.deepEqual(treeDigest(root), before);
       r = await gemini(root, 'SessionStart', { source: 'startup' });
       out = JSON.parse(r.stdout);
