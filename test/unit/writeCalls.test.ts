@@ -31,6 +31,18 @@ function countRealpaths(): Map<string, number> {
   return seen;
 }
 
+/** Counts, from now on, the paths fs.lstatSync is asked about. */
+function countLstats(): Map<string, number> {
+  const seen = new Map<string, number>();
+  const lstat = nodeFs.lstatSync;
+  mock.method(nodeFs, 'lstatSync', ((p: fs.PathLike, o?: fs.StatSyncOptions) => {
+    const k = String(p);
+    seen.set(k, (seen.get(k) ?? 0) + 1);
+    return lstat(p, o);
+  }) as typeof nodeFs.lstatSync);
+  return seen;
+}
+
 function events(root: string): { seq: number; type: string }[] {
   return fs.readFileSync(path.join(root, '.waymark', 'events', 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { seq: number; type: string });
 }
@@ -38,20 +50,54 @@ function events(root: string): { seq: number; type: string }[] {
 describe('a write resolves each path it proves once', () => {
   afterEach(() => mock.restoreAll());
 
-  test('the changed file is resolved twice: to name and lock it, and right before its temp file (not again to name its history)', async () => {
+  test('the changed file is resolved once to name and lock it, proved again part by part below the workspace right before its temp file (not again to name its history)', async () => {
     const root = workspace({ 'flows/a.md': wf('a') });
     const file = path.join(root, 'flows', 'a.md');
     const core = createStateCore({ roots: [root], memory: false });
     try {
       await core.setScope(file, 'medium');
       const seen = countRealpaths();
+      const looked = countLstats();
       const r = await core.setScope(file, 'large');
       assert.equal(r.changed, true);
-      assert.equal(seen.get(file), 2, `realpath of the file: ${JSON.stringify([...seen])}`);
+      assert.equal(seen.get(file), 1, `realpath of the file: ${JSON.stringify([...seen])}`);
+      // Session 39: the fresh proofs of a change look at each part below the workspace folder (one
+      // lstat each), not at the folder's own parts again (realpath's readlink of each from /).
+      assert.ok((looked.get(file) ?? 0) >= 1, `lstat of the file: ${JSON.stringify([...looked])}`);
+      assert.ok((looked.get(path.join(root, 'flows')) ?? 0) >= 1, 'its folder is looked at afresh');
+      for (const k of looked.keys()) assert.ok(k.startsWith(root), `only parts below the workspace are looked at: ${k}`);
+      assert.equal(seen.get(root) ?? 0, 1, 'the workspace folder is resolved once for the change');
     } finally {
       await core.close();
     }
     assert.match(fs.readFileSync(file, 'utf8'), /scope: large/);
+  });
+
+  test('each round of flushes hands all but one to the thread pool and makes the last on this thread (session 39)', async () => {
+    const root = workspace({ 'flows/a.md': wf('a') });
+    const file = path.join(root, 'flows', 'a.md');
+    const core = createStateCore({ roots: [root], memory: false });
+    try {
+      await core.setScope(file, 'medium');
+      const calls: string[] = [];
+      for (const name of ['fsync', 'fdatasync', 'fsyncSync', 'fdatasyncSync'] as const) {
+        const orig = nodeFs[name] as (...a: unknown[]) => unknown;
+        mock.method(nodeFs, name, ((...a: unknown[]) => {
+          calls.push(name);
+          return orig(...a);
+        }) as never);
+      }
+      const r = await core.setScope(file, 'large');
+      assert.equal(r.changed, true);
+      // Round 1: the intent's slot on the pool, the temp file here; round 2: the history file on the pool, the folder here.
+      assert.deepEqual(calls, ['fdatasync', 'fsyncSync', 'fsync', 'fsyncSync'], JSON.stringify(calls));
+    } finally {
+      mock.restoreAll();
+      await core.close();
+    }
+    assert.match(fs.readFileSync(file, 'utf8'), /scope: large/);
+    const history = fs.readFileSync(path.join(root, '.waymark', 'history', 'flows', 'a.md.jsonl'), 'utf8').trim().split('\n');
+    assert.equal(history.length, 2, 'both writes recorded');
   });
 
   test('an event is appended in the folder its append just proved: the log itself is not resolved', () => {

@@ -12,7 +12,7 @@ import type { WriteCompanion, WriteContext, WriteGuard, WriteObserver } from '..
 import { WaymarkError, errorMessage } from '../errors';
 import type { Logger } from '../ports';
 import type { HistoryEntry, WorkflowState } from '../types';
-import { abortAtomicWrite, appendInPlace, commitAtomicWrite, fsyncFdAsync, fsyncPathAsync, fsyncPrepared, prepareAtomicWrite, removeStaleTemps, writeFileAtomic, type PreparedWrite } from '../store/atomicWrite';
+import { abortAtomicWrite, appendInPlace, commitAtomicWrite, fdFlush, flushRound, pathFlush, preparedFlush, prepareAtomicWrite, removeStaleTemps, writeFileAtomic, type Flush, type PreparedWrite } from '../store/atomicWrite';
 import { acquireFileLock, type HeldLock } from '../store/fileLock';
 import { appendHistory, assertHistoryAppendable, readHistory } from '../store/history';
 import { assertJournalWritable, currentSha256, listJournal, setAsideJournalFile } from '../store/intentJournal';
@@ -750,13 +750,18 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
         if (x.w.unchanged || x.w.remove || x.suffix !== undefined) continue;
         prepared.set(x.w, prepareAtomicWrite(x.target, x.w.text, { root, mustExist: x.before !== undefined }));
       }
-      const fd = intent.fd;
       // A new name is made durable by its folder's flush; a slot used again only needs its bytes.
-      const intentSynced = new Promise<void>((resolve, reject) => (intent.fresh ? fs.fsync : fs.fdatasync)(fd, (e) => (e ? reject(e) : resolve())));
-      const flushes: Promise<void>[] = [intentSynced];
-      if (intent.fresh) flushes.push(fsyncPathAsync(path.dirname(intent.path), 'dir'));
-      for (const p of prepared.values()) flushes.push(fsyncPrepared(p));
-      await Promise.all(flushes);
+      const fd = intent.fd;
+      const sync = intent.fresh ? fs.fsyncSync : fs.fdatasyncSync;
+      // Its error is the intent's own (below: the change could not write its intent journal).
+      const flushes: Flush[] = [{ run: () => new Promise<void>((resolve, reject) => (intent.fresh ? fs.fsync : fs.fdatasync)(fd, (e) => (e ? reject(e) : resolve()))), runSync: () => sync(fd) }];
+      if (intent.fresh) flushes.push(pathFlush(path.dirname(intent.path), 'dir'));
+      for (const p of prepared.values()) {
+        const f = preparedFlush(p);
+        if (f) flushes.push(f);
+      }
+      // The last (a new file's bytes: its flush is the longest) on this thread, the others on the pool.
+      await flushRound(flushes);
       dieAt('PREPARE', 1);
     } catch (e) {
       for (const p of prepared.values()) abortAtomicWrite(p);
@@ -872,17 +877,22 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
       // A file added to in place was not renamed: its own bytes are flushed, not its folder.
       const dirs = new Set<string>();
       for (const x of items) if (!x.w.unchanged && x.suffix === undefined) dirs.add(path.dirname(x.target));
-      const flushes: Promise<void>[] = [];
-      for (const d of dirs) flushes.push(fsyncPathAsync(d, 'dir'));
-      for (const [f, fd] of flush) flushes.push(fsyncFdAsync(fd, f));
-      for (const [f, fd] of appended) flushes.push(fsyncFdAsync(fd, f));
-      // While the disk flushes (on the thread pool), the observers whose work is no state run here
-      // (the events line: WriteObserver.duringFlush); the model learns what landed once it is durable.
-      if (early.length) {
-        earlyOk = await run(early);
-        dieAt('FLUSHING', 1);
-      }
-      await Promise.all(flushes);
+      const flushes: Flush[] = [];
+      for (const [f, fd] of flush) flushes.push(fdFlush(fd, f));
+      for (const [f, fd] of appended) flushes.push(fdFlush(fd, f));
+      for (const d of dirs) flushes.push(pathFlush(d, 'dir'));
+      // While the disk flushes (all but the last on the thread pool), the observers whose work is
+      // no state run here (the events line: WriteObserver.duringFlush); then the last flush, on this
+      // thread; the model learns what landed once it is durable.
+      await flushRound(
+        flushes,
+        early.length
+          ? async () => {
+              earlyOk = await run(early);
+              dieAt('FLUSHING', 1);
+            }
+          : undefined,
+      );
       plan.landed?.(entries);
     } catch (e) {
       // The intent stays: the next writer appends the missing lines once this process is gone.

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { WaymarkError, errorMessage } from '../errors';
 import { sweepDeadOwners } from './processes';
-import { safeWritePath, resolveRealPath, notRegularError, tempPathBeside, unshareLinked } from './safePath';
+import { safeWritePath, resolveRealPath, freshRealPath, notRegularError, tempPathBeside, unshareLinked } from './safePath';
 
 export interface AtomicWriteOptions {
   /** File mode for a new file (an existing file keeps its own). Default 0o644 (less umask). */
@@ -102,6 +102,8 @@ export interface PreparedWrite {
   fd: number | undefined;
   durable: boolean;
   checkDir: boolean;
+  /** The workspace folder the write was checked against (options.root). */
+  root?: string;
   dirId: fs.Stats;
   /** The temp file as renamed (its device, inode, size and mtime, by an fstat right before the rename): what landed at `target`. */
   renamed?: { dev: number; ino: number; size: number; mtimeMs: number };
@@ -148,7 +150,7 @@ export function prepareAtomicWrite(file: string, data: string | Uint8Array, opti
     throw ioError(e, file, 'write');
   }
   const tmp = tempPathBeside(target);
-  const p: PreparedWrite = { file, target, dir, tmp, fd: undefined, durable: options.durable !== false, checkDir: !!options.root, dirId };
+  const p: PreparedWrite = { file, target, dir, tmp, fd: undefined, durable: options.durable !== false, checkDir: !!options.root, root: options.root, dirId };
   try {
     p.fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), mode);
     const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
@@ -187,7 +189,7 @@ export function commitAtomicWrite(p: PreparedWrite, beforeRename?: (target: stri
     if (p.checkDir) {
       // The folder must still be the one checked (a parent swapped for a link meanwhile is refused).
       const now = fs.statSync(p.dir);
-      if (now.ino !== p.dirId.ino || now.dev !== p.dirId.dev || resolveRealPath(p.dir) !== p.dir) {
+      if (now.ino !== p.dirId.ino || now.dev !== p.dirId.dev || (p.root !== undefined ? freshRealPath(p.root, p.dir) : resolveRealPath(p.dir)) !== p.dir) {
         throw new WaymarkError('conflict', `The folder of ${p.file} was replaced while Waymark was writing; nothing was changed. Check for symbolic links and retry.`, p.file);
       }
     }
@@ -242,6 +244,102 @@ export function fsyncPathAsync(p: string, kind: 'file' | 'dir'): Promise<void> {
 /** fsync of an open file's descriptor on the thread pool (see fsyncPathAsync); `file` names it in an error. The caller closes it. */
 export function fsyncFdAsync(fd: number, file: string): Promise<void> {
   return new Promise((resolve, reject) => fs.fsync(fd, (e) => (e ? reject(ioError(e, file, 'flush')) : resolve())));
+}
+
+/**
+ * One flush of a round (below): the same fsync, asked on the thread pool (`run`) or on this thread
+ * (`runSync`), with the same answer: a folder that cannot be opened or flushed is skipped (as
+ * fsyncDir), a file that cannot be is an error. A descriptor it opened is closed either way.
+ */
+export interface Flush {
+  run(): Promise<void>;
+  runSync(): void;
+}
+
+/** The flush of an open descriptor (the caller closes it); `data`: fdatasync (a file whose size and name are unchanged). */
+export function fdFlush(fd: number, file: string, data = false): Flush {
+  return {
+    run: () => new Promise((resolve, reject) => (data ? fs.fdatasync : fs.fsync)(fd, (e) => (e ? reject(ioError(e, file, 'flush')) : resolve()))),
+    runSync: () => {
+      try {
+        (data ? fs.fdatasyncSync : fs.fsyncSync)(fd);
+      } catch (e) {
+        throw ioError(e, file, 'flush');
+      }
+    },
+  };
+}
+
+/** The flush of a file or folder by its name (fsyncPathAsync's), opened now. */
+export function pathFlush(p: string, kind: 'file' | 'dir'): Flush {
+  let fd: number;
+  try {
+    fd = fs.openSync(p, kind === 'dir' ? fs.constants.O_RDONLY | (fs.constants.O_DIRECTORY ?? 0) : fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0));
+  } catch (e) {
+    if (kind === 'dir') return { run: () => Promise.resolve(), runSync: () => undefined };
+    const err = ioError(e, p, 'flush');
+    return { run: () => Promise.reject(err), runSync: () => { throw err; } };
+  }
+  return {
+    run: () =>
+      new Promise((resolve, reject) =>
+        fs.fsync(fd, (e) => {
+          fs.closeSync(fd);
+          if (e && kind === 'file') reject(ioError(e, p, 'flush'));
+          else resolve();
+        }),
+      ),
+    runSync: () => {
+      try {
+        fs.fsyncSync(fd);
+      } catch (e) {
+        if (kind === 'file') throw ioError(e, p, 'flush');
+      } finally {
+        fs.closeSync(fd);
+      }
+    },
+  };
+}
+
+/** The flush of a prepared temp file's bytes (fsyncPrepared's); undefined when it needs none. */
+export function preparedFlush(p: PreparedWrite): Flush | undefined {
+  if (!p.durable || p.fd === undefined) return undefined;
+  const fd = p.fd;
+  return {
+    run: () => fsyncPrepared(p),
+    runSync: () => {
+      try {
+        fs.fsyncSync(fd);
+      } catch (e) {
+        throw ioError(e, p.file, 'write');
+      }
+    },
+  };
+}
+
+/**
+ * A round of flushes made together: every one but the last handed to the thread pool, the last
+ * asked on this thread meanwhile, and `during` (work that needs no flush of this round) run after
+ * the hand-offs, before the last. The disk serves them at once as before; what is saved is a
+ * hand-off: each costs this thread a wake-up of a pool thread and, later, the event loop's turn to
+ * learn it finished (futex, epoll and eventfd calls), which on a virtual machine are slow system
+ * calls (docs/measurements.md, session 39), while this thread would only wait for the round anyway.
+ * Fails as Promise.all would: with the first error, the pool's flushes still settling on their own.
+ */
+export async function flushRound(flushes: readonly Flush[], during?: () => Promise<void>): Promise<void> {
+  const n = flushes.length;
+  if (n === 0) {
+    if (during) await during();
+    return;
+  }
+  const pooled: Promise<void>[] = [];
+  for (let i = 0; i < n - 1; i++) pooled.push(flushes[i].run());
+  // A rejection of a pooled flush is handled by the Promise.all below, even when this thread's throws first.
+  const all = Promise.all(pooled);
+  all.catch(() => undefined);
+  if (during) await during();
+  flushes[n - 1].runSync();
+  await all;
 }
 
 /** Best effort: make the rename durable. Some file systems refuse to fsync a directory. */

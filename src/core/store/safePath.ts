@@ -123,6 +123,48 @@ function nativeReal(p: string): string {
   return real;
 }
 
+/**
+ * The real path `abs` would be written at, asked afresh (resolveRealPath's answer), for a path
+ * under the workspace folder `absRoot` whose real path `realRoot` realpath answered in this
+ * transaction: each part below the folder is looked at with one lstat, from `realRoot` down, instead
+ * of realpath's one readlink for every part from `/` (the folder's own parts, asked by every check
+ * of a change again). A part that is a symbolic link, or that is not a folder where one is needed,
+ * takes the whole walk (resolveRealPath), so the answer is the same either way; a missing part
+ * ends it (the missing tail is appended to the real path of the deepest part found, as the walk
+ * does). Outside a transaction, or for a folder realpath did not answer, it is the whole walk.
+ */
+function freshReal(absRoot: string, abs: string, missing?: boolean): string {
+  const realRoot = openScopes > 0 ? nativeKnown.get(absRoot) : undefined;
+  const rel = realRoot !== undefined && prefixComparable(realRoot, abs) ? relativeInside(absRoot, abs) ?? relativeInside(realRoot, abs) : undefined;
+  if (rel === undefined) return walkRealPath(abs, missing).real;
+  let cur = realRoot!;
+  let at = 0;
+  while (at <= rel.length) {
+    const end = rel.indexOf('/', at);
+    const last = end === -1;
+    const next = `${cur === '/' ? '' : cur}/${rel.slice(at, last ? undefined : end)}`;
+    let st: fs.Stats | undefined;
+    try {
+      st = fs.lstatSync(next, { throwIfNoEntry: false });
+    } catch {
+      return walkRealPath(abs, missing).real; // ENOTDIR, EACCES...: the walk says what it is
+    }
+    if (st === undefined) return last ? next : `${next}/${rel.slice(end + 1)}`;
+    if (st.isSymbolicLink() || (!last && !st.isDirectory())) return walkRealPath(abs, missing).real;
+    cur = next;
+    if (last) break;
+    at = end + 1;
+  }
+  return cur;
+}
+
+/** resolveRealPath of `p`, a path under the workspace folder `root`, asked afresh: inside a transaction, part by part below the folder's real path (freshReal). */
+export function freshRealPath(root: string, p: string): string {
+  const absRoot = path.resolve(root);
+  realRootOnce(absRoot);
+  return freshReal(absRoot, path.resolve(absRoot, p));
+}
+
 /** resolveRealPath of a path that names something (a history file, a history line's file), once per transaction. */
 export function realPathOnce(p: string): string {
   const abs = path.resolve(p);
@@ -248,7 +290,7 @@ export function safeWritePath(root: string, target: string, what?: string, optio
   // name the transaction's later lookups of `abs` would resolve (realPathOnce, nativeRealPathOnce):
   // kept for them, so a change's file is not resolved once more to name its history.
   if (options.resolved !== undefined && openScopes > 0) remember(nativeKnown, abs, options.resolved);
-  const real = options.resolved ?? walkRealPath(abs, options.missing).real;
+  const real = options.resolved ?? freshReal(absRoot, abs, options.missing);
   if (!isInside(realRoot, real)) {
     const link = firstLink(absRoot, abs) ?? firstLink(realRoot, abs) ?? abs;
     throw new WaymarkError(
