@@ -81,6 +81,8 @@ export interface StoryFile {
  * after a letter stays in the word (`deferred-to-v2`); after a space or a dash it starts something
  * else (`Done 2026-01-12`).
  */
+/** A setext heading's underline (under a paragraph line): `---`, `===`, up to three spaces before. */
+const SETEXT_UNDERLINE = /^ {0,3}(?:=+|-+)\s*$/;
 const STATUS_WORD = /^\p{L}(?:[\p{L}\p{M} _-]|(?<=\p{L})\d)*?(?=\s*(?:$|(?<!\p{L})\d|[^\p{L}\p{M}0-9 _-]|\s-\s))/u;
 
 /**
@@ -919,6 +921,8 @@ class StoryReader {
    * (`**Status:** ✅ Concluída | **Data:** …` as a team's last line), as one after a `---` does.
    */
   closing: { line: number; free: boolean } | undefined = undefined;
+  /** Under a setext heading (a paragraph underlined by `---` or `===`) since the last `#` heading. */
+  setextSection = false;
   /** Whether the first open task was read (its words kept when not every task's are). */
   openQuoted = false;
 
@@ -960,6 +964,7 @@ class StoryReader {
         this.afterRule = false;
         this.trailer = undefined;
         this.closing = undefined;
+        this.setextSection = false;
         // A status read from that heading keeps the file's columns (the mark is one of them).
         if (bom && before === undefined && s.statusLine === 0 && s.statusStart !== undefined && s.statusEnd !== undefined) {
           s.statusStart++;
@@ -977,7 +982,12 @@ class StoryReader {
         }
       }
       // (In the tasks or criteria, a list item is one of them; a plain label line after them closes the file.)
-      if (line.trim()) this.closing = { line: i, free: !this.qaSection && !(this.workNotesSection && !this.criteriaSection) && !this.inSubsection && !this.awaitingStatus && !((this.inTasks || this.criteriaSection) && /^\s*(?:[-*+]|\d+[.)])\s/.test(line)) };
+      // A line of `=` or `-` under a paragraph underlines a heading (setext): what follows is that
+      // section's text, of a kind not read here (`Closing notes`), so its last line is no closing record.
+      if (line.trim() && i > this.start && lines[i - 1].trim() && SETEXT_UNDERLINE.test(line)) {
+        this.setextSection = true;
+        this.closing = undefined;
+      } else if (line.trim()) this.closing = { line: i, free: !this.setextSection && !this.qaSection && !(this.workNotesSection && !this.criteriaSection) && !this.inSubsection && !this.awaitingStatus && !((this.inTasks || this.criteriaSection) && /^\s*(?:[-*+]|\d+[.)])\s/.test(line)) };
       if (isRule(line) && (i === this.start || !lines[i - 1].trim())) {
         this.afterRule = true;
         continue;
