@@ -4,7 +4,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { workspace } from './fileHelpers';
+import { workspace, setStatus } from './fileHelpers';
 import { createStateCore } from '../../src/core/index';
 import { WaymarkError } from '../../src/core/errors';
 import { loadSprint } from '../../src/core/bmad/sprint';
@@ -25,14 +25,6 @@ function project(ledger: string, files: Record<string, string> = {}): string {
   }, { prefix: 'wm-left39-' });
 }
 
-async function setStatus(dir: string, key: string, status: string, opts: { force?: boolean; expectHash?: string } = {}) {
-  const core = createStateCore({ roots: [dir], memory: false, actor: 'test' });
-  try {
-    return await core.sprint.setStoryStatus(dir, key, status, opts);
-  } finally {
-    await core.close();
-  }
-}
 
 const read = (dir: string, rel: string) => fs.readFileSync(path.join(dir, rel), 'utf8');
 const ledgerStatusOf = (dir: string, key: string) => loadSprint(dir)?.stories.find((s) => s.key === key)?.ledgerStatus;

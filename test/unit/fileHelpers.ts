@@ -79,3 +79,25 @@ export function outsideFolder(prefix: string, tmp: string[]): string {
   tmp.push(d);
   return d;
 }
+
+/** A story's status set by a core made for it (and closed): the CLI's, MCP's and editor's one way. */
+export async function setStatus(dir: string, key: string, status: string, opts: { force?: boolean; expectHash?: string } = {}) {
+  const core = createStateCore({ roots: [dir], memory: false, actor: 'test' });
+  try {
+    return await core.sprint.setStoryStatus(dir, key, status, opts);
+  } finally {
+    await core.close();
+  }
+}
+
+/** A small deterministic generator (mulberry32), so a failure names its seed. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

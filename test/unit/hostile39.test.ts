@@ -15,6 +15,7 @@ import { spawn } from 'node:child_process';
 import { commands } from '../../src/cli/main';
 import { startServer, cleanup as mcpCleanup } from './mcpHelpers';
 import { tooDeepLine } from '../../src/core/model/yamlDepth';
+import { rng } from './fileHelpers';
 
 const SEED = Number(process.env.WAYMARK_HOSTILE_SEED ?? 39);
 const CLI = path.resolve(process.env.WAYMARK_HOSTILE_CLI ?? 'dist/cli.js');
@@ -27,17 +28,6 @@ const A = 'workflows/a.md';
 const LEDGER_FILE = `${SD}/sprint-status.yaml`;
 const STORY_FILE = `${SD}/1-2-login.md`;
 
-/** mulberry32: a small seeded generator, so a failing sample is replayed by its seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 function sample<T>(rand: () => number, items: T[], n: number): T[] {
   const pool = [...items];
   const out: T[] = [];

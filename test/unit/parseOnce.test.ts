@@ -7,19 +7,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createStateCore, type MutationResult, type Scope, type Status, type StateCore } from '../../src/core/index';
-import { workspace } from './fileHelpers';
+import { workspace, rng } from './fileHelpers';
 
-/** A small deterministic generator (mulberry32), so a failure names its seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const STEPS = ['discover', 'design', 'build', 'review', 'ship'];
 const STATUSES: Status[] = ['created', 'in_progress', 'blocked', 'completed'];

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { parse as parseYaml } from 'yaml';
-import { journalLeft, workspace } from './fileHelpers';
+import { journalLeft, workspace, setStatus } from './fileHelpers';
 import { createStateCore } from '../../src/core/index';
 import { readHistory } from '../../src/core/store/history';
 import { WaymarkError } from '../../src/core/errors';
@@ -42,14 +42,6 @@ function cli(dir: string, args: string[], env: Record<string, string> = {}) {
 
 const read = (dir: string, rel: string) => fs.readFileSync(path.join(dir, rel), 'utf8');
 
-async function setStatus(dir: string, key: string, status: string, opts: { force?: boolean; expectHash?: string } = {}) {
-  const core = createStateCore({ roots: [dir], memory: false, actor: 'test' });
-  try {
-    return await core.sprint.setStoryStatus(dir, key, status, opts);
-  } finally {
-    await core.close();
-  }
-}
 
 describe('story set-status is one transaction', () => {
   // Kill points: after the journal (0 renames), between the two renames, after both renames
