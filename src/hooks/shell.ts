@@ -1841,6 +1841,8 @@ function expandGlob(abs: string): string[] {
 }
 
 function parseMessage(e: unknown): string {
+  // A command nested past what the parser can follow (thousands of subshells): said so, not as the engine's words.
+  if (e instanceof RangeError) return 'nested too deeply to follow';
   const err = e as { Error?: () => string; message?: string };
   try {
     if (typeof err?.Error === 'function') return err.Error();

@@ -137,7 +137,11 @@ async function hostile(ws: Ws, args: string[], opts: { stdin?: string | Buffer; 
   const outAfter = digest(ws.out);
   const outChanged = Object.keys({ ...outBefore, ...outAfter }).filter((k) => outBefore[k] !== outAfter[k]);
   if (outChanged.length) broken.push(`changed outside the workspace: ${outChanged.join(', ')}`);
-  const strays = fs.readdirSync(ws.top).filter((f) => f !== 'ws' && f !== 'outside');
+  // `..` names the folder above as the command's own workspace: its scan cache (`.waymark/cache/`, which
+  // a read keeps in the workspace it reads) is the one thing it may make there.
+  const named = args.includes('..');
+  const cacheOnly = (f: string) => f === '.waymark' && fs.readdirSync(path.join(ws.top, f)).every((x) => x === 'cache');
+  const strays = fs.readdirSync(ws.top).filter((f) => f !== 'ws' && f !== 'outside' && !(named && cacheOnly(f)));
   if (strays.length) broken.push(`created beside the workspace: ${strays.join(', ')}`);
   if (!opts.hook && (r.code ?? 0) >= 2) {
     const after = digest(ws.root);
