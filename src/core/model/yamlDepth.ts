@@ -49,15 +49,20 @@ function tooDeepError(text: string): YAMLParseError {
   return err;
 }
 
+/** An empty document whose one error says `source` is nested too deeply (with its line). */
+function tooDeepDocument(source: string, options?: Parameters<typeof yamlParseDocument>[1]): ReturnType<typeof yamlParseDocument> {
+  const doc = yamlParseDocument('', options);
+  doc.errors.push(tooDeepError(source));
+  return doc;
+}
+
 /** `yaml`'s parseDocument; a text nested too deeply gives an empty document with one error instead of a RangeError. */
 export const parseDocument = ((source: string, options?: Parameters<typeof yamlParseDocument>[1]) => {
   try {
     return yamlParseDocument(source, options);
   } catch (e) {
     if (!isTooDeep(e)) throw e;
-    const doc = yamlParseDocument('', options);
-    doc.errors.push(tooDeepError(source));
-    return doc;
+    return tooDeepDocument(source, options);
   }
 }) as typeof yamlParseDocument;
 
@@ -67,9 +72,7 @@ export const parseAllDocuments = ((source: string, options?: Parameters<typeof y
     return yamlParseAll(source, options);
   } catch (e) {
     if (!isTooDeep(e)) throw e;
-    const doc = yamlParseDocument('', options);
-    doc.errors.push(tooDeepError(source));
-    return [doc];
+    return [tooDeepDocument(source, options)];
   }
 }) as typeof yamlParseAll;
 

@@ -90,8 +90,8 @@ export function writeFileAtomic(file: string, data: string | Uint8Array, options
 
 /**
  * A temp file written beside its target (prepareAtomicWrite), its descriptor still open: not yet
- * fsynced, not renamed. A transaction prepares all its files, fsyncs them together
- * (fsyncPrepared), then renames each (commitAtomicWrite) and fsyncs their folders (fsyncDirAsync).
+ * fsynced, not renamed. A transaction prepares all its files, flushes them together in a round
+ * (preparedFlush, flushRound), then renames each (commitAtomicWrite) and flushes their folders (pathFlush).
  */
 export interface PreparedWrite {
   file: string;
@@ -164,16 +164,9 @@ export function prepareAtomicWrite(file: string, data: string | Uint8Array, opti
   return p;
 }
 
-/** Makes a prepared temp file's bytes durable (fsync on the thread pool, so several run at once). */
-export function fsyncPrepared(p: PreparedWrite): Promise<void> {
-  if (!p.durable || p.fd === undefined) return Promise.resolve();
-  const fd = p.fd;
-  return new Promise((resolve, reject) => fs.fsync(fd, (e) => (e ? reject(ioError(e, p.file, 'write')) : resolve())));
-}
-
 /**
- * The second half of writeFileAtomic, after fsyncPrepared: the last check (`beforeRename`), the
- * folder still the one checked, the rename. The folder is not fsynced here (fsyncDirAsync). On
+ * The second half of writeFileAtomic, after its temp file's flush (preparedFlush): the last check (`beforeRename`), the
+ * folder still the one checked, the rename. The folder is not fsynced here (pathFlush, in the transaction's second round). On
  * failure the temp file is removed and the target is untouched.
  */
 export function commitAtomicWrite(p: PreparedWrite, beforeRename?: (target: string) => void): void {
@@ -221,32 +214,6 @@ export function abortAtomicWrite(p: PreparedWrite): void {
 }
 
 /**
- * fsync of a file or folder on the thread pool (several run at once: one disk flush can serve
- * them all). A folder that cannot be fsynced (some network or overlay file systems) is skipped,
- * as fsyncDir does; a file that cannot be is an error.
- */
-export function fsyncPathAsync(p: string, kind: 'file' | 'dir'): Promise<void> {
-  let fd: number;
-  try {
-    fd = fs.openSync(p, kind === 'dir' ? fs.constants.O_RDONLY | (fs.constants.O_DIRECTORY ?? 0) : fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0));
-  } catch (e) {
-    return kind === 'dir' ? Promise.resolve() : Promise.reject(ioError(e, p, 'flush'));
-  }
-  return new Promise((resolve, reject) =>
-    fs.fsync(fd, (e) => {
-      fs.closeSync(fd);
-      if (e && kind === 'file') reject(ioError(e, p, 'flush'));
-      else resolve();
-    }),
-  );
-}
-
-/** fsync of an open file's descriptor on the thread pool (see fsyncPathAsync); `file` names it in an error. The caller closes it. */
-export function fsyncFdAsync(fd: number, file: string): Promise<void> {
-  return new Promise((resolve, reject) => fs.fsync(fd, (e) => (e ? reject(ioError(e, file, 'flush')) : resolve())));
-}
-
-/**
  * One flush of a round (below): the same fsync, asked on the thread pool (`run`) or on this thread
  * (`runSync`), with the same answer: a folder that cannot be opened or flushed is skipped (as
  * fsyncDir), a file that cannot be is an error. A descriptor it opened is closed either way.
@@ -256,21 +223,27 @@ export interface Flush {
   runSync(): void;
 }
 
-/** The flush of an open descriptor (the caller closes it); `data`: fdatasync (a file whose size and name are unchanged). */
-export function fdFlush(fd: number, file: string, data = false): Flush {
+/**
+ * The flush of an open descriptor (the caller closes it); `data`: fdatasync (a file whose size and
+ * name are unchanged); `verb`: what its error says could not be done to `file`.
+ */
+export function fdFlush(fd: number, file: string, data = false, verb = 'flush'): Flush {
   return {
-    run: () => new Promise((resolve, reject) => (data ? fs.fdatasync : fs.fsync)(fd, (e) => (e ? reject(ioError(e, file, 'flush')) : resolve()))),
+    run: () => new Promise((resolve, reject) => (data ? fs.fdatasync : fs.fsync)(fd, (e) => (e ? reject(ioError(e, file, verb)) : resolve()))),
     runSync: () => {
       try {
         (data ? fs.fdatasyncSync : fs.fsyncSync)(fd);
       } catch (e) {
-        throw ioError(e, file, 'flush');
+        throw ioError(e, file, verb);
       }
     },
   };
 }
 
-/** The flush of a file or folder by its name (fsyncPathAsync's), opened now. */
+/**
+ * The flush of a file or folder by its name, opened now: a folder that cannot be opened or flushed
+ * (some network or overlay file systems) is skipped, as fsyncDir does; a file that cannot be is an error.
+ */
 export function pathFlush(p: string, kind: 'file' | 'dir'): Flush {
   let fd: number;
   try {
@@ -301,20 +274,9 @@ export function pathFlush(p: string, kind: 'file' | 'dir'): Flush {
   };
 }
 
-/** The flush of a prepared temp file's bytes (fsyncPrepared's); undefined when it needs none. */
+/** The flush of a prepared temp file's bytes (an error says the file could not be written); undefined when it needs none. */
 export function preparedFlush(p: PreparedWrite): Flush | undefined {
-  if (!p.durable || p.fd === undefined) return undefined;
-  const fd = p.fd;
-  return {
-    run: () => fsyncPrepared(p),
-    runSync: () => {
-      try {
-        fs.fsyncSync(fd);
-      } catch (e) {
-        throw ioError(e, p.file, 'write');
-      }
-    },
-  };
+  return p.durable && p.fd !== undefined ? fdFlush(p.fd, p.file, false, 'write') : undefined;
 }
 
 /**
