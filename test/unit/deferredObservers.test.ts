@@ -55,6 +55,8 @@ test('an MCP server killed after answering, before the consolidation ran: the ne
   const next = createStateCore({ roots: [root], actor: 'test' });
   try {
     await next.setScope(file, 'small');
+    // Its own intent is completed once the history line it covers is flushed, after its answer.
+    await next.memory.settled();
     assert.deepEqual(journal(root), []);
     assert.equal((cold(root).match(/step one completed/g) ?? []).length, 1);
     assert.equal(readHistory(root, file).filter((e) => e.operation === 'advance').length, 1);
@@ -87,6 +89,8 @@ test('an MCP server SIGKILLed once the advance has answered, before its events l
   const next = createStateCore({ roots: [root], actor: 'test' });
   try {
     await next.setScope(file, 'small');
+    // Its own intent is completed once the history line it covers is flushed, after its answer.
+    await next.memory.settled();
     assert.deepEqual(journal(root), []);
     const advanced = events(root).filter((e) => e.type === 'workflow.advance');
     assert.equal(advanced.length, 1, 'the events line, once');
@@ -159,6 +163,8 @@ test('an MCP server SIGKILLed after answering a burst of advances, before their 
   const next = createStateCore({ roots: [root], actor: 'test' });
   try {
     await next.setScope(file, 'small');
+    // Its own intent is completed once the history line it covers is flushed, after its answer.
+    await next.memory.settled();
     // (The server may also have been killed while mirroring the records into the memory files: that change is the next memory writer's.)
     assert.deepEqual(touching(root, file), [], 'no change of the workflow is left');
     const advanced = readHistory(root, file).filter((e) => e.operation === 'advance').length;

@@ -1,4 +1,5 @@
 // Workspaces the unit tests build on disk: a temp folder (by its real path) with the files given.
+import { observersSettled } from '../../src/core/engine/transaction';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -44,6 +45,15 @@ export function journalLeft(root: string): string[] {
   const d = path.join(root, '.waymark', 'journal');
   if (!fs.existsSync(d)) return [];
   return fs.readdirSync(d).filter((n) => readSlotRecord(fs.readFileSync(path.join(d, n), 'utf8'))?.state !== 'done');
+}
+
+/**
+ * journalLeft once this process's writes have settled: a change's intent is completed after its
+ * answer, once the history lines it covers are flushed (engine/transaction.ts, coverFlushes).
+ */
+export async function journalLeftSettled(root: string): Promise<string[]> {
+  await observersSettled();
+  return journalLeft(root);
 }
 
 /** The intent a journal file holds (a slot's live record, or an intent file's JSON). */

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { journalLeft, setScopeOnce, workspace } from './fileHelpers';
+import { journalLeft, journalLeftSettled, setScopeOnce, workspace } from './fileHelpers';
 import { createStateCore } from '../../src/core/index';
 import { lockPathFor } from '../../src/core/store/fileLock';
 import { WaymarkError } from '../../src/core/errors';
@@ -35,7 +35,7 @@ describe('journal files a write cannot use', () => {
     fs.writeFileSync(path.join(journal, `${prefix}.${DEAD}.cdcdcdcdcdcdcdcd.json`), '{"writes": not json}\n');
     await setScopeOnce(root, file, 'large');
     assert.match(fs.readFileSync(file, 'utf8'), /scope: large/);
-    assert.deepEqual(journalLeft(root).sort(), [`${prefix}.${DEAD}.cdcdcdcdcdcdcdcd.json.bad`]);
+    assert.deepEqual((await journalLeftSettled(root)).sort(), [`${prefix}.${DEAD}.cdcdcdcdcdcdcdcd.json.bad`]);
   });
 
   test('a journal folder linked outside the workspace: the write is refused naming the link, nothing there removed or renamed', async () => {

@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import nodeFs from 'node:fs';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { journalLeft, setScopeOnce, workspace } from './fileHelpers';
+import { journalLeft, journalLeftSettled, setScopeOnce, workspace } from './fileHelpers';
 import { createStateCore } from '../../src/core/index';
 import { readHistory } from '../../src/core/store/history';
 import { readSlotRecord } from '../../src/core/store/txJournal';
@@ -48,14 +48,14 @@ describe('journal slots', () => {
     try {
       for (let i = 0; i < 10; i++) await core.setScope(path.join(root, i % 2 ? 'v.md' : 'w.md'), SCOPES[i % SCOPES.length]);
     } finally {
-      core.dispose();
+      await core.close();
     }
     mock.restoreAll();
     assert.equal(made.length, 1, `journal files made: ${made.join(', ')}`);
     assert.deepEqual(removed, []);
     assert.deepEqual(fs.readdirSync(journal), [path.basename(made[0])]);
     assert.equal(readSlotRecord(fs.readFileSync(made[0], 'utf8'))?.state, 'done');
-    assert.deepEqual(journalLeft(root), [], 'every intent completed');
+    assert.deepEqual(await journalLeftSettled(root), [], 'every intent completed');
     assert.equal(readHistory(root, path.join(root, 'w.md')).length + readHistory(root, path.join(root, 'v.md')).length, 10);
   });
 
@@ -71,7 +71,7 @@ describe('journal slots', () => {
       const slotFiles = () => fs.readdirSync(journal).filter((n) => readSlotRecord(fs.readFileSync(path.join(journal, n), 'utf8')));
       assert.equal(slotFiles().length, 16);
       await core.memory.settled();
-      assert.deepEqual(journalLeft(root), []);
+      assert.deepEqual(await journalLeftSettled(root), []);
       assert.deepEqual(fs.readdirSync(journal).sort(), slotFiles().sort(), 'the intent files of their own are removed, the slots kept');
     } finally {
       await core.close();
@@ -119,7 +119,7 @@ describe('journal slots', () => {
       for (let i = 0; i < 600 && journalLeft(root).length > 4; i++) await new Promise((r) => setTimeout(r, 50));
       assert.equal(journalLeft(root).length, 4);
       await core.memory.settled();
-      assert.deepEqual(journalLeft(root), []);
+      assert.deepEqual(await journalLeftSettled(root), []);
     } finally {
       await core.close();
     }
@@ -150,7 +150,7 @@ describe('journal slots', () => {
     await setScopeOnce(root, file, 'large');
     assert.match(fs.readFileSync(file, 'utf8'), /scope: large/);
     assert.doesNotMatch(fs.readFileSync(file, 'utf8'), /planted/);
-    assert.deepEqual(journalLeft(root), []);
+    assert.deepEqual(await journalLeftSettled(root), []);
     assert.deepEqual(fs.readdirSync(journal).filter((n) => n.includes(String(DEAD))), [], 'both removed');
   });
 
@@ -178,7 +178,7 @@ describe('journal slots', () => {
       assert.equal(lines.length, 2, 'the killed change\'s line is replayed, then the new one');
       assert.equal((lines[0].detail as { recovered?: boolean } | undefined)?.recovered, true);
       assert.match(fs.readFileSync(path.join(b, 'w.md'), 'utf8'), /scope: small/);
-      assert.deepEqual(journalLeft(b), []);
+      assert.deepEqual(await journalLeftSettled(b), []);
       // This process's own slot in a was passed over, not judged an orphan.
       await core.setScope(path.join(a, 'w.md'), 'medium');
       assert.deepEqual(fs.readdirSync(path.join(a, '.waymark', 'journal')), own);

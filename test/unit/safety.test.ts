@@ -10,7 +10,7 @@ import { leaseStatus, acquireLease, type Lease } from '../../src/core/protocol/l
 import { MemoryService } from '../../src/core/memory/memoryService';
 import { processStartTime } from '../../src/core/store/processes';
 import { sweepGitIndexes } from '../../src/core/protocol/git';
-import { journalLeft, oneFileWorkspace, outsideFolder } from './fileHelpers';
+import { journalLeft, journalLeftSettled, oneFileWorkspace, outsideFolder } from './fileHelpers';
 
 // Issue 9, items 15-28: nothing outside the workspace, nothing lost under faults. Real files,
 // real symlinks and FIFOs, real processes (SIGSTOP, SIGKILL) and the real CLI. Started with
@@ -342,7 +342,7 @@ if (WORKER) {
       const logged = events.map((e) => e.data?.historySeq as number);
       for (const s of seqs) assert.ok(logged.includes(s), `history line ${s} has its event`);
       assert.equal(new Set(logged).size, logged.length, 'no event logged twice');
-      assert.deepEqual(journalLeft(root), [], 'every intent completed');
+      assert.deepEqual(await journalLeftSettled(root), [], 'every intent completed');
       assert.deepEqual(fs.readdirSync(root).filter((n) => n.endsWith('.waymark-tmp')), [], 'temp files of killed writers swept');
     });
 
@@ -400,6 +400,9 @@ if (WORKER) {
       const core = createStateCore({ roots: [root] });
       return (async () => {
         await core.setScope(file, 'large');
+        // The write's lock is held until the history line its intent covers is flushed, after the
+        // answer: settled before this thread blocks in spawnSync (it could not finish it meanwhile).
+        await core.memory.settled();
         const text = fs.readFileSync(file, 'utf8');
         const hist = path.join(root, '.waymark', 'history');
         const histFile = path.join(hist, 'a.md.jsonl');

@@ -8,7 +8,7 @@ import nodeFs from 'node:fs';
 import * as path from 'node:path';
 import { spawn } from 'node:child_process';
 import { parse as parseYaml } from 'yaml';
-import { journalLeft, workspace } from './fileHelpers';
+import { journalLeft, journalLeftSettled, workspace } from './fileHelpers';
 import { observersSettled, runTransaction, type TxPlanner } from '../../src/core/engine/transaction';
 import { readHistory } from '../../src/core/store/history';
 import { nativeRealPathOnce, withRealPathScope } from '../../src/core/store/safePath';
@@ -47,7 +47,7 @@ describe('runTransaction', () => {
     assert.equal(await runTransaction(tx(root), planner(a, b, () => undefined)), 2);
     assert.deepEqual([fs.readFileSync(a, 'utf8'), fs.readFileSync(b, 'utf8')], ['a new\n', 'b new\n']);
     assert.deepEqual([readHistory(root, a).length, readHistory(root, b).length], [1, 1]);
-    assert.deepEqual(journalLeft(root), []);
+    assert.deepEqual(await journalLeftSettled(root), []);
   });
 
   test('the answer is told the stat key each file landed with when that stat proved it (no check of its bytes), and only then', async () => {
@@ -121,7 +121,7 @@ describe('runTransaction', () => {
     await assert.rejects(runTransaction(tx(root), planner(a, b, (f) => (f === b ? 'it would not parse.' : undefined))), (e) => WaymarkError.is(e, 'invalid') && /b\.txt.*would not parse/.test(e.message));
     assert.deepEqual([fs.readFileSync(a, 'utf8'), fs.readFileSync(b, 'utf8')], ['a old\n', 'b old\n']);
     assert.deepEqual([readHistory(root, a).length, readHistory(root, b).length], [0, 0]);
-    assert.deepEqual(journalLeft(root), []);
+    assert.deepEqual(await journalLeftSettled(root), []);
   });
 
   test('bytes found wrong after the renames are undone in every file, with an error and no history', async () => {
@@ -132,7 +132,7 @@ describe('runTransaction', () => {
     await assert.rejects(runTransaction(tx(root), planner(a, b, check)), (e) => WaymarkError.is(e, 'invalid') && /undone/.test(e.message));
     assert.deepEqual([fs.readFileSync(a, 'utf8'), fs.readFileSync(b, 'utf8')], ['a old\n', 'b old\n']);
     assert.deepEqual([readHistory(root, a).length, readHistory(root, b).length], [0, 0]);
-    assert.deepEqual(journalLeft(root), []);
+    assert.deepEqual(await journalLeftSettled(root), []);
   });
 
   test('a file changed by someone else before its rename: a conflict, the file renamed before put back', async () => {
@@ -144,7 +144,7 @@ describe('runTransaction', () => {
     };
     await assert.rejects(runTransaction(tx(root), planner(a, b, check)), (e) => WaymarkError.is(e, 'conflict'));
     assert.deepEqual([fs.readFileSync(a, 'utf8'), fs.readFileSync(b, 'utf8')], ['a old\n', 'b edited by hand\n']);
-    assert.deepEqual(journalLeft(root), []);
+    assert.deepEqual(await journalLeftSettled(root), []);
   });
 
   test('an append-only file (TxWrite.append) added to before its turn: a conflict, its bytes kept, the file renamed before put back', async () => {
@@ -165,7 +165,7 @@ describe('runTransaction', () => {
     await assert.rejects(runTransaction(tx(root), appender), (e) => WaymarkError.is(e, 'conflict'));
     assert.deepEqual([fs.readFileSync(a, 'utf8'), fs.readFileSync(b, 'utf8')], ['a old\n', 'b old\ntheirs\n']);
     assert.equal(fs.statSync(b).ino, ino);
-    assert.deepEqual(journalLeft(root), []);
+    assert.deepEqual(await journalLeftSettled(root), []);
   });
 
   test('an append-only file is added to in place (same inode); new bytes that do not extend it replace it as usual', async () => {
@@ -178,7 +178,7 @@ describe('runTransaction', () => {
     assert.equal(await runTransaction(tx(root), write('b rewritten\n')), 1);
     assert.equal(fs.readFileSync(b, 'utf8'), 'b rewritten\n');
     assert.notEqual(fs.statSync(b).ino, ino, 'replaced');
-    assert.deepEqual(journalLeft(root), []);
+    assert.deepEqual(await journalLeftSettled(root), []);
   });
 
   test('an append whose planner hands the bytes it adds (TxWrite.added) is added in place with them; bytes of another length than the text adds are refused before anything is written', async () => {
@@ -215,7 +215,7 @@ describe('runTransaction', () => {
       assert.deepEqual(seen, []);
       await observersSettled();
       assert.deepEqual([fs.readFileSync(a, 'utf8'), fs.readFileSync(b, 'utf8')], ['a new\n', 'b new\n']);
-      assert.deepEqual(journalLeft(root), []);
+      assert.deepEqual(await journalLeftSettled(root), []);
     } finally {
       mock.restoreAll();
     }
@@ -239,7 +239,7 @@ describe('runTransaction', () => {
     const p: TxPlanner<number> = { operation: 'test-write', files: [a, b], plan: () => ({ writes: [{ file: b, text: 'b new\n', entry: {} }], result: (e) => e.length }) };
     assert.equal(await runTransaction(tx(root), p), 1);
     assert.equal(fs.readFileSync(outside, 'utf8'), 'precious\n');
-    assert.deepEqual(journalLeft(root), [`tx.2147483646.${planted.id}.json.bad`]);
+    assert.deepEqual(await journalLeftSettled(root), [`tx.2147483646.${planted.id}.json.bad`]);
     assert.equal(readHistory(root, a).length, 0);
   });
 
@@ -273,7 +273,7 @@ describe('runTransaction', () => {
     assert.equal(fs.readFileSync(b, 'utf8'), 'b newer\n');
     assert.deepEqual(readHistory(root, a).map((e) => e.to), [{ v: 1 }, { v: 2 }], 'no line appended twice');
     assert.deepEqual(readHistory(root, b).map((e) => e.to), [{ v: 1 }, { v: 3 }]);
-    assert.deepEqual(journalLeft(root), []);
+    assert.deepEqual(await journalLeftSettled(root), []);
   });
 
   test('a journal file recording its line in the history of a file outside the workspace is moved aside, never replayed', async () => {
@@ -290,7 +290,7 @@ describe('runTransaction', () => {
     const p: TxPlanner<number> = { operation: 'test-write', files: [a, b], plan: () => ({ writes: [{ file: b, text: 'b new\n', entry: {} }], result: (e) => e.length }) };
     assert.equal(await runTransaction(tx(root), p), 1);
     assert.equal(fs.existsSync(outside), false);
-    assert.deepEqual(journalLeft(root), [`tx.2147483646.${planted.id}.json.bad`]);
+    assert.deepEqual(await journalLeftSettled(root), [`tx.2147483646.${planted.id}.json.bad`]);
   });
 
   test('an intent its dead writer left half written is removed (nothing happened); an unreadable whole one is moved aside', async () => {
@@ -304,7 +304,7 @@ describe('runTransaction', () => {
     const p: TxPlanner<number> = { operation: 'test-write', files: [a, b], plan: () => ({ writes: [{ file: b, text: 'b new\n', entry: {} }], result: (e) => e.length }) };
     assert.equal(await runTransaction(tx(root), p), 1);
     assert.equal(fs.readFileSync(a, 'utf8'), 'a old\n');
-    assert.deepEqual(journalLeft(root), ['tx.2147483646.cdcdcdcdcdcdcdcd.json.bad']);
+    assert.deepEqual(await journalLeftSettled(root), ['tx.2147483646.cdcdcdcdcdcdcdcd.json.bad']);
   });
 
   test('a writer of one file finds a dead change over it and another file: both locked, the change completed, then its own write', async () => {
@@ -326,7 +326,7 @@ describe('runTransaction', () => {
     assert.equal(await runTransaction(tx(root), p), 1);
     assert.equal(fs.readFileSync(b, 'utf8'), 'b dead\n', 'the dead change completed in the file the writer did not name');
     assert.equal(fs.readFileSync(a, 'utf8'), 'a dead\na mine\n', 'the writer planned on the completed bytes');
-    assert.deepEqual(journalLeft(root), []);
+    assert.deepEqual(await journalLeftSettled(root), []);
     assert.deepEqual(readHistory(root, b).map((h) => h.intent), [`${dead.id}:1`]);
     assert.deepEqual(readHistory(root, a).map((h) => h.intent?.startsWith(dead.id) ? h.intent : 'own'), [`${dead.id}:0`, 'own']);
   });
@@ -342,7 +342,7 @@ describe('runTransaction', () => {
     assert.deepEqual([fs.readFileSync(a, 'utf8'), fs.readFileSync(b, 'utf8')], ['a new\n', 'b new\n']);
     assert.deepEqual(readHistory(root, a).map((e) => e.detail), [{ k: 1 }]);
     assert.equal(readHistory(root, b).length, 0);
-    assert.deepEqual(journalLeft(root), []);
+    assert.deepEqual(await journalLeftSettled(root), []);
   });
 
   test('a planned write to a file the planner did not read is a bug, refused before anything is written', async () => {

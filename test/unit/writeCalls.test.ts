@@ -1,6 +1,8 @@
 // The system calls of a write that repeated a lookup made a moment before (session 26): each one
 // removed keeps its check. Real files, real links; fs.realpathSync.native is wrapped only to count
 // which paths a write resolves, and fs.openSync only to replace a file at one chosen moment.
+import { readSlotRecord } from '../../src/core/store/txJournal';
+import { observersSettled } from '../../src/core/engine/transaction';
 import { test, describe, afterEach, mock } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -89,8 +91,11 @@ describe('a write resolves each path it proves once', () => {
       }
       const r = await core.setScope(file, 'large');
       assert.equal(r.changed, true);
-      // Round 1: the intent's slot on the pool, the temp file here; round 2: the history file on the pool, the folder here.
-      assert.deepEqual(calls, ['fdatasync', 'fsyncSync', 'fsync', 'fsyncSync'], JSON.stringify(calls));
+      // Round 1: the intent's slot on the pool, the temp file here; round 2: the folder alone, here;
+      // then the history file, whose line the intent covers, handed to the pool, the answer not waiting for it.
+      assert.deepEqual(calls, ['fdatasync', 'fsyncSync', 'fsyncSync', 'fsync'], JSON.stringify(calls));
+      await observersSettled();
+      assert.equal(readSlotRecord(fs.readFileSync(path.join(root, '.waymark', 'journal', fs.readdirSync(path.join(root, '.waymark', 'journal'))[0]), 'utf8'))?.state, 'done');
     } finally {
       mock.restoreAll();
       await core.close();

@@ -673,6 +673,7 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
   const early = all.filter((o) => o.duringFlush && !o.deferred);
   let earlyOk = true;
   let intentPath: string | undefined;
+  let coveredFlush: CoveredFlushes | undefined;
   let plan: TxPlan<R>;
   try {
     for (const l of locks) {
@@ -738,6 +739,9 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
     // (store/txJournal.ts: no file created or removed); one without (memory, mirrors) in a file of
     // its own, removed when done: a done mark can be lost with a power loss, and only a line proves
     // that its change landed (recoverTx).
+    // A change of this process whose covered flushes still run keeps its slot: waited for here (its
+    // flush ran while this change locked, read and planned), so the slot is written again.
+    if (lines && lastCovered !== undefined && !lastCovered.done) await lastCovered.flushed;
     const intent = writeTxIntentOpen(root, {
       operation: planner.operation,
       historyDir: tx.historyDir,
@@ -877,9 +881,16 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
       // A file added to in place was not renamed: its own bytes are flushed, not its folder.
       const dirs = new Set<string>();
       for (const x of items) if (!x.w.unchanged && x.suffix === undefined) dirs.add(path.dirname(x.target));
+      // A change whose intent is a journal slot (it records history lines) holds, durable since
+      // round 1, every line it appends and every byte it adds in place: those files' flushes are
+      // covered by it and made after the answer (coverFlushes), the slot kept live and the locks
+      // held until they are done. Round 2 is then the renames' folders alone.
+      const cover = intent.slot && (flush.size > 0 || appended.size > 0);
       const flushes: Flush[] = [];
-      for (const [f, fd] of flush) flushes.push(fdFlush(fd, f));
-      for (const [f, fd] of appended) flushes.push(fdFlush(fd, f));
+      if (!cover) {
+        for (const [f, fd] of flush) flushes.push(fdFlush(fd, f));
+        for (const [f, fd] of appended) flushes.push(fdFlush(fd, f));
+      }
       for (const d of dirs) flushes.push(pathFlush(d, 'dir'));
       // While the disk flushes (all but the last on the thread pool), the observers whose work is
       // no state run here (the events line: WriteObserver.duringFlush); then the last flush, on this
@@ -893,6 +904,12 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
             }
           : undefined,
       );
+      if (cover) {
+        coveredFlush = coverFlushes([...flush, ...appended], tx.logger);
+        lastCovered = coveredFlush;
+        flush.clear();
+        appended.clear();
+      }
       plan.landed?.(entries);
     } catch (e) {
       // The intent stays: the next writer appends the missing lines once this process is gone.
@@ -903,7 +920,11 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
       for (const fd of appended.values()) fs.closeSync(fd);
     }
   } finally {
-    for (const l of locks.reverse()) l.releaseSoon(); // the answer does not wait for the lock names' removal
+    // The answer does not wait for the lock names' removal; with covered flushes, the locks are held until those are done.
+    for (const l of locks.reverse()) {
+      if (coveredFlush) coveredFlush.locks.push(l.releaseAfter(coveredFlush.flushed));
+      else l.releaseSoon();
+    }
   }
   // Deferred observers are told of every entry at once, in order, without waiting for one to
   // finish before the next: one may gather the entries of several writes into one batch.
@@ -912,7 +933,26 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
   const observersOk = (await run(all.filter((o) => !later.includes(o) && !early.includes(o)))) && earlyOk;
   // When an observer failed the intent stays, and the next writer runs them once more.
   const done = intentPath;
-  if (!later.length) {
+  if (coveredFlush) {
+    // The intent is completed once the lines it covers are durable (and the deferred observers ran).
+    const flushed = coveredFlush.flushed;
+    const ran = later.length
+      ? Promise.resolve().then(() => {
+          dieAt('DEFERRED', 1);
+          return runTogether(later);
+        })
+      : Promise.resolve(true);
+    if (!later.length) {
+      // Completed as soon as its flushes are done (coverFlushes), or now when they are already.
+      if (done && observersOk) {
+        if (coveredFlush.done) completeTxIntent(done);
+        else coveredFlush.complete = () => completeTxIntent(done);
+      }
+      deferredChain = Promise.all([deferredChain, flushed]).then(() => undefined);
+    } else {
+      deferredChain = Promise.all([deferredChain, ran, flushed]).then(([, ok, durable]) => (ok && durable && done && observersOk ? completeTxIntentAsync(done) : undefined));
+    }
+  } else if (!later.length) {
     if (done && observersOk) {
       if (tx.completeLater) {
         const removed: Promise<void> = Promise.all([laterRemovals, completeTxIntentAsync(done)]).then(() => {
@@ -935,6 +975,86 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
     deferredChain = Promise.all([deferredChain, ran]).then(([, ok]) => (ok && done && observersOk ? completeTxIntentAsync(done) : undefined));
   }
   return plan.result(entries, proved);
+}
+
+/**
+ * The flushes of a change's history files and files added to in place that its durable intent
+ * covers (see the round 2 of runTransactionScoped), running after its answer on the thread pool.
+ * `flushed`: true once all are durable (their descriptors closed), false when one failed (logged;
+ * the intent then stays, and the next writer after this process judges it). Until then the change's
+ * locks are held (HeldLock.releaseAfter) and its slot is not written again (it is not completed):
+ * no later change of those files, by this process or another, starts before its lines are
+ * durable, so a power loss never finds a later change over a line of this one that was lost.
+ */
+interface CoveredFlushes {
+  flushed: Promise<boolean>;
+  fds: [string, number][];
+  done: boolean;
+  locks: { releaseNow: () => void }[];
+  /** The intent's completion, when nothing else waits to run before it (the process's exit does it at once). */
+  complete?: () => void;
+}
+
+/** Covered flushes still running: a process exiting meanwhile makes them at once (exitCovered). */
+const covering = new Set<CoveredFlushes>();
+
+function coverFlushes(fds: [string, number][], logger: Logger | undefined): CoveredFlushes {
+  const job: CoveredFlushes = { flushed: Promise.resolve(false), fds, done: false, locks: [] };
+  const closeAll = (): void => {
+    job.done = true;
+    covering.delete(job);
+    for (const [, fd] of fds) {
+      try {
+        fs.closeSync(fd);
+      } catch {
+        // closed already
+      }
+    }
+  };
+  job.flushed = Promise.all(fds.map(([f, fd]) => fdFlush(fd, f).run())).then(
+    () => {
+      const complete = job.complete;
+      job.complete = undefined;
+      closeAll();
+      complete?.();
+      return true;
+    },
+    (e) => {
+      closeAll();
+      logger?.error(`[history] ${errorMessage(e)}; the change's intent stays in the journal, and the next writer after this process appends any line lost`);
+      return false;
+    },
+  );
+  covering.add(job);
+  if (!exitHooked) {
+    exitHooked = true;
+    process.on('exit', exitCovered);
+  }
+  return job;
+}
+
+let exitHooked = false;
+
+/** This process's last change with covered flushes (the next one waits for them before it writes its intent). */
+let lastCovered: CoveredFlushes | undefined;
+
+/** At the process's exit, the covered flushes still running are made here, at once, then their intents completed and their locks let go. */
+function exitCovered(): void {
+  for (const job of [...covering]) {
+    if (job.done) continue;
+    let ok = true;
+    for (const [, fd] of job.fds) {
+      try {
+        fs.fsyncSync(fd);
+      } catch {
+        ok = false;
+      }
+    }
+    if (ok) job.complete?.();
+    job.complete = undefined;
+    for (const l of job.locks) l.releaseNow();
+    job.done = true;
+  }
 }
 
 /**

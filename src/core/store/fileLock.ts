@@ -281,6 +281,12 @@ export interface HeldLock {
    * leaves a lock of a dead holder, which the next writer breaks as it breaks any (swept, logged).
    */
   releaseSoon(): void;
+  /**
+   * releaseSoon once `first` settled (the flush of the change's history lines, made after its
+   * answer: engine/transaction.ts), the lock held until then; this process's next acquire of the
+   * same lock waits for both, as for releaseSoon's removal. `releaseNow` (the process's exit) lets go of it at once.
+   */
+  releaseAfter(first: Promise<unknown>): { releaseNow: () => void };
 }
 
 /** Lock names whose removal (HeldLock.releaseSoon) is still running, by lock path. */
@@ -417,6 +423,19 @@ export async function acquireFileLock(file: string, options: FileLockOptions = {
             settle(unlinked);
           }
         };
+        const releaseSoon = (): void => {
+          if (released) return;
+          released = true;
+          if (!stillOurs()) return settle(false);
+          const done: Promise<void> = new Promise<void>((resolve) => {
+            fs.unlink(lockPath, (e) => {
+              settle(!e);
+              if (releasing.get(lockPath) === done) releasing.delete(lockPath);
+              resolve();
+            });
+          });
+          releasing.set(lockPath, done);
+        };
         return {
           path: lockPath,
           info,
@@ -431,18 +450,30 @@ export async function acquireFileLock(file: string, options: FileLockOptions = {
               );
             }
           },
-          releaseSoon() {
-            if (released) return;
-            released = true;
-            if (!stillOurs()) return settle(false);
-            const done: Promise<void> = new Promise<void>((resolve) => {
-              fs.unlink(lockPath, (e) => {
-                settle(!e);
-                if (releasing.get(lockPath) === done) releasing.delete(lockPath);
-                resolve();
-              });
-            });
+          releaseSoon,
+          releaseAfter(first) {
+            if (released) return { releaseNow: () => undefined };
+            let pending = true;
+            // The name's removal (releaseSoon's), awaited in turn; none when the lock was not ours any more.
+            const letGo = (): Promise<void> | undefined => {
+              if (!pending) return undefined;
+              pending = false;
+              releaseSoon();
+              const removal = releasing.get(lockPath);
+              return removal !== done ? removal : undefined;
+            };
+            const done: Promise<void> = first.then(letGo, letGo);
             releasing.set(lockPath, done);
+            void done.finally(() => {
+              if (releasing.get(lockPath) === done) releasing.delete(lockPath);
+            });
+            return {
+              releaseNow: () => {
+                if (!pending) return;
+                pending = false;
+                release();
+              },
+            };
           },
           release,
         };
