@@ -883,8 +883,8 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
       for (const x of items) if (!x.w.unchanged && x.suffix === undefined) dirs.add(path.dirname(x.target));
       // A change whose intent is a journal slot (it records history lines) holds, durable since
       // round 1, every line it appends and every byte it adds in place: those files' flushes are
-      // covered by it and made after the answer (coverFlushes), the slot kept live and the locks
-      // held until they are done. Round 2 is then the renames' folders alone.
+      // covered by it: started with round 2 on the pool and not waited for (coverFlushes), the slot
+      // kept live and the locks held until they are done. Round 2 waits for the renames' folders alone.
       const cover = intent.slot && (flush.size > 0 || appended.size > 0);
       const flushes: Flush[] = [];
       if (!cover) {
@@ -892,6 +892,12 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
         for (const [f, fd] of appended) flushes.push(fdFlush(fd, f));
       }
       for (const d of dirs) flushes.push(pathFlush(d, 'dir'));
+      if (cover) {
+        coveredFlush = coverFlushes([...flush, ...appended], tx.logger);
+        lastCovered = coveredFlush;
+        flush.clear();
+        appended.clear();
+      }
       // While the disk flushes (all but the last on the thread pool), the observers whose work is
       // no state run here (the events line: WriteObserver.duringFlush); then the last flush, on this
       // thread; the model learns what landed once it is durable.
@@ -904,12 +910,6 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
             }
           : undefined,
       );
-      if (cover) {
-        coveredFlush = coverFlushes([...flush, ...appended], tx.logger);
-        lastCovered = coveredFlush;
-        flush.clear();
-        appended.clear();
-      }
       plan.landed?.(entries);
     } catch (e) {
       // The intent stays: the next writer appends the missing lines once this process is gone.
