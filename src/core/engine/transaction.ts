@@ -948,9 +948,9 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
         if (coveredFlush.done) completeTxIntent(done);
         else coveredFlush.complete = () => completeTxIntent(done);
       }
-      deferredChain = Promise.all([deferredChain, flushed]).then(() => undefined);
+      deferredChain = Promise.all([deferredChain, flushed, ...coveredFlush.locks.map((l) => l.released)]).then(() => undefined);
     } else {
-      deferredChain = Promise.all([deferredChain, ran, flushed]).then(([, ok, durable]) => (ok && durable && done && observersOk ? completeTxIntentAsync(done) : undefined));
+      deferredChain = Promise.all([deferredChain, ran, flushed, ...coveredFlush.locks.map((l) => l.released)]).then(([, ok, durable]) => (ok && durable && done && observersOk ? completeTxIntentAsync(done) : undefined));
     }
   } else if (!later.length) {
     if (done && observersOk) {
@@ -990,7 +990,7 @@ interface CoveredFlushes {
   flushed: Promise<boolean>;
   fds: [string, number][];
   done: boolean;
-  locks: { releaseNow: () => void }[];
+  locks: { releaseNow: () => void; released: Promise<void> }[];
   /** The intent's completion, when nothing else waits to run before it (the process's exit does it at once). */
   complete?: () => void;
 }

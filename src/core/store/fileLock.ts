@@ -286,7 +286,7 @@ export interface HeldLock {
    * answer: engine/transaction.ts), the lock held until then; this process's next acquire of the
    * same lock waits for both, as for releaseSoon's removal. `releaseNow` (the process's exit) lets go of it at once.
    */
-  releaseAfter(first: Promise<unknown>): { releaseNow: () => void };
+  releaseAfter(first: Promise<unknown>): { releaseNow: () => void; released: Promise<void> };
 }
 
 /** Lock names whose removal (HeldLock.releaseSoon) is still running, by lock path. */
@@ -452,7 +452,7 @@ export async function acquireFileLock(file: string, options: FileLockOptions = {
           },
           releaseSoon,
           releaseAfter(first) {
-            if (released) return { releaseNow: () => undefined };
+            if (released) return { releaseNow: () => undefined, released: Promise.resolve() };
             let pending = true;
             // The name's removal (releaseSoon's), awaited in turn; none when the lock was not ours any more.
             const letGo = (): Promise<void> | undefined => {
@@ -473,6 +473,7 @@ export async function acquireFileLock(file: string, options: FileLockOptions = {
                 pending = false;
                 release();
               },
+              released: done,
             };
           },
           release,
