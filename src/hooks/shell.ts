@@ -761,6 +761,10 @@ class Reader {
       }
       return scope;
     }
+    if (/^(?:pwsh|powershell)(?:\.exe)?$/i.test(name)) {
+      this.powerShell(name, args, scope, input);
+      return scope;
+    }
     if (INTERPRETERS.has(name) || /^python\d/.test(name)) {
       // A program's writes cannot be read from the command line: when its code (inline, fed on
       // stdin, or its script file) names state, the judge refuses it.
@@ -1162,6 +1166,49 @@ class Reader {
   }
 
   /** A shell or interpreter that reads its code from standard input: judged on that text when it is known. */
+  /**
+   * `pwsh` / `powershell` (.exe): the code it runs, by PowerShell's own switches (any unambiguous
+   * prefix, any case): `-Command` (the rest of the line), `-EncodedCommand` (Base64 of UTF-16LE
+   * text, decoded here), `-File` (a script, read); a first word that is no switch is `-File` for
+   * pwsh and `-Command` for Windows PowerShell. Judged as any program's code: refused when it names state.
+   */
+  private powerShell(name: string, args: (string | undefined)[], scope: Scope, input: Input | undefined): void {
+    const code: string[] = [];
+    const script = (f: string) => {
+      const text = readSmall(path.resolve(scope.cwds?.[0] ?? '/', f));
+      if (text === undefined) this.hidden.push(`the script ${f} that ${name} runs is not there to read`);
+      else code.push(text);
+    };
+    const withValue = /^-(?:ex|executionpolicy|wd|workingdirectory|o|outputformat|inputformat|if|of|config|configurationname|w|windowstyle|v|version|psconsolefile|custompipename|settingsfile|encodedarguments|ea)$/i;
+    let sawCode = false;
+    for (let k = 0; k < args.length && !sawCode; k++) {
+      const a = args[k];
+      if (a === undefined) {
+        this.hidden.push(`${name} runs code built from expansions`);
+        sawCode = true;
+      } else if (/^[-/](?:c|co|com|comm|comma|comman|command)$/i.test(a) || (!a.startsWith('-') && !/^pwsh/i.test(name))) {
+        const rest = args.slice(a.startsWith('-') || a.startsWith('/') ? k + 1 : k);
+        if (rest.some((r) => r === undefined)) this.hidden.push(`${name} ${a} runs code built from expansions`);
+        else if (rest.length === 1 && rest[0] === '-' && input) this.readsCode(name, input, scope, code);
+        else code.push(rest.join(' '));
+        sawCode = true;
+      } else if (/^[-/](?:e|ec|en|enc|enco|encod|encode|encoded|encodedc|encodedco|encodedcom|encodedcomm|encodedcomma|encodedcomman|encodedcommand)$/i.test(a)) {
+        const b64 = args[k + 1];
+        if (b64 === undefined || !/^[A-Za-z0-9+/=]+$/.test(b64)) this.hidden.push(`${name} ${a} runs encoded code Waymark cannot read`);
+        else code.push(Buffer.from(b64, 'base64').toString('utf16le'));
+        sawCode = true;
+      } else if (/^[-/](?:f|fi|fil|file)$/i.test(a) || !a.startsWith('-')) {
+        const f = /^[-/]/.test(a) ? args[k + 1] : a;
+        if (f === undefined) this.hidden.push(`${name} ${a} runs a script named by an expansion`);
+        else if (f !== '-') script(f);
+        else if (input) this.readsCode(name, input, scope, code);
+        sawCode = true;
+      } else if (withValue.test(a)) k++;
+    }
+    if (!sawCode && input) this.readsCode(name, input, scope, code);
+    this.programs.push(code.join('\n'));
+  }
+
   private readsCode(name: string, input: Input, scope: Scope, code?: string[]): void {
     if ('hidden' in input) this.hidden.push(`${name} runs code read from ${input.hidden}`);
     else if (code) code.push(input.text);

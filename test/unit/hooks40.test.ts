@@ -1,0 +1,147 @@
+/**
+ * Session 40 (hooks40): write paths the hooks read wrongly or not at all, each payload in the shape
+ * its agent's documentation or source gives (field names from there, the content ours):
+ * - PowerShell sent as a POSIX shell tool's command (Claude Code's or Codex's Bash on Windows,
+ *   Cursor's beforeShellExecution, Gemini's run_shell_command, VS Code's run_in_terminal under pwsh):
+ *   Set-Content, Out-File, New-Item... and `powershell -Command`, `-EncodedCommand`.
+ * - VS Code's tools by the ids they are registered under (`copilot_applyPatch {input, explanation}`,
+ *   `copilot_replaceString`... in microsoft/vscode-copilot-chat's package.json); VS Code's hook
+ *   documentation shows only `editFiles`, so which name a hook payload carries is not confirmed.
+ * - A patch envelope carried by a tool no adapter knows.
+ * - VS Code's create_and_run_task `{workspaceFolder, task: {label, type: 'shell', command, args}}`
+ *   (vscode-copilot-chat's tool schema): the task runs in workspaceFolder.
+ */
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import * as fs from 'node:fs';
+import { HOOK_ADAPTERS } from '../../src/hooks/adapters';
+import type { HookOutput } from '../../src/hooks/port';
+import { answer, cleanup, featureWorkspace, treeDigest, write } from './hooksHelpers';
+
+const copilot = HOOK_ADAPTERS.get('copilot')!;
+const codex = HOOK_ADAPTERS.get('codex')!;
+const cursor = HOOK_ADAPTERS.get('cursor')!;
+const claude = HOOK_ADAPTERS.get('claude-code')!;
+const gemini = HOOK_ADAPTERS.get('gemini')!;
+
+const json = (out: HookOutput) => (out.stdout.trim() ? (JSON.parse(out.stdout) as Record<string, unknown>) : {});
+
+let root: string;
+let snapshot: Record<string, string>;
+const stateDigest = () => Object.fromEntries(Object.entries(treeDigest(root)).filter(([k]) => !k.startsWith(path.join('.waymark', 'cache'))));
+
+/** The same command through every agent's POSIX shell tool; true when each refused it. */
+async function refusedByEveryShell(command: string): Promise<{ refused: boolean; said: string }[]> {
+  const out: { refused: boolean; said: string }[] = [];
+  const c = await answer(claude, { session_id: 's40', transcript_path: path.join(root, '.claude/t.jsonl'), cwd: root, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command } });
+  out.push({ refused: c.exitCode === 2, said: `claude ${c.exitCode} ${c.stderr}` });
+  const x = await answer(codex, { session_id: 's40', turn_id: 't', cwd: root, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_use_id: 'c', tool_input: { command } });
+  out.push({ refused: x.exitCode === 2, said: `codex ${x.exitCode} ${x.stderr}` });
+  const u = await answer(cursor, { hook_event_name: 'beforeShellExecution', conversation_id: 'c40', generation_id: 'g40', workspace_roots: [root], command, cwd: root });
+  out.push({ refused: json(u).permission === 'deny', said: `cursor ${u.stdout}` });
+  const g = await answer(gemini, { session_id: 's40', transcript_path: path.join(root, '.gemini/t.json'), cwd: root, hook_event_name: 'BeforeTool', timestamp: '2026-12-02T10:00:00.000Z', tool_name: 'run_shell_command', tool_input: { command } });
+  out.push({ refused: json(g).decision === 'deny', said: `gemini ${g.stdout}` });
+  const v = await answer(copilot, { timestamp: '2026-12-02T10:00:00.000Z', cwd: root, sessionId: 's40', hookEventName: 'PreToolUse', tool_name: 'run_in_terminal', tool_input: { command, explanation: 'x', isBackground: false }, tool_use_id: 't' });
+  out.push({ refused: json(v).permissionDecision === 'deny', said: `vscode ${v.stdout}` });
+  return out;
+}
+
+describe('hooks40: PowerShell through a POSIX shell tool', () => {
+  before(() => {
+    root = featureWorkspace();
+    write(root, 'notes.txt', 'notes\n');
+    snapshot = stateDigest();
+  });
+  after(() => cleanup(root));
+
+  test('cmdlets, aliases, .NET calls and pwsh/powershell launchers that write state are refused by every agent\'s shell tool, naming the command that does it right', async () => {
+    const encoded = Buffer.from("Set-Content -Path docs/plan.md -Value 'status: completed'", 'utf16le').toString('base64');
+    const commands = [
+      "Set-Content -Path docs/plan.md -Value 'stepsCompleted: [discovery, design]'",
+      'Set-Content docs\\plan.md x',
+      "'x' | Out-File -FilePath docs/plan.md",
+      "Add-Content -LiteralPath 'docs/plan.md' -Value 'status: completed'",
+      "New-Item -ItemType File -Path .waymark/gates/docs/plan/design.gate -Value 'gate: PASS' -Force",
+      'Copy-Item notes.txt docs/plan.md',
+      'Move-Item -Path notes.txt -Destination docs/plan.md -Force',
+      'Remove-Item docs/plan.md',
+      'Clear-Content docs/plan.md',
+      'sc docs/plan.md x',
+      "ni .waymark/history/docs/plan.md.jsonl -Value '{}'",
+      '[IO.File]::WriteAllText("docs/plan.md", "x")',
+      '[System.IO.File]::AppendAllText("$PWD/docs/plan.md", "status: completed")',
+      'Get-Content notes.txt | Set-Content docs/plan.md',
+      "powershell -Command \"Set-Content docs/plan.md 'x'\"",
+      "powershell.exe -NoProfile -Command Set-Content docs/plan.md x",
+      "pwsh -c \"Add-Content docs/plan.md 'status: completed'\"",
+      `powershell -EncodedCommand ${encoded}`,
+      `pwsh -enc ${encoded}`,
+    ];
+    for (const command of commands) {
+      for (const r of await refusedByEveryShell(command)) {
+        assert.ok(r.refused, `${command}: ${r.said}`);
+        assert.match(r.said, /waymark (?:advance|gate|set-status|--help)|waymark \w+/, `${command}: names the command: ${r.said}`);
+      }
+    }
+    assert.deepEqual(stateDigest(), snapshot);
+  });
+
+  test('PowerShell that only reads state, or writes files without state, passes', async () => {
+    for (const command of ['Get-Content docs/plan.md', 'Select-String -Path docs/plan.md -Pattern status', "Set-Content -Path notes.txt -Value 'more notes'", "'x' | Out-File build.log", "powershell -Command \"Get-ChildItem src\""]) {
+      for (const r of await refusedByEveryShell(command)) assert.ok(!r.refused, `${command}: ${r.said}`);
+    }
+  });
+
+  test('PowerShell that names a state file in a way it cannot be followed (a path built at run time) fails closed', async () => {
+    for (const command of ['$p = Join-Path docs plan.md; Set-Content $p x', 'Set-Content -Path ("docs/" + "plan.md") -Value x']) {
+      for (const r of await refusedByEveryShell(command)) assert.ok(r.refused, `${command}: ${r.said}`);
+    }
+  });
+
+  test("Copilot CLI's powershell tool: a new gate file or history record (not there yet) is refused too", async () => {
+    for (const command of ["New-Item -ItemType File -Path .waymark/gates/docs/plan/design.gate -Value 'gate: PASS' -Force", "Set-Content .waymark/history/docs/new.md.jsonl '{}'", "Set-Content docs/new.md \"---`nworkflow: feature`nstatus: completed`nstepsCompleted: [discovery, design, implement, review]`n---`n\""]) {
+      const r = await answer(copilot, { sessionId: 's40', timestamp: 1764669600000, cwd: root, toolName: 'powershell', toolArgs: JSON.stringify({ command, description: 'x' }) });
+      assert.equal(json(r).permissionDecision, 'deny', `${command}: ${r.stdout}`);
+      assert.match(String(json(r).permissionDecisionReason), /waymark/, command);
+    }
+    assert.ok(!fs.existsSync(path.join(root, '.waymark/gates')));
+  });
+});
+
+describe("hooks40: VS Code's tools by their registered ids, patches in unknown tools, create_and_run_task's folder", () => {
+  before(() => {
+    root = featureWorkspace();
+    snapshot = stateDigest();
+  });
+  after(() => cleanup(root));
+
+  const vscode = (tool: string, input: unknown, cwd = root) => ({ timestamp: '2026-12-02T10:00:00.000Z', cwd, sessionId: 's40', hookEventName: 'PreToolUse', tool_name: tool, tool_input: input, tool_use_id: 't' });
+  const markDone = (file: string) => ['*** Begin Patch', `*** Update File: ${file}`, '@@', '-stepsCompleted: [discovery]', '+stepsCompleted: [discovery, design]', '*** End Patch', ''].join('\n');
+
+  test('copilot_applyPatch {input, explanation} is read as apply_patch; copilot_replaceString as replace_string_in_file (payload naming unconfirmed: VS Code documents editFiles only)', async () => {
+    const patch = await answer(copilot, vscode('copilot_applyPatch', { input: markDone(path.join(root, 'docs/plan.md')), explanation: 'mark design done' }));
+    assert.equal(json(patch).permissionDecision, 'deny', patch.stdout);
+    assert.match(String(json(patch).permissionDecisionReason), /gate|waymark/);
+    // Read exactly: a change of the body passes, as replace_string_in_file's does.
+    const body = await answer(copilot, vscode('copilot_replaceString', { filePath: path.join(root, 'docs/plan.md'), oldString: 'Body text.', newString: 'Body text, longer.', explanation: 'x' }));
+    assert.notEqual(json(body).permissionDecision, 'deny', body.stdout);
+    const state = await answer(copilot, vscode('copilot_replaceString', { filePath: path.join(root, 'docs/plan.md'), oldString: 'stepsCompleted: [discovery]', newString: 'stepsCompleted: [discovery, design]', explanation: 'x' }));
+    assert.equal(json(state).permissionDecision, 'deny', state.stdout);
+    assert.match(String(json(state).permissionDecisionReason), /gate/);
+    assert.deepEqual(stateDigest(), snapshot);
+  });
+
+  test('a tool no adapter knows whose input carries a patch envelope is judged as that patch', async () => {
+    const r = await answer(claude, { session_id: 's40', transcript_path: path.join(root, '.claude/t.jsonl'), cwd: root, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'mcp__fs__patch_files', tool_input: { diff: markDone('docs/plan.md') } });
+    assert.equal(r.exitCode, 2, r.stdout + r.stderr);
+    assert.match(r.stderr, /docs\/plan\.md/);
+  });
+
+  test("create_and_run_task's command runs in its workspaceFolder, whatever the payload's cwd", async () => {
+    fs.mkdirSync(path.join(root, 'src'), { recursive: true });
+    const r = await answer(copilot, vscode('create_and_run_task', { workspaceFolder: root, task: { label: 'clean', type: 'shell', command: 'rm', args: ['docs/plan.md'] } }, path.join(root, 'src')));
+    assert.equal(json(r).permissionDecision, 'deny', r.stdout);
+    assert.deepEqual(stateDigest(), snapshot);
+  });
+});
