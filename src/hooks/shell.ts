@@ -207,6 +207,8 @@ interface Scope {
 
 class Reader {
   readonly touches: ShellTouch[] = [];
+  /** Symbolic links the command makes (`ln -s TARGET LINK`), with the number of touches before each: a later write through LINK writes TARGET. */
+  readonly links: { at: number; link: string; target: string }[] = [];
   readonly opaque: string[] = [];
   readonly hidden: string[] = [];
   /** Folders the command makes (mkdir) before what follows runs. */
@@ -765,6 +767,36 @@ class Reader {
       this.powerShell(name, args, scope, input);
       return scope;
     }
+    if (/^cmd(?:\.exe)?$/i.test(name)) {
+      // Windows' cmd /c|/k|/r TEXT: its language is not read here; judged as a program's code (refused when it names state).
+      const at = args.findIndex((a) => a === undefined || /^\/[ckr]$/i.test(a));
+      const rest = at === -1 ? [] : args.slice(at + 1);
+      if (at !== -1 && (args[at] === undefined || rest.some((r) => r === undefined))) this.hidden.push(`${name} runs text built from expansions`);
+      else if (at === -1 && input) this.readsCode(name, input, scope, []);
+      this.programs.push(rest.join(' '));
+      return scope;
+    }
+    if (/^wsl(?:\.exe)?$/i.test(name)) {
+      // WSL runs the rest of its line in Linux's shell (`-e`/`--exec`: as a program, no shell): read as that command.
+      let k = 0;
+      let cwds = scope.cwds;
+      for (; k < args.length; k++) {
+        const a = args[k];
+        if (a === undefined) break;
+        if (/^(?:-d|--distribution|-u|--user|--shell-type)$/.test(a)) k++;
+        else if (a === '--cd') {
+          const d = args[++k];
+          cwds = d === undefined ? undefined : d === '~' ? [this.home] : path.isAbsolute(d) ? [d] : scope.cwds?.map((c) => path.resolve(c, d));
+        } else if (a === '--' || a === '-e' || a === '--exec') {
+          k++;
+          break;
+        } else if (!a.startsWith('-')) break;
+      }
+      const rest = args.slice(k);
+      if (rest.some((r) => r === undefined)) this.hidden.push(`${name} runs a command built from expansions`);
+      else if (rest.length) this.nested(rest.map((r) => (/^[\w@%+=:,./-]+$/.test(r!) ? r : `'${r!.replace(/'/g, `'\\''`)}'`)).join(' '), { ...scope, cwds }, `the command ${name} runs`, input);
+      return scope;
+    }
     if (INTERPRETERS.has(name) || /^python\d/.test(name)) {
       // A program's writes cannot be read from the command line: when its code (inline, fed on
       // stdin, or its script file) names state, the judge refuses it.
@@ -1241,12 +1273,15 @@ class Reader {
     const destWord = targetDir ?? (targetDirText === undefined && ops.length > 1 ? ops.pop() : undefined);
     // `SRC/.` (or `.`) copies SRC's contents, not SRC itself.
     const contentsOf = new Set<string>();
+    const written = new Map<string, string>();
     const sources = ops.flatMap((w) => {
       const ps = this.paths(w, scope, `a file ${name} reads`) ?? [];
       const t = wordText(w, this.home)?.text;
       if (t !== undefined && /(?:^|\/)\.\/?$/.test(t)) for (const p of ps) contentsOf.add(p);
+      if (t !== undefined) for (const p of ps) written.set(p, t);
       return ps;
     });
+    const symbolic = name === 'ln' && args.some((a) => a !== undefined && (/^-[a-zA-Z]*s/.test(a) || a === '--symbolic'));
     if (name === 'rsync') {
       for (const d of destWord ? (this.paths(destWord, scope, 'the rsync destination') ?? []) : []) this.touches.push({ kind: 'tree', path: d, how: name });
       return;
@@ -1269,7 +1304,12 @@ class Reader {
           if (files && made) for (const f of files) this.touches.push({ kind: 'write', path: path.join(dest, path.relative(s, f)), how: `${name} -r` });
           else if (files) for (const f of files) this.touches.push({ kind: 'write', path: path.join(dest, path.relative(s, f)), how: `${name} -r`, content: { fromFile: f } });
           else this.touches.push({ kind: 'tree', path: isDirectory(dest) ? dest : d, how: `${name} -r` });
-        } else this.touches.push({ kind: 'write', path: dest, how: name, content: s ? { fromFile: s } : undefined });
+        } else {
+          this.touches.push({ kind: 'write', path: dest, how: name, content: s ? { fromFile: s } : undefined });
+          // A symbolic link's target is read from the link's folder (as written, not from the cwd).
+          const text = s ? written.get(s) : undefined;
+          if (symbolic && s && text !== undefined) this.links.push({ at: this.touches.length, link: dest, target: path.isAbsolute(text) ? text : path.resolve(path.dirname(dest), text) });
+        }
       }
     }
   }
@@ -1914,6 +1954,12 @@ export function readShellCommand(command: string, cwd: string, home = process.en
     return { touches: [], opaque: [`it is not valid shell (${msg})`], hidden: [], programs: [], parseError: msg };
   }
   reader.stmts(list(file.Stmts), { cwds: [path.resolve(cwd)] });
+  // A write through a link the command made earlier (`ln -s docs/plan.md n.md && echo x > n.md`) writes what the link points at.
+  for (const l of reader.links) {
+    for (const t of reader.touches.slice(l.at)) {
+      if (t.path === l.link || t.path.startsWith(l.link + path.sep)) reader.touches.push({ ...t, path: l.target + t.path.slice(l.link.length), how: `${t.how} (through the link ${path.basename(l.link)})` });
+    }
+  }
   // A git hook or git's configuration written by the command: code git runs later, judged now.
   for (const t of [...reader.touches]) {
     const slash = t.path.split(path.sep).join('/');

@@ -99,6 +99,22 @@ describe('hooks40: PowerShell through a POSIX shell tool', () => {
     }
   });
 
+  test('a write through a symbolic link the same command made writes what it points at (a file or a record folder)', async () => {
+    for (const command of ['ln -s docs/plan.md notes.md && echo x > notes.md', 'ln -sf ../docs/plan.md src/p.md; printf "status: completed\\n" >> src/p.md', 'ln -s .waymark g && mkdir -p g/gates/docs/plan && echo "gate: PASS" > g/gates/docs/plan/design.gate']) {
+      for (const r of await refusedByEveryShell(command)) assert.ok(r.refused, `${command}: ${r.said}`);
+    }
+    for (const r of await refusedByEveryShell('ln -s docs/plan.md notes.md && cat notes.md')) assert.ok(!r.refused, r.said);
+  });
+
+  test("Windows' cmd /c and WSL's command line are read for what they write", async () => {
+    for (const command of ['cmd /c "echo x > docs\\plan.md"', 'cmd.exe /C copy nul docs\\plan.md', 'wsl sed -i s/discovery]/discovery,design]/ docs/plan.md', 'wsl -d Ubuntu -- rm docs/plan.md', 'wsl.exe -e truncate -s0 docs/plan.md']) {
+      for (const r of await refusedByEveryShell(command)) assert.ok(r.refused, `${command}: ${r.said}`);
+    }
+    for (const command of ['cmd /c dir', 'wsl ls docs']) {
+      for (const r of await refusedByEveryShell(command)) assert.ok(!r.refused, `${command}: ${r.said}`);
+    }
+  });
+
   test("Copilot CLI's powershell tool: a new gate file or history record (not there yet) is refused too", async () => {
     for (const command of ["New-Item -ItemType File -Path .waymark/gates/docs/plan/design.gate -Value 'gate: PASS' -Force", "Set-Content .waymark/history/docs/new.md.jsonl '{}'", "Set-Content docs/new.md \"---`nworkflow: feature`nstatus: completed`nstepsCompleted: [discovery, design, implement, review]`n---`n\""]) {
       const r = await answer(copilot, { sessionId: 's40', timestamp: 1764669600000, cwd: root, toolName: 'powershell', toolArgs: JSON.stringify({ command, description: 'x' }) });
