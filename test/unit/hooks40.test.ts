@@ -15,6 +15,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as fs from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { HOOK_ADAPTERS } from '../../src/hooks/adapters';
 import type { HookOutput } from '../../src/hooks/port';
 import { answer, cleanup, featureWorkspace, treeDigest, write } from './hooksHelpers';
@@ -159,5 +160,78 @@ describe("hooks40: VS Code's tools by their registered ids, patches in unknown t
     const r = await answer(copilot, vscode('create_and_run_task', { workspaceFolder: root, task: { label: 'clean', type: 'shell', command: 'rm', args: ['docs/plan.md'] } }, path.join(root, 'src')));
     assert.equal(json(r).permissionDecision, 'deny', r.stdout);
     assert.deepEqual(stateDigest(), snapshot);
+  });
+});
+
+describe('hooks40: a forged gate verdict merged in by a person (real git)', () => {
+  const cli = (cwd: string, args: string[]) => spawnSync(process.execPath, [path.resolve('dist/cli.js'), ...args], { cwd, encoding: 'utf8', env: { ...process.env, WAYMARK_ACTOR: undefined, WAYMARK_SESSION: undefined } });
+  const git = (cwd: string, ...args: string[]) => {
+    const r = spawnSync('git', ['-C', cwd, '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', '-c', 'init.defaultBranch=main', ...args], { encoding: 'utf8' });
+    return { ...r, out: `${r.stdout}${r.stderr}` };
+  };
+  const dirs: string[] = [];
+  after(() => dirs.forEach(cleanup));
+
+  /** A repository with the feature workflow committed, and a clone of it with a branch `name` made by `forge` and committed there (no hooks in the clone: hooks are not cloned). */
+  function repoWithBranch(name: string, forge: (clone: string) => void): { root: string; clone: string } {
+    const root = featureWorkspace();
+    dirs.push(root);
+    assert.equal(git(root, 'init', '-q').status, 0);
+    git(root, 'add', '-A');
+    assert.equal(git(root, 'commit', '-qm', 'init').status, 0);
+    const clone = fs.realpathSync(fs.mkdtempSync(path.join(path.dirname(root), 'waymark-hooks40-clone-')));
+    dirs.push(clone);
+    assert.equal(git(path.dirname(clone), 'clone', '-q', root, clone).status, 0);
+    git(clone, 'checkout', '-qb', name);
+    forge(clone);
+    git(clone, 'add', '-A');
+    assert.equal(git(clone, 'commit', '-qm', name, '--no-verify').status, 0);
+    // Work on main meanwhile: the merge is a merge commit, not a fast-forward.
+    write(root, 'notes.txt', 'notes\n');
+    git(root, 'add', 'notes.txt');
+    git(root, 'commit', '-qm', 'notes');
+    assert.equal(git(root, 'fetch', '-q', clone, `${name}:${name}`).status, 0);
+    return { root, clone };
+  }
+
+  /** A verdict written by hand in the shape an older Waymark wrote (no gate file hash in its history line), beside a gate file at today's location. */
+  const handWritten = (clone: string) => {
+    const time = '2026-12-01T10:00:00.000Z';
+    write(clone, '.waymark/gates/docs/plan/design.gate', `gate: PASS\nreviewer: lead\nupdated: ${time}\n`);
+    write(clone, '.waymark/history/docs/plan.md.jsonl', JSON.stringify({ seq: 1, time, actor: 'lead', operation: 'gate-pass', file: 'docs/plan.md', from: {}, to: {}, detail: { step: 'design', gate: 'design', verdict: 'PASS', by: 'lead' } }) + '\n');
+  };
+
+  test('a hand-written verdict (gate file and history line without its hash) that a merge brings opens nothing; show and advance name the command that records it', () => {
+    const { root } = repoWithBranch('forged', handWritten);
+    const m = git(root, 'merge', '--no-edit', 'forged');
+    assert.equal(m.status, 0, m.out);
+    const shown = cli(root, ['gate', 'show', 'docs/plan.md', 'design']);
+    assert.equal(shown.status, 1, shown.stdout + shown.stderr);
+    assert.match(shown.stdout, /closed/);
+    const adv = cli(root, ['advance', 'docs/plan.md']);
+    assert.equal(adv.status, 4, adv.stdout + adv.stderr);
+    assert.match(adv.stderr, /waymark gate pass/);
+    const v = cli(root, ['validate', 'docs/plan.md', '--json']);
+    assert.match(v.stdout, /gate-unrecorded/);
+  });
+
+  test("with waymark's git hooks a person's merge of that branch is refused before its commit, naming the command; a verdict recorded through waymark on the other clone merges", () => {
+    const { root } = repoWithBranch('forged', handWritten);
+    const inst = cli(root, ['hook', 'install', 'git', '--command', `"${process.execPath}" "${path.resolve('dist/cli.js')}"`]);
+    assert.equal(inst.status, 0, inst.stderr);
+    assert.match(inst.stdout, /pre-merge-commit/);
+    const m = git(root, 'merge', '--no-edit', 'forged');
+    assert.notEqual(m.status, 0, m.out);
+    assert.match(m.out, /gate-unrecorded[\s\S]*waymark gate pass/);
+    assert.equal(git(root, 'rev-parse', '-q', '--verify', 'MERGE_HEAD').status, 0, 'the merge waits, uncommitted');
+    git(root, 'merge', '--abort');
+    // A verdict recorded through Waymark on the other clone (its history line carries the file's hash) merges, and opens the gate.
+    const { root: r2 } = repoWithBranch('reviewed', (clone) => assert.equal(cli(clone, ['gate', 'pass', 'docs/plan.md', 'design', '--by', 'lead']).status, 0));
+    assert.equal(cli(r2, ['hook', 'install', 'git', '--command', `"${process.execPath}" "${path.resolve('dist/cli.js')}"`]).status, 0);
+    const ok = git(r2, 'merge', '--no-edit', 'reviewed');
+    assert.equal(ok.status, 0, ok.out);
+    assert.equal(cli(r2, ['gate', 'show', 'docs/plan.md', 'design']).status, 0);
+    const un = cli(r2, ['hook', 'uninstall', 'git']);
+    assert.match(un.stdout, /pre-merge-commit/);
   });
 });
