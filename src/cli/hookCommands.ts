@@ -116,7 +116,9 @@ const installCmd: CliCommand = {
 ${[...HOOK_ADAPTERS.values()].map((a) => `  ${a.name.padEnd(12)}${a.install.settingsFile}: ${a.install.events.map((e) => e.event).join(', ')}`).join('\n')}
 The file is edited as text: other hooks and keys stay byte for byte; running it again changes
 nothing. git: writes the repository's pre-commit hook (refused when one exists that is not
-Waymark's: add the line 'waymark hook git pre-commit' to it).
+Waymark's: add the line 'waymark hook git pre-commit' to it) and its pre-merge-commit hook, the
+same check for the merge commits git merge and git pull make (one that is not Waymark's is left
+as it is, with a warning).
 
 Options:
   --command CMD   how the agent starts waymark (default: waymark; e.g. "node /path/to/dist/cli.js")
