@@ -209,7 +209,7 @@ function addedText(words: string[], input: Record<string, unknown>): FileChange 
 const SHELL_TOOLS = new Set(['Bash', 'bash', 'Shell', 'shell', 'local_shell', 'exec_command', 'run_in_terminal', 'runInTerminal', 'runTerminalCommand', 'run_terminal_cmd', 'container.exec', 'powershell', 'PowerShell', 'pwsh']);
 
 /**
- * VS Code's edit tools by the ids they are registered under (microsoft/vscode-copilot-chat's
+ * Other names of tools the catalogue reads. VS Code's edit tools by the ids they are registered under (microsoft/vscode-copilot-chat's
  * package.json `languageModelTools`), read as the names the catalogue knows them by; their inputs
  * are the same. VS Code's hook documentation names tools by their model-facing names (`editFiles`,
  * `create_file`); a payload carrying the ids is read the same way.
@@ -221,6 +221,8 @@ const VSCODE_TOOL_IDS: Readonly<Record<string, string>> = {
   copilot_multiReplaceString: 'multi_replace_string_in_file',
   copilot_insertEdit: 'insert_edit_into_file',
   copilot_editFiles: 'editFiles',
+  // Anthropic's text editor tool under its API name (Claude's own agents, an SDK agent's hooks): Copilot CLI's str_replace_editor's input.
+  str_replace_based_edit_tool: 'str_replace_editor',
 };
 
 /** Every tool name the catalogue reads (for matchers and for the adapters' tool sets). */

@@ -149,6 +149,20 @@ describe("hooks40: VS Code's tools by their registered ids, patches in unknown t
     assert.deepEqual(stateDigest(), snapshot);
   });
 
+  test("Anthropic's text editor tool by its API name (str_replace_based_edit_tool) is read as str_replace_editor: view passes, a body edit passes, a state edit is refused", async () => {
+    const claudeTool = (input: unknown) => ({ session_id: 's40', transcript_path: path.join(root, '.claude/t.jsonl'), cwd: root, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'str_replace_based_edit_tool', tool_input: input });
+    const plan = path.join(root, 'docs/plan.md');
+    assert.equal((await answer(claude, claudeTool({ command: 'view', path: plan }))).exitCode, 0);
+    const body = await answer(claude, claudeTool({ command: 'str_replace', path: plan, old_str: 'Body text.', new_str: 'Body text, again.' }));
+    assert.equal(body.exitCode, 0, body.stderr);
+    const state = await answer(claude, claudeTool({ command: 'str_replace', path: plan, old_str: 'stepsCompleted: [discovery]', new_str: 'stepsCompleted: [discovery, design]' }));
+    assert.equal(state.exitCode, 2);
+    assert.match(state.stderr, /gate/);
+    const gate = await answer(claude, claudeTool({ command: 'create', path: path.join(root, '.waymark/gates/docs/plan/design.gate'), file_text: 'gate: PASS\n' }));
+    assert.equal(gate.exitCode, 2);
+    assert.match(gate.stderr, /waymark gate pass/);
+  });
+
   test('a tool no adapter knows whose input carries a patch envelope is judged as that patch', async () => {
     const r = await answer(claude, { session_id: 's40', transcript_path: path.join(root, '.claude/t.jsonl'), cwd: root, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'mcp__fs__patch_files', tool_input: { diff: markDone('docs/plan.md') } });
     assert.equal(r.exitCode, 2, r.stdout + r.stderr);
