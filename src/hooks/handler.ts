@@ -264,6 +264,8 @@ interface CommandFinding {
   opaque: string[];
   /** Code or files the command runs or unpacks that cannot be read: refused in a workspace, whatever the command names. */
   hidden: string[];
+  /** Paths it writes that a variable set outside the command names: refused in a workspace. */
+  unset: string[];
 }
 
 /**
@@ -274,7 +276,7 @@ export async function judgeCommand(command: string, cwd: string, root: string | 
   const fixed = typeof root === 'string' ? realOf(root) : undefined;
   const rootOf = (abs: string) => fixed ?? (root as (abs: string) => string | undefined)(abs);
   const reading = readShellCommand(command, cwd);
-  const finding: CommandFinding = { hits: [], broken: [], opaque: [], hidden: [...reading.hidden] };
+  const finding: CommandFinding = { hits: [], broken: [], opaque: [], hidden: [...reading.hidden], unset: [...reading.unset] };
   const hit = async (realRoot: string, abs: string, how: string): Promise<boolean> => {
     const what = await stateOf(realRoot, abs);
     if (what) finding.hits.push(`${relPath(realRoot, abs)} (${what}, by ${how})`);
@@ -447,6 +449,9 @@ async function proposedCommand(event: Extract<NeutralEvent, { kind: 'proposed-co
   if (f.broken.length) return { kind: 'deny', reason: `Waymark refused this command: the file it writes would break the workflow rules: ${f.broken.join('\n')}\n${COMMAND_FIX}` };
   if (f.hidden.length && hasWorkspace(event.ctx)) {
     return { kind: 'deny', reason: `Waymark refused this command: it runs code (or unpacks files) Waymark cannot read, so what it writes cannot be judged (${[...new Set(f.hidden)].slice(0, 3).join('; ')}).\n${HIDDEN_FIX}` };
+  }
+  if (f.unset.length && hasWorkspace(event.ctx)) {
+    return { kind: 'deny', reason: `Waymark refused this command: it writes to a path a variable names whose value Waymark cannot see (${[...new Set(f.unset)].slice(0, 3).join('; ')}), so it may write a state file.\n- fix: spell the path out in the command (or set the variable in the same command), or change state with a waymark command (waymark --help).` };
   }
   if (f.opaque.length) {
     return { kind: 'deny', reason: `Waymark refused this command: it may touch workflow state in a way Waymark cannot follow (${[...new Set(f.opaque)].slice(0, 3).join('; ')}). Run it through waymark, or spell out the files it writes.\n${COMMAND_FIX}` };

@@ -36,6 +36,12 @@ export interface ShellReading {
    * read): nothing about it can be judged, whatever the command names.
    */
   hidden: string[];
+  /**
+   * Paths the command writes or removes that a variable names whose value it does not set and the
+   * hook's environment does not hold (a persistent terminal's `export P=docs/plan.md` before it):
+   * any file may be meant.
+   */
+  unset: string[];
 }
 
 /** What a command reads on its standard input, when the command says: a text, or why it is not known. */
@@ -209,6 +215,9 @@ class Reader {
   readonly touches: ShellTouch[] = [];
   /** Symbolic links the command makes (`ln -s TARGET LINK`), with the number of touches before each: a later write through LINK writes TARGET. */
   readonly links: { at: number; link: string; target: string }[] = [];
+  /** Variables the command sets (assignments, `for`, `read`...): their values are not followed. */
+  readonly assigned = new Set<string>();
+  readonly unset: string[] = [];
   readonly opaque: string[] = [];
   readonly hidden: string[] = [];
   /** Folders the command makes (mkdir) before what follows runs. */
@@ -224,12 +233,44 @@ class Reader {
 
   /** Paths of a word, resolved against every possible current folder (globs expanded). */
   private paths(w: unknown, scope: Scope, what: string): string[] | undefined {
-    const t = wordText(w, this.home);
+    const t = wordText(w, this.home) ?? this.withEnvironment(w, scope, what);
     if (!t) {
       this.opaque.push(`${what} comes from an expansion or a command substitution`);
       return undefined;
     }
     return this.resolve(t, scope, what);
+  }
+
+  /**
+   * A word whose only expansions are plain variables (`$HOME/x`, `"${OUT}"`): their values from the
+   * environment the agent runs its commands in (the hook's own; `$PWD` the command's folder).
+   * Undefined when one is set by the command itself or is more than a name; a variable set nowhere
+   * Waymark can see is said in `unset` (unless the word is only read).
+   */
+  private withEnvironment(w: unknown, scope: Scope, what: string): WordText | undefined {
+    let text = '';
+    const missing: string[] = [];
+    const part = (p: ShNode): boolean => {
+      const t = nodeType(p);
+      if (t === 'Lit') text += String(p.Value).replace(/\\(.)/g, '$1');
+      else if (t === 'SglQuoted' && !p.Dollar) text += String(p.Value);
+      else if (t === 'DblQuoted') return list(p.Parts).every((q) => part(q));
+      else if (t === 'ParamExp') {
+        const name = (p.Param as ShNode | null)?.Value;
+        if (typeof name !== 'string' || !/^[A-Za-z_]\w*$/.test(name) || p.Exp || p.Repl || p.Index || p.Slice || p.Length || p.Excl || p.Names) return false;
+        if (this.assigned.has(name)) return false;
+        const value = name === 'PWD' ? scope.cwds?.[0] : process.env[name];
+        if (value === undefined) missing.push(`$${name}`);
+        else text += value;
+      } else return false;
+      return true;
+    };
+    if (!w || !list((w as ShNode).Parts).every((p) => part(p))) return undefined;
+    if (missing.length) {
+      if (!/\breads?\b/.test(what)) this.unset.push(`${what} is named by ${missing.join(', ')}, which this command does not set (a value from an earlier command in the same terminal?)`);
+      return undefined;
+    }
+    return { text, glob: false };
   }
 
   private resolve(t: WordText, scope: Scope, what: string): string[] | undefined {
@@ -843,6 +884,7 @@ class Reader {
 
   /** NAME=VALUE (an assignment, export, env): a variable that names a program is read as the command it runs. */
   private assignment(name: string, value: string | undefined, scope: Scope): void {
+    this.assigned.add(name);
     if (PROGRAM_VARS.test(name)) {
       if (value === undefined) this.hidden.push(`${name} names a program built from expansions`);
       else if (value.replace(/^\|\|?/, '').trim()) this.nested(value.replace(/^\|\|?/, ''), scope, `the program ${name} names`);
@@ -1951,7 +1993,12 @@ export function readShellCommand(command: string, cwd: string, home = process.en
     file = parser.Parse(command, 'command');
   } catch (e) {
     const msg = parseMessage(e);
-    return { touches: [], opaque: [`it is not valid shell (${msg})`], hidden: [], programs: [], parseError: msg };
+    return { touches: [], opaque: [`it is not valid shell (${msg})`], hidden: [], unset: [], programs: [], parseError: msg };
+  }
+  // Every name the command may set (assignments, for/select, read, mapfile, getopts, declare...): such a variable's value is its own, not the environment's.
+  for (const m of command.matchAll(/\b([A-Za-z_]\w*)\+?=|\b(?:for|select)\s+([A-Za-z_]\w*)|\b(?:read|mapfile|readarray|getopts|declare|typeset|local|export|readonly|unset)\b([^;&|\n]*)/g)) {
+    if (m[1] ?? m[2]) reader.assigned.add((m[1] ?? m[2])!);
+    else for (const n of (m[3] ?? '').match(/\b[A-Za-z_]\w*\b/g) ?? []) reader.assigned.add(n);
   }
   reader.stmts(list(file.Stmts), { cwds: [path.resolve(cwd)] });
   // A write through a link the command made earlier (`ln -s docs/plan.md n.md && echo x > n.md`) writes what the link points at.
@@ -1969,7 +2016,7 @@ export function readShellCommand(command: string, cwd: string, home = process.en
     if (text === undefined) reader.hidden.push(`${t.how} writes ${t.path}, code git runs later, whose text Waymark cannot read`);
     else for (const c of gitCodeCommands(t.path, text)) reader.nested(c, { cwds: [path.dirname(path.dirname(path.dirname(t.path.endsWith('/config') ? `${t.path}/x` : t.path)))] }, `the code git runs from ${path.basename(t.path)}`);
   }
-  return { touches: reader.touches, opaque: reader.opaque, hidden: reader.hidden, programs: reader.programs };
+  return { touches: reader.touches, opaque: reader.opaque, hidden: reader.hidden, unset: reader.unset, programs: reader.programs };
 }
 
 /** git's files that hold code git runs later: a hook, the repository's configuration (aliases, editors, pagers, hooksPath). */

@@ -116,6 +116,28 @@ describe('hooks40: PowerShell through a POSIX shell tool', () => {
     }
   });
 
+  test("a write to a path a variable names that the command does not set (a persistent terminal's export) is refused; the agent's environment and the command's own variables are read", async () => {
+    delete process.env.WAYMARK40_UNSET;
+    for (const command of ['echo x > $WAYMARK40_UNSET', 'sed -i s/a/b/ "$WAYMARK40_UNSET"', 'rm -f ${WAYMARK40_UNSET}/plan.md', 'cp notes.txt $WAYMARK40_UNSET']) {
+      for (const r of await refusedByEveryShell(command)) {
+        assert.ok(r.refused, `${command}: ${r.said}`);
+        assert.match(r.said, /WAYMARK40_UNSET/, command);
+      }
+    }
+    process.env.WAYMARK40_PLAN = path.join(root, 'docs/plan.md');
+    process.env.WAYMARK40_OUT = path.join(root, 'build.log');
+    try {
+      for (const r of await refusedByEveryShell('echo x > "$WAYMARK40_PLAN"')) assert.ok(r.refused && /docs\/plan\.md/.test(r.said), r.said);
+      for (const command of ['echo x > "$WAYMARK40_OUT"', 'for f in a b; do echo x > $f.log; done', 'cat notes.txt > $PWD/copy.txt']) {
+        for (const r of await refusedByEveryShell(command)) assert.ok(!r.refused, `${command}: ${r.said}`);
+      }
+    } finally {
+      delete process.env.WAYMARK40_PLAN;
+      delete process.env.WAYMARK40_OUT;
+    }
+    assert.deepEqual(stateDigest(), snapshot);
+  });
+
   test("Copilot CLI's powershell tool: a new gate file or history record (not there yet) is refused too", async () => {
     for (const command of ["New-Item -ItemType File -Path .waymark/gates/docs/plan/design.gate -Value 'gate: PASS' -Force", "Set-Content .waymark/history/docs/new.md.jsonl '{}'", "Set-Content docs/new.md \"---`nworkflow: feature`nstatus: completed`nstepsCompleted: [discovery, design, implement, review]`n---`n\""]) {
       const r = await answer(copilot, { sessionId: 's40', timestamp: 1764669600000, cwd: root, toolName: 'powershell', toolArgs: JSON.stringify({ command, description: 'x' }) });
