@@ -87,9 +87,9 @@ const AGENTS = [...HOOK_ADAPTERS.keys()].join('|');
  * The repository's pre-commit hook file. It must lie in the repository's folder or its git
  * folder (by real path): a core.hooksPath shared elsewhere on the machine is not Waymark's to write.
  */
-async function gitHookPath(cwd: string): Promise<string> {
+async function gitHookPath(cwd: string, name = 'pre-commit'): Promise<string> {
   const top = await repoTop(cwd);
-  const r = await runGit(top, ['rev-parse', '--git-path', 'hooks/pre-commit', '--git-common-dir']);
+  const r = await runGit(top, ['rev-parse', '--git-path', `hooks/${name}`, '--git-common-dir']);
   if (r.code !== 0) throw new WaymarkError('io', `git rev-parse --git-path failed: ${r.stderr.trim()}`);
   const [hookRel, commonRel] = r.stdout.trim().split('\n');
   const hook = path.resolve(top, hookRel);
@@ -116,7 +116,9 @@ const installCmd: CliCommand = {
 ${[...HOOK_ADAPTERS.values()].map((a) => `  ${a.name.padEnd(12)}${a.install.settingsFile}: ${a.install.events.map((e) => e.event).join(', ')}`).join('\n')}
 The file is edited as text: other hooks and keys stay byte for byte; running it again changes
 nothing. git: writes the repository's pre-commit hook (refused when one exists that is not
-Waymark's: add the line 'waymark hook git pre-commit' to it).
+Waymark's: add the line 'waymark hook git pre-commit' to it) and its pre-merge-commit hook, the
+same check for the merge commits git merge and git pull make (one that is not Waymark's is left
+as it is, with a warning).
 
 Options:
   --command CMD   how the agent starts waymark (default: waymark; e.g. "node /path/to/dist/cli.js")
@@ -134,10 +136,22 @@ Exit codes: 0 installed (or unchanged); 1 the settings file is not valid JSON (n
         throw new WaymarkError('conflict', `${hook} already exists and is not Waymark's; add the line '${launcher} hook git pre-commit || exit 1' to it yourself. Nothing was changed.`, hook);
       }
       const script = `#!/bin/sh\n${GIT_MARK}: refuses commits whose staged workflow state breaks the rules.\n# Skip it once with git commit --no-verify. Remove it with waymark hook uninstall git.\nexec ${launcher} hook git pre-commit\n`;
+      // A merge commit git makes by itself (git merge, git pull) runs pre-merge-commit, not pre-commit:
+      // the same check, so a branch's gate verdicts and state arrive as a commit of them would.
+      const merge = await gitHookPath(ctx.cwd, 'pre-merge-commit');
+      const mergeExisting = readCurrentText(merge);
+      const mergeScript = `#!/bin/sh\n${GIT_MARK} (merges): refuses merge commits whose workflow state breaks the rules.\n# Skip it once with git merge --no-verify. Remove it with waymark hook uninstall git.\nexec ${launcher} hook git pre-commit\n`;
       fs.mkdirSync(path.dirname(hook), { recursive: true });
       writeFileAtomic(hook, script, { mode: 0o755 });
       fs.chmodSync(hook, 0o755);
       ctx.stdout(`${existing === script ? 'unchanged' : 'installed'}: ${hook}\n`);
+      if (mergeExisting !== undefined && !mergeExisting.includes(GIT_MARK)) {
+        ctx.stderr(`waymark: ${merge} already exists and is not Waymark's; add the line '${launcher} hook git pre-commit || exit 1' to it so merges are checked too.\n`);
+        return 0;
+      }
+      writeFileAtomic(merge, mergeScript, { mode: 0o755 });
+      fs.chmodSync(merge, 0o755);
+      ctx.stdout(`${mergeExisting === mergeScript ? 'unchanged' : 'installed'}: ${merge}\n`);
       return 0;
     }
     const { a, file, next } = editSettings(ctx, target, (before, a, file) => installHooks(before, a, `${launcher} hook ${a.name}`, file));
@@ -194,6 +208,11 @@ written); 2 usage; 3 the pre-commit hook is not Waymark's (left as it is).`,
       if (!existing.includes(GIT_MARK)) throw new WaymarkError('conflict', `${hook} is not Waymark's pre-commit hook; remove the waymark line from it by hand. Nothing was changed.`, hook);
       fs.rmSync(hook);
       ctx.stdout(`removed: ${hook}\n`);
+      const merge = await gitHookPath(ctx.cwd, 'pre-merge-commit');
+      if (readCurrentText(merge)?.includes(GIT_MARK)) {
+        fs.rmSync(merge);
+        ctx.stdout(`removed: ${merge}\n`);
+      }
       return 0;
     }
     const launcher = flagString(ctx.args, 'command');

@@ -28,7 +28,7 @@ import {
 } from '../core/index';
 import { applyHunks } from './applyPatch';
 import type { FileChange, FileEdit, HookAdapter, HookDecision, NeutralEvent } from './port';
-import { hasWorkspace, judgingRoot, linkedStatePath, mayHoldState, realPathOf, relInside, resolveToolPath, stateTarget, walkTree, workspaceRootOf } from './quickCheck';
+import { hasWorkspace, judgingRoot, linkedStatePath, looksLikePowerShell, looksLikeState, mayHoldState, realPathOf, relInside, resolveToolPath, stateTarget, walkTree, workspaceRootOf } from './quickCheck';
 import { setStatusForMark } from './ticketsMark';
 import { GIT_CODE, gitCodeCommands, readShellCommand } from './shell';
 
@@ -264,6 +264,8 @@ interface CommandFinding {
   opaque: string[];
   /** Code or files the command runs or unpacks that cannot be read: refused in a workspace, whatever the command names. */
   hidden: string[];
+  /** Paths it writes that a variable set outside the command names: refused in a workspace. */
+  unset: string[];
 }
 
 /**
@@ -274,7 +276,7 @@ export async function judgeCommand(command: string, cwd: string, root: string | 
   const fixed = typeof root === 'string' ? realOf(root) : undefined;
   const rootOf = (abs: string) => fixed ?? (root as (abs: string) => string | undefined)(abs);
   const reading = readShellCommand(command, cwd);
-  const finding: CommandFinding = { hits: [], broken: [], opaque: [], hidden: [...reading.hidden] };
+  const finding: CommandFinding = { hits: [], broken: [], opaque: [], hidden: [...reading.hidden], unset: [...reading.unset] };
   const hit = async (realRoot: string, abs: string, how: string): Promise<boolean> => {
     const what = await stateOf(realRoot, abs);
     if (what) finding.hits.push(`${relPath(realRoot, abs)} (${what}, by ${how})`);
@@ -373,20 +375,36 @@ const PS_RUNTIME_PATH = /\$[\w{(:][\w:]*|\bjoin-path\b|\[(?:system\.)?io\.path\]
 /** PowerShell's commands (and their aliases) that only read or print: a command of these alone, with no redirection, writes nothing. */
 const PS_READS = new Set('join-path split-path get-content gc cat type select-string sls get-childitem gci ls dir get-item gi test-path resolve-path rvpa get-filehash measure-object measure write-output write write-host echo format-table ft format-list fl out-host out-string sort-object sort select-object select where-object where ? foreach-object % get-location gl pwd set-location sl cd chdir push-location pushd pop-location popd compare-object diff convertfrom-json convertfrom-yaml get-date get-command gcm get-help help'.split(' '));
 
+/** A PowerShell string's text as PowerShell reads it: its backtick escapes (`n, `t, ``) turned into what they stand for. */
+function psUnescaped(text: string): string {
+  return text.replace(/`([nrt0`"'$])/g, (_, c: string) => ({ n: '\n', r: '\r', t: '\t', '0': '' } as Record<string, string>)[c] ?? c);
+}
+
 /**
- * A PowerShell command (Copilot CLI's `powershell` tool): Waymark has no PowerShell reader, so a
- * command that names a state file (or a folder holding one) is refused unless it only reads
- * (Get-Content, Select-String... with no redirection). Paths as PowerShell takes them: quoted or
- * not, `-Path:x`, either slash.
+ * A PowerShell command (Copilot CLI's `powershell` tool, or PowerShell sent as a POSIX shell's
+ * command): Waymark has no PowerShell reader, so a command that names a state file (or a folder
+ * holding one), a path where Waymark keeps its records (a gate file, history, events: there or
+ * not), or a new Markdown or YAML file with workflow state in the command's text is refused
+ * unless it only reads (Get-Content, Select-String... with no redirection). Paths as PowerShell
+ * takes them: quoted or not, `-Path:x`, either slash, right after a redirection.
  */
 async function judgePowerShell(event: Extract<NeutralEvent, { kind: 'proposed-command' }>): Promise<HookDecision> {
   const text = event.command;
-  const words = text.split(/[\s;|(){}\[\],=]+/).map((w) => w.replace(/^[-\w]+:(?=[^\\/])/, (m) => (m.startsWith('-') ? '' : m)).replace(/^['"`@]+|['"`]+$/g, '').replace(/`/g, '')).filter((w) => w && !w.startsWith('-') && !w.startsWith('$') && !/^\d+$/.test(w));
+  const words = text.split(/[\s;|(){}\[\],=<>]+/).map((w) => w.replace(/^[-\w]+:(?=[^\\/])/, (m) => (m.startsWith('-') ? '' : m)).replace(/^['"`@]+|['"`]+$/g, '').replace(/`/g, '')).filter((w) => w && !w.startsWith('-') && !w.startsWith('$') && !/^\d+$/.test(w) && !/^&\d?$/.test(w));
   const hits: string[] = [];
+  // Text the command writes: any of its strings (here-strings too) that reads as a state file's start.
+  const stated = [...text.matchAll(/@"\r?\n([\s\S]*?)\r?\n"@|@'\r?\n([\s\S]*?)\r?\n'@|"((?:[^"`]|`[\s\S])*)"|'((?:[^']|'')*)'/g)].some((m) => looksLikeState(m[1] !== undefined ? psUnescaped(m[1]) : m[2] ?? (m[3] !== undefined ? psUnescaped(m[3]) : m[4].replace(/''/g, "'"))));
   for (const w of new Set(words)) {
     const abs = stateTarget(event.ctx, resolveToolPath(event.ctx.cwd, path.sep === '/' ? w.replace(/\\/g, '/') : w));
     const where = judgingRoot(event.ctx, abs);
-    if (!where || !fs.existsSync(abs)) continue;
+    if (!where) continue;
+    if (!fs.existsSync(abs)) {
+      // Not there yet: a record path is Waymark's whatever it holds; a new state file is told by the text the command carries.
+      const what = await stateOf(where.root, abs);
+      if (what) hits.push(`${relPath(where.root, abs)} (${what})`);
+      else if (/\.(?:md|markdown|ya?ml)$/i.test(abs) && stated) hits.push(`${relPath(where.root, abs)} (a new file with workflow state)`);
+      continue;
+    }
     const files = isDir(abs) ? filesUnder(abs).map(realOf).filter((f) => mayHoldState(where.root, f)).slice(0, 20) : [abs];
     for (const f of files) {
       const what = await stateOf(where.root, f);
@@ -405,11 +423,17 @@ async function judgePowerShell(event: Extract<NeutralEvent, { kind: 'proposed-co
     }
     return { kind: 'allow' };
   }
-  return { kind: 'deny', reason: `Waymark refused this command: it is PowerShell, which Waymark cannot read to judge what it writes, and it names ${[...new Set(hits)].slice(0, 3).join(', ')}.\n${COMMAND_FIX}` };
+  const gate = hits.some((h) => h.endsWith('(a gate verdict)'));
+  return { kind: 'deny', reason: `Waymark refused this command: it is PowerShell, which Waymark cannot read to judge what it writes, and it names ${[...new Set(hits)].slice(0, 3).join(', ')}.\n${gate ? "- fix: a gate verdict is a reviewer's record: waymark gate pass|concerns|fail|waive FILE STEP --by NAME" : COMMAND_FIX}` };
 }
 
 async function proposedCommand(event: Extract<NeutralEvent, { kind: 'proposed-command' }>): Promise<HookDecision> {
   if (event.shell === 'powershell') return judgePowerShell(event);
+  // PowerShell sent as a POSIX shell's command (an agent on Windows): judged both ways, a refusal of either standing.
+  if (looksLikePowerShell(event.command)) {
+    const ps = await judgePowerShell({ ...event, shell: 'powershell' });
+    if (ps.kind === 'deny') return ps;
+  }
   const mark = setStatusForMark(event.command);
   if (mark) {
     return { kind: 'deny', reason: `Waymark refused this command: tickets.py mark writes a ticket's plan where Waymark can neither check the status rules nor record the change.\n- fix: ${mark} (the same plan, written as tickets.py mark writes it, with the rules and history)` };
@@ -425,6 +449,9 @@ async function proposedCommand(event: Extract<NeutralEvent, { kind: 'proposed-co
   if (f.broken.length) return { kind: 'deny', reason: `Waymark refused this command: the file it writes would break the workflow rules: ${f.broken.join('\n')}\n${COMMAND_FIX}` };
   if (f.hidden.length && hasWorkspace(event.ctx)) {
     return { kind: 'deny', reason: `Waymark refused this command: it runs code (or unpacks files) Waymark cannot read, so what it writes cannot be judged (${[...new Set(f.hidden)].slice(0, 3).join('; ')}).\n${HIDDEN_FIX}` };
+  }
+  if (f.unset.length && hasWorkspace(event.ctx)) {
+    return { kind: 'deny', reason: `Waymark refused this command: it writes to a path a variable names whose value Waymark cannot see (${[...new Set(f.unset)].slice(0, 3).join('; ')}), so it may write a state file.\n- fix: spell the path out in the command (or set the variable in the same command), or change state with a waymark command (waymark --help).` };
   }
   if (f.opaque.length) {
     return { kind: 'deny', reason: `Waymark refused this command: it may touch workflow state in a way Waymark cannot follow (${[...new Set(f.opaque)].slice(0, 3).join('; ')}). Run it through waymark, or spell out the files it writes.\n${COMMAND_FIX}` };

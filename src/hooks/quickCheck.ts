@@ -271,7 +271,7 @@ function fragmentMayAddState(s: string, name: string): boolean {
  * `'sed'`, `\sed` are sed) and its harmless redirections (to a descriptor or /dev/null) removed:
  * any other `>` (`&>`, `1>`, `<>`, `>|`, `>(...)`) is a write.
  */
-export const SHELL_WRITE = />|\b(?:tee|touch|truncate|sed|perl|ruby|awk|gawk|rm|rmdir|unlink|shred|mv|cp|install|ln|rsync|dd|patch|eval|source|xargs|parallel|python\d?(?:\.\d+)?|node|nodejs|deno|bun|php|lua|osascript|pwsh|bash|sh|zsh|dash|ksh|fish|vi|vim|nvim|view|ex|ed|red|emacs|emacsclient|nano|pico|micro|joe|jed|mcedit|kak|hx|tar|bsdtar|unzip|7z|7za|cpio|gzip|gunzip|bzip2|bunzip2|xz|unxz|zstd|unzstd|lz4|busybox|toybox|su|runuser|flock|chmod|chown|chgrp|lchown|chattr|setfacl|script|uniq|curl|wget|sponge|dos2unix|unix2dos|mac2unix|unix2mac|exiftool|sd|rename|prename|perl-rename|file-rename|mkfifo|mknod|fallocate|yq|apply_patch|applypatch|prettier|mdformat|markdownlint(?:-cli2)?|yamlfmt|taplo|dprint|rimraf|del|del-cli|trash|trash-put|srm|shx)\b|--config-env|(?:^|[;&|(\s])\.\s|\bfind\b[^|;&]*\s-(?:exec|execdir|ok|okdir|delete|fprint0?|fprintf|fls)\b|\bgit\b[^|;&]*\s(?:checkout|checkout-index|restore|reset|stash|apply|am|mv|rm|clean|revert|config|rebase|bisect|submodule|filter-branch|difftool|switch|merge|cherry-pick)\b|\bgit\b[^|;&]*\s-c\s|<<-?\s*\w|\btickets\.py\b|(?:^|\s)(?:-o|-outfile|--out(?:put)?(?:-file|-document)?|--out-?file)(?:[\s=]|$)|\b(?:GIT_EDITOR|GIT_SEQUENCE_EDITOR|EDITOR|VISUAL|FCEDIT|PAGER|GIT_PAGER|MANPAGER|SYSTEMD_PAGER|BAT_PAGER|DELTA_PAGER|LESSOPEN|LESSCLOSE|GIT_SSH_COMMAND|GIT_SSH|GIT_ASKPASS|SSH_ASKPASS|SUDO_ASKPASS|GIT_EXTERNAL_DIFF|GIT_PROXY_COMMAND|BROWSER|PROMPT_COMMAND|BASH_ENV|ENV|LD_PRELOAD|LD_AUDIT|GIT_CONFIG_PARAMETERS|GIT_CONFIG_(?:KEY|VALUE)_\d+)=/;
+export const SHELL_WRITE = />|\b(?:tee|touch|truncate|sed|perl|ruby|awk|gawk|rm|rmdir|unlink|shred|mv|cp|install|ln|rsync|dd|patch|eval|source|xargs|parallel|python\d?(?:\.\d+)?|node|nodejs|deno|bun|php|lua|osascript|pwsh|bash|sh|zsh|dash|ksh|fish|vi|vim|nvim|view|ex|ed|red|emacs|emacsclient|nano|pico|micro|joe|jed|mcedit|kak|hx|tar|bsdtar|unzip|7z|7za|cpio|gzip|gunzip|bzip2|bunzip2|xz|unxz|zstd|unzstd|lz4|busybox|toybox|su|runuser|flock|chmod|chown|chgrp|lchown|chattr|setfacl|script|uniq|curl|wget|sponge|dos2unix|unix2dos|mac2unix|unix2mac|exiftool|sd|rename|powershell|cmd|wsl|prename|perl-rename|file-rename|mkfifo|mknod|fallocate|yq|apply_patch|applypatch|prettier|mdformat|markdownlint(?:-cli2)?|yamlfmt|taplo|dprint|rimraf|del|del-cli|trash|trash-put|srm|shx)\b|--config-env|(?:^|[;&|(\s])\.\s|\bfind\b[^|;&]*\s-(?:exec|execdir|ok|okdir|delete|fprint0?|fprintf|fls)\b|\bgit\b[^|;&]*\s(?:checkout|checkout-index|restore|reset|stash|apply|am|mv|rm|clean|revert|config|rebase|bisect|submodule|filter-branch|difftool|switch|merge|cherry-pick)\b|\bgit\b[^|;&]*\s-c\s|<<-?\s*\w|\btickets\.py\b|(?:^|\s)(?:-o|-outfile|--out(?:put)?(?:-file|-document)?|--out-?file)(?:[\s=]|$)|\b(?:GIT_EDITOR|GIT_SEQUENCE_EDITOR|EDITOR|VISUAL|FCEDIT|PAGER|GIT_PAGER|MANPAGER|SYSTEMD_PAGER|BAT_PAGER|DELTA_PAGER|LESSOPEN|LESSCLOSE|GIT_SSH_COMMAND|GIT_SSH|GIT_ASKPASS|SSH_ASKPASS|SUDO_ASKPASS|GIT_EXTERNAL_DIFF|GIT_PROXY_COMMAND|BROWSER|PROMPT_COMMAND|BASH_ENV|ENV|LD_PRELOAD|LD_AUDIT|GIT_CONFIG_PARAMETERS|GIT_CONFIG_(?:KEY|VALUE)_\d+)=/;
 
 /** git's own commands (another word after `git` may be an alias, which the full check reads from git's configuration). */
 export const GIT_BUILTINS: ReadonlySet<string> = new Set('add am annotate apply archive bisect blame branch bundle cat-file check-attr check-ignore check-mailmap check-ref-format checkout checkout-index cherry cherry-pick citool clean clone column commit commit-graph commit-tree config count-objects credential describe diff diff-files diff-index diff-tree difftool fast-export fast-import fetch fetch-pack filter-branch for-each-ref for-each-repo format-patch fsck gc get-tar-commit-id grep gui hash-object help hook index-pack init instaweb interpret-trailers log ls-files ls-remote ls-tree mailinfo mailsplit maintenance merge merge-base merge-file merge-tree mergetool mktag mktree mv name-rev notes pack-objects prune pull push range-diff read-tree rebase reflog remote repack replace request-pull rerere reset restore rev-list rev-parse revert rm send-email shortlog show show-branch show-ref sparse-checkout stash status stripspace submodule switch symbolic-ref tag update-index update-ref var verify-commit verify-pack verify-tag version whatchanged worktree write-tree lfs'.split(' '));
@@ -299,6 +299,25 @@ function hiddenName(command: string): boolean {
   return false;
 }
 
+/** PowerShell's approved verbs (Get-Verb): a command word `Verb-Noun` with one of them is a cmdlet or a function named as one. */
+const PS_VERBS = 'add|clear|close|copy|enter|exit|find|format|get|hide|join|lock|move|new|open|optimize|pop|push|redo|remove|rename|reset|resize|search|select|set|show|skip|split|step|switch|undo|unlock|watch|connect|disconnect|read|receive|send|write|backup|checkpoint|compare|compress|convert|convertfrom|convertto|dismount|edit|expand|export|group|import|initialize|limit|merge|mount|out|publish|restore|save|sync|unpublish|update|debug|measure|ping|repair|resolve|test|trace|approve|assert|build|complete|confirm|deny|deploy|disable|enable|install|invoke|register|request|restart|resume|start|stop|submit|suspend|uninstall|unregister|wait|block|grant|protect|revoke|unblock|unprotect|use|tee';
+/** PowerShell's own aliases that change files and are no POSIX command (`sc` Set-Content, `ni` New-Item, `cpi` Copy-Item...). */
+const PS_ALIASES = 'sc|ac|ni|cpi|mi|ri|rni|clc|del|erase|copy|move|ren|rd|md|iex|icm|saps|start';
+const PS_COMMAND = new RegExp(`(?:^|[;|\\n{(]|&&|\\|\\|)\\s*[&.]?\\s*(?:(?:${PS_VERBS})-[a-z][a-z0-9]*|(?:${PS_ALIASES}))(?=[\\s;|)}]|$)`, 'i');
+/** .NET calls (`[IO.File]::WriteAllText`), `$env:`, and PowerShell's backtick escapes inside double quotes. */
+const PS_SYNTAX = /\[(?:system\.)?io\.\w+\]::|\$env:\w|\[environment\]::/i;
+
+/**
+ * True when a command sent as a POSIX shell's is PowerShell (an agent on Windows reports its
+ * terminal as `Bash` or `Shell`): a cmdlet (`Set-Content`, `Out-File`, `New-Item`...), one of its
+ * aliases that writes (`sc`, `ni`, `cpi`...), a .NET call or `$env:`. Judged as PowerShell too, the
+ * stricter answer winning: read as POSIX shell, `Set-Content docs/plan.md x` is a program Waymark
+ * does not know, given a file it cannot say it writes.
+ */
+export function looksLikePowerShell(command: string): boolean {
+  return PS_COMMAND.test(command) || PS_SYNTAX.test(command);
+}
+
 /** True when a shell command may write a file (or run what may). */
 export function commandMayWrite(command: string): boolean {
   const text = command.replace(/\\\n/g, '').replace(HARMLESS_REDIRECT, ' ').replace(/["'\\]/g, '');
@@ -322,7 +341,7 @@ export function quickCheck(event: NeutralEvent): QuickVerdict {
       return hasWorkspace(event.ctx) ? { verdict: 'judge' } : { verdict: 'pass', note: `no workspace at or above ${event.ctx.cwd}; nothing to check.` };
     case 'proposed-command':
       // PowerShell's cmdlets (Set-Content, Out-File...) are no POSIX words: judged whenever there is a workspace.
-      if (event.shell === 'powershell') return { verdict: hasWorkspace(event.ctx) ? 'judge' : 'pass' };
+      if (event.shell === 'powershell' || looksLikePowerShell(event.command)) return { verdict: hasWorkspace(event.ctx) ? 'judge' : 'pass' };
       return { verdict: commandMayWrite(event.command) ? 'judge' : 'pass' };
     case 'tool-done':
       if (event.command !== undefined) return { verdict: commandMayWrite(event.command) ? 'judge' : 'pass' };

@@ -36,6 +36,12 @@ export interface ShellReading {
    * read): nothing about it can be judged, whatever the command names.
    */
   hidden: string[];
+  /**
+   * Paths the command writes or removes that a variable names whose value it does not set and the
+   * hook's environment does not hold (a persistent terminal's `export P=docs/plan.md` before it):
+   * any file may be meant.
+   */
+  unset: string[];
 }
 
 /** What a command reads on its standard input, when the command says: a text, or why it is not known. */
@@ -207,6 +213,11 @@ interface Scope {
 
 class Reader {
   readonly touches: ShellTouch[] = [];
+  /** Symbolic links the command makes (`ln -s TARGET LINK`), with the number of touches before each: a later write through LINK writes TARGET. */
+  readonly links: { at: number; link: string; target: string }[] = [];
+  /** Variables the command sets (assignments, `for`, `read`...): their values are not followed. */
+  readonly assigned = new Set<string>();
+  readonly unset: string[] = [];
   readonly opaque: string[] = [];
   readonly hidden: string[] = [];
   /** Folders the command makes (mkdir) before what follows runs. */
@@ -222,12 +233,44 @@ class Reader {
 
   /** Paths of a word, resolved against every possible current folder (globs expanded). */
   private paths(w: unknown, scope: Scope, what: string): string[] | undefined {
-    const t = wordText(w, this.home);
+    const t = wordText(w, this.home) ?? this.withEnvironment(w, scope, what);
     if (!t) {
       this.opaque.push(`${what} comes from an expansion or a command substitution`);
       return undefined;
     }
     return this.resolve(t, scope, what);
+  }
+
+  /**
+   * A word whose only expansions are plain variables (`$HOME/x`, `"${OUT}"`): their values from the
+   * environment the agent runs its commands in (the hook's own; `$PWD` the command's folder).
+   * Undefined when one is set by the command itself or is more than a name; a variable set nowhere
+   * Waymark can see is said in `unset` (unless the word is only read).
+   */
+  private withEnvironment(w: unknown, scope: Scope, what: string): WordText | undefined {
+    let text = '';
+    const missing: string[] = [];
+    const part = (p: ShNode): boolean => {
+      const t = nodeType(p);
+      if (t === 'Lit') text += String(p.Value).replace(/\\(.)/g, '$1');
+      else if (t === 'SglQuoted' && !p.Dollar) text += String(p.Value);
+      else if (t === 'DblQuoted') return list(p.Parts).every((q) => part(q));
+      else if (t === 'ParamExp') {
+        const name = (p.Param as ShNode | null)?.Value;
+        if (typeof name !== 'string' || !/^[A-Za-z_]\w*$/.test(name) || p.Exp || p.Repl || p.Index || p.Slice || p.Length || p.Excl || p.Names) return false;
+        if (this.assigned.has(name)) return false;
+        const value = name === 'PWD' ? scope.cwds?.[0] : process.env[name];
+        if (value === undefined) missing.push(`$${name}`);
+        else text += value;
+      } else return false;
+      return true;
+    };
+    if (!w || !list((w as ShNode).Parts).every((p) => part(p))) return undefined;
+    if (missing.length) {
+      if (!/\breads?\b/.test(what)) this.unset.push(`${what} is named by ${missing.join(', ')}, which this command does not set (a value from an earlier command in the same terminal?)`);
+      return undefined;
+    }
+    return { text, glob: false };
   }
 
   private resolve(t: WordText, scope: Scope, what: string): string[] | undefined {
@@ -761,6 +804,40 @@ class Reader {
       }
       return scope;
     }
+    if (/^(?:pwsh|powershell)(?:\.exe)?$/i.test(name)) {
+      this.powerShell(name, args, scope, input);
+      return scope;
+    }
+    if (/^cmd(?:\.exe)?$/i.test(name)) {
+      // Windows' cmd /c|/k|/r TEXT: its language is not read here; judged as a program's code (refused when it names state).
+      const at = args.findIndex((a) => a === undefined || /^\/[ckr]$/i.test(a));
+      const rest = at === -1 ? [] : args.slice(at + 1);
+      if (at !== -1 && (args[at] === undefined || rest.some((r) => r === undefined))) this.hidden.push(`${name} runs text built from expansions`);
+      else if (at === -1 && input) this.readsCode(name, input, scope, []);
+      this.programs.push(rest.join(' '));
+      return scope;
+    }
+    if (/^wsl(?:\.exe)?$/i.test(name)) {
+      // WSL runs the rest of its line in Linux's shell (`-e`/`--exec`: as a program, no shell): read as that command.
+      let k = 0;
+      let cwds = scope.cwds;
+      for (; k < args.length; k++) {
+        const a = args[k];
+        if (a === undefined) break;
+        if (/^(?:-d|--distribution|-u|--user|--shell-type)$/.test(a)) k++;
+        else if (a === '--cd') {
+          const d = args[++k];
+          cwds = d === undefined ? undefined : d === '~' ? [this.home] : path.isAbsolute(d) ? [d] : scope.cwds?.map((c) => path.resolve(c, d));
+        } else if (a === '--' || a === '-e' || a === '--exec') {
+          k++;
+          break;
+        } else if (!a.startsWith('-')) break;
+      }
+      const rest = args.slice(k);
+      if (rest.some((r) => r === undefined)) this.hidden.push(`${name} runs a command built from expansions`);
+      else if (rest.length) this.nested(rest.map((r) => (/^[\w@%+=:,./-]+$/.test(r!) ? r : `'${r!.replace(/'/g, `'\\''`)}'`)).join(' '), { ...scope, cwds }, `the command ${name} runs`, input);
+      return scope;
+    }
     if (INTERPRETERS.has(name) || /^python\d/.test(name)) {
       // A program's writes cannot be read from the command line: when its code (inline, fed on
       // stdin, or its script file) names state, the judge refuses it.
@@ -807,6 +884,7 @@ class Reader {
 
   /** NAME=VALUE (an assignment, export, env): a variable that names a program is read as the command it runs. */
   private assignment(name: string, value: string | undefined, scope: Scope): void {
+    this.assigned.add(name);
     if (PROGRAM_VARS.test(name)) {
       if (value === undefined) this.hidden.push(`${name} names a program built from expansions`);
       else if (value.replace(/^\|\|?/, '').trim()) this.nested(value.replace(/^\|\|?/, ''), scope, `the program ${name} names`);
@@ -1162,6 +1240,49 @@ class Reader {
   }
 
   /** A shell or interpreter that reads its code from standard input: judged on that text when it is known. */
+  /**
+   * `pwsh` / `powershell` (.exe): the code it runs, by PowerShell's own switches (any unambiguous
+   * prefix, any case): `-Command` (the rest of the line), `-EncodedCommand` (Base64 of UTF-16LE
+   * text, decoded here), `-File` (a script, read); a first word that is no switch is `-File` for
+   * pwsh and `-Command` for Windows PowerShell. Judged as any program's code: refused when it names state.
+   */
+  private powerShell(name: string, args: (string | undefined)[], scope: Scope, input: Input | undefined): void {
+    const code: string[] = [];
+    const script = (f: string) => {
+      const text = readSmall(path.resolve(scope.cwds?.[0] ?? '/', f));
+      if (text === undefined) this.hidden.push(`the script ${f} that ${name} runs is not there to read`);
+      else code.push(text);
+    };
+    const withValue = /^-(?:ex|executionpolicy|wd|workingdirectory|o|outputformat|inputformat|if|of|config|configurationname|w|windowstyle|v|version|psconsolefile|custompipename|settingsfile|encodedarguments|ea)$/i;
+    let sawCode = false;
+    for (let k = 0; k < args.length && !sawCode; k++) {
+      const a = args[k];
+      if (a === undefined) {
+        this.hidden.push(`${name} runs code built from expansions`);
+        sawCode = true;
+      } else if (/^[-/](?:c|co|com|comm|comma|comman|command)$/i.test(a) || (!a.startsWith('-') && !/^pwsh/i.test(name))) {
+        const rest = args.slice(a.startsWith('-') || a.startsWith('/') ? k + 1 : k);
+        if (rest.some((r) => r === undefined)) this.hidden.push(`${name} ${a} runs code built from expansions`);
+        else if (rest.length === 1 && rest[0] === '-' && input) this.readsCode(name, input, scope, code);
+        else code.push(rest.join(' '));
+        sawCode = true;
+      } else if (/^[-/](?:e|ec|en|enc|enco|encod|encode|encoded|encodedc|encodedco|encodedcom|encodedcomm|encodedcomma|encodedcomman|encodedcommand)$/i.test(a)) {
+        const b64 = args[k + 1];
+        if (b64 === undefined || !/^[A-Za-z0-9+/=]+$/.test(b64)) this.hidden.push(`${name} ${a} runs encoded code Waymark cannot read`);
+        else code.push(Buffer.from(b64, 'base64').toString('utf16le'));
+        sawCode = true;
+      } else if (/^[-/](?:f|fi|fil|file)$/i.test(a) || !a.startsWith('-')) {
+        const f = /^[-/]/.test(a) ? args[k + 1] : a;
+        if (f === undefined) this.hidden.push(`${name} ${a} runs a script named by an expansion`);
+        else if (f !== '-') script(f);
+        else if (input) this.readsCode(name, input, scope, code);
+        sawCode = true;
+      } else if (withValue.test(a)) k++;
+    }
+    if (!sawCode && input) this.readsCode(name, input, scope, code);
+    this.programs.push(code.join('\n'));
+  }
+
   private readsCode(name: string, input: Input, scope: Scope, code?: string[]): void {
     if ('hidden' in input) this.hidden.push(`${name} runs code read from ${input.hidden}`);
     else if (code) code.push(input.text);
@@ -1194,12 +1315,15 @@ class Reader {
     const destWord = targetDir ?? (targetDirText === undefined && ops.length > 1 ? ops.pop() : undefined);
     // `SRC/.` (or `.`) copies SRC's contents, not SRC itself.
     const contentsOf = new Set<string>();
+    const written = new Map<string, string>();
     const sources = ops.flatMap((w) => {
       const ps = this.paths(w, scope, `a file ${name} reads`) ?? [];
       const t = wordText(w, this.home)?.text;
       if (t !== undefined && /(?:^|\/)\.\/?$/.test(t)) for (const p of ps) contentsOf.add(p);
+      if (t !== undefined) for (const p of ps) written.set(p, t);
       return ps;
     });
+    const symbolic = name === 'ln' && args.some((a) => a !== undefined && (/^-[a-zA-Z]*s/.test(a) || a === '--symbolic'));
     if (name === 'rsync') {
       for (const d of destWord ? (this.paths(destWord, scope, 'the rsync destination') ?? []) : []) this.touches.push({ kind: 'tree', path: d, how: name });
       return;
@@ -1222,7 +1346,12 @@ class Reader {
           if (files && made) for (const f of files) this.touches.push({ kind: 'write', path: path.join(dest, path.relative(s, f)), how: `${name} -r` });
           else if (files) for (const f of files) this.touches.push({ kind: 'write', path: path.join(dest, path.relative(s, f)), how: `${name} -r`, content: { fromFile: f } });
           else this.touches.push({ kind: 'tree', path: isDirectory(dest) ? dest : d, how: `${name} -r` });
-        } else this.touches.push({ kind: 'write', path: dest, how: name, content: s ? { fromFile: s } : undefined });
+        } else {
+          this.touches.push({ kind: 'write', path: dest, how: name, content: s ? { fromFile: s } : undefined });
+          // A symbolic link's target is read from the link's folder (as written, not from the cwd).
+          const text = s ? written.get(s) : undefined;
+          if (symbolic && s && text !== undefined) this.links.push({ at: this.touches.length, link: dest, target: path.isAbsolute(text) ? text : path.resolve(path.dirname(dest), text) });
+        }
       }
     }
   }
@@ -1864,9 +1993,20 @@ export function readShellCommand(command: string, cwd: string, home = process.en
     file = parser.Parse(command, 'command');
   } catch (e) {
     const msg = parseMessage(e);
-    return { touches: [], opaque: [`it is not valid shell (${msg})`], hidden: [], programs: [], parseError: msg };
+    return { touches: [], opaque: [`it is not valid shell (${msg})`], hidden: [], unset: [], programs: [], parseError: msg };
+  }
+  // Every name the command may set (assignments, for/select, read, mapfile, getopts, declare...): such a variable's value is its own, not the environment's.
+  for (const m of command.matchAll(/\b([A-Za-z_]\w*)\+?=|\b(?:for|select)\s+([A-Za-z_]\w*)|\b(?:read|mapfile|readarray|getopts|declare|typeset|local|export|readonly|unset)\b([^;&|\n]*)/g)) {
+    if (m[1] ?? m[2]) reader.assigned.add((m[1] ?? m[2])!);
+    else for (const n of (m[3] ?? '').match(/\b[A-Za-z_]\w*\b/g) ?? []) reader.assigned.add(n);
   }
   reader.stmts(list(file.Stmts), { cwds: [path.resolve(cwd)] });
+  // A write through a link the command made earlier (`ln -s docs/plan.md n.md && echo x > n.md`) writes what the link points at.
+  for (const l of reader.links) {
+    for (const t of reader.touches.slice(l.at)) {
+      if (t.path === l.link || t.path.startsWith(l.link + path.sep)) reader.touches.push({ ...t, path: l.target + t.path.slice(l.link.length), how: `${t.how} (through the link ${path.basename(l.link)})` });
+    }
+  }
   // A git hook or git's configuration written by the command: code git runs later, judged now.
   for (const t of [...reader.touches]) {
     const slash = t.path.split(path.sep).join('/');
@@ -1876,7 +2016,7 @@ export function readShellCommand(command: string, cwd: string, home = process.en
     if (text === undefined) reader.hidden.push(`${t.how} writes ${t.path}, code git runs later, whose text Waymark cannot read`);
     else for (const c of gitCodeCommands(t.path, text)) reader.nested(c, { cwds: [path.dirname(path.dirname(path.dirname(t.path.endsWith('/config') ? `${t.path}/x` : t.path)))] }, `the code git runs from ${path.basename(t.path)}`);
   }
-  return { touches: reader.touches, opaque: reader.opaque, hidden: reader.hidden, programs: reader.programs };
+  return { touches: reader.touches, opaque: reader.opaque, hidden: reader.hidden, unset: reader.unset, programs: reader.programs };
 }
 
 /** git's files that hold code git runs later: a hook, the repository's configuration (aliases, editors, pagers, hooksPath). */

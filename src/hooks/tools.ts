@@ -113,6 +113,9 @@ function strings(input: Record<string, unknown>, keys: string[]): string[] {
  */
 export function unknownToolEvent(kind: 'pre' | 'post', ctx: HookContext, tool: string, input: Record<string, unknown>): NeutralEvent | undefined {
   if (isWaymarkTool(tool)) return undefined;
+  // A patch envelope in any of its fields (an MCP server's apply_patch, a renamed patch tool): judged as the edits it makes.
+  const envelope = Object.values(input).find((v): v is string => typeof v === 'string' && PATCH_ENVELOPE.test(v));
+  if (envelope !== undefined) return catalogueToolEvent(kind, ctx, 'apply_patch', { input: envelope });
   const words = nameWords(tool);
   const has = (set: ReadonlySet<string>) => words.some((w) => set.has(w));
   // A tool that runs a command line (its name says so and its input carries one): judged as a shell command.
@@ -124,7 +127,10 @@ export function unknownToolEvent(kind: 'pre' | 'post', ctx: HookContext, tool: s
     const args = Array.isArray(task.args) ? task.args.filter((a): a is string => typeof a === 'string') : [];
     // A `process` task runs its program with those arguments unquoted by a shell: quoted here so the judge reads the same words.
     const quoted = args.map((a) => (task.type === 'process' && !/^[\w@%+=:,./-]+$/.test(a) ? `'${a.replace(/'/g, `'\\''`)}'` : a));
-    return shell(kind, ctx, tool, [task.command as string, ...quoted].join(' '), { ...task, ...(typeof task.cwd === 'string' ? { cwd: task.cwd } : isObject(task.options) && typeof task.options.cwd === 'string' ? { cwd: task.options.cwd } : {}) });
+    // It runs in its own cwd, else in the workspace folder the tool names (create_and_run_task's `workspaceFolder`), else the agent's.
+    const cwd = typeof task.cwd === 'string' ? task.cwd : isObject(task.options) && typeof task.options.cwd === 'string' ? task.options.cwd : undefined;
+    const folder = typeof input.workspaceFolder === 'string' ? input.workspaceFolder : undefined;
+    return shell(kind, ctx, tool, [task.command as string, ...quoted].join(' '), { ...task, ...(cwd !== undefined || folder !== undefined ? { cwd: folder !== undefined ? path.resolve(ctx.cwd, folder, cwd ?? '.') : cwd } : {}) });
   }
   const carries = CONTENT_FIELDS.some((k) => input[k] !== undefined && input[k] !== null);
   const from = strings(input, FROM_FIELDS);
@@ -202,32 +208,54 @@ function addedText(words: string[], input: Record<string, unknown>): FileChange 
 
 const SHELL_TOOLS = new Set(['Bash', 'bash', 'Shell', 'shell', 'local_shell', 'exec_command', 'run_in_terminal', 'runInTerminal', 'runTerminalCommand', 'run_terminal_cmd', 'container.exec', 'powershell', 'PowerShell', 'pwsh']);
 
+/**
+ * Other names of tools the catalogue reads. VS Code's edit tools by the ids they are registered under (microsoft/vscode-copilot-chat's
+ * package.json `languageModelTools`), read as the names the catalogue knows them by; their inputs
+ * are the same. VS Code's hook documentation names tools by their model-facing names (`editFiles`,
+ * `create_file`); a payload carrying the ids is read the same way.
+ */
+const VSCODE_TOOL_IDS: Readonly<Record<string, string>> = {
+  copilot_applyPatch: 'apply_patch',
+  copilot_createFile: 'create_file',
+  copilot_replaceString: 'replace_string_in_file',
+  copilot_multiReplaceString: 'multi_replace_string_in_file',
+  copilot_insertEdit: 'insert_edit_into_file',
+  copilot_editFiles: 'editFiles',
+  // Anthropic's text editor tool under its API name (Claude's own agents, an SDK agent's hooks): Copilot CLI's str_replace_editor's input.
+  str_replace_based_edit_tool: 'str_replace_editor',
+};
+
 /** Every tool name the catalogue reads (for matchers and for the adapters' tool sets). */
 export const CATALOGUE_TOOLS: ReadonlySet<string> = new Set([
   ...SHELL_TOOLS,
   'Write', 'StrReplace', 'Edit', 'MultiEdit', 'Delete',
   'create_file', 'createFile', 'replace_string_in_file', 'multi_replace_string_in_file', 'insert_edit_into_file', 'editFiles', 'apply_patch', 'delete_file', 'deleteFile',
   'edit', 'create', 'str_replace_editor',
+  ...Object.keys(VSCODE_TOOL_IDS),
 ]);
 
 /** Edit tools whose name another tool's input may come under (Copilot CLI's Claude-format hooks). */
 const PATCH_CARRIERS = new Set(['Edit', 'Write', 'MultiEdit', 'edit', 'create', 'str_replace_editor']);
 const EDITOR_COMMANDS = new Set(['view', 'create', 'str_replace', 'insert', 'undo_edit']);
 
+const PATCH_ENVELOPE = /^\s*\*\*\* Begin Patch\s*$/m;
+
 /** The apply_patch envelope an input carries (in `input`, `patch` or `command`), if any. */
 function patchOf(input: Record<string, unknown>): string | undefined {
   for (const k of ['input', 'patch', 'command']) {
     const v = input[k];
-    if (typeof v === 'string' && /^\s*\*\*\* Begin Patch\s*$/m.test(v)) return v;
+    if (typeof v === 'string' && PATCH_ENVELOPE.test(v)) return v;
   }
   return undefined;
 }
+
 
 /**
  * The neutral event of one tool call, by the catalogue's names; undefined for a tool that neither
  * edits files nor runs shell commands. Throws HookInputError when a known tool's input is malformed.
  */
 export function catalogueToolEvent(kind: 'pre' | 'post', ctx: HookContext, tool: string, input: Record<string, unknown>): NeutralEvent | undefined {
+  if (Object.hasOwn(VSCODE_TOOL_IDS, tool)) return catalogueToolEvent(kind, ctx, VSCODE_TOOL_IDS[tool], input);
   if (SHELL_TOOLS.has(tool)) return shell(kind, ctx, tool, commandOf(input, tool), input);
   // One tool name over several tools' inputs: Copilot CLI's Claude-format hooks (PascalCase
   // PreToolUse) name apply_patch and str_replace_editor `Edit`, create `Write`, with the runtime

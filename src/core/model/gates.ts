@@ -177,6 +177,9 @@ export function readGate(filePath: string, name: string, now: Date = new Date())
   return 'text' in r ? parseGateText(r.text, filePath, name, now) : r;
 }
 
+/** When Waymark began recording each verdict's gate file hash (and keying gate files by the workflow file's path). */
+const HASHES_SINCE = Date.parse('2026-11-25T15:41:13Z');
+
 /** How far a gate file's `updated` may lie from its history line's time (lines written before hashes were recorded). */
 const LEGACY_TIME_SLACK_MS = 5000;
 
@@ -185,10 +188,14 @@ const LEGACY_TIME_SLACK_MS = 5000;
  * history line), or undefined when it is. Lines since hashes are recorded carry the SHA-256 of
  * the file Waymark wrote; older lines are matched by verdict, reviewer and time.
  */
-export function unrecordedReason(text: string, g: GateReadResult, last: HistoryEntry | undefined): string | undefined {
+export function unrecordedReason(text: string, g: GateReadResult, last: HistoryEntry | undefined, legacyFile = true): string | undefined {
   if (!last) return text.trim() === '' ? 'it is empty and no verdict for it is recorded in history' : 'no verdict for it is recorded in history';
   const d = last.detail ?? {};
   if (typeof d.gateSha256 === 'string') return d.gateSha256 === gateTextHash(text) ? undefined : 'its content is not the verdict recorded last in history (written or changed by hand)';
+  // Waymark wrote lines without the hash only while gate files lived at the old location (keyed by
+  // base name), before HASHES_SINCE: a line without it beside a file at the path-keyed location, or
+  // dated since, was written by hand (a forged verdict arriving by a merge or pull, history line and all).
+  if (!legacyFile || !(Date.parse(last.time) < HASHES_SINCE)) return 'its history line does not carry the gate file\'s hash, as every verdict Waymark records does (written by hand)';
   const by = (typeof d.by === 'string' && d.by.trim()) || last.actor;
   const t = g.updated ? Date.parse(g.updated) : NaN;
   const sameTime = Number.isFinite(t) && Math.abs(t - Date.parse(last.time)) <= LEGACY_TIME_SLACK_MS;
@@ -218,7 +225,7 @@ export function gateOf(ctx: Pick<WorkspaceContext, 'root' | 'config'>, state: Pi
   if (!('text' in read)) return read;
   const g = parseGateText(read.text, at, gateName, now);
   if ((ctx.config.gates?.trust ?? 'recorded') === 'file' || g.error) return g;
-  const why = unrecordedReason(read.text, g, latestGateRecord(ctx.root, state.file, gateName, ctx.config.history?.dir));
+  const why = unrecordedReason(read.text, g, latestGateRecord(ctx.root, state.file, gateName, ctx.config.history?.dir), at !== file);
   if (!why) return { ...g, recorded: true };
   // `unrecorded` only when the file would have opened the gate: a hand-written FAIL closes it either way.
   return g.open ? { ...g, open: false, recorded: false, unrecorded: why } : { ...g, recorded: false };
