@@ -369,9 +369,17 @@ export function buildSprint(parts: SprintParts): SprintModel {
   }
   const candidates = new Map<SprintStory, StoryFile[]>();
   const orphans: StoryFile[] = [];
+  // BMAD's build skill's spec of an epic story (`{implementation_artifacts}/spec-{slug}.md`, the slug led
+  // by the story's numbers: `spec-3-2-digest-delivery.md`) is the story's by those numbers, as the skill
+  // resolves it (the one ledger key numbered 3-2), whatever slug follows: not story 2 of an epic `spec-3`.
+  const specNumbered = (f: StoryFile) => {
+    const name = keyOfFile(f);
+    if (!/^spec-\d/i.test(name) || declared.some((d) => /^spec\b/i.test(d))) return undefined;
+    return storyKeyFromName(`${name.slice('spec-'.length)}.md`, declared);
+  };
   for (const f of unbound) {
     // The file's number with the ledger's epic ids (`0-5-1-…` is story 1 of epic 0-5 when the ledger has epic-0-5).
-    const named = storyKeyFromName(f.file, declared);
+    const named = specNumbered(f) ?? storyKeyFromName(f.file, declared);
     const epicId = named?.epicId ?? f.epicId ?? (f.epic !== undefined ? String(f.epic) : undefined);
     const story = named?.story ?? f.story;
     if (epicId === undefined || story === undefined) continue;

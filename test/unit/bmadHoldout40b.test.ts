@@ -1,0 +1,58 @@
+// Session 40, held-out batch b (issue 20): BMAD's newest release (its `bmad-build` skill's story
+// specs), a v4 project kept in a subfolder with no install, the BMAD skills add-on's sprint plan.
+// Fixtures written here (invented names and text, the same grammar's shape).
+// Each test failed before its rule (run it with WAYMARK_CLI=/work/scratch/base-s40/dist/cli.js).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { inProject } from './fileHelpers';
+import { cliJson as json } from './holdoutHelpers';
+
+type Problem = { file: string; severity: string; code: string; message: string; data?: { key?: string } };
+type Listed = { key: string; file: string | null; status: string; title?: string | null; epicId?: string };
+const listed = (s: { epics: { stories: Listed[] }[] }): Listed[] => s.epics.flatMap((e) => e.stories);
+
+/** A story spec as BMAD's `bmad-build` writes it (`spec-template.md`: its frontmatter, the frozen intent). */
+const spec = (title: string, status: string) =>
+  `---\ntitle: '${title}'\ntype: 'feature'\ncreated: '2026-08-01'\nstatus: '${status}'\nreview_loop_iteration: 0\nbaseline_commit: 'abc1234'\ncontext: ['_bmad-output/implementation-artifacts/epic-1-context.md']\n---\n\n<frozen-after-approval reason="human-owned intent">\n\n## Intent\n\n**Problem:** the beds are untidy.\n\n**Approach:** tidy them.\n\n</frozen-after-approval>\n\n## Code Map\n\n- \`garden/beds.ts\` -- the beds\n\n## Tasks & Acceptance\n\n**Execution:**\n- [x] \`garden/beds.ts\` -- lay out the beds\n`;
+
+const LEDGER = '# generated: 2026-08-01\nproject: allotment\nstory_location: _bmad-output/implementation-artifacts\ndevelopment_status:\n  epic-1: in-progress\n  1-1-raised-bed-layout-and-soil-preparation: done\n  1-2-drip-irrigation-timer-with-moisture-probe: review\n  1-10-compost-bin-rotation-schedule: in-progress\n  epic-1-retrospective: optional\n';
+
+test('a `bmad-build` story spec led by the story\'s numbers (`spec-1-2-drip-timer.md`) is the file of the one ledger story so numbered, whatever slug follows', () => {
+  inProject({
+    '_bmad/bmm/config.yaml': 'project_name: allotment\nimplementation_artifacts: "{project-root}/_bmad-output/implementation-artifacts"\nplanning_artifacts: "{project-root}/_bmad-output/planning-artifacts"\noutput_folder: "{project-root}/_bmad-output"\n',
+    '_bmad-output/implementation-artifacts/sprint-status.yaml': LEDGER,
+    '_bmad-output/implementation-artifacts/epic-1-context.md': '# Epic 1 Context: Raised Beds\n\n## Goal\n\nTidy beds.\n',
+    '_bmad-output/implementation-artifacts/spec-1-1-bed-layout.md': spec('Epic 1 Story 1.1: Raised Bed Layout and Soil Preparation', 'done'),
+    '_bmad-output/implementation-artifacts/spec-1-2-drip-timer.md': spec('Story 1.2: Drip Irrigation Timer', 'in-review'),
+    // Story 1.10's spec says done where the ledger still says in-progress: drift, on 1.10 (never on 1.1).
+    '_bmad-output/implementation-artifacts/spec-1-10-compost-rotation.md': spec('Story 1.10: Compost Bin Rotation', 'done'),
+  }, (root) => {
+    const stories = listed(json(root, 'sprint'));
+    assert.deepEqual(stories.map((s) => s.key).sort(), ['1-1-raised-bed-layout-and-soil-preparation', '1-10-compost-bin-rotation-schedule', '1-2-drip-irrigation-timer-with-moisture-probe'], JSON.stringify(stories));
+    const byKey = Object.fromEntries(stories.map((s) => [s.key, s]));
+    assert.equal(byKey['1-1-raised-bed-layout-and-soil-preparation'].file, '_bmad-output/implementation-artifacts/spec-1-1-bed-layout.md');
+    assert.equal(byKey['1-2-drip-irrigation-timer-with-moisture-probe'].file, '_bmad-output/implementation-artifacts/spec-1-2-drip-timer.md');
+    assert.equal(byKey['1-10-compost-bin-rotation-schedule'].file, '_bmad-output/implementation-artifacts/spec-1-10-compost-rotation.md');
+    const v = json(root, 'validate') as { problems: Problem[] };
+    const drift = v.problems.filter((p) => p.code === 'story-status-drift' && p.severity === 'warning');
+    assert.deepEqual(drift.map((p) => p.file), ['_bmad-output/implementation-artifacts/spec-1-10-compost-rotation.md'], JSON.stringify(v.problems));
+    assert.ok(!v.problems.some((p) => p.code === 'ledger-story-no-file'), JSON.stringify(v.problems.filter((p) => p.code === 'ledger-story-no-file')));
+  });
+});
+
+test('a story spec beside the story file named by its key is not a second story, and one whose numbers two ledger stories share binds to neither', () => {
+  inProject({
+    '_bmad/bmm/config.yaml': 'project_name: allotment\nimplementation_artifacts: "{project-root}/_bmad-output/implementation-artifacts"\noutput_folder: "{project-root}/_bmad-output"\n',
+    '_bmad-output/implementation-artifacts/sprint-status.yaml': '# generated: 2026-08-01\ndevelopment_status:\n  epic-2: in-progress\n  2-1-greenhouse-vents: in-progress\n  2-3-cold-frame-lids: ready-for-dev\n  2-3-cold-frame-hinges: backlog\n  epic-2-retrospective: optional\n',
+    '_bmad-output/implementation-artifacts/2-1-greenhouse-vents.md': '# Story 2.1: Greenhouse Vents\n\nStatus: in-progress\n\n## Story\n\nAs a grower, I want vents, so that the greenhouse breathes.\n\n## Tasks / Subtasks\n\n- [ ] Fit the vents\n',
+    '_bmad-output/implementation-artifacts/spec-2-1-vent-openers.md': spec('Story 2.1: Vent Openers', 'in-progress'),
+    '_bmad-output/implementation-artifacts/spec-2-3-lids.md': spec('Story 2.3: Lids', 'draft'),
+  }, (root) => {
+    const stories = listed(json(root, 'sprint'));
+    const byKey = Object.fromEntries(stories.map((s) => [s.key, s]));
+    assert.equal(byKey['2-1-greenhouse-vents']?.file, '_bmad-output/implementation-artifacts/2-1-greenhouse-vents.md', JSON.stringify(stories));
+    assert.ok(!stories.some((s) => s.file === '_bmad-output/implementation-artifacts/spec-2-1-vent-openers.md'), JSON.stringify(stories));
+    assert.equal(byKey['2-3-cold-frame-lids']?.file ?? null, null, JSON.stringify(stories));
+    assert.equal(byKey['2-3-cold-frame-hinges']?.file ?? null, null, JSON.stringify(stories));
+  });
+});
