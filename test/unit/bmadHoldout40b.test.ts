@@ -56,3 +56,31 @@ test('a story spec beside the story file named by its key is not a second story,
     assert.equal(byKey['2-3-cold-frame-hinges']?.file ?? null, null, JSON.stringify(stories));
   });
 });
+
+/** Every story `sprint` lists from a folder: its own epics' and each sub-project's (a monorepo). */
+type Sprint = { epics?: { stories: Listed[] }[]; projects?: Sprint[]; root?: string };
+const everyStory = (s: Sprint): Listed[] => [...(s.epics ?? []).flatMap((e) => e.stories), ...(s.projects ?? []).flatMap(everyStory)];
+
+const v4Story = (n: string, title: string, status: string, box: string) =>
+  `# Story ${n}: ${title}\n\n## Status\n\n${status}\n\n## Story\n\n**As a** keeper,\n**I want** ${title.toLowerCase()},\n**so that** the animals thrive.\n\n## Acceptance Criteria\n\n1. It works.\n\n## Tasks / Subtasks\n\n- [${box}] Build it (AC: 1)\n\n## Dev Notes\n\nNone.\n`;
+
+test('a v4 project kept in a subfolder with its stories in `docs/stories/` and no install in git is read from the repository\'s root, which is no project itself', () => {
+  inProject({
+    // The repository's root is a copy of BMAD's own source (its `bmad-core/` is no install), not a project.
+    'package.json': '{"name":"method-fork"}\n',
+    'bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\n',
+    'bmad-core/tasks/create-next-story.md': '# Create Next Story Task\n',
+    'zoo/docs/prd.md': '# Zoo Product Requirements Document (PRD)\n\n## Goals\n\n- Happy animals\n',
+    'zoo/docs/stories/1.1.story.md': v4Story('1.1', 'Feeding Rota', 'Draft', ' '),
+    'zoo/docs/stories/1.2.story.md': v4Story('1.2', 'Enclosure Map', 'Done', 'x'),
+    // A folder whose `docs/stories/` holds no file named as BMAD names stories is no project.
+    'notes/docs/stories/ideas.md': '# Ideas\n\n- a penguin cam\n',
+  }, (root) => {
+    const s = json(root, 'sprint') as Sprint;
+    const stories = everyStory(s);
+    const status = (name: string) => stories.find((x) => x.file?.endsWith(`docs/stories/${name}`))?.status;
+    assert.equal(status('1.1.story.md'), 'ready-for-dev', JSON.stringify(s));
+    assert.equal(status('1.2.story.md'), 'done', JSON.stringify(s));
+    assert.equal(stories.length, 2, JSON.stringify(s));
+  });
+});
