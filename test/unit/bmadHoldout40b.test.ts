@@ -84,3 +84,16 @@ test('a v4 project kept in a subfolder with its stories in `docs/stories/` and n
     assert.equal(stories.length, 2, JSON.stringify(s));
   });
 });
+
+test('the BMAD skills add-on\'s sprint plan names each listed story with its `title:`: the story\'s title until its file gives one', () => {
+  inProject({
+    'bmad/config.yaml': 'project_name: "Orchard"\noutput_folder: "docs"\n',
+    '.bmad/sprint-status.yaml': 'version: "6.0.0"\nproject_name: "Orchard"\ncurrent_sprint: 1\n\nsprints:\n  - sprint_number: 1\n    status: "in_progress"\n    goal: "Planting"\n    stories:\n      - story_id: "STORY-001"\n        title: "Dig the planting holes"\n        points: 2\n        status: "completed"\n      - story_id: "STORY-002"\n        points: 3\n        status: "not_started"\n        title: \'Stake the saplings\'\n      - { story_id: "STORY-003", title: "Mulch the rows", status: "not_started" }\n      - story_id: "STORY-004"\n        title: "Net against birds"\n        status: "in_progress"\n',
+    'docs/stories/STORY-004.md': '# STORY-004: Bird Netting\n\n**Epic:** EPIC-001 Planting\n**Status:** In Progress\n\n## User Story\n\nAs a grower I want nets so that birds leave the fruit.\n\n## Acceptance Criteria\n\n- [ ] Nets up\n',
+  }, (root) => {
+    const stories = listed(json(root, 'sprint'));
+    assert.deepEqual(stories.map((s) => [s.key, s.title]), [
+      ['STORY-001', 'Dig the planting holes'], ['STORY-002', 'Stake the saplings'], ['STORY-003', 'Mulch the rows'], ['STORY-004', 'Bird Netting'],
+    ], JSON.stringify(stories));
+  });
+});

@@ -231,6 +231,8 @@ export function buildSprint(parts: SprintParts): SprintModel {
         epicOf(e.epicId, scope).retrospective = e.status;
       } else {
         const s = newStory(e.epicId, e.story!, e.key, scope);
+        // (A listed story's title in its plan, `title: "Parser"`: its title until a file or the epics give one.)
+        if (e.title !== undefined) s.title = e.title;
         s.ledgerStatus = status;
         s.ledgerRaw = e.raw;
         s.ledgerLine = e.line;
