@@ -537,7 +537,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
   for (const f of ranked) {
     // BMAD quick-dev's spec named from a story's key (`spec-1-1-fix-naming.md`, the slug led by the
     // key) that no ledger story took: story 1.1's file (the plan's 1.1), not story 1 of an epic `spec-1`,
-    // when no story is numbered 1.1 yet (beside a ledger's 1.1 it stays listed on its own, as before).
+    // when no story is numbered 1.1 yet (beside the ledger's one 1.1 it is that story's file: specNumbered).
     const asSpec = /^spec-\d/i.test(keyOfFile(f)) ? storyKeyFromName(`${keyOfFile(f).slice('spec-'.length)}.md`, declared) : undefined;
     const specOf = asSpec && !byId.get(idOf(asSpec.epicId, asSpec.story, scopeOfFile(f.file)))?.length ? asSpec : undefined;
     const named = specOf ?? storyKeyFromName(f.file, declared);
