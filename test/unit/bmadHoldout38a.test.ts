@@ -10,7 +10,7 @@ const ledger = (lines: string[]) => ['generated: 2026-11-20', 'project: kiln', '
 const story = (title: string, status: string) => `# ${title}\n\nStatus: ${status}\n\n## Story\n\nAs a potter,\nI want ${title.toLowerCase()},\nso that the glaze sets.\n\n## Tasks / Subtasks\n\n- [x] Do it\n`;
 
 type Problem = { file: string; severity: string; code: string; data?: { key?: string } };
-type Story = { key: string; status: string; ledgerStatus: string | null };
+type Story = { key: string; status: string; ledgerStatus: string | null; file?: string | null };
 const allStories = (s: { epics?: { stories: Story[] }[]; stories?: Story[] }) => [...(s.epics ?? []).flatMap((e) => e.stories), ...(s.stories ?? [])];
 
 test('a story the epics number in three parts (`Story 4.2.1: …`) is the ledger key of that number with a shorter slug (`4-2-1-…`): no "not in the ledger" warning, no sprint planning offered', () => {
