@@ -1005,6 +1005,11 @@ const STATE_WORD_IN_NAME = /^(\d+\.\d+(?:[a-z]\d?)?(?:\.\d+)?)[ .-](?:COMPLETE|C
 const NOTE_NAME = /^\d+\.\d+[a-z]?\d?(?:\.\d+)*[-_](?:[A-Z]+[-_])*(?:PLAN|REFERENCE|SUMMARY|REPORT|GUIDE|NOTES)\.md$/;
 
 function idOfFileName(base) {
+  // BMAD's build skill writes an epic story's spec as `{implementation_artifacts}/spec-{slug}.md`, the slug
+  // led by the story's numbers (`spec-3-2-digest-delivery.md`), and finds its ledger key by those two
+  // numbers alone (bmad-build step-01 "Story-key resolution"): story 3.2's, whatever slug follows.
+  const spec = /^spec-(\d+)-(\d+)(?:-(.*))?\.md$/i.exec(base);
+  if (spec) return { id: [spec[1], spec[2]], slug: (spec[3] ?? '').toLowerCase(), spec: true };
   // 1-2-slug, 1.2.slug, story-1.2-slug, story-1-2, 3a-1-slug, pm-01-1-slug
   const b = base.replace(STATE_WORD_IN_NAME, '$1.').replace(/\.md$/i, '').replace(/\.story$/i, '').replace(/^story[-_ .]?/i, '').replace(PLAN_ROW, '').replace(LETTERED, '$1-$2').replace(EPIC_LETTER, '').toLowerCase();
   // `tea-stream-001.1-slug`, `tea-builtin-001.6.1.slug`: a team's story id of several words, then the
@@ -1077,7 +1082,10 @@ function findStoryFileById(key, index) {
     for (const w of kw) if (tw.has(w) || (w.length >= 5 && [...tw].some((t) => t.startsWith(w.slice(0, 5))))) return true;
     return false;
   };
-  const cands = index.filter((f) => { const c = idOfFileName(path.basename(f)); return sameId(c.id, id) && related(c.slug) && (c.slug || titleFits(f)); });
+  const all = index.filter((f) => { const c = idOfFileName(path.basename(f)); return sameId(c.id, id) && (c.spec || (related(c.slug) && (c.slug || titleFits(f)))); });
+  // (A build spec is the story's file only when no file of the story's own is there: it is then its spec.)
+  const own = all.filter((f) => !idOfFileName(path.basename(f)).spec);
+  const cands = own.length ? own : all;
   if (cands.length === 0) return { file: null, candidates: 0 };
   // A file named by number alone beside another file of the same number named for another story
   // (`2.5.story.md` and `epic-2/2-5-error-extraction.md` for `2-5-reranker-upgrade`): two plans

@@ -695,3 +695,20 @@ test('session 39b (hold39b): the closing Status line after the criteria\'s boxes
   assert.equal(normalizeStatus(storyStatus(`# Story 4.4: Canteiro\n\n## Critérios\n- [x] Terra revolvida\n**Status:** ✅ Concluída | **Criado:** @sm\n`)?.raw ?? ''), 'done');
   assert.equal(storyStatus(`# Story 4.5: Canteiro\n\n## Acceptance Criteria\n\n1. The card shows its state\n2. **Status:** done\n`), null);
 });
+
+test('session 40b (hold40b): a bmad-build story spec led by the story\'s numbers (`spec-1-2-drip-timer.md`) is that ledger story\'s file, whatever slug follows; beside the story\'s own file it is not', () => {
+  const spec = (status) => `---\ntitle: 'Story 1.2: Drip Timer'\ntype: 'feature'\nstatus: '${status}'\n---\n\n## Intent\n\n**Problem:** dry beds.\n`;
+  const dir = project({
+    '_bmad/bmm/config.yaml': 'output_folder: _bmad-output\n',
+    '_bmad-output/implementation-artifacts/sprint-status.yaml': 'development_status:\n  epic-1: in-progress\n  1-2-drip-irrigation-timer-with-moisture-probe: review\n  1-3-rain-barrel: in-progress\n  1-10-compost-bin-rotation: done\n',
+    '_bmad-output/implementation-artifacts/spec-1-2-drip-timer.md': spec('done'),
+    '_bmad-output/implementation-artifacts/1-3-rain-barrel.md': story('Status: in-progress'),
+    '_bmad-output/implementation-artifacts/spec-1-3-barrel-stand.md': spec('done'),
+  });
+  const s = truthFor(dir).projects[0].stories;
+  assert.deepEqual(s.map((x) => [x.key, x.file, x.drift]), [
+    ['1-2-drip-irrigation-timer-with-moisture-probe', '_bmad-output/implementation-artifacts/spec-1-2-drip-timer.md', true],
+    ['1-3-rain-barrel', '_bmad-output/implementation-artifacts/1-3-rain-barrel.md', false],
+    ['1-10-compost-bin-rotation', null, false],
+  ]);
+});

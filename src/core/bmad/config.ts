@@ -186,7 +186,11 @@ function searchBmadProjects(absRoot: string, configured: string | undefined, max
   // Below the root, one read of each folder tells: its entries name an install or an output folder.
   const looksLikeProject = (dir: string, entries: fs.Dirent[]) =>
     entries.some((e) => e.isDirectory() && (e.name === '_bmad' || e.name === '.bmad-core' || e.name === '_bmad-output' || ((e.name === '.bmad' || e.name === 'bmad') && hasInstallMarker(path.join(dir, e.name))))) ||
-    entries.some((e) => e.isDirectory() && e.name.startsWith('.') && e.name !== '.git' && isDirectory(path.join(dir, e.name, 'skills')) && findBmadSkillRoots(dir).length > 0);
+    entries.some((e) => e.isDirectory() && e.name.startsWith('.') && e.name !== '.git' && isDirectory(path.join(dir, e.name, 'skills')) && findBmadSkillRoots(dir).length > 0) ||
+    // Under a root that is no project (a repository whose projects are its subfolders), a subfolder
+    // keeping story files where a v4 project keeps them (`docs/stories/1.1.story.md`), its install left
+    // out of git: a project, as such a root is one (ROOT_STORY_DIRS). Not below a project's own root.
+    (!below && entries.some((e) => e.isDirectory() && e.name === 'docs') && ROOT_STORY_DIRS.some((rel) => holdsStoryFiles(path.join(dir, rel))));
   const found: string[] = [];
   let level = [absRoot];
   let visited = 0;

@@ -231,6 +231,8 @@ export function buildSprint(parts: SprintParts): SprintModel {
         epicOf(e.epicId, scope).retrospective = e.status;
       } else {
         const s = newStory(e.epicId, e.story!, e.key, scope);
+        // (A listed story's title in its plan, `title: "Parser"`: its title until a file or the epics give one.)
+        if (e.title !== undefined) s.title = e.title;
         s.ledgerStatus = status;
         s.ledgerRaw = e.raw;
         s.ledgerLine = e.line;
@@ -369,9 +371,17 @@ export function buildSprint(parts: SprintParts): SprintModel {
   }
   const candidates = new Map<SprintStory, StoryFile[]>();
   const orphans: StoryFile[] = [];
+  // BMAD's build skill's spec of an epic story (`{implementation_artifacts}/spec-{slug}.md`, the slug led
+  // by the story's numbers: `spec-3-2-digest-delivery.md`) is the story's by those numbers, as the skill
+  // resolves it (the one ledger key numbered 3-2), whatever slug follows: not story 2 of an epic `spec-3`.
+  const specNumbered = (f: StoryFile) => {
+    const name = keyOfFile(f);
+    if (!/^spec-\d/i.test(name) || declared.some((d) => /^spec\b/i.test(d))) return undefined;
+    return storyKeyFromName(`${name.slice('spec-'.length)}.md`, declared);
+  };
   for (const f of unbound) {
     // The file's number with the ledger's epic ids (`0-5-1-…` is story 1 of epic 0-5 when the ledger has epic-0-5).
-    const named = storyKeyFromName(f.file, declared);
+    const named = specNumbered(f) ?? storyKeyFromName(f.file, declared);
     const epicId = named?.epicId ?? f.epicId ?? (f.epic !== undefined ? String(f.epic) : undefined);
     const story = named?.story ?? f.story;
     if (epicId === undefined || story === undefined) continue;
@@ -527,7 +537,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
   for (const f of ranked) {
     // BMAD quick-dev's spec named from a story's key (`spec-1-1-fix-naming.md`, the slug led by the
     // key) that no ledger story took: story 1.1's file (the plan's 1.1), not story 1 of an epic `spec-1`,
-    // when no story is numbered 1.1 yet (beside a ledger's 1.1 it stays listed on its own, as before).
+    // when no story is numbered 1.1 yet (beside the ledger's one 1.1 it is that story's file: specNumbered).
     const asSpec = /^spec-\d/i.test(keyOfFile(f)) ? storyKeyFromName(`${keyOfFile(f).slice('spec-'.length)}.md`, declared) : undefined;
     const specOf = asSpec && !byId.get(idOf(asSpec.epicId, asSpec.story, scopeOfFile(f.file)))?.length ? asSpec : undefined;
     const named = specOf ?? storyKeyFromName(f.file, declared);

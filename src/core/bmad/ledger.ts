@@ -289,6 +289,8 @@ export interface LedgerEntry {
    * `e1-1-set-up-project: done`): its number is that story's, its value no status. Kind `unknown`.
    */
   annotates?: string;
+  /** The title a listed story's own keys give it (`- story_id: STORY-001` with `title: "Parser"`), as written. */
+  title?: string;
   /** 0-based line of the value (the nested `status:` line of a mapping), and the value's character span on it. */
   line: number;
   /** 0-based line of the key. */
@@ -891,8 +893,11 @@ function readStoryLists(lines: string[], ledger: Ledger): void {
   ledger.listed = true;
 }
 
-/** A listed story's `status:` among the pairs of the flow mapping on its line (`{ id: …, status: done }`). */
+/** A listed story's `status:` (and `title:`) among the pairs of the flow mapping on its line (`{ id: …, status: done }`). */
 function flowStatus(e: LedgerEntry, line: string): void {
+  const title = /[{,][ \t]*title[ \t]*:[ \t]*(?:"([^"]*)"|'([^']*)'|([^,}]*?))[ \t]*(?=[,}])/.exec(line);
+  const t = title ? (title[1] ?? title[2] ?? title[3] ?? '').trim() : '';
+  if (t) e.title = t;
   const st = /[{,][ \t]*status[ \t]*:[ \t]*(["']?)([^,"'}]*?)\1[ \t]*(?=[,}])/.exec(line);
   if (!st) return;
   const start = st.index + st[0].length - st[2].length - st[1].length;
@@ -906,9 +911,11 @@ function listedEntry(id: string, at: number, keyStart: number, line: string): Le
 
 /**
  * A listed story's `status:` among its own keys, the lines after `from` up to the first one `outside`
- * it (by indent) at column `col` (undefined: the first such line's column), taken into `e` with its span.
+ * it (by indent) at column `col` (undefined: the first such line's column), taken into `e` with its span;
+ * and its `title:` there, when it has one (the BMAD skills add-on's plan names each story so).
  */
 function readEntryStatus(e: LedgerEntry, lines: string[], from: number, outside: (indent: number) => boolean, col?: number): void {
+  let found = false;
   for (let j = from + 1; j < lines.length; j++) {
     const l = lines[j];
     if (!l.trim() || /^\s*#/.test(l)) continue;
@@ -916,10 +923,15 @@ function readEntryStatus(e: LedgerEntry, lines: string[], from: number, outside:
     if (outside(ind)) break;
     col ??= ind;
     const kv = ind === col ? LINE_KV.exec(l) : null;
-    if (kv && /^status$/i.test(kv[3].trim())) {
+    if (!kv) continue;
+    const key = kv[3].trim();
+    if (!found && /^status$/i.test(key)) {
       const v = valueSpan(l, kv[4]);
       Object.assign(e, { shape: 'mapping', raw: v.raw, status: v.raw, line: j, valueStart: v.start, valueEnd: v.end });
-      return;
+      found = true;
+    } else if (e.title === undefined && /^title$/i.test(key)) {
+      const t = valueSpan(l, kv[4]).raw.trim();
+      if (t) e.title = t;
     }
   }
 }
