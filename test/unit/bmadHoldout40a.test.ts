@@ -43,3 +43,27 @@ test('the same record saying FAIL, or a Status label under a heading that names 
     });
   }
 });
+
+// A v6-alpha story whose Status is a word for done outside BMAD's vocabulary while half its tasks are open.
+const alphaStory = (status: string, boxes: string) => `# Story 1.1: Sign-up form\n\nStatus: ${status}\n\n## Story\n\nAs a visitor,\nI want to sign up,\nso that my basket is kept.\n\n## Tasks / Subtasks\n\n- [x] Build the endpoint\n${boxes}\n\n## Dev Agent Record\n`;
+const alpha = (status: string, boxes: string) => ({
+  'bmad/bmm/config.yaml': 'project_name: till\noutput_folder: "{project-root}/docs"\ndev_story_location: "{project-root}/docs/stories"\n',
+  'docs/stories/story-1.1.md': alphaStory(status, boxes),
+});
+
+test('`Status: Completed` over unchecked tasks is not offered as done: the warning names the open tasks and carries no set-status fix', () => {
+  inProject(alpha('Completed', '- [ ] Build the form\n- [ ] Wire the form to the endpoint'), (root) => {
+    const p = (json(root, 'validate') as { problems: Problem[] & { data?: { fix?: string } }[] }).problems.filter((x) => x.code === 'story-unknown-status');
+    assert.equal(p.length, 1, JSON.stringify(p));
+    assert.doesNotMatch(p[0].message, /Did you mean done/);
+    assert.match(p[0].message, /2 of its 3 tasks are unchecked \(first: Build the form\)/);
+    assert.equal((p[0] as { data?: { fix?: string } }).data?.fix, undefined);
+  });
+});
+
+test('`Status: Completed` with every task ticked keeps its note reading it as done (no warning)', () => {
+  inProject(alpha('Completed', '- [x] Build the form'), (root) => {
+    const p = (json(root, 'validate') as { problems: Problem[] }).problems.filter((x) => /story-(unknown|legacy)-status/.test(x.code));
+    assert.deepEqual(p.map((x) => `${x.severity} ${x.code}`), ['info story-legacy-status']);
+  });
+});
