@@ -201,6 +201,8 @@ function findProjects(repo) {
     'docs/sprint-artifacts',
     // v6's output folders with no ledger yet (stories made one at a time, the install git-ignored).
     '_bmad-output/implementation-artifacts', '_bmad-output/planning-artifacts',
+    // (and with the output folder set to docs: bmm's `{output_folder}/planning-artifacts`, planning done, no story yet.)
+    'docs/planning-artifacts',
   ];
   const visitOutputs = (dir, depth) => {
     if (!roots.has(dir) && outputLedgers.some((p) => fs.existsSync(path.join(dir, p)))) roots.set(dir, { root: dir, installs: [] });
@@ -251,7 +253,7 @@ function layoutOf(repo, project) {
   else if (installs.includes('.bmad-core')) base = 'v4';
   else if (fs.existsSync(path.join(root, '_bmad-output'))) base = 'v6.0';
   // (v6.0's output folder set to docs: its ledger and stories in `docs/implementation-artifacts`.)
-  else if (fs.existsSync(path.join(root, 'docs/implementation-artifacts'))) base = 'v6.0';
+  else if (fs.existsSync(path.join(root, 'docs/implementation-artifacts')) || fs.existsSync(path.join(root, 'docs/planning-artifacts'))) base = 'v6.0';
   else if (fs.existsSync(path.join(root, 'docs/sprint-artifacts'))) base = 'v6-beta';
   else if (fs.existsSync(path.join(root, 'docs/sprint-status.yaml'))) base = 'v6-alpha';
   else if (project.ledgerOnly) base = 'ledger-only';
@@ -879,14 +881,19 @@ function openTasks(text) {
   let level = 0;
   let open = 0;
   let fence = false;
+  // The QA agent's section (v4's review-story writes `## QA Results` with an `### Improvements Checklist`:
+  // what it fixed ticked, what it suggests left open): the reviewer's list, not the story's tasks.
+  let qaLevel = 0;
   for (const line of lines) {
     if (/^\s{0,3}(```|~~~)/.test(line)) { fence = !fence; continue; }
     if (fence) continue;
     const h = /^(#{1,6})\s+(.*)$/.exec(line);
     if (h) {
       if (inTasks && h[1].length <= level) inTasks = false;
+      if (qaLevel && h[1].length <= qaLevel) qaLevel = 0;
+      if (!qaLevel && /^\W*qa\b/i.test(h[2])) { qaLevel = h[1].length; inTasks = false; }
       // `Tasks / Subtasks`, and the checklist stories written outside the template keep instead (`Implementation Checklist`)
-      if (!inTasks && /task|checklist/i.test(h[2])) { inTasks = true; level = h[1].length; }
+      if (!inTasks && !qaLevel && /task|checklist/i.test(h[2])) { inTasks = true; level = h[1].length; }
       continue;
     }
     // A task struck through (`- [ ] ~~Run git commit~~ - Skipped per user request`) was dropped, not left open.

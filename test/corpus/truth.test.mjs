@@ -712,3 +712,26 @@ test('session 40b (hold40b): a bmad-build story spec led by the story\'s numbers
     ['1-10-compost-bin-rotation', null, false],
   ]);
 });
+
+test('session 40a (hold40a): the QA agent\'s Improvements Checklist under QA Results is the reviewer\'s list, not the story\'s tasks', () => {
+  const text = (qa) => `# Story 1.2: Hearth\n\n## Status\nDone\n\n## Tasks / Subtasks\n\n- [x] Lay the stones\n- [x] Test the draw\n\n## QA Results\n\n### Review Date: 2026-11-01\n\n### Improvements Checklist\n\n${qa}\n\n### Final Status\n\n✓ Approved - Ready for Done\n`;
+  const dir = project({
+    '.bmad-core/core-config.yaml': 'devStoryLocation: docs/stories\n',
+    'docs/stories/1.2.story.md': text('- [x] Tidied the chimney test\n- [ ] Consider a spark guard'),
+    'docs/stories/1.3.story.md': `# Story 1.3: Flue\n\n## Status\nDone\n\n## Tasks / Subtasks\n\n- [x] Fit the flue\n- [ ] Sweep it\n\n## QA Results\n\nFine.\n`,
+  });
+  const byKey = Object.fromEntries(truthFor(dir).projects[0].stories.map((s) => [s.key, s]));
+  assert.equal(byKey['1.2.story'].openTasks, 0);
+  assert.equal(byKey['1.2.story'].clean, true);
+  assert.equal(byKey['1.3.story'].openTasks, 1);
+});
+
+test('session 40a (hold40a): a v6 project whose output folder is docs, planning done and no story yet (`docs/planning-artifacts/`), is a project with its step-tracked artifacts', () => {
+  const dir = project({
+    'docs/planning-artifacts/implementation-readiness-report-2026-11-01.md': '---\nstepsCompleted:\n  - step-01-document-discovery\n  - step-02-prd-analysis\n---\n# Implementation Readiness Assessment Report\n',
+    'docs/planning-artifacts/notes.md': '# Notes\n',
+  });
+  const t = truthFor(dir);
+  assert.equal(t.layout, 'v6.0');
+  assert.deepEqual(t.projects[0].artifacts.map((a) => a.file), ['docs/planning-artifacts/implementation-readiness-report-2026-11-01.md']);
+});

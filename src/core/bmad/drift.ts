@@ -1000,10 +1000,14 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
         || (blocked && (s.ledgerStatus === undefined || BLOCKED.test(s.ledgerStatus)))
         // The ledger sets the story aside (`cancelled`, `deferred`): what its file still says is moot.
         || (s.ledgerStatus !== undefined && setAsideStatus(s.ledgerStatus) !== undefined);
+      // A word for done (`Completed`) over open tasks: done is not offered against them (the tasks say
+      // what is left; setting done would only move the warning to them).
+      const open = value === 'done' ? f.tasks.filter(taskOpen) : [];
+      const live = f.tasks.filter((t) => !t.dropped).length;
       out.push({
         file: f.file, range: statusRange!, severity: setAside ? 'info' : 'warning', code: 'story-unknown-status',
-        message: `Status ${quoted(f.status)} is not a BMAD story status (${STORY_WORDS})${s.ledgerStatus ? `; the ledger says ${s.ledgerStatus}` : ''}.${value ? ` Did you mean ${value}?` : ''}`,
-        data: value ? { fix: 'setStoryStatus', key: s.key, value } : { key: s.key },
+        message: `Status ${quoted(f.status)} is not a BMAD story status (${STORY_WORDS})${s.ledgerStatus ? `; the ledger says ${s.ledgerStatus}` : ''}.${open.length ? ` It reads as done, but ${open.length} of its ${live} tasks are unchecked (first: ${truncate(open[0].text)}): tick them and write 'done', or write the status the work is at (in-progress).` : value ? ` Did you mean ${value}?` : ''}`,
+        data: value && !open.length ? { fix: 'setStoryStatus', key: s.key, value } : { key: s.key, ...(open.length ? { open: open.length, total: live } : {}) },
       });
     } else if (s.ledgerStatus !== undefined && ledgerRankOf >= 0 && norm.status !== s.ledgerStatus) {
       const fr = ledgerRank('story', norm.status);

@@ -881,6 +881,8 @@ class StoryReader {
   section = '';
   // What the section's title says, tested once per section rather than on each of its lines.
   qaSection = false;
+  /** Whether the QA section's current subsection is titled for the gate (`#### QA Gate Decision`). */
+  gateHeading = false;
   criteriaSection = false;
   /** Whether an Acceptance Criteria section, and a Tasks section, were seen. */
   sawCriteria = false;
@@ -1048,9 +1050,13 @@ class StoryReader {
       if (this.criteriaSection) this.sawCriteria = true;
       if (this.inTasks) this.sawTasks = true;
       this.reviewSection = /review follow-?ups?/i.test(section);
+      this.gateHeading = false;
       this.counters.length = 0;
       this.indents.length = 0;
     }
+    // A QA subsection titled for the gate (`#### QA Gate Decision`, `### Gate Status`): a Status label
+    // under it states the gate's verdict (qaLine).
+    else if (this.qaSection && level > sectionTop) this.gateHeading = /\bgate\b/i.test(title);
     // (The first letter before the expression: most titles start with none of the three.)
     const first = title === '' ? 0 : title.charCodeAt(0) | 0x20;
     if (first === 0x66 && /^file list/i.test(title)) s.hasFileList = true;
@@ -1215,7 +1221,10 @@ class StoryReader {
   }
 
   qaLine(line: string): void {
-    const g = /^\s*(?:[-*]\s+)?(?:\*\*|__)?Gate(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(PASS|CONCERNS|FAIL|WAIVED)\b/i.exec(line);
+    const g = /^\s*(?:[-*]\s+)?(?:\*\*|__)?Gate(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(PASS|CONCERNS|FAIL|WAIVED)\b/i.exec(line)
+      // (Under a subsection titled for the gate, the team's label for its verdict: `#### QA Gate Decision`,
+      // `**Status**: PASS ✅`; `Decision:`, `Verdict:` and `Result:` alike.)
+      ?? (this.gateHeading ? /^\s*(?:[-*]\s+)?(?:\*\*|__)?(?:status|decision|verdict|result)(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(PASS|CONCERNS|FAIL|WAIVED)\b/i.exec(line) : null);
     if (g) this.s.qaGate = g[1].toUpperCase();
   }
 
