@@ -180,7 +180,7 @@ export const PROBLEMS = {
   'depends-unknown': { severity: 'error', also: ['warning'], title: 'A dependsOn/after entry names no workflow, story or file (or several)', section: 'project' },
   'depends-self': { severity: 'error', title: 'A workflow depends on itself', section: 'project' },
   'depends-cycle': { severity: 'error', title: 'Dependencies form a cycle; none of its items can start', section: 'project' },
-  'work-stalled': { severity: 'warning', title: 'In progress with no activity for longer than project.stalledAfter', section: 'project' },
+  'work-stalled': { severity: 'warning', also: ['info'], title: 'In progress with no activity for longer than project.stalledAfter', section: 'project' },
 } as const satisfies Record<string, ProblemSpec>;
 
 /** A problem code (`Problem.code`). */
