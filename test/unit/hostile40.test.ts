@@ -326,6 +326,8 @@ describe('hostile inputs (session 40): the CLI', { timeout: 30 * 60_000 }, () =>
     await check('export before any memory', ['memory', 'export', '--out', 'mem.json'], (r) => (r.code === 0 ? undefined : `exit ${r.code}`));
     // 6. A launcher with a line break: installed into the settings as two lines of a command.
     await check('hook --command newline', ['hook', 'install', 'claude-code', '--command', 'waymark\nrm -rf ~'], usage('--command'));
+    // 7. A name past the file system's limit as delegate's --out: "unexpected error: ENAMETOOLONG".
+    await check('--out name too long', ['delegate', A, '--agent', 'bob', '--out', `workflows/${'n'.repeat(300)}.md`], (r) => (r.code === 2 && /longer than the file system allows/.test(r.stderr) ? undefined : `exit ${r.code}, not a refusal saying the name is too long`));
     assert.deepEqual(fails, []);
   });
 });
