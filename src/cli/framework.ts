@@ -1,4 +1,4 @@
-import { WaymarkError, EXIT_CODES, errorMessage } from '../core/index';
+import { WaymarkError, EXIT_CODES, errorMessage, isoTime } from '../core/index';
 
 /** Parsed command line: positionals and `--flag value` / `--flag` options. */
 export interface CliArgs {
@@ -111,6 +111,30 @@ export function flagString(args: CliArgs, name: string): string | undefined {
   if (v === undefined) return undefined;
   if (v === true || v === false) throw new WaymarkError('usage', `--${name} needs a value.`);
   return Array.isArray(v) ? v[v.length - 1] : v;
+}
+
+/**
+ * A whole-number option (`--keep 5`): decimal digits only, from `min` to `max` (a count, days, a
+ * pid…); anything else (`0x10`, `1e3`, ` 5`, an empty value, a number past `max`) is a usage error
+ * naming the option and its range. Undefined when the option is not given.
+ */
+export function wholeNumberFlag(args: CliArgs, name: string, range: { min?: number; max?: number } = {}): number | undefined {
+  const raw = flagString(args, name);
+  if (raw === undefined) return undefined;
+  const min = range.min ?? 0;
+  const max = range.max ?? 1_000_000_000;
+  const n = /^\d{1,16}$/.test(raw) ? Number(raw) : NaN;
+  if (!(n >= min && n <= max)) throw new WaymarkError('usage', `--${name} needs a whole number from ${min} to ${max}; got '${raw}'.`);
+  return n;
+}
+
+/** A date option (`--since 2026-11-01`): an ISO 8601 date or date-time (isoTime), else a usage error naming it. */
+export function dateFlag(args: CliArgs, name: string): number | undefined {
+  const raw = flagString(args, name);
+  if (raw === undefined) return undefined;
+  const t = isoTime(raw);
+  if (t === undefined) throw new WaymarkError('usage', `--${name} needs an ISO date or time (2026-11-01 or 2026-11-01T10:00:00Z); got '${raw}'.`);
+  return t;
 }
 
 export function requireFlag(args: CliArgs, name: string, what: string): string {

@@ -10,12 +10,21 @@ function theirsLabel(): string {
   return names.length === 1 && names[0] ? names[0] : 'theirs';
 }
 
+/**
+ * One side of the merge, read only when it is a regular file: a FIFO would block the read (and git
+ * with it), a folder or a device is no version of a file. Refused with what git passed and why.
+ */
 function readSide(file: string, what: string): string {
+  let why: string | undefined;
   try {
-    return fs.readFileSync(file, 'utf8');
+    const st = fs.statSync(file);
+    if (!st.isFile()) why = st.isDirectory() ? 'is a folder' : st.isFIFO() ? 'is a named pipe (FIFO)' : 'is a device or socket';
+    else return fs.readFileSync(file, 'utf8');
   } catch (e) {
-    throw new WaymarkError('unreadable', `${file} (${what}): ${(e as Error).message}`, file);
+    const code = (e as NodeJS.ErrnoException).code;
+    why = code === 'ENOENT' ? 'does not exist' : code === 'ELOOP' ? 'is a loop of symbolic links' : code === 'ENOTDIR' ? 'has a file where a folder is expected in its path' : `cannot be read (${code ?? (e as Error).message})`;
   }
+  throw new WaymarkError('unreadable', `${file} (${what}) ${why}, not a regular file git's merge can hand over; the merge driver reads the three versions git writes for it (waymark git install sets it up). Nothing was changed.`, file);
 }
 
 export const mergeDriverCommand: CliCommand = {

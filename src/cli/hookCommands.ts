@@ -128,7 +128,7 @@ Exit codes: 0 installed (or unchanged); 1 the settings file is not valid JSON (n
 2 usage, or not a git repository; 3 a pre-commit hook that is not Waymark's is in the way.`,
   async run(ctx) {
     const target = requirePositional(ctx.args, 0, `the agent (${[...HOOK_ADAPTERS.keys()].join(', ')}) or git`);
-    const launcher = flagString(ctx.args, 'command') ?? 'waymark';
+    const launcher = launcherFlag(ctx) ?? 'waymark';
     if (target === 'git') {
       const hook = await gitHookPath(ctx.cwd);
       const existing = readCurrentText(hook);
@@ -215,7 +215,7 @@ written); 2 usage; 3 the pre-commit hook is not Waymark's (left as it is).`,
       }
       return 0;
     }
-    const launcher = flagString(ctx.args, 'command');
+    const launcher = launcherFlag(ctx);
     const { file, next } = editSettings(ctx, target, (before, a, f) => uninstallHooks(before, a, f, launcher));
     if (next.removed && next.text !== undefined) writeFileAtomic(file, next.text);
     // The file held only Waymark's entries (install created it): it goes, as it was before.
@@ -255,4 +255,14 @@ git repository or git missing.`,
 };
 
 /** `waymark hook ...`: the agent hooks, their install, and the git pre-commit check. */
+/**
+ * `--command`: the launcher the hooks run, one line of text. A line break or another control
+ * character would end the command early in a git hook script or an agent's settings: refused.
+ */
+function launcherFlag(ctx: CliContext): string | undefined {
+  const v = flagString(ctx.args, 'command');
+  if (v !== undefined && (!v.trim() || /[\u0000-\u001f\u007f]/.test(v))) throw new WaymarkError('usage', `--command needs the launcher on one line (e.g. --command "npx waymark"); got ${JSON.stringify(v)}. Nothing was changed.`);
+  return v;
+}
+
 export const hookCommands: CliCommand[] = [...[...HOOK_ADAPTERS.values()].map(runCommand), installCmd, uninstallCmd, preCommitCmd];

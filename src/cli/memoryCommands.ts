@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { WaymarkError } from '../core/index';
 import type { MemoryService, RecordInput, MemoryRecord, MemoryType, RecallItem } from '../core/index';
 import type { CliArgs, CliCommand, CliContext } from './framework';
-import { flagString, requirePositional } from './framework';
+import { flagString, requirePositional, wholeNumberFlag } from './framework';
 import { rootArg, withCore } from './cliCore';
 
 function flagList(args: CliArgs, name: string): string[] {
@@ -12,12 +12,9 @@ function flagList(args: CliArgs, name: string): string[] {
   return (Array.isArray(v) ? v : [v]).flatMap((x) => x.split(',')).map((x) => x.trim()).filter(Boolean);
 }
 
+/** A whole-number option of the memory verbs; days and waits are capped where a date or a timer would break (100,000 days, one day's wait). */
 function flagInt(args: CliArgs, name: string, min = 0): number | undefined {
-  const v = flagString(args, name);
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min) throw new WaymarkError('usage', `--${name} must be a whole number >= ${min}, not '${v}'.`);
-  return n;
+  return wholeNumberFlag(args, name, { min, max: name === 'older-than' ? 100_000 : name === 'wait-ms' ? 86_400_000 : undefined });
 }
 
 async function withMemory<T>(ctx: CliContext, fn: (m: MemoryService) => Promise<T>): Promise<T> {

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CliCommand, CliContext } from './framework';
-import { flagString, requirePositional } from './framework';
+import { dateFlag, flagString, requirePositional, wholeNumberFlag } from './framework';
 import { rootArg } from './cliCore';
 import { ticketTreeAt, treeBoardJson, treeBoardText, treeDeps, treeNextJsonFor, treeNextText } from './treeCommands';
 import {
@@ -52,11 +52,8 @@ function rootsOf(ctx: CliContext): string[] {
 }
 
 function nowOf(ctx: CliContext): Date | undefined {
-  const v = flagString(ctx.args, 'now');
-  if (v === undefined) return undefined;
-  const t = Date.parse(v);
-  if (!Number.isFinite(t)) throw new WaymarkError('usage', `--now must be an ISO date or time (2026-11-23T10:00:00Z); got ${v}.`);
-  return new Date(t);
+  const t = dateFlag(ctx.args, 'now');
+  return t === undefined ? undefined : new Date(t);
 }
 
 async function withProject<T>(ctx: CliContext, fn: (view: ProjectView) => T, roots = rootsOf(ctx)): Promise<T> {
@@ -225,14 +222,12 @@ const timelineCommand: CliCommand = {
   summary: "The project's state changes in time order, from Waymark's history: who changed which state when.",
   help: `Options:\n${COMMON_HELP}\n  --since DATE  only changes at or after DATE (ISO date or time)\n  --file F      only the changes of one workflow or story file\n  --max-commits N  newest git commits read for changes made outside Waymark (default 1000; cached in .waymark/cache)\n  --no-git      Waymark's history only\n  --ref REF     the timeline as branch or ref REF has it (origin/main, feat/2-3): its files, history and\n                commits read from git, no checkout; with --file, F names the file as it is here\n\nExit codes: 0 ok, 1 no change found, 2 usage, unreadable, or an unknown ref.`,
   async run(ctx) {
-    const sinceRaw = flagString(ctx.args, 'since');
-    const since = sinceRaw === undefined ? undefined : Date.parse(sinceRaw);
-    if (since !== undefined && !Number.isFinite(since)) throw new WaymarkError('usage', `--since must be an ISO date or time (2026-11-01); got ${sinceRaw}.`);
+    const since = dateFlag(ctx.args, 'since');
+    const sinceRaw = since === undefined ? undefined : flagString(ctx.args, 'since');
     const fileRaw = flagString(ctx.args, 'file');
     const ref = flagString(ctx.args, 'ref');
     if (ctx.args.flags.ref === true) throw new WaymarkError('usage', '--ref needs a branch, tag or commit (origin/main).');
-    const maxRaw = flagString(ctx.args, 'max-commits');
-    if (maxRaw !== undefined && !/^[1-9]\d*$/.test(maxRaw)) throw new WaymarkError('usage', `--max-commits must be a positive whole number; got ${maxRaw}.`);
+    const maxCommits = wholeNumberFlag(ctx.args, 'max-commits', { min: 1 });
     const roots = rootsOf(ctx);
     // With --ref every root is read as REF has it, from a temp copy of its files; shown under the real root.
     const snaps: RefSnapshot[] = [];
@@ -257,7 +252,7 @@ const timelineCommand: CliCommand = {
       if (only && !fs.existsSync(only)) throw new WaymarkError('unreadable', `--file ${fileRaw}: no such file${ref !== undefined ? ` at ${ref}` : ''}.`, only);
       const git = new Map<string, Awaited<ReturnType<typeof gitStateTimeline>>>();
       if (ctx.args.flags['no-git'] !== true) {
-        for (let i = 0; i < roots.length; i++) git.set(readRoots[i], await gitStateTimeline(roots[i], { maxCommits: maxRaw ? Number(maxRaw) : undefined, since: sinceRaw, ref }));
+        for (let i = 0; i < roots.length; i++) git.set(readRoots[i], await gitStateTimeline(roots[i], { maxCommits, since: sinceRaw, ref }));
       }
       return await timelineOf(ctx, readRoots, git, only, since, sinceRaw, shownAs);
     } finally {

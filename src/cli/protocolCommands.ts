@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CliCommand, CliContext } from './framework';
-import { flagString, requirePositional } from './framework';
+import { flagString, requirePositional, wholeNumberFlag } from './framework';
 import { WaymarkError, ioError, buildTimeline, formatTimeline, stateAt, parseAt, describeOwner, parseTtl, relPath, historySnapshot } from '../core/index';
 import type { ResumeReport, LeaseOwner, StateCore } from '../core/index';
 import { rootArg, withCore } from './cliCore';
@@ -21,12 +21,8 @@ const ROOT_HELP = `  --root DIR       workspace folder (default: the nearest fol
 const EXIT_HELP = 'Exit codes: 0 ok; 2 usage or unreadable input; 3 conflict or held lease/mode.';
 
 function owner(ctx: CliContext): LeaseOwner {
-  const pidRaw = flagString(ctx.args, 'pid');
-  let pid: number | undefined;
-  if (pidRaw !== undefined) {
-    pid = Number(pidRaw);
-    if (!Number.isInteger(pid) || pid < 0) throw new WaymarkError('usage', `--pid must be a process id; got ${pidRaw}.`);
-  }
+  // (A process id: Linux allows up to 2^22, other systems up to 2^31 - 1.)
+  const pid = wholeNumberFlag(ctx.args, 'pid', { max: 2_147_483_647 });
   let user = 'user';
   try {
     user = os.userInfo().username;
@@ -45,7 +41,7 @@ function ttlMs(ctx: CliContext): number | undefined {
   const raw = flagString(ctx.args, 'ttl');
   if (raw === undefined) return undefined;
   const v = parseTtl(raw);
-  if (v === undefined) throw new WaymarkError('usage', `--ttl '${raw}' is not a duration (e.g. 90s, 30m, 2h, 1d).`);
+  if (v === undefined) throw new WaymarkError('usage', `--ttl '${raw}' is not a duration of up to 100 years (e.g. 90s, 30m, 2h, 1d).`);
   return v;
 }
 
@@ -158,9 +154,7 @@ ${ROOT_HELP}
 ${EXIT_HELP}`,
   async run(ctx, core) {
     const root = rootArg(ctx);
-    const keepRaw = flagString(ctx.args, 'keep');
-    const keep = keepRaw === undefined ? 10 : Number(keepRaw);
-    if (!Number.isInteger(keep) || keep < 1) throw new WaymarkError('usage', `--keep must be a positive integer; got ${keepRaw}.`);
+    const keep = wholeNumberFlag(ctx.args, 'keep', { min: 1, max: 10_000 }) ?? 10;
     const o = owner(ctx);
     const cp = await core.protocol.createCheckpoint(root, { message: flagString(ctx.args, 'message'), git: ctx.args.flags.git === true, gitKeep: keep, actor: o.agent, session: o.session });
     print(ctx, cp, `checkpoint ${cp.id}: ${cp.workflows.length} workflow(s)${cp.git ? `, git ${cp.git.ref} (${cp.git.commit.slice(0, 12)})` : ''}${cp.unreadable?.length ? `\nwarning: not captured (unreadable): ${cp.unreadable.map((u) => u.file).join(', ')}` : ''}`);
@@ -384,12 +378,8 @@ ${ROOT_HELP}
 ${EXIT_HELP}`,
   async run(ctx, core) {
     const root = rootArg(ctx);
-    const sinceRaw = flagString(ctx.args, 'since') ?? '0';
-    const since = Number(sinceRaw);
-    if (!Number.isInteger(since) || since < 0) throw new WaymarkError('usage', `--since must be a sequence number (0 or more); got ${sinceRaw}.`);
-    const limitRaw = flagString(ctx.args, 'limit');
-    const limit = limitRaw === undefined ? Infinity : Number(limitRaw);
-    if (!(limit > 0)) throw new WaymarkError('usage', `--limit must be a positive integer; got ${limitRaw}.`);
+    const since = wholeNumberFlag(ctx.args, 'since', { max: Number.MAX_SAFE_INTEGER }) ?? 0;
+    const limit = wholeNumberFlag(ctx.args, 'limit', { min: 1, max: Number.MAX_SAFE_INTEGER }) ?? Infinity;
     let n = 0;
     if (ctx.args.flags.follow !== true) {
       const r = core.protocol.readEvents(root, since, { limit });

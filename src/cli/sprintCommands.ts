@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import type { CliCommand, CliContext } from './framework';
 import { statusWorktrees } from './gitCommands';
 import { ticketTreeAt, treeSprintJson, treeSprintText } from './treeCommands';
-import { flagString, requirePositional } from './framework';
+import { flagString, requirePositional, wholeNumberFlag } from './framework';
 import { NO_EPIC, nestedBmadProjects, PLAN_STATUS_WORDS, WaymarkError, clip, clipLongWords, createStateCore, findWorkspaceRoot, hasTicketTree, isBmadProjectFolder, loadSprint, plannedOnly, subProjects, resolveStoryRef, storyRefMessage, type Problem, type SprintReport, type SprintStory, type StoryWriteOptions, type StoryWriteResult, type TicketWriteResult, notFileSystemRoot } from '../core/index';
 
 const WRITE_HELP = `Options:
@@ -53,10 +53,7 @@ function rootOf(ctx: CliContext, given?: string): string {
 }
 
 function staleDays(ctx: CliContext): number | undefined {
-  const v = flagString(ctx.args, 'stale-days');
-  if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v)) throw new WaymarkError('usage', `--stale-days must be a whole number of days; got ${v}.`);
-  return Number(v);
+  return wholeNumberFlag(ctx.args, 'stale-days', { max: 100_000 });
 }
 
 function problemJson(p: Problem, cwd: string) {

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CliCommand, CliContext } from './framework';
-import { flagString, requireFlag, requirePositional } from './framework';
+import { flagString, requireFlag, requirePositional, wholeNumberFlag } from './framework';
 import { WaymarkError, SCOPES, STATUSES, MUTATIONS, createStateCore, findWorkspaceRoot, isProblemCode, isSprintCode } from '../core/index';
 import type { SprintFixResult } from '../core/index';
 import type { MutationArg, MutationArgs, MutationName, MutationSpec } from '../core/index';
@@ -220,9 +220,7 @@ const fixCommand: CliCommand = {
     const f = resolveFile(ctx, requirePositional(ctx.args, 0, 'FILE (the file with the problem)'));
     const code = requirePositional(ctx.args, 1, 'CODE (a problem code from waymark validate)');
     if (!isProblemCode(code)) throw new WaymarkError('usage', `${code} is not a problem code; run waymark validate ${rel(ctx, f)} to list the file's problems (codes: docs/problems.md).`, f);
-    const lineFlag = flagString(ctx.args, 'line');
-    if (lineFlag !== undefined && !/^[1-9]\d*$/.test(lineFlag)) throw new WaymarkError('usage', `--line must be a line number (1 or more); got ${lineFlag}.`, f);
-    const line = lineFlag === undefined ? undefined : Number(lineFlag);
+    const line = wholeNumberFlag(ctx.args, 'line', { min: 1 });
     const o = mutationOptions(ctx);
     const core = coreFor(ctx, f);
     try {
@@ -232,7 +230,7 @@ const fixCommand: CliCommand = {
       }
       const { problems, state } = await core.readWorkflow(f);
       const matching = problems.filter((p) => p.code === code && (line === undefined || p.range.start.line + 1 === line));
-      if (!matching.length) throw new WaymarkError('usage', `${rel(ctx, f)} has no problem ${code}${lineFlag ? ` at line ${lineFlag}` : ''}; run waymark validate ${rel(ctx, f)} to list them.`, f);
+      if (!matching.length) throw new WaymarkError('usage', `${rel(ctx, f)} has no problem ${code}${line !== undefined ? ` at line ${line}` : ''}; run waymark validate ${rel(ctx, f)} to list them.`, f);
       const fixable = matching.find((p) => p.data && typeof p.data.fix === 'string');
       if (!fixable) throw new WaymarkError('usage', `Problem ${code} has no quick fix; ${matching[0].message}`, f);
       // The fix was computed from this read: refuse it if the file changes before it lands.

@@ -32,7 +32,7 @@ export { nodeFileSystem, overlayFileSystem } from './store/nodeFileSystem';
 
 // Reading and validating.
 export { parseWorkflowText, stepAnalysis } from './model/workflow';
-export { clip, clipLongWords } from './model/text';
+export { clip, clipLongWords, isoTime } from './model/text';
 export { loadWorkspaceContext, defaultWorkspaceContext, type WorkspaceContext } from './store/workspaceContext';
 export { splitFrontmatter, parseFrontmatter } from './model/frontmatter';
 export { YamlLocator } from './model/positions';

@@ -36,7 +36,7 @@ export interface SprintStory {
   fileStatusMapped?: string;
   fileStatusLine?: number;
   tasks: { done: number; total: number; reviewOpen: number };
-  gate?: { verdict?: string; open: boolean; file: string; expired: boolean; notYaml?: boolean };
+  gate?: { verdict?: string; open: boolean; file: string; expired: boolean; notYaml?: boolean; reviewDue?: string };
   planned?: { file: string; line: number };
   /** The one status to show: the ledger's, else the file's. */
   status: string;
@@ -641,7 +641,7 @@ export function buildSprint(parts: SprintParts): SprintModel {
     const had = gateOf.get(s);
     if (had && Date.parse(had.updated ?? '') > Date.parse(g.updated ?? '')) continue;
     gateOf.set(s, g);
-    s.gate = { verdict: g.verdict, open: g.open, file: g.file, expired: g.expired, ...(g.notYaml ? { notYaml: true } : {}) };
+    s.gate = { verdict: g.verdict, open: g.open, file: g.file, expired: g.expired, ...(g.notYaml ? { notYaml: true } : {}), ...(g.reviewDue ? { reviewDue: g.reviewDue } : {}) };
   }
   // Per-story drift.
   const covers = ledgerCoverage(parts.root, ledgers);
@@ -1090,6 +1090,15 @@ function storyDrift(s: SprintStory, f: StoryFile | undefined, lf: string, hasLed
     });
   }
   // Gates.
+  // A PASS or CONCERNS past its `expires` (BMAD's "gate freshness window", a re-review trigger): the
+  // gate still stands, the review is due again. Work still under way is to be re-reviewed before it
+  // closes (a warning); a story done already closed within or after its window (a note).
+  if (s.gate?.reviewDue && s.gate.open) {
+    const gate = `its QA gate ${s.gate.verdict} expired on ${s.gate.reviewDue} (${s.gate.file})`;
+    out.push(isDone
+      ? { file: f.file, range: statusRange ?? at(0), severity: 'info', code: 'story-gate-expired', message: `The story is done; ${gate}. If the code changed since that review, re-review it; else nothing to do.`, data: { key: s.key, gate: s.gate.file, expires: s.gate.reviewDue } }
+      : { file: f.file, range: statusRange ?? at(0), severity: 'warning', code: 'story-gate-expired', message: `The story is not done and ${gate}: the gate's freshness window has passed. Re-review the story (BMAD's QA review) and write the new verdict, or move expires: if the review still holds.`, data: { key: s.key, gate: s.gate.file, expires: s.gate.reviewDue } });
+  }
   if (s.gate && isDone && !s.gate.open) {
     const why = s.gate.expired ? 'has expired' : s.gate.verdict === 'WAIVED' ? 'is WAIVED without an active waiver' : `is ${s.gate.verdict ?? 'unreadable'}`;
     // A gate with no readable verdict says nothing against the story: the gate file is what to fix

@@ -61,7 +61,8 @@ const LIST_ID_KEYS = ['story_id', 'story_key', 'story', 'id', 'key'];
  * with none) in its epics' `stories:` mappings (`epics: epic-1: stories: 1-1-slug: done`, or
  * `epic-1:` at the top), an epic's own pair being the epic's entry; else a `stories:` map keyed by
  * the stories' dotted numbers (`"1.1": done`, `"1.1": {status: …}`, or its keys below it); else the
- * item of a list of stories (storyListsOf) listed last with a `status:`, as a pair with no key.
+ * item of a list of stories (storyListsOf) listed last with a `status:`, or first when none has one
+ * (its id alone, or a mapping with no `status:`), as a pair with no key.
  */
 function entryPair(top: YAMLMap, key: string): Pair | undefined {
   const ds = pairOf(top, 'development_status')?.value;
@@ -81,16 +82,36 @@ function entryPair(top: YAMLMap, key: string): Pair | undefined {
     const hit = pairOf(stories, key);
     if (hit) return hit;
   }
-  let found: YAMLMap | undefined;
+  // As ledger.ts reads a story listed twice: where it is listed last with a status, else where it is
+  // listed first (an item with no status yet: its id alone, or a mapping with no `status:`).
+  let found: YAMLMap | Scalar | undefined;
   for (const list of storyListsOf(top, yamlShape)) {
     if (!isSeq(list)) continue;
     for (const item of list.items) {
-      if (!isMap(item) || !pairOf(item, 'status')) continue;
+      if (isScalar(item)) {
+        if (!found && item.range && idText(item) === key) found = item;
+        continue;
+      }
+      if (!isMap(item)) continue;
       const id = LIST_ID_KEYS.map((k) => pairOf(item, k)?.value).find((v) => isScalar(v));
-      if (isScalar(id) && String(id.value) === key) found = item;
+      if (!isScalar(id) || idText(id) !== key) continue;
+      if (pairOf(item, 'status')) {
+        found = item;
+      } else if (!found) found = item;
     }
   }
-  return found ? ({ key: null, value: found } as unknown as Pair) : undefined;
+  return found ? ({ key: null, value: found, listed: true } as unknown as Pair) : undefined;
+}
+
+/** A listed story's id as written: a number as its source (`1.10`, not 1.1). */
+function idText(s: Scalar): string {
+  return typeof s.value === 'number' && s.source ? s.source : String(s.value);
+}
+
+/** A list item that is a story's id alone (`- "1.2"`): written as a flow mapping with its id and status, the id's bytes kept. */
+function listedIdSplice(text: string, s: Scalar, value: string): Splice {
+  const [start, end] = s.range!;
+  return { from: start, to: end, text: `{id: ${text.slice(start, end)}, status: ${value}}` };
 }
 
 /** How a ledger's mappings and lists are read: its YAML nodes (yamlShape) or its plain data (dataShape). */
@@ -145,7 +166,8 @@ function entryValue(data: unknown, key: string): unknown {
   let found: unknown;
   for (const list of storyListsOf(data, dataShape)) {
     if (!Array.isArray(list)) continue;
-    for (const item of list) if (rec(item) && item.status !== undefined && LIST_ID_KEYS.map((k) => item[k]).find((v) => v !== undefined && typeof v !== 'object') === key) found = item;
+    // (An id YAML reads as a number, `id: 1.2`, names the story `1.2`.)
+    for (const item of list) if (rec(item) && item.status !== undefined && String(LIST_ID_KEYS.map((k) => item[k]).find((v) => v !== undefined && typeof v !== 'object')) === key) found = item;
   }
   return found;
 }
@@ -187,7 +209,8 @@ function addStatusSplice(text: string, map: YAMLMap, value: string, eol: string)
     return { from: close, to: close, text: inner.trim() ? `, status: ${value}` : `status: ${value}` };
   }
   const first = (map.items[0] as Pair).key as Scalar;
-  const indent = text.slice(lineStart(text, first.range![0]), first.range![0]);
+  // (A list item's mapping, `- id: "1.2"`: its keys' column, the dash as a space.)
+  const indent = text.slice(lineStart(text, first.range![0]), first.range![0]).replace(/[^\t]/g, ' ');
   const last = map.items[map.items.length - 1] as Pair;
   const lastEnd = ((last.value as Scalar | null)?.range ?? (last.key as Scalar).range!)[1];
   const nl = text.indexOf('\n', lastEnd);
@@ -215,10 +238,12 @@ export function editLedgerStatus(file: string, text: string, key: string, status
   const top = doc.contents;
   if (!isMap(top)) throw new WaymarkError('invalid', `${file} is not a mapping with development_status; nothing was changed.`, file);
   const entry = entryPair(top, key);
-  if (!entry) throw new WaymarkError('usage', `${file} has no entry ${quoted(key)} with a status Waymark can write (under development_status, an epic's stories:, a stories: map keyed by the stories' numbers, or a list item with its own status:); nothing was changed. Add its status: by hand.`, file);
+  if (!entry) throw new WaymarkError('usage', `${file} has no entry ${quoted(key)} with a status Waymark can write (under development_status, an epic's stories:, a stories: map keyed by the stories' numbers, or an item of a list of stories); nothing was changed. Add its status: by hand.`, file);
   const splices: Splice[] = [];
   const v = entry.value;
-  if (v === null || v === undefined || (isScalar(v) && v.value === null && v.range![0] === v.range![1])) {
+  if ((entry as { listed?: boolean }).listed && isScalar(v)) {
+    splices.push(listedIdSplice(text, v, status));
+  } else if (v === null || v === undefined || (isScalar(v) && v.value === null && v.range![0] === v.range![1])) {
     splices.push(emptySplice(text, entry, status));
   } else if (isScalar(v)) {
     splices.push(scalarSplice(text, v, status));

@@ -20,9 +20,15 @@ export interface StoryGate {
   expires?: string;
   waiver?: { active: boolean; reason?: string; approvedBy?: string };
   topIssues: number;
-  /** False for FAIL, or WAIVED without an active waiver, or an expired gate. */
+  /** False for FAIL, or WAIVED without an active waiver, or an expired waiver. */
   open: boolean;
+  /** A WAIVED gate whose `expires` has passed: the waiver has run out, the gate is closed. */
   expired: boolean;
+  /**
+   * A PASS or CONCERNS gate whose `expires` has passed (as written): BMAD's template calls it the
+   * gate's freshness window, a re-review trigger. The gate stays open; the story is due a re-review.
+   */
+  reviewDue?: string;
   source: 'qa-gate' | 'gate-decision';
   /** An unreadable file, or one that names no verdict: why. */
   error?: string;
@@ -74,9 +80,12 @@ function storyIdOf(v: string | undefined): { epic: number; epicId: string; story
 }
 
 function finish(g: StoryGate, now: Date): StoryGate {
-  // `expires` dates a review for re-checking; it closes only a waiver (an old PASS stays a PASS).
+  // `expires` dates a review for re-checking; it closes only a waiver (an old PASS stays a PASS, due
+  // a re-review).
   const exp = g.expires ? Date.parse(g.expires) : NaN;
-  g.expired = g.verdict === 'WAIVED' && Number.isFinite(exp) && exp < now.getTime();
+  const past = Number.isFinite(exp) && exp < now.getTime();
+  g.expired = g.verdict === 'WAIVED' && past;
+  if (past && (g.verdict === 'PASS' || g.verdict === 'CONCERNS')) g.reviewDue = g.expires;
   const waived = g.verdict === 'WAIVED' && (g.waiver?.active ?? true) && !g.expired;
   g.open = g.verdict === 'PASS' || g.verdict === 'CONCERNS' || waived;
   return g;

@@ -856,7 +856,7 @@ function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: M
       const text = readText(p, opts.overrides);
       if (text === undefined) continue;
       const gate = parseQaGate(p, text, now);
-      const exp = gate.verdict === 'WAIVED' && gate.expires ? Date.parse(gate.expires) : NaN;
+      const exp = gate.expires && gateExpiryCounts(gate) ? Date.parse(gate.expires) : NaN;
       if (Number.isFinite(exp)) recordTime(['gate', exp]);
       gates.push(gate);
       files.push(p);
@@ -870,7 +870,7 @@ function readSprint(cfg: BmadConfig, now: Date, staleDays: number, overrides?: M
       const text = readText(p, opts.overrides);
       if (text !== undefined) {
         const gate = parseGateDecision(p, text, now);
-        const exp = gate.verdict === 'WAIVED' && gate.expires ? Date.parse(gate.expires) : NaN;
+        const exp = gate.expires && gateExpiryCounts(gate) ? Date.parse(gate.expires) : NaN;
         if (Number.isFinite(exp)) recordTime(['gate', exp]);
         gates.push(gate);
         files.push(p);
@@ -957,4 +957,9 @@ export function checkSprints(root: string, opts: SprintOptions = {}): { reports?
   } catch (e) {
     return { problems: [{ file: root, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, severity: 'warning', code: 'sprint-unreadable', message: `The BMAD sprint could not be read (${(e as Error).message}); sprint checks are skipped.` }] };
   }
+}
+
+/** A gate whose `expires` changes what is reported when it passes: a waiver runs out, a PASS or CONCERNS is due a re-review. */
+function gateExpiryCounts(gate: StoryGate): boolean {
+  return gate.verdict === 'WAIVED' || gate.verdict === 'PASS' || gate.verdict === 'CONCERNS';
 }

@@ -1449,19 +1449,39 @@ const LOCAL_CJK: [string, RegExp][] = [
   ['backlog', /^(待办|待辦|待开始|待開始|待定|计划中|計畫中|未(?:开始|開始|着手|实现|實現|实施|實施|开发|開發|启动|啟動))/],
 ];
 /**
- * `Pronto para Revisão`, `Listo para revisión`, `Prêt pour revue`, `Bereit zur Prüfung`,
- * `Aguardando revisão`: ready for (or awaiting) a review is review; ready for development is
- * ready-for-dev (accents dropped, spaces as dashes).
+ * `Pronto para Revisão`, `Listo para despliegue`, `Prêt à déployer`, `Bereit für Deployment`,
+ * `Aguardando revisão`: ready for (or awaiting) something, in the languages BMAD writes documents
+ * in, read as its English words are (`Ready for review`, `Ready for deploy`: normalizeStoryStatus),
+ * accents dropped, spaces as dashes. What it is ready for is put in English word by word (a
+ * loanword such as `deploy` or `QA` is English already); development is ready-for-dev, a check
+ * waits on it (review), what comes after review (deploy, release, production) is finished.
  */
 function readyFor(w: string): string | undefined {
-  const m = /^(?:(?:pronto|pronta|listo|lista|pret|prete|bereit)-(?:para|pour|per|zur|zum|fur|fuer)|aguardando|esperando|en-attente-de|in-attesa-di|wartet-auf)-(?:a-|la-|le-|el-|o-|der-|die-)?([a-z]+)(?:-.*)?$/.exec(w);
-  if (!m) return undefined;
-  if (/^(revisao|revision|revue|relecture|revisione|review|prufung|pruefung|qa|validacao|validacion|validation|verifica)$/.test(m[1])) return 'review';
-  if (/^(desenvolvimento|desarrollo|developpement|sviluppo|entwicklung|dev|implementacao|implementacion|implementation)$/.test(m[1])) return 'ready-for-dev';
-  // (`Pronto para produção`, `Listo para producción`: ready for production is finished, as in English.)
-  if (/^(producao|produccion|production|produzione|produktion)$/.test(m[1])) return 'done';
-  return undefined;
+  const m = READY_FOR.exec(w);
+  // (`deploy em produção`: the first word says what; the rest is where or how. A word not known here
+  // says nothing: `Aguardando decisão do cliente` stays as written.)
+  const english = m ? READY_OBJECT.get(m[2]) : undefined;
+  if (!english) return undefined;
+  // Awaiting is ready for only when what is awaited is a check (`Aguardando revisão`).
+  if (!m![1] && english !== 'review' && english !== 'testing') return undefined;
+  const r = normalizeStoryStatus(`ready-for-${english}`);
+  return r.status ?? r.suggestion;
 }
+/** `<ready> <for> [<article>] <what>`, or `<awaiting> [<article>] <what>`: what it is ready for. */
+const READY_FOR = /^(?:((?:prontos?|prontas?|listos?|listas?|prets?|pretes?|bereit|pronti|pronte)-(?:para|pra|pour|per|a|zur|zum|zu|fur|fuer))|aguardando|esperando|en-attente-de|in-attesa-di|wartet-auf)-(?:(?:a|o|os|as|la|le|les|el|los|las|l|il|lo|i|gli|der|die|das|dem|den)-)?([a-z]+)(?:-[a-z-]*)?$/;
+/**
+ * The first word of what a status is ready for, in English (the words normalizeStoryStatus reads
+ * after `ready-for-`); the English words teams keep in their own language (`deploy`, `QA`) as they are.
+ */
+const READY_OBJECT = new Map<string, string>([
+  ...['deploy', 'deployment', 'release', 'production', 'prod', 'launch', 'ship', 'shipping', 'merge', 'qa', 'uat', 'review', 'testing', 'test', 'tests', 'dev', 'development', 'implementation'].map((x): [string, string] => [x, x]),
+  ...['revisao', 'revision', 'revue', 'relecture', 'revisione', 'prufung', 'pruefung', 'validacao', 'validacion', 'validation', 'validazione', 'verifica', 'verificacao', 'verificacion', 'verification', 'homologacao', 'homologacion', 'recette', 'abnahme', 'collaudo'].map((x): [string, string] => [x, 'review']),
+  ...['teste', 'testes', 'testar', 'prueba', 'pruebas', 'probar', 'tests', 'tester', 'testen', 'testing'].map((x): [string, string] => [x, 'testing']),
+  ...['desenvolvimento', 'desenvolver', 'desarrollo', 'desarrollar', 'developpement', 'developper', 'sviluppo', 'sviluppare', 'entwicklung', 'entwickeln', 'implementacao', 'implementar', 'implementacion', 'implementer', 'implementazione', 'implementare', 'implementierung', 'implementieren', 'umsetzung', 'codificacao', 'codificacion', 'comecar', 'iniciar', 'empezar', 'comenzar', 'commencer', 'demarrer', 'beginnen', 'starten', 'iniziare', 'cominciare'].map((x): [string, string] => [x, 'development']),
+  ...['implantacao', 'implantar', 'despliegue', 'desplegar', 'deploiement', 'deployer', 'bereitstellung', 'bereitstellen', 'rilascio', 'rilasciare', 'lancamento', 'lancar', 'lanzamiento', 'lanzar', 'lancement', 'lancer', 'veroffentlichung', 'veroffentlichen', 'publicacao', 'publicar', 'publicacion', 'publication', 'publier', 'pubblicazione', 'pubblicare', 'liberacao', 'liberar'].map((x): [string, string] => [x, 'deploy']),
+  ...['producao', 'produccion', 'produzione', 'produktion'].map((x): [string, string] => [x, 'production']),
+  ['go', 'go-live'],
+]);
 
 /**
  * `<stage> concluída` (`Estrutura concluída`, `Desarrollo completado`, `Développement terminé`): read

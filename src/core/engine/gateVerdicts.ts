@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { WaymarkError, errorMessage } from '../errors';
 import type { GateState, GateVerdict, MutationOptions, StepDef, WorkflowState } from '../types';
 import { gateFilePath, gateOf, gateTextHash } from '../model/gates';
-import { clip } from '../model/text';
+import { clip, isoTime, quoted } from '../model/text';
 import { prepareGateFile } from '../store/gateStore';
 import { latestGateRecord } from '../store/history';
 import type { WorkspaceContext } from '../store/workspaceContext';
@@ -52,7 +52,8 @@ export async function writeGateVerdict(
   if (verdict === 'WAIVED' && (!args.reason?.trim() || !args.by?.trim())) {
     throw new WaymarkError('usage', 'A waiver needs a reason and who approved it (--reason TEXT --by NAME).', abs);
   }
-  if (args.expires && !Number.isFinite(Date.parse(args.expires))) throw new WaymarkError('usage', `--expires ${args.expires} is not a date (use e.g. 2026-12-31).`, abs);
+  // (A date as ISO 8601 writes it: `Date.parse` alone takes `-1` or `1.5` as dates, and an empty one would waive for ever.)
+  if (args.expires !== undefined && isoTime(args.expires) === undefined) throw new WaymarkError('usage', `--expires ${quoted(args.expires)} is not a date (use e.g. 2026-12-31 or 2026-12-31T18:00:00Z).`, abs);
   checkReason(args.reason, abs);
   const operation = `gate-${verdict.toLowerCase()}`;
   const wctx = w.writeContext(abs, ctx, operation, opts);

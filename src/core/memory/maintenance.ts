@@ -21,7 +21,10 @@ export async function exportAll(m: MemoryInternals, out?: string): Promise<{ fil
   const doc = { format: 'waymark-memory', version: 1, exportedAt: m.now(), memories: value.memories, entities: value.entities, relations: value.relations };
   const text = JSON.stringify(doc, null, 1) + '\n';
   const { writeFileAtomic } = await import('../store/atomicWrite');
+  // Both folders first (the export's and the memory folder for its record, which a workspace with
+  // no memory yet lacks): a folder that cannot be made refuses before the export is written.
   safeMkdir(m.root, path.dirname(file), out === undefined ? m.dirLabel() : '--out');
+  safeMkdir(m.root, path.dirname(m.paths.exportMeta), m.dirLabel());
   writeFileAtomic(file, text, { root: m.root, what: 'memory export' });
   const bytes = Buffer.byteLength(text);
   writeFileAtomic(m.paths.exportMeta, JSON.stringify({ bytes, at: doc.exportedAt }) + '\n', { root: m.root, what: 'memory export record' });

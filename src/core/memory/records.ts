@@ -5,7 +5,7 @@ import { entityId, entityKindOf, entityName, newId, normalizeEntityId, relPath }
 import type { ColdSection } from './memoryFiles';
 import { LEARNING_CATEGORIES, MEMORY_TYPES, SUMMARY_SCOPES } from './model';
 import type { EntityRecord, JournalOp, MemoryRecord, MemoryType, RecallQuery, Tier } from './model';
-import { quoted } from '../model/text';
+import { isoTime, quoted } from '../model/text';
 
 export interface RecordInput {
   type: MemoryType | 'entity';
@@ -147,7 +147,7 @@ export function recallQuery(root: string, t: RecallTarget): RecallQuery {
   if (t.file) entities.push(entityId.file(relPath(root, t.file)));
   if (t.entity) entities.push(normalizeEntityId(t.entity));
   if (t.types) for (const ty of t.types) if (!(MEMORY_TYPES as readonly string[]).includes(ty)) throw new WaymarkError('usage', `Unknown memory type ${quoted(ty)}.`);
-  if (t.since && !Number.isFinite(Date.parse(t.since))) throw new WaymarkError('usage', `--since must be a date (e.g. 2026-01-31), not ${quoted(t.since)}.`);
+  if (t.since !== undefined && isoTime(t.since) === undefined) throw new WaymarkError('usage', `--since must be a date (e.g. 2026-01-31), not ${quoted(t.since)}.`);
   return { entities: entities.length ? entities : undefined, text: t.text, types: t.types, since: t.since, limit: t.limit ?? 20 };
 }
 

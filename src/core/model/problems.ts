@@ -152,6 +152,7 @@ export const PROBLEMS = {
   'story-status-drift': { severity: 'warning', also: ['info'], title: 'The story file and the ledger disagree on its status', section: 'sprint' },
   'story-done-tasks-open': { severity: 'warning', title: 'A story is done but tasks are unchecked', section: 'sprint' },
   'story-gate-failed': { severity: 'error', also: ['warning'], title: "A done story's QA gate did not pass", section: 'sprint' },
+  'story-gate-expired': { severity: 'warning', also: ['info'], title: "A story's PASS or CONCERNS QA gate is past its expires: due a re-review", section: 'sprint' },
   // BMAD v7's ticket tree (core/bmad/tree): what tickets.py refuses, and what it does not check.
   'tree-toml': { severity: 'error', title: 'tickets.toml is not valid TOML', section: 'tree' },
   'tree-key-type': { severity: 'error', title: 'A tickets.toml table or a ticket key has the wrong shape or type', section: 'tree' },
@@ -179,7 +180,7 @@ export const PROBLEMS = {
   'depends-unknown': { severity: 'error', also: ['warning'], title: 'A dependsOn/after entry names no workflow, story or file (or several)', section: 'project' },
   'depends-self': { severity: 'error', title: 'A workflow depends on itself', section: 'project' },
   'depends-cycle': { severity: 'error', title: 'Dependencies form a cycle; none of its items can start', section: 'project' },
-  'work-stalled': { severity: 'warning', title: 'In progress with no activity for longer than project.stalledAfter', section: 'project' },
+  'work-stalled': { severity: 'warning', also: ['info'], title: 'In progress with no activity for longer than project.stalledAfter', section: 'project' },
 } as const satisfies Record<string, ProblemSpec>;
 
 /** A problem code (`Problem.code`). */

@@ -123,3 +123,14 @@ export function clipMessages<T extends { message: string }>(list: T[]): T[] {
 export function ownCopy(s: string): string {
   return s.length < 13 ? s : (' ' + s).slice(1);
 }
+
+/**
+ * The time an ISO 8601 date or date-time names (`2026-12-31`, `2026-12-31T10:00:00Z`,
+ * `2026-12-31 10:00+02:00`), in ms since the epoch; undefined for anything else. A person's or an
+ * agent's date goes through it, not through `Date.parse`, which also takes `-1`, `0` and `1.5` as dates.
+ */
+export function isoTime(text: string): number | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/i.test(text.trim())) return undefined;
+  const t = Date.parse(text.trim());
+  return Number.isFinite(t) ? t : undefined;
+}

@@ -90,7 +90,7 @@ interface StoredAnswer {
   workflows: number;
   problems: [unknown, unknown];
   /** The stalled warnings that name an idle time: where in `problems`, and what they are computed from again. */
-  stalled: { i: number; file: string; last: NonNullable<Stalled['last']>; thresholdMs: number; kind: Stalled['kind'] }[];
+  stalled: { i: number; file: string; last: NonNullable<Stalled['last']>; thresholdMs: number; kind: Stalled['kind']; planned?: Stalled['planned'] }[];
   skipped: [unknown, unknown];
 }
 
@@ -186,7 +186,7 @@ function reuse(a: StoredAnswer, root: string, ctx: WorkspaceContext, contextProb
       if (!p || p.code !== 'work-stalled' || p.file !== st.file) return undefined;
       const at = Date.parse(st.last.time);
       const idleMs = Number.isFinite(at) ? Math.max(0, t - at) : Infinity;
-      problems[st.i] = { ...stalledProblem(st.file, { last: st.last, idleMs, thresholdMs: st.thresholdMs, kind: st.kind }), range: p.range };
+      problems[st.i] = { ...stalledProblem(st.file, { last: st.last, idleMs, thresholdMs: st.thresholdMs, kind: st.kind, ...(st.planned ? { planned: st.planned } : {}) }), range: p.range };
     }
     return {
       files: listed.files.length,
@@ -323,7 +323,7 @@ function storeAnswer(x: StoreInputs): boolean {
     const e = stalledEntries[k++];
     if (!e || e.item.file !== view.frontier.problems[i].file) return false;
     const s = e.stalled!;
-    if (s.last) stalled.push({ i: offset + i, file: e.item.file!, last: s.last, thresholdMs: s.thresholdMs, kind: s.kind });
+    if (s.last) stalled.push({ i: offset + i, file: e.item.file!, last: s.last, thresholdMs: s.thresholdMs, kind: s.kind, ...(s.planned ? { planned: s.planned } : {}) });
   }
   const times = [view.frontier.stalledChangesAt, nextTtl(states, now.getTime())].filter((x): x is number => x !== undefined);
   const stored: StoredAnswer = {

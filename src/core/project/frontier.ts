@@ -43,6 +43,11 @@ export interface Stalled {
   idleMs: number;
   thresholdMs: number;
   kind: keyof StalledThresholds;
+  /**
+   * A BMAD planning document whose project's stories (and tickets) are all done or dropped: the
+   * work it planned is done, and its stall is a note (stalledProblem).
+   */
+  planned?: { stories: number };
 }
 
 export interface FrontierEntry {
@@ -241,7 +246,7 @@ function entryOf(item: ProjectItem, reg: ProjectRegistry, inCycle: Map<string, s
     reason = n ? `ready: its ${n === 1 ? 'prerequisite is' : `${n} prerequisites are`} done` : 'ready: waits on nothing';
   } else reason = item.state === 'review' ? 'in review' : `in progress${waitingOn.length ? `; still waits on ${why.join(', ')}` : ''}`;
   const entry: FrontierEntry = { id: item.id, item, column, reason, waitingOn, unblocks: 0, depth };
-  if (item.state === 'in_progress') entry.stalled = stalledOf(item, input, now);
+  if (item.state === 'in_progress') entry.stalled = stalledOf(item, input, now, reg);
   return entry;
 }
 
@@ -305,23 +310,52 @@ function finish(
 
 /** The `work-stalled` warning of a stalled file (at the top of the file; the project view moves it to its status line). */
 export function stalledProblem(file: string, s: Stalled): Problem {
+  const quiet = s.last
+    ? `In progress but untouched for ${ago(s.idleMs)} (threshold ${ago(s.thresholdMs)}, ${s.kind}); last activity: ${s.last.source}${s.last.who ? ` by ${s.last.who}` : ''} at ${s.last.time}.`
+    : `In progress but no activity recorded (threshold ${ago(s.thresholdMs)}, ${s.kind}).`;
+  // A planning document left before its last step, every story of its project done: a note.
+  const planned = s.planned
+    ? ` The ${s.planned.stories === 1 ? 'one story' : `${s.planned.stories} stories`} of its project ${s.planned.stories === 1 ? 'is' : 'are all'} done: the work a planning document plans is done, so this is a note. If the document is finished, record its last step or set its status; if it is the next plan, resume it.`
+    : ' Resume it, hand it over, or set its status.';
   return {
-    file, range: zero, severity: 'warning', code: 'work-stalled',
-    message: s.last
-      ? `In progress but untouched for ${ago(s.idleMs)} (threshold ${ago(s.thresholdMs)}, ${s.kind}); last activity: ${s.last.source}${s.last.who ? ` by ${s.last.who}` : ''} at ${s.last.time}. Resume it, hand it over, or set its status.`
-      : `In progress but no activity recorded (threshold ${ago(s.thresholdMs)}, ${s.kind}). Resume it, hand it over, or set its status.`,
-    data: { lastActivity: s.last?.time, who: s.last?.who, idleMs: Number.isFinite(s.idleMs) ? s.idleMs : null },
+    file, range: zero, severity: s.planned ? 'info' : 'warning', code: 'work-stalled',
+    message: quiet + planned,
+    data: { lastActivity: s.last?.time, who: s.last?.who, idleMs: Number.isFinite(s.idleMs) ? s.idleMs : null, ...(s.planned ? { plannedDone: s.planned.stories } : {}) },
   };
 }
 
-function stalledOf(item: ProjectItem, input: FrontierInput, now: number): Stalled {
+function stalledOf(item: ProjectItem, input: FrontierInput, now: number, reg: ProjectRegistry): Stalled {
   const t = input.stalledAfter?.(item.root) ?? DEFAULT_STALLED;
   const session = input.sessions?.get(item.id);
   const kind: keyof StalledThresholds = session ? 'session' : item.kind === 'story' || item.kind === 'ticket' ? 'ledger' : 'workflow';
   let last = input.activity?.get(item.id);
   if (session && (!last || session.time > last.time)) last = session;
   const at = last ? Date.parse(last.time) : NaN;
-  return { last, idleMs: Number.isFinite(at) ? Math.max(0, now - at) : Infinity, thresholdMs: t[kind], kind };
+  const stalled: Stalled = { last, idleMs: Number.isFinite(at) ? Math.max(0, now - at) : Infinity, thresholdMs: t[kind], kind };
+  const done = item.planning ? workDone(reg).get(item.root) : undefined;
+  if (done) stalled.planned = { stories: done };
+  return stalled;
+}
+
+const workDoneMemo = new WeakMap<ProjectRegistry, Map<string, number>>();
+
+/** Per root whose stories and tickets are all done or dropped (one at least done): how many. A root with work left is absent. */
+function workDone(reg: ProjectRegistry): Map<string, number> {
+  const had = workDoneMemo.get(reg);
+  if (had) return had;
+  const roots = new Map<string, { stories: number; open: boolean; done: boolean }>();
+  for (const it of reg.items) {
+    if (it.kind === 'workflow') continue;
+    const r = roots.get(it.root) ?? { stories: 0, open: false, done: false };
+    r.stories++;
+    if (!settled(it.state)) r.open = true;
+    if (it.state === 'done') r.done = true;
+    roots.set(it.root, r);
+  }
+  const out = new Map<string, number>();
+  for (const [root, r] of roots) if (!r.open && r.done) out.set(root, r.stories);
+  workDoneMemo.set(reg, out);
+  return out;
 }
 
 /** Remaining items (neither done nor dropped) that wait on `id`, directly or through others (breadth-first). */

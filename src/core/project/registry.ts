@@ -59,6 +59,8 @@ export interface ProjectItem {
   /** A v7 ticket's BMAD ref (`2.1`) and its plan's assignee. */
   ref?: string;
   assignee?: string;
+  /** A BMAD document (a PRD, an architecture, epics…): it plans the project's stories rather than being one. */
+  planning?: true;
 }
 
 /** `from` waits on `to`. */
@@ -379,6 +381,7 @@ function workflowItem(w: WorkflowState, id: string, rel: string, standing: Workf
     delegatedBy: w.delegation?.parent_id ?? undefined,
     agent: w.delegation?.agent,
     delegationId: w.delegation?.id,
+    ...(w.dialect === 'bmad' ? { planning: true as const } : {}),
   };
 }
 

@@ -100,7 +100,7 @@ function normalizeDates<T extends Record<string, unknown>>(v: T): T {
 
 /** Parses a TTL to milliseconds; undefined when absent or not understood. */
 export function parseTtl(ttl: unknown): number | undefined {
-  if (typeof ttl === 'number' && Number.isFinite(ttl) && ttl > 0) return ttl * 1000;
+  if (typeof ttl === 'number' && Number.isFinite(ttl) && ttl > 0) return withinTtl(ttl * 1000);
   if (typeof ttl !== 'string') return undefined;
   const s = ttl.trim();
   let m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/i.exec(s);
@@ -108,14 +108,21 @@ export function parseTtl(ttl: unknown): number | undefined {
     const n = Number(m[1]);
     const unit = (m[2] ?? 's').toLowerCase();
     const mult = unit === 'ms' ? 1 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : unit === 'h' ? 3_600_000 : 86_400_000;
-    return n > 0 ? n * mult : undefined;
+    return withinTtl(n * mult);
   }
   m = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/i.exec(s);
   if (m && s.length > 1 && s.toUpperCase() !== 'PT') {
     const ms = (Number(m[1] ?? 0) * 86400 + Number(m[2] ?? 0) * 3600 + Number(m[3] ?? 0) * 60 + Number(m[4] ?? 0)) * 1000;
-    return ms > 0 ? ms : undefined;
+    return withinTtl(ms);
   }
   return undefined;
+}
+
+/** The longest ttl: 100 years. A longer one would put its expiry past the dates a clock can name. */
+export const MAX_TTL_MS = 100 * 365.25 * 86_400_000;
+
+function withinTtl(ms: number): number | undefined {
+  return ms > 0 && ms <= MAX_TTL_MS ? ms : undefined;
 }
 
 export interface OrchestratorOptions {

@@ -207,6 +207,14 @@ export function resolveRealPath(p: string): string {
  * asking realpath first, whose failure is a thrown exception (several times the system call).
  * Anything found at `abs` takes the usual way, so the answer is the same either way.
  */
+/** Why a path cannot be followed to its real place (a name too long, a folder that may not be searched), as a refusal naming it. */
+function unresolvable(p: string, code: string | undefined, e: unknown): WaymarkError {
+  const why = code === 'ENAMETOOLONG' ? `its name is longer than the file system allows (${path.basename(p).length} characters in its last part, ${p.length} in all); choose a shorter path`
+    : code === 'EACCES' || code === 'EPERM' ? 'a folder on its path may not be searched (permissions); make it readable or work elsewhere'
+      : `it cannot be followed (${code ?? (e as Error).message})`;
+  return new WaymarkError('usage', `${p}: ${why}. Nothing was changed.`, p);
+}
+
 function walkRealPath(abs: string, missing = false): { real: string; direct: boolean } {
   if (missing && fs.lstatSync(abs, { throwIfNoEntry: false }) === undefined) {
     const parent = path.dirname(abs);
@@ -225,7 +233,7 @@ function walkRealPath(abs: string, missing = false): { real: string; direct: boo
       // EINVAL: realpath saw a link that was swapped for a file before it read the link (a race
       // with another process): look again, a bounded number of times.
       if (code === 'EINVAL' && ++hops <= 40) return walk(cur);
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw e;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw unresolvable(cur, code, e);
     }
     let st: fs.Stats | undefined;
     try {
