@@ -91,9 +91,9 @@ describe('a write resolves each path it proves once', () => {
       }
       const r = await core.setScope(file, 'large');
       assert.equal(r.changed, true);
-      // Round 1: the intent's slot on the pool, the temp file here; round 2: the folder alone, here;
-      // then the history file, whose line the intent covers, handed to the pool, the answer not waiting for it.
-      assert.deepEqual(calls, ['fdatasync', 'fsyncSync', 'fsyncSync', 'fsync'], JSON.stringify(calls));
+      // Round 1: the intent's slot on the pool, the temp file here; then the history file, whose line the
+      // intent covers, handed to the pool (the answer does not wait for it); round 2: the folder alone, here.
+      assert.deepEqual(calls, ['fdatasync', 'fsyncSync', 'fsync', 'fsyncSync'], JSON.stringify(calls));
       await observersSettled();
       assert.equal(readSlotRecord(fs.readFileSync(path.join(root, '.waymark', 'journal', fs.readdirSync(path.join(root, '.waymark', 'journal'))[0]), 'utf8'))?.state, 'done');
     } finally {
