@@ -933,25 +933,17 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
   const observersOk = (await run(all.filter((o) => !later.includes(o) && !early.includes(o)))) && earlyOk;
   // When an observer failed the intent stays, and the next writer runs them once more.
   const done = intentPath;
-  if (coveredFlush) {
-    // The intent is completed once the lines it covers are durable (and the deferred observers ran).
-    const flushed = coveredFlush.flushed;
-    const ran = later.length
-      ? Promise.resolve().then(() => {
-          dieAt('DEFERRED', 1);
-          return runTogether(later);
-        })
-      : Promise.resolve(true);
-    if (!later.length) {
-      // Completed as soon as its flushes are done (coverFlushes), or now when they are already.
-      if (done && observersOk) {
-        if (coveredFlush.done) completeTxIntent(done);
-        else coveredFlush.complete = () => completeTxIntent(done);
-      }
-      deferredChain = Promise.all([deferredChain, flushed, ...coveredFlush.locks.map((l) => l.released)]).then(() => undefined);
-    } else {
-      deferredChain = Promise.all([deferredChain, ran, flushed, ...coveredFlush.locks.map((l) => l.released)]).then(([, ok, durable]) => (ok && durable && done && observersOk ? completeTxIntentAsync(done) : undefined));
+  // Covered flushes (coverFlushes): the intent is completed only once the lines they cover are durable, and
+  // this process's writes are settled only once the change's locks are let go after them.
+  const durable = coveredFlush?.flushed ?? Promise.resolve(true);
+  const released = coveredFlush ? coveredFlush.locks.map((l) => l.released) : [];
+  if (coveredFlush && !later.length) {
+    // Completed as soon as its flushes are done (coverFlushes), or now when they are already.
+    if (done && observersOk) {
+      if (coveredFlush.done) completeTxIntent(done);
+      else coveredFlush.complete = () => completeTxIntent(done);
     }
+    deferredChain = Promise.all([deferredChain, durable, ...released]).then(() => undefined);
   } else if (!later.length) {
     if (done && observersOk) {
       if (tx.completeLater) {
@@ -972,14 +964,14 @@ async function runTransactionScoped<R>(tx: TxContext, planner: TxPlanner<R>): Pr
       return runTogether(later);
     });
     // The intent is removed on the thread pool: the next write does not wait for it.
-    deferredChain = Promise.all([deferredChain, ran]).then(([, ok]) => (ok && done && observersOk ? completeTxIntentAsync(done) : undefined));
+    deferredChain = Promise.all([Promise.all([deferredChain, ...released]), ran, durable]).then(([, ok, flushed]) => (ok && flushed && done && observersOk ? completeTxIntentAsync(done) : undefined));
   }
   return plan.result(entries, proved);
 }
 
 /**
  * The flushes of a change's history files and files added to in place that its durable intent
- * covers (see the round 2 of runTransactionScoped), running after its answer on the thread pool.
+ * covers (see the round 2 of runTransactionScoped), handed to the thread pool as round 2 starts and not waited for.
  * `flushed`: true once all are durable (their descriptors closed), false when one failed (logged;
  * the intent then stays, and the next writer after this process judges it). Until then the change's
  * locks are held (HeldLock.releaseAfter) and its slot is not written again (it is not completed):
